@@ -1,0 +1,189 @@
+"""Where the course runs, what this machine is, and the problem sizes that fit it.
+
+Every chapter asks this module instead of guessing, so that the same notebook runs
+on Binder's 2 GB CPU container, on a laptop, on Colab's GPU and on an H200.
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+import shutil
+import subprocess
+import sys
+from dataclasses import asdict, dataclass
+from functools import lru_cache
+
+import torch
+
+GiB = 1024**3
+MiB = 1024**2
+
+
+def where() -> str:
+    """Return 'colab', 'binder' or 'local': where this kernel was launched."""
+    if "google.colab" in sys.modules or "COLAB_RELEASE_TAG" in os.environ:
+        return "colab"
+    if "BINDER_SERVICE_HOST" in os.environ or "BINDER_REQUEST" in os.environ:
+        return "binder"
+    return "local"
+
+
+def has_cuda() -> bool:
+    """True when a CUDA GPU is usable from this process."""
+    return torch.cuda.is_available()
+
+
+def device() -> torch.device:
+    """The device the course measures on: the first GPU if there is one, else the CPU."""
+    return torch.device("cuda", 0) if has_cuda() else torch.device("cpu")
+
+
+def memory_limit_bytes() -> int:
+    """Usable host memory: the smaller of the machine's RAM and this container's cgroup limit.
+
+    Binder advertises the host's RAM in /proc/meminfo but kills the kernel at its 2 GB
+    cgroup limit, so sizes must come from the cgroup when there is one.
+    """
+    limits = [_meminfo_total()]
+    for path in ("/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"):
+        try:
+            text = open(path).read().strip()
+        except OSError:
+            continue
+        if text.isdigit() and int(text) < 1 << 60:
+            limits.append(int(text))
+    return min(limits)
+
+
+def _meminfo_total() -> int:
+    try:
+        with open("/proc/meminfo") as f:
+            for line in f:
+                if line.startswith("MemTotal:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return 8 * GiB  # a conservative guess where /proc is absent (macOS)
+
+
+def cpu_model() -> str:
+    """The CPU's marketing name, e.g. 'Intel(R) Xeon(R) ...'."""
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+def gpu_driver_version() -> str:
+    """The NVIDIA driver version from nvidia-smi, or 'unknown'."""
+    if shutil.which("nvidia-smi") is None:
+        return "unknown"
+    try:
+        out = subprocess.run(
+            ["nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader"],
+            capture_output=True, text=True, timeout=10, check=True,
+        ).stdout
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"
+    return out.strip().splitlines()[0] if out.strip() else "unknown"
+
+
+@lru_cache(maxsize=1)
+def fingerprint() -> dict:
+    """A description of this machine that identifies it in saved results and caches.
+
+    Holds where it runs, Python and torch versions, CPU model and core counts, host
+    memory, and for a GPU its name, memory, SM count, L2 size and driver.
+    """
+    info: dict = {
+        "where": where(),
+        "python": platform.python_version(),
+        "torch": torch.__version__,
+        "cpu_model": cpu_model(),
+        "cpu_cores": os.cpu_count() or 1,
+        "torch_threads": torch.get_num_threads(),
+        "host_memory_gib": round(memory_limit_bytes() / GiB, 1),
+        "device": "cuda" if has_cuda() else "cpu",
+    }
+    if has_cuda():
+        props = torch.cuda.get_device_properties(0)
+        info.update(
+            gpu_name=props.name,
+            gpu_memory_gib=round(props.total_memory / GiB, 1),
+            gpu_sm_count=props.multi_processor_count,
+            gpu_l2_mib=round(getattr(props, "L2_cache_size", 0) / MiB, 1),
+            gpu_capability=f"{props.major}.{props.minor}",
+            gpu_driver=gpu_driver_version(),
+            cuda_runtime=torch.version.cuda,
+        )
+    return info
+
+
+def device_key() -> str:
+    """A short stable name for this device, used to cache its measured ceilings."""
+    info = fingerprint()
+    if info["device"] == "cuda":
+        name = info["gpu_name"]
+    else:
+        name = f"{info['cpu_model']}-{info['torch_threads']}threads"
+    return "".join(c if c.isalnum() else "_" for c in name).strip("_")
+
+
+@dataclass(frozen=True)
+class ProblemSizes:
+    """Problem sizes chosen for this machine.
+
+    copy_bytes: one buffer for bandwidth measurements, well past the last-level cache.
+    matmul_n: side of the square matmul used for the compute ceiling.
+    cache_sweep_max_bytes: the top of the working-set sweep that shows the cache levels.
+    cnn_batch, cnn_image: batch and image side for convolution and ResNet-50 timings.
+    memory_budget_bytes: what one experiment may allocate at most.
+    """
+
+    device: str
+    copy_bytes: int
+    matmul_n: int
+    cache_sweep_max_bytes: int
+    cnn_batch: int
+    cnn_image: int
+    memory_budget_bytes: int
+
+    def as_dict(self) -> dict:
+        """The sizes as a plain dict (for tables and saved results)."""
+        return asdict(self)
+
+
+def sizes() -> ProblemSizes:
+    """Pick problem sizes that fit this machine.
+
+    On a GPU the sizes fill the chip; on a CPU they stay inside a quarter of the usable
+    memory (Binder gives 2 GB) and keep every notebook within its time budget.
+    """
+    if has_cuda():
+        gpu_memory = torch.cuda.get_device_properties(0).total_memory
+        big = gpu_memory >= 40 * GiB
+        return ProblemSizes(
+            device="cuda",
+            copy_bytes=1 * GiB if big else 256 * MiB,
+            matmul_n=8192 if big else 4096,
+            cache_sweep_max_bytes=1 * GiB if big else 256 * MiB,
+            cnn_batch=64 if big else 32,
+            cnn_image=224,
+            memory_budget_bytes=gpu_memory // 4,
+        )
+    budget = memory_limit_bytes() // 4
+    copy_bytes = max(16 * MiB, min(128 * MiB, budget // 6))
+    return ProblemSizes(
+        device="cpu",
+        copy_bytes=copy_bytes,
+        matmul_n=1024,
+        cache_sweep_max_bytes=min(256 * MiB, copy_bytes * 2),
+        cnn_batch=2,
+        cnn_image=112,
+        memory_budget_bytes=budget,
+    )

@@ -1,0 +1,89 @@
+"""Driving JupyterLab in headless Chromium: open a notebook, run it, read its errors.
+
+Shared by every browser test. Selectors are JupyterLab 4's own class names.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+from playwright.sync_api import Page
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+    "--disable-component-update", "--no-first-run", "--disable-sync", "--disable-quic",
+]
+
+
+@dataclass
+class Lab:
+    """A running JupyterLab: its base URL (ending in '/'), token and root folder."""
+
+    url: str
+    token: str
+    root: str
+
+
+def open_notebook(page: Page, lab: Lab, relpath: str, timeout_s: float = 120) -> None:
+    """Open a notebook (.ipynb, or a .py that the Jupytext viewer opens) and wait for its kernel."""
+    page.goto(f"{lab.url}lab/tree/{relpath}?token={lab.token}")
+    page.wait_for_selector(".jp-NotebookPanel .jp-Notebook .jp-Cell", timeout=timeout_s * 1000)
+    dialog = page.locator(".jp-Dialog")
+    if dialog.count():
+        raise AssertionError(f"a dialog blocks the notebook: {dialog.inner_text()!r}")
+    wait_for_idle(page, timeout_s)
+
+
+def run_all_cells(page: Page) -> None:
+    """Run every cell through the menu, as a learner would ('Run All Cells' has no shortcut)."""
+    page.get_by_role("menuitem", name="Run", exact=True).click()
+    page.get_by_text("Run All Cells", exact=True).click()
+
+
+def kernel_status(page: Page) -> str:
+    """The status JupyterLab's toolbar shows for the current notebook's kernel."""
+    indicator = page.locator(".jp-NotebookPanel:not(.lm-mod-hidden) .jp-Notebook-ExecutionIndicator")
+    if not indicator.count():
+        return "unknown"
+    return indicator.first.get_attribute("data-status") or "unknown"
+
+
+def wait_for_idle(page: Page, timeout_s: float = 300) -> None:
+    """Wait until no cell is queued or running ([*]) and the kernel reports idle, twice in a row."""
+    deadline = time.monotonic() + timeout_s
+    quiet = 0
+    while time.monotonic() < deadline:
+        busy_prompts = page.evaluate(
+            """() => [...document.querySelectorAll('.jp-InputArea-prompt')]
+                     .filter(e => e.textContent.includes('*')).length"""
+        )
+        quiet = quiet + 1 if busy_prompts == 0 and kernel_status(page) == "idle" else 0
+        if quiet >= 2:
+            return
+        page.wait_for_timeout(500)
+    raise AssertionError(f"kernel still busy after {timeout_s:.0f} s")
+
+
+def error_outputs(page: Page) -> list[str]:
+    """The text of every error output (a raised exception) in the open notebook.
+
+    JupyterLab renders an error as a stderr output, so an error is told from a warning by its
+    traceback banner: the line of dashes and the exception's name that IPython prints.
+    """
+    return page.evaluate(
+        """() => [...document.querySelectorAll(
+                 '.jp-OutputArea-output[data-mime-type="application/vnd.jupyter.stderr"]')]
+                 .map(e => e.innerText)
+                 .filter(t => /Traceback \\(most recent call last\\)|^\\w*(Error|Exception): /m.test(t))
+                 .map(t => t.slice(0, 2000))"""
+    )
+
+
+def executed_cell_count(page: Page) -> int:
+    """How many code cells show an execution count ([n])."""
+    return page.evaluate(
+        """() => [...document.querySelectorAll('.jp-CodeCell .jp-InputArea-prompt')]
+                 .filter(e => /\\[\\d+\\]/.test(e.textContent)).length"""
+    )
