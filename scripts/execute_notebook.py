@@ -15,8 +15,12 @@ import jupytext
 from nbclient import NotebookClient
 
 
-def execute(source: pathlib.Path, timeout: int) -> float:
-    """Run one notebook source top to bottom in a fresh kernel; return the seconds it took."""
+def execute(source: pathlib.Path, timeout: int, output_dir: pathlib.Path | None = None) -> float:
+    """Run one notebook source top to bottom in a fresh kernel; return the seconds it took.
+
+    The executed notebook is written beside its source, or into output_dir when given (the GPU
+    reference run keeps its executed copies apart from the committed CPU ones).
+    """
     notebook = jupytext.read(source)
     started = time.perf_counter()
     client = NotebookClient(
@@ -27,7 +31,8 @@ def execute(source: pathlib.Path, timeout: int) -> float:
         record_timing=False,
     )
     client.execute()
-    jupytext.write(notebook, source.with_suffix(".ipynb"))
+    target = (output_dir or source.parent) / source.with_suffix(".ipynb").name
+    jupytext.write(notebook, target)
     return time.perf_counter() - started
 
 
@@ -35,13 +40,14 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("sources", nargs="+", type=pathlib.Path)
     parser.add_argument("--timeout", type=int, default=600, help="seconds allowed per cell")
+    parser.add_argument("--output-dir", type=pathlib.Path, help="write the .ipynb here instead")
     args = parser.parse_args()
     for source in args.sources:
         if source.suffix != ".py":
             print(f"skipping {source}: pass the .py source, not the .ipynb", file=sys.stderr)
             continue
-        seconds = execute(source, args.timeout)
-        print(f"{source.with_suffix('.ipynb')}: executed in {seconds:.1f} s")
+        seconds = execute(source, args.timeout, args.output_dir)
+        print(f"{source.stem}: executed in {seconds:.1f} s", flush=True)
     return 0
 
 
