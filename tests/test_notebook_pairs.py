@@ -50,3 +50,10 @@ def test_source_names_its_kernel(source):
     """Without a kernelspec, JupyterLab opens a 'Select Kernel' dialog that blocks learners."""
     notebook = jupytext.read(source)
     assert notebook.metadata.get("kernelspec", {}).get("name") == "python3"
+
+
+@pytest.mark.parametrize("source", SOURCES, ids=lambda p: p.stem)
+def test_first_code_cell_installs_labkit_only_in_colab(source):
+    first = next(cell for cell in jupytext.read(source).cells if cell.cell_type == "code")
+    assert 'if "google.colab" in sys.modules:' in first.source
+    assert "pip" in first.source and "LABKIT_RESULTS_DIR" in first.source
