@@ -50,7 +50,9 @@ def time(fn: Callable, *args: object, mode: str = "cold", warmup_ms: float = 25.
     are thrown away. In mode "cold" (default) a buffer the size of the last-level cache
     (the GPU's L2, or the CPU's L3) is written before every call, otherwise repeated
     calls on the same small data measure the cache rather than memory. "hot" runs the
-    calls back to back (data stays cached, as in a loop over the same tensor); "graph"
+    calls back to back (data stays cached, as in a loop over the same tensor; on a GPU
+    behind a short spin kernel, so the calls queue up and the events time the kernels
+    rather than Python's launches); "graph"
     (GPU only) captures one call in a CUDA Graph and times its replays, which removes
     the CPU's launch cost. On the GPU each call sits between two CUDA events and there
     is one synchronisation at the end; on the CPU each call is timed with
@@ -171,6 +173,8 @@ class _Sampler:
         if self.where.type == "cuda":
             starts = [torch.cuda.Event(enable_timing=True) for _ in range(count)]
             ends = [torch.cuda.Event(enable_timing=True) for _ in range(count)]
+            if flush is None:
+                _hold_gpu_while_queueing(count)
             for start, end in zip(starts, ends, strict=True):
                 if flush is not None:
                     flush.zero_()
@@ -192,6 +196,22 @@ class _Sampler:
     def _sync(self) -> None:
         if self.where.type == "cuda":
             torch.cuda.synchronize(self.where)
+
+
+GPU_CYCLES_PER_QUEUED_CALL = 60_000   # ~30 us at 2 GHz: more than Python needs to queue a call
+GPU_MAX_HOLD_CYCLES = 4_000_000_000   # never hold the GPU for more than ~2 s
+
+
+def _hold_gpu_while_queueing(count: int) -> None:
+    """Keep the GPU busy while the CPU queues `count` calls (nvbench's "blocking kernel").
+
+    Without it, back-to-back timing of a short kernel measures the CPU: the start event
+    runs as soon as it is queued, then the GPU idles until Python has queued the kernel, so
+    the pair of events brackets launch overhead (~20 us) instead of the kernel (~2 us). A
+    spin kernel in front lets every call queue up and run back to back on the GPU. Cold
+    mode needs none: its cache-flush kernel already keeps the GPU busy.
+    """
+    torch.cuda._sleep(int(min(count * GPU_CYCLES_PER_QUEUED_CALL, GPU_MAX_HOLD_CYCLES)))
 
 
 def _capture_graph(fn: Callable, args: tuple, label: str) -> Callable[[], object]:
