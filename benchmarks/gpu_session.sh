@@ -13,8 +13,9 @@ export LABKIT_RECORD_REFERENCE=nvidia-h200 LABKIT_CACHE_DIR=$out/cache
 nvidia-smi > "$out/nvidia-smi.txt" 2>&1
 python3 -c 'import torch, triton; print("torch", torch.__version__, "triton", triton.__version__, torch.cuda.get_device_name())'
 if [ "${SKIP_PARITY:-0}" != 1 ]; then
-  timeout 300 python3 benchmarks/harness_parity.py "$out/harness_parity" --record-as nvidia-h200 2>&1 | tee "$out/harness_parity.log"
+  timeout 300 python3 benchmarks/harness_parity.py "$out/harness_parity" --record-as nvidia-h200 --repeats "${PARITY_REPEATS:-3}" 2>&1 | tee "$out/harness_parity.log"
   timeout 120 python3 benchmarks/gpu_copies.py "$out" > "$out/gpu_copies.log" 2>&1 || echo "gpu_copies failed"
+  timeout 120 python3 benchmarks/bf16_ceiling_probe.py "$out/bf16_ceiling_probe.json" 2>&1 | tee "$out/bf16_ceiling_probe.log"
 fi
 notebooks=("$@")
 [ ${#notebooks[@]} -eq 0 ] && notebooks=(notebooks/[0-9][0-9]_*.py)
