@@ -1,0 +1,18 @@
+"""Interactive widgets (anywidget): the memory-address grid, the stride explorer, the quiz.
+
+State lives in Python traitlets with validators (so bad values are refused with a clear
+TraitError whatever the front end sends, and tests can drive a widget without a browser);
+drawing lives in a plain ES-module JS file beside each module, shipped as package data.
+All stride arithmetic comes from ``labkit.layout``.
+
+    from labkit import widgets
+    widgets.AddressGrid(x.t())
+    widgets.StrideExplorer(storage_size=12)
+    widgets.Quiz("Stride of x.t()?", choices=["(4, 1)", "(1, 4)"], answer=lambda: str(x.t().stride()))
+"""
+
+from labkit.widgets.address_grid import AddressGrid
+from labkit.widgets.quiz import Quiz
+from labkit.widgets.stride_explorer import StrideExplorer
+
+__all__ = ["AddressGrid", "Quiz", "StrideExplorer"]

@@ -1,0 +1,61 @@
+# ---
+# jupyter:
+#   jupytext:
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # Widget demo (browser tests only)
+# Every widget in labkit.widgets once, each with a title the browser tests look for
+# (`tests/browser/test_widgets.py` builds the same tensors and checks the page against
+# `labkit.layout`).
+
+# %%
+import torch
+
+from labkit import widgets
+
+# %%
+widgets.AddressGrid(torch.arange(12).reshape(3, 4).t(), title="transpose")
+
+# %%
+widgets.AddressGrid(torch.arange(4).expand(3, 4), title="broadcast")
+
+# %%
+widgets.AddressGrid(torch.arange(40).reshape(5, 8)[1:4, 2::3], title="gaps")
+
+# %%
+widgets.AddressGrid(torch.arange(24).reshape(2, 3, 4).permute(0, 2, 1), title="3d")
+
+# %%
+widgets.AddressGrid(torch.zeros(100, 100), title="large")
+
+# %%
+widgets.AddressGrid(torch.arange(24).reshape(1, 2, 3, 4).contiguous(memory_format=torch.channels_last),
+                    title="channels_last")
+
+# %%
+widgets.AddressGrid(torch.tensor(7), title="scalar")
+
+# %%
+widgets.AddressGrid(torch.zeros(0, 3), title="empty")
+
+# %%
+widgets.StrideExplorer(storage_size=12, title="explorer")
+
+# %%
+widgets.Quiz("Strides of torch.zeros(3, 4).t()?", choices=["(4, 1)", "(1, 4)", "(3, 1)"],
+             answer=lambda: tuple(torch.zeros(3, 4).t().stride()))
+
+# %%
+widgets.Quiz("Bytes in a float32 tensor of shape (3, 4)?", answer=lambda: torch.zeros(3, 4).nbytes,
+             unit="B")
+
+# %%
+widgets.Quiz("A quiz whose answer code raises", answer=lambda: torch.zeros(2)[5].item())
