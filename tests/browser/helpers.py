@@ -6,6 +6,7 @@ Shared by every browser test. Selectors are JupyterLab 4's own class names.
 from __future__ import annotations
 
 import time
+import uuid
 from dataclasses import dataclass
 
 from playwright.sync_api import Page
@@ -26,10 +27,19 @@ class Lab:
     root: str
 
 
+# The notebook panel in front: JupyterLab keeps other documents' panels in the page, hidden.
+CURRENT = ".jp-NotebookPanel:not(.lm-mod-hidden)"
+
+
 def open_notebook(page: Page, lab: Lab, relpath: str, timeout_s: float = 120) -> None:
-    """Open a notebook (.ipynb, or a .py that the Jupytext viewer opens) and wait for its kernel."""
-    page.goto(f"{lab.url}lab/tree/{relpath}?token={lab.token}")
-    page.wait_for_selector(".jp-NotebookPanel .jp-Notebook .jp-Cell", timeout=timeout_s * 1000)
+    """Open a notebook (.ipynb, or a .py that the Jupytext viewer opens) and wait for its kernel.
+
+    Each call uses a new, empty workspace: JupyterLab otherwise restores every document an
+    earlier test opened, and their cells and outputs would mix with this notebook's.
+    """
+    workspace = f"test-{uuid.uuid4().hex[:12]}"
+    page.goto(f"{lab.url}lab/workspaces/{workspace}/tree/{relpath}?reset&token={lab.token}")
+    page.wait_for_selector(f"{CURRENT} .jp-Notebook .jp-Cell", timeout=timeout_s * 1000)
     dialog = page.locator(".jp-Dialog")
     if dialog.count():
         raise AssertionError(f"a dialog blocks the notebook: {dialog.inner_text()!r}")
@@ -44,7 +54,7 @@ def run_all_cells(page: Page) -> None:
 
 def kernel_status(page: Page) -> str:
     """The status JupyterLab's toolbar shows for the current notebook's kernel."""
-    indicator = page.locator(".jp-NotebookPanel:not(.lm-mod-hidden) .jp-Notebook-ExecutionIndicator")
+    indicator = page.locator(f"{CURRENT} .jp-Notebook-ExecutionIndicator")
     if not indicator.count():
         return "unknown"
     return indicator.first.get_attribute("data-status") or "unknown"
@@ -56,7 +66,8 @@ def wait_for_idle(page: Page, timeout_s: float = 300) -> None:
     quiet = 0
     while time.monotonic() < deadline:
         busy_prompts = page.evaluate(
-            """() => [...document.querySelectorAll('.jp-InputArea-prompt')]
+            """() => [...document.querySelectorAll(
+                 '.jp-NotebookPanel:not(.lm-mod-hidden) .jp-InputArea-prompt')]
                      .filter(e => e.textContent.includes('*')).length"""
         )
         quiet = quiet + 1 if busy_prompts == 0 and kernel_status(page) == "idle" else 0
@@ -74,7 +85,8 @@ def error_outputs(page: Page) -> list[str]:
     """
     return page.evaluate(
         """() => [...document.querySelectorAll(
-                 '.jp-OutputArea-output[data-mime-type="application/vnd.jupyter.stderr"]')]
+                 '.jp-NotebookPanel:not(.lm-mod-hidden) '
+                 + '.jp-OutputArea-output[data-mime-type="application/vnd.jupyter.stderr"]')]
                  .map(e => e.innerText)
                  .filter(t => /Traceback \\(most recent call last\\)|^\\w*(Error|Exception): /m.test(t))
                  .map(t => t.slice(0, 2000))"""
@@ -84,6 +96,7 @@ def error_outputs(page: Page) -> list[str]:
 def executed_cell_count(page: Page) -> int:
     """How many code cells show an execution count ([n])."""
     return page.evaluate(
-        """() => [...document.querySelectorAll('.jp-CodeCell .jp-InputArea-prompt')]
+        """() => [...document.querySelectorAll(
+                 '.jp-NotebookPanel:not(.lm-mod-hidden) .jp-CodeCell .jp-InputArea-prompt')]
                  .filter(e => /\\[\\d+\\]/.test(e.textContent)).length"""
     )
