@@ -304,6 +304,11 @@ def _make_timing(samples: list[float], label: str, where: torch.device, mode: st
         rate = known.matmul_tflops.get(str(flops_dtype).replace("torch.", "")) if known else None
         if tflops is not None and rate:
             pct_matmul = 100 * tflops / rate
+    for share, name in ((pct_copy, "copy"), (pct_matmul, "matmul")):
+        if share is not None and share > 100:
+            notes.append(f"{share:.0f}% of this machine's {name} ceiling: faster than the ceiling "
+                         "means the data sat in a cache (try mode='cold'), or the ceiling was "
+                         "measured while the machine was busy (labkit.ceilings.measure(refresh=True)).")
     return Timing(label=label, device=str(where), mode=mode, times_s=tuple(samples),
                   median_s=stats.median_s, iqr_s=stats.iqr_s, min_s=stats.min_s,
                   count=stats.count, threads=threads, bytes_moved=bytes_moved, flops=flops,
