@@ -17,6 +17,7 @@ if [ "${SKIP_PARITY:-0}" != 1 ]; then
   timeout 120 python3 benchmarks/gpu_copies.py "$out" > "$out/gpu_copies.log" 2>&1 || echo "gpu_copies failed"
   timeout 120 python3 benchmarks/bf16_ceiling_probe.py "$out/bf16_ceiling_probe.json" 2>&1 | tee "$out/bf16_ceiling_probe.log"
 fi
+timeout 180 python3 benchmarks/gpu_chapters.py --out "$out/gpu_chapters.json" > "$out/gpu_chapters.log" 2>&1 || echo "gpu_chapters failed"
 notebooks=("$@")
 [ ${#notebooks[@]} -eq 0 ] && notebooks=(notebooks/[0-9][0-9]_*.py)
 for nb in "${notebooks[@]}"; do

@@ -1,0 +1,292 @@
+"""Each claim's check on constructed evidence, both ways: no verdict is fixed in advance."""
+
+from pathlib import Path
+
+import pytest
+
+from labkit import claims
+
+CHAPTER_IDS = {
+    "01": ["C1", "C3", "C4", "C8a", "C8b", "C8c", "C11a", "C11b"],
+    "02": ["C2", "C5", "C6", "C9", "C10", "C12"],
+    "03": ["C7", "C22"],
+}
+
+
+def judge(claim_id, **evidence):
+    return claims.get(claim_id).judge(evidence, machine="test")
+
+
+def outcomes(claim_id, cases):
+    """Outcome of each evidence dict, keyed by the expected outcome."""
+    return {expected: judge(claim_id, **ev).outcome for expected, ev in cases.items()}
+
+
+# Evidence for each claim, keyed by the outcome it should produce.
+CASES = {
+    "C1": {
+        "confirmed": dict(shape=[4, 3], stride=[1, 4], is_contiguous=False),
+        "refuted": dict(shape=[4, 3], stride=[3, 1], is_contiguous=True),
+    },
+    "C3": {
+        "confirmed": dict(elements_checked=100, element_formula_mismatches=0, byte_formula_mismatches=0),
+        "depends": dict(elements_checked=100, element_formula_mismatches=0, byte_formula_mismatches=75),
+        "refuted": dict(elements_checked=100, element_formula_mismatches=3, byte_formula_mismatches=75),
+    },
+    "C4": {
+        "confirmed": dict(shape=[2, 4, 3], stride=[12, 1, 4]),
+        "refuted": dict(shape=[2, 4, 3], stride=[12, 4, 1]),
+    },
+    "C8a": {
+        "confirmed": dict(raised=True, error_type="RuntimeError", error_message="view size...",
+                          noncontiguous_view_succeeded=False),
+        "depends": dict(raised=True, error_type="RuntimeError", error_message="view size...",
+                        noncontiguous_view_succeeded=True),
+        "refuted": dict(raised=False, error_type="", error_message="", noncontiguous_view_succeeded=True),
+    },
+    "C8b": {
+        "confirmed": dict(cases=[dict(a=[1, 4], b=[3, 1], seed_says=[3, 4], observed=[3, 4]),
+                                 dict(a=[2, 4], b=[3, 1], seed_says="error", observed="error")]),
+        "refuted": dict(cases=[dict(a=[1, 4], b=[3, 1], seed_says=[3, 4], observed=[3, 4]),
+                               dict(a=[2, 4], b=[3, 1], seed_says="error", observed=[3, 4])]),
+    },
+    "C8c": {
+        "confirmed": dict(raised=True, error_type="IndexError", error_message="repeated dim"),
+        "refuted": dict(raised=True, error_type="RuntimeError",
+                        error_message="permute(): duplicate dims are not allowed."),
+    },
+    "C11a": {
+        "confirmed": dict(shares_storage=True, copy_bytes=0),
+        "refuted": dict(shares_storage=False, copy_bytes=4096),
+    },
+    "C11b": {
+        "confirmed": dict(tools={"torch.jit.trace": dict(ok=False, matches_eager=False),
+                                 "torch.jit.script": dict(ok=False, matches_eager=False)}),
+        "depends": dict(tools={"torch.jit.trace": dict(ok=True, matches_eager=True),
+                               "torch.jit.script": dict(ok=False, matches_eager=False)}),
+        "refuted": dict(tools={"torch.jit.trace": dict(ok=True, matches_eager=True),
+                               "torch.jit.script": dict(ok=True, matches_eager=True)}),
+    },
+    "C2": {
+        "confirmed": dict(cases=[dict(case="3-D", implicit_copy_bytes=1 << 20,
+                                      implicit_median_s=4.0, explicit_median_s=1.0)]),
+        "depends": dict(cases=[dict(case="3-D", implicit_copy_bytes=1 << 20,
+                                    implicit_median_s=4.0, explicit_median_s=1.0),
+                               dict(case="2-D", implicit_copy_bytes=0,
+                                    implicit_median_s=1.0, explicit_median_s=1.1)]),
+        "refuted": dict(cases=[dict(case="2-D", implicit_copy_bytes=0,
+                                    implicit_median_s=1.0, explicit_median_s=1.1)]),
+    },
+    "C5": {
+        "confirmed": dict(fresh_checked=10, fresh_misaligned=0, views_checked=5,
+                          contiguous_views_misaligned=0, aligned_ns_per_element=1.0,
+                          misaligned_ns_per_element=2.2),
+        "depends": dict(fresh_checked=10, fresh_misaligned=0, views_checked=5,
+                        contiguous_views_misaligned=3, aligned_ns_per_element=1.0,
+                        misaligned_ns_per_element=2.2),
+        "refuted": dict(fresh_checked=10, fresh_misaligned=0, views_checked=5,
+                        contiguous_views_misaligned=3, aligned_ns_per_element=1.0,
+                        misaligned_ns_per_element=1.02),
+    },
+    "C6": {
+        "confirmed": dict(copy_bytes=2 << 20, shares_storage=False,
+                          narrow_contiguous_median_s=1e-6, narrow_transposed_median_s=8e-6),
+        "depends": dict(copy_bytes=2 << 20, shares_storage=False,
+                        narrow_contiguous_median_s=1e-6, narrow_transposed_median_s=1.1e-6),
+        "refuted": dict(copy_bytes=0, shares_storage=True,
+                        narrow_contiguous_median_s=1e-6, narrow_transposed_median_s=1.1e-6),
+    },
+    "C9": {
+        "confirmed": dict(transposed_copy_bytes=64 << 20, expected_bytes=64 << 20,
+                          contiguous_returns_self=True, contiguous_copy_bytes=0,
+                          transposed_gbps=2.0, plain_copy_gbps=10.0),
+        "depends": dict(transposed_copy_bytes=64 << 20, expected_bytes=64 << 20,
+                        contiguous_returns_self=True, contiguous_copy_bytes=0,
+                        transposed_gbps=9.0, plain_copy_gbps=10.0),
+        "refuted": dict(transposed_copy_bytes=64 << 20, expected_bytes=64 << 20,
+                        contiguous_returns_self=False, contiguous_copy_bytes=64 << 20,
+                        transposed_gbps=2.0, plain_copy_gbps=10.0),
+    },
+    "C10": {
+        "confirmed": dict(kernel="triton", stride_aware_median_s=1.0, contiguous_path_median_s=2.0),
+        "refuted": dict(kernel="triton", stride_aware_median_s=1.0, contiguous_path_median_s=1.05),
+    },
+    "C12": {
+        "confirmed": dict(config_exists=True, graph_count=2, graph_break_count=1),
+        "refuted": dict(config_exists=False, graph_count=1, graph_break_count=0),
+    },
+    "C7": {
+        "confirmed": dict(channels_last_stride1=1, runs=[
+            dict(dtype="float16", batch=64, nchw_img_s=1000.0, nhwc_img_s=1300.0)]),
+        "depends": dict(channels_last_stride1=1, runs=[
+            dict(dtype="float16", batch=64, nchw_img_s=1000.0, nhwc_img_s=1300.0),
+            dict(dtype="float32", batch=1, nchw_img_s=100.0, nhwc_img_s=90.0)]),
+        "refuted": dict(channels_last_stride1=1, runs=[
+            dict(dtype="float32", batch=1, nchw_img_s=100.0, nhwc_img_s=90.0)]),
+    },
+    "C22": {
+        "confirmed": dict(conv_conversion_bytes=0, conversion_kernels=["nhwcToNchwKernel"],
+                          conv_output_format="contiguous", channel_matmul_nhwc_copy_bytes=0,
+                          channel_matmul_nchw_copy_bytes=1 << 20),
+        "refuted": dict(conv_conversion_bytes=0, conversion_kernels=[],
+                        conv_output_format="channels_last", channel_matmul_nhwc_copy_bytes=0,
+                        channel_matmul_nchw_copy_bytes=1 << 20),
+    },
+}
+
+
+def test_every_tested_claim_has_cases_both_ways():
+    tested = {c.id for c in claims.REGISTRY.values() if c.tested}
+    assert tested == set(CASES)
+    for claim_id, cases in CASES.items():
+        assert {"confirmed", "refuted"} <= set(cases), claim_id
+
+
+@pytest.mark.parametrize("claim_id", sorted(CASES))
+def test_check_follows_the_evidence(claim_id):
+    got = outcomes(claim_id, CASES[claim_id])
+    assert got == {expected: expected for expected in CASES[claim_id]}
+
+
+@pytest.mark.parametrize("claim_id", sorted(CASES))
+def test_verdict_keeps_evidence_and_thresholds(claim_id):
+    evidence = CASES[claim_id]["refuted"]
+    verdict = judge(claim_id, **evidence)
+    assert verdict.evidence == evidence
+    assert verdict.thresholds == dict(claims.get(claim_id).thresholds)
+    assert verdict.reason
+    assert (verdict.outcome == "depends") == bool(verdict.depends_on)
+
+
+def test_thresholds_decide_at_the_named_constant():
+    just_over = claims.COSTLY_RATIO * 1.01
+    just_under = claims.COSTLY_RATIO * 0.99
+    make = lambda r: dict(cases=[dict(case="3-D", implicit_copy_bytes=1, implicit_median_s=r,  # noqa: E731
+                                      explicit_median_s=1.0)])
+    assert judge("C2", **make(just_over)).outcome == "confirmed"
+    assert judge("C2", **make(just_under)).outcome == "refuted"
+
+
+def test_spread_across_the_threshold_gives_depends_on_noise():
+    c10 = dict(kernel="triton", stride_aware_median_s=1.0, contiguous_path_median_s=1.3)
+    assert judge("C10", **c10).outcome == "confirmed"
+    noisy = judge("C10", **c10, ratio_iqr=[1.1, 1.4])
+    assert noisy.outcome == "depends" and noisy.depends_on.startswith("noise")
+    c5 = dict(CASES["C5"]["confirmed"], misaligned_ratio_iqr=[1.2, 2.4])
+    assert judge("C5", **c5).depends_on.startswith("noise")
+    c9 = dict(CASES["C9"]["confirmed"], penalty_iqr=[1.4, 6.0])
+    assert judge("C9", **c9).depends_on.startswith("noise")
+    run = dict(dtype="float16", batch=64, nchw_img_s=1000.0, nhwc_img_s=1300.0)
+    only_noisy = dict(channels_last_stride1=1, runs=[dict(run, nhwc_time_ratio_iqr=[0.7, 1.1])])
+    assert judge("C7", **only_noisy).depends_on.startswith("noise")
+    one_noisy = dict(channels_last_stride1=1, runs=[run, dict(run, nhwc_time_ratio_iqr=[0.7, 1.1])])
+    verdict = judge("C7", **one_noisy)
+    assert verdict.outcome == "confirmed" and "1 run(s) within noise" in verdict.reason
+
+
+def test_no_verdict_without_evidence():
+    with pytest.raises(claims.ClaimError, match="needs the measured evidence"):
+        claims.get("C1").judge({})
+    with pytest.raises(claims.ClaimError, match="lacks"):
+        claims.get("C1").judge({"stride": [1, 4]})
+    with pytest.raises(claims.ClaimError, match="no element addresses"):
+        judge("C3", elements_checked=0, element_formula_mismatches=0, byte_formula_mismatches=0)
+
+
+def test_verdict_cannot_be_typed_in():
+    with pytest.raises(claims.ClaimError, match="computed, never typed in"):
+        claims.Verdict("C1", "confirmed", "because", {"stride": [1, 4]}, {})
+
+
+def test_untested_claims_refuse_to_judge_and_are_listed():
+    for claim_id in ("C13", "C14", "C15", "C17", "C18", "C19", "C20", "C21", "C23", "C24"):
+        claim = claims.get(claim_id)
+        assert not claim.tested
+        with pytest.raises(claims.ClaimError, match="not tested yet"):
+            claim.judge({"anything": 1})
+
+
+def test_registry_ids_and_chapters():
+    for chapter, ids in CHAPTER_IDS.items():
+        assert [c.id for c in claims.for_chapter(chapter)] == ids
+    with pytest.raises(claims.ClaimError, match="no claim 'C99'"):
+        claims.get("C99")
+    for claim in claims.REGISTRY.values():
+        assert claim.seed.startswith("seeds/") and claim.section and claim.statement
+
+
+SEEDS = Path(__file__).resolve().parents[2] / "shared"
+
+
+@pytest.mark.skipif(not (SEEDS / "seeds").is_dir(), reason="seed articles not beside the repo")
+def test_each_claim_section_is_in_its_seed():
+    for claim in claims.REGISTRY.values():
+        text = (SEEDS / claim.seed).read_text()
+        heading = claim.section.split(" (")[0]
+        missing = [word for word in heading.split() if word not in text]
+        assert not missing, (claim.id, heading, missing)
+
+
+def test_table_structure_hides_timing_verdicts():
+    verdicts = [judge("C1", **CASES["C1"]["confirmed"]), judge("C2", **CASES["C2"]["refuted"])]
+    table = claims.VerdictTable(verdicts, pending=["C10"])
+    text = table.structure()
+    assert "C1: confirmed" in text
+    assert "C2: measured (varies by machine)" in text
+    assert "refuted" not in text
+    assert "C10: no verdict here" in text
+    html = table._repr_html_()
+    assert all(column in html for column in claims.VERDICT_COLUMNS)
+
+
+def test_save_and_read_back_as_recorded(tmp_path, monkeypatch):
+    monkeypatch.setenv("LABKIT_RESULTS_DIR", str(tmp_path / "results"))
+    monkeypatch.setenv("LABKIT_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("LABKIT_RECORD_REFERENCE", "nvidia-h200")
+    verdict = judge("C4", **CASES["C4"]["confirmed"])
+    claims.save([verdict], "01_strides_and_views")
+    assert (tmp_path / "results" / "nvidia-h200.json").exists()
+    back = claims.recorded("C4")
+    assert back.recorded and back.outcome == "confirmed" and back.evidence == verdict.to_dict()["evidence"]
+    assert claims.recorded("C1") is None
+    shown = claims.recorded_evidence(["C4", "C1"])
+    assert repr(shown).splitlines() == [
+        "C4 on nvidia-h200 (recorded): confirmed -- permute(0,2,1) gives shape (2, 4, 3), strides (12, 1, 4)",
+        "C1: nothing recorded yet for nvidia-h200"]
+    assert "recorded evidence" in shown._repr_html_()
+    monkeypatch.delenv("LABKIT_RECORD_REFERENCE")  # now a machine that reads the reference
+    table = claims.table([judge("C4", **CASES["C4"]["refuted"])])
+    assert "confirmed (recorded" in table.rows()[0]["recorded reference"]
+
+
+def test_ledger_lists_every_claim(tmp_path, monkeypatch):
+    monkeypatch.setenv("LABKIT_RESULTS_DIR", str(tmp_path / "results"))
+    monkeypatch.setenv("LABKIT_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.delenv("LABKIT_RECORD_REFERENCE", raising=False)
+    claims.save([judge("C1", **CASES["C1"]["refuted"])], "01_strides_and_views")
+    rows = {r["claim"]: r for r in claims.ledger().rows()}
+    assert set(rows) == set(claims.REGISTRY)
+    assert rows["C1"]["this machine"] == "refuted" and rows["C1"]["reference"] == "nothing recorded yet"
+    assert rows["C2"]["this machine"] == "not run here yet"
+    assert rows["C24"]["this machine"] == "not yet tested"
+    assert "C24: chapter 08, not yet tested" in claims.ledger().structure()
+
+
+def test_reference_run_does_not_quote_itself(monkeypatch, tmp_path):
+    monkeypatch.setenv("LABKIT_RESULTS_DIR", str(tmp_path / "results"))
+    monkeypatch.setenv("LABKIT_RECORD_REFERENCE", "nvidia-h200")
+    row = claims.table([judge("C1", **CASES["C1"]["confirmed"])]).rows()[0]
+    assert row["recorded reference"] == "this run is the nvidia-h200 reference"
+
+
+NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
+CHAPTER_FILES = {"01": "01_strides_and_views.py", "02": "02_contiguity_and_hidden_copies.py",
+                 "03": "03_memory_layouts.py"}
+
+
+@pytest.mark.parametrize("chapter", sorted(CHAPTER_FILES))
+def test_each_chapter_judges_all_its_claims_and_saves_them(chapter):
+    source = (NOTEBOOKS / CHAPTER_FILES[chapter]).read_text()
+    for claim_id in CHAPTER_IDS[chapter]:
+        assert f'claims.get("{claim_id}").judge(' in source, (chapter, claim_id)
+    assert f'claims.save(verdicts, "{CHAPTER_FILES[chapter][:-3]}")' in source
