@@ -171,18 +171,12 @@ class _Sampler:
     def _take(self, count: int) -> list[float]:
         flush, run = self.flush_buffer, self.run
         if self.where.type == "cuda":
-            starts = [torch.cuda.Event(enable_timing=True) for _ in range(count)]
-            ends = [torch.cuda.Event(enable_timing=True) for _ in range(count)]
-            if flush is None:
-                _hold_gpu_while_queueing(count)
-            for start, end in zip(starts, ends, strict=True):
-                if flush is not None:
-                    flush.zero_()
-                start.record()
-                run()
-                end.record()
-            torch.cuda.synchronize(self.where)
-            return [start.elapsed_time(end) * 1e-3 for start, end in zip(starts, ends, strict=True)]
+            if flush is None:  # hot and graph: back to back, in chunks behind a spin kernel
+                durations = []
+                for first in range(0, count, HELD_CHUNK):
+                    durations += self._events(min(HELD_CHUNK, count - first), None, hold=True)
+                return durations
+            return self._events(count, flush, hold=False)
         durations = []
         now = _clock.perf_counter_ns
         for i in range(count):
@@ -193,6 +187,22 @@ class _Sampler:
             durations.append((now() - begin) * 1e-9)
         return durations
 
+    def _events(self, count: int, flush: torch.Tensor | None, hold: bool) -> list[float]:
+        """Time `count` calls between CUDA events, synchronising once at the end."""
+        run = self.run
+        starts = [torch.cuda.Event(enable_timing=True) for _ in range(count)]
+        ends = [torch.cuda.Event(enable_timing=True) for _ in range(count)]
+        if hold:
+            _hold_gpu_while_queueing(count)
+        for start, end in zip(starts, ends, strict=True):
+            if flush is not None:
+                flush.zero_()
+            start.record()
+            run()
+            end.record()
+        torch.cuda.synchronize(self.where)
+        return [start.elapsed_time(end) * 1e-3 for start, end in zip(starts, ends, strict=True)]
+
     def _sync(self) -> None:
         if self.where.type == "cuda":
             torch.cuda.synchronize(self.where)
@@ -200,6 +210,10 @@ class _Sampler:
 
 GPU_CYCLES_PER_QUEUED_CALL = 60_000   # ~30 us at 2 GHz: more than Python needs to queue a call
 GPU_MAX_HOLD_CYCLES = 4_000_000_000   # never hold the GPU for more than ~2 s
+# Calls queued behind one spin kernel. The GPU's queue holds about a thousand entries (each
+# call is three: two events and the kernel); past that the CPU blocks, the queue drains
+# faster than Python refills it, and the timing is launch-bound again.
+HELD_CHUNK = 128
 
 
 def _hold_gpu_while_queueing(count: int) -> None:
@@ -208,8 +222,9 @@ def _hold_gpu_while_queueing(count: int) -> None:
     Without it, back-to-back timing of a short kernel measures the CPU: the start event
     runs as soon as it is queued, then the GPU idles until Python has queued the kernel, so
     the pair of events brackets launch overhead (~20 us) instead of the kernel (~2 us). A
-    spin kernel in front lets every call queue up and run back to back on the GPU. Cold
-    mode needs none: its cache-flush kernel already keeps the GPU busy.
+    spin kernel in front lets the calls queue up and run back to back on the GPU (in chunks
+    of HELD_CHUNK, so the queue never fills). Cold mode needs none: its cache-flush kernel
+    keeps the GPU busy while the next call is queued.
     """
     torch.cuda._sleep(int(min(count * GPU_CYCLES_PER_QUEUED_CALL, GPU_MAX_HOLD_CYCLES)))
 
