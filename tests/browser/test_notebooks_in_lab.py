@@ -47,3 +47,33 @@ def test_an_error_output_is_caught(lab, page):
     wait_for_idle(page, timeout_s=120)
     errors = error_outputs(page)
     assert len(errors) == 1 and "stride runs off the storage" in errors[0]
+
+
+def test_a_grid_and_a_quiz_in_chapter_01_respond(lab, page):
+    """In the chapter as learners run it, the address grid answers a click with the storage
+    cell labkit.layout computes, and the first quiz grades an answer with the computed one."""
+    from labkit import layout
+
+    open_notebook(page, lab, "01_strides_and_views.py")
+    run_all_cells(page)
+    wait_for_idle(page, timeout_s=400)
+    assert error_outputs(page) == []
+
+    grid = page.locator('.lt-grid-widget[data-title="x = arange(12).reshape(3, 4)"]')
+    grid.scroll_into_view_if_needed()
+    grid.locator('rect.lt-el[data-pos="1,2"]').click()
+    expected_cell = layout.element_offset(layout.check((3, 4), (4, 1), itemsize=4), (1, 2))
+    grid.locator("[data-role=address-text][data-source=kernel]").wait_for(timeout=15_000)
+    targets = grid.locator("rect.lt-cell.lt-target").evaluate_all("rs => rs.map(r => +r.dataset.cell)")
+    assert targets == [expected_cell]
+    assert grid.locator("[data-role=info]").get_attribute("data-storage-index") == str(expected_cell)
+    assert "1×4 + 2×1" in grid.locator("[data-role=address-text]").inner_text()
+
+    quiz = page.locator(".lt-quiz").first
+    quiz.scroll_into_view_if_needed()
+    quiz.locator('input[data-choice="(1, 4)"]').check()
+    quiz.locator("button[data-role=submit]").click()
+    result = quiz.locator("[data-role=result][data-correct]")
+    result.wait_for(timeout=15_000)
+    assert result.get_attribute("data-correct") == "true"
+    assert "(1, 4)" in quiz.locator("[data-role=computed]").inner_text()
