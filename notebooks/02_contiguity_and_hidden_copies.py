@@ -43,6 +43,9 @@ import torch
 
 from labkit import bench, ceilings, claims, copies, env, layout, strided_kernels, widgets
 
+# The profiler's C++ layer (kineto) prints start/stop lines to stderr; they say nothing here.
+os.environ.setdefault("KINETO_LOG_LEVEL", "6")
+
 device = env.device()
 sizes = env.sizes()
 on_gpu = env.has_cuda()

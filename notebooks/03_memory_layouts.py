@@ -45,6 +45,9 @@ from torch.utils.flop_counter import FlopCounterMode
 
 from labkit import bench, ceilings, claims, copies, env, figures, resnet, widgets
 
+# The profiler's C++ layer (kineto) prints start/stop lines to stderr; they say nothing here.
+os.environ.setdefault("KINETO_LOG_LEVEL", "6")
+
 device = env.device()
 sizes = env.sizes()
 on_gpu = env.has_cuda()
