@@ -77,3 +77,17 @@ def test_measurements_use_random_data(monkeypatch):
 def test_html():
     page = ceilings.measure()._repr_html_()
     assert "copy bandwidth" in page and "matmul float32" in page
+
+
+def test_a_timing_above_the_ceiling_says_why(tmp_path):
+    """Over 100% of a ceiling is physically impossible from memory: the Timing must say so."""
+    c = ceilings.Ceilings(device_key=env.device_key(), device="cpu", copy_gbps=10.0,
+                          copy_bytes=1, matmul_tflops={"float32": 2.0}, matmul_n=1)
+    ceilings.cache_path().write_text(json.dumps(c.as_dict()))
+    over = bench._make_timing([1e-3] * 5, "x", torch.device("cpu"), "hot", 1,
+                              bytes_moved=20 * 10**6, flops=None, flops_dtype="float32")
+    assert over.pct_of_copy_ceiling == pytest.approx(200.0)
+    assert any("faster than the ceiling" in note for note in over.warnings)
+    under = bench._make_timing([1e-3] * 5, "x", torch.device("cpu"), "hot", 1,
+                               bytes_moved=5 * 10**6, flops=None, flops_dtype="float32")
+    assert not any("faster than the ceiling" in note for note in under.warnings)
