@@ -41,6 +41,9 @@ if "google.colab" in sys.modules:
                         "https://github.com/tensor-layout-lab/tensor-layout-lab", CHECKOUT], check=True)
     subprocess.run([sys.executable, "-m", "pip", "install", "-q", CHECKOUT], check=True)
     os.environ["LABKIT_RESULTS_DIR"] = CHECKOUT + "/results"  # the recorded reference GPU runs
+    from google.colab import output  # Colab renders third-party widgets once this is on
+
+    output.enable_custom_widget_manager()
 
 # %%
 import warnings
