@@ -15,6 +15,7 @@ python3 -c 'import torch, triton; print("torch", torch.__version__, "triton", tr
 if [ "${SKIP_PARITY:-0}" != 1 ]; then
   timeout 300 python3 benchmarks/harness_parity.py "$out/harness_parity" --record-as nvidia-h200 --repeats "${PARITY_REPEATS:-3}" 2>&1 | tee "$out/harness_parity.log"
   timeout 120 python3 benchmarks/gpu_copies.py "$out" > "$out/gpu_copies.log" 2>&1 || echo "gpu_copies failed"
+  timeout 120 python3 benchmarks/gpu_bad_inputs.py "$out/gpu_bad_inputs.json" > "$out/gpu_bad_inputs.log" 2>&1 || echo "gpu_bad_inputs failed"
   timeout 120 python3 benchmarks/bf16_ceiling_probe.py "$out/bf16_ceiling_probe.json" 2>&1 | tee "$out/bf16_ceiling_probe.log"
 fi
 timeout 180 python3 benchmarks/gpu_chapters.py --out "$out/gpu_chapters.json" > "$out/gpu_chapters.log" 2>&1 || echo "gpu_chapters failed"
