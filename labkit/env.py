@@ -44,8 +44,11 @@ def memory_limit_bytes() -> int:
 
     Binder advertises the host's RAM in /proc/meminfo but kills the kernel at its 2 GB
     cgroup limit, so sizes must come from the cgroup when there is one.
+    LABKIT_MEMORY_LIMIT_BYTES lowers the limit further, to rehearse a Binder-sized machine.
     """
     limits = [_meminfo_total()]
+    if os.environ.get("LABKIT_MEMORY_LIMIT_BYTES", "").isdigit():  # rehearse a smaller machine
+        limits.append(int(os.environ["LABKIT_MEMORY_LIMIT_BYTES"]))
     for path in ("/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"):
         try:
             text = open(path).read().strip()
