@@ -2,7 +2,8 @@
 
 Targets (CPU machine, Binder-sized): each notebook under 90 s and under 1.5 GB peak; the whole
 `make test` under 15 minutes. Each notebook runs in a fresh kernel, as nbval and learners run it.
-The peak is the kernel's own high-water mark (VmHWM in /proc) plus the largest peak seen
+Set LABKIT_MEMORY_LIMIT_BYTES=2147483648 to rehearse Binder: chapters then size themselves
+for a 2 GB container. The peak is the kernel's own high-water mark (VmHWM in /proc) plus the largest peak seen
 among its child processes (DataLoader workers, DDP ranks) by polling.
 
     python benchmarks/suite_cost.py [notebooks/01_strides_and_views.py ...] [--json out.json]
@@ -19,6 +20,8 @@ import time
 import jupytext
 import psutil
 from nbclient import NotebookClient
+
+from labkit import env
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 TIME_TARGET_S = 90
@@ -91,7 +94,8 @@ def main() -> int:
     args = parser.parse_args()
     sources = args.sources or sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.py"))
     print(f"machine: {platform.node()} ({psutil.cpu_count()} cores, "
-          f"{psutil.virtual_memory().total / 1e9:.1f} GB); targets: < {TIME_TARGET_S} s, "
+          f"{psutil.virtual_memory().total / 1e9:.1f} GB, chapters size for "
+          f"{env.memory_limit_bytes() / 2**30:.1f} GiB); targets: < {TIME_TARGET_S} s, "
           f"< {MEMORY_TARGET_GB} GB per notebook")
     print(f"{'notebook':40s} {'time (s)':>9s} {'peak (GB)':>10s}  verdict")
     rows = []
