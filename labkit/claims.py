@@ -11,7 +11,8 @@ machine and `refuted` or `depends` on another. Nothing here types a verdict in.
     claims.table([verdict])            # HTML in a notebook; .structure() for nbval
 
 `REGISTRY` holds every chapter's claims; those no chapter tests yet have no check and
-show in the ledger as 'not yet tested'.
+show in the ledger as 'not yet tested'. The check functions and their thresholds live in
+`labkit.claim_checks`.
 """
 
 from __future__ import annotations
@@ -22,26 +23,25 @@ import os
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 
+from labkit import claim_checks as checks
 from labkit import env, results
-
-CONFIRMED, REFUTED, DEPENDS = "confirmed", "refuted", "depends"
-OUTCOMES = (CONFIRMED, REFUTED, DEPENDS)
+from labkit.claim_checks import (  # re-exported: chapters and tests read them here
+    CACHE_LINE_BYTES,
+    CHANNELS_LAST_FASTER_RATIO,
+    CONFIRMED,
+    COSTLY_RATIO,
+    DEPENDS,
+    MISALIGNED_COSTLY_RATIO,
+    NARROW_COSTLY_RATIO,
+    OUTCOMES,
+    REFUTED,
+    STRIDE_AWARE_WIN_RATIO,
+    STRIDED_PENALTY_RATIO,
+    ClaimError,
+)
 
 SEED_STRIDES = "seeds/000_48436a37f9535c95.txt"  # "张量形状对齐失效导致300%延迟激增..."
 SEED_PIPELINE = "seeds/004_0e8e9a334eff3b12.txt"  # "工业级张量流水线优化手册..."
-
-# Thresholds, named so a reader sees what decides each verdict.
-COSTLY_RATIO = 1.5  # a copy is "implicit and costly" if the implicit path is > 1.5x the explicit one
-MISALIGNED_COSTLY_RATIO = 1.5  # misaligned reads "cost" if > 1.5x the aligned time per element
-CACHE_LINE_BYTES = 64  # the seed's cache line
-NARROW_COSTLY_RATIO = 1.5  # narrow on a transposed view is "costly" if > 1.5x narrow on contiguous
-STRIDED_PENALTY_RATIO = 1.5  # a transposed copy costs "more than its bytes" if > 1.5x slower than a plain copy
-STRIDE_AWARE_WIN_RATIO = 1.2  # a stride-aware kernel "beats" copy-then-kernel if > 1.2x faster
-CHANNELS_LAST_FASTER_RATIO = 1.05  # channels_last "raises throughput" if NHWC/NCHW img/s > 1.05
-
-
-class ClaimError(ValueError):
-    """A claim was asked for a verdict it cannot give (unknown id, missing evidence, untested)."""
 
 
 class _JudgeToken:
@@ -162,243 +162,6 @@ class Claim:
 
 
 # ---------------------------------------------------------------------------------------
-# Check functions: evidence -> (outcome, reason, depends_on). Each reads numbers only.
-
-def _check_c1(ev: Mapping, th: Mapping) -> tuple[str, str, str]:
-    stride, contiguous = tuple(ev["stride"]), bool(ev["is_contiguous"])
-    if stride == (1, 4) and not contiguous:
-        return CONFIRMED, f"x.t() has strides {stride} and is_contiguous() is False", ""
-    return REFUTED, f"x.t() has strides {stride}, is_contiguous() = {contiguous}", ""
-
-
-def _check_c3(ev: Mapping, th: Mapping) -> tuple[str, str, str]:
-    checked = int(ev["elements_checked"])
-    if checked <= 0:
-        raise ClaimError("C3: no element addresses were checked; evidence is empty")
-    in_elements, in_bytes = int(ev["element_formula_mismatches"]), int(ev["byte_formula_mismatches"])
-    if in_elements:
-        return REFUTED, f"{in_elements} of {checked} addresses differ from base + sum(i_k*stride_k)", ""
-    if in_bytes:
-        return (DEPENDS, f"right for all {checked} elements counted in elements; read as bytes it "
-                f"misses {in_bytes} addresses", "units: strides count elements, so byte "
-                "addresses need x itemsize (and + storage offset from the storage start)")
-    return CONFIRMED, f"all {checked} addresses match, in elements and in bytes", ""
-
-
-def _check_c4(ev: Mapping, th: Mapping) -> tuple[str, str, str]:
-    shape, stride = tuple(ev["shape"]), tuple(ev["stride"])
-    if stride == (12, 1, 4) and shape == (2, 4, 3):
-        return CONFIRMED, f"permute(0,2,1) gives shape {shape}, strides {stride}", ""
-    return REFUTED, f"permute(0,2,1) gives shape {shape}, strides {stride}", ""
-
-
-def _check_c8a(ev: Mapping, th: Mapping) -> tuple[str, str, str]:
-    if not ev["raised"]:
-        return REFUTED, "view(-1, 4) on the transposed tensor succeeded", ""
-    what = f"{ev['error_type']}: {ev['error_message']}"
-    if ev["noncontiguous_view_succeeded"]:
-        return (DEPENDS, f"view(-1, 4) raised {what}, yet another view of the same "
-                "non-contiguous tensor succeeded", "which dims are merged: view needs "
-                "stride-compatible dims, not contiguity")
-    return CONFIRMED, f"view raised {what} and no view of the non-contiguous tensor worked", ""
-
-
-def _check_c8b(ev: Mapping, th: Mapping) -> tuple[str, str, str]:
-    cases = list(ev["cases"])
-    if not cases:
-        raise ClaimError("C8b: no broadcasting cases were run")
-    wrong = [c for c in cases if _as_outcome(c["observed"]) != _as_outcome(c["seed_says"])]
-    if wrong:
-        first = wrong[0]
-        return (REFUTED, f"{len(wrong)} of {len(cases)} cases differ, e.g. {first['a']} with "
-                f"{first['b']} gave {first['observed']}, the seed says {first['seed_says']}", "")
-    return CONFIRMED, f"all {len(cases)} broadcasting cases behave as the seed says", ""
-
-
-def _as_outcome(value: object) -> object:
-    return "error" if value == "error" else tuple(value)
-
-
-def _check_c8c(ev: Mapping, th: Mapping) -> tuple[str, str, str]:
-    if not ev["raised"]:
-        return REFUTED, "permute(0, 0, 1) did not raise", ""
-    what = f"{ev['error_type']}: {ev['error_message']}"
-    if ev["error_type"] == "IndexError" and "repeated dim" in ev["error_message"]:
-        return CONFIRMED, f"raised {what}", ""
-    return (REFUTED, f"repeated dims are rejected, but with {what} "
-            "(not IndexError: repeated dim)", "")
-
-
-def _check_c11a(ev: Mapping, th: Mapping) -> tuple[str, str, str]:
-    shares, copied = bool(ev["shares_storage"]), int(ev["copy_bytes"])
-    if shares and copied == 0:
-        return CONFIRMED, "as_strided shares the input's storage and the copy detector saw 0 bytes", ""
-    return REFUTED, f"shares storage: {shares}, bytes copied: {copied}", ""
-
-
-def _check_c11b(ev: Mapping, th: Mapping) -> tuple[str, str, str]:
-    tools = dict(ev["tools"])
-    if not tools:
-        raise ClaimError("C11b: no tracer was tried")
-    worked = sorted(t for t, r in tools.items() if r["ok"] and r["matches_eager"])
-    failed = sorted(t for t in tools if t not in worked)
-    if not worked:
-        return CONFIRMED, f"none of {failed} captured as_strided correctly", ""
-    if not failed:
-        return REFUTED, f"{', '.join(worked)} all captured as_strided and match eager", ""
-    return (DEPENDS, f"worked: {', '.join(worked)}; failed: {', '.join(failed)}",
-            f"the tool: {', '.join(failed)} fail")
-
-
-def _band(value: float, spread: object, threshold: float) -> str:
-    """'above' or 'below' a threshold, or 'noise' when the measured spread straddles it.
-
-    spread is the IQR of the per-round ratios from bench.compare (optional); the pooled
-    ratio itself counts too, so a verdict never rests on a ratio the rounds do not support.
-    """
-    values = [value] + ([float(v) for v in spread] if spread else [])
-    if min(values) > threshold:
-        return "above"
-    if max(values) <= threshold:
-        return "below"
-    return "noise"
-
-
-NOISE = "noise: the spread of the measured ratio straddles the threshold; rerun on a quiet machine"
-
-
-def _check_c2(ev: Mapping, th: Mapping) -> tuple[str, str, str]:
-    cases = list(ev["cases"])
-    if not cases:
-        raise ClaimError("C2: no matmul case was measured")
-    holds, noisy, notes = [], [], []
-    for c in cases:
-        ratio = c["implicit_median_s"] / c["explicit_median_s"]
-        copies = int(c["implicit_copy_bytes"]) > 0
-        band = _band(ratio, c.get("ratio_iqr"), th["costly_ratio"])
-        notes.append(f"{c['case']}: implicit copy {'yes' if copies else 'no'}, "
-                     f"implicit/explicit time {ratio:.2f}x")
-        if copies and band == "above":
-            holds.append(c["case"])
-        elif copies and band == "noise":
-            noisy.append(c["case"])
-    text = "; ".join(notes)
-    if noisy:
-        return DEPENDS, text, NOISE
-    if len(holds) == len(cases):
-        return CONFIRMED, text, ""
-    if not holds:
-        return REFUTED, text, ""
-    return DEPENDS, text, f"the case: holds only for {', '.join(holds)}"
-
-
-def _check_c5(ev: Mapping, th: Mapping) -> tuple[str, str, str]:
-    if int(ev["fresh_checked"]) <= 0 or int(ev["views_checked"]) <= 0:
-        raise ClaimError("C5: no tensor's alignment was checked")
-    ratio = ev["misaligned_ns_per_element"] / ev["aligned_ns_per_element"]
-    fresh_bad, views_bad = int(ev["fresh_misaligned"]), int(ev["contiguous_views_misaligned"])
-    aligned = fresh_bad == 0 and views_bad == 0
-    band = _band(ratio, ev.get("misaligned_ratio_iqr"), th["misaligned_costly_ratio"])
-    text = (f"{fresh_bad}/{ev['fresh_checked']} fresh and {views_bad}/{ev['views_checked']} "
-            f"contiguous views off a {th['cache_line_bytes']}-byte line; misaligned/aligned "
-            f"time per element {ratio:.2f}x")
-    if band == "noise":
-        return DEPENDS, text, NOISE
-    if band == "below":
-        return REFUTED, text, ""
-    if aligned:
-        return CONFIRMED, text, ""
-    return DEPENDS, text, "fresh allocation vs view: contiguous views can start mid-line"
-
-
-def _check_c6(ev: Mapping, th: Mapping) -> tuple[str, str, str]:
-    copied = int(ev["copy_bytes"])
-    ratio = ev["narrow_transposed_median_s"] / ev["narrow_contiguous_median_s"]
-    if copied == 0 and ev["shares_storage"]:
-        return (REFUTED, f"narrow on the transposed view copied 0 bytes and shares storage; "
-                f"it takes {ratio:.2f}x the time of narrow on the contiguous tensor", "")
-    if ratio > th["narrow_costly_ratio"]:
-        return CONFIRMED, f"narrow copied {copied} bytes and took {ratio:.2f}x as long", ""
-    return DEPENDS, f"narrow copied {copied} bytes but took only {ratio:.2f}x as long", "size"
-
-
-def _check_c9(ev: Mapping, th: Mapping) -> tuple[str, str, str]:
-    full_copy = int(ev["transposed_copy_bytes"]) >= int(ev["expected_bytes"]) > 0
-    free_when_contiguous = bool(ev["contiguous_returns_self"]) and int(ev["contiguous_copy_bytes"]) == 0
-    penalty = ev["plain_copy_gbps"] / ev["transposed_gbps"]
-    text = (f"transposed: {ev['transposed_copy_bytes']} bytes copied at {ev['transposed_gbps']:.1f} "
-            f"GB/s, {penalty:.2f}x slower than a plain copy; already contiguous: "
-            f"{'returns itself, no copy' if free_when_contiguous else 'copies'}")
-    if not (full_copy and free_when_contiguous):
-        return REFUTED, text, ""
-    band = _band(penalty, ev.get("penalty_iqr"), th["strided_penalty_ratio"])
-    if band == "noise":
-        return DEPENDS, text, NOISE
-    if band == "above":
-        return CONFIRMED, text, ""
-    return DEPENDS, text, "what 'cost' means: a full copy, but at a plain copy's speed"
-
-
-def _check_c10(ev: Mapping, th: Mapping) -> tuple[str, str, str]:
-    ratio = ev["contiguous_path_median_s"] / ev["stride_aware_median_s"]
-    text = (f"{ev['kernel']}: copy-then-kernel takes {ratio:.2f}x the time of the "
-            "stride-aware kernel")
-    band = _band(ratio, ev.get("ratio_iqr"), th["stride_aware_win_ratio"])
-    if band == "noise":
-        return DEPENDS, text, NOISE
-    return (CONFIRMED if band == "above" else REFUTED), text, ""
-
-
-def _check_c12(ev: Mapping, th: Mapping) -> tuple[str, str, str]:
-    exists, breaks = bool(ev["config_exists"]), int(ev["graph_break_count"])
-    text = (f"output_graph_debug {'exists' if exists else 'does not exist'} in this torch; "
-            f"torch._dynamo.explain finds {ev['graph_count']} graph(s), {breaks} break(s) "
-            "in stride-changing code")
-    return (CONFIRMED if exists and breaks > 0 else REFUTED), text, ""
-
-
-def _check_c7(ev: Mapping, th: Mapping) -> tuple[str, str, str]:
-    runs = list(ev["runs"])
-    if not runs:
-        raise ClaimError("C7: no ResNet-50 run was measured")
-    if int(ev["channels_last_stride1"]) != 1:
-        return REFUTED, f"a channels_last tensor has stride[1] = {ev['channels_last_stride1']}", ""
-    bands = [_band(r["nhwc_img_s"] / r["nchw_img_s"], _inverse(r.get("nhwc_time_ratio_iqr")),
-                   th["channels_last_faster_ratio"]) for r in runs]
-    certain = [(r, band) for r, band in zip(runs, bands, strict=True) if band != "noise"]
-    faster = [r for r, band in certain if band == "above"]
-    ratios = ", ".join(f"{r['dtype']} b{r['batch']}: {r['nhwc_img_s'] / r['nchw_img_s']:.2f}x"
-                       for r in runs)
-    text = f"NHWC/NCHW img/s: {ratios}"
-    if len(certain) < len(runs):
-        text += f" ({len(runs) - len(certain)} run(s) within noise, left out)"
-    if not certain:
-        return DEPENDS, text, NOISE
-    if len(faster) == len(certain):
-        return CONFIRMED, text, ""
-    if not faster:
-        return REFUTED, text, ""
-    return DEPENDS, text, "dtype and batch: faster for " + ", ".join(
-        f"{r['dtype']} b{r['batch']}" for r in faster)
-
-
-def _inverse(spread: object) -> list[float] | None:
-    """A time ratio's spread turned into the spread of the matching speed ratio."""
-    return [1.0 / float(v) for v in spread] if spread else None
-
-
-def _check_c22(ev: Mapping, th: Mapping) -> tuple[str, str, str]:
-    conv, nhwc_mm = int(ev["conv_conversion_bytes"]), int(ev["channel_matmul_nhwc_copy_bytes"])
-    nchw_mm, kernels = int(ev["channel_matmul_nchw_copy_bytes"]), list(ev["conversion_kernels"])
-    text = (f"NHWC conv: {conv} bytes of layout copies, {len(kernels)} layout-conversion kernel(s), "
-            f"output {ev['conv_output_format']}; channel matmul copied {nhwc_mm} bytes from NHWC, "
-            f"{nchw_mm} from NCHW")
-    if conv > 0 or nhwc_mm > 0 or kernels:
-        return CONFIRMED, text, ""
-    return REFUTED, text, ""
-
-
-# ---------------------------------------------------------------------------------------
 # The registry
 
 def _claim(id: str, chapter: str, seed: str, section: str, statement: str, confirm_if: str = "",
@@ -411,47 +174,47 @@ _CLAIMS = [
     _claim("C1", "01", SEED_STRIDES, "第一章 什么是 stride 与 memory layout",
            "x.t() of a contiguous (3, 4) tensor has strides (1, 4) and is not contiguous.",
            "strides == (1, 4) and is_contiguous() is False", "any other strides or contiguity",
-           ("stride", "is_contiguous"), check=_check_c1, deterministic=True),
+           ("stride", "is_contiguous"), check=checks.check_c1, deterministic=True),
     _claim("C3", "01", SEED_STRIDES, "2.1 stride机制详解 (物理地址计算公式)",
            "The address of element (i, j, k) is base + i*stride[0] + j*stride[1] + k*stride[2].",
            "the formula gives every element's real address (data_ptr based)",
            "some element sits elsewhere; 'depends' if it holds only counted in elements",
            ("elements_checked", "element_formula_mismatches", "byte_formula_mismatches"),
-           check=_check_c3, deterministic=True),
+           check=checks.check_c3, deterministic=True),
     _claim("C4", "01", SEED_STRIDES, "2.1 stride机制详解 (常见stride组合对比)",
            "permute(0, 2, 1) of a contiguous [2, 3, 4] tensor has shape [2, 4, 3] and strides [12, 1, 4].",
            "torch reports exactly those strides", "any other strides",
-           ("shape", "stride"), check=_check_c4, deterministic=True),
+           ("shape", "stride"), check=checks.check_c4, deterministic=True),
     _claim("C8a", "01", SEED_STRIDES, "2.5 形状对齐失效的触发边界 (view() 失败)",
            "view() fails on a transposed (non-contiguous) tensor: it needs physically contiguous memory.",
            "view(-1, 4) raises and no view of a non-contiguous tensor succeeds",
            "view succeeds; 'depends' when some views of a non-contiguous tensor work",
            ("raised", "error_type", "error_message", "noncontiguous_view_succeeded"),
-           check=_check_c8a, deterministic=True),
+           check=checks.check_c8a, deterministic=True),
     _claim("C8b", "01", SEED_STRIDES, "2.5 形状对齐失效的触发边界 (broadcasting 越界)",
            "(1, 4) with (3, 1) broadcasts to (3, 4); (2, 4) with (3, 1) raises 'The size of tensor a (2) must match...'.",
            "every case gives the seed's shape or error", "any case differs",
-           ("cases",), check=_check_c8b, deterministic=True),
+           ("cases",), check=checks.check_c8b, deterministic=True),
     _claim("C8c", "01", SEED_STRIDES, "2.5 形状对齐失效的触发边界 (permute() 降级)",
            "permute(0, 0, 1) raises IndexError: repeated dim.",
            "an IndexError mentioning 'repeated dim' is raised",
            "no error, or another exception type/text",
-           ("raised", "error_type", "error_message"), check=_check_c8c, deterministic=True),
+           ("raised", "error_type", "error_message"), check=checks.check_c8c, deterministic=True),
     _claim("C11a", "01", SEED_STRIDES, "3.3 缓存友好型reshape策略 (as_strided的安全边界)",
            "torch.as_strided re-interprets a tensor's storage without copying.",
            "the result shares storage and the copy detector records no copy",
            "a copy is recorded or the storage differs",
-           ("shares_storage", "copy_bytes"), check=_check_c11a, deterministic=True),
+           ("shares_storage", "copy_bytes"), check=checks.check_c11a, deterministic=True),
     _claim("C11b", "01", SEED_STRIDES, "3.3 缓存友好型reshape策略 (生产环境校验清单)",
            "as_strided cannot be traced by the JIT ('非可追踪操作'), so it must be avoided in JIT scripts.",
            "torch.jit.trace, torch.jit.script and torch.compile all fail on it",
            "they capture it and match eager; 'depends' if only some do",
-           ("tools",), check=_check_c11b),
+           ("tools",), check=checks.check_c11b),
     _claim("C2", "02", SEED_STRIDES, "第一章 典型性能对比 (A100, FP16 batch64)",
            "x.transpose(0,1).matmul(w) pays an implicit contiguous copy: 84.2 ms against 21.7 ms with .contiguous() first.",
            f"a copy is recorded in the implicit path and it is > {COSTLY_RATIO}x slower than the explicit one",
            f"no implicit copy, or implicit/explicit <= {COSTLY_RATIO}",
-           ("cases",), thresholds={"costly_ratio": COSTLY_RATIO}, check=_check_c2),
+           ("cases",), thresholds={"costly_ratio": COSTLY_RATIO}, check=checks.check_c2),
     _claim("C5", "02", SEED_STRIDES, "2.2 contiguous张量的本质 (对齐优化效果对比)",
            "Contiguous tensors are aligned to 64-byte cache lines; misaligned non-contiguous access costs 42.7 ns against 19.1 ns.",
            f"every contiguous tensor starts on a line and misaligned reads are > {MISALIGNED_COSTLY_RATIO}x slower",
@@ -459,43 +222,43 @@ _CLAIMS = [
            ("fresh_checked", "fresh_misaligned", "views_checked", "contiguous_views_misaligned",
             "aligned_ns_per_element", "misaligned_ns_per_element"),
            thresholds={"misaligned_costly_ratio": MISALIGNED_COSTLY_RATIO,
-                       "cache_line_bytes": CACHE_LINE_BYTES}, check=_check_c5),
+                       "cache_line_bytes": CACHE_LINE_BYTES}, check=checks.check_c5),
     _claim("C6", "02", SEED_STRIDES, "2.3 非contiguous张量的隐式开销",
            "narrow() on a transposed view triggers an implicit contiguous() copy (89.7 us against 12.3 us).",
            f"the copy detector records a copy and narrow takes > {NARROW_COSTLY_RATIO}x as long",
            "no copy is recorded and the result shares storage",
            ("copy_bytes", "shares_storage", "narrow_contiguous_median_s", "narrow_transposed_median_s"),
-           thresholds={"narrow_costly_ratio": NARROW_COSTLY_RATIO}, check=_check_c6),
+           thresholds={"narrow_costly_ratio": NARROW_COSTLY_RATIO}, check=checks.check_c6),
     _claim("C9", "02", SEED_STRIDES, "3.1 contiguous()调用代价量化",
            "contiguous() on a transposed 128x512x256 tensor is costly (18,420 MB/s, 2.7M DTLB misses) against a natively contiguous tensor (920 MB/s).",
            f"a full copy, free when already contiguous, > {STRIDED_PENALTY_RATIO}x slower than a plain copy of the same bytes",
            "no full copy, or a copy when already contiguous; 'depends' if it runs at a plain copy's speed",
            ("transposed_copy_bytes", "expected_bytes", "contiguous_returns_self",
             "contiguous_copy_bytes", "transposed_gbps", "plain_copy_gbps"),
-           thresholds={"strided_penalty_ratio": STRIDED_PENALTY_RATIO}, check=_check_c9),
+           thresholds={"strided_penalty_ratio": STRIDED_PENALTY_RATIO}, check=checks.check_c9),
     _claim("C10", "02", SEED_STRIDES, "3.2 stride-aware算子设计",
            "A stride-aware kernel beats contiguous()-then-kernel (8.7 ms against 3.2 ms, 8 MB against 0 B copied).",
            f"copy-then-kernel takes > {STRIDE_AWARE_WIN_RATIO}x the stride-aware kernel's time",
            f"the ratio is <= {STRIDE_AWARE_WIN_RATIO}",
            ("kernel", "stride_aware_median_s", "contiguous_path_median_s"),
-           thresholds={"stride_aware_win_ratio": STRIDE_AWARE_WIN_RATIO}, check=_check_c10),
+           thresholds={"stride_aware_win_ratio": STRIDE_AWARE_WIN_RATIO}, check=checks.check_c10),
     _claim("C12", "02", SEED_STRIDES, "4.1 模型前向传播瓶颈定位",
            "torch._dynamo.config.output_graph_debug shows where stride changes split the graph.",
            "the setting exists and stride-changing code breaks the graph",
            "the setting does not exist, or stride changes cause no graph break",
-           ("config_exists", "graph_count", "graph_break_count"), check=_check_c12),
+           ("config_exists", "graph_count", "graph_break_count"), check=checks.check_c12),
     _claim("C7", "03", SEED_STRIDES, "2.4 memory layout类型对比 (ResNet-50, batch64, FP16)",
            "channels_last raises ResNet-50 inference from 1820 to 2190 img/s (A100 fp16) and needs stride[1] == 1.",
            f"channels_last has stride[1] == 1 and NHWC/NCHW img/s > {CHANNELS_LAST_FASTER_RATIO} in every run",
            f"NHWC/NCHW <= {CHANNELS_LAST_FASTER_RATIO} in every run; 'depends' if mixed",
            ("channels_last_stride1", "runs"),
-           thresholds={"channels_last_faster_ratio": CHANNELS_LAST_FASTER_RATIO}, check=_check_c7),
+           thresholds={"channels_last_faster_ratio": CHANNELS_LAST_FASTER_RATIO}, check=checks.check_c7),
     _claim("C22", "03", SEED_PIPELINE, "4.1 Tensor内存布局重构 (cuBLAS兼容性适配)",
            "cuBLAS requires NCHW input, so NHWC must be converted (NHWC to NCHW) before the GEMM.",
            "a layout-conversion copy or kernel is recorded for the conv / channel matmul on NHWC input",
            "conv and matmul consume NHWC with no conversion copy",
            ("conv_conversion_bytes", "conversion_kernels", "conv_output_format",
-            "channel_matmul_nhwc_copy_bytes", "channel_matmul_nchw_copy_bytes"), check=_check_c22),
+            "channel_matmul_nhwc_copy_bytes", "channel_matmul_nchw_copy_bytes"), check=checks.check_c22),
     # Later chapters: registered so the ledger lists them; their chapters add the checks.
     _claim("C13", "05", SEED_PIPELINE, "4.3 Pinned memory预分配与零拷贝DMA通道绑定",
            "pin_memory_device='cuda:0' gives a zero-copy DMA path (no explicit host-to-device copy)."),
