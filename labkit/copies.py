@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import dataclasses
 import html
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import torch
@@ -221,6 +222,17 @@ class detect:  # noqa: N801 -- used like a function: `with copies.detect() as lo
 
     def __exit__(self, *exc: object) -> None:
         self._mode.__exit__(*exc)
+
+
+def bytes_copied(fn: Callable[[], object]) -> int:
+    """Bytes of existing data that fn() copies, as the detector sees them.
+
+    A one-number answer for quizzes and checks ("does this op copy?"); use
+    `with detect() as log:` to see which ops did it.
+    """
+    with detect() as log:
+        fn()
+    return log.total_bytes
 
 
 def shares_storage(a: torch.Tensor, b: torch.Tensor) -> bool:

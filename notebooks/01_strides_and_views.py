@@ -371,19 +371,12 @@ print(c8c.claim_id, c8c.label, "--", c8c.reason)
 # without a copy. Sliding windows of width 3 over 10 numbers: stride (1, 1).
 
 # %%
-def copied_bytes(fn) -> int:
-    """Bytes the copy detector sees fn() copy."""
-    with copies.detect() as log:
-        fn()
-    return log.total_bytes
-
-
 signal = torch.arange(10, dtype=torch.float32)
 quiz_c11a = widgets.Quiz(
     "w = signal.as_strided((8, 3), (1, 1)) has 24 elements, signal has 10. How many bytes does it copy?",
     choices=["0", "96 (24 x 4)", "40 (10 x 4)"],
     answer=lambda: {0: "0", 96: "96 (24 x 4)", 40: "40 (10 x 4)"}.get(
-        copied_bytes(lambda: signal.as_strided((8, 3), (1, 1))), "something else"),
+        copies.bytes_copied(lambda: signal.as_strided((8, 3), (1, 1))), "something else"),
 )
 quiz_c11a
 

@@ -217,18 +217,11 @@ print(profile.key_averages().table(sort_by="cuda_time_total" if on_gpu else "cpu
 # %%
 x1024 = torch.randn(1024, 1024, device=device)
 y1024 = x1024.transpose(0, 1)
-def copied_bytes(fn) -> int:
-    """Bytes the copy detector sees fn() copy."""
-    with copies.detect() as log:
-        fn()
-    return log.total_bytes
-
-
 quiz_c6 = widgets.Quiz(
     "y = x.transpose(0, 1) for a 1024x1024 x. How many bytes does y.narrow(0, 0, 512) copy?",
     choices=["0", "2 MiB (the 512 rows)", "4 MiB (all of y)"],
     answer=lambda: {0: "0", 2 << 20: "2 MiB (the 512 rows)", 4 << 20: "4 MiB (all of y)"}.get(
-        copied_bytes(lambda: y1024.narrow(0, 0, 512)), "something else"),
+        copies.bytes_copied(lambda: y1024.narrow(0, 0, 512)), "something else"),
 )
 quiz_c6
 

@@ -165,3 +165,9 @@ def test_shares_storage():
     assert not copies.shares_storage(x, x.clone())
     with pytest.raises(TypeError, match="needs two tensors"):
         copies.shares_storage(x, [1, 2])
+
+
+def test_bytes_copied_is_the_detectors_total():
+    x = torch.randn(64, 32)
+    assert copies.bytes_copied(lambda: x.t()) == 0
+    assert copies.bytes_copied(lambda: x.t().contiguous()) == x.numel() * x.element_size()
