@@ -116,7 +116,7 @@ fresh = [torch.empty(n, dtype=dtype, device=device)
 base = torch.empty(4096, device=device)
 contiguous_views = {"x[1:]": base[1:], "x[3:]": base[3:], "x[16:]": base[16:],
                     "x.view(64, 64)[5:]": base.view(64, 64)[5:], "x[64:128]": base[64:128]}
-fresh_misaligned = sum(t.data_ptr() % claims.CACHE_LINE_BYTES != 0 for t in fresh)
+fresh_misaligned = sum(t.data_ptr() % claims.ch02.CACHE_LINE_BYTES != 0 for t in fresh)
 print(f"fresh allocations: {fresh_misaligned} of {len(fresh)} start off a 64-byte line")
 for name, v in contiguous_views.items():
     print(f"{name:<20} contiguous={v.is_contiguous()}, data_ptr % 64 = {v.data_ptr() % 64}")

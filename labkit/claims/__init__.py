@@ -1,0 +1,48 @@
+"""The seed articles' claims, and verdicts computed from measured evidence.
+
+    from labkit import claims
+    claims.get("C1")                                   # the claim and its rule, before measuring
+    verdict = claims.get("C1").judge({"shape": [4, 3], "stride": [1, 4], "is_contiguous": False})
+    claims.table([verdict])                            # HTML in a notebook; .structure() for nbval
+
+Where things live: `core` (what a Claim and a Verdict are), `chNN` (each chapter's claims:
+statement, rule, thresholds and check on one screen), `registry` (all of them), `tables`
+(verdict tables, the ledger, saving and the recorded reference).
+"""
+
+from labkit.claims.core import (
+    CONFIRMED,
+    DEPENDS,
+    NOISE,
+    OUTCOMES,
+    REFUTED,
+    SEED_FORM,
+    SEED_PIPELINE,
+    SEED_STRIDES,
+    Claim,
+    ClaimError,
+    Verdict,
+    band,
+)
+from labkit.claims.registry import REGISTRY, for_chapter, get
+from labkit.claims.tables import (
+    LEDGER_COLUMNS,
+    VERDICT_COLUMNS,
+    Ledger,
+    RecordedEvidence,
+    VerdictTable,
+    ledger,
+    recorded,
+    recorded_evidence,
+    recorded_verdicts,
+    save,
+    saved_verdicts,
+    table,
+)
+
+__all__ = [
+    "CONFIRMED", "DEPENDS", "NOISE", "OUTCOMES", "REFUTED", "SEED_FORM", "SEED_PIPELINE",
+    "SEED_STRIDES", "Claim", "ClaimError", "Verdict", "band", "REGISTRY", "for_chapter", "get",
+    "LEDGER_COLUMNS", "VERDICT_COLUMNS", "Ledger", "RecordedEvidence", "VerdictTable", "ledger",
+    "recorded", "recorded_evidence", "recorded_verdicts", "save", "saved_verdicts", "table",
+]

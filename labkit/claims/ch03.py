@@ -1,0 +1,83 @@
+"""Chapter 03, memory layouts (NCHW against channels_last): C7, C22."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from labkit.claims.core import (
+    CONFIRMED,
+    DEPENDS,
+    NOISE,
+    REFUTED,
+    SEED_PIPELINE,
+    SEED_STRIDES,
+    Claim,
+    ClaimError,
+    band,
+)
+
+CHANNELS_LAST_FASTER_RATIO = 1.05  # channels_last "raises throughput" if NHWC/NCHW img/s > 1.05
+
+
+def _inverse(spread: Sequence[float] | None) -> list[float] | None:
+    """A time ratio's spread turned into the spread of the matching speed ratio."""
+    return [1.0 / float(v) for v in spread] if spread else None
+
+
+def check_c7(ev: Mapping, th: Mapping) -> tuple[str, str, str]:
+    runs = list(ev["runs"])
+    if not runs:
+        raise ClaimError("C7: no ResNet-50 run was measured")
+    if int(ev["channels_last_stride1"]) != 1:
+        return REFUTED, f"a channels_last tensor has stride[1] = {ev['channels_last_stride1']}", ""
+    bands = [band(r["nhwc_img_s"] / r["nchw_img_s"], _inverse(r.get("nhwc_time_ratio_iqr")),
+                  th["channels_last_faster_ratio"]) for r in runs]
+    certain = [(r, b) for r, b in zip(runs, bands, strict=True) if b != "noise"]
+    faster = [r for r, b in certain if b == "above"]
+    ratios = ", ".join(f"{r['dtype']} b{r['batch']}: {r['nhwc_img_s'] / r['nchw_img_s']:.2f}x"
+                       for r in runs)
+    text = f"NHWC/NCHW img/s: {ratios}"
+    if len(certain) < len(runs):
+        text += f" ({len(runs) - len(certain)} run(s) within noise, left out)"
+    if not certain:
+        return DEPENDS, text, NOISE
+    if len(faster) == len(certain):
+        return CONFIRMED, text, ""
+    if not faster:
+        return REFUTED, text, ""
+    return DEPENDS, text, "dtype and batch: faster for " + ", ".join(
+        f"{r['dtype']} b{r['batch']}" for r in faster)
+
+
+C7 = Claim(
+    "C7", "03", SEED_STRIDES, "2.4 Memory layout types compared (ResNet-50, batch 64, FP16)",
+    "channels_last raises ResNet-50 inference from 1820 to 2190 img/s (A100 fp16) and needs stride[1] == 1.",
+    f"channels_last has stride[1] == 1 and NHWC/NCHW img/s > {CHANNELS_LAST_FASTER_RATIO} in every run",
+    f"NHWC/NCHW <= {CHANNELS_LAST_FASTER_RATIO} in every run; 'depends' if mixed",
+    ("channels_last_stride1", "runs"),
+    thresholds={"channels_last_faster_ratio": CHANNELS_LAST_FASTER_RATIO}, check=check_c7,
+    section_zh="2.4 memory layout类型对比 (ResNet-50, batch64, FP16)",
+    seed_setting="A100 GPU, fp16, batch 64 (and an ARM CPU table)")
+
+
+def check_c22(ev: Mapping, th: Mapping) -> tuple[str, str, str]:
+    conv, nhwc_mm = int(ev["conv_conversion_bytes"]), int(ev["channel_matmul_nhwc_copy_bytes"])
+    nchw_mm, kernels = int(ev["channel_matmul_nchw_copy_bytes"]), list(ev["conversion_kernels"])
+    text = (f"NHWC conv: {conv} bytes of layout copies, {len(kernels)} layout-conversion kernel(s), "
+            f"output {ev['conv_output_format']}; channel matmul copied {nhwc_mm} bytes from NHWC, "
+            f"{nchw_mm} from NCHW")
+    if conv > 0 or nhwc_mm > 0 or kernels:
+        return CONFIRMED, text, ""
+    return REFUTED, text, ""
+
+
+C22 = Claim(
+    "C22", "03", SEED_PIPELINE, "4.1 Rebuilding tensor memory layout (cuBLAS compatibility)",
+    "cuBLAS requires NCHW input, so NHWC must be converted (NHWC to NCHW) before the GEMM.",
+    "a layout-conversion copy or kernel is recorded for the conv / channel matmul on NHWC input",
+    "conv and matmul consume NHWC with no conversion copy",
+    ("conv_conversion_bytes", "conversion_kernels", "conv_output_format",
+     "channel_matmul_nhwc_copy_bytes", "channel_matmul_nchw_copy_bytes"), check=check_c22,
+    section_zh="4.1 Tensor内存布局重构 (cuBLAS兼容性适配)", seed_setting="a GPU with cuBLAS")
+
+CLAIMS = [C7, C22]

@@ -1,0 +1,191 @@
+"""What a claim and a verdict are, and the one rule every timing-based check shares.
+
+A `Claim` is one statement from a seed article: an English gist of the seed's sentence, the
+section it comes from (English, with the Chinese title kept for a tooltip), what would confirm
+or refute it, its named thresholds and the check function that decides. A `Verdict` is only
+ever made by `Claim.judge(evidence)`: the check reads numbers a chapter measured, so the same
+code gives `confirmed` on one machine and `refuted` or `depends` on another. Nothing here
+types a verdict in.
+
+Each chapter's claims live together in `labkit/claims/chNN.py` (statement, rule, thresholds
+and check on one screen); `labkit.claims` collects them into the registry.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+CONFIRMED, REFUTED, DEPENDS = "confirmed", "refuted", "depends"
+OUTCOMES = (CONFIRMED, REFUTED, DEPENDS)
+
+# The seed articles, named by file (their titles, in English, are in the README).
+SEED_STRIDES = "seeds/000_48436a37f9535c95.txt"  # "A 300% latency spike from broken shape alignment..."
+SEED_PIPELINE = "seeds/004_0e8e9a334eff3b12.txt"  # "An industrial tensor pipeline optimisation handbook..."
+
+# A verdict says which form of its claim it judged: the seed's own setting, or an analogue.
+SEED_FORM = "the seed's form"
+
+NOISE = "noise: the spread of the measured ratio straddles the threshold; rerun on a quiet machine"
+
+
+class ClaimError(ValueError):
+    """A claim was asked for a verdict it cannot give (unknown id, missing evidence, untested)."""
+
+
+def band(value: float, spread: Sequence[float] | None, threshold: float) -> str:
+    """'above' or 'below' a threshold, or 'noise' when the measured spread straddles it.
+
+    spread is the IQR of the per-round ratios from bench.compare (optional); the pooled
+    ratio itself counts too, so a verdict never rests on a ratio the rounds do not support.
+    """
+    values = [value] + ([float(v) for v in spread] if spread else [])
+    if min(values) > threshold:
+        return "above"
+    if max(values) <= threshold:
+        return "below"
+    return "noise"
+
+
+class _JudgeToken:
+    """Only `Claim.judge` and `Verdict.from_dict` hold this: a verdict can't be typed in."""
+
+
+_TOKEN = _JudgeToken()
+
+Check = Callable[[Mapping, Mapping], tuple[str, str, str]]  # -> (outcome, reason, depends_on)
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The outcome of one claim's check on one machine's evidence.
+
+    outcome is 'confirmed', 'refuted' or 'depends' (then depends_on says on what); reason
+    is one sentence built from the numbers; evidence and thresholds are what decided it.
+    form says which form of the claim was judged (the seed's own setting, or an analogue
+    this machine can run). recorded=True marks a verdict read back from a saved run.
+    """
+
+    claim_id: str
+    outcome: str
+    reason: str
+    evidence: Mapping
+    thresholds: Mapping
+    depends_on: str = ""
+    machine: str = ""
+    form: str = SEED_FORM
+    recorded: bool = False
+    issued_by: object = field(default=None, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        if self.issued_by is not _TOKEN:
+            raise ClaimError("a Verdict is computed, never typed in: call "
+                             f"claims.get({self.claim_id!r}).judge(evidence)")
+        if self.outcome not in OUTCOMES:
+            raise ClaimError(f"outcome must be one of {OUTCOMES}, got {self.outcome!r}")
+        if not self.evidence:
+            raise ClaimError(f"{self.claim_id}: a verdict needs evidence, got none")
+        if (self.outcome == DEPENDS) != bool(self.depends_on):
+            raise ClaimError(f"{self.claim_id}: 'depends' and only 'depends' names what it depends on")
+
+    def to_dict(self) -> dict:
+        """Plain JSON values, as saved by `labkit.results`."""
+        from labkit import results
+
+        return {"claim_id": self.claim_id, "outcome": self.outcome, "reason": self.reason,
+                "depends_on": self.depends_on, "machine": self.machine, "form": self.form,
+                "evidence": results.to_jsonable(self.evidence), "thresholds": dict(self.thresholds)}
+
+    @classmethod
+    def from_dict(cls, data: Mapping, recorded: bool = True) -> Verdict:
+        """A verdict read back from saved results (marked recorded)."""
+        try:
+            return cls(claim_id=data["claim_id"], outcome=data["outcome"], reason=data["reason"],
+                       evidence=data["evidence"], thresholds=data.get("thresholds", {}),
+                       depends_on=data.get("depends_on", ""), machine=data.get("machine", ""),
+                       form=data.get("form", SEED_FORM), recorded=recorded, issued_by=_TOKEN)
+        except KeyError as missing:
+            raise ClaimError(f"saved verdict lacks {missing}; the results file is damaged "
+                             "or from another version") from None
+
+    @property
+    def label(self) -> str:
+        """'refuted', or 'depends (on ...)'."""
+        return f"{self.outcome} (on {self.depends_on})" if self.depends_on else self.outcome
+
+    def _repr_html_(self) -> str:
+        from labkit.claims.tables import VerdictTable
+
+        return VerdictTable([self])._repr_html_()
+
+
+@dataclass(frozen=True)
+class Claim:
+    """One statement from a seed article, and how a measurement decides it.
+
+    section is the seed's section in English; section_zh the seed's own title (a tooltip).
+    seed_setting is the setting the seed states (device, precision, size), so a verdict
+    made elsewhere can say it judged an analogue. deterministic: the verdict follows from
+    tensor semantics (strides, errors), not timings, so nbval may compare it.
+    """
+
+    id: str
+    chapter: str
+    seed: str
+    section: str
+    statement: str
+    confirm_if: str = ""
+    refute_if: str = ""
+    evidence_keys: tuple[str, ...] = ()
+    thresholds: Mapping[str, float] = field(default_factory=dict)
+    check: Check | None = None
+    deterministic: bool = False
+    section_zh: str = ""
+    seed_setting: str = ""
+
+    @property
+    def tested(self) -> bool:
+        """Whether a chapter tests this claim yet (it has a check function)."""
+        return self.check is not None
+
+    def judge(self, evidence: Mapping, machine: str = "", form: str = SEED_FORM) -> Verdict:
+        """Compute this claim's verdict from measured evidence, with its thresholds.
+
+        form: which form of the claim the evidence tests: SEED_FORM when it was measured
+        in the seed's own setting, else a short description ("CPU analogue: float32").
+        """
+        from labkit import env
+
+        if self.check is None:
+            raise ClaimError(f"{self.id} is not tested yet (chapter {self.chapter}); "
+                             "it is listed in the ledger as 'not yet tested'")
+        if not isinstance(evidence, Mapping) or not evidence:
+            raise ClaimError(f"{self.id}: judge() needs the measured evidence as a dict "
+                             f"with keys {list(self.evidence_keys)}, got {evidence!r}")
+        missing = [k for k in self.evidence_keys if k not in evidence]
+        if missing:
+            raise ClaimError(f"{self.id}: evidence lacks {missing}; measure them and pass "
+                             f"a dict with keys {list(self.evidence_keys)}")
+        if not isinstance(form, str) or not form.strip():
+            raise ClaimError(f"{self.id}: form must name the form judged, e.g. claims.SEED_FORM "
+                             "or 'CPU analogue: float32'")
+        outcome, reason, depends_on = self.check(evidence, self.thresholds)
+        return Verdict(self.id, outcome, reason, dict(evidence), dict(self.thresholds),
+                       depends_on, machine or env.device_key(), form.strip(), issued_by=_TOKEN)
+
+    def _repr_html_(self) -> str:
+        source = f"{self.seed} § {self.section}" + (f" ({self.section_zh})" if self.section_zh else "")
+        rows = [("claim", f"{self.id}: {self.statement}"), ("source", source)]
+        if self.seed_setting:
+            rows.append(("the seed's setting", self.seed_setting))
+        rows += [("confirmed if", self.confirm_if), ("refuted if", self.refute_if)]
+        rows += [(f"threshold {k}", str(v)) for k, v in self.thresholds.items()]
+        body = "".join(f"<tr><th style='text-align:left'>{html.escape(k)}</th>"
+                       f"<td style='text-align:left'>{html.escape(v)}</td></tr>" for k, v in rows)
+        return f"<table>{body}</table>"
+
+    def __repr__(self) -> str:
+        rule = f"confirmed if {self.confirm_if}; refuted if {self.refute_if}"
+        limits = ", ".join(f"{k}={v}" for k, v in self.thresholds.items())
+        return f"{self.id}: {self.statement}\n  {rule}" + (f"\n  thresholds: {limits}" if limits else "")

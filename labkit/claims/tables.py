@@ -1,0 +1,245 @@
+"""Verdicts shown and kept: a chapter's verdict table, the ledger, saving, the reference.
+
+A table puts this machine's verdict (with the form of the claim it judged) beside the
+reference GPU's recorded verdict. Sections show in English; the seed's Chinese title is a
+tooltip, since many fonts draw CJK as boxes.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import os
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from labkit import results
+from labkit.claims.core import CONFIRMED, DEPENDS, REFUTED, SEED_FORM, Claim, Verdict
+from labkit.claims.registry import ALL, get
+
+VERDICT_COLUMNS = ("claim", "source", "statement", "this machine", "form judged", "reason",
+                   "recorded reference")
+_COLOURS = {CONFIRMED: "#1a7f37", REFUTED: "#cf222e", DEPENDS: "#9a6700"}
+
+
+def _source(claim: Claim) -> str:
+    """'seed 000 §2.1 How strides work': which seed (by number) and which section."""
+    return f"seed {claim.seed.split('/')[-1][:3]} §{claim.section}"
+
+
+def _cell(text: str, tooltip: str = "") -> str:
+    colour = next((c for o, c in _COLOURS.items() if text.startswith(o)), None)
+    style = f"text-align:left;color:{colour};font-weight:bold" if colour else "text-align:left"
+    title = f" title='{html.escape(tooltip, quote=True)}'" if tooltip else ""
+    return f"<td style='{style}'{title}>{html.escape(text)}</td>"
+
+
+@dataclass(repr=False)
+class VerdictTable:
+    """A chapter's verdicts, with the reference GPU's recorded verdicts beside them.
+
+    _repr_html_ for people; structure() is deterministic text for nbval (ids and columns,
+    and only the verdicts of claims marked deterministic).
+    """
+
+    verdicts: list[Verdict]
+    recorded: dict[str, Verdict] = field(default_factory=dict)
+    reference: str = ""
+    pending: list[str] = field(default_factory=list)  # claim ids with no verdict on this machine
+    recording_reference: bool = False  # this run itself writes the reference results
+
+    def _ids(self) -> list[str]:
+        return [v.claim_id for v in self.verdicts] + self.pending
+
+    def rows(self) -> list[dict]:
+        """One dict per claim with the columns of VERDICT_COLUMNS."""
+        out = []
+        by_id = {v.claim_id: v for v in self.verdicts}
+        for claim_id in self._ids():
+            claim, verdict, ref = get(claim_id), by_id.get(claim_id), self.recorded.get(claim_id)
+            out.append({
+                "claim": claim_id, "source": _source(claim), "statement": claim.statement,
+                "this machine": verdict.label if verdict else "needs a GPU: not measured here",
+                "form judged": verdict.form if verdict else "",
+                "reason": verdict.reason if verdict else (ref.reason if ref else ""),
+                "recorded reference": self._reference_text(ref),
+            })
+        return out
+
+    def _reference_text(self, ref: Verdict | None) -> str:
+        if self.recording_reference:
+            return f"this run is the {self.reference} reference"
+        if ref is None:
+            return f"nothing recorded yet for {self.reference or 'the reference'}"
+        form = "" if ref.form == SEED_FORM else f", {ref.form}"
+        return f"{ref.label} (recorded, {ref.machine}{form})"
+
+    def structure(self) -> str:
+        """Column names and claim ids, with verdicts only where they cannot vary by machine."""
+        lines = ["columns: " + " | ".join(VERDICT_COLUMNS)]
+        by_id = {v.claim_id: v for v in self.verdicts}
+        for claim_id in self._ids():
+            verdict = by_id.get(claim_id)
+            if verdict is None:
+                shown = "no verdict here (needs a GPU)"
+            elif get(claim_id).deterministic:
+                shown = verdict.label
+            else:
+                shown = "measured (varies by machine)"
+            lines.append(f"{claim_id}: {shown}")
+        return "\n".join(lines)
+
+    def __str__(self) -> str:
+        return "\n".join(f"{r['claim']:<5} {r['this machine']:<40} {r['recorded reference']}"
+                         for r in self.rows())
+
+    def __repr__(self) -> str:
+        """Plain text where HTML does not render: the deterministic structure."""
+        return self.structure()
+
+    def _repr_html_(self) -> str:
+        head = "".join(f"<th style='text-align:left'>{html.escape(c)}</th>" for c in VERDICT_COLUMNS)
+        body = ""
+        for row in self.rows():
+            zh = get(row["claim"]).section_zh
+            body += "<tr>" + "".join(_cell(str(row[c]), zh if c == "source" else "")
+                                     for c in VERDICT_COLUMNS) + "</tr>"
+        return f"<table><tr>{head}</tr>{body}</table>"
+
+
+def table(verdicts: Iterable[Verdict], pending: Iterable[str] = (),
+          reference: str = results.DEFAULT_REFERENCE) -> VerdictTable:
+    """The verdict table of these verdicts, beside the reference machine's recorded ones.
+
+    pending: ids of claims that got no verdict on this machine (GPU-only forms); their
+    recorded verdicts are still shown.
+    """
+    verdicts = list(verdicts)
+    ids = [v.claim_id for v in verdicts] + list(pending)
+    recording = os.environ.get(results.REFERENCE_ENV, "").strip() == reference
+    return VerdictTable(verdicts, {} if recording else recorded_verdicts(ids, reference),
+                        reference, list(pending), recording)
+
+
+LEDGER_COLUMNS = ("claim", "chapter", "source", "statement", "this machine", "reference")
+
+
+@dataclass(repr=False)
+class Ledger:
+    """Every claim of the curriculum with its saved verdicts: this machine's and the reference's."""
+
+    mine: dict[str, Verdict]
+    reference_verdicts: dict[str, Verdict]
+    reference: str
+
+    def rows(self) -> list[dict]:
+        """One dict per registered claim, in curriculum order, with LEDGER_COLUMNS."""
+        out = []
+        for claim in ALL:
+            if not claim.tested:
+                here = there = "not yet tested"
+            else:
+                here = self.mine[claim.id].label if claim.id in self.mine else "not run here yet"
+                there = (self.reference_verdicts[claim.id].label
+                         if claim.id in self.reference_verdicts else "nothing recorded yet")
+            out.append({"claim": claim.id, "chapter": claim.chapter, "source": _source(claim),
+                        "statement": claim.statement, "this machine": here, "reference": there})
+        return out
+
+    def structure(self) -> str:
+        """Deterministic text for nbval: columns, then each claim id with its chapter."""
+        return "\n".join(["columns: " + " | ".join(LEDGER_COLUMNS)]
+                         + [f"{c.id}: chapter {c.chapter}, {'tested' if c.tested else 'not yet tested'}"
+                            for c in ALL])
+
+    def __repr__(self) -> str:
+        return self.structure()
+
+    def _repr_html_(self) -> str:
+        head = "".join(f"<th style='text-align:left'>{html.escape(c)}</th>" for c in LEDGER_COLUMNS)
+        body = "".join("<tr>" + "".join(_cell(str(r[c])) for c in LEDGER_COLUMNS) + "</tr>"
+                       for r in self.rows())
+        return (f"<table><caption>reference: {html.escape(self.reference)}</caption>"
+                f"<tr>{head}</tr>{body}</table>")
+
+
+def ledger(reference: str = results.DEFAULT_REFERENCE) -> Ledger:
+    """The claims ledger from saved results: this machine's verdicts beside the reference's."""
+    return Ledger(saved_verdicts(None), saved_verdicts(reference), reference)
+
+
+VERDICT_KEY_PREFIX = "verdict:"  # results key of a claim's verdict: "verdict:C2"
+
+
+def save(verdicts: Iterable[Verdict], chapter: str) -> None:
+    """Save a chapter's verdicts with their evidence through labkit.results.
+
+    They go to this machine's results file, or to results/<machine>.json when
+    LABKIT_RECORD_REFERENCE=<machine> is set (how the reference GPU run is recorded).
+    """
+    for verdict in verdicts:
+        results.record(chapter, VERDICT_KEY_PREFIX + verdict.claim_id, verdict.to_dict())
+
+
+def saved_verdicts(machine: str | None = None) -> dict[str, Verdict]:
+    """Every verdict saved in a results file: a reference machine's, or this machine's (None)."""
+    data = results.load(machine) or {}
+    found: dict[str, Verdict] = {}
+    for entries in data.get("chapters", {}).values():
+        for key, entry in entries.items():
+            if key.startswith(VERDICT_KEY_PREFIX):
+                verdict = Verdict.from_dict(entry["payload"], recorded=machine is not None)
+                found[verdict.claim_id] = verdict
+    return found
+
+
+def recorded_verdicts(claim_ids: Iterable[str],
+                      reference: str = results.DEFAULT_REFERENCE) -> dict[str, Verdict]:
+    """The reference machine's recorded verdicts for these claims (missing ones left out)."""
+    wanted = set(claim_ids)
+    return {k: v for k, v in saved_verdicts(reference).items() if k in wanted}
+
+
+def recorded(claim_id: str, reference: str = results.DEFAULT_REFERENCE) -> Verdict | None:
+    """One recorded reference verdict, or None when nothing is recorded yet."""
+    return recorded_verdicts([claim_id], reference).get(claim_id)
+
+
+@dataclass(repr=False)
+class RecordedEvidence:
+    """The reference machine's recorded verdicts with their evidence, labelled as recorded."""
+
+    claim_ids: list[str]
+    found: dict[str, Verdict]
+    reference: str
+
+    def lines(self) -> list[str]:
+        """One line per claim: the recorded verdict and reason, or that nothing is recorded."""
+        out = []
+        for claim_id in self.claim_ids:
+            verdict = self.found.get(claim_id)
+            out.append(f"{claim_id} on {self.reference} (recorded): {verdict.label} -- {verdict.reason}"
+                       if verdict else f"{claim_id}: nothing recorded yet for {self.reference}")
+        return out
+
+    def __repr__(self) -> str:
+        return "\n".join(self.lines())
+
+    def _repr_html_(self) -> str:
+        parts = []
+        for claim_id, line in zip(self.claim_ids, self.lines(), strict=True):
+            verdict = self.found.get(claim_id)
+            evidence = "" if verdict is None else (
+                "<details><summary>recorded evidence</summary><pre>"
+                + html.escape(json.dumps(results.to_jsonable(verdict.evidence), indent=1,
+                                         ensure_ascii=False)) + "</pre></details>")
+            parts.append(f"<div><b>{html.escape(line)}</b>{evidence}</div>")
+        return "".join(parts)
+
+
+def recorded_evidence(claim_ids: Iterable[str],
+                      reference: str = results.DEFAULT_REFERENCE) -> RecordedEvidence:
+    """What the reference GPU recorded for these claims, to show where this machine cannot run
+    the claim's own (GPU) form."""
+    ids = list(claim_ids)
+    return RecordedEvidence(ids, recorded_verdicts(ids, reference), reference)
