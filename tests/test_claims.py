@@ -1,10 +1,18 @@
-"""Each claim's check on constructed evidence, both ways: no verdict is fixed in advance."""
+"""The claims machinery: registry, verdicts that cannot be typed in, tables, saving, the ledger.
+Each chapter's checks are tested both ways in tests/test_claims_chNN.py."""
 
+import importlib
 from pathlib import Path
 
 import pytest
 
 from labkit import claims
+from tests.claim_helpers import judge
+from tests.test_claims_ch01 import CASES as CH01
+from tests.test_claims_ch02 import CASES as CH02
+from tests.test_claims_ch03 import CASES as CH03
+
+CASES = {**CH01, **CH02, **CH03}
 
 CHAPTER_IDS = {
     "01": ["C1", "C3", "C4", "C8a", "C8b", "C8c", "C11a", "C11b"],
@@ -13,148 +21,14 @@ CHAPTER_IDS = {
 }
 
 
-def judge(claim_id, **evidence):
-    return claims.get(claim_id).judge(evidence, machine="test")
-
-
-def outcomes(claim_id, cases):
-    """Outcome of each evidence dict, keyed by the expected outcome."""
-    return {expected: judge(claim_id, **ev).outcome for expected, ev in cases.items()}
-
-
-# Evidence for each claim, keyed by the outcome it should produce.
-CASES = {
-    "C1": {
-        "confirmed": dict(shape=[4, 3], stride=[1, 4], is_contiguous=False),
-        "refuted": dict(shape=[4, 3], stride=[3, 1], is_contiguous=True),
-    },
-    "C3": {
-        "confirmed": dict(elements_checked=100, element_formula_mismatches=0, byte_formula_mismatches=75),
-        "refuted": dict(elements_checked=100, element_formula_mismatches=3, byte_formula_mismatches=75),
-    },
-    "C4": {
-        "confirmed": dict(shape=[2, 4, 3], stride=[12, 1, 4]),
-        "refuted": dict(shape=[2, 4, 3], stride=[12, 4, 1]),
-    },
-    "C8a": {
-        "confirmed": dict(raised=True, error_type="RuntimeError", error_message="view size...",
-                          noncontiguous_view_succeeded=False),
-        "depends": dict(raised=True, error_type="RuntimeError", error_message="view size...",
-                        noncontiguous_view_succeeded=True),
-        "refuted": dict(raised=False, error_type="", error_message="", noncontiguous_view_succeeded=True),
-    },
-    "C8b": {
-        "confirmed": dict(cases=[dict(a=[1, 4], b=[3, 1], seed_says=[3, 4], observed=[3, 4]),
-                                 dict(a=[2, 4], b=[3, 1], seed_says="error", observed="error")]),
-        "refuted": dict(cases=[dict(a=[1, 4], b=[3, 1], seed_says=[3, 4], observed=[3, 4]),
-                               dict(a=[2, 4], b=[3, 1], seed_says="error", observed=[3, 4])]),
-    },
-    "C8c": {
-        "confirmed": dict(raised=True, error_type="IndexError", error_message="repeated dim"),
-        "refuted": dict(raised=True, error_type="RuntimeError",
-                        error_message="permute(): duplicate dims are not allowed."),
-    },
-    "C11a": {
-        "confirmed": dict(shares_storage=True, copy_bytes=0),
-        "refuted": dict(shares_storage=False, copy_bytes=4096),
-    },
-    "C11b": {
-        "confirmed": dict(tools={"torch.jit.trace": dict(ok=False, matches_eager=False),
-                                 "torch.jit.script": dict(ok=False, matches_eager=False)}),
-        "depends": dict(tools={"torch.jit.trace": dict(ok=True, matches_eager=True),
-                               "torch.jit.script": dict(ok=False, matches_eager=False)}),
-        "refuted": dict(tools={"torch.jit.trace": dict(ok=True, matches_eager=True),
-                               "torch.jit.script": dict(ok=True, matches_eager=True)}),
-    },
-    "C2": {
-        "confirmed": dict(cases=[dict(case="3-D", implicit_copy_bytes=1 << 20,
-                                      implicit_median_s=4.0, explicit_median_s=1.0)]),
-        "depends": dict(cases=[dict(case="3-D", implicit_copy_bytes=1 << 20,
-                                    implicit_median_s=4.0, explicit_median_s=1.0),
-                               dict(case="2-D", implicit_copy_bytes=0,
-                                    implicit_median_s=1.0, explicit_median_s=1.1)]),
-        "refuted": dict(cases=[dict(case="2-D", implicit_copy_bytes=0,
-                                    implicit_median_s=1.0, explicit_median_s=1.1)]),
-    },
-    "C5": {
-        "confirmed": dict(fresh_checked=10, fresh_misaligned=0, views_checked=5,
-                          contiguous_views_misaligned=0, aligned_ns_per_element=1.0,
-                          misaligned_ns_per_element=2.2),
-        "depends": dict(fresh_checked=10, fresh_misaligned=0, views_checked=5,
-                        contiguous_views_misaligned=3, aligned_ns_per_element=1.0,
-                        misaligned_ns_per_element=2.2),
-        "refuted": dict(fresh_checked=10, fresh_misaligned=0, views_checked=5,
-                        contiguous_views_misaligned=3, aligned_ns_per_element=1.0,
-                        misaligned_ns_per_element=1.02),
-    },
-    "C6": {
-        "confirmed": dict(copy_bytes=2 << 20, shares_storage=False,
-                          narrow_contiguous_median_s=1e-6, narrow_transposed_median_s=8e-6),
-        "depends": dict(copy_bytes=2 << 20, shares_storage=False,
-                        narrow_contiguous_median_s=1e-6, narrow_transposed_median_s=1.1e-6),
-        "refuted": dict(copy_bytes=0, shares_storage=True,
-                        narrow_contiguous_median_s=1e-6, narrow_transposed_median_s=1.1e-6),
-    },
-    "C9": {
-        "confirmed": dict(transposed_copy_bytes=64 << 20, expected_bytes=64 << 20,
-                          contiguous_returns_self=True, contiguous_copy_bytes=0,
-                          transposed_gbps=2.0, plain_copy_gbps=10.0),
-        "depends": dict(transposed_copy_bytes=64 << 20, expected_bytes=64 << 20,
-                        contiguous_returns_self=True, contiguous_copy_bytes=0,
-                        transposed_gbps=9.0, plain_copy_gbps=10.0),
-        "refuted": dict(transposed_copy_bytes=64 << 20, expected_bytes=64 << 20,
-                        contiguous_returns_self=False, contiguous_copy_bytes=64 << 20,
-                        transposed_gbps=2.0, plain_copy_gbps=10.0),
-    },
-    "C10": {
-        "confirmed": dict(kernel="triton", stride_aware_median_s=1.0, contiguous_path_median_s=2.0),
-        "refuted": dict(kernel="triton", stride_aware_median_s=1.0, contiguous_path_median_s=1.05),
-    },
-    "C12": {
-        "confirmed": dict(config_exists=True, graph_count=2, graph_break_count=1),
-        "refuted": dict(config_exists=False, graph_count=1, graph_break_count=0),
-    },
-    "C7": {
-        "confirmed": dict(channels_last_stride1=1, runs=[
-            dict(dtype="float16", batch=64, nchw_img_s=1000.0, nhwc_img_s=1300.0)]),
-        "depends": dict(channels_last_stride1=1, runs=[
-            dict(dtype="float16", batch=64, nchw_img_s=1000.0, nhwc_img_s=1300.0),
-            dict(dtype="float32", batch=1, nchw_img_s=100.0, nhwc_img_s=90.0)]),
-        "refuted": dict(channels_last_stride1=1, runs=[
-            dict(dtype="float32", batch=1, nchw_img_s=100.0, nhwc_img_s=90.0)]),
-    },
-    "C22": {
-        "confirmed": dict(conv_conversion_bytes=0, conversion_kernels=["nhwcToNchwKernel"],
-                          conv_output_format="contiguous", channel_matmul_nhwc_copy_bytes=0,
-                          channel_matmul_nchw_copy_bytes=1 << 20),
-        "refuted": dict(conv_conversion_bytes=0, conversion_kernels=[],
-                        conv_output_format="channels_last", channel_matmul_nhwc_copy_bytes=0,
-                        channel_matmul_nchw_copy_bytes=1 << 20),
-    },
-}
-
-
-def test_every_tested_claim_has_cases_both_ways():
+def test_every_tested_claim_is_tested_both_ways():
+    """Each chapter's tests/test_claims_chNN.py holds evidence for each outcome of its claims."""
+    covered = set()
+    for path in sorted(Path(__file__).parent.glob("test_claims_ch*.py")):
+        module = importlib.import_module(f"tests.{path.stem}")
+        covered |= set(module.CASES)
     tested = {c.id for c in claims.REGISTRY.values() if c.tested}
-    assert tested == set(CASES)
-    for claim_id, cases in CASES.items():
-        assert {"confirmed", "refuted"} <= set(cases), claim_id
-
-
-@pytest.mark.parametrize("claim_id", sorted(CASES))
-def test_check_follows_the_evidence(claim_id):
-    got = outcomes(claim_id, CASES[claim_id])
-    assert got == {expected: expected for expected in CASES[claim_id]}
-
-
-@pytest.mark.parametrize("claim_id", sorted(CASES))
-def test_verdict_keeps_evidence_and_thresholds(claim_id):
-    evidence = CASES[claim_id]["refuted"]
-    verdict = judge(claim_id, **evidence)
-    assert verdict.evidence == evidence
-    assert verdict.thresholds == dict(claims.get(claim_id).thresholds)
-    assert verdict.reason
-    assert (verdict.outcome == "depends") == bool(verdict.depends_on)
+    assert tested <= covered, f"claims with no both-ways test: {sorted(tested - covered)}"
 
 
 def test_thresholds_decide_at_the_named_constant():
@@ -198,9 +72,9 @@ def test_verdict_cannot_be_typed_in():
 
 
 def test_untested_claims_refuse_to_judge_and_are_listed():
-    for claim_id in ("C13", "C14", "C15", "C17", "C18", "C19", "C20", "C21", "C23", "C24"):
-        claim = claims.get(claim_id)
-        assert not claim.tested
+    for claim in claims.REGISTRY.values():
+        if claim.tested:
+            continue
         with pytest.raises(claims.ClaimError, match="not tested yet"):
             claim.judge({"anything": 1})
 
