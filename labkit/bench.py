@@ -7,24 +7,34 @@
 It combines what triton's do_bench, torch.utils.benchmark and nvbench do: a warm-up
 budgeted in milliseconds, CUDA events on the GPU (perf_counter_ns on the CPU), the last
 level cache flushed before each call ("cold", the default), the median as the headline
-with the IQR as its spread, and rates as a share of this machine's measured ceilings.
-Statistics and presentation live in `labkit.timing_report`.
+with the IQR as its spread, rates as a share of this machine's measured ceilings (in the
+math that really ran: TF32 when float32 work ran in TF32) and, on the CPU, the page faults
+each call took. Statistics and the results live in `labkit.timing` (no matplotlib, no
+ipywidgets); plots and progress bars in `labkit.timing_display`; the cached ceilings are
+read through `labkit.ceiling_store`, so this module and `labkit.ceilings` (which times
+with it) do not import each other.
+
+    with bench.allocator_kept():                          # malloc keeps freed memory
+        kept = bench.time(model_forward)
 """
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import time as _clock
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
 import numpy as np
 import torch
 
-from labkit import timing_report, timing_setup
-from labkit.timing_report import Comparison, Timing, VariantResult, ratio_spread, summarise
+from labkit import ceiling_store, timing, timing_display, timing_report, timing_setup
+from labkit.timing import Comparison, Timing, VariantResult, ratio_spread, summarise
+from labkit.timing_setup import allocator_kept, allocator_note
 
-__all__ = ["time", "compare", "Timing", "Comparison", "TimingWarning", "OutOfMemoryDuringTiming"]
+__all__ = ["time", "compare", "Timing", "Comparison", "TimingWarning", "OutOfMemoryDuringTiming",
+           "allocator_kept", "allocator_note", "timing_report"]
 
 MODES = timing_setup.MODES
 TOO_FAST_FACTOR = 20          # below 20x the timer's resolution, rounding alone moves it by 5%
@@ -42,45 +52,61 @@ def time(fn: Callable, *args: object, mode: str = "cold", warmup_ms: float = 25.
          rep_ms: float = 100.0, bytes_moved: int | None = None, flops: float | None = None,
          flops_dtype: str = "float32", label: str | None = None,
          device: str | torch.device | None = None, threads: int | None = None,
-         min_runs: int = 5, max_runs: int = 10_000) -> Timing:
+         min_runs: int = 5, max_runs: int = 10_000,
+         keep_allocator_memory: bool = False) -> Timing:
     """Time `fn(*args)`: warm up for warmup_ms, then sample for about rep_ms.
 
     Why each step: the first calls pay for lazy initialisation (CUDA context, cuBLAS
     handles, kernel selection, first-touch page faults) and fill caches, so warm-up runs
-    are thrown away. In mode "cold" (default) a buffer the size of the last-level cache
-    (the GPU's L2, or the CPU's L3) is written before every call, otherwise repeated
-    calls on the same small data measure the cache rather than memory. "hot" runs the
+    are thrown away. In mode "cold" (default) a buffer of twice the last-level cache (the
+    GPU's L2, the CPU's L3 as sysfs reports it; 64 MiB on the GPU and 32 MiB on the CPU
+    where the size is unknown, so 128 / 64 MiB buffers) is written before every call:
+    otherwise repeated calls on the same small data measure the cache rather than memory.
+    The buffer is allocated once per device and kept. "hot" runs the
     calls back to back (data stays cached, as in a loop over the same tensor; on a GPU
     behind a short spin kernel, so the calls queue up and the events time the kernels
     rather than Python's launches); "graph"
     (GPU only) captures one call in a CUDA Graph and times its replays, which removes
     the CPU's launch cost. On the GPU each call sits between two CUDA events and there
     is one synchronisation at the end; on the CPU each call is timed with
-    perf_counter_ns with torch's thread count held at `threads` (reported).
+    perf_counter_ns with torch's thread count held at `threads` (reported), and the
+    minor page faults of the timed calls are counted (getrusage): when they explain a
+    large share of the time, the Timing warns. keep_allocator_memory=True times inside
+    allocator_kept() (glibc's malloc keeps freed memory), to see the work without them.
 
     bytes_moved / flops (per call) turn the median into GB/s / TFLOP/s and, if this
     machine's ceilings were already measured by `labkit.ceilings.measure()`, into a
-    percentage of them. This function never starts that measurement itself: it takes
+    percentage of them: the matmul share uses the ceiling of the math that ran (float32
+    work with TF32 switched on is compared with the TF32 ceiling; flops_dtype='tfloat32'
+    says so explicitly). This function never starts that measurement itself: it takes
     seconds to minutes, and a timing should cost only what it says.
     """
     __tracebackhide__ = True
-    label = label or timing_setup.describe(fn)
     timing_setup.check_arguments(fn, mode, warmup_ms, rep_ms, min_runs, max_runs)
+    label = _check_label(label) or timing_setup.describe(fn)
+    bytes_moved = timing_setup.check_amount(bytes_moved, "bytes_moved", label)
+    flops = timing_setup.check_amount(flops, "flops", label)
+    flops_dtype = _check_flops_dtype(flops_dtype)
+    _check_flag(keep_allocator_memory, "keep_allocator_memory")
     where = timing_setup.resolve_device(device, fn, args)
     threads = timing_setup.threads_for(where, threads)
-    with timing_setup.fixed_threads(threads):
+    kept = allocator_kept() if keep_allocator_memory else contextlib.nullcontext(None)
+    with timing_setup.fixed_threads(threads), kept as applied:
         sampler = _Sampler(fn, args, where, mode, label)
         per_call_s = sampler.prepare(warmup_ms)
         runs = int(np.clip(rep_ms * 1e-3 / per_call_s, min_runs, max_runs))
         samples = sampler.take(runs)
-    return _make_timing(samples, label, where, mode, threads, bytes_moved, flops, flops_dtype)
+    return _make_timing(samples, label, where, mode, threads, bytes_moved, flops, flops_dtype,
+                        faults=sampler.faults_per_call(), allocator=_allocator_name(where, applied))
 
 
 def compare(variants: dict[str, Callable], baseline: str | None = None, rounds: int = 10, *,
             mode: str = "cold", warmup_ms: float = 25.0, rep_ms: float = 200.0,
-            bytes_moved: int | None = None, flops: float | None = None,
+            bytes_moved: int | Mapping[str, int] | None = None,
+            flops: float | Mapping[str, float] | None = None,
             flops_dtype: str = "float32", device: str | torch.device | None = None,
-            threads: int | None = None, progress: bool | None = None) -> Comparison:
+            threads: int | None = None, progress: bool | None = None,
+            keep_allocator_memory: bool = False) -> Comparison:
     """Time several variants interleaved in rounds (ABCABC...) and compare each to a baseline.
 
     Why interleave: a machine drifts (clock boost, heat, a background job). Timing all
@@ -89,18 +115,30 @@ def compare(variants: dict[str, Callable], baseline: str | None = None, rounds: 
     spread of those per-round ratios says whether a difference is real. rep_ms is the
     sampling budget per variant, split over the rounds. A progress bar shows in a notebook
     when the sweep will take more than a couple of seconds (progress=True forces it).
+    bytes_moved and flops are one number for every variant, or a dict {label: number}
+    when the variants move different amounts (a copy that reads a strided view, say);
+    a label missing from the dict gets no rate.
     """
     __tracebackhide__ = True
     if not isinstance(variants, dict) or not variants:
         raise TypeError("compare expects a dict {label: function} with at least one entry, "
                         f"got {type(variants).__name__}")
+    for label in variants:
+        if not isinstance(label, str):
+            raise TypeError(f"variant labels must be text, got {label!r} ({type(label).__name__})")
     baseline = next(iter(variants)) if baseline is None else baseline
-    if baseline not in variants:
+    if not isinstance(baseline, str) or baseline not in variants:
         raise ValueError(f"baseline {baseline!r} is not one of the variants {list(variants)}")
-    if not isinstance(rounds, int) or rounds < 1:
-        raise ValueError(f"rounds must be a positive integer, got {rounds!r}")
+    if isinstance(rounds, bool) or not isinstance(rounds, int) or not 1 <= rounds <= MAX_ROUNDS:
+        raise ValueError(f"rounds must be a whole number from 1 to {MAX_ROUNDS}, got {rounds!r}")
     for label, fn in variants.items():
         timing_setup.check_arguments(fn, mode, warmup_ms, rep_ms, 1, 10**9, label=label)
+    moved = _per_variant(bytes_moved, "bytes_moved", variants)
+    counted = _per_variant(flops, "flops", variants)
+    flops_dtype = _check_flops_dtype(flops_dtype)
+    _check_flag(keep_allocator_memory, "keep_allocator_memory")
+    if progress is not None and not isinstance(progress, bool):
+        raise TypeError(f"progress must be True, False or None, got {progress!r}")
     places = {label: timing_setup.resolve_device(device, fn, ()) for label, fn in variants.items()}
     if len({p.type for p in places.values()}) > 1:
         raise ValueError(f"variants run on different devices {dict(places)}; compare like with like")
@@ -109,12 +147,13 @@ def compare(variants: dict[str, Callable], baseline: str | None = None, rounds: 
     samples: dict[str, list[float]] = {label: [] for label in variants}
     round_medians: dict[str, list[float]] = {label: [] for label in variants}
     order: list[str] = []
-    with timing_setup.fixed_threads(threads):
+    kept = allocator_kept() if keep_allocator_memory else contextlib.nullcontext(None)
+    with timing_setup.fixed_threads(threads), kept as applied:
         samplers = {label: _Sampler(fn, (), where, mode, label) for label, fn in variants.items()}
         per_call = {label: s.prepare(warmup_ms) for label, s in samplers.items()}
         runs = {label: max(1, int(rep_ms * 1e-3 / rounds / per_call[label])) for label in variants}
         expected_s = sum(runs[k] * per_call[k] for k in variants) * rounds
-        bar = timing_report.progress_bar(rounds * len(variants), progress, expected_s)
+        bar = timing_display.progress_bar(rounds * len(variants), progress, expected_s)
         for _ in range(rounds):
             for label, sampler in samplers.items():
                 block = sampler.take(runs[label])
@@ -124,13 +163,62 @@ def compare(variants: dict[str, Callable], baseline: str | None = None, rounds: 
                 bar.step()
         bar.close()
     results = {}
-    timings = {label: _make_timing(samples[label], label, where, mode, threads, bytes_moved,
-                                   flops, flops_dtype) for label in variants}
+    allocator = _allocator_name(where, applied)
+    timings = {label: _make_timing(samples[label], label, where, mode, threads, moved[label],
+                                   counted[label], flops_dtype,
+                                   faults=samplers[label].faults_per_call(), allocator=allocator)
+               for label in variants}
     for label in variants:
         q25, q75, per_round = ratio_spread(round_medians[label], round_medians[baseline])
-        ratio = timings[label].median_s / timings[baseline].median_s
+        base = timings[baseline].median_s
+        ratio = timings[label].median_s / base if base > 0 else float("inf")
         results[label] = VariantResult(timings[label], ratio, q25, q75, per_round)
     return Comparison(baseline, rounds, results, tuple(order))
+
+
+MAX_ROUNDS = 10_000
+FLOPS_DTYPES = ("float32", "tfloat32", "float16", "bfloat16", "float64", "int8",
+                "float8_e4m3fn", "float8_e5m2")
+
+
+def _per_variant(value: object, what: str, variants: dict) -> dict[str, float | None]:
+    """One amount for every variant, or a dict {label: amount} checked against the labels."""
+    if isinstance(value, Mapping):
+        unknown = [k for k in value if k not in variants]
+        if unknown:
+            raise ValueError(f"{what} names {unknown}, which are not variants {list(variants)}")
+        return {label: timing_setup.check_amount(value.get(label), what, label)
+                for label in variants}
+    amount = timing_setup.check_amount(value, what)
+    return dict.fromkeys(variants, amount)
+
+
+def _check_flops_dtype(flops_dtype: object) -> str:
+    text = str(flops_dtype).replace("torch.", "") if isinstance(
+        flops_dtype, str | torch.dtype) else None
+    if text in ("tf32", "tensorfloat32"):
+        text = "tfloat32"
+    if text not in FLOPS_DTYPES:
+        raise ValueError(f"flops_dtype must name the math the flops ran in, one of "
+                         f"{FLOPS_DTYPES} (or a torch.dtype), got {flops_dtype!r}")
+    return text
+
+
+def _check_label(label: object) -> str | None:
+    if label is not None and not isinstance(label, str):
+        raise TypeError(f"label must be text, got {label!r} ({type(label).__name__})")
+    return label
+
+
+def _check_flag(value: object, what: str) -> None:
+    if not isinstance(value, bool):
+        raise TypeError(f"{what} must be True or False, got {value!r}")
+
+
+def _allocator_name(where: torch.device, applied: bool | None) -> str | None:
+    if where.type != "cpu":
+        return None
+    return "kept" if applied else "default"
 
 
 # ---------------------------------------------------------------------------------------
@@ -145,6 +233,8 @@ class _Sampler:
         self.fn, self.args, self.where, self.mode, self.label = fn, args, where, mode, label
         self.run: Callable[[], object] = lambda: fn(*args)
         self.flush_buffer = timing_setup.flush_buffer(where) if mode == "cold" else None
+        self.faults = 0          # minor page faults during the timed calls (CPU)
+        self.timed_calls = 0
 
     def prepare(self, warmup_ms: float) -> float:
         """First call, graph capture if asked, warm-up; returns the wall time per sample."""
@@ -158,7 +248,7 @@ class _Sampler:
         return per_call_s
 
     def _first_call(self) -> None:
-        self.run()
+        timing_setup.check_result(self.run(), self.label)
         self._sync()
         if self.mode == "graph":
             self.run = _capture_graph(self.fn, self.args, self.label)
@@ -166,7 +256,18 @@ class _Sampler:
     def take(self, count: int) -> list[float]:
         """`count` durations in seconds, one per call, flushing first in cold mode."""
         __tracebackhide__ = True
-        return _guarded(self.label, "timing", lambda: self._take(count))
+        before = timing_setup.minor_faults() if self.where.type == "cpu" else None
+        durations = _guarded(self.label, "timing", lambda: self._take(count))
+        if before is not None:
+            self.faults += timing_setup.minor_faults() - before
+        self.timed_calls += count
+        return durations
+
+    def faults_per_call(self) -> float | None:
+        """Minor page faults per timed call on the CPU (the flush writes none: it is reused)."""
+        if self.where.type != "cpu" or not self.timed_calls or timing_setup.minor_faults() is None:
+            return None
+        return self.faults / self.timed_calls
 
     def _take(self, count: int) -> list[float]:
         flush, run = self.flush_buffer, self.run
@@ -292,8 +393,9 @@ def _release_memory() -> str:
 
 
 def _make_timing(samples: list[float], label: str, where: torch.device, mode: str,
-                 threads: int | None, bytes_moved: int | None, flops: float | None,
-                 flops_dtype: str) -> Timing:
+                 threads: int | None, bytes_moved: float | None, flops: float | None,
+                 flops_dtype: str, faults: float | None = None,
+                 allocator: str | None = None) -> Timing:
     stats = summarise(samples)
     resolution = timing_setup.timer_resolution_s(where)
     notes = []
@@ -304,31 +406,29 @@ def _make_timing(samples: list[float], label: str, where: torch.device, mode: st
                 "calls inside the function, then divide).")
         notes.append(note)
         warnings.warn(f"{label}: {note}", TimingWarning, stacklevel=3)
-    if stats.median_s > 0 and stats.iqr_s / stats.median_s > 0.10:
+    if stats.median_s > 0 and stats.iqr_s / stats.median_s > timing.NOISY_IQR_FRACTION:
         notes.append(f"noisy: IQR is {100 * stats.iqr_s / stats.median_s:.0f}% of the median "
                      "(over 10%); rerun, close other programs, or time more work per call.")
+    fault_cost = timing_setup.page_fault_cost_s() if faults else 0.0
+    fault_note = timing.page_fault_note(faults, stats.median_s, fault_cost)
+    if fault_note:
+        notes.append(fault_note)
     gbps = bytes_moved / stats.median_s / 1e9 if bytes_moved and stats.median_s > 0 else None
     tflops = flops / stats.median_s / 1e12 if flops and stats.median_s > 0 else None
-    pct_copy = pct_matmul = None
+    shares = timing.Shares()
     if gbps is not None or tflops is not None:
-        from labkit import ceilings  # late import: ceilings itself times with this module
-
-        known = ceilings.cached(where.type)
-        if known is not None and gbps is not None and known.copy_gbps:
-            pct_copy = 100 * gbps / known.copy_gbps
-        rate = known.matmul_tflops.get(str(flops_dtype).replace("torch.", "")) if known else None
-        if tflops is not None and rate:
-            pct_matmul = 100 * tflops / rate
-    for share, name in ((pct_copy, "copy"), (pct_matmul, "matmul")):
-        if share is not None and share > 100:
-            notes.append(f"{share:.0f}% of this machine's {name} ceiling: faster than the ceiling "
-                         "means the data sat in a cache (try mode='cold'), or the ceiling was "
-                         "measured while the machine was busy (labkit.ceilings.measure(refresh=True)).")
+        known = ceiling_store.cached(where.type)
+        tf32_matmul, tf32_conv = timing_setup.tf32_state() if where.type == "cuda" else (False, False)
+        shares = timing.ceiling_shares(
+            gbps, tflops, flops_dtype, known.copy_gbps if known else None,
+            known.matmul_tflops if known else None, tf32_matmul, tf32_conv)
+        notes.extend(shares.notes)
     return Timing(label=label, device=str(where), mode=mode, times_s=tuple(samples),
                   median_s=stats.median_s, iqr_s=stats.iqr_s, min_s=stats.min_s,
                   count=stats.count, threads=threads, bytes_moved=bytes_moved, flops=flops,
-                  gbps=gbps, tflops=tflops, pct_of_copy_ceiling=pct_copy,
-                  pct_of_matmul_ceiling=pct_matmul, timer_resolution_s=resolution,
-                  warnings=tuple(notes))
-
-
+                  gbps=gbps, tflops=tflops, pct_of_copy_ceiling=shares.pct_of_copy_ceiling,
+                  pct_of_matmul_ceiling=shares.pct_of_matmul_ceiling,
+                  timer_resolution_s=resolution, warnings=tuple(notes),
+                  minor_faults_per_call=faults, allocator=allocator, math=shares.math,
+                  pct_of_tf32_ceiling=shares.pct_of_tf32_ceiling,
+                  page_fault_share=timing.fault_share(faults, stats.median_s, fault_cost))

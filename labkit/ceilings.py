@@ -10,122 +10,62 @@ device in a JSON file, so that a chapter can read them instantly:
     c = ceilings.measure()             # measured once per device, then read from the cache
     c = ceilings.measure(refresh=True) # measure again (after a driver or torch upgrade)
 
-The cache lives in $LABKIT_CACHE_DIR, else $XDG_CACHE_HOME/labkit, else ~/.cache/labkit.
+On a GPU the matmul ceiling is measured in float32, in TF32 (float32 data, TF32 tensor-core
+math: what float32 convolutions run in by default), in bfloat16 and in float16, so each
+timing can be shown against the math it really ran in.
+
+The cache lives in `labkit.env.cache_dir()`: $LABKIT_CACHE_DIR, else $XDG_CACHE_HOME/labkit,
+else ~/.cache/labkit. The `Ceilings` record and the cache file are `labkit.ceiling_store`'s
+(re-exported here), so that `labkit.bench` reads them without importing this module.
 """
 
 from __future__ import annotations
 
-import html
-import json
-import os
 import time as _clock
-from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from datetime import datetime, timezone
 from pathlib import Path
 
 import torch
 
-from labkit import env
+from labkit import bench, env
+from labkit.ceiling_store import Ceilings, cache_path, cached, save
 
-GPU_MATMUL_DTYPES = ("float32", "bfloat16", "float16")
+__all__ = ["Ceilings", "cache_dir", "cache_path", "cached", "measure", "copy_bandwidth_gbps",
+           "matmul_tflops", "GPU_MATMUL_DTYPES"]
+
+# The kinds of math a GPU matmul ceiling is measured in; 'tfloat32' is float32 with TF32 on.
+GPU_MATMUL_DTYPES = ("float32", "tfloat32", "bfloat16", "float16")
 REP_MS = 400.0  # sampling budget per ceiling: enough runs for a stable median, seconds in all
 
 
-@dataclass(frozen=True)
-class Ceilings:
-    """Measured ceilings of one device.
-
-    copy_gbps counts bytes read plus bytes written (a copy of N bytes moves 2N), the
-    convention of STREAM and of GPU vendors' bandwidth figures. matmul_tflops maps a
-    dtype name ('float32', 'bfloat16', 'float16') to TFLOP/s of a square matmul of side
-    matmul_n (2 n^3 flops per call).
-    """
-
-    device_key: str
-    device: str
-    copy_gbps: float
-    copy_bytes: int
-    matmul_tflops: dict[str, float]
-    matmul_n: int
-    threads: int | None = None
-    torch_version: str = ""
-    tf32_allowed: bool = False
-    measured_at: str = ""
-    seconds_to_measure: float = 0.0
-    details: dict = field(default_factory=dict)
-
-    def as_dict(self) -> dict:
-        """Plain values, as stored in the cache file and in results."""
-        return asdict(self)
-
-    def _repr_html_(self) -> str:
-        rows = [("device", f"{self.device} ({self.device_key})"),
-                ("copy bandwidth", f"{self.copy_gbps:.1f} GB/s (read + write, "
-                                   f"{self.copy_bytes / 2**20:.0f} MiB buffer)")]
-        rows += [(f"matmul {dtype}", f"{rate:.3g} TFLOP/s (n = {self.matmul_n})")
-                 for dtype, rate in self.matmul_tflops.items()]
-        rows.append(("measured", f"{self.measured_at}, torch {self.torch_version}"
-                     + (f", best of {self.threads} threads and 1" if self.threads and self.threads > 1 else "")))
-        body = "".join(f"<tr><th style='text-align:left'>{html.escape(k)}</th>"
-                       f"<td style='text-align:left'>{html.escape(v)}</td></tr>" for k, v in rows)
-        return f"<div><b>Ceilings of this machine</b><table>{body}</table></div>"
-
-
 def cache_dir() -> Path:
-    """Where labkit keeps what it measured on this machine (not in the repository)."""
-    if os.environ.get("LABKIT_CACHE_DIR"):
-        return Path(os.environ["LABKIT_CACHE_DIR"])
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "labkit"
-
-
-def cache_path(device_key: str | None = None) -> Path:
-    """The cache file of one device's ceilings."""
-    return cache_dir() / f"ceilings-{device_key or env.device_key()}.json"
-
-
-def cached(device_type: str | None = None) -> Ceilings | None:
-    """The ceilings already measured for this machine's device, or None. Never measures.
-
-    `labkit.bench` calls this to show percentages; measuring implicitly would make an
-    innocent timing take seconds (CPU) or a minute (GPU, three dtypes). device_type
-    'cpu' on a GPU machine returns None: only the course's device is measured.
-    """
-    if device_type is not None and device_type != env.device().type:
-        return None
-    path = cache_path()
-    try:
-        data = json.loads(path.read_text())
-        return Ceilings(**data)
-    except (OSError, ValueError, TypeError):
-        return None  # missing, unreadable, or written by another version: not measured
+    """Where labkit keeps what it measured on this machine (see `labkit.env.cache_dir`)."""
+    return env.cache_dir()
 
 
 def measure(refresh: bool = False, verbose: bool = False) -> Ceilings:
     """This machine's ceilings: from the cache, or measured now (and cached) if refresh.
 
     On the CPU it takes a few seconds (each ceiling with all threads and with one, the
-    better kept); on a GPU about ten seconds (a copy plus three matmuls).
+    better kept); on a GPU about fifteen seconds (a copy plus four matmuls: float32,
+    TF32, bfloat16, float16).
     """
+    if not isinstance(refresh, bool) or not isinstance(verbose, bool):
+        raise TypeError(f"refresh and verbose must be True or False, got {refresh!r}, {verbose!r}")
     if not refresh:
         known = cached()
         if known is not None:
             return known
     result = _measure_now(verbose)
-    path = cache_path(result.device_key)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps(result.as_dict(), indent=2))
-    os.replace(tmp, path)
+    save(result)
     return result
 
 
 def copy_bandwidth_gbps(nbytes: int, where: torch.device, rep_ms: float | None = None,
                         threads: int | None = None) -> float:
     """GB/s of dst.copy_(src) on a buffer of nbytes, counting read + write."""
-    from labkit import bench
-
     src = torch.rand(nbytes // 4, device=where)
     dst = torch.empty_like(src)
     mode = "cold" if where.type == "cuda" else "hot"  # CPU buffers are far past the L3 anyway
@@ -134,18 +74,35 @@ def copy_bandwidth_gbps(nbytes: int, where: torch.device, rep_ms: float | None =
     return float(timing.gbps)
 
 
-def matmul_tflops(n: int, dtype: torch.dtype, where: torch.device, rep_ms: float | None = None,
-                  threads: int | None = None) -> float:
-    """TFLOP/s of an n x n by n x n matmul in dtype on random normal data."""
-    from labkit import bench
+def matmul_tflops(n: int, dtype: torch.dtype | str, where: torch.device,
+                  rep_ms: float | None = None, threads: int | None = None) -> float:
+    """TFLOP/s of an n x n by n x n matmul in dtype on random normal data.
 
-    a = torch.randn(n, n, device=where, dtype=dtype)
-    b = torch.randn(n, n, device=where, dtype=dtype)
-    out = torch.empty(n, n, device=where, dtype=dtype)
-    timing = bench.time(lambda: torch.matmul(a, b, out=out), mode="hot", warmup_ms=50,
-                        rep_ms=rep_ms or REP_MS, flops=2 * n**3, label=f"matmul {dtype}",
-                        device=where, threads=threads)
+    dtype 'tfloat32' means float32 tensors with TF32 math switched on for the call; plain
+    float32 is measured with TF32 switched off, whatever the notebook set, so that the
+    float32 ceiling is float32 math. The switches are restored afterwards.
+    """
+    name = str(dtype).replace("torch.", "")
+    tensor_dtype = torch.float32 if name == "tfloat32" else getattr(torch, name)
+    a = torch.randn(n, n, device=where, dtype=tensor_dtype)
+    b = torch.randn(n, n, device=where, dtype=tensor_dtype)
+    out = torch.empty(n, n, device=where, dtype=tensor_dtype)
+    with tf32_matmul(name == "tfloat32"):
+        timing = bench.time(lambda: torch.matmul(a, b, out=out), mode="hot", warmup_ms=50,
+                            rep_ms=rep_ms or REP_MS, flops=2 * n**3, flops_dtype=name,
+                            label=f"matmul {name}", device=where, threads=threads)
     return float(timing.tflops)
+
+
+@contextmanager
+def tf32_matmul(enabled: bool) -> Iterator[None]:
+    """Switch TF32 for float32 matmuls on or off for a block, then restore the setting."""
+    previous = torch.get_float32_matmul_precision()
+    torch.set_float32_matmul_precision("high" if enabled else "highest")
+    try:
+        yield
+    finally:
+        torch.set_float32_matmul_precision(previous)
 
 
 def _thread_counts(where: torch.device) -> list[int | None]:
@@ -189,7 +146,7 @@ def _measure_now(verbose: bool) -> Ceilings:
         copy_bytes=sizes.copy_bytes, matmul_tflops=rates, matmul_n=sizes.matmul_n,
         threads=torch.get_num_threads() if where.type == "cpu" else None,
         torch_version=torch.__version__,
-        tf32_allowed=bool(torch.backends.cuda.matmul.allow_tf32) if where.type == "cuda" else False,
+        tf32_allowed="tfloat32" in rates,
         measured_at=datetime.now(timezone.utc).isoformat(timespec="seconds"),
         seconds_to_measure=round(_clock.perf_counter() - started, 2),
         details={"by_thread_count": per_threads, "fingerprint": env.fingerprint()},

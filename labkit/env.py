@@ -13,6 +13,7 @@ import subprocess
 import sys
 from dataclasses import asdict, dataclass
 from functools import lru_cache
+from pathlib import Path
 
 import torch
 
@@ -51,7 +52,8 @@ def memory_limit_bytes() -> int:
         limits.append(int(os.environ["LABKIT_MEMORY_LIMIT_BYTES"]))
     for path in ("/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"):
         try:
-            text = open(path).read().strip()
+            with open(path) as f:
+                text = f.read().strip()
         except OSError:
             continue
         if text.isdigit() and int(text) < 1 << 60:
@@ -125,6 +127,19 @@ def fingerprint() -> dict:
             cuda_runtime=torch.version.cuda,
         )
     return info
+
+
+def cache_dir() -> Path:
+    """Where labkit keeps what it measured on this machine (ceilings, results), never the repo.
+
+    $LABKIT_CACHE_DIR, else $XDG_CACHE_HOME/labkit, else ~/.cache/labkit. It lives here,
+    beside the machine's identity, so the harness and the ceilings both read it without
+    importing each other.
+    """
+    if os.environ.get("LABKIT_CACHE_DIR"):
+        return Path(os.environ["LABKIT_CACHE_DIR"])
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "labkit"
 
 
 def device_key() -> str:

@@ -1,0 +1,95 @@
+"""How timings are shown beyond text: a plot of every sample and a progress bar for sweeps.
+
+The presentation layer of the harness: matplotlib and ipywidgets are imported here, and
+only when a plot or a bar is actually asked for, so `labkit.bench` and `labkit.timing`
+run where neither is installed.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+if TYPE_CHECKING:
+    from labkit.timing import Timing
+
+
+def plot_timing(timing: Timing, ax=None):  # noqa: ANN001, ANN201 -- matplotlib types stay optional
+    """Every sample as a strip (in time order) beside their histogram, median marked.
+
+    Seeing the samples shows what one number hides: a slow first few (warm-up not
+    long enough), two clusters (frequency changes), or a long tail (interference).
+    """
+    import matplotlib.pyplot as plt
+
+    unit, scale = unit_for(timing.median_s)
+    samples = np.asarray(timing.times_s) / scale
+    if ax is None:
+        fig, (ax_strip, ax_hist) = plt.subplots(1, 2, figsize=(9, 3),
+                                               gridspec_kw={"width_ratios": [2, 1]})
+    else:
+        fig, ax_strip, ax_hist = ax.figure, ax, None
+    ax_strip.plot(np.arange(samples.size), samples, ".", ms=3 if samples.size > 50 else 8, alpha=0.6)
+    ax_strip.axhline(timing.median_s / scale, color="C3", label="median")
+    ax_strip.set_xlabel("sample (in the order taken)")
+    ax_strip.set_ylabel(f"time per call ({unit})")
+    ax_strip.set_title(timing.label)
+    ax_strip.legend(loc="upper right")
+    if ax_hist is not None:
+        ax_hist.hist(samples, bins=min(40, max(5, samples.size // 5)), orientation="horizontal")
+        ax_hist.axhline(timing.median_s / scale, color="C3")
+        ax_hist.set_xlabel("count")
+        ax_hist.sharey(ax_strip)
+        fig.tight_layout()
+    return fig
+
+
+def unit_for(seconds: float) -> tuple[str, float]:
+    """The unit (and its size in seconds) that shows `seconds` with 1 to 3 digits."""
+    for unit, scale in (("s", 1.0), ("ms", 1e-3), ("us", 1e-6)):
+        if seconds >= scale:
+            return unit, scale
+    return "ns", 1e-9
+
+
+class SilentBar:
+    """The bar used outside a notebook or for short sweeps: does nothing."""
+
+    def step(self) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+
+class WidgetBar:
+    """An ipywidgets IntProgress shown in the notebook, one step per block."""
+
+    def __init__(self, total: int) -> None:
+        import ipywidgets
+        from IPython.display import display
+
+        self.widget = ipywidgets.IntProgress(value=0, min=0, max=total, description="rounds")
+        display(self.widget)
+
+    def step(self) -> None:
+        self.widget.value += 1
+
+    def close(self) -> None:
+        self.widget.bar_style = "success"
+
+
+def progress_bar(total: int, progress: bool | None, expected_s: float) -> SilentBar | WidgetBar:
+    """An ipywidgets bar inside a notebook kernel for sweeps over ~2 s; silent elsewhere."""
+    if progress is False or (progress is None and expected_s < 2.0):
+        return SilentBar()
+    try:
+        from IPython import get_ipython
+
+        shell = get_ipython()
+        if shell is None or not hasattr(shell, "kernel"):
+            return SilentBar()
+        return WidgetBar(total)
+    except Exception:  # no IPython or no widgets: measuring matters more than the bar
+        return SilentBar()
