@@ -22,6 +22,14 @@ ENUMERATE_LIMIT = 1 << 20
 OFFSETS_LIMIT = 1 << 22
 # Nothing a real tensor can address goes beyond this (int64 arithmetic must not overflow).
 MAX_INDEX = 1 << 62
+# torch keeps sizes, strides and offsets in int64: every number must be below this.
+INT64_LIMIT = 1 << 63
+# Layouts and view targets have at most this many dimensions: numpy's limit for the
+# element_offsets array (torch allows more; a layout with thousands of dims is a typo).
+MAX_NDIM = 64
+# The largest element torch has is 16 bytes (complex128); a few times that leaves room for
+# teaching examples while keeping every byte address inside int64.
+MAX_ITEMSIZE = 64
 
 MEMORY_FORMATS = ("contiguous_format", "channels_last", "channels_last_3d")
 # Dimension order from fastest to slowest for each memory format (torch's c10/core/Contiguity.h).
@@ -38,6 +46,10 @@ class LayoutError(ValueError):
     """A shape, stride, offset or index that cannot describe a tensor; the message says why."""
 
 
+class NotALayoutError(LayoutError, TypeError):
+    """Something that is neither a tensor nor a Layout was given (a TypeError and a LayoutError)."""
+
+
 def _as_int(value: object, what: str) -> int:
     """Accept Python/numpy/torch integers only; bools, floats and strings are refused."""
     if isinstance(value, bool | np.bool_) or not isinstance(value, numbers.Integral):
@@ -48,15 +60,30 @@ def _as_int(value: object, what: str) -> int:
     return int(value)
 
 
-def _as_int_tuple(values: object, what: str) -> tuple[int, ...]:
-    """Turn a sequence (list, tuple, torch.Size) into a tuple of ints, refusing anything else."""
-    if isinstance(values, torch.Size):
-        return tuple(int(v) for v in values)
-    if isinstance(values, str | bytes) or not isinstance(values, Sequence | np.ndarray):
+def _as_int_tuple(values: object, what: str, max_len: int = MAX_NDIM) -> tuple[int, ...]:
+    """Turn a sequence (list, tuple, torch.Size) into a tuple of ints, refusing anything else.
+
+    The length is checked before any element is read, so a million-entry list is refused
+    at once instead of being converted first.
+    """
+    if isinstance(values, str | bytes | bytearray) or not isinstance(
+            values, Sequence | np.ndarray | torch.Size):
+        shown = repr(values) if len(repr(values)) < 80 else repr(values)[:77] + "..."
+        raise LayoutError(f"{what} must be a sequence of integers such as (3, 4), got {shown}.")
+    if isinstance(values, np.ndarray) and values.ndim != 1:
+        raise LayoutError(f"{what} must be a flat sequence of integers, got an array of shape "
+                          f"{values.shape}.")
+    if len(values) > max_len:
         raise LayoutError(
-            f"{what} must be a sequence of integers such as (3, 4), got {values!r}."
-        )
+            f"{what} has {len(values)} entries; labkit handles up to {max_len} dimensions "
+            "(numpy's limit for the offsets array). Use fewer dimensions.")
     return tuple(_as_int(v, f"{what}[{k}]") for k, v in enumerate(values))
+
+
+def _check_int64(value: int, what: str) -> None:
+    if not -INT64_LIMIT <= value < INT64_LIMIT:
+        raise LayoutError(f"{what} = {value} does not fit in int64 (torch's index type, "
+                          f"-2**63 .. 2**63 - 1); use a smaller number.")
 
 
 @dataclass(frozen=True)
@@ -86,7 +113,9 @@ class Layout:
         for d, size in enumerate(shape):
             if size < 0:
                 raise LayoutError(f"shape[{d}] = {size} is negative; sizes must be >= 0.")
+            _check_int64(size, f"shape[{d}]")
         for d, step in enumerate(stride):
+            _check_int64(step, f"stride[{d}]")
             if step < 0:
                 raise LayoutError(
                     f"stride[{d}] = {step} is negative; torch supports only strides >= 0 "
@@ -96,6 +125,12 @@ class Layout:
             raise LayoutError(f"offset = {offset} is negative; the storage offset must be >= 0.")
         if itemsize <= 0:
             raise LayoutError(f"itemsize = {itemsize} must be a positive number of bytes.")
+        if itemsize > MAX_ITEMSIZE:
+            raise LayoutError(f"itemsize = {itemsize} bytes is larger than any dtype "
+                              f"(torch's largest is 16, complex128); use 1 to {MAX_ITEMSIZE}.")
+        if offset > MAX_INDEX:
+            raise LayoutError(f"offset = {offset} is beyond 2**62 elements, more than any "
+                              "storage can hold; use a smaller offset.")
         if math.prod(shape) > MAX_INDEX or _last_index(shape, stride, offset) > MAX_INDEX:
             raise LayoutError(
                 f"shape {shape} with stride {stride} is too large to address (beyond 2**62 "
@@ -109,6 +144,9 @@ class Layout:
             storage_size = _as_int(self.storage_size, "storage_size")
             if storage_size < 0:
                 raise LayoutError(f"storage_size = {storage_size} is negative.")
+            if storage_size > MAX_INDEX:
+                raise LayoutError(f"storage_size = {storage_size} is beyond 2**62 elements, more "
+                                  "than any machine holds; use a smaller storage_size.")
             object.__setattr__(self, "storage_size", storage_size)
             if self.numel > 0 and self.max_index >= storage_size:
                 raise LayoutError(
@@ -155,12 +193,38 @@ def check(
     return Layout(shape, stride, offset, itemsize, storage_size)
 
 
+SUPPORTED_TENSORS = ("dense (strided) tensors on the CPU or a GPU; sparse, nested, quantized "
+                     "and meta tensors have no storage layout that labkit can draw")
+
+
+def check_tensor(t: object) -> torch.Tensor:
+    """Accept a dense strided tensor with real storage; refuse other kinds saying what works.
+
+    Sparse tensors keep indices and values instead of strides, nested tensors have no
+    single stride, quantized tensors store integers with a scale, and meta tensors have
+    no memory at all: none has the one-storage-many-strides picture labkit draws.
+    """
+    if not isinstance(t, torch.Tensor):
+        raise NotALayoutError(f"expected a torch.Tensor, got {type(t).__name__}; labkit draws "
+                              f"{SUPPORTED_TENSORS}.")
+    kind = None
+    if getattr(t, "is_nested", False):
+        kind = "a nested tensor"
+    elif t.layout != torch.strided:
+        kind = f"a {t.layout} tensor"
+    elif t.is_quantized:
+        kind = "a quantized tensor"
+    elif t.device.type == "meta":
+        kind = "a meta tensor (shapes only, no memory)"
+    if kind:
+        raise LayoutError(f"labkit cannot lay out {kind}: it works on {SUPPORTED_TENSORS}. "
+                          "Use .to_dense(), .dequantize(), or a real device first.")
+    return t
+
+
 def of(t: torch.Tensor) -> Layout:
     """The Layout of a real tensor, with its storage size in elements."""
-    if not isinstance(t, torch.Tensor):
-        raise LayoutError(f"expected a torch.Tensor, got {type(t).__name__}.")
-    if t.layout != torch.strided:
-        raise LayoutError(f"a {t.layout} tensor has no strides; use .to_dense() first.")
+    t = check_tensor(t)
     itemsize = t.element_size()
     return Layout(
         tuple(t.shape), t.stride(), t.storage_offset(), itemsize,
@@ -169,7 +233,12 @@ def of(t: torch.Tensor) -> Layout:
 
 
 def _layout(obj: Layout | torch.Tensor) -> Layout:
-    return obj if isinstance(obj, Layout) else of(obj)
+    if isinstance(obj, Layout):
+        return obj
+    if not isinstance(obj, torch.Tensor):
+        raise NotALayoutError(f"expected a labkit.layout.Layout or a torch.Tensor, got "
+                              f"{type(obj).__name__}; build one with layout.check(shape, stride).")
+    return of(obj)
 
 
 def element_offsets(lay: Layout | torch.Tensor) -> np.ndarray:
@@ -404,8 +473,21 @@ class ViewCheck:
     shape: tuple[int, ...] | None = None  # the new shape with -1 filled in
 
 
+def _wrap64(value: int) -> int:
+    """value as a C++ int64 holds it after overflow (two's complement wrap-around)."""
+    return (value + INT64_LIMIT) % (2 * INT64_LIMIT) - INT64_LIMIT
+
+
+def _shape_text(shape: Sequence[int]) -> str:
+    return "[" + ", ".join(str(n) for n in shape) + "]"
+
+
 def _infer_shape(shape: tuple[int, ...], numel: int) -> tuple[int, ...]:
-    """torch's infer_size: fill in one -1 and check the element count matches."""
+    """torch's infer_size (aten/src/ATen/InferSize.h), messages and int64 arithmetic included.
+
+    The running product is an int64 in ATen and wraps on overflow, so a huge target shape
+    can pass this step and fail later with torch's "numel" overflow message, as in torch.
+    """
     infer = None
     known = 1
     for d, size in enumerate(shape):
@@ -414,19 +496,31 @@ def _infer_shape(shape: tuple[int, ...], numel: int) -> tuple[int, ...]:
                 raise LayoutError("only one dimension can be inferred")
             infer = d
         elif size >= 0:
-            known *= size
+            known = _wrap64(known * size)
         else:
-            raise LayoutError(f"invalid shape dimension {size}")
+            raise LayoutError(
+                f"invalid shape dimension {size} at index {d} of shape {_shape_text(shape)}")
     wanted = list(shape)
     if numel == known or (infer is not None and known > 0 and numel % known == 0):
         if infer is not None:
-            if known == 0:  # only reachable with numel == 0: any size would do
+            if known == 0:
                 raise LayoutError(
-                    f"cannot reshape tensor of {numel} elements into shape {wanted} because "
-                    "the unspecified dimension size -1 can be any value and is ambiguous")
+                    f"cannot reshape tensor of {numel} elements into shape {_shape_text(shape)} "
+                    "because the unspecified dimension size -1 can be any value and is ambiguous")
             wanted[infer] = numel // known
         return tuple(wanted)
-    raise LayoutError(f"shape '{wanted}' is invalid for input of size {numel}")
+    raise LayoutError(f"shape '{_shape_text(shape)}' is invalid for input of size {numel}")
+
+
+def _numel_overflows(shape: Sequence[int]) -> bool:
+    """c10's safe_compute_numel: the product taken in uint64, flagged once it overflows."""
+    product, overflow = 1, False
+    for size in shape:
+        product *= size
+        if product >= 1 << 64:
+            overflow = True
+            product %= 1 << 64
+    return overflow or product >= INT64_LIMIT
 
 
 def _compute_stride(
@@ -437,6 +531,8 @@ def _compute_stride(
     Split the old shape into chunks of dimensions that are contiguous with each other
     (stride[i] == size[i+1] * stride[i+1]); the new shape must split into chunks with the
     same element counts, each of which then gets strides from its chunk's base stride.
+    Products are int64 as in ATen: they wrap, except the empty-tensor strides, which ATen
+    checks ("Stride calculation overflowed", raised here as LayoutError).
     """
     if not old_shape:
         return (1,) * len(new_shape)
@@ -446,8 +542,12 @@ def _compute_stride(
     new_stride = [0] * len(new_shape)
     if numel == 0:
         for d in range(len(new_shape) - 1, -1, -1):
-            new_stride[d] = 1 if d == len(new_shape) - 1 else (
-                max(new_shape[d + 1], 1) * new_stride[d + 1])
+            if d == len(new_shape) - 1:
+                new_stride[d] = 1
+            else:
+                new_stride[d] = max(new_shape[d + 1], 1) * new_stride[d + 1]
+                if new_stride[d] >= INT64_LIMIT:
+                    raise LayoutError("Stride calculation overflowed")
         return tuple(new_stride)
     view_d = len(new_shape) - 1
     chunk_base_stride = old_stride[-1]
@@ -458,8 +558,8 @@ def _compute_stride(
         if tensor_d == 0 or (old_shape[tensor_d - 1] != 1 and
                              old_stride[tensor_d - 1] != tensor_numel * chunk_base_stride):
             while view_d >= 0 and (view_numel < tensor_numel or new_shape[view_d] == 1):
-                new_stride[view_d] = view_numel * chunk_base_stride
-                view_numel *= new_shape[view_d]
+                new_stride[view_d] = _wrap64(view_numel * chunk_base_stride)
+                view_numel = _wrap64(view_numel * new_shape[view_d])
                 view_d -= 1
             if view_numel != tensor_numel:
                 return None
@@ -473,18 +573,27 @@ def _compute_stride(
 
 
 def can_view(lay: Layout | torch.Tensor, new_shape: int | Sequence[int]) -> ViewCheck:
-    """Predict Tensor.view(new_shape): the strides it would get, or torch's reason to refuse."""
+    """Predict Tensor.view(new_shape): the strides it would get, or torch's reason to refuse.
+
+    The reason is torch's own error text, checked in the same order as ATen (infer the -1,
+    compute the strides, then check the element count fits int64). A target with more than
+    MAX_NDIM dimensions, or entries that are not integers, raise LayoutError instead.
+    """
     lay = _layout(lay)
-    if isinstance(new_shape, numbers.Integral) and not isinstance(new_shape, bool):
+    if isinstance(new_shape, numbers.Integral) and not isinstance(new_shape, bool | np.bool_):
         new_shape = (new_shape,)
     shape = _as_int_tuple(new_shape, "new_shape")
+    for d, size in enumerate(shape):
+        _check_int64(size, f"new_shape[{d}]")
     try:
         shape = _infer_shape(shape, lay.numel)
+        stride = _compute_stride(lay.shape, lay.stride, shape)
     except LayoutError as err:
         return ViewCheck(False, None, str(err))
-    stride = _compute_stride(lay.shape, lay.stride, shape)
     if stride is None:
         return ViewCheck(False, None, _VIEW_FAILS, shape)
+    if _numel_overflows(shape):
+        return ViewCheck(False, None, "numel: integer multiplication overflow", shape)
     return ViewCheck(True, stride, f"view works: shape {shape} with strides {stride} reads the "
                      "same storage cells in the same order, no copy.", shape)
 
@@ -502,8 +611,7 @@ def safe_as_strided(
     for empty views), so nothing outside the storage is ever read. storage_offset=None
     keeps t's own storage offset, as Tensor.as_strided does.
     """
-    if not isinstance(t, torch.Tensor):
-        raise LayoutError(f"expected a torch.Tensor, got {type(t).__name__}.")
+    t = check_tensor(t)
     if storage_offset is None:
         storage_offset = t.storage_offset()
     storage = of(t).storage_size
