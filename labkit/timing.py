@@ -370,7 +370,7 @@ def ratio_spread(variant_round_medians: Sequence[float],
     with np.errstate(divide="ignore", invalid="ignore"):
         ratios = np.where(baseline > 0, variant / np.where(baseline > 0, baseline, 1.0),
                           np.where(variant > 0, math.inf, 1.0))
-    q25, q75 = np.percentile(ratios, [25, 75])
+        q25, q75 = np.percentile(ratios, [25, 75])
     return float(q25), float(q75), tuple(float(r) for r in ratios)
 
 

@@ -4,6 +4,7 @@ Nothing here depends on how fast this machine is: timings are checked for struct
 (counts, order, units), never for values, and the "too fast" case fixes the resolution.
 """
 
+import math
 import traceback
 
 import matplotlib
@@ -258,3 +259,92 @@ def test_no_sync_needs_a_gpu():
 
     with pytest.raises(RuntimeError, match="needs a GPU"):
         pitfalls.no_sync_vs_sync()
+
+
+# ---- layers, page faults, the allocator, bytes per variant (issues 8 and 9) ---------------
+
+def test_statistics_layer_imports_no_drawing_and_bench_not_ceilings():
+    import subprocess
+    import sys
+
+    code = ("import sys, labkit.bench, labkit.timing; "
+            "bad = [m for m in ('matplotlib', 'ipywidgets', 'labkit.ceilings') if m in sys.modules]; "
+            "print(bad)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+
+
+def test_old_import_paths_still_work():
+    from labkit import ceilings, timing, timing_display
+
+    assert timing_report.Timing is timing.Timing is bench.Timing
+    assert bench.timing_report.format_seconds is timing.format_seconds
+    assert timing_report.progress_bar is timing_display.progress_bar
+    assert ceilings.cache_dir() == ceilings.env.cache_dir()
+
+
+def test_cpu_timings_count_page_faults_per_call():
+    def fresh_memory():
+        torch.empty(2**20).fill_(1.0)  # 4 MiB: allocated and (often) given back every call
+
+    t = bench.time(fresh_memory, device="cpu", **QUICK)
+    assert t.minor_faults_per_call is not None and t.minor_faults_per_call >= 0
+    assert t.allocator == "default" and t.page_fault_share is not None
+    assert "page faults" in t._repr_html_()
+
+
+class _FakeLibc:
+    def __init__(self):
+        self.calls = []
+
+    def mallopt(self, param, value):
+        self.calls.append((param, value))
+        return 1
+
+
+def test_allocator_kept_raises_the_thresholds_and_restores_them(monkeypatch):
+    from labkit import timing_setup
+
+    libc = _FakeLibc()
+    monkeypatch.setattr(timing_setup, "_glibc", lambda: libc)
+    with bench.allocator_kept() as applied:
+        assert applied
+        assert libc.calls == [(timing_setup.M_MMAP_THRESHOLD, timing_setup.KEPT_MMAP_THRESHOLD),
+                              (timing_setup.M_TRIM_THRESHOLD, timing_setup.KEPT_TRIM_THRESHOLD)]
+    assert libc.calls[2:] == [
+        (timing_setup.M_MMAP_THRESHOLD, timing_setup.GLIBC_DEFAULT_MMAP_THRESHOLD),
+        (timing_setup.M_TRIM_THRESHOLD, timing_setup.GLIBC_DEFAULT_TRIM_THRESHOLD)]
+    t = bench.time(lambda: None, keep_allocator_memory=True, device="cpu", **QUICK)
+    assert t.allocator == "kept" and len(libc.calls) == 8
+
+
+def test_allocator_kept_is_a_no_op_without_glibc(monkeypatch):
+    from labkit import timing_setup
+
+    monkeypatch.setattr(timing_setup, "_glibc", lambda: None)
+    with bench.allocator_kept() as applied:
+        assert applied is False
+    assert "no glibc" in bench.allocator_note()
+    t = bench.time(lambda: None, keep_allocator_memory=True, device="cpu", **QUICK)
+    assert t.allocator == "default"
+
+
+def test_allocator_kept_really_calls_glibc_here():
+    with bench.allocator_kept() as applied:
+        assert applied in (True, False)
+    assert isinstance(bench.allocator_note(), str)
+
+
+def test_compare_takes_bytes_moved_per_variant():
+    c = bench.compare({"a": lambda: None, "b": lambda: None}, bytes_moved={"a": 10**6},
+                      rounds=2, warmup_ms=0, rep_ms=1, mode="hot")
+    assert c["a"].timing.bytes_moved == 10**6 and c["a"].timing.gbps is not None
+    assert c["b"].timing.bytes_moved is None and c["b"].timing.gbps is None
+    assert "GB/s" in c._repr_html_()
+    same = bench.compare({"a": lambda: None}, bytes_moved=8, rounds=1, warmup_ms=0, rep_ms=1)
+    assert same["a"].timing.bytes_moved == 8
+
+
+def test_ratio_spread_survives_a_zero_baseline():
+    q25, q75, ratios = timing_report.ratio_spread([1.0, 0.0], [0.0, 0.0])
+    assert ratios == (math.inf, 1.0)
