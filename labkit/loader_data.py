@@ -11,7 +11,7 @@ decoded image, a stand-in for heavier augmentation).
     from labkit import loader_data
     data = loader_data.SyntheticImages(length=512, encoded_side=96, output_side=64)
     image, label = data[0]                  # float32 [3, 64, 64], int
-    loader_data.per_sample_cost(data)       # seconds per sample in this process
+    loader_data.per_sample_cost(data)       # a bench Timing: seconds per sample, one thread
 
 The dataset lives in this module, not in a notebook, because DataLoader workers must be
 able to import (or unpickle) it: a class defined in a notebook cell cannot be found by a
@@ -23,14 +23,15 @@ and every run, which lets tests compare loaders with and without workers.
 from __future__ import annotations
 
 import io
+import itertools
 import random
-import time
-from dataclasses import dataclass
 
 import numpy as np
 import torch
 from PIL import Image, ImageDraw, ImageFilter
 from torch.utils.data import Dataset
+
+from labkit import bench
 
 FORMATS = ("JPEG", "PNG")
 IMAGENET_MEAN = (0.485, 0.456, 0.406)
@@ -63,18 +64,6 @@ def encode(image: Image.Image, fmt: str, quality: int = 90) -> bytes:
     buffer = io.BytesIO()
     image.save(buffer, format=fmt, **({"quality": quality} if fmt == "JPEG" else {}))
     return buffer.getvalue()
-
-
-@dataclass(frozen=True)
-class SampleCost:
-    """Per-sample cost measured in this process: median seconds over `count` samples."""
-
-    median_s: float
-    count: int
-    encoded_bytes: int
-
-    def __str__(self) -> str:
-        return f"{self.median_s * 1e3:.2f} ms per sample (median of {self.count})"
 
 
 class SyntheticImages(Dataset):
@@ -151,19 +140,14 @@ def normalise_on_device(batch: torch.Tensor) -> torch.Tensor:
     return (batch.float().div_(255) - mean) / std
 
 
-def per_sample_cost(dataset: SyntheticImages, count: int = 24) -> SampleCost:
-    """Median seconds to produce one sample in this process (decode + augment + to tensor).
+def per_sample_cost(dataset: SyntheticImages, rep_ms: float = 300.0) -> bench.Timing:
+    """Seconds to produce one sample in this process (decode + augment + to tensor), one thread.
 
-    Timed per call with perf_counter: __getitem__ is pure CPU work in this process, and the
-    median over distinct indices (distinct crops) keeps one slow sample from setting it.
+    Timed with labkit.bench in 'hot' mode on one thread, as a DataLoader worker runs it (torch
+    gives each worker one thread; its caches stay warm from sample to sample); each call takes
+    the next of a spread of indices, so the median covers many crops and both flips.
     """
-    if count < 1:
-        raise ValueError(f"count must be at least 1, got {count}")
-    dataset[0]  # first call pays for lazy imports inside Pillow's decoders
-    times = []
-    for i in range(count):
-        start = time.perf_counter()
-        dataset[(i * 7919) % len(dataset)]
-        times.append(time.perf_counter() - start)
-    encoded = sum(len(b) for b in dataset.encoded) // len(dataset.encoded)
-    return SampleCost(float(np.median(times)), count, encoded)
+    indices = itertools.count()
+    return bench.time(lambda: dataset[(next(indices) * 7919) % len(dataset)], mode="hot",
+                      device="cpu", threads=1, rep_ms=rep_ms, warmup_ms=20,
+                      label="one sample: decode + augment")
