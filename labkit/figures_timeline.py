@@ -44,8 +44,9 @@ def lane_rows(trace: timeline.Trace) -> tuple[list[dict], np.ndarray]:
     n_tracks = len(trace.tracks)
     depth = np.minimum(trace.depth.astype(np.int64), MAX_ROWS - 1)
     rows_per_track = np.ones(n_tracks, dtype=np.int64)
-    if len(trace):
-        np.maximum.at(rows_per_track, trace.track, depth + 1)
+    if len(trace):  # events come grouped by track (sorted), so one reduceat per track
+        first = np.flatnonzero(np.concatenate(([True], trace.track[1:] != trace.track[:-1])))
+        rows_per_track[trace.track[first]] = np.maximum.reduceat(depth, first) + 1
     first_row = np.concatenate(([0], np.cumsum(rows_per_track)[:-1])).astype(np.int64)
     lanes = [{"name": t.name, "device": t.device, "first_row": int(first_row[t.index]),
               "rows": int(rows_per_track[t.index])} for t in trace.tracks[:MAX_LANES]]
@@ -60,7 +61,9 @@ def pixel_runs(start: np.ndarray, end: np.ndarray, row: np.ndarray, kind: np.nda
     """(row, kind, first pixel, last pixel + 1) runs: the events drawn at `width` pixels.
 
     Every event covers at least one pixel; overlapping or touching pixels of the same row and
-    kind merge into one run. Sorted by row, kind, pixel, so the output is deterministic.
+    kind merge into one run. Sorted by row, kind, pixel, so the output is deterministic. No
+    sorting of events: each (row, kind) gets a coverage count per pixel (+1 where an event
+    starts, -1 after it ends, summed), so a million events cost a few passes over arrays.
     """
     inside = (start <= t1) & (end >= t0) & (row >= 0)
     if not inside.any():
@@ -69,23 +72,20 @@ def pixel_runs(start: np.ndarray, end: np.ndarray, row: np.ndarray, kind: np.nda
     px0 = np.clip(np.floor((start[inside] - t0) * scale), 0, width - 1).astype(np.int64)
     px1 = np.clip(np.ceil((end[inside] - t0) * scale), 0, width).astype(np.int64)
     px1 = np.maximum(px1, px0 + 1)
-    r, k = row[inside].astype(np.int64), kind[inside].astype(np.int64)
-    order = np.lexsort((px0, k, r))
-    r, k, px0, px1 = r[order], k[order], px0[order], px1[order]
-    group = r * 64 + k
-    reach = np.empty_like(px1)
+    group = row[inside].astype(np.int64) * 64 + kind[inside].astype(np.int64)
+    present, group = np.unique(group, return_inverse=True)
+    stride = width + 1
+    cells = present.size * stride
+    delta = (np.bincount(group * stride + px0, minlength=cells)
+             - np.bincount(group * stride + px1, minlength=cells)).reshape(present.size, stride)
+    covered = np.cumsum(delta, axis=1)[:, :width] > 0
+    edges = np.diff(np.pad(covered, ((0, 0), (1, 1))).astype(np.int8), axis=1)
     runs: list[tuple[int, int, int, int]] = []
-    # Within a (row, kind) group, a run continues while the next bar starts before the
-    # furthest pixel reached so far.
-    boundaries = np.flatnonzero(np.concatenate(([True], group[1:] != group[:-1], [True])))
-    for a, b in zip(boundaries[:-1].tolist(), boundaries[1:].tolist(), strict=True):
-        reach[a:b] = np.maximum.accumulate(px1[a:b])
-        new = np.concatenate(([True], px0[a + 1:b] > reach[a:b - 1]))
-        firsts = np.flatnonzero(new) + a
-        lasts = np.append(firsts[1:], b) - 1
-        rr, kk = int(r[a]), int(k[a])
-        runs.extend((rr, kk, int(px0[f]), int(reach[last]))
-                    for f, last in zip(firsts.tolist(), lasts.tolist(), strict=True))
+    for g, key in enumerate(present.tolist()):
+        begins = np.flatnonzero(edges[g] == 1)
+        ends = np.flatnonzero(edges[g] == -1)
+        runs.extend((key // 64, key % 64, int(b), int(e))
+                    for b, e in zip(begins.tolist(), ends.tolist(), strict=True))
     return runs
 
 

@@ -109,6 +109,7 @@ class Trace:
     launched_by: np.ndarray
     source: str = ""
     skipped: dict[str, int] = field(default_factory=dict)
+    _summary: object = field(default=None, repr=False, compare=False)
 
     def __len__(self) -> int:
         return int(self.start_us.size)
@@ -210,13 +211,16 @@ def build(
     if n:
         start = start - start.min()
     # Sort by track, then start, longest first at equal starts (a parent before its child).
-    order = np.lexsort((-duration, start, track_arr))
-    rank = np.empty(n, dtype=np.int64)
-    rank[order] = np.arange(n)
-    start, duration = start[order], duration[order]
-    kind_arr, track_arr, name_arr = kind_arr[order], track_arr[order], name_arr[order]
-    launch_sorted = launch_in[order]
-    launch_out = np.where(launch_sorted >= 0, rank[np.maximum(launch_sorted, 0)], -1)
+    if _in_order(start, duration, track_arr):
+        launch_out = launch_in
+    else:
+        order = np.lexsort((-duration, start, track_arr))
+        rank = np.empty(n, dtype=np.int64)
+        rank[order] = np.arange(n)
+        start, duration = start[order], duration[order]
+        kind_arr, track_arr, name_arr = kind_arr[order], track_arr[order], name_arr[order]
+        launch_sorted = launch_in[order]
+        launch_out = np.where(launch_sorted >= 0, rank[np.maximum(launch_sorted, 0)], -1)
     depth = np.zeros(n, dtype=np.int16)
     parent = np.full(n, -1, dtype=np.int64)
     if nest and n:
@@ -226,6 +230,16 @@ def build(
     return Trace(tuple(tracks), list(names), start, duration, kind_arr, track_arr, name_arr,
                  depth, parent, launch_out.astype(np.int64), launched_by, source,
                  dict(skipped or {}))
+
+
+def _in_order(start: np.ndarray, duration: np.ndarray, track: np.ndarray) -> bool:
+    """Whether events already come sorted by (track, start, longest first)."""
+    if start.size < 2:
+        return True
+    same_track = track[1:] == track[:-1]
+    later = start[1:] > start[:-1]
+    tie = (start[1:] == start[:-1]) & (duration[1:] <= duration[:-1])
+    return bool(np.all((track[1:] > track[:-1]) | (same_track & (later | tie))))
 
 
 def _nest(start: np.ndarray, end: np.ndarray, track: np.ndarray, depth: np.ndarray,
@@ -496,9 +510,12 @@ def summary(trace: Trace) -> timeline_stats.Summary:
     if not isinstance(trace, Trace):
         raise TimelineError(f"expected a timeline.Trace, got {type(trace).__name__}; read one "
                             "with timeline.load(path) or timeline.from_profiler(prof).")
-    return timeline_stats.summarize(
-        trace.start_us, trace.duration_us, KINDS, trace.kind, trace.track,
-        [(t.name, t.device) for t in trace.tracks], trace.names, trace.name_id, trace.parent)
+    if trace._summary is None:  # computed once: the widget and the SVG both show it
+        trace._summary = timeline_stats.summarize(
+            trace.start_us, trace.duration_us, KINDS, trace.kind, trace.track,
+            [(t.name, t.device) for t in trace.tracks], trace.names, trace.name_id,
+            trace.parent)
+    return trace._summary
 
 
 def to_svg(trace: Trace, **options: object) -> str:

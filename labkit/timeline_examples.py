@@ -33,13 +33,15 @@ _STEP = (
 
 
 def training_trace(steps: int = 4, *, seed: int = 0, copy_us: float = 120.0,
-                   launch_us: float = 6.0, cpu_gap_us: float = 4.0) -> dict:
+                   launch_us: float = 6.0, cpu_gap_us: float = 4.0, decimals: int = 3) -> dict:
     """A Kineto trace (the dict ``json.load`` gives) of `steps` training steps.
 
     Each step: one H2D copy of ``copy_us`` on stream 20 that overlaps the previous step's
     kernels, then one CPU op per kernel of _STEP on the main thread, each launching its kernel
     on stream 7 through ``cudaLaunchKernel`` (``launch_us`` long), and a
-    ``cudaStreamSynchronize`` at the end of the step.
+    ``cudaStreamSynchronize`` at the end of the step. Times are rounded to ``decimals``
+    digits after the microsecond (3: nanoseconds, as Kineto writes them; 0: whole µs, as
+    Holistic Trace Analysis rounds them).
     """
     if steps < 1:
         raise ValueError(f"steps = {steps}; make at least one step.")
@@ -56,8 +58,11 @@ def training_trace(steps: int = 4, *, seed: int = 0, copy_us: float = 120.0,
     correlation = 1
     external = 1
 
+    def _round(value: float, digits: int = 3) -> float:
+        return round(value, min(digits, decimals))
+
     def jitter(value: float) -> float:
-        return round(float(value * rng.uniform(0.85, 1.15)), 3)
+        return _round(float(value * rng.uniform(0.85, 1.15)), 3)
 
     for step in range(steps):
         step_start = clock
@@ -65,16 +70,16 @@ def training_trace(steps: int = 4, *, seed: int = 0, copy_us: float = 120.0,
         # The batch copy: cudaMemcpyAsync on the CPU, the copy itself on stream 20.
         duration = jitter(launch_us)
         step_events.append({"ph": "X", "cat": "cpu_op", "name": "aten::copy_", "pid": pid,
-                            "tid": tid, "ts": round(clock, 3), "dur": round(duration + 2.0, 3),
+                            "tid": tid, "ts": _round(clock, 3), "dur": _round(duration + 2.0, 3),
                             "args": {"External id": external}})
         step_events.append({"ph": "X", "cat": "cuda_runtime", "name": "cudaMemcpyAsync",
-                            "pid": pid, "tid": tid, "ts": round(clock + 1.0, 3), "dur": duration,
+                            "pid": pid, "tid": tid, "ts": _round(clock + 1.0, 3), "dur": duration,
                             "args": {"correlation": correlation, "External id": external}})
         copy_start = max(clock + 3.0, gpu_free[20])
         copy_len = jitter(copy_us)
         step_events.append({"ph": "X", "cat": "gpu_memcpy",
                             "name": "Memcpy HtoD (Pinned -> Device)", "pid": device, "tid": 20,
-                            "ts": round(copy_start, 3), "dur": copy_len,
+                            "ts": _round(copy_start, 3), "dur": copy_len,
                             "args": {"device": device, "stream": 20, "correlation": correlation,
                                      "External id": external, "bytes": 12_582_912}})
         gpu_free[20] = copy_start + copy_len
@@ -85,15 +90,15 @@ def training_trace(steps: int = 4, *, seed: int = 0, copy_us: float = 120.0,
             launch = jitter(launch_us)
             op_len = launch + 6.0
             step_events.append({"ph": "X", "cat": "cpu_op", "name": op, "pid": pid, "tid": tid,
-                                "ts": round(clock, 3), "dur": round(op_len, 3),
+                                "ts": _round(clock, 3), "dur": _round(op_len, 3),
                                 "args": {"External id": external}})
             step_events.append({"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel",
-                                "pid": pid, "tid": tid, "ts": round(clock + 3.0, 3), "dur": launch,
+                                "pid": pid, "tid": tid, "ts": _round(clock + 3.0, 3), "dur": launch,
                                 "args": {"correlation": correlation, "External id": external}})
             begin = max(clock + 3.0 + launch * 0.6, gpu_free[7])
             length = jitter(kernel_us)
             step_events.append({"ph": "X", "cat": "kernel", "name": kernel, "pid": device,
-                                "tid": 7, "ts": round(begin, 3), "dur": length,
+                                "tid": 7, "ts": _round(begin, 3), "dur": length,
                                 "args": {"device": device, "stream": 7, "correlation": correlation,
                                          "External id": external}})
             gpu_free[7] = begin + length
@@ -103,13 +108,13 @@ def training_trace(steps: int = 4, *, seed: int = 0, copy_us: float = 120.0,
         # The step ends when the CPU waits for the GPU.
         wait = max(gpu_free[7] - clock, 1.0)
         step_events.append({"ph": "X", "cat": "cuda_runtime", "name": "cudaStreamSynchronize",
-                            "pid": pid, "tid": tid, "ts": round(clock, 3), "dur": round(wait, 3),
+                            "pid": pid, "tid": tid, "ts": _round(clock, 3), "dur": _round(wait, 3),
                             "args": {"correlation": correlation}})
         correlation += 1
         clock += wait + jitter(cpu_gap_us)
         events.append({"ph": "X", "cat": "user_annotation", "name": f"ProfilerStep#{step}",
-                       "pid": pid, "tid": tid, "ts": round(step_start - 0.5, 3),
-                       "dur": round(clock - step_start, 3), "args": {"External id": external}})
+                       "pid": pid, "tid": tid, "ts": _round(step_start - 0.5, 3),
+                       "dur": _round(clock - step_start, 3), "args": {"External id": external}})
         external += 1
         events.extend(step_events)
     return {"schemaVersion": 1, "displayTimeUnit": "ms", "traceEvents": events,

@@ -97,14 +97,19 @@ def _arrays(starts: Sequence[float] | np.ndarray,
     return start, end
 
 
+def _is_sorted(values: np.ndarray) -> bool:
+    return bool(np.all(values[1:] >= values[:-1]))
+
+
 def merge_intervals(starts: Sequence[float] | np.ndarray,
                     ends: Sequence[float] | np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The union of [start, end) intervals as disjoint, sorted intervals (touching ones join)."""
     start, end = _arrays(starts, ends)
     if start.size == 0:
         return start, end
-    order = np.argsort(start, kind="stable")
-    start, end = start[order], end[order]
+    if not _is_sorted(start):  # a track's events come sorted; only mixed tracks need this
+        order = np.argsort(start, kind="stable")
+        start, end = start[order], end[order]
     reach = np.maximum.accumulate(end)
     # A new merged interval begins where an event starts after everything before it ended.
     new = np.empty(start.size, dtype=bool)
@@ -170,8 +175,9 @@ def launch_gaps(starts: Sequence[float] | np.ndarray,
     start, end = _arrays(starts, ends)
     if start.size < 2:
         return np.zeros(0)
-    order = np.argsort(start, kind="stable")
-    start, end = start[order], end[order]
+    if not _is_sorted(start):
+        order = np.argsort(start, kind="stable")
+        start, end = start[order], end[order]
     reach = np.maximum.accumulate(end)
     gaps = start[1:] - reach[:-1]
     return np.where(gaps > TOUCH_US, gaps, 0.0)
@@ -191,28 +197,37 @@ def self_times(durations: Sequence[float] | np.ndarray,
     return np.maximum(duration - children, 0.0)
 
 
-def class_shares(weights: Sequence[float] | np.ndarray, classes: Sequence[str]) -> dict[str, float]:
-    """Share of the total weight in each of CLASSES (all four keys, summing to 1; {} if empty)."""
+def class_shares(weights: Sequence[float] | np.ndarray,
+                 classes: Sequence[str] | np.ndarray) -> dict[str, float]:
+    """Share of the total weight in each of CLASSES (all four keys, summing to 1; {} if empty).
+
+    ``classes`` holds one class per weight: its name, or its position in CLASSES.
+    """
     weight = np.asarray(weights, dtype=np.float64)
     total = float(weight.sum())
     if weight.size == 0 or total <= 0:
         return {}
-    index = np.array([CLASSES.index(c) for c in classes], dtype=np.int64)
+    if isinstance(classes, np.ndarray) and classes.dtype.kind in "iu":
+        index = classes.astype(np.int64)
+    else:
+        index = np.array([CLASSES.index(c) for c in classes], dtype=np.int64)
     sums = np.bincount(index, weights=weight, minlength=len(CLASSES))
     return {name: float(sums[k]) / total for k, name in enumerate(CLASSES)}
 
 
 def classify_events(names: Sequence[str], kinds: Sequence[str], name_id: np.ndarray,
-                    kind_code: np.ndarray) -> list[str]:
-    """kind_class of each event, computed once per distinct (name, kind) pair."""
+                    kind_code: np.ndarray) -> np.ndarray:
+    """Position in CLASSES of each event's kind_class, worked out once per (name, kind) pair."""
     name_id = np.asarray(name_id, dtype=np.int64)
     kind_code = np.asarray(kind_code, dtype=np.int64)
     if name_id.size == 0:
-        return []
+        return np.zeros(0, dtype=np.int64)
     pair = name_id * len(kinds) + kind_code
-    unique, inverse = np.unique(pair, return_inverse=True)
-    labels = [kind_class(names[int(p) // len(kinds)], kinds[int(p) % len(kinds)]) for p in unique]
-    return [labels[i] for i in inverse.ravel().tolist()]
+    present = np.flatnonzero(np.bincount(pair))
+    table = np.zeros(int(pair.max()) + 1, dtype=np.int64)
+    for p in present.tolist():
+        table[p] = CLASSES.index(kind_class(names[p // len(kinds)], kinds[p % len(kinds)]))
+    return table[pair]
 
 
 # --------------------------------------------------------------------------- the summary
@@ -327,9 +342,10 @@ def track_usage(name: str, device: str, starts: np.ndarray, ends: np.ndarray) ->
     """Busy, idle and longest idle stretch of one track's work events over its own span."""
     if starts.size == 0:
         return TrackUsage(name, device, 0, 0.0, 0.0, 0.0, None, 0.0)
-    span = float(ends.max() - starts.min())
-    busy = union_length(starts, ends)
-    gaps = idle_gaps(starts, ends)
+    merged_start, merged_end = merge_intervals(starts, ends)
+    span = float(merged_end[-1] - merged_start[0])
+    busy = float(np.sum(merged_end - merged_start))
+    gaps = merged_start[1:] - merged_end[:-1]
     return TrackUsage(name, device, int(starts.size), span, busy, max(span - busy, 0.0),
                       busy / span if span > 0 else None,
                       float(gaps.max()) if gaps.size else 0.0)
@@ -369,8 +385,10 @@ def summarize(
     notes: list[str] = []
 
     usage = []
+    track = np.asarray(track)
     for t, (track_name, device) in enumerate(tracks):
-        on = (np.asarray(track) == t) & work
+        on = np.flatnonzero(track == t)
+        on = on[work[on]]
         usage.append(track_usage(track_name, device, start[on], end[on]))
 
     kernel = is_code.get("kernel", np.zeros(code.size, dtype=bool))
@@ -378,12 +396,11 @@ def summarize(
     h2d_copy_us = float(duration[h2d].sum())
     if gpu_work.any():
         device = "gpu"
-        window = float(end[gpu_work].max() - start[gpu_work].min())
-        busy = union_length(start[gpu_work], end[gpu_work])
-        busy_share = busy / window if window > 0 else 1.0
+        gpu = track_usage("GPU", "gpu", start[gpu_work], end[gpu_work])
+        window = gpu.span_us
+        busy_share = gpu.busy_share if gpu.busy_share is not None else 1.0
         idle_share: float | None = 1.0 - busy_share
-        gaps = idle_gaps(start[gpu_work], end[gpu_work])
-        longest: float | None = float(gaps.max()) if gaps.size else 0.0
+        longest: float | None = gpu.longest_idle_us
         chosen = np.flatnonzero(gpu_work)
         weights = duration[chosen]
         shares_of = "GPU time"
