@@ -3,7 +3,8 @@
 Starts JupyterLab (clean configuration, free loopback port), runs a notebook that shows a
 64x64 grid several times (each display is a separate view, so a separate render), and
 drives it with headless Chromium. The timings are taken by the widget's own JS with
-performance.now() and read from its data attributes:
+performance.now() (opt-in: the grid is made with timing_hooks=True) and read from its
+data attributes:
 
 - render: building the SVG for 4096 elements and 4096 storage cells, plus style and layout
   (data-render-ms); "to paint" adds the wait for the next frame (data-paint-ms). Taken for
@@ -58,11 +59,11 @@ def write_notebook(folder: Path, views: int) -> str:
     cells = [
         "import torch\nfrom labkit import widgets\n"
         f"grid = widgets.AddressGrid(torch.arange({SIDE * SIDE}).reshape({SIDE}, {SIDE}), "
-        f"title='{SIDE}x{SIDE}')",
+        f"title='{SIDE}x{SIDE}', timing_hooks=True)",
         *["grid"] * views,
     ]
     notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in cells])
-    notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3",
+    notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3 (ipykernel)",
                                        "language": "python"}
     nbformat.write(notebook, folder / "latency.ipynb")
     return "latency.ipynb"
@@ -111,10 +112,25 @@ def wait_quiet(page) -> None:
     page.wait_for_timeout(1000)
 
 
+def accept_kernel_dialog(page) -> None:
+    """Newer JupyterLab may ask which kernel to start even with a kernelspec: take the default."""
+    dialog = page.locator(".jp-Dialog")
+    try:
+        dialog.wait_for(timeout=3000)
+    except Exception:  # no dialog: nothing to accept
+        return
+    button = dialog.get_by_role("button", name="Select", exact=True)
+    if button.count():
+        button.click()
+        dialog.wait_for(state="detached", timeout=10_000)
+
+
 def run_notebook(page, url: str, token: str, name: str, views: int) -> None:
     page.goto(f"{url}lab/tree/{name}?token={token}")
     page.wait_for_selector(".jp-NotebookPanel .jp-Notebook .jp-Cell", timeout=120_000)
+    accept_kernel_dialog(page)
     page.wait_for_selector(".jp-Notebook-ExecutionIndicator[data-status='idle']", timeout=120_000)
+    accept_kernel_dialog(page)
     page.get_by_role("menuitem", name="Run", exact=True).click()
     page.get_by_text("Run All Cells", exact=True).click()
     page.wait_for_function(

@@ -15,8 +15,12 @@ function cellSize(numel, widest) {
   return 8;
 }
 
-function hue(k, numel) {
-  return numel <= 1 ? 210 : Math.round((300 * k) / (numel - 1));
+// One hue per storage cell over the cells the elements use (labkit.widgets.view_model.cell_hue):
+// every element shows its cell's colour, so repeated colours mean shared cells, nothing else.
+function hue(view, cell) {
+  const low = view.cell_low;
+  const high = view.cell_high;
+  return high <= low ? 210 : (300 * (cell - low)) / (high - low);
 }
 
 function unravel(k, shape) {
@@ -59,13 +63,6 @@ function cellAddressText(view, cell) {
     return `storage cell ${cell} at base + ${view.itemsize * cell} B`;
   }
   return `storage cell ${cell} at ${hex(BigInt(view.base) + BigInt(view.itemsize * cell))}`;
-}
-
-function el(tag, className, text) {
-  const node = document.createElement(tag);
-  if (className) node.className = className;
-  if (text !== undefined) node.textContent = text;
-  return node;
 }
 
 // Tile geometry: the last two dims form a 2-D tile; leading dims (up to two) arrange tiles.
@@ -122,7 +119,7 @@ function buildGridSvg(view, numel) {
         const pos = unravel(k, view.shape).join(",");
         const cell = view.element_offsets[k];
         parts.push(
-          `<rect class="lt-el" data-index="${k}" data-pos="${pos}" data-cell="${cell}" x="${x}" y="${y}" width="${cs}" height="${cs}" fill="hsl(${hue(k, numel)} 70% 82%)"/>`,
+          `<rect class="lt-el" data-index="${k}" data-pos="${pos}" data-cell="${cell}" x="${x}" y="${y}" width="${cs}" height="${cs}" fill="hsl(${hue(view, cell)} 70% 82%)"/>`,
         );
         if (withText) {
           const label = view.storage_values.length ? view.storage_values[cell - view.strip_start] : String(cell);
@@ -156,7 +153,7 @@ function buildStripSvg(view, counts, firstElement, numel) {
     let cls = "lt-cell";
     let fill = "";
     if (count === 0) cls += c < view.offset ? " lt-unused lt-before-offset" : " lt-unused";
-    else fill = ` fill="hsl(${hue(firstElement[j], numel)} 70% 82%)"`;
+    else fill = ` fill="hsl(${hue(view, c)} 70% 82%)"`;
     if (count > 1) cls += " lt-shared";
     parts.push(`<rect class="${cls}" data-cell="${c}" data-count="${count}" x="${x}" y="${y}" width="${cs}" height="${cs}"${fill}/>`);
     if (withText) {
@@ -214,7 +211,7 @@ export function mountGrid(host, model) {
   let clickStart = null; // performance.now() of the last click, until the kernel's text arrives
 
   function noteKernelTime() {
-    if (clickStart === null) return;
+    if (clickStart === null || !timed()) return;
     root.dataset.kernelMs = (performance.now() - clickStart).toFixed(2);
     clickStart = null;
   }
@@ -324,7 +321,12 @@ export function mountGrid(host, model) {
     }
   }
 
+  // Timings are recorded only when the widget asks for them (timing_hooks=True, for
+  // benchmarks/widget_latency.py): forcing layout to time it costs the learner's page.
+  const timed = () => Boolean(model.get("timing_hooks"));
+
   function afterPaint(name, t0) {
+    if (!timed()) return;
     requestAnimationFrame(() => {
       setTimeout(() => {
         root.dataset[name] = (performance.now() - t0).toFixed(2);
@@ -379,8 +381,10 @@ export function mountGrid(host, model) {
     }
     selectionFromModel();
     showSelection(true);
-    void root.getBoundingClientRect(); // force style and layout so the timing includes them
-    root.dataset.renderMs = (performance.now() - t0).toFixed(2);
+    if (timed()) {
+      void root.getBoundingClientRect(); // force style and layout so the timing includes them
+      root.dataset.renderMs = (performance.now() - t0).toFixed(2);
+    }
     root.dataset.renderCount = String(+root.dataset.renderCount + 1);
     afterPaint("paintMs", t0);
   }
@@ -408,8 +412,10 @@ export function mountGrid(host, model) {
     else return;
     clickStart = t0;
     showSelection(false);
-    void root.getBoundingClientRect();
-    root.dataset.clickMs = (performance.now() - t0).toFixed(2);
+    if (timed()) {
+      void root.getBoundingClientRect();
+      root.dataset.clickMs = (performance.now() - t0).toFixed(2);
+    }
     afterPaint("clickPaintMs", t0);
   }
 

@@ -37,54 +37,32 @@ import pathlib
 from collections.abc import Sequence
 
 import anywidget
-import numpy as np
 import torch
 import traitlets
 
 from labkit import layout
+from labkit.widgets import static_svg, view_model
+from labkit.widgets.view_model import (  # noqa: F401 -- kept importable from here
+    MAX_DIMS,
+    MAX_DRAWN_CELLS,
+    MAX_DRAWN_ELEMENTS,
+    MAX_LOOKUP_ELEMENTS,
+    MAX_VALUE_CELLS,
+    format_value,
+    minimal_storage_size,
+    storage_values,
+)
 
 HERE = pathlib.Path(__file__).parent
 
-# A grid with more cells than this is unreadable and slow to draw; we show a summary instead.
-MAX_DRAWN_ELEMENTS = 4096
-# The storage strip draws at most this many cells (the range the elements actually use).
-MAX_DRAWN_CELLS = 4096
-# Tiled 2-D slices are readable up to 4 dimensions (a grid of grids); beyond that, slice first.
-MAX_DIMS = 4
-# Above this many elements, cell look-ups ("which elements read cell c") are not enumerated.
-MAX_LOOKUP_ELEMENTS = 1 << 20
-# Values are printed in cells only for small storages (they would not fit otherwise).
-MAX_VALUE_CELLS = 4096
+
+def esm_source(name: str) -> str:
+    """A widget's JS with the shared DOM helper (dom.js) in front: one copy of the helper."""
+    return (HERE / "dom.js").read_text() + "\n" + (HERE / name).read_text()
 
 
 def _trait_error(err: Exception) -> traitlets.TraitError:
     return traitlets.TraitError(str(err))
-
-
-def format_value(value: object) -> str:
-    """A short label for one storage value (cells are small)."""
-    if isinstance(value, bool):
-        return "T" if value else "F"
-    if isinstance(value, float):
-        return f"{value:.3g}"
-    if isinstance(value, complex):
-        return f"{value:.2g}"
-    return str(value)
-
-
-def storage_values(t: torch.Tensor) -> list[str]:
-    """Every element of t's storage as a short label, or [] when too many or not readable.
-
-    Reads the whole storage (not just t's elements) so gaps and the offset region show
-    their real contents too.
-    """
-    itemsize = t.element_size()
-    cells = t.untyped_storage().nbytes() // itemsize
-    if cells > MAX_VALUE_CELLS or t.layout != torch.strided or t.device.type == "meta":
-        return []
-    flat = torch.empty(0, dtype=t.dtype, device=t.device)
-    flat.set_(t.untyped_storage(), 0, (cells,), (1,))
-    return [format_value(v) for v in flat.detach().cpu().tolist()]
 
 
 def layout_of(obj: layout.Layout | torch.Tensor) -> layout.Layout:
@@ -92,21 +70,14 @@ def layout_of(obj: layout.Layout | torch.Tensor) -> layout.Layout:
     if isinstance(obj, layout.Layout):
         return obj
     if isinstance(obj, torch.Tensor):
-        if obj.layout != torch.strided:
-            raise TypeError(
-                f"the address grid draws strided tensors; this one has layout {obj.layout} "
-                "(call .to_dense() first)."
-            )
-        return layout.of(obj)
+        try:
+            return layout.of(obj)
+        except layout.LayoutError as err:
+            raise TypeError(f"the address grid cannot draw this tensor: {err}") from None
     raise TypeError(
         f"expected a torch.Tensor or a labkit.layout.Layout, got {type(obj).__name__}; "
         "for raw numbers use layout.check(shape, stride, offset, itemsize, storage_size)."
     )
-
-
-def minimal_storage_size(lay: layout.Layout) -> int:
-    """Smallest storage that holds every element of lay (its last reachable index + 1)."""
-    return max(lay.max_index + 1, lay.offset)
 
 
 class AddressGrid(anywidget.AnyWidget):
@@ -117,7 +88,7 @@ class AddressGrid(anywidget.AnyWidget):
     e.g. ``base=x.untyped_storage().data_ptr()``; by default the formula says "base".
     """
 
-    _esm = HERE / "address_grid.js"
+    _esm = esm_source("address_grid.js")
     _css = HERE / "widgets.css"
 
     shape = traitlets.List(help="logical shape").tag(sync=True)
@@ -127,6 +98,8 @@ class AddressGrid(anywidget.AnyWidget):
     storage_size = traitlets.Int(1, help="storage size, in elements").tag(sync=True)
     base = traitlets.Int(None, allow_none=True, help="byte address of storage[0]").tag(sync=True)
     title = traitlets.Unicode("").tag(sync=True)
+    # Opt-in: the JS records render and click timings in data attributes (benchmarks only).
+    timing_hooks = traitlets.Bool(False).tag(sync=True)
 
     # Selection: a logical index (one int per dim, [] = none) or a storage cell (-1 = none).
     selected = traitlets.List(traitlets.Int(), default_value=[]).tag(sync=True)
@@ -149,12 +122,13 @@ class AddressGrid(anywidget.AnyWidget):
         *,
         base: int | None = None,
         title: str = "",
+        timing_hooks: bool = False,
         **kwargs: object,
     ) -> None:
         self._batch = True  # no redraws while the constructor sets traits one by one
         self._values: list[str] = []
         try:
-            super().__init__(title=title, base=base, **kwargs)
+            super().__init__(title=title, base=base, timing_hooks=timing_hooks, **kwargs)
         finally:
             self._batch = False
         if tensor_or_layout is not None:
@@ -184,11 +158,20 @@ class AddressGrid(anywidget.AnyWidget):
 
     def elements_at(self, cell: int) -> list[tuple[int, ...]]:
         """Every logical index whose element lives in storage cell `cell`."""
-        lay = self.layout
-        if lay.numel > MAX_LOOKUP_ELEMENTS:
-            raise ValueError(f"{lay.numel} elements are too many to search; slice the tensor.")
-        offsets = layout.element_offsets(lay)
-        return [tuple(int(i) for i in idx) for idx in np.argwhere(offsets == cell)]
+        return view_model.elements_at(self.layout, cell)
+
+    def static_svg(self) -> str:
+        """The picture a saved notebook shows where the widget cannot run (same numbers)."""
+        return static_svg.grid_svg(self._view)
+
+    def _repr_mimebundle_(self, **kwargs: object) -> dict:
+        """The widget view plus a static SVG and text, for GitHub, nbviewer and HTML exports."""
+        bundle = super()._repr_mimebundle_(**kwargs)
+        data = bundle[0] if isinstance(bundle, tuple) else bundle
+        if isinstance(data, dict):
+            data["image/svg+xml"] = self.static_svg()
+            data["text/plain"] = repr(self)
+        return bundle
 
     def __repr__(self) -> str:
         """Deterministic text for places where widgets cannot render (nbval, GitHub)."""
@@ -229,9 +212,12 @@ class AddressGrid(anywidget.AnyWidget):
                 f"{MAX_DIMS} (tiled 2-D slices). Index a slice first, e.g. x[0]."
             )
         try:
-            return layout.check(**values)
+            lay = layout.check(**values)
+            if getattr(self, "base", None) is not None:
+                view_model.check_base(self.base, lay, lay.storage_size)
         except layout.LayoutError as err:
             raise _trait_error(err) from None
+        return lay
 
     @traitlets.validate("shape")
     def _valid_shape(self, proposal: traitlets.Bunch) -> list[int]:
@@ -255,31 +241,30 @@ class AddressGrid(anywidget.AnyWidget):
 
     @traitlets.validate("selected")
     def _valid_selected(self, proposal: traitlets.Bunch) -> list[int]:
-        index = proposal["value"]
-        if not index and self.shape:
-            return []
         try:
-            layout.element_offset(self.layout, index)
+            return view_model.check_selection(self.layout, proposal["value"])
         except layout.LayoutError as err:
             raise _trait_error(err) from None
-        return [i + n if i < 0 else i for i, n in zip(index, self.shape, strict=True)]
 
     @traitlets.validate("selected_cell")
     def _valid_selected_cell(self, proposal: traitlets.Bunch) -> int:
-        cell = proposal["value"]
-        if not -1 <= cell < self.storage_size:
-            raise traitlets.TraitError(
-                f"selected_cell = {cell} is outside the storage (cells 0..{self.storage_size - 1});"
-                " use -1 to clear the selection."
-            )
-        return cell
+        try:
+            return view_model.check_cell(proposal["value"], self.storage_size)
+        except layout.LayoutError as err:
+            raise _trait_error(err) from None
 
     @traitlets.validate("base")
     def _valid_base(self, proposal: traitlets.Bunch) -> int | None:
-        base = proposal["value"]
-        if base is not None and base < 0:
-            raise traitlets.TraitError(f"base = {base} is negative; a byte address is >= 0.")
-        return base
+        try:
+            return view_model.check_base(proposal["value"], self.layout, self.storage_size)
+        except layout.LayoutError as err:
+            raise _trait_error(err) from None
+
+    @traitlets.validate("timing_hooks")
+    def _valid_timing_hooks(self, proposal: traitlets.Bunch) -> bool:
+        if not isinstance(proposal["value"], bool):
+            raise traitlets.TraitError(f"timing_hooks must be True or False, got {proposal['value']!r}.")
+        return proposal["value"]
 
     # ---------------------------------------------------------------- derived state
     @traitlets.observe("shape", "stride", "offset", "itemsize", "storage_size", "base", "title")
@@ -290,35 +275,9 @@ class AddressGrid(anywidget.AnyWidget):
     def _refresh(self) -> None:
         """Recompute everything drawn from the current (valid) layout, then the selection."""
         lay = self.layout
-        info = layout.classify(lay)
-        numel = lay.numel
-        view: dict[str, object] = {
-            "shape": list(lay.shape), "stride": list(lay.stride), "offset": lay.offset,
-            "itemsize": lay.itemsize, "storage_size": self.storage_size, "base": self.base,
-            "numel": numel, "kind": info.kind, "explanation": info.explanation,
-            "flags": sorted(info.flags), "title": self.title, "drawn": True, "reason": "",
-        }
-        if numel > MAX_DRAWN_ELEMENTS:
-            view["drawn"] = False
-            view["reason"] = (
-                f"{numel} elements is more than the {MAX_DRAWN_ELEMENTS} this grid draws: "
-                "a bigger picture is unreadable and slow. Slice a corner (e.g. x[:8, :8]) "
-                "to see it element by element; the formula below still works for any element."
-            )
-            view.update(element_offsets=[], strip_start=0, strip_stop=0, storage_values=[])
-        else:
-            offsets = layout.element_offsets(lay).ravel()
-            view["element_offsets"] = offsets.tolist()
-            low = min(lay.offset, int(offsets.min()) if numel else lay.offset)
-            high = int(offsets.max()) + 1 if numel else lay.offset
-            start, stop = 0, self.storage_size
-            if stop - start > MAX_DRAWN_CELLS:
-                start, stop = low, min(max(high, low + 1), low + MAX_DRAWN_CELLS)
-            view["strip_start"], view["strip_stop"] = start, stop
-            view["storage_values"] = (self._values[start:stop]
-                                      if len(self._values) == self.storage_size else [])
+        view = view_model.grid_view(lay, self.storage_size, self._values, self.base, self.title)
         with self.hold_sync():
-            self.kind, self.explanation = info.kind, info.explanation
+            self.kind, self.explanation = view["kind"], view["explanation"]
             self._view = view
             self._fix_selection()
 
@@ -347,46 +306,9 @@ class AddressGrid(anywidget.AnyWidget):
             self._update_texts()
 
     def _update_texts(self) -> None:
-        """Address formula of the selected element, or the elements of the selected cell.
-
-        `text_for` names what the texts describe, so the browser can ignore a text that
-        arrives after the learner has already clicked something else.
-        """
-        lay = self.layout
+        """Address formula of the selected element, or the elements of the selected cell."""
+        texts = view_model.selection_texts(self.layout, list(self.selected), self.selected_cell,
+                                           self.base)
         with self.hold_sync():
-            self.address_text, self.cell_text = "", ""
-            self.storage_index, self.byte_address = -1, None
-            if (self.selected or lay.ndim == 0) and lay.numel > 0:
-                index = tuple(self.selected)
-                self.storage_index = layout.element_offset(lay, index)
-                self.byte_address = layout.byte_address(lay, index, self.base or 0)
-                self.address_text = layout.address_formula(lay, index, self.base)
-                self.text_for = "element:" + ",".join(str(i) for i in index)
-            elif self.selected_cell >= 0:
-                self.storage_index = self.selected_cell
-                self.cell_text = self._describe_cell(self.selected_cell)
-                self.text_for = f"cell:{self.selected_cell}"
-            else:
-                self.text_for = ""
-
-    def _describe_cell(self, cell: int) -> str:
-        if self.base is None:
-            where = f"storage cell {cell} at base + {self.itemsize * cell} B"
-        else:
-            where = f"storage cell {cell} at {hex(self.base + self.itemsize * cell)}"
-        try:
-            found = self.elements_at(cell)
-        except ValueError as err:
-            return f"{where}: {err}"
-        if not found:
-            return f"{where}: no element reads it (unused)"
-        shown = ", ".join(_index_text(idx) for idx in found[:8])
-        more = f" and {len(found) - 8} more" if len(found) > 8 else ""
-        noun = "element" if len(found) == 1 else "elements"
-        return f"{where}: {len(found)} {noun} {shown}{more}"
-
-
-def _index_text(index: tuple[int, ...]) -> str:
-    return "(" + ", ".join(str(i) for i in index) + ")"
-
-
+            for name, value in texts.items():
+                setattr(self, name, value)

@@ -3,16 +3,6 @@
 // the choices, arrow keys move between them, Enter submits; the result is announced
 // (aria-live). Grading happens in Python (quiz.py); this file only collects and shows.
 
-function el(tag, className, text) {
-  const node = document.createElement(tag);
-  if (className) node.className = className;
-  if (text !== undefined) node.textContent = text;
-  // JupyterLab would read arrow keys and Enter on a focused radio or button as notebook
-  // shortcuts (move to the next cell, edit mode); this attribute makes Lumino skip them.
-  if (["input", "button"].includes(tag)) node.dataset.lmSuppressShortcuts = "true";
-  return node;
-}
-
 let quizCount = 0; // unique radio-group names when several quizzes share a page
 
 function render({ model, el: host }) {

@@ -11,6 +11,12 @@ learner submits, or a value computed before), never typed in as a verdict. Three
 If the answer callable raises, the widget shows the error message (the kernel carries on).
 ``Quiz.submit(text)`` is what the browser calls; tests and scripts can call it directly.
 
+Answers are compared exactly as what they are: a sequence answer must hold whole numbers
+(``(1.5, 4)`` is refused, never rounded to ``(1, 4)``), a number answer must be a finite
+real number (not a bool), and tolerances are finite numbers >= 0. An answer given as an
+iterator (it would be used up by the first look) or choices given as one string are
+refused when the quiz is made. What the learner types is read by `labkit.widgets.parsing`.
+
 DOM hooks, inside ``.lt-quiz``: ``input[type=radio][data-choice=TEXT]`` or
 ``input[data-role=answer]``, ``button[data-role=submit]``, ``[data-role=result]`` with
 ``data-correct="true|false"``, ``[data-role=computed]`` and ``[data-role=error]``.
@@ -19,17 +25,16 @@ DOM hooks, inside ``.lt-quiz``: ``input[type=radio][data-choice=TEXT]`` or
 from __future__ import annotations
 
 import math
-import re
-from collections.abc import Callable, Sequence
+import numbers
+from collections.abc import Callable, Iterator, Sequence
 
 import anywidget
 import traitlets
 
-from labkit.widgets.address_grid import HERE
+from labkit.widgets import parsing, static_svg
+from labkit.widgets.address_grid import HERE, esm_source
 
 KINDS = ("choice", "number", "sequence")
-_NUMBER = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?")
-_INTEGER = re.compile(r"[+-]?\d+")
 
 
 class QuizError(ValueError):
@@ -37,30 +42,80 @@ class QuizError(ValueError):
 
 
 def parse_number(text: str) -> float:
-    """Read the learner's number ('12', '0.5', '1e3', '2,5' is refused as ambiguous)."""
-    cleaned = text.strip().replace("_", "")
-    if not _NUMBER.fullmatch(cleaned):
-        raise QuizError(f"{text!r} is not a number; type digits such as 12, 0.5 or 1e3.")
-    return float(cleaned)
+    """Read the learner's number ('12', '0.5', '1e3'; '2,5', 'inf' and 'nan' are refused)."""
+    try:
+        return parsing.parse_number(text, "your prediction")
+    except parsing.InputError as err:
+        raise QuizError(str(err)) from None
 
 
 def parse_sequence(text: str) -> tuple[int, ...]:
     """Read whole numbers separated by commas or spaces, with optional brackets: '(1, 4)'."""
-    tokens = [t for t in re.split(r"[\s,]+", text.strip().strip("()[]")) if t]
-    if not tokens or not all(_INTEGER.fullmatch(t) for t in tokens):
-        raise QuizError(f"{text!r} is not a list of whole numbers; type e.g. 1, 4.")
-    return tuple(int(t) for t in tokens)
+    try:
+        values = parsing.parse_int_list(text, "your prediction")
+    except parsing.InputError as err:
+        raise QuizError(f"{err} Type whole numbers, e.g. 1, 4.") from None
+    if not values:
+        raise QuizError("type at least one whole number, e.g. 1, 4.")
+    return values
+
+
+def whole_numbers(value: object) -> tuple[int, ...]:
+    """A computed sequence answer as whole numbers, exactly; QuizError if any is not whole.
+
+    Accepts ints, integral floats such as 4.0 and integer tensors' items; 1.5 is refused
+    (rounding it would mark a wrong prediction right), as are bools and strings.
+    """
+    if isinstance(value, str | bytes) or not isinstance(value, Sequence | Iterator) and not hasattr(
+            value, "tolist"):
+        raise QuizError(f"the computed answer {value!r} is not a list of whole numbers.")
+    items = value.tolist() if hasattr(value, "tolist") else list(value)  # type: ignore[union-attr]
+    if not isinstance(items, list):
+        items = [items]
+    out = []
+    for item in items:
+        if isinstance(item, bool) or not isinstance(item, numbers.Real):
+            raise QuizError(f"the computed answer {value!r} holds {item!r}, not a whole number.")
+        if isinstance(item, numbers.Integral):
+            out.append(int(item))
+        elif math.isfinite(item) and float(item).is_integer():
+            out.append(int(item))
+        else:
+            raise QuizError(f"the computed answer {value!r} holds {item!r}, which is not a whole "
+                            "number; a sequence quiz compares whole numbers exactly.")
+    return tuple(out)
+
+
+def finite_number(value: object) -> float:
+    """A computed number answer as a float; QuizError for bools, text, NaN and infinities."""
+    if isinstance(value, bool) or isinstance(value, str | bytes):
+        raise QuizError(f"the computed answer {value!r} is not a number.")
+    try:
+        number = float(value)  # type: ignore[arg-type]
+    except (TypeError, ValueError, RuntimeError):
+        raise QuizError(f"the computed answer {value!r} is not a number.") from None
+    if not math.isfinite(number):
+        raise QuizError(f"the computed answer is {number}, which cannot be compared with a "
+                        "prediction.")
+    return number
 
 
 def describe(value: object, kind: str, unit: str = "") -> str:
     """The computed answer as the learner will read it."""
     if kind == "number":
-        text = f"{float(value):.4g}"  # type: ignore[arg-type]
+        text = f"{finite_number(value):.4g}"
     elif kind == "sequence":
-        text = "(" + ", ".join(str(int(v)) for v in value) + ")"  # type: ignore[union-attr]
+        text = "(" + ", ".join(str(v) for v in whole_numbers(value)) + ")"
     else:
         text = str(value)
     return f"{text} {unit}".strip()
+
+
+def _check_tolerance(value: object, name: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(
+            value) or value < 0:
+        raise traitlets.TraitError(f"{name} must be a finite number >= 0, got {value!r}.")
+    return float(value)
 
 
 class Quiz(anywidget.AnyWidget):
@@ -70,7 +125,7 @@ class Quiz(anywidget.AnyWidget):
     ``Quiz("Speed-up of .contiguous() first?", answer=measure_ratio, rel_tol=0.25, unit="x")``
     """
 
-    _esm = HERE / "quiz.js"
+    _esm = esm_source("quiz.js")
     _css = HERE / "widgets.css"
 
     question = traitlets.Unicode("").tag(sync=True)
@@ -107,16 +162,39 @@ class Quiz(anywidget.AnyWidget):
             raise traitlets.TraitError(
                 "give the answer: a value computed in the notebook, or a function that "
                 "computes it when the learner submits (answer=lambda: ...).")
+        if isinstance(answer, Iterator):
+            raise traitlets.TraitError(
+                f"answer is an iterator ({type(answer).__name__}): it would be used up the first "
+                "time it is read. Give a tuple or list, or answer=lambda: ... that computes it.")
+        if choices is not None and (isinstance(choices, str | bytes) or not isinstance(
+                choices, Sequence)):
+            raise traitlets.TraitError(
+                f"choices must be a list of texts such as ['(4, 1)', '(1, 4)'], got {choices!r}"
+                " (one string would make each character a choice).")
         choices = [str(c) for c in choices] if choices is not None else []
+        if len(set(choices)) != len(choices):
+            raise traitlets.TraitError(f"choices must differ from each other, got {choices}.")
         if kind is None:
             kind = "choice" if choices else (
                 "sequence" if isinstance(answer, tuple | list) else "number")
+        if kind not in KINDS:
+            raise traitlets.TraitError(f"kind must be one of {KINDS}, got {kind!r}.")
         if kind == "choice" and len(choices) < 2:
             raise traitlets.TraitError("a multiple-choice quiz needs at least two choices.")
         if kind != "choice" and choices:
             raise traitlets.TraitError(f"choices are only for kind='choice', not {kind!r}.")
-        if rel_tol < 0 or abs_tol < 0:
-            raise traitlets.TraitError(f"tolerances must be >= 0, got {rel_tol}, {abs_tol}.")
+        rel_tol = _check_tolerance(rel_tol, "rel_tol")
+        abs_tol = _check_tolerance(abs_tol, "abs_tol")
+        if not callable(answer):
+            try:  # a value known now is checked now, not when the learner submits
+                if kind == "sequence":
+                    whole_numbers(answer)
+                elif kind == "number":
+                    finite_number(answer)
+                elif str(answer) not in choices:
+                    raise QuizError(f"the answer {answer!r} is none of the choices {choices}.")
+            except QuizError as err:
+                raise traitlets.TraitError(str(err)) from None
         super().__init__(question=question, choices=choices, kind=kind, unit=unit,
                          explanation=explanation)
         self._answer = answer
@@ -137,11 +215,29 @@ class Quiz(anywidget.AnyWidget):
             how = "answer: a number" + (f" ({self.unit})" if self.unit else "")
         return f"Quiz: {self.question} [{how}]"
 
+    def static_svg(self) -> str:
+        """The picture a saved notebook shows where the widget cannot run (never the answer)."""
+        how = repr(self).rsplit(" [", 1)[-1].rstrip("]")
+        return static_svg.quiz_svg(self.question, how + " (run the notebook to answer)",
+                                   list(self.choices))
+
+    def _repr_mimebundle_(self, **kwargs: object) -> dict:
+        """The widget view plus a static SVG and text, for GitHub, nbviewer and HTML exports."""
+        bundle = super()._repr_mimebundle_(**kwargs)
+        data = bundle[0] if isinstance(bundle, tuple) else bundle
+        if isinstance(data, dict):
+            data["image/svg+xml"] = self.static_svg()
+            data["text/plain"] = repr(self)
+        return bundle
+
     def submit(self, response: str) -> bool | None:
         """Grade `response`: True/False, or None with `error` set when it cannot be graded."""
         with self.hold_sync():
             self.handled += 1  # tells the browser this submission is answered, even if unchanged
-            self.response = str(response)
+            if isinstance(response, bytes | bytearray):
+                self.error = "the answer arrived as bytes; type it as text."
+                return None
+            self.response = str(response)[:parsing.MAX_TEXT + 1]
             self.error, self.feedback, self.correct = "", "", None
             try:
                 predicted = self._parse(self.response)
@@ -178,6 +274,8 @@ class Quiz(anywidget.AnyWidget):
                 raise QuizError(
                     f"the code that computes the answer raised {type(err).__name__}: {err}"
                 ) from None
+        if isinstance(value, Iterator):  # a generator computed now: read it once, keep the values
+            value = tuple(value)
         self._known.append(value)
         return value
 
@@ -189,20 +287,14 @@ class Quiz(anywidget.AnyWidget):
                                 f"{self.choices}, so the prediction cannot be graded.")
             return str(actual) == predicted
         if self.kind == "number":
-            try:
-                number = float(actual)  # type: ignore[arg-type]
-            except (TypeError, ValueError):
-                raise QuizError(f"the computed answer {actual!r} is not a number.") from None
+            number = finite_number(actual)
             return math.isclose(predicted, number, rel_tol=self.rel_tol,  # type: ignore[arg-type]
                                 abs_tol=self.abs_tol)
-        try:
-            values = tuple(int(v) for v in actual)  # type: ignore[union-attr]
-        except (TypeError, ValueError):
-            raise QuizError(f"the computed answer {actual!r} is not a list of integers.") from None
-        return values == predicted
+        return whole_numbers(actual) == predicted
 
     @traitlets.observe("submission")
     def _on_submission(self, change: traitlets.Bunch) -> None:
         sent = change["new"]
         if sent:
-            self.submit(str(sent.get("response", "")))
+            response = sent.get("response", "")
+            self.submit(response if isinstance(response, str) else str(response))

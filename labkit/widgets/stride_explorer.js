@@ -6,15 +6,6 @@
 // and we import it from a blob URL (the same way anywidget loads `_esm`), so there is one
 // copy of the drawing code and no network access.
 
-function el(tag, className, text) {
-  const node = document.createElement(tag);
-  if (className) node.className = className;
-  if (text !== undefined) node.textContent = text;
-  // Keys typed here are for the explorer, not JupyterLab's notebook shortcuts.
-  if (["input", "button"].includes(tag)) node.dataset.lmSuppressShortcuts = "true";
-  return node;
-}
-
 async function loadGridModule(source) {
   const url = URL.createObjectURL(new Blob([source], { type: "text/javascript" }));
   try {
@@ -32,7 +23,8 @@ const FIELDS = [
 
 function fieldText(model, name) {
   const value = model.get(name);
-  return Array.isArray(value) ? value.join(", ") : String(value);
+  if (!Array.isArray(value)) return String(value);
+  return value.length ? value.join(", ") : "()"; // a 0-d layout: an empty field would be an error
 }
 
 async function render({ model, el: host }) {
@@ -127,6 +119,9 @@ async function render({ model, el: host }) {
   function syncError() {
     const message = model.get("error") || "";
     error.textContent = message;
+    gridHost.classList.toggle("lt-stale", Boolean(message));
+    gridHost.setAttribute("aria-disabled", String(Boolean(message)));
+    gridHost.title = message ? "the last valid layout, greyed out until the fields are valid again" : "";
     for (const input of Object.values(inputs)) {
       input.setAttribute("aria-invalid", String(Boolean(message)));
     }

@@ -20,20 +20,24 @@ Presets for a storage of S elements (documented strides for S = 12 in brackets):
 
 DOM hooks (besides the grid's, see address_grid): inside ``.lt-explorer``,
 ``input[data-field=shape|stride|offset]``, ``button[data-preset=NAME]``, and
-``[data-role=error]`` holding the error text (empty when the layout is valid).
+``[data-role=error]`` holding the error text (empty when the layout is valid); while
+there is an error, ``.lt-explorer-grid`` carries ``lt-stale`` (greyed, not clickable).
+
+Text is read by `labkit.widgets.parsing` (shared with the quiz): empty items, empty
+fields, bytes and overlong numbers each set `error`; nothing a browser sends raises.
 """
 
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 import traitlets
 
 from labkit import layout
-from labkit.widgets.address_grid import HERE, MAX_DRAWN_CELLS, AddressGrid
+from labkit.widgets import parsing
+from labkit.widgets.address_grid import MAX_DRAWN_CELLS, AddressGrid, esm_source
 
 
 @dataclass(frozen=True)
@@ -86,30 +90,22 @@ def presets(storage_size: int) -> dict[str, Preset]:
 
 def parse_ints(text: object, what: str) -> tuple[int, ...]:
     """Read '3, 4' / '(3, 4)' / '[3 4]' (or a sequence) as integers; LayoutError says why not."""
-    if isinstance(text, str):
-        tokens = [t for t in re.split(r"[\s,]+", text.strip().strip("()[]")) if t]
-        values: list[int] = []
-        for token in tokens:
-            if not re.fullmatch(r"[+-]?\d+", token):
-                raise layout.LayoutError(
-                    f"{what}: {token!r} is not a whole number; write integers separated by "
-                    "commas, e.g. 3, 4.")
-            values.append(int(token))
-        return tuple(values)
-    if isinstance(text, Sequence):
-        return tuple(text)  # layout.check refuses non-integers with its own message
-    raise layout.LayoutError(f"{what}: expected text such as '3, 4', got {text!r}.")
+    try:
+        return parsing.parse_int_list(text, what)
+    except parsing.InputError as err:
+        raise layout.LayoutError(str(err)) from None
 
 
-def parse_offset(text: object) -> object:
-    """Read the offset field: a whole number (layout.check refuses negative values)."""
-    if isinstance(text, str):
-        text = text.strip()
-        if not re.fullmatch(r"[+-]?\d+", text or "x"):
-            raise layout.LayoutError(
-                f"offset: {text!r} is not a whole number; write an integer such as 0 or 2.")
-        return int(text)
-    return text
+def parse_offset(text: object) -> int:
+    """Read the offset field: one whole number (layout.check refuses negative values)."""
+    if isinstance(text, int) and not isinstance(text, bool):
+        return text
+    if not isinstance(text, str | bytes | bytearray):
+        raise layout.LayoutError(f"offset: expected a whole number such as 0 or 2, got {text!r}.")
+    try:
+        return parsing.parse_int(text, "offset")
+    except parsing.InputError as err:
+        raise layout.LayoutError(str(err)) from None
 
 
 class StrideExplorer(AddressGrid):
@@ -121,8 +117,8 @@ class StrideExplorer(AddressGrid):
     browser controls call; from Python they return whether the proposal was applied.
     """
 
-    _esm = HERE / "stride_explorer.js"
-    _grid_module = traitlets.Unicode((HERE / "address_grid.js").read_text()).tag(sync=True)
+    _esm = esm_source("stride_explorer.js")
+    _grid_module = traitlets.Unicode(esm_source("address_grid.js")).tag(sync=True)
 
     proposal = traitlets.Dict(help="what the browser asks for; validated before use").tag(
         sync=True)
@@ -139,6 +135,7 @@ class StrideExplorer(AddressGrid):
         *,
         itemsize: int = 4,
         title: str = "",
+        timing_hooks: bool = False,
     ) -> None:
         size = storage_size
         if isinstance(size, bool) or not isinstance(size, int) or not 1 <= size <= MAX_DRAWN_CELLS:
@@ -146,7 +143,7 @@ class StrideExplorer(AddressGrid):
                 f"storage_size must be a whole number from 1 to {MAX_DRAWN_CELLS}, got "
                 f"{storage_size!r}; the explorer draws every storage cell.")
         self._storage_fixed = False
-        super().__init__(title=title)
+        super().__init__(title=title, timing_hooks=timing_hooks)
         self._preset_table = presets(size)
         start = self._preset_table["contiguous"]
         self._set_layout(
@@ -174,6 +171,9 @@ class StrideExplorer(AddressGrid):
         except (layout.LayoutError, traitlets.TraitError) as err:
             self.error = str(err)
             return False
+        except Exception as err:  # noqa: BLE001 -- a browser must never crash the kernel's handler
+            self.error = f"could not read the fields ({type(err).__name__}: {err}); type whole numbers."
+            return False
         with self.hold_sync():
             self._set_layout(new_shape, new_stride, new_offset, self.itemsize,
                              self.storage_size, self._values)
@@ -183,7 +183,7 @@ class StrideExplorer(AddressGrid):
 
     def apply_preset(self, name: str) -> bool:
         """Switch to a named preset (see the module docstring); unknown names set `error`."""
-        found = self._preset_table.get(name)
+        found = self._preset_table.get(name) if isinstance(name, str) else None
         if found is None:
             self.error = (f"no preset {name!r} for a storage of {self.storage_size} elements; "
                           f"choose one of {', '.join(self._preset_table)}.")
@@ -213,6 +213,6 @@ class StrideExplorer(AddressGrid):
         if not asked:
             return
         if "preset" in asked:
-            self.apply_preset(str(asked["preset"]))
+            self.apply_preset(str(asked["preset"])[:100])
         else:
             self.propose(asked.get("shape"), asked.get("stride"), asked.get("offset"))
