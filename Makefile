@@ -9,6 +9,8 @@ BIN := $(VENV)/bin
 # or points VENV at an environment that already has a CUDA torch.
 TORCH_SPEC ?= torch==2.13.0
 PORT ?= 8888
+# The chapter `make lab` opens first.
+FIRST_CHAPTER ?= 00_setup_check.py
 # JupyterLab refuses to run as root unless told to; an ordinary user needs no flag.
 ROOT_FLAG := $(shell [ "$$(id -u)" = 0 ] && echo --allow-root)
 PIP := $(BIN)/python -m pip --disable-pip-version-check -q
@@ -22,7 +24,7 @@ help:
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 
-$(VENV)/.lab-ready: $(BIN)/python pyproject.toml jupyter/overrides.json
+$(VENV)/.lab-ready: $(BIN)/python pyproject.toml jupyter/overrides.json jupyter/jupyter_server_config.json scripts/configure_jupyter.py
 	$(PIP) install --upgrade pip
 	$(PIP) install "$(TORCH_SPEC)"
 	$(PIP) install -e ".[lab]"
@@ -36,7 +38,7 @@ $(VENV)/.test-ready: $(VENV)/.lab-ready
 
 lab: $(VENV)/.lab-ready
 	$(BIN)/jupyter lab --ServerApp.ip=127.0.0.1 --ServerApp.port=$(PORT) --no-browser \
-		--ServerApp.root_dir=notebooks $(ROOT_FLAG)
+		--ServerApp.root_dir=notebooks --LabApp.default_url=/lab/tree/$(FIRST_CHAPTER) $(ROOT_FLAG)
 
 test: $(VENV)/.test-ready
 	$(BIN)/ruff check labkit tests benchmarks notebooks scripts

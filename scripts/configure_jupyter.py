@@ -1,18 +1,34 @@
-"""Install the course's JupyterLab settings into the current environment.
+"""Install the course's Jupyter settings into the current environment.
 
-They make `.py` notebooks open as notebooks (the Jupytext Notebook viewer) and switch off the
-news pop-up. Settings in `<prefix>/share/jupyter/lab/settings/overrides.json` apply to every
-user of this environment and leave JupyterLab's authentication untouched.
+- `overrides.json` (JupyterLab and Notebook 7 read it from `<prefix>/share/jupyter/lab/settings/`):
+  `.py` chapters open as notebooks (the Jupytext Notebook viewer); closing a chapter shuts its
+  kernel down, so a learner who opens chapter after chapter keeps one kernel's memory, not
+  five (Binder gives 2 GB); no news pop-up.
+- `jupyter_server_config.json` (into `<prefix>/etc/jupyter/`): the file
+  browser lists each chapter once, by its `.py` source; the executed `.ipynb` twin is hidden
+  from the listing but still opens by its path (Colab and Binder links) and still receives
+  the outputs when a chapter is saved (jupytext pairing). A kernel that no browser tab is
+  connected to and that has been idle for a minute is shut down: the Jupytext viewer that
+  opens `.py` chapters ignores JupyterLab's kernelShutdown setting, and Notebook 7 has none,
+  so closing a chapter frees its memory this way (a running cell is never interrupted).
+Both apply to every user of this environment and leave authentication untouched.
 """
 
 import json
 import pathlib
 import sys
 
-source = pathlib.Path(__file__).resolve().parent.parent / "jupyter" / "overrides.json"
-target = pathlib.Path(sys.prefix) / "share" / "jupyter" / "lab" / "settings" / "overrides.json"
-target.parent.mkdir(parents=True, exist_ok=True)
-settings = json.loads(target.read_text()) if target.exists() else {}
-settings.update(json.loads(source.read_text()))
-target.write_text(json.dumps(settings, indent=2) + "\n")
-print(f"JupyterLab settings written to {target}")
+HERE = pathlib.Path(__file__).resolve().parent.parent / "jupyter"
+
+
+def merge_into(target: pathlib.Path, source: pathlib.Path) -> None:
+    target.parent.mkdir(parents=True, exist_ok=True)
+    settings = json.loads(target.read_text()) if target.exists() else {}
+    settings.update(json.loads(source.read_text()))
+    target.write_text(json.dumps(settings, indent=2) + "\n")
+    print(f"Jupyter settings written to {target}")
+
+
+prefix = pathlib.Path(sys.prefix)
+merge_into(prefix / "share" / "jupyter" / "lab" / "settings" / "overrides.json", HERE / "overrides.json")
+merge_into(prefix / "etc" / "jupyter" / "jupyter_server_config.json", HERE / "jupyter_server_config.json")

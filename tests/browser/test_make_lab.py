@@ -42,7 +42,7 @@ def make_lab(tmp_path_factory):
     deadline = time.monotonic() + 120
     token = None
     while token is None:
-        match = re.search(rf"http://127\.0\.0\.1:{port}/lab\?token=([0-9a-f]+)", log_path.read_text())
+        match = re.search(rf"http://127\.0\.0\.1:{port}/lab[^?\s]*\?token=([0-9a-f]+)", log_path.read_text())
         if match:
             token = match.group(1)
         elif process.poll() is not None or time.monotonic() > deadline:

@@ -1,0 +1,149 @@
+"""The configuration `make lab` and Binder use, as a learner meets it: the file browser lists
+each chapter once, closing a chapter shuts its kernel down (Binder's 2 GB hold one kernel at a
+time, not five), and Notebook 7 opens a `.py` chapter as a notebook and runs it."""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import shutil
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+
+import pytest
+
+from tests.browser.conftest import ROOT, free_port, require_chromium
+from tests.browser.helpers import Lab, open_notebook, wait_for_idle
+
+
+def api(lab: Lab, path: str) -> object:
+    with urllib.request.urlopen(f"{lab.url}api/{path}?token={lab.token}", timeout=10) as answer:
+        return json.load(answer)
+
+
+def running_kernels(lab: Lab) -> list:
+    """The server's kernels; a kernel still starting can make the listing fail for a moment
+    (jupyter_server reads its last_activity before it is set), so ask again."""
+    for _ in range(20):
+        try:
+            return api(lab, "kernels")
+        except urllib.error.HTTPError:
+            time.sleep(0.5)
+    return api(lab, "kernels")
+
+
+def test_file_browser_lists_each_chapter_once(lab):
+    names = {item["name"] for item in api(lab, "contents")["content"]}
+    chapters = sorted(p.name for p in (ROOT / "notebooks").glob("[0-9][0-9]_*.py"))
+    assert set(chapters) <= names
+    assert not [n for n in names if n.endswith(".ipynb")], "the .ipynb twins should not be listed"
+    # Hidden from the listing only: a Colab or Binder link to the .ipynb still opens it.
+    assert api(lab, f"contents/{chapters[0].replace('.py', '.ipynb')}")["type"] == "notebook"
+
+
+def test_closing_a_chapter_shuts_its_kernel_down(lab, page):
+    open_notebook(page, lab, "01_strides_and_views.py")
+    deadline = time.monotonic() + 60
+    while not running_kernels(lab) and time.monotonic() < deadline:
+        time.sleep(0.5)
+    assert running_kernels(lab), f"no kernel started; sessions: {api(lab, 'sessions')}"
+    wait_for_idle(page)
+    page.keyboard.press("Alt+w")  # JupyterLab's "Close Tab"
+    discard = page.get_by_role("button", name="Discard")
+    try:  # Jupytext may mark a freshly opened .py as changed: close without saving
+        discard.click(timeout=5_000)
+    except Exception:  # noqa: BLE001 - no dialog: nothing to dismiss
+        pass
+    deadline = time.monotonic() + 100  # the server culls a kernel idle and unconnected for 60 s
+    while running_kernels(lab) and time.monotonic() < deadline:
+        time.sleep(0.5)
+    assert running_kernels(lab) == [], "closing the chapter left its kernel running"
+
+
+@pytest.fixture(scope="module")
+def notebook7(tmp_path_factory):
+    """Notebook 7 (`jupyter notebook`) on a copy of notebooks/, with a clean configuration."""
+    require_chromium()
+    base = tmp_path_factory.mktemp("nb7")
+    root = base / "notebooks"
+    shutil.copytree(ROOT / "notebooks", root, ignore=shutil.ignore_patterns(".ipynb_checkpoints"))
+    shutil.copy(ROOT / "jupytext.toml", base / "jupytext.toml")
+    home = base / "home"
+    home.mkdir()
+    token, port = secrets.token_hex(16), free_port()
+    env = os.environ | {"HOME": str(home), "JUPYTER_CONFIG_DIR": str(home / "config"),
+                        "JUPYTER_DATA_DIR": str(home / "data"),
+                        "JUPYTER_RUNTIME_DIR": str(home / "runtime"),
+                        "JUPYTERLAB_SETTINGS_DIR": str(home / "user-settings"),
+                        "JUPYTERLAB_WORKSPACES_DIR": str(home / "workspaces"),
+                        "IPYTHONDIR": str(home / "ipython")}
+    command = [sys.executable, "-m", "jupyter", "notebook", "--no-browser",
+               "--ServerApp.ip=127.0.0.1", f"--ServerApp.port={port}", "--ServerApp.port_retries=0",
+               f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={root}"]
+    if os.geteuid() == 0:
+        command.append("--allow-root")
+    log = open(base / "notebook.log", "w")
+    server = subprocess.Popen(command, env=env, stdout=log, stderr=subprocess.STDOUT, cwd=root)
+    url = f"http://127.0.0.1:{port}/"
+    deadline = time.monotonic() + 90
+    while True:
+        try:
+            urllib.request.urlopen(f"{url}api/status?token={token}", timeout=2)
+            break
+        except OSError:
+            if server.poll() is not None or time.monotonic() > deadline:
+                server.kill()
+                pytest.fail(f"Notebook 7 did not start: {(base / 'notebook.log').read_text()[-3000:]}")
+            time.sleep(0.5)
+    yield Lab(url=url, token=token, root=str(root))
+    server.terminate()
+    try:
+        server.wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        server.kill()
+    log.close()
+
+
+def test_notebook7_opens_a_py_chapter_as_a_notebook_and_runs_it(notebook7, page):
+    page.goto(f"{notebook7.url}tree?token={notebook7.token}")
+    entry = page.locator(".jp-DirListing-item", has_text="01_strides_and_views.py").first
+    entry.wait_for(timeout=60_000)
+    with page.context.expect_page(timeout=60_000) as opened:
+        entry.dblclick()
+    chapter = opened.value
+    chapter.wait_for_load_state()
+    assert "/notebooks/" in chapter.url, f"the .py opened as {chapter.url}, not as a notebook"
+    chapter.wait_for_selector(".jp-NotebookPanel .jp-Cell", timeout=120_000)
+    chapter.get_by_role("menuitem", name="Run", exact=True).click()
+    chapter.get_by_text("Run All Cells", exact=True).click()
+    _wait_for_notebook7_idle(chapter)
+    assert error_outputs_nb7(chapter) == []
+    chapter.close()
+
+
+def _wait_for_notebook7_idle(page, timeout_s: float = 400) -> None:
+    deadline = time.monotonic() + timeout_s
+    quiet = 0
+    while time.monotonic() < deadline:
+        busy = page.evaluate("""() => [...document.querySelectorAll('.jp-InputArea-prompt')]
+                                     .filter(e => e.textContent.includes('*')).length""")
+        quiet = quiet + 1 if busy == 0 else 0
+        if quiet >= 4:
+            return
+        page.wait_for_timeout(500)
+    raise AssertionError("Notebook 7 still running after the time allowed")
+
+
+def error_outputs_nb7(page) -> list[str]:
+    return page.evaluate(
+        """() => [...document.querySelectorAll(
+                 '.jp-OutputArea-output[data-mime-type="application/vnd.jupyter.stderr"]')]
+                 .map(e => e.innerText)
+                 .filter(t => /Traceback \\(most recent call last\\)|^\\w*(Error|Exception): /m.test(t))
+                 .map(t => t.slice(0, 2000))""")
+
+
