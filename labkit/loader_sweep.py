@@ -59,6 +59,7 @@ class Setting:
     prefetch_factor: int | None = None
     persistent_workers: bool = False
     non_blocking: bool = False
+    device_prefetch: bool = False
 
     def __post_init__(self) -> None:
         if not isinstance(self.num_workers, int) or self.num_workers < 0:
@@ -69,6 +70,9 @@ class Setting:
             raise ValueError("prefetch_factor and persistent_workers need num_workers > 0 (the "
                              "main process neither prefetches nor keeps workers); set num_workers "
                              "or leave them at None / False")
+        if self.device_prefetch and not torch.cuda.is_available():
+            raise ValueError("device_prefetch copies batches to a GPU on a side stream; there is "
+                             "no GPU here, so leave it False")
         if self.prefetch_factor is not None and (not isinstance(self.prefetch_factor, int)
                                                  or self.prefetch_factor < 1):
             raise ValueError(f"prefetch_factor must be None or a whole number >= 1, got "
@@ -81,7 +85,8 @@ class Setting:
         if self.prefetch_factor is not None:
             parts.append(f"pf{self.prefetch_factor}")
         parts += [name for name, on in (("pin", self.pin_memory), ("nb", self.non_blocking),
-                                        ("persist", self.persistent_workers)) if on]
+                                        ("persist", self.persistent_workers),
+                                        ("devprefetch", self.device_prefetch)) if on]
         return " ".join(parts)
 
     def as_dict(self) -> dict:
@@ -182,6 +187,50 @@ class TrainingStep:
         return float(loss.detach())
 
 
+class DevicePrefetcher:
+    """Copy batch i+1 to the GPU on a side stream while step i computes.
+
+    Why: `non_blocking=True` only frees the CPU; on one stream the GPU still runs the copy
+    and then the step's kernels one after the other. A second stream lets the copy engine
+    work while the SMs compute (the copy must come from pinned memory to be asynchronous).
+    The step's stream waits for the copy's event before it uses the batch, and the batch's
+    memory is marked as used by that stream so the caching allocator does not reuse it early.
+    """
+
+    def __init__(self, iterator: object, device: torch.device) -> None:
+        self.iterator, self.device = iterator, device
+        self.stream = torch.cuda.Stream(device)
+        self.pending: tuple | None = None
+        self._load()
+
+    def _load(self) -> None:
+        try:
+            images, labels = next(self.iterator)  # type: ignore[call-overload]
+        except StopIteration:
+            self.pending = None
+            return
+        with torch.cuda.stream(self.stream):
+            images = images.to(self.device, non_blocking=True)
+            labels = labels.to(self.device, non_blocking=True)
+            ready = torch.cuda.Event()
+            ready.record(self.stream)
+        self.pending = (images, labels, ready)
+
+    def __iter__(self) -> DevicePrefetcher:
+        return self
+
+    def __next__(self) -> tuple[torch.Tensor, torch.Tensor]:
+        if self.pending is None:
+            raise StopIteration
+        images, labels, ready = self.pending
+        current = torch.cuda.current_stream(self.device)
+        current.wait_event(ready)
+        images.record_stream(current)
+        labels.record_stream(current)
+        self._load()  # queue the next copy now, so it runs while this batch is computed on
+        return images, labels
+
+
 # ---------------------------------------------------------------------------------------
 # Measuring one setting
 
@@ -271,9 +320,11 @@ def measure(dataset: torch.utils.data.Dataset, setting: Setting, step: Callable[
             loader = make_loader(dataset, setting, timeout_s)
             started = time.perf_counter()
             iterator = iter(loader)
+            batches = (DevicePrefetcher(iterator, torch.device("cuda", torch.cuda.current_device()))
+                       if setting.device_prefetch else iterator)
             for index in range(warmup_steps + steps):
                 begin = time.perf_counter()
-                batch = next(iterator)
+                batch = next(batches)
                 got = time.perf_counter()
                 step(batch, setting.non_blocking)
                 done = time.perf_counter()
@@ -291,6 +342,55 @@ def measure(dataset: torch.utils.data.Dataset, setting: Setting, step: Callable[
     notes = tuple(dict.fromkeys(str(w.message).splitlines()[0] for w in caught))
     return Run(setting, tuple(waits), tuple(computes), first_batch_s,
                main_threads or previous_threads, notes)
+
+
+def profile_steps(dataset: torch.utils.data.Dataset, setting: Setting,
+                  step: Callable[..., object], steps: int = 4,
+                  warmup_steps: int = 2, main_threads: int | None = 1) -> torch.profiler.profile:
+    """A finished torch.profiler run of `steps` steps (after warm-up) under `setting`.
+
+    CPU activity always, CUDA too when there is a GPU; read it with labkit.timeline.
+    main_threads as in measure().
+    """
+    previous_threads = torch.get_num_threads()
+    if main_threads is not None:
+        torch.set_num_threads(main_threads)
+    activities = [torch.profiler.ProfilerActivity.CPU]
+    if torch.cuda.is_available():
+        activities.append(torch.profiler.ProfilerActivity.CUDA)
+    loader = make_loader(dataset, setting)
+    iterator = iter(loader)
+    try:
+        batches = (DevicePrefetcher(iterator, torch.device("cuda", torch.cuda.current_device()))
+                   if setting.device_prefetch else iterator)
+        for _ in range(warmup_steps):
+            step(next(batches), setting.non_blocking)
+        with torch.profiler.profile(activities=activities) as profile:
+            for _ in range(steps):
+                with torch.profiler.record_function("step"):
+                    batch = next(batches)
+                    step(batch, setting.non_blocking)
+    except RuntimeError as error:
+        raise _explained(error, setting) from error
+    finally:
+        close(loader, iterator)
+        torch.set_num_threads(previous_threads)
+    return profile
+
+
+def waiting_in_trace(trace: object) -> dict:
+    """Share of the profiled steps spent inside the DataLoader's __next__ (from a timeline Trace).
+
+    The profiler marks each `next()` on a DataLoader with a 'enumerate(DataLoader)#...__next__'
+    range and each step with our 'step' range, so the two sums give the waiting share as the
+    trace saw it, to set beside the sweep's own clock.
+    """
+    names = [trace.names[i] for i in trace.name_id]  # type: ignore[attr-defined]
+    durations = np.asarray(trace.duration_us, dtype=float)  # type: ignore[attr-defined]
+    waiting = sum(d for n, d in zip(names, durations, strict=True) if "DataLoader" in n and "__next__" in n)
+    stepping = sum(d for n, d in zip(names, durations, strict=True) if n == "step")
+    return {"waiting_us": float(waiting), "steps_us": float(stepping),
+            "waiting_share": float(waiting / stepping) if stepping > 0 else None}
 
 
 @dataclass
@@ -475,3 +575,48 @@ def startup(dataset: torch.utils.data.Dataset, setting: Setting, epochs: int = 3
 def with_persistence(setting: Setting, persistent: bool) -> Setting:
     """The same setting with persistent_workers on or off."""
     return replace(setting, persistent_workers=persistent)
+
+
+# ---------------------------------------------------------------------------------------
+# Sizes for this machine
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What the chapter runs here: the dataset, the consumer and the sweeps' ranges."""
+
+    device: str
+    cores: int
+    encoded_side: int
+    output_side: int
+    batch_size: int
+    worker_counts: tuple[int, ...]
+    steps: int
+    warmup_steps: int
+    model: str  # 'small_cnn' or 'resnet50'
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+def plan(cores: int | None = None, gpu: bool | None = None) -> Plan:
+    """Sizes that fit: on a CPU (2 cores, Binder) within about 30 s of sweeping in all; on a
+    GPU machine ResNet-50 at 224 px, fed by up to cores-1 workers."""
+    cores = cores or os.cpu_count() or 1
+    gpu = torch.cuda.is_available() if gpu is None else gpu
+    if gpu:
+        counts = sorted({0, 2, 4, 8, 12, max(cores - 1, 1)} & set(range(0, cores)))
+        return Plan("cuda", cores, 256, 224, 128, tuple(counts), 8, 3, "resnet50")
+    counts = tuple(range(0, min(cores, 4) + 1))
+    return Plan("cpu", cores, 256, 64, 16, counts, 6, 2, "small_cnn")
+
+
+def consumer(chosen: Plan) -> TrainingStep:
+    """The training step of the plan: a small CNN on one CPU core, or ResNet-50 on the GPU
+    (channels_last, bfloat16 autocast: a tuned step, so the loader has to keep up)."""
+    if chosen.model == "resnet50":
+        from labkit import resnet
+
+        return TrainingStep(resnet.resnet50(num_classes=10), "cuda", channels_last=True,
+                            autocast_dtype=torch.bfloat16)
+    return TrainingStep(small_cnn(), "cpu")

@@ -231,3 +231,19 @@ def test_a_real_16mb_shm_runs_the_chosen_setting_with_workers():
     assert "RAN" in done.stdout and "prefetch 1" in done.stdout, done.stdout + done.stderr
     ran = done.stdout.split("RAN")[1].split()
     assert ran[0] != "w0", "the chosen setting should keep at least one worker"
+
+
+def test_figures_draw_saved_rows_without_measuring():
+    from labkit import loader_plots
+
+    rows = [dict(label=f"w{w} b16", wait_median_s=0.05 / (w + 1), compute_median_s=0.03,
+                 samples_per_s=200.0 * (w + 1)) for w in range(3)]
+    assert len(loader_plots.sweep_figure(rows).axes) == 2
+    startup_rows = [dict(label="w2 b16", first_batch_s=[0.3, 0.3, 0.3]),
+                    dict(label="w2 b16 persist", first_batch_s=[0.3, 0.05, 0.05])]
+    assert loader_plots.startup_figure(startup_rows)._repr_png_()[:4] == b"\x89PNG"
+    points = [dict(nbytes=2**k, memory=m, gbps=float(k)) for k in (10, 20) for m in ("pageable", "pinned")]
+    assert loader_plots.bandwidth_figure(points, {"seed pinned": 12.8}).axes
+    with pytest.raises(ValueError, match="nothing to draw"):
+        loader_plots.sweep_figure([])
+    loader_plots.ProgressBar(3).update(3, 3, "done")  # outside a kernel: silent, no error
