@@ -474,33 +474,52 @@ def load(path: str | os.PathLike, *, max_bytes: int = MAX_BYTES) -> Trace:
     return from_chrome(document, source=file.name)
 
 
-def from_profiler(prof: object, *, max_bytes: int = MAX_BYTES) -> Trace:
+def from_profiler(prof: object, *, save_to: str | os.PathLike | None = None,
+                  max_bytes: int = MAX_BYTES) -> Trace:
     """A Trace from a finished ``torch.profiler.profile`` (use it after the ``with`` block).
 
     Goes through the profiler's own export (the Kineto trace), so a profile object and a
-    trace file are read by the same code and give the same figures.
+    trace file are read by the same code and give the same figures. Kineto writes a profile's
+    trace only once: pass ``save_to="trace.json"`` to keep that file; later calls on the same
+    profile return the Trace read the first time.
     """
     import torch.profiler
 
     if not isinstance(prof, torch.profiler.profile):
         raise TimelineError(f"expected a torch.profiler.profile, got {type(prof).__name__}; "
                             "for a trace file use timeline.load(path).")
+    cached = getattr(prof, "_labkit_timeline", None)
+    if isinstance(cached, Trace):
+        if save_to is not None:
+            raise TimelineError(
+                "this profile's trace was already read (Kineto writes it only once), so it "
+                "cannot be saved now; pass save_to= on the first timeline.from_profiler call.")
+        return cached
     inner = getattr(prof, "profiler", None)
     if inner is None or getattr(inner, "kineto_results", None) is None:
         raise TimelineError(
             "this profile has not finished recording: call timeline.from_profiler(prof) after "
             "the `with torch.profiler.profile(...) as prof:` block (or after prof.stop()); "
             "with a schedule, make sure at least one step was active.")
-    folder = tempfile.mkdtemp(prefix="labkit_timeline_")
-    path = Path(folder) / "trace.json"
+    folder = None if save_to is not None else tempfile.mkdtemp(prefix="labkit_timeline_")
+    path = Path(save_to) if save_to is not None else Path(folder) / "trace.json"
     try:
-        prof.export_chrome_trace(str(path))
+        try:
+            prof.export_chrome_trace(str(path))
+        except RuntimeError as err:
+            if "already saved" not in str(err):
+                raise
+            raise TimelineError(
+                "this profile was already exported with prof.export_chrome_trace (Kineto writes "
+                "a trace only once): read that file with timeline.load(path).") from None
         trace = load(path, max_bytes=max_bytes)
     finally:
-        if path.exists():
-            path.unlink()
-        os.rmdir(folder)
-    trace.source = "profile"
+        if folder is not None:
+            if path.exists():
+                path.unlink()
+            os.rmdir(folder)
+    trace.source = "profile" if save_to is None else path.name
+    prof._labkit_timeline = trace  # type: ignore[attr-defined]
     return trace
 
 
