@@ -214,6 +214,10 @@ def variant_summary(result: dict) -> list[dict]:
             "separate_grad_bytes": observed[-1]["separate_grad_bytes"] if observed else None,
             "median_step_s": timing.get("median_s"), "iqr_step_s": timing.get("iqr_s"),
             "timing_noisy": timing.get("noisy"),
+            "wrong_grads": sorted({name for r in everyone for o in r.get("observed", [])
+                                   for name in o["wrong_grads"]}),
+            "wrong_grad_steps": [o["step"] for o in observed if o["wrong_grads"]],
+            "wrong_grad_diagnosis": sorted({why for o in observed for why in o["wrong_grads"].values()}),
             "params_identical": all(r["params_identical"] for r in everyone),
             "max_abs_diff_across_ranks": max(r["max_abs_diff_across_ranks"] for r in everyone),
             "peak_memory_bytes": first.get("peak_memory_bytes"),

@@ -17,6 +17,9 @@ and reports as plain data:
   (the reducer divides while copying: `mul.out(grad, 1/world, out=bucket_view)`);
 - step time through `labkit.bench` with a fixed number of calls (every rank must call a
   collective the same number of times, so the harness's adaptive run count is pinned);
+- whether each gradient DDP hands the optimizer is right: equal to every rank's local gradient
+  (from a plain copy of the model on the same batch) summed by an explicit all_reduce and
+  divided by the world size;
 - whether the parameters are bit-identical on every rank afterwards (all_gather of a flat copy).
 
 DDP rebuilds its buckets once, at the start of the second iteration, from the parameters'
@@ -26,6 +29,7 @@ strides at that moment; a memory-format change before then heals, one after it s
 from __future__ import annotations
 
 import argparse
+import copy
 import datetime
 import json
 import os
@@ -47,6 +51,7 @@ _WARNING_LAYOUT = re.compile(r"grad\.sizes\(\) = \[([^\]]*)\], strides\(\) = \[(
                              r"bucket_view\.sizes\(\) = \[([^\]]*)\], strides\(\) = \[([^\]]*)\]")
 CONVERT_MOMENTS = ("before_wrap", "after_wrap", "after_rebuild", "never")
 HOOKS = ("none", "seed", "seed_signature_fitted")
+GRAD_RTOL, GRAD_ATOL = 1e-4, 1e-7  # DDP divides before summing, the reference after: rounding only
 
 
 @dataclass(frozen=True)
@@ -84,7 +89,7 @@ class WorkerConfig:
     """Everything a rank needs; plain values so it travels as JSON to every process."""
 
     variants: list[str] = field(default_factory=lambda: list(VARIANTS))
-    observed_steps: int = 3          # steps watched closely (strides, bucket traffic)
+    observed_steps: int = 4          # steps watched closely (strides, bucket traffic, gradients)
     timed_steps: int = 10            # steps timed by labkit.bench after them
     batch: int = 8
     image: int = 32
@@ -194,6 +199,12 @@ class _BucketTraffic(TorchDispatchMode):
                 "permuting_bytes": self.permuting_bytes, "in_place_on_bucket": self.in_place_on_bucket}
 
 
+def in_memory_order(t: torch.Tensor, stride: list[int]) -> torch.Tensor:
+    """t's values in the order a dense tensor with these strides stores them (outermost first)."""
+    order = sorted(range(t.dim()), key=lambda d: (-stride[d], -t.shape[d]))
+    return t.permute(order).reshape(-1)
+
+
 def _shared_storages(grads: dict) -> set[int]:
     """Storages that hold the gradients of two or more parameters: only a DDP bucket does."""
     seen: dict[int, int] = {}
@@ -287,13 +298,16 @@ class _Run:
             if index == 2 and self.variant.convert_at == "after_rebuild":
                 self.ddp.to(memory_format=torch.channels_last)
             self.warned = []
+            expected = self._reference_grads()
             traffic = _BucketTraffic()
             traffic.bucket_storages |= self.bucket_storages
             with traffic:
                 grads = self._step_keeping_grads()
             self.bucket_storages = traffic.bucket_storages | _shared_storages(grads)
+            wrong = {name: self._diagnose(name, grad, expected[name]) for name, grad in grads.items()
+                     if not torch.allclose(grad["value"], expected[name], rtol=GRAD_RTOL, atol=GRAD_ATOL)}
             observed.append({"step": index, "warnings": self.warnings_by_step[-1],
-                             "traffic": traffic.as_dict(),
+                             "traffic": traffic.as_dict(), "wrong_grads": wrong,
                              "parameters": self._parameter_rows(grads),
                              "separate_grad_bytes": sum(
                                  g["nbytes"] for g in grads.values() if not g["in_bucket"])})
@@ -306,7 +320,7 @@ class _Run:
         def read(_optimizer: object, _args: object, _kwargs: object) -> None:
             for name, p in self.ddp.module.named_parameters():
                 if p.grad is not None:
-                    grads[name] = {"stride": list(p.grad.stride()),
+                    grads[name] = {"stride": list(p.grad.stride()), "value": p.grad.detach().clone(),
                                    "storage": p.grad.untyped_storage().data_ptr(),
                                    "nbytes": p.grad.numel() * p.grad.element_size()}
         handle = self.optimizer.register_step_pre_hook(read)
@@ -315,6 +329,34 @@ class _Run:
         finally:
             handle.remove()
         return grads
+
+    def _reference_grads(self) -> dict[str, torch.Tensor]:
+        """What DDP's gradients must be: each rank's local gradient (a plain copy of the model,
+        same batch), summed over ranks with an explicit all_reduce and divided by the world."""
+        reference = copy.deepcopy(self.ddp.module)
+        reference.zero_grad(set_to_none=True)
+        with torch.autocast(self.device.type, dtype=self.amp_dtype or torch.bfloat16,
+                            enabled=self.amp_dtype is not None):
+            loss = nn.functional.cross_entropy(reference(self.x), self.y)
+        loss.backward()
+        expected = {}
+        for name, p in reference.named_parameters():
+            grad = p.grad.detach().clone()
+            dist.all_reduce(grad)
+            expected[name] = grad / self.world
+        return expected
+
+    def _diagnose(self, name: str, grad: dict, expected: torch.Tensor) -> str:
+        """What a wrong gradient holds: zeros, the right values in the bucket view's memory
+        order read through the parameter's strides, or something else."""
+        value = grad["value"]
+        if not value.any() and expected.any():
+            return "all zeros"
+        bucket_order = in_memory_order(expected, self.built_strides[name])
+        if torch.allclose(in_memory_order(value, list(value.stride())), bucket_order,
+                          rtol=GRAD_RTOL, atol=GRAD_ATOL):
+            return "the right values, in the bucket view's memory order, read with the param's strides"
+        return "other"
 
     def _parameter_rows(self, grads: dict) -> list[dict]:
         rows, warned = [], list(self.warned)

@@ -44,13 +44,15 @@ def check_c14(ev: Mapping, th: Mapping) -> tuple[str, str, str]:
         return (DEPENDS, "the ranks' parameters differ even when the model is converted before "
                 "wrapping (no drift), so rank agreement cannot tell what the drift does here",
                 "a rank divergence that has nothing to do with layout")
-    broken = [d for d in drifts if d.get("error") or not d["params_identical"]
+    broken = [d for d in drifts if d.get("error") or not d["params_identical"] or d.get("wrong_grads")
               or d.get("max_abs_diff_across_ranks", 0.0) > tolerance]
     drift_text = "; ".join(
         f"{d['name']}: {d['warnings']} warnings, "
         + (f"raised {d['error']}" if d.get("error") else
-           "parameters bit-identical on every rank" if d["params_identical"] else
-           f"parameters differ across ranks by up to {d.get('max_abs_diff_across_ranks')}")
+           (f"gradients wrong for {', '.join(d['wrong_grads'])}" if d.get("wrong_grads") else
+            "gradients right")
+           + (", parameters bit-identical on every rank" if d["params_identical"] else
+              f", parameters differ across ranks by up to {d.get('max_abs_diff_across_ranks')}"))
         for d in drifts)
     if fix.get("error"):
         fix_text = f"the seed's hook as written raises {fix['error']} in the first backward"
@@ -60,10 +62,17 @@ def check_c14(ev: Mapping, th: Mapping) -> tuple[str, str, str]:
         fix_text = (f"the seed's hook ran; {fix['warnings']} warnings remained, parameters "
                     f"{'identical' if fix['params_identical'] else 'differ'} across ranks")
     text = f"{ev.get('world_size', '?')} ranks over {ev.get('backend', '?')}, {steps} steps: {drift_text}; {fix_text}"
+    for other in ev.get("other_variants") or ():
+        if other.get("wrong_grads"):
+            text += (f"; beyond the seed's setting, {other['name']} gives wrong gradients for "
+                     f"{', '.join(other['wrong_grads'])} with {other['warnings']} warnings, the seed's "
+                     "hook does not reach them")
     if broken and fix_works:
         return CONFIRMED, text, ""
     if broken:
-        return REFUTED, text + " (the drift does break the run here, but the seed's fix does not repair it)", ""
+        how = ("silently and identically on every rank, not as a disagreement between ranks"
+               if all(d["params_identical"] for d in broken) else "and the ranks disagree")
+        return REFUTED, text + f" (the drift does break the run here, {how}; the seed's fix does not repair it)", ""
     return REFUTED, text + " (the drift costs a strided copy into the buckets; all-reduce stays correct)", ""
 
 
@@ -105,6 +114,8 @@ def evidence_from_run(result: Mapping) -> dict:
                 "steps": len(first["warnings_by_step"]),
                 "error": f"{error['type']}: {error['message']}" if error else None,
                 "params_identical": all(r["params_identical"] for r in reports),
+                "wrong_grads": sorted({g for r in reports for o in r.get("observed", [])
+                                       for g in o.get("wrong_grads", [])}),
                 "max_abs_diff_across_ranks": max(r["max_abs_diff_across_ranks"] for r in reports)}
 
     drift_names = [n for n in ("a_drift", "e_late_drift") if n in by_name]
@@ -112,6 +123,7 @@ def evidence_from_run(result: Mapping) -> dict:
             "control_params_identical": summary("c_convert_first")["params_identical"],
             "seed_fix": summary("b_seed_fix"),
             "seed_hook_fitted": summary("b2_seed_hook_fitted") if "b2_seed_hook_fitted" in by_name else None,
+            "other_variants": [summary(n) for n in ("d_bucket_view",) if n in by_name],
             "backend": result["backend"], "world_size": result["world_size"],
             "device": result["device"], "torch": result["torch"],
             "amp_dtype": ranks[0][0].get("amp_dtype")}
