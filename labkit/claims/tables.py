@@ -12,6 +12,7 @@ import json
 import os
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from labkit import results
 from labkit.claims.core import CONFIRMED, DEPENDS, REFUTED, SEED_FORM, Claim, Verdict
@@ -121,29 +122,63 @@ def table(verdicts: Iterable[Verdict], pending: Iterable[str] = (),
                         reference, list(pending), recording)
 
 
-LEDGER_COLUMNS = ("claim", "chapter", "source", "statement", "this machine", "reference")
+LEDGER_COLUMNS = ("claim", "chapter", "seed says", "this machine", "reference GPU",
+                  "depends on / why they differ")
+NOTEBOOKS_DIR = Path(__file__).resolve().parents[2] / "notebooks"
+
+
+def chapter_notebook(chapter: str) -> str:
+    """The chapter's notebook source ('03_memory_layouts.py'), or '' if it is not in this checkout."""
+    found = sorted(NOTEBOOKS_DIR.glob(f"{chapter}_*.py"))
+    return found[0].name if found else ""
+
+
+def _why_they_differ(mine: Verdict, theirs: Verdict) -> str:
+    """Name what differs between two machines' verdicts on one claim: device, form, torch."""
+    reasons = []
+    if mine.machine != theirs.machine:
+        reasons.append(f"device: {mine.machine} against {theirs.machine}")
+    if mine.form != theirs.form:
+        reasons.append(f"form judged: '{mine.form}' against '{theirs.form}'")
+    return "; ".join(reasons) or "same device and form: a timing near its threshold (rerun)"
 
 
 @dataclass(repr=False)
 class Ledger:
-    """Every claim of the curriculum with its saved verdicts: this machine's and the reference's."""
+    """Every claim of the curriculum with its saved verdicts: this machine's and the reference's.
+
+    Built from what the chapters saved (`claims.save`), never typed in. A claim with no
+    verdict here says which chapter fills it; where the two machines disagree, the row
+    names what differs (the device, the form of the claim judged).
+    """
 
     mine: dict[str, Verdict]
     reference_verdicts: dict[str, Verdict]
     reference: str
 
     def rows(self) -> list[dict]:
-        """One dict per registered claim, in curriculum order, with LEDGER_COLUMNS."""
+        """One dict per registered claim, in curriculum order, with LEDGER_COLUMNS and 'section'."""
         out = []
         for claim in ALL:
+            notebook = chapter_notebook(claim.chapter)
+            mine, theirs = self.mine.get(claim.id), self.reference_verdicts.get(claim.id)
             if not claim.tested:
                 here = there = "not yet tested"
             else:
-                here = self.mine[claim.id].label if claim.id in self.mine else "not run here yet"
-                there = (self.reference_verdicts[claim.id].label
-                         if claim.id in self.reference_verdicts else "nothing recorded yet")
-            out.append({"claim": claim.id, "chapter": claim.chapter, "source": _source(claim),
-                        "statement": claim.statement, "this machine": here, "reference": there})
+                here = (f"{mine.label} [{mine.form}]" if mine else
+                        f"not run here yet: run {notebook or 'chapter ' + claim.chapter}")
+                there = f"{theirs.label} [{theirs.form}]" if theirs else "nothing recorded yet"
+            notes = []
+            for verdict in (mine, theirs):
+                if verdict and verdict.depends_on and verdict.depends_on not in notes:
+                    notes.append(verdict.depends_on)
+            if mine and theirs and mine.outcome != theirs.outcome:
+                notes.append("differ by " + _why_they_differ(mine, theirs))
+            out.append({"claim": claim.id, "chapter": claim.chapter, "notebook": notebook,
+                        "section": f"seed {claim.seed.split('/')[-1][:3]} §{claim.section}",
+                        "section_zh": claim.section_zh, "seed says": claim.statement,
+                        "this machine": here, "reference GPU": there,
+                        "depends on / why they differ": "; ".join(notes)})
         return out
 
     def structure(self) -> str:
@@ -155,12 +190,62 @@ class Ledger:
     def __repr__(self) -> str:
         return self.structure()
 
-    def _repr_html_(self) -> str:
+    def counts(self, which: str = "reference GPU") -> dict[str, int]:
+        """How many claims each outcome has in one column ('this machine' or 'reference GPU')."""
+        tally: dict[str, int] = {}
+        for row in self.rows():
+            word = row[which].split(" ")[0] if row[which].split(" ")[0] in _COLOURS else "no verdict"
+            tally[word] = tally.get(word, 0) + 1
+        return tally
+
+    def to_markdown(self) -> str:
+        """The ledger as a Markdown table (for a README, an issue, a handout)."""
+        def clean(text: str) -> str:
+            return text.replace("|", "\\|").replace("\n", " ")
+
+        lines = [f"Claims ledger (reference: {self.reference})", "",
+                 "| " + " | ".join(LEDGER_COLUMNS) + " |", "|" + " --- |" * len(LEDGER_COLUMNS)]
+        for row in self.rows():
+            chapter = f"[{row['chapter']}]({row['notebook']})" if row["notebook"] else row["chapter"]
+            cells = [row["claim"], chapter, f"{row['seed says']} ({row['section']})",
+                     row["this machine"], row["reference GPU"], row["depends on / why they differ"]]
+            lines.append("| " + " | ".join(clean(c) for c in cells) + " |")
+        return "\n".join(lines) + "\n"
+
+    def _table_html(self) -> str:
         head = "".join(f"<th style='text-align:left'>{html.escape(c)}</th>" for c in LEDGER_COLUMNS)
-        body = "".join("<tr>" + "".join(_cell(str(r[c])) for c in LEDGER_COLUMNS) + "</tr>"
-                       for r in self.rows())
+        body = ""
+        for row in self.rows():
+            chapter = (f"<a href='{html.escape(row['notebook'])}'>{row['chapter']}</a>"
+                       if row["notebook"] else row["chapter"])
+            says = (f"<td style='text-align:left' title='{html.escape(row['section_zh'], quote=True)}'>"
+                    f"{html.escape(row['seed says'])}<br><small>{html.escape(row['section'])}</small></td>")
+            body += (f"<tr><td>{html.escape(row['claim'])}</td><td>{chapter}</td>{says}"
+                     + _cell(row["this machine"]) + _cell(row["reference GPU"])
+                     + _cell(row["depends on / why they differ"]) + "</tr>")
         return (f"<table><caption>reference: {html.escape(self.reference)}</caption>"
                 f"<tr>{head}</tr>{body}</table>")
+
+    def _repr_html_(self) -> str:
+        return self._table_html()
+
+    def to_html(self, title: str = "Tensor Layout Lab: claims ledger") -> str:
+        """A self-contained HTML page (no scripts, no outside files) an instructor can hand out."""
+        style = ("body{font-family:sans-serif;margin:2em}table{border-collapse:collapse}"
+                 "td,th{border:1px solid #ccc;padding:4px 8px;vertical-align:top}"
+                 "caption{text-align:left;font-weight:bold;margin-bottom:.5em}")
+        return (f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>{html.escape(title)}"
+                f"</title><style>{style}</style></head><body><h1>{html.escape(title)}</h1>"
+                f"{self._table_html()}</body></html>\n")
+
+    def export(self, folder: str | Path) -> tuple[Path, Path]:
+        """Write ledger.md and ledger.html into folder; returns their paths."""
+        folder = Path(folder)
+        folder.mkdir(parents=True, exist_ok=True)
+        markdown, page = folder / "ledger.md", folder / "ledger.html"
+        markdown.write_text(self.to_markdown())
+        page.write_text(self.to_html())
+        return markdown, page
 
 
 def ledger(reference: str = results.DEFAULT_REFERENCE) -> Ledger:
