@@ -1,0 +1,107 @@
+# ---
+# jupyter:
+#   jupytext:
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#       jupytext_version: 1.19.6
+#   kernelspec:
+#     display_name: Python 3 (ipykernel)
+#     language: python
+#     name: python3
+# ---
+
+
+# %% [markdown]
+# # 99 The claims ledger
+#
+# Every claim the course tests, in one table: what the seed article says, the verdict this
+# machine reached, the verdict the reference GPU run recorded, and what a verdict depends on.
+# Nothing here is typed in: each cell of the table is read from what the chapters saved
+# (`claims.save` at the end of each chapter) on this machine and in `results/`.
+#
+# A row that says *not run here yet* names the chapter that fills it: run that chapter (or
+# `make notebooks`) and re-run this one. Where this machine and the reference disagree, the
+# row says what differs: the device, or the form of the claim that was judged (the seed's own
+# setting, or an analogue that this machine can run).
+
+# %%
+# Installs labkit when (and only when) this notebook runs in Google Colab.
+import os
+import subprocess
+import sys
+
+if "google.colab" in sys.modules:
+    CHECKOUT = "/content/tensor-layout-lab"
+    if not os.path.isdir(CHECKOUT):
+        subprocess.run(["git", "clone", "--depth", "1",
+                        "https://github.com/tensor-layout-lab/tensor-layout-lab", CHECKOUT], check=True)
+    subprocess.run([sys.executable, "-m", "pip", "install", "-q", CHECKOUT], check=True)
+    os.environ["LABKIT_RESULTS_DIR"] = CHECKOUT + "/results"  # the recorded reference GPU runs
+    from google.colab import output  # Colab renders third-party widgets once this is on
+
+    output.enable_custom_widget_manager()
+
+# %%
+from labkit import claims, env, results
+
+ledger = claims.ledger()
+print(f"this machine: {env.device_key()}")
+print(f"reference:    {results.describe_machine(ledger.reference)}")
+
+# %% [markdown]
+# ## The ledger
+#
+# Hover over a seed statement to see the seed's own section title. `[the seed's form]` means
+# the verdict judged the claim in the seed's own setting; anything else in brackets names the
+# analogue that was judged instead.
+
+# %%
+ledger
+
+# %% [markdown]
+# ## How the claims fared
+#
+# Counted from the table above. The reference column is the one to quote about the seed's
+# claims as stated: most of them are GPU claims.
+
+# %%
+for column in ("reference GPU", "this machine"):
+    tally = ledger.counts(column)
+    print(f"{column:>14}: " + ", ".join(f"{n} {word}" for word, n in sorted(tally.items())))
+
+# %% [markdown]
+# ## Where this machine and the reference disagree
+#
+# A disagreement is not an error: a claim about an A100 in fp16 judged on a laptop CPU is a
+# different claim. Each line says what differs.
+
+# %%
+disagreements = [r for r in ledger.rows() if "differ by" in r["depends on / why they differ"]]
+for row in disagreements:
+    print(f"{row['claim']:>4}: here {row['this machine']}; reference {row['reference GPU']}\n"
+          f"      {row['depends on / why they differ']}")
+if not disagreements:
+    print("No claim has verdicts on both machines that disagree.")
+
+# %% [markdown]
+# ## A handout
+#
+# The same table as Markdown (for a README or an issue) and as one self-contained HTML page
+# (no scripts, nothing fetched) that an instructor can hand out or print.
+
+# %%
+markdown_path, html_path = ledger.export(env.cache_dir() / "ledger")
+print(f"written: {markdown_path}\n         {html_path}")
+print(markdown_path.read_text().splitlines()[2])
+
+# %% [markdown]
+# ## What to remember
+#
+# - A number from an article is a claim until it is measured on a named machine, in a named
+#   precision and size: the table keeps both the verdict and the form it judged.
+# - Verdicts that follow from tensor semantics (strides, errors, copies) agree on every
+#   machine; verdicts that rest on timings can differ, and the row says why.
+# - The reference column is a recording: re-make it on your own GPU with
+#   `bash benchmarks/gpu_session.sh` (see the README) and this table compares against it.
