@@ -102,11 +102,16 @@ def test_c5_names_the_cause_and_the_allocation():
 
 
 def test_a_timing_the_harness_distrusts_gives_no_verdict():
-    for claim_id, evidence in (("C5", c5()), ("C9", c9()),
+    copying = dict(case="3-D", implicit_copy_bytes=1 << 20, implicit_median_s=4.0, explicit_median_s=1.0)
+    for claim_id, evidence in (("C5", c5()), ("C9", c9()), ("C2", dict(cases=[copying])),
+                               ("C6", CASES["C6"]["confirmed"]),
                                ("C10", dict(cases=[gemm_case(view=1.0, aware=1.3)]))):
         verdict = judge(claim_id, **evidence, distrusted=["aligned, contiguous"])
         assert verdict.outcome == "depends" and verdict.depends_on == claims.NOISE, claim_id
         assert "harness distrusts aligned, contiguous" in verdict.reason
+    # a verdict that rests on no timing (no copy at all) is not held back by a noisy one
+    no_copy = judge("C2", **CASES["C2"]["refuted"], distrusted=["2-D: x.t().matmul(w)"])
+    assert no_copy.outcome == "refuted"
 
 
 def test_the_allocator_can_decide_a_cpu_verdict():

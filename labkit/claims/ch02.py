@@ -81,6 +81,9 @@ def check_c2(ev: Mapping, th: Mapping) -> tuple[str, str, str]:
         elif copies and where == "noise":
             noisy.append(c["case"])
     text = "; ".join(notes)
+    untrusted = distrusted(ev) if holds or noisy else None  # timings matter only where a copy is
+    if untrusted:
+        return untrusted[0], text + "; " + untrusted[1], untrusted[2]
     if noisy:
         return DEPENDS, text, NOISE
     if len(holds) == len(cases):
@@ -163,6 +166,9 @@ def check_c6(ev: Mapping, th: Mapping) -> tuple[str, str, str]:
     if copied == 0 and ev["shares_storage"]:
         return (REFUTED, f"narrow on the transposed view copied 0 bytes and shares storage; "
                 f"it takes {ratio:.2f}x the time of narrow on the contiguous tensor", "")
+    untrusted = distrusted(ev)
+    if untrusted:
+        return untrusted[0], f"narrow copied {copied} bytes; " + untrusted[1], untrusted[2]
     if ratio > th["narrow_costly_ratio"]:
         return CONFIRMED, f"narrow copied {copied} bytes and took {ratio:.2f}x as long", ""
     return DEPENDS, f"narrow copied {copied} bytes but took only {ratio:.2f}x as long", "size"
