@@ -363,7 +363,8 @@ def test_widget_state_selection_and_static_picture(gpu_trace):
         widget.selected = len(gpu_trace)
     data, _ = widget._repr_mimebundle_()
     assert "application/vnd.jupyter.widget-view+json" in data
-    assert data["image/svg+xml"] == timeline.to_svg(gpu_trace)
+    assert data["image/svg+xml"] == timeline.to_svg(gpu_trace, title="demo")
+    assert data["text/plain"] == repr(widget)
     assert repr(widget).startswith("Timeline of Trace:")
 
 

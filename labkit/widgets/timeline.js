@@ -87,6 +87,7 @@ function firstReaching(data, range, t) {
 function render({ model, el: host }) {
   const renderBegin = performance.now();
   const root = el("div", "lt-timeline");
+  root.dataset.title = model.get("title") || "";
   root.tabIndex = -1;
   root.dataset.lmSuppressShortcuts = "true";
   const title = el("div", "lt-timeline-title", model.get("title") || "");
@@ -462,6 +463,18 @@ function render({ model, el: host }) {
   });
   const onZoomEvent = (event) => zoom(Number(event.detail) || 1.5);
   root.addEventListener("lt-zoom", onZoomEvent);
+  // For tests and benchmarks: where an event's bar is on screen (client coordinates).
+  root.ltTimeline = {
+    barCenter(index) {
+      const i = data.position.get(index);
+      if (i === undefined) return null;
+      const rect = canvas.getBoundingClientRect();
+      const scale = (rect.width - LABEL_W) / (view[1] - view[0]);
+      const mid = Math.max(view[0], data.start[i]) + Math.min(data.duration[i], view[1] - Math.max(view[0], data.start[i])) / 2;
+      return { x: rect.left + LABEL_W + (mid - view[0]) * scale, y: rect.top + rowTop.get(data.row[i]) + ROW_H / 2 };
+    },
+    view: () => view.slice(),
+  };
 
   function onData() {
     const begin = performance.now();

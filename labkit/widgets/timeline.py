@@ -251,13 +251,18 @@ class Timeline(anywidget.AnyWidget):
         index = change["new"]
         self.selected_text = self._trace.describe(index) if index >= 0 else ""
 
-    def _repr_mimebundle_(self, **kwargs: object) -> tuple[dict, dict] | None:
-        """The widget view, with the static SVG beside it for places without widgets."""
+    def static_svg(self) -> str:
+        """The picture a saved notebook shows where the widget cannot run (same lanes)."""
+        return figures_timeline.to_svg(self._trace, title=self.title or None)
+
+    def _repr_mimebundle_(self, **kwargs: object) -> object:
+        """The widget view plus a static SVG and text, for GitHub, nbviewer and HTML exports."""
         bundle = super()._repr_mimebundle_(**kwargs)
-        if bundle is None:
-            return None
-        data, metadata = bundle
-        return {**data, "image/svg+xml": figures_timeline.to_svg(self._trace)}, metadata
+        data = bundle[0] if isinstance(bundle, tuple) else bundle
+        if isinstance(data, dict):
+            data["image/svg+xml"] = self.static_svg()
+            data["text/plain"] = repr(self)
+        return bundle
 
     def __repr__(self) -> str:
         return f"Timeline of {self._trace!r}"
