@@ -283,8 +283,17 @@ def ort_session(model_path: str | Path, providers: list[str], options: object | 
         options = ort.SessionOptions()
     options.log_severity_level = 3
     options.intra_op_num_threads = torch.get_num_threads()
+    # ORT's threads spin after each run by default, stealing the cores the next timed
+    # variant (eager PyTorch, another session) needs on a small machine.
+    options.add_session_config_entry("session.intra_op.allow_spinning", "0")
     return ort.InferenceSession(str(model_path), options, providers=providers,
                                 provider_options=provider_options)
+
+
+def working_providers(model_path: str | Path, device: torch.device) -> list[str]:
+    """The providers a session really got: a CUDA provider that is listed but cannot load
+    (missing CUDA or cuDNN libraries) leaves ONNX Runtime on the CPU, with only a log line."""
+    return list(ort_session(model_path, ort_providers(device)).get_providers())
 
 
 def onnx_input_record(model_path: str | Path) -> str:
@@ -313,8 +322,11 @@ def _ort_feed_pointer(session: object, out_shape: tuple[int, ...]) -> Callable[[
     import numpy as np
 
     in_name, out_name = session.get_inputs()[0].name, session.get_outputs()[0].name
+    on_gpu = "CUDAExecutionProvider" in session.get_providers()
 
     def run(x: torch.Tensor) -> torch.Tensor:
+        if x.is_cuda and not on_gpu:  # the CUDA provider did not load: bind host memory
+            return run(x.cpu()).to(x.device)  # .cpu() keeps the strides of a dense tensor
         out = torch.empty(out_shape, dtype=x.dtype, device=x.device)
         kind, index = ("cuda", x.device.index or 0) if x.is_cuda else ("cpu", 0)
         if x.is_cuda:
@@ -468,7 +480,7 @@ def default_aoti_timeout_s(device: torch.device) -> float:
     override = os.environ.get("LABKIT_AOTI_TIMEOUT_S", "")
     if override.replace(".", "", 1).isdigit():
         return float(override)
-    return 150.0 if device.type == "cuda" else 0.0
+    return 120.0 if device.type == "cuda" else 0.0
 
 
 def run(model: nn.Module, example: torch.Tensor, paths: tuple[str, ...] | None = None,
@@ -494,6 +506,7 @@ def run(model: nn.Module, example: torch.Tensor, paths: tuple[str, ...] | None =
         expected = model(inputs[NCHW])
     owned = tempfile.TemporaryDirectory(prefix="labkit-export-") if workdir is None else None
     where = Path(owned.name if owned else workdir)
+    (where / "model.onnx").unlink(missing_ok=True)  # never reuse another model's export
     builders: dict[str, Callable[[], Artifact]] = {
         "trace": lambda: build_trace(model, example),
         "script": lambda: build_script(model, example),

@@ -143,12 +143,14 @@ class DeclaredNCHW:
 def _onnx_op_types(path: Path) -> list[str]:
     import onnx
 
-    return [n.op_type for n in onnx.load(str(path)).graph.node]
+    return [n.op_type for n in onnx.load(str(path), load_external_data=False).graph.node]
 
 
 def channels_last_declared_nchw(model: nn.Module, example: torch.Tensor, time_it: bool = True,
-                                rep_ms: float = 200.0) -> DeclaredNCHW:
-    """Convert model to channels_last, freeze it with an NCHW example, read what was recorded."""
+                                rep_ms: float = 200.0, onnx_path: str | Path | None = None) -> DeclaredNCHW:
+    """Convert model to channels_last, freeze it with an NCHW example, read what was recorded.
+
+    onnx_path: the NCHW model's ONNX file if already exported (saves an export)."""
     from labkit import bench
 
     model_cl = copy.deepcopy(model).to(memory_format=torch.channels_last).eval()
@@ -162,8 +164,9 @@ def channels_last_declared_nchw(model: nn.Module, example: torch.Tensor, time_it
     same, transposes = None, None
     if export_audit._has_onnx():
         with tempfile.TemporaryDirectory(prefix="labkit-cl-") as tmp:
-            plain, channels_last = Path(tmp) / "nchw.onnx", Path(tmp) / "cl.onnx"
-            export_audit.export_onnx(model, example, plain)
+            plain, channels_last = Path(onnx_path or Path(tmp) / "nchw.onnx"), Path(tmp) / "cl.onnx"
+            if onnx_path is None:
+                export_audit.export_onnx(model, example, plain)
             export_audit.export_onnx(model_cl, example, channels_last)
             ops_cl = _onnx_op_types(channels_last)
             same, transposes = _onnx_op_types(plain) == ops_cl, ops_cl.count("Transpose")
@@ -245,8 +248,21 @@ def _preference_options(provider: str, on: bool) -> tuple[object, list[dict] | N
     return options, None, "NCHWc layout optimisation"
 
 
+def _optimised_node_counts(path: Path, providers: list[str], provider: str, on: bool) -> dict[str, int]:
+    """Op counts of the graph ORT optimised (saved by a throwaway session); {} if it cannot save it."""
+    options, provider_options, _ = _preference_options(provider, on)
+    # beside the source model: the exporter keeps weights in an external file next to it
+    optimised = path.parent / f"{path.stem}-{'on' if on else 'off'}-optimised.onnx"
+    options.optimized_model_filepath = str(optimised)
+    try:
+        export_audit.ort_session(path, providers, options, provider_options)
+        return dict(collections.Counter(_onnx_op_types(optimised)))
+    except Exception:  # saving is not supported for every provider's rewritten graph
+        return {}
+
+
 def ort_layout_preference(model: nn.Module, example: torch.Tensor, rep_ms: float = 200.0,
-                          time_it: bool = True) -> OrtLayout:
+                          time_it: bool = True, onnx_path: str | Path | None = None) -> OrtLayout:
     """Export the model with an NCHW and with an NHWC declared input; run each with ORT's layout
     preference off and on; count Transpose/Reorder nodes in the optimised graphs; check each
     against eager; time the correct ones interleaved (IOBinding of dense inputs, no copies)."""
@@ -255,8 +271,6 @@ def ort_layout_preference(model: nn.Module, example: torch.Tensor, rep_ms: float
     if not export_audit._has_onnx():
         raise export_audit.AuditError("onnx and onnxruntime are not installed: pip install onnx onnxruntime onnxscript")
     model = model.eval()
-    providers = export_audit.ort_providers(example.device)
-    provider = providers[0]
     nhwc = example.permute(0, 2, 3, 1).contiguous()
     with torch.no_grad():
         expected = model(example)
@@ -264,13 +278,22 @@ def ort_layout_preference(model: nn.Module, example: torch.Tensor, rep_ms: float
     with tempfile.TemporaryDirectory(prefix="labkit-ort-") as tmp:
         for declared, net, x in (("NCHW", model, example), ("NHWC", NHWCInput(model).eval(), nhwc)):
             path = Path(tmp) / f"{declared}.onnx"
-            export_audit.export_onnx(net, x, path)
+            if declared == "NCHW" and onnx_path is not None:
+                path = Path(onnx_path)
+            else:
+                export_audit.export_onnx(net, x, path)
+            if declared == "NCHW":
+                providers = export_audit.working_providers(path, example.device)
+                provider = providers[0]
             for on in (False, True):
+                counts = _optimised_node_counts(path, providers, provider, on)
                 options, provider_options, name = _preference_options(provider, on)
-                optimised = Path(tmp) / f"{declared}-{on}-optimised.onnx"
-                options.optimized_model_filepath = str(optimised)
-                session = export_audit.ort_session(path, providers, options, provider_options)
-                counts = collections.Counter(_onnx_op_types(optimised)) if optimised.exists() else {}
+                try:
+                    session = export_audit.ort_session(path, providers, options, provider_options)
+                except Exception as error:  # e.g. prefer_nhwc in a build without NHWC kernels
+                    failed = export_audit.Outcome(export_audit.REJECTED, f"{type(error).__name__}: {str(error)[:160]}")
+                    sessions.append(LayoutSession(declared, "on" if on else "off", counts, failed, lambda: None))
+                    continue
                 run = export_audit._ort_feed_pointer(session, tuple(expected.shape))
                 got = export_audit.outcome(run, x, expected)
                 sessions.append(LayoutSession(declared, "on" if on else "off", dict(counts), got,
@@ -288,15 +311,16 @@ def ort_layout_preference(model: nn.Module, example: torch.Tensor, rep_ms: float
 # 4. Where a fallback runs: ONNX Runtime's placement, TensorRT where installed
 
 
-def ort_placement(model: nn.Module, example: torch.Tensor) -> dict[str, int]:
+def ort_placement(model: nn.Module, example: torch.Tensor, onnx_path: str | Path | None = None) -> dict[str, int]:
     """Nodes per execution provider, read from ORT's own profile of one run (needs a GPU build
     for anything but 'CPUExecutionProvider')."""
     import onnxruntime as ort
 
     providers = export_audit.ort_providers(example.device)
     with tempfile.TemporaryDirectory(prefix="labkit-place-") as tmp:
-        path = Path(tmp) / "model.onnx"
-        export_audit.export_onnx(model, example, path)
+        path = Path(onnx_path or Path(tmp) / "model.onnx")
+        if onnx_path is None:
+            export_audit.export_onnx(model, example, path)
         options = ort.SessionOptions()
         options.enable_profiling = True
         options.profile_file_prefix = str(Path(tmp) / "profile")
@@ -311,7 +335,8 @@ def ort_placement(model: nn.Module, example: torch.Tensor) -> dict[str, int]:
     return {provider: len(names) for provider, names in sorted(nodes.items())}
 
 
-def ort_cpu_fallback_cost(model: nn.Module, example: torch.Tensor, rep_ms: float = 300.0) -> object | None:
+def ort_cpu_fallback_cost(model: nn.Module, example: torch.Tensor, rep_ms: float = 300.0,
+                          onnx_path: str | Path | None = None) -> object | None:
     """On a GPU: the whole model on ORT's CPU provider against its CUDA provider (interleaved).
     What the seed's 'falls back to the CPU' would cost at most, on ORT. None without CUDA EP."""
     from labkit import bench
@@ -319,10 +344,13 @@ def ort_cpu_fallback_cost(model: nn.Module, example: torch.Tensor, rep_ms: float
     if export_audit.ort_providers(example.device)[0] != "CUDAExecutionProvider":
         return None
     with tempfile.TemporaryDirectory(prefix="labkit-fallback-") as tmp:
-        path = Path(tmp) / "model.onnx"
-        export_audit.export_onnx(model, example, path)
+        path = Path(onnx_path or Path(tmp) / "model.onnx")
+        if onnx_path is None:
+            export_audit.export_onnx(model, example, path)
         gpu = export_audit.ort_session(path, ["CUDAExecutionProvider", "CPUExecutionProvider"])
         cpu = export_audit.ort_session(path, ["CPUExecutionProvider"])
+    if "CUDAExecutionProvider" not in gpu.get_providers():
+        return None  # listed, but it did not load here
     with torch.no_grad():
         shape = tuple(model(example).shape)
     run_gpu = export_audit._ort_feed_pointer(gpu, shape)

@@ -41,15 +41,18 @@ def test_channels_last_model_declared_nchw(tiny):
     assert found.onnx_same_graph is True and found.onnx_transposes == 0
 
 
-def test_ort_layout_preference_counts_layout_nodes(tiny):
+def test_ort_layout_preference_counts_layout_nodes(tiny, tmp_path):
     model, example = tiny
-    found = export_traps.ort_layout_preference(model, example, time_it=False)
+    onnx_path = tmp_path / "model.onnx"  # reused as the notebook reuses the audit's export
+    export_audit.export_onnx(model, example, onnx_path)
+    found = export_traps.ort_layout_preference(model, example, time_it=False, onnx_path=onnx_path)
     assert [(s.declared, s.preference) for s in found.sessions] == [
         ("NCHW", "off"), ("NCHW", "on"), ("NHWC", "off"), ("NHWC", "on")]
     assert all(s.outcome.kind == CORRECT for s in found.sessions)
     nhwc_off = found.sessions[2]
     assert nhwc_off.node_counts.get("Transpose", 0) >= 1  # the declared NHWC input's permute
     assert found.sessions[0].layout_nodes() == 0           # nothing to convert with it off
+    assert all(sum(s.node_counts.values()) > 0 for s in found.sessions)  # every graph was read
     assert "Transpose" in found.lines()[0]
 
 
