@@ -1,0 +1,467 @@
+# ---
+# jupyter:
+#   jupytext:
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#       jupytext_version: 1.19.6
+#   kernelspec:
+#     display_name: Python 3 (ipykernel)
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # 06 DDP and layout drift
+#
+# DistributedDataParallel (DDP) keeps one model per process and, during `backward`, sums the
+# gradients of all processes ("ranks") with all-reduce. It does not all-reduce each gradient on
+# its own: it copies them into a few flat **buckets** and reduces those. Each gradient has a
+# **bucket view**, a strided window into a bucket. This chapter is about what happens when a
+# gradient's strides and its bucket view's strides disagree, which is what converting a model
+# to `channels_last` after wrapping it does, and it tests claim C14 (seed `000_...txt` §4.3)
+# on real processes: gloo on this CPU, NCCL across GPUs.
+
+# %%
+# Installs labkit when (and only when) this notebook runs in Google Colab.
+import os
+import subprocess
+import sys
+
+if "google.colab" in sys.modules:
+    CHECKOUT = "/content/tensor-layout-lab"
+    if not os.path.isdir(CHECKOUT):
+        subprocess.run(["git", "clone", "--depth", "1",
+                        "https://github.com/tensor-layout-lab/tensor-layout-lab", CHECKOUT], check=True)
+    subprocess.run([sys.executable, "-m", "pip", "install", "-q", CHECKOUT], check=True)
+    os.environ["LABKIT_RESULTS_DIR"] = CHECKOUT + "/results"  # the recorded reference GPU runs
+    from google.colab import output  # Colab renders third-party widgets once this is on
+
+    output.enable_custom_widget_manager()
+
+# %%
+import time
+
+import torch
+
+from labkit import claims, ddp_launch, ddp_worker, env, exercises, results, widgets
+from labkit.claims import ch06
+
+CHAPTER = "06_ddp_layout_drift"
+on_gpu = env.has_cuda()
+world_size = ddp_launch.default_world_size()
+backend = "nccl" if on_gpu else "gloo"
+verdicts = []
+print(f"torch {torch.__version__}; {world_size} processes over {backend} "
+      f"({'one per GPU' if on_gpu else 'on this CPU, 127.0.0.1'})")
+
+# %% [markdown]
+# ## The claim
+#
+# The seed says that channels_last plus mixed precision makes DDP's all-reduce see tensors
+# with differing strides and storage offsets, so the ranks' views of the data disagree
+# (NCCL reading illegal memory, or numbers drifting silently), and it gives a fix: a full
+# backward hook that makes every gradient contiguous. Here is the claim, and what decides it:
+
+# %%
+claims.get("C14")
+
+# %% [markdown]
+# The seed's fix, as it is written there (its comment translated):
+
+# %%
+print(ch06.SEED_FIX_CODE)
+
+# %% [markdown]
+# ## The gradient layout contract
+#
+# Two rules, both in PyTorch's source, decide whether DDP warns:
+#
+# - **the layout contract**: `AccumulateGrad` gives each gradient the strides of its
+#   parameter (when the parameter is dense);
+# - **the bucket view**: when DDP builds its buckets it gives each bucket view the strides of
+#   its parameter *at that moment*. It builds them when it wraps the model, and once more at
+#   the start of the second iteration (in the order gradients arrived).
+#
+# When they disagree, the reducer warns "Grad strides do not match bucket view strides" and
+# copies the gradient into the bucket with a strided copy. The model used here is small: three
+# convolutions (3x3, 3x3 and 1x1), BatchNorm and a linear head. Its parameters in both formats:
+
+# %%
+# NBVAL_CHECK_OUTPUT
+model = ddp_worker.small_cnn(16)
+model_cl = ddp_worker.small_cnn(16).to(memory_format=torch.channels_last)
+print(f"{'parameter':<10}{'shape':<18}{'NCHW strides':<18}{'channels_last strides'}")
+for (name, p), (_, q) in zip(model.named_parameters(), model_cl.named_parameters(), strict=True):
+    print(f"{name:<10}{str(tuple(p.shape)):<18}{str(p.stride()):<18}{q.stride()}"
+          + ("   <- changed" if p.stride() != q.stride() else ""))
+
+# %% [markdown]
+# ## Exercise 1: channels_last strides
+#
+# The strides in the right-hand column follow one rule. Write it.
+
+# %%
+exercises.get("06.channels_last_strides")
+
+
+# %%
+def channels_last_strides(shape: tuple[int, int, int, int]) -> tuple[int, ...]:
+    raise NotImplementedError  # your code here
+
+
+# %%
+# NBVAL_CHECK_OUTPUT
+exercises.get("06.channels_last_strides").check(channels_last_strides)
+
+# %% [markdown]
+# ## The run
+#
+# One run trains six variants of the same model, one after the other, in every process. The
+# processes are fresh Python interpreters that import `labkit.ddp_worker` (read it: it is
+# what runs in each rank), joined exactly as `torchrun` joins them. A rank that fails ends the
+# run with its traceback; a collective that hangs is killed after a timeout, with a message.
+#
+# | variant | what it does |
+# | --- | --- |
+# | a | wrap, then `model.to(memory_format=torch.channels_last)`: the seed's drift |
+# | b | (a) plus the seed's hook, exactly as written |
+# | b2 | (a) plus the seed's hook, given the signature PyTorch calls it with |
+# | c | convert first, then wrap |
+# | d | (e) with `gradient_as_bucket_view=True` and `zero_grad(set_to_none=False)` |
+# | e | wrap, train two steps, then convert: after DDP rebuilt its buckets |
+#
+# Mixed precision: bf16 autocast on a GPU, and on a CPU only where it has bf16 units
+# (elsewhere autocast emulates bf16, and the run would time the emulation).
+
+# %%
+if on_gpu:
+    run_config = {"batch": 64, "image": 64, "width": 64, "timed_steps": 30}
+else:
+    run_config = {"batch": 8, "image": 32, "width": 16, "timed_steps": 10}
+started = time.perf_counter()
+result = ddp_launch.launch(run_config, world_size, timeout_s=300)
+rows = {row["name"]: row for row in ddp_launch.variant_summary(result)}
+amp = result["ranks"][0][0]["amp_dtype"]
+print(f"{result['world_size']} ranks over {result['backend']} on {result['device']}, "
+      f"{len(rows)} variants, mixed precision: {amp}; took {time.perf_counter() - started:.0f} s")
+
+# %% [markdown]
+# ## Does the warning come back?
+#
+# In variant (a) the model goes to channels_last right after DDP wrapped it. Predict before
+# you read the table.
+
+# %% jupyter={"source_hidden": true}
+quiz_steps = widgets.Quiz(
+    "Converted to channels_last right after wrapping: on which training steps does DDP warn "
+    "'Grad strides do not match bucket view strides'?",
+    choices=["never", "on step 0 only", "on every step", "from step 1 on"],
+    answer=lambda: ("never" if sum(a_steps) == 0 else "on step 0 only" if a_steps[0] and not sum(a_steps[1:])
+                    else "on every step" if all(a_steps) else "from step 1 on"),
+    explanation="DDP rebuilds its buckets once, at the start of the second iteration, from the "
+                "parameters' strides at that moment.",
+)
+a_steps = result["ranks"][0][0]["warnings_by_step"]
+quiz_steps
+
+# %%
+# NBVAL_CHECK_OUTPUT
+print(f"{'variant':<22}{'warnings per step (rank 0)'}")
+for name, report in zip(rows, result["ranks"][0], strict=True):
+    steps = report["warnings_by_step"]
+    error = f"   stopped: {rows[name]['error']}" if rows[name]["error"] else ""
+    print(f"{name:<22}{' '.join(str(n) for n in steps) or '-'}{error}")
+
+# %% [markdown]
+# The warning is `TORCH_WARN_ONCE`: normally it prints once per process, whatever happens
+# later. The worker sets `torch.set_warn_always(True)`, so every parameter that disagrees
+# warns on every step, and the counts above mean something.
+#
+# ## The contract, parameter by parameter
+#
+# Variant (a), step 0: each parameter's strides, its gradient's, and its bucket view's (read
+# from the warning's own text when it warned, otherwise DDP's rule). Predict first:
+
+# %% jupyter={"source_hidden": true}
+quiz_1x1 = widgets.Quiz(
+    "The 1x1 convolution's weight (32, 32, 1, 1) changes strides under channels_last, so DDP "
+    "warns about it. Does copying its gradient into the bucket move any byte out of order?",
+    choices=["yes, it is a permuting copy like the 3x3 weights", "no, its bytes are already in order"],
+    answer=lambda: ("yes, it is a permuting copy like the 3x3 weights" if one_by_one["memory_order_differs"]
+                    else "no, its bytes are already in order"),
+    explanation="A dim of size 1 is never stepped along: its stride says nothing about memory order.",
+)
+step0 = result["ranks"][0][0]["observed"][0]["parameters"]
+one_by_one = next(p for p in step0 if p["shape"][2:] == [1, 1])
+quiz_1x1
+
+# %%
+# NBVAL_CHECK_OUTPUT
+print(f"{'parameter':<10}{'param':<18}{'grad':<18}{'bucket view':<18}{'warned':<8}{'order differs':<14}bucket view from")
+for p in step0:
+    print(f"{p['name']:<10}{str(tuple(p['param_stride'])):<18}{str(tuple(p['grad_stride'])):<18}"
+          f"{str(tuple(p['bucket_stride'])):<18}{'yes' if p['warned'] else '':<8}"
+          f"{'yes' if p['memory_order_differs'] else '':<14}{p['bucket_stride_source']}")
+warned = [p for p in step0 if p["warned"]]
+free = [p["name"] for p in warned if not p["memory_order_differs"]]
+print(f"\n{len(warned)} of {len(step0)} parameters warned; {len(free)} of them ({', '.join(free) or 'none'}) "
+      "differ in strides only, not in memory order: their copy is a straight memcpy")
+
+# %% [markdown]
+# ## Exercise 2: a straight copy or a permuting one?
+
+# %%
+exercises.get("06.copy_in_order")
+
+
+# %%
+def copy_in_order(shape: tuple[int, ...], src_stride: tuple[int, ...], dst_stride: tuple[int, ...]) -> bool:
+    raise NotImplementedError  # your code here
+
+
+# %%
+# NBVAL_CHECK_OUTPUT
+exercises.get("06.copy_in_order").check(copy_in_order)
+
+# %% [markdown]
+# ## The seed's fix, applied as written
+#
+# Variant (b) registers the seed's hook on the DDP-wrapped model exactly as the seed does.
+# Predict:
+
+# %% jupyter={"source_hidden": true}
+quiz_hook = widgets.Quiz(
+    "Does the seed's hook, applied as written, remove the warning and keep training?",
+    choices=["yes", "it runs, but the warning stays", "it raises an error in the first backward"],
+    answer=lambda: ("it raises an error in the first backward" if rows["b_seed_fix"]["error"]
+                    else "yes" if rows["b_seed_fix"]["warnings_step0"] == 0 else "it runs, but the warning stays"),
+    explanation="register_full_backward_hook calls hook(module, grad_input, grad_output), and "
+                "grad_input are the gradients of the module's inputs, not of its parameters.",
+)
+quiz_hook
+
+# %%
+# NBVAL_CHECK_OUTPUT
+for name in ("b_seed_fix", "b2_seed_hook_fitted", "a_drift"):
+    row = rows[name]
+    outcome = (f"raised {row['error']}" if row["error"] else
+               f"ran {row['steps']} steps; warnings on step 0: {row['warnings_step0']}, after: {row['warnings_after_step0']}")
+    print(f"{name:<22}{outcome}")
+
+# %% [markdown]
+# What the seed's hook really does: `register_full_backward_hook` calls a hook with three
+# arguments (the module, the gradients of its *inputs*, the gradients of its outputs), so the
+# one-argument `_ddp_reduce_hook(grad)` raises a `TypeError` in the first `backward`, on every
+# rank at once. Given the signature PyTorch expects (b2), it runs, but it only restrides the
+# gradients flowing into the model's input (here none: the images do not require grad). It
+# never touches a parameter's gradient, the only thing DDP puts in a bucket, so the warning is
+# exactly as in (a). Hooks on gradients run before AccumulateGrad and before the reducer sees
+# anything; the hook the seed reaches for is not one of them.
+#
+# ## What the drift costs
+#
+# Bytes are counted at torch's dispatcher in rank 0 (the reducer writes each gradient into its
+# bucket with `mul.out(grad, 1/world, out=bucket_view)` and, unless the gradient *is* the
+# bucket view, copies the reduced bucket back). "Steady" is the last observed step, after the
+# rebuild and after (e)'s late conversion. Step times come from `labkit.bench`, with the same
+# number of calls in every rank (a collective needs all of them).
+
+# %%
+def size_text(n: int | None) -> str:
+    return "-" if n is None else f"{n / 1024:.1f} KiB"
+
+
+def time_text(row: dict) -> str:
+    if row["median_step_s"] is None:
+        return "-"
+    flag = " (noisy)" if row["timing_noisy"] else ""
+    return f"{row['median_step_s'] * 1e3:.2f} ms ± {row['iqr_step_s'] * 1e3:.2f}{flag}"
+
+
+print(f"{'variant':<22}{'into buckets':>14}{'back to grads':>15}{'permuting':>12}{'permuting @0':>14}"
+      f"{'grad memory':>13}  {'step time (median ± IQR)'}"
+      + ("   peak GPU memory" if on_gpu else ""))
+for name, row in rows.items():
+    peak = f"   {row['peak_memory_bytes'] / 2**20:.0f} MiB" if row["peak_memory_bytes"] else ""
+    print(f"{name:<22}{size_text(row['into_bucket_bytes']):>14}{size_text(row['back_to_grad_bytes']):>15}"
+          f"{size_text(row['permuting_bytes']):>12}{size_text(row['permuting_bytes_step0']):>14}"
+          f"{size_text(row['separate_grad_bytes']):>13}  {time_text(row)}{peak}")
+
+# %% [markdown]
+# "grad memory" is gradient storage outside the buckets: with `gradient_as_bucket_view` the
+# gradients live inside the buckets, so the copies in and back disappear and that memory is
+# saved. What the persistent drift (e) costs in time against the same model converted first
+# (c), from the medians and their spreads:
+
+# %%
+def step_cost(drifted: dict, matched: dict) -> str:
+    if drifted["median_step_s"] is None or matched["median_step_s"] is None:
+        return "not timed"
+    ratio = drifted["median_step_s"] / matched["median_step_s"]
+    spread = (drifted["iqr_step_s"] + matched["iqr_step_s"]) / matched["median_step_s"]
+    verdict = ("within the spread: no cost this run can resolve" if abs(ratio - 1) <= spread
+               else "slower" if ratio > 1 else "faster")
+    noisy = " (the harness flags a timing as noisy)" if drifted["timing_noisy"] or matched["timing_noisy"] else ""
+    return f"(e)/(c) step time {ratio:.2f}x, spread ±{spread:.2f}: {verdict}{noisy}"
+
+
+print(step_cost(rows["e_late_drift"], rows["c_convert_first"]))
+print(f"the permuting copy moves {size_text(rows['e_late_drift']['permuting_bytes'])} per step "
+      f"of {size_text(rows['e_late_drift']['into_bucket_bytes'])} copied into the buckets")
+
+# %%
+results.record(CHAPTER, "ddp_variants", {"config": result["config"], "backend": result["backend"],
+                                         "world_size": result["world_size"], "device": result["device"],
+                                         "amp_dtype": amp, "variants": list(rows.values())})
+if not on_gpu:
+    recorded_rows = results.recorded(CHAPTER, "ddp_variants")
+    if recorded_rows is None:
+        print("The reference GPU run (NCCL) has recorded nothing for this chapter yet.")
+    else:
+        print(f"Recorded on the reference machine: {recorded_rows['world_size']} ranks over "
+              f"{recorded_rows['backend']} on {recorded_rows['device']}, mixed precision {recorded_rows['amp_dtype']}")
+        for row in recorded_rows["variants"]:
+            print(f"  {row['name']:<22}warnings {row['warnings_step0']} at step 0, "
+                  f"{row['warnings_after_step0']} after; identical: {row['params_identical']}; {time_text(row)}"
+                  + (f"; raised {row['error']}" if row["error"] else ""))
+
+# %% [markdown]
+# ## Do the ranks still agree, and are the gradients right?
+#
+# Two different questions. After every variant each rank gathers every rank's parameters
+# (`all_gather` of one flat tensor) and compares them bit for bit: if the drift made the
+# ranks' views of the data disagree, as the seed says, this is where it would show. And on the
+# observed steps every rank also computes what DDP's gradients must be: its own local
+# gradient from a plain copy of the model on the same batch, summed over the ranks by an
+# explicit `all_reduce` and divided by the world size. Predict first:
+
+# %% jupyter={"source_hidden": true}
+quiz_grads = widgets.Quiz(
+    "Variant (a): DDP warned on step 0 and copied the gradients into their buckets with a "
+    "strided copy. Is every gradient it hands to the optimizer on step 0 right?",
+    choices=["yes: the warning is only about speed", "no: some gradients hold wrong values"],
+    answer=lambda: ("no: some gradients hold wrong values" if rows["a_drift"]["wrong_grads"]
+                    else "yes: the warning is only about speed"),
+    explanation="The warning itself says 'This is not an error, but may impair performance.' "
+                "Compare with the reference gradients below.",
+)
+quiz_grads
+
+# %%
+# NBVAL_CHECK_OUTPUT
+for name, row in rows.items():
+    if row["error"]:
+        print(f"{name:<22}stopped before any gradient: {row['error'].split(':')[0]}")
+        continue
+    grads = ("right on every observed step" if not row["wrong_grads"] else
+             f"WRONG on steps {row['wrong_grad_steps']} for {', '.join(row['wrong_grads'])}: "
+             + "; ".join(row["wrong_grad_diagnosis"]))
+    print(f"{name:<22}ranks identical: {row['params_identical']!s:<6} gradients {grads}")
+checksums = {report["variant"]["name"]: report["param_checksum"] for report in result["ranks"][0]}
+same = checksums["a_drift"] == checksums["c_convert_first"]
+print(f"\nafter {rows['a_drift']['steps']} steps (a) and (c) end with {'the same' if same else 'different'} "
+      "parameters, though they differ only in when the model was converted")
+
+# %% [markdown]
+# The ranks never disagree: every rank gets the same all-reduced bucket, so whatever goes
+# wrong goes wrong the same way everywhere. But "not an error" is not what this run shows.
+# Where a gradient's strides disagree with its bucket view's *and* its memory order differs
+# (the 3x3 weights, not the 1x1), the gradient DDP hands back holds the right numbers laid out
+# in the bucket view's memory order, read through the parameter's channels_last strides: the
+# values sit in the wrong places. In (a) that happens on step 0 only (then the bucket rebuild
+# repairs the layout); in (e) on every step after the late conversion. With
+# `gradient_as_bucket_view=True` (d), converting after the rebuild detaches the converted
+# gradients from their buckets: no warning at all, and those gradients are zero from then on.
+# None of this is a disagreement between ranks, and the seed's hook touches none of it.
+#
+# The worker checks this on PyTorch's own terms (its own reference, computed in the same
+# process); the torch version of this run is in the verdict's evidence. Another PyTorch
+# release may behave differently; the recorded reference run names its own version.
+
+# %% [markdown]
+# ## Exercise 3: which parameters will DDP warn about?
+
+# %%
+exercises.get("06.drift_report")
+
+
+# %%
+def drift_report(shapes: list[tuple[int, ...]]) -> tuple[int, int]:
+    raise NotImplementedError  # your code here
+
+
+# %%
+# NBVAL_CHECK_OUTPUT
+exercises.get("06.drift_report").check(drift_report)
+
+# %% [markdown]
+# ## C14's verdict
+
+# %%
+form = (claims.SEED_FORM if result["backend"] == "nccl" and amp != "off"
+        else f"CPU analogue: {result['backend']}, {result['world_size']} processes, "
+             f"{'bf16 autocast' if amp != 'off' else 'float32 (no bf16 units on this CPU)'}")
+c14 = claims.get("C14").judge(ch06.evidence_from_run(result), form=form)
+verdicts.append(c14)
+print(c14.claim_id, c14.label, f"[{c14.form}] --", c14.reason)
+
+# %% [markdown]
+# The seed's own form runs NCCL across GPUs. On a CPU the verdict above is the gloo
+# analogue; the reference run's NCCL verdict, labelled as recorded:
+
+# %%
+gpu_form = (claims.recorded_evidence(["C14"]) if not on_gpu
+            else "This run is on GPUs over NCCL: the verdict above is the seed's form.")
+gpu_form
+
+# %%
+claims.save(verdicts, CHAPTER)
+claims.table(verdicts)
+
+# %%
+# NBVAL_CHECK_OUTPUT
+print(claims.table(verdicts).structure())
+
+# %% [markdown]
+# ## On several machines: the same run with torchrun
+#
+# `scripts/ddp_layout_drift.py` runs these variants under `torchrun`, so the same worker code
+# spans several GPUs or several machines (one process per GPU; NCCL's NVLink multicast off):
+#
+# ```bash
+# # one machine, every GPU (or 2 CPU processes over gloo):
+# torchrun --standalone --nproc-per-node=gpu scripts/ddp_layout_drift.py --out ddp.json
+# # two machines with 8 GPUs each, run on both (node-rank 0 and 1):
+# torchrun --nnodes=2 --nproc-per-node=8 --node-rank=0 --rdzv-backend=c10d \
+#     --rdzv-endpoint=HOST0:29500 scripts/ddp_layout_drift.py --out ddp.json
+# ```
+
+# %% [markdown]
+# ## What to remember
+#
+# Each line below is built from what this run measured.
+
+# %%
+# NBVAL_CHECK_OUTPUT
+a, e, c, d = rows["a_drift"], rows["e_late_drift"], rows["c_convert_first"], rows["d_bucket_view"]
+takeaways = [
+    f"Converting after wrapping warned {a['warnings_step0']} times on step 0 and {a['warnings_after_step0']} "
+    f"times in the {a['steps'] - 1} steps after: DDP rebuilds its buckets from the strides it finds at the "
+    f"second iteration. Converting after that rebuild (e) warned {e['warnings_last_step']} times on its last step.",
+    f"Strides that differ are not always bytes that move: {len(free)} of the {len(warned)} warned "
+    "parameters (1x1 kernels) differ only on size-1 dims, and their copy is a plain memcpy.",
+    f"The seed's hook as written {'raised ' + rows['b_seed_fix']['error'] if rows['b_seed_fix']['error'] else 'ran'}; "
+    f"with the signature PyTorch expects it gave {rows['b2_seed_hook_fitted']['warnings_step0']} warnings on "
+    f"step 0 against {a['warnings_step0']} without it: it sees input gradients, never the parameters' gradients.",
+    f"Parameters were bit-identical on all {result['world_size']} ranks in "
+    f"{sum(r['params_identical'] for r in rows.values())} of {len(rows)} variants, and the gradients were "
+    f"{'wrong' if a['wrong_grads'] else 'right'} on the drifted steps of (a) and "
+    f"{'wrong' if e['wrong_grads'] else 'right'} in (e): check gradients against a reference, not ranks against each other.",
+    f"What works: convert before wrapping (c): {c['warnings_step0'] + c['warnings_after_step0']} warnings, "
+    f"{size_text(c['permuting_bytes'])} of permuting copies, gradients {'right' if not c['wrong_grads'] else 'wrong'}. "
+    f"gradient_as_bucket_view (d) cuts the copies into the buckets to {size_text(d['into_bucket_bytes'])}, but "
+    f"with a late conversion its gradients were {'; '.join(d['wrong_grad_diagnosis']) or 'right'}, with no warning.",
+]
+print("\n".join(f"{k}. {line}" for k, line in enumerate(takeaways, start=1)))
