@@ -4,11 +4,9 @@ A tiny kernel does almost no work, so its time is the cost of getting it running
 is a straight line, time(N) = fixed + per_launch * N, fitted by least squares to timings
 at several N:
 
-- eager, timed as the CPU experiences it: each `x.add_(1)` goes through Python, the
-  dispatcher and the CUDA driver; the GPU waits for the CPU, so the slope is the CPU's
-  cost per launch;
-- eager with the launches queued ahead (bench's "hot" mode holds the GPU while the CPU
-  queues them), so the slope is what the GPU itself spends per kernel;
+- eager: each `x.add_(1)` goes through Python, the dispatcher and the CUDA driver; a tiny
+  kernel finishes before the next one is launched, so the GPU waits for the CPU and the
+  slope is the CPU's cost per launch;
 - one CUDA Graph holding the same N kernels, replayed with one call: the slope is the
   cost per graph node, the fixed part the cost of launching the graph.
 
@@ -160,11 +158,13 @@ def measure(counts: Sequence[int] = DEFAULT_COUNTS, device: torch.device | None 
             rep_ms: float = 40.0) -> LaunchSweep:
     """Time N tiny kernels per call for each N: eager and (on a GPU) one graph replay.
 
-    On a GPU: 'eager (CPU-bound)' in bench's cold mode (a cache flush before each call
-    keeps the GPU busy only briefly, so the GPU then waits for each launch), 'eager
-    (queued ahead)' in hot mode (the launches queue behind a spin kernel: GPU time only) and
-    'graph replay' in cold mode. On a CPU there are no kernel launches: 'eager (CPU ops)'
-    is the dispatcher's cost per tiny op, the closest analogue.
+    On a GPU both run in bench's cold mode: CUDA events around each call, with a cache
+    flush before it that keeps the GPU busy for only a few microseconds, so the eager
+    kernels then run as fast as the CPU launches them. (Not hot mode: its spin kernel
+    holds the GPU for ~30 us per call, far less than the CPU needs to queue hundreds of
+    launches, so the timing would mix GPU time and launch time.) On a CPU there are no
+    kernel launches: 'eager (CPU ops)' is the dispatcher's cost per tiny op, the closest
+    analogue.
     """
     from labkit import bench
 
@@ -174,7 +174,6 @@ def measure(counts: Sequence[int] = DEFAULT_COUNTS, device: torch.device | None 
     ways: dict[str, tuple[str, Callable[[int], Callable[[], None]]]]
     if device.type == "cuda":
         ways = {"eager (CPU-bound)": ("cold", lambda n: tiny_kernels(x, n)),
-                "eager (queued ahead)": ("hot", lambda n: tiny_kernels(x, n)),
                 "graph replay": ("cold", lambda n: graph_of(tiny_kernels(x, n)))}
     else:
         ways = {"eager (CPU ops)": ("hot", lambda n: tiny_kernels(x, n))}

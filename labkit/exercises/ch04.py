@@ -136,7 +136,7 @@ def _chain_same(expected: object, got: object) -> bool:
         return False
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class MemoryBudgetExercise(Exercise):
     """An exercise whose answer must also stay within a memory budget: the learner's
     function runs under labkit's copy detector, and the new bytes it makes are compared
