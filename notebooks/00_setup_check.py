@@ -19,8 +19,9 @@
 # *ceilings*), and to know how to time code without fooling ourselves.
 #
 # **Part 1** reports where this notebook runs and the problem sizes the course will use here.
-# **Part 2** measures the two ceilings and shows the three classic timing mistakes on real
-# code, each against what the course's harness (`labkit.bench`) does instead.
+# **Part 2** measures the ceilings. **Part 3** shows four timing mistakes on real code, each
+# against what the course's harness (`labkit.bench`) does instead: no synchronisation, no
+# warm-up, timing the cache, and timing the memory allocator without knowing it.
 
 # %%
 # Installs labkit when (and only when) this notebook runs in Google Colab.
@@ -40,17 +41,24 @@ if "google.colab" in sys.modules:
     output.enable_custom_widget_manager()
 
 # %%
+import copy
+import html
+import warnings
+
 import torch
 from IPython.display import HTML, display
 
-from labkit import bench, ceilings, env, pitfalls, results
+from labkit import bench, ceilings, env, exercises, pitfalls, results
+
+fmt = bench.timing_report.format_seconds
 
 
-def show_table(rows: dict, header: tuple = ("", "")) -> None:
-    """Show a dict as a two-column HTML table."""
-    body = "".join(f"<tr><td style='text-align:left'>{k}</td><td style='text-align:left'>{v}</td></tr>"
-                   for k, v in rows.items())
-    display(HTML(f"<table><tr><th>{header[0]}</th><th>{header[1]}</th></tr>{body}</table>"))
+def show_table(rows: list[tuple], header: tuple) -> None:
+    """Show rows of values as an HTML table under the given column names."""
+    head = "".join(f"<th style='text-align:left'>{html.escape(str(h))}</th>" for h in header)
+    body = "".join("<tr>" + "".join(f"<td style='text-align:left'>{html.escape(str(v))}</td>"
+                                    for v in row) + "</tr>" for row in rows)
+    display(HTML(f"<table><tr>{head}</tr>{body}</table>"))
 
 
 # %% [markdown]
@@ -60,42 +68,56 @@ def show_table(rows: dict, header: tuple = ("", "")) -> None:
 # result the course saves, so a number never travels without the machine that produced it.
 
 # %%
+FINGERPRINT_NAMES = {
+    "where": "runs in", "python": "Python", "torch": "PyTorch", "cpu_model": "CPU",
+    "cpu_cores": "CPU cores", "torch_threads": "threads torch uses",
+    "host_memory_gib": "memory available (GiB)", "device": "device for tensors",
+    "gpu_name": "GPU", "gpu_memory_gib": "GPU memory (GiB)",
+    "gpu_sm_count": "streaming multiprocessors", "gpu_l2_mib": "GPU L2 cache (MiB)",
+    "gpu_capability": "compute capability", "gpu_driver": "driver", "cuda_runtime": "CUDA runtime",
+}
 fingerprint = env.fingerprint()
-show_table(fingerprint, ("what", "this machine"))
+show_table([(FINGERPRINT_NAMES.get(k, k.replace("_", " ")), v) for k, v in fingerprint.items()],
+           ("", "this machine"))
 
 # %%
 # NBVAL_CHECK_OUTPUT
-print("runs on:", env.where(), "| device:", env.device().type)
-print("fingerprint fields:", sorted(fingerprint))
+if env.has_cuda():
+    print(f"This notebook runs {env.where()} with a GPU: the course measures on it.")
+else:
+    print(f"This notebook runs {env.where()} on the CPU only: GPU-only measurements are shown from "
+          "the reference GPU run, labelled recorded.")
 
 # %% [markdown]
-# On a GPU the table adds its name, memory, SM count, L2 size and driver. Without one, every
-# GPU-only measurement in the course is replaced by the *recorded* result of a reference GPU
-# run, always labelled as recorded.
+# On a GPU the table adds its name, memory, SM count, L2 size and driver.
 #
 # ### The problem sizes for this machine
 #
-# The same notebooks run on a 2 GB Binder container and on an H200 with 141 GB, so sizes
-# are never typed into a chapter: they come from `env.sizes()`.
+# The same notebooks run on anything from a 2 GB Binder container to a data-centre GPU, so
+# sizes are never typed into a chapter: they come from `env.sizes()`.
 
 # %%
+SIZE_NAMES = {
+    "device": ("sized for", ""), "copy_bytes": ("buffer of the copy ceiling", "bytes"),
+    "matmul_n": ("side n of the matmul ceiling (n x n)", ""),
+    "cache_sweep_max_bytes": ("largest working set in the cache sweep", "bytes"),
+    "cnn_batch": ("CNN batch size (chapter 03)", ""), "cnn_image": ("CNN image side (chapter 03)", ""),
+    "memory_budget_bytes": ("memory budget the sizes are chosen within", "bytes"),
+}
 sizes = env.sizes()
-show_table({name: (f"{value:,} bytes ({value / 2**20:,.0f} MiB)" if name.endswith("bytes") else value)
-            for name, value in sizes.as_dict().items()}, ("size", "value here"))
-
-# %%
-# NBVAL_CHECK_OUTPUT
-print("size fields:", list(sizes.as_dict()))
-print("sizes chosen for:", sizes.device)
+show_table([(SIZE_NAMES.get(k, (k, ""))[0],
+             f"{v / 2**20:,.0f} MiB" if SIZE_NAMES.get(k, ("", ""))[1] == "bytes" else v)
+            for k, v in sizes.as_dict().items()], ("size", "value here"))
 
 # %% [markdown]
 # ## Part 2: this machine's ceilings
 #
 # Two numbers bound almost everything in this course:
 # - **copy bandwidth**: how many bytes per second a plain `dst.copy_(src)` moves, counting the
-#   bytes read *and* the bytes written, on a buffer much larger than any cache;
+#   bytes read *and* the bytes written, on a buffer larger than the caches;
 # - **matmul rate**: floating-point operations per second of a large square matmul
-#   (`2 n^3` per call), in float32 and, on a GPU, in bfloat16 and float16.
+#   (`2 n^3` per call), in float32 and, on a GPU, also in TF32 (float32 data, tensor-core
+#   math), bfloat16 and float16.
 #
 # Later chapters show each timing as a percentage of these: "80% of the copy ceiling" says
 # there is little left to win; "3%" says something is wrong. The data is random (`torch.rand`,
@@ -104,30 +126,60 @@ print("sizes chosen for:", sizes.device)
 
 # %%
 measured = ceilings.measure(refresh=True)
+assert measured.copy_gbps > 0 and all(rate > 0 for rate in measured.matmul_tflops.values())
+results.record("00_setup_check", "ceilings", measured)
 display(measured)
+
+# %% [markdown]
+# The same ceilings as recorded on the course's reference GPU (an NVIDIA H200), for scale:
+
+# %%
+MATH_NAMES = {"float32": "float32", "tfloat32": "TF32 (float32 data)", "bfloat16": "bfloat16",
+              "float16": "float16"}
+print(results.describe_machine())
+reference = results.recorded("00_setup_check", "ceilings")
+if reference is None:
+    print("Nothing recorded yet for the reference GPU: only this machine's ceilings are shown above.")
+else:
+    rows = [("copy bandwidth (GB/s, read + write)", measured.copy_gbps, reference["copy_gbps"])]
+    for math in dict.fromkeys([*measured.matmul_tflops, *reference["matmul_tflops"]]):
+        rows.append((f"matmul {MATH_NAMES.get(math, math)} (TFLOP/s)",
+                     measured.matmul_tflops.get(math), reference["matmul_tflops"].get(math)))
+    def rate(value: float | None) -> str:
+        return "-" if not value else (f"{value:,.0f}" if value >= 100 else f"{value:.3g}")
+
+    show_table([(name, rate(mine) if mine else "not measured here", rate(ref),
+                 f"{ref / mine:,.0f}x" if mine and ref else "")
+                for name, mine, ref in rows],
+               ("ceiling", "this machine", "reference GPU (recorded)", "reference / this machine"))
+
+# %% [markdown]
+# ### Exercise 00.1: the bandwidth of a copy
+#
+# Write the function, run its cell, then run the check: it compares your function with the
+# answer torch's own byte counts give, on a few hundred random cases, and shows the first
+# one it gets wrong.
+
+# %%
+exercises.get("00.copy_gbps")
+
+
+# %%
+def copy_gbps(shape: tuple[int, ...], dtype: torch.dtype, seconds: float) -> float:
+    raise NotImplementedError  # your code here
+
 
 # %%
 # NBVAL_CHECK_OUTPUT
-print("matmul dtypes measured:", list(measured.matmul_tflops))
-print("cached for device key:", measured.device_key == env.device_key())
-
-# %%
-assert measured.copy_gbps > 0 and all(rate > 0 for rate in measured.matmul_tflops.values())
-results.record("00_setup_check", "ceilings", measured)
-print(results.describe_machine())
-display(results.against_reference("00_setup_check", "ceilings", {
-    "copy_gbps": measured.copy_gbps,
-    **{f"matmul_tflops.{k}": v for k, v in measured.matmul_tflops.items()},
-    "device": measured.device,
-}))
+exercises.get("00.copy_gbps").check(copy_gbps)
 
 # %% [markdown]
 # ## How `labkit.bench` times code
 #
-# `bench.time(fn)` warms the function up for a few milliseconds (throwing those calls away),
-# then calls it many times and reports the **median** (robust to a few slow outliers), the
-# **IQR** (its spread), the min and the number of runs, and warns when the spread exceeds 10%
-# of the median. Here is one matmul timed, with every sample plotted:
+# `bench.time(fn)` first calls the function for 25 ms and throws those calls away (the
+# warm-up), then calls it for about 100 ms and reports the **median** (robust to a few slow
+# outliers), the **IQR** (its spread), the min and the number of runs, and warns when the
+# spread exceeds 10% of the median. Here is one matmul timed, with every sample plotted:
 
 # %%
 n = sizes.matmul_n
@@ -138,7 +190,28 @@ display(matmul_timing)
 figure = matmul_timing.plot()
 
 # %% [markdown]
-# ## Mistake 1: no synchronisation (GPU)
+# ### Exercise 00.2: the median and the IQR
+#
+# The two numbers `bench.time` leads with, computed by you from the samples (the reference
+# is `torch.quantile`, which interpolates between samples the way the harness does).
+
+# %%
+exercises.get("00.median_and_iqr")
+
+
+# %%
+def median_and_iqr(samples: list[float]) -> tuple[float, float]:
+    raise NotImplementedError  # your code here
+
+
+# %%
+# NBVAL_CHECK_OUTPUT
+exercises.get("00.median_and_iqr").check(median_and_iqr)
+
+# %% [markdown]
+# ## Part 3: four timing mistakes
+#
+# ### Mistake 1: no synchronisation (GPU)
 #
 # On a GPU, `c = a @ b` only *queues* the kernel and returns. A stopwatch around it without
 # `torch.cuda.synchronize()` measures how fast Python can queue work, not the work:
@@ -164,20 +237,20 @@ if no_sync is None:
     print("This machine has no GPU, and no reference GPU run has been recorded yet "
           "(results/nvidia-h200.json is missing), so there is nothing to show here.")
 else:
-    show_table({
-        "matmul": f"{no_sync['n']}^3 {no_sync['dtype']}",
-        "stopwatch, no synchronize": bench.timing_report.format_seconds(no_sync["no_sync_s"]),
-        "stopwatch with synchronize": bench.timing_report.format_seconds(no_sync["with_sync_s"]),
-        "labkit.bench median (CUDA events)": bench.timing_report.format_seconds(no_sync["harness_median_s"]),
-        "no-sync understates the time by": f"{no_sync['understatement']:.0f}x",
-    }, ("", label))
+    show_table([
+        ("matmul", f"{no_sync['n']}^3 {no_sync['dtype']}"),
+        ("stopwatch, no synchronize", fmt(no_sync["no_sync_s"])),
+        ("stopwatch with synchronize", fmt(no_sync["with_sync_s"])),
+        ("labkit.bench median (CUDA events)", fmt(no_sync["harness_median_s"])),
+        ("no-sync understates the time by", f"{no_sync['understatement']:.0f}x"),
+    ], ("", label))
 
 # %% [markdown]
-# ## Mistake 2: no warm-up
+# ### Mistake 2: no warm-up
 #
 # The first call of anything pays for work that later calls reuse: the first touch of fresh
-# memory (the operating system maps each page on first write), building a kernel or a
-# oneDNN primitive for a new shape, and on a GPU the CUDA context, cuBLAS handles and kernel
+# memory (the operating system maps each page on first write), preparing an implementation
+# for a shape not seen before, and on a GPU the CUDA context, cuBLAS handles and kernel
 # loading. Timing one call, or averaging in the first, measures that set-up. Here, the first
 # call against the steady state, on work this process has not done before (on the CPU on one
 # thread, so that scheduling of other programs' threads does not blur the comparison):
@@ -194,23 +267,22 @@ first_calls = [
                                   threads=one_thread),
 ]
 results.record("00_setup_check", "first_call_here", first_calls)
-fmt = bench.timing_report.format_seconds
-show_table({row["label"]: f"first call {fmt(row['first_call_s'])}, steady median "
-            f"{fmt(row['steady_median_s'])} ({row['first_over_steady']:.1f}x)" for row in first_calls},
-           ("work", "measured here"))
+show_table([(row["label"], fmt(row["first_call_s"]), fmt(row["steady_median_s"]),
+             f"{row['first_over_steady']:.1f}x") for row in first_calls],
+           ("work, measured here", "first call", "steady median", "first / steady"))
 fresh = None  # give the buffer back
 
 # %%
 recorded_first = None if env.has_cuda() else results.recorded("00_setup_check", "first_call")
 if recorded_first:
-    show_table({row["label"]: f"first call {fmt(row['first_call_s'])}, steady median "
-                f"{fmt(row['steady_median_s'])} ({row['first_over_steady']:.0f}x)" for row in recorded_first},
-               ("work", "recorded on the reference GPU"))
+    show_table([(row["label"], fmt(row["first_call_s"]), fmt(row["steady_median_s"]),
+                 f"{row['first_over_steady']:,.0f}x") for row in recorded_first],
+               ("work, recorded on the reference GPU", "first call", "steady median", "first / steady"))
 elif not env.has_cuda():
     print("No reference GPU run recorded yet: the GPU's first-call costs are not shown.")
 
 # %% [markdown]
-# ## Mistake 3: timing the cache
+# ### Mistake 3: timing the cache
 #
 # Run the same small copy again and again and its data stays in a cache, so the benchmark
 # reports cache speed, not memory speed. Sweeping the working set (source + destination)
@@ -219,15 +291,17 @@ elif not env.has_cuda():
 # measures overhead, another way small benchmarks mislead.
 
 # %%
-curve = pitfalls.cache_curve(sizes.cache_sweep_max_bytes, device=str(env.device()))
+with warnings.catch_warnings(record=True) as too_fast:  # the smallest copies: counted below
+    warnings.simplefilter("always", bench.TimingWarning)
+    curve = pitfalls.cache_curve(sizes.cache_sweep_max_bytes, device=str(env.device()))
 levels = pitfalls.cache_levels(str(env.device()))
 results.record("00_setup_check", "cache_curve_here", {"points": curve, "levels": levels})
 figure = pitfalls.plot_cache_curve(curve, levels, f"copy bandwidth against working set ({env.device().type}, measured here)")
-
-# %%
-# NBVAL_CHECK_OUTPUT
-print("points:", len(curve), "| fields:", sorted(curve[0]))
-print("cache levels marked:", list(levels))
+flagged = [w for w in too_fast if issubclass(w.category, bench.TimingWarning)]
+if flagged:
+    print(f"The harness flagged {len(flagged)} of {len(curve)} points (the smallest copies) as too fast "
+          "to time reliably: each call there takes under 20x the timer's resolution, so these points "
+          "show the cost of a call more than bandwidth.")
 
 # %%
 recorded_curve = None if env.has_cuda() else results.recorded("00_setup_check", "cache_curve")
@@ -251,12 +325,83 @@ hot = bench.time(lambda: small_dst.copy_(small_src), mode="hot", bytes_moved=2 *
                  threads=one_thread, label="1 MiB copy, hot")
 cold = bench.time(lambda: small_dst.copy_(small_src), mode="cold", bytes_moved=2 * 2**20,
                   threads=one_thread, label="1 MiB copy, cold")
+results.record("00_setup_check", "cold_vs_hot_here", {"hot": hot, "cold": cold})
 display(hot, cold)
 print(f"hot reports {hot.gbps / cold.gbps:.2f}x the bandwidth of cold for the same copy")
 if hot.pct_of_copy_ceiling is not None and hot.pct_of_copy_ceiling > 100:
     print(f"hot claims {hot.pct_of_copy_ceiling:.0f}% of the memory-copy ceiling: more than memory can "
           "deliver, so what it measured is the cache")
-results.record("00_setup_check", "cold_vs_hot_here", {"hot": hot, "cold": cold})
+
+# %% [markdown]
+# ### Mistake 4: timing the allocator (CPU)
+#
+# Every call of a model allocates its outputs afresh. On Linux, glibc's `malloc` hands large
+# freed blocks back to the operating system (blocks above its mmap threshold are unmapped,
+# and the top of the heap is trimmed), so the next call gets fresh pages, and the kernel
+# traps on the first write to each page (usually 4 KiB) to map it: a *minor page fault*. A CPU timing
+# then measures that as well as the work. The harness counts the page faults of the timed
+# calls (`getrusage`) and warns when they explain a large share of the time;
+# `keep_allocator_memory=True` times the same calls while malloc keeps freed memory
+# (`mallopt` raises its mmap and trim thresholds), to see the work alone.
+#
+# Here a small CNN's forward pass (batch 8, 64x64 images, one thread), first with glibc's
+# defaults, then with malloc keeping its memory:
+
+# %%
+torch.manual_seed(0)
+small_cnn = torch.nn.Sequential(
+    torch.nn.Conv2d(3, 32, 3, padding=1), torch.nn.ReLU(),
+    torch.nn.Conv2d(32, 32, 3, padding=1), torch.nn.ReLU(), torch.nn.MaxPool2d(2),
+    torch.nn.Conv2d(32, 64, 3, padding=1), torch.nn.ReLU(),
+    torch.nn.AdaptiveAvgPool2d(1), torch.nn.Flatten(), torch.nn.Linear(64, 10)).eval()
+cnn_images = torch.randn(8, 3, 64, 64)
+
+
+def cnn_forward(model: torch.nn.Module = small_cnn, images: torch.Tensor = cnn_images) -> torch.Tensor:
+    with torch.inference_mode():
+        return model(images)
+
+
+print(bench.allocator_note())
+allocator_default = bench.time(cnn_forward, device="cpu", threads=1, mode="hot", rep_ms=300,
+                               label="small CNN forward, malloc defaults")   # the default first
+allocator_kept = bench.time(cnn_forward, device="cpu", threads=1, mode="hot", rep_ms=300,
+                            keep_allocator_memory=True, label="small CNN forward, malloc keeps memory")
+results.record("00_setup_check", "allocator_here", {"default": allocator_default, "kept": allocator_kept})
+display(allocator_default, allocator_kept)
+allocator_ratio = allocator_default.median_s / allocator_kept.median_s
+print(f"page faults per call: {allocator_default.minor_faults_per_call:,.0f} with the defaults, "
+      f"{allocator_kept.minor_faults_per_call:,.0f} with malloc keeping its memory; "
+      f"the default median is {allocator_ratio:.2f}x the other")
+if allocator_default.noisy or allocator_kept.noisy:
+    print("one of the two timings is noisy (see its warning): read the ratio only after a rerun "
+          "on a quiet machine; the fault counts do not depend on the noise")
+
+# %% [markdown]
+# On a GPU this mistake does not arise in the same way: PyTorch's CUDA caching allocator
+# keeps freed GPU memory for the next allocation instead of returning it to the driver. The
+# count of `cudaMalloc` segments before and after timing the same CNN on the GPU shows it:
+
+# %%
+if env.has_cuda():
+    gpu_cnn, gpu_images = copy.deepcopy(small_cnn).to("cuda"), cnn_images.to("cuda")
+    cnn_forward(gpu_cnn, gpu_images)  # the first call allocates what later calls reuse
+    torch.cuda.synchronize()
+    segments_before = torch.cuda.memory_stats()["segment.all.allocated"]
+    gpu_timing = bench.time(lambda: cnn_forward(gpu_cnn, gpu_images), label="small CNN forward, GPU")
+    gpu_allocator = {"cudamalloc_segments_during_timing":
+                     torch.cuda.memory_stats()["segment.all.allocated"] - segments_before,
+                     "calls_timed": gpu_timing.count, "median_s": gpu_timing.median_s}
+    results.record("00_setup_check", "gpu_allocator", gpu_allocator)
+    where_from = "measured here"
+else:
+    gpu_allocator = results.recorded("00_setup_check", "gpu_allocator")
+    where_from = "recorded on the reference GPU"
+if gpu_allocator is None:
+    print("No GPU here and no reference GPU run recorded yet: nothing to show.")
+else:
+    print(f"{where_from}: {gpu_allocator['cudamalloc_segments_during_timing']} new cudaMalloc segments "
+          f"during {gpu_allocator['calls_timed']} timed calls (median {fmt(gpu_allocator['median_s'])})")
 
 # %% [markdown]
 # ## A/B comparisons
@@ -274,12 +419,32 @@ comparison = bench.compare({
 }, rounds=5, rep_ms=150)
 display(comparison)
 
-# %%
-# NBVAL_CHECK_OUTPUT
-print("columns:", list(comparison.table()[0]))
-print("rounds ran in order:", comparison.order[:6], "...")
-
 # %% [markdown]
-# **What to remember:** synchronise (or use CUDA events), warm up, know whether your data
-# sits in a cache, look at the spread before the median, and compare variants interleaved.
-# Every timing in this course goes through `labkit.bench`, which does all of this.
+# ## What to remember
+#
+# Each line is built from what this run measured (or, for the GPU-only mistake on a CPU
+# machine, from the recorded reference run).
+
+# %%
+rows = {row["variant"]: row for row in comparison.table()}
+transposed = rows["a.t() @ b (transposed view)"]
+within = "within the noise" if transposed["within_noise"] else "outside the noise"
+conv_first = first_calls[1]
+takeaways = [
+    (f"Synchronise: on the GPU a stopwatch without synchronize reported {fmt(no_sync['no_sync_s'])} "
+     f"per matmul, {no_sync['understatement']:.0f}x less than the harness's "
+     f"{fmt(no_sync['harness_median_s'])} ({label.split(' (')[0]}).") if no_sync else
+    "Synchronise: on a GPU a stopwatch without synchronize times the launch, not the work "
+    "(no GPU here and none recorded yet to show it).",
+    f"Warm up: the first conv2d on a new shape took {fmt(conv_first['first_call_s'])}, "
+    f"{conv_first['first_over_steady']:.1f}x its steady median of {fmt(conv_first['steady_median_s'])}.",
+    f"Know where the data sits: the same 1 MiB copy reported {hot.gbps:.1f} GB/s hot and "
+    f"{cold.gbps:.1f} GB/s cold ({hot.gbps / cold.gbps:.1f}x).",
+    f"Know what a CPU timing includes: the CNN forward took "
+    f"{allocator_default.minor_faults_per_call:,.0f} page faults per call with malloc's defaults and "
+    f"{allocator_kept.minor_faults_per_call:,.0f} with malloc keeping its memory "
+    f"(median {fmt(allocator_default.median_s)} against {fmt(allocator_kept.median_s)}).",
+    f"Compare interleaved, read the spread: a.t() @ b took {transposed['ratio']:.2f}x a @ b "
+    f"(rounds {transposed['ratio_q25']:.2f} to {transposed['ratio_q75']:.2f}), {within}.",
+]
+print("\n".join(f"{k}. {line}" for k, line in enumerate(takeaways, start=1)))

@@ -72,9 +72,9 @@ print("shape", tuple(x.shape), "stride", x.stride(), "offset", x.storage_offset(
       "itemsize", x.element_size(), "contiguous", x.is_contiguous())
 
 # %% [markdown]
-# The memory-address grid: click an element (top) to see where it lives in storage
-# (bottom) and the address formula with its numbers filled in; click a storage cell to see
-# which elements read it. Element (1, 2) is selected to start with. The static picture
+# The memory-address grid: click an element of the logical grid to see where it lives in
+# the storage strip, and the address formula with its numbers filled in; click a storage
+# cell to see which elements read it. Element (1, 2) is selected to start with. The static picture
 # below it draws the same tensor with the same element outlined, for where widgets do not
 # render (GitHub, a PDF): each element carries the number of the storage cell it reads.
 

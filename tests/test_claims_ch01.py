@@ -150,3 +150,23 @@ def test_committed_notebook_evidence_gives_the_notebooks_verdicts():
     for claim_id, saved in shown.items():
         verdict = claims.get(claim_id).judge(saved["evidence"], machine="replay", form=saved["form"])
         assert verdict.outcome == saved["outcome"], (claim_id, verdict.reason)
+
+
+def test_each_claim_section_reads_predict_then_claim_then_verdict():
+    """In the chapter's source: a quiz with hidden source, then the claim and its rule, then
+    the judged verdict; and the markdown before each quiz does not quote the claim's numbers."""
+    import jupytext
+
+    cells = jupytext.read(ROOT / "notebooks" / "01_strides_and_views.py").cells
+    for claim in claims.for_chapter("01"):
+        shown = next(k for k, c in enumerate(cells) if f'claims.get("{claim.id}")\n' in c.source + "\n"
+                     and ".judge(" not in c.source)
+        judged = next(k for k, c in enumerate(cells) if f'claims.get("{claim.id}").judge(' in c.source)
+        quiz = max(k for k, c in enumerate(cells[:shown]) if "widgets.Quiz(" in c.source)
+        assert quiz < shown < judged, claim.id
+        assert cells[quiz].metadata.get("jupyter", {}).get("source_hidden") is True, claim.id
+        start = max(k for k in range(quiz) if cells[k].cell_type == "markdown"
+                    and cells[k].source.startswith(f"## {claim.id}:"))
+        intro = " ".join(c.source for c in cells[start:quiz] if c.cell_type == "markdown")
+        assert intro, f"{claim.id}: the section opens with a prompt to predict"
+        assert "(1, 4)" not in intro and "[12, 1, 4]" not in intro and "(12, 1, 4)" not in intro, claim.id
