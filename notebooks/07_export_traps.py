@@ -1,0 +1,438 @@
+# ---
+# jupyter:
+#   jupytext:
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#       jupytext_version: 1.19.6
+#   kernelspec:
+#     display_name: Python 3 (ipykernel)
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # 07 Export and TensorRT traps
+#
+# A model leaves PyTorch to be deployed: traced, scripted, exported to an ATen graph, to
+# ONNX, compiled ahead of time. Each of these freezes the model with one example input. This
+# chapter asks what each frozen artifact records about that input's layout (shape? strides?
+# memory format?) and what it does when it is later fed the same values laid out otherwise:
+# an NCHW batch, a channels_last batch, a transposed view. It can give the right answer,
+# refuse with an error, or read the memory as if it were laid out like the example and
+# return a wrong answer without a word. Correctness is checked against eager PyTorch before
+# anything is timed.
+#
+# The claim under test is C15, from section 4.4 of the first seed article (*"A 300% latency
+# spike from broken shape alignment"*): tracing loses contiguity, so TensorRT falls back to
+# the CPU with +320% latency.
+
+# %%
+# Installs labkit when (and only when) this notebook runs in Google Colab.
+import os
+import subprocess
+import sys
+
+if "google.colab" in sys.modules:
+    CHECKOUT = "/content/tensor-layout-lab"
+    if not os.path.isdir(CHECKOUT):
+        subprocess.run(["git", "clone", "--depth", "1",
+                        "https://github.com/tensor-layout-lab/tensor-layout-lab", CHECKOUT], check=True)
+    subprocess.run([sys.executable, "-m", "pip", "install", "-q", CHECKOUT], check=True)
+    os.environ["LABKIT_RESULTS_DIR"] = CHECKOUT + "/results"  # the recorded reference GPU runs
+    from google.colab import output  # Colab renders third-party widgets once this is on
+
+    output.enable_custom_widget_manager()
+
+# %%
+import tempfile
+from pathlib import Path
+
+import torch
+
+from labkit import bench, claims, env, exercises, export_audit, export_traps, results, widgets
+from labkit.claims import ch07
+
+CHAPTER = "07_export_traps"
+device = env.device()
+on_gpu = env.has_cuda()
+batch, image, channels = (64, 64, 32) if on_gpu else (4, 32, 16)
+model = export_audit.small_cnn(channels=channels, device=device)
+example = export_audit.example_input(batch, image, device=device)
+verdicts = []
+scratch = tempfile.TemporaryDirectory(prefix="labkit-07-")  # the exported files, gone with the kernel
+onnx_path = Path(scratch.name) / "model.onnx"  # the audit writes it; later sections reuse it
+
+
+def noisy(comparison: object) -> str:
+    """' (timings flagged noisy: rerun on a quiet machine)' when the harness distrusts them."""
+    flagged = comparison is not None and any(
+        w.startswith("noisy") for v in comparison.variants.values() for w in v.timing.warnings)
+    return " (timings flagged noisy: rerun on a quiet machine)" if flagged else ""
+
+
+print(export_traps.environment_line())
+print(f"model: SmallCNN ({sum(p.numel() for p in model.parameters())} parameters), "
+      f"example input {tuple(example.shape)} float32 on {device}")
+
+# %% [markdown]
+# ## The three layouts
+#
+# The same values, three ways in memory. Every artifact below is frozen with the first one.
+
+# %%
+# NBVAL_CHECK_OUTPUT
+for name, x in export_audit.layouts(export_audit.example_input(1, 4)).items():
+    print(f"{name:<16} {export_audit.describe_layout(x.shape, x.stride())}")
+
+# %% [markdown]
+# ## The layout audit
+#
+# Six ways to freeze the model, each fed the three layouts. Predict first.
+
+# %% jupyter={"source_hidden": true}
+QUIZ_CHOICES = {"torch.jit.trace": "torch.jit.trace", "torch.export": "torch.export",
+                "numpy feed": "ONNX Runtime fed a numpy array",
+                "IOBinding": "ONNX Runtime fed a data pointer (IOBinding)"}
+
+
+def first_silently_wrong() -> str:
+    """The first path among the choices that was silently wrong on channels_last."""
+    for r in audit.rows:
+        if r.outcomes[export_audit.CHANNELS_LAST].kind == export_audit.WRONG:
+            for key, choice in QUIZ_CHOICES.items():
+                if key in r.path:
+                    return choice
+    return "none of them"
+
+
+quiz_audit = widgets.Quiz(
+    "Frozen with a contiguous NCHW example, which of these gives a wrong answer, without any "
+    "error, when fed a channels_last tensor holding the same values?",
+    choices=["none of them", *QUIZ_CHOICES.values()],
+    answer=first_silently_wrong,
+    explanation="ONNX Runtime's IOBinding gets a data pointer and the declared shape, never the "
+                "strides, so it reads channels_last memory as if it were NCHW. The numpy feed "
+                "copies a strided array to a dense one first.",
+)
+quiz_audit
+
+# %%
+audit = export_audit.run(model, example, workdir=scratch.name)
+audit
+
+# %%
+# NBVAL_CHECK_OUTPUT
+print(audit.structure())
+
+# %% [markdown]
+# What the table says: `torch.jit.trace` and `torch.export` *record* the example's strides,
+# but neither checks them at run time: their graphs call ATen operators, which read any
+# layout correctly. TorchScript's `script` records no shape at all. ONNX has no strides
+# (an ONNX tensor is dense and row-major by definition), so the layout question moves to
+# whoever hands ONNX Runtime its input: a numpy array is copied to dense first, a bound
+# pointer is not. AOTInductor compiles code for the example's strides and checks them only
+# when `AOTI_RUNTIME_CHECK_INPUTS=1` is set (here: see its row; on a CPU the compile is
+# skipped for time, and the reference GPU run below shows what it did there).
+
+# %%
+recorded_audit = results.recorded(CHAPTER, "audit") if not on_gpu else None
+if on_gpu:
+    print("This run is on a GPU: the table above is the GPU's.")
+elif recorded_audit is None:
+    print("GPU reference audit: nothing recorded yet for nvidia-h200")
+else:
+    print(f"GPU reference audit (recorded on nvidia-h200, input {tuple(recorded_audit['example_shape'])}):")
+    for r in recorded_audit["rows"]:
+        print(f"  {r['path']:<42}" + " | ".join(r["outcomes"][lay]["kind"] for lay in export_audit.LAYOUTS)
+              + (f"   ({r['note']})" if r["note"] else ""))
+
+# %% [markdown]
+# ### Speed of the paths that were correct
+#
+# Only paths that gave eager's answer on the NCHW input are timed, interleaved in rounds
+# with eager as the baseline (ratio < 1 is faster than eager).
+
+# %%
+speed = export_audit.speed(audit, example, model)
+print("fastest correct path:", min(speed.variants, key=lambda k: speed[k].ratio) + noisy(speed))
+speed
+
+# %% [markdown]
+# ## Trap 1: the `contiguous()` that export drops
+#
+# This model calls `.contiguous()` on a convolution's output, then `.view(n, -1)`. In eager
+# PyTorch that is correct for every input: `contiguous()` copies when it must. But for a
+# contiguous NCHW example, `contiguous()` does nothing, and a tracer that records what
+# *ran* has nothing to record.
+
+# %% jupyter={"source_hidden": true}
+KINDS_TO_CHOICES = {export_audit.CORRECT: "gives eager's answer", export_audit.REJECTED: "raises an error",
+                    export_audit.WRONG: "gives a wrong answer silently"}
+quiz_dropped = widgets.Quiz(
+    "torch.export froze this model with a contiguous NCHW example. Fed a channels_last input, "
+    "the exported module ...",
+    choices=list(KINDS_TO_CHOICES.values()),
+    answer=lambda: KINDS_TO_CHOICES[dropped.audit.row("torch.export").outcomes[export_audit.CHANNELS_LAST].kind],
+    explanation="The exported graph has no contiguous() (it was a no-op for the example), so the "
+                "view meets the channels_last conv output and refuses it.",
+)
+quiz_dropped
+
+# %%
+dropped = export_traps.dropped_contiguous(device=device)
+print("\n".join(dropped.lines()))
+dropped.audit
+
+# %%
+# NBVAL_CHECK_OUTPUT
+print("\n".join(dropped.lines()))
+print(dropped.audit.structure())
+print("torch.export on channels_last:", dropped.audit.row("torch.export").outcomes[export_audit.CHANNELS_LAST])
+
+# %% [markdown]
+# `torch.jit.trace` records the call itself (`aten::contiguous`), so the traced model copies
+# when it must. The fix for the exported one is in the model: `reshape` or `flatten` instead
+# of `contiguous().view`, or export with the layout the model will really be fed.
+#
+# ## Trap 2: a channels_last model exported with an NCHW example
+#
+# Convert the model to channels_last, then freeze it with an ordinary NCHW example.
+
+# %%
+declared = export_traps.channels_last_declared_nchw(model, example, onnx_path=onnx_path)
+print("\n".join(declared.lines()))
+declared.eager
+
+# %% [markdown]
+# The artifacts declare the example's NCHW strides; inside the graph the first convolution
+# turns the layout channels_last (its weights are). In ONNX the channels_last choice
+# disappears: the graph is the same as the NCHW model's, and the runtime picks its own
+# layout. In eager PyTorch the channels_last model fed NCHW converts inside the first
+# convolution (timed above against a channels_last input).
+#
+# ## Trap 3: ONNX Runtime's own layout preference
+#
+# ONNX Runtime rewrites layouts itself. On a CPU its layout optimisation converts
+# convolutions to a blocked layout (NCHWc: `ReorderInput`/`ReorderOutput` nodes); on a GPU
+# the CUDA provider's `prefer_nhwc` option runs convolutions in NHWC (`Transpose` nodes). The
+# model is exported twice: with an NCHW input, and with an NHWC input that it permutes
+# itself (what an image pipeline hands over). Each runs with the preference off and on.
+
+# %% jupyter={"source_hidden": true}
+def layout_preference_effect() -> str:
+    on = ort_layout.comparison["NCHW declared, on"].ratio if ort_layout.comparison else 1.0
+    return "faster" if on < 0.9 else "slower" if on > 1.1 else "about the same"
+
+
+quiz_ort = widgets.Quiz(
+    "ONNX Runtime, NCHW-declared model, on this machine: with its layout preference on, the "
+    "model runs ... than with it off.",
+    choices=["faster", "about the same", "slower"],
+    answer=layout_preference_effect,
+    explanation="Faster by more than 10%, slower by more than 10%, or within 10%: timed "
+                "interleaved below, after each session was checked against eager.",
+)
+quiz_ort
+
+# %%
+ort_layout = export_traps.ort_layout_preference(model, example, onnx_path=onnx_path)
+print(f"provider: {ort_layout.provider}; preference: {ort_layout.preference_name}")
+print("\n".join(ort_layout.lines()))
+ort_layout.comparison
+
+# %% [markdown]
+# ## TensorRT: detected, not assumed
+#
+# TensorRT runs only on NVIDIA GPUs and only where it is installed. Here is what this
+# machine has; a TensorRT cell runs only where it is present (for example in Colab after
+# `pip install torch-tensorrt`), and says what it skipped otherwise.
+
+# %%
+trt_status = export_traps.tensorrt_status()
+trt_status
+
+# %%
+trt_run = export_traps.run_torch_tensorrt(model, example)
+trt_run
+
+# %% [markdown]
+# What the documentation says about where work falls back (read, cited, not measured here):
+
+# %%
+for topic, text in ch07.DOCUMENTED.items():
+    print(f"- {topic}: {text}\n")
+
+# %% [markdown]
+# ONNX Runtime *does* have a CPU fallback: the CPU provider takes nodes the providers before
+# it in the list cannot run. Where each node ran, read from ONNX Runtime's own profile, and
+# (on a GPU) what running the whole model on the CPU provider would cost:
+
+# %%
+placement = export_traps.ort_placement(model, example, onnx_path=onnx_path)
+print("nodes per execution provider:", placement)
+fallback = export_traps.ort_cpu_fallback_cost(model, example, onnx_path=onnx_path)
+fallback if fallback is not None else print("no CUDA provider here: the CPU fallback's cost needs a GPU "
+                                            "(see the recorded GPU run in the verdict table)")
+
+# %% [markdown]
+# ## C15: does tracing lose contiguity, and does TensorRT fall back to the CPU?
+#
+# Predict, then read the rule.
+
+# %% jupyter={"source_hidden": true}
+traced_contiguous = export_traps.traced_ops(torch.jit.trace(export_traps.ContiguousThenView().eval(),
+                                                            export_audit.example_input(2, 16)))
+quiz_trace = widgets.Quiz(
+    "torch.jit.trace runs x.contiguous() on an example that is already contiguous. What does the "
+    "traced graph keep?",
+    choices=["the call (aten::contiguous)", "nothing: it was a no-op", "a copy (aten::clone)"],
+    answer=lambda: ("the call (aten::contiguous)" if "contiguous" in traced_contiguous
+                    else "a copy (aten::clone)" if "clone" in traced_contiguous else "nothing: it was a no-op"),
+    explanation="TorchScript's tracer records each operator called at the dispatcher, no-op or not; "
+                "torch.export records what it decomposes to, and a no-op decomposes to nothing.",
+)
+quiz_trace
+
+# %%
+# NBVAL_CHECK_OUTPUT
+claims.get("C15")
+
+# %% [markdown]
+# The seed's own comparison, without TensorRT: the traced model fed a transposed view
+# against the same values contiguous.
+
+# %%
+trace_row = audit.row("torch.jit.trace")
+traced_model = trace_row.artifact.run
+inputs = export_audit.layouts(example)
+with torch.no_grad():
+    trace_cmp = bench.compare({"contiguous input": lambda: traced_model(inputs[export_audit.NCHW]),
+                               "transposed input": lambda: traced_model(inputs[export_audit.TRANSPOSED])},
+                              rounds=5, rep_ms=200)
+trace_cmp
+
+# %%
+evidence = {
+    "trace_records_strides": trace_row.artifact.recorded_stride == tuple(example.stride()),
+    "trace_keeps_contiguous": dropped.kept_by_trace,
+    "trace_outcomes": {lay: o.kind for lay, o in trace_row.outcomes.items()},
+    "trace_transposed_ratio": trace_cmp["transposed input"].ratio,
+    "trace_transposed_ratio_iqr": [trace_cmp["transposed input"].ratio_q25, trace_cmp["transposed input"].ratio_q75],
+    "export_keeps_noop_contiguous": dropped.kept_by_export(export_audit.NCHW),
+    "tensorrt_ran": trt_run.ran,
+    "tensorrt_skipped_because": trt_run.skipped_because,
+    "tensorrt_fallback_devices": trt_run.fallback_devices,
+    "tensorrt_transposed_ratio": trt_run.comparison["transposed input"].ratio if trt_run.comparison else None,
+    "tensorrt_transposed_ratio_iqr": ([trt_run.comparison["transposed input"].ratio_q25,
+                                       trt_run.comparison["transposed input"].ratio_q75]
+                                      if trt_run.comparison else None),
+    "ort_placement": placement,
+    "ort_cpu_over_cuda_ratio": fallback["CPU provider (and copies)"].ratio if fallback is not None else None,
+    "tensorrt_status": trt_status,
+    "device": str(device), "torch": torch.__version__,
+}
+form = (f"tracing measured here; TensorRT through Torch-TensorRT measured on {device}" if trt_run.ran
+        else f"tracing measured here (torch {torch.__version__}, {device.type}); TensorRT not installed: "
+             "its fallback read from the documentation")
+c15 = claims.get("C15").judge(evidence, form=form)
+verdicts.append(c15)
+print(c15.claim_id, c15.label, "--", c15.reason)
+print("form judged:", c15.form)
+
+# %% [markdown]
+# ## Verdicts of this chapter
+#
+# Beside the verdict recorded on the reference GPU (an H200), where one was recorded.
+
+# %%
+claims.save(verdicts, CHAPTER)
+for key, payload in (("audit", audit.as_dict()), ("dropped_contiguous", dropped.lines()),
+                     ("ort_layout", ort_layout.lines()), ("tensorrt", {"status": trt_status, "run": repr(trt_run)})):
+    results.record(CHAPTER, key, payload)
+claims.table(verdicts)
+
+# %% [markdown]
+# ## Exercises
+#
+# ONNX Runtime's IOBinding, a TensorRT binding and AOTInductor's compiled code get an address
+# and a shape, never strides.
+#
+# ### Exercise 07.1: when does a pointer-fed engine read a tensor right?
+
+# %%
+exercises.get("07.pointer_reads_correctly")
+
+
+# %%
+def pointer_reads_correctly(shape: tuple[int, ...], stride: tuple[int, ...]) -> bool:
+    raise NotImplementedError  # your code here
+
+
+# %%
+# NBVAL_CHECK_OUTPUT
+exercises.get("07.pointer_reads_correctly").check(pointer_reads_correctly)
+
+# %% [markdown]
+# ### Exercise 07.2: what does it read otherwise?
+
+# %%
+exercises.get("07.what_the_engine_sees")
+
+
+# %%
+def engine_sees(x: torch.Tensor) -> torch.Tensor:
+    raise NotImplementedError  # your code here
+
+
+# %%
+# NBVAL_CHECK_OUTPUT
+exercises.get("07.what_the_engine_sees").check(engine_sees)
+
+# %% [markdown]
+# ### Exercise 07.3: an NHWC buffer as an NCHW tensor, without a copy
+
+# %%
+exercises.get("07.nhwc_buffer_as_nchw")
+
+
+# %%
+def nhwc_as_nchw(buffer: torch.Tensor, n: int, c: int, h: int, w: int) -> torch.Tensor:
+    raise NotImplementedError  # your code here
+
+
+# %%
+# NBVAL_CHECK_OUTPUT
+exercises.get("07.nhwc_buffer_as_nchw").check(nhwc_as_nchw)
+
+# %% [markdown]
+# ## What to remember
+#
+# Each line below is built from what this run measured.
+
+# %%
+built = [r for r in audit.rows if r.artifact is not None]
+all_right = [r.path for r in built if r.correct_on_all]
+wrong = [(r.path, lay, o) for r in built for lay, o in r.outcomes.items() if o.kind == export_audit.WRONG]
+export_refusal = dropped.audit.row("torch.export").outcomes[export_audit.CHANNELS_LAST]
+layout_on = [s for s in ort_layout.sessions if s.declared == "NCHW" and s.preference == "on"][0]
+on_ratio = ort_layout.comparison["NCHW declared, on"].ratio if ort_layout.comparison else None
+takeaways = [
+    f"Check an exported model on the layouts it will be fed: {len(all_right)} of {len(built)} paths built "
+    f"here gave eager's answer on all three ({', '.join(all_right)}); "
+    + (f"{len(wrong)} answers were silently wrong, e.g. {wrong[0][0]} on {wrong[0][1]} "
+       f"(max error {wrong[0][2].max_error:.3g})." if wrong else "none was silently wrong."),
+    f"A no-op is not recorded: torch.export dropped contiguous() for its NCHW example "
+    f"({'dropped' if not dropped.kept_by_export(export_audit.NCHW) else 'kept'}), and on channels_last "
+    f"input the exported module was {str(export_refusal).rstrip('.')}; torch.jit.trace kept aten::contiguous.",
+    f"Layout choices do not survive into ONNX: the channels_last model's ONNX graph is "
+    f"{'the same as' if declared.onnx_same_graph else 'different from'} the NCHW model's, and "
+    f"ONNX Runtime chose its own layout ({layout_on.layout_nodes()} layout nodes with its preference on"
+    + (f", {on_ratio:.2f}x the time of off){noisy(ort_layout.comparison)}." if on_ratio else ")."),
+    f"C15 is {c15.label} ({c15.form}): tracing recorded strides "
+    f"{trace_row.artifact.recorded_stride} and matched eager on "
+    f"{sum(o.kind == export_audit.CORRECT for o in trace_row.outcomes.values())} of 3 layouts; "
+    f"TensorRT {'ran' if trt_run.ran else 'was not run: ' + trt_run.skipped_because}.",
+]
+print("\n".join(f"{k}. {line}" for k, line in enumerate(takeaways, start=1)))
