@@ -286,6 +286,17 @@ def ort_session(model_path: str | Path, providers: list[str], options: object | 
     # ORT's threads spin after each run by default, stealing the cores the next timed
     # variant (eager PyTorch, another session) needs on a small machine.
     options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+    if providers and providers[0] == "CUDAExecutionProvider":
+        # Run on torch's current stream, so CUDA events (labkit.bench) bracket ORT's kernels
+        # and a tensor torch just wrote is ready when ORT reads it.
+        stream = {"user_compute_stream": str(torch.cuda.current_stream().cuda_stream),
+                  "has_user_compute_stream": "1"}
+        given = list(provider_options or [{} for _ in providers])
+        try:
+            return ort.InferenceSession(str(model_path), options, providers=providers,
+                                        provider_options=[{**given[0], **stream}, *given[1:]])
+        except Exception:  # an onnxruntime build that refuses the option: its own stream then
+            pass
     return ort.InferenceSession(str(model_path), options, providers=providers,
                                 provider_options=provider_options)
 
