@@ -249,7 +249,12 @@ def element_offsets(lay: Layout | torch.Tensor) -> np.ndarray:
             f"{lay.numel} elements is too many to list (limit {OFFSETS_LIMIT}); "
             "use element_offset(lay, index) for single elements."
         )
-    result = np.full(lay.shape, lay.offset, dtype=np.int64)
+    try:
+        result = np.full(lay.shape, lay.offset, dtype=np.int64)
+    except ValueError:  # an empty shape whose other sizes are too big for numpy (e.g. (0, 2**61))
+        raise LayoutError(
+            f"numpy cannot hold an array of shape {lay.shape} (its sizes multiply past "
+            "2**63 bytes), even an empty one; this layout has no elements to list.") from None
     for d, (size, step) in enumerate(zip(lay.shape, lay.stride, strict=True)):
         axis_shape = [1] * lay.ndim
         axis_shape[d] = size
@@ -531,8 +536,9 @@ def _compute_stride(
     Split the old shape into chunks of dimensions that are contiguous with each other
     (stride[i] == size[i+1] * stride[i+1]); the new shape must split into chunks with the
     same element counts, each of which then gets strides from its chunk's base stride.
-    Products are int64 as in ATen: they wrap, except the empty-tensor strides, which ATen
-    checks ("Stride calculation overflowed", raised here as LayoutError).
+    Products are int64 as in ATen and wrap; for an empty tensor ATen refuses a stride that
+    wrapped to a negative number ("Stride calculation overflowed", raised here as
+    LayoutError), while one that wrapped to 0 or above passes, as it does in torch.
     """
     if not old_shape:
         return (1,) * len(new_shape)
@@ -545,8 +551,9 @@ def _compute_stride(
             if d == len(new_shape) - 1:
                 new_stride[d] = 1
             else:
-                new_stride[d] = max(new_shape[d + 1], 1) * new_stride[d + 1]
-                if new_stride[d] >= INT64_LIMIT:
+                # ATen multiplies in int64 (wrapping) and refuses a negative result.
+                new_stride[d] = _wrap64(max(new_shape[d + 1], 1) * new_stride[d + 1])
+                if new_stride[d] < 0:
                     raise LayoutError("Stride calculation overflowed")
         return tuple(new_stride)
     view_d = len(new_shape) - 1

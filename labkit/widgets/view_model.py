@@ -135,7 +135,7 @@ def grid_view(lay: layout.Layout, storage_size: int, values: list[str], base: in
             "to see it element by element; the formula below still works for any element.")
         view.update(element_offsets=[], strip_start=0, strip_stop=0, storage_values=[])
         return view
-    offsets = layout.element_offsets(lay).ravel()
+    offsets = layout.element_offsets(lay).ravel() if numel else np.zeros(0, dtype=np.int64)
     view["element_offsets"] = offsets.tolist()
     low = min(lay.offset, int(offsets.min()) if numel else lay.offset)
     high = int(offsets.max()) + 1 if numel else lay.offset
