@@ -289,11 +289,11 @@ class TrapResult:
         return asdict(self)
 
 
-def d2h_trap(elements: int = 1 << 24, delay_cycles: int = 200_000_000) -> list[TrapResult]:
+def d2h_trap(elements: int = 1 << 24, delay_cycles: int = 1_000_000_000) -> list[TrapResult]:
     """Copy GPU -> host with non_blocking=True, read the host copy at once, then after a sync.
 
-    The GPU is held busy first (a spin kernel of `delay_cycles`, about 0.1 s) so the copy
-    surely has not run when the CPU reads: the pinned destination still holds its sentinel
+    The GPU is held busy first (a spin kernel of `delay_cycles`, about 0.5 s at 2 GHz, longer
+    than the read takes) so the copy surely has not run when the CPU reads: the pinned destination still holds its sentinel
     (-1). A pageable destination cannot be written asynchronously, so torch waits there and
     the values are right: non_blocking is only a request.
     """

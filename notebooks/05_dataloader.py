@@ -146,13 +146,12 @@ exercises.get("05.batch_bytes").check(batch_bytes)
 # below also has a `timeout`, so a stuck worker is an error, never a hang.
 
 # %%
-largest_batch = 2 * plan.batch_size * data.sample_bytes  # the sweep below goes up to 2x the batch
 free = shm.free_bytes()
-choice = shm.choose(max(plan.worker_counts), 4, largest_batch)
+choice = shm.choose(max(plan.worker_counts), None, plan.batch_size * data.sample_bytes)
 print(f"/dev/shm free: {'unknown (no /dev/shm here)' if free is None else f'{free / 2**20:.0f} MB'}")
 print(choice.message)
 worker_counts = tuple(w for w in plan.worker_counts if w <= choice.num_workers)
-max_prefetch = (choice.prefetch_factor or 1) if choice.changed else 4
+max_prefetch = 4  # the knob sweep below leaves out any setting that would not fit
 
 # %% [markdown]
 # ### Exercise 05.2: what a loader keeps in shared memory
@@ -279,6 +278,12 @@ if on_gpu:
         loader_sweep.Setting(num_workers=at_knee, batch_size=plan.batch_size, pin_memory=True,
                              device_prefetch=True),
     ]
+too_big = [s for s in knob_settings
+           if shm.choose(s.num_workers, s.prefetch_factor, s.batch_size * data.sample_bytes).changed]
+if too_big:
+    print("left out, their batches in flight would not fit in /dev/shm:",
+          ", ".join(s.label for s in too_big))
+knob_settings = [s for s in knob_settings if s not in too_big]
 bar = loader_plots.ProgressBar(len(knob_settings), "knobs")
 sweep_knobs = loader_sweep.sweep(data, knob_settings, step, steps=plan.steps,
                                  warmup_steps=plan.warmup_steps, on_progress=bar.update)
@@ -451,8 +456,13 @@ seed_lines = {"seed pageable": claims.ch05.SEED_GBPS["pageable"],
               "seed pinned": claims.ch05.SEED_GBPS["pinned"]}
 if on_gpu:
     display(loader_plots.bandwidth_figure(copy_curve(), seed_lines))
-    c23 = claims.get("C23").judge(c23_evidence(), form=claims.SEED_FORM)
+    ev23 = c23_evidence()
+    if ev23["noisy"]:  # a timing the harness flags as noisy is measured again, once
+        c23_evidence.cache_clear()
+        ev23 = c23_evidence()
+    c23 = claims.get("C23").judge(ev23, form=claims.SEED_FORM)
     verdicts.append(c23)
+    claims.save([c23], CHAPTER)  # saved at once: a later cell's failure cannot lose it
     print(c23.claim_id, c23.label, "--", c23.reason)
 else:
     curve = recorded("h2d_curve")
@@ -484,6 +494,7 @@ if on_gpu:
     c13 = claims.get("C13").judge({**probe["pin_memory_device"], "torch": probe["torch"]},
                                   form=claims.SEED_FORM)
     verdicts.append(c13)
+    claims.save([c13], CHAPTER)
     print(c13.claim_id, c13.label, "--", c13.reason)
 else:
     display(claims.recorded_evidence(["C13"]))

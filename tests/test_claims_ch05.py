@@ -41,6 +41,11 @@ def test_c23_noise_depends_and_says_so():
     assert verdict.depends_on == claims.NOISE
 
 
+def test_c23_flagged_noisy_timings_give_depends():
+    verdict = judge("C23", **CASES["C23"]["confirmed"], noisy=["pageable"])
+    assert verdict.depends_on == claims.NOISE and "pageable" in verdict.reason
+
+
 def test_c23_pmd_gain_without_pinned_gain_is_its_own_depends():
     verdict = judge("C23", pageable_gbps=20.0, pinned_gbps=25.0, pin_memory_device_gbps=40.0,
                     transfer_bytes=1 << 20)

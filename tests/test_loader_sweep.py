@@ -175,7 +175,8 @@ CHILD = textwrap.dedent("""
     from labkit import loader_data, loader_sweep, shm
     strategy, mode = sys.argv[1], sys.argv[2]
     torch.multiprocessing.set_sharing_strategy(strategy)
-    data = loader_data.SyntheticImages(length=512, unique=2, encoded_side=64, output_side=96)
+    # cheap samples (a tiny JPEG, scaled up) so the workers surely fill their queues
+    data = loader_data.SyntheticImages(length=512, unique=2, encoded_side=16, output_side=96)
     batch = 32 * data.sample_bytes                      # 3.5 MB per batch
     workers, prefetch = 2, 4                            # asks for (2 x 4 + 1) x 3.5 = 32 MB
     if mode == "chosen":
@@ -184,8 +185,8 @@ CHILD = textwrap.dedent("""
         workers, prefetch = choice.num_workers, choice.prefetch_factor
     setting = loader_sweep.Setting(num_workers=workers, batch_size=32, prefetch_factor=prefetch)
     try:
-        # a slow step (0.2 s) lets the workers fill their prefetch queues: the worst case
-        run = loader_sweep.measure(data, setting, lambda b, nb: time.sleep(0.2), steps=8,
+        # a slow step (0.3 s) lets the workers fill their prefetch queues: the worst case
+        run = loader_sweep.measure(data, setting, lambda b, nb: time.sleep(0.3), steps=8,
                                    timeout_s=30)
         print("RAN", setting.label, len(run.wait_s))
     except loader_sweep.WorkerFailure as error:

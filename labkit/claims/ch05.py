@@ -65,6 +65,8 @@ def check_c23(ev: Mapping, th: Mapping) -> tuple[str, str, str]:
             f"{pmd:.1f} with pin_memory_device ({pmd_gain:.2f}x pinned), copies of "
             f"{ev['transfer_bytes'] / 2**20:.0f} MiB; the seed: "
             f"{SEED_GBPS['pageable']}, {SEED_GBPS['pinned']} and {SEED_GBPS['pin_memory_device']}")
+    if ev.get("noisy"):
+        return DEPENDS, text + f"; flagged noisy: {', '.join(ev['noisy'])}", NOISE
     if "noise" in (pinned_where, pmd_where):
         return DEPENDS, text, NOISE
     if pmd_where == "below":
