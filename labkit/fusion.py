@@ -18,6 +18,7 @@ change?":
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import re
 import time
@@ -327,9 +328,11 @@ def recompile_sweep(fn: Callable, inputs: Sequence[tuple], backend: str = "eager
     return compiled, steps
 
 
+# name = async_compile.triton('name', '''source''', ...)  on a GPU;
+# name = async_compile.cpp_pybinding(['float*', ...], r'''source''')  on a CPU.
 _KERNEL_DEFINITION = re.compile(
-    r"^(\w+)\s*=\s*async_compile\.(triton|cpp_pybinding|cpp)\(\s*'(\w+)',\s*(?:r?'''|r?\"\"\")"
-    r"(.*?)(?:'''|\"\"\")", re.S | re.M)
+    r"^(\w+)\s*=\s*async_compile\.(\w+)\(([^\n]*?)r?(?:'''|\"\"\")(.*?)(?:'''|\"\"\")",
+    re.S | re.M)
 
 
 def inductor_kernels(source_code: str) -> dict[str, str]:
@@ -342,16 +345,30 @@ def inductor_kernels(source_code: str) -> dict[str, str]:
     return {m.group(1): m.group(4).strip("\n") for m in _KERNEL_DEFINITION.finditer(source_code)}
 
 
+def without_compile_caches() -> contextlib.AbstractContextManager:
+    """A context in which Inductor compiles from scratch (its on-disk caches ignored).
+
+    Without it a second run, or a graph compiled earlier in the same session, may come from
+    the cache: then a "compile time" measures a cache lookup and no code is generated to read.
+    """
+    import torch._inductor.config as inductor_config
+
+    if hasattr(inductor_config, "force_disable_caches"):
+        return inductor_config.patch(force_disable_caches=True)
+    return contextlib.nullcontext()
+
+
 def inductor_code(fn: Callable, *args: object) -> tuple[object, list[str]]:
     """Compile fn with Inductor, run it once, and return (result, generated source files).
 
-    Costs a real Inductor compile: seconds on a GPU, about 30 s for a tiny function on a
-    2-core CPU (its C++ compiler is the slow part).
+    Costs a real Inductor compile (caches off): seconds on a GPU, about 30 s for a tiny
+    function on a 2-core CPU (its C++ compiler is the slow part).
     """
     from torch._inductor.utils import run_and_get_code
 
     torch._dynamo.reset()
-    result, sources = run_and_get_code(torch.compile(fn), *args)
+    with without_compile_caches():
+        result, sources = run_and_get_code(torch.compile(fn), *args)
     return result, list(sources)
 
 

@@ -1,4 +1,8 @@
-"""Chapter 04's claim checks on evidence a real run can produce, each outcome reached."""
+"""Chapter 04's claim checks on evidence a real run can produce, each outcome reached, and the
+recorded H200 evidence replayed through them."""
+
+import json
+from pathlib import Path
 
 import pytest
 
@@ -92,3 +96,17 @@ def test_bad_evidence_is_refused():
     with pytest.raises(claims.ClaimError):
         judge("C20", pairs=0, max_weight_error=0, max_bias_error=0, max_weight_magnitude=1,
               output_max_rel_error=0)
+
+
+RESULTS = Path(__file__).resolve().parent.parent / "results" / "nvidia-h200.json"
+
+
+@pytest.mark.parametrize("claim_id", ["C17", "C18", "C19", "C20", "C21"])
+def test_recorded_h200_evidence_replays(claim_id):
+    data = json.loads(RESULTS.read_text()) if RESULTS.exists() else {}
+    entry = data.get("chapters", {}).get("04_fusion", {}).get(f"verdict:{claim_id}")
+    if entry is None:
+        pytest.skip(f"no recorded H200 verdict for {claim_id} yet")
+    saved = entry["payload"]
+    verdict = claims.get(claim_id).judge(saved["evidence"], machine="replay", form=saved["form"])
+    assert verdict.outcome == saved["outcome"]

@@ -130,16 +130,26 @@ def test_recompile_sweep_stops_compiling_at_the_limit():
         torch._dynamo.reset()
 
 
+# The shapes of Inductor's output code: a Triton kernel (GPU) and a C++ kernel (CPU, torch 2.13).
+TRIPLE = "'" * 3
+TRITON_OUTPUT = (
+    f"triton_poi_fused_add_mul_silu_0 = async_compile.triton('triton_poi_fused_add_mul_silu_0', {TRIPLE}\n"
+    "import triton\n@triton.jit\ndef triton_poi_fused_add_mul_silu_0(in_ptr0, out_ptr0):\n"
+    f"    pass\n{TRIPLE}, device_str='cuda')\n")
+CPP_OUTPUT = (
+    f"cpp_fused_add_mul_silu_0 = async_compile.cpp_pybinding(['const float*', 'float*'], r{TRIPLE}\n"
+    '#include <torch/csrc/inductor/cpp_prefix.h>\nextern "C"  void  kernel(const float* in_ptr0)\n{}\n'
+    f"{TRIPLE})\n\nasync_compile.wait(globals())\n")
+
+
 def test_inductor_kernel_names_are_read_from_output_code():
-    source = (
-        "triton_poi_fused_add_mul_relu_0 = async_compile.triton('triton_poi_fused_add_mul_relu_0', '''\n"
-        "import triton\n@triton.jit\ndef triton_poi_fused_add_mul_relu_0(in_ptr0, out_ptr0):\n"
-        "    pass\n''', device_str='cuda')\n"
-        "cpp_fused_add_0 = async_compile.cpp_pybinding(['float*'], r'''\nextern \"C\" void kernel() {}\n''')\n")
-    kernels = fusion.inductor_kernels(source)
-    assert list(kernels) == ["triton_poi_fused_add_mul_relu_0", "cpp_fused_add_0"] or \
-        list(kernels) == ["triton_poi_fused_add_mul_relu_0"]
-    assert "@triton.jit" in kernels["triton_poi_fused_add_mul_relu_0"]
+    triton = fusion.inductor_kernels(TRITON_OUTPUT)
+    assert list(triton) == ["triton_poi_fused_add_mul_silu_0"]
+    assert "@triton.jit" in triton["triton_poi_fused_add_mul_silu_0"]
+    cpp = fusion.inductor_kernels(CPP_OUTPUT)
+    assert list(cpp) == ["cpp_fused_add_mul_silu_0"]
+    assert cpp["cpp_fused_add_mul_silu_0"].startswith("#include")
+    assert fusion.inductor_kernels(TRITON_OUTPUT + CPP_OUTPUT).keys() == {*triton, *cpp}
     assert fusion.excerpt("a\n\nb\nc\nd", lines=2) == "a\nb\n    ... (2 more lines)"
 
 
