@@ -1,7 +1,9 @@
 """Record what the copy detector sees on CUDA (run on the GPU machine; also runs on CPU).
 
-Which ops copy when a transposed tensor meets matmul, and whether `reshape` copies exactly when
-`view` would fail, on the device the course's GPU claims are judged on. Writes copies_cuda.json
+Which ops copy when a transposed tensor meets matmul (the top-level copy detector, and the
+profiler's copy ops at every depth, which also sees a copy an op makes inside its kernel), and
+whether `reshape` copies exactly when `view` would fail, on the device the course's GPU claims
+are judged on. Writes copies_cuda.json
 into the folder given as the first argument (default: $OUT or /tmp/out).
 """
 
@@ -11,7 +13,7 @@ import sys
 
 import torch
 
-from labkit import copies, layout
+from labkit import copies, layout, strided_gemm
 
 device = "cuda" if torch.cuda.is_available() else "cpu"
 record = {"torch": torch.__version__,
@@ -37,6 +39,11 @@ for dtype in (torch.float32, torch.float16):
     a3 = torch.randn(64, 128, 256, device=device, dtype=dtype)
     w3 = torch.randn(256, 64, device=device, dtype=dtype)
     observe(f"transpose01_matmul_3d_{dtype}", lambda a3=a3, w3=w3: a3.transpose(0, 1).matmul(w3))
+    square = torch.randn(1024, 1024, device=device, dtype=dtype)  # claim C10's 1024x1024 A.t() @ B
+    record[f"c10_inside_t_matmul_1024_{dtype}"] = strided_gemm.copies_inside(
+        lambda square=square: torch.matmul(square.t(), square))
+    record[f"c10_inside_stepped_matmul_{dtype}"] = strided_gemm.copies_inside(
+        lambda square=square: torch.matmul(square[::2, ::2], square[:512, :512]))
 
 y = torch.arange(24.0, device=device).reshape(2, 3, 4)
 mismatches = []
