@@ -28,6 +28,7 @@ function copyArray(Type, view) {
 
 export function formatUs(us) {
   const a = Math.abs(us);
+  if (a === 0) return "0";
   if (a >= 1e6) return `${(us / 1e6).toPrecision(3)} s`;
   if (a >= 1e3) return `${(us / 1e3).toPrecision(3)} ms`;
   return `${us.toPrecision(3)} µs`;
@@ -45,11 +46,8 @@ function readData(model) {
   const duration = copyArray(Float64Array, model.get("_durations"));
   const ints = copyArray(Int32Array, model.get("_columns"));
   const n = start.length;
-  const col = (k) => {
-    const out = new Int32Array(n);
-    for (let i = 0; i < n; i++) out[i] = ints[i * 7 + k];
-    return out;
-  };
+  // Seven int32 columns, one after another: each is a view, nothing is copied.
+  const col = (k) => ints.subarray(k * n, (k + 1) * n);
   const data = {
     n, start, duration, row: col(0), kind: col(1), name: col(2), index: col(3),
     launcherName: col(4), launcher: col(5), count: col(6), names: model.get("names") || [],
@@ -58,18 +56,31 @@ function readData(model) {
   // Per row: the range of its bars (they arrive sorted by row, then start) and the running
   // maximum of their ends, so the first bar that reaches into a window is a binary search.
   const rows = new Map();
-  data.reach = new Float64Array(n);
+  const reach = new Float64Array(n);
+  const row = data.row;
+  let current = null;
   for (let i = 0; i < n; i++) {
-    const r = data.row[i];
     const end = start[i] + duration[i];
-    if (!rows.has(r)) rows.set(r, { first: i, last: i });
-    const entry = rows.get(r);
-    entry.last = i;
-    data.reach[i] = i > entry.first ? Math.max(data.reach[i - 1], end) : end;
+    if (current === null || row[i] !== row[i - 1]) {
+      current = { first: i, last: i };
+      rows.set(row[i], current);
+      reach[i] = end;
+    } else {
+      current.last = i;
+      reach[i] = reach[i - 1] > end ? reach[i - 1] : end;
+    }
   }
   data.rows = rows;
-  data.position = new Map(); // event index -> bar position, for links and selection
-  for (let i = 0; i < n; i++) if (data.index[i] >= 0) data.position.set(data.index[i], i);
+  data.reach = reach;
+  // Event index -> bar position, for links and selection: built on first use.
+  let position = null;
+  data.positionOf = (index) => {
+    if (position === null) {
+      position = new Map();
+      for (let i = 0; i < n; i++) if (data.index[i] >= 0) position.set(data.index[i], i);
+    }
+    return position.get(index);
+  };
   return data;
 }
 
@@ -143,6 +154,7 @@ function render({ model, el: host }) {
   }
 
   let data = readData(model);
+  root.dataset.decodeMs = (performance.now() - renderBegin).toFixed(2);
   const extent = model.get("extent") || [0, 1];
   let view = [extent[0], extent[1]];
   let selected = -1; // bar position
@@ -166,17 +178,22 @@ function render({ model, el: host }) {
     return y;
   }
 
+  // The canvas size is measured when the widget is shown or resized, not on every frame:
+  // reading the page's layout during a zoom would force the browser to lay it out again.
+  let measured = null;
   function size() {
-    const width = Math.max(400, Math.floor(host.getBoundingClientRect().width || 900) - 4);
-    const height = layoutRows() + 4;
-    const ratio = window.devicePixelRatio || 1;
+    if (measured === null) {
+      const width = Math.max(400, Math.floor(host.getBoundingClientRect().width || 900) - 4);
+      measured = { width, height: layoutRows() + 4, ratio: window.devicePixelRatio || 1 };
+    }
+    const { width, height, ratio } = measured;
     if (canvas.width !== Math.floor(width * ratio) || canvas.height !== Math.floor(height * ratio)) {
       canvas.width = Math.floor(width * ratio);
       canvas.height = Math.floor(height * ratio);
       canvas.style.width = `${width}px`;
       canvas.style.height = `${height}px`;
     }
-    return { width, height, ratio };
+    return measured;
   }
 
   function drawSummary() {
@@ -231,6 +248,7 @@ function render({ model, el: host }) {
     ctx.rect(LABEL_W, 0, plotW, height);
     ctx.clip();
     const labelled = [];
+    let lastFill = null;
     for (const [r, range] of data.rows) {
       const top = rowTop.get(r);
       if (top === undefined) continue;
@@ -246,8 +264,14 @@ function render({ model, el: host }) {
         const kind = data.kind[i];
         if (px1 <= lastEnd && kind === lastKind) continue;
         if (px0 < lastEnd && kind === lastKind) px0 = lastEnd;
-        ctx.fillStyle = data.count[i] > 1 ? hatch || colours[kind] : colours[kind];
-        ctx.fillRect(px0, top, px1 - px0, ROW_H);
+        const fill = data.count[i] > 1 ? hatch || colours[kind] : colours[kind];
+        if (fill !== lastFill) {
+          ctx.fillStyle = fill;
+          lastFill = fill;
+        }
+        // A bar four pixels wide or more leaves its last pixel empty, so back-to-back
+        // kernels still show where one ends and the next begins.
+        ctx.fillRect(px0, top, px1 - px0 >= 4 ? px1 - px0 - 1 : px1 - px0, ROW_H);
         bars++;
         lastEnd = px1;
         lastKind = kind;
@@ -266,7 +290,7 @@ function render({ model, el: host }) {
       ctx.lineWidth = 2;
       ctx.strokeStyle = "#000";
       ctx.strokeRect(box.x, box.y, box.w, ROW_H);
-      const launcher = data.position.get(data.launcher[selected]);
+      const launcher = data.positionOf(data.launcher[selected]);
       if (data.launcher[selected] >= 0 && launcher !== undefined) {
         const from = barBox(launcher, scale);
         ctx.strokeStyle = "#d62728";
@@ -466,7 +490,7 @@ function render({ model, el: host }) {
   // For tests and benchmarks: where an event's bar is on screen (client coordinates).
   root.ltTimeline = {
     barCenter(index) {
-      const i = data.position.get(index);
+      const i = data.positionOf(index);
       if (i === undefined) return null;
       const rect = canvas.getBoundingClientRect();
       const scale = (rect.width - LABEL_W) / (view[1] - view[0]);
@@ -480,7 +504,7 @@ function render({ model, el: host }) {
     const begin = performance.now();
     const keep = selected >= 0 && selected < data.n ? data.index[selected] : -1;
     data = readData(model);
-    selected = keep >= 0 && data.position.has(keep) ? data.position.get(keep) : -1;
+    selected = keep >= 0 && data.positionOf(keep) !== undefined ? data.positionOf(keep) : -1;
     drawSummary();
     draw();
     root.dataset.renderMs = (performance.now() - begin).toFixed(2);
@@ -488,12 +512,15 @@ function render({ model, el: host }) {
   model.on("change:data_seq", onData);
   model.on("change:summary_lines", drawSummary);
   model.on("change:notice", drawSummary);
-  const resize = new ResizeObserver(() => draw());
+  const resize = new ResizeObserver(() => {
+    measured = null;
+    draw();
+  });
   resize.observe(host);
 
   hatch = makeHatch();
   drawSummary();
-  draw();
+  root.dataset.drawMs = draw().toFixed(2);
   // The first render: decoding the data, the layout and the first frame's drawing.
   root.dataset.renderMs = (performance.now() - renderBegin).toFixed(2);
 

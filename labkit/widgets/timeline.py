@@ -164,7 +164,8 @@ class Timeline(anywidget.AnyWidget):
     data_seq = traitlets.Int(0).tag(sync=True)
     _starts = traitlets.Bytes(b"").tag(sync=True)
     _durations = traitlets.Bytes(b"").tag(sync=True)
-    _columns = traitlets.Bytes(b"").tag(sync=True)  # int32: row, kind, name, index, launcher_name, launcher, count
+    # int32, one column after another: row, kind, name, index, launcher_name, launcher, count
+    _columns = traitlets.Bytes(b"").tag(sync=True)
     view_request = traitlets.Dict().tag(sync=True)
     selected = traitlets.Int(-1).tag(sync=True)
     selected_text = traitlets.Unicode("").tag(sync=True)
@@ -207,8 +208,9 @@ class Timeline(anywidget.AnyWidget):
 
     def _send_window(self, t0: float, t1: float) -> None:
         view = window_view(self._trace, t0, t1, max_bars=self._max_bars, rows=self._rows)
-        ints = np.stack([view[k] for k in ("row", "kind", "name", "index", "launcher_name",
-                                           "launcher", "count")], axis=1).astype("<i4")
+        # Column after column, so the page takes each as a view of one buffer, no copying.
+        ints = np.concatenate([view[k] for k in ("row", "kind", "name", "index", "launcher_name",
+                                                 "launcher", "count")]).astype("<i4")
         notes = list(self._base_notes)
         if not view["exact"]:
             notes.append(
