@@ -14,15 +14,18 @@ LOST = dict(trace_records_strides=True, trace_keeps_contiguous=False,
 NO_TRT = dict(tensorrt_ran=False, tensorrt_fallback_devices=[], tensorrt_transposed_ratio=None)
 
 CASES = {
-    "confirmed": dict(**LOST, tensorrt_ran=True, tensorrt_fallback_devices=["cpu"],
-                      tensorrt_transposed_ratio=4.2, tensorrt_transposed_ratio_iqr=[4.0, 4.4]),
-    "depends": dict(**LOST, **NO_TRT),
-    "refuted": dict(**KEPT, **NO_TRT),
+    "C15": {
+        "confirmed": dict(**LOST, tensorrt_ran=True, tensorrt_fallback_devices=["cpu"],
+                          tensorrt_transposed_ratio=4.2, tensorrt_transposed_ratio_iqr=[4.0, 4.4]),
+        "depends": dict(**LOST, **NO_TRT),
+        "refuted": dict(**KEPT, **NO_TRT),
+    },
 }
 
 
-def test_check_follows_the_evidence():
-    assert_outcomes_follow_the_evidence("C15", CASES)
+@pytest.mark.parametrize("claim_id", sorted(CASES))
+def test_check_follows_the_evidence(claim_id):
+    assert_outcomes_follow_the_evidence(claim_id, CASES[claim_id])
 
 
 def test_a_measured_gpu_fallback_refutes_even_when_tracing_lost_contiguity():
