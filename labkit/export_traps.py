@@ -445,6 +445,76 @@ def run_torch_tensorrt(model: nn.Module, example: torch.Tensor, rep_ms: float = 
     return TensorRTRun(True, "", outcomes, sorted(set(devices)), comparison)
 
 
+def _nvinfer_loadable() -> bool:
+    """Whether TensorRT's runtime library can be loaded (what ONNX Runtime's TensorRT provider needs)."""
+    import ctypes
+    import ctypes.util
+
+    names = [n for n in (ctypes.util.find_library("nvinfer"),) if n] + ["libnvinfer.so.10", "libnvinfer.so"]
+    for name in names:
+        try:
+            ctypes.CDLL(name)
+            return True
+        except OSError:
+            continue
+    return False
+
+
+@dataclass
+class OrtTensorRTRun:
+    """ONNX Runtime's TensorRT provider, where it loads: outcomes and where the nodes ran."""
+
+    ran: bool
+    skipped_because: str = ""
+    outcomes: dict[str, export_audit.Outcome] = field(default_factory=dict)
+    placement: dict[str, int] = field(default_factory=dict)
+
+    def __repr__(self) -> str:
+        if not self.ran:
+            return f"ONNX Runtime's TensorRT provider not run: {self.skipped_because}"
+        shown = ", ".join(f"{k}: {v.kind}" for k, v in self.outcomes.items())
+        return f"ONNX Runtime TensorRT provider, IOBinding feed: {shown}; nodes per provider {self.placement}"
+
+
+def run_ort_tensorrt(model: nn.Module, example: torch.Tensor, onnx_path: str | Path) -> OrtTensorRTRun:
+    """Run the ONNX file with [TensorRT, CUDA, CPU] providers where TensorRT's library loads;
+    record what the engine does with the three layouts and which provider ran each node."""
+    status = tensorrt_status()
+    if not status["cuda"]:
+        return OrtTensorRTRun(False, "no CUDA GPU here")
+    if not status["ort_tensorrt_provider_listed"]:
+        return OrtTensorRTRun(False, "this onnxruntime build has no TensorRT provider")
+    if not _nvinfer_loadable():
+        return OrtTensorRTRun(False, "the TensorRT provider is listed, but TensorRT's library "
+                                     "(libnvinfer) is not installed here")
+    import onnxruntime as ort
+
+    providers = ["TensorrtExecutionProvider", "CUDAExecutionProvider", "CPUExecutionProvider"]
+    try:
+        options = ort.SessionOptions()
+        options.enable_profiling = True
+        with tempfile.TemporaryDirectory(prefix="labkit-trt-") as tmp:
+            options.profile_file_prefix = str(Path(tmp) / "profile")
+            session = ort.InferenceSession(str(onnx_path), options, providers=providers,
+                                           provider_options=[{"trt_builder_optimization_level": "1"}, {}, {}])
+            if "TensorrtExecutionProvider" not in session.get_providers():
+                return OrtTensorRTRun(False, "the TensorRT provider did not load (see ONNX Runtime's log)")
+            with torch.no_grad():
+                expected = model(example)
+            run = export_audit._ort_feed_pointer(session, tuple(expected.shape))
+            outcomes = {lay: export_audit.outcome(run, x, expected)
+                        for lay, x in export_audit.layouts(example).items()}
+            events = json.loads(Path(session.end_profiling()).read_text())
+    except Exception as error:  # report, do not crash the chapter
+        return OrtTensorRTRun(False, f"{type(error).__name__}: {str(error)[:200]}")
+    nodes: dict[str, set] = collections.defaultdict(set)
+    for event in events:
+        provider = event.get("args", {}).get("provider")
+        if event.get("cat") == "Node" and provider:
+            nodes[provider].add(event["name"])
+    return OrtTensorRTRun(True, "", outcomes, {k: len(v) for k, v in sorted(nodes.items())})
+
+
 def environment_line() -> str:
     """One line naming the deployment stack found here."""
     parts = [f"torch {torch.__version__}"]

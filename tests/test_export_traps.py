@@ -73,4 +73,7 @@ def test_tensorrt_is_detected_not_assumed(tiny):
     run = export_traps.run_torch_tensorrt(model, example)
     if not torch.cuda.is_available() or status["torch_tensorrt"] is None:
         assert not run.ran and run.skipped_because and "not run" in repr(run)
+    ort_run = export_traps.run_ort_tensorrt(model, example, "unused.onnx")
+    if not torch.cuda.is_available():
+        assert not ort_run.ran and "no CUDA GPU" in repr(ort_run)
     assert "onnxruntime" in export_traps.environment_line()
