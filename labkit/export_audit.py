@@ -491,7 +491,7 @@ def default_aoti_timeout_s(device: torch.device) -> float:
     override = os.environ.get("LABKIT_AOTI_TIMEOUT_S", "")
     if override.replace(".", "", 1).isdigit():
         return float(override)
-    return 120.0 if device.type == "cuda" else 0.0
+    return 100.0 if device.type == "cuda" else 0.0
 
 
 def run(model: nn.Module, example: torch.Tensor, paths: tuple[str, ...] | None = None,
