@@ -1,9 +1,13 @@
 """Static pictures of a layout: the logical grid beside the storage strip, linked by colour.
 
 Used wherever a widget cannot render (GitHub's notebook view, nbval, a PDF). Each storage
-cell has one colour and every grid element shows the colour (and number) of the storage
+cell has its own colour (a continuous scale over the cells the elements use, so no two
+cells share one) and every grid element shows the colour and the label of the storage
 cell it reads, so stride 0 and overlap show up as repeated colours, and gaps as grey cells
-in the strip. One arrow per dimension shows the jump in storage that a step along it makes.
+in the strip. Labels follow the address grid widget (`labkit.widgets.view_model`): a
+tensor's storage values when its storage is small, else the storage index, so the figure
+and the grid number the same tensor the same way. One arrow per dimension shows the jump
+in storage that a step along it makes.
 
 Figures are built on matplotlib.figure.Figure with an Agg canvas: pyplot and the global
 backend are never touched, so this is safe inside any notebook. Output is deterministic
@@ -12,6 +16,7 @@ backend are never touched, so this is safe inside any notebook. Output is determ
 
 from __future__ import annotations
 
+import colorsys
 import io
 
 import matplotlib
@@ -27,7 +32,8 @@ MAX_ELEMENTS = 1024  # grid elements drawn one by one; above this a summary is d
 MAX_STORAGE = 1024  # storage cells drawn in the strip
 STRIP_WIDTH = 32  # storage cells per strip row
 CELL = 0.32  # inches per cell
-_PALETTE = matplotlib.colormaps["tab20"]
+HUE_SPAN = 300.0  # as labkit.widgets.view_model.cell_hue: red (first cell) to violet (last)
+LABEL_SIZE = 7   # points: the smallest label, readable at the figure's size
 _ARROW_COLOURS = ("#d62728", "#1f77b4", "#2ca02c", "#9467bd")
 _UNUSED = "#d9d9d9"  # storage inside the view's span that no element reads (a gap)
 _OUTSIDE = "#f7f7f7"  # storage outside the span
@@ -41,9 +47,28 @@ class StaticFigure(Figure):
         return to_png(self)
 
 
-def storage_colour(storage_index: int) -> tuple[float, float, float, float]:
-    """Colour of a storage cell; every grid element reading that cell gets the same colour."""
-    return tuple(float(c) for c in _PALETTE(storage_index % 20))
+def storage_colour(storage_index: int, low: int = 0,
+                   high: int | None = None) -> tuple[float, float, float, float]:
+    """Colour of a storage cell when the elements use cells low..high (the widget's hues).
+
+    Every grid element reading that cell gets the same colour; different cells always get
+    different colours (no palette that wraps around after 20).
+    """
+    high = storage_index if high is None else high
+    hue = 210.0 if high <= low else HUE_SPAN * (storage_index - low) / (high - low)
+    red, green, blue = colorsys.hls_to_rgb(hue / 360.0, 0.82, 0.70)
+    return (red, green, blue, 1.0)
+
+
+def cell_labels(tensor_or_layout: torch.Tensor | layout.Layout, storage: int) -> list[str]:
+    """The label of each storage cell: the tensor's value (small storages), else the index."""
+    if isinstance(tensor_or_layout, torch.Tensor):
+        from labkit.widgets import view_model  # the same labels as the address grid
+
+        values = view_model.storage_values(tensor_or_layout)
+        if len(values) == storage:
+            return values
+    return [str(k) for k in range(storage)]
 
 
 def grid_and_strip(
@@ -71,7 +96,10 @@ def grid_and_strip(
     if highlight is not None:
         layout.element_offset(lay, highlight)  # raises LayoutError for a bad index
         highlight = tuple(int(i) % n for i, n in zip(highlight, lay.shape, strict=True))
-    offsets = layout.element_offsets(lay)
+    offsets = layout.element_offsets(lay) if lay.numel else np.zeros(lay.shape, dtype=np.int64)
+    labels = cell_labels(tensor_or_layout, storage)
+    low = int(offsets.min()) if offsets.size else 0
+    high = int(offsets.max()) if offsets.size else 0
     cells = _grid_positions(lay.shape)
     grid_w = max((x for x, _ in cells.values()), default=0) + 1
     grid_h = max((y for _, y in cells.values()), default=0) + 1
@@ -91,32 +119,32 @@ def grid_and_strip(
         storage, dtype=np.int64)
     first, last = lay.offset, lay.max_index
     strip_top = grid_h + 3.0
-    ax.text(-0.4, grid_h + 0.5, "storage (index; ×n = read by n elements)", fontsize=7,
-            va="center")
+    ax.text(-0.4, grid_h + 0.5, "storage (value or index; ×n = read by n elements)",
+            fontsize=LABEL_SIZE + 1, va="center")
     strip_xy = {}
     for k in range(storage):
         x, y = k % STRIP_WIDTH, strip_top + k // STRIP_WIDTH
         strip_xy[k] = (x, y)
         if uses[k]:
-            face, hatch = storage_colour(k), None
+            face, hatch = storage_colour(k, low, high), None
         elif first <= k <= last:
             face, hatch = _UNUSED, "//"
         else:
             face, hatch = _OUTSIDE, None
         ax.add_patch(Rectangle((x, y), 0.92, 0.92, facecolor=face, edgecolor="#555555",
                                linewidth=0.4, hatch=hatch, gid=f"strip-{k}"))
-        label = str(k) if uses[k] <= 1 else f"{k}\n×{uses[k]}"
+        label = labels[k] if uses[k] <= 1 else f"{labels[k]}\n×{uses[k]}"
         ax.text(x + 0.46, y + 0.46, label, ha="center", va="center",
-                fontsize=5 if uses[k] <= 1 else 4, color="#222222")
+                fontsize=LABEL_SIZE if uses[k] <= 1 else LABEL_SIZE - 1, color="#222222")
     for index, (x, y) in cells.items():
         if lay.ndim >= 3 and index[-2:] == (0, 0):
             ax.text(x, y - 0.3, "[" + ", ".join(str(i) for i in index[:-2]) + ", :, :]",
-                    fontsize=6, va="bottom", color="#444444")
+                    fontsize=LABEL_SIZE, va="bottom", color="#444444")
         k = int(offsets[index])
-        ax.add_patch(Rectangle((x, y), 0.92, 0.92, facecolor=storage_colour(k),
+        ax.add_patch(Rectangle((x, y), 0.92, 0.92, facecolor=storage_colour(k, low, high),
                                edgecolor="#333333", linewidth=0.4,
                                gid="grid-" + "-".join(str(i) for i in index)))
-        ax.text(x + 0.46, y + 0.46, str(k), ha="center", va="center", fontsize=5)
+        ax.text(x + 0.46, y + 0.46, labels[k], ha="center", va="center", fontsize=LABEL_SIZE)
     if highlight is not None and lay.numel:
         gx, gy = cells[highlight]
         sx, sy = strip_xy[int(offsets[highlight])]
@@ -185,7 +213,7 @@ def _stride_arrows(ax: object, lay: layout.Layout, cells: dict, strip_xy: dict,
                                      linewidth=1.0, gid=f"grid-arrow-{d}"))
         if step == 0:
             ax.text(-0.4 + 7 * d, label_row, f"dim {d}: stride 0, same cell",
-                    color=colour, fontsize=6, va="center", gid=f"strip-arrow-{d}")
+                    color=colour, fontsize=LABEL_SIZE, va="center", gid=f"strip-arrow-{d}")
             continue
         tx, ty = strip_xy[start + step]
         distance = max(float(np.hypot(tx - sx, ty - sy)), 1.0)
@@ -194,7 +222,7 @@ def _stride_arrows(ax: object, lay: layout.Layout, cells: dict, strip_xy: dict,
                                      connectionstyle=f"arc3,rad={-bend:.3f}",
                                      arrowstyle="-|>", mutation_scale=7, color=colour,
                                      linewidth=1.0, gid=f"strip-arrow-{d}"))
-        ax.text(-0.4 + 7 * d, label_row, label, color=colour, fontsize=6, va="center")
+        ax.text(-0.4 + 7 * d, label_row, label, color=colour, fontsize=LABEL_SIZE, va="center")
 
 
 def to_svg(fig: Figure) -> bytes:

@@ -47,11 +47,13 @@ def test_each_element_has_the_colour_of_its_storage_cell(name):
     fig = figures.grid_and_strip(tensor)
     patches = patches_by_gid(fig)
     offsets = layout.element_offsets(lay)
+    low, high = (int(offsets.min()), int(offsets.max())) if offsets.size else (0, 0)
     for index in np.ndindex(*lay.shape):
         grid = patches["grid-" + "-".join(str(i) for i in index)]
         strip = patches[f"strip-{offsets[index]}"]
         assert grid.get_facecolor() == strip.get_facecolor()
-        assert grid.get_facecolor() == to_rgba(figures.storage_colour(int(offsets[index])))
+        assert grid.get_facecolor() == to_rgba(
+            figures.storage_colour(int(offsets[index]), low, high))
     # Every storage cell is drawn once, and no other grid cells exist.
     assert sum(g.startswith("strip-") and g[6:].isdigit() for g in patches) == lay.storage_size
     assert sum(g.startswith("grid-") and "arrow" not in g for g in patches) == lay.numel
@@ -119,3 +121,30 @@ def test_does_not_touch_pyplot_or_the_global_backend():
             "figures.to_png(figures.grid_and_strip(torch.zeros(2, 2))); "
             "assert 'matplotlib.pyplot' not in sys.modules")
     subprocess.run([sys.executable, "-c", code], check=True, timeout=120)
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_no_two_storage_cells_share_a_colour(name):
+    fig = figures.grid_and_strip(CASES[name])
+    used = {g: p.get_facecolor() for g, p in patches_by_gid(fig).items()
+            if g.startswith("strip-") and g[6:].isdigit()
+            and p.get_facecolor() not in (to_rgba(figures._UNUSED), to_rgba(figures._OUTSIDE))}
+    assert len(set(used.values())) == len(used)
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_the_figure_and_the_address_grid_number_the_tensor_the_same_way(name):
+    from labkit import widgets
+    from labkit.widgets import view_model
+
+    tensor = CASES[name]
+    grid = widgets.AddressGrid(tensor)
+    fig = figures.grid_and_strip(tensor)
+    texts = [t.get_text().split("\n")[0] for t in fig.axes[0].texts]
+    for cell in grid._view["element_offsets"]:
+        assert view_model.cell_label(grid._view, cell) in texts
+
+
+def test_labels_are_readable():
+    fig = figures.grid_and_strip(CASES[sorted(CASES)[0]])
+    assert min(t.get_fontsize() for t in fig.axes[0].texts) >= figures.LABEL_SIZE - 1 >= 6
