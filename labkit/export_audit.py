@@ -487,7 +487,8 @@ class Audit:
 
 def default_aoti_timeout_s(device: torch.device) -> float:
     """0 (skip) on a CPU: the C++ compile takes minutes on a small CPU, past a chapter's budget;
-    150 s on a GPU machine. LABKIT_AOTI_TIMEOUT_S overrides either."""
+    100 s on a GPU machine (a chapter there must finish within 4 minutes). LABKIT_AOTI_TIMEOUT_S
+    overrides either."""
     override = os.environ.get("LABKIT_AOTI_TIMEOUT_S", "")
     if override.replace(".", "", 1).isdigit():
         return float(override)
