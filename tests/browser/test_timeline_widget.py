@@ -51,7 +51,7 @@ def demo(lab, browser):
     accept_kernel_dialog(page)
     wait_for_idle(page, timeout_s=180)
     try:
-        page.locator('.lt-timeline[data-title="cpu"]').wait_for(timeout=30_000)
+        page.locator('.lt-timeline[data-title="thinned"]').wait_for(timeout=30_000)
     except Exception:
         SCREENSHOTS.mkdir(exist_ok=True)
         page.screenshot(path=str(SCREENSHOTS / "timeline_demo_failed.png"), full_page=True)
@@ -143,6 +143,23 @@ def test_clicking_a_kernel_shows_the_op_that_launched_it(demo, trace):
         assert detail.get_attribute("data-launched-by") == launcher
         assert f"launched by {launcher}" in detail.inner_text()
     root.screenshot(path=str(SCREENSHOTS / "timeline_clicked_kernel.png"))
+
+
+def test_a_thinned_view_asks_python_for_detail_when_zoomed(demo):
+    root = widget(demo, "thinned")
+    notice = root.locator("[data-role=notice]")
+    assert "merged into hatched bars" in notice.inner_text()
+    canvas = root.locator("canvas[data-role=canvas]")
+    canvas.click(position={"x": 5, "y": 5})
+    for _ in range(8):  # about 1/25 of the trace: few enough events to send one by one
+        canvas.press("+")
+    demo.wait_for_function("e => e.textContent === ''", arg=notice.element_handle(),
+                           timeout=15_000)
+    assert int(root.get_attribute("data-bars")) > 0
+    root.screenshot(path=str(SCREENSHOTS / "timeline_thinned_zoomed.png"))
+    canvas.press("0")
+    demo.wait_for_function("e => e.textContent.includes('hatched')", arg=notice.element_handle(),
+                           timeout=15_000)
 
 
 def test_no_script_errors(demo):

@@ -35,3 +35,7 @@ with contextlib.redirect_stderr(io.StringIO()), torch.profiler.profile(
     for _ in range(3):
         model(torch.randn(32, 64)).sum().backward()
 timeline.show(timeline.from_profiler(prof), title="cpu")
+
+# %%
+many = timeline.from_chrome(timeline_examples.training_trace(150), source="thinned")
+timeline.show(many, title="thinned", max_bars=1000)
