@@ -74,13 +74,13 @@ print("shape", tuple(x.shape), "stride", x.stride(), "offset", x.storage_offset(
 # %% [markdown]
 # The memory-address grid: click an element of the logical grid to see where it lives in
 # the storage strip, and the address formula with its numbers filled in; click a storage
-# cell to see which elements read it. Element (1, 2) is selected to start with. The static picture
-# below it draws the same tensor with the same element outlined, for where widgets do not
-# render (GitHub, a PDF): each element carries the number of the storage cell it reads.
+# cell to see which elements read it. Element (2, 1) is selected to start with. The picture
+# below the grid draws the same tensor with the same element outlined. In both, each element
+# is labelled with the storage cell it reads (x holds 0..11, so each value is its cell number).
 
 # %%
 grid = widgets.AddressGrid(x, base=x.untyped_storage().data_ptr(), title="x = arange(12).reshape(3, 4)")
-grid.selected = [1, 2]
+grid.selected = [2, 1]
 grid
 
 # %%
@@ -143,10 +143,11 @@ verdicts.append(c1)
 print(c1.claim_id, c1.label, "--", c1.reason)
 
 # %% [markdown]
-# `xt[2, 1]` is `x[1, 2]`: the same storage cell, reached with the swapped strides.
+# `xt[1, 2]` is `x[2, 1]`, selected above: the same storage cell, reached with the swapped
+# strides.
 
 # %%
-figures.grid_and_strip(xt, highlight=(2, 1))
+figures.grid_and_strip(xt, highlight=(1, 2))
 
 # %% [markdown]
 # ## C3: the address formula
