@@ -5,6 +5,10 @@
 2. A CPU tensor timed on the GPU: a clear error naming the device.
 3. A function that raises: the learner's own exception, unchanged.
 4. mode="graph" on code that cannot be captured: a clear error that says what to use instead.
+5. Bad arguments on a GPU machine (issue 9): an unknown device index, a NaN budget, a lazy result.
+6. TF32 as a ceiling (issue 8): ceilings measured in float32 and TF32, then a float32 matmul
+   timed with TF32 off, on, and a float32 convolution, each against the ceiling of the math it
+   ran in; no share above 100% without a note saying why.
 
     python benchmarks/gpu_bad_inputs.py [output.json]
 """
@@ -15,7 +19,7 @@ import traceback
 
 import torch
 
-from labkit import bench
+from labkit import bench, ceilings
 
 
 def outcome(action) -> dict:
@@ -25,6 +29,28 @@ def outcome(action) -> dict:
         return {"raised": type(error).__name__, "message": str(error)[:600],
                 "last_frame": traceback.extract_tb(error.__traceback__)[-1].name}
     return {"returned": repr(value)[:200]}
+
+
+def tf32_shares() -> dict:
+    """Float32 work against the ceiling of the math it ran in, with the TF32 switches as set."""
+    found = ceilings.measure(refresh=True)
+    rows: dict = {"ceilings_tflops": found.matmul_tflops}
+    n = 8192
+    a, b = torch.randn(n, n, device="cuda"), torch.randn(n, n, device="cuda")
+    image = torch.randn(64, 256, 56, 56, device="cuda")
+    weight = torch.randn(256, 256, 3, 3, device="cuda")
+    conv_flops = 2 * 64 * 256 * 56 * 56 * 256 * 9
+    previous = torch.get_float32_matmul_precision()
+    for precision in ("highest", "high"):
+        torch.set_float32_matmul_precision(precision)
+        for name, fn, flops in (("matmul", lambda: a @ b, 2 * n**3),
+                                ("conv3x3", lambda: torch.nn.functional.conv2d(image, weight, padding=1),
+                                 conv_flops)):
+            t = bench.time(fn, flops=flops, mode="hot", label=f"{name}, precision {precision}")
+            rows[t.label] = {"tflops": t.tflops, "math": t.math, "pct": t.pct_of_matmul_ceiling,
+                             "pct_of_tf32": t.pct_of_tf32_ceiling, "notes": list(t.warnings)}
+    torch.set_float32_matmul_precision(previous)
+    return rows
 
 
 def main() -> int:
@@ -56,6 +82,10 @@ def main() -> int:
 
     report["function_raises"] = outcome(lambda: bench.time(learner_bug))
     report["graph_of_syncing_code"] = outcome(lambda: bench.time(lambda: x.sum().item(), mode="graph"))
+    report["device_out_of_range"] = outcome(lambda: bench.time(lambda: x @ x, device="cuda:99"))
+    report["nan_budget"] = outcome(lambda: bench.time(lambda: x @ x, rep_ms=float("nan")))
+    report["lazy_result"] = outcome(lambda: bench.time(lambda: iter([x @ x])))
+    report["tf32"] = tf32_shares()
     for name, row in report.items():
         print(f"{name}: {row}")
     if len(sys.argv) > 1:

@@ -1,4 +1,5 @@
-"""The three classic timing mistakes, measured: no synchronisation, no warm-up, the cache.
+"""The classic timing mistakes, measured: no synchronisation, no warm-up, the cache, and
+(on a CPU) the allocator.
 
 Each function runs the naive measurement and the harness's side by side on real work,
 so a notebook (and benchmarks/harness_parity.py on the GPU) can show how far off the
@@ -118,3 +119,32 @@ def plot_cache_curve(points: list[dict], levels: dict[str, int], title: str):  #
     ax.legend(loc="best", fontsize=8)
     fig.tight_layout()
     return fig
+
+
+def allocator_effect(fn: Callable[[], object], label: str, threads: int | None = 1,
+                     rep_ms: float = 300.0, mode: str = "hot") -> dict:
+    """CPU: time fn with glibc's default allocator, then with malloc keeping freed memory.
+
+    With the default settings glibc hands large freed blocks back to the kernel, so a
+    function that allocates its outputs afresh (a CNN's forward pass) faults its memory in
+    again on every call, and the timing partly measures the allocator. The same function
+    timed inside `bench.allocator_kept()` shows the work alone. The default runs first:
+    after the kept block glibc's thresholds stay fixed (see `timing_setup.allocator_kept`).
+    Returns both medians, faults per call, the ratio default/kept and whether the
+    allocator "decides" (the two medians differ by more than their spreads).
+    """
+    default = bench.time(fn, mode=mode, threads=threads, rep_ms=rep_ms, device="cpu",
+                         label=f"{label} (default allocator)")
+    kept = bench.time(fn, mode=mode, threads=threads, rep_ms=rep_ms, device="cpu",
+                      keep_allocator_memory=True, label=f"{label} (malloc keeps memory)")
+    ratio = default.median_s / kept.median_s if kept.median_s > 0 else float("inf")
+    spread = (default.iqr_s + kept.iqr_s) / 2
+    return {
+        "label": label, "default": default, "kept": kept,
+        "default_median_s": default.median_s, "kept_median_s": kept.median_s,
+        "default_faults_per_call": default.minor_faults_per_call,
+        "kept_faults_per_call": kept.minor_faults_per_call,
+        "default_over_kept": ratio, "allocator_applied": kept.allocator == "kept",
+        "allocator_decides": abs(default.median_s - kept.median_s) > spread,
+        "note": timing_setup.allocator_note(),
+    }

@@ -348,3 +348,13 @@ def test_compare_takes_bytes_moved_per_variant():
 def test_ratio_spread_survives_a_zero_baseline():
     q25, q75, ratios = timing_report.ratio_spread([1.0, 0.0], [0.0, 0.0])
     assert ratios == (math.inf, 1.0)
+
+
+def test_allocator_effect_times_both_ways_default_first():
+    from labkit import pitfalls
+
+    row = pitfalls.allocator_effect(lambda: torch.empty(2**18).fill_(1.0), "fill", rep_ms=5)
+    assert row["default"].allocator == "default"
+    assert row["kept"].allocator in ("kept", "default")  # "default" where glibc is absent
+    assert row["default_over_kept"] == pytest.approx(row["default_median_s"] / row["kept_median_s"])
+    assert isinstance(row["allocator_decides"], bool) and row["note"]

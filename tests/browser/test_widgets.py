@@ -212,11 +212,19 @@ def test_stride_explorer_redraws_and_reports_out_of_bounds(demo):
     assert "storage holds only 12" in error.inner_text()
     assert field["stride"].get_attribute("aria-invalid") == "true"
     assert explorer_offsets(explorer) == expected_offsets(transposed)  # last valid layout kept
+    stale = explorer.locator(".lt-explorer-grid")
+    assert "lt-stale" in stale.get_attribute("class").split()  # ...but greyed out
+    assert stale.get_attribute("aria-disabled") == "true"
     shot(explorer, "explorer_error")
+
+    field["shape"].fill("1,,2")  # an empty item: a message, never an exception
+    field["shape"].press("Enter")
+    wait_until(lambda: "empty" in error.inner_text(), what="the empty-item message")
 
     explorer.locator("button[data-preset=sliding_window]").click()
     wait_until(lambda: field["stride"].input_value() == "2, 1", what="the preset's strides")
     assert field["shape"].input_value() == "5, 4" and error.inner_text() == ""
+    assert "lt-stale" not in stale.get_attribute("class").split()
     window = layout.check((5, 4), (2, 1), 0, 4, 12)
     wait_until(lambda: explorer_offsets(explorer) == expected_offsets(window),
                what="the sliding-window grid")
