@@ -47,6 +47,7 @@ if "google.colab" in sys.modules:
 
 # %%
 import functools
+import inspect
 import warnings
 
 import torch
@@ -413,6 +414,19 @@ for text in dataloader_warnings:
     print("DataLoader warns:", text)
 
 # %% [markdown]
+# And from its source: every line of this torch's DataLoader that mentions `pin_memory_device`,
+# and whether the `torch.cuda._pin_memory()` the seed says `pin_memory=True` calls exists.
+
+# %%
+source_lines = [line.strip() for line in inspect.getsource(torch.utils.data.dataloader).splitlines()
+                if "pin_memory_device" in line and not line.strip().startswith("#")]
+print(f"torch {torch.__version__}, torch/utils/data/dataloader.py:")
+for line in source_lines:
+    print("   ", line[:110])
+print("torch.cuda._pin_memory exists:", hasattr(torch.cuda, "_pin_memory"),
+      "| Tensor.pin_memory exists:", hasattr(torch.Tensor, "pin_memory"))
+
+# %% [markdown]
 # Then, on a GPU: bandwidth against copy size from pageable and from pinned memory, and at
 # the seed's size (154 MB) the three variants of the seed's table, timed interleaved. The
 # third is a batch that a DataLoader with `pin_memory_device='cuda:0'` produced.
@@ -491,7 +505,9 @@ if on_gpu:
         print(f"{label:<18} batch on {row['batch_device']}, pinned {row['batch_pinned']}, "
               f"GPU op accepts it: {row['gpu_op_accepts_batch']}, H2D memcpys when moved: "
               f"{row['h2d_memcpy_events']} {row['h2d_memcpy_names']}")
-    c13 = claims.get("C13").judge({**probe["pin_memory_device"], "torch": probe["torch"]},
+    c13 = claims.get("C13").judge({**probe["pin_memory_device"], "torch": probe["torch"],
+                                   "dataloader_source_lines": source_lines,
+                                   "torch_cuda__pin_memory_exists": hasattr(torch.cuda, "_pin_memory")},
                                   form=claims.SEED_FORM)
     verdicts.append(c13)
     claims.save([c13], CHAPTER)
