@@ -243,8 +243,8 @@ def _amp_dtype(config: WorkerConfig, device: torch.device) -> torch.dtype | None
 
 
 def cpu_has_bf16() -> bool:
-    """Whether this CPU computes bf16 natively (AVX512-BF16 or AMX); elsewhere autocast
-    to bf16 emulates it and measures the emulation, not the layout."""
+    """Whether this CPU has bf16 units (AVX512-BF16 or AMX); without them a bf16 run would
+    time arithmetic the CPU has no hardware for, not the layout."""
     try:
         flags = open("/proc/cpuinfo").read()
     except OSError:

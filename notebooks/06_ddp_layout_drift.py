@@ -132,8 +132,9 @@ exercises.get("06.channels_last_strides").check(channels_last_strides)
 # | d | (e) with `gradient_as_bucket_view=True` and `zero_grad(set_to_none=False)` |
 # | e | wrap, train two steps, then convert: after DDP rebuilt its buckets |
 #
-# Mixed precision: bf16 autocast on a GPU, and on a CPU only where it has bf16 units
-# (elsewhere autocast emulates bf16, and the run would time the emulation).
+# Mixed precision: bf16 autocast on a GPU; on a CPU only where it has bf16 units (AVX512-BF16
+# or AMX, read from `/proc/cpuinfo`), so that a CPU without them times the layout, not bf16
+# arithmetic it has no hardware for.
 
 # %%
 if on_gpu:
@@ -257,15 +258,18 @@ for name in ("b_seed_fix", "b2_seed_hook_fitted", "a_drift"):
 # rank at once. Given the signature PyTorch expects (b2), it runs, but it only restrides the
 # gradients flowing into the model's input (here none: the images do not require grad). It
 # never touches a parameter's gradient, the only thing DDP puts in a bucket, so the warning is
-# exactly as in (a). Hooks on gradients run before AccumulateGrad and before the reducer sees
-# anything; the hook the seed reaches for is not one of them.
+# exactly as in (a). Nor would a hook that did reach a parameter's gradient help: by the layout
+# contract above, AccumulateGrad gives the gradient its parameter's strides again, so the
+# mismatch is between the parameter and its bucket view, and it goes away only when the two
+# agree (convert before wrapping).
 #
 # ## What the drift costs
 #
 # Bytes are counted at torch's dispatcher in rank 0 (the reducer writes each gradient into its
 # bucket with `mul.out(grad, 1/world, out=bucket_view)` and, unless the gradient *is* the
-# bucket view, copies the reduced bucket back). "Steady" is the last observed step, after the
-# rebuild and after (e)'s late conversion. Step times come from `labkit.bench`, with the same
+# bucket view, copies the reduced bucket back: "out of buckets", which also counts the copy
+# from the old buckets into the new ones when DDP rebuilds them). "Steady" is the last observed
+# step, after the rebuild and after (e)'s late conversion. Step times come from `labkit.bench`, with the same
 # number of calls in every rank (a collective needs all of them).
 
 # %%
@@ -280,7 +284,7 @@ def time_text(row: dict) -> str:
     return f"{row['median_step_s'] * 1e3:.2f} ms ± {row['iqr_step_s'] * 1e3:.2f}{flag}"
 
 
-print(f"{'variant':<22}{'into buckets':>14}{'back to grads':>15}{'permuting':>12}{'permuting @0':>14}"
+print(f"{'variant':<22}{'into buckets':>14}{'out of buckets':>15}{'permuting':>12}{'permuting @0':>14}"
       f"{'grad memory':>13}  {'step time (median ± IQR)'}"
       + ("   peak GPU memory" if on_gpu else ""))
 for name, row in rows.items():
@@ -290,10 +294,20 @@ for name, row in rows.items():
           f"{size_text(row['separate_grad_bytes']):>13}  {time_text(row)}{peak}")
 
 # %% [markdown]
-# "grad memory" is gradient storage outside the buckets: with `gradient_as_bucket_view` the
-# gradients live inside the buckets, so the copies in and back disappear and that memory is
-# saved. What the persistent drift (e) costs in time against the same model converted first
-# (c), from the medians and their spreads:
+# "grad memory" is gradient storage outside the buckets. With `gradient_as_bucket_view` (d) the
+# gradients *are* the bucket views; step by step, before and after its late conversion:
+
+# %%
+reports = {report["variant"]["name"]: report for report in result["ranks"][0]}
+for observed in reports["d_bucket_view"]["observed"]:
+    traffic = observed["traffic"]
+    print(f"d_bucket_view step {observed['step']}: into buckets {size_text(traffic['into_bucket_bytes'])}, "
+          f"out of buckets {size_text(traffic['back_to_grad_bytes'])}, "
+          f"grad memory outside the buckets {size_text(observed['separate_grad_bytes'])}")
+
+# %% [markdown]
+# What the persistent drift (e) costs in time against the same model converted first (c), from
+# the medians and their spreads:
 
 # %%
 def step_cost(drifted: dict, matched: dict) -> str:
@@ -359,26 +373,31 @@ for name, row in rows.items():
              f"WRONG on steps {row['wrong_grad_steps']} for {', '.join(row['wrong_grads'])}: "
              + "; ".join(row["wrong_grad_diagnosis"]))
     print(f"{name:<22}ranks identical: {row['params_identical']!s:<6} gradients {grads}")
-checksums = {report["variant"]["name"]: report["param_checksum"] for report in result["ranks"][0]}
-same = checksums["a_drift"] == checksums["c_convert_first"]
+same = reports["a_drift"]["param_checksum"] == reports["c_convert_first"]["param_checksum"]
 print(f"\nafter {rows['a_drift']['steps']} steps (a) and (c) end with {'the same' if same else 'different'} "
       "parameters, though they differ only in when the model was converted")
 
 # %% [markdown]
-# The ranks never disagree: every rank gets the same all-reduced bucket, so whatever goes
-# wrong goes wrong the same way everywhere. But "not an error" is not what this run shows.
-# Where a gradient's strides disagree with its bucket view's *and* its memory order differs
-# (the 3x3 weights, not the 1x1), the gradient DDP hands back holds the right numbers laid out
-# in the bucket view's memory order, read through the parameter's channels_last strides: the
-# values sit in the wrong places. In (a) that happens on step 0 only (then the bucket rebuild
-# repairs the layout); in (e) on every step after the late conversion. With
-# `gradient_as_bucket_view=True` (d), converting after the rebuild detaches the converted
-# gradients from their buckets: no warning at all, and those gradients are zero from then on.
-# None of this is a disagreement between ranks, and the seed's hook touches none of it.
-#
-# The worker checks this on PyTorch's own terms (its own reference, computed in the same
-# process); the torch version of this run is in the verdict's evidence. Another PyTorch
-# release may behave differently; the recorded reference run names its own version.
+# Every rank reduces the same buckets and gets the same sums, so whatever goes wrong in the
+# reducer goes wrong the same way on every rank: comparing the ranks with each other cannot
+# catch it, comparing each gradient with a reference can. What this run found:
+
+# %%
+explanations = {
+    "all zeros": "the gradient left its bucket when the model was converted (gradient_as_bucket_view), "
+                 "so DDP reduces a bucket slot nothing writes to and hands back zeros, without a warning",
+    "the right values, in the bucket view's memory order, read with the param's strides":
+        "the gradient holds the right numbers in the bucket view's memory order, read through the "
+        "parameter's strides: the values sit in the wrong places",
+    "other": "the gradient differs from the reference in a way the worker does not recognise",
+}
+for name, row in rows.items():
+    for why in row["wrong_grad_diagnosis"]:
+        print(f"{name}: on steps {row['wrong_grad_steps']}, {explanations.get(why, why)}")
+if not any(row["wrong_grads"] for row in rows.values()):
+    print("every gradient matched the reference: here the drift costs copies, not correctness")
+print(f"(torch {result['torch']}; another release may behave differently, and the recorded reference "
+      "run names its own)")
 
 # %% [markdown]
 # ## Exercise 3: which parameters will DDP warn about?
