@@ -36,6 +36,8 @@ import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 from torch.utils._pytree import tree_flatten
 
+from labkit import layout
+
 _COPY_OPS = {
     "clone", "copy_", "_to_copy", "to", "cat", "stack", "repeat", "flip", "roll", "index",
     "index_select", "gather", "take", "masked_select", "constant_pad_nd", "lift_fresh_copy",
@@ -236,10 +238,16 @@ def bytes_copied(fn: Callable[[], object]) -> int:
 
 
 def shares_storage(a: torch.Tensor, b: torch.Tensor) -> bool:
-    """True when a and b are windows on the same storage (same device and data pointer)."""
+    """True when a and b are windows on the same storage (same device and data pointer).
+
+    Only dense tensors with real memory have a storage to compare: sparse, nested, quantized
+    and meta tensors (every meta tensor's data pointer is 0) are refused with
+    `labkit.layout.check_tensor`'s message rather than answered wrongly.
+    """
     for t in (a, b):
         if not isinstance(t, torch.Tensor):
             raise TypeError(f"shares_storage needs two tensors, got {type(t).__name__}.")
+        layout.check_tensor(t)
     if a.device != b.device:
         return False
     return a.untyped_storage().data_ptr() == b.untyped_storage().data_ptr()

@@ -171,3 +171,11 @@ def test_bytes_copied_is_the_detectors_total():
     x = torch.randn(64, 32)
     assert copies.bytes_copied(lambda: x.t()) == 0
     assert copies.bytes_copied(lambda: x.t().contiguous()) == x.numel() * x.element_size()
+
+
+def test_shares_storage_refuses_tensors_without_a_storage_layout():
+    metas = torch.empty(3, device="meta"), torch.empty(3, device="meta")
+    with pytest.raises(layout.LayoutError, match="dense \\(strided\\)"):
+        copies.shares_storage(*metas)  # every meta tensor's data pointer is 0
+    with pytest.raises(layout.LayoutError, match="dense \\(strided\\)"):
+        copies.shares_storage(torch.eye(2).to_sparse(), torch.eye(2))
