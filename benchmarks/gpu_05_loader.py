@@ -17,7 +17,7 @@ import warnings
 
 import torch
 
-from labkit import h2d_copies, loader_data, loader_sweep, results, shm
+from labkit import h2d_copies, loader_data, loader_sweep, results, shm, train_step
 
 record = {"torch": torch.__version__, "environment": h2d_copies.environment_note(),
           "shm_free_bytes": shm.free_bytes(), "cores": os.cpu_count(), "parts": {}}
@@ -53,7 +53,7 @@ part("per_sample_cost_s", lambda: loader_data.per_sample_cost(data).median_s)
 
 
 def short_sweep():
-    step = loader_sweep.consumer(plan)
+    step = train_step.consumer(plan.model)
     settings = loader_sweep.grid(plan.worker_counts, plan.batch_size)
     if torch.cuda.is_available():
         knee_guess = plan.worker_counts[len(plan.worker_counts) // 2]

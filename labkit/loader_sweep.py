@@ -5,9 +5,9 @@ Each step of a training loop does two things in turn: it asks the loader for the
 forward, backward, optimiser step). This module runs a loader under one setting for a few
 steps and times the two parts of every step separately:
 
-    from labkit import loader_data, loader_sweep
+    from labkit import loader_data, loader_sweep, train_step
     data = loader_data.SyntheticImages(length=4096)
-    step = loader_sweep.TrainingStep(loader_sweep.small_cnn(), device="cpu")
+    step = train_step.TrainingStep(train_step.small_cnn(), device="cpu")
     run = loader_sweep.measure(data, loader_sweep.Setting(num_workers=1), step, steps=8)
     run.wait_share, run.samples_per_s
 
@@ -35,11 +35,9 @@ from dataclasses import asdict, dataclass, field, replace
 
 import numpy as np
 import torch
-import torch.nn.functional as F
-from torch import nn
 from torch.utils.data import DataLoader
 
-from labkit import loader_data, shm
+from labkit import shm, train_step
 
 NOISY_IQR_FRACTION = 0.10  # as labkit.bench: IQR over 10% of the median is not to be trusted
 KNEE_TOLERANCE = 0.10  # the knee: the fewest workers within 10% of the best throughput
@@ -139,99 +137,6 @@ def _explained(error: RuntimeError, setting: Setting) -> RuntimeError:
 
 
 # ---------------------------------------------------------------------------------------
-# The consumer: a training step
-
-
-def small_cnn(classes: int = 10) -> nn.Module:
-    """A CNN small enough for one CPU core: three strided convolutions, pooling, a classifier."""
-    return nn.Sequential(
-        nn.Conv2d(3, 16, 3, stride=2, padding=1), nn.ReLU(),
-        nn.Conv2d(16, 32, 3, stride=2, padding=1), nn.ReLU(),
-        nn.Conv2d(32, 64, 3, stride=2, padding=1), nn.ReLU(),
-        nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(64, classes))
-
-
-class TrainingStep:
-    """One SGD step on a batch: copy it to the device, forward, loss, backward, update.
-
-    channels_last and a bfloat16 autocast are the usual settings of a tuned GPU step; on a
-    GPU the step ends with a synchronize so its time is all in its own 'compute'.
-    """
-
-    def __init__(self, model: nn.Module, device: str | torch.device = "cpu",
-                 channels_last: bool = False, autocast_dtype: torch.dtype | None = None) -> None:
-        self.device = torch.device(device)
-        self.channels_last = channels_last
-        self.autocast_dtype = autocast_dtype
-        self.model = model.to(self.device)
-        if channels_last:
-            self.model = self.model.to(memory_format=torch.channels_last)
-        self.optimiser = torch.optim.SGD(self.model.parameters(), lr=0.01, momentum=0.9)
-
-    def __call__(self, batch: Sequence[torch.Tensor], non_blocking: bool = False) -> float:
-        images, labels = batch
-        images = images.to(self.device, non_blocking=non_blocking)
-        labels = labels.to(self.device, non_blocking=non_blocking)
-        if images.dtype == torch.uint8:
-            images = loader_data.normalise_on_device(images)
-        if self.channels_last:
-            images = images.contiguous(memory_format=torch.channels_last)
-        with torch.autocast(self.device.type, dtype=self.autocast_dtype,
-                            enabled=self.autocast_dtype is not None):
-            loss = F.cross_entropy(self.model(images), labels)
-        self.optimiser.zero_grad(set_to_none=True)
-        loss.backward()
-        self.optimiser.step()
-        if self.device.type == "cuda":
-            torch.cuda.synchronize(self.device)
-        return float(loss.detach())
-
-
-class DevicePrefetcher:
-    """Copy batch i+1 to the GPU on a side stream while step i computes.
-
-    Why: `non_blocking=True` only frees the CPU; on one stream the GPU still runs the copy
-    and then the step's kernels one after the other. A second stream lets the copy engine
-    work while the SMs compute (the copy must come from pinned memory to be asynchronous).
-    The step's stream waits for the copy's event before it uses the batch, and the batch's
-    memory is marked as used by that stream so the caching allocator does not reuse it early.
-    """
-
-    def __init__(self, iterator: object, device: torch.device) -> None:
-        self.iterator, self.device = iterator, device
-        self.stream = torch.cuda.Stream(device)
-        self.pending: tuple | None = None
-        self._load()
-
-    def _load(self) -> None:
-        try:
-            images, labels = next(self.iterator)  # type: ignore[call-overload]
-        except StopIteration:
-            self.pending = None
-            return
-        with torch.cuda.stream(self.stream):
-            images = images.to(self.device, non_blocking=True)
-            labels = labels.to(self.device, non_blocking=True)
-            ready = torch.cuda.Event()
-            ready.record(self.stream)
-        self.pending = (images, labels, ready)
-
-    def __iter__(self) -> DevicePrefetcher:
-        return self
-
-    def __next__(self) -> tuple[torch.Tensor, torch.Tensor]:
-        if self.pending is None:
-            raise StopIteration
-        images, labels, ready = self.pending
-        current = torch.cuda.current_stream(self.device)
-        current.wait_event(ready)
-        images.record_stream(current)
-        labels.record_stream(current)
-        self._load()  # queue the next copy now, so it runs while this batch is computed on
-        return images, labels
-
-
-# ---------------------------------------------------------------------------------------
 # Measuring one setting
 
 
@@ -320,7 +225,7 @@ def measure(dataset: torch.utils.data.Dataset, setting: Setting, step: Callable[
             loader = make_loader(dataset, setting, timeout_s)
             started = time.perf_counter()
             iterator = iter(loader)
-            batches = (DevicePrefetcher(iterator, torch.device("cuda", torch.cuda.current_device()))
+            batches = (train_step.DevicePrefetcher(iterator, torch.device("cuda", torch.cuda.current_device()))
                        if setting.device_prefetch else iterator)
             for index in range(warmup_steps + steps):
                 begin = time.perf_counter()
@@ -361,7 +266,7 @@ def profile_steps(dataset: torch.utils.data.Dataset, setting: Setting,
     loader = make_loader(dataset, setting)
     iterator = iter(loader)
     try:
-        batches = (DevicePrefetcher(iterator, torch.device("cuda", torch.cuda.current_device()))
+        batches = (train_step.DevicePrefetcher(iterator, torch.device("cuda", torch.cuda.current_device()))
                    if setting.device_prefetch else iterator)
         for _ in range(warmup_steps):
             step(next(batches), setting.non_blocking)
@@ -609,14 +514,3 @@ def plan(cores: int | None = None, gpu: bool | None = None) -> Plan:
         return Plan("cuda", cores, 256, 224, 128, tuple(counts), 8, 3, "resnet50")
     counts = tuple(range(0, min(cores, 4) + 1))
     return Plan("cpu", cores, 256, 64, 16, counts, 6, 2, "small_cnn")
-
-
-def consumer(chosen: Plan) -> TrainingStep:
-    """The training step of the plan: a small CNN on one CPU core, or ResNet-50 on the GPU
-    (channels_last, bfloat16 autocast: a tuned step, so the loader has to keep up)."""
-    if chosen.model == "resnet50":
-        from labkit import resnet
-
-        return TrainingStep(resnet.resnet50(num_classes=10), "cuda", channels_last=True,
-                            autocast_dtype=torch.bfloat16)
-    return TrainingStep(small_cnn(), "cpu")

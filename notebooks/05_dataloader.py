@@ -65,6 +65,7 @@ from labkit import (
     results,
     shm,
     timeline,
+    train_step,
     widgets,
 )
 
@@ -178,7 +179,7 @@ exercises.get("05.in_flight_bytes").check(in_flight_bytes)
 # loader has to keep up with. Its compute time alone, with the batch already in memory:
 
 # %%
-step = loader_sweep.consumer(plan)
+step = train_step.consumer(plan.model)
 ready_batch = [t.to(step.device) for t in
                next(iter(torch.utils.data.DataLoader(data, batch_size=plan.batch_size)))]
 compute_timing = bench.time(lambda: step(ready_batch), rep_ms=600, warmup_ms=200,

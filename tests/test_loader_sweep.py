@@ -10,7 +10,7 @@ import textwrap
 import pytest
 import torch
 
-from labkit import loader_data, loader_sweep, shm
+from labkit import loader_data, loader_sweep, shm, train_step
 
 
 @pytest.fixture(scope="module")
@@ -20,7 +20,7 @@ def data():
 
 @pytest.fixture(scope="module")
 def step():
-    return loader_sweep.TrainingStep(loader_sweep.small_cnn(), "cpu")
+    return train_step.TrainingStep(train_step.small_cnn(), "cpu")
 
 
 @pytest.mark.parametrize("kwargs, words", [
@@ -172,7 +172,7 @@ def test_a_simulated_small_shm_limit_chooses_fewer_batches_in_flight(monkeypatch
 
 CHILD = textwrap.dedent("""
     import sys, time, torch
-    from labkit import loader_data, loader_sweep, shm
+    from labkit import loader_data, loader_sweep, shm, train_step
     strategy, mode = sys.argv[1], sys.argv[2]
     torch.multiprocessing.set_sharing_strategy(strategy)
     # cheap samples (a tiny JPEG, scaled up) so the workers surely fill their queues
@@ -248,3 +248,24 @@ def test_figures_draw_saved_rows_without_measuring():
     with pytest.raises(ValueError, match="nothing to draw"):
         loader_plots.sweep_figure([])
     loader_plots.ProgressBar(3).update(3, 3, "done")  # outside a kernel: silent, no error
+
+
+def test_training_step_learns_from_float_and_uint8_batches():
+    step = train_step.consumer("small_cnn")
+    images = torch.randint(0, 256, (4, 3, 32, 32), dtype=torch.uint8)
+    labels = torch.tensor([0, 1, 2, 3])
+    loss_uint8 = step((images, labels))
+    loss_float = step((images.float() / 255, labels), True)
+    assert torch.isfinite(torch.tensor([loss_uint8, loss_float])).all()
+    with pytest.raises(ValueError, match="small_cnn"):
+        train_step.consumer("vgg")
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU")
+def test_device_prefetcher_gives_the_same_batches_on_the_gpu(data):
+    loader = torch.utils.data.DataLoader(data, batch_size=8, pin_memory=True)
+    expected = [b[0] for b, _ in zip(loader, range(3), strict=False)]
+    got = [b[0] for b, _ in zip(train_step.DevicePrefetcher(iter(loader), torch.device("cuda")),
+                                range(3), strict=False)]
+    assert all(g.is_cuda and torch.equal(g.cpu(), e) for g, e in zip(got, expected, strict=True))
