@@ -84,11 +84,13 @@ def test_recorded_overlap_equals_labkits(way):
     share, copy_us = independent_h2d_overlap(document)
     summary = timeline.summary(timeline.load(path))
     assert copy_us > 0, "the GPU run recorded no host-to-device copy"
-    assert summary.h2d_copy_us == pytest.approx(copy_us, rel=1e-9)
-    assert summary.h2d_overlap_share == pytest.approx(share, abs=1e-6)
+    # The plain computation works on absolute timestamps (~1e12 µs, where float64 steps by
+    # ~0.001 µs); labkit on times from the trace's start. They agree to that step per copy.
+    assert summary.h2d_copy_us == pytest.approx(copy_us, rel=1e-5)
+    assert summary.h2d_overlap_share == pytest.approx(share, abs=1e-4)
     figures = json.loads(recorded("timeline_summary.json").read_text())["runs"][way]
     assert figures["trace"] == TRACES[way]
-    assert figures["h2d_overlap_share"] == pytest.approx(share, abs=1e-6)
+    assert figures["h2d_overlap_share"] == pytest.approx(share, abs=1e-4)
 
 
 def test_recorded_side_stream_run_has_kernels_and_copies_on_separate_streams():
