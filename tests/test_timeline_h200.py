@@ -62,6 +62,14 @@ def test_the_independent_overlap_agrees_on_a_made_up_trace():
     assert 0 < share < 1
     assert summary.h2d_overlap_share == pytest.approx(share, abs=1e-6)
     assert summary.h2d_copy_us == pytest.approx(copy_us, abs=1e-6)
+    # Kineto's timestamps are absolute (about 5e12 µs): the same figures there.
+    shifted = {"traceEvents": [{**e, "ts": e["ts"] + 5_178_808_237_764.175} if "ts" in e else e
+                               for e in document["traceEvents"]]}
+    far_share, far_copy_us = independent_h2d_overlap(shifted)
+    far = timeline.summary(timeline.from_chrome(shifted))
+    assert far.h2d_overlap_share == pytest.approx(far_share, abs=1e-4)
+    assert far.h2d_overlap_share == pytest.approx(share, abs=1e-4)
+    assert far.h2d_copy_us == pytest.approx(far_copy_us, rel=1e-5)
     # And with no kernel over the copies: 0, and no copies at all: no figure.
     quiet = {"traceEvents": [e for e in document["traceEvents"] if e.get("cat") != "kernel"]}
     assert independent_h2d_overlap(quiet)[0] == 0
