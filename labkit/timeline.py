@@ -92,7 +92,7 @@ class Event:
         return self.start_us + self.duration_us
 
 
-@dataclass
+@dataclass(eq=False)  # compared by identity: its columns are numpy arrays
 class Trace:
     """A timeline: tracks and the columns of its events (see the module docstring)."""
 
