@@ -138,7 +138,9 @@ MATH_NAMES = {"float32": "float32", "tfloat32": "TF32 (float32 data)", "bfloat16
               "float16": "float16"}
 print(results.describe_machine())
 reference = results.recorded("00_setup_check", "ceilings")
-if reference is None:
+if os.environ.get(results.REFERENCE_ENV, "").strip() == results.DEFAULT_REFERENCE:
+    print("This run records the reference itself: its ceilings are the ones shown above.")
+elif reference is None:
     print("Nothing recorded yet for the reference GPU: only this machine's ceilings are shown above.")
 else:
     rows = [("copy bandwidth (GB/s, read + write)", measured.copy_gbps, reference["copy_gbps"])]
@@ -443,7 +445,9 @@ takeaways = [
     f"Know what a CPU timing includes: the CNN forward took "
     f"{allocator_default.minor_faults_per_call:,.0f} page faults per call with malloc's defaults and "
     f"{allocator_kept.minor_faults_per_call:,.0f} with malloc keeping its memory "
-    f"(median {fmt(allocator_default.median_s)} against {fmt(allocator_kept.median_s)}).",
+    f"(median {fmt(allocator_default.median_s)} against {fmt(allocator_kept.median_s)}"
+    + ("; noisy here, so read the times only after a rerun on a quiet machine)."
+       if allocator_default.noisy or allocator_kept.noisy else ")."),
     f"Compare interleaved, read the spread: a.t() @ b took {transposed['ratio']:.2f}x a @ b "
     f"(rounds {transposed['ratio_q25']:.2f} to {transposed['ratio_q75']:.2f}), {within}.",
 ]
