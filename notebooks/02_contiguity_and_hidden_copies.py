@@ -19,7 +19,12 @@
 # this memory format? A view that is not contiguous is still just numbers over the same
 # storage; some operations then *copy* it into a fresh contiguous block. This chapter finds
 # out which ones do, what a copy costs against this machine's copy ceiling, and tests six
-# claims of the seed article (`seeds/000_...txt`): C5, C6, C9, C2, C10, C12.
+# claims of the seed article "A 300% latency spike from broken shape alignment" (seed 000):
+# C6, C2, C10, C12, C9 and C5. C9 and C5 are the seed's CPU claims; C2, C6 and C10 its GPU
+# claims (on a CPU they get a CPU form, labelled as such).
+#
+# Each section: you predict, then read the claim and the rule that decides it, then the
+# measurement, then the verdict computed from it.
 
 # %%
 # Installs labkit when (and only when) this notebook runs in Google Colab.
@@ -44,7 +49,18 @@ import math
 
 import torch
 
-from labkit import bench, ceilings, claims, copies, env, layout, strided_kernels, widgets
+from labkit import (
+    bench,
+    ceilings,
+    claims,
+    copies,
+    env,
+    exercises,
+    layout,
+    strided_gemm,
+    strided_kernels,
+    widgets,
+)
 
 # The profiler's C++ layer (kineto) prints start/stop lines to stderr; they say nothing here.
 os.environ.setdefault("KINETO_LOG_LEVEL", "6")
@@ -52,15 +68,36 @@ os.environ.setdefault("KINETO_LOG_LEVEL", "6")
 device = env.device()
 sizes = env.sizes()
 on_gpu = env.has_cuda()
+threads = torch.get_num_threads()
 verdicts = []
+# The form each verdict judges: a claim measured where the seed measured it (its device) is
+# in the seed's form; elsewhere the verdict says which analogue it judged.
+here = f"{'GPU' if on_gpu else 'CPU'} analogue: {device.type}" + ("" if on_gpu else f", {threads} threads")
 print(f"torch {torch.__version__} on {device} ({env.where()}); sizes: {sizes.as_dict()}")
 
 # %% [markdown]
-# Every timing below is shown as a share of this machine's two ceilings (measured once,
-# then cached): copy bandwidth and matmul rate.
+# Every timing below is shown as a share of this machine's ceilings (measured once, then
+# cached): copy bandwidth and matmul rate. A timing the harness flags (spread over 10% of the
+# median, or faster than a ceiling) is measured again; if it is still flagged, no verdict is
+# drawn from it. `measured` below does that.
 
 # %%
 ceiling = ceilings.measure()
+
+
+def measured(variants: dict, baseline: str, **options) -> tuple:
+    """bench.compare, once more if the harness flags a timing (noisy, or above a ceiling);
+    returns the comparison and the labels still flagged after the second try."""
+    comparison = bench.compare(variants, baseline=baseline, **options)
+    for _attempt in range(2):
+        flagged = [label for label, v in comparison.variants.items()
+                   if v.timing.noisy or v.timing.above_ceiling]
+        if not flagged or _attempt == 1:
+            return comparison, flagged
+        comparison = bench.compare(variants, baseline=baseline, **options)
+    return comparison, flagged
+
+
 ceiling
 
 # %% [markdown]
@@ -88,72 +125,6 @@ for name, v in examples.items():
     assert layout.is_contiguous(v, "channels_last") == v.is_contiguous(memory_format=torch.channels_last)
 v5 = torch.empty(2, 3, 4, 5, 6).to(memory_format=torch.channels_last_3d)
 print("5-D channels_last_3d strides", v5.stride(), v5.is_contiguous(memory_format=torch.channels_last_3d))
-
-# %% [markdown]
-# ## C5: contiguity says nothing about alignment
-#
-# **Claim (seed §2.2):** contiguous tensors are aligned to 64-byte cache lines; misaligned,
-# non-contiguous access costs 42.7 ns against 19.1 ns aligned.
-#
-# Two separate questions: does *contiguous* imply *aligned*, and what does misalignment
-# cost? `data_ptr() % 64` is the start's distance from a cache line.
-
-# %%
-quiz_c5 = widgets.Quiz(
-    "x = torch.empty(1000) is fresh. The slice x[1:] is ...",
-    choices=["contiguous and 64-byte aligned", "contiguous, not aligned",
-             "not contiguous, aligned", "neither"],
-    answer=lambda: {(True, True): "contiguous and 64-byte aligned", (True, False): "contiguous, not aligned",
-                    (False, True): "not contiguous, aligned", (False, False): "neither"}[
-        (torch.empty(1000)[1:].is_contiguous(), torch.empty(1000)[1:].data_ptr() % 64 == 0)],
-)
-quiz_c5
-
-# %%
-fresh = [torch.empty(n, dtype=dtype, device=device)
-         for n in (1, 3, 17, 1000, 4097, 1 << 20)
-         for dtype in (torch.int8, torch.float16, torch.float32, torch.float64)]
-base = torch.empty(4096, device=device)
-contiguous_views = {"x[1:]": base[1:], "x[3:]": base[3:], "x[16:]": base[16:],
-                    "x.view(64, 64)[5:]": base.view(64, 64)[5:], "x[64:128]": base[64:128]}
-fresh_misaligned = sum(t.data_ptr() % claims.ch02.CACHE_LINE_BYTES != 0 for t in fresh)
-print(f"fresh allocations: {fresh_misaligned} of {len(fresh)} start off a 64-byte line")
-for name, v in contiguous_views.items():
-    print(f"{name:<20} contiguous={v.is_contiguous()}, data_ptr % 64 = {v.data_ptr() % 64}")
-views_misaligned = sum(v.data_ptr() % 64 != 0 for v in contiguous_views.values())
-
-# %% [markdown]
-# Now the cost. Sum the same number of float32 values from an aligned start, from a start
-# one element (4 bytes) later, and, for contrast, every second element (not contiguous).
-
-# %%
-n = sizes.copy_bytes // 4 // 2  # half the copy buffer: reading it is far beyond the caches
-buffer = torch.randn(2 * n + 16, device=device)
-aligned, misaligned, strided = buffer[:n], buffer[1:n + 1], buffer[: 2 * n : 2]
-assert aligned.data_ptr() % 64 == 0 and misaligned.data_ptr() % 64 == 4
-alignment_cmp = bench.compare({
-    "aligned, contiguous": lambda: aligned.sum(),
-    "misaligned by 4 B, contiguous": lambda: misaligned.sum(),
-    "aligned, every 2nd element": lambda: strided.sum(),
-}, baseline="aligned, contiguous", rounds=5, rep_ms=300, bytes_moved=n * 4)
-alignment_cmp
-
-# %%
-ns = {label: v.timing.median_s / n * 1e9 for label, v in alignment_cmp.variants.items()}
-for label, value in ns.items():
-    print(f"{label:<32} {value:.3f} ns per element")
-c5 = claims.get("C5").judge({
-    "fresh_checked": len(fresh), "fresh_misaligned": int(fresh_misaligned),
-    "views_checked": len(contiguous_views), "contiguous_views_misaligned": int(views_misaligned),
-    "aligned_ns_per_element": ns["aligned, contiguous"],
-    "misaligned_ns_per_element": ns["misaligned by 4 B, contiguous"],
-    "strided_ns_per_element": ns["aligned, every 2nd element"],
-    "misaligned_ratio_iqr": [alignment_cmp["misaligned by 4 B, contiguous"].ratio_q25,
-                             alignment_cmp["misaligned by 4 B, contiguous"].ratio_q75],
-    "device": str(device),
-})
-verdicts.append(c5)
-print(c5.claim_id, c5.label, "--", c5.reason)
 
 # %% [markdown]
 # ## Which operations copy?
@@ -209,16 +180,38 @@ print(profile.key_averages().table(sort_by="cuda_time_total" if on_gpu else "cpu
                                    row_limit=8))
 
 # %% [markdown]
-# ## C6: does `narrow` on a transposed view copy?
+# Not every strided copy is done the same way. On a CPU, `copy_` into a contiguous tensor
+# from a *2-D* transposed matrix of the *same dtype* and at least 60x60 elements takes a
+# special path that copies 60x60 blocks, so both the reads and the writes stay within a few
+# cache lines (`copy_transpose_valid` and `copy_same_type_transpose_` in PyTorch's
+# `aten/src/ATen/native/Copy.cpp`). Every other strided copy (a 3-D permutation, a copy that
+# also casts, any copy on a GPU) goes through TensorIterator's general elementwise loop.
+# The profiler above shows only `aten::copy_` either way; C9 below measures the difference.
 #
-# **Claim (seed §2.3):** `x.transpose(0, 1).narrow(0, 0, 512)` triggers an implicit
-# `contiguous()` copy: 89.7 us against 12.3 us for `narrow` on the contiguous tensor.
+# The copy detector sees each aten op at the top level. An op that copies *inside its own
+# kernel* (for example `mm` given a view BLAS cannot read, which calls `.contiguous()`
+# internally) escapes it; the profiler records ops at every depth, and
+# `strided_gemm.copies_inside(fn)` reads them:
 
 # %%
+# NBVAL_CHECK_OUTPUT
+small_a, small_b = torch.randn(64, 64), torch.randn(32, 32)
+for name, fn in {"small_a.t() @ small_a": lambda: small_a.t() @ small_a,
+                 "small_a[::2, ::2] @ small_b": lambda: small_a[::2, ::2] @ small_b}.items():
+    print(f"{name:<28} copy detector: {copies.bytes_copied(fn):>6} B; "
+          f"profiler, every depth: {strided_gemm.copies_inside(fn) or 'no copy'}")
+
+# %% [markdown]
+# ## C6: does `narrow` on a transposed view copy?
+#
+# `y = x.transpose(0, 1)` of a 1024x1024 `x`; then `y.narrow(0, 0, 512)` keeps the first 512
+# rows of `y`. Predict first (the answer is computed on this machine when you submit).
+
+# %% jupyter={"source_hidden": true}
 x1024 = torch.randn(1024, 1024, device=device)
 y1024 = x1024.transpose(0, 1)
 quiz_c6 = widgets.Quiz(
-    "y = x.transpose(0, 1) for a 1024x1024 x. How many bytes does y.narrow(0, 0, 512) copy?",
+    "How many bytes does y.narrow(0, 0, 512) copy?",
     choices=["0", "2 MiB (the 512 rows)", "4 MiB (all of y)"],
     answer=lambda: {0: "0", 2 << 20: "2 MiB (the 512 rows)", 4 << 20: "4 MiB (all of y)"}.get(
         copies.bytes_copied(lambda: y1024.narrow(0, 0, 512)), "something else"),
@@ -226,14 +219,28 @@ quiz_c6 = widgets.Quiz(
 quiz_c6
 
 # %%
+claims.get("C6")
+
+# %%
 with copies.detect() as log:
     z = y1024.narrow(0, 0, 512)
+kernels_launched = 0
+if on_gpu:
+    with torch.profiler.profile(activities=activities) as narrow_profile:
+        y1024.narrow(0, 0, 512)
+        torch.cuda.synchronize()
+    kernels_launched = sum(e.device_type == torch.autograd.DeviceType.CUDA for e in narrow_profile.events())
 print(f"narrow on the transposed view: {log.total_bytes} B copied, shares storage: "
-      f"{copies.shares_storage(z, x1024)}, strides {z.stride()}")
+      f"{copies.shares_storage(z, x1024)}, strides {z.stride()}"
+      + (f"; GPU kernels launched: {kernels_launched}" if on_gpu else ""))
+# narrow only makes a new tensor header on the host: no kernel runs, even on a GPU, so it is
+# timed with the CPU clock, on host tensors of the same layout (CUDA events around it would
+# time nothing but their own floor).
+x_host, y_host = (x1024, y1024) if not on_gpu else (x1024.cpu(), x1024.cpu().transpose(0, 1))
 narrow_cmp = bench.compare({
-    "narrow on contiguous x": lambda: x1024.narrow(0, 0, 512),
-    "narrow on transposed y": lambda: y1024.narrow(0, 0, 512),
-}, baseline="narrow on contiguous x", rounds=5, rep_ms=100, mode="hot")
+    "narrow on contiguous x": lambda: x_host.narrow(0, 0, 512),
+    "narrow on transposed y": lambda: y_host.narrow(0, 0, 512),
+}, baseline="narrow on contiguous x", rounds=5, rep_ms=100, mode="hot", device="cpu")
 narrow_cmp
 
 # %%
@@ -241,82 +248,24 @@ c6 = claims.get("C6").judge({
     "copy_bytes": log.total_bytes, "shares_storage": copies.shares_storage(z, x1024),
     "narrow_contiguous_median_s": narrow_cmp["narrow on contiguous x"].timing.median_s,
     "narrow_transposed_median_s": narrow_cmp["narrow on transposed y"].timing.median_s,
-    "device": str(device),
-})
+    "gpu_kernels_launched": kernels_launched, "device": str(device),
+}, form=claims.SEED_FORM if on_gpu else here)
 verdicts.append(c6)
-print(c6.claim_id, c6.label, "--", c6.reason)
+claims.table([c6])
 
 # %% [markdown]
 # `narrow` changes only the storage offset and one size, whatever the strides: the two
-# timings above are the cost of making a new tensor header, not of moving data.
-
-# %% [markdown]
-# ## C9: what `contiguous()` costs
-#
-# **Claim (seed §3.1):** `contiguous()` on a transposed 128x512x256 tensor is costly
-# (18,420 MB/s, 2.7 M DTLB misses) against a natively contiguous tensor (920 MB/s, 12 K).
-#
-# A transposed copy reads in one order and writes in another, so one side is strided.
-# We compare it with a plain copy (`clone` of the contiguous tensor) of the same bytes.
-
-# %%
-x3 = torch.randn(128, 512, 256, device=device)
-x3_t = x3.transpose(0, 2)
-nbytes = x3.numel() * x3.element_size()
-quiz_c9 = widgets.Quiz(
-    f"x is contiguous ({nbytes >> 20} MiB). How many bytes does x.contiguous() copy?",
-    choices=["0: it returns x itself", f"{nbytes >> 20} MiB"],
-    answer=lambda: "0: it returns x itself" if x3.contiguous() is x3 else f"{nbytes >> 20} MiB",
-)
-quiz_c9
-
-# %%
-with copies.detect() as transposed_log:
-    x3_t.contiguous()
-with copies.detect() as contiguous_log:
-    same = x3.contiguous()
-print(f"transposed .contiguous(): {transposed_log.total_bytes >> 20} MiB copied; "
-      f"contiguous .contiguous(): {contiguous_log.total_bytes} B, returns itself: {same is x3}")
-# copy_ into a buffer made once separates the copy itself from allocating fresh memory
-# (first-touch page faults), which .contiguous() also pays on every call.
-destination = torch.empty_like(x3)
-copy_cmp = bench.compare({
-    "plain copy: dst.copy_(x)": lambda: destination.copy_(x3),
-    "transposed copy: dst.copy_(x.transpose(0, 2))": lambda: destination.view(x3_t.shape).copy_(x3_t),
-    "x.transpose(0, 2).contiguous()": lambda: x3_t.contiguous(),
-}, baseline="plain copy: dst.copy_(x)", rounds=5, rep_ms=400, bytes_moved=2 * nbytes)
-copy_cmp
-
-# %%
-plain = copy_cmp["plain copy: dst.copy_(x)"].timing
-transposed = copy_cmp["transposed copy: dst.copy_(x.transpose(0, 2))"].timing
-whole = copy_cmp["x.transpose(0, 2).contiguous()"].timing
-for t in (plain, transposed, whole):
-    print(t)
-c9 = claims.get("C9").judge({
-    "transposed_copy_bytes": transposed_log.total_bytes, "expected_bytes": nbytes,
-    "contiguous_returns_self": same is x3, "contiguous_copy_bytes": contiguous_log.total_bytes,
-    "transposed_gbps": transposed.gbps, "plain_copy_gbps": plain.gbps,
-    "penalty_iqr": [copy_cmp["transposed copy: dst.copy_(x.transpose(0, 2))"].ratio_q25,
-                    copy_cmp["transposed copy: dst.copy_(x.transpose(0, 2))"].ratio_q75],
-    "contiguous_call_gbps": whole.gbps,
-    "transposed_pct_of_copy_ceiling": transposed.pct_of_copy_ceiling,
-    "plain_pct_of_copy_ceiling": plain.pct_of_copy_ceiling, "device": str(device),
-})
-verdicts.append(c9)
-print(c9.claim_id, c9.label, "--", c9.reason)
+# timings above are the host's cost of making a tensor header (Python and the dispatcher),
+# not of moving data. On a GPU the profiler lists no kernel for it at all.
 
 # %% [markdown]
 # ## C2: does a transposed operand make `matmul` copy?
 #
-# **Claim (seed, chapter 1 table, A100 fp16, batch 64):** `x.transpose(0,1).matmul(w)`
-# pays an implicit contiguous copy, 84.2 ms, against 21.7 ms for
-# `x.transpose(0,1).contiguous().matmul(w)`.
-#
-# Two cases: a 2-D matrix (BLAS takes a transposed operand as a flag) and the seed's 3-D
-# batch, `transpose(0, 1)` of [batch, seq, dim] times a [dim, dim] weight.
+# Two cases: a 2-D matrix `x.t().matmul(w)`, and the seed's 3-D batch,
+# `x.transpose(0, 1)` of [batch, seq, dim] times a [dim, dim] weight. Predict for the 2-D
+# case before you read the claim.
 
-# %%
+# %% jupyter={"source_hidden": true}
 matmul_dtype = torch.float16 if on_gpu else torch.float32
 side = sizes.matmul_n
 if on_gpu:
@@ -348,16 +297,20 @@ quiz_c2 = widgets.Quiz(
 quiz_c2
 
 # %%
-c2_cases, c2_comparisons = [], {}
+claims.get("C2")
+
+# %%
+c2_cases, c2_comparisons, c2_flagged = [], {}, []
 for case, (a, w_, flops) in matmul_cases.items():
     with copies.detect() as log:
         a.transpose(0, 1).matmul(w_)
-    cmp = bench.compare({
+    cmp, flagged = measured({
         "x.transpose(0,1).matmul(w)": lambda a=a, w_=w_: a.transpose(0, 1).matmul(w_),
         "x.transpose(0,1).contiguous().matmul(w)": lambda a=a, w_=w_: a.transpose(0, 1).contiguous().matmul(w_),
-    }, baseline="x.transpose(0,1).contiguous().matmul(w)", rounds=5, rep_ms=400,
-        flops=flops, flops_dtype=str(matmul_dtype).replace("torch.", ""))
+    }, baseline="x.transpose(0,1).contiguous().matmul(w)", rounds=5, rep_ms=300,
+        flops=flops, flops_dtype=matmul_dtype)
     c2_comparisons[case] = cmp
+    c2_flagged += [f"{case}: {label}" for label in flagged]
     implicit = cmp["x.transpose(0,1).matmul(w)"]
     c2_cases.append({
         "case": case, "shape": list(a.transpose(0, 1).shape), "dtype": str(matmul_dtype),
@@ -374,97 +327,124 @@ c2_comparisons["2-D"]
 c2_comparisons["3-D batch"]
 
 # %%
-c2 = claims.get("C2").judge({"cases": c2_cases, "device": str(device)})
+c2 = claims.get("C2").judge({"cases": c2_cases, "distrusted": c2_flagged, "device": str(device)},
+                            form=(f"GPU form: {str(matmul_dtype).replace('torch.', '')}" if on_gpu
+                                  else here + ", float32"))
 verdicts.append(c2)
-print(c2.claim_id, c2.label, "--", c2.reason)
+claims.table([c2])
 
 # %% [markdown]
 # Why there is nothing for `.contiguous()` to save when the detector shows no copy: BLAS
 # takes a 2-D transposed operand as a "transposed" flag, and a 3-D batch that cannot be
-# folded into one matrix without a copy goes to a batched matmul that reads it through its
-# strides. Calling `.contiguous()` first then only adds a copy.
+# folded into one matrix without a copy goes to a batched matmul (`bmm`) that reads it
+# through its strides. Calling `.contiguous()` first then only adds a copy.
 
 # %% [markdown]
-# ## C10: a stride-aware kernel against copy-then-kernel
+# ## C10: a GEMM that takes strides, against `torch.matmul`
 #
-# **Claim (seed §3.2):** a kernel that takes strides as arguments beats `.contiguous()` and
-# then a kernel for contiguous memory (8.7 ms against 3.2 ms, 8 MB against 0 B copied).
-#
-# The operation: `y = x.t() * 2 + 1` into a contiguous result. On a GPU the stride-aware
-# kernel is the Triton kernel in `labkit/strided_kernels.py` (it reads the transposed view
-# through its strides in one pass); the other path is `.contiguous()` then a Triton kernel
-# for contiguous memory. PyTorch's own elementwise kernels are stride-aware too, which is
-# the form measured on a CPU.
+# The seed's own experiment: `A.t() @ B` for 1024x1024 matrices, where `A.t()` is a
+# transposed view. On a GPU the stride-aware GEMM is `labkit/strided_gemm.py`, a Triton
+# kernel that reads both operands through their strides; it runs against `torch.matmul` on
+# the same view and against `.contiguous()` then `torch.matmul`, at 1024 and 4096, in fp16
+# and fp32 (fp32 in IEEE float32 on both sides). Predict first:
 
-# %%
-side_c10 = int(math.isqrt(sizes.copy_bytes // 4 // 4)) // 64 * 64
-source = torch.randn(side_c10, side_c10, device=device)
-view_t = source.t()
-result = torch.empty(view_t.shape, device=device)
-kernel_name, c10_variants = strided_kernels.paths(view_t, result)
-for label, fn in c10_variants.items():
-    torch.testing.assert_close(fn(), view_t * 2 + 1)
-    with copies.detect() as log:
-        fn()
-    print(f"{kernel_name} / {label}: copied {log.total_bytes >> 20} MiB")
-
-
-def c10_ratio() -> float:
-    """A quick interleaved comparison, for the quiz's answer."""
-    quick = bench.compare(c10_variants, baseline="stride-aware", rounds=3, rep_ms=100)
-    return quick["contiguous() then kernel"].ratio
-
-
+# %% jupyter={"source_hidden": true}
+gemm_n = 1024
+gemm_a = torch.randn(gemm_n, gemm_n, device=device)
+gemm_b = torch.randn(gemm_n, gemm_n, device=device)
 quiz_c10 = widgets.Quiz(
-    "Copy-then-kernel moves 4N bytes, the stride-aware kernel 2N. How many times slower is "
-    "copy-then-kernel here?", answer=lambda: round(c10_ratio(), 2), rel_tol=0.25, unit="x",
+    f"A and B are {gemm_n}x{gemm_n} float32 on this machine's {device.type}. "
+    "How many bytes does torch.matmul(A.t(), B) copy?",
+    choices=["0", "4 MiB (A once)", "8 MiB"],
+    answer=lambda: {0: "0", 4 << 20: "4 MiB (A once)", 8 << 20: "8 MiB"}.get(
+        copies.bytes_copied(lambda: torch.matmul(gemm_a.t(), gemm_b))
+        or (4 << 20 if strided_gemm.copies_inside(lambda: torch.matmul(gemm_a.t(), gemm_b)) else 0),
+        "something else"),
 )
 quiz_c10
 
 # %%
-c10_cmp = bench.compare(c10_variants, baseline="stride-aware", rounds=5, rep_ms=400)
-c10_rates = {}
-for label, variant in c10_cmp.variants.items():
-    moved = strided_kernels.bytes_moved(view_t, "strided" if label == "stride-aware" else "copy_then_kernel")
-    gbps = moved / variant.timing.median_s / 1e9
-    c10_rates[label] = {"bytes_moved": moved, "gbps": gbps, "pct_of_copy_ceiling": 100 * gbps / ceiling.copy_gbps}
-    print(f"{kernel_name} / {label}: moves {moved >> 20} MiB, {gbps:.1f} GB/s = "
-          f"{100 * gbps / ceiling.copy_gbps:.0f}% of this machine's copy ceiling")
-c10_cmp
+claims.get("C10")
 
 # %%
-if on_gpu:
-    with torch.profiler.profile(activities=activities) as profile:
-        for fn in c10_variants.values():
-            fn()
-        torch.cuda.synchronize()
-    print(profile.key_averages().table(sort_by="cuda_time_total", row_limit=8))
-c10 = claims.get("C10").judge({
-    "kernel": kernel_name,
-    "stride_aware_median_s": c10_cmp["stride-aware"].timing.median_s,
-    "contiguous_path_median_s": c10_cmp["contiguous() then kernel"].timing.median_s,
-    "ratio_iqr": [c10_cmp["contiguous() then kernel"].ratio_q25,
-                  c10_cmp["contiguous() then kernel"].ratio_q75],
-    "rates": c10_rates,
-    "side": side_c10, "device": str(device),
-})
+gemm_settings = ([(n, dt) for n in (1024, 4096) for dt in (torch.float16, torch.float32)]
+                 if on_gpu else [(1024, torch.float32)])
+c10_cases, c10_comparisons, c10_flagged = [], {}, []
+for n, dtype in gemm_settings:
+    name = f"{n} {str(dtype).replace('torch.', '')}"
+    a_view = torch.randn(n, n, device=device, dtype=dtype).t()
+    b = torch.randn(n, n, device=device, dtype=dtype)
+    variants = strided_gemm.paths(a_view, b)
+    for fn in variants.values():
+        torch.testing.assert_close(fn(), torch.matmul(a_view, b), atol=0.5, rtol=0.02)
+    view_matmul = variants["torch.matmul on the view"]
+    with copies.detect() as log:
+        view_matmul()
+    inside = strided_gemm.copies_inside(view_matmul)
+    operand_bytes = a_view.numel() * a_view.element_size()
+    baseline = "stride-aware GEMM on the view" if on_gpu else "contiguous() then torch.matmul"
+    cmp, flagged = measured(variants, baseline=baseline, rounds=5, rep_ms=200,
+                            flops=2 * n**3, flops_dtype=dtype)
+    c10_comparisons[name] = cmp
+    c10_flagged += [f"{name}: {label}" for label in flagged]
+    view = cmp["torch.matmul on the view"]
+    c10_cases.append({
+        "case": name, "operand_bytes": operand_bytes,
+        "matmul_view_copy_bytes": log.total_bytes or (operand_bytes if inside else 0),
+        "copies_inside": inside,
+        "matmul_view_internal_bytes": sum(e.internal_bytes or 0 for e in log.events),
+        "matmul_view_median_s": view.timing.median_s,
+        "copy_then_matmul_median_s": cmp["contiguous() then torch.matmul"].timing.median_s,
+        "stride_aware_median_s": cmp[baseline].timing.median_s if on_gpu else None,
+        "ratio_iqr": [view.ratio_q25, view.ratio_q75],
+        "pct_of_matmul_ceiling": {k: v.timing.pct_of_matmul_ceiling for k, v in cmp.variants.items()},
+    })
+    print(f"{name}: torch.matmul on the view: detector {log.total_bytes} B, "
+          f"profiler {inside or 'no copy'}; " + ", ".join(
+              f"{k} {v.timing.median_s * 1e3:.3g} ms" for k, v in cmp.variants.items()))
+c10_comparisons[next(iter(c10_comparisons))]
+
+# %%
+c10 = claims.get("C10").judge({"cases": c10_cases, "distrusted": c10_flagged, "device": str(device)},
+                              form=claims.SEED_FORM if on_gpu else
+                              here + ", float32: torch.matmul is the only GEMM; does it copy?")
 verdicts.append(c10)
-print(c10.claim_id, c10.label, "--", c10.reason)
+claims.table([c10])
 
 # %% [markdown]
-# Bytes are not the whole story. Reading a transposed view means one of the two sides
-# (read or write) jumps by a whole row per element; `.contiguous()` uses a cache-blocked
-# transpose for that, a plain elementwise loop may not. So "stride-aware" wins only when
-# the kernel also handles the access pattern (the Triton kernel loads 64x64 tiles
-# coalesced along the view's unit-stride dimension and stores them along the other).
+# On a CPU there is no custom GEMM to run, so the verdict above judges the claim's premise:
+# does `torch.matmul` copy the transposed operand? BLAS takes a transposed matrix as a flag,
+# so it does not. The seed's GPU form, measured on the reference H200, is in the table at
+# the end of the chapter. (The seed's "8 MB" is also twice a 1024x1024 float32 operand's
+# 4 MiB: even a copy of `A.t()` would move 4 MiB.)
+#
+# **An illustration, not the claim:** an elementwise kernel, `y = x.t() * 2 + 1`, shows what
+# a stride-aware kernel saves when there *is* a copy to save: copy-then-kernel moves 4N
+# bytes, reading the view directly 2N. On a GPU both paths are Triton kernels
+# (`labkit/strided_kernels.py`); on a CPU PyTorch's own elementwise kernels, which read
+# strided views directly too.
+
+# %%
+side_ew = int(math.isqrt(sizes.copy_bytes // 4 // 4)) // 64 * 64
+source = torch.randn(side_ew, side_ew, device=device)
+view_t = source.t()
+result = torch.empty(view_t.shape, device=device)
+kernel_name, ew_variants = strided_kernels.paths(view_t, result)
+ew_cmp = bench.compare(ew_variants, baseline="stride-aware", rounds=5, rep_ms=300, bytes_moved={
+    "stride-aware": strided_kernels.bytes_moved(view_t, "strided"),
+    "contiguous() then kernel": strided_kernels.bytes_moved(view_t, "copy_then_kernel")})
+ew_cmp
 
 # %% [markdown]
 # ## C12: do stride changes split a `torch.compile` graph?
 #
-# **Claim (seed §4.1):** `torch._dynamo.config.output_graph_debug = True` shows where stride
-# changes (transpose, narrow) split the graph. Two checks: does that setting exist in this
-# torch, and does stride-changing code break the graph at all? `torch._dynamo.explain`
-# counts graphs and graph breaks (so does `TORCH_LOGS=graph_breaks`).
+# The seed says a Dynamo setting shows where stride changes (transpose, narrow) split the
+# graph. Two checks: does that setting exist in this torch, and does stride-changing code
+# break the graph at all? `torch._dynamo.explain` counts graphs and graph breaks (so does
+# `TORCH_LOGS=graph_breaks`).
+
+# %%
+claims.get("C12")
 
 # %%
 config_exists = hasattr(torch._dynamo.config, "output_graph_debug")
@@ -508,26 +488,257 @@ c12 = claims.get("C12").judge({
     "graph_break_count": stride_explained.graph_break_count,
     "control_graph_break_count": control_explained.graph_break_count,
     "torch": torch.__version__,
-})
+}, form=claims.SEED_FORM)
 verdicts.append(c12)
-print(c12.claim_id, c12.label, "--", c12.reason)
+claims.table([c12])
+
+# %% [markdown]
+# ## C9: what `contiguous()` costs
+#
+# The seed's tensor: 128x512x256 float32 (64 MiB), transposed with `transpose(0, 2)`.
+# Predict first.
+
+# %% jupyter={"source_hidden": true}
+x3 = torch.randn(128, 512, 256, device=device)
+x3_t = x3.transpose(0, 2)
+nbytes = x3.numel() * x3.element_size()
+quiz_c9 = widgets.Quiz(
+    f"x is contiguous ({nbytes >> 20} MiB). How many bytes does x.contiguous() copy?",
+    choices=["0: it returns x itself", f"{nbytes >> 20} MiB"],
+    answer=lambda: "0: it returns x itself" if x3.contiguous() is x3 else f"{nbytes >> 20} MiB",
+)
+quiz_c9
+
+# %% [markdown]
+# The claim's table has two rows: `contiguous()` on the transposed tensor, "costly" at
+# 18,420 MB/s and 2.7 M DTLB misses, against a "natively contiguous tensor" at 920 MB/s and
+# 12 K. Read as written, the costly operation moves data 20 times *faster* than the cheap
+# one, and `contiguous()` on a natively contiguous tensor moves no data at all (it returns
+# the tensor itself), so its MB/s is not a rate of anything. We measure both rows as
+# written, and then the comparison that can say whether a transposed copy is costly: the
+# same bytes copied plainly (`dst.copy_(x)`) against copied from the transposed view.
+
+# %%
+claims.get("C9")
+
+# %%
+with copies.detect() as transposed_log:
+    x3_t.contiguous()
+with copies.detect() as contiguous_log:
+    same = x3.contiguous()
+print(f"transposed .contiguous(): {transposed_log.total_bytes >> 20} MiB copied; "
+      f"contiguous .contiguous(): {contiguous_log.total_bytes} B, returns itself: {same is x3}")
+destination = torch.empty_like(x3)
+copy_variants = {
+    "plain copy: dst.copy_(x)": lambda: destination.copy_(x3),
+    "transposed copy: dst.copy_(x.transpose(0, 2))": lambda: destination.view(x3_t.shape).copy_(x3_t),
+    "x.transpose(0, 2).contiguous()": lambda: x3_t.contiguous(),
+}
+# copy_ writes into a buffer made once; .contiguous() allocates its 64 MiB on every call.
+copy_cmp, c9_flagged = measured(copy_variants, baseline="plain copy: dst.copy_(x)", rounds=5,
+                                rep_ms=300, bytes_moved=2 * nbytes)
+copy_cmp
+
+# %%
+plain = copy_cmp["plain copy: dst.copy_(x)"].timing
+transposed = copy_cmp["transposed copy: dst.copy_(x.transpose(0, 2))"].timing
+whole = copy_cmp["x.transpose(0, 2).contiguous()"].timing
+seed_rows = {"contiguous() of the transposed tensor": nbytes / whole.median_s / 1e6,
+             "contiguous() of the natively contiguous tensor": 0.0}
+print(f"the seed's rows, measured: transposed {seed_rows['contiguous() of the transposed tensor']:,.0f} MB/s; "
+      "natively contiguous: 0 bytes moved (it returns the tensor itself)")
+for t in (plain, transposed, whole):
+    faults = "" if t.minor_faults_per_call is None else f", {t.minor_faults_per_call:,.0f} page faults per call"
+    print(f"{t.label:<48} {t.gbps:6.1f} GB/s = {t.pct_of_copy_ceiling or 0:.0f}% of the copy ceiling{faults}")
+
+# %% [markdown]
+# Does the allocator decide this? `.contiguous()` allocates a fresh 64 MiB on every call. On
+# a GPU, PyTorch's caching allocator keeps freed blocks and hands the same one back, so
+# nothing is faulted in. On a CPU, glibc's malloc serves blocks that large straight from the
+# kernel (`mmap`) and returns them on `free`, so every call faults its pages in again; even
+# when malloc is told to keep freed memory, its limit for that (at most 32 MiB on 64-bit
+# Linux) is below 64 MiB. The `copy_` variants write into a buffer made once and allocate
+# nothing. Measured both ways on a CPU. (The kept-memory runs come last in the chapter: once
+# malloc's thresholds are set by hand, glibc cannot go back to its adaptive default.)
+
+# %%
+c9_kept = None
+if not on_gpu:
+    kept_cmp = bench.compare(copy_variants, baseline="plain copy: dst.copy_(x)", rounds=3,
+                             rep_ms=200, bytes_moved=2 * nbytes, keep_allocator_memory=True)
+    for label, v in kept_cmp.variants.items():
+        print(f"malloc keeping freed memory: {label:<48} {v.timing.gbps:6.1f} GB/s, "
+              f"{v.timing.minor_faults_per_call or 0:,.0f} page faults per call")
+    kept_penalty = kept_cmp["transposed copy: dst.copy_(x.transpose(0, 2))"]
+    c9_kept = {"penalty": kept_penalty.ratio, "penalty_iqr": [kept_penalty.ratio_q25, kept_penalty.ratio_q75],
+               "contiguous_call_faults_per_call": kept_cmp["x.transpose(0, 2).contiguous()"].timing.minor_faults_per_call}
+
+# %%
+penalty = copy_cmp["transposed copy: dst.copy_(x.transpose(0, 2))"]
+c9 = claims.get("C9").judge({
+    "transposed_copy_bytes": transposed_log.total_bytes, "expected_bytes": nbytes,
+    "contiguous_returns_self": same is x3, "contiguous_copy_bytes": contiguous_log.total_bytes,
+    "transposed_gbps": transposed.gbps, "plain_copy_gbps": plain.gbps,
+    "penalty_iqr": [penalty.ratio_q25, penalty.ratio_q75], "distrusted": c9_flagged,
+    "kept": c9_kept, "seed_rows_mb_s": seed_rows,
+    "contiguous_call_gbps": whole.gbps, "contiguous_call_faults_per_call": whole.minor_faults_per_call,
+    "contiguous_call_page_fault_share": whole.page_fault_share,
+    "transposed_pct_of_copy_ceiling": transposed.pct_of_copy_ceiling,
+    "plain_pct_of_copy_ceiling": plain.pct_of_copy_ceiling, "device": str(device),
+}, form=claims.SEED_FORM if not on_gpu else here + ", float32")
+verdicts.append(c9)
+claims.table([c9])
+
+# %% [markdown]
+# ## C5: is contiguous also aligned, and what does misalignment cost?
+#
+# `data_ptr() % 64` is a tensor's start's distance from a 64-byte cache line. Predict first.
+
+# %% jupyter={"source_hidden": true}
+quiz_c5 = widgets.Quiz(
+    "x = torch.empty(1000) is fresh. The slice x[1:] is ...",
+    choices=["contiguous and 64-byte aligned", "contiguous, not aligned",
+             "not contiguous, aligned", "neither"],
+    answer=lambda: {(True, True): "contiguous and 64-byte aligned", (True, False): "contiguous, not aligned",
+                    (False, True): "not contiguous, aligned", (False, False): "neither"}[
+        (torch.empty(1000)[1:].is_contiguous(), torch.empty(1000)[1:].data_ptr() % 64 == 0)],
+)
+quiz_c5
+
+# %% [markdown]
+# The seed compares misaligned *and* non-contiguous access (42.7 ns) against aligned *and*
+# contiguous access (19.1 ns). That comparison changes two things at once, so we time all
+# four combinations (a 2x2 design) and read the cost of each cause alone.
+
+# %%
+claims.get("C5")
+
+# %%
+fresh = [torch.empty(n, dtype=dtype, device=device)
+         for n in (1, 3, 17, 1000, 4097, 1 << 20)
+         for dtype in (torch.int8, torch.float16, torch.float32, torch.float64)]
+base = torch.empty(4096, device=device)
+contiguous_views = {"x[1:]": base[1:], "x[3:]": base[3:], "x[16:]": base[16:],
+                    "x.view(64, 64)[5:]": base.view(64, 64)[5:], "x[64:128]": base[64:128]}
+line = claims.ch02.CACHE_LINE_BYTES
+fresh_misaligned = sum(t.data_ptr() % line != 0 for t in fresh)
+print(f"fresh allocations: {fresh_misaligned} of {len(fresh)} start off a {line}-byte line")
+for name, v in contiguous_views.items():
+    print(f"{name:<20} contiguous={v.is_contiguous()}, data_ptr % {line} = {v.data_ptr() % line}")
+views_misaligned = sum(v.data_ptr() % line != 0 for v in contiguous_views.values())
+
+# %% [markdown]
+# Now the cost: sum the same number of float32 values in four patterns. "Misaligned" starts
+# one element (4 bytes) after a line; "every 2nd element" reads a strided view, so it touches
+# twice the memory for the same count. A sum only reads, so its GB/s is not a share of the
+# copy ceiling (a copy reads and writes); the time per element is what the seed compares.
+
+# %%
+n = sizes.copy_bytes // 4 // 4  # a quarter of the copy buffer: far beyond the caches
+buffer = torch.randn(2 * n + 16, device=device)
+patterns = {claims.ch02.ALIGNED_CONTIGUOUS: buffer[:n], claims.ch02.MISALIGNED_CONTIGUOUS: buffer[1:n + 1],
+            claims.ch02.ALIGNED_STRIDED: buffer[: 2 * n : 2], claims.ch02.MISALIGNED_STRIDED: buffer[1: 2 * n + 1: 2]}
+assert patterns[claims.ch02.ALIGNED_CONTIGUOUS].data_ptr() % line == 0
+assert patterns[claims.ch02.MISALIGNED_STRIDED].data_ptr() % line == 4
+alignment_variants = {label: (lambda v=v: v.sum()) for label, v in patterns.items()}
+alignment_cmp, c5_flagged = measured(alignment_variants, baseline=claims.ch02.ALIGNED_CONTIGUOUS,
+                                     rounds=5, rep_ms=300)
+alignment_cmp
+
+
+# %%
+def per_element(comparison) -> dict:
+    """Nanoseconds per element summed (an amortised cost, not a latency)."""
+    return {label: v.timing.median_s / n * 1e9 for label, v in comparison.variants.items()}
+
+
+ns = per_element(alignment_cmp)
+for label, value in ns.items():
+    print(f"{label:<32} {value:.3g} ns per element, amortised ({value / ns[claims.ch02.ALIGNED_CONTIGUOUS]:.2f}x)")
+c5_kept = None
+if not on_gpu:
+    kept_alignment = bench.compare(alignment_variants, baseline=claims.ch02.ALIGNED_CONTIGUOUS,
+                                   rounds=3, rep_ms=200, keep_allocator_memory=True)
+    seed_cell = kept_alignment[claims.ch02.MISALIGNED_STRIDED]
+    c5_kept = {"seed_ratio": seed_cell.ratio, "seed_ratio_iqr": [seed_cell.ratio_q25, seed_cell.ratio_q75],
+               "faults_per_call": {k: v.timing.minor_faults_per_call for k, v in kept_alignment.variants.items()}}
+    print(f"with malloc keeping freed memory: the seed's ratio {seed_cell.ratio:.2f}x; page faults per "
+          f"call (default allocator): {[round(v.timing.minor_faults_per_call or 0) for v in alignment_cmp.variants.values()]}")
+
+# %%
+c5 = claims.get("C5").judge({
+    "fresh_checked": len(fresh), "fresh_misaligned": int(fresh_misaligned),
+    "views_checked": len(contiguous_views), "contiguous_views_misaligned": int(views_misaligned),
+    "ns_per_element": ns, "distrusted": c5_flagged, "kept": c5_kept,
+    "ratio_iqr": {label: [v.ratio_q25, v.ratio_q75] for label, v in alignment_cmp.variants.items()},
+    "device": str(device),
+}, form=claims.SEED_FORM if not on_gpu else here)
+verdicts.append(c5)
+claims.table([c5])
 
 # %% [markdown]
 # ## Verdicts of this chapter
 #
-# The seed states C2 (A100, fp16), C5 and C10 (a custom GPU kernel) with GPU numbers. On a
-# CPU the verdicts above are for this CPU's form of each claim; here is what the reference
-# GPU run recorded for their GPU form (Triton kernel, fp16 matmul), labelled as recorded.
-
-# %%
-gpu_forms = (claims.recorded_evidence(["C2", "C5", "C10"]) if not on_gpu
-             else "This run is on a GPU: the verdicts above are the GPU forms.")
-gpu_forms
+# The seed states C5 and C9 on a CPU (cache lines, DTLB misses), and C2, C6 and C10 on a GPU
+# (an A100 in fp16; a custom GPU kernel). Each verdict says which form it judged; beside it,
+# the reference GPU run's recorded verdict. C12 is about `torch.compile` on any device.
 
 # %%
 claims.save(verdicts, "02_contiguity_and_hidden_copies")
 claims.table(verdicts)
 
+# %% [markdown]
+# ## Exercises
+#
+# Write each function, run its cell, and the checker tries it on many random layouts against
+# what torch does, then shows the first case it gets wrong. `.solution()` shows a reference.
+
 # %%
-# NBVAL_CHECK_OUTPUT
-print(claims.table(verdicts).structure())
+exercises.get("02.contiguous_bytes")
+
+
+# %%
+def contiguous_bytes(shape: tuple, stride: tuple, itemsize: int) -> int:
+    raise NotImplementedError  # your code here
+
+
+exercises.get("02.contiguous_bytes").check(contiguous_bytes)
+
+# %%
+exercises.get("02.is_contiguous_in")
+
+
+# %%
+def is_contiguous_in(shape: tuple, stride: tuple, memory_format: str) -> bool:
+    raise NotImplementedError  # your code here
+
+
+exercises.get("02.is_contiguous_in").check(is_contiguous_in)
+
+# %% [markdown]
+# ## What to remember
+#
+# Each line below is computed from this run's measurements.
+
+# %%
+seed_ratio = ns[claims.ch02.MISALIGNED_STRIDED] / ns[claims.ch02.ALIGNED_CONTIGUOUS]
+alignment_ratio = ns[claims.ch02.MISALIGNED_CONTIGUOUS] / ns[claims.ch02.ALIGNED_CONTIGUOUS]
+stride_ratio = ns[claims.ch02.ALIGNED_STRIDED] / ns[claims.ch02.ALIGNED_CONTIGUOUS]
+first_gemm = c10_cases[0]
+takeaways = [
+    f"A view copies nothing: narrow on a transposed view copied {c6.evidence['copy_bytes']} bytes "
+    "and shares its storage (C6).",
+    f"A transposed operand is not a copy for matmul: the copy detector saw "
+    f"{first_gemm['matmul_view_copy_bytes']} bytes copied for torch.matmul(A.t(), B) at "
+    f"{first_gemm['case']} (C10), and {c2_cases[0]['implicit_copy_bytes']} for x.t().matmul(w) (C2).",
+    f"A copy's cost is its access pattern: the 3-D transposed copy ran at {transposed.gbps:.1f} GB/s "
+    f"against {plain.gbps:.1f} GB/s for a plain copy of the same {nbytes >> 20} MiB (C9).",
+    f"Contiguous is not aligned: {views_misaligned} of {len(contiguous_views)} contiguous views start "
+    f"off a cache line. Per element, misaligned reads took {alignment_ratio:.2f}x the aligned "
+    f"time, a stride of 2 {stride_ratio:.2f}x, both together {seed_ratio:.2f}x (C5: {c5.label}).",
+]
+if whole.minor_faults_per_call:
+    takeaways.append(f"A CPU timing partly measures the allocator: each .contiguous() of the "
+                     f"{nbytes >> 20} MiB tensor took {whole.minor_faults_per_call:,.0f} page faults.")
+for line in takeaways:
+    print("-", line)
