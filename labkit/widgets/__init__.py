@@ -3,7 +3,10 @@
 State lives in Python traitlets with validators (so bad values are refused with a clear
 TraitError whatever the front end sends, and tests can drive a widget without a browser);
 drawing lives in a plain ES-module JS file beside each module, shipped as package data.
-All stride arithmetic comes from ``labkit.layout``.
+All stride arithmetic comes from ``labkit.layout``; what each cell and label says is decided
+by the pure functions of ``view_model``; what a learner types is read by ``parsing``; and
+every widget's mime bundle carries a static SVG (``static_svg``) for GitHub, nbviewer and
+HTML exports, where the JS cannot run.
 
     from labkit import widgets
     widgets.AddressGrid(x.t())

@@ -77,15 +77,35 @@ def demo(lab, browser):
     page = context.new_page()
     page.script_errors = []  # uncaught JavaScript errors, checked by the last test
     page.on("pageerror", lambda error: page.script_errors.append(str(error)))
-    open_notebook(page, lab, "widget_demo.ipynb")
-    run_all_cells(page)
-    wait_for_idle(page, timeout_s=180)
-    page.locator(".lt-quiz").nth(2).wait_for(timeout=30_000)
+    try:
+        open_notebook(page, lab, "widget_demo.ipynb")
+        accept_kernel_dialog(page)
+        run_all_cells(page)
+        wait_for_idle(page, timeout_s=180)
+        page.locator(".lt-quiz").nth(2).wait_for(timeout=90_000)  # the last widget drawn
+    except Exception:
+        SCREENSHOTS.mkdir(exist_ok=True)
+        page.screenshot(path=str(SCREENSHOTS / "widget_demo_failed.png"), full_page=True)
+        raise
     assert error_outputs(page) == []
     yield page
     SCREENSHOTS.mkdir(exist_ok=True)
     page.screenshot(path=str(SCREENSHOTS / "widget_demo.png"), full_page=True)
     context.close()
+
+
+def accept_kernel_dialog(page) -> None:
+    """This JupyterLab may ask which kernel to start although the notebook names one (the
+    dialog appears a moment after the cells): take the default, as a learner would."""
+    dialog = page.locator(".jp-Dialog")
+    try:
+        dialog.wait_for(timeout=5000)
+    except Exception:  # no dialog
+        return
+    button = dialog.get_by_role("button", name="Select", exact=True)
+    if button.count():
+        button.click()
+        dialog.wait_for(state="detached", timeout=10_000)
 
 
 def grid_titled(page, title: str):
