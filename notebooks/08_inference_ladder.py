@@ -12,7 +12,6 @@
 #     name: python3
 # ---
 
-
 # %% [markdown]
 # # 08 Capstone: the ResNet-50 inference ladder
 #

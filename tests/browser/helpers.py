@@ -46,10 +46,20 @@ def open_notebook(page: Page, lab: Lab, relpath: str, timeout_s: float = 120) ->
     wait_for_idle(page, timeout_s)
 
 
-def run_all_cells(page: Page) -> None:
-    """Run every cell through the menu, as a learner would ('Run All Cells' has no shortcut)."""
+def run_all_cells(page: Page, timeout_s: float = 120) -> None:
+    """Run every cell through the menu, as a learner would ('Run All Cells' has no shortcut).
+
+    Returns once the run has visibly started (a prompt shows [*] or a count): on a loaded
+    machine the first cell can take seconds to queue, and waiting for "idle" before that
+    would see the notebook idle because nothing has started yet.
+    """
     page.get_by_role("menuitem", name="Run", exact=True).click()
     page.get_by_text("Run All Cells", exact=True).click()
+    page.wait_for_function(
+        """() => [...document.querySelectorAll(
+                 '.jp-NotebookPanel:not(.lm-mod-hidden) .jp-InputArea-prompt')]
+                 .some(e => /\\[(\\*|\\d+)\\]/.test(e.textContent))""",
+        timeout=timeout_s * 1000)
 
 
 def kernel_status(page: Page) -> str:
@@ -94,9 +104,18 @@ def error_outputs(page: Page) -> list[str]:
 
 
 def executed_cell_count(page: Page) -> int:
-    """How many code cells show an execution count ([n])."""
+    """How many code cells ran: those whose prompt shows an execution count ([n]), plus those
+    whose source is collapsed (a quiz keeps its answer out of sight that way; JupyterLab then
+    shows no prompt) and that produced output."""
     return page.evaluate(
-        """() => [...document.querySelectorAll(
-                 '.jp-NotebookPanel:not(.lm-mod-hidden) .jp-CodeCell .jp-InputArea-prompt')]
-                 .filter(e => /\\[\\d+\\]/.test(e.textContent)).length"""
+        """() => {
+             const cells = [...document.querySelectorAll(
+                 '.jp-NotebookPanel:not(.lm-mod-hidden) .jp-CodeCell')];
+             return cells.filter(cell => {
+               const prompt = cell.querySelector('.jp-InputArea-prompt');
+               if (prompt && /\\[\\d+\\]/.test(prompt.textContent)) return true;
+               const collapsed = cell.querySelector('.jp-InputPlaceholder') !== null;
+               return collapsed && cell.querySelector('.jp-OutputArea-output') !== null;
+             }).length;
+           }"""
     )
