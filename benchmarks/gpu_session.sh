@@ -6,6 +6,7 @@
 #   usage (repo root on the GPU machine):
 #     bash benchmarks/gpu_session.sh [--probes] [notebooks/NN_x.py ...]
 #   env: NOTEBOOK_TIMEOUT (s, default 300), REFERENCE (default nvidia-h200),
+#        PROBES (the probe scripts --probes runs; default: every benchmarks/gpu_*.py probe),
 #        LABKIT_CACHE_DIR (default .gpu_cache: carry it to reuse measured ceilings)
 set -uo pipefail
 started=$(date +%s)
@@ -23,7 +24,7 @@ python3 -c 'import torch, triton; print("torch", torch.__version__, "triton", tr
 probes=0
 [ "${1:-}" = "--probes" ] && { probes=1; shift; }
 if [ $probes = 1 ]; then
-  for probe in benchmarks/gpu_chapters.py benchmarks/gpu_timeline.py; do
+  for probe in ${PROBES:-benchmarks/gpu_chapters.py benchmarks/gpu_timeline.py benchmarks/gpu_copies.py benchmarks/gpu_05_loader.py}; do
     [ -f "$probe" ] || continue
     name=$(basename "$probe" .py)
     t0=$(date +%s)
