@@ -138,7 +138,7 @@ def _measure_now(verbose: bool) -> Ceilings:
     copy_gbps = best("copy_gbps", lambda t: copy_bandwidth_gbps(sizes.copy_bytes, where, threads=t))
     dtypes = GPU_MATMUL_DTYPES if where.type == "cuda" else ("float32",)
     rates = {name: best(f"matmul_tflops.{name}", lambda t, name=name: matmul_tflops(
-        sizes.matmul_n, getattr(torch, name), where, threads=t)) for name in dtypes}
+        sizes.matmul_n, name, where, threads=t)) for name in dtypes}
     if where.type == "cuda":
         torch.cuda.empty_cache()
     return Ceilings(
