@@ -347,7 +347,7 @@ if hot.pct_of_copy_ceiling is not None and hot.pct_of_copy_ceiling > 100:
 # (`mallopt` raises its mmap and trim thresholds), to see the work alone.
 #
 # Here a small CNN's forward pass (batch 8, 64x64 images, one thread), first with glibc's
-# defaults, then with malloc keeping its memory:
+# defaults, then with malloc keeping its memory (`pitfalls.allocator_effect` times both):
 
 # %%
 torch.manual_seed(0)
@@ -364,20 +364,19 @@ def cnn_forward(model: torch.nn.Module = small_cnn, images: torch.Tensor = cnn_i
         return model(images)
 
 
-print(bench.allocator_note())
-allocator_default = bench.time(cnn_forward, device="cpu", threads=1, mode="hot", rep_ms=300,
-                               label="small CNN forward, malloc defaults")   # the default first
-allocator_kept = bench.time(cnn_forward, device="cpu", threads=1, mode="hot", rep_ms=300,
-                            keep_allocator_memory=True, label="small CNN forward, malloc keeps memory")
-results.record("00_setup_check", "allocator_here", {"default": allocator_default, "kept": allocator_kept})
+allocator = pitfalls.allocator_effect(cnn_forward, "small CNN forward")  # default first, then kept
+results.record("00_setup_check", "allocator_here", allocator)
+allocator_default, allocator_kept = allocator["default"], allocator["kept"]
 display(allocator_default, allocator_kept)
-allocator_ratio = allocator_default.median_s / allocator_kept.median_s
-print(f"page faults per call: {allocator_default.minor_faults_per_call:,.0f} with the defaults, "
-      f"{allocator_kept.minor_faults_per_call:,.0f} with malloc keeping its memory; "
-      f"the default median is {allocator_ratio:.2f}x the other")
+print(f"{allocator['note']}: {allocator['default_faults_per_call']:,.0f} page faults per call with "
+      f"the defaults, {allocator['kept_faults_per_call']:,.0f} with malloc keeping its memory; the "
+      f"default median is {allocator['default_over_kept']:.2f}x the other, "
+      + ("more than the two timings' spread: here the allocator changes the result."
+         if allocator["allocator_decides"] else "within the two timings' spread."))
 if allocator_default.noisy or allocator_kept.noisy:
-    print("one of the two timings is noisy (see its warning): read the ratio only after a rerun "
-          "on a quiet machine; the fault counts do not depend on the noise")
+    print("One of the two timings is noisy (see its warning): read the times only after a rerun "
+          "on a quiet machine; the fault counts do not depend on the noise.")
+
 
 # %% [markdown]
 # On a GPU this mistake does not arise in the same way: PyTorch's CUDA caching allocator
