@@ -91,3 +91,13 @@ def test_a_timing_above_the_ceiling_says_why(tmp_path):
     under = bench._make_timing([1e-3] * 5, "x", torch.device("cpu"), "hot", 1,
                                bytes_moved=5 * 10**6, flops=None, flops_dtype="float32")
     assert not any("faster than the ceiling" in note for note in under.warnings)
+
+
+def test_every_gpu_math_name_can_be_measured_by_name():
+    """'tfloat32' has no torch dtype: each name in GPU_MATMUL_DTYPES must still be measurable."""
+    before = torch.get_float32_matmul_precision()
+    for name in ceilings.GPU_MATMUL_DTYPES:
+        if name in ("float16", "bfloat16"):
+            continue  # slow on some CPUs; the same code path as float32
+        assert ceilings.matmul_tflops(32, name, torch.device("cpu"), rep_ms=2, threads=1) > 0
+    assert torch.get_float32_matmul_precision() == before  # the TF32 switch is restored
