@@ -7,13 +7,20 @@
 #     bash benchmarks/gpu_session.sh [--probes] [notebooks/NN_x.py ...]
 #   env: NOTEBOOK_TIMEOUT (s, default 300), REFERENCE (default nvidia-h200),
 #        PROBES (the probe scripts --probes runs; default: every benchmarks/gpu_*.py probe),
-#        LABKIT_CACHE_DIR (default .gpu_cache: carry it to reuse measured ceilings)
+#        LABKIT_CACHE_DIR (default .gpu_cache: carry it to reuse measured ceilings),
+#        RUN_NAME (default run: the folder and tarball under $OUT), LABKIT_RESULTS_DIR (where
+#        the results file is written; two sessions on two GPUs each take their own), SKIP_INSTALL=1
+#   Two GPUs: install once, then run two sessions side by side, one per GPU, e.g.
+#     CUDA_VISIBLE_DEVICES=0 RUN_NAME=a LABKIT_RESULTS_DIR=$PWD/res_a bash ... &
 set -uo pipefail
 started=$(date +%s)
-out=${OUT:-/tmp/out}/run
+run_name=${RUN_NAME:-run}
+out=${OUT:-/tmp/out}/$run_name
 mkdir -p "$out/notebooks" "$out/probes"
-python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \
-  --target /tmp/site .whl/*.whl || exit 1
+if [ "${SKIP_INSTALL:-0}" != 1 ]; then
+  python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \
+    --target /tmp/site .whl/*.whl || exit 1
+fi
 export PYTHONPATH=/tmp/site:$PWD PYTHONUNBUFFERED=1 KINETO_LOG_LEVEL=6
 export LABKIT_RECORD_REFERENCE=${REFERENCE:-nvidia-h200}
 export LABKIT_CACHE_DIR=${LABKIT_CACHE_DIR:-$PWD/.gpu_cache}
@@ -40,7 +47,7 @@ for nb in "${notebooks[@]}"; do
   echo "$(basename "$nb"): rc=$rc in $(( $(date +%s) - t0 )) s" | tee -a "$out/timings.txt"
   [ $rc = 0 ] || tail -30 "$out/notebooks/$(basename "$nb" .py).log"
 done
-cp "results/$LABKIT_RECORD_REFERENCE.json" "$out/" 2>/dev/null
+cp "${LABKIT_RESULTS_DIR:-results}/$LABKIT_RECORD_REFERENCE.json" "$out/" 2>/dev/null
 cp -r "$LABKIT_CACHE_DIR" "$out/cache" 2>/dev/null
 echo "session: $(( $(date +%s) - started )) s" | tee -a "$out/timings.txt"
-tar czf "${OUT:-/tmp/out}/gpu_run.tar.gz" -C "$(dirname "$out")" run
+tar czf "${OUT:-/tmp/out}/gpu_$run_name.tar.gz" -C "$(dirname "$out")" "$run_name"
