@@ -163,7 +163,7 @@ def prepare(settings: Settings, device: torch.device, image: int,
     x = x.contiguous(memory_format=memory_format)
 
     def forward(inp: torch.Tensor) -> torch.Tensor:
-        with torch.inference_mode():
+        with torch.no_grad():  # (inference_mode trips torch.compile on 2.11 with a weakref error)
             if settings.autocast:
                 with torch.autocast(device.type, dtype=DTYPES[settings.autocast]):
                     return model(inp)
