@@ -16,6 +16,7 @@
 import json
 import sys
 import traceback
+from pathlib import Path
 
 import torch
 
@@ -89,8 +90,10 @@ def main() -> int:
     for name, row in report.items():
         print(f"{name}: {row}")
     if len(sys.argv) > 1:
-        with open(sys.argv[1], "w") as f:
-            json.dump(report, f, indent=1)
+        target = Path(sys.argv[1])
+        if target.is_dir():  # the form gpu_session.sh uses for every probe
+            target = target / "gpu_bad_inputs.json"
+        target.write_text(json.dumps(report, indent=1, default=str))
     return 0
 
 

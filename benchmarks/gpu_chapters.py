@@ -125,8 +125,11 @@ def check_strided_gemm() -> dict:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("folder", nargs="?", type=Path, help="write gpu_chapters.json here")
     parser.add_argument("--out", type=Path, default=Path("gpu_chapters.json"))
     args = parser.parse_args()
+    if args.folder is not None:  # the form gpu_session.sh uses for every probe
+        args.out = args.folder / "gpu_chapters.json"
     report = {"fingerprint": env.fingerprint()}
     checks = (("resnet", check_resnet), ("triton", check_triton), ("strided_gemm", check_strided_gemm))
     for name, check in checks:

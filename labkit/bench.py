@@ -332,6 +332,25 @@ def _hold_gpu_while_queueing(count: int) -> None:
 
 def _capture_graph(fn: Callable, args: tuple, label: str) -> Callable[[], object]:
     """Capture one call of fn in a CUDA Graph (after a warm-up on a side stream)."""
+    hint = ("Code that synchronises (.item(), printing a tensor, CPU tensors, data-dependent "
+            "shapes) cannot be captured: use mode='hot' for it.")
+    # Refuse synchronising code before a capture begins: a capture that fails half-way leaves
+    # the CUDA random generator registered with the dead graph (seen on torch 2.11: every
+    # later torch.rand on the GPU raised "Offset increment outside graph capture"), so the
+    # learner's kernel would be unusable. Sync debug mode turns a sync into an error instead.
+    previous_mode = torch.cuda.get_sync_debug_mode()
+    try:
+        torch.cuda.set_sync_debug_mode("error")
+        side = torch.cuda.Stream()
+        side.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(side):
+            fn(*args)
+        torch.cuda.current_stream().wait_stream(side)
+    except RuntimeError as exc:
+        raise RuntimeError(f"mode='graph' cannot capture {label!r} in a CUDA Graph: it "
+                           f"synchronises with the CPU ({exc}). {hint}") from exc
+    finally:
+        torch.cuda.set_sync_debug_mode(previous_mode)
     try:
         side = torch.cuda.Stream()
         side.wait_stream(torch.cuda.current_stream())
