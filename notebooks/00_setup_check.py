@@ -421,6 +421,85 @@ comparison = bench.compare({
 display(comparison)
 
 # %% [markdown]
+# ## Part 4: the timeline -- when the machine works, waits and copies
+#
+# A total hides *when* things happen: a step can take 10 ms because the processor computed for
+# 10 ms, or because it computed for 2 ms and waited for 8. `torch.profiler` records every
+# operator (on a GPU also every kernel and every copy); `labkit.timeline` reads that record into
+# lanes, one per CPU thread and one per GPU stream, and computes a few figures from it. Later
+# chapters use it for launch gaps (04), copies hidden behind compute (05) and where a ResNet-50
+# batch spends its time (08).
+#
+# **Predict first.** In a training step of a small convolutional network on this machine, what
+# share of the time goes to convolutions and matrix multiplications (GEMM/conv): under a third,
+# about half, or most of it?
+
+# %%
+import contextlib
+import io
+
+from labkit import timeline
+
+os.environ.setdefault("KINETO_LOG_LEVEL", "6")  # the profiler's C++ start/stop lines say nothing here
+step_device = env.device()
+step_model = torch.nn.Sequential(
+    torch.nn.Conv2d(3, 16, 3), torch.nn.ReLU(), torch.nn.Flatten(), torch.nn.Linear(16 * 30 * 30, 10),
+).to(step_device)
+step_optimizer = torch.optim.SGD(step_model.parameters(), lr=0.01)
+step_images = torch.randn(16, 3, 32, 32, device=step_device)
+activities = [torch.profiler.ProfilerActivity.CPU] + (
+    [torch.profiler.ProfilerActivity.CUDA] if env.has_cuda() else [])
+
+
+def train_step() -> None:
+    step_model(step_images).square().mean().backward()
+    step_optimizer.step()
+    step_optimizer.zero_grad()
+
+
+train_step()  # warm-up: the first call allocates memory and picks algorithms
+with contextlib.redirect_stderr(io.StringIO()), torch.profiler.profile(activities=activities) as prof:
+    for _ in range(3):
+        train_step()
+    if env.has_cuda():
+        torch.cuda.synchronize()
+step_trace = timeline.from_profiler(prof)
+step_summary = timeline.summary(step_trace)
+step_summary
+
+# %% [markdown]
+# The same run as lanes. Each bar is an operator, the bars under it the operators it called.
+# Scroll on the picture to zoom (or click it and press `+`, `-`, the arrows, `0`), drag to pan,
+# hover a bar for its name and duration; on a GPU, click a kernel to see the operator that
+# launched it.
+
+# %%
+timeline.show(step_trace, title="three training steps on this machine")
+
+# %%
+gemm_share = step_summary.kind_shares.get("GEMM/conv", 0.0)
+busiest = max(t.busy_share or 0 for t in step_summary.tracks)
+print(f"In this run, GEMM/conv took {100 * gemm_share:.0f}% of the {step_summary.kind_shares_of}; "
+      + (f"the GPU was idle {100 * step_summary.gpu_idle_share:.0f}% of its span."
+         if step_summary.gpu_idle_share is not None
+         else f"the busiest thread was busy {100 * busiest:.0f}% of its span."))
+
+# %% [markdown]
+# On the reference H200 (*recorded*, not measured here): a training step whose batches
+# (pinned memory, `non_blocking=True`) are copied on a second CUDA stream while the previous
+# batch computes. The copies run under the kernels.
+
+# %%
+recorded_trace = results.repository_results_dir() / "h200_probes" / "timeline_trace.json"
+if recorded_trace.exists():
+    h200_trace = timeline.load(recorded_trace)
+    print("H2D copy time hidden behind kernels on the H200 (recorded): "
+          f"{100 * timeline.summary(h200_trace).h2d_overlap_share:.0f}%")
+    display(timeline.show(h200_trace, title="recorded on an NVIDIA H200"))
+else:
+    print("Nothing recorded yet for the H200 timeline (results/h200_probes/timeline_trace.json).")
+
+# %% [markdown]
 # ## What to remember
 #
 # Each line is built from what this run measured (or, for the GPU-only mistake on a CPU
@@ -447,6 +526,8 @@ takeaways = [
     f"(median {fmt(allocator_default.median_s)} against {fmt(allocator_kept.median_s)}"
     + ("; noisy here, so read the times only after a rerun on a quiet machine)."
        if allocator_default.noisy or allocator_kept.noisy else ")."),
+    f"See time, not only totals: in three profiled training steps GEMM/conv took "
+    f"{100 * gemm_share:.0f}% of the {step_summary.kind_shares_of} (the timeline above).",
     f"Compare interleaved, read the spread: a.t() @ b took {transposed['ratio']:.2f}x a @ b "
     f"(rounds {transposed['ratio_q25']:.2f} to {transposed['ratio_q75']:.2f}), {within}.",
 ]

@@ -108,28 +108,3 @@ def test_recorded_side_stream_run_has_kernels_and_copies_on_separate_streams():
     assert kernel_tracks and copy_tracks and copy_tracks - kernel_tracks
     for copy in trace.events("memcpy_h2d"):
         assert copy.launched_by >= 0  # every copy links back to the op that issued it
-
-
-@pytest.mark.filterwarnings("ignore::FutureWarning")
-def test_recorded_gpu_idle_share_is_near_holistic_trace_analysis(tmp_path):
-    hta = pytest.importorskip("hta.trace_analysis")
-    import contextlib
-    import io
-
-    path = recorded(TRACES["side_stream"])
-    document = json.loads(path.read_text())
-    folder = tmp_path / "hta"
-    folder.mkdir()
-    (folder / "rank-0.json").write_text(json.dumps({**document, "distributedInfo": {"rank": 0}}))
-    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
-        try:
-            analysis = hta.TraceAnalysis(trace_dir=str(folder), include_last_profiler_step=True)
-        except TypeError as err:  # HTA 0.5 assigns ints into an int8 column: pandas 3 refuses
-            pytest.skip(f"Holistic Trace Analysis cannot parse with this pandas ({err!s:.80}); "
-                        "it needs pandas < 3")
-        row = analysis.get_temporal_breakdown(visualize=False).iloc[0]
-    summary = timeline.summary(timeline.load(path))
-    # HTA rounds every time down to whole microseconds, which opens or closes gaps of up to
-    # 1 µs between kernels; the shares agree to within a few percent of the span.
-    assert summary.gpu_idle_share == pytest.approx(row["idle_time(us)"] / row["kernel_time(us)"],
-                                                   abs=0.05)

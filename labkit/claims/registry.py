@@ -1,14 +1,13 @@
 """The registry: every chapter module's claims, in curriculum order.
 
 Chapter modules (`ch01` ... `ch08`) are found by name, so a new chapter's claims appear
-once its module exists; `planned` lists the claims no chapter module defines yet.
+once its module exists.
 """
 
 from __future__ import annotations
 
 import importlib
 
-from labkit.claims import planned
 from labkit.claims.core import Claim, ClaimError
 
 CHAPTER_MODULES = ("ch01", "ch02", "ch03", "ch04", "ch05", "ch06", "ch07", "ch08")
@@ -24,8 +23,6 @@ def _collect() -> list[Claim]:
                 continue  # that chapter is not written yet
             raise
         found.extend(module.CLAIMS)
-    defined = {c.id for c in found}
-    found.extend(c for c in planned.CLAIMS if c.id not in defined)
     ids = [c.id for c in found]
     duplicated = sorted({i for i in ids if ids.count(i) > 1})
     if duplicated:

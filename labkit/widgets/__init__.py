@@ -1,4 +1,5 @@
-"""Interactive widgets (anywidget): the memory-address grid, the stride explorer, the quiz.
+"""Interactive widgets (anywidget): the memory-address grid, the stride explorer, the quiz,
+and the timeline (see labkit.timeline).
 
 State lives in Python traitlets with validators (so bad values are refused with a clear
 TraitError whatever the front end sends, and tests can drive a widget without a browser);
@@ -17,5 +18,6 @@ HTML exports, where the JS cannot run.
 from labkit.widgets.address_grid import AddressGrid
 from labkit.widgets.quiz import Quiz
 from labkit.widgets.stride_explorer import StrideExplorer
+from labkit.widgets.timeline import Timeline
 
-__all__ = ["AddressGrid", "Quiz", "StrideExplorer"]
+__all__ = ["AddressGrid", "Quiz", "StrideExplorer", "Timeline"]
