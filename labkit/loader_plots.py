@@ -20,33 +20,27 @@ MEMORY_COLOURS = {"pageable": "#ff7f0e", "pinned": "#1f77b4"}
 
 
 class ProgressBar:
-    """An ipywidgets bar inside a notebook kernel, a silent no-op elsewhere.
+    """The harness's notebook progress bar (labkit.timing_display), a silent no-op elsewhere.
 
     Pass its `update` as `on_progress` to `loader_sweep.sweep`.
     """
 
     def __init__(self, total: int, description: str = "settings") -> None:
-        self.widget = None
+        self.bar = None
         try:
             from IPython import get_ipython
 
             shell = get_ipython()
             if shell is not None and hasattr(shell, "kernel"):
-                import ipywidgets
-                from IPython.display import display
+                from labkit.timing_display import WidgetBar
 
-                self.widget = ipywidgets.IntProgress(value=0, min=0, max=total,
-                                                     description=description)
-                display(self.widget)
+                self.bar = WidgetBar(total, description)
         except Exception:  # no IPython or no widgets: measuring matters more than the bar
-            self.widget = None
+            self.bar = None
 
     def update(self, done: int, total: int, label: str = "") -> None:
-        if self.widget is not None:
-            self.widget.value = done
-            self.widget.description = label[:14] or "settings"
-            if done >= total:
-                self.widget.bar_style = "success"
+        if self.bar is not None:
+            self.bar.update(done, total, label)
 
 
 def _rows(runs: Sequence[object]) -> list[Mapping]:

@@ -64,20 +64,43 @@ class SilentBar:
 
 
 class WidgetBar:
-    """An ipywidgets IntProgress shown in the notebook, one step per block."""
+    """An ipywidgets IntProgress shown in the notebook while a sweep runs.
 
-    def __init__(self, total: int) -> None:
+    When it finishes, its output is replaced in place by one line of HTML ("rounds: 15 of 15
+    done") and the widget is closed, so a saved notebook holds text that GitHub, nbviewer and
+    an HTML export can show, not a widget view with nothing behind it.
+    """
+
+    def __init__(self, total: int, description: str = "rounds") -> None:
         import ipywidgets
         from IPython.display import display
 
-        self.widget = ipywidgets.IntProgress(value=0, min=0, max=total, description="rounds")
-        display(self.widget)
+        self.description = description
+        self.widget = ipywidgets.IntProgress(value=0, min=0, max=total, description=description)
+        self.handle = display(self.widget, display_id=True)
 
     def step(self) -> None:
-        self.widget.value += 1
+        self.update(self.widget.value + 1)
+
+    def update(self, done: int, total: int | None = None, label: str = "") -> None:
+        """Show `done` of the total (a loader sweep calls this with its own label)."""
+        self.widget.value = done
+        if label:
+            self.widget.description = label[:14]
+        if done >= self.widget.max:
+            self.close()
 
     def close(self) -> None:
-        self.widget.bar_style = "success"
+        import html
+
+        from IPython.display import HTML
+
+        if self.handle is None:
+            return
+        self.handle.update(HTML(f"<span class='lt-progress-done'>{html.escape(self.description)}: "
+                                f"{self.widget.value} of {self.widget.max} done</span>"))
+        self.handle = None
+        self.widget.close()
 
 
 def progress_bar(total: int, progress: bool | None, expected_s: float) -> SilentBar | WidgetBar:

@@ -108,6 +108,12 @@ claims.get("C24")
 # article lists it. On a GPU a few compiled rungs take tens of seconds each to compile.
 
 # %%
+# NBVAL_CHECK_OUTPUT
+print(f"The plan on this machine: start from {start.math} eager, batch {start.batch}, then")
+for number, step in enumerate(steps, start=1):
+    print(f"  {number}. {step.name:<16} {step.why}")
+
+# %%
 def say(name: str) -> None:
     print(f"  measuring: {name}", flush=True)
 

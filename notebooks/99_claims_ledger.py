@@ -49,6 +49,15 @@ ledger = claims.ledger()
 print(f"this machine: {env.device_key()}")
 print(f"reference:    {results.describe_machine(ledger.reference)}")
 
+# %%
+# NBVAL_CHECK_OUTPUT
+by_chapter: dict[str, list[str]] = {}
+for claim in claims.REGISTRY.values():
+    by_chapter.setdefault(claim.chapter, []).append(claim.id)
+print(f"The course tests {len(claims.REGISTRY)} claims:")
+for chapter, ids in by_chapter.items():
+    print(f"  chapter {chapter}: {', '.join(ids)}")
+
 # %% [markdown]
 # ## The ledger
 #

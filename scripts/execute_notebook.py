@@ -29,6 +29,10 @@ def execute(source: pathlib.Path, timeout: int, output_dir: pathlib.Path | None 
         kernel_name="python3",
         resources={"metadata": {"path": str(source.parent)}},
         record_timing=False,
+        # No widget state in the saved notebook: viewers without a live kernel (GitHub, nbviewer,
+        # an HTML export, offline) then show the static picture each widget carries beside its
+        # view, instead of widgets that need JavaScript from a CDN.
+        store_widget_state=False,
     )
     client.execute()
     target = (output_dir or source.parent) / source.with_suffix(".ipynb").name

@@ -165,7 +165,9 @@ class Ledger:
             if not claim.tested:
                 here = there = "not yet tested"
             else:
+                chapter_ran = any(get(i).chapter == claim.chapter for i in self.mine)
                 here = (f"{mine.label} [{mine.form}]" if mine else
+                        "needs a GPU: the chapter ran here without one" if chapter_ran else
                         f"not run here yet: run {notebook or 'chapter ' + claim.chapter}")
                 there = f"{theirs.label} [{theirs.form}]" if theirs else "nothing recorded yet"
             notes = []

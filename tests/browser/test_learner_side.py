@@ -1,0 +1,73 @@
+"""The learner's side of chapter 01 in a real JupyterLab: a quiz's answer is not on screen
+before the learner answers it, and an exercise graded wrong then right shows the first
+failing case, then success."""
+
+from __future__ import annotations
+
+from tests.browser.helpers import (
+    CURRENT,
+    error_outputs,
+    open_notebook,
+    run_all_cells,
+    wait_for_idle,
+)
+
+
+def section_text_up_to_quiz(page, quiz_words: str) -> tuple[str, list[str]]:
+    """Visible text from the section's heading down to the quiz, and the quiz's choices."""
+    return page.evaluate(
+        f"""(words) => {{
+             const cells = [...document.querySelectorAll('{CURRENT} .jp-Cell')];
+             const at = cells.findIndex(c => c.querySelector('.lt-quiz')
+                                             && c.innerText.includes(words));
+             if (at < 0) return ['', []];
+             let start = at;
+             while (start > 0 && !cells[start].querySelector('h2')) start -= 1;
+             const quiz = cells[at].querySelector('.lt-quiz');
+             const choices = [...quiz.querySelectorAll('input[data-choice]')].map(i => i.dataset.choice);
+             const text = cells.slice(start, at).map(c => c.innerText).join('\\n')
+                          + '\\n' + quiz.querySelector('.lt-question')?.innerText;
+             return [text, choices];
+           }}""", quiz_words)
+
+
+def test_quizzes_hide_their_answers_and_an_exercise_is_graded_wrong_then_right(lab, page):
+    """One run of chapter 01 (it is the slow part) serves both checks."""
+    open_notebook(page, lab, "01_strides_and_views.py")
+    run_all_cells(page)
+    wait_for_idle(page, timeout_s=400)
+    assert error_outputs(page) == []
+    for words, answer in [("x.t()?", "(1, 4)"), ("m.permute(0, 2, 1)?", "(12, 1, 4)")]:
+        text, choices = section_text_up_to_quiz(page, words)
+        assert text, f"no quiz asking {words!r} found"
+        assert answer in choices, (answer, choices)
+        assert answer not in text and answer.replace("(", "[").replace(")", "]") not in text, (
+            f"the answer {answer} is on screen above its quiz:\n{text}")
+        assert "quiz_" not in text and "answer=" not in text, "the quiz's source is visible"
+    exercise_graded_wrong_then_right(page)
+
+
+def rerun_exercise(page, code: str) -> str:
+    """Replace the learner's function with `code`, run it and the check; return the report."""
+    cell = page.locator(f"{CURRENT} .jp-CodeCell", has_text="def contiguous_strides").first
+    cell.scroll_into_view_if_needed()
+    editor = cell.locator(".cm-content")
+    editor.click()
+    page.keyboard.press("Control+a")
+    page.keyboard.insert_text(code)
+    page.keyboard.press("Shift+Enter")  # runs the function's cell, moves to the check below
+    page.keyboard.press("Shift+Enter")  # runs the check
+    wait_for_idle(page, timeout_s=120)
+    report = page.locator(f"{CURRENT} .lt-exercise-report").first
+    return f"{report.get_attribute('data-passed')}|{report.inner_text()}"
+
+
+def exercise_graded_wrong_then_right(page) -> None:
+    first = page.locator(f"{CURRENT} .lt-exercise-report").first
+    assert "not written yet" in first.inner_text()
+    wrong = rerun_exercise(page, "def contiguous_strides(shape):\n    return tuple(1 for _ in shape)")
+    assert wrong.startswith("false|") and "fails" in wrong and "torch says" in wrong, wrong
+    right = rerun_exercise(
+        page, "import math\ndef contiguous_strides(shape):\n    return tuple(math.prod("
+              "max(s, 1) for s in shape[i + 1:]) for i in range(len(shape)))")
+    assert right.startswith("true|") and "agree with torch" in right, right
