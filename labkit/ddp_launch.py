@@ -127,10 +127,14 @@ def _wait(procs: list[subprocess.Popen], workdir: str, timeout_s: float) -> None
     deadline = time.monotonic() + timeout_s
     while True:
         codes = [p.poll() for p in procs]
-        failed = [rank for rank, code in enumerate(codes) if code not in (None, 0)]
+        # A rank that finished its work and then died tearing gloo down has not failed the run.
+        finished = [code == 0 or (code is not None and Path(workdir, f"done-rank{rank}").exists())
+                    for rank, code in enumerate(codes)]
+        failed = [rank for rank, code in enumerate(codes)
+                  if code not in (None, 0) and not finished[rank]]
         if failed:
             raise DDPRunError(_failure_text(failed, codes, workdir))
-        if all(code == 0 for code in codes):
+        if all(finished):
             if not Path(workdir, "result.json").exists():
                 raise DDPRunError("every rank exited cleanly but rank 0 wrote no result.json")
             return

@@ -39,6 +39,7 @@ import traceback
 import warnings
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
+from pathlib import Path
 
 import torch
 import torch.distributed as dist
@@ -472,6 +473,7 @@ def run_rank(config: WorkerConfig) -> dict | None:
             reports.append(run_variant(name, config, device, rank, world))
         gathered: list = [None] * world
         dist.all_gather_object(gathered, reports)
+        _mark_done(rank)
     finally:
         torch.set_warn_always(False)
     if rank != 0:
@@ -481,6 +483,15 @@ def run_rank(config: WorkerConfig) -> dict | None:
     return {"backend": backend, "world_size": world, "device": _device_text(device),
             "torch": torch.__version__, "threads_per_rank": torch.get_num_threads(),
             "config": asdict(config), "ranks": gathered}
+
+
+def _mark_done(rank: int) -> None:
+    """Leave a marker once this rank's work is gathered: gloo can abort a process while it
+    tears down its process group ("terminate called without an active exception", seen once
+    under load), and the launcher must not mistake that for a failed run."""
+    folder = os.environ.get("LABKIT_DDP_OUT")
+    if folder:
+        Path(folder, f"done-rank{rank}").touch()
 
 
 def _device_text(device: torch.device) -> str:
@@ -500,6 +511,7 @@ def main(argv: list[str] | None = None, run: Callable[[WorkerConfig], dict | Non
     parser.add_argument("--out", required=True, help="directory for result.json / error files")
     args = parser.parse_args(argv)
     os.makedirs(args.out, exist_ok=True)
+    os.environ["LABKIT_DDP_OUT"] = args.out
     rank = os.environ.get("RANK", "?")
     try:
         config = WorkerConfig.from_dict(json.load(open(args.config)) if args.config else {})

@@ -14,21 +14,34 @@ from tests.browser.helpers import (
 
 
 def section_text_up_to_quiz(page, quiz_words: str) -> tuple[str, list[str]]:
-    """Visible text from the section's heading down to the quiz, and the quiz's choices."""
+    """The text a learner sees from the section's heading down to the quiz, and its choices.
+
+    Read from textContent (JupyterLab skips rendering cells far from the viewport, so their
+    innerText is empty), leaving out the source of collapsed cells, which is not shown.
+    """
+    page.locator(f"{CURRENT} .lt-quiz", has_text=quiz_words).first.scroll_into_view_if_needed()
     return page.evaluate(
-        f"""(words) => {{
-             const cells = [...document.querySelectorAll('{CURRENT} .jp-Cell')];
+        """([selector, words]) => {
+             const cells = [...document.querySelectorAll(selector + ' .jp-Cell')];
              const at = cells.findIndex(c => c.querySelector('.lt-quiz')
-                                             && c.innerText.includes(words));
+                                             && c.textContent.includes(words));
              if (at < 0) return ['', []];
              let start = at;
              while (start > 0 && !cells[start].querySelector('h2')) start -= 1;
+             const shown = c => {
+               if (c.querySelector('.jp-InputPlaceholder')) {  // collapsed: outputs only
+                 const out = c.querySelector('.jp-Cell-outputWrapper');
+                 return out ? out.textContent : '';
+               }
+               const md = c.querySelector('.jp-RenderedMarkdown');
+               return md ? md.textContent : c.textContent;
+             };
              const quiz = cells[at].querySelector('.lt-quiz');
              const choices = [...quiz.querySelectorAll('input[data-choice]')].map(i => i.dataset.choice);
-             const text = cells.slice(start, at).map(c => c.innerText).join('\\n')
-                          + '\\n' + quiz.querySelector('.lt-question')?.innerText;
+             const text = cells.slice(start, at).map(shown).join('\\n')
+                          + '\\n' + (quiz.querySelector('.lt-question')?.textContent || '');
              return [text, choices];
-           }}""", quiz_words)
+           }""", [CURRENT, quiz_words])
 
 
 def test_quizzes_hide_their_answers_and_an_exercise_is_graded_wrong_then_right(lab, page):
@@ -49,6 +62,9 @@ def test_quizzes_hide_their_answers_and_an_exercise_is_graded_wrong_then_right(l
 
 def rerun_exercise(page, code: str) -> str:
     """Replace the learner's function with `code`, run it and the check; return the report."""
+    page.evaluate("""(selector) => [...document.querySelectorAll(selector + ' .jp-CodeCell')]
+                       .find(c => c.textContent.includes('def contiguous_strides'))
+                       .scrollIntoView()""", CURRENT)
     cell = page.locator(f"{CURRENT} .jp-CodeCell", has_text="def contiguous_strides").first
     cell.scroll_into_view_if_needed()
     editor = cell.locator(".cm-content")
@@ -59,12 +75,14 @@ def rerun_exercise(page, code: str) -> str:
     page.keyboard.press("Shift+Enter")  # runs the check
     wait_for_idle(page, timeout_s=120)
     report = page.locator(f"{CURRENT} .lt-exercise-report").first
-    return f"{report.get_attribute('data-passed')}|{report.inner_text()}"
+    report.scroll_into_view_if_needed()
+    return f"{report.get_attribute('data-passed')}|{report.text_content()}"
 
 
 def exercise_graded_wrong_then_right(page) -> None:
     first = page.locator(f"{CURRENT} .lt-exercise-report").first
-    assert "not written yet" in first.inner_text()
+    first.scroll_into_view_if_needed()
+    assert "not written yet" in first.text_content()
     wrong = rerun_exercise(page, "def contiguous_strides(shape):\n    return tuple(1 for _ in shape)")
     assert wrong.startswith("false|") and "fails" in wrong and "torch says" in wrong, wrong
     right = rerun_exercise(
