@@ -3,6 +3,7 @@ Chromium page driven by Playwright. Every browser test builds on these fixtures.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import secrets
 import shutil
@@ -11,6 +12,7 @@ import subprocess
 import sys
 import time
 import urllib.request
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -41,11 +43,15 @@ def require_chromium() -> None:
     pytest.fail(f"{CHROMIUM} is missing: `make test` installs it as root (apt-get install chromium)")
 
 
-@pytest.fixture(scope="session")
-def lab(tmp_path_factory) -> Lab:
-    """Start JupyterLab on a copy of notebooks/ so autosave can never touch the repository."""
+@contextlib.contextmanager
+def jupyter_server(base: Path, app: str = "lab") -> Iterator[Lab]:
+    """`jupyter lab` (or `jupyter notebook`, Notebook 7) on a copy of notebooks/ under base,
+    with a clean configuration, a free loopback port and its own token; stopped afterwards.
+
+    A copy, so autosave can never touch the repository; a clean HOME and config dirs, so
+    no earlier layout, news pop-up or setting leaks in.
+    """
     require_chromium()
-    base = tmp_path_factory.mktemp("lab")
     root = base / "notebooks"
     shutil.copytree(ROOT / "notebooks", root, ignore=shutil.ignore_patterns(".ipynb_checkpoints"))
     shutil.copy(ROOT / "jupytext.toml", base / "jupytext.toml")
@@ -64,7 +70,7 @@ def lab(tmp_path_factory) -> Lab:
         "MPLBACKEND": "module://matplotlib_inline.backend_inline",
     }
     command = [
-        sys.executable, "-m", "jupyter", "lab", "--no-browser",
+        sys.executable, "-m", "jupyter", app, "--no-browser",
         "--ServerApp.ip=127.0.0.1", f"--ServerApp.port={port}", "--ServerApp.port_retries=0",
         f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={root}",
     ]
@@ -81,15 +87,24 @@ def lab(tmp_path_factory) -> Lab:
         except OSError:
             if server.poll() is not None or time.monotonic() > deadline:
                 server.kill()
-                pytest.fail(f"JupyterLab did not start: {(base / 'jupyter.log').read_text()[-3000:]}")
+                pytest.fail(f"jupyter {app} did not start: {(base / 'jupyter.log').read_text()[-3000:]}")
             time.sleep(0.5)
-    yield Lab(url=url, token=token, root=str(root))
-    server.terminate()
     try:
-        server.wait(timeout=20)
-    except subprocess.TimeoutExpired:
-        server.kill()
-    log.close()
+        yield Lab(url=url, token=token, root=str(root))
+    finally:
+        server.terminate()
+        try:
+            server.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            server.kill()
+        log.close()
+
+
+@pytest.fixture(scope="session")
+def lab(tmp_path_factory) -> Iterator[Lab]:
+    """JupyterLab on a copy of notebooks/, shared by the browser tests of a session."""
+    with jupyter_server(tmp_path_factory.mktemp("lab"), "lab") as server:
+        yield server
 
 
 @pytest.fixture(scope="session")

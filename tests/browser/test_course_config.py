@@ -5,18 +5,13 @@ time, not five), and Notebook 7 opens a `.py` chapter as a notebook and runs it.
 from __future__ import annotations
 
 import json
-import os
-import secrets
-import shutil
-import subprocess
-import sys
 import time
 import urllib.error
 import urllib.request
 
 import pytest
 
-from tests.browser.conftest import ROOT, free_port, require_chromium
+from tests.browser.conftest import ROOT, jupyter_server
 from tests.browser.helpers import Lab, open_notebook, wait_for_idle
 
 
@@ -67,45 +62,8 @@ def test_closing_a_chapter_shuts_its_kernel_down(lab, page):
 @pytest.fixture(scope="module")
 def notebook7(tmp_path_factory):
     """Notebook 7 (`jupyter notebook`) on a copy of notebooks/, with a clean configuration."""
-    require_chromium()
-    base = tmp_path_factory.mktemp("nb7")
-    root = base / "notebooks"
-    shutil.copytree(ROOT / "notebooks", root, ignore=shutil.ignore_patterns(".ipynb_checkpoints"))
-    shutil.copy(ROOT / "jupytext.toml", base / "jupytext.toml")
-    home = base / "home"
-    home.mkdir()
-    token, port = secrets.token_hex(16), free_port()
-    env = os.environ | {"HOME": str(home), "JUPYTER_CONFIG_DIR": str(home / "config"),
-                        "JUPYTER_DATA_DIR": str(home / "data"),
-                        "JUPYTER_RUNTIME_DIR": str(home / "runtime"),
-                        "JUPYTERLAB_SETTINGS_DIR": str(home / "user-settings"),
-                        "JUPYTERLAB_WORKSPACES_DIR": str(home / "workspaces"),
-                        "IPYTHONDIR": str(home / "ipython")}
-    command = [sys.executable, "-m", "jupyter", "notebook", "--no-browser",
-               "--ServerApp.ip=127.0.0.1", f"--ServerApp.port={port}", "--ServerApp.port_retries=0",
-               f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={root}"]
-    if os.geteuid() == 0:
-        command.append("--allow-root")
-    log = open(base / "notebook.log", "w")
-    server = subprocess.Popen(command, env=env, stdout=log, stderr=subprocess.STDOUT, cwd=root)
-    url = f"http://127.0.0.1:{port}/"
-    deadline = time.monotonic() + 90
-    while True:
-        try:
-            urllib.request.urlopen(f"{url}api/status?token={token}", timeout=2)
-            break
-        except OSError:
-            if server.poll() is not None or time.monotonic() > deadline:
-                server.kill()
-                pytest.fail(f"Notebook 7 did not start: {(base / 'notebook.log').read_text()[-3000:]}")
-            time.sleep(0.5)
-    yield Lab(url=url, token=token, root=str(root))
-    server.terminate()
-    try:
-        server.wait(timeout=20)
-    except subprocess.TimeoutExpired:
-        server.kill()
-    log.close()
+    with jupyter_server(tmp_path_factory.mktemp("nb7"), "notebook") as server:
+        yield server
 
 
 def test_notebook7_opens_a_py_chapter_as_a_notebook_and_runs_it(notebook7, page):
