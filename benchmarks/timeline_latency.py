@@ -28,14 +28,20 @@ import argparse
 import json
 import os
 import shutil
-import statistics
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
 import nbformat
-from widget_latency import CHROMIUM, CHROMIUM_ARGS, accept_kernel_dialog, start_lab, wait_quiet
+from widget_latency import (
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    accept_kernel_dialog,
+    start_lab,
+    summary,
+    wait_quiet,
+)
 
 RENDER_BUDGET_MS = 500.0
 ZOOM_BUDGET_MS = 50.0
@@ -105,11 +111,6 @@ def measure_steps(page, steps: int) -> dict[str, list[float]]:
         found["zoom"].append(float(data["zoomMs"]))
         found["zoom_to_paint"].append(float(data["paintMs"]))
     return found
-
-
-def summary(values: list[float]) -> dict[str, float]:
-    return {"median_ms": statistics.median(values), "max_ms": max(values),
-            "min_ms": min(values), "count": len(values)}
 
 
 def main() -> int:
