@@ -16,7 +16,7 @@ import threading
 
 import torch
 
-from labkit import bench
+from labkit.measure import bench
 
 N = 8192
 FLOPS = 2 * N**3

@@ -17,7 +17,8 @@ import warnings
 
 import torch
 
-from labkit import h2d_copies, loader_data, loader_sweep, results, shm, train_step
+from labkit.chapters.ch05_dataloader import h2d_copies, loader_data, loader_sweep, shm, train_step
+from labkit.core import results
 
 record = {"torch": torch.__version__, "environment": h2d_copies.environment_note(),
           "shm_free_bytes": shm.free_bytes(), "cores": os.cpu_count(), "parts": {}}

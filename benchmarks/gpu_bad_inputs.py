@@ -20,7 +20,7 @@ from pathlib import Path
 
 import torch
 
-from labkit import bench, ceilings
+from labkit.measure import bench, ceilings
 
 
 def outcome(action) -> dict:

@@ -1,10 +1,10 @@
 """GPU self-check for chapters 01-03: what the CPU machine cannot test.
 
-1. labkit.resnet against torchvision's ResNet-50: parameter count, state_dict names and
+1. labkit.core.resnet against torchvision's ResNet-50: parameter count, state_dict names and
    shapes, and equal outputs once torchvision's weights are loaded into ours.
-2. The Triton kernels of labkit.strided_kernels: correct on contiguous, transposed and
+2. The Triton kernels of labkit.chapters.ch02_contiguity_and_hidden_copies.strided_kernels: correct on contiguous, transposed and
    stepped views, and the stride-aware kernel timed against copy-then-kernel.
-3. Claim C10 as the seed states it: labkit.strided_gemm's Triton GEMM that takes strides,
+3. Claim C10 as the seed states it: labkit.chapters.ch02_contiguity_and_hidden_copies.strided_gemm's Triton GEMM that takes strides,
    on A.t() @ B, against torch.matmul on the same transposed view and against
    .contiguous() then torch.matmul, at 1024 and 4096, in fp16 and fp32, with the bytes
    torch.matmul copies (copy detector, the caching allocator's internal bytes, and the
@@ -25,9 +25,10 @@ from pathlib import Path
 
 import torch
 
-from labkit import bench, copies, env, resnet
-from labkit import strided_gemm as sg
-from labkit import strided_kernels as sk
+from labkit.chapters.ch02_contiguity_and_hidden_copies import strided_gemm as sg
+from labkit.chapters.ch02_contiguity_and_hidden_copies import strided_kernels as sk
+from labkit.core import env, resnet
+from labkit.measure import bench, copies
 
 
 def check_resnet() -> dict:

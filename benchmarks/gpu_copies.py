@@ -13,7 +13,9 @@ import sys
 
 import torch
 
-from labkit import copies, layout, strided_gemm
+from labkit.chapters.ch02_contiguity_and_hidden_copies import strided_gemm
+from labkit.core import layout
+from labkit.measure import copies
 
 device = "cuda" if torch.cuda.is_available() else "cpu"
 record = {"torch": torch.__version__,

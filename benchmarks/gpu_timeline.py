@@ -36,7 +36,7 @@ from pathlib import Path
 
 import torch
 
-from labkit import timeline
+from labkit.measure import timeline
 
 ACTIVE_STEPS = 3
 

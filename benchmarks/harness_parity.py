@@ -1,4 +1,4 @@
-"""Does labkit.bench agree with the reference harnesses? And what are this GPU's ceilings?
+"""Does labkit.measure.bench agree with the reference harnesses? And what are this GPU's ceilings?
 
     PYTHONPATH=. python benchmarks/harness_parity.py OUT_DIR [--record-as nvidia-h200]
 
@@ -11,7 +11,7 @@ triton.testing.do_bench(..., return_mode="median") on a 1 GiB device-to-device c
 kernel's difference is reported with its explanation. Then the GPU's ceilings (copy and
 matmul), checked against what an H200 is known to reach, and the measurements notebook 00
 shows as "recorded" on machines without a GPU (no-sync, first call, cache curve), saved
-through labkit.results (into results/<machine>.json with --record-as).
+through labkit.core.results (into results/<machine>.json with --record-as).
 
 Writes OUT_DIR/harness_parity.json and OUT_DIR/harness_parity.txt.
 """
@@ -48,7 +48,7 @@ def percent_apart(ours: float, theirs: float) -> float:
 
 def measure_first_cuda_calls() -> list[dict]:
     """Wall time of the first CUDA op (context creation), first matmul, first allocation."""
-    from labkit import bench
+    from labkit.measure import bench
 
     def first(fn) -> float:
         start = time.perf_counter()
@@ -90,7 +90,7 @@ def cpu_parity(repeats: int) -> list[dict]:
     """labkit (hot, 1 thread) against torch.utils.benchmark (1 thread) on CPU work."""
     from torch.utils import benchmark as tub
 
-    from labkit import bench
+    from labkit.measure import bench
 
     x512 = torch.randn(512, 512)
     big = torch.rand(2**21)          # 8 MiB
@@ -136,7 +136,7 @@ def gpu_parity(repeats: int) -> list[dict]:
     """labkit (cold) against triton's do_bench median on copy, matmul and a tiny kernel."""
     import triton.testing
 
-    from labkit import bench
+    from labkit.measure import bench
 
     src = torch.rand(2**28, device="cuda")     # 1 GiB of float32
     dst = torch.empty_like(src)
@@ -184,7 +184,7 @@ def gpu_parity(repeats: int) -> list[dict]:
 
 def gpu_modes() -> dict:
     """Exercise hot and graph modes and compare() on the GPU (launch cost of a tiny kernel)."""
-    from labkit import bench
+    from labkit.measure import bench
 
     tiny = torch.ones(1024, device="cuda")
     timings = {mode: bench.time(lambda: tiny.add_(1.0), mode=mode, label=f"tiny add_, {mode}")
@@ -203,7 +203,9 @@ def gpu_modes() -> dict:
 
 def gpu_ceilings_and_pitfalls() -> dict:
     """Ceilings, no-sync, cache curve, cold-vs-hot on the GPU; recorded for notebook 00."""
-    from labkit import bench, ceilings, pitfalls, results
+    from labkit.chapters.ch00_setup_check import pitfalls
+    from labkit.core import results
+    from labkit.measure import bench, ceilings
 
     found = ceilings.measure(refresh=True, verbose=True)
     checks = {}
@@ -258,7 +260,7 @@ def main() -> int:
     args.out_dir.mkdir(parents=True, exist_ok=True)
     report: dict = {"cuda": torch.cuda.is_available()}
 
-    from labkit import results
+    from labkit.core import results
 
     if torch.cuda.is_available():
         say("GPU: first calls against steady state (measured before anything else used CUDA)")
@@ -269,14 +271,14 @@ def main() -> int:
                     f"{row['steady_median_s'] * 1e6:.1f} us")
             results.record("00_setup_check", "first_call", report["first_call"])
 
-    from labkit import env
+    from labkit.core import env
 
     report["fingerprint"] = env.fingerprint()
     say(f"machine: {json.dumps(report['fingerprint'])}")
-    say("CPU: labkit.bench against torch.utils.benchmark (target: within 5%)")
+    say("CPU: labkit.measure.bench against torch.utils.benchmark (target: within 5%)")
     report["cpu_parity"] = guarded(lambda: cpu_parity(args.repeats))
     if torch.cuda.is_available():
-        say("GPU: labkit.bench against triton.testing.do_bench median (target: within 3%)")
+        say("GPU: labkit.measure.bench against triton.testing.do_bench median (target: within 3%)")
         report["gpu_parity"] = guarded(lambda: gpu_parity(args.repeats))
         results.record("00_setup_check", "harness_parity",
                        {"gpu": report["gpu_parity"], "cpu": report["cpu_parity"]})

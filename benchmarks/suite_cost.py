@@ -21,7 +21,7 @@ import jupytext
 import psutil
 from nbclient import NotebookClient
 
-from labkit import env
+from labkit.core import env
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 TIME_TARGET_S = 90

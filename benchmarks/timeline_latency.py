@@ -2,7 +2,7 @@
 
 Starts JupyterLab (clean configuration, free loopback port, the helpers of
 benchmarks/widget_latency.py), runs a notebook that shows a made-up GPU training trace of
-about 100,000 events (labkit.timeline_examples) several times, and drives it with headless
+about 100,000 events (labkit.measure.example_traces) several times, and drives it with headless
 Chromium. The timings are taken by the widget's JS with performance.now() and read from its
 data attributes:
 
@@ -49,11 +49,11 @@ ZOOM_BUDGET_MS = 50.0
 
 def write_notebook(folder: Path, events: int, views: int, huge: int) -> str:
     cells = [
-        "from labkit import timeline, timeline_examples\n"
-        f"steps = max(1, {events} // timeline_examples.events_per_step())\n"
-        "trace = timeline.from_chrome(timeline_examples.training_trace(steps), source='latency')\n"
+        "from labkit.measure import example_traces, timeline\nfrom labkit.show import widgets\n"
+        f"steps = max(1, {events} // example_traces.events_per_step())\n"
+        "trace = timeline.from_chrome(example_traces.training_trace(steps), source='latency')\n"
         "print(len(trace), 'events')",
-        *["timeline.show(trace, title='latency')"] * views,
+        *["widgets.Timeline(trace, title='latency')"] * views,
     ]
     if huge:
         cells.append(
@@ -67,7 +67,7 @@ def write_notebook(folder: Path, events: int, views: int, huge: int) -> str:
             "began = time.perf_counter()\n"
             "huge = timeline.build(tracks, ['op', 'kernel'], start, rng.exponential(2.0, n), kind, "
             "track, (kind == 0).astype(int), nest=False)\n"
-            "huge_widget = timeline.show(huge, title='huge')\n"
+            "huge_widget = widgets.Timeline(huge, title='huge')\n"
             "print(f'python_build_and_thin_s={time.perf_counter() - began:.2f}')\n"
             "huge_widget")
     notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in cells])

@@ -12,7 +12,7 @@ data attributes:
   competes) and for redraws on the idle page;
 - click: the click handler's highlight and text update, with style and layout
   (data-click-ms); "to paint" as above; "kernel formula": until the address formula
-  computed by labkit.layout in the kernel replaced the in-page preview (data-kernel-ms).
+  computed by labkit.core.layout in the kernel replaced the in-page preview (data-kernel-ms).
 
 Budgets (issue 4): a render under 200 ms and a click answered under 50 ms, judged on the
 slowest sample. Exit status 1 if a budget is missed.
@@ -57,7 +57,7 @@ def free_port() -> int:
 
 def write_notebook(folder: Path, views: int) -> str:
     cells = [
-        "import torch\nfrom labkit import widgets\n"
+        "import torch\nfrom labkit.show import widgets\n"
         f"grid = widgets.AddressGrid(torch.arange({SIDE * SIDE}).reshape({SIDE}, {SIDE}), "
         f"title='{SIDE}x{SIDE}', timing_hooks=True)",
         *["grid"] * views,

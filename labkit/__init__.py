@@ -2,7 +2,8 @@
 
 Import modules, not names, so a reader sees where each helper lives::
 
-    from labkit import layout, bench
+    from labkit.core import layout
+    from labkit.measure import bench
     layout.addresses(x)
     bench.time(fn)
 """

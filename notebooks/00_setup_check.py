@@ -20,7 +20,7 @@
 #
 # **Part 1** reports where this notebook runs and the problem sizes the course will use here.
 # **Part 2** measures the ceilings. **Part 3** shows four timing mistakes on real code, each
-# against what the course's harness (`labkit.bench`) does instead: no synchronisation, no
+# against what the course's harness (`labkit.measure.bench`) does instead: no synchronisation, no
 # warm-up, timing the cache, and timing the memory allocator without knowing it.
 
 # %%
@@ -48,9 +48,13 @@ import warnings
 import torch
 from IPython.display import HTML, display
 
-from labkit import bench, ceilings, env, exercises, pitfalls, results
+from labkit import exercises, session
+from labkit.chapters.ch00_setup_check import pitfalls
+from labkit.core import env, results
+from labkit.measure import bench, ceilings, timing
+from labkit.show import timing_plots, widgets
 
-fmt = bench.timing_report.format_seconds
+fmt = timing.format_seconds
 
 
 def show_table(rows: list[tuple], header: tuple) -> None:
@@ -104,7 +108,8 @@ SIZE_NAMES = {
     "cnn_batch": ("CNN batch size (chapter 03)", ""), "cnn_image": ("CNN image side (chapter 03)", ""),
     "memory_budget_bytes": ("memory budget the sizes are chosen within", "bytes"),
 }
-sizes = env.sizes()
+chapter = session.open("00_setup_check")
+sizes = chapter.sizes
 show_table([(SIZE_NAMES.get(k, (k, ""))[0],
              f"{v / 2**20:,.0f} MiB" if SIZE_NAMES.get(k, ("", ""))[1] == "bytes" else v)
             for k, v in sizes.as_dict().items()], ("size", "value here"))
@@ -127,7 +132,7 @@ show_table([(SIZE_NAMES.get(k, (k, ""))[0],
 # %%
 measured = ceilings.measure(refresh=True)
 assert measured.copy_gbps > 0 and all(rate > 0 for rate in measured.matmul_tflops.values())
-results.record("00_setup_check", "ceilings", measured)
+chapter.record("ceilings", measured)
 display(measured)
 
 # %% [markdown]
@@ -137,7 +142,7 @@ display(measured)
 MATH_NAMES = {"float32": "float32", "tfloat32": "TF32 (float32 data)", "bfloat16": "bfloat16",
               "float16": "float16"}
 print(results.describe_machine())
-reference = results.recorded("00_setup_check", "ceilings")
+reference = chapter.recorded("ceilings")
 if os.environ.get(results.REFERENCE_ENV, "").strip() == results.DEFAULT_REFERENCE:
     print("This run records the reference itself: its ceilings are the ones shown above.")
 elif reference is None:
@@ -176,7 +181,7 @@ def copy_gbps(shape: tuple[int, ...], dtype: torch.dtype, seconds: float) -> flo
 exercises.get("00.copy_gbps").check(copy_gbps)
 
 # %% [markdown]
-# ## How `labkit.bench` times code
+# ## How `labkit.measure.bench` times code
 #
 # `bench.time(fn)` first calls the function for 25 ms and throws those calls away (the
 # warm-up), then calls it for about 100 ms and reports the **median** (robust to a few slow
@@ -189,7 +194,7 @@ a = torch.randn(n, n, device=env.device())
 b = torch.randn(n, n, device=env.device())
 matmul_timing = bench.time(lambda: a @ b, flops=2 * n**3, rep_ms=400, label=f"{n}x{n} float32 matmul")
 display(matmul_timing)
-figure = matmul_timing.plot()
+figure = timing_plots.plot_timing(matmul_timing)
 
 # %% [markdown]
 # ### Exercise 00.2: the median and the IQR
@@ -230,10 +235,10 @@ exercises.get("00.median_and_iqr").check(median_and_iqr)
 # %%
 if env.has_cuda():
     no_sync = pitfalls.no_sync_vs_sync()
-    results.record("00_setup_check", "no_sync", no_sync)
+    chapter.record("no_sync", no_sync)
     label = "measured here"
 else:
-    no_sync = results.recorded("00_setup_check", "no_sync")
+    no_sync = chapter.recorded("no_sync")
     label = "recorded on the reference GPU (this machine has none: the mistake is GPU-only)"
 if no_sync is None:
     print("This machine has no GPU, and no reference GPU run has been recorded yet "
@@ -243,7 +248,7 @@ else:
         ("matmul", f"{no_sync['n']}^3 {no_sync['dtype']}"),
         ("stopwatch, no synchronize", fmt(no_sync["no_sync_s"])),
         ("stopwatch with synchronize", fmt(no_sync["with_sync_s"])),
-        ("labkit.bench median (CUDA events)", fmt(no_sync["harness_median_s"])),
+        ("labkit.measure.bench median (CUDA events)", fmt(no_sync["harness_median_s"])),
         ("no-sync understates the time by", f"{no_sync['understatement']:.0f}x"),
     ], ("", label))
 
@@ -268,14 +273,14 @@ first_calls = [
     pitfalls.first_call_vs_steady(lambda: torch.nn.functional.conv2d(image, kernel), "conv2d on a new shape",
                                   threads=one_thread),
 ]
-results.record("00_setup_check", "first_call_here", first_calls)
+chapter.record("first_call_here", first_calls)
 show_table([(row["label"], fmt(row["first_call_s"]), fmt(row["steady_median_s"]),
              f"{row['first_over_steady']:.1f}x") for row in first_calls],
            ("work, measured here", "first call", "steady median", "first / steady"))
 fresh = None  # give the buffer back
 
 # %%
-recorded_first = None if env.has_cuda() else results.recorded("00_setup_check", "first_call")
+recorded_first = None if env.has_cuda() else chapter.recorded("first_call")
 if recorded_first:
     show_table([(row["label"], fmt(row["first_call_s"]), fmt(row["steady_median_s"]),
                  f"{row['first_over_steady']:,.0f}x") for row in recorded_first],
@@ -297,7 +302,7 @@ with warnings.catch_warnings(record=True) as too_fast:  # the smallest copies: c
     warnings.simplefilter("always", bench.TimingWarning)
     curve = pitfalls.cache_curve(sizes.cache_sweep_max_bytes, device=str(env.device()))
 levels = pitfalls.cache_levels(str(env.device()))
-results.record("00_setup_check", "cache_curve_here", {"points": curve, "levels": levels})
+chapter.record("cache_curve_here", {"points": curve, "levels": levels})
 figure = pitfalls.plot_cache_curve(curve, levels, f"copy bandwidth against working set ({env.device().type}, measured here)")
 flagged = [w for w in too_fast if issubclass(w.category, bench.TimingWarning)]
 if flagged:
@@ -306,7 +311,7 @@ if flagged:
           "show the cost of a call more than bandwidth.")
 
 # %%
-recorded_curve = None if env.has_cuda() else results.recorded("00_setup_check", "cache_curve")
+recorded_curve = None if env.has_cuda() else chapter.recorded("cache_curve")
 if recorded_curve:
     figure = pitfalls.plot_cache_curve(recorded_curve["points"], recorded_curve["levels"],
                                        "copy bandwidth against working set (reference GPU, recorded)")
@@ -327,7 +332,7 @@ hot = bench.time(lambda: small_dst.copy_(small_src), mode="hot", bytes_moved=2 *
                  threads=one_thread, label="1 MiB copy, hot")
 cold = bench.time(lambda: small_dst.copy_(small_src), mode="cold", bytes_moved=2 * 2**20,
                   threads=one_thread, label="1 MiB copy, cold")
-results.record("00_setup_check", "cold_vs_hot_here", {"hot": hot, "cold": cold})
+chapter.record("cold_vs_hot_here", {"hot": hot, "cold": cold})
 display(hot, cold)
 print(f"hot reports {hot.gbps / cold.gbps:.2f}x the bandwidth of cold for the same copy")
 if hot.pct_of_copy_ceiling is not None and hot.pct_of_copy_ceiling > 100:
@@ -365,7 +370,7 @@ def cnn_forward(model: torch.nn.Module = small_cnn, images: torch.Tensor = cnn_i
 
 
 allocator = pitfalls.allocator_effect(cnn_forward, "small CNN forward")  # default first, then kept
-results.record("00_setup_check", "allocator_here", allocator)
+chapter.record("allocator_here", allocator)
 allocator_default, allocator_kept = allocator["default"], allocator["kept"]
 display(allocator_default, allocator_kept)
 print(f"{allocator['note']}: {allocator['default_faults_per_call']:,.0f} page faults per call with "
@@ -393,10 +398,10 @@ if env.has_cuda():
     gpu_allocator = {"cudamalloc_segments_during_timing":
                      torch.cuda.memory_stats()["segment.all.allocated"] - segments_before,
                      "calls_timed": gpu_timing.count, "median_s": gpu_timing.median_s}
-    results.record("00_setup_check", "gpu_allocator", gpu_allocator)
+    chapter.record("gpu_allocator", gpu_allocator)
     where_from = "measured here"
 else:
-    gpu_allocator = results.recorded("00_setup_check", "gpu_allocator")
+    gpu_allocator = chapter.recorded("gpu_allocator")
     where_from = "recorded on the reference GPU"
 if gpu_allocator is None:
     print("No GPU here and no reference GPU run recorded yet: nothing to show.")
@@ -425,7 +430,7 @@ display(comparison)
 #
 # A total hides *when* things happen: a step can take 10 ms because the processor computed for
 # 10 ms, or because it computed for 2 ms and waited for 8. `torch.profiler` records every
-# operator (on a GPU also every kernel and every copy); `labkit.timeline` reads that record into
+# operator (on a GPU also every kernel and every copy); `labkit.measure.timeline` reads that record into
 # lanes, one per CPU thread and one per GPU stream, and computes a few figures from it. Later
 # chapters use it for launch gaps (04), copies hidden behind compute (05) and where a ResNet-50
 # batch spends its time (08).
@@ -438,7 +443,7 @@ display(comparison)
 import contextlib
 import io
 
-from labkit import timeline
+from labkit.measure import timeline
 
 os.environ.setdefault("KINETO_LOG_LEVEL", "6")  # the profiler's C++ start/stop lines say nothing here
 step_device = env.device()
@@ -474,7 +479,7 @@ step_summary
 # launched it.
 
 # %%
-timeline.show(step_trace, title="three training steps on this machine")
+widgets.Timeline(step_trace, title="three training steps on this machine")
 
 # %%
 gemm_share = step_summary.kind_shares.get("GEMM/conv", 0.0)
@@ -495,7 +500,7 @@ if recorded_trace.exists():
     h200_trace = timeline.load(recorded_trace)
     print("H2D copy time hidden behind kernels on the H200 (recorded): "
           f"{100 * timeline.summary(h200_trace).h2d_overlap_share:.0f}%")
-    display(timeline.show(h200_trace, title="recorded on an NVIDIA H200"))
+    display(widgets.Timeline(h200_trace, title="recorded on an NVIDIA H200"))
 else:
     print("Nothing recorded yet for the H200 timeline (results/h200_probes/timeline_trace.json).")
 

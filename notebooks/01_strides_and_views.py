@@ -54,10 +54,12 @@ import warnings
 import torch
 from IPython.display import display
 
-from labkit import claims, copies, env, exercises, figures, layout, results, widgets
+from labkit import claims, exercises, session
+from labkit.core import env, layout, results
+from labkit.measure import copies
+from labkit.show import figures, widgets
 
-verdicts = []  # each claim's verdict, computed below from what this run measures
-print(f"torch {torch.__version__} on {env.device()} ({env.where()})")
+chapter = session.open("01_strides_and_views")
 
 # %% [markdown]
 # ## Shape, stride, offset, itemsize
@@ -137,9 +139,8 @@ with copies.detect() as log:
     xt = x.t()
 print("x.t(): shape", tuple(xt.shape), "stride", xt.stride(), "contiguous", xt.is_contiguous())
 print("shares storage with x:", copies.shares_storage(x, xt), "| bytes copied:", log.total_bytes)
-c1 = claims.get("C1").judge({"shape": list(xt.shape), "stride": list(xt.stride()),
+c1 = chapter.judge("C1", {"shape": list(xt.shape), "stride": list(xt.stride()),
                              "is_contiguous": xt.is_contiguous()})
-verdicts.append(c1)
 print(c1.claim_id, c1.label, "--", c1.reason)
 
 # %% [markdown]
@@ -232,13 +233,12 @@ print(f"{'dtype':<9}{'elements':>9}{'  off the seed formula (elements)':>34}{'  
 for name, (n, in_elements, in_bytes, _) in rows.items():
     print(f"{name:<9}{n:>9}{in_elements:>34}{in_bytes:>16}")
 assert all(full == 0 for *_, full in rows.values()), "the full byte formula must place every element"
-c3 = claims.get("C3").judge({
+c3 = chapter.judge("C3", {
     "elements_checked": sum(r[0] for r in rows.values()),
     "element_formula_mismatches": sum(r[1] for r in rows.values()),
     "byte_formula_mismatches": sum(r[2] for r in rows.values()),
     "per_dtype": rows,
 })
-verdicts.append(c3)
 print(c3.claim_id, c3.label, "--", c3.reason)
 
 # %% [markdown]
@@ -294,8 +294,7 @@ m = torch.arange(24, dtype=torch.float32).reshape(2, 3, 4)
 p = m.permute(0, 2, 1)
 print("m:", tuple(m.shape), m.stride(), "-> permute(0,2,1):", tuple(p.shape), p.stride(),
       "| contiguous:", p.is_contiguous(), "| kind:", layout.classify(p).kind)
-c4 = claims.get("C4").judge({"shape": list(p.shape), "stride": list(p.stride())})
-verdicts.append(c4)
+c4 = chapter.judge("C4", {"shape": list(p.shape), "stride": list(p.stride())})
 print(c4.claim_id, c4.label, "--", c4.reason)
 
 # %%
@@ -395,12 +394,11 @@ with copies.detect() as log:
 reshape_bytes = log.total_bytes
 print(f"reshape(-1, 4) instead: copies {reshape_bytes} B, shares storage: {copies.shares_storage(r, y)}")
 failing = try_view(y, (-1, 4))
-c8a = claims.get("C8a").judge({
+c8a = chapter.judge("C8a", {
     "raised": not failing[0], "error_type": failing[1], "error_message": failing[2],
     "noncontiguous_view_succeeded": try_view(y, (3, 2, 2, 2))[0],
     "seed_strides": [16, 48, 4], "real_strides": list(y.stride()),
 })
-verdicts.append(c8a)
 print(c8a.claim_id, c8a.label, "--", c8a.reason)
 
 # %% [markdown]
@@ -472,8 +470,7 @@ for a_shape, b_shape, seed_says, seed_message in [
 a_view, b_view = torch.broadcast_tensors(torch.ones(1, 4), torch.ones(3, 1))
 print("torch.broadcast_tensors gives views in which the stretched dim has stride 0:",
       a_view.stride(), b_view.stride())
-c8b = claims.get("C8b").judge({"cases": cases})
-verdicts.append(c8b)
+c8b = chapter.judge("C8b", {"cases": cases})
 print(c8b.claim_id, c8b.label, "--", c8b.reason)
 
 # %% [markdown]
@@ -510,9 +507,8 @@ try:
 except Exception as err:  # the real exception, whatever its type
     raised, error_type, error_message = True, type(err).__name__, str(err)
 print(f"permute(0, 0, 1) -> {error_type}: {error_message}")
-c8c = claims.get("C8c").judge({"raised": raised, "error_type": error_type,
+c8c = chapter.judge("C8c", {"raised": raised, "error_type": error_type,
                                "error_message": error_message, "torch": torch.__version__})
-verdicts.append(c8c)
 print(c8c.claim_id, c8c.label, "--", c8c.reason)
 
 # %% [markdown]
@@ -544,9 +540,8 @@ print(windows[:3].tolist(), "...", "| kind:", layout.classify(windows).kind)
 print("shares storage:", copies.shares_storage(windows, signal), "| bytes copied:", log.total_bytes)
 signal[4] = -1.0  # one write shows up in three windows: they are the same memory
 print("after signal[4] = -1:", windows[2:5].tolist())
-c11a = claims.get("C11a").judge({"shares_storage": copies.shares_storage(windows, signal),
+c11a = chapter.judge("C11a", {"shares_storage": copies.shares_storage(windows, signal),
                                  "copy_bytes": log.total_bytes})
-verdicts.append(c11a)
 print(c11a.claim_id, c11a.label, "--", c11a.reason)
 
 # %% [markdown]
@@ -673,8 +668,7 @@ for name, result in tools.items():
           f"longer input={result['matches_eager_longer_input']} {result['error']}")
     for text in result["warnings"]:
         print(f"{'':<30} warning: {text}")
-c11b = claims.get("C11b").judge({"tools": tools, "torch": torch.__version__})
-verdicts.append(c11b)
+c11b = chapter.judge("C11b", {"tools": tools, "torch": torch.__version__})
 print(c11b.claim_id, c11b.label, "--", c11b.reason)
 
 # %% [markdown]
@@ -685,15 +679,15 @@ print(c11b.claim_id, c11b.label, "--", c11b.reason)
 # rests on, as saved to this machine's results file (expand a claim to read it).
 
 # %%
-claims.save(verdicts, "01_strides_and_views")
-claims.table(verdicts)
+chapter.save()
+chapter.table()
 
 # %%
 display({
     "application/json": {"kind": "verdict evidence", "verdicts": {
         v.claim_id: {"outcome": v.outcome, "form": v.form, "evidence": results.to_jsonable(v.evidence)}
-        for v in verdicts}},
-    "text/plain": f"the evidence of {len(verdicts)} verdicts ({', '.join(v.claim_id for v in verdicts)}); "
+        for v in chapter.verdicts}},
+    "text/plain": f"the evidence of {len(chapter.verdicts)} verdicts ({', '.join(v.claim_id for v in chapter.verdicts)}); "
                   "open the notebook in JupyterLab to browse it",
 }, raw=True)
 

@@ -49,31 +49,19 @@ import math
 
 import torch
 
-from labkit import (
-    bench,
-    ceilings,
-    claims,
-    copies,
-    env,
-    exercises,
-    layout,
-    strided_gemm,
-    strided_kernels,
-    widgets,
-)
+from labkit import claims, exercises, session
+from labkit.chapters.ch02_contiguity_and_hidden_copies import strided_gemm, strided_kernels
+from labkit.core import layout
+from labkit.measure import bench, ceilings, copies
+from labkit.show import widgets
 
 # The profiler's C++ layer (kineto) prints start/stop lines to stderr; they say nothing here.
 os.environ.setdefault("KINETO_LOG_LEVEL", "6")
 
-device = env.device()
-sizes = env.sizes()
-on_gpu = env.has_cuda()
-threads = torch.get_num_threads()
-verdicts = []
+chapter = session.open("02_contiguity_and_hidden_copies")
+device, sizes, on_gpu, here = chapter.device, chapter.sizes, chapter.on_gpu, chapter.analogue
 # The form each verdict judges: a claim measured where the seed measured it (its device) is
 # in the seed's form; elsewhere the verdict says which analogue it judged.
-here = f"{'GPU' if on_gpu else 'CPU'} analogue: {device.type}" + ("" if on_gpu else f", {threads} threads")
-print(f"torch {torch.__version__} on {device} ({env.where()}); sizes: {sizes.as_dict()}")
 
 # %% [markdown]
 # Every timing below is shown as a share of this machine's ceilings (measured once, then
@@ -85,17 +73,6 @@ print(f"torch {torch.__version__} on {device} ({env.where()}); sizes: {sizes.as_
 ceiling = ceilings.measure()
 
 
-def measured(variants: dict, baseline: str, **options) -> tuple:
-    """bench.compare, once more if the harness flags a timing (noisy, or above a ceiling);
-    returns the comparison and the labels still flagged after the second try."""
-    comparison = bench.compare(variants, baseline=baseline, **options)
-    for _attempt in range(2):
-        flagged = [label for label, v in comparison.variants.items()
-                   if v.timing.noisy or v.timing.above_ceiling]
-        if not flagged or _attempt == 1:
-            return comparison, flagged
-        comparison = bench.compare(variants, baseline=baseline, **options)
-    return comparison, flagged
 
 
 ceiling
@@ -244,13 +221,12 @@ narrow_cmp = bench.compare({
 narrow_cmp
 
 # %%
-c6 = claims.get("C6").judge({
+c6 = chapter.judge("C6", {
     "copy_bytes": log.total_bytes, "shares_storage": copies.shares_storage(z, x1024),
     "narrow_contiguous_median_s": narrow_cmp["narrow on contiguous x"].timing.median_s,
     "narrow_transposed_median_s": narrow_cmp["narrow on transposed y"].timing.median_s,
     "gpu_kernels_launched": kernels_launched, "device": str(device),
 }, form=claims.SEED_FORM if on_gpu else here)
-verdicts.append(c6)
 claims.table([c6])
 
 # %% [markdown]
@@ -304,7 +280,7 @@ c2_cases, c2_comparisons, c2_flagged = [], {}, []
 for case, (a, w_, flops) in matmul_cases.items():
     with copies.detect() as log:
         a.transpose(0, 1).matmul(w_)
-    cmp, flagged = measured({
+    cmp, flagged = chapter.measured({
         "x.transpose(0,1).matmul(w)": lambda a=a, w_=w_: a.transpose(0, 1).matmul(w_),
         "x.transpose(0,1).contiguous().matmul(w)": lambda a=a, w_=w_: a.transpose(0, 1).contiguous().matmul(w_),
     }, baseline="x.transpose(0,1).contiguous().matmul(w)", rounds=5, rep_ms=300,
@@ -327,10 +303,9 @@ c2_comparisons["2-D"]
 c2_comparisons["3-D batch"]
 
 # %%
-c2 = claims.get("C2").judge({"cases": c2_cases, "distrusted": c2_flagged, "device": str(device)},
+c2 = chapter.judge("C2", {"cases": c2_cases, "distrusted": c2_flagged, "device": str(device)},
                             form=(f"GPU form: {str(matmul_dtype).replace('torch.', '')}" if on_gpu
                                   else here + ", float32"))
-verdicts.append(c2)
 claims.table([c2])
 
 # %% [markdown]
@@ -343,7 +318,7 @@ claims.table([c2])
 # ## C10: a GEMM that takes strides, against `torch.matmul`
 #
 # The seed's own experiment: `A.t() @ B` for 1024x1024 matrices, where `A.t()` is a
-# transposed view. On a GPU the stride-aware GEMM is `labkit/strided_gemm.py`, a Triton
+# transposed view. On a GPU the stride-aware GEMM is `labkit/chapters/ch02_contiguity_and_hidden_copies/strided_gemm.py`, a Triton
 # kernel that reads both operands through their strides; it runs against `torch.matmul` on
 # the same view and against `.contiguous()` then `torch.matmul`, at 1024 and 4096, in fp16
 # and fp32 (fp32 in IEEE float32 on both sides). Predict first:
@@ -383,7 +358,7 @@ for n, dtype in gemm_settings:
     inside = strided_gemm.copies_inside(view_matmul)
     operand_bytes = a_view.numel() * a_view.element_size()
     baseline = "stride-aware GEMM on the view" if on_gpu else "contiguous() then torch.matmul"
-    cmp, flagged = measured(variants, baseline=baseline, rounds=5, rep_ms=200,
+    cmp, flagged = chapter.measured(variants, baseline=baseline, rounds=5, rep_ms=200,
                             flops=2 * n**3, flops_dtype=dtype)
     c10_comparisons[name] = cmp
     c10_flagged += [f"{name}: {label}" for label in flagged]
@@ -405,10 +380,9 @@ for n, dtype in gemm_settings:
 c10_comparisons[next(iter(c10_comparisons))]
 
 # %%
-c10 = claims.get("C10").judge({"cases": c10_cases, "distrusted": c10_flagged, "device": str(device)},
+c10 = chapter.judge("C10", {"cases": c10_cases, "distrusted": c10_flagged, "device": str(device)},
                               form=claims.SEED_FORM if on_gpu else
                               here + ", float32: torch.matmul is the only GEMM; does it copy?")
-verdicts.append(c10)
 claims.table([c10])
 
 # %% [markdown]
@@ -421,7 +395,7 @@ claims.table([c10])
 # **An illustration, not the claim:** an elementwise kernel, `y = x.t() * 2 + 1`, shows what
 # a stride-aware kernel saves when there *is* a copy to save: copy-then-kernel moves 4N
 # bytes, reading the view directly 2N. On a GPU both paths are Triton kernels
-# (`labkit/strided_kernels.py`); on a CPU PyTorch's own elementwise kernels, which read
+# (`labkit/chapters/ch02_contiguity_and_hidden_copies/strided_kernels.py`); on a CPU PyTorch's own elementwise kernels, which read
 # strided views directly too.
 
 # %%
@@ -482,14 +456,13 @@ print(f"control (.item() branch): {control_explained.graph_count} graph(s), "
       f"{[str(r.reason).splitlines()[0][:90] for r in control_explained.break_reasons]}")
 
 # %%
-c12 = claims.get("C12").judge({
+c12 = chapter.judge("C12", {
     "config_exists": config_exists, "setting_error": setting_error,
     "graph_count": stride_explained.graph_count,
     "graph_break_count": stride_explained.graph_break_count,
     "control_graph_break_count": control_explained.graph_break_count,
     "torch": torch.__version__,
 }, form=claims.SEED_FORM)
-verdicts.append(c12)
 claims.table([c12])
 
 # %% [markdown]
@@ -535,7 +508,7 @@ copy_variants = {
     "x.transpose(0, 2).contiguous()": lambda: x3_t.contiguous(),
 }
 # copy_ writes into a buffer made once; .contiguous() allocates its 64 MiB on every call.
-copy_cmp, c9_flagged = measured(copy_variants, baseline="plain copy: dst.copy_(x)", rounds=5,
+copy_cmp, c9_flagged = chapter.measured(copy_variants, baseline="plain copy: dst.copy_(x)", rounds=5,
                                 rep_ms=300, bytes_moved=2 * nbytes)
 copy_cmp
 
@@ -575,7 +548,7 @@ if not on_gpu:
 
 # %%
 penalty = copy_cmp["transposed copy: dst.copy_(x.transpose(0, 2))"]
-c9 = claims.get("C9").judge({
+c9 = chapter.judge("C9", {
     "transposed_copy_bytes": transposed_log.total_bytes, "expected_bytes": nbytes,
     "contiguous_returns_self": same is x3, "contiguous_copy_bytes": contiguous_log.total_bytes,
     "transposed_gbps": transposed.gbps, "plain_copy_gbps": plain.gbps,
@@ -586,7 +559,6 @@ c9 = claims.get("C9").judge({
     "transposed_pct_of_copy_ceiling": transposed.pct_of_copy_ceiling,
     "plain_pct_of_copy_ceiling": plain.pct_of_copy_ceiling, "device": str(device),
 }, form=claims.SEED_FORM if not on_gpu else here + ", float32")
-verdicts.append(c9)
 claims.table([c9])
 
 # %% [markdown]
@@ -641,7 +613,7 @@ patterns = {claims.ch02.ALIGNED_CONTIGUOUS: buffer[:n], claims.ch02.MISALIGNED_C
 assert patterns[claims.ch02.ALIGNED_CONTIGUOUS].data_ptr() % line == 0
 assert patterns[claims.ch02.MISALIGNED_STRIDED].data_ptr() % line == 4
 alignment_variants = {label: (lambda v=v: v.sum()) for label, v in patterns.items()}
-alignment_cmp, c5_flagged = measured(alignment_variants, baseline=claims.ch02.ALIGNED_CONTIGUOUS,
+alignment_cmp, c5_flagged = chapter.measured(alignment_variants, baseline=claims.ch02.ALIGNED_CONTIGUOUS,
                                      rounds=5, rep_ms=300)
 alignment_cmp
 
@@ -666,14 +638,13 @@ if not on_gpu:
           f"call (default allocator): {[round(v.timing.minor_faults_per_call or 0) for v in alignment_cmp.variants.values()]}")
 
 # %%
-c5 = claims.get("C5").judge({
+c5 = chapter.judge("C5", {
     "fresh_checked": len(fresh), "fresh_misaligned": int(fresh_misaligned),
     "views_checked": len(contiguous_views), "contiguous_views_misaligned": int(views_misaligned),
     "ns_per_element": ns, "distrusted": c5_flagged, "kept": c5_kept,
     "ratio_iqr": {label: [v.ratio_q25, v.ratio_q75] for label, v in alignment_cmp.variants.items()},
     "device": str(device),
 }, form=claims.SEED_FORM if not on_gpu else here)
-verdicts.append(c5)
 claims.table([c5])
 
 # %% [markdown]
@@ -684,8 +655,8 @@ claims.table([c5])
 # the reference GPU run's recorded verdict. C12 is about `torch.compile` on any device.
 
 # %%
-claims.save(verdicts, "02_contiguity_and_hidden_copies")
-claims.table(verdicts)
+chapter.save()
+chapter.table()
 
 # %% [markdown]
 # ## Exercises

@@ -48,31 +48,20 @@ import torch
 import torch.nn.functional as F
 from torch.utils.flop_counter import FlopCounterMode
 
-from labkit import bench, ceilings, claims, copies, env, exercises, figures, resnet, widgets
+from labkit import claims, exercises, session
+from labkit.core import resnet
+from labkit.measure import bench, ceilings, copies
+from labkit.show import figures, widgets
 
 # The profiler's C++ layer (kineto) prints start/stop lines to stderr; they say nothing here.
 os.environ.setdefault("KINETO_LOG_LEVEL", "6")
 
-device = env.device()
-sizes = env.sizes()
-on_gpu = env.has_cuda()
-threads = torch.get_num_threads()
-verdicts = []
+chapter = session.open("03_memory_layouts")
+device, sizes, on_gpu, threads = chapter.device, chapter.sizes, chapter.on_gpu, chapter.threads
 ceiling = ceilings.measure()
 print(f"torch {torch.__version__} on {device}; batch {sizes.cnn_batch}, image {sizes.cnn_image}")
 
 
-def measured(variants: dict, baseline: str, **options) -> tuple:
-    """bench.compare, once more if the harness flags a timing (noisy, or above a ceiling);
-    returns the comparison and the labels still flagged after the second try."""
-    comparison = bench.compare(variants, baseline=baseline, **options)
-    for attempt in range(2):
-        flagged = [label for label, v in comparison.variants.items()
-                   if v.timing.noisy or v.timing.above_ceiling]
-        if not flagged or attempt == 1:
-            break
-        comparison = bench.compare(variants, baseline=baseline, **options)
-    return comparison, flagged
 
 
 ceiling
@@ -102,7 +91,7 @@ widgets.AddressGrid(img_cl, title="a 1x3x2x2 image in channels_last")
 # ## Converting a model
 #
 # `model.to(memory_format=torch.channels_last)` restrides every 4-D parameter (the
-# convolution weights) and leaves the rest alone. The ResNet-50 here is `labkit.resnet`:
+# convolution weights) and leaves the rest alone. The ResNet-50 here is `labkit.core.resnet`:
 # the same network as torchvision's (same module names and 25,557,032 parameters; the
 # tests load torchvision's weights into it where torchvision is installed), random weights.
 
@@ -277,7 +266,7 @@ with copies.detect() as nchw_mm_log:
 print(f"[pixels, channels] @ weight from NHWC: {nhwc_mm_log.total_bytes} B copied; "
       f"from NCHW: {nchw_mm_log.total_bytes} B copied "
       f"(by {', '.join(sorted({e.op for e in nchw_mm_log.copies})) or 'nothing'})")
-c22 = claims.get("C22").judge({
+c22 = chapter.judge("C22", {
     "conv_conversion_bytes": conv_log.total_bytes,
     "conversion_kernels": [k for k in nhwc_ops if CONVERSION_KERNEL.search(k)],
     "nchw_conversion_kernels": [k for k in nchw_ops if CONVERSION_KERNEL.search(k)],
@@ -286,7 +275,6 @@ c22 = claims.get("C22").judge({
     "channel_matmul_nchw_copy_bytes": nchw_mm_log.total_bytes,
     "backend_ops": nhwc_ops, "device": str(device), "dtype": str(conv_dtype),
 }, form=claims.SEED_FORM if on_gpu else f"CPU analogue: PyTorch's CPU convolution, float32, {threads} threads")
-verdicts.append(c22)
 claims.table([c22])
 
 # %% [markdown]
@@ -351,7 +339,7 @@ def nchw_vs_nhwc(net: torch.nn.Module, net_cl: torch.nn.Module, x: torch.Tensor,
     """Time the two layouts of the same network interleaved; (Comparison, flagged labels)."""
     x_cl = x.to(memory_format=torch.channels_last)
     with torch.no_grad():
-        return measured({"NCHW": lambda: net(x), "NHWC (channels_last)": lambda: net_cl(x_cl)},
+        return chapter.measured({"NCHW": lambda: net(x), "NHWC (channels_last)": lambda: net_cl(x_cl)},
                         baseline="NCHW", rounds=rounds, rep_ms=rep_ms,
                         flops=counted_flops(net, x), flops_dtype=math_of(x.dtype), **options)
 
@@ -438,7 +426,7 @@ if not on_gpu:
 
 # %%
 seed_setting = [r for r in runs if r["dtype"] == "float16" and r["batch"] == 64]
-c7 = claims.get("C7").judge({
+c7 = chapter.judge("C7", {
     "channels_last_stride1": img_cl.stride()[1], "runs": seed_setting or runs,
     "other_runs": [r for r in runs if r not in seed_setting] if seed_setting else [],
     "kept": {"runs": kept_runs} if kept_runs else None, "distrusted": c7_flagged,
@@ -448,7 +436,6 @@ c7 = claims.get("C7").judge({
 }, form=claims.SEED_FORM if seed_setting else
     f"CPU analogue of the seed's ARM row: float32, batch {', '.join(map(str, batches))}, "
     f"{image}x{image}, {threads} threads")
-verdicts.append(c7)
 claims.table([c7])
 
 # %% [markdown]
@@ -458,8 +445,8 @@ claims.table([c7])
 # says which form it judged, and the reference GPU run's recorded verdict is beside it.
 
 # %%
-claims.save(verdicts, "03_memory_layouts")
-claims.table(verdicts)
+chapter.save()
+chapter.table()
 
 # %% [markdown]
 # ## Exercises

@@ -51,30 +51,18 @@ import torch
 import torch.fx.experimental.optimization as fx_optimization
 from IPython.display import display
 
-from labkit import (
-    bench,
-    ceilings,
-    claims,
-    env,
-    exercises,
-    fused_kernels,
-    fusion,
-    launch_overhead,
-    resnet,
-    results,
-    timeline,
-    widgets,
-)
+from labkit import claims, exercises, session
+from labkit.chapters.ch04_fusion import fused_kernels, fusion, launch_overhead
+from labkit.core import env, resnet, results
+from labkit.measure import bench, ceilings, timeline
+from labkit.show import widgets
 
 # The profiler's C++ layer (kineto) prints start/stop lines to stderr; they say nothing here.
 os.environ.setdefault("KINETO_LOG_LEVEL", "6")
 
-CHAPTER = "04_fusion"
-device = env.device()
-sizes = env.sizes()
-on_gpu = env.has_cuda()
+chapter = session.open("04_fusion")
+device, sizes, on_gpu = chapter.device, chapter.sizes, chapter.on_gpu
 has_triton = fused_kernels.triton_available()
-verdicts = []
 ceiling = ceilings.measure()
 print(f"torch {torch.__version__} on {device} ({env.where()}); batch {sizes.cnn_batch}, "
       f"image {sizes.cnn_image}; Triton usable: {has_triton}")
@@ -84,7 +72,7 @@ ceiling
 # %%
 def show_recorded(key: str) -> object:
     """What the reference GPU recorded under this chapter's key, or a line saying nothing is."""
-    payload = results.recorded(CHAPTER, key)
+    payload = chapter.recorded(key)
     if payload is None:
         return f"nothing recorded yet for {results.DEFAULT_REFERENCE} ({key})"
     return payload
@@ -133,7 +121,7 @@ quiz_fold
 claims.get("C20")
 
 # %% [markdown]
-# `labkit.fusion.fold_conv_bn_weights` is the formula and nothing else. `fusion.fold_model`
+# `labkit.chapters.ch04_fusion.fusion.fold_conv_bn_weights` is the formula and nothing else. `fusion.fold_model`
 # traces a model with `torch.fx`, finds every Conv2d whose only user is a BatchNorm2d, and
 # replaces the pair by one folded Conv2d. We check it against PyTorch's own utility
 # (`torch.nn.utils.fusion.fuse_conv_bn_eval`) pair by pair, and the folded network against
@@ -171,14 +159,13 @@ print(f"torch.fx fuse  vs original output: max abs {pytorch_error['max_abs_error
 del pytorch_fused  # a third ResNet-50 is not needed any more
 
 # %%
-c20 = claims.get("C20").judge({
+c20 = chapter.judge("C20", {
     **pair_check.as_dict(), "output_max_rel_error": folded_error["max_rel_error"],
     "output_max_abs_error": folded_error["max_abs_error"],
     "pytorch_fuse_output_max_rel_error": pytorch_error["max_rel_error"],
     "model": "ResNet-50, random BatchNorm statistics", "batch": fold_batch,
     "image": fold_image, "device": str(device), "tf32": False,
 }, form=claims.SEED_FORM)
-verdicts.append(c20)
 print(c20.claim_id, c20.label, "--", c20.reason)
 
 # %% [markdown]
@@ -198,7 +185,7 @@ folding_line = (f"ran {folding_gain:.2f}x as fast (per-round spread {folding_spr
                 else f"ran at the same speed within the noise ({folding_spread[0]:.2f}-"
                      f"{folding_spread[1]:.2f}x)")
 print("folded:", folding_line)
-results.record(CHAPTER, "folding_speed", {"comparison": folding_cmp.table(), "speedup": folding_gain,
+chapter.record("folding_speed", {"comparison": folding_cmp.table(), "speedup": folding_gain,
                                           "batch": fold_batch, "image": fold_image})
 folding_cmp
 
@@ -244,7 +231,7 @@ with torch.no_grad():
 torch._logging.set_logs()
 for name, error in stale.items():
     print(f"{name:<34} differs from the trained block by {error['max_rel_error']:.1e} (relative)")
-_ = results.record(CHAPTER, "stale_weights", stale)
+_ = chapter.record("stale_weights", stale)
 
 # %% [markdown]
 # The folded copy is stale: fold again after training. The compiled model follows the update,
@@ -324,13 +311,12 @@ print("a Python bool:  ", flag_report)
 
 # %%
 # NBVAL_CHECK_OUTPUT
-c17 = claims.get("C17").judge({
+c17 = chapter.judge("C17", {
     **report.as_dict(),
     "both_branches_in_graph": any("cond" in code for code in report.graph_code),
     "torch_cond": cond_report.as_dict(), "python_flag": flag_report.as_dict(),
     "torch": torch.__version__,
 }, form=claims.SEED_FORM)
-verdicts.append(c17)
 print(c17.claim_id, c17.label, "--", c17.reason)
 
 # %% [markdown]
@@ -355,14 +341,14 @@ if on_gpu:
     operands = [torch.randn(1 << 20, device=device) for _ in range(3)]
     _, sources = fusion.inductor_code(chain, *operands)
     kernels = {name: src for code in sources for name, src in fusion.inductor_kernels(code).items()}
-    results.record(CHAPTER, "inductor_kernels", {
+    chapter.record("inductor_kernels", {
         "torch": torch.__version__, "names": list(kernels),
         "sources": {name: src[:6000] for name, src in kernels.items()}})
     inductor_record = {"names": list(kernels), "sources": kernels}
 else:
     print("No GPU here: Inductor's GPU kernels, as recorded on the reference H200 "
           "(an Inductor compile on this CPU would take about 30 s).")
-    inductor_record = results.recorded(CHAPTER, "inductor_kernels")
+    inductor_record = chapter.recorded("inductor_kernels")
 if inductor_record is None:
     print(f"nothing recorded yet for {results.DEFAULT_REFERENCE} (inductor_kernels)")
 else:
@@ -398,7 +384,7 @@ if on_gpu:
                "compiled_s": compiled_s,
                "calls_to_pay_back": fusion.calls_to_pay_back(max(first_call_s - compiled_s, 0.0),
                                                              eager_s, compiled_s)}
-    results.record(CHAPTER, "compile_payback", payback)
+    chapter.record("compile_payback", payback)
 else:
     payback = show_recorded("compile_payback")
     print("recorded on the reference GPU:")
@@ -444,7 +430,7 @@ recompile_record = {"backend": compile_backend, "limit": limit,
                               "first_call_s": s.first_call_s, "step_s": t, "eager_s": e,
                               "dynamic_none_new_graph": a.new_graph}
                              for s, a, t, e in zip(steps, automatic, step_times, eager_times, strict=True)]}
-_ = results.record(CHAPTER, "recompile_sweep", recompile_record)
+_ = chapter.record("recompile_sweep", recompile_record)
 
 # %% [markdown]
 # Up to the limit, each new shape pays a compile on its first call; past it, the first call is
@@ -456,7 +442,7 @@ _ = results.record(CHAPTER, "recompile_sweep", recompile_record)
 # %%
 if not on_gpu:
     print("The same sweep on the reference GPU with Inductor (recorded):")
-    recorded_sweep = results.recorded(CHAPTER, "recompile_sweep")
+    recorded_sweep = chapter.recorded("recompile_sweep")
     if recorded_sweep is None:
         print(f"nothing recorded yet for {results.DEFAULT_REFERENCE} (recompile_sweep)")
     else:
@@ -481,7 +467,7 @@ if not on_gpu:
 def graph_node_class() -> str:
     """This machine's fitted cost per graph node, or the recorded one, as a choice."""
     sweep_data = (launch_overhead.measure(counts=(1, 32, 128), rep_ms=10).as_dict() if on_gpu
-                  else results.recorded(CHAPTER, "launch_overhead"))
+                  else chapter.recorded("launch_overhead"))
     if sweep_data is None:
         raise ValueError("no GPU here and nothing recorded yet for the reference GPU")
     node_us = sweep_data["fits"]["graph replay"]["per_item_us"]
@@ -505,7 +491,7 @@ claims.get("C18")
 
 # %%
 sweep = launch_overhead.measure(device=device)
-results.record(CHAPTER, "launch_overhead" if on_gpu else "launch_overhead_cpu", sweep.as_dict())
+chapter.record("launch_overhead" if on_gpu else "launch_overhead_cpu", sweep.as_dict())
 print(f"kernels per call: {list(sweep.counts)}")
 for name, medians in sweep.times_s.items():
     print(f"{name:<22} " + " ".join(f"{t * 1e6:8.1f}" for t in medians) + "  us per call")
@@ -528,7 +514,7 @@ def plot_sweep(axes: plt.Axes, data: dict, title: str) -> None:
     axes.legend(fontsize=8)
 
 
-recorded_gpu_sweep = None if on_gpu else results.recorded(CHAPTER, "launch_overhead")
+recorded_gpu_sweep = None if on_gpu else chapter.recorded("launch_overhead")
 panels = [(sweep.as_dict(), f"this machine ({device.type})")] + (
     [(recorded_gpu_sweep, f"{results.DEFAULT_REFERENCE} (recorded)")] if recorded_gpu_sweep else [])
 figure, axes_row = plt.subplots(1, len(panels), figsize=(5.5 * len(panels), 3.6), squeeze=False)
@@ -540,20 +526,19 @@ plt.show()
 # %%
 if on_gpu:
     eager_fit, graph_fit = sweep.fits["eager (CPU-bound)"], sweep.fits["graph replay"]
-    c18 = claims.get("C18").judge({
+    c18 = chapter.judge("C18", {
         "eager_per_launch_us": eager_fit.per_item_us, "eager_interval_us": list(eager_fit.per_item_interval_us),
         "graph_per_node_us": graph_fit.per_item_us, "graph_interval_us": list(graph_fit.per_item_interval_us),
         "graph_fixed_us": graph_fit.fixed_s * 1e6,
         "fit_r_squared": min(eager_fit.r_squared, graph_fit.r_squared),
         "sweep": sweep.as_dict(), "device": env.fingerprint().get("gpu_name", str(device)),
     }, form=claims.SEED_FORM)
-    verdicts.append(c18)
     print(c18.claim_id, c18.label, "--", c18.reason)
 else:
     print("No GPU here: no CUDA Graph to replay. What the line above measures is the CPU's own "
           "cost per tiny op (Python + dispatcher), the part of an eager launch that is spent on "
           "the host. The reference GPU's sweep and verdict, recorded:")
-    recorded_sweep = results.recorded(CHAPTER, "launch_overhead")
+    recorded_sweep = chapter.recorded("launch_overhead")
     if recorded_sweep is not None:
         for name, fit in recorded_sweep["fits"].items():
             print(f"  {name:<22} {fit['fixed_us']:7.2f} us + {fit['per_item_us']:.3f} us x N "
@@ -602,7 +587,7 @@ for name, run in ways.items():
             torch.cuda.synchronize()
     traces[name] = timeline.from_profiler(profile)
 gap_figures = {name: timeline.summary(trace).figures() for name, trace in traces.items()}
-results.record(CHAPTER, "timeline_launch_gaps" if on_gpu else "timeline_launch_gaps_cpu",
+chapter.record("timeline_launch_gaps" if on_gpu else "timeline_launch_gaps_cpu",
                {name: {k: f[k] for k in ("kernels", "window_us", "gpu_busy_share",
                                          "launch_gap_median_us")} for name, f in gap_figures.items()})
 for name, trace in traces.items():
@@ -610,11 +595,11 @@ for name, trace in traces.items():
     print(timeline.summary(trace))
 
 # %%
-timeline.show(traces["eager"])
+widgets.Timeline(traces["eager"])
 
 # %%
 if on_gpu:
-    display(timeline.show(traces["graph replay"]))
+    display(widgets.Timeline(traces["graph replay"]))
 else:
     print("Recorded on the reference GPU (kernels, GPU busy share, median launch gap):")
     print(show_recorded("timeline_launch_gaps"))
@@ -640,7 +625,7 @@ if on_gpu:
         overhead_cmp = bench.compare({"eager": lambda: mlp(one), "compiled": lambda: default_mlp(one),
                                       "reduce-overhead": lambda: graph_mlp(one)},
                                      baseline="eager", rounds=5, rep_ms=200)
-    results.record(CHAPTER, "reduce_overhead", {"comparison": overhead_cmp.table(), "layers": 6,
+    chapter.record("reduce_overhead", {"comparison": overhead_cmp.table(), "layers": 6,
                                                 "width": 512, "batch": 1})
     display(overhead_cmp)
 else:
@@ -667,7 +652,7 @@ def triton_add_class() -> str:
                               rounds=3, rep_ms=60)
         speedup = quick["torch"].ratio
     else:
-        record = results.recorded(CHAPTER, "triton_add")
+        record = chapter.recorded("triton_add")
         if record is None:
             raise ValueError("no GPU here and nothing recorded yet for the reference GPU")
         speedup = record["speedup"]
@@ -704,10 +689,10 @@ if has_triton:
                              "PyTorch add": lambda: torch.add(a16, b16, out=out_torch)},
                             baseline="Triton add", rounds=5, rep_ms=300, bytes_moved=add_bytes)
     triton_t, torch_t = add_cmp["Triton add"].timing, add_cmp["PyTorch add"].timing
-    results.record(CHAPTER, "triton_add", {"elements": n_add, "dtype": "float16",
+    chapter.record("triton_add", {"elements": n_add, "dtype": "float16",
                                            "triton_gbps": triton_t.gbps, "torch_gbps": torch_t.gbps,
                                            "speedup": add_cmp["PyTorch add"].ratio})
-    c19 = claims.get("C19").judge({
+    c19 = chapter.judge("C19", {
         "triton_gbps": triton_t.gbps, "torch_gbps": torch_t.gbps,
         "copy_ceiling_gbps": ceiling.copy_gbps,
         "speedup_iqr": [add_cmp["PyTorch add"].ratio_q25, add_cmp["PyTorch add"].ratio_q75],
@@ -715,7 +700,6 @@ if has_triton:
         "triton_noisy": triton_t.noisy, "torch_noisy": torch_t.noisy,
         "device": env.fingerprint().get("gpu_name", str(device)),
     }, form="H200 (the seed: A100), fp16")
-    verdicts.append(c19)
     display(add_cmp)
     print(c19.claim_id, c19.label, "--", c19.reason)
 else:
@@ -763,7 +747,7 @@ chain_spread = (1 / chain_cmp[fast_label].ratio_q75, 1 / chain_cmp[fast_label].r
 for label, variant in chain_cmp.variants.items():
     print(f"{label:<28} moves {chain_bytes[label] >> 20:5d} MiB: {variant.timing.gbps:7.1f} GB/s = "
           f"{variant.timing.pct_of_copy_ceiling:.0f}% of the copy ceiling")
-_ = results.record(CHAPTER, "fused_chain" if on_gpu else "fused_chain_cpu",
+_ = chapter.record("fused_chain" if on_gpu else "fused_chain_cpu",
                    {"elements": n_fused, "comparison": chain_cmp.table(), "speedup": chain_gain})
 chain_cmp
 
@@ -891,12 +875,11 @@ print(f"after an overflow at scale 1: {at_one.get_scale():g}; after a clean inte
 
 # %%
 # NBVAL_CHECK_OUTPUT
-c21 = claims.get("C21").judge({
+c21 = chapter.judge("C21", {
     **scaler_defaults, "overflow_step": overflow_step, "growth_step": growth_step,
     "min_scale_seen": at_one.get_scale(), "max_scale_seen": at_top.get_scale(),
     "demo_growth_interval": 3, "scaler_device": scaler_device(),
 }, form=claims.SEED_FORM if on_gpu else "CPU analogue: torch.amp.GradScaler('cpu'), float32")
-verdicts.append(c21)
 print(c21.claim_id, c21.label, "--", c21.reason)
 
 # %% [markdown]
@@ -911,13 +894,13 @@ print(c21.claim_id, c21.label, "--", c21.reason)
 # GPU (an H200). C18 and C19 need a GPU: on a CPU they show only the recorded verdict.
 
 # %%
-claims.save(verdicts, CHAPTER)
-pending = [cid for cid in ("C17", "C18", "C19", "C20", "C21") if cid not in {v.claim_id for v in verdicts}]
-claims.table(verdicts, pending=pending)
+chapter.save()
+pending = [cid for cid in ("C17", "C18", "C19", "C20", "C21") if cid not in {v.claim_id for v in chapter.verdicts}]
+claims.table(chapter.verdicts, pending=pending)
 
 # %%
 # NBVAL_CHECK_OUTPUT
-print(claims.table(verdicts, pending=pending).structure())
+print(claims.table(chapter.verdicts, pending=pending).structure())
 
 # %% [markdown]
 # ## What to remember

@@ -53,41 +53,37 @@ import warnings
 import torch
 from IPython.display import display
 
-from labkit import (
-    bench,
-    claims,
-    env,
-    exercises,
+from labkit import claims, exercises, session
+from labkit.chapters.ch05_dataloader import (
     h2d_copies,
     loader_data,
     loader_plots,
     loader_sweep,
-    results,
     shm,
-    timeline,
     train_step,
-    widgets,
 )
+from labkit.core import env, results
+from labkit.measure import bench, timeline
+from labkit.show import widgets
 
 # The profiler's C++ layer (kineto) prints start/stop lines to stderr; they say nothing here.
 os.environ.setdefault("KINETO_LOG_LEVEL", "6")
 
-CHAPTER = "05_dataloader"
-on_gpu = env.has_cuda()
+chapter = session.open("05_dataloader")
+on_gpu = chapter.on_gpu
 plan = loader_sweep.plan()
-verdicts = []  # each claim's verdict, computed below from what this run measures
 print(f"torch {torch.__version__} on {env.device()} ({env.where()}), {plan.cores} CPU cores")
 print("plan:", plan.as_dict())
 
 
 def recorded(key: str) -> object:
     """What the reference GPU run recorded for this chapter under key (None if nothing yet)."""
-    return results.recorded(CHAPTER, key)
+    return chapter.recorded(key)
 
 
 def keep(key: str, payload: object) -> object:
     """Save a measurement with this machine's results (the reference file on the GPU run)."""
-    results.record(CHAPTER, key, payload)
+    chapter.record(key, payload)
     return payload
 
 
@@ -475,9 +471,8 @@ if on_gpu:
     if ev23["noisy"]:  # a timing the harness flags as noisy is measured again, once
         c23_evidence.cache_clear()
         ev23 = c23_evidence()
-    c23 = claims.get("C23").judge(ev23, form=claims.SEED_FORM)
-    verdicts.append(c23)
-    claims.save([c23], CHAPTER)  # saved at once: a later cell's failure cannot lose it
+    c23 = chapter.judge("C23", ev23, form=claims.SEED_FORM)
+    claims.save([c23], chapter.key)  # saved at once: a later cell's failure cannot lose it
     print(c23.claim_id, c23.label, "--", c23.reason)
 else:
     curve = recorded("h2d_curve")
@@ -506,12 +501,11 @@ if on_gpu:
         print(f"{label:<18} batch on {row['batch_device']}, pinned {row['batch_pinned']}, "
               f"GPU op accepts it: {row['gpu_op_accepts_batch']}, H2D memcpys when moved: "
               f"{row['h2d_memcpy_events']} {row['h2d_memcpy_names']}")
-    c13 = claims.get("C13").judge({**probe["pin_memory_device"], "torch": probe["torch"],
+    c13 = chapter.judge("C13", {**probe["pin_memory_device"], "torch": probe["torch"],
                                    "dataloader_source_lines": source_lines,
                                    "torch_cuda__pin_memory_exists": hasattr(torch.cuda, "_pin_memory")},
                                   form=claims.SEED_FORM)
-    verdicts.append(c13)
-    claims.save([c13], CHAPTER)
+    claims.save([c13], chapter.key)
     print(c13.claim_id, c13.label, "--", c13.reason)
 else:
     display(claims.recorded_evidence(["C13"]))
@@ -641,7 +635,7 @@ else:
 # %% [markdown]
 # ## The overlap, seen
 #
-# The same steps under the profiler, drawn by `labkit.timeline`: once with the starving
+# The same steps under the profiler, drawn by `labkit.measure.timeline`: once with the starving
 # loader (no workers) and once at the knee (on a GPU also pinned, with the device
 # prefetcher). The lanes show where the step waits; on a GPU the summary gives the share of
 # host-to-device copy time hidden behind kernels and the GPU's idle share.
@@ -667,10 +661,10 @@ for name, o in overlap.items():
           f"profiled steps{gpu_part}")
 
 # %%
-timeline.show(traces["starving"])
+widgets.Timeline(traces["starving"])
 
 # %%
-timeline.show(traces["tuned"])
+widgets.Timeline(traces["tuned"])
 
 # %%
 if not on_gpu:
@@ -691,9 +685,9 @@ if not on_gpu:
 # labelled as recorded.
 
 # %%
-if verdicts:
-    claims.save(verdicts, CHAPTER)
-    display(claims.table(verdicts))
+chapter.save()
+if chapter.verdicts:
+    display(chapter.table())
 else:
     display(claims.recorded_evidence(["C13", "C23"]))
 
@@ -720,7 +714,7 @@ takeaways = [
     "Shared memory bounds the workers: about (workers x prefetch_factor + 1) batches sit in "
     f"/dev/shm at once; {choice.message.split(';')[0]}.",
 ]
-recorded_c23 = next((v for v in verdicts if v.claim_id == "C23"), None) or claims.recorded("C23")
+recorded_c23 = next((v for v in chapter.verdicts if v.claim_id == "C23"), None) or claims.recorded("C23")
 if recorded_c23 is not None:
     ev = recorded_c23.evidence
     takeaways.append(

@@ -45,14 +45,15 @@ import time
 
 import torch
 
-from labkit import claims, ddp_launch, ddp_worker, env, exercises, results, widgets
-from labkit.claims import ch06
+from labkit import claims, exercises, session
+from labkit.chapters.ch06_ddp_layout_drift import claims as ch06
+from labkit.chapters.ch06_ddp_layout_drift import ddp_launch, ddp_worker
+from labkit.show import widgets
 
-CHAPTER = "06_ddp_layout_drift"
-on_gpu = env.has_cuda()
+chapter = session.open("06_ddp_layout_drift")
+on_gpu = chapter.on_gpu
 world_size = ddp_launch.default_world_size()
 backend = "nccl" if on_gpu else "gloo"
-verdicts = []
 print(f"torch {torch.__version__}; {world_size} processes over {backend} "
       f"({'one per GPU' if on_gpu else 'on this CPU, 127.0.0.1'})")
 
@@ -119,7 +120,7 @@ exercises.get("06.channels_last_strides").check(channels_last_strides)
 # ## The run
 #
 # One run trains six variants of the same model, one after the other, in every process. The
-# processes are fresh Python interpreters that import `labkit.ddp_worker` (read it: it is
+# processes are fresh Python interpreters that import `labkit.chapters.ch06_ddp_layout_drift.ddp_worker` (read it: it is
 # what runs in each rank), joined exactly as `torchrun` joins them. A rank that fails ends the
 # run with its traceback; a collective that hangs is killed after a timeout, with a message.
 #
@@ -269,7 +270,7 @@ for name in ("b_seed_fix", "b2_seed_hook_fitted", "a_drift"):
 # bucket with `mul.out(grad, 1/world, out=bucket_view)` and, unless the gradient *is* the
 # bucket view, copies the reduced bucket back: "out of buckets", which also counts the copy
 # from the old buckets into the new ones when DDP rebuilds them). "Steady" is the last observed
-# step, after the rebuild and after (e)'s late conversion. Step times come from `labkit.bench`, with the same
+# step, after the rebuild and after (e)'s late conversion. Step times come from `labkit.measure.bench`, with the same
 # number of calls in every rank (a collective needs all of them).
 
 # %%
@@ -326,11 +327,11 @@ print(f"the permuting copy moves {size_text(rows['e_late_drift']['permuting_byte
       f"of {size_text(rows['e_late_drift']['into_bucket_bytes'])} copied into the buckets")
 
 # %%
-results.record(CHAPTER, "ddp_variants", {"config": result["config"], "backend": result["backend"],
+chapter.record("ddp_variants", {"config": result["config"], "backend": result["backend"],
                                          "world_size": result["world_size"], "device": result["device"],
                                          "amp_dtype": amp, "variants": list(rows.values())})
 if not on_gpu:
-    recorded_rows = results.recorded(CHAPTER, "ddp_variants")
+    recorded_rows = chapter.recorded("ddp_variants")
     if recorded_rows is None:
         print("The reference GPU run (NCCL) has recorded nothing for this chapter yet.")
     else:
@@ -422,8 +423,7 @@ exercises.get("06.drift_report").check(drift_report)
 form = (claims.SEED_FORM if result["backend"] == "nccl" and amp != "off"
         else f"CPU analogue: {result['backend']}, {result['world_size']} processes, "
              f"{'bf16 autocast' if amp != 'off' else 'float32 (no bf16 units on this CPU)'}")
-c14 = claims.get("C14").judge(ch06.evidence_from_run(result), form=form)
-verdicts.append(c14)
+c14 = chapter.judge("C14", ch06.evidence_from_run(result), form=form)
 print(c14.claim_id, c14.label, f"[{c14.form}] --", c14.reason)
 
 # %% [markdown]
@@ -436,12 +436,12 @@ gpu_form = (claims.recorded_evidence(["C14"]) if not on_gpu
 gpu_form
 
 # %%
-claims.save(verdicts, CHAPTER)
-claims.table(verdicts)
+chapter.save()
+chapter.table()
 
 # %%
 # NBVAL_CHECK_OUTPUT
-print(claims.table(verdicts).structure())
+print(claims.table(chapter.verdicts).structure())
 
 # %% [markdown]
 # ## On several machines: the same run with torchrun

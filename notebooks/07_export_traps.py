@@ -51,16 +51,17 @@ from pathlib import Path
 
 import torch
 
-from labkit import bench, claims, env, exercises, export_audit, export_traps, results, widgets
-from labkit.claims import ch07
+from labkit import claims, exercises, session
+from labkit.chapters.ch07_export_traps import claims as ch07
+from labkit.chapters.ch07_export_traps import export_audit, export_traps
+from labkit.measure import bench
+from labkit.show import widgets
 
-CHAPTER = "07_export_traps"
-device = env.device()
-on_gpu = env.has_cuda()
+chapter = session.open("07_export_traps")
+device, on_gpu = chapter.device, chapter.on_gpu
 batch, image, channels = (64, 64, 32) if on_gpu else (4, 32, 16)
 model = export_audit.small_cnn(channels=channels, device=device)
 example = export_audit.example_input(batch, image, device=device)
-verdicts = []
 scratch = tempfile.TemporaryDirectory(prefix="labkit-07-")  # the exported files, gone with the kernel
 onnx_path = Path(scratch.name) / "model.onnx"  # the audit writes it; later sections reuse it
 
@@ -139,7 +140,7 @@ print(audit.structure())
 # the reference GPU run below shows what it did there.
 
 # %%
-recorded_audit = results.recorded(CHAPTER, "audit") if not on_gpu else None
+recorded_audit = chapter.recorded("audit") if not on_gpu else None
 if on_gpu:
     print("This run is on a GPU: the table above is the GPU's.")
 elif recorded_audit is None:
@@ -343,8 +344,7 @@ evidence = {
 form = (f"tracing measured here; TensorRT through Torch-TensorRT measured on {device}" if trt_run.ran
         else f"tracing measured here (torch {torch.__version__}, {device.type}); TensorRT not installed: "
              "its fallback read from the documentation")
-c15 = claims.get("C15").judge(evidence, form=form)
-verdicts.append(c15)
+c15 = chapter.judge("C15", evidence, form=form)
 print(c15.claim_id, c15.label, "--", c15.reason)
 print("form judged:", c15.form)
 
@@ -354,12 +354,12 @@ print("form judged:", c15.form)
 # Beside the verdict recorded on the reference GPU (an H200), where one was recorded.
 
 # %%
-claims.save(verdicts, CHAPTER)
+chapter.save()
 for key, payload in (("audit", audit.as_dict()), ("dropped_contiguous", dropped.lines()),
                      ("ort_layout", ort_layout.lines()), ("tensorrt", {"status": trt_status, "run": repr(trt_run),
                                   "ort_tensorrt": repr(ort_trt_run)})):
-    results.record(CHAPTER, key, payload)
-claims.table(verdicts)
+    chapter.record(key, payload)
+claims.table(chapter.verdicts)
 
 # %% [markdown]
 # ## Exercises

@@ -47,11 +47,14 @@ import math
 
 import torch
 
-from labkit import ceilings, claims, env, exercises, ladder, results, timeline, widgets
+from labkit import claims, exercises, session
+from labkit.chapters.ch08_inference_ladder import ladder
+from labkit.core import env, results
+from labkit.measure import ceilings, timeline
+from labkit.show import widgets
 
-CHAPTER = "08_inference_ladder"
-device = env.device()
-on_gpu = env.has_cuda()
+chapter = session.open("08_inference_ladder")
+device, on_gpu = chapter.device, chapter.on_gpu
 ceiling = ceilings.measure()
 if on_gpu:  # the seed's setting: ResNet-50 at 224 px, batch 64, on a GPU
     image, batch, rep_ms = 224, 64, 400
@@ -199,7 +202,7 @@ print(attribution(ladder.kept(rungs)))
 # The top rung's timeline: zoom with the mouse wheel, hover a bar for its name and duration.
 
 # %%
-timeline.show(top.trace)
+widgets.Timeline(top.trace)
 
 # %% [markdown]
 # ## Do the steps simply add up?
@@ -237,22 +240,21 @@ evidence = {
     "image": image, "batch": batch, "rungs": [r.as_dict() for r in rungs],
     "other_order_gains": other_gains,
 }
-c24 = claims.get("C24").judge(evidence, form=form)
-verdicts = [c24]
+c24 = chapter.judge("C24", evidence, form=form)
 print(c24.claim_id, c24.label, "--", c24.reason)
-results.record(CHAPTER, "ladder", {"rungs": [r.as_dict() for r in rungs],
+chapter.record("ladder", {"rungs": [r.as_dict() for r in rungs],
                                    "defaults": defaults.as_dict(), "other_order": other_gains,
                                    "attribution": {r.name: timeline.summary(r.trace).figures()
                                                    for r in ladder.kept(rungs) if r.trace}})
-claims.save(verdicts, CHAPTER)
-claims.table(verdicts)
+chapter.save()
+chapter.table()
 
 # %% [markdown]
 # On a machine without a GPU, here is the reference H200 ladder, as recorded (a
 # measurement from another machine, not from this run):
 
 # %%
-recorded = results.recorded(CHAPTER, "ladder") if not on_gpu else None
+recorded = chapter.recorded("ladder") if not on_gpu else None
 if on_gpu:
     print("This run is on a GPU: the ladder above is the GPU ladder.")
 elif recorded is None:
@@ -276,10 +278,10 @@ if on_gpu and os.environ.get("LABKIT_MAX_AUTOTUNE") == "1":
         top.settings, compile="max-autotune", cuda_graphs=False), device, image, rep_ms)
     print(f"max-autotune: {autotuned.images_per_s:,.0f} images/s after {autotuned.compile_s:.0f} s "
           f"of compiling ({autotuned.speedup_over(top):.2f}x the top rung)")
-    results.record(CHAPTER, "max_autotune", autotuned.as_dict())
+    chapter.record("max_autotune", autotuned.as_dict())
 else:
     print("max-autotune rung not run (LABKIT_MAX_AUTOTUNE is not 1 or there is no GPU); recorded:",
-          results.recorded(CHAPTER, "max_autotune") or "nothing recorded yet")
+          chapter.recorded("max_autotune") or "nothing recorded yet")
 
 # %% [markdown]
 # ## Exercises

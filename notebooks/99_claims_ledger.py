@@ -43,7 +43,8 @@ if "google.colab" in sys.modules:
     output.enable_custom_widget_manager()
 
 # %%
-from labkit import claims, env, results
+from labkit import claims
+from labkit.core import env, results
 
 ledger = claims.ledger()
 print(f"this machine: {env.device_key()}")

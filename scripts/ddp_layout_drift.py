@@ -23,7 +23,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # run from a checkout without installing
 
-from labkit import ddp_launch, ddp_worker  # noqa: E402
+from labkit.chapters.ch06_ddp_layout_drift import ddp_launch, ddp_worker  # noqa: E402
 
 
 def default_config(on_gpu: bool) -> dict:
@@ -37,7 +37,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", required=True, help="JSON file for rank 0's gathered results")
     parser.add_argument("--config", default="{}",
-                        help="JSON object of labkit.ddp_worker.WorkerConfig fields, e.g. '{\"timed_steps\": 50}'")
+                        help="JSON object of labkit.chapters.ch06_ddp_layout_drift.ddp_worker.WorkerConfig fields, e.g. '{\"timed_steps\": 50}'")
     args = parser.parse_args(argv)
     if "RANK" not in os.environ:
         parser.error("run me under torchrun (it sets RANK, WORLD_SIZE, MASTER_ADDR ...); see --help")
@@ -57,7 +57,7 @@ def main(argv: list[str] | None = None) -> int:
               f"identical={row['params_identical']} wrong_grads={row['wrong_grads'] or '-'} "
               f"step={timing} error={row['error'] or '-'}")
     from labkit import claims
-    from labkit.claims import ch06
+    from labkit.chapters.ch06_ddp_layout_drift import claims as ch06
 
     verdict = claims.get("C14").judge(ch06.evidence_from_run(result),
                                       form=f"torchrun: {result['backend']}, {result['world_size']} ranks")

@@ -90,8 +90,8 @@ class Verdict:
             raise ClaimError(f"{self.claim_id}: 'depends' and only 'depends' names what it depends on")
 
     def to_dict(self) -> dict:
-        """Plain JSON values, as saved by `labkit.results`."""
-        from labkit import results
+        """Plain JSON values, as saved by `labkit.core.results`."""
+        from labkit.core import results
 
         return {"claim_id": self.claim_id, "outcome": self.outcome, "reason": self.reason,
                 "depends_on": self.depends_on, "machine": self.machine, "form": self.form,
@@ -113,11 +113,6 @@ class Verdict:
     def label(self) -> str:
         """'refuted', or 'depends (on ...)'."""
         return f"{self.outcome} (on {self.depends_on})" if self.depends_on else self.outcome
-
-    def _repr_html_(self) -> str:
-        from labkit.claims.tables import VerdictTable
-
-        return VerdictTable([self])._repr_html_()
 
 
 @dataclass(frozen=True)
@@ -155,7 +150,7 @@ class Claim:
         form: which form of the claim the evidence tests: SEED_FORM when it was measured
         in the seed's own setting, else a short description ("CPU analogue: float32").
         """
-        from labkit import env
+        from labkit.core import env
 
         if self.check is None:
             raise ClaimError(f"{self.id} is not tested yet (chapter {self.chapter}); "

@@ -1,47 +1,44 @@
-"""The registry: every chapter module's claims, in curriculum order.
+"""The registry: every chapter's claims (`labkit/chapters/chNN_name/claims.py`), in order.
 
-Chapter modules (`ch01` ... `ch08`) are found by name, so a new chapter's claims appear
-once its module exists.
+Chapters are discovered (`labkit.core.discovery`), so a new chapter's claims appear once
+its folder has a `claims.py` with a `CLAIMS` list; nothing here lists them.
 """
 
 from __future__ import annotations
 
-import importlib
-
 from labkit.claims.core import Claim, ClaimError
+from labkit.core import discovery
 
-CHAPTER_MODULES = ("ch01", "ch02", "ch03", "ch04", "ch05", "ch06", "ch07", "ch08")
 
-
-def _collect() -> list[Claim]:
+def _collect() -> dict[str, Claim]:
     found: list[Claim] = []
-    for name in CHAPTER_MODULES:
-        try:
-            module = importlib.import_module(f"labkit.claims.{name}")
-        except ModuleNotFoundError as error:
-            if error.name == f"labkit.claims.{name}":
-                continue  # that chapter is not written yet
-            raise
+    for module in discovery.modules("claims"):
         found.extend(module.CLAIMS)
     ids = [c.id for c in found]
     duplicated = sorted({i for i in ids if ids.count(i) > 1})
     if duplicated:
         raise ClaimError(f"claims defined twice: {duplicated}; each id belongs to one chapter module")
-    return sorted(found, key=lambda c: (c.chapter, ids.index(c.id)))
+    ordered = sorted(found, key=lambda c: (c.chapter, ids.index(c.id)))
+    return {c.id: c for c in ordered}
 
 
-ALL: list[Claim] = _collect()
-REGISTRY: dict[str, Claim] = {c.id: c for c in ALL}
+REGISTRY: discovery.LazyRegistry[str, Claim] = discovery.LazyRegistry(_collect)
+
+
+def all_claims() -> list[Claim]:
+    """Every registered claim, in curriculum order."""
+    return list(REGISTRY.values())
 
 
 def get(claim_id: str) -> Claim:
     """The claim with this id ('C1', 'C8a', ...)."""
     try:
         return REGISTRY[claim_id]
-    except KeyError:
+    except (KeyError, TypeError):
         raise ClaimError(f"no claim {claim_id!r}; known: {', '.join(REGISTRY)}") from None
 
 
 def for_chapter(chapter: str) -> list[Claim]:
-    """The claims a chapter ('01', '02', ...) tests, in curriculum order."""
-    return [c for c in ALL if c.chapter == chapter]
+    """The claims a chapter tests, in curriculum order; chapter is its key ('02_contiguity_...')."""
+    key = discovery.check_key(chapter)
+    return [c for c in REGISTRY.values() if c.chapter == key]

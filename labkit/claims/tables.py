@@ -14,9 +14,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from labkit import results
 from labkit.claims.core import CONFIRMED, DEPENDS, REFUTED, SEED_FORM, Claim, Verdict
-from labkit.claims.registry import ALL, get
+from labkit.claims.registry import all_claims, get
+from labkit.core import results
 
 VERDICT_COLUMNS = ("claim", "source", "statement", "this machine", "form judged", "reason",
                    "recorded reference")
@@ -129,8 +129,7 @@ NOTEBOOKS_DIR = Path(__file__).resolve().parents[2] / "notebooks"
 
 def chapter_notebook(chapter: str) -> str:
     """The chapter's notebook source ('03_memory_layouts.py'), or '' if it is not in this checkout."""
-    found = sorted(NOTEBOOKS_DIR.glob(f"{chapter}_*.py"))
-    return found[0].name if found else ""
+    return f"{chapter}.py" if (NOTEBOOKS_DIR / f"{chapter}.py").is_file() else ""
 
 
 def _why_they_differ(mine: Verdict, theirs: Verdict) -> str:
@@ -159,7 +158,7 @@ class Ledger:
     def rows(self) -> list[dict]:
         """One dict per registered claim, in curriculum order, with LEDGER_COLUMNS and 'section'."""
         out = []
-        for claim in ALL:
+        for claim in all_claims():
             notebook = chapter_notebook(claim.chapter)
             mine, theirs = self.mine.get(claim.id), self.reference_verdicts.get(claim.id)
             if not claim.tested:
@@ -176,7 +175,7 @@ class Ledger:
                     notes.append(verdict.depends_on)
             if mine and theirs and mine.outcome != theirs.outcome:
                 notes.append("differ by " + _why_they_differ(mine, theirs))
-            out.append({"claim": claim.id, "chapter": claim.chapter, "notebook": notebook,
+            out.append({"claim": claim.id, "chapter": claim.chapter[:2], "notebook": notebook,
                         "section": f"seed {claim.seed.split('/')[-1][:3]} §{claim.section}",
                         "section_zh": claim.section_zh, "seed says": claim.statement,
                         "this machine": here, "reference GPU": there,
@@ -186,8 +185,8 @@ class Ledger:
     def structure(self) -> str:
         """Deterministic text for nbval: columns, then each claim id with its chapter."""
         return "\n".join(["columns: " + " | ".join(LEDGER_COLUMNS)]
-                         + [f"{c.id}: chapter {c.chapter}, {'tested' if c.tested else 'not yet tested'}"
-                            for c in ALL])
+                         + [f"{c.id}: chapter {c.chapter[:2]}, {'tested' if c.tested else 'not yet tested'}"
+                            for c in all_claims()])
 
     def __repr__(self) -> str:
         return self.structure()
@@ -259,7 +258,7 @@ VERDICT_KEY_PREFIX = "verdict:"  # results key of a claim's verdict: "verdict:C2
 
 
 def save(verdicts: Iterable[Verdict], chapter: str) -> None:
-    """Save a chapter's verdicts with their evidence through labkit.results.
+    """Save a chapter's verdicts with their evidence through labkit.core.results.
 
     They go to this machine's results file, or to results/<machine>.json when
     LABKIT_RECORD_REFERENCE=<machine> is set (how the reference GPU run is recorded).

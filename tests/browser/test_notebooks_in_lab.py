@@ -51,8 +51,8 @@ def test_an_error_output_is_caught(lab, page):
 
 def test_a_grid_and_a_quiz_in_chapter_01_respond(lab, page):
     """In the chapter as learners run it, the address grid answers a click with the storage
-    cell labkit.layout computes, and the first quiz grades an answer with the computed one."""
-    from labkit import layout
+    cell labkit.core.layout computes, and the first quiz grades an answer with the computed one."""
+    from labkit.core import layout
 
     open_notebook(page, lab, "01_strides_and_views.py")
     run_all_cells(page)

@@ -1,6 +1,6 @@
 """The timeline widget in a real JupyterLab: it renders, zoom and pan move the view, hover
 names an event, and a click on a kernel shows the CPU op that launched it (the same one
-labkit.timeline links it to)."""
+labkit.measure.timeline links it to)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import jupytext
 import nbformat
 import pytest
 
-from labkit import timeline, timeline_examples
+from labkit.measure import example_traces, timeline
 from tests.browser.conftest import SCREENSHOTS
 from tests.browser.helpers import error_outputs, open_notebook, run_all_cells, wait_for_idle
 
@@ -22,7 +22,7 @@ def trace():
     """The synthetic trace the demo notebook draws under the title 'gpu'."""
     text = DEMO.read_text()
     assert "training_trace(4, seed=3)" in text and 'title="gpu"' in text
-    return timeline.from_chrome(timeline_examples.training_trace(4, seed=3), source="synthetic")
+    return timeline.from_chrome(example_traces.training_trace(4, seed=3), source="synthetic")
 
 
 def accept_kernel_dialog(page) -> None:

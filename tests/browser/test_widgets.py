@@ -1,4 +1,4 @@
-"""The widgets in a real JupyterLab: what the page shows must equal what labkit.layout computes.
+"""The widgets in a real JupyterLab: what the page shows must equal what labkit.core.layout computes.
 
 One notebook (tests/browser/widget_demo.py) is opened and run once per module; each test
 works on its own widget, found by its title, and keeps a screenshot of it.
@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 import torch
 
-from labkit import layout
+from labkit.core import layout
 from tests.browser.conftest import SCREENSHOTS
 from tests.browser.helpers import error_outputs, open_notebook, run_all_cells, wait_for_idle
 

@@ -12,14 +12,14 @@
 
 # %% [markdown]
 # # Widget demo (browser tests only)
-# Every widget in labkit.widgets once, each with a title the browser tests look for
+# Every widget in labkit.show.widgets once, each with a title the browser tests look for
 # (`tests/browser/test_widgets.py` builds the same tensors and checks the page against
-# `labkit.layout`).
+# `labkit.core.layout`).
 
 # %%
 import torch
 
-from labkit import widgets
+from labkit.show import widgets
 
 # %%
 widgets.AddressGrid(torch.arange(12).reshape(3, 4).t(), title="transpose")

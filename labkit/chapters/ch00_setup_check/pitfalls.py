@@ -1,0 +1,150 @@
+"""The classic timing mistakes, measured: no synchronisation, no warm-up, the cache, and
+(on a CPU) the allocator.
+
+Each function runs the naive measurement and the harness's side by side on real work,
+so a notebook (and benchmarks/harness_parity.py on the GPU) can show how far off the
+naive number is. Plots are in `plot_cache_curve`, which measures nothing.
+"""
+
+from __future__ import annotations
+
+import time as _clock
+from collections.abc import Callable
+
+import torch
+
+from labkit.measure import bench, conditions
+
+
+def no_sync_vs_sync(n: int = 4096, dtype: torch.dtype = torch.bfloat16, calls: int = 20) -> dict:
+    """GPU only: wall-clock time per matmul without synchronising, with it, and the harness.
+
+    CUDA launches are asynchronous: `c = a @ b` returns as soon as the kernel is queued,
+    so a stopwatch without torch.cuda.synchronize() measures the launch, not the work.
+    """
+    if not torch.cuda.is_available():
+        raise RuntimeError("no_sync_vs_sync needs a GPU: without one there is nothing asynchronous")
+    a = torch.randn(n, n, device="cuda", dtype=dtype)
+    b = torch.randn(n, n, device="cuda", dtype=dtype)
+    for _ in range(3):
+        a @ b
+    torch.cuda.synchronize()
+    start = _clock.perf_counter()
+    for _ in range(calls):
+        a @ b
+    no_sync_s = (_clock.perf_counter() - start) / calls      # the mistake
+    torch.cuda.synchronize()
+    start = _clock.perf_counter()
+    for _ in range(calls):
+        a @ b
+    torch.cuda.synchronize()
+    with_sync_s = (_clock.perf_counter() - start) / calls
+    harness = bench.time(lambda: a @ b, flops=2 * n**3, flops_dtype=str(dtype), label="matmul")
+    return {"n": n, "dtype": str(dtype).replace("torch.", ""), "calls": calls,
+            "no_sync_s": no_sync_s, "with_sync_s": with_sync_s, "harness_median_s": harness.median_s,
+            "harness_iqr_s": harness.iqr_s, "understatement": harness.median_s / no_sync_s}
+
+
+def first_call_vs_steady(fn: Callable[[], object], label: str, device: str | None = None,
+                         threads: int | None = None) -> dict:
+    """How long the very first call takes against the harness's steady-state median.
+
+    The first call pays once for what later calls reuse: CUDA context and cuBLAS handle,
+    kernel selection and loading, oneDNN primitive creation, the first touch of fresh
+    memory (page faults). Call this with work this process has not run yet. On the CPU,
+    threads (default: torch's current count) is held for the first call and the rest.
+    """
+    where = conditions.resolve_device(device, fn, ())
+    threads = conditions.threads_for(where, threads)
+    sync = torch.cuda.synchronize if where.type == "cuda" else (lambda: None)
+    with conditions.fixed_threads(threads):
+        start = _clock.perf_counter()
+        fn()
+        sync()
+        first_s = _clock.perf_counter() - start
+        steady = bench.time(fn, mode="hot", label=label, device=where, threads=threads)
+    return {"label": label, "device": str(where), "first_call_s": first_s,
+            "steady_median_s": steady.median_s, "steady_iqr_s": steady.iqr_s,
+            "first_over_steady": first_s / steady.median_s}
+
+
+def cache_curve(max_bytes: int, min_bytes: int = 4096, device: str | None = None,
+                threads: int | None = 1, rep_ms: float = 30.0) -> list[dict]:
+    """Copy bandwidth (read + write) against working-set size, from min_bytes to max_bytes.
+
+    The same copy, timed back to back ("hot"), runs at cache speed while source and
+    destination fit in a cache and drops to memory speed beyond it: the steps of this
+    curve are the cache levels. Benchmarks that re-run on one small tensor measure the
+    left side of this curve, not memory. At the far left the fixed cost of a call
+    dominates. On the CPU threads=1 so that per-core caches show.
+    """
+    where = torch.device(device) if device else conditions.resolve_device(None, lambda: None, ())
+    top = max_bytes // 2 // 4            # the working set is source plus destination
+    src = torch.empty(top, device=where).fill_(1.5)
+    dst = torch.empty_like(src)
+    points = []
+    buffer_bytes = min_bytes // 2
+    while 2 * buffer_bytes <= max_bytes:
+        count = buffer_bytes // 4
+        s, d = src[:count], dst[:count]
+        t = bench.time(lambda s=s, d=d: d.copy_(s), mode="hot", warmup_ms=5, rep_ms=rep_ms,
+                       min_runs=3, bytes_moved=2 * buffer_bytes, device=where,
+                       threads=threads if where.type == "cpu" else None,
+                       label=f"copy {buffer_bytes} B")
+        points.append({"working_set_bytes": 2 * buffer_bytes, "gbps": t.gbps,
+                       "median_s": t.median_s, "iqr_s": t.iqr_s})
+        buffer_bytes *= 2
+    return points
+
+
+def cache_levels(device: str = "cpu") -> dict[str, int]:
+    """Cache sizes to mark on the curve: the CPU's L1/L2/L3 (per core) or the GPU's L2."""
+    if device.startswith("cuda"):
+        return {"L2": conditions.last_level_cache_bytes(torch.device("cuda"))}
+    return {f"L{level}": size for level, size in sorted(conditions.cpu_cache_sizes().items())}
+
+
+def plot_cache_curve(points: list[dict], levels: dict[str, int], title: str):  # noqa: ANN201
+    """The curve on log axes with the cache sizes marked as vertical lines."""
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(7, 3.5))
+    ax.plot([p["working_set_bytes"] for p in points], [p["gbps"] for p in points], "o-")
+    ax.set_xscale("log", base=2)
+    ax.set_xlabel("working set: source + destination (bytes)")
+    ax.set_ylabel("copy bandwidth, GB/s (read + write)")
+    ax.set_title(title)
+    for i, (name, size) in enumerate(levels.items()):
+        ax.axvline(size, color=f"C{i + 1}", linestyle="--", label=f"{name} = {size / 2**10:.0f} KiB")
+    ax.legend(loc="best", fontsize=8)
+    fig.tight_layout()
+    return fig
+
+
+def allocator_effect(fn: Callable[[], object], label: str, threads: int | None = 1,
+                     rep_ms: float = 300.0, mode: str = "hot") -> dict:
+    """CPU: time fn with glibc's default allocator, then with malloc keeping freed memory.
+
+    With the default settings glibc hands large freed blocks back to the kernel, so a
+    function that allocates its outputs afresh (a CNN's forward pass) faults its memory in
+    again on every call, and the timing partly measures the allocator. The same function
+    timed inside `bench.allocator_kept()` shows the work alone. The default runs first:
+    after the kept block glibc's thresholds stay fixed (see `conditions.allocator_kept`).
+    Returns both medians, faults per call, the ratio default/kept and whether the
+    allocator "decides" (the two medians differ by more than their spreads).
+    """
+    default = bench.time(fn, mode=mode, threads=threads, rep_ms=rep_ms, device="cpu",
+                         label=f"{label} (default allocator)")
+    kept = bench.time(fn, mode=mode, threads=threads, rep_ms=rep_ms, device="cpu",
+                      keep_allocator_memory=True, label=f"{label} (malloc keeps memory)")
+    ratio = default.median_s / kept.median_s if kept.median_s > 0 else float("inf")
+    spread = (default.iqr_s + kept.iqr_s) / 2
+    return {
+        "label": label, "default": default, "kept": kept,
+        "default_median_s": default.median_s, "kept_median_s": kept.median_s,
+        "default_faults_per_call": default.minor_faults_per_call,
+        "kept_faults_per_call": kept.minor_faults_per_call,
+        "default_over_kept": ratio, "allocator_applied": kept.allocator == "kept",
+        "allocator_decides": abs(default.median_s - kept.median_s) > spread,
+        "note": conditions.allocator_note(),
+    }

@@ -1,0 +1,326 @@
+"""Chapter 02, contiguity and hidden copies: C2, C5, C6, C9, C10, C12.
+
+Each claim reads on one screen: the seed's statement (English gist, section), the rule,
+its named thresholds and its check. Timing-based checks share three rules:
+- a ratio whose measured spread straddles a threshold gives 'depends' on noise (`band`);
+- a timing the harness distrusts (flagged noisy or above a ceiling, and still so when
+  measured again) is listed in the evidence's `distrusted`, and the verdict is 'depends' on
+  noise, naming it: no verdict rests on a number the harness did not trust;
+- on a CPU, a verdict that rests on timings is measured twice, with glibc's default
+  allocator and with malloc keeping freed memory (`kept`); when the two give different
+  answers, the verdict is 'depends' on the allocator.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from labkit.claims.core import (
+    CONFIRMED,
+    DEPENDS,
+    NOISE,
+    REFUTED,
+    SEED_STRIDES,
+    Claim,
+    ClaimError,
+    band,
+)
+from labkit.core import discovery
+
+CHAPTER = discovery.chapter_key(__name__)
+
+COSTLY_RATIO = 1.5  # a copy is "implicit and costly" if the implicit path is > 1.5x the explicit one
+MISALIGNED_COSTLY_RATIO = 1.5  # an access pattern "costs" if it is > 1.5x aligned-contiguous per element
+CACHE_LINE_BYTES = 64  # the seed's cache line
+NARROW_COSTLY_RATIO = 1.5  # narrow on a transposed view is "costly" if > 1.5x narrow on contiguous
+STRIDED_PENALTY_RATIO = 1.5  # a transposed copy costs "more than its bytes" if > 1.5x slower than a plain copy
+STRIDE_AWARE_WIN_RATIO = 1.2  # a stride-aware GEMM "beats" torch.matmul if torch.matmul takes > 1.2x its time
+
+# The four access patterns of C5's 2x2 design (alignment x stride), timed per element.
+ALIGNED_CONTIGUOUS = "aligned, contiguous"
+MISALIGNED_CONTIGUOUS = "misaligned, contiguous"
+ALIGNED_STRIDED = "aligned, every 2nd element"
+MISALIGNED_STRIDED = "misaligned, every 2nd element"
+C5_PATTERNS = (ALIGNED_CONTIGUOUS, MISALIGNED_CONTIGUOUS, ALIGNED_STRIDED, MISALIGNED_STRIDED)
+
+
+def distrusted(ev: Mapping) -> tuple[str, str, str] | None:
+    """'depends' on noise when the harness flagged a timing this verdict rests on, else None."""
+    flagged = [str(x) for x in ev.get("distrusted") or ()]
+    if not flagged:
+        return None
+    return (DEPENDS, f"the harness distrusts {', '.join(flagged)} (noisy or above a ceiling, "
+            "also when measured again); no verdict from it", NOISE)
+
+
+def allocator_split(default_band: str, kept_band: str | None, what: str) -> tuple[str, str, str] | None:
+    """'depends' on the allocator when default malloc and a kept-memory malloc disagree."""
+    if kept_band is None or kept_band == default_band or "noise" in (default_band, kept_band):
+        return None
+    return (DEPENDS, f"{what} is {default_band} the threshold with glibc's default allocator but "
+            f"{kept_band} it when malloc keeps freed memory",
+            "the allocator: page faults from memory returned to the system decide it")
+
+
+def _kept_text(kept: Mapping | None, ratio_key: str, label: str) -> str:
+    if not kept or kept.get(ratio_key) is None:
+        return ""
+    return f"; with malloc keeping freed memory {label} {float(kept[ratio_key]):.2f}x"
+
+
+def check_c2(ev: Mapping, th: Mapping) -> tuple[str, str, str]:
+    cases = list(ev["cases"])
+    if not cases:
+        raise ClaimError("C2: no matmul case was measured")
+    holds, noisy, notes = [], [], []
+    for c in cases:
+        ratio = c["implicit_median_s"] / c["explicit_median_s"]
+        copies = int(c["implicit_copy_bytes"]) > 0
+        where = band(ratio, c.get("ratio_iqr"), th["costly_ratio"])
+        notes.append(f"{c['case']}: implicit copy {'yes' if copies else 'no'}, "
+                     f"implicit/explicit time {ratio:.2f}x")
+        if copies and where == "above":
+            holds.append(c["case"])
+        elif copies and where == "noise":
+            noisy.append(c["case"])
+    text = "; ".join(notes)
+    untrusted = distrusted(ev) if holds or noisy else None  # timings matter only where a copy is
+    if untrusted:
+        return untrusted[0], text + "; " + untrusted[1], untrusted[2]
+    if noisy:
+        return DEPENDS, text, NOISE
+    if len(holds) == len(cases):
+        return CONFIRMED, text, ""
+    if not holds:
+        return REFUTED, text, ""
+    return DEPENDS, text, f"the case: holds only for {', '.join(holds)}"
+
+
+C2 = Claim(
+    "C2", CHAPTER, SEED_STRIDES, "Chapter 1: a typical performance comparison (A100, FP16, batch 64)",
+    "x.transpose(0,1).matmul(w) pays an implicit contiguous copy: 84.2 ms against 21.7 ms with .contiguous() first.",
+    f"a copy is recorded in the implicit path and it is > {COSTLY_RATIO}x slower than the explicit one",
+    f"no implicit copy, or implicit/explicit <= {COSTLY_RATIO}",
+    ("cases",), thresholds={"costly_ratio": COSTLY_RATIO}, check=check_c2,
+    section_zh="第一章 典型性能对比 (A100, FP16 batch64)", seed_setting="A100 GPU, fp16, batch 64")
+
+
+def check_c5(ev: Mapping, th: Mapping) -> tuple[str, str, str]:
+    """The seed's comparison (misaligned AND strided against aligned AND contiguous), with the
+    cost attributed by the other two cells of the 2x2: alignment alone, stride alone."""
+    if int(ev["fresh_checked"]) <= 0 or int(ev["views_checked"]) <= 0:
+        raise ClaimError("C5: no tensor's alignment was checked")
+    ns = {k: float(v) for k, v in dict(ev["ns_per_element"]).items()}
+    missing = [p for p in C5_PATTERNS if p not in ns]
+    if missing or ns[ALIGNED_CONTIGUOUS] <= 0:
+        raise ClaimError(f"C5: ns_per_element needs all four patterns {list(C5_PATTERNS)}, "
+                         f"missing {missing}")
+    iqr = dict(ev.get("ratio_iqr") or {})
+    ratio = {p: ns[p] / ns[ALIGNED_CONTIGUOUS] for p in C5_PATTERNS}
+    limit = th["misaligned_costly_ratio"]
+    seed_band = band(ratio[MISALIGNED_STRIDED], iqr.get(MISALIGNED_STRIDED), limit)
+    alignment_band = band(ratio[MISALIGNED_CONTIGUOUS], iqr.get(MISALIGNED_CONTIGUOUS), limit)
+    fresh_bad, views_bad = int(ev["fresh_misaligned"]), int(ev["contiguous_views_misaligned"])
+    kept = ev.get("kept")
+    text = (f"misaligned+strided / aligned+contiguous {ratio[MISALIGNED_STRIDED]:.2f}x per element "
+            f"(the seed's comparison); alignment alone {ratio[MISALIGNED_CONTIGUOUS]:.2f}x, "
+            f"stride alone {ratio[ALIGNED_STRIDED]:.2f}x; {fresh_bad}/{ev['fresh_checked']} fresh "
+            f"and {views_bad}/{ev['views_checked']} contiguous views off a "
+            f"{th['cache_line_bytes']}-byte line" + _kept_text(kept, "seed_ratio", "the seed's ratio"))
+    untrusted = distrusted(ev)
+    if untrusted:
+        return untrusted[0], text + "; " + untrusted[1], untrusted[2]
+    if seed_band == "noise" or alignment_band == "noise":
+        return DEPENDS, text, NOISE
+    kept_band = (band(float(kept["seed_ratio"]), kept.get("seed_ratio_iqr"), limit)
+                 if kept and kept.get("seed_ratio") is not None else None)
+    split = allocator_split(seed_band, kept_band, "the seed's ratio")
+    if split:
+        return split[0], text + "; " + split[1], split[2]
+    if seed_band == "below":
+        return REFUTED, text, ""
+    if alignment_band == "below":
+        return (DEPENDS, text, "the cause: the seed's gap is there, but it comes from the stride, "
+                "not from alignment")
+    if fresh_bad == 0:
+        return CONFIRMED, text, ""
+    return DEPENDS, text, "the allocation: some fresh tensors start off a cache line"
+
+
+C5 = Claim(
+    "C5", CHAPTER, SEED_STRIDES, "2.2 What contiguous tensors really are (effect of alignment)",
+    "Contiguous tensors are aligned to 64-byte cache lines; misaligned non-contiguous access "
+    "costs 42.7 ns against 19.1 ns for aligned contiguous access (seed's table).",
+    f"misaligned+strided is > {MISALIGNED_COSTLY_RATIO}x aligned+contiguous per element, "
+    f"misalignment alone also costs > {MISALIGNED_COSTLY_RATIO}x, and fresh tensors start on a line",
+    f"misaligned+strided is <= {MISALIGNED_COSTLY_RATIO}x aligned+contiguous; 'depends' when the "
+    "gap comes from the stride alone, when fresh tensors start mid-line, or on the allocator",
+    ("fresh_checked", "fresh_misaligned", "views_checked", "contiguous_views_misaligned",
+     "ns_per_element"),
+    thresholds={"misaligned_costly_ratio": MISALIGNED_COSTLY_RATIO,
+                "cache_line_bytes": CACHE_LINE_BYTES}, check=check_c5,
+    section_zh="2.2 contiguous张量的本质 (对齐优化效果对比)",
+    seed_setting="a CPU: 64-byte cache lines, L1 miss rates")
+
+
+def check_c6(ev: Mapping, th: Mapping) -> tuple[str, str, str]:
+    copied = int(ev["copy_bytes"])
+    ratio = ev["narrow_transposed_median_s"] / ev["narrow_contiguous_median_s"]
+    if copied == 0 and ev["shares_storage"]:
+        return (REFUTED, f"narrow on the transposed view copied 0 bytes and shares storage; "
+                f"it takes {ratio:.2f}x the time of narrow on the contiguous tensor", "")
+    untrusted = distrusted(ev)
+    if untrusted:
+        return untrusted[0], f"narrow copied {copied} bytes; " + untrusted[1], untrusted[2]
+    if ratio > th["narrow_costly_ratio"]:
+        return CONFIRMED, f"narrow copied {copied} bytes and took {ratio:.2f}x as long", ""
+    return DEPENDS, f"narrow copied {copied} bytes but took only {ratio:.2f}x as long", "size"
+
+
+C6 = Claim(
+    "C6", CHAPTER, SEED_STRIDES, "2.3 The hidden cost of non-contiguous tensors",
+    "narrow() on a transposed view triggers an implicit contiguous() copy (89.7 us against 12.3 us).",
+    f"the copy detector records a copy and narrow takes > {NARROW_COSTLY_RATIO}x as long",
+    "no copy is recorded and the result shares storage",
+    ("copy_bytes", "shares_storage", "narrow_contiguous_median_s", "narrow_transposed_median_s"),
+    thresholds={"narrow_costly_ratio": NARROW_COSTLY_RATIO}, check=check_c6,
+    section_zh="2.3 非contiguous张量的隐式开销")
+
+
+def check_c9(ev: Mapping, th: Mapping) -> tuple[str, str, str]:
+    full_copy = int(ev["transposed_copy_bytes"]) >= int(ev["expected_bytes"]) > 0
+    free_when_contiguous = bool(ev["contiguous_returns_self"]) and int(ev["contiguous_copy_bytes"]) == 0
+    penalty = ev["plain_copy_gbps"] / ev["transposed_gbps"]
+    kept = ev.get("kept")
+    text = (f"transposed: {ev['transposed_copy_bytes']} bytes copied at {ev['transposed_gbps']:.1f} "
+            f"GB/s, {penalty:.2f}x slower than a plain copy; already contiguous: "
+            f"{'returns itself, no copy' if free_when_contiguous else 'copies'}"
+            + _kept_text(kept, "penalty", "the penalty is"))
+    if ev.get("seed_rows_mb_s"):
+        rows = dict(ev["seed_rows_mb_s"])
+        text += ("; the seed's two rows measured here: " + ", ".join(
+            f"{k} {float(v):,.0f} MB/s" for k, v in rows.items()))
+    if not (full_copy and free_when_contiguous):
+        return REFUTED, text, ""
+    untrusted = distrusted(ev)
+    if untrusted:
+        return untrusted[0], text + "; " + untrusted[1], untrusted[2]
+    where = band(penalty, ev.get("penalty_iqr"), th["strided_penalty_ratio"])
+    if where == "noise":
+        return DEPENDS, text, NOISE
+    kept_band = (band(float(kept["penalty"]), kept.get("penalty_iqr"), th["strided_penalty_ratio"])
+                 if kept and kept.get("penalty") is not None else None)
+    split = allocator_split(where, kept_band, "the transposed copy's penalty")
+    if split:
+        return split[0], text + "; " + split[1], split[2]
+    if where == "above":
+        return CONFIRMED, text, ""
+    return DEPENDS, text, "what 'cost' means: a full copy, but at a plain copy's speed"
+
+
+C9 = Claim(
+    "C9", CHAPTER, SEED_STRIDES, "3.1 Quantifying the cost of contiguous()",
+    "contiguous() on a transposed 128x512x256 tensor is costly (18,420 MB/s, 2.7M DTLB misses) "
+    "against a natively contiguous tensor (920 MB/s, 12K). The seed's own numbers contradict "
+    "'costly': its costly row moves data 20x faster than the natively contiguous one, for "
+    "which contiguous() moves nothing at all.",
+    f"a full copy, free when already contiguous, > {STRIDED_PENALTY_RATIO}x slower than a plain copy "
+    "of the same bytes (with either allocator)",
+    "no full copy, or a copy when already contiguous; 'depends' if it runs at a plain copy's "
+    "speed, or if the allocator decides it",
+    ("transposed_copy_bytes", "expected_bytes", "contiguous_returns_self",
+     "contiguous_copy_bytes", "transposed_gbps", "plain_copy_gbps"),
+    thresholds={"strided_penalty_ratio": STRIDED_PENALTY_RATIO}, check=check_c9,
+    section_zh="3.1 contiguous()调用代价量化", seed_setting="a CPU (DTLB misses), 128x512x256")
+
+
+def _c10_gpu_case(c: Mapping, th: Mapping) -> tuple[str, str]:
+    """(band of torch.matmul-on-the-view / stride-aware GEMM, one line of text)."""
+    ratio = c["matmul_view_median_s"] / c["stride_aware_median_s"]
+    where = band(ratio, c.get("ratio_iqr"), th["stride_aware_win_ratio"])
+    copied = int(c["matmul_view_copy_bytes"])
+    return where, (f"{c['case']}: torch.matmul on the view copied {copied} B and takes "
+                   f"{ratio:.2f}x the stride-aware GEMM's time")
+
+
+def check_c10(ev: Mapping, th: Mapping) -> tuple[str, str, str]:
+    """The seed's form (a GPU with a stride-aware GEMM): the GEMM against torch.matmul on the
+    transposed view, case by case (size, dtype). Without a stride-aware GEMM (a CPU), the
+    claim's premise: does torch.matmul copy the transposed operand, and does the copy cost?"""
+    cases = list(ev["cases"])
+    if not cases:
+        raise ClaimError("C10: no GEMM case was measured")
+    untrusted = distrusted(ev)
+    gpu_form = all(c.get("stride_aware_median_s") is not None for c in cases)
+    if gpu_form:
+        found = [_c10_gpu_case(c, th) for c in cases]
+        text = "; ".join(line for _, line in found)
+        if untrusted:
+            return untrusted[0], text + "; " + untrusted[1], untrusted[2]
+        if any(b == "noise" for b, _ in found):
+            return DEPENDS, text, NOISE
+        wins = [c for c, (b, _) in zip(cases, found, strict=True) if b == "above"]
+        copied = [c for c in cases if int(c["matmul_view_copy_bytes"]) > 0]
+        if len(wins) == len(cases) and len(copied) == len(cases):
+            return CONFIRMED, text, ""
+        if not wins:
+            return REFUTED, text, ""
+        if len(wins) == len(cases):
+            return (DEPENDS, text, "the reason: the stride-aware GEMM is faster, but torch.matmul "
+                    "copied nothing, so the seed's copy does not explain it")
+        return DEPENDS, text, "size and dtype: the stride-aware GEMM wins only for " + ", ".join(
+            c["case"] for c in wins)
+    notes, copies_found, noisy = [], [], False
+    for c in cases:
+        ratio = c["matmul_view_median_s"] / c["copy_then_matmul_median_s"]
+        where = band(ratio, c.get("ratio_iqr"), 1.0)
+        noisy = noisy or where == "noise"
+        copied = int(c["matmul_view_copy_bytes"])
+        if copied > 0:
+            copies_found.append(c["case"])
+        notes.append(f"{c['case']}: torch.matmul on the view copied {copied} B "
+                     f"(operand {int(c['operand_bytes'])} B) and takes {ratio:.2f}x the time of "
+                     "contiguous()-then-matmul")
+    text = "; ".join(notes) + "; no stride-aware custom GEMM runs here"
+    if not copies_found:
+        return REFUTED, text + ": torch.matmul itself reads the transposed operand in place", ""
+    if untrusted:
+        return untrusted[0], text + "; " + untrusted[1], untrusted[2]
+    if noisy:
+        return DEPENDS, text, NOISE
+    if len(copies_found) == len(cases):
+        return CONFIRMED, text + ": a kernel that read the strides could save that copy", ""
+    return DEPENDS, text, "the case: torch.matmul copies only for " + ", ".join(copies_found)
+
+
+C10 = Claim(
+    "C10", CHAPTER, SEED_STRIDES, "3.2 Designing stride-aware operators",
+    "A stride-aware custom GEMM beats default torch.matmul on a transposed 1024x1024 matmul, "
+    "which copies 8 MB (8.7 ms and 8 MB against 3.2 ms and 0 B).",
+    f"torch.matmul on the transposed view copies and takes > {STRIDE_AWARE_WIN_RATIO}x the "
+    "stride-aware GEMM's time, in every size and dtype measured",
+    f"torch.matmul on the view takes <= {STRIDE_AWARE_WIN_RATIO}x the stride-aware GEMM's time in "
+    "every case (without a custom GEMM: torch.matmul copies nothing); 'depends' if mixed",
+    ("cases",),
+    thresholds={"stride_aware_win_ratio": STRIDE_AWARE_WIN_RATIO}, check=check_c10,
+    section_zh="3.2 stride-aware算子设计", seed_setting="a GPU, transposed 1024x1024 matmul")
+
+
+def check_c12(ev: Mapping, th: Mapping) -> tuple[str, str, str]:
+    exists, breaks = bool(ev["config_exists"]), int(ev["graph_break_count"])
+    text = (f"output_graph_debug {'exists' if exists else 'does not exist'} in this torch; "
+            f"torch._dynamo.explain finds {ev['graph_count']} graph(s), {breaks} break(s) "
+            "in stride-changing code")
+    return (CONFIRMED if exists and breaks > 0 else REFUTED), text, ""
+
+
+C12 = Claim(
+    "C12", CHAPTER, SEED_STRIDES, "4.1 Locating forward-pass bottlenecks",
+    "torch._dynamo.config.output_graph_debug shows where stride changes split the graph.",
+    "the setting exists and stride-changing code breaks the graph",
+    "the setting does not exist, or stride changes cause no graph break",
+    ("config_exists", "graph_count", "graph_break_count"), check=check_c12,
+    section_zh="4.1 模型前向传播瓶颈定位")
+
+CLAIMS = [C2, C5, C6, C9, C10, C12]
+

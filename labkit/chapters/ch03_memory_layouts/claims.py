@@ -1,0 +1,113 @@
+"""Chapter 03, memory layouts (NCHW against channels_last): C7, C22."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from labkit.claims.core import (
+    CONFIRMED,
+    DEPENDS,
+    NOISE,
+    REFUTED,
+    SEED_PIPELINE,
+    SEED_STRIDES,
+    Claim,
+    ClaimError,
+    band,
+)
+from labkit.core import discovery
+
+CHAPTER = discovery.chapter_key(__name__)
+
+CHANNELS_LAST_FASTER_RATIO = 1.05  # channels_last "raises throughput" if NHWC/NCHW img/s > 1.05
+
+
+def _inverse(spread: Sequence[float] | None) -> list[float] | None:
+    """A time ratio's spread turned into the spread of the matching speed ratio."""
+    return [1.0 / float(v) for v in spread] if spread else None
+
+
+def _speedups(runs: list, th: Mapping) -> tuple[str, str, str]:
+    """The outcome over a list of runs (each NCHW against NHWC), noisy runs left out."""
+    bands = [band(r["nhwc_img_s"] / r["nchw_img_s"], _inverse(r.get("nhwc_time_ratio_iqr")),
+                  th["channels_last_faster_ratio"]) for r in runs]
+    certain = [(r, b) for r, b in zip(runs, bands, strict=True) if b != "noise"]
+    faster = [r for r, b in certain if b == "above"]
+    ratios = ", ".join(f"{r['dtype']} b{r['batch']}: {r['nhwc_img_s'] / r['nchw_img_s']:.2f}x"
+                       for r in runs)
+    text = f"NHWC/NCHW img/s: {ratios}"
+    if len(certain) < len(runs):
+        text += f" ({len(runs) - len(certain)} run(s) within noise, left out)"
+    if not certain:
+        return DEPENDS, text, NOISE
+    if len(faster) == len(certain):
+        return CONFIRMED, text, ""
+    if not faster:
+        return REFUTED, text, ""
+    return DEPENDS, text, "dtype and batch: faster for " + ", ".join(
+        f"{r['dtype']} b{r['batch']}" for r in faster)
+
+
+def check_c7(ev: Mapping, th: Mapping) -> tuple[str, str, str]:
+    """runs: the runs in the form judged (on a GPU the seed's fp16 batch 64; on a CPU this
+    CPU's runs). other_runs (optional) are shown, not judged. kept (optional, CPU): the same
+    runs timed with malloc keeping freed memory; distrusted: timings the harness flagged."""
+    runs = list(ev["runs"])
+    if not runs:
+        raise ClaimError("C7: no ResNet-50 run was measured")
+    if int(ev["channels_last_stride1"]) != 1:
+        return REFUTED, f"a channels_last tensor has stride[1] = {ev['channels_last_stride1']}", ""
+    outcome, text, depends_on = _speedups(runs, th)
+    others = list(ev.get("other_runs") or [])
+    if others:
+        text += "; not judged, other settings: " + ", ".join(
+            f"{r['dtype']} b{r['batch']} {r['nhwc_img_s'] / r['nchw_img_s']:.2f}x" for r in others)
+    flagged = [str(x) for x in ev.get("distrusted") or ()]
+    if flagged:
+        return (DEPENDS, text + f"; the harness distrusts {', '.join(flagged)} (noisy or above a "
+                "ceiling, also when measured again): no verdict from it", NOISE)
+    kept_runs = list((ev.get("kept") or {}).get("runs") or [])
+    if kept_runs:
+        kept_outcome, kept_text, kept_depends_on = _speedups(kept_runs, th)
+        text += "; with malloc keeping freed memory " + kept_text.removeprefix("NHWC/NCHW img/s: ")
+        if NOISE not in (depends_on, kept_depends_on) and kept_outcome != outcome:
+            return (DEPENDS, text, f"the allocator: {outcome} with glibc's default malloc, "
+                    f"{kept_outcome} when malloc keeps freed memory")
+    return outcome, text, depends_on
+
+
+C7 = Claim(
+    "C7", CHAPTER, SEED_STRIDES, "2.4 Memory layout types compared (ResNet-50, batch 64, FP16)",
+    "channels_last raises ResNet-50 inference from 1820 to 2190 img/s (A100 fp16; the same table "
+    "gives an ARM A78 CPU 142 to 198 img/s) and needs stride[1] == 1.",
+    f"channels_last has stride[1] == 1 and NHWC/NCHW img/s > {CHANNELS_LAST_FASTER_RATIO} in every "
+    "run of the form judged",
+    f"NHWC/NCHW <= {CHANNELS_LAST_FASTER_RATIO} in every run; 'depends' if mixed, on noise, or when "
+    "the allocator decides it (CPU)",
+    ("channels_last_stride1", "runs"),
+    thresholds={"channels_last_faster_ratio": CHANNELS_LAST_FASTER_RATIO}, check=check_c7,
+    section_zh="2.4 memory layout类型对比 (ResNet-50, batch64, FP16)",
+    seed_setting="A100 GPU, fp16, batch 64 (and an ARM CPU table)")
+
+
+def check_c22(ev: Mapping, th: Mapping) -> tuple[str, str, str]:
+    conv, nhwc_mm = int(ev["conv_conversion_bytes"]), int(ev["channel_matmul_nhwc_copy_bytes"])
+    nchw_mm, kernels = int(ev["channel_matmul_nchw_copy_bytes"]), list(ev["conversion_kernels"])
+    text = (f"NHWC conv: {conv} bytes of layout copies, {len(kernels)} layout-conversion kernel(s), "
+            f"output {ev['conv_output_format']}; channel matmul copied {nhwc_mm} bytes from NHWC, "
+            f"{nchw_mm} from NCHW")
+    if conv > 0 or nhwc_mm > 0 or kernels:
+        return CONFIRMED, text, ""
+    return REFUTED, text, ""
+
+
+C22 = Claim(
+    "C22", CHAPTER, SEED_PIPELINE, "4.1 Rebuilding tensor memory layout (cuBLAS compatibility)",
+    "cuBLAS requires NCHW input, so NHWC must be converted (NHWC to NCHW) before the GEMM.",
+    "a layout-conversion copy or kernel is recorded for the conv / channel matmul on NHWC input",
+    "conv and matmul consume NHWC with no conversion copy",
+    ("conv_conversion_bytes", "conversion_kernels", "conv_output_format",
+     "channel_matmul_nhwc_copy_bytes", "channel_matmul_nchw_copy_bytes"), check=check_c22,
+    section_zh="4.1 Tensor内存布局重构 (cuBLAS兼容性适配)", seed_setting="a GPU with cuBLAS")
+
+CLAIMS = [C7, C22]

@@ -1,0 +1,221 @@
+"""Chapter 04, fusion: C17, C18, C19, C20, C21.
+
+Each claim reads on one screen: the seed's statement (English gist, section), the rule,
+its named thresholds and its check. Timing-based checks go through `band`, so a figure whose
+measured spread straddles a threshold gives 'depends' on noise, never a guess.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from labkit.claims.core import (
+    CONFIRMED,
+    DEPENDS,
+    NOISE,
+    REFUTED,
+    SEED_PIPELINE,
+    Claim,
+    ClaimError,
+    band,
+)
+from labkit.core import discovery
+
+CHAPTER = discovery.chapter_key(__name__)
+
+# C18: the seed's table (section 2.3): "~5-8 us" eager, "<0.5 us" with CUDA Graph replay.
+GRAPH_NODE_LIMIT_US = 0.5  # graph replay "launches in under 0.5 us" per kernel (graph node)
+EAGER_LAUNCH_LOW_US = 5.0  # eager launch latency "~5-8 us"
+EAGER_LAUNCH_HIGH_US = 8.0
+MIN_FIT_R_SQUARED = 0.95  # below this the times do not lie on a line and no slope is trusted
+
+# C19: the seed's table (section 2.4): Triton 28.9 "TFLOPS" against 12.4 for PyTorch (2.3x).
+SEED_TRITON_SPEEDUP = 28.9 / 12.4
+TRITON_WIN_RATIO = 1.5  # Triton's add "beats" PyTorch's if > 1.5x faster (short of the seed's 2.3x)
+ABOVE_CEILING_FRACTION = 1.10  # > 110% of the copy ceiling: the data sat in cache, not memory
+
+# C20: the folded weights against PyTorch's utility, and the folded model against the original.
+FOLD_WEIGHT_REL_TOLERANCE = 1e-5  # max |hand - PyTorch| / max |weight|: float32 rounding is ~1e-7
+FOLD_OUTPUT_REL_TOLERANCE = 1e-4  # max |folded - original| / max |original| over a whole network
+
+# C21: the seed's numbers (section 3.3).
+SEED_INIT_SCALE = 65536.0
+SEED_GROWTH_INTERVAL = 2000
+SEED_BACKOFF_FACTOR = 0.5
+SEED_GROWTH_FACTOR = 2.0
+SEED_MIN_SCALE = 1.0
+SEED_MAX_SCALE = 2.0**24
+
+
+def check_c17(ev: Mapping, th: Mapping) -> tuple[str, str, str]:
+    graphs, breaks = int(ev["graph_count"]), int(ev["graph_break_count"])
+    if graphs < 1:
+        raise ClaimError("C17: Dynamo captured no graph at all; was the function called?")
+    reasons = "; ".join(str(r) for r in ev.get("break_reasons", [])) or "none given"
+    text = f"torch._dynamo.explain finds {graphs} graph(s) and {breaks} graph break(s)"
+    if breaks > 0 or graphs > 1:
+        return REFUTED, f"{text} (reason: {reasons})", ""
+    if ev["both_branches_in_graph"]:
+        return CONFIRMED, f"{text}; both branches are in the graph", ""
+    return (DEPENDS, f"{text}, but the graph holds only the branch that was taken",
+            "the condition: a Python value is specialised (one branch, guarded), not kept")
+
+
+C17 = Claim(
+    "C17", CHAPTER, SEED_PIPELINE, "2.1 How TorchScript and TorchDynamo differ in their IR",
+    "Dynamo keeps Python control flow natively: `x + y if x.sum() > 0 else x * y` becomes one "
+    "FX graph, with no decorator.",
+    "one graph, no graph break, and both branches of the `if` inside it",
+    "Dynamo breaks the graph at the data-dependent `if` (more than one graph)",
+    ("graph_count", "graph_break_count", "both_branches_in_graph"), check=check_c17,
+    deterministic=True, section_zh="2.1 TorchScript与TorchDynamo的底层IR差异",
+    seed_setting="any device: Dynamo's capture does not depend on the hardware")
+
+
+def check_c18(ev: Mapping, th: Mapping) -> tuple[str, str, str]:
+    eager, node = float(ev["eager_per_launch_us"]), float(ev["graph_per_node_us"])
+    r_squared = float(ev["fit_r_squared"])
+    text = (f"fitted over N tiny kernels: eager {eager:.2f} us per launch, graph replay "
+            f"{node:.2f} us per node (R^2 >= {r_squared:.3f})")
+    if r_squared < th["min_fit_r_squared"]:
+        return DEPENDS, text + "; the times do not lie on a line", NOISE
+    graph_side = band(node, ev.get("graph_interval_us"), th["graph_node_limit_us"])
+    if graph_side == "noise":
+        return DEPENDS, text, NOISE
+    if graph_side == "above":
+        return REFUTED, text + f"; not under {th['graph_node_limit_us']} us per node", ""
+    if th["eager_launch_low_us"] <= eager <= th["eager_launch_high_us"]:
+        return CONFIRMED, text, ""
+    return (DEPENDS, text + f"; eager is outside {th['eager_launch_low_us']:g}-"
+            f"{th['eager_launch_high_us']:g} us", "the CPU: eager launch cost is the host's, "
+            "not the GPU's")
+
+
+C18 = Claim(
+    "C18", CHAPTER, SEED_PIPELINE, "2.3 CUDA Graphs and removing launch latency",
+    "CUDA Graph replay launches a kernel in under 0.5 us, against about 5 to 8 us for an "
+    "eager launch.",
+    f"graph replay costs < {GRAPH_NODE_LIMIT_US} us per node (fitted slope and its 95% "
+    f"interval) and eager {EAGER_LAUNCH_LOW_US:g}-{EAGER_LAUNCH_HIGH_US:g} us per launch",
+    f"the graph's cost per node is >= {GRAPH_NODE_LIMIT_US} us; 'depends' if only the eager "
+    "figure is off, or the fit is noisy",
+    ("eager_per_launch_us", "graph_per_node_us", "fit_r_squared"),
+    thresholds={"graph_node_limit_us": GRAPH_NODE_LIMIT_US,
+                "eager_launch_low_us": EAGER_LAUNCH_LOW_US,
+                "eager_launch_high_us": EAGER_LAUNCH_HIGH_US,
+                "min_fit_r_squared": MIN_FIT_R_SQUARED},
+    check=check_c18, section_zh="2.3 CUDA Graph集成与异步启动延迟消除",
+    seed_setting="a CUDA GPU, fixed-shape batch inference")
+
+
+def check_c19(ev: Mapping, th: Mapping) -> tuple[str, str, str]:
+    triton, torch_gbps, ceiling = (float(ev["triton_gbps"]), float(ev["torch_gbps"]),
+                                   float(ev["copy_ceiling_gbps"]))
+    if min(triton, torch_gbps, ceiling) <= 0:
+        raise ClaimError("C19: bandwidths must be positive GB/s figures")
+    speedup = triton / torch_gbps
+    text = (f"add: Triton {triton:.0f} GB/s ({100 * triton / ceiling:.0f}% of the copy ceiling), "
+            f"PyTorch {torch_gbps:.0f} GB/s ({100 * torch_gbps / ceiling:.0f}%): Triton "
+            f"{speedup:.2f}x PyTorch, the seed says {th['seed_triton_speedup']:.2f}x")
+    if "seed_implied_gbps" in ev:
+        text += (f"; the seed's 28.9 'TFLOPS' for an add would need "
+                 f"{float(ev['seed_implied_gbps']) / 1000:.0f} TB/s")
+    if max(triton, torch_gbps) > th["above_ceiling_fraction"] * ceiling:
+        return DEPENDS, text, "the size: above the copy ceiling, the data sat in cache"
+    where = band(speedup, ev.get("speedup_iqr"), th["triton_win_ratio"])
+    if where == "noise":
+        return DEPENDS, text, NOISE
+    return (CONFIRMED if where == "above" else REFUTED), text, ""
+
+
+C19 = Claim(
+    "C19", CHAPTER, SEED_PIPELINE, "2.4 Custom Triton kernels (performance comparison)",
+    "A Triton add kernel reaches 28.9 TFLOPS against 12.4 for PyTorch's (A100, fp16): 2.3x. "
+    "An add is memory-bound, so it is judged in GB/s.",
+    f"Triton's add moves bytes > {TRITON_WIN_RATIO}x as fast as PyTorch's (per-round spread "
+    "included)",
+    f"Triton/PyTorch <= {TRITON_WIN_RATIO}; 'depends' when either is above the copy ceiling "
+    "(cache) or the spread straddles the threshold",
+    ("triton_gbps", "torch_gbps", "copy_ceiling_gbps"),
+    thresholds={"triton_win_ratio": TRITON_WIN_RATIO, "seed_triton_speedup": SEED_TRITON_SPEEDUP,
+                "above_ceiling_fraction": ABOVE_CEILING_FRACTION},
+    check=check_c19, section_zh="2.4 自定义Triton内核在JIT图中的无缝注入与性能验证",
+    seed_setting="A100 GPU, fp16")
+
+
+def check_c20(ev: Mapping, th: Mapping) -> tuple[str, str, str]:
+    pairs = int(ev["pairs"])
+    if pairs <= 0:
+        raise ClaimError("C20: no Conv-BN pair was folded")
+    scale = max(float(ev["max_weight_magnitude"]), 1e-30)
+    weight_rel = max(float(ev["max_weight_error"]), float(ev["max_bias_error"])) / scale
+    output_rel = float(ev["output_max_rel_error"])
+    text = (f"{pairs} Conv-BN pairs: the formula differs from PyTorch's fuse_conv_bn_eval by "
+            f"{weight_rel:.1e} (relative); the folded network's output differs from the "
+            f"original's by {output_rel:.1e} (relative)")
+    if weight_rel > th["fold_weight_rel_tolerance"]:
+        return REFUTED, text, ""
+    if output_rel > th["fold_output_rel_tolerance"]:
+        return DEPENDS, text, "the precision: the weights agree, the outputs only to rounding"
+    return CONFIRMED, text, ""
+
+
+C20 = Claim(
+    "C20", CHAPTER, SEED_PIPELINE, "3.2 Fusing ResNet-50's Conv-BN-ReLU by hand (folding rules)",
+    "Conv-BN folding: w' = gamma/sigma * w, b' = gamma/sigma * b + beta - gamma*mu/sigma "
+    "(sigma = sqrt(var + eps)).",
+    f"hand-folded weights match PyTorch's utility within {FOLD_WEIGHT_REL_TOLERANCE:g} "
+    f"(relative) and the folded model's output the original's within {FOLD_OUTPUT_REL_TOLERANCE:g}",
+    "the weights differ; 'depends' if the weights agree but the outputs differ beyond rounding",
+    ("pairs", "max_weight_error", "max_bias_error", "max_weight_magnitude",
+     "output_max_rel_error"),
+    thresholds={"fold_weight_rel_tolerance": FOLD_WEIGHT_REL_TOLERANCE,
+                "fold_output_rel_tolerance": FOLD_OUTPUT_REL_TOLERANCE},
+    check=check_c20, section_zh="3.2 手动融合ResNet50中Conv-BN-ReLU三元组 (参数折叠规则)",
+    seed_setting="ResNet-50 in eval mode; any device")
+
+
+def check_c21(ev: Mapping, th: Mapping) -> tuple[str, str, str]:
+    defaults = {"init_scale": (float(ev["init_scale"]), th["seed_init_scale"]),
+                "growth_interval": (float(ev["growth_interval"]), th["seed_growth_interval"]),
+                "backoff_factor": (float(ev["backoff_factor"]), th["seed_backoff_factor"]),
+                "growth_factor": (float(ev["growth_factor"]), th["seed_growth_factor"])}
+    wrong = [f"{k} {got:g} (seed {want:g})" for k, (got, want) in defaults.items() if got != want]
+    overflow, growth = ev["overflow_step"], ev["growth_step"]
+    backed_off = (overflow["skipped"] and overflow["scale_after"]
+                  == overflow["scale_before"] * float(ev["backoff_factor"]))
+    grew = growth["scale_after"] == growth["scale_before"] * float(ev["growth_factor"])
+    low, high = float(ev["min_scale_seen"]), float(ev["max_scale_seen"])
+    text = (f"defaults: init {ev['init_scale']:g}, growth every {ev['growth_interval']} steps x"
+            f"{ev['growth_factor']:g}, backoff x{ev['backoff_factor']:g}; overflow step "
+            f"{'skipped, scale halved' if backed_off else 'not handled as the seed says'}; "
+            f"growth step {'doubled the scale' if grew else 'did not double it'}; scale seen "
+            f"from {low:g} to {high:g}")
+    if wrong:
+        return REFUTED, text + "; differs: " + ", ".join(wrong), ""
+    if not (backed_off and grew):
+        return REFUTED, text, ""
+    if low < th["seed_min_scale"] or high > th["seed_max_scale"]:
+        return (DEPENDS, text + f"; the seed's bounds [{th['seed_min_scale']:g}, 2^24] are not "
+                "enforced", "which part of section 3.3: the defaults and update rule hold, "
+                "the [1, 2^24] bounds do not")
+    return CONFIRMED, text, ""
+
+
+C21 = Claim(
+    "C21", CHAPTER, SEED_PIPELINE, "3.3 Gradient scaling in mixed-precision fusion",
+    "GradScaler starts at 65536, doubles the scale after 2000 steps without overflow, halves "
+    "it and skips the step on an overflow, and keeps it within [1, 2^24].",
+    "the defaults read off the object match, one overflow skips the step and halves the scale, "
+    "one clean interval doubles it, and the scale cannot leave [1, 2^24]",
+    "a default or the update rule differs; 'depends' if only the bounds do not hold",
+    ("init_scale", "growth_interval", "backoff_factor", "growth_factor", "overflow_step",
+     "growth_step", "min_scale_seen", "max_scale_seen"),
+    thresholds={"seed_init_scale": SEED_INIT_SCALE, "seed_growth_interval": SEED_GROWTH_INTERVAL,
+                "seed_backoff_factor": SEED_BACKOFF_FACTOR,
+                "seed_growth_factor": SEED_GROWTH_FACTOR, "seed_min_scale": SEED_MIN_SCALE,
+                "seed_max_scale": SEED_MAX_SCALE},
+    check=check_c21, deterministic=True, section_zh="3.3 混合精度融合中的梯度缩放传播与数值稳定性保障机制",
+    seed_setting="CUDA automatic mixed precision (torch.amp.GradScaler('cuda'))")
+
+CLAIMS = [C17, C18, C19, C20, C21]

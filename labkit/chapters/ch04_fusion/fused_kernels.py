@@ -1,0 +1,178 @@
+"""Elementwise kernels judged in bytes: a Triton add, and a fused add-multiply-SiLU chain.
+
+An elementwise op does one or two flops per element it loads, so its speed limit is memory
+bandwidth, not arithmetic: it is judged in GB/s against this machine's copy ceiling, never in
+TFLOP/s. What fusion saves is memory traffic. `silu((x + y) * z)` in eager PyTorch is three
+kernels, and each writes its result to memory and the next reads it back:
+
+    add: read x, y, write t1     mul: read t1, z, write t2     silu: read t2, write out
+
+8 tensors' worth of bytes. One fused kernel reads x, y, z and writes out: 4. The fused
+kernel should take about half the time.
+
+- On a GPU: `add` and `fused_chain` are Triton kernels (Triton is imported only when one is
+  called, so this module imports on a CPU-only machine without Triton).
+- On any device: `chain_eager` is PyTorch's three kernels; `chain_blocked` is a CPU analogue
+  of fusion, the same three ops on blocks small enough that the intermediates stay in the
+  cache, so main memory sees only x, y, z and out.
+"""
+
+# No `from __future__ import annotations` here: Triton reads the kernels' `tl.constexpr`
+# annotations, which must be real objects, not strings.
+from collections.abc import Callable
+from functools import lru_cache
+
+import torch
+
+BLOCK = 1024  # elements per Triton program: 4 KB of float32 in, enough loads in flight
+CPU_BLOCK_ELEMENTS = 32 * 1024  # 128 KB per float32 operand: x, y, z and two temporaries fit in L2
+
+# Bytes each way of computing moves per element, in units of the element size.
+ADD_TENSORS = 3  # read x, y; write out
+CHAIN_EAGER_TENSORS = 8  # add (3) + mul (3) + silu (2)
+CHAIN_FUSED_TENSORS = 4  # read x, y, z; write out
+
+
+def triton_available() -> bool:
+    """True when a CUDA GPU is usable and Triton imports."""
+    if not torch.cuda.is_available():
+        return False
+    try:
+        import triton  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def bytes_moved(numel: int, element_size: int, tensors: int) -> int:
+    """Bytes read plus written by an elementwise op touching `tensors` arrays of numel elements."""
+    if numel < 0 or element_size <= 0 or tensors <= 0:
+        raise ValueError(f"need numel >= 0, element_size > 0, tensors > 0; got {numel}, "
+                         f"{element_size}, {tensors}")
+    return numel * element_size * tensors
+
+
+def implied_bandwidth_gbps(tflops: float, dtype: torch.dtype, tensors: int = ADD_TENSORS,
+                           flops_per_element: int = 1) -> float:
+    """The memory bandwidth a 'TFLOP/s' figure for an elementwise op would need, in GB/s.
+
+    An add does one flop per element and moves `tensors` elements' worth of bytes, so
+    X TFLOP/s means X * 1e12 elements per second, each moving tensors * itemsize bytes.
+    """
+    itemsize = torch.empty((), dtype=dtype).element_size()
+    return tflops * 1e12 / flops_per_element * tensors * itemsize / 1e9
+
+
+def _check_operands(*tensors: torch.Tensor, gpu: bool) -> None:
+    first = tensors[0]
+    for t in tensors:
+        if not isinstance(t, torch.Tensor):
+            raise TypeError(f"expected tensors, got {type(t).__name__}")
+        if t.shape != first.shape or t.dtype != first.dtype or t.device != first.device:
+            raise ValueError("all operands need the same shape, dtype and device; got "
+                             + ", ".join(f"{tuple(u.shape)} {u.dtype} {u.device}" for u in tensors))
+    if not first.is_floating_point():
+        raise ValueError(f"expected floating-point tensors, got {first.dtype}")
+    if gpu:
+        if not triton_available():
+            raise RuntimeError("the Triton kernels need a CUDA GPU and the triton package; on "
+                               "this machine use chain_eager / chain_blocked, or show the "
+                               "recorded result")
+        if first.device.type != "cuda":
+            raise ValueError(f"the Triton kernels take CUDA tensors, got {first.device}; "
+                             "move them with .cuda()")
+
+
+@lru_cache(maxsize=1)
+def _kernels() -> tuple:
+    """Compile-on-first-use Triton kernels (imports triton here, never at module import)."""
+    global tl  # the kernels look `tl` up in this module's globals when Triton compiles them
+    import triton
+    import triton.language as tl
+
+    @triton.jit
+    def add_kernel(x_ptr, y_ptr, out_ptr, n, BLOCK_SIZE: tl.constexpr):  # noqa: ANN001, ANN202
+        # The seed's kernel (section 2.4): each program adds one block; the mask guards the tail.
+        offsets = tl.program_id(0) * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
+        inside = offsets < n
+        x = tl.load(x_ptr + offsets, mask=inside)
+        y = tl.load(y_ptr + offsets, mask=inside)
+        tl.store(out_ptr + offsets, x + y, mask=inside)
+
+    @triton.jit
+    def chain_kernel(x_ptr, y_ptr, z_ptr, out_ptr, n, BLOCK_SIZE: tl.constexpr):  # noqa: ANN001, ANN202
+        # silu((x + y) * z) in registers: three loads, one store, no intermediate in memory.
+        offsets = tl.program_id(0) * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
+        inside = offsets < n
+        x = tl.load(x_ptr + offsets, mask=inside).to(tl.float32)
+        y = tl.load(y_ptr + offsets, mask=inside).to(tl.float32)
+        z = tl.load(z_ptr + offsets, mask=inside).to(tl.float32)
+        t = (x + y) * z
+        out = t * tl.sigmoid(t)
+        tl.store(out_ptr + offsets, out.to(out_ptr.dtype.element_ty), mask=inside)
+
+    return add_kernel, chain_kernel
+
+
+def _grid(n: int) -> tuple[int]:
+    return ((n + BLOCK - 1) // BLOCK,)
+
+
+def add(x: torch.Tensor, y: torch.Tensor, out: torch.Tensor | None = None) -> torch.Tensor:
+    """x + y with the Triton kernel (contiguous CUDA tensors of one shape and dtype)."""
+    _check_operands(x, y, gpu=True)
+    x, y = x.contiguous(), y.contiguous()
+    out = torch.empty_like(x) if out is None else out
+    add_kernel, _ = _kernels()
+    add_kernel[_grid(x.numel())](x, y, out, x.numel(), BLOCK_SIZE=BLOCK)
+    return out
+
+
+def fused_chain(x: torch.Tensor, y: torch.Tensor, z: torch.Tensor,
+                out: torch.Tensor | None = None) -> torch.Tensor:
+    """silu((x + y) * z) in one Triton kernel (computed in float32, stored in x's dtype)."""
+    _check_operands(x, y, z, gpu=True)
+    x, y, z = x.contiguous(), y.contiguous(), z.contiguous()
+    out = torch.empty_like(x) if out is None else out
+    _, chain_kernel = _kernels()
+    chain_kernel[_grid(x.numel())](x, y, z, out, x.numel(), BLOCK_SIZE=BLOCK)
+    return out
+
+
+def chain_eager(x: torch.Tensor, y: torch.Tensor, z: torch.Tensor) -> torch.Tensor:
+    """silu((x + y) * z) the way eager PyTorch runs it: three kernels, two intermediates."""
+    _check_operands(x, y, z, gpu=False)
+    return torch.nn.functional.silu((x + y) * z)
+
+
+def chain_blocked(x: torch.Tensor, y: torch.Tensor, z: torch.Tensor,
+                  block: int = CPU_BLOCK_ELEMENTS) -> torch.Tensor:
+    """silu((x + y) * z) block by block, so the intermediates never leave the cache.
+
+    The CPU analogue of a fused kernel: the same three ops, but each runs on a block small
+    enough to stay in L2 before the next op reads it, so main memory sees x, y, z and out
+    only (4 tensors' worth of bytes instead of 8).
+    """
+    _check_operands(x, y, z, gpu=False)
+    if block < 1:
+        raise ValueError(f"block must be a positive number of elements, got {block}")
+    flat = [t.reshape(-1) for t in (x, y, z)]
+    out = torch.empty(x.shape, dtype=x.dtype, device=x.device)
+    out_flat = out.view(-1)
+    for start in range(0, out_flat.numel(), block):
+        stop = min(start + block, out_flat.numel())
+        t = out_flat[start:stop]  # the block of the result; the next two ops find it in cache
+        torch.add(flat[0][start:stop], flat[1][start:stop], out=t)
+        t.mul_(flat[2][start:stop])
+        torch.nn.functional.silu(t, inplace=True)
+    return out
+
+
+def paths(x: torch.Tensor, y: torch.Tensor, z: torch.Tensor) -> dict[str, Callable[[], object]]:
+    """The ways this machine can compute the chain, by name, for labkit.measure.bench.compare."""
+    if triton_available() and x.device.type == "cuda":
+        out = torch.empty_like(x)
+        return {"eager PyTorch (3 kernels)": lambda: chain_eager(x, y, z),
+                "fused Triton kernel": lambda: fused_chain(x, y, z, out)}
+    return {"eager PyTorch (3 ops)": lambda: chain_eager(x, y, z),
+            "blocked (in cache)": lambda: chain_blocked(x, y, z)}

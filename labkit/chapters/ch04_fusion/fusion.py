@@ -1,0 +1,391 @@
+"""Fusion you can check: Conv-BN folding from the formula, and what torch.compile did.
+
+Two ideas that chapter 04 measures, kept side by side because both answer "what did fusing
+change?":
+
+- **Conv-BN folding.** In eval mode BatchNorm is a fixed per-channel affine map, so it can be
+  folded into the convolution before it: with sigma = sqrt(running_var + eps),
+  w' = w * gamma / sigma (per output channel) and b' = (b - mean) * gamma / sigma + beta.
+  `fold_conv_bn_weights` is that formula and nothing else; `fold_model` applies it to every
+  Conv2d -> BatchNorm2d pair of a model through torch.fx; `against_pytorch` checks both
+  against PyTorch's own utility (`torch.nn.utils.fusion.fuse_conv_bn_eval`). Folding is a
+  snapshot: the folded model does not follow the original's later training steps.
+- **Reading torch.compile.** `explain` counts graphs and graph breaks (torch._dynamo.explain);
+  `recompile_sweep` shows Dynamo recompiling for each new shape until its recompile limit,
+  after which that code runs eager; `inductor_kernels` pulls the generated kernels out of
+  Inductor's output code, whose names say what was fused.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import copy
+import re
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+import torch
+from torch import nn
+
+# ---------------------------------------------------------------------------------------
+# Conv-BN folding
+
+
+def fold_conv_bn_weights(weight: torch.Tensor, bias: torch.Tensor | None,
+                         running_mean: torch.Tensor, running_var: torch.Tensor,
+                         gamma: torch.Tensor | None, beta: torch.Tensor | None,
+                         eps: float) -> tuple[torch.Tensor, torch.Tensor]:
+    """The folded convolution's (weight, bias), straight from the formula.
+
+    BatchNorm in eval mode computes gamma * (y - mean) / sigma + beta per output channel,
+    with sigma = sqrt(var + eps). Substituting y = w * x + b gives a convolution with
+    w' = w * gamma / sigma and b' = (b - mean) * gamma / sigma + beta. The arithmetic is
+    per-channel factors are computed in float64; the weight is scaled in float32 (or the
+    weight's own dtype if wider) and cast back once.
+    """
+    if weight.dim() < 2:
+        raise ValueError(f"weight must be a convolution weight [out, in, *kernel], got shape "
+                         f"{tuple(weight.shape)}")
+    channels = weight.shape[0]
+    for name, t in (("running_mean", running_mean), ("running_var", running_var)):
+        if t is None or t.shape != (channels,):
+            raise ValueError(f"{name} must have shape ({channels},) to match the weight's "
+                             f"{channels} output channels; got "
+                             f"{None if t is None else tuple(t.shape)} (track_running_stats=False "
+                             "BatchNorm has no running statistics and cannot be folded)")
+    if eps < 0:
+        raise ValueError(f"eps must be >= 0, got {eps}")
+    ones, zeros = torch.ones(channels, dtype=torch.float64), torch.zeros(channels, dtype=torch.float64)
+    b = zeros if bias is None else bias.detach().double().cpu()
+    g = ones if gamma is None else gamma.detach().double().cpu()
+    be = zeros if beta is None else beta.detach().double().cpu()
+    sigma = torch.sqrt(running_var.detach().double().cpu() + eps)
+    compute = torch.promote_types(weight.dtype, torch.float32)
+    scale = (g / sigma).to(device=weight.device, dtype=compute)
+    folded_w = weight.detach().to(compute) * scale.reshape(-1, *([1] * (weight.dim() - 1)))
+    folded_b = (b - running_mean.detach().double().cpu()) * g / sigma + be
+    return folded_w.to(weight.dtype), folded_b.to(device=weight.device, dtype=weight.dtype)
+
+
+def fold_conv_bn(conv: nn.Conv2d, bn: nn.BatchNorm2d) -> nn.Conv2d:
+    """A new Conv2d equal to bn(conv(x)) in eval mode; the originals are not touched.
+
+    Refuses a BatchNorm in training mode: there it normalises with the batch's own mean
+    and variance, which no fixed weight can reproduce.
+    """
+    if not isinstance(conv, nn.Conv2d) or not isinstance(bn, nn.BatchNorm2d):
+        raise TypeError(f"fold_conv_bn takes (nn.Conv2d, nn.BatchNorm2d), got "
+                        f"({type(conv).__name__}, {type(bn).__name__})")
+    if bn.training:
+        raise ValueError("the BatchNorm is in training mode, where it uses each batch's own "
+                         "statistics; call model.eval() before folding")
+    weight, bias = fold_conv_bn_weights(conv.weight, conv.bias, bn.running_mean, bn.running_var,
+                                        bn.weight, bn.bias, bn.eps)
+    folded = copy.copy(conv)  # same hyper-parameters; its own parameter dict below
+    folded._parameters = dict(conv._parameters)
+    folded.weight = nn.Parameter(weight, requires_grad=False)
+    folded.bias = nn.Parameter(bias, requires_grad=False)
+    return folded.eval()
+
+
+def conv_bn_pairs(graph_module: torch.fx.GraphModule) -> list[tuple[str, str]]:
+    """(conv, bn) module names where a Conv2d's only user is a BatchNorm2d."""
+    modules = dict(graph_module.named_modules())
+    pairs = []
+    for node in graph_module.graph.nodes:
+        if node.op != "call_module" or not isinstance(modules.get(node.target), nn.BatchNorm2d):
+            continue
+        source = node.args[0]
+        if (isinstance(source, torch.fx.Node) and source.op == "call_module"
+                and isinstance(modules.get(source.target), nn.Conv2d) and len(source.users) == 1):
+            pairs.append((source.target, node.target))
+    return pairs
+
+
+def fold_model(model: nn.Module) -> torch.fx.GraphModule:
+    """A copy of an eval-mode model with every Conv2d -> BatchNorm2d pair folded into one Conv2d.
+
+    The model is traced with torch.fx (symbolic_trace), each BatchNorm that only follows a
+    convolution is removed from the graph, and the convolution is replaced by
+    `fold_conv_bn` of the pair. The original model is left as it was.
+    """
+    if model.training:
+        raise ValueError("fold_model needs an eval-mode model (model.eval()): folding uses "
+                         "the running statistics, which only eval mode uses")
+    traced = torch.fx.symbolic_trace(copy.deepcopy(model))
+    modules = dict(traced.named_modules())
+    for conv_name, bn_name in conv_bn_pairs(traced):
+        folded = fold_conv_bn(modules[conv_name], modules[bn_name])
+        parent, _, leaf = conv_name.rpartition(".")
+        setattr(traced.get_submodule(parent) if parent else traced, leaf, folded)
+        for node in list(traced.graph.nodes):
+            if node.op == "call_module" and node.target == bn_name:
+                node.replace_all_uses_with(node.args[0])
+                traced.graph.erase_node(node)
+    traced.graph.lint()
+    traced.delete_all_unused_submodules()
+    traced.recompile()
+    return traced
+
+
+def randomize_batchnorm(model: nn.Module, seed: int = 0) -> nn.Module:
+    """Give every BatchNorm non-trivial statistics and affine parameters, in place.
+
+    A freshly built network has mean 0, var 1, gamma 1, beta 0, for which folding changes
+    almost nothing and so tests almost nothing. Values stay in a range that keeps a deep
+    network's activations finite.
+    """
+    generator = torch.Generator().manual_seed(seed)
+    with torch.no_grad():
+        for module in model.modules():
+            if isinstance(module, nn.modules.batchnorm._BatchNorm) and module.running_var is not None:
+                c = module.num_features
+                module.running_mean.copy_(0.1 * torch.randn(c, generator=generator))
+                module.running_var.copy_(0.5 + 1.5 * torch.rand(c, generator=generator))
+                if module.weight is not None:
+                    module.weight.copy_(0.5 + torch.rand(c, generator=generator))
+                    module.bias.copy_(0.1 * torch.randn(c, generator=generator))
+    return model
+
+
+@dataclass(frozen=True)
+class FoldCheck:
+    """The hand formula against PyTorch's fuse_conv_bn_eval, pair by pair."""
+
+    pairs: int
+    max_weight_error: float
+    max_bias_error: float
+    max_weight_magnitude: float
+
+    def as_dict(self) -> dict:
+        """Plain values (for results and claim evidence)."""
+        return {"pairs": self.pairs, "max_weight_error": self.max_weight_error,
+                "max_bias_error": self.max_bias_error,
+                "max_weight_magnitude": self.max_weight_magnitude}
+
+
+def against_pytorch(model: nn.Module) -> FoldCheck:
+    """Fold each Conv2d -> BatchNorm2d pair of an eval model by hand and with PyTorch; compare."""
+    from torch.nn.utils.fusion import fuse_conv_bn_eval
+
+    traced = torch.fx.symbolic_trace(model)
+    modules = dict(traced.named_modules())
+    pairs = conv_bn_pairs(traced)
+    if not pairs:
+        raise ValueError("the model has no Conv2d followed only by a BatchNorm2d: nothing to fold")
+    w_err = b_err = w_max = 0.0
+    for conv_name, bn_name in pairs:
+        conv, bn = modules[conv_name], modules[bn_name]
+        mine = fold_conv_bn(conv, bn)
+        theirs = fuse_conv_bn_eval(conv, bn)
+        w_err = max(w_err, (mine.weight - theirs.weight).abs().max().item())
+        b_err = max(b_err, (mine.bias - theirs.bias).abs().max().item())
+        w_max = max(w_max, theirs.weight.abs().max().item())
+    return FoldCheck(len(pairs), w_err, b_err, w_max)
+
+
+def utility_in_train_mode() -> str:
+    """What PyTorch's fuse_conv_bn_eval says when the modules are in training mode."""
+    from torch.nn.utils.fusion import fuse_conv_bn_eval
+
+    conv, bn = nn.Conv2d(3, 4, 3), nn.BatchNorm2d(4)  # fresh modules start in training mode
+    try:
+        fuse_conv_bn_eval(conv, bn)
+    except Exception as error:  # the real exception, whatever its type
+        return f"{type(error).__name__}: {error}"
+    return "no error: the utility folded modules in training mode"
+
+
+def max_error(a: torch.Tensor, b: torch.Tensor) -> dict:
+    """Max absolute difference, and relative to the largest magnitude of the reference b."""
+    absolute = (a.double() - b.double()).abs().max().item()
+    scale = max(b.double().abs().max().item(), 1e-30)
+    return {"max_abs_error": absolute, "max_rel_error": absolute / scale}
+
+
+# ---------------------------------------------------------------------------------------
+# Reading what torch.compile did
+
+
+@dataclass(frozen=True)
+class GraphReport:
+    """torch._dynamo.explain's answer in plain values: graphs, breaks, why, and the graphs' code."""
+
+    graph_count: int
+    graph_break_count: int
+    op_count: int
+    break_reasons: tuple[str, ...]
+    graph_code: tuple[str, ...] = field(default=(), repr=False)
+
+    def as_dict(self) -> dict:
+        """Plain values (for claim evidence and results)."""
+        return {"graph_count": self.graph_count, "graph_break_count": self.graph_break_count,
+                "op_count": self.op_count, "break_reasons": list(self.break_reasons)}
+
+    def __str__(self) -> str:
+        reasons = "; ".join(self.break_reasons) or "none"
+        return (f"{self.graph_count} graph(s), {self.graph_break_count} graph break(s), "
+                f"{self.op_count} op(s); break reasons: {reasons}")
+
+
+def explain(fn: Callable, *args: object) -> GraphReport:
+    """Count the graphs and graph breaks Dynamo makes of fn(*args), without compiling them.
+
+    explain() runs Dynamo's capture only (no backend compile), so it costs seconds on any
+    machine. Dynamo's own graph-break warnings are silenced: the report holds the reasons.
+    """
+    import logging
+
+    torch._dynamo.reset()
+    torch._logging.set_logs(dynamo=logging.ERROR)
+    try:
+        out = torch._dynamo.explain(fn)(*args)
+    finally:
+        torch._logging.set_logs()
+    reasons = tuple(str(getattr(r, "reason", r)).strip().splitlines()[0][:160]
+                    for r in out.break_reasons)
+    code = tuple(g.code.strip() for g in out.graphs)
+    return GraphReport(int(out.graph_count), int(out.graph_break_count), int(out.op_count),
+                       reasons, code)
+
+
+def recompile_limit() -> int:
+    """Dynamo's limit on compiled versions of one function (recompile_limit; cache_size_limit
+    in older torch), after which new shapes run that code eagerly."""
+    config = torch._dynamo.config
+    for name in ("recompile_limit", "cache_size_limit"):
+        try:
+            return int(getattr(config, name))
+        except AttributeError:
+            continue
+    raise RuntimeError("this torch has neither torch._dynamo.config.recompile_limit nor "
+                       "cache_size_limit; read the recompile limit in its documentation")
+
+
+class CompileCounter:
+    """A torch.compile backend that counts how often Dynamo hands it a new graph.
+
+    It passes each graph on to a real backend ('eager' runs the captured graph as it is,
+    'aot_eager' also traces the backward, 'inductor' generates kernels), so timings are of
+    real compiled code and the count is exact.
+    """
+
+    def __init__(self, backend: str = "eager") -> None:
+        self.backend, self.compiles = backend, 0
+        self._inner = None if backend == "eager" else torch._dynamo.lookup_backend(backend)
+
+    def __call__(self, graph_module: torch.fx.GraphModule, example_inputs: list) -> Callable:
+        self.compiles += 1
+        if self._inner is None:
+            return graph_module.forward
+        return self._inner(graph_module, example_inputs)
+
+
+@dataclass(frozen=True)
+class ShapeStep:
+    """One new input shape in a recompile sweep: was a graph compiled, and what did it cost."""
+
+    shape: tuple[int, ...]
+    compiles_so_far: int
+    new_graph: bool
+    first_call_s: float
+
+
+def recompile_sweep(fn: Callable, inputs: Sequence[tuple], backend: str = "eager",
+                    dynamic: bool | None = False, sync: Callable[[], None] | None = None
+                    ) -> tuple[Callable, list[ShapeStep]]:
+    """Compile fn and call it once on each argument tuple (each with a new shape).
+
+    Returns the compiled function (so the caller can time steady-state calls with
+    labkit.measure.bench) and, per shape, whether Dynamo compiled a new graph and how long the
+    first call took (wall clock, one call: that is what a user waits for). With
+    dynamic=False every new shape is a recompile until the recompile limit; with
+    dynamic=None (the default of torch.compile) the second shape makes Dynamo compile a
+    shape-generic graph and later shapes reuse it.
+    """
+    import logging
+
+    if not inputs:
+        raise ValueError("recompile_sweep needs at least one tuple of arguments")
+    torch._dynamo.reset()
+    counter = CompileCounter(backend)
+    compiled = torch.compile(fn, backend=counter, dynamic=dynamic)
+    steps = []
+    torch._logging.set_logs(dynamo=logging.ERROR)  # the recompile-limit warning: shown as data
+    try:
+        for args in inputs:
+            before = counter.compiles
+            begin = time.perf_counter()
+            compiled(*args)
+            if sync is not None:
+                sync()
+            elapsed = time.perf_counter() - begin
+            shape = tuple(args[0].shape) if args and isinstance(args[0], torch.Tensor) else ()
+            steps.append(ShapeStep(shape, counter.compiles, counter.compiles > before, elapsed))
+    finally:
+        torch._logging.set_logs()
+    return compiled, steps
+
+
+# name = async_compile.triton('name', '''source''', ...)  on a GPU;
+# name = async_compile.cpp_pybinding(['float*', ...], r'''source''')  on a CPU.
+_KERNEL_DEFINITION = re.compile(
+    r"^(\w+)\s*=\s*async_compile\.(\w+)\(([^\n]*?)r?(?:'''|\"\"\")(.*?)(?:'''|\"\"\")",
+    re.S | re.M)
+
+
+def inductor_kernels(source_code: str) -> dict[str, str]:
+    """{kernel name: its source} for each kernel in one file of Inductor's output code.
+
+    Inductor names a fused kernel after what it fused ('triton_poi_fused_add_mul_relu_0'
+    is one pointwise kernel doing an add, a mul and a relu), so the names alone show the
+    fusion; the source shows the loads and stores.
+    """
+    return {m.group(1): m.group(4).strip("\n") for m in _KERNEL_DEFINITION.finditer(source_code)}
+
+
+def without_compile_caches() -> contextlib.AbstractContextManager:
+    """A context in which Inductor compiles from scratch (its on-disk caches ignored).
+
+    Without it a second run, or a graph compiled earlier in the same session, may come from
+    the cache: then a "compile time" measures a cache lookup and no code is generated to read.
+    """
+    import torch._inductor.config as inductor_config
+
+    if hasattr(inductor_config, "force_disable_caches"):
+        return inductor_config.patch(force_disable_caches=True)
+    return contextlib.nullcontext()
+
+
+def inductor_code(fn: Callable, *args: object) -> tuple[object, list[str]]:
+    """Compile fn with Inductor, run it once, and return (result, generated source files).
+
+    Costs a real Inductor compile (caches off): seconds on a GPU, about 30 s for a tiny
+    function on a 2-core CPU (its C++ compiler is the slow part).
+    """
+    from torch._inductor.utils import run_and_get_code
+
+    torch._dynamo.reset()
+    with without_compile_caches():
+        result, sources = run_and_get_code(torch.compile(fn), *args)
+    return result, list(sources)
+
+
+def excerpt(source: str, lines: int = 12) -> str:
+    """The first `lines` non-empty lines of a kernel's source (the rest goes behind a fold)."""
+    kept = [line for line in source.splitlines() if line.strip()]
+    more = len(kept) - lines
+    return "\n".join(kept[:lines]) + (f"\n    ... ({more} more lines)" if more > 0 else "")
+
+
+def calls_to_pay_back(compile_s: float, eager_call_s: float, compiled_call_s: float) -> float:
+    """How many calls the compiled version needs before its compile time is paid back.
+
+    Infinite when the compiled call is not faster than the eager one.
+    """
+    if compile_s < 0 or eager_call_s <= 0 or compiled_call_s <= 0:
+        raise ValueError("times must be positive (compile time may be 0), got "
+                         f"{compile_s}, {eager_call_s}, {compiled_call_s}")
+    saved = eager_call_s - compiled_call_s
+    return float("inf") if saved <= 0 else compile_s / saved

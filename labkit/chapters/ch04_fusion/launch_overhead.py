@@ -1,0 +1,191 @@
+"""The launch-overhead model: what N tiny kernels cost, eager against one CUDA Graph replay.
+
+A tiny kernel does almost no work, so its time is the cost of getting it running. The model
+is a straight line, time(N) = fixed + per_launch * N, fitted by least squares to timings
+at several N:
+
+- eager: each `x.add_(1)` goes through Python, the dispatcher and the CUDA driver; a tiny
+  kernel finishes before the next one is launched, so the GPU waits for the CPU and the
+  slope is the CPU's cost per launch;
+- one CUDA Graph holding the same N kernels, replayed with one call: the slope is the
+  cost per graph node, the fixed part the cost of launching the graph.
+
+`fit_line` is plain least squares with the slope's standard error, tested on synthetic
+timings with a known slope and intercept; `measure` takes the timings with labkit.measure.bench.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+
+DEFAULT_COUNTS = (1, 8, 16, 32, 64, 128, 256)  # kernels per call: spans fixed-cost- to launch-bound
+
+
+@dataclass(frozen=True)
+class LineFit:
+    """time = fixed_s + per_item_s * count, with the slope's standard error and R^2."""
+
+    fixed_s: float
+    per_item_s: float
+    per_item_stderr_s: float
+    r_squared: float
+    points: int
+
+    def predict(self, count: float) -> float:
+        """The fitted time for `count` items."""
+        return self.fixed_s + self.per_item_s * count
+
+    @property
+    def per_item_us(self) -> float:
+        """The slope in microseconds."""
+        return self.per_item_s * 1e6
+
+    @property
+    def per_item_interval_us(self) -> tuple[float, float]:
+        """The slope +- 2 standard errors, in microseconds (about a 95% interval)."""
+        return ((self.per_item_s - 2 * self.per_item_stderr_s) * 1e6,
+                (self.per_item_s + 2 * self.per_item_stderr_s) * 1e6)
+
+    def as_dict(self) -> dict:
+        """Plain values in microseconds (for results and claim evidence)."""
+        low, high = self.per_item_interval_us
+        return {"fixed_us": self.fixed_s * 1e6, "per_item_us": self.per_item_us,
+                "per_item_interval_us": [low, high], "r_squared": self.r_squared,
+                "points": self.points}
+
+    def __str__(self) -> str:
+        low, high = self.per_item_interval_us
+        return (f"time = {self.fixed_s * 1e6:.2f} us + {self.per_item_us:.3f} us x N "
+                f"(slope 95% interval {low:.3f} to {high:.3f} us, R^2 {self.r_squared:.4f}, "
+                f"{self.points} points)")
+
+
+def fit_line(counts: Sequence[float], times_s: Sequence[float]) -> LineFit:
+    """Least-squares fit of times_s = fixed + per_item * counts.
+
+    Why least squares over all points instead of (t(N_max) - t(N_min)) / (N_max - N_min):
+    every point then helps, one noisy point moves the answer less, and the residuals give
+    the slope's standard error, which says whether a threshold such as "0.5 us" is really
+    above or below the measurement.
+    """
+    n = np.asarray(counts, dtype=np.float64)
+    t = np.asarray(times_s, dtype=np.float64)
+    if n.ndim != 1 or t.ndim != 1 or n.size != t.size:
+        raise ValueError(f"counts and times must be two flat lists of the same length, got "
+                         f"{n.shape} and {t.shape}")
+    if not (np.all(np.isfinite(n)) and np.all(np.isfinite(t))):
+        raise ValueError("counts and times must be finite numbers (a timing failed?)")
+    if np.unique(n).size < 2:
+        raise ValueError(f"need at least two different counts to fit a line, got {sorted(set(n))}")
+    design = np.column_stack([np.ones_like(n), n])
+    (fixed, slope), *_ = np.linalg.lstsq(design, t, rcond=None)
+    residuals = t - (fixed + slope * n)
+    total = float(np.sum((t - t.mean()) ** 2))
+    r_squared = 1.0 - float(np.sum(residuals**2)) / total if total > 0 else 1.0
+    dof = n.size - 2
+    if dof > 0:
+        sigma2 = float(np.sum(residuals**2)) / dof
+        stderr = math.sqrt(sigma2 / float(np.sum((n - n.mean()) ** 2)))
+    else:
+        stderr = 0.0  # two points: the line goes through both, no spread to estimate
+    return LineFit(float(fixed), float(slope), stderr, r_squared, int(n.size))
+
+
+def tiny_kernels(x: torch.Tensor, count: int) -> Callable[[], None]:
+    """A function that launches `count` tiny kernels: x.add_(1) on a small tensor."""
+    if count < 1:
+        raise ValueError(f"count must be at least 1, got {count}")
+
+    def launch() -> None:
+        for _ in range(count):
+            x.add_(1.0)
+
+    return launch
+
+
+def graph_of(fn: Callable[[], None]) -> Callable[[], None]:
+    """Capture fn (which must only launch GPU work) in a CUDA Graph; return its replay.
+
+    Warm-up runs happen on a side stream first, as PyTorch's documentation asks, so that
+    lazy initialisation is not captured.
+    """
+    if not torch.cuda.is_available():
+        raise RuntimeError("CUDA Graphs need a CUDA GPU; on a CPU show the recorded result")
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):
+        for _ in range(3):
+            fn()
+    torch.cuda.current_stream().wait_stream(side)
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        fn()
+    torch.cuda.synchronize()
+    return graph.replay
+
+
+@dataclass(frozen=True)
+class LaunchSweep:
+    """Median times per call at each kernel count, for each way of launching, and their fits."""
+
+    counts: tuple[int, ...]
+    times_s: dict[str, tuple[float, ...]]
+    noisy: dict[str, int]
+    fits: dict[str, LineFit]
+    device: str
+
+    def as_dict(self) -> dict:
+        """Plain values (for results and claim evidence)."""
+        return {"counts": list(self.counts), "device": self.device,
+                "times_us": {k: [v * 1e6 for v in ts] for k, ts in self.times_s.items()},
+                "noisy_points": dict(self.noisy),
+                "fits": {k: f.as_dict() for k, f in self.fits.items()}}
+
+    def rows(self) -> list[str]:
+        """One line per way of launching: its fit."""
+        return [f"{name:<28} {fit}" for name, fit in self.fits.items()]
+
+    def __str__(self) -> str:
+        return "\n".join(self.rows())
+
+
+def measure(counts: Sequence[int] = DEFAULT_COUNTS, device: torch.device | None = None,
+            rep_ms: float = 40.0) -> LaunchSweep:
+    """Time N tiny kernels per call for each N: eager and (on a GPU) one graph replay.
+
+    On a GPU both run in bench's cold mode: CUDA events around each call, with a cache
+    flush before it that keeps the GPU busy for only a few microseconds, so the eager
+    kernels then run as fast as the CPU launches them. (Not hot mode: its spin kernel
+    holds the GPU for ~30 us per call, far less than the CPU needs to queue hundreds of
+    launches, so the timing would mix GPU time and launch time.) On a CPU there are no
+    kernel launches: 'eager (CPU ops)' is the dispatcher's cost per tiny op, the closest
+    analogue.
+    """
+    from labkit.measure import bench
+
+    device = device or (torch.device("cuda") if torch.cuda.is_available() else torch.device("cpu"))
+    counts = tuple(int(c) for c in counts)
+    x = torch.zeros(1, device=device)
+    ways: dict[str, tuple[str, Callable[[int], Callable[[], None]]]]
+    if device.type == "cuda":
+        ways = {"eager (CPU-bound)": ("cold", lambda n: tiny_kernels(x, n)),
+                "graph replay": ("cold", lambda n: graph_of(tiny_kernels(x, n)))}
+    else:
+        ways = {"eager (CPU ops)": ("hot", lambda n: tiny_kernels(x, n))}
+    times: dict[str, tuple[float, ...]] = {}
+    noisy: dict[str, int] = {}
+    for name, (mode, make) in ways.items():
+        medians, flagged = [], 0
+        for n in counts:
+            timing = bench.time(make(n), mode=mode, rep_ms=rep_ms, warmup_ms=10.0,
+                                label=f"{name}, N={n}", device=device)
+            medians.append(timing.median_s)
+            flagged += bool(timing.noisy)
+        times[name], noisy[name] = tuple(medians), flagged
+    fits = {name: fit_line(counts, ts) for name, ts in times.items()}
+    return LaunchSweep(counts, times, noisy, fits, str(device))

@@ -1,0 +1,585 @@
+"""The layout audit: what each way of freezing a model records about its input, and what the
+frozen artifact does when it is fed the same values in three layouts.
+
+    from labkit.chapters.ch07_export_traps import export_audit
+    model, example = export_audit.small_cnn(), export_audit.example_input(batch=4, image=32)
+    audit = export_audit.run(model, example)       # one row per deployment path
+    audit                                          # the table (HTML); audit.structure() for text
+
+A deployed artifact is only ever asked for numbers. Whether it gives the right ones when the
+caller's tensor is laid out differently from the example it was frozen with is a question of
+what it recorded (shapes? strides? nothing?) and what it does with an input that does not
+match: copy it, refuse it, or read its memory as if it matched. The last is the dangerous
+one, so every row is checked against eager PyTorch with a tolerance before anything is timed.
+
+Paths: torch.jit.trace, torch.jit.script, torch.export (the ExportedProgram's module), ONNX
+through the current exporter run in ONNX Runtime (fed numpy arrays, and through IOBinding
+from a tensor's data pointer, the zero-copy way GPU pipelines feed it), and AOTInductor when
+it compiles within a time limit (a C++ compile that takes minutes on a small CPU).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import html
+import importlib.util
+import logging
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import warnings
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import torch
+from torch import nn
+
+NCHW, CHANNELS_LAST, TRANSPOSED = "NCHW", "channels_last", "transposed view"
+LAYOUTS = (NCHW, CHANNELS_LAST, TRANSPOSED)
+CORRECT, REJECTED, WRONG, SKIPPED = "correct", "rejected", "silently wrong", "skipped"
+# Agreement with eager: max |difference| <= TOLERANCE * max |eager output| (float32; on a GPU
+# TF32 convolutions in eager and in the artifact may differ by ~1e-3 relative). A layout
+# mix-up reads other pixels and gives errors of the size of the output itself.
+TOLERANCE = {"cpu": 1e-4, "cuda": 1e-2}
+AOTI_CHECK_ENV = "AOTI_RUNTIME_CHECK_INPUTS"  # AOTInductor checks input strides only when set
+
+
+class AuditError(ValueError):
+    """The audit was given something it cannot audit; the message says what to pass."""
+
+
+# ---------------------------------------------------------------------------------------
+# The model and its inputs
+
+
+class BasicBlock(nn.Module):
+    """ResNet's basic block: two 3x3 convolutions with batch norm and an identity shortcut."""
+
+    def __init__(self, channels: int) -> None:
+        super().__init__()
+        self.conv1 = nn.Conv2d(channels, channels, 3, padding=1, bias=False)
+        self.bn1 = nn.BatchNorm2d(channels)
+        self.conv2 = nn.Conv2d(channels, channels, 3, padding=1, bias=False)
+        self.bn2 = nn.BatchNorm2d(channels)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        out = torch.relu(self.bn1(self.conv1(x)))
+        return torch.relu(self.bn2(self.conv2(out)) + x)
+
+
+POOLED = 4  # the classifier sees a 4x4 map, so where each pixel sits matters to the output
+
+
+class SmallCNN(nn.Module):
+    """A stem convolution, one ResNet basic block, pooling to 4x4 and a classifier.
+
+    Small enough for Binder's 2 GB (about 7k parameters at 16 channels), yet it has what
+    matters to layout: convolutions, batch norm, a residual add and a flatten.
+    """
+
+    def __init__(self, channels: int = 16, classes: int = 10) -> None:
+        super().__init__()
+        self.stem = nn.Sequential(nn.Conv2d(3, channels, 3, padding=1, bias=False),
+                                  nn.BatchNorm2d(channels), nn.ReLU())
+        self.block = BasicBlock(channels)
+        self.pooled = POOLED
+        self.head = nn.Linear(channels * POOLED * POOLED, classes)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        y = nn.functional.adaptive_avg_pool2d(self.block(self.stem(x)), self.pooled)
+        return self.head(torch.flatten(y, 1))
+
+
+def small_cnn(channels: int = 16, seed: int = 0, device: str | torch.device = "cpu") -> SmallCNN:
+    """A SmallCNN with seeded random weights and non-trivial batch-norm statistics, in eval mode."""
+    torch.manual_seed(seed)
+    model = SmallCNN(channels)
+    for module in model.modules():
+        if isinstance(module, nn.BatchNorm2d):
+            module.running_mean.uniform_(-0.1, 0.1)
+            module.running_var.uniform_(0.5, 1.5)
+    return model.to(device).eval()
+
+
+def example_input(batch: int = 4, image: int = 32, seed: int = 1,
+                  device: str | torch.device = "cpu") -> torch.Tensor:
+    """A contiguous NCHW float32 image batch, the example every path is frozen with."""
+    if batch < 1 or image < 1:
+        raise AuditError(f"batch and image must be positive, got batch={batch}, image={image}")
+    generator = torch.Generator().manual_seed(seed)
+    return torch.randn(batch, 3, image, image, generator=generator).to(device)
+
+
+def layouts(x: torch.Tensor) -> dict[str, torch.Tensor]:
+    """The same values in three layouts: contiguous NCHW, channels_last, and a transposed view.
+
+    The transposed view is `x.transpose(2, 3).contiguous().transpose(2, 3)`: equal to x element
+    for element, but with the H and W strides swapped, so it is neither contiguous nor
+    channels_last (square images only, so that its shape is x's shape).
+    """
+    if x.dim() != 4 or x.shape[2] != x.shape[3]:
+        raise AuditError(f"layouts() needs a 4-D NCHW batch of square images, got shape {tuple(x.shape)}")
+    return {NCHW: x.contiguous(),
+            CHANNELS_LAST: x.contiguous(memory_format=torch.channels_last),
+            TRANSPOSED: x.transpose(2, 3).contiguous().transpose(2, 3)}
+
+
+def describe_layout(shape: tuple[int, ...] | torch.Size, stride: tuple[int, ...]) -> str:
+    """'(4, 3, 32, 32), strides (3072, 1024, 32, 1): contiguous NCHW'."""
+    probe = torch.empty_strided(tuple(shape), tuple(stride), device="meta")
+    if probe.dim() == 4:
+        nchw, nhwc = probe.is_contiguous(), probe.is_contiguous(memory_format=torch.channels_last)
+        name = ("contiguous NCHW" if nchw and not nhwc else "channels_last" if nhwc and not nchw
+                else "both formats" if nchw else "neither format")
+    else:
+        name = "contiguous" if probe.is_contiguous() else "not contiguous"
+    return f"{tuple(shape)}, strides {tuple(stride)}: {name}"
+
+
+# ---------------------------------------------------------------------------------------
+# Artifacts: one builder per path
+
+
+@dataclass
+class Artifact:
+    """A frozen model: how to call it, what it records about its input, how long it took."""
+
+    path: str
+    run: Callable[[torch.Tensor], torch.Tensor]
+    records: str
+    build_s: float
+    note: str = ""
+    recorded_stride: tuple[int, ...] | None = None
+
+
+@dataclass
+class Outcome:
+    """What one artifact did with one input layout."""
+
+    kind: str  # CORRECT, REJECTED, WRONG or SKIPPED
+    detail: str = ""
+    max_error: float | None = None
+
+    def __str__(self) -> str:
+        return self.kind if not self.detail else f"{self.kind}: {self.detail}"
+
+
+@dataclass
+class Row:
+    """One path of the audit."""
+
+    path: str
+    records: str
+    outcomes: dict[str, Outcome]
+    build_s: float | None = None
+    note: str = ""
+    artifact: Artifact | None = field(default=None, repr=False)
+
+    @property
+    def correct_on_all(self) -> bool:
+        return all(o.kind == CORRECT for o in self.outcomes.values())
+
+
+@contextlib.contextmanager
+def _quiet() -> Iterator[None]:
+    """Silence the exporters' warnings and log lines (TorchScript deprecation, onnxscript's
+    'torchvision is not installed'): the audit reports what matters in its own columns."""
+    loggers = [logging.getLogger(n) for n in ("torch.onnx", "torch.export", "onnxscript", "torch._dynamo")]
+    levels = [lg.level for lg in loggers]
+    try:
+        for lg in loggers:
+            lg.setLevel(logging.ERROR)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            yield
+    finally:
+        for lg, level in zip(loggers, levels, strict=True):
+            lg.setLevel(level)
+
+
+def _timed(build: Callable[[], Artifact]) -> Artifact:
+    start = time.perf_counter()
+    with _quiet(), torch.no_grad():
+        artifact = build()
+    artifact.build_s = time.perf_counter() - start
+    return artifact
+
+
+def build_trace(model: nn.Module, example: torch.Tensor) -> Artifact:
+    """torch.jit.trace: runs the model once and records the ops it called, with the example's
+    shapes and strides written into the graph's input type."""
+    traced = torch.jit.trace(model, example)
+    graph_input = list(traced.graph.inputs())[1].type()
+    sizes, strides = graph_input.sizes(), graph_input.strides()
+    records = (f"graph input type {describe_layout(sizes, strides)}" if sizes and strides
+               else f"graph input type {graph_input}")
+    return Artifact("torch.jit.trace", traced, records, 0.0,
+                    recorded_stride=tuple(strides) if strides else None)
+
+
+def build_script(model: nn.Module, example: torch.Tensor) -> Artifact:
+    """torch.jit.script: compiles the Python source; the input is typed only as 'Tensor'."""
+    scripted = torch.jit.script(model)
+    graph_input = list(scripted.graph.inputs())[1].type()
+    return Artifact("torch.jit.script", scripted, f"graph input type '{graph_input}': no shape, no strides", 0.0)
+
+
+def exported_input_layout(program: torch.export.ExportedProgram) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """Shape and strides of the first user input, as the ExportedProgram's graph records them."""
+    user_inputs = set(program.graph_signature.user_inputs)
+    for node in program.graph.nodes:
+        if node.op == "placeholder" and node.name in user_inputs:
+            value = node.meta["val"]
+            return tuple(value.shape), tuple(value.stride())
+    raise AuditError("the exported program has no user input")
+
+
+def build_export(model: nn.Module, example: torch.Tensor) -> Artifact:
+    """torch.export: an ATen graph whose nodes carry fake tensors with the example's strides;
+    the module it returns checks shapes and dtypes of its inputs, not strides."""
+    program = torch.export.export(model, (example,))
+    shape, stride = exported_input_layout(program)
+    return Artifact("torch.export", program.module(), f"input meta {describe_layout(shape, stride)}",
+                    0.0, recorded_stride=stride)
+
+
+def onnx_exporter() -> str:
+    """'dynamo' (torch.onnx.export(dynamo=True), needs onnxscript) or 'legacy' (TorchScript-based)."""
+    return "dynamo" if importlib.util.find_spec("onnxscript") is not None else "legacy"
+
+
+def export_onnx(model: nn.Module, example: torch.Tensor, path: str | Path) -> str:
+    """Write the model as ONNX with the current exporter where it is installed; returns which."""
+    exporter = onnx_exporter()
+    with _quiet(), torch.no_grad():
+        if exporter == "dynamo":
+            torch.onnx.export(model, (example,), str(path), dynamo=True, verbose=False)
+        else:
+            torch.onnx.export(model, (example,), str(path), dynamo=False)
+    return exporter
+
+
+def ort_providers(device: torch.device) -> list[str]:
+    """CUDA then CPU where this onnxruntime build has the CUDA provider and the model is on a
+    GPU; else the CPU provider alone."""
+    import onnxruntime as ort
+
+    available = ort.get_available_providers()
+    if device.type == "cuda" and "CUDAExecutionProvider" in available:
+        return ["CUDAExecutionProvider", "CPUExecutionProvider"]
+    return ["CPUExecutionProvider"]
+
+
+def ort_session(model_path: str | Path, providers: list[str], options: object | None = None,
+                provider_options: list[dict] | None = None) -> object:
+    """An InferenceSession with quiet logs and torch's thread count, so timings compare."""
+    import onnxruntime as ort
+
+    if options is None:
+        options = ort.SessionOptions()
+    options.log_severity_level = 3
+    options.intra_op_num_threads = torch.get_num_threads()
+    # ORT's threads spin after each run by default, stealing the cores the next timed
+    # variant (eager PyTorch, another session) needs on a small machine.
+    options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+    if providers and providers[0] == "CUDAExecutionProvider":
+        # Run on torch's current stream, so CUDA events (labkit.measure.bench) bracket ORT's kernels
+        # and a tensor torch just wrote is ready when ORT reads it.
+        stream = {"user_compute_stream": str(torch.cuda.current_stream().cuda_stream),
+                  "has_user_compute_stream": "1"}
+        given = list(provider_options or [{} for _ in providers])
+        try:
+            return ort.InferenceSession(str(model_path), options, providers=providers,
+                                        provider_options=[{**given[0], **stream}, *given[1:]])
+        except Exception:  # an onnxruntime build that refuses the option: its own stream then
+            pass
+    return ort.InferenceSession(str(model_path), options, providers=providers,
+                                provider_options=provider_options)
+
+
+def working_providers(model_path: str | Path, device: torch.device) -> list[str]:
+    """The providers a session really got: a CUDA provider that is listed but cannot load
+    (missing CUDA or cuDNN libraries) leaves ONNX Runtime on the CPU, with only a log line."""
+    return list(ort_session(model_path, ort_providers(device)).get_providers())
+
+
+def onnx_input_record(model_path: str | Path) -> str:
+    """What an ONNX file declares about its first input: element type and dims, nothing more."""
+    import onnx
+
+    graph_input = onnx.load(str(model_path), load_external_data=False).graph.input[0]
+    tensor_type = graph_input.type.tensor_type
+    dims = tuple(d.dim_value if d.HasField("dim_value") else d.dim_param for d in tensor_type.shape.dim)
+    return (f"input '{graph_input.name}' {onnx.TensorProto.DataType.Name(tensor_type.elem_type)} "
+            f"dims {dims}: no strides (ONNX tensors are dense, row-major)")
+
+
+def _ort_feed_numpy(session: object) -> Callable[[torch.Tensor], torch.Tensor]:
+    name = session.get_inputs()[0].name
+
+    def run(x: torch.Tensor) -> torch.Tensor:
+        out = session.run(None, {name: x.detach().cpu().numpy()})[0]
+        return torch.from_numpy(out).to(x.device)
+    return run
+
+
+def _ort_feed_pointer(session: object, out_shape: tuple[int, ...]) -> Callable[[torch.Tensor], torch.Tensor]:
+    """Bind the tensor's data pointer with its shape: the zero-copy way to feed ORT from torch.
+    ORT gets an address and a shape, never the strides."""
+    import numpy as np
+
+    in_name, out_name = session.get_inputs()[0].name, session.get_outputs()[0].name
+    on_gpu = "CUDAExecutionProvider" in session.get_providers()
+
+    def run(x: torch.Tensor) -> torch.Tensor:
+        if x.is_cuda and not on_gpu:  # the CUDA provider did not load: bind host memory
+            return run(x.cpu()).to(x.device)  # .cpu() keeps the strides of a dense tensor
+        out = torch.empty(out_shape, dtype=x.dtype, device=x.device)
+        kind, index = ("cuda", x.device.index or 0) if x.is_cuda else ("cpu", 0)
+        if x.is_cuda:
+            torch.cuda.synchronize(x.device)  # ORT reads on its own stream
+        binding = session.io_binding()
+        binding.bind_input(in_name, kind, index, np.float32, tuple(x.shape), x.data_ptr())
+        binding.bind_output(out_name, kind, index, np.float32, tuple(out.shape), out.data_ptr())
+        session.run_with_iobinding(binding)
+        return out
+    return run
+
+
+def build_onnx(model: nn.Module, example: torch.Tensor, workdir: Path,
+               feed: str = "numpy") -> Artifact:
+    """ONNX through the current exporter, run in ONNX Runtime, fed numpy arrays ('numpy') or a
+    bound data pointer ('pointer')."""
+    model_path = workdir / "model.onnx"
+    if not model_path.exists():
+        export_onnx(model, example, model_path)
+    providers = ort_providers(example.device)
+    session = ort_session(model_path, providers)
+    exporter = onnx_exporter()
+    provider = session.get_providers()[0].replace("ExecutionProvider", "")
+    if feed == "numpy":
+        run = _ort_feed_numpy(session)
+        name, how = f"ONNX Runtime {provider}, numpy feed", "numpy array (ORT copies a strided array to dense)"
+    else:
+        out_shape = tuple(model(example).shape)
+        run = _ort_feed_pointer(session, out_shape)
+        name, how = f"ONNX Runtime {provider}, IOBinding of data_ptr", "data pointer and shape only"
+    return Artifact(name, run, onnx_input_record(model_path), 0.0,
+                    note=f"exporter: {exporter}; fed as {how}")
+
+
+AOTI_COMPILE = ("import sys, torch\n"
+                "program = torch.export.load(sys.argv[1])\n"
+                "torch._inductor.aoti_compile_and_package(program, package_path=sys.argv[2])\n")
+
+
+def build_aoti(model: nn.Module, example: torch.Tensor, workdir: Path, timeout_s: float) -> Artifact:
+    """AOTInductor: torch.export, then a C++ (and on a GPU, Triton) compile into a package.
+
+    The compile runs in a child process so it can be stopped after timeout_s (a few minutes
+    on a small CPU), then the package is loaded here. The compiled code assumes the example's
+    strides; it checks them only when AOTI_RUNTIME_CHECK_INPUTS=1 was set before loading.
+    """
+    program = torch.export.export(model, (example,))
+    shape, stride = exported_input_layout(program)
+    program_path, package_path = workdir / "program.pt2", workdir / "model_aoti.pt2"
+    torch.export.save(program, str(program_path))
+    child = subprocess.Popen([sys.executable, "-c", AOTI_COMPILE, str(program_path), str(package_path)],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                             start_new_session=True)
+    try:
+        _, errors = child.communicate(timeout=timeout_s)
+    except subprocess.TimeoutExpired:
+        os.killpg(child.pid, signal.SIGKILL)  # the compile and its worker processes
+        child.communicate()
+        raise TimeoutError(f"AOTInductor did not compile within {timeout_s:.0f} s on this machine") from None
+    if child.returncode != 0:
+        last = (errors or "").strip().splitlines()[-1:] or ["no message"]
+        raise RuntimeError(f"AOTInductor compile failed: {last[0][:200]}")
+    runner = torch._inductor.aoti_load_package(str(package_path))
+    checked = os.environ.get(AOTI_CHECK_ENV, "0") not in ("", "0")
+    return Artifact("AOTInductor", runner, f"compiled for {describe_layout(shape, stride)}", 0.0,
+                    note=f"input strides checked at run time: {'yes' if checked else 'no'} "
+                         f"({AOTI_CHECK_ENV}={'1' if checked else 'unset'})",
+                    recorded_stride=stride)
+
+
+# ---------------------------------------------------------------------------------------
+# Running the audit
+
+
+def outcome(run: Callable[[torch.Tensor], torch.Tensor], x: torch.Tensor, expected: torch.Tensor) -> Outcome:
+    """Call the artifact on x: an exception is 'rejected', a result off eager is 'silently wrong'."""
+    try:
+        with _quiet(), torch.no_grad():
+            got = run(x)
+    except Exception as error:  # any refusal counts; its first line says why
+        first = (str(error).strip().splitlines() or [type(error).__name__])[0]
+        return Outcome(REJECTED, f"{type(error).__name__}: {first[:160]}")
+    if tuple(got.shape) != tuple(expected.shape):
+        return Outcome(WRONG, f"shape {tuple(got.shape)}, eager gives {tuple(expected.shape)}")
+    scale = float(expected.abs().max()) or 1.0
+    error = float((got.float() - expected.float()).abs().max())
+    tolerance = TOLERANCE.get(expected.device.type, 1e-4)
+    if error <= tolerance * scale:
+        return Outcome(CORRECT, "", error)
+    return Outcome(WRONG, f"max |error| {error:.3g} against outputs up to {scale:.3g}", error)
+
+
+@dataclass
+class Audit:
+    """The audit table: rows, the input layouts, and what ran where."""
+
+    rows: list[Row]
+    device: str
+    example_shape: tuple[int, ...]
+    exporter: str
+
+    COLUMNS = ("path", "what it records about its input", *LAYOUTS)
+
+    def row(self, path_prefix: str) -> Row:
+        """The first row whose path starts with path_prefix ('torch.jit.trace', 'ONNX Runtime')."""
+        for r in self.rows:
+            if r.path.startswith(path_prefix):
+                return r
+        raise KeyError(f"no row for {path_prefix!r}; rows: {[r.path for r in self.rows]}")
+
+    def cells(self) -> list[dict[str, str]]:
+        """One dict per row with COLUMNS as keys (plain text)."""
+        return [{"path": r.path, "what it records about its input": r.records + (f" ({r.note})" if r.note else ""),
+                 **{lay: str(r.outcomes[lay]) for lay in LAYOUTS}} for r in self.rows]
+
+    def structure(self) -> str:
+        """Path and outcome kinds only: deterministic for a given torch/onnxruntime, for nbval."""
+        lines = [" | ".join(("path", *LAYOUTS))]
+        lines += [" | ".join((r.path, *(r.outcomes[lay].kind for lay in LAYOUTS))) for r in self.rows]
+        return "\n".join(lines)
+
+    def as_dict(self) -> dict:
+        """Plain values for labkit.core.results."""
+        return {"device": self.device, "example_shape": list(self.example_shape), "exporter": self.exporter,
+                "rows": [{"path": r.path, "records": r.records, "note": r.note, "build_s": r.build_s,
+                          "outcomes": {lay: {"kind": o.kind, "detail": o.detail, "max_error": o.max_error}
+                                       for lay, o in r.outcomes.items()}} for r in self.rows]}
+
+    def __repr__(self) -> str:
+        return self.structure()
+
+    def _repr_html_(self) -> str:
+        colours = {CORRECT: "#1a7f37", REJECTED: "#9a6700", WRONG: "#cf222e", SKIPPED: "#57606a"}
+        head = "".join(f"<th style='text-align:left'>{html.escape(c)}</th>" for c in self.COLUMNS)
+        body = ""
+        for r, cells in zip(self.rows, self.cells(), strict=True):
+            tds = ""
+            for column in self.COLUMNS:
+                colour = colours.get(r.outcomes[column].kind) if column in LAYOUTS else None
+                style = f"text-align:left;color:{colour};font-weight:bold" if colour else "text-align:left"
+                tds += f"<td style='{style}'>{html.escape(cells[column])}</td>"
+            body += f"<tr>{tds}</tr>"
+        caption = (f"example input {self.example_shape} on {self.device}; ONNX exporter: {self.exporter}; "
+                   "checked against eager before any timing")
+        return f"<table><caption>{html.escape(caption)}</caption><tr>{head}</tr>{body}</table>"
+
+
+def default_aoti_timeout_s(device: torch.device) -> float:
+    """0 (skip) on a CPU: the C++ compile takes minutes on a small CPU, past a chapter's budget;
+    100 s on a GPU machine (a chapter there must finish within 4 minutes). LABKIT_AOTI_TIMEOUT_S
+    overrides either."""
+    override = os.environ.get("LABKIT_AOTI_TIMEOUT_S", "")
+    if override.replace(".", "", 1).isdigit():
+        return float(override)
+    return 100.0 if device.type == "cuda" else 0.0
+
+
+def run(model: nn.Module, example: torch.Tensor, paths: tuple[str, ...] | None = None,
+        aoti_timeout_s: float | None = None, workdir: str | Path | None = None) -> Audit:
+    """Freeze `model` with `example` along each path and feed it the three layouts of `example`.
+
+    paths: a subset of PATHS (default all). aoti_timeout_s: how long AOTInductor may compile
+    (0 skips it, saying why; default from default_aoti_timeout_s). A path that fails to build
+    is a row that says why, never an exception.
+    """
+    if not isinstance(model, nn.Module):
+        raise AuditError(f"run() needs an nn.Module, got {type(model).__name__}")
+    if not isinstance(example, torch.Tensor) or example.dtype != torch.float32:
+        raise AuditError("run() needs a float32 example tensor (NCHW), e.g. export_audit.example_input()")
+    unknown = set(paths or ()) - set(PATHS)
+    if unknown:
+        raise AuditError(f"unknown paths {sorted(unknown)}; choose from {PATHS}")
+    device = example.device
+    timeout = default_aoti_timeout_s(device) if aoti_timeout_s is None else aoti_timeout_s
+    model = model.eval()
+    inputs = layouts(example)
+    with torch.no_grad():
+        expected = model(inputs[NCHW])
+    owned = tempfile.TemporaryDirectory(prefix="labkit-export-") if workdir is None else None
+    where = Path(owned.name if owned else workdir)
+    (where / "model.onnx").unlink(missing_ok=True)  # never reuse another model's export
+    builders: dict[str, Callable[[], Artifact]] = {
+        "trace": lambda: build_trace(model, example),
+        "script": lambda: build_script(model, example),
+        "export": lambda: build_export(model, example),
+        "onnx": lambda: build_onnx(model, example, where, "numpy"),
+        "onnx_pointer": lambda: build_onnx(model, example, where, "pointer"),
+        "aoti": lambda: build_aoti(model, example, where, timeout),
+    }
+    rows = []
+    try:
+        for key in paths or PATHS:
+            rows.append(_row(key, builders[key], inputs, expected, timeout))
+    finally:
+        if owned is not None:
+            owned.cleanup()
+    exporter = onnx_exporter() if _has_onnx() else "not installed"
+    return Audit(rows, str(device), tuple(example.shape), exporter)
+
+
+PATHS = ("trace", "script", "export", "onnx", "onnx_pointer", "aoti")
+PATH_NAMES = {"trace": "torch.jit.trace", "script": "torch.jit.script", "export": "torch.export",
+              "onnx": "ONNX Runtime, numpy feed", "onnx_pointer": "ONNX Runtime, IOBinding of data_ptr",
+              "aoti": "AOTInductor"}
+
+
+def _has_onnx() -> bool:
+    return all(importlib.util.find_spec(n) is not None for n in ("onnx", "onnxruntime"))
+
+
+def _skipped(key: str, reason: str) -> Row:
+    return Row(PATH_NAMES[key], "not built", {lay: Outcome(SKIPPED) for lay in LAYOUTS}, None, reason)
+
+
+def _row(key: str, build: Callable[[], Artifact], inputs: dict[str, torch.Tensor],
+         expected: torch.Tensor, aoti_timeout_s: float) -> Row:
+    if key.startswith("onnx") and not _has_onnx():
+        return _skipped(key, "onnx / onnxruntime not installed (pip install onnx onnxruntime onnxscript)")
+    if key == "aoti" and aoti_timeout_s <= 0:
+        return _skipped(key, "not compiled here: AOTInductor's C++ compile takes minutes on a small "
+                             "CPU (LABKIT_AOTI_TIMEOUT_S=600 to try); see the recorded GPU run")
+    try:
+        artifact = _timed(build)
+    except Exception as error:  # a path that cannot be built is a finding, not a crash
+        first = (str(error).strip().splitlines() or [type(error).__name__])[0]
+        return _skipped(key, f"could not be built: {type(error).__name__}: {first[:200]}")
+    outcomes = {lay: outcome(artifact.run, x, expected) for lay, x in inputs.items()}
+    return Row(artifact.path, artifact.records, outcomes, artifact.build_s, artifact.note, artifact)
+
+
+def speed(audit: Audit, example: torch.Tensor, model: nn.Module, rounds: int = 5,
+          rep_ms: float = 300.0) -> object:
+    """Time eager and every path that was correct on the NCHW input, interleaved (labkit.measure.bench).
+
+    Only correct paths are timed: a fast wrong answer is not a result.
+    """
+    from labkit.measure import bench
+
+    x = example.contiguous()
+    variants: dict[str, Callable[[], object]] = {"eager": lambda: model(x)}
+    for r in audit.rows:
+        if r.artifact is not None and r.outcomes[NCHW].kind == CORRECT:
+            variants[r.path] = (lambda fn: lambda: fn(x))(r.artifact.run)
+    with torch.no_grad(), _quiet():
+        return bench.compare(variants, baseline="eager", rounds=rounds, rep_ms=rep_ms)

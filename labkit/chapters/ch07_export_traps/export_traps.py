@@ -1,0 +1,529 @@
+"""The known layout traps of deploying a model, reproduced and measured.
+
+    from labkit.chapters.ch07_export_traps import export_traps
+    export_traps.dropped_contiguous(example)        # a contiguous() that export drops
+    export_traps.channels_last_declared_nchw(model, example)
+    export_traps.ort_layout_preference(model, example)   # Transpose/Reorder nodes, timed
+    export_traps.tensorrt_status()                  # detected, never assumed
+
+1. `x.contiguous()` is a no-op when x already is contiguous, so a tracer that records what
+   *ran* (torch.export) records nothing for it; a later `view` that needed it then fails on an
+   input laid out otherwise. torch.jit.trace records the call itself and keeps it.
+2. A channels_last model exported with an NCHW example: what the artifact declares, and
+   whether the channels_last choice survives at all (in ONNX it cannot: ONNX has no strides).
+3. ONNX Runtime rewrites layouts itself: on a CPU into blocked NCHWc (ReorderInput/Output
+   nodes), on a GPU into NHWC when asked (`prefer_nhwc`, Transpose nodes). Counted and timed.
+4. TensorRT and Torch-TensorRT run only where they are installed; what was skipped is said.
+"""
+
+from __future__ import annotations
+
+import collections
+import copy
+import importlib.util
+import json
+import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import torch
+from torch import nn
+
+from labkit.chapters.ch07_export_traps import export_audit
+from labkit.chapters.ch07_export_traps.export_audit import CHANNELS_LAST, NCHW, TRANSPOSED
+
+LAYOUT_NODES = ("Transpose", "ReorderInput", "ReorderOutput")  # what a layout change adds to a graph
+
+
+# ---------------------------------------------------------------------------------------
+# 1. The contiguous() that export drops
+
+
+class ContiguousThenView(nn.Module):
+    """conv -> relu -> .contiguous() -> .view(n, -1) -> linear: correct in eager on every layout,
+    because contiguous() copies whenever the conv output is not contiguous."""
+
+    def __init__(self, channels: int = 8, image: int = 16, classes: int = 10) -> None:
+        super().__init__()
+        self.conv = nn.Conv2d(3, channels, 3, padding=1)
+        self.fc = nn.Linear(channels * image * image, classes)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        y = torch.relu(self.conv(x)).contiguous()
+        return self.fc(y.view(y.shape[0], -1))
+
+
+def graph_ops(program: torch.export.ExportedProgram) -> list[str]:
+    """The ATen ops of an exported program, in order ('conv2d', 'relu', 'view', ...)."""
+    return [str(n.target).split(".")[-2] if str(n.target).count(".") >= 2 else str(n.target)
+            for n in program.graph.nodes if n.op == "call_function"]
+
+
+def traced_ops(traced: torch.jit.ScriptModule) -> list[str]:
+    """The aten ops a torch.jit.trace graph records (inlined), in order."""
+    graph = traced.inlined_graph if hasattr(traced, "inlined_graph") else traced.graph
+    return [n.kind().split("::")[-1] for n in graph.nodes() if n.kind().startswith("aten::")]
+
+
+COPY_OPS = ("contiguous", "clone", "_to_copy", "copy")
+
+
+@dataclass
+class DroppedContiguous:
+    """What each path kept of the model's contiguous() call, and what each then did."""
+
+    exported_ops: dict[str, list[str]]  # example layout -> torch.export's ops
+    traced_ops: list[str]
+    audit: export_audit.Audit
+
+    def kept_by_export(self, example_layout: str) -> bool:
+        return any(op in COPY_OPS for op in self.exported_ops[example_layout])
+
+    @property
+    def kept_by_trace(self) -> bool:
+        return any(op in COPY_OPS for op in self.traced_ops)
+
+    def lines(self) -> list[str]:
+        out = [f"torch.export with a {lay} example: {' -> '.join(ops)} "
+               f"(contiguous {'kept' if self.kept_by_export(lay) else 'dropped'})"
+               for lay, ops in self.exported_ops.items()]
+        out.append(f"torch.jit.trace with an NCHW example: {' -> '.join(self.traced_ops)} "
+                   f"(contiguous {'kept' if self.kept_by_trace else 'dropped'})")
+        return out
+
+    def __repr__(self) -> str:
+        return "\n".join(self.lines())
+
+
+def dropped_contiguous(batch: int = 2, image: int = 16, device: str | torch.device = "cpu",
+                       paths: tuple[str, ...] = ("trace", "script", "export", "onnx")) -> DroppedContiguous:
+    """Export ContiguousThenView with an NCHW and with a channels_last example, trace it, and
+    audit the paths on the three layouts (the NCHW-frozen artifacts)."""
+    torch.manual_seed(0)
+    model = ContiguousThenView(image=image).to(device).eval()
+    example = export_audit.example_input(batch, image, device=device)
+    exported = {}
+    with export_audit._quiet(), torch.no_grad():
+        for name, x in ((NCHW, example), (CHANNELS_LAST, export_audit.layouts(example)[CHANNELS_LAST])):
+            exported[name] = graph_ops(torch.export.export(model, (x,)))
+        traced = traced_ops(torch.jit.trace(model, example))
+    audit = export_audit.run(model, example, paths=paths)
+    return DroppedContiguous(exported, traced, audit)
+
+
+# ---------------------------------------------------------------------------------------
+# 2. A channels_last model exported with an NCHW example
+
+
+@dataclass
+class DeclaredNCHW:
+    """What a channels_last model's artifacts declare when exported with an NCHW example."""
+
+    export_input: str               # torch.export's input meta
+    export_first_conv_output: str   # the layout the graph's first convolution produces
+    trace_input: str                # torch.jit.trace's graph input type
+    onnx_same_graph: bool | None    # ONNX of the channels_last model == ONNX of the NCHW model
+    onnx_transposes: int | None
+    eager: object | None = None     # bench Comparison: channels_last model fed NCHW vs channels_last
+
+    def lines(self) -> list[str]:
+        out = [f"torch.export input: {self.export_input}",
+               f"torch.export first conv output: {self.export_first_conv_output}",
+               f"torch.jit.trace input: {self.trace_input}"]
+        if self.onnx_same_graph is not None:
+            out.append(f"ONNX graph the same as the NCHW model's: {self.onnx_same_graph}; "
+                       f"Transpose nodes: {self.onnx_transposes}")
+        return out
+
+    def __repr__(self) -> str:
+        return "\n".join(self.lines())
+
+
+def _onnx_op_types(path: Path) -> list[str]:
+    import onnx
+
+    return [n.op_type for n in onnx.load(str(path), load_external_data=False).graph.node]
+
+
+def channels_last_declared_nchw(model: nn.Module, example: torch.Tensor, time_it: bool = True,
+                                rep_ms: float = 200.0, onnx_path: str | Path | None = None) -> DeclaredNCHW:
+    """Convert model to channels_last, freeze it with an NCHW example, read what was recorded.
+
+    onnx_path: the NCHW model's ONNX file if already exported (saves an export)."""
+    from labkit.measure import bench
+
+    model_cl = copy.deepcopy(model).to(memory_format=torch.channels_last).eval()
+    with export_audit._quiet(), torch.no_grad():
+        program = torch.export.export(model_cl, (example,))
+        shape, stride = export_audit.exported_input_layout(program)
+        conv = next(n for n in program.graph.nodes if n.op == "call_function" and "conv" in str(n.target))
+        value = conv.meta["val"]
+        traced = torch.jit.trace(model_cl, example)
+    trace_type = list(traced.graph.inputs())[1].type()
+    same, transposes = None, None
+    if export_audit._has_onnx():
+        with tempfile.TemporaryDirectory(prefix="labkit-cl-") as tmp:
+            plain, channels_last = Path(onnx_path or Path(tmp) / "nchw.onnx"), Path(tmp) / "cl.onnx"
+            if onnx_path is None:
+                export_audit.export_onnx(model, example, plain)
+            export_audit.export_onnx(model_cl, example, channels_last)
+            ops_cl = _onnx_op_types(channels_last)
+            same, transposes = _onnx_op_types(plain) == ops_cl, ops_cl.count("Transpose")
+    comparison = None
+    if time_it:
+        x_cl = example.contiguous(memory_format=torch.channels_last)
+        with torch.no_grad():
+            comparison = bench.compare({"NCHW input": lambda: model_cl(example),
+                                        "channels_last input": lambda: model_cl(x_cl)},
+                                       baseline="channels_last input", rounds=5, rep_ms=rep_ms)
+    return DeclaredNCHW(export_audit.describe_layout(shape, stride),
+                        export_audit.describe_layout(tuple(value.shape), tuple(value.stride())),
+                        export_audit.describe_layout(trace_type.sizes(), trace_type.strides()),
+                        same, transposes, comparison)
+
+
+# ---------------------------------------------------------------------------------------
+# 3. ONNX Runtime's own layout preference, on and off
+
+
+class NHWCInput(nn.Module):
+    """Declares an NHWC input (what an image pipeline hands over) and permutes it to NCHW."""
+
+    def __init__(self, model: nn.Module) -> None:
+        super().__init__()
+        self.model = model
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.model(x.permute(0, 3, 1, 2))
+
+
+@dataclass
+class LayoutSession:
+    """One ONNX Runtime session: declared input layout, layout preference, its optimised graph."""
+
+    declared: str
+    preference: str
+    node_counts: dict[str, int]
+    outcome: export_audit.Outcome
+    run: Callable[[], object] = field(repr=False)
+
+    def layout_nodes(self) -> int:
+        return sum(self.node_counts.get(op, 0) for op in LAYOUT_NODES)
+
+
+@dataclass
+class OrtLayout:
+    """The four sessions (declared NCHW/NHWC x preference off/on) and their timing."""
+
+    provider: str
+    preference_name: str
+    sessions: list[LayoutSession]
+    comparison: object | None
+
+    def lines(self) -> list[str]:
+        out = [f"{'declared input':<16}{'layout preference':<20}" + "".join(f"{op:>14}" for op in LAYOUT_NODES)
+               + f"{'all nodes':>11}  result"]
+        for s in self.sessions:
+            out.append(f"{s.declared:<16}{s.preference:<20}"
+                       + "".join(f"{s.node_counts.get(op, 0):>14}" for op in LAYOUT_NODES)
+                       + f"{sum(s.node_counts.values()):>11}  {s.outcome.kind}")
+        return out
+
+    def __repr__(self) -> str:
+        return "\n".join(self.lines())
+
+
+def _preference_options(provider: str, on: bool) -> tuple[object, list[dict] | None, str]:
+    """Session options and provider options for the layout preference on or off."""
+    import onnxruntime as ort
+
+    options = ort.SessionOptions()
+    levels = ort.GraphOptimizationLevel
+    if provider == "CUDAExecutionProvider":
+        options.graph_optimization_level = levels.ORT_ENABLE_ALL
+        return options, [{"prefer_nhwc": "1" if on else "0"}, {}], "prefer_nhwc"
+    layout_level = getattr(levels, "ORT_ENABLE_LAYOUT", levels.ORT_ENABLE_ALL)
+    options.graph_optimization_level = layout_level if on else levels.ORT_ENABLE_EXTENDED
+    return options, None, "NCHWc layout optimisation"
+
+
+def _optimised_node_counts(path: Path, providers: list[str], provider: str, on: bool) -> dict[str, int]:
+    """Op counts of the graph ORT optimised (saved by a throwaway session); {} if it cannot save it."""
+    options, provider_options, _ = _preference_options(provider, on)
+    # beside the source model: the exporter keeps weights in an external file next to it
+    optimised = path.parent / f"{path.stem}-{'on' if on else 'off'}-optimised.onnx"
+    options.optimized_model_filepath = str(optimised)
+    try:
+        export_audit.ort_session(path, providers, options, provider_options)
+        return dict(collections.Counter(_onnx_op_types(optimised)))
+    except Exception:  # saving is not supported for every provider's rewritten graph
+        return {}
+
+
+def ort_layout_preference(model: nn.Module, example: torch.Tensor, rep_ms: float = 200.0,
+                          time_it: bool = True, onnx_path: str | Path | None = None) -> OrtLayout:
+    """Export the model with an NCHW and with an NHWC declared input; run each with ORT's layout
+    preference off and on; count Transpose/Reorder nodes in the optimised graphs; check each
+    against eager; time the correct ones interleaved (IOBinding of dense inputs, no copies)."""
+    from labkit.measure import bench
+
+    if not export_audit._has_onnx():
+        raise export_audit.AuditError("onnx and onnxruntime are not installed: pip install onnx onnxruntime onnxscript")
+    model = model.eval()
+    nhwc = example.permute(0, 2, 3, 1).contiguous()
+    with torch.no_grad():
+        expected = model(example)
+    sessions, name = [], ""
+    with tempfile.TemporaryDirectory(prefix="labkit-ort-") as tmp:
+        for declared, net, x in (("NCHW", model, example), ("NHWC", NHWCInput(model).eval(), nhwc)):
+            path = Path(tmp) / f"{declared}.onnx"
+            if declared == "NCHW" and onnx_path is not None:
+                path = Path(onnx_path)
+            else:
+                export_audit.export_onnx(net, x, path)
+            if declared == "NCHW":
+                providers = export_audit.working_providers(path, example.device)
+                provider = providers[0]
+            for on in (False, True):
+                counts = _optimised_node_counts(path, providers, provider, on)
+                options, provider_options, name = _preference_options(provider, on)
+                try:
+                    session = export_audit.ort_session(path, providers, options, provider_options)
+                except Exception as error:  # e.g. prefer_nhwc in a build without NHWC kernels
+                    failed = export_audit.Outcome(export_audit.REJECTED, f"{type(error).__name__}: {str(error)[:160]}")
+                    sessions.append(LayoutSession(declared, "on" if on else "off", counts, failed, lambda: None))
+                    continue
+                run = export_audit._ort_feed_pointer(session, tuple(expected.shape))
+                got = export_audit.outcome(run, x, expected)
+                sessions.append(LayoutSession(declared, "on" if on else "off", dict(counts), got,
+                                              (lambda fn, inp: lambda: fn(inp))(run, x)))
+    comparison = None
+    if time_it:
+        variants = {f"{s.declared} declared, {s.preference}": s.run for s in sessions
+                    if s.outcome.kind == export_audit.CORRECT}
+        if variants:
+            comparison = bench.compare(variants, rounds=5, rep_ms=rep_ms)
+    return OrtLayout(provider.replace("ExecutionProvider", ""), name, sessions, comparison)
+
+
+# ---------------------------------------------------------------------------------------
+# 4. Where a fallback runs: ONNX Runtime's placement, TensorRT where installed
+
+
+def ort_placement(model: nn.Module, example: torch.Tensor, onnx_path: str | Path | None = None) -> dict[str, int]:
+    """Nodes per execution provider, read from ORT's own profile of one run (needs a GPU build
+    for anything but 'CPUExecutionProvider')."""
+    import onnxruntime as ort
+
+    providers = export_audit.ort_providers(example.device)
+    with tempfile.TemporaryDirectory(prefix="labkit-place-") as tmp:
+        path = Path(onnx_path or Path(tmp) / "model.onnx")
+        if onnx_path is None:
+            export_audit.export_onnx(model, example, path)
+        options = ort.SessionOptions()
+        options.enable_profiling = True
+        options.profile_file_prefix = str(Path(tmp) / "profile")
+        session = export_audit.ort_session(path, providers, options)
+        session.run(None, {session.get_inputs()[0].name: example.detach().cpu().numpy()})
+        events = json.loads(Path(session.end_profiling()).read_text())
+    nodes: dict[str, set] = collections.defaultdict(set)
+    for event in events:
+        provider = event.get("args", {}).get("provider")
+        if event.get("cat") == "Node" and provider:
+            nodes[provider].add(event["name"].removesuffix("_kernel_time"))
+    return {provider: len(names) for provider, names in sorted(nodes.items())}
+
+
+def ort_cpu_fallback_cost(model: nn.Module, example: torch.Tensor, rep_ms: float = 300.0,
+                          onnx_path: str | Path | None = None) -> object | None:
+    """On a GPU: the whole model on ORT's CPU provider against its CUDA provider (interleaved).
+    What the seed's 'falls back to the CPU' would cost at most, on ORT. None without CUDA EP."""
+    from labkit.measure import bench
+
+    if export_audit.ort_providers(example.device)[0] != "CUDAExecutionProvider":
+        return None
+    with tempfile.TemporaryDirectory(prefix="labkit-fallback-") as tmp:
+        path = Path(onnx_path or Path(tmp) / "model.onnx")
+        if onnx_path is None:
+            export_audit.export_onnx(model, example, path)
+        gpu = export_audit.ort_session(path, ["CUDAExecutionProvider", "CPUExecutionProvider"])
+        cpu = export_audit.ort_session(path, ["CPUExecutionProvider"])
+    if "CUDAExecutionProvider" not in gpu.get_providers():
+        return None  # listed, but it did not load here
+    with torch.no_grad():
+        shape = tuple(model(example).shape)
+    run_gpu = export_audit._ort_feed_pointer(gpu, shape)
+    run_cpu = export_audit._ort_feed_numpy(cpu)
+    return bench.compare({"CUDA provider": lambda: run_gpu(example),
+                          "CPU provider (and copies)": lambda: run_cpu(example)},
+                         baseline="CUDA provider", rounds=5, rep_ms=rep_ms)
+
+
+def tensorrt_status() -> dict[str, object]:
+    """What is installed for TensorRT, detected, not assumed."""
+    def version(name: str) -> str | None:
+        if importlib.util.find_spec(name) is None:
+            return None
+        try:
+            module = __import__(name)
+        except Exception as error:  # installed but broken (missing libnvinfer) counts as absent
+            return f"present but not importable: {type(error).__name__}"
+        return str(getattr(module, "__version__", "unknown"))
+
+    ort_providers: list[str] = []
+    if importlib.util.find_spec("onnxruntime") is not None:
+        import onnxruntime as ort
+
+        ort_providers = list(ort.get_available_providers())
+    return {"cuda": torch.cuda.is_available(), "tensorrt": version("tensorrt"),
+            "torch_tensorrt": version("torch_tensorrt"),
+            "ort_tensorrt_provider_listed": "TensorrtExecutionProvider" in ort_providers,
+            "ort_cuda_provider_listed": "CUDAExecutionProvider" in ort_providers}
+
+
+def _usable(version: object) -> bool:
+    return isinstance(version, str) and not version.startswith("present but")
+
+
+@dataclass
+class TensorRTRun:
+    """Torch-TensorRT on the three layouts, with one op forced to run in PyTorch."""
+
+    ran: bool
+    skipped_because: str = ""
+    outcomes: dict[str, export_audit.Outcome] = field(default_factory=dict)
+    fallback_devices: list[str] = field(default_factory=list)  # where the PyTorch-run parts ran
+    comparison: object | None = None  # contiguous vs transposed input, through the engine
+
+    def __repr__(self) -> str:
+        if not self.ran:
+            return f"Torch-TensorRT not run: {self.skipped_because}"
+        shown = ", ".join(f"{k}: {v.kind}" for k, v in self.outcomes.items())
+        return f"Torch-TensorRT: {shown}; parts run in PyTorch ran on {self.fallback_devices or 'none'}"
+
+
+FORCED_TO_PYTORCH = "torch.ops.aten.relu.default"  # an op Torch-TensorRT can convert, forced out
+
+
+def run_torch_tensorrt(model: nn.Module, example: torch.Tensor, rep_ms: float = 300.0) -> TensorRTRun:
+    """Compile with Torch-TensorRT where installed (GPU only), force one op to run in PyTorch,
+    and record where that part ran and what the engine does with the three layouts."""
+    status = tensorrt_status()
+    if not status["cuda"]:
+        return TensorRTRun(False, "no CUDA GPU here")
+    if not _usable(status["torch_tensorrt"]):
+        return TensorRTRun(False, f"torch_tensorrt is not installed here ({status['torch_tensorrt'] or 'absent'})")
+    from labkit.measure import bench
+
+    try:
+        import torch_tensorrt
+
+        with export_audit._quiet():
+            compiled = torch_tensorrt.compile(model.eval(), ir="dynamo", inputs=[example], min_block_size=1,
+                                              torch_executed_ops={FORCED_TO_PYTORCH})
+    except Exception as error:  # report, do not crash the chapter
+        return TensorRTRun(False, f"torch_tensorrt.compile failed: {type(error).__name__}: {str(error)[:200]}")
+    devices: list[str] = []
+
+    def record(_module: nn.Module, args: tuple, _out: object) -> None:
+        devices.extend(str(a.device) for a in args if isinstance(a, torch.Tensor))
+
+    for name, child in compiled.named_children():
+        if "run_on_gpu" in name or "run_on_cpu" in name:  # Torch-TensorRT's PyTorch-run parts
+            child.register_forward_hook(record)
+    inputs = export_audit.layouts(example)
+    with torch.no_grad():
+        expected = model(example)
+    outcomes = {lay: export_audit.outcome(compiled, x, expected) for lay, x in inputs.items()}
+    comparison = None
+    if outcomes[NCHW].kind == export_audit.CORRECT and outcomes[TRANSPOSED].kind == export_audit.CORRECT:
+        with torch.no_grad():
+            comparison = bench.compare({"contiguous input": lambda: compiled(inputs[NCHW]),
+                                        "transposed input": lambda: compiled(inputs[TRANSPOSED])},
+                                       rounds=5, rep_ms=rep_ms)
+    return TensorRTRun(True, "", outcomes, sorted(set(devices)), comparison)
+
+
+def _nvinfer_loadable() -> bool:
+    """Whether TensorRT's runtime library can be loaded (what ONNX Runtime's TensorRT provider needs)."""
+    import ctypes
+    import ctypes.util
+
+    names = [n for n in (ctypes.util.find_library("nvinfer"),) if n] + ["libnvinfer.so.10", "libnvinfer.so"]
+    for name in names:
+        try:
+            ctypes.CDLL(name)
+            return True
+        except OSError:
+            continue
+    return False
+
+
+@dataclass
+class OrtTensorRTRun:
+    """ONNX Runtime's TensorRT provider, where it loads: outcomes and where the nodes ran."""
+
+    ran: bool
+    skipped_because: str = ""
+    outcomes: dict[str, export_audit.Outcome] = field(default_factory=dict)
+    placement: dict[str, int] = field(default_factory=dict)
+
+    def __repr__(self) -> str:
+        if not self.ran:
+            return f"ONNX Runtime's TensorRT provider not run: {self.skipped_because}"
+        shown = ", ".join(f"{k}: {v.kind}" for k, v in self.outcomes.items())
+        return f"ONNX Runtime TensorRT provider, IOBinding feed: {shown}; nodes per provider {self.placement}"
+
+
+def run_ort_tensorrt(model: nn.Module, example: torch.Tensor, onnx_path: str | Path) -> OrtTensorRTRun:
+    """Run the ONNX file with [TensorRT, CUDA, CPU] providers where TensorRT's library loads;
+    record what the engine does with the three layouts and which provider ran each node."""
+    status = tensorrt_status()
+    if not status["cuda"]:
+        return OrtTensorRTRun(False, "no CUDA GPU here")
+    if not status["ort_tensorrt_provider_listed"]:
+        return OrtTensorRTRun(False, "this onnxruntime build has no TensorRT provider")
+    if not _nvinfer_loadable():
+        return OrtTensorRTRun(False, "the TensorRT provider is listed, but TensorRT's library "
+                                     "(libnvinfer) is not installed here")
+    import onnxruntime as ort
+
+    providers = ["TensorrtExecutionProvider", "CUDAExecutionProvider", "CPUExecutionProvider"]
+    try:
+        options = ort.SessionOptions()
+        options.enable_profiling = True
+        with tempfile.TemporaryDirectory(prefix="labkit-trt-") as tmp:
+            options.profile_file_prefix = str(Path(tmp) / "profile")
+            session = ort.InferenceSession(str(onnx_path), options, providers=providers,
+                                           provider_options=[{"trt_builder_optimization_level": "1"}, {}, {}])
+            if "TensorrtExecutionProvider" not in session.get_providers():
+                return OrtTensorRTRun(False, "the TensorRT provider did not load (see ONNX Runtime's log)")
+            with torch.no_grad():
+                expected = model(example)
+            run = export_audit._ort_feed_pointer(session, tuple(expected.shape))
+            outcomes = {lay: export_audit.outcome(run, x, expected)
+                        for lay, x in export_audit.layouts(example).items()}
+            events = json.loads(Path(session.end_profiling()).read_text())
+    except Exception as error:  # report, do not crash the chapter
+        return OrtTensorRTRun(False, f"{type(error).__name__}: {str(error)[:200]}")
+    nodes: dict[str, set] = collections.defaultdict(set)
+    for event in events:
+        provider = event.get("args", {}).get("provider")
+        if event.get("cat") == "Node" and provider:
+            nodes[provider].add(event["name"])
+    return OrtTensorRTRun(True, "", outcomes, {k: len(v) for k, v in sorted(nodes.items())})
+
+
+def environment_line() -> str:
+    """One line naming the deployment stack found here."""
+    parts = [f"torch {torch.__version__}"]
+    for name in ("onnx", "onnxruntime", "onnxscript"):
+        if importlib.util.find_spec(name) is not None:
+            parts.append(f"{name} {__import__(name).__version__}")
+        else:
+            parts.append(f"{name} not installed")
+    status = tensorrt_status()
+    parts.append(f"tensorrt {status['tensorrt'] or 'not installed'}")
+    parts.append(f"torch_tensorrt {status['torch_tensorrt'] or 'not installed'}")
+    return "; ".join(parts)

@@ -1,0 +1,454 @@
+"""The course's timing harness: time a function on CPU or GPU the way you can trust.
+
+    from labkit.measure import bench
+    t = bench.time(lambda: a @ b, flops=2 * n**3)        # a Timing: median, IQR, TFLOP/s
+    c = bench.compare({"NCHW": f1, "NHWC": f2}, baseline="NCHW")   # interleaved A/B
+
+It combines what triton's do_bench, torch.utils.benchmark and nvbench do: a warm-up
+budgeted in milliseconds, CUDA events on the GPU (perf_counter_ns on the CPU), the last
+level cache flushed before each call ("cold", the default), the median as the headline
+with the IQR as its spread, rates as a share of this machine's measured ceilings (in the
+math that really ran: TF32 when float32 work ran in TF32) and, on the CPU, the page faults
+each call took. Statistics and the results live in `labkit.measure.timing` (no matplotlib, no
+ipywidgets); plots and progress bars in `labkit.show.timing_plots`; the cached ceilings are
+read through `labkit.measure.ceiling_store`, so this module and `labkit.measure.ceilings` (which times
+with it) do not import each other.
+
+    with bench.allocator_kept():                          # malloc keeps freed memory
+        kept = bench.time(model_forward)
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gc
+import time as _clock
+import warnings
+from collections.abc import Callable, Mapping
+
+import numpy as np
+import torch
+
+from labkit.measure import ceiling_store, conditions, timing
+from labkit.measure import progress as progress_bars
+from labkit.measure.conditions import allocator_kept, allocator_note
+from labkit.measure.timing import Comparison, Timing, VariantResult, ratio_spread, summarise
+
+__all__ = ["time", "compare", "Timing", "Comparison", "TimingWarning", "OutOfMemoryDuringTiming",
+           "allocator_kept", "allocator_note"]
+
+MODES = conditions.MODES
+TOO_FAST_FACTOR = 20          # below 20x the timer's resolution, rounding alone moves it by 5%
+
+
+class TimingWarning(UserWarning):
+    """A measurement was taken but should not be trusted as it stands."""
+
+
+class OutOfMemoryDuringTiming(MemoryError):
+    """The timed function ran out of (GPU) memory; the harness released what it could."""
+
+
+def time(fn: Callable, *args: object, mode: str = "cold", warmup_ms: float = 25.0,
+         rep_ms: float = 100.0, bytes_moved: int | None = None, flops: float | None = None,
+         flops_dtype: str = "float32", label: str | None = None,
+         device: str | torch.device | None = None, threads: int | None = None,
+         min_runs: int = 5, max_runs: int = 10_000,
+         keep_allocator_memory: bool = False) -> Timing:
+    """Time `fn(*args)`: warm up for warmup_ms, then sample for about rep_ms.
+
+    Why each step: the first calls pay for lazy initialisation (CUDA context, cuBLAS
+    handles, kernel selection, first-touch page faults) and fill caches, so warm-up runs
+    are thrown away. In mode "cold" (default) a buffer of twice the last-level cache (the
+    GPU's L2, the CPU's L3 as sysfs reports it; 64 MiB on the GPU and 32 MiB on the CPU
+    where the size is unknown, so 128 / 64 MiB buffers) is written before every call:
+    otherwise repeated calls on the same small data measure the cache rather than memory.
+    The buffer is allocated once per device and kept. "hot" runs the
+    calls back to back (data stays cached, as in a loop over the same tensor; on a GPU
+    behind a short spin kernel, so the calls queue up and the events time the kernels
+    rather than Python's launches); "graph"
+    (GPU only) captures one call in a CUDA Graph and times its replays, which removes
+    the CPU's launch cost. On the GPU each call sits between two CUDA events and there
+    is one synchronisation at the end; on the CPU each call is timed with
+    perf_counter_ns with torch's thread count held at `threads` (reported), and the
+    minor page faults of the timed calls are counted (getrusage): when they explain a
+    large share of the time, the Timing warns. keep_allocator_memory=True times inside
+    allocator_kept() (glibc's malloc keeps freed memory), to see the work without them.
+
+    bytes_moved / flops (per call) turn the median into GB/s / TFLOP/s and, if this
+    machine's ceilings were already measured by `labkit.measure.ceilings.measure()`, into a
+    percentage of them: the matmul share uses the ceiling of the math that ran (float32
+    work with TF32 switched on is compared with the TF32 ceiling; flops_dtype='tfloat32'
+    says so explicitly). This function never starts that measurement itself: it takes
+    seconds to minutes, and a timing should cost only what it says.
+    """
+    __tracebackhide__ = True
+    conditions.check_arguments(fn, mode, warmup_ms, rep_ms, min_runs, max_runs)
+    label = _check_label(label) or conditions.describe(fn)
+    bytes_moved = conditions.check_amount(bytes_moved, "bytes_moved", label)
+    flops = conditions.check_amount(flops, "flops", label)
+    flops_dtype = _check_flops_dtype(flops_dtype)
+    _check_flag(keep_allocator_memory, "keep_allocator_memory")
+    where = conditions.resolve_device(device, fn, args)
+    threads = conditions.threads_for(where, threads)
+    kept = allocator_kept() if keep_allocator_memory else contextlib.nullcontext(None)
+    with conditions.fixed_threads(threads), kept as applied:
+        sampler = _Sampler(fn, args, where, mode, label)
+        per_call_s = sampler.prepare(warmup_ms)
+        runs = int(np.clip(rep_ms * 1e-3 / per_call_s, min_runs, max_runs))
+        samples = sampler.take(runs)
+    return _make_timing(samples, label, where, mode, threads, bytes_moved, flops, flops_dtype,
+                        faults=sampler.faults_per_call(), allocator=_allocator_name(where, applied))
+
+
+def compare(variants: dict[str, Callable], baseline: str | None = None, rounds: int = 10, *,
+            mode: str = "cold", warmup_ms: float = 25.0, rep_ms: float = 200.0,
+            bytes_moved: int | Mapping[str, int] | None = None,
+            flops: float | Mapping[str, float] | None = None,
+            flops_dtype: str = "float32", device: str | torch.device | None = None,
+            threads: int | None = None, progress: bool | None = None,
+            keep_allocator_memory: bool = False) -> Comparison:
+    """Time several variants interleaved in rounds (ABCABC...) and compare each to a baseline.
+
+    Why interleave: a machine drifts (clock boost, heat, a background job). Timing all
+    of A then all of B puts the drift into the difference; in rounds every variant sees
+    the same conditions, and the ratio taken inside each round cancels what is left. The
+    spread of those per-round ratios says whether a difference is real. rep_ms is the
+    sampling budget per variant, split over the rounds. A progress bar shows in a notebook
+    when the sweep will take more than a couple of seconds (progress=True forces it).
+    bytes_moved and flops are one number for every variant, or a dict {label: number}
+    when the variants move different amounts (a copy that reads a strided view, say);
+    a label missing from the dict gets no rate.
+    """
+    __tracebackhide__ = True
+    if not isinstance(variants, dict) or not variants:
+        raise TypeError("compare expects a dict {label: function} with at least one entry, "
+                        f"got {type(variants).__name__}")
+    for label in variants:
+        if not isinstance(label, str):
+            raise TypeError(f"variant labels must be text, got {label!r} ({type(label).__name__})")
+    baseline = next(iter(variants)) if baseline is None else baseline
+    if not isinstance(baseline, str) or baseline not in variants:
+        raise ValueError(f"baseline {baseline!r} is not one of the variants {list(variants)}")
+    if isinstance(rounds, bool) or not isinstance(rounds, int) or not 1 <= rounds <= MAX_ROUNDS:
+        raise ValueError(f"rounds must be a whole number from 1 to {MAX_ROUNDS}, got {rounds!r}")
+    for label, fn in variants.items():
+        conditions.check_arguments(fn, mode, warmup_ms, rep_ms, 1, 10**9, label=label)
+    moved = _per_variant(bytes_moved, "bytes_moved", variants)
+    counted = _per_variant(flops, "flops", variants)
+    flops_dtype = _check_flops_dtype(flops_dtype)
+    _check_flag(keep_allocator_memory, "keep_allocator_memory")
+    if progress is not None and not isinstance(progress, bool):
+        raise TypeError(f"progress must be True, False or None, got {progress!r}")
+    places = {label: conditions.resolve_device(device, fn, ()) for label, fn in variants.items()}
+    if len({p.type for p in places.values()}) > 1:
+        raise ValueError(f"variants run on different devices {dict(places)}; compare like with like")
+    where = next(iter(places.values()))
+    threads = conditions.threads_for(where, threads)
+    samples: dict[str, list[float]] = {label: [] for label in variants}
+    round_medians: dict[str, list[float]] = {label: [] for label in variants}
+    order: list[str] = []
+    kept = allocator_kept() if keep_allocator_memory else contextlib.nullcontext(None)
+    with conditions.fixed_threads(threads), kept as applied:
+        samplers = {label: _Sampler(fn, (), where, mode, label) for label, fn in variants.items()}
+        per_call = {label: s.prepare(warmup_ms) for label, s in samplers.items()}
+        runs = {label: max(1, int(rep_ms * 1e-3 / rounds / per_call[label])) for label in variants}
+        expected_s = sum(runs[k] * per_call[k] for k in variants) * rounds
+        bar = progress_bars.bar(rounds * len(variants), progress, expected_s)
+        for _ in range(rounds):
+            for label, sampler in samplers.items():
+                block = sampler.take(runs[label])
+                samples[label].extend(block)
+                round_medians[label].append(float(np.median(block)))
+                order.append(label)
+                bar.step()
+        bar.close()
+    results = {}
+    allocator = _allocator_name(where, applied)
+    timings = {label: _make_timing(samples[label], label, where, mode, threads, moved[label],
+                                   counted[label], flops_dtype,
+                                   faults=samplers[label].faults_per_call(), allocator=allocator)
+               for label in variants}
+    for label in variants:
+        q25, q75, per_round = ratio_spread(round_medians[label], round_medians[baseline])
+        base = timings[baseline].median_s
+        ratio = timings[label].median_s / base if base > 0 else float("inf")
+        results[label] = VariantResult(timings[label], ratio, q25, q75, per_round)
+    return Comparison(baseline, rounds, results, tuple(order))
+
+
+MAX_ROUNDS = 10_000
+FLOPS_DTYPES = ("float32", "tfloat32", "float16", "bfloat16", "float64", "int8",
+                "float8_e4m3fn", "float8_e5m2")
+
+
+def _per_variant(value: object, what: str, variants: dict) -> dict[str, float | None]:
+    """One amount for every variant, or a dict {label: amount} checked against the labels."""
+    if isinstance(value, Mapping):
+        unknown = [k for k in value if k not in variants]
+        if unknown:
+            raise ValueError(f"{what} names {unknown}, which are not variants {list(variants)}")
+        return {label: conditions.check_amount(value.get(label), what, label)
+                for label in variants}
+    amount = conditions.check_amount(value, what)
+    return dict.fromkeys(variants, amount)
+
+
+def _check_flops_dtype(flops_dtype: object) -> str:
+    text = str(flops_dtype).replace("torch.", "") if isinstance(
+        flops_dtype, str | torch.dtype) else None
+    if text in ("tf32", "tensorfloat32"):
+        text = "tfloat32"
+    if text not in FLOPS_DTYPES:
+        raise ValueError(f"flops_dtype must name the math the flops ran in, one of "
+                         f"{FLOPS_DTYPES} (or a torch.dtype), got {flops_dtype!r}")
+    return text
+
+
+def _check_label(label: object) -> str | None:
+    if label is not None and not isinstance(label, str):
+        raise TypeError(f"label must be text, got {label!r} ({type(label).__name__})")
+    return label
+
+
+def _check_flag(value: object, what: str) -> None:
+    if not isinstance(value, bool):
+        raise TypeError(f"{what} must be True or False, got {value!r}")
+
+
+def _allocator_name(where: torch.device, applied: bool | None) -> str | None:
+    if where.type != "cpu":
+        return None
+    return "kept" if applied else "default"
+
+
+# ---------------------------------------------------------------------------------------
+# Sampling
+
+
+class _Sampler:
+    """Calls one function on one device in one mode and returns per-call durations."""
+
+    def __init__(self, fn: Callable, args: tuple, where: torch.device, mode: str,
+                 label: str) -> None:
+        self.fn, self.args, self.where, self.mode, self.label = fn, args, where, mode, label
+        self.run: Callable[[], object] = lambda: fn(*args)
+        self.flush_buffer = conditions.flush_buffer(where) if mode == "cold" else None
+        self.faults = 0          # minor page faults during the timed calls (CPU)
+        self.timed_calls = 0
+
+    def prepare(self, warmup_ms: float) -> float:
+        """First call, graph capture if asked, warm-up; returns the wall time per sample."""
+        __tracebackhide__ = True
+        _guarded(self.label, "its first call", self._first_call)
+        start = _clock.perf_counter()
+        _guarded(self.label, "the estimate", lambda: self._take(5))
+        per_call_s = max((_clock.perf_counter() - start) / 5, 1e-9)
+        warmup_calls = max(1, int(warmup_ms * 1e-3 / per_call_s))
+        _guarded(self.label, "warm-up", lambda: self._take(warmup_calls))
+        return per_call_s
+
+    def _first_call(self) -> None:
+        conditions.check_result(self.run(), self.label)
+        self._sync()
+        if self.mode == "graph":
+            self.run = _capture_graph(self.fn, self.args, self.label)
+
+    def take(self, count: int) -> list[float]:
+        """`count` durations in seconds, one per call, flushing first in cold mode."""
+        __tracebackhide__ = True
+        before = conditions.minor_faults() if self.where.type == "cpu" else None
+        durations = _guarded(self.label, "timing", lambda: self._take(count))
+        if before is not None:
+            self.faults += conditions.minor_faults() - before
+        self.timed_calls += count
+        return durations
+
+    def faults_per_call(self) -> float | None:
+        """Minor page faults per timed call on the CPU (the flush writes none: it is reused)."""
+        if self.where.type != "cpu" or not self.timed_calls or conditions.minor_faults() is None:
+            return None
+        return self.faults / self.timed_calls
+
+    def _take(self, count: int) -> list[float]:
+        flush, run = self.flush_buffer, self.run
+        if self.where.type == "cuda":
+            if flush is None:  # hot and graph: back to back, in chunks behind a spin kernel
+                durations = []
+                for first in range(0, count, HELD_CHUNK):
+                    durations += self._events(min(HELD_CHUNK, count - first), None, hold=True)
+                return durations
+            return self._events(count, flush, hold=False)
+        durations = []
+        now = _clock.perf_counter_ns
+        for i in range(count):
+            if flush is not None:
+                flush.fill_(i & 1)  # a new value each time, so the writes really happen
+            begin = now()
+            run()
+            durations.append((now() - begin) * 1e-9)
+        return durations
+
+    def _events(self, count: int, flush: torch.Tensor | None, hold: bool) -> list[float]:
+        """Time `count` calls between CUDA events, synchronising once at the end."""
+        run = self.run
+        starts = [torch.cuda.Event(enable_timing=True) for _ in range(count)]
+        ends = [torch.cuda.Event(enable_timing=True) for _ in range(count)]
+        if hold:
+            _hold_gpu_while_queueing(count)
+        for start, end in zip(starts, ends, strict=True):
+            if flush is not None:
+                flush.zero_()
+            start.record()
+            run()
+            end.record()
+        torch.cuda.synchronize(self.where)
+        return [start.elapsed_time(end) * 1e-3 for start, end in zip(starts, ends, strict=True)]
+
+    def _sync(self) -> None:
+        if self.where.type == "cuda":
+            torch.cuda.synchronize(self.where)
+
+
+GPU_CYCLES_PER_QUEUED_CALL = 60_000   # ~30 us at 2 GHz: more than Python needs to queue a call
+GPU_MAX_HOLD_CYCLES = 4_000_000_000   # never hold the GPU for more than ~2 s
+# Calls queued behind one spin kernel. The GPU's queue holds about a thousand entries (each
+# call is three: two events and the kernel); past that the CPU blocks, the queue drains
+# faster than Python refills it, and the timing is launch-bound again.
+HELD_CHUNK = 128
+
+
+def _hold_gpu_while_queueing(count: int) -> None:
+    """Keep the GPU busy while the CPU queues `count` calls (nvbench's "blocking kernel").
+
+    Without it, back-to-back timing of a short kernel measures the CPU: the start event
+    runs as soon as it is queued, then the GPU idles until Python has queued the kernel, so
+    the pair of events brackets launch overhead (~20 us) instead of the kernel (~2 us). A
+    spin kernel in front lets the calls queue up and run back to back on the GPU (in chunks
+    of HELD_CHUNK, so the queue never fills). Cold mode needs none: its cache-flush kernel
+    keeps the GPU busy while the next call is queued.
+    """
+    torch.cuda._sleep(int(min(count * GPU_CYCLES_PER_QUEUED_CALL, GPU_MAX_HOLD_CYCLES)))
+
+
+def _capture_graph(fn: Callable, args: tuple, label: str) -> Callable[[], object]:
+    """Capture one call of fn in a CUDA Graph (after a warm-up on a side stream)."""
+    hint = ("Code that synchronises (.item(), printing a tensor, CPU tensors, data-dependent "
+            "shapes) cannot be captured: use mode='hot' for it.")
+    # Refuse synchronising code before a capture begins: a capture that fails half-way leaves
+    # the CUDA random generator registered with the dead graph (seen on torch 2.11: every
+    # later torch.rand on the GPU raised "Offset increment outside graph capture"), so the
+    # learner's kernel would be unusable. Sync debug mode turns a sync into an error instead.
+    previous_mode = torch.cuda.get_sync_debug_mode()
+    try:
+        torch.cuda.set_sync_debug_mode("error")
+        side = torch.cuda.Stream()
+        side.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(side):
+            fn(*args)
+        torch.cuda.current_stream().wait_stream(side)
+    except RuntimeError as exc:
+        raise RuntimeError(f"mode='graph' cannot capture {label!r} in a CUDA Graph: it "
+                           f"synchronises with the CPU ({exc}). {hint}") from exc
+    finally:
+        torch.cuda.set_sync_debug_mode(previous_mode)
+    try:
+        side = torch.cuda.Stream()
+        side.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(side):
+            for _ in range(3):
+                fn(*args)
+        torch.cuda.current_stream().wait_stream(side)
+        graph = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(graph):
+            fn(*args)
+    except RuntimeError as exc:
+        raise RuntimeError(
+            f"mode='graph' could not capture {label!r} in a CUDA Graph ({exc}). Code that "
+            "synchronises (.item(), printing a tensor, CPU tensors, data-dependent shapes) "
+            "cannot be captured: use mode='hot' for it.") from exc
+    return graph.replay
+
+
+def _guarded(label: str, phase: str, action: Callable[[], object]) -> object:
+    """Run `action`; leave the user's exceptions as they were, but explain out-of-memory.
+
+    An ordinary exception is re-raised unchanged (its traceback ends in the user's code)
+    with a note saying when the harness called it. Out-of-memory is different: the
+    traceback holds the frames that hold the tensors, so the harness drops it, frees the
+    cache and raises a short error that says what to do.
+    """
+    __tracebackhide__ = True
+    oom_text = None
+    try:
+        return action()
+    except torch.cuda.OutOfMemoryError as exc:
+        oom_text = str(exc).strip().splitlines()[0] if str(exc).strip() else "out of memory"
+    except Exception as exc:
+        if hasattr(exc, "add_note"):
+            exc.add_note(f"(raised by the function timed as {label!r}, during {phase}; "
+                         "labkit.measure.bench re-raised it unchanged)")
+        raise
+    freed = _release_memory()
+    raise OutOfMemoryDuringTiming(
+        f"{label!r} ran out of memory during {phase}: {oom_text}. The harness released "
+        f"the cached memory ({freed}); the kernel is still usable. Use smaller tensors "
+        "(labkit.core.env.sizes() gives sizes that fit this machine) or free tensors you no "
+        "longer need (del x) before timing.")
+
+
+def _release_memory() -> str:
+    gc.collect()
+    if not torch.cuda.is_available():
+        torch.cuda.empty_cache()  # a no-op without CUDA; kept so the path is the same
+        return "no GPU memory in use"
+    before = torch.cuda.memory_reserved()
+    torch.cuda.empty_cache()
+    after = torch.cuda.memory_reserved()
+    return f"reserved GPU memory {before / 2**20:.0f} MiB -> {after / 2**20:.0f} MiB"
+
+
+# ---------------------------------------------------------------------------------------
+# From samples to a Timing
+
+
+def _make_timing(samples: list[float], label: str, where: torch.device, mode: str,
+                 threads: int | None, bytes_moved: float | None, flops: float | None,
+                 flops_dtype: str, faults: float | None = None,
+                 allocator: str | None = None) -> Timing:
+    stats = summarise(samples)
+    resolution = conditions.timer_resolution_s(where)
+    notes = []
+    if stats.median_s < TOO_FAST_FACTOR * resolution:
+        note = (f"too fast to time reliably: the median {stats.median_s * 1e9:.0f} ns is under "
+                f"{TOO_FAST_FACTOR}x the timer resolution ({resolution * 1e9:.0f} ns), so rounding "
+                "alone can move it by 5% or more. Time more work per call (e.g. a loop of 100 "
+                "calls inside the function, then divide).")
+        notes.append(note)
+        warnings.warn(f"{label}: {note}", TimingWarning, stacklevel=3)
+    if stats.median_s > 0 and stats.iqr_s / stats.median_s > timing.NOISY_IQR_FRACTION:
+        notes.append(f"noisy: IQR is {100 * stats.iqr_s / stats.median_s:.0f}% of the median "
+                     "(over 10%); rerun, close other programs, or time more work per call.")
+    fault_cost = conditions.page_fault_cost_s() if faults else 0.0
+    fault_note = timing.page_fault_note(faults, stats.median_s, fault_cost)
+    if fault_note:
+        notes.append(fault_note)
+    gbps = bytes_moved / stats.median_s / 1e9 if bytes_moved and stats.median_s > 0 else None
+    tflops = flops / stats.median_s / 1e12 if flops and stats.median_s > 0 else None
+    shares = timing.Shares()
+    if gbps is not None or tflops is not None:
+        known = ceiling_store.cached(where.type)
+        tf32_matmul, tf32_conv = conditions.tf32_state() if where.type == "cuda" else (False, False)
+        shares = timing.ceiling_shares(
+            gbps, tflops, flops_dtype, known.copy_gbps if known else None,
+            known.matmul_tflops if known else None, tf32_matmul, tf32_conv)
+        notes.extend(shares.notes)
+    return Timing(label=label, device=str(where), mode=mode, times_s=tuple(samples),
+                  median_s=stats.median_s, iqr_s=stats.iqr_s, min_s=stats.min_s,
+                  count=stats.count, threads=threads, bytes_moved=bytes_moved, flops=flops,
+                  gbps=gbps, tflops=tflops, pct_of_copy_ceiling=shares.pct_of_copy_ceiling,
+                  pct_of_matmul_ceiling=shares.pct_of_matmul_ceiling,
+                  timer_resolution_s=resolution, warnings=tuple(notes),
+                  minor_faults_per_call=faults, allocator=allocator, math=shares.math,
+                  pct_of_tf32_ceiling=shares.pct_of_tf32_ceiling,
+                  page_fault_share=timing.fault_share(faults, stats.median_s, fault_cost))

@@ -1,0 +1,300 @@
+"""Predict, then measure: a question, the learner's answer, then the answer the code computes.
+
+The answer is computed in the kernel by the notebook's own code (a callable run when the
+learner submits, or a value computed before), never typed in as a verdict. Three kinds:
+
+- ``choice``: multiple choice; the computed answer, as text (``str(value)``), must be one of
+  the choices.
+- ``number``: a number, right within ``rel_tol`` / ``abs_tol`` (as ``math.isclose``).
+- ``sequence``: whole numbers such as a shape or strides, e.g. ``1, 4``; right when equal.
+
+If the answer callable raises, the widget shows the error message (the kernel carries on).
+``Quiz.submit(text)`` is what the browser calls; tests and scripts can call it directly.
+
+Answers are compared exactly as what they are: a sequence answer must hold whole numbers
+(``(1.5, 4)`` is refused, never rounded to ``(1, 4)``), a number answer must be a finite
+real number (not a bool), and tolerances are finite numbers >= 0. An answer given as an
+iterator (it would be used up by the first look) or choices given as one string are
+refused when the quiz is made. What the learner types is read by `labkit.show.widgets.parsing`.
+
+DOM hooks, inside ``.lt-quiz``: ``input[type=radio][data-choice=TEXT]`` or
+``input[data-role=answer]``, ``button[data-role=submit]``, ``[data-role=result]`` with
+``data-correct="true|false"``, ``[data-role=computed]`` and ``[data-role=error]``.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from collections.abc import Callable, Iterator, Sequence
+
+import anywidget
+import traitlets
+
+from labkit.show.widgets import parsing, static_svg
+from labkit.show.widgets.address_grid import HERE, esm_source
+
+KINDS = ("choice", "number", "sequence")
+
+
+class QuizError(ValueError):
+    """A response or answer the quiz cannot grade; the message says what to do."""
+
+
+def parse_number(text: str) -> float:
+    """Read the learner's number ('12', '0.5', '1e3'; '2,5', 'inf' and 'nan' are refused)."""
+    try:
+        return parsing.parse_number(text, "your prediction")
+    except parsing.InputError as err:
+        raise QuizError(str(err)) from None
+
+
+def parse_sequence(text: str) -> tuple[int, ...]:
+    """Read whole numbers separated by commas or spaces, with optional brackets: '(1, 4)'."""
+    try:
+        values = parsing.parse_int_list(text, "your prediction")
+    except parsing.InputError as err:
+        raise QuizError(f"{err} Type whole numbers, e.g. 1, 4.") from None
+    if not values:
+        raise QuizError("type at least one whole number, e.g. 1, 4.")
+    return values
+
+
+def whole_numbers(value: object) -> tuple[int, ...]:
+    """A computed sequence answer as whole numbers, exactly; QuizError if any is not whole.
+
+    Accepts ints, integral floats such as 4.0 and integer tensors' items; 1.5 is refused
+    (rounding it would mark a wrong prediction right), as are bools and strings.
+    """
+    if isinstance(value, str | bytes) or not isinstance(value, Sequence | Iterator) and not hasattr(
+            value, "tolist"):
+        raise QuizError(f"the computed answer {value!r} is not a list of whole numbers.")
+    items = value.tolist() if hasattr(value, "tolist") else list(value)  # type: ignore[union-attr]
+    if not isinstance(items, list):
+        items = [items]
+    out = []
+    for item in items:
+        if isinstance(item, bool) or not isinstance(item, numbers.Real):
+            raise QuizError(f"the computed answer {value!r} holds {item!r}, not a whole number.")
+        if isinstance(item, numbers.Integral):
+            out.append(int(item))
+        elif math.isfinite(item) and float(item).is_integer():
+            out.append(int(item))
+        else:
+            raise QuizError(f"the computed answer {value!r} holds {item!r}, which is not a whole "
+                            "number; a sequence quiz compares whole numbers exactly.")
+    return tuple(out)
+
+
+def finite_number(value: object) -> float:
+    """A computed number answer as a float; QuizError for bools, text, NaN and infinities."""
+    if isinstance(value, bool) or isinstance(value, str | bytes):
+        raise QuizError(f"the computed answer {value!r} is not a number.")
+    try:
+        number = float(value)  # type: ignore[arg-type]
+    except (TypeError, ValueError, RuntimeError):
+        raise QuizError(f"the computed answer {value!r} is not a number.") from None
+    if not math.isfinite(number):
+        raise QuizError(f"the computed answer is {number}, which cannot be compared with a "
+                        "prediction.")
+    return number
+
+
+def describe(value: object, kind: str, unit: str = "") -> str:
+    """The computed answer as the learner will read it."""
+    if kind == "number":
+        text = f"{finite_number(value):.4g}"
+    elif kind == "sequence":
+        text = "(" + ", ".join(str(v) for v in whole_numbers(value)) + ")"
+    else:
+        text = str(value)
+    return f"{text} {unit}".strip()
+
+
+def _check_tolerance(value: object, name: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(
+            value) or value < 0:
+        raise traitlets.TraitError(f"{name} must be a finite number >= 0, got {value!r}.")
+    return float(value)
+
+
+class Quiz(anywidget.AnyWidget):
+    """Ask, let the learner predict, then compute the answer in the kernel and compare.
+
+    ``Quiz("Strides of x.t()?", choices=["(4, 1)", "(1, 4)"], answer=lambda: str(x.t().stride()))``
+    ``Quiz("Speed-up of .contiguous() first?", answer=measure_ratio, rel_tol=0.25, unit="x")``
+    """
+
+    _esm = esm_source("quiz.js")
+    _css = HERE / "widgets.css"
+
+    question = traitlets.Unicode("").tag(sync=True)
+    choices = traitlets.List(traitlets.Unicode(), default_value=[]).tag(sync=True)
+    kind = traitlets.Enum(KINDS, default_value="number").tag(sync=True)
+    unit = traitlets.Unicode("").tag(sync=True)
+    tolerance_text = traitlets.Unicode("").tag(sync=True)
+    explanation = traitlets.Unicode("").tag(sync=True)
+
+    submission = traitlets.Dict(help="what the browser sends: {'response', 'seq'}").tag(sync=True)
+    response = traitlets.Unicode("").tag(sync=True)
+    computed = traitlets.Unicode("").tag(sync=True)
+    correct = traitlets.Bool(None, allow_none=True).tag(sync=True)
+    feedback = traitlets.Unicode("").tag(sync=True)
+    error = traitlets.Unicode("").tag(sync=True)
+    attempts = traitlets.Int(0, help="graded submissions so far").tag(sync=True)
+    handled = traitlets.Int(0, help="submissions handled, graded or not").tag(sync=True)
+
+    def __init__(
+        self,
+        question: str,
+        choices: Sequence[str] | None = None,
+        answer: Callable[[], object] | object = None,
+        *,
+        kind: str | None = None,
+        rel_tol: float = 0.0,
+        abs_tol: float = 0.0,
+        unit: str = "",
+        explanation: str = "",
+    ) -> None:
+        if not isinstance(question, str) or not question.strip():
+            raise traitlets.TraitError("question must be non-empty text.")
+        if answer is None:
+            raise traitlets.TraitError(
+                "give the answer: a value computed in the notebook, or a function that "
+                "computes it when the learner submits (answer=lambda: ...).")
+        if isinstance(answer, Iterator):
+            raise traitlets.TraitError(
+                f"answer is an iterator ({type(answer).__name__}): it would be used up the first "
+                "time it is read. Give a tuple or list, or answer=lambda: ... that computes it.")
+        if choices is not None and (isinstance(choices, str | bytes) or not isinstance(
+                choices, Sequence)):
+            raise traitlets.TraitError(
+                f"choices must be a list of texts such as ['(4, 1)', '(1, 4)'], got {choices!r}"
+                " (one string would make each character a choice).")
+        choices = [str(c) for c in choices] if choices is not None else []
+        if len(set(choices)) != len(choices):
+            raise traitlets.TraitError(f"choices must differ from each other, got {choices}.")
+        if kind is None:
+            kind = "choice" if choices else (
+                "sequence" if isinstance(answer, tuple | list) else "number")
+        if kind not in KINDS:
+            raise traitlets.TraitError(f"kind must be one of {KINDS}, got {kind!r}.")
+        if kind == "choice" and len(choices) < 2:
+            raise traitlets.TraitError("a multiple-choice quiz needs at least two choices.")
+        if kind != "choice" and choices:
+            raise traitlets.TraitError(f"choices are only for kind='choice', not {kind!r}.")
+        rel_tol = _check_tolerance(rel_tol, "rel_tol")
+        abs_tol = _check_tolerance(abs_tol, "abs_tol")
+        if not callable(answer):
+            try:  # a value known now is checked now, not when the learner submits
+                if kind == "sequence":
+                    whole_numbers(answer)
+                elif kind == "number":
+                    finite_number(answer)
+                elif str(answer) not in choices:
+                    raise QuizError(f"the answer {answer!r} is none of the choices {choices}.")
+            except QuizError as err:
+                raise traitlets.TraitError(str(err)) from None
+        super().__init__(question=question, choices=choices, kind=kind, unit=unit,
+                         explanation=explanation)
+        self._answer = answer
+        self._known: list[object] = []  # the computed answer once it has been computed
+        self.rel_tol, self.abs_tol = rel_tol, abs_tol
+        if kind == "number" and (rel_tol or abs_tol):
+            parts = ([f"±{rel_tol:.0%}"] if rel_tol else []) + (
+                [f"±{abs_tol:g}{(' ' + unit) if unit else ''}"] if abs_tol else [])
+            self.tolerance_text = "counts as right within " + " or ".join(parts)
+
+    def __repr__(self) -> str:
+        """Deterministic text for places where widgets cannot render; never the answer."""
+        if self.kind == "choice":
+            how = "choices: " + " | ".join(self.choices)
+        elif self.kind == "sequence":
+            how = "answer: whole numbers, e.g. 1, 4"
+        else:
+            how = "answer: a number" + (f" ({self.unit})" if self.unit else "")
+        return f"Quiz: {self.question} [{how}]"
+
+    def static_svg(self) -> str:
+        """The picture a saved notebook shows where the widget cannot run (never the answer)."""
+        how = repr(self).rsplit(" [", 1)[-1].rstrip("]")
+        return static_svg.quiz_svg(self.question, how + " (run the notebook to answer)",
+                                   list(self.choices))
+
+    def _repr_mimebundle_(self, **kwargs: object) -> dict:
+        """The widget view plus a static SVG and text, for GitHub, nbviewer and HTML exports."""
+        bundle = super()._repr_mimebundle_(**kwargs)
+        data = bundle[0] if isinstance(bundle, tuple) else bundle
+        if isinstance(data, dict):
+            data["image/svg+xml"] = self.static_svg()
+            data["text/plain"] = repr(self)
+        return bundle
+
+    def submit(self, response: str) -> bool | None:
+        """Grade `response`: True/False, or None with `error` set when it cannot be graded."""
+        with self.hold_sync():
+            self.handled += 1  # tells the browser this submission is answered, even if unchanged
+            if isinstance(response, bytes | bytearray):
+                self.error = "the answer arrived as bytes; type it as text."
+                return None
+            self.response = str(response)[:parsing.MAX_TEXT + 1]
+            self.error, self.feedback, self.correct = "", "", None
+            try:
+                predicted = self._parse(self.response)
+                actual = self._actual()
+                self.correct = self._grade(predicted, actual)
+                self.computed = describe(actual, self.kind, self.unit)
+            except QuizError as err:
+                self.error = str(err)
+                return None
+            self.attempts += 1
+            verdict = "Right" if self.correct else "Not quite"
+            self.feedback = (f"{verdict}: you predicted {self.response.strip()}, "
+                             f"the code computed {self.computed}.")
+            return self.correct
+
+    def _parse(self, text: str) -> object:
+        if self.kind == "choice":
+            if text not in self.choices:
+                raise QuizError("pick one of the choices first.")
+            return text
+        if not text.strip():
+            raise QuizError("type your prediction first.")
+        return parse_number(text) if self.kind == "number" else parse_sequence(text)
+
+    def _actual(self) -> object:
+        """The answer, computed now by the notebook's code if it is a callable (once)."""
+        if self._known:
+            return self._known[0]
+        value = self._answer
+        if callable(value):
+            try:
+                value = value()
+            except Exception as err:  # the learner's code: report it, keep the kernel alive
+                raise QuizError(
+                    f"the code that computes the answer raised {type(err).__name__}: {err}"
+                ) from None
+        if isinstance(value, Iterator):  # a generator computed now: read it once, keep the values
+            value = tuple(value)
+        self._known.append(value)
+        return value
+
+    def _grade(self, predicted: object, actual: object) -> bool:
+        if self.kind == "choice":
+            if str(actual) not in self.choices:
+                self._known.clear()
+                raise QuizError(f"the code computed {actual!r}, which is none of the choices "
+                                f"{self.choices}, so the prediction cannot be graded.")
+            return str(actual) == predicted
+        if self.kind == "number":
+            number = finite_number(actual)
+            return math.isclose(predicted, number, rel_tol=self.rel_tol,  # type: ignore[arg-type]
+                                abs_tol=self.abs_tol)
+        return whole_numbers(actual) == predicted
+
+    @traitlets.observe("submission")
+    def _on_submission(self, change: traitlets.Bunch) -> None:
+        sent = change["new"]
+        if sent:
+            response = sent.get("response", "")
+            self.submit(response if isinstance(response, str) else str(response))

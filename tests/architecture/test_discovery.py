@@ -1,0 +1,88 @@
+"""A chapter is a folder: both registries find a new one with no list edited."""
+
+import sys
+import textwrap
+
+import pytest
+
+import labkit.chapters
+from labkit import claims, exercises, session
+from labkit.core import discovery
+
+CLAIMS_PY = '''
+from labkit.claims.core import CONFIRMED, REFUTED, SEED_STRIDES, Claim
+from labkit.core import discovery
+
+CHAPTER = discovery.chapter_key(__name__)
+
+
+def check(evidence, thresholds):
+    return (CONFIRMED, "it held", "") if evidence["held"] else (REFUTED, "it did not", "")
+
+
+CLAIMS = [Claim("C98", CHAPTER, SEED_STRIDES, "nowhere", "A throw-away claim.",
+                "it holds", "it does not", ("held",), check=check)]
+'''
+EXERCISES_PY = '''
+from labkit.exercises.grader import Exercise
+
+EXERCISES = [Exercise(id="98.double", title="Double it", task="Return 2 * n.", hint="",
+                      reference=lambda n: 2 * n, make_case=lambda rng: (rng.randint(0, 9),),
+)]
+'''
+
+
+@pytest.fixture
+def throwaway_chapter(tmp_path, monkeypatch):
+    folder = tmp_path / "ch98_throwaway"
+    folder.mkdir()
+    (folder / "__init__.py").write_text("")
+    (folder / "claims.py").write_text(textwrap.dedent(CLAIMS_PY))
+    (folder / "exercises.py").write_text(textwrap.dedent(EXERCISES_PY))
+    monkeypatch.setattr(labkit.chapters, "__path__", [*labkit.chapters.__path__, str(tmp_path)])
+    claims.REGISTRY.reload()
+    exercises.REGISTRY.reload()
+    yield "98_throwaway"
+    for name in [m for m in sys.modules if m.startswith("labkit.chapters.ch98_throwaway")]:
+        del sys.modules[name]
+    monkeypatch.undo()
+    claims.REGISTRY.reload()
+    exercises.REGISTRY.reload()
+
+
+def test_both_registries_find_a_new_chapter_folder(throwaway_chapter):
+    assert throwaway_chapter in discovery.chapter_keys()
+    assert [c.id for c in claims.for_chapter(throwaway_chapter)] == ["C98"]
+    assert claims.get("C98").judge({"held": True}).outcome == claims.CONFIRMED
+    assert [e.id for e in exercises.for_chapter(throwaway_chapter)] == ["98.double"]
+    assert exercises.get("98.double").check(lambda n: 2 * n).passed
+
+
+def test_the_throwaway_chapter_is_gone_afterwards():
+    assert "C98" not in claims.REGISTRY and "98.double" not in exercises.REGISTRY
+
+
+def test_every_chapter_key_names_its_notebook():
+    from pathlib import Path
+
+    notebooks = Path(__file__).resolve().parents[2] / "notebooks"
+    for key in discovery.chapter_keys():
+        assert (notebooks / f"{key}.py").is_file(), key
+
+
+def test_a_chapter_key_is_checked_with_a_clear_message():
+    with pytest.raises(ValueError, match="known: 00_setup_check"):
+        session.open("5_dataloader", announce=False)
+    with pytest.raises(ValueError, match="no chapter '42_nowhere'"):
+        session.open("42_nowhere", announce=False)
+    with pytest.raises(ValueError, match="05_dataloader"):
+        claims.for_chapter("05")
+
+
+def test_a_session_knows_its_chapter():
+    chapter = session.open("01_strides_and_views", announce=False)
+    assert {c.id for c in chapter.claims()} >= {"C1", "C3"}
+    assert chapter.exercises()[0].id.startswith("01.")
+    verdict = chapter.judge("C1", {"shape": [4, 3], "stride": [1, 4], "is_contiguous": False})
+    assert chapter.verdicts == [verdict]
+    assert "C1" in chapter.table().structure()

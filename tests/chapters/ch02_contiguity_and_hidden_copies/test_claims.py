@@ -1,0 +1,177 @@
+"""Chapter 02's claim checks: each outcome reached from evidence a real run could produce, and
+the recorded H200 and CPU evidence replayed through the checks."""
+
+import json
+
+import pytest
+
+from labkit import claims
+from labkit.chapters.ch02_contiguity_and_hidden_copies import claims as ch02
+from tests.claim_helpers import assert_outcomes_follow_the_evidence, judge
+from tests.paths import ROOT
+
+RESULTS = ROOT / "results" / "nvidia-h200.json"
+DATA = ROOT / "tests" / "data" / "cpu_verdicts_ch02_ch03.json"
+
+
+def c5(aligned=0.10, misaligned=0.10, strided=0.12, both=0.12, fresh_bad=0, **more):
+    """C5 evidence as chapter 02 builds it: ns per element of the four access patterns."""
+    return dict(fresh_checked=24, fresh_misaligned=fresh_bad, views_checked=5,
+                contiguous_views_misaligned=2,
+                ns_per_element={ch02.ALIGNED_CONTIGUOUS: aligned, ch02.MISALIGNED_CONTIGUOUS: misaligned,
+                                ch02.ALIGNED_STRIDED: strided, ch02.MISALIGNED_STRIDED: both},
+                **more)
+
+
+def c9(transposed_gbps=1.4, plain_gbps=9.0, **more):
+    return dict(transposed_copy_bytes=64 << 20, expected_bytes=64 << 20, contiguous_returns_self=True,
+                contiguous_copy_bytes=0, transposed_gbps=transposed_gbps, plain_copy_gbps=plain_gbps,
+                **more)
+
+
+def gemm_case(case="1024 float16", view=1.0, aware=1.0, copied=0, **more):
+    """One C10 case on a GPU: torch.matmul on the transposed view against the stride-aware GEMM."""
+    return dict(case=case, operand_bytes=2 << 20, matmul_view_copy_bytes=copied,
+                matmul_view_median_s=view, copy_then_matmul_median_s=view * 1.1,
+                stride_aware_median_s=aware, **more)
+
+
+def cpu_case(copied=0, view=1.0, then=1.05, **more):
+    """A C10 case on a CPU: no stride-aware custom GEMM, only torch.matmul's own behaviour."""
+    return dict(case="1024 float32", operand_bytes=4 << 20, matmul_view_copy_bytes=copied,
+                matmul_view_median_s=view, copy_then_matmul_median_s=then,
+                stride_aware_median_s=None, **more)
+
+
+CASES = {
+    "C2": {
+        "confirmed": dict(cases=[dict(case="3-D", implicit_copy_bytes=1 << 20,
+                                      implicit_median_s=4.0, explicit_median_s=1.0)]),
+        "depends": dict(cases=[dict(case="3-D", implicit_copy_bytes=1 << 20,
+                                    implicit_median_s=4.0, explicit_median_s=1.0),
+                               dict(case="2-D", implicit_copy_bytes=0,
+                                    implicit_median_s=1.0, explicit_median_s=1.1)]),
+        "refuted": dict(cases=[dict(case="2-D", implicit_copy_bytes=0,
+                                    implicit_median_s=1.0, explicit_median_s=1.1)]),
+    },
+    "C5": {
+        # an old in-order core where a line-crossing load costs: both cells of the gap slow
+        "confirmed": c5(misaligned=0.22, both=0.30),
+        # this course's CPUs: the gap is the stride's, alignment alone costs nothing
+        "depends": c5(strided=0.20, both=0.21),
+        "refuted": c5(),
+    },
+    "C6": {
+        "confirmed": dict(copy_bytes=2 << 20, shares_storage=False,
+                          narrow_contiguous_median_s=1e-6, narrow_transposed_median_s=8e-6),
+        "depends": dict(copy_bytes=2 << 20, shares_storage=False,
+                        narrow_contiguous_median_s=1e-6, narrow_transposed_median_s=1.1e-6),
+        "refuted": dict(copy_bytes=0, shares_storage=True,
+                        narrow_contiguous_median_s=1e-6, narrow_transposed_median_s=1.1e-6),
+    },
+    "C9": {
+        "confirmed": c9(),
+        "depends": c9(transposed_gbps=8.0),
+        "refuted": dict(c9(), contiguous_returns_self=False, contiguous_copy_bytes=64 << 20),
+    },
+    "C10": {
+        "confirmed": dict(cases=[gemm_case(view=2.0, copied=2 << 20)]),
+        "depends": dict(cases=[gemm_case(view=2.0, copied=2 << 20),
+                               gemm_case("4096 float16", view=1.0, aware=1.1, copied=2 << 20)]),
+        "refuted": dict(cases=[gemm_case(view=1.0, aware=1.3), gemm_case("4096 float32", aware=1.4)]),
+    },
+    "C12": {
+        "confirmed": dict(config_exists=True, graph_count=2, graph_break_count=1),
+        "refuted": dict(config_exists=False, graph_count=1, graph_break_count=0),
+    },
+}
+
+
+@pytest.mark.parametrize("claim_id", sorted(CASES))
+def test_check_follows_the_evidence(claim_id):
+    assert_outcomes_follow_the_evidence(claim_id, CASES[claim_id])
+
+
+def test_c5_names_the_cause_and_the_allocation():
+    stride = judge("C5", **CASES["C5"]["depends"])
+    assert stride.depends_on.startswith("the cause") and "stride alone 2.00x" in stride.reason
+    fresh = judge("C5", **c5(misaligned=0.22, both=0.30, fresh_bad=3))
+    assert fresh.depends_on.startswith("the allocation")
+    with pytest.raises(claims.ClaimError, match="all four patterns"):
+        judge("C5", **dict(c5(), ns_per_element={ch02.ALIGNED_CONTIGUOUS: 0.1}))
+
+
+def test_a_timing_the_harness_distrusts_gives_no_verdict():
+    copying = dict(case="3-D", implicit_copy_bytes=1 << 20, implicit_median_s=4.0, explicit_median_s=1.0)
+    for claim_id, evidence in (("C5", c5()), ("C9", c9()), ("C2", dict(cases=[copying])),
+                               ("C6", CASES["C6"]["confirmed"]),
+                               ("C10", dict(cases=[gemm_case(view=1.0, aware=1.3)]))):
+        verdict = judge(claim_id, **evidence, distrusted=["aligned, contiguous"])
+        assert verdict.outcome == "depends" and verdict.depends_on == claims.NOISE, claim_id
+        assert "harness distrusts aligned, contiguous" in verdict.reason
+    # a verdict that rests on no timing (no copy at all) is not held back by a noisy one
+    no_copy = judge("C2", **CASES["C2"]["refuted"], distrusted=["2-D: x.t().matmul(w)"])
+    assert no_copy.outcome == "refuted"
+
+
+def test_the_allocator_can_decide_a_cpu_verdict():
+    split = judge("C9", **c9(kept=dict(penalty=1.2, penalty_iqr=[1.1, 1.3])))
+    assert split.outcome == "depends" and split.depends_on.startswith("the allocator")
+    same = judge("C9", **c9(kept=dict(penalty=6.0, penalty_iqr=[5.5, 6.5])))
+    assert same.outcome == "confirmed" and "with malloc keeping freed memory" in same.reason
+    c5_split = judge("C5", **c5(kept=dict(seed_ratio=2.0, seed_ratio_iqr=[1.9, 2.1])))
+    assert c5_split.depends_on.startswith("the allocator")
+
+
+def test_c10_on_a_cpu_judges_the_premise_that_matmul_copies():
+    no_copy = judge("C10", cases=[cpu_case()])
+    assert no_copy.outcome == "refuted" and "reads the transposed operand in place" in no_copy.reason
+    copies = judge("C10", cases=[cpu_case(copied=4 << 20, view=1.3, then=1.0, ratio_iqr=[1.25, 1.35])])
+    assert copies.outcome == "confirmed"
+    noisy = judge("C10", cases=[cpu_case(copied=4 << 20, view=1.0, then=1.0, ratio_iqr=[0.9, 1.1])])
+    assert noisy.depends_on == claims.NOISE
+    faster_without_copy = judge("C10", cases=[gemm_case(view=2.0)])
+    assert faster_without_copy.depends_on.startswith("the reason")
+
+
+def _recorded(path, chapter):
+    if not path.exists():
+        return {}
+    data = json.loads(path.read_text())
+    entries = data.get("chapters", {}).get(chapter, {})
+    return {k.split(":", 1)[1]: e["payload"] for k, e in entries.items() if k.startswith("verdict:")}
+
+
+# How each recorded H200 verdict replays through today's checks. C5 and C10 changed on purpose:
+# their recorded evidence judged a different comparison (misaligned-but-contiguous; the
+# elementwise kernel), so today's checks refuse it and say what is missing.
+H200_REPLAY = {"C2": "refuted", "C6": "refuted", "C9": "confirmed", "C12": "refuted",
+               "C5": "missing", "C10": "missing"}
+
+
+@pytest.mark.parametrize("claim_id", sorted(H200_REPLAY))
+def test_recorded_h200_evidence_replays(claim_id):
+    payload = _recorded(RESULTS, "02_contiguity_and_hidden_copies").get(claim_id)
+    if payload is None:
+        pytest.skip(f"no recorded H200 verdict for {claim_id}")
+    expected = H200_REPLAY[claim_id]
+    if "ns_per_element" in payload["evidence"] or (
+            claim_id == "C10" and "cases" in payload["evidence"]):
+        expected = payload["outcome"]  # recorded with today's evidence: it must replay the same
+    if expected == "missing":
+        with pytest.raises(claims.ClaimError, match="lacks|needs all four"):
+            claims.get(claim_id).judge(payload["evidence"])
+        return
+    assert claims.get(claim_id).judge(payload["evidence"]).outcome == expected
+
+
+def test_recorded_cpu_evidence_replays():
+    if not DATA.exists():
+        pytest.skip("no CPU evidence recorded")
+    recorded = json.loads(DATA.read_text())
+    for claim_id in ("C2", "C5", "C6", "C9", "C10", "C12"):
+        payload = recorded.get(claim_id)
+        if payload is None:
+            continue
+        verdict = claims.get(claim_id).judge(payload["evidence"])
+        assert (verdict.outcome, verdict.depends_on) == (payload["outcome"], payload["depends_on"])

@@ -1,0 +1,85 @@
+"""Chapter 03's claim checks: each outcome reached from evidence a real run could produce, and
+the recorded H200 and CPU evidence replayed through the checks."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+from labkit import claims
+from tests.chapters.ch02_contiguity_and_hidden_copies.test_claims import DATA, RESULTS, _recorded
+from tests.claim_helpers import assert_outcomes_follow_the_evidence, judge
+
+
+def run(dtype="float16", batch=64, nchw=1000.0, nhwc=1300.0, **more):
+    return dict(dtype=dtype, batch=batch, nchw_img_s=nchw, nhwc_img_s=nhwc, **more)
+
+
+CASES = {
+    "C7": {
+        "confirmed": dict(channels_last_stride1=1, runs=[run()]),
+        "depends": dict(channels_last_stride1=1, runs=[run(), run("float32", 1, 100.0, 90.0)]),
+        "refuted": dict(channels_last_stride1=1, runs=[run("float32", 1, 100.0, 90.0)]),
+    },
+    "C22": {
+        "confirmed": dict(conv_conversion_bytes=0, conversion_kernels=["nhwcToNchwKernel"],
+                          conv_output_format="contiguous", channel_matmul_nhwc_copy_bytes=0,
+                          channel_matmul_nchw_copy_bytes=1 << 20),
+        "refuted": dict(conv_conversion_bytes=0, conversion_kernels=[],
+                        conv_output_format="channels_last", channel_matmul_nhwc_copy_bytes=0,
+                        channel_matmul_nchw_copy_bytes=1 << 20),
+    },
+}
+
+
+@pytest.mark.parametrize("claim_id", sorted(CASES))
+def test_check_follows_the_evidence(claim_id):
+    assert_outcomes_follow_the_evidence(claim_id, CASES[claim_id])
+
+
+def test_c7_other_runs_are_shown_not_judged():
+    verdict = judge("C7", channels_last_stride1=1, runs=[run()],
+                    other_runs=[run("float32", 16, 100.0, 90.0)])
+    assert verdict.outcome == "confirmed" and "not judged" in verdict.reason
+
+
+def test_c7_cpu_form_can_be_decided_by_the_allocator():
+    slower = [run("float32", 2, 100.0, 80.0, nhwc_time_ratio_iqr=[1.2, 1.3])]
+    faster = [run("float32", 2, 100.0, 120.0, nhwc_time_ratio_iqr=[0.8, 0.85])]
+    split = judge("C7", channels_last_stride1=1, runs=slower, kept=dict(runs=faster))
+    assert split.outcome == "depends" and split.depends_on.startswith("the allocator")
+    agree = judge("C7", channels_last_stride1=1, runs=slower, kept=dict(runs=slower))
+    assert agree.outcome == "refuted" and "keeping freed memory" in agree.reason
+
+
+def test_c7_no_verdict_from_a_distrusted_timing():
+    verdict = judge("C7", channels_last_stride1=1, runs=[run()], distrusted=["float16 b64 NCHW"])
+    assert verdict.outcome == "depends" and verdict.depends_on == claims.NOISE
+
+
+# The recorded H200 verdicts replay unchanged: C7's recorded evidence has every run of the sweep
+# in `runs` (chapter 03 now judges the seed's fp16 batch-64 run and shows the rest), so its
+# replay stays 'depends' on dtype and batch; the next GPU run records the seed's form.
+H200_REPLAY = {"C7": "depends", "C22": "refuted"}
+
+
+@pytest.mark.parametrize("claim_id", sorted(H200_REPLAY))
+def test_recorded_h200_evidence_replays(claim_id):
+    payload = _recorded(RESULTS, "03_memory_layouts").get(claim_id)
+    if payload is None:
+        pytest.skip(f"no recorded H200 verdict for {claim_id}")
+    verdict = claims.get(claim_id).judge(payload["evidence"])
+    assert verdict.outcome == payload["outcome"] == H200_REPLAY[claim_id] or (
+        "other_runs" in payload["evidence"] and verdict.outcome == payload["outcome"])
+
+
+def test_recorded_cpu_evidence_replays():
+    if not Path(DATA).exists():
+        pytest.skip("no CPU evidence recorded")
+    recorded = json.loads(Path(DATA).read_text())
+    for claim_id in ("C7", "C22"):
+        payload = recorded.get(claim_id)
+        if payload is None:
+            continue
+        verdict = claims.get(claim_id).judge(payload["evidence"])
+        assert (verdict.outcome, verdict.depends_on) == (payload["outcome"], payload["depends_on"])

@@ -1,0 +1,112 @@
+"""Chapter 04's claim checks on evidence a real run can produce, each outcome reached, and the
+recorded H200 evidence replayed through them."""
+
+import json
+
+import pytest
+
+from labkit import claims
+from labkit.chapters.ch04_fusion import claims as ch04
+from tests.claim_helpers import assert_outcomes_follow_the_evidence, judge
+from tests.paths import ROOT
+
+_C21_DEFAULTS = dict(init_scale=65536.0, growth_interval=2000, backoff_factor=0.5, growth_factor=2.0)
+_C21_BEHAVES = dict(overflow_step=dict(scale_before=65536.0, scale_after=32768.0, skipped=True),
+                    growth_step=dict(scale_before=32768.0, scale_after=65536.0, clean_steps=3))
+
+CASES = {
+    # torch 2.x on the seed's function: two graphs split at the data-dependent jump
+    "C17": {
+        "confirmed": dict(graph_count=1, graph_break_count=0, both_branches_in_graph=True),
+        "depends": dict(graph_count=1, graph_break_count=0, both_branches_in_graph=False),
+        "refuted": dict(graph_count=2, graph_break_count=1, both_branches_in_graph=False,
+                        break_reasons=["generic_jump TensorVariable()"]),
+    },
+    "C18": {
+        "confirmed": dict(eager_per_launch_us=6.0, graph_per_node_us=0.3,
+                          graph_interval_us=[0.25, 0.35], fit_r_squared=0.999),
+        "depends": dict(eager_per_launch_us=2.5, graph_per_node_us=0.3,
+                        graph_interval_us=[0.25, 0.35], fit_r_squared=0.999),
+        "refuted": dict(eager_per_launch_us=4.8, graph_per_node_us=1.4,
+                        graph_interval_us=[1.3, 1.5], fit_r_squared=0.999),
+    },
+    "C19": {
+        "confirmed": dict(triton_gbps=3000.0, torch_gbps=1500.0, copy_ceiling_gbps=4000.0,
+                          speedup_iqr=[1.9, 2.1]),
+        "depends": dict(triton_gbps=7000.0, torch_gbps=6500.0, copy_ceiling_gbps=4000.0),
+        "refuted": dict(triton_gbps=3900.0, torch_gbps=3850.0, copy_ceiling_gbps=4200.0,
+                        speedup_iqr=[1.0, 1.03], seed_implied_gbps=173_400.0),
+    },
+    "C20": {
+        "confirmed": dict(pairs=53, max_weight_error=1.2e-7, max_bias_error=6e-8,
+                          max_weight_magnitude=1.1, output_max_rel_error=1e-6),
+        "depends": dict(pairs=53, max_weight_error=1.2e-7, max_bias_error=6e-8,
+                        max_weight_magnitude=1.1, output_max_rel_error=2e-3),
+        "refuted": dict(pairs=53, max_weight_error=0.05, max_bias_error=0.01,
+                        max_weight_magnitude=1.1, output_max_rel_error=0.2),
+    },
+    "C21": {
+        "confirmed": dict(**_C21_DEFAULTS, **_C21_BEHAVES, min_scale_seen=1.0, max_scale_seen=2.0**24),
+        "depends": dict(**_C21_DEFAULTS, **_C21_BEHAVES, min_scale_seen=0.5, max_scale_seen=2.0**25),
+        "refuted": dict(**{**_C21_DEFAULTS, "init_scale": 2.0**16 * 4}, **_C21_BEHAVES,
+                        min_scale_seen=0.5, max_scale_seen=2.0**25),
+    },
+}
+
+
+@pytest.mark.parametrize("claim_id", sorted(CASES))
+def test_check_follows_the_evidence(claim_id):
+    assert_outcomes_follow_the_evidence(claim_id, CASES[claim_id])
+
+
+def test_chapter_04_defines_its_five_claims():
+    assert [c.id for c in claims.for_chapter("04_fusion")] == ["C17", "C18", "C19", "C20", "C21"]
+    assert all(claims.get(c).tested for c in ("C17", "C18", "C19", "C20", "C21"))
+
+
+def test_noisy_timings_give_depends_on_noise():
+    straddles = judge("C18", eager_per_launch_us=6.0, graph_per_node_us=0.45,
+                      graph_interval_us=[0.3, 0.6], fit_r_squared=0.99)
+    assert straddles.outcome == "depends" and straddles.depends_on == claims.NOISE
+    crooked = judge("C18", eager_per_launch_us=6.0, graph_per_node_us=0.3, fit_r_squared=0.5)
+    assert crooked.depends_on == claims.NOISE
+    ratio_noise = judge("C19", triton_gbps=3000.0, torch_gbps=2000.0, copy_ceiling_gbps=4000.0,
+                        speedup_iqr=[1.3, 1.7])
+    assert ratio_noise.depends_on == claims.NOISE
+
+
+def test_c21_update_rule_broken_is_refuted():
+    verdict = judge("C21", **_C21_DEFAULTS, min_scale_seen=1.0, max_scale_seen=65536.0,
+                    overflow_step=dict(scale_before=65536.0, scale_after=65536.0, skipped=False),
+                    growth_step=dict(scale_before=65536.0, scale_after=131072.0, clean_steps=3))
+    assert verdict.outcome == "refuted"
+
+
+def test_c19_reason_reports_the_seeds_impossible_bandwidth():
+    verdict = judge("C19", **CASES["C19"]["refuted"])
+    assert "173 TB/s" in verdict.reason
+    assert ch04.SEED_TRITON_SPEEDUP == pytest.approx(2.33, abs=0.01)
+
+
+def test_bad_evidence_is_refused():
+    with pytest.raises(claims.ClaimError):
+        judge("C17", graph_count=0, graph_break_count=0, both_branches_in_graph=False)
+    with pytest.raises(claims.ClaimError):
+        judge("C19", triton_gbps=0.0, torch_gbps=1.0, copy_ceiling_gbps=1.0)
+    with pytest.raises(claims.ClaimError):
+        judge("C20", pairs=0, max_weight_error=0, max_bias_error=0, max_weight_magnitude=1,
+              output_max_rel_error=0)
+
+
+RESULTS = ROOT / "results" / "nvidia-h200.json"
+
+
+@pytest.mark.parametrize("claim_id", ["C17", "C18", "C19", "C20", "C21"])
+def test_recorded_h200_evidence_replays(claim_id):
+    data = json.loads(RESULTS.read_text()) if RESULTS.exists() else {}
+    entry = data.get("chapters", {}).get("04_fusion", {}).get(f"verdict:{claim_id}")
+    if entry is None:
+        pytest.skip(f"no recorded H200 verdict for {claim_id} yet")
+    saved = entry["payload"]
+    verdict = claims.get(claim_id).judge(saved["evidence"], machine="replay", form=saved["form"])
+    assert verdict.outcome == saved["outcome"]

@@ -1,0 +1,161 @@
+"""Conv-BN folding against torch, and the torch.compile readers, on small models."""
+
+import pytest
+import torch
+from torch import nn
+
+from labkit.chapters.ch04_fusion import claims as ch04
+from labkit.chapters.ch04_fusion import fusion
+from labkit.core import resnet
+
+
+def _conv_bn(in_channels=3, out_channels=5, bias=True, seed=0):
+    torch.manual_seed(seed)
+    model = nn.Sequential(nn.Conv2d(in_channels, out_channels, 3, padding=1, bias=bias),
+                          nn.BatchNorm2d(out_channels), nn.ReLU())
+    fusion.randomize_batchnorm(model, seed)
+    return model.eval()
+
+
+@pytest.mark.parametrize("bias", [True, False])
+@pytest.mark.parametrize("seed", range(5))
+def test_formula_equals_conv_then_batchnorm(bias, seed):
+    model = _conv_bn(bias=bias, seed=seed)
+    conv, bn = model[0], model[1]
+    folded = fusion.fold_conv_bn(conv, bn)
+    x = torch.randn(2, 3, 9, 7)
+    with torch.no_grad():
+        torch.testing.assert_close(folded(x), bn(conv(x)), rtol=1e-5, atol=1e-5)
+
+
+def test_formula_in_float64_matches_to_rounding():
+    model = _conv_bn().double()
+    w, b = fusion.fold_conv_bn_weights(model[0].weight, model[0].bias, model[1].running_mean,
+                                       model[1].running_var, model[1].weight, model[1].bias,
+                                       model[1].eps)
+    sigma = torch.sqrt(model[1].running_var + model[1].eps)
+    gamma, beta, mean = model[1].weight, model[1].bias, model[1].running_mean
+    # The seed's two lines, written out: w' = gamma/sigma * w, b' = gamma/sigma * b + beta - gamma*mu/sigma
+    torch.testing.assert_close(w, (gamma / sigma).reshape(-1, 1, 1, 1) * model[0].weight)
+    torch.testing.assert_close(b, gamma / sigma * model[0].bias + beta - gamma * mean / sigma)
+
+
+def test_bottleneck_folded_matches_within_the_claims_tolerance():
+    block = fusion.randomize_batchnorm(resnet.Bottleneck(64, 16, stride=2), seed=3).eval()
+    folded = fusion.fold_model(block)
+    assert not any(isinstance(m, nn.BatchNorm2d) for m in folded.modules())
+    assert sum(isinstance(m, nn.BatchNorm2d) for m in block.modules()) == 4  # the original is intact
+    x = torch.randn(2, 64, 16, 16)
+    with torch.no_grad():
+        error = fusion.max_error(folded(x), block(x))
+    assert error["max_rel_error"] < ch04.FOLD_OUTPUT_REL_TOLERANCE
+
+
+def test_hand_fold_agrees_with_pytorch_utility():
+    block = fusion.randomize_batchnorm(resnet.Bottleneck(16, 8), seed=1).eval()
+    check = fusion.against_pytorch(block)
+    assert check.pairs == 4  # conv1..3 and the downsample's conv
+    assert max(check.max_weight_error, check.max_bias_error) / check.max_weight_magnitude \
+        < ch04.FOLD_WEIGHT_REL_TOLERANCE
+
+
+def test_folding_refuses_training_mode_and_pytorch_says_eval_only():
+    model = _conv_bn().train()
+    with pytest.raises(ValueError, match="eval"):
+        fusion.fold_conv_bn(model[0], model[1])
+    with pytest.raises(ValueError, match="eval"):
+        fusion.fold_model(model)
+    assert "eval" in fusion.utility_in_train_mode().lower()
+
+
+def test_folded_copy_is_stale_after_training_continues():
+    model = _conv_bn()
+    folded = fusion.fold_model(model)
+    x = torch.randn(4, 3, 6, 6)
+    with torch.no_grad():
+        torch.testing.assert_close(folded(x), model(x), rtol=1e-5, atol=1e-5)
+    model.train()
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.5)
+    model(x).square().mean().backward()
+    optimizer.step()
+    model.eval()
+    with torch.no_grad():
+        assert fusion.max_error(folded(x), model(x))["max_rel_error"] > 1e-3
+
+
+def test_bad_inputs_say_what_to_do():
+    model = _conv_bn()
+    with pytest.raises(TypeError, match="Conv2d"):
+        fusion.fold_conv_bn(model[1], model[0])
+    with pytest.raises(ValueError, match="output channels"):
+        fusion.fold_conv_bn_weights(torch.randn(4, 3, 3, 3), None, torch.zeros(5), torch.ones(5),
+                                    None, None, 1e-5)
+    with pytest.raises(ValueError, match="nothing to fold"):
+        fusion.against_pytorch(nn.Sequential(nn.ReLU()))
+
+
+def _seed_function(x, y):
+    return x + y if x.sum() > 0 else x * y
+
+
+def test_explain_counts_the_break_at_a_data_dependent_branch():
+    report = fusion.explain(_seed_function, torch.randn(4), torch.randn(4))
+    assert report.graph_break_count >= 1 and report.graph_count >= 2
+    assert report.break_reasons
+
+
+def test_explain_keeps_torch_cond_in_one_graph():
+    def with_cond(x, y):
+        return torch.cond(x.sum() > 0, lambda a, b: a + b, lambda a, b: a * b, (x, y))
+
+    report = fusion.explain(with_cond, torch.randn(4), torch.randn(4))
+    assert (report.graph_count, report.graph_break_count) == (1, 0)
+    assert "cond" in report.graph_code[0]
+
+
+def test_recompile_sweep_stops_compiling_at_the_limit():
+    limit_name = "recompile_limit" if hasattr(torch._dynamo.config, "recompile_limit") \
+        else "cache_size_limit"
+    old = fusion.recompile_limit()
+    setattr(torch._dynamo.config, limit_name, 3)
+    try:
+        assert fusion.recompile_limit() == 3
+        inputs = [(torch.randn(n),) for n in range(2, 8)]
+        compiled, steps = fusion.recompile_sweep(lambda x: (x * 2).relu(), inputs, dynamic=False)
+        assert [s.new_graph for s in steps] == [True] * 3 + [False] * 3
+        torch.testing.assert_close(compiled(inputs[-1][0]), (inputs[-1][0] * 2).relu())
+        _, dynamic_steps = fusion.recompile_sweep(lambda x: (x * 2).relu(), inputs, dynamic=None)
+        assert dynamic_steps[-1].compiles_so_far <= 2  # one static graph, then one generic one
+    finally:
+        setattr(torch._dynamo.config, limit_name, old)
+        torch._dynamo.reset()
+
+
+# The shapes of Inductor's output code: a Triton kernel (GPU) and a C++ kernel (CPU, torch 2.13).
+TRIPLE = "'" * 3
+TRITON_OUTPUT = (
+    f"triton_poi_fused_add_mul_silu_0 = async_compile.triton('triton_poi_fused_add_mul_silu_0', {TRIPLE}\n"
+    "import triton\n@triton.jit\ndef triton_poi_fused_add_mul_silu_0(in_ptr0, out_ptr0):\n"
+    f"    pass\n{TRIPLE}, device_str='cuda')\n")
+CPP_OUTPUT = (
+    f"cpp_fused_add_mul_silu_0 = async_compile.cpp_pybinding(['const float*', 'float*'], r{TRIPLE}\n"
+    '#include <torch/csrc/inductor/cpp_prefix.h>\nextern "C"  void  kernel(const float* in_ptr0)\n{}\n'
+    f"{TRIPLE})\n\nasync_compile.wait(globals())\n")
+
+
+def test_inductor_kernel_names_are_read_from_output_code():
+    triton = fusion.inductor_kernels(TRITON_OUTPUT)
+    assert list(triton) == ["triton_poi_fused_add_mul_silu_0"]
+    assert "@triton.jit" in triton["triton_poi_fused_add_mul_silu_0"]
+    cpp = fusion.inductor_kernels(CPP_OUTPUT)
+    assert list(cpp) == ["cpp_fused_add_mul_silu_0"]
+    assert cpp["cpp_fused_add_mul_silu_0"].startswith("#include")
+    assert fusion.inductor_kernels(TRITON_OUTPUT + CPP_OUTPUT).keys() == {*triton, *cpp}
+    assert fusion.excerpt("a\n\nb\nc\nd", lines=2) == "a\nb\n    ... (2 more lines)"
+
+
+def test_calls_to_pay_back():
+    assert fusion.calls_to_pay_back(10.0, 2e-3, 1e-3) == pytest.approx(10_000)
+    assert fusion.calls_to_pay_back(10.0, 1e-3, 2e-3) == float("inf")
+    with pytest.raises(ValueError):
+        fusion.calls_to_pay_back(1.0, 0.0, 1e-3)

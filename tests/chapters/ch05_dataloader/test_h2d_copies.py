@@ -1,0 +1,75 @@
+"""Host-to-device copies. Without a GPU every measurement refuses clearly; the GPU cases
+(marked gpu) check what the chapter shows: pinned beats pageable on large copies, a
+non_blocking copy from pageable memory still blocks, the D2H trap reads stale values."""
+
+import pytest
+import torch
+
+from labkit.chapters.ch05_dataloader import h2d_copies
+
+gpu = pytest.mark.gpu
+needs_gpu = pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU")
+
+
+def test_host_tensor_is_random_bytes():
+    t = h2d_copies.host_tensor(4096, pinned=False)
+    assert t.dtype == torch.uint8 and t.numel() == 4096 and int(t.max()) > 0
+    with pytest.raises(ValueError, match="nbytes"):
+        h2d_copies.host_tensor(0, pinned=False)
+
+
+@pytest.mark.skipif(torch.cuda.is_available(), reason="checks the refusal without a GPU")
+@pytest.mark.parametrize("call", [
+    lambda: h2d_copies.bandwidth_curve((1024,)),
+    lambda: h2d_copies.call_return_times(1024),
+    lambda: h2d_copies.pinning_cost(1024),
+    lambda: h2d_copies.d2h_trap(1024),
+    lambda: h2d_copies.pin_memory_device_probe((2, 3, 8, 8)),
+])
+def test_without_a_gpu_each_measurement_says_what_is_shown_instead(call):
+    with pytest.raises(h2d_copies.NoGPU, match="recorded reference"):
+        call()
+
+
+def test_environment_note_names_torch():
+    assert torch.__version__ in h2d_copies.environment_note()
+
+
+@gpu
+@needs_gpu
+def test_pinned_is_faster_than_pageable_for_large_copies():
+    points = h2d_copies.bandwidth_curve((64 * 2**20,))
+    by = {p.memory: p for p in points}
+    assert by["pinned"].gbps > by["pageable"].gbps
+
+
+@gpu
+@needs_gpu
+def test_non_blocking_from_pageable_still_blocks():
+    rows = {(r.memory, r.non_blocking): r for r in h2d_copies.call_return_times(64 * 2**20, 3)}
+    assert rows[("pageable", True)].blocked_share > 0.5
+    assert rows[("pinned", True)].blocked_share < 0.5
+
+
+@gpu
+@needs_gpu
+def test_d2h_trap_reads_stale_values_only_before_the_sync():
+    pinned, pageable = h2d_copies.d2h_trap(1 << 22)
+    assert pinned.wrong_before_sync > 0 and pinned.wrong_after_sync == 0
+    assert pageable.wrong_before_sync == 0 and pageable.wrong_after_sync == 0
+
+
+@gpu
+@needs_gpu
+def test_pin_memory_device_batch_is_a_pinned_host_tensor():
+    probe = h2d_copies.pin_memory_device_probe((4, 3, 32, 32))
+    for label in ("pin_memory", "pin_memory_device"):
+        assert probe[label]["batch_pinned"] and probe[label]["moved_equal"]
+        assert probe[label]["h2d_memcpy_events"] >= 1
+
+
+@gpu
+@needs_gpu
+def test_pinning_cost_is_measured():
+    cost = h2d_copies.pinning_cost(48 * 2**20)
+    assert cost.first_pin_s > 0 and cost.cached_pin_gbps > 0

@@ -1,0 +1,271 @@
+"""The loader sweep: settings refused clearly, steps split into wait and compute, the knee,
+start-up with and without persistent workers, and loaders that survive a small /dev/shm."""
+
+import os
+import shutil
+import subprocess
+import sys
+import textwrap
+
+import pytest
+import torch
+
+from labkit.chapters.ch05_dataloader import loader_data, loader_sweep, shm, train_step
+
+
+@pytest.fixture(scope="module")
+def data():
+    return loader_data.SyntheticImages(length=256, unique=4, encoded_side=64, output_side=32)
+
+
+@pytest.fixture(scope="module")
+def step():
+    return train_step.TrainingStep(train_step.small_cnn(), "cpu")
+
+
+@pytest.mark.parametrize("kwargs, words", [
+    (dict(num_workers=-1), "num_workers"),
+    (dict(batch_size=0), "batch_size"),
+    (dict(num_workers=0, prefetch_factor=2), "need num_workers > 0"),
+    (dict(num_workers=0, persistent_workers=True), "need num_workers > 0"),
+    (dict(num_workers=1, prefetch_factor=0), "prefetch_factor"),
+])
+def test_bad_settings_are_refused_with_what_to_do(kwargs, words):
+    with pytest.raises(ValueError, match=words):
+        loader_sweep.Setting(**kwargs)
+
+
+def test_labels_name_the_knobs():
+    s = loader_sweep.Setting(num_workers=2, batch_size=8, pin_memory=True, prefetch_factor=4,
+                             persistent_workers=True, non_blocking=True)
+    assert s.label == "w2 b8 pf4 pin nb persist"
+
+
+def test_measure_splits_every_step_and_stops_its_workers(data, step):
+    setting = loader_sweep.Setting(num_workers=1, batch_size=8)
+    run = loader_sweep.measure(data, setting, step, steps=4, warmup_steps=1)
+    assert len(run.wait_s) == len(run.compute_s) == 4
+    assert all(t >= 0 for t in run.wait_s + run.compute_s)
+    assert 0 <= run.wait_share <= 1 and run.samples_per_s > 0 and run.first_batch_s > 0
+    assert run.as_dict()["label"] == "w1 b8"
+    assert torch.get_num_threads() >= 1
+    import multiprocessing
+    assert not [c for c in multiprocessing.active_children() if "Worker" in type(c).__name__
+                or c.is_alive()], "the sweep left worker processes running"
+
+
+def test_a_slow_loader_waits_and_a_fast_one_does_not(step):
+    slow = loader_data.SyntheticImages(length=64, unique=2, encoded_side=128, output_side=32,
+                                       extra_passes=6)
+    run = loader_sweep.measure(slow, loader_sweep.Setting(num_workers=0, batch_size=8),
+                               lambda batch, nb: None, steps=3, warmup_steps=1)
+    assert run.wait_share > 0.9  # nothing to compute: the step is all waiting
+
+
+def test_sweep_reports_progress_and_keeps_order(data, step):
+    seen = []
+    result = loader_sweep.sweep(data, loader_sweep.grid([0, 1], 8), step, steps=2, warmup_steps=1,
+                                on_progress=lambda done, total, label: seen.append((done, total, label)))
+    assert [r.setting.num_workers for r in result.runs] == [0, 1]
+    assert seen == [(1, 2, "w0 b8"), (2, 2, "w1 b8")]
+    assert "waiting share" in result._repr_html_()
+
+
+def test_grid_drops_worker_only_knobs_for_zero_workers():
+    settings = loader_sweep.grid([0, 2], 16, prefetch_factor=4, persistent_workers=True)
+    assert settings[0].prefetch_factor is None and not settings[0].persistent_workers
+    assert settings[1].prefetch_factor == 4 and settings[1].persistent_workers
+
+
+def test_too_short_a_dataset_is_refused(step):
+    tiny = loader_data.SyntheticImages(length=8, unique=1, encoded_side=16, output_side=8)
+    with pytest.raises(ValueError, match="make it longer"):
+        loader_sweep.measure(tiny, loader_sweep.Setting(batch_size=8), step, steps=2)
+
+
+@pytest.mark.parametrize("points, tolerance, knee", [
+    ([(0, 100.0), (1, 190.0), (2, 200.0), (4, 201.0)], 0.1, 1),
+    ([(0, 100.0), (1, 150.0), (2, 200.0)], 0.1, 2),
+    ([(2, 200.0), (0, 100.0), (1, 185.0)], 0.05, 2),
+    ([(0, 300.0), (1, 200.0)], 0.1, 0),
+])
+def test_knee_is_the_fewest_workers_near_the_best(points, tolerance, knee):
+    assert loader_sweep.find_knee(points, tolerance=tolerance).workers == knee
+
+
+def test_knee_explains_itself_with_cores_and_costs():
+    k = loader_sweep.find_knee([(0, 100.0), (1, 180.0), (2, 185.0)], cores=2, batch_size=16,
+                               sample_cost_s=0.002, compute_s=0.016)
+    assert k.workers_needed == pytest.approx(2.0)
+    assert "cores run out first" in k.explanation and "2 core(s)" in k.explanation
+    k = loader_sweep.find_knee([(0, 100.0), (4, 400.0)], cores=16, batch_size=128,
+                               sample_cost_s=0.003, compute_s=0.1)
+    assert "ceil(3.8) = 4" in k.explanation
+
+
+@pytest.mark.parametrize("points, words", [([], "points"), ([(1, 2.0), (1, 3.0)], "once")])
+def test_knee_refuses_bad_input(points, words):
+    with pytest.raises(ValueError, match=words):
+        loader_sweep.find_knee(points)
+
+
+def test_persistent_workers_skip_the_start_up_after_the_first_epoch(data):
+    short = loader_data.SyntheticImages(length=24, unique=2, encoded_side=32, output_side=16)
+    base = loader_sweep.Setting(num_workers=2, batch_size=8)
+    fresh = loader_sweep.startup(short, base, epochs=3)
+    kept = loader_sweep.startup(short, loader_sweep.with_persistence(base, True), epochs=3)
+    assert len(fresh.first_batch_s) == len(kept.first_batch_s) == 3
+    # start-up is a fork per worker: later epochs with kept workers start faster than fresh ones
+    assert min(kept.first_batch_s[1:]) < max(fresh.first_batch_s[1:])
+
+
+# ---------------------------------------------------------------------------- shared memory
+
+def test_in_flight_bytes_counts_workers_prefetch_and_the_batch_in_use():
+    assert shm.in_flight_bytes(0, None, 1000) == 0
+    assert shm.in_flight_bytes(2, None, 1000) == 5000
+    assert shm.in_flight_bytes(4, 1, 10) == 50
+
+
+def test_choose_keeps_a_setting_that_fits_and_shrinks_one_that_does_not():
+    batch = 8 * 2**20
+    fits = shm.choose(2, 2, batch, free=1 << 30)
+    assert not fits.changed and fits.num_workers == 2 and "fits" in fits.message
+    smaller = shm.choose(4, 2, batch, free=64 * 2**20)
+    assert smaller.changed and smaller.prefetch_factor == 1 and smaller.num_workers == 3
+    assert smaller.needed_bytes <= shm.SAFETY * 64 * 2**20 and "/dev/shm" in smaller.message
+    none = shm.choose(4, 2, 100 * 2**20, free=64 * 2**20)
+    assert none.num_workers == 0 and "num_workers=0" in none.message
+
+
+def test_free_bytes_reads_the_override(monkeypatch):
+    monkeypatch.setenv(shm.SHM_ENV, "12345")
+    assert shm.free_bytes() == 12345
+    monkeypatch.setenv(shm.SHM_ENV, "lots")
+    with pytest.raises(ValueError, match="number of bytes"):
+        shm.free_bytes()
+
+
+def test_worker_failures_get_a_sentence():
+    error = RuntimeError("unable to allocate shared memory(shm) for file </torch_1>: No space left on device (28)")
+    assert "shared memory" in shm.explain_worker_failure(error)
+    assert "shared memory" in shm.explain_worker_failure(
+        RuntimeError("DataLoader worker (pid 7) is killed by signal: Bus error."))
+    assert "died" in shm.explain_worker_failure(
+        RuntimeError("DataLoader worker (pid(s) 7) exited unexpectedly"))
+    assert "instead of hanging" in shm.explain_worker_failure(
+        RuntimeError("DataLoader timed out after 5 seconds"))
+    assert shm.explain_worker_failure(RuntimeError("something else")) == ""
+
+
+def test_a_simulated_small_shm_limit_chooses_fewer_batches_in_flight(monkeypatch, data, step):
+    """The simulated limit (LABKIT_SHM_BYTES): the chosen setting runs with workers."""
+    batch = 8 * data.sample_bytes
+    monkeypatch.setenv(shm.SHM_ENV, str(6 * batch))
+    choice = shm.choose(2, 4, batch)
+    assert choice.changed and choice.num_workers >= 1
+    setting = loader_sweep.Setting(num_workers=choice.num_workers, batch_size=8,
+                                   prefetch_factor=choice.prefetch_factor)
+    run = loader_sweep.measure(data, setting, step, steps=3, warmup_steps=1)
+    assert len(run.wait_s) == 3
+
+
+CHILD = textwrap.dedent("""
+    import sys, time, torch
+    from labkit.chapters.ch05_dataloader import loader_data, loader_sweep, shm, train_step
+    strategy, mode = sys.argv[1], sys.argv[2]
+    torch.multiprocessing.set_sharing_strategy(strategy)
+    # cheap samples (a tiny JPEG, scaled up) so the workers surely fill their queues
+    data = loader_data.SyntheticImages(length=512, unique=2, encoded_side=16, output_side=96)
+    batch = 32 * data.sample_bytes                      # 3.5 MB per batch
+    workers, prefetch = 2, 4                            # asks for (2 x 4 + 1) x 3.5 = 32 MB
+    if mode == "chosen":
+        choice = shm.choose(workers, prefetch, batch)
+        print(choice.message)
+        workers, prefetch = choice.num_workers, choice.prefetch_factor
+    setting = loader_sweep.Setting(num_workers=workers, batch_size=32, prefetch_factor=prefetch)
+    try:
+        # a slow step (0.3 s) lets the workers fill their prefetch queues: the worst case
+        run = loader_sweep.measure(data, setting, lambda b, nb: time.sleep(0.3), steps=8,
+                                   timeout_s=30)
+        print("RAN", setting.label, len(run.wait_s))
+    except loader_sweep.WorkerFailure as error:
+        print("FAILED", error)
+""")
+
+
+def _in_small_shm(*args, size="16m"):
+    python = sys.executable
+    command = (f"mount -t tmpfs -o size={size} tmpfs /dev/shm && "
+               f"exec {python} -c '{CHILD}' {' '.join(args)}")
+    return subprocess.run(["unshare", "-m", "sh", "-c", command], capture_output=True, text=True,
+                          timeout=120, env={**os.environ, "PYTHONPATH": os.getcwd()})
+
+
+def _can_mount_namespaces():
+    if shutil.which("unshare") is None or not sys.platform.startswith("linux"):
+        return False
+    probe = subprocess.run(["unshare", "-m", "sh", "-c", "mount -t tmpfs -o size=1m tmpfs /dev/shm"],
+                           capture_output=True)
+    return probe.returncode == 0
+
+
+needs_namespaces = pytest.mark.skipif(not _can_mount_namespaces(),
+                                      reason="needs root and unshare to mount a private 16 MB /dev/shm")
+
+
+@needs_namespaces
+def test_a_real_16mb_shm_makes_the_asked_setting_fail_clearly_not_hang():
+    done = _in_small_shm("file_descriptor", "asked")
+    assert "FAILED" in done.stdout and "shared memory" in done.stdout, done.stdout + done.stderr
+
+
+@needs_namespaces
+def test_file_system_sharing_does_not_rescue_a_small_shm():
+    done = _in_small_shm("file_system", "asked")
+    assert "FAILED" in done.stdout, done.stdout + done.stderr
+
+
+@needs_namespaces
+def test_a_real_16mb_shm_runs_the_chosen_setting_with_workers():
+    done = _in_small_shm("file_descriptor", "chosen")
+    assert "RAN" in done.stdout and "prefetch 1" in done.stdout, done.stdout + done.stderr
+    ran = done.stdout.split("RAN")[1].split()
+    assert ran[0] != "w0", "the chosen setting should keep at least one worker"
+
+
+def test_figures_draw_saved_rows_without_measuring():
+    from labkit.chapters.ch05_dataloader import loader_plots
+
+    rows = [dict(label=f"w{w} b16", wait_median_s=0.05 / (w + 1), compute_median_s=0.03,
+                 samples_per_s=200.0 * (w + 1)) for w in range(3)]
+    assert len(loader_plots.sweep_figure(rows).axes) == 2
+    startup_rows = [dict(label="w2 b16", first_batch_s=[0.3, 0.3, 0.3]),
+                    dict(label="w2 b16 persist", first_batch_s=[0.3, 0.05, 0.05])]
+    assert loader_plots.startup_figure(startup_rows)._repr_png_()[:4] == b"\x89PNG"
+    points = [dict(nbytes=2**k, memory=m, gbps=float(k)) for k in (10, 20) for m in ("pageable", "pinned")]
+    assert loader_plots.bandwidth_figure(points, {"seed pinned": 12.8}).axes
+    with pytest.raises(ValueError, match="nothing to draw"):
+        loader_plots.sweep_figure([])
+    loader_plots.ProgressBar(3).update(3, 3, "done")  # outside a kernel: silent, no error
+
+
+def test_training_step_learns_from_float_and_uint8_batches():
+    step = train_step.consumer("small_cnn")
+    images = torch.randint(0, 256, (4, 3, 32, 32), dtype=torch.uint8)
+    labels = torch.tensor([0, 1, 2, 3])
+    loss_uint8 = step((images, labels))
+    loss_float = step((images.float() / 255, labels), True)
+    assert torch.isfinite(torch.tensor([loss_uint8, loss_float])).all()
+    with pytest.raises(ValueError, match="small_cnn"):
+        train_step.consumer("vgg")
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU")
+def test_device_prefetcher_gives_the_same_batches_on_the_gpu(data):
+    loader = torch.utils.data.DataLoader(data, batch_size=8, pin_memory=True)
+    expected = [b[0] for b, _ in zip(loader, range(3), strict=False)]
+    got = [b[0] for b, _ in zip(train_step.DevicePrefetcher(iter(loader), torch.device("cuda")),
+                                range(3), strict=False)]
+    assert all(g.is_cuda and torch.equal(g.cpu(), e) for g, e in zip(got, expected, strict=True))

@@ -1,0 +1,150 @@
+"""The DDP worker and launcher: real gloo processes on 127.0.0.1 provoke the layout warning and
+keep the ranks identical; a rank that raises, or a collective that hangs, ends the run with a
+clear error and no process left behind; bad input is refused before anything starts."""
+
+import os
+import time
+
+import pytest
+import torch
+
+from labkit.chapters.ch06_ddp_layout_drift import ddp_launch, ddp_worker
+
+TINY = {"batch": 2, "image": 8, "width": 4, "observed_steps": 3, "timed_steps": 1}
+
+
+def test_two_gloo_ranks_provoke_the_warning_and_stay_identical():
+    result = ddp_launch.launch({**TINY, "variants": ["a_drift", "c_convert_first"]}, world_size=2,
+                               timeout_s=240)
+    assert result["backend"] == "gloo" and result["world_size"] == 2 and len(result["ranks"]) == 2
+    rows = {row["name"]: row for row in ddp_launch.variant_summary(result)}
+    drift, first = rows["a_drift"], rows["c_convert_first"]
+    assert drift["warnings_step0"] == 3  # the three conv weights, on step 0
+    assert drift["warnings_after_step0"] == 0  # DDP rebuilt its buckets at the second iteration
+    assert first["warnings_step0"] == 0 and first["wrong_grads"] == []
+    assert drift["params_identical"] and first["params_identical"]
+    assert drift["max_abs_diff_across_ranks"] == 0.0
+    assert drift["permuting_bytes_step0"] > 0 and first["permuting_bytes_step0"] == 0
+    params = {p["name"]: p for p in result["ranks"][0][0]["observed"][0]["parameters"]}
+    one_by_one = params["6.weight"]
+    assert one_by_one["warned"] and one_by_one["strides_differ"] and not one_by_one["memory_order_differs"]
+    assert params["0.weight"]["bucket_stride"] == [27, 9, 3, 1]  # read from the warning's own text
+    assert params["0.weight"]["bucket_stride_source"] == "warning text"
+    assert result["launcher"]["children_peak_rss_bytes"] > 0
+
+
+def test_a_rank_that_raises_ends_the_run_with_its_error():
+    started = time.monotonic()
+    with pytest.raises(ddp_launch.DDPRunError, match="rank 1 of 2 failed") as caught:
+        ddp_launch.launch({**TINY, "variants": ["c_convert_first"], "fail_on_rank": 1},
+                          world_size=2, timeout_s=240)
+    assert "injected failure in rank 1" in str(caught.value)
+    assert not isinstance(caught.value, ddp_launch.DDPTimeout)
+    assert time.monotonic() - started < 240
+
+
+def test_a_hung_collective_times_out_with_a_message():
+    """Rank 1 waits in a barrier rank 0 never joins: the collective timeout (gloo) or the
+    wall-clock limit ends it, whichever comes first; either way a DDPRunError says so."""
+    started = time.monotonic()
+    with pytest.raises(ddp_launch.DDPRunError) as caught:
+        ddp_launch.launch({**TINY, "variants": ["c_convert_first"], "hang_on_rank": 1,
+                           "collective_timeout_s": 5}, world_size=2, timeout_s=120)
+    text = str(caught.value)
+    assert "failed" in text or "limit" in text
+    assert time.monotonic() - started < 120
+
+
+def test_interrupting_the_cell_kills_every_rank(monkeypatch):
+    seen = []
+
+    def interrupted(procs, workdir, timeout_s):
+        seen.extend(procs)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(ddp_launch, "_wait", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        ddp_launch.launch({**TINY, "variants": ["c_convert_first"]}, world_size=2)
+    assert len(seen) == 2 and all(p.poll() is not None for p in seen)
+
+
+@pytest.mark.parametrize(("config", "world", "message"), [
+    ({"variants": ["nope"]}, 2, "unknown variants"),
+    ({"variants": []}, 2, "unknown variants"),
+    ({"colour": "red"}, 2, "unknown config keys"),
+    ({"amp": "fp8"}, 2, "amp must be"),
+    ({"observed_steps": 1}, 2, "observed_steps"),
+    ({}, 0, "world_size must be a positive integer"),
+])
+def test_bad_input_is_refused_before_anything_starts(config, world, message):
+    with pytest.raises(ValueError, match=message):
+        ddp_launch.launch(config, world_size=world)
+
+
+def test_timeout_must_be_positive():
+    with pytest.raises(ValueError, match="timeout_s"):
+        ddp_launch.launch({}, world_size=2, timeout_s=0)
+
+
+def test_rank_environment_is_torchruns_plus_no_multicast():
+    env = ddp_launch.rank_environment(1, 4, 12345, threads=2)
+    assert (env["RANK"], env["WORLD_SIZE"], env["LOCAL_RANK"], env["MASTER_PORT"]) == ("1", "4", "1", "12345")
+    assert env["MASTER_ADDR"] == "127.0.0.1" and env["OMP_NUM_THREADS"] == "2"
+    assert env["NCCL_NVLS_ENABLE"] == "0" and env["TORCH_SYMM_MEM_DISABLE_MULTICAST"] == "1"
+    assert env["NVSHMEM_DISABLE_NVLS"] == "1"
+
+
+def test_free_port_is_a_port():
+    assert 0 < ddp_launch.free_port() < 65536
+
+
+def test_worker_main_writes_the_traceback_of_a_failing_rank(tmp_path, monkeypatch):
+    monkeypatch.setenv("RANK", "0")
+
+    def boom(config):
+        raise RuntimeError("something went wrong in the rank")
+
+    assert ddp_worker.main(["--out", str(tmp_path)], run=boom) == 1
+    assert "something went wrong in the rank" in (tmp_path / "error-rank0.txt").read_text()
+
+
+def test_worker_main_writes_rank_zeros_result(tmp_path, monkeypatch):
+    monkeypatch.setenv("RANK", "0")
+    assert ddp_worker.main(["--out", str(tmp_path)], run=lambda config: {"ok": config.batch}) == 0
+    assert (tmp_path / "result.json").read_text() == '{"ok": 8}'
+
+
+def test_same_memory_order_ignores_size_one_dims():
+    assert ddp_worker.same_memory_order([32, 32, 1, 1], [32, 1, 32, 32], [32, 1, 1, 1])
+    assert not ddp_worker.same_memory_order([16, 3, 3, 3], [27, 1, 9, 3], [27, 9, 3, 1])
+
+
+def test_in_memory_order_reads_storage_order():
+    t = torch.arange(24.0).reshape(1, 2, 3, 4).to(memory_format=torch.channels_last)
+    flat = torch.empty(0).set_(t.untyped_storage()).view(-1)[:24]
+    assert torch.equal(ddp_worker.in_memory_order(t, list(t.stride())), flat)
+
+
+def test_parse_warning_reads_sizes_and_both_strides():
+    text = ("Grad strides do not match bucket view strides. ...\n"
+            "grad.sizes() = [32, 32, 1, 1], strides() = [32, 1, 32, 32]\n"
+            "bucket_view.sizes() = [32, 32, 1, 1], strides() = [32, 1, 1, 1] (Triggered internally)")
+    assert ddp_worker.parse_warning(text) == {"sizes": [32, 32, 1, 1], "grad_stride": [32, 1, 32, 32],
+                                              "bucket_stride": [32, 1, 1, 1]}
+    assert ddp_worker.parse_warning("something else") is None
+
+
+def test_the_seed_hook_is_the_seeds_code():
+    grad = torch.randn(2, 3, 4, 4).to(memory_format=torch.channels_last)
+    assert ddp_worker._ddp_reduce_hook(grad).is_contiguous()
+    assert ddp_worker._ddp_reduce_hook(None) is None
+    module = ddp_worker.small_cnn(4)
+    module.register_full_backward_hook(ddp_worker._ddp_reduce_hook)
+    with pytest.raises(TypeError, match="takes 1 positional argument but 3 were given"):
+        module(torch.randn(1, 3, 8, 8, requires_grad=True)).sum().backward()
+
+
+def test_default_world_size_on_this_machine():
+    expected = torch.cuda.device_count() if torch.cuda.is_available() else 2
+    assert ddp_launch.default_world_size() == expected
+    assert os.cpu_count()

@@ -1,0 +1,129 @@
+"""The layout audit: each path is fed the same values as NCHW, channels_last and a transposed
+view, and the audit says what each did (checked against eager, never assumed)."""
+
+import json
+
+import pytest
+import torch
+
+from labkit.chapters.ch07_export_traps import export_audit
+from labkit.chapters.ch07_export_traps.export_audit import (
+    CHANNELS_LAST,
+    CORRECT,
+    NCHW,
+    REJECTED,
+    SKIPPED,
+    TRANSPOSED,
+    WRONG,
+)
+from labkit.core import results
+
+
+@pytest.fixture(scope="module")
+def tiny():
+    return export_audit.small_cnn(channels=4), export_audit.example_input(batch=2, image=8)
+
+
+@pytest.fixture(scope="module")
+def audit(tiny):
+    model, example = tiny
+    return export_audit.run(model, example, aoti_timeout_s=0)
+
+
+def test_layouts_hold_the_same_values_in_three_layouts(tiny):
+    _, example = tiny
+    inputs = export_audit.layouts(example)
+    assert list(inputs) == [NCHW, CHANNELS_LAST, TRANSPOSED]
+    for x in inputs.values():
+        assert torch.equal(x, example)
+    assert inputs[NCHW].is_contiguous()
+    assert inputs[CHANNELS_LAST].is_contiguous(memory_format=torch.channels_last)
+    transposed = inputs[TRANSPOSED]
+    assert not transposed.is_contiguous() and not transposed.is_contiguous(memory_format=torch.channels_last)
+
+
+def test_each_path_is_fed_each_layout(audit):
+    expected = {
+        "torch.jit.trace": (CORRECT, CORRECT, CORRECT),
+        "torch.jit.script": (CORRECT, CORRECT, CORRECT),
+        "torch.export": (CORRECT, CORRECT, CORRECT),
+        "ONNX Runtime CPU, numpy feed": (CORRECT, CORRECT, CORRECT),
+        # a pointer and a shape: the memory is read as if it were NCHW
+        "ONNX Runtime CPU, IOBinding of data_ptr": (CORRECT, WRONG, WRONG),
+        "AOTInductor": (SKIPPED, SKIPPED, SKIPPED),
+    }
+    got = {r.path: tuple(r.outcomes[lay].kind for lay in export_audit.LAYOUTS) for r in audit.rows}
+    assert got == expected
+
+
+def test_what_each_path_records(audit):
+    assert "strides (192, 64, 8, 1): contiguous NCHW" in audit.row("torch.jit.trace").records
+    assert "no shape, no strides" in audit.row("torch.jit.script").records
+    assert "strides (192, 64, 8, 1)" in audit.row("torch.export").records
+    onnx_row = audit.row("ONNX Runtime CPU, numpy feed")
+    assert "dims (2, 3, 8, 8): no strides" in onnx_row.records
+    assert audit.exporter in onnx_row.note and audit.exporter in ("dynamo", "legacy")
+    assert audit.row("torch.jit.trace").artifact.recorded_stride == (192, 64, 8, 1)
+
+
+def test_a_skipped_path_says_why(audit):
+    row = audit.row("AOTInductor")
+    assert row.artifact is None and "takes minutes" in row.note
+
+
+def test_structure_and_saved_form(audit):
+    lines = audit.structure().splitlines()
+    assert lines[0] == "path | NCHW | channels_last | transposed view"
+    assert "ONNX Runtime CPU, IOBinding of data_ptr | correct | silently wrong | silently wrong" in lines
+    saved = json.loads(json.dumps(results.to_jsonable(audit.as_dict())))
+    assert saved["rows"][0]["outcomes"][NCHW]["kind"] == CORRECT
+    assert "<table>" in audit._repr_html_()
+
+
+def test_outcome_classifies_refusal_wrong_and_right():
+    expected = torch.ones(2, 3)
+
+    def refuses(x):
+        raise RuntimeError("view size is not compatible with input tensor's size and stride\nmore")
+
+    refused = export_audit.outcome(refuses, torch.ones(1), expected)
+    assert refused.kind == REJECTED and refused.detail.startswith("RuntimeError: view size")
+    assert export_audit.outcome(lambda x: expected * 1.5, torch.ones(1), expected).kind == WRONG
+    assert export_audit.outcome(lambda x: torch.ones(3, 2), torch.ones(1), expected).kind == WRONG
+    right = export_audit.outcome(lambda x: expected + 1e-7, torch.ones(1), expected)
+    assert right.kind == CORRECT and right.max_error < 1e-6
+
+
+def test_aoti_that_does_not_compile_in_time_is_a_row_not_a_hang(tiny):
+    model, example = tiny
+    audit = export_audit.run(model, example, paths=("aoti",), aoti_timeout_s=0.5)
+    row = audit.row("AOTInductor")
+    assert row.outcomes[NCHW].kind == SKIPPED
+    assert "did not compile within" in row.note
+
+
+def test_speed_times_only_correct_paths(audit, tiny):
+    model, example = tiny
+    comparison = export_audit.speed(audit, example, model, rounds=1, rep_ms=5)
+    assert set(comparison.variants) == {"eager", "torch.jit.trace", "torch.jit.script", "torch.export",
+                                        "ONNX Runtime CPU, numpy feed", "ONNX Runtime CPU, IOBinding of data_ptr"}
+
+
+def test_bad_inputs_say_what_to_pass(tiny):
+    model, example = tiny
+    with pytest.raises(export_audit.AuditError, match="nn.Module"):
+        export_audit.run(lambda x: x, example)
+    with pytest.raises(export_audit.AuditError, match="float32"):
+        export_audit.run(model, example.double())
+    with pytest.raises(export_audit.AuditError, match="unknown paths"):
+        export_audit.run(model, example, paths=("tensorrt",))
+    with pytest.raises(export_audit.AuditError, match="square"):
+        export_audit.layouts(torch.ones(1, 3, 4, 5))
+    with pytest.raises(export_audit.AuditError, match="positive"):
+        export_audit.example_input(batch=0)
+
+
+def test_describe_layout_names_the_format():
+    assert export_audit.describe_layout((1, 3, 2, 2), (12, 1, 6, 3)).endswith("channels_last")
+    assert export_audit.describe_layout((1, 1, 2, 2), (4, 4, 2, 1)).endswith("both formats")
+    assert export_audit.describe_layout((2, 3), (1, 2)).endswith("not contiguous")

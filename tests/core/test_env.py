@@ -1,0 +1,52 @@
+"""labkit.core.env: where the course runs and the sizes it picks, including a Binder-sized machine."""
+
+import torch
+
+from labkit.core import env
+
+GiB = 2**30
+
+
+def test_where_recognises_binder_and_colab(monkeypatch):
+    for name in ("BINDER_SERVICE_HOST", "BINDER_REQUEST", "COLAB_RELEASE_TAG"):
+        monkeypatch.delenv(name, raising=False)
+    assert env.where() == "local"
+    monkeypatch.setenv("BINDER_SERVICE_HOST", "10.0.0.1")
+    assert env.where() == "binder"
+    monkeypatch.setenv("COLAB_RELEASE_TAG", "release-colab")
+    assert env.where() == "colab"
+
+
+def test_memory_limit_can_be_lowered_to_rehearse_binder(monkeypatch):
+    monkeypatch.setenv("LABKIT_MEMORY_LIMIT_BYTES", str(2 * GiB))
+    assert env.memory_limit_bytes() <= 2 * GiB
+    monkeypatch.setenv("LABKIT_MEMORY_LIMIT_BYTES", "not a number")
+    assert env.memory_limit_bytes() > 0
+
+
+def test_cpu_sizes_fit_inside_binder(monkeypatch):
+    monkeypatch.setattr(env, "has_cuda", lambda: False)
+    monkeypatch.setenv("LABKIT_MEMORY_LIMIT_BYTES", str(2 * GiB))
+    sizes = env.sizes()
+    assert sizes.device == "cpu"
+    assert sizes.memory_budget_bytes <= GiB // 2
+    # a copy benchmark holds a source and a destination
+    assert 2 * sizes.copy_bytes <= sizes.memory_budget_bytes
+    assert sizes.cache_sweep_max_bytes <= sizes.memory_budget_bytes
+
+
+def test_sizes_grow_with_memory(monkeypatch):
+    monkeypatch.setattr(env, "has_cuda", lambda: False)
+    monkeypatch.setenv("LABKIT_MEMORY_LIMIT_BYTES", str(2 * GiB))
+    small = env.sizes()
+    monkeypatch.setenv("LABKIT_MEMORY_LIMIT_BYTES", str(64 * GiB))
+    large = env.sizes()
+    assert small.copy_bytes <= large.copy_bytes and small.memory_budget_bytes < large.memory_budget_bytes
+
+
+def test_fingerprint_and_device_key():
+    info = env.fingerprint()
+    for key in ("where", "python", "torch", "cpu_model", "cpu_cores", "device"):
+        assert key in info
+    assert info["torch"] == torch.__version__
+    assert env.device_key() and all(c.isalnum() or c == "_" for c in env.device_key())

@@ -1,0 +1,103 @@
+"""Ceilings: measured with the harness, cached per device, re-measured only on request."""
+
+import json
+import math
+
+import pytest
+import torch
+
+from labkit.core import env
+from labkit.measure import bench, ceilings
+
+SMALL = env.ProblemSizes(device="cpu", copy_bytes=4 * 2**20, matmul_n=128,
+                         cache_sweep_max_bytes=8 * 2**20, cnn_batch=1, cnn_image=32,
+                         memory_budget_bytes=2**30)
+
+
+@pytest.fixture(autouse=True)
+def small_and_private(monkeypatch, private_cache):
+    monkeypatch.setattr(ceilings.env, "sizes", lambda: SMALL)
+    monkeypatch.setattr(ceilings.env, "device", lambda: torch.device("cpu"))
+    monkeypatch.setattr(ceilings, "REP_MS", 20.0)
+
+
+pytestmark = pytest.mark.filterwarnings("ignore::labkit.measure.bench.TimingWarning")
+
+
+def test_nothing_cached_means_none_and_no_measurement(monkeypatch):
+    monkeypatch.setattr(ceilings, "_measure_now", lambda verbose: pytest.fail("measured"))
+    assert ceilings.cached() is None
+
+
+def test_measure_caches_per_device_and_refresh_remeasures(monkeypatch, tmp_path):
+    first = ceilings.measure()
+    assert first.device_key == env.device_key() and first.device == "cpu"
+    assert math.isfinite(first.copy_gbps) and first.copy_gbps > 0
+    assert set(first.matmul_tflops) == {"float32"} and first.matmul_tflops["float32"] > 0
+    assert first.copy_bytes == SMALL.copy_bytes and first.matmul_n == SMALL.matmul_n
+    path = tmp_path / "cache" / f"ceilings-{env.device_key()}.json"
+    assert json.loads(path.read_text())["copy_gbps"] == first.copy_gbps
+
+    calls = []
+    real = ceilings._measure_now
+    monkeypatch.setattr(ceilings, "_measure_now", lambda verbose: calls.append(1) or real(verbose))
+    assert ceilings.measure() == first and calls == []          # read from the cache
+    ceilings.measure(refresh=True)
+    assert calls == [1]                                          # measured again
+
+
+def test_unreadable_cache_counts_as_not_measured(tmp_path):
+    (tmp_path / "cache" / f"ceilings-{env.device_key()}.json").write_text("{not json")
+    assert ceilings.cached() is None
+    (tmp_path / "cache" / f"ceilings-{env.device_key()}.json").write_text('{"unknown_field": 1}')
+    assert ceilings.cached() is None
+
+
+def test_a_timing_is_shown_against_the_cached_ceiling(tmp_path):
+    c = ceilings.Ceilings(device_key=env.device_key(), device="cpu", copy_gbps=10.0,
+                          copy_bytes=1, matmul_tflops={"float32": 2.0}, matmul_n=1)
+    ceilings.cache_path().write_text(json.dumps(c.as_dict()))
+    t = bench._make_timing([1e-3] * 5, "x", torch.device("cpu"), "hot", 1,
+                           bytes_moved=5 * 10**6, flops=10**9, flops_dtype="float32")
+    assert t.gbps == pytest.approx(5.0) and t.pct_of_copy_ceiling == pytest.approx(50.0)
+    assert t.tflops == pytest.approx(1.0) and t.pct_of_matmul_ceiling == pytest.approx(50.0)
+    assert t.pct_of_ceiling == pytest.approx(50.0)
+    assert "50% of this machine&#x27;s copy ceiling" in t._repr_html_()
+
+
+def test_measurements_use_random_data(monkeypatch):
+    made = []
+    real_rand, real_randn = torch.rand, torch.randn
+    monkeypatch.setattr(torch, "rand", lambda *a, **k: made.append("rand") or real_rand(*a, **k))
+    monkeypatch.setattr(torch, "randn", lambda *a, **k: made.append("randn") or real_randn(*a, **k))
+    ceilings.measure(refresh=True)
+    assert "rand" in made and made.count("randn") >= 2
+
+
+def test_html():
+    page = ceilings.measure()._repr_html_()
+    assert "copy bandwidth" in page and "matmul float32" in page
+
+
+def test_a_timing_above_the_ceiling_says_why(tmp_path):
+    """Over 100% of a ceiling is physically impossible from memory: the Timing must say so."""
+    c = ceilings.Ceilings(device_key=env.device_key(), device="cpu", copy_gbps=10.0,
+                          copy_bytes=1, matmul_tflops={"float32": 2.0}, matmul_n=1)
+    ceilings.cache_path().write_text(json.dumps(c.as_dict()))
+    over = bench._make_timing([1e-3] * 5, "x", torch.device("cpu"), "hot", 1,
+                              bytes_moved=20 * 10**6, flops=None, flops_dtype="float32")
+    assert over.pct_of_copy_ceiling == pytest.approx(200.0)
+    assert any("faster than the ceiling" in note for note in over.warnings)
+    under = bench._make_timing([1e-3] * 5, "x", torch.device("cpu"), "hot", 1,
+                               bytes_moved=5 * 10**6, flops=None, flops_dtype="float32")
+    assert not any("faster than the ceiling" in note for note in under.warnings)
+
+
+def test_every_gpu_math_name_can_be_measured_by_name():
+    """'tfloat32' has no torch dtype: each name in GPU_MATMUL_DTYPES must still be measurable."""
+    before = torch.get_float32_matmul_precision()
+    for name in ceilings.GPU_MATMUL_DTYPES:
+        if name in ("float16", "bfloat16"):
+            continue  # slow on some CPUs; the same code path as float32
+        assert ceilings.matmul_tflops(32, name, torch.device("cpu"), rep_ms=2, threads=1) > 0
+    assert torch.get_float32_matmul_precision() == before  # the TF32 switch is restored
