@@ -40,17 +40,17 @@ lab: $(VENV)/.lab-ready
 	$(BIN)/jupyter lab --ServerApp.ip=127.0.0.1 --ServerApp.port=$(PORT) --no-browser \
 		--ServerApp.root_dir=notebooks --LabApp.default_url=/lab/tree/$(FIRST_CHAPTER) $(ROOT_FLAG)
 
-test: $(VENV)/.test-ready
-	$(BIN)/ruff check labkit tests benchmarks notebooks scripts
+test: lint
 	$(BIN)/python -m pytest -q
 
 # Everything but the browser tests: for a quick loop while editing.
-test-fast: $(VENV)/.test-ready
-	$(BIN)/ruff check labkit tests benchmarks notebooks scripts
+test-fast: lint
 	$(BIN)/python -m pytest -q -m "not browser"
 
+# ruff, then the import contract (labkit's layers; pyproject.toml [tool.importlinter]).
 lint: $(VENV)/.test-ready
 	$(BIN)/ruff check labkit tests benchmarks notebooks scripts
+	$(BIN)/lint-imports
 
 # Re-execute every notebook source (.py) into its paired .ipynb with fresh outputs.
 notebooks: $(VENV)/.lab-ready

@@ -104,7 +104,7 @@ class Chapter:
 
 def open(key: str, announce: bool = True) -> Chapter:  # noqa: A001 -- read as session.open(...)
     """Start a chapter: check its key, find the device and sizes, and say where it runs."""
-    if discovery.check_key(key) not in discovery.chapter_keys() and not key.startswith("99_"):
+    if discovery.check_key(key) not in discovery.chapter_keys():
         raise ValueError(f"no chapter {key!r}; known: {', '.join(discovery.chapter_keys())}")
     chapter = Chapter(key=key, device=env.device(), sizes=env.sizes(), on_gpu=env.has_cuda(),
                       threads=torch.get_num_threads())

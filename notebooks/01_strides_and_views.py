@@ -48,14 +48,13 @@ if "google.colab" in sys.modules:
     output.enable_custom_widget_manager()
 
 # %%
-import functools
-import warnings
 
 import torch
 from IPython.display import display
 
 from labkit import claims, exercises, session
-from labkit.core import env, layout, results
+from labkit.chapters.ch01_strides_and_views import captures
+from labkit.core import layout, results
 from labkit.measure import copies
 from labkit.show import figures, widgets
 
@@ -582,64 +581,9 @@ def window_sums(x: torch.Tensor) -> torch.Tensor:
     return torch.as_strided(x, (x.shape[0] - 2, 3), (1, 1)).sum(dim=1)
 
 
-class WindowSums(torch.nn.Module):
-    """torch.export captures modules."""
-
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
-        return window_sums(x)
-
-
-first_input = torch.arange(10.0, device=env.device())
-longer_input = torch.arange(20.0, device=env.device())
-compile_backend = "inductor" if env.has_cuda() else "aot_eager"
-
-
-def export_window_sums():  # noqa: ANN201
-    dim = torch.export.Dim
-    length = dim.DYNAMIC if hasattr(dim, "DYNAMIC") else dim("length", min=4)
-    return torch.export.export(WindowSums(), (first_input,),
-                               dynamic_shapes={"x": {0: length}}).module()
-
-
-CAPTURES = {  # tool -> (does this torch have it, how to capture window_sums with it)
-    "torch.jit.trace": (hasattr(torch.jit, "trace"), lambda: torch.jit.trace(window_sums, (first_input,))),
-    "torch.jit.script": (hasattr(torch.jit, "script"), lambda: torch.jit.script(window_sums)),
-    "torch.fx.symbolic_trace": (hasattr(torch, "fx"), lambda: torch.fx.symbolic_trace(window_sums)),
-    "torch.export.export": (hasattr(torch, "export"), export_window_sums),
-    "torch.compile(fullgraph=True)": (hasattr(torch, "compile"), lambda: torch.compile(
-        window_sums, fullgraph=True, backend=compile_backend)),
-}
-
-
-def try_capture(capture) -> dict:  # noqa: ANN001
-    """Capture, run on both inputs, compare with eager; any failure is the evidence we want."""
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        try:
-            captured = capture()
-            same = torch.equal(captured(first_input), window_sums(first_input))
-            same_longer = torch.equal(captured(longer_input), window_sums(longer_input))
-            result = {"ok": True, "matches_eager": same, "matches_eager_longer_input": same_longer,
-                      "error": ""}
-        except Exception as err:
-            result = {"ok": False, "matches_eager": False, "matches_eager_longer_input": False,
-                      "error": f"{type(err).__name__}: {str(err).splitlines()[0][:200]}"}
-    result["warnings"] = sorted({str(w.message).splitlines()[0][:120] for w in caught})
-    return result
-
-
-@functools.cache
 def capture_all() -> dict:
-    """Every capture tool's result, computed once (the quiz above may already have asked)."""
-    torch._dynamo.reset()
-    found = {}
-    for name, (available, capture) in CAPTURES.items():
-        found[name] = try_capture(capture) if available else {
-            "ok": False, "matches_eager": False, "matches_eager_longer_input": False,
-            "error": "not in this torch", "warnings": []}
-        found[name]["available"] = available
-    found["torch.compile(fullgraph=True)"]["backend"] = compile_backend
-    return found
+    """Every capture tool's result on window_sums (labkit/chapters/ch01_strides_and_views/captures.py)."""
+    return captures.capture_all(window_sums, chapter.device)
 
 
 # %% jupyter={"source_hidden": true}

@@ -50,6 +50,7 @@ import math
 import torch
 
 from labkit import claims, exercises, session
+from labkit.chapters.ch02_contiguity_and_hidden_copies import claims as ch02_claims
 from labkit.chapters.ch02_contiguity_and_hidden_copies import strided_gemm, strided_kernels
 from labkit.core import layout
 from labkit.measure import bench, ceilings, copies
@@ -592,7 +593,7 @@ fresh = [torch.empty(n, dtype=dtype, device=device)
 base = torch.empty(4096, device=device)
 contiguous_views = {"x[1:]": base[1:], "x[3:]": base[3:], "x[16:]": base[16:],
                     "x.view(64, 64)[5:]": base.view(64, 64)[5:], "x[64:128]": base[64:128]}
-line = claims.ch02.CACHE_LINE_BYTES
+line = ch02_claims.CACHE_LINE_BYTES
 fresh_misaligned = sum(t.data_ptr() % line != 0 for t in fresh)
 print(f"fresh allocations: {fresh_misaligned} of {len(fresh)} start off a {line}-byte line")
 for name, v in contiguous_views.items():
@@ -608,12 +609,12 @@ views_misaligned = sum(v.data_ptr() % line != 0 for v in contiguous_views.values
 # %%
 n = sizes.copy_bytes // 4 // 4  # a quarter of the copy buffer: far beyond the caches
 buffer = torch.randn(2 * n + 16, device=device)
-patterns = {claims.ch02.ALIGNED_CONTIGUOUS: buffer[:n], claims.ch02.MISALIGNED_CONTIGUOUS: buffer[1:n + 1],
-            claims.ch02.ALIGNED_STRIDED: buffer[: 2 * n : 2], claims.ch02.MISALIGNED_STRIDED: buffer[1: 2 * n + 1: 2]}
-assert patterns[claims.ch02.ALIGNED_CONTIGUOUS].data_ptr() % line == 0
-assert patterns[claims.ch02.MISALIGNED_STRIDED].data_ptr() % line == 4
+patterns = {ch02_claims.ALIGNED_CONTIGUOUS: buffer[:n], ch02_claims.MISALIGNED_CONTIGUOUS: buffer[1:n + 1],
+            ch02_claims.ALIGNED_STRIDED: buffer[: 2 * n : 2], ch02_claims.MISALIGNED_STRIDED: buffer[1: 2 * n + 1: 2]}
+assert patterns[ch02_claims.ALIGNED_CONTIGUOUS].data_ptr() % line == 0
+assert patterns[ch02_claims.MISALIGNED_STRIDED].data_ptr() % line == 4
 alignment_variants = {label: (lambda v=v: v.sum()) for label, v in patterns.items()}
-alignment_cmp, c5_flagged = chapter.measured(alignment_variants, baseline=claims.ch02.ALIGNED_CONTIGUOUS,
+alignment_cmp, c5_flagged = chapter.measured(alignment_variants, baseline=ch02_claims.ALIGNED_CONTIGUOUS,
                                      rounds=5, rep_ms=300)
 alignment_cmp
 
@@ -626,12 +627,12 @@ def per_element(comparison) -> dict:
 
 ns = per_element(alignment_cmp)
 for label, value in ns.items():
-    print(f"{label:<32} {value:.3g} ns per element, amortised ({value / ns[claims.ch02.ALIGNED_CONTIGUOUS]:.2f}x)")
+    print(f"{label:<32} {value:.3g} ns per element, amortised ({value / ns[ch02_claims.ALIGNED_CONTIGUOUS]:.2f}x)")
 c5_kept = None
 if not on_gpu:
-    kept_alignment = bench.compare(alignment_variants, baseline=claims.ch02.ALIGNED_CONTIGUOUS,
+    kept_alignment = bench.compare(alignment_variants, baseline=ch02_claims.ALIGNED_CONTIGUOUS,
                                    rounds=3, rep_ms=200, keep_allocator_memory=True)
-    seed_cell = kept_alignment[claims.ch02.MISALIGNED_STRIDED]
+    seed_cell = kept_alignment[ch02_claims.MISALIGNED_STRIDED]
     c5_kept = {"seed_ratio": seed_cell.ratio, "seed_ratio_iqr": [seed_cell.ratio_q25, seed_cell.ratio_q75],
                "faults_per_call": {k: v.timing.minor_faults_per_call for k, v in kept_alignment.variants.items()}}
     print(f"with malloc keeping freed memory: the seed's ratio {seed_cell.ratio:.2f}x; page faults per "
@@ -692,9 +693,9 @@ exercises.get("02.is_contiguous_in").check(is_contiguous_in)
 # Each line below is computed from this run's measurements.
 
 # %%
-seed_ratio = ns[claims.ch02.MISALIGNED_STRIDED] / ns[claims.ch02.ALIGNED_CONTIGUOUS]
-alignment_ratio = ns[claims.ch02.MISALIGNED_CONTIGUOUS] / ns[claims.ch02.ALIGNED_CONTIGUOUS]
-stride_ratio = ns[claims.ch02.ALIGNED_STRIDED] / ns[claims.ch02.ALIGNED_CONTIGUOUS]
+seed_ratio = ns[ch02_claims.MISALIGNED_STRIDED] / ns[ch02_claims.ALIGNED_CONTIGUOUS]
+alignment_ratio = ns[ch02_claims.MISALIGNED_CONTIGUOUS] / ns[ch02_claims.ALIGNED_CONTIGUOUS]
+stride_ratio = ns[ch02_claims.ALIGNED_STRIDED] / ns[ch02_claims.ALIGNED_CONTIGUOUS]
 first_gemm = c10_cases[0]
 takeaways = [
     f"A view copies nothing: narrow on a transposed view copied {c6.evidence['copy_bytes']} bytes "

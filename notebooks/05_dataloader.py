@@ -54,6 +54,7 @@ import torch
 from IPython.display import display
 
 from labkit import claims, exercises, session
+from labkit.chapters.ch05_dataloader import claims as ch05_claims
 from labkit.chapters.ch05_dataloader import (
     h2d_copies,
     loader_data,
@@ -463,8 +464,8 @@ def c23_evidence() -> dict:
             "device": h2d_copies.environment_note()}
 
 
-seed_lines = {"seed pageable": claims.ch05.SEED_GBPS["pageable"],
-              "seed pinned": claims.ch05.SEED_GBPS["pinned"]}
+seed_lines = {"seed pageable": ch05_claims.SEED_GBPS["pageable"],
+              "seed pinned": ch05_claims.SEED_GBPS["pinned"]}
 if on_gpu:
     display(loader_plots.bandwidth_figure(copy_curve(), seed_lines))
     ev23 = c23_evidence()

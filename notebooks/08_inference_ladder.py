@@ -43,12 +43,11 @@ if "google.colab" in sys.modules:
 
 # %%
 import dataclasses
-import math
 
 import torch
 
 from labkit import claims, exercises, session
-from labkit.chapters.ch08_inference_ladder import ladder
+from labkit.chapters.ch08_inference_ladder import ladder, report
 from labkit.core import env, results
 from labkit.measure import ceilings, timeline
 from labkit.show import widgets
@@ -131,35 +130,7 @@ top = ladder.kept(rungs)[-1]
 total_speedup = top.speedup_over(strict)
 
 # %%
-def ladder_table(rungs: list, strict: ladder.Rung, defaults: ladder.Rung) -> str:
-    """The rungs as an HTML table: what changed, images/s with spread, both speed-ups."""
-    rows = []
-    by_name = {r.name: r for r in rungs}
-    for r in rungs:
-        low, high = r.speedup_spread(strict)
-        before = by_name.get(r.after)
-        payback = ""
-        if r.compile_s and before is not None:
-            n = ladder.payback_batches(r.compile_s, 1 / before.images_per_s, 1 / r.images_per_s,
-                                       r.settings.batch)
-            payback = "never" if math.isinf(n) else f"{n:,.0f}"
-        pct = f"{r.pct_of_ceiling:.0f}% of {r.settings.math}" if r.pct_of_ceiling else "n/a"
-        rows.append(
-            f"<tr style='{'' if r.kept else 'color:#888'}'><td>{r.name}</td>"
-            f"<td>{'kept' if r.kept else 'not kept: slower'}</td>"
-            f"<td>{r.images_per_s:,.0f}</td><td>{100 * r.iqr_s / r.median_s:.1f}%</td>"
-            f"<td>{r.speedup_over(strict):.2f}x ({low:.2f} to {high:.2f})</td>"
-            f"<td>{r.speedup_over(defaults):.2f}x</td><td>{pct}</td>"
-            f"<td>{r.compile_s:.1f} s</td><td>{payback}</td></tr>")
-    head = ("<tr><th>rung</th><th></th><th>images/s</th><th>IQR</th><th>over strict float32</th>"
-            "<th>over PyTorch defaults</th><th>share of the ceiling of its math</th>"
-            "<th>compile</th><th>batches to pay back</th></tr>")
-    return f"<table>{head}{''.join(rows)}</table>"
-
-
-from IPython.display import HTML  # noqa: E402
-
-HTML(ladder_table(rungs, strict, defaults))
+report.table(rungs, strict, defaults)
 
 # %% [markdown]
 # **Reading it.** Images per second counts images, not calls: the batch rung takes longer

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from labkit.claims.core import CONFIRMED, DEPENDS, REFUTED, SEED_FORM, Claim, Verdict
-from labkit.claims.registry import all_claims, get
+from labkit.claims.registry import REGISTRY, all_claims, get
 from labkit.core import results
 
 VERDICT_COLUMNS = ("claim", "source", "statement", "this machine", "form judged", "reason",
@@ -164,7 +164,7 @@ class Ledger:
             if not claim.tested:
                 here = there = "not yet tested"
             else:
-                chapter_ran = any(get(i).chapter == claim.chapter for i in self.mine)
+                chapter_ran = any(REGISTRY[i].chapter == claim.chapter for i in self.mine if i in REGISTRY)
                 here = (f"{mine.label} [{mine.form}]" if mine else
                         "needs a GPU: the chapter ran here without one" if chapter_ran else
                         f"not run here yet: run {notebook or 'chapter ' + claim.chapter}")

@@ -121,19 +121,7 @@ def compare(variants: dict[str, Callable], baseline: str | None = None, rounds: 
     a label missing from the dict gets no rate.
     """
     __tracebackhide__ = True
-    if not isinstance(variants, dict) or not variants:
-        raise TypeError("compare expects a dict {label: function} with at least one entry, "
-                        f"got {type(variants).__name__}")
-    for label in variants:
-        if not isinstance(label, str):
-            raise TypeError(f"variant labels must be text, got {label!r} ({type(label).__name__})")
-    baseline = next(iter(variants)) if baseline is None else baseline
-    if not isinstance(baseline, str) or baseline not in variants:
-        raise ValueError(f"baseline {baseline!r} is not one of the variants {list(variants)}")
-    if isinstance(rounds, bool) or not isinstance(rounds, int) or not 1 <= rounds <= MAX_ROUNDS:
-        raise ValueError(f"rounds must be a whole number from 1 to {MAX_ROUNDS}, got {rounds!r}")
-    for label, fn in variants.items():
-        conditions.check_arguments(fn, mode, warmup_ms, rep_ms, 1, 10**9, label=label)
+    baseline = _check_variants(variants, baseline, rounds, mode, warmup_ms, rep_ms)
     moved = _per_variant(bytes_moved, "bytes_moved", variants)
     counted = _per_variant(flops, "flops", variants)
     flops_dtype = _check_flops_dtype(flops_dtype)
@@ -175,6 +163,27 @@ def compare(variants: dict[str, Callable], baseline: str | None = None, rounds: 
         ratio = timings[label].median_s / base if base > 0 else float("inf")
         results[label] = VariantResult(timings[label], ratio, q25, q75, per_round)
     return Comparison(baseline, rounds, results, tuple(order))
+
+
+def _check_variants(variants: object, baseline: object, rounds: object, mode: str,
+                    warmup_ms: float, rep_ms: float) -> str:
+    """compare's variants, baseline and rounds, refused with a message that says what to pass;
+    returns the baseline's label (the first variant when none is named)."""
+    __tracebackhide__ = True
+    if not isinstance(variants, dict) or not variants:
+        raise TypeError("compare expects a dict {label: function} with at least one entry, "
+                        f"got {type(variants).__name__}")
+    for label in variants:
+        if not isinstance(label, str):
+            raise TypeError(f"variant labels must be text, got {label!r} ({type(label).__name__})")
+    baseline = next(iter(variants)) if baseline is None else baseline
+    if not isinstance(baseline, str) or baseline not in variants:
+        raise ValueError(f"baseline {baseline!r} is not one of the variants {list(variants)}")
+    if isinstance(rounds, bool) or not isinstance(rounds, int) or not 1 <= rounds <= MAX_ROUNDS:
+        raise ValueError(f"rounds must be a whole number from 1 to {MAX_ROUNDS}, got {rounds!r}")
+    for label, fn in variants.items():
+        conditions.check_arguments(fn, mode, warmup_ms, rep_ms, 1, 10**9, label=label)
+    return baseline
 
 
 MAX_ROUNDS = 10_000

@@ -333,97 +333,127 @@ def from_chrome(document: object, source: str = "trace") -> Trace:
     return _from_events(raw, source)
 
 
-def _from_events(raw: Iterable[object], source: str) -> Trace:
-    process_names: dict[str, str] = {}
-    thread_names: dict[tuple[str, str], str] = {}
-    track_keys: dict[tuple[str, str, str], int] = {}
-    names: dict[str, int] = {}
-    columns: dict[str, list] = {"start": [], "duration": [], "kind": [], "track": [],
-                                "name": [], "correlation": []}
-    skipped: dict[str, int] = {}
-    runtime_by_correlation: dict[object, int] = {}
-    seen = 0
-    for entry in raw:
-        seen += 1
+RUNTIME = KINDS.index("runtime")  # a CUDA runtime call (cudaLaunchKernel...): launches kernels
+
+
+class _Columns:
+    """The events of a Chrome trace as they are read: one list per column, and what was skipped.
+
+    A kernel and the runtime call that launched it share a `correlation` id; the runtime call's
+    row is remembered by it, so each GPU event can point back at its launch.
+    """
+
+    def __init__(self) -> None:
+        self.process_names: dict[str, str] = {}
+        self.thread_names: dict[tuple[str, str], str] = {}
+        self.track_keys: dict[tuple[str, str, str], int] = {}
+        self.names: dict[str, int] = {}
+        self.start: list[float] = []
+        self.duration: list[float] = []
+        self.kind: list[int] = []
+        self.track: list[int] = []
+        self.name: list[int] = []
+        self.correlation: list[object] = []
+        self.skipped: dict[str, int] = {}
+        self.runtime_by_correlation: dict[object, int] = {}
+        self.seen = 0
+
+    def skip(self, reason: str) -> None:
+        self.skipped[reason] = self.skipped.get(reason, 0) + 1
+
+    def read(self, entry: object) -> None:
+        """Take one trace entry: a name for a process or thread ('M'), an event ('X'), or a skip."""
+        self.seen += 1
         if not isinstance(entry, Mapping):
-            skipped["not an object"] = skipped.get("not an object", 0) + 1
-            continue
+            return self.skip("not an object")
         phase = entry.get("ph")
         args = entry.get("args") if isinstance(entry.get("args"), Mapping) else {}
         if phase == "M":
-            label = args.get("name")
-            if isinstance(label, str):
-                pid, tid = str(entry.get("pid")), str(entry.get("tid"))
-                if entry.get("name") == "process_name":
-                    process_names[pid] = label
-                elif entry.get("name") == "thread_name":
-                    thread_names[(pid, tid)] = label
-            continue
+            return self._name(entry, args)
         category = str(entry.get("cat", "")).lower()
         if phase != "X":
-            reason = f"phase {phase!r}" if category in ("", "none") else category
-            skipped[reason] = skipped.get(reason, 0) + 1
-            continue
+            return self.skip(f"phase {phase!r}" if category in ("", "none") else category)
         name = entry.get("name")
         name = name if isinstance(name, str) else str(name)
         kind = _kind_of(category, name)
         start, duration = _as_float(entry.get("ts")), _as_float(entry.get("dur"))
-        if kind is None or start is None or duration is None or duration < 0:
-            reason = category or "no category"
-            if kind is not None:
-                reason = "no valid ts/dur"
-            skipped[reason] = skipped.get(reason, 0) + 1
-            continue
+        if kind is None:
+            return self.skip(category or "no category")
+        if start is None or duration is None or duration < 0:
+            return self.skip("no valid ts/dur")
+        self._event(entry, args, category, name, kind, start, duration)
+
+    def _name(self, entry: Mapping, args: Mapping) -> None:
+        label = args.get("name")
+        if isinstance(label, str):
+            pid, tid = str(entry.get("pid")), str(entry.get("tid"))
+            if entry.get("name") == "process_name":
+                self.process_names[pid] = label
+            elif entry.get("name") == "thread_name":
+                self.thread_names[(pid, tid)] = label
+
+    def _event(self, entry: Mapping, args: Mapping, category: str, name: str, kind: int,
+               start: float, duration: float) -> None:
         pid, tid = str(entry.get("pid")), str(entry.get("tid"))
-        if kind < len(GPU_KINDS) or (category == "cuda_sync"):
-            device_id = str(args.get("device", pid))
-            stream = str(args.get("stream", tid))
-            key = ("gpu", device_id, stream)
+        on_gpu = kind < len(GPU_KINDS)
+        if on_gpu or category == "cuda_sync":
+            key = ("gpu", str(args.get("device", pid)), str(args.get("stream", tid)))
         else:
             key = ("cpu", pid, tid)
-        if key not in track_keys:
-            track_keys[key] = len(track_keys)
-        if name not in names:
-            names[name] = len(names)
-        index = len(columns["start"])
+        self.track_keys.setdefault(key, len(self.track_keys))
+        self.names.setdefault(name, len(self.names))
         correlation = args.get("correlation")
-        if kind == 6 and correlation is not None:
-            runtime_by_correlation[correlation] = index
-        columns["start"].append(start)
-        columns["duration"].append(duration)
-        columns["kind"].append(kind)
-        columns["track"].append(track_keys[key])
-        columns["name"].append(names[name])
-        columns["correlation"].append(correlation if kind < len(GPU_KINDS) else None)
-    if not columns["start"]:
-        if seen == 0:
-            raise TimelineError(
+        if kind == RUNTIME and correlation is not None:
+            self.runtime_by_correlation[correlation] = len(self.start)
+        self.start.append(start)
+        self.duration.append(duration)
+        self.kind.append(kind)
+        self.track.append(self.track_keys[key])
+        self.name.append(self.names[name])
+        self.correlation.append(correlation if on_gpu else None)
+
+    def empty_error(self, source: str) -> TimelineError:
+        """Why nothing could be placed on a timeline, and what to profile instead."""
+        if self.seen == 0:
+            return TimelineError(
                 f"{source} holds no events: the profiled block ran nothing, or a profiler "
                 "schedule never reached an active step (call prof.step() once per step). "
                 "Profile a block that runs at least one torch operation.")
-        found = ", ".join(f"{k} ({n})" for k, n in sorted(skipped.items(), key=lambda kv: -kv[1])[:6])
-        raise TimelineError(
-            f"{source} has {seen} entries but no event labkit can place on a timeline (found: "
+        found = ", ".join(f"{k} ({n})" for k, n in sorted(self.skipped.items(), key=lambda kv: -kv[1])[:6])
+        return TimelineError(
+            f"{source} has {self.seen} entries but no event labkit can place on a timeline (found: "
             f"{found}). labkit reads complete events ('ph': 'X') of torch.profiler's "
             "categories (cpu_op, kernel, gpu_memcpy, cuda_runtime, ...): profile a block "
             "that runs torch operations and export it with prof.export_chrome_trace(path).")
-    launch = [runtime_by_correlation.get(c, -1) if c is not None else -1
-              for c in columns["correlation"]]
-    ordered = sorted(track_keys, key=lambda k: (k[0] != "cpu", _natural(k[1]), _natural(k[2])))
-    renumber = {track_keys[k]: n for n, k in enumerate(ordered)}
-    tracks = []
-    for n, key in enumerate(ordered):
-        device, process, thread = key
-        if device == "gpu":
-            label = f"GPU {process} stream {thread}"
-        else:
-            label = thread_names.get((process, thread)) or f"thread {thread}"
-            if process_names.get(process) not in (None, "python", "Spans"):
-                label = f"{process_names[process]}: {label}"
-        tracks.append(Track(n, label, device, process, thread))
-    track_col = np.array([renumber[t] for t in columns["track"]], dtype=np.int32)
-    return build(tracks, list(names), columns["start"], columns["duration"], columns["kind"],
-                 track_col, columns["name"], launch=launch, source=source, skipped=skipped)
+
+    def tracks(self) -> tuple[list[Track], dict[int, int]]:
+        """The tracks in display order (CPU threads first, then GPU streams) and the renumbering."""
+        ordered = sorted(self.track_keys, key=lambda k: (k[0] != "cpu", _natural(k[1]), _natural(k[2])))
+        renumber = {self.track_keys[k]: n for n, k in enumerate(ordered)}
+        tracks = []
+        for n, (device, process, thread) in enumerate(ordered):
+            if device == "gpu":
+                label = f"GPU {process} stream {thread}"
+            else:
+                label = self.thread_names.get((process, thread)) or f"thread {thread}"
+                if self.process_names.get(process) not in (None, "python", "Spans"):
+                    label = f"{self.process_names[process]}: {label}"
+            tracks.append(Track(n, label, device, process, thread))
+        return tracks, renumber
+
+
+def _from_events(raw: Iterable[object], source: str) -> Trace:
+    columns = _Columns()
+    for entry in raw:
+        columns.read(entry)
+    if not columns.start:
+        raise columns.empty_error(source)
+    launch = [columns.runtime_by_correlation.get(c, -1) if c is not None else -1
+              for c in columns.correlation]
+    tracks, renumber = columns.tracks()
+    track_col = np.array([renumber[t] for t in columns.track], dtype=np.int32)
+    return build(tracks, list(columns.names), columns.start, columns.duration, columns.kind,
+                 track_col, columns.name, launch=launch, source=source, skipped=columns.skipped)
 
 
 def _natural(text: str) -> tuple[int, object]:

@@ -305,7 +305,11 @@ class Comparison:
     order: tuple[str, ...]  # the labels in the order their blocks ran (ABCABC...)
 
     def __getitem__(self, label: str) -> VariantResult:
-        return self.variants[label]
+        try:
+            return self.variants[label]
+        except (KeyError, TypeError):
+            raise KeyError(f"no variant {label!r} in this comparison; its labels are "
+                           f"{', '.join(map(repr, self.variants))}") from None
 
     def table(self) -> list[dict]:
         """One row per variant: label, median, IQR, ratio to baseline and its spread."""

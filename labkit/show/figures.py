@@ -22,17 +22,18 @@ import io
 import matplotlib
 import numpy as np
 import torch
+from matplotlib.axes import Axes
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.patches import FancyArrowPatch, Rectangle
 
 from labkit.core import layout
+from labkit.show.widgets import view_model  # the widget's labels and hue scale, shared
 
 MAX_ELEMENTS = 1024  # grid elements drawn one by one; above this a summary is drawn
 MAX_STORAGE = 1024  # storage cells drawn in the strip
 STRIP_WIDTH = 32  # storage cells per strip row
 CELL = 0.32  # inches per cell
-HUE_SPAN = 300.0  # as labkit.show.widgets.view_model.cell_hue: red (first cell) to violet (last)
 LABEL_SIZE = 7   # points: the smallest label, readable at the figure's size
 _ARROW_COLOURS = ("#d62728", "#1f77b4", "#2ca02c", "#9467bd")
 _UNUSED = "#d9d9d9"  # storage inside the view's span that no element reads (a gap)
@@ -55,7 +56,7 @@ def storage_colour(storage_index: int, low: int = 0,
     different colours (no palette that wraps around after 20).
     """
     high = storage_index if high is None else high
-    hue = 210.0 if high <= low else HUE_SPAN * (storage_index - low) / (high - low)
+    hue = 210.0 if high <= low else view_model.HUE_SPAN * (storage_index - low) / (high - low)
     red, green, blue = colorsys.hls_to_rgb(hue / 360.0, 0.82, 0.70)
     return (red, green, blue, 1.0)
 
@@ -63,8 +64,6 @@ def storage_colour(storage_index: int, low: int = 0,
 def cell_labels(tensor_or_layout: torch.Tensor | layout.Layout, storage: int) -> list[str]:
     """The label of each storage cell: the tensor's value (small storages), else the index."""
     if isinstance(tensor_or_layout, torch.Tensor):
-        from labkit.show.widgets import view_model  # the same labels as the address grid
-
         values = view_model.storage_values(tensor_or_layout)
         if len(values) == storage:
             return values
@@ -115,15 +114,28 @@ def grid_and_strip(
     ax.set_axis_off()
     fig.suptitle(heading, fontsize=9, y=0.995, va="top")
 
+    strip_xy = _draw_strip(ax, lay, offsets, labels, storage, low, high, top=grid_h + 3.0,
+                           caption_row=grid_h + 0.5)
+    _draw_grid(ax, lay, offsets, labels, cells, low, high)
+    if highlight is not None and lay.numel:
+        _outline(ax, [cells[highlight], strip_xy[int(offsets[highlight])]])
+    if lay.numel:
+        _stride_arrows(ax, lay, cells, strip_xy, label_row=grid_h + 1.3)
+    return fig
+
+
+def _draw_strip(ax: Axes, lay: layout.Layout, offsets: np.ndarray, labels: list[str], storage: int,
+                low: int, high: int, top: float, caption_row: float) -> dict[int, tuple[int, float]]:
+    """The storage strip: one box per storage cell, coloured by which element reads it, hatched
+    inside the view's span but unread, plain outside it; returns each cell's position."""
     uses = np.bincount(offsets.ravel(), minlength=storage) if offsets.size else np.zeros(
         storage, dtype=np.int64)
     first, last = lay.offset, lay.max_index
-    strip_top = grid_h + 3.0
-    ax.text(-0.4, grid_h + 0.5, "storage (value or index; ×n = read by n elements)",
+    ax.text(-0.4, caption_row, "storage (value or index; ×n = read by n elements)",
             fontsize=LABEL_SIZE + 1, va="center")
     strip_xy = {}
     for k in range(storage):
-        x, y = k % STRIP_WIDTH, strip_top + k // STRIP_WIDTH
+        x, y = k % STRIP_WIDTH, top + k // STRIP_WIDTH
         strip_xy[k] = (x, y)
         if uses[k]:
             face, hatch = storage_colour(k, low, high), None
@@ -136,6 +148,13 @@ def grid_and_strip(
         label = labels[k] if uses[k] <= 1 else f"{labels[k]}\n×{uses[k]}"
         ax.text(x + 0.46, y + 0.46, label, ha="center", va="center",
                 fontsize=LABEL_SIZE if uses[k] <= 1 else LABEL_SIZE - 1, color="#222222")
+    return strip_xy
+
+
+def _draw_grid(ax: Axes, lay: layout.Layout, offsets: np.ndarray, labels: list[str],
+               cells: dict[tuple[int, ...], tuple[int, int]], low: int, high: int) -> None:
+    """The logical grid: each element in the colour of the storage cell it reads (3-D and 4-D
+    tensors as 2-D slices, each titled with its leading index)."""
     for index, (x, y) in cells.items():
         if lay.ndim >= 3 and index[-2:] == (0, 0):
             ax.text(x, y - 0.3, "[" + ", ".join(str(i) for i in index[:-2]) + ", :, :]",
@@ -145,15 +164,13 @@ def grid_and_strip(
                                edgecolor="#333333", linewidth=0.4,
                                gid="grid-" + "-".join(str(i) for i in index)))
         ax.text(x + 0.46, y + 0.46, labels[k], ha="center", va="center", fontsize=LABEL_SIZE)
-    if highlight is not None and lay.numel:
-        gx, gy = cells[highlight]
-        sx, sy = strip_xy[int(offsets[highlight])]
-        for x, y, gid in ((gx, gy, "highlight-grid"), (sx, sy, "highlight-strip")):
-            ax.add_patch(Rectangle((x - 0.05, y - 0.05), 1.02, 1.02, fill=False,
-                                   edgecolor="black", linewidth=1.6, gid=gid))
-    if lay.numel:
-        _stride_arrows(ax, lay, cells, strip_xy, label_row=grid_h + 1.3)
-    return fig
+
+
+def _outline(ax: Axes, places: list[tuple[float, float]]) -> None:
+    """A black outline around the highlighted element and around the storage cell it reads."""
+    for (x, y), gid in zip(places, ("highlight-grid", "highlight-strip"), strict=True):
+        ax.add_patch(Rectangle((x - 0.05, y - 0.05), 1.02, 1.02, fill=False,
+                               edgecolor="black", linewidth=1.6, gid=gid))
 
 
 def _too_big(lay: layout.Layout, storage: int, max_elements: int, max_storage: int) -> str:

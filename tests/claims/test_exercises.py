@@ -63,3 +63,22 @@ def test_solution_and_lookup():
     with pytest.raises(exercises.ExerciseError, match="no exercise"):
         exercises.get("01.nope")
     assert EX in exercises.for_chapter("01_strides_and_views")
+
+
+# Exercises whose reference gives the right value the slow way: their check also measures how
+# the learner's code gets there (04.fused_chain: no full-size intermediate), so torch's
+# unfused reference is refused on purpose (tests/chapters/ch04_fusion/test_exercises.py).
+GRADED_ON_MORE_THAN_THE_VALUE = {"04.fused_chain"}
+
+
+@pytest.mark.parametrize("exercise_id", sorted(exercises.REGISTRY))
+def test_every_registered_exercise_grades_its_reference_right_and_a_stub_not_written(exercise_id):
+    """Over the whole registry: the reference passes its own random cases, a stub that
+    returns nothing is reported as 'not written yet' (never an exception), and the task and
+    hint do not hand over the reference's source."""
+    exercise = exercises.get(exercise_id)
+    if exercise_id not in GRADED_ON_MORE_THAN_THE_VALUE:
+        assert exercise.check(exercise.reference, seed=1).passed, exercise_id
+    stub = exercise.check(lambda *args: None)
+    assert not stub.passed and stub.summary
+    assert exercise.solution().source.strip() not in exercise.task

@@ -127,6 +127,8 @@ def test_compare_interleaves_in_rounds():
     assert c["b"].ratio == 1.0 and c.baseline == "b"
     assert [row["variant"] for row in c.table()] == list("abc")
     assert "ratio to b" in c._repr_html_()
+    with pytest.raises(KeyError, match="no variant 'typo'.*'a', 'b', 'c'"):
+        c["typo"]
 
 
 def test_compare_bad_input():

@@ -1,15 +1,15 @@
 """Prove that the notebook tests can fail: a wrong expected output and a raising cell must both
 make nbval fail, while a correct notebook passes and sanitised timings are ignored."""
 
-import os
 import subprocess
 import sys
 
 import nbformat
 import pytest
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-SANITIZE = os.path.join(ROOT, "tests", "nbval_sanitize.cfg")
+from tests.paths import ROOT
+
+SANITIZE = str(ROOT / "tests" / "nbval_sanitize.cfg")
 
 
 def notebook_with(source: str, stored_output: str | None) -> nbformat.NotebookNode:

@@ -20,9 +20,10 @@ function cellSize(numel, widest) {
 function hue(view, cell) {
   const low = view.cell_low;
   const high = view.cell_high;
-  // Two decimals keep 4096 cells distinct (steps of 300/4095 = 0.07 degrees) and the fill
-  // strings short: the page parses one per rect.
-  return high <= low ? "210" : ((300 * (cell - low)) / (high - low)).toFixed(2);
+  // The span (300 degrees: red to violet) comes from Python (view_model.HUE_SPAN), so the
+  // widget and its static picture colour alike. Two decimals keep 4096 cells distinct (steps
+  // of 300/4095 = 0.07 degrees) and the fill strings short: the page parses one per rect.
+  return high <= low ? "210" : ((view.hue_span * (cell - low)) / (high - low)).toFixed(2);
 }
 
 function unravel(k, shape) {

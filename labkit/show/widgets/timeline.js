@@ -5,19 +5,9 @@
 // draws. Drawing merges bars that fall on the same pixel of the same row, so a frame costs
 // about (visible events) steps and at most (pixels x rows) rectangles, whatever the zoom.
 
-const ROW_H = 14;
-const ROW_GAP = 2;
-const LANE_GAP = 6;
-const LABEL_W = 170;
-const AXIS_H = 22;
 const MIN_SPAN_US = 0.01;
 
-function el(tag, className, text) {
-  const node = document.createElement(tag);
-  if (className) node.className = className;
-  if (text !== undefined) node.textContent = text;
-  return node;
-}
+// `el` is the shared DOM helper (dom.js), put in front of this module by Python.
 
 function copyArray(Type, view) {
   // DataViews from the kernel may start at any byte offset: copy into an aligned buffer.
@@ -97,6 +87,13 @@ function firstReaching(data, range, t) {
 
 function render({ model, el: host }) {
   const renderBegin = performance.now();
+  // Lane geometry in pixels comes from Python (timeline.LANE_GEOMETRY), one place for it.
+  const geometry = model.get("geometry");
+  const ROW_H = geometry.row_h;
+  const ROW_GAP = geometry.row_gap;
+  const LANE_GAP = geometry.lane_gap;
+  const LABEL_W = geometry.label_w;
+  const AXIS_H = geometry.axis_h;
   const root = el("div", "lt-timeline");
   root.dataset.title = model.get("title") || "";
   root.tabIndex = -1;

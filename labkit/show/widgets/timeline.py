@@ -38,7 +38,7 @@ import traitlets
 
 from labkit.measure import timeline, timeline_stats
 from labkit.show import timeline_figure
-from labkit.show.widgets.address_grid import HERE
+from labkit.show.widgets.address_grid import HERE, esm_source
 
 MAX_BARS = 200_000  # bars sent to the browser for one window
 BINS = 2_000  # time bins across the window when aggregating (about one per pixel)
@@ -142,6 +142,10 @@ def _concat(a: dict, b: dict) -> dict:
     return {k: np.concatenate((a[k], b[k])) for k in a}
 
 
+# The widget's lane geometry in pixels (the page reads it from the `geometry` trait).
+LANE_GEOMETRY = {"row_h": 14, "row_gap": 2, "lane_gap": 6, "label_w": 170, "axis_h": 22}
+
+
 class Timeline(anywidget.AnyWidget):
     """A profile's timeline: lanes per thread and stream, bars by kind, zoom/pan/hover/click.
 
@@ -149,10 +153,11 @@ class Timeline(anywidget.AnyWidget):
     index (-1 for none) and ``selected_text`` what labkit says about it (``trace.describe``).
     """
 
-    _esm = HERE / "timeline.js"
+    _esm = esm_source("timeline.js")
     _css = HERE / "widgets.css"
 
     title = traitlets.Unicode("").tag(sync=True)
+    geometry = traitlets.Dict(LANE_GEOMETRY).tag(sync=True)
     lanes = traitlets.List().tag(sync=True)
     kinds = traitlets.List().tag(sync=True)
     colours = traitlets.List().tag(sync=True)

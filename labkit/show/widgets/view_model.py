@@ -125,7 +125,7 @@ def grid_view(lay: layout.Layout, storage_size: int, values: list[str], base: in
         "itemsize": lay.itemsize, "storage_size": storage_size, "base": base,
         "numel": numel, "kind": info.kind, "explanation": info.explanation,
         "flags": sorted(info.flags), "title": title, "drawn": True, "reason": "",
-        "cell_low": lay.offset, "cell_high": lay.offset,
+        "cell_low": lay.offset, "cell_high": lay.offset, "hue_span": HUE_SPAN,
     }
     if numel > MAX_DRAWN_ELEMENTS:
         view["drawn"] = False

@@ -86,3 +86,16 @@ def test_exercises_grade_right_and_wrong(exercise_id, right, wrong):
     assert exercise.check(right).passed
     report = exercise.check(wrong)
     assert not report.passed and (report.failure is not None)
+
+
+def test_the_ladder_table_shows_each_rung_against_both_baselines():
+    from labkit.chapters.ch08_inference_ladder import report
+
+    rungs = [rung("start", 64, 0.4), rung("slower", 64, 0.5, after="start", kept=False),
+             rung("faster", 64, 0.2, 0.02, after="start")]
+    shown = report.table(rungs, strict=rungs[0], defaults=rungs[1])
+    cells = dict((r[1][0], r[1]) for r in shown.rows)
+    assert cells["faster"][2] == "320" and cells["faster"][4].startswith("2.00x")
+    assert cells["faster"][5] == "2.50x" and cells["slower"][1] == "not kept: slower"
+    html = shown._repr_html_()
+    assert html.count("<tr") == 4 and "color:#888" in html and "over PyTorch defaults" in html
