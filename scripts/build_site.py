@@ -48,6 +48,7 @@ CONF_DIR = "site_src"
 # Reference runs whose executed notebooks the site prefers: (folder, results file).
 REFERENCE_RUNS = [("results/h200_notebooks", "results/nvidia-h200.json")]
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+COLAB_CELL = "# Installs labkit when (and only when) this notebook runs in Google Colab."
 STATIC_PICTURES = ("image/svg+xml", "image/png", "text/html")
 # What myst-nb can draw; it warns (an error here) on any other type in a bundle, even where
 # the bundle also has one of these. Machine-readable data (application/json) is left out.
@@ -178,9 +179,10 @@ def cpu_run(root: Path, notebook_path: Path, notebook: nbformat.NotebookNode) ->
         for output in cell.get("outputs", []):
             if output.get("output_type") == "stream":
                 printed += output.get("text", "")
-    match = re.search(r"torch (\S+) on ([\w:]+)", printed)
-    machine = (f"torch {match.group(1)} on {match.group(2)}" if match
-               else "a machine the notebook does not name")
+    said = [f"torch {m.group(1)} on {m.group(2)}"
+            for m in [re.search(r"torch (\S+) on ([\w:]+)", printed)] if m]
+    said += [m.group(1) for m in [re.search(r"this machine: (\S+)", printed)] if m]
+    machine = ", ".join(said) or "a machine the notebook does not name"
     machine = f"the CPU run committed with the course ({machine})"
     try:
         date = subprocess.run(
@@ -272,6 +274,20 @@ def drop_widget_views(notebook: nbformat.NotebookNode) -> None:
         ]
 
 
+def tag_cells(notebook: nbformat.NotebookNode) -> None:
+    """Keep the notebook's own reading choices on the page: a cell it collapses (a quiz whose
+    answer is computed in its code) shows its code only on a click; the Colab install cell,
+    which does nothing outside Colab, is left out."""
+    for cell in notebook.cells:
+        if cell.cell_type != "code":
+            continue
+        tags = cell.metadata.setdefault("tags", [])
+        if cell.metadata.get("jupyter", {}).get("source_hidden"):
+            tags.append("hide-input")
+        if cell.source.lstrip().startswith(COLAB_CELL):
+            tags.append("remove-cell")
+
+
 def link_chapters_in_outputs(notebook: nbformat.NotebookNode, keys: list[str],
                              claims_at: dict[str, str]) -> None:
     """HTML outputs link chapters by their source (`href='01_x.py'`); on the site that is the
@@ -345,6 +361,7 @@ def stage_chapter(root: Path, chapter: Chapter, by_key: dict[str, Chapter],
                   claims_at: dict[str, str], staging: Path) -> None:
     notebook = copy.deepcopy(nbformat.read(chapter.notebook, as_version=4))
     drop_widget_views(notebook)
+    tag_cells(notebook)
     label_claims(notebook)
     link_chapters_in_outputs(notebook, list(by_key), claims_at)
     notebook.cells.insert(1, facts_cell(root, chapter, by_key))
