@@ -183,14 +183,15 @@ def cpu_run(root: Path, notebook_path: Path, notebook: nbformat.NotebookNode) ->
             for m in [re.search(r"torch (\S+) on ([\w:]+)", printed)] if m]
     said += [m.group(1) for m in [re.search(r"this machine: (\S+)", printed)] if m]
     machine = ", ".join(said) or "a machine the notebook does not name"
-    machine = f"the CPU run committed with the course ({machine})"
+    machine = f"a CPU-only machine ({machine})"
     try:
         date = subprocess.run(
             ["git", "log", "-1", "--format=%cs", "--", str(notebook_path.relative_to(root))],
             cwd=root, capture_output=True, text=True, timeout=30).stdout.strip()
     except (OSError, ValueError, subprocess.SubprocessError):
         date = ""
-    when = f"committed {date}" if date else "not yet committed (a working copy)"
+    when = (f"committed with the course on {date}" if date
+            else "not yet committed (a working copy)")
     return machine, when
 
 
