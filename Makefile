@@ -15,7 +15,7 @@ FIRST_CHAPTER ?= 00_setup_check.py
 ROOT_FLAG := $(shell [ "$$(id -u)" = 0 ] && echo --allow-root)
 PIP := $(BIN)/python -m pip --disable-pip-version-check -q
 
-.PHONY: lab test test-fast lint notebooks suite-cost clean help
+.PHONY: lab test test-fast lint notebooks suite-cost site clean help
 
 help:
 	@echo "make lab    set up (first time) and start JupyterLab on http://127.0.0.1:$(PORT)"
@@ -58,6 +58,15 @@ notebooks: $(VENV)/.lab-ready
 
 suite-cost: $(VENV)/.test-ready
 	$(BIN)/python benchmarks/suite_cost.py
+
+$(VENV)/.site-ready: $(VENV)/.lab-ready
+	$(PIP) install -e ".[lab,site]"
+	touch $@
+
+# The course as a static website in site/ (open site/index.html), built offline from the
+# executed notebooks (the reference GPU's where recorded); nothing is executed.
+site: $(VENV)/.site-ready
+	$(BIN)/python scripts/build_site.py --out site
 
 clean:
 	rm -rf $(VENV) tests/browser/screenshots
