@@ -32,7 +32,7 @@ $(VENV)/.lab-ready: $(BIN)/python pyproject.toml jupyter/overrides.json jupyter/
 	touch $@
 
 $(VENV)/.test-ready: $(VENV)/.lab-ready
-	$(PIP) install -e ".[lab,test]"
+	$(PIP) install -e ".[lab,test,site]"
 	scripts/ensure_chromium.sh
 	touch $@
 
