@@ -15,11 +15,12 @@ FIRST_CHAPTER ?= 00_setup_check.py
 ROOT_FLAG := $(shell [ "$$(id -u)" = 0 ] && echo --allow-root)
 PIP := $(BIN)/python -m pip --disable-pip-version-check -q
 
-.PHONY: lab test test-fast lint notebooks suite-cost clean help
+.PHONY: lab test test-fast lint notebooks suite-cost clean help workshop
 
 help:
 	@echo "make lab    set up (first time) and start JupyterLab on http://127.0.0.1:$(PORT)"
 	@echo "make test   set up (first time) and run every test: lint, units, nbval, browser"
+	@echo "make workshop  JupyterHub for a room on http://127.0.0.1:8000 (workshop/README.md)"
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -58,6 +59,21 @@ notebooks: $(VENV)/.lab-ready
 
 suite-cost: $(VENV)/.test-ready
 	$(BIN)/python benchmarks/suite_cost.py
+
+# JupyterHub for a workshop room: every learner their own server, home and copy of the course.
+# WORKSHOP_PASSWORD (the room's code) and WORKSHOP_ADMIN_PASSWORD must be set; see workshop/README.md.
+WORKSHOP_PROXY_BIN := workshop/node_modules/.bin/configurable-http-proxy
+
+$(VENV)/.workshop-ready: $(VENV)/.lab-ready pyproject.toml
+	$(PIP) install -e ".[lab,workshop]"
+	touch $@
+
+$(WORKSHOP_PROXY_BIN): workshop/package.json workshop/package-lock.json
+	cd workshop && npm ci --no-audit --no-fund
+	touch $@
+
+workshop: $(VENV)/.workshop-ready $(WORKSHOP_PROXY_BIN)
+	cd workshop && $(abspath $(BIN))/jupyterhub -f jupyterhub_config.py
 
 clean:
 	rm -rf $(VENV) tests/browser/screenshots
