@@ -16,7 +16,10 @@ otherwise from `nvidia-smi --query-compute-apps` (a subprocess, tens of millisec
 answers are kept for CACHE_S seconds so a sweep of many timings asks once. A container sees
 the host's process ids in the driver's list, not its own: when the list has processes but
 none of them is this process while this process holds a CUDA context, one of them is taken
-to be this process and the rest are "others".
+to be this process and the rest are "others". On a MIG GPU the driver lists the processes
+of every slice under the GPU's bus id; a process on another slice shares memory bandwidth
+but not SMs, so it is still reported (the timing may move, if less). A GPU whose bus id torch
+does not give counts every process the driver lists, on any GPU.
 """
 
 from __future__ import annotations
