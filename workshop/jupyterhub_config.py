@@ -13,6 +13,8 @@ repository and one file serves the laptop, the workshop machine and the tests:
   WORKSHOP_CULL_KERNEL_S   idle kernels shut down after this many seconds (default: the course's 60)
   WORKSHOP_CULL_SERVER_S   an idle learner server stops itself after this long (default 3600)
   WORKSHOP_SYSTEM_USERS=1  (root only) one OS user per learner, LocalProcessSpawner
+  WORKSHOP_COURSE_REPO     a git URL: learners get the course by nbgitpuller from it (into ~/course)
+                           instead of a copy of this checkout; WORKSHOP_COURSE_BRANCH (main)
   WORKSHOP_PROXY           the configurable-http-proxy command (default workshop/node_modules/.bin/...)
 """
 
@@ -82,6 +84,15 @@ else:
     c.SimpleLocalProcessSpawner.home_dir_template = str(data / "homes" / "{username}")
 c.Spawner.cmd = [str(pathlib.Path(sys.executable).parent / "jupyterhub-singleuser")]
 c.Spawner.default_url = "/lab/tree/course/notebooks/00_setup_check.py"
+course_repo = os.environ.get("WORKSHOP_COURSE_REPO", "")
+if course_repo:
+    # A new learner's server opens on the nbgitpuller link: it clones the course into
+    # ~/course, and later clicks merge the instructor's updates without losing the learner's.
+    c.CourseSpawner.course_source = ""
+    branch = os.environ.get("WORKSHOP_COURSE_BRANCH", "main")
+    c.Spawner.default_url = "/" + workshop_hub.pull_link("", course_repo, branch).split("/hub/user-redirect/", 1)[1]
+    print("workshop: the course link for the room is",
+          workshop_hub.pull_link(f"http://{c.JupyterHub.ip}:{c.JupyterHub.port}", course_repo, branch))
 c.Spawner.mem_limit = os.environ.get("WORKSHOP_MEM_LIMIT") or None
 c.Spawner.cpu_limit = float(os.environ["WORKSHOP_CPU_LIMIT"]) if os.environ.get(
     "WORKSHOP_CPU_LIMIT") else None
@@ -102,8 +113,10 @@ course["ServerApp"] = {
     # An idle learner server (no kernel, no browser) stops itself and frees its memory.
     "shutdown_no_activity_timeout": int(os.environ.get("WORKSHOP_CULL_SERVER_S", 3600)),
 }
-server_config = data / "jupyter_config"
-server_config.mkdir(exist_ok=True)
+# With OS users the settings must be readable by them, so they go beside the (private) data dir.
+server_config = (data.parent / f"{data.name}-jupyter-config") if system_users else (
+    data / "jupyter_config")
+server_config.mkdir(exist_ok=True, mode=0o755)
 (server_config / "jupyter_server_config.json").write_text(json.dumps(course, indent=1))
 # JupyterLab's setting overrides (chapters open as notebooks, no news): read from labconfig/
 # in each config dir, as `make lab` reads them from <prefix>/share/jupyter/lab/settings.

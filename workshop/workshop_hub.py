@@ -27,6 +27,7 @@ import pathlib
 import re
 import secrets
 import shutil
+import urllib.parse
 
 from jupyterhub.auth import Authenticator
 from jupyterhub.spawner import LocalProcessSpawner, SimpleLocalProcessSpawner
@@ -95,6 +96,15 @@ class WorkshopAuthenticator(Authenticator):
         return name
 
 
+def pull_link(hub_url: str, repo: str, branch: str = "main", target: str = "course",
+              chapter: str = "00_setup_check.py") -> str:
+    """The nbgitpuller link a learner clicks: it clones (first time) or merges (later) the
+    course into ~/<target> of their own server, keeping their edits, then opens `chapter`."""
+    query = urllib.parse.urlencode({"repo": repo, "branch": branch, "targetpath": target,
+                                    "urlpath": f"lab/tree/{target}/notebooks/{chapter}"})
+    return f"{hub_url.rstrip('/')}/hub/user-redirect/git-pull?{query}"
+
+
 def copy_course(home: pathlib.Path, source: pathlib.Path = REPO) -> None:
     """Give a learner their own copy of the course, once: their edits are never overwritten."""
     target = home / "course"
@@ -121,7 +131,10 @@ class CourseSpawner(LocalProcessSpawner):
     extra_env = Dict(config=True, help="Environment for every learner's server.")
 
     def _prepare(self, home: pathlib.Path) -> None:
-        copy_course(home, pathlib.Path(self.course_source))
+        if self.course_source:     # "": the course comes by the nbgitpuller link instead
+            copy_course(home, pathlib.Path(self.course_source))
+        else:
+            home.mkdir(parents=True, exist_ok=True)
 
     def _course_env(self, env: dict, home: str) -> dict:
         env.update(self.extra_env)

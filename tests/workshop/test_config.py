@@ -15,7 +15,7 @@ def load(monkeypatch, tmp_path, **env):
     pytest.importorskip("jupyterhub", reason="the workshop extra is not installed (make workshop)")
     from traitlets.config import Config
 
-    for name in ("WORKSHOP_PASSWORD", "WORKSHOP_ADMIN_PASSWORD", "WORKSHOP_IP"):
+    for name in ("WORKSHOP_PASSWORD", "WORKSHOP_ADMIN_PASSWORD", "WORKSHOP_IP", "WORKSHOP_COURSE_REPO"):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("WORKSHOP_DATA", str(tmp_path))
     for name, value in env.items():
@@ -70,3 +70,25 @@ def test_passwords_are_kept_hashed(tmp_path):
     assert "alice-password" not in stored
     assert workshop_hub.check_password("alice-password", stored)
     assert not workshop_hub.check_password("alice-passwore", stored)
+
+
+def test_the_course_link_is_an_nbgitpuller_link():
+    pytest.importorskip("jupyterhub")
+    from urllib.parse import parse_qs, urlsplit
+
+    import workshop_hub
+
+    link = workshop_hub.pull_link("https://hub.example.org/", "https://github.com/o/lab.git", "main")
+    parts = urlsplit(link)
+    assert parts.path == "/hub/user-redirect/git-pull"
+    query = parse_qs(parts.query)
+    assert query["repo"] == ["https://github.com/o/lab.git"] and query["targetpath"] == ["course"]
+    assert query["urlpath"] == ["lab/tree/course/notebooks/00_setup_check.py"]
+
+
+def test_a_course_repo_makes_the_link_the_first_page(monkeypatch, tmp_path):
+    config = load(monkeypatch, tmp_path, WORKSHOP_PASSWORD="code-1234",
+                  WORKSHOP_ADMIN_PASSWORD="admin-1234",
+                  WORKSHOP_COURSE_REPO="https://github.com/o/lab.git")
+    assert config.Spawner.default_url.startswith("/git-pull?repo=")
+    assert config.CourseSpawner.course_source == ""
