@@ -104,6 +104,25 @@ def shared_verdict(result: tuple[str, str, str], evidence: Mapping) -> tuple[str
             SHARED_GPU)
 
 
+def any_shared(*results: object) -> bool:
+    """Whether any of these timings was taken on a shared GPU: what a chapter puts in its
+    evidence as "shared_gpu" for `shared_verdict`.
+
+    Takes Timings, Comparisons (every variant counts: one shared variant moves the ratio)
+    and saved dicts with a "shared_gpu" key, in any mix.
+    """
+    for result in results:
+        if isinstance(result, Mapping):
+            if result.get("shared_gpu"):
+                return True
+        elif hasattr(result, "variants"):
+            if any(v.timing.shared_gpu for v in result.variants.values()):
+                return True
+        elif getattr(result, "shared_gpu", False):
+            return True
+    return False
+
+
 def parse_smi(text: str) -> list[GpuProcess]:
     """Rows of `nvidia-smi --query-compute-apps=pid,used_memory,gpu_bus_id --format=csv,noheader`."""
     processes = []

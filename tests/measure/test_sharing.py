@@ -1,5 +1,6 @@
 """The GPU-sharing check: parsing the driver's list, leaving this process out, verdicts."""
 
+import dataclasses
 import os
 
 import torch
@@ -66,3 +67,16 @@ def test_shared_verdict_falls_back_to_depends():
     assert (outcome, on) == ("depends", sharing.SHARED_GPU) and "NHWC 1.4x faster" in reason
     already = ("depends", "noise", "noise")
     assert sharing.shared_verdict(already, {"shared_gpu": True}) == already
+
+
+def test_any_shared_reads_timings_comparisons_and_saved_dicts():
+    alone = bench.time(lambda: torch.ones(64).sum(), rep_ms=5, warmup_ms=1, device="cpu")
+    compared = bench.compare({"a": lambda: torch.ones(64).sum(), "b": lambda: torch.ones(64).sum()},
+                             rounds=2, rep_ms=5, warmup_ms=1, device="cpu", progress=False)
+    assert not sharing.any_shared(alone, compared, {"shared_gpu": False})
+    shared = dataclasses.replace(alone, shared_gpu=True)
+    assert sharing.any_shared(alone, shared)
+    assert sharing.any_shared({"shared_gpu": True})
+    variant = compared["b"]
+    compared.variants["b"] = dataclasses.replace(variant, timing=shared)
+    assert sharing.any_shared(compared)
