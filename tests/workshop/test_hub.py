@@ -128,3 +128,33 @@ def test_an_idle_kernel_is_culled(hub, learners):
     wait_for(f"alice's idle kernel {kernel} to be culled (cull after 6 s)",
              lambda: kernel not in {k["id"] for k in alice.kernels()}, timeout_s=90, every_s=1,
              log=hub.log_tail)
+
+
+def test_a_chapter_opens_as_a_notebook(learners):
+    """Jupytext in each learner's server: the .py chapter comes back as notebook cells."""
+    alice, _ = learners
+    model = alice.request("GET", alice.server("api/contents/course/notebooks/01_strides_and_views.py"),
+                          params={"type": "notebook", "content": 1})
+    assert model.status_code == 200, model.text
+    cells = model.json()["content"]["cells"]
+    assert {"markdown", "code"} <= {c["cell_type"] for c in cells}
+    listing = alice.request("GET", alice.server("api/contents/course/notebooks")).json()["content"]
+    assert not any(item["name"].endswith(".ipynb") for item in listing), "the .ipynb twin is hidden"
+
+
+def test_the_course_link_pulls_into_the_learners_own_space(learners, tmp_path):
+    """nbgitpuller, as the workshop link drives it, clones a course repo into ~/pulled."""
+    import subprocess
+
+    alice, bob = learners
+    repo = tmp_path / "course.git"
+    subprocess.run(["git", "init", "-q", "-b", "main", str(repo)], check=True)
+    (repo / "notebooks").mkdir()
+    (repo / "notebooks" / "00_setup_check.py").write_text("# %%\nprint('pulled')\n")
+    subprocess.run(["git", "-C", str(repo), "add", "."], check=True)
+    subprocess.run(["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@t",
+                    "commit", "-qm", "course"], check=True)
+    alice.pull_course(f"file://{repo}", "main", "pulled")
+    pulled = alice.request("GET", alice.server("api/contents/pulled/notebooks/00_setup_check.py"))
+    assert pulled.status_code == 200
+    assert bob.request("GET", bob.server("api/contents/pulled")).status_code == 404
