@@ -2,7 +2,10 @@
 
 import dataclasses
 import os
+import subprocess
+import sys
 
+import pytest
 import torch
 
 from labkit.measure import bench, sharing
@@ -80,3 +83,27 @@ def test_any_shared_reads_timings_comparisons_and_saved_dicts():
     variant = compared["b"]
     compared.variants["b"] = dataclasses.replace(variant, timing=shared)
     assert sharing.any_shared(compared)
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU")
+def test_a_timing_beside_another_gpu_process_says_so():
+    """Alone: no warning. With a second process holding the GPU: shared_gpu and the warning."""
+    x = torch.randn(2**22, device="cuda")
+    sharing._cache.clear()
+    foreign = sharing.others_on_gpu("cuda")
+    alone = bench.time(lambda: x.clone(), rep_ms=20)
+    assert alone.shared_gpu == bool(foreign)
+    other = subprocess.Popen([sys.executable, "-c", (
+        "import torch, sys, time; x = torch.randn(2**22, device='cuda'); "
+        "print('ready', flush=True); t = time.time()\n"
+        "while time.time() - t < 60: x.mul_(1.0)")], stdout=subprocess.PIPE, text=True)
+    try:
+        assert other.stdout.readline().strip() == "ready"
+        sharing._cache.clear()
+        with pytest.warns(bench.TimingWarning, match="shared GPU"):
+            shared = bench.time(lambda: x.clone(), rep_ms=20)
+        assert shared.shared_gpu
+    finally:
+        other.kill()
+        other.wait(10)
