@@ -14,12 +14,19 @@ FIRST_CHAPTER ?= 00_setup_check.py
 # JupyterLab refuses to run as root unless told to; an ordinary user needs no flag.
 ROOT_FLAG := $(shell [ "$$(id -u)" = 0 ] && echo --allow-root)
 PIP := $(BIN)/python -m pip --disable-pip-version-check -q
+# The workshop's proxy (JupyterHub's configurable-http-proxy, from npm).
+WORKSHOP_PROXY_BIN := workshop/node_modules/.bin/configurable-http-proxy
 
+<<<<<<< HEAD
 .PHONY: lab test test-fast lint notebooks suite-cost site clean help
+=======
+.PHONY: lab test test-fast lint notebooks suite-cost clean help workshop
+>>>>>>> h28
 
 help:
 	@echo "make lab    set up (first time) and start JupyterLab on http://127.0.0.1:$(PORT)"
 	@echo "make test   set up (first time) and run every test: lint, units, nbval, browser"
+	@echo "make workshop  JupyterHub for a room on http://127.0.0.1:8000 (workshop/README.md)"
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -31,8 +38,8 @@ $(VENV)/.lab-ready: $(BIN)/python pyproject.toml jupyter/overrides.json jupyter/
 	$(BIN)/python scripts/configure_jupyter.py
 	touch $@
 
-$(VENV)/.test-ready: $(VENV)/.lab-ready
-	$(PIP) install -e ".[lab,test,site]"
+$(VENV)/.test-ready: $(VENV)/.lab-ready $(WORKSHOP_PROXY_BIN)
+	$(PIP) install -e ".[lab,test,site,workshop]"
 	scripts/ensure_chromium.sh
 	touch $@
 
@@ -59,6 +66,7 @@ notebooks: $(VENV)/.lab-ready
 suite-cost: $(VENV)/.test-ready
 	$(BIN)/python benchmarks/suite_cost.py
 
+<<<<<<< HEAD
 $(VENV)/.site-ready: $(VENV)/.lab-ready
 	$(PIP) install -e ".[lab,site]"
 	touch $@
@@ -67,6 +75,21 @@ $(VENV)/.site-ready: $(VENV)/.lab-ready
 # executed notebooks (the reference GPU's where recorded); nothing is executed.
 site: $(VENV)/.site-ready
 	$(BIN)/python scripts/build_site.py --out site
+=======
+# JupyterHub for a workshop room: every learner their own server, home and copy of the course.
+# WORKSHOP_PASSWORD (the room's code) and WORKSHOP_ADMIN_PASSWORD must be set; see workshop/README.md.
+
+$(VENV)/.workshop-ready: $(VENV)/.lab-ready pyproject.toml
+	$(PIP) install -e ".[lab,workshop]"
+	touch $@
+
+$(WORKSHOP_PROXY_BIN): workshop/package.json workshop/package-lock.json
+	cd workshop && npm ci --no-audit --no-fund
+	touch $@
+
+workshop: $(VENV)/.workshop-ready $(WORKSHOP_PROXY_BIN)
+	cd workshop && $(abspath $(BIN))/jupyterhub -f jupyterhub_config.py
+>>>>>>> h28
 
 clean:
 	rm -rf $(VENV) tests/browser/screenshots

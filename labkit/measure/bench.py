@@ -29,7 +29,7 @@ from collections.abc import Callable, Mapping
 import numpy as np
 import torch
 
-from labkit.measure import ceiling_store, conditions, timing
+from labkit.measure import ceiling_store, conditions, sharing, timing
 from labkit.measure import progress as progress_bars
 from labkit.measure.conditions import allocator_kept, allocator_note
 from labkit.measure.timing import Comparison, Timing, VariantResult, ratio_spread, summarise
@@ -442,6 +442,10 @@ def _make_timing(samples: list[float], label: str, where: torch.device, mode: st
     fault_note = timing.page_fault_note(faults, stats.median_s, fault_cost)
     if fault_note:
         notes.append(fault_note)
+    others = sharing.others_on_gpu(where) if where.type == "cuda" else []
+    if others:  # another learner's kernel on this GPU: the number is a share of it
+        notes.append(sharing.note(others))
+        warnings.warn(f"{label}: {notes[-1]}", TimingWarning, stacklevel=3)
     gbps = bytes_moved / stats.median_s / 1e9 if bytes_moved and stats.median_s > 0 else None
     tflops = flops / stats.median_s / 1e12 if flops and stats.median_s > 0 else None
     shares = timing.Shares()
@@ -460,4 +464,5 @@ def _make_timing(samples: list[float], label: str, where: torch.device, mode: st
                   timer_resolution_s=resolution, warnings=tuple(notes),
                   minor_faults_per_call=faults, allocator=allocator, math=shares.math,
                   pct_of_tf32_ceiling=shares.pct_of_tf32_ceiling,
-                  page_fault_share=timing.fault_share(faults, stats.median_s, fault_cost))
+                  page_fault_share=timing.fault_share(faults, stats.median_s, fault_cost),
+                  shared_gpu=bool(others))

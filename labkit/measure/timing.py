@@ -195,6 +195,7 @@ class Timing:
     math: str | None = None
     pct_of_tf32_ceiling: float | None = None
     page_fault_share: float | None = None
+    shared_gpu: bool = False  # other processes used this GPU while it was timed (sharing.py)
 
     @property
     def noisy(self) -> bool:

@@ -1,0 +1,252 @@
+"""A workshop under load: N learners sign in, pull the course and run a chapter, at once.
+
+Starts the real workshop hub (workshop/jupyterhub_config.py, on free loopback ports, a fresh
+data dir), then for each of N simulated learners, in parallel threads:
+
+1. signs in through the login form (first use: the workshop code), starts their server;
+2. pulls the course with nbgitpuller (its /git-pull/api, as the workshop link does) from
+   this repository's current commit (file://, depth 1) into ~/pulled;
+3. opens the chapter as a notebook through the contents API (jupytext turns the .py into
+   cells) and runs every code cell, top to bottom, in a kernel started for that notebook,
+   over the kernel's websocket; a cell that ends in an error is a failed cell.
+
+While they work, a probe asks the hub's API (/hub/api/users/<name>, a learner's token)
+every PROBE_S seconds: its p50 / p95 are the hub's response time under load. A sampler reads
+the resident memory of each learner's server and its kernels (psutil, the process tree) and
+keeps the peak. Afterwards it waits for the idle kernels to be culled and reads the memory
+again: culling returned it when no kernel process is left and the learner's memory is back
+near the bare server's.
+
+    python benchmarks/workshop_load.py [--learners 4] [--chapter 01_strides_and_views]
+                                       [--cull-s 20] [--json results/workshop/load-<host>.json]
+
+Exit status 1 if a cell failed, a learner could not run, or culling did not free the kernels.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import pathlib
+import platform
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import traceback
+
+import psutil
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "workshop"))
+from hubclient import Hub, Learner, execute, wait_for  # noqa: E402
+
+PROBE_S = 0.5
+SAMPLE_S = 0.5
+MIB = 2**20
+
+
+def learner_tree(data_dir: pathlib.Path, name: str) -> list[psutil.Process]:
+    """The learner's server process and its descendants (kernels), found by their env."""
+    config = str(data_dir / "jupyter_config")
+    for proc in psutil.process_iter(["environ", "cmdline"]):
+        env = proc.info.get("environ") or {}
+        cmd = " ".join(proc.info.get("cmdline") or [])
+        if (env.get("JUPYTERHUB_USER") == name and env.get("JUPYTER_CONFIG_PATH") == config
+                and "jupyterhub-singleuser" in cmd):
+            try:
+                return [proc, *proc.children(recursive=True)]
+            except psutil.NoSuchProcess:
+                return []
+    return []
+
+
+def rss_mib(procs: list[psutil.Process]) -> float:
+    total = 0
+    for proc in procs:
+        try:
+            total += proc.memory_info().rss
+        except psutil.NoSuchProcess:
+            pass
+    return total / MIB
+
+
+class Sampler(threading.Thread):
+    """Peak resident memory per learner (server + kernels) while the run lasts."""
+
+    def __init__(self, data_dir: pathlib.Path, names: list[str]) -> None:
+        super().__init__(daemon=True)
+        self.data_dir, self.names = data_dir, names
+        self.peak = dict.fromkeys(names, 0.0)
+        self.stopped = threading.Event()
+
+    def run(self) -> None:
+        while not self.stopped.is_set():
+            for name in self.names:
+                self.peak[name] = max(self.peak[name], rss_mib(learner_tree(self.data_dir, name)))
+            self.stopped.wait(SAMPLE_S)
+
+
+class Probe(threading.Thread):
+    """The hub's response time while the learners work: one API call every PROBE_S."""
+
+    def __init__(self, learner: Learner) -> None:
+        super().__init__(daemon=True)
+        self.learner = learner
+        self.times: list[float] = []
+        self.errors = 0
+        self.stopped = threading.Event()
+
+    def run(self) -> None:
+        while not self.stopped.is_set():
+            start = time.perf_counter()
+            try:
+                ok = self.learner.request("GET", f"/hub/api/users/{self.learner.name}").ok
+            except Exception:  # noqa: BLE001 - an unanswered probe counts as an error
+                ok = False
+            self.times.append(time.perf_counter() - start)
+            self.errors += not ok
+            self.stopped.wait(PROBE_S)
+
+
+def run_learner(hub: Hub, name: str, chapter: str, repo: str, branch: str, report: dict) -> None:
+    """One learner's session, start to finish; fills report[name]."""
+    mine = report[name] = {"failed_cells": [], "cells": 0, "error": None}
+    try:
+        start = time.perf_counter()
+        learner = hub.sign_in(name, f"{name}-password")
+        learner.start_server(timeout_s=300)
+        mine["server_start_s"] = time.perf_counter() - start
+        start = time.perf_counter()
+        learner.pull_course(repo, branch, "pulled", timeout_s=300)
+        mine["pull_s"] = time.perf_counter() - start
+        path = f"pulled/notebooks/{chapter}.py"
+        model = learner.request("GET", learner.server(f"api/contents/{path}"),
+                                params={"type": "notebook", "content": 1})
+        model.raise_for_status()
+        cells = [c for c in model.json()["content"]["cells"] if c["cell_type"] == "code"]
+        kernel = learner.new_kernel(path)
+        start = time.perf_counter()
+        with learner.channels(kernel) as ws:
+            for index, cell in enumerate(cells):
+                result = execute(ws, cell["source"], 600, f"{name}'s cell {index} of {chapter}")
+                mine["cells"] += 1
+                if result.status != "ok":
+                    mine["failed_cells"].append({"cell": index, "error": result.error})
+        mine["run_s"] = time.perf_counter() - start
+        mine["kernel"] = kernel
+        mine["learner"] = learner
+        mine["request_times"] = list(learner.timings)
+    except Exception as exc:  # noqa: BLE001 - reported, and the run fails
+        mine["error"] = f"{type(exc).__name__}: {exc}"
+        mine["traceback"] = traceback.format_exc()
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(round(q / 100 * (len(ordered) - 1))))]
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--learners", type=int, default=4)
+    parser.add_argument("--chapter", default="01_strides_and_views")
+    parser.add_argument("--cull-s", type=int, default=20, help="idle kernels culled after this")
+    parser.add_argument("--json", type=pathlib.Path,
+                        default=ROOT / "results" / "workshop" / f"load-{platform.node()}.json")
+    args = parser.parse_args()
+    if args.learners < 1:
+        parser.error("--learners must be at least 1")
+    if not (ROOT / "notebooks" / f"{args.chapter}.py").exists():
+        parser.error(f"no chapter notebooks/{args.chapter}.py")
+    branch = subprocess.run(["git", "rev-parse", "--abbrev-ref", "HEAD"], cwd=ROOT,
+                            capture_output=True, text=True, check=True).stdout.strip()
+    repo = f"file://{ROOT}"
+    names = [f"learner{i + 1}" for i in range(args.learners)]
+    data_dir = pathlib.Path(tempfile.mkdtemp(prefix="workshop-load-"))
+    report: dict = {}
+    with Hub.start(data_dir, cull_kernel_s=args.cull_s, timeout_s=180) as hub:
+        probe_user = hub.sign_in("probe", "probe-password")
+        probe, sampler = Probe(probe_user), Sampler(hub.data_dir, names)
+        probe.start()
+        sampler.start()
+        started = time.perf_counter()
+        threads = [threading.Thread(target=run_learner, args=(hub, n, args.chapter, repo,
+                                                              branch, report)) for n in names]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(timeout=1800)
+        wall_s = time.perf_counter() - started
+        probe.stopped.set()
+        sampler.stopped.set()
+        probe.join(5)
+        sampler.join(5)
+        before_cull = {n: rss_mib(learner_tree(hub.data_dir, n)) for n in names}
+        kernels_left: dict[str, int] = {}
+        culled_after_s = None
+        start = time.perf_counter()
+        for name in names:
+            learner = report[name].get("learner")
+            if learner is None:
+                continue
+            try:
+                wait_for(f"{name}'s idle kernels to be culled (after {args.cull_s} s idle)",
+                         lambda lr=learner: not lr.kernels(), timeout_s=args.cull_s * 6 + 60,
+                         every_s=1, log=hub.log_tail)
+            except TimeoutError as exc:
+                print(exc, file=sys.stderr)
+            kernels_left[name] = len(learner.kernels())
+        culled_after_s = time.perf_counter() - start
+        time.sleep(2)  # the kernel processes exit after the server forgets them
+        after_cull = {n: rss_mib(learner_tree(hub.data_dir, n)) for n in names}
+        processes_after = {n: len(learner_tree(hub.data_dir, n)) for n in names}
+    request_times = [t for n in names for t in report[n].get("request_times", [])]
+    failed = {n: report[n]["failed_cells"] for n in names if report[n]["failed_cells"]}
+    errors = {n: report[n]["error"] for n in names if report[n]["error"]}
+    summary = {
+        "machine": platform.node(), "cpus": psutil.cpu_count(), "learners": args.learners,
+        "chapter": args.chapter, "wall_s": wall_s,
+        "cells_run": {n: report[n]["cells"] for n in names},
+        "failed_cells": failed, "learner_errors": errors,
+        "hub_probe_ms": {"p50": 1e3 * statistics.median(probe.times),
+                         "p95": 1e3 * percentile(probe.times, 95), "count": len(probe.times),
+                         "errors": probe.errors},
+        "learner_requests_ms": ({"p50": 1e3 * statistics.median(request_times),
+                                 "p95": 1e3 * percentile(request_times, 95),
+                                 "count": len(request_times)} if request_times else None),
+        "server_start_s": {n: report[n].get("server_start_s") for n in names},
+        "pull_s": {n: report[n].get("pull_s") for n in names},
+        "chapter_run_s": {n: report[n].get("run_s") for n in names},
+        "peak_mib": sampler.peak, "before_cull_mib": before_cull, "after_cull_mib": after_cull,
+        "returned_mib": {n: sampler.peak[n] - after_cull[n] for n in names},
+        "kernels_left_after_cull": kernels_left, "processes_after_cull": processes_after,
+        "cull_wait_s": culled_after_s,
+    }
+    culled = bool(kernels_left) and all(v == 0 for v in kernels_left.values()) and all(
+        v <= 1 for v in processes_after.values())
+    summary["culling_returned_memory"] = culled
+    ok = not failed and not errors and culled
+    summary["ok"] = ok
+    args.json.parent.mkdir(parents=True, exist_ok=True)
+    args.json.write_text(json.dumps(summary, indent=2) + "\n")
+    for n in names:
+        if report[n].get("traceback"):
+            print(report[n]["traceback"], file=sys.stderr)
+    print(f"{args.learners} learners ran {args.chapter} in {wall_s:.0f} s: "
+          f"{sum(summary['cells_run'].values())} cells, {sum(map(len, failed.values()))} failed, "
+          f"{len(errors)} learner errors")
+    print(f"hub API p50 {summary['hub_probe_ms']['p50']:.0f} ms, "
+          f"p95 {summary['hub_probe_ms']['p95']:.0f} ms ({len(probe.times)} probes, "
+          f"{probe.errors} errors)")
+    for n in names:
+        print(f"  {n}: peak {sampler.peak[n]:.0f} MiB, after the run {before_cull[n]:.0f} MiB, "
+              f"after culling {after_cull[n]:.0f} MiB (kernels left {kernels_left.get(n)})")
+    print(f"culling returned the memory: {culled}; written to {args.json}")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,294 @@
+"""Drive a workshop hub as learners do, through its HTTP API: the tests and the load benchmark.
+
+    with Hub.start(data_dir, cull_kernel_s=10) as hub:
+        alice = hub.sign_in("alice", "alice-pw")          # first use: the workshop code too
+        alice.start_server()
+        print(alice.run_cell("print(6 * 7)"))              # a kernel in alice's own server
+
+Every wait is bounded and, when it runs out, raises WaitTimeout naming what it waited for
+(and the hub's log tail), so a stuck hub fails a test in seconds instead of hanging it.
+Stopping the hub stops its proxy and every learner's server (and their kernels) it started.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import pathlib
+import secrets
+import signal
+import socket
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+
+import requests
+
+HERE = pathlib.Path(__file__).resolve().parent
+CONFIG = HERE / "jupyterhub_config.py"
+REQUEST_TIMEOUT_S = 30
+
+
+class WaitTimeout(TimeoutError):
+    """A bounded wait ran out; the message names what it was waiting for."""
+
+
+def wait_for(what: str, check: Callable[[], object], timeout_s: float, every_s: float = 0.25,
+             log: Callable[[], str] | None = None) -> object:
+    """Call check() until it returns something truthy; WaitTimeout names `what` otherwise."""
+    deadline = time.monotonic() + timeout_s
+    last_error: Exception | None = None
+    while time.monotonic() < deadline:
+        try:
+            value = check()
+            if value:
+                return value
+        except (requests.RequestException, OSError, KeyError, ValueError) as exc:
+            last_error = exc
+        time.sleep(every_s)
+    tail = f"\n--- hub log (tail) ---\n{log()}" if log else ""
+    raise WaitTimeout(f"gave up after {timeout_s:.0f} s waiting for {what}"
+                      f"{f' (last error: {last_error})' if last_error else ''}{tail}")
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@dataclass
+class Learner:
+    """One signed-in user: their browser-like session (cookies) and an API token."""
+
+    hub: Hub
+    name: str
+    session: requests.Session
+    token: str
+    timings: list[float] = field(default_factory=list)   # seconds per hub/server request
+
+    def request(self, method: str, path: str, token: str | None = None, **kwargs: object
+                ) -> requests.Response:
+        """A request to the hub or to /user/<...>/ with this learner's (or another) token."""
+        headers = {"Authorization": f"token {token or self.token}"}
+        start = time.perf_counter()
+        response = requests.request(method, self.hub.url + path, headers=headers,
+                                    timeout=REQUEST_TIMEOUT_S, allow_redirects=False, **kwargs)
+        self.timings.append(time.perf_counter() - start)
+        return response
+
+    def server(self, path: str, owner: str | None = None) -> str:
+        return f"/user/{owner or self.name}/{path.lstrip('/')}"
+
+    def start_server(self, timeout_s: float = 120) -> None:
+        response = self.request("POST", f"/hub/api/users/{self.name}/server")
+        if response.status_code not in (201, 202, 400):  # 400: already running
+            raise RuntimeError(f"starting {self.name}'s server: {response.status_code} {response.text}")
+        wait_for(f"{self.name}'s server to be ready", self._ready, timeout_s, 0.5, self.hub.log_tail)
+
+    def _ready(self) -> bool:
+        model = self.request("GET", f"/hub/api/users/{self.name}").json()
+        server = model.get("servers", {}).get("")
+        if server and server.get("ready"):
+            return self.request("GET", self.server("api/status")).status_code == 200
+        return False
+
+    def stop_server(self, timeout_s: float = 60) -> None:
+        self.request("DELETE", f"/hub/api/users/{self.name}/server")
+        wait_for(f"{self.name}'s server to stop", lambda: not self.request(
+            "GET", f"/hub/api/users/{self.name}").json().get("servers"), timeout_s, 0.5,
+            self.hub.log_tail)
+
+    def new_kernel(self, path: str = "scratch.ipynb") -> str:
+        """A kernel in this learner's server, started as a notebook session at `path`."""
+        body = {"path": path, "type": "notebook", "name": path, "kernel": {"name": "python3"}}
+        response = self.request("POST", self.server("api/sessions"), json=body)
+        response.raise_for_status()
+        return response.json()["kernel"]["id"]
+
+    def run_cell(self, code: str, kernel_id: str | None = None, timeout_s: float = 120
+                 ) -> ExecutionResult:
+        kernel_id = kernel_id or self.new_kernel()
+        with self.channels(kernel_id) as ws:
+            return execute(ws, code, timeout_s, f"{self.name}'s cell to finish")
+
+    @contextlib.contextmanager
+    def channels(self, kernel_id: str, owner: str | None = None) -> Iterator[object]:
+        import websocket
+
+        url = self.hub.url.replace("http", "ws", 1) + self.server(
+            f"api/kernels/{kernel_id}/channels", owner)
+        ws = websocket.create_connection(url, header=[f"Authorization: token {self.token}"],
+                                         timeout=REQUEST_TIMEOUT_S)
+        try:
+            yield ws
+        finally:
+            ws.close()
+
+    def kernels(self) -> list[dict]:
+        response = self.request("GET", self.server("api/kernels"))
+        response.raise_for_status()
+        return response.json()
+
+    def pull_course(self, repo: str, branch: str, target: str, timeout_s: float = 180) -> None:
+        """nbgitpuller's API, as the workshop link triggers it: clone or update `target`."""
+        params = {"repo": repo, "branch": branch, "targetpath": target}
+        start = time.perf_counter()
+        response = requests.get(self.hub.url + self.server("git-pull/api"), params=params,
+                                headers={"Authorization": f"token {self.token}"},
+                                stream=True, timeout=timeout_s)
+        phase = None
+        for line in response.iter_lines(decode_unicode=True):
+            if line and line.startswith("data:"):
+                event = json.loads(line[5:])
+                phase = event.get("phase", phase)
+                if phase == "error":
+                    raise RuntimeError(f"nbgitpuller failed for {self.name}: {event}")
+                if phase == "finished":
+                    break
+            if time.perf_counter() - start > timeout_s:
+                raise WaitTimeout(f"gave up after {timeout_s} s waiting for {self.name}'s pull")
+        self.timings.append(time.perf_counter() - start)
+        if phase != "finished":
+            raise RuntimeError(f"nbgitpuller ended without finishing for {self.name} ({phase})")
+
+
+@dataclass
+class ExecutionResult:
+    status: str
+    stdout: str
+    error: str
+
+
+def execute(ws: object, code: str, timeout_s: float, what: str) -> ExecutionResult:
+    """Send one execute_request on a kernel's channels and collect its output and status."""
+    msg_id = uuid.uuid4().hex
+    ws.send(json.dumps({
+        "header": {"msg_id": msg_id, "username": "", "session": uuid.uuid4().hex,
+                   "msg_type": "execute_request", "version": "5.3"},
+        "parent_header": {}, "metadata": {}, "channel": "shell",
+        "content": {"code": code, "silent": False, "store_history": True,
+                    "user_expressions": {}, "allow_stdin": False, "stop_on_error": True}}))
+    stdout, error, status, idle = [], "", None, False
+    deadline = time.monotonic() + timeout_s
+    while status is None or not idle:
+        if time.monotonic() > deadline:
+            raise WaitTimeout(f"gave up after {timeout_s:.0f} s waiting for {what}")
+        ws.settimeout(max(0.1, deadline - time.monotonic()))
+        msg = json.loads(ws.recv())
+        if msg.get("parent_header", {}).get("msg_id") != msg_id:
+            continue
+        kind = msg["msg_type"]
+        if kind == "stream":
+            stdout.append(msg["content"]["text"])
+        elif kind == "error":
+            error = f"{msg['content']['ename']}: {msg['content']['evalue']}"
+        elif kind == "execute_reply":
+            status = msg["content"]["status"]
+        elif kind == "status" and msg["content"]["execution_state"] == "idle":
+            idle = True
+    return ExecutionResult(status, "".join(stdout), error)
+
+
+class Hub:
+    """A real JupyterHub (workshop/jupyterhub_config.py) on loopback, on free ports."""
+
+    def __init__(self, data_dir: pathlib.Path, env: dict[str, str], process: subprocess.Popen,
+                 url: str, log_path: pathlib.Path) -> None:
+        self.data_dir, self.env, self.process, self.url = data_dir, env, process, url
+        self.log_path = log_path
+        self.code = env["WORKSHOP_PASSWORD"]
+        self.admin = env["WORKSHOP_ADMIN"]
+        self.admin_password = env["WORKSHOP_ADMIN_PASSWORD"]
+
+    @classmethod
+    @contextlib.contextmanager
+    def start(cls, data_dir: pathlib.Path, cull_kernel_s: int = 60, timeout_s: float = 90,
+              extra_env: dict[str, str] | None = None) -> Iterator[Hub]:
+        data_dir = pathlib.Path(data_dir).resolve()
+        data_dir.mkdir(parents=True, exist_ok=True)
+        port = free_port()
+        env = dict(os.environ)
+        env.update({
+            "WORKSHOP_PASSWORD": secrets.token_urlsafe(12),       # made here, never stored
+            "WORKSHOP_ADMIN": "instructor",
+            "WORKSHOP_ADMIN_PASSWORD": secrets.token_urlsafe(12),
+            "WORKSHOP_DATA": str(data_dir), "WORKSHOP_IP": "127.0.0.1",
+            "WORKSHOP_PORT": str(port), "WORKSHOP_HUB_PORT": str(free_port()),
+            "WORKSHOP_PROXY_API_PORT": str(free_port()),
+            "WORKSHOP_CULL_KERNEL_S": str(cull_kernel_s),
+        })
+        env.update(extra_env or {})
+        log_path = data_dir / "hub.log"
+        hub_bin = pathlib.Path(sys.executable).parent / "jupyterhub"
+        with open(log_path, "w") as log:
+            process = subprocess.Popen([str(hub_bin), "-f", str(CONFIG)], cwd=data_dir, env=env,
+                                       stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+        hub = cls(data_dir, env, process, f"http://127.0.0.1:{port}", log_path)
+        try:
+            wait_for("the hub to answer on /hub/api", hub._answers, timeout_s, 0.5, hub.log_tail)
+            yield hub
+        finally:
+            hub.stop()
+
+    def _answers(self) -> bool:
+        if self.process.poll() is not None:
+            raise RuntimeError(f"the hub exited ({self.process.returncode}):\n{self.log_tail()}")
+        return requests.get(self.url + "/hub/api", timeout=5).status_code == 200
+
+    def log_tail(self, lines: int = 40) -> str:
+        try:
+            return "\n".join(self.log_path.read_text().splitlines()[-lines:])
+        except OSError:
+            return "(no log)"
+
+    def sign_in(self, name: str, password: str, code: str | None = None) -> Learner:
+        """Sign in through the login form (first use: with the workshop code), get a token."""
+        session = requests.Session()
+        session.get(self.url + "/hub/login", timeout=REQUEST_TIMEOUT_S)
+        xsrf = session.cookies.get("_xsrf", "")
+        form = {"username": name, "password": password, "_xsrf": xsrf,
+                "workshop_code": self.code if code is None else code}
+        response = session.post(self.url + "/hub/login", data=form, allow_redirects=False,
+                                timeout=REQUEST_TIMEOUT_S)
+        if response.status_code != 302 or "/hub/login" in response.headers.get("Location", ""):
+            raise PermissionError(f"sign-in of {name!r} refused ({response.status_code})")
+        token = session.post(self.url + f"/hub/api/users/{name}/tokens",
+                             headers={"X-XSRFToken": session.cookies.get("_xsrf", xsrf)},
+                             json={"note": "workshop client", "expires_in": 7200},
+                             timeout=REQUEST_TIMEOUT_S)
+        token.raise_for_status()
+        return Learner(self, name, session, token.json()["token"])
+
+    def sign_in_admin(self) -> Learner:
+        return self.sign_in(self.admin, self.admin_password, code="")
+
+    def _ours(self, environ: dict) -> bool:
+        """The hub's proxy (WORKSHOP_DATA) and the learners' servers and kernels (their config)."""
+        return (environ.get("WORKSHOP_DATA") == str(self.data_dir)
+                or environ.get("JUPYTER_CONFIG_PATH") == str(self.data_dir / "jupyter_config"))
+
+    def stop(self, timeout_s: float = 30) -> None:
+        """Stop the hub (it stops the proxy and the servers), then anything it left behind."""
+        import psutil
+
+        if self.process.poll() is None:
+            try:
+                children = psutil.Process(self.process.pid).children(recursive=True)
+            except psutil.NoSuchProcess:
+                children = []
+            children += [p for p in psutil.process_iter(["environ"])
+                         if self._ours(p.info.get("environ") or {}) and p.pid != os.getpid()]
+            self.process.send_signal(signal.SIGTERM)
+            try:
+                self.process.wait(timeout_s)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait(10)
+            for child in {c.pid: c for c in children}.values():
+                with contextlib.suppress(psutil.NoSuchProcess):
+                    child.kill()
