@@ -17,11 +17,7 @@ PIP := $(BIN)/python -m pip --disable-pip-version-check -q
 # The workshop's proxy (JupyterHub's configurable-http-proxy, from npm).
 WORKSHOP_PROXY_BIN := workshop/node_modules/.bin/configurable-http-proxy
 
-<<<<<<< HEAD
-.PHONY: lab test test-fast lint notebooks suite-cost site clean help
-=======
-.PHONY: lab test test-fast lint notebooks suite-cost clean help workshop
->>>>>>> h28
+.PHONY: lab test test-fast lint notebooks suite-cost site clean help workshop
 
 help:
 	@echo "make lab    set up (first time) and start JupyterLab on http://127.0.0.1:$(PORT)"
