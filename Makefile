@@ -62,7 +62,6 @@ notebooks: $(VENV)/.lab-ready
 suite-cost: $(VENV)/.test-ready
 	$(BIN)/python benchmarks/suite_cost.py
 
-<<<<<<< HEAD
 $(VENV)/.site-ready: $(VENV)/.lab-ready
 	$(PIP) install -e ".[lab,site]"
 	touch $@
@@ -71,7 +70,7 @@ $(VENV)/.site-ready: $(VENV)/.lab-ready
 # executed notebooks (the reference GPU's where recorded); nothing is executed.
 site: $(VENV)/.site-ready
 	$(BIN)/python scripts/build_site.py --out site
-=======
+
 # JupyterHub for a workshop room: every learner their own server, home and copy of the course.
 # WORKSHOP_PASSWORD (the room's code) and WORKSHOP_ADMIN_PASSWORD must be set; see workshop/README.md.
 
@@ -85,7 +84,6 @@ $(WORKSHOP_PROXY_BIN): workshop/package.json workshop/package-lock.json
 
 workshop: $(VENV)/.workshop-ready $(WORKSHOP_PROXY_BIN)
 	cd workshop && $(abspath $(BIN))/jupyterhub -f jupyterhub_config.py
->>>>>>> h28
 
 clean:
 	rm -rf $(VENV) tests/browser/screenshots
