@@ -4,9 +4,10 @@
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
-# A CPU build of torch keeps the environment small (about 1.5 GB). A GPU user runs
-#   make lab TORCH_SPEC=torch            (the CUDA build from PyPI, several GB)
-# or points VENV at an environment that already has a CUDA torch.
+# torch: scripts/install_torch.py takes the CPU build from PyTorch's CPU wheel index on a machine
+# without an NVIDIA GPU (the default index elsewhere, or when that index cannot be reached), and
+# says which it took and how big it is. TORCH_INDEX=<url> picks an index by hand; a GPU user can
+# also point VENV at an environment that already has a CUDA torch.
 TORCH_SPEC ?= torch==2.13.0
 PORT ?= 8888
 # The chapter `make lab` opens first.
@@ -29,7 +30,7 @@ $(BIN)/python:
 
 $(VENV)/.lab-ready: $(BIN)/python pyproject.toml jupyter/overrides.json jupyter/jupyter_server_config.json scripts/configure_jupyter.py
 	$(PIP) install --upgrade pip
-	$(PIP) install "$(TORCH_SPEC)"
+	$(BIN)/python scripts/install_torch.py --python $(BIN)/python --spec "$(TORCH_SPEC)"
 	$(PIP) install -e ".[lab]"
 	$(BIN)/python scripts/configure_jupyter.py
 	touch $@
