@@ -169,12 +169,21 @@ a_steps = result["ranks"][0][0]["warnings_by_step"]
 quiz_steps
 
 # %%
-# NBVAL_CHECK_OUTPUT
 print(f"{'variant':<22}{'warnings per step (rank 0)'}")
 for name, report in zip(rows, result["ranks"][0], strict=True):
     steps = report["warnings_by_step"]
     error = f"   stopped: {rows[name]['error']}" if rows[name]["error"] else ""
     print(f"{name:<22}{' '.join(str(n) for n in steps) or '-'}{error}")
+
+# %%
+# NBVAL_CHECK_OUTPUT
+# The counts above depend on the machine (a GPU's cuDNN hands back some 1x1 gradients in
+# channels_last, a CPU does not), so this checked cell prints only rules that hold everywhere.
+a_by_step = result["ranks"][0][0]["warnings_by_step"]
+e_by_step = next(r for r in result["ranks"][0] if r["variant"]["name"] == "e_late_drift")["warnings_by_step"]
+print("(a) converted after wrapping warns on step 0:", a_by_step[0] > 0)
+print("(a) warns less after DDP's bucket rebuild (step 1 on) than on step 0:", max(a_by_step[1:]) < a_by_step[0])
+print("(e) converted after the rebuild still warns on its last step:", e_by_step[-1] > 0)
 
 # %% [markdown]
 # The warning is `TORCH_WARN_ONCE`: normally it prints once per process, whatever happens
@@ -200,7 +209,6 @@ one_by_one = next(p for p in step0 if p["shape"][2:] == [1, 1])
 quiz_1x1
 
 # %%
-# NBVAL_CHECK_OUTPUT
 print(f"{'parameter':<10}{'param':<18}{'grad':<18}{'bucket view':<18}{'warned':<8}{'order differs':<14}bucket view from")
 for p in step0:
     print(f"{p['name']:<10}{str(tuple(p['param_stride'])):<18}{str(tuple(p['grad_stride'])):<18}"
@@ -245,7 +253,6 @@ quiz_hook = widgets.Quiz(
 quiz_hook
 
 # %%
-# NBVAL_CHECK_OUTPUT
 for name in ("b_seed_fix", "b2_seed_hook_fitted", "a_drift"):
     row = rows[name]
     outcome = (f"raised {row['error']}" if row["error"] else
@@ -365,7 +372,6 @@ quiz_grads = widgets.Quiz(
 quiz_grads
 
 # %%
-# NBVAL_CHECK_OUTPUT
 for name, row in rows.items():
     if row["error"]:
         print(f"{name:<22}stopped before any gradient: {row['error'].split(':')[0]}")
@@ -463,7 +469,6 @@ print(claims.table(chapter.verdicts).structure())
 # Each line below is built from what this run measured.
 
 # %%
-# NBVAL_CHECK_OUTPUT
 a, e, c, d = rows["a_drift"], rows["e_late_drift"], rows["c_convert_first"], rows["d_bucket_view"]
 takeaways = [
     f"Converting after wrapping warned {a['warnings_step0']} times on step 0 and {a['warnings_after_step0']} "
