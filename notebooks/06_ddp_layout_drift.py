@@ -20,8 +20,9 @@
 # its own: it copies them into a few flat **buckets** and reduces those. Each gradient has a
 # **bucket view**, a strided window into a bucket. This chapter is about what happens when a
 # gradient's strides and its bucket view's strides disagree, which is what converting a model
-# to `channels_last` after wrapping it does, and it tests claim C14 (seed `000_...txt` §4.3)
-# on real processes: gloo on this CPU, NCCL across GPUs.
+# to `channels_last` after wrapping it does. It tests the seed's section 4.3 (`000_...txt`) as
+# three claims on real processes: C14a (the ranks' views disagree), C14b (a late layout change
+# gives silently wrong numbers) and C14c (the seed's backward hook fixes it).
 
 # %%
 # Installs labkit when (and only when) this notebook runs in Google Colab.
@@ -63,10 +64,17 @@ print(f"torch {torch.__version__}; {world_size} processes over {backend} "
 # The seed says that channels_last plus mixed precision makes DDP's all-reduce see tensors
 # with differing strides and storage offsets, so the ranks' views of the data disagree
 # (NCCL reading illegal memory, or numbers drifting silently), and it gives a fix: a full
-# backward hook that makes every gradient contiguous. Here is the claim, and what decides it:
+# backward hook that makes every gradient contiguous. That is three statements, each with its
+# own rule (the old single C14 bundled them and is retired):
 
 # %%
-claims.get("C14")
+claims.get("C14a")
+
+# %%
+claims.get("C14b")
+
+# %%
+claims.get("C14c")
 
 # %% [markdown]
 # The seed's fix, as it is written there (its comment translated):
@@ -423,22 +431,31 @@ def drift_report(shapes: list[tuple[int, ...]]) -> tuple[int, int]:
 exercises.get("06.drift_report").check(drift_report)
 
 # %% [markdown]
-# ## C14's verdict
+# ## The verdicts: C14a, C14b, C14c
+#
+# The seed's setting is NCCL across GPUs with AMP as fp16 autocast plus GradScaler. This run
+# uses bf16 autocast without a scaler where it has bf16 (or float32), so even on GPUs its form
+# is labelled as an analogue: what it judges is the layout, in the precision it names.
 
 # %%
-form = (claims.SEED_FORM if result["backend"] == "nccl" and amp != "off"
-        else f"CPU analogue: {result['backend']}, {result['world_size']} processes, "
-             f"{'bf16 autocast' if amp != 'off' else 'float32 (no bf16 units on this CPU)'}")
-c14 = chapter.judge("C14", ch06.evidence_from_run(result), form=form)
-print(c14.claim_id, c14.label, f"[{c14.form}] --", c14.reason)
+amp_text = {"off": "float32 (no bf16 units here)", "bfloat16": "bf16 autocast, no GradScaler"}.get(amp, amp)
+form = (f"analogue of the seed's AMP: {result['backend']}, {result['world_size']} processes on "
+        f"{result['device']}, {amp_text} (the seed: fp16 autocast with GradScaler)")
+evidence = ch06.evidence_from_run(result)
+for claim in ch06.CLAIMS:
+    verdict = chapter.judge(claim.id, evidence, form=form)
+    print(verdict.claim_id, verdict.label, "--", verdict.reason.split(". ")[0])
+nearest = claims.get("C14c").judge(ch06.nearest_form_evidence(evidence), form=ch06.NEAREST_HOOK_FORM)
+print(f"\nC14c judged again on the {ch06.NEAREST_HOOK_FORM}:\n  {nearest.label} -- {nearest.reason}")
 
 # %% [markdown]
-# The seed's own form runs NCCL across GPUs. On a CPU the verdict above is the gloo
-# analogue; the reference run's NCCL verdict, labelled as recorded:
+# The hook as written never runs, so C14c as written is refuted by its own `TypeError`; the
+# verdict on its nearest working form, labelled, says whether the idea would have helped.
+# The reference GPU run's verdicts, labelled as recorded:
 
 # %%
-gpu_form = (claims.recorded_evidence(["C14"]) if not on_gpu
-            else "This run is on GPUs over NCCL: the verdict above is the seed's form.")
+gpu_form = (claims.recorded_evidence([c.id for c in ch06.CLAIMS]) if not on_gpu
+            else "This run is on GPUs: the verdicts above are the GPU's (form as labelled).")
 gpu_form
 
 # %%

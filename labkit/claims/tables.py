@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from labkit.claims.core import CONFIRMED, DEPENDS, REFUTED, SEED_FORM, Claim, Verdict
-from labkit.claims.registry import all_claims, get
+from labkit.claims.registry import REGISTRY, all_claims, get
 from labkit.core import results
 
 VERDICT_COLUMNS = ("claim", "source", "statement", "this machine", "form judged", "reason",
@@ -268,12 +268,16 @@ def save(verdicts: Iterable[Verdict], chapter: str) -> None:
 
 
 def saved_verdicts(machine: str | None = None) -> dict[str, Verdict]:
-    """Every verdict saved in a results file: a reference machine's, or this machine's (None)."""
+    """Every verdict saved in a results file: a reference machine's, or this machine's (None).
+
+    A verdict saved under an id the registry no longer has (a retired claim, split into
+    lettered ids: C14 into C14a/b/c) is left out: results files outlive the claims they judged.
+    """
     data = results.load(machine) or {}
     found: dict[str, Verdict] = {}
     for entries in data.get("chapters", {}).values():
         for key, entry in entries.items():
-            if key.startswith(VERDICT_KEY_PREFIX):
+            if key.startswith(VERDICT_KEY_PREFIX) and key[len(VERDICT_KEY_PREFIX):] in REGISTRY:
                 verdict = Verdict.from_dict(entry["payload"], recorded=machine is not None)
                 found[verdict.claim_id] = verdict
     return found
