@@ -48,15 +48,14 @@ import torch
 
 from labkit import claims, exercises, session
 from labkit.chapters.ch06_ddp_layout_drift import claims as ch06
-from labkit.chapters.ch06_ddp_layout_drift import ddp_launch, ddp_worker
+from labkit.chapters.ch06_ddp_layout_drift import ddp_launch, ddp_worker, layout_contract
 from labkit.show import widgets
 
 chapter = session.open("06_ddp_layout_drift")
 on_gpu = chapter.on_gpu
 world_size = ddp_launch.default_world_size()
-backend = "nccl" if on_gpu else "gloo"
-print(f"torch {torch.__version__}; {world_size} processes over {backend} "
-      f"({'one per GPU' if on_gpu else 'on this CPU, 127.0.0.1'})")
+backend = ddp_launch.backend_for(world_size)
+print(f"torch {torch.__version__}; {ddp_launch.describe(world_size)}")
 
 # %% [markdown]
 # ## The claim
@@ -87,8 +86,10 @@ print(ch06.SEED_FIX_CODE)
 #
 # Two rules, both in PyTorch's source, decide whether DDP warns:
 #
-# - **the layout contract**: `AccumulateGrad` gives each gradient the strides of its
-#   parameter (when the parameter is dense);
+# - **the layout contract**: `AccumulateGrad` keeps the gradient a kernel returns as `.grad` when
+#   its strides equal the parameter's *on every dim whose size is not 1*, and otherwise stores a
+#   copy with the parameter's strides (`obeys_layout_contract` in
+#   `torch/csrc/autograd/utils/grad_layout_contract.h`). The size-1 exemption matters below;
 # - **the bucket view**: when DDP builds its buckets it gives each bucket view the strides of
 #   its parameter *at that moment*. It builds them when it wraps the model, and once more at
 #   the start of the second iteration (in the order gradients arrived).
@@ -107,22 +108,31 @@ for (name, p), (_, q) in zip(model.named_parameters(), model_cl.named_parameters
           + ("   <- changed" if p.stride() != q.stride() else ""))
 
 # %% [markdown]
-# ## Exercise 1: channels_last strides
+# (Chapter 03's exercise `03.channels_last_strides` derives the right-hand column.)
 #
-# The strides in the right-hand column follow one rule. Write it.
-
-# %%
-exercises.get("06.channels_last_strides")
-
-
-# %%
-def channels_last_strides(shape: tuple[int, int, int, int]) -> tuple[int, ...]:
-    raise NotImplementedError  # your code here
-
+# ### The size-1 exemption, asked of torch
+#
+# A 1x1 convolution's weight `(K, C, 1, 1)` walks memory in the same order in NCHW and in
+# channels_last; only the strides of its size-1 dims differ. cuDNN often returns such a
+# weight's gradient in channels_last. Here a tiny autograd function hands a *contiguous*
+# parameter a gradient with channels_last strides, and `AccumulateGrad` decides what to keep.
+# Predict: which of the two is kept as it came?
 
 # %%
 # NBVAL_CHECK_OUTPUT
-exercises.get("06.channels_last_strides").check(channels_last_strides)
+for shape in [(32, 16, 1, 1), (16, 3, 3, 3)]:
+    given = torch.empty(shape).to(memory_format=torch.channels_last).stride()
+    kept = layout_contract.kept_grad_stride(shape, given)
+    print(f"weight {shape}: param strides {torch.empty(shape).stride()}, kernel's gradient {given}, "
+          f".grad kept {kept}: {'kept as it came' if kept == given else 'restrided to the parameter'}; "
+          f"DDP warns: {layout_contract.ddp_warns(shape, given)}")
+
+# %% [markdown]
+# The 1x1 gradient is kept with channels_last strides (they differ from the parameter's only
+# on size-1 dims), and DDP, whose check compares every stride with the bucket view's, warns
+# about a model nobody converted. That is why a GPU run warns for 1x1 convolutions before any
+# `channels_last` (pytorch/pytorch#47163, #70222), and why the warning is harmless there: the
+# bytes are already in order. Exercise 2 below models it.
 
 # %% [markdown]
 # ## The run
@@ -140,6 +150,11 @@ exercises.get("06.channels_last_strides").check(channels_last_strides)
 # | c | convert first, then wrap |
 # | d | (e) with `gradient_as_bucket_view=True` and `zero_grad(set_to_none=False)` |
 # | e | wrap, train two steps, then convert: after DDP rebuilt its buckets |
+#
+# One rank is not DDP, so a run always has two or more. With two or more GPUs: one process per
+# GPU over NCCL, the seed's setting. With one GPU: two processes share it over **gloo with CUDA
+# tensors** (NCCL refuses two ranks on one GPU). On a CPU: two processes over gloo. The first
+# line printed above says which this run is.
 #
 # Mixed precision: bf16 autocast on a GPU; on a CPU only where it has bf16 units (AVX512-BF16
 # or AMX, read from `/proc/cpuinfo`), so that a CPU without them times the layout, not bf16
@@ -228,7 +243,7 @@ print(f"\n{len(warned)} of {len(step0)} parameters warned; {len(free)} of them (
       "differ in strides only, not in memory order: their copy is a straight memcpy")
 
 # %% [markdown]
-# ## Exercise 2: a straight copy or a permuting one?
+# ## Exercise 1: a straight copy or a permuting one?
 
 # %%
 exercises.get("06.copy_in_order")
@@ -358,6 +373,28 @@ if not on_gpu:
                   + (f"; raised {row['error']}" if row["error"] else ""))
 
 # %% [markdown]
+# ## The mechanism, in `reducer.cpp`
+#
+# Three steps of DDP's reducer (`torch/csrc/distributed/c10d/reducer.cpp`) decide what the
+# optimizer gets; read them before the next prediction.
+#
+# 1. **Building the buckets** (`initialize_bucket_views`, at wrap time and at the rebuild in
+#    the second iteration): each parameter's *in* view is cut from the flat bucket with the
+#    parameter's strides at that moment, `bucket.as_strided(v.sizes(), v.strides(), offset)`.
+# 2. **Into the bucket** (`mark_variable_ready_dense`): the gradient is written into its *in*
+#    view, dividing while copying (`mul_out(bucket_view, grad, 1/world)`). If the strides
+#    differ it warns "Grad strides do not match bucket view strides ... This is not an error"
+#    and the copy is strided. So far every value lands in the right place.
+# 3. **Back out, after the all-reduce** (`populate_bucket_views_out`, then
+#    `copy_bucket_to_grad`): the *out* views are rebuilt, again with
+#    `tensor.as_strided(v.sizes(), v.strides(), offset)`, from the parameter's **current**
+#    strides, and each gradient is copied back through its *out* view.
+#
+# After a late `channels_last` conversion, step 2 wrote the reduced values in the build-time
+# (NCHW) order, and step 3 reads the same bytes back through channels_last strides. Predict
+# what that does to the gradients before the next table shows them.
+#
+# %% [markdown]
 # ## Do the ranks still agree, and are the gradients right?
 #
 # Two different questions. After every variant each rank gathers every rank's parameters
@@ -415,14 +452,20 @@ print(f"(torch {result['torch']}; another release may behave differently, and th
       "run names its own)")
 
 # %% [markdown]
-# ## Exercise 3: which parameters will DDP warn about?
+# The same finding in 60 lines of plain PyTorch, no labkit, for a bug report:
+# [`scripts/ddp_drift_repro.py`](../scripts/ddp_drift_repro.py) (2 CPU processes over gloo,
+# `python scripts/ddp_drift_repro.py`; its expected output is in its docstring, and a test runs
+# it on every CI run).
+
+# %% [markdown]
+# ## Exercise 2: the layout contract, and which gradients DDP warns about
 
 # %%
 exercises.get("06.drift_report")
 
 
 # %%
-def drift_report(shapes: list[tuple[int, ...]]) -> tuple[int, int]:
+def drift_report(shape: tuple[int, ...], grad_stride: tuple[int, ...]) -> tuple[tuple[int, ...], bool]:
     raise NotImplementedError  # your code here
 
 

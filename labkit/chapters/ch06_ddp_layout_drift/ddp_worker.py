@@ -457,13 +457,14 @@ def run_rank(config: WorkerConfig) -> dict | None:
     rank 0 returns everything, gathered from all ranks; the others return None."""
     rank, world = int(os.environ["RANK"]), int(os.environ["WORLD_SIZE"])
     local_rank = int(os.environ.get("LOCAL_RANK", rank))
-    use_cuda = torch.cuda.is_available()
-    device = torch.device("cuda", local_rank) if use_cuda else torch.device("cpu")
-    if use_cuda:
+    gpus = torch.cuda.device_count() if torch.cuda.is_available() else 0
+    # NCCL when every rank has a GPU of its own; gloo otherwise (CUDA tensors on a shared GPU)
+    backend = "nccl" if gpus >= world >= 2 else "gloo"
+    device = torch.device("cuda", local_rank % gpus) if gpus else torch.device("cpu")
+    if gpus:
         torch.cuda.set_device(device)
-    backend = "nccl" if use_cuda else "gloo"
     timeout = datetime.timedelta(seconds=config.collective_timeout_s)
-    dist.init_process_group(backend, timeout=timeout, **({"device_id": device} if use_cuda else {}))
+    dist.init_process_group(backend, timeout=timeout, **({"device_id": device} if backend == "nccl" else {}))
     torch.set_warn_always(True)  # the layout warning is TORCH_WARN_ONCE: count it every time
     try:
         reports = []

@@ -144,7 +144,20 @@ def test_the_seed_hook_is_the_seeds_code():
         module(torch.randn(1, 3, 8, 8, requires_grad=True)).sum().backward()
 
 
-def test_default_world_size_on_this_machine():
-    expected = torch.cuda.device_count() if torch.cuda.is_available() else 2
-    assert ddp_launch.default_world_size() == expected
+def test_default_world_size_on_this_machine_is_never_one_rank():
+    gpus = torch.cuda.device_count() if torch.cuda.is_available() else 0
+    expected = gpus if gpus >= 2 else 2
+    assert ddp_launch.default_world_size() == expected >= 2
+    backend = ddp_launch.backend_for(expected)
+    assert backend == ("nccl" if gpus >= 2 else "gloo")
+    assert ("gloo" in ddp_launch.describe(expected)) == (backend == "gloo")
+
+
+def test_one_gpu_or_none_runs_two_gloo_ranks(monkeypatch):
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    monkeypatch.setattr(torch.cuda, "device_count", lambda: 1)
+    assert ddp_launch.default_world_size() == 2 and ddp_launch.backend_for(2) == "gloo"
+    assert "gloo with CUDA tensors" in ddp_launch.describe(2)
+    monkeypatch.setattr(torch.cuda, "device_count", lambda: 4)
+    assert ddp_launch.default_world_size() == 4 and ddp_launch.backend_for(4) == "nccl"
     assert os.cpu_count()
