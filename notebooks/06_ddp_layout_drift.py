@@ -501,6 +501,23 @@ gpu_form = (claims.recorded_evidence([c.id for c in ch06.CLAIMS]) if not on_gpu
             else "This run is on GPUs: the verdicts above are the GPU's (form as labelled).")
 gpu_form
 
+# %% [markdown]
+# Before the split, the reference run recorded one verdict, under the retired id C14. Its
+# evidence has everything the three rules read, so here it is judged again by them (labelled:
+# recorded evidence, judged in this run, not a new measurement):
+
+# %%
+retired = chapter.recorded("verdict:C14")
+if retired is None:
+    print("The reference run recorded no evidence under the retired id C14.")
+else:
+    old_ev = retired["evidence"]
+    print(f"recorded under C14 on {retired['machine']} ({old_ev['world_size']} ranks over {old_ev['backend']}, "
+          f"torch {old_ev['torch']}, {old_ev['amp_dtype']}), judged again here:")
+    for claim in ch06.CLAIMS:
+        again = claim.judge(old_ev, machine=retired["machine"], form="recorded C14 evidence, judged by the split rules")
+        print(f"  {claim.id} {again.label} -- {again.reason.split('. ')[0]}")
+
 # %%
 chapter.save()
 chapter.table()
