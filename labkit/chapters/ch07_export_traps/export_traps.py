@@ -169,8 +169,11 @@ def seed_trace_example(run: Callable[[torch.Tensor], torch.Tensor], example: tor
         with torch.no_grad(), export_audit._quiet():
             out = run(x)
     except Exception as error:  # the finding is the error itself
+        last = str(error).strip().splitlines()[-1] if str(error).strip() else ""
+        name = type(error).__name__
+        text = last if last.startswith(name) else f"{name}: {last}"  # TorchScript repeats the type
         return {"expression": SEED_TRACE_EXAMPLE, "shape": list(x.shape), "outcome": "raised",
-                "error": f"{type(error).__name__}: {str(error).strip().splitlines()[-1][:200]}"}
+                "error": text[:240]}
     return {"expression": SEED_TRACE_EXAMPLE, "shape": list(x.shape), "outcome": "ran",
             "error": None, "output_shape": list(out.shape)}
 
