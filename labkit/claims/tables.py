@@ -239,7 +239,8 @@ class Ledger:
                 continue
             bucket = out.setdefault(row[kind_key], {})
             bucket[word] = bucket.get(word, 0) + 1
-        return out
+        order = [*FORM_KINDS, "no verdict"]
+        return {kind: out[kind] for kind in order if kind in out}
 
     def to_markdown(self) -> str:
         """The ledger as a Markdown table (for a README, an issue, a handout)."""
