@@ -101,6 +101,7 @@ class WorkerConfig:
     image: int = 32
     width: int = 16
     amp: str = "auto"                # "auto" (bf16 where the device has it), "bf16", "off"
+    model: str = "small"             # "small" (small_cnn) or "resnet50" (~100 MB of gradients, for the cost)
     seed: int = 0
     collective_timeout_s: float = 60.0
     fail_on_rank: int = -1           # tests: this rank raises at the start of the first variant
@@ -116,6 +117,8 @@ class WorkerConfig:
         bad = [v for v in config.variants if v not in VARIANTS]
         if bad or not config.variants:
             raise ValueError(f"unknown variants {bad or '(none given)'}; choose from {list(VARIANTS)}")
+        if config.model not in MODELS:
+            raise ValueError(f"model must be one of {list(MODELS)}, got {config.model!r}")
         if config.amp not in ("auto", "bf16", "off"):
             raise ValueError(f"amp must be 'auto', 'bf16' or 'off', got {config.amp!r}")
         if config.observed_steps < 3 or config.timed_steps < 1:
@@ -135,6 +138,17 @@ def small_cnn(width: int = 16, classes: int = 10) -> nn.Module:
         nn.Conv2d(width, 2 * width, 3, padding=1, bias=False), nn.BatchNorm2d(2 * width), nn.ReLU(),
         nn.Conv2d(2 * width, 2 * width, 1), nn.ReLU(),
         nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(2 * width, classes))
+
+
+def resnet50_10(width: int = 0) -> nn.Module:
+    """labkit's ResNet-50 (random weights, 10 classes): 23.5 M parameters, about 94 MB of float32
+    gradients, what a realistic DDP bucket traffic looks like. width is ignored."""
+    from labkit.core import resnet
+
+    return resnet.resnet50(num_classes=10)
+
+
+MODELS: dict[str, Callable[[int], nn.Module]] = {"small": small_cnn, "resnet50": resnet50_10}
 
 
 # The seed's fix (section 4.3), exactly as it is written there.
@@ -263,7 +277,7 @@ class _Run:
         self.grad_tolerance = (GRAD_TOLERANCE_FLOAT32_CPU if device.type == "cpu" and self.amp_dtype is None
                                else GRAD_TOLERANCE_REDUCED)
         torch.manual_seed(config.seed)
-        model = small_cnn(config.width).to(device)
+        model = MODELS[config.model](config.width).to(device)
         if variant.convert_at == "before_wrap":
             model = model.to(memory_format=torch.channels_last)
         self.built_strides = {n: list(p.stride()) for n, p in model.named_parameters()}

@@ -161,3 +161,12 @@ def test_one_gpu_or_none_runs_two_gloo_ranks(monkeypatch):
     monkeypatch.setattr(torch.cuda, "device_count", lambda: 4)
     assert ddp_launch.default_world_size() == 4 and ddp_launch.backend_for(4) == "nccl"
     assert os.cpu_count()
+
+
+def test_the_resnet50_model_is_a_config_choice_with_realistic_gradients():
+    config = ddp_worker.WorkerConfig.from_dict({"model": "resnet50"})
+    model = ddp_worker.MODELS[config.model](config.width)
+    grad_bytes = sum(p.numel() * 4 for p in model.parameters())
+    assert 90e6 < grad_bytes < 110e6  # about 94 MB of float32 gradients
+    with pytest.raises(ValueError, match="model must be one of"):
+        ddp_worker.WorkerConfig.from_dict({"model": "vgg"})
