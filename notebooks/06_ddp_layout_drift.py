@@ -156,13 +156,15 @@ for shape in [(32, 16, 1, 1), (16, 3, 3, 3)]:
 # tensors** (NCCL refuses two ranks on one GPU). On a CPU: two processes over gloo. The first
 # line printed above says which this run is.
 #
-# Mixed precision: bf16 autocast on a GPU; on a CPU only where it has bf16 units (AVX512-BF16
-# or AMX, read from `/proc/cpuinfo`), so that a CPU without them times the layout, not bf16
-# arithmetic it has no hardware for.
+# Mixed precision: on a GPU the seed's own AMP, float16 autocast with a `GradScaler` (the
+# worker unscales before it reads the gradients, and scales its reference the same way); on a
+# CPU bf16 autocast only where it has bf16 units (AVX512-BF16 or AMX, read from
+# `/proc/cpuinfo`), so that a CPU without them times the layout, not bf16 arithmetic it has no
+# hardware for.
 
 # %%
 if on_gpu:
-    run_config = {"batch": 64, "image": 64, "width": 64, "timed_steps": 30}
+    run_config = {"batch": 64, "image": 64, "width": 64, "timed_steps": 30, "amp": "fp16"}
 else:
     run_config = {"batch": 8, "image": 32, "width": 16, "timed_steps": 10}
 started = time.perf_counter()
@@ -510,14 +512,16 @@ exercises.get("06.drift_report").check(drift_report)
 # %% [markdown]
 # ## The verdicts: C14a, C14b, C14c
 #
-# The seed's setting is NCCL across GPUs with AMP as fp16 autocast plus GradScaler. This run
-# uses bf16 autocast without a scaler where it has bf16 (or float32), so even on GPUs its form
-# is labelled as an analogue: what it judges is the layout, in the precision it names.
+# The seed's setting is NCCL across GPUs with AMP as fp16 autocast plus GradScaler. A run is
+# labelled the seed's form only when it is exactly that (NCCL, float16 with GradScaler);
+# anything else (gloo, one GPU, bf16, float32) is labelled an analogue and names what it ran.
 
 # %%
-amp_text = {"off": "float32 (no bf16 units here)", "bfloat16": "bf16 autocast, no GradScaler"}.get(amp, amp)
-form = (f"analogue of the seed's AMP: {result['backend']}, {result['world_size']} processes on "
-        f"{result['device']}, {amp_text} (the seed: fp16 autocast with GradScaler)")
+amp_text = {"off": "float32 (no bf16 units here)", "bfloat16": "bf16 autocast, no GradScaler",
+            "float16": "fp16 autocast with GradScaler"}.get(amp, amp)
+form = (claims.SEED_FORM if result["backend"] == "nccl" and amp == "float16"
+        else f"analogue: {result['backend']}, {result['world_size']} processes on {result['device']}, "
+             f"{amp_text} (the seed: NCCL, fp16 autocast with GradScaler)")
 evidence = ch06.evidence_from_run(result)
 for claim in ch06.CLAIMS:
     verdict = chapter.judge(claim.id, evidence, form=form)

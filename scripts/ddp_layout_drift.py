@@ -27,9 +27,9 @@ from labkit.chapters.ch06_ddp_layout_drift import ddp_launch, ddp_worker  # noqa
 
 
 def default_config(on_gpu: bool) -> dict:
-    """The notebook's sizes: a bigger batch and model on GPUs, a small one on CPUs."""
+    """The notebook's sizes and precision: on GPUs a bigger batch and model in fp16 with GradScaler."""
     if on_gpu:
-        return {"batch": 64, "image": 64, "width": 64, "timed_steps": 30}
+        return {"batch": 64, "image": 64, "width": 64, "timed_steps": 30, "amp": "fp16"}  # the seed's AMP
     return {"batch": 8, "image": 32, "width": 16, "timed_steps": 10}
 
 

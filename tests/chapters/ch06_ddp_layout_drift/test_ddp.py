@@ -170,3 +170,14 @@ def test_the_resnet50_model_is_a_config_choice_with_realistic_gradients():
     assert 90e6 < grad_bytes < 110e6  # about 94 MB of float32 gradients
     with pytest.raises(ValueError, match="model must be one of"):
         ddp_worker.WorkerConfig.from_dict({"model": "vgg"})
+
+
+def test_the_seeds_amp_fp16_with_gradscaler_runs_and_is_checked_against_a_scaled_reference():
+    result = ddp_launch.launch({**TINY, "amp": "fp16", "variants": ["a_drift", "c_convert_first"]},
+                               world_size=2, timeout_s=240)
+    rows = {row["name"]: row for row in ddp_launch.variant_summary(result)}
+    assert result["ranks"][0][0]["amp_dtype"] == "float16"
+    assert rows["c_convert_first"]["wrong_grads"] == [] and rows["a_drift"]["wrong_grads"]
+    assert all(o["nonfinite_grads"] == [] for o in result["ranks"][0][1]["observed"])
+    with pytest.raises(ValueError, match="'fp16'"):
+        ddp_worker.WorkerConfig.from_dict({"amp": "half"})
