@@ -73,6 +73,13 @@ def noisy(comparison: object) -> str:
     return " (timings flagged noisy: rerun on a quiet machine)" if flagged else ""
 
 
+def ratio_text(variant: object) -> str:
+    """A ratio with the spread of its per-round ratios, and a flag when it lies outside them."""
+    low, high = variant.ratio_q25, variant.ratio_q75
+    outside = "" if low <= variant.ratio <= high else ", outside its own spread: the rounds disagree, rerun"
+    return f"{variant.ratio:.2f}x (rounds {low:.2f}-{high:.2f}{outside})"
+
+
 print(export_traps.environment_line())
 print(f"model: SmallCNN ({sum(p.numel() for p in model.parameters())} parameters), "
       f"example input {tuple(example.shape)} float32 on {device}")
@@ -172,7 +179,7 @@ speed = export_audit.speed(audit, example, model)
 for clock, name in speed.fastest_correct().items():
     comparison = speed.comparisons[clock]
     print(f"timed with {clock}: fastest path correct on all layouts: {name} "
-          f"({comparison[name].ratio:.2f}x eager){noisy(comparison)}")
+          f"({ratio_text(comparison[name])} eager){noisy(comparison)}")
 left_out = [r.path for r in audit.rows if r.artifact is not None and not r.correct_on_all
             and r.outcomes[export_audit.NCHW].kind == export_audit.CORRECT]
 if left_out:
@@ -488,12 +495,13 @@ takeaways = [
     f"Layout choices do not survive into ONNX: the channels_last model's ONNX graph is "
     f"{'the same as' if declared.onnx_same_graph else 'different from'} the NCHW model's, and "
     f"ONNX Runtime chose its own layout ({layout_on.layout_nodes()} layout nodes with its preference on"
-    + (f", {on_ratio:.2f}x the time of off){noisy(ort_layout.comparison)}." if on_ratio else ")."),
+    + (f", {ratio_text(ort_layout.comparison['NCHW declared, on'])} the time of off)"
+       f"{noisy(ort_layout.comparison)}." if on_ratio else ")."),
     f"C15 is {c15.label} ({c15.form}): tracing recorded strides "
     f"{trace_row.artifact.recorded_stride} and matched eager on "
     f"{sum(o.kind == export_audit.CORRECT for o in trace_row.outcomes.values())} of 3 layouts; "
     f"TensorRT {'ran' if trt_run.ran else 'was not run: ' + trt_run.skipped_because}. Without TensorRT, "
-    f"the traced model took {trace_cmp['transposed input'].ratio:.2f}x as long on the transposed view as on "
+    f"the traced model took {ratio_text(trace_cmp['transposed input'])} as long on the transposed view as on "
     f"the contiguous input (the seed says 4.2x for its TensorRT form){noisy(trace_cmp)}.",
 ]
 print("\n".join(f"{k}. {line}" for k, line in enumerate(takeaways, start=1)))
