@@ -292,9 +292,9 @@ for name in ("b_seed_fix", "b2_seed_hook_fitted", "a_drift"):
 # gradients flowing into the model's input (here none: the images do not require grad). It
 # never touches a parameter's gradient, the only thing DDP puts in a bucket, so the warning is
 # exactly as in (a). Nor would a hook that did reach a parameter's gradient help: by the layout
-# contract above, AccumulateGrad gives the gradient its parameter's strides again, so the
-# mismatch is between the parameter and its bucket view, and it goes away only when the two
-# agree (convert before wrapping).
+# contract above, AccumulateGrad gives the gradient its parameter's strides again (on every dim
+# larger than 1), so the mismatch is between the parameter and its bucket view, and it goes
+# away only when the two agree (convert before wrapping).
 #
 # ## What the drift costs
 #
