@@ -21,7 +21,9 @@
 # (`claims.save` at the end of each chapter) on this machine and in `results/`.
 #
 # A row that says *not run here yet* names the chapter that fills it: run that chapter (or
-# `make notebooks`) and re-run this one. Where this machine and the reference disagree, the
+# `make notebooks`) and re-run this one; *ran here, needs a GPU* means it ran on this machine
+# but the claim has no form a machine without a GPU can judge. The *finding* column is the
+# verdict's finding in one sentence (for C14b: the wrong gradients). Where this machine and the reference disagree, the
 # row says what differs: the device, or the form of the claim that was judged (the seed's own
 # setting, or an analogue that this machine can run).
 
@@ -62,7 +64,8 @@ for chapter, ids in by_chapter.items():
 # %% [markdown]
 # ## The ledger
 #
-# Hover over a seed statement to see the seed's own section title. `[the seed's form]` means
+# Hover over a seed statement to see the seed's own section title. Beside each verdict, in
+# brackets, is the form it judged: `[the seed's form]` means
 # the verdict judged the claim in the seed's own setting; anything else in brackets names the
 # analogue that was judged instead.
 
@@ -77,8 +80,28 @@ ledger
 
 # %%
 for column in ("reference GPU", "this machine"):
-    tally = ledger.counts(column)
-    print(f"{column:>14}: " + ", ".join(f"{n} {word}" for word, n in sorted(tally.items())))
+    print(f"{column}:")
+    for kind, outcomes in ledger.tally(column).items():
+        print(f"  {kind:<24}" + ", ".join(f"{n} {word}" for word, n in sorted(outcomes.items())))
+
+# %% [markdown]
+# The three kinds are counted apart because they say different things: a verdict on the
+# *seed form* judged the claim in the seed's own setting; an *analogue* judged what this
+# machine can run (a CPU, another precision); *read from documentation* means part of the claim
+# (C15's TensorRT half, on a machine without TensorRT) was judged from what a vendor documents,
+# not measured.
+#
+# ## Which chapters ran here
+#
+# Each chapter records that it ran and on which machine when it saves (`chapter.save()`), so a
+# chapter whose claims all need a GPU still shows as run here.
+
+# %%
+ran = claims.chapters_ran()
+chapters = sorted({c.chapter for c in claims.REGISTRY.values()})
+for key in chapters:
+    where = ran.get(key)
+    print(f"  {key:<36}" + (f"ran here on {where['machine']} ({where['where']})" if where else "not run here yet"))
 
 # %% [markdown]
 # ## Where this machine and the reference disagree

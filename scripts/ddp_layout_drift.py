@@ -8,8 +8,8 @@ several GPUs or several machines.
     torchrun --nnodes=2 --nproc-per-node=8 --node-rank=0 --rdzv-backend=c10d \\
         --rdzv-endpoint=HOST0:29500 scripts/ddp_layout_drift.py --out ddp.json
 
-Rank 0 writes every rank's reports to --out (JSON) and prints one line per variant and C14's
-verdict. NVLink multicast stays off (NCCL_NVLS_ENABLE=0 and friends are set here before NCCL
+Rank 0 writes every rank's reports to --out (JSON) and prints one line per variant and the
+verdicts of C14a, C14b and C14c. NVLink multicast stays off (NCCL_NVLS_ENABLE=0 and friends are set here before NCCL
 starts, unless the environment already sets them).
 """
 
@@ -27,9 +27,9 @@ from labkit.chapters.ch06_ddp_layout_drift import ddp_launch, ddp_worker  # noqa
 
 
 def default_config(on_gpu: bool) -> dict:
-    """The notebook's sizes: a bigger batch and model on GPUs, a small one on CPUs."""
+    """The notebook's sizes and precision: on GPUs a bigger batch and model in fp16 with GradScaler."""
     if on_gpu:
-        return {"batch": 64, "image": 64, "width": 64, "timed_steps": 30}
+        return {"batch": 64, "image": 64, "width": 64, "timed_steps": 30, "amp": "fp16"}  # the seed's AMP
     return {"batch": 8, "image": 32, "width": 16, "timed_steps": 10}
 
 
@@ -59,9 +59,14 @@ def main(argv: list[str] | None = None) -> int:
     from labkit import claims
     from labkit.chapters.ch06_ddp_layout_drift import claims as ch06
 
-    verdict = claims.get("C14").judge(ch06.evidence_from_run(result),
-                                      form=f"torchrun: {result['backend']}, {result['world_size']} ranks")
-    print(f"C14 {verdict.label}: {verdict.reason}")
+    evidence = ch06.evidence_from_run(result)
+    form = f"torchrun: {result['backend']}, {result['world_size']} ranks"
+    for claim in ch06.CLAIMS:
+        verdict = claim.judge(evidence, form=form)
+        print(f"{claim.id} {verdict.label}: {verdict.reason}")
+    if evidence.get("seed_hook_fitted"):
+        nearest = claims.get("C14c").judge(ch06.nearest_form_evidence(evidence), form=ch06.NEAREST_HOOK_FORM)
+        print(f"C14c [{ch06.NEAREST_HOOK_FORM}] {nearest.label}: {nearest.reason}")
     print(f"wrote {args.out}")
     return 0
 

@@ -26,11 +26,15 @@ from labkit.claims.core import (
 )
 from labkit.claims.registry import REGISTRY, for_chapter, get
 from labkit.claims.tables import (
+    FORM_KINDS,
     LEDGER_COLUMNS,
     VERDICT_COLUMNS,
     Ledger,
     RecordedEvidence,
     VerdictTable,
+    chapters_ran,
+    finding,
+    form_kind,
     ledger,
     recorded,
     recorded_evidence,
@@ -45,4 +49,5 @@ __all__ = [
     "SEED_STRIDES", "Claim", "ClaimError", "Verdict", "band", "REGISTRY", "for_chapter", "get",
     "LEDGER_COLUMNS", "VERDICT_COLUMNS", "Ledger", "RecordedEvidence", "VerdictTable", "ledger",
     "recorded", "recorded_evidence", "recorded_verdicts", "save", "saved_verdicts", "table",
+    "FORM_KINDS", "chapters_ran", "finding", "form_kind",
 ]

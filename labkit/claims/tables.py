@@ -122,8 +122,28 @@ def table(verdicts: Iterable[Verdict], pending: Iterable[str] = (),
                         reference, list(pending), recording)
 
 
-LEDGER_COLUMNS = ("claim", "chapter", "seed says", "this machine", "reference GPU",
+LEDGER_COLUMNS = ("claim", "chapter", "seed says", "this machine", "reference GPU", "finding",
                   "depends on / why they differ")
+SEED_KIND, ANALOGUE_KIND, DOCUMENTATION_KIND = "seed form", "analogue", "read from documentation"
+FORM_KINDS = (SEED_KIND, ANALOGUE_KIND, DOCUMENTATION_KIND)
+
+
+def form_kind(form: str) -> str:
+    """Which kind of form a verdict judged: the seed's own setting, an analogue this machine
+    ran, or (part of) the claim read from documentation rather than measured. The tallies
+    count them apart: a refuted analogue says less about the seed than a refuted seed form."""
+    if form == SEED_FORM:
+        return SEED_KIND
+    return DOCUMENTATION_KIND if "documentation" in form.lower() else ANALOGUE_KIND
+
+
+def finding(verdict: Verdict | None) -> str:
+    """The verdict's finding in one sentence: its reason up to the first full stop (the checks
+    open their reasons with it), at most 240 characters."""
+    if verdict is None:
+        return ""
+    first = verdict.reason.split(". ")[0].strip().rstrip(".")
+    return first if len(first) <= 240 else first[:237] + "..."
 NOTEBOOKS_DIR = Path(__file__).resolve().parents[2] / "notebooks"
 
 
@@ -154,6 +174,7 @@ class Ledger:
     mine: dict[str, Verdict]
     reference_verdicts: dict[str, Verdict]
     reference: str
+    ran: dict[str, dict] = field(default_factory=dict)  # chapter key -> {"machine", "where"} (here)
 
     def rows(self) -> list[dict]:
         """One dict per registered claim, in curriculum order, with LEDGER_COLUMNS and 'section'."""
@@ -164,9 +185,12 @@ class Ledger:
             if not claim.tested:
                 here = there = "not yet tested"
             else:
-                chapter_ran = any(REGISTRY[i].chapter == claim.chapter for i in self.mine if i in REGISTRY)
+                ran = self.ran.get(claim.chapter)
+                chapter_ran = ran is not None or any(REGISTRY[i].chapter == claim.chapter
+                                                     for i in self.mine if i in REGISTRY)
+                where = f" ({ran['machine']})" if ran and ran.get("machine") else ""
                 here = (f"{mine.label} [{mine.form}]" if mine else
-                        "needs a GPU: the chapter ran here without one" if chapter_ran else
+                        f"ran here{where}, needs a GPU: no verdict on this machine" if chapter_ran else
                         f"not run here yet: run {notebook or 'chapter ' + claim.chapter}")
                 there = f"{theirs.label} [{theirs.form}]" if theirs else "nothing recorded yet"
             notes = []
@@ -179,6 +203,9 @@ class Ledger:
                         "section": f"seed {claim.seed.split('/')[-1][:3]} §{claim.section}",
                         "section_zh": claim.section_zh, "seed says": claim.statement,
                         "this machine": here, "reference GPU": there,
+                        "form here": form_kind(mine.form) if mine else "",
+                        "form on the reference": form_kind(theirs.form) if theirs else "",
+                        "finding": finding(mine) or (f"(reference) {finding(theirs)}" if theirs else ""),
                         "depends on / why they differ": "; ".join(notes)})
         return out
 
@@ -199,6 +226,23 @@ class Ledger:
             tally[word] = tally.get(word, 0) + 1
         return tally
 
+    def tally(self, which: str = "reference GPU") -> dict[str, dict[str, int]]:
+        """Outcomes in one column counted apart by the kind of form judged (FORM_KINDS):
+        {'seed form': {'refuted': 3, ...}, 'analogue': {...}, 'read from documentation': {...}}.
+        Claims with no verdict in that column are counted under 'no verdict'."""
+        kind_key = "form here" if which == "this machine" else "form on the reference"
+        out: dict[str, dict[str, int]] = {}
+        for row in self.rows():
+            word = row[which].split(" ")[0]
+            if word not in _COLOURS:
+                out.setdefault("no verdict", {})
+                out["no verdict"]["claims"] = out["no verdict"].get("claims", 0) + 1
+                continue
+            bucket = out.setdefault(row[kind_key], {})
+            bucket[word] = bucket.get(word, 0) + 1
+        order = [*FORM_KINDS, "no verdict"]
+        return {kind: out[kind] for kind in order if kind in out}
+
     def to_markdown(self) -> str:
         """The ledger as a Markdown table (for a README, an issue, a handout)."""
         def clean(text: str) -> str:
@@ -209,7 +253,8 @@ class Ledger:
         for row in self.rows():
             chapter = f"[{row['chapter']}]({row['notebook']})" if row["notebook"] else row["chapter"]
             cells = [row["claim"], chapter, f"{row['seed says']} ({row['section']})",
-                     row["this machine"], row["reference GPU"], row["depends on / why they differ"]]
+                     row["this machine"], row["reference GPU"], row["finding"],
+                     row["depends on / why they differ"]]
             lines.append("| " + " | ".join(clean(c) for c in cells) + " |")
         return "\n".join(lines) + "\n"
 
@@ -222,7 +267,7 @@ class Ledger:
             says = (f"<td style='text-align:left' title='{html.escape(row['section_zh'], quote=True)}'>"
                     f"{html.escape(row['seed says'])}<br><small>{html.escape(row['section'])}</small></td>")
             body += (f"<tr><td>{html.escape(row['claim'])}</td><td>{chapter}</td>{says}"
-                     + _cell(row["this machine"]) + _cell(row["reference GPU"])
+                     + _cell(row["this machine"]) + _cell(row["reference GPU"]) + _cell(row["finding"])
                      + _cell(row["depends on / why they differ"]) + "</tr>")
         return (f"<table><caption>reference: {html.escape(self.reference)}</caption>"
                 f"<tr>{head}</tr>{body}</table>")
@@ -251,7 +296,17 @@ class Ledger:
 
 def ledger(reference: str = results.DEFAULT_REFERENCE) -> Ledger:
     """The claims ledger from saved results: this machine's verdicts beside the reference's."""
-    return Ledger(saved_verdicts(None), saved_verdicts(reference), reference)
+    return Ledger(saved_verdicts(None), saved_verdicts(reference), reference, chapters_ran(None))
+
+
+RAN_KEY = "ran"  # results key under which labkit.session's Chapter.save() records that it ran
+
+
+def chapters_ran(machine: str | None = None) -> dict[str, dict]:
+    """The chapters a results file says ran (key 'ran', written by Chapter.save()), with where."""
+    data = results.load(machine) or {}
+    return {chapter: entries[RAN_KEY]["payload"] for chapter, entries in data.get("chapters", {}).items()
+            if RAN_KEY in entries}
 
 
 VERDICT_KEY_PREFIX = "verdict:"  # results key of a claim's verdict: "verdict:C2"
@@ -268,12 +323,16 @@ def save(verdicts: Iterable[Verdict], chapter: str) -> None:
 
 
 def saved_verdicts(machine: str | None = None) -> dict[str, Verdict]:
-    """Every verdict saved in a results file: a reference machine's, or this machine's (None)."""
+    """Every verdict saved in a results file: a reference machine's, or this machine's (None).
+
+    A verdict saved under an id the registry no longer has (a retired claim, split into
+    lettered ids: C14 into C14a/b/c) is left out: results files outlive the claims they judged.
+    """
     data = results.load(machine) or {}
     found: dict[str, Verdict] = {}
     for entries in data.get("chapters", {}).values():
         for key, entry in entries.items():
-            if key.startswith(VERDICT_KEY_PREFIX):
+            if key.startswith(VERDICT_KEY_PREFIX) and key[len(VERDICT_KEY_PREFIX):] in REGISTRY:
                 verdict = Verdict.from_dict(entry["payload"], recorded=machine is not None)
                 found[verdict.claim_id] = verdict
     return found

@@ -1,4 +1,4 @@
-"""Chapter 06, DDP and layout drift: C14 (the seed's "layout drift" and its backward-hook fix).
+"""Chapter 06, DDP and layout drift: C14a, C14b, C14c (the seed's "layout drift" and its fix).
 
 The seed's section 4.3 says that with channels_last and AMP, DDP's gradient all-reduce sees
 tensors whose strides and storage offsets differ, so the ranks' views of the data disagree:
@@ -10,10 +10,19 @@ NCCL reads illegal memory or the numbers drift silently. Its fix, quoted exactly
             return grad.contiguous(memory_format=torch.contiguous_format)
     model.register_full_backward_hook(_ddp_reduce_hook)
 
-"This hook makes every gradient standard row-major (C-contiguous) before it enters NCCL's
-all-reduce." The check reads what chapter 06's DDP run (labkit.chapters.ch06_ddp_layout_drift.ddp_worker) measured in every
-rank: whether the drift was provoked (DDP's own warning), whether the ranks' parameters stay
-bit-identical, whether anything raised, and what the seed's hook did when applied as written.
+That is three statements, judged apart (C14 bundled them, so a verdict of "refuted" hid the
+finding that the gradients are silently wrong; C14 is retired):
+
+- C14a the ranks' views disagree: a rank fails (NCCL illegal memory access) or the ranks'
+  parameters drift apart;
+- C14b a late layout change gives silently wrong numbers: the gradients DDP hands the
+  optimizer differ from the true averaged gradients, and nothing raises;
+- C14c the seed's hook fixes it. As written, `register_full_backward_hook` calls it with three
+  arguments and it raises TypeError; that is the verdict on the hook as written, and the
+  nearest working form (the same hook given the (module, grad_input, grad_output) signature)
+  is judged too, labelled as such.
+
+The checks read what chapter 06's DDP run (ddp_worker) measured in every rank.
 """
 
 from __future__ import annotations
@@ -33,74 +42,160 @@ SEED_FIX_CODE = (
     "        return grad.contiguous(memory_format=torch.contiguous_format)\n"
     "model.register_full_backward_hook(_ddp_reduce_hook)")
 MAX_ABS_DIFF_ACROSS_RANKS = 0.0  # "identical" means bit-identical: all-reduce gives every rank the same sum
+SEED_SETTING = "DDP over NCCL on GPUs, a CNN in channels_last, AMP (fp16 autocast with GradScaler)"
+NEAREST_HOOK_FORM = ("nearest working form of the seed's hook: the same body, given the "
+                     "(module, grad_input, grad_output) signature register_full_backward_hook calls")
+RETIRED = {"C14": ("C14a", "C14b", "C14c")}  # saved verdicts under these ids are ignored by the ledger
+ILLEGAL_ACCESS_WORDS = ("illegal memory access", "NCCL", "CUDA error")
 
 
-def check_c14(ev: Mapping, th: Mapping) -> tuple[str, str, str]:
-    drifts, fix = list(ev["drift_variants"]), ev["seed_fix"]
-    tolerance = th["max_abs_diff_across_ranks"]
-    provoked = [d for d in drifts if d["warnings"] > 0]
-    steps = max((d.get("steps", 0) for d in drifts), default=0)
+def _provoked(drifts: list[Mapping]) -> list[Mapping]:
+    return [d for d in drifts if d["warnings"] > 0]
+
+
+def _steps(drifts: list[Mapping]) -> int:
+    return max((d.get("steps", 0) for d in drifts), default=0)
+
+
+def _not_provoked(drifts: list[Mapping]) -> tuple[str, str, str]:
+    return (DEPENDS, f"No drift variant raised DDP's stride warning in {_steps(drifts)} steps, so this "
+            "run never produced the drift the seed describes.", "whether the drift was provoked")
+
+
+def _setting(ev: Mapping) -> str:
+    return f"{ev.get('world_size', '?')} ranks over {ev.get('backend', '?')}, {_steps(ev['drift_variants'])} steps"
+
+
+def check_c14a(ev: Mapping, th: Mapping) -> tuple[str, str, str]:
+    """The ranks disagree: a drifted rank fails with an illegal access, or parameters differ."""
+    drifts = list(ev["drift_variants"])
+    provoked = _provoked(drifts)
     if not provoked:
-        return (DEPENDS, f"no drift variant raised DDP's stride warning in {steps} steps, so this "
-                "run never produced the drift the seed describes", "whether the drift was provoked")
+        return _not_provoked(drifts)
     if not ev["control_params_identical"]:
-        return (DEPENDS, "the ranks' parameters differ even when the model is converted before "
-                "wrapping (no drift), so rank agreement cannot tell what the drift does here",
+        return (DEPENDS, "The ranks' parameters differ even when the model is converted before "
+                "wrapping (no drift), so rank agreement cannot tell what the drift does here.",
                 "a rank divergence that has nothing to do with layout")
-    broken = [d for d in drifts if d.get("error") or not d["params_identical"] or d.get("wrong_grads")
-              or d.get("max_abs_diff_across_ranks", 0.0) > tolerance]
-    drift_text = "; ".join(
+    tolerance = th["max_abs_diff_across_ranks"]
+    crashed = [d for d in provoked if d.get("error") and any(w in d["error"] for w in ILLEGAL_ACCESS_WORDS)]
+    apart = [d for d in provoked if not d["params_identical"]
+             or d.get("max_abs_diff_across_ranks", 0.0) > tolerance]
+    detail = "; ".join(
         f"{d['name']}: {d['warnings']} warnings, "
         + (f"raised {d['error']}" if d.get("error") else
-           (f"gradients wrong for {', '.join(d['wrong_grads'])}" if d.get("wrong_grads") else
-            "gradients right")
-           + (", parameters bit-identical on every rank" if d["params_identical"] else
-              f", parameters differ across ranks by up to {d.get('max_abs_diff_across_ranks')}"))
-        for d in drifts)
-    if fix.get("error"):
-        fix_text = f"the seed's hook as written raises {fix['error']} in the first backward"
-        fix_works = False
-    else:
-        fix_works = fix["warnings"] == 0 and fix["params_identical"]
-        fix_text = (f"the seed's hook ran; {fix['warnings']} warnings remained, parameters "
-                    f"{'identical' if fix['params_identical'] else 'differ'} across ranks")
-    text = f"{ev.get('world_size', '?')} ranks over {ev.get('backend', '?')}, {steps} steps: {drift_text}; {fix_text}"
+           "parameters bit-identical on every rank" if d["params_identical"] else
+           f"parameters differ across ranks by up to {d.get('max_abs_diff_across_ranks')}")
+        for d in provoked)
+    if crashed or apart:
+        what = ("a rank failed with " + crashed[0]["error"]) if crashed else "the ranks' parameters drifted apart"
+        return CONFIRMED, f"Under the drift {what}. {_setting(ev)}: {detail}", ""
+    return (REFUTED, "The ranks never disagreed: every rank reduced the same buckets and ended "
+            f"bit-identical, with no illegal access. {_setting(ev)}: {detail}", "")
+
+
+def check_c14b(ev: Mapping, th: Mapping) -> tuple[str, str, str]:
+    """Silently wrong numbers: gradients that differ from the true averaged ones, nothing raised."""
+    drifts = list(ev["drift_variants"])
+    provoked = _provoked(drifts)
+    if not provoked:
+        return _not_provoked(drifts)
+    wrong = [d for d in provoked if d.get("wrong_grads") and not d.get("error")]
+    detail = "; ".join(
+        f"{d['name']}: {d['warnings']} warnings, "
+        + (f"raised {d['error']}" if d.get("error") else
+           f"gradients wrong for {', '.join(d['wrong_grads'])}" if d.get("wrong_grads") else "gradients right")
+        for d in provoked)
     for other in ev.get("other_variants") or ():
         if other.get("wrong_grads"):
-            text += (f"; beyond the seed's setting, {other['name']} gives wrong gradients for "
-                     f"{', '.join(other['wrong_grads'])} with {other['warnings']} warnings, the seed's "
-                     "hook does not reach them")
-    if broken and fix_works:
-        return CONFIRMED, text, ""
-    if broken:
-        how = ("silently and identically on every rank, not as a disagreement between ranks"
-               if all(d["params_identical"] for d in broken) else "and the ranks disagree")
-        return REFUTED, text + f" (the drift does break the run here, {how}; the seed's fix does not repair it)", ""
-    return REFUTED, text + " (the drift costs a strided copy into the buckets; all-reduce stays correct)", ""
+            detail += (f"; beyond the seed's setting, {other['name']} gives wrong gradients for "
+                       f"{', '.join(other['wrong_grads'])} with {other['warnings']} warnings")
+    if wrong:
+        names = sorted({g for d in wrong for g in d["wrong_grads"]})
+        return (CONFIRMED, f"After a late channels_last conversion DDP handed the optimizer wrong "
+                f"gradients for {', '.join(names)} (the right values in the wrong places), with only "
+                f"a warning that says 'This is not an error'. {_setting(ev)}: {detail}", "")
+    if all(d.get("error") for d in provoked):
+        return (DEPENDS, f"Every drifted variant raised, so nothing was silent. {_setting(ev)}: {detail}",
+                "whether the drifted run completes")
+    return (REFUTED, "Every gradient matched the true averaged gradient: the drift costs a strided "
+            f"copy into the buckets, not correctness. {_setting(ev)}: {detail}", "")
 
 
-C14 = Claim(
-    "C14", CHAPTER, SEED_STRIDES, SECTION,
-    "With channels_last and AMP, DDP's gradient all-reduce sees differing strides and storage "
-    "offsets, so the ranks' data views disagree (NCCL illegal memory access or silent numeric "
-    "drift). The fix: a full backward hook, model.register_full_backward_hook(_ddp_reduce_hook), "
-    "whose _ddp_reduce_hook(grad) returns grad.contiguous(memory_format=torch.contiguous_format) "
-    "when grad is not None.",
-    "the drift (provoked: DDP warns 'Grad strides do not match bucket view strides') makes a rank "
-    "fail or the ranks' parameters differ, and the seed's hook, applied as written, runs, removes "
-    "the warning and keeps the ranks identical",
-    "with the drift provoked, every rank's parameters stay bit-identical and nothing fails; or "
-    "the seed's hook as written does not run or does not repair the run",
-    ("drift_variants", "control_params_identical", "seed_fix"),
-    thresholds={"max_abs_diff_across_ranks": MAX_ABS_DIFF_ACROSS_RANKS},
-    check=check_c14, section_zh=SECTION_ZH,
-    seed_setting="DDP over NCCL on GPUs, a CNN in channels_last, AMP mixed precision")
+def _fixed(hook: Mapping | None) -> bool:
+    return bool(hook) and not hook.get("error") and not hook.get("wrong_grads") and hook["params_identical"]
 
-CLAIMS = [C14]
+
+def check_c14c(ev: Mapping, th: Mapping) -> tuple[str, str, str]:
+    """The seed's hook repairs the drift: it runs, and the gradients are right again.
+
+    seed_fix is the hook as it is judged (as written, or the nearest working form when the
+    caller labels the verdict so); seed_hook_fitted, when given, is reported beside it.
+    """
+    drifts = list(ev["drift_variants"])
+    if not _provoked(drifts):
+        return _not_provoked(drifts)
+    harmed = [d for d in drifts if d.get("wrong_grads") or d.get("error") or not d["params_identical"]]
+    hook = ev["seed_fix"]
+    fitted = ev.get("seed_hook_fitted")
+    fitted_text = ""
+    if fitted and fitted is not hook and fitted.get("name") != hook.get("name"):
+        fitted_text = ("; its nearest working form (the signature PyTorch calls) "
+                       + (f"raised {fitted['error']}" if fitted.get("error") else
+                          f"ran, gradients still wrong for {', '.join(fitted['wrong_grads'])}"
+                          if fitted.get("wrong_grads") else "ran, gradients right")
+                       + f", {fitted['warnings']} warnings")
+    if not harmed:
+        return (DEPENDS, "The drift did no harm here (gradients right, ranks identical), so there "
+                "was nothing for the hook to fix." + fitted_text, "whether the drift does harm")
+    if hook.get("error"):
+        return (REFUTED, f"The hook as written raises {hook['error']} in the first backward: "
+                "register_full_backward_hook calls hook(module, grad_input, grad_output)" + fitted_text + ".", "")
+    if _fixed(hook):
+        return (CONFIRMED, f"With the hook ({hook['name']}) the gradients are right and the ranks "
+                f"identical again ({hook['warnings']} warnings remain)" + fitted_text + ".", "")
+    still = ", ".join(hook.get("wrong_grads") or []) or "none"
+    return (REFUTED, f"The hook ({hook['name']}) ran but did not repair the drift: gradients still wrong "
+            f"for {still}, {hook['warnings']} warnings. It restrides the module's input gradients, never "
+            "a parameter's gradient, the only thing DDP puts in a bucket" + fitted_text + ".", "")
+
+
+_COMMON = dict(seed=SEED_STRIDES, section=SECTION, section_zh=SECTION_ZH, seed_setting=SEED_SETTING,
+               thresholds={"max_abs_diff_across_ranks": MAX_ABS_DIFF_ACROSS_RANKS})
+
+C14A = Claim(
+    id="C14a", chapter=CHAPTER,
+    statement="With channels_last and AMP, DDP's gradient all-reduce sees differing strides and "
+              "storage offsets, so the ranks' data views disagree (NCCL illegal memory access, or "
+              "the ranks drift apart).",
+    confirm_if="with the drift provoked (DDP warns 'Grad strides do not match bucket view strides'), "
+               "a rank fails with an illegal access or the ranks' parameters differ by more than "
+               "max_abs_diff_across_ranks, while the converted-first control stays identical",
+    refute_if="with the drift provoked, nothing fails and every rank's parameters stay bit-identical",
+    evidence_keys=("drift_variants", "control_params_identical"), check=check_c14a, **_COMMON)
+C14B = Claim(
+    id="C14b", chapter=CHAPTER,
+    statement="A layout change after DDP was built (channels_last with AMP) gives silently wrong "
+              "numbers ('silent numeric drift').",
+    confirm_if="with the drift provoked, some gradient DDP hands the optimizer differs from the true "
+               "averaged gradient (each rank's local gradient all-reduced by hand, divided by the world "
+               "size; tolerance 1e-4 relative in float32, 5e-2 in reduced precision) and nothing raised",
+    refute_if="with the drift provoked, every gradient on every observed step matches the true one",
+    evidence_keys=("drift_variants",), check=check_c14b, **_COMMON)
+C14C = Claim(
+    id="C14c", chapter=CHAPTER,
+    statement="The fix: a full backward hook, model.register_full_backward_hook(_ddp_reduce_hook), whose "
+              "_ddp_reduce_hook(grad) returns grad.contiguous(memory_format=torch.contiguous_format).",
+    confirm_if="with a drift that did harm, the hook runs and the gradients are right and the ranks "
+               "identical again",
+    refute_if="the hook raises (as written: TypeError, the hook gets three arguments), or it runs and "
+              "the gradients stay wrong; the nearest working form is judged too, labelled as such",
+    evidence_keys=("drift_variants", "seed_fix"), check=check_c14c, **_COMMON)
+
+CLAIMS = [C14A, C14B, C14C]
 
 
 def evidence_from_run(result: Mapping) -> dict:
-    """C14's evidence from a `labkit.chapters.ch06_ddp_layout_drift.ddp_launch.launch` result (all ranks' reports).
+    """C14a/b/c's evidence from a `labkit.chapters.ch06_ddp_layout_drift.ddp_launch.launch` result (all ranks' reports).
 
     A variant counts as identical only if every rank says so; warnings are rank 0's count
     (every rank warns the same); steps is the number of training steps each variant ran.
@@ -130,3 +225,14 @@ def evidence_from_run(result: Mapping) -> dict:
             "backend": result["backend"], "world_size": result["world_size"],
             "device": result["device"], "torch": result["torch"],
             "amp_dtype": ranks[0][0].get("amp_dtype")}
+
+
+def nearest_form_evidence(ev: Mapping) -> dict:
+    """C14c's evidence with the nearest working form of the hook in the judged slot.
+
+    Judge it with form=NEAREST_HOOK_FORM, so the verdict says it is not the hook as written.
+    Raises ValueError when the run had no such variant (b2_seed_hook_fitted).
+    """
+    if not ev.get("seed_hook_fitted"):
+        raise ValueError("this run has no b2_seed_hook_fitted variant: add it to the worker config's variants")
+    return {**ev, "seed_fix": ev["seed_hook_fitted"], "seed_hook_fitted": None}

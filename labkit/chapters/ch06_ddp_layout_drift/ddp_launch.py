@@ -58,8 +58,28 @@ def free_port() -> int:
 
 
 def default_world_size() -> int:
-    """One process per GPU on a GPU machine; two on a CPU (the smallest DDP worth showing)."""
-    return torch.cuda.device_count() if torch.cuda.is_available() else 2
+    """One process per GPU with two or more GPUs; otherwise two (one rank is not DDP: on one
+    GPU both ranks share it over gloo, on a CPU both run over gloo)."""
+    gpus = torch.cuda.device_count() if torch.cuda.is_available() else 0
+    return gpus if gpus >= 2 else 2
+
+
+def backend_for(world_size: int) -> str:
+    """NCCL when every rank has a GPU of its own (NCCL refuses two ranks on one GPU); gloo
+    otherwise: with CUDA tensors on a machine with fewer GPUs than ranks, on the CPU without one."""
+    gpus = torch.cuda.device_count() if torch.cuda.is_available() else 0
+    return "nccl" if gpus >= world_size >= 2 else "gloo"
+
+
+def describe(world_size: int) -> str:
+    """Where the ranks run and how they talk, in words, for the chapter to print."""
+    gpus = torch.cuda.device_count() if torch.cuda.is_available() else 0
+    if backend_for(world_size) == "nccl":
+        return f"{world_size} processes over NCCL, one per GPU"
+    if gpus:
+        return (f"{world_size} processes over gloo with CUDA tensors, sharing {gpus} GPU(s) "
+                "(NCCL needs a GPU per rank: the seed's NCCL form needs several GPUs)")
+    return f"{world_size} processes over gloo on this CPU (127.0.0.1)"
 
 
 def rank_environment(rank: int, world: int, port: int, threads: int) -> dict[str, str]:
@@ -90,9 +110,6 @@ def launch(config: dict | WorkerConfig | None = None, world_size: int | None = N
     world = default_world_size() if world_size is None else world_size
     if not isinstance(world, int) or world < 1:
         raise ValueError(f"world_size must be a positive integer, got {world!r}")
-    if torch.cuda.is_available() and world > torch.cuda.device_count():
-        raise ValueError(f"world_size {world} > {torch.cuda.device_count()} GPUs: NCCL needs one GPU "
-                         "per process here")
     if not timeout_s > 0:
         raise ValueError(f"timeout_s must be > 0, got {timeout_s!r}")
     threads = threads_per_rank or max(1, (os.cpu_count() or 2) // world)

@@ -32,6 +32,7 @@ import argparse
 import copy
 import datetime
 import json
+import math
 import os
 import re
 import sys
@@ -100,7 +101,9 @@ class WorkerConfig:
     batch: int = 8
     image: int = 32
     width: int = 16
-    amp: str = "auto"                # "auto" (bf16 where the device has it), "bf16", "off"
+    amp: str = "auto"                # "auto" (bf16 where the device has it), "bf16", "fp16" (the seed's
+                                     # AMP: float16 autocast with GradScaler), "off"
+    model: str = "small"             # "small" (small_cnn) or "resnet50" (~100 MB of gradients, for the cost)
     seed: int = 0
     collective_timeout_s: float = 60.0
     fail_on_rank: int = -1           # tests: this rank raises at the start of the first variant
@@ -116,8 +119,10 @@ class WorkerConfig:
         bad = [v for v in config.variants if v not in VARIANTS]
         if bad or not config.variants:
             raise ValueError(f"unknown variants {bad or '(none given)'}; choose from {list(VARIANTS)}")
-        if config.amp not in ("auto", "bf16", "off"):
-            raise ValueError(f"amp must be 'auto', 'bf16' or 'off', got {config.amp!r}")
+        if config.model not in MODELS:
+            raise ValueError(f"model must be one of {list(MODELS)}, got {config.model!r}")
+        if config.amp not in ("auto", "bf16", "fp16", "off"):
+            raise ValueError(f"amp must be 'auto', 'bf16', 'fp16' or 'off', got {config.amp!r}")
         if config.observed_steps < 3 or config.timed_steps < 1:
             raise ValueError("observed_steps must be >= 3 (the late drift converts after step 2) "
                              "and timed_steps >= 1")
@@ -135,6 +140,17 @@ def small_cnn(width: int = 16, classes: int = 10) -> nn.Module:
         nn.Conv2d(width, 2 * width, 3, padding=1, bias=False), nn.BatchNorm2d(2 * width), nn.ReLU(),
         nn.Conv2d(2 * width, 2 * width, 1), nn.ReLU(),
         nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(2 * width, classes))
+
+
+def resnet50_10(width: int = 0) -> nn.Module:
+    """labkit's ResNet-50 (random weights, 10 classes): 23.5 M parameters, about 94 MB of float32
+    gradients, what a realistic DDP bucket traffic looks like. width is ignored."""
+    from labkit.core import resnet
+
+    return resnet.resnet50(num_classes=10)
+
+
+MODELS: dict[str, Callable[[int], nn.Module]] = {"small": small_cnn, "resnet50": resnet50_10}
 
 
 # The seed's fix (section 4.3), exactly as it is written there.
@@ -238,6 +254,8 @@ def parse_warning(message: str) -> dict | None:
 def _amp_dtype(config: WorkerConfig, device: torch.device) -> torch.dtype | None:
     if config.amp == "off":
         return None
+    if config.amp == "fp16":
+        return torch.float16
     if config.amp == "bf16" or device.type == "cuda":
         return torch.bfloat16
     return torch.bfloat16 if cpu_has_bf16() else None
@@ -263,7 +281,7 @@ class _Run:
         self.grad_tolerance = (GRAD_TOLERANCE_FLOAT32_CPU if device.type == "cpu" and self.amp_dtype is None
                                else GRAD_TOLERANCE_REDUCED)
         torch.manual_seed(config.seed)
-        model = small_cnn(config.width).to(device)
+        model = MODELS[config.model](config.width).to(device)
         if variant.convert_at == "before_wrap":
             model = model.to(memory_format=torch.channels_last)
         self.built_strides = {n: list(p.stride()) for n, p in model.named_parameters()}
@@ -277,6 +295,8 @@ class _Run:
         elif variant.hook == "seed_signature_fitted":
             self.ddp.register_full_backward_hook(_seed_hook_fitted)
         self.optimizer = torch.optim.SGD(self.ddp.parameters(), lr=0.01, momentum=0.9)
+        # The seed's AMP: float16 autocast with a GradScaler (bf16 needs no scaler)
+        self.scaler = (torch.amp.GradScaler(device.type) if self.amp_dtype == torch.float16 else None)
         data = torch.Generator().manual_seed(config.seed * 1000 + rank)  # each rank its own batch
         self.x = torch.randn(config.batch, 3, config.image, config.image, generator=data).to(
             device, memory_format=torch.channels_last)
@@ -287,15 +307,26 @@ class _Run:
         self.warned: list[dict] = []
         self.other_warnings: set[str] = set()
 
-    def step(self) -> None:
-        """One training step; counts the layout warnings it raised."""
+    def step(self, inspect: Callable[[], None] | None = None) -> None:
+        """One training step; counts the layout warnings it raised. inspect runs after backward
+        (and, with a GradScaler, after unscaling), before the optimizer steps."""
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             with torch.autocast(self.device.type, dtype=self.amp_dtype or torch.bfloat16,
                                 enabled=self.amp_dtype is not None):
                 loss = nn.functional.cross_entropy(self.ddp(self.x), self.y)
-            loss.backward()
-            self.optimizer.step()
+            if self.scaler is not None:
+                self.scaler.scale(loss).backward()
+                self.scaler.unscale_(self.optimizer)
+                if inspect is not None:
+                    inspect()
+                self.scaler.step(self.optimizer)
+                self.scaler.update()
+            else:
+                loss.backward()
+                if inspect is not None:
+                    inspect()
+                self.optimizer.step()
             self.optimizer.zero_grad(set_to_none=self.variant.set_to_none)
         ours = [str(w.message) for w in caught if WARNING_TEXT in str(w.message)]
         for other in (w for w in caught if WARNING_TEXT not in str(w.message)):
@@ -325,8 +356,10 @@ class _Run:
             errors = {name: relative_error(grad["value"], expected[name]) for name, grad in grads.items()}
             wrong = {name: self._diagnose(name, grads[name], expected[name]) for name, error in errors.items()
                      if error > self.grad_tolerance}
+            # inf/nan (a GradScaler step it skips) compares as neither right nor wrong: said apart
+            nonfinite = sorted(name for name, error in errors.items() if not math.isfinite(error))
             observed.append({"step": index, "warnings": self.warnings_by_step[-1],
-                             "traffic": traffic.as_dict(), "wrong_grads": wrong,
+                             "traffic": traffic.as_dict(), "wrong_grads": wrong, "nonfinite_grads": nonfinite,
                              "largest_grad_error": max(errors.values(), default=0.0),
                              "parameters": self._parameter_rows(grads),
                              "separate_grad_bytes": sum(
@@ -337,17 +370,13 @@ class _Run:
         """A step, reading each gradient's layout after backward (before zero_grad)."""
         grads: dict = {}
 
-        def read(_optimizer: object, _args: object, _kwargs: object) -> None:
+        def read() -> None:
             for name, p in self.ddp.module.named_parameters():
                 if p.grad is not None:
                     grads[name] = {"stride": list(p.grad.stride()), "value": p.grad.detach().clone(),
                                    "storage": p.grad.untyped_storage().data_ptr(),
                                    "nbytes": p.grad.numel() * p.grad.element_size()}
-        handle = self.optimizer.register_step_pre_hook(read)
-        try:
-            self.step()
-        finally:
-            handle.remove()
+        self.step(inspect=read)
         return grads
 
     def _reference_grads(self) -> dict[str, torch.Tensor]:
@@ -358,10 +387,11 @@ class _Run:
         with torch.autocast(self.device.type, dtype=self.amp_dtype or torch.bfloat16,
                             enabled=self.amp_dtype is not None):
             loss = nn.functional.cross_entropy(reference(self.x), self.y)
-        loss.backward()
+        scale = float(self.scaler.get_scale()) if self.scaler is not None else 1.0
+        (loss * scale).backward()  # the same scaling as DDP's step, so fp16 underflows alike
         expected = {}
         for name, p in reference.named_parameters():
-            grad = p.grad.detach().clone()
+            grad = p.grad.detach().clone() / scale
             dist.all_reduce(grad)
             expected[name] = grad / self.world
         return expected
@@ -457,13 +487,14 @@ def run_rank(config: WorkerConfig) -> dict | None:
     rank 0 returns everything, gathered from all ranks; the others return None."""
     rank, world = int(os.environ["RANK"]), int(os.environ["WORLD_SIZE"])
     local_rank = int(os.environ.get("LOCAL_RANK", rank))
-    use_cuda = torch.cuda.is_available()
-    device = torch.device("cuda", local_rank) if use_cuda else torch.device("cpu")
-    if use_cuda:
+    gpus = torch.cuda.device_count() if torch.cuda.is_available() else 0
+    # NCCL when every rank has a GPU of its own; gloo otherwise (CUDA tensors on a shared GPU)
+    backend = "nccl" if gpus >= world >= 2 else "gloo"
+    device = torch.device("cuda", local_rank % gpus) if gpus else torch.device("cpu")
+    if gpus:
         torch.cuda.set_device(device)
-    backend = "nccl" if use_cuda else "gloo"
     timeout = datetime.timedelta(seconds=config.collective_timeout_s)
-    dist.init_process_group(backend, timeout=timeout, **({"device_id": device} if use_cuda else {}))
+    dist.init_process_group(backend, timeout=timeout, **({"device_id": device} if backend == "nccl" else {}))
     torch.set_warn_always(True)  # the layout warning is TORCH_WARN_ONCE: count it every time
     try:
         reports = []

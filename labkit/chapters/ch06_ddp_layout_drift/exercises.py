@@ -1,7 +1,7 @@
-"""Chapter 06's exercises, easiest first: the channels_last strides DDP's warning prints, whether
+"""Chapter 06's exercises, easiest first (chapter 03 has the channels_last strides): whether
 copying between two layouts moves bytes out of order (what the drift really costs), and which
-parameters of a model DDP warns about when it goes to channels_last after wrapping. Each
-reference asks torch: strides from `Tensor.to(memory_format=...)`, order from a real copy_."""
+gradients DDP warns about under AccumulateGrad's layout contract and its size-1 exemption (the
+1x1 weight that warns on a GPU before any conversion). Each reference asks torch: order from a real copy_, the kept gradient from AccumulateGrad."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import random
 
 import torch
 
+from labkit.chapters.ch06_ddp_layout_drift import layout_contract
 from labkit.exercises.grader import Exercise
 
 
@@ -20,27 +21,6 @@ def _conv_shape(rng: random.Random) -> tuple[int, int, int, int]:
 
 
 # ---------------------------------------------------------------- level 1
-def reference_channels_last_strides(shape: tuple[int, int, int, int]) -> tuple[int, ...]:
-    return torch.empty(shape).to(memory_format=torch.channels_last).stride()
-
-
-CHANNELS_LAST_STRIDES = Exercise(
-    id="06.channels_last_strides",
-    title="the strides of a 4-D tensor in channels_last",
-    task="Write channels_last_strides(shape) -> tuple of 4 ints: the strides torch gives "
-         "torch.empty(shape).to(memory_format=torch.channels_last), shape being (N, C, H, W). "
-         "These are the 'grad strides' DDP's warning prints for a weight converted after wrapping.",
-    reference=reference_channels_last_strides,
-    make_case=lambda rng: (_conv_shape(rng),),
-    edge_cases=[((16, 3, 3, 3),), ((32, 32, 1, 1),), ((2, 1, 4, 4),), ((1, 3, 2, 2),),
-                ((4, 5, 1, 3),)],
-    hint="Memory order is N, H, W, C: C steps by 1, W by C, H by W*C, N by H*W*C. A size-1 dim "
-         "still gets a stride: compare yours with torch's for (32, 32, 1, 1).",
-    level=1,
-)
-
-
-# ---------------------------------------------------------------- level 2
 def _dense_layouts(shape: tuple[int, ...]) -> list[tuple[int, ...]]:
     plain = torch.empty(shape)
     return [plain.stride(), plain.to(memory_format=torch.channels_last).stride(),
@@ -80,54 +60,47 @@ COPY_IN_ORDER = Exercise(
                 ((2, 3, 4, 5), (60, 20, 5, 1), (60, 20, 5, 1))],
     hint="A dim of size 1 is never stepped along, so its stride does not matter. Drop those "
          "dims and compare what is left.",
-    level=2,
+    level=1,
 )
 
 
-# ---------------------------------------------------------------- level 3
-def reference_drift_report(shapes: list[tuple[int, ...]]) -> tuple[int, int]:
-    warned = permuting = 0
-    for shape in shapes:
-        param = torch.empty(shape)
-        bucket_stride = param.stride()  # DDP's rule: the bucket view takes the strides at wrap time
-        converted = param.to(memory_format=torch.channels_last) if param.dim() == 4 else param
-        grad_stride = converted.stride()  # the layout contract: a grad takes its param's strides
-        if grad_stride != bucket_stride:
-            warned += 1
-            if not reference_copy_in_order(shape, grad_stride, bucket_stride):
-                permuting += 1
-    return warned, permuting
+# ---------------------------------------------------------------- level 2
+def reference_drift_report(shape: tuple[int, ...], grad_stride: tuple[int, ...]) -> tuple[tuple[int, ...], bool]:
+    kept = layout_contract.kept_grad_stride(shape, grad_stride)  # torch's AccumulateGrad decides
+    return kept, kept != tuple(torch.empty(shape).stride())
 
 
-def _model_shapes(rng: random.Random) -> tuple:
-    shapes: list[tuple[int, ...]] = []
-    for _ in range(rng.randint(1, 6)):
-        kind = rng.random()
-        if kind < 0.5:
-            shapes.append(_conv_shape(rng))
-        elif kind < 0.8:
-            shapes.append((rng.randint(1, 8),))
-        else:
-            shapes.append((rng.randint(1, 8), rng.randint(1, 8)))
-    return (shapes,)
+def _dense_permutation(shape: tuple[int, ...], rng: random.Random) -> tuple[int, ...]:
+    """The strides of a dense tensor of `shape` whose dims are laid out in a random order."""
+    order = list(range(len(shape)))
+    rng.shuffle(order)
+    return torch.empty([shape[d] for d in order]).permute(*[order.index(i) for i in range(len(shape))]).stride()
+
+
+def _grad_case(rng: random.Random) -> tuple:
+    shape = _conv_shape(rng) if rng.random() < 0.8 else (rng.randint(1, 6), rng.randint(1, 6))
+    if len(shape) == 4 and rng.random() < 0.5:
+        return shape, tuple(torch.empty(shape).to(memory_format=torch.channels_last).stride())
+    return shape, tuple(_dense_permutation(shape, rng))
 
 
 DRIFT_REPORT = Exercise(
     id="06.drift_report",
-    title="which parameters DDP warns about, and which of them cost a permuting copy",
-    task="A model with parameters of these shapes is wrapped in DDP (all contiguous), then "
-         "converted with .to(memory_format=torch.channels_last) (only 4-D parameters change). "
-         "Write drift_report(shapes) -> (warned, permuting): how many parameters get DDP's "
-         "'Grad strides do not match bucket view strides' warning on the next step, and how "
-         "many of those copy their gradient into the bucket out of order.",
+    title="AccumulateGrad's layout contract and its size-1 exemption: which gradients DDP warns about",
+    task="A contiguous parameter of this shape is wrapped in DDP (its bucket view takes the "
+         "parameter's contiguous strides) and never converted. The backward kernel returns its "
+         "gradient with strides grad_stride (cuDNN may return a 1x1 weight's gradient in "
+         "channels_last). Write drift_report(shape, grad_stride) -> (kept_stride, warns): the "
+         "strides .grad has after AccumulateGrad, and whether DDP warns 'Grad strides do not "
+         "match bucket view strides' (its check compares the whole stride tuples).",
     reference=reference_drift_report,
-    make_case=_model_shapes,
-    edge_cases=[([(16, 3, 3, 3), (16,), (32, 32, 1, 1), (10, 32)],), ([(8,)],),
-                ([(4, 1, 3, 3), (1, 1, 1, 1), (6, 2, 1, 1)],)],
-    hint="The bucket view keeps the strides the parameter had when DDP was built; the gradient "
-         "takes the parameter's strides now. Warned: the strides differ. Permuting: they differ "
-         "on a dim of size > 1 (your copy_in_order helps).",
-    level=3,
+    make_case=_grad_case,
+    edge_cases=[((32, 16, 1, 1), (16, 1, 16, 16)), ((16, 3, 3, 3), (27, 1, 9, 3)),
+                ((4, 1, 3, 3), (9, 1, 3, 1)), ((1, 1, 1, 1), (1, 1, 1, 1)), ((6, 2, 1, 1), (2, 1, 2, 2))],
+    hint="AccumulateGrad keeps the gradient if its strides equal the parameter's on every dim "
+         "whose size is not 1 (grad_layout_contract.h); otherwise it stores a copy with the "
+         "parameter's strides. DDP then compares all the strides, size-1 dims included.",
+    level=2,
 )
 
-EXERCISES = [CHANNELS_LAST_STRIDES, COPY_IN_ORDER, DRIFT_REPORT]
+EXERCISES = [COPY_IN_ORDER, DRIFT_REPORT]

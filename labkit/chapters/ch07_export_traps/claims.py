@@ -66,14 +66,26 @@ def trace_lost_contiguity(ev: Mapping) -> tuple[bool, str]:
     return (not records) or (not keeps) or bool(wrong), text
 
 
+def seed_example_text(ev: Mapping) -> str:
+    """What the seed's own example input did, when the run fed it (optional evidence)."""
+    seed = ev.get("seed_example_as_written")
+    if not seed:
+        return ""
+    shape = tuple(seed["shape"])
+    return (f"; the seed's own example {seed['expression']} is a {shape} tensor: as written it "
+            + (f"cannot feed the model (raised {seed['error']})" if seed["outcome"] == "raised"
+               else f"ran, giving {tuple(seed['output_shape'])}"))
+
+
 def check_c15(ev: Mapping, th: Mapping) -> tuple[str, str, str]:
     if not ev["trace_outcomes"]:
         raise ClaimError("C15: no traced module was fed any input layout")
     lost, text = trace_lost_contiguity(ev)
+    text += seed_example_text(ev)
     if not ev["tensorrt_ran"]:
-        read = ("; TensorRT is not installed here: its documentation describes no CPU fallback "
-                "(DLA layers fall back to the GPU; Torch-TensorRT runs unconverted ops in PyTorch "
-                "on the same device)")
+        read = ("; the TensorRT half was read from documentation, not measured (TensorRT is not "
+                "installed here): it describes no CPU fallback (DLA layers fall back to the GPU; "
+                "Torch-TensorRT runs unconverted ops in PyTorch on the same device)")
         if not lost:
             return REFUTED, text + ": nothing about contiguity was lost" + read, ""
         return DEPENDS, text + read, "a TensorRT run: tracing lost contiguity here, the fallback is unmeasured"

@@ -568,18 +568,76 @@ def _row(key: str, build: Callable[[], Artifact], inputs: dict[str, torch.Tensor
     return Row(artifact.path, artifact.records, outcomes, artifact.build_s, artifact.note, artifact)
 
 
+CPU_CLOCK = "CPU clock"
+
+
+def _on_cpu_session(path: str) -> bool:
+    """An ONNX Runtime session on its CPU provider: it runs on the host whatever the input's device."""
+    return "ONNX Runtime CPU" in path
+
+
+@dataclass
+class Speed:
+    """The correct paths timed, one comparison per clock: device events for what runs on the GPU,
+    the CPU clock for what runs on the host (ONNX Runtime's CPU provider on a GPU machine gets
+    its own comparison, against eager on the CPU, never CUDA events beside GPU eager)."""
+
+    comparisons: dict[str, object]  # clock label -> labkit.measure.bench.Comparison
+    correct_on_all: list[str]  # paths that gave eager's answer on every tested layout
+
+    @property
+    def variants(self) -> dict[str, object]:
+        """Every timed variant, labelled with its clock where there are several."""
+        several = len(self.comparisons) > 1
+        return {(f"{label} [{clock}]" if several else label): v
+                for clock, c in self.comparisons.items() for label, v in c.variants.items()}
+
+    def fastest_correct(self) -> dict[str, str]:
+        """Per clock, the fastest path among those correct on all tested layouts (eager included:
+        it is correct by definition); a path wrong on some layout is never named fastest."""
+        out = {}
+        for clock, comparison in self.comparisons.items():
+            eligible = [k for k in comparison.variants if k.startswith("eager") or k in self.correct_on_all]
+            out[clock] = min(eligible, key=lambda k: comparison[k].ratio)
+        return out
+
+    def _repr_html_(self) -> str:
+        return "".join(f"<p><b>timed with: {html.escape(clock)}</b></p>{c._repr_html_()}"
+                       for clock, c in self.comparisons.items())
+
+    def __repr__(self) -> str:
+        return "\n".join(f"timed with {clock}:\n{c}" for clock, c in self.comparisons.items())
+
+
 def speed(audit: Audit, example: torch.Tensor, model: nn.Module, rounds: int = 5,
-          rep_ms: float = 300.0) -> object:
+          rep_ms: float = 300.0) -> Speed:
     """Time eager and every path that was correct on the NCHW input, interleaved (labkit.measure.bench).
 
-    Only correct paths are timed: a fast wrong answer is not a result.
+    Only correct paths are timed: a fast wrong answer is not a result. Each path is timed by the
+    clock of the place it runs: on a GPU machine the CPU-provider ONNX Runtime sessions are
+    timed with the CPU clock (bench device='cpu') against eager on the CPU.
     """
+    import copy as _copy
+
     from labkit.measure import bench
 
     x = example.contiguous()
-    variants: dict[str, Callable[[], object]] = {"eager": lambda: model(x)}
-    for r in audit.rows:
-        if r.artifact is not None and r.outcomes[NCHW].kind == CORRECT:
-            variants[r.path] = (lambda fn: lambda: fn(x))(r.artifact.run)
+    timed = [r for r in audit.rows if r.artifact is not None and r.outcomes[NCHW].kind == CORRECT]
+    on_host = [r for r in timed if x.is_cuda and _on_cpu_session(r.path)]
+    here: dict[str, Callable[[], object]] = {"eager": lambda: model(x)}
+    for r in timed:
+        if r not in on_host:
+            here[r.path] = (lambda fn: lambda: fn(x))(r.artifact.run)
+    comparisons: dict[str, object] = {}
+    clock = f"CUDA events on {x.device}" if x.is_cuda else CPU_CLOCK
     with torch.no_grad(), _quiet():
-        return bench.compare(variants, baseline="eager", rounds=rounds, rep_ms=rep_ms)
+        comparisons[clock] = bench.compare(here, baseline="eager", rounds=rounds, rep_ms=rep_ms,
+                                           device=x.device)
+        if on_host:
+            x_cpu, model_cpu = x.cpu(), _copy.deepcopy(model).cpu()
+            host: dict[str, Callable[[], object]] = {"eager on the CPU": lambda: model_cpu(x_cpu)}
+            for r in on_host:
+                host[r.path] = (lambda fn: lambda: fn(x_cpu))(r.artifact.run)
+            comparisons[CPU_CLOCK] = bench.compare(host, baseline="eager on the CPU", rounds=rounds,
+                                                   rep_ms=rep_ms, device="cpu")
+    return Speed(comparisons, [r.path for r in timed if r.correct_on_all])

@@ -112,6 +112,72 @@ def dropped_contiguous(batch: int = 2, image: int = 16, device: str | torch.devi
     return DroppedContiguous(exported, traced, audit)
 
 
+@dataclass
+class ConvStrides:
+    """The first convolution's output strides, as eager produced them and as torch.export
+    recorded them in its graph (node.meta['val']), for each example layout, on one device."""
+
+    device: str
+    rows: list[dict]  # {"example": layout, "eager": strides, "export": strides}
+
+    def lines(self) -> list[str]:
+        out = []
+        for r in self.rows:
+            same = "same" if r["eager"] == r["export"] else "DIFFERENT: the graph assumes a layout eager did not produce"
+            out.append(f"{self.device}, {r['example']} example: eager conv output strides {r['eager']}, "
+                       f"export recorded {r['export']} ({same})")
+        return out
+
+    @property
+    def mismatched(self) -> list[str]:
+        """The example layouts whose recorded strides differ from eager's."""
+        return [r["example"] for r in self.rows if r["eager"] != r["export"]]
+
+    def __repr__(self) -> str:
+        return "\n".join(self.lines())
+
+
+def conv_output_strides(batch: int = 2, image: int = 16, device: str | torch.device = "cpu") -> ConvStrides:
+    """Eager's first-convolution output strides beside what torch.export recorded for it, for an
+    NCHW and a channels_last example. Devices differ (cuDNN and the CPU kernels choose output
+    layouts differently, and the exporter's fake kernels may not follow them), so print both."""
+    torch.manual_seed(0)
+    model = ContiguousThenView(image=image).to(device).eval()
+    example = export_audit.example_input(batch, image, device=device)
+    rows = []
+    with export_audit._quiet(), torch.no_grad():
+        for name, x in ((NCHW, example), (CHANNELS_LAST, export_audit.layouts(example)[CHANNELS_LAST])):
+            eager = tuple(model.conv(x).stride())
+            program = torch.export.export(model, (x,))
+            conv = next(n for n in program.graph.nodes if n.op == "call_function"
+                        and ("conv" in str(n.target) or "convolution" in str(n.target)))
+            rows.append({"example": name, "eager": eager, "export": tuple(conv.meta["val"].stride())})
+    return ConvStrides(str(torch.device(device)), rows)
+
+
+SEED_TRACE_EXAMPLE = "x.transpose(2, 3).transpose(1, 2)"  # the seed's 4.4 example input, as written
+
+
+def seed_trace_example(run: Callable[[torch.Tensor], torch.Tensor], example: torch.Tensor) -> dict:
+    """Feed a frozen model the seed's own example, x.transpose(2, 3).transpose(1, 2), as written.
+
+    For an (N, 3, H, W) batch that is an (N, W, 3, H) tensor: it has W channels, so a 3-channel
+    model can take it only when W == 3. Reported as plain data: the shape, and what happened.
+    """
+    x = example.transpose(2, 3).transpose(1, 2)
+    try:
+        with torch.no_grad(), export_audit._quiet():
+            out = run(x)
+    except Exception as error:  # the finding is the error itself
+        last = str(error).strip().splitlines()[-1] if str(error).strip() else ""
+        name = type(error).__name__
+        text = last if last.startswith(name) else f"{name}: {last}"  # TorchScript repeats the type
+        return {"expression": SEED_TRACE_EXAMPLE, "shape": list(x.shape), "outcome": "raised",
+                "error": text[:240]}
+    return {"expression": SEED_TRACE_EXAMPLE, "shape": list(x.shape), "outcome": "ran",
+            "error": None, "output_shape": list(out.shape)}
+
+
 # ---------------------------------------------------------------------------------------
 # 2. A channels_last model exported with an NCHW example
 
@@ -337,8 +403,9 @@ def ort_placement(model: nn.Module, example: torch.Tensor, onnx_path: str | Path
 
 def ort_cpu_fallback_cost(model: nn.Module, example: torch.Tensor, rep_ms: float = 300.0,
                           onnx_path: str | Path | None = None) -> object | None:
-    """On a GPU: the whole model on ORT's CPU provider against its CUDA provider (interleaved).
-    What the seed's 'falls back to the CPU' would cost at most, on ORT. None without CUDA EP."""
+    """On a GPU: the whole model on ORT's CPU provider against its CUDA provider (interleaved),
+    both timed as wall time to a finished result on the CPU clock. What the seed's 'falls back
+    to the CPU' would cost at most, on ORT. None without CUDA EP."""
     from labkit.measure import bench
 
     if export_audit.ort_providers(example.device)[0] != "CUDAExecutionProvider":
@@ -355,9 +422,16 @@ def ort_cpu_fallback_cost(model: nn.Module, example: torch.Tensor, rep_ms: float
         shape = tuple(model(example).shape)
     run_gpu = export_audit._ort_feed_pointer(gpu, shape)
     run_cpu = export_audit._ort_feed_numpy(cpu)
-    return bench.compare({"CUDA provider": lambda: run_gpu(example),
+    def gpu_to_completion() -> torch.Tensor:
+        out = run_gpu(example)
+        torch.cuda.synchronize(example.device)
+        return out
+
+    # One clock for both, the CPU's: wall time to a finished result (the GPU run waits for its
+    # kernels), since the CPU provider's work is host work that CUDA events do not time.
+    return bench.compare({"CUDA provider": gpu_to_completion,
                           "CPU provider (and copies)": lambda: run_cpu(example)},
-                         baseline="CUDA provider", rounds=5, rep_ms=rep_ms)
+                         baseline="CUDA provider", rounds=5, rep_ms=rep_ms, device="cpu")
 
 
 def tensorrt_status() -> dict[str, object]:

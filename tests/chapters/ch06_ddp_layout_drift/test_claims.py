@@ -24,53 +24,91 @@ MEASURED_HERE = dict(drift_variants=[drift(wrong=["0.weight", "3.weight"]),
                      other_variants=[drift("d_bucket_view", 0, wrong=["0.weight"])],
                      backend="gloo", world_size=2)
 
+FITTED_STILL_WRONG = drift("b2_seed_hook_fitted", 3, wrong=["0.weight", "3.weight"])
+MEASURED_HERE["seed_hook_fitted"] = FITTED_STILL_WRONG
+ILLEGAL = "RuntimeError: CUDA error: an illegal memory access was encountered"
+
 CASES = {
-    "C14": {
-        # the seed's story: ranks diverge under drift, the hook runs and repairs it
-        "confirmed": dict(drift_variants=[drift(identical=False, diff=1e-3)],
-                          control_params_identical=True,
-                          seed_fix=drift("b_seed_fix", 0, identical=True)),
+    "C14a": {
+        # a drifted rank reading illegal memory, or ranks that drift apart: the seed's story
+        "confirmed": dict(drift_variants=[drift(identical=False, diff=1e-3)], control_params_identical=True),
         "refuted": MEASURED_HERE,
-        "depends": dict(drift_variants=[drift(warnings=0)], control_params_identical=True,
-                        seed_fix=drift("b_seed_fix", 0, error=TYPE_ERROR)),
+        "depends": dict(drift_variants=[drift(warnings=0)], control_params_identical=True),
+    },
+    "C14b": {
+        "confirmed": MEASURED_HERE,
+        # a release whose reducer copies back through the build-time views: gradients right
+        "refuted": dict(drift_variants=[drift(), drift("e_late_drift", 57)]),
+        "depends": dict(drift_variants=[drift(warnings=0)]),
+    },
+    "C14c": {
+        # a hook that ran and left every gradient right (a form that reaches the parameters)
+        "confirmed": dict(MEASURED_HERE, seed_fix=drift("b_seed_fix", 0), seed_hook_fitted=None),
+        "refuted": MEASURED_HERE,
+        "depends": dict(drift_variants=[drift()], seed_fix=drift("b_seed_fix", 0, error=TYPE_ERROR)),
     },
 }
 
 
-def test_check_follows_the_evidence():
-    assert_outcomes_follow_the_evidence("C14", CASES["C14"])
+@pytest.mark.parametrize("claim_id", sorted(CASES))
+def test_check_follows_the_evidence(claim_id):
+    assert_outcomes_follow_the_evidence(claim_id, CASES[claim_id])
 
 
-def test_harmless_drift_with_a_crashing_hook_is_refuted_and_says_why():
-    verdict = judge("C14", drift_variants=[drift()], control_params_identical=True,
-                    seed_fix=drift("b_seed_fix", 0, error=TYPE_ERROR))
-    assert verdict.outcome == "refuted"
-    assert "strided copy" in verdict.reason and "TypeError" in verdict.reason
+def test_c14_is_retired_and_split():
+    assert [c.id for c in claims.for_chapter("06_ddp_layout_drift")] == ["C14a", "C14b", "C14c"]
+    assert ch06.RETIRED == {"C14": ("C14a", "C14b", "C14c")}
+    with pytest.raises(claims.ClaimError):
+        claims.get("C14")
 
 
-def test_broken_drift_with_a_hook_that_runs_but_leaves_the_warning_is_refuted():
-    verdict = judge("C14", drift_variants=[drift(wrong=["0.weight"])], control_params_identical=True,
-                    seed_fix=drift("b_seed_fix", 3))
-    assert verdict.outcome == "refuted"
-    assert "3 warnings remained" in verdict.reason and "silently and identically" in verdict.reason
+def test_c14a_an_illegal_access_in_a_drifted_rank_confirms():
+    verdict = judge("C14a", drift_variants=[drift(error=ILLEGAL)], control_params_identical=True)
+    assert verdict.outcome == "confirmed" and "illegal memory access" in verdict.reason
 
 
-def test_measured_reason_names_wrong_gradients_and_the_bucket_view_variant():
-    verdict = judge("C14", **MEASURED_HERE)
-    assert "gradients wrong for 0.weight, 3.weight" in verdict.reason
-    assert "d_bucket_view gives wrong gradients" in verdict.reason
-
-
-def test_ranks_that_diverge_without_drift_make_it_depend():
-    verdict = judge("C14", drift_variants=[drift(identical=False)], control_params_identical=False,
-                    seed_fix=drift("b_seed_fix", 0, error=TYPE_ERROR))
+def test_c14a_ranks_that_diverge_without_drift_make_it_depend():
+    verdict = judge("C14a", drift_variants=[drift(identical=False)], control_params_identical=False)
     assert verdict.outcome == "depends" and "rank divergence" in verdict.depends_on
 
 
-def test_a_crashing_drift_counts_as_broken():
-    verdict = judge("C14", drift_variants=[drift(error="RuntimeError: NCCL error: illegal memory access")],
-                    control_params_identical=True, seed_fix=drift("b_seed_fix", 0, identical=True))
-    assert verdict.outcome == "confirmed"
+def test_c14a_measured_here_says_the_ranks_stayed_identical():
+    verdict = judge("C14a", **MEASURED_HERE)
+    assert verdict.reason.startswith("The ranks never disagreed")
+
+
+def test_c14b_reason_opens_with_the_wrong_gradients_and_names_the_bucket_view_variant():
+    verdict = judge("C14b", **MEASURED_HERE)
+    first_sentence = verdict.reason.split(". ")[0]
+    assert "wrong gradients for 0.weight, 3.weight" in first_sentence
+    assert "d_bucket_view gives wrong gradients" in verdict.reason
+
+
+def test_c14b_a_drift_that_only_raises_is_not_silent():
+    verdict = judge("C14b", drift_variants=[drift(error=ILLEGAL, wrong=["0.weight"])])
+    assert verdict.outcome == "depends"
+
+
+def test_c14c_as_written_is_refuted_by_its_type_error_and_reports_the_nearest_form():
+    verdict = judge("C14c", **MEASURED_HERE)
+    assert verdict.outcome == "refuted" and "TypeError" in verdict.reason
+    assert "nearest working form" in verdict.reason and "still wrong for 0.weight" in verdict.reason
+
+
+def test_c14c_nearest_form_is_judged_on_its_own_and_labelled():
+    ev = ch06.nearest_form_evidence(MEASURED_HERE)
+    verdict = claims.get("C14c").judge(ev, machine="test", form=ch06.NEAREST_HOOK_FORM)
+    assert verdict.outcome == "refuted" and "b2_seed_hook_fitted" in verdict.reason
+    assert verdict.form.startswith("nearest working form")
+    fixed = ch06.nearest_form_evidence(dict(MEASURED_HERE, seed_hook_fitted=drift("b2_seed_hook_fitted", 0)))
+    assert claims.get("C14c").judge(fixed, machine="test").outcome == "confirmed"
+    with pytest.raises(ValueError, match="b2_seed_hook_fitted"):
+        ch06.nearest_form_evidence(dict(MEASURED_HERE, seed_hook_fitted=None))
+
+
+def test_c14c_a_hook_that_runs_but_leaves_wrong_gradients_is_refuted():
+    verdict = judge("C14c", drift_variants=[drift(wrong=["0.weight"])], seed_fix=drift("b_seed_fix", 3, wrong=["0.weight"]))
+    assert verdict.outcome == "refuted" and "3 warnings" in verdict.reason
 
 
 def _report(name, warnings_by_step, identical=True, error=None, wrong=None):
@@ -101,20 +139,23 @@ def test_evidence_from_a_launch_result_needs_every_rank_to_agree():
     assert ev["seed_fix"]["error"] == "TypeError: boom"
     assert ev["control_params_identical"] is True and ev["other_variants"][0]["name"] == "d_bucket_view"
     assert set(names) >= {d["name"] for d in ev["drift_variants"]}
-    assert claims.get("C14").judge(ev, machine="test").outcome == "refuted"
+    assert claims.get("C14a").judge(ev, machine="test").outcome == "confirmed"  # rank 1 disagrees
+    assert claims.get("C14b").judge(ev, machine="test").outcome == "confirmed"
+    assert claims.get("C14c").judge(ev, machine="test").outcome == "refuted"
 
 
-def test_claim_belongs_to_chapter_06_and_quotes_the_seed_fix():
-    assert [c.id for c in claims.for_chapter("06_ddp_layout_drift")] == ["C14"]
-    claim = claims.get("C14")
-    assert claim.tested and claim.seed_setting and claim.section.startswith("4.3")
+def test_claims_belong_to_chapter_06_and_quote_the_seed_fix():
+    for claim_id in ("C14a", "C14b", "C14c"):
+        claim = claims.get(claim_id)
+        assert claim.tested and "GradScaler" in claim.seed_setting and claim.section.startswith("4.3")
     assert "register_full_backward_hook(_ddp_reduce_hook)" in ch06.SEED_FIX_CODE
     assert "grad.contiguous(memory_format=torch.contiguous_format)" in ch06.SEED_FIX_CODE
 
 
-def test_recorded_reference_replays():
-    recorded = claims.recorded("C14")
+@pytest.mark.parametrize("claim_id", ["C14a", "C14b", "C14c"])
+def test_recorded_reference_replays(claim_id):
+    recorded = claims.recorded(claim_id)
     if recorded is None:
-        pytest.skip("no reference verdict for C14 recorded yet")
-    again = claims.get("C14").judge(recorded.evidence, machine=recorded.machine, form=recorded.form)
+        pytest.skip(f"no reference verdict for {claim_id} recorded yet")
+    again = claims.get(claim_id).judge(recorded.evidence, machine=recorded.machine, form=recorded.form)
     assert again.outcome == recorded.outcome

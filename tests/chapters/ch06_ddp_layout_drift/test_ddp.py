@@ -144,7 +144,40 @@ def test_the_seed_hook_is_the_seeds_code():
         module(torch.randn(1, 3, 8, 8, requires_grad=True)).sum().backward()
 
 
-def test_default_world_size_on_this_machine():
-    expected = torch.cuda.device_count() if torch.cuda.is_available() else 2
-    assert ddp_launch.default_world_size() == expected
+def test_default_world_size_on_this_machine_is_never_one_rank():
+    gpus = torch.cuda.device_count() if torch.cuda.is_available() else 0
+    expected = gpus if gpus >= 2 else 2
+    assert ddp_launch.default_world_size() == expected >= 2
+    backend = ddp_launch.backend_for(expected)
+    assert backend == ("nccl" if gpus >= 2 else "gloo")
+    assert ("gloo" in ddp_launch.describe(expected)) == (backend == "gloo")
+
+
+def test_one_gpu_or_none_runs_two_gloo_ranks(monkeypatch):
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    monkeypatch.setattr(torch.cuda, "device_count", lambda: 1)
+    assert ddp_launch.default_world_size() == 2 and ddp_launch.backend_for(2) == "gloo"
+    assert "gloo with CUDA tensors" in ddp_launch.describe(2)
+    monkeypatch.setattr(torch.cuda, "device_count", lambda: 4)
+    assert ddp_launch.default_world_size() == 4 and ddp_launch.backend_for(4) == "nccl"
     assert os.cpu_count()
+
+
+def test_the_resnet50_model_is_a_config_choice_with_realistic_gradients():
+    config = ddp_worker.WorkerConfig.from_dict({"model": "resnet50"})
+    model = ddp_worker.MODELS[config.model](config.width)
+    grad_bytes = sum(p.numel() * 4 for p in model.parameters())
+    assert 90e6 < grad_bytes < 110e6  # about 94 MB of float32 gradients
+    with pytest.raises(ValueError, match="model must be one of"):
+        ddp_worker.WorkerConfig.from_dict({"model": "vgg"})
+
+
+def test_the_seeds_amp_fp16_with_gradscaler_runs_and_is_checked_against_a_scaled_reference():
+    result = ddp_launch.launch({**TINY, "amp": "fp16", "variants": ["a_drift", "c_convert_first"]},
+                               world_size=2, timeout_s=240)
+    rows = {row["name"]: row for row in ddp_launch.variant_summary(result)}
+    assert result["ranks"][0][0]["amp_dtype"] == "float16"
+    assert rows["c_convert_first"]["wrong_grads"] == [] and rows["a_drift"]["wrong_grads"]
+    assert all(o["nonfinite_grads"] == [] for o in result["ranks"][0][1]["observed"])
+    with pytest.raises(ValueError, match="'fp16'"):
+        ddp_worker.WorkerConfig.from_dict({"amp": "half"})

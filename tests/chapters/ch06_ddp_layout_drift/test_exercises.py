@@ -9,11 +9,6 @@ from labkit import exercises
 from labkit.chapters.ch06_ddp_layout_drift import exercises as ch06
 
 
-def channels_last_strides(shape):
-    n, c, h, w = shape
-    return (h * w * c, 1, w * c, c)
-
-
 def copy_in_order(shape, src_stride, dst_stride):
     return all(a == b for n, a, b in zip(shape, src_stride, dst_stride, strict=True) if n != 1)
 
@@ -26,43 +21,38 @@ def _contiguous(shape):
     return tuple(reversed(strides))
 
 
-def drift_report(shapes):
-    warned = permuting = 0
-    for shape in shapes:
-        before = _contiguous(shape)
-        after = channels_last_strides(shape) if len(shape) == 4 else before
-        if after != before:
-            warned += 1
-            permuting += not copy_in_order(shape, after, before)
-    return warned, permuting
+def drift_report(shape, grad_stride):
+    param = _contiguous(shape)
+    obeys = all(g == p for n, g, p in zip(shape, grad_stride, param, strict=True) if n != 1)
+    kept = tuple(grad_stride) if obeys else param
+    return kept, kept != param
 
 
 RIGHT = {
-    "06.channels_last_strides": channels_last_strides,
     "06.copy_in_order": copy_in_order,
     "06.drift_report": drift_report,
 }
 
 WRONG = {
-    "06.channels_last_strides": [
-        lambda shape: (shape[1] * shape[2] * shape[3], shape[2] * shape[3], shape[3], 1),  # NCHW
-        lambda shape: (shape[1] * shape[2] * shape[3], 1, shape[3], shape[1]),  # H and W swapped
-    ],
     "06.copy_in_order": [
         lambda shape, a, b: tuple(a) == tuple(b),  # forgets size-1 dims
         lambda shape, a, b: True,  # "a copy is a copy"
     ],
     "06.drift_report": [
-        lambda shapes: (sum(len(s) == 4 for s in shapes), sum(len(s) == 4 for s in shapes)),  # every 4-D warns
-        lambda shapes: (sum(len(s) == 4 and s[2:] != (1, 1) for s in shapes),) * 2,  # 1x1 never warns
+        lambda shape, g: (_contiguous(shape), False),  # "AccumulateGrad always restrides"
+        lambda shape, g: (tuple(g), tuple(g) != _contiguous(shape)),  # "it always keeps the kernel's"
+        # "size-1 dims do not count for DDP either"
+        lambda shape, g: (drift_report(shape, g)[0], not copy_in_order(shape, drift_report(shape, g)[0],
+                                                                        _contiguous(shape))),
     ],
 }
 
 
-def test_chapter_06_has_three_exercises_of_rising_difficulty():
+def test_chapter_06_has_two_exercises_of_rising_difficulty_and_none_repeats_chapter_03():
     found = exercises.for_chapter("06_ddp_layout_drift")
     assert [e.id for e in found] == list(RIGHT)
-    assert [e.level for e in found] == [1, 2, 3]
+    assert [e.level for e in found] == [1, 2]
+    assert "06.channels_last_strides" not in exercises.REGISTRY
 
 
 @pytest.mark.parametrize("exercise_id", sorted(RIGHT))
@@ -81,7 +71,7 @@ def test_wrong_solution_shows_its_first_failing_case(exercise_id, wrong):
 
 
 def test_a_stub_is_reported_as_not_written_yet():
-    def stub(shapes):
+    def stub(shape, grad_stride):
         raise NotImplementedError
 
     report = exercises.get("06.drift_report").check(stub)
@@ -95,8 +85,13 @@ def test_random_cases_cover_both_answers_of_copy_in_order():
     assert 0.2 < share_in_order < 0.9
 
 
-def test_references_agree_with_the_chapters_model():
-    """The small CNN of chapter 06: two 3x3 weights permute, the 1x1 weight only restrides."""
-    shapes = [(16, 3, 3, 3), (16,), (16,), (32, 16, 3, 3), (32,), (32,), (32, 32, 1, 1), (32,), (10, 32), (10,)]
-    assert ch06.reference_drift_report(shapes) == (3, 2)
-    assert ch06.reference_channels_last_strides((32, 32, 1, 1)) == (32, 1, 32, 32)
+def test_the_reference_keeps_a_1x1_channels_last_gradient_and_ddp_warns():
+    """The size-1 exemption, through torch's own AccumulateGrad: kept, and warned about."""
+    assert ch06.reference_drift_report((32, 16, 1, 1), (16, 1, 16, 16)) == ((16, 1, 16, 16), True)
+    assert ch06.reference_drift_report((16, 3, 3, 3), (27, 1, 9, 3)) == ((27, 9, 3, 1), False)
+
+
+def test_random_cases_cover_every_answer_of_drift_report():
+    rng = random.Random(0)
+    answers = {ch06.reference_drift_report(*ch06._grad_case(rng))[1] for _ in range(200)}
+    assert answers == {True, False}

@@ -73,3 +73,17 @@ def test_the_evidence_of_a_real_cpu_run_is_judged():
 
 def test_the_documentation_is_cited():
     assert all("Source" in text or "core/runtime" in text for text in ch07.DOCUMENTED.values())
+
+
+def test_without_tensorrt_the_verdict_says_its_tensorrt_half_was_read_not_measured():
+    verdict = judge("C15", **LOST, **NO_TRT)
+    assert "TensorRT half was read from documentation, not measured" in verdict.reason
+    form = "tracing measured here (torch 2.x, cpu); TensorRT half read from documentation, not measured"
+    assert claims.form_kind(form) == "read from documentation"
+
+
+def test_the_seeds_own_example_as_written_is_reported():
+    seed = {"expression": "x.transpose(2, 3).transpose(1, 2)", "shape": [4, 32, 3, 32], "outcome": "raised",
+            "error": "RuntimeError: expected input to have 3 channels, but got 32 channels instead"}
+    verdict = judge("C15", **LOST, **NO_TRT, seed_example_as_written=seed)
+    assert "(4, 32, 3, 32) tensor: as written it cannot feed the model" in verdict.reason

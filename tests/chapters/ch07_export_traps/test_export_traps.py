@@ -77,3 +77,22 @@ def test_tensorrt_is_detected_not_assumed(tiny):
     if not torch.cuda.is_available():
         assert not ort_run.ran and "no CUDA GPU" in repr(ort_run)
     assert "onnxruntime" in export_traps.environment_line()
+
+
+def test_the_seeds_trace_example_cannot_feed_a_three_channel_model_as_written():
+    model = export_traps.ContiguousThenView(image=8).eval()
+    example = export_audit.example_input(2, 8)
+    traced = torch.jit.trace(model, example)
+    seed = export_traps.seed_trace_example(traced, example)
+    assert seed["shape"] == [2, 8, 3, 8] and seed["outcome"] == "raised"
+    assert "channels" in seed["error"]
+
+
+def test_conv_output_strides_put_eager_beside_export_on_the_cpu():
+    strides = export_traps.conv_output_strides(batch=2, image=8)
+    assert [r["example"] for r in strides.rows] == [export_audit.NCHW, export_audit.CHANNELS_LAST]
+    nchw, cl = strides.rows
+    assert nchw["eager"] == (512, 64, 8, 1)
+    assert cl["eager"] == (512, 1, 64, 8)  # the CPU kernel keeps channels_last
+    assert all("export recorded" in line for line in strides.lines())
+    assert strides.mismatched == [r["example"] for r in strides.rows if r["eager"] != r["export"]]

@@ -1,0 +1,64 @@
+"""The ledger's bookkeeping: a chapter that ran here without a GPU says so, verdicts are counted
+apart by the kind of form they judged, each row carries its finding in one sentence, and a
+verdict saved under a retired id (C14, split into C14a/b/c) is ignored, not a crash."""
+
+from labkit import claims
+from labkit.core import results
+from tests.chapters.ch06_ddp_layout_drift.test_claims import MEASURED_HERE
+
+
+def _results_here(tmp_path, monkeypatch):
+    monkeypatch.setenv("LABKIT_RESULTS_DIR", str(tmp_path / "results"))
+    monkeypatch.delenv("LABKIT_RECORD_REFERENCE", raising=False)
+
+
+def test_a_gpu_only_chapter_that_ran_here_says_ran_here_needs_a_gpu(tmp_path, monkeypatch, private_cache):
+    _results_here(tmp_path, monkeypatch)
+    rows = {r["claim"]: r for r in claims.ledger().rows()}
+    assert rows["C13"]["this machine"].startswith("not run here yet: run 05_")
+    results.record("05_dataloader", "ran", {"machine": "cpu-box", "where": "local"})
+    rows = {r["claim"]: r for r in claims.ledger().rows()}
+    assert rows["C13"]["this machine"] == "ran here (cpu-box), needs a GPU: no verdict on this machine"
+    assert rows["C23"]["this machine"].startswith("ran here")
+    assert rows["C7"]["this machine"].startswith("not run here yet")  # chapter 03 did not run
+
+
+def test_tallies_count_seed_form_analogue_and_documentation_apart(tmp_path, monkeypatch, private_cache):
+    _results_here(tmp_path, monkeypatch)
+    judge = claims.get("C14b").judge
+    claims.save([judge(MEASURED_HERE, machine="cpu-box", form=claims.SEED_FORM),
+                 claims.get("C14a").judge(MEASURED_HERE, machine="cpu-box", form="CPU analogue: gloo")],
+                "06_ddp_layout_drift")
+    ledger = claims.ledger()
+    tally = ledger.tally("this machine")
+    assert tally["seed form"] == {"confirmed": 1} and tally["analogue"] == {"refuted": 1}
+    assert tally["no verdict"]["claims"] == len(claims.REGISTRY) - 2
+    assert claims.form_kind("C15 half read from documentation, not measured") == "read from documentation"
+    assert claims.form_kind(claims.SEED_FORM) == "seed form" and claims.form_kind("GPU analogue") == "analogue"
+
+
+def test_each_row_carries_its_finding_in_one_sentence(tmp_path, monkeypatch, private_cache):
+    _results_here(tmp_path, monkeypatch)
+    claims.save([claims.get("C14b").judge(MEASURED_HERE, machine="cpu-box", form="CPU analogue")],
+                "06_ddp_layout_drift")
+    row = {r["claim"]: r for r in claims.ledger().rows()}["C14b"]
+    assert row["finding"].startswith("After a late channels_last conversion DDP handed the optimizer wrong gradients")
+    assert ". " not in row["finding"] and row["form here"] == "analogue"
+    assert "finding" in claims.LEDGER_COLUMNS
+    assert "wrong gradients" in claims.ledger().to_markdown()
+
+
+def test_a_verdict_saved_under_a_retired_id_is_ignored(tmp_path, monkeypatch, private_cache):
+    _results_here(tmp_path, monkeypatch)
+    old = claims.get("C14a").judge(MEASURED_HERE, machine="cpu-box").to_dict()
+    results.record("06_ddp_layout_drift", "verdict:C14", {**old, "claim_id": "C14"})
+    ledger = claims.ledger()
+    assert "C14" not in ledger.mine
+    assert {r["claim"] for r in ledger.rows()} == set(claims.REGISTRY)
+    assert {r["claim"]: r for r in ledger.rows()}["C14a"]["this machine"].startswith("not run here yet")
+
+
+def test_the_recorded_reference_file_with_its_retired_c14_loads():
+    ledger = claims.ledger()  # results/nvidia-h200.json holds 'verdict:C14'
+    assert "C14" not in ledger.reference_verdicts
+    assert len(ledger.rows()) == len(claims.REGISTRY)
