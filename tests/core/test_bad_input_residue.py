@@ -8,6 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from labkit.core import layout
+from tests.hypothesis_profiles import examples
 
 LAY = layout.check((3, 4), (4, 1))
 INT64_MAX = 2**63 - 1
@@ -32,7 +33,7 @@ def test_a_numpy_index_reads_like_the_same_numbers():
     assert layout.element_offset(layout.check((5,), (3,)), np.array(2)) == 6  # a 0-d array
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(st.lists(st.integers(0, 3), min_size=1, max_size=3).filter(lambda s: 0 in s), st.data())
 def test_an_empty_tensor_at_the_int64_limits_agrees_with_torch(shape, data):
     """torch's as_strided builds an empty tensor with any int64 offset and strides; so does labkit."""

@@ -8,6 +8,7 @@ from hypothesis import strategies as st
 
 from labkit.core import layout
 from labkit.show import widgets
+from tests.hypothesis_profiles import examples
 
 
 @pytest.mark.parametrize("cell", ["a", None, 2.5, True, False, np.bool_(True), b"\x01", [1], -1])
@@ -17,7 +18,7 @@ def test_elements_at_refuses_what_is_not_a_cell(cell):
         grid.elements_at(cell)
 
 
-@settings(max_examples=50, deadline=None)
+@settings(max_examples=examples(50), deadline=None)
 @given(st.integers(0, 30))
 def test_elements_at_a_whole_number_lists_the_elements_there(cell):
     t = torch.arange(12).reshape(3, 4).t()
