@@ -44,12 +44,15 @@ lab: $(VENV)/.lab-ready
 	$(BIN)/jupyter lab --ServerApp.ip=127.0.0.1 --ServerApp.port=$(PORT) --no-browser \
 		--ServerApp.root_dir=notebooks --LabApp.default_url=/lab/tree/$(FIRST_CHAPTER) $(ROOT_FLAG)
 
+# Each chapter executes once (nbval); the browser tests open chapters without re-running them,
+# except chapter 01, run once for the widgets. Property tests use the `ci` hypothesis profile
+# (HYPOTHESIS_PROFILE=nightly for the long hunt). `benchmarks/suite_cost.py --suite` times each part.
 test: lint
 	$(BIN)/python -m pytest -q
 
-# Everything but the browser tests: for a quick loop while editing.
+# Everything but the browser tests and the slowest property tests: a quick loop while editing.
 test-fast: lint
-	$(BIN)/python -m pytest -q -m "not browser"
+	$(BIN)/python -m pytest -q -m "not browser and not slow"
 
 # ruff, then the import contract (labkit's layers; pyproject.toml [tool.importlinter]).
 lint: $(VENV)/.test-ready

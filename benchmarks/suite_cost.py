@@ -1,4 +1,5 @@
-"""What each notebook costs on this machine: wall time and peak memory of its kernel.
+"""What the test suite costs on this machine: each notebook (wall time and peak memory of its
+kernel), or, with --suite, `make test` itself timed per part.
 
 Targets (CPU machine, Binder-sized): each notebook under 90 s and under 1.5 GB peak; the whole
 `make test` under 15 minutes. Each notebook runs in a fresh kernel, as nbval and learners run it.
@@ -7,15 +8,27 @@ for a 2 GB container. The peak is the kernel's own high-water mark (VmHWM in /pr
 among its child processes (DataLoader workers, DDP ranks) by polling.
 
     python benchmarks/suite_cost.py [notebooks/01_strides_and_views.py ...] [--json out.json]
+
+--suite runs what `make test` runs and reports its own time per part, so a regression shows
+where it came from: set-up (`make` of the test environment: minutes on a fresh clone, about
+nothing when it exists), lint, units (tests/ but the browser), notebooks (nbval, each chapter
+once), browser (tests/browser), and pytest's collection and start-up (the wall time no test
+accounts for). The parts come from one pytest session's JUnit report, so nothing runs twice.
+Target: the whole under 8 minutes on the 2-core CI machine.
+
+    python benchmarks/suite_cost.py --suite [--json out.json] [-- extra pytest arguments]
 """
 
 import argparse
 import json
 import pathlib
 import platform
+import subprocess
 import sys
+import tempfile
 import threading
 import time
+import xml.etree.ElementTree as ElementTree
 
 import jupytext
 import psutil
@@ -26,6 +39,8 @@ from labkit.core import env
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 TIME_TARGET_S = 90
 MEMORY_TARGET_GB = 1.5
+SUITE_TARGET_S = 8 * 60
+PARTS = ("set-up", "lint", "units", "notebooks", "browser", "collection and start-up")
 
 
 def peak_rss_bytes(pid: int) -> int:
@@ -87,11 +102,86 @@ def measure(source: pathlib.Path) -> dict:
     }
 
 
+def part_of(testcase: ElementTree.Element) -> str:
+    """Which part of the suite a JUnit test case belongs to, from its file or class path."""
+    where = (testcase.get("file") or testcase.get("classname") or "").replace("\\", "/")
+    if where.startswith("notebooks") or ".ipynb" in where:
+        return "notebooks"
+    if "tests/browser" in where or where.startswith("tests.browser"):
+        return "browser"
+    return "units"
+
+
+def timed(command: list[str]) -> tuple[float, int]:
+    started = time.perf_counter()
+    code = subprocess.run(command, cwd=ROOT).returncode
+    return time.perf_counter() - started, code
+
+
+def suite(pytest_args: list[str], venv: pathlib.Path, setup: bool = True) -> dict:
+    """Run `make test`'s steps once and time each part (see the module docstring)."""
+    seconds: dict[str, float] = dict.fromkeys(PARTS, 0.0)
+    slowest: dict[str, list[tuple[float, str]]] = {"units": [], "notebooks": [], "browser": []}
+    if setup:
+        seconds["set-up"], code = timed(["make", "-s", f"VENV={venv}", f"{venv}/.test-ready"])
+        if code:
+            return {"seconds": seconds, "failed": "set-up", "slowest": slowest}
+    python = str(venv / "bin" / "python")
+    seconds["lint"], lint_code = timed([str(venv / "bin" / "ruff"), "check", "labkit", "tests",
+                                        "benchmarks", "notebooks", "scripts"])
+    with tempfile.TemporaryDirectory() as folder:
+        report = pathlib.Path(folder) / "junit.xml"
+        wall, test_code = timed([python, "-m", "pytest", "-q", f"--junitxml={report}",
+                                 "-o", "junit_duration_report=total", *pytest_args])
+        cases = ElementTree.parse(report).getroot().iter("testcase") if report.exists() else []
+        counted = 0.0
+        for case in cases:
+            part, spent = part_of(case), float(case.get("time") or 0)
+            seconds[part] += spent
+            counted += spent
+            slowest[part].append((spent, f"{case.get('classname')}::{case.get('name')}"))
+    seconds["collection and start-up"] = max(0.0, wall - counted)
+    for part in slowest:
+        slowest[part] = sorted(slowest[part], reverse=True)[:5]
+    failed = "lint" if lint_code else ("tests" if test_code else "")
+    return {"seconds": seconds, "failed": failed, "slowest": slowest}
+
+
+def main_suite(pytest_args: list[str], json_path: pathlib.Path | None, venv: pathlib.Path,
+               setup: bool) -> int:
+    print(f"machine: {platform.node()} ({psutil.cpu_count()} cores); target: the whole under "
+          f"{SUITE_TARGET_S / 60:.0f} min")
+    result = suite(pytest_args, venv, setup)
+    total = sum(result["seconds"].values())
+    print(f"{'part':<26}{'time (s)':>10}")
+    for part in PARTS:
+        print(f"{part:<26}{result['seconds'][part]:>10.1f}")
+    print(f"{'total':<26}{total:>10.1f}  {'within' if total < SUITE_TARGET_S else 'OVER'} target"
+          + (f"; FAILED at {result['failed']}" if result["failed"] else ""))
+    for part, rows in result["slowest"].items():
+        if rows:
+            print(f"slowest in {part}: " + "; ".join(f"{name} {spent:.0f} s" for spent, name in rows))
+    if json_path:
+        json_path.write_text(json.dumps({"machine": platform.node(), **result, "total": total}, indent=2) + "\n")
+    return 0 if total < SUITE_TARGET_S and not result["failed"] else 1
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("sources", nargs="*", type=pathlib.Path)
     parser.add_argument("--json", type=pathlib.Path, help="also write the rows to this file")
-    args = parser.parse_args()
+    parser.add_argument("--suite", action="store_true",
+                        help="time `make test` per part instead of each notebook")
+    parser.add_argument("--venv", type=pathlib.Path, default=ROOT / ".venv",
+                        help="with --suite: the environment `make test` sets up and uses")
+    parser.add_argument("--skip-setup", action="store_true",
+                        help="with --suite: use --venv as it is (set-up then reads 0)")
+    args, pytest_args = parser.parse_known_args()
+    if args.suite:
+        return main_suite([a for a in pytest_args if a != "--"] + [str(s) for s in args.sources],
+                          args.json, args.venv.resolve(), not args.skip_setup)
+    if pytest_args:
+        parser.error(f"unrecognised arguments: {' '.join(pytest_args)}")
     sources = args.sources or sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.py"))
     print(f"machine: {platform.node()} ({psutil.cpu_count()} cores, "
           f"{psutil.virtual_memory().total / 1e9:.1f} GB, chapters size for "

@@ -28,7 +28,6 @@ import argparse
 import json
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -37,8 +36,9 @@ import nbformat
 from widget_latency import (
     CHROMIUM,
     CHROMIUM_ARGS,
+    ServerDidNotStart,
     accept_kernel_dialog,
-    start_lab,
+    jupyter_server,
     summary,
     wait_quiet,
 )
@@ -127,14 +127,13 @@ def main() -> int:
     from playwright.sync_api import sync_playwright
 
     folder = Path(tempfile.mkdtemp(prefix="timeline_latency_"))
-    name = write_notebook(folder, args.events, args.views, args.huge)
-    server, url, token = start_lab(folder)
     huge_figures = {}
     try:
-        with sync_playwright() as playwright:
+        with jupyter_server(folder, "lab", notebooks=None) as lab, sync_playwright() as playwright:
+            name = write_notebook(Path(lab.root), args.events, args.views, args.huge)
             browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
             page = browser.new_page(viewport={"width": 1400, "height": 1000})
-            run_notebook(page, url, token, name, args.views, args.huge)
+            run_notebook(page, lab.url, lab.token, name, args.views, args.huge)
             renders = page.evaluate(
                 """() => [...document.querySelectorAll('.lt-timeline[data-title=latency]')]
                          .map(e => [+e.dataset.renderMs, +e.dataset.paintMs, +e.dataset.bars,
@@ -153,12 +152,9 @@ def main() -> int:
                              .map(e => e.innerText).find(t => t.includes('python_build')) || ''""")
             agent = page.evaluate("navigator.userAgent")
             browser.close()
+    except ServerDidNotStart as error:
+        sys.exit(f"JupyterLab did not start: {error}")
     finally:
-        server.terminate()
-        try:
-            server.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            server.kill()
         shutil.rmtree(folder, ignore_errors=True)
 
     figures = {

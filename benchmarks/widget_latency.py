@@ -25,34 +25,22 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import secrets
 import shutil
-import socket
 import statistics
-import subprocess
 import sys
 import tempfile
-import time
-import urllib.request
 from pathlib import Path
 
 import nbformat
 
 ROOT = Path(__file__).resolve().parents[1]
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-    "--disable-component-update", "--no-first-run", "--disable-sync", "--disable-quic",
-]
+sys.path.insert(0, str(ROOT))
+# The browser tests' launcher and page helpers: one way to start and drive JupyterLab.
+from tests.browser.launcher import CHROMIUM, CHROMIUM_ARGS, ServerDidNotStart, jupyter_server  # noqa: E402
+
 RENDER_BUDGET_MS = 200.0
 CLICK_BUDGET_MS = 50.0
 SIDE = 64
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def write_notebook(folder: Path, views: int) -> str:
@@ -69,60 +57,18 @@ def write_notebook(folder: Path, views: int) -> str:
     return "latency.ipynb"
 
 
-def start_lab(folder: Path) -> tuple[subprocess.Popen, str, str]:
-    """JupyterLab on a free port with its own HOME and config, so nothing of the user leaks in."""
-    home = folder / "home"
-    home.mkdir()
-    token = secrets.token_hex(16)
-    port = free_port()
-    python_path = os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH")) if p)
-    env = os.environ | {
-        "HOME": str(home), "JUPYTER_CONFIG_DIR": str(home / "config"),
-        "JUPYTER_DATA_DIR": str(home / "data"), "JUPYTER_RUNTIME_DIR": str(home / "runtime"),
-        "JUPYTERLAB_SETTINGS_DIR": str(home / "settings"),
-        "JUPYTERLAB_WORKSPACES_DIR": str(home / "workspaces"),
-        "IPYTHONDIR": str(home / "ipython"), "PYTHONPATH": python_path,
-    }
-    command = [sys.executable, "-m", "jupyter", "lab", "--no-browser", "--ServerApp.ip=127.0.0.1",
-               f"--ServerApp.port={port}", "--ServerApp.port_retries=0",
-               f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={folder}"]
-    if os.geteuid() == 0:
-        command.append("--allow-root")
-    log = open(folder / "jupyter.log", "w")  # closed when the process exits
-    server = subprocess.Popen(command, env=env, stdout=log, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}/"
-    deadline = time.monotonic() + 90
-    while True:
-        try:
-            urllib.request.urlopen(f"{url}api/status?token={token}", timeout=2)
-            return server, url, token
-        except OSError:
-            if server.poll() is not None or time.monotonic() > deadline:
-                server.kill()
-                sys.exit("JupyterLab did not start:\n" + (folder / "jupyter.log").read_text()[-3000:])
-            time.sleep(0.5)
-
-
 def wait_quiet(page) -> None:
     """Wait until the kernel is idle and nothing runs, so the figures are not other work."""
-    page.wait_for_selector(".jp-Notebook-ExecutionIndicator[data-status='idle']", timeout=120_000)
-    page.wait_for_function(
-        "![...document.querySelectorAll('.jp-InputArea-prompt')].some(e => e.textContent.includes('*'))",
-        timeout=120_000)
-    page.wait_for_timeout(1000)
+    from tests.browser.helpers import wait_for_idle
+
+    wait_for_idle(page, timeout_s=120, panel=".jp-NotebookPanel")
 
 
 def accept_kernel_dialog(page) -> None:
     """Newer JupyterLab may ask which kernel to start even with a kernelspec: take the default."""
-    dialog = page.locator(".jp-Dialog")
-    try:
-        dialog.wait_for(timeout=3000)
-    except Exception:  # no dialog: nothing to accept
-        return
-    button = dialog.get_by_role("button", name="Select", exact=True)
-    if button.count():
-        button.click()
-        dialog.wait_for(state="detached", timeout=10_000)
+    from tests.browser.helpers import accept_kernel_dialog as accept
+
+    accept(page, timeout_s=3)
 
 
 def run_notebook(page, url: str, token: str, name: str, views: int) -> None:
@@ -189,13 +135,12 @@ def main() -> int:
     from playwright.sync_api import sync_playwright
 
     folder = Path(tempfile.mkdtemp(prefix="widget_latency_"))
-    name = write_notebook(folder, args.views)
-    server, url, token = start_lab(folder)
     try:
-        with sync_playwright() as playwright:
+        with jupyter_server(folder, "lab", notebooks=None) as lab, sync_playwright() as playwright:
+            name = write_notebook(Path(lab.root), args.views)
             browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
             page = browser.new_page(viewport={"width": 1400, "height": 1000})
-            run_notebook(page, url, token, name, args.views)
+            run_notebook(page, lab.url, lab.token, name, args.views)
             renders = page.evaluate(
                 """() => [...document.querySelectorAll('.lt-grid-widget[data-paint-ms]')]
                          .map(e => [+e.dataset.renderMs, +e.dataset.paintMs])""")
@@ -204,12 +149,9 @@ def main() -> int:
             clicks = measure_clicks(page, args.clicks)
             agent = page.evaluate("navigator.userAgent")
             browser.close()
+    except ServerDidNotStart as error:
+        sys.exit(f"JupyterLab did not start: {error}")
     finally:
-        server.terminate()
-        try:
-            server.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            server.kill()
         shutil.rmtree(folder, ignore_errors=True)
 
     figures = {

@@ -137,7 +137,7 @@ for (kind, verdict), count in summary.items():
     print(f"{kind:<20}{verdict:<15}{count:>6}")
 print("\nlast modules:")
 for r in records[-4:]:
-    print(f"  {r.name:<10} {r.kind:<18} {r.input_format:>13} -> {r.output_format:<13} stride {r.output_stride}")
+    print(f"  {r.name:<10} {r.kind:<18} {r.input_format:>13} -> {r.output_format:<13} channel stride {r.output_stride[1]}")
 dropped = [r for r in records if r.verdict not in ("kept", "both")]
 print(f"\n{len(records) - len(dropped)} of {len(records)} modules keep channels_last (or return a 1x1 map, "
       f"where both formats agree); the first that does not: {first_change.name} ({first_change.kind}).")

@@ -855,7 +855,7 @@ claims.get("C21")
 defaults = make_scaler()
 scaler_defaults = {"init_scale": defaults.get_scale(), "growth_interval": defaults.get_growth_interval(),
                    "backoff_factor": defaults.get_backoff_factor(), "growth_factor": defaults.get_growth_factor()}
-print(f"torch.amp.GradScaler('{scaler_device()}') defaults: {scaler_defaults}")
+print(f"torch.amp.GradScaler defaults: {scaler_defaults}")  # the device it runs on: scaler_device()
 
 weight = torch.nn.Parameter(torch.ones(4, device=device))
 demo = make_scaler(growth_interval=3)
@@ -900,7 +900,10 @@ claims.table(chapter.verdicts, pending=pending)
 
 # %%
 # NBVAL_CHECK_OUTPUT
-print(claims.table(chapter.verdicts, pending=pending).structure())
+# C18 and C19 are judged only on a GPU (pending here): the checked structure is that of the
+# claims every machine judges; the table above shows all five.
+everywhere = [v for v in chapter.verdicts if v.claim_id not in ("C18", "C19")]
+print(claims.table(everywhere).structure())
 
 # %% [markdown]
 # ## What to remember

@@ -110,7 +110,8 @@ claims.get("C24")
 # article lists it. On a GPU a few compiled rungs take tens of seconds each to compile.
 
 # %%
-# NBVAL_CHECK_OUTPUT
+# Unchecked by nbval: the plan (batch, threads, which precisions) is chosen for this machine.
+assert steps and all(step.name and step.why for step in steps), "a rung without a name or a reason"
 print(f"The plan on this machine: start from {start.math} eager, batch {start.batch}, then")
 for number, step in enumerate(steps, start=1):
     print(f"  {number}. {step.name:<16} {step.why}")

@@ -1,6 +1,17 @@
-"""Fixtures every test folder shares."""
+"""Fixtures every test folder shares, the hypothesis profile (HYPOTHESIS_PROFILE: ci by
+default, dev, nightly; see tests/hypothesis_profiles.py) and the `slow` marker."""
 
 import pytest
+
+from tests import hypothesis_profiles
+
+hypothesis_profiles.load()
+
+
+def pytest_configure(config):
+    config.addinivalue_line(
+        "markers", "slow: the slowest property tests; `make test` runs them (ci profile: fewer "
+                   "examples), `make test-fast` leaves them out")
 
 
 @pytest.fixture

@@ -128,10 +128,14 @@ class Layout:
         if itemsize > MAX_ITEMSIZE:
             raise LayoutError(f"itemsize = {itemsize} bytes is larger than any dtype "
                               f"(torch's largest is 16, complex128); use 1 to {MAX_ITEMSIZE}.")
-        if offset > MAX_INDEX:
+        _check_int64(offset, "offset")
+        # An empty tensor addresses nothing: torch's as_strided builds it with any int64 offset
+        # and strides (even 2**63 - 1), so labkit agrees; the 2**62 reach applies to elements.
+        empty = 0 in shape
+        if offset > MAX_INDEX and not empty:
             raise LayoutError(f"offset = {offset} is beyond 2**62 elements, more than any "
                               "storage can hold; use a smaller offset.")
-        if math.prod(shape) > MAX_INDEX or _last_index(shape, stride, offset) > MAX_INDEX:
+        if not empty and (math.prod(shape) > MAX_INDEX or _last_index(shape, stride, offset) > MAX_INDEX):
             raise LayoutError(
                 f"shape {shape} with stride {stride} is too large to address (beyond 2**62 "
                 "elements); use smaller sizes or strides."
@@ -264,9 +268,15 @@ def element_offsets(lay: Layout | torch.Tensor) -> np.ndarray:
 
 def _normalise_index(lay: Layout, index: int | Sequence[int]) -> tuple[int, ...]:
     """Check an element index; negative entries count from the end, as in torch indexing."""
-    if not isinstance(index, Sequence | torch.Size | np.ndarray) or isinstance(index, str):
+    if isinstance(index, str | bytes | bytearray | memoryview):
+        # bytes are a Sequence of ints: b"\x01" would otherwise read as the index (1,)
+        raise LayoutError(f"index must be an integer or a sequence of integers such as (1, 2), "
+                          f"got {index!r} ({type(index).__name__}).")
+    if isinstance(index, np.ndarray) and index.ndim == 0:
+        index = index[()]  # a numpy scalar array: its one value, checked as an integer below
+    if not isinstance(index, Sequence | torch.Size | np.ndarray):
         index = (index,)
-    idx = _as_int_tuple(tuple(index), "index")
+    idx = _as_int_tuple(index, "index")
     if len(idx) != lay.ndim:
         raise LayoutError(
             f"index {idx} has {len(idx)} entries but the tensor has {lay.ndim} dimensions "
@@ -327,7 +337,8 @@ def _memory_format_name(memory_format: object) -> str:
              torch.channels_last_3d: "channels_last_3d"}
     if isinstance(memory_format, torch.memory_format):
         memory_format = names.get(memory_format, str(memory_format))
-    if memory_format not in MEMORY_FORMATS:
+    # `in` on a numpy array compares elementwise (a raw numpy error): only a str can match.
+    if not isinstance(memory_format, str) or memory_format not in MEMORY_FORMATS:
         raise LayoutError(
             f"memory_format {memory_format!r} is not one of {MEMORY_FORMATS}."
         )

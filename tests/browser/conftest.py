@@ -5,19 +5,13 @@ from __future__ import annotations
 
 import contextlib
 import os
-import secrets
-import shutil
-import socket
-import subprocess
-import sys
-import time
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from tests.browser.helpers import CHROMIUM, CHROMIUM_ARGS, Lab
+from tests.browser import launcher
+from tests.browser.launcher import CHROMIUM, CHROMIUM_ARGS, Lab, free_port  # noqa: F401 - re-exported
 
 ROOT = Path(__file__).resolve().parents[2]
 SCREENSHOTS = Path(__file__).resolve().parent / "screenshots"
@@ -27,12 +21,6 @@ def pytest_collection_modifyitems(items):
     for item in items:
         if "tests/browser/" in str(item.fspath).replace(os.sep, "/"):
             item.add_marker(pytest.mark.browser)
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def require_chromium() -> None:
@@ -45,59 +33,14 @@ def require_chromium() -> None:
 
 @contextlib.contextmanager
 def jupyter_server(base: Path, app: str = "lab") -> Iterator[Lab]:
-    """`jupyter lab` (or `jupyter notebook`, Notebook 7) on a copy of notebooks/ under base,
-    with a clean configuration, a free loopback port and its own token; stopped afterwards.
-
-    A copy, so autosave can never touch the repository; a clean HOME and config dirs, so
-    no earlier layout, news pop-up or setting leaks in.
-    """
+    """The shared launcher (tests/browser/launcher.py) on a copy of notebooks/; a server that
+    does not start fails the test with the end of its log."""
     require_chromium()
-    root = base / "notebooks"
-    shutil.copytree(ROOT / "notebooks", root, ignore=shutil.ignore_patterns(".ipynb_checkpoints"))
-    shutil.copy(ROOT / "jupytext.toml", base / "jupytext.toml")
-    home = base / "home"
-    home.mkdir()
-    token = secrets.token_hex(16)
-    port = free_port()
-    env = os.environ | {
-        "HOME": str(home),
-        "JUPYTER_CONFIG_DIR": str(home / "config"),
-        "JUPYTER_DATA_DIR": str(home / "data"),
-        "JUPYTER_RUNTIME_DIR": str(home / "runtime"),
-        "JUPYTERLAB_SETTINGS_DIR": str(home / "user-settings"),
-        "JUPYTERLAB_WORKSPACES_DIR": str(home / "workspaces"),
-        "IPYTHONDIR": str(home / "ipython"),
-        "MPLBACKEND": "module://matplotlib_inline.backend_inline",
-    }
-    command = [
-        sys.executable, "-m", "jupyter", app, "--no-browser",
-        "--ServerApp.ip=127.0.0.1", f"--ServerApp.port={port}", "--ServerApp.port_retries=0",
-        f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={root}",
-    ]
-    if os.geteuid() == 0:
-        command.append("--allow-root")
-    log = open(base / "jupyter.log", "w")
-    server = subprocess.Popen(command, env=env, stdout=log, stderr=subprocess.STDOUT, cwd=root)
-    url = f"http://127.0.0.1:{port}/"
-    deadline = time.monotonic() + 90
-    while True:
-        try:
-            urllib.request.urlopen(f"{url}api/status?token={token}", timeout=2)
-            break
-        except OSError:
-            if server.poll() is not None or time.monotonic() > deadline:
-                server.kill()
-                pytest.fail(f"jupyter {app} did not start: {(base / 'jupyter.log').read_text()[-3000:]}")
-            time.sleep(0.5)
     try:
-        yield Lab(url=url, token=token, root=str(root))
-    finally:
-        server.terminate()
-        try:
-            server.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            server.kill()
-        log.close()
+        with launcher.jupyter_server(base, app) as server:
+            yield server
+    except launcher.ServerDidNotStart as error:
+        pytest.fail(str(error))
 
 
 @pytest.fixture(scope="session")

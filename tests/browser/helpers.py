@@ -5,27 +5,12 @@ Shared by every browser test. Selectors are JupyterLab 4's own class names.
 
 from __future__ import annotations
 
-import time
 import uuid
-from dataclasses import dataclass
 
 from playwright.sync_api import Page
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-    "--disable-component-update", "--no-first-run", "--disable-sync", "--disable-quic",
-]
-
-
-@dataclass
-class Lab:
-    """A running JupyterLab: its base URL (ending in '/'), token and root folder."""
-
-    url: str
-    token: str
-    root: str
-
+from tests.browser.launcher import CHROMIUM, CHROMIUM_ARGS, Lab  # noqa: F401 - re-exported
 
 # The notebook panel in front: JupyterLab keeps other documents' panels in the page, hidden.
 CURRENT = ".jp-NotebookPanel:not(.lm-mod-hidden)"
@@ -55,8 +40,6 @@ def run_all_cells(page: Page, timeout_s: float = 120, attempts: int = 3) -> None
     is sometimes swallowed while the notebook is still settling (seen in CI: no cell ran),
     so a run that has not started after a while is asked for again, as a person would.
     """
-    from playwright.sync_api import TimeoutError as PlaywrightTimeout
-
     started = """() => [...document.querySelectorAll(
                  '.jp-NotebookPanel:not(.lm-mod-hidden) .jp-InputArea-prompt')]
                  .some(e => /\\[(\\*|\\d+)\\]/.test(e.textContent))"""
@@ -80,21 +63,63 @@ def kernel_status(page: Page) -> str:
     return indicator.first.get_attribute("data-status") or "unknown"
 
 
-def wait_for_idle(page: Page, timeout_s: float = 300) -> None:
-    """Wait until no cell is queued or running ([*]) and the kernel reports idle, twice in a row."""
-    deadline = time.monotonic() + timeout_s
-    quiet = 0
-    while time.monotonic() < deadline:
-        busy_prompts = page.evaluate(
-            """() => [...document.querySelectorAll(
-                 '.jp-NotebookPanel:not(.lm-mod-hidden) .jp-InputArea-prompt')]
-                     .filter(e => e.textContent.includes('*')).length"""
-        )
-        quiet = quiet + 1 if busy_prompts == 0 and kernel_status(page) == "idle" else 0
-        if quiet >= 2:
-            return
-        page.wait_for_timeout(500)
-    raise AssertionError(f"kernel still busy after {timeout_s:.0f} s")
+# True once no cell of the notebook in front is queued or running ([*]) and its kernel reports
+# idle, at three polls in a row (a cell can be queued a moment after the previous one ends).
+_QUIET = """([panel, indicator]) => {
+  const busy = [...document.querySelectorAll(panel + ' .jp-InputArea-prompt')]
+                 .some(e => e.textContent.includes('*'));
+  const status = indicator ? document.querySelector(panel + ' ' + indicator) : null;
+  const idle = !busy && (indicator === null || (status && status.dataset.status === 'idle'));
+  window.__labkitQuiet = idle ? (window.__labkitQuiet || 0) + 1 : 0;
+  return window.__labkitQuiet >= 3;
+}"""
+
+
+def wait_for_idle(page: Page, timeout_s: float = 300, panel: str = CURRENT,
+                  indicator: str | None = ".jp-Notebook-ExecutionIndicator") -> None:
+    """Wait, in the page, until no cell is queued or running and the kernel reports idle.
+
+    A condition polled by the browser, not a sleep: it returns as soon as the notebook is
+    quiet. `indicator=None` waits on the prompts alone (Notebook 7 has no such indicator).
+    """
+    try:
+        page.evaluate("() => { window.__labkitQuiet = 0; }")
+        page.wait_for_function(_QUIET, arg=[panel, indicator], polling=250, timeout=timeout_s * 1000)
+    except PlaywrightTimeout:
+        busy = page.evaluate("""(panel) => [...document.querySelectorAll(panel + ' .jp-InputArea-prompt')]
+                                  .filter(e => e.textContent.includes('*')).length""", panel)
+        raise AssertionError(f"waited {timeout_s:.0f} s for the notebook to go idle: {busy} cell(s) "
+                             f"still queued or running, kernel {kernel_status(page)}") from None
+
+
+def accept_kernel_dialog(page: Page, timeout_s: float = 5) -> None:
+    """JupyterLab may ask which kernel to start although the notebook names one (the dialog
+    appears a moment after the cells): take the default, as a learner would."""
+    dialog = page.locator(".jp-Dialog")
+    try:
+        dialog.wait_for(timeout=timeout_s * 1000)
+    except PlaywrightTimeout:  # no dialog: nothing to accept
+        return
+    button = dialog.get_by_role("button", name="Select", exact=True)
+    if button.count():
+        button.click()
+        dialog.wait_for(state="detached", timeout=10_000)
+
+
+def run_first_cell(page: Page, timeout_s: float = 120, panel: str = CURRENT) -> None:
+    """Run only the first code cell (Shift+Enter, as a learner starts a chapter) and wait for
+    its execution count: proof that the kernel runs the chapter's code, without re-running
+    a chapter nbval executes anyway."""
+    cell = page.locator(f"{panel} .jp-CodeCell").first
+    cell.locator(".jp-InputArea-editor").click()
+    page.keyboard.press("Shift+Enter")
+    try:
+        page.wait_for_function(
+            r"""(panel) => { const p = document.querySelector(panel + ' .jp-CodeCell .jp-InputArea-prompt');
+                            return p !== null && /\[\d+\]/.test(p.textContent); }""",
+            arg=panel, polling=250, timeout=timeout_s * 1000)
+    except PlaywrightTimeout:
+        raise AssertionError(f"waited {timeout_s:.0f} s for the first code cell to run") from None
 
 
 def error_outputs(page: Page) -> list[str]:

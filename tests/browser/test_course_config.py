@@ -1,18 +1,19 @@
 """The configuration `make lab` and Binder use, as a learner meets it: the file browser lists
 each chapter once, closing a chapter shuts its kernel down (Binder's 2 GB hold one kernel at a
-time, not five), and Notebook 7 opens a `.py` chapter as a notebook and runs it."""
+time, not five), and Notebook 7 opens a `.py` chapter as a notebook and runs its first cell
+(nbval runs the whole chapter; running it again here would double its cost)."""
 
 from __future__ import annotations
 
 import json
-import time
 import urllib.error
 import urllib.request
 
 import pytest
 
 from tests.browser.conftest import ROOT, jupyter_server
-from tests.browser.helpers import Lab, open_notebook, wait_for_idle
+from tests.browser.helpers import Lab, open_notebook, run_first_cell, wait_for_idle
+from tests.browser.launcher import wait_until
 
 
 def api(lab: Lab, path: str) -> object:
@@ -23,12 +24,12 @@ def api(lab: Lab, path: str) -> object:
 def running_kernels(lab: Lab) -> list:
     """The server's kernels; a kernel still starting can make the listing fail for a moment
     (jupyter_server reads its last_activity before it is set), so ask again."""
-    for _ in range(20):
+    def listing() -> list | None:
         try:
-            return api(lab, "kernels")
+            return [api(lab, "kernels")]
         except urllib.error.HTTPError:
-            time.sleep(0.5)
-    return api(lab, "kernels")
+            return None
+    return wait_until(listing, 10, "the server to list its kernels")[0]
 
 
 def test_file_browser_lists_each_chapter_once(lab):
@@ -42,10 +43,8 @@ def test_file_browser_lists_each_chapter_once(lab):
 
 def test_closing_a_chapter_shuts_its_kernel_down(lab, page):
     open_notebook(page, lab, "01_strides_and_views.py")
-    deadline = time.monotonic() + 60
-    while not running_kernels(lab) and time.monotonic() < deadline:
-        time.sleep(0.5)
-    assert running_kernels(lab), f"no kernel started; sessions: {api(lab, 'sessions')}"
+    wait_until(lambda: running_kernels(lab), 60,
+               f"a kernel for the opened chapter (sessions: {api(lab, 'sessions')})", poll_s=0.5)
     wait_for_idle(page)
     page.keyboard.press("Alt+w")  # JupyterLab's "Close Tab"
     discard = page.get_by_role("button", name="Discard")
@@ -53,10 +52,9 @@ def test_closing_a_chapter_shuts_its_kernel_down(lab, page):
         discard.click(timeout=5_000)
     except Exception:  # noqa: BLE001 - no dialog: nothing to dismiss
         pass
-    deadline = time.monotonic() + 100  # the server culls a kernel idle and unconnected for 60 s
-    while running_kernels(lab) and time.monotonic() < deadline:
-        time.sleep(0.5)
-    assert running_kernels(lab) == [], "closing the chapter left its kernel running"
+    # the server culls a kernel idle and unconnected for 60 s
+    wait_until(lambda: running_kernels(lab) == [], 100,
+               "the closed chapter's kernel to shut down", poll_s=0.5)
 
 
 @pytest.fixture(scope="module")
@@ -76,24 +74,10 @@ def test_notebook7_opens_a_py_chapter_as_a_notebook_and_runs_it(notebook7, page)
     chapter.wait_for_load_state()
     assert "/notebooks/" in chapter.url, f"the .py opened as {chapter.url}, not as a notebook"
     chapter.wait_for_selector(".jp-NotebookPanel .jp-Cell", timeout=120_000)
-    chapter.get_by_role("menuitem", name="Run", exact=True).click()
-    chapter.get_by_text("Run All Cells", exact=True).click()
-    _wait_for_notebook7_idle(chapter)
+    run_first_cell(chapter, panel=".jp-NotebookPanel")
+    wait_for_idle(chapter, timeout_s=120, panel=".jp-NotebookPanel", indicator=None)
     assert error_outputs_nb7(chapter) == []
     chapter.close()
-
-
-def _wait_for_notebook7_idle(page, timeout_s: float = 400) -> None:
-    deadline = time.monotonic() + timeout_s
-    quiet = 0
-    while time.monotonic() < deadline:
-        busy = page.evaluate("""() => [...document.querySelectorAll('.jp-InputArea-prompt')]
-                                     .filter(e => e.textContent.includes('*')).length""")
-        quiet = quiet + 1 if busy == 0 else 0
-        if quiet >= 4:
-            return
-        page.wait_for_timeout(500)
-    raise AssertionError("Notebook 7 still running after the time allowed")
 
 
 def error_outputs_nb7(page) -> list[str]:
@@ -103,5 +87,3 @@ def error_outputs_nb7(page) -> list[str]:
                  .map(e => e.innerText)
                  .filter(t => /Traceback \\(most recent call last\\)|^\\w*(Error|Exception): /m.test(t))
                  .map(t => t.slice(0, 2000))""")
-
-

@@ -1,9 +1,17 @@
 """The learner's side of chapter 01 in a real JupyterLab: a quiz's answer is not on screen
-before the learner answers it, and an exercise graded wrong then right shows the first
-failing case, then success."""
+before the learner answers it, the address grid and a quiz answer from the kernel, and an
+exercise graded wrong then right shows the first failing case, then success.
+
+Chapter 01 runs once, through the UI (Run All), for this whole module: it is the one chapter
+the browser suite executes in full (nbval executes every chapter). The tests run in file
+order on that one page; the exercise, which rewrites a cell, comes last.
+"""
 
 from __future__ import annotations
 
+import pytest
+
+from tests.browser.conftest import SCREENSHOTS
 from tests.browser.helpers import (
     CURRENT,
     error_outputs,
@@ -11,6 +19,23 @@ from tests.browser.helpers import (
     run_all_cells,
     wait_for_idle,
 )
+
+
+@pytest.fixture(scope="module")
+def chapter_01(lab, browser):
+    """Chapter 01 opened from its .py and run to the end once; its page is shared."""
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    page = context.new_page()
+    try:
+        open_notebook(page, lab, "01_strides_and_views.py")
+        run_all_cells(page)
+        wait_for_idle(page, timeout_s=400)
+        assert error_outputs(page) == []
+        yield page
+    finally:
+        SCREENSHOTS.mkdir(exist_ok=True)
+        page.screenshot(path=str(SCREENSHOTS / "chapter_01.png"), full_page=True)
+        context.close()
 
 
 def section_text_up_to_quiz(page, quiz_words: str) -> tuple[str, list[str]]:
@@ -44,12 +69,8 @@ def section_text_up_to_quiz(page, quiz_words: str) -> tuple[str, list[str]]:
            }""", [CURRENT, quiz_words])
 
 
-def test_quizzes_hide_their_answers_and_an_exercise_is_graded_wrong_then_right(lab, page):
-    """One run of chapter 01 (it is the slow part) serves both checks."""
-    open_notebook(page, lab, "01_strides_and_views.py")
-    run_all_cells(page)
-    wait_for_idle(page, timeout_s=400)
-    assert error_outputs(page) == []
+def test_quizzes_hide_their_answers(chapter_01):
+    page = chapter_01
     for words, answer in [("x.t()?", "(1, 4)"), ("m.permute(0, 2, 1)?", "(12, 1, 4)")]:
         text, choices = section_text_up_to_quiz(page, words)
         assert text, f"no quiz asking {words!r} found"
@@ -57,7 +78,36 @@ def test_quizzes_hide_their_answers_and_an_exercise_is_graded_wrong_then_right(l
         assert answer not in text and answer.replace("(", "[").replace(")", "]") not in text, (
             f"the answer {answer} is on screen above its quiz:\n{text}")
         assert "quiz_" not in text and "answer=" not in text, "the quiz's source is visible"
-    exercise_graded_wrong_then_right(page)
+
+
+def test_a_grid_and_a_quiz_respond(chapter_01):
+    """The address grid answers a click with the storage cell labkit.core.layout computes,
+    and the first quiz grades an answer with the computed one."""
+    from labkit.core import layout
+
+    page = chapter_01
+    grid = page.locator('.lt-grid-widget[data-title="x = arange(12).reshape(3, 4)"]')
+    grid.scroll_into_view_if_needed()
+    grid.locator('rect.lt-el[data-pos="1,2"]').click()
+    expected_cell = layout.element_offset(layout.check((3, 4), (4, 1), itemsize=4), (1, 2))
+    grid.locator("[data-role=address-text][data-source=kernel]").wait_for(timeout=15_000)
+    targets = grid.locator("rect.lt-cell.lt-target").evaluate_all("rs => rs.map(r => +r.dataset.cell)")
+    assert targets == [expected_cell]
+    assert grid.locator("[data-role=info]").get_attribute("data-storage-index") == str(expected_cell)
+    assert "1×4 + 2×1" in grid.locator("[data-role=address-text]").inner_text()
+
+    quiz = page.locator(".lt-quiz").first
+    quiz.scroll_into_view_if_needed()
+    quiz.locator('input[data-choice="(1, 4)"]').check()
+    quiz.locator("button[data-role=submit]").click()
+    result = quiz.locator("[data-role=result][data-correct]")
+    result.wait_for(timeout=15_000)
+    assert result.get_attribute("data-correct") == "true"
+    assert "(1, 4)" in quiz.locator("[data-role=computed]").inner_text()
+
+
+def test_an_exercise_is_graded_wrong_then_right(chapter_01):
+    exercise_graded_wrong_then_right(chapter_01)
 
 
 def rerun_exercise(page, code: str) -> str:

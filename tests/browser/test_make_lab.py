@@ -1,5 +1,6 @@
 """`make lab` as a new user starts it: JupyterLab answers on 127.0.0.1 only, refuses a request
-without the token, and opens notebooks/00_setup_check.py as a notebook that runs to the end."""
+without the token, and opens notebooks/00_setup_check.py as a notebook whose kernel runs it
+(its first cell: nbval runs the whole chapter, once per suite)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,6 @@ import os
 import re
 import signal
 import subprocess
-import time
 import urllib.error
 import urllib.request
 from pathlib import Path
@@ -17,7 +17,8 @@ import psutil
 import pytest
 
 from tests.browser.conftest import free_port
-from tests.browser.helpers import Lab, error_outputs, open_notebook, run_all_cells, wait_for_idle
+from tests.browser.helpers import Lab, error_outputs, open_notebook, run_first_cell, wait_for_idle
+from tests.browser.launcher import WaitTimedOut, wait_until
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -39,16 +40,18 @@ def make_lab(tmp_path_factory):
     log = open(log_path, "w")
     process = subprocess.Popen(["make", "-s", "lab", f"PORT={port}"], cwd=ROOT, env=env,
                                stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
-    deadline = time.monotonic() + 120
-    token = None
-    while token is None:
+
+    def printed_token() -> str | None:
         match = re.search(rf"http://127\.0\.0\.1:{port}/lab[^?\s]*\?token=([0-9a-f]+)", log_path.read_text())
-        if match:
-            token = match.group(1)
-        elif process.poll() is not None or time.monotonic() > deadline:
-            pytest.fail(f"make lab did not print a URL with a token:\n{log_path.read_text()[-3000:]}")
-        else:
-            time.sleep(0.5)
+        if match is None and process.poll() is not None:
+            pytest.fail(f"make lab exited with {process.returncode}:\n{log_path.read_text()[-3000:]}")
+        return match.group(1) if match else None
+
+    try:
+        token = wait_until(printed_token, 120, "make lab to print a URL with a token", poll_s=0.5)
+    except WaitTimedOut as late:
+        os.killpg(process.pid, signal.SIGKILL)
+        pytest.fail(f"{late}:\n{log_path.read_text()[-3000:]}")
     yield Lab(url=f"http://127.0.0.1:{port}/", token=token, root=str(ROOT / "notebooks")), process
     os.killpg(process.pid, signal.SIGTERM)
     try:
@@ -87,6 +90,6 @@ def test_setup_check_opens_as_a_notebook_and_runs(make_lab, page):
     lab, _ = make_lab
     open_notebook(page, lab, "00_setup_check.py")
     assert page.locator(".jp-NotebookPanel").count() == 1, "the .py opened in the text editor"
-    run_all_cells(page)
-    wait_for_idle(page, timeout_s=300)
+    run_first_cell(page)
+    wait_for_idle(page, timeout_s=120)
     assert error_outputs(page) == []

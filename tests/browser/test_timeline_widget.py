@@ -12,7 +12,13 @@ import pytest
 
 from labkit.measure import example_traces, timeline
 from tests.browser.conftest import SCREENSHOTS
-from tests.browser.helpers import error_outputs, open_notebook, run_all_cells, wait_for_idle
+from tests.browser.helpers import (
+    accept_kernel_dialog,
+    error_outputs,
+    open_notebook,
+    run_all_cells,
+    wait_for_idle,
+)
 
 DEMO = pathlib.Path(__file__).with_name("timeline_demo.py")
 
@@ -23,19 +29,6 @@ def trace():
     text = DEMO.read_text()
     assert "training_trace(4, seed=3)" in text and 'title="gpu"' in text
     return timeline.from_chrome(example_traces.training_trace(4, seed=3), source="synthetic")
-
-
-def accept_kernel_dialog(page) -> None:
-    """JupyterLab may ask which kernel to start even with a kernelspec: take the default."""
-    dialog = page.locator(".jp-Dialog")
-    try:
-        dialog.wait_for(timeout=3000)
-    except Exception:  # no dialog: nothing to accept
-        return
-    button = dialog.get_by_role("button", name="Select", exact=True)
-    if button.count():
-        button.click()
-        dialog.wait_for(state="detached", timeout=10_000)
 
 
 @pytest.fixture(scope="module")

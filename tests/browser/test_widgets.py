@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import pathlib
 import re
-import time
 
 import jupytext
 import nbformat
@@ -17,8 +16,15 @@ import pytest
 import torch
 
 from labkit.core import layout
+from tests.browser import launcher
 from tests.browser.conftest import SCREENSHOTS
-from tests.browser.helpers import error_outputs, open_notebook, run_all_cells, wait_for_idle
+from tests.browser.helpers import (
+    accept_kernel_dialog,
+    error_outputs,
+    open_notebook,
+    run_all_cells,
+    wait_for_idle,
+)
 
 DEMO = pathlib.Path(__file__).with_name("widget_demo.py")
 # The tensors the demo notebook draws, by title (checked against the notebook's text below).
@@ -38,14 +44,8 @@ def case_layout(title: str) -> layout.Layout:
 
 
 def wait_until(check, timeout_s: float = 15, what: str = "condition"):
-    """Poll `check()` until it returns something truthy; fail with `what` after the timeout."""
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        value = check()
-        if value:
-            return value
-        time.sleep(0.1)
-    raise AssertionError(f"timed out after {timeout_s} s waiting for {what}")
+    """The launcher's bounded wait, with this module's default of 15 s."""
+    return launcher.wait_until(check, timeout_s, what, poll_s=0.1)
 
 
 def drawn_offsets(grid) -> dict[tuple[int, ...], int]:
@@ -92,20 +92,6 @@ def demo(lab, browser):
     SCREENSHOTS.mkdir(exist_ok=True)
     page.screenshot(path=str(SCREENSHOTS / "widget_demo.png"), full_page=True)
     context.close()
-
-
-def accept_kernel_dialog(page) -> None:
-    """This JupyterLab may ask which kernel to start although the notebook names one (the
-    dialog appears a moment after the cells): take the default, as a learner would."""
-    dialog = page.locator(".jp-Dialog")
-    try:
-        dialog.wait_for(timeout=5000)
-    except Exception:  # no dialog
-        return
-    button = dialog.get_by_role("button", name="Select", exact=True)
-    if button.count():
-        button.click()
-        dialog.wait_for(state="detached", timeout=10_000)
 
 
 def grid_titled(page, title: str):

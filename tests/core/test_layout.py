@@ -10,6 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from labkit.core import layout
+from tests.hypothesis_profiles import examples
 
 FORMATS = {
     "contiguous_format": torch.contiguous_format,
@@ -53,7 +54,8 @@ def strided_on_arange(shape, stride, offset, dtype=torch.int64, extra=0):
     return torch.as_strided(storage, shape, stride, offset)
 
 
-@settings(max_examples=1000, deadline=None)
+@pytest.mark.slow
+@settings(max_examples=examples(1000), deadline=None)
 @given(layouts())
 def test_element_offsets_match_torch_as_strided(params):
     shape, stride, offset = params
@@ -63,7 +65,8 @@ def test_element_offsets_match_torch_as_strided(params):
     np.testing.assert_array_equal(got, view.numpy())
 
 
-@settings(max_examples=1000, deadline=None)
+@pytest.mark.slow
+@settings(max_examples=examples(1000), deadline=None)
 @given(layouts(), st.sampled_from([torch.int8, torch.float16, torch.float32, torch.float64]),
        st.data())
 def test_byte_addresses_match_data_ptr(params, dtype, data):
@@ -82,7 +85,8 @@ def test_byte_addresses_match_data_ptr(params, dtype, data):
     assert layout.address_formula(lay, index, base=base).endswith(hex(expected))
 
 
-@settings(max_examples=1000, deadline=None)
+@pytest.mark.slow
+@settings(max_examples=examples(1000), deadline=None)
 @given(layouts(), st.sampled_from(sorted(FORMATS)))
 def test_is_contiguous_matches_torch_per_memory_format(params, fmt):
     shape, stride, offset = params
@@ -120,7 +124,8 @@ def _prime_factors(n):
     return out
 
 
-@settings(max_examples=1000, deadline=None)
+@pytest.mark.slow
+@settings(max_examples=examples(1000), deadline=None)
 @given(layouts(), st.data())
 def test_can_view_matches_tensor_view(params, data):
     shape, stride, offset = params
@@ -139,7 +144,8 @@ def test_can_view_matches_tensor_view(params, data):
     assert check.shape == tuple(result.shape)
 
 
-@settings(max_examples=1000, deadline=None)
+@pytest.mark.slow
+@settings(max_examples=examples(1000), deadline=None)
 @given(layouts(), st.integers(0, 40))
 def test_safe_as_strided_refuses_exactly_when_torch_bounds_fail(params, storage_elements):
     shape, stride, offset = params
@@ -274,7 +280,8 @@ def test_overlap_exact_when_small_and_sound_when_large():
     assert "overlap_unknown" in layout.classify(unknown).flags
 
 
-@settings(max_examples=1000, deadline=None)
+@pytest.mark.slow
+@settings(max_examples=examples(1000), deadline=None)
 @given(layouts(max_size=4))
 def test_classification_agrees_with_enumeration(params):
     shape, stride, offset = params

@@ -272,7 +272,8 @@ def test_statistics_layer_imports_no_drawing_and_bench_not_ceilings():
     code = ("import sys, labkit.measure.bench, labkit.measure.timing; "
             "bad = [m for m in ('matplotlib', 'ipywidgets', 'labkit.measure.ceilings') if m in sys.modules]; "
             "print(bad)")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                         timeout=120)  # a child that hangs fails the test instead
     assert out.stdout.strip() == "[]"
 
 

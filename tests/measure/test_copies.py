@@ -7,6 +7,7 @@ from hypothesis import strategies as st
 
 from labkit.core import layout
 from labkit.measure import copies
+from tests.hypothesis_profiles import examples
 
 DEVICES = ["cpu"] + (["cuda"] if torch.cuda.is_available() else [])
 
@@ -126,7 +127,8 @@ def viewable_tensors(draw):
     return tensor, new_shape
 
 
-@settings(max_examples=1000, deadline=None)
+@pytest.mark.slow
+@settings(max_examples=examples(1000), deadline=None)
 @given(viewable_tensors())
 def test_reshape_copies_exactly_when_can_view_says_no(case):
     tensor, new_shape = case

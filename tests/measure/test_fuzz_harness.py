@@ -14,6 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from labkit.measure import bench, timing
+from tests.hypothesis_profiles import examples
 
 QUICK = {"warmup_ms": 0, "rep_ms": 1, "mode": "hot", "min_runs": 1, "max_runs": 2}
 
@@ -31,7 +32,7 @@ wrong_type = st.one_of(st.text(max_size=3), st.none(), st.booleans(), st.just([1
                        st.just(1 + 2j))
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(st.sampled_from(["warmup_ms", "rep_ms"]), st.one_of(non_finite, wrong_type,
                                                            st.floats(1e6, 1e300)))
 def test_budgets_must_be_finite_numbers(which, value):
@@ -43,7 +44,7 @@ def test_budgets_must_be_finite_numbers(which, value):
                                               if k not in ("min_runs", "max_runs")})
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(st.one_of(st.sampled_from(["tpu", "gpu", "cuda:x", "", "mps:0:1", "cpux"]),
                  st.integers(-3, 9), st.floats(allow_nan=True), st.just(["cpu"])))
 def test_unknown_devices_are_refused_with_the_choices(device):
@@ -53,14 +54,14 @@ def test_unknown_devices_are_refused_with_the_choices(device):
     assert "cpu" in text and ("cuda" in text.lower() or "GPU" in text)
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=examples(30), deadline=None)
 @given(st.one_of(st.booleans(), st.integers(-5, 0), st.floats(0.5, 4), st.text(max_size=2)))
 def test_threads_must_be_a_positive_whole_number(threads):
     with pytest.raises(ValueError, match="threads must be a positive integer"):
         bench.time(never_called, threads=threads, device="cpu", **QUICK)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(st.sampled_from(["bytes_moved", "flops"]),
        st.one_of(non_finite, st.floats(-1e12, -1e-9), st.integers(-10**12, -1), wrong_type
                  .filter(lambda v: v is not None)))
@@ -113,14 +114,14 @@ def test_a_coroutine_is_closed_not_left_unawaited(recwarn):
         pool.submit(asyncio.run, _coroutine()).result(timeout=30)
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(st.one_of(st.integers(-3, 0), st.booleans(), st.floats(1, 3), st.just(10**6)))
 def test_rounds_are_a_positive_whole_number(rounds):
     with pytest.raises(ValueError, match="rounds"):
         bench.compare({"a": never_called}, rounds=rounds)
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=examples(30), deadline=None)
 @given(st.one_of(st.integers(), st.none(), st.text(max_size=3).filter(
     lambda t: t not in bench.FLOPS_DTYPES)))
 def test_flops_dtype_names_a_math(dtype):
@@ -133,7 +134,7 @@ def test_flops_dtype_names_a_math(dtype):
 rates = st.floats(1e-3, 1e4)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.one_of(st.none(), rates), st.one_of(st.none(), rates),
        st.sampled_from(["float32", "tfloat32", "bfloat16", "float16"]),
        st.one_of(st.none(), rates),
@@ -169,7 +170,7 @@ def test_float32_with_tf32_on_is_compared_with_the_tf32_ceiling():
 
 # ---- page faults --------------------------------------------------------------------------
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(st.floats(0, 1e6), st.floats(1e-7, 10), st.floats(1e-8, 1e-4))
 def test_the_fault_warning_appears_exactly_when_faults_dominate(faults, median, cost):
     note = timing.page_fault_note(faults, median, cost)

@@ -58,3 +58,15 @@ def test_sanitised_values_are_not_compared(tmp_path, measured):
     source = CHECKED + f"print('took {measured}')"
     result = run_nbval(tmp_path, notebook_with(source, f"took {stored[measured]}\n"))
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_a_count_that_changed_between_machines_fails():
+    """Issue 26's red suite: a checked cell printed warnings per step (1 0 0 recorded, 0 0 0 on
+    the next machine). nbval must catch it (so such a count is printed unchecked or asserted)."""
+    import tempfile
+    from pathlib import Path
+
+    with tempfile.TemporaryDirectory() as folder:
+        source = CHECKED + "print('d_bucket_view', *[0, 0, 0])"
+        result = run_nbval(Path(folder), notebook_with(source, "d_bucket_view 1 0 0\n"))
+    assert result.returncode != 0 and "1 failed" in result.stdout, result.stdout

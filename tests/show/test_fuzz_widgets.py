@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 from labkit.core import layout
 from labkit.show import widgets
 from labkit.show.widgets import parsing, static_svg, view_model
+from tests.hypothesis_profiles import examples
 
 anything = st.one_of(
     st.none(), st.booleans(), st.integers(-(2**70), 2**70), st.floats(allow_nan=True),
@@ -35,7 +36,7 @@ def redraw_everything(grid):
     grid._repr_mimebundle_()
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.lists(st.tuples(st.sampled_from(TRAITS), anything), min_size=1, max_size=6))
 def test_any_trait_value_is_refused_or_leaves_a_drawable_widget(changes):
     grid = widgets.AddressGrid(torch.arange(12).reshape(3, 4))
@@ -61,7 +62,7 @@ def test_the_issues_examples_are_refused(name, value):
     assert grid.address_text
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.one_of(st.text(max_size=30), st.binary(max_size=10),
                  st.text(alphabet="0123456789, ()[]-+", max_size=40),
                  st.sampled_from(["1,,2", ",", "", " ", "1" * 5000, "9" * 25, "()", "(3,)",
@@ -94,7 +95,7 @@ def test_each_kind_of_bad_text_gets_its_own_message(text, says):
     assert quiz.submit(text) is None and quiz.error
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(st.one_of(st.text(max_size=30), st.binary(max_size=8), st.integers(), st.none(),
                  st.sampled_from(["1" * 5000, "1e999", "nan", "inf", "1,5", " 2 "])))
 def test_quiz_reads_any_submission_without_raising(text):
@@ -105,7 +106,7 @@ def test_quiz_reads_any_submission_without_raising(text):
         assert (quiz.correct is None) == bool(quiz.error)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(st.lists(st.one_of(st.integers(-5, 5), st.floats(-5, 5, allow_nan=False)),
                 min_size=1, max_size=3))
 def test_sequence_answers_are_compared_exactly(answer):

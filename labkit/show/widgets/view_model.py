@@ -159,7 +159,14 @@ def cell_label(view: dict, cell: int) -> str:
 
 
 def elements_at(lay: layout.Layout, cell: int) -> list[tuple[int, ...]]:
-    """Every logical index whose element lives in storage cell `cell`."""
+    """Every logical index whose element lives in storage cell `cell` ([] for a cell no element
+    reads). A cell is a whole number >= 0: 'a', None, 2.5 or True raise LayoutError instead of
+    silently matching nothing (True would otherwise compare equal to cell 1)."""
+    if isinstance(cell, bool | np.bool_) or not isinstance(cell, int | np.integer):
+        raise layout.LayoutError(f"a storage cell must be a whole number >= 0, got {cell!r} "
+                                 f"({type(cell).__name__}).")
+    if cell < 0:
+        raise layout.LayoutError(f"storage cell {cell} is negative; cells are numbered from 0.")
     if lay.numel > MAX_LOOKUP_ELEMENTS:
         raise ValueError(f"{lay.numel} elements are too many to search; slice the tensor.")
     offsets = layout.element_offsets(lay)

@@ -206,7 +206,7 @@ def _can_mount_namespaces():
     if shutil.which("unshare") is None or not sys.platform.startswith("linux"):
         return False
     probe = subprocess.run(["unshare", "-m", "sh", "-c", "mount -t tmpfs -o size=1m tmpfs /dev/shm"],
-                           capture_output=True)
+                           capture_output=True, timeout=30)
     return probe.returncode == 0
 
 
