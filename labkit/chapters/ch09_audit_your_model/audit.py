@@ -155,7 +155,8 @@ def run(model: nn.Module, example: torch.Tensor, device: str = "cpu",
     recommendations = []
     notes = []
     if recommend.has_conv(original) and recommend_rounds > 0:
-        first, moved = recommend.channels_last(original, x_plain, recommend_rounds, recommend_rep_ms)
+        first, moved = recommend.channels_last(original, x_plain, recommend_rounds, recommend_rep_ms,
+                                                known={memory_format: modules})
         recommendations.append(first)
         if moved is not None:
             recommendations.append(moved)

@@ -36,19 +36,26 @@ def strides_for(shape: tuple[int, ...], memory_format: torch.memory_format) -> t
     return tuple(torch.empty(shape, device="meta", memory_format=memory_format).stride())
 
 
+def status(shape: tuple[int, ...]) -> str | None:
+    """DRIFT, SIZE_ONE, or None when the shape's strides do not depend on the memory format."""
+    fmt = _FORMATS.get(len(shape))
+    if fmt is None:
+        return None
+    plain, other = strides_for(shape, torch.contiguous_format), strides_for(shape, fmt)
+    if plain == other:
+        return None
+    if any(a != b and n > 1 for a, b, n in zip(plain, other, shape, strict=True)):
+        return DRIFT
+    return SIZE_ONE
+
+
 def audit(model: nn.Module) -> list[ParameterRow]:
     """Every 4-D/5-D parameter whose strides depend on the memory format, in model order."""
     rows = []
     for name, p in model.named_parameters():
-        fmt = _FORMATS.get(p.dim())
-        if fmt is None:
-            continue
         shape = tuple(p.shape)
-        plain, other = strides_for(shape, torch.contiguous_format), strides_for(shape, fmt)
-        if plain == other:
-            continue
-        differs_where_it_matters = any(a != b and n > 1
-                                       for a, b, n in zip(plain, other, shape, strict=True))
-        rows.append(ParameterRow(name, shape, plain, other,
-                                 DRIFT if differs_where_it_matters else SIZE_ONE))
+        found = status(shape)
+        if found is not None:
+            rows.append(ParameterRow(name, shape, strides_for(shape, torch.contiguous_format),
+                                     strides_for(shape, _FORMATS[len(shape)]), found))
     return rows

@@ -180,3 +180,13 @@ def load(spec: str, image: int | None = None) -> nn.Module:
         raise ModelSpecError(f"{spec}: {attribute}() returned {type(model).__name__}, "
                              "not a torch.nn.Module")
     return model
+
+
+# The chapter's three networks: (name, built-in spec); torchvision's where it imports.
+CHAPTER_NETWORKS = (("ResNet-50", "labkit:resnet50"), ("MobileNetV3", "labkit:mobilenet_v3"),
+                    ("ViT", "labkit:vit"))
+
+
+def chapter_networks() -> list[tuple[str, str]]:
+    """(name, spec) for the three networks, torchvision's where available."""
+    return [(name, preferred(spec)) for name, spec in CHAPTER_NETWORKS]

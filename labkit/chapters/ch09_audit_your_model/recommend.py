@@ -63,8 +63,15 @@ def has_conv(model: nn.Module) -> bool:
 
 
 def channels_last(model: nn.Module, example: torch.Tensor, rounds: int = 5,
-                  rep_ms: float = 1000.0) -> tuple[Recommendation, Recommendation | None]:
-    """Time channels_last against NCHW; also the copies it moved away, module by module."""
+                  rep_ms: float = 1000.0,
+                  known: dict[str, list[module_layouts.ModuleRow]] | None = None,
+                  ) -> tuple[Recommendation, Recommendation | None]:
+    """Time channels_last against NCHW; also the copies it moved away, module by module.
+
+    known: module rows already traced for a format ({"contiguous": rows} or
+    {"channels_last": rows}), so the audit does not trace the same pass twice.
+    """
+    known = known or {}
     original = model
     variant = copy.deepcopy(model).to(memory_format=torch.channels_last)
     x_plain = example.contiguous()
@@ -73,8 +80,8 @@ def channels_last(model: nn.Module, example: torch.Tensor, rounds: int = 5,
         want, got = original(x_plain), variant(x_cl)
     error = _relative_error(got, want)
     tolerance = TOLERANCE.get(example.device.type, 1e-4)
-    before = module_layouts.trace(original, x_plain)
-    after = module_layouts.trace(variant, x_cl)
+    before = known.get("contiguous") or module_layouts.trace(original, x_plain)
+    after = known.get("channels_last") or module_layouts.trace(variant, x_cl)
     bytes_before = sum(r.copy_bytes for r in before)
     bytes_after = sum(r.copy_bytes for r in after)
 

@@ -50,10 +50,14 @@ def sections(report: Report, all_modules: bool = False) -> list[Section]:
         out.append((title, ["name", "calls", "time", "share"],
                     [[r.name, str(r.calls), f"{r.total_us:.1f} us", f"{100 * r.share:.1f}%"]
                      for r in k.rows]))
+    params = report.parameters if all_modules else report.drift_prone
+    rows_p = [[p.name, str(p.shape), str(p.contiguous_stride), str(p.channels_last_stride),
+               p.status] for p in params]
+    if not all_modules and report.harmless:
+        rows_p.append([f"({len(report.harmless)} more: size-1 dims only, in the Markdown/HTML)",
+                       "", "", "", "warn harmlessly"])
     out.append(("Parameters and DDP's layout contract", ["parameter", "shape", "contiguous",
-                                                         "channels_last", "status"],
-                [[p.name, str(p.shape), str(p.contiguous_stride), str(p.channels_last_stride),
-                  p.status] for p in report.parameters]))
+                                                         "channels_last", "status"], rows_p))
     out.append(("Export paths on this layout", ["path", "records", report.memory_format, "detail",
                                                 "other layouts"],
                 [[e.path, e.records, e.on_this_layout, e.detail,
@@ -95,7 +99,8 @@ def markdown(report: Report) -> str:
     def cell(c: str) -> str:
         return c.replace("|", "\\|").replace("\n", " ")
     parts = [f"# Audit of {report.model}", "",
-             f"torch {report.torch_version}; audit took {report.seconds.get('total', 0):.1f} s"]
+             f"torch {report.torch_version}; audit took {report.seconds.get('total', 0):.1f} s ("
+             + ", ".join(f"{k} {v:.1f} s" for k, v in report.seconds.items() if k != "total") + ")"]
     for title, head, rows in sections(report, all_modules=True):
         parts += ["", f"## {title}", ""]
         if not rows:
@@ -139,3 +144,50 @@ def as_dict(report: Report) -> dict:
     """Plain values (JSON-ready) for results files."""
     data = asdict(report)
     return data
+
+
+def summary(report: Report) -> dict:
+    """A compact, JSON-ready record: findings, copy kernels, exports, measured recommendations.
+
+    What the notebook records and what a CPU run shows, labelled, from the reference GPU.
+    """
+    k = report.kernels
+    return {
+        "model": report.model, "device": report.device, "memory_format": report.memory_format,
+        "input_shape": list(report.input_shape), "torch": report.torch_version,
+        "findings": report.findings(), "copy_bytes": report.copy_bytes,
+        "harmless_parameters": len(report.harmless),
+        "kernels": None if k is None else {
+            "device": k.device, "copy_share": k.copy_share, "share_of": k.share_of,
+            "gpu_idle_share": k.gpu_idle_share, "host_bound": k.host_bound,
+            "rows": [asdict(r) for r in k.rows[:8]]},
+        "exports": [{"path": e.path, "outcome": e.on_this_layout, "others": e.others}
+                    for e in report.exports],
+        "recommendations": [{"title": r.title, "kept": r.kept, "why": r.why, "ratio": r.ratio,
+                             "ratio_q25": r.ratio_q25, "ratio_q75": r.ratio_q75,
+                             "original_ms": r.original_ms, "variant_ms": r.variant_ms}
+                            for r in report.recommendations],
+        "seconds": report.seconds,
+    }
+
+
+def summary_text(data: dict) -> str:
+    """A few lines from a summary() dict (a recorded one included)."""
+    lines = [f"{data['model']}: {tuple(data['input_shape'])} on {data['device']}, "
+             f"{data['memory_format']} (torch {data['torch']})"]
+    for kind, names in data["findings"].items():
+        lines.append(f"  {kind}: {len(names)}" + (f" ({', '.join(names[:3])}"
+                                                   f"{', ...' if len(names) > 3 else ''})" if names else ""))
+    k = data.get("kernels")
+    if k:
+        bound = "" if k["host_bound"] is None else (
+            f"; GPU idle {100 * k['gpu_idle_share']:.0f}%: "
+            + ("host-bound" if k["host_bound"] else "device-bound"))
+        lines.append(f"  copies/layout work: {100 * k['copy_share']:.1f}% of {k['share_of']}{bound}")
+        for r in k["rows"][:4]:
+            lines.append(f"    {r['name'][:70]}: {r['calls']} calls, {100 * r['share']:.1f}%")
+    for e in data["exports"]:
+        lines.append(f"  export {e['path']}: {e['outcome']}")
+    for r in data["recommendations"]:
+        lines.append(f"  {'KEPT' if r['kept'] else 'not kept'}: {r['title']}: {r['why']}")
+    return "\n".join(lines)
