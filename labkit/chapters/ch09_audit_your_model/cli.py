@@ -33,7 +33,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--format", default="channels_last", choices=sorted(audit.FORMATS))
     p.add_argument("--exports", default=None,
                    help=f"comma-separated subset of {','.join(exports.PATHS)}, or 'none' "
-                        "(default: all on a GPU, trace,script,export on a CPU)")
+                        "(default: all on a GPU, trace,export on a CPU)")
     p.add_argument("--rounds", type=int, default=None,
                    help="interleaved rounds per timing (0: no timing; default 5 on a GPU, 3 on a CPU)")
     p.add_argument("--out", type=Path, default=None, help="folder for report.md and report.html")

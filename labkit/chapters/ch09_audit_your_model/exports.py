@@ -15,7 +15,9 @@ from torch import nn
 from labkit.chapters.ch07_export_traps import export_audit
 
 PATHS = export_audit.PATHS
-CPU_DEFAULT = ("trace", "script", "export")  # ONNX costs ~20 s and AOTI minutes on a small CPU
+# On a small CPU: script costs ~5 CPU-seconds on ResNet-50, ONNX ~20 and AOTInductor minutes.
+CPU_DEFAULT = ("trace", "export")
+SKIPPED = "skipped"
 
 
 @dataclass(frozen=True)
@@ -36,14 +38,15 @@ def layout_key(memory_format: torch.memory_format) -> str:
 
 def audit(model: nn.Module, example: torch.Tensor, memory_format: torch.memory_format,
           paths: tuple[str, ...]) -> list[ExportRow]:
-    """Run the chosen paths; a path that does not build is a row that says why."""
-    if not paths:
-        return []
-    result = export_audit.run(model, example.contiguous(), paths=paths)
+    """Run the chosen paths; a path not chosen, or that does not build, is a row that says why."""
     key = layout_key(memory_format)
     rows = []
-    for r in result.rows:
+    built = export_audit.run(model, example.contiguous(), paths=paths).rows if paths else []
+    for r in built:
         mine = r.outcomes[key]
         rows.append(ExportRow(r.path, r.records, mine.kind, mine.detail or r.note,
                               {lay: o.kind for lay, o in r.outcomes.items() if lay != key}))
+    for left in (p for p in PATHS if p not in paths):
+        rows.append(ExportRow(export_audit.PATH_NAMES[left], "not built", SKIPPED,
+                              f"not asked for (--exports {left} runs it)", {}))
     return rows

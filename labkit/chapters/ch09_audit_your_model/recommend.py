@@ -94,7 +94,8 @@ def channels_last(model: nn.Module, example: torch.Tensor, rounds: int = 5,
             return variant(x_cl)
 
     result = bench.compare({"NCHW as given": run_original, "channels_last": run_variant},
-                           rounds=rounds, rep_ms=rep_ms, mode="hot", progress=False)
+                           rounds=rounds, rep_ms=rep_ms, mode="hot", progress=False,
+                           device=example.device)
     v, o = result["channels_last"], result["NCHW as given"]
     numerics_ok = error <= tolerance
     faster = v.ratio_q75 < 1.0

@@ -83,7 +83,8 @@ def test_copies_are_charged_to_the_innermost_module_only():
 
 
 def test_export_rows_answer_on_the_audited_layout(clean_report):
-    (row,) = clean_report.exports
+    row, *skipped = clean_report.exports
+    assert [s.on_this_layout for s in skipped] == ["skipped"] * 5 and "--exports" in skipped[0].detail
     assert row.path == "torch.jit.trace" and row.on_this_layout == "correct"
     assert set(row.others) == {"NCHW", "transposed view"}
 
