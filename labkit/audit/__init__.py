@@ -1,0 +1,1 @@
+"""`python -m labkit.audit`: the command line of chapter 09's audit (the logic lives there)."""

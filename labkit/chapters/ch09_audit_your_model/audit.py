@@ -1,0 +1,173 @@
+"""The audit: one model, one example input, one device, one memory format; every finding.
+
+    report = audit.run(model, example, device="cpu", memory_format="channels_last")
+    print(report.text())
+
+It converts the model and the input to the format asked for, then runs each instrument:
+per-module layouts and copies (module_layouts), the profiler's copy and layout kernels
+(kernels), DDP's layout contract (ddp_contract), the export paths (exports) and the
+measured recommendations (recommend). Everything but the timings is deterministic for a
+given model, input and torch build; the timings carry their spread.
+"""
+
+from __future__ import annotations
+
+import copy
+import time
+from dataclasses import dataclass, field
+
+import torch
+from torch import nn
+
+from labkit.chapters.ch09_audit_your_model import (
+    ddp_contract,
+    exports,
+    kernels,
+    module_layouts,
+    recommend,
+)
+
+FORMATS = {"channels_last": torch.channels_last, "contiguous": torch.contiguous_format}
+
+
+class AuditError(ValueError):
+    """Input the audit cannot run: the message says what was wrong and what to pass."""
+
+
+@dataclass
+class Report:
+    """Everything one audit found (see report.py for the table, Markdown and HTML)."""
+
+    model: str
+    device: str
+    memory_format: str
+    input_shape: tuple[int, ...]
+    modules: list[module_layouts.ModuleRow]
+    kernels: kernels.KernelReport | None
+    parameters: list[ddp_contract.ParameterRow]
+    exports: list[exports.ExportRow]
+    recommendations: list[recommend.Recommendation]
+    torch_version: str = torch.__version__
+    seconds: dict[str, float] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def drops(self) -> list[module_layouts.ModuleRow]:
+        return [r for r in self.modules if r.verdict == "dropped"]
+
+    @property
+    def copies(self) -> list[module_layouts.ModuleRow]:
+        return [r for r in self.modules if r.copy_bytes > 0]
+
+    @property
+    def drift_prone(self) -> list[ddp_contract.ParameterRow]:
+        return [p for p in self.parameters if p.status == ddp_contract.DRIFT]
+
+    @property
+    def harmless(self) -> list[ddp_contract.ParameterRow]:
+        return [p for p in self.parameters if p.status == ddp_contract.SIZE_ONE]
+
+    @property
+    def copy_bytes(self) -> int:
+        return sum(r.copy_bytes for r in self.modules)
+
+    def findings(self) -> dict[str, list[str]]:
+        """The deterministic findings by kind: names only (for tests and NBVAL cells)."""
+        return {"layout drops": [r.name for r in self.drops],
+                "hidden copies": [r.name for r in self.copies],
+                "drift-prone parameters": [p.name for p in self.drift_prone],
+                "export paths wrong or rejected": [e.path for e in self.exports
+                                                   if e.on_this_layout in ("silently wrong",
+                                                                           "rejected")]}
+
+    def clean(self) -> bool:
+        """True when no finding of any kind was made."""
+        return not any(self.findings().values())
+
+
+def resolve_device(device: str) -> torch.device:
+    """torch.device(device), or AuditError when it is unknown or absent on this machine."""
+    try:
+        where = torch.device(device)
+    except (RuntimeError, TypeError) as error:
+        raise AuditError(f"unknown device {device!r} ({error}); use cpu or cuda") from None
+    if where.type == "cuda" and not torch.cuda.is_available():
+        raise AuditError(f"device {device!r} is absent: this machine has no CUDA GPU "
+                         "(run with --device cpu)")
+    if where.type == "cuda" and where.index is not None and where.index >= torch.cuda.device_count():
+        raise AuditError(f"device {device!r} is absent: {torch.cuda.device_count()} GPU(s) here")
+    if where.type not in ("cpu", "cuda"):
+        raise AuditError(f"device {device!r}: the audit runs on cpu or cuda")
+    return where
+
+
+def run(model: nn.Module, example: torch.Tensor, device: str = "cpu",
+        memory_format: str = "channels_last", name: str | None = None,
+        export_paths: tuple[str, ...] | None = None, recommend_rounds: int = 5,
+        recommend_rep_ms: float = 1000.0, profile: bool = True) -> Report:
+    """Audit `model` on `example` (NCHW images) in `memory_format` on `device`.
+
+    export_paths: which of exports.PATHS to run (default: all on a GPU, the three in-process
+    ones on a CPU, where ONNX and AOTInductor cost more than the chapter's budget).
+    The model is copied: the one passed in is left as it was.
+    """
+    if not isinstance(model, nn.Module):
+        raise AuditError(f"the audit needs a torch.nn.Module, got {type(model).__name__}")
+    if not isinstance(example, torch.Tensor) or example.dim() != 4 or not example.is_floating_point():
+        raise AuditError("the example input must be a floating-point image batch [N, C, H, W], got "
+                         + (f"shape {tuple(example.shape)} {example.dtype}"
+                            if isinstance(example, torch.Tensor) else type(example).__name__))
+    if memory_format not in FORMATS:
+        raise AuditError(f"memory format {memory_format!r}: choose one of {sorted(FORMATS)}")
+    where = resolve_device(device)
+    fmt = FORMATS[memory_format]
+    clock: dict[str, float] = {}
+    started = time.perf_counter()
+    original = copy.deepcopy(model).eval().to(where)
+    x_plain = example.to(where).contiguous()
+    try:
+        with torch.no_grad():
+            original(x_plain)
+    except Exception as error:
+        first = (str(error).strip().splitlines() or [""])[0][:200]
+        raise AuditError(f"the model rejects an input of shape {tuple(example.shape)}: "
+                         f"{type(error).__name__}: {first}") from None
+    audited = copy.deepcopy(original).to(memory_format=fmt)
+    x = x_plain.contiguous(memory_format=fmt)
+    clock["load"] = time.perf_counter() - started
+
+    def lap(key: str, since: float) -> None:
+        clock[key] = time.perf_counter() - since
+
+    t = time.perf_counter()
+    modules = module_layouts.trace(audited, x)
+    lap("modules", t)
+    t = time.perf_counter()
+    profiled = kernels.profile(audited, x) if profile else None
+    lap("kernels", t)
+    parameters = ddp_contract.audit(original)
+    if export_paths is None:
+        export_paths = exports.PATHS if where.type == "cuda" else exports.CPU_DEFAULT
+    t = time.perf_counter()
+    export_rows = exports.audit(original, x_plain, fmt, export_paths)
+    lap("exports", t)
+    t = time.perf_counter()
+    recommendations = []
+    notes = []
+    if recommend.has_conv(original) and recommend_rounds > 0:
+        first, moved = recommend.channels_last(original, x_plain, recommend_rounds, recommend_rep_ms,
+                                                known={memory_format: modules})
+        recommendations.append(first)
+        if moved is not None:
+            recommendations.append(moved)
+    elif not recommend.has_conv(original):
+        notes.append("no Conv2d in the model: channels_last was not timed")
+    recommendations.append(recommend.before_ddp(parameters))
+    left = recommend.remaining_copies(modules)
+    if left:
+        notes.append("copies left in the audited format (move them by hand): " + "; ".join(left[:5]))
+    lap("recommendations", t)
+    clock["total"] = time.perf_counter() - started
+    return Report(name or type(model).__name__, str(where), memory_format, tuple(example.shape),
+                  modules, profiled, parameters, export_rows, recommendations, seconds=clock,
+                  notes=notes)

@@ -1,0 +1,92 @@
+"""`python -m labkit.audit SPEC [--batch N] [--image S] [--device D] [--format F] [--out DIR]`.
+
+Bad input gets one clear line on stderr and exit status 2, never a traceback: a spec that
+does not import, a model that rejects the input, a device this machine does not have.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import warnings
+from pathlib import Path
+
+import torch
+
+from labkit.chapters.ch09_audit_your_model import audit, exports, models, report
+
+EXIT_BAD_INPUT = 2
+
+
+def parser() -> argparse.ArgumentParser:
+    """The command's arguments."""
+    p = argparse.ArgumentParser(
+        prog="python -m labkit.audit",
+        description="Audit a model's memory layouts, copies, DDP layout contract, export paths, "
+                    "and measure the fixes.")
+    p.add_argument("model", help="torchvision:NAME (random weights), mypkg.mymod:build_model, "
+                                 f"or a built-in: {', '.join(models.BUILTIN)}")
+    p.add_argument("--batch", type=int, default=None, help="batch size (default: this machine's)")
+    p.add_argument("--image", type=int, default=None, help="image side (default 224 on a GPU, 64 on a CPU)")
+    p.add_argument("--channels", type=int, default=3)
+    p.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
+    p.add_argument("--format", default="channels_last", choices=sorted(audit.FORMATS))
+    p.add_argument("--exports", default=None,
+                   help=f"comma-separated subset of {','.join(exports.PATHS)}, or 'none' "
+                        "(default: all on a GPU, trace,export on a CPU)")
+    p.add_argument("--rounds", type=int, default=None,
+                   help="interleaved rounds per timing (0: no timing; default 5 on a GPU, 3 on a CPU)")
+    p.add_argument("--out", type=Path, default=None, help="folder for report.md and report.html")
+    return p
+
+
+def _paths(text: str | None) -> tuple[str, ...] | None:
+    if text is None:
+        return None
+    if text.strip() == "none":
+        return ()
+    chosen = tuple(t.strip() for t in text.split(",") if t.strip())
+    unknown = sorted(set(chosen) - set(exports.PATHS))
+    if unknown:
+        raise audit.AuditError(f"unknown export paths {unknown}; choose from {', '.join(exports.PATHS)}")
+    return chosen
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the command; returns the exit status (0, or EXIT_BAD_INPUT with a message)."""
+    args = parser().parse_args(argv)
+    try:
+        where = audit.resolve_device(args.device)
+        cuda = where.type == "cuda"
+        batch = args.batch if args.batch is not None else (64 if cuda else 2)
+        image = args.image if args.image is not None else (224 if cuda else 64)
+        rounds = args.rounds if args.rounds is not None else (5 if cuda else 3)
+        if batch < 1 or image < 1 or args.channels < 1 or rounds < 0:
+            raise audit.AuditError("--batch, --image and --channels must be at least 1, --rounds at least 0")
+        paths = _paths(args.exports)
+        model = models.load(args.model, image=image)
+        torch.manual_seed(0)
+        example = torch.randn(batch, args.channels, image, image)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            result = audit.run(model, example, device=args.device, memory_format=args.format,
+                               name=args.model, export_paths=paths, recommend_rounds=rounds,
+                               recommend_rep_ms=1000.0 if cuda else 300.0)
+    except (audit.AuditError, models.ModelSpecError) as error:
+        print(f"labkit.audit: {error}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except torch.OutOfMemoryError:
+        print(f"labkit.audit: out of memory at batch {batch}, image {image}: try a smaller --batch",
+              file=sys.stderr)
+        return EXIT_BAD_INPUT
+    print(report.text(result))
+    if args.out is not None:
+        try:
+            args.out.mkdir(parents=True, exist_ok=True)
+            (args.out / "report.md").write_text(report.markdown(result))
+            (args.out / "report.html").write_text(report.to_html(result))
+        except OSError as error:
+            print(f"labkit.audit: cannot write the report to {args.out}: {error}", file=sys.stderr)
+            return EXIT_BAD_INPUT
+        print(f"\nwrote {args.out / 'report.md'} and {args.out / 'report.html'}")
+    return 0

@@ -1,0 +1,52 @@
+"""Each export path on this input layout: chapter 07's export audit, run on the learner's model.
+
+A named exception to the chapters' independence (pyproject.toml's import contract): the
+export paths (trace, script, export, ONNX Runtime, AOTInductor) and their correctness check
+live in chapter 07, and a copy of that code would drift from it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import torch
+from torch import nn
+
+from labkit.chapters.ch07_export_traps import export_audit
+
+PATHS = export_audit.PATHS
+# On a small CPU: script costs ~5 CPU-seconds on ResNet-50, ONNX ~20 and AOTInductor minutes.
+CPU_DEFAULT = ("trace", "export")
+SKIPPED = "skipped"
+
+
+@dataclass(frozen=True)
+class ExportRow:
+    """One path: what it records, and the outcome on the audited layout and on the others."""
+
+    path: str
+    records: str
+    on_this_layout: str  # correct | rejected | silently wrong | skipped
+    detail: str
+    others: dict[str, str]
+
+
+def layout_key(memory_format: torch.memory_format) -> str:
+    """Chapter 07's name for the input layout the audit runs ('NCHW' or 'channels_last')."""
+    return export_audit.CHANNELS_LAST if memory_format == torch.channels_last else export_audit.NCHW
+
+
+def audit(model: nn.Module, example: torch.Tensor, memory_format: torch.memory_format,
+          paths: tuple[str, ...]) -> list[ExportRow]:
+    """Run the chosen paths; a path not chosen, or that does not build, is a row that says why."""
+    key = layout_key(memory_format)
+    rows = []
+    built = export_audit.run(model, example.contiguous(), paths=paths).rows if paths else []
+    for r in built:
+        mine = r.outcomes[key]
+        rows.append(ExportRow(r.path, r.records, mine.kind, mine.detail or r.note,
+                              {lay: o.kind for lay, o in r.outcomes.items() if lay != key}))
+    for left in (p for p in PATHS if p not in paths):
+        rows.append(ExportRow(export_audit.PATH_NAMES[left], "not built", SKIPPED,
+                              f"not asked for (--exports {left} runs it)", {}))
+    return rows

@@ -1,0 +1,193 @@
+"""The audit report as sections of rows, written three ways: a text table, Markdown, HTML.
+
+Sections are built once (`sections`) so the three forms cannot disagree. `structure`
+keeps only what holds on every machine for a given torch build (names, layouts, bytes,
+verdict kinds), for a notebook cell nbval checks; timings appear only in the full forms.
+"""
+
+from __future__ import annotations
+
+import html
+from dataclasses import asdict
+
+from labkit.chapters.ch09_audit_your_model.audit import Report
+
+Section = tuple[str, list[str], list[list[str]]]  # title, header, rows
+
+
+def _ms(value: float | None, spread: float | None) -> str:
+    return "-" if value is None else f"{value:.2f} ms (IQR {spread:.2f})"
+
+
+def sections(report: Report, all_modules: bool = False) -> list[Section]:
+    """The report's sections; modules without a finding are left out unless all_modules."""
+    out: list[Section] = []
+    counts: dict[str, int] = {}
+    for r in report.modules[1:]:
+        counts[r.verdict] = counts.get(r.verdict, 0) + 1
+    out.append(("Summary", ["what", "found"], [
+        ["model", report.model], ["input", f"{report.input_shape} on {report.device}, "
+                                           f"{report.memory_format}"],
+        ["module calls", f"{len(report.modules) - 1}: " + ", ".join(
+            f"{k} {v}" for k, v in sorted(counts.items()))],
+        ["layout drops", str(len(report.drops))],
+        ["bytes copied in one forward", f"{report.copy_bytes} B in {len(report.copies)} modules"],
+        ["drift-prone parameters (DDP)", f"{len(report.drift_prone)}; "
+                                         f"{len(report.harmless)} size-1 cases warn harmlessly"],
+    ]))
+    rows = [r for r in report.modules if all_modules or r.finding]
+    out.append(("Modules" + ("" if all_modules else " with a finding"),
+                ["module", "kind", "in", "out", "channels_last", "bytes copied", "copy ops"],
+                [[r.name, r.kind, r.input_format, r.output_format, r.verdict, str(r.copy_bytes),
+                  ", ".join(r.copy_ops)] for r in rows]))
+    k = report.kernels
+    if k is not None:
+        title = (f"Copy and layout work the profiler saw ({k.device}, share of {k.share_of}; "
+                 f"all together {100 * k.copy_share:.1f}%"
+                 + ("" if k.host_bound is None else
+                    f"; GPU idle {100 * (k.gpu_idle_share or 0):.0f}%: "
+                    + ("host-bound" if k.host_bound else "device-bound")) + ")")
+        out.append((title, ["name", "calls", "time", "share"],
+                    [[r.name, str(r.calls), f"{r.total_us:.1f} us", f"{100 * r.share:.1f}%"]
+                     for r in k.rows]))
+    params = report.parameters if all_modules else report.drift_prone
+    rows_p = [[p.name, str(p.shape), str(p.contiguous_stride), str(p.channels_last_stride),
+               p.status] for p in params]
+    if not all_modules and report.harmless:
+        rows_p.append([f"({len(report.harmless)} more: size-1 dims only, in the Markdown/HTML)",
+                       "", "", "", "warn harmlessly"])
+    out.append(("Parameters and DDP's layout contract", ["parameter", "shape", "contiguous",
+                                                         "channels_last", "status"], rows_p))
+    out.append(("Export paths on this layout", ["path", "records", report.memory_format, "detail",
+                                                "other layouts"],
+                [[e.path, e.records, e.on_this_layout, e.detail,
+                  ", ".join(f"{k}: {v}" for k, v in e.others.items())] for e in report.exports]))
+    out.append(("Recommendations (measured)", ["recommendation", "kept", "why", "original",
+                                               "variant", "copies (orig -> variant)"],
+                [[r.title, "yes" if r.kept else "no", r.why + "".join(f"; {d}" for d in r.details),
+                  _ms(r.original_ms, r.original_iqr_ms), _ms(r.variant_ms, r.variant_iqr_ms),
+                  "-" if r.copy_bytes is None else f"{r.copy_bytes[0]} B -> {r.copy_bytes[1]} B"]
+                 for r in report.recommendations]))
+    if report.notes:
+        out.append(("Notes", ["note"], [[n] for n in report.notes]))
+    return out
+
+
+def _clip(text: str, width: int) -> str:
+    return text if len(text) <= width else text[: width - 3] + "..."
+
+
+def text(report: Report, width: int = 60) -> str:
+    """A plain-text table per section (cells clipped to `width` characters)."""
+    lines = [f"Audit of {report.model} (torch {report.torch_version})"]
+    for title, head, rows in sections(report):
+        lines += ["", title]
+        if not rows:
+            lines.append("  (none)")
+            continue
+        cells = [[_clip(c, width) for c in row] for row in [head, *rows]]
+        widths = [max(len(r[i]) for r in cells) for i in range(len(head))]
+        for n, row in enumerate(cells):
+            lines.append("  " + "  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip())
+            if n == 0:
+                lines.append("  " + "  ".join("-" * w for w in widths))
+    return "\n".join(lines)
+
+
+def markdown(report: Report) -> str:
+    """GitHub-flavoured Markdown: one table per section, every module listed."""
+    def cell(c: str) -> str:
+        return c.replace("|", "\\|").replace("\n", " ")
+    parts = [f"# Audit of {report.model}", "",
+             f"torch {report.torch_version}; audit took {report.seconds.get('total', 0):.1f} s ("
+             + ", ".join(f"{k} {v:.1f} s" for k, v in report.seconds.items() if k != "total") + ")"]
+    for title, head, rows in sections(report, all_modules=True):
+        parts += ["", f"## {title}", ""]
+        if not rows:
+            parts.append("(none)")
+            continue
+        parts.append("| " + " | ".join(head) + " |")
+        parts.append("|" + "---|" * len(head))
+        parts += ["| " + " | ".join(cell(c) for c in row) + " |" for row in rows]
+    return "\n".join(parts) + "\n"
+
+
+def to_html(report: Report) -> str:
+    """A standalone HTML page, every module listed."""
+    body = [f"<h1>Audit of {html.escape(report.model)}</h1>"]
+    for title, head, rows in sections(report, all_modules=True):
+        body.append(f"<h2>{html.escape(title)}</h2>")
+        if not rows:
+            body.append("<p>(none)</p>")
+            continue
+        body.append("<table><tr>" + "".join(f"<th>{html.escape(h)}</th>" for h in head) + "</tr>"
+                    + "".join("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in row) + "</tr>"
+                              for row in rows) + "</table>")
+    style = ("<style>body{font-family:sans-serif}table{border-collapse:collapse}"
+             "td,th{border:1px solid #ccc;padding:2px 6px;text-align:left}</style>")
+    return (f"<!doctype html><html><head><meta charset='utf-8'><title>Audit of "
+            f"{html.escape(report.model)}</title>{style}</head><body>{''.join(body)}</body></html>\n")
+
+
+def structure(report: Report) -> str:
+    """Machine-independent lines: findings by name, parameter counts, export outcomes' kinds."""
+    lines = [f"{report.model}: input {report.input_shape}, {report.memory_format}"]
+    for kind, names in report.findings().items():
+        shown = ", ".join(names[:4]) + (f", ... ({len(names)} in all)" if len(names) > 4 else "")
+        lines.append(f"  {kind}: {shown or 'none'}")
+    lines.append(f"  bytes copied in one forward: {report.copy_bytes}")
+    lines.append(f"  size-1 parameters that warn harmlessly: {len(report.harmless)}")
+    return "\n".join(lines)
+
+
+def as_dict(report: Report) -> dict:
+    """Plain values (JSON-ready) for results files."""
+    data = asdict(report)
+    return data
+
+
+def summary(report: Report) -> dict:
+    """A compact, JSON-ready record: findings, copy kernels, exports, measured recommendations.
+
+    What the notebook records and what a CPU run shows, labelled, from the reference GPU.
+    """
+    k = report.kernels
+    return {
+        "model": report.model, "device": report.device, "memory_format": report.memory_format,
+        "input_shape": list(report.input_shape), "torch": report.torch_version,
+        "findings": report.findings(), "copy_bytes": report.copy_bytes,
+        "harmless_parameters": len(report.harmless),
+        "kernels": None if k is None else {
+            "device": k.device, "copy_share": k.copy_share, "share_of": k.share_of,
+            "gpu_idle_share": k.gpu_idle_share, "host_bound": k.host_bound,
+            "rows": [asdict(r) for r in k.rows[:8]]},
+        "exports": [{"path": e.path, "outcome": e.on_this_layout, "others": e.others}
+                    for e in report.exports],
+        "recommendations": [{"title": r.title, "kept": r.kept, "why": r.why, "ratio": r.ratio,
+                             "ratio_q25": r.ratio_q25, "ratio_q75": r.ratio_q75,
+                             "original_ms": r.original_ms, "variant_ms": r.variant_ms}
+                            for r in report.recommendations],
+        "seconds": report.seconds,
+    }
+
+
+def summary_text(data: dict) -> str:
+    """A few lines from a summary() dict (a recorded one included)."""
+    lines = [f"{data['model']}: {tuple(data['input_shape'])} on {data['device']}, "
+             f"{data['memory_format']} (torch {data['torch']})"]
+    for kind, names in data["findings"].items():
+        lines.append(f"  {kind}: {len(names)}" + (f" ({', '.join(names[:3])}"
+                                                   f"{', ...' if len(names) > 3 else ''})" if names else ""))
+    k = data.get("kernels")
+    if k:
+        bound = "" if k["host_bound"] is None else (
+            f"; GPU idle {100 * k['gpu_idle_share']:.0f}%: "
+            + ("host-bound" if k["host_bound"] else "device-bound"))
+        lines.append(f"  copies/layout work: {100 * k['copy_share']:.1f}% of {k['share_of']}{bound}")
+        for r in k["rows"][:4]:
+            lines.append(f"    {r['name'][:70]}: {r['calls']} calls, {100 * r['share']:.1f}%")
+    for e in data["exports"]:
+        lines.append(f"  export {e['path']}: {e['outcome']}")
+    for r in data["recommendations"]:
+        lines.append(f"  {'KEPT' if r['kept'] else 'not kept'}: {r['title']}: {r['why']}")
+    return "\n".join(lines)

@@ -1,0 +1,54 @@
+"""Hand-built models with one known problem each, and a clean one (for the audit's tests)."""
+
+import torch
+from torch import nn
+
+
+class SwapHW(nn.Module):
+    """Transposes H and W: a view, so no copy, but channels_last is lost (a layout drop)."""
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return x.transpose(2, 3)
+
+
+class Reorder(nn.Module):
+    """permute to NHWC, contiguous(), permute back: a hidden copy on an NCHW input, none on
+    a channels_last one (there permute(0, 2, 3, 1) is already contiguous)."""
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return x.permute(0, 2, 3, 1).contiguous().permute(0, 3, 1, 2)
+
+
+def _head(channels: int) -> list[nn.Module]:
+    return [nn.ReLU(), nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(channels, 4)]
+
+
+def clean() -> nn.Module:
+    """1x1 convolution only: keeps channels_last, copies nothing, no drift-prone weight."""
+    torch.manual_seed(0)
+    return nn.Sequential(nn.Conv2d(3, 8, 1), *_head(8))
+
+
+def layout_drop() -> nn.Module:
+    torch.manual_seed(0)
+    return nn.Sequential(nn.Conv2d(3, 8, 1), SwapHW(), *_head(8))
+
+
+def hidden_copy() -> nn.Module:
+    torch.manual_seed(0)
+    return nn.Sequential(nn.Conv2d(3, 8, 1), Reorder(), *_head(8))
+
+
+def drift_prone() -> nn.Module:
+    torch.manual_seed(0)
+    return nn.Sequential(nn.Conv2d(3, 8, 3, padding=1), *_head(8))
+
+
+def build_model() -> nn.Module:
+    """What `python -m labkit.audit tests.chapters.ch09_audit_your_model.handmade:build_model` loads."""
+    return hidden_copy()
+
+
+def example(batch: int = 2, side: int = 8) -> torch.Tensor:
+    torch.manual_seed(1)
+    return torch.randn(batch, 3, side, side)

@@ -1,0 +1,123 @@
+"""The audit finds each known problem in a hand-built model, and nothing in a clean one."""
+
+import pytest
+import torch
+
+from labkit.chapters.ch09_audit_your_model import (
+    audit,
+    ddp_contract,
+    kernels,
+    module_layouts,
+    report,
+)
+from labkit.measure import example_traces, timeline
+from tests.chapters.ch09_audit_your_model import handmade
+
+
+def run(model, memory_format="channels_last", **kw):
+    kw.setdefault("export_paths", ("trace",))
+    kw.setdefault("recommend_rounds", 2)
+    kw.setdefault("recommend_rep_ms", 20.0)
+    return audit.run(model, handmade.example(), memory_format=memory_format, **kw)
+
+
+@pytest.fixture(scope="module")
+def clean_report():
+    return run(handmade.clean())
+
+
+def test_a_clean_model_has_no_finding(clean_report):
+    assert clean_report.findings() == {k: [] for k in clean_report.findings()}
+    assert clean_report.clean() and clean_report.copy_bytes == 0
+    assert [r.verdict for r in clean_report.modules[1:3]] == ["kept", "kept"]
+    # its 1x1 weight differs from contiguous only in size-1 dims: listed, harmless
+    assert [p.name for p in clean_report.harmless] == ["0.weight"]
+
+
+def test_the_layout_drop_is_found_where_it_happens():
+    r = run(handmade.layout_drop())
+    assert r.findings()["layout drops"] == ["1"]
+    assert r.modules[2].kind == "SwapHW" and r.modules[2].output_format == "neither"
+    assert r.findings()["hidden copies"] == []  # a transpose is a view: a drop without a copy
+
+
+def test_the_hidden_copy_is_found_with_its_bytes_and_moved_by_channels_last():
+    x = handmade.example()
+    r = run(handmade.hidden_copy(), memory_format="contiguous")
+    assert r.findings()["hidden copies"] == ["1"]
+    row = r.modules[2]
+    assert row.kind == "Reorder" and row.copy_bytes == 2 * 8 * 8 * 8 * 4 and row.copy_ops
+    moved = [m for m in r.recommendations if m.title.startswith("move the permute")]
+    assert moved and moved[0].copy_bytes == (row.copy_bytes, 0) and "1: 4096 B" in moved[0].details[0]
+    assert moved[0].ratio is not None and moved[0].ratio_q25 <= moved[0].ratio_q75
+    assert run(handmade.hidden_copy()).findings()["hidden copies"] == []  # channels_last: none
+    assert x.shape == (2, 3, 8, 8)
+
+
+def test_the_drift_prone_parameter_is_named():
+    r = run(handmade.drift_prone())
+    assert r.findings()["drift-prone parameters"] == ["0.weight"]
+    p = r.drift_prone[0]
+    assert p.contiguous_stride == (27, 9, 3, 1) and p.channels_last_stride == (27, 1, 9, 3)
+    ddp = [m for m in r.recommendations if "DDP" in m.title][0]
+    assert ddp.kept and ddp.ratio is None  # a correctness fix, not timed
+
+
+def test_parameters_without_format_dependence_are_not_listed():
+    assert ddp_contract.audit(torch.nn.Linear(3, 4)) == []
+
+
+def test_the_layout_verdicts():
+    v = module_layouts.layout_verdict
+    assert v("channels_last", "channels_last", 4) == "kept"
+    assert v("channels_last", "contiguous", 4) == "dropped"
+    assert v("channels_last", "contiguous", 2) == "left 4-D"
+    assert v("contiguous", "channels_last", 4) == "converted"
+    assert v("both", "contiguous", 4) == "ambiguous"
+
+
+def test_copies_are_charged_to_the_innermost_module_only():
+    rows = module_layouts.trace(torch.nn.Sequential(handmade.Reorder()), handmade.example())
+    by_name = {r.name: r.copy_bytes for r in rows}
+    assert by_name == {"(model)": 0, "0": 2 * 3 * 8 * 8 * 4}
+
+
+def test_export_rows_answer_on_the_audited_layout(clean_report):
+    row, *skipped = clean_report.exports
+    assert [s.on_this_layout for s in skipped] == ["skipped"] * 5 and "--exports" in skipped[0].detail
+    assert row.path == "torch.jit.trace" and row.on_this_layout == "correct"
+    assert set(row.others) == {"NCHW", "transposed view"}
+
+
+def test_the_profiler_sees_copy_kernels_and_the_host_bound_flag_on_a_gpu_trace():
+    trace = timeline.from_chrome(example_traces.training_trace(3))
+    k = kernels.from_trace(trace, timeline.summary(trace))
+    assert k.device == "gpu" and k.host_bound is not None
+    assert any("direct_copy" in n for n in k.names)
+    assert 0 < k.copy_share < 1 and abs(sum(r.share for r in k.rows) - k.copy_share) < 1e-9
+
+
+def test_a_cpu_run_reports_cpu_ops_and_no_host_bound_flag(clean_report):
+    assert clean_report.kernels.device == "cpu" and clean_report.kernels.host_bound is None
+
+
+@pytest.mark.parametrize("bad, message", [
+    (dict(example=torch.randn(3, 8)), "image batch"),
+    (dict(memory_format="nhwc"), "memory format 'nhwc'"),
+    (dict(device="cuda:7" if torch.cuda.is_available() else "cuda"), "absent"),
+    (dict(device="banana"), "unknown device"),
+    (dict(example=torch.randn(2, 5, 8, 8)), "rejects an input of shape"),
+])
+def test_bad_input_gets_a_clear_message(bad, message):
+    kw = {"example": handmade.example(), **bad}
+    with pytest.raises(audit.AuditError, match=message):
+        audit.run(handmade.clean(), kw.pop("example"), **kw)
+
+
+def test_the_report_forms_agree(clean_report):
+    text, md, page = report.text(clean_report), report.markdown(clean_report), report.to_html(clean_report)
+    for form in (text, md, page):
+        assert "torch.jit.trace" in form and "convert to channels_last" in form
+    assert md.count("\n| ") > 5 and page.startswith("<!doctype html>")
+    assert "none" in report.structure(clean_report)
+    assert report.as_dict(clean_report)["memory_format"] == "channels_last"
