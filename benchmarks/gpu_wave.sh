@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# One device call, several GPU jobs in turn: each command runs with its own time limit and log,
+# and everything they write lands in one tarball under $OUT (the device returns few files).
+# Results recorded with LABKIT_RECORD_REFERENCE go to results/<machine>.json, copied back too.
+#
+#   usage (repo root on the GPU machine):
+#     bash benchmarks/gpu_wave.sh "python3 benchmarks/reproduce.py 02 --runs 3" "..."
+#   env: STEP_TIMEOUT (s per command, default 240), REFERENCE (default nvidia-h200),
+#        SKIP_INSTALL=1 when the Jupyter wheels (.whl) are not needed or already installed
+set -uo pipefail
+started=$(date +%s)
+out=${OUT:-/tmp/out}/wave
+mkdir -p "$out"
+if [ "${SKIP_INSTALL:-0}" != 1 ] && ls .whl/*.whl >/dev/null 2>&1; then
+  python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \
+    --target /tmp/site .whl/*.whl > "$out/pip.log" 2>&1 || tail -5 "$out/pip.log"
+fi
+export PYTHONPATH=/tmp/site:$PWD PYTHONUNBUFFERED=1 KINETO_LOG_LEVEL=6 WAVE_OUT=$out
+export LABKIT_RECORD_REFERENCE=${REFERENCE:-nvidia-h200}
+export LABKIT_CACHE_DIR=${LABKIT_CACHE_DIR:-$PWD/.gpu_cache}
+export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
+mkdir -p "$LABKIT_CACHE_DIR"
+nvidia-smi > "$out/nvidia-smi.txt" 2>&1
+n=0
+for command in "$@"; do
+  n=$((n + 1))
+  t0=$(date +%s)
+  timeout "${STEP_TIMEOUT:-240}" bash -c "$command" > "$out/step$n.log" 2>&1; rc=$?
+  echo "step $n rc=$rc in $(( $(date +%s) - t0 )) s: $command" | tee -a "$out/steps.txt"
+  tail -15 "$out/step$n.log"
+done
+cp "results/$LABKIT_RECORD_REFERENCE.json" "$out/" 2>/dev/null
+cp -r results/reproduce "$out/reproduce" 2>/dev/null
+echo "wave: $(( $(date +%s) - started )) s" | tee -a "$out/steps.txt"
+tar czf "${OUT:-/tmp/out}/wave.tar.gz" -C "$(dirname "$out")" wave
