@@ -20,6 +20,9 @@ NOISY_IQR_FRACTION = 0.10  # IQR/median above this and the median is not to be t
 # Faults "dominate" a timing when their estimated cost (faults per call times the cost of one
 # fault, measured by labkit.measure.conditions.page_fault_cost_s) is at least this share of the median.
 FAULTS_DOMINATE_FRACTION = 0.25
+# A share up to this reads "at the ceiling": a ceiling is the best rate of a size sweep, and a
+# run at another size, clock or moment can beat it by a few percent without anything wrong.
+AT_CEILING_PCT = 105.0
 
 
 @dataclass(frozen=True)
@@ -209,8 +212,32 @@ class Timing:
 
     @property
     def above_ceiling(self) -> bool:
-        """True when a share exceeds 100%: a number to explain before it is used."""
-        return self.pct_of_ceiling is not None and self.pct_of_ceiling > 100
+        """True when a share exceeds AT_CEILING_PCT (105%): a number to explain before it is used.
+
+        Up to 105% reads "at the ceiling" (a ceiling is the best rate over a size sweep; a
+        single run can beat it by a few percent)."""
+        return self.pct_of_ceiling is not None and self.pct_of_ceiling > AT_CEILING_PCT
+
+    def flag(self, case: str = "") -> dict | None:
+        """Why the harness distrusts this timing, as evidence for the trust rule, or None.
+
+        {'timing': label (prefixed 'case: '), 'why': text, 'spread': the factor-minus-one
+        by which the timing could be off: IQR/median when noisy, the excess over 100% of
+        the ceiling when above one (the larger when both)}. labkit.claims.trust reads it.
+        """
+        reasons, spread = [], 0.0
+        if self.noisy:
+            share = self.iqr_s / self.median_s
+            reasons.append(f"noisy: IQR {100 * share:.0f}% of the median")
+            spread = max(spread, share)
+        if self.above_ceiling:
+            pct = float(self.pct_of_ceiling)
+            reasons.append(f"{pct:.0f}% of a ceiling")
+            spread = max(spread, pct / 100 - 1)
+        if not reasons:
+            return None
+        return {"timing": f"{case}: {self.label}" if case else self.label,
+                "why": ", ".join(reasons), "spread": spread}
 
     @property
     def faults_dominate(self) -> bool:
@@ -306,6 +333,11 @@ class Comparison:
 
     def __getitem__(self, label: str) -> VariantResult:
         return self.variants[label]
+
+    def flags(self, case: str = "") -> list[dict]:
+        """The variants the harness flags (noisy, above a ceiling), as trust-rule evidence."""
+        found = (v.timing.flag(case) for v in self.variants.values())
+        return [f for f in found if f is not None]
 
     def table(self) -> list[dict]:
         """One row per variant: label, median, IQR, ratio to baseline and its spread."""
