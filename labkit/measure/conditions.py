@@ -99,8 +99,7 @@ def check_result(result: object, label: str) -> None:
                         "lambda: list(map(f, xs)), or return the computed value.")
 
 
-def tensors_used_by(fn: Callable, args: tuple) -> list[torch.Tensor]:
-    """Tensors in the arguments, the closure, and the globals the function's code names."""
+def _objects_used_by(fn: Callable, args: tuple) -> list[object]:
     found: list[object] = list(_flatten(args))
     for cell in getattr(fn, "__closure__", None) or ():
         try:
@@ -110,7 +109,38 @@ def tensors_used_by(fn: Callable, args: tuple) -> list[torch.Tensor]:
     code, names = getattr(fn, "__code__", None), getattr(fn, "__globals__", {})
     if code is not None:
         found.extend(_flatten(tuple(names[n] for n in code.co_names if n in names)))
-    return [t for t in found if isinstance(t, torch.Tensor)]
+    return found
+
+
+def tensors_used_by(fn: Callable, args: tuple) -> list[torch.Tensor]:
+    """Tensors in the arguments, the closure, and the globals the function's code names,
+    and the first parameter or buffer of each nn.Module among them (a model's device)."""
+    tensors = []
+    for item in _objects_used_by(fn, args):
+        if isinstance(item, torch.Tensor):
+            tensors.append(item)
+        elif isinstance(item, torch.nn.Module):
+            first = next(iter(item.parameters()), None)
+            first = first if first is not None else next(iter(item.buffers()), None)
+            if first is not None:
+                tensors.append(first.detach())
+    return tensors
+
+
+def launches_gpu_work(fn: Callable, args: tuple) -> bool:
+    """Whether one call of fn runs any kernel, copy or memset on a GPU (asked of the profiler).
+
+    Used only when no tensor tells where a function runs (an ONNX Runtime session fed numpy
+    arrays, say): on a GPU machine such work must still be timed with the CPU clock, since
+    CUDA events around it would time an idle stream and the L2 flush would be pointless.
+    """
+    from torch.profiler import ProfilerActivity, profile
+
+    torch.cuda.synchronize()
+    with profile(activities=[ProfilerActivity.CUDA]) as prof:
+        fn(*args)
+        torch.cuda.synchronize()
+    return any(e.device_type == torch.autograd.DeviceType.CUDA for e in prof.events())
 
 
 def _flatten(items: Iterable) -> Iterable:
@@ -126,6 +156,9 @@ def _flatten(items: Iterable) -> Iterable:
 def resolve_device(device: str | torch.device | None, fn: Callable, args: tuple) -> torch.device:
     """The device to time on: as asked, else where the tensors are, else env.device().
 
+    With no tensor to go by on a GPU machine, one call is profiled: a function that runs
+    nothing on the GPU (ONNX Runtime on the CPU, numpy) is timed on the CPU, with its clock.
+
     A mismatch (asked for CUDA while the tensors are on the CPU, or the reverse) would
     time the wrong thing or fail deep inside torch, so it is refused here with a message.
     """
@@ -134,6 +167,8 @@ def resolve_device(device: str | torch.device | None, fn: Callable, args: tuple)
     if device is None:
         where = torch.device("cuda") if "cuda" in kinds else (
             tensors[0].device if tensors else env.device())
+        if not tensors and where.type == "cuda" and not launches_gpu_work(fn, args):
+            where = torch.device("cpu")  # CPU work is timed with the CPU clock, also here
     else:
         where = parse_device(device)
         stray = sorted({str(t.device) for t in tensors if t.device.type != where.type})
