@@ -32,6 +32,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 UNKNOWN_SPREAD = 1.0  # a flag recorded without its size: the timing could be off by 2x
+DEPENDS = "depends"  # the outcome (labkit.claims.core imports this module, not the reverse)
 
 FLAGGED = ("noise: a timing the harness flagged could carry the deciding ratio across the "
            "threshold; rerun on a quiet machine")
@@ -178,8 +179,6 @@ def verdict_or_veto(flags: Iterable[object] | None, decisions: Sequence[Decision
                     text: str, not_judged: Sequence[str] = ()
                     ) -> tuple[tuple[str, str, str] | None, str]:
     """(a 'depends on noise' verdict if a flag vetoes, else None; the text with the rule's note)."""
-    from labkit.claims.core import DEPENDS
-
     found = judge(flags, decisions, not_judged)
     if found.note:
         text = f"{text}; {found.note}"

@@ -80,3 +80,7 @@ def test_a_timing_flags_itself_with_its_size():
     assert timing(0.2).flag("1024")["timing"] == "1024: t"
     assert timing(0.05, 112.0).flag()["spread"] == pytest.approx(0.12)
     assert trust.read_flags([timing(0.2).flag()])[0].uncertainty == pytest.approx(0.2)
+
+
+def test_the_rule_says_depends_in_the_claims_own_words():
+    assert trust.DEPENDS == claims.DEPENDS
