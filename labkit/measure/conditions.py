@@ -382,6 +382,66 @@ KEPT_MMAP_THRESHOLD = 32 * 2**20
 KEPT_TRIM_THRESHOLD = 2**31 - 1  # mallopt takes an int: the largest, i.e. "never trim"
 
 
+_THRESHOLDS_SET = False  # whether this process has set malloc's thresholds by hand
+
+
+def thresholds_fixed() -> bool:
+    """Whether allocator_kept() ran in this process: glibc's thresholds are then fixed for
+    good (its dynamic mmap threshold cannot be switched back on), so later CPU timings here
+    see a different allocator than a fresh process does."""
+    return _THRESHOLDS_SET
+
+
+def run_in_child(task: Callable[[], object], timeout_s: float = 900.0) -> object:
+    """task() run in a forked child process; its (picklable) result returned here.
+
+    For demonstrations that change process-wide state that cannot be restored (glibc's
+    malloc thresholds): the child inherits the function, its tensors and modules without
+    pickling them (fork), changes what it likes and exits, and this process stays as it
+    was. Where fork is unavailable (Windows, macOS's default), task() runs here and
+    RuntimeError is not raised: the caller reads thresholds_fixed() to know.
+    """
+    import multiprocessing as mp
+    import pickle
+    import traceback
+
+    if "fork" not in mp.get_all_start_methods():
+        return task()
+    context = mp.get_context("fork")
+    receive, send = context.Pipe(duplex=False)
+
+    def child() -> None:
+        # plain pickle, not multiprocessing's: torch's reductions would share a tensor's memory
+        # through a file descriptor that dies with this child before the parent reads it
+        try:
+            send.send_bytes(pickle.dumps(("ok", task())))
+        except BaseException as exc:  # report any failure to the parent, then exit
+            send.send_bytes(pickle.dumps(
+                ("error", f"{type(exc).__name__}: {exc}\n{traceback.format_exc()}")))
+        finally:
+            send.close()
+
+    process = context.Process(target=child, daemon=True)
+    process.start()
+    send.close()
+    try:
+        if not receive.poll(timeout_s):
+            raise RuntimeError(f"the child process gave no result within {timeout_s:.0f} s")
+        status, value = pickle.loads(receive.recv_bytes())
+    except EOFError:
+        raise RuntimeError("the child process ended without a result (killed, or out of "
+                           "memory?)") from None
+    finally:
+        receive.close()
+        process.join(5)
+        if process.is_alive():
+            process.kill()
+            process.join()
+    if status == "error":
+        raise RuntimeError(f"the task failed in its child process: {value}")
+    return value
+
+
 @lru_cache(maxsize=1)
 def _glibc() -> ctypes.CDLL | None:
     name = ctypes.util.find_library("c")
@@ -419,10 +479,12 @@ def allocator_kept() -> Iterator[bool]:
     so after the block the thresholds stay fixed at those values: time the default case
     first. Where glibc is absent this changes nothing and yields False (see allocator_note()).
     """
+    global _THRESHOLDS_SET
     libc = _glibc()
     if libc is None:
         yield False
         return
+    _THRESHOLDS_SET = True
     applied = bool(libc.mallopt(M_MMAP_THRESHOLD, KEPT_MMAP_THRESHOLD)) and bool(
         libc.mallopt(M_TRIM_THRESHOLD, KEPT_TRIM_THRESHOLD))
     try:
