@@ -149,13 +149,14 @@ def judge(flags: Iterable[object] | None, decisions: Sequence[Decision],
         return Trust(None, "")
     vetoes, harmless = [], []
     for flag in found:
-        hits = []
+        hits, margins = [], []
         for decision in decisions:
             if not applies(flag, decision, cases):
                 continue
             margin = decision.margin()
             if margin is None:
                 continue
+            margins.append(margin)
             if flag.uncertainty >= margin:
                 hits.append((decision, margin))
         if hits:
@@ -163,13 +164,10 @@ def judge(flags: Iterable[object] | None, decisions: Sequence[Decision],
             vetoes.append(f"the harness flagged {flag.describe()}, and {decision.describe()} "
                           f"is only {100 * margin:.0f}% from that threshold")
         else:
-            harmless.append(flag)
-    note = ""
-    if harmless:
-        closest = min((d.margin() for d in decisions if d.margin() is not None), default=None)
-        need = f" (the nearest ratio is {100 * closest:.0f}% from its threshold)" if closest is not None else ""
-        note = (f"flagged, but too small to carry any ratio across its threshold{need}: "
-                + ", ".join(f.describe() for f in harmless))
+            nearest = f", its ratio {100 * min(margins):.0f}% from the threshold" if margins else ""
+            harmless.append(f"{flag.describe()}{nearest}")
+    note = ("flagged, but too small to carry its ratio across the threshold: " + "; ".join(harmless)
+            if harmless else "")
     if vetoes:
         return Trust("; ".join(vetoes) + ": no verdict from it", note)
     return Trust(None, note)
