@@ -7,8 +7,9 @@ adaptive_autorange medians) on a few CPU workloads, one thread each. Target: wit
 
 GPU part (when CUDA is available): labkit's median (cold mode) against
 triton.testing.do_bench(..., return_mode="median") on a 1 GiB device-to-device copy, an
-8192^3 bf16 matmul and a tiny kernel. Target: within 3% on the copy and the matmul; the tiny
-kernel's difference is reported with its explanation. Then the GPU's ceilings (copy and
+8192^3 bf16 matmul, a 512 MiB fp16 add, an 8192^2 float32 transpose and a tiny kernel.
+Target: within 1% on all but the tiny kernel, whose difference is reported with its
+explanation. Then the GPU's ceilings (copy and
 matmul), checked against what an H200 is known to reach, and the measurements notebook 00
 shows as "recorded" on machines without a GPU (no-sync, first call, cache curve), saved
 through labkit.core.results (into results/<machine>.json with --record-as).
@@ -144,9 +145,17 @@ def gpu_parity(repeats: int) -> list[dict]:
     b = torch.randn(8192, 8192, device="cuda", dtype=torch.bfloat16)
     c = torch.empty_like(a)
     tiny = torch.ones(1024, device="cuda")
+    h = torch.rand(2**28, device="cuda", dtype=torch.float16)     # 512 MiB of fp16
+    h_out = torch.empty_like(h)
+    square = torch.rand(8192, 8192, device="cuda")                  # 256 MiB of float32
+    square_t = torch.empty_like(square)
+    # The issue-20 targets: within 1% of do_bench on the copy, the bf16 matmul, an fp16 add
+    # and a transpose; the tiny kernel is reported (event resolution dominates it).
     workloads = {
-        "copy 1 GiB": (lambda: dst.copy_(src), 3.0, 2 * 2**30, None),
-        "matmul 8192^3 bf16": (lambda: torch.matmul(a, b, out=c), 3.0, None, 2 * 8192**3),
+        "copy 1 GiB": (lambda: dst.copy_(src), 1.0, 2 * 2**30, None),
+        "matmul 8192^3 bf16": (lambda: torch.matmul(a, b, out=c), 1.0, None, 2 * 8192**3),
+        "add 512 MiB fp16": (lambda: torch.add(h, 1.0, out=h_out), 1.0, 2 * 2**29, None),
+        "transpose 8192^2 float32": (lambda: square_t.copy_(square.t()), 1.0, 2 * 2**28, None),
         "tiny kernel (add_ on 1024 floats)": (lambda: tiny.add_(1.0), None, None, None),
     }
     rows = []
@@ -278,7 +287,7 @@ def main() -> int:
     say("CPU: labkit.measure.bench against torch.utils.benchmark (target: within 5%)")
     report["cpu_parity"] = guarded(lambda: cpu_parity(args.repeats))
     if torch.cuda.is_available():
-        say("GPU: labkit.measure.bench against triton.testing.do_bench median (target: within 3%)")
+        say("GPU: labkit.measure.bench against triton.testing.do_bench median (target: within 1%)")
         report["gpu_parity"] = guarded(lambda: gpu_parity(args.repeats))
         results.record("00_setup_check", "harness_parity",
                        {"gpu": report["gpu_parity"], "cpu": report["cpu_parity"]})

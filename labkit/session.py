@@ -80,19 +80,19 @@ class Chapter:
         """This chapter's exercises, easiest first."""
         return exercises.for_chapter(self.key)
 
-    def measured(self, variants: dict[str, Callable], baseline: str,
-                 **options: object) -> tuple[bench.Comparison, list[str]]:
+    def measured(self, variants: dict[str, Callable], baseline: str, case: str = "",
+                 **options: object) -> tuple[bench.Comparison, list[dict]]:
         """bench.compare, measured once more if the harness flags a timing (noisy, or above a
-        ceiling); returns the comparison and the labels still flagged after the second try.
+        ceiling); returns the comparison and the timings still flagged after the second try.
 
-        The flagged labels go into a claim's evidence; the claim's own trust rule (printed
-        on its card) decides whether they can change its verdict.
+        Each flag is {'timing': 'case: label', 'why': ..., 'spread': ...}; it goes into a
+        claim's evidence (`distrusted`), and the one trust rule (labkit.claims.trust, printed
+        on every timing-based claim card) decides whether it can hold the verdict back.
         """
-        flagged: list[str] = []
+        flagged: list[dict] = []
         for attempt in range(2):
             comparison = bench.compare(variants, baseline=baseline, **options)
-            flagged = [label for label, v in comparison.variants.items()
-                       if v.timing.noisy or v.timing.above_ceiling]
+            flagged = comparison.flags(case)
             if not flagged or attempt == 1:
                 break
         return comparison, flagged

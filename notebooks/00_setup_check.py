@@ -352,7 +352,9 @@ if hot.pct_of_copy_ceiling is not None and hot.pct_of_copy_ceiling > 100:
 # (`mallopt` raises its mmap and trim thresholds), to see the work alone.
 #
 # Here a small CNN's forward pass (batch 8, 64x64 images, one thread), first with glibc's
-# defaults, then with malloc keeping its memory (`pitfalls.allocator_effect` times both):
+# defaults, then with malloc keeping its memory (`pitfalls.allocator_effect` times both; the
+# second in a child process, because once malloc's thresholds are set by hand glibc cannot
+# go back to its adaptive default, and every later timing here would see another allocator):
 
 # %%
 torch.manual_seed(0)

@@ -336,7 +336,7 @@ def math_of(dtype: torch.dtype) -> str:
 
 def nchw_vs_nhwc(net: torch.nn.Module, net_cl: torch.nn.Module, x: torch.Tensor, rep_ms: float,
                  rounds: int = 5, **options) -> tuple:
-    """Time the two layouts of the same network interleaved; (Comparison, flagged labels)."""
+    """Time the two layouts of the same network interleaved; (Comparison, flagged timings)."""
     x_cl = x.to(memory_format=torch.channels_last)
     with torch.no_grad():
         return chapter.measured({"NCHW": lambda: net(x), "NHWC (channels_last)": lambda: net_cl(x_cl)},
@@ -371,9 +371,10 @@ for dtype in dtypes:
     nets[dtype] = (net, copy.deepcopy(net).to(memory_format=torch.channels_last))
     for batch in batches:
         x = torch.randn(batch, 3, image, image, device=device, dtype=dtype)
-        cmp, flagged = nchw_vs_nhwc(*nets[dtype], x, rep_ms=400, rounds=5 if on_gpu else 3)
+        cmp, flagged = nchw_vs_nhwc(*nets[dtype], x, rep_ms=400, rounds=5 if on_gpu else 3,
+                                    case=f"{str(dtype).replace('torch.', '')} b{batch}")
         comparisons[(str(dtype), batch)] = cmp
-        c7_flagged += [f"{str(dtype).replace('torch.', '')} b{batch} {label}" for label in flagged]
+        c7_flagged += flagged
         runs.append(resnet_run(cmp, dtype, batch))
     if on_gpu:
         del nets[dtype]

@@ -5,7 +5,8 @@
     verdict = claims.get("C1").judge({"shape": [4, 3], "stride": [1, 4], "is_contiguous": False})
     claims.table([verdict])                            # HTML in a notebook; .structure() for nbval
 
-Where things live: `core` (what a Claim and a Verdict are), `chNN` (each chapter's claims:
+Where things live: `core` (what a Claim and a Verdict are), `trust` (the one rule for when a
+flagged timing holds a verdict back), `chNN` (each chapter's claims:
 statement, rule, thresholds and check on one screen), `registry` (all of them), `tables`
 (verdict tables, the ledger, saving and the recorded reference).
 """
@@ -14,6 +15,7 @@ from labkit.claims.core import (
     CONFIRMED,
     DEPENDS,
     NOISE,
+    NOISE_FLAGGED,
     OUTCOMES,
     REFUTED,
     SEED_FORM,
@@ -43,9 +45,10 @@ from labkit.claims.tables import (
     saved_verdicts,
     table,
 )
+from labkit.claims.trust import TRUST_RULE
 
 __all__ = [
-    "CONFIRMED", "DEPENDS", "NOISE", "OUTCOMES", "REFUTED", "SEED_FORM", "SEED_PIPELINE",
+    "CONFIRMED", "DEPENDS", "NOISE", "NOISE_FLAGGED", "TRUST_RULE", "OUTCOMES", "REFUTED", "SEED_FORM", "SEED_PIPELINE",
     "SEED_STRIDES", "Claim", "ClaimError", "Verdict", "band", "REGISTRY", "for_chapter", "get",
     "LEDGER_COLUMNS", "VERDICT_COLUMNS", "Ledger", "RecordedEvidence", "VerdictTable", "ledger",
     "recorded", "recorded_evidence", "recorded_verdicts", "save", "saved_verdicts", "table",

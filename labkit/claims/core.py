@@ -17,6 +17,8 @@ import html
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
+from labkit.claims.trust import FLAGGED, TRUST_RULE
+
 CONFIRMED, REFUTED, DEPENDS = "confirmed", "refuted", "depends"
 OUTCOMES = (CONFIRMED, REFUTED, DEPENDS)
 
@@ -28,6 +30,8 @@ SEED_PIPELINE = "seeds/004_0e8e9a334eff3b12.txt"  # "An industrial tensor pipeli
 SEED_FORM = "the seed's form"
 
 NOISE = "noise: the spread of the measured ratio straddles the threshold; rerun on a quiet machine"
+# What a verdict held back by a flagged timing depends on (see labkit.claims.trust).
+NOISE_FLAGGED = FLAGGED
 
 
 class ClaimError(ValueError):
@@ -122,7 +126,9 @@ class Claim:
     section is the seed's section in English; section_zh the seed's own title (a tooltip).
     seed_setting is the setting the seed states (device, precision, size), so a verdict
     made elsewhere can say it judged an analogue. deterministic: the verdict follows from
-    tensor semantics (strides, errors), not timings, so nbval may compare it.
+    tensor semantics (strides, errors), not timings, so nbval may compare it. timing_based:
+    a timing decides it (a ratio against a threshold), so the card prints the trust rule
+    (`labkit.claims.trust.TRUST_RULE`) the verdict will follow.
     """
 
     id: str
@@ -138,6 +144,11 @@ class Claim:
     deterministic: bool = False
     section_zh: str = ""
     seed_setting: str = ""
+    timing_based: bool = False
+
+    def __post_init__(self) -> None:
+        if self.timing_based and self.deterministic:
+            raise ClaimError(f"{self.id}: a claim is either deterministic or timing-based, not both")
 
     @property
     def tested(self) -> bool:
@@ -176,6 +187,8 @@ class Claim:
             rows.append(("the seed's setting", self.seed_setting))
         rows += [("confirmed if", self.confirm_if), ("refuted if", self.refute_if)]
         rows += [(f"threshold {k}", str(v)) for k, v in self.thresholds.items()]
+        if self.timing_based:
+            rows.append(("trust rule", TRUST_RULE))
         body = "".join(f"<tr><th style='text-align:left'>{html.escape(k)}</th>"
                        f"<td style='text-align:left'>{html.escape(v)}</td></tr>" for k, v in rows)
         return f"<table>{body}</table>"
@@ -183,4 +196,5 @@ class Claim:
     def __repr__(self) -> str:
         rule = f"confirmed if {self.confirm_if}; refuted if {self.refute_if}"
         limits = ", ".join(f"{k}={v}" for k, v in self.thresholds.items())
-        return f"{self.id}: {self.statement}\n  {rule}" + (f"\n  thresholds: {limits}" if limits else "")
+        text = f"{self.id}: {self.statement}\n  {rule}" + (f"\n  thresholds: {limits}" if limits else "")
+        return text + (f"\n  trust rule: {TRUST_RULE}" if self.timing_based else "")

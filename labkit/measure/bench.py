@@ -16,6 +16,10 @@ with it) do not import each other.
 
     with bench.allocator_kept():                          # malloc keeps freed memory
         kept = bench.time(model_forward)
+    d = bench.device_time(model_forward)                  # wall beside device-busy time
+
+A function that uses no tensor the harness can see (ONNX Runtime fed numpy arrays) is
+profiled once on a GPU machine: if it runs nothing on the GPU, it is timed with the CPU clock.
 """
 
 from __future__ import annotations
@@ -32,10 +36,11 @@ import torch
 from labkit.measure import ceiling_store, conditions, sharing, timing
 from labkit.measure import progress as progress_bars
 from labkit.measure.conditions import allocator_kept, allocator_note
+from labkit.measure.device_time import DeviceTime, device_time
 from labkit.measure.timing import Comparison, Timing, VariantResult, ratio_spread, summarise
 
 __all__ = ["time", "compare", "Timing", "Comparison", "TimingWarning", "OutOfMemoryDuringTiming",
-           "allocator_kept", "allocator_note"]
+           "allocator_kept", "allocator_note", "device_time", "DeviceTime"]
 
 MODES = conditions.MODES
 TOO_FAST_FACTOR = 20          # below 20x the timer's resolution, rounding alone moves it by 5%

@@ -25,6 +25,12 @@ class Ceilings:
     math a matmul ran in ('float32', 'tfloat32', 'bfloat16', 'float16') to TFLOP/s of a
     square matmul of side matmul_n (2 n^3 flops per call); 'tfloat32' is float32 data with
     TF32 tensor-core math switched on (GPU only).
+
+    Each ceiling is the best rate of a sweep of sizes: copy_bytes and matmul_best_n say where
+    it was reached, sweep holds every point ({"copy": {bytes: GB/s}, "matmul": {math: {n:
+    TFLOP/s}}}) and sm_clock_mhz the GPU's SM clock read after each matmul point (an H200
+    at its power cap runs an 8192 matmul at about 1.5 GHz, and a 4096 one beats it). Files
+    written before the sweep lack these fields and read with their defaults (no sweep).
     """
 
     device_key: str
@@ -39,6 +45,9 @@ class Ceilings:
     measured_at: str = ""
     seconds_to_measure: float = 0.0
     details: dict = field(default_factory=dict)
+    matmul_best_n: dict[str, int] = field(default_factory=dict)
+    sweep: dict = field(default_factory=dict)
+    sm_clock_mhz: dict[str, int | None] = field(default_factory=dict)
 
     def as_dict(self) -> dict:
         """Plain values, as stored in the cache file and in results."""
@@ -47,8 +56,15 @@ class Ceilings:
     def _repr_html_(self) -> str:
         rows = [("device", f"{self.device} ({self.device_key})"),
                 ("copy bandwidth", f"{self.copy_gbps:.1f} GB/s (read + write, "
-                                   f"{self.copy_bytes / 2**20:.0f} MiB buffer)")]
-        rows += [(f"matmul {_math_name(dtype)}", f"{rate:.3g} TFLOP/s (n = {self.matmul_n})")
+                                   f"{self.copy_bytes / 2**20:.0f} MiB buffer"
+                                   + (f", best of {len(self.sweep['copy'])} sizes"
+                                      if self.sweep.get("copy") else "") + ")")]
+        rows += [(f"matmul {_math_name(dtype)}", f"{rate:.3g} TFLOP/s (n = "
+                  f"{self.matmul_best_n.get(dtype, self.matmul_n)}"
+                  + (f", best of n = {', '.join(self.sweep['matmul'][dtype])}"
+                     if self.sweep.get("matmul", {}).get(dtype) else "")
+                  + (f", SM clock {self.sm_clock_mhz[dtype]} MHz" if self.sm_clock_mhz.get(dtype) else "")
+                  + ")")
                  for dtype, rate in self.matmul_tflops.items()]
         rows.append(("measured", f"{self.measured_at}, torch {self.torch_version}"
                      + (f", best of {self.threads} threads and 1" if self.threads and self.threads > 1 else "")))

@@ -14,6 +14,14 @@ On a GPU the matmul ceiling is measured in float32, in TF32 (float32 data, TF32 
 math: what float32 convolutions run in by default), in bfloat16 and in float16, so each
 timing can be shown against the math it really ran in.
 
+A ceiling is the best rate over a sweep of sizes, not one size: on an H200 the 8192^3 bf16
+matmul runs at the power cap (about 1.45-1.5 GHz) and a 4096^3 one beats it by 3 to 15%, so a
+ceiling taken at 8192 alone read 103-115% for later timings. Copies: 64 MiB to 1 GiB on a
+GPU (two sizes up to the course's buffer on a CPU); matmuls: n = 2048, 4096, 8192 on a GPU
+(256, 512 and the course's n on a CPU). The record keeps each point, the size the best was
+reached at and, on a GPU, the SM clock read after each matmul point. Up to 105% of a
+ceiling then reads "at the ceiling" (labkit.measure.timing.AT_CEILING_PCT).
+
 The cache lives in `labkit.core.env.cache_dir()`: $LABKIT_CACHE_DIR, else $XDG_CACHE_HOME/labkit,
 else ~/.cache/labkit. The `Ceilings` record and the cache file are `labkit.measure.ceiling_store`'s
 (re-exported here), so that `labkit.measure.bench` reads them without importing this module.
@@ -21,6 +29,7 @@ else ~/.cache/labkit. The `Ceilings` record and the cache file are `labkit.measu
 
 from __future__ import annotations
 
+import subprocess
 import time as _clock
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -37,15 +46,50 @@ __all__ = ["Ceilings", "cache_path", "cached", "measure", "copy_bandwidth_gbps",
 
 # The kinds of math a GPU matmul ceiling is measured in; 'tfloat32' is float32 with TF32 on.
 GPU_MATMUL_DTYPES = ("float32", "tfloat32", "bfloat16", "float16")
-REP_MS = 400.0  # sampling budget per ceiling: enough runs for a stable median, seconds in all
+REP_MS = 400.0  # sampling budget per ceiling (split over its sweep): a stable median, seconds in all
+GPU_COPY_SWEEP_BYTES = (64 << 20, 256 << 20, 1 << 30)
+GPU_MATMUL_SWEEP_N = (2048, 4096, 8192)
+CPU_MATMUL_SWEEP_N = (256, 512)  # plus the course's matmul_n
+
+
+def copy_sweep(where: torch.device, largest: int) -> list[int]:
+    """Buffer sizes (bytes) the copy ceiling is the best of, none above `largest`."""
+    if where.type == "cuda":
+        sizes = [b for b in GPU_COPY_SWEEP_BYTES if b <= largest]
+    else:
+        sizes = [largest // 2] if largest // 2 >= 8 << 20 else []
+    return sorted(set(sizes + [largest]))
+
+
+def matmul_sweep(where: torch.device, largest: int) -> list[int]:
+    """Matmul sides the matmul ceilings are the best of, none above `largest`."""
+    candidates = GPU_MATMUL_SWEEP_N if where.type == "cuda" else CPU_MATMUL_SWEEP_N
+    return sorted({n for n in candidates if n <= largest} | {largest})
+
+
+def sm_clock_mhz() -> int | None:
+    """The GPU's current SM clock in MHz (torch.cuda.clock_rate, else nvidia-smi), or None."""
+    try:
+        rate = torch.cuda.clock_rate()
+        if rate:
+            return int(rate)
+    except Exception:  # pynvml missing or not supported: try the command line
+        pass
+    try:
+        done = subprocess.run(["nvidia-smi", "--query-gpu=clocks.sm", "--format=csv,noheader,nounits",
+                               f"--id={torch.cuda.current_device()}"],
+                              capture_output=True, text=True, timeout=5)
+        return int(done.stdout.strip().splitlines()[0]) if done.returncode == 0 else None
+    except (OSError, ValueError, IndexError, subprocess.SubprocessError):
+        return None
 
 
 def measure(refresh: bool = False, verbose: bool = False) -> Ceilings:
     """This machine's ceilings: from the cache, or measured now (and cached) if refresh.
 
-    On the CPU it takes a few seconds (each ceiling with all threads and with one, the
-    better kept); on a GPU about fifteen seconds (a copy plus four matmuls: float32,
-    TF32, bfloat16, float16).
+    On the CPU it takes a few seconds (each point of each sweep with all threads and with
+    one, the better kept); on a GPU about half a minute (three copy sizes, then four kinds
+    of matmul math, float32, TF32, bfloat16 and float16, at three sizes each).
     """
     if not isinstance(refresh, bool) or not isinstance(verbose, bool):
         raise TypeError(f"refresh and verbose must be True or False, got {refresh!r}, {verbose!r}")
@@ -117,32 +161,49 @@ def _measure_now(verbose: bool) -> Ceilings:
     sizes = env.sizes()
     started = _clock.perf_counter()
     per_threads: dict[str, dict] = {}   # what each thread count reached (CPU)
+    copy_sizes = copy_sweep(where, sizes.copy_bytes)
+    matmul_sizes = matmul_sweep(where, sizes.matmul_n)
 
     def best(name: str, measure_one: Callable[[int | None], float]) -> float:
-        # A ceiling is the best rate the machine showed: on a shared CPU a single short run
-        # can land in someone else's burst, so the CPU keeps the better of two runs.
-        attempts = 2 if where.type == "cpu" else 1
-        values = {threads: max(measure_one(threads) for _ in range(attempts))
-                  for threads in _thread_counts(where)}
+        # On a shared CPU a single short run can land in someone else's burst: the sweep's
+        # several points are the second chances (one run each), with all threads and one.
+        values = {threads: measure_one(threads) for threads in _thread_counts(where)}
         per_threads[name] = {str(k): v for k, v in values.items()}
         if verbose:
             print(f"{name}: " + ", ".join(f"{v:.4g}" + (f" ({k} threads)" if k else "")
                                           for k, v in values.items()))
         return max(values.values())
 
-    copy_gbps = best("copy_gbps", lambda t: copy_bandwidth_gbps(sizes.copy_bytes, where, threads=t))
+    copy_points = {nbytes: best(f"copy_gbps.{nbytes}", lambda t, nbytes=nbytes: copy_bandwidth_gbps(
+        nbytes, where, rep_ms=REP_MS / len(copy_sizes), threads=t)) for nbytes in copy_sizes}
+    copy_at = max(copy_points, key=copy_points.get)
     dtypes = GPU_MATMUL_DTYPES if where.type == "cuda" else ("float32",)
-    rates = {name: best(f"matmul_tflops.{name}", lambda t, name=name: matmul_tflops(
-        sizes.matmul_n, name, where, threads=t)) for name in dtypes}
+    matmul_points: dict[str, dict[int, float]] = {}
+    clocks: dict[str, int | None] = {}
+    for name in dtypes:
+        points, point_clocks = {}, {}
+        for n in matmul_sizes:
+            points[n] = best(f"matmul_tflops.{name}.{n}", lambda t, n=n, name=name: matmul_tflops(
+                n, name, where, rep_ms=REP_MS / len(matmul_sizes), threads=t))
+            point_clocks[n] = sm_clock_mhz() if where.type == "cuda" else None
+        matmul_points[name] = points
+        clocks[name] = point_clocks[max(points, key=points.get)]
+    rates = {name: max(points.values()) for name, points in matmul_points.items()}
+    best_n = {name: max(points, key=points.get) for name, points in matmul_points.items()}
     if where.type == "cuda":
         torch.cuda.empty_cache()
     return Ceilings(
-        device_key=env.device_key(), device=str(where), copy_gbps=copy_gbps,
-        copy_bytes=sizes.copy_bytes, matmul_tflops=rates, matmul_n=sizes.matmul_n,
+        device_key=env.device_key(), device=str(where), copy_gbps=copy_points[copy_at],
+        copy_bytes=copy_at, matmul_tflops=rates, matmul_n=sizes.matmul_n,
         threads=torch.get_num_threads() if where.type == "cpu" else None,
         torch_version=torch.__version__,
         tf32_allowed="tfloat32" in rates,
         measured_at=datetime.now(timezone.utc).isoformat(timespec="seconds"),
         seconds_to_measure=round(_clock.perf_counter() - started, 2),
         details={"by_thread_count": per_threads, "fingerprint": env.fingerprint()},
+        matmul_best_n=best_n,
+        sweep={"copy": {str(k): v for k, v in copy_points.items()},
+               "matmul": {name: {str(n): v for n, v in points.items()}
+                          for name, points in matmul_points.items()}},
+        sm_clock_mhz=clocks,
     )

@@ -99,8 +99,7 @@ def check_result(result: object, label: str) -> None:
                         "lambda: list(map(f, xs)), or return the computed value.")
 
 
-def tensors_used_by(fn: Callable, args: tuple) -> list[torch.Tensor]:
-    """Tensors in the arguments, the closure, and the globals the function's code names."""
+def _objects_used_by(fn: Callable, args: tuple) -> list[object]:
     found: list[object] = list(_flatten(args))
     for cell in getattr(fn, "__closure__", None) or ():
         try:
@@ -110,7 +109,38 @@ def tensors_used_by(fn: Callable, args: tuple) -> list[torch.Tensor]:
     code, names = getattr(fn, "__code__", None), getattr(fn, "__globals__", {})
     if code is not None:
         found.extend(_flatten(tuple(names[n] for n in code.co_names if n in names)))
-    return [t for t in found if isinstance(t, torch.Tensor)]
+    return found
+
+
+def tensors_used_by(fn: Callable, args: tuple) -> list[torch.Tensor]:
+    """Tensors in the arguments, the closure, and the globals the function's code names,
+    and the first parameter or buffer of each nn.Module among them (a model's device)."""
+    tensors = []
+    for item in _objects_used_by(fn, args):
+        if isinstance(item, torch.Tensor):
+            tensors.append(item)
+        elif isinstance(item, torch.nn.Module):
+            first = next(iter(item.parameters()), None)
+            first = first if first is not None else next(iter(item.buffers()), None)
+            if first is not None:
+                tensors.append(first.detach())
+    return tensors
+
+
+def launches_gpu_work(fn: Callable, args: tuple) -> bool:
+    """Whether one call of fn runs any kernel, copy or memset on a GPU (asked of the profiler).
+
+    Used only when no tensor tells where a function runs (an ONNX Runtime session fed numpy
+    arrays, say): on a GPU machine such work must still be timed with the CPU clock, since
+    CUDA events around it would time an idle stream and the L2 flush would be pointless.
+    """
+    from torch.profiler import ProfilerActivity, profile
+
+    torch.cuda.synchronize()
+    with profile(activities=[ProfilerActivity.CUDA]) as prof:
+        fn(*args)
+        torch.cuda.synchronize()
+    return any(e.device_type == torch.autograd.DeviceType.CUDA for e in prof.events())
 
 
 def _flatten(items: Iterable) -> Iterable:
@@ -126,6 +156,9 @@ def _flatten(items: Iterable) -> Iterable:
 def resolve_device(device: str | torch.device | None, fn: Callable, args: tuple) -> torch.device:
     """The device to time on: as asked, else where the tensors are, else env.device().
 
+    With no tensor to go by on a GPU machine, one call is profiled: a function that runs
+    nothing on the GPU (ONNX Runtime on the CPU, numpy) is timed on the CPU, with its clock.
+
     A mismatch (asked for CUDA while the tensors are on the CPU, or the reverse) would
     time the wrong thing or fail deep inside torch, so it is refused here with a message.
     """
@@ -134,6 +167,8 @@ def resolve_device(device: str | torch.device | None, fn: Callable, args: tuple)
     if device is None:
         where = torch.device("cuda") if "cuda" in kinds else (
             tensors[0].device if tensors else env.device())
+        if not tensors and where.type == "cuda" and not launches_gpu_work(fn, args):
+            where = torch.device("cpu")  # CPU work is timed with the CPU clock, also here
     else:
         where = parse_device(device)
         stray = sorted({str(t.device) for t in tensors if t.device.type != where.type})
@@ -347,6 +382,66 @@ KEPT_MMAP_THRESHOLD = 32 * 2**20
 KEPT_TRIM_THRESHOLD = 2**31 - 1  # mallopt takes an int: the largest, i.e. "never trim"
 
 
+_THRESHOLDS_SET = False  # whether this process has set malloc's thresholds by hand
+
+
+def thresholds_fixed() -> bool:
+    """Whether allocator_kept() ran in this process: glibc's thresholds are then fixed for
+    good (its dynamic mmap threshold cannot be switched back on), so later CPU timings here
+    see a different allocator than a fresh process does."""
+    return _THRESHOLDS_SET
+
+
+def run_in_child(task: Callable[[], object], timeout_s: float = 900.0) -> object:
+    """task() run in a forked child process; its (picklable) result returned here.
+
+    For demonstrations that change process-wide state that cannot be restored (glibc's
+    malloc thresholds): the child inherits the function, its tensors and modules without
+    pickling them (fork), changes what it likes and exits, and this process stays as it
+    was. Where fork is unavailable (Windows, macOS's default), task() runs here and
+    RuntimeError is not raised: the caller reads thresholds_fixed() to know.
+    """
+    import multiprocessing as mp
+    import pickle
+    import traceback
+
+    if "fork" not in mp.get_all_start_methods():
+        return task()
+    context = mp.get_context("fork")
+    receive, send = context.Pipe(duplex=False)
+
+    def child() -> None:
+        # plain pickle, not multiprocessing's: torch's reductions would share a tensor's memory
+        # through a file descriptor that dies with this child before the parent reads it
+        try:
+            send.send_bytes(pickle.dumps(("ok", task())))
+        except BaseException as exc:  # report any failure to the parent, then exit
+            send.send_bytes(pickle.dumps(
+                ("error", f"{type(exc).__name__}: {exc}\n{traceback.format_exc()}")))
+        finally:
+            send.close()
+
+    process = context.Process(target=child, daemon=True)
+    process.start()
+    send.close()
+    try:
+        if not receive.poll(timeout_s):
+            raise RuntimeError(f"the child process gave no result within {timeout_s:.0f} s")
+        status, value = pickle.loads(receive.recv_bytes())
+    except EOFError:
+        raise RuntimeError("the child process ended without a result (killed, or out of "
+                           "memory?)") from None
+    finally:
+        receive.close()
+        process.join(5)
+        if process.is_alive():
+            process.kill()
+            process.join()
+    if status == "error":
+        raise RuntimeError(f"the task failed in its child process: {value}")
+    return value
+
+
 @lru_cache(maxsize=1)
 def _glibc() -> ctypes.CDLL | None:
     name = ctypes.util.find_library("c")
@@ -384,10 +479,12 @@ def allocator_kept() -> Iterator[bool]:
     so after the block the thresholds stay fixed at those values: time the default case
     first. Where glibc is absent this changes nothing and yields False (see allocator_note()).
     """
+    global _THRESHOLDS_SET
     libc = _glibc()
     if libc is None:
         yield False
         return
+    _THRESHOLDS_SET = True
     applied = bool(libc.mallopt(M_MMAP_THRESHOLD, KEPT_MMAP_THRESHOLD)) and bool(
         libc.mallopt(M_TRIM_THRESHOLD, KEPT_TRIM_THRESHOLD))
     try:

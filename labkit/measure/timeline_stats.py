@@ -19,6 +19,26 @@ Definitions (the same as Holistic Trace Analysis's temporal breakdown where it h
 - *kind shares* split GPU time (the sum of kernel, copy and memset durations) into GEMM/conv,
   elementwise, copies and layout conversions, and other; on a CPU-only trace they split the
   CPU ops' *self* time (an op's duration less its children's) the same way.
+
+Idle time here and in Holistic Trace Analysis (HTA). Both take the union of GPU intervals and
+call the rest of a span idle; they differ in the span and in which events count:
+
+- labkit: the span is the GPU's own, from the first kernel, copy or memset (any stream of
+  any GPU in the trace) to the end of the last; only kernels, memcpys and memsets count
+  (``GPU_WORK_KINDS``); GPU-side annotation spans (``gpu_user_annotation``, the profiler's
+  step markers drawn on the GPU rows) are skipped, since no work runs in them.
+- HTA's temporal breakdown (``get_temporal_breakdown``): per rank, every event that has a
+  stream id (kernels, memcpys, memsets), merged across streams; the span is from the first
+  merged interval's start to the last one's end, and HTA drops the trace's last profiler
+  iteration when it reads the trace. Its idle time breakdown then splits idle time per
+  stream (host wait, kernel wait, other), so a stream that waits on another counts idle even
+  while the GPU is busy.
+- So the two agree on a one-stream trace cut to whole steps, and differ when a trace has
+  several streams (HTA's per-stream idle counts a side stream's waits), host-side gaps
+  between profiler steps, or a last step HTA leaves out. The 32.6% (HTA) against 1% (labkit)
+  reported for one compiled-rung H200 trace was not re-derived here (HTA is not installed on
+  these machines); those three differences are the candidates to check first. Read labkit's
+  figure as "the share of its span in which the GPU did nothing at all".
 """
 
 from __future__ import annotations
@@ -37,43 +57,71 @@ COPIES = "copies/layout"
 OTHER = "other"
 CLASSES = (GEMM_CONV, ELEMENTWISE, COPIES, OTHER)
 
-# Kernel and op names, lower-cased. Checked in this order: a copy kernel is often an
-# "elementwise_kernel<... direct_copy_kernel ...>", and cuDNN's batch norm kernels say "cudnn".
+# Kernel and op names, lower-cased, tested family by family: the library a kernel comes from
+# is read first (its prefix), the op name only after, because names carry the names of other
+# ops: Inductor names a fused pointwise kernel after its origin ops
+# ("triton_poi_fused_add_convolution_relu_11" is an add and a relu on a convolution's output,
+# not a convolution), ATen's copy runs inside "elementwise_kernel<..direct_copy_kernel..>",
+# cuBLAS's scaling kernel takes "cublasTransposeParams", cuDNN's batch norm says "cudnn".
+_INDUCTOR = re.compile(r"(?:^|[^a-z0-9])triton_(poi|red|per|tem)_")
+_INDUCTOR_CLASS = {"poi": ELEMENTWISE, "red": OTHER, "per": OTHER, "tem": GEMM_CONV}
+# Layout conversions (cuDNN converts NCHW input to NHWC internally) and ATen's copies.
 _COPY_PATTERN = re.compile(
-    r"copy|contiguous|clone|memcpy|memset|nchwtonhwc|nhwctonchw|transpose|permute|"
-    r"convert_|_to_copy|aten::to$|catarray|\bcat\b|aten::cat|reformat|layout")
+    r"nchwtonhwc|nhwctonchw|nchw2nhwc|nhwc2nchw|reformat|direct_copy_kernel|copy_kernel|"
+    r"memcpy|memset|catarraybatchedcopy|aten::(copy_|_to_copy|to|contiguous|clone|cat|"
+    r"_copy_from|_copy_from_and_resize)$")
+# cuBLAS/cuBLASLt split-K reductions and epilogues belong to their GEMM.
+_GEMM_LIBRARY = re.compile(
+    r"^(void )?(cublas|cublaslt|cutlass|nvjet_|sm\d+_xmma|ampere_|volta_|turing_|hopper_|"
+    r"sgemm|hgemm|dgemm|gemv|gemmk|gemm_|scal_kernel|splitkreduce|wgrad_alg|dgrad_alg|"
+    r"implicit_convolve|cask_|xmma_)|cutlass::|cutlass_\d|cublaslt::|splitkreduce|reducesplitk")
 _OTHER_FIRST_PATTERN = re.compile(r"norm|bn_fw|bn_bw|softmax|reduce|pool|\bsum\b|aten::sum|mean|"
-                                  r"triton_red|triton_per|argmax|topk|sort|nll_loss|cross_entropy")
+                                  r"argmax|topk|sort|nll_loss|cross_entropy")
 _GEMM_PATTERN = re.compile(
-    r"gemm|gemv|xmma|cutlass|nvjet|cublas|cudnn|conv|wgrad|dgrad|fprop|implicit|winograd|"
-    r"aten::(mm|addmm|bmm|baddbmm|matmul|linear|dot|mv|addmv|einsum)$|mkldnn|onednn|"
+    r"gemm|gemv|xmma|cutlass|nvjet|cublas|conv|wgrad|dgrad|fprop|implicit|winograd|"
+    r"aten::(mm|addmm|bmm|baddbmm|matmul|linear|dot|mv|addmv|einsum)$|mkldnn|onednn|dnnl|"
     r"\bmm\b|_mm_|sgemm|hgemm")
 _ELEMENTWISE_PATTERN = re.compile(
-    r"elementwise|vectorized|unrolled|pointwise|triton_poi|multi_tensor_apply|foreach|"
+    r"elementwise|vectorized|unrolled|pointwise|multi_tensor_apply|foreach|"
     r"aten::(add|add_|sub|sub_|mul|mul_|div|div_|relu|relu_|threshold|threshold_backward|"
     r"sigmoid|tanh|gelu|silu|exp|log|sqrt|rsqrt|pow|neg|abs|clamp|clamp_|fill_|zero_|zeros|"
     r"ones|where|masked_fill|addcmul_|addcdiv_|lerp_|maximum|minimum|hardtanh|leaky_relu|"
     r"sigmoid_backward|tanh_backward|gelu_backward|silu_backward|ne|eq|lt|gt|le|ge)$|"
     r"fill_kernel|relu|sigmoid|tanh|gelu|silu|add_kernel|mul_kernel")
+# What is left that moves memory by name (CPU ops: transpose and permute are views, but a
+# kernel named for them copies).
+_COPY_FALLBACK = re.compile(r"copy|contiguous|clone|transpose|permute|convert_|layout|\bcat\b")
 
 
 def kind_class(name: str, kind: str) -> str:
     """Which of CLASSES an event's time counts as, from its kind and (lower-cased) name.
 
-    Copies and memsets are copies by kind; kernels and CPU ops by name. The name rules are
-    a heuristic (kernel names are not an API): what they cannot place counts as "other".
+    Copies and memsets are copies by kind; kernels and CPU ops by name, family first:
+    Inductor's triton_poi_ (pointwise: elementwise), triton_red_ / triton_per_ (reductions:
+    other) and triton_tem_ (templated GEMM/conv); layout conversions and ATen's copy kernels;
+    then cuBLAS/cuBLASLt/nvjet, CUTLASS and cuDNN's convolutions (GEMM/conv) before norms and
+    reductions (other), then GEMM/conv and elementwise by op name (oneDNN's CPU ops are
+    mkldnn_*). The rules are a heuristic (kernel names are not an API), tested on names from
+    real H200 traces: what they cannot place counts as "other".
     """
     if kind.startswith("memcpy") or kind == "memset":
         return COPIES
     lowered = name.lower()
+    inductor = _INDUCTOR.search(lowered)
+    if inductor:
+        return _INDUCTOR_CLASS[inductor.group(1)]
     if _COPY_PATTERN.search(lowered):
         return COPIES
+    if _GEMM_LIBRARY.search(lowered):
+        return GEMM_CONV
     if _OTHER_FIRST_PATTERN.search(lowered):
         return OTHER
     if _GEMM_PATTERN.search(lowered):
         return GEMM_CONV
     if _ELEMENTWISE_PATTERN.search(lowered):
         return ELEMENTWISE
+    if _COPY_FALLBACK.search(lowered):
+        return COPIES
     return OTHER
 
 

@@ -351,3 +351,36 @@ def test_allocator_effect_times_both_ways_default_first():
     assert row["kept"].allocator in ("kept", "default")  # "default" where glibc is absent
     assert row["default_over_kept"] == pytest.approx(row["default_median_s"] / row["kept_median_s"])
     assert isinstance(row["allocator_decides"], bool) and row["note"]
+
+
+def test_allocator_effect_leaves_this_process_allocator_as_it_was():
+    """The kept-memory timing runs in a child: the process that ran the demo never sets
+    malloc's thresholds, so its later timings see glibc's adaptive defaults (issue 20).
+    Checked in a fresh interpreter: earlier tests in this one set the thresholds on purpose."""
+    import subprocess
+    import sys
+
+    from tests.paths import ROOT
+
+    script = ("import torch\n"
+              "from labkit.chapters.ch00_setup_check import pitfalls\n"
+              "from labkit.measure import conditions\n"
+              "row = pitfalls.allocator_effect(lambda: torch.empty(2**18).fill_(1.0), 'fill', rep_ms=5)\n"
+              "print(conditions.thresholds_fixed(), row['kept_timed_in_child'], row['kept'].allocator,"
+              " conditions._glibc() is not None)\n")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          timeout=300, cwd=ROOT)
+    assert done.returncode == 0, done.stderr[-2000:]
+    fixed, in_child, allocator, glibc = done.stdout.split()[-4:]
+    assert fixed == "False" and in_child == "True"
+    if glibc == "True":
+        assert allocator == "kept"  # the child did apply them
+
+
+def test_run_in_child_returns_the_result_and_reports_failures():
+    from labkit.measure import conditions
+
+    base = torch.arange(4.0)
+    assert torch.equal(conditions.run_in_child(lambda: base * 2), base * 2)
+    with pytest.raises(RuntimeError, match="ZeroDivisionError"):
+        conditions.run_in_child(lambda: 1 / 0)

@@ -227,3 +227,95 @@ def test_overlap_matches_a_microsecond_grid(copies, kernels):
     got = ts.overlap_each([s for s, _ in copies], [s + n for s, n in copies],
                           [s for s, _ in kernels], [s + n for s, n in kernels])
     assert got.tolist() == pytest.approx(expected)
+
+
+# --------------------------------------------------------------------------- real kernel names
+# Names copied from the H200 traces and notebook outputs under results/ (timeline_trace*.json,
+# nvidia-h200.json, h200_notebooks/*.ipynb), and read again from the trace files below.
+REAL_NAMES = [
+    # Inductor: fused pointwise kernels carry their origin ops' names, 'convolution' included
+    ("triton_poi_fused_add_convolution_relu_11", ts.ELEMENTWISE),
+    ("triton_poi_fused_convolution_relu_0", ts.ELEMENTWISE),
+    ("triton_poi_fused_convolution_max_pool2d_with_indices_relu_1", ts.ELEMENTWISE),
+    ("triton_poi_fused_add_mul_silu_0", ts.ELEMENTWISE),
+    ("triton_per_fused_add_convolution_mean_relu_17", ts.OTHER),
+    ("triton_red_fused_sum_0", ts.OTHER),
+    ("triton_tem_fused_convolution_0", ts.GEMM_CONV),
+    # cuDNN convolutions and its layout conversion
+    ("sm90_xmma_fprop_implicit_gemm_f16f16_f16f32_f32_nhwckrsc_nhwc_tilesize256x64x32_"
+     "warpgroupsize1x1x1_g1_execute_segment_k_off_kernel__5x_cudnn", ts.GEMM_CONV),
+    ("sm90_xmma_wgrad_indexed_implicit_gemm_f32f32_tf32f32_f32_nhwckrsc_nhwc_tilesize64x64x32_"
+     "warpgroupsize1x1x1_g1_execute_split_k_kernel__5x_cudnn", ts.GEMM_CONV),
+    ("void wgrad_alg0_engine<float, 128, 5, 5, 3, 3, 3, false, 512>(int, int, int, float const*)",
+     ts.GEMM_CONV),
+    ("void cask_plugin__5x_cudnn::xmma__5x_cudnn::init_device_workspace_kernel<xmma__5x_cudnn::"
+     "implicit_gemm::wgrad_indexed::Warp_specialized_params>", ts.GEMM_CONV),
+    ("void cudnn::engines_precompiled::nchwToNhwcKernel<__half, __half, float, false, true, "
+     "(cudnnKernelDataType_t)0>(cudnn::engines_precompiled::nchw2nhwc_params_t<float>, "
+     "__half const*, __half*)", ts.COPIES),
+    ("void cudnn::engines_precompiled::nhwcToNchwKernel<float, float, float, true, false, "
+     "(cudnnKernelDataType_t)0>(cudnn::engines_precompiled::nhwc2nchw_params_t<float>)", ts.COPIES),
+    ("void cudnn::bn_fw_tr_1C11_kernel_NCHW<float, float, int, 512, true, 1, true>"
+     "(cudnnTensorStruct, float const*)", ts.OTHER),
+    # cuBLAS / cuBLASLt / nvjet, CUTLASS
+    ("nvjet_sm90_tst_128x256_64x4_1x2_h_ssched_bz_coopA_TNN", ts.GEMM_CONV),
+    ("void sgemm_largek_lds64<true, false, 5, 5, 4, 4, 4, 34>(float*, float const*)", ts.GEMM_CONV),
+    ("void cublasLt::splitKreduce_kernel<32, 16, int, float, float, float, float, false>"
+     "(cublasLt::cublasSplitKParams<float>)", ts.GEMM_CONV),
+    ("void cublasLt::epilogue::impl::globalKernel<8, 32, float, float, float, true, true, 1>"
+     "(int, int, long)", ts.GEMM_CONV),
+    ("void scal_kernel<float, float, 1, true, 6, 5, 5, 3>(cublasTransposeParams<float>, "
+     "float const*, float*, float const*)", ts.GEMM_CONV),
+    ("void cutlass::Kernel2<cutlass_80_simt_sgemm_64x64_8x5_nn_align1>"
+     "(cutlass_80_simt_sgemm_64x64_8x5_nn_align1::Params)", ts.GEMM_CONV),
+    ("cutlass_tensorop_bf16_s16816fprop_optimized_bf16_256x64_32x4_nhwc_align8", ts.GEMM_CONV),
+    # ATen elementwise, reductions and copies
+    ("void at::native::vectorized_elementwise_kernel<4, at::native::BinaryFunctor<float, float, "
+     "float, at::native::(anonymous namespace)::threshold_kernel_impl<float>>>", ts.ELEMENTWISE),
+    ("void at::native::elementwise_kernel<128, 2, at::native::gpu_kernel_impl_nocast<at::native::"
+     "CUDAFunctor_add<float> >(at::TensorIteratorBase&)>", ts.ELEMENTWISE),
+    ("void at::native::(anonymous namespace)::multi_tensor_apply_kernel<at::native::(anonymous "
+     "namespace)::TensorListMetadata<2>>", ts.ELEMENTWISE),
+    ("void at::native::reduce_kernel<512, 1, at::native::ReduceOp<float, at::native::MeanOps<float,"
+     " float, float, float>, unsigned int, float, 4, 4> >", ts.OTHER),
+    ("void at::native::unrolled_elementwise_kernel<at::native::direct_copy_kernel_cuda(at::"
+     "TensorIteratorBase&)::{lambda()#3}::operator()() const::{lambda()#7}::operator()() const::"
+     "{lambda(float)#1}>", ts.COPIES),
+    ("void (anonymous namespace)::softmax_warp_forward<float, float, float, 4, true, false>", ts.OTHER),
+    # oneDNN on the CPU
+    ("aten::mkldnn_convolution", ts.GEMM_CONV),
+    ("aten::copy_", ts.COPIES),
+    ("aten::_to_copy", ts.COPIES),
+]
+
+
+@pytest.mark.parametrize(("name", "expected"), REAL_NAMES)
+def test_kind_class_on_real_kernel_names(name, expected):
+    assert ts.kind_class(name, "cpu_op" if name.startswith("aten::") else "kernel") == expected
+
+
+def test_every_kernel_of_the_real_h200_traces_is_placed_by_its_family():
+    """All kernels of the recorded H200 traces: none of a GEMM library's lands in elementwise,
+    no Inductor pointwise kernel in GEMM/conv, every layout conversion in copies."""
+    import json
+
+    from tests.paths import ROOT
+    seen = 0
+    for path in sorted((ROOT / "results" / "h200_probes").glob("timeline_trace*.json")):
+        events = json.loads(path.read_text())
+        events = events["traceEvents"] if isinstance(events, dict) else events
+        for e in events:
+            if e.get("cat") != "kernel":
+                continue
+            seen += 1
+            name, lowered = e["name"], e["name"].lower()
+            got = ts.kind_class(name, "kernel")
+            if "nchwtonhwc" in lowered or "nhwctonchw" in lowered or "direct_copy" in lowered:
+                assert got == ts.COPIES, name
+            elif lowered.startswith(("sm90_xmma", "sm80_xmma", "nvjet", "void cutlass", "void sgemm",
+                                     "void cublaslt")):
+                assert got == ts.GEMM_CONV, name
+            elif "elementwise_kernel" in lowered:
+                assert got == ts.ELEMENTWISE, name
+    if seen == 0:
+        pytest.skip("no recorded H200 trace")

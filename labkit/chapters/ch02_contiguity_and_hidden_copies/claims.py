@@ -3,9 +3,10 @@
 Each claim reads on one screen: the seed's statement (English gist, section), the rule,
 its named thresholds and its check. Timing-based checks share three rules:
 - a ratio whose measured spread straddles a threshold gives 'depends' on noise (`band`);
-- a timing the harness distrusts (flagged noisy or above a ceiling, and still so when
-  measured again) is listed in the evidence's `distrusted`, and the verdict is 'depends' on
-  noise, naming it: no verdict rests on a number the harness did not trust;
+- a timing the harness flagged (noisy or above a ceiling, still so when measured again) is
+  listed in the evidence's `distrusted`; it holds the verdict back only when it could carry
+  the deciding ratio across its threshold (the one trust rule, `labkit.claims.trust`, printed
+  on every timing-based claim card); bytes copied decide on their own, before any timing;
 - on a CPU, a verdict that rests on timings is measured twice, with glibc's default
   allocator and with malloc keeping freed memory (`kept`); when the two give different
   answers, the verdict is 'depends' on the allocator.
@@ -25,6 +26,7 @@ from labkit.claims.core import (
     ClaimError,
     band,
 )
+from labkit.claims.trust import Decision, verdict_or_veto
 from labkit.core import discovery
 
 CHAPTER = discovery.chapter_key(__name__)
@@ -42,15 +44,6 @@ MISALIGNED_CONTIGUOUS = "misaligned, contiguous"
 ALIGNED_STRIDED = "aligned, every 2nd element"
 MISALIGNED_STRIDED = "misaligned, every 2nd element"
 C5_PATTERNS = (ALIGNED_CONTIGUOUS, MISALIGNED_CONTIGUOUS, ALIGNED_STRIDED, MISALIGNED_STRIDED)
-
-
-def distrusted(ev: Mapping) -> tuple[str, str, str] | None:
-    """'depends' on noise when the harness flagged a timing this verdict rests on, else None."""
-    flagged = [str(x) for x in ev.get("distrusted") or ()]
-    if not flagged:
-        return None
-    return (DEPENDS, f"the harness distrusts {', '.join(flagged)} (noisy or above a ceiling, "
-            "also when measured again); no verdict from it", NOISE)
 
 
 def allocator_split(default_band: str, kept_band: str | None, what: str) -> tuple[str, str, str] | None:
@@ -72,21 +65,22 @@ def check_c2(ev: Mapping, th: Mapping) -> tuple[str, str, str]:
     cases = list(ev["cases"])
     if not cases:
         raise ClaimError("C2: no matmul case was measured")
-    holds, noisy, notes = [], [], []
+    holds, noisy, notes, decisions = [], [], [], []
     for c in cases:
         ratio = c["implicit_median_s"] / c["explicit_median_s"]
         copies = int(c["implicit_copy_bytes"]) > 0
         where = band(ratio, c.get("ratio_iqr"), th["costly_ratio"])
         notes.append(f"{c['case']}: implicit copy {'yes' if copies else 'no'}, "
                      f"implicit/explicit time {ratio:.2f}x")
+        if copies:  # timings decide only where a copy is: no copy refutes on its own
+            decisions.append(Decision(c["case"], ratio, c.get("ratio_iqr"), th["costly_ratio"]))
         if copies and where == "above":
             holds.append(c["case"])
         elif copies and where == "noise":
             noisy.append(c["case"])
-    text = "; ".join(notes)
-    untrusted = distrusted(ev) if holds or noisy else None  # timings matter only where a copy is
-    if untrusted:
-        return untrusted[0], text + "; " + untrusted[1], untrusted[2]
+    vetoed, text = verdict_or_veto(ev.get("distrusted"), decisions, "; ".join(notes))
+    if vetoed:
+        return vetoed
     if noisy:
         return DEPENDS, text, NOISE
     if len(holds) == len(cases):
@@ -101,7 +95,7 @@ C2 = Claim(
     "x.transpose(0,1).matmul(w) pays an implicit contiguous copy: 84.2 ms against 21.7 ms with .contiguous() first.",
     f"a copy is recorded in the implicit path and it is > {COSTLY_RATIO}x slower than the explicit one",
     f"no implicit copy, or implicit/explicit <= {COSTLY_RATIO}",
-    ("cases",), thresholds={"costly_ratio": COSTLY_RATIO}, check=check_c2,
+    ("cases",), thresholds={"costly_ratio": COSTLY_RATIO}, check=check_c2, timing_based=True,
     section_zh="第一章 典型性能对比 (A100, FP16 batch64)", seed_setting="A100 GPU, fp16, batch 64")
 
 
@@ -127,11 +121,14 @@ def check_c5(ev: Mapping, th: Mapping) -> tuple[str, str, str]:
             f"stride alone {ratio[ALIGNED_STRIDED]:.2f}x; {fresh_bad}/{ev['fresh_checked']} fresh "
             f"and {views_bad}/{ev['views_checked']} contiguous views off a "
             f"{th['cache_line_bytes']}-byte line" + _kept_text(kept, "seed_ratio", "the seed's ratio"))
-    untrusted = distrusted(ev)
-    if untrusted:
-        return untrusted[0], text + "; " + untrusted[1], untrusted[2]
     if seed_band == "noise" or alignment_band == "noise":
         return DEPENDS, text, NOISE
+    vetoed, text = verdict_or_veto(ev.get("distrusted"), [
+        Decision("the seed's ratio", ratio[MISALIGNED_STRIDED], iqr.get(MISALIGNED_STRIDED), limit),
+        Decision("alignment alone", ratio[MISALIGNED_CONTIGUOUS], iqr.get(MISALIGNED_CONTIGUOUS),
+                 limit)], text)
+    if vetoed:
+        return vetoed
     kept_band = (band(float(kept["seed_ratio"]), kept.get("seed_ratio_iqr"), limit)
                  if kept and kept.get("seed_ratio") is not None else None)
     split = allocator_split(seed_band, kept_band, "the seed's ratio")
@@ -158,7 +155,7 @@ C5 = Claim(
     ("fresh_checked", "fresh_misaligned", "views_checked", "contiguous_views_misaligned",
      "ns_per_element"),
     thresholds={"misaligned_costly_ratio": MISALIGNED_COSTLY_RATIO,
-                "cache_line_bytes": CACHE_LINE_BYTES}, check=check_c5,
+                "cache_line_bytes": CACHE_LINE_BYTES}, check=check_c5, timing_based=True,
     section_zh="2.2 contiguous张量的本质 (对齐优化效果对比)",
     seed_setting="a CPU: 64-byte cache lines, L1 miss rates")
 
@@ -169,12 +166,14 @@ def check_c6(ev: Mapping, th: Mapping) -> tuple[str, str, str]:
     if copied == 0 and ev["shares_storage"]:
         return (REFUTED, f"narrow on the transposed view copied 0 bytes and shares storage; "
                 f"it takes {ratio:.2f}x the time of narrow on the contiguous tensor", "")
-    untrusted = distrusted(ev)
-    if untrusted:
-        return untrusted[0], f"narrow copied {copied} bytes; " + untrusted[1], untrusted[2]
+    vetoed, text = verdict_or_veto(ev.get("distrusted"), [
+        Decision("narrow", ratio, ev.get("ratio_iqr"), th["narrow_costly_ratio"])],
+        f"narrow copied {copied} bytes")
+    if vetoed:
+        return vetoed
     if ratio > th["narrow_costly_ratio"]:
-        return CONFIRMED, f"narrow copied {copied} bytes and took {ratio:.2f}x as long", ""
-    return DEPENDS, f"narrow copied {copied} bytes but took only {ratio:.2f}x as long", "size"
+        return CONFIRMED, f"{text}; it took {ratio:.2f}x as long", ""
+    return DEPENDS, f"{text}; it took only {ratio:.2f}x as long", "size"
 
 
 C6 = Claim(
@@ -183,7 +182,7 @@ C6 = Claim(
     f"the copy detector records a copy and narrow takes > {NARROW_COSTLY_RATIO}x as long",
     "no copy is recorded and the result shares storage",
     ("copy_bytes", "shares_storage", "narrow_contiguous_median_s", "narrow_transposed_median_s"),
-    thresholds={"narrow_costly_ratio": NARROW_COSTLY_RATIO}, check=check_c6,
+    thresholds={"narrow_costly_ratio": NARROW_COSTLY_RATIO}, check=check_c6, timing_based=True,
     section_zh="2.3 非contiguous张量的隐式开销")
 
 
@@ -202,12 +201,13 @@ def check_c9(ev: Mapping, th: Mapping) -> tuple[str, str, str]:
             f"{k} {float(v):,.0f} MB/s" for k, v in rows.items()))
     if not (full_copy and free_when_contiguous):
         return REFUTED, text, ""
-    untrusted = distrusted(ev)
-    if untrusted:
-        return untrusted[0], text + "; " + untrusted[1], untrusted[2]
     where = band(penalty, ev.get("penalty_iqr"), th["strided_penalty_ratio"])
     if where == "noise":
         return DEPENDS, text, NOISE
+    vetoed, text = verdict_or_veto(ev.get("distrusted"), [
+        Decision("the penalty", penalty, ev.get("penalty_iqr"), th["strided_penalty_ratio"])], text)
+    if vetoed:
+        return vetoed
     kept_band = (band(float(kept["penalty"]), kept.get("penalty_iqr"), th["strided_penalty_ratio"])
                  if kept and kept.get("penalty") is not None else None)
     split = allocator_split(where, kept_band, "the transposed copy's penalty")
@@ -230,7 +230,7 @@ C9 = Claim(
     "speed, or if the allocator decides it",
     ("transposed_copy_bytes", "expected_bytes", "contiguous_returns_self",
      "contiguous_copy_bytes", "transposed_gbps", "plain_copy_gbps"),
-    thresholds={"strided_penalty_ratio": STRIDED_PENALTY_RATIO}, check=check_c9,
+    thresholds={"strided_penalty_ratio": STRIDED_PENALTY_RATIO}, check=check_c9, timing_based=True,
     section_zh="3.1 contiguous()调用代价量化", seed_setting="a CPU (DTLB misses), 128x512x256")
 
 
@@ -250,15 +250,18 @@ def check_c10(ev: Mapping, th: Mapping) -> tuple[str, str, str]:
     cases = list(ev["cases"])
     if not cases:
         raise ClaimError("C10: no GEMM case was measured")
-    untrusted = distrusted(ev)
+    flags = ev.get("distrusted")
     gpu_form = all(c.get("stride_aware_median_s") is not None for c in cases)
     if gpu_form:
         found = [_c10_gpu_case(c, th) for c in cases]
         text = "; ".join(line for _, line in found)
-        if untrusted:
-            return untrusted[0], text + "; " + untrusted[1], untrusted[2]
         if any(b == "noise" for b, _ in found):
             return DEPENDS, text, NOISE
+        vetoed, text = verdict_or_veto(flags, [
+            Decision(c["case"], c["matmul_view_median_s"] / c["stride_aware_median_s"],
+                     c.get("ratio_iqr"), th["stride_aware_win_ratio"]) for c in cases], text)
+        if vetoed:
+            return vetoed
         wins = [c for c, (b, _) in zip(cases, found, strict=True) if b == "above"]
         copied = [c for c in cases if int(c["matmul_view_copy_bytes"]) > 0]
         if len(wins) == len(cases) and len(copied) == len(cases):
@@ -270,24 +273,26 @@ def check_c10(ev: Mapping, th: Mapping) -> tuple[str, str, str]:
                     "copied nothing, so the seed's copy does not explain it")
         return DEPENDS, text, "size and dtype: the stride-aware GEMM wins only for " + ", ".join(
             c["case"] for c in wins)
-    notes, copies_found, noisy = [], [], False
+    notes, copies_found, noisy, decisions = [], [], False, []
     for c in cases:
         ratio = c["matmul_view_median_s"] / c["copy_then_matmul_median_s"]
         where = band(ratio, c.get("ratio_iqr"), 1.0)
-        noisy = noisy or where == "noise"
         copied = int(c["matmul_view_copy_bytes"])
         if copied > 0:
             copies_found.append(c["case"])
+            noisy = noisy or where == "noise"
+            decisions.append(Decision(c["case"], ratio, c.get("ratio_iqr"), 1.0))
         notes.append(f"{c['case']}: torch.matmul on the view copied {copied} B "
                      f"(operand {int(c['operand_bytes'])} B) and takes {ratio:.2f}x the time of "
                      "contiguous()-then-matmul")
     text = "; ".join(notes) + "; no stride-aware custom GEMM runs here"
     if not copies_found:
         return REFUTED, text + ": torch.matmul itself reads the transposed operand in place", ""
-    if untrusted:
-        return untrusted[0], text + "; " + untrusted[1], untrusted[2]
     if noisy:
         return DEPENDS, text, NOISE
+    vetoed, text = verdict_or_veto(flags, decisions, text)
+    if vetoed:
+        return vetoed
     if len(copies_found) == len(cases):
         return CONFIRMED, text + ": a kernel that read the strides could save that copy", ""
     return DEPENDS, text, "the case: torch.matmul copies only for " + ", ".join(copies_found)
@@ -302,7 +307,7 @@ C10 = Claim(
     f"torch.matmul on the view takes <= {STRIDE_AWARE_WIN_RATIO}x the stride-aware GEMM's time in "
     "every case (without a custom GEMM: torch.matmul copies nothing); 'depends' if mixed",
     ("cases",),
-    thresholds={"stride_aware_win_ratio": STRIDE_AWARE_WIN_RATIO}, check=check_c10,
+    thresholds={"stride_aware_win_ratio": STRIDE_AWARE_WIN_RATIO}, check=check_c10, timing_based=True,
     section_zh="3.2 stride-aware算子设计", seed_setting="a GPU, transposed 1024x1024 matmul")
 
 

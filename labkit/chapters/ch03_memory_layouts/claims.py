@@ -15,6 +15,7 @@ from labkit.claims.core import (
     ClaimError,
     band,
 )
+from labkit.claims.trust import Decision, verdict_or_veto
 from labkit.core import discovery
 
 CHAPTER = discovery.chapter_key(__name__)
@@ -51,7 +52,8 @@ def _speedups(runs: list, th: Mapping) -> tuple[str, str, str]:
 def check_c7(ev: Mapping, th: Mapping) -> tuple[str, str, str]:
     """runs: the runs in the form judged (on a GPU the seed's fp16 batch 64; on a CPU this
     CPU's runs). other_runs (optional) are shown, not judged. kept (optional, CPU): the same
-    runs timed with malloc keeping freed memory; distrusted: timings the harness flagged."""
+    runs timed with malloc keeping freed memory; distrusted: timings the harness flagged (the
+    trust rule, labkit.claims.trust, decides whether they hold the verdict back)."""
     runs = list(ev["runs"])
     if not runs:
         raise ClaimError("C7: no ResNet-50 run was measured")
@@ -62,10 +64,12 @@ def check_c7(ev: Mapping, th: Mapping) -> tuple[str, str, str]:
     if others:
         text += "; not judged, other settings: " + ", ".join(
             f"{r['dtype']} b{r['batch']} {r['nhwc_img_s'] / r['nchw_img_s']:.2f}x" for r in others)
-    flagged = [str(x) for x in ev.get("distrusted") or ()]
-    if flagged:
-        return (DEPENDS, text + f"; the harness distrusts {', '.join(flagged)} (noisy or above a "
-                "ceiling, also when measured again): no verdict from it", NOISE)
+    vetoed, text = verdict_or_veto(ev.get("distrusted"), [
+        Decision(f"{r['dtype']} b{r['batch']}", r["nhwc_img_s"] / r["nchw_img_s"],
+                 _inverse(r.get("nhwc_time_ratio_iqr")), th["channels_last_faster_ratio"])
+        for r in runs], text, not_judged=[f"{r['dtype']} b{r['batch']}" for r in others])
+    if vetoed:
+        return vetoed
     kept_runs = list((ev.get("kept") or {}).get("runs") or [])
     if kept_runs:
         kept_outcome, kept_text, kept_depends_on = _speedups(kept_runs, th)
@@ -85,7 +89,7 @@ C7 = Claim(
     f"NHWC/NCHW <= {CHANNELS_LAST_FASTER_RATIO} in every run; 'depends' if mixed, on noise, or when "
     "the allocator decides it (CPU)",
     ("channels_last_stride1", "runs"),
-    thresholds={"channels_last_faster_ratio": CHANNELS_LAST_FASTER_RATIO}, check=check_c7,
+    thresholds={"channels_last_faster_ratio": CHANNELS_LAST_FASTER_RATIO}, check=check_c7, timing_based=True,
     section_zh="2.4 memory layout类型对比 (ResNet-50, batch64, FP16)",
     seed_setting="A100 GPU, fp16, batch 64 (and an ARM CPU table)")
 

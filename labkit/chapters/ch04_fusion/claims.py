@@ -104,7 +104,7 @@ C18 = Claim(
                 "eager_launch_low_us": EAGER_LAUNCH_LOW_US,
                 "eager_launch_high_us": EAGER_LAUNCH_HIGH_US,
                 "min_fit_r_squared": MIN_FIT_R_SQUARED},
-    check=check_c18, section_zh="2.3 CUDA Graph集成与异步启动延迟消除",
+    check=check_c18, timing_based=True, section_zh="2.3 CUDA Graph集成与异步启动延迟消除",
     seed_setting="a CUDA GPU, fixed-shape batch inference")
 
 
@@ -139,7 +139,7 @@ C19 = Claim(
     ("triton_gbps", "torch_gbps", "copy_ceiling_gbps"),
     thresholds={"triton_win_ratio": TRITON_WIN_RATIO, "seed_triton_speedup": SEED_TRITON_SPEEDUP,
                 "above_ceiling_fraction": ABOVE_CEILING_FRACTION},
-    check=check_c19, section_zh="2.4 自定义Triton内核在JIT图中的无缝注入与性能验证",
+    check=check_c19, timing_based=True, section_zh="2.4 自定义Triton内核在JIT图中的无缝注入与性能验证",
     seed_setting="A100 GPU, fp16")
 
 

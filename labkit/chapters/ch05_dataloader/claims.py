@@ -20,6 +20,7 @@ from labkit.claims.core import (
     Claim,
     band,
 )
+from labkit.claims.trust import Decision, verdict_or_veto
 from labkit.core import discovery
 
 CHAPTER = discovery.chapter_key(__name__)
@@ -68,10 +69,14 @@ def check_c23(ev: Mapping, th: Mapping) -> tuple[str, str, str]:
             f"{pmd:.1f} with pin_memory_device ({pmd_gain:.2f}x pinned), copies of "
             f"{ev['transfer_bytes'] / 2**20:.0f} MiB; the seed: "
             f"{SEED_GBPS['pageable']}, {SEED_GBPS['pinned']} and {SEED_GBPS['pin_memory_device']}")
-    if ev.get("noisy"):
-        return DEPENDS, text + f"; flagged noisy: {', '.join(ev['noisy'])}", NOISE
     if "noise" in (pinned_where, pmd_where):
         return DEPENDS, text, NOISE
+    vetoed, text = verdict_or_veto(ev.get("noisy"), [
+        Decision("pinned/pageable", pinned_gain, ev.get("pinned_speedup_iqr"), th["pinned_gain_ratio"]),
+        Decision("pin_memory_device/pinned", pmd_gain, ev.get("pin_memory_device_speedup_iqr"),
+                 th["pmd_gain_ratio"])], text)
+    if vetoed:
+        return vetoed
     if pmd_where == "below":
         return REFUTED, text, ""
     if pinned_where == "above":
@@ -90,7 +95,7 @@ C23 = Claim(
     "not hold)",
     ("pageable_gbps", "pinned_gbps", "pin_memory_device_gbps", "transfer_bytes"),
     thresholds={"pinned_gain_ratio": PINNED_GAIN_RATIO, "pmd_gain_ratio": PMD_GAIN_RATIO},
-    check=check_c23, section_zh=SECTION_ZH + " (性能对比)",
+    check=check_c23, timing_based=True, section_zh=SECTION_ZH + " (性能对比)",
     seed_setting="a CUDA GPU, DataLoader batches of 256 ImageNet images (154 MB in float32)")
 
 CLAIMS = [C13, C23]

@@ -118,7 +118,7 @@ C15 = Claim(
     ("trace_records_strides", "trace_keeps_contiguous", "trace_outcomes", "tensorrt_ran",
      "tensorrt_fallback_devices", "tensorrt_transposed_ratio"),
     thresholds={"costly_latency_ratio": COSTLY_LATENCY_RATIO, "seed_latency_ratio": SEED_LATENCY_RATIO},
-    check=check_c15, section_zh="4.4 JIT脚本化部署陷阱",
+    check=check_c15, timing_based=True, section_zh="4.4 JIT脚本化部署陷阱",
     seed_setting="a traced model deployed with TensorRT on a GPU")
 
 CLAIMS = [C15]

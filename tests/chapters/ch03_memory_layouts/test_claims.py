@@ -52,9 +52,17 @@ def test_c7_cpu_form_can_be_decided_by_the_allocator():
     assert agree.outcome == "refuted" and "keeping freed memory" in agree.reason
 
 
-def test_c7_no_verdict_from_a_distrusted_timing():
-    verdict = judge("C7", channels_last_stride1=1, runs=[run()], distrusted=["float16 b64 NCHW"])
-    assert verdict.outcome == "depends" and verdict.depends_on == claims.NOISE
+def test_c7_a_flagged_timing_vetoes_only_when_it_could_cross_the_threshold():
+    near = [run(nhwc=1100.0, nhwc_time_ratio_iqr=[0.9, 0.92])]
+    verdict = judge("C7", channels_last_stride1=1, runs=near, distrusted=["float16 b64 NCHW"])
+    assert verdict.outcome == "depends" and verdict.depends_on == claims.NOISE_FLAGGED
+    small = {"timing": "float16 b64: NCHW", "why": "noisy: IQR 12% of the median", "spread": 0.12}
+    far = [run(nhwc=1500.0, nhwc_time_ratio_iqr=[0.66, 0.68])]
+    assert judge("C7", channels_last_stride1=1, runs=far, distrusted=[small]).outcome == "confirmed"
+    # a flag on a run that is shown, not judged, holds nothing back
+    shown = judge("C7", channels_last_stride1=1, runs=near, other_runs=[run("float32", 16)],
+                  distrusted=[dict(small, timing="float32 b16: NCHW", spread=None)])
+    assert shown.outcome == "confirmed"
 
 
 # The recorded H200 verdicts replay unchanged: C7's recorded evidence has every run of the sweep
@@ -82,4 +90,10 @@ def test_recorded_cpu_evidence_replays():
         if payload is None:
             continue
         verdict = claims.get(claim_id).judge(payload["evidence"])
-        assert (verdict.outcome, verdict.depends_on) == (payload["outcome"], payload["depends_on"])
+        expected = (payload["outcome"], payload["depends_on"])
+        if claim_id == "C7" and payload["depends_on"] == claims.NOISE:
+            # still 'depends' on noise, now named by the trust rule: the batch-2 run's ratio
+            # (0.80x, spread 0.76-0.98) is 7% from 1.05, and its flags carry no recorded size
+            expected = ("depends", claims.NOISE_FLAGGED)
+            assert "float32 b2 ratio" in verdict.reason
+        assert (verdict.outcome, verdict.depends_on) == expected

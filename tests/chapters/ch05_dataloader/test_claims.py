@@ -43,7 +43,9 @@ def test_c23_noise_depends_and_says_so():
 
 def test_c23_flagged_noisy_timings_give_depends():
     verdict = judge("C23", **CASES["C23"]["confirmed"], noisy=["pageable"])
-    assert verdict.depends_on == claims.NOISE and "pageable" in verdict.reason
+    assert verdict.depends_on == claims.NOISE_FLAGGED and "pageable" in verdict.reason
+    small = {"timing": "pageable", "why": "noisy", "spread": 0.11}  # 1.45x vs 1.2 needs 21%
+    assert judge("C23", **CASES["C23"]["confirmed"], noisy=[small]).outcome == "confirmed"
 
 
 def test_c23_pmd_gain_without_pinned_gain_is_its_own_depends():

@@ -1,0 +1,166 @@
+"""Re-measure a chapter's verdict-deciding measurements N times, each in a fresh process.
+
+    PYTHONPATH=. python benchmarks/reproduce.py 02_contiguity_and_hidden_copies --runs 3
+    PYTHONPATH=. python benchmarks/reproduce.py 03 --runs 2 --quick --out /tmp/reproduce
+
+A timing-based verdict is trusted when every run gives the same one (3 of 3). Each run is a
+new Python process (`--child`), so nothing warmed up, cached or allocated by one run helps
+the next; the processes run one after another, never side by side. Per claim it prints the
+verdict of each run and the spread (min to max over runs) of each deciding ratio, and writes
+the lot as JSON to OUT/<machine>-<chapter>.json (default OUT: results/reproduce).
+
+A chapter takes part by having `labkit/chapters/chNN_name/reproduce.py` with
+`measure_verdicts(quick: bool = False) -> list[Verdict]` (the same measurements the notebook
+uses for its timing-based claims, sized by env.sizes()) and, optionally,
+`deciding_ratios(verdict) -> dict[str, float]`. Discovered like claims: no list to edit.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from types import ModuleType
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from labkit.core import discovery, env  # noqa: E402
+
+
+def reproducers() -> dict[str, ModuleType]:
+    """Every chapter's reproduce module, by chapter key."""
+    found = {}
+    for module in discovery.modules("reproduce"):
+        if not callable(getattr(module, "measure_verdicts", None)):
+            raise TypeError(f"{module.__name__} has no measure_verdicts(quick=False) function")
+        found[discovery.chapter_key(module.__name__)] = module
+    return found
+
+
+def resolve(chapter: str, known: dict[str, ModuleType]) -> str:
+    """A chapter key from its key or its number ('02')."""
+    if chapter in known:
+        return chapter
+    matches = [k for k in known if k.startswith(f"{chapter}_")]
+    if len(matches) == 1:
+        return matches[0]
+    raise SystemExit(f"no reproducible chapter {chapter!r}; chapters with a reproduce.py: "
+                     f"{', '.join(known) or 'none'}")
+
+
+def machine_name() -> str:
+    return env.device_key().lower().replace("_", "-")
+
+
+def child(chapter: str, out: Path, quick: bool) -> None:
+    """One run, in this (fresh) process: measure, judge, write the verdicts as JSON."""
+    module = reproducers()[chapter]
+    started = time.perf_counter()
+    verdicts = module.measure_verdicts(quick=quick)
+    ratios = getattr(module, "deciding_ratios", lambda v: {})
+    out.write_text(json.dumps({
+        "seconds": time.perf_counter() - started,
+        "verdicts": [dict(v.to_dict(), deciding_ratios=ratios(v)) for v in verdicts],
+    }))
+
+
+def run_once(chapter: str, quick: bool, timeout_s: float) -> dict:
+    with tempfile.TemporaryDirectory(prefix="labkit_reproduce_") as folder:
+        out = Path(folder) / "run.json"
+        command = [sys.executable, str(Path(__file__).resolve()), chapter, "--child", str(out)]
+        if quick:
+            command.append("--quick")
+        environment = dict(os.environ, PYTHONPATH=os.pathsep.join(
+            [str(ROOT)] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]))
+        done = subprocess.run(command, capture_output=True, text=True, timeout=timeout_s,
+                              env=environment, cwd=ROOT)
+        if done.returncode != 0 or not out.exists():
+            raise SystemExit(f"a run of {chapter} failed (exit {done.returncode}):\n"
+                             f"{done.stderr[-4000:]}")
+        return json.loads(out.read_text())
+
+
+def summarise(runs: list[dict]) -> dict[str, dict]:
+    """Per claim: each run's verdict, whether they agree, and each ratio's spread over runs."""
+    claims: dict[str, dict] = {}
+    for run in runs:
+        for v in run["verdicts"]:
+            entry = claims.setdefault(v["claim_id"], {"verdicts": [], "ratios": {}})
+            entry["verdicts"].append({"outcome": v["outcome"], "depends_on": v["depends_on"],
+                                      "form": v["form"]})
+            for name, value in (v.get("deciding_ratios") or {}).items():
+                entry["ratios"].setdefault(name, []).append(float(value))
+    for entry in claims.values():
+        labels = {(x["outcome"], x["depends_on"]) for x in entry["verdicts"]}
+        entry["agree"] = len(labels) == 1
+        entry["spread"] = {name: {"min": min(vals), "max": max(vals), "runs": vals}
+                           for name, vals in entry["ratios"].items()}
+        del entry["ratios"]
+    return claims
+
+
+def _short(depends_on: str) -> str:
+    """What a 'depends' depends on, short enough to list: up to its first ';'."""
+    text = depends_on.split(";")[0]
+    return text if len(text) <= 70 else text[:67] + "..."
+
+
+def report(chapter: str, summary: dict[str, dict], runs: int) -> list[str]:
+    lines = [f"{chapter}: {runs} run(s), each in a fresh process, on {machine_name()}"]
+    for claim_id, entry in summary.items():
+        outcomes = ", ".join(x["outcome"] + (f" ({_short(x['depends_on'])})" if x["depends_on"] else "")
+                             for x in entry["verdicts"])
+        same = sum(1 for x in entry["verdicts"]
+                   if (x["outcome"], x["depends_on"]) == (entry["verdicts"][0]["outcome"],
+                                                          entry["verdicts"][0]["depends_on"]))
+        lines.append(f"  {claim_id}: {outcomes}  -> {'the same' if entry['agree'] else 'DIFFERENT'}"
+                     f" in {same} of {len(entry['verdicts'])}")
+        for name, s in entry["spread"].items():
+            lines.append(f"      {name}: deciding ratio {s['min']:.3g} to {s['max']:.3g}")
+    return lines
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("chapter", help="chapter key or number, e.g. 02_contiguity_and_hidden_copies or 02")
+    parser.add_argument("--runs", type=int, default=3, help="fresh processes, one after another (default 3)")
+    parser.add_argument("--quick", action="store_true", help="small sizes and rounds: a smoke test")
+    parser.add_argument("--out", type=Path, default=ROOT / "results" / "reproduce",
+                        help="folder for <machine>-<chapter>.json (default results/reproduce)")
+    parser.add_argument("--timeout", type=float, default=1800.0, help="seconds per run")
+    parser.add_argument("--child", type=Path, help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    known = reproducers()
+    chapter = resolve(args.chapter, known)
+    if args.child is not None:
+        child(chapter, args.child, args.quick)
+        return 0
+    if args.runs < 1:
+        parser.error(f"--runs must be at least 1, got {args.runs}")
+    runs = []
+    for i in range(args.runs):
+        print(f"run {i + 1} of {args.runs} ...", flush=True)
+        runs.append(run_once(chapter, args.quick, args.timeout))
+    summary = summarise(runs)
+    lines = report(chapter, summary, args.runs)
+    print("\n".join(lines))
+    args.out.mkdir(parents=True, exist_ok=True)
+    path = args.out / f"{machine_name()}-{chapter}.json"
+    path.write_text(json.dumps({
+        "chapter": chapter, "machine": machine_name(), "runs": args.runs, "quick": args.quick,
+        "fingerprint": env.fingerprint(), "seconds": [r["seconds"] for r in runs],
+        "claims": summary, "all_agree": all(e["agree"] for e in summary.values()),
+    }, indent=1, default=str))
+    print(f"wrote {path}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

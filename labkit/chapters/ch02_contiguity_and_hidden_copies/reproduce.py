@@ -1,0 +1,160 @@
+"""Chapter 02's verdict-deciding measurements, runnable outside the notebook.
+
+`benchmarks/reproduce.py 02_contiguity_and_hidden_copies --runs 3` calls `measure_verdicts`
+in fresh processes and compares the verdicts. It measures what the notebook measures for its
+timing-based claims (C2, C6, C9, C10; the same comparisons, sizes from env.sizes(), the same
+trust rule through `Chapter.measured`), and judges them with the chapter's own checks.
+C5 and C12 are left to the notebook: C12 decides by a graph count, and C5's 2x2 design
+needs the notebook's allocation checks. quick=True shrinks sizes and rounds for a smoke test.
+"""
+
+from __future__ import annotations
+
+import torch
+
+from labkit import claims, session
+from labkit.chapters.ch02_contiguity_and_hidden_copies import strided_gemm
+from labkit.measure import copies
+
+KEY = "02_contiguity_and_hidden_copies"
+CLAIM_IDS = ("C2", "C6", "C9", "C10")
+
+
+def measure_verdicts(quick: bool = False) -> list[claims.Verdict]:
+    """C2, C6, C9 and C10 measured and judged here, as the notebook does."""
+    chapter = session.open(KEY, announce=False)
+    # quick: back-to-back calls (no cache flush between them), few rounds: a smoke test
+    options = dict(rounds=2, rep_ms=20, mode="hot") if quick else dict(rounds=5, rep_ms=200)
+    return [_c6(chapter, quick), _c2(chapter, quick, options),
+            _c9(chapter, quick, options), _c10(chapter, quick, options)]
+
+
+def deciding_ratios(verdict: claims.Verdict) -> dict[str, float]:
+    """The ratio(s) each verdict's threshold is compared with, by case."""
+    ev = verdict.evidence
+    if verdict.claim_id == "C2":
+        return {c["case"]: c["implicit_median_s"] / c["explicit_median_s"] for c in ev["cases"]}
+    if verdict.claim_id == "C6":
+        return {"narrow": ev["narrow_transposed_median_s"] / ev["narrow_contiguous_median_s"]}
+    if verdict.claim_id == "C9":
+        return {"penalty": ev["plain_copy_gbps"] / ev["transposed_gbps"]}
+    if verdict.claim_id == "C10":
+        return {c["case"]: c["matmul_view_median_s"] / (c["stride_aware_median_s"]
+                                                        or c["copy_then_matmul_median_s"])
+                for c in ev["cases"]}
+    return {}
+
+
+def _form(chapter: session.Chapter, gpu_form: bool, extra: str = "") -> str:
+    return claims.SEED_FORM if gpu_form else chapter.analogue + extra
+
+
+def _c6(chapter: session.Chapter, quick: bool) -> claims.Verdict:
+    side = 256 if quick else 1024
+    x = torch.randn(side, side)  # narrow makes a header on the host: timed with the CPU clock
+    y, half = x.t(), side // 2
+    with copies.detect() as log:
+        z = y.narrow(0, 0, half)
+    cmp, flagged = chapter.measured({
+        "narrow on contiguous x": lambda: x.narrow(0, 0, half),
+        "narrow on transposed y": lambda: y.narrow(0, 0, half),
+    }, baseline="narrow on contiguous x", rounds=2 if quick else 5, rep_ms=20 if quick else 100,
+        mode="hot", device="cpu")
+    moved = cmp["narrow on transposed y"]
+    return chapter.judge("C6", {
+        "copy_bytes": log.total_bytes, "shares_storage": copies.shares_storage(z, x),
+        "narrow_contiguous_median_s": cmp["narrow on contiguous x"].timing.median_s,
+        "narrow_transposed_median_s": moved.timing.median_s,
+        "ratio_iqr": [moved.ratio_q25, moved.ratio_q75], "distrusted": flagged,
+    }, form=_form(chapter, chapter.on_gpu))
+
+
+def _c2(chapter: session.Chapter, quick: bool, options: dict) -> claims.Verdict:
+    device, on_gpu = chapter.device, chapter.on_gpu
+    dtype = torch.float16 if on_gpu else torch.float32
+    side = 256 if quick else chapter.sizes.matmul_n
+    if on_gpu and not quick:
+        batch, seq, dim = 64, 1024, 1024
+    else:
+        batch, seq, dim = (4, 64, 128) if quick else (16, 128, 256)
+    cases = {"2-D": (torch.randn(side, side, device=device, dtype=dtype),
+                     torch.randn(side, side, device=device, dtype=dtype), 2 * side**3),
+             "3-D batch": (torch.randn(batch, seq, dim, device=device, dtype=dtype),
+                           torch.randn(dim, dim, device=device, dtype=dtype), 2 * batch * seq * dim * dim)}
+    found, flagged_all = [], []
+    for case, (a, w, flops) in cases.items():
+        with copies.detect() as log:
+            a.transpose(0, 1).matmul(w)
+        cmp, flagged = chapter.measured({
+            "x.transpose(0,1).matmul(w)": lambda a=a, w=w: a.transpose(0, 1).matmul(w),
+            "x.transpose(0,1).contiguous().matmul(w)": lambda a=a, w=w: a.transpose(0, 1).contiguous().matmul(w),
+        }, baseline="x.transpose(0,1).contiguous().matmul(w)", case=case, flops=flops,
+            flops_dtype=dtype, **options)
+        flagged_all += flagged
+        implicit = cmp["x.transpose(0,1).matmul(w)"]
+        found.append({"case": case, "dtype": str(dtype), "implicit_copy_bytes": log.total_bytes,
+                      "implicit_median_s": implicit.timing.median_s,
+                      "explicit_median_s": cmp["x.transpose(0,1).contiguous().matmul(w)"].timing.median_s,
+                      "ratio_iqr": [implicit.ratio_q25, implicit.ratio_q75]})
+    return chapter.judge("C2", {"cases": found, "distrusted": flagged_all, "device": str(device)},
+                         form=f"GPU form: {str(dtype).replace('torch.', '')}" if on_gpu
+                         else chapter.analogue + ", float32")
+
+
+def _c9(chapter: session.Chapter, quick: bool, options: dict) -> claims.Verdict:
+    device = chapter.device
+    shape = (64, 256, 128) if quick else (128, 512, 256)  # 8 MiB, the seed's 64 MiB
+    x = torch.randn(*shape, device=device)
+    x_t = x.transpose(0, 2)
+    nbytes = x.numel() * x.element_size()
+    with copies.detect() as transposed_log:
+        x_t.contiguous()
+    with copies.detect() as contiguous_log:
+        same = x.contiguous()
+    destination = torch.empty_like(x)
+    cmp, flagged = chapter.measured({
+        "plain copy: dst.copy_(x)": lambda: destination.copy_(x),
+        "transposed copy: dst.copy_(x.transpose(0, 2))": lambda: destination.view(x_t.shape).copy_(x_t),
+    }, baseline="plain copy: dst.copy_(x)", bytes_moved=2 * nbytes, **options)
+    plain = cmp["plain copy: dst.copy_(x)"]
+    penalty = cmp["transposed copy: dst.copy_(x.transpose(0, 2))"]
+    return chapter.judge("C9", {
+        "transposed_copy_bytes": transposed_log.total_bytes, "expected_bytes": nbytes,
+        "contiguous_returns_self": same is x, "contiguous_copy_bytes": contiguous_log.total_bytes,
+        "transposed_gbps": penalty.timing.gbps, "plain_copy_gbps": plain.timing.gbps,
+        "penalty_iqr": [penalty.ratio_q25, penalty.ratio_q75], "distrusted": flagged,
+        "device": str(device),
+    }, form=_form(chapter, not chapter.on_gpu, ", float32"))
+
+
+def _c10(chapter: session.Chapter, quick: bool, options: dict) -> claims.Verdict:
+    device, on_gpu = chapter.device, chapter.on_gpu
+    if on_gpu and not quick:
+        settings = [(n, dt) for n in (1024, 4096) for dt in (torch.float16, torch.float32)]
+    else:
+        settings = [(256 if quick else 1024, torch.float16 if on_gpu else torch.float32)]
+    cases, flagged_all = [], []
+    for n, dtype in settings:
+        name = f"{n} {str(dtype).replace('torch.', '')}"
+        a_view = torch.randn(n, n, device=device, dtype=dtype).t()
+        b = torch.randn(n, n, device=device, dtype=dtype)
+        variants = strided_gemm.paths(a_view, b)
+        view_matmul = variants["torch.matmul on the view"]
+        with copies.detect() as log:
+            view_matmul()
+        inside = strided_gemm.copies_inside(view_matmul)
+        operand_bytes = a_view.numel() * a_view.element_size()
+        aware = "stride-aware GEMM on the view" in variants
+        baseline = "stride-aware GEMM on the view" if aware else "contiguous() then torch.matmul"
+        cmp, flagged = chapter.measured(variants, baseline=baseline, case=name, flops=2 * n**3,
+                                        flops_dtype=dtype, **options)
+        flagged_all += flagged
+        view = cmp["torch.matmul on the view"]
+        cases.append({"case": name, "operand_bytes": operand_bytes,
+                      "matmul_view_copy_bytes": log.total_bytes or (operand_bytes if inside else 0),
+                      "matmul_view_median_s": view.timing.median_s,
+                      "copy_then_matmul_median_s": cmp["contiguous() then torch.matmul"].timing.median_s,
+                      "stride_aware_median_s": cmp[baseline].timing.median_s if aware else None,
+                      "ratio_iqr": [view.ratio_q25, view.ratio_q75]})
+    return chapter.judge("C10", {"cases": cases, "distrusted": flagged_all, "device": str(device)},
+                         form=_form(chapter, on_gpu, ", float32: torch.matmul is the only GEMM"))

@@ -1,0 +1,154 @@
+"""Device time beside wall time: how much of a GPU timing the GPU was busy, and host-bound work.
+
+A wall-time ratio can hide a gain on the device or show one that is not there: fp16 eager
+ResNet-50 at batch 64 on an H200 leaves the GPU idle about two thirds of the time, so making
+its kernels faster changes nothing the clock on the wall sees. This module measures both
+figures for one function, from the same calls::
+
+    from labkit.measure import bench
+    d = bench.device_time(lambda: model(x))   # DeviceTime: wall, device-busy, idle share
+    d.host_bound                              # True when the GPU idles > 30% of the wall time
+
+- *wall* is the host's clock from before the first call to after the synchronize that
+  ends the last one, divided by the calls.
+- *device-busy* is the length of the union of the GPU's kernel, copy and memset intervals
+  (torch.profiler's, every stream together, as in labkit.measure.timeline_stats), per call.
+- *idle share* is 1 - busy / wall; *host-bound* means it is above HOST_BOUND_IDLE_SHARE: the
+  GPU waits for the host to launch work, so attribute gains by wall time only where the
+  device is the bottleneck, and by device time where it is not.
+
+On a CPU (or for a function that runs nothing on the GPU) there is no device time: the
+result says so (device_busy_s None) and its wall time is the CPU clock's.
+"""
+
+from __future__ import annotations
+
+import time as _clock
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from labkit.measure import conditions, timeline, timeline_stats
+from labkit.measure.timing import format_seconds
+
+HOST_BOUND_IDLE_SHARE = 0.30  # the GPU idles more than this share of the wall time: host-bound
+
+
+@dataclass(frozen=True)
+class DeviceTime:
+    """Wall and device-busy time of the same calls, per call, and what they say together."""
+
+    label: str
+    device: str
+    calls: int
+    wall_s: float
+    device_busy_s: float | None
+    idle_share: float | None
+    host_bound: bool | None
+    threshold: float = HOST_BOUND_IDLE_SHARE
+    note: str = ""
+
+    def __str__(self) -> str:
+        if self.device_busy_s is None:
+            return (f"{self.label}: wall {format_seconds(self.wall_s)} per call on {self.device}; "
+                    f"device time: n/a ({self.note})")
+        verdict = ("host-bound" if self.host_bound else "device-bound")
+        return (f"{self.label}: wall {format_seconds(self.wall_s)}, device busy "
+                f"{format_seconds(self.device_busy_s)} per call ({100 * self.idle_share:.0f}% idle: "
+                f"{verdict}, threshold {100 * self.threshold:.0f}%)"
+                + (f"; {self.note}" if self.note else ""))
+
+    def as_dict(self) -> dict:
+        return {"label": self.label, "device": self.device, "calls": self.calls,
+                "wall_s": self.wall_s, "device_busy_s": self.device_busy_s,
+                "idle_share": self.idle_share, "host_bound": self.host_bound,
+                "threshold": self.threshold, "note": self.note}
+
+
+def busy_us(trace: timeline.Trace) -> float:
+    """The union of a trace's GPU work intervals (kernels, copies, memsets; all streams), in µs."""
+    gpu = np.flatnonzero(trace.kind < len(timeline.GPU_KINDS))
+    starts = trace.start_us[gpu]
+    return timeline_stats.union_length(starts, starts + trace.duration_us[gpu])
+
+
+def from_trace(trace: timeline.Trace, wall_us: float | None = None, calls: int = 1,
+               label: str = "trace", threshold: float = HOST_BOUND_IDLE_SHARE) -> DeviceTime:
+    """Wall against device-busy time of a recorded trace.
+
+    wall_us: the host's wall time of the traced calls; by default the trace's whole span
+    (first event of any kind, CPU or GPU, to the end of the last), which is what the host
+    waited for when the trace covers the calls and their final synchronize.
+    """
+    _check_share(threshold)
+    if not isinstance(trace, timeline.Trace):
+        raise TypeError(f"expected a timeline.Trace, got {type(trace).__name__}")
+    if isinstance(calls, bool) or not isinstance(calls, int) or calls < 1:
+        raise ValueError(f"calls must be a whole number >= 1, got {calls!r}")
+    span = float(trace.end_us - trace.start_us.min()) if len(trace) else 0.0
+    wall = span if wall_us is None else float(wall_us)
+    if not wall > 0:
+        raise ValueError(f"the wall time must be > 0 us, got {wall!r}")
+    if not trace.has_gpu:
+        return DeviceTime(label, "cpu", calls, wall * 1e-6 / calls, None, None, None, threshold,
+                          "no GPU events in this trace: device time is not measured, the wall "
+                          "time is the CPU's")
+    busy = busy_us(trace)
+    idle = max(0.0, 1.0 - busy / wall)
+    note = ("" if busy <= wall * 1.001 else
+            f"the GPU's busy time ({busy:.0f} us) exceeds the wall time given ({wall:.0f} us): "
+            "the trace covers more than the timed calls")
+    return DeviceTime(label, "cuda", calls, wall * 1e-6 / calls, busy * 1e-6 / calls, idle,
+                      idle > threshold, threshold, note)
+
+
+def device_time(fn: Callable, *args: object, calls: int = 20, warmup: int = 3,
+                label: str | None = None, device: object = None,
+                threshold: float = HOST_BOUND_IDLE_SHARE) -> DeviceTime:
+    """Run fn(*args) `calls` times under torch.profiler and report wall and device-busy time.
+
+    The calls run back to back (as a loop would run them), after `warmup` untraced calls, with
+    one synchronize at the end; the wall clock spans all of them. On a CPU, or for a
+    function that launches nothing on the GPU, device time is None and the note says so.
+    The profiler adds a little host overhead per launch, so the idle share it reports is an
+    upper bound for very short kernels; it never changes the device-busy time.
+    """
+    import torch
+
+    _check_share(threshold)
+    if isinstance(calls, bool) or not isinstance(calls, int) or calls < 1:
+        raise ValueError(f"calls must be a whole number >= 1, got {calls!r}")
+    if isinstance(warmup, bool) or not isinstance(warmup, int) or warmup < 0:
+        raise ValueError(f"warmup must be a whole number >= 0, got {warmup!r}")
+    if not callable(fn):
+        raise TypeError(f"device_time needs a function to call, got {type(fn).__name__}")
+    label = label or conditions.describe(fn)
+    where = conditions.resolve_device(device, fn, args)
+    for _ in range(warmup):
+        fn(*args)
+    if where.type != "cuda":
+        start = _clock.perf_counter()
+        for _ in range(calls):
+            fn(*args)
+        wall = _clock.perf_counter() - start
+        return DeviceTime(label, str(where), calls, wall / calls, None, None, None, threshold,
+                          "no GPU here (or the function runs nothing on it): device time is "
+                          "not measured, the wall time is the CPU clock's")
+    from torch.profiler import ProfilerActivity, profile
+
+    torch.cuda.synchronize(where)
+    with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof:
+        start = _clock.perf_counter()
+        for _ in range(calls):
+            fn(*args)
+        torch.cuda.synchronize(where)
+        wall = _clock.perf_counter() - start
+    trace = timeline.from_profiler(prof)
+    return from_trace(trace, wall_us=wall * 1e6, calls=calls, label=label, threshold=threshold)
+
+
+def _check_share(threshold: object) -> None:
+    if isinstance(threshold, bool) or not isinstance(threshold, int | float) or not 0 < threshold < 1:
+        raise ValueError(f"the host-bound threshold is a share of the wall time between 0 and 1, "
+                         f"got {threshold!r}")
