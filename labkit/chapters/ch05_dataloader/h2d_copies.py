@@ -373,3 +373,20 @@ def environment_note() -> str:
     name = torch.cuda.get_device_name()
     return (f"torch {torch.__version__}, CUDA {torch.version.cuda}, {name}, "
             f"{os.cpu_count()} CPU cores")
+
+
+def c25_evidence(rows: list[dict], nbytes: int, warnings: list[str] | None = None) -> dict:
+    """C25's evidence from call_return_times() rows (as dicts): the non_blocking calls'
+    return and completion times from pageable and from pinned memory."""
+    def row(memory: str, non_blocking: bool) -> dict:
+        found = [r for r in rows if r["memory"] == memory and r["non_blocking"] == non_blocking]
+        if not found:
+            raise ValueError(f"no call_return row for {memory} non_blocking={non_blocking}; "
+                             "pass the rows of h2d_copies.call_return_times()")
+        return found[0]
+
+    pageable, pinned, blocking = row("pageable", True), row("pinned", True), row("pageable", False)
+    return {"pageable_nb_return_s": pageable["call_return_s"], "pageable_nb_copy_s": pageable["copy_done_s"],
+            "pinned_nb_return_s": pinned["call_return_s"], "pinned_nb_copy_s": pinned["copy_done_s"],
+            "pageable_blocking_return_s": blocking["call_return_s"], "transfer_bytes": nbytes,
+            "warnings": list(warnings or [])}
