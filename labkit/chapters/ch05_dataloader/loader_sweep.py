@@ -65,6 +65,7 @@ class Setting:
     persistent_workers: bool = False
     non_blocking: bool = False
     device_prefetch: bool = False
+    ship_uint8: bool = False  # the dataset hands out uint8 images; the step normalises them
 
     def __post_init__(self) -> None:
         if not isinstance(self.num_workers, int) or self.num_workers < 0:
@@ -91,7 +92,8 @@ class Setting:
             parts.append(f"pf{self.prefetch_factor}")
         parts += [name for name, on in (("pin", self.pin_memory), ("nb", self.non_blocking),
                                         ("persist", self.persistent_workers),
-                                        ("devprefetch", self.device_prefetch)) if on]
+                                        ("devprefetch", self.device_prefetch),
+                                        ("uint8", self.ship_uint8)) if on]
         return " ".join(parts)
 
     def as_dict(self) -> dict:
@@ -326,6 +328,10 @@ def measure(dataset: torch.utils.data.Dataset, setting: Setting, step: Callable[
     main process uses one core and the others are left to the workers, as each worker also
     runs one thread). The workers are stopped before this returns, whatever happens.
     """
+    if bool(getattr(dataset, "as_uint8", False)) != setting.ship_uint8:
+        raise ValueError(f"setting {setting.label!r} says ship_uint8={setting.ship_uint8} but the "
+                         f"dataset's as_uint8 is {getattr(dataset, 'as_uint8', None)}; pass the "
+                         "dataset that matches (SyntheticImages(..., as_uint8=True) for uint8)")
     warm, per_window = window_plan(setting, steps, warmup_steps, windows)
     needed = (warm + windows * per_window) * setting.batch_size
     if len(dataset) < needed:  # type: ignore[arg-type]
@@ -464,13 +470,19 @@ class Sweep:
 def sweep(dataset: torch.utils.data.Dataset, settings: Sequence[Setting],
           step: Callable[..., object], steps: int = MIN_WINDOW_STEPS, warmup_steps: int = 2,
           on_progress: Callable[[int, int, str], None] | None = None,
-          main_threads: int | None = 1, windows: int = WINDOWS) -> Sweep:
-    """measure() each setting in turn; on_progress(done, total, label) after each (a bar)."""
+          main_threads: int | None = 1, windows: int = WINDOWS,
+          uint8_dataset: torch.utils.data.Dataset | None = None) -> Sweep:
+    """measure() each setting in turn; on_progress(done, total, label) after each (a bar).
+
+    Settings with ship_uint8 read `uint8_dataset` (the same images, handed out as uint8)."""
     if not settings:
         raise ValueError("sweep needs at least one Setting")
+    if any(s.ship_uint8 for s in settings) and uint8_dataset is None:
+        raise ValueError("a ship_uint8 setting needs uint8_dataset= (SyntheticImages(as_uint8=True))")
     runs = []
     for number, setting in enumerate(settings, start=1):
-        runs.append(measure(dataset, setting, step, steps, warmup_steps, windows=windows,
+        source = uint8_dataset if setting.ship_uint8 else dataset
+        runs.append(measure(source, setting, step, steps, warmup_steps, windows=windows,
                             main_threads=main_threads))
         if on_progress is not None:
             on_progress(number, len(settings), setting.label)
@@ -680,7 +692,7 @@ def plan(cores: int | None = None, gpu: bool | None = None) -> Plan:
         counts = sorted({0, 2, 4, 8, 12, 16, 24, max(cores - 1, 1)} & set(range(0, cores)))
         return Plan("cuda", cores, 256, 224, 128, tuple(counts), MIN_WINDOW_STEPS, 3, "resnet50")
     counts = tuple(range(0, min(cores, 4) + 1))
-    return Plan("cpu", cores, 256, 64, 16, counts, MIN_WINDOW_STEPS, 2, "small_cnn")
+    return Plan("cpu", cores, 256, 64, 16, counts, 3, 2, "small_cnn")
 
 
 def dataset_length(settings: Sequence[Setting], chosen: Plan) -> int:
