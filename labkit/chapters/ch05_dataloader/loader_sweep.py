@@ -467,26 +467,45 @@ class Sweep:
         return f"<table>{head}{body}</table>"
 
 
+def merged(runs: Sequence[Run]) -> Run:
+    """One Run from several runs of the same setting (rounds of a sweep): their steps and
+    windows together, the first round's first batch."""
+    if not runs or len({r.setting for r in runs}) != 1 or len({r.window_steps for r in runs}) != 1:
+        raise ValueError("merged() takes runs of one setting with the same window length")
+    first = runs[0]
+    return Run(first.setting, tuple(t for r in runs for t in r.wait_s),
+               tuple(t for r in runs for t in r.compute_s), first.first_batch_s, first.main_threads,
+               tuple(dict.fromkeys(w for r in runs for w in r.warnings)),
+               tuple(t for r in runs for t in r.window_s), first.window_steps, first.warmup_steps)
+
+
 def sweep(dataset: torch.utils.data.Dataset, settings: Sequence[Setting],
           step: Callable[..., object], steps: int = MIN_WINDOW_STEPS, warmup_steps: int = 2,
           on_progress: Callable[[int, int, str], None] | None = None,
           main_threads: int | None = 1, windows: int = WINDOWS,
-          uint8_dataset: torch.utils.data.Dataset | None = None) -> Sweep:
-    """measure() each setting in turn; on_progress(done, total, label) after each (a bar).
+          uint8_dataset: torch.utils.data.Dataset | None = None, interleave: bool = True) -> Sweep:
+    """Measure each setting for `windows` windows; on_progress(done, total, label) as each
+    setting's last window ends (a bar).
 
+    interleave (default): round by round, one window of every setting per round (each with
+    its own warm-up), as labkit.measure.bench.compare interleaves variants: a change in the
+    machine's load during the sweep then hits every setting alike instead of the ones that
+    happened to run during it, and the spread of a setting is its spread across rounds.
     Settings with ship_uint8 read `uint8_dataset` (the same images, handed out as uint8)."""
     if not settings:
         raise ValueError("sweep needs at least one Setting")
     if any(s.ship_uint8 for s in settings) and uint8_dataset is None:
         raise ValueError("a ship_uint8 setting needs uint8_dataset= (SyntheticImages(as_uint8=True))")
-    runs = []
-    for number, setting in enumerate(settings, start=1):
-        source = uint8_dataset if setting.ship_uint8 else dataset
-        runs.append(measure(source, setting, step, steps, warmup_steps, windows=windows,
-                            main_threads=main_threads))
-        if on_progress is not None:
-            on_progress(number, len(settings), setting.label)
-    return Sweep(runs)
+    rounds, per_round = (windows, 1) if interleave else (1, windows)
+    parts: list[list[Run]] = [[] for _ in settings]
+    for round_index in range(rounds):
+        for number, setting in enumerate(settings, start=1):
+            source = uint8_dataset if setting.ship_uint8 else dataset
+            parts[number - 1].append(measure(source, setting, step, steps, warmup_steps,
+                                             windows=per_round, main_threads=main_threads))
+            if on_progress is not None and round_index == rounds - 1:
+                on_progress(number, len(settings), setting.label)
+    return Sweep([merged(p) for p in parts])
 
 
 def grid(num_workers: Sequence[int], batch_size: int, **fixed: object) -> list[Setting]:
@@ -689,7 +708,7 @@ def plan(cores: int | None = None, gpu: bool | None = None) -> Plan:
     cores = cores or os.cpu_count() or 1
     gpu = torch.cuda.is_available() if gpu is None else gpu
     if gpu:
-        counts = sorted({0, 2, 4, 8, 12, 16, 24, max(cores - 1, 1)} & set(range(0, cores)))
+        counts = sorted({0, 2, 4, 8, 12, 16, max(cores - 1, 1)} & set(range(0, cores)))
         return Plan("cuda", cores, 256, 224, 128, tuple(counts), MIN_WINDOW_STEPS, 3, "resnet50")
     counts = tuple(range(0, min(cores, 4) + 1))
     return Plan("cpu", cores, 256, 64, 16, counts, 3, 2, "small_cnn")

@@ -385,3 +385,18 @@ def test_worker_start_up_on_trivial_data_is_the_fork():
     assert min(fresh.first_batch_s[1:]) > 2 * max(kept.first_batch_s[1:])
     with pytest.raises(IndexError):
         trivial[16]
+
+
+def test_an_interleaved_sweep_measures_every_setting_once_per_round(data, step):
+    order = []
+
+    def counting_step(batch, non_blocking):
+        order.append(len(batch[0]))
+
+    settings = [loader_sweep.Setting(batch_size=4), loader_sweep.Setting(batch_size=8)]
+    result = loader_sweep.sweep(data, settings, counting_step, steps=2, warmup_steps=0, windows=3)
+    assert [len(r.window_s) for r in result.runs] == [3, 3]
+    # round by round: b4 (one warm-up step, one queue of w0, and a window of 2), then b8, x3
+    assert order == ([4, 4, 4, 8, 8, 8] * 3)
+    with pytest.raises(ValueError, match="one setting"):
+        loader_sweep.merged(result.runs)
