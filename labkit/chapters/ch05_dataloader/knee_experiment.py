@@ -65,7 +65,7 @@ def prepare(quick: bool = False, chosen: loader_sweep.Plan | None = None) -> Ben
         counts = sorted(set(counts[::2]) | {counts[-1]})
     data_probe = loader_data.SyntheticImages(length=1, encoded_side=chosen.encoded_side,
                                              output_side=chosen.output_side)
-    fits = shm.choose(max(counts), MAX_PREFETCH, 2 * chosen.batch_size * data_probe.sample_bytes)
+    fits = shm.choose(max(counts), None, chosen.batch_size * data_probe.sample_bytes)
     counts = [w for w in counts if w <= fits.num_workers] or [0]
     length = loader_sweep.dataset_length(
         loader_sweep.grid(counts, chosen.batch_size) + _largest_settings(chosen, counts), chosen)
@@ -121,11 +121,21 @@ def knob_settings(workers: int, batch_size: int, on_gpu: bool) -> list[loader_sw
     return out
 
 
+def fits(bench: Bench, setting: loader_sweep.Setting) -> bool:
+    """Whether the setting's batches in flight fit in /dev/shm (shm.choose keeps it as asked)."""
+    sample = bench.data_uint8.sample_bytes if setting.ship_uint8 else bench.data.sample_bytes
+    return not shm.choose(setting.num_workers, setting.prefetch_factor,
+                          setting.batch_size * sample).changed
+
+
 def knob_sweep(bench: Bench, workers: int,
                on_progress: Callable[[int, int, str], None] | None = None) -> loader_sweep.Sweep:
-    """knob_settings() at `workers` (at least 1 where the sweep had workers), measured."""
+    """knob_settings() at `workers` (at least 1 where the sweep had workers), measured; a
+    setting whose batches in flight would not fit in /dev/shm is left out (compare the labels
+    with knob_settings() to see which)."""
     at = max(workers, 1 if max(bench.worker_counts) >= 1 else 0)
-    settings = knob_settings(at, bench.plan.batch_size, bench.step.device.type == "cuda")
+    settings = [s for s in knob_settings(at, bench.plan.batch_size, bench.step.device.type == "cuda")
+                if fits(bench, s)]
     return loader_sweep.sweep(bench.data, settings, bench.step, steps=bench.plan.steps,
                               warmup_steps=bench.plan.warmup_steps, on_progress=on_progress,
                               uint8_dataset=bench.data_uint8)

@@ -400,3 +400,18 @@ def test_an_interleaved_sweep_measures_every_setting_once_per_round(data, step):
     assert order == ([4, 4, 4, 8, 8, 8] * 3)
     with pytest.raises(ValueError, match="one setting"):
         loader_sweep.merged(result.runs)
+
+
+def test_knob_settings_that_would_not_fit_in_shm_are_left_out(monkeypatch):
+    from types import SimpleNamespace
+
+    from labkit.chapters.ch05_dataloader import knee_experiment
+
+    bench = SimpleNamespace(data=SimpleNamespace(sample_bytes=4000),
+                            data_uint8=SimpleNamespace(sample_bytes=1000))
+    monkeypatch.setenv(shm.SHM_ENV, str(2 * (2 * 2 + 1) * 16 * 4000))  # w2 x pf2 fits in half
+    assert knee_experiment.fits(bench, loader_sweep.Setting(num_workers=2, batch_size=16))
+    assert not knee_experiment.fits(bench, loader_sweep.Setting(num_workers=2, batch_size=16,
+                                                                prefetch_factor=4))
+    assert knee_experiment.fits(bench, loader_sweep.Setting(num_workers=2, batch_size=16,
+                                                            prefetch_factor=4, ship_uint8=True))
