@@ -216,8 +216,12 @@ else:
 # and the usual tuned combination. The first row is the baseline.
 
 # %%
-bar = loader_plots.ProgressBar(len(knee_experiment.knob_settings(
-    max(knee.workers, 1), plan.batch_size, on_gpu)), "knobs")
+wanted = knee_experiment.knob_settings(max(knee.workers, 1 if max(bench.worker_counts) else 0),
+                                      plan.batch_size, on_gpu)
+left_out = [s.label for s in wanted if not knee_experiment.fits(bench, s)]
+if left_out:
+    print("left out, their batches in flight would not fit in /dev/shm:", ", ".join(left_out))
+bar = loader_plots.ProgressBar(len(wanted) - len(left_out), "knobs")
 sweep_knobs = knee_experiment.knob_sweep(bench, knee.workers, on_progress=bar.update)
 knob_rows = knee_experiment.knob_table(sweep_knobs)
 keep("sweep_knobs", {"rows": sweep_knobs.rows(), "table": knob_rows})
