@@ -17,16 +17,18 @@
 #
 # A training step does two things in turn: it waits for the next batch, then it computes.
 # When the waiting is not zero, a faster GPU buys nothing. This chapter measures, on the
-# machine it runs on, how much of each step is waiting, which DataLoader knob moves it
-# (`num_workers`, `batch_size`, `prefetch_factor`, `persistent_workers`, `pin_memory`,
-# `non_blocking`), and where more workers stop helping (the *knee*), with the arithmetic
-# that puts the knee there.
+# machine it runs on, how much of each step is waiting, where more workers stop helping (the
+# *knee*), whether the arithmetic predicts it, and what each other DataLoader knob does
+# *at* the knee. Then two claims from the first seed article's section 4.2 (DataLoader
+# pipeline tuning): **C25**, "without `pin_memory`, `non_blocking=True` silently degrades to
+# a blocking copy", and **C26**, "return `tensor.contiguous(memory_format=torch.channels_last)`
+# from `Dataset.__getitem__`".
 #
-# Then the copy to the GPU: the second seed article, *"An industrial tensor pipeline
-# optimisation handbook"* (in Chinese), says in its section 4.3 that
-# `pin_memory_device='cuda:0'` opens a "zero-copy DMA path" (C13) and gives a table of
-# host-to-device bandwidths (C23). Both are put to the test on a GPU; here you also see what
-# `non_blocking=True` really does, what pinning costs, and a trap in the other direction.
+# **Time: about 35 minutes** for the main part (reading about 15, two quizzes about 3,
+# three exercises about 12, running about 2 on a CPU and 5 on a GPU). The sections after
+# *What to remember* are **optional depth** (start-up, what pinning costs, the seed's
+# host-to-device claims C13 and C23, a device-to-host trap, the profiler's timeline): about
+# 20 minutes more, for after the workshop.
 
 # %%
 # Installs labkit when (and only when) this notebook runs in Google Colab.
@@ -54,17 +56,19 @@ import torch
 from IPython.display import display
 
 from labkit import claims, exercises, session
-from labkit.chapters.ch05_dataloader import claims as ch05_claims
 from labkit.chapters.ch05_dataloader import (
+    channels_last_probe,
     h2d_copies,
+    knee_experiment,
     loader_data,
     loader_plots,
     loader_sweep,
+    reproduce,
     shm,
-    train_step,
 )
+from labkit.chapters.ch05_dataloader import claims as ch05_claims
 from labkit.core import env, results
-from labkit.measure import bench, timeline
+from labkit.measure import timeline
 from labkit.show import widgets
 
 # The profiler's C++ layer (kineto) prints start/stop lines to stderr; they say nothing here.
@@ -89,37 +93,38 @@ def keep(key: str, payload: object) -> object:
 
 
 # %% [markdown]
-# ## A dataset that costs something
+# ## A dataset that costs something, and a step that consumes it
 #
 # Random tensors cost nothing to load, so they would teach nothing here. `loader_data`
 # draws a few dozen pictures at start-up, keeps them as **JPEG bytes**, and for every sample
 # does what an ImageNet pipeline does: decode the JPEG, take a random resized crop, maybe
-# flip, and normalise to float32. The class lives in a labkit module, not in this notebook,
-# because DataLoader workers must be able to import it.
+# flip, and normalise to float32 (the class lives in a labkit module, not in this notebook,
+# because DataLoader workers must be able to import it). The consumer is a small CNN on one
+# CPU core, or on a GPU ResNet-50 in bfloat16 and channels_last. `knee_experiment.prepare`
+# builds both and measures the two numbers the arithmetic below needs: what one sample costs
+# on one core (as a worker runs it) and how long one step computes with its batch ready.
 
 # %%
-data = loader_data.SyntheticImages(length=4096, encoded_side=plan.encoded_side,
-                                   output_side=plan.output_side)
-print(f"{len(data.encoded)} JPEGs of {plan.encoded_side}x{plan.encoded_side} px, "
-      f"{sum(map(len, data.encoded)) // len(data.encoded)} bytes each on average; "
-      f"a sample is {data.sample_bytes} bytes of float32")
+bench = knee_experiment.prepare()
+data, step = bench.data, bench.step
+sample_cost, compute_s, batch_load_s = bench.sample_cost, bench.compute.median_s, bench.batch_load_s
+print(f"{len(data.encoded)} JPEGs of {plan.encoded_side}x{plan.encoded_side} px; a sample is "
+      f"{data.sample_bytes / 2**10:.0f} KiB of float32")
+print(f"one sample: {sample_cost.median_s * 1e3:.2f} ms of one core (IQR "
+      f"{sample_cost.iqr_s * 1e3:.2f} ms); one batch of {plan.batch_size}: {batch_load_s * 1e3:.0f} ms")
+print(bench.compute)
+print(f"loading a batch takes {batch_load_s / compute_s:.1f}x the step's compute")
+free = shm.free_bytes()
+print(f"/dev/shm free: {'unknown' if free is None else f'{free / 2**20:.0f} MiB'}; the sweep "
+      f"uses the worker counts that fit: {list(bench.worker_counts)}")
 loader_plots.samples_figure(data)
-
-# %% [markdown]
-# What one sample costs on one core (the way a DataLoader worker runs it: one thread):
-
-# %%
-sample_cost = loader_data.per_sample_cost(data)
-batch_load_s = plan.batch_size * sample_cost.median_s
-print(f"one sample: {sample_cost.median_s * 1e3:.2f} ms (IQR {sample_cost.iqr_s * 1e3:.2f} ms, "
-      f"{sample_cost.count} samples); one batch of {plan.batch_size}: {batch_load_s * 1e3:.0f} ms "
-      "of one core")
 
 # %% [markdown]
 # ### Exercise 05.1: the bytes of a batch
 #
-# Workers hand batches to the main process through shared memory, so their size matters.
-# Write the function, run the cell, then run the check.
+# Workers hand batches to the main process through shared memory (`/dev/shm`; containers
+# often give it only 64 MiB), so their size matters. Write the function, run the cell, then
+# run the check.
 
 # %%
 exercises.get("05.batch_bytes")
@@ -135,93 +140,39 @@ def batch_bytes(batch_size: int, channels: int, side: int, dtype: str) -> int:
 exercises.get("05.batch_bytes").check(batch_bytes)
 
 # %% [markdown]
-# ## Shared memory first: will workers even run here?
+# ## The sweep over workers, measured as throughput
 #
-# Each worker puts its finished batches in `/dev/shm`; containers often give it only 64 MB,
-# and then workers fail ("unable to allocate shared memory ... No space left on device", or
-# on some systems a bus error). So before any sweep: how much is free, and does the largest
-# setting of this chapter fit? `shm.choose` keeps a setting that fits in half the free space
-# and otherwise lowers `prefetch_factor`, then the worker count, and says so. Every loader
-# below also has a `timeout`, so a stuck worker is an error, never a hang.
-
-# %%
-free = shm.free_bytes()
-choice = shm.choose(max(plan.worker_counts), None, plan.batch_size * data.sample_bytes)
-print(f"/dev/shm free: {'unknown (no /dev/shm here)' if free is None else f'{free / 2**20:.0f} MB'}")
-print(choice.message)
-worker_counts = tuple(w for w in plan.worker_counts if w <= choice.num_workers)
-max_prefetch = 4  # the knob sweep below leaves out any setting that would not fit
-
-# %% [markdown]
-# ### Exercise 05.2: what a loader keeps in shared memory
-
-# %%
-exercises.get("05.in_flight_bytes")
-
-
-# %%
-def in_flight_bytes(num_workers: int, prefetch_factor: int | None, batch_bytes: int) -> int:
-    raise NotImplementedError  # your code here
-
-
-# %%
-# NBVAL_CHECK_OUTPUT
-exercises.get("05.in_flight_bytes").check(in_flight_bytes)
-
-# %% [markdown]
-# ## The consumer, and how long one step computes
-#
-# On a CPU the consumer is a small CNN on one core (the other cores are left to the
-# workers); on a GPU it is ResNet-50 in bfloat16 and channels_last, a tuned step that the
-# loader has to keep up with. Its compute time alone, with the batch already in memory:
-
-# %%
-step = train_step.consumer(plan.model)
-ready_batch = [t.to(step.device) for t in
-               next(iter(torch.utils.data.DataLoader(data, batch_size=plan.batch_size)))]
-compute_timing = bench.time(lambda: step(ready_batch), rep_ms=600, warmup_ms=200,
-                            threads=1 if not on_gpu else None,
-                            label=f"{plan.model} training step, batch {plan.batch_size}")
-compute_s = compute_timing.median_s
-print(compute_timing)
-print(f"loading that batch takes {batch_load_s * 1e3:.0f} ms of one core: "
-      f"{batch_load_s / compute_s:.1f}x the step's compute")
-
-# %% [markdown]
-# ## The sweep over workers
+# Throughput is **samples over wall time**, not batch size over the median step: a starved
+# loader hands out its queued batches quickly and then waits long for the next, so most
+# steps are quick and the median hides the waits. Each setting first warms up for one
+# queue's worth of steps (workers x `prefetch_factor` batches), so the start-up burst is
+# spent, then three back-to-back windows of at least one queue each are timed; the spread
+# is the slowest and fastest window.
 #
 # Predict first: with the numbers above (load time per batch, compute time per step, and
 # this machine's cores), how many workers does it take before more stop helping?
 
 # %% jupyter={"source_hidden": true}
 @functools.cache
-def worker_sweep() -> loader_sweep.Sweep:
-    bar = loader_plots.ProgressBar(len(worker_counts), "workers")
-    return loader_sweep.sweep(data, loader_sweep.grid(worker_counts, plan.batch_size), step,
-                              steps=plan.steps, warmup_steps=plan.warmup_steps,
-                              on_progress=bar.update)
-
-
-@functools.cache
-def worker_knee() -> loader_sweep.Knee:
-    return loader_sweep.knee_of(worker_sweep(), cores=plan.cores, batch_size=plan.batch_size,
-                                sample_cost_s=sample_cost.median_s, compute_s=compute_s)
+def found() -> knee_experiment.Found:
+    bar = loader_plots.ProgressBar(len(bench.worker_counts), "workers")
+    return knee_experiment.worker_sweep(bench, on_progress=bar.update)
 
 
 quiz_knee = widgets.Quiz(
     f"This machine has {plan.cores} cores. With how many workers is throughput within 10% of "
-    f"the best of {list(worker_counts)}?",
-    answer=lambda: worker_knee().workers, kind="number",
+    f"the best of {list(bench.worker_counts)}?",
+    answer=lambda: found().knee.workers, kind="number",
     explanation="Each worker produces one batch per (batch x sample cost) seconds on its own "
                 "core; the step needs one per compute time; and the main process needs a core too.",
 )
 quiz_knee
 
 # %%
-sweep_workers = worker_sweep()
-knee = worker_knee()
+sweep_workers, knee = found().sweep, found().knee
 keep("sweep_workers", {"rows": sweep_workers.rows(), "plan": plan.as_dict(),
-                       "sample_cost_s": sample_cost.median_s, "compute_s": compute_s})
+                       "sample_cost_s": sample_cost.median_s, "compute_s": compute_s,
+                       "worker_counts": list(bench.worker_counts)})
 keep("knee", knee.as_dict())
 sweep_workers
 
@@ -230,103 +181,276 @@ loader_plots.sweep_figure(sweep_workers, f"{plan.model}, batch {plan.batch_size}
 
 # %%
 print(knee.explanation)
-noisy = [r.setting.label for r in sweep_workers.runs if r.noisy]
-if noisy:
-    print(f"Noisy (step-time IQR over 10% of the median): {', '.join(noisy)}. Another program "
-          "is using this machine's cores; rerun this cell on a quiet machine before trusting the knee.")
+print(sweep_workers.noise_note() or "Every setting's windows agreed within 10% of its throughput.")
 
 # %% [markdown]
-# ### Exercise 05.3: the knee
+# On the reference GPU the first recording computed throughput from the median step and
+# printed a knee the arithmetic contradicted. Its saved rows (waiting share and compute per
+# step) give the total time back; here is that sweep, recomputed:
 
 # %%
-exercises.get("05.knee")
-
-
-# %%
-def knee_of(throughputs: dict[int, float], tolerance: float) -> int:
-    raise NotImplementedError  # your code here
-
-
-# %%
-# NBVAL_CHECK_OUTPUT
-exercises.get("05.knee").check(knee_of)
+old_sweep = recorded("sweep_workers")
+if old_sweep:
+    rows = old_sweep["rows"]
+    recomputed = loader_sweep.knee_of_rows(rows, cores=old_sweep["plan"]["cores"],
+                                           batch_size=old_sweep["plan"]["batch_size"],
+                                           sample_cost_s=old_sweep["sample_cost_s"],
+                                           compute_s=old_sweep["compute_s"])
+    for row in rows:
+        print(f"recorded on {results.DEFAULT_REFERENCE}: {row['label']:<10} "
+              f"{loader_sweep.row_samples_per_s(row):6.0f} samples/s from total time "
+              f"(median step said {row['samples_per_s']:.0f}), waiting {100 * row['wait_share']:.0f}%")
+    print(recomputed.explanation)
+else:
+    print("nothing recorded yet for the reference GPU")
 
 # %% [markdown]
 # ## The other knobs, at the knee
 #
-# With the worker count fixed at the knee: a smaller and a larger batch, one batch or four
-# prefetched per worker, and on a GPU `pin_memory` and `non_blocking` (each alone and
-# together) and a *device prefetcher* that copies the next batch on a second CUDA stream
-# while this one computes.
+# With the worker count fixed at the knee: half and twice the batch, one or four batches
+# prefetched per worker, and **uint8 batches**: the workers stop at the decoded pixels and
+# the step normalises on its own device (`train_step` does it when a batch arrives as uint8),
+# so a quarter of the bytes cross shared memory and the worker skips the float arithmetic.
+# On a GPU also `pin_memory`, `non_blocking` (each alone and together), a *device
+# prefetcher* that copies the next batch on a second CUDA stream while this one computes,
+# and the usual tuned combination. The first row is the baseline.
 
 # %%
-at_knee = max(knee.workers, 1 if max(worker_counts) >= 1 else 0)
-base = loader_sweep.Setting(num_workers=at_knee, batch_size=plan.batch_size)
-knob_settings = [base,
-                 loader_sweep.Setting(num_workers=at_knee, batch_size=plan.batch_size // 2),
-                 loader_sweep.Setting(num_workers=at_knee, batch_size=plan.batch_size * 2)]
-if at_knee:
-    knob_settings += [loader_sweep.Setting(num_workers=at_knee, batch_size=plan.batch_size,
-                                           prefetch_factor=p) for p in sorted({1, max_prefetch})]
-if on_gpu:
-    knob_settings += [
-        loader_sweep.Setting(num_workers=at_knee, batch_size=plan.batch_size, pin_memory=True),
-        loader_sweep.Setting(num_workers=at_knee, batch_size=plan.batch_size, non_blocking=True),
-        loader_sweep.Setting(num_workers=at_knee, batch_size=plan.batch_size, pin_memory=True,
-                             non_blocking=True),
-        loader_sweep.Setting(num_workers=at_knee, batch_size=plan.batch_size, pin_memory=True,
-                             device_prefetch=True),
-    ]
-too_big = [s for s in knob_settings
-           if shm.choose(s.num_workers, s.prefetch_factor, s.batch_size * data.sample_bytes).changed]
-if too_big:
-    print("left out, their batches in flight would not fit in /dev/shm:",
-          ", ".join(s.label for s in too_big))
-knob_settings = [s for s in knob_settings if s not in too_big]
-bar = loader_plots.ProgressBar(len(knob_settings), "knobs")
-sweep_knobs = loader_sweep.sweep(data, knob_settings, step, steps=plan.steps,
-                                 warmup_steps=plan.warmup_steps, on_progress=bar.update)
-keep("sweep_knobs", {"rows": sweep_knobs.rows()})
+wanted = knee_experiment.knob_settings(max(knee.workers, 1 if max(bench.worker_counts) else 0),
+                                      plan.batch_size, on_gpu)
+left_out = [s.label for s in wanted if not knee_experiment.fits(bench, s)]
+if left_out:
+    print("left out, their batches in flight would not fit in /dev/shm:", ", ".join(left_out))
+bar = loader_plots.ProgressBar(len(wanted) - len(left_out), "knobs")
+sweep_knobs = knee_experiment.knob_sweep(bench, knee.workers, on_progress=bar.update)
+knob_rows = knee_experiment.knob_table(sweep_knobs)
+keep("sweep_knobs", {"rows": sweep_knobs.rows(), "table": knob_rows})
 sweep_knobs
 
 # %%
-loader_plots.sweep_figure(sweep_knobs, f"the other knobs, {at_knee} worker(s)")
+for row in knob_rows:
+    print(f"{row['label']:<30} {row['samples_per_s']:6.0f} samples/s "
+          f"({row['samples_per_s_low']:.0f} to {row['samples_per_s_high']:.0f}), "
+          f"{row['vs_first_row']:.2f}x the first row, waiting {100 * row['wait_share']:.0f}%")
+print(sweep_knobs.noise_note() or "Every setting's windows agreed within 10% of its throughput.")
+loader_plots.sweep_figure(sweep_knobs, f"the other knobs, {sweep_knobs.runs[0].setting.num_workers} worker(s)")
 
 # %% [markdown]
-# Read the table as samples per second, not milliseconds per step: a batch twice as large
-# takes about twice as long per step. Without a GPU, `pin_memory` and `non_blocking` have
-# nothing to do (torch warns and ignores `pin_memory`), so they are not swept here; the
-# reference GPU run measured them:
+# Without a GPU, `pin_memory` and `non_blocking` have nothing to do, so they are not swept
+# here; the reference GPU run measured them (rows recorded before this version are
+# recomputed from total time, as above):
 
 # %%
 gpu_knobs = recorded("sweep_knobs")
 if on_gpu:
     print("This run is on a GPU: the table above has the GPU knobs.")
 elif gpu_knobs is None:
-    print("nothing recorded yet for the reference GPU (results/nvidia-h200.json has no chapter 05)")
+    print("nothing recorded yet for the reference GPU")
 else:
     for row in gpu_knobs["rows"]:
-        print(f"recorded on {results.DEFAULT_REFERENCE}: {row['label']:<24} "
-              f"{row['samples_per_s']:7.0f} samples/s, waiting {100 * row['wait_share']:.0f}%")
+        print(f"recorded on {results.DEFAULT_REFERENCE}: {row['label']:<30} "
+              f"{loader_sweep.row_samples_per_s(row):7.0f} samples/s from total time, "
+              f"waiting {100 * row['wait_share']:.0f}%")
 
 # %% [markdown]
-# ## Start-up: the first batch of every epoch
+# ## When the arithmetic asks for more cores than there are
 #
-# Without `persistent_workers`, every epoch starts its workers afresh; with them, the
-# workers stay alive between epochs. Predict: with `persistent_workers=True`, which first
-# batches come faster?
+# The arithmetic above says how many workers keep the step fed. When that is more than the
+# machine's cores, no DataLoader knob closes the gap: the decoding itself has to move or get
+# cheaper. The usual next steps, named here and not built: decode the JPEGs on the GPU
+# (`torchvision.io.decode_jpeg(..., device="cuda")` takes a batch of encoded images and
+# returns tensors on the GPU), or hand the whole input pipeline to **NVIDIA DALI**, which
+# decodes and augments on the GPU. Shipping uint8 (above) is the cheap first step.
+
+# %%
+spare = max(plan.cores - 1, 1)
+needed = knee.workers_needed
+print(f"this machine: the arithmetic asks for {needed:.1f} workers, {spare} core(s) are spare: "
+      + ("the cores suffice; tune the loader." if needed <= spare else
+         f"{needed / spare:.1f}x more than there are: the decode has to move (GPU decoding, DALI) "
+         "or get cheaper (uint8, smaller crops)."))
+old_knee = recorded("knee")
+if old_knee and not on_gpu:
+    print(f"recorded on {results.DEFAULT_REFERENCE}: the arithmetic asked for "
+          f"{old_knee['workers_needed']:.1f} workers of {old_knee['cores'] - 1} spare cores")
+
+# %% [markdown]
+# ## C26: channels_last from `__getitem__`?
+#
+# The seed (section 4.2) advises, for a CNN, to return
+# `tensor.contiguous(memory_format=torch.channels_last)` from `Dataset.__getitem__`. The rule
+# first, then a real DataLoader over a Dataset that follows the advice:
+
+# %%
+# NBVAL_CHECK_OUTPUT
+claims.get("C26")
+
+# %%
+c26_evidence = channels_last_probe.probe()
+print(f"a Dataset that follows the advice: "
+      f"{c26_evidence['error_type'] + ': ' + c26_evidence['error_message'] if c26_evidence['getitem_raises'] else 'ran'}")
+print(f"the plain batch {c26_evidence['plain_batch_shape']} has strides "
+      f"{tuple(c26_evidence['plain_batch_stride'])}; after .contiguous(memory_format=channels_last) "
+      f"on the batch: {tuple(c26_evidence['batch_converted_stride'])}")
+print(f"returning [1, C, H, W] samples instead: the default collate stacks them into "
+      f"{c26_evidence['unsqueezed_batch_shape']} (channels_last: "
+      f"{c26_evidence['unsqueezed_batch_channels_last']})")
+c26 = chapter.judge("C26", c26_evidence, form=claims.SEED_FORM)
+print(c26.claim_id, c26.label, "--", c26.reason)
+
+# %% [markdown]
+# channels_last is a layout of four dimensions; a sample has three. It belongs on the 4-D
+# batch after collation, in the training step (as `train_step` does, after the copy to the
+# device) or in a custom `collate_fn`. Two exercises on the strides involved:
+
+# %%
+exercises.get("05.collated_stride")
+
+
+# %%
+def collated_stride(batch_size: int, sample_shape: tuple[int, ...]) -> tuple[int, ...]:
+    raise NotImplementedError  # your code here
+
+
+# %%
+# NBVAL_CHECK_OUTPUT
+exercises.get("05.collated_stride").check(collated_stride)
+
+# %%
+exercises.get("05.channels_last_stride")
+
+
+# %%
+def channels_last_stride(shape: tuple[int, ...]) -> tuple[int, ...] | None:
+    raise NotImplementedError  # your code here
+
+
+# %%
+# NBVAL_CHECK_OUTPUT
+exercises.get("05.channels_last_stride").check(channels_last_stride)
+
+# %% [markdown]
+# ## C25: `non_blocking=True` without pinned memory
+#
+# CUDA's documentation of `cudaMemcpyAsync` says that a copy from pageable host memory
+# returns once the pageable buffer has been staged for the transfer (into a pinned staging
+# buffer, by the CPU), and that the copy to the device may still be running; from pinned
+# memory the call returns at once. So the question is how much of the copy the call waits
+# for. The rule first:
+
+# %%
+# NBVAL_CHECK_OUTPUT
+claims.get("C25")
+
+# %% [markdown]
+# Predict: `x` lives in ordinary (pageable) host memory, 256 MiB. Does
+# `x.to('cuda', non_blocking=True)` give the CPU back before most of the copy is done?
 
 # %% jupyter={"source_hidden": true}
-start_workers = max(1, min(2, max(worker_counts)))
-short = loader_data.SyntheticImages(length=3 * plan.batch_size, unique=8,
-                                    encoded_side=plan.encoded_side, output_side=plan.output_side)
+@functools.cache
+def call_returns() -> list[dict]:
+    return [vars(r) | {"blocked_share": r.blocked_share}
+            for r in h2d_copies.call_return_times(reproduce.C25_BYTES)]
+
+
+def pageable_returns_early() -> str:
+    rows = call_returns() if on_gpu else recorded("call_return")
+    if not rows:
+        return "nothing recorded yet"
+    row = next(r for r in rows if r["memory"] == "pageable" and r["non_blocking"])
+    return ("no: it returns once the buffer is staged, most of the copy" if row["blocked_share"] > 0.5
+            else "yes: it returns at once")
+
+
+quiz_nb = widgets.Quiz(
+    "Does x.to('cuda', non_blocking=True) return before most of the copy is done when x is pageable?",
+    choices=["yes: it returns at once", "no: it returns once the buffer is staged, most of the copy"],
+    answer=pageable_returns_early,
+)
+quiz_nb
+
+# %%
+rows = keep("call_return", call_returns()) if on_gpu else recorded("call_return")
+if rows:
+    label = "" if on_gpu else f" (recorded on {results.DEFAULT_REFERENCE})"
+    for r in rows:
+        print(f"{r['memory']:<9} non_blocking={str(r['non_blocking']):<5} call returned after "
+              f"{r['call_return_s'] * 1e3:7.2f} ms, copy done after {r['copy_done_s'] * 1e3:7.2f} ms "
+              f"({100 * r['blocked_share']:.0f}% of it spent in the call){label}")
+else:
+    print("No GPU here and nothing recorded yet for the reference GPU.")
+if on_gpu:
+    c25 = chapter.judge("C25", h2d_copies.c25_evidence(rows, reproduce.C25_BYTES), form=claims.SEED_FORM)
+    claims.save([c25], chapter.key)
+    print(c25.claim_id, c25.label, "--", c25.reason)
+else:
+    print("C25 needs a CUDA GPU (it times a host-to-device copy); its recorded verdict:")
+    display(claims.recorded_evidence(["C25"]))
+
+# %% [markdown]
+# ## Verdicts of this chapter
+#
+# C26 is judged here, on any machine (it is about tensor semantics). C25, C13 and C23 are
+# claims about a CUDA GPU: on a GPU they are judged in this run, in the seed's own setting;
+# without one, the reference GPU's recorded verdicts are shown beside, labelled recorded.
+
+# %%
+chapter.save()
+display(chapter.table())
+
+# %% [markdown]
+# ## What to remember
+#
+# Each line below is built from what this run measured.
+
+# %%
+w0 = sweep_workers.where(num_workers=0)[0]
+best = max(sweep_workers.runs, key=lambda r: r.samples_per_s)
+uint8_row = next(r for r in knob_rows if r["label"].endswith("uint8"))
+takeaways = [
+    f"Measure the wait, and throughput as samples over wall time: with no workers a step waited "
+    f"{100 * w0.wait_share:.0f}% of the time; {best.setting.label} waited {100 * best.wait_share:.0f}% "
+    f"and ran {best.samples_per_s / w0.samples_per_s:.1f}x the samples per second.",
+    f"The knee sits at {knee.workers} worker(s) here; the arithmetic (a batch costs "
+    f"{batch_load_s * 1e3:.0f} ms of one core, a step computes in {compute_s * 1e3:.0f} ms) asks "
+    f"for {knee.workers_needed:.1f} of {plan.cores - 1} spare cores, and the two "
+    f"{'agree' if knee.agrees else 'disagree'}"
+    + (f". {sweep_workers.noise_note()}" if sweep_workers.noise_note() else "."),
+    f"Knobs are read at the knee: uint8 batches normalised on the device ran "
+    f"{uint8_row['vs_first_row']:.2f}x the float32 baseline here.",
+    f"channels_last is a 4-D layout: from __getitem__ it raises ({c26_evidence['error_message']}); "
+    "put it on the collated batch or in the step (C26).",
+]
+c25_seen = next((v for v in chapter.verdicts if v.claim_id == "C25"), None) or claims.recorded("C25")
+if c25_seen is not None:
+    takeaways.append(f"non_blocking from pageable memory (C25, {c25_seen.outcome}"
+                     f"{'' if on_gpu else ', recorded'}): {c25_seen.reason}.")
+print("\n".join(f"{k}. {line}" for k, line in enumerate(takeaways, start=1)))
+
+# %% [markdown]
+# ---
+# # Optional depth
+#
+# The rest of the chapter is for after the workshop: each section stands alone.
+
+# %% [markdown]
+# ## Optional: start-up, the first batch of every epoch
+#
+# Without `persistent_workers`, every epoch starts its workers afresh; with them, the
+# workers stay alive between epochs. To see the start-up itself, the dataset here costs
+# nothing to load (`loader_data.Trivial`: zeros), so what remains of a first batch is the
+# workers' start. Predict: with `persistent_workers=True`, which first batches come faster?
+
+# %% jupyter={"source_hidden": true}
+start_workers = max(1, min(2, max(bench.worker_counts)))
+trivial = loader_data.Trivial(length=64)
 
 
 @functools.cache
 def startups() -> tuple[loader_sweep.Startup, loader_sweep.Startup]:
-    setting = loader_sweep.Setting(num_workers=start_workers, batch_size=plan.batch_size)
-    return (loader_sweep.startup(short, setting, epochs=4),
-            loader_sweep.startup(short, loader_sweep.with_persistence(setting, True), epochs=4))
+    setting = loader_sweep.Setting(num_workers=start_workers, batch_size=16)
+    return (loader_sweep.startup(trivial, setting, epochs=4),
+            loader_sweep.startup(trivial, loader_sweep.with_persistence(setting, True), epochs=4))
 
 
 def which_first_batches_are_faster() -> str:
@@ -351,19 +475,57 @@ quiz_startup
 
 # %%
 fresh, kept = startups()
-keep("startup", {"fresh": fresh.as_dict(), "persistent": kept.as_dict(), "workers": start_workers})
+keep("startup", {"fresh": fresh.as_dict(), "persistent": kept.as_dict(), "workers": start_workers,
+                 "dataset": "trivial"})
 for run in (fresh, kept):
     print(f"{run.setting.label:<16} first batch per epoch: "
           + ", ".join(f"{t * 1e3:.0f} ms" for t in run.first_batch_s))
+kept_gain = min(fresh.first_batch_s[1:]) / max(max(kept.first_batch_s[1:]), 1e-9)
+print(f"later epochs' first batch: {kept_gain:.1f}x faster with persistent workers "
+      f"({which_first_batches_are_faster()})")
 loader_plots.startup_figure([fresh, kept])
 
 # %% [markdown]
-# Starting a worker here is a `fork` of this process (Linux's default), which is quick; with
-# the `spawn` start method (macOS, Windows) each worker imports torch afresh, and the
-# difference grows to seconds per epoch.
+# Starting a worker here is a `fork` of this process (Linux's default); with the `spawn`
+# start method (macOS, Windows) each worker imports torch afresh and the start-up grows.
+# With a real dataset the start-up is added to the first batch's decoding, and matters in
+# proportion to how short an epoch is.
 
 # %% [markdown]
-# ## Host-to-device copies: C23
+# ## Optional: what pinning costs
+#
+# Pinned memory is not free: `pin_memory=True` copies every batch into page-locked memory
+# (on a thread of the main process). The CUDA caching host allocator keeps every pinned
+# block it made, rounded up to a power of two, and reuses it for any later request that
+# fits; so only the first pin of a size class page-locks new memory. To see that cost the
+# measurement runs in a fresh process, where nothing is cached yet. This needs a GPU.
+
+# %%
+if on_gpu:
+    cost = keep("pinning_cost_fresh", h2d_copies.pinning_cost_fresh().as_dict())
+    pin_loader = loader_sweep.make_loader(data, loader_sweep.Setting(
+        num_workers=max(knee.workers, 1), batch_size=plan.batch_size, pin_memory=True))
+    pin_thread = keep("pin_thread", h2d_copies.pin_thread_cpu_s(pin_loader, 8))
+else:
+    print("Pinning needs a CUDA GPU: this is what the reference GPU recorded.")
+    cost, pin_thread = recorded("pinning_cost_fresh"), recorded("pin_thread")
+if cost:
+    tag = "" if on_gpu else f" (recorded on {results.DEFAULT_REFERENCE})"
+    reserved = cost["host_reserved_bytes"]
+    print(f"pinning {cost['nbytes'] / 2**20:.0f} MiB in a fresh process: {cost['first_pin_s'] * 1e3:.0f} ms "
+          f"({cost['first_pin_cpu_s'] * 1e3:.0f} ms of CPU); again, from the cached block: "
+          f"{cost['cached_pin_s'] * 1e3:.1f} ms ({cost['cached_pin_gbps']:.1f} GB/s){tag}")
+    if reserved is not None:
+        print(f"the pinned pool grew by {reserved / 2**20:.0f} MiB for {cost['nbytes'] / 2**20:.0f} MiB asked{tag}")
+else:
+    print("nothing recorded from a fresh process yet on the reference GPU")
+if pin_thread and pin_thread.get("pin_thread_cpu_s") is not None:
+    print(f"the DataLoader's pin thread: {pin_thread['pin_thread_cpu_s'] * 1e3:.0f} ms of CPU over "
+          f"{pin_thread['batches']} batches ({100 * pin_thread['pin_thread_share_of_wall']:.0f}% "
+          f"of the wall time){'' if on_gpu else f' (recorded on {results.DEFAULT_REFERENCE})'}")
+
+# %% [markdown]
+# ## Optional: host-to-device copies, C23
 #
 # The seed's table (section 4.3), for copies from host memory to the GPU:
 # 4.2 GB/s from ordinary pageable memory, 12.8 GB/s with `pin_memory=True`, 18.6 GB/s with
@@ -385,7 +547,7 @@ def pin_memory_device_gain() -> str:
 
 
 quiz_c23 = widgets.Quiz(
-    "A 154 MB batch (256 ImageNet images in float32) is copied to the GPU from pinned memory. "
+    "A 154 MB (147 MiB) batch (256 ImageNet images in float32) is copied to the GPU from pinned memory. "
     "How much faster does adding pin_memory_device='cuda:0' to the DataLoader make that copy?",
     choices=["about 1.45x, as the seed says", "a little (1.1x to 1.3x)", "none: the same copy"],
     answer=pin_memory_device_gain,
@@ -483,7 +645,7 @@ else:
     display(claims.recorded_evidence(["C23"]))
 
 # %% [markdown]
-# ## C13: a "zero-copy DMA path"?
+# ## Optional: C13, a "zero-copy DMA path"?
 #
 # The seed says `pin_memory_device='cuda:0'` "binds the pinned memory to the GPU" through
 # unified virtual addressing, so that the GPU reads the batch directly and the explicit
@@ -519,78 +681,7 @@ else:
 # disappear.
 
 # %% [markdown]
-# ## `non_blocking=True` from pageable memory
-#
-# Predict: `x` lives in ordinary (pageable) host memory. Does `x.to('cuda',
-# non_blocking=True)` give the CPU back before the copy has finished?
-
-# %% jupyter={"source_hidden": true}
-@functools.cache
-def call_returns() -> list[dict]:
-    return [vars(r) | {"blocked_share": r.blocked_share} for r in h2d_copies.call_return_times()]
-
-
-def pageable_returns_early() -> str:
-    rows = call_returns() if on_gpu else recorded("call_return")
-    if not rows:
-        return "nothing recorded yet"
-    row = next(r for r in rows if r["memory"] == "pageable" and r["non_blocking"])
-    return "no: it returns when the copy is done" if row["blocked_share"] > 0.5 else "yes"
-
-
-quiz_nb = widgets.Quiz(
-    "Does x.to('cuda', non_blocking=True) return before the copy is done when x is pageable?",
-    choices=["yes", "no: it returns when the copy is done"], answer=pageable_returns_early,
-)
-quiz_nb
-
-# %%
-rows = keep("call_return", call_returns()) if on_gpu else recorded("call_return")
-if rows:
-    label = "" if on_gpu else f" (recorded on {results.DEFAULT_REFERENCE})"
-    for r in rows:
-        print(f"{r['memory']:<9} non_blocking={str(r['non_blocking']):<5} call returned after "
-              f"{r['call_return_s'] * 1e3:7.2f} ms, copy done after {r['copy_done_s'] * 1e3:7.2f} ms "
-              f"({100 * r['blocked_share']:.0f}% of it spent blocked){label}")
-else:
-    print("No GPU here and nothing recorded yet for the reference GPU.")
-
-# %% [markdown]
-# From pageable memory the driver must first copy the data into a pinned staging buffer, on
-# the CPU, so the call cannot return early: `non_blocking` is a request, not a promise.
-
-# %% [markdown]
-# ## What pinning costs
-#
-# Pinned memory is not free: pinning copies the batch into the pinned pool (in the
-# DataLoader, on a thread of the main process), and the first time a size is seen the pool
-# page-locks a new block, which is slow and rounds the size up.
-
-# %%
-if on_gpu:
-    cost = keep("pinning_cost", h2d_copies.pinning_cost().as_dict())
-    pin_loader = loader_sweep.make_loader(data, loader_sweep.Setting(
-        num_workers=at_knee, batch_size=plan.batch_size, pin_memory=True))
-    pin_thread = keep("pin_thread", h2d_copies.pin_thread_cpu_s(pin_loader, plan.steps))
-else:
-    cost, pin_thread = recorded("pinning_cost"), recorded("pin_thread")
-if cost:
-    tag = "" if on_gpu else f" (recorded on {results.DEFAULT_REFERENCE})"
-    reserved = cost["host_reserved_bytes"]
-    print(f"pinning {cost['nbytes'] / 2**20:.0f} MiB the first time: {cost['first_pin_s'] * 1e3:.0f} ms "
-          f"({cost['first_pin_cpu_s'] * 1e3:.0f} ms of CPU); from the cached pool: "
-          f"{cost['cached_pin_s'] * 1e3:.1f} ms ({cost['cached_pin_gbps']:.1f} GB/s){tag}")
-    if reserved is not None:
-        print(f"the pinned pool grew by {reserved / 2**20:.0f} MiB for it{tag}")
-    if pin_thread and pin_thread.get("pin_thread_cpu_s") is not None:
-        print(f"the DataLoader's pin thread: {pin_thread['pin_thread_cpu_s'] * 1e3:.0f} ms of CPU over "
-              f"{pin_thread['batches']} batches ({100 * pin_thread['pin_thread_share_of_wall']:.0f}% "
-              f"of the wall time){tag}")
-else:
-    print("No GPU here and nothing recorded yet for the reference GPU.")
-
-# %% [markdown]
-# ## The trap in the other direction
+# ## Optional: the trap in the other direction
 #
 # Predict: `host` is a pinned CPU tensor filled with -1. Right after
 # `host.copy_(gpu_tensor, non_blocking=True)`, before any synchronisation, what does reading
@@ -634,7 +725,7 @@ else:
 # memory torch cannot copy asynchronously, so it waits, and the values are right.
 
 # %% [markdown]
-# ## The overlap, seen
+# ## Optional: the overlap, seen
 #
 # The same steps under the profiler, drawn by `labkit.measure.timeline`: once with the starving
 # loader (no workers) and once at the knee (on a GPU also pinned, with the device
@@ -642,6 +733,7 @@ else:
 # host-to-device copy time hidden behind kernels and the GPU's idle share.
 
 # %%
+at_knee = sweep_knobs.runs[0].setting.num_workers
 starving = loader_sweep.Setting(num_workers=0, batch_size=plan.batch_size)
 tuned = loader_sweep.Setting(num_workers=at_knee, batch_size=plan.batch_size, pin_memory=on_gpu,
                              device_prefetch=on_gpu and at_knee > 0)
@@ -660,6 +752,9 @@ for name, o in overlap.items():
                 f"{100 * (o['h2d_overlap_share'] or 0):.0f}%" if o["gpu_idle_share"] is not None else "")
     print(f"{name:<9} ({o['setting']}): waiting for data {100 * o['waiting_share']:.0f}% of the "
           f"profiled steps{gpu_part}")
+print("A tuned loader that still waits is starved: more workers, cheaper samples (uint8) or "
+      "decoding elsewhere, as the arithmetic above says." if overlap["tuned"]["waiting_share"] > 0.25
+      else "The tuned loader keeps the step fed: its waiting share is small.")
 
 # %%
 widgets.Timeline(traces["starving"])
@@ -678,48 +773,5 @@ if not on_gpu:
     else:
         print("nothing recorded yet for the reference GPU")
 
-# %% [markdown]
-# ## Verdicts of this chapter
-#
-# C13 and C23 are claims about a CUDA GPU and have no CPU form: on a GPU they are judged
-# above, in the seed's own setting; without one, here is what the reference GPU recorded,
-# labelled as recorded.
-
 # %%
-chapter.save()
-if chapter.verdicts:
-    display(chapter.table())
-else:
-    display(claims.recorded_evidence(["C13", "C23"]))
-
-# %% [markdown]
-# ## What to remember
-#
-# Each line below is built from what this run measured (and, for the GPU lines on a CPU
-# machine, from the recorded reference run).
-
-# %%
-w0 = sweep_workers.where(num_workers=0)[0]
-best = max(sweep_workers.runs, key=lambda r: r.samples_per_s)
-kept_gain = min(fresh.first_batch_s[1:]) / max(min(kept.first_batch_s[1:]), 1e-9)
-takeaways = [
-    f"Measure the wait, not the total: with no workers a step waited {100 * w0.wait_share:.0f}% "
-    f"of the time; {best.setting.label} cut that to {100 * best.wait_share:.0f}% and ran "
-    f"{best.samples_per_s / w0.samples_per_s:.1f}x the samples per second.",
-    f"The knee sits at {knee.workers} worker(s) here; the arithmetic (a batch costs "
-    f"{batch_load_s * 1e3:.0f} ms of one core, a step computes in {compute_s * 1e3:.0f} ms) asks "
-    f"for {knee.workers_needed:.1f}, out of {plan.cores} cores of which the step itself takes one"
-    + (" (the sweep was noisy: other programs shared the cores)." if noisy else "."),
-    f"persistent_workers saves the worker start-up on every epoch but the first: later first "
-    f"batches came {kept_gain:.1f}x faster here.",
-    "Shared memory bounds the workers: about (workers x prefetch_factor + 1) batches sit in "
-    f"/dev/shm at once; {choice.message.split(';')[0]}.",
-]
-recorded_c23 = next((v for v in chapter.verdicts if v.claim_id == "C23"), None) or claims.recorded("C23")
-if recorded_c23 is not None:
-    ev = recorded_c23.evidence
-    takeaways.append(
-        f"Pinned memory is what makes copies fast ({ev['pinned_gbps'] / ev['pageable_gbps']:.1f}x "
-        f"pageable{'' if on_gpu else ', recorded'}); pin_memory_device added "
-        f"{ev['pin_memory_device_gbps'] / ev['pinned_gbps']:.2f}x, and the batch still needs its copy.")
-print("\n".join(f"{k}. {line}" for k, line in enumerate(takeaways, start=1)))
+chapter.save()  # the optional sections' measurements and verdicts too

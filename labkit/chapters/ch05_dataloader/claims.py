@@ -1,10 +1,16 @@
-"""Chapter 05, DataLoader tuning: C13 (a "zero-copy DMA path") and C23 (its GB/s table).
+"""Chapter 05, DataLoader tuning: C13 (a "zero-copy DMA path"), C23 (its GB/s table), C25
+(non_blocking without pinned memory) and C26 (channels_last from __getitem__).
 
 Both come from the seed's section 4.3, which sets `pin_memory=True, pin_memory_device='cuda:0'`
 on a DataLoader and says the second "binds to the GPU and enables the zero-copy path" (CUDA
 UVA, the GPU reading the host memory directly over PCIe, "removing the explicit .to('cuda')
 copy"), then gives a table: 4.2 GB/s pageable, 12.8 pinned, 18.6 with pin_memory_device.
 Both need a CUDA GPU: a CPU run shows the recorded reference verdicts.
+
+C25 and C26 come from the first seed's section 4.2 (DataLoader pipeline tuning): "without
+pin_memory, non_blocking=True is automatically degraded to a blocking copy" (a GPU claim:
+timed), and "for a CNN, return tensor.contiguous(memory_format=torch.channels_last) from
+Dataset.__getitem__" (deterministic: what torch does with the 3-D sample a Dataset returns).
 """
 
 from __future__ import annotations
@@ -17,6 +23,7 @@ from labkit.claims.core import (
     NOISE,
     REFUTED,
     SEED_PIPELINE,
+    SEED_STRIDES,
     Claim,
     band,
 )
@@ -98,4 +105,76 @@ C23 = Claim(
     check=check_c23, timing_based=True, section_zh=SECTION_ZH + " (性能对比)",
     seed_setting="a CUDA GPU, DataLoader batches of 256 ImageNet images (154 MB in float32)")
 
-CLAIMS = [C13, C23]
+SECTION_42 = ("4.2 DataLoader pipeline tuning: pin_memory, prefetch_factor and memory_format "
+              "together")
+SECTION_42_ZH = "4.2 DataLoader pipeline优化：pin_memory、prefetch_factor与memory_format协同调优指南"
+BLOCKING_SHARE = 0.8  # a call that returns after >= 80% of its copy's time has blocked
+EARLY_SHARE = 0.2  # a call that returns before 20% of its copy's time has not
+
+
+def check_c25(ev: Mapping, th: Mapping) -> tuple[str, str, str]:
+    pageable = ev["pageable_nb_return_s"] / ev["pageable_nb_copy_s"]
+    pinned = ev["pinned_nb_return_s"] / ev["pinned_nb_copy_s"]
+    text = (f"from pageable memory x.to('cuda', non_blocking=True) returned after "
+            f"{ev['pageable_nb_return_s'] * 1e3:.2f} ms of a {ev['pageable_nb_copy_s'] * 1e3:.2f} ms "
+            f"copy ({100 * pageable:.0f}%); from pinned memory after "
+            f"{ev['pinned_nb_return_s'] * 1e3:.3f} ms of {ev['pinned_nb_copy_s'] * 1e3:.2f} ms "
+            f"({100 * pinned:.1f}%), copies of {ev['transfer_bytes'] / 2**20:.0f} MiB")
+    if ev.get("warnings"):
+        text += f"; torch warned: {ev['warnings'][0]}"
+    else:
+        text += "; torch said nothing"
+    if pinned >= th["early_share"]:
+        return DEPENDS, text, ("the control: even from pinned memory the call did not return "
+                               "early, so this machine shows no asynchronous copy to compare with")
+    if pageable >= th["blocking_share"]:
+        return CONFIRMED, text, ""
+    if pageable < th["early_share"]:
+        return REFUTED, text, ""
+    return DEPENDS, text, ("a partial block: the call returned part-way through the copy "
+                           "(CUDA returns a pageable copy once the buffer has been staged)")
+
+
+C25 = Claim(
+    "C25", CHAPTER, SEED_STRIDES, SECTION_42,
+    "Without pin_memory, non_blocking=True silently degrades to a blocking copy.",
+    f"from pageable memory the non_blocking call returns only after >= {BLOCKING_SHARE:.0%} "
+    f"of its copy's time, while from pinned memory it returns within {EARLY_SHARE:.0%} "
+    "(the control that shows what an asynchronous call looks like here)",
+    f"from pageable memory the non_blocking call returns within {EARLY_SHARE:.0%} of its "
+    "copy's time, as from pinned memory",
+    ("pageable_nb_return_s", "pageable_nb_copy_s", "pinned_nb_return_s", "pinned_nb_copy_s",
+     "transfer_bytes"),
+    thresholds={"blocking_share": BLOCKING_SHARE, "early_share": EARLY_SHARE},
+    check=check_c25, section_zh=SECTION_42_ZH,
+    seed_setting="a CUDA GPU, a DataLoader batch copied with .to('cuda', non_blocking=True)")
+
+
+def check_c26(ev: Mapping, th: Mapping) -> tuple[str, str, str]:
+    text = (f"a Dataset returns {ev['sample_dim']}-D samples; following the advice in "
+            f"__getitem__ {'raises ' + ev['error_type'] + ': ' + ev['error_message'] if ev['getitem_raises'] else 'runs'}"
+            f"; the collated batch {ev['plain_batch_shape']} converted after collation is "
+            f"{'' if ev['batch_converted_channels_last'] else 'not '}channels_last (stride "
+            f"{tuple(ev['batch_converted_stride'])})")
+    if ev["getitem_raises"]:
+        return REFUTED, text, ""
+    if ev["advised_batch_channels_last"]:
+        return CONFIRMED, text, ""
+    return DEPENDS, text, "the advice runs, but the collated batch does not arrive channels_last"
+
+
+C26 = Claim(
+    "C26", CHAPTER, SEED_STRIDES, SECTION_42,
+    "For a CNN, return tensor.contiguous(memory_format=torch.channels_last) from "
+    "Dataset.__getitem__.",
+    "__getitem__ can do it for the samples a Dataset returns, and the DataLoader's batch "
+    "arrives channels_last",
+    "__getitem__ cannot do it: torch refuses channels_last for the 3-D [C, H, W] sample "
+    "(channels_last is a layout of 4-D tensors; it belongs on the collated batch or in the "
+    "model's step)",
+    ("getitem_raises", "error_type", "error_message", "advised_batch_channels_last",
+     "sample_dim", "plain_batch_shape", "batch_converted_channels_last", "batch_converted_stride"),
+    check=check_c26, deterministic=True, section_zh=SECTION_42_ZH,
+    seed_setting="any device: a Dataset of [C, H, W] images and the default collate")
+
+CLAIMS = [C13, C23, C25, C26]

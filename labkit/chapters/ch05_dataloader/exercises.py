@@ -1,15 +1,14 @@
-"""Chapter 05's exercises: the bytes of a batch, the shared memory a loader keeps in flight,
-and the knee of a worker sweep. The first reference asks torch; the other two are the
-rules labkit's own loader code uses (`labkit.chapters.ch05_dataloader.shm`, `labkit.chapters.ch05_dataloader.loader_sweep`), which the
-chapter's tests check against real loaders."""
+"""Chapter 05's exercises: the bytes of a batch, the strides the DataLoader's collate gives
+it, and where channels_last can go (C26). Every reference asks torch (a meta tensor,
+default_collate, Tensor.contiguous), never a labkit formula, and no task states the rule."""
 
 from __future__ import annotations
 
 import random
 
 import torch
+from torch.utils.data import default_collate
 
-from labkit.chapters.ch05_dataloader import loader_sweep, shm
 from labkit.exercises.grader import Exercise
 
 _DTYPES = ("uint8", "float16", "bfloat16", "float32", "float64")
@@ -35,53 +34,57 @@ BATCH_BYTES = Exercise(
 )
 
 
-def reference_in_flight_bytes(num_workers: int, prefetch_factor: int | None, batch_bytes: int) -> int:
-    return shm.in_flight_bytes(num_workers, prefetch_factor, batch_bytes)
+def reference_collated_stride(batch_size: int, sample_shape: tuple[int, ...]) -> tuple[int, ...]:
+    samples = [torch.empty(sample_shape) for _ in range(batch_size)]
+    return tuple(default_collate(samples).stride())
 
 
-IN_FLIGHT = Exercise(
-    id="05.in_flight_bytes",
-    title="shared memory a loader keeps in flight",
-    task="Write in_flight_bytes(num_workers, prefetch_factor, batch_bytes) -> int: the bytes "
-         "of batches a DataLoader holds in /dev/shm at once. Each worker keeps prefetch_factor "
-         "batches queued (None means the default, 2) and the main process holds the one it is "
-         "using; with no workers nothing goes through shared memory.",
-    reference=reference_in_flight_bytes,
-    make_case=lambda rng: (rng.randint(0, 16), rng.choice((None, 1, 2, 4, 8)),
-                           rng.randint(1, 200 * 2**20)),
-    edge_cases=[(0, None, 1000), (2, None, 1000), (4, 1, 1000), (1, 8, 3)],
-    hint="(workers x prefetch + 1) batches, but 0 when there are no workers.",
+def _random_sample_shape(rng: random.Random) -> tuple[int, tuple[int, ...]]:
+    return rng.randint(1, 8), tuple(rng.randint(1, 7) for _ in range(rng.randint(1, 3)))
+
+
+COLLATED_STRIDE = Exercise(
+    id="05.collated_stride",
+    title="the strides of a collated batch",
+    task="A Dataset returns contiguous samples of one shape; the DataLoader's default collate "
+         "turns batch_size of them into one batch tensor. Write collated_stride(batch_size, "
+         "sample_shape) -> tuple: that batch's strides, in elements. Checked against "
+         "torch.utils.data.default_collate.",
+    reference=reference_collated_stride,
+    make_case=_random_sample_shape,
+    edge_cases=[(4, (3, 5, 5)), (1, (3, 2, 2)), (3, (7,)), (2, (1, 4, 1))],
+    hint="Collating stacks the samples along a new first dimension; what does one step along "
+         "it skip over?",
     level=2,
 )
 
 
-def reference_knee(throughputs: dict[int, float], tolerance: float) -> int:
-    return loader_sweep.find_knee(list(throughputs.items()), tolerance=tolerance).workers
+def reference_channels_last_stride(shape: tuple[int, ...]) -> tuple[int, ...] | None:
+    try:
+        return tuple(torch.empty(shape).contiguous(memory_format=torch.channels_last).stride())
+    except RuntimeError:
+        return None
 
 
-def _random_sweep(rng: random.Random) -> tuple[dict[int, float], float]:
-    counts = sorted(rng.sample(range(0, 17), rng.randint(1, 7)))
-    ceiling = rng.uniform(200, 3000)
-    per_worker = rng.uniform(50, 900)
-    noise = rng.uniform(0, 0.08)
-    throughputs = {w: min(ceiling, per_worker * max(w, 0.7)) * (1 + rng.uniform(-noise, noise))
-                   for w in counts}
-    return throughputs, rng.choice((0.05, 0.1, 0.2))
+def _random_layout_shape(rng: random.Random) -> tuple[tuple[int, ...]]:
+    # sizes from 2: with a size-1 dimension torch may keep a tensor that already counts as
+    # channels_last (its strides there are arbitrary), a puzzle about torch, not the layout
+    return (tuple(rng.randint(2, 6) for _ in range(rng.choice((3, 4, 4, 4)))),)
 
 
-KNEE = Exercise(
-    id="05.knee",
-    title="the knee of a worker sweep",
-    task="Write knee(throughputs, tolerance) -> int: given {num_workers: samples per second} "
-         "from a sweep, the fewest workers whose throughput is at least (1 - tolerance) times "
-         "the best one measured.",
-    reference=reference_knee,
-    make_case=_random_sweep,
-    edge_cases=[({0: 100.0, 1: 190.0, 2: 200.0, 4: 205.0}, 0.1), ({0: 50.0}, 0.1),
-                ({4: 300.0, 0: 100.0, 2: 290.0}, 0.05)],
-    hint="Find the best throughput first; then walk the worker counts in increasing order "
-         "(the dict may not be sorted) and stop at the first one that is close enough.",
+CHANNELS_LAST_STRIDE = Exercise(
+    id="05.channels_last_stride",
+    title="where channels_last can go",
+    task="Write channels_last_stride(shape) -> tuple | None: the strides, in elements, of a "
+         "tensor of this shape after .contiguous(memory_format=torch.channels_last), or None "
+         "where torch refuses that layout. shape is a sample's [C, H, W] or a batch's "
+         "[N, C, H, W]. Checked against torch itself.",
+    reference=reference_channels_last_stride,
+    make_case=_random_layout_shape,
+    edge_cases=[((3, 8, 8),), ((2, 3, 4, 5),), ((1, 3, 4, 4),), ((8, 3, 2, 2),)],
+    hint="channels_last keeps the channels of one pixel next to each other: C changes "
+         "fastest, then W, then H, then N. Try it on a sample first (C26).",
     level=3,
 )
 
-EXERCISES = [BATCH_BYTES, IN_FLIGHT, KNEE]
+EXERCISES = [BATCH_BYTES, COLLATED_STRIDE, CHANNELS_LAST_STRIDE]

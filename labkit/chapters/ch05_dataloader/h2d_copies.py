@@ -373,3 +373,51 @@ def environment_note() -> str:
     name = torch.cuda.get_device_name()
     return (f"torch {torch.__version__}, CUDA {torch.version.cuda}, {name}, "
             f"{os.cpu_count()} CPU cores")
+
+
+def c25_evidence(rows: list[dict], nbytes: int, warnings: list[str] | None = None) -> dict:
+    """C25's evidence from call_return_times() rows (as dicts): the non_blocking calls'
+    return and completion times from pageable and from pinned memory."""
+    def row(memory: str, non_blocking: bool) -> dict:
+        found = [r for r in rows if r["memory"] == memory and r["non_blocking"] == non_blocking]
+        if not found:
+            raise ValueError(f"no call_return row for {memory} non_blocking={non_blocking}; "
+                             "pass the rows of h2d_copies.call_return_times()")
+        return found[0]
+
+    pageable, pinned, blocking = row("pageable", True), row("pinned", True), row("pageable", False)
+    return {"pageable_nb_return_s": pageable["call_return_s"], "pageable_nb_copy_s": pageable["copy_done_s"],
+            "pinned_nb_return_s": pinned["call_return_s"], "pinned_nb_copy_s": pinned["copy_done_s"],
+            "pageable_blocking_return_s": blocking["call_return_s"], "transfer_bytes": nbytes,
+            "warnings": list(warnings or [])}
+
+
+FRESH_PIN_SCRIPT = (
+    "import json, sys\n"
+    "from labkit.chapters.ch05_dataloader import h2d_copies\n"
+    "print('RESULT', json.dumps(h2d_copies.pinning_cost(int(sys.argv[1])).as_dict()))\n")
+
+
+def pinning_cost_fresh(nbytes: int = 192 * 2**20, timeout_s: float = 120.0) -> PinningCost:
+    """pinning_cost() in a fresh Python process, so no pinned block of any size is cached yet.
+
+    Why a fresh process: the CUDA caching host allocator keeps every pinned block it ever
+    made (rounded up to a power of two) and reuses it for any later request that fits, so in
+    a process that pinned anything larger before, a "first" pin is only a copy into a cached
+    block, and the pool does not grow. A fresh process shows the page-locking and the
+    rounding (192 MiB asks, the pool grows by 256 MiB)."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    require_gpu("measuring what pinning costs")
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in (root, os.environ.get("PYTHONPATH")) if p)}
+    done = subprocess.run([sys.executable, "-c", FRESH_PIN_SCRIPT, str(nbytes)], capture_output=True,
+                          text=True, timeout=timeout_s, env=env)
+    lines = [line for line in done.stdout.splitlines() if line.startswith("RESULT ")]
+    if done.returncode != 0 or not lines:
+        raise RuntimeError(f"the fresh process that pins {nbytes} bytes failed (exit "
+                           f"{done.returncode}): {done.stderr.strip()[-500:]}")
+    return PinningCost(**json.loads(lines[-1][len("RESULT "):]))

@@ -133,6 +133,24 @@ class SyntheticImages(Dataset):
                             box=(left, top, left + width, top + height))
 
 
+class Trivial(Dataset):
+    """Samples that cost nothing (a small tensor of zeros): what is left of an epoch's first
+    batch is the worker start-up itself, a fork (or a fresh interpreter with 'spawn')."""
+
+    def __init__(self, length: int = 64, side: int = 8) -> None:
+        if length < 1 or side < 1:
+            raise ValueError(f"length and side must be >= 1, got {length}, {side}")
+        self.length, self.side = length, side
+
+    def __len__(self) -> int:
+        return self.length
+
+    def __getitem__(self, index: int) -> tuple[torch.Tensor, int]:
+        if not 0 <= index < self.length:
+            raise IndexError(f"index {index} is outside this dataset of {self.length} samples")
+        return torch.zeros(3, self.side, self.side), 0
+
+
 def normalise_on_device(batch: torch.Tensor) -> torch.Tensor:
     """uint8 [N, 3, H, W] to normalised float32, on whatever device the batch is on."""
     mean = torch.tensor(IMAGENET_MEAN, device=batch.device).view(1, 3, 1, 1)

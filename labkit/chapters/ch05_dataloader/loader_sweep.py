@@ -2,20 +2,24 @@
 
 Each step of a training loop does two things in turn: it asks the loader for the next batch
 (waiting, if the workers have not produced it yet) and it computes (copy to the device,
-forward, backward, optimiser step). This module runs a loader under one setting for a few
-steps and times the two parts of every step separately:
+forward, backward, optimiser step). This module runs a loader under one setting and times
+the two parts of every step separately:
 
     from labkit.chapters.ch05_dataloader import loader_data, loader_sweep, train_step
     data = loader_data.SyntheticImages(length=4096)
     step = train_step.TrainingStep(train_step.small_cnn(), device="cpu")
-    run = loader_sweep.measure(data, loader_sweep.Setting(num_workers=1), step, steps=8)
-    run.wait_share, run.samples_per_s
+    run = loader_sweep.measure(data, loader_sweep.Setting(num_workers=1), step)
+    run.wait_share, run.samples_per_s, run.samples_per_s_spread
 
-Why not `labkit.measure.bench.time`: a loader is a stream, not a function to call again and again;
-its steps can only be taken in order. So each step is clocked with perf_counter (the GPU is
-synchronised at the end of each step, as a loop that logs `loss.item()` does, so no GPU
-work leaks into the next step's wait), the first steps are thrown away as warm-up, and the
-median and IQR over the rest are reported as bench reports them, with a warning when noisy.
+Why not `labkit.measure.bench.time`: a loader is a stream, not a function to call again and
+again; its steps can only be taken in order. So each step is clocked with perf_counter (the
+GPU is synchronised at the end of each step, as a loop that logs `loss.item()` does, so no
+GPU work leaks into the next step's wait). Throughput is samples over wall time at steady
+state: a warm-up of at least one queue (workers x prefetch_factor batches) drains the
+start-up burst, then three back-to-back windows of at least one queue each are timed, and
+their spread is the run's spread. The median step would not do: a starved loader hands out
+its queued batches quickly and then waits long for the next, so the median describes the
+quick steps only.
 
 `find_knee` then reads a sweep over num_workers: the fewest workers whose throughput is
 within `tolerance` of the best. Why it sits there: loading one batch costs
@@ -30,7 +34,7 @@ import math
 import os
 import time
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
 
 import numpy as np
@@ -41,6 +45,9 @@ from labkit.chapters.ch05_dataloader import shm, train_step
 
 NOISY_IQR_FRACTION = 0.10  # as labkit.measure.bench: IQR over 10% of the median is not to be trusted
 KNEE_TOLERANCE = 0.10  # the knee: the fewest workers within 10% of the best throughput
+DEFAULT_PREFETCH = 2  # torch's default prefetch_factor with workers
+MIN_WINDOW_STEPS = 4  # a window is never shorter than this, whatever the queue
+WINDOWS = 3  # windows per setting: their spread is the run's spread
 
 
 @dataclass(frozen=True)
@@ -58,6 +65,7 @@ class Setting:
     persistent_workers: bool = False
     non_blocking: bool = False
     device_prefetch: bool = False
+    ship_uint8: bool = False  # the dataset hands out uint8 images; the step normalises them
 
     def __post_init__(self) -> None:
         if not isinstance(self.num_workers, int) or self.num_workers < 0:
@@ -84,7 +92,8 @@ class Setting:
             parts.append(f"pf{self.prefetch_factor}")
         parts += [name for name, on in (("pin", self.pin_memory), ("nb", self.non_blocking),
                                         ("persist", self.persistent_workers),
-                                        ("devprefetch", self.device_prefetch)) if on]
+                                        ("devprefetch", self.device_prefetch),
+                                        ("uint8", self.ship_uint8)) if on]
         return " ".join(parts)
 
     def as_dict(self) -> dict:
@@ -142,7 +151,15 @@ def _explained(error: RuntimeError, setting: Setting) -> RuntimeError:
 
 @dataclass(frozen=True)
 class Run:
-    """One setting's steps: per-step wait and compute seconds (warm-up steps left out)."""
+    """One setting's steady-state steps: per-step wait and compute seconds, and the wall time
+    of each measuring window (warm-up steps left out).
+
+    Throughput is samples over wall time, window by window: a starved loader delivers in
+    bursts (a few quick steps from the queue, then one long wait while it refills), so the
+    median step describes the quick steps and says nothing about the waits. `samples_per_s`
+    is all the windows' samples over all their wall time; `samples_per_s_spread` the
+    slowest and fastest window, which is what "noisy" is judged on.
+    """
 
     setting: Setting
     wait_s: tuple[float, ...]
@@ -150,6 +167,14 @@ class Run:
     first_batch_s: float
     main_threads: int
     warnings: tuple[str, ...] = field(default_factory=tuple)
+    window_s: tuple[float, ...] = ()
+    window_steps: int = 0
+    warmup_steps: int = 0
+
+    def __post_init__(self) -> None:
+        if self.window_s and self.window_steps * len(self.window_s) != len(self.wait_s):
+            raise ValueError(f"{len(self.window_s)} windows of {self.window_steps} steps do not "
+                             f"match the {len(self.wait_s)} steps measured")
 
     @property
     def wait_median_s(self) -> float:
@@ -173,9 +198,43 @@ class Run:
         return float(q75 - q25)
 
     @property
+    def windows(self) -> tuple[float, ...]:
+        """Wall seconds of each window (the per-step sums, for a Run built without windows)."""
+        if self.window_s:
+            return self.window_s
+        return (float(np.sum(self.step_times_s)),)
+
+    @property
+    def window_throughputs(self) -> list[float]:
+        """Samples per second of each window."""
+        steps = self.window_steps or len(self.wait_s)
+        return [throughput(self.setting.batch_size, steps, w) for w in self.windows]
+
+    @property
+    def samples_per_s(self) -> float:
+        """Samples over wall time, all windows together (not batch over the median step)."""
+        steps = self.window_steps or len(self.wait_s)
+        return throughput(self.setting.batch_size, steps * len(self.windows), sum(self.windows))
+
+    @property
+    def samples_per_s_spread(self) -> tuple[float, float]:
+        """The slowest and the fastest window's samples per second."""
+        rates = self.window_throughputs
+        return (min(rates), max(rates))
+
+    @property
+    def spread_fraction(self) -> float:
+        """(fastest - slowest window) over the overall throughput."""
+        low, high = self.samples_per_s_spread
+        return (high - low) / self.samples_per_s if self.samples_per_s > 0 else 0.0
+
+    @property
     def noisy(self) -> bool:
-        """IQR of the step time over 10% of its median, as labkit.measure.bench flags a timing."""
-        return self.step_iqr_s > NOISY_IQR_FRACTION * self.step_median_s
+        """The windows disagree by more than 10% of the throughput (as bench flags a timing).
+
+        Judged on windows, not steps: a starved loader's steps differ by design (bursts), its
+        windows need not."""
+        return len(self.windows) > 1 and self.spread_fraction > NOISY_IQR_FRACTION
 
     @property
     def wait_share(self) -> float:
@@ -183,41 +242,106 @@ class Run:
         total = float(np.sum(self.step_times_s))
         return float(np.sum(self.wait_s)) / total if total > 0 else 0.0
 
-    @property
-    def samples_per_s(self) -> float:
-        """Throughput from the median step: batch size over the median step time."""
-        return self.setting.batch_size / self.step_median_s
-
     def as_dict(self) -> dict:
-        """Numbers to save or to judge from (per-step samples included)."""
+        """Numbers to save or to judge from (per-step and per-window seconds included)."""
+        low, high = self.samples_per_s_spread
         return {**self.setting.as_dict(), "label": self.setting.label,
                 "wait_median_s": self.wait_median_s, "compute_median_s": self.compute_median_s,
                 "step_median_s": self.step_median_s, "step_iqr_s": self.step_iqr_s,
                 "wait_share": self.wait_share, "samples_per_s": self.samples_per_s,
+                "samples_per_s_low": low, "samples_per_s_high": high,
+                "spread_fraction": self.spread_fraction,
+                "throughput_from": "samples / wall time over steady-state windows",
                 "first_batch_s": self.first_batch_s, "steps": len(self.wait_s),
+                "warmup_steps": self.warmup_steps, "window_steps": self.window_steps,
+                "window_s": list(self.windows), "wait_s": list(self.wait_s),
+                "compute_s": list(self.compute_s),
                 "main_threads": self.main_threads, "noisy": self.noisy,
                 "warnings": list(self.warnings)}
 
 
-def measure(dataset: torch.utils.data.Dataset, setting: Setting, step: Callable[..., object],
-            steps: int = 10, warmup_steps: int = 2, timeout_s: float = shm.DEFAULT_TIMEOUT_S,
-            main_threads: int | None = 1) -> Run:
-    """Run `warmup_steps + steps` steps of `step` on batches from a loader for `setting`.
+def throughput(batch_size: int, steps: int, wall_s: float) -> float:
+    """Samples per second: batch_size x steps over the wall seconds they took."""
+    if batch_size < 1 or steps < 1 or not wall_s > 0:
+        raise ValueError(f"need batch_size >= 1, steps >= 1 and wall_s > 0; got {batch_size}, "
+                         f"{steps}, {wall_s}")
+    return batch_size * steps / wall_s
 
+
+def row_samples_per_s(row: Mapping) -> float:
+    """Throughput of a saved sweep row, from total time.
+
+    A row saved by this version carries its windows: samples over their wall time. An older
+    row (the first reference runs) kept only medians and the waiting share; then the total
+    time is rebuilt from them: the compute part of the steps is steps x median compute (the
+    step's compute is steady, its waits are not) and it is (1 - wait share) of the total, so
+    samples/s = batch x (1 - wait share) / median compute.
+    """
+    if row.get("window_s"):
+        return throughput(int(row["batch_size"]), int(row["window_steps"]) * len(row["window_s"]),
+                          float(sum(row["window_s"])))
+    share, compute = float(row["wait_share"]), float(row["compute_median_s"])
+    if not 0 <= share < 1 or compute <= 0:
+        raise ValueError(f"row {row.get('label')!r}: wait_share {share} and compute_median_s "
+                         f"{compute} cannot give a throughput")
+    return int(row["batch_size"]) * (1 - share) / compute
+
+
+def in_flight_batches(setting: Setting) -> int:
+    """Batches a loader keeps queued: workers x prefetch factor (1 without workers)."""
+    if setting.num_workers == 0:
+        return 1
+    return setting.num_workers * (setting.prefetch_factor or DEFAULT_PREFETCH)
+
+
+def window_plan(setting: Setting, steps: int = MIN_WINDOW_STEPS, warmup_steps: int = 2,
+                windows: int = WINDOWS) -> tuple[int, int]:
+    """(warm-up steps, steps per window) for a steady state.
+
+    Warm-up: at least one queue's worth (workers x prefetch), so the start-up burst of queued
+    batches is drained before any window starts. Each window: at least one queue's worth too,
+    so the windows together span >= `windows` x workers x prefetch steps and every window
+    sees the queue drain and refill at least once.
+    """
+    if steps < 1 or warmup_steps < 0 or windows < 1:
+        raise ValueError(f"steps >= 1, warmup_steps >= 0 and windows >= 1, please; got {steps}, "
+                         f"{warmup_steps}, {windows}")
+    queue = in_flight_batches(setting)
+    return max(warmup_steps, queue), max(steps, queue)
+
+
+def samples_needed(setting: Setting, steps: int = MIN_WINDOW_STEPS, warmup_steps: int = 2,
+                   windows: int = WINDOWS) -> int:
+    """Samples a dataset must hold for measure() under these arguments."""
+    warm, per_window = window_plan(setting, steps, warmup_steps, windows)
+    return (warm + windows * per_window) * setting.batch_size
+
+
+def measure(dataset: torch.utils.data.Dataset, setting: Setting, step: Callable[..., object],
+            steps: int = MIN_WINDOW_STEPS, warmup_steps: int = 2, windows: int = WINDOWS,
+            timeout_s: float = shm.DEFAULT_TIMEOUT_S, main_threads: int | None = 1) -> Run:
+    """Warm up, then time `windows` back-to-back windows of steps of `step` under `setting`.
+
+    steps and warmup_steps are minimums: window_plan() raises both to the loader's queue
+    (workers x prefetch), so what is timed is the steady state, not the start-up burst.
     main_threads: torch's thread count in this process while it runs (1 by default, so the
     main process uses one core and the others are left to the workers, as each worker also
     runs one thread). The workers are stopped before this returns, whatever happens.
     """
-    needed = (warmup_steps + steps) * setting.batch_size
-    if steps < 1 or warmup_steps < 0:
-        raise ValueError(f"steps must be >= 1 and warmup_steps >= 0, got {steps}, {warmup_steps}")
+    if bool(getattr(dataset, "as_uint8", False)) != setting.ship_uint8:
+        raise ValueError(f"setting {setting.label!r} says ship_uint8={setting.ship_uint8} but the "
+                         f"dataset's as_uint8 is {getattr(dataset, 'as_uint8', None)}; pass the "
+                         "dataset that matches (SyntheticImages(..., as_uint8=True) for uint8)")
+    warm, per_window = window_plan(setting, steps, warmup_steps, windows)
+    needed = (warm + windows * per_window) * setting.batch_size
     if len(dataset) < needed:  # type: ignore[arg-type]
-        raise ValueError(f"the dataset has {len(dataset)} samples but {steps}+{warmup_steps} "  # type: ignore[arg-type]
-                         f"steps of {setting.batch_size} need {needed}; make it longer")
+        raise ValueError(f"the dataset has {len(dataset)} samples but {warm} warm-up steps and "  # type: ignore[arg-type]
+                         f"{windows} windows of {per_window} steps of {setting.batch_size} need "
+                         f"{needed}; make it longer (loader_sweep.samples_needed says how long)")
     previous_threads = torch.get_num_threads()
     if main_threads is not None:
         torch.set_num_threads(main_threads)
-    waits, computes, first_batch_s = [], [], math.nan
+    waits, computes, window_s, first_batch_s = [], [], [], math.nan
     loader = iterator = None
     try:
         with warnings.catch_warnings(record=True) as caught:
@@ -227,17 +351,22 @@ def measure(dataset: torch.utils.data.Dataset, setting: Setting, step: Callable[
             iterator = iter(loader)
             batches = (train_step.DevicePrefetcher(iterator, torch.device("cuda", torch.cuda.current_device()))
                        if setting.device_prefetch else iterator)
-            for index in range(warmup_steps + steps):
+            window_start = math.nan
+            for index in range(warm + windows * per_window):
                 begin = time.perf_counter()
+                if index >= warm and (index - warm) % per_window == 0:
+                    window_start = begin
                 batch = next(batches)
                 got = time.perf_counter()
                 step(batch, setting.non_blocking)
                 done = time.perf_counter()
                 if index == 0:
                     first_batch_s = got - started
-                if index >= warmup_steps:
+                if index >= warm:
                     waits.append(got - begin)
                     computes.append(done - got)
+                    if (index - warm) % per_window == per_window - 1:
+                        window_s.append(done - window_start)
     except RuntimeError as error:
         raise _explained(error, setting) from error
     finally:
@@ -246,7 +375,7 @@ def measure(dataset: torch.utils.data.Dataset, setting: Setting, step: Callable[
         torch.set_num_threads(previous_threads)
     notes = tuple(dict.fromkeys(str(w.message).splitlines()[0] for w in caught))
     return Run(setting, tuple(waits), tuple(computes), first_batch_s,
-               main_threads or previous_threads, notes)
+               main_threads or previous_threads, notes, tuple(window_s), per_window, warm)
 
 
 def profile_steps(dataset: torch.utils.data.Dataset, setting: Setting,
@@ -312,31 +441,71 @@ class Sweep:
         """The runs whose setting has these field values, e.g. where(batch_size=16)."""
         return [r for r in self.runs if all(getattr(r.setting, k) == v for k, v in fields.items())]
 
+    def noise_note(self) -> str:
+        """'' when every run's windows agreed within 10%; else which were noisy, by how much."""
+        noisy = [r for r in self.runs if r.noisy]
+        if not noisy:
+            return ""
+        return ("Noisy: the windows of " + ", ".join(
+            f"{r.setting.label} spread {100 * r.spread_fraction:.0f}%" for r in noisy)
+            + f" (over {100 * NOISY_IQR_FRACTION:.0f}% of the throughput, slowest to fastest "
+            "window); read their differences as within that spread.")
+
     def _repr_html_(self) -> str:
-        head = ("<tr><th>setting</th><th>wait (median)</th><th>compute (median)</th>"
-                "<th>waiting share</th><th>samples/s</th><th>first batch</th><th></th></tr>")
+        head = ("<tr><th>setting</th><th>samples/s (windows: slowest to fastest)</th>"
+                "<th>waiting share</th><th>wait (median)</th><th>compute (median)</th>"
+                "<th>steps timed</th><th>first batch</th><th></th></tr>")
         body = "".join(
-            f"<tr><td>{r.setting.label}</td><td>{r.wait_median_s * 1e3:.1f} ms</td>"
-            f"<td>{r.compute_median_s * 1e3:.1f} ms</td><td>{100 * r.wait_share:.0f}%</td>"
-            f"<td>{r.samples_per_s:.0f}</td><td>{r.first_batch_s * 1e3:.0f} ms</td>"
-            f"<td>{'noisy (IQR ' + format(100 * r.step_iqr_s / r.step_median_s, '.0f') + '%)' if r.noisy else ''}</td></tr>"
+            f"<tr><td>{r.setting.label}</td><td>{r.samples_per_s:.0f} "
+            f"({r.samples_per_s_spread[0]:.0f} to {r.samples_per_s_spread[1]:.0f})</td>"
+            f"<td>{100 * r.wait_share:.0f}%</td><td>{r.wait_median_s * 1e3:.1f} ms</td>"
+            f"<td>{r.compute_median_s * 1e3:.1f} ms</td>"
+            f"<td>{len(r.windows)} x {r.window_steps or len(r.wait_s)}</td>"
+            f"<td>{r.first_batch_s * 1e3:.0f} ms</td>"
+            f"<td>{'noisy (spread ' + format(100 * r.spread_fraction, '.0f') + '%)' if r.noisy else ''}</td></tr>"
             for r in self.runs)
         return f"<table>{head}{body}</table>"
 
 
+def merged(runs: Sequence[Run]) -> Run:
+    """One Run from several runs of the same setting (rounds of a sweep): their steps and
+    windows together, the first round's first batch."""
+    if not runs or len({r.setting for r in runs}) != 1 or len({r.window_steps for r in runs}) != 1:
+        raise ValueError("merged() takes runs of one setting with the same window length")
+    first = runs[0]
+    return Run(first.setting, tuple(t for r in runs for t in r.wait_s),
+               tuple(t for r in runs for t in r.compute_s), first.first_batch_s, first.main_threads,
+               tuple(dict.fromkeys(w for r in runs for w in r.warnings)),
+               tuple(t for r in runs for t in r.window_s), first.window_steps, first.warmup_steps)
+
+
 def sweep(dataset: torch.utils.data.Dataset, settings: Sequence[Setting],
-          step: Callable[..., object], steps: int = 10, warmup_steps: int = 2,
+          step: Callable[..., object], steps: int = MIN_WINDOW_STEPS, warmup_steps: int = 2,
           on_progress: Callable[[int, int, str], None] | None = None,
-          main_threads: int | None = 1) -> Sweep:
-    """measure() each setting in turn; on_progress(done, total, label) after each (a bar)."""
+          main_threads: int | None = 1, windows: int = WINDOWS,
+          uint8_dataset: torch.utils.data.Dataset | None = None, interleave: bool = True) -> Sweep:
+    """Measure each setting for `windows` windows; on_progress(done, total, label) as each
+    setting's last window ends (a bar).
+
+    interleave (default): round by round, one window of every setting per round (each with
+    its own warm-up), as labkit.measure.bench.compare interleaves variants: a change in the
+    machine's load during the sweep then hits every setting alike instead of the ones that
+    happened to run during it, and the spread of a setting is its spread across rounds.
+    Settings with ship_uint8 read `uint8_dataset` (the same images, handed out as uint8)."""
     if not settings:
         raise ValueError("sweep needs at least one Setting")
-    runs = []
-    for number, setting in enumerate(settings, start=1):
-        runs.append(measure(dataset, setting, step, steps, warmup_steps, main_threads=main_threads))
-        if on_progress is not None:
-            on_progress(number, len(settings), setting.label)
-    return Sweep(runs)
+    if any(s.ship_uint8 for s in settings) and uint8_dataset is None:
+        raise ValueError("a ship_uint8 setting needs uint8_dataset= (SyntheticImages(as_uint8=True))")
+    rounds, per_round = (windows, 1) if interleave else (1, windows)
+    parts: list[list[Run]] = [[] for _ in settings]
+    for round_index in range(rounds):
+        for number, setting in enumerate(settings, start=1):
+            source = uint8_dataset if setting.ship_uint8 else dataset
+            parts[number - 1].append(measure(source, setting, step, steps, warmup_steps,
+                                             windows=per_round, main_threads=main_threads))
+            if on_progress is not None and round_index == rounds - 1:
+                on_progress(number, len(settings), setting.label)
+    return Sweep([merged(p) for p in parts])
 
 
 def grid(num_workers: Sequence[int], batch_size: int, **fixed: object) -> list[Setting]:
@@ -357,7 +526,12 @@ def grid(num_workers: Sequence[int], batch_size: int, **fixed: object) -> list[S
 
 @dataclass(frozen=True)
 class Knee:
-    """Where more workers stop helping, and the arithmetic that says why it sits there."""
+    """Where more workers stop helping, and the arithmetic that says where it should sit.
+
+    arithmetic_workers: the swept count the arithmetic points at (the fewest swept counts
+    >= min(ceil(workers_needed), spare cores)); agrees: the measured knee is within one step
+    of the sweep of it (None without the arithmetic's inputs).
+    """
 
     workers: int
     best_workers: int
@@ -368,6 +542,8 @@ class Knee:
     compute_s: float | None
     workers_needed: float | None
     explanation: str
+    arithmetic_workers: int | None = None
+    agrees: bool | None = None
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -384,14 +560,21 @@ def workers_needed(batch_size: int, sample_cost_s: float, compute_s: float) -> f
     return batch_size * sample_cost_s / compute_s
 
 
+def steps_apart(counts: Sequence[int], a: int, b: int) -> int:
+    """How many steps of the sweep `counts` lie between worker counts a and b (both swept)."""
+    ordered = sorted(counts)
+    return abs(ordered.index(a) - ordered.index(b))
+
+
 def find_knee(points: Sequence[tuple[int, float]], tolerance: float = KNEE_TOLERANCE,
               cores: int | None = None, batch_size: int | None = None,
               sample_cost_s: float | None = None, compute_s: float | None = None) -> Knee:
     """The fewest workers whose throughput is within `tolerance` of the best one measured.
 
-    points: (num_workers, samples per second), one per worker count (a sweep that varies
-    num_workers only). With the per-sample cost and the step's compute time, the explanation
-    says how many workers the arithmetic asks for and how many cores there are to give.
+    points: (num_workers, samples per second from total time), one per worker count (a sweep
+    that varies num_workers only). With the per-sample cost and the step's compute time, the
+    explanation says how many workers the arithmetic asks for, how many cores there are to
+    give, and whether the measured knee agrees (within one step of the sweep).
     """
     if not points:
         raise ValueError("find_knee needs (num_workers, samples_per_s) points from a sweep")
@@ -405,28 +588,40 @@ def find_knee(points: Sequence[tuple[int, float]], tolerance: float = KNEE_TOLER
     best = throughputs[best_workers]
     knee = min(w for w, t in throughputs.items() if t >= (1 - tolerance) * best)
     cores = cores or os.cpu_count() or 1
-    load_s = needed = None
+    load_s = needed = arithmetic = agrees = None
     text = (f"The knee: {knee} worker(s), the fewest within {tolerance:.0%} of the best "
-            f"throughput ({best:.0f} samples/s with {best_workers}).")
+            f"throughput ({best:.0f} samples/s with {best_workers}; samples over wall time).")
     if batch_size and sample_cost_s is not None and compute_s:
         load_s = batch_size * sample_cost_s
         needed = workers_needed(batch_size, sample_cost_s, compute_s)
         spare = max(cores - 1, 1)
-        text += (f" Why there: loading a batch takes {batch_size} x {sample_cost_s * 1e3:.2f} ms = "
-                 f"{load_s * 1e3:.0f} ms of one core, a step computes in {compute_s * 1e3:.0f} ms, "
+        asked = min(math.ceil(needed), spare)
+        arithmetic = min((w for w in throughputs if w >= asked), default=max(throughputs))
+        agrees = steps_apart(list(throughputs), knee, arithmetic) <= 1
+        text += (f" The arithmetic: loading a batch takes {batch_size} x {sample_cost_s * 1e3:.2f} ms "
+                 f"= {load_s * 1e3:.0f} ms of one core, a step computes in {compute_s * 1e3:.0f} ms, "
                  f"so about {needed:.1f} worker(s) keep up; this machine has {cores} core(s), "
-                 f"{spare} left once the main process has one. ")
-        if needed <= spare:
-            text += f"The arithmetic asks for ceil({needed:.1f}) = {math.ceil(needed)}."
+                 f"{spare} left once the main process has one, so it asks for {asked} "
+                 f"({arithmetic} in this sweep). ")
+        if agrees:
+            text += "The measured knee agrees (within one step of the sweep)."
         else:
-            text += (f"The cores run out first: past {spare} worker(s), workers only take "
-                     "time from each other and from the step.")
-    return Knee(knee, best_workers, throughputs, tolerance, cores, load_s, compute_s, needed, text)
+            text += (f"The measured knee does not agree: it is {steps_apart(list(throughputs), knee, arithmetic)} "
+                     "steps of the sweep away; one of the two inputs (sample cost or compute "
+                     "time) is not what the loader met in the sweep.")
+    return Knee(knee, best_workers, throughputs, tolerance, cores, load_s, compute_s, needed, text,
+                arithmetic, agrees)
 
 
 def knee_of(sweep_result: Sweep, **kwargs: object) -> Knee:
     """find_knee on a sweep that varies num_workers only (its runs' throughput)."""
     points = [(r.setting.num_workers, r.samples_per_s) for r in sweep_result.runs]
+    return find_knee(points, **kwargs)  # type: ignore[arg-type]
+
+
+def knee_of_rows(rows: Sequence[Mapping], **kwargs: object) -> Knee:
+    """find_knee on saved sweep rows, their throughput from total time (row_samples_per_s)."""
+    points = [(int(r["num_workers"]), row_samples_per_s(r)) for r in rows]
     return find_knee(points, **kwargs)  # type: ignore[arg-type]
 
 
@@ -506,11 +701,21 @@ class Plan:
 
 def plan(cores: int | None = None, gpu: bool | None = None) -> Plan:
     """Sizes that fit: on a CPU (2 cores, Binder) within about 30 s of sweeping in all; on a
-    GPU machine ResNet-50 at 224 px, fed by up to cores-1 workers."""
+    GPU machine ResNet-50 at 224 px, fed by up to cores-1 workers.
+
+    steps and warmup_steps are minimums per window and for the warm-up; measure() raises
+    them to the loader's queue (workers x prefetch), see window_plan()."""
     cores = cores or os.cpu_count() or 1
     gpu = torch.cuda.is_available() if gpu is None else gpu
     if gpu:
-        counts = sorted({0, 2, 4, 8, 12, max(cores - 1, 1)} & set(range(0, cores)))
-        return Plan("cuda", cores, 256, 224, 128, tuple(counts), 8, 3, "resnet50")
+        counts = sorted({0, 2, 4, 8, 12, 16, max(cores - 1, 1)} & set(range(0, cores)))
+        return Plan("cuda", cores, 256, 224, 128, tuple(counts), MIN_WINDOW_STEPS, 3, "resnet50")
     counts = tuple(range(0, min(cores, 4) + 1))
-    return Plan("cpu", cores, 256, 64, 16, counts, 6, 2, "small_cnn")
+    return Plan("cpu", cores, 256, 64, 16, counts, 3, 2, "small_cnn")
+
+
+def dataset_length(settings: Sequence[Setting], chosen: Plan) -> int:
+    """Samples a dataset needs so that measure() can run every one of `settings` under `chosen`."""
+    if not settings:
+        raise ValueError("dataset_length needs the settings it is to be long enough for")
+    return max(samples_needed(s, chosen.steps, chosen.warmup_steps) for s in settings)

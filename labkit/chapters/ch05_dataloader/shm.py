@@ -2,20 +2,20 @@
 
 A DataLoader worker hands each batch to the main process through shared memory: the batch
 is collated straight into a segment under /dev/shm, and only its handle crosses the pipe.
-Containers often give /dev/shm 64 MB (Docker's default), and then a worker fails as soon as
+Containers often give /dev/shm 64 MiB (Docker's default), and then a worker fails as soon as
 the batches in flight no longer fit. In this torch that is a clean RuntimeError "unable to
 allocate shared memory(shm) ... No space left on device"; older versions and some kernels
 die with a bus error instead (SIGBUS, when the segment is touched rather than reserved).
 
 What is in flight: each worker keeps `prefetch_factor` batches queued, and the main process
 holds the batch it is using, so about (num_workers * prefetch_factor + 1) batches at once.
-Measured here under a 16 MB /dev/shm with 3.6 MB batches: 2 workers x prefetch 1 (about 11 MB)
-ran; 2 x 2 (about 18 MB) failed.
+Measured here under a 16 MiB /dev/shm with 3.6 MiB batches: 2 workers x prefetch 1 (about 11 MiB)
+ran; 2 x 2 (about 18 MiB) failed.
 
 What does not help: `torch.multiprocessing.set_sharing_strategy('file_system')`. It changes
 how the segment is passed (a file name instead of a file descriptor: the cure for "too many
 open files"), not where it lives: its segments sit in /dev/shm too, and the same loader fails
-the same way (see tests/test_loader_sweep.py, which runs both under a 16 MB /dev/shm).
+the same way (see tests/test_loader_sweep.py, which runs both under a 16 MiB /dev/shm).
 What helps: fewer batches in flight (prefetch_factor 1, fewer workers), smaller batches in
 flight (uint8 images, normalised on the device: 4x fewer bytes), or no workers at all.
 """
@@ -120,4 +120,4 @@ def explain_worker_failure(error: BaseException) -> str:
 
 
 def _mb(value: int | None) -> str:
-    return "?" if value is None else f"{value / 2**20:.1f} MB"
+    return "?" if value is None else f"{value / 2**20:.1f} MiB"

@@ -28,7 +28,67 @@ CASES = {
                         transfer_bytes=154 << 20, pinned_speedup_iqr=[2.4, 2.6],
                         pin_memory_device_speedup_iqr=[0.99, 1.01]),
     },
+    "C25": {
+        # the reference H200's recorded call_return rows (256 MiB): blocked 99.7%, pinned 0.4%
+        "confirmed": dict(pageable_nb_return_s=0.03165, pageable_nb_copy_s=0.03175,
+                          pinned_nb_return_s=1.7e-5, pinned_nb_copy_s=0.00487,
+                          transfer_bytes=256 << 20),
+        "depends": dict(pageable_nb_return_s=0.015, pageable_nb_copy_s=0.03,
+                        pinned_nb_return_s=1.7e-5, pinned_nb_copy_s=0.00487,
+                        transfer_bytes=256 << 20),
+        "refuted": dict(pageable_nb_return_s=2e-5, pageable_nb_copy_s=0.03,
+                        pinned_nb_return_s=1.7e-5, pinned_nb_copy_s=0.00487,
+                        transfer_bytes=256 << 20),
+    },
+    "C26": {
+        "refuted": dict(getitem_raises=True, error_type="RuntimeError",
+                        error_message="required rank 4 tensor to use channels_last format",
+                        advised_batch_channels_last=False, sample_dim=3,
+                        plain_batch_shape=[4, 3, 16, 16], batch_converted_channels_last=True,
+                        batch_converted_stride=[768, 1, 48, 3]),
+        "confirmed": dict(getitem_raises=False, error_type="", error_message="",
+                          advised_batch_channels_last=True, sample_dim=3,
+                          plain_batch_shape=[4, 3, 16, 16], batch_converted_channels_last=True,
+                          batch_converted_stride=[768, 1, 48, 3]),
+        "depends": dict(getitem_raises=False, error_type="", error_message="",
+                        advised_batch_channels_last=False, sample_dim=3,
+                        plain_batch_shape=[4, 3, 16, 16], batch_converted_channels_last=True,
+                        batch_converted_stride=[768, 1, 48, 3]),
+    },
 }
+
+
+def test_c25_without_an_asynchronous_control_depends():
+    verdict = judge("C25", pageable_nb_return_s=0.03, pageable_nb_copy_s=0.03,
+                    pinned_nb_return_s=0.0049, pinned_nb_copy_s=0.0049, transfer_bytes=1 << 20)
+    assert verdict.outcome == "depends" and "control" in verdict.depends_on
+
+
+def test_c25_from_recorded_call_return_rows():
+    from labkit.chapters.ch05_dataloader import h2d_copies
+    from labkit.core import results
+
+    rows = results.recorded("05_dataloader", "call_return")
+    if not rows:
+        pytest.skip("nothing recorded for chapter 05 on the reference GPU")
+    verdict = claims.get("C25").judge(h2d_copies.c25_evidence(rows, 256 << 20), machine="nvidia-h200")
+    assert verdict.outcome == "confirmed" and "MiB" in verdict.reason
+    with pytest.raises(ValueError, match="call_return"):
+        h2d_copies.c25_evidence([], 1)
+
+
+def test_c26_on_this_torch_raises_for_the_3d_sample_and_works_on_the_batch():
+    from labkit.chapters.ch05_dataloader import channels_last_probe
+
+    evidence = channels_last_probe.probe()
+    assert evidence["getitem_raises"] and evidence["error_type"] == "RuntimeError"
+    assert "rank 4" in evidence["error_message"]
+    assert evidence["batch_converted_channels_last"] and evidence["batch_converted_stride"][1] == 1
+    assert not evidence["unsqueezed_batch_channels_last"]  # collation stacks [1,C,H,W] into 5-D
+    verdict = claims.get("C26").judge(evidence)
+    assert verdict.outcome == "refuted" and claims.get("C26").deterministic
+    with pytest.raises(ValueError, match="layout"):
+        channels_last_probe.AdvisedImages("sideways")
 
 
 @pytest.mark.parametrize("claim_id", sorted(CASES))
@@ -60,7 +120,7 @@ def test_c13_reason_quotes_the_deprecation_warning():
 
 
 def test_claims_belong_to_chapter_05():
-    assert [c.id for c in claims.for_chapter("05_dataloader")] == ["C13", "C23"]
+    assert [c.id for c in claims.for_chapter("05_dataloader")] == ["C13", "C23", "C25", "C26"]
     for claim_id in ("C13", "C23"):
         claim = claims.get(claim_id)
         assert claim.tested and claim.seed_setting and claim.section.startswith("4.3")

@@ -23,6 +23,7 @@ def test_host_tensor_is_random_bytes():
     lambda: h2d_copies.bandwidth_curve((1024,)),
     lambda: h2d_copies.call_return_times(1024),
     lambda: h2d_copies.pinning_cost(1024),
+    lambda: h2d_copies.pinning_cost_fresh(1024),
     lambda: h2d_copies.d2h_trap(1024),
     lambda: h2d_copies.pin_memory_device_probe((2, 3, 8, 8)),
 ])
@@ -73,3 +74,12 @@ def test_pin_memory_device_batch_is_a_pinned_host_tensor():
 def test_pinning_cost_is_measured():
     cost = h2d_copies.pinning_cost(48 * 2**20)
     assert cost.first_pin_s > 0 and cost.cached_pin_gbps > 0
+
+
+@gpu
+@needs_gpu
+def test_pinning_in_a_fresh_process_grows_the_pool_by_a_rounded_block():
+    cost = h2d_copies.pinning_cost_fresh(48 * 2**20)
+    assert cost.first_pin_s > cost.cached_pin_s  # page-locking new memory costs more than a copy
+    if cost.host_reserved_bytes is not None:
+        assert cost.host_reserved_bytes >= 48 * 2**20  # rounded up (to 64 MiB), never down

@@ -1,0 +1,174 @@
+"""The chapter's two sweeps as one experiment: the worker sweep and its knee, then every knob
+at the knee. The notebook, benchmarks/gpu_05_loader.py and reproduce.py all run this, so
+the number the chapter prints is the number the reproduce check compares.
+
+    from labkit.chapters.ch05_dataloader import knee_experiment
+    bench = knee_experiment.prepare()           # dataset, consumer, sample cost, compute time
+    found = knee_experiment.worker_sweep(bench) # .sweep, .knee
+    knobs = knee_experiment.knob_sweep(bench, found.knee.workers)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+
+import torch
+
+from labkit.chapters.ch05_dataloader import loader_data, loader_sweep, shm, train_step
+from labkit.measure import bench as timing
+
+MAX_PREFETCH = 4  # the knob sweep's larger prefetch factor
+
+
+@dataclass
+class Bench:
+    """What both sweeps need: the plan, the datasets (float32 and uint8), the consumer, and the
+    two measured inputs of the arithmetic (one sample's cost, one step's compute)."""
+
+    plan: loader_sweep.Plan
+    data: loader_data.SyntheticImages
+    data_uint8: loader_data.SyntheticImages
+    step: train_step.TrainingStep
+    sample_cost: timing.Timing
+    compute: timing.Timing
+    worker_counts: tuple[int, ...]
+
+    @property
+    def batch_load_s(self) -> float:
+        return self.plan.batch_size * self.sample_cost.median_s
+
+    def arithmetic(self) -> dict:
+        return {"sample_cost_s": self.sample_cost.median_s, "compute_s": self.compute.median_s,
+                "batch_load_s": self.batch_load_s,
+                "workers_needed": loader_sweep.workers_needed(
+                    self.plan.batch_size, self.sample_cost.median_s, self.compute.median_s)}
+
+
+def _largest_settings(chosen: loader_sweep.Plan, counts: Sequence[int]) -> list[loader_sweep.Setting]:
+    top = max(counts)
+    out = [loader_sweep.Setting(num_workers=top, batch_size=chosen.batch_size * 2)]
+    if top:
+        out.append(loader_sweep.Setting(num_workers=top, batch_size=chosen.batch_size,
+                                        prefetch_factor=MAX_PREFETCH))
+    return out
+
+
+def prepare(quick: bool = False, chosen: loader_sweep.Plan | None = None) -> Bench:
+    """Build the datasets and the consumer, and measure the arithmetic's two inputs.
+
+    quick: every other worker count of the plan (its first and last kept), for a fast check.
+    The worker counts are cut to what /dev/shm holds (shm.choose)."""
+    chosen = chosen or loader_sweep.plan()
+    counts = list(chosen.worker_counts)
+    if quick and len(counts) > 3:
+        counts = sorted(set(counts[::2]) | {counts[-1]})
+    data_probe = loader_data.SyntheticImages(length=1, encoded_side=chosen.encoded_side,
+                                             output_side=chosen.output_side)
+    fits = shm.choose(max(counts), None, chosen.batch_size * data_probe.sample_bytes)
+    counts = [w for w in counts if w <= fits.num_workers] or [0]
+    length = loader_sweep.dataset_length(
+        loader_sweep.grid(counts, chosen.batch_size) + _largest_settings(chosen, counts), chosen)
+    data = loader_data.SyntheticImages(length=length, encoded_side=chosen.encoded_side,
+                                       output_side=chosen.output_side)
+    data_uint8 = loader_data.SyntheticImages(length=length, encoded_side=chosen.encoded_side,
+                                             output_side=chosen.output_side, as_uint8=True)
+    step = train_step.consumer(chosen.model)
+    sample_cost = loader_data.per_sample_cost(data)
+    ready = [t.to(step.device) for t in
+             next(iter(torch.utils.data.DataLoader(data, batch_size=chosen.batch_size)))]
+    compute = timing.time(lambda: step(ready), rep_ms=600, warmup_ms=200,
+                          threads=1 if step.device.type == "cpu" else None,
+                          label=f"{chosen.model} training step, batch {chosen.batch_size}")
+    return Bench(chosen, data, data_uint8, step, sample_cost, compute, tuple(counts))
+
+
+@dataclass
+class Found:
+    """A worker sweep and the knee read from it."""
+
+    sweep: loader_sweep.Sweep
+    knee: loader_sweep.Knee
+
+
+def worker_sweep(bench: Bench, on_progress: Callable[[int, int, str], None] | None = None) -> Found:
+    """Every worker count of the bench at the plan's batch size; the knee from total time."""
+    plan = bench.plan
+    result = loader_sweep.sweep(bench.data, loader_sweep.grid(bench.worker_counts, plan.batch_size),
+                                bench.step, steps=plan.steps, warmup_steps=plan.warmup_steps,
+                                on_progress=on_progress)
+    knee = loader_sweep.knee_of(result, cores=plan.cores, batch_size=plan.batch_size,
+                                sample_cost_s=bench.sample_cost.median_s,
+                                compute_s=bench.compute.median_s)
+    return Found(result, knee)
+
+
+def knob_settings(workers: int, batch_size: int, on_gpu: bool) -> list[loader_sweep.Setting]:
+    """Each knob alone at `workers` (the knee), and on a GPU the usual tuned combination.
+
+    The first row is the baseline the others are read against. uint8 rows hand out uint8
+    images (a quarter of the bytes) that the step normalises on its device."""
+    base = loader_sweep.Setting(num_workers=workers, batch_size=batch_size)
+    out = [base, replace(base, batch_size=max(batch_size // 2, 1)),
+           replace(base, batch_size=batch_size * 2), replace(base, ship_uint8=True)]
+    if workers:
+        out += [replace(base, prefetch_factor=1), replace(base, prefetch_factor=MAX_PREFETCH)]
+    if on_gpu:
+        out += [replace(base, pin_memory=True), replace(base, non_blocking=True),
+                replace(base, pin_memory=True, non_blocking=True),
+                replace(base, pin_memory=True, device_prefetch=True),
+                replace(base, pin_memory=True, device_prefetch=True, ship_uint8=True)]
+    return out
+
+
+def fits(bench: Bench, setting: loader_sweep.Setting) -> bool:
+    """Whether the setting's batches in flight fit in /dev/shm (shm.choose keeps it as asked)."""
+    sample = bench.data_uint8.sample_bytes if setting.ship_uint8 else bench.data.sample_bytes
+    return not shm.choose(setting.num_workers, setting.prefetch_factor,
+                          setting.batch_size * sample).changed
+
+
+def knob_sweep(bench: Bench, workers: int,
+               on_progress: Callable[[int, int, str], None] | None = None) -> loader_sweep.Sweep:
+    """knob_settings() at `workers` (at least 1 where the sweep had workers), measured; a
+    setting whose batches in flight would not fit in /dev/shm is left out (compare the labels
+    with knob_settings() to see which)."""
+    at = max(workers, 1 if max(bench.worker_counts) >= 1 else 0)
+    settings = [s for s in knob_settings(at, bench.plan.batch_size, bench.step.device.type == "cuda")
+                if fits(bench, s)]
+    return loader_sweep.sweep(bench.data, settings, bench.step, steps=bench.plan.steps,
+                              warmup_steps=bench.plan.warmup_steps, on_progress=on_progress,
+                              uint8_dataset=bench.data_uint8)
+
+
+def knob_table(knobs: loader_sweep.Sweep) -> list[dict]:
+    """Per knob: samples/s with its window spread, waiting share, and the ratio to the first row."""
+    base = knobs.runs[0].samples_per_s
+    return [{"label": r.setting.label, "samples_per_s": r.samples_per_s,
+             "samples_per_s_low": r.samples_per_s_spread[0],
+             "samples_per_s_high": r.samples_per_s_spread[1], "wait_share": r.wait_share,
+             "vs_first_row": r.samples_per_s / base if base > 0 else None, "noisy": r.noisy}
+            for r in knobs.runs]
+
+
+def measure_knee(quick: bool = False, knobs: bool = False) -> dict:
+    """One fresh measurement of the knee (and, with knobs=True, the knob table at it), as plain
+    values: what a reproduce check compares across runs."""
+    bench = prepare(quick)
+    found = worker_sweep(bench)
+    out = {"plan": bench.plan.as_dict(), "worker_counts": list(bench.worker_counts),
+           **bench.arithmetic(), "rows": found.sweep.rows(), "knee": found.knee.as_dict(),
+           "knee_workers": found.knee.workers, "noise": found.sweep.noise_note()}
+    if knobs:
+        knob_result = knob_sweep(bench, found.knee.workers)
+        out["knob_rows"] = knob_result.rows()
+        out["knob_table"] = knob_table(knob_result)
+        out["knob_noise"] = knob_result.noise_note()
+    return out
+
+
+def knees_reproduce(knees: Sequence[int], counts: Sequence[int]) -> bool:
+    """Whether every measured knee lies within one step of the sweep of every other."""
+    if not knees:
+        raise ValueError("knees_reproduce needs the knees of at least one run")
+    return all(loader_sweep.steps_apart(counts, a, b) <= 1 for a in knees for b in knees)
