@@ -29,7 +29,6 @@ for command in "$@"; do
   echo "step $n rc=$rc in $(( $(date +%s) - t0 )) s: $command" | tee -a "$out/steps.txt"
   tail -15 "$out/step$n.log"
 done
-cp "results/$LABKIT_RECORD_REFERENCE.json" "$out/" 2>/dev/null
-cp -r results/reproduce "$out/reproduce" 2>/dev/null
+cp -r results "$out/results"  # the reference file and whatever the jobs wrote under results/
 echo "wave: $(( $(date +%s) - started )) s" | tee -a "$out/steps.txt"
 tar czf "${OUT:-/tmp/out}/wave.tar.gz" -C "$(dirname "$out")" wave
