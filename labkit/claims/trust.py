@@ -12,7 +12,9 @@ something that had not happened.
 The rule now, one place, printed on every timing-based claim card (`TRUST_RULE`):
 
 - a flag carries an uncertainty `s`: the flagged timing could be off by a factor (1 + s).
-  Noisy: its IQR/median. Above a ceiling: its excess over 100% of that ceiling. A flag
+  Noisy: in an interleaved comparison the relative IQR of its per-round medians (what the
+  ratio is built from; single samples scatter more than medians do), timed alone its
+  IQR/median. Above a ceiling: its excess over 100% of that ceiling. A flag
   recorded without its size (older results) counts as s = 100% (off by a factor of two).
 - a decision is the ratio, its spread and its threshold. Its margin is the factor by which
   the whole interval (ratio and spread) would have to move to reach the threshold.
@@ -41,9 +43,10 @@ TRUST_RULE = (
     "a timing the harness flags (noisy: IQR over 10% of its median; or above 105% of a "
     "ceiling; still so when measured again) holds this verdict back ('depends' on noise) only "
     "if it could carry the deciding ratio across the threshold: the flagged timing may be off "
-    "by its IQR/median (noisy) or its excess over the ceiling (100% when not recorded), and the "
-    "ratio's whole measured spread must be nearer the threshold than that. Deterministic parts "
-    "(bytes copied, an exception raised) decide on their own.")
+    "by the spread of its per-round medians in an interleaved comparison (its IQR/median when "
+    "timed alone), or by its excess over the ceiling (100% when not recorded), and the ratio's "
+    "whole measured spread must be nearer the threshold than that. Deterministic parts (bytes "
+    "copied, an exception raised) decide on their own.")
 
 
 @dataclass(frozen=True)

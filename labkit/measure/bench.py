@@ -166,7 +166,8 @@ def compare(variants: dict[str, Callable], baseline: str | None = None, rounds: 
         q25, q75, per_round = ratio_spread(round_medians[label], round_medians[baseline])
         base = timings[baseline].median_s
         ratio = timings[label].median_s / base if base > 0 else float("inf")
-        results[label] = VariantResult(timings[label], ratio, q25, q75, per_round)
+        results[label] = VariantResult(timings[label], ratio, q25, q75, per_round,
+                                       tuple(round_medians[label]))
     return Comparison(baseline, rounds, results, tuple(order))
 
 

@@ -334,6 +334,29 @@ class VariantResult:
     ratio_q25: float           # quartiles of the per-round ratios: the ratio's spread
     ratio_q75: float
     round_ratios: tuple[float, ...]
+    round_medians_s: tuple[float, ...] = ()  # this variant's median in each round
+
+    def flag(self, case: str = "") -> dict | None:
+        """The timing's flag (Timing.flag) with the uncertainty of what the comparison uses.
+
+        A comparison decides on medians taken round by round, not on single samples: a
+        noisy timing's samples may scatter by 30% while its per-round medians agree within
+        2%. So a noisy flag here carries the relative IQR of the per-round medians (how far
+        the number the ratio is built from moves between rounds); an above-ceiling flag
+        keeps its excess over the ceiling.
+        """
+        found = self.timing.flag(case)
+        if found is None or not self.timing.noisy or len(self.round_medians_s) < 2:
+            return found
+        medians = np.asarray(self.round_medians_s, dtype=float)
+        centre = float(np.median(medians))
+        q25, q75 = np.percentile(medians, [25, 75])
+        between_rounds = float((q75 - q25) / centre) if centre > 0 else 1.0
+        ceiling_excess = (float(self.timing.pct_of_ceiling) / 100 - 1
+                          if self.timing.above_ceiling else 0.0)
+        found["spread"] = max(between_rounds, ceiling_excess)
+        found["why"] += f"; its per-round medians spread {100 * between_rounds:.1f}%"
+        return found
 
 
 @dataclass(frozen=True)
@@ -358,7 +381,7 @@ class Comparison:
 
     def flags(self, case: str = "") -> list[dict]:
         """The variants the harness flags (noisy, above a ceiling), as trust-rule evidence."""
-        found = (v.timing.flag(case) for v in self.variants.values())
+        found = (v.flag(case) for v in self.variants.values())
         return [f for f in found if f is not None]
 
     def table(self) -> list[dict]:

@@ -384,3 +384,17 @@ def test_run_in_child_returns_the_result_and_reports_failures():
     assert torch.equal(conditions.run_in_child(lambda: base * 2), base * 2)
     with pytest.raises(RuntimeError, match="ZeroDivisionError"):
         conditions.run_in_child(lambda: 1 / 0)
+
+
+def test_a_noisy_variant_in_a_comparison_carries_the_spread_of_its_round_medians():
+    """Samples that scatter 50% around medians that agree round to round: the flag the trust
+    rule reads carries the medians' spread, which is what the ratio is built from."""
+    samples = [1.0, 1.5, 0.75, 1.0, 1.6, 0.7, 1.0, 1.4, 0.8] * 4
+    noisy = _timing(samples)
+    assert noisy.noisy
+    steady = timing.VariantResult(noisy, 1.0, 0.99, 1.01, (1.0,) * 4, (1.0, 1.01, 0.99, 1.0))
+    flag = steady.flag("case")
+    assert flag["timing"].startswith("case: ") and flag["spread"] < 0.02
+    assert "per-round medians spread" in flag["why"]
+    drifting = timing.VariantResult(noisy, 1.0, 0.7, 1.3, (1.0,) * 4, (0.6, 0.7, 1.3, 1.4))
+    assert drifting.flag()["spread"] > 0.3

@@ -107,7 +107,7 @@ C23 = Claim(
 
 SECTION_42 = ("4.2 DataLoader pipeline tuning: pin_memory, prefetch_factor and memory_format "
               "together")
-SECTION_42_ZH = "4.2 DataLoader pipeline优化：pin_memory、prefetch_factor与memory_format协同调优指南"
+SECTION_42_ZH = "4.2 DataLoader pipeline优化pin_memory、prefetch_factor与memory_format协同调优指南"
 BLOCKING_SHARE = 0.8  # a call that returns after >= 80% of its copy's time has blocked
 EARLY_SHARE = 0.2  # a call that returns before 20% of its copy's time has not
 
