@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from labkit.chapters.ch08_inference_ladder import numerics
 from labkit.claims.core import (
     CONFIRMED,
     DEPENDS,
@@ -22,7 +23,6 @@ from labkit.claims.core import (
     ClaimError,
     band,
 )
-from labkit.chapters.ch08_inference_ladder import numerics
 from labkit.core import discovery
 
 CHAPTER = discovery.chapter_key(__name__)
