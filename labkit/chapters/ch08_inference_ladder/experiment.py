@@ -17,9 +17,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import torch
+from torch import nn
 
 from labkit.chapters.ch08_inference_ladder import ladder
 from labkit.claims.core import SEED_FORM
+from labkit.core import resnet
 
 
 @dataclass(frozen=True)
@@ -106,14 +108,18 @@ class Result:
 
 def run(device: torch.device, quick: bool = False, beyond: bool = True, regimes: bool = True,
         max_autotune: bool = False, budget_s: float | None = None,
-        progress: Callable[[str], None] | None = None) -> Result:
-    """Climb the gated ladder on `device`; rungs past budget_s (from now) are skipped, not run."""
+        progress: Callable[[str], None] | None = None,
+        model_factory: Callable[[], nn.Module] = resnet.resnet50) -> Result:
+    """Climb the gated ladder on `device`; rungs past budget_s (from now) are skipped, not run.
+
+    model_factory is ResNet-50 for the chapter; a test passes a tiny network.
+    """
     started = _clock.perf_counter()
     deadline = None if budget_s is None else started + budget_s
     on_gpu = device.type == "cuda"
     p = plan(on_gpu, quick)
     lad = ladder.Ladder(device, p.image, p.rep_ms, p.rounds, profile_batches=p.profile_batches,
-                        progress=progress)
+                        progress=progress, model_factory=model_factory)
     strict_name = "eager strict float32" if on_gpu else f"PyTorch defaults ({torch.get_num_threads()} threads)"
     strict = lad.baseline(strict_name, p.start)
     defaults = lad.baseline("PyTorch defaults", ladder.PYTORCH_DEFAULTS) if on_gpu else strict
