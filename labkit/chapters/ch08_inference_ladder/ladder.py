@@ -234,21 +234,28 @@ def prepare(settings: Settings, device: torch.device, image: int,
 
             options = inductor_config.patch(freezing=True)
     started = _clock.perf_counter()
-    with options:
+    # Every call under no_grad, the compiling one too: Inductor freezes only when grad mode is
+    # off as it compiles, and Dynamo guards on grad mode (a call with grad on would recompile).
+    with options, torch.no_grad():
         for _ in range(3):  # the first call compiles; the others warm the allocator and cuDNN
             out = step(x)
-    if settings.cuda_graphs:
-        step, out = _graphed(step, x)
+        if settings.cuda_graphs:
+            step, out = _graphed(step, x)
     _sync(device)
     warm_s = _clock.perf_counter() - started
+    compiled = step
+
+    def run() -> object:
+        with torch.no_grad():
+            return compiled(x)
     call_started = _clock.perf_counter()
-    step(x)
+    run()
     _sync(device)
     one_call_s = _clock.perf_counter() - call_started
     compile_s = max(0.0, warm_s - 3 * one_call_s) if settings.compile or settings.cuda_graphs else 0.0
     gate_rows = min(GATE_IMAGES, settings.batch)
     logits = out[:gate_rows].detach().float().cpu().clone()
-    return Prepared(settings, lambda: step(x), compile_s, logits)
+    return Prepared(settings, run, compile_s, logits)
 
 
 def _graphed(forward: Callable, x: torch.Tensor) -> tuple[Callable[[], object], torch.Tensor]:

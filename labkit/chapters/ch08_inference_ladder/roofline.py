@@ -21,7 +21,7 @@ from torch import nn
 from labkit.core import resnet
 
 MLPERF_H200_RESNET50_OFFLINE = {
-    "label": "published: MLPerf Inference v4.1 (datacenter, closed), ResNet-50 Offline, H200",
+    "label": "published: MLPerf Inference (datacenter, closed division), ResNet-50 Offline, H200",
     "samples_per_s_per_gpu": 95_000,  # about 760k samples/s on 8 H200s
     "conditions": "INT8 with TensorRT, batch 2048, inputs already on the GPU, 99% of fp32 top-1",
     "source": "mlcommons.org/benchmarks/inference-datacenter (NVIDIA's submission; "
