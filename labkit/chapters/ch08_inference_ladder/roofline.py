@@ -75,7 +75,7 @@ def standing(top_images_per_s: float, top_math: str, matmul_tflops: dict[str, fl
              f"{top_images_per_s:,.0f} images/s in {top_math}")]
     r = roof(matmul_tflops, top_math, per_image)
     if r is not None:
-        rows.append((f"dense {top_math} compute roof: {r.matmul_tflops:.0f} TFLOP/s measured "
+        rows.append((f"dense {top_math} compute roof: {r.matmul_tflops:.3g} TFLOP/s measured "
                      f"/ {per_image / 1e9:.2f} GFLOP per image",
                      f"{r.images_per_s:,.0f} images/s (the top rung reaches "
                      f"{100 * top_images_per_s / r.images_per_s:.0f}%)"))
