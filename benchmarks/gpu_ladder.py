@@ -1,6 +1,6 @@
 """Chapter 08's gated ResNet-50 ladder on the GPU machine, outside the notebook, in one command:
 
-    python benchmarks/gpu_ladder.py --out OUTDIR [--budget 420] [--max-autotune] [--record]
+    python benchmarks/gpu_ladder.py --out OUTDIR [--budget 380] [--max-autotune] [--record]
 
 Climbs the same ladder as notebooks/08_inference_ladder.py (labkit.chapters.ch08_inference_ladder.
 experiment): strict float32 eager at batch 64 to fp16 + channels_last + folding + torch.compile
@@ -30,8 +30,8 @@ from pathlib import Path
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", required=True, help="directory for gpu_ladder.json")
-    parser.add_argument("--budget", type=float, default=420.0,
-                        help="seconds after which remaining rungs are skipped (default 420)")
+    parser.add_argument("--budget", type=float, default=380.0,
+                        help="seconds after which remaining rungs are skipped (default 380: a rung begun before it may compile ~60 s past it)")
     parser.add_argument("--max-autotune", action="store_true",
                         help="also climb Inductor's max-autotune (minutes of compiling)")
     parser.add_argument("--no-regimes", action="store_true", help="skip the eager/compiled table")
