@@ -203,12 +203,13 @@ for r in rungs[1:]:
     if r.error or before is None:
         print(f"{r.name:>18}: {r.why}")
         continue
-    text = f"{r.name:>18}: {r.speedup_over(before):.2f}x wall"
+    wall = gains[r.name]  # from the step's own interleaved comparison, as the keep rule saw it
+    text = f"{r.name:>18}: {wall:.2f}x wall"
     if r.device_s and before.device_s:
         device_gain = (before.device_s / before.settings.batch) / (r.device_s / r.settings.batch)
         text += (f", {device_gain:.2f}x device time per image, GPU idle "
                  f"{100 * before.idle_share:.0f}% -> {100 * r.idle_share:.0f}%")
-        if device_gain > 1.1 and r.speedup_over(before) < 1.05:
+        if device_gain > 1.1 and wall < 1.05:
             text += ": the device got faster, the host still bound the wall clock"
         elif r.idle_share < before.idle_share - 0.15:
             text += ": the launches stopped binding the rung"

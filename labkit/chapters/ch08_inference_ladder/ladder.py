@@ -306,7 +306,8 @@ class Rung:
     device_s: float | None = None     # device-busy seconds per batch, from the profile
     idle_share: float | None = None   # the GPU's idle share of the profiled wall time
     kinds: dict = dataclasses.field(default_factory=dict)  # device (or CPU) time by kernel class
-    gain_spread: tuple[float, float] | None = None  # the step's wall gain, IQR over rounds
+    gain: float | None = None     # the step's wall gain over `after`, as the keep rule saw it
+    gain_spread: tuple[float, float] | None = None  # its IQR over rounds
     over: dict = dataclasses.field(default_factory=dict)  # {baseline: (median, q25, q75)} speed-ups
     error: str = ""               # a rung that failed to prepare or run
     trace: object = dataclasses.field(repr=False, default=None)  # a labkit.measure.timeline.Trace
@@ -338,7 +339,7 @@ class Rung:
                 "why": self.why, "judged_by": self.judged_by,
                 "gate": self.gate.as_dict() if self.gate else None, "device_s": self.device_s,
                 "idle_share": self.idle_share, "kinds": self.kinds,
-                "gain_spread": list(self.gain_spread) if self.gain_spread else None,
+                "gain": self.gain, "gain_spread": list(self.gain_spread) if self.gain_spread else None,
                 "over": {k: list(v) for k, v in self.over.items()}, "error": self.error}
 
 
@@ -450,7 +451,7 @@ class Ladder:
         self.compare([current, made] if current not in self.baselines else [made])
         rung, before = made.rung, current.rung
         wall = rung.over[before.name]
-        rung.gain_spread = (wall[1], wall[2])
+        rung.gain, rung.gain_spread = wall[0], (wall[1], wall[2])
         device_gain = None
         if rung.device_s and before.device_s:
             device_gain = (before.device_s / before.settings.batch) / (rung.device_s / rung.settings.batch)
@@ -537,10 +538,14 @@ def kept(rungs: Sequence[Rung]) -> list[Rung]:
 
 
 def step_gains(rungs: Sequence[Rung]) -> dict[str, float]:
-    """Each measured step's own wall speed-up: its rung over the rung it was built on."""
+    """Each measured step's own wall speed-up: its rung over the rung it was built on.
+
+    The gain the keep rule judged (from the step's own interleaved comparison), not a later
+    comparison's, so the table and the decision show the same number.
+    """
     by_name = {r.name: r for r in rungs}
-    return {r.name: r.speedup_over(by_name[r.after]) for r in rungs
-            if r.after in by_name and not r.error}
+    return {r.name: r.gain if r.gain is not None else r.speedup_over(by_name[r.after])
+            for r in rungs if r.after in by_name and not r.error}
 
 
 def payback_batches(compile_s: float, before_s_per_image: float, after_s_per_image: float,
