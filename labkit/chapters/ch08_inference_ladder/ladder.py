@@ -23,7 +23,9 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import itertools
 import time as _clock
+import types
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
@@ -228,7 +230,7 @@ def prepare(settings: Settings, device: torch.device, image: int,
     options = contextlib.nullcontext()
     if settings.compile:
         _allow_many_compiled_rungs()
-        step = torch.compile(forward, mode=settings.compile, dynamic=False)
+        step = torch.compile(own_code(forward), mode=settings.compile, dynamic=False)
         if settings.freezing:
             import torch._inductor.config as inductor_config
 
@@ -256,6 +258,21 @@ def prepare(settings: Settings, device: torch.device, image: int,
     gate_rows = min(GATE_IMAGES, settings.batch)
     logits = out[:gate_rows].detach().float().cpu().clone()
     return Prepared(settings, run, compile_s, logits)
+
+
+_RUNGS = itertools.count()
+
+
+def own_code(fn: Callable) -> Callable:
+    """The same function with a code object of its own.
+
+    Dynamo caches compiled code per code object; with nn.Module inlining, a second rung's
+    model (other weights, same graph) would reuse the first rung's compiled code, and an
+    Inductor option such as freezing would silently not apply. A code object per rung gives
+    each rung its own compile, and no rung's compile can evict another's.
+    """
+    code = fn.__code__.replace(co_name=f"{fn.__code__.co_name}_rung{next(_RUNGS)}")
+    return types.FunctionType(code, fn.__globals__, code.co_name, fn.__defaults__, fn.__closure__)
 
 
 def _graphed(forward: Callable, x: torch.Tensor) -> tuple[Callable[[], object], torch.Tensor]:
