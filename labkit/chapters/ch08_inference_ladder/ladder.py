@@ -452,8 +452,8 @@ class Ladder:
                     continue
                 batches = rung.settings.batch / everyone[other].rung.settings.batch
                 gains = batches * per_round[other] / per_round[n]
-                q25, q75 = np.percentile(gains, [25, 75])
-                median = batches * everyone[other].rung.median_s / rung.median_s
+                # the median of the per-round gains, so it lies inside its own spread
+                q25, median, q75 = np.percentile(gains, [25, 50, 75])
                 rung.over[other] = (float(median), float(q25), float(q75))
 
     # ------------------------------------------------------------------ climbing
