@@ -1,14 +1,17 @@
 """Chapter 08's exercises: images per second from a timing, how many batches pay back a
-compile, and how much of the whole climb one step is worth (gains multiply, they do not add).
-
-The references are labkit.chapters.ch08_inference_ladder.ladder's own functions, which the chapter's table uses."""
+compile, how much of the whole climb one step is worth (gains multiply, they do not add);
+then three graded against torch itself: the gate's relative error (torch.linalg), which rung
+of a list breaks the numerics gate, and replaying a captured CUDA graph on new input against
+eager PyTorch's output (on a CPU, the same static-buffer contract without the graph)."""
 
 from __future__ import annotations
 
 import math
 import random
 
-from labkit.chapters.ch08_inference_ladder import ladder
+import torch
+
+from labkit.chapters.ch08_inference_ladder import ladder, numerics
 from labkit.exercises.grader import Exercise
 
 
@@ -95,4 +98,120 @@ SHARE_OF_CLIMB = Exercise(
     level=3,
 )
 
-EXERCISES = [SPEEDUP, PAYBACK, SHARE_OF_CLIMB]
+def _close_rel(expected: object, got: object) -> bool:
+    try:
+        return math.isclose(float(got), float(expected), rel_tol=1e-6, abs_tol=1e-12)
+    except (TypeError, ValueError):
+        return False
+
+
+def reference_relative_error(out: torch.Tensor, ref: torch.Tensor) -> float:
+    return float(torch.linalg.vector_norm(out.double() - ref.double()) / torch.linalg.vector_norm(ref.double()))
+
+
+def _logits_case(rng: random.Random) -> tuple:
+    g = torch.Generator().manual_seed(rng.randrange(2**31))
+    ref = 3 * torch.randn(rng.randint(1, 16), rng.choice([10, 100, 1000]), generator=g)
+    noise = torch.randn(ref.shape, generator=g) * rng.choice([1e-4, 1e-2, 0.3])
+    return (ref + noise, ref)
+
+
+RELATIVE_ERROR = Exercise(
+    id="08.relative_error",
+    title="the numerics gate's error: how far a rung's logits are from float32's",
+    task="Write relative_error(out, ref) -> float: ||out - ref|| / ||ref||, the L2 norm over the "
+         "whole batch of logits (every element), computed in float64 so the rounding of the "
+         "check itself does not count.",
+    reference=reference_relative_error,
+    make_case=_logits_case,
+    edge_cases=[(torch.ones(2, 3), torch.ones(2, 3)), (torch.zeros(1, 4), torch.ones(1, 4))],
+    hint="torch.linalg.vector_norm(x) is the L2 norm of every element; .double() first.",
+    same=_close_rel,
+    cases=60,
+    level=1,
+)
+
+
+def reference_first_broken(ref: torch.Tensor, rungs: list) -> str | None:
+    for name, out, math_ in rungs:
+        if not numerics.check(out, ref, math_).passed:
+            return name
+    return None
+
+
+def _rungs_case(rng: random.Random) -> tuple:
+    g = torch.Generator().manual_seed(rng.randrange(2**31))
+    ref = 3 * torch.randn(16, 100, generator=g)
+    rungs, broken_at = [], rng.choice([None, 0, 1, 2, 3])
+    for i, (name, math_, noise) in enumerate([("TF32", "tf32", 2e-3), ("fp16", "float16", 5e-3),
+                                              ("folding", "float16", 6e-3),
+                                              ("compile", "float16", 6e-3)]):
+        out = ref + noise * torch.randn(ref.shape, generator=g)
+        if i == broken_at:
+            out = out * rng.choice([1.2, 0.8]) + rng.choice([0.0, 0.3])
+        rungs.append((name, out, math_))
+    return (ref, rungs)
+
+
+FIRST_BROKEN = Exercise(
+    id="08.first_broken_rung",
+    title="which rung breaks the numerics gate",
+    task="Write first_broken(ref, rungs) -> str | None. ref is strict float32's logits; rungs "
+         "is a list of (name, logits, math) in climbing order. Return the name of the first rung "
+         "whose relative L2 error exceeds the tolerance of its math (TOLERANCES: float32 1e-4, "
+         "tf32 1e-2, float16 and bfloat16 5e-2), or whose logits are not all finite; None if "
+         "every rung passes. (The chapter's gate also checks top-1 agreement; these cases never "
+         "pass the error test and fail top-1.)",
+    reference=reference_first_broken,
+    make_case=_rungs_case,
+    hint="Compute each rung's ||out - ref|| / ||ref|| and compare it with the tolerance of its "
+         "math; stop at the first that is over.",
+    cases=40,
+    level=2,
+)
+
+
+def reference_replayed(model: torch.nn.Module, x: torch.Tensor, new_x: torch.Tensor) -> torch.Tensor:
+    """What a correct replay must give: eager PyTorch on the new input."""
+    with torch.no_grad():
+        return model(new_x)
+
+
+def _model_case(rng: random.Random) -> tuple:
+    from labkit.core import env
+
+    device = env.device()
+    torch.manual_seed(rng.randrange(2**31))
+    width = rng.choice([4, 8, 16])
+    model = torch.nn.Sequential(torch.nn.Conv2d(3, width, 3, padding=1), torch.nn.BatchNorm2d(width),
+                                torch.nn.ReLU(), torch.nn.AdaptiveAvgPool2d(1), torch.nn.Flatten(),
+                                torch.nn.Linear(width, 10)).eval().to(device)
+    size = rng.choice([8, 16])
+    return (model, torch.randn(2, 3, size, size, device=device),
+            torch.randn(2, 3, size, size, device=device))
+
+
+def _tensors_close(expected: object, got: object) -> bool:
+    return (isinstance(got, torch.Tensor) and got.shape == expected.shape
+            and bool(torch.allclose(got.float(), expected.float(), rtol=1e-4, atol=1e-5)))
+
+
+GRAPH_REPLAY = Exercise(
+    id="08.graph_replay",
+    title="replay a captured CUDA graph on new input, and match eager",
+    task="Write replayed(model, x, new_x) -> Tensor. On a GPU: warm the model up on a side "
+         "stream, capture model(x) in a torch.cuda.CUDAGraph (under torch.no_grad()), then copy "
+         "new_x INTO x (x.copy_(new_x): a graph reads the same memory every replay), replay, and "
+         "return a clone of the captured output. On a CPU (no graphs) keep the same contract: "
+         "infer on the static buffer x after copying new_x into it. Graded against eager "
+         "PyTorch's model(new_x).",
+    reference=reference_replayed,
+    make_case=_model_case,
+    hint="g = torch.cuda.CUDAGraph(); with torch.cuda.graph(g): out = model(x) -- then "
+         "x.copy_(new_x); g.replay(); return out.clone(). Forgetting the copy replays the old input.",
+    same=_tensors_close,
+    cases=8,
+    level=3,
+)
+
+EXERCISES = [SPEEDUP, PAYBACK, SHARE_OF_CLIMB, RELATIVE_ERROR, FIRST_BROKEN, GRAPH_REPLAY]

@@ -1,11 +1,17 @@
-"""The ResNet-50 inference ladder: climb one setting at a time and measure every rung.
+"""The ResNet-50 inference ladder: climb one setting at a time, gate every rung, time adjacent
+rungs interleaved, and keep a step by what bound the rung.
 
 A rung is a full set of `Settings` (precision, layout, TF32, folding, compile, graphs,
-batch); a `Step` changes a few of them. `climb` applies steps in order from a start, and
-times each rung with `labkit.measure.bench` in the same run, so every speed-up is a ratio of two
-measurements taken minutes apart on one machine. Climbing the same steps in another order
-shows that a step's gain depends on what came before it (Inductor already picks
-channels_last for convolutions; TF32 matters only while the math is float32).
+batch); a `Step` changes a few of them. `climb` applies steps in order from a start:
+
+- every rung's logits on fixed, seeded images and weights are gated against strict-float32
+  eager (`numerics`): a rung outside its math's tolerance is shown and never kept;
+- each new rung is timed with `bench.compare` in interleaved rounds together with the rung it
+  was built on and both float32 baselines, so drift cancels in the ratios; throughput is
+  images over steady-state wall time (a block of calls, then one synchronisation);
+- a few batches of each rung are profiled: device-busy time per batch, GPU idle share, and
+  where the device's time goes, by kernel class;
+- `keep.decide` keeps or drops the step on the clock that bound the rung.
 
 Why two baselines: "float32" means two things on an NVIDIA GPU. Strict float32 (TF32 off)
 is what the word says; PyTorch's defaults let cuDNN run float32 convolutions in TF32
@@ -17,19 +23,25 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import itertools
 import time as _clock
+import types
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
+import numpy as np
 import torch
 from torch import nn
 
 from labkit.chapters.ch04_fusion import fusion
+from labkit.chapters.ch08_inference_ladder import attribution, keep, numerics
 from labkit.core import resnet
 from labkit.measure import bench
 
-RESNET50_FLOPS_224 = 8.18e9  # multiply-adds counted twice, per 224x224 image (FlopCounterMode)
+RESNET50_FLOPS_224 = 8.18e9  # multiply-adds counted twice, per 224x224 image (see roofline.flops_per_image)
 DTYPES = {"float32": torch.float32, "float16": torch.float16, "bfloat16": torch.bfloat16}
+COMPILE_MODES = (None, "default", "max-autotune-no-cudagraphs", "max-autotune")
+GATE_IMAGES = 16     # the gate's fixed images (every batch cycles through them)
 
 
 class LadderError(ValueError):
@@ -46,10 +58,11 @@ class Settings:
     dtype: str = "float32"        # the model's weights converted to this precision
     autocast: str | None = None   # or run float32 weights under autocast to this precision
     fold_bn: bool = False         # BatchNorm folded into the convolution before it
-    compile: str | None = None    # torch.compile mode: None, "default" or "max-autotune"
+    compile: str | None = None    # torch.compile mode (see COMPILE_MODES); never its own CUDA graphs
+    freezing: bool = False        # Inductor's freezing: weights as constants, folded at compile time
     cuda_graphs: bool = False     # replay the whole batch as one CUDA graph (GPU)
     batch: int = 64
-    threads: int | None = None    # CPU threads (None: torch's default)
+    threads: int | None = None    # CPU threads (None: torch's default, all the cores)
 
     def __post_init__(self) -> None:
         if self.tf32 not in ("off", "conv", "on"):
@@ -58,14 +71,16 @@ class Settings:
             raise LadderError(f"dtype must be one of {sorted(DTYPES)}, got {self.dtype!r}")
         if self.autocast not in (None, "float16", "bfloat16"):
             raise LadderError(f"autocast must be None, 'float16' or 'bfloat16', got {self.autocast!r}")
-        if self.compile not in (None, "default", "max-autotune"):
-            raise LadderError(f"compile must be None, 'default' or 'max-autotune', got {self.compile!r}")
+        if self.compile not in COMPILE_MODES:
+            raise LadderError(f"compile must be one of {COMPILE_MODES}, got {self.compile!r}")
+        if self.freezing and not self.compile:
+            raise LadderError("freezing is an Inductor option: it needs compile")
         if not isinstance(self.batch, int) or self.batch < 1:
             raise LadderError(f"batch must be a positive int, got {self.batch!r}")
 
     @property
     def math(self) -> str:
-        """The precision the convolutions run in, for the ceiling a rung is compared with."""
+        """The precision the convolutions run in: the gate's tolerance and the ceiling's math."""
         if self.autocast:
             return self.autocast
         if self.dtype != "float32":
@@ -93,44 +108,74 @@ GPU_STEPS = (
     Step("cudnn.benchmark", {"cudnn_benchmark": True}, "cuDNN times its algorithms for this shape once"),
     Step("channels_last", {"channels_last": True}, "NHWC: the layout the tensor-core convolutions read"),
     Step("fp16 weights", {"dtype": "float16"}, "half the bytes, tensor cores at full rate"),
-    Step("Conv-BN folding", {"fold_bn": True}, "one kernel and one pass over the activations fewer per BN"),
-    Step("torch.compile", {"compile": "default"}, "Inductor fuses the elementwise tails into fewer kernels"),
+    Step("Conv-BN folding", {"fold_bn": True}, "the BN's scale moves into the weights (eager still adds the bias)"),
+    Step("torch.compile", {"compile": "default"}, "Inductor fuses the elementwise tails into the convolutions' epilogues"),
     Step("CUDA Graphs", {"cuda_graphs": True}, "one launch per batch instead of one per kernel"),
-    Step("batch 256", {"batch": 256}, "bigger GEMMs and convolutions keep all 132 SMs busy"),
+    Step("batch 256", {"batch": 256}, "bigger convolutions keep all the SMs busy"),
 )
-GPU_OTHER_ORDER = (
-    GPU_STEPS[5], GPU_STEPS[2], GPU_STEPS[3], GPU_STEPS[0], GPU_STEPS[1], GPU_STEPS[4],
-    GPU_STEPS[6], GPU_STEPS[7],
+# Past stock PyTorch's defaults: Inductor's freezing (weights become constants, so it
+# constant-folds and picks layouts once) at the top rung's batch.
+BEYOND_STEPS = (
+    Step("Inductor freezing", {"freezing": True}, "weights as constants: folded and laid out at compile time"),
 )
+MAX_AUTOTUNE = Step("max-autotune", {"compile": "max-autotune-no-cudagraphs"},
+                    "Inductor times Triton and cuBLAS candidates for every convolution and GEMM")
+
+# The interaction, with TF32 held fixed: each step alone on an eager base and on a
+# compiled-and-graphed base.
+REGIME_BASE = Settings(tf32="on", cudnn_benchmark=True)
+REGIME_STEPS = (GPU_STEPS[2], GPU_STEPS[3], GPU_STEPS[4])
+COMPILED = {"compile": "default", "cuda_graphs": True}
 
 
-def cpu_steps(batch: int, threads: int) -> tuple[Step, ...]:
-    """The CPU's own ladder: no TF32, no graphs; compile only where it compiles in time."""
+def cpu_steps(batch: int) -> tuple[Step, ...]:
+    """The CPU's own ladder from PyTorch's defaults (all cores): no TF32, no graphs, no compile."""
     return (
         Step("channels_last", {"channels_last": True}, "oneDNN's convolutions prefer NHWC"),
         Step("bf16 autocast", {"autocast": "bfloat16"}, "half the bytes; fast only with AVX-512 BF16 or AMX"),
         Step("Conv-BN folding", {"fold_bn": True}, "one pass over the activations fewer per BN"),
-        Step(f"{threads} threads", {"threads": threads}, "all the cores this machine has"),
         Step(f"batch {batch * 4}", {"batch": batch * 4}, "more work per call amortises the overheads"),
     )
 
 
 @contextlib.contextmanager
 def switches(settings: Settings) -> Iterator[None]:
-    """Set TF32, cudnn.benchmark and the thread count for one rung; restore them after."""
+    """Set TF32, cudnn.benchmark and the thread count for one rung; restore them after.
+
+    Entered around every timed block, so it touches the thread pool only when the rung asks
+    for another thread count (torch.set_num_threads is not free).
+    """
     saved = (torch.backends.cuda.matmul.allow_tf32, torch.backends.cudnn.allow_tf32,
-             torch.backends.cudnn.benchmark, torch.get_num_threads())
+             torch.backends.cudnn.benchmark)
+    threads = torch.get_num_threads()
     torch.backends.cuda.matmul.allow_tf32 = settings.tf32 == "on"
     torch.backends.cudnn.allow_tf32 = settings.tf32 != "off"
     torch.backends.cudnn.benchmark = settings.cudnn_benchmark
-    if settings.threads:
+    change_threads = bool(settings.threads) and settings.threads != threads
+    if change_threads:
         torch.set_num_threads(settings.threads)
     try:
         yield
     finally:
         (torch.backends.cuda.matmul.allow_tf32, torch.backends.cudnn.allow_tf32,
-         torch.backends.cudnn.benchmark) = saved[:3]
-        torch.set_num_threads(saved[3])
+         torch.backends.cudnn.benchmark) = saved
+        if change_threads:
+            torch.set_num_threads(threads)
+
+
+def _allow_many_compiled_rungs() -> None:
+    """Every rung compiles the same `forward` code object with other weights and shapes.
+
+    Dynamo would otherwise treat a second batch size as dynamic (slower, shape-generic kernels)
+    and fall back to eager after 8 recompilations; rungs are compared side by side, so their
+    compiled code must coexist rather than be reset between rungs.
+    """
+    config = torch._dynamo.config
+    config.automatic_dynamic_shapes = False
+    for name in ("cache_size_limit", "recompile_limit", "accumulated_cache_size_limit",
+                 "accumulated_recompile_limit"):
+        if hasattr(config, name):
+            setattr(config, name, max(256, getattr(config, name)))
 
 
 @dataclass
@@ -140,29 +185,39 @@ class Prepared:
     settings: Settings
     run: Callable[[], object]
     compile_s: float
-    output: torch.Tensor
+    output: torch.Tensor  # the gate images' logits (float32, CPU), taken when it was prepared
 
 
-def prepare(settings: Settings, device: torch.device, image: int,
-            model_factory: Callable[[], nn.Module] = resnet.resnet50, seed: int = 0) -> Prepared:
-    """Build the model and input for these settings, warm it, and capture or compile it.
-
-    compile_s is the wall time of the first calls beyond an ordinary call: Dynamo tracing,
-    Inductor's code generation and autotuning, and CUDA graph capture.
-    """
-    if device.type != "cuda" and (settings.cuda_graphs or settings.tf32 != "off"
-                                  or settings.cudnn_benchmark):
-        raise LadderError("TF32, cudnn.benchmark and CUDA Graphs need a CUDA GPU")
+def build_model(settings: Settings, model_factory: Callable[[], nn.Module], seed: int) -> nn.Module:
+    """The same seeded weights for every rung (BatchNorm with non-trivial statistics)."""
     torch.manual_seed(seed)
     model = model_factory().eval()
     fusion.randomize_batchnorm(model, seed)
     if settings.fold_bn:
         model = fusion.fold_model(model)
+    return model
+
+
+def prepare(settings: Settings, device: torch.device, image: int,
+            model_factory: Callable[[], nn.Module] = resnet.resnet50, seed: int = 0,
+            transform: Callable[[nn.Module], nn.Module] | None = None) -> Prepared:
+    """Build the model and input for these settings, warm it, and compile or capture it.
+
+    compile_s is the wall time of the first calls beyond an ordinary call: Dynamo tracing,
+    Inductor's code generation and autotuning, and CUDA graph capture. transform (a model
+    to model function, applied after folding) is how a test injects a wrong rung.
+    """
+    if device.type != "cuda" and (settings.cuda_graphs or settings.tf32 != "off"
+                                  or settings.cudnn_benchmark):
+        raise LadderError("TF32, cudnn.benchmark and CUDA Graphs need a CUDA GPU")
+    model = build_model(settings, model_factory, seed)
+    if transform is not None:
+        model = transform(model)
     dtype = DTYPES[settings.dtype]
     memory_format = torch.channels_last if settings.channels_last else torch.contiguous_format
     model = model.to(device=device, dtype=dtype, memory_format=memory_format)
-    x = torch.randn(settings.batch, 3, image, image, device=device, dtype=dtype)
-    x = x.contiguous(memory_format=memory_format)
+    images = numerics.tiled(numerics.fixed_images(GATE_IMAGES, image), settings.batch)
+    x = images.to(device=device, dtype=dtype).contiguous(memory_format=memory_format)
 
     def forward(inp: torch.Tensor) -> torch.Tensor:
         with torch.no_grad():  # (inference_mode trips torch.compile on 2.11 with a weakref error)
@@ -171,29 +226,57 @@ def prepare(settings: Settings, device: torch.device, image: int,
                     return model(inp)
             return model(inp)
 
-    step = forward
+    step: Callable = forward
+    options = contextlib.nullcontext()
     if settings.compile:
-        mode = "reduce-overhead" if settings.cuda_graphs and settings.compile == "default" else settings.compile
-        torch._dynamo.reset()
-        step = torch.compile(forward, mode=mode)
+        _allow_many_compiled_rungs()
+        step = torch.compile(own_code(forward), mode=settings.compile, dynamic=False)
+        if settings.freezing:
+            import torch._inductor.config as inductor_config
+
+            options = inductor_config.patch(freezing=True)
     started = _clock.perf_counter()
-    out = None
-    for _ in range(3):  # compiles, captures (reduce-overhead records on its 2nd and 3rd call)
-        out = step(x)
-    if settings.cuda_graphs and not settings.compile:
-        step, out = _graphed(forward, x)
+    # Every call under no_grad, the compiling one too: Inductor freezes only when grad mode is
+    # off as it compiles, and Dynamo guards on grad mode (a call with grad on would recompile).
+    with options, torch.no_grad():
+        for _ in range(3):  # the first call compiles; the others warm the allocator and cuDNN
+            out = step(x)
+        if settings.cuda_graphs:
+            step, out = _graphed(step, x)
     _sync(device)
     warm_s = _clock.perf_counter() - started
+    compiled = step
+
+    def run() -> object:
+        with torch.no_grad():
+            return compiled(x)
     call_started = _clock.perf_counter()
-    step(x)
+    run()
     _sync(device)
     one_call_s = _clock.perf_counter() - call_started
     compile_s = max(0.0, warm_s - 3 * one_call_s) if settings.compile or settings.cuda_graphs else 0.0
-    return Prepared(settings, lambda: step(x), compile_s, out)
+    gate_rows = min(GATE_IMAGES, settings.batch)
+    logits = out[:gate_rows].detach().float().cpu().clone()
+    return Prepared(settings, run, compile_s, logits)
+
+
+_RUNGS = itertools.count()
+
+
+def own_code(fn: Callable) -> Callable:
+    """The same function with a code object of its own.
+
+    Dynamo caches compiled code per code object; with nn.Module inlining, a second rung's
+    model (other weights, same graph) would reuse the first rung's compiled code, and an
+    Inductor option such as freezing would silently not apply. A code object per rung gives
+    each rung its own compile, and no rung's compile can evict another's.
+    """
+    code = fn.__code__.replace(co_name=f"{fn.__code__.co_name}_rung{next(_RUNGS)}")
+    return types.FunctionType(code, fn.__globals__, code.co_name, fn.__defaults__, fn.__closure__)
 
 
 def _graphed(forward: Callable, x: torch.Tensor) -> tuple[Callable[[], object], torch.Tensor]:
-    """Capture one eager batch as a CUDA graph; replays read the same input buffer."""
+    """Capture one batch (eager or compiled) as a CUDA graph; replays read the same input buffer."""
     side = torch.cuda.Stream()
     side.wait_stream(torch.cuda.current_stream())
     with torch.cuda.stream(side):
@@ -203,12 +286,22 @@ def _graphed(forward: Callable, x: torch.Tensor) -> tuple[Callable[[], object], 
     graph = torch.cuda.CUDAGraph()
     with torch.cuda.graph(graph):
         out = forward(x)
+    graph.replay()
     return (lambda _x=None: graph.replay()), out
 
 
 def _sync(device: torch.device) -> None:
     if device.type == "cuda":
         torch.cuda.synchronize(device)
+
+
+def reference_logits(device: torch.device, image: int,
+                     model_factory: Callable[[], nn.Module] = resnet.resnet50,
+                     seed: int = 0) -> torch.Tensor:
+    """Strict-float32 eager's logits on the gate's images: what every rung is gated against."""
+    settings = dataclasses.replace(STRICT_FP32, batch=GATE_IMAGES)
+    with switches(settings):
+        return prepare(settings, device, image, model_factory, seed).output
 
 
 @dataclass
@@ -218,52 +311,207 @@ class Rung:
     name: str
     settings: Settings
     images_per_s: float
-    median_s: float
+    median_s: float               # wall seconds per batch, at steady state
     iqr_s: float
     compile_s: float
     pct_of_ceiling: float | None
-    timing: object = dataclasses.field(repr=False, default=None)
-    after: str = ""      # the rung this one was built on ("" for the start)
-    kept: bool = True    # False: it measured slower, and the climb went on without it
+    after: str = ""               # the rung this one was built on ("" for the start)
+    kept: bool = True
+    why: str = ""                 # the keep rule's reason
+    judged_by: str = ""
+    gate: numerics.Gate | None = None
+    device_s: float | None = None     # device-busy seconds per batch, from the profile
+    idle_share: float | None = None   # the GPU's idle share of the profiled wall time
+    kinds: dict = dataclasses.field(default_factory=dict)  # device (or CPU) time by kernel class
+    gain: float | None = None     # the step's wall gain over `after`, as the keep rule saw it
+    gain_spread: tuple[float, float] | None = None  # its IQR over rounds
+    over: dict = dataclasses.field(default_factory=dict)  # {baseline: (median, q25, q75)} speed-ups
+    error: str = ""               # a rung that failed to prepare or run
     trace: object = dataclasses.field(repr=False, default=None)  # a labkit.measure.timeline.Trace
 
     def speedup_over(self, base: Rung) -> float:
+        """Images/s over base's (from the interleaved comparison when both were in it)."""
+        if base.name in self.over:
+            return self.over[base.name][0]
         return self.images_per_s / base.images_per_s
 
     def speedup_spread(self, base: Rung) -> tuple[float, float]:
-        """The speed-up's range from the two IQRs (slowest quartile against fastest)."""
+        """The speed-up's IQR over interleaved rounds (else from the two timings' IQRs)."""
+        if base.name in self.over:
+            return self.over[base.name][1], self.over[base.name][2]
         batches = self.settings.batch / base.settings.batch
         low = (base.median_s - base.iqr_s / 2) / (self.median_s + self.iqr_s / 2)
         high = (base.median_s + base.iqr_s / 2) / max(self.median_s - self.iqr_s / 2, 1e-12)
         return low * batches, high * batches
 
+    @property
+    def device_busy_share(self) -> float | None:
+        return None if self.idle_share is None else 1.0 - self.idle_share
+
     def as_dict(self) -> dict:
         return {"name": self.name, "settings": dataclasses.asdict(self.settings),
                 "images_per_s": self.images_per_s, "median_s": self.median_s, "iqr_s": self.iqr_s,
                 "compile_s": self.compile_s, "pct_of_ceiling": self.pct_of_ceiling,
-                "math": self.settings.math, "after": self.after, "kept": self.kept}
+                "math": self.settings.math, "after": self.after, "kept": self.kept,
+                "why": self.why, "judged_by": self.judged_by,
+                "gate": self.gate.as_dict() if self.gate else None, "device_s": self.device_s,
+                "idle_share": self.idle_share, "kinds": self.kinds,
+                "gain": self.gain, "gain_spread": list(self.gain_spread) if self.gain_spread else None,
+                "over": {k: list(v) for k, v in self.over.items()}, "error": self.error}
 
 
-def measure(name: str, settings: Settings, device: torch.device, image: int,
-            rep_ms: float = 300.0, model_factory: Callable[[], nn.Module] = resnet.resnet50,
-            min_runs: int = 5, profile_batches: int = 0) -> Rung:
-    """Prepare and time one rung with the course's harness (hot mode: batches back to back).
+@dataclass
+class Live:
+    """A prepared rung kept alive so later comparisons can interleave with it."""
 
-    profile_batches > 0 also records that many batches with torch.profiler, for the
-    timeline's attribution of where the time goes (rung.trace).
+    rung: Rung
+    prepared: Prepared
+
+
+class Ladder:
+    """Prepared rungs on one device, timed against each other in interleaved rounds.
+
+    The two baselines stay prepared for the whole climb, so every comparison includes them
+    and each speed-up over them is a ratio taken inside the same rounds.
     """
-    flops = RESNET50_FLOPS_224 * (image / 224) ** 2 * settings.batch
-    with switches(settings):
-        prepared = prepare(settings, device, image, model_factory)
-        timing = bench.time(prepared.run, mode="hot", warmup_ms=100, rep_ms=rep_ms, flops=flops,
-                            flops_dtype=settings.math, label=name, min_runs=min_runs)
-        trace = profile(prepared.run, device, profile_batches) if profile_batches else None
-    pct = getattr(timing, "pct_of_matmul_ceiling", None)
-    rung = Rung(name, settings, settings.batch / timing.median_s, timing.median_s, timing.iqr_s,
-                prepared.compile_s, pct, timing, trace=trace)
-    del prepared
-    release(device)
-    return rung
+
+    def __init__(self, device: torch.device, image: int, rep_ms: float = 400.0, rounds: int = 8,
+                 model_factory: Callable[[], nn.Module] = resnet.resnet50,
+                 profile_batches: int = 3, flops_per_image: float | None = None,
+                 progress: Callable[[str], None] | None = None) -> None:
+        self.device, self.image, self.rep_ms, self.rounds = device, image, rep_ms, rounds
+        self.model_factory, self.profile_batches = model_factory, profile_batches
+        self.flops_per_image = flops_per_image or RESNET50_FLOPS_224 * (image / 224) ** 2
+        self.progress = progress
+        self.reference = reference_logits(device, image, model_factory)
+        self.baselines: list[Live] = []
+
+    # ------------------------------------------------------------------ preparing
+    def prepare(self, name: str, settings: Settings,
+                transform: Callable[[nn.Module], nn.Module] | None = None) -> Live | Rung:
+        """Prepare, gate and profile one rung; a rung that fails comes back as a Rung with error."""
+        if self.progress:
+            self.progress(name)
+        try:
+            with switches(settings):
+                prepared = prepare(settings, self.device, self.image, self.model_factory,
+                                   transform=transform)
+                trace = (profile(prepared.run, self.device, self.profile_batches)
+                         if self.profile_batches else None)
+        except Exception as failure:  # noqa: BLE001 -- a failing rung is reported, not fatal
+            release_memory(self.device)
+            return Rung(name, settings, 0.0, 0.0, 0.0, 0.0, None, kept=False,
+                        why=f"failed: {type(failure).__name__}: {str(failure)[:200]}",
+                        error=f"{type(failure).__name__}: {failure}")
+        rows = prepared.output.shape[0]
+        gate = numerics.check(prepared.output, self.reference[:rows], settings.math)
+        rung = Rung(name, settings, 0.0, 0.0, 0.0, prepared.compile_s, None, gate=gate, trace=trace)
+        if trace is not None:
+            figures = attribution.of_trace(trace, self.profile_batches)
+            rung.device_s, rung.idle_share, rung.kinds = (figures.device_s, figures.idle_share,
+                                                          figures.kinds)
+        return Live(rung, prepared)
+
+    def baseline(self, name: str, settings: Settings) -> Live:
+        live = self.prepare(name, settings)
+        if isinstance(live, Rung):
+            raise LadderError(f"the baseline {name!r} could not run: {live.error}")
+        self.baselines.append(live)
+        return live
+
+    # ------------------------------------------------------------------ timing
+    def _timed(self, live: Live) -> Callable[[], None]:
+        """A block of batches then one synchronisation: steady-state wall time, whatever the device."""
+        run, settings, device = live.prepared.run, live.rung.settings, self.device
+        calls = live_calls(device)
+
+        def block() -> None:
+            with switches(settings):
+                for _ in range(calls):
+                    run()
+                _sync(device)
+        return block
+
+    def compare(self, lives: Sequence[Live]) -> None:
+        """Time these rungs and the baselines interleaved; fill images/s, spreads and speed-ups."""
+        everyone = {live.rung.name: live for live in list(self.baselines) + list(lives)}
+        names = list(everyone)
+        calls = live_calls(self.device)
+        result = bench.compare({n: self._timed(everyone[n]) for n in names}, baseline=names[0],
+                               rounds=self.rounds, mode="hot", warmup_ms=50, rep_ms=self.rep_ms,
+                               device="cpu", progress=False)
+        per_round = {n: np.asarray(result[n].round_ratios) for n in names}  # time / baseline's
+        for n in names:
+            rung, timing = everyone[n].rung, result[n].timing
+            rung.median_s, rung.iqr_s = timing.median_s / calls, timing.iqr_s / calls
+            rung.images_per_s = rung.settings.batch / rung.median_s
+            rung.pct_of_ceiling = _pct_of_ceiling(rung.images_per_s * self.flops_per_image,
+                                                  rung.settings.math, self.device)
+            for other in names:
+                if other == n:
+                    continue
+                batches = rung.settings.batch / everyone[other].rung.settings.batch
+                gains = batches * per_round[other] / per_round[n]
+                # the median of the per-round gains, so it lies inside its own spread
+                q25, median, q75 = np.percentile(gains, [25, 50, 75])
+                rung.over[other] = (float(median), float(q25), float(q75))
+
+    # ------------------------------------------------------------------ climbing
+    def step(self, current: Live, name: str, settings: Settings,
+             transform: Callable[[nn.Module], nn.Module] | None = None) -> tuple[Rung, Live]:
+        """Measure one step from `current`; returns the new rung and the rung the climb goes on from."""
+        made = self.prepare(name, settings, transform)
+        if isinstance(made, Rung):
+            made.after = current.rung.name
+            return made, current
+        made.rung.after = current.rung.name
+        self.compare([current, made] if current not in self.baselines else [made])
+        rung, before = made.rung, current.rung
+        wall = rung.over[before.name]
+        rung.gain, rung.gain_spread = wall[0], (wall[1], wall[2])
+        device_gain = None
+        if rung.device_s and before.device_s:
+            device_gain = (before.device_s / before.settings.batch) / (rung.device_s / rung.settings.batch)
+        decision = keep.decide(rung.gate.passed, rung.gate.why, wall[0], rung.gain_spread,
+                               device_gain, before.idle_share, rung.idle_share)
+        rung.kept, rung.judged_by, rung.why = decision.kept, decision.judged_by, decision.why
+        return rung, (made if decision.kept else current)
+
+    def climb(self, steps: Sequence[Step], start: Live,
+              deadline: float | None = None) -> list[Rung]:
+        """Apply the steps in order from start; a rung past the deadline (perf_counter) is skipped."""
+        rungs, current = [], start
+        for s in steps:
+            settings = s.apply(current.rung.settings)
+            if deadline is not None and _clock.perf_counter() > deadline:
+                rungs.append(Rung(s.name, settings, 0.0, 0.0, 0.0, 0.0, None, after=current.rung.name,
+                                  kept=False, why="skipped: out of the run's time budget",
+                                  error="skipped"))
+                continue
+            rung, after = self.step(current, s.name, settings)
+            if after is not current and current not in self.baselines:
+                current.prepared = None  # drop the superseded rung's model and graphs
+                release_memory(self.device)
+            current = after
+            rungs.append(rung)
+        self.top = current
+        return rungs
+
+
+def live_calls(device: torch.device) -> int:
+    """Batches per timed block: enough that one synchronisation per block costs under ~1%."""
+    return 10 if device.type == "cuda" else 1
+
+
+def _pct_of_ceiling(flops_per_s: float, math: str, device: torch.device) -> float | None:
+    from labkit.measure import ceiling_store
+
+    cached = ceiling_store.cached(device.type)
+    if cached is None:
+        return None
+    key = {"tf32": "tfloat32"}.get(math, math)
+    rate = cached.matmul_tflops.get(key)
+    return None if not rate else 100 * flops_per_s / (rate * 1e12)
 
 
 def profile(run: Callable[[], object], device: torch.device, batches: int) -> object:
@@ -277,6 +525,8 @@ def profile(run: Callable[[], object], device: torch.device, batches: int) -> ob
 
     os.environ.setdefault("KINETO_LOG_LEVEL", "6")  # kineto's start/stop lines say nothing here
     activities = [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if device.type == "cuda" else [])
+    run()
+    _sync(device)
     with torch_profile(activities=activities) as prof:
         for _ in range(batches):
             run()
@@ -284,51 +534,35 @@ def profile(run: Callable[[], object], device: torch.device, batches: int) -> ob
     return timeline.from_profiler(prof)
 
 
-def release(device: torch.device) -> None:
-    """Drop compiled code and cached blocks between rungs, so one rung's memory is not the next's."""
-    torch._dynamo.reset()
+def release_memory(device: torch.device) -> None:
+    """Return cached blocks after a rung is dropped (compiled code stays: rungs coexist)."""
+    import gc
+
+    gc.collect()
     if device.type == "cuda":
         torch.cuda.empty_cache()
 
 
-def climb(steps: Sequence[Step], start: Settings, device: torch.device, image: int,
-          start_name: str = "start", rep_ms: float = 300.0, keep_only_gains: bool = False,
-          progress: Callable[[str], None] | None = None, profile_batches: int = 0,
-          model_factory: Callable[[], nn.Module] = resnet.resnet50, first: Rung | None = None,
-          min_runs: int = 5) -> list[Rung]:
-    """Measure the start and each cumulative step, in order.
-
-    keep_only_gains: a step that makes this machine slower (its whole IQR range below 1x)
-    is measured, marked `kept=False`, and the climb goes on from the rung before it, as an
-    engineer would: a step is kept because it measured faster, not because an article says so.
-    """
-    if first is None:  # a start already measured (another order's) can be passed in
-        first = measure(start_name, start, device, image, rep_ms, model_factory, min_runs,
-                        profile_batches)
-    rungs, current = [first], first
-    for step in steps:
-        if progress:
-            progress(step.name)
-        rung = measure(step.name, step.apply(current.settings), device, image, rep_ms,
-                       model_factory, min_runs, profile_batches)
-        rung.after = current.name
-        if keep_only_gains and rung.speedup_spread(current)[1] < 1.0:
-            rung.kept = False
-        else:
-            current = rung
-        rungs.append(rung)
-    return rungs
+def release(device: torch.device) -> None:
+    """Drop compiled code and cached blocks at the end of a climb."""
+    torch._dynamo.reset()
+    release_memory(device)
 
 
 def kept(rungs: Sequence[Rung]) -> list[Rung]:
-    """The rungs the climb kept (those that measured faster than the rung they built on)."""
+    """The rungs the climb kept (right, and not slower on the clock that bound them)."""
     return [r for r in rungs if r.kept]
 
 
 def step_gains(rungs: Sequence[Rung]) -> dict[str, float]:
-    """Each step's own speed-up: its rung over the rung it was built on."""
+    """Each measured step's own wall speed-up: its rung over the rung it was built on.
+
+    The gain the keep rule judged (from the step's own interleaved comparison), not a later
+    comparison's, so the table and the decision show the same number.
+    """
     by_name = {r.name: r for r in rungs}
-    return {r.name: r.speedup_over(by_name[r.after]) for r in rungs if r.after in by_name}
+    return {r.name: r.gain if r.gain is not None else r.speedup_over(by_name[r.after])
+            for r in rungs if r.after in by_name and not r.error}
 
 
 def payback_batches(compile_s: float, before_s_per_image: float, after_s_per_image: float,

@@ -1,4 +1,5 @@
-"""The ladder shown: one row per rung, what it measured against both baselines.
+"""The ladder shown: one row per rung, what it measured against both baselines, whether it
+was right, what bound it, and whether it was kept.
 
 Drawing only: every number comes from the measured `ladder.Rung`s.
 """
@@ -10,29 +11,41 @@ import math
 
 from labkit.chapters.ch08_inference_ladder import ladder
 
-COLUMNS = ("rung", "", "images/s", "IQR", "over strict float32", "over PyTorch defaults",
-           "share of the ceiling of its math", "compile", "batches to pay back")
+COLUMNS = ("rung", "kept?", "images/s", "IQR", "over strict float32", "over PyTorch defaults",
+           "device busy", "error vs float32", "share of the ceiling of its math", "compile",
+           "batches to pay back")
 
 
 def _payback(rung: ladder.Rung, before: ladder.Rung | None) -> str:
     """How many batches the rung's compile time takes to pay back against the rung before it."""
-    if not rung.compile_s or before is None:
+    if not rung.compile_s or before is None or not rung.images_per_s or not before.images_per_s:
         return ""
     n = ladder.payback_batches(rung.compile_s, 1 / before.images_per_s, 1 / rung.images_per_s,
                                rung.settings.batch)
     return "never" if math.isinf(n) else f"{n:,.0f}"
 
 
+def _kept(rung: ladder.Rung) -> str:
+    if rung.error:
+        return rung.why or "failed"
+    return ("kept: " if rung.kept else "not kept: ") + (rung.why or "the start")
+
+
 def row(rung: ladder.Rung, strict: ladder.Rung, defaults: ladder.Rung,
         before: ladder.Rung | None) -> list[str]:
     """One rung's cells, in COLUMNS order."""
+    if rung.error:
+        return [rung.name, _kept(rung)] + [""] * (len(COLUMNS) - 2)
     low, high = rung.speedup_spread(strict)
     pct = f"{rung.pct_of_ceiling:.0f}% of {rung.settings.math}" if rung.pct_of_ceiling else "n/a"
-    return [rung.name, "kept" if rung.kept else "not kept: slower",
-            f"{rung.images_per_s:,.0f}", f"{100 * rung.iqr_s / rung.median_s:.1f}%",
-            f"{rung.speedup_over(strict):.2f}x ({low:.2f} to {high:.2f})",
-            f"{rung.speedup_over(defaults):.2f}x", pct, f"{rung.compile_s:.1f} s",
-            _payback(rung, before)]
+    busy = "n/a" if rung.device_busy_share is None else f"{100 * rung.device_busy_share:.0f}%"
+    err = "" if rung.gate is None else f"{rung.gate.rel_error:.1e} (≤ {rung.gate.tolerance:.0e})"
+    over_strict = ("1.00x" if rung.name == strict.name
+                   else f"{rung.speedup_over(strict):.2f}x ({low:.2f} to {high:.2f})")
+    over_defaults = "1.00x" if rung.name == defaults.name else f"{rung.speedup_over(defaults):.2f}x"
+    return [rung.name, _kept(rung), f"{rung.images_per_s:,.0f}",
+            f"{100 * rung.iqr_s / rung.median_s:.1f}%", over_strict, over_defaults, busy, err, pct,
+            f"{rung.compile_s:.1f} s", _payback(rung, before)]
 
 
 class LadderTable:
@@ -54,5 +67,19 @@ class LadderTable:
 
 
 def table(rungs: list[ladder.Rung], strict: ladder.Rung, defaults: ladder.Rung) -> LadderTable:
-    """The ladder's table: images/s with spread, both speed-ups, compile cost and payback."""
+    """The ladder's table: images/s with spread, both speed-ups, device busy, numerics, compile."""
     return LadderTable(rungs, strict, defaults)
+
+
+def short(rungs: list[ladder.Rung]) -> str:
+    """The integrator's table: rung, images/s, spread, device-busy share, error, kept."""
+    lines = [f"{'rung':<24}{'images/s':>11}{'IQR':>7}{'busy':>7}{'err vs fp32':>13}  kept"]
+    for r in rungs:
+        if r.error:
+            lines.append(f"{r.name:<24}{'':>38}  {r.why}")
+            continue
+        busy = "n/a" if r.device_busy_share is None else f"{100 * r.device_busy_share:.0f}%"
+        err = f"{r.gate.rel_error:.1e}" if r.gate else ""
+        lines.append(f"{r.name:<24}{r.images_per_s:>11,.0f}{100 * r.iqr_s / r.median_s:>6.1f}%"
+                     f"{busy:>7}{err:>13}  {'yes' if r.kept else 'no'}: {r.why}")
+    return "\n".join(lines)

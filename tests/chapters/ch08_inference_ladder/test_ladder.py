@@ -58,9 +58,15 @@ def test_a_real_cpu_rung_with_folding_matches_the_unfolded_output():
     folded = ladder.prepare(ladder.Settings(batch=2, fold_bn=True, channels_last=True),
                             torch.device("cpu"), 16, small)
     assert torch.allclose(plain.output, folded.output, rtol=1e-4, atol=1e-5)
-    measured = ladder.measure("tiny", ladder.Settings(batch=2), torch.device("cpu"), 16,
-                              rep_ms=20, model_factory=small, min_runs=3)
-    assert measured.images_per_s > 0 and measured.settings.math == "float32"
+
+
+def test_freezing_needs_compile_and_the_cpu_ladder_starts_from_all_cores():
+    with pytest.raises(ladder.LadderError, match="freezing"):
+        ladder.Settings(freezing=True)
+    assert all("threads" not in step.change for step in ladder.cpu_steps(4))
+    from labkit.chapters.ch08_inference_ladder import experiment
+
+    assert experiment.plan(False).start.threads is None  # torch's default: every core
 
 
 def right_speedup(base, rung_):
@@ -93,9 +99,60 @@ def test_the_ladder_table_shows_each_rung_against_both_baselines():
 
     rungs = [rung("start", 64, 0.4), rung("slower", 64, 0.5, after="start", kept=False),
              rung("faster", 64, 0.2, 0.02, after="start")]
+    rungs[1].why = "slower: 0.80x wall"
     shown = report.table(rungs, strict=rungs[0], defaults=rungs[1])
     cells = dict((r[1][0], r[1]) for r in shown.rows)
     assert cells["faster"][2] == "320" and cells["faster"][4].startswith("2.00x")
-    assert cells["faster"][5] == "2.50x" and cells["slower"][1] == "not kept: slower"
+    assert cells["faster"][5] == "2.50x" and cells["slower"][1].startswith("not kept: slower")
     html = shown._repr_html_()
     assert html.count("<tr") == 4 and "color:#888" in html and "over PyTorch defaults" in html
+    assert "slower" in report.short(rungs)
+
+
+def right_relative_error(out, ref):
+    return float(torch.linalg.vector_norm(out.double() - ref.double()) / torch.linalg.vector_norm(ref.double()))
+
+
+def right_first_broken(ref, rungs):
+    from labkit.chapters.ch08_inference_ladder import numerics
+
+    for name, out, m in rungs:
+        err = right_relative_error(out, ref)
+        if not torch.isfinite(out).all() or err > numerics.TOLERANCES[m]:
+            return name
+    return None
+
+
+def right_replayed(model, x, new_x):
+    with torch.no_grad():
+        if x.is_cuda:
+            side = torch.cuda.Stream()
+            side.wait_stream(torch.cuda.current_stream())
+            with torch.cuda.stream(side):
+                model(x)
+            torch.cuda.current_stream().wait_stream(side)
+            g = torch.cuda.CUDAGraph()
+            with torch.cuda.graph(g):
+                out = model(x)
+            x.copy_(new_x)
+            g.replay()
+            return out.clone()
+        x.copy_(new_x)
+        return model(x)
+
+
+def stale_replay(model, x, new_x):  # forgets to copy the new input into the static buffer
+    with torch.no_grad():
+        return model(x)
+
+
+@pytest.mark.parametrize("exercise_id, right, wrong", [
+    ("08.relative_error", right_relative_error,
+     lambda o, r: float(torch.linalg.vector_norm(o - r) / o.numel())),
+    ("08.first_broken_rung", right_first_broken, lambda ref, rungs: rungs[0][0]),
+    ("08.graph_replay", right_replayed, stale_replay),
+])
+def test_torch_graded_exercises_grade_right_and_wrong(exercise_id, right, wrong):
+    exercise = exercises.get(exercise_id)
+    assert exercise.check(right).passed
+    assert not exercise.check(wrong).passed

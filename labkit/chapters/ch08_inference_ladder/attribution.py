@@ -1,0 +1,75 @@
+"""Where a rung's time goes: device-busy time per batch, the GPU's idle share, and the
+device's time by kernel class, from a profiled timeline of a few batches.
+
+The classes follow `labkit.measure.timeline_stats.kind_class`, with one correction made here
+for the ladder's own attribution: Inductor names its generated kernels `triton_poi_*`
+(pointwise: elementwise), `triton_red_*` and `triton_per_*` (reductions, persistent
+reductions). The harness's classifier is being fixed to say the same; until it lands, a
+compiled rung would otherwise show "elementwise 0%" with its fused tails under "other".
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import numpy as np
+
+from labkit.measure import timeline, timeline_stats
+
+REDUCTIONS = "reductions/norms"
+INDUCTOR_POINTWISE = re.compile(r"^triton_poi_|^triton_tem_fused_.*(add|relu|mul)")
+INDUCTOR_REDUCTION = re.compile(r"^triton_(red|per)_")
+INDUCTOR_TEMPLATE = re.compile(r"^triton_tem_|^triton_mm|^triton_conv")  # max-autotune's GEMM/conv
+
+
+def kernel_class(name: str, kind: str) -> str:
+    """A GPU event's class: the harness's, with Inductor's kernel names placed."""
+    lowered = name.lower()
+    if INDUCTOR_TEMPLATE.search(lowered):
+        return timeline_stats.GEMM_CONV
+    if INDUCTOR_REDUCTION.search(lowered):
+        return REDUCTIONS
+    if INDUCTOR_POINTWISE.search(lowered):
+        return timeline_stats.ELEMENTWISE
+    cls = timeline_stats.kind_class(name, kind)
+    if cls == timeline_stats.OTHER and re.search(r"norm|bn_fw|reduce|pool|softmax|mean", lowered):
+        return REDUCTIONS
+    return cls
+
+
+@dataclass(frozen=True)
+class Figures:
+    """One rung's attribution: None where the trace has no device (a CPU rung)."""
+
+    device_s: float | None      # device-busy seconds per batch
+    idle_share: float | None    # share of the profiled GPU span the GPU idled
+    kinds: dict[str, float]     # share of device time (GPU) or CPU op self time (CPU) per class
+    kinds_of: str
+
+
+def of_trace(trace: timeline.Trace, batches: int) -> Figures:
+    """Figures of a profiled trace of `batches` batches."""
+    if batches < 1:
+        raise ValueError(f"batches must be at least 1, got {batches}")
+    summary = timeline.summary(trace)
+    if not trace.has_gpu or summary.gpu_busy_share is None or summary.kernels == 0:
+        return Figures(None, None, dict(summary.kind_shares), summary.kind_shares_of)
+    gpu = np.isin(trace.kind, [timeline.KINDS.index(k) for k in timeline.GPU_KINDS])
+    totals: dict[str, float] = {}
+    for i in np.flatnonzero(gpu).tolist():
+        cls = kernel_class(trace.names[trace.name_id[i]], timeline.KINDS[trace.kind[i]])
+        totals[cls] = totals.get(cls, 0.0) + float(trace.duration_us[i])
+    whole = sum(totals.values()) or 1.0
+    kinds = {k: v / whole for k, v in sorted(totals.items(), key=lambda kv: -kv[1])}
+    busy_s = summary.gpu_busy_share * summary.window_us * 1e-6 / batches
+    return Figures(busy_s, summary.gpu_idle_share, kinds, "GPU time")
+
+
+def line(figures: Figures) -> str:
+    """One line of text: the classes' shares, then device-busy time and idle share."""
+    shares = " | ".join(f"{k} {100 * v:.0f}%" for k, v in figures.kinds.items())
+    if figures.device_s is None:
+        return f"{shares}  (of {figures.kinds_of})"
+    return (f"{shares}  (of GPU time); device busy {1e3 * figures.device_s:.2f} ms per batch, "
+            f"GPU idle {100 * figures.idle_share:.0f}%")

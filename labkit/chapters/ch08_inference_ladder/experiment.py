@@ -1,0 +1,181 @@
+"""Chapter 08's whole experiment in one call, shared by the notebook, the reproduce entry
+point and benchmarks/gpu_ladder.py, so all three climb the same gated ladder.
+
+On a GPU: ResNet-50 at 224 px from strict float32 eager at batch 64 (the seed's setting),
+both float32 baselines kept prepared and interleaved with every step; past stock defaults
+with Inductor's freezing at the top rung's batch (and max-autotune when asked); then the
+interaction table: channels_last, fp16 and folding each alone on an eager base and on a
+compiled-and-graphed base, TF32 on in both. On a CPU: a small ladder (32 px, batch 4) from
+PyTorch's real defaults (all the cores), which fits a notebook's 90 s.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time as _clock
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import torch
+from torch import nn
+
+from labkit.chapters.ch08_inference_ladder import ladder
+from labkit.claims.core import SEED_FORM
+from labkit.core import resnet
+
+
+@dataclass(frozen=True)
+class Plan:
+    """Sizes and steps for one machine."""
+
+    image: int
+    batch: int
+    rep_ms: float
+    rounds: int
+    steps: tuple
+    start: ladder.Settings
+    form: str
+    profile_batches: int = 3
+
+
+def plan(on_gpu: bool, quick: bool = False) -> Plan:
+    """The seed's setting on a GPU; a CPU analogue small enough for a notebook's time budget."""
+    if on_gpu:
+        return Plan(224, 64, 200.0 if quick else 400.0, 5 if quick else 8, ladder.GPU_STEPS,
+                    ladder.STRICT_FP32, SEED_FORM)
+    image, batch = 32, 4
+    return Plan(image, batch, 40.0 if quick else 80.0, 3, ladder.cpu_steps(batch),
+                ladder.Settings(batch=batch),
+                f"CPU analogue: ResNet-50 at {image} px, batch {batch}, from PyTorch's defaults "
+                f"({torch.get_num_threads()} threads)", profile_batches=1)
+
+
+@dataclass
+class Result:
+    """Everything the chapter shows and judges."""
+
+    plan: Plan
+    rungs: list[ladder.Rung]          # the start, then every step of the climb
+    strict: ladder.Rung
+    defaults: ladder.Rung
+    top: ladder.Rung                  # the top kept rung
+    top_at_baseline_batch: ladder.Rung
+    beyond: list[ladder.Rung] = field(default_factory=list)     # freezing, max-autotune
+    regimes: dict[str, dict[str, ladder.Rung]] = field(default_factory=dict)  # regime -> step -> rung
+    regime_bases: dict[str, ladder.Rung] = field(default_factory=dict)
+    seconds: float = 0.0
+
+    @property
+    def best(self) -> ladder.Rung:
+        """The fastest kept rung of the climb and the rungs beyond it."""
+        candidates = [self.top] + [r for r in self.beyond if r.kept and not r.error]
+        return max(candidates, key=lambda r: r.images_per_s)
+
+    def regime_gains(self) -> dict[str, dict[str, float]]:
+        """Each interaction step's wall gain over its base, per regime."""
+        return {regime: {name: rung.speedup_over(self.regime_bases[regime])
+                         for name, rung in steps.items() if not rung.error}
+                for regime, steps in self.regimes.items() if regime in self.regime_bases}
+
+    def evidence(self) -> dict:
+        """C24's evidence: the gated top rung over both baselines, with batch and spreads."""
+        top, base64 = self.top, self.top_at_baseline_batch
+        return {
+            "speedup_over_strict": top.speedup_over(self.strict),
+            "speedup_over_defaults": top.speedup_over(self.defaults),
+            "strict_spread": list(top.speedup_spread(self.strict)),
+            "defaults_spread": list(top.speedup_spread(self.defaults)),
+            "top_rung": top.name, "steps_kept": len(ladder.kept(self.rungs)) - 1,
+            "top_gate_passed": bool(top.gate and top.gate.passed),
+            "top_rel_error": top.gate.rel_error if top.gate else None,
+            "top_images_per_s": top.images_per_s, "top_batch": top.settings.batch,
+            "baseline_batch": self.strict.settings.batch, "image": self.plan.image,
+            "at_baseline_batch": {"rung": base64.name, "images_per_s": base64.images_per_s,
+                                  "speedup_over_strict": base64.speedup_over(self.strict),
+                                  "speedup_over_defaults": base64.speedup_over(self.defaults)},
+            "rungs": [r.as_dict() for r in self.rungs],
+        }
+
+    def record(self) -> dict:
+        """Everything measured, JSON-ready, for results/ and the GPU script's output."""
+        return {"rungs": [r.as_dict() for r in self.rungs],
+                "defaults": self.defaults.as_dict(), "beyond": [r.as_dict() for r in self.beyond],
+                "regimes": {g: {n: r.as_dict() for n, r in s.items()} for g, s in self.regimes.items()},
+                "regime_bases": {g: r.as_dict() for g, r in self.regime_bases.items()},
+                "regime_gains": self.regime_gains(), "image": self.plan.image,
+                "batch": self.plan.batch, "seconds": self.seconds}
+
+
+def run(device: torch.device, quick: bool = False, beyond: bool = True, regimes: bool = True,
+        max_autotune: bool = False, budget_s: float | None = None,
+        progress: Callable[[str], None] | None = None,
+        model_factory: Callable[[], nn.Module] = resnet.resnet50) -> Result:
+    """Climb the gated ladder on `device`; rungs past budget_s (from now) are skipped, not run.
+
+    model_factory is ResNet-50 for the chapter; a test passes a tiny network.
+    """
+    started = _clock.perf_counter()
+    deadline = None if budget_s is None else started + budget_s
+    on_gpu = device.type == "cuda"
+    p = plan(on_gpu, quick)
+    lad = ladder.Ladder(device, p.image, p.rep_ms, p.rounds, profile_batches=p.profile_batches,
+                        progress=progress, model_factory=model_factory)
+    strict_name = "eager strict float32" if on_gpu else f"PyTorch defaults ({torch.get_num_threads()} threads)"
+    strict = lad.baseline(strict_name, p.start)
+    defaults = lad.baseline("PyTorch defaults", ladder.PYTORCH_DEFAULTS) if on_gpu else strict
+    lad.compare([])
+    climbed = lad.climb(p.steps, strict, deadline)
+    rungs = [strict.rung] + climbed
+    top_live = lad.top
+    kept_rungs = ladder.kept(rungs)
+    at_base = [r for r in kept_rungs if r.settings.batch == p.batch][-1]
+    result = Result(p, rungs, strict.rung, defaults.rung, top_live.rung, at_base)
+    if on_gpu and beyond:
+        extra = list(ladder.BEYOND_STEPS) + ([ladder.MAX_AUTOTUNE] if max_autotune else [])
+        for s in extra:  # each from the top rung, interleaved with it and both baselines
+            if deadline is not None and _clock.perf_counter() > deadline:
+                result.beyond.append(_skipped(s, top_live))
+                continue
+            rung, _ = lad.step(top_live, s.name, s.apply(top_live.rung.settings))
+            result.beyond.append(rung)
+            release_compiled(lad)
+    if on_gpu and regimes:
+        _interaction(lad, result, deadline)
+    ladder.release(device)
+    result.seconds = _clock.perf_counter() - started
+    return result
+
+
+def _skipped(s: ladder.Step, base: ladder.Live) -> ladder.Rung:
+    return ladder.Rung(s.name, s.apply(base.rung.settings), 0.0, 0.0, 0.0, 0.0, None,
+                       after=base.rung.name, kept=False,
+                       why="skipped: out of the run's time budget", error="skipped")
+
+
+def release_compiled(lad: ladder.Ladder) -> None:
+    ladder.release_memory(lad.device)
+
+
+def _interaction(lad: ladder.Ladder, result: Result, deadline: float | None) -> None:
+    """Each of channels_last, fp16 and folding alone, in eager and compiled-and-graphed, TF32 on."""
+    bases = {"eager": ladder.REGIME_BASE,
+             "compiled + CUDA graphs": dataclasses.replace(ladder.REGIME_BASE, **ladder.COMPILED)}
+    for regime, settings in bases.items():
+        if deadline is not None and _clock.perf_counter() > deadline:
+            return
+        base = lad.prepare(f"{regime}: TF32 base", settings)
+        if isinstance(base, ladder.Rung):
+            result.regime_bases[regime] = base
+            continue
+        lad.compare([base])
+        result.regime_bases[regime] = base.rung
+        result.regimes[regime] = {}
+        for s in ladder.REGIME_STEPS:
+            if deadline is not None and _clock.perf_counter() > deadline:
+                result.regimes[regime][s.name] = _skipped(s, base)
+                continue
+            rung, _ = lad.step(base, f"{regime}: + {s.name}", s.apply(settings))
+            result.regimes[regime][s.name] = rung
+            ladder.release_memory(lad.device)
+        base.prepared = None
+        ladder.release_memory(lad.device)

@@ -1,0 +1,86 @@
+"""Where this machine's result stands: published reference points and the compute roof.
+
+The roof is computed, not typed in: ResNet-50's FLOPs per image counted by PyTorch's own
+FlopCounterMode on the model (about 4.1 G multiply-adds, 8.2 GFLOP at 224 px) divided into
+this GPU's measured dense matmul rate in the top rung's precision (chapter 00's ceilings).
+A convolution network never reaches it (small late-layer convolutions, elementwise tails,
+the stem), so the roof says how far the top of the ladder could go at best.
+
+The published point is labelled as published, with its source and its conditions, which
+differ from the ladder's: INT8, TensorRT, batch 2048, data already on the GPU.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import torch
+from torch import nn
+
+from labkit.core import resnet
+
+MLPERF_H200_RESNET50_OFFLINE = {
+    "label": "published: MLPerf Inference (datacenter, closed division), ResNet-50 Offline, H200",
+    "samples_per_s_per_gpu": 95_000,  # about 760k samples/s on 8 H200s
+    "conditions": "INT8 with TensorRT, batch 2048, inputs already on the GPU, 99% of fp32 top-1",
+    "source": "mlcommons.org/benchmarks/inference-datacenter (NVIDIA's submission; "
+              "developer.nvidia.com/deep-learning-performance-training-inference)",
+}
+WHAT_CLOSES_THE_GAP = (
+    "INT8 or FP8 weights and activations (twice fp16's tensor-core rate, calibrated so "
+    "top-1 holds), whole-stage fused kernels that keep activations on chip between layers "
+    "(TensorRT's tactics), and batches of thousands; this course stops at what stock PyTorch "
+    "and Inductor do in fp16 or bf16, and does not quantise or hand-write kernels."
+)
+
+
+def flops_per_image(image: int = 224, model_factory: Callable[[], nn.Module] = resnet.resnet50) -> float:
+    """ResNet-50's FLOPs for one image (a multiply-add counts 2), counted by FlopCounterMode."""
+    from torch.utils.flop_counter import FlopCounterMode
+
+    model = model_factory().eval()
+    x = torch.zeros(1, 3, image, image, device="meta")
+    model = model.to("meta")
+    counter = FlopCounterMode(display=False)
+    with torch.no_grad(), counter:
+        model(x)
+    return float(counter.get_total_flops())
+
+
+@dataclass(frozen=True)
+class Roof:
+    """The dense compute roof in images/s for one math."""
+
+    math: str
+    matmul_tflops: float
+    flops_per_image: float
+
+    @property
+    def images_per_s(self) -> float:
+        return self.matmul_tflops * 1e12 / self.flops_per_image
+
+
+def roof(matmul_tflops: dict[str, float], math: str, per_image: float) -> Roof | None:
+    """The roof in `math` from a ceilings' matmul rates (None when that math was not measured)."""
+    key = {"tf32": "tfloat32"}.get(math, math)
+    rate = matmul_tflops.get(key)
+    return None if not rate else Roof(math, float(rate), per_image)
+
+
+def standing(top_images_per_s: float, top_math: str, matmul_tflops: dict[str, float],
+             per_image: float) -> list[tuple[str, str]]:
+    """(what, value) rows: this run's top rung, its roof, and the published point."""
+    rows = [("this machine's top rung (measured in this run)",
+             f"{top_images_per_s:,.0f} images/s in {top_math}")]
+    r = roof(matmul_tflops, top_math, per_image)
+    if r is not None:
+        rows.append((f"dense {top_math} compute roof: {r.matmul_tflops:.3g} TFLOP/s measured "
+                     f"/ {per_image / 1e9:.2f} GFLOP per image",
+                     f"{r.images_per_s:,.0f} images/s (the top rung reaches "
+                     f"{100 * top_images_per_s / r.images_per_s:.0f}%)"))
+    published = MLPERF_H200_RESNET50_OFFLINE
+    rows.append((published["label"] + f" [{published['conditions']}]",
+                 f"~{published['samples_per_s_per_gpu']:,} samples/s per GPU "
+                 f"(source: {published['source']})"))
+    return rows

@@ -1,0 +1,30 @@
+"""Inductor's kernels are attributed to their classes; the roof comes from FlopCounterMode and
+the measured matmul rate; the published point is labelled as published."""
+
+import pytest
+
+from labkit.chapters.ch08_inference_ladder import attribution, roofline
+from labkit.measure import timeline_stats
+
+
+@pytest.mark.parametrize("name, cls", [
+    ("triton_poi_fused_add_relu_3", timeline_stats.ELEMENTWISE),
+    ("triton_red_fused_mean_7", attribution.REDUCTIONS),
+    ("triton_per_fused_mean_relu_12", attribution.REDUCTIONS),
+    ("triton_tem_fused_convolution_1", timeline_stats.GEMM_CONV),
+    ("sm90_xmma_fprop_implicit_gemm_f16f16", timeline_stats.GEMM_CONV),
+    ("cudnn::bn_fw_inf_1C11_kernel_NCHW", attribution.REDUCTIONS),
+])
+def test_kernel_classes(name, cls):
+    assert attribution.kernel_class(name, "kernel") == cls
+
+
+def test_resnet50_flops_and_the_roof():
+    per_image = roofline.flops_per_image(224)
+    assert per_image == pytest.approx(8.18e9, rel=0.01)
+    roof = roofline.roof({"float16": 655.0}, "float16", per_image)
+    assert roof.images_per_s == pytest.approx(655e12 / per_image)
+    assert roofline.roof({"float16": 655.0}, "tf32", per_image) is None
+    rows = roofline.standing(30_000, "float16", {"float16": 655.0}, per_image)
+    assert len(rows) == 3 and rows[-1][0].startswith("published:") and "source:" in rows[-1][1]
+    assert "37%" in rows[1][1]

@@ -1,0 +1,106 @@
+"""The numerics gate refuses a rung that changes the output; the keep rule judges a step on
+the clock that bound the rung (a host-bound step with a device-time gain is not dropped)."""
+
+import pytest
+import torch
+
+from labkit.chapters.ch08_inference_ladder import keep, ladder, numerics
+
+
+def logits(seed=0, n=16, classes=100):
+    return torch.randn(n, classes, generator=torch.Generator().manual_seed(seed)) * 3
+
+
+def test_rounding_passes_and_a_wrong_output_is_refused():
+    ref = logits()
+    rounded = ref.to(torch.bfloat16).float()
+    assert numerics.check(rounded, ref, "bfloat16").passed
+    wrong = ref * 1.3 + 0.5  # a mis-scaled weight and a dropped bias, in miniature
+    gate = numerics.check(wrong, ref, "bfloat16")
+    assert not gate.passed and "logits off by" in gate.why
+    assert not numerics.check(rounded, ref, "float32").passed  # float32 allows no bf16 rounding
+
+
+def test_overflow_and_top1_flips_are_refused():
+    ref = logits()
+    overflowed = ref.clone()
+    overflowed[0, 0] = float("inf")
+    assert numerics.check(overflowed, ref, "float16").why.startswith("non-finite")
+    shuffled = ref[:, torch.randperm(ref.shape[1], generator=torch.Generator().manual_seed(3))]
+    assert not numerics.check(shuffled, ref, "float16").passed
+
+
+def test_near_ties_are_not_counted_for_top1():
+    ref = torch.zeros(8, 10)
+    ref[:, 0] = 1.0
+    ref[:, 1] = 1.0 - 1e-6  # every image a near-tie
+    gate = numerics.check(ref.clone(), ref, "float32")
+    assert gate.top1_agreement is None and gate.clear_images == 0 and gate.passed
+
+
+def test_bad_inputs_say_what_is_wrong():
+    with pytest.raises(numerics.NumericsError, match="no tolerance"):
+        numerics.check(logits(), logits(), "int8")
+    with pytest.raises(numerics.NumericsError, match="cannot be compared"):
+        numerics.check(logits(n=4), logits(n=8), "float32")
+
+
+def test_fixed_images_are_the_same_every_time_and_tile_any_batch():
+    a, b = numerics.fixed_images(4, 8), numerics.fixed_images(4, 8)
+    assert torch.equal(a, b)
+    tiled = numerics.tiled(a, 10)
+    assert tiled.shape[0] == 10 and torch.equal(tiled[4:8], a) and torch.equal(tiled[8:], a[:2])
+
+
+def test_a_host_bound_step_with_a_device_time_gain_is_kept():
+    # fp16 on an eager, host-bound rung: wall unchanged or a little slower, GPU time 1.84x less
+    d = keep.decide(True, "", 0.93, (0.90, 0.97), device_gain=1.84, idle_before=0.40, idle_after=0.66)
+    assert d.kept and d.judged_by == "device time" and "host-bound" in d.why
+    # the same numbers on a device-bound rung: the wall clock decides, and it says slower
+    d = keep.decide(True, "", 0.93, (0.90, 0.97), device_gain=1.84, idle_before=0.05, idle_after=0.05)
+    assert not d.kept and d.judged_by == "wall"
+
+
+def test_a_step_slower_on_both_clocks_is_dropped_and_a_wrong_one_always():
+    d = keep.decide(True, "", 0.8, (0.75, 0.85), device_gain=0.8, idle_before=0.6, idle_after=0.6)
+    assert not d.kept
+    d = keep.decide(False, "logits off", 3.0, (2.9, 3.1), device_gain=3.0, idle_before=0.0, idle_after=0.0)
+    assert not d.kept and d.judged_by == "numerics"
+
+
+def tiny():
+    return torch.nn.Sequential(torch.nn.Conv2d(3, 8, 3), torch.nn.BatchNorm2d(8), torch.nn.ReLU(),
+                               torch.nn.AdaptiveAvgPool2d(1), torch.nn.Flatten(), torch.nn.Linear(8, 10))
+
+
+def wrong_fold(model):
+    """A folding that forgets the folded bias: the kind of bug the gate is there for."""
+    for m in model.modules():
+        if isinstance(m, torch.nn.Conv2d) and m.bias is not None:
+            with torch.no_grad():
+                m.bias.zero_()
+    return model
+
+
+def test_a_climb_refuses_a_wrong_rung_and_goes_on_from_the_rung_before():
+    lad = ladder.Ladder(torch.device("cpu"), 12, rep_ms=10, rounds=2, model_factory=tiny,
+                        profile_batches=1)
+    start = lad.baseline("defaults", ladder.Settings(batch=4))
+    folded = ladder.Settings(batch=4, fold_bn=True)
+    rung, current = lad.step(start, "wrong folding", folded, transform=wrong_fold)
+    assert not rung.kept and rung.judged_by == "numerics" and current is start
+    assert rung.images_per_s > 0 and rung.gate.rel_error > rung.gate.tolerance
+    right, current = lad.step(start, "Conv-BN folding", folded)
+    assert right.gate.passed and right.gate.rel_error < 1e-5
+    assert set(right.over) == {"defaults"} and right.as_dict()["gate"]["passed"]
+
+
+def test_a_failing_rung_is_reported_not_raised():
+    lad = ladder.Ladder(torch.device("cpu"), 12, rep_ms=10, rounds=2, model_factory=tiny,
+                        profile_batches=0)
+    start = lad.baseline("defaults", ladder.Settings(batch=4))
+
+    def broken(model):
+        raise RuntimeError("compile exploded")
+    rung, current = lad.step(start, "broken", ladder.Settings(batch=4), transform=broken)
+    assert current is start and not rung.kept and "compile exploded" in rung.error
