@@ -287,7 +287,14 @@ def _graphed(forward: Callable, x: torch.Tensor) -> tuple[Callable[[], object], 
     with torch.cuda.graph(graph):
         out = forward(x)
     graph.replay()
-    return (lambda _x=None: graph.replay()), out
+
+    def replay(_x: object = None, _reads: tuple = (forward, x)) -> None:
+        # The graph replays kernels that read the model's weights (through forward, compiled
+        # or not) and x by address; holding them here keeps that memory alive as long as the
+        # graph. Without it the weights were freed once prepare() returned, and emptying the
+        # allocator's cache later turned a replay into an illegal memory access (seen on the H200).
+        graph.replay()
+    return replay, out
 
 
 def _sync(device: torch.device) -> None:
