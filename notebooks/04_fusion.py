@@ -229,8 +229,19 @@ with torch.no_grad():
     stale = {"folded copy": fusion.max_error(block_folded(block_input), updated),
              f"torch.compile (backend={compile_backend})": fusion.max_error(block_compiled(block_input), updated)}
 torch._logging.set_logs()
+# The tolerance for "follows the update" is set by the math that ran: on a GPU, float32
+# convolutions run in TF32 (torch.backends.cudnn.allow_tf32, on by default: a 10-bit
+# mantissa, relative rounding ~1e-3), and Inductor may pick another cuDNN algorithm than
+# eager, so two correct float32 results differ by up to ~1e-3; in plain float32 by ~1e-5.
+tf32_convs = on_gpu and torch.backends.cudnn.allow_tf32
+follow_tolerance = 1e-3 if tf32_convs else 1e-4
+print(f"'follows the update' if within {follow_tolerance:g} (relative): "
+      + ("TF32 convolutions and possibly different cuDNN algorithms" if tf32_convs else
+         "float32 rounding"))
 for name, error in stale.items():
-    print(f"{name:<34} differs from the trained block by {error['max_rel_error']:.1e} (relative)")
+    verdict = "follows" if error["max_rel_error"] <= follow_tolerance else "is stale"
+    print(f"{name:<34} differs from the trained block by {error['max_rel_error']:.1e} "
+          f"(relative): {verdict}")
 _ = chapter.record("stale_weights", stale)
 
 # %% [markdown]
@@ -414,18 +425,20 @@ step_inputs = [tuple(torch.randn(n, device=device) for _ in range(3)) for n in s
 sync = torch.cuda.synchronize if on_gpu else None
 compiled_step, steps = fusion.recompile_sweep(chain, step_inputs, backend=compile_backend,
                                               dynamic=False, sync=sync)
-step_times = [bench.time(compiled_step, *args, mode="hot", rep_ms=20, warmup_ms=5).median_s
-              for args in step_inputs]
-eager_times = [bench.time(chain, *args, mode="hot", rep_ms=20, warmup_ms=5).median_s
-               for args in step_inputs]
+# Both by wall time per call (50 calls, synchronised at the end): a compiled call spends its
+# time in guards and a Python wrapper on the host, an eager one in kernels, and only wall
+# time compares the two alike.
+step_times = [fusion.wall_time_per_call(compiled_step, args, sync=sync) for args in step_inputs]
+eager_times = [fusion.wall_time_per_call(chain, args, sync=sync) for args in step_inputs]
 _, automatic = fusion.recompile_sweep(chain, step_inputs, backend=compile_backend, dynamic=None,
                                       sync=sync)
 print(f"backend={compile_backend}, recompile limit {limit}")
 print(f"{'shape':>8} {'new graph':>10} {'first call':>11} {'step':>10} {'eager':>10}   dynamic=None: new graph")
+print(f"{'':>8} {'':>10} {'':>11} {'(wall time per call, both)':>21}")
 for s, a, t, e in zip(steps, automatic, step_times, eager_times, strict=True):
     print(f"{s.shape[0]:>8} {str(s.new_graph):>10} {s.first_call_s * 1e3:>8.1f} ms "
           f"{t * 1e6:>7.1f} us {e * 1e6:>7.1f} us   {a.new_graph}")
-recompile_record = {"backend": compile_backend, "limit": limit,
+recompile_record = {"backend": compile_backend, "limit": limit, "timed_by": "wall time per call",
                     "rows": [{"elements": s.shape[0], "new_graph": s.new_graph,
                               "first_call_s": s.first_call_s, "step_s": t, "eager_s": e,
                               "dynamic_none_new_graph": a.new_graph}
@@ -446,10 +459,16 @@ if not on_gpu:
     if recorded_sweep is None:
         print(f"nothing recorded yet for {results.DEFAULT_REFERENCE} (recompile_sweep)")
     else:
+        same_clock = recorded_sweep.get("timed_by") == "wall time per call"
         for row in recorded_sweep["rows"]:
+            times = (f", step {row['step_s'] * 1e6:7.1f} us, eager {row['eager_s'] * 1e6:7.1f} us"
+                     if same_clock else "")
             print(f"{row['elements']:>8} new graph {str(row['new_graph']):<5} first call "
-                  f"{row['first_call_s'] * 1e3:8.1f} ms, step {row['step_s'] * 1e6:7.1f} us, "
-                  f"eager {row['eager_s'] * 1e6:7.1f} us")
+                  f"{row['first_call_s'] * 1e3:8.1f} ms{times}")
+        if not same_clock:
+            print("(The recorded step and eager times were taken on different clocks, the "
+                  "compiled call's host cost against eager's GPU time, so they are not shown; "
+                  "a rerun on the GPU records both by wall time.)")
 
 # %% [markdown]
 # ## 3. CUDA Graphs: what a launch costs (C18)
