@@ -194,7 +194,7 @@ folding_cmp
 # folding removes 53 of them. How much that is worth depends on the share of the time the
 # convolutions take.
 #
-# ### Two traps
+# ### Optional: two traps
 #
 # **Training mode.** In training mode BatchNorm normalises with each batch's own mean and
 # variance, which no fixed weight can reproduce. PyTorch's utility refuses, and says so:
@@ -337,7 +337,7 @@ print(c17.claim_id, c17.label, "--", c17.reason)
 # which puts both branches into the graph. A condition on a tensor's value breaks the graph.
 
 # %% [markdown]
-# ### What Inductor fuses: reading the generated code
+# ### Optional: what Inductor fuses, read in the generated code
 #
 # Inductor writes its kernels as source you can read (`TORCH_LOGS=output_code` prints them;
 # `torch._inductor.utils.run_and_get_code` returns them). A fused kernel is named after what
@@ -371,7 +371,7 @@ else:
 # Look for one kernel named `..._fused_add_mul_silu_...`: three loads, the arithmetic in
 # registers, one store. The two intermediates of eager mode never reach memory.
 #
-# ### Compile time against run time
+# ### Optional: compile time against run time
 #
 # A compile is paid once, at the first call; it pays back after
 # `compile time / (eager time - compiled time)` calls.
@@ -402,7 +402,7 @@ else:
 payback
 
 # %% [markdown]
-# ### Recompiles, and the cliff
+# ### Optional: recompiles, and the cliff
 #
 # Dynamo specialises a graph to the shapes it saw. With `dynamic=False`, every new input shape
 # is a new compile, until Dynamo's recompile limit; after that it stops compiling this code
@@ -546,7 +546,7 @@ figure.tight_layout()
 plt.show()
 
 # %% [markdown]
-# ### Exercise 04.1: fit the line
+# ### Optional exercise 04.1: fit the line
 #
 # The numbers above come from a least-squares fit. Write it yourself.
 
@@ -667,7 +667,7 @@ else:
         print("  (nothing recorded for the reference GPU yet)")
 
 # %% [markdown]
-# ### `mode="reduce-overhead"`: CUDA Graphs inside torch.compile
+# ### Optional: `mode="reduce-overhead"`, CUDA Graphs inside torch.compile
 #
 # `torch.compile(model, mode="reduce-overhead")` compiles with Inductor and replays the result
 # as a CUDA Graph. On a small model at batch 1, where every kernel is tiny, that is where the
@@ -819,9 +819,10 @@ slow_label, fast_label = list(chain_paths)
 
 
 def chain_speedup() -> float:
-    """A quick interleaved comparison of the two paths, for the quiz's answer."""
-    quick = bench.compare(chain_paths, baseline=fast_label, rounds=3, rep_ms=100)
-    return round(quick[slow_label].ratio, 2)
+    """Graded on the careful interleaved measurement below (run it first)."""
+    if "chain_gain" not in globals():
+        raise ValueError("run the measurement cell below first, then submit again")
+    return round(chain_gain, 2)
 
 
 quiz_chain = widgets.Quiz(
@@ -890,7 +891,11 @@ def chain_fused(x, y, z):
 exercises.get("04.fused_chain").check(chain_fused)
 
 # %% [markdown]
-# ## 5. GradScaler (C21)
+# ## 5. Optional: GradScaler (C21)
+#
+# GradScaler is not fusion: the seed's pipeline handbook puts it beside fusion because both
+# change a training step, and its claim is checked here for that reason. Skip it in a
+# 40-minute slot; it reads on its own.
 #
 # In float16 training, small gradients underflow to zero. `GradScaler` multiplies the loss by a
 # large scale before `backward()`, divides the gradients by it before the optimizer step, and
@@ -1025,7 +1030,12 @@ takeaways = [
     f"Recompiles stop at the limit: with dynamic=False, {sum(s.new_graph for s in steps)} of "
     f"{len(steps)} shapes compiled a graph (limit {limit}); the rest ran eagerly.",
     f"Launches cost time of their own: {graph_line}.",
-    f"Fusion pays in bytes: the chain moved {chain_bytes[fast_label] / chain_bytes[slow_label]:.0%} "
-    f"of the bytes when fused and ran {chain_gain:.2f}x as fast ({fast_label} against {slow_label}).",
+    (f"Fusion pays in bytes: the chain moved {chain_bytes[fast_label] / chain_bytes[slow_label]:.0%} "
+     f"of the bytes when fused and ran {chain_gain:.2f}x as fast ({fast_label} against {slow_label})."
+     if chain_gain > 1 else
+     f"Fewer bytes pay only at the same bandwidth: '{fast_label}' moved "
+     f"{chain_bytes[fast_label] / chain_bytes[slow_label]:.0%} of the bytes but at "
+     f"{rates[fast_label] / rates[slow_label]:.0%} of the other's bandwidth, so it ran only "
+     f"{chain_gain:.2f}x as fast as '{slow_label}' (on a GPU, a fused kernel keeps the bandwidth)."),
 ]
 print("\n".join(f"{k}. {line}" for k, line in enumerate(takeaways, start=1)))
