@@ -666,10 +666,11 @@ patterns, patterns_l1 = access_patterns(n), access_patterns(n_l1)
 alignment_variants = {label: (lambda v=v: v.sum()) for label, v in patterns.items()}
 alignment_cmp, c5_flagged = chapter.measured(alignment_variants, baseline=ch02_claims.ALIGNED_CONTIGUOUS,
                                              rounds=5, rep_ms=300)
-# hot mode: no cache flush before each call, so the 16 KiB stay in L1
-l1_cmp, c5_flagged_l1 = chapter.measured({label: (lambda v=v: v.sum()) for label, v in patterns_l1.items()},
-                                         baseline=ch02_claims.ALIGNED_CONTIGUOUS, rounds=5,
-                                         rep_ms=150, mode="hot")
+# hot mode: no cache flush before each call, so the 16 KiB stay in L1. Above the copy
+# ceiling is what an L1-sized case is for, so only a noisy timing is held against it.
+l1_cmp = bench.compare({label: (lambda v=v: v.sum()) for label, v in patterns_l1.items()},
+                       baseline=ch02_claims.ALIGNED_CONTIGUOUS, rounds=5, rep_ms=150, mode="hot")
+c5_flagged_l1 = [label for label, v in l1_cmp.variants.items() if v.timing.noisy]
 ns, ns_l1 = per_element(alignment_cmp, n), per_element(l1_cmp, n_l1)
 print(f"{'pattern':<32} {'DRAM-sized':>16} {'L1-sized':>16}")
 for label in ns:
@@ -694,7 +695,7 @@ c5b = chapter.judge("C5b", {
     "ratio_iqr": {label: [v.ratio_q25, v.ratio_q75] for label, v in alignment_cmp.variants.items()},
     "ratio_iqr_l1": {label: [v.ratio_q25, v.ratio_q75] for label, v in l1_cmp.variants.items()},
     "device": str(device),
-}, form=f"analogue: {here}, float32, time per element of a sum (the seed: per-access latency)")
+}, form=f"{here}, float32, time per element of a sum (an analogue: the seed gives per-access latency)")
 claims.table([c5a, c5b])
 
 # %% [markdown]
