@@ -49,6 +49,7 @@ import logging
 import math
 
 import torch
+from IPython.display import display
 
 from labkit import claims, exercises, session
 from labkit.chapters.ch02_contiguity_and_hidden_copies import claims as ch02_claims
@@ -375,14 +376,16 @@ claims.table([c10])
 # On a CPU there is no custom GEMM to run, so the verdict above judges the claim's premise:
 # does `torch.matmul` copy the transposed operand? BLAS takes a transposed matrix as a flag,
 # so it does not. The seed's GPU form, measured on the reference H200, is in the table at
-# the end of the chapter. (The seed's "8 MB" is also twice a 1024x1024 float32 operand's
-# 4 MiB: even a copy of `A.t()` would move 4 MiB.)
+# the end of the chapter. (The seed's "8 MB" for the copy it saves: a copy of one 1024x1024
+# float32 operand, `A.t()`, reads 4 MiB and writes 4 MiB, so 8 MiB is that copy's traffic,
+# read plus write.)
 #
 # **An illustration, not the claim:** an elementwise kernel, `y = x.t() * 2 + 1`, shows what
-# a stride-aware kernel saves when there *is* a copy to save: copy-then-kernel moves 4N
-# bytes, reading the view directly 2N. On a GPU both paths are Triton kernels
-# (`labkit/chapters/ch02_contiguity_and_hidden_copies/strided_kernels.py`); on a CPU PyTorch's own elementwise kernels, which read
-# strided views directly too.
+# a stride-aware kernel saves when there *is* a copy to save. On a GPU both paths are Triton
+# kernels (`labkit/chapters/ch02_contiguity_and_hidden_copies/strided_kernels.py`):
+# copy-then-kernel moves 4N bytes, reading the view directly 2N. On a CPU they are PyTorch's
+# own elementwise ops, which read strided views directly too, in two ops (a mul, then an add
+# in place): 6N bytes against 4N.
 
 # %%
 side_ew = int(math.isqrt(sizes.copy_bytes // 4 // 4)) // 64 * 64
@@ -391,9 +394,28 @@ view_t = source.t()
 result = torch.empty(view_t.shape, device=device)
 kernel_name, ew_variants = strided_kernels.paths(view_t, result)
 ew_cmp = bench.compare(ew_variants, baseline="stride-aware", rounds=5, rep_ms=300, bytes_moved={
-    "stride-aware": strided_kernels.bytes_moved(view_t, "strided"),
-    "contiguous() then kernel": strided_kernels.bytes_moved(view_t, "copy_then_kernel")})
-ew_cmp
+    "stride-aware": strided_kernels.bytes_moved(view_t, "strided", kernel_name),
+    "contiguous() then kernel": strided_kernels.bytes_moved(view_t, "copy_then_kernel", kernel_name)})
+ew_ratio = ew_cmp["contiguous() then kernel"].ratio  # copy-then time / stride-aware time
+chapter.record("strided_elementwise" if on_gpu else "strided_elementwise_cpu",
+               {"kernel": kernel_name, "side": side_ew, "copy_then_over_stride_aware": ew_ratio,
+                "comparison": ew_cmp.table()})
+display(ew_cmp)
+if ew_ratio >= 1:
+    print(f"{kernel_name}: reading the view directly is {ew_ratio:.2f}x as fast as copying first.")
+else:
+    print(f"{kernel_name}: reading the view directly is {1 / ew_ratio:.2f}x *slower* than copying first.")
+    if not on_gpu:
+        print("Why, on a CPU: x.t().contiguous() of a 2-D same-dtype matrix of at least 60x60 takes "
+              "ATen's blocked transpose (copy_same_type_transpose_ in Copy.cpp, 60x60 blocks, so "
+              "reads and writes both stay in a few cache lines), then the two ops run on contiguous "
+              "memory; the stride-aware path runs TensorIterator's general loop over the transposed "
+              "view, whose reads jump a whole row apart and waste most of each cache line.")
+if not on_gpu:
+    recorded_ew = chapter.recorded("strided_elementwise")
+    print("On the reference GPU (Triton kernels), recorded: " + (
+        f"copy-then-kernel took {recorded_ew['copy_then_over_stride_aware']:.2f}x the stride-aware time"
+        if recorded_ew else "nothing recorded yet"))
 
 # %% [markdown]
 # ## C12: do stride changes split a `torch.compile` graph?
@@ -505,8 +527,10 @@ transposed = copy_cmp["transposed copy: dst.copy_(x.transpose(0, 2))"].timing
 whole = copy_cmp["x.transpose(0, 2).contiguous()"].timing
 seed_rows = {"contiguous() of the transposed tensor": nbytes / whole.median_s / 1e6,
              "contiguous() of the natively contiguous tensor": 0.0}
-print(f"the seed's rows, measured: transposed {seed_rows['contiguous() of the transposed tensor']:,.0f} MB/s; "
-      "natively contiguous: 0 bytes moved (it returns the tensor itself)")
+one_way_mbps = seed_rows["contiguous() of the transposed tensor"]
+print(f"the seed's rows, measured: transposed {one_way_mbps:,.0f} MB/s one way (the seed's unit: the "
+      f"tensor's bytes per second), which is {2 * one_way_mbps / 1000:.1f} GB/s read + write, the unit "
+      "below; natively contiguous: 0 bytes moved (it returns the tensor itself)")
 for t in (plain, transposed, whole):
     faults = "" if t.minor_faults_per_call is None else f", {t.minor_faults_per_call:,.0f} page faults per call"
     print(f"{t.label:<48} {t.gbps:6.1f} GB/s = {t.pct_of_copy_ceiling or 0:.0f}% of the copy ceiling{faults}")
@@ -515,9 +539,11 @@ for t in (plain, transposed, whole):
 # Does the allocator decide this? `.contiguous()` allocates a fresh 64 MiB on every call. On
 # a GPU, PyTorch's caching allocator keeps freed blocks and hands the same one back, so
 # nothing is faulted in. On a CPU, glibc's malloc serves blocks that large straight from the
-# kernel (`mmap`) and returns them on `free`, so every call faults its pages in again; even
-# when malloc is told to keep freed memory, its limit for that (at most 32 MiB on 64-bit
-# Linux) is below 64 MiB. The `copy_` variants write into a buffer made once and allocate
+# kernel (`mmap`) and returns them on `free`, so every call faults its pages in again. The
+# harness's "keep freed memory" raises `M_MMAP_THRESHOLD` to its largest value, 32 MiB on
+# 64-bit Linux (glibc's `DEFAULT_MMAP_THRESHOLD_MAX`): a 64 MiB block is above it and still
+# mmap'd. Only `mallopt(M_MMAP_MAX, 0)`, which turns mmap off altogether, would keep it; the
+# harness does not do that. The `copy_` variants write into a buffer made once and allocate
 # nothing. Measured both ways on a CPU. (The kept-memory runs come last in the chapter: once
 # malloc's thresholds are set by hand, glibc cannot go back to its adaptive default.)
 
