@@ -217,11 +217,20 @@ conv_cl = copy.deepcopy(conv).to(memory_format=torch.channels_last)
 side = sizes.cnn_image // 4
 act = torch.randn(sizes.cnn_batch, channels, side, side, device=device, dtype=conv_dtype)
 act_cl = act.to(memory_format=torch.channels_last)
+def reshape_copies_from() -> str:
+    """Which layouts' [pixels, channels] reshape copies, read off the copy detector."""
+    flat = {name: copies.bytes_copied(lambda t=t: t.permute(0, 2, 3, 1).reshape(-1, channels))
+            for name, t in (("NCHW", act), ("NHWC", act_cl))}
+    copied = [name for name, nbytes in flat.items() if nbytes]
+    return {("NCHW",): "from NCHW only", ("NHWC",): "from NHWC only",
+            ("NCHW", "NHWC"): "from both"}.get(tuple(copied), "from neither")
+
+
 quiz_c22 = widgets.Quiz(
-    "The convolution's output on this machine is ...",
-    choices=["channels_last (no conversion)", "NCHW (converted back)"],
-    answer=lambda: ("channels_last (no conversion)" if resnet.memory_format_of(conv_cl(act_cl))
-                    in ("channels_last", "both") else "NCHW (converted back)"),
+    "The GEMM view of a batch of activations: x.permute(0, 2, 3, 1).reshape(-1, C) gives the "
+    "[pixels, channels] matrix. For which input layout does that reshape have to copy?",
+    choices=["from NCHW only", "from NHWC only", "from both", "from neither"],
+    answer=reshape_copies_from,
 )
 quiz_c22
 
