@@ -54,7 +54,7 @@ from IPython.display import display
 from labkit import claims, exercises, session
 from labkit.chapters.ch02_contiguity_and_hidden_copies import claims as ch02_claims
 from labkit.chapters.ch02_contiguity_and_hidden_copies import strided_gemm, strided_kernels
-from labkit.core import layout
+from labkit.core import env, layout
 from labkit.measure import bench, ceilings, copies
 from labkit.show import widgets
 
@@ -291,7 +291,8 @@ c2_comparisons["3-D batch"]
 
 # %%
 c2 = chapter.judge("C2", {"cases": c2_cases, "distrusted": c2_flagged, "device": str(device)},
-                            form=(f"GPU form: {str(matmul_dtype).replace('torch.', '')}" if on_gpu
+                            form=(f"analogue: {env.fingerprint().get('gpu_name', 'GPU')} (the seed: A100), "
+                                  f"{str(matmul_dtype).replace('torch.', '')}, batch {batch}" if on_gpu
                                   else here + ", float32"))
 claims.table([c2])
 

@@ -766,7 +766,8 @@ if has_triton:
         "dtype": "float16", "triton_noisy": largest["triton_noisy"],
         "torch_noisy": largest["torch_noisy"], "sweep": add_rows,
         "device": env.fingerprint().get("gpu_name", str(device)),
-    }, form="analogue: H200 (the seed: A100), fp16, power-of-two sizes")
+    }, form=f"analogue: {env.fingerprint().get('gpu_name', 'GPU')} (the seed: A100), fp16, "
+            f"power-of-two sizes up to {largest['elements']:,} elements")
     print(c19.claim_id, c19.label, "--", c19.reason)
 else:
     recorded_sweep_add = chapter.recorded("triton_add_sweep")
