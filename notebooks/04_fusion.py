@@ -24,6 +24,11 @@
 #
 # On a CPU every section runs except the GPU-only ones (CUDA Graphs, Triton, Inductor's
 # generated GPU code), which show the result recorded on the reference H200, labelled recorded.
+#
+# **In a 40-minute slot** read the numbered sections and skip those marked *Optional*
+# (Inductor's generated code, compile time, recompiles, `reduce-overhead`, exercise 04.1 and
+# GradScaler, C21, which is not fusion): they run anyway, so their numbers are there to read
+# later. `scripts/chapter_minutes.py` states the estimate.
 
 # %%
 # Installs labkit when (and only when) this notebook runs in Google Colab.
