@@ -1019,8 +1019,9 @@ print(claims.table(chapter.verdicts, pending=pending).structure())
 # Each line below is built from what this run measured.
 
 # %%
-graph_line = (f"a CUDA Graph cut a launch from {sweep.fits['eager (CPU-bound)'].per_item_us:.2f} us "
-              f"(eager, CPU-bound) to {sweep.fits['graph replay'].per_item_us:.2f} us per node"
+graph_line = (f"a CUDA Graph cut a launch from {c18_ev['eager_per_launch_us']:.2f} us (eager, "
+              f"CPU-bound) to a {c18_ev['graph_launch_gap_us']:.2f} us gap between kernels "
+              f"({c18_ev['graph_per_node_us']:.2f} us per node, the kernel's own run included)"
               if on_gpu else
               f"each tiny op costs this CPU {sweep.fits['eager (CPU ops)'].per_item_us:.1f} us of "
               "Python and dispatcher time, whatever it computes; a CUDA Graph removes that host "
