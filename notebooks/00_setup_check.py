@@ -51,7 +51,7 @@ from IPython.display import HTML, display
 from labkit import exercises, session
 from labkit.chapters.ch00_setup_check import pitfalls
 from labkit.core import env, results
-from labkit.measure import bench, ceilings, timing
+from labkit.measure import bench, ceilings, sharing, timing
 from labkit.show import timing_plots, widgets
 
 fmt = timing.format_seconds
@@ -255,15 +255,16 @@ else:
 # %% [markdown]
 # ### Mistake 2: no warm-up
 #
-# The first call of anything pays for work that later calls reuse: the first touch of fresh
-# memory (the operating system maps each page on first write), preparing an implementation
-# for a shape not seen before, and on a GPU the CUDA context, cuBLAS handles and kernel
-# loading. Timing one call, or averaging in the first, measures that set-up. Here, the first
+# The first call of anything pays for work that later calls reuse: on a CPU the first touch
+# of fresh memory (the operating system maps each page on first write), preparing an
+# implementation for a shape not seen before, and on a GPU the CUDA context, cuBLAS handles
+# and kernel loading. (A GPU buffer from `torch.empty` is mapped by `cudaMalloc` when it is
+# allocated, so on a GPU the first fill pays for loading the fill kernel, not for pages.) Timing one call, or averaging in the first, measures that set-up. Here, the first
 # call against the steady state, on work this process has not done before (on the CPU on one
 # thread, so that scheduling of other programs' threads does not blur the comparison):
 
 # %%
-fresh = torch.empty(sizes.copy_bytes // 4, device=env.device())   # memory never touched yet
+fresh = torch.empty(sizes.copy_bytes // 4, device=env.device())   # never written yet (CPU: pages unmapped)
 image = torch.randn(1, 3, 97, 89, device=env.device())             # a shape not used before
 kernel = torch.randn(7, 3, 5, 5, device=env.device())
 one_thread = 1 if env.device().type == "cpu" else None
@@ -322,19 +323,51 @@ elif not env.has_cuda():
 # What the harness does instead: in its default **cold** mode it overwrites a buffer twice
 # the size of the last-level cache before every call, so each call starts from memory as it
 # would inside a real model. **hot** mode (back to back, cache kept) is for questions about
-# a loop over the same data. The same 1 MiB copy in both modes (on the CPU on one core,
-# whose cache sizes are marked on the curve above):
+# a loop over the same data. The same copy in both modes, sized to fit the cache (on the CPU
+# 1 MiB on one core, whose cache sizes are marked on the curve above; on a GPU a quarter of
+# its L2). Predict first.
+
+# %% jupyter={"source_hidden": true}
+def hot_cold_class() -> str:
+    """Graded on the careful measurement below (run it first)."""
+    if "hot" not in globals() or "cold" not in globals():
+        raise ValueError("run the hot/cold cell below first, then submit again")
+    ratio = hot.gbps / cold.gbps
+    return ("about the same (within 20%)" if ratio < 1.2 else
+            "1.2x to 3x" if ratio <= 3 else "more than 3x")
+
+
+quiz_hot_cold = widgets.Quiz(
+    "The same small copy, timed back to back (hot) and after a cache flush (cold): how many "
+    "times the cold bandwidth does hot report?",
+    choices=["about the same (within 20%)", "1.2x to 3x", "more than 3x"],
+    answer=hot_cold_class,
+    explanation="Hot reads the data from the cache the previous call left it in; cold reads it "
+                "from memory. How much that is worth depends on the cache and the memory of "
+                "this machine, and on whether the copy is big enough to time at all.",
+)
+quiz_hot_cold
 
 # %%
-small_src = torch.rand(2**20 // 4, device=env.device())
+small_bytes = pitfalls.hot_cold_source_bytes(str(env.device()))
+small_src = torch.rand(small_bytes // 4, device=env.device())
 small_dst = torch.empty_like(small_src)
-hot = bench.time(lambda: small_dst.copy_(small_src), mode="hot", bytes_moved=2 * 2**20,
-                 threads=one_thread, label="1 MiB copy, hot")
-cold = bench.time(lambda: small_dst.copy_(small_src), mode="cold", bytes_moved=2 * 2**20,
-                  threads=one_thread, label="1 MiB copy, cold")
-chapter.record("cold_vs_hot_here", {"hot": hot, "cold": cold})
+size_text = f"{small_bytes / 2**20:.3g} MiB"
+with warnings.catch_warnings(record=True) as hot_cold_warnings:
+    warnings.simplefilter("always", bench.TimingWarning)
+    hot = bench.time(lambda: small_dst.copy_(small_src), mode="hot", bytes_moved=2 * small_bytes,
+                     threads=one_thread, label=f"{size_text} copy, hot")
+    cold = bench.time(lambda: small_dst.copy_(small_src), mode="cold", bytes_moved=2 * small_bytes,
+                      threads=one_thread, label=f"{size_text} copy, cold")
+hot_cold_too_fast = any(issubclass(w.category, bench.TimingWarning) for w in hot_cold_warnings)
+chapter.record("cold_vs_hot_here", {"hot": hot, "cold": cold, "source_bytes": small_bytes,
+                                    "too_fast": hot_cold_too_fast})
 display(hot, cold)
-print(f"hot reports {hot.gbps / cold.gbps:.2f}x the bandwidth of cold for the same copy")
+print(f"hot reports {hot.gbps / cold.gbps:.2f}x the bandwidth of cold for the same {size_text} copy")
+if hot_cold_too_fast:
+    print("The harness flagged a timing as too fast to time: at this size a call is close to the "
+          "launch and timer cost, so this pair is launch-bound and shows little about caches; "
+          "read the cache curve above instead.")
 if hot.pct_of_copy_ceiling is not None and hot.pct_of_copy_ceiling > 100:
     print(f"hot claims {hot.pct_of_copy_ceiling:.0f}% of the memory-copy ceiling: more than memory can "
           "deliver, so what it measured is the cache")
@@ -507,6 +540,22 @@ else:
     print("Nothing recorded yet for the H200 timeline (results/h200_probes/timeline_trace.json).")
 
 # %% [markdown]
+# **Sharing a GPU.** In a workshop, several learners' kernels may use the same GPU or MIG
+# slice. A copy or matmul timed then measures the share of the GPU you got, not the GPU, and
+# that share changes from run to run. The harness checks the driver's process list while it
+# times: such a timing has shared_gpu=True and a 'shared GPU' warning. A verdict that rests on
+# it reads 'depends (on a shared GPU)' rather than confirmed or refuted.
+
+# %%
+others = sharing.others_on_gpu()
+if not env.has_cuda():
+    print("No GPU here: nothing to share (others_on_gpu() is [] on a CPU).")
+elif others:
+    print(f"{len(others)} other process(es) use this GPU now: timings taken now measure a share of it.")
+else:
+    print("No other process uses this GPU now (the driver's process list, read just now).")
+
+# %% [markdown]
 # ## What to remember
 #
 # Each line is built from what this run measured (or, for the GPU-only mistake on a CPU
@@ -525,8 +574,10 @@ takeaways = [
     "(no GPU here and none recorded yet to show it).",
     f"Warm up: the first conv2d on a new shape took {fmt(conv_first['first_call_s'])}, "
     f"{conv_first['first_over_steady']:.1f}x its steady median of {fmt(conv_first['steady_median_s'])}.",
-    f"Know where the data sits: the same 1 MiB copy reported {hot.gbps:.1f} GB/s hot and "
-    f"{cold.gbps:.1f} GB/s cold ({hot.gbps / cold.gbps:.1f}x).",
+    (f"Know where the data sits: the same {size_text} copy reported {hot.gbps:.1f} GB/s hot and "
+     f"{cold.gbps:.1f} GB/s cold ({hot.gbps / cold.gbps:.1f}x)." if not hot_cold_too_fast else
+     f"Know where the data sits, and time enough work: the {size_text} hot/cold pair was too fast "
+     "to time here (launch-bound), so the cache curve, not that pair, shows the caches."),
     f"Know what a CPU timing includes: the CNN forward took "
     f"{allocator_default.minor_faults_per_call:,.0f} page faults per call with malloc's defaults and "
     f"{allocator_kept.minor_faults_per_call:,.0f} with malloc keeping its memory "

@@ -300,7 +300,7 @@ print(c4.claim_id, c4.label, "--", c4.reason)
 figures.grid_and_strip(p, highlight=(1, 3, 2))
 
 # %% [markdown]
-# ## A tour of views
+# ## Optional: a tour of views
 #
 # Each row is a view of the same 24-element storage: the copy detector (which watches every
 # aten op) records the bytes each one copies, and each must share the storage. The *kind*
@@ -404,9 +404,11 @@ print(c8a.claim_id, c8a.label, "--", c8a.reason)
 # The seed's (16, 48, 4) are y's strides in bytes (x 4 for float32), not what `stride()`
 # reports. `view(-1, 4)` would have to merge dims 0 and 1, whose strides (4, 12) are not
 # compatible; `view(3, 2, 2, 2)` only splits the last dim, which works on a non-contiguous
-# tensor too.
-#
-# ### Exercise 01.3: can `view` merge two dims?
+# tensor too: one view of a non-contiguous tensor that works is enough to refute the seed's
+# rule that view() needs contiguous memory, so C8a is judged refuted.
+
+# %% [markdown]
+# ### Optional exercise 01.3: can `view` merge two dims?
 #
 # The rule behind `layout.can_view`, for the simplest case: merging two neighbouring dims
 # into one. Return the stride torch gives the merged dim, or `None` when `view` raises.

@@ -49,7 +49,8 @@ import torch.nn.functional as F
 from torch.utils.flop_counter import FlopCounterMode
 
 from labkit import claims, exercises, session
-from labkit.core import resnet
+from labkit.chapters.ch03_memory_layouts import propagation
+from labkit.core import env, resnet, results
 from labkit.measure import bench, ceilings, copies
 from labkit.show import figures, widgets
 
@@ -117,13 +118,14 @@ print(f"{len(changed)} of {len(list(model.parameters()))} parameters restrided, 
 probe_image = 64 if not on_gpu else 224
 probe = torch.randn(1, 3, probe_image, probe_image)
 records = resnet.trace_layouts(model_cl, probe.to(memory_format=torch.channels_last))
-first_change = next(r for r in records if r.verdict != "kept")
+first_change = propagation.first_not_channels_last(records)
 quiz_propagation = widgets.Quiz(
     "Channels_last model, channels_last input: the first module whose output is not channels_last is ...",
-    choices=["conv1 (the stem)", "a residual add (Bottleneck output)", "avgpool", "fc"],
-    answer=lambda: {"conv1": "conv1 (the stem)", "avgpool": "avgpool", "fc": "fc"}.get(
-        first_change.name, "a residual add (Bottleneck output)"),
-    explanation="'both' means a 1x1 map: the two formats give the same strides.",
+    choices=list(propagation.QUIZ_CHOICES),
+    answer=lambda: propagation.quiz_choice(first_change),
+    explanation="A 1x1 map (avgpool's output) is channels_last and NCHW at once ('both': the two "
+                "formats give the same strides), so it has not dropped channels_last. fc returns "
+                "a 2-D tensor: no channel dim left to order.",
 )
 quiz_propagation
 
@@ -138,9 +140,10 @@ for (kind, verdict), count in summary.items():
 print("\nlast modules:")
 for r in records[-4:]:
     print(f"  {r.name:<10} {r.kind:<18} {r.input_format:>13} -> {r.output_format:<13} channel stride {r.output_stride[1]}")
-dropped = [r for r in records if r.verdict not in ("kept", "both")]
-print(f"\n{len(records) - len(dropped)} of {len(records)} modules keep channels_last (or return a 1x1 map, "
-      f"where both formats agree); the first that does not: {first_change.name} ({first_change.kind}).")
+dropped = [r for r in records if r.output_format not in propagation.STILL_CHANNELS_LAST]
+print(f"\n{len(records) - len(dropped)} of {len(records)} modules return channels_last (counting a 1x1 "
+      f"map, where both formats agree); the first that does not: {first_change.name} "
+      f"({first_change.kind}, output {first_change.output_format}).")
 
 # %% [markdown]
 # Mixed cases: a channels_last model fed an NCHW image, and the other way round.
@@ -214,11 +217,20 @@ conv_cl = copy.deepcopy(conv).to(memory_format=torch.channels_last)
 side = sizes.cnn_image // 4
 act = torch.randn(sizes.cnn_batch, channels, side, side, device=device, dtype=conv_dtype)
 act_cl = act.to(memory_format=torch.channels_last)
+def reshape_copies_from() -> str:
+    """Which layouts' [pixels, channels] reshape copies, read off the copy detector."""
+    flat = {name: copies.bytes_copied(lambda t=t: t.permute(0, 2, 3, 1).reshape(-1, channels))
+            for name, t in (("NCHW", act), ("NHWC", act_cl))}
+    copied = [name for name, nbytes in flat.items() if nbytes]
+    return {("NCHW",): "from NCHW only", ("NHWC",): "from NHWC only",
+            ("NCHW", "NHWC"): "from both"}.get(tuple(copied), "from neither")
+
+
 quiz_c22 = widgets.Quiz(
-    "The convolution's output on this machine is ...",
-    choices=["channels_last (no conversion)", "NCHW (converted back)"],
-    answer=lambda: ("channels_last (no conversion)" if resnet.memory_format_of(conv_cl(act_cl))
-                    in ("channels_last", "both") else "NCHW (converted back)"),
+    "The GEMM view of a batch of activations: x.permute(0, 2, 3, 1).reshape(-1, C) gives the "
+    "[pixels, channels] matrix. For which input layout does that reshape have to copy?",
+    choices=["from NCHW only", "from NHWC only", "from both", "from neither"],
+    answer=reshape_copies_from,
 )
 quiz_c22
 
@@ -274,14 +286,51 @@ c22 = chapter.judge("C22", {
     "channel_matmul_nhwc_copy_bytes": nhwc_mm_log.total_bytes,
     "channel_matmul_nchw_copy_bytes": nchw_mm_log.total_bytes,
     "backend_ops": nhwc_ops, "device": str(device), "dtype": str(conv_dtype),
-}, form=claims.SEED_FORM if on_gpu else f"CPU analogue: PyTorch's CPU convolution, float32, {threads} threads")
+}, form=claims.SEED_FORM if on_gpu else
+    f"analogue: CPU (the seed: a GPU with cuBLAS), float32, batch {sizes.cnn_batch}, {threads} threads")
 claims.table([c22])
 
+# %%
+def to_nhwc_kernels(ops: list[str]) -> list[str]:
+    """The backend's NCHW-to-NHWC conversion kernels among the ops that ran."""
+    return [k for k in ops if re.search(r"(?i)nchw_?to_?nhwc|nchw2nhwc", k)]
+
+
+if on_gpu:
+    shown_ops, where_ops = nchw_ops, "this GPU"
+else:
+    recorded_c22 = chapter.recorded("verdict:C22")
+    shown_ops = (recorded_c22 or {}).get("evidence", {}).get("nchw_conversion_kernels", [])
+    where_ops = f"{results.DEFAULT_REFERENCE} (recorded)"
+found = to_nhwc_kernels(shown_ops)
+if found:
+    print(f"On {where_ops}, the NCHW convolution ran {len(found)} NCHW-to-NHWC conversion "
+          f"kernel(s), e.g. {found[0].split('<')[0].split('::')[-1]}: cuDNN converts NCHW input "
+          "to NHWC internally, the opposite of the seed's 'NHWC must become NCHW'.")
+else:
+    print(f"On {where_ops}, no NCHW-to-NHWC conversion kernel was profiled.")
+if not on_gpu:
+    print("On this CPU, oneDNN's reorders happen inside its kernels, invisible to both checks "
+          "here (ONEDNN_VERBOSE=1 prints them): the CPU form can only come out 'refuted'.")
+
 # %% [markdown]
-# The bytes copied from NCHW come from our own `permute(0, 2, 3, 1).reshape(-1, C)`: an NCHW
-# tensor viewed as `[pixels, channels]` has channel stride H*W, which no single matrix
-# stride describes, so `reshape` copies it. Nothing in BLAS asked for NCHW; it is the
-# other way round: NHWC is the layout whose `[pixels, channels]` view is already a matrix.
+# The bytes copied from NCHW come from our own `permute(0, 2, 3, 1).reshape(-1, C)`, and from
+# the batch dim. Flattening to `[pixels, channels]` folds N into the pixel dim: after the
+# permute, N's stride is C*H*W while H*W pixels of one image span only H*W, so N and the
+# pixels cannot merge into one stride and `reshape` copies. For one image (N = 1) the same
+# view *is* a matrix, with strides (1, H*W), and nothing is copied:
+
+# %%
+one_image = act[:1].permute(0, 2, 3, 1).reshape(-1, channels)
+print(f"N = 1: [pixels, channels] view with strides {one_image.stride()}, shares storage: "
+      f"{copies.shares_storage(one_image, act)}")
+many = act.permute(0, 2, 3, 1)
+print(f"N = {act.shape[0]}: after permute, strides (N, H, W, C) = {many.stride()}; N's stride "
+      f"{many.stride()[0]} != H*W = {many.shape[1] * many.shape[2]}, so N cannot fold into pixels")
+
+# %% [markdown]
+# Nothing in BLAS asked for NCHW; it is the other way round: NHWC is the layout whose
+# `[pixels, channels]` view is a matrix for any batch.
 
 # %% [markdown]
 # ## C7: is channels_last faster?
@@ -427,6 +476,9 @@ if not on_gpu:
 
 # %%
 seed_setting = [r for r in runs if r["dtype"] == "float16" and r["batch"] == 64]
+gpu_name = env.fingerprint().get("gpu_name", str(device)) if on_gpu else ""
+c7_gpu_form = (claims.SEED_FORM if "A100" in gpu_name else
+               f"analogue: {gpu_name} (the seed: A100), fp16, batch 64, {image}x{image}")
 c7 = chapter.judge("C7", {
     "channels_last_stride1": img_cl.stride()[1], "runs": seed_setting or runs,
     "other_runs": [r for r in runs if r not in seed_setting] if seed_setting else [],
@@ -434,9 +486,9 @@ c7 = chapter.judge("C7", {
     "device": str(device), "half_precision_conv_on_cpu": None if on_gpu else half_note,
     "cudnn_allow_tf32": bool(torch.backends.cudnn.allow_tf32) if on_gpu else None,
     "conv_nhwc_time_ratio": conv_cmp["NHWC (channels_last)"].ratio,
-}, form=claims.SEED_FORM if seed_setting else
-    f"CPU analogue of the seed's ARM row: float32, batch {', '.join(map(str, batches))}, "
-    f"{image}x{image}, {threads} threads")
+}, form=(c7_gpu_form if seed_setting else
+          f"analogue: CPU (the seed's ARM row), float32, batch {', '.join(map(str, batches))}, "
+          f"{image}x{image}, {threads} threads"))
 claims.table([c7])
 
 # %% [markdown]

@@ -24,6 +24,11 @@
 #
 # On a CPU every section runs except the GPU-only ones (CUDA Graphs, Triton, Inductor's
 # generated GPU code), which show the result recorded on the reference H200, labelled recorded.
+#
+# **In a 40-minute slot** read the numbered sections and skip those marked *Optional*
+# (Inductor's generated code, compile time, recompiles, `reduce-overhead`, exercise 04.1 and
+# GradScaler, C21, which is not fusion): they run anyway, so their numbers are there to read
+# later. `scripts/chapter_minutes.py` states the estimate.
 
 # %%
 # Installs labkit when (and only when) this notebook runs in Google Colab.
@@ -194,7 +199,7 @@ folding_cmp
 # folding removes 53 of them. How much that is worth depends on the share of the time the
 # convolutions take.
 #
-# ### Two traps
+# ### Optional: two traps
 #
 # **Training mode.** In training mode BatchNorm normalises with each batch's own mean and
 # variance, which no fixed weight can reproduce. PyTorch's utility refuses, and says so:
@@ -229,8 +234,19 @@ with torch.no_grad():
     stale = {"folded copy": fusion.max_error(block_folded(block_input), updated),
              f"torch.compile (backend={compile_backend})": fusion.max_error(block_compiled(block_input), updated)}
 torch._logging.set_logs()
+# The tolerance for "follows the update" is set by the math that ran: on a GPU, float32
+# convolutions run in TF32 (torch.backends.cudnn.allow_tf32, on by default: a 10-bit
+# mantissa, relative rounding ~1e-3), and Inductor may pick another cuDNN algorithm than
+# eager, so two correct float32 results differ by up to ~1e-3; in plain float32 by ~1e-5.
+tf32_convs = on_gpu and torch.backends.cudnn.allow_tf32
+follow_tolerance = 1e-3 if tf32_convs else 1e-4
+print(f"'follows the update' if within {follow_tolerance:g} (relative): "
+      + ("TF32 convolutions and possibly different cuDNN algorithms" if tf32_convs else
+         "float32 rounding"))
 for name, error in stale.items():
-    print(f"{name:<34} differs from the trained block by {error['max_rel_error']:.1e} (relative)")
+    verdict = "follows" if error["max_rel_error"] <= follow_tolerance else "is stale"
+    print(f"{name:<34} differs from the trained block by {error['max_rel_error']:.1e} "
+          f"(relative): {verdict}")
 _ = chapter.record("stale_weights", stale)
 
 # %% [markdown]
@@ -326,7 +342,7 @@ print(c17.claim_id, c17.label, "--", c17.reason)
 # which puts both branches into the graph. A condition on a tensor's value breaks the graph.
 
 # %% [markdown]
-# ### What Inductor fuses: reading the generated code
+# ### Optional: what Inductor fuses, read in the generated code
 #
 # Inductor writes its kernels as source you can read (`TORCH_LOGS=output_code` prints them;
 # `torch._inductor.utils.run_and_get_code` returns them). A fused kernel is named after what
@@ -360,7 +376,7 @@ else:
 # Look for one kernel named `..._fused_add_mul_silu_...`: three loads, the arithmetic in
 # registers, one store. The two intermediates of eager mode never reach memory.
 #
-# ### Compile time against run time
+# ### Optional: compile time against run time
 #
 # A compile is paid once, at the first call; it pays back after
 # `compile time / (eager time - compiled time)` calls.
@@ -391,7 +407,7 @@ else:
 payback
 
 # %% [markdown]
-# ### Recompiles, and the cliff
+# ### Optional: recompiles, and the cliff
 #
 # Dynamo specialises a graph to the shapes it saw. With `dynamic=False`, every new input shape
 # is a new compile, until Dynamo's recompile limit; after that it stops compiling this code
@@ -414,18 +430,20 @@ step_inputs = [tuple(torch.randn(n, device=device) for _ in range(3)) for n in s
 sync = torch.cuda.synchronize if on_gpu else None
 compiled_step, steps = fusion.recompile_sweep(chain, step_inputs, backend=compile_backend,
                                               dynamic=False, sync=sync)
-step_times = [bench.time(compiled_step, *args, mode="hot", rep_ms=20, warmup_ms=5).median_s
-              for args in step_inputs]
-eager_times = [bench.time(chain, *args, mode="hot", rep_ms=20, warmup_ms=5).median_s
-               for args in step_inputs]
+# Both by wall time per call (50 calls, synchronised at the end): a compiled call spends its
+# time in guards and a Python wrapper on the host, an eager one in kernels, and only wall
+# time compares the two alike.
+step_times = [fusion.wall_time_per_call(compiled_step, args, sync=sync) for args in step_inputs]
+eager_times = [fusion.wall_time_per_call(chain, args, sync=sync) for args in step_inputs]
 _, automatic = fusion.recompile_sweep(chain, step_inputs, backend=compile_backend, dynamic=None,
                                       sync=sync)
 print(f"backend={compile_backend}, recompile limit {limit}")
 print(f"{'shape':>8} {'new graph':>10} {'first call':>11} {'step':>10} {'eager':>10}   dynamic=None: new graph")
+print(f"{'':>8} {'':>10} {'':>11} {'(wall time per call, both)':>21}")
 for s, a, t, e in zip(steps, automatic, step_times, eager_times, strict=True):
     print(f"{s.shape[0]:>8} {str(s.new_graph):>10} {s.first_call_s * 1e3:>8.1f} ms "
           f"{t * 1e6:>7.1f} us {e * 1e6:>7.1f} us   {a.new_graph}")
-recompile_record = {"backend": compile_backend, "limit": limit,
+recompile_record = {"backend": compile_backend, "limit": limit, "timed_by": "wall time per call",
                     "rows": [{"elements": s.shape[0], "new_graph": s.new_graph,
                               "first_call_s": s.first_call_s, "step_s": t, "eager_s": e,
                               "dynamic_none_new_graph": a.new_graph}
@@ -446,10 +464,16 @@ if not on_gpu:
     if recorded_sweep is None:
         print(f"nothing recorded yet for {results.DEFAULT_REFERENCE} (recompile_sweep)")
     else:
+        same_clock = recorded_sweep.get("timed_by") == "wall time per call"
         for row in recorded_sweep["rows"]:
+            times = (f", step {row['step_s'] * 1e6:7.1f} us, eager {row['eager_s'] * 1e6:7.1f} us"
+                     if same_clock else "")
             print(f"{row['elements']:>8} new graph {str(row['new_graph']):<5} first call "
-                  f"{row['first_call_s'] * 1e3:8.1f} ms, step {row['step_s'] * 1e6:7.1f} us, "
-                  f"eager {row['eager_s'] * 1e6:7.1f} us")
+                  f"{row['first_call_s'] * 1e3:8.1f} ms{times}")
+        if not same_clock:
+            print("(The recorded step and eager times were taken on different clocks, the "
+                  "compiled call's host cost against eager's GPU time, so they are not shown; "
+                  "a rerun on the GPU records both by wall time.)")
 
 # %% [markdown]
 # ## 3. CUDA Graphs: what a launch costs (C18)
@@ -497,6 +521,9 @@ for name, medians in sweep.times_s.items():
     print(f"{name:<22} " + " ".join(f"{t * 1e6:8.1f}" for t in medians) + "  us per call")
 print()
 print(sweep)
+if not on_gpu:
+    print("No GPU here: the line above is the CPU's own cost per tiny op (Python + dispatcher), "
+          "the part of an eager launch spent on the host.")
 if any(fit.fixed_s < 0 for fit in sweep.fits.values()):
     print("(A negative fixed part means the first calls overlapped other work, such as the "
           "harness's cache flush before each call; only the slope is read.)")
@@ -523,30 +550,8 @@ for axes, (data, title) in zip(axes_row[0], panels, strict=True):
 figure.tight_layout()
 plt.show()
 
-# %%
-if on_gpu:
-    eager_fit, graph_fit = sweep.fits["eager (CPU-bound)"], sweep.fits["graph replay"]
-    c18 = chapter.judge("C18", {
-        "eager_per_launch_us": eager_fit.per_item_us, "eager_interval_us": list(eager_fit.per_item_interval_us),
-        "graph_per_node_us": graph_fit.per_item_us, "graph_interval_us": list(graph_fit.per_item_interval_us),
-        "graph_fixed_us": graph_fit.fixed_s * 1e6,
-        "fit_r_squared": min(eager_fit.r_squared, graph_fit.r_squared),
-        "sweep": sweep.as_dict(), "device": env.fingerprint().get("gpu_name", str(device)),
-    }, form=claims.SEED_FORM)
-    print(c18.claim_id, c18.label, "--", c18.reason)
-else:
-    print("No GPU here: no CUDA Graph to replay. What the line above measures is the CPU's own "
-          "cost per tiny op (Python + dispatcher), the part of an eager launch that is spent on "
-          "the host. The reference GPU's sweep and verdict, recorded:")
-    recorded_sweep = chapter.recorded("launch_overhead")
-    if recorded_sweep is not None:
-        for name, fit in recorded_sweep["fits"].items():
-            print(f"  {name:<22} {fit['fixed_us']:7.2f} us + {fit['per_item_us']:.3f} us x N "
-                  f"(R^2 {fit['r_squared']:.4f})")
-    display(claims.recorded_evidence(["C18"]))
-
 # %% [markdown]
-# ### Exercise 04.1: fit the line
+# ### Optional exercise 04.1: fit the line
 #
 # The numbers above come from a least-squares fit. Write it yourself.
 
@@ -605,7 +610,69 @@ else:
     print(show_recorded("timeline_launch_gaps"))
 
 # %% [markdown]
-# ### `mode="reduce-overhead"`: CUDA Graphs inside torch.compile
+# ### The verdict: launch latency, not time per node
+#
+# The seed's numbers are *launch latency*: how long the GPU waits between one kernel and the
+# next. The fitted slope of the graph replay is not that: each node's time includes the tiny
+# kernel's own run. Two ways to get the gap itself: the timeline's median gap between kernels,
+# or the slope minus the kernel's duration (GPU busy time / kernels on the timeline). Both are
+# printed; the verdict uses the timeline's gap. For eager, the slope *is* the launch-to-launch
+# time (the GPU waits for the CPU); the timeline's eager gap runs with the profiler on, which
+# slows the CPU, so it is shown, not judged.
+
+# %%
+def c18_evidence(sweep_data: dict, gaps: dict) -> dict:
+    """C18's evidence from a launch sweep and a profiled replay of the same tiny kernels."""
+    eager_fit, graph_fit = sweep_data["fits"]["eager (CPU-bound)"], sweep_data["fits"]["graph replay"]
+    replay = gaps["graph replay"]
+    kernel_us = replay["gpu_busy_share"] * replay["window_us"] / replay["kernels"]
+    return {"eager_per_launch_us": eager_fit["per_item_us"],
+            "eager_interval_us": eager_fit["per_item_interval_us"],
+            "graph_per_node_us": graph_fit["per_item_us"],
+            "graph_interval_us": graph_fit["per_item_interval_us"],
+            "graph_fixed_us": graph_fit["fixed_us"],
+            "graph_launch_gap_us": replay["launch_gap_median_us"], "graph_kernel_us": kernel_us,
+            "eager_launch_gap_us": gaps["eager"]["launch_gap_median_us"],
+            "fit_r_squared": min(eager_fit["r_squared"], graph_fit["r_squared"]),
+            "sweep": sweep_data}
+
+
+def show_c18_numbers(ev: dict) -> None:
+    """Both graph-replay numbers side by side, and which one the verdict uses."""
+    print(f"graph replay, per node (fitted slope):          {ev['graph_per_node_us']:.3f} us")
+    print(f"  the kernel's own run (timeline busy / kernels): {ev['graph_kernel_us']:.3f} us")
+    print(f"  slope minus kernel:                             "
+          f"{ev['graph_per_node_us'] - ev['graph_kernel_us']:.3f} us")
+    print(f"  launch gap (timeline median):                   {ev['graph_launch_gap_us']:.3f} us"
+          "   <- the verdict uses this")
+    print(f"eager, per launch (fitted slope):               {ev['eager_per_launch_us']:.3f} us"
+          "   <- the verdict uses this")
+    print(f"  eager gap on the timeline (profiler on):        {ev['eager_launch_gap_us']:.3f} us")
+
+
+if on_gpu:
+    gaps_here = {name: {k: f[k] for k in ("kernels", "window_us", "gpu_busy_share",
+                                          "launch_gap_median_us")} for name, f in gap_figures.items()}
+    c18_ev = c18_evidence(sweep.as_dict(), gaps_here)
+    c18_ev["device"] = env.fingerprint().get("gpu_name", str(device))
+    show_c18_numbers(c18_ev)
+    c18 = chapter.judge("C18", c18_ev, form=claims.SEED_FORM)
+    print(c18.claim_id, c18.label, "--", c18.reason)
+else:
+    print("No GPU here: no CUDA Graph to replay. The reference GPU's recorded sweep and timeline,")
+    print("judged by the rule above (not saved as this machine's verdict):")
+    recorded_sweep, recorded_gaps = (chapter.recorded("launch_overhead"),
+                                     chapter.recorded("timeline_launch_gaps"))
+    if recorded_sweep is not None and recorded_gaps is not None:
+        replayed_ev = c18_evidence(recorded_sweep, recorded_gaps)
+        show_c18_numbers(replayed_ev)
+        replayed = claims.get("C18").judge(replayed_ev, machine=results.DEFAULT_REFERENCE)
+        print(replayed.claim_id, replayed.label, "--", replayed.reason)
+    else:
+        print("  (nothing recorded for the reference GPU yet)")
+
+# %% [markdown]
+# ### Optional: `mode="reduce-overhead"`, CUDA Graphs inside torch.compile
 #
 # `torch.compile(model, mode="reduce-overhead")` compiles with Inductor and replays the result
 # as a CUDA Graph. On a small model at batch 1, where every kernel is tiny, that is where the
@@ -642,32 +709,28 @@ else:
 
 # %% jupyter={"source_hidden": true}
 def triton_add_class() -> str:
-    """Triton's add against PyTorch's here (GPU), or the recorded comparison (CPU)."""
+    """Graded on the careful sweep below (its largest aligned size), or the recorded one."""
     if has_triton:
-        n = sizes.copy_bytes // 2 // 3
-        a, b = (torch.randn(n, device=device, dtype=torch.float16) for _ in range(2))
-        out = torch.empty_like(a)
-        quick = bench.compare({"triton": lambda: fused_kernels.add(a, b, out),
-                               "torch": lambda: torch.add(a, b, out=out)}, baseline="triton",
-                              rounds=3, rep_ms=60)
-        speedup = quick["torch"].ratio
+        if "add_rows" not in globals():
+            raise ValueError("run the sweep cell below first, then submit again")
+        speedup = add_rows[-1]["speedup"]
     else:
-        record = chapter.recorded("triton_add")
+        record = chapter.recorded("triton_add_sweep")
         if record is None:
-            raise ValueError("no GPU here and nothing recorded yet for the reference GPU")
-        speedup = record["speedup"]
-    return ("yes, about 2.3x as the seed says" if speedup > 1.8 else
-            "somewhat (1.1x to 1.8x)" if speedup > 1.1 else "no: within 10% of each other")
+            raise ValueError("no GPU here and no aligned sweep recorded yet for the reference "
+                             "GPU (only a misaligned one, which the sweep replaces)")
+        speedup = record["rows"][-1]["speedup"]
+    return fused_kernels.add_speed_class(speedup)
 
 
 quiz_c19 = widgets.Quiz(
-    "A large fp16 add on an H200: is the seed's Triton kernel faster than PyTorch's add?",
-    choices=["yes, about 2.3x as the seed says", "somewhat (1.1x to 1.8x)",
-             "no: within 10% of each other"],
+    "A large fp16 add on an H200 (a power-of-two size): is the seed's Triton kernel faster "
+    "than PyTorch's add?",
+    choices=list(fused_kernels.ADD_SPEED_CLASSES),
     answer=triton_add_class,
     explanation="Both read two arrays and write one, so both are limited by memory bandwidth: a "
                 "2.3x win would need PyTorch's add to reach less than half the bandwidth the "
-                "Triton kernel reaches. The measurement below shows how close each gets.",
+                "Triton kernel reaches. The sweep below shows how close each gets.",
 )
 quiz_c19
 
@@ -675,36 +738,79 @@ quiz_c19
 # NBVAL_CHECK_OUTPUT
 claims.get("C19")
 
+# %% [markdown]
+# The sweep times both adds at powers of two, as Triton's own vector-add tutorial does: from
+# 2^20 elements (a few microseconds, close to launch-bound) up to the largest power of two
+# that fits this machine's copy size (far beyond any cache). The verdict reads the largest
+# size; the smaller ones show where each add reaches its plateau.
+
 # %%
 seed_implied_gbps = fused_kernels.implied_bandwidth_gbps(28.9, torch.float16)
 print(f"28.9 TFLOP/s of fp16 adds would move {seed_implied_gbps / 1000:.0f} TB/s; this machine's "
       f"copy ceiling is {ceiling.copy_gbps:.0f} GB/s")
+add_counts = fused_kernels.aligned_sizes(sizes.copy_bytes // 2 // 3)
+
+
+def print_add_rows(rows: list[dict]) -> None:
+    """One line per size: GB/s of each add and the speed-up."""
+    print(f"{'elements':>12} {'aligned':>8} {'Triton GB/s':>12} {'PyTorch GB/s':>13} {'Triton/PyTorch':>15}")
+    for row in rows:
+        print(f"{row['elements']:>12,} {str(row['aligned']):>8} {row['triton_gbps']:>12.0f} "
+              f"{row['torch_gbps']:>13.0f} {row['speedup']:>14.2f}x")
+
+
 if has_triton:
-    n_add = sizes.copy_bytes // 2 // 3
-    a16, b16 = (torch.randn(n_add, device=device, dtype=torch.float16) for _ in range(2))
-    out_torch, out_triton = torch.empty_like(a16), torch.empty_like(a16)
-    torch.testing.assert_close(fused_kernels.add(a16, b16, out_triton), a16 + b16)
-    add_bytes = fused_kernels.bytes_moved(n_add, 2, fused_kernels.ADD_TENSORS)
-    add_cmp = bench.compare({"Triton add": lambda: fused_kernels.add(a16, b16, out_triton),
-                             "PyTorch add": lambda: torch.add(a16, b16, out=out_torch)},
-                            baseline="Triton add", rounds=5, rep_ms=300, bytes_moved=add_bytes)
-    triton_t, torch_t = add_cmp["Triton add"].timing, add_cmp["PyTorch add"].timing
-    chapter.record("triton_add", {"elements": n_add, "dtype": "float16",
-                                           "triton_gbps": triton_t.gbps, "torch_gbps": torch_t.gbps,
-                                           "speedup": add_cmp["PyTorch add"].ratio})
+    add_rows = fused_kernels.add_sweep(add_counts)
+    chapter.record("triton_add_sweep", {"dtype": "float16", "rows": add_rows})
+    print_add_rows(add_rows)
+    largest = add_rows[-1]
     c19 = chapter.judge("C19", {
-        "triton_gbps": triton_t.gbps, "torch_gbps": torch_t.gbps,
-        "copy_ceiling_gbps": ceiling.copy_gbps,
-        "speedup_iqr": [add_cmp["PyTorch add"].ratio_q25, add_cmp["PyTorch add"].ratio_q75],
-        "seed_implied_gbps": seed_implied_gbps, "elements": n_add, "dtype": "float16",
-        "triton_noisy": triton_t.noisy, "torch_noisy": torch_t.noisy,
+        "triton_gbps": largest["triton_gbps"], "torch_gbps": largest["torch_gbps"],
+        "copy_ceiling_gbps": ceiling.copy_gbps, "speedup_iqr": largest["speedup_iqr"],
+        "seed_implied_gbps": seed_implied_gbps, "elements": largest["elements"],
+        "dtype": "float16", "triton_noisy": largest["triton_noisy"],
+        "torch_noisy": largest["torch_noisy"], "sweep": add_rows,
         "device": env.fingerprint().get("gpu_name", str(device)),
-    }, form="H200 (the seed: A100), fp16")
-    display(add_cmp)
+    }, form=f"analogue: {env.fingerprint().get('gpu_name', 'GPU')} (the seed: A100), fp16, "
+            f"power-of-two sizes up to {largest['elements']:,} elements")
     print(c19.claim_id, c19.label, "--", c19.reason)
 else:
-    print("No GPU and Triton here. The reference GPU's comparison, recorded:")
+    recorded_sweep_add = chapter.recorded("triton_add_sweep")
+    if recorded_sweep_add is not None:
+        print("No GPU and Triton here. The reference GPU's aligned sweep, recorded:")
+        print_add_rows(recorded_sweep_add["rows"])
+    else:
+        print("No GPU and Triton here, and no aligned sweep recorded for the reference GPU yet.")
     display(claims.recorded_evidence(["C19"]))
+
+# %% [markdown]
+# ### What misalignment costs
+#
+# Triton compiles a kernel for the arguments it sees. An integer argument divisible by 16 is
+# marked so, and then Triton knows each block's loads start on a 16-element boundary and
+# emits 128-bit vector loads; for any other element count it cannot prove that and loads one
+# element at a time. Same kernel, same data size, one element fewer:
+
+# %%
+if has_triton:
+    n_even = add_counts[-1]
+    misaligned_rows = fused_kernels.add_sweep([n_even, n_even - 1])
+    chapter.record("triton_add_misaligned", {"dtype": "float16", "rows": misaligned_rows})
+    print_add_rows(misaligned_rows)
+    print(f"one element fewer: Triton's add runs at "
+          f"{misaligned_rows[1]['triton_gbps'] / misaligned_rows[0]['triton_gbps']:.0%} of its "
+          "aligned speed; PyTorch's add barely notices.")
+else:
+    recorded_mis = chapter.recorded("triton_add_misaligned")
+    old = chapter.recorded("triton_add")
+    if recorded_mis is not None:
+        print("Recorded on the reference GPU:")
+        print_add_rows(recorded_mis["rows"])
+    elif old is not None:
+        multiple = "a" if fused_kernels.is_aligned(old["elements"]) else "not a"
+        print(f"Recorded on the reference GPU before the sweep: {old['elements']:,} elements "
+              f"({multiple} multiple of 16): Triton {old['triton_gbps']:.0f} GB/s, PyTorch "
+              f"{old['torch_gbps']:.0f} GB/s.")
 
 # %% [markdown]
 # Where fusion *does* pay: a chain of elementwise ops. `silu((x + y) * z)` in eager PyTorch is
@@ -719,9 +825,10 @@ slow_label, fast_label = list(chain_paths)
 
 
 def chain_speedup() -> float:
-    """A quick interleaved comparison of the two paths, for the quiz's answer."""
-    quick = bench.compare(chain_paths, baseline=fast_label, rounds=3, rep_ms=100)
-    return round(quick[slow_label].ratio, 2)
+    """Graded on the careful interleaved measurement below (run it first)."""
+    if "chain_gain" not in globals():
+        raise ValueError("run the measurement cell below first, then submit again")
+    return round(chain_gain, 2)
 
 
 quiz_chain = widgets.Quiz(
@@ -790,7 +897,11 @@ def chain_fused(x, y, z):
 exercises.get("04.fused_chain").check(chain_fused)
 
 # %% [markdown]
-# ## 5. GradScaler (C21)
+# ## 5. Optional: GradScaler (C21)
+#
+# GradScaler is not fusion: the seed's pipeline handbook puts it beside fusion because both
+# change a training step, and its claim is checked here for that reason. Skip it in a
+# 40-minute slot; it reads on its own.
 #
 # In float16 training, small gradients underflow to zero. `GradScaler` multiplies the loss by a
 # large scale before `backward()`, divides the gradients by it before the optimizer step, and
@@ -911,8 +1022,9 @@ print(claims.table(everywhere).structure())
 # Each line below is built from what this run measured.
 
 # %%
-graph_line = (f"a CUDA Graph cut a launch from {sweep.fits['eager (CPU-bound)'].per_item_us:.2f} us "
-              f"(eager, CPU-bound) to {sweep.fits['graph replay'].per_item_us:.2f} us per node"
+graph_line = (f"a CUDA Graph cut a launch from {c18_ev['eager_per_launch_us']:.2f} us (eager, "
+              f"CPU-bound) to a {c18_ev['graph_launch_gap_us']:.2f} us gap between kernels "
+              f"({c18_ev['graph_per_node_us']:.2f} us per node, the kernel's own run included)"
               if on_gpu else
               f"each tiny op costs this CPU {sweep.fits['eager (CPU ops)'].per_item_us:.1f} us of "
               "Python and dispatcher time, whatever it computes; a CUDA Graph removes that host "
@@ -928,7 +1040,12 @@ takeaways = [
     f"Recompiles stop at the limit: with dynamic=False, {sum(s.new_graph for s in steps)} of "
     f"{len(steps)} shapes compiled a graph (limit {limit}); the rest ran eagerly.",
     f"Launches cost time of their own: {graph_line}.",
-    f"Fusion pays in bytes: the chain moved {chain_bytes[fast_label] / chain_bytes[slow_label]:.0%} "
-    f"of the bytes when fused and ran {chain_gain:.2f}x as fast ({fast_label} against {slow_label}).",
+    (f"Fusion pays in bytes: the chain moved {chain_bytes[fast_label] / chain_bytes[slow_label]:.0%} "
+     f"of the bytes when fused and ran {chain_gain:.2f}x as fast ({fast_label} against {slow_label})."
+     if chain_gain > 1 else
+     f"Fewer bytes pay only at the same bandwidth: '{fast_label}' moved "
+     f"{chain_bytes[fast_label] / chain_bytes[slow_label]:.0%} of the bytes but at "
+     f"{rates[fast_label] / rates[slow_label]:.0%} of the other's bandwidth, so it ran only "
+     f"{chain_gain:.2f}x as fast as '{slow_label}' (on a GPU, a fused kernel keeps the bandwidth)."),
 ]
 print("\n".join(f"{k}. {line}" for k, line in enumerate(takeaways, start=1)))

@@ -66,6 +66,7 @@ class Report:
     passed: bool
     failure: Failure | None = None
     note: str = ""  # 'not written yet', or why the check could not run
+    hint: str = ""  # shown folded (HTML <details>), never spelled out in the summary
 
     @property
     def summary(self) -> str:
@@ -86,9 +87,11 @@ class Report:
     def _repr_html_(self) -> str:
         colour = "#1a7f37" if self.passed else ("#9a6700" if self.note else "#cf222e")
         mark = "passed" if self.passed else ("not yet" if self.note else "first failing case")
+        folded = (f"<details><summary>hint</summary>{html.escape(self.hint)}</details>"
+                  if self.hint and not self.passed else "")
         return (f"<div class='lt-exercise-report' data-passed='{str(self.passed).lower()}'>"
                 f"<b style='color:{colour}'>{html.escape(mark)}</b> "
-                f"<span>{html.escape(self.summary)}</span></div>")
+                f"<span>{html.escape(self.summary)}</span>{folded}</div>")
 
 
 @dataclass(frozen=True)
@@ -127,7 +130,8 @@ class Exercise:
             except NotImplementedError:
                 return Report(self.id, number, False, note="not written yet: replace the "
                               "`raise NotImplementedError` with your code and run the check again. "
-                              f"Hint: {self.hint}")
+                              "Hint: folded below (or print the exercise's .hint) when you want it.",
+                              hint=self.hint)
             except Exception as error:  # the learner's bug is reported, never raised
                 return Report(self.id, len(all_cases), False,
                               Failure(number, args, expected, raised=f"{type(error).__name__}: {error}"))

@@ -44,8 +44,7 @@ COPY_GBPS = Exercise(
     make_case=_copy_case,
     edge_cases=[((1024, 1024), torch.float32, 1e-3), ((10,), torch.float16, 1e-6),
                 ((3, 0), torch.float32, 1e-3)],
-    hint="Bytes per tensor: number of elements x bytes per element (dtype.itemsize). A copy "
-         "reads every byte of src and writes every byte of dst.",
+    hint="What does a copy do to each byte of src, and to each byte of dst? Count both.",
     same=_close_numbers,
     level=1,
 )
@@ -76,9 +75,8 @@ MEDIAN_AND_IQR = Exercise(
     make_case=_samples_case,
     edge_cases=[([1.0],), ([1.0, 2.0],), ([3.0, 1.0, 2.0],), ([1.0, 2.0, 3.0, 4.0],),
                 ([1.0, 1.0, 1.0, 100.0],)],
-    hint="Sort the samples. The q-th percentile sits at position q/100 x (count - 1) in the "
-         "sorted list (counting from 0); between two positions, interpolate linearly. "
-         "The median is the 50th percentile.",
+    hint="A percentile is a position in the sorted samples. What do you do when that "
+         "position falls between two samples? Check your answer against numpy.percentile.",
     same=_close_numbers,
     level=2,
 )

@@ -104,6 +104,20 @@ def cache_levels(device: str = "cpu") -> dict[str, int]:
     return {f"L{level}": size for level, size in sorted(conditions.cpu_cache_sizes().items())}
 
 
+def hot_cold_source_bytes(device: str = "cpu") -> int:
+    """The source size for the hot/cold demo: its working set (source + destination) fits the
+    cache the demo is about, yet is as large as that allows, so each call moves real bytes.
+
+    CPU: 1 MiB (2 MiB working set, inside a server core's L2 or its L3 share). GPU: a quarter
+    of the L2 (half of it in use), the most that stays cached: a copy of a few MiB on a GPU is
+    only microseconds, near the launch cost, which the demo then says when the harness flags it.
+    """
+    if device.startswith("cuda"):
+        l2 = conditions.last_level_cache_bytes(torch.device("cuda"))
+        return max(2**20, (l2 // 4) // 4096 * 4096)
+    return 2**20
+
+
 def plot_cache_curve(points: list[dict], levels: dict[str, int], title: str):  # noqa: ANN201
     """The curve on log axes with the cache sizes marked as vertical lines."""
     import matplotlib.pyplot as plt

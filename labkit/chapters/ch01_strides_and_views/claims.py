@@ -77,21 +77,25 @@ C4 = Claim(
 
 
 def check_c8a(ev: Mapping, th: Mapping) -> tuple[str, str, str]:
+    """The seed states a universal rule, so one counterexample refutes it: a view that works
+    on a non-contiguous tensor. The seed's own example (view(-1, 4)) raising does not save it."""
     if not ev["raised"]:
         return REFUTED, "view(-1, 4) on the transposed tensor succeeded", ""
     what = f"{ev['error_type']}: {ev['error_message']}"
     if ev["noncontiguous_view_succeeded"]:
-        return (DEPENDS, f"view(-1, 4) raised {what}, yet another view of the same "
-                "non-contiguous tensor succeeded", "which dims are merged: view needs "
-                "stride-compatible dims, not contiguity")
+        return (REFUTED, f"the seed's example holds (view(-1, 4) raised {what}), but the rule "
+                "does not: view(3, 2, 2, 2) of the same non-contiguous tensor succeeded. view "
+                "needs the dims it merges to be stride-compatible, not the tensor contiguous", "")
     return CONFIRMED, f"view raised {what} and no view of the non-contiguous tensor worked", ""
 
 
 C8a = Claim(
     "C8a", CHAPTER, SEED_STRIDES, "2.5 Where shape alignment breaks (view() fails)",
-    "view() fails on a transposed (non-contiguous) tensor: it needs physically contiguous memory.",
-    "view(-1, 4) raises and no view of a non-contiguous tensor succeeds",
-    "view succeeds; 'depends' when some views of a non-contiguous tensor work",
+    "view() requires physically contiguous memory; otherwise a stride-mismatch assertion fires "
+    "(the seed's example: view(-1, 4) on a transposed tensor).",
+    "view(-1, 4) raises and no view of a non-contiguous tensor succeeds (the rule is universal)",
+    "any view of a non-contiguous tensor succeeds, such as view(3, 2, 2, 2) of the seed's "
+    "tensor, or view(-1, 4) itself",
     ("raised", "error_type", "error_message", "noncontiguous_view_succeeded"),
     check=check_c8a, deterministic=True, section_zh="2.5 形状对齐失效的触发边界 (view() 失败)")
 

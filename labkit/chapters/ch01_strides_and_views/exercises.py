@@ -32,8 +32,8 @@ CONTIGUOUS_STRIDES = Exercise(
     reference=reference_contiguous_strides,
     make_case=lambda rng: (_random_shape(rng),),
     edge_cases=[((3, 4),), ((5,),), ((2, 1, 3),), ((2, 0, 3),), ((1,),)],
-    hint="Walk the shape from the last dim to the first; each stride is the product of the "
-         "sizes after it. Look at what torch does with a size 0 or 1 dim.",
+    hint="Which dim's stride is 1 in a row-major tensor, and how far apart are two "
+         "neighbours along the dim before it? Look at what torch does with a size 0 or 1 dim.",
     level=1,
 )
 
@@ -61,8 +61,8 @@ STORAGE_INDEX = Exercise(
     edge_cases=[((3, 4), (4, 1), 0, (1, 2)), ((4, 3), (1, 4), 0, (2, 1)),
                 ((2, 3), (12, 2), 5, (1, 1)), ((3, 4), (0, 1), 2, (2, 3)),
                 ((4, 4), (4, 1), 0, (-1, -1))],
-    hint="Start from the offset and add index[k] * stride[k] for every dim. A negative index "
-         "counts from the end of its dim: -1 is size - 1.",
+    hint="Each dim contributes its own step count times its stride. What does Python mean "
+         "by index -1?",
     level=2,
 )
 
@@ -97,9 +97,8 @@ MERGED_STRIDE = Exercise(
     edge_cases=[((3, 4), (4, 1), 0), ((4, 3), (1, 4), 0), ((2, 3, 4), (12, 4, 1), 1),
                 ((3, 2, 4), (4, 12, 1), 0), ((3, 4), (0, 1), 0), ((3, 1), (2, 7), 0),
                 ((1, 5), (9, 2), 0)],
-    hint="Merging works when one step along dim is exactly shape[dim + 1] steps along dim + 1 "
-         "(stride[dim] == stride[dim + 1] * shape[dim + 1]); the merged dim then steps like "
-         "dim + 1. A dim of size 1 is never stepped along, so its stride does not matter.",
+    hint="After the last element of a row of dim + 1, where does the next element along dim "
+         "sit in memory? Does a dim of size 1 ever get stepped along?",
     level=3,
 )
 

@@ -51,9 +51,8 @@ CONTIGUOUS_BYTES = Exercise(
     make_case=_bytes_case,
     edge_cases=[((3, 4), (4, 1), 4), ((4, 3), (1, 4), 4), ((2, 1, 3), (3, 99, 1), 2),
                 ((3, 0, 2), (1, 3, 5), 8), ((6,), (2,), 1), ((4, 4), (0, 1), 4)],
-    hint="A tensor is contiguous when, walking the dims from the last, each stride equals the "
-         "product of the sizes after it. torch skips dims of size 1 (any stride is fine there), "
-         "and a tensor with no elements is always contiguous.",
+    hint="Compare the strides with the ones a fresh tensor of that shape would have. Which "
+         "dims are never stepped along, and what about a tensor with no elements?",
     level=1,
 )
 
@@ -91,9 +90,8 @@ IS_CONTIGUOUS_IN = Exercise(
                 ((2, 3, 4, 5), (60, 20, 5, 1), "channels_last"),
                 ((2, 1, 4, 5), (20, 20, 5, 1), "channels_last"),
                 ((2, 3, 1, 1), (3, 1, 3, 3), "contiguous_format")],
-    hint="channels_last is row-major over the dims in the order N, H, W, C: C has stride 1, W "
-         "stride C, H stride W*C, N stride H*W*C. As for contiguous_format, dims of size 1 "
-         "do not count: any stride is fine there.",
+    hint="channels_last is row-major over the dims in another order. Which order, and what "
+         "did the contiguous_format case teach you about dims of size 1?",
     level=2,
 )
 

@@ -158,9 +158,20 @@ def _check_out(x: torch.Tensor, out: torch.Tensor) -> None:
                          "make it with torch.empty(x.shape, dtype=x.dtype, device=x.device)")
 
 
-def bytes_moved(x: torch.Tensor, path: str) -> int:
-    """Bytes read plus written by one call of a path: 'strided' 2N, 'copy_then_kernel' 4N."""
-    passes = {"strided": 2, "copy_then_kernel": 4}
+# Passes over N bytes each path makes, by the kernels that run it. The Triton kernel does
+# y = x * scale + shift in one pass (read x, write y); PyTorch's path is two ops, mul into
+# out then add in place (read x, write out; read out, write out); copy-then adds the copy's
+# read and write to either.
+PASSES = {"triton": {"strided": 2, "copy_then_kernel": 4},
+          "torch-elementwise": {"strided": 4, "copy_then_kernel": 6}}
+
+
+def bytes_moved(x: torch.Tensor, path: str, kernel: str = "triton") -> int:
+    """Bytes read plus written by one call of a path, for the kernels that run it:
+    Triton 'strided' 2N, 'copy_then_kernel' 4N; PyTorch's two elementwise ops 4N and 6N."""
+    if kernel not in PASSES:
+        raise ValueError(f"kernel must be one of {list(PASSES)}, got {kernel!r}")
+    passes = PASSES[kernel]
     if path not in passes:
         raise ValueError(f"path must be one of {list(passes)}, got {path!r}")
     return passes[path] * x.numel() * x.element_size()

@@ -85,7 +85,8 @@ C7 = Claim(
     "channels_last raises ResNet-50 inference from 1820 to 2190 img/s (A100 fp16; the same table "
     "gives an ARM A78 CPU 142 to 198 img/s) and needs stride[1] == 1.",
     f"channels_last has stride[1] == 1 and NHWC/NCHW img/s > {CHANNELS_LAST_FASTER_RATIO} in every "
-    "run of the form judged",
+    "run of the form judged. The stride[1] == 1 part can only come out one way: it is how "
+    "PyTorch defines channels_last, so only the img/s part can decide",
     f"NHWC/NCHW <= {CHANNELS_LAST_FASTER_RATIO} in every run; 'depends' if mixed, on noise, or when "
     "the allocator decides it (CPU)",
     ("channels_last_stride1", "runs"),
@@ -100,6 +101,12 @@ def check_c22(ev: Mapping, th: Mapping) -> tuple[str, str, str]:
     text = (f"NHWC conv: {conv} bytes of layout copies, {len(kernels)} layout-conversion kernel(s), "
             f"output {ev['conv_output_format']}; channel matmul copied {nhwc_mm} bytes from NHWC, "
             f"{nchw_mm} from NCHW")
+    to_nhwc = [k for k in ev.get("nchw_conversion_kernels") or () if "nchwtonhwc" in
+               k.lower().replace("_", "") or "nchw2nhwc" in k.lower()]
+    if to_nhwc:
+        text += (f"; the NCHW conv ran {len(to_nhwc)} NCHW-to-NHWC conversion kernel(s) "
+                 "(e.g. nchwToNhwcKernel): the backend converts NCHW input to NHWC, the "
+                 "opposite of the seed's direction")
     if conv > 0 or nhwc_mm > 0 or kernels:
         return CONFIRMED, text, ""
     return REFUTED, text, ""
@@ -109,7 +116,10 @@ C22 = Claim(
     "C22", CHAPTER, SEED_PIPELINE, "4.1 Rebuilding tensor memory layout (cuBLAS compatibility)",
     "cuBLAS requires NCHW input, so NHWC must be converted (NHWC to NCHW) before the GEMM.",
     "a layout-conversion copy or kernel is recorded for the conv / channel matmul on NHWC input",
-    "conv and matmul consume NHWC with no conversion copy",
+    "conv and matmul consume NHWC with no conversion copy. On a CPU this can only come out "
+    "'refuted': oneDNN reorders inside its own kernels, which neither aten's copy detector nor "
+    "the profiler's op list sees (ONEDNN_VERBOSE=1 prints them); only the GPU form, where "
+    "cuDNN's conversion kernels are profiled, can confirm it",
     ("conv_conversion_bytes", "conversion_kernels", "conv_output_format",
      "channel_matmul_nhwc_copy_bytes", "channel_matmul_nchw_copy_bytes"), check=check_c22,
     section_zh="4.1 Tensor内存布局重构 (cuBLAS兼容性适配)", seed_setting="a GPU with cuBLAS")

@@ -28,8 +28,8 @@ CHANNELS_LAST_STRIDES = Exercise(
     reference=reference_channels_last_strides,
     make_case=lambda rng: (_image_shape(rng),),
     edge_cases=[((2, 3, 4, 5),), ((1, 3, 2, 2),), ((2, 1, 4, 5),), ((2, 3, 1, 1),), ((2, 0, 3, 3),)],
-    hint="The shape stays [N, C, H, W]; the storage order is N, H, W, C. So C's stride is 1, "
-         "W's is C, H's is W*C and N's is H*W*C. Check what torch does with a size-0 dim.",
+    hint="The shape stays [N, C, H, W]; only the storage order changes. In that order, "
+         "which dim is fastest? Check what torch does with a size-0 dim.",
     level=1,
 )
 
@@ -57,8 +57,8 @@ ELEMENT_AT = Exercise(
     make_case=_element_case,
     edge_cases=[((1, 3, 2, 2), 0), ((1, 3, 2, 2), 1), ((1, 3, 2, 2), 3), ((2, 3, 4, 5), 59),
                 ((2, 3, 4, 5), 60), ((1, 1, 1, 1), 0)],
-    hint="Storage runs N, H, W, C with C fastest: divide the position by C (the remainder is c), "
-         "the quotient by W (remainder w), and so on. Return the index in the order n, c, h, w.",
+    hint="It is the inverse of computing a position from an index: peel the fastest dim off "
+         "first. Return the index in the order n, c, h, w.",
     level=2,
 )
 

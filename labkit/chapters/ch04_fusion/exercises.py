@@ -54,8 +54,8 @@ FIT_LAUNCH_OVERHEAD = Exercise(
     reference=reference_fit,
     make_case=_fit_case,
     edge_cases=[([1, 2], [3e-6, 5e-6]), ([1, 8, 64], [10e-6, 10e-6, 10e-6])],
-    hint="numpy.polyfit(counts, times, 1) returns (slope, intercept); or solve the normal "
-         "equations: slope = cov(n, t) / var(n), intercept = mean(t) - slope * mean(n).",
+    hint="A straight line through points that do not all lie on one: which line makes the "
+         "squared misses smallest? numpy has a function for fitting polynomials.",
     same=_close_pair,
     level=1,
 )
@@ -101,9 +101,9 @@ FOLD_BATCHNORM = Exercise(
          "one value per output channel.",
     reference=reference_fold,
     make_case=_fold_case,
-    hint="BatchNorm in eval mode is gamma * (y - mean) / sqrt(var + eps) + beta per output "
-         "channel. Put y = conv(x) + bias into it. The per-channel factor multiplies the "
-         "weight along dim 0: reshape it to [out, 1, 1, 1]. Mind eps.",
+    hint="Write BatchNorm in eval mode as an affine map per output channel, and substitute "
+         "the convolution's output into it. Which dim of the weight is the output channel? "
+         "Mind eps.",
     same=_close_tensors,
     cases=100,
     level=2,
@@ -171,9 +171,10 @@ FUSED_CHAIN = MemoryBudgetExercise(
     make_case=_chain_case,
     edge_cases=[tuple(torch.full((1_000_000,), v) for v in (0.5, -1.0, 2.0)),
                 tuple(torch.ones(1) for _ in range(3))],
-    hint="out = torch.empty_like(x); then for each block of, say, 65536 elements: "
-         "torch.add(x[a:b], y[a:b], out=out[a:b]), then out[a:b].mul_(z[a:b]) and "
-         "torch.nn.functional.silu(out[a:b], inplace=True). Slices are views: no new memory.",
+    hint="Slices are views: they make no new memory. Which ops write into memory you "
+         "already have (an out= argument, an in-place op)? Work on a piece of the arrays "
+         "small enough to stay in cache (fused_kernels.CPU_BLOCK_ELEMENTS, 32K elements, is "
+         "what the chapter's blocked path uses).",
     same=_chain_same,
     cases=8,
     level=3,

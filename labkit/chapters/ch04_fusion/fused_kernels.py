@@ -32,6 +32,55 @@ ADD_TENSORS = 3  # read x, y; write out
 CHAIN_EAGER_TENSORS = 8  # add (3) + mul (3) + silu (2)
 CHAIN_FUSED_TENSORS = 4  # read x, y, z; write out
 
+# Triton specialises an integer argument (the element count n) that is divisible by 16 and
+# then knows every block starts 16-element aligned: its loads and stores compile to 128-bit
+# vector instructions. For any other n it cannot prove that and issues scalar (width 1) loads.
+TRITON_DIVISIBILITY = 16
+SMALLEST_SWEEP_ELEMENTS = 2**20  # below ~1M elements an add is a few microseconds: launch-bound
+
+# The C19 quiz's classes of Triton's speed-up over PyTorch's add (Triton time / PyTorch time).
+ADD_SPEED_CLASSES = ("yes, about 2.3x as the seed says", "somewhat (1.1x to 1.8x)",
+                     "no: within 10% of each other", "no: Triton is more than 10% slower")
+
+
+def add_speed_class(speedup: float) -> str:
+    """The quiz's class for a measured speed-up of Triton's add over PyTorch's (> 1: Triton faster).
+
+    The classes cover every ratio with no gap: a 0.36x result is 'more than 10% slower',
+    never 'within 10%'.
+    """
+    if not speedup > 0:
+        raise ValueError(f"a speed-up is a positive ratio of times, got {speedup!r}")
+    if speedup > 1.8:
+        return ADD_SPEED_CLASSES[0]
+    if speedup > 1.1:
+        return ADD_SPEED_CLASSES[1]
+    if speedup >= 1 / 1.1:
+        return ADD_SPEED_CLASSES[2]
+    return ADD_SPEED_CLASSES[3]
+
+
+def aligned_sizes(max_elements: int, smallest: int = SMALLEST_SWEEP_ELEMENTS) -> list[int]:
+    """Powers of two from `smallest` up to `max_elements`, as Triton's vector-add tutorial sweeps.
+
+    A power of two (>= 16) is a multiple of 16, so Triton sees an aligned element count at
+    every size; the largest sizes are far bigger than any cache, so they measure memory.
+    """
+    if smallest < TRITON_DIVISIBILITY or smallest & (smallest - 1):
+        raise ValueError(f"smallest must be a power of two >= {TRITON_DIVISIBILITY}, got {smallest}")
+    if max_elements < smallest:
+        raise ValueError(f"max_elements {max_elements} is below the smallest size {smallest}")
+    out, n = [], smallest
+    while n <= max_elements:
+        out.append(n)
+        n *= 2
+    return out
+
+
+def is_aligned(numel: int) -> bool:
+    """Whether Triton can specialise this element count as divisible by 16 (vector loads)."""
+    return numel % TRITON_DIVISIBILITY == 0
+
 
 def triton_available() -> bool:
     """True when a CUDA GPU is usable and Triton imports."""
@@ -137,6 +186,41 @@ def fused_chain(x: torch.Tensor, y: torch.Tensor, z: torch.Tensor,
     _, chain_kernel = _kernels()
     chain_kernel[_grid(x.numel())](x, y, z, out, x.numel(), BLOCK_SIZE=BLOCK)
     return out
+
+
+def add_sweep(counts: list[int], dtype: torch.dtype = torch.float16, rounds: int = 3,
+              rep_ms: float = 60.0) -> list[dict]:
+    """Triton's add against PyTorch's at each element count, interleaved (bench.compare).
+
+    One row per count: GB/s of each (3 tensors' worth of bytes), the speed-up (PyTorch time /
+    Triton time, > 1 when Triton is faster) and its per-round spread, and whether the count
+    is aligned for Triton. Needs a CUDA GPU with Triton.
+    """
+    from labkit.measure import bench
+
+    if not triton_available():
+        raise RuntimeError("the add sweep needs a CUDA GPU and Triton; on a CPU show the "
+                           "recorded sweep")
+    rows = []
+    for n in counts:
+        a, b = (torch.randn(int(n), device="cuda", dtype=dtype) for _ in range(2))
+        out_triton, out_torch = torch.empty_like(a), torch.empty_like(a)
+        torch.testing.assert_close(add(a, b, out_triton), a + b)
+        moved = bytes_moved(int(n), a.element_size(), ADD_TENSORS)
+        cmp = bench.compare({"Triton add": lambda a=a, b=b, o=out_triton: add(a, b, o),
+                             "PyTorch add": lambda a=a, b=b, o=out_torch: torch.add(a, b, out=o)},
+                            baseline="PyTorch add", rounds=rounds, rep_ms=rep_ms,
+                            bytes_moved=moved, progress=False)
+        triton_t, torch_t = cmp["Triton add"].timing, cmp["PyTorch add"].timing
+        ratio = cmp["Triton add"]
+        rows.append({"elements": int(n), "aligned": is_aligned(int(n)),
+                     "triton_gbps": triton_t.gbps, "torch_gbps": torch_t.gbps,
+                     # ratio is Triton's time / PyTorch's: its inverse is the speed-up
+                     "speedup": 1 / ratio.ratio,
+                     "speedup_iqr": [1 / ratio.ratio_q75, 1 / ratio.ratio_q25],
+                     "triton_noisy": bool(triton_t.noisy), "torch_noisy": bool(torch_t.noisy)})
+        del a, b, out_triton, out_torch
+    return rows
 
 
 def chain_eager(x: torch.Tensor, y: torch.Tensor, z: torch.Tensor) -> torch.Tensor:

@@ -389,3 +389,29 @@ def calls_to_pay_back(compile_s: float, eager_call_s: float, compiled_call_s: fl
                          f"{compile_s}, {eager_call_s}, {compiled_call_s}")
     saved = eager_call_s - compiled_call_s
     return float("inf") if saved <= 0 else compile_s / saved
+
+
+def wall_time_per_call(fn: Callable, args: tuple, sync: Callable[[], None] | None = None,
+                       calls: int = 50, repeats: int = 5) -> float:
+    """Median wall-clock seconds per call over `repeats` batches of `calls` back-to-back calls.
+
+    Why wall time: a compiled call and an eager call spend their time in different places
+    (guards and a Python wrapper on the host; kernels on the device). CUDA events time the
+    device only, so a host-bound call looks slower or faster than it is next to a
+    device-bound one. Wall time over a batch of calls, synchronised at the end, is what a
+    loop of steps sees, for both alike.
+    """
+    if calls < 1 or repeats < 1:
+        raise ValueError(f"calls and repeats must be at least 1, got {calls}, {repeats}")
+    fn(*args)  # warm
+    if sync:
+        sync()
+    per_call = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        for _ in range(calls):
+            fn(*args)
+        if sync:
+            sync()
+        per_call.append((time.perf_counter() - start) / calls)
+    return sorted(per_call)[len(per_call) // 2]

@@ -14,12 +14,22 @@ RESULTS = ROOT / "results" / "nvidia-h200.json"
 DATA = ROOT / "tests" / "data" / "cpu_verdicts_ch02_ch03.json"
 
 
-def c5(aligned=0.10, misaligned=0.10, strided=0.12, both=0.12, fresh_bad=0, **more):
-    """C5 evidence as chapter 02 builds it: ns per element of the four access patterns."""
+def patterns(aligned=0.10, misaligned=0.10, strided=0.12, both=0.12):
+    return {ch02.ALIGNED_CONTIGUOUS: aligned, ch02.MISALIGNED_CONTIGUOUS: misaligned,
+            ch02.ALIGNED_STRIDED: strided, ch02.MISALIGNED_STRIDED: both}
+
+
+def c5a(fresh_bad=0, views_bad=2):
+    """C5a evidence as chapter 02 reads it off data_ptr(): x[1:] and x[3:] start mid-line."""
     return dict(fresh_checked=24, fresh_misaligned=fresh_bad, views_checked=5,
-                contiguous_views_misaligned=2,
-                ns_per_element={ch02.ALIGNED_CONTIGUOUS: aligned, ch02.MISALIGNED_CONTIGUOUS: misaligned,
-                                ch02.ALIGNED_STRIDED: strided, ch02.MISALIGNED_STRIDED: both},
+                contiguous_views_misaligned=views_bad,
+                view_offsets={"x[1:]": 4, "x[3:]": 12, "x[16:]": 0} if views_bad else {})
+
+
+def c5(aligned=0.10, misaligned=0.10, strided=0.12, both=0.12, l1=None, **more):
+    """C5b evidence as chapter 02 builds it: ns per element of the four patterns, two sizes."""
+    return dict(ns_per_element=patterns(aligned, misaligned, strided, both),
+                ns_per_element_l1=patterns(*(l1 or (aligned, misaligned, strided, both))),
                 **more)
 
 
@@ -54,7 +64,13 @@ CASES = {
         "refuted": dict(cases=[dict(case="2-D", implicit_copy_bytes=0,
                                     implicit_median_s=1.0, explicit_median_s=1.1)]),
     },
-    "C5": {
+    "C5a": {
+        # an allocator that aligns, and views that all start on a line (x[16:], x[64:128])
+        "confirmed": c5a(views_bad=0),
+        # what every run prints: x[1:] is contiguous and 4 bytes past a line
+        "refuted": c5a(),
+    },
+    "C5b": {
         # an old in-order core where a line-crossing load costs: both cells of the gap slow
         "confirmed": c5(misaligned=0.22, both=0.30),
         # this course's CPUs: the gap is the stride's, alignment alone costs nothing
@@ -92,19 +108,44 @@ def test_check_follows_the_evidence(claim_id):
     assert_outcomes_follow_the_evidence(claim_id, CASES[claim_id])
 
 
-def test_c5_names_the_cause_and_the_allocation():
-    stride = judge("C5", **CASES["C5"]["depends"])
+def test_c5b_names_the_cause_and_the_size():
+    stride = judge("C5b", **CASES["C5b"]["depends"])
     assert stride.depends_on.startswith("the cause") and "stride alone 2.00x" in stride.reason
-    fresh = judge("C5", **c5(misaligned=0.22, both=0.30, fresh_bad=3))
-    assert fresh.depends_on.startswith("the allocation")
+    # DRAM shows the gap, L1 does not: the seed's number is a memory-size effect here
+    sized = judge("C5b", **c5(misaligned=0.22, both=0.30, l1=(0.10, 0.10, 0.11, 0.11)))
+    assert sized.depends_on.startswith("the size") and "in DRAM but not in L1" in sized.depends_on
+    assert "analogue" not in sized.depends_on and "not the seed's latencies" in sized.reason
     with pytest.raises(claims.ClaimError, match="all four patterns"):
-        judge("C5", **dict(c5(), ns_per_element={ch02.ALIGNED_CONTIGUOUS: 0.1}))
+        judge("C5b", **dict(c5(), ns_per_element={ch02.ALIGNED_CONTIGUOUS: 0.1}))
+
+
+def test_c5a_reads_the_views_and_needs_them():
+    fresh_only = judge("C5a", **c5a(fresh_bad=3, views_bad=0))
+    assert fresh_only.outcome == "refuted"
+    assert "x[1:] at +4 B" in judge("C5a", **c5a()).reason
+    with pytest.raises(claims.ClaimError, match="views"):
+        judge("C5a", **dict(c5a(), views_checked=0))
+    assert claims.get("C5a").deterministic
+    with pytest.raises(claims.ClaimError):
+        claims.get("C5")  # retired: split into C5a and C5b
+
+
+def test_c5a_on_real_tensors():
+    import torch
+
+    base = torch.empty(4096)
+    views = [base[1:], base[3:], base[16:]]
+    assert all(v.is_contiguous() for v in views)
+    bad = sum(v.data_ptr() % 64 != 0 for v in views)
+    verdict = judge("C5a", fresh_checked=1, fresh_misaligned=int(base.data_ptr() % 64 != 0),
+                    views_checked=3, contiguous_views_misaligned=int(bad))
+    assert verdict.outcome == "refuted" and bad == 2
 
 
 def test_a_flagged_timing_vetoes_only_when_it_could_cross_the_threshold():
     """The trust rule (labkit.claims.trust) on each of chapter 02's timing-based claims."""
     near = dict(case="3-D", implicit_copy_bytes=1 << 20, implicit_median_s=1.8, explicit_median_s=1.0)
-    for claim_id, evidence in (("C5", c5()), ("C9", c9(transposed_gbps=5.0)),
+    for claim_id, evidence in (("C5b", c5()), ("C9", c9(transposed_gbps=5.0)),
                                ("C2", dict(cases=[near])),
                                ("C6", dict(CASES["C6"]["confirmed"], narrow_transposed_median_s=2e-6)),
                                ("C10", dict(cases=[gemm_case(view=1.0, aware=1.3)]))):
@@ -158,7 +199,7 @@ def test_the_allocator_can_decide_a_cpu_verdict():
     assert split.outcome == "depends" and split.depends_on.startswith("the allocator")
     same = judge("C9", **c9(kept=dict(penalty=6.0, penalty_iqr=[5.5, 6.5])))
     assert same.outcome == "confirmed" and "with malloc keeping freed memory" in same.reason
-    c5_split = judge("C5", **c5(kept=dict(seed_ratio=2.0, seed_ratio_iqr=[1.9, 2.1])))
+    c5_split = judge("C5b", **c5(kept=dict(seed_ratio=2.0, seed_ratio_iqr=[1.9, 2.1])))
     assert c5_split.depends_on.startswith("the allocator")
 
 
@@ -181,11 +222,12 @@ def _recorded(path, chapter):
     return {k.split(":", 1)[1]: e["payload"] for k, e in entries.items() if k.startswith("verdict:")}
 
 
-# How each recorded H200 verdict replays through today's checks. C5 and C10 changed on purpose:
-# their recorded evidence judged a different comparison (misaligned-but-contiguous; the
-# elementwise kernel), so today's checks refuse it and say what is missing.
+# How each recorded H200 verdict replays through today's checks. C10 changed on purpose: its
+# recorded evidence judged a different comparison (the elementwise kernel), so today's check
+# refuses it and says what is missing. C5 is retired (split into C5a and C5b): its recorded
+# evidence is replayed into the two new claims below.
 H200_REPLAY = {"C2": "refuted", "C6": "refuted", "C9": "confirmed", "C12": "refuted",
-               "C5": "missing", "C10": "missing"}
+               "C10": "missing"}
 
 
 @pytest.mark.parametrize("claim_id", sorted(H200_REPLAY))
@@ -215,7 +257,7 @@ def test_recorded_cpu_evidence_replays():
     if not DATA.exists():
         pytest.skip("no CPU evidence recorded")
     recorded = json.loads(DATA.read_text())
-    for claim_id in ("C2", "C5", "C6", "C9", "C10", "C12"):
+    for claim_id in ("C2", "C6", "C9", "C10", "C12"):
         payload = recorded.get(claim_id)
         if payload is None:
             continue
@@ -235,3 +277,14 @@ def test_recorded_h200_c10_is_held_back_only_by_the_cases_near_the_threshold():
     verdict = claims.get("C10").judge(payload["evidence"])
     assert verdict.depends_on == claims.NOISE_FLAGGED
     assert "and 1024 float16 ratio" not in verdict.reason and "and 4096 float16 ratio" in verdict.reason
+
+
+def test_retired_c5_evidence_replays_into_c5a_and_c5b():
+    """The recorded C5 evidence (H200 and CPU) holds C5a's addresses; C5b needs an L1 case."""
+    h200 = _recorded(RESULTS, "02_contiguity_and_hidden_copies").get("C5")
+    cpu = json.loads(DATA.read_text()).get("C5") if DATA.exists() else None
+    for payload in (p for p in (h200, cpu) if p):
+        ev = payload["evidence"]
+        assert claims.get("C5a").judge(ev).outcome == "refuted"  # x[1:], x[3:] off a line
+        with pytest.raises(claims.ClaimError, match="lacks"):
+            claims.get("C5b").judge(ev)

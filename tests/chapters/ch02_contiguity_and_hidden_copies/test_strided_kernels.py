@@ -31,6 +31,11 @@ def test_bytes_moved_counts_passes():
     x = transposed(4, 8)
     assert sk.bytes_moved(x, "strided") == 2 * 32 * 4
     assert sk.bytes_moved(x, "copy_then_kernel") == 4 * 32 * 4
+    # PyTorch's CPU path is two ops (mul into out, add in place): 4N and, with the copy, 6N
+    assert sk.bytes_moved(x, "strided", "torch-elementwise") == 4 * 32 * 4
+    assert sk.bytes_moved(x, "copy_then_kernel", "torch-elementwise") == 6 * 32 * 4
+    with pytest.raises(ValueError, match="kernel"):
+        sk.bytes_moved(x, "strided", "cuda-graph")
     with pytest.raises(ValueError, match="path must be one of"):
         sk.bytes_moved(x, "magic")
 

@@ -97,3 +97,19 @@ def test_recorded_cpu_evidence_replays():
             expected = ("depends", claims.NOISE_FLAGGED)
             assert "float32 b2 ratio" in verdict.reason
         assert (verdict.outcome, verdict.depends_on) == expected
+
+
+def test_c22_points_out_cudnn_converting_nchw_to_nhwc_on_the_h200():
+    payload = _recorded(RESULTS, "03_memory_layouts").get("C22")
+    if payload is None:
+        pytest.skip("no recorded H200 verdict for C22")
+    verdict = claims.get("C22").judge(payload["evidence"], machine="replay")
+    assert verdict.outcome == payload["outcome"] == "refuted"
+    assert "NCHW-to-NHWC conversion kernel" in verdict.reason
+    assert "opposite of the seed's direction" in verdict.reason
+
+
+def test_one_way_checks_say_so_on_their_cards():
+    assert "can only come out 'refuted'" in claims.get("C22").refute_if
+    assert "can only come out one way" in claims.get("C7").confirm_if
+    assert "can only come out one way" in claims.get("C12").refute_if

@@ -23,16 +23,20 @@ CASES = {
                         break_reasons=["generic_jump TensorVariable()"]),
     },
     "C18": {
-        "confirmed": dict(eager_per_launch_us=6.0, graph_per_node_us=0.3,
-                          graph_interval_us=[0.25, 0.35], fit_r_squared=0.999),
-        "depends": dict(eager_per_launch_us=2.5, graph_per_node_us=0.3,
-                        graph_interval_us=[0.25, 0.35], fit_r_squared=0.999),
+        # the H200's shape: 1.26 us per node, of which ~1.0 us is the kernel's own run
+        "confirmed": dict(eager_per_launch_us=6.9, graph_per_node_us=1.26,
+                          graph_interval_us=[1.25, 1.26], fit_r_squared=0.99,
+                          graph_launch_gap_us=0.256, graph_kernel_us=1.03),
+        "depends": dict(eager_per_launch_us=2.5, graph_per_node_us=1.26,
+                        graph_interval_us=[1.25, 1.26], fit_r_squared=0.999,
+                        graph_launch_gap_us=0.26),
         "refuted": dict(eager_per_launch_us=4.8, graph_per_node_us=1.4,
-                        graph_interval_us=[1.3, 1.5], fit_r_squared=0.999),
+                        graph_interval_us=[1.3, 1.5], fit_r_squared=0.999,
+                        graph_launch_gap_us=0.9),
     },
     "C19": {
         "confirmed": dict(triton_gbps=3000.0, torch_gbps=1500.0, copy_ceiling_gbps=4000.0,
-                          speedup_iqr=[1.9, 2.1]),
+                          speedup_iqr=[1.9, 2.1], elements=2**26),
         "depends": dict(triton_gbps=7000.0, torch_gbps=6500.0, copy_ceiling_gbps=4000.0),
         "refuted": dict(triton_gbps=3900.0, torch_gbps=3850.0, copy_ceiling_gbps=4200.0,
                         speedup_iqr=[1.0, 1.03], seed_implied_gbps=173_400.0),
@@ -65,10 +69,11 @@ def test_chapter_04_defines_its_five_claims():
 
 
 def test_noisy_timings_give_depends_on_noise():
-    straddles = judge("C18", eager_per_launch_us=6.0, graph_per_node_us=0.45,
-                      graph_interval_us=[0.3, 0.6], fit_r_squared=0.99)
+    straddles = judge("C18", eager_per_launch_us=6.0, graph_per_node_us=1.45,
+                      graph_interval_us=[1.3, 1.6], graph_kernel_us=1.0, fit_r_squared=0.99)
     assert straddles.outcome == "depends" and straddles.depends_on == claims.NOISE
-    crooked = judge("C18", eager_per_launch_us=6.0, graph_per_node_us=0.3, fit_r_squared=0.5)
+    crooked = judge("C18", eager_per_launch_us=6.0, graph_per_node_us=0.3,
+                    graph_launch_gap_us=0.2, fit_r_squared=0.5)
     assert crooked.depends_on == claims.NOISE
     ratio_noise = judge("C19", triton_gbps=3000.0, torch_gbps=2000.0, copy_ceiling_gbps=4000.0,
                         speedup_iqr=[1.3, 1.7])
@@ -101,7 +106,58 @@ def test_bad_evidence_is_refused():
 RESULTS = ROOT / "results" / "nvidia-h200.json"
 
 
-@pytest.mark.parametrize("claim_id", ["C17", "C18", "C19", "C20", "C21"])
+def _recorded(key):
+    data = json.loads(RESULTS.read_text()) if RESULTS.exists() else {}
+    entry = data.get("chapters", {}).get("04_fusion", {}).get(key)
+    if entry is None:
+        pytest.skip(f"nothing recorded on the H200 for {key} yet")
+    return entry["payload"]
+
+
+def test_c18_judges_the_launch_gap_not_the_time_per_node():
+    # slope 1.26 us per node is above 0.5 us, but 1.03 us of it is the kernel running
+    by_slope = judge("C18", eager_per_launch_us=6.9, graph_per_node_us=1.26,
+                     graph_interval_us=[1.25, 1.26], graph_kernel_us=1.03, fit_r_squared=0.99)
+    assert by_slope.outcome == "confirmed"
+    assert "time per node minus the kernel" in by_slope.reason and "1.26 us" in by_slope.reason
+    by_gap = judge("C18", **CASES["C18"]["confirmed"])
+    assert "timeline's median gap" in by_gap.reason and "0.26 us" in by_gap.reason
+    with pytest.raises(claims.ClaimError, match="launch latency"):
+        judge("C18", eager_per_launch_us=6.9, graph_per_node_us=1.26, fit_r_squared=0.99)
+    with pytest.raises(claims.ClaimError, match="cannot fit"):
+        judge("C18", eager_per_launch_us=6.9, graph_per_node_us=1.26, graph_kernel_us=5.0,
+              fit_r_squared=0.99)
+
+
+def test_c18_recorded_h200_sweep_and_timeline_replay_as_confirmed():
+    sweep, gaps = _recorded("launch_overhead"), _recorded("timeline_launch_gaps")
+    replay = gaps["graph replay"]
+    kernel_us = replay["gpu_busy_share"] * replay["window_us"] / replay["kernels"]
+    fits = sweep["fits"]
+    evidence = dict(eager_per_launch_us=fits["eager (CPU-bound)"]["per_item_us"],
+                    graph_per_node_us=fits["graph replay"]["per_item_us"],
+                    graph_interval_us=fits["graph replay"]["per_item_interval_us"],
+                    fit_r_squared=min(f["r_squared"] for f in fits.values()),
+                    graph_launch_gap_us=replay["launch_gap_median_us"],
+                    graph_kernel_us=kernel_us,
+                    eager_launch_gap_us=gaps["eager"]["launch_gap_median_us"])
+    verdict = judge("C18", **evidence)
+    assert verdict.outcome == "confirmed"  # gap 0.256 us < 0.5; eager 6.90 us in 5-8
+    without_timeline = {k: v for k, v in evidence.items() if k != "graph_launch_gap_us"}
+    assert judge("C18", **without_timeline).outcome == "confirmed"  # 1.256 - 1.03 = 0.23 us
+
+
+def test_c19_recorded_misaligned_size_gives_depends_on_the_size():
+    saved = _recorded("verdict:C19")
+    assert saved["evidence"]["elements"] % 16  # 178,956,970: the size the chapter used to time
+    verdict = claims.get("C19").judge(saved["evidence"], machine="replay", form=saved["form"])
+    assert verdict.outcome == "depends" and "multiple of 16" in verdict.depends_on + verdict.reason
+    aligned = {**saved["evidence"], "elements": 2**26, "triton_gbps": 4280.0,
+               "speedup_iqr": [0.99, 1.0]}
+    assert claims.get("C19").judge(aligned, machine="replay").outcome == "refuted"
+
+
+@pytest.mark.parametrize("claim_id", ["C17", "C20", "C21"])
 def test_recorded_h200_evidence_replays(claim_id):
     data = json.loads(RESULTS.read_text()) if RESULTS.exists() else {}
     entry = data.get("chapters", {}).get("04_fusion", {}).get(f"verdict:{claim_id}")

@@ -67,3 +67,28 @@ def test_triton_add_and_chain(dtype, n):
 def test_triton_refuses_cpu_tensors():
     with pytest.raises(ValueError, match="CUDA tensors"):
         fused_kernels.add(*_operands(4)[:2])
+
+
+def test_add_speed_classes_cover_every_ratio_without_calling_a_gap_within_ten_percent():
+    from labkit.chapters.ch04_fusion.fused_kernels import ADD_SPEED_CLASSES, add_speed_class
+
+    assert add_speed_class(0.36) == ADD_SPEED_CLASSES[3]  # the H200's misaligned 2.8x gap
+    assert add_speed_class(1.0) == ADD_SPEED_CLASSES[2]
+    assert add_speed_class(0.95) == ADD_SPEED_CLASSES[2]
+    assert add_speed_class(1.5) == ADD_SPEED_CLASSES[1]
+    assert add_speed_class(2.33) == ADD_SPEED_CLASSES[0]
+    with pytest.raises(ValueError):
+        add_speed_class(0.0)
+
+
+def test_aligned_sizes_are_powers_of_two_up_to_the_limit():
+    from labkit.chapters.ch04_fusion.fused_kernels import aligned_sizes, is_aligned
+
+    sizes = aligned_sizes(178_956_970)
+    assert sizes[0] == 2**20 and sizes[-1] == 2**27
+    assert all(is_aligned(n) and n & (n - 1) == 0 for n in sizes)
+    assert not is_aligned(178_956_970) and not is_aligned(2**26 - 1)
+    with pytest.raises(ValueError):
+        aligned_sizes(1000)
+    with pytest.raises(ValueError):
+        aligned_sizes(2**22, smallest=24)

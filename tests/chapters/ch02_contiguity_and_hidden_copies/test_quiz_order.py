@@ -1,0 +1,41 @@
+"""No cell above a quiz runs what the quiz asks about (chapter 02's copy table, chapter 03's
+[pixels, channels] reshape): the answer is computed after the prediction, never shown before."""
+
+import jupytext
+import pytest
+
+from tests.paths import ROOT
+
+# quiz variable -> code that would print its answer if it ran in a visible cell above it
+GIVEAWAYS = {
+    "02_contiguity_and_hidden_copies": {
+        "quiz_c6": [".narrow("],
+        "quiz_c2": [".matmul(", "c2_comparisons"],
+        # C2's section (above) times x.t().matmul(w): its verdict is the premise C10 builds
+        # on, in order; the copy table's "x.t().matmul(w)" row and copies_inside must not be
+        "quiz_c10": ["x.t().matmul(w)", "copies_inside("],
+        "quiz_c9": ["x.contiguous()", "x3.contiguous()"],
+    },
+    "03_memory_layouts": {"quiz_c22": [".reshape(-1, channels)"]},
+}
+
+
+def _visible_code_above(cells, quiz: str) -> str:
+    at = next(k for k, c in enumerate(cells) if f"{quiz} = widgets.Quiz(" in c.source)
+    return "\n".join(c.source for c in cells[:at] if c.cell_type == "code"
+                     and not c.metadata.get("jupyter", {}).get("source_hidden"))
+
+
+@pytest.mark.parametrize("chapter", sorted(GIVEAWAYS))
+def test_no_answer_above_its_quiz(chapter):
+    cells = jupytext.read(ROOT / "notebooks" / f"{chapter}.py").cells
+    for quiz, patterns in GIVEAWAYS[chapter].items():
+        above = _visible_code_above(cells, quiz)
+        shown = [p for p in patterns if p in above]
+        assert not shown, f"{chapter}: {quiz}'s answer is computed above it by {shown}"
+
+
+def test_the_c9_choices_do_not_state_the_answer():
+    cells = jupytext.read(ROOT / "notebooks" / "02_contiguity_and_hidden_copies.py").cells
+    quiz = next(c.source for c in cells if "quiz_c9 = widgets.Quiz(" in c.source)
+    assert "returns x itself" not in quiz
