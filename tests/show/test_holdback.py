@@ -72,7 +72,7 @@ def test_run_all_holds_what_is_below_an_unanswered_quiz(run_all):
         assert len(outputs) == 1, outputs
         data = outputs[0]["data"]
         assert WIDGET in data, "the output is shown, not held"
-        assert data["text/html"].startswith("<details class='lt-held'>"), data["text/html"]
+        assert data["text/html"].startswith("<details class='lt-held'><summary><svg"), data["text/html"]
         assert words in data["text/plain"] or words in data["text/html"]
     assert WIDGET in quiz2[0]["data"], "a quiz is never held by the quiz above it"
     assert "after q2" in after[0]["data"]["text/html"], "what follows q2 is held by q2"

@@ -14,8 +14,8 @@ once: they draw a picture, not a printed answer. Errors and warnings (stderr) ar
 
 Outside IPython (scripts, tests without a kernel) nothing is held.
 
-The placeholder's saved output keeps the held text in a collapsed ``<details>`` as its HTML
-fallback, so an HTML export read without a kernel can still open it, and keeps the held
+The placeholder's saved output keeps the held output in a collapsed ``<details>`` (with a
+small marker picture) as its HTML fallback, so an HTML export read without a kernel can still open it, and keeps the held
 output's own text as its ``text/plain`` (what nbval compares).
 """
 
@@ -36,6 +36,10 @@ if TYPE_CHECKING:
     from labkit.show.widgets.quiz import Quiz
 
 WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
+# The held output's static picture (a saved chapter's widgets each carry one): a marker in
+# front of the note, so a page read without a kernel shows that something is folded here.
+MARK = ("<svg xmlns='http://www.w3.org/2000/svg' width='12' height='12' viewBox='0 0 12 12' "
+        "role='img' aria-label='held back'><circle cx='6' cy='6' r='5' fill='#c9a227'/></svg>")
 NOTE = ("Held back until you answer the quiz above (or skip it): this output would give "
         "its answer away.")
 
@@ -73,8 +77,8 @@ class Held(anywidget.AnyWidget):
         bundle = super()._repr_mimebundle_(**kwargs)
         data = bundle[0] if isinstance(bundle, tuple) else bundle
         if isinstance(data, dict):
-            data["text/html"] = (f"<details class='lt-held'><summary>{html.escape(self.note)}"
-                                 f"</summary>{self.content}</details>")
+            data["text/html"] = (f"<details class='lt-held'><summary>{MARK} "
+                                 f"{html.escape(self.note)}</summary>{self.content}</details>")
             data["text/plain"] = self.text
         return bundle
 
