@@ -8,6 +8,7 @@ import json
 import jupytext
 import nbclient
 import pytest
+from jupyter_core.utils import run_sync
 
 from labkit.show.widgets import holdback
 
@@ -55,7 +56,26 @@ def run_all(tmp_path_factory):
             return "".join(o.get("text", "") for o in cell.outputs
                            if o["output_type"] == "stream" and o["name"] == stream)
 
-        yield nb, probe
+        def as_cell(code: str, cell_id: str) -> list[tuple[str, dict]]:
+            """Run code as JupyterLab does, naming its cell (metadata cellId; nbclient sends
+            none); the iopub messages it caused, up to idle."""
+            kc = client.kc
+            msg = kc.session.msg("execute_request", {
+                "code": code, "silent": False, "store_history": True, "user_expressions": {},
+                "allow_stdin": False, "stop_on_error": True}, metadata={"cellId": cell_id})
+            kc.shell_channel.send(msg)
+            seen = []
+            while True:
+                reply = run_sync(kc.get_iopub_msg)(timeout=60)
+                if reply["parent_header"].get("msg_id") != msg["header"]["msg_id"]:
+                    continue
+                kind = reply["header"]["msg_type"]
+                if kind == "status" and reply["content"]["execution_state"] == "idle":
+                    return seen
+                if kind in ("stream", "display_data", "execute_result"):
+                    seen.append((kind, reply["content"]))
+
+        yield nb, probe, as_cell
 
 
 def state(probe, quiz: str) -> list[bool]:
@@ -65,7 +85,7 @@ def state(probe, quiz: str) -> list[bool]:
 
 
 def test_run_all_holds_what_is_below_an_unanswered_quiz(run_all):
-    nb, probe = run_all
+    nb, probe, _ = run_all
     quiz, printed, card, quiz2, after, error = outputs_of(nb)[:6]
     assert WIDGET in quiz[0]["data"] and "Quiz:" in quiz[0]["data"]["text/plain"]
     for outputs, words in [(printed, "stride (1, 4)\nsecond line"), (card, "has strides (1, 4)")]:
@@ -81,7 +101,7 @@ def test_run_all_holds_what_is_below_an_unanswered_quiz(run_all):
 
 
 def test_answering_reveals_in_place_and_later_cells_show_at_once(run_all):
-    _, probe = run_all
+    _, probe, _ = run_all
     probe("_ = q1.submit('(4, 1)')")  # a wrong answer is still an answer
     assert state(probe, "q1") == [True, True]
     assert state(probe, "q2") == [False], "q2's hold is its own"
@@ -91,7 +111,7 @@ def test_answering_reveals_in_place_and_later_cells_show_at_once(run_all):
 
 
 def test_an_ungradable_submission_reveals_nothing(run_all):
-    _, probe = run_all
+    _, probe, _ = run_all
     probe("q3 = widgets.Quiz('n?', answer=3.0)\nq3")
     probe("print('held by q3')")
     probe("_ = q3.submit('not a number')")
@@ -103,3 +123,19 @@ def test_outside_a_kernel_nothing_is_held():
     quiz = Quiz("n?", answer=2.0)
     quiz._repr_mimebundle_()
     assert getattr(quiz, "_hold", None) is None
+
+
+def test_a_cell_above_the_quiz_run_again_shows_at_once(run_all):
+    """After Run All a learner goes back to an earlier cell (an exercise): the last quiz,
+    unanswered, does not hold it; a cell first run after that quiz it does hold."""
+    _, _, as_cell = run_all
+    as_cell("from labkit.show.widgets import holdback\n"
+            "if holdback._STATE.pending: holdback._STATE.pending.quiz.skip()", "cell-settle")
+    assert as_cell("print('an exercise, above')", "cell-above") == [
+        ("stream", {"name": "stdout", "text": "an exercise, above\n"})]
+    as_cell("q4 = widgets.Quiz('m?', answer=1.0)\nq4", "cell-quiz")
+    again = as_cell("print('an exercise, above')", "cell-above")
+    assert [kind for kind, _ in again] == ["stream"], again
+    below = as_cell("print('below q4')", "cell-below")
+    assert [kind for kind, _ in below] == ["display_data"], below
+    assert "application/vnd.jupyter.widget-view+json" in below[0][1]["data"]

@@ -9,7 +9,9 @@ in place (through its widget model, so it works in JupyterLab and Notebook 7 ali
 cells, with no display-update support needed from the front end).
 
 The hold ends at the next quiz shown (that quiz then holds what follows it), so each quiz
-holds its own section. Interactive widgets below a quiz (a timeline, a grid) are shown at
+holds its own section. A cell that ran before the quiz was shown (by its cell id, which
+JupyterLab, Notebook 7 and nbclient send) is above it and is never held: a learner who ran
+the whole chapter and goes back to an exercise sees its output at once. Interactive widgets below a quiz (a timeline, a grid) are shown at
 once: they draw a picture, not a printed answer. Errors and warnings (stderr) are never held.
 
 Outside IPython (scripts, tests without a kernel) nothing is held.
@@ -86,8 +88,9 @@ class Held(anywidget.AnyWidget):
 class _Hold:
     """The held outputs of one quiz and where the current cell's printed text goes."""
 
-    def __init__(self, quiz: Quiz) -> None:
+    def __init__(self, quiz: Quiz, above: frozenset[str] = frozenset()) -> None:
         self.quiz = quiz
+        self.above = above  # cells run before the quiz was shown: above it, never held
         self.items: list[Held] = []
         self.stream_text = ""  # printed text not yet shown as a placeholder
 
@@ -127,6 +130,7 @@ class _State:
         self.active: _Hold | None = None   # holding the outputs of the cell running now
         self.passing = False               # a placeholder is being displayed: let it through
         self.installed = False
+        self.ran: set[str] = set()         # the ids of the cells run so far in this kernel
         self.saved: tuple[Any, Any, Any] | None = None
 
 
@@ -208,9 +212,12 @@ def _shows_itself(result: object) -> bool:
 
 
 def _pre_run_cell(info: object = None) -> None:
+    cell = getattr(info, "cell_id", None)
     pending = _STATE.pending
-    if pending is None or pending.quiz.settled:
-        return
+    if cell:
+        _STATE.ran.add(cell)
+    if pending is None or pending.quiz.settled or (cell and cell in pending.above):
+        return  # a cell above the quiz (it ran before the quiz was shown) shows at once
     shell = _shell()
     if shell is None:
         return
@@ -264,7 +271,7 @@ def quiz_shown(quiz: Quiz) -> None:
         shell.events.register("pre_run_cell", _pre_run_cell)
         shell.events.register("post_run_cell", _post_run_cell)
         _STATE.installed = True
-    _STATE.pending = _Hold(quiz)
+    _STATE.pending = _Hold(quiz, frozenset(_STATE.ran))
     quiz._hold = _STATE.pending
 
 
