@@ -253,6 +253,32 @@ def _shell() -> Any:
     return shell if shell is not None and hasattr(shell, "display_trap") else None
 
 
+def _current_cell() -> str | None:
+    """The id of the cell running now, as the front end sent it (None without one)."""
+    kernel = getattr(_shell(), "kernel", None)
+    try:
+        parent = kernel.get_parent() if kernel is not None else {}
+    except Exception:  # noqa: BLE001 - an older kernel: no id, nothing is known to be above
+        return None
+    return ((parent or {}).get("metadata") or {}).get("cellId")
+
+
+def install() -> bool:
+    """Start noting which cells run (from the import of the widgets on, so that a chapter's
+    cells above its first quiz are known to be above it); True inside IPython."""
+    shell = _shell()
+    if shell is None:
+        return False
+    if not _STATE.installed:
+        shell.events.register("pre_run_cell", _pre_run_cell)
+        shell.events.register("post_run_cell", _post_run_cell)
+        _STATE.installed = True
+        cell = _current_cell()  # the cell importing the widgets: it ran before any quiz
+        if cell:
+            _STATE.ran.add(cell)
+    return True
+
+
 def quiz_shown(quiz: Quiz) -> None:
     """A quiz was displayed: it holds what the cells after it show, until it is settled.
 
@@ -264,13 +290,8 @@ def quiz_shown(quiz: Quiz) -> None:
     _STATE.active = None
     if _STATE.pending is not None and _STATE.pending.quiz is quiz:
         return
-    shell = _shell()
-    if shell is None:
+    if not install():
         return
-    if not _STATE.installed:
-        shell.events.register("pre_run_cell", _pre_run_cell)
-        shell.events.register("post_run_cell", _post_run_cell)
-        _STATE.installed = True
     _STATE.pending = _Hold(quiz, frozenset(_STATE.ran))
     quiz._hold = _STATE.pending
 
@@ -282,3 +303,6 @@ def settled(quiz: Quiz) -> None:
         hold.reveal()
     if _STATE.pending is hold:
         _STATE.pending = None
+
+
+install()
