@@ -3,11 +3,16 @@
 - `overrides.json` (JupyterLab and Notebook 7 read it from `<prefix>/share/jupyter/lab/settings/`):
   `.py` chapters open as notebooks (the Jupytext Notebook viewer); closing a chapter shuts its
   kernel down, so a learner who opens chapter after chapter keeps one kernel's memory, not
-  five (Binder gives 2 GB); no news pop-up.
+  five (Binder gives 2 GB); widget state (a quiz's answer, what it held back and revealed) is
+  saved with the notebook, so a reopened chapter shows the learner's answers; no news pop-up.
 - `jupyter_server_config.json` (into `<prefix>/etc/jupyter/`): the file
   browser lists each chapter once, by its `.py` source; the executed `.ipynb` twin is hidden
-  from the listing but still opens by its path (Colab and Binder links) and still receives
-  the outputs when a chapter is saved (jupytext pairing). A kernel that no browser tab is
+  from the listing but still opens by its path (Colab and Binder links). Saving a chapter
+  writes both the `.py` and the `.ipynb` with its outputs (`ContentsManager.formats`: Jupytext
+  looks for `jupytext.toml` only inside the server's root, and `make lab` serves notebooks/,
+  below the repository's `jupytext.toml`; without this the `.ipynb` kept its clone-time outputs,
+  and a chapter opened from the `.py` alone lacked `language_info`, which the kernel then set,
+  so every chapter opened marked as changed). A kernel that no browser tab is
   connected to and that has been idle for a minute is shut down: the Jupytext viewer that
   opens `.py` chapters ignores JupyterLab's kernelShutdown setting, and Notebook 7 has none,
   so closing a chapter frees its memory this way (a running cell is never interrupted).

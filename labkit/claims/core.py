@@ -181,8 +181,8 @@ class Claim:
                        depends_on, machine or env.device_key(), form.strip(), issued_by=_TOKEN)
 
     def _repr_html_(self) -> str:
-        source = f"{self.seed} § {self.section}" + (f" ({self.section_zh})" if self.section_zh else "")
-        rows = [("claim", f"{self.id}: {self.statement}"), ("source", source)]
+        from labkit.claims import articles  # by English title; the Chinese only as a tooltip
+        rows = [("claim", f"{self.id}: {self.statement}"), ("source", "")]
         if self.seed_setting:
             rows.append(("the seed's setting", self.seed_setting))
         rows += [("confirmed if", self.confirm_if), ("refuted if", self.refute_if)]
@@ -190,7 +190,9 @@ class Claim:
         if self.timing_based:
             rows.append(("trust rule", TRUST_RULE))
         body = "".join(f"<tr><th style='text-align:left'>{html.escape(k)}</th>"
-                       f"<td style='text-align:left'>{html.escape(v)}</td></tr>" for k, v in rows)
+                       "<td style='text-align:left'>"
+                       f"{articles.cite_html(self) if k == 'source' else html.escape(v)}</td></tr>"
+                       for k, v in rows)
         return f"<table>{body}</table>"
 
     def __repr__(self) -> str:

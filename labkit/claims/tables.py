@@ -14,6 +14,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from labkit.claims import articles
 from labkit.claims.core import CONFIRMED, DEPENDS, REFUTED, SEED_FORM, Claim, Verdict
 from labkit.claims.registry import REGISTRY, all_claims, get
 from labkit.core import results
@@ -22,15 +23,26 @@ VERDICT_COLUMNS = ("claim", "source", "statement", "this machine", "form judged"
                    "recorded reference")
 _COLOURS = {CONFIRMED: "#1a7f37", REFUTED: "#cf222e", DEPENDS: "#9a6700"}
 
+# A table fits its output area (JupyterLab's is about 1,000 px wide at a 1,440 px window):
+# long text wraps, even inside a long word, and what still cannot fit scrolls inside its own
+# box instead of being cut off at the notebook's edge.
+WRAP = ";white-space:normal;overflow-wrap:anywhere;vertical-align:top"
+TABLE_STYLE = "border-collapse:collapse;width:100%;max-width:100%;table-layout:auto"
+
+
+def fitted(table: str) -> str:
+    """A table in a box as wide as its output area that scrolls sideways if it must."""
+    return f"<div class='lt-table' style='max-width:100%;overflow-x:auto'>{table}</div>"
+
 
 def _source(claim: Claim) -> str:
-    """'seed 000 §2.1 How strides work': which seed (by number) and which section."""
-    return f"seed {claim.seed.split('/')[-1][:3]} §{claim.section}"
+    """'A §2.1 How strides work': which article (by the README's letter) and which section."""
+    return articles.short_source(claim)
 
 
 def _cell(text: str, tooltip: str = "") -> str:
     colour = next((c for o, c in _COLOURS.items() if text.startswith(o)), None)
-    style = f"text-align:left;color:{colour};font-weight:bold" if colour else "text-align:left"
+    style = (f"text-align:left;color:{colour};font-weight:bold" if colour else "text-align:left") + WRAP
     title = f" title='{html.escape(tooltip, quote=True)}'" if tooltip else ""
     return f"<td style='{style}'{title}>{html.escape(text)}</td>"
 
@@ -105,7 +117,7 @@ class VerdictTable:
             zh = get(row["claim"]).section_zh
             body += "<tr>" + "".join(_cell(str(row[c]), zh if c == "source" else "")
                                      for c in VERDICT_COLUMNS) + "</tr>"
-        return f"<table><tr>{head}</tr>{body}</table>"
+        return fitted(f"<table style='{TABLE_STYLE}'><tr>{head}</tr>{body}</table>")
 
 
 def table(verdicts: Iterable[Verdict], pending: Iterable[str] = (),
@@ -200,7 +212,7 @@ class Ledger:
             if mine and theirs and mine.outcome != theirs.outcome:
                 notes.append("differ by " + _why_they_differ(mine, theirs))
             out.append({"claim": claim.id, "chapter": claim.chapter[:2], "notebook": notebook,
-                        "section": f"seed {claim.seed.split('/')[-1][:3]} §{claim.section}",
+                        "section": articles.short_source(claim),
                         "section_zh": claim.section_zh, "seed says": claim.statement,
                         "this machine": here, "reference GPU": there,
                         "form here": form_kind(mine.form) if mine else "",
@@ -243,54 +255,64 @@ class Ledger:
         order = [*FORM_KINDS, "no verdict"]
         return {kind: out[kind] for kind in order if kind in out}
 
-    def to_markdown(self) -> str:
-        """The ledger as a Markdown table (for a README, an issue, a handout)."""
+    def to_markdown(self, link_base: str = "") -> str:
+        """The ledger as a Markdown table (for a README, an issue, a handout); chapter links
+        are `link_base` + the notebook's name."""
         def clean(text: str) -> str:
             return text.replace("|", "\\|").replace("\n", " ")
 
         lines = [f"Claims ledger (reference: {self.reference})", "",
                  "| " + " | ".join(LEDGER_COLUMNS) + " |", "|" + " --- |" * len(LEDGER_COLUMNS)]
         for row in self.rows():
-            chapter = f"[{row['chapter']}]({row['notebook']})" if row["notebook"] else row["chapter"]
+            chapter = (f"[{row['chapter']}]({link_base}{row['notebook']})" if row["notebook"]
+                       else row["chapter"])
             cells = [row["claim"], chapter, f"{row['seed says']} ({row['section']})",
                      row["this machine"], row["reference GPU"], row["finding"],
                      row["depends on / why they differ"]]
             lines.append("| " + " | ".join(clean(c) for c in cells) + " |")
         return "\n".join(lines) + "\n"
 
-    def _table_html(self) -> str:
+    def _table_html(self, link_base: str = "") -> str:
+        """The table; chapter links are `link_base` + the notebook's name (relative to the
+        notebooks folder by default, where the ledger chapter itself is shown)."""
         head = "".join(f"<th style='text-align:left'>{html.escape(c)}</th>" for c in LEDGER_COLUMNS)
         body = ""
         for row in self.rows():
-            chapter = (f"<a href='{html.escape(row['notebook'])}'>{row['chapter']}</a>"
+            chapter = (f"<a href='{html.escape(link_base + row['notebook'])}'>{row['chapter']}</a>"
                        if row["notebook"] else row["chapter"])
-            says = (f"<td style='text-align:left' title='{html.escape(row['section_zh'], quote=True)}'>"
+            says = (f"<td style='text-align:left{WRAP}' title='{html.escape(row['section_zh'], quote=True)}'>"
                     f"{html.escape(row['seed says'])}<br><small>{html.escape(row['section'])}</small></td>")
             body += (f"<tr><td>{html.escape(row['claim'])}</td><td>{chapter}</td>{says}"
                      + _cell(row["this machine"]) + _cell(row["reference GPU"]) + _cell(row["finding"])
                      + _cell(row["depends on / why they differ"]) + "</tr>")
-        return (f"<table><caption>reference: {html.escape(self.reference)}</caption>"
-                f"<tr>{head}</tr>{body}</table>")
+        return fitted(f"<table style='{TABLE_STYLE}'><caption>reference: "
+                      f"{html.escape(self.reference)}</caption><tr>{head}</tr>{body}</table>")
 
     def _repr_html_(self) -> str:
         return self._table_html()
 
-    def to_html(self, title: str = "Tensor Layout Lab: claims ledger") -> str:
-        """A self-contained HTML page (no scripts, no outside files) an instructor can hand out."""
+    def to_html(self, title: str = "Tensor Layout Lab: claims ledger", link_base: str = "") -> str:
+        """A self-contained HTML page (no scripts, no outside files) an instructor can hand out;
+        chapter links are `link_base` + the notebook's name."""
         style = ("body{font-family:sans-serif;margin:2em}table{border-collapse:collapse}"
                  "td,th{border:1px solid #ccc;padding:4px 8px;vertical-align:top}"
                  "caption{text-align:left;font-weight:bold;margin-bottom:.5em}")
         return (f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>{html.escape(title)}"
                 f"</title><style>{style}</style></head><body><h1>{html.escape(title)}</h1>"
-                f"{self._table_html()}</body></html>\n")
+                f"{self._table_html(link_base)}</body></html>\n")
 
     def export(self, folder: str | Path) -> tuple[Path, Path]:
-        """Write ledger.md and ledger.html into folder; returns their paths."""
+        """Write ledger.md and ledger.html into folder; returns their paths.
+
+        Their chapter links lead from folder to the repository's notebooks/ (a handout is
+        written to a cache folder, where no chapter is), as a relative path.
+        """
         folder = Path(folder)
         folder.mkdir(parents=True, exist_ok=True)
         markdown, page = folder / "ledger.md", folder / "ledger.html"
-        markdown.write_text(self.to_markdown())
-        page.write_text(self.to_html())
+        base = Path(os.path.relpath(NOTEBOOKS_DIR.resolve(), folder.resolve())).as_posix() + "/"
+        markdown.write_text(self.to_markdown(base))
+        page.write_text(self.to_html(link_base=base))
         return markdown, page
 
 

@@ -173,7 +173,11 @@ def _axis(t0: float, t1: float, plot_w: int, top: int, bottom: int) -> list[str]
         x = LABEL_W + (tick - t0) / span * plot_w
         parts.append(f'<line x1="{x:.1f}" y1="{top + AXIS_H - 4}" x2="{x:.1f}" y2="{bottom}" '
                      'stroke="#dddddd"/>')
-        parts.append(f'<text x="{x + 2:.1f}" y="{top + 10}" fill="#444444">'
-                     f'{html.escape(timeline_stats.format_us(float(tick)))}</text>')
+        label = timeline_stats.format_us(float(tick))
+        # a label that would run past the right edge ends at its tick instead (about 7 px a
+        # character at 11 px), so the last one is not cut off
+        fits = x + 2 + 7 * len(label) <= LABEL_W + plot_w
+        where = f'x="{x + 2:.1f}"' if fits else f'x="{x - 2:.1f}" text-anchor="end"'
+        parts.append(f'<text {where} y="{top + 10}" fill="#444444">{html.escape(label)}</text>')
         tick += step
     return parts

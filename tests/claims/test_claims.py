@@ -2,6 +2,7 @@
 Each chapter's checks are tested both ways in tests/chapters/chNN_name/test_claims.py."""
 
 import importlib
+import os
 
 import pytest
 
@@ -153,8 +154,12 @@ def test_ledger_says_why_machines_differ_and_exports(tmp_path, monkeypatch, priv
     assert "device: cpu-box against NVIDIA_H200" in row["depends on / why they differ"]
     assert "form judged" in row["depends on / why they differ"]
     markdown, page = ledger.export(tmp_path / "handout")
-    assert "| C10 | [02](02_contiguity_and_hidden_copies.py) |" in markdown.read_text()
+    link = "02_contiguity_and_hidden_copies.py"  # from the handout's folder to the chapter itself
+    base = os.path.relpath(ROOT / "notebooks", tmp_path / "handout")
+    assert f"| C10 | [02]({base}/{link}) |" in markdown.read_text()
+    assert (tmp_path / "handout" / base / link).is_file()
     text = page.read_text()
+    assert f"href='{base}/{link}'" in text
     assert text.startswith("<!DOCTYPE html>") and "<script" not in text and "C10" in text
     assert ledger.counts("this machine")["refuted"] == 1
 

@@ -162,7 +162,8 @@ class AddressGrid(anywidget.AnyWidget):
 
     def static_svg(self) -> str:
         """The picture a saved notebook shows where the widget cannot run (same numbers)."""
-        return static_svg.grid_svg(self._view)
+        target = self.storage_index if self.selected else -1
+        return static_svg.grid_svg(self._view, list(self.selected), self.address_text, target)
 
     def _repr_mimebundle_(self, **kwargs: object) -> dict:
         """The widget view plus a static SVG and text, for GitHub, nbviewer and HTML exports."""

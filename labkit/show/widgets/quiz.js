@@ -52,7 +52,11 @@ function render({ model, el: host }) {
   const submit = el("button", "lt-submit", "Check against the code");
   submit.type = "submit";
   submit.dataset.role = "submit";
-  fieldset.append(submit);
+  const skip = el("button", "lt-skip", "Skip: show the answer");
+  skip.type = "button";
+  skip.dataset.role = "skip";
+  skip.title = "Show what this quiz holds back below without predicting";
+  fieldset.append(submit, skip);
   form.append(fieldset);
 
   const result = el("div", "lt-result");
@@ -82,6 +86,11 @@ function render({ model, el: host }) {
     model.set("submission", { response: response(), seq });
     model.save_changes();
   }
+  skip.addEventListener("click", () => {
+    seq += 1;
+    model.set("submission", { skip: true, seq });
+    model.save_changes();
+  });
   form.addEventListener("submit", (event) => {
     event.preventDefault();
     send();
@@ -109,7 +118,10 @@ function render({ model, el: host }) {
       return;
     }
     if (correct === null || correct === undefined) {
-      if (!seq) result.textContent = "";
+      if (model.get("skipped")) {
+        result.textContent = "Skipped: the answer is shown below.";
+        result.dataset.skipped = "true";
+      } else if (!seq) result.textContent = "";
       return;
     }
     result.textContent = (correct ? "✓ " : "✗ ") + model.get("feedback");

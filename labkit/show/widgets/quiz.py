@@ -8,6 +8,9 @@ learner submits, or a value computed before), never typed in as a verdict. Three
 - ``number``: a number, right within ``rel_tol`` / ``abs_tol`` (as ``math.isclose``).
 - ``sequence``: whole numbers such as a shape or strides, e.g. ``1, 4``; right when equal.
 
+Until it is answered or skipped, a quiz holds back what the cells below it show
+(`labkit.show.widgets.holdback`), so Run All does not print the answer under the question.
+
 If the answer callable raises, the widget shows the error message (the kernel carries on).
 ``Quiz.submit(text)`` is what the browser calls; tests and scripts can call it directly.
 
@@ -18,7 +21,7 @@ iterator (it would be used up by the first look) or choices given as one string 
 refused when the quiz is made. What the learner types is read by `labkit.show.widgets.parsing`.
 
 DOM hooks, inside ``.lt-quiz``: ``input[type=radio][data-choice=TEXT]`` or
-``input[data-role=answer]``, ``button[data-role=submit]``, ``[data-role=result]`` with
+``input[data-role=answer]``, ``button[data-role=submit]``, ``button[data-role=skip]``, ``[data-role=result]`` with
 ``data-correct="true|false"``, ``[data-role=computed]`` and ``[data-role=error]``.
 """
 
@@ -31,7 +34,7 @@ from collections.abc import Callable, Iterator, Sequence
 import anywidget
 import traitlets
 
-from labkit.show.widgets import parsing, static_svg
+from labkit.show.widgets import holdback, parsing, static_svg
 from labkit.show.widgets.address_grid import HERE, esm_source
 
 KINDS = ("choice", "number", "sequence")
@@ -143,6 +146,8 @@ class Quiz(anywidget.AnyWidget):
     error = traitlets.Unicode("").tag(sync=True)
     attempts = traitlets.Int(0, help="graded submissions so far").tag(sync=True)
     handled = traitlets.Int(0, help="submissions handled, graded or not").tag(sync=True)
+    skipped = traitlets.Bool(False, help="the learner chose to see the answer unpredicted").tag(
+        sync=True)
 
     def __init__(
         self,
@@ -228,7 +233,20 @@ class Quiz(anywidget.AnyWidget):
         if isinstance(data, dict):
             data["image/svg+xml"] = self.static_svg()
             data["text/plain"] = repr(self)
+        holdback.quiz_shown(self)
         return bundle
+
+    @property
+    def settled(self) -> bool:
+        """Answered (graded at least once) or skipped: what it held back may be shown."""
+        return self.attempts > 0 or self.skipped
+
+    def skip(self) -> None:
+        """Show what the quiz holds back without predicting (the learner's choice)."""
+        with self.hold_sync():
+            self.handled += 1
+            self.skipped = True
+        holdback.settled(self)
 
     def submit(self, response: str) -> bool | None:
         """Grade `response`: True/False, or None with `error` set when it cannot be graded."""
@@ -251,7 +269,8 @@ class Quiz(anywidget.AnyWidget):
             verdict = "Right" if self.correct else "Not quite"
             self.feedback = (f"{verdict}: you predicted {self.response.strip()}, "
                              f"the code computed {self.computed}.")
-            return self.correct
+        holdback.settled(self)
+        return self.correct
 
     def _parse(self, text: str) -> object:
         if self.kind == "choice":
@@ -295,6 +314,8 @@ class Quiz(anywidget.AnyWidget):
     @traitlets.observe("submission")
     def _on_submission(self, change: traitlets.Bunch) -> None:
         sent = change["new"]
-        if sent:
+        if sent and sent.get("skip"):
+            self.skip()
+        elif sent:
             response = sent.get("response", "")
             self.submit(response if isinstance(response, str) else str(response))

@@ -65,7 +65,12 @@ def _text(x: float, y: float, text: str, size: int = LABEL_PX, anchor: str = "mi
             f"fill='{colour}'>{html.escape(text)}</text>")
 
 
-def _grid(view: dict, x0: float, y0: float) -> tuple[list[str], float, float]:
+SELECTED = "stroke='#111' stroke-width='3'"  # the live widget's .lt-selected / .lt-target
+UNSELECTED = "stroke='#fff'"
+
+
+def _grid(view: dict, x0: float, y0: float,
+          selected: tuple[int, ...] | None = None) -> tuple[list[str], float, float]:
     shape = list(view["shape"])
     numel = int(view["numel"])
     rows, cols, _, tile_cols = _geometry(shape)
@@ -90,8 +95,10 @@ def _grid(view: dict, x0: float, y0: float) -> tuple[list[str], float, float]:
                     continue
                 cell = int(view["element_offsets"][k])
                 x, y = ox + c * cs, oy + label_h + r * cs
+                picked = selected is not None and tuple(_unravel(k, shape)) == selected
                 parts.append(f"<rect x='{x:g}' y='{y:g}' width='{cs}' height='{cs}' "
-                             f"fill='{_fill(view, cell)}' stroke='#fff'/>")
+                             f"fill='{_fill(view, cell)}' "
+                             f"{SELECTED if picked else UNSELECTED}/>")
                 if cs >= MIN_LABELLED_CELL:
                     parts.append(_text(x + cs / 2, y + cs / 2 + 4, view_model.cell_label(view, cell)))
         width = max(width, ox + tile_w - x0)
@@ -99,7 +106,8 @@ def _grid(view: dict, x0: float, y0: float) -> tuple[list[str], float, float]:
     return parts, width, height
 
 
-def _strip(view: dict, x0: float, y0: float) -> tuple[list[str], float, float]:
+def _strip(view: dict, x0: float, y0: float,
+           target: int = -1) -> tuple[list[str], float, float]:
     start, stop = int(view["strip_start"]), int(view["strip_stop"])
     n = stop - start
     cs = 30 if n <= 64 else 20 if n <= 256 else 12 if n <= 1024 else 8
@@ -121,8 +129,9 @@ def _strip(view: dict, x0: float, y0: float) -> tuple[list[str], float, float]:
             fill = "#e3e3e3" if c < int(view["offset"]) else "#f1f1f1"
             extra = " stroke-dasharray='2 2'"
         stroke = "#7a3a00' stroke-width='2" if count > 1 else "#bbb"
+        outline = SELECTED if c == target else f"stroke='{stroke}'{extra}"
         parts.append(f"<rect x='{x:g}' y='{y:g}' width='{cs}' height='{cs}' fill='{fill}' "
-                     f"stroke='{stroke}'{extra}/>")
+                     f"{outline}/>")
         if labelled:
             parts.append(_text(x + cs / 2, y + cs / 2 + 4, view_model.cell_label(view, c)))
             if count > 1:
@@ -134,8 +143,15 @@ def _strip(view: dict, x0: float, y0: float) -> tuple[list[str], float, float]:
     return parts, per_row * cs, rows * (cs + mark_h) + mark_h
 
 
-def grid_svg(view: dict) -> str:
-    """The address grid as the live widget draws it (grid above, storage strip below)."""
+def grid_svg(view: dict, selected: list[int] | tuple[int, ...] = (), address_text: str = "",
+             target: int = -1) -> str:
+    """The address grid as the live widget draws it (grid above, storage strip below).
+
+    `selected` (an element's index), its storage cell `target` and its `address_text` are
+    drawn as the widget draws them: the element and the cell outlined, the formula beneath,
+    so a saved page outlines the element its text says is selected.
+    """
+    picked = tuple(int(i) for i in selected) if selected else None
     title = view.get("title") or ""
     head = (f"{title}: " if title else "") + (
         f"shape {view_model.index_text(tuple(view['shape']))}, stride "
@@ -149,15 +165,18 @@ def grid_svg(view: dict) -> str:
     else:
         parts.append(_text(4, y + 12, "logical grid (each element shows the storage cell it "
                            "reads)", size=12, anchor="start", colour="#444"))
-        grid, grid_w, grid_h = _grid(view, 4, y + 20)
+        grid, grid_w, grid_h = _grid(view, 4, y + 20, picked)
         strip_top = y + 20 + grid_h + 16
         parts += grid
         parts.append(_text(4, strip_top + 12, "storage (value or index; ×n = read by n "
                            "elements; grey = unused)", size=12, anchor="start", colour="#444"))
-        strip, strip_w, strip_h = _strip(view, 4, strip_top + 18)
+        strip, strip_w, strip_h = _strip(view, 4, strip_top + 18, target)
         parts += strip
         width = max(width, grid_w + 8, strip_w + 8, 420.0)
         height = strip_top + 18 + strip_h + 4
+        if address_text:
+            parts.append(_text(4, height + 12, address_text, size=12, anchor="start"))
+            width, height = max(width, 7.0 * len(address_text) + 8), height + 20
     return (f"<svg xmlns='http://www.w3.org/2000/svg' width='{width:g}' height='{height:g}' "
             f"viewBox='0 0 {width:g} {height:g}' role='img' aria-label='{html.escape(head)}'>"
             f"<rect width='100%' height='100%' fill='#fff'/>{''.join(parts)}</svg>")

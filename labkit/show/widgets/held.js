@@ -1,0 +1,38 @@
+// An output held back by an unanswered quiz (holdback.py): a note until the quiz above is
+// answered or skipped, then the output itself. The output is not put on the page before
+// that, so Run All shows no answer; "Show it anyway" reveals it here alone (it also works
+// in a saved page read without a kernel, where the quiz cannot be answered).
+
+function render({ model, el: host }) {
+  const root = el("div", "lt-held");
+  root.dataset.role = "held";
+  const note = el("div", "lt-held-note");
+  const text = el("span", "", model.get("note") + " ");
+  const peek = el("button", "lt-held-peek", "Show it anyway");
+  peek.type = "button";
+  note.append(text, peek);
+  const body = el("div", "lt-held-body");
+  root.append(note, body);
+  host.append(root);
+  let peeked = false;
+  peek.addEventListener("click", () => {
+    peeked = true;
+    show();
+  });
+
+  function show() {
+    const open = model.get("revealed") || peeked;
+    root.dataset.revealed = String(open);
+    note.hidden = open;
+    body.innerHTML = open ? model.get("content") : "";
+  }
+  const events = ["change:revealed", "change:content"];
+  for (const name of events) model.on(name, show);
+  show();
+  return () => {
+    for (const name of events) model.off(name, show);
+    root.remove();
+  };
+}
+
+export default { render };
