@@ -17,14 +17,14 @@ import html
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
+from labkit.claims import articles
+from labkit.claims.articles import SEED_PIPELINE, SEED_STRIDES  # noqa: F401 -- chapters import them from here
 from labkit.claims.trust import FLAGGED, TRUST_RULE
 
 CONFIRMED, REFUTED, DEPENDS = "confirmed", "refuted", "depends"
 OUTCOMES = (CONFIRMED, REFUTED, DEPENDS)
 
-# The seed articles, named by file (their titles, in English, are in the README).
-SEED_STRIDES = "seeds/000_48436a37f9535c95.txt"  # "A 300% latency spike from broken shape alignment..."
-SEED_PIPELINE = "seeds/004_0e8e9a334eff3b12.txt"  # "An industrial tensor pipeline optimisation handbook..."
+# The seed articles' keys (SEED_STRIDES, SEED_PIPELINE) and titles live in labkit.claims.articles.
 
 # A verdict says which form of its claim it judged: the seed's own setting, or an analogue.
 SEED_FORM = "the seed's form"
@@ -181,7 +181,6 @@ class Claim:
                        depends_on, machine or env.device_key(), form.strip(), issued_by=_TOKEN)
 
     def _repr_html_(self) -> str:
-        from labkit.claims import articles  # by English title; the Chinese only as a tooltip
         rows = [("claim", f"{self.id}: {self.statement}"), ("source", "")]
         if self.seed_setting:
             rows.append(("the seed's setting", self.seed_setting))

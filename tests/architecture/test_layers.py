@@ -66,7 +66,8 @@ def _cycles(graph: grimp.ImportGraph) -> list[list[str]]:
 
 
 def test_no_module_imports_in_a_circle():
-    graph = grimp.build_graph("labkit")
+    # imports under `if TYPE_CHECKING:` never run, so they close no circle at import time
+    graph = grimp.build_graph("labkit", exclude_type_checking_imports=True)
     assert _cycles(graph) == []
 
 

@@ -207,8 +207,8 @@ class _DisplayHook:
 
 
 def _shows_itself(result: object) -> bool:
-    from labkit.show.widgets.quiz import Quiz
-    return isinstance(result, Quiz)
+    """A widget (a quiz above all) is shown at once: interactive outputs are never held."""
+    return isinstance(result, anywidget.AnyWidget)
 
 
 def _pre_run_cell(info: object = None) -> None:
