@@ -22,7 +22,7 @@ import torch
 
 from labkit import claims, exercises
 from labkit.core import discovery, env, results
-from labkit.measure import bench
+from labkit.measure import bench, sharing
 
 
 @dataclass
@@ -35,6 +35,7 @@ class Chapter:
     on_gpu: bool
     threads: int
     verdicts: list[claims.Verdict] = field(default_factory=list)
+    shared_gpu_seen: bool = False  # a timing measured here ran while other processes used the GPU
 
     @property
     def analogue(self) -> str:
@@ -45,6 +46,8 @@ class Chapter:
 
     def judge(self, claim_id: str, evidence: dict, form: str = claims.SEED_FORM) -> claims.Verdict:
         """The claim's verdict from this run's evidence, kept for the chapter's table and save."""
+        if self.shared_gpu_seen and "shared_gpu" not in evidence:
+            evidence = {**evidence, "shared_gpu": True}  # a timing of this run shared the GPU
         verdict = claims.get(claim_id).judge(evidence, form=form)
         self.verdicts = [v for v in self.verdicts if v.claim_id != claim_id] + [verdict]
         return verdict
@@ -95,6 +98,7 @@ class Chapter:
             flagged = comparison.flags(case)
             if not flagged or attempt == 1:
                 break
+        self.shared_gpu_seen |= sharing.any_shared(comparison)
         return comparison, flagged
 
     def __str__(self) -> str:

@@ -22,6 +22,12 @@
 # **Part 2** measures the ceilings. **Part 3** shows four timing mistakes on real code, each
 # against what the course's harness (`labkit.measure.bench`) does instead: no synchronisation, no
 # warm-up, timing the cache, and timing the memory allocator without knowing it.
+#
+# **How to work through a chapter.** Run it top to bottom (Run > Run All Cells), then read from
+# the top. Each question holds back what is below it, the claim's numbers and the measurement,
+# until you answer it, so predict before you look: pick or type your answer and press *Check
+# against the code*, or *Skip* to see it without predicting. Save with Ctrl+S: your answers
+# and outputs are kept in the chapter's `.ipynb`, and a reopened chapter shows them.
 
 # %%
 # Installs labkit when (and only when) this notebook runs in Google Colab.

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from labkit.claims import articles
 from labkit.claims.articles import SEED_PIPELINE, SEED_STRIDES  # noqa: F401 -- chapters import them from here
 from labkit.claims.trust import FLAGGED, TRUST_RULE
+from labkit.measure import sharing
 
 CONFIRMED, REFUTED, DEPENDS = "confirmed", "refuted", "depends"
 OUTCOMES = (CONFIRMED, REFUTED, DEPENDS)
@@ -177,6 +178,9 @@ class Claim:
             raise ClaimError(f"{self.id}: form must name the form judged, e.g. claims.SEED_FORM "
                              "or 'CPU analogue: float32'")
         outcome, reason, depends_on = self.check(evidence, self.thresholds)
+        if self.timing_based:  # other processes on the GPU while it timed: it cannot decide
+            outcome, reason, depends_on = sharing.shared_verdict((outcome, reason, depends_on),
+                                                                 evidence)
         return Verdict(self.id, outcome, reason, dict(evidence), dict(self.thresholds),
                        depends_on, machine or env.device_key(), form.strip(), issued_by=_TOKEN)
 

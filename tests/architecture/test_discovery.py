@@ -86,3 +86,15 @@ def test_a_session_knows_its_chapter():
     verdict = chapter.judge("C1", {"shape": [4, 3], "stride": [1, 4], "is_contiguous": False})
     assert chapter.verdicts == [verdict]
     assert "C1" in chapter.table().structure()
+
+
+def test_a_timing_verdict_taken_on_a_shared_gpu_depends_on_it():
+    chapter = session.open("02_contiguity_and_hidden_copies", announce=False)
+    evidence = dict(cases=[dict(case="3-D", implicit_copy_bytes=1 << 20, implicit_median_s=4.0,
+                                explicit_median_s=1.0)])
+    assert chapter.judge("C2", evidence).outcome == "confirmed"
+    chapter.shared_gpu_seen = True
+    shared = chapter.judge("C2", evidence)
+    assert shared.outcome == "depends" and "shared" in shared.depends_on
+    # a deterministic claim is not a timing: sharing cannot change it
+    assert chapter.judge("C1", {"shape": [4, 3], "stride": [1, 4], "is_contiguous": False}).outcome

@@ -61,13 +61,15 @@ def sweep_figure(runs: Sequence[object], title: str = "Where each step's time go
     ax.bar(x, wait, bottom=compute, color=WAIT_COLOUR, label="waiting for data (median)")
     ax.set_xticks(x, [r["label"] for r in rows], rotation=30, ha="right", fontsize=8)
     ax.set_ylabel("ms per step")
-    ax.set_title(title, fontsize=10)
+    ax.set_title(title, fontsize=10, pad=18)
     twin = ax.twinx()
     twin.plot(x, [r["samples_per_s"] for r in rows], "o-", color=LINE_COLOUR, label="samples/s")
     twin.set_ylabel("samples/s", color=LINE_COLOUR)
     twin.set_ylim(bottom=0)
     handles = ax.get_legend_handles_labels()[0] + twin.get_legend_handles_labels()[0]
-    ax.legend(handles, [h.get_label() for h in handles], fontsize=7, loc="upper left")
+    # above the axes: inside them the legend covered the bars it explains
+    ax.legend(handles, [h.get_label() for h in handles], fontsize=7, loc="lower left",
+              bbox_to_anchor=(0, 1.02), ncols=3, frameon=False, borderaxespad=0)
     fig.tight_layout()
     return fig
 
@@ -103,7 +105,8 @@ def bandwidth_figure(points: Sequence[object], seed_gbps: Mapping[str, float] | 
                 color=MEMORY_COLOURS.get(memory, "#7f7f7f"), label=memory)
     for name, value in (seed_gbps or {}).items():
         ax.axhline(value, color="#7f7f7f", linestyle=":", linewidth=1)
-        ax.text(rows[0]["nbytes"], value, f" seed: {name} {value}", fontsize=6, va="bottom")
+        ax.text(rows[0]["nbytes"], value, f" {name.removeprefix('seed ')}: {value:g} GB/s (seed)",
+                fontsize=6, va="bottom")
     ax.set_xscale("log", base=2)
     ax.set_xlabel("bytes per copy")
     ax.set_ylabel("GB/s host to device")
