@@ -109,17 +109,30 @@ def accept_kernel_dialog(page: Page, timeout_s: float = 5) -> None:
 def run_first_cell(page: Page, timeout_s: float = 120, panel: str = CURRENT) -> None:
     """Run only the first code cell (Shift+Enter, as a learner starts a chapter) and wait for
     its execution count: proof that the kernel runs the chapter's code, without re-running
-    a chapter nbval executes anyway."""
+    a chapter nbval executes anyway.
+
+    The cell is made active by a click on its prompt, not on its editor, and the prompt
+    waited for is that of whichever cell ran: in CI a page still laying itself out once took
+    the click into the second cell, which ran while the first kept its empty prompt.
+    """
     cell = page.locator(f"{panel} .jp-CodeCell").first
-    cell.locator(".jp-InputArea-editor").click()
+    cell.scroll_into_view_if_needed()
+    cell.locator(".jp-InputPrompt").click()
+    before = page.evaluate(_PROMPTS, panel)
     page.keyboard.press("Shift+Enter")
     try:
         page.wait_for_function(
-            r"""(panel) => { const p = document.querySelector(panel + ' .jp-CodeCell .jp-InputArea-prompt');
-                            return p !== null && /\[\d+\]/.test(p.textContent); }""",
-            arg=panel, polling=250, timeout=timeout_s * 1000)
+            r"""([panel, before]) => {
+                  const now = [...document.querySelectorAll(panel + ' .jp-CodeCell .jp-InputArea-prompt')]
+                              .map(p => p.textContent);
+                  return now.some((text, i) => /\[\d+\]/.test(text) && text !== before[i]); }""",
+            arg=[panel, before], polling=250, timeout=timeout_s * 1000)
     except PlaywrightTimeout:
         raise AssertionError(f"waited {timeout_s:.0f} s for the first code cell to run") from None
+
+
+_PROMPTS = """(panel) => [...document.querySelectorAll(panel + ' .jp-CodeCell .jp-InputArea-prompt')]
+                         .map(p => p.textContent)"""
 
 
 def error_outputs(page: Page) -> list[str]:
