@@ -358,6 +358,19 @@ def ledger_index_cell(claims_at: dict[str, str], by_key: dict[str, Chapter]) -> 
     return nbformat.v4.new_markdown_cell("\n".join(lines))
 
 
+REPOSITORY_LINK = re.compile(r"\]\(\.\./((?:scripts|labkit|benchmarks|tests|results|workshop)/[^)\s]+)\)")
+
+
+def link_repository_files(root: Path, notebook: nbformat.NotebookNode) -> None:
+    """A chapter's link to a file of the repository (`../scripts/x.py`) points into the
+    repository on its code host: the site ships chapters, not the repository's files."""
+    owner, repo, branch = launch_base(root)
+    for cell in notebook.cells:
+        if cell.cell_type == "markdown":
+            cell.source = REPOSITORY_LINK.sub(
+                lambda m: f"](https://github.com/{owner}/{repo}/blob/{branch}/{m.group(1)})", cell.source)
+
+
 def stage_chapter(root: Path, chapter: Chapter, by_key: dict[str, Chapter],
                   claims_at: dict[str, str], staging: Path) -> None:
     notebook = copy.deepcopy(nbformat.read(chapter.notebook, as_version=4))
@@ -365,6 +378,7 @@ def stage_chapter(root: Path, chapter: Chapter, by_key: dict[str, Chapter],
     tag_cells(notebook)
     label_claims(notebook)
     link_chapters_in_outputs(notebook, list(by_key), claims_at)
+    link_repository_files(root, notebook)
     notebook.cells.insert(1, facts_cell(root, chapter, by_key))
     if chapter.key.startswith("99_"):
         after = next((i for i, c in enumerate(notebook.cells)
