@@ -71,9 +71,12 @@ class Held(anywidget.AnyWidget):
     note = traitlets.Unicode(NOTE).tag(sync=True)
     revealed = traitlets.Bool(False).tag(sync=True)
 
-    def __init__(self, content: str = "", text: str = "") -> None:
+    def __init__(self, content: str = "", text: str = "", data: dict | None = None) -> None:
         super().__init__(content=content)
         self.text = text  # the held output's plain text, for text/plain
+        # structured data the output carried (application/json: a chapter's saved evidence):
+        # kept in the saved notebook for the tools that read it; a front end draws the widget
+        self.data = {k: v for k, v in (data or {}).items() if k == "application/json"}
 
     def _repr_mimebundle_(self, **kwargs: object) -> Any:
         bundle = super()._repr_mimebundle_(**kwargs)
@@ -82,6 +85,7 @@ class Held(anywidget.AnyWidget):
             data["text/html"] = (f"<details class='lt-held'><summary>{MARK} "
                                  f"{html.escape(self.note)}</summary>{self.content}</details>")
             data["text/plain"] = self.text
+            data.update(self.data)
         return bundle
 
 
@@ -96,7 +100,7 @@ class _Hold:
 
     def add(self, data: dict[str, Any]) -> None:
         self.flush()
-        self.show(Held(bundle_html(data), str(data.get("text/plain", ""))))
+        self.show(Held(bundle_html(data), str(data.get("text/plain", "")), data))
 
     def write(self, text: str) -> None:
         self.stream_text += text
