@@ -5,6 +5,8 @@ Shared by every browser test. Selectors are JupyterLab 4's own class names.
 
 from __future__ import annotations
 
+import json
+import urllib.request
 import uuid
 
 from playwright.sync_api import Page
@@ -29,6 +31,25 @@ def open_notebook(page: Page, lab: Lab, relpath: str, timeout_s: float = 120) ->
     if dialog.count():
         raise AssertionError(f"a dialog blocks the notebook: {dialog.inner_text()!r}")
     wait_for_idle(page, timeout_s)
+
+
+def shut_down_kernels(lab: Lab, timeout_s: float = 30) -> int:
+    """Shut down every kernel of this server through its REST API; returns how many.
+
+    A chapter opened and left holds its kernel (0.5 to 1 GB, torch imported) until culling
+    reaches it a minute later; opening the chapters one after another on a 2-core machine
+    then starts the next kernel beside five others, and it did not come up in time (seen in
+    CI). A test that is done with its chapter gives the kernel back at once.
+    """
+    headers = {"Authorization": f"token {lab.token}"}
+    request = urllib.request.Request(f"{lab.url}api/kernels", headers=headers)
+    with urllib.request.urlopen(request, timeout=timeout_s) as answer:
+        kernels = json.loads(answer.read())
+    for kernel in kernels:
+        urllib.request.urlopen(urllib.request.Request(
+            f"{lab.url}api/kernels/{kernel['id']}", method="DELETE", headers=headers),
+            timeout=timeout_s).close()
+    return len(kernels)
 
 
 def run_all_cells(page: Page, timeout_s: float = 120, attempts: int = 3) -> None:
