@@ -7,8 +7,8 @@ ever made by `Claim.judge(evidence)`: the check reads numbers a chapter measured
 code gives `confirmed` on one machine and `refuted` or `depends` on another. Nothing here
 types a verdict in.
 
-Each chapter's claims live together in `labkit/claims/chNN.py` (statement, rule, thresholds
-and check on one screen); `labkit.claims` collects them into the registry.
+Each chapter's claims live together in `labkit/chapters/chNN_name/claims.py` (statement, rule,
+thresholds and check on one screen); `labkit.claims.registry` discovers them.
 """
 
 from __future__ import annotations
