@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # One device call, several GPU jobs in turn: each command runs with its own time limit and log,
 # and everything they write lands in one tarball under $OUT (the device returns few files).
-# Results recorded with LABKIT_RECORD_REFERENCE go to results/<machine>.json, copied back too.
+# Results recorded with LABKIT_RECORD_REFERENCE go to results/<machine>.json, copied back too,
+# and so do the measured ceilings (gpu_cache/): carry them as .gpu_cache to reuse them. The
+# tarball is rewritten after every step, so a call cut short still returns what finished.
 #
 #   usage (repo root on the GPU machine):
 #     bash benchmarks/gpu_wave.sh "python3 benchmarks/reproduce.py 02 --runs 3" "..."
@@ -21,6 +23,14 @@ export LABKIT_CACHE_DIR=${LABKIT_CACHE_DIR:-$PWD/.gpu_cache}
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
 mkdir -p "$LABKIT_CACHE_DIR"
 nvidia-smi > "$out/nvidia-smi.txt" 2>&1
+pack() {
+  rm -rf "$out/results" "$out/gpu_cache"
+  cp -r results "$out/results"  # the reference file and whatever the jobs wrote under results/
+  mkdir -p "$out/gpu_cache"  # the measured ceilings: carry them back to reuse one set per machine
+  cp "$LABKIT_CACHE_DIR"/ceilings-*.json "$out/gpu_cache/" 2>/dev/null || true
+  tar czf "${OUT:-/tmp/out}/wave.tar.gz.part" -C "$(dirname "$out")" wave \
+    && mv "${OUT:-/tmp/out}/wave.tar.gz.part" "${OUT:-/tmp/out}/wave.tar.gz"
+}
 n=0
 for command in "$@"; do
   n=$((n + 1))
@@ -28,7 +38,7 @@ for command in "$@"; do
   timeout "${STEP_TIMEOUT:-240}" bash -c "$command" > "$out/step$n.log" 2>&1; rc=$?
   echo "step $n rc=$rc in $(( $(date +%s) - t0 )) s: $command" | tee -a "$out/steps.txt"
   tail -15 "$out/step$n.log"
+  pack  # after every step: a call cut short by its limit still hands back what finished
 done
-cp -r results "$out/results"  # the reference file and whatever the jobs wrote under results/
 echo "wave: $(( $(date +%s) - started )) s" | tee -a "$out/steps.txt"
-tar czf "${OUT:-/tmp/out}/wave.tar.gz" -C "$(dirname "$out")" wave
+pack

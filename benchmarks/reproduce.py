@@ -94,7 +94,7 @@ def summarise(runs: list[dict]) -> dict[str, dict]:
         for v in run["verdicts"]:
             entry = claims.setdefault(v["claim_id"], {"verdicts": [], "ratios": {}})
             entry["verdicts"].append({"outcome": v["outcome"], "depends_on": v["depends_on"],
-                                      "form": v["form"]})
+                                      "form": v["form"], "reason": v.get("reason", "")})
             for name, value in (v.get("deciding_ratios") or {}).items():
                 entry["ratios"].setdefault(name, []).append(float(value))
     for entry in claims.values():
@@ -157,6 +157,7 @@ def main(argv: list[str] | None = None) -> int:
         "chapter": chapter, "machine": machine_name(), "runs": args.runs, "quick": args.quick,
         "fingerprint": env.fingerprint(), "seconds": [r["seconds"] for r in runs],
         "claims": summary, "all_agree": all(e["agree"] for e in summary.values()),
+        "evidence": [{v["claim_id"]: v.get("evidence") for v in r["verdicts"]} for r in runs],
     }, indent=1, default=str))
     print(f"wrote {path}")
     return 0

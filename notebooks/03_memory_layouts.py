@@ -49,7 +49,7 @@ import torch.nn.functional as F
 from torch.utils.flop_counter import FlopCounterMode
 
 from labkit import claims, exercises, session
-from labkit.chapters.ch03_memory_layouts import propagation
+from labkit.chapters.ch03_memory_layouts import device_split, propagation
 from labkit.core import env, resnet, results
 from labkit.measure import bench, ceilings, copies
 from labkit.show import figures, widgets
@@ -362,6 +362,11 @@ quiz_c7
 # `FlopCounterMode` on this very model, so each rate is a share of the matmul ceiling of
 # the math it ran in: float32 convolutions on a GPU run in TF32 by default
 # (`torch.backends.cudnn.allow_tf32`), so they are shown against the TF32 ceiling.
+#
+# On a GPU each run is also traced: how long the device was busy per call, and what share of
+# the wall time it sat idle waiting for the host to launch the next kernel. Where it idles
+# more than the card's threshold the run is *host-bound*: the wall clock then times Python and
+# the launches, not the layout, and the verdict reads the device-busy ratio (both are printed).
 
 # %%
 claims.get("C7")
@@ -425,14 +430,25 @@ for dtype in dtypes:
         comparisons[(str(dtype), batch)] = cmp
         c7_flagged += flagged
         runs.append(resnet_run(cmp, dtype, batch))
+        if on_gpu:  # device-busy time beside wall time: is the run bound by the host's launches?
+            x_cl = x.to(memory_format=torch.channels_last)
+            with torch.no_grad():
+                runs[-1].update(device_split.evidence(lambda net=nets[dtype][0], x=x: net(x),
+                                                      lambda net=nets[dtype][1], x=x_cl: net(x)))
     if on_gpu:
         del nets[dtype]
-print(f"{'dtype':<10}{'batch':>6}{'NCHW img/s':>12}{'NHWC img/s':>12}{'NHWC/NCHW':>10}  math: % of its matmul ceiling (NCHW, NHWC)")
+print(f"{'dtype':<10}{'batch':>6}{'NCHW img/s':>12}{'NHWC img/s':>12}{'NHWC/NCHW':>10}  math: % of its matmul ceiling (NCHW, NHWC)"
+      + ("; GPU idle (NCHW, NHWC); NCHW/NHWC device-busy time" if on_gpu else ""))
 for r in runs:
     pct = ", ".join("n/a" if p is None else f"{p:.0f}%" for p in
                     (r["nchw_pct_of_matmul_ceiling"], r["nhwc_pct_of_matmul_ceiling"]))
+    busy = ""
+    if r.get("nchw_busy_s"):
+        busy = (f"; idle {100 * r['nchw_idle_share']:.0f}%, {100 * r['nhwc_idle_share']:.0f}%"
+                f"{' (host-bound)' if r['host_bound'] else ''}; "
+                f"device {r['nchw_busy_s'] / r['nhwc_busy_s']:.2f}x")
     print(f"{r['dtype']:<10}{r['batch']:>6}{r['nchw_img_s']:>12.1f}{r['nhwc_img_s']:>12.1f}"
-          f"{r['nhwc_img_s'] / r['nchw_img_s']:>10.2f}  {r['math']}: {pct}")
+          f"{r['nhwc_img_s'] / r['nchw_img_s']:>10.2f}  {r['math']}: {pct}{busy}")
 
 # %%
 comparisons[(str(dtypes[-1]), batches[-1])]

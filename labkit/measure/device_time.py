@@ -152,3 +152,51 @@ def _check_share(threshold: object) -> None:
     if isinstance(threshold, bool) or not isinstance(threshold, int | float) or not 0 < threshold < 1:
         raise ValueError(f"the host-bound threshold is a share of the wall time between 0 and 1, "
                          f"got {threshold!r}")
+
+
+def interleaved(variants: dict[str, Callable], rounds: int = 3, calls: int = 10,
+                warmup: int = 2, device: object = None,
+                threshold: float = HOST_BOUND_IDLE_SHARE) -> dict[str, list[DeviceTime]]:
+    """Each variant's wall and device-busy time in `rounds` interleaved rounds (A, B, A, B...).
+
+    Why interleaved: a GPU's clock and a host's load drift over seconds, and a comparison
+    taken one variant after the other reads the drift as a difference. Each round traces
+    `calls` back-to-back calls of each variant (`device_time`); the ratio of two variants is
+    then taken round by round (`busy_ratios`), and its spread is the spread over rounds.
+    """
+    if not isinstance(variants, dict) or not variants:
+        raise ValueError("interleaved needs a dict of at least one {label: function}")
+    if isinstance(rounds, bool) or not isinstance(rounds, int) or rounds < 1:
+        raise ValueError(f"rounds must be a whole number >= 1, got {rounds!r}")
+    found: dict[str, list[DeviceTime]] = {label: [] for label in variants}
+    for _ in range(rounds):
+        for label, fn in variants.items():
+            found[label].append(device_time(fn, calls=calls, warmup=warmup, label=label,
+                                            device=device, threshold=threshold))
+    return found
+
+
+def busy_ratios(slow: list[DeviceTime], fast: list[DeviceTime]) -> list[float]:
+    """Round by round, slow's device-busy time over fast's (a speed-up of fast over slow).
+
+    Empty when either has no device time (a CPU, or work that ran nothing on the GPU)."""
+    if len(slow) != len(fast):
+        raise ValueError(f"the two variants have {len(slow)} and {len(fast)} rounds; they must match")
+    if any(d.device_busy_s is None for d in (*slow, *fast)):
+        return []
+    return [s.device_busy_s / f.device_busy_s for s, f in zip(slow, fast, strict=True)
+            if f.device_busy_s]
+
+
+def summary(rounds: list[DeviceTime]) -> dict:
+    """The median round of one variant, as evidence: wall, device-busy, idle share, host-bound."""
+    if not rounds:
+        raise ValueError("no rounds to summarise")
+    walls = sorted(d.wall_s for d in rounds)
+    busy = sorted(d.device_busy_s for d in rounds if d.device_busy_s is not None)
+    idle = sorted(d.idle_share for d in rounds if d.idle_share is not None)
+    mid = len(rounds) // 2
+    return {"wall_s": walls[mid], "device_busy_s": busy[len(busy) // 2] if busy else None,
+            "idle_share": idle[len(idle) // 2] if idle else None,
+            "host_bound": (idle[len(idle) // 2] > rounds[0].threshold) if idle else None,
+            "threshold": rounds[0].threshold, "rounds": len(rounds)}

@@ -83,3 +83,31 @@ def test_a_models_device_is_read_from_its_parameters():
     net = torch.nn.Linear(4, 4)
     found = conditions.tensors_used_by(lambda: net, ())
     assert found and found[0].device.type == "cpu"
+
+
+def test_interleaved_rounds_on_a_cpu_have_no_device_time():
+    from labkit.measure import device_time as dt
+
+    found = dt.interleaved({"a": lambda: sum(range(100)), "b": lambda: sum(range(200))}, rounds=2,
+                           calls=3, warmup=0)
+    assert [len(v) for v in found.values()] == [2, 2]
+    assert dt.busy_ratios(found["a"], found["b"]) == []
+    assert dt.summary(found["a"])["device_busy_s"] is None
+    with pytest.raises(ValueError, match="rounds must be"):
+        dt.interleaved({"a": lambda: None}, rounds=0)
+    with pytest.raises(ValueError, match="rounds"):
+        dt.busy_ratios(found["a"], found["b"][:1])
+
+
+def test_busy_ratios_are_taken_round_by_round():
+    from labkit.measure import device_time as dt
+
+    def rounds(*busy):
+        return [dt.DeviceTime("x", "cuda", 10, 1e-2, b, 1 - b / 1e-2, (1 - b / 1e-2) > 0.3)
+                for b in busy]
+
+    slow, fast = rounds(4e-3, 5e-3, 4.5e-3), rounds(2e-3, 2.5e-3, 3e-3)
+    assert dt.busy_ratios(slow, fast) == pytest.approx([2.0, 2.0, 1.5])
+    assert dt.summary(slow) == pytest.approx({"wall_s": 1e-2, "device_busy_s": 4.5e-3,
+                                              "idle_share": 0.55, "host_bound": True,
+                                              "threshold": 0.3, "rounds": 3})

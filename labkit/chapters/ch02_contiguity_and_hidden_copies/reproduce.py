@@ -134,6 +134,8 @@ def _c10(chapter: session.Chapter, quick: bool, options: dict) -> claims.Verdict
     else:
         settings = [(256 if quick else 1024, torch.float16 if on_gpu else torch.float32)]
     cases, flagged_all = [], []
+    if on_gpu and not quick:  # as the notebook: seven rounds for GEMMs of tens of microseconds
+        options = dict(options, rounds=7)
     for n, dtype in settings:
         name = f"{n} {str(dtype).replace('torch.', '')}"
         a_view = torch.randn(n, n, device=device, dtype=dtype).t()

@@ -65,6 +65,26 @@ def test_c7_a_flagged_timing_vetoes_only_when_it_could_cross_the_threshold():
     assert shown.outcome == "confirmed"
 
 
+def test_c7_a_host_bound_run_is_judged_on_device_time():
+    """fp16 eager ResNet-50 at batch 64 on an H200 leaves the GPU idle two thirds of the time:
+    the wall ratio (here 1.02x) measures the host, the device-busy ratio (1.4x) the layout."""
+    host_bound = dict(host_bound=True, nchw_busy_s=7e-3, nhwc_busy_s=5e-3, nchw_idle_share=0.66,
+                      nhwc_idle_share=0.7, busy_speedup_rounds=[1.39, 1.41])
+    wall_only = run(nhwc=1020.0, nhwc_time_ratio_iqr=[0.97, 0.99])
+    assert judge("C7", channels_last_stride1=1, runs=[wall_only]).outcome == "refuted"
+    verdict = judge("C7", channels_last_stride1=1, runs=[dict(wall_only, **host_bound)],
+                    distrusted=[{"timing": "float16 b64: NCHW", "why": "noisy", "spread": 0.3}])
+    assert verdict.outcome == "confirmed"
+    assert "1.40x by device-busy time" in verdict.reason and "1.02x by wall time" in verdict.reason
+    # a device-time ratio whose rounds straddle the threshold is noise, not a verdict
+    straddling = dict(host_bound, busy_speedup_rounds=[1.0, 1.1], nchw_busy_s=5.2e-3)
+    assert judge("C7", channels_last_stride1=1,
+                 runs=[dict(wall_only, **straddling)]).depends_on == claims.NOISE
+    # a device-bound run keeps the wall-time reading even with busy times measured
+    bound = dict(host_bound, host_bound=False)
+    assert judge("C7", channels_last_stride1=1, runs=[dict(wall_only, **bound)]).outcome == "refuted"
+
+
 # The recorded H200 verdicts replay unchanged: C7's recorded evidence has every run of the sweep
 # in `runs` (chapter 03 now judges the seed's fp16 batch-64 run and shows the rest), so its
 # replay stays 'depends' on dtype and batch; the next GPU run records the seed's form.
