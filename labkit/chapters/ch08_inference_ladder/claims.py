@@ -31,22 +31,37 @@ SEED_SPEEDUP = 4.8  # the title's "4.8x"
 SEED_STEPS = 7      # and its "7 steps"
 
 
+def _judged(ev: Mapping) -> tuple[Mapping, str]:
+    """The speed-ups C24 decides on and where they come from.
+
+    Like for like: the best gated rung at the baselines' own batch (the same images per call
+    as the baselines, so the ratio is the seven steps', not the batch's). A ladder whose top
+    rung raises the batch shows that rung beside it, not judged. Evidence recorded before
+    the split (no `at_baseline_batch`) is judged on its top rung."""
+    at = ev.get("at_baseline_batch")
+    if at and at.get("speedup_over_strict") and at.get("speedup_over_defaults"):
+        return at, f"{at.get('rung', '?')} at batch {ev.get('baseline_batch', '?')}, the baselines' batch"
+    return ev, f"{ev['top_rung']}"
+
+
 def check_c24(ev: Mapping, th: Mapping) -> tuple[str, str, str]:
-    """Reached 4.8x? Judged over both float32 baselines, each with its measured spread."""
-    strict, defaults = float(ev["speedup_over_strict"]), float(ev["speedup_over_defaults"])
+    """Reached 4.8x? Judged over both float32 baselines at their batch, each with its spread."""
+    judged, where = _judged(ev)
+    strict, defaults = float(judged["speedup_over_strict"]), float(judged["speedup_over_defaults"])
     if strict <= 0 or defaults <= 0:
         raise ClaimError("C24: speed-ups must be positive; was the ladder measured?")
     target = th["seed_speedup"]
     if ev.get("top_gate_passed") is False:
         raise ClaimError("C24: the top rung failed the numerics gate; a wrong rung is never judged")
-    over_strict = band(strict, ev.get("strict_spread"), target)
-    over_defaults = band(defaults, ev.get("defaults_spread"), target)
-    batches = ""
-    if ev.get("top_batch") and ev.get("baseline_batch"):
-        batches = f" (top rung at batch {ev['top_batch']}, baselines at batch {ev['baseline_batch']})"
-    text = (f"the top gated rung ({ev['top_rung']}, {ev['steps_kept']} steps kept) runs "
-            f"{strict:.1f}x strict float32 eager and {defaults:.1f}x PyTorch's default float32 "
-            f"eager{batches}")
+    over_strict = band(strict, judged.get("strict_spread"), target)
+    over_defaults = band(defaults, judged.get("defaults_spread"), target)
+    text = (f"the best gated rung ({where}; {ev['steps_kept']} steps kept) runs {strict:.1f}x "
+            f"strict float32 eager and {defaults:.1f}x PyTorch's default float32 eager")
+    if judged is not ev and ev.get("top_batch") and ev.get("top_batch") != ev.get("baseline_batch"):
+        text += (f"; not judged, the top rung ({ev['top_rung']}, batch {ev['top_batch']}) runs "
+                 f"{float(ev['speedup_over_strict']):.1f}x and "
+                 f"{float(ev['speedup_over_defaults']):.1f}x: a larger batch is not one of the "
+                 "seed's steps")
     if "noise" in (over_strict, over_defaults):
         return DEPENDS, text, NOISE
     if over_strict == over_defaults == "above":
@@ -62,11 +77,13 @@ C24 = Claim(
     "Title and chapter 5: seven steps raise ResNet-50 inference throughput 4.8x",
     "Seven optimisation steps (JIT compilation to operator fusion) raise ResNet-50 inference "
     "throughput 4.8x.",
-    f"the ladder's top rung, inside the numerics gate (its logits within the tolerance of its "
-    f"math of strict-float32 eager's), is faster than {SEED_SPEEDUP}x eager float32 at batch 64 "
-    "(the top rung may use a larger batch; it is also reported at 64) over both the strict and the default float32 baseline, with the whole interleaved "
-    "spread past it",
-    f"the top rung stays under {SEED_SPEEDUP}x over both baselines",
+    f"the best rung at the baselines' batch (64 on a GPU), inside the numerics gate (its logits "
+    f"within the tolerance of its math of strict-float32 eager's), is faster than {SEED_SPEEDUP}x "
+    "eager float32 at that batch over both the strict and the default float32 baseline, with "
+    "the whole interleaved spread past it. Like for like: a larger batch is not one of the "
+    "seed's steps, so the top rung at batch 256 is shown beside it, not judged",
+    f"that rung stays under {SEED_SPEEDUP}x over both baselines; 'depends' names the baseline "
+    "when it passes over one only",
     ("speedup_over_strict", "speedup_over_defaults", "top_rung", "steps_kept"),
     thresholds={"seed_speedup": SEED_SPEEDUP,
                 **{f"max_logit_error_{m}": t for m, t in numerics.TOLERANCES.items()},

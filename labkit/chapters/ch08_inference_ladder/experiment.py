@@ -92,7 +92,9 @@ class Result:
             "baseline_batch": self.strict.settings.batch, "image": self.plan.image,
             "at_baseline_batch": {"rung": base64.name, "images_per_s": base64.images_per_s,
                                   "speedup_over_strict": base64.speedup_over(self.strict),
-                                  "speedup_over_defaults": base64.speedup_over(self.defaults)},
+                                  "speedup_over_defaults": base64.speedup_over(self.defaults),
+                                  "strict_spread": list(base64.speedup_spread(self.strict)),
+                                  "defaults_spread": list(base64.speedup_spread(self.defaults))},
             "rungs": [r.as_dict() for r in self.rungs],
         }
 

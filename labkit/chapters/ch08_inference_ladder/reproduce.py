@@ -26,3 +26,16 @@ def measure_verdicts(quick: bool = False) -> list[Verdict]:
     evidence = result.evidence()
     evidence["seconds"] = result.seconds
     return [get("C24").judge(evidence, form=result.plan.form)]
+
+
+def deciding_ratios(verdict: Verdict) -> dict[str, float]:
+    """The speed-ups C24 decides on (at the baselines' batch), the top rung's beside them, and
+    the top rung's images/s (the issue's bar: at least 30,000 on an H200 in every run)."""
+    ev = verdict.evidence
+    at = ev.get("at_baseline_batch") or {}
+    found = {f"over strict fp32 at batch {ev.get('baseline_batch')} (decides)": at.get("speedup_over_strict"),
+             f"over default fp32 at batch {ev.get('baseline_batch')} (decides)": at.get("speedup_over_defaults"),
+             f"top rung over strict fp32 at batch {ev.get('top_batch')} (shown)": ev.get("speedup_over_strict"),
+             f"top rung over default fp32 at batch {ev.get('top_batch')} (shown)": ev.get("speedup_over_defaults"),
+             "top rung images/s (not a ratio)": ev.get("top_images_per_s")}
+    return {k: float(v) for k, v in found.items() if v is not None}

@@ -33,3 +33,18 @@ def test_the_cpu_form_is_labelled():
 
     cpu = claims.get("C24").judge(CASES["C24"]["refuted"], form="CPU analogue: ResNet-50 at 32 px")
     assert cpu.form == "CPU analogue: ResNet-50 at 32 px"
+
+
+def test_judged_at_the_baselines_batch_with_the_top_rung_shown():
+    """Batch 256 is not one of the seed's steps: the like-for-like rung at batch 64 decides."""
+    ev = dict(TOP, speedup_over_strict=10.2, speedup_over_defaults=4.8, top_batch=256,
+              baseline_batch=64, strict_spread=[10.0, 10.4], defaults_spread=[4.7, 4.9],
+              at_baseline_batch=dict(rung="CUDA Graphs", speedup_over_strict=8.3,
+                                     speedup_over_defaults=3.9, strict_spread=[8.2, 8.4],
+                                     defaults_spread=[3.85, 3.95]))
+    verdict = judge("C24", **ev)
+    assert verdict.outcome == "depends" and verdict.depends_on.startswith("the baseline")
+    assert "CUDA Graphs at batch 64" in verdict.reason and "not judged" in verdict.reason
+    # the same evidence without the split is judged on its top rung (older recorded results)
+    old = {k: v for k, v in ev.items() if k != "at_baseline_batch"}
+    assert judge("C24", **old).depends_on.startswith("noise")
