@@ -20,7 +20,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-IDLE_LIMIT = 0.25     # the GPU idles more than a quarter of the wall time: the host bound the rung
+from labkit.measure.device_time import HOST_BOUND_IDLE_SHARE
+
+# the GPU idles more than this share of the wall time: the host bound the rung (the course's
+# one host-bound threshold, labkit.measure.device_time's)
+IDLE_LIMIT = HOST_BOUND_IDLE_SHARE
 DEVICE_NOISE = 0.02   # device-busy times from a few profiled batches agree to ~1%
 
 

@@ -4,7 +4,7 @@ One profiled forward pass (after a warm-up) goes through labkit.measure.timeline
 classifier (timeline_stats.kind_class) puts each kernel into GEMM/conv, elementwise,
 copies/layout or other. On a GPU the audit lists the copies/layout kernels (cuDNN's
 nchwToNhwcKernel, aten's direct_copy_kernel, ...) with their share of device time, and
-calls the run host-bound when the GPU idles for more than half of its own span. On a CPU
+calls the run host-bound when the GPU idles for more than HOST_BOUND_IDLE_SHARE (30%) of its own span (the course's one threshold, labkit.measure.device_time's). On a CPU
 there are no kernels: the same classifier runs on the CPU ops' self time.
 """
 
@@ -16,8 +16,7 @@ import torch
 from torch import nn
 
 from labkit.measure import timeline, timeline_stats
-
-HOST_BOUND_IDLE_SHARE = 0.5  # the GPU idles more than this share of its span: the host limits
+from labkit.measure.device_time import HOST_BOUND_IDLE_SHARE  # the course's one threshold
 
 
 @dataclass(frozen=True)
