@@ -7,6 +7,8 @@ in its own try, so one failure still leaves the others' numbers.
     PYTHONPATH=. python3 benchmarks/gpu_05_loader.py --out results/h200_05
         # writes results/reproduce/<machine>-05_dataloader.json (3 runs: verdicts, knee, phases)
         #    and results/h200_05/gpu_05_loader.json (knobs at the knee, probes, phases)
+    PYTHONPATH=. python3 benchmarks/gpu_05_loader.py --knee-from results/reproduce/X.json --out D
+        # the knee from reproduce runs already made: about 70 s
     PYTHONPATH=. python3 benchmarks/gpu_05_loader.py --reproduce-runs 0 --out OUTDIR
         # alone: measures its own knee first (about 100 s on a 16-core H200 host)
     python3 benchmarks/gpu_05_loader.py --compare results/h200_05/run1 results/h200_05/run2 ...
@@ -48,6 +50,7 @@ ROOT = Path(__file__).resolve().parents[1]
 TOTAL_BUDGET_S = 240.0  # the whole job, reproduce runs included
 RESERVE_S = 30.0  # what the parts after the knob sweep need (probes, fresh-process pinning)
 MIN_KNOB_BUDGET_S = 15.0
+KNOB_WINDOWS = 2  # each knob at the knee costs ~2 s a round on an H200 host: 2 rounds fit ~9 knobs in 40 s
 
 
 def part(record: dict, name: str, fn) -> object:
@@ -78,10 +81,7 @@ def startup_on_trivial_data() -> dict:
 
 
 def reproduce_knee(runs: int, quick: bool, out_dir: Path) -> dict:
-    """benchmarks/reproduce.py 05 --runs N (fresh processes); the knee its runs agree on.
-
-    The knee taken for the knobs is the most common of the runs' knees (the lower on a tie),
-    so one odd run does not move it."""
+    """benchmarks/reproduce.py 05 --runs N (fresh processes); the knee its runs agree on."""
     command = [sys.executable, str(ROOT / "benchmarks" / "reproduce.py"), "05", "--runs", str(runs),
                "--out", str(out_dir)] + (["--quick"] if quick else [])
     done = subprocess.run(command, cwd=ROOT, env=dict(os.environ, PYTHONPATH=os.pathsep.join(
@@ -89,42 +89,52 @@ def reproduce_knee(runs: int, quick: bool, out_dir: Path) -> dict:
     if done.returncode != 0:
         raise RuntimeError(f"benchmarks/reproduce.py 05 failed (exit {done.returncode})")
     machine = env.device_key().lower().replace("_", "-")
-    path = out_dir / f"{machine}-05_dataloader.json"
+    return recorded_knee(out_dir / f"{machine}-05_dataloader.json")
+
+
+def recorded_knee(path: Path) -> dict:
+    """The knee the runs of a reproduce JSON (benchmarks/reproduce.py 05) agree on: the most
+    common of their knees, the lower on a tie, so one odd run does not move it."""
     recorded = json.loads(path.read_text())
+    if not recorded.get("numbers"):
+        raise ValueError(f"{path} holds no knee (written by a reproduce.py without chapter 05's "
+                         "measure_numbers?); run benchmarks/reproduce.py 05 --runs 3 again")
     knees = [int(n["knee_workers"]) for n in recorded["numbers"]]
-    modes = statistics.multimode(knees)
-    return {"path": str(path), "knees": knees, "knee_workers": min(modes),
-            "summary": recorded["numbers_summary"], "wall_s": recorded["wall_s"]}
+    return {"path": str(path), "knees": knees, "knee_workers": min(statistics.multimode(knees)),
+            "summary": recorded.get("numbers_summary"), "wall_s": recorded.get("wall_s")}
 
 
 def knobs_at(workers: int | None, quick: bool, budget_s: float) -> dict:
     """The knob table at `workers` (the reproduced knee), or, when None, after this process's
-    own worker sweep (its knee)."""
+    own worker sweep (its knee). KNOB_WINDOWS rounds: more knobs fit in the budget."""
     if workers is None:
-        return knee_experiment.measure_knee(quick, knobs=True, knob_budget_s=budget_s)
+        return knee_experiment.measure_knee(quick, knobs=True, knob_budget_s=budget_s,
+                                            knob_windows=KNOB_WINDOWS)
     bench = knee_experiment.prepare(quick)
-    knobs = knee_experiment.knob_sweep(bench, workers, budget_s=budget_s)
+    knobs = knee_experiment.knob_sweep(bench, workers, budget_s=budget_s, windows=KNOB_WINDOWS)
     return {"plan": bench.plan.as_dict(), **bench.arithmetic(), "knee_workers": workers,
-            "knee_from": "the reproduce runs", "knob_rows": knobs.rows(),
+            "knee_from": "the reproduce runs", "knob_windows": KNOB_WINDOWS, "knob_rows": knobs.rows(),
             "knob_table": knee_experiment.knob_table(knobs), "knob_noise": knobs.noise_note(),
             "knob_budget_note": knobs.budget_note(),
             "phases": {**bench.phases, **{f"knob sweep: {k}": v for k, v in knobs.seconds.items()}}}
 
 
-def run(out: str, quick: bool, reproduce_runs: int = 3, reproduce_out: Path | None = None) -> dict:
+def run(out: str, quick: bool, reproduce_runs: int = 3, reproduce_out: Path | None = None,
+        knee_from: Path | None = None, total_budget_s: float = TOTAL_BUDGET_S) -> dict:
     started = time.perf_counter()
     record = {"torch": torch.__version__, "environment": h2d_copies.environment_note(),
               "shm_free_bytes": shm.free_bytes(), "cores": os.cpu_count(), "quick": quick,
-              "reproduce_runs": reproduce_runs, "total_budget_s": TOTAL_BUDGET_S, "parts": {}}
+              "reproduce_runs": 0 if knee_from else reproduce_runs,
+              "total_budget_s": total_budget_s, "parts": {}}
     knee_workers = None
-    if reproduce_runs:
-        found = part(record, "reproduce_knee", lambda: reproduce_knee(
-            reproduce_runs, quick, reproduce_out or ROOT / "results" / "reproduce"))
+    if knee_from or reproduce_runs:
+        found = part(record, "reproduce_knee", lambda: recorded_knee(knee_from) if knee_from else
+                     reproduce_knee(reproduce_runs, quick, reproduce_out or ROOT / "results" / "reproduce"))
         if found:
             knee_workers = found["knee_workers"]
             print(f"knees of the reproduce runs: {found['knees']}; the knobs are measured at "
                   f"{knee_workers} worker(s)")
-    left = TOTAL_BUDGET_S - (time.perf_counter() - started) - RESERVE_S
+    left = total_budget_s - (time.perf_counter() - started) - RESERVE_S
     knob_budget = max(MIN_KNOB_BUDGET_S, min(knee_experiment.KNOB_SWEEP_BUDGET_S, left))
     record["knob_budget_s"] = knob_budget
     print(f"knob sweep budget: {knob_budget:.0f} s", flush=True)
@@ -146,7 +156,7 @@ def run(out: str, quick: bool, reproduce_runs: int = 3, reproduce_out: Path | No
                                          for r in h2d_copies.call_return_times(reproduce.C25_BYTES)])
     part(record, "pinning_cost_fresh_process", lambda: h2d_copies.pinning_cost_fresh().as_dict())
     part(record, "startup_trivial", startup_on_trivial_data)
-    if not reproduce_runs:  # the reproduce runs judged them already, three times
+    if not (knee_from or reproduce_runs):  # the reproduce runs judged them already
         part(record, "verdicts", lambda: [v.to_dict() for v in reproduce.measure_verdicts(quick)])
     if not quick:
         part(record, "bandwidth_curve", lambda: [vars(p) for p in h2d_copies.bandwidth_curve()])
@@ -196,6 +206,11 @@ def main(argv: list[str] | None = None) -> int:
                              "knee here instead)")
     parser.add_argument("--reproduce-out", type=Path, default=None,
                         help="folder for the reproduce JSON (default results/reproduce)")
+    parser.add_argument("--knee-from", type=Path, default=None, metavar="REPRODUCE_JSON",
+                        help="take the knee from a reproduce JSON already written instead of "
+                             "running the reproduce runs")
+    parser.add_argument("--budget", type=float, default=TOTAL_BUDGET_S,
+                        help=f"seconds for the whole job (default {TOTAL_BUDGET_S:.0f})")
     parser.add_argument("--compare", nargs="+", metavar="RUN_DIR",
                         help="compare the knees of earlier runs instead of measuring")
     args = parser.parse_args(argv)
@@ -203,7 +218,10 @@ def main(argv: list[str] | None = None) -> int:
         return 0 if compare(args.compare) else 1
     if args.reproduce_runs < 0:
         parser.error(f"--reproduce-runs must be 0 or more, got {args.reproduce_runs}")
-    record = run(args.out, args.quick, args.reproduce_runs, args.reproduce_out)
+    if args.knee_from is not None and not args.knee_from.is_file():
+        parser.error(f"--knee-from {args.knee_from}: no such file")
+    record = run(args.out, args.quick, args.reproduce_runs, args.reproduce_out, args.knee_from,
+                 args.budget)
     return 0 if all(record["parts"][p]["ok"] for p in ("knee_and_knobs", "reproduce_knee")
                     if p in record["parts"]) else 1
 

@@ -162,17 +162,20 @@ def fits(bench: Bench, setting: loader_sweep.Setting) -> bool:
 
 def knob_sweep(bench: Bench, workers: int,
                on_progress: Callable[[int, int, str], None] | None = None,
-               budget_s: float | None = KNOB_SWEEP_BUDGET_S) -> loader_sweep.Sweep:
+               budget_s: float | None = KNOB_SWEEP_BUDGET_S,
+               windows: int = loader_sweep.WINDOWS) -> loader_sweep.Sweep:
     """knob_settings() at `workers` (at least 1 where the sweep had workers), measured; a
     setting whose batches in flight would not fit in /dev/shm is left out (compare the labels
     with knob_settings() to see which), and so are those the time budget cuts (the sweep's
-    left_out and budget_note() name them)."""
+    left_out and budget_note() name them). windows: rounds of the sweep (fewer fit more knobs
+    into a budget; two still give each knob a spread)."""
     at = max(workers, 1 if max(bench.worker_counts) >= 1 else 0)
     settings = [s for s in knob_settings(at, bench.plan.batch_size, bench.step.device.type == "cuda")
                 if fits(bench, s)]
     return loader_sweep.sweep(bench.data, settings, bench.step, steps=bench.plan.steps,
                               warmup_steps=bench.plan.warmup_steps, on_progress=on_progress,
-                              uint8_dataset=bench.data_uint8, budget_s=budget_s)
+                              uint8_dataset=bench.data_uint8, budget_s=budget_s,
+                              windows=windows)
 
 
 def knob_table(knobs: loader_sweep.Sweep) -> list[dict]:
@@ -187,7 +190,8 @@ def knob_table(knobs: loader_sweep.Sweep) -> list[dict]:
 
 def measure_knee(quick: bool = False, knobs: bool = False,
                  budget_s: float | None = WORKER_SWEEP_BUDGET_S,
-                 knob_budget_s: float | None = KNOB_SWEEP_BUDGET_S) -> dict:
+                 knob_budget_s: float | None = KNOB_SWEEP_BUDGET_S,
+                 knob_windows: int = loader_sweep.WINDOWS) -> dict:
     """One fresh measurement of the knee (and, with knobs=True, the knob table at it), as plain
     values: what a reproduce check compares across runs.
 
@@ -207,7 +211,8 @@ def measure_knee(quick: bool = False, knobs: bool = False,
            "noise": found.sweep.noise_note(), "rounds": found.sweep.rounds,
            "budget_s": budget_s, "budget_note": found.sweep.budget_note()}
     if knobs:
-        knob_result = knob_sweep(bench, found.knee.workers, budget_s=knob_budget_s)
+        knob_result = knob_sweep(bench, found.knee.workers, budget_s=knob_budget_s,
+                                 windows=knob_windows)
         phases.update({f"knob sweep: {label}": t for label, t in knob_result.seconds.items()})
         out["knob_rows"] = knob_result.rows()
         out["knob_table"] = knob_table(knob_result)

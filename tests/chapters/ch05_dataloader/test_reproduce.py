@@ -56,3 +56,18 @@ def test_the_reproduce_tool_records_the_knee_and_the_phases_of_each_run(tmp_path
     assert data["numbers_summary"]["runs"] == 2
     assert "the same knee within one step of the sweep in" in done.stdout
     assert "prepare: one step's compute" in done.stdout
+
+
+def test_the_gpu_job_measures_its_knobs_at_the_most_common_knee_of_the_reproduce_runs(tmp_path):
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("gpu_05_loader", ROOT / "benchmarks" / "gpu_05_loader.py")
+    tool = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(tool)
+    path = tmp_path / "run.json"
+    for knees, chosen in (([12, 8, 12], 12), ([15, 12], 12), ([8], 8)):
+        path.write_text(json.dumps({"numbers": [{"knee_workers": k} for k in knees]}))
+        assert tool.recorded_knee(path)["knee_workers"] == chosen
+    path.write_text(json.dumps({"numbers": []}))
+    with pytest.raises(ValueError, match="holds no knee"):
+        tool.recorded_knee(path)
