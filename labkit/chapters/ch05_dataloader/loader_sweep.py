@@ -758,12 +758,19 @@ def plan(cores: int | None = None, gpu: bool | None = None) -> Plan:
     """Sizes that fit: on a CPU (2 cores, Binder) within about 30 s of sweeping in all; on a
     GPU machine ResNet-50 at 224 px, fed by up to cores-1 workers.
 
+    The GPU sweep: 0, 2, 4, 8, 12, 16 and cores-1 workers (those below the core count), with 2
+    dropped when that leaves five or more: 0 and 4 already show the starved end, and each
+    count costs about twelve batch decodes of one core, so a 16-core host sweeps 0, 4, 8, 12,
+    15 in about 35 s (benchmarks/reproduce.py 05 runs it three times in one batch job).
+
     steps and warmup_steps are minimums per window and for the warm-up; measure() raises
     them to the loader's queue (workers x prefetch), see window_plan()."""
     cores = cores or os.cpu_count() or 1
     gpu = torch.cuda.is_available() if gpu is None else gpu
     if gpu:
         counts = sorted({0, 2, 4, 8, 12, 16, max(cores - 1, 1)} & set(range(0, cores)))
+        if len(counts) > 5:
+            counts.remove(2)
         # warm-up 1 and windows of 3: only the no-worker setting uses these minimums (its
         # steady state starts at once, and each of its steps costs a whole batch's decode);
         # with workers window_plan() raises both to the queue, workers x prefetch.

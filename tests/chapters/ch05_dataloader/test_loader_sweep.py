@@ -440,3 +440,15 @@ def test_a_time_budget_leaves_out_the_dearest_settings_and_later_rounds_and_says
     assert "ran 2 of 3 rounds" in short.budget_note()
     with pytest.raises(ValueError, match="budget_s"):
         loader_sweep.sweep(data, settings, slow_step, budget_s=0)
+
+
+@pytest.mark.parametrize("cores, counts", [(16, (0, 4, 8, 12, 15)), (32, (0, 4, 8, 12, 16, 31)),
+                                           (8, (0, 2, 4, 7)), (2, (0, 1))])
+def test_the_gpu_plan_sweeps_fewer_counts_on_a_big_host_and_keeps_the_small_ones(cores, counts):
+    chosen = loader_sweep.plan(cores=cores, gpu=True)
+    assert chosen.worker_counts == counts and chosen.model == "resnet50"
+    # only the no-worker setting uses the plan's minimums; with workers the queue decides
+    assert loader_sweep.window_plan(loader_sweep.Setting(batch_size=128), chosen.steps,
+                                    chosen.warmup_steps) == (1, 3)
+    assert loader_sweep.window_plan(loader_sweep.Setting(num_workers=12, batch_size=128),
+                                    chosen.steps, chosen.warmup_steps) == (24, 24)
