@@ -25,10 +25,11 @@ from labkit.chapters.ch05_dataloader import loader_data, loader_sweep, shm, trai
 from labkit.measure import bench as timing
 
 MAX_PREFETCH = 4  # the knob sweep's larger prefetch factor
-# Hard wall-time limits (seconds) of the two sweeps. The worker sweep's plan costs about 30 s
+# Hard wall-time limits (seconds) of the two sweeps. The worker sweep's plan costs about 20 s
 # on a 16-core H200 host (about 12 batch decodes of one core per worker count, plus the
-# workers' start-up, over three rounds) and about 20 s on a 2-core CPU; the knob sweep about
-# as much again. The budgets leave room for a slower machine and cut the rest.
+# workers' start-up and shutdown, over three rounds; 42 s simulated at batch 128 on 2 cores)
+# and about 5 s on a 2-core CPU; the knob sweep about as much again. The budgets leave room
+# for a machine twice as slow and cut the rest.
 WORKER_SWEEP_BUDGET_S = 45.0
 KNOB_SWEEP_BUDGET_S = 45.0
 

@@ -759,9 +759,11 @@ def plan(cores: int | None = None, gpu: bool | None = None) -> Plan:
     GPU machine ResNet-50 at 224 px, fed by up to cores-1 workers.
 
     The GPU sweep: 0, 2, 4, 8, 12, 16 and cores-1 workers (those below the core count), with 2
-    dropped when that leaves five or more: 0 and 4 already show the starved end, and each
-    count costs about twelve batch decodes of one core, so a 16-core host sweeps 0, 4, 8, 12,
-    15 in about 35 s (benchmarks/reproduce.py 05 runs it three times in one batch job).
+    dropped when that leaves five or more: 0 and 4 already show the starved end. Batches of 64:
+    each count costs about twelve batch decodes of one core plus the workers' start-up, three
+    times, so at 64 a 16-core host sweeps 0, 4, 8, 12, 15 in about 20 s (at 128, about 40 s),
+    and benchmarks/reproduce.py 05 runs it three times in one batch job. Where the knee sits
+    hardly moves with the batch: a batch's decode and a step's compute both grow with it.
 
     steps and warmup_steps are minimums per window and for the warm-up; measure() raises
     them to the loader's queue (workers x prefetch), see window_plan()."""
@@ -774,7 +776,7 @@ def plan(cores: int | None = None, gpu: bool | None = None) -> Plan:
         # warm-up 1 and windows of 3: only the no-worker setting uses these minimums (its
         # steady state starts at once, and each of its steps costs a whole batch's decode);
         # with workers window_plan() raises both to the queue, workers x prefetch.
-        return Plan("cuda", cores, 256, 224, 128, tuple(counts), 3, 1, "resnet50")
+        return Plan("cuda", cores, 256, 224, 64, tuple(counts), 3, 1, "resnet50")
     counts = tuple(range(0, min(cores, 4) + 1))
     return Plan("cpu", cores, 256, 64, 16, counts, 3, 2, "small_cnn")
 

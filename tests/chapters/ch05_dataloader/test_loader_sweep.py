@@ -448,7 +448,7 @@ def test_the_gpu_plan_sweeps_fewer_counts_on_a_big_host_and_keeps_the_small_ones
     chosen = loader_sweep.plan(cores=cores, gpu=True)
     assert chosen.worker_counts == counts and chosen.model == "resnet50"
     # only the no-worker setting uses the plan's minimums; with workers the queue decides
-    assert loader_sweep.window_plan(loader_sweep.Setting(batch_size=128), chosen.steps,
-                                    chosen.warmup_steps) == (1, 3)
-    assert loader_sweep.window_plan(loader_sweep.Setting(num_workers=12, batch_size=128),
+    assert loader_sweep.window_plan(loader_sweep.Setting(batch_size=chosen.batch_size),
+                                    chosen.steps, chosen.warmup_steps) == (1, 3)
+    assert loader_sweep.window_plan(loader_sweep.Setting(num_workers=12, batch_size=chosen.batch_size),
                                     chosen.steps, chosen.warmup_steps) == (24, 24)
