@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
 import os
 import statistics
 import subprocess
@@ -216,6 +217,10 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.compare:
         return 0 if compare(args.compare) else 1
+    handler = logging.StreamHandler(sys.stdout)  # each sweep setting's seconds as it ends
+    handler.setFormatter(logging.Formatter("    [%(relativeCreated)7.0f ms] %(message)s"))
+    logging.getLogger("labkit.chapters").addHandler(handler)
+    logging.getLogger("labkit.chapters").setLevel(logging.INFO)
     if args.reproduce_runs < 0:
         parser.error(f"--reproduce-runs must be 0 or more, got {args.reproduce_runs}")
     if args.knee_from is not None and not args.knee_from.is_file():

@@ -18,7 +18,8 @@ Optionally also `measure_numbers(quick) -> dict` (plain values a run records bes
 verdicts, e.g. chapter 05's knee; a 'phases' key of {name: seconds} is printed) and
 `summarise_numbers(runs: list[dict]) -> {'agree': bool, 'lines': [str], ...}` (whether those
 numbers reproduced), and `last_phases() -> {name: seconds}` for the parts of
-measure_verdicts. Each run prints its phases as it ends (the child's stdout is passed through),
+measure_verdicts. A run prints the INFO lines of the `labkit.chapters` loggers as they come
+(the child's stdout is passed through) and its phases when it ends,
 and the JSON is rewritten after every run, so a run cut short still leaves the runs before it.
 """
 
@@ -26,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
 import os
 import subprocess
 import sys
@@ -69,6 +71,13 @@ def machine_name() -> str:
 def child(chapter: str, out: Path, quick: bool) -> None:
     """One run, in this (fresh) process: measure, judge, write the verdicts as JSON."""
     module = reproducers()[chapter]
+    # the chapter's INFO lines (phases as they end) go to stdout, which the parent passes on:
+    # a run cut short by a batch job's limit still shows how far it got
+    handler = logging.StreamHandler(sys.stdout)
+    handler.setFormatter(logging.Formatter("    [%(relativeCreated)7.0f ms] %(message)s"))
+    chapter_log = logging.getLogger("labkit.chapters")
+    chapter_log.addHandler(handler)
+    chapter_log.setLevel(logging.INFO)
     started = time.perf_counter()
     verdicts = module.measure_verdicts(quick=quick)
     verdict_s = time.perf_counter() - started

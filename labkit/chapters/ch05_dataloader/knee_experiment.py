@@ -15,6 +15,7 @@ measure_knee()['phases'] say where the seconds went.
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
@@ -24,6 +25,7 @@ import torch
 from labkit.chapters.ch05_dataloader import loader_data, loader_sweep, shm, train_step
 from labkit.measure import bench as timing
 
+_log = logging.getLogger(__name__)  # each phase's seconds, at INFO (reproduce.py shows them)
 MAX_PREFETCH = 4  # the knob sweep's larger prefetch factor
 # Hard wall-time limits (seconds) of the two sweeps. The worker sweep's plan costs about 20 s
 # on a 16-core H200 host (about 12 batch decodes of one core per worker count, plus the
@@ -81,6 +83,7 @@ def prepare(quick: bool = False, chosen: loader_sweep.Plan | None = None) -> Ben
         nonlocal clock
         now = time.perf_counter()
         phases[name] = now - clock
+        _log.info("%s: %.1f s", name, now - clock)
         clock = now
 
     counts = list(chosen.worker_counts)

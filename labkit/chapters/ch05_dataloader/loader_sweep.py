@@ -30,6 +30,7 @@ cores left over once the main process has its own.
 
 from __future__ import annotations
 
+import logging
 import math
 import os
 import time
@@ -44,6 +45,7 @@ from torch.utils.data import DataLoader
 from labkit.chapters.ch05_dataloader import shm, train_step
 
 NOISY_IQR_FRACTION = 0.10  # as labkit.measure.bench: IQR over 10% of the median is not to be trusted
+_log = logging.getLogger(__name__)  # each setting's seconds, at INFO (reproduce.py shows them)
 KNEE_TOLERANCE = 0.10  # the knee: the fewest workers within 10% of the best throughput
 DEFAULT_PREFETCH = 2  # torch's default prefetch_factor with workers
 MIN_WINDOW_STEPS = 4  # the default shortest window (a plan may ask for fewer); the queue raises it
@@ -540,11 +542,15 @@ def sweep(dataset: torch.utils.data.Dataset, settings: Sequence[Setting],
     for round_index in range(rounds):
         if round_index > 0 and budget_s is not None:
             if time.perf_counter() - started + first_round_s > budget_s:
+                _log.info("budget: round %d would end past %.0f s; stopping after %d round(s)",
+                          round_index + 1, budget_s, rounds_run)
                 break
         for number, setting in enumerate(kept, start=1):
             if round_index == 0 and budget_s is not None and number > 1:
                 so_far = time.perf_counter() - started
                 if so_far + seconds[number - 2] > budget_s / rounds:
+                    _log.info("budget: %.1f s of round 1 spent (its share is %.1f s); leaving out %s",
+                              so_far, budget_s / rounds, ", ".join(s.label for s in kept[number - 1:]))
                     kept = kept[:number - 1]
                     break
             source = uint8_dataset if setting.ship_uint8 else dataset
@@ -552,6 +558,9 @@ def sweep(dataset: torch.utils.data.Dataset, settings: Sequence[Setting],
             parts[number - 1].append(measure(source, setting, step, steps, warmup_steps,
                                              windows=per_round, main_threads=main_threads))
             seconds[number - 1] += time.perf_counter() - begin
+            _log.info("sweep round %d of %d: %s took %.1f s (first batch after %.2f s)",
+                      round_index + 1, rounds, setting.label, time.perf_counter() - begin,
+                      parts[number - 1][-1].first_batch_s)
             if on_progress is not None and round_index == rounds - 1:
                 on_progress(number, len(settings), setting.label)
         if round_index == 0:

@@ -13,6 +13,7 @@ last_phases() and measure_numbers()['phases'] say where each run's seconds went.
 
 from __future__ import annotations
 
+import logging
 import time
 import warnings
 from collections.abc import Callable, Sequence
@@ -31,6 +32,7 @@ from labkit.claims.core import Verdict
 C25_BYTES = 256 * 2**20
 C23_ROUNDS, C23_REP_MS = 5, 300.0  # 3 sources x 5 rounds x 0.3 s: 154 MB copies, 10+ per round
 _PHASES: dict[str, float] = {}
+_log = logging.getLogger(__name__)
 
 
 def _timed(name: str, fn: Callable[[], object]) -> object:
@@ -39,6 +41,7 @@ def _timed(name: str, fn: Callable[[], object]) -> object:
         return fn()
     finally:
         _PHASES[name] = time.perf_counter() - started
+        _log.info("%s: %.1f s", name, _PHASES[name])
 
 
 def last_phases() -> dict[str, float]:
