@@ -79,17 +79,20 @@ def child(chapter: str, out: Path, quick: bool) -> None:
     chapter_log.addHandler(handler)
     chapter_log.setLevel(logging.INFO)
     started = time.perf_counter()
-    verdicts = module.measure_verdicts(quick=quick)
-    verdict_s = time.perf_counter() - started
-    phases = {f"verdicts: {k}": v for k, v in getattr(module, "last_phases", dict)().items()}
-    phases["verdicts (all)"] = verdict_s
-    ratios = getattr(module, "deciding_ratios", lambda v: {})
-    record: dict = {"verdicts": [dict(v.to_dict(), deciding_ratios=ratios(v)) for v in verdicts]}
+    record: dict = {}
+    phases: dict[str, float] = {}
     if callable(getattr(module, "measure_numbers", None)):
-        numbers_started = time.perf_counter()
+        # first, in a process that has allocated nothing big yet (chapter 05's loader workers
+        # are forked from it; its verdicts pin hundreds of MiB)
         record["numbers"] = module.measure_numbers(quick=quick)
         phases.update({f"numbers: {k}": v for k, v in record["numbers"].get("phases", {}).items()})
-        phases["numbers (all)"] = time.perf_counter() - numbers_started
+        phases["numbers (all)"] = time.perf_counter() - started
+    verdicts_started = time.perf_counter()
+    verdicts = module.measure_verdicts(quick=quick)
+    phases.update({f"verdicts: {k}": v for k, v in getattr(module, "last_phases", dict)().items()})
+    phases["verdicts (all)"] = time.perf_counter() - verdicts_started
+    ratios = getattr(module, "deciding_ratios", lambda v: {})
+    record["verdicts"] = [dict(v.to_dict(), deciding_ratios=ratios(v)) for v in verdicts]
     record["seconds"] = time.perf_counter() - started
     record["phases"] = phases
     out.write_text(json.dumps(record, default=str))
