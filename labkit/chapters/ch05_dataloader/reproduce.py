@@ -106,7 +106,7 @@ def measure_numbers(quick: bool = False) -> dict:
     knee = measure_knee(quick)
     keep = ("worker_counts", "measured_counts", "knee_workers", "arithmetic_workers", "agrees",
             "workers_needed", "sample_cost_s", "compute_s", "batch_load_s", "noise", "rounds",
-            "budget_s", "budget_note", "phases")
+            "budget_s", "budget_note", "phases", "plan")
     out = {k: knee[k] for k in keep}
     out["samples_per_s"] = {str(r["num_workers"]): r["samples_per_s"] for r in knee["rows"]}
     out["wait_share"] = {str(r["num_workers"]): r["wait_share"] for r in knee["rows"]}

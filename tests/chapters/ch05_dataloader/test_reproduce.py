@@ -71,3 +71,24 @@ def test_the_gpu_job_measures_its_knobs_at_the_most_common_knee_of_the_reproduce
     path.write_text(json.dumps({"numbers": []}))
     with pytest.raises(ValueError, match="holds no knee"):
         tool.recorded_knee(path)
+
+
+def test_a_recorded_h200_reproduce_file_recomputes_to_its_own_knees():
+    """Once benchmarks/reproduce.py 05 --runs 3 has been recorded on the reference GPU, each
+    run's knee follows from its own throughputs and arithmetic, and the summary from the knees."""
+    from labkit.chapters.ch05_dataloader import loader_sweep
+
+    path = ROOT / "results" / "reproduce" / "nvidia-h200-05_dataloader.json"
+    if not path.exists():
+        pytest.skip("no chapter 05 reproduce run recorded for the reference GPU yet")
+    recorded = json.loads(path.read_text())
+    for run in recorded["numbers"]:
+        points = [(int(w), float(t)) for w, t in run["samples_per_s"].items()]
+        knee = loader_sweep.find_knee(points, cores=run["plan"]["cores"],
+                                      batch_size=run["plan"]["batch_size"],
+                                      sample_cost_s=run["sample_cost_s"], compute_s=run["compute_s"])
+        assert knee.workers == run["knee_workers"]
+        assert knee.arithmetic_workers == run["arithmetic_workers"] and knee.agrees == run["agrees"]
+    again = reproduce.summarise_numbers(recorded["numbers"])
+    assert again["knees"] == recorded["numbers_summary"]["knees"]
+    assert again["agree"] == recorded["numbers_summary"]["agree"]
