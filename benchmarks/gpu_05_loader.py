@@ -201,6 +201,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", default=os.environ.get("OUT", "/tmp/out"),
                         help="folder for gpu_05_loader.json")
+    parser.add_argument("out_dir", nargs="?", default=None,
+                        help="the same as --out (benchmarks/gpu_session.sh passes the folder so)")
     parser.add_argument("--quick", action="store_true", help="every other worker count, fewer probes")
     parser.add_argument("--reproduce-runs", type=int, default=3,
                         help="fresh reproduce runs of the knee first (default 3; 0: measure the "
@@ -221,6 +223,8 @@ def main(argv: list[str] | None = None) -> int:
     handler.setFormatter(logging.Formatter("    [%(relativeCreated)7.0f ms] %(message)s"))
     logging.getLogger("labkit.chapters").addHandler(handler)
     logging.getLogger("labkit.chapters").setLevel(logging.INFO)
+    if args.out_dir:
+        args.out = args.out_dir
     if args.reproduce_runs < 0:
         parser.error(f"--reproduce-runs must be 0 or more, got {args.reproduce_runs}")
     if args.knee_from is not None and not args.knee_from.is_file():
