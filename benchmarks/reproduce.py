@@ -13,12 +13,21 @@ A chapter takes part by having `labkit/chapters/chNN_name/reproduce.py` with
 `measure_verdicts(quick: bool = False) -> list[Verdict]` (the same measurements the notebook
 uses for its timing-based claims, sized by env.sizes()) and, optionally,
 `deciding_ratios(verdict) -> dict[str, float]`. Discovered like claims: no list to edit.
+
+Optionally also `measure_numbers(quick) -> dict` (plain values a run records beside its
+verdicts, e.g. chapter 05's knee; a 'phases' key of {name: seconds} is printed) and
+`summarise_numbers(runs: list[dict]) -> {'agree': bool, 'lines': [str], ...}` (whether those
+numbers reproduced), and `last_phases() -> {name: seconds}` for the parts of
+measure_verdicts. A run prints the INFO lines of the `labkit.chapters` loggers as they come
+(the child's stdout is passed through) and its phases when it ends,
+and the JSON is rewritten after every run, so a run cut short still leaves the runs before it.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import logging
 import os
 import subprocess
 import sys
@@ -62,16 +71,36 @@ def machine_name() -> str:
 def child(chapter: str, out: Path, quick: bool) -> None:
     """One run, in this (fresh) process: measure, judge, write the verdicts as JSON."""
     module = reproducers()[chapter]
+    # the chapter's INFO lines (phases as they end) go to stdout, which the parent passes on:
+    # a run cut short by a batch job's limit still shows how far it got
+    handler = logging.StreamHandler(sys.stdout)
+    handler.setFormatter(logging.Formatter("    [%(relativeCreated)7.0f ms] %(message)s"))
+    chapter_log = logging.getLogger("labkit.chapters")
+    chapter_log.addHandler(handler)
+    chapter_log.setLevel(logging.INFO)
     started = time.perf_counter()
+    record: dict = {}
+    phases: dict[str, float] = {}
+    if callable(getattr(module, "measure_numbers", None)):
+        # first, in a process that has allocated nothing big yet (chapter 05's loader workers
+        # are forked from it; its verdicts pin hundreds of MiB)
+        record["numbers"] = module.measure_numbers(quick=quick)
+        phases.update({f"numbers: {k}": v for k, v in record["numbers"].get("phases", {}).items()})
+        phases["numbers (all)"] = time.perf_counter() - started
+    verdicts_started = time.perf_counter()
     verdicts = module.measure_verdicts(quick=quick)
+    phases.update({f"verdicts: {k}": v for k, v in getattr(module, "last_phases", dict)().items()})
+    phases["verdicts (all)"] = time.perf_counter() - verdicts_started
     ratios = getattr(module, "deciding_ratios", lambda v: {})
-    out.write_text(json.dumps({
-        "seconds": time.perf_counter() - started,
-        "verdicts": [dict(v.to_dict(), deciding_ratios=ratios(v)) for v in verdicts],
-    }))
+    record["verdicts"] = [dict(v.to_dict(), deciding_ratios=ratios(v)) for v in verdicts]
+    record["seconds"] = time.perf_counter() - started
+    record["phases"] = phases
+    out.write_text(json.dumps(record, default=str))
 
 
 def run_once(chapter: str, quick: bool, timeout_s: float) -> dict:
+    """One fresh process; its stdout goes straight to ours, its stderr is kept for errors.
+    'wall_s' is the process's whole life, imports and start-up included."""
     with tempfile.TemporaryDirectory(prefix="labkit_reproduce_") as folder:
         out = Path(folder) / "run.json"
         command = [sys.executable, str(Path(__file__).resolve()), chapter, "--child", str(out)]
@@ -79,12 +108,25 @@ def run_once(chapter: str, quick: bool, timeout_s: float) -> dict:
             command.append("--quick")
         environment = dict(os.environ, PYTHONPATH=os.pathsep.join(
             [str(ROOT)] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]))
-        done = subprocess.run(command, capture_output=True, text=True, timeout=timeout_s,
-                              env=environment, cwd=ROOT)
+        started = time.perf_counter()
+        done = subprocess.run(command, stdout=None, stderr=subprocess.PIPE, text=True,
+                              timeout=timeout_s, env=environment, cwd=ROOT)
+        wall_s = time.perf_counter() - started
         if done.returncode != 0 or not out.exists():
             raise SystemExit(f"a run of {chapter} failed (exit {done.returncode}):\n"
                              f"{done.stderr[-4000:]}")
-        return json.loads(out.read_text())
+        record = json.loads(out.read_text())
+        record["wall_s"] = wall_s
+        record.setdefault("phases", {})["start-up (imports, before measuring)"] = max(
+            wall_s - record["seconds"], 0.0)
+        return record
+
+
+def phase_lines(run: dict, number: int) -> list[str]:
+    """A run's phases, one line each, and its wall time."""
+    lines = [f"  run {number}: {run.get('wall_s', run['seconds']):.1f} s in all; phases:"]
+    lines += [f"    {seconds:7.1f} s  {name}" for name, seconds in run.get("phases", {}).items()]
+    return lines
 
 
 def summarise(runs: list[dict]) -> dict[str, dict]:
@@ -144,23 +186,51 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if args.runs < 1:
         parser.error(f"--runs must be at least 1, got {args.runs}")
-    runs = []
+    module = known[chapter]
+    args.out.mkdir(parents=True, exist_ok=True)
+    path = args.out / f"{machine_name()}-{chapter}.json"
+    runs: list[dict] = []
+    started = time.perf_counter()
     for i in range(args.runs):
         print(f"run {i + 1} of {args.runs} ...", flush=True)
         runs.append(run_once(chapter, args.quick, args.timeout))
-    summary = summarise(runs)
-    lines = report(chapter, summary, args.runs)
+        print("\n".join(phase_lines(runs[-1], i + 1)), flush=True)
+        write(path, chapter, args, runs, module, complete=i + 1 == args.runs)
+    lines = report(chapter, summarise(runs), args.runs)
+    numbers = numbers_summary(module, runs)
+    if numbers:
+        lines += numbers["lines"]
+    each = ", ".join(f"{r['wall_s']:.1f}" for r in runs)
+    lines.append(f"  wall time: {time.perf_counter() - started:.1f} s for {args.runs} run(s) "
+                 f"({each} s each)")
     print("\n".join(lines))
-    args.out.mkdir(parents=True, exist_ok=True)
-    path = args.out / f"{machine_name()}-{chapter}.json"
-    path.write_text(json.dumps({
-        "chapter": chapter, "machine": machine_name(), "runs": args.runs, "quick": args.quick,
-        "fingerprint": env.fingerprint(), "seconds": [r["seconds"] for r in runs],
-        "claims": summary, "all_agree": all(e["agree"] for e in summary.values()),
-        "evidence": [{v["claim_id"]: v.get("evidence") for v in r["verdicts"]} for r in runs],
-    }, indent=1, default=str))
     print(f"wrote {path}")
     return 0
+
+
+def numbers_summary(module: ModuleType, runs: list[dict]) -> dict | None:
+    """The chapter's own summary of its recorded numbers, where it has one."""
+    summarise_numbers = getattr(module, "summarise_numbers", None)
+    if not callable(summarise_numbers) or not all("numbers" in r for r in runs):
+        return None
+    return summarise_numbers([r["numbers"] for r in runs])
+
+
+def write(path: Path, chapter: str, args: argparse.Namespace, runs: list[dict],
+          module: ModuleType, complete: bool) -> None:
+    """The runs so far as JSON (rewritten after each run: a cut-short job keeps what it had)."""
+    summary = summarise(runs)
+    numbers = numbers_summary(module, runs)
+    path.write_text(json.dumps({
+        "chapter": chapter, "machine": machine_name(), "runs": len(runs),
+        "runs_asked": args.runs, "complete": complete, "quick": args.quick,
+        "fingerprint": env.fingerprint(), "seconds": [r["seconds"] for r in runs],
+        "wall_s": [r.get("wall_s") for r in runs], "phases": [r.get("phases", {}) for r in runs],
+        "claims": summary, "all_agree": all(e["agree"] for e in summary.values()),
+        "numbers": [r["numbers"] for r in runs if "numbers" in r],
+        "numbers_summary": numbers,
+        "evidence": [{v["claim_id"]: v.get("evidence") for v in r["verdicts"]} for r in runs],
+    }, indent=1, default=str))
 
 
 if __name__ == "__main__":

@@ -146,8 +146,11 @@ exercises.get("05.batch_bytes").check(batch_bytes)
 # loader hands out its queued batches quickly and then waits long for the next, so most
 # steps are quick and the median hides the waits. Each setting first warms up for one
 # queue's worth of steps (workers x `prefetch_factor` batches), so the start-up burst is
-# spent, then three back-to-back windows of at least one queue each are timed; the spread
-# is the slowest and fastest window.
+# spent, then one window of at least one queue is timed. The sweep goes round three times,
+# one window of every setting per round (a change in the machine's load then hits all
+# settings alike), and a setting's spread is its slowest and fastest window. Each sweep has
+# a time budget (`knee_experiment.WORKER_SWEEP_BUDGET_S`): on a machine slower than planned
+# it leaves out the largest worker counts or the last round, and says so below.
 #
 # Predict first: with the numbers above (load time per batch, compute time per step, and
 # this machine's cores), how many workers does it take before more stop helping?
@@ -182,6 +185,8 @@ loader_plots.sweep_figure(sweep_workers, f"{plan.model}, batch {plan.batch_size}
 # %%
 print(knee.explanation)
 print(sweep_workers.noise_note() or "Every setting's windows agreed within 10% of its throughput.")
+if sweep_workers.budget_note():
+    print(sweep_workers.budget_note())
 
 # %% [markdown]
 # On the reference GPU the first recording computed throughput from the median step and
@@ -233,6 +238,8 @@ for row in knob_rows:
           f"({row['samples_per_s_low']:.0f} to {row['samples_per_s_high']:.0f}), "
           f"{row['vs_first_row']:.2f}x the first row, waiting {100 * row['wait_share']:.0f}%")
 print(sweep_knobs.noise_note() or "Every setting's windows agreed within 10% of its throughput.")
+if sweep_knobs.budget_note():
+    print(sweep_knobs.budget_note())
 loader_plots.sweep_figure(sweep_knobs, f"the other knobs, {sweep_knobs.runs[0].setting.num_workers} worker(s)")
 
 # %% [markdown]

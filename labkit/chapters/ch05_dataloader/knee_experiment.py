@@ -6,19 +6,34 @@ the number the chapter prints is the number the reproduce check compares.
     bench = knee_experiment.prepare()           # dataset, consumer, sample cost, compute time
     found = knee_experiment.worker_sweep(bench) # .sweep, .knee
     knobs = knee_experiment.knob_sweep(bench, found.knee.workers)
+
+Each sweep has a hard time budget (WORKER_SWEEP_BUDGET_S, KNOB_SWEEP_BUDGET_S): a machine
+slower than planned gets fewer settings (the dearest last) or fewer rounds, and the sweep says
+so (Sweep.budget_note), instead of one slow machine eating a whole batch job. Bench.phases and
+measure_knee()['phases'] say where the seconds went.
 """
 
 from __future__ import annotations
 
+import logging
+import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 import torch
 
 from labkit.chapters.ch05_dataloader import loader_data, loader_sweep, shm, train_step
 from labkit.measure import bench as timing
 
+_log = logging.getLogger(__name__)  # each phase's seconds, at INFO (reproduce.py shows them)
 MAX_PREFETCH = 4  # the knob sweep's larger prefetch factor
+# Hard wall-time limits (seconds) of the two sweeps. The worker sweep's plan costs about 20 s
+# on a 16-core H200 host (about 12 batch decodes of one core per worker count, plus the
+# workers' start-up and shutdown, over three rounds; 42 s simulated at batch 128 on 2 cores)
+# and about 5 s on a 2-core CPU; the knob sweep about as much again. The budgets leave room
+# for a machine twice as slow and cut the rest.
+WORKER_SWEEP_BUDGET_S = 45.0
+KNOB_SWEEP_BUDGET_S = 45.0
 
 
 @dataclass
@@ -33,6 +48,7 @@ class Bench:
     sample_cost: timing.Timing
     compute: timing.Timing
     worker_counts: tuple[int, ...]
+    phases: dict[str, float] = field(default_factory=dict)  # seconds of each preparation step
 
     @property
     def batch_load_s(self) -> float:
@@ -60,6 +76,16 @@ def prepare(quick: bool = False, chosen: loader_sweep.Plan | None = None) -> Ben
     quick: every other worker count of the plan (its first and last kept), for a fast check.
     The worker counts are cut to what /dev/shm holds (shm.choose)."""
     chosen = chosen or loader_sweep.plan()
+    phases: dict[str, float] = {}
+    clock = time.perf_counter()
+
+    def lap(name: str) -> None:
+        nonlocal clock
+        now = time.perf_counter()
+        phases[name] = now - clock
+        _log.info("%s: %.1f s", name, now - clock)
+        clock = now
+
     counts = list(chosen.worker_counts)
     if quick and len(counts) > 3:
         counts = sorted(set(counts[::2]) | {counts[-1]})
@@ -73,14 +99,18 @@ def prepare(quick: bool = False, chosen: loader_sweep.Plan | None = None) -> Ben
                                        output_side=chosen.output_side)
     data_uint8 = loader_data.SyntheticImages(length=length, encoded_side=chosen.encoded_side,
                                              output_side=chosen.output_side, as_uint8=True)
+    lap("prepare: datasets (draw and encode the images)")
     step = train_step.consumer(chosen.model)
+    lap("prepare: consumer (model to its device)")
     sample_cost = loader_data.per_sample_cost(data)
+    lap("prepare: one sample's cost")
     ready = [t.to(step.device) for t in
              next(iter(torch.utils.data.DataLoader(data, batch_size=chosen.batch_size)))]
     compute = timing.time(lambda: step(ready), rep_ms=600, warmup_ms=200,
                           threads=1 if step.device.type == "cpu" else None,
                           label=f"{chosen.model} training step, batch {chosen.batch_size}")
-    return Bench(chosen, data, data_uint8, step, sample_cost, compute, tuple(counts))
+    lap("prepare: one step's compute")
+    return Bench(chosen, data, data_uint8, step, sample_cost, compute, tuple(counts), phases)
 
 
 @dataclass
@@ -91,12 +121,15 @@ class Found:
     knee: loader_sweep.Knee
 
 
-def worker_sweep(bench: Bench, on_progress: Callable[[int, int, str], None] | None = None) -> Found:
-    """Every worker count of the bench at the plan's batch size; the knee from total time."""
+def worker_sweep(bench: Bench, on_progress: Callable[[int, int, str], None] | None = None,
+                 budget_s: float | None = WORKER_SWEEP_BUDGET_S) -> Found:
+    """Every worker count of the bench at the plan's batch size (fewest first, so a budget
+    cut drops the dearest); the knee from total time, over the counts that were measured."""
     plan = bench.plan
-    result = loader_sweep.sweep(bench.data, loader_sweep.grid(bench.worker_counts, plan.batch_size),
+    result = loader_sweep.sweep(bench.data, loader_sweep.grid(sorted(bench.worker_counts),
+                                                              plan.batch_size),
                                 bench.step, steps=plan.steps, warmup_steps=plan.warmup_steps,
-                                on_progress=on_progress)
+                                on_progress=on_progress, budget_s=budget_s)
     knee = loader_sweep.knee_of(result, cores=plan.cores, batch_size=plan.batch_size,
                                 sample_cost_s=bench.sample_cost.median_s,
                                 compute_s=bench.compute.median_s)
@@ -107,17 +140,20 @@ def knob_settings(workers: int, batch_size: int, on_gpu: bool) -> list[loader_sw
     """Each knob alone at `workers` (the knee), and on a GPU the usual tuned combination.
 
     The first row is the baseline the others are read against. uint8 rows hand out uint8
-    images (a quarter of the bytes) that the step normalises on its device."""
+    images (a quarter of the bytes) that the step normalises on its device. On a GPU the
+    copy knobs come right after the baseline: a time budget cuts from the end, and they are
+    what only a GPU run can measure."""
     base = loader_sweep.Setting(num_workers=workers, batch_size=batch_size)
-    out = [base, replace(base, batch_size=max(batch_size // 2, 1)),
-           replace(base, batch_size=batch_size * 2), replace(base, ship_uint8=True)]
-    if workers:
-        out += [replace(base, prefetch_factor=1), replace(base, prefetch_factor=MAX_PREFETCH)]
+    out = [base]
     if on_gpu:
         out += [replace(base, pin_memory=True), replace(base, non_blocking=True),
                 replace(base, pin_memory=True, non_blocking=True),
                 replace(base, pin_memory=True, device_prefetch=True),
                 replace(base, pin_memory=True, device_prefetch=True, ship_uint8=True)]
+    out += [replace(base, ship_uint8=True)]
+    if workers:
+        out += [replace(base, prefetch_factor=1), replace(base, prefetch_factor=MAX_PREFETCH)]
+    out += [replace(base, batch_size=max(batch_size // 2, 1)), replace(base, batch_size=batch_size * 2)]
     return out
 
 
@@ -129,16 +165,21 @@ def fits(bench: Bench, setting: loader_sweep.Setting) -> bool:
 
 
 def knob_sweep(bench: Bench, workers: int,
-               on_progress: Callable[[int, int, str], None] | None = None) -> loader_sweep.Sweep:
+               on_progress: Callable[[int, int, str], None] | None = None,
+               budget_s: float | None = KNOB_SWEEP_BUDGET_S,
+               windows: int = loader_sweep.WINDOWS) -> loader_sweep.Sweep:
     """knob_settings() at `workers` (at least 1 where the sweep had workers), measured; a
     setting whose batches in flight would not fit in /dev/shm is left out (compare the labels
-    with knob_settings() to see which)."""
+    with knob_settings() to see which), and so are those the time budget cuts (the sweep's
+    left_out and budget_note() name them). windows: rounds of the sweep (fewer fit more knobs
+    into a budget; two still give each knob a spread)."""
     at = max(workers, 1 if max(bench.worker_counts) >= 1 else 0)
     settings = [s for s in knob_settings(at, bench.plan.batch_size, bench.step.device.type == "cuda")
                 if fits(bench, s)]
     return loader_sweep.sweep(bench.data, settings, bench.step, steps=bench.plan.steps,
                               warmup_steps=bench.plan.warmup_steps, on_progress=on_progress,
-                              uint8_dataset=bench.data_uint8)
+                              uint8_dataset=bench.data_uint8, budget_s=budget_s,
+                              windows=windows)
 
 
 def knob_table(knobs: loader_sweep.Sweep) -> list[dict]:
@@ -151,19 +192,38 @@ def knob_table(knobs: loader_sweep.Sweep) -> list[dict]:
             for r in knobs.runs]
 
 
-def measure_knee(quick: bool = False, knobs: bool = False) -> dict:
+def measure_knee(quick: bool = False, knobs: bool = False,
+                 budget_s: float | None = WORKER_SWEEP_BUDGET_S,
+                 knob_budget_s: float | None = KNOB_SWEEP_BUDGET_S,
+                 knob_windows: int = loader_sweep.WINDOWS) -> dict:
     """One fresh measurement of the knee (and, with knobs=True, the knob table at it), as plain
-    values: what a reproduce check compares across runs."""
+    values: what a reproduce check compares across runs.
+
+    'phases' holds the seconds of every step (preparation, each worker count and knob with
+    all its rounds), so a run on another machine shows where its time went; 'budget_note'
+    says what a budget cut ('' when nothing)."""
+    started = time.perf_counter()
     bench = prepare(quick)
-    found = worker_sweep(bench)
+    phases = dict(bench.phases)
+    found = worker_sweep(bench, budget_s=budget_s)
+    phases.update({f"worker sweep: {label}": t for label, t in found.sweep.seconds.items()})
     out = {"plan": bench.plan.as_dict(), "worker_counts": list(bench.worker_counts),
+           "measured_counts": [r.setting.num_workers for r in found.sweep.runs],
            **bench.arithmetic(), "rows": found.sweep.rows(), "knee": found.knee.as_dict(),
-           "knee_workers": found.knee.workers, "noise": found.sweep.noise_note()}
+           "knee_workers": found.knee.workers,
+           "arithmetic_workers": found.knee.arithmetic_workers, "agrees": found.knee.agrees,
+           "noise": found.sweep.noise_note(), "rounds": found.sweep.rounds,
+           "budget_s": budget_s, "budget_note": found.sweep.budget_note()}
     if knobs:
-        knob_result = knob_sweep(bench, found.knee.workers)
+        knob_result = knob_sweep(bench, found.knee.workers, budget_s=knob_budget_s,
+                                 windows=knob_windows)
+        phases.update({f"knob sweep: {label}": t for label, t in knob_result.seconds.items()})
         out["knob_rows"] = knob_result.rows()
         out["knob_table"] = knob_table(knob_result)
         out["knob_noise"] = knob_result.noise_note()
+        out["knob_budget_note"] = knob_result.budget_note()
+    phases["total"] = time.perf_counter() - started
+    out["phases"] = phases
     return out
 
 

@@ -30,6 +30,7 @@ cores left over once the main process has its own.
 
 from __future__ import annotations
 
+import logging
 import math
 import os
 import time
@@ -44,9 +45,10 @@ from torch.utils.data import DataLoader
 from labkit.chapters.ch05_dataloader import shm, train_step
 
 NOISY_IQR_FRACTION = 0.10  # as labkit.measure.bench: IQR over 10% of the median is not to be trusted
+_log = logging.getLogger(__name__)  # each setting's seconds, at INFO (reproduce.py shows them)
 KNEE_TOLERANCE = 0.10  # the knee: the fewest workers within 10% of the best throughput
 DEFAULT_PREFETCH = 2  # torch's default prefetch_factor with workers
-MIN_WINDOW_STEPS = 4  # a window is never shorter than this, whatever the queue
+MIN_WINDOW_STEPS = 4  # the default shortest window (a plan may ask for fewer); the queue raises it
 WINDOWS = 3  # windows per setting: their spread is the run's spread
 
 
@@ -429,9 +431,32 @@ def waiting_in_trace(trace: object) -> dict:
 
 @dataclass
 class Sweep:
-    """The runs of a sweep, in the order they ran."""
+    """The runs of a sweep, in the order they ran.
+
+    left_out: labels of settings a time budget kept from being measured at all; rounds: how
+    many rounds (windows per setting) ran; seconds: wall seconds spent on each setting, all
+    its rounds together (worker start-up, warm-up and windows), to see where the time went."""
 
     runs: list[Run]
+    left_out: tuple[str, ...] = ()
+    rounds: int = 0
+    rounds_asked: int = 0
+    budget_s: float | None = None
+    seconds: dict[str, float] = field(default_factory=dict)
+
+    def budget_note(self) -> str:
+        """'' when the budget cut nothing; else what it cut, said plainly."""
+        parts = []
+        if self.left_out:
+            parts.append(f"left out {', '.join(self.left_out)} (the sweep would have run past "
+                         f"its budget of {self.budget_s:.0f} s)")
+        if self.rounds_asked and self.rounds < self.rounds_asked:
+            parts.append(f"ran {self.rounds} of {self.rounds_asked} rounds (windows per setting) "
+                         f"within its budget of {self.budget_s:.0f} s")
+        if not parts:
+            return ""
+        return ("Time budget: " + "; ".join(parts) + ". What is shown was measured; the "
+                "settings left out were not.")
 
     def rows(self) -> list[dict]:
         """One dict per run (as Run.as_dict, without the warnings)."""
@@ -483,7 +508,8 @@ def sweep(dataset: torch.utils.data.Dataset, settings: Sequence[Setting],
           step: Callable[..., object], steps: int = MIN_WINDOW_STEPS, warmup_steps: int = 2,
           on_progress: Callable[[int, int, str], None] | None = None,
           main_threads: int | None = 1, windows: int = WINDOWS,
-          uint8_dataset: torch.utils.data.Dataset | None = None, interleave: bool = True) -> Sweep:
+          uint8_dataset: torch.utils.data.Dataset | None = None, interleave: bool = True,
+          budget_s: float | None = None) -> Sweep:
     """Measure each setting for `windows` windows; on_progress(done, total, label) as each
     setting's last window ends (a bar).
 
@@ -491,21 +517,59 @@ def sweep(dataset: torch.utils.data.Dataset, settings: Sequence[Setting],
     its own warm-up), as labkit.measure.bench.compare interleaves variants: a change in the
     machine's load during the sweep then hits every setting alike instead of the ones that
     happened to run during it, and the spread of a setting is its spread across rounds.
-    Settings with ship_uint8 read `uint8_dataset` (the same images, handed out as uint8)."""
+    Settings with ship_uint8 read `uint8_dataset` (the same images, handed out as uint8).
+
+    budget_s: a hard limit on the sweep's wall time, so one slow machine cannot take a whole
+    batch job. In the first round a setting is started only if the round so far plus the
+    last setting's time (settings are ordered cheap to dear, e.g. by workers) stays within
+    budget_s / rounds; the rest are left out (Sweep.left_out). A later round starts only if
+    it is expected to end within budget_s (it takes about as long as the first); otherwise
+    the sweep stops with fewer rounds (Sweep.rounds). Sweep.budget_note() says what was cut.
+    """
     if not settings:
         raise ValueError("sweep needs at least one Setting")
     if any(s.ship_uint8 for s in settings) and uint8_dataset is None:
         raise ValueError("a ship_uint8 setting needs uint8_dataset= (SyntheticImages(as_uint8=True))")
+    if budget_s is not None and not budget_s > 0:
+        raise ValueError(f"budget_s must be a number of seconds > 0 (or None), got {budget_s!r}")
     rounds, per_round = (windows, 1) if interleave else (1, windows)
+    kept = list(settings)
     parts: list[list[Run]] = [[] for _ in settings]
+    seconds = [0.0 for _ in settings]
+    started = time.perf_counter()
+    first_round_s = 0.0
+    rounds_run = 0
     for round_index in range(rounds):
-        for number, setting in enumerate(settings, start=1):
+        if round_index > 0 and budget_s is not None:
+            if time.perf_counter() - started + first_round_s > budget_s:
+                _log.info("budget: round %d would end past %.0f s; stopping after %d round(s)",
+                          round_index + 1, budget_s, rounds_run)
+                break
+        for number, setting in enumerate(kept, start=1):
+            if round_index == 0 and budget_s is not None and number > 1:
+                so_far = time.perf_counter() - started
+                if so_far + seconds[number - 2] > budget_s / rounds:
+                    _log.info("budget: %.1f s of round 1 spent (its share is %.1f s); leaving out %s",
+                              so_far, budget_s / rounds, ", ".join(s.label for s in kept[number - 1:]))
+                    kept = kept[:number - 1]
+                    break
             source = uint8_dataset if setting.ship_uint8 else dataset
+            begin = time.perf_counter()
             parts[number - 1].append(measure(source, setting, step, steps, warmup_steps,
                                              windows=per_round, main_threads=main_threads))
+            seconds[number - 1] += time.perf_counter() - begin
+            _log.info("sweep round %d of %d: %s took %.1f s (first batch after %.2f s)",
+                      round_index + 1, rounds, setting.label, time.perf_counter() - begin,
+                      parts[number - 1][-1].first_batch_s)
             if on_progress is not None and round_index == rounds - 1:
                 on_progress(number, len(settings), setting.label)
-    return Sweep([merged(p) for p in parts])
+        if round_index == 0:
+            first_round_s = time.perf_counter() - started
+        rounds_run += 1
+    return Sweep([merged(p) for p in parts[:len(kept)]],
+                 left_out=tuple(s.label for s in settings[len(kept):]), rounds=rounds_run,
+                 rounds_asked=rounds, budget_s=budget_s,
+                 seconds={s.label: seconds[i] for i, s in enumerate(kept)})
 
 
 def grid(num_workers: Sequence[int], batch_size: int, **fixed: object) -> list[Setting]:
@@ -703,13 +767,25 @@ def plan(cores: int | None = None, gpu: bool | None = None) -> Plan:
     """Sizes that fit: on a CPU (2 cores, Binder) within about 30 s of sweeping in all; on a
     GPU machine ResNet-50 at 224 px, fed by up to cores-1 workers.
 
+    The GPU sweep: 0, 2, 4, 8, 12, 16 and cores-1 workers (those below the core count), with 2
+    dropped when that leaves five or more: 0 and 4 already show the starved end. Batches of 64:
+    each count costs about twelve batch decodes of one core plus the workers' start-up, three
+    times, so at 64 a 16-core host sweeps 0, 4, 8, 12, 15 in about 20 s (at 128, about 40 s),
+    and benchmarks/reproduce.py 05 runs it three times in one batch job. Where the knee sits
+    hardly moves with the batch: a batch's decode and a step's compute both grow with it.
+
     steps and warmup_steps are minimums per window and for the warm-up; measure() raises
     them to the loader's queue (workers x prefetch), see window_plan()."""
     cores = cores or os.cpu_count() or 1
     gpu = torch.cuda.is_available() if gpu is None else gpu
     if gpu:
         counts = sorted({0, 2, 4, 8, 12, 16, max(cores - 1, 1)} & set(range(0, cores)))
-        return Plan("cuda", cores, 256, 224, 128, tuple(counts), MIN_WINDOW_STEPS, 3, "resnet50")
+        if len(counts) > 5:
+            counts.remove(2)
+        # warm-up 1 and windows of 3: only the no-worker setting uses these minimums (its
+        # steady state starts at once, and each of its steps costs a whole batch's decode);
+        # with workers window_plan() raises both to the queue, workers x prefetch.
+        return Plan("cuda", cores, 256, 224, 64, tuple(counts), 3, 1, "resnet50")
     counts = tuple(range(0, min(cores, 4) + 1))
     return Plan("cpu", cores, 256, 64, 16, counts, 3, 2, "small_cnn")
 

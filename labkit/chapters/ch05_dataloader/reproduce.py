@@ -4,26 +4,62 @@ measure_verdicts() judges every claim this machine can judge, in a fresh measure
 call: C26 everywhere (deterministic), C25, C13 and C23 only with a CUDA GPU. measure_knee()
 is the chapter's central number, the knee of the worker sweep (throughput from total time),
 with its arithmetic: the check is the same knee within one step of the sweep in every run.
+benchmarks/reproduce.py calls it through measure_numbers() and summarise_numbers().
+
+Sized to fit a batch job: on a 16-core H200 host one run is planned at about 60 s (start-up,
+the verdicts, the worker sweep under its hard budget knee_experiment.WORKER_SWEEP_BUDGET_S);
+last_phases() and measure_numbers()['phases'] say where each run's seconds went.
 """
 
 from __future__ import annotations
 
+import logging
+import time
 import warnings
+from collections.abc import Callable, Sequence
 
 import torch
 
 from labkit import claims
-from labkit.chapters.ch05_dataloader import channels_last_probe, h2d_copies, knee_experiment
+from labkit.chapters.ch05_dataloader import (
+    channels_last_probe,
+    h2d_copies,
+    knee_experiment,
+    loader_sweep,
+)
 from labkit.claims.core import Verdict
 
 C25_BYTES = 256 * 2**20
+C23_ROUNDS, C23_REP_MS = 5, 300.0  # 3 sources x 5 rounds x 0.3 s: 154 MB copies, 10+ per round
+_PHASES: dict[str, float] = {}
+_log = logging.getLogger(__name__)
+
+
+def _timed(name: str, fn: Callable[[], object]) -> object:
+    started = time.perf_counter()
+    try:
+        return fn()
+    finally:
+        _PHASES[name] = time.perf_counter() - started
+        _log.info("%s: %.1f s", name, _PHASES[name])
+
+
+def last_phases() -> dict[str, float]:
+    """Seconds of each part of the last measure_verdicts() call in this process."""
+    return dict(_PHASES)
 
 
 def _gpu_verdicts(quick: bool) -> list[Verdict]:
-    rows = [vars(r) for r in h2d_copies.call_return_times(C25_BYTES, repeats=3 if quick else 7)]
+    rows = _timed("C25: call-return times", lambda: [
+        vars(r) for r in h2d_copies.call_return_times(C25_BYTES, repeats=3 if quick else 7)])
     out = [claims.get("C25").judge(h2d_copies.c25_evidence(rows, C25_BYTES), form=claims.SEED_FORM)]
-    probe = h2d_copies.pin_memory_device_probe()
+    probe = _timed("C13: pin_memory_device probe", h2d_copies.pin_memory_device_probe)
     out.append(claims.get("C13").judge(probe["pin_memory_device"], form=claims.SEED_FORM))
+    out.append(_timed("C23: pageable, pinned, pin_memory_device copies", _c23))
+    return out
+
+
+def _c23() -> Verdict:
     shape = h2d_copies.SEED_BATCH_SHAPE
     pageable = torch.randn(shape)
     source = torch.utils.data.TensorDataset(pageable)
@@ -33,8 +69,9 @@ def _gpu_verdicts(quick: bool) -> list[Verdict]:
         (with_device,) = next(iter(torch.utils.data.DataLoader(
             source, batch_size=shape[0], pin_memory=True, pin_memory_device="cuda:0")))
     comparison = h2d_copies.compare_sources({"pageable": pageable, "pinned": pinned,
-                                             "pin_memory_device": with_device})
-    out.append(claims.get("C23").judge({
+                                             "pin_memory_device": with_device},
+                                            rounds=C23_ROUNDS, rep_ms=C23_REP_MS)
+    return claims.get("C23").judge({
         "pageable_gbps": comparison["pageable"].timing.gbps,
         "pinned_gbps": comparison["pinned"].timing.gbps,
         "pin_memory_device_gbps": comparison["pin_memory_device"].timing.gbps,
@@ -43,18 +80,62 @@ def _gpu_verdicts(quick: bool) -> list[Verdict]:
                                                                     "pin_memory_device"),
         "transfer_bytes": torch.Size(shape).numel() * 4,
         "noisy": [label for label, v in comparison.variants.items() if v.timing.noisy]},
-        form=claims.SEED_FORM))
-    return out
+        form=claims.SEED_FORM)
 
 
 def measure_verdicts(quick: bool = False) -> list[Verdict]:
     """Fresh verdicts for chapter 05's claims that this machine can judge."""
-    verdicts = [claims.get("C26").judge(channels_last_probe.probe(), form=claims.SEED_FORM)]
+    _PHASES.clear()
+    verdicts = [_timed("C26: channels_last in __getitem__",
+                       lambda: claims.get("C26").judge(channels_last_probe.probe(),
+                                                       form=claims.SEED_FORM))]
     if torch.cuda.is_available():
         verdicts += _gpu_verdicts(quick)
     return verdicts
 
 
-def measure_knee(quick: bool = False) -> dict:
-    """A fresh knee: {'knee_workers', 'worker_counts', 'knee', 'rows', arithmetic, 'noise'}."""
-    return knee_experiment.measure_knee(quick)
+def measure_knee(quick: bool = False, budget_s: float | None = knee_experiment.WORKER_SWEEP_BUDGET_S) -> dict:
+    """A fresh knee: {'knee_workers', 'worker_counts', 'knee', 'rows', arithmetic, 'noise',
+    'phases', 'budget_note'}."""
+    return knee_experiment.measure_knee(quick, budget_s=budget_s)
+
+
+def measure_numbers(quick: bool = False) -> dict:
+    """What benchmarks/reproduce.py records per run beside the verdicts: the knee, its
+    arithmetic, and the seconds of each phase (the sweep's rows left out: they are large)."""
+    knee = measure_knee(quick)
+    keep = ("worker_counts", "measured_counts", "knee_workers", "arithmetic_workers", "agrees",
+            "workers_needed", "sample_cost_s", "compute_s", "batch_load_s", "noise", "rounds",
+            "budget_s", "budget_note", "phases", "plan")
+    out = {k: knee[k] for k in keep}
+    out["samples_per_s"] = {str(r["num_workers"]): r["samples_per_s"] for r in knee["rows"]}
+    out["wait_share"] = {str(r["num_workers"]): r["wait_share"] for r in knee["rows"]}
+    out["explanation"] = knee["knee"]["explanation"]
+    return out
+
+
+def summarise_numbers(runs: Sequence[dict]) -> dict:
+    """Across runs: each run's knee and arithmetic, and whether the knees agree within one
+    step of the sweep ('the same knee within one step of the sweep in N of N runs': N of N
+    when every pair of runs is within one step; else the largest group around one run)."""
+    if not runs:
+        raise ValueError("summarise_numbers needs the numbers of at least one run")
+    counts = sorted(set().union(*(r["worker_counts"] for r in runs)))
+    knees = [int(r["knee_workers"]) for r in runs]
+    within = max(sum(1 for b in knees if loader_sweep.steps_apart(counts, a, b) <= 1) for a in knees)
+    agree = knee_experiment.knees_reproduce(knees, counts)
+    lines = [f"  knee of the worker sweep {counts} (throughput = samples / wall time over "
+             "steady-state windows):"]
+    for i, r in enumerate(runs, start=1):
+        rates = ", ".join(f"w{w}: {float(t):.0f}" for w, t in r["samples_per_s"].items())
+        lines.append(f"    run {i}: knee {r['knee_workers']} workers; the arithmetic "
+                     f"({r['batch_load_s'] * 1e3:.0f} ms of decode per batch / "
+                     f"{r['compute_s'] * 1e3:.1f} ms of compute = {r['workers_needed']:.1f} "
+                     f"workers) points at {r['arithmetic_workers']} "
+                     f"({'agrees' if r['agrees'] else 'DISAGREES'}); samples/s {rates}")
+        if r.get("budget_note"):
+            lines.append(f"      {r['budget_note']}")
+    lines.append(f"  the same knee within one step of the sweep in {within} of {len(runs)} runs"
+                 f" -> {'reproduced' if agree else 'NOT reproduced'}")
+    return {"agree": agree, "knees": knees, "within_one_step": within, "runs": len(runs),
+            "lines": lines}

@@ -6,6 +6,7 @@ import shutil
 import subprocess
 import sys
 import textwrap
+import time
 
 import pytest
 import torch
@@ -415,3 +416,39 @@ def test_knob_settings_that_would_not_fit_in_shm_are_left_out(monkeypatch):
                                                                 prefetch_factor=4))
     assert knee_experiment.fits(bench, loader_sweep.Setting(num_workers=2, batch_size=16,
                                                             prefetch_factor=4, ship_uint8=True))
+
+
+def test_a_time_budget_leaves_out_the_dearest_settings_and_later_rounds_and_says_so(data):
+    def slow_step(batch, non_blocking):  # each w0 measure: 1 warm-up + 2 steps = about 0.3 s
+        time.sleep(0.1)
+
+    settings = [loader_sweep.Setting(batch_size=4), loader_sweep.Setting(batch_size=5),
+                loader_sweep.Setting(batch_size=6)]
+    unbounded = loader_sweep.sweep(data, settings, slow_step, steps=2, warmup_steps=0, windows=3)
+    assert len(unbounded.runs) == 3 and unbounded.rounds == 3 and not unbounded.budget_note()
+    assert set(unbounded.seconds) == {s.label for s in settings}
+    # round 1 may spend budget / 3 = 0.4 s: the second setting (about 0.3 s more) is left out
+    cut = loader_sweep.sweep(data, settings, slow_step, steps=2, warmup_steps=0, windows=3,
+                             budget_s=1.2)
+    assert [r.setting.label for r in cut.runs] == ["w0 b4"] and cut.left_out == ("w0 b5", "w0 b6")
+    assert cut.rounds == 3 and len(cut.runs[0].window_s) == 3
+    assert "left out w0 b5, w0 b6" in cut.budget_note()
+    # a third round would end at about 0.9 s, past 0.7 s: two rounds only
+    short = loader_sweep.sweep(data, settings, slow_step, steps=2, warmup_steps=0, windows=3,
+                               budget_s=0.7)
+    assert short.rounds == 2 and len(short.runs[0].window_s) == 2
+    assert "ran 2 of 3 rounds" in short.budget_note()
+    with pytest.raises(ValueError, match="budget_s"):
+        loader_sweep.sweep(data, settings, slow_step, budget_s=0)
+
+
+@pytest.mark.parametrize("cores, counts", [(16, (0, 4, 8, 12, 15)), (32, (0, 4, 8, 12, 16, 31)),
+                                           (8, (0, 2, 4, 7)), (2, (0, 1))])
+def test_the_gpu_plan_sweeps_fewer_counts_on_a_big_host_and_keeps_the_small_ones(cores, counts):
+    chosen = loader_sweep.plan(cores=cores, gpu=True)
+    assert chosen.worker_counts == counts and chosen.model == "resnet50"
+    # only the no-worker setting uses the plan's minimums; with workers the queue decides
+    assert loader_sweep.window_plan(loader_sweep.Setting(batch_size=chosen.batch_size),
+                                    chosen.steps, chosen.warmup_steps) == (1, 3)
+    assert loader_sweep.window_plan(loader_sweep.Setting(num_workers=12, batch_size=chosen.batch_size),
+                                    chosen.steps, chosen.warmup_steps) == (24, 24)

@@ -1,8 +1,15 @@
-"""The reproduce entry point: verdicts from a fresh measurement, the knee as plain values."""
+"""The reproduce entry point: verdicts from a fresh measurement, the knee as plain values,
+its agreement over runs, and benchmarks/reproduce.py recording both with each run's phases."""
 
+import json
+import subprocess
+import sys
+
+import pytest
 import torch
 
 from labkit.chapters.ch05_dataloader import reproduce
+from tests.paths import ROOT
 
 
 def test_measure_verdicts_judges_c26_everywhere_and_the_gpu_claims_only_on_a_gpu():
@@ -10,3 +17,78 @@ def test_measure_verdicts_judges_c26_everywhere_and_the_gpu_claims_only_on_a_gpu
     ids = [v.claim_id for v in verdicts]
     assert ids[0] == "C26" and verdicts[0].outcome == "refuted"
     assert ("C25" in ids) == torch.cuda.is_available()
+
+
+def numbers(knee, counts=(0, 2, 4, 8, 12, 15), note=""):
+    return {"worker_counts": list(counts), "knee_workers": knee, "arithmetic_workers": 12,
+            "agrees": knee in (8, 12, 15), "batch_load_s": 0.327, "compute_s": 0.0306,
+            "workers_needed": 10.7, "samples_per_s": {"0": 350.0, "12": 4100.0},
+            "budget_note": note}
+
+
+def test_knees_within_one_step_in_every_run_reproduce_and_one_far_off_does_not():
+    same = reproduce.summarise_numbers([numbers(12), numbers(12), numbers(8)])
+    assert same["agree"] and same["within_one_step"] == 3
+    assert "the same knee within one step of the sweep in 3 of 3 runs -> reproduced" in same["lines"][-1]
+    assert any("run 3: knee 8 workers" in line and "= 10.7 workers) points at 12 (agrees)" in line
+               for line in same["lines"])
+    apart = reproduce.summarise_numbers([numbers(4), numbers(12), numbers(12, note="Time budget: x")])
+    assert not apart["agree"] and apart["within_one_step"] == 2
+    assert "in 2 of 3 runs -> NOT reproduced" in apart["lines"][-1]
+    assert any("DISAGREES" in line for line in apart["lines"])
+    assert any("Time budget: x" in line for line in apart["lines"])
+    with pytest.raises(ValueError, match="at least one run"):
+        reproduce.summarise_numbers([])
+
+
+def test_the_reproduce_tool_records_the_knee_and_the_phases_of_each_run(tmp_path):
+    done = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "reproduce.py"), "05",
+                           "--runs", "2", "--quick", "--out", str(tmp_path)],
+                          capture_output=True, text=True, timeout=600, cwd=ROOT)
+    assert done.returncode == 0, done.stderr[-3000:]
+    (written,) = tmp_path.glob("*-05_dataloader.json")
+    data = json.loads(written.read_text())
+    assert data["runs"] == 2 and data["complete"] and len(data["numbers"]) == 2
+    for run, phases in zip(data["numbers"], data["phases"], strict=True):
+        assert run["knee_workers"] in run["measured_counts"]
+        assert run["phases"]["total"] > 0 and any(k.startswith("numbers: worker sweep: w0") for k in phases)
+        assert "start-up (imports, before measuring)" in phases
+    assert data["numbers_summary"]["runs"] == 2
+    assert "the same knee within one step of the sweep in" in done.stdout
+    assert "prepare: one step's compute" in done.stdout
+
+
+def test_the_gpu_job_measures_its_knobs_at_the_most_common_knee_of_the_reproduce_runs(tmp_path):
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("gpu_05_loader", ROOT / "benchmarks" / "gpu_05_loader.py")
+    tool = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(tool)
+    path = tmp_path / "run.json"
+    for knees, chosen in (([12, 8, 12], 12), ([15, 12], 12), ([8], 8)):
+        path.write_text(json.dumps({"numbers": [{"knee_workers": k} for k in knees]}))
+        assert tool.recorded_knee(path)["knee_workers"] == chosen
+    path.write_text(json.dumps({"numbers": []}))
+    with pytest.raises(ValueError, match="holds no knee"):
+        tool.recorded_knee(path)
+
+
+def test_a_recorded_h200_reproduce_file_recomputes_to_its_own_knees():
+    """Once benchmarks/reproduce.py 05 --runs 3 has been recorded on the reference GPU, each
+    run's knee follows from its own throughputs and arithmetic, and the summary from the knees."""
+    from labkit.chapters.ch05_dataloader import loader_sweep
+
+    path = ROOT / "results" / "reproduce" / "nvidia-h200-05_dataloader.json"
+    if not path.exists():
+        pytest.skip("no chapter 05 reproduce run recorded for the reference GPU yet")
+    recorded = json.loads(path.read_text())
+    for run in recorded["numbers"]:
+        points = [(int(w), float(t)) for w, t in run["samples_per_s"].items()]
+        knee = loader_sweep.find_knee(points, cores=run["plan"]["cores"],
+                                      batch_size=run["plan"]["batch_size"],
+                                      sample_cost_s=run["sample_cost_s"], compute_s=run["compute_s"])
+        assert knee.workers == run["knee_workers"]
+        assert knee.arithmetic_workers == run["arithmetic_workers"] and knee.agrees == run["agrees"]
+    again = reproduce.summarise_numbers(recorded["numbers"])
+    assert again["knees"] == recorded["numbers_summary"]["knees"]
+    assert again["agree"] == recorded["numbers_summary"]["agree"]
