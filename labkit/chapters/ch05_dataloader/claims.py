@@ -27,7 +27,7 @@ from labkit.claims.core import (
     Claim,
     band,
 )
-from labkit.claims.trust import Decision, verdict_or_veto
+from labkit.claims.trust import Decision, read_flags, verdict_or_veto
 from labkit.core import discovery
 
 CHAPTER = discovery.chapter_key(__name__)
@@ -67,6 +67,24 @@ C13 = Claim(
     seed_setting="a CUDA GPU, DataLoader(pin_memory=True, pin_memory_device='cuda:0')")
 
 
+# Which timings each of C23's two decisions is built from: a flag on one copy can only move
+# the ratios that copy is part of (a noisy pageable copy says nothing about pin_memory_device).
+C23_DECISIONS = {"pinned/pageable": ("pageable", "pinned"),
+                 "pin_memory_device/pinned": ("pinned", "pin_memory_device")}
+
+
+def _scoped_c23_flags(flags: object) -> list[dict]:
+    """Each flagged copy named under the decision(s) it is part of ('pinned/pageable: pageable'),
+    so the trust rule applies it there only; a flag naming no known copy applies to both."""
+    scoped = []
+    for flag in read_flags(flags):  # type: ignore[arg-type]
+        owners = [d for d, labels in C23_DECISIONS.items() if flag.timing in labels]
+        for decision in owners or [None]:
+            timing = f"{decision}: {flag.timing}" if decision else flag.timing
+            scoped.append({"timing": timing, "why": flag.why, "spread": flag.spread})
+    return scoped
+
+
 def check_c23(ev: Mapping, th: Mapping) -> tuple[str, str, str]:
     pageable, pinned, pmd = ev["pageable_gbps"], ev["pinned_gbps"], ev["pin_memory_device_gbps"]
     pinned_gain, pmd_gain = pinned / pageable, pmd / pinned
@@ -78,7 +96,7 @@ def check_c23(ev: Mapping, th: Mapping) -> tuple[str, str, str]:
             f"{SEED_GBPS['pageable']}, {SEED_GBPS['pinned']} and {SEED_GBPS['pin_memory_device']}")
     if "noise" in (pinned_where, pmd_where):
         return DEPENDS, text, NOISE
-    vetoed, text = verdict_or_veto(ev.get("noisy"), [
+    vetoed, text = verdict_or_veto(_scoped_c23_flags(ev.get("noisy")), [
         Decision("pinned/pageable", pinned_gain, ev.get("pinned_speedup_iqr"), th["pinned_gain_ratio"]),
         Decision("pin_memory_device/pinned", pmd_gain, ev.get("pin_memory_device_speedup_iqr"),
                  th["pmd_gain_ratio"])], text)

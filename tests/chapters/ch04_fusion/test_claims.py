@@ -2,6 +2,7 @@
 recorded H200 evidence replayed through them."""
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -114,6 +115,12 @@ def _recorded(key):
     return entry["payload"]
 
 
+def _recorded_verdict(claim_id):
+    data = json.loads(RESULTS.read_text()) if RESULTS.exists() else {}
+    entry = data.get("chapters", {}).get("04_fusion", {}).get(f"verdict:{claim_id}")
+    return None if entry is None else entry["payload"]
+
+
 def test_c18_judges_the_launch_gap_not_the_time_per_node():
     # slope 1.26 us per node is above 0.5 us, but 1.03 us of it is the kernel running
     by_slope = judge("C18", eager_per_launch_us=6.9, graph_per_node_us=1.26,
@@ -129,7 +136,7 @@ def test_c18_judges_the_launch_gap_not_the_time_per_node():
               fit_r_squared=0.99)
 
 
-def test_c18_recorded_h200_sweep_and_timeline_replay_as_confirmed():
+def test_c18_recorded_h200_sweep_and_timeline_replay_their_verdict():
     sweep, gaps = _recorded("launch_overhead"), _recorded("timeline_launch_gaps")
     replay = gaps["graph replay"]
     kernel_us = replay["gpu_busy_share"] * replay["window_us"] / replay["kernels"]
@@ -142,13 +149,20 @@ def test_c18_recorded_h200_sweep_and_timeline_replay_as_confirmed():
                     graph_kernel_us=kernel_us,
                     eager_launch_gap_us=gaps["eager"]["launch_gap_median_us"])
     verdict = judge("C18", **evidence)
-    assert verdict.outcome == "confirmed"  # gap 0.256 us < 0.5; eager 6.90 us in 5-8
+    recorded = _recorded_verdict("C18")
+    # the graph side holds in every H200 run (gap 0.26 us < 0.5); the eager side is the host's
+    # (6.90 us per launch in one run, inside the seed's 5-8; 10.1 us in the next, outside)
+    assert evidence["graph_launch_gap_us"] < 0.5
+    eager = evidence["eager_per_launch_us"]
+    assert verdict.outcome == ("confirmed" if 5 <= eager <= 8 else "depends")
+    if recorded is not None:
+        assert (verdict.outcome, verdict.depends_on) == (recorded["outcome"], recorded["depends_on"])
     without_timeline = {k: v for k, v in evidence.items() if k != "graph_launch_gap_us"}
-    assert judge("C18", **without_timeline).outcome == "confirmed"  # 1.256 - 1.03 = 0.23 us
+    assert judge("C18", **without_timeline).outcome == verdict.outcome  # slope minus kernel < 0.5 too
 
 
 def test_c19_recorded_misaligned_size_gives_depends_on_the_size():
-    saved = _recorded("verdict:C19")
+    saved = json.loads((Path(__file__).parent / "h200_misaligned_c19.json").read_text())["payload"]
     assert saved["evidence"]["elements"] % 16  # 178,956,970: the size the chapter used to time
     verdict = claims.get("C19").judge(saved["evidence"], machine="replay", form=saved["form"])
     assert verdict.outcome == "depends" and "multiple of 16" in verdict.depends_on + verdict.reason
@@ -157,7 +171,7 @@ def test_c19_recorded_misaligned_size_gives_depends_on_the_size():
     assert claims.get("C19").judge(aligned, machine="replay").outcome == "refuted"
 
 
-@pytest.mark.parametrize("claim_id", ["C17", "C20", "C21"])
+@pytest.mark.parametrize("claim_id", ["C17", "C19", "C20", "C21"])
 def test_recorded_h200_evidence_replays(claim_id):
     data = json.loads(RESULTS.read_text()) if RESULTS.exists() else {}
     entry = data.get("chapters", {}).get("04_fusion", {}).get(f"verdict:{claim_id}")

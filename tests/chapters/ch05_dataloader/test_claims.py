@@ -1,10 +1,13 @@
 """Chapter 05's claim checks on constructed evidence, each outcome reached, and the
 recorded reference evidence replayed when there is some."""
 
+import json
+
 import pytest
 
 from labkit import claims
 from tests.claim_helpers import assert_outcomes_follow_the_evidence, judge
+from tests.paths import RESULTS
 
 PMD_REFUTED = dict(h2d_memcpy_events=1, batch_device="cpu", batch_pinned=True,
                    gpu_op_accepts_batch=False,
@@ -108,6 +111,17 @@ def test_c23_flagged_noisy_timings_give_depends():
     assert judge("C23", **CASES["C23"]["confirmed"], noisy=[small]).outcome == "confirmed"
 
 
+def test_c23_a_noisy_pageable_copy_cannot_hold_back_the_pin_memory_device_row():
+    """H200, reproduce run 2: pageable flagged noisy (size unknown), pinned/pageable 6.9x against
+    a far threshold, pin_memory_device/pinned 1.00x: refuted by the third row, as runs 1 and 3."""
+    ev = dict(pageable_gbps=7.95, pinned_gbps=54.56, pin_memory_device_gbps=54.71,
+              pinned_speedup_iqr=[6.57, 7.67], pin_memory_device_speedup_iqr=[0.998, 1.001],
+              transfer_bytes=154140672)
+    assert judge("C23", **ev, noisy=["pageable"]).outcome == "refuted"
+    # a flag on the pinned copy is part of both ratios, and 1.00x is only 20% from 1.2
+    assert judge("C23", **ev, noisy=["pinned"]).depends_on == claims.NOISE_FLAGGED
+
+
 def test_c23_pmd_gain_without_pinned_gain_is_its_own_depends():
     verdict = judge("C23", pageable_gbps=20.0, pinned_gbps=25.0, pin_memory_device_gbps=40.0,
                     transfer_bytes=1 << 20)
@@ -134,3 +148,15 @@ def test_recorded_reference_replays(claim_id):
     again = claims.get(claim_id).judge(recorded.evidence, machine=recorded.machine,
                                        form=recorded.form)
     assert again.outcome == recorded.outcome
+
+
+def test_c23_the_recorded_h200_reproduce_runs_replay_the_same_verdict():
+    """The three fresh H200 runs of benchmarks/reproduce.py 05 gave refuted, depends, refuted;
+    run 2's 'depends' came from a pageable flag applied to a ratio it is not part of. Their
+    recorded evidence, replayed under the scoped rule, gives one verdict."""
+    path = RESULTS / "reproduce" / "nvidia-h200-05_dataloader.json"
+    if not path.exists():
+        pytest.skip("no recorded H200 reproduce file for chapter 05")
+    runs = json.loads(path.read_text())["evidence"]
+    outcomes = {claims.get("C23").judge(run["C23"]).outcome for run in runs}
+    assert outcomes == {"refuted"}
