@@ -55,7 +55,7 @@ import torch
 from IPython.display import HTML, display
 
 from labkit import exercises, session
-from labkit.chapters.ch00_setup_check import pitfalls
+from labkit.chapters.ch00_setup_check import pitfalls, power_cap
 from labkit.core import env, results
 from labkit.measure import bench, ceilings, sharing, timing
 from labkit.show import timing_plots, widgets
@@ -165,6 +165,55 @@ else:
                  f"{ref / mine:,.0f}x" if mine and ref else "")
                 for name, mine, ref in rows],
                ("ceiling", "this machine", "reference GPU (recorded)", "reference / this machine"))
+
+# %% [markdown]
+# ### Why a ceiling is the best rate of a sweep: the power cap
+#
+# "A large square matmul" begs the question: how large? The ceilings above are the best
+# rate over a sweep of sizes. On a big GPU the largest size is not the fastest: a long
+# bf16 or fp16 matmul draws the card's whole power budget, and the GPU lowers its clock to
+# stay inside it. Each point of the sweep, as a share of its math's best:
+
+# %%
+sweep_source, sweep = ("this run", measured.sweep) if chapter.on_gpu else (
+    "the reference GPU, recorded", (reference or {}).get("sweep"))
+points = power_cap.sweep_rows(sweep)
+if points:
+    show_table([(MATH_NAMES.get(m, m), f"{n:,}", f"{rate:,.1f}", f"{100 * share:.0f}%")
+                for m, n, rate, share in points],
+               ("math", "n", "TFLOP/s", "share of the best"))
+    print(f"Sweep from {sweep_source}.")
+else:
+    print("No matmul sweep to show here (a CPU ceilings file from before the sweep, or none recorded).")
+
+# %% [markdown]
+# What the GPU does meanwhile was measured once on the reference H200 by
+# `benchmarks/bf16_ceiling_probe.py` (recorded, not measured in this run): nvidia-smi sampled
+# the SM clock, the power draw and the throttle reason while a bf16 8192 matmul ran on three
+# kinds of data.
+
+# %%
+probe = results.repository_results_dir() / "h200_probes" / "bf16_ceiling_probe.json"
+probe_rows = power_cap.probe_rows(probe) if probe.exists() else []
+if probe_rows:
+    show_table([(r["data"], r["mode"], f"{r['tflops']:,.0f}", f"{r['clock_mhz']:,.0f}",
+                 f"{r['power_w']:,.0f}", "yes" if r["power_capped"] else "no") for r in probe_rows],
+               ("data", "mode", "TFLOP/s", "SM clock (MHz, median)", "power (W, median)",
+                "power cap active"))
+    rnd = next(r for r in probe_rows if r["data"].startswith("randn"))
+    zero = next((r for r in probe_rows if r["data"] == "zeros"), None)
+    print(f"On random data the GPU runs at {rnd['clock_mhz']:,.0f} MHz and {rnd['power_w']:,.0f} W "
+          f"with the power cap {'active' if rnd['power_capped'] else 'not active'}"
+          + (f"; on zeros it draws {zero['power_w']:,.0f} W, clocks {zero['clock_mhz']:,.0f} MHz and "
+             f"reaches {zero['tflops'] / rnd['tflops']:.2f}x the rate: that is why ceilings are "
+             "measured on random data, never zeros" if zero else "") + ".")
+else:
+    print("The recorded power probe is not in this checkout (results/h200_probes/).")
+
+# %% [markdown]
+# So a share of a ceiling up to about 105% reads "at the ceiling"; a larger one names its
+# candidates: a ceiling reached at another size or clock, data sitting in a cache, or a
+# wrong byte or FLOP count.
 
 # %% [markdown]
 # ### Exercise 00.1: the bandwidth of a copy
