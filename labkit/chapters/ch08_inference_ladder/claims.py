@@ -58,7 +58,9 @@ def check_c24(ev: Mapping, th: Mapping) -> tuple[str, str, str]:
     text = (f"the best gated rung ({where}; {ev['steps_kept']} steps kept) runs {strict:.1f}x "
             f"strict float32 eager and {defaults:.1f}x PyTorch's default float32 eager")
     if judged is not ev and ev.get("top_batch") and ev.get("top_batch") != ev.get("baseline_batch"):
-        text += (f"; not judged, the top rung ({ev['top_rung']}, batch {ev['top_batch']}) runs "
+        named = ev["top_rung"] if f"batch {ev['top_batch']}" in str(ev["top_rung"]) else (
+            f"{ev['top_rung']}, batch {ev['top_batch']}")
+        text += (f"; not judged, the top rung ({named}) runs "
                  f"{float(ev['speedup_over_strict']):.1f}x and "
                  f"{float(ev['speedup_over_defaults']):.1f}x: a larger batch is not one of the "
                  "seed's steps")
