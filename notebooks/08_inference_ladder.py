@@ -307,8 +307,10 @@ else:
 # %% [markdown]
 # ## Exercises
 #
-# Replace each `raise NotImplementedError` and run the check. The first three are checked
-# against the ladder's arithmetic; the last three against torch itself.
+# Replace each `raise NotImplementedError` and run the check. The first is checked against
+# the ladder's arithmetic; the other three against torch itself. Two more, on the ladder's
+# arithmetic (compile payback, a step's share of the climb), wait in the optional section at
+# the end.
 
 # %%
 exercises.get("08.speedup")
@@ -319,26 +321,6 @@ def speedup(base: tuple, rung: tuple) -> float:
 
 
 exercises.get("08.speedup").check(speedup)
-
-# %%
-exercises.get("08.payback")
-
-# %%
-def payback(compile_s: float, before_s_per_image: float, after_s_per_image: float, batch: int) -> float:
-    raise NotImplementedError
-
-
-exercises.get("08.payback").check(payback)
-
-# %%
-exercises.get("08.share_of_climb")
-
-# %%
-def share(gains: dict, step: str) -> float:
-    raise NotImplementedError
-
-
-exercises.get("08.share_of_climb").check(share)
 
 # %%
 exercises.get("08.relative_error")
@@ -397,3 +379,30 @@ takeaways = [
 ]
 for line in takeaways:
     print("-", line)
+
+
+# %% [markdown]
+# ## Optional: more arithmetic of the ladder
+#
+# For those who finish early: when does a compile pay for itself, and how much of the whole
+# climb (in log terms) one step accounts for.
+
+# %%
+exercises.get("08.payback")
+
+# %%
+def payback(compile_s: float, before_s_per_image: float, after_s_per_image: float, batch: int) -> float:
+    raise NotImplementedError
+
+
+exercises.get("08.payback").check(payback)
+
+# %%
+exercises.get("08.share_of_climb")
+
+# %%
+def share(gains: dict, step: str) -> float:
+    raise NotImplementedError
+
+
+exercises.get("08.share_of_climb").check(share)

@@ -27,7 +27,9 @@ from __future__ import annotations
 
 import argparse
 import copy
+import importlib.util
 import json
+import math
 import re
 import shutil
 import subprocess
@@ -107,6 +109,23 @@ def launch_links(root: Path, key: str) -> dict[str, str]:
     }
 
 
+def estimated_minutes(root: Path, key: str) -> int | None:
+    """The chapter's core workshop minutes from scripts/chapter_minutes.py (reading, quizzes,
+    exercises, run time), rounded up; None when the chapter has no recorded run time."""
+    run_seconds = root / "results" / "chapter_run_seconds.json"
+    source = root / "notebooks" / f"{key}.py"
+    if not run_seconds.exists() or not source.exists():
+        return None
+    if key not in json.loads(run_seconds.read_text(encoding="utf-8")):
+        return None
+    spec = importlib.util.spec_from_file_location("chapter_minutes", Path(__file__).with_name("chapter_minutes.py"))
+    estimator = importlib.util.module_from_spec(spec)
+    sys.modules.setdefault("chapter_minutes", estimator)  # its dataclass looks its module up
+    spec.loader.exec_module(estimator)
+    estimator.RUN_SECONDS = run_seconds
+    return math.ceil(estimator.estimate(source).core)
+
+
 def plan(root: Path) -> dict[str, dict]:
     """site_src/chapters.toml: minutes and prerequisites, checked against the chapters."""
     table = tomllib.loads((root / CONF_DIR / "chapters.toml").read_text(encoding="utf-8"))
@@ -118,8 +137,13 @@ def plan(root: Path) -> dict[str, dict]:
     for key, row in table.items():
         if key not in keys:
             raise SiteError(f"{CONF_DIR}/chapters.toml names {key!r}, which is not a chapter")
-        if not isinstance(row.get("minutes"), int) or row["minutes"] <= 0:
-            raise SiteError(f"{CONF_DIR}/chapters.toml: {key} needs minutes = a positive integer")
+        estimate = estimated_minutes(root, key)
+        if estimate is not None:  # computed from the notebook, never typed in
+            row["minutes"] = estimate
+        elif not isinstance(row.get("minutes"), int) or row["minutes"] <= 0:
+            raise SiteError(f"{CONF_DIR}/chapters.toml: {key} has no recorded run time "
+                            "(results/chapter_run_seconds.json) to estimate its minutes from: "
+                            "record one, or give minutes = a positive integer")
         for need in row.get("needs", []):
             if need not in keys:
                 raise SiteError(f"{CONF_DIR}/chapters.toml: {key} needs {need!r}, not a chapter")

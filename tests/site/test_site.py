@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 
 import nbformat
 import pytest
@@ -175,3 +176,20 @@ def test_a_sphinx_warning_fails_the_build(tmp_path):
     with pytest.raises(script.SiteError, match="a-label-nobody-defined"):
         script.build(tmp_path, out=tmp_path / "site", work=tmp_path / "work")
     assert not (tmp_path / "site").exists()
+
+
+def test_chapter_minutes_are_computed_from_the_notebook_not_typed():
+    """The site's minutes are scripts/chapter_minutes.py's estimate, rounded up, for every chapter
+    with a recorded run time; site_src/chapters.toml types none."""
+    import math
+
+    import tomllib
+
+    builder = build_script()
+    typed = tomllib.loads((ROOT / "site_src" / "chapters.toml").read_text(encoding="utf-8"))
+    assert not any("minutes" in row for row in typed.values())
+    table = builder.plan(ROOT)
+    estimator = sys.modules["chapter_minutes"]
+    for key in chapter_keys():
+        expected = math.ceil(estimator.estimate(ROOT / "notebooks" / f"{key}.py").core)
+        assert table[key]["minutes"] == expected, key
