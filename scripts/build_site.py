@@ -80,6 +80,23 @@ class Chapter:
     minutes: int
     needs: tuple[str, ...]
     also: str
+    changed_cells: int = 0  # cells of the current source that the shown run does not have
+
+
+def changed_cells(root: Path, key: str, shown: nbformat.NotebookNode) -> int:
+    """How many cells of the chapter's current source (notebooks/<key>.py) are not in the
+    executed notebook shown, by their text: a reference run from an earlier revision of the
+    chapter says so on its page instead of passing for the current one."""
+    source = root / "notebooks" / f"{key}.py"
+    if not source.exists():
+        return 0
+    import jupytext
+
+    def texts(nb: nbformat.NotebookNode) -> list[str]:
+        return ["".join(c.source).strip() for c in nb.cells]
+
+    have = set(texts(shown))
+    return sum(1 for text in texts(jupytext.read(source)) if text and text not in have)
 
 
 def chapter_keys(root: Path) -> list[str]:
@@ -247,7 +264,8 @@ def chapters(root: Path) -> list[Chapter]:
         found.append(Chapter(key=key, title=title_of(notebook, key), notebook=path,
                              ran_on=ran_on, ran_when=ran_when, is_reference=reference is not None,
                              minutes=row["minutes"], needs=tuple(row.get("needs", [])),
-                             also=row.get("also", "")))
+                             also=row.get("also", ""),
+                             changed_cells=changed_cells(root, key, notebook) if reference else 0))
     return found
 
 
@@ -353,7 +371,10 @@ def facts_cell(root: Path, chapter: Chapter, by_key: dict[str, Chapter]) -> nbfo
         ":class: course-chapter-facts",
         "",
         f"**Executed on** {chapter.ran_on}, {chapter.ran_when}. These are the outputs of "
-        f"{which}: nothing on this page was executed to build it.",
+        f"{which}: nothing on this page was executed to build it."
+        + (f" That run is of an earlier revision of the chapter: {chapter.changed_cells} cell(s) "
+           "of the current notebook are not on this page (run it, or see the committed CPU "
+           "run in `notebooks/`)." if chapter.changed_cells else ""),
         "",
         f"**Time:** about {chapter.minutes} minutes.",
         "",

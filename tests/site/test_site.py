@@ -193,3 +193,16 @@ def test_chapter_minutes_are_computed_from_the_notebook_not_typed():
     for key in chapter_keys():
         expected = math.ceil(estimator.estimate(ROOT / "notebooks" / f"{key}.py").core)
         assert table[key]["minutes"] == expected, key
+
+
+def test_a_reference_run_of_an_earlier_revision_says_so(tmp_path):
+    """A shown run whose cells differ from the current source is counted, not passed off."""
+    builder = build_script()
+    (tmp_path / "notebooks").mkdir()
+    (tmp_path / "notebooks" / "00_one.py").write_text(
+        "# %% [markdown]\n# # One\n\n# %%\nx = 1\n\n# %%\nprint('new cell')\n")
+    shown = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell("# One"),
+                                            nbformat.v4.new_code_cell("x = 1")])
+    assert builder.changed_cells(tmp_path, "00_one", shown) == 1
+    shown.cells.append(nbformat.v4.new_code_cell("print('new cell')"))
+    assert builder.changed_cells(tmp_path, "00_one", shown) == 0
