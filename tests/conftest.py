@@ -19,6 +19,25 @@ SHARED_GROUPS = {
     "tests/site/test_site.py": "site",
     "tests/browser/test_site_pages.py": "site",
 }
+# The groups that took longest in a fresh-clone `make test` (benchmarks/suite_cost.py --suite,
+# 2-core machine, 3 workers), longest first: handed out first, so that none of them starts last
+# and runs alone at the end. xdist's own order (most tests first) put the three-test browser
+# modules last, and one of them waits a minute for a kernel to be culled. The order decides only
+# how long the suite takes, never what it checks; every other group follows, most tests first.
+LONGEST_FIRST = (
+    "tests/browser/test_notebooks_in_lab.py",
+    "tests/browser/test_course_config.py",
+    "tests/browser/test_work_kept.py",
+    "notebooks/03_memory_layouts.ipynb",
+    "tests/workshop/test_hub.py",
+    "notebooks/02_contiguity_and_hidden_copies.ipynb",
+    "notebooks/07_export_traps.ipynb",
+    "tests/chapters/ch05_dataloader/test_loader_sweep.py",
+    "tests/chapters/ch06_ddp_layout_drift/test_ddp.py",
+    "tests/browser/test_widgets.py",
+    "notebooks/08_inference_ladder.ipynb",
+    "tests/browser/test_learner_side.py",
+)
 
 
 def pytest_configure(config):
@@ -39,6 +58,14 @@ def group_of(nodeid: str) -> str:
     return SHARED_GROUPS.get(path, path)
 
 
+def hand_out_order(group: tuple[str, dict]) -> tuple[int, int]:
+    """Sort key of a (group, its tests) work unit: LONGEST_FIRST in its order, then the rest
+    with the most tests first."""
+    name, tests = group
+    rank = LONGEST_FIRST.index(name) if name in LONGEST_FIRST else len(LONGEST_FIRST)
+    return rank, -len(tests)
+
+
 def distributed(config: pytest.Config) -> bool:
     """Whether this run is `--dist loadgroup` (on the controller), or collects for it (a
     worker: xdist sets the worker's own `dist` to "no" and `option.loadgroup` to True)."""
@@ -56,8 +83,16 @@ def pytest_xdist_make_scheduler(config, log):
     from xdist.scheduler import LoadScopeScheduling
 
     class ByGroup(LoadScopeScheduling):
+        ordered = False
+
         def _split_scope(self, nodeid: str) -> str:
             return group_of(nodeid)
+
+        def _assign_work_unit(self, node) -> None:
+            if not self.ordered:  # the work queue is complete by the first hand-out
+                self.workqueue = type(self.workqueue)(sorted(self.workqueue.items(), key=hand_out_order))
+                self.ordered = True
+            super()._assign_work_unit(node)
 
     return ByGroup(config, log)
 

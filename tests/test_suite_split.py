@@ -10,7 +10,7 @@ import json
 import subprocess
 import sys
 
-from tests.conftest import SHARED_GROUPS, group_of
+from tests.conftest import LONGEST_FIRST, SHARED_GROUPS, group_of, hand_out_order
 from tests.paths import ROOT
 
 
@@ -19,6 +19,15 @@ def test_a_group_is_the_file_or_its_shared_group():
     assert group_of("tests/core/test_env.py::test_x[a::b]") == "tests/core/test_env.py"
     assert group_of("tests/site/test_site.py::test_y") == group_of("tests/browser/test_site_pages.py::t") == "site"
     assert set(SHARED_GROUPS.values()) == {"site"}
+
+
+def test_the_longest_groups_are_handed_out_first_and_still_exist():
+    for name in LONGEST_FIRST:  # a renamed file would silently lose its place
+        assert (ROOT / name).exists() or name in SHARED_GROUPS.values(), name
+    units = [("tests/core/test_env.py", dict.fromkeys("ab")), ("tests/x.py", dict.fromkeys("abc")),
+             (LONGEST_FIRST[1], {}), (LONGEST_FIRST[0], {})]
+    assert [n for n, _ in sorted(units, key=hand_out_order)] == [
+        LONGEST_FIRST[0], LONGEST_FIRST[1], "tests/x.py", "tests/core/test_env.py"]
 
 
 TEST_FILE = '''
