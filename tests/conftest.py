@@ -44,6 +44,9 @@ def pytest_configure(config):
     config.addinivalue_line(
         "markers", "slow: the slowest property tests; `make test` runs them (ci profile: fewer "
                    "examples), `make test-fast` leaves them out")
+    # tests/site/conftest.py registers it too, but tests/browser/test_site_pages.py uses it at
+    # import, which can come first (pytest then warned "Unknown pytest.mark.site").
+    config.addinivalue_line("markers", "site: builds the course website with Sphinx")
 
 
 def group_of(nodeid: str) -> str:
