@@ -2,7 +2,7 @@
 kernel), or, with --suite, `make test` itself timed per part.
 
 Targets (CPU machine, Binder-sized): each notebook under 90 s and under 1.5 GB peak; the whole
-`make test` under 15 minutes. Each notebook runs in a fresh kernel, as nbval and learners run it.
+`make test` (--suite) under 8 minutes. Each notebook runs in a fresh kernel, as nbval and learners run it.
 Set LABKIT_MEMORY_LIMIT_BYTES=2147483648 to rehearse Binder: chapters then size themselves
 for a 2 GB container. The peak is the kernel's own high-water mark (VmHWM in /proc) plus the largest peak seen
 among its child processes (DataLoader workers, DDP ranks) by polling.
