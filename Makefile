@@ -18,7 +18,7 @@ PIP := $(BIN)/python -m pip --disable-pip-version-check -q
 # The workshop's proxy (JupyterHub's configurable-http-proxy, from npm).
 WORKSHOP_PROXY_BIN := workshop/node_modules/.bin/configurable-http-proxy
 
-.PHONY: lab test test-fast lint notebooks suite-cost site clean help workshop
+.PHONY: lab test test-fast test-pytest chromium lint notebooks suite-cost site clean help workshop
 
 help:
 	@echo "make lab    set up (first time) and start JupyterLab on http://127.0.0.1:$(PORT)"
@@ -35,10 +35,27 @@ $(VENV)/.lab-ready: $(BIN)/python pyproject.toml jupyter/overrides.json jupyter/
 	$(BIN)/python scripts/configure_jupyter.py
 	touch $@
 
-$(VENV)/.test-ready: $(VENV)/.lab-ready $(WORKSHOP_PROXY_BIN)
-	$(PIP) install -e ".[lab,test,site,workshop]"
-	scripts/ensure_chromium.sh
+# `make test`'s set-up, three things at once (a fresh clone spends its set-up here): pip (pip,
+# torch, then every extra in one resolution), npm's proxy for the workshop tests, and Chromium
+# (apt-get, as root, when missing). It also satisfies `make lab`'s set-up.
+$(VENV)/.test-ready: $(BIN)/python pyproject.toml jupyter/overrides.json jupyter/jupyter_server_config.json scripts/configure_jupyter.py workshop/package.json workshop/package-lock.json
+	@echo "Setting up the test environment: pip, npm and Chromium at once (each one's output when it is done)..."
+	$(MAKE) --no-print-directory -j3 --output-sync=target $(VENV)/.pip-test-ready $(WORKSHOP_PROXY_BIN) chromium
+	touch $(VENV)/.lab-ready $@
+
+# torch's ~2,000 modules are byte-compiled on the second core while pip installs the extras,
+# instead of before them (about 20 s of a fresh set-up; pip reads PIP_NO_COMPILE=0 as
+# --no-compile). A module compileall could not compile is compiled when first imported.
+$(VENV)/.pip-test-ready: $(BIN)/python pyproject.toml jupyter/overrides.json jupyter/jupyter_server_config.json scripts/configure_jupyter.py
+	$(PIP) install --upgrade pip
+	PIP_NO_COMPILE=0 $(BIN)/python scripts/install_torch.py --python $(BIN)/python --spec "$(TORCH_SPEC)"
+	$(BIN)/python -m compileall -q -j 1 "$$($(BIN)/python -c 'import sysconfig; print(sysconfig.get_path("purelib"))')/torch" >/dev/null 2>&1 & compiling=$$!; \
+	$(PIP) install -e ".[lab,test,site,workshop]"; installed=$$?; wait $$compiling; exit $$installed
+	$(BIN)/python scripts/configure_jupyter.py
 	touch $@
+
+chromium:
+	scripts/ensure_chromium.sh
 
 lab: $(VENV)/.lab-ready
 	$(BIN)/jupyter lab --ServerApp.ip=127.0.0.1 --ServerApp.port=$(PORT) --no-browser \
@@ -47,12 +64,26 @@ lab: $(VENV)/.lab-ready
 # Each chapter executes once (nbval); the browser tests open chapters without re-running them,
 # except chapter 01, run once for the widgets. Property tests use the `ci` hypothesis profile
 # (HYPOTHESIS_PROFILE=nightly for the long hunt). `benchmarks/suite_cost.py --suite` times each part.
+# pytest runs in TEST_WORKERS pytest-xdist workers, a file in one worker (tests/conftest.py):
+# on two cores, three workers let the waits (a browser, a server starting, a kernel culled after
+# a minute) overlap the CPU-bound chapters. Chapters run at the test suite's CPU sizes
+# (LABKIT_SIZES=ci, labkit/core/env.py); idle OpenMP threads sleep instead of spinning on a core
+# another worker needs (OMP_WAIT_POLICY=PASSIVE). TEST_WORKERS=0 runs it in one process.
+TEST_WORKERS ?= 3
+TEST_ENV := LABKIT_SIZES=ci OMP_WAIT_POLICY=PASSIVE
+PYTEST_RUN = $(TEST_ENV) $(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist loadgroup
+PYTEST_ARGS ?=
+
 test: lint
-	$(BIN)/python -m pytest -q
+	$(PYTEST_RUN) $(PYTEST_ARGS)
 
 # Everything but the browser tests and the slowest property tests: a quick loop while editing.
 test-fast: lint
-	$(BIN)/python -m pytest -q -m "not browser and not slow"
+	$(PYTEST_RUN) -m "not browser and not slow" $(PYTEST_ARGS)
+
+# `make test` without its lint (benchmarks/suite_cost.py --suite times the two apart).
+test-pytest: $(VENV)/.test-ready
+	$(PYTEST_RUN) $(PYTEST_ARGS)
 
 # ruff, then the import contract (labkit's layers; pyproject.toml [tool.importlinter]).
 lint: $(VENV)/.test-ready

@@ -1,5 +1,10 @@
 """Fixtures every test folder shares, the hypothesis profile (HYPOTHESIS_PROFILE: ci by
-default, dev, nightly; see tests/hypothesis_profiles.py) and the `slow` marker."""
+default, dev, nightly; see tests/hypothesis_profiles.py), the `slow` marker, and how the
+suite is split between pytest-xdist workers (`make test` runs `-n 3 --dist loadgroup`)."""
+
+from __future__ import annotations
+
+from pathlib import Path
 
 import pytest
 
@@ -7,11 +12,92 @@ from tests import hypothesis_profiles
 
 hypothesis_profiles.load()
 
+ROOT = Path(__file__).resolve().parents[1]
+# Modules that share one expensive thing through a process-wide cache, so they must run in one
+# worker: the website is built once per process (tests/site/building.py).
+SHARED_GROUPS = {
+    "tests/site/test_site.py": "site",
+    "tests/browser/test_site_pages.py": "site",
+}
+# The groups that took longest in a fresh-clone `make test` (benchmarks/suite_cost.py --suite,
+# 2-core machine, 3 workers), longest first: handed out first, so that none of them starts last
+# and runs alone at the end. xdist's own order (most tests first) put the three-test browser
+# modules last, and one of them waits a minute for a kernel to be culled. The order decides only
+# how long the suite takes, never what it checks; every other group follows, most tests first.
+LONGEST_FIRST = (
+    "tests/browser/test_notebooks_in_lab.py",
+    "tests/browser/test_course_config.py",
+    "tests/browser/test_work_kept.py",
+    "notebooks/03_memory_layouts.ipynb",
+    "tests/workshop/test_hub.py",
+    "notebooks/02_contiguity_and_hidden_copies.ipynb",
+    "notebooks/07_export_traps.ipynb",
+    "tests/chapters/ch05_dataloader/test_loader_sweep.py",
+    "tests/chapters/ch06_ddp_layout_drift/test_ddp.py",
+    "tests/browser/test_widgets.py",
+    "notebooks/08_inference_ladder.ipynb",
+    "tests/browser/test_learner_side.py",
+)
+
 
 def pytest_configure(config):
     config.addinivalue_line(
         "markers", "slow: the slowest property tests; `make test` runs them (ci profile: fewer "
                    "examples), `make test-fast` leaves them out")
+    # tests/site/conftest.py registers it too, but tests/browser/test_site_pages.py uses it at
+    # import, which can come first (pytest then warned "Unknown pytest.mark.site").
+    config.addinivalue_line("markers", "site: builds the course website with Sphinx")
+
+
+def group_of(nodeid: str) -> str:
+    """The group a test runs in under `--dist loadgroup`: its file (a notebook for nbval), or
+    a shared group of SHARED_GROUPS.
+
+    Why by file: nbval runs a notebook's cells in order in one kernel, so a notebook's cells
+    must stay in one worker; a module's module-scoped fixtures (a JupyterLab, a JupyterHub, a
+    built model) are then built once, not once in every worker that got one of its tests.
+    """
+    path = nodeid.split("::", 1)[0]
+    return SHARED_GROUPS.get(path, path)
+
+
+def hand_out_order(group: tuple[str, dict]) -> tuple[int, int]:
+    """Sort key of a (group, its tests) work unit: LONGEST_FIRST in its order, then the rest
+    with the most tests first."""
+    name, tests = group
+    rank = LONGEST_FIRST.index(name) if name in LONGEST_FIRST else len(LONGEST_FIRST)
+    return rank, -len(tests)
+
+
+def distributed(config: pytest.Config) -> bool:
+    """Whether this run is `--dist loadgroup` (on the controller), or collects for it (a
+    worker: xdist sets the worker's own `dist` to "no" and `option.loadgroup` to True)."""
+    return bool(getattr(config.option, "loadgroup", False)) or \
+        getattr(config.option, "dist", "no") == "loadgroup"
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config, log):
+    """`--dist loadgroup`, grouped by group_of. xdist's own loadgroup reads `xdist_group`
+    marks through a node-id field that pytest 9.2 no longer has (the marks are silently
+    ignored, and a notebook's cells would be spread over workers), so the grouping is ours."""
+    if not distributed(config):
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class ByGroup(LoadScopeScheduling):
+        ordered = False
+
+        def _split_scope(self, nodeid: str) -> str:
+            return group_of(nodeid)
+
+        def _assign_work_unit(self, node) -> None:
+            if not self.ordered:  # the work queue is complete by the first hand-out
+                self.workqueue = type(self.workqueue)(sorted(self.workqueue.items(), key=hand_out_order))
+                self.ordered = True
+            super()._assign_work_unit(node)
+
+    return ByGroup(config, log)
 
 
 @pytest.fixture
@@ -23,3 +109,4 @@ def private_cache(tmp_path, monkeypatch):
     monkeypatch.setenv("LABKIT_CACHE_DIR", str(cache))
     monkeypatch.delenv("LABKIT_RECORD_REFERENCE", raising=False)
     return cache
+

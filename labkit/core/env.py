@@ -176,13 +176,37 @@ class ProblemSizes:
         return asdict(self)
 
 
+SIZES_ENV = "LABKIT_SIZES"
+SIZE_PROFILES = ("default", "ci")
+
+
+def size_profile() -> str:
+    """The size profile LABKIT_SIZES asks for: 'default' (unset or empty) or 'ci'.
+
+    'ci' is the test suite's CPU profile (`make test` sets it): the same cells and claims at
+    smaller problems, so that every chapter executes in a fraction of its time on a 2-core
+    CI machine. It never applies to a GPU, whose reference runs keep their sizes.
+    """
+    profile = os.environ.get(SIZES_ENV, "").strip() or "default"
+    if profile not in SIZE_PROFILES:
+        raise ValueError(f"{SIZES_ENV}={profile!r} is not a size profile: use one of {SIZE_PROFILES} "
+                         "(or leave it unset)")
+    return profile
+
+
 def sizes() -> ProblemSizes:
     """Pick problem sizes that fit this machine.
 
     On a GPU the sizes fill the chip; on a CPU they stay inside a quarter of the usable
-    memory (Binder gives 2 GB) and keep every notebook within its time budget.
+    memory (Binder gives 2 GB) and keep every notebook within its time budget. LABKIT_SIZES=ci
+    (size_profile) shrinks the CPU sizes for the test suite; on a GPU it is an error, so a
+    reference run can never be recorded at test sizes by a variable left set.
     """
+    profile = size_profile()
     if has_cuda():
+        if profile != "default":
+            raise ValueError(f"{SIZES_ENV}={profile!r} is the CPU test suite's profile; a GPU keeps "
+                             f"its sizes (unset {SIZES_ENV})")
         gpu_memory = torch.cuda.get_device_properties(0).total_memory
         big = gpu_memory >= 40 * GiB
         return ProblemSizes(
@@ -196,6 +220,16 @@ def sizes() -> ProblemSizes:
         )
     budget = memory_limit_bytes() // 4
     copy_bytes = max(16 * MiB, min(128 * MiB, budget // 6))
+    if profile == "ci":  # the test suite's: every chapter's cells at a fraction of the work
+        return ProblemSizes(
+            device="cpu",
+            copy_bytes=16 * MiB,
+            matmul_n=512,
+            cache_sweep_max_bytes=32 * MiB,
+            cnn_batch=2,
+            cnn_image=64,
+            memory_budget_bytes=budget,
+        )
     return ProblemSizes(
         device="cpu",
         copy_bytes=copy_bytes,

@@ -9,6 +9,7 @@ import json
 import urllib.request
 import uuid
 
+from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import Page
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
@@ -137,8 +138,17 @@ def run_first_cell(page: Page, timeout_s: float = 120, panel: str = CURRENT) -> 
     the click into the second cell, which ran while the first kept its empty prompt.
     """
     cell = page.locator(f"{panel} .jp-CodeCell").first
-    cell.scroll_into_view_if_needed()
-    cell.locator(".jp-InputPrompt").click()
+    for attempt in range(1, DETACHED_ATTEMPTS + 1):
+        try:
+            cell.scroll_into_view_if_needed(timeout=30_000)
+            cell.locator(".jp-InputPrompt").click(timeout=30_000)
+            break
+        except PlaywrightError as error:
+            # The windowed notebook redrew its cells under the action (CI, three workers on two
+            # cores: Notebook 7 replaced the first cell's element mid-scroll); the locator finds
+            # the new element on the next attempt. Anything else, or every attempt, fails.
+            if "not attached" not in str(error) or attempt == DETACHED_ATTEMPTS:
+                raise
     before = page.evaluate(_PROMPTS, panel)
     page.keyboard.press("Shift+Enter")
     try:
@@ -152,6 +162,7 @@ def run_first_cell(page: Page, timeout_s: float = 120, panel: str = CURRENT) -> 
         raise AssertionError(f"waited {timeout_s:.0f} s for the first code cell to run") from None
 
 
+DETACHED_ATTEMPTS = 3  # a cell redrawn under a click is found again this many times at most
 _PROMPTS = """(panel) => [...document.querySelectorAll(panel + ' .jp-CodeCell .jp-InputArea-prompt')]
                          .map(p => p.textContent)"""
 

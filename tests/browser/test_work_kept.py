@@ -174,7 +174,11 @@ def test_run_all_holds_the_answer_back_and_saved_work_survives_a_reopen(course_l
     assert close_current(page) == ""
 
     open_notebook(page, course_lab, CHAPTER)
-    page.wait_for_timeout(3_000)
+    # A condition, not a pause: the reopened quiz drawn with the answer it was saved with (three
+    # seconds were once too few, with four test workers on two cores).
+    page.wait_for_function("""([selector, words]) => [...document.querySelectorAll(selector + ' .lt-quiz')]
+                               .some(q => q.textContent.includes(words) && q.textContent.includes('you predicted'))""",
+                           arg=[CURRENT, "x.t()?"], timeout=60_000)
     reopened = section_outputs(page, "x.t()?")
     assert "has strides (1, 4)" in reopened and "stride (1, 4)" in reopened, reopened
     quiz = page.locator(f"{CURRENT} .lt-quiz", has_text="x.t()?").first
