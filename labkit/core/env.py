@@ -194,6 +194,20 @@ def size_profile() -> str:
     return profile
 
 
+CI_TIMING_SCALE = 0.25  # the 'ci' profile's share of each timing's sampling budget
+
+
+def timing_scale() -> float:
+    """The factor by which the harness scales each timing's sampling budget (rep_ms, warmup_ms).
+
+    1 everywhere but the test suite's 'ci' profile on a CPU, where it is CI_TIMING_SCALE: the
+    suite checks that the chapters run and what they print as facts, not their timings, so
+    it samples each timing for a quarter of the time (the rounds stay, so the interleaving
+    and the spread are still measured). A GPU never scales: its runs are references.
+    """
+    return CI_TIMING_SCALE if size_profile() == "ci" and not has_cuda() else 1.0
+
+
 def sizes() -> ProblemSizes:
     """Pick problem sizes that fit this machine.
 

@@ -33,6 +33,7 @@ from collections.abc import Callable, Mapping
 import numpy as np
 import torch
 
+from labkit.core import env
 from labkit.measure import ceiling_store, conditions, sharing, timing
 from labkit.measure import progress as progress_bars
 from labkit.measure.conditions import allocator_kept, allocator_note
@@ -89,6 +90,7 @@ def time(fn: Callable, *args: object, mode: str = "cold", warmup_ms: float = 25.
     """
     __tracebackhide__ = True
     conditions.check_arguments(fn, mode, warmup_ms, rep_ms, min_runs, max_runs)
+    warmup_ms, rep_ms = warmup_ms * env.timing_scale(), rep_ms * env.timing_scale()
     label = _check_label(label) or conditions.describe(fn)
     bytes_moved = conditions.check_amount(bytes_moved, "bytes_moved", label)
     flops = conditions.check_amount(flops, "flops", label)
@@ -127,6 +129,7 @@ def compare(variants: dict[str, Callable], baseline: str | None = None, rounds: 
     """
     __tracebackhide__ = True
     baseline = _check_variants(variants, baseline, rounds, mode, warmup_ms, rep_ms)
+    warmup_ms, rep_ms = warmup_ms * env.timing_scale(), rep_ms * env.timing_scale()
     moved = _per_variant(bytes_moved, "bytes_moved", variants)
     counted = _per_variant(flops, "flops", variants)
     flops_dtype = _check_flops_dtype(flops_dtype)

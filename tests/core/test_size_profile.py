@@ -42,3 +42,16 @@ def test_a_gpu_refuses_the_ci_profile_and_keeps_its_sizes(monkeypatch):
     monkeypatch.setenv(env.SIZES_ENV, "ci")
     with pytest.raises(ValueError, match="a GPU keeps its sizes"):
         env.sizes()
+
+
+def test_the_ci_profile_samples_each_timing_for_a_quarter_of_the_time(monkeypatch):
+    from labkit.core import env
+
+    monkeypatch.setenv(env.SIZES_ENV, "ci")
+    monkeypatch.setattr(env, "has_cuda", lambda: False)
+    assert env.timing_scale() == env.CI_TIMING_SCALE
+    monkeypatch.setattr(env, "has_cuda", lambda: True)
+    assert env.timing_scale() == 1.0  # a GPU's runs are references: never scaled
+    monkeypatch.delenv(env.SIZES_ENV)
+    monkeypatch.setattr(env, "has_cuda", lambda: False)
+    assert env.timing_scale() == 1.0
