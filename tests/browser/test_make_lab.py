@@ -9,6 +9,7 @@ import os
 import re
 import signal
 import subprocess
+import time
 import urllib.error
 import urllib.request
 from pathlib import Path
@@ -61,13 +62,17 @@ def make_lab(tmp_path_factory):
     log.close()
 
 
-def listening_addresses(process: subprocess.Popen, port: int) -> set[str]:
-    addresses = set()
-    for proc in [psutil.Process(process.pid), *psutil.Process(process.pid).children(recursive=True)]:
-        for connection in proc.net_connections(kind="inet"):
-            if connection.status == psutil.CONN_LISTEN and connection.laddr.port == port:
-                addresses.add(connection.laddr.ip)
-    return addresses
+def listening_addresses(process: subprocess.Popen, port: int, timeout_s: float = 30.0) -> set[str]:
+    """Every address anything on this machine listens on at `port` (the server `make lab`
+    started answered there, so something does): read system-wide, not only from the make
+    process's children, and read again for a while if a busy machine shows none yet."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        addresses = {c.laddr.ip for c in psutil.net_connections(kind="inet")
+                     if c.status == psutil.CONN_LISTEN and c.laddr.port == port}
+        if addresses or time.monotonic() > deadline or process.poll() is not None:
+            return addresses
+        time.sleep(0.5)
 
 
 def test_listens_on_loopback_only(make_lab):
