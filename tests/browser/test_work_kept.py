@@ -88,7 +88,15 @@ def outputs_showing(page, quiz_words: str, wanted: tuple[str, ...], timeout_s: f
     later (and JupyterLab renders cells lazily), so this reads again until they are there."""
     deadline = time.monotonic() + timeout_s
     while True:
-        shown = section_outputs(page, quiz_words)
+        try:
+            shown = section_outputs(page, quiz_words)
+        except AssertionError:  # the cells below the quiz not drawn yet (JupyterLab's windowing)
+            if time.monotonic() > deadline:
+                raise
+            page.locator(f"{CURRENT} .lt-quiz", has_text=quiz_words).first.scroll_into_view_if_needed()
+            page.mouse.wheel(0, 400)
+            page.wait_for_timeout(500)
+            continue
         if all(w in shown for w in wanted) or time.monotonic() > deadline:
             return shown
         page.wait_for_timeout(500)
