@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import copy
+import functools
 import importlib.util
 import json
 import math
@@ -37,6 +38,7 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from types import ModuleType
 
 import nbformat
 
@@ -126,6 +128,16 @@ def launch_links(root: Path, key: str) -> dict[str, str]:
     }
 
 
+@functools.lru_cache(maxsize=1)
+def _estimator() -> ModuleType:
+    """scripts/chapter_minutes.py as a module (scripts/ is not a package), loaded once."""
+    spec = importlib.util.spec_from_file_location("chapter_minutes", Path(__file__).with_name("chapter_minutes.py"))
+    estimator = importlib.util.module_from_spec(spec)
+    sys.modules.setdefault("chapter_minutes", estimator)  # its dataclass looks its module up
+    spec.loader.exec_module(estimator)
+    return estimator
+
+
 def estimated_minutes(root: Path, key: str) -> int | None:
     """The chapter's core workshop minutes from scripts/chapter_minutes.py (reading, quizzes,
     exercises, run time), rounded up; None when the chapter has no recorded run time."""
@@ -133,14 +145,10 @@ def estimated_minutes(root: Path, key: str) -> int | None:
     source = root / "notebooks" / f"{key}.py"
     if not run_seconds.exists() or not source.exists():
         return None
-    if key not in json.loads(run_seconds.read_text(encoding="utf-8")):
+    recorded = json.loads(run_seconds.read_text(encoding="utf-8")).get(key)
+    if not isinstance(recorded, int | float):
         return None
-    spec = importlib.util.spec_from_file_location("chapter_minutes", Path(__file__).with_name("chapter_minutes.py"))
-    estimator = importlib.util.module_from_spec(spec)
-    sys.modules.setdefault("chapter_minutes", estimator)  # its dataclass looks its module up
-    spec.loader.exec_module(estimator)
-    estimator.RUN_SECONDS = run_seconds
-    return math.ceil(estimator.estimate(source).core)
+    return math.ceil(_estimator().estimate(source, run_seconds=float(recorded)).core)
 
 
 def plan(root: Path) -> dict[str, dict]:

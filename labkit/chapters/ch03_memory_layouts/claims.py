@@ -21,6 +21,7 @@ from labkit.measure.device_time import HOST_BOUND_IDLE_SHARE
 
 CHAPTER = discovery.chapter_key(__name__)
 
+WALL_TIME = "wall time"  # what a run's deciding ratio was read from, unless it was host-bound
 CHANNELS_LAST_FASTER_RATIO = 1.05  # channels_last "raises throughput" if NHWC/NCHW img/s > 1.05
 
 
@@ -43,7 +44,7 @@ def deciding(run: Mapping) -> tuple[float, list[float] | None, str]:
                 [min(rounds), max(rounds)] if rounds else None,
                 f"device-busy time (host-bound: the GPU idled {100 * idle:.0f}% of the wall time)")
     return (run["nhwc_img_s"] / run["nchw_img_s"], _inverse(run.get("nhwc_time_ratio_iqr")),
-            "wall time")
+            WALL_TIME)
 
 
 def _speedups(runs: list, th: Mapping) -> tuple[str, str, str]:
@@ -56,7 +57,7 @@ def _speedups(runs: list, th: Mapping) -> tuple[str, str, str]:
     for r, (ratio, _, basis) in zip(runs, decided, strict=True):
         wall = r["nhwc_img_s"] / r["nchw_img_s"]
         parts.append(f"{r['dtype']} b{r['batch']}: {ratio:.2f}x" + (
-            "" if basis == "wall time" else f" by {basis}; {wall:.2f}x by wall time"))
+            "" if basis == WALL_TIME else f" by {basis}; {wall:.2f}x by wall time"))
     text = "NHWC/NCHW speed: " + ", ".join(parts)
     if len(certain) < len(runs):
         text += f" ({len(runs) - len(certain)} run(s) within noise, left out)"
@@ -86,11 +87,12 @@ def check_c7(ev: Mapping, th: Mapping) -> tuple[str, str, str]:
         text += "; not judged, other settings: " + ", ".join(
             f"{r['dtype']} b{r['batch']} {r['nhwc_img_s'] / r['nchw_img_s']:.2f}x" for r in others)
     # The harness's flags are on wall timings: they bear on runs judged by wall time only.
-    by_wall = [r for r in runs if deciding(r)[2] == "wall time"]
+    decided = [(r, deciding(r)) for r in runs]
     vetoed, text = verdict_or_veto(ev.get("distrusted"), [
-        Decision(f"{r['dtype']} b{r['batch']}", *deciding(r)[:2], th["channels_last_faster_ratio"])
-        for r in by_wall], text, not_judged=[f"{r['dtype']} b{r['batch']}" for r in others
-                                             + [r for r in runs if r not in by_wall]])
+        Decision(f"{r['dtype']} b{r['batch']}", ratio, spread, th["channels_last_faster_ratio"])
+        for r, (ratio, spread, basis) in decided if basis == WALL_TIME], text,
+        not_judged=[f"{r['dtype']} b{r['batch']}" for r in others]
+        + [f"{r['dtype']} b{r['batch']}" for r, (_, _, basis) in decided if basis != WALL_TIME])
     if vetoed:
         return vetoed
     kept_runs = list((ev.get("kept") or {}).get("runs") or [])

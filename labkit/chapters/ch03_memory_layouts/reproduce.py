@@ -17,6 +17,7 @@ from torch.utils.flop_counter import FlopCounterMode
 
 from labkit import claims, session
 from labkit.chapters.ch03_memory_layouts import device_split
+from labkit.chapters.ch03_memory_layouts.claims import WALL_TIME
 from labkit.chapters.ch03_memory_layouts.claims import deciding as c7_deciding
 from labkit.core import env, resnet
 
@@ -76,7 +77,7 @@ def deciding_ratios(verdict: claims.Verdict) -> dict[str, float]:
     for r in verdict.evidence["runs"]:
         ratio, _, basis = c7_deciding(r)
         name = f"{r['dtype']} b{r['batch']}"
-        found[f"{name} ({'device-busy' if basis != 'wall time' else 'wall'}, decides)"] = ratio
-        if basis != "wall time":
+        found[f"{name} ({'wall' if basis == WALL_TIME else 'device-busy'}, decides)"] = ratio
+        if basis != WALL_TIME:
             found[f"{name} (wall, shown)"] = r["nhwc_img_s"] / r["nchw_img_s"]
     return found

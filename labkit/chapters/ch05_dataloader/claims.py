@@ -15,7 +15,7 @@ Dataset.__getitem__" (deterministic: what torch does with the 3-D sample a Datas
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 
 from labkit.claims.core import (
     CONFIRMED,
@@ -73,11 +73,11 @@ C23_DECISIONS = {"pinned/pageable": ("pageable", "pinned"),
                  "pin_memory_device/pinned": ("pinned", "pin_memory_device")}
 
 
-def _scoped_c23_flags(flags: object) -> list[dict]:
+def _scoped_c23_flags(flags: Iterable[object] | None) -> list[dict]:
     """Each flagged copy named under the decision(s) it is part of ('pinned/pageable: pageable'),
     so the trust rule applies it there only; a flag naming no known copy applies to both."""
     scoped = []
-    for flag in read_flags(flags):  # type: ignore[arg-type]
+    for flag in read_flags(flags):
         owners = [d for d, labels in C23_DECISIONS.items() if flag.timing in labels]
         for decision in owners or [None]:
             timing = f"{decision}: {flag.timing}" if decision else flag.timing
