@@ -56,25 +56,35 @@ def shut_down_kernels(lab: Lab, timeout_s: float = 30) -> int:
 def run_all_cells(page: Page, timeout_s: float = 120, attempts: int = 3) -> None:
     """Run every cell through the menu, as a learner would ('Run All Cells' has no shortcut).
 
-    Returns once the run has visibly started (a prompt shows [*] or a count): on a loaded
-    machine the first cell can take seconds to queue, and waiting for "idle" before that
-    would see the notebook idle because nothing has started yet. Under load the menu click
-    is sometimes swallowed while the notebook is still settling (seen in CI: no cell ran),
-    so a run that has not started after a while is asked for again, as a person would.
+    Returns once the run has visibly started: a prompt shows [*], or a prompt's text changed
+    since before the click. A count alone proves nothing, because a chapter's .py opens with
+    the outputs and counts of its paired .ipynb (Jupytext pairs them), so a swallowed click
+    would otherwise pass for a run (seen in CI: Run All did nothing, the saved widgets had no
+    live model and drew nothing, and three tests then waited for widgets that never came).
+    On a loaded machine the first cell can take seconds to queue, and waiting for "idle"
+    before that would see the notebook idle because nothing has started yet. Under load the
+    menu click is sometimes swallowed while the notebook is still settling, so a run that
+    has not started after a while is asked for again, as a person would.
     """
-    started = """() => [...document.querySelectorAll(
-                 '.jp-NotebookPanel:not(.lm-mod-hidden) .jp-InputArea-prompt')]
-                 .some(e => /\\[(\\*|\\d+)\\]/.test(e.textContent))"""
     for _ in range(attempts):
+        before = page.evaluate(_PROMPTS, CURRENT)
         page.locator(f"{CURRENT} .jp-Notebook").first.click(position={"x": 5, "y": 5})
         page.get_by_role("menuitem", name="Run", exact=True).click()
         page.get_by_text("Run All Cells", exact=True).click()
         try:
-            page.wait_for_function(started, timeout=timeout_s * 1000 / attempts)
+            page.wait_for_function(_STARTED, arg=[CURRENT, before], polling=100,
+                                   timeout=timeout_s * 1000 / attempts)
             return
         except PlaywrightTimeout:
             page.keyboard.press("Escape")
     raise AssertionError(f"'Run All Cells' started no cell after {attempts} attempts")
+
+
+# True once a code cell of the panel is queued or running ([*]) or its prompt changed.
+_STARTED = """([panel, before]) => {
+  const now = [...document.querySelectorAll(panel + ' .jp-CodeCell .jp-InputArea-prompt')]
+              .map(p => p.textContent);
+  return now.some((text, i) => text.includes('*') || (i < before.length && text !== before[i])); }"""
 
 
 def kernel_status(page: Page) -> str:
