@@ -6,6 +6,7 @@ Shared by every browser test. Selectors are JupyterLab 4's own class names.
 from __future__ import annotations
 
 import json
+import urllib.error
 import urllib.request
 import uuid
 
@@ -13,7 +14,7 @@ from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import Page
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
-from tests.browser.launcher import CHROMIUM, CHROMIUM_ARGS, Lab  # noqa: F401 - re-exported
+from tests.browser.launcher import CHROMIUM, CHROMIUM_ARGS, Lab, wait_until  # noqa: F401 - re-exported
 
 # The notebook panel in front: JupyterLab keeps other documents' panels in the page, hidden.
 CURRENT = ".jp-NotebookPanel:not(.lm-mod-hidden)"
@@ -43,9 +44,21 @@ def shut_down_kernels(lab: Lab, timeout_s: float = 30) -> int:
     CI). A test that is done with its chapter gives the kernel back at once.
     """
     headers = {"Authorization": f"token {lab.token}"}
-    request = urllib.request.Request(f"{lab.url}api/kernels", headers=headers)
-    with urllib.request.urlopen(request, timeout=timeout_s) as answer:
-        kernels = json.loads(answer.read())
+
+    def listing() -> list | None:
+        """The kernels, or None while the server cannot list them: a kernel still starting
+        makes the listing answer 500 for a moment (jupyter_server reads its last_activity
+        before it is set; seen in CI), so it is asked again."""
+        request = urllib.request.Request(f"{lab.url}api/kernels", headers=headers)
+        try:
+            with urllib.request.urlopen(request, timeout=timeout_s) as answer:
+                return [json.loads(answer.read())]
+        except urllib.error.HTTPError as error:
+            if error.code != 500:
+                raise
+            return None
+
+    kernels = wait_until(listing, timeout_s, "the server to list its kernels")[0]
     for kernel in kernels:
         urllib.request.urlopen(urllib.request.Request(
             f"{lab.url}api/kernels/{kernel['id']}", method="DELETE", headers=headers),

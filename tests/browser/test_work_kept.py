@@ -68,6 +68,17 @@ def is_dirty(page) -> bool:
         '.lm-TabBar-tab.lm-mod-current.jp-mod-dirty, .jp-NotebookPanel:not(.lm-mod-hidden).jp-mod-dirty')""")
 
 
+def notebook_metadata(page) -> str:
+    """The front notebook's kernelspec and language_info as the page holds them: what a kernel
+    that marks a chapter changed would have written there (shown when that test fails)."""
+    return page.evaluate("""() => {
+        const panel = window.jupyterapp.shell.currentWidget;
+        if (!panel || !panel.model) return 'no notebook in front';
+        return JSON.stringify({kernelspec: panel.model.getMetadata('kernelspec'),
+                               language_info: panel.model.getMetadata('language_info')});
+      }""")
+
+
 def close_current(page) -> str:
     """Close the front tab; the text of a dialog that asks something, else ''."""
     page.keyboard.press("Alt+w")
@@ -120,9 +131,11 @@ def section_outputs(page, quiz_words: str) -> str:
     assert count > 0, f"no quiz asking {quiz_words!r}, or nothing below it"
     shown = []
     for i in range(count):
-        page.evaluate("(i) => window.__section[i].scrollIntoView()", i)
-        page.wait_for_timeout(150)
-        shown.append(page.evaluate("""(i) => {
+        # Read after two animation frames: the browser lays out a cell that content-visibility
+        # skipped in the frame after it comes into view, so its innerText is there by then.
+        shown.append(page.evaluate("""async (i) => {
+            window.__section[i].scrollIntoView();
+            await new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)));
             const out = window.__section[i].querySelector('.jp-Cell-outputWrapper');
             return out ? out.innerText : '';
           }""", i))
@@ -157,8 +170,18 @@ def tables_too_wide(page) -> list[str]:
 
 def test_an_untouched_chapter_opens_clean_and_closes_without_a_dialog(course_lab, page):
     open_notebook(page, course_lab, "00_setup_check.py")
-    page.wait_for_timeout(3_000)  # the kernel's language info and widgets arrive after idle
-    assert not is_dirty(page), "an untouched chapter is marked as changed"
+    # What could mark it changed arrives after the kernel is idle: the kernel's info, which
+    # JupyterLab writes into the notebook's kernelspec and language_info. Waited for as a
+    # condition (the kernel connected and idle, so its info reply is in), through the app
+    # this server exposes to the page (expose_app_in_browser), not as a pause.
+    page.wait_for_function("""() => {
+        const panel = window.jupyterapp.shell.currentWidget;
+        const kernel = panel && panel.sessionContext && panel.sessionContext.session
+                       && panel.sessionContext.session.kernel;
+        return !!kernel && kernel.connectionStatus === 'connected' && kernel.status === 'idle'
+               && panel.model.getMetadata('language_info') !== undefined;
+      }""", polling=250, timeout=60_000)
+    assert not is_dirty(page), f"an untouched chapter is marked as changed: {notebook_metadata(page)}"
     assert close_current(page) == "", "closing an untouched chapter asked a question"
 
 
