@@ -128,6 +128,8 @@ def jupyter_server(base: Path, app: str = "lab", notebooks: Path | None = ROOT /
         "--ServerApp.ip=127.0.0.1", f"--ServerApp.port={port}", "--ServerApp.port_retries=0",
         f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={root}",
     ]
+    if app == "lab":  # window.jupyterapp, so a test can open documents in a page loaded once
+        command.append("--LabApp.expose_app_in_browser=True")
     if os.geteuid() == 0:
         command.append("--allow-root")
     log_path = base / "jupyter.log"

@@ -4,7 +4,13 @@ kernel starts and goes idle. nbval executes every chapter in full, so the browse
 them again: each chapter executes once per suite (chapter 01 alone runs in full in the
 browser, in test_learner_side, for the widgets that need a live kernel; Notebook 7 and
 `make lab` each run a first cell). A deliberately broken notebook
-proves the error check can fail."""
+proves the error check can fail.
+
+The chapters open one after another in one JupyterLab page, loaded once, through the command
+the file browser runs on a double-click (`docmanager:open`, which picks the default viewer the
+course configures for .py files): loading JupyterLab costs Chromium about 6 CPU-seconds, an
+open inside it about 2, and opening a chapter from its URL is tested by every other module.
+"""
 
 from __future__ import annotations
 
@@ -47,10 +53,43 @@ def code_cell_drawn(page) -> bool:
     return page.locator(selector).count() >= 1
 
 
-@pytest.mark.parametrize("source", SOURCES, ids=lambda p: p.stem)
-def test_chapter_opens_in_jupyterlab_with_its_kernel(lab, page, source):
+@pytest.fixture(scope="module")
+def lab_page(lab, browser):
+    """One JupyterLab page for the chapters of this module, opened on chapter 00."""
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    page = context.new_page()
     try:
-        open_notebook(page, lab, source.name)
+        open_notebook(page, lab, SOURCES[0].name)
+        yield page
+    finally:
+        context.close()
+
+
+def open_in_page(page, path: str, timeout_s: float = 120) -> None:
+    """Close what the page shows and open `path` as the file browser does, then wait until its
+    panel is in front with its kernel connected and idle."""
+    page.evaluate("""async (path) => {
+        const app = window.jupyterapp;
+        for (const widget of Array.from(app.shell.widgets('main'))) widget.dispose();
+        await app.commands.execute('docmanager:open', {path});
+      }""", path)
+    page.wait_for_function("""(path) => {
+        const panel = window.jupyterapp.shell.currentWidget;
+        const kernel = panel && panel.context && panel.context.path === path && panel.sessionContext
+                       && panel.sessionContext.session && panel.sessionContext.session.kernel;
+        return !!kernel && kernel.connectionStatus === 'connected' && kernel.status === 'idle';
+      }""", arg=path, polling=250, timeout=timeout_s * 1000)
+    dialog = page.locator(".jp-Dialog")
+    if dialog.count():
+        raise AssertionError(f"a dialog blocks the notebook: {dialog.inner_text()!r}")
+
+
+@pytest.mark.parametrize("source", SOURCES, ids=lambda p: p.stem)
+def test_chapter_opens_in_jupyterlab_with_its_kernel(lab, lab_page, source):
+    page = lab_page
+    try:
+        open_in_page(page, source.name)
+        assert page.locator(f"{CURRENT} .jp-Notebook").count() == 1, "it did not open as a notebook"
         # JupyterLab draws only the cells near the viewport, so the DOM holds a few of them: the
         # notebook opened as cells (not as text), and what is drawn of the paired outputs is clean.
         assert code_cell_drawn(page), "no code cell drawn"
