@@ -36,7 +36,6 @@ LONGEST_FIRST = (
     "tests/chapters/ch06_ddp_layout_drift/test_ddp.py",
     "tests/browser/test_widgets.py",
     "notebooks/08_inference_ladder.ipynb",
-    "tests/browser/test_learner_side.py",
 )
 
 

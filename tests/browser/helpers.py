@@ -69,35 +69,28 @@ def shut_down_kernels(lab: Lab, timeout_s: float = 30) -> int:
 def run_all_cells(page: Page, timeout_s: float = 120, attempts: int = 3) -> None:
     """Run every cell through the menu, as a learner would ('Run All Cells' has no shortcut).
 
-    Returns once the run has visibly started: a prompt shows [*], or a prompt's text changed
-    since before the click. A count alone proves nothing, because a chapter's .py opens with
-    the outputs and counts of its paired .ipynb (Jupytext pairs them), so a swallowed click
-    would otherwise pass for a run (seen in CI: Run All did nothing, the saved widgets had no
-    live model and drew nothing, and three tests then waited for widgets that never came).
+    Returns once the run has visibly started: a prompt showed [*] after the click
+    (_WATCH_PROMPTS). A count alone proves nothing, because a chapter's .py opens with the
+    outputs and counts of its paired .ipynb (Jupytext pairs them), so a swallowed click would
+    otherwise pass for a run (seen in CI: Run All did nothing, the saved widgets had no live
+    model and drew nothing, and three tests then waited for widgets that never came).
     On a loaded machine the first cell can take seconds to queue, and waiting for "idle"
     before that would see the notebook idle because nothing has started yet. Under load the
     menu click is sometimes swallowed while the notebook is still settling, so a run that
     has not started after a while is asked for again, as a person would.
     """
     for _ in range(attempts):
-        before = page.evaluate(_PROMPTS, CURRENT)
         page.locator(f"{CURRENT} .jp-Notebook").first.click(position={"x": 5, "y": 5})
+        page.evaluate(_WATCH_PROMPTS, CURRENT)
         page.get_by_role("menuitem", name="Run", exact=True).click()
         page.get_by_text("Run All Cells", exact=True).click()
         try:
-            page.wait_for_function(_STARTED, arg=[CURRENT, before], polling=100,
+            page.wait_for_function("() => window.__labkitRan", polling=100,
                                    timeout=timeout_s * 1000 / attempts)
             return
         except PlaywrightTimeout:
             page.keyboard.press("Escape")
     raise AssertionError(f"'Run All Cells' started no cell after {attempts} attempts")
-
-
-# True once a code cell of the panel is queued or running ([*]) or its prompt changed.
-_STARTED = """([panel, before]) => {
-  const now = [...document.querySelectorAll(panel + ' .jp-CodeCell .jp-InputArea-prompt')]
-              .map(p => p.textContent);
-  return now.some((text, i) => text.includes('*') || (i < before.length && text !== before[i])); }"""
 
 
 def kernel_status(page: Page) -> str:
@@ -108,13 +101,27 @@ def kernel_status(page: Page) -> str:
     return indicator.first.get_attribute("data-status") or "unknown"
 
 
+# The status bar's kernel item ("Python 3 (ipykernel) | Idle") in JupyterLab: the one status
+# that counts the kernel's connection. The toolbar's execution indicator says 'idle' before any
+# kernel exists (seen at 3.8 s of a chapter's opening, the kernel connected at 5.6 s), and a
+# Run All in that window queued every cell and then dropped them all unrun (seen in a loaded
+# run: every prompt back to [ ], no output).
+_KERNEL_READY = """() => {
+  const item = [...document.querySelectorAll('#jp-main-statusbar .jp-StatusBar-TextItem')]
+                 .map(e => e.textContent.trim()).find(t => / \\| [A-Za-z ]+$/.test(t));
+  if (item === undefined) return true;  // no status bar (Notebook 7): the prompts decide
+  return !item.startsWith('No Kernel') && / \\| Idle$/.test(item);
+}"""
+
 # True once no cell of the notebook in front is queued or running ([*]) and its kernel reports
-# idle, at three polls in a row (a cell can be queued a moment after the previous one ends).
+# idle and connected, at three polls in a row (a cell can be queued a moment after the
+# previous one ends).
 _QUIET = """([panel, indicator]) => {
   const busy = [...document.querySelectorAll(panel + ' .jp-InputArea-prompt')]
                  .some(e => e.textContent.includes('*'));
   const status = indicator ? document.querySelector(panel + ' ' + indicator) : null;
-  const idle = !busy && (indicator === null || (status && status.dataset.status === 'idle'));
+  const ready = (""" + _KERNEL_READY + """)();
+  const idle = !busy && ready && (indicator === null || (status && status.dataset.status === 'idle'));
   window.__labkitQuiet = idle ? (window.__labkitQuiet || 0) + 1 : 0;
   return window.__labkitQuiet >= 3;
 }"""
@@ -172,22 +179,35 @@ def run_first_cell(page: Page, timeout_s: float = 120, panel: str = CURRENT) -> 
             # the new element on the next attempt. Anything else, or every attempt, fails.
             if "not attached" not in str(error) or attempt == DETACHED_ATTEMPTS:
                 raise
-    before = page.evaluate(_PROMPTS, panel)
+    page.evaluate(_WATCH_PROMPTS, panel)
     page.keyboard.press("Shift+Enter")
     try:
         page.wait_for_function(
-            r"""([panel, before]) => {
-                  const now = [...document.querySelectorAll(panel + ' .jp-CodeCell .jp-InputArea-prompt')]
-                              .map(p => p.textContent);
-                  return now.some((text, i) => /\[\d+\]/.test(text) && text !== before[i]); }""",
-            arg=[panel, before], polling=250, timeout=timeout_s * 1000)
+            r"""(panel) => window.__labkitRan && [...document.querySelectorAll(
+                  panel + ' .jp-CodeCell .jp-InputArea-prompt')].every(p => !p.textContent.includes('*'))""",
+            arg=panel, polling=250, timeout=timeout_s * 1000)
     except PlaywrightTimeout:
         raise AssertionError(f"waited {timeout_s:.0f} s for the first code cell to run") from None
 
 
 DETACHED_ATTEMPTS = 3  # a cell redrawn under a click is found again this many times at most
-_PROMPTS = """(panel) => [...document.querySelectorAll(panel + ' .jp-CodeCell .jp-InputArea-prompt')]
-                         .map(p => p.textContent)"""
+# Sets window.__labkitRan once any prompt of the panel shows [*] (a cell queued or running), as
+# the page changes, not as a poll samples it: a chapter's .py opens with its paired .ipynb's
+# counts, and a fresh kernel's first cell gets [1] again, so a count alone cannot tell that a
+# cell ran, and a short cell's [*] lasts less than a poll (seen: a 120 s wait for a cell that
+# had run). MutationObserver reports each change after the task that made it, so [*] is seen
+# before the kernel's reply turns it back into a count.
+_WATCH_PROMPTS = """(panel) => {
+  window.__labkitRan = false;
+  if (window.__labkitWatch) window.__labkitWatch.disconnect();
+  const root = document.querySelector(panel);
+  const look = () => {
+    if ([...root.querySelectorAll('.jp-InputArea-prompt')].some(p => p.textContent.includes('*')))
+      window.__labkitRan = true;
+  };
+  window.__labkitWatch = new MutationObserver(look);
+  window.__labkitWatch.observe(root, {subtree: true, childList: true, characterData: true});
+}"""
 
 
 def error_outputs(page: Page) -> list[str]:

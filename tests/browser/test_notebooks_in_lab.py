@@ -2,7 +2,7 @@
 text, no dialog in the way), shows its cells with the outputs of its paired .ipynb, and its
 kernel starts and goes idle. nbval executes every chapter in full, so the browser does not run
 them again: each chapter executes once per suite (chapter 01 alone runs in full in the
-browser, in test_learner_side, for the widgets that need a live kernel; Notebook 7 and
+browser, in test_work_kept, for the widgets that need a live kernel; Notebook 7 and
 `make lab` each run a first cell). A deliberately broken notebook
 proves the error check can fail.
 

@@ -1,12 +1,21 @@
-"""A learner's side that survives Run All and a restart, in a real JupyterLab configured as
-`make lab` configures it (this worktree's jupyter/*.json, as scripts/configure_jupyter.py
-installs them):
+"""A learner's side of the course in a real JupyterLab configured as `make lab` configures it
+(this worktree's jupyter/*.json, as scripts/configure_jupyter.py installs them).
 
-- after Run All, nothing below chapter 01's unanswered C1 quiz shows the strides it asks
-  for (the claim card's "has strides (1, 4)", the measurement's "stride (1, 4)"), and
-  answering the quiz shows them;
-- a saved, closed and reopened chapter shows its outputs and the learner's answer;
-- an untouched chapter opens clean and closes without a Save/Discard dialog.
+Chapter 01 runs once, through the UI (Run All), for the tests of this module that read it:
+it is the one chapter the browser suite executes in full (nbval executes every chapter). They
+run in file order on that one page, each a step a learner takes:
+
+- before any answer, no quiz's answer is on screen above it, and nothing below the C1 quiz
+  shows the strides it asks for (the claim card's "has strides (1, 4)", the measurement's
+  "stride (1, 4)");
+- the address grid answers a click with the storage cell labkit.core.layout computes;
+- answering the C1 quiz grades it with the computed answer and shows what it held back;
+  the other quizzes skipped, every table of the chapter fits its output area;
+- an exercise is graded wrong, then right, with the first failing case;
+- the chapter saved, closed and reopened shows its outputs and the learner's answer.
+
+And: an untouched chapter opens clean and closes without a Save/Discard dialog; every table
+of the ledger fits.
 """
 
 from __future__ import annotations
@@ -20,7 +29,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.browser.conftest import ROOT, jupyter_server
+from tests.browser.conftest import ROOT, SCREENSHOTS, jupyter_server
 from tests.browser.helpers import (
     CURRENT,
     Lab,
@@ -185,20 +194,98 @@ def test_an_untouched_chapter_opens_clean_and_closes_without_a_dialog(course_lab
     assert close_current(page) == "", "closing an untouched chapter asked a question"
 
 
-def test_run_all_holds_the_answer_back_and_saved_work_survives_a_reopen(course_lab, page):
-    page.set_viewport_size({"width": 1440, "height": 1000})
-    open_notebook(page, course_lab, CHAPTER)
-    run_all_cells(page)
-    wait_for_idle(page, timeout_s=400)
-    assert error_outputs(page) == []
-    before = section_outputs(page, "x.t()?")
+@pytest.fixture(scope="module")
+def chapter_01(course_lab, browser):
+    """Chapter 01 opened from its .py and run to the end once (Run All); its page is shared by
+    the tests below, in file order."""
+    context = browser.new_context(viewport={"width": 1440, "height": 1000})
+    page = context.new_page()
+    try:
+        open_notebook(page, course_lab, CHAPTER)
+        run_all_cells(page)
+        wait_for_idle(page, timeout_s=400)
+        assert error_outputs(page) == []
+        yield page
+    finally:
+        SCREENSHOTS.mkdir(exist_ok=True)
+        page.screenshot(path=str(SCREENSHOTS / "chapter_01.png"), full_page=True)
+        context.close()
+
+
+def section_text_up_to_quiz(page, quiz_words: str) -> tuple[str, list[str]]:
+    """The text a learner sees from the section's heading down to the quiz, and its choices.
+
+    Read from textContent (JupyterLab skips rendering cells far from the viewport, so their
+    innerText is empty), leaving out the source of collapsed cells, which is not shown.
+    """
+    page.locator(f"{CURRENT} .lt-quiz", has_text=quiz_words).first.scroll_into_view_if_needed()
+    return page.evaluate(
+        """([selector, words]) => {
+             const cells = [...document.querySelectorAll(selector + ' .jp-Cell')];
+             const at = cells.findIndex(c => c.querySelector('.lt-quiz')
+                                             && c.textContent.includes(words));
+             if (at < 0) return ['', []];
+             let start = at;
+             while (start > 0 && !cells[start].querySelector('h2')) start -= 1;
+             const shown = c => {
+               if (c.querySelector('.jp-InputPlaceholder')) {  // collapsed: outputs only
+                 const out = c.querySelector('.jp-Cell-outputWrapper');
+                 return out ? out.textContent : '';
+               }
+               const md = c.querySelector('.jp-RenderedMarkdown');
+               return md ? md.textContent : c.textContent;
+             };
+             const quiz = cells[at].querySelector('.lt-quiz');
+             const choices = [...quiz.querySelectorAll('input[data-choice]')].map(i => i.dataset.choice);
+             const text = cells.slice(start, at).map(shown).join('\\n')
+                          + '\\n' + (quiz.querySelector('.lt-question')?.textContent || '');
+             return [text, choices];
+           }""", [CURRENT, quiz_words])
+
+
+def test_quizzes_hide_their_answers(chapter_01):
+    page = chapter_01
+    for words, answer in [("x.t()?", "(1, 4)"), ("m.permute(0, 2, 1)?", "(12, 1, 4)")]:
+        text, choices = section_text_up_to_quiz(page, words)
+        assert text, f"no quiz asking {words!r} found"
+        assert answer in choices, (answer, choices)
+        assert answer not in text and answer.replace("(", "[").replace(")", "]") not in text, (
+            f"the answer {answer} is on screen above its quiz:\n{text}")
+        assert "quiz_" not in text and "answer=" not in text, "the quiz's source is visible"
+
+
+def test_run_all_holds_the_c1_answer_back(chapter_01):
+    before = section_outputs(chapter_01, "x.t()?")
     assert "(1, 4)" not in before, f"the C1 quiz's answer is shown under it:\n{before}"
     assert "Held back until you answer the quiz above" in before
 
+
+def test_the_grid_answers_a_click_with_layouts_storage_cell(chapter_01):
+    from labkit.core import layout
+
+    grid = chapter_01.locator('.lt-grid-widget[data-title="x = arange(12).reshape(3, 4)"]')
+    grid.scroll_into_view_if_needed()
+    grid.locator('rect.lt-el[data-pos="1,2"]').click()
+    expected_cell = layout.element_offset(layout.check((3, 4), (4, 1), itemsize=4), (1, 2))
+    grid.locator("[data-role=address-text][data-source=kernel]").wait_for(timeout=15_000)
+    targets = grid.locator("rect.lt-cell.lt-target").evaluate_all("rs => rs.map(r => +r.dataset.cell)")
+    assert targets == [expected_cell]
+    assert grid.locator("[data-role=info]").get_attribute("data-storage-index") == str(expected_cell)
+    assert "1×4 + 2×1" in grid.locator("[data-role=address-text]").inner_text()
+
+
+def test_answering_the_c1_quiz_grades_it_and_shows_what_it_held_back(chapter_01):
+    page = chapter_01
+    quiz = page.locator(f"{CURRENT} .lt-quiz", has_text="x.t()?").first
     answer_quiz(page, "x.t()?", "(1, 4)")
+    assert quiz.locator("[data-role=result]").get_attribute("data-correct") == "true"
+    assert "(1, 4)" in quiz.locator("[data-role=computed]").inner_text()
     after = outputs_showing(page, "x.t()?", ("has strides (1, 4)", "stride (1, 4)"))
     assert "has strides (1, 4)" in after and "stride (1, 4)" in after, after
 
+
+def test_every_table_of_the_chapter_fits_once_its_quizzes_are_skipped(chapter_01):
+    page = chapter_01
     skips = page.locator(f"{CURRENT} .lt-quiz button[data-role=skip]")
     for i in range(skips.count()):  # the rest skipped: every table of the chapter is shown
         if not page.locator(f"{CURRENT} .lt-quiz").nth(i).locator("[data-correct]").count():
@@ -208,13 +295,49 @@ def test_run_all_holds_the_answer_back_and_saved_work_survives_a_reopen(course_l
         '{CURRENT} .lt-held[data-revealed=false]')""", timeout=60_000)
     assert tables_too_wide(page) == []
 
+
+def rerun_exercise(page, code: str) -> str:
+    """Replace the learner's function with `code`, run it and the check; return the report."""
+    page.evaluate("""(selector) => [...document.querySelectorAll(selector + ' .jp-CodeCell')]
+                       .find(c => c.textContent.includes('def contiguous_strides'))
+                       .scrollIntoView()""", CURRENT)
+    cell = page.locator(f"{CURRENT} .jp-CodeCell", has_text="def contiguous_strides").first
+    cell.scroll_into_view_if_needed()
+    editor = cell.locator(".cm-content")
+    editor.click()
+    page.keyboard.press("Control+a")
+    page.keyboard.insert_text(code)
+    page.keyboard.press("Shift+Enter")  # runs the function's cell, moves to the check below
+    page.keyboard.press("Shift+Enter")  # runs the check
+    wait_for_idle(page, timeout_s=120)
+    report = page.locator(f"{CURRENT} .lt-exercise-report").first
+    report.scroll_into_view_if_needed()
+    return f"{report.get_attribute('data-passed')}|{report.text_content()}"
+
+
+def test_an_exercise_is_graded_wrong_then_right(chapter_01):
+    page = chapter_01
+    first = page.locator(f"{CURRENT} .lt-exercise-report").first
+    first.scroll_into_view_if_needed()
+    assert "not written yet" in first.text_content()
+    wrong = rerun_exercise(page, "def contiguous_strides(shape):\n    return tuple(1 for _ in shape)")
+    assert wrong.startswith("false|") and "fails" in wrong and "torch says" in wrong, wrong
+    right = rerun_exercise(
+        page, "import math\ndef contiguous_strides(shape):\n    return tuple(math.prod("
+              "max(s, 1) for s in shape[i + 1:]) for i in range(len(shape)))")
+    assert right.startswith("true|") and "agree with torch" in right, right
+
+
+def test_saved_work_survives_a_reopen(chapter_01, course_lab):
+    page = chapter_01
     # Save as a learner does; first leave the quiz (its buttons keep JupyterLab's shortcuts out)
     page.locator(f"{CURRENT} .jp-Notebook").first.click(position={"x": 5, "y": 5})
     page.keyboard.press("Control+s")
     page.wait_for_function("""() => !document.querySelector(
         '.lm-TabBar-tab.lm-mod-current.jp-mod-dirty')""", timeout=30_000)
-    saved = json.loads((Path(course_lab.root) / CHAPTER.replace(".py", ".ipynb")).read_text())
-    assert "you predicted (1, 4)" in json.dumps(saved), "the learner's answer is not in the .ipynb"
+    saved = json.dumps(json.loads((Path(course_lab.root) / CHAPTER.replace(".py", ".ipynb")).read_text()))
+    assert "you predicted (1, 4)" in saved, "the learner's answer is not in the .ipynb"
+    assert "math.prod(" in saved, "the learner's exercise code is not in the .ipynb"
     assert close_current(page) == ""
 
     open_notebook(page, course_lab, CHAPTER)
