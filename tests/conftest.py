@@ -19,23 +19,42 @@ SHARED_GROUPS = {
     "tests/site/test_site.py": "site",
     "tests/browser/test_site_pages.py": "site",
 }
-# The groups that took longest in a fresh-clone `make test` (benchmarks/suite_cost.py --suite,
-# 2-core machine, 3 workers), longest first: handed out first, so that none of them starts last
-# and runs alone at the end. xdist's own order (most tests first) put the three-test browser
-# modules last, and one of them waits a minute for a kernel to be culled. The order decides only
-# how long the suite takes, never what it checks; every other group follows, most tests first.
+# The groups that took longest in `make test` (benchmarks/suite_cost.py --suite's JUnit report,
+# 2-core machine, 3 workers; 2026-12-02), longest first: handed out first, longest-processing-
+# time first, so that the suite ends with short groups on every worker. Handed out by test
+# count instead, the few-test subprocess groups (a reproduce run, `make lab`, the timeline)
+# came last and ran on one or two workers for the last 35 s. The order decides only how long
+# the suite takes, never what it checks; every other group follows, most tests first.
 LONGEST_FIRST = (
-    "tests/browser/test_notebooks_in_lab.py",
-    "tests/browser/test_course_config.py",
-    "tests/browser/test_work_kept.py",
-    "notebooks/03_memory_layouts.ipynb",
-    "tests/workshop/test_hub.py",
-    "notebooks/02_contiguity_and_hidden_copies.ipynb",
-    "notebooks/07_export_traps.ipynb",
-    "tests/chapters/ch05_dataloader/test_loader_sweep.py",
-    "tests/chapters/ch06_ddp_layout_drift/test_ddp.py",
-    "tests/browser/test_widgets.py",
-    "notebooks/08_inference_ladder.ipynb",
+    "tests/browser/test_course_config.py",          # 105 s (60 of them waiting for a cull)
+    "tests/browser/test_work_kept.py",              # 91
+    "tests/browser/test_notebooks_in_lab.py",       # 76
+    "notebooks/02_contiguity_and_hidden_copies.ipynb",  # 51
+    "notebooks/07_export_traps.ipynb",              # 41
+    "tests/chapters/ch06_ddp_layout_drift/test_ddp.py",  # 40
+    "tests/workshop/test_hub.py",                   # 39
+    "tests/chapters/ch05_dataloader/test_loader_sweep.py",  # 35
+    "notebooks/03_memory_layouts.ipynb",            # 28
+    "tests/browser/test_widgets.py",                # 28
+    "notebooks/04_fusion.ipynb",                    # 25
+    "tests/browser/test_timeline_widget.py",        # 22
+    "notebooks/05_dataloader.ipynb",                # 21
+    "notebooks/08_inference_ladder.ipynb",          # 21
+    "site",                                         # 20
+    "notebooks/00_setup_check.ipynb",               # 20
+    "tests/notebooks/test_static_pictures.py",      # 20
+    "tests/test_reproduce.py",                      # 19
+    "notebooks/06_ddp_layout_drift.ipynb",          # 17
+    "tests/show/test_figures.py",                   # 16
+    "tests/chapters/ch07_export_traps/test_export_traps.py",  # 15
+    "tests/chapters/ch05_dataloader/test_reproduce.py",  # 15
+    "tests/chapters/ch06_ddp_layout_drift/test_repro_script.py",  # 14
+    "tests/chapters/ch07_export_traps/test_export_audit.py",  # 13
+    "tests/browser/test_make_lab.py",               # 12
+    "tests/measure/test_bench.py",                  # 12
+    "tests/notebooks/test_nbval_bites.py",          # 11
+    "notebooks/09_audit_your_model.ipynb",          # 11
+    "notebooks/01_strides_and_views.ipynb",         # 10
 )
 
 

@@ -208,6 +208,18 @@ def timing_scale() -> float:
     return CI_TIMING_SCALE if size_profile() == "ci" and not has_cuda() else 1.0
 
 
+CI_MAX_ROUNDS = 3  # the 'ci' profile's most interleaved rounds per comparison
+
+
+def timing_rounds(rounds: int) -> int:
+    """The rounds a comparison asked for `rounds` takes: all of them everywhere but the test
+    suite's 'ci' profile on a CPU, where it is at most CI_MAX_ROUNDS. Three rounds still
+    interleave the variants and give each ratio a spread; the suite checks that the chapters
+    run and what they print as facts, not their timings (see timing_scale). A GPU never
+    caps: its runs are references."""
+    return min(rounds, CI_MAX_ROUNDS) if size_profile() == "ci" and not has_cuda() else rounds
+
+
 def measure_attempts() -> int:
     """How many times a chapter measures a comparison the harness flags (Chapter.measured).
 

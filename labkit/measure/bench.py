@@ -126,12 +126,14 @@ def compare(variants: dict[str, Callable], baseline: str | None = None, rounds: 
     when the sweep will take more than a couple of seconds (progress=True forces it).
     bytes_moved and flops are one number for every variant, or a dict {label: number}
     when the variants move different amounts (a copy that reads a strided view, say);
-    a label missing from the dict gets no rate.
+    a label missing from the dict gets no rate. The test suite's ci profile takes at most
+    three rounds (`env.timing_rounds`); the Comparison says how many ran.
     """
     __tracebackhide__ = True
     baseline = _check_variants(variants, baseline, rounds, mode, warmup_ms, rep_ms)
     scale = env.timing_scale()  # a quarter under the test suite's ci profile, else 1
     warmup_ms, rep_ms = warmup_ms * scale, rep_ms * scale
+    rounds = env.timing_rounds(rounds)  # at most 3 under the ci profile, else as asked
     moved = _per_variant(bytes_moved, "bytes_moved", variants)
     counted = _per_variant(flops, "flops", variants)
     flops_dtype = _check_flops_dtype(flops_dtype)

@@ -115,11 +115,12 @@ def test_html_and_plot():
 
 # ---- A/B comparison ---------------------------------------------------------------------
 
-def test_compare_interleaves_in_rounds():
+def test_compare_interleaves_in_rounds(monkeypatch):
+    monkeypatch.delenv("LABKIT_SIZES", raising=False)  # a learner's run takes every round asked
     log = []
     variants = {name: (lambda name=name: log.append(name)) for name in "abc"}
     c = bench.compare(variants, baseline="b", rounds=4, warmup_ms=0, rep_ms=1, mode="hot")
-    assert c.order == tuple("abc" * 4)
+    assert c.order == tuple("abc" * 4) and c.rounds == 4
     # after preparation, the calls themselves come in blocks a, b, c, a, b, c, ...
     rounds_log = log[-sum(v.timing.count for v in c.variants.values()):]
     blocks = [name for i, name in enumerate(rounds_log) if i == 0 or rounds_log[i - 1] != name]
@@ -129,6 +130,14 @@ def test_compare_interleaves_in_rounds():
     assert "ratio to b" in c._repr_html_()
     with pytest.raises(KeyError, match="no variant 'typo'.*'a', 'b', 'c'"):
         c["typo"]
+
+
+def test_the_suites_ci_profile_takes_at_most_three_rounds_on_a_cpu(monkeypatch):
+    monkeypatch.setenv("LABKIT_SIZES", "ci")
+    c = bench.compare({"a": lambda: None, "b": lambda: None}, baseline="a", rounds=7,
+                      warmup_ms=0, rep_ms=1, mode="hot", device="cpu")
+    assert c.rounds == 3 and c.order == tuple("ab" * 3)
+    assert len(c["b"].round_medians_s) == 3
 
 
 def test_compare_bad_input():
