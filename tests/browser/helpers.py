@@ -158,36 +158,53 @@ def accept_kernel_dialog(page: Page, timeout_s: float = 5) -> None:
         dialog.wait_for(state="detached", timeout=10_000)
 
 
-def run_first_cell(page: Page, timeout_s: float = 120, panel: str = CURRENT) -> None:
-    """Run only the first code cell (Shift+Enter, as a learner starts a chapter) and wait for
-    its execution count: proof that the kernel runs the chapter's code, without re-running
-    a chapter nbval executes anyway.
+def run_first_cell(page: Page, timeout_s: float = 120, panel: str = CURRENT, attempts: int = 3) -> None:
+    """Run only the first code cell (Shift+Enter, as a learner starts a chapter) and wait until
+    it ran: proof that the kernel runs the chapter's code, without re-running a chapter nbval
+    executes anyway.
 
     The cell is made active by a click on its prompt, not on its editor, and the prompt
     waited for is that of whichever cell ran: in CI a page still laying itself out once took
-    the click into the second cell, which ran while the first kept its empty prompt.
+    the click into the second cell, which ran while the first kept its empty prompt. A cell
+    run before the kernel is connected is dropped without a [*] (Notebook 7 shows no kernel
+    status to wait for), so a run that has not started after a while is asked for again, as
+    a person would press Shift+Enter again.
     """
+    for _ in range(attempts):
+        _click_first_prompt(page, panel)
+        page.evaluate(_WATCH_PROMPTS, panel)
+        page.keyboard.press("Shift+Enter")
+        try:
+            page.wait_for_function("() => window.__labkitRan", polling=100,
+                                   timeout=timeout_s * 1000 / attempts)
+            break
+        except PlaywrightTimeout:
+            continue
+    else:
+        raise AssertionError(f"the first code cell did not start in {timeout_s:.0f} s "
+                             f"({attempts} Shift+Enter)")
+    try:
+        page.wait_for_function(
+            """(panel) => [...document.querySelectorAll(panel + ' .jp-CodeCell .jp-InputArea-prompt')]
+                          .every(p => !p.textContent.includes('*'))""",
+            arg=panel, polling=250, timeout=timeout_s * 1000)
+    except PlaywrightTimeout:
+        raise AssertionError(f"waited {timeout_s:.0f} s for the first code cell to finish") from None
+
+
+def _click_first_prompt(page: Page, panel: str) -> None:
     cell = page.locator(f"{panel} .jp-CodeCell").first
     for attempt in range(1, DETACHED_ATTEMPTS + 1):
         try:
             cell.scroll_into_view_if_needed(timeout=30_000)
             cell.locator(".jp-InputPrompt").click(timeout=30_000)
-            break
+            return
         except PlaywrightError as error:
             # The windowed notebook redrew its cells under the action (CI, three workers on two
             # cores: Notebook 7 replaced the first cell's element mid-scroll); the locator finds
             # the new element on the next attempt. Anything else, or every attempt, fails.
             if "not attached" not in str(error) or attempt == DETACHED_ATTEMPTS:
                 raise
-    page.evaluate(_WATCH_PROMPTS, panel)
-    page.keyboard.press("Shift+Enter")
-    try:
-        page.wait_for_function(
-            r"""(panel) => window.__labkitRan && [...document.querySelectorAll(
-                  panel + ' .jp-CodeCell .jp-InputArea-prompt')].every(p => !p.textContent.includes('*'))""",
-            arg=panel, polling=250, timeout=timeout_s * 1000)
-    except PlaywrightTimeout:
-        raise AssertionError(f"waited {timeout_s:.0f} s for the first code cell to run") from None
 
 
 DETACHED_ATTEMPTS = 3  # a cell redrawn under a click is found again this many times at most
