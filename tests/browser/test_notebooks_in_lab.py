@@ -99,15 +99,16 @@ def test_chapter_opens_in_jupyterlab_with_its_kernel(lab, lab_page, source):
         shut_down_kernels(lab)  # one chapter's kernel at a time on a small machine
 
 
-def test_an_error_output_is_caught(lab, page):
+def test_an_error_output_is_caught(lab, lab_page):
     """The error check must see an exception raised in a cell (else the tests above prove nothing)."""
+    page = lab_page
     notebook = nbformat.v4.new_notebook(cells=[
         nbformat.v4.new_code_cell("x = 1"),
         nbformat.v4.new_code_cell("raise ValueError('stride runs off the storage')"),
     ])
     notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
     nbformat.write(notebook, pathlib.Path(lab.root) / "zz_raises.ipynb")
-    open_notebook(page, lab, "zz_raises.ipynb")
+    open_in_page(page, "zz_raises.ipynb")
     run_all_cells(page)
     wait_for_idle(page, timeout_s=120)
     errors = error_outputs(page)
