@@ -20,25 +20,28 @@ SHARED_GROUPS = {
     "tests/browser/test_site_pages.py": "site",
 }
 # The groups that took longest in `make test` (benchmarks/suite_cost.py --suite's JUnit report,
-# 2-core machine, 3 workers; 2026-12-02), longest first: handed out first, longest-processing-
-# time first, so that the suite ends with short groups on every worker. Handed out by test
-# count instead, the few-test subprocess groups (a reproduce run, `make lab`, the timeline)
-# came last and ran on one or two workers for the last 35 s. The order decides only how long
-# the suite takes, never what it checks; every other group follows, most tests first.
+# 2-core machine, 3 workers; 2026-12-02), handed out first, longest-processing-time first, so
+# that the suite ends with short groups on every worker. Handed out by test count instead, the
+# few-test subprocess groups (a reproduce run, `make lab`, the timeline) came last and ran on
+# one or two workers for the last 35 s. Among the first, the groups that mostly wait (a kernel
+# cull, a hub, a browser) alternate with chapters that keep a core busy: three waiting groups
+# side by side at the start left the machine a quarter idle for a minute (/proc/stat sampled).
+# The order decides only how long the suite takes, never what it checks; every other group
+# follows, most tests first.
 LONGEST_FIRST = (
     "tests/browser/test_course_config.py",          # 105 s (60 of them waiting for a cull)
-    "tests/browser/test_work_kept.py",              # 91
-    "tests/browser/test_notebooks_in_lab.py",       # 76
     "notebooks/02_contiguity_and_hidden_copies.ipynb",  # 51
+    "tests/browser/test_work_kept.py",              # 91
     "notebooks/07_export_traps.ipynb",              # 41
-    "tests/chapters/ch06_ddp_layout_drift/test_ddp.py",  # 40
-    "tests/workshop/test_hub.py",                   # 39
+    "tests/browser/test_notebooks_in_lab.py",       # 76
     "tests/chapters/ch05_dataloader/test_loader_sweep.py",  # 35
+    "tests/workshop/test_hub.py",                   # 39
     "notebooks/03_memory_layouts.ipynb",            # 28
-    "tests/browser/test_widgets.py",                # 28
+    "tests/chapters/ch06_ddp_layout_drift/test_ddp.py",  # 40
     "notebooks/04_fusion.ipynb",                    # 25
-    "tests/browser/test_timeline_widget.py",        # 22
+    "tests/browser/test_widgets.py",                # 28
     "notebooks/05_dataloader.ipynb",                # 21
+    "tests/browser/test_timeline_widget.py",        # 22
     "notebooks/08_inference_ladder.ipynb",          # 21
     "site",                                         # 20
     "notebooks/00_setup_check.ipynb",               # 20
