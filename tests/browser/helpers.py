@@ -170,7 +170,9 @@ def run_first_cell(page: Page, timeout_s: float = 120, panel: str = CURRENT, att
     status to wait for), so a run that has not started after a while is asked for again, as
     a person would press Shift+Enter again.
     """
+    _wait_for_a_connected_kernel(page, timeout_s)
     for _ in range(attempts):
+        accept_kernel_dialog(page, timeout_s=1)
         _click_first_prompt(page, panel)
         page.evaluate(_WATCH_PROMPTS, panel)
         page.keyboard.press("Shift+Enter")
@@ -190,6 +192,23 @@ def run_first_cell(page: Page, timeout_s: float = 120, panel: str = CURRENT, att
             arg=panel, polling=250, timeout=timeout_s * 1000)
     except PlaywrightTimeout:
         raise AssertionError(f"waited {timeout_s:.0f} s for the first code cell to finish") from None
+
+
+def _wait_for_a_connected_kernel(page: Page, timeout_s: float) -> None:
+    """Where the server exposes its app to the page (tests/browser/launcher.py does), wait until
+    the document in front has a kernel connected and idle: a cell run before that is dropped,
+    and Notebook 7 then asks which kernel to start (seen in CI: that dialog took the click)."""
+    if not page.evaluate("() => !!window.jupyterapp"):
+        return  # another server (`make lab`): JupyterLab's status bar is waited for instead
+    try:
+        page.wait_for_function("""() => {
+            const panel = window.jupyterapp.shell.currentWidget;
+            const kernel = panel && panel.sessionContext && panel.sessionContext.session
+                           && panel.sessionContext.session.kernel;
+            return !!kernel && kernel.connectionStatus === 'connected' && kernel.status === 'idle';
+          }""", polling=250, timeout=timeout_s * 1000)
+    except PlaywrightTimeout:
+        raise AssertionError(f"waited {timeout_s:.0f} s for the notebook's kernel to connect") from None
 
 
 def _click_first_prompt(page: Page, panel: str) -> None:

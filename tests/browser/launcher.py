@@ -128,8 +128,10 @@ def jupyter_server(base: Path, app: str = "lab", notebooks: Path | None = ROOT /
         "--ServerApp.ip=127.0.0.1", f"--ServerApp.port={port}", "--ServerApp.port_retries=0",
         f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={root}",
     ]
-    if app == "lab":  # window.jupyterapp, so a test can open documents in a page loaded once
-        command.append("--LabApp.expose_app_in_browser=True")
+    # window.jupyterapp: a test can open documents in a page loaded once, and see a kernel's
+    # connection, which Notebook 7 shows nowhere in its page
+    command.append("--LabApp.expose_app_in_browser=True" if app == "lab"
+                   else "--JupyterNotebookApp.expose_app_in_browser=True")
     if os.geteuid() == 0:
         command.append("--allow-root")
     log_path = base / "jupyter.log"
