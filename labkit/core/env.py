@@ -197,6 +197,12 @@ def size_profile() -> str:
 CI_TIMING_SCALE = 0.25  # the 'ci' profile's share of each timing's sampling budget
 
 
+def _ci_on_a_cpu() -> bool:
+    """The test suite's 'ci' profile on a machine without a GPU: where the harness samples
+    less (timing_scale, timing_rounds, measure_attempts). A GPU's runs are references."""
+    return size_profile() == "ci" and not has_cuda()
+
+
 def timing_scale() -> float:
     """The factor by which the harness scales each timing's sampling budget (rep_ms, warmup_ms).
 
@@ -205,19 +211,19 @@ def timing_scale() -> float:
     it samples each timing for a quarter of the time (the rounds stay, so the interleaving
     and the spread are still measured). A GPU never scales: its runs are references.
     """
-    return CI_TIMING_SCALE if size_profile() == "ci" and not has_cuda() else 1.0
+    return CI_TIMING_SCALE if _ci_on_a_cpu() else 1.0
 
 
 CI_MAX_ROUNDS = 3  # the 'ci' profile's most interleaved rounds per comparison
 
 
 def timing_rounds(rounds: int) -> int:
-    """The rounds a comparison asked for `rounds` takes: all of them everywhere but the test
-    suite's 'ci' profile on a CPU, where it is at most CI_MAX_ROUNDS. Three rounds still
+    """How many of the `rounds` a comparison asks for it takes: all of them everywhere but the
+    test suite's 'ci' profile on a CPU, where it is at most CI_MAX_ROUNDS. Three rounds still
     interleave the variants and give each ratio a spread; the suite checks that the chapters
     run and what they print as facts, not their timings (see timing_scale). A GPU never
     caps: its runs are references."""
-    return min(rounds, CI_MAX_ROUNDS) if size_profile() == "ci" and not has_cuda() else rounds
+    return min(rounds, CI_MAX_ROUNDS) if _ci_on_a_cpu() else rounds
 
 
 def measure_attempts() -> int:
@@ -228,7 +234,7 @@ def measure_attempts() -> int:
     a second measurement doubles their cost without making them worth trusting. The flags
     still go into each claim's evidence, and the trust rule still reads them.
     """
-    return 1 if size_profile() == "ci" and not has_cuda() else 2
+    return 1 if _ci_on_a_cpu() else 2
 
 
 def sizes() -> ProblemSizes:

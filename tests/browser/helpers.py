@@ -35,6 +35,25 @@ def open_notebook(page: Page, lab: Lab, relpath: str, timeout_s: float = 120) ->
     wait_for_idle(page, timeout_s)
 
 
+def list_kernels(lab: Lab, timeout_s: float = 30) -> list[dict]:
+    """The server's kernels, through its REST API. A kernel still starting makes the listing
+    answer 500 for a moment (jupyter_server reads its last_activity before it is set; seen in
+    CI), so it is asked again until timeout_s."""
+    request = urllib.request.Request(f"{lab.url}api/kernels",
+                                     headers={"Authorization": f"token {lab.token}"})
+
+    def listing() -> list | None:
+        try:
+            with urllib.request.urlopen(request, timeout=timeout_s) as answer:
+                return [json.loads(answer.read())]
+        except urllib.error.HTTPError as error:
+            if error.code != 500:
+                raise
+            return None
+
+    return wait_until(listing, timeout_s, "the server to list its kernels")[0]
+
+
 def shut_down_kernels(lab: Lab, timeout_s: float = 30) -> int:
     """Shut down every kernel of this server through its REST API; returns how many.
 
@@ -44,21 +63,7 @@ def shut_down_kernels(lab: Lab, timeout_s: float = 30) -> int:
     CI). A test that is done with its chapter gives the kernel back at once.
     """
     headers = {"Authorization": f"token {lab.token}"}
-
-    def listing() -> list | None:
-        """The kernels, or None while the server cannot list them: a kernel still starting
-        makes the listing answer 500 for a moment (jupyter_server reads its last_activity
-        before it is set; seen in CI), so it is asked again."""
-        request = urllib.request.Request(f"{lab.url}api/kernels", headers=headers)
-        try:
-            with urllib.request.urlopen(request, timeout=timeout_s) as answer:
-                return [json.loads(answer.read())]
-        except urllib.error.HTTPError as error:
-            if error.code != 500:
-                raise
-            return None
-
-    kernels = wait_until(listing, timeout_s, "the server to list its kernels")[0]
+    kernels = list_kernels(lab, timeout_s)
     for kernel in kernels:
         urllib.request.urlopen(urllib.request.Request(
             f"{lab.url}api/kernels/{kernel['id']}", method="DELETE", headers=headers),
@@ -170,7 +175,7 @@ def run_first_cell(page: Page, timeout_s: float = 120, panel: str = CURRENT, att
     status to wait for), so a run that has not started after a while is asked for again, as
     a person would press Shift+Enter again.
     """
-    _wait_for_a_connected_kernel(page, timeout_s)
+    wait_for_front_kernel(page, timeout_s)
     for _ in range(attempts):
         accept_kernel_dialog(page, timeout_s=1)
         _click_first_prompt(page, panel)
@@ -194,21 +199,44 @@ def run_first_cell(page: Page, timeout_s: float = 120, panel: str = CURRENT, att
         raise AssertionError(f"waited {timeout_s:.0f} s for the first code cell to finish") from None
 
 
-def _wait_for_a_connected_kernel(page: Page, timeout_s: float) -> None:
-    """Where the server exposes its app to the page (tests/browser/launcher.py does), wait until
-    the document in front has a kernel connected and idle: a cell run before that is dropped,
-    and Notebook 7 then asks which kernel to start (seen in CI: that dialog took the click)."""
+# True once the document in front (optionally: the one at `path`) has a kernel connected and
+# idle, read from the app a server exposes to the page (tests/browser/launcher.py does).
+_FRONT_KERNEL_READY = """(path) => {
+  const panel = window.jupyterapp.shell.currentWidget;
+  const kernel = panel && panel.sessionContext && panel.sessionContext.session
+                 && panel.sessionContext.session.kernel;
+  return !!kernel && (!path || (panel.context && panel.context.path === path))
+         && kernel.connectionStatus === 'connected' && kernel.status === 'idle';
+}"""
+
+
+def wait_for_front_kernel(page: Page, timeout_s: float = 120, path: str | None = None) -> None:
+    """Where the server exposes its app to the page, wait until the document in front (at
+    `path`, if given) has a kernel connected and idle: a cell run before that is dropped, and
+    Notebook 7 then asks which kernel to start (seen in CI: that dialog took the click)."""
     if not page.evaluate("() => !!window.jupyterapp"):
         return  # another server (`make lab`): JupyterLab's status bar is waited for instead
     try:
-        page.wait_for_function("""() => {
-            const panel = window.jupyterapp.shell.currentWidget;
-            const kernel = panel && panel.sessionContext && panel.sessionContext.session
-                           && panel.sessionContext.session.kernel;
-            return !!kernel && kernel.connectionStatus === 'connected' && kernel.status === 'idle';
-          }""", polling=250, timeout=timeout_s * 1000)
+        page.wait_for_function(_FRONT_KERNEL_READY, arg=path, polling=250, timeout=timeout_s * 1000)
     except PlaywrightTimeout:
-        raise AssertionError(f"waited {timeout_s:.0f} s for the notebook's kernel to connect") from None
+        raise AssertionError(f"waited {timeout_s:.0f} s for the kernel of {path or 'the notebook'} "
+                             "to connect") from None
+
+
+def open_in_loaded_page(page: Page, path: str, timeout_s: float = 120) -> None:
+    """Close what a loaded JupyterLab page shows and open `path` as the file browser does on a
+    double-click (`docmanager:open`, the default viewer for its type), then wait until it is
+    in front with its kernel connected and idle. A page load costs Chromium about 6
+    CPU-seconds, an open inside a loaded page about 2."""
+    page.evaluate("""async (path) => {
+        const app = window.jupyterapp;
+        for (const widget of Array.from(app.shell.widgets('main'))) widget.dispose();
+        await app.commands.execute('docmanager:open', {path});
+      }""", path)
+    wait_for_front_kernel(page, timeout_s, path)
+    dialog = page.locator(".jp-Dialog")
+    if dialog.count():
+        raise AssertionError(f"a dialog blocks the notebook: {dialog.inner_text()!r}")
 
 
 def _click_first_prompt(page: Page, panel: str) -> None:

@@ -6,30 +6,18 @@ time, not five), and Notebook 7 opens a `.py` chapter as a notebook and runs its
 from __future__ import annotations
 
 import json
-import urllib.error
 import urllib.request
 
 import pytest
 
 from tests.browser.conftest import ROOT, jupyter_server
-from tests.browser.helpers import Lab, open_notebook, run_first_cell, wait_for_idle
+from tests.browser.helpers import Lab, list_kernels, open_notebook, run_first_cell, wait_for_idle
 from tests.browser.launcher import wait_until
 
 
 def api(lab: Lab, path: str) -> object:
     with urllib.request.urlopen(f"{lab.url}api/{path}?token={lab.token}", timeout=10) as answer:
         return json.load(answer)
-
-
-def running_kernels(lab: Lab) -> list:
-    """The server's kernels; a kernel still starting can make the listing fail for a moment
-    (jupyter_server reads its last_activity before it is set), so ask again."""
-    def listing() -> list | None:
-        try:
-            return [api(lab, "kernels")]
-        except urllib.error.HTTPError:
-            return None
-    return wait_until(listing, 10, "the server to list its kernels")[0]
 
 
 def test_file_browser_lists_each_chapter_once(lab):
@@ -43,7 +31,7 @@ def test_file_browser_lists_each_chapter_once(lab):
 
 def test_closing_a_chapter_shuts_its_kernel_down(lab, page):
     open_notebook(page, lab, "01_strides_and_views.py")
-    wait_until(lambda: running_kernels(lab), 60,
+    wait_until(lambda: list_kernels(lab), 60,
                f"a kernel for the opened chapter (sessions: {api(lab, 'sessions')})", poll_s=0.5)
     wait_for_idle(page)
     page.keyboard.press("Alt+w")  # JupyterLab's "Close Tab"
@@ -53,7 +41,7 @@ def test_closing_a_chapter_shuts_its_kernel_down(lab, page):
     except Exception:  # noqa: BLE001 - no dialog: nothing to dismiss
         pass
     # the server culls a kernel idle and unconnected for 60 s
-    wait_until(lambda: running_kernels(lab) == [], 100,
+    wait_until(lambda: list_kernels(lab) == [], 100,
                "the closed chapter's kernel to shut down", poll_s=0.5)
 
 

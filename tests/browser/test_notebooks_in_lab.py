@@ -7,9 +7,9 @@ browser, in test_work_kept, for the widgets that need a live kernel; Notebook 7 
 proves the error check can fail.
 
 The chapters open one after another in one JupyterLab page, loaded once, through the command
-the file browser runs on a double-click (`docmanager:open`, which picks the default viewer the
-course configures for .py files): loading JupyterLab costs Chromium about 6 CPU-seconds, an
-open inside it about 2, and opening a chapter from its URL is tested by every other module.
+the file browser runs on a double-click (helpers.open_in_loaded_page: `docmanager:open`, which
+picks the default viewer the course configures for .py files); opening a chapter from its URL
+is tested by every other module.
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from tests.browser.helpers import (
     CURRENT,
     error_outputs,
+    open_in_loaded_page,
     open_notebook,
     run_all_cells,
     shut_down_kernels,
@@ -65,30 +66,11 @@ def lab_page(lab, browser):
         context.close()
 
 
-def open_in_page(page, path: str, timeout_s: float = 120) -> None:
-    """Close what the page shows and open `path` as the file browser does, then wait until its
-    panel is in front with its kernel connected and idle."""
-    page.evaluate("""async (path) => {
-        const app = window.jupyterapp;
-        for (const widget of Array.from(app.shell.widgets('main'))) widget.dispose();
-        await app.commands.execute('docmanager:open', {path});
-      }""", path)
-    page.wait_for_function("""(path) => {
-        const panel = window.jupyterapp.shell.currentWidget;
-        const kernel = panel && panel.context && panel.context.path === path && panel.sessionContext
-                       && panel.sessionContext.session && panel.sessionContext.session.kernel;
-        return !!kernel && kernel.connectionStatus === 'connected' && kernel.status === 'idle';
-      }""", arg=path, polling=250, timeout=timeout_s * 1000)
-    dialog = page.locator(".jp-Dialog")
-    if dialog.count():
-        raise AssertionError(f"a dialog blocks the notebook: {dialog.inner_text()!r}")
-
-
 @pytest.mark.parametrize("source", SOURCES, ids=lambda p: p.stem)
 def test_chapter_opens_in_jupyterlab_with_its_kernel(lab, lab_page, source):
     page = lab_page
     try:
-        open_in_page(page, source.name)
+        open_in_loaded_page(page, source.name)
         assert page.locator(f"{CURRENT} .jp-Notebook").count() == 1, "it did not open as a notebook"
         # JupyterLab draws only the cells near the viewport, so the DOM holds a few of them: the
         # notebook opened as cells (not as text), and what is drawn of the paired outputs is clean.
@@ -108,7 +90,7 @@ def test_an_error_output_is_caught(lab, lab_page):
     ])
     notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
     nbformat.write(notebook, pathlib.Path(lab.root) / "zz_raises.ipynb")
-    open_in_page(page, "zz_raises.ipynb")
+    open_in_loaded_page(page, "zz_raises.ipynb")
     run_all_cells(page)
     wait_for_idle(page, timeout_s=120)
     errors = error_outputs(page)

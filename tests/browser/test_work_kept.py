@@ -34,8 +34,10 @@ from tests.browser.helpers import (
     CURRENT,
     Lab,
     error_outputs,
+    open_in_loaded_page,
     open_notebook,
     run_all_cells,
+    wait_for_front_kernel,
     wait_for_idle,
 )
 
@@ -181,15 +183,10 @@ def test_an_untouched_chapter_opens_clean_and_closes_without_a_dialog(course_lab
     open_notebook(page, course_lab, "00_setup_check.py")
     # What could mark it changed arrives after the kernel is idle: the kernel's info, which
     # JupyterLab writes into the notebook's kernelspec and language_info. Waited for as a
-    # condition (the kernel connected and idle, so its info reply is in), through the app
-    # this server exposes to the page (expose_app_in_browser), not as a pause.
-    page.wait_for_function("""() => {
-        const panel = window.jupyterapp.shell.currentWidget;
-        const kernel = panel && panel.sessionContext && panel.sessionContext.session
-                       && panel.sessionContext.session.kernel;
-        return !!kernel && kernel.connectionStatus === 'connected' && kernel.status === 'idle'
-               && panel.model.getMetadata('language_info') !== undefined;
-      }""", polling=250, timeout=60_000)
+    # condition (the kernel connected and idle, so its info reply is in), not as a pause.
+    wait_for_front_kernel(page, timeout_s=60)
+    page.wait_for_function("""() => window.jupyterapp.shell.currentWidget.model
+                                 .getMetadata('language_info') !== undefined""", timeout=60_000)
     assert not is_dirty(page), f"an untouched chapter is marked as changed: {notebook_metadata(page)}"
     assert close_current(page) == "", "closing an untouched chapter asked a question"
 
@@ -353,18 +350,9 @@ def test_saved_work_survives_a_reopen(chapter_01, course_lab):
 
 
 def test_every_table_of_the_ledger_fits_its_output_area(course_lab, chapter_01):
-    """In the page chapter 01 ran in, opened as the file browser opens a file (a page load
-    costs Chromium about 6 CPU-seconds, an open inside it about 2)."""
+    """In the page chapter 01 ran in, opened as the file browser opens a file."""
     page = chapter_01
-    page.evaluate("""async () => {
-        const app = window.jupyterapp;
-        for (const widget of Array.from(app.shell.widgets('main'))) widget.dispose();
-        await app.commands.execute('docmanager:open', {path: '99_claims_ledger.py'});
-      }""")
-    page.wait_for_function("""() => { const panel = window.jupyterapp.shell.currentWidget;
-        return panel && panel.context && panel.context.path === '99_claims_ledger.py'; }""",
-                           timeout=60_000)
-    wait_for_idle(page, timeout_s=120)
+    open_in_loaded_page(page, "99_claims_ledger.py")
     run_all_cells(page)
     wait_for_idle(page, timeout_s=300)
     assert error_outputs(page) == []
