@@ -14,7 +14,9 @@ PORT ?= 8888
 FIRST_CHAPTER ?= 00_setup_check.py
 # JupyterLab refuses to run as root unless told to; an ordinary user needs no flag.
 ROOT_FLAG := $(shell [ "$$(id -u)" = 0 ] && echo --allow-root)
-PIP := $(BIN)/python -m pip --disable-pip-version-check -q
+# Packages install with uv, fetched into .venv by its pip, where uv can be had, else with pip
+# (scripts/pip_install.py: the same versions, a fifth of the time). INSTALLER=pip asks for pip.
+INSTALL := $(BIN)/python scripts/pip_install.py --python $(BIN)/python
 # The workshop's proxy (JupyterHub's configurable-http-proxy, from npm).
 WORKSHOP_PROXY_BIN := workshop/node_modules/.bin/configurable-http-proxy
 
@@ -29,28 +31,27 @@ $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 
 $(VENV)/.lab-ready: $(BIN)/python pyproject.toml jupyter/overrides.json jupyter/jupyter_server_config.json scripts/configure_jupyter.py
-	$(PIP) install --upgrade pip
 	$(BIN)/python scripts/install_torch.py --python $(BIN)/python --spec "$(TORCH_SPEC)"
-	$(PIP) install -e ".[lab]"
+	$(INSTALL) -e ".[lab]"
 	$(BIN)/python scripts/configure_jupyter.py
 	touch $@
 
-# `make test`'s set-up, three things at once (a fresh clone spends its set-up here): pip (pip,
-# torch, then every extra in one resolution), npm's proxy for the workshop tests, and Chromium
+# `make test`'s set-up, three things at once (a fresh clone spends its set-up here): Python's
+# packages (torch, then every extra in one resolution), npm's proxy for the workshop tests, and Chromium
 # (apt-get, as root, when missing). It also satisfies `make lab`'s set-up.
 $(VENV)/.test-ready: $(BIN)/python pyproject.toml jupyter/overrides.json jupyter/jupyter_server_config.json scripts/configure_jupyter.py workshop/package.json workshop/package-lock.json
 	@echo "Setting up the test environment: pip, npm and Chromium at once (each one's output when it is done)..."
 	$(MAKE) --no-print-directory -j3 --output-sync=target $(VENV)/.pip-test-ready $(WORKSHOP_PROXY_BIN) chromium
 	touch $(VENV)/.lab-ready $@
 
-# torch's ~2,000 modules are byte-compiled on the second core while pip installs the extras,
-# instead of before them (about 20 s of a fresh set-up; pip reads PIP_NO_COMPILE=0 as
-# --no-compile). A module compileall could not compile is compiled when first imported.
+# torch's ~2,000 modules are byte-compiled on the second core while the extras install, so that
+# the test workers, which import torch at the same moment, do not each compile them (uv writes
+# no byte code; pip reads PIP_NO_COMPILE=0 as --no-compile). A module compileall could not
+# compile is compiled when first imported.
 $(VENV)/.pip-test-ready: $(BIN)/python pyproject.toml jupyter/overrides.json jupyter/jupyter_server_config.json scripts/configure_jupyter.py
-	$(PIP) install --upgrade pip
 	PIP_NO_COMPILE=0 $(BIN)/python scripts/install_torch.py --python $(BIN)/python --spec "$(TORCH_SPEC)"
 	$(BIN)/python -m compileall -q -j 1 "$$($(BIN)/python -c 'import sysconfig; print(sysconfig.get_path("purelib"))')/torch" >/dev/null 2>&1 & compiling=$$!; \
-	$(PIP) install -e ".[lab,test,site,workshop]"; installed=$$?; wait $$compiling; exit $$installed
+	$(INSTALL) -e ".[lab,test,site,workshop]"; installed=$$?; wait $$compiling; exit $$installed
 	$(BIN)/python scripts/configure_jupyter.py
 	touch $@
 
@@ -98,7 +99,7 @@ suite-cost: $(VENV)/.test-ready
 	$(BIN)/python benchmarks/suite_cost.py
 
 $(VENV)/.site-ready: $(VENV)/.lab-ready
-	$(PIP) install -e ".[lab,site]"
+	$(INSTALL) -e ".[lab,site]"
 	touch $@
 
 # The course as a static website in site/ (open site/index.html), built offline from the
@@ -110,7 +111,7 @@ site: $(VENV)/.site-ready
 # WORKSHOP_PASSWORD (the room's code) and WORKSHOP_ADMIN_PASSWORD must be set; see workshop/README.md.
 
 $(VENV)/.workshop-ready: $(VENV)/.lab-ready pyproject.toml
-	$(PIP) install -e ".[lab,workshop]"
+	$(INSTALL) -e ".[lab,workshop]"
 	touch $@
 
 $(WORKSHOP_PROXY_BIN): workshop/package.json workshop/package-lock.json

@@ -4,7 +4,7 @@ Why: a plain `pip install torch==X` resolves, on the public package index, to th
 (about 20 CUDA packages, several GB) even on a laptop without a GPU. PyTorch publishes CPU
 builds on its own wheel index; on a machine without an NVIDIA GPU we ask that index first
 and fall back to the default index when it cannot be reached (a mirror, a wheel cache, a
-machine with no route to it). A GPU user keeps the default (CUDA) build, or sets TORCH_SPEC
+machine with no route to it). uv installs it where uv can be had (scripts/pip_install.py). A GPU user keeps the default (CUDA) build, or sets TORCH_SPEC
 or TORCH_INDEX. The script says what it chose and how big the installed torch is.
 
     python scripts/install_torch.py --python .venv/bin/python --spec "torch==2.13.0"
@@ -21,6 +21,9 @@ import sys
 import urllib.error
 import urllib.request
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from pip_install import install, install_command  # noqa: E402 - a script beside this one
 
 CPU_INDEX = "https://download.pytorch.org/whl/cpu"
 REACH_TIMEOUT_S = 5.0
@@ -84,20 +87,17 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     gpu = has_nvidia_gpu() if args.gpu == "auto" else args.gpu == "yes"
     index_args, why = choose(gpu, args.cpu_index, os.environ.get("TORCH_INDEX"))
-    command = [args.python, "-m", "pip", "install", "--disable-pip-version-check", "-q",
-               *index_args, args.spec]
     print(f"torch: {why}")
-    print("torch: " + " ".join(command))
     if args.dry_run:
+        print("torch: " + " ".join(install_command(args.python, [*index_args, args.spec], dry_run=True)))
         return 0
-    done = subprocess.run(command)
-    if done.returncode != 0 and index_args and not os.environ.get("TORCH_INDEX"):
-        print(f"torch: the CPU index failed (exit {done.returncode}); trying the default index")
-        done = subprocess.run([args.python, "-m", "pip", "install", "--disable-pip-version-check",
-                               "-q", args.spec])
-    if done.returncode == 0:
+    returncode = install(args.python, [*index_args, args.spec])
+    if returncode != 0 and index_args and not os.environ.get("TORCH_INDEX"):
+        print(f"torch: the CPU index failed (exit {returncode}); trying the default index")
+        returncode = install(args.python, [args.spec])
+    if returncode == 0:
         print("torch: installed " + installed_size(args.python))
-    return done.returncode
+    return returncode
 
 
 if __name__ == "__main__":
