@@ -70,8 +70,12 @@ lab: $(VENV)/.lab-ready
 # a minute) overlap the CPU-bound chapters. Chapters run at the test suite's CPU sizes
 # (LABKIT_SIZES=ci, labkit/core/env.py); idle OpenMP threads sleep instead of spinning on a core
 # another worker needs (OMP_WAIT_POLICY=PASSIVE). TEST_WORKERS=0 runs it in one process.
+# Byte code is written (PYTHONDONTWRITEBYTECODE cleared): where it is set, as on our CI machines,
+# each of the suite's Python processes (workers, kernels, ranks, DataLoader workers, servers)
+# compiled numpy, sympy, matplotlib and the rest from source again: a process importing torch,
+# numpy, sympy, matplotlib, hypothesis, IPython and onnx spent 10.4 CPU-s, 4.9 s with byte code.
 TEST_WORKERS ?= 3
-TEST_ENV := LABKIT_SIZES=ci OMP_WAIT_POLICY=PASSIVE
+TEST_ENV := LABKIT_SIZES=ci OMP_WAIT_POLICY=PASSIVE PYTHONDONTWRITEBYTECODE=
 PYTEST_RUN = $(TEST_ENV) $(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist loadgroup
 PYTEST_ARGS ?=
 
