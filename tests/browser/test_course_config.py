@@ -34,13 +34,20 @@ def test_closing_a_chapter_shuts_its_kernel_down(lab, page):
     wait_until(lambda: list_kernels(lab), 60,
                f"a kernel for the opened chapter (sessions: {api(lab, 'sessions')})", poll_s=0.5)
     wait_for_idle(page)
+    wait_until(lambda: any(k.get("connections", 0) >= 1 for k in list_kernels(lab)), 30,
+               "the open chapter's kernel to count the page's connection", poll_s=0.5)
     page.keyboard.press("Alt+w")  # JupyterLab's "Close Tab"
     discard = page.get_by_role("button", name="Discard")
     try:  # Jupytext may mark a freshly opened .py as changed: close without saving
         discard.click(timeout=5_000)
     except Exception:  # noqa: BLE001 - no dialog: nothing to dismiss
         pass
-    # the server culls a kernel idle and unconnected for 60 s
+    # Closing the tab hangs up the kernel's connection, with the page still open...
+    wait_until(lambda: all(k.get("connections") == 0 for k in list_kernels(lab)), 30,
+               f"the closed chapter's kernel to lose its connection ({list_kernels(lab)})", poll_s=0.5)
+    # ...and the server culls a kernel idle and unconnected for 60 s. The page is left blank
+    # while that minute passes: an open JupyterLab page keeps a core about 15% busy.
+    page.goto("about:blank")
     wait_until(lambda: list_kernels(lab) == [], 100,
                "the closed chapter's kernel to shut down", poll_s=0.5)
 
