@@ -37,10 +37,10 @@ $(VENV)/.lab-ready: $(BIN)/python pyproject.toml jupyter/overrides.json jupyter/
 	touch $@
 
 # `make test`'s set-up, three things at once (a fresh clone spends its set-up here): Python's
-# packages (torch, then every extra in one resolution), npm's proxy for the workshop tests, and Chromium
-# (apt-get, as root, when missing). It also satisfies `make lab`'s set-up.
+# packages (torch, then every extra in one resolution), npm's proxy for the workshop tests, and
+# Chromium (apt-get, as root, when missing). It also satisfies `make lab`'s set-up.
 $(VENV)/.test-ready: $(BIN)/python pyproject.toml jupyter/overrides.json jupyter/jupyter_server_config.json scripts/configure_jupyter.py workshop/package.json workshop/package-lock.json
-	@echo "Setting up the test environment: pip, npm and Chromium at once (each one's output when it is done)..."
+	@echo "Setting up the test environment: Python packages, npm and Chromium at once (each one's output when it is done)..."
 	$(MAKE) --no-print-directory -j3 --output-sync=target $(VENV)/.pip-test-ready $(WORKSHOP_PROXY_BIN) chromium
 	touch $(VENV)/.lab-ready $@
 

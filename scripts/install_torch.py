@@ -4,8 +4,9 @@ Why: a plain `pip install torch==X` resolves, on the public package index, to th
 (about 20 CUDA packages, several GB) even on a laptop without a GPU. PyTorch publishes CPU
 builds on its own wheel index; on a machine without an NVIDIA GPU we ask that index first
 and fall back to the default index when it cannot be reached (a mirror, a wheel cache, a
-machine with no route to it). uv installs it where uv can be had (scripts/pip_install.py). A GPU user keeps the default (CUDA) build, or sets TORCH_SPEC
-or TORCH_INDEX. The script says what it chose and how big the installed torch is.
+machine with no route to it). A GPU user keeps the default (CUDA) build, or sets TORCH_SPEC
+or TORCH_INDEX. uv installs it where uv can be had, pip otherwise (scripts/pip_install.py).
+The script says what it chose and how big the installed torch is.
 
     python scripts/install_torch.py --python .venv/bin/python --spec "torch==2.13.0"
     python scripts/install_torch.py ... --dry-run      # print the choice and the command only

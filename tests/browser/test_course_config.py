@@ -44,7 +44,7 @@ def test_closing_a_chapter_shuts_its_kernel_down(lab, page):
         pass
     # Closing the tab hangs up the kernel's connection, with the page still open...
     wait_until(lambda: all(k.get("connections") == 0 for k in list_kernels(lab)), 30,
-               f"the closed chapter's kernel to lose its connection ({list_kernels(lab)})", poll_s=0.5)
+               "the closed chapter's kernel to lose its connection", poll_s=0.5)
     # ...and the server culls a kernel idle and unconnected for 60 s. The page is left blank
     # while that minute passes: an open JupyterLab page keeps a core about 15% busy.
     page.goto("about:blank")
