@@ -34,7 +34,7 @@ import numpy as np
 import torch
 
 from labkit.core import env
-from labkit.measure import ceiling_store, conditions, sharing, timing
+from labkit.measure import ceiling_store, clocks, conditions, sharing, timing
 from labkit.measure import progress as progress_bars
 from labkit.measure.conditions import allocator_kept, allocator_note
 from labkit.measure.device_time import DeviceTime, device_time
@@ -60,7 +60,7 @@ def time(fn: Callable, *args: object, mode: str = "cold", warmup_ms: float = 25.
          flops_dtype: str = "float32", label: str | None = None,
          device: str | torch.device | None = None, threads: int | None = None,
          min_runs: int = 5, max_runs: int = 10_000,
-         keep_allocator_memory: bool = False) -> Timing:
+         keep_allocator_memory: bool = False, clock: str = "device") -> Timing:
     """Time `fn(*args)`: warm up for warmup_ms, then sample for about rep_ms.
 
     Why each step: the first calls pay for lazy initialisation (CUDA context, cuBLAS
@@ -87,6 +87,17 @@ def time(fn: Callable, *args: object, mode: str = "cold", warmup_ms: float = 25.
     work with TF32 switched on is compared with the TF32 ceiling; flops_dtype='tfloat32'
     says so explicitly). This function never starts that measurement itself: it takes
     seconds to minutes, and a timing should cost only what it says.
+
+    clock (GPU only): "device" (default) reports the call's device time: the calls are
+    queued behind a spin kernel that outlasts the host's launch, so the events bracket the
+    GPU's work alone (`labkit.measure.clocks` says why), and the host's launch cost per call
+    is reported beside it (`Timing.host_s`; `Timing.launch_bound` when it exceeds the device
+    time). "wall" leaves the GPU idle while the host launches, so a call that launches slower
+    than the GPU runs it is timed at the host's pace: what a loop of such calls costs (the
+    launch-overhead model of chapter 04 reads it). A call that synchronises with the host is
+    read on the wall clock whatever was asked, and the Timing says so. On the CPU the clock
+    is the CPU's, and a timing within 10x of a one-element op's cost says it measured call
+    overhead (`Timing.overhead_bound`).
     """
     __tracebackhide__ = True
     conditions.check_arguments(fn, mode, warmup_ms, rep_ms, min_runs, max_runs)
@@ -99,14 +110,16 @@ def time(fn: Callable, *args: object, mode: str = "cold", warmup_ms: float = 25.
     _check_flag(keep_allocator_memory, "keep_allocator_memory")
     where = conditions.resolve_device(device, fn, args)
     threads = conditions.threads_for(where, threads)
+    clock = _check_clock(clock)
     kept = allocator_kept() if keep_allocator_memory else contextlib.nullcontext(None)
     with conditions.fixed_threads(threads), kept as applied:
-        sampler = _Sampler(fn, args, where, mode, label)
+        sampler = _Sampler(fn, args, where, mode, label, clock)
         per_call_s = sampler.prepare(warmup_ms)
         runs = int(np.clip(rep_ms * 1e-3 / per_call_s, min_runs, max_runs))
         samples = sampler.take(runs)
     return _make_timing(samples, label, where, mode, threads, bytes_moved, flops, flops_dtype,
-                        faults=sampler.faults_per_call(), allocator=_allocator_name(where, applied))
+                        faults=sampler.faults_per_call(), allocator=_allocator_name(where, applied),
+                        clock=sampler.clock_read())
 
 
 def compare(variants: dict[str, Callable], baseline: str | None = None, rounds: int = 10, *,
@@ -115,7 +128,7 @@ def compare(variants: dict[str, Callable], baseline: str | None = None, rounds: 
             flops: float | Mapping[str, float] | None = None,
             flops_dtype: str = "float32", device: str | torch.device | None = None,
             threads: int | None = None, progress: bool | None = None,
-            keep_allocator_memory: bool = False) -> Comparison:
+            keep_allocator_memory: bool = False, clock: str = "device") -> Comparison:
     """Time several variants interleaved in rounds (ABCABC...) and compare each to a baseline.
 
     Why interleave: a machine drifts (clock boost, heat, a background job). Timing all
@@ -127,7 +140,8 @@ def compare(variants: dict[str, Callable], baseline: str | None = None, rounds: 
     bytes_moved and flops are one number for every variant, or a dict {label: number}
     when the variants move different amounts (a copy that reads a strided view, say);
     a label missing from the dict gets no rate. The test suite's ci profile takes at most
-    three rounds (`env.timing_rounds`); the Comparison says how many ran.
+    three rounds (`env.timing_rounds`); the Comparison says how many ran. clock is
+    bench.time's: device time on a GPU by default, each variant's host launch beside it.
     """
     __tracebackhide__ = True
     baseline = _check_variants(variants, baseline, rounds, mode, warmup_ms, rep_ms)
@@ -145,12 +159,14 @@ def compare(variants: dict[str, Callable], baseline: str | None = None, rounds: 
         raise ValueError(f"variants run on different devices {dict(places)}; compare like with like")
     where = next(iter(places.values()))
     threads = conditions.threads_for(where, threads)
+    clock = _check_clock(clock)
     samples: dict[str, list[float]] = {label: [] for label in variants}
     round_medians: dict[str, list[float]] = {label: [] for label in variants}
     order: list[str] = []
     kept = allocator_kept() if keep_allocator_memory else contextlib.nullcontext(None)
     with conditions.fixed_threads(threads), kept as applied:
-        samplers = {label: _Sampler(fn, (), where, mode, label) for label, fn in variants.items()}
+        samplers = {label: _Sampler(fn, (), where, mode, label, clock)
+                    for label, fn in variants.items()}
         per_call = {label: s.prepare(warmup_ms) for label, s in samplers.items()}
         runs = {label: max(1, int(rep_ms * 1e-3 / rounds / per_call[label])) for label in variants}
         expected_s = sum(runs[k] * per_call[k] for k in variants) * rounds
@@ -167,7 +183,8 @@ def compare(variants: dict[str, Callable], baseline: str | None = None, rounds: 
     allocator = _allocator_name(where, applied)
     timings = {label: _make_timing(samples[label], label, where, mode, threads, moved[label],
                                    counted[label], flops_dtype,
-                                   faults=samplers[label].faults_per_call(), allocator=allocator)
+                                   faults=samplers[label].faults_per_call(), allocator=allocator,
+                                   clock=samplers[label].clock_read())
                for label in variants}
     for label in variants:
         q25, q75, per_round = ratio_spread(round_medians[label], round_medians[baseline])
@@ -233,6 +250,13 @@ def _check_label(label: object) -> str | None:
     return label
 
 
+def _check_clock(clock: object) -> str:
+    if clock not in clocks.CLOCKS:
+        raise ValueError(f"clock must be one of {clocks.CLOCKS} (the GPU's work alone, or the "
+                         f"host's pace of a loop of calls), got {clock!r}")
+    return str(clock)
+
+
 def _check_flag(value: object, what: str) -> None:
     if not isinstance(value, bool):
         raise TypeError(f"{what} must be True or False, got {value!r}")
@@ -252,12 +276,16 @@ class _Sampler:
     """Calls one function on one device in one mode and returns per-call durations."""
 
     def __init__(self, fn: Callable, args: tuple, where: torch.device, mode: str,
-                 label: str) -> None:
+                 label: str, clock: str = clocks.DEVICE) -> None:
         self.fn, self.args, self.where, self.mode, self.label = fn, args, where, mode, label
         self.run: Callable[[], object] = lambda: fn(*args)
         self.flush_buffer = conditions.flush_buffer(where) if mode == "cold" else None
         self.faults = 0          # minor page faults during the timed calls (CPU)
         self.timed_calls = 0
+        self.clock = clocks.CPU if where.type != "cuda" else clock
+        self.host_s: float | None = None   # the host's launch per call (GPU)
+        self.hold_cycles = 0               # spin before each call so the events see the GPU alone
+        self.clock_note = ""                # why the clock differs from the one asked for
 
     def prepare(self, warmup_ms: float) -> float:
         """First call, graph capture if asked, warm-up; returns the wall time per sample."""
@@ -268,7 +296,25 @@ class _Sampler:
         per_call_s = max((_clock.perf_counter() - start) / 5, 1e-9)
         warmup_calls = max(1, int(warmup_ms * 1e-3 / per_call_s))
         _guarded(self.label, "warm-up", lambda: self._take(warmup_calls))
+        if self.where.type == "cuda":
+            _guarded(self.label, "the host-launch probe", lambda: self._probe_host(per_call_s))
         return per_call_s
+
+    def _probe_host(self, per_call_s: float) -> None:
+        """Time the host's launch; on the device clock, size the hold that hides it."""
+        probe = clocks.host_launch(self.run, self.where, per_call_s)
+        self.host_s = probe.seconds
+        if probe.synchronises:
+            self.clock = clocks.WALL
+            self.clock_note = ("wall clock: the call waits for the GPU (a synchronisation, or "
+                               "more launches than the GPU's queue holds), so its host work "
+                               "sits inside the timed window")
+        elif self.clock == clocks.DEVICE:
+            self.hold_cycles = clocks.cycles_for(clocks.hold_for(probe.seconds), str(self.where))
+
+    def clock_read(self) -> tuple[str, float | None, str]:
+        """(the clock the samples read, the host's launch per call, why that clock)."""
+        return self.clock, self.host_s, self.clock_note
 
     def _first_call(self) -> None:
         conditions.check_result(self.run(), self.label)
@@ -298,7 +344,8 @@ class _Sampler:
             if flush is None:  # hot and graph: back to back, in chunks behind a spin kernel
                 durations = []
                 for first in range(0, count, HELD_CHUNK):
-                    durations += self._events(min(HELD_CHUNK, count - first), None, hold=True)
+                    durations += self._events(min(HELD_CHUNK, count - first), None,
+                                              hold=self.clock != clocks.WALL)
                 return durations
             return self._events(count, flush, hold=False)
         durations = []
@@ -313,14 +360,16 @@ class _Sampler:
 
     def _events(self, count: int, flush: torch.Tensor | None, hold: bool) -> list[float]:
         """Time `count` calls between CUDA events, synchronising once at the end."""
-        run = self.run
+        run, spin = self.run, self.hold_cycles
         starts = [torch.cuda.Event(enable_timing=True) for _ in range(count)]
         ends = [torch.cuda.Event(enable_timing=True) for _ in range(count)]
         if hold:
-            _hold_gpu_while_queueing(count)
+            _hold_gpu_while_queueing(count, spin)
         for start, end in zip(starts, ends, strict=True):
             if flush is not None:
                 flush.zero_()
+                if spin:  # cold, device clock: the call is queued before the GPU reaches start
+                    torch.cuda._sleep(spin)
             start.record()
             run()
             end.record()
@@ -340,17 +389,19 @@ GPU_MAX_HOLD_CYCLES = 4_000_000_000   # never hold the GPU for more than ~2 s
 HELD_CHUNK = 128
 
 
-def _hold_gpu_while_queueing(count: int) -> None:
+def _hold_gpu_while_queueing(count: int, cycles_per_call: int = 0) -> None:
     """Keep the GPU busy while the CPU queues `count` calls (nvbench's "blocking kernel").
 
     Without it, back-to-back timing of a short kernel measures the CPU: the start event
     runs as soon as it is queued, then the GPU idles until Python has queued the kernel, so
     the pair of events brackets launch overhead (~20 us) instead of the kernel (~2 us). A
     spin kernel in front lets the calls queue up and run back to back on the GPU (in chunks
-    of HELD_CHUNK, so the queue never fills). Cold mode needs none: its cache-flush kernel
-    keeps the GPU busy while the next call is queued.
+    of HELD_CHUNK, so the queue never fills). cycles_per_call, from the host-launch probe,
+    raises the default where the host needs longer per call (a Triton launcher, a compiled
+    function's guards). Cold mode spins before each call instead (see `_events`).
     """
-    torch.cuda._sleep(int(min(count * GPU_CYCLES_PER_QUEUED_CALL, GPU_MAX_HOLD_CYCLES)))
+    per_call = max(GPU_CYCLES_PER_QUEUED_CALL, cycles_per_call)
+    torch.cuda._sleep(int(min(count * per_call, GPU_MAX_HOLD_CYCLES)))
 
 
 def _capture_graph(fn: Callable, args: tuple, label: str) -> Callable[[], object]:
@@ -437,8 +488,12 @@ def _release_memory() -> str:
 def _make_timing(samples: list[float], label: str, where: torch.device, mode: str,
                  threads: int | None, bytes_moved: float | None, flops: float | None,
                  flops_dtype: str, faults: float | None = None,
-                 allocator: str | None = None) -> Timing:
+                 allocator: str | None = None,
+                 clock: tuple[str, float | None, str] | None = None) -> Timing:
     stats = summarise(samples)
+    clock_name, host_s, clock_note = clock or (
+        clocks.CPU if where.type != "cuda" else clocks.DEVICE, None, "")
+    overhead_s = clocks.cpu_call_overhead_s(threads) if where.type == "cpu" else None
     resolution = conditions.timer_resolution_s(where)
     notes = []
     if stats.median_s < TOO_FAST_FACTOR * resolution:
@@ -451,6 +506,18 @@ def _make_timing(samples: list[float], label: str, where: torch.device, mode: st
     if stats.median_s > 0 and stats.iqr_s / stats.median_s > timing.NOISY_IQR_FRACTION:
         notes.append(f"noisy: IQR is {100 * stats.iqr_s / stats.median_s:.0f}% of the median "
                      "(over 10%); rerun, close other programs, or time more work per call.")
+    if clock_note:
+        notes.append(clock_note)
+    share = clocks.overhead_share(overhead_s, stats.median_s)
+    if share is not None and share > clocks.OVERHEAD_SHARE:
+        notes.append(f"call overhead: a one-element torch op takes {overhead_s * 1e6:.2f} us here, "
+                     f"{100 * share:.0f}% of this {stats.median_s * 1e6:.2f} us median, so the "
+                     "timing measures the cost of a call more than its work; per-element "
+                     "figures need more work per call (a larger size, or a loop inside the call)")
+    if host_s is not None and clock_name == clocks.DEVICE and host_s > stats.median_s:
+        notes.append(f"launch-bound: the host takes {host_s * 1e6:.1f} us to launch this call, "
+                     f"the GPU {stats.median_s * 1e6:.1f} us to run it; the median is device "
+                     "time, and a Python loop of such calls runs at the host's pace")
     fault_cost = conditions.page_fault_cost_s() if faults else 0.0
     fault_note = timing.page_fault_note(faults, stats.median_s, fault_cost)
     if fault_note:
@@ -478,4 +545,5 @@ def _make_timing(samples: list[float], label: str, where: torch.device, mode: st
                   minor_faults_per_call=faults, allocator=allocator, math=shares.math,
                   pct_of_tf32_ceiling=shares.pct_of_tf32_ceiling,
                   page_fault_share=timing.fault_share(faults, stats.median_s, fault_cost),
-                  shared_gpu=bool(others))
+                  shared_gpu=bool(others), clock=clock_name, host_s=host_s,
+                  call_overhead_s=overhead_s)

@@ -17,6 +17,9 @@ from dataclasses import dataclass, field
 import numpy as np
 
 NOISY_IQR_FRACTION = 0.10  # IQR/median above this and the median is not to be trusted to 10%
+# A CPU timing whose fixed per-call cost (a one-element torch op, measured) is more than this
+# share of its median measures call overhead as much as work (labkit.measure.clocks).
+OVERHEAD_FRACTION = 0.10
 # Faults "dominate" a timing when their estimated cost (faults per call times the cost of one
 # fault, measured by labkit.measure.conditions.page_fault_cost_s) is at least this share of the median.
 FAULTS_DOMINATE_FRACTION = 0.25
@@ -191,6 +194,12 @@ class Timing:
     minor_faults_per_call counts page faults per timed call, page_fault_share estimates the
     share of the median they explain, and `allocator` says whether malloc kept its freed
     memory ("kept") or ran with its defaults ("default").
+
+    clock says what the median measures: "device" (a GPU call's device time: the events
+    bracket the GPU's work alone), "wall" (the host's pace: the window may hold launches, or
+    the call synchronises), "cpu" (perf_counter on the CPU). host_s is the host's launch per
+    call on a GPU (launch_bound when it exceeds the device time); call_overhead_s what a
+    one-element torch op costs on this CPU (overhead_bound when over 10% of the median).
     """
 
     label: str
@@ -216,6 +225,39 @@ class Timing:
     pct_of_tf32_ceiling: float | None = None
     page_fault_share: float | None = None
     shared_gpu: bool = False  # other processes used this GPU while it was timed (sharing.py)
+    clock: str = "device"
+    host_s: float | None = None
+    call_overhead_s: float | None = None
+
+    @property
+    def launch_bound(self) -> bool:
+        """On a GPU: the host takes longer to launch the call than the GPU takes to run it."""
+        return self.host_s is not None and self.host_s > self.median_s
+
+    @property
+    def overhead_share(self) -> float | None:
+        """On the CPU: the share of the median a one-element op's cost explains."""
+        if self.call_overhead_s is None or self.median_s <= 0:
+            return None
+        return min(self.call_overhead_s / self.median_s, 1.0)
+
+    @property
+    def overhead_bound(self) -> bool:
+        """On the CPU: call overhead is over 10% of the median, so it is not the work's cost."""
+        share = self.overhead_share
+        return share is not None and share > OVERHEAD_FRACTION
+
+    @property
+    def clock_text(self) -> str:
+        """One line: which clock the median reads, and the host's cost beside it."""
+        if self.clock == "cpu":
+            extra = (f"; {100 * self.overhead_share:.0f}% of it is call overhead"
+                     if self.overhead_bound and self.overhead_share is not None else "")
+            return f"CPU clock{extra}"
+        host = f"; host launch {format_seconds(self.host_s)} per call" if self.host_s else ""
+        bound = " (launch-bound: the host sets a loop's pace)" if self.launch_bound else ""
+        what = "device time" if self.clock == "device" else "wall clock (host's pace)"
+        return f"{what}{host}{bound}"
 
     @property
     def noisy(self) -> bool:
@@ -252,6 +294,11 @@ class Timing:
             pct = float(self.pct_of_ceiling)
             reasons.append(f"{pct:.0f}% of a ceiling")
             spread = max(spread, pct / 100 - 1)
+        if self.overhead_bound and self.overhead_share is not None:
+            share = self.overhead_share
+            reasons.append(f"call overhead: {100 * share:.0f}% of the median")
+            # As a measure of the work, the timing is off by overhead / (median - overhead).
+            spread = max(spread, share / max(1.0 - share, 1e-3))
         if not reasons:
             return None
         return {"timing": f"{case}: {self.label}" if case else self.label,
@@ -273,6 +320,8 @@ class Timing:
             "tflops": self.tflops, "pct_of_ceiling": self.pct_of_ceiling,
             "math": self.math, "minor_faults_per_call": self.minor_faults_per_call,
             "page_fault_share": self.page_fault_share, "allocator": self.allocator,
+            "clock": self.clock, "host_s": self.host_s, "launch_bound": self.launch_bound,
+            "call_overhead_s": self.call_overhead_s, "overhead_bound": self.overhead_bound,
         }
         if samples:
             out["times_s"] = list(self.times_s)
@@ -281,7 +330,7 @@ class Timing:
     def __str__(self) -> str:
         text = (f"{self.label}: median {format_seconds(self.median_s)} "
                 f"(IQR {format_seconds(self.iqr_s)}, min {format_seconds(self.min_s)}, "
-                f"n={self.count}, {self.device}, {self.mode})")
+                f"n={self.count}, {self.device}, {self.mode}; {self.clock_text})")
         if self.gbps is not None:
             text += f", {self.gbps:.1f} GB/s"
         if self.tflops is not None:
@@ -301,6 +350,7 @@ class Timing:
             ("runs", str(self.count)),
             ("device, mode", f"{self.device}, {self.mode}"
              + (f", {self.threads} threads" if self.threads else "")),
+            ("clock", self.clock_text),
         ]
         if self.minor_faults_per_call is not None:
             share = (f", about {100 * self.page_fault_share:.0f}% of the time"
@@ -395,27 +445,47 @@ class Comparison:
                 "within_noise": label != self.baseline and v.ratio_q25 <= 1.0 <= v.ratio_q75,
                 "bytes_moved": v.timing.bytes_moved, "gbps": v.timing.gbps,
                 "minor_faults_per_call": v.timing.minor_faults_per_call,
+                "clock": v.timing.clock, "host_s": v.timing.host_s,
+                "launch_bound": v.timing.launch_bound, "overhead_bound": v.timing.overhead_bound,
             })
         return rows
 
+    @property
+    def host_column(self) -> bool:
+        """Whether the table shows the host's launch beside device time (a GPU comparison)."""
+        return any(v.timing.host_s is not None for v in self.variants.values())
+
     def __str__(self) -> str:
-        lines = [f"{'variant':<24}{'median':>12}{'IQR':>12}{'ratio':>8}  spread of ratio"]
+        host = self.host_column
+        median = "device" if host else "median"
+        lines = [f"{'variant':<24}{median:>12}{'IQR':>12}{'ratio':>8}  spread of ratio"
+                 + ("   host launch" if host else "")]
         for row in self.table():
+            extra = ""
+            if host:
+                extra = f"   {format_seconds(row['host_s'])}" + (
+                    " (launch-bound)" if row["launch_bound"] else "")
             lines.append(f"{row['variant']:<24}{format_seconds(row['median_s']):>12}"
                          f"{format_seconds(row['iqr_s']):>12}{row['ratio']:>8.3f}  "
-                         f"{row['ratio_q25']:.3f} - {row['ratio_q75']:.3f}")
+                         f"{row['ratio_q25']:.3f} - {row['ratio_q75']:.3f}{extra}")
         return "\n".join(lines)
 
     def _repr_html_(self) -> str:
         rates = any(row["gbps"] is not None for row in self.table())
-        head = ("<tr><th>variant</th><th>median</th><th>IQR</th><th>runs</th>"
+        host = self.host_column
+        head = ("<tr><th>variant</th><th>" + ("device time" if host else "median")
+                + "</th><th>IQR</th><th>runs</th>"
                 f"<th>ratio to {html.escape(self.baseline)}</th><th>ratio spread (IQR over rounds)</th>"
-                + ("<th>GB/s</th>" if rates else "") + "</tr>")
+                + ("<th>GB/s</th>" if rates else "")
+                + ("<th>host launch</th>" if host else "") + "</tr>")
         body = ""
         for row in self.table():
             note = " (within noise)" if row["within_noise"] else ""
             gbps = ("" if not rates else
                     f"<td>{row['gbps']:.1f}</td>" if row["gbps"] is not None else "<td></td>")
+            if host:
+                gbps += (f"<td>{format_seconds(row['host_s'])}"
+                         + (" (launch-bound)" if row["launch_bound"] else "") + "</td>")
             body += (f"<tr><td>{html.escape(row['variant'])}</td>"
                      f"<td>{format_seconds(row['median_s'])}</td>"
                      f"<td>{format_seconds(row['iqr_s'])}</td><td>{row['runs']}</td>"

@@ -194,7 +194,9 @@ def add_sweep(counts: list[int], dtype: torch.dtype = torch.float16, rounds: int
 
     One row per count: GB/s of each (3 tensors' worth of bytes), the speed-up (PyTorch time /
     Triton time, > 1 when Triton is faster) and its per-round spread, and whether the count
-    is aligned for Triton. Needs a CUDA GPU with Triton.
+    is aligned for Triton. Times are device time (the harness's default clock: at small sizes
+    Triton's Python launcher takes longer than the kernel, and the events would otherwise
+    count it), with each add's host launch per call beside it. Needs a CUDA GPU with Triton.
     """
     from labkit.measure import bench
 
@@ -218,9 +220,19 @@ def add_sweep(counts: list[int], dtype: torch.dtype = torch.float16, rounds: int
                      # ratio is Triton's time / PyTorch's: its inverse is the speed-up
                      "speedup": 1 / ratio.ratio,
                      "speedup_iqr": [1 / ratio.ratio_q75, 1 / ratio.ratio_q25],
-                     "triton_noisy": bool(triton_t.noisy), "torch_noisy": bool(torch_t.noisy)})
+                     "triton_noisy": bool(triton_t.noisy), "torch_noisy": bool(torch_t.noisy),
+                     # the clock the times read (device time by default) and the host's launch
+                     "clock": triton_t.clock, "triton_us": triton_t.median_s * 1e6,
+                     "torch_us": torch_t.median_s * 1e6,
+                     "triton_host_us": _us(triton_t.host_s), "torch_host_us": _us(torch_t.host_s),
+                     "triton_launch_bound": triton_t.launch_bound,
+                     "torch_launch_bound": torch_t.launch_bound})
         del a, b, out_triton, out_torch
     return rows
+
+
+def _us(seconds: float | None) -> float | None:
+    return None if seconds is None else seconds * 1e6
 
 
 def chain_eager(x: torch.Tensor, y: torch.Tensor, z: torch.Tensor) -> torch.Tensor:

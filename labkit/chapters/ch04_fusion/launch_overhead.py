@@ -158,13 +158,14 @@ def measure(counts: Sequence[int] = DEFAULT_COUNTS, device: torch.device | None 
             rep_ms: float = 40.0) -> LaunchSweep:
     """Time N tiny kernels per call for each N: eager and (on a GPU) one graph replay.
 
-    On a GPU both run in bench's cold mode: CUDA events around each call, with a cache
-    flush before it that keeps the GPU busy for only a few microseconds, so the eager
-    kernels then run as fast as the CPU launches them. (Not hot mode: its spin kernel
-    holds the GPU for ~30 us per call, far less than the CPU needs to queue hundreds of
-    launches, so the timing would mix GPU time and launch time.) On a CPU there are no
-    kernel launches: 'eager (CPU ops)' is the dispatcher's cost per tiny op, the closest
-    analogue.
+    On a GPU both run in bench's cold mode on the wall clock (clock="wall"): CUDA events
+    around each call with nothing holding the GPU while the host launches, so the eager
+    kernels run as fast as the CPU launches them and the slope is the host's cost per
+    launch, which is what this model is about. (The harness's default, the device clock,
+    would hide exactly that: it queues the whole call before the GPU starts it and reports
+    the kernels' own time; `labkit.measure.clocks` says how, and measures how long the cold
+    flush keeps the GPU busy on this GPU.) On a CPU there are no kernel launches: 'eager
+    (CPU ops)' is the dispatcher's cost per tiny op, the closest analogue.
     """
     from labkit.measure import bench
 
@@ -183,7 +184,7 @@ def measure(counts: Sequence[int] = DEFAULT_COUNTS, device: torch.device | None 
         medians, flagged = [], 0
         for n in counts:
             timing = bench.time(make(n), mode=mode, rep_ms=rep_ms, warmup_ms=10.0,
-                                label=f"{name}, N={n}", device=device)
+                                label=f"{name}, N={n}", device=device, clock="wall")
             medians.append(timing.median_s)
             flagged += bool(timing.noisy)
         times[name], noisy[name] = tuple(medians), flagged

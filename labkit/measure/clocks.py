@@ -1,0 +1,166 @@
+"""Which clock a timing reads, and what the host costs beside it.
+
+A GPU runs a call's kernels while the CPU is already queueing the next ones, so a CUDA-event
+pair around a call times the GPU only when the call's kernels were queued before the GPU
+reached the start event. In cold mode the harness writes a cache flush before every call
+(about 25-30 us of GPU work on an H200; `flush_duration_s` measures it on this GPU). A call
+whose host launch takes longer than that (Triton's Python launcher, a compiled function's
+guards, a `.contiguous()` plus GEMM pair) starts its timed window on an idle GPU, and the
+events then count the launch: the recorded H200 sweep of chapter 04 showed a constant +13 to
+21 us on Triton's add at every size under 2^25 elements.
+
+The remedy is nvbench's blocking kernel: before the start event, a spin kernel
+(`torch.cuda._sleep`) holds the GPU for longer than the host needs to queue the call, so when
+the GPU reaches the start event every kernel of the call is already queued, and the events
+bracket the GPU's work alone: the call's **device time**. The host's launch cost per call is
+measured on its own (`host_launch`) and reported beside it, so a reader sees both: device
+time says what the kernels cost, host time what a Python loop of such calls pays per call.
+The two are independent checks of each other: on the GPU machine the device time agrees with
+the profiler's kernel records (`labkit.measure.device_time`) and with CUDA-graph replay
+(triton's `do_bench_cudagraph`), see `benchmarks/harness_parity.py`.
+
+A call that synchronises with the host (`.item()`, printing a tensor) cannot be held: the host
+waits for the spin kernel inside the call. `host_launch` detects it (the GPU was idle when the
+call returned) and the harness then reads the wall clock, saying so.
+
+On the CPU there is no launch to hide, but every call pays the dispatcher's fixed cost:
+`cpu_call_overhead_s` measures what a one-element torch op costs here, and a timing within
+10x of it measures call overhead more than the work (a 2,048-element `sum` took 4.92 us
+against 4.68 us for one element on the course's CPU: 95% overhead).
+"""
+
+from __future__ import annotations
+
+import time as _clock
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import lru_cache
+
+import torch
+
+DEVICE, WALL, CPU = "device", "wall", "cpu"
+CLOCKS = (DEVICE, WALL)   # what a caller may ask for on a GPU; the CPU always reads CPU
+
+HOLD_MARGIN = 1.5          # the spin lasts this many times the host's launch ...
+HOLD_EXTRA_S = 20e-6       # ... plus this, for the event records and Python around the call
+MAX_HOLD_S = 1.0           # never spin the GPU for longer than this per call
+# A timing whose fixed per-call cost (CPU dispatch) is more than this share of its median
+# measures call overhead as much as the work.
+OVERHEAD_SHARE = 0.10
+PROBE_CALLS = 3            # calls queued behind one long spin to time the host's launch
+
+
+@lru_cache(maxsize=8)
+def gpu_cycles_per_s(device: str) -> float:
+    """The rate at which `torch.cuda._sleep` counts cycles on this GPU (measured once).
+
+    The spin kernel counts SM clock cycles; the clock moves with the power state, so the
+    harness spins HOLD_MARGIN times longer than it needs and re-measures nothing per call.
+    """
+    where = torch.device(device)
+    with torch.cuda.device(where):
+        torch.cuda.synchronize()
+        cycles = 2_000_000
+        torch.cuda._sleep(cycles)  # the first launch loads the kernel
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        torch.cuda._sleep(cycles)
+        end.record()
+        end.synchronize()
+        seconds = start.elapsed_time(end) * 1e-3
+    return cycles / seconds if seconds > 0 else 2.0e9
+
+
+def cycles_for(seconds: float, device: str) -> int:
+    """Spin cycles that hold the GPU for about `seconds` (capped at MAX_HOLD_S)."""
+    return int(min(max(seconds, 0.0), MAX_HOLD_S) * gpu_cycles_per_s(device))
+
+
+def hold_for(host_s: float) -> float:
+    """How long to hold the GPU before a call whose host launch takes host_s."""
+    return HOLD_MARGIN * host_s + HOLD_EXTRA_S
+
+
+@dataclass(frozen=True)
+class HostLaunch:
+    """What the host pays to queue one call, and whether the call waits for the GPU."""
+
+    seconds: float        # host time per call, measured while the GPU was held busy
+    synchronises: bool    # the call returned only after the GPU had drained its queue
+
+
+def host_launch(run: Callable[[], object], device: torch.device,
+                wall_per_call_s: float) -> HostLaunch:
+    """Time the host's side of `run()` while a spin kernel keeps the GPU busy.
+
+    wall_per_call_s is an upper bound of one call (the harness's estimate): the spin lasts
+    longer than PROBE_CALLS of them, so if the stream is idle when the calls return, they
+    waited for the GPU (a synchronisation inside the call, or a queue so long that the host
+    blocked on it), and no hold can put the whole call behind the start event.
+    """
+    key = str(device)
+    torch.cuda.synchronize(device)
+    hold_s = min(2 * PROBE_CALLS * wall_per_call_s + 2e-3, MAX_HOLD_S)
+    torch.cuda._sleep(cycles_for(hold_s, key))
+    begin = _clock.perf_counter()
+    for _ in range(PROBE_CALLS):
+        run()
+    elapsed = _clock.perf_counter() - begin
+    still_busy = not torch.cuda.current_stream(device).query()
+    torch.cuda.synchronize(device)
+    # Returned after the spin ended, or took most of it: the host waited for the GPU (a
+    # synchronisation, or more launches than the GPU's queue holds), so no hold can help.
+    waited = (not still_busy) or elapsed > 0.8 * hold_s
+    return HostLaunch(elapsed / PROBE_CALLS, synchronises=waited)
+
+
+_flush_durations: dict[str, float] = {}
+
+
+def flush_duration_s(flush: torch.Tensor) -> float:
+    """How long the cold-mode cache flush keeps this GPU busy (measured once per device)."""
+    key = str(flush.device)
+    if key not in _flush_durations:
+        flush.zero_()
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        flush.zero_()
+        end.record()
+        end.synchronize()
+        _flush_durations[key] = start.elapsed_time(end) * 1e-3
+    return _flush_durations[key]
+
+
+@lru_cache(maxsize=4)
+def cpu_call_overhead_s(threads: int | None = None) -> float:
+    """The median time of a one-element torch op here: what any small call costs at least.
+
+    Measured once per thread count: `torch.sum` of one float32 element, 2,000 calls after a
+    warm-up, the median of 20 blocks of 100. A timing within 1/OVERHEAD_SHARE of it measures
+    the dispatcher more than the work.
+    """
+    one = torch.ones(1)
+    previous = torch.get_num_threads()
+    if threads:
+        torch.set_num_threads(threads)
+    try:
+        for _ in range(200):
+            one.sum()
+        blocks = []
+        now = _clock.perf_counter_ns
+        for _ in range(20):
+            begin = now()
+            for _ in range(100):
+                one.sum()
+            blocks.append((now() - begin) * 1e-9 / 100)
+    finally:
+        torch.set_num_threads(previous)
+    blocks.sort()
+    return blocks[len(blocks) // 2]
+
+
+def overhead_share(overhead_s: float | None, median_s: float) -> float | None:
+    """The share of a median that the fixed per-call cost explains (None when unknown)."""
+    if overhead_s is None or median_s <= 0:
+        return None
+    return min(overhead_s / median_s, 1.0)

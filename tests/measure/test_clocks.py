@@ -1,0 +1,88 @@
+"""Which clock a timing reads: call overhead on the CPU, device time for short GPU calls.
+
+The CPU tests run everywhere; the GPU tests run where CUDA is (the reference-run kit runs this
+file on the H200: benchmarks/gpu_wave.sh) and show a launch-bound call reported by device
+time, checked against the profiler's kernel records.
+"""
+
+import pytest
+import torch
+
+from labkit.measure import bench, clocks, timing
+
+pytestmark = pytest.mark.filterwarnings("ignore::labkit.measure.bench.TimingWarning")
+
+QUICK = {"warmup_ms": 2, "rep_ms": 20, "mode": "hot"}
+gpu = pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU")
+
+
+def test_a_tiny_cpu_op_says_it_measured_call_overhead():
+    one = torch.ones(1)
+    t = bench.time(lambda: one.sum(), threads=1, **QUICK)
+    assert t.clock == "cpu" and t.call_overhead_s is not None
+    assert t.overhead_bound, (t.median_s, t.call_overhead_s)
+    assert any("call overhead" in w for w in t.warnings)
+    flag = t.flag("L1")
+    assert flag is not None and "call overhead" in flag["why"] and flag["spread"] > 1.0
+
+
+def test_enough_work_per_call_is_not_overhead_bound():
+    big = torch.ones(4_000_000)
+    t = bench.time(lambda: big.sum(), threads=1, **QUICK)
+    assert not t.overhead_bound, (t.median_s, t.call_overhead_s)
+    assert t.flag() is None or "call overhead" not in t.flag()["why"]
+
+
+def test_overhead_share_arithmetic():
+    t = timing.Timing(label="x", device="cpu", mode="hot", times_s=(4.92e-6,), median_s=4.92e-6,
+                      iqr_s=0.0, min_s=4.92e-6, count=1, clock="cpu", call_overhead_s=4.68e-6)
+    assert t.overhead_share == pytest.approx(4.68 / 4.92)
+    assert t.overhead_bound and "call overhead" in t.clock_text
+
+
+def test_the_clock_is_checked():
+    with pytest.raises(ValueError, match="clock must be one of"):
+        bench.time(lambda: None, clock="sundial")
+
+
+def test_hold_outlasts_the_launch():
+    assert clocks.hold_for(20e-6) > 20e-6
+
+
+def test_launch_bound_reads_host_against_device():
+    t = timing.Timing(label="x", device="cuda:0", mode="cold", times_s=(5e-6,), median_s=5e-6,
+                      iqr_s=0.0, min_s=5e-6, count=1, clock="device", host_s=18e-6)
+    assert t.launch_bound and "launch-bound" in t.clock_text
+    assert "host launch" in t.clock_text
+
+
+# ---- on a GPU -------------------------------------------------------------------------------
+
+@gpu
+def test_a_launch_bound_gpu_call_is_reported_by_device_time():
+    from labkit.measure import device_time
+
+    x = torch.randn(2**20, device="cuda", dtype=torch.float16)
+    y, out = torch.randn_like(x), torch.empty_like(x)
+
+    def slow_to_launch():  # a small kernel behind 30 us of host work, like a Python launcher
+        import time
+        end = time.perf_counter() + 30e-6
+        while time.perf_counter() < end:
+            pass
+        torch.add(x, y, out=out)
+
+    dev = bench.time(slow_to_launch, mode="cold")
+    wall = bench.time(slow_to_launch, mode="cold", clock="wall")
+    assert dev.clock == "device" and dev.launch_bound and dev.host_s > 25e-6
+    assert wall.median_s > 2 * dev.median_s
+    records = device_time.device_time(slow_to_launch, calls=20)
+    kernels_s = records.device_busy_s
+    assert dev.median_s == pytest.approx(kernels_s, rel=0.5), (dev.median_s, kernels_s)
+
+
+@gpu
+def test_a_synchronising_call_falls_back_to_the_wall_clock():
+    x = torch.randn(1024, device="cuda")
+    t = bench.time(lambda: x.sum().item(), mode="cold")
+    assert t.clock == "wall" and any("wall clock" in w for w in t.warnings)
