@@ -85,18 +85,28 @@ class Chapter:
 
     def measured(self, variants: dict[str, Callable], baseline: str, case: str = "",
                  **options: object) -> tuple[bench.Comparison, list[dict]]:
-        """bench.compare, measured once more if the harness flags a timing (noisy, or above a
-        ceiling); returns the comparison and the timings still flagged after the second try.
-        The test suite's ci profile measures once (`env.measure_attempts`).
+        """bench.compare, measured once more if the harness flags a timing (noisy, above a
+        ceiling, launch-bound); returns the comparison and the timings still flagged after
+        the second try. The test suite's ci profile measures once (`env.measure_attempts`).
 
         Each flag is {'timing': 'case: label', 'why': ..., 'spread': ...}; it goes into a
-        claim's evidence (`distrusted`), and the one trust rule (labkit.claims.trust, printed
-        on every timing-based claim card) decides whether it can hold the verdict back.
+        claim's evidence under `claims.trust.FLAGS_KEY` ("flags"), and the one trust rule
+        (labkit.claims.trust, printed on every timing-based claim card, applied by
+        Claim.judge) decides whether it can hold the verdict back.
         """
+        return self.retried(lambda: bench.compare(variants, baseline=baseline, **options), case)
+
+    def retried(self, measure: Callable[[], bench.Comparison],
+                case: str = "") -> tuple[bench.Comparison, list[dict]]:
+        """The one retry: `measure()` (a function that returns a Comparison, such as a chapter
+        module's own interleaved comparison) called once more if the harness flags a timing;
+        returns the last comparison and its flags, case-prefixed. `measured` is this around
+        bench.compare; a notebook that measures through a chapter module calls this, and
+        writes no retry of its own."""
         flagged: list[dict] = []
         attempts = env.measure_attempts()
         for attempt in range(attempts):
-            comparison = bench.compare(variants, baseline=baseline, **options)
+            comparison = measure()
             flagged = comparison.flags(case)
             if not flagged or attempt == attempts - 1:
                 break

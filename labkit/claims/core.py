@@ -9,6 +9,11 @@ types a verdict in.
 
 Each chapter's claims live together in `labkit/chapters/chNN_name/claims.py` (statement, rule,
 thresholds and check on one screen); `labkit.claims.registry` discovers them.
+
+A timing-based claim declares its decisions beside its check (`decisions`: which ratio, its
+spread, which threshold), and `Claim.judge` applies the whole trust rule to them
+(`labkit.claims.trust.apply`: flags, a shared GPU), so no check can skip it; a timing-based
+claim without declared decisions is refused when it is made.
 """
 
 from __future__ import annotations
@@ -17,10 +22,9 @@ import html
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from labkit.claims import articles
+from labkit.claims import articles, trust
 from labkit.claims.articles import SEED_PIPELINE, SEED_STRIDES  # noqa: F401 -- chapters import them from here
 from labkit.claims.trust import FLAGGED, TRUST_RULE
-from labkit.measure import sharing
 
 CONFIRMED, REFUTED, DEPENDS = "confirmed", "refuted", "depends"
 OUTCOMES = (CONFIRMED, REFUTED, DEPENDS)
@@ -129,7 +133,10 @@ class Claim:
     made elsewhere can say it judged an analogue. deterministic: the verdict follows from
     tensor semantics (strides, errors), not timings, so nbval may compare it. timing_based:
     a timing decides it (a ratio against a threshold), so the card prints the trust rule
-    (`labkit.claims.trust.TRUST_RULE`) the verdict will follow.
+    (`labkit.claims.trust.TRUST_RULE`) the verdict will follow. decisions (required when
+    timing_based and tested): (evidence, thresholds) -> the `trust.Decision`s that decide it
+    on this evidence (or `trust.Decisions`, with cases only shown); `judge` applies the rule
+    to them after the check, which returns only its outcome and reason.
     """
 
     id: str
@@ -146,10 +153,18 @@ class Claim:
     section_zh: str = ""
     seed_setting: str = ""
     timing_based: bool = False
+    decisions: trust.DecisionsFn | None = None
 
     def __post_init__(self) -> None:
         if self.timing_based and self.deterministic:
             raise ClaimError(f"{self.id}: a claim is either deterministic or timing-based, not both")
+        if self.timing_based and self.check is not None and self.decisions is None:
+            raise ClaimError(f"{self.id}: a timing-based claim declares its decisions (which ratio, "
+                             "its spread, which threshold: decisions=...), so the trust rule "
+                             "applies to it; its check cannot apply the rule itself")
+        if self.decisions is not None and not self.timing_based:
+            raise ClaimError(f"{self.id}: only a timing-based claim declares decisions "
+                             "(timing_based=True)")
 
     @property
     def tested(self) -> bool:
@@ -178,9 +193,10 @@ class Claim:
             raise ClaimError(f"{self.id}: form must name the form judged, e.g. claims.SEED_FORM "
                              "or 'CPU analogue: float32'")
         outcome, reason, depends_on = self.check(evidence, self.thresholds)
-        if self.timing_based:  # other processes on the GPU while it timed: it cannot decide
-            outcome, reason, depends_on = sharing.shared_verdict((outcome, reason, depends_on),
-                                                                 evidence)
+        if self.timing_based:  # the whole trust rule, whatever the check returned
+            decided = trust.declared(self.decisions(evidence, self.thresholds))  # type: ignore[misc]
+            outcome, reason, depends_on = trust.apply((outcome, reason, depends_on), evidence,
+                                                      decided)
         return Verdict(self.id, outcome, reason, dict(evidence), dict(self.thresholds),
                        depends_on, machine or env.device_key(), form.strip(), issued_by=_TOKEN)
 

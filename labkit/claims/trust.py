@@ -2,51 +2,69 @@
 
 Every timing-based claim decides by comparing a measured ratio (with its spread over
 interleaved rounds) against a named threshold (`band`). The harness also flags single
-timings it does not trust as they stand: noisy (IQR over 10% of the median) or above 105%
-of this machine's ceiling, still so when measured again. Before this module, any such flag
-turned the whole verdict into "depends on noise", even when the ratio sat far from its
-threshold (torch.matmul at 0.31x the stride-aware GEMM against a 1.2x threshold; a copy
-penalty of 27x against 1.5x). That veto was printed nowhere and its reason text said
-something that had not happened.
+timings it does not trust as they stand: noisy (IQR over 10% of the median), above 105%
+of this machine's ceiling, or launch-bound (the host's launch, not the device, set the
+time), still so when measured again. Before this module, any such flag turned the whole
+verdict into "depends on noise", even when the ratio sat far from its threshold
+(torch.matmul at 0.31x the stride-aware GEMM against a 1.2x threshold; a copy penalty of
+27x against 1.5x). That veto was printed nowhere and its reason text said something that
+had not happened. Then the rule was opt-in: a check applied it only if it called it, and
+four timing-based claims never did.
 
-The rule now, one place, printed on every timing-based claim card (`TRUST_RULE`):
+The rule now, one place, printed on every timing-based claim card (`TRUST_RULE`), applied
+by `Claim.judge` itself (`apply`), never by a check:
 
+- a timing-based claim declares its decisions (`Decision`: which ratio, its spread, which
+  threshold) in a function beside its check; registration refuses one that declares none.
 - a flag carries an uncertainty `s`: the flagged timing could be off by a factor (1 + s).
   Noisy: in an interleaved comparison the relative IQR of its per-round medians (what the
   ratio is built from; single samples scatter more than medians do), timed alone its
-  IQR/median. Above a ceiling: its excess over 100% of that ceiling. A flag
-  recorded without its size (older results) counts as s = 100% (off by a factor of two).
+  IQR/median. Above a ceiling: its excess over 100% of that ceiling. Launch-bound: what
+  the harness says it could be off by. A flag recorded without its size (older results)
+  counts as s = 100% (off by a factor of two).
 - a decision is the ratio, its spread and its threshold. Its margin is the factor by which
   the whole interval (ratio and spread) would have to move to reach the threshold.
 - a flag vetoes a decision (the verdict is 'depends' on noise) only when s reaches that
   margin; the reason names the timing, why it was flagged, and both numbers. Otherwise
   the verdict stands and its reason says the flag could not carry it across.
-- a flag applies to the decision whose name prefixes its timing ("1024 float16: ..."), or to
-  every decision when it names none.
+- a flag applies to the decision whose name prefixes its timing ("1024 float16: ..."), or
+  that lists its timing among the timings it is built from, or to every decision when it
+  names none.
+- a timing taken while other processes used the GPU (evidence "shared_gpu") holds back any
+  confirmed or refuted verdict: its size cannot be known (`shared_verdict`).
 - deterministic parts of a claim (bytes copied, an exception raised, a stride) decide
-  before any timing is read; the checks call this rule only where a timing decides.
+  before any timing is read: the declared decisions are empty where they decide.
+
+Evidence carries its flags under one key, `FLAGS_KEY` ("flags"); results recorded before
+read back from the older keys ("distrusted", "noisy", a timing's "<name>_noisy": True).
+`stated_ratio` gates a sentence that states a ratio by the same rule.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 UNKNOWN_SPREAD = 1.0  # a flag recorded without its size: the timing could be off by 2x
 DEPENDS = "depends"  # the outcome (labkit.claims.core imports this module, not the reverse)
+FLAGS_KEY = "flags"  # the one evidence key for the harness's flags
+LEGACY_FLAG_KEYS = ("distrusted", "noisy")  # where results recorded before it keep them
+LEGACY_TIMING_NOISY = "_noisy"  # "<timing>_noisy": True, recorded without its size
+SHARED_GPU = "a shared GPU"  # what a verdict depends on when its timings shared the GPU
 
 FLAGGED = ("noise: a timing the harness flagged could carry the deciding ratio across the "
            "threshold; rerun on a quiet machine")
 
 TRUST_RULE = (
-    "a timing the harness flags (noisy: IQR over 10% of its median; or above 105% of a "
-    "ceiling; still so when measured again) holds this verdict back ('depends' on noise) only "
-    "if it could carry the deciding ratio across the threshold: the flagged timing may be off "
-    "by the spread of its per-round medians in an interleaved comparison (its IQR/median when "
-    "timed alone), or by its excess over the ceiling (100% when not recorded), and the ratio's "
-    "whole measured spread must be nearer the threshold than that. Deterministic parts (bytes "
-    "copied, an exception raised) decide on their own.")
+    "a timing the harness flags (noisy: IQR over 10% of its median; above 105% of a "
+    "ceiling; or launch-bound; still so when measured again) holds this verdict back "
+    "('depends' on noise) only if it could carry the deciding ratio across the threshold: the "
+    "flagged timing may be off by the spread of its per-round medians in an interleaved "
+    "comparison (its IQR/median when timed alone), or by its excess over the ceiling (100% "
+    "when not recorded), and the ratio's whole measured spread must be nearer the threshold "
+    "than that. Timings taken while other processes used the GPU hold it back ('depends' on a "
+    "shared GPU). Deterministic parts (bytes copied, an exception raised) decide on their own.")
 
 
 @dataclass(frozen=True)
@@ -85,12 +103,17 @@ def read_flags(entries: Iterable[object] | None) -> list[Flag]:
 
 @dataclass(frozen=True)
 class Decision:
-    """A ratio that decides a verdict: its value, measured spread and threshold."""
+    """A ratio that decides a verdict: its value, measured spread and threshold.
+
+    timings (optional): the labels of the timings the ratio is built from, so a flag on one
+    of them applies to this decision only (a noisy pageable copy says nothing about the
+    pin_memory_device/pinned ratio)."""
 
     name: str
     value: float
     spread: Sequence[float] | None
     threshold: float
+    timings: tuple[str, ...] = ()
 
     def values(self) -> list[float]:
         return [float(self.value)] + [float(v) for v in (self.spread or ())]
@@ -121,8 +144,16 @@ def names(flag: Flag, case: str) -> bool:
                            or flag.timing.startswith(case + " "))
 
 
-def applies(flag: Flag, decision: Decision, cases: Sequence[str]) -> bool:
-    """A flag names its decision by a prefix ('1024 float16: ...'); one naming none applies to all."""
+def _built_from(flag: Flag, decision: Decision) -> bool:
+    return flag.timing in decision.timings
+
+
+def applies(flag: Flag, decision: Decision, cases: Sequence[str],
+            decisions: Sequence[Decision] = ()) -> bool:
+    """A flag names its decision by a prefix ('1024 float16: ...') or as one of the timings it
+    is built from (`Decision.timings`); one naming none applies to all."""
+    if any(_built_from(flag, d) for d in decisions):
+        return _built_from(flag, decision) or names(flag, decision.name)
     if not any(names(flag, c) for c in cases):
         return True
     return names(flag, decision.name)
@@ -154,7 +185,7 @@ def judge(flags: Iterable[object] | None, decisions: Sequence[Decision],
     for flag in found:
         hits, margins = [], []
         for decision in decisions:
-            if not applies(flag, decision, cases):
+            if not applies(flag, decision, cases, decisions):
                 continue
             margin = decision.margin()
             if margin is None:
@@ -176,13 +207,129 @@ def judge(flags: Iterable[object] | None, decisions: Sequence[Decision],
     return Trust(None, note)
 
 
-def verdict_or_veto(flags: Iterable[object] | None, decisions: Sequence[Decision],
-                    text: str, not_judged: Sequence[str] = ()
-                    ) -> tuple[tuple[str, str, str] | None, str]:
-    """(a 'depends on noise' verdict if a flag vetoes, else None; the text with the rule's note)."""
-    found = judge(flags, decisions, not_judged)
+# ---------------------------------------------------------------- declared decisions
+
+
+@dataclass(frozen=True)
+class Decisions:
+    """What a timing-based claim's declared decisions found in one evidence.
+
+    decisions: the ratios that decide it here (none where a deterministic part decided);
+    not_judged: names of cases measured but only shown, whose flags are left out."""
+
+    decisions: tuple[Decision, ...] = ()
+    not_judged: tuple[str, ...] = ()
+
+
+DecisionsFn = Callable[[Mapping, Mapping], "Sequence[Decision] | Decisions"]
+
+
+def declared(found: object) -> Decisions:
+    """A decisions function's answer as `Decisions` (it may return a plain list of Decision)."""
+    if isinstance(found, Decisions):
+        items, not_judged = found.decisions, found.not_judged
+    elif isinstance(found, Sequence) and not isinstance(found, str):
+        items, not_judged = tuple(found), ()
+    else:
+        raise TypeError(f"a claim's decisions function returns Decision objects or Decisions, "
+                        f"got {found!r}")
+    bad = [d for d in items if not isinstance(d, Decision)]
+    if bad:
+        raise TypeError(f"a claim's decisions function returned {bad!r}, not Decision objects")
+    return Decisions(tuple(items), tuple(not_judged))
+
+
+def flags_in(evidence: Mapping) -> list[Flag]:
+    """The harness's flags in a claim's evidence: under FLAGS_KEY, or where results recorded
+    before it kept them ('distrusted', a list under 'noisy', '<timing>_noisy': True)."""
+    if FLAGS_KEY in evidence:
+        return read_flags(evidence[FLAGS_KEY])
+    found: list[Flag] = []
+    for key in LEGACY_FLAG_KEYS:
+        entries = evidence.get(key)
+        if isinstance(entries, (list, tuple)):
+            found += read_flags(entries)
+    for key, value in evidence.items():
+        if isinstance(key, str) and key.endswith(LEGACY_TIMING_NOISY) and value is True:
+            found.append(Flag(key[: -len(LEGACY_TIMING_NOISY)], "noisy (recorded without its size)"))
+    return found
+
+
+def shared_verdict(result: tuple[str, str, str], evidence: Mapping) -> tuple[str, str, str]:
+    """A check's (outcome, reason, depends_on), made 'depends' when a shared GPU decided it.
+
+    evidence["shared_gpu"] true (a chapter sets it from its timings' `shared_gpu`) means the
+    ratio the check read may be the other processes' doing, by an amount no timing can show;
+    a confirmed or refuted outcome then becomes 'depends' on SHARED_GPU, keeping the reason.
+    Deterministic checks (strides, errors) never set the key and are left alone.
+    """
+    outcome, reason, depends_on = result
+    if not evidence.get("shared_gpu") or outcome == DEPENDS:
+        return result
+    return (DEPENDS, f"{reason} (timed while other processes used the GPU: rerun alone to decide)",
+            SHARED_GPU)
+
+
+def apply(result: tuple[str, str, str], evidence: Mapping,
+          decided: Decisions) -> tuple[str, str, str]:
+    """The whole rule over a check's (outcome, reason, depends_on): what `Claim.judge` does for
+    every timing-based claim, whatever its check returned.
+
+    A flag that could carry a declared decision across its threshold makes it 'depends' on
+    noise (FLAGGED); flags too small to do so are named in the reason; then a shared GPU
+    holds back what is left confirmed or refuted."""
+    outcome, reason, depends_on = result
+    found = judge(flags_in(evidence), decided.decisions, decided.not_judged)
     if found.note:
-        text = f"{text}; {found.note}"
+        reason = f"{reason}; {found.note}"
     if found.veto:
-        return (DEPENDS, f"{text}; {found.veto}", FLAGGED), text
-    return None, text
+        return DEPENDS, f"{reason}; {found.veto}", FLAGGED
+    return shared_verdict((outcome, reason, depends_on), evidence)
+
+
+# ---------------------------------------------------------------- stated ratios
+
+
+def _spread_pair(spread: Sequence[float] | None) -> tuple[float, float] | None:
+    values = [float(v) for v in spread or ()]
+    return (min(values), max(values)) if values else None
+
+
+def stated_ratio(ratio: float, spread: Sequence[float] | None = None, *,
+                 flags: Iterable[object] | None = None, threshold: float = 1.0,
+                 shared_gpu: bool = False, what: str = "") -> str:
+    """A ratio as a sentence may state it, or what it is instead: noise.
+
+    '1.77x (rounds 1.70-1.85)' when the ratio lies inside its own per-round spread, the
+    spread stays on one side of `threshold` (default 1.0: faster or slower at all), no flag
+    could carry it across (the trust rule, as a `Decision`) and the GPU was not shared.
+    Otherwise a fragment that names the number as noise and why, so a takeaway never
+    states as a result a ratio its own measurement does not support.
+    """
+    ratio = float(ratio)
+    pair = _spread_pair(spread)
+    shown = f"{ratio:.2f}x" + (f" (rounds {pair[0]:.2f}-{pair[1]:.2f})" if pair else "")
+    if not math.isfinite(ratio) or ratio <= 0:
+        return f"no ratio ({ratio!r}: not measured)"
+    if pair and not pair[0] <= ratio <= pair[1]:
+        return (f"no stable ratio: {ratio:.2f}x lies outside its own rounds' {pair[0]:.2f}-"
+                f"{pair[1]:.2f}x (noise: the rounds disagree; rerun on a quiet machine)")
+    if pair and pair[0] <= threshold <= pair[1]:
+        return f"{shown}: no measurable difference from {threshold:g}x (the rounds straddle it)"
+    veto = judge(flags, [Decision(what, ratio, list(pair) if pair else None, threshold)]).veto
+    if veto:
+        return f"no ratio to state: {shown}, but {veto.removesuffix(': no verdict from it')} (noise)"
+    if shared_gpu:
+        return f"no ratio to state: {shown}, timed on a shared GPU (other processes used it)"
+    return shown
+
+
+def stated_variant(comparison: object, name: str, threshold: float = 1.0) -> str:
+    """`stated_ratio` for one variant of a `labkit.measure.timing.Comparison`: its ratio to the
+    baseline, its per-round spread, the comparison's flags and whether it shared the GPU."""
+    variant = comparison[name]  # type: ignore[index]
+    flags = comparison.flags() if hasattr(comparison, "flags") else []
+    shared = any(getattr(v.timing, "shared_gpu", False)
+                 for v in getattr(comparison, "variants", {}).values())
+    return stated_ratio(variant.ratio, [variant.ratio_q25, variant.ratio_q75], flags=flags,
+                        threshold=threshold, shared_gpu=shared, what=name)

@@ -5,7 +5,9 @@ matmul timed while another process runs kernels measures the share of the GPU it
 the GPU: bandwidth and SMs are split, and the split changes from call to call. A timing
 cannot undo that, but it can say so. `others_on_gpu()` lists the other compute processes the
 driver reports on the device being timed; `bench` puts the answer in `Timing.shared_gpu`
-and a warning, and `shared_verdict` turns a confirmed or refuted verdict that rests on such
+and a warning, and `any_shared` tells a chapter what to put in a claim's evidence. What a
+verdict does with it is the claims' business, not the measuring layer's:
+`labkit.claims.trust.shared_verdict` turns a confirmed or refuted verdict that rests on such
 a timing into "depends (on a shared GPU)".
 
     from labkit.measure import sharing
@@ -33,8 +35,6 @@ from dataclasses import dataclass
 
 CACHE_S = 2.0                       # a sweep of timings asks the driver at most every 2 s
 SMI_TIMEOUT_S = 5.0                 # nvidia-smi on a busy machine: never hang a timing on it
-SHARED_GPU = "a shared GPU"         # what a verdict depends on when its timings shared the GPU
-DEPENDS = "depends"
 
 
 @dataclass(frozen=True)
@@ -89,24 +89,9 @@ def note(others: list[GpuProcess]) -> str:
             "can change from run to run (a workshop's other learners, or another MIG user).")
 
 
-def shared_verdict(result: tuple[str, str, str], evidence: Mapping) -> tuple[str, str, str]:
-    """A claim check's (outcome, reason, depends_on), made 'depends' when a shared GPU decided it.
-
-    evidence["shared_gpu"] true (a chapter sets it from its timings' `shared_gpu`) means the
-    ratio the check read may be the other processes' doing; a confirmed or refuted outcome
-    then becomes 'depends' on SHARED_GPU, keeping the reason. Deterministic checks (strides,
-    errors) never set the key and are left alone.
-    """
-    outcome, reason, depends_on = result
-    if not evidence.get("shared_gpu") or outcome == DEPENDS:
-        return result
-    return (DEPENDS, f"{reason} (timed while other processes used the GPU: rerun alone to decide)",
-            SHARED_GPU)
-
-
 def any_shared(*results: object) -> bool:
     """Whether any of these timings was taken on a shared GPU: what a chapter puts in its
-    evidence as "shared_gpu" for `shared_verdict`.
+    evidence as "shared_gpu" for `labkit.claims.trust.shared_verdict`.
 
     Takes Timings, Comparisons (every variant counts: one shared variant moves the ratio)
     and saved dicts with a "shared_gpu" key, in any mix.

@@ -1,4 +1,5 @@
-"""The GPU-sharing check: parsing the driver's list, leaving this process out, verdicts."""
+"""The GPU-sharing check: parsing the driver's list, leaving this process out. What a verdict
+does with a shared GPU is the claims' rule: tests/claims/test_trust.py."""
 
 import dataclasses
 import os
@@ -61,15 +62,6 @@ def test_cpu_timing_says_not_shared():
     t = bench.time(lambda: torch.ones(64).sum(), rep_ms=5, warmup_ms=1, device="cpu")
     assert t.shared_gpu is False
     assert not any("shared GPU" in w for w in t.warnings)
-
-
-def test_shared_verdict_falls_back_to_depends():
-    decided = ("confirmed", "NHWC 1.4x faster", "")
-    assert sharing.shared_verdict(decided, {"ratio": 1.4}) == decided
-    outcome, reason, on = sharing.shared_verdict(decided, {"ratio": 1.4, "shared_gpu": True})
-    assert (outcome, on) == ("depends", sharing.SHARED_GPU) and "NHWC 1.4x faster" in reason
-    already = ("depends", "noise", "noise")
-    assert sharing.shared_verdict(already, {"shared_gpu": True}) == already
 
 
 def test_any_shared_reads_timings_comparisons_and_saved_dicts():

@@ -7,9 +7,10 @@ Each claim reads on one screen: the seed's statement (English gist, section), th
 its named thresholds and its check. Timing-based checks share three rules:
 - a ratio whose measured spread straddles a threshold gives 'depends' on noise (`band`);
 - a timing the harness flagged (noisy or above a ceiling, still so when measured again) is
-  listed in the evidence's `distrusted`; it holds the verdict back only when it could carry
-  the deciding ratio across its threshold (the one trust rule, `labkit.claims.trust`, printed
-  on every timing-based claim card); bytes copied decide on their own, before any timing;
+  listed in the evidence's `flags`; it holds the verdict back only when it could carry the
+  deciding ratio across its threshold (the one trust rule, `labkit.claims.trust`, printed on
+  every timing-based claim card, applied by `Claim.judge` to the ratios each claim's
+  `decisions_*` function declares); bytes copied decide on their own, before any timing;
 - on a CPU, a verdict that rests on timings is measured twice, with glibc's default
   allocator and with malloc keeping freed memory (`kept`); when the two give different
   answers, the verdict is 'depends' on the allocator.
@@ -29,7 +30,7 @@ from labkit.claims.core import (
     ClaimError,
     band,
 )
-from labkit.claims.trust import Decision, verdict_or_veto
+from labkit.claims.trust import Decision
 from labkit.core import discovery
 
 CHAPTER = discovery.chapter_key(__name__)
@@ -68,22 +69,18 @@ def check_c2(ev: Mapping, th: Mapping) -> tuple[str, str, str]:
     cases = list(ev["cases"])
     if not cases:
         raise ClaimError("C2: no matmul case was measured")
-    holds, noisy, notes, decisions = [], [], [], []
+    holds, noisy, notes = [], [], []
     for c in cases:
         ratio = c["implicit_median_s"] / c["explicit_median_s"]
         copies = int(c["implicit_copy_bytes"]) > 0
         where = band(ratio, c.get("ratio_iqr"), th["costly_ratio"])
         notes.append(f"{c['case']}: implicit copy {'yes' if copies else 'no'}, "
                      f"implicit/explicit time {ratio:.2f}x")
-        if copies:  # timings decide only where a copy is: no copy refutes on its own
-            decisions.append(Decision(c["case"], ratio, c.get("ratio_iqr"), th["costly_ratio"]))
         if copies and where == "above":
             holds.append(c["case"])
         elif copies and where == "noise":
             noisy.append(c["case"])
-    vetoed, text = verdict_or_veto(ev.get("distrusted"), decisions, "; ".join(notes))
-    if vetoed:
-        return vetoed
+    text = "; ".join(notes)
     if noisy:
         return DEPENDS, text, NOISE
     if len(holds) == len(cases):
@@ -93,12 +90,19 @@ def check_c2(ev: Mapping, th: Mapping) -> tuple[str, str, str]:
     return DEPENDS, text, f"the case: holds only for {', '.join(holds)}"
 
 
+def decisions_c2(ev: Mapping, th: Mapping) -> list[Decision]:
+    """Each case's implicit/explicit time decides only where a copy is: no copy refutes alone."""
+    return [Decision(c["case"], c["implicit_median_s"] / c["explicit_median_s"], c.get("ratio_iqr"),
+                     th["costly_ratio"]) for c in ev["cases"] if int(c["implicit_copy_bytes"]) > 0]
+
+
 C2 = Claim(
     "C2", CHAPTER, SEED_STRIDES, "Chapter 1: a typical performance comparison (A100, FP16, batch 64)",
     "x.transpose(0,1).matmul(w) pays an implicit contiguous copy: 84.2 ms against 21.7 ms with .contiguous() first.",
     f"a copy is recorded in the implicit path and it is > {COSTLY_RATIO}x slower than the explicit one",
     f"no implicit copy, or implicit/explicit <= {COSTLY_RATIO}",
     ("cases",), thresholds={"costly_ratio": COSTLY_RATIO}, check=check_c2, timing_based=True,
+    decisions=decisions_c2,
     section_zh="第一章 典型性能对比 (A100, FP16 batch64)", seed_setting="A100 GPU, fp16, batch 64")
 
 
@@ -165,13 +169,6 @@ def check_c5b(ev: Mapping, th: Mapping) -> tuple[str, str, str]:
             + _kept_text(kept, "seed_ratio", "the seed's ratio"))
     if "noise" in (seed_band, alignment_band, l1_band):
         return DEPENDS, text, NOISE
-    vetoed, text = verdict_or_veto(ev.get("distrusted"), [
-        Decision("the seed's ratio", ratio[MISALIGNED_STRIDED], iqr.get(MISALIGNED_STRIDED), limit),
-        Decision("alignment alone", ratio[MISALIGNED_CONTIGUOUS], iqr.get(MISALIGNED_CONTIGUOUS),
-                 limit),
-        Decision("L1-sized", l1[MISALIGNED_STRIDED], iqr_l1.get(MISALIGNED_STRIDED), limit)], text)
-    if vetoed:
-        return vetoed
     kept_band = (band(float(kept["seed_ratio"]), kept.get("seed_ratio_iqr"), limit)
                  if kept and kept.get("seed_ratio") is not None else None)
     split = allocator_split(seed_band, kept_band, "the seed's ratio")
@@ -189,6 +186,18 @@ def check_c5b(ev: Mapping, th: Mapping) -> tuple[str, str, str]:
     return CONFIRMED, text, ""
 
 
+def decisions_c5b(ev: Mapping, th: Mapping) -> list[Decision]:
+    """The seed's ratio and alignment alone (DRAM-sized), the seed's ratio L1-sized."""
+    ratio = _c5b_ratios(ev["ns_per_element"], "ns_per_element (DRAM-sized)")
+    l1 = _c5b_ratios(ev["ns_per_element_l1"], "ns_per_element_l1 (L1-sized)")
+    iqr, iqr_l1 = dict(ev.get("ratio_iqr") or {}), dict(ev.get("ratio_iqr_l1") or {})
+    limit = th["misaligned_costly_ratio"]
+    return [Decision("the seed's ratio", ratio[MISALIGNED_STRIDED], iqr.get(MISALIGNED_STRIDED), limit),
+            Decision("alignment alone", ratio[MISALIGNED_CONTIGUOUS], iqr.get(MISALIGNED_CONTIGUOUS),
+                     limit),
+            Decision("L1-sized", l1[MISALIGNED_STRIDED], iqr_l1.get(MISALIGNED_STRIDED), limit)]
+
+
 C5b = Claim(
     "C5b", CHAPTER, SEED_STRIDES, "2.2 What contiguous tensors really are (effect of alignment)",
     "Misaligned non-contiguous access costs 42.7 ns against 19.1 ns for aligned contiguous "
@@ -202,6 +211,7 @@ C5b = Claim(
     "allocator",
     ("ns_per_element", "ns_per_element_l1"),
     thresholds={"misaligned_costly_ratio": MISALIGNED_COSTLY_RATIO}, check=check_c5b, timing_based=True,
+    decisions=decisions_c5b,
     section_zh="2.2 contiguous张量的本质 (对齐优化效果对比)",
     seed_setting="a CPU: 64-byte cache lines, per-access latency and L1 miss rates")
 
@@ -212,14 +222,18 @@ def check_c6(ev: Mapping, th: Mapping) -> tuple[str, str, str]:
     if copied == 0 and ev["shares_storage"]:
         return (REFUTED, f"narrow on the transposed view copied 0 bytes and shares storage; "
                 f"it takes {ratio:.2f}x the time of narrow on the contiguous tensor", "")
-    vetoed, text = verdict_or_veto(ev.get("distrusted"), [
-        Decision("narrow", ratio, ev.get("ratio_iqr"), th["narrow_costly_ratio"])],
-        f"narrow copied {copied} bytes")
-    if vetoed:
-        return vetoed
+    text = f"narrow copied {copied} bytes"
     if ratio > th["narrow_costly_ratio"]:
         return CONFIRMED, f"{text}; it took {ratio:.2f}x as long", ""
     return DEPENDS, f"{text}; it took only {ratio:.2f}x as long", "size"
+
+
+def decisions_c6(ev: Mapping, th: Mapping) -> list[Decision]:
+    """narrow's transposed/contiguous time, where it copied (no copy refutes on its own)."""
+    if int(ev["copy_bytes"]) == 0 and ev["shares_storage"]:
+        return []
+    return [Decision("narrow", ev["narrow_transposed_median_s"] / ev["narrow_contiguous_median_s"],
+                     ev.get("ratio_iqr"), th["narrow_costly_ratio"])]
 
 
 C6 = Claim(
@@ -229,6 +243,7 @@ C6 = Claim(
     "no copy is recorded and the result shares storage",
     ("copy_bytes", "shares_storage", "narrow_contiguous_median_s", "narrow_transposed_median_s"),
     thresholds={"narrow_costly_ratio": NARROW_COSTLY_RATIO}, check=check_c6, timing_based=True,
+    decisions=decisions_c6,
     section_zh="2.3 非contiguous张量的隐式开销")
 
 
@@ -250,10 +265,6 @@ def check_c9(ev: Mapping, th: Mapping) -> tuple[str, str, str]:
     where = band(penalty, ev.get("penalty_iqr"), th["strided_penalty_ratio"])
     if where == "noise":
         return DEPENDS, text, NOISE
-    vetoed, text = verdict_or_veto(ev.get("distrusted"), [
-        Decision("the penalty", penalty, ev.get("penalty_iqr"), th["strided_penalty_ratio"])], text)
-    if vetoed:
-        return vetoed
     kept_band = (band(float(kept["penalty"]), kept.get("penalty_iqr"), th["strided_penalty_ratio"])
                  if kept and kept.get("penalty") is not None else None)
     split = allocator_split(where, kept_band, "the transposed copy's penalty")
@@ -262,6 +273,17 @@ def check_c9(ev: Mapping, th: Mapping) -> tuple[str, str, str]:
     if where == "above":
         return CONFIRMED, text, ""
     return DEPENDS, text, "what 'cost' means: a full copy, but at a plain copy's speed"
+
+
+def decisions_c9(ev: Mapping, th: Mapping) -> list[Decision]:
+    """The transposed copy's penalty against a plain copy, where the copy is the seed's
+    (a full copy, free when already contiguous): otherwise the bytes refute on their own."""
+    full_copy = int(ev["transposed_copy_bytes"]) >= int(ev["expected_bytes"]) > 0
+    free = bool(ev["contiguous_returns_self"]) and int(ev["contiguous_copy_bytes"]) == 0
+    if not (full_copy and free):
+        return []
+    return [Decision("the penalty", ev["plain_copy_gbps"] / ev["transposed_gbps"],
+                     ev.get("penalty_iqr"), th["strided_penalty_ratio"])]
 
 
 C9 = Claim(
@@ -277,6 +299,7 @@ C9 = Claim(
     ("transposed_copy_bytes", "expected_bytes", "contiguous_returns_self",
      "contiguous_copy_bytes", "transposed_gbps", "plain_copy_gbps"),
     thresholds={"strided_penalty_ratio": STRIDED_PENALTY_RATIO}, check=check_c9, timing_based=True,
+    decisions=decisions_c9,
     section_zh="3.1 contiguous()调用代价量化", seed_setting="a CPU (DTLB misses), 128x512x256")
 
 
@@ -296,18 +319,12 @@ def check_c10(ev: Mapping, th: Mapping) -> tuple[str, str, str]:
     cases = list(ev["cases"])
     if not cases:
         raise ClaimError("C10: no GEMM case was measured")
-    flags = ev.get("distrusted")
     gpu_form = all(c.get("stride_aware_median_s") is not None for c in cases)
     if gpu_form:
         found = [_c10_gpu_case(c, th) for c in cases]
         text = "; ".join(line for _, line in found)
         if any(b == "noise" for b, _ in found):
             return DEPENDS, text, NOISE
-        vetoed, text = verdict_or_veto(flags, [
-            Decision(c["case"], c["matmul_view_median_s"] / c["stride_aware_median_s"],
-                     c.get("ratio_iqr"), th["stride_aware_win_ratio"]) for c in cases], text)
-        if vetoed:
-            return vetoed
         wins = [c for c, (b, _) in zip(cases, found, strict=True) if b == "above"]
         copied = [c for c in cases if int(c["matmul_view_copy_bytes"]) > 0]
         if len(wins) == len(cases) and len(copied) == len(cases):
@@ -319,7 +336,7 @@ def check_c10(ev: Mapping, th: Mapping) -> tuple[str, str, str]:
                     "copied nothing, so the seed's copy does not explain it")
         return DEPENDS, text, "size and dtype: the stride-aware GEMM wins only for " + ", ".join(
             c["case"] for c in wins)
-    notes, copies_found, noisy, decisions = [], [], False, []
+    notes, copies_found, noisy = [], [], False
     for c in cases:
         ratio = c["matmul_view_median_s"] / c["copy_then_matmul_median_s"]
         where = band(ratio, c.get("ratio_iqr"), 1.0)
@@ -327,7 +344,6 @@ def check_c10(ev: Mapping, th: Mapping) -> tuple[str, str, str]:
         if copied > 0:
             copies_found.append(c["case"])
             noisy = noisy or where == "noise"
-            decisions.append(Decision(c["case"], ratio, c.get("ratio_iqr"), 1.0))
         notes.append(f"{c['case']}: torch.matmul on the view copied {copied} B "
                      f"(operand {int(c['operand_bytes'])} B) and takes {ratio:.2f}x the time of "
                      "contiguous()-then-matmul")
@@ -336,12 +352,20 @@ def check_c10(ev: Mapping, th: Mapping) -> tuple[str, str, str]:
         return REFUTED, text + ": torch.matmul itself reads the transposed operand in place", ""
     if noisy:
         return DEPENDS, text, NOISE
-    vetoed, text = verdict_or_veto(flags, decisions, text)
-    if vetoed:
-        return vetoed
     if len(copies_found) == len(cases):
         return CONFIRMED, text + ": a kernel that read the strides could save that copy", ""
     return DEPENDS, text, "the case: torch.matmul copies only for " + ", ".join(copies_found)
+
+
+def decisions_c10(ev: Mapping, th: Mapping) -> list[Decision]:
+    """The seed's form: torch.matmul on the view over the stride-aware GEMM, every case. The
+    CPU form: torch.matmul on the view over contiguous()-then-matmul (1.0), where it copied."""
+    cases = list(ev["cases"])
+    if cases and all(c.get("stride_aware_median_s") is not None for c in cases):
+        return [Decision(c["case"], c["matmul_view_median_s"] / c["stride_aware_median_s"],
+                         c.get("ratio_iqr"), th["stride_aware_win_ratio"]) for c in cases]
+    return [Decision(c["case"], c["matmul_view_median_s"] / c["copy_then_matmul_median_s"],
+                     c.get("ratio_iqr"), 1.0) for c in cases if int(c["matmul_view_copy_bytes"]) > 0]
 
 
 C10 = Claim(
@@ -354,6 +378,7 @@ C10 = Claim(
     "every case (without a custom GEMM: torch.matmul copies nothing); 'depends' if mixed",
     ("cases",),
     thresholds={"stride_aware_win_ratio": STRIDE_AWARE_WIN_RATIO}, check=check_c10, timing_based=True,
+    decisions=decisions_c10,
     section_zh="3.2 stride-aware算子设计", seed_setting="a GPU, transposed 1024x1024 matmul")
 
 

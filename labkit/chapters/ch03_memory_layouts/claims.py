@@ -15,7 +15,7 @@ from labkit.claims.core import (
     ClaimError,
     band,
 )
-from labkit.claims.trust import Decision, verdict_or_veto
+from labkit.claims.trust import Decision, Decisions
 from labkit.core import discovery
 from labkit.measure.device_time import HOST_BOUND_IDLE_SHARE
 
@@ -74,8 +74,9 @@ def _speedups(runs: list, th: Mapping) -> tuple[str, str, str]:
 def check_c7(ev: Mapping, th: Mapping) -> tuple[str, str, str]:
     """runs: the runs in the form judged (on a GPU the seed's fp16 batch 64; on a CPU this
     CPU's runs). other_runs (optional) are shown, not judged. kept (optional, CPU): the same
-    runs timed with malloc keeping freed memory; distrusted: timings the harness flagged (the
-    trust rule, labkit.claims.trust, decides whether they hold the verdict back)."""
+    runs timed with malloc keeping freed memory; flags: timings the harness flagged (the
+    trust rule, labkit.claims.trust, applied by Claim.judge to `decisions_c7`, decides whether
+    they hold the verdict back)."""
     runs = list(ev["runs"])
     if not runs:
         raise ClaimError("C7: no ResNet-50 run was measured")
@@ -86,15 +87,6 @@ def check_c7(ev: Mapping, th: Mapping) -> tuple[str, str, str]:
     if others:
         text += "; not judged, other settings: " + ", ".join(
             f"{r['dtype']} b{r['batch']} {r['nhwc_img_s'] / r['nchw_img_s']:.2f}x" for r in others)
-    # The harness's flags are on wall timings: they bear on runs judged by wall time only.
-    decided = [(r, deciding(r)) for r in runs]
-    vetoed, text = verdict_or_veto(ev.get("distrusted"), [
-        Decision(f"{r['dtype']} b{r['batch']}", ratio, spread, th["channels_last_faster_ratio"])
-        for r, (ratio, spread, basis) in decided if basis == WALL_TIME], text,
-        not_judged=[f"{r['dtype']} b{r['batch']}" for r in others]
-        + [f"{r['dtype']} b{r['batch']}" for r, (_, _, basis) in decided if basis != WALL_TIME])
-    if vetoed:
-        return vetoed
     kept_runs = list((ev.get("kept") or {}).get("runs") or [])
     if kept_runs:
         kept_outcome, kept_text, kept_depends_on = _speedups(kept_runs, th)
@@ -103,6 +95,21 @@ def check_c7(ev: Mapping, th: Mapping) -> tuple[str, str, str]:
             return (DEPENDS, text, f"the allocator: {outcome} with glibc's default malloc, "
                     f"{kept_outcome} when malloc keeps freed memory")
     return outcome, text, depends_on
+
+
+def decisions_c7(ev: Mapping, th: Mapping) -> Decisions:
+    """Each judged run's NHWC/NCHW speed ratio by wall time. The harness's flags are on wall
+    timings: they bear on runs judged by wall time only, so runs judged by device-busy time
+    (host-bound) and the other settings (shown, not judged) leave their flags out. A wrong
+    stride decides on its own."""
+    if int(ev["channels_last_stride1"]) != 1:
+        return Decisions()
+    decided = [(r, deciding(r)) for r in ev["runs"]]
+    return Decisions(
+        tuple(Decision(f"{r['dtype']} b{r['batch']}", ratio, spread, th["channels_last_faster_ratio"])
+              for r, (ratio, spread, basis) in decided if basis == WALL_TIME),
+        tuple([f"{r['dtype']} b{r['batch']}" for r in ev.get("other_runs") or ()]
+              + [f"{r['dtype']} b{r['batch']}" for r, (_, _, basis) in decided if basis != WALL_TIME]))
 
 
 C7 = Claim(
@@ -118,6 +125,7 @@ C7 = Claim(
     "the allocator decides it (CPU)",
     ("channels_last_stride1", "runs"),
     thresholds={"channels_last_faster_ratio": CHANNELS_LAST_FASTER_RATIO}, check=check_c7, timing_based=True,
+    decisions=decisions_c7,
     section_zh="2.4 memory layout类型对比 (ResNet-50, batch64, FP16)",
     seed_setting="A100 GPU, fp16, batch 64 (and an ARM CPU table)")
 

@@ -2,7 +2,9 @@
 
 Each claim reads on one screen: the seed's statement (English gist, section), the rule,
 its named thresholds and its check. Timing-based checks go through `band`, so a figure whose
-measured spread straddles a threshold gives 'depends' on noise, never a guess.
+measured spread straddles a threshold gives 'depends' on noise, never a guess; their declared
+decisions (`decisions_c18`, `decisions_c19`) let `Claim.judge` apply the trust rule
+(`labkit.claims.trust`: the harness's flags, a shared GPU) to the figures that decide.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from labkit.claims.core import (
     ClaimError,
     band,
 )
+from labkit.claims.trust import Decision
 from labkit.core import discovery
 
 CHAPTER = discovery.chapter_key(__name__)
@@ -120,6 +123,22 @@ def check_c18(ev: Mapping, th: Mapping) -> tuple[str, str, str]:
             "not the GPU's")
 
 
+def decisions_c18(ev: Mapping, th: Mapping) -> list[Decision]:
+    """The graph's launch gap against its limit; where the gap is under it, eager's fitted
+    cost per launch against both ends of the seed's range. A fit that is not a line decides
+    on its own (no slope is trusted)."""
+    if float(ev["fit_r_squared"]) < th["min_fit_r_squared"]:
+        return []
+    gap, spread, _ = _graph_launch_gap(ev)
+    limit = th["graph_node_limit_us"]
+    found = [Decision("graph replay's launch gap", gap, spread, limit)]
+    if band(gap, spread, limit) == "below":
+        eager, interval = float(ev["eager_per_launch_us"]), ev.get("eager_interval_us")
+        found += [Decision("eager launch", eager, interval, th["eager_launch_low_us"]),
+                  Decision("eager launch", eager, interval, th["eager_launch_high_us"])]
+    return found
+
+
 C18 = Claim(
     "C18", CHAPTER, SEED_PIPELINE, "2.3 CUDA Graphs and removing launch latency",
     "CUDA Graph replay launches a kernel in under 0.5 us, against about 5 to 8 us for an "
@@ -136,7 +155,7 @@ C18 = Claim(
                 "eager_launch_low_us": EAGER_LAUNCH_LOW_US,
                 "eager_launch_high_us": EAGER_LAUNCH_HIGH_US,
                 "min_fit_r_squared": MIN_FIT_R_SQUARED},
-    check=check_c18, timing_based=True, section_zh="2.3 CUDA Graph集成与异步启动延迟消除",
+    check=check_c18, timing_based=True, decisions=decisions_c18, section_zh="2.3 CUDA Graph集成与异步启动延迟消除",
     seed_setting="a CUDA GPU, fixed-shape batch inference")
 
 
@@ -166,6 +185,19 @@ def check_c19(ev: Mapping, th: Mapping) -> tuple[str, str, str]:
     return (CONFIRMED if where == "above" else REFUTED), text, ""
 
 
+def decisions_c19(ev: Mapping, th: Mapping) -> list[Decision]:
+    """Triton's add over PyTorch's (GB/s), where the size is aligned and both are under the
+    copy ceiling: otherwise the size decides on its own."""
+    triton, torch_gbps, ceiling = (float(ev["triton_gbps"]), float(ev["torch_gbps"]),
+                                   float(ev["copy_ceiling_gbps"]))
+    if "elements" in ev and int(ev["elements"]) % int(th["triton_divisibility"]):
+        return []
+    if max(triton, torch_gbps) > th["above_ceiling_fraction"] * ceiling or torch_gbps <= 0:
+        return []
+    return [Decision("Triton/PyTorch", triton / torch_gbps, ev.get("speedup_iqr"),
+                     th["triton_win_ratio"])]
+
+
 C19 = Claim(
     "C19", CHAPTER, SEED_PIPELINE, "2.4 Custom Triton kernels (performance comparison)",
     "A Triton add kernel reaches 28.9 TFLOPS against 12.4 for PyTorch's (A100, fp16): 2.3x. "
@@ -180,7 +212,7 @@ C19 = Claim(
     thresholds={"triton_win_ratio": TRITON_WIN_RATIO, "seed_triton_speedup": SEED_TRITON_SPEEDUP,
                 "above_ceiling_fraction": ABOVE_CEILING_FRACTION,
                 "triton_divisibility": TRITON_DIVISIBILITY},
-    check=check_c19, timing_based=True, section_zh="2.4 自定义Triton内核在JIT图中的无缝注入与性能验证",
+    check=check_c19, timing_based=True, decisions=decisions_c19, section_zh="2.4 自定义Triton内核在JIT图中的无缝注入与性能验证",
     seed_setting="A100 GPU, fp16")
 
 

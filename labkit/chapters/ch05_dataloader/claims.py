@@ -15,7 +15,7 @@ Dataset.__getitem__" (deterministic: what torch does with the 3-D sample a Datas
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 
 from labkit.claims.core import (
     CONFIRMED,
@@ -27,7 +27,7 @@ from labkit.claims.core import (
     Claim,
     band,
 )
-from labkit.claims.trust import Decision, read_flags, verdict_or_veto
+from labkit.claims.trust import Decision
 from labkit.core import discovery
 
 CHAPTER = discovery.chapter_key(__name__)
@@ -73,18 +73,6 @@ C23_DECISIONS = {"pinned/pageable": ("pageable", "pinned"),
                  "pin_memory_device/pinned": ("pinned", "pin_memory_device")}
 
 
-def _scoped_c23_flags(flags: Iterable[object] | None) -> list[dict]:
-    """Each flagged copy named under the decision(s) it is part of ('pinned/pageable: pageable'),
-    so the trust rule applies it there only; a flag naming no known copy applies to both."""
-    scoped = []
-    for flag in read_flags(flags):
-        owners = [d for d, labels in C23_DECISIONS.items() if flag.timing in labels]
-        for decision in owners or [None]:
-            timing = f"{decision}: {flag.timing}" if decision else flag.timing
-            scoped.append({"timing": timing, "why": flag.why, "spread": flag.spread})
-    return scoped
-
-
 def check_c23(ev: Mapping, th: Mapping) -> tuple[str, str, str]:
     pageable, pinned, pmd = ev["pageable_gbps"], ev["pinned_gbps"], ev["pin_memory_device_gbps"]
     pinned_gain, pmd_gain = pinned / pageable, pmd / pinned
@@ -96,17 +84,21 @@ def check_c23(ev: Mapping, th: Mapping) -> tuple[str, str, str]:
             f"{SEED_GBPS['pageable']}, {SEED_GBPS['pinned']} and {SEED_GBPS['pin_memory_device']}")
     if "noise" in (pinned_where, pmd_where):
         return DEPENDS, text, NOISE
-    vetoed, text = verdict_or_veto(_scoped_c23_flags(ev.get("noisy")), [
-        Decision("pinned/pageable", pinned_gain, ev.get("pinned_speedup_iqr"), th["pinned_gain_ratio"]),
-        Decision("pin_memory_device/pinned", pmd_gain, ev.get("pin_memory_device_speedup_iqr"),
-                 th["pmd_gain_ratio"])], text)
-    if vetoed:
-        return vetoed
     if pmd_where == "below":
         return REFUTED, text, ""
     if pinned_where == "above":
         return CONFIRMED, text, ""
     return DEPENDS, text, "the row: pin_memory_device gains, but pinned does not beat pageable"
+
+
+def decisions_c23(ev: Mapping, th: Mapping) -> list[Decision]:
+    """pinned/pageable and pin_memory_device/pinned GB/s, each built from its two copies."""
+    pageable, pinned, pmd = ev["pageable_gbps"], ev["pinned_gbps"], ev["pin_memory_device_gbps"]
+    return [Decision("pinned/pageable", pinned / pageable, ev.get("pinned_speedup_iqr"),
+                     th["pinned_gain_ratio"], C23_DECISIONS["pinned/pageable"]),
+            Decision("pin_memory_device/pinned", pmd / pinned,
+                     ev.get("pin_memory_device_speedup_iqr"), th["pmd_gain_ratio"],
+                     C23_DECISIONS["pin_memory_device/pinned"])]
 
 
 C23 = Claim(
@@ -120,7 +112,7 @@ C23 = Claim(
     "not hold)",
     ("pageable_gbps", "pinned_gbps", "pin_memory_device_gbps", "transfer_bytes"),
     thresholds={"pinned_gain_ratio": PINNED_GAIN_RATIO, "pmd_gain_ratio": PMD_GAIN_RATIO},
-    check=check_c23, timing_based=True, section_zh=SECTION_ZH + " (性能对比)",
+    check=check_c23, timing_based=True, decisions=decisions_c23, section_zh=SECTION_ZH + " (性能对比)",
     seed_setting="a CUDA GPU, DataLoader batches of 256 ImageNet images (154 MB in float32)")
 
 SECTION_42 = ("4.2 DataLoader pipeline tuning: pin_memory, prefetch_factor and memory_format "
@@ -153,6 +145,19 @@ def check_c25(ev: Mapping, th: Mapping) -> tuple[str, str, str]:
                            "(CUDA returns a pageable copy once the buffer has been staged)")
 
 
+def decisions_c25(ev: Mapping, th: Mapping) -> list[Decision]:
+    """The control (from pinned memory the call returns early); where it holds, the pageable
+    call's share of its copy's time against both shares. Timings decide it all: a call's
+    return time and its copy's, so the trust rule applies as to any ratio."""
+    pinned = ev["pinned_nb_return_s"] / ev["pinned_nb_copy_s"]
+    found = [Decision("pinned", pinned, None, th["early_share"])]
+    if pinned < th["early_share"]:
+        pageable = ev["pageable_nb_return_s"] / ev["pageable_nb_copy_s"]
+        found += [Decision("pageable", pageable, None, th["blocking_share"]),
+                  Decision("pageable", pageable, None, th["early_share"])]
+    return found
+
+
 C25 = Claim(
     "C25", CHAPTER, SEED_STRIDES, SECTION_42,
     "Without pin_memory, non_blocking=True silently degrades to a blocking copy.",
@@ -164,7 +169,7 @@ C25 = Claim(
     ("pageable_nb_return_s", "pageable_nb_copy_s", "pinned_nb_return_s", "pinned_nb_copy_s",
      "transfer_bytes"),
     thresholds={"blocking_share": BLOCKING_SHARE, "early_share": EARLY_SHARE},
-    check=check_c25, section_zh=SECTION_42_ZH,
+    check=check_c25, timing_based=True, decisions=decisions_c25, section_zh=SECTION_42_ZH,
     seed_setting="a CUDA GPU, a DataLoader batch copied with .to('cuda', non_blocking=True)")
 
 

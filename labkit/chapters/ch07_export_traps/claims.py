@@ -10,6 +10,10 @@ judged from what can be measured or read:
 - whether a TensorRT engine has a CPU fallback at all, and where the parts Torch-TensorRT
   cannot convert run -- measured where Torch-TensorRT is installed (a GPU), otherwise read
   from the documentation below (cited), and the verdict says which.
+
+Where the TensorRT latency ratio decides, `decisions_c15` declares it, so `Claim.judge`
+applies the trust rule to it (flags of the TensorRT timings, named 'TensorRT: ...'); the
+traced model's own ratio ('trace: ...') is shown, never judged.
 """
 
 from __future__ import annotations
@@ -26,10 +30,13 @@ from labkit.claims.core import (
     ClaimError,
     band,
 )
+from labkit.claims.trust import Decision, Decisions
 from labkit.core import discovery
 
 CHAPTER = discovery.chapter_key(__name__)
 
+TENSORRT_CASE = "TensorRT"  # flags of the TensorRT comparison: 'TensorRT: transposed input'
+TRACE_CASE = "trace"  # flags of the traced model's comparison (shown, not judged)
 SEED_LATENCY_RATIO = 4.2  # the seed's "+320%": 4.2x the latency
 COSTLY_LATENCY_RATIO = 2.6  # "falls back with a large cost" if slower by at least half the seed's +320%
 
@@ -105,6 +112,20 @@ def check_c15(ev: Mapping, th: Mapping) -> tuple[str, str, str]:
     return REFUTED, text, ""
 
 
+def decisions_c15(ev: Mapping, th: Mapping) -> Decisions:
+    """The TensorRT transposed/contiguous latency, where it decides: tracing lost contiguity
+    and the fallback ran on the CPU. Otherwise what was read or recorded decides alone."""
+    ratio = ev.get("tensorrt_transposed_ratio")
+    if not ev["tensorrt_ran"] or ratio is None or not ev["trace_outcomes"]:
+        return Decisions(not_judged=(TRACE_CASE,))
+    lost, _ = trace_lost_contiguity(ev)
+    on_cpu = any(str(d).startswith("cpu") for d in ev["tensorrt_fallback_devices"])
+    if not (lost and on_cpu):
+        return Decisions(not_judged=(TRACE_CASE,))
+    return Decisions((Decision(TENSORRT_CASE, float(ratio), ev.get("tensorrt_transposed_ratio_iqr"),
+                               th["costly_latency_ratio"]),), (TRACE_CASE,))
+
+
 C15 = Claim(
     "C15", CHAPTER, SEED_STRIDES, "4.4 Traps of deploying JIT scripts",
     "Tracing loses contiguity, so TensorRT falls back to the CPU with +320% latency "
@@ -118,7 +139,7 @@ C15 = Claim(
     ("trace_records_strides", "trace_keeps_contiguous", "trace_outcomes", "tensorrt_ran",
      "tensorrt_fallback_devices", "tensorrt_transposed_ratio"),
     thresholds={"costly_latency_ratio": COSTLY_LATENCY_RATIO, "seed_latency_ratio": SEED_LATENCY_RATIO},
-    check=check_c15, timing_based=True, section_zh="4.4 JIT脚本化部署陷阱",
+    check=check_c15, timing_based=True, decisions=decisions_c15, section_zh="4.4 JIT脚本化部署陷阱",
     seed_setting="a traced model deployed with TensorRT on a GPU")
 
 CLAIMS = [C15]

@@ -6,6 +6,11 @@ second of an order-creation service (1,240 to 5,952 TPS, Protobuf parsing and co
 pools). So the ladder judges the title's claim on ResNet-50 itself: does climbing the usual
 inference steps reach 4.8x over eager float32, and over which float32 (strict, or PyTorch's
 defaults, under which cuDNN already runs float32 convolutions in TF32)?
+
+`decisions_c24` declares the two speed-ups that decide (over strict float32, over PyTorch's
+default float32), so `Claim.judge` applies the trust rule to them: a flagged rung's timing
+named 'over strict float32: <rung>' moves that ratio only, the judged rung's flag both, and
+the top rung's ('top rung: ...', shown when it raises the batch) none.
 """
 
 from __future__ import annotations
@@ -23,12 +28,15 @@ from labkit.claims.core import (
     ClaimError,
     band,
 )
+from labkit.claims.trust import Decision, Decisions
 from labkit.core import discovery
 
 CHAPTER = discovery.chapter_key(__name__)
 
 SEED_SPEEDUP = 4.8  # the title's "4.8x"
 SEED_STEPS = 7      # and its "7 steps"
+OVER_STRICT, OVER_DEFAULTS = "over strict float32", "over default float32"  # the two decisions
+TOP_RUNG = "top rung"  # flags of the top rung when it is shown beside the judged one, not judged
 
 
 def _judged(ev: Mapping) -> tuple[Mapping, str]:
@@ -74,6 +82,17 @@ def check_c24(ev: Mapping, th: Mapping) -> tuple[str, str, str]:
             "float32 already runs convolutions in TF32")
 
 
+def decisions_c24(ev: Mapping, th: Mapping) -> Decisions:
+    """The judged rung's speed-up over each float32 baseline, each with its spread."""
+    judged, _ = _judged(ev)
+    target = th["seed_speedup"]
+    shown = (TOP_RUNG,) if judged is not ev else ()
+    return Decisions((Decision(OVER_STRICT, float(judged["speedup_over_strict"]),
+                               judged.get("strict_spread"), target),
+                      Decision(OVER_DEFAULTS, float(judged["speedup_over_defaults"]),
+                               judged.get("defaults_spread"), target)), shown)
+
+
 C24 = Claim(
     "C24", CHAPTER, SEED_PIPELINE,
     "Title and chapter 5: seven steps raise ResNet-50 inference throughput 4.8x",
@@ -90,6 +109,7 @@ C24 = Claim(
     thresholds={"seed_speedup": SEED_SPEEDUP,
                 **{f"max_logit_error_{m}": t for m, t in numerics.TOLERANCES.items()},
                 "min_top1_agreement": numerics.MIN_TOP1}, check=check_c24, timing_based=True,
+    decisions=decisions_c24,
     section_zh="第五章 端到端吞吐提升4.8倍的归因分析 (标题: 7步实现ResNet50推理吞吐提升4.8倍)",
     seed_setting="a GPU (the seed names none for this figure), ResNet-50 inference")
 
