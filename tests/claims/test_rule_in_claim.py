@@ -180,3 +180,21 @@ def test_stated_variant_reads_a_comparison():
                                   "fast": VariantResult(timing("fast", 0.01), 0.8, 0.79, 0.81,
                                                         (0.8,) * 3)}, ("base", "fast"))
     assert trust.stated_variant(loud, "fast").startswith("no ratio to state")  # 30% vs 23% away
+
+
+def test_the_ladder_flags_its_rungs_for_c24_under_the_decision_they_move():
+    from types import SimpleNamespace
+
+    from labkit.chapters.ch08_inference_ladder import experiment
+
+    def rung(iqr, pct=None):
+        return SimpleNamespace(median_s=1.0, iqr_s=iqr, pct_of_ceiling=pct)
+    assert experiment.rung_flag(rung(0.05), "x") is None
+    assert experiment.rung_flag(rung(0.2), "over strict float32: eager")["spread"] == pytest.approx(0.2)
+    assert experiment.rung_flag(rung(0.01, 112.0), "x")["spread"] == pytest.approx(0.12)
+    ladder = dict(speedup_over_strict=5.0, speedup_over_defaults=6.5, strict_spread=[4.95, 5.05],
+                  defaults_spread=[6.4, 6.6], top_rung="CUDA Graphs", steps_kept=7)
+    noisy_defaults = experiment.rung_flag(rung(0.2), "over default float32: PyTorch defaults")
+    assert judge("C24", **ladder, flags=[noisy_defaults]).outcome == "confirmed"  # 33% away
+    noisy_strict = experiment.rung_flag(rung(0.2), "over strict float32: strict eager")
+    assert judge("C24", **ladder, flags=[noisy_strict]).depends_on == claims.NOISE_FLAGGED

@@ -65,7 +65,7 @@ def _c6(chapter: session.Chapter, quick: bool) -> claims.Verdict:
         "copy_bytes": log.total_bytes, "shares_storage": copies.shares_storage(z, x),
         "narrow_contiguous_median_s": cmp["narrow on contiguous x"].timing.median_s,
         "narrow_transposed_median_s": moved.timing.median_s,
-        "ratio_iqr": [moved.ratio_q25, moved.ratio_q75], "distrusted": flagged,
+        "ratio_iqr": [moved.ratio_q25, moved.ratio_q75], "flags": flagged,
     }, form=_form(chapter, chapter.on_gpu))
 
 
@@ -96,7 +96,7 @@ def _c2(chapter: session.Chapter, quick: bool, options: dict) -> claims.Verdict:
                       "implicit_median_s": implicit.timing.median_s,
                       "explicit_median_s": cmp["x.transpose(0,1).contiguous().matmul(w)"].timing.median_s,
                       "ratio_iqr": [implicit.ratio_q25, implicit.ratio_q75]})
-    return chapter.judge("C2", {"cases": found, "distrusted": flagged_all, "device": str(device)},
+    return chapter.judge("C2", {"cases": found, "flags": flagged_all, "device": str(device)},
                          form=f"GPU form: {str(dtype).replace('torch.', '')}" if on_gpu
                          else chapter.analogue + ", float32")
 
@@ -122,7 +122,7 @@ def _c9(chapter: session.Chapter, quick: bool, options: dict) -> claims.Verdict:
         "transposed_copy_bytes": transposed_log.total_bytes, "expected_bytes": nbytes,
         "contiguous_returns_self": same is x, "contiguous_copy_bytes": contiguous_log.total_bytes,
         "transposed_gbps": penalty.timing.gbps, "plain_copy_gbps": plain.timing.gbps,
-        "penalty_iqr": [penalty.ratio_q25, penalty.ratio_q75], "distrusted": flagged,
+        "penalty_iqr": [penalty.ratio_q25, penalty.ratio_q75], "flags": flagged,
         "device": str(device),
     }, form=_form(chapter, not chapter.on_gpu, ", float32"))
 
@@ -158,5 +158,5 @@ def _c10(chapter: session.Chapter, quick: bool, options: dict) -> claims.Verdict
                       "copy_then_matmul_median_s": cmp["contiguous() then torch.matmul"].timing.median_s,
                       "stride_aware_median_s": cmp[baseline].timing.median_s if aware else None,
                       "ratio_iqr": [view.ratio_q25, view.ratio_q75]})
-    return chapter.judge("C10", {"cases": cases, "distrusted": flagged_all, "device": str(device)},
+    return chapter.judge("C10", {"cases": cases, "flags": flagged_all, "device": str(device)},
                          form=_form(chapter, on_gpu, ", float32: torch.matmul is the only GEMM"))

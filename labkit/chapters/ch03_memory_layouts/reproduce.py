@@ -67,7 +67,7 @@ def measure_verdicts(quick: bool = False) -> list[claims.Verdict]:
         form = (f"{chapter.analogue}: {str(dtype).replace('torch.', '')}, batch "
                 f"{', '.join(map(str, batches))}, {image}x{image}")
     return [chapter.judge("C7", {"channels_last_stride1": stride1, "runs": runs,
-                                 "distrusted": flagged_all, "device": str(device)}, form=form)]
+                                 "flags": flagged_all, "device": str(device)}, form=form)]
 
 
 def deciding_ratios(verdict: claims.Verdict) -> dict[str, float]:

@@ -221,6 +221,7 @@ def add_sweep(counts: list[int], dtype: torch.dtype = torch.float16, rounds: int
                      "speedup": 1 / ratio.ratio,
                      "speedup_iqr": [1 / ratio.ratio_q75, 1 / ratio.ratio_q25],
                      "triton_noisy": bool(triton_t.noisy), "torch_noisy": bool(torch_t.noisy),
+                     "flags": cmp.flags(),  # C19's evidence for the trust rule, with their sizes
                      # the clock the times read (device time by default) and the host's launch
                      "clock": triton_t.clock, "triton_us": triton_t.median_s * 1e6,
                      "torch_us": torch_t.median_s * 1e6,

@@ -79,7 +79,7 @@ def _c23() -> Verdict:
         "pin_memory_device_speedup_iqr": h2d_copies.speedup_between(comparison, "pinned",
                                                                     "pin_memory_device"),
         "transfer_bytes": torch.Size(shape).numel() * 4,
-        "noisy": [label for label, v in comparison.variants.items() if v.timing.noisy]},
+        "flags": comparison.flags()},  # each flagged copy with its size, for the trust rule
         form=claims.SEED_FORM)
 
 

@@ -19,9 +19,11 @@ from dataclasses import dataclass, field
 import torch
 from torch import nn
 
+from labkit.chapters.ch08_inference_ladder import claims as ch08_claims
 from labkit.chapters.ch08_inference_ladder import ladder
 from labkit.claims.core import SEED_FORM
 from labkit.core import resnet
+from labkit.measure.timing import AT_CEILING_PCT, NOISY_IQR_FRACTION
 
 
 @dataclass(frozen=True)
@@ -48,6 +50,22 @@ def plan(on_gpu: bool, quick: bool = False) -> Plan:
                 ladder.Settings(batch=batch),
                 f"CPU analogue: ResNet-50 at {image} px, batch {batch}, from PyTorch's defaults "
                 f"({torch.get_num_threads()} threads)", profile_batches=1)
+
+
+def rung_flag(rung: ladder.Rung, timing: str) -> dict | None:
+    """A rung's wall timing flagged as the harness flags a Timing (labkit.measure.timing):
+    noisy (IQR over 10% of its median) or above 105% of a ceiling, with the size the trust
+    rule reads; None when neither. timing names it for C24's decisions ('over strict
+    float32: <rung>' moves that ratio only)."""
+    reasons, spread = [], 0.0
+    if rung.median_s > 0 and rung.iqr_s / rung.median_s > NOISY_IQR_FRACTION:
+        share = rung.iqr_s / rung.median_s
+        reasons.append(f"noisy: IQR {100 * share:.0f}% of the median")
+        spread = max(spread, share)
+    if rung.pct_of_ceiling is not None and rung.pct_of_ceiling > AT_CEILING_PCT:
+        reasons.append(f"{rung.pct_of_ceiling:.0f}% of a ceiling")
+        spread = max(spread, rung.pct_of_ceiling / 100 - 1)
+    return {"timing": timing, "why": ", ".join(reasons), "spread": spread} if reasons else None
 
 
 @dataclass
@@ -96,7 +114,19 @@ class Result:
                                   "strict_spread": list(base64.speedup_spread(self.strict)),
                                   "defaults_spread": list(base64.speedup_spread(self.defaults))},
             "rungs": [r.as_dict() for r in self.rungs],
+            "flags": self.flags(),
         }
+
+    def flags(self) -> list[dict]:
+        """C24's flags: each baseline's under its own decision, the judged rung's under both,
+        the top rung's (shown, not judged, when it raises the batch) under 'top rung'."""
+        named = [(self.strict, f"{ch08_claims.OVER_STRICT}: {self.strict.name}"),
+                 (self.defaults, f"{ch08_claims.OVER_DEFAULTS}: {self.defaults.name}"),
+                 (self.top_at_baseline_batch, self.top_at_baseline_batch.name)]
+        if self.top is not self.top_at_baseline_batch:
+            named.append((self.top, f"{ch08_claims.TOP_RUNG}: {self.top.name}"))
+        found = (rung_flag(rung, timing) for rung, timing in named)
+        return [f for f in found if f is not None]
 
     def record(self) -> dict:
         """Everything measured, JSON-ready, for results/ and the GPU script's output."""
