@@ -98,16 +98,19 @@ def check_c7(ev: Mapping, th: Mapping) -> tuple[str, str, str]:
 
 
 def decisions_c7(ev: Mapping, th: Mapping) -> Decisions:
-    """Each judged run's NHWC/NCHW speed ratio by wall time. The harness's flags are on wall
-    timings: they bear on runs judged by wall time only, so runs judged by device-busy time
-    (host-bound) and the other settings (shown, not judged) leave their flags out. A wrong
-    stride decides on its own."""
+    """Each judged run's NHWC/NCHW speed ratio. The harness's flags are on wall timings: a
+    flag naming a run ('float16 b64: NCHW') bears on it only where wall time judges it; a
+    run judged by device-busy time (host-bound) is its own decision, named apart, so those
+    flags leave it alone, and the other settings (shown, not judged) leave their flags out.
+    A wrong stride decides on its own."""
     if int(ev["channels_last_stride1"]) != 1:
         return Decisions()
     decided = [(r, deciding(r)) for r in ev["runs"]]
+    limit = th["channels_last_faster_ratio"]
     return Decisions(
-        tuple(Decision(f"{r['dtype']} b{r['batch']}", ratio, spread, th["channels_last_faster_ratio"])
-              for r, (ratio, spread, basis) in decided if basis == WALL_TIME),
+        tuple(Decision(f"{r['dtype']} b{r['batch']}" if basis == WALL_TIME
+                       else f"{r['dtype']} b{r['batch']} by device-busy time", ratio, spread, limit)
+              for r, (ratio, spread, basis) in decided),
         tuple([f"{r['dtype']} b{r['batch']}" for r in ev.get("other_runs") or ()]
               + [f"{r['dtype']} b{r['batch']}" for r, (_, _, basis) in decided if basis != WALL_TIME]))
 
