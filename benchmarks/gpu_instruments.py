@@ -27,7 +27,7 @@ def main() -> int:
     out_dir = Path(sys.argv[1] if len(sys.argv) > 1 else "out")
     out_dir.mkdir(parents=True, exist_ok=True)
     report: dict = {"device": torch.cuda.get_device_name() if torch.cuda.is_available() else None}
-    tests = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+    tests = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-o", "addopts=",
                             "tests/measure/test_clocks.py"], capture_output=True, text=True)
     report["pytest_clocks"] = {"rc": tests.returncode, "tail": tests.stdout[-3000:] + tests.stderr[-2000:]}
     print(f"pytest tests/measure/test_clocks.py: rc={tests.returncode}\n{tests.stdout[-1500:]}",

@@ -194,10 +194,10 @@ def gpu_parity(repeats: int) -> list[dict]:
     say(f"  tiny kernel: the two differ by {tiny_row['abs_diff_us']:+.2f} us "
         f"({tiny_row['pct_apart']:+.1f}%). Both time it between two CUDA events right after an "
         "L2 flush kernel, so the figure is mostly event and launch granularity, not the add: "
-        "CUDA events resolve about 0.5 us, and the flush buffers differ (triton writes 256 MB, "
-        "labkit twice the L2), which changes how long the GPU stays busy before the timed call "
-        "and so whether the next launch is already queued. Differences below ~1 us are inside "
-        "the timer's resolution; time such kernels in mode='graph' or many per call.")
+        "CUDA events resolve about 0.5 us, and an event pair around one kernel also holds the "
+        "GPU's own few-microsecond start-up of that kernel (graph replay and kernel records, "
+        "in the next section, show how much). Differences below ~1 us are inside the timer's "
+        "resolution; time such kernels in mode='graph' or many per call.")
     return rows
 
 

@@ -66,8 +66,8 @@ def time(fn: Callable, *args: object, mode: str = "cold", warmup_ms: float = 25.
     Why each step: the first calls pay for lazy initialisation (CUDA context, cuBLAS
     handles, kernel selection, first-touch page faults) and fill caches, so warm-up runs
     are thrown away. In mode "cold" (default) a buffer of twice the last-level cache (the
-    GPU's L2, the CPU's L3 as sysfs reports it; 64 MiB on the GPU and 32 MiB on the CPU
-    where the size is unknown, so 128 / 64 MiB buffers) is written before every call:
+    GPU's L2, at least 256 MB there as in triton's do_bench; the CPU's L3 as sysfs reports it,
+    32 MiB where unknown) is written before every call:
     otherwise repeated calls on the same small data measure the cache rather than memory.
     The buffer is allocated once per device and kept. "hot" runs the
     calls back to back (data stays cached, as in a loop over the same tensor; on a GPU
@@ -309,8 +309,19 @@ class _Sampler:
             self.clock_note = ("wall clock: the call waits for the GPU (a synchronisation, or "
                                "more launches than the GPU's queue holds), so its host work "
                                "sits inside the timed window")
-        elif self.clock == clocks.DEVICE:
+        elif self.clock == clocks.DEVICE and self._needs_hold(probe.seconds):
             self.hold_cycles = clocks.cycles_for(clocks.hold_for(probe.seconds), str(self.where))
+
+    def _needs_hold(self, host_s: float) -> bool:
+        """Whether the GPU would go idle while the host launches the call.
+
+        In cold mode the flush keeps the GPU busy for its own duration: a call launched in
+        less (with margin) needs no hold, and none is added, since a spin is idle time that
+        lets a power-capped GPU clock higher for the next call. Hot and graph modes hold the
+        whole chunk anyway; the probe only raises the hold per call."""
+        if self.flush_buffer is None:
+            return True
+        return clocks.hold_for(host_s) > clocks.flush_duration_s(self.flush_buffer)
 
     def clock_read(self) -> tuple[str, float | None, str]:
         """(the clock the samples read, the host's launch per call, why that clock)."""
