@@ -291,7 +291,7 @@ c2_comparisons["2-D"]
 c2_comparisons["3-D batch"]
 
 # %%
-c2 = chapter.judge("C2", {"cases": c2_cases, "distrusted": c2_flagged, "device": str(device)},
+c2 = chapter.judge("C2", {"cases": c2_cases, "flags": c2_flagged, "device": str(device)},
                             form=(f"analogue: {env.fingerprint().get('gpu_name', 'GPU')} (the seed: A100), "
                                   f"{str(matmul_dtype).replace('torch.', '')}, batch {batch}" if on_gpu
                                   else here + ", float32"))
@@ -371,7 +371,7 @@ for n, dtype in gemm_settings:
 c10_comparisons[next(iter(c10_comparisons))]
 
 # %%
-c10 = chapter.judge("C10", {"cases": c10_cases, "distrusted": c10_flagged, "device": str(device)},
+c10 = chapter.judge("C10", {"cases": c10_cases, "flags": c10_flagged, "device": str(device)},
                               form=claims.SEED_FORM if on_gpu else
                               here + ", float32: torch.matmul is the only GEMM; does it copy?")
 claims.table([c10])
@@ -569,7 +569,7 @@ c9 = chapter.judge("C9", {
     "transposed_copy_bytes": transposed_log.total_bytes, "expected_bytes": nbytes,
     "contiguous_returns_self": same is x3, "contiguous_copy_bytes": contiguous_log.total_bytes,
     "transposed_gbps": transposed.gbps, "plain_copy_gbps": plain.gbps,
-    "penalty_iqr": [penalty.ratio_q25, penalty.ratio_q75], "distrusted": c9_flagged,
+    "penalty_iqr": [penalty.ratio_q25, penalty.ratio_q75], "flags": c9_flagged,
     "kept": c9_kept, "seed_rows_mb_s": seed_rows,
     "contiguous_call_gbps": whole.gbps, "contiguous_call_faults_per_call": whole.minor_faults_per_call,
     "contiguous_call_page_fault_share": whole.page_fault_share,
@@ -721,7 +721,7 @@ if not on_gpu:
 # %%
 c5b = chapter.judge("C5b", {
     "ns_per_element": ns, "ns_per_element_l1": ns_l1,
-    "distrusted": c5_flagged + [f"L1-sized {label}" for label in c5_flagged_l1], "kept": c5_kept,
+    "flags": c5_flagged + [f"L1-sized {label}" for label in c5_flagged_l1], "kept": c5_kept,
     "ratio_iqr": {label: [v.ratio_q25, v.ratio_q75] for label, v in alignment_cmp.variants.items()},
     "ratio_iqr_l1": {label: [v.ratio_q25, v.ratio_q75] for label, v in l1_cmp.variants.items()},
     "device": str(device),

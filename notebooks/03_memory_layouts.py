@@ -498,7 +498,7 @@ c7_gpu_form = (claims.SEED_FORM if "A100" in gpu_name else
 c7 = chapter.judge("C7", {
     "channels_last_stride1": img_cl.stride()[1], "runs": seed_setting or runs,
     "other_runs": [r for r in runs if r not in seed_setting] if seed_setting else [],
-    "kept": {"runs": kept_runs} if kept_runs else None, "distrusted": c7_flagged,
+    "kept": {"runs": kept_runs} if kept_runs else None, "flags": c7_flagged,
     "device": str(device), "half_precision_conv_on_cpu": None if on_gpu else half_note,
     "cudnn_allow_tf32": bool(torch.backends.cudnn.allow_tf32) if on_gpu else None,
     "conv_nhwc_time_ratio": conv_cmp["NHWC (channels_last)"].ratio,

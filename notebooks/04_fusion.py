@@ -768,8 +768,7 @@ if has_triton:
         "triton_gbps": largest["triton_gbps"], "torch_gbps": largest["torch_gbps"],
         "copy_ceiling_gbps": ceiling.copy_gbps, "speedup_iqr": largest["speedup_iqr"],
         "seed_implied_gbps": seed_implied_gbps, "elements": largest["elements"],
-        "dtype": "float16", "triton_noisy": largest["triton_noisy"],
-        "torch_noisy": largest["torch_noisy"], "sweep": add_rows,
+        "dtype": "float16", "flags": largest["flags"], "sweep": add_rows,
         "device": env.fingerprint().get("gpu_name", str(device)),
     }, form=f"analogue: {env.fingerprint().get('gpu_name', 'GPU')} (the seed: A100), fp16, "
             f"power-of-two sizes up to {largest['elements']:,} elements")

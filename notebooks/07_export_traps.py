@@ -54,7 +54,6 @@ import torch
 from labkit import claims, exercises, session
 from labkit.chapters.ch07_export_traps import claims as ch07
 from labkit.chapters.ch07_export_traps import export_audit, export_traps
-from labkit.measure import bench
 from labkit.show import widgets
 
 chapter = session.open("07_export_traps")
@@ -64,21 +63,6 @@ model = export_audit.small_cnn(channels=channels, device=device)
 example = export_audit.example_input(batch, image, device=device)
 scratch = tempfile.TemporaryDirectory(prefix="labkit-07-")  # the exported files, gone with the kernel
 onnx_path = Path(scratch.name) / "model.onnx"  # the audit writes it; later sections reuse it
-
-
-def noisy(comparison: object) -> str:
-    """' (timings flagged noisy: rerun on a quiet machine)' when the harness distrusts them."""
-    flagged = comparison is not None and any(
-        w.startswith("noisy") for v in comparison.variants.values() for w in v.timing.warnings)
-    return " (timings flagged noisy: rerun on a quiet machine)" if flagged else ""
-
-
-def ratio_text(variant: object) -> str:
-    """A ratio with the spread of its per-round ratios, and a flag when it lies outside them."""
-    low, high = variant.ratio_q25, variant.ratio_q75
-    outside = "" if low <= variant.ratio <= high else ", outside its own spread: the rounds disagree, rerun"
-    return f"{variant.ratio:.2f}x (rounds {low:.2f}-{high:.2f}{outside})"
-
 
 print(export_traps.environment_line())
 print(f"model: SmallCNN ({sum(p.numel() for p in model.parameters())} parameters), "
@@ -179,7 +163,7 @@ speed = export_audit.speed(audit, example, model)
 for clock, name in speed.fastest_correct().items():
     comparison = speed.comparisons[clock]
     print(f"timed with {clock}: fastest path correct on all layouts: {name} "
-          f"({ratio_text(comparison[name])} eager){noisy(comparison)}")
+          f"({claims.trust.stated_variant(comparison, name)} eager)")
 left_out = [r.path for r in audit.rows if r.artifact is not None and not r.correct_on_all
             and r.outcomes[export_audit.NCHW].kind == export_audit.CORRECT]
 if left_out:
@@ -370,9 +354,10 @@ trace_row = audit.row("torch.jit.trace")
 traced_model = trace_row.artifact.run
 inputs = export_audit.layouts(example)
 with torch.no_grad():
-    trace_cmp = bench.compare({"contiguous input": lambda: traced_model(inputs[export_audit.NCHW]),
-                               "transposed input": lambda: traced_model(inputs[export_audit.TRANSPOSED])},
-                              rounds=5, rep_ms=200)
+    trace_cmp, trace_flags = chapter.measured(
+        {"contiguous input": lambda: traced_model(inputs[export_audit.NCHW]),
+         "transposed input": lambda: traced_model(inputs[export_audit.TRANSPOSED])},
+        baseline="contiguous input", case=ch07.TRACE_CASE, rounds=5, rep_ms=200)
 trace_cmp
 
 # %%
@@ -387,6 +372,7 @@ evidence = {
     "tensorrt_skipped_because": trt_run.skipped_because,
     "tensorrt_fallback_devices": trt_run.fallback_devices,
     "tensorrt_transposed_ratio": trt_run.comparison["transposed input"].ratio if trt_run.comparison else None,
+    "flags": trace_flags + (trt_run.comparison.flags(ch07.TENSORRT_CASE) if trt_run.comparison else []),
     "tensorrt_transposed_ratio_iqr": ([trt_run.comparison["transposed input"].ratio_q25,
                                        trt_run.comparison["transposed input"].ratio_q75]
                                       if trt_run.comparison else None),
@@ -495,13 +481,13 @@ takeaways = [
     f"Layout choices do not survive into ONNX: the channels_last model's ONNX graph is "
     f"{'the same as' if declared.onnx_same_graph else 'different from'} the NCHW model's, and "
     f"ONNX Runtime chose its own layout ({layout_on.layout_nodes()} layout nodes with its preference on"
-    + (f", {ratio_text(ort_layout.comparison['NCHW declared, on'])} the time of off)"
-       f"{noisy(ort_layout.comparison)}." if on_ratio else ")."),
+    + (f", {claims.trust.stated_variant(ort_layout.comparison, 'NCHW declared, on')} the time of off)."
+       if on_ratio else ")."),
     f"C15 is {c15.label} ({c15.form}): tracing recorded strides "
     f"{trace_row.artifact.recorded_stride} and matched eager on "
     f"{sum(o.kind == export_audit.CORRECT for o in trace_row.outcomes.values())} of 3 layouts; "
     f"TensorRT {'ran' if trt_run.ran else 'was not run: ' + trt_run.skipped_because}. Without TensorRT, "
-    f"the traced model took {ratio_text(trace_cmp['transposed input'])} as long on the transposed view as on "
-    f"the contiguous input (the seed says 4.2x for its TensorRT form){noisy(trace_cmp)}.",
+    f"the traced model took {claims.trust.stated_variant(trace_cmp, 'transposed input')} as long on the "
+    f"transposed view as on the contiguous input (the seed says 4.2x for its TensorRT form).",
 ]
 print("\n".join(f"{k}. {line}" for k, line in enumerate(takeaways, start=1)))
