@@ -19,8 +19,8 @@ by `Claim.judge` itself (`apply`), never by a check:
 - a flag carries an uncertainty `s`: the flagged timing could be off by a factor (1 + s).
   Noisy: in an interleaved comparison the relative IQR of its per-round medians (what the
   ratio is built from; single samples scatter more than medians do), timed alone its
-  IQR/median. Above a ceiling: its excess over 100% of that ceiling. Launch-bound: what
-  the harness says it could be off by. A flag recorded without its size (older results)
+  IQR/median. Above a ceiling: its excess over 100% of that ceiling. Bound by launch or
+  call overhead: what the harness says it could be off by (overhead / the rest). A flag recorded without its size (older results)
   counts as s = 100% (off by a factor of two).
 - a decision is the ratio, its spread and its threshold. Its margin is the factor by which
   the whole interval (ratio and spread) would have to move to reach the threshold.
@@ -58,12 +58,12 @@ FLAGGED = ("noise: a timing the harness flagged could carry the deciding ratio a
 
 TRUST_RULE = (
     "a timing the harness flags (noisy: IQR over 10% of its median; above 105% of a "
-    "ceiling; or launch-bound; still so when measured again) holds this verdict back "
-    "('depends' on noise) only if it could carry the deciding ratio across the threshold: the "
-    "flagged timing may be off by the spread of its per-round medians in an interleaved "
-    "comparison (its IQR/median when timed alone), or by its excess over the ceiling (100% "
-    "when not recorded), and the ratio's whole measured spread must be nearer the threshold "
-    "than that. Timings taken while other processes used the GPU hold it back ('depends' on a "
+    "ceiling; or bound by launch or call overhead; still so when measured again) holds this "
+    "verdict back ('depends' on noise) only if it could carry the deciding ratio across the "
+    "threshold: the flagged timing may be off by the spread of its per-round medians in an "
+    "interleaved comparison (its IQR/median when timed alone), by its excess over the ceiling, "
+    "or by the overhead's share (100% when not recorded), and the ratio's whole measured "
+    "spread must be nearer the threshold than that. Timings taken while other processes used the GPU hold it back ('depends' on a "
     "shared GPU). Deterministic parts (bytes copied, an exception raised) decide on their own.")
 
 
@@ -134,7 +134,7 @@ class Decision:
     def describe(self) -> str:
         vals = self.values()
         spread = (f" (spread {min(vals):.3g}-{max(vals):.3g})" if len(vals) > 1 else "")
-        who = f"{self.name} ratio" if self.name else "the ratio"
+        who = (self.name if self.name.endswith("ratio") else f"{self.name} ratio") if self.name else "the ratio"
         return f"{who} {self.value:.3g}x{spread} against {self.threshold:g}"
 
 
