@@ -6,7 +6,9 @@
     claims.table([verdict])                            # HTML in a notebook; .structure() for nbval
 
 Where things live: `core` (what a Claim and a Verdict are), `trust` (the one rule for when a
-flagged timing holds a verdict back), `chNN` (each chapter's claims:
+flagged timing or a shared GPU holds a verdict back: `Claim.judge` applies it to the decisions
+every timing-based claim declares; `trust.stated_ratio` gates a sentence that states a ratio
+by it; evidence carries flags under `trust.FLAGS_KEY`), `chNN` (each chapter's claims:
 statement, rule, thresholds and check on one screen), `registry` (all of them), `tables`
 (verdict tables, the ledger, saving and the recorded reference).
 """

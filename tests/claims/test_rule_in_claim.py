@@ -198,3 +198,24 @@ def test_the_ladder_flags_its_rungs_for_c24_under_the_decision_they_move():
     assert judge("C24", **ladder, flags=[noisy_defaults]).outcome == "confirmed"  # 33% away
     noisy_strict = experiment.rung_flag(rung(0.2), "over strict float32: strict eager")
     assert judge("C24", **ladder, flags=[noisy_strict]).depends_on == claims.NOISE_FLAGGED
+
+
+def test_the_rejudge_tool_judges_every_recorded_verdict_again(monkeypatch):
+    import importlib.util
+    import sys
+
+    from tests.paths import ROOT
+
+    spec = importlib.util.spec_from_file_location("rejudge", ROOT / "scripts" / "rejudge_recorded.py")
+    tool = importlib.util.module_from_spec(spec)
+    monkeypatch.setitem(sys.modules, "rejudge", tool)  # its dataclass looks its module up there
+    spec.loader.exec_module(tool)
+    found = tool.rejudge("nvidia-h200")
+    if not found:
+        pytest.skip("no recorded reference results")
+    recorded = {i for i, v in claims.saved_verdicts("nvidia-h200").items() if claims.get(i).tested}
+    assert {r.claim_id for r in found} == recorded and all(r.new is not None for r in found)
+    timed = [r for r in found if claims.get(r.claim_id).timing_based]
+    assert timed and all("flags:" in r.deciding for r in timed)
+    flipped = tool.Rejudged("C19", found[0].old, None, "", "KeyError: x")
+    assert flipped.changed
