@@ -1,6 +1,7 @@
 # ---
 # jupyter:
 #   jupytext:
+#     notebook_metadata_filter: -jupytext.text_representation.jupytext_version
 #     text_representation:
 #       extension: .py
 #       format_name: percent
@@ -420,9 +421,9 @@ chapter.record("cold_vs_hot_here", {"hot": hot, "cold": cold, "source_bytes": sm
 display(hot, cold)
 print(f"hot reports {hot.gbps / cold.gbps:.2f}x the bandwidth of cold for the same {size_text} copy")
 if hot_cold_too_fast:
-    print("The harness flagged a timing as too fast to time: at this size a call is close to the "
-          "launch and timer cost, so this pair is launch-bound and shows little about caches; "
-          "read the cache curve above instead.")
+    print("The harness flagged a timing as too fast to time: at this size a call lasts only a "
+          "few times the timer's resolution (and, on a GPU, the few microseconds a kernel takes "
+          "to start), so this pair shows little about caches; read the cache curve above instead.")
 if hot.pct_of_copy_ceiling is not None and hot.pct_of_copy_ceiling > 100:
     print(f"hot claims {hot.pct_of_copy_ceiling:.0f}% of the memory-copy ceiling: more than memory can "
           "deliver, so what it measured is the cache")

@@ -1,11 +1,11 @@
 # ---
 # jupyter:
 #   jupytext:
+#     notebook_metadata_filter: -jupytext.text_representation.jupytext_version
 #     text_representation:
 #       extension: .py
 #       format_name: percent
 #       format_version: '1.3'
-#       jupytext_version: 1.19.6
 #   kernelspec:
 #     display_name: Python 3 (ipykernel)
 #     language: python
@@ -435,25 +435,31 @@ compiled_step, steps = fusion.recompile_sweep(chain, step_inputs, backend=compil
 # time compares the two alike.
 step_times = [fusion.wall_time_per_call(compiled_step, args, sync=sync) for args in step_inputs]
 eager_times = [fusion.wall_time_per_call(chain, args, sync=sync) for args in step_inputs]
+# On a GPU, also each call's device time and host launch (the harness's device clock): the
+# wall time is whichever of the two is larger, and which one it is says what bound the step.
+step_clocks = [fusion.device_and_host_per_call(compiled_step, args) for args in step_inputs]
+eager_clocks = [fusion.device_and_host_per_call(chain, args) for args in step_inputs]
 _, automatic = fusion.recompile_sweep(chain, step_inputs, backend=compile_backend, dynamic=None,
                                       sync=sync)
-print(f"backend={compile_backend}, recompile limit {limit}")
-print(f"{'shape':>8} {'new graph':>10} {'first call':>11} {'step':>10} {'eager':>10}   dynamic=None: new graph")
-print(f"{'':>8} {'':>10} {'':>11} {'(wall time per call, both)':>21}")
-for s, a, t, e in zip(steps, automatic, step_times, eager_times, strict=True):
-    print(f"{s.shape[0]:>8} {str(s.new_graph):>10} {s.first_call_s * 1e3:>8.1f} ms "
-          f"{t * 1e6:>7.1f} us {e * 1e6:>7.1f} us   {a.new_graph}")
 recompile_record = {"backend": compile_backend, "limit": limit, "timed_by": "wall time per call",
                     "rows": [{"elements": s.shape[0], "new_graph": s.new_graph,
                               "first_call_s": s.first_call_s, "step_s": t, "eager_s": e,
+                              "step_device_s": sc[0], "step_host_s": sc[1],
+                              "eager_device_s": ec[0], "eager_host_s": ec[1],
                               "dynamic_none_new_graph": a.new_graph}
-                             for s, a, t, e in zip(steps, automatic, step_times, eager_times, strict=True)]}
+                             for s, a, t, e, sc, ec in zip(steps, automatic, step_times, eager_times,
+                                                           step_clocks, eager_clocks, strict=True)]}
+print(f"backend={compile_backend}, recompile limit {limit}")
+print(fusion.recompile_table(recompile_record["rows"]))
 _ = chapter.record("recompile_sweep", recompile_record)
 
 # %% [markdown]
 # Up to the limit, each new shape pays a compile on its first call; past it, the first call is
-# fast because nothing is compiled, and the step runs eagerly, losing whatever the compiled
-# version had won (on a GPU with Inductor, the fused kernel). With `dynamic=None` (the default)
+# fast because nothing is compiled, and the step runs eagerly. Whether that loses anything
+# depends on what bound the compiled step: where its device time is below eager's, the fused
+# kernel won on the GPU; where its host launch (guards and the Python wrapper) is larger than
+# both device times, the step was launch-bound and the fusion could not show in a loop (the
+# "bound by" column, computed from the two clocks). With `dynamic=None` (the default)
 # Dynamo recompiles once, at the second shape, with the size as a symbol, and reuses that
 # graph for every later shape.
 
@@ -464,16 +470,7 @@ if not on_gpu:
     if recorded_sweep is None:
         print(f"nothing recorded yet for {results.DEFAULT_REFERENCE} (recompile_sweep)")
     else:
-        same_clock = recorded_sweep.get("timed_by") == "wall time per call"
-        for row in recorded_sweep["rows"]:
-            times = (f", step {row['step_s'] * 1e6:7.1f} us, eager {row['eager_s'] * 1e6:7.1f} us"
-                     if same_clock else "")
-            print(f"{row['elements']:>8} new graph {str(row['new_graph']):<5} first call "
-                  f"{row['first_call_s'] * 1e3:8.1f} ms{times}")
-        if not same_clock:
-            print("(The recorded step and eager times were taken on different clocks, the "
-                  "compiled call's host cost against eager's GPU time, so they are not shown; "
-                  "a rerun on the GPU records both by wall time.)")
+        print(fusion.recompile_table(recorded_sweep["rows"]))
 
 # %% [markdown]
 # ## 3. CUDA Graphs: what a launch costs (C18)
@@ -698,6 +695,12 @@ if on_gpu:
 else:
     print("No GPU here. Recorded on the reference GPU (6 x Linear(512) + GELU, batch 1):")
     print(show_recorded("reduce_overhead"))
+
+# %% [markdown]
+# The table gives each variant's device time (what its kernels cost on the GPU) and its host
+# launch per call (what Python, the guards and the launches cost on the CPU). A row marked
+# launch-bound is paced by the host in a loop: its kernels are faster than the CPU can issue
+# them, and only fewer launches (one graph replay) can speed it up.
 
 # %% [markdown]
 # ## 4. Triton: an add, and a fused chain (C19)

@@ -22,7 +22,7 @@ import contextlib
 import copy
 import re
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import torch
@@ -415,3 +415,53 @@ def wall_time_per_call(fn: Callable, args: tuple, sync: Callable[[], None] | Non
             sync()
         per_call.append((time.perf_counter() - start) / calls)
     return sorted(per_call)[len(per_call) // 2]
+
+
+def device_and_host_per_call(fn: Callable, args: tuple) -> tuple[float | None, float | None]:
+    """(device time, host launch) per call on a GPU, from the harness's device clock.
+
+    Beside `wall_time_per_call`: the wall time says what a loop pays, the device time what
+    the kernels cost, and the host launch (guards, the Python wrapper, the launcher) what
+    the CPU pays per call. Where the host's figure is the larger, the call is launch-bound
+    and a faster kernel cannot show in a loop. (None, None) on the CPU, which has no device
+    clock apart from its own.
+    """
+    from labkit.measure import bench
+
+    if not any(isinstance(a, torch.Tensor) and a.is_cuda for a in args):
+        return None, None
+    timing = bench.time(lambda: fn(*args), mode="cold", warmup_ms=5, rep_ms=20,
+                        label=getattr(fn, "__name__", "call"))
+    return timing.median_s, timing.host_s
+
+
+def bound_by(wall_s: float, device_s: float | None, host_s: float | None) -> str:
+    """What paced a call in a loop: 'host launch' when the host's launch exceeds the device
+    time, else 'device'; '' without a device clock (the CPU)."""
+    if device_s is None or host_s is None:
+        return ""
+    return "host launch" if host_s > device_s else "device"
+
+
+def recompile_table(rows: Sequence[Mapping]) -> str:
+    """The recompile sweep as text: per shape, the first call, wall time per call of the
+    compiled step and of eager, and on a GPU each one's device time, host launch and bound."""
+    def us(value: object) -> str:
+        return f"{float(value) * 1e6:7.1f}" if isinstance(value, int | float) else f"{'-':>7}"
+
+    gpu = any(r.get("step_device_s") is not None for r in rows)
+    head = f"{'shape':>8} {'new graph':>9} {'first call':>10} | {'wall per call (us)':^17}"
+    head += f" | {'device / host launch (us)':^31} | bound by (step, eager)" if gpu else ""
+    lines = [head, f"{'':>8} {'':>9} {'':>10} | {'step':>8} {'eager':>8}"
+             + (f" | {'step':>15} {'eager':>15} |" if gpu else "")]
+    for r in rows:
+        line = (f"{r['elements']:>8} {str(r['new_graph']):>9} {r['first_call_s'] * 1e3:>7.1f} ms"
+                f" | {us(r['step_s']):>8} {us(r['eager_s']):>8}")
+        if gpu:
+            step_bound = bound_by(r["step_s"], r.get("step_device_s"), r.get("step_host_s"))
+            eager_bound = bound_by(r["eager_s"], r.get("eager_device_s"), r.get("eager_host_s"))
+            line += (f" | {us(r.get('step_device_s'))} /{us(r.get('step_host_s'))}"
+                     f" {us(r.get('eager_device_s'))} /{us(r.get('eager_host_s'))} |"
+                     f" {step_bound or '-'}, {eager_bound or '-'}")
+        lines.append(line)
+    return "\n".join(lines)
