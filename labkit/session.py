@@ -8,8 +8,10 @@
 
 The chapter key (the notebook's name, `NN_name`) is the one identity a chapter has from its
 notebook to the ledger: its results section, its claims and its exercises are found by it.
-The session also holds the one policy for trusting a timing (`measured`), so no notebook
-writes its own.
+The session also holds the one policy for measuring a comparison again when the harness
+flags it (`measured` around bench.compare, `retried` around a chapter module's own
+comparison), so no notebook writes its own; what a flag still standing does to a verdict is
+the claims' rule (`labkit.claims.trust`), applied by `Claim.judge`.
 """
 
 from __future__ import annotations
