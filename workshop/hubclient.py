@@ -27,6 +27,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 import requests
+import requests.adapters
 
 HERE = pathlib.Path(__file__).resolve().parent
 CONFIG = HERE / "jupyterhub_config.py"
@@ -35,6 +36,27 @@ REQUEST_TIMEOUT_S = 30
 
 class WaitTimeout(TimeoutError):
     """A bounded wait ran out; the message names what it was waiting for."""
+
+
+class SignInRefused(PermissionError):
+    """The hub did not sign this name in; `status` is its HTTP answer (403: the form again,
+    429: locked out)."""
+
+    def __init__(self, name: str, status: int) -> None:
+        super().__init__(f"sign-in of {name!r} refused ({status})")
+        self.status = status
+
+
+class SourceAddressAdapter(requests.adapters.HTTPAdapter):
+    """Connections from a chosen local address: a second client machine, on loopback."""
+
+    def __init__(self, source: str) -> None:
+        self.source = source
+        super().__init__()
+
+    def init_poolmanager(self, *args: object, **kwargs: object) -> None:
+        kwargs["source_address"] = (self.source, 0)
+        super().init_poolmanager(*args, **kwargs)
 
 
 def wait_for(what: str, check: Callable[[], object], timeout_s: float, every_s: float = 0.25,
@@ -208,9 +230,13 @@ class Hub:
     @classmethod
     @contextlib.contextmanager
     def start(cls, data_dir: pathlib.Path, cull_kernel_s: int = 60, timeout_s: float = 90,
-              extra_env: dict[str, str] | None = None) -> Iterator[Hub]:
+              extra_env: dict[str, str] | None = None, system_users: bool | None = None,
+              user_prefix: str | None = None) -> Iterator[Hub]:
+        """Start a hub; system_users None: the mode the machine allows (root: system mode,
+        with OS users named user_prefix + name; otherwise the shared rehearsal mode)."""
         data_dir = pathlib.Path(data_dir).resolve()
         data_dir.mkdir(parents=True, exist_ok=True)
+        system_users = os.geteuid() == 0 if system_users is None else system_users
         port = free_port()
         env = dict(os.environ)
         env.update({
@@ -221,12 +247,18 @@ class Hub:
             "WORKSHOP_PORT": str(port), "WORKSHOP_HUB_PORT": str(free_port()),
             "WORKSHOP_PROXY_API_PORT": str(free_port()),
             "WORKSHOP_CULL_KERNEL_S": str(cull_kernel_s),
+            "WORKSHOP_SYSTEM_USERS": "1" if system_users else "0",
         })
+        if user_prefix is not None:
+            env["WORKSHOP_USER_PREFIX"] = user_prefix
         env.update(extra_env or {})
-        log_path = data_dir / "hub.log"
+        log_path = data_dir.parent / f"{data_dir.name}-hub.log"   # beside the data, not in it
         hub_bin = pathlib.Path(sys.executable).parent / "jupyterhub"
+        # .venv/bin/jupyterhub, as `make workshop` starts it; `python -m jupyterhub` from an
+        # environment without the script (the learners' one, running the tests unprivileged).
+        command = [str(hub_bin)] if os.access(hub_bin, os.X_OK) else [sys.executable, "-m", "jupyterhub"]
         with open(log_path, "w") as log:
-            process = subprocess.Popen([str(hub_bin), "-f", str(CONFIG)], cwd=data_dir, env=env,
+            process = subprocess.Popen([*command, "-f", str(CONFIG)], cwd=data_dir, env=env,
                                        stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
         hub = cls(data_dir, env, process, f"http://127.0.0.1:{port}", log_path)
         try:
@@ -234,6 +266,33 @@ class Hub:
             yield hub
         finally:
             hub.stop()
+
+    @property
+    def system_users(self) -> bool:
+        return self.env["WORKSHOP_SYSTEM_USERS"] == "1"
+
+    @property
+    def user_prefix(self) -> str:
+        return self.env.get("WORKSHOP_USER_PREFIX", "jupyter-")
+
+    @property
+    def config_dir(self) -> pathlib.Path:
+        """The settings folder every learner's server of this hub reads."""
+        import workshop_hub
+
+        root = pathlib.Path(self.env.get("WORKSHOP_LEARNER_ROOT", "/opt/tensor-layout-lab"))
+        return workshop_hub.learner_config_dir(self.data_dir, self.system_users, root)
+
+    def os_user(self, name: str) -> str | None:
+        """The OS user a learner's server runs as (None: the hub's own, shared mode)."""
+        return f"{self.user_prefix}{name}" if self.system_users else None
+
+    def home_of(self, name: str) -> pathlib.Path:
+        if self.system_users:
+            import pwd
+
+            return pathlib.Path(pwd.getpwnam(self.os_user(name)).pw_dir)
+        return self.data_dir / "homes" / name
 
     def _answers(self) -> bool:
         if self.process.poll() is not None:
@@ -246,9 +305,15 @@ class Hub:
         except OSError:
             return "(no log)"
 
-    def sign_in(self, name: str, password: str, code: str | None = None) -> Learner:
-        """Sign in through the login form (first use: with the workshop code), get a token."""
+    def sign_in(self, name: str, password: str, code: str | None = None,
+                source: str | None = None) -> Learner:
+        """Sign in through the login form (first use: with the workshop code), get a token.
+
+        source: the loopback address to connect from (e.g. 127.0.0.2), a second machine."""
         session = requests.Session()
+        if source:
+            adapter = SourceAddressAdapter(source)
+            session.mount("http://", adapter)
         session.get(self.url + "/hub/login", timeout=REQUEST_TIMEOUT_S)
         xsrf = session.cookies.get("_xsrf", "")
         form = {"username": name, "password": password, "_xsrf": xsrf,
@@ -256,7 +321,7 @@ class Hub:
         response = session.post(self.url + "/hub/login", data=form, allow_redirects=False,
                                 timeout=REQUEST_TIMEOUT_S)
         if response.status_code != 302 or "/hub/login" in response.headers.get("Location", ""):
-            raise PermissionError(f"sign-in of {name!r} refused ({response.status_code})")
+            raise SignInRefused(name, response.status_code)
         token = session.post(self.url + f"/hub/api/users/{name}/tokens",
                              headers={"X-XSRFToken": session.cookies.get("_xsrf", xsrf)},
                              json={"note": "workshop client", "expires_in": 7200},
@@ -270,7 +335,7 @@ class Hub:
     def _ours(self, environ: dict) -> bool:
         """The hub's proxy (WORKSHOP_DATA) and the learners' servers and kernels (their config)."""
         return (environ.get("WORKSHOP_DATA") == str(self.data_dir)
-                or environ.get("JUPYTER_CONFIG_PATH") == str(self.data_dir / "jupyter_config"))
+                or environ.get("JUPYTER_CONFIG_PATH") == str(self.config_dir))
 
     def stop(self, timeout_s: float = 30) -> None:
         """Stop the hub (it stops the proxy and the servers), then anything it left behind."""
@@ -292,3 +357,36 @@ class Hub:
             for child in {c.pid: c for c in children}.values():
                 with contextlib.suppress(psutil.NoSuchProcess):
                     child.kill()
+
+
+def remove_os_users(prefix: str, home_base: str = "/home") -> list[str]:
+    """Remove the OS users a system-mode hub made with `prefix` (tests, the load benchmark):
+    their processes (by pid), accounts, groups and homes. Only accounts this workshop made
+    (their GECOS says so) are touched. Returns the names removed."""
+    import pwd
+
+    import psutil
+    import workshop_hub
+
+    if not prefix or os.geteuid() != 0:
+        return []
+    removed = []
+    for entry in pwd.getpwall():
+        if not entry.pw_name.startswith(prefix) or entry.pw_gecos != workshop_hub.LEARNER_MARK:
+            continue
+        for proc in psutil.process_iter(["uids"]):
+            uids = proc.info.get("uids")
+            if uids and entry.pw_uid in (uids.real, uids.effective):
+                with contextlib.suppress(psutil.NoSuchProcess):
+                    proc.kill()
+        for _ in range(20):
+            done = subprocess.run(["userdel", "--remove", entry.pw_name], capture_output=True,
+                                  text=True, check=False)
+            if done.returncode in (0, 6) or "currently used" not in done.stderr:
+                break
+            time.sleep(0.25)
+        removed.append(entry.pw_name)
+    staging = pathlib.Path(home_base) / ".workshop-staging"
+    if staging.exists() and not any(staging.iterdir()):
+        staging.rmdir()
+    return removed

@@ -5,6 +5,9 @@ request goes through the hub's public port as a browser's or a client's would.
 """
 
 import contextlib
+import os
+import pathlib
+import stat
 
 import pytest
 import requests
@@ -30,7 +33,7 @@ def test_each_learner_runs_a_cell_in_their_own_home(learners):
         assert result.status == "ok", result.error
         answer, cwd, labkit_file = result.stdout.split()
         assert answer == "42"
-        assert cwd.endswith(f"/homes/{learner.name}")
+        assert cwd == str(learner.hub.home_of(learner.name))
         assert labkit_file.startswith(cwd + "/course/"), "labkit must come from the learner's copy"
 
 
@@ -142,19 +145,33 @@ def test_a_chapter_opens_as_a_notebook(learners):
     assert not any(item["name"].endswith(".ipynb") for item in listing), "the .ipynb twin is hidden"
 
 
-def test_the_course_link_pulls_into_the_learners_own_space(learners, tmp_path):
-    """nbgitpuller, as the workshop link drives it, clones a course repo into ~/pulled."""
-    import subprocess
-
+def test_the_course_link_pulls_into_the_learners_own_space(learners, course_repo):
+    """nbgitpuller, as the workshop link drives it, clones the course repo into ~/pulled."""
     alice, bob = learners
-    repo = tmp_path / "course.git"
-    subprocess.run(["git", "init", "-q", "-b", "main", str(repo)], check=True)
-    (repo / "notebooks").mkdir()
-    (repo / "notebooks" / "00_setup_check.py").write_text("# %%\nprint('pulled')\n")
-    subprocess.run(["git", "-C", str(repo), "add", "."], check=True)
-    subprocess.run(["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@t",
-                    "commit", "-qm", "course"], check=True)
-    alice.pull_course(f"file://{repo}", "main", "pulled")
+    alice.pull_course(course_repo, "main", "pulled")
     pulled = alice.request("GET", alice.server("api/contents/pulled/notebooks/00_setup_check.py"))
     assert pulled.status_code == 200
     assert bob.request("GET", bob.server("api/contents/pulled")).status_code == 404
+
+
+def test_each_learner_is_their_own_os_user_in_system_mode(hub, learners):
+    """System mode (the tests run as root): server and kernels run as <prefix><name>, home 700,
+    no login shell, no group but their own; shared mode: the hub's own user, never root."""
+    import grp
+    import pwd
+
+    for learner in learners:
+        result = learner.run_cell("import os; print(os.geteuid(), os.getegid(), *os.getgroups())")
+        assert result.status == "ok", result.error
+        uid, gid, *groups = map(int, result.stdout.split())
+        assert uid != 0, "a learner's kernel runs as root"
+        if not hub.system_users:
+            assert uid == os.geteuid()
+            continue
+        entry = pwd.getpwnam(hub.os_user(learner.name))
+        assert (uid, gid) == (entry.pw_uid, entry.pw_gid)
+        assert set(groups) <= {gid}, f"{learner.name} is in other groups: {groups}"
+        assert grp.getgrgid(gid).gr_name == entry.pw_name and grp.getgrgid(gid).gr_mem == []
+        assert entry.pw_shell == "/usr/sbin/nologin"
+        assert stat.S_IMODE(pathlib.Path(entry.pw_dir).stat().st_mode) == 0o700
+        assert not any(entry.pw_name in g.gr_mem for g in grp.getgrall()), "a supplementary group"
