@@ -37,3 +37,4 @@ def merge_into(target: pathlib.Path, source: pathlib.Path) -> None:
 prefix = pathlib.Path(sys.prefix)
 merge_into(prefix / "share" / "jupyter" / "lab" / "settings" / "overrides.json", HERE / "overrides.json")
 merge_into(prefix / "etc" / "jupyter" / "jupyter_server_config.json", HERE / "jupyter_server_config.json")
+merge_into(prefix / "etc" / "ipython" / "ipython_kernel_config.json", HERE / "ipython_kernel_config.json")

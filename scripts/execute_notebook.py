@@ -4,6 +4,11 @@ The .py is what a reviewer reads; the .ipynb beside it carries the outputs that 
 and GitHub show and that nbval compares. Usage:
 
     python scripts/execute_notebook.py notebooks/01_strides_and_views.py [...]
+
+The written notebook's metadata is normalised (`normalise_metadata`): no Python version in
+`language_info` (the course's kernels report none, see scripts/configure_jupyter.py, so a
+learner's Python, of whatever patch release, finds the chapter as it was saved and JupyterLab
+does not mark it changed on opening) and Jupytext's version kept out of the `.py` header.
 """
 
 import argparse
@@ -13,6 +18,20 @@ import time
 
 import jupytext
 from nbclient import NotebookClient
+
+# Jupytext writes its own version into every .py header unless the notebook's metadata filter
+# leaves it out: with it, a learner's Jupytext, of any version, saves the header unchanged.
+JUPYTEXT_FILTER = "-jupytext.text_representation.jupytext_version"
+
+
+def normalise_metadata(notebook: dict) -> dict:
+    """Drop what depends on the machine that executed the notebook from its metadata, in place:
+    `language_info.version` (the kernel's Python patch release) and Jupytext's version line."""
+    metadata = notebook["metadata"]
+    metadata.get("language_info", {}).pop("version", None)
+    metadata.setdefault("jupytext", {})["notebook_metadata_filter"] = JUPYTEXT_FILTER
+    metadata["jupytext"].pop("text_representation", None)
+    return notebook
 
 
 def execute(source: pathlib.Path, timeout: int, output_dir: pathlib.Path | None = None) -> float:
@@ -35,6 +54,7 @@ def execute(source: pathlib.Path, timeout: int, output_dir: pathlib.Path | None 
         store_widget_state=False,
     )
     client.execute()
+    normalise_metadata(notebook)
     target = (output_dir or source.parent) / source.with_suffix(".ipynb").name
     jupytext.write(notebook, target)
     return time.perf_counter() - started
