@@ -34,7 +34,7 @@ import numpy as np
 import torch
 
 from labkit.core import env
-from labkit.measure import ceiling_store, clocks, conditions, sharing, timing
+from labkit.measure import ceiling_store, clocks, conditions, kernel_records, sharing, timing
 from labkit.measure import progress as progress_bars
 from labkit.measure.conditions import allocator_kept, allocator_note
 from labkit.measure.device_time import DeviceTime, device_time
@@ -286,6 +286,8 @@ class _Sampler:
         self.host_s: float | None = None   # the host's launch per call (GPU)
         self.hold_cycles = 0               # spin before each call so the events see the GPU alone
         self.clock_note = ""                # why the clock differs from the one asked for
+        self.records = False                # device time from kernel records (short calls)
+        self.flush_records = 0              # GPU records each cold-mode flush leaves
 
     def prepare(self, warmup_ms: float) -> float:
         """First call, graph capture if asked, warm-up; returns the wall time per sample."""
@@ -294,11 +296,31 @@ class _Sampler:
         start = _clock.perf_counter()
         _guarded(self.label, "the estimate", lambda: self._take(5))
         per_call_s = max((_clock.perf_counter() - start) / 5, 1e-9)
+        if self.where.type == "cuda":  # before the warm-up, so its spin is not next to a sample
+            _guarded(self.label, "the host-launch probe", lambda: self._probe_host(per_call_s))
+            held = _guarded(self.label, "the estimate", lambda: self._take(5))
+            _guarded(self.label, "the choice of clock", lambda: self._choose_records(held))
         warmup_calls = max(1, int(warmup_ms * 1e-3 / per_call_s))
         _guarded(self.label, "warm-up", lambda: self._take(warmup_calls))
-        if self.where.type == "cuda":
-            _guarded(self.label, "the host-launch probe", lambda: self._probe_host(per_call_s))
         return per_call_s
+
+    def _choose_records(self, estimate: list[float]) -> None:
+        """Short calls on the device clock are read from kernel records (events add ~3-5 us)."""
+        if self.clock != clocks.DEVICE or float(np.median(estimate)) >= kernel_records.RECORDS_BELOW_S:
+            return
+        if kernel_records.profiler_active():
+            self.clock_note = ("device time by CUDA events (a profiler was already recording, so "
+                               "kernel records could not be read): a short call's figure then "
+                               "holds a few microseconds of the kernel's start-up")
+            return
+        try:
+            self.flush_records = (kernel_records.flush_record_count(str(self.where))
+                                  if self.flush_buffer is not None else 0)
+            self.records = True
+            self._take(3)  # a trial: the records split into calls, or the events are kept
+        except kernel_records.RecordsUnavailable as why:
+            self.records = False
+            self.clock_note = f"device time by CUDA events (kernel records unusable: {why})"
 
     def _probe_host(self, per_call_s: float) -> None:
         """Time the host's launch; on the device clock, size the hold that hides it."""
@@ -325,7 +347,8 @@ class _Sampler:
 
     def clock_read(self) -> tuple[str, float | None, str]:
         """(the clock the samples read, the host's launch per call, why that clock)."""
-        return self.clock, self.host_s, self.clock_note
+        clock = clocks.RECORDS if self.records and self.clock == clocks.DEVICE else self.clock
+        return clock, self.host_s, self.clock_note
 
     def _first_call(self) -> None:
         conditions.check_result(self.run(), self.label)
@@ -352,6 +375,8 @@ class _Sampler:
     def _take(self, count: int) -> list[float]:
         flush, run = self.flush_buffer, self.run
         if self.where.type == "cuda":
+            if self.records:
+                return self._records(count)
             if flush is None:  # hot and graph: back to back, in chunks behind a spin kernel
                 durations = []
                 for first in range(0, count, HELD_CHUNK):
@@ -369,6 +394,19 @@ class _Sampler:
             durations.append((now() - begin) * 1e-9)
         return durations
 
+    def _records(self, count: int) -> list[float]:
+        """`count` calls, each behind [its flush and] a spin; device time from kernel records."""
+        run, flush = self.run, self.flush_buffer
+        spin = max(self.hold_cycles, kernel_records.SPIN_MARK_CYCLES)
+
+        def block() -> None:
+            for _ in range(count):
+                if flush is not None:
+                    flush.zero_()
+                torch.cuda._sleep(spin)
+                run()
+        return kernel_records.per_call_seconds(block, count, self.where, self.flush_records)
+
     def _events(self, count: int, flush: torch.Tensor | None, hold: bool) -> list[float]:
         """Time `count` calls between CUDA events, synchronising once at the end."""
         run, spin = self.run, self.hold_cycles
@@ -376,11 +414,14 @@ class _Sampler:
         ends = [torch.cuda.Event(enable_timing=True) for _ in range(count)]
         if hold:
             _hold_gpu_while_queueing(count, spin)
+        idle_first = self.clock == clocks.WALL and flush is not None
         for start, end in zip(starts, ends, strict=True):
             if flush is not None:
                 flush.zero_()
                 if spin:  # cold, device clock: the call is queued before the GPU reaches start
                     torch.cuda._sleep(spin)
+                elif idle_first:  # wall clock: the window opens on an idle GPU, as a loop's does
+                    torch.cuda.synchronize(self.where)
             start.record()
             run()
             end.record()
@@ -525,7 +566,7 @@ def _make_timing(samples: list[float], label: str, where: torch.device, mode: st
                      f"{100 * share:.0f}% of this {stats.median_s * 1e6:.2f} us median, so the "
                      "timing measures the cost of a call more than its work; per-element "
                      "figures need more work per call (a larger size, or a loop inside the call)")
-    if host_s is not None and clock_name == clocks.DEVICE and host_s > stats.median_s:
+    if host_s is not None and clock_name in (clocks.DEVICE, clocks.RECORDS) and host_s > stats.median_s:
         notes.append(f"launch-bound: the host takes {host_s * 1e6:.1f} us to launch this call, "
                      f"the GPU {stats.median_s * 1e6:.1f} us to run it; the median is device "
                      "time, and a Python loop of such calls runs at the host's pace")

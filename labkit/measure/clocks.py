@@ -39,6 +39,7 @@ from functools import lru_cache
 import torch
 
 DEVICE, WALL, CPU = "device", "wall", "cpu"
+RECORDS = "device (kernel records)"   # device time read from CUPTI's records, not events
 CLOCKS = (DEVICE, WALL)   # what a caller may ask for on a GPU; the CPU always reads CPU
 
 HOLD_MARGIN = 1.5          # the spin lasts this many times the host's launch ...

@@ -196,7 +196,8 @@ class Timing:
     memory ("kept") or ran with its defaults ("default").
 
     clock says what the median measures: "device" (a GPU call's device time: the events
-    bracket the GPU's work alone), "wall" (the host's pace: the window may hold launches, or
+    bracket the GPU's work alone), "device (kernel records)" (a short call's device time from
+    the profiler's kernel records, without the few microseconds events add), "wall" (the host's pace: the window may hold launches, or
     the call synchronises), "cpu" (perf_counter on the CPU). host_s is the host's launch per
     call on a GPU (launch_bound when it exceeds the device time); call_overhead_s what a
     one-element torch op costs on this CPU (overhead_bound when over 10% of the median).
@@ -256,7 +257,9 @@ class Timing:
             return f"CPU clock{extra}"
         host = f"; host launch {format_seconds(self.host_s)} per call" if self.host_s else ""
         bound = " (launch-bound: the host sets a loop's pace)" if self.launch_bound else ""
-        what = "device time" if self.clock == "device" else "wall clock (host's pace)"
+        what = {"device": "device time (CUDA events)",
+                "device (kernel records)": "device time (kernel records)"}.get(
+                    self.clock, "wall clock (host's pace)")
         return f"{what}{host}{bound}"
 
     @property

@@ -23,7 +23,7 @@ def test_a_tiny_cpu_op_says_it_measured_call_overhead():
     assert t.overhead_bound, (t.median_s, t.call_overhead_s)
     assert any("call overhead" in w for w in t.warnings)
     flag = t.flag("L1")
-    assert flag is not None and "call overhead" in flag["why"] and flag["spread"] > 1.0
+    assert flag is not None and "call overhead" in flag["why"] and flag["spread"] > 0.1
 
 
 def test_enough_work_per_call_is_not_overhead_bound():
@@ -74,11 +74,19 @@ def test_a_launch_bound_gpu_call_is_reported_by_device_time():
 
     dev = bench.time(slow_to_launch, mode="cold")
     wall = bench.time(slow_to_launch, mode="cold", clock="wall")
-    assert dev.clock == "device" and dev.launch_bound and dev.host_s > 25e-6
-    assert wall.median_s > 2 * dev.median_s
+    assert dev.clock == clocks.RECORDS and dev.launch_bound and dev.host_s > 25e-6
+    assert wall.clock == "wall" and wall.median_s > 25e-6 > 2 * dev.median_s
+    # the profiler's own figure for the same calls (hot, back to back): the same kernel
     records = device_time.device_time(slow_to_launch, calls=20)
-    kernels_s = records.device_busy_s
-    assert dev.median_s == pytest.approx(kernels_s, rel=0.5), (dev.median_s, kernels_s)
+    assert dev.median_s == pytest.approx(records.device_busy_s, rel=1.0), (
+        dev.median_s, records.device_busy_s)
+
+
+@gpu
+def test_a_long_gpu_call_is_read_by_events():
+    a = torch.randn(4096, 4096, device="cuda", dtype=torch.bfloat16)
+    t = bench.time(lambda: a @ a, mode="cold")
+    assert t.clock == "device" and not t.launch_bound
 
 
 @gpu

@@ -1,0 +1,125 @@
+"""A short GPU call's device time from the profiler's kernel records, one figure per call.
+
+CUDA events bracket more than a short call's kernels: an event pair around one kernel also
+holds the few microseconds the GPU takes to start that kernel after the event (on an H200:
+a 1M-element fp16 add ran 1.8 us by its kernel record and 2.2 us per call in a CUDA-graph
+replay, but 6.7 us between two events). For a call of a few microseconds that is most of the
+figure, so the harness reads such calls from the records CUPTI keeps of every kernel, copy and
+memset (torch.profiler, as `labkit.measure.device_time` and the timeline do).
+
+To tell the calls apart in one profile, the harness launches a spin kernel
+(`torch.cuda._sleep`, a name no user code launches) before every timed call; in cold mode the
+flush comes before the spin. So the GPU's records read: [flush] spin call... [flush] spin
+call... A call's device time is the union of its records' intervals (its busy time, as the
+profiler counts it), between its spin and the next flush (or spin).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import lru_cache
+
+import numpy as np
+import torch
+
+SPIN_MARK_CYCLES = 1_000   # the spin that separates two calls when no longer hold is needed
+# Below this (by CUDA events) a call is read from kernel records: events add ~3-5 us to a
+# call (a few % at 100 us, most of it at 5 us); above it the records' cost is not worth it.
+RECORDS_BELOW_S = 100e-6
+
+
+class RecordsUnavailable(RuntimeError):
+    """The profile could not be read into one figure per call; the harness uses its events."""
+
+
+def profiler_active() -> bool:
+    """Whether a torch profiler is already recording (a second one cannot start)."""
+    try:
+        return bool(torch.autograd.profiler._is_profiler_enabled)
+    except AttributeError:
+        return False
+
+
+def _gpu_records(prof: object) -> list[tuple[str, float, float]]:
+    """(name, start_us, end_us) of every GPU record in a finished profile, in start order."""
+    from labkit.measure import timeline
+
+    trace = timeline.from_profiler(prof)
+    gpu = np.flatnonzero(trace.kind < len(timeline.GPU_KINDS))
+    rows = [(trace.names[trace.name_id[i]], float(trace.start_us[i]),
+             float(trace.start_us[i] + trace.duration_us[i])) for i in gpu]
+    rows.sort(key=lambda r: r[1])
+    return rows
+
+
+@lru_cache(maxsize=8)
+def spin_record_names(device: str) -> tuple[str, ...]:
+    """The GPU record names one spin kernel leaves (learned once per device)."""
+    from torch.profiler import ProfilerActivity, profile
+
+    where = torch.device(device)
+    torch.cuda.synchronize(where)
+    with profile(activities=[ProfilerActivity.CUDA]) as prof:
+        torch.cuda._sleep(SPIN_MARK_CYCLES)
+        torch.cuda.synchronize(where)
+    return tuple(name for name, _, _ in _gpu_records(prof))
+
+
+def _union_us(intervals: list[tuple[float, float]]) -> float:
+    total, end = 0.0, -np.inf
+    for start, stop in sorted(intervals):
+        if stop <= end:
+            continue
+        total += stop - max(start, end)
+        end = stop
+    return total
+
+
+def per_call_seconds(run_block: Callable[[], None], count: int, device: torch.device,
+                     flush_records: int) -> list[float]:
+    """Profile `run_block` (which runs `count` calls, each behind a spin) and return each
+    call's device-busy seconds from the GPU records.
+
+    flush_records: how many GPU records each cold-mode flush leaves before its call's spin
+    (0 in hot mode). Raises RecordsUnavailable when the records do not split into `count`
+    calls (a spin missing, a profiler that recorded no GPU work).
+    """
+    from torch.profiler import ProfilerActivity, profile
+
+    if profiler_active():
+        raise RecordsUnavailable("a profiler is already recording")
+    spin_names = set(spin_record_names(str(device)))
+    if len(spin_names) != 1:
+        raise RecordsUnavailable(f"the spin kernel left {len(spin_names)} record names")
+    torch.cuda.synchronize(device)
+    with profile(activities=[ProfilerActivity.CUDA]) as prof:
+        run_block()
+        torch.cuda.synchronize(device)
+    rows = _gpu_records(prof)
+    spins = [i for i, (name, _, _) in enumerate(rows) if name in spin_names]
+    if len(spins) != count:
+        raise RecordsUnavailable(f"{len(spins)} spin records for {count} calls")
+    seconds = []
+    for k, first in enumerate(spins):
+        last = spins[k + 1] - flush_records if k + 1 < len(spins) else len(rows)
+        own = [(start, stop) for _, start, stop in rows[first + 1:last]]
+        if not own:
+            raise RecordsUnavailable("a call left no GPU record")
+        seconds.append(_union_us(own) * 1e-6)
+    return seconds
+
+
+@lru_cache(maxsize=8)
+def flush_record_count(device: str) -> int:
+    """How many GPU records one cold-mode flush of the harness leaves (learned once)."""
+    from torch.profiler import ProfilerActivity, profile
+
+    from labkit.measure import conditions
+
+    where = torch.device(device)
+    flush = conditions.flush_buffer(where)
+    torch.cuda.synchronize(where)
+    with profile(activities=[ProfilerActivity.CUDA]) as prof:
+        flush.zero_()
+        torch.cuda.synchronize(where)
+    return len(_gpu_records(prof))
