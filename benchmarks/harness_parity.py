@@ -169,6 +169,7 @@ def gpu_parity(repeats: int) -> list[dict]:
         for i in range(repeats):  # alternate which harness goes first: neither owns the warm GPU
             first_ours = i % 2 == 0
             for who in ("ours", "theirs") if first_ours else ("theirs", "ours"):
+                preheat(fn)  # both start from the same power state (the GEMMs run power-capped)
                 if who == "ours":
                     ours.append(bench.time(fn, mode="cold", label=name).median_s)
                 else:
@@ -199,6 +200,18 @@ def gpu_parity(repeats: int) -> list[dict]:
         "in the next section, show how much). Differences below ~1 us are inside the timer's "
         "resolution; time such kernels in mode='graph' or many per call.")
     return rows
+
+
+def preheat(fn, seconds: float = 0.2) -> None:
+    """Run fn back to back for about `seconds`, so a power-capped GPU settles into the clock
+    it holds under that load before either harness times it."""
+    fn()
+    torch.cuda.synchronize()
+    start = time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        for _ in range(10):
+            fn()
+        torch.cuda.synchronize()
 
 
 def gpu_state() -> dict:
