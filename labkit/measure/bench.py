@@ -317,10 +317,14 @@ class _Sampler:
             self.flush_records = (kernel_records.flush_record_count(str(self.where))
                                   if self.flush_buffer is not None else 0)
             self.records = True
-            self._take(3)  # a trial: the records split into calls, or the events are kept
-        except kernel_records.RecordsUnavailable as why:
-            self.records = False
-            self.clock_note = f"device time by CUDA events (kernel records unusable: {why})"
+            self._records(3)  # a trial: the records split into calls, or the events are kept
+        except Exception as why:  # noqa: BLE001 -- any failure of the profiler: keep the events
+            self._give_up_records(why)
+
+    def _give_up_records(self, why: BaseException) -> None:
+        self.records = False
+        self.clock_note = (f"device time by CUDA events (kernel records unusable: {why}); a short "
+                           "call's figure holds a few microseconds of the kernel's start-up")
 
     def _probe_host(self, per_call_s: float) -> None:
         """Time the host's launch; on the device clock, size the hold that hides it."""
@@ -376,7 +380,10 @@ class _Sampler:
         flush, run = self.flush_buffer, self.run
         if self.where.type == "cuda":
             if self.records:
-                return self._records(count)
+                try:
+                    return self._records(count)
+                except Exception as why:  # noqa: BLE001 -- as in the trial: fall back to events
+                    self._give_up_records(why)
             if flush is None:  # hot and graph: back to back, in chunks behind a spin kernel
                 durations = []
                 for first in range(0, count, HELD_CHUNK):

@@ -16,6 +16,7 @@ profiler counts it), between its spin and the next flush (or spin).
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable
 from functools import lru_cache
 
@@ -92,10 +93,12 @@ def per_call_seconds(run_block: Callable[[], None], count: int, device: torch.de
     if len(spin_names) != 1:
         raise RecordsUnavailable(f"the spin kernel left {len(spin_names)} record names")
     torch.cuda.synchronize(device)
-    with profile(activities=[ProfilerActivity.CUDA]) as prof:
-        run_block()
-        torch.cuda.synchronize(device)
-    rows = _gpu_records(prof)
+    with warnings.catch_warnings():  # the profiler's notes on its own cycles are not the user's
+        warnings.simplefilter("ignore", UserWarning)
+        with profile(activities=[ProfilerActivity.CUDA]) as prof:
+            run_block()
+            torch.cuda.synchronize(device)
+        rows = _gpu_records(prof)
     spins = [i for i, (name, _, _) in enumerate(rows) if name in spin_names]
     if len(spins) != count:
         raise RecordsUnavailable(f"{len(spins)} spin records for {count} calls")
