@@ -185,10 +185,10 @@ with torch.no_grad():
 folded_variant = folding_cmp["ResNet-50, BatchNorm folded"]
 folding_gain = 1 / folded_variant.ratio
 folding_spread = (1 / folded_variant.ratio_q75, 1 / folded_variant.ratio_q25)
-folding_line = (f"ran {folding_gain:.2f}x as fast (per-round spread {folding_spread[0]:.2f}-"
-                f"{folding_spread[1]:.2f}x)" if min(folding_spread) > 1 or max(folding_spread) < 1
-                else f"ran at the same speed within the noise ({folding_spread[0]:.2f}-"
-                     f"{folding_spread[1]:.2f}x)")
+# A speed-up is stated only inside its own per-round spread and where no flag could carry it
+# across 1x (the trust rule); otherwise the line says it is noise.
+folding_line = "ran at " + claims.trust.stated_ratio(
+    folding_gain, folding_spread, flags=folding_cmp.flags(), what="folded") + " the original's speed"
 print("folded:", folding_line)
 chapter.record("folding_speed", {"comparison": folding_cmp.table(), "speedup": folding_gain,
                                           "batch": fold_batch, "image": fold_image})
@@ -862,8 +862,9 @@ chain_cmp
 
 # %%
 rates = {label: v.timing.gbps for label, v in chain_cmp.variants.items()}
-print(f"{fast_label}: {chain_gain:.2f}x the speed of {slow_label} (per-round spread "
-      f"{chain_spread[0]:.2f}-{chain_spread[1]:.2f}x), moving "
+chain_stated = claims.trust.stated_ratio(chain_gain, chain_spread, flags=chain_cmp.flags(),
+                                        what=fast_label)
+print(f"{fast_label}: {chain_stated} the speed of {slow_label}, moving "
       f"{chain_bytes[fast_label] / chain_bytes[slow_label]:.0%} of the bytes at "
       f"{rates[fast_label] / rates[slow_label]:.0%} of the other's bandwidth.")
 
@@ -1043,11 +1044,12 @@ takeaways = [
     f"{len(steps)} shapes compiled a graph (limit {limit}); the rest ran eagerly.",
     f"Launches cost time of their own: {graph_line}.",
     (f"Fusion pays in bytes: the chain moved {chain_bytes[fast_label] / chain_bytes[slow_label]:.0%} "
-     f"of the bytes when fused and ran {chain_gain:.2f}x as fast ({fast_label} against {slow_label})."
-     if chain_gain > 1 else
+     f"of the bytes when fused and ran at {chain_stated} the speed ({fast_label} against "
+     f"{slow_label})."
+     if min(chain_spread) > 1 else
      f"Fewer bytes pay only at the same bandwidth: '{fast_label}' moved "
      f"{chain_bytes[fast_label] / chain_bytes[slow_label]:.0%} of the bytes but at "
-     f"{rates[fast_label] / rates[slow_label]:.0%} of the other's bandwidth, so it ran only "
-     f"{chain_gain:.2f}x as fast as '{slow_label}' (on a GPU, a fused kernel keeps the bandwidth)."),
+     f"{rates[fast_label] / rates[slow_label]:.0%} of the other's bandwidth, so it ran at "
+     f"{chain_stated} the speed of '{slow_label}' (on a GPU, a fused kernel keeps the bandwidth)."),
 ]
 print("\n".join(f"{k}. {line}" for k, line in enumerate(takeaways, start=1)))
