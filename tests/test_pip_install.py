@@ -47,7 +47,7 @@ def test_uv_installs_with_pips_wheel_folders(tmp_path):
                env={"PIP_FIND_LINKS": "/opt/wheels /srv/more", "INSTALLER": ""})
     assert done.returncode == 0, done.stderr
     uv_calls = [c for c in calls(tmp_path) if c.startswith("uv ")]
-    assert uv_calls == [f"uv pip install --quiet --python {python} --find-links /opt/wheels "
+    assert uv_calls == [f"uv pip install --python {python} --find-links /opt/wheels "
                         "--find-links /srv/more -e .[lab]"]
 
 
@@ -55,14 +55,14 @@ def test_pip_installs_when_uv_cannot_be_had(tmp_path):
     python = stand_in_environment(tmp_path, pip_exit=1, uv_exit=None)
     done = run("--python", str(python), "torch==2.13.0", env={"INSTALLER": ""})
     assert "uv could not be installed" in done.stdout
-    assert calls(tmp_path)[-1] == "python -m pip install --disable-pip-version-check -q torch==2.13.0"
+    assert calls(tmp_path)[-1] == "python -m pip install --disable-pip-version-check torch==2.13.0"
     assert done.returncode == 1  # pip's own exit code (the stand-in's pip fails too)
 
 
 def test_pip_tries_again_when_uv_fails(tmp_path):
     python = stand_in_environment(tmp_path, pip_exit=0, uv_exit=2)
     done = run("--python", str(python), "torch==2.13.0", env={"INSTALLER": ""})
-    assert "uv failed (exit 2); pip tries the same" in done.stdout
+    assert "uv failed (exit 2): " in done.stdout and "pip installs the same" in done.stdout
     assert done.returncode == 0
     assert calls(tmp_path)[-1].startswith("python -m pip install")
 
@@ -71,13 +71,13 @@ def test_installer_pip_never_asks_for_uv(tmp_path):
     python = stand_in_environment(tmp_path, pip_exit=0, uv_exit=0)
     done = run("--python", str(python), "six", env={"INSTALLER": "pip"})
     assert done.returncode == 0
-    assert calls(tmp_path) == ["python -m pip install --disable-pip-version-check -q six"]
+    assert calls(tmp_path) == ["python -m pip install --disable-pip-version-check six"]
 
 
 def test_installer_uv_that_fails_is_not_hidden_by_pip(tmp_path):
     python = stand_in_environment(tmp_path, pip_exit=0, uv_exit=3)
     done = run("--python", str(python), "--installer", "uv", "six")
-    assert done.returncode == 3 and "pip tries" not in done.stdout
+    assert done.returncode == 3 and "pip installs" not in done.stdout
 
 
 @pytest.mark.parametrize("args, env, message", [
