@@ -24,9 +24,10 @@
 # return a wrong answer without a word. Correctness is checked against eager PyTorch before
 # anything is timed.
 #
-# The claim under test is C15, from section 4.4 of the first seed article (*"A 300% latency
-# spike from broken shape alignment"*): tracing loses contiguity, so TensorRT falls back to
-# the CPU with +320% latency.
+# The claims under test come from section 4.4 of the first seed article (*"A 300% latency
+# spike from broken shape alignment"*), whose one sentence is a chain of four statements,
+# judged one by one: tracing loses the contiguous flag (C15a), so TensorRT misjudges the
+# input as non-contiguous (C15b) and falls back to the CPU (C15c), with +320% latency (C15d).
 
 # %%
 # Installs labkit when (and only when) this notebook runs in Google Colab.
@@ -235,11 +236,15 @@ print("\n".join(declared.lines()))
 declared.eager
 
 # %% [markdown]
-# The artifacts declare the example's NCHW strides; inside the graph the first convolution
-# turns the layout channels_last (its weights are). In ONNX the channels_last choice
-# disappears: the graph is the same as the NCHW model's, and the runtime picks its own
-# layout. In eager PyTorch the channels_last model takes the NCHW input as it is, and its
-# first convolution returns channels_last; timed above against a channels_last input.
+# The artifacts declare the example's NCHW strides, and torch.export records the first
+# convolution's *output* as contiguous NCHW too (the second line above; the reference H200
+# run recorded strides (131072, 4096, 64, 1) for its (64, 32, 64, 64) output): the exported
+# graph carries no trace of the channels_last weights' layout. Those recorded strides come
+# from export's own fake kernels, not from the kernel that will run (the conv strides
+# printed under Trap 1 show where the two can disagree). In ONNX the channels_last choice
+# disappears as well: the graph is the same as the NCHW model's, and the runtime picks its
+# own layout. In eager PyTorch the channels_last model takes the NCHW input as it is; the
+# comparison above times that against a channels_last input.
 #
 # ## Trap 3: ONNX Runtime's own layout preference
 #
@@ -247,7 +252,9 @@ declared.eager
 # convolutions to a blocked layout (NCHWc: `ReorderInput`/`ReorderOutput` nodes); on a GPU
 # the CUDA provider's `prefer_nhwc` option runs convolutions in NHWC (`Transpose` nodes). The
 # model is exported twice: with an NCHW input, and with an NHWC input that it permutes
-# itself (what an image pipeline hands over). Each runs with the preference off and on.
+# itself (what an image pipeline hands over). Each runs with the preference off and on, and
+# the four sessions are timed interleaved in rounds on the clock of the provider that runs
+# them: a CPU session on the CPU clock (its work is host work, which CUDA events do not time).
 
 # %% jupyter={"source_hidden": true}
 def layout_preference_effect() -> str:
@@ -276,8 +283,9 @@ ort_layout.comparison
 #
 # TensorRT runs only on NVIDIA GPUs and only where it is installed. Here is what this
 # machine has; a TensorRT cell runs only where it is present, and says what it skipped
-# otherwise. Where no TensorRT runs, C15's TensorRT half is judged from the documentation
-# (cited below) and its verdict says so: read, not measured.
+# otherwise. Where no TensorRT runs, C15b and C15c are judged from the documentation (cited
+# below) and their verdicts' forms say so: read, not measured. C15d, the latency, is then not
+# judged at all: a latency cannot be read.
 #
 # **On Colab** (a GPU runtime: Runtime > Change runtime type > T4 or better), install the real
 # paths before running this notebook, then restart the runtime:
@@ -323,7 +331,7 @@ fallback if fallback is not None else print("no CUDA provider here: the CPU fall
                                             "(see the recorded GPU run in the verdict table)")
 
 # %% [markdown]
-# ## C15: does tracing lose contiguity, and does TensorRT fall back to the CPU?
+# ## C15a-d: does tracing lose contiguity, and does TensorRT fall back to the CPU?
 #
 # Predict, then read the rule.
 
@@ -343,7 +351,7 @@ quiz_trace
 
 # %%
 # NBVAL_CHECK_OUTPUT
-claims.get("C15")
+print("\n\n".join(repr(claim) for claim in ch07.CLAIMS))
 
 # %% [markdown]
 # The seed's own comparison, without TensorRT: the traced model fed a transposed view
@@ -371,6 +379,7 @@ evidence = {
     "tensorrt_ran": trt_run.ran,
     "tensorrt_skipped_because": trt_run.skipped_because,
     "tensorrt_fallback_devices": trt_run.fallback_devices,
+    "tensorrt_outcomes": {lay: o.kind for lay, o in trt_run.outcomes.items()},
     "tensorrt_transposed_ratio": trt_run.comparison["transposed input"].ratio if trt_run.comparison else None,
     "flags": trace_flags + (trt_run.comparison.flags(ch07.TENSORRT_CASE) if trt_run.comparison else []),
     "tensorrt_transposed_ratio_iqr": ([trt_run.comparison["transposed input"].ratio_q25,
@@ -383,12 +392,10 @@ evidence = {
     "ort_tensorrt": repr(ort_trt_run),
     "device": str(device), "torch": torch.__version__,
 }
-form = (f"tracing measured here; TensorRT through Torch-TensorRT measured on {device}" if trt_run.ran
-        else f"tracing measured here (torch {torch.__version__}, {device.type}); TensorRT half read from "
-             "documentation, not measured (TensorRT not installed)")
-c15 = chapter.judge("C15", evidence, form=form)
-print(c15.claim_id, c15.label, "--", c15.reason)
-print("form judged:", c15.form)
+c15 = {claim_id: chapter.judge(claim_id, evidence, form=ch07.form_of(claim_id, evidence))
+       for claim_id in ch07.C15_IDS}
+for verdict in c15.values():
+    print(f"{verdict.claim_id} {verdict.label} [{verdict.form}] -- {verdict.reason}")
 print("the seed's own trace example, as written:", evidence["seed_example_as_written"])
 
 # %% [markdown]
@@ -483,10 +490,12 @@ takeaways = [
     f"ONNX Runtime chose its own layout ({layout_on.layout_nodes()} layout nodes with its preference on"
     + (f", {claims.trust.stated_variant(ort_layout.comparison, 'NCHW declared, on')} the time of off)."
        if on_ratio else ")."),
-    f"C15 is {c15.label} ({c15.form}): tracing recorded strides "
+    f"C15a is {c15['C15a'].label}: tracing recorded strides "
     f"{trace_row.artifact.recorded_stride} and matched eager on "
     f"{sum(o.kind == export_audit.CORRECT for o in trace_row.outcomes.values())} of 3 layouts; "
-    f"TensorRT {'ran' if trt_run.ran else 'was not run: ' + trt_run.skipped_because}. Without TensorRT, "
+    f"TensorRT {'ran' if trt_run.ran else 'was not run: ' + trt_run.skipped_because}, so C15b is "
+    f"{c15['C15b'].label} and C15c {c15['C15c'].label} [{c15['C15c'].form}], C15d {c15['C15d'].label}. "
+    "Without TensorRT, "
     f"the traced model took {claims.trust.stated_variant(trace_cmp, 'transposed input')} as long on the "
     f"transposed view as on the contiguous input (the seed says 4.2x for its TensorRT form).",
 ]

@@ -136,7 +136,9 @@ class Claim:
     (`labkit.claims.trust.TRUST_RULE`) the verdict will follow. decisions (required when
     timing_based and tested): (evidence, thresholds) -> the `trust.Decision`s that decide it
     on this evidence (or `trust.Decisions`, with cases only shown); `judge` applies the rule
-    to them after the check, which returns only its outcome and reason.
+    to them after the check, which returns only its outcome and reason. seed_text: the
+    seed's own words for this claim, quoted exactly from the article (Chinese); statement is
+    their English gist, and the ledger's "seed says" column shows the quote.
     """
 
     id: str
@@ -154,6 +156,7 @@ class Claim:
     seed_setting: str = ""
     timing_based: bool = False
     decisions: trust.DecisionsFn | None = None
+    seed_text: str = ""
 
     def __post_init__(self) -> None:
         if self.timing_based and self.deterministic:

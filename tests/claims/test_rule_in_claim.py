@@ -33,7 +33,7 @@ def one_ratio(ev, th):
 
 def test_every_registered_timing_based_claim_declares_its_decisions():
     timing_based = [c for c in claims.REGISTRY.values() if c.timing_based and c.tested]
-    assert {"C2", "C5b", "C6", "C7", "C9", "C10", "C15", "C18", "C19", "C23", "C24", "C25"} <= {
+    assert {"C2", "C5b", "C6", "C7", "C9", "C10", "C15d", "C18", "C19", "C23", "C24", "C25"} <= {
         c.id for c in timing_based}
     assert all(callable(c.decisions) for c in timing_based), [
         c.id for c in timing_based if not callable(c.decisions)]
@@ -112,7 +112,7 @@ C19_ALIGNED = dict(triton_gbps=3000.0, torch_gbps=1900.0, copy_ceiling_gbps=4000
 
 
 def test_claims_that_never_read_flags_now_follow_the_rule():
-    """C15, C18, C19 and C24 printed the rule and ignored the flags; now the rule holds them."""
+    """C15 (now C15d), C18, C19 and C24 printed the rule and ignored the flags; now the rule holds them."""
     launch = {"timing": "Triton add", "why": "launch-bound", "spread": 0.1}  # 1.55/1.5: 3% away
     assert judge("C19", **C19_ALIGNED).outcome == "confirmed"
     assert judge("C19", **C19_ALIGNED, flags=[launch]).depends_on == claims.NOISE_FLAGGED
@@ -126,15 +126,12 @@ def test_claims_that_never_read_flags_now_follow_the_rule():
     assert judge("C18", **c18).outcome == "confirmed"
     gap_flag = {"timing": "graph replay's launch gap: timeline", "spread": 0.2}  # 0.5/0.45: 11%
     assert judge("C18", **c18, flags=[gap_flag]).depends_on == claims.NOISE_FLAGGED
-    c15 = dict(trace_records_strides=False, trace_keeps_contiguous=False,
-               trace_outcomes={"NCHW": "correct"}, tensorrt_ran=True,
-               tensorrt_fallback_devices=["cpu"], tensorrt_transposed_ratio=3.0,
-               tensorrt_transposed_ratio_iqr=[2.9, 3.1])
-    assert judge("C15", **c15).outcome == "confirmed"
+    c15d = dict(tensorrt_ran=True, tensorrt_transposed_ratio=3.0, tensorrt_transposed_ratio_iqr=[2.9, 3.1])
+    assert judge("C15d", **c15d).outcome == "confirmed"
     trt = {"timing": "TensorRT: transposed input", "spread": 0.15}  # 2.9/2.6: 12% away
-    assert judge("C15", **c15, flags=[trt]).depends_on == claims.NOISE_FLAGGED
+    assert judge("C15d", **c15d, flags=[trt]).depends_on == claims.NOISE_FLAGGED
     trace_only = {"timing": "trace: transposed input", "spread": 0.5}  # shown, never judged
-    assert judge("C15", **c15, flags=[trace_only]).outcome == "confirmed"
+    assert judge("C15d", **c15d, flags=[trace_only]).outcome == "confirmed"
 
 
 def test_recorded_verdicts_load_and_judge_again_under_their_old_keys():

@@ -1,19 +1,24 @@
-"""Chapter 07, export and TensorRT traps: C15.
+"""Chapter 07, export and TensorRT traps: C15a, C15b, C15c, C15d.
 
-The seed's sentence is a chain: tracing loses the tensor's contiguity, *so* TensorRT
-misjudges its input and falls back to the CPU, *and* that costs +320% latency. Each link is
-judged from what can be measured or read:
+The seed's sentence (section 4.4) is a chain of four statements, each judged on its own:
 
-- what torch.jit.trace records (the input's strides in the graph type; an explicit
-  `contiguous()` call kept or dropped) and whether the traced module matches eager on
-  NCHW, channels_last and transposed inputs -- measured on any machine;
-- whether a TensorRT engine has a CPU fallback at all, and where the parts Torch-TensorRT
-  cannot convert run -- measured where Torch-TensorRT is installed (a GPU), otherwise read
-  from the documentation below (cited), and the verdict says which.
+- C15a: torch.jit.trace loses the input's contiguity (its "contiguous flag"). Measured on any
+  machine: what the trace records (the input's strides in the graph type; an explicit
+  `contiguous()` call kept or dropped) and whether the traced module matches eager on NCHW,
+  channels_last and transposed inputs.
+- C15b: TensorRT therefore misjudges the input as non-contiguous memory. Where Torch-TensorRT
+  runs, its answers on the three layouts are measured; what the engine is told about an input
+  (an address, a shape, a format fixed at build time: no strides) is read from the
+  documentation (`DOCUMENTED`), and the verdict's form says so.
+- C15c: it falls back to the CPU. Measured where Torch-TensorRT runs (the device its
+  PyTorch-run parts ran on); otherwise from documentation, not measured.
+- C15d: +320% latency. A timing: measured only through a TensorRT engine (transposed against
+  contiguous input), declared in `decisions_c15d` so `Claim.judge` applies the trust rule
+  (flags of the TensorRT timings, named 'TensorRT: ...'); the traced model's own ratio
+  ('trace: ...') is shown, never judged. Without TensorRT it is not measured ('depends').
 
-Where the TensorRT latency ratio decides, `decisions_c15` declares it, so `Claim.judge`
-applies the trust rule to it (flags of the TensorRT timings, named 'TensorRT: ...'); the
-traced model's own ratio ('trace: ...') is shown, never judged.
+Recorded verdicts under the retired id C15 are left out of the ledger and the tables
+(`labkit.claims.tables.saved_verdicts`).
 """
 
 from __future__ import annotations
@@ -50,6 +55,11 @@ DOCUMENTED = {
                       "torch_executed_ops) run in PyTorch eager between TensorRT engines, on the tensors' "
                       "device. Source: Torch-TensorRT docs, 'Handling Unsupported Operators' and "
                       "'Partitioning Phase', docs.pytorch.org/TensorRT/user_guide/compilation/unsupported_ops.html",
+    "tensorrt_input_binding": "An engine's input is bound by address (IExecutionContext::setTensorAddress) "
+                              "with a shape (setInputShape), in the format fixed when the engine was built "
+                              "(TensorFormat::kLINEAR unless the network's allowed formats say otherwise): no "
+                              "strides and no contiguity flag reach the engine at run time. Source: NVIDIA "
+                              "TensorRT docs, 'I/O Formats' and the IExecutionContext API reference.",
     "torch_tensorrt_inputs": "Its runtime makes each input contiguous before binding it to the engine "
                              "(pytorch/TensorRT core/runtime/execute_engine.cpp: "
                              "inputs[i].view(shape).contiguous()).",
@@ -84,62 +94,155 @@ def seed_example_text(ev: Mapping) -> str:
                else f"ran, giving {tuple(seed['output_shape'])}"))
 
 
-def check_c15(ev: Mapping, th: Mapping) -> tuple[str, str, str]:
+def _forced_devices(ev: Mapping) -> str:
+    return ", ".join(map(str, ev["tensorrt_fallback_devices"])) or "no device (none)"
+
+
+def check_c15a(ev: Mapping, th: Mapping) -> tuple[str, str, str]:
     if not ev["trace_outcomes"]:
-        raise ClaimError("C15: no traced module was fed any input layout")
+        raise ClaimError("C15a: no traced module was fed any input layout")
     lost, text = trace_lost_contiguity(ev)
     text += seed_example_text(ev)
-    if not ev["tensorrt_ran"]:
-        read = ("; the TensorRT half was read from documentation, not measured (TensorRT is not "
-                "installed here): it describes no CPU fallback (DLA layers fall back to the GPU; "
-                "Torch-TensorRT runs unconverted ops in PyTorch on the same device)")
-        if not lost:
-            return REFUTED, text + ": nothing about contiguity was lost" + read, ""
-        return DEPENDS, text + read, "a TensorRT run: tracing lost contiguity here, the fallback is unmeasured"
-    devices = list(ev["tensorrt_fallback_devices"])
-    on_cpu = any(str(d).startswith("cpu") for d in devices)
-    ratio = ev.get("tensorrt_transposed_ratio")
-    text += (f"; Torch-TensorRT ran, its PyTorch-run parts ran on {', '.join(devices) or 'no device (none)'}")
-    if ratio is None:
-        text += "; no latency measured (the engine was not correct on both layouts)"
-        return REFUTED, text, ""
-    where = band(float(ratio), ev.get("tensorrt_transposed_ratio_iqr"), th["costly_latency_ratio"])
-    text += f", transposed/contiguous input latency {float(ratio):.2f}x"
-    if lost and on_cpu and where == "above":
+    if lost:
         return CONFIRMED, text, ""
-    if lost and on_cpu and where == "noise":
+    return REFUTED, text + ": nothing about contiguity was lost", ""
+
+
+def check_c15b(ev: Mapping, th: Mapping) -> tuple[str, str, str]:
+    read = ("a TensorRT engine is bound by address in the input format fixed when it was built, "
+            "with no strides (read from documentation, not measured)")
+    if not ev["tensorrt_ran"]:
+        return REFUTED, (f"TensorRT was not run here ({ev.get('tensorrt_skipped_because') or 'not installed'}): "
+                         f"{read}, and Torch-TensorRT makes each input contiguous before binding it, so "
+                         "there is no contiguity flag for the engine to misjudge"), ""
+    outcomes = dict(ev["tensorrt_outcomes"])
+    if not outcomes:
+        raise ClaimError("C15b: Torch-TensorRT ran but no input layout was fed to it")
+    wrong = sorted(k for k, v in outcomes.items() if v != "correct")
+    text = (f"Torch-TensorRT ran: the engine gave eager's answer on "
+            f"{', '.join(k for k in outcomes if k not in wrong) or 'no layout'}")
+    if CONTIGUOUS_LAYOUT in wrong:
+        return CONFIRMED, text + f" and not on the contiguous {CONTIGUOUS_LAYOUT} input; {read}", ""
+    if wrong:
+        return DEPENDS, (text + f" and not on {', '.join(wrong)}; {read}"), (
+            "which layouts the engine was fed: it read a non-contiguous layout wrong, the reverse "
+            "of misjudging a contiguous input")
+    return REFUTED, text + f" (each layout read right); {read}", ""
+
+
+def check_c15c(ev: Mapping, th: Mapping) -> tuple[str, str, str]:
+    if not ev["tensorrt_ran"]:
+        return REFUTED, ("TensorRT was not run here: the documentation describes no CPU fallback (DLA "
+                         "layers fall back to the GPU; Torch-TensorRT runs unconverted ops in PyTorch on "
+                         "the tensors' device); read from documentation, not measured"), ""
+    devices = list(ev["tensorrt_fallback_devices"])
+    text = f"Torch-TensorRT ran; the part forced to run in PyTorch ran on {_forced_devices(ev)}"
+    if not devices:
+        return DEPENDS, text, "a forced PyTorch-run part: none ran, so no fallback was seen"
+    on_cpu = any(str(d).startswith("cpu") for d in devices)
+    return (CONFIRMED if on_cpu else REFUTED), text, ""
+
+
+def check_c15d(ev: Mapping, th: Mapping) -> tuple[str, str, str]:
+    traced = ev.get("trace_transposed_ratio")
+    shown = (f"; the traced model without TensorRT took {float(traced):.2f}x on the transposed view "
+             "(shown, not judged: the seed's latency is its TensorRT engine's)") if traced else ""
+    if not ev["tensorrt_ran"]:
+        return DEPENDS, "TensorRT was not run here, so its latency was not measured" + shown, (
+            "a TensorRT run: the seed's +320% is the TensorRT engine's latency, unmeasured here")
+    ratio = ev.get("tensorrt_transposed_ratio")
+    if ratio is None:
+        return DEPENDS, "Torch-TensorRT ran but was not correct on both layouts, so nothing was timed" + shown, (
+            "an engine correct on both the contiguous and the transposed input")
+    where = band(float(ratio), ev.get("tensorrt_transposed_ratio_iqr"), th["costly_latency_ratio"])
+    text = (f"through Torch-TensorRT the transposed input took {float(ratio):.2f}x the contiguous "
+            f"input's latency (the seed: {th['seed_latency_ratio']:.1f}x; costly above "
+            f"{th['costly_latency_ratio']}x)") + shown
+    if where == "above":
+        return CONFIRMED, text, ""
+    if where == "noise":
         return DEPENDS, text, NOISE
     return REFUTED, text, ""
 
 
-def decisions_c15(ev: Mapping, th: Mapping) -> Decisions:
-    """The TensorRT transposed/contiguous latency, where it decides: tracing lost contiguity
-    and the fallback ran on the CPU. Otherwise what was read or recorded decides alone."""
+def decisions_c15d(ev: Mapping, th: Mapping) -> Decisions:
+    """The TensorRT transposed/contiguous latency, where one was measured; the traced model's
+    own ratio is shown, never judged."""
     ratio = ev.get("tensorrt_transposed_ratio")
-    if not ev["tensorrt_ran"] or ratio is None or not ev["trace_outcomes"]:
-        return Decisions(not_judged=(TRACE_CASE,))
-    lost, _ = trace_lost_contiguity(ev)
-    on_cpu = any(str(d).startswith("cpu") for d in ev["tensorrt_fallback_devices"])
-    if not (lost and on_cpu):
+    if not ev["tensorrt_ran"] or ratio is None:
         return Decisions(not_judged=(TRACE_CASE,))
     return Decisions((Decision(TENSORRT_CASE, float(ratio), ev.get("tensorrt_transposed_ratio_iqr"),
                                th["costly_latency_ratio"]),), (TRACE_CASE,))
 
 
-C15 = Claim(
-    "C15", CHAPTER, SEED_STRIDES, "4.4 Traps of deploying JIT scripts",
-    "Tracing loses contiguity, so TensorRT falls back to the CPU with +320% latency "
-    "(trace + .contiguous(): +0.3%; use torch.jit.script to keep the runtime contiguity).",
-    "torch.jit.trace loses contiguity (no strides recorded, an explicit contiguous() dropped, or a "
-    "wrong answer on some input layout) AND a measured TensorRT run puts the fallback on the CPU "
-    f"with transposed/contiguous latency > {COSTLY_LATENCY_RATIO}x",
-    "tracing keeps the strides and the contiguous() call and matches eager on every layout; or a "
-    "measured TensorRT run falls back on the GPU or costs little; 'depends' when tracing loses "
-    "contiguity but no TensorRT run could measure the rest",
-    ("trace_records_strides", "trace_keeps_contiguous", "trace_outcomes", "tensorrt_ran",
-     "tensorrt_fallback_devices", "tensorrt_transposed_ratio"),
-    thresholds={"costly_latency_ratio": COSTLY_LATENCY_RATIO, "seed_latency_ratio": SEED_LATENCY_RATIO},
-    check=check_c15, timing_based=True, decisions=decisions_c15, section_zh="4.4 JIT脚本化部署陷阱",
-    seed_setting="a traced model deployed with TensorRT on a GPU")
+SECTION, SECTION_ZH = "4.4 Traps of deploying JIT scripts", "4.4 JIT脚本化部署陷阱"
+SETTING = "a traced model deployed with TensorRT on a GPU"
+TENSORRT_KEYS = ("tensorrt_ran",)
+CONTIGUOUS_LAYOUT = "NCHW"  # export_audit.NCHW: the contiguous input
 
-CLAIMS = [C15]
+C15a = Claim(
+    "C15a", CHAPTER, SEED_STRIDES, SECTION,
+    "Without an explicit .contiguous(), torch.jit.trace may ignore the input's contiguous flag, even "
+    "when the memory underneath is contiguous: the trace does not keep the original memory semantics.",
+    "the trace records no strides, drops an explicit contiguous(), or gives a wrong answer on some "
+    "input layout",
+    "the trace records the example's strides, keeps contiguous(), and matches eager on NCHW, "
+    "channels_last and transposed inputs",
+    ("trace_records_strides", "trace_keeps_contiguous", "trace_outcomes"),
+    check=check_c15a, deterministic=True, section_zh=SECTION_ZH, seed_setting=SETTING,
+    seed_text="若输入张量未显式调用.contiguous()即使底层内存布局实际连续torch.jit.trace 也可能忽略其 contiguous 标记")
+
+C15b = Claim(
+    "C15b", CHAPTER, SEED_STRIDES, SECTION,
+    "As a result, the TensorRT engine misjudges the input as non-contiguous memory.",
+    "a measured TensorRT engine does not give eager's answer on the contiguous NCHW input",
+    "the engine gives eager's answer on every layout fed (measured where Torch-TensorRT runs), and "
+    "what it is told about an input carries no contiguity at all (read from documentation); "
+    "'depends' when the engine reads some layout wrong",
+    TENSORRT_KEYS,
+    check=check_c15b, section_zh=SECTION_ZH, seed_setting=SETTING,
+    seed_text="导致 TensorRT 引擎误判为非连续内存")
+
+C15c = Claim(
+    "C15c", CHAPTER, SEED_STRIDES, SECTION,
+    "This triggers a fallback path that drops inference to the CPU.",
+    "a measured Torch-TensorRT run puts the part it cannot run in TensorRT on the CPU",
+    "the part runs on the GPU (measured), or the documentation describes no CPU fallback (read "
+    "from documentation, not measured, where TensorRT is not installed)",
+    ("tensorrt_ran", "tensorrt_fallback_devices"),
+    check=check_c15c, section_zh=SECTION_ZH, seed_setting=SETTING,
+    seed_text="触发 fallback 路径降频至 CPU 推理")
+
+C15d = Claim(
+    "C15d", CHAPTER, SEED_STRIDES, SECTION + " (comparison table)",
+    "Trace without contiguous(): dropped to the CPU, +320% inference latency "
+    "(trace + .contiguous(): +0.3%).",
+    f"through a TensorRT engine, the transposed input's latency is above {COSTLY_LATENCY_RATIO}x the "
+    "contiguous input's (half the seed's +320%), its round spread above it too",
+    f"it is at or below {COSTLY_LATENCY_RATIO}x, spread included; 'depends' where no TensorRT engine "
+    "was timed (the traced model's own ratio is shown, not judged)",
+    ("tensorrt_ran", "tensorrt_transposed_ratio"),
+    thresholds={"costly_latency_ratio": COSTLY_LATENCY_RATIO, "seed_latency_ratio": SEED_LATENCY_RATIO},
+    check=check_c15d, timing_based=True, decisions=decisions_c15d, section_zh=SECTION_ZH,
+    seed_setting=SETTING, seed_text="trace 无 contiguous⚠️ 降频至 CPU320%")
+
+CLAIMS = [C15a, C15b, C15c, C15d]
+C15_IDS = tuple(c.id for c in CLAIMS)
+
+
+def form_of(claim_id: str, ev: Mapping) -> str:
+    """The form each of C15a-d was judged in, from what ran: measured, or read from
+    documentation (the ledger counts those apart), or not measured."""
+    device, version = ev.get("device", "this machine"), ev.get("torch", "")
+    if claim_id == "C15a":
+        return f"tracing measured here (torch {version}, {device})"
+    if claim_id not in C15_IDS:
+        raise ClaimError(f"{claim_id!r} is none of chapter 07's claims {C15_IDS}")
+    if ev["tensorrt_ran"]:
+        if claim_id == "C15b":
+            return (f"engine answers measured through Torch-TensorRT on {device} (its input "
+                    "binding as documented)")
+        return f"measured through Torch-TensorRT on {device}"
+    if claim_id == "C15d":
+        return "not measured: TensorRT not installed (no TensorRT latency to judge)"
+    return "read from documentation, not measured (TensorRT not installed)"

@@ -327,11 +327,21 @@ def _optimised_node_counts(path: Path, providers: list[str], provider: str, on: 
         return {}
 
 
+def ort_clock(provider: str, example: torch.Tensor) -> torch.device:
+    """The clock a session's work is timed on: a CPU provider's work is host work, timed on the
+    CPU clock (CUDA events and an L2 flush time nothing of it, wherever the example lives); the
+    CUDA provider's on the example's GPU."""
+    if provider == "CUDAExecutionProvider":
+        return example.device
+    return torch.device("cpu")
+
+
 def ort_layout_preference(model: nn.Module, example: torch.Tensor, rep_ms: float = 200.0,
                           time_it: bool = True, onnx_path: str | Path | None = None) -> OrtLayout:
     """Export the model with an NCHW and with an NHWC declared input; run each with ORT's layout
     preference off and on; count Transpose/Reorder nodes in the optimised graphs; check each
-    against eager; time the correct ones interleaved (IOBinding of dense inputs, no copies)."""
+    against eager; time the correct ones interleaved (IOBinding of dense inputs, no copies), on
+    the clock of the provider that ran them (`ort_clock`: a CPU session on the CPU clock)."""
     from labkit.measure import bench
 
     if not export_audit._has_onnx():
@@ -362,14 +372,16 @@ def ort_layout_preference(model: nn.Module, example: torch.Tensor, rep_ms: float
                     continue
                 run = export_audit._ort_feed_pointer(session, tuple(expected.shape))
                 got = export_audit.outcome(run, x, expected)
+                # a CPU session is timed on host memory: no GPU round trip inside its timing
+                fed = x if ort_clock(provider, example).type == x.device.type else x.cpu()
                 sessions.append(LayoutSession(declared, "on" if on else "off", dict(counts), got,
-                                              (lambda fn, inp: lambda: fn(inp))(run, x)))
+                                              (lambda fn, inp: lambda: fn(inp))(run, fed)))
     comparison = None
-    if time_it:
+    if time_it:  # interleaved in rounds, on the provider's own clock
         variants = {f"{s.declared} declared, {s.preference}": s.run for s in sessions
                     if s.outcome.kind == export_audit.CORRECT}
         if variants:
-            comparison = bench.compare(variants, rounds=5, rep_ms=rep_ms)
+            comparison = bench.compare(variants, rounds=5, rep_ms=rep_ms, device=ort_clock(provider, example))
     return OrtLayout(provider.replace("ExecutionProvider", ""), name, sessions, comparison)
 
 

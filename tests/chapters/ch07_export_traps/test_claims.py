@@ -1,5 +1,6 @@
-"""Chapter 07's claim check on constructed evidence, each outcome reached, and the evidence a
-real CPU run produces judged as the chapter judges it."""
+"""Chapter 07's claims C15a-d (the seed's C15 chain, split) on constructed evidence, each
+outcome reached, the forms named truthfully, and the evidence a real CPU run produces judged as
+the chapter judges it."""
 
 import pytest
 
@@ -11,15 +12,21 @@ ALL_CORRECT = {"NCHW": "correct", "channels_last": "correct", "transposed view":
 KEPT = dict(trace_records_strides=True, trace_keeps_contiguous=True, trace_outcomes=ALL_CORRECT)
 LOST = dict(trace_records_strides=True, trace_keeps_contiguous=False,
             trace_outcomes={**ALL_CORRECT, "channels_last": "rejected"})
-NO_TRT = dict(tensorrt_ran=False, tensorrt_fallback_devices=[], tensorrt_transposed_ratio=None)
+NO_TRT = dict(tensorrt_ran=False, tensorrt_fallback_devices=[], tensorrt_transposed_ratio=None,
+              tensorrt_outcomes={})
+TRT = dict(tensorrt_ran=True, tensorrt_outcomes=ALL_CORRECT)
 
 CASES = {
-    "C15": {
-        "confirmed": dict(**LOST, tensorrt_ran=True, tensorrt_fallback_devices=["cpu"],
-                          tensorrt_transposed_ratio=4.2, tensorrt_transposed_ratio_iqr=[4.0, 4.4]),
-        "depends": dict(**LOST, **NO_TRT),
-        "refuted": dict(**KEPT, **NO_TRT),
-    },
+    "C15a": {"confirmed": dict(**LOST), "refuted": dict(**KEPT)},
+    "C15b": {"refuted": dict(**NO_TRT),
+             "confirmed": dict(tensorrt_ran=True, tensorrt_outcomes={**ALL_CORRECT, "NCHW": "wrong"}),
+             "depends": dict(tensorrt_ran=True, tensorrt_outcomes={**ALL_CORRECT, "transposed view": "wrong"})},
+    "C15c": {"confirmed": dict(**TRT, tensorrt_fallback_devices=["cpu"]),
+             "refuted": dict(**TRT, tensorrt_fallback_devices=["cuda:0"]),
+             "depends": dict(**TRT, tensorrt_fallback_devices=[])},
+    "C15d": {"confirmed": dict(**TRT, tensorrt_transposed_ratio=4.2, tensorrt_transposed_ratio_iqr=[4.0, 4.4]),
+             "refuted": dict(**TRT, tensorrt_transposed_ratio=1.1, tensorrt_transposed_ratio_iqr=[1.0, 1.2]),
+             "depends": dict(**NO_TRT, trace_transposed_ratio=1.3)},
 }
 
 
@@ -28,16 +35,31 @@ def test_check_follows_the_evidence(claim_id):
     assert_outcomes_follow_the_evidence(claim_id, CASES[claim_id])
 
 
-def test_a_measured_gpu_fallback_refutes_even_when_tracing_lost_contiguity():
-    verdict = judge("C15", **LOST, tensorrt_ran=True, tensorrt_fallback_devices=["cuda:0"],
-                    tensorrt_transposed_ratio=1.1, tensorrt_transposed_ratio_iqr=[1.0, 1.2])
-    assert verdict.outcome == "refuted" and "cuda:0" in verdict.reason
+def test_c15_is_split_into_four_and_the_bundle_is_retired():
+    assert [c.id for c in ch07.CLAIMS] == ["C15a", "C15b", "C15c", "C15d"]
+    assert "C15" not in claims.REGISTRY
+    assert [c.id for c in ch07.CLAIMS if c.timing_based] == ["C15d"]  # only the latency is a timing
+    assert claims.get("C15a").deterministic
+
+
+def test_the_contiguous_layout_is_the_audits():
+    from labkit.chapters.ch07_export_traps import export_audit
+
+    assert ch07.CONTIGUOUS_LAYOUT == export_audit.NCHW
 
 
 def test_a_cpu_fallback_whose_cost_straddles_the_threshold_is_noise():
-    verdict = judge("C15", **LOST, tensorrt_ran=True, tensorrt_fallback_devices=["cpu"],
-                    tensorrt_transposed_ratio=2.7, tensorrt_transposed_ratio_iqr=[2.0, 3.0])
+    verdict = judge("C15d", **TRT, tensorrt_transposed_ratio=2.7, tensorrt_transposed_ratio_iqr=[2.0, 3.0])
     assert verdict.outcome == "depends" and verdict.depends_on == claims.NOISE
+
+
+def test_the_tensorrt_latency_follows_the_trust_rule_and_the_traced_ratio_is_only_shown():
+    c15d = dict(**TRT, tensorrt_transposed_ratio=3.0, tensorrt_transposed_ratio_iqr=[2.9, 3.1])
+    assert judge("C15d", **c15d).outcome == "confirmed"
+    trt = {"timing": "TensorRT: transposed input", "spread": 0.15}  # 2.9/2.6: 12% away
+    assert judge("C15d", **c15d, flags=[trt]).depends_on == claims.NOISE_FLAGGED
+    trace_only = {"timing": "trace: transposed input", "spread": 0.5}
+    assert judge("C15d", **c15d, flags=[trace_only]).outcome == "confirmed"
 
 
 def test_a_wrong_traced_answer_counts_as_lost():
@@ -48,42 +70,58 @@ def test_a_wrong_traced_answer_counts_as_lost():
 
 def test_no_layouts_is_a_clear_error():
     with pytest.raises(claims.ClaimError, match="no traced module"):
-        judge("C15", **{**KEPT, "trace_outcomes": {}}, **NO_TRT)
+        judge("C15a", **{**KEPT, "trace_outcomes": {}})
+    with pytest.raises(claims.ClaimError, match="no input layout"):
+        judge("C15b", tensorrt_ran=True, tensorrt_outcomes={})
+    with pytest.raises(claims.ClaimError, match="none of chapter 07"):
+        ch07.form_of("C15", {"tensorrt_ran": False})
 
 
 def test_the_evidence_of_a_real_cpu_run_is_judged():
     """What the chapter gathers on this machine: trace keeps everything, TensorRT absent."""
+    import torch
+
     from labkit.chapters.ch07_export_traps import export_audit, export_traps
 
     model, example = export_audit.small_cnn(channels=4), export_audit.example_input(2, 8)
     audit = export_audit.run(model, example, paths=("trace",))
     row = audit.row("torch.jit.trace")
     with export_audit._quiet():
-        import torch
-
         traced = torch.jit.trace(export_traps.ContiguousThenView(image=8).eval(), example)
-    verdict = claims.get("C15").judge({
-        "trace_records_strides": row.artifact.recorded_stride == tuple(example.stride()),
-        "trace_keeps_contiguous": "contiguous" in export_traps.traced_ops(traced),
-        "trace_outcomes": {k: o.kind for k, o in row.outcomes.items()},
-        **NO_TRT}, machine="test", form="CPU: tracing measured, TensorRT read")
-    assert verdict.outcome == "refuted", verdict.reason
-    assert verdict.form == "CPU: tracing measured, TensorRT read"
+    evidence = {"trace_records_strides": row.artifact.recorded_stride == tuple(example.stride()),
+                "trace_keeps_contiguous": "contiguous" in export_traps.traced_ops(traced),
+                "trace_outcomes": {k: o.kind for k, o in row.outcomes.items()},
+                **NO_TRT, "device": "cpu", "torch": torch.__version__}
+    verdicts = {i: claims.get(i).judge(evidence, machine="test", form=ch07.form_of(i, evidence))
+                for i in ch07.C15_IDS}
+    assert verdicts["C15a"].outcome == "refuted", verdicts["C15a"].reason
+    assert verdicts["C15a"].form.startswith("tracing measured here")
+
+
+@pytest.mark.parametrize("claim_id", ["C15b", "C15c"])
+def test_without_tensorrt_the_form_and_reason_say_read_from_documentation_not_measured(claim_id):
+    verdict = judge(claim_id, **NO_TRT)
+    assert "read from documentation, not measured" in verdict.reason
+    assert claims.form_kind(ch07.form_of(claim_id, NO_TRT)) == "read from documentation"
+
+
+def test_where_tensorrt_ran_the_forms_say_measured():
+    for claim_id in ch07.C15_IDS:
+        assert claims.form_kind(ch07.form_of(claim_id, {**TRT, "device": "cuda:0"})) == "analogue"
+
+
+def test_without_tensorrt_the_latency_is_not_measured_and_not_judged_from_the_trace():
+    verdict = judge("C15d", **NO_TRT, trace_transposed_ratio=5.0)  # a large traced ratio decides nothing
+    assert verdict.outcome == "depends" and "not measured" in ch07.form_of("C15d", NO_TRT)
+    assert "shown, not judged" in verdict.reason
 
 
 def test_the_documentation_is_cited():
     assert all("Source" in text or "core/runtime" in text for text in ch07.DOCUMENTED.values())
 
 
-def test_without_tensorrt_the_verdict_says_its_tensorrt_half_was_read_not_measured():
-    verdict = judge("C15", **LOST, **NO_TRT)
-    assert "TensorRT half was read from documentation, not measured" in verdict.reason
-    form = "tracing measured here (torch 2.x, cpu); TensorRT half read from documentation, not measured"
-    assert claims.form_kind(form) == "read from documentation"
-
-
 def test_the_seeds_own_example_as_written_is_reported():
     seed = {"expression": "x.transpose(2, 3).transpose(1, 2)", "shape": [4, 32, 3, 32], "outcome": "raised",
             "error": "RuntimeError: expected input to have 3 channels, but got 32 channels instead"}
-    verdict = judge("C15", **LOST, **NO_TRT, seed_example_as_written=seed)
+    verdict = judge("C15a", **LOST, seed_example_as_written=seed)
     assert "(4, 32, 3, 32) tensor: as written it cannot feed the model" in verdict.reason

@@ -96,3 +96,21 @@ def test_conv_output_strides_put_eager_beside_export_on_the_cpu():
     assert cl["eager"] == (512, 1, 64, 8)  # the CPU kernel keeps channels_last
     assert all("export recorded" in line for line in strides.lines())
     assert strides.mismatched == [r["example"] for r in strides.rows if r["eager"] != r["export"]]
+
+
+def test_a_cpu_session_is_timed_on_the_cpu_clock_wherever_the_example_lives():
+    """Trap 3 timed ONNX Runtime's CPU sessions with CUDA events and L2 flushes on the H200:
+    a CPU provider's work is host work, so its clock is the CPU's."""
+    on_gpu = torch.empty(1, device="meta")  # stands for an example on a GPU, here without one
+    assert export_traps.ort_clock("CPUExecutionProvider", on_gpu) == torch.device("cpu")
+    assert export_traps.ort_clock("CUDAExecutionProvider", on_gpu) == on_gpu.device
+
+
+def test_ort_layout_timing_runs_interleaved_on_the_cpu_clock(tiny, tmp_path):
+    model, example = tiny
+    onnx_path = tmp_path / "model.onnx"
+    export_audit.export_onnx(model, example, onnx_path)
+    found = export_traps.ort_layout_preference(model, example, rep_ms=20.0, onnx_path=onnx_path)
+    timings = [v.timing for v in found.comparison.variants.values()]
+    assert len(timings) == 4 and all(str(t.device) == "cpu" for t in timings)
+    assert len(found.comparison.order) > len(timings)  # in rounds, not one block each
