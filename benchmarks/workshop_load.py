@@ -1,21 +1,29 @@
 """A workshop under load: N learners sign in, pull the course and run a chapter, at once.
 
 Starts the real workshop hub (workshop/jupyterhub_config.py, on free loopback ports, a fresh
-data dir), then for each of N simulated learners, in parallel threads:
+data dir) in the room's mode: system mode, one OS user per learner, when run as root (OS users
+named `tllbench-<name>`, removed at the end); the shared rehearsal mode otherwise (the JSON
+says which). The course is served to nbgitpuller by `git daemon` on loopback, from a bare
+clone of this repository's current commit (the one repository the hub lets links pull; the
+hub refuses file:// links). Then for each of N simulated learners, in parallel threads:
 
 1. signs in through the login form (first use: the workshop code), starts their server;
-2. pulls the course with nbgitpuller (its /git-pull/api, as the workshop link does) from
-   this repository's current commit (file://, depth 1) into ~/pulled;
+2. pulls the course with nbgitpuller (its /git-pull/api, as the workshop link does) into
+   ~/pulled;
 3. opens the chapter as a notebook through the contents API (jupytext turns the .py into
    cells) and runs every code cell, top to bottom, in a kernel started for that notebook,
    over the kernel's websocket; a cell that ends in an error is a failed cell.
 
 While they work, a probe asks the hub's API (/hub/api/users/<name>, a learner's token)
-every PROBE_S seconds: its p50 / p95 are the hub's response time under load. A sampler reads
-the resident memory of each learner's server and its kernels (psutil, the process tree) and
-keeps the peak. Afterwards it waits for the idle kernels to be culled and reads the memory
-again: culling returned it when no kernel process is left and the learner's memory is back
-near the bare server's.
+every PROBE_S seconds: its p50 / p95 are the hub's response time under load, reported for the
+whole run and for the sign-in phase (until the last server is up). A sampler reads the
+resident memory (RSS, shared pages counted in each process) of each learner's server and its
+kernels (psutil, the process tree) and keeps the peak. Afterwards it waits for the idle
+kernels to be culled and reads the memory again: culling returned it when no kernel process
+is left and the learner's memory is back near the bare server's.
+
+Everything it made goes when it ends, pass or fail: the data dir (accounts, database, cookie
+secret, proxy token), the hub's log, the git daemon's folder, the OS users and their homes.
 
     python benchmarks/workshop_load.py [--learners 4] [--chapter 01_strides_and_views]
                                        [--cull-s 20] [--json results/workshop/load-<host>.json]
@@ -26,9 +34,13 @@ Exit status 1 if a cell failed, a learner could not run, or culling did not free
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
+import os
 import pathlib
 import platform
+import shutil
+import socket
 import statistics
 import subprocess
 import sys
@@ -36,26 +48,49 @@ import tempfile
 import threading
 import time
 import traceback
+from collections.abc import Iterator
 
 import psutil
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "workshop"))
-from hubclient import Hub, Learner, execute, wait_for  # noqa: E402
+from hubclient import Hub, Learner, execute, free_port, remove_os_users, wait_for  # noqa: E402
 
 PROBE_S = 0.5
 SAMPLE_S = 0.5
 MIB = 2**20
+USER_PREFIX = "tllbench-"
 
 
-def learner_tree(data_dir: pathlib.Path, name: str) -> list[psutil.Process]:
+@contextlib.contextmanager
+def served_course(workdir: pathlib.Path, branch: str) -> Iterator[str]:
+    """git://127.0.0.1:<port>/course.git: this repository's current commit, by `git daemon`."""
+    bare = workdir / "course.git"
+    subprocess.run(["git", "clone", "-q", "--bare", "--depth", "1", "--branch", branch,
+                    f"file://{ROOT}", str(bare)], check=True)
+    port = free_port()
+    daemon = subprocess.Popen(["git", "daemon", "--reuseaddr", "--export-all",
+                               "--listen=127.0.0.1", f"--port={port}", f"--base-path={workdir}",
+                               str(workdir)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        def answers() -> bool:
+            with socket.socket() as s:
+                return s.connect_ex(("127.0.0.1", port)) == 0
+        wait_for(f"git daemon on 127.0.0.1:{port}", answers, 20, 0.1)
+        yield f"git://127.0.0.1:{port}/course.git"
+    finally:
+        daemon.terminate()
+        daemon.wait(10)
+
+
+def learner_tree(config_dir: pathlib.Path, name: str) -> list[psutil.Process]:
     """The learner's server process and its descendants (kernels), found by their env."""
-    config = str(data_dir / "jupyter_config")
+    config = str(config_dir)
     for proc in psutil.process_iter(["environ", "cmdline"]):
         env = proc.info.get("environ") or {}
         cmd = " ".join(proc.info.get("cmdline") or [])
         if (env.get("JUPYTERHUB_USER") == name and env.get("JUPYTER_CONFIG_PATH") == config
-                and "jupyterhub-singleuser" in cmd):
+                and ("jupyterhub-singleuser" in cmd or "jupyterhub.singleuser" in cmd)):
             try:
                 return [proc, *proc.children(recursive=True)]
             except psutil.NoSuchProcess:
@@ -76,16 +111,16 @@ def rss_mib(procs: list[psutil.Process]) -> float:
 class Sampler(threading.Thread):
     """Peak resident memory per learner (server + kernels) while the run lasts."""
 
-    def __init__(self, data_dir: pathlib.Path, names: list[str]) -> None:
+    def __init__(self, config_dir: pathlib.Path, names: list[str]) -> None:
         super().__init__(daemon=True)
-        self.data_dir, self.names = data_dir, names
+        self.config_dir, self.names = config_dir, names
         self.peak = dict.fromkeys(names, 0.0)
         self.stopped = threading.Event()
 
     def run(self) -> None:
         while not self.stopped.is_set():
             for name in self.names:
-                self.peak[name] = max(self.peak[name], rss_mib(learner_tree(self.data_dir, name)))
+                self.peak[name] = max(self.peak[name], rss_mib(learner_tree(self.config_dir, name)))
             self.stopped.wait(SAMPLE_S)
 
 
@@ -96,6 +131,7 @@ class Probe(threading.Thread):
         super().__init__(daemon=True)
         self.learner = learner
         self.times: list[float] = []
+        self.at: list[float] = []          # when each probe was sent (perf_counter)
         self.errors = 0
         self.stopped = threading.Event()
 
@@ -107,6 +143,7 @@ class Probe(threading.Thread):
             except Exception:  # noqa: BLE001 - an unanswered probe counts as an error
                 ok = False
             self.times.append(time.perf_counter() - start)
+            self.at.append(start)
             self.errors += not ok
             self.stopped.wait(PROBE_S)
 
@@ -119,6 +156,7 @@ def run_learner(hub: Hub, name: str, chapter: str, repo: str, branch: str, repor
         learner = hub.sign_in(name, f"{name}-password")
         learner.start_server(timeout_s=300)
         mine["server_start_s"] = time.perf_counter() - start
+        mine["server_ready_at"] = time.perf_counter()
         start = time.perf_counter()
         learner.pull_course(repo, branch, "pulled", timeout_s=300)
         mine["pull_s"] = time.perf_counter() - start
@@ -149,27 +187,24 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(round(q / 100 * (len(ordered) - 1))))]
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--learners", type=int, default=4)
-    parser.add_argument("--chapter", default="01_strides_and_views")
-    parser.add_argument("--cull-s", type=int, default=20, help="idle kernels culled after this")
-    parser.add_argument("--json", type=pathlib.Path,
-                        default=ROOT / "results" / "workshop" / f"load-{platform.node()}.json")
-    args = parser.parse_args()
-    if args.learners < 1:
-        parser.error("--learners must be at least 1")
-    if not (ROOT / "notebooks" / f"{args.chapter}.py").exists():
-        parser.error(f"no chapter notebooks/{args.chapter}.py")
-    branch = subprocess.run(["git", "rev-parse", "--abbrev-ref", "HEAD"], cwd=ROOT,
-                            capture_output=True, text=True, check=True).stdout.strip()
-    repo = f"file://{ROOT}"
-    names = [f"learner{i + 1}" for i in range(args.learners)]
-    data_dir = pathlib.Path(tempfile.mkdtemp(prefix="workshop-load-"))
+def ms_summary(values: list[float]) -> dict | None:
+    if not values:
+        return None
+    return {"p50": 1e3 * statistics.median(values), "p95": 1e3 * percentile(values, 95),
+            "count": len(values)}
+
+
+def measure(args: argparse.Namespace, workdir: pathlib.Path, names: list[str], branch: str
+            ) -> tuple[dict, bool]:
+    """One run: the hub, the learners, the probe and the sampler; the summary and its verdict."""
     report: dict = {}
-    with Hub.start(data_dir, cull_kernel_s=args.cull_s, timeout_s=180) as hub:
+    system = os.geteuid() == 0
+    with served_course(workdir, branch) as repo, Hub.start(
+            workdir / "data", cull_kernel_s=args.cull_s, timeout_s=300, system_users=system,
+            user_prefix=USER_PREFIX, extra_env={"WORKSHOP_PULL_REPOS": repo}) as hub:
+        hub_start_s = time.perf_counter() - args.started
         probe_user = hub.sign_in("probe", "probe-password")
-        probe, sampler = Probe(probe_user), Sampler(hub.data_dir, names)
+        probe, sampler = Probe(probe_user), Sampler(hub.config_dir, names)
         probe.start()
         sampler.start()
         started = time.perf_counter()
@@ -184,9 +219,8 @@ def main() -> int:
         sampler.stopped.set()
         probe.join(5)
         sampler.join(5)
-        before_cull = {n: rss_mib(learner_tree(hub.data_dir, n)) for n in names}
+        before_cull = {n: rss_mib(learner_tree(hub.config_dir, n)) for n in names}
         kernels_left: dict[str, int] = {}
-        culled_after_s = None
         start = time.perf_counter()
         for name in names:
             learner = report[name].get("learner")
@@ -201,26 +235,38 @@ def main() -> int:
             kernels_left[name] = len(learner.kernels())
         culled_after_s = time.perf_counter() - start
         time.sleep(2)  # the kernel processes exit after the server forgets them
-        after_cull = {n: rss_mib(learner_tree(hub.data_dir, n)) for n in names}
-        processes_after = {n: len(learner_tree(hub.data_dir, n)) for n in names}
+        after_cull = {n: rss_mib(learner_tree(hub.config_dir, n)) for n in names}
+        processes_after = {n: len(learner_tree(hub.config_dir, n)) for n in names}
+        mode = "system (one OS user per learner)" if hub.system_users else "shared (rehearsal)"
+    ready = [report[n]["server_ready_at"] for n in names if "server_ready_at" in report[n]]
+    signing_in = [dt for at, dt in zip(probe.at, probe.times, strict=False)
+                  if ready and at <= max(ready)]
     request_times = [t for n in names for t in report[n].get("request_times", [])]
     failed = {n: report[n]["failed_cells"] for n in names if report[n]["failed_cells"]}
     errors = {n: report[n]["error"] for n in names if report[n]["error"]}
+    starts = [v for n in names if (v := report[n].get("server_start_s")) is not None]
+    peaks = list(sampler.peak.values())
     summary = {
-        "machine": platform.node(), "cpus": psutil.cpu_count(), "learners": args.learners,
-        "chapter": args.chapter, "wall_s": wall_s,
+        "machine": platform.node(), "cpus": psutil.cpu_count(),
+        "memory_gib": psutil.virtual_memory().total / 2**30, "mode": mode,
+        "nice": os.nice(0), "load_average_1min_at_end": os.getloadavg()[0],
+        "learners": args.learners, "chapter": args.chapter,
+        "hub_start_s": hub_start_s, "wall_s": wall_s,
         "cells_run": {n: report[n]["cells"] for n in names},
-        "failed_cells": failed, "learner_errors": errors,
-        "hub_probe_ms": {"p50": 1e3 * statistics.median(probe.times),
-                         "p95": 1e3 * percentile(probe.times, 95), "count": len(probe.times),
-                         "errors": probe.errors},
-        "learner_requests_ms": ({"p50": 1e3 * statistics.median(request_times),
-                                 "p95": 1e3 * percentile(request_times, 95),
-                                 "count": len(request_times)} if request_times else None),
+        "failed_cells": failed, "failed_cell_count": sum(map(len, failed.values())),
+        "learner_errors": errors,
+        "hub_probe_ms": {**(ms_summary(probe.times) or {}), "errors": probe.errors},
+        "hub_probe_ms_while_signing_in": ms_summary(signing_in),
+        "learner_requests_ms": ms_summary(request_times),
         "server_start_s": {n: report[n].get("server_start_s") for n in names},
+        "server_start_s_summary": ({"min": min(starts), "p50": statistics.median(starts),
+                                    "max": max(starts)} if starts else None),
         "pull_s": {n: report[n].get("pull_s") for n in names},
         "chapter_run_s": {n: report[n].get("run_s") for n in names},
         "peak_mib": sampler.peak, "before_cull_mib": before_cull, "after_cull_mib": after_cull,
+        "peak_mib_summary": {"min": min(peaks), "p50": statistics.median(peaks),
+                             "max": max(peaks), "sum": sum(peaks)},
+        "after_cull_mib_sum": sum(after_cull.values()),
         "returned_mib": {n: sampler.peak[n] - after_cull[n] for n in names},
         "kernels_left_after_cull": kernels_left, "processes_after_cull": processes_after,
         "cull_wait_s": culled_after_s,
@@ -228,23 +274,59 @@ def main() -> int:
     culled = bool(kernels_left) and all(v == 0 for v in kernels_left.values()) and all(
         v <= 1 for v in processes_after.values())
     summary["culling_returned_memory"] = culled
-    ok = not failed and not errors and culled
-    summary["ok"] = ok
-    args.json.parent.mkdir(parents=True, exist_ok=True)
-    args.json.write_text(json.dumps(summary, indent=2) + "\n")
     for n in names:
         if report[n].get("traceback"):
             print(report[n]["traceback"], file=sys.stderr)
-    print(f"{args.learners} learners ran {args.chapter} in {wall_s:.0f} s: "
-          f"{sum(summary['cells_run'].values())} cells, {sum(map(len, failed.values()))} failed, "
-          f"{len(errors)} learner errors")
-    print(f"hub API p50 {summary['hub_probe_ms']['p50']:.0f} ms, "
-          f"p95 {summary['hub_probe_ms']['p95']:.0f} ms ({len(probe.times)} probes, "
-          f"{probe.errors} errors)")
+    return summary, not failed and not errors and culled
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--learners", type=int, default=4)
+    parser.add_argument("--chapter", default="01_strides_and_views")
+    parser.add_argument("--cull-s", type=int, default=20, help="idle kernels culled after this")
+    parser.add_argument("--json", type=pathlib.Path,
+                        default=ROOT / "results" / "workshop" / f"load-{platform.node()}.json")
+    args = parser.parse_args()
+    if args.learners < 1:
+        parser.error("--learners must be at least 1")
+    if not (ROOT / "notebooks" / f"{args.chapter}.py").exists():
+        parser.error(f"no chapter notebooks/{args.chapter}.py")
+    branch = subprocess.run(["git", "rev-parse", "--abbrev-ref", "HEAD"], cwd=ROOT,
+                            capture_output=True, text=True, check=True).stdout.strip()
+    names = [f"learner{i + 1}" for i in range(args.learners)]
+    args.started = time.perf_counter()
+    workdir = pathlib.Path(tempfile.mkdtemp(prefix="workshop-load-"))
+    try:
+        summary, ok = measure(args, workdir, names, branch)
+    finally:   # no account, secret, home or OS user outlives the run
+        shutil.rmtree(workdir, ignore_errors=True)
+        removed = remove_os_users(USER_PREFIX)
+        if os.geteuid() == 0:
+            import workshop_hub
+
+            shutil.rmtree(workshop_hub.learner_config_dir(
+                workdir / "data", True, pathlib.Path(os.environ.get(
+                    "WORKSHOP_LEARNER_ROOT", "/opt/tensor-layout-lab"))), ignore_errors=True)
+        print(f"removed {workdir} and {len(removed)} OS users ({USER_PREFIX}*)"
+              f"{'' if not workdir.exists() else ' (the folder is still there!)'}")
+    summary["ok"] = ok
+    summary["left_behind"] = {"data_dir": workdir.exists(), "os_users": [
+        e.pw_name for e in __import__("pwd").getpwall() if e.pw_name.startswith(USER_PREFIX)]}
+    args.json.parent.mkdir(parents=True, exist_ok=True)
+    args.json.write_text(json.dumps(summary, indent=2) + "\n")
+    print(f"{args.learners} learners ({summary['mode']}) ran {args.chapter} in "
+          f"{summary['wall_s']:.0f} s: {sum(summary['cells_run'].values())} cells, "
+          f"{summary['failed_cell_count']} failed, {len(summary['learner_errors'])} learner errors")
+    probe = summary["hub_probe_ms"]
+    print(f"hub API p50 {probe.get('p50', float('nan')):.0f} ms, p95 {probe.get('p95', float('nan')):.0f}"
+          f" ms ({probe.get('count', 0)} probes, {probe['errors']} errors)")
     for n in names:
-        print(f"  {n}: peak {sampler.peak[n]:.0f} MiB, after the run {before_cull[n]:.0f} MiB, "
-              f"after culling {after_cull[n]:.0f} MiB (kernels left {kernels_left.get(n)})")
-    print(f"culling returned the memory: {culled}; written to {args.json}")
+        print(f"  {n}: server up in {summary['server_start_s'][n] or float('nan'):.0f} s, peak "
+              f"{summary['peak_mib'][n]:.0f} MiB, after the run {summary['before_cull_mib'][n]:.0f}"
+              f" MiB, after culling {summary['after_cull_mib'][n]:.0f} MiB (kernels left "
+              f"{summary['kernels_left_after_cull'].get(n)})")
+    print(f"culling returned the memory: {summary['culling_returned_memory']}; written to {args.json}")
     return 0 if ok else 1
 
 

@@ -154,6 +154,10 @@ def ensure(root: pathlib.Path = DEFAULT_ROOT, prefix: str = sys.prefix) -> str:
         fresh = current.exists() and json.loads(current.read_text()) == stamp
         if not fresh:
             _build(target, bases[0], pathlib.Path(prefix), site, how, stamp)
+            # Import once as root, writing byte code the learners (who cannot write it) reuse:
+            # otherwise every learner's server compiles the Jupyter stack from source again.
+            subprocess.run([str(python), "-c", NEEDED], capture_output=True, check=False,
+                           env={"PATH": "/usr/bin:/bin", "HOME": "/tmp"}, timeout=300)
     ok, why = _works(str(python))
     if not ok:
         raise LearnerEnvError(f"the learners' environment {target} does not run as an "

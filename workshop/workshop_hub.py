@@ -8,7 +8,8 @@ and that password are enough, and the code alone does not open someone else's na
 of sign-ins does not stall the hub's event loop; they are compared as bytes, so any Unicode is
 a plain refusal. Five failures for one name from one address within a minute lock that pair
 out for a wait that doubles each time (NativeAuthenticator's lockout, made to grow), logged
-for the instructor. Signing out ends the session on the hub: the user's cookie id is renewed,
+for the instructor; twenty for one name from all addresses lock the name out everywhere (an
+address is only what the client claims on the hub's internal port). Signing out ends the session on the hub: the user's cookie id is renewed,
 so a copied cookie is refused afterwards.
 
 Servers: in the room's mode (`WorkshopSystemSpawner`, system mode) each learner's server and
@@ -137,12 +138,17 @@ class WorkshopAuthenticator(Authenticator):
     lockout_window_s = Float(60, config=True, help="... counted within this many seconds.")
     lockout_wait_s = Float(60, config=True, help="First lock-out; each further one doubles it.")
     lockout_max_wait_s = Float(600, config=True, help="The longest lock-out.")
+    lockout_name_limit = Int(20, config=True, help=(
+        "Failed sign-ins for a name from all addresses together before it locks out everywhere "
+        "(a kernel can claim any address on the hub's internal port)."))
     reserved_names = List(sorted(RESERVED_NAMES), config=True, help="Names nobody may take.")
 
     def __init__(self, **kwargs: object) -> None:
         super().__init__(**kwargs)
         self.lockout = Lockout(self.lockout_limit, self.lockout_window_s, self.lockout_wait_s,
                                self.lockout_max_wait_s)
+        self.name_lockout = Lockout(self.lockout_name_limit, self.lockout_window_s,
+                                    self.lockout_wait_s, self.lockout_max_wait_s)
         self._accounts_lock = asyncio.Lock()
 
     def get_handlers(self, app: object) -> list:
@@ -177,8 +183,8 @@ class WorkshopAuthenticator(Authenticator):
     async def authenticate(self, handler, data):  # noqa: ANN001, ANN201 - jupyterhub's signature
         name = self.normalize_username(str(data.get("username", "")))
         address = handler.request.remote_ip if handler is not None else ""
-        key = (name, address)
-        wait = self.lockout.wait_left(key)
+        key, everywhere = (name, address), (name, "*")
+        wait = max(self.lockout.wait_left(key), self.name_lockout.wait_left(everywhere))
         if wait:
             self.log.warning("refused sign-in of %r from %s: locked out for %.0f s more",
                              name, address, wait)
@@ -187,11 +193,13 @@ class WorkshopAuthenticator(Authenticator):
         outcome = await self._check(name, str(data.get("password", "")),
                                     str(data.get("workshop_code", "")))
         if outcome is None:
-            locked = self.lockout.failed(key)
-            if locked:
-                self.log.warning("LOCK-OUT: %d failed sign-ins for %r from %s within %.0f s; "
-                                 "locked for %.0f s", self.lockout.limit, name, address,
-                                 self.lockout.window_s, locked)
+            for lockout, pair, where in ((self.lockout, key, address),
+                                         (self.name_lockout, everywhere, "all addresses")):
+                locked = lockout.failed(pair)
+                if locked:
+                    self.log.warning("LOCK-OUT: %d failed sign-ins for %r from %s within %.0f s; "
+                                     "locked for %.0f s", lockout.limit, name, where,
+                                     lockout.window_s, locked)
         else:
             self.lockout.succeeded(key)
         return outcome

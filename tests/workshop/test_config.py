@@ -236,3 +236,33 @@ def test_reserved_names_are_refused(tmp_path):
     assert auth.reserved("ana") is None
     assert asyncio.run(auth.authenticate(None, {"username": "ana", "password": "password-1",
                                                 "workshop_code": "code-1234"})) == "ana"
+
+
+def test_a_name_locks_out_everywhere_after_many_failures_from_many_addresses(tmp_path):
+    """A kernel on the hub's internal port can claim any address: the name limit bounds it."""
+    pytest.importorskip("jupyterhub")
+    import asyncio
+    from types import SimpleNamespace
+
+    import workshop_hub
+    from tornado import web
+
+    auth = workshop_hub.WorkshopAuthenticator(workshop_code="code-1234",
+                                              accounts_file=str(tmp_path / "accounts.json"))
+    assert asyncio.run(auth.authenticate(None, {"username": "bob", "password": "bob-password",
+                                                "workshop_code": "code-1234"})) == "bob"
+
+    def from_address(i):
+        return SimpleNamespace(request=SimpleNamespace(remote_ip=f"10.0.{i // 250}.{i % 250}"))
+
+    async def guesses():
+        for i in range(auth.lockout_name_limit):     # a new address for every guess
+            assert await auth.authenticate(from_address(i), {"username": "bob",
+                                                              "password": f"guess-{i}"}) is None
+        with pytest.raises(web.HTTPError) as locked:
+            await auth.authenticate(from_address(999), {"username": "bob", "password": "bob-password"})
+        assert locked.value.status_code == 429
+        assert await auth.authenticate(from_address(999), {"username": "carol", "password": "x" * 8,
+                                                            "workshop_code": "code-1234"}) == "carol"
+
+    asyncio.run(guesses())

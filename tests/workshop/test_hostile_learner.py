@@ -81,6 +81,13 @@ def server_process(hub, name: str):
     raise AssertionError(f"no server process for {name}")
 
 
+def listening_port(proc) -> int:
+    """The loopback port a learner's server listens on (its proxy target)."""
+    connections = proc.net_connections(kind="inet") if hasattr(proc, "net_connections") \
+        else proc.connections(kind="inet")
+    return next(c.laddr.port for c in connections if c.status == "LISTEN")
+
+
 @system_only
 def test_1_a_cell_cannot_take_the_hubs_secrets_or_run_as_root(hub, pair):
     """Finding 1: kernels ran as root (--allow-root) and read /proc/<hub>/environ."""
@@ -139,6 +146,22 @@ def test_2_a_cell_cannot_read_the_data_dir_another_home_or_process(hub, pair):
     assert got.pop("own home") == "allowed" and got.pop("own file") == "allowed", got
     assert set(got.values()) == {"denied"}, got
     assert not (bob_home / "planted.txt").exists()
+    # Straight to bob's server's port on loopback, past the proxy: refused without his token.
+    ports = {name: listening_port(server_process(hub, name)) for name in ("alice", "bob")}
+    code = (
+        "import http.client, json\n"
+        "def get(port, path, token=None):\n"
+        "    c = http.client.HTTPConnection('127.0.0.1', port, timeout=20)\n"
+        "    c.request('GET', path, headers={'Authorization': f'token {token}'} if token else {})\n"
+        "    return c.getresponse().status\n"
+        f"print(json.dumps([get({ports['bob']}, '/user/bob/api/contents'),\n"
+        f"                  get({ports['bob']}, '/user/bob/api/contents', {alice.token!r}),\n"
+        f"                  get({ports['alice']}, '/user/alice/api/contents', {alice.token!r})]))")
+    result = alice.run_cell(code, kernel)
+    assert result.status == "ok", result.error
+    no_token, alices_token, own = json.loads(result.stdout)
+    assert no_token in (302, 401, 403) and alices_token in (401, 403, 404), (no_token, alices_token)
+    assert own == 200                                                       # positive control
     # Bob reaches his own home, from his own kernel (positive control on his side).
     result = bob.run_cell("import os; print(len(os.listdir(os.path.expanduser('~/course'))))")
     assert result.status == "ok" and int(result.stdout) > 0
