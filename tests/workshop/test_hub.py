@@ -96,6 +96,11 @@ def test_the_admin_can_reach_a_learners_server(hub, learners):
     assert admin.request("GET", admin.server("api/kernels", owner="alice")).status_code == 200
     names = {u["name"] for u in admin.request("GET", "/hub/api/users").json()}
     assert {"alice", "bob", "instructor"} <= names
+    if hub.system_users:      # the instructor gets an OS account only by starting a server
+        import pwd
+
+        with pytest.raises(KeyError):
+            pwd.getpwnam(hub.os_user(hub.admin))
 
 
 def test_sign_in_rules(hub, learners):
