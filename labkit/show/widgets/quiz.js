@@ -44,6 +44,8 @@ function render({ model, el: host }) {
     answerInput.dataset.role = "answer";
     answerInput.setAttribute("aria-describedby", legend.id);
     answerInput.autocomplete = "off";
+    if (kind === "number" && ["x", "×"].includes(model.get("unit").trim().toLowerCase()))
+      answerInput.placeholder = "e.g. 1.2, 1.2x or 120%";
     label.append(answerInput);
     if (model.get("unit")) label.append(document.createTextNode(" " + model.get("unit")));
     fieldset.append(label);
@@ -129,8 +131,16 @@ function render({ model, el: host }) {
     computed.textContent = `Computed by the code: ${model.get("computed")}`;
     explanation.textContent = model.get("explanation") || "";
   }
+  // A view drawn again (the chapter reopened, its widget state saved with it; the same quiz
+  // shown twice) shows the answer the learner gave, not an empty form beside its feedback.
+  function restore() {
+    const given = model.get("response") || "";
+    if (answerInput) answerInput.value = given;
+    else for (const radio of radios) radio.checked = given !== "" && radio.value === given;
+  }
   const events = ["change:handled"];
   for (const name of events) model.on(name, show);
+  restore();
   show();
 
   return () => {

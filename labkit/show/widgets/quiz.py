@@ -5,7 +5,8 @@ learner submits, or a value computed before), never typed in as a verdict. Three
 
 - ``choice``: multiple choice; the computed answer, as text (``str(value)``), must be one of
   the choices.
-- ``number``: a number, right within ``rel_tol`` / ``abs_tol`` (as ``math.isclose``).
+- ``number``: a number, right within ``rel_tol`` / ``abs_tol`` (as ``math.isclose``); the
+  learner may type the quiz's unit after it, and a ratio (unit ``x``) as ``1.2x`` or ``120%``.
 - ``sequence``: whole numbers such as a shape or strides, e.g. ``1, 4``; right when equal.
 
 Until it is answered or skipped, a quiz holds back what the cells below it show
@@ -27,6 +28,7 @@ DOM hooks, inside ``.lt-quiz``: ``input[type=radio][data-choice=TEXT]`` or
 
 from __future__ import annotations
 
+import html
 import math
 import numbers
 from collections.abc import Callable, Iterator, Sequence
@@ -38,17 +40,51 @@ from labkit.show.widgets import holdback, parsing, static_svg
 from labkit.show.widgets.address_grid import HERE, esm_source
 
 KINDS = ("choice", "number", "sequence")
+# What a saved notebook shows in place of a quiz before its cell has run (JupyterLab and
+# Notebook 7 draw no widget from an untrusted, unexecuted notebook): the two steps that make
+# it live, named as the Run menu of both front ends names them.
+RUN_ABOVE = "Run All Above Selected Cell"
+STATIC_HOW = ("To answer: click this quiz, choose <b>Run ▸ " + RUN_ABOVE + "</b> (the cells "
+              "above set up what the quiz needs), then press <b>Shift+Enter</b> to run this "
+              "quiz's own cell. The quiz then appears here, ready for your prediction.")
 
 
 class QuizError(ValueError):
     """A response or answer the quiz cannot grade; the message says what to do."""
 
 
-def parse_number(text: str) -> float:
-    """Read the learner's number ('12', '0.5', '1e3'; '2,5', 'inf' and 'nan' are refused)."""
+# Units that make the answer a ratio: '1.2x', '1.2 x', '1.2×' and '120%' all mean 1.2 times.
+RATIO_UNITS = ("x", "×")
+
+
+def parse_number(text: str, unit: str = "") -> float:
+    """Read the learner's number ('12', '0.5', '1e3'; '2,5', 'inf' and 'nan' are refused),
+    with the quiz's unit after it if they type it ('3 shapes'); where the quiz asks a ratio
+    (unit 'x'), '1.2x', '1.2 x', '1.2×' and '120%' are 1.2. Any other suffix is refused with
+    a message that says what to type (never read as a different number)."""
+    cleaned = text.strip() if isinstance(text, str) else text
+    scale = 1.0
+    if isinstance(cleaned, str) and unit.strip():
+        unit = unit.strip()
+        ratio = unit.lower() in RATIO_UNITS
+        suffixes = RATIO_UNITS if ratio else (unit,)
+        lowered = cleaned.lower()
+        for suffix in suffixes:
+            if lowered.endswith(suffix.lower()) and len(cleaned) > len(suffix):
+                cleaned = cleaned[:-len(suffix)].rstrip()
+                break
+        else:
+            if ratio and cleaned.endswith("%") and len(cleaned) > 1:
+                cleaned, scale = cleaned[:-1].rstrip(), 0.01
     try:
-        return parsing.parse_number(text, "your prediction")
+        return parsing.parse_number(cleaned, "your prediction") * scale
     except parsing.InputError as err:
+        if unit.strip():
+            example = "1.2, 1.2x or 120%" if unit.strip().lower() in RATIO_UNITS else (
+                f"12 or 12 {unit.strip()}")
+            shown = text.strip() if isinstance(text, str) else text
+            shown = shown if not isinstance(shown, str) or len(shown) <= 20 else shown[:17] + "..."
+            raise QuizError(f"{shown!r} is not a number in {unit.strip()}; type e.g. {example}.") from None
         raise QuizError(str(err)) from None
 
 
@@ -226,11 +262,28 @@ class Quiz(anywidget.AnyWidget):
         return static_svg.quiz_svg(self.question, how + " (run the notebook to answer)",
                                    list(self.choices))
 
+    def static_html(self) -> str:
+        """What a saved chapter shows before the quiz's cell runs: the question, how to answer
+        and the steps that make the quiz live (never the answer). HTML that JupyterLab and
+        Notebook 7 draw from an untrusted notebook (sanitised: no script, no form)."""
+        if self.kind == "choice":
+            how = "<ul>" + "".join(f"<li>{html.escape(c)}</li>" for c in self.choices) + "</ul>"
+        elif self.kind == "sequence":
+            how = "<p>Your prediction: whole numbers, e.g. 1, 4.</p>"
+        else:
+            how = "<p>Your prediction: a number" + (
+                f" ({html.escape(self.unit)})" if self.unit else "") + ".</p>"
+        return (f"<div class='lt-quiz-static'><p><b>Quiz:</b> {html.escape(self.question)}</p>"
+                f"{how}<p><i>{STATIC_HOW}</i></p></div>")
+
     def _repr_mimebundle_(self, **kwargs: object) -> dict:
-        """The widget view plus a static SVG and text, for GitHub, nbviewer and HTML exports."""
+        """The widget view plus static HTML, SVG and text: the HTML is what JupyterLab and
+        Notebook 7 show from the saved chapter before it runs; the SVG is for GitHub, nbviewer
+        and HTML exports."""
         bundle = super()._repr_mimebundle_(**kwargs)
         data = bundle[0] if isinstance(bundle, tuple) else bundle
         if isinstance(data, dict):
+            data["text/html"] = self.static_html()
             data["image/svg+xml"] = self.static_svg()
             data["text/plain"] = repr(self)
         holdback.quiz_shown(self)
@@ -279,7 +332,7 @@ class Quiz(anywidget.AnyWidget):
             return text
         if not text.strip():
             raise QuizError("type your prediction first.")
-        return parse_number(text) if self.kind == "number" else parse_sequence(text)
+        return parse_number(text, self.unit) if self.kind == "number" else parse_sequence(text)
 
     def _actual(self) -> object:
         """The answer, computed now by the notebook's code if it is a callable (once)."""
@@ -289,6 +342,11 @@ class Quiz(anywidget.AnyWidget):
         if callable(value):
             try:
                 value = value()
+            except NameError as err:  # computed by a cell below that has not run yet
+                raise QuizError(
+                    f"the answer needs {err.name or 'a value'}, which is not defined yet (a cell "
+                    "below this quiz makes it): run on (Shift+Enter), then submit again; your "
+                    "prediction stays here.") from None
             except Exception as err:  # the learner's code: report it, keep the kernel alive
                 raise QuizError(
                     f"the code that computes the answer raised {type(err).__name__}: {err}"
