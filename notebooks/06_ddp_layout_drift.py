@@ -21,8 +21,10 @@
 # **bucket view**, a strided window into a bucket. This chapter is about what happens when a
 # gradient's strides and its bucket view's strides disagree, which is what converting a model
 # to `channels_last` after wrapping it does. It tests the seed's section 4.3 (`000_...txt`) as
-# three claims on real processes: C14a (the ranks' views disagree), C14b (a late layout change
-# gives silently wrong numbers) and C14c (the seed's backward hook fixes it).
+# three claims on real processes: C14a (the ranks' views disagree), C14b (channels_last with AMP
+# gives silently wrong numbers, as the seed says it, judged by converting both before and after
+# wrapping) and C14c (the seed's backward hook fixes it). That a conversion *after* wrapping
+# silently gives wrong gradients is this course's own finding, not the seed's claim.
 
 # %%
 # Installs labkit when (and only when) this notebook runs in Google Colab.
@@ -538,23 +540,6 @@ print(f"\nC14c judged again on the {ch06.NEAREST_HOOK_FORM}:\n  {nearest.label} 
 gpu_form = (claims.recorded_evidence([c.id for c in ch06.CLAIMS]) if not on_gpu
             else "This run is on GPUs: the verdicts above are the GPU's (form as labelled).")
 gpu_form
-
-# %% [markdown]
-# Before the split, the reference run recorded one verdict, under the retired id C14. Its
-# evidence has everything the three rules read, so here it is judged again by them (labelled:
-# recorded evidence, judged in this run, not a new measurement):
-
-# %%
-retired = chapter.recorded("verdict:C14")
-if retired is None:
-    print("The reference run recorded no evidence under the retired id C14.")
-else:
-    old_ev = retired["evidence"]
-    print(f"recorded under C14 on {retired['machine']} ({old_ev['world_size']} ranks over {old_ev['backend']}, "
-          f"torch {old_ev['torch']}, {old_ev['amp_dtype']}), judged again here:")
-    for claim in ch06.CLAIMS:
-        again = claim.judge(old_ev, machine=retired["machine"], form="recorded C14 evidence, judged by the split rules")
-        print(f"  {claim.id} {again.label} -- {again.reason.split('. ')[0]}")
 
 # %%
 chapter.save()

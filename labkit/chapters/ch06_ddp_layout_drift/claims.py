@@ -15,8 +15,13 @@ finding that the gradients are silently wrong; C14 is retired):
 
 - C14a the ranks' views disagree: a rank fails (NCCL illegal memory access) or the ranks'
   parameters drift apart;
-- C14b a late layout change gives silently wrong numbers: the gradients DDP hands the
-  optimizer differ from the true averaged gradients, and nothing raises;
+- C14b, as the seed says it: with channels_last and AMP the all-reduce gives silent numerical
+  deviation (the gradients DDP hands the optimizer differ from the true averaged gradients,
+  and nothing raises). The seed names no moment; the chapter converts both before wrapping
+  (the documented way) and after it, so the verdict can say that it depends on when the layout
+  changes. That a conversion *after* wrapping silently gives wrong gradients (with a warning
+  that says "This is not an error", AMP or not) is the course's own finding, not the seed's
+  claim: DDP's documentation forbids changing parameters after wrapping;
 - C14c the seed's hook fixes it. As written, `register_full_backward_hook` calls it with three
   arguments and it raises TypeError; that is the verdict on the hook as written, and the
   nearest working form (the same hook given the (module, grad_input, grad_output) signature)
@@ -47,6 +52,13 @@ NEAREST_HOOK_FORM = ("nearest working form of the seed's hook: the same body, gi
                      "(module, grad_input, grad_output) signature register_full_backward_hook calls")
 RETIRED = {"C14": ("C14a", "C14b", "C14c")}  # saved verdicts under these ids are ignored by the ledger
 ILLEGAL_ACCESS_WORDS = ("illegal memory access", "NCCL", "CUDA error")
+WHEN_IT_CHANGES = ("when the layout changes: converted before DDP is built the gradients are right; "
+                   "converted after wrapping (which DDP's documentation forbids) they are silently wrong")
+# The seed's own sentences (section 4.3), quoted exactly; statements are their English gist.
+SEED_SENTENCE = ("当启用torch.channels_last内存布局与 AMP 混合精度时DDP 的梯度 all-reduce 会因张量 strides 和 "
+                 "storage offset 差异导致跨 rank 数据视图不一致触发 NCCL 的非法内存访问或静默数值偏差")
+SEED_FIX_SENTENCE = ("该钩子确保所有梯度在进入 NCCL all-reduce 前均为标准行主序C-contiguous消除因 stride "
+                     "不匹配导致的 reduce 输入 buffer 对齐失效")
 
 
 def _provoked(drifts: list[Mapping]) -> list[Mapping]:
@@ -109,16 +121,33 @@ def check_c14b(ev: Mapping, th: Mapping) -> tuple[str, str, str]:
         if other.get("wrong_grads"):
             detail += (f"; beyond the seed's setting, {other['name']} gives wrong gradients for "
                        f"{', '.join(other['wrong_grads'])} with {other['warnings']} warnings")
+    control = ev["control"]
+    control_wrong = bool(control.get("wrong_grads")) and not control.get("error")
+    detail += (f"; converted before wrapping ({control['name']}): "
+               + (f"raised {control['error']}" if control.get("error") else
+                  f"gradients wrong for {', '.join(control['wrong_grads'])}" if control_wrong else
+                  "gradients right"))
+    amp = ev.get("amp_dtype") or "?"
+    amp_text = ("AMP off (float32), so AMP plays no part in it" if amp == "off" else f"autocast {amp}")
     if wrong:
         names = sorted({g for d in wrong for g in d["wrong_grads"]})
-        return (CONFIRMED, f"After a late channels_last conversion DDP handed the optimizer wrong "
-                f"gradients for {', '.join(names)} (the right values in the wrong places), with only "
-                f"a warning that says 'This is not an error'. {_setting(ev)}: {detail}", "")
+        if control_wrong:
+            return (CONFIRMED, f"channels_last gave DDP wrong gradients whether converted before or after "
+                    f"wrapping ({amp_text}): {', '.join(names)} after, "
+                    f"{', '.join(control['wrong_grads'])} before, and nothing raised. {_setting(ev)}: {detail}", "")
+        return (DEPENDS, f"Converted before DDP was built (the documented way) the gradients were right; "
+                f"converted after wrapping, DDP handed the optimizer wrong gradients for {', '.join(names)} "
+                f"(the right values in the wrong places) with only a warning that says 'This is not an "
+                f"error' ({amp_text}; this is the course's own finding, not the seed's claim). "
+                f"{_setting(ev)}: {detail}", WHEN_IT_CHANGES)
+    if control_wrong:
+        return (CONFIRMED, f"Converted before wrapping, channels_last gave DDP wrong gradients for "
+                f"{', '.join(control['wrong_grads'])} ({amp_text}) and nothing raised. {_setting(ev)}: {detail}", "")
     if all(d.get("error") for d in provoked):
         return (DEPENDS, f"Every drifted variant raised, so nothing was silent. {_setting(ev)}: {detail}",
                 "whether the drifted run completes")
-    return (REFUTED, "Every gradient matched the true averaged gradient: the drift costs a strided "
-            f"copy into the buckets, not correctness. {_setting(ev)}: {detail}", "")
+    return (REFUTED, "Every gradient matched the true averaged gradient, converted before wrapping and "
+            f"after: the drift costs a strided copy into the buckets, not correctness. {_setting(ev)}: {detail}", "")
 
 
 def _fixed(hook: Mapping | None) -> bool:
@@ -171,16 +200,22 @@ C14A = Claim(
                "a rank fails with an illegal access or the ranks' parameters differ by more than "
                "max_abs_diff_across_ranks, while the converted-first control stays identical",
     refute_if="with the drift provoked, nothing fails and every rank's parameters stay bit-identical",
-    evidence_keys=("drift_variants", "control_params_identical"), check=check_c14a, **_COMMON)
+    evidence_keys=("drift_variants", "control_params_identical"), check=check_c14a,
+    seed_text=SEED_SENTENCE, **_COMMON)
 C14B = Claim(
     id="C14b", chapter=CHAPTER,
-    statement="A layout change after DDP was built (channels_last with AMP) gives silently wrong "
-              "numbers ('silent numeric drift').",
-    confirm_if="with the drift provoked, some gradient DDP hands the optimizer differs from the true "
-               "averaged gradient (each rank's local gradient all-reduced by hand, divided by the world "
-               "size; tolerance 1e-4 relative in float32, 5e-2 in reduced precision) and nothing raised",
-    refute_if="with the drift provoked, every gradient on every observed step matches the true one",
-    evidence_keys=("drift_variants",), check=check_c14b, **_COMMON)
+    statement="With channels_last and AMP mixed precision enabled, DDP's gradient all-reduce sees "
+              "strides and storage offsets that differ across ranks, so the ranks' data views disagree, "
+              "causing an NCCL illegal memory access or silent numerical deviation (judged here: the "
+              "silent deviation).",
+    confirm_if="converted to channels_last before wrapping (the documented way) or after it, some "
+               "gradient DDP hands the optimizer differs from the true averaged gradient (each rank's "
+               "local gradient all-reduced by hand, divided by the world size; tolerance 1e-4 relative "
+               "in float32, 5e-2 in reduced precision) and nothing raised, in the documented way too",
+    refute_if="every gradient on every observed step matches the true one, converted before wrapping "
+              "and after; 'depends' (on when the layout changes) when only the conversion after "
+              "wrapping gives wrong gradients",
+    evidence_keys=("drift_variants", "control"), check=check_c14b, seed_text=SEED_SENTENCE, **_COMMON)
 C14C = Claim(
     id="C14c", chapter=CHAPTER,
     statement="The fix: a full backward hook, model.register_full_backward_hook(_ddp_reduce_hook), whose "
@@ -189,7 +224,8 @@ C14C = Claim(
                "identical again",
     refute_if="the hook raises (as written: TypeError, the hook gets three arguments), or it runs and "
               "the gradients stay wrong; the nearest working form is judged too, labelled as such",
-    evidence_keys=("drift_variants", "seed_fix"), check=check_c14c, **_COMMON)
+    evidence_keys=("drift_variants", "seed_fix"), check=check_c14c, seed_text=SEED_FIX_SENTENCE,
+    **_COMMON)
 
 CLAIMS = [C14A, C14B, C14C]
 
@@ -219,6 +255,7 @@ def evidence_from_run(result: Mapping) -> dict:
     drift_names = [n for n in ("a_drift", "e_late_drift") if n in by_name]
     return {"drift_variants": [summary(n) for n in drift_names],
             "control_params_identical": summary("c_convert_first")["params_identical"],
+            "control": summary("c_convert_first"),
             "seed_fix": summary("b_seed_fix"),
             "seed_hook_fitted": summary("b2_seed_hook_fitted") if "b2_seed_hook_fitted" in by_name else None,
             "other_variants": [summary(n) for n in ("d_bucket_view",) if n in by_name],

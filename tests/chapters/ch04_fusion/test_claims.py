@@ -50,11 +50,13 @@ CASES = {
         "refuted": dict(pairs=53, max_weight_error=0.05, max_bias_error=0.01,
                         max_weight_magnitude=1.1, output_max_rel_error=0.2),
     },
-    "C21": {
-        "confirmed": dict(**_C21_DEFAULTS, **_C21_BEHAVES, min_scale_seen=1.0, max_scale_seen=2.0**24),
-        "depends": dict(**_C21_DEFAULTS, **_C21_BEHAVES, min_scale_seen=0.5, max_scale_seen=2.0**25),
-        "refuted": dict(**{**_C21_DEFAULTS, "init_scale": 2.0**16 * 4}, **_C21_BEHAVES,
-                        min_scale_seen=0.5, max_scale_seen=2.0**25),
+    "C21a": {
+        "confirmed": dict(**_C21_DEFAULTS, **_C21_BEHAVES),
+        "refuted": dict(**{**_C21_DEFAULTS, "init_scale": 2.0**16 * 4}, **_C21_BEHAVES),
+    },
+    "C21b": {
+        "confirmed": dict(min_scale_seen=1.0, max_scale_seen=2.0**24),
+        "refuted": dict(min_scale_seen=0.5, max_scale_seen=2.0**25),
     },
 }
 
@@ -65,8 +67,8 @@ def test_check_follows_the_evidence(claim_id):
 
 
 def test_chapter_04_defines_its_five_claims():
-    assert [c.id for c in claims.for_chapter("04_fusion")] == ["C17", "C18", "C19", "C20", "C21"]
-    assert all(claims.get(c).tested for c in ("C17", "C18", "C19", "C20", "C21"))
+    assert [c.id for c in claims.for_chapter("04_fusion")] == ["C17", "C18", "C19", "C20", "C21a", "C21b"]
+    assert all(claims.get(c).tested for c in ("C17", "C18", "C19", "C20", "C21a", "C21b"))
 
 
 def test_noisy_timings_give_depends_on_noise():
@@ -81,11 +83,21 @@ def test_noisy_timings_give_depends_on_noise():
     assert ratio_noise.depends_on == claims.NOISE
 
 
-def test_c21_update_rule_broken_is_refuted():
-    verdict = judge("C21", **_C21_DEFAULTS, min_scale_seen=1.0, max_scale_seen=65536.0,
+def test_c21a_update_rule_broken_is_refuted():
+    verdict = judge("C21a", **_C21_DEFAULTS,
                     overflow_step=dict(scale_before=65536.0, scale_after=65536.0, skipped=False),
                     growth_step=dict(scale_before=65536.0, scale_after=131072.0, clean_steps=3))
     assert verdict.outcome == "refuted"
+
+
+def test_c21_is_split_into_the_defaults_held_and_the_bounds_not_enforced():
+    assert "C21" not in claims.REGISTRY and ch04.RETIRED == {"C21": ("C21a", "C21b")}
+    assert claims.get("C21a").deterministic and claims.get("C21b").deterministic
+    assert "[1, 2^24]" in claims.get("C21b").statement and "2^24" not in claims.get("C21a").statement
+    # what PyTorch does: no clamp, so the scale halves below 1 and doubles past 2^24
+    verdict = judge("C21b", min_scale_seen=0.5, max_scale_seen=2.0**25)
+    assert verdict.outcome == "refuted" and "not enforced" in verdict.reason
+    assert judge("C21a", **_C21_DEFAULTS, **_C21_BEHAVES).outcome == "confirmed"
 
 
 def test_c19_reason_reports_the_seeds_impossible_bandwidth():
@@ -171,7 +183,7 @@ def test_c19_recorded_misaligned_size_gives_depends_on_the_size():
     assert claims.get("C19").judge(aligned, machine="replay").outcome == "refuted"
 
 
-@pytest.mark.parametrize("claim_id", ["C17", "C19", "C20", "C21"])
+@pytest.mark.parametrize("claim_id", ["C17", "C19", "C20", "C21a", "C21b"])
 def test_recorded_h200_evidence_replays(claim_id):
     data = json.loads(RESULTS.read_text()) if RESULTS.exists() else {}
     entry = data.get("chapters", {}).get("04_fusion", {}).get(f"verdict:{claim_id}")

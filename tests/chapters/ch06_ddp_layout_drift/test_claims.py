@@ -19,7 +19,7 @@ def drift(name="a_drift", warnings=3, identical=True, wrong=(), error=None, diff
 # What this CPU measured (torch 2.13, gloo): warned, ranks identical, gradients permuted, hook raises.
 MEASURED_HERE = dict(drift_variants=[drift(wrong=["0.weight", "3.weight"]),
                                      drift("e_late_drift", 57, wrong=["0.weight", "3.weight"])],
-                     control_params_identical=True,
+                     control_params_identical=True, control=drift("c_convert_first", 0),
                      seed_fix=drift("b_seed_fix", 0, error=TYPE_ERROR),
                      other_variants=[drift("d_bucket_view", 0, wrong=["0.weight"])],
                      backend="gloo", world_size=2)
@@ -36,10 +36,12 @@ CASES = {
         "depends": dict(drift_variants=[drift(warnings=0)], control_params_identical=True),
     },
     "C14b": {
-        "confirmed": MEASURED_HERE,
+        # wrong gradients even when converted before wrapping, the documented way
+        "confirmed": dict(MEASURED_HERE, control=drift("c_convert_first", 0, wrong=["0.weight"])),
         # a release whose reducer copies back through the build-time views: gradients right
-        "refuted": dict(drift_variants=[drift(), drift("e_late_drift", 57)]),
-        "depends": dict(drift_variants=[drift(warnings=0)]),
+        "refuted": dict(drift_variants=[drift(), drift("e_late_drift", 57)], control=drift("c_convert_first", 0)),
+        # what this machine measured: right before wrapping, wrong after
+        "depends": MEASURED_HERE,
     },
     "C14c": {
         # a hook that ran and left every gradient right (a form that reaches the parameters)
@@ -81,12 +83,32 @@ def test_c14b_reason_opens_with_the_wrong_gradients_and_names_the_bucket_view_va
     verdict = judge("C14b", **MEASURED_HERE)
     first_sentence = verdict.reason.split(". ")[0]
     assert "wrong gradients for 0.weight, 3.weight" in first_sentence
+    assert "the course's own finding, not the seed's claim" in first_sentence
     assert "d_bucket_view gives wrong gradients" in verdict.reason
 
 
+def test_c14b_depends_on_when_the_layout_changes():
+    verdict = judge("C14b", **MEASURED_HERE)
+    assert verdict.outcome == "depends" and verdict.depends_on == ch06.WHEN_IT_CHANGES
+    assert verdict.depends_on.startswith("when the layout changes")
+
+
+def test_c14b_is_the_seeds_statement_not_a_rewording():
+    claim = claims.get("C14b")
+    assert "after DDP was built" not in claim.statement and "after DDP was built" not in claim.seed_text
+    assert "AMP" in claim.statement and "silent numerical deviation" in claim.statement
+    assert "静默数值偏差" in claim.seed_text and "AMP 混合精度" in claim.seed_text
+
+
+def test_c14b_says_amp_played_no_part_only_when_it_was_off():
+    assert "AMP plays no part" in judge("C14b", **MEASURED_HERE, amp_dtype="off").reason
+    assert "AMP plays no part" not in judge("C14b", **MEASURED_HERE, amp_dtype="float16").reason
+
+
 def test_c14b_a_drift_that_only_raises_is_not_silent():
-    verdict = judge("C14b", drift_variants=[drift(error=ILLEGAL, wrong=["0.weight"])])
-    assert verdict.outcome == "depends"
+    verdict = judge("C14b", drift_variants=[drift(error=ILLEGAL, wrong=["0.weight"])],
+                    control=drift("c_convert_first", 0))
+    assert verdict.outcome == "depends" and verdict.depends_on == "whether the drifted run completes"
 
 
 def test_c14c_as_written_is_refuted_by_its_type_error_and_reports_the_nearest_form():
@@ -140,7 +162,8 @@ def test_evidence_from_a_launch_result_needs_every_rank_to_agree():
     assert ev["control_params_identical"] is True and ev["other_variants"][0]["name"] == "d_bucket_view"
     assert set(names) >= {d["name"] for d in ev["drift_variants"]}
     assert claims.get("C14a").judge(ev, machine="test").outcome == "confirmed"  # rank 1 disagrees
-    assert claims.get("C14b").judge(ev, machine="test").outcome == "confirmed"
+    assert ev["control"]["name"] == "c_convert_first" and ev["control"]["wrong_grads"] == []
+    assert claims.get("C14b").judge(ev, machine="test").outcome == "depends"  # right before, wrong after
     assert claims.get("C14c").judge(ev, machine="test").outcome == "refuted"
 
 
@@ -157,5 +180,8 @@ def test_recorded_reference_replays(claim_id):
     recorded = claims.recorded(claim_id)
     if recorded is None:
         pytest.skip(f"no reference verdict for {claim_id} recorded yet")
+    missing = [k for k in claims.get(claim_id).evidence_keys if k not in recorded.evidence]
+    if missing:  # C14b was restated (issue 39): its rule now reads the converted-first control
+        pytest.skip(f"{claim_id}'s recorded evidence predates its rule (lacks {missing}): re-record on the GPU")
     again = claims.get(claim_id).judge(recorded.evidence, machine=recorded.machine, form=recorded.form)
     assert again.outcome == recorded.outcome
