@@ -26,7 +26,11 @@ Everything it made goes when it ends, pass or fail: the data dir (accounts, data
 secret, proxy token), the hub's log, the git daemon's folder, the OS users and their homes.
 
     python benchmarks/workshop_load.py [--learners 4] [--chapter 01_strides_and_views]
-                                       [--cull-s 20] [--json results/workshop/load-<host>.json]
+                                       [--cull-s 20] [--burst]
+                                       [--json results/workshop/load-<host>.json]
+
+--burst first measures the hub's answer time while 8 learners sign in for the first time at
+once (three rounds; scrypt each), against its answer time alone.
 
 Exit status 1 if a cell failed, a learner could not run, or culling did not free the kernels.
 """
@@ -187,6 +191,41 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(round(q / 100 * (len(ordered) - 1))))]
 
 
+def sign_in_burst(hub: Hub, probe_user: Learner, rounds: int = 3, size: int = 8) -> dict:
+    """Issue 42's finding 6: `size` first sign-ins at once (scrypt each) while a probe asks the
+    hub's API; the probe's p50 alone, then during each burst. scrypt on the hub's event loop
+    made every request wait behind it."""
+    def probe_once() -> float:
+        start = time.perf_counter()
+        probe_user.request("GET", f"/hub/api/users/{probe_user.name}")
+        return time.perf_counter() - start
+
+    alone = []
+    for _ in range(40):
+        alone.append(probe_once())
+        time.sleep(0.02)
+    during: list[float] = []
+    for burst in range(rounds):
+        stop = threading.Event()
+
+        def probing(stop: threading.Event = stop) -> None:
+            while not stop.is_set():
+                during.append(probe_once())
+
+        prober = threading.Thread(target=probing)
+        prober.start()
+        signers = [threading.Thread(target=hub.sign_in, args=(f"burst{burst}x{i}", "burst-password"))
+                   for i in range(size)]
+        for t in signers:
+            t.start()
+        for t in signers:
+            t.join()
+        stop.set()
+        prober.join()
+    return {"sign_ins_at_once": size, "rounds": rounds, "probe_ms_alone": ms_summary(alone),
+            "probe_ms_during_bursts": ms_summary(during)}
+
+
 def ms_summary(values: list[float]) -> dict | None:
     if not values:
         return None
@@ -204,6 +243,7 @@ def measure(args: argparse.Namespace, workdir: pathlib.Path, names: list[str], b
             user_prefix=USER_PREFIX, extra_env={"WORKSHOP_PULL_REPOS": repo}) as hub:
         hub_start_s = time.perf_counter() - args.started
         probe_user = hub.sign_in("probe", "probe-password")
+        burst = sign_in_burst(hub, probe_user) if args.burst else None
         probe, sampler = Probe(probe_user), Sampler(hub.config_dir, names)
         probe.start()
         sampler.start()
@@ -251,7 +291,7 @@ def measure(args: argparse.Namespace, workdir: pathlib.Path, names: list[str], b
         "memory_gib": psutil.virtual_memory().total / 2**30, "mode": mode,
         "nice": os.nice(0), "load_average_1min_at_end": os.getloadavg()[0],
         "learners": args.learners, "chapter": args.chapter,
-        "hub_start_s": hub_start_s, "wall_s": wall_s,
+        "hub_start_s": hub_start_s, "wall_s": wall_s, "sign_in_burst": burst,
         "cells_run": {n: report[n]["cells"] for n in names},
         "failed_cells": failed, "failed_cell_count": sum(map(len, failed.values())),
         "learner_errors": errors,
@@ -285,6 +325,8 @@ def main() -> int:
     parser.add_argument("--learners", type=int, default=4)
     parser.add_argument("--chapter", default="01_strides_and_views")
     parser.add_argument("--cull-s", type=int, default=20, help="idle kernels culled after this")
+    parser.add_argument("--burst", action="store_true",
+                        help="first time 3 bursts of 8 sign-ins at once against the hub's p50")
     parser.add_argument("--json", type=pathlib.Path,
                         default=ROOT / "results" / "workshop" / f"load-{platform.node()}.json")
     args = parser.parse_args()
@@ -326,6 +368,10 @@ def main() -> int:
               f"{summary['peak_mib'][n]:.0f} MiB, after the run {summary['before_cull_mib'][n]:.0f}"
               f" MiB, after culling {summary['after_cull_mib'][n]:.0f} MiB (kernels left "
               f"{summary['kernels_left_after_cull'].get(n)})")
+    if summary["sign_in_burst"]:
+        b = summary["sign_in_burst"]
+        print(f"hub API p50 alone {b['probe_ms_alone']['p50']:.0f} ms, during bursts of "
+              f"{b['sign_ins_at_once']} sign-ins {b['probe_ms_during_bursts']['p50']:.0f} ms")
     print(f"culling returned the memory: {summary['culling_returned_memory']}; written to {args.json}")
     return 0 if ok else 1
 
