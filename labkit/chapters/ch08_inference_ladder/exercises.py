@@ -158,10 +158,11 @@ FIRST_BROKEN = Exercise(
     title="which rung breaks the numerics gate",
     task="Write first_broken(ref, rungs) -> str | None. ref is strict float32's logits; rungs "
          "is a list of (name, logits, math) in climbing order. Return the name of the first rung "
-         "whose relative L2 error exceeds the tolerance of its math (TOLERANCES: float32 1e-4, "
-         "tf32 1e-2, float16 and bfloat16 5e-2), or whose logits are not all finite; None if "
-         "every rung passes. (The chapter's gate also checks top-1 agreement; these cases never "
-         "pass the error test and fail top-1.)",
+         "whose relative L2 error exceeds the tolerance of its math (numerics.TOLERANCES: "
+         + ", ".join(f"{m} {t:.2g}" for m, t in numerics.TOLERANCES.items())
+         + "), or whose logits are not all finite; None if "
+         "every rung passes. (The chapter's gate also checks the logits centred over the images "
+         "and top-1 agreement; these cases never pass the error test and fail those.)",
     reference=reference_first_broken,
     make_case=_rungs_case,
     hint="Compute each rung's ||out - ref|| / ||ref|| and compare it with the tolerance of its "

@@ -5,7 +5,9 @@ A rung is a full set of `Settings` (precision, layout, TF32, folding, compile, g
 batch); a `Step` changes a few of them. `climb` applies steps in order from a start:
 
 - every rung's logits on fixed, seeded images and weights are gated against strict-float32
-  eager (`numerics`): a rung outside its math's tolerance is shown and never kept;
+  eager (`numerics`): the gate's images are copied into the rung's own input buffer after it
+  was compiled or captured on other images, so a CUDA graph is gated on what it replays; a
+  rung outside its math's tolerance is shown and never kept;
 - each new rung is timed with `bench.compare` in interleaved rounds together with the rung it
   was built on and both float32 baselines, so drift cancels in the ratios; throughput is
   images over steady-state wall time (a block of calls, then one synchronisation);
@@ -22,7 +24,9 @@ already partly TF32. Every rung's speed-up is shown over both.
 from __future__ import annotations
 
 import contextlib
+import copy
 import dataclasses
+import functools
 import itertools
 import time as _clock
 import types
@@ -185,14 +189,26 @@ class Prepared:
     settings: Settings
     run: Callable[[], object]
     compile_s: float
-    output: torch.Tensor  # the gate images' logits (float32, CPU), taken when it was prepared
+    output: torch.Tensor  # the gate images' logits (float32, CPU), through the rung's input buffer
+    x: torch.Tensor | None = None  # the static input buffer run() reads (a CUDA graph's by address)
 
 
-def build_model(settings: Settings, model_factory: Callable[[], nn.Module], seed: int) -> nn.Module:
-    """The same seeded weights for every rung (BatchNorm with non-trivial statistics)."""
+@functools.lru_cache(maxsize=4)
+def _reference_weights(model_factory: Callable[[], nn.Module], seed: int, image: int,
+                       device: torch.device) -> nn.Module:
+    """The seeded model with BatchNorm calibrated at this image size (numerics.reference_model),
+    made once per process and size, so the reference and every rung share the same weights."""
     torch.manual_seed(seed)
     model = model_factory().eval()
-    fusion.randomize_batchnorm(model, seed)
+    fusion.randomize_batchnorm(model, seed)  # non-trivial affine weights (calibration sets the statistics)
+    return numerics.reference_model(model, image, device)
+
+
+def build_model(settings: Settings, model_factory: Callable[[], nn.Module], seed: int,
+                image: int, device: torch.device | None = None) -> nn.Module:
+    """The same seeded, calibrated weights for every rung (a copy), folded if the rung folds."""
+    device = torch.device("cpu") if device is None else torch.device(device)
+    model = copy.deepcopy(_reference_weights(model_factory, seed, image, device))
     if settings.fold_bn:
         model = fusion.fold_model(model)
     return model
@@ -200,23 +216,30 @@ def build_model(settings: Settings, model_factory: Callable[[], nn.Module], seed
 
 def prepare(settings: Settings, device: torch.device, image: int,
             model_factory: Callable[[], nn.Module] = resnet.resnet50, seed: int = 0,
-            transform: Callable[[nn.Module], nn.Module] | None = None) -> Prepared:
-    """Build the model and input for these settings, warm it, and compile or capture it.
+            transform: Callable[[nn.Module], nn.Module] | None = None,
+            wrap: Callable[[Callable[[], torch.Tensor]], Callable[[], torch.Tensor]] | None = None,
+            ) -> Prepared:
+    """Build the model and input for these settings, warm it, compile or capture it, gate it.
 
     compile_s is the wall time of the first calls beyond an ordinary call: Dynamo tracing,
-    Inductor's code generation and autotuning, and CUDA graph capture. transform (a model
-    to model function, applied after folding) is how a test injects a wrong rung.
+    Inductor's code generation and autotuning, and CUDA graph capture. The rung is warmed
+    and captured on CAPTURE_SEED's images; its `output` is the gate's images' logits, each
+    batch copied into the same input buffer and run as the timed calls run
+    (numerics.through_input). transform (a model to model function, applied after folding)
+    and wrap (a function of the rung's call, applied after capture) are how a test injects
+    a wrong rung: a dropped bias, a stale input buffer.
     """
     if device.type != "cuda" and (settings.cuda_graphs or settings.tf32 != "off"
                                   or settings.cudnn_benchmark):
         raise LadderError("TF32, cudnn.benchmark and CUDA Graphs need a CUDA GPU")
-    model = build_model(settings, model_factory, seed)
+    model = build_model(settings, model_factory, seed, image, device)
     if transform is not None:
         model = transform(model)
     dtype = DTYPES[settings.dtype]
     memory_format = torch.channels_last if settings.channels_last else torch.contiguous_format
     model = model.to(device=device, dtype=dtype, memory_format=memory_format)
-    images = numerics.tiled(numerics.fixed_images(GATE_IMAGES, image), settings.batch)
+    images = numerics.tiled(numerics.fixed_images(GATE_IMAGES, image, numerics.CAPTURE_SEED),
+                            settings.batch)
     x = images.to(device=device, dtype=dtype).contiguous(memory_format=memory_format)
 
     def forward(inp: torch.Tensor) -> torch.Tensor:
@@ -240,24 +263,26 @@ def prepare(settings: Settings, device: torch.device, image: int,
     # off as it compiles, and Dynamo guards on grad mode (a call with grad on would recompile).
     with options, torch.no_grad():
         for _ in range(3):  # the first call compiles; the others warm the allocator and cuDNN
-            out = step(x)
+            step(x)
         if settings.cuda_graphs:
-            step, out = _graphed(step, x)
+            step, _ = _graphed(step, x)
     _sync(device)
     warm_s = _clock.perf_counter() - started
     compiled = step
 
-    def run() -> object:
+    def run() -> torch.Tensor:
         with torch.no_grad():
             return compiled(x)
+    if wrap is not None:
+        run = wrap(run)
     call_started = _clock.perf_counter()
     run()
     _sync(device)
     one_call_s = _clock.perf_counter() - call_started
     compile_s = max(0.0, warm_s - 3 * one_call_s) if settings.compile or settings.cuda_graphs else 0.0
-    gate_rows = min(GATE_IMAGES, settings.batch)
-    logits = out[:gate_rows].detach().float().cpu().clone()
-    return Prepared(settings, run, compile_s, logits)
+    logits = numerics.through_input(x, run, numerics.fixed_images(GATE_IMAGES, image))
+    _sync(device)
+    return Prepared(settings, run, compile_s, logits, x)
 
 
 _RUNGS = itertools.count()
@@ -288,12 +313,14 @@ def _graphed(forward: Callable, x: torch.Tensor) -> tuple[Callable[[], object], 
         out = forward(x)
     graph.replay()
 
-    def replay(_x: object = None, _reads: tuple = (forward, x)) -> None:
+    def replay(_x: object = None, _reads: tuple = (forward, x)) -> torch.Tensor:
         # The graph replays kernels that read the model's weights (through forward, compiled
         # or not) and x by address; holding them here keeps that memory alive as long as the
         # graph. Without it the weights were freed once prepare() returned, and emptying the
         # allocator's cache later turned a replay into an illegal memory access (seen on the H200).
+        # It returns the graph's static output: what this replay wrote, for the gate to read.
         graph.replay()
+        return out
     return replay, out
 
 
@@ -305,7 +332,10 @@ def _sync(device: torch.device) -> None:
 def reference_logits(device: torch.device, image: int,
                      model_factory: Callable[[], nn.Module] = resnet.resnet50,
                      seed: int = 0) -> torch.Tensor:
-    """Strict-float32 eager's logits on the gate's images: what every rung is gated against."""
+    """Strict-float32 eager's logits on the gate's images: what every rung is gated against.
+
+    Run at batch GATE_IMAGES through the same input-buffer path as every rung.
+    """
     settings = dataclasses.replace(STRICT_FP32, batch=GATE_IMAGES)
     with switches(settings):
         return prepare(settings, device, image, model_factory, seed).output
