@@ -112,8 +112,10 @@ def test_1_a_cell_cannot_take_the_hubs_secrets_or_run_as_root(hub, pair):
     assert int(result.stdout) != 0
     # The hub's command line is readable by anyone: no secret in it.
     cmdline = " ".join(hub_proc.cmdline() + sum((p.cmdline() for p in proxy), []))
+    proxy_env = " ".join(f"{k}={v}" for k, v in proxy[0].environ().items())
     for secret in (hub.code, hub.admin_password):
         assert secret not in cmdline
+        assert secret not in proxy_env, "the proxy inherited the room's secrets"
     # Without the password, A cannot become the instructor; A's own token is no admin's.
     with pytest.raises(PermissionError):
         hub.sign_in(hub.admin, "guessed-password", code="", source="127.0.0.3")
