@@ -10,10 +10,22 @@ from __future__ import annotations
 
 import html
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import Protocol
 
-if TYPE_CHECKING:
-    from labkit.claims.core import Claim
+
+class Claim(Protocol):
+    """What a citation needs of a claim (`core.Claim`), named by shape: core imports this
+    module, so importing it back, even for type checking only, would close an import circle."""
+
+    @property
+    def id(self) -> str: ...
+    @property
+    def seed(self) -> str: ...
+    @property
+    def section(self) -> str: ...
+    @property
+    def section_zh(self) -> str: ...
+
 
 # The seed articles, named by their file: a stable key (the files are not shipped).
 SEED_STRIDES = "seeds/000_48436a37f9535c95.txt"  # article A

@@ -26,7 +26,7 @@ from __future__ import annotations
 import base64
 import html
 import sys
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import anywidget
 import traitlets
@@ -34,8 +34,14 @@ from IPython.core.displaypub import DisplayPublisher
 
 from labkit.show.widgets.address_grid import HERE, esm_source
 
-if TYPE_CHECKING:
-    from labkit.show.widgets.quiz import Quiz
+
+class Quiz(Protocol):
+    """What the hold needs of a quiz (`quiz.Quiz`), named by shape: quiz imports this module,
+    so importing it back, even for type checking only, would close an import circle."""
+
+    @property
+    def settled(self) -> bool: ...
+
 
 WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
 # The held output's static picture (a saved chapter's widgets each carry one): a marker in
