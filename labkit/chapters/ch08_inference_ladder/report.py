@@ -39,7 +39,7 @@ def row(rung: ladder.Rung, strict: ladder.Rung, defaults: ladder.Rung,
     low, high = rung.speedup_spread(strict)
     pct = f"{rung.pct_of_ceiling:.0f}% of {rung.settings.math}" if rung.pct_of_ceiling else "n/a"
     busy = "n/a" if rung.device_busy_share is None else f"{100 * rung.device_busy_share:.0f}%"
-    err = "" if rung.gate is None else f"{rung.gate.rel_error:.1e} (≤ {rung.gate.tolerance:.0e})"
+    err = "" if rung.gate is None else f"{rung.gate.rel_error:.1e} (≤ {rung.gate.tolerance:.2g})"
     over_strict = ("1.00x" if rung.name == strict.name
                    else f"{rung.speedup_over(strict):.2f}x ({low:.2f} to {high:.2f})")
     over_defaults = "1.00x" if rung.name == defaults.name else f"{rung.speedup_over(defaults):.2f}x"
