@@ -17,6 +17,7 @@ import json
 import os
 import pathlib
 import secrets
+import shutil
 import signal
 import socket
 import subprocess
@@ -361,7 +362,8 @@ class Hub:
 
 def remove_os_users(prefix: str, home_base: str = "/home") -> list[str]:
     """Remove the OS users a system-mode hub made with `prefix` (tests, the load benchmark):
-    their processes (by pid), accounts, groups and homes. Only accounts this workshop made
+    their processes (by pid), what they left in /tmp, /var/tmp and /dev/shm, accounts, groups
+    and homes. Only accounts this workshop made
     (their GECOS says so) are touched. Returns the names removed."""
     import pwd
 
@@ -379,6 +381,16 @@ def remove_os_users(prefix: str, home_base: str = "/home") -> list[str]:
             if uids and entry.pw_uid in (uids.real, uids.effective):
                 with contextlib.suppress(psutil.NoSuchProcess):
                     proc.kill()
+        for folder in ("/tmp", "/var/tmp", "/dev/shm"):    # what their programs left there
+            with contextlib.suppress(OSError):
+                for item in os.scandir(folder):
+                    with contextlib.suppress(OSError):
+                        if item.stat(follow_symlinks=False).st_uid != entry.pw_uid:
+                            continue
+                        if item.is_dir(follow_symlinks=False):
+                            shutil.rmtree(item.path, ignore_errors=True)
+                        else:
+                            os.unlink(item.path)
         for _ in range(20):
             done = subprocess.run(["userdel", "--remove", entry.pw_name], capture_output=True,
                                   text=True, check=False)

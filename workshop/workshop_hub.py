@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import contextlib
 import hashlib
 import hmac
 import json
@@ -335,6 +336,12 @@ def ensure_os_user(os_name: str, home_base: str) -> pwd.struct_passwd:
                                  "workshop; pick another name or another WORKSHOP_USER_PREFIX")
     os.chown(entry.pw_dir, entry.pw_uid, entry.pw_gid, follow_symlinks=False)
     os.chmod(entry.pw_dir, 0o700)
+    # The learner's TMPDIR: a shared /tmp lets one learner squat another's predictable paths
+    # (torch's /tmp/torchinductor_<user> cache holds code the owner's kernel loads).
+    private_tmp = os.path.join(entry.pw_dir, ".tmp")
+    with contextlib.suppress(FileExistsError):     # made once; afterwards it is theirs
+        os.mkdir(private_tmp, 0o700)
+        os.chown(private_tmp, entry.pw_uid, entry.pw_gid, follow_symlinks=False)
     return entry
 
 
@@ -390,7 +397,8 @@ class WorkshopSystemSpawner(CourseSpawner):
     def user_env(self, env):  # noqa: ANN001, ANN201
         entry = pwd.getpwnam(self.os_name)
         env.update({"USER": entry.pw_name, "LOGNAME": entry.pw_name, "HOME": entry.pw_dir,
-                    "SHELL": "/bin/bash", "PATH": self.learner_path})
+                    "SHELL": "/bin/bash", "PATH": self.learner_path,
+                    "TMPDIR": os.path.join(entry.pw_dir, ".tmp")})
         for leak in ("VIRTUAL_ENV", "LD_LIBRARY_PATH", "CONDA_DEFAULT_ENV", "CONDA_ROOT"):
             env.pop(leak, None)
         return self._course_env(env, entry.pw_dir)

@@ -180,3 +180,7 @@ def test_each_learner_is_their_own_os_user_in_system_mode(hub, learners):
         assert entry.pw_shell == "/usr/sbin/nologin"
         assert stat.S_IMODE(pathlib.Path(entry.pw_dir).stat().st_mode) == 0o700
         assert not any(entry.pw_name in g.gr_mem for g in grp.getgrall()), "a supplementary group"
+        # Their temporary files go to a folder of their own, not the shared /tmp.
+        tmp = learner.run_cell("import tempfile; print(tempfile.gettempdir())").stdout.strip()
+        assert pathlib.Path(tmp).parent == pathlib.Path(entry.pw_dir)
+        assert stat.S_IMODE(pathlib.Path(tmp).stat().st_mode) == 0o700
