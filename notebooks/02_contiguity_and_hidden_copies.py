@@ -575,7 +575,7 @@ c9 = chapter.judge("C9", {
     "contiguous_call_page_fault_share": whole.page_fault_share,
     "transposed_pct_of_copy_ceiling": transposed.pct_of_copy_ceiling,
     "plain_pct_of_copy_ceiling": plain.pct_of_copy_ceiling, "device": str(device),
-}, form=claims.SEED_FORM if not on_gpu else here + ", float32")
+}, form=ch02_claims.c9_form(on_gpu, here))
 claims.table([c9])
 
 # %% [markdown]

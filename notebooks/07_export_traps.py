@@ -392,8 +392,10 @@ evidence = {
     "ort_tensorrt": repr(ort_trt_run),
     "device": str(device), "torch": torch.__version__,
 }
-c15 = {claim_id: chapter.judge(claim_id, evidence, form=ch07.form_of(claim_id, evidence))
-       for claim_id in ch07.C15_IDS}
+c15 = {"C15a": chapter.judge("C15a", evidence, form=ch07.form_of("C15a", evidence)),
+       "C15b": chapter.judge("C15b", evidence, form=ch07.form_of("C15b", evidence)),
+       "C15c": chapter.judge("C15c", evidence, form=ch07.form_of("C15c", evidence)),
+       "C15d": chapter.judge("C15d", evidence, form=ch07.form_of("C15d", evidence))}
 for verdict in c15.values():
     print(f"{verdict.claim_id} {verdict.label} [{verdict.form}] -- {verdict.reason}")
 print("the seed's own trace example, as written:", evidence["seed_example_as_written"])

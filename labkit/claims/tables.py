@@ -134,6 +134,8 @@ def table(verdicts: Iterable[Verdict], pending: Iterable[str] = (),
                         reference, list(pending), recording)
 
 
+# "seed says" quotes the seed's own words (Claim.seed_text, Chinese), with the English gist
+# (Claim.statement) under it: the column shows what the seed says, not the course's rewording.
 LEDGER_COLUMNS = ("claim", "chapter", "seed says", "this machine", "reference GPU", "finding",
                   "depends on / why they differ")
 SEED_KIND, ANALOGUE_KIND, DOCUMENTATION_KIND = "seed form", "analogue", "read from documentation"
@@ -189,7 +191,8 @@ class Ledger:
     ran: dict[str, dict] = field(default_factory=dict)  # chapter key -> {"machine", "where"} (here)
 
     def rows(self) -> list[dict]:
-        """One dict per registered claim, in curriculum order, with LEDGER_COLUMNS and 'section'."""
+        """One dict per registered claim, in curriculum order, with LEDGER_COLUMNS, 'section' and
+        'in English' (the claim's English gist of what 'seed says' quotes)."""
         out = []
         for claim in all_claims():
             notebook = chapter_notebook(claim.chapter)
@@ -213,7 +216,8 @@ class Ledger:
                 notes.append("differ by " + _why_they_differ(mine, theirs))
             out.append({"claim": claim.id, "chapter": claim.chapter[:2], "notebook": notebook,
                         "section": articles.short_source(claim),
-                        "section_zh": claim.section_zh, "seed says": claim.statement,
+                        "section_zh": claim.section_zh, "seed says": claim.seed_text,
+                        "in English": claim.statement,
                         "this machine": here, "reference GPU": there,
                         "form here": form_kind(mine.form) if mine else "",
                         "form on the reference": form_kind(theirs.form) if theirs else "",
@@ -266,7 +270,8 @@ class Ledger:
         for row in self.rows():
             chapter = (f"[{row['chapter']}]({link_base}{row['notebook']})" if row["notebook"]
                        else row["chapter"])
-            cells = [row["claim"], chapter, f"{row['seed says']} ({row['section']})",
+            cells = [row["claim"], chapter,
+                     f"{row['seed says']} (in English: {row['in English']}) ({row['section']})",
                      row["this machine"], row["reference GPU"], row["finding"],
                      row["depends on / why they differ"]]
             lines.append("| " + " | ".join(clean(c) for c in cells) + " |")
@@ -281,7 +286,8 @@ class Ledger:
             chapter = (f"<a href='{html.escape(link_base + row['notebook'])}'>{row['chapter']}</a>"
                        if row["notebook"] else row["chapter"])
             says = (f"<td style='text-align:left{WRAP}' title='{html.escape(row['section_zh'], quote=True)}'>"
-                    f"{html.escape(row['seed says'])}<br><small>{html.escape(row['section'])}</small></td>")
+                    f"<span lang='zh'>{html.escape(row['seed says'])}</span><br><small>in English: "
+                    f"{html.escape(row['in English'])}<br>{html.escape(row['section'])}</small></td>")
             body += (f"<tr><td>{html.escape(row['claim'])}</td><td>{chapter}</td>{says}"
                      + _cell(row["this machine"]) + _cell(row["reference GPU"]) + _cell(row["finding"])
                      + _cell(row["depends on / why they differ"]) + "</tr>")

@@ -35,7 +35,8 @@ C1 = Claim(
     "x.t() of a contiguous (3, 4) tensor has strides (1, 4) and is not contiguous.",
     "strides == (1, 4) and is_contiguous() is False", "any other strides or contiguity",
     ("stride", "is_contiguous"), check=check_c1, deterministic=True,
-    section_zh="第一章 什么是 stride 与 memory layout")
+    section_zh="第一章 什么是 stride 与 memory layout",
+    seed_text='y x.t() # 转置后 shape(4,3)但底层仍共享原内存 print(y.stride()) # 输出: (1, 4) —— 步长倒置非 contiguous print(y.is_contiguous()) # False')
 
 
 def check_c3(ev: Mapping, th: Mapping) -> tuple[str, str, str]:
@@ -58,7 +59,8 @@ C3 = Claim(
     "the formula, counted in elements from the view's first element, places every element",
     "some element sits elsewhere",
     ("elements_checked", "element_formula_mismatches"),
-    check=check_c3, deterministic=True, section_zh="2.1 stride机制详解 (物理地址计算公式)")
+    check=check_c3, deterministic=True, section_zh="2.1 stride机制详解 (物理地址计算公式)",
+    seed_text='给定索引(i, j, k)线性地址为base i×stride[0] j×stride[1] k×stride[2]')
 
 
 def check_c4(ev: Mapping, th: Mapping) -> tuple[str, str, str]:
@@ -73,7 +75,8 @@ C4 = Claim(
     "permute(0, 2, 1) of a contiguous [2, 3, 4] tensor has shape [2, 4, 3] and strides [12, 1, 4].",
     "torch reports exactly those strides", "any other strides",
     ("shape", "stride"), check=check_c4, deterministic=True,
-    section_zh="2.1 stride机制详解 (常见stride组合对比)")
+    section_zh="2.1 stride机制详解 (常见stride组合对比)",
+    seed_text='转置(0,2,1)[2,4,3][12,1,4]')
 
 
 def check_c8a(ev: Mapping, th: Mapping) -> tuple[str, str, str]:
@@ -97,7 +100,8 @@ C8a = Claim(
     "any view of a non-contiguous tensor succeeds, such as view(3, 2, 2, 2) of the seed's "
     "tensor, or view(-1, 4) itself",
     ("raised", "error_type", "error_message", "noncontiguous_view_succeeded"),
-    check=check_c8a, deterministic=True, section_zh="2.5 形状对齐失效的触发边界 (view() 失败)")
+    check=check_c8a, deterministic=True, section_zh="2.5 形状对齐失效的触发边界 (view() 失败)",
+    seed_text='view()要求张量在内存中物理连续y.is_contiguous() False否则触发stride mismatch断言')
 
 
 def _as_outcome(value: object) -> object:
@@ -132,7 +136,8 @@ C8b = Claim(
     "every case gives the seed's shape, or raises with the seed's error text",
     "any case gives another shape, no error, or another error text",
     ("cases",), check=check_c8b, deterministic=True,
-    section_zh="2.5 形状对齐失效的触发边界 (broadcasting 越界)")
+    section_zh="2.5 形状对齐失效的触发边界 (broadcasting 越界)",
+    seed_text='(1, 4)(3, 1)(3, 4) ✅(2, 4)(3, 1)❌ RuntimeError: The size of tensor a (2) must match...')
 
 
 def check_c8c(ev: Mapping, th: Mapping) -> tuple[str, str, str]:
@@ -151,7 +156,8 @@ C8c = Claim(
     "an IndexError mentioning 'repeated dim' is raised",
     "no error, or another exception type/text",
     ("raised", "error_type", "error_message"), check=check_c8c, deterministic=True,
-    section_zh="2.5 形状对齐失效的触发边界 (permute() 降级)")
+    section_zh="2.5 形状对齐失效的触发边界 (permute() 降级)",
+    seed_text='permute(0,0,1)非法 —— PyTorch 显式拒绝重复轴抛出IndexError: repeated dim')
 
 
 def check_c11a(ev: Mapping, th: Mapping) -> tuple[str, str, str]:
@@ -167,7 +173,8 @@ C11a = Claim(
     "the result shares storage and the copy detector records no copy",
     "a copy is recorded or the storage differs",
     ("shares_storage", "copy_bytes"), check=check_c11a, deterministic=True,
-    section_zh="3.3 缓存友好型reshape策略 (as_strided的安全边界)")
+    section_zh="3.3 缓存友好型reshape策略 (as_strided的安全边界)",
+    seed_text='该操作不分配新内存仅修改tensor元数据')
 
 
 # The ways this course knows to capture a function into a graph; a torch that lacks one
@@ -198,6 +205,7 @@ C11b = Claim(
     "as_strided is 'a non-traceable operation', so it must be kept out of JIT scripts.",
     "every capture tool this torch has fails on a function that uses as_strided",
     "every tool captures it and the captured graph matches eager; 'depends' if only some do",
-    ("tools",), check=check_c11b, section_zh="3.3 缓存友好型reshape策略 (生产环境校验清单)")
+    ("tools",), check=check_c11b, section_zh="3.3 缓存友好型reshape策略 (生产环境校验清单)",
+    seed_text='在JIT脚本中禁用——as_strided非可追踪操作')
 
 CLAIMS = [C1, C3, C4, C8a, C8b, C8c, C11a, C11b]

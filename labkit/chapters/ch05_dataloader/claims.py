@@ -64,7 +64,8 @@ C13 = Claim(
     "explicit host-to-device memcpy",
     ("h2d_memcpy_events", "batch_device", "batch_pinned", "gpu_op_accepts_batch"),
     check=check_c13, section_zh=SECTION_ZH,
-    seed_setting="a CUDA GPU, DataLoader(pin_memory=True, pin_memory_device='cuda:0')")
+    seed_setting="a CUDA GPU, DataLoader(pin_memory=True, pin_memory_device='cuda:0')",
+    seed_text="pin_memory_device启用CUDA Unified Virtual Addressing（UVA），使GPU可直接通过PCIe DMA读取该内存，消除显式.to('cuda')拷贝开销。")
 
 
 # Which timings each of C23's two decisions is built from: a flag on one copy can only move
@@ -113,7 +114,8 @@ C23 = Claim(
     ("pageable_gbps", "pinned_gbps", "pin_memory_device_gbps", "transfer_bytes"),
     thresholds={"pinned_gain_ratio": PINNED_GAIN_RATIO, "pmd_gain_ratio": PMD_GAIN_RATIO},
     check=check_c23, timing_based=True, decisions=decisions_c23, section_zh=SECTION_ZH + " (性能对比)",
-    seed_setting="a CUDA GPU, DataLoader batches of 256 ImageNet images (154 MB in float32)")
+    seed_setting="a CUDA GPU, DataLoader batches of 256 ImageNet images (154 MB in float32)",
+    seed_text="默认（pageable）\t4.2\npin_memory=True\t12.8\n+ pin_memory_device='cuda:0'\t18.6")
 
 SECTION_42 = ("4.2 DataLoader pipeline tuning: pin_memory, prefetch_factor and memory_format "
               "together")
@@ -170,7 +172,8 @@ C25 = Claim(
      "transfer_bytes"),
     thresholds={"blocking_share": BLOCKING_SHARE, "early_share": EARLY_SHARE},
     check=check_c25, timing_based=True, decisions=decisions_c25, section_zh=SECTION_42_ZH,
-    seed_setting="a CUDA GPU, a DataLoader batch copied with .to('cuda', non_blocking=True)")
+    seed_setting="a CUDA GPU, a DataLoader batch copied with .to('cuda', non_blocking=True)",
+    seed_text='若未启用pin_memorynon_blockingTrue将自动降级为阻塞模式。')
 
 
 def check_c26(ev: Mapping, th: Mapping) -> tuple[str, str, str]:
@@ -198,6 +201,7 @@ C26 = Claim(
     ("getitem_raises", "error_type", "error_message", "advised_batch_channels_last",
      "sample_dim", "plain_batch_shape", "batch_converted_channels_last", "batch_converted_stride"),
     check=check_c26, deterministic=True, section_zh=SECTION_42_ZH,
-    seed_setting="any device: a Dataset of [C, H, W] images and the default collate")
+    seed_setting="any device: a Dataset of [C, H, W] images and the default collate",
+    seed_text='对 CNN 模型在Dataset.__getitem__中返回tensor.contiguous(memory_formattorch.channels_last)')
 
 CLAIMS = [C13, C23, C25, C26]

@@ -224,7 +224,8 @@ C15d = Claim(
     ("tensorrt_ran", "tensorrt_transposed_ratio"),
     thresholds={"costly_latency_ratio": COSTLY_LATENCY_RATIO, "seed_latency_ratio": SEED_LATENCY_RATIO},
     check=check_c15d, timing_based=True, decisions=decisions_c15d, section_zh=SECTION_ZH,
-    seed_setting=SETTING, seed_text="trace 无 contiguous⚠️ 降频至 CPU320%")
+    seed_setting=SETTING,
+    seed_text="trace .contiguous()✅ 完全兼容0.3%trace 无 contiguous⚠️ 降频至 CPU320%")
 
 CLAIMS = [C15a, C15b, C15c, C15d]
 C15_IDS = tuple(c.id for c in CLAIMS)
