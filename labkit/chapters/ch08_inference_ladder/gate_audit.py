@@ -27,7 +27,6 @@ import torch
 from torch import nn
 
 from labkit.chapters.ch08_inference_ladder import ladder, numerics
-from labkit.core import resnet
 
 MUTATED_BN = "layer3.2.bn2"
 MUTATED_CONV = "layer3.2.conv2"
@@ -207,12 +206,14 @@ class Row:
 
 def audit(cases: Sequence[Case], device: torch.device, image: int, batch: int,
           reference: torch.Tensor | None = None,
-          model_factory: Callable[[], nn.Module] = resnet.resnet50,
+          model_factory: Callable[[], nn.Module] | None = None,
           progress: Callable[[str], None] | None = None) -> list[Row]:
     """Prepare and gate every case from strict float32 at this batch; a case that fails to run
-    is a row with its error (and counts as not as expected)."""
+    is a row with its error (and counts as not as expected). model_factory: the chapter's
+    ResNet-50 unless given."""
+    model = {} if model_factory is None else {"model_factory": model_factory}
     if reference is None:
-        reference = ladder.reference_logits(device, image, model_factory)
+        reference = ladder.reference_logits(device, image, **model)
     rows = []
     for case in cases:
         settings = dataclasses.replace(ladder.STRICT_FP32, batch=batch, **case.change)
@@ -220,7 +221,7 @@ def audit(cases: Sequence[Case], device: torch.device, image: int, batch: int,
             progress(case.name)
         try:
             with ladder.switches(settings):
-                prepared = ladder.prepare(settings, device, image, model_factory,
+                prepared = ladder.prepare(settings, device, image, **model,
                                           transform=case.transform, wrap=case.wrap)
         except Exception as failure:  # noqa: BLE001 -- a case that cannot run is reported
             rows.append(Row(case.name, case.honest, settings, None,

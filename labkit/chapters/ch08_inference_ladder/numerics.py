@@ -68,8 +68,6 @@ from dataclasses import dataclass
 import torch
 from torch import nn
 
-from labkit.core import resnet
-
 # The honest rungs' largest relative L2 error of the logits (full, centred) against strict
 # float32 on the calibrated reference model, per math, measured by test_gate_bites and
 # benchmarks/gpu_gate.py (see their records): float32 = a reordered float32 (channels_last,
@@ -241,11 +239,17 @@ def tiled(images: torch.Tensor, batch: int) -> torch.Tensor:
 
 
 def quiet_residual_branches(model: nn.Module, gamma: float = RESIDUAL_GAMMA) -> nn.Module:
-    """Scale the last BatchNorm's weight of every ResNet Bottleneck by gamma, in place."""
+    """Scale the last BatchNorm's weight of every Bottleneck's residual branch by gamma, in place.
+
+    A Bottleneck is found by its parts (conv3 followed by bn3, as labkit's and torchvision's
+    ResNet-50 name them), so either network gets the same treatment.
+    """
     with torch.no_grad():
         for module in model.modules():
-            if isinstance(module, resnet.Bottleneck):
-                module.bn3.weight.mul_(gamma)
+            last = getattr(module, "bn3", None)
+            if (isinstance(last, nn.modules.batchnorm._BatchNorm) and last.weight is not None
+                    and isinstance(getattr(module, "conv3", None), nn.Conv2d)):
+                last.weight.mul_(gamma)
     return model
 
 
