@@ -1,6 +1,6 @@
 """Record chapter 09's audit of its three networks on the reference GPU (issue 29).
 
-Runs the audit (labkit.chapters.ch09_audit_your_model) of ResNet-50, MobileNetV3 and a ViT
+Runs the audit (labkit.audit) of ResNet-50, MobileNetV3 and a ViT
 (torchvision's with random weights where torchvision imports, else labkit's built-ins) at
 batch 64, 224x224, channels_last, on cuda, every export path, and records each summary
 under chapter 09 in results/<machine>.json (LABKIT_RECORD_REFERENCE, default nvidia-h200),
@@ -23,7 +23,7 @@ from pathlib import Path
 
 import torch
 
-from labkit.chapters.ch09_audit_your_model import audit, models, report
+from labkit.audit import audit, models, report
 from labkit.core import results
 
 CHAPTER = "09_audit_your_model"

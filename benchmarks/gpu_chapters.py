@@ -1,6 +1,6 @@
 """GPU self-check for chapters 01-03: what the CPU machine cannot test.
 
-1. labkit.core.resnet against torchvision's ResNet-50: parameter count, state_dict names and
+1. labkit.models.resnet against torchvision's ResNet-50: parameter count, state_dict names and
    shapes, and equal outputs once torchvision's weights are loaded into ours.
 2. The Triton kernels of labkit.chapters.ch02_contiguity_and_hidden_copies.strided_kernels: correct on contiguous, transposed and
    stepped views, and the stride-aware kernel timed against copy-then-kernel.
@@ -27,8 +27,9 @@ import torch
 
 from labkit.chapters.ch02_contiguity_and_hidden_copies import strided_gemm as sg
 from labkit.chapters.ch02_contiguity_and_hidden_copies import strided_kernels as sk
-from labkit.core import env, resnet
+from labkit.core import env
 from labkit.measure import bench, copies
+from labkit.models import resnet
 
 
 def check_resnet() -> dict:

@@ -50,8 +50,9 @@ from torch.utils.flop_counter import FlopCounterMode
 
 from labkit import claims, exercises, session
 from labkit.chapters.ch03_memory_layouts import device_split, propagation
-from labkit.core import env, resnet, results
+from labkit.core import env, results
 from labkit.measure import bench, ceilings, copies
+from labkit.models import resnet
 from labkit.show import figures, widgets
 
 # The profiler's C++ layer (kineto) prints start/stop lines to stderr; they say nothing here.
@@ -92,7 +93,7 @@ widgets.AddressGrid(img_cl, title="a 1x3x2x2 image in channels_last")
 # ## Converting a model
 #
 # `model.to(memory_format=torch.channels_last)` restrides every 4-D parameter (the
-# convolution weights) and leaves the rest alone. The ResNet-50 here is `labkit.core.resnet`:
+# convolution weights) and leaves the rest alone. The ResNet-50 here is `labkit.models.resnet`:
 # the same network as torchvision's (same module names and 25,557,032 parameters; the
 # tests load torchvision's weights into it where torchvision is installed), random weights.
 

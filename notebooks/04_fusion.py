@@ -59,8 +59,9 @@ from IPython.display import display
 
 from labkit import claims, exercises, session
 from labkit.chapters.ch04_fusion import fused_kernels, fusion, launch_overhead
-from labkit.core import env, resnet, results
+from labkit.core import env, results
 from labkit.measure import bench, ceilings, timeline
+from labkit.models import folding, resnet
 from labkit.show import widgets
 
 # The profiler's C++ layer (kineto) prints start/stop lines to stderr; they say nothing here.
@@ -97,10 +98,10 @@ def show_recorded(key: str) -> object:
 # %% jupyter={"source_hidden": true}
 def folding_error_class() -> str:
     """Fold one ResNet-50 block (random BatchNorm statistics) and classify the output error."""
-    block = fusion.randomize_batchnorm(resnet.Bottleneck(64, 16, stride=2), seed=5).eval()
+    block = folding.randomize_batchnorm(resnet.Bottleneck(64, 16, stride=2), seed=5).eval()
     x = torch.randn(2, 64, 16, 16)
     with torch.no_grad():
-        error = fusion.max_error(fusion.fold_model(block)(x), block(x))["max_rel_error"]
+        error = folding.max_error(folding.fold_model(block)(x), block(x))["max_rel_error"]
     if error == 0:
         return "identical, bit for bit"
     return ("equal up to float32 rounding (relative error below 1e-4)" if error < 1e-4
@@ -127,7 +128,7 @@ quiz_fold
 claims.get("C20")
 
 # %% [markdown]
-# `labkit.chapters.ch04_fusion.fusion.fold_conv_bn_weights` is the formula and nothing else. `fusion.fold_model`
+# `labkit.models.folding.fold_conv_bn_weights` is the formula and nothing else. `folding.fold_model`
 # traces a model with `torch.fx`, finds every Conv2d whose only user is a BatchNorm2d, and
 # replaces the pair by one folded Conv2d. We check it against PyTorch's own utility
 # (`torch.nn.utils.fusion.fuse_conv_bn_eval`) pair by pair, and the folded network against
@@ -137,19 +138,19 @@ claims.get("C20")
 # %%
 # A CPU gets one 64x64 image (ResNet-50 costs seconds per batch on two cores); a GPU the full size.
 fold_batch, fold_image = (sizes.cnn_batch, sizes.cnn_image) if on_gpu else (1, 64)
-model = fusion.randomize_batchnorm(resnet.resnet50(), seed=0).eval().to(device)
+model = folding.randomize_batchnorm(resnet.resnet50(), seed=0).eval().to(device)
 images = torch.randn(fold_batch, 3, fold_image, fold_image, device=device)
-folded = fusion.fold_model(model)
+folded = folding.fold_model(model)
 pytorch_fused = fx_optimization.fuse(model)  # torch.fx's pass: the same folding, PyTorch's code
-pair_check = fusion.against_pytorch(model)
+pair_check = folding.against_pytorch(model)
 # On a GPU, float32 convolutions run in TF32 by default (10-bit mantissa); the comparison of
 # outputs is about the formula, so it runs in full float32 there.
 tf32 = (torch.backends.cudnn.allow_tf32, torch.backends.cuda.matmul.allow_tf32)
 torch.backends.cudnn.allow_tf32 = torch.backends.cuda.matmul.allow_tf32 = False
 with torch.no_grad():
     reference_out = model(images)
-    folded_error = fusion.max_error(folded(images), reference_out)
-    pytorch_error = fusion.max_error(pytorch_fused(images), reference_out)
+    folded_error = folding.max_error(folded(images), reference_out)
+    pytorch_error = folding.max_error(pytorch_fused(images), reference_out)
 torch.backends.cudnn.allow_tf32, torch.backends.cuda.matmul.allow_tf32 = tf32
 batchnorms = {name: sum(isinstance(m, torch.nn.BatchNorm2d) for m in net.modules())
               for name, net in (("original", model), ("folded by hand", folded),
@@ -207,7 +208,7 @@ folding_cmp
 
 # %%
 # NBVAL_CHECK_OUTPUT
-print("fuse_conv_bn_eval on modules in training mode:", fusion.utility_in_train_mode())
+print("fuse_conv_bn_eval on modules in training mode:", folding.utility_in_train_mode())
 
 # %% [markdown]
 # **Stale weights.** A folded model is a snapshot. If training goes on afterwards, the
@@ -217,9 +218,9 @@ print("fuse_conv_bn_eval on modules in training mode:", fusion.utility_in_train_
 # Inductor's C++ compile takes about 30 s on two cores; on a GPU it is Inductor.)
 
 # %%
-block = fusion.randomize_batchnorm(resnet.Bottleneck(64, 16, stride=2), seed=3).eval().to(device)
+block = folding.randomize_batchnorm(resnet.Bottleneck(64, 16, stride=2), seed=3).eval().to(device)
 block_input = torch.randn(4, 64, 16, 16, device=device)
-block_folded = fusion.fold_model(block)
+block_folded = folding.fold_model(block)
 compile_backend = "inductor" if on_gpu else "eager"
 torch._logging.set_logs(dynamo=logging.ERROR)
 block_compiled = torch.compile(block, backend=compile_backend)
@@ -232,8 +233,8 @@ optimizer.step()
 block.eval()
 with torch.no_grad():
     updated = block(block_input)
-    stale = {"folded copy": fusion.max_error(block_folded(block_input), updated),
-             f"torch.compile (backend={compile_backend})": fusion.max_error(block_compiled(block_input), updated)}
+    stale = {"folded copy": folding.max_error(block_folded(block_input), updated),
+             f"torch.compile (backend={compile_backend})": folding.max_error(block_compiled(block_input), updated)}
 torch._logging.set_logs()
 # The tolerance for "follows the update" is set by the math that ran: on a GPU, float32
 # convolutions run in TF32 (torch.backends.cudnn.allow_tf32, on by default: a 10-bit

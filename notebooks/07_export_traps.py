@@ -53,8 +53,9 @@ from pathlib import Path
 import torch
 
 from labkit import claims, exercises, session
+from labkit.audit import export_audit
 from labkit.chapters.ch07_export_traps import claims as ch07
-from labkit.chapters.ch07_export_traps import export_audit, export_traps
+from labkit.chapters.ch07_export_traps import export_traps
 from labkit.show import widgets
 
 chapter = session.open("07_export_traps")

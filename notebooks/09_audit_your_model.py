@@ -65,7 +65,7 @@ import torch
 from IPython.display import HTML, display
 
 from labkit import exercises, session
-from labkit.chapters.ch09_audit_your_model import audit, models, report
+from labkit.audit import audit, models, report
 from labkit.show import widgets
 
 chapter = session.open("09_audit_your_model")

@@ -52,7 +52,7 @@ LONGEST_FIRST = (
     "tests/chapters/ch07_export_traps/test_export_traps.py",  # 15
     "tests/chapters/ch05_dataloader/test_reproduce.py",  # 15
     "tests/chapters/ch06_ddp_layout_drift/test_repro_script.py",  # 14
-    "tests/chapters/ch07_export_traps/test_export_audit.py",  # 13
+    "tests/audit/test_export_audit.py",  # 13
     "tests/browser/test_make_lab.py",               # 12
     "tests/measure/test_bench.py",                  # 12
     "tests/notebooks/test_nbval_bites.py",          # 11

@@ -1,7 +1,7 @@
-"""Entry point: parse the command line and run chapter 09's audit."""
+"""Entry point: parse the command line and run the audit (labkit.audit.cli)."""
 
 import sys
 
-from labkit.chapters.ch09_audit_your_model.cli import main
+from labkit.audit.cli import main
 
 sys.exit(main())

@@ -87,4 +87,4 @@ def test_no_chapter_module_at_the_top_level():
     assert top == ["__init__", "session"], top
     folders = sorted(p.name for p in (ROOT / "labkit").iterdir()
                      if p.is_dir() and (p / "__init__.py").exists())
-    assert folders == ["audit", "chapters", "claims", "core", "exercises", "measure", "show"]
+    assert folders == ["audit", "chapters", "claims", "core", "exercises", "measure", "models", "show"]

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from labkit.core.resnet import LayerLayout
+from labkit.models.resnet import LayerLayout
 
 STILL_CHANNELS_LAST = ("channels_last", "both")  # 'both': a 1x1 map satisfies either format
 

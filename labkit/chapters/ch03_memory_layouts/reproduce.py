@@ -19,7 +19,8 @@ from labkit import claims, session
 from labkit.chapters.ch03_memory_layouts import device_split
 from labkit.chapters.ch03_memory_layouts.claims import WALL_TIME
 from labkit.chapters.ch03_memory_layouts.claims import deciding as c7_deciding
-from labkit.core import env, resnet
+from labkit.core import env
+from labkit.models import resnet
 
 KEY = "03_memory_layouts"
 CLAIM_IDS = ("C7",)

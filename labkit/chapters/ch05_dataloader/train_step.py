@@ -116,7 +116,7 @@ def consumer(model: str) -> TrainingStep:
     if model not in ("small_cnn", "resnet50"):
         raise ValueError(f"model is 'small_cnn' or 'resnet50', got {model!r}")
     if model == "resnet50":
-        from labkit.core import resnet
+        from labkit.models import resnet
 
         return TrainingStep(resnet.resnet50(num_classes=10), "cuda", channels_last=True,
                             autocast_dtype=torch.bfloat16)

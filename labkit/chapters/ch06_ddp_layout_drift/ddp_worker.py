@@ -145,7 +145,7 @@ def small_cnn(width: int = 16, classes: int = 10) -> nn.Module:
 def resnet50_10(width: int = 0) -> nn.Module:
     """labkit's ResNet-50 (random weights, 10 classes): 23.5 M parameters, about 94 MB of float32
     gradients, what a realistic DDP bucket traffic looks like. width is ignored."""
-    from labkit.core import resnet
+    from labkit.models import resnet
 
     return resnet.resnet50(num_classes=10)
 

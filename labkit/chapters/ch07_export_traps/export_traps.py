@@ -30,8 +30,8 @@ from pathlib import Path
 import torch
 from torch import nn
 
-from labkit.chapters.ch07_export_traps import export_audit
-from labkit.chapters.ch07_export_traps.export_audit import CHANNELS_LAST, NCHW, TRANSPOSED
+from labkit.audit import export_audit
+from labkit.audit.export_audit import CHANNELS_LAST, NCHW, TRANSPOSED
 
 LAYOUT_NODES = ("Transpose", "ReorderInput", "ReorderOutput")  # what a layout change adds to a graph
 

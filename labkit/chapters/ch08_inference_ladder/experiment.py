@@ -22,8 +22,8 @@ from torch import nn
 from labkit.chapters.ch08_inference_ladder import claims as ch08_claims
 from labkit.chapters.ch08_inference_ladder import ladder
 from labkit.claims.core import SEED_FORM
-from labkit.core import resnet
 from labkit.measure.timing import AT_CEILING_PCT, NOISY_IQR_FRACTION
+from labkit.models import resnet
 
 
 @dataclass(frozen=True)

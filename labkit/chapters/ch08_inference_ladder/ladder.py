@@ -37,10 +37,9 @@ import numpy as np
 import torch
 from torch import nn
 
-from labkit.chapters.ch04_fusion import fusion
 from labkit.chapters.ch08_inference_ladder import attribution, keep, numerics
-from labkit.core import resnet
 from labkit.measure import bench
+from labkit.models import folding, resnet
 
 RESNET50_FLOPS_224 = 8.18e9  # multiply-adds counted twice, per 224x224 image (see roofline.flops_per_image)
 DTYPES = {"float32": torch.float32, "float16": torch.float16, "bfloat16": torch.bfloat16}
@@ -200,7 +199,7 @@ def _reference_weights(model_factory: Callable[[], nn.Module], seed: int, image:
     made once per process and size, so the reference and every rung share the same weights."""
     torch.manual_seed(seed)
     model = model_factory().eval()
-    fusion.randomize_batchnorm(model, seed)  # non-trivial affine weights (calibration sets the statistics)
+    folding.randomize_batchnorm(model, seed)  # non-trivial affine weights (calibration sets the statistics)
     return numerics.reference_model(model, image, device)
 
 
@@ -210,7 +209,7 @@ def build_model(settings: Settings, model_factory: Callable[[], nn.Module], seed
     device = torch.device("cpu") if device is None else torch.device(device)
     model = copy.deepcopy(_reference_weights(model_factory, seed, image, device))
     if settings.fold_bn:
-        model = fusion.fold_model(model)
+        model = folding.fold_model(model)
     return model
 
 

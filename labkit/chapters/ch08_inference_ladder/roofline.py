@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import torch
 from torch import nn
 
-from labkit.core import resnet
+from labkit.models import resnet
 
 MLPERF_H200_RESNET50_OFFLINE = {
     "label": "published: MLPerf Inference (datacenter, closed division), ResNet-50 Offline, H200",

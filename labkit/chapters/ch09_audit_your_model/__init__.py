@@ -1,1 +1,1 @@
-"""Chapter 09: the course's instruments pointed at any network (see audit.run)."""
+"""Chapter 09: the course's instruments pointed at any network (they live in labkit.audit)."""

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import random
 
-from labkit.chapters.ch09_audit_your_model import ddp_contract, module_layouts
+from labkit.audit import ddp_contract, module_layouts
 from labkit.exercises.grader import Exercise
 
 _FORMATS = ("contiguous", "channels_last", "both", "neither")

@@ -4,7 +4,7 @@ import pytest
 import torch
 
 from labkit.chapters.ch03_memory_layouts import propagation
-from labkit.core import resnet
+from labkit.models import resnet
 
 
 def _tail():

@@ -6,14 +6,14 @@ from torch import nn
 
 from labkit.chapters.ch04_fusion import claims as ch04
 from labkit.chapters.ch04_fusion import fusion
-from labkit.core import resnet
+from labkit.models import folding, resnet
 
 
 def _conv_bn(in_channels=3, out_channels=5, bias=True, seed=0):
     torch.manual_seed(seed)
     model = nn.Sequential(nn.Conv2d(in_channels, out_channels, 3, padding=1, bias=bias),
                           nn.BatchNorm2d(out_channels), nn.ReLU())
-    fusion.randomize_batchnorm(model, seed)
+    folding.randomize_batchnorm(model, seed)
     return model.eval()
 
 
@@ -22,7 +22,7 @@ def _conv_bn(in_channels=3, out_channels=5, bias=True, seed=0):
 def test_formula_equals_conv_then_batchnorm(bias, seed):
     model = _conv_bn(bias=bias, seed=seed)
     conv, bn = model[0], model[1]
-    folded = fusion.fold_conv_bn(conv, bn)
+    folded = folding.fold_conv_bn(conv, bn)
     x = torch.randn(2, 3, 9, 7)
     with torch.no_grad():
         torch.testing.assert_close(folded(x), bn(conv(x)), rtol=1e-5, atol=1e-5)
@@ -30,7 +30,7 @@ def test_formula_equals_conv_then_batchnorm(bias, seed):
 
 def test_formula_in_float64_matches_to_rounding():
     model = _conv_bn().double()
-    w, b = fusion.fold_conv_bn_weights(model[0].weight, model[0].bias, model[1].running_mean,
+    w, b = folding.fold_conv_bn_weights(model[0].weight, model[0].bias, model[1].running_mean,
                                        model[1].running_var, model[1].weight, model[1].bias,
                                        model[1].eps)
     sigma = torch.sqrt(model[1].running_var + model[1].eps)
@@ -41,19 +41,19 @@ def test_formula_in_float64_matches_to_rounding():
 
 
 def test_bottleneck_folded_matches_within_the_claims_tolerance():
-    block = fusion.randomize_batchnorm(resnet.Bottleneck(64, 16, stride=2), seed=3).eval()
-    folded = fusion.fold_model(block)
+    block = folding.randomize_batchnorm(resnet.Bottleneck(64, 16, stride=2), seed=3).eval()
+    folded = folding.fold_model(block)
     assert not any(isinstance(m, nn.BatchNorm2d) for m in folded.modules())
     assert sum(isinstance(m, nn.BatchNorm2d) for m in block.modules()) == 4  # the original is intact
     x = torch.randn(2, 64, 16, 16)
     with torch.no_grad():
-        error = fusion.max_error(folded(x), block(x))
+        error = folding.max_error(folded(x), block(x))
     assert error["max_rel_error"] < ch04.FOLD_OUTPUT_REL_TOLERANCE
 
 
 def test_hand_fold_agrees_with_pytorch_utility():
-    block = fusion.randomize_batchnorm(resnet.Bottleneck(16, 8), seed=1).eval()
-    check = fusion.against_pytorch(block)
+    block = folding.randomize_batchnorm(resnet.Bottleneck(16, 8), seed=1).eval()
+    check = folding.against_pytorch(block)
     assert check.pairs == 4  # conv1..3 and the downsample's conv
     assert max(check.max_weight_error, check.max_bias_error) / check.max_weight_magnitude \
         < ch04.FOLD_WEIGHT_REL_TOLERANCE
@@ -62,15 +62,15 @@ def test_hand_fold_agrees_with_pytorch_utility():
 def test_folding_refuses_training_mode_and_pytorch_says_eval_only():
     model = _conv_bn().train()
     with pytest.raises(ValueError, match="eval"):
-        fusion.fold_conv_bn(model[0], model[1])
+        folding.fold_conv_bn(model[0], model[1])
     with pytest.raises(ValueError, match="eval"):
-        fusion.fold_model(model)
-    assert "eval" in fusion.utility_in_train_mode().lower()
+        folding.fold_model(model)
+    assert "eval" in folding.utility_in_train_mode().lower()
 
 
 def test_folded_copy_is_stale_after_training_continues():
     model = _conv_bn()
-    folded = fusion.fold_model(model)
+    folded = folding.fold_model(model)
     x = torch.randn(4, 3, 6, 6)
     with torch.no_grad():
         torch.testing.assert_close(folded(x), model(x), rtol=1e-5, atol=1e-5)
@@ -80,18 +80,18 @@ def test_folded_copy_is_stale_after_training_continues():
     optimizer.step()
     model.eval()
     with torch.no_grad():
-        assert fusion.max_error(folded(x), model(x))["max_rel_error"] > 1e-3
+        assert folding.max_error(folded(x), model(x))["max_rel_error"] > 1e-3
 
 
 def test_bad_inputs_say_what_to_do():
     model = _conv_bn()
     with pytest.raises(TypeError, match="Conv2d"):
-        fusion.fold_conv_bn(model[1], model[0])
+        folding.fold_conv_bn(model[1], model[0])
     with pytest.raises(ValueError, match="output channels"):
-        fusion.fold_conv_bn_weights(torch.randn(4, 3, 3, 3), None, torch.zeros(5), torch.ones(5),
+        folding.fold_conv_bn_weights(torch.randn(4, 3, 3, 3), None, torch.zeros(5), torch.ones(5),
                                     None, None, 1e-5)
     with pytest.raises(ValueError, match="nothing to fold"):
-        fusion.against_pytorch(nn.Sequential(nn.ReLU()))
+        folding.against_pytorch(nn.Sequential(nn.ReLU()))
 
 
 def _seed_function(x, y):

@@ -43,7 +43,7 @@ def test_c15_is_split_into_four_and_the_bundle_is_retired():
 
 
 def test_the_contiguous_layout_is_the_audits():
-    from labkit.chapters.ch07_export_traps import export_audit
+    from labkit.audit import export_audit
 
     assert ch07.CONTIGUOUS_LAYOUT == export_audit.NCHW
 
@@ -81,7 +81,8 @@ def test_the_evidence_of_a_real_cpu_run_is_judged():
     """What the chapter gathers on this machine: trace keeps everything, TensorRT absent."""
     import torch
 
-    from labkit.chapters.ch07_export_traps import export_audit, export_traps
+    from labkit.audit import export_audit
+    from labkit.chapters.ch07_export_traps import export_traps
 
     model, example = export_audit.small_cnn(channels=4), export_audit.example_input(2, 8)
     audit = export_audit.run(model, example, paths=("trace",))

@@ -3,8 +3,9 @@
 import pytest
 import torch
 
-from labkit.chapters.ch07_export_traps import export_audit, export_traps
-from labkit.chapters.ch07_export_traps.export_audit import CHANNELS_LAST, CORRECT, NCHW, REJECTED
+from labkit.audit import export_audit
+from labkit.audit.export_audit import CHANNELS_LAST, CORRECT, NCHW, REJECTED
+from labkit.chapters.ch07_export_traps import export_traps
 
 
 @pytest.fixture(scope="module")

@@ -5,7 +5,7 @@ import pytest
 import torch
 
 from labkit import exercises
-from labkit.chapters.ch09_audit_your_model import ddp_contract, models, module_layouts
+from labkit.audit import ddp_contract, models, module_layouts
 
 
 @pytest.mark.parametrize("spec", ["labkit:mobilenet_v3", "labkit:vit"])

@@ -3,7 +3,7 @@
 import pytest
 import torch
 
-from labkit.core import resnet
+from labkit.models import resnet
 
 
 @pytest.fixture(scope="module")

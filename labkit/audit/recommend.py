@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 import torch
 from torch import nn
 
-from labkit.chapters.ch09_audit_your_model import ddp_contract, module_layouts
+from labkit.audit import ddp_contract, module_layouts
 from labkit.measure import bench
 
 TOLERANCE = {"cpu": 1e-4, "cuda": 1e-2}  # relative to max |output|; cuda convs may use TF32

@@ -4,7 +4,7 @@ A spec is "package.module:function" (the function builds the model with no argum
 "torchvision:NAME" (torchvision.models.NAME(weights=None): random weights, nothing
 downloaded), or one of the built-ins below, which need nothing but torch. torchvision's
 wheel does not import on every CPU build of torch, so the chapter runs on the built-ins
-where it is missing: labkit.core.resnet's ResNet-50 (the same network) and two small
+where it is missing: labkit.models.resnet's ResNet-50 (the same network) and two small
 hand-built stand-ins for MobileNetV3 (depthwise convolutions, squeeze-excite, hardswish)
 and a ViT (patch embedding, flatten + transpose, transformer encoder).
 """
@@ -18,7 +18,7 @@ from collections.abc import Callable
 import torch
 from torch import nn
 
-from labkit.core import resnet
+from labkit.models import resnet
 
 
 class ModelSpecError(ValueError):

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 import torch
 from torch import nn
 
-from labkit.chapters.ch09_audit_your_model import (
+from labkit.audit import (
     ddp_contract,
     exports,
     kernels,

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import torch
 
-from labkit.chapters.ch09_audit_your_model import audit, exports, models, report
+from labkit.audit import audit, exports, models, report
 
 EXIT_BAD_INPUT = 2
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import html
 from dataclasses import asdict
 
-from labkit.chapters.ch09_audit_your_model.audit import Report
+from labkit.audit.audit import Report
 
 Section = tuple[str, list[str], list[list[str]]]  # title, header, rows
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import torch
 from torch import nn
 
-from labkit.chapters.ch07_export_traps import export_audit
+from labkit.audit import export_audit
 
 PATHS = export_audit.PATHS
 # On a small CPU: script costs ~5 CPU-seconds on ResNet-50, ONNX ~20 and AOTInductor minutes.

@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 import torch
 from torch import nn
 
-from labkit.core.resnet import memory_format_of
 from labkit.measure import copies
+from labkit.models.resnet import memory_format_of
 
 ROOT = "(model)"
 

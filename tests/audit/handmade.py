@@ -45,7 +45,7 @@ def drift_prone() -> nn.Module:
 
 
 def build_model() -> nn.Module:
-    """What `python -m labkit.audit tests.chapters.ch09_audit_your_model.handmade:build_model` loads."""
+    """What `python -m labkit.audit tests.audit.handmade:build_model` loads."""
     return hidden_copy()
 
 

@@ -3,7 +3,7 @@
 import pytest
 import torch
 
-from labkit.chapters.ch09_audit_your_model import (
+from labkit.audit import (
     audit,
     ddp_contract,
     kernels,
@@ -11,7 +11,7 @@ from labkit.chapters.ch09_audit_your_model import (
     report,
 )
 from labkit.measure import example_traces, timeline
-from tests.chapters.ch09_audit_your_model import handmade
+from tests.audit import handmade
 
 
 def run(model, memory_format="channels_last", **kw):

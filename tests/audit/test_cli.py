@@ -2,9 +2,9 @@
 
 import pytest
 
-from labkit.chapters.ch09_audit_your_model import cli
+from labkit.audit import cli
 
-SPEC = "tests.chapters.ch09_audit_your_model.handmade:build_model"
+SPEC = "tests.audit.handmade:build_model"
 FAST = ["--batch", "2", "--image", "8", "--device", "cpu", "--exports", "trace", "--rounds", "1"]
 
 
@@ -24,7 +24,7 @@ def argv(spec: str, **override: str) -> list[str]:
 
 @pytest.mark.parametrize("spec, override, message", [
     ("no_such_pkg.mod:build", {}, "does not import"),
-    ("tests.chapters.ch09_audit_your_model.handmade:nothing", {}, "no callable 'nothing'"),
+    ("tests.audit.handmade:nothing", {}, "no callable 'nothing'"),
     ("resnet50", {}, "a model spec looks like"),
     (SPEC, {"channels": "4"}, "rejects an input of shape (2, 4, 8, 8)"),
     (SPEC, {"device": "cuda:9"}, "absent"),

@@ -6,8 +6,8 @@ import json
 import pytest
 import torch
 
-from labkit.chapters.ch07_export_traps import export_audit
-from labkit.chapters.ch07_export_traps.export_audit import (
+from labkit.audit import export_audit
+from labkit.audit.export_audit import (
     CHANNELS_LAST,
     CORRECT,
     NCHW,

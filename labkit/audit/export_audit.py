@@ -1,7 +1,7 @@
 """The layout audit: what each way of freezing a model records about its input, and what the
 frozen artifact does when it is fed the same values in three layouts.
 
-    from labkit.chapters.ch07_export_traps import export_audit
+    from labkit.audit import export_audit
     model, example = export_audit.small_cnn(), export_audit.example_input(batch=4, image=32)
     audit = export_audit.run(model, example)       # one row per deployment path
     audit                                          # the table (HTML); audit.structure() for text
