@@ -41,10 +41,8 @@ def spread_before_calibration(device: object, image: int) -> dict:
     import torch
 
     from labkit.chapters.ch08_inference_ladder import ladder, numerics
-    from labkit.models import folding, resnet
 
-    torch.manual_seed(0)
-    model = folding.randomize_batchnorm(resnet.resnet50().eval(), 0).to(device)
+    model = ladder.seeded_model().to(device)
     images = torch.randn(ladder.GATE_IMAGES, 3, image, image,
                          generator=torch.Generator().manual_seed(numerics.GATE_SEED)).to(device)
     with ladder.switches(ladder.STRICT_FP32), torch.no_grad():

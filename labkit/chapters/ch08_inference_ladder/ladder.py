@@ -197,10 +197,19 @@ def _reference_weights(model_factory: Callable[[], nn.Module], seed: int, image:
                        device: torch.device) -> nn.Module:
     """The seeded model with BatchNorm calibrated at this image size (numerics.reference_model),
     made once per process and size, so the reference and every rung share the same weights."""
+    return numerics.reference_model(seeded_model(model_factory, seed), image, device)
+
+
+def seeded_model(model_factory: Callable[[], nn.Module] = resnet.resnet50, seed: int = 0) -> nn.Module:
+    """The seeded model before calibration: random weights, made-up BatchNorm statistics.
+
+    randomize_batchnorm gives the affine weights non-trivial values, which calibration keeps
+    (so folding has something to fold); the made-up statistics are what calibration replaces.
+    """
     torch.manual_seed(seed)
     model = model_factory().eval()
-    folding.randomize_batchnorm(model, seed)  # non-trivial affine weights (calibration sets the statistics)
-    return numerics.reference_model(model, image, device)
+    folding.randomize_batchnorm(model, seed)
+    return model
 
 
 def build_model(settings: Settings, model_factory: Callable[[], nn.Module], seed: int,
