@@ -9,3 +9,7 @@ Import modules, not names, so a reader sees where each helper lives::
 """
 
 __version__ = "0.1.0"
+
+# The top floor wires the floors below: the chapters install their own discovery (see
+# labkit.chapters), so the registries find them without importing upward.
+import labkit.chapters  # noqa: E402, F401

@@ -48,7 +48,7 @@ if "google.colab" in sys.modules:
 from labkit import claims
 from labkit.core import env, results
 
-ledger = claims.ledger()
+ledger = claims.ledger(notebooks=".")  # this notebook's folder holds the chapters' notebooks
 print(f"this machine: {env.device_key()}")
 print(f"reference:    {results.describe_machine(ledger.reference)}")
 

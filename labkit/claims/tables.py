@@ -158,12 +158,13 @@ def finding(verdict: Verdict | None) -> str:
         return ""
     first = verdict.reason.split(". ")[0].strip().rstrip(".")
     return first if len(first) <= 240 else first[:237] + "..."
-NOTEBOOKS_DIR = Path(__file__).resolve().parents[2] / "notebooks"
-
-
-def chapter_notebook(chapter: str) -> str:
-    """The chapter's notebook source ('03_memory_layouts.py'), or '' if it is not in this checkout."""
-    return f"{chapter}.py" if (NOTEBOOKS_DIR / f"{chapter}.py").is_file() else ""
+def chapter_notebook(chapter: str, notebooks: Path | None) -> str:
+    """The chapter's notebook source ('03_memory_layouts.py') in the folder `notebooks`, or ''
+    if it is not there (or no folder was given). labkit never guesses where the repository's
+    notebooks are: the caller (the ledger notebook, a script) says."""
+    if notebooks is None:
+        return ""
+    return f"{chapter}.py" if (Path(notebooks) / f"{chapter}.py").is_file() else ""
 
 
 def _why_they_differ(mine: Verdict, theirs: Verdict) -> str:
@@ -189,13 +190,14 @@ class Ledger:
     reference_verdicts: dict[str, Verdict]
     reference: str
     ran: dict[str, dict] = field(default_factory=dict)  # chapter key -> {"machine", "where"} (here)
+    notebooks: Path | None = None  # the chapter notebooks' folder, for links; None: no links
 
     def rows(self) -> list[dict]:
         """One dict per registered claim, in curriculum order, with LEDGER_COLUMNS, 'section' and
         'in English' (the claim's English gist of what 'seed says' quotes)."""
         out = []
         for claim in all_claims():
-            notebook = chapter_notebook(claim.chapter)
+            notebook = chapter_notebook(claim.chapter, self.notebooks)
             mine, theirs = self.mine.get(claim.id), self.reference_verdicts.get(claim.id)
             if not claim.tested:
                 here = there = "not yet tested"
@@ -310,21 +312,27 @@ class Ledger:
     def export(self, folder: str | Path) -> tuple[Path, Path]:
         """Write ledger.md and ledger.html into folder; returns their paths.
 
-        Their chapter links lead from folder to the repository's notebooks/ (a handout is
+        Their chapter links lead from folder to the ledger's `notebooks` folder (a handout is
         written to a cache folder, where no chapter is), as a relative path.
         """
         folder = Path(folder)
         folder.mkdir(parents=True, exist_ok=True)
         markdown, page = folder / "ledger.md", folder / "ledger.html"
-        base = Path(os.path.relpath(NOTEBOOKS_DIR.resolve(), folder.resolve())).as_posix() + "/"
+        base = ("" if self.notebooks is None else
+                Path(os.path.relpath(Path(self.notebooks).resolve(), folder.resolve())).as_posix() + "/")
         markdown.write_text(self.to_markdown(base))
         page.write_text(self.to_html(link_base=base))
         return markdown, page
 
 
-def ledger(reference: str = results.DEFAULT_REFERENCE) -> Ledger:
-    """The claims ledger from saved results: this machine's verdicts beside the reference's."""
-    return Ledger(saved_verdicts(None), saved_verdicts(reference), reference, chapters_ran(None))
+def ledger(reference: str = results.DEFAULT_REFERENCE, notebooks: str | Path | None = None) -> Ledger:
+    """The claims ledger from saved results: this machine's verdicts beside the reference's.
+
+    notebooks: the folder holding the chapter notebooks (the ledger notebook passes its own
+    folder), so rows name and link each chapter's notebook; None leaves them out.
+    """
+    return Ledger(saved_verdicts(None), saved_verdicts(reference), reference, chapters_ran(None),
+                  None if notebooks is None else Path(notebooks))
 
 
 RAN_KEY = "ran"  # results key under which labkit.session's Chapter.save() records that it ran

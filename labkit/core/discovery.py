@@ -6,43 +6,72 @@ results file. Registries (claims, exercises) ask `modules("claims")` for every c
 module of that name, so adding a chapter is a folder, a notebook and a test file: no list
 to edit. Discovery happens on first use, not at import time, so a chapter module may import
 the registry's package without meeting it half-built.
+
+This floor only keeps the rules of the key and asks; the finding is the top floor's. The
+chapters package (`labkit.chapters`, imported by `labkit` itself) walks its own folders and
+`install`s itself here, so nothing below the chapters imports them, by name or otherwise.
 """
 
 from __future__ import annotations
 
-import importlib
-import pkgutil
 import re
 from collections.abc import Callable, Iterator, Mapping
 from types import ModuleType
-from typing import Generic, TypeVar
+from typing import Generic, Protocol, TypeVar
 
-CHAPTERS_PACKAGE = "labkit.chapters"
-_FOLDER = re.compile(r"ch(\d\d)_([a-z0-9_]+)")
+CHAPTERS_PACKAGE = "labkit.chapters"  # the folders' package, as text: for reading module names
+FOLDER = re.compile(r"ch(\d\d)_([a-z0-9_]+)")
 _KEY = re.compile(r"(\d\d)_([a-z0-9_]+)")
+
+
+class Finder(Protocol):
+    """What the top floor hands in: the chapter folders, and a chapter's module by name."""
+
+    def packages(self) -> list[str]: ...
+    def module(self, package: str, part: str) -> ModuleType | None: ...
+
+
+_finder: Finder | None = None
+
+
+def install(finder: Finder) -> None:
+    """Let the registries find chapters through `finder` (labkit.chapters calls this)."""
+    global _finder
+    _finder = finder
+
+
+def _installed() -> Finder:
+    if _finder is None:
+        raise RuntimeError("no chapters installed: `import labkit` installs labkit.chapters "
+                           "(labkit/__init__.py); a stripped-down import skipped it")
+    return _finder
+
+
+def key_of_folder(folder: str) -> str:
+    """'05_dataloader' for the folder 'ch05_dataloader': the one rule from folder to key."""
+    if not FOLDER.fullmatch(folder):
+        raise ValueError(f"{folder!r} is not a chapter folder (chNN_name)")
+    return folder[2:]
 
 
 def chapter_packages() -> list[str]:
     """The chapter folders' package names ('ch01_strides_and_views', ...), in curriculum order."""
-    package = importlib.import_module(CHAPTERS_PACKAGE)
-    names = [info.name for info in pkgutil.iter_modules(package.__path__)
-             if info.ispkg and _FOLDER.fullmatch(info.name)]
-    return sorted(names)
+    return sorted(_installed().packages())
 
 
 def chapter_keys() -> list[str]:
     """Every chapter's key ('01_strides_and_views', ...), in curriculum order."""
-    return [name[2:] for name in chapter_packages()]
+    return [key_of_folder(name) for name in chapter_packages()]
 
 
 def chapter_key(module_name: str) -> str:
     """The key of the chapter a module belongs to: 'labkit.chapters.ch05_dataloader.claims'
     gives '05_dataloader'."""
     parts = module_name.split(".")
-    if len(parts) < 3 or ".".join(parts[:2]) != CHAPTERS_PACKAGE or not _FOLDER.fullmatch(parts[2]):
+    if len(parts) < 3 or ".".join(parts[:2]) != CHAPTERS_PACKAGE or not FOLDER.fullmatch(parts[2]):
         raise ValueError(f"{module_name!r} is not inside a chapter folder "
                          f"({CHAPTERS_PACKAGE}.chNN_name)")
-    return parts[2][2:]
+    return key_of_folder(parts[2])
 
 
 def check_key(key: object) -> str:
@@ -60,13 +89,11 @@ def number(key: str) -> str:
 
 def modules(part: str) -> Iterator[ModuleType]:
     """Each chapter's module named `part` ('claims', 'exercises'), where the chapter has one."""
+    finder = _installed()
     for package in chapter_packages():
-        name = f"{CHAPTERS_PACKAGE}.{package}.{part}"
-        try:
-            yield importlib.import_module(name)
-        except ModuleNotFoundError as error:
-            if error.name != name:
-                raise  # the module exists and something it imports is missing: say so
+        module = finder.module(package, part)
+        if module is not None:
+            yield module
 
 
 K = TypeVar("K")

@@ -2,6 +2,7 @@
 
 import sys
 import textwrap
+from pathlib import Path
 
 import pytest
 
@@ -98,3 +99,24 @@ def test_a_timing_verdict_taken_on_a_shared_gpu_depends_on_it():
     assert shared.outcome == "depends" and "shared" in shared.depends_on
     # a deterministic claim is not a timing: sharing cannot change it
     assert chapter.judge("C1", {"shape": [4, 3], "stride": [1, 4], "is_contiguous": False}).outcome
+
+
+def test_only_the_top_floor_imports_the_chapters():
+    """Discovery is the chapters' own: below them, nothing imports a chapter, and the floor
+    that keeps the key (core.discovery) imports nothing by name."""
+    import grimp
+
+    graph = grimp.build_graph("labkit", exclude_type_checking_imports=False)
+    chapters = {m for m in graph.modules if m.startswith("labkit.chapters")}
+    outside = {(importer, imported) for imported in chapters
+               for importer in graph.find_modules_that_directly_import(imported)
+               if importer != "labkit" and not importer.startswith("labkit.chapters")}
+    assert outside == set()
+    source = Path(discovery.__file__).read_text()
+    assert "importlib" not in source and "__import__" not in source
+
+
+def test_without_the_chapters_installed_discovery_says_so(monkeypatch):
+    monkeypatch.setattr(discovery, "_finder", None)
+    with pytest.raises(RuntimeError, match="no chapters installed"):
+        discovery.chapter_keys()

@@ -129,13 +129,16 @@ def test_ledger_lists_every_claim(tmp_path, monkeypatch, private_cache):
     monkeypatch.setenv("LABKIT_RESULTS_DIR", str(tmp_path / "results"))
     monkeypatch.delenv("LABKIT_RECORD_REFERENCE", raising=False)
     claims.save([judge("C1", **CASES["C1"]["refuted"])], "01_strides_and_views")
-    rows = {r["claim"]: r for r in claims.ledger().rows()}
+    rows = {r["claim"]: r for r in claims.ledger(notebooks=ROOT / "notebooks").rows()}
     assert set(rows) == set(claims.REGISTRY)
     assert rows["C1"]["this machine"] == "refuted [the seed's form]"
     assert rows["C1"]["reference GPU"] == "nothing recorded yet"
     assert rows["C2"]["this machine"].startswith("not run here yet: run 02_")
     assert rows["C1"]["notebook"] == "01_strides_and_views.py"
     assert "C1: chapter 01, tested" in claims.ledger().structure()
+    # labkit never guesses where the notebooks are: without the folder, no row names one
+    assert {r["notebook"] for r in claims.ledger().rows()} == {""}
+    assert claims.ledger(notebooks=tmp_path).rows()[0]["notebook"] == ""
 
 
 def test_ledger_says_why_machines_differ_and_exports(tmp_path, monkeypatch, private_cache):
@@ -147,7 +150,7 @@ def test_ledger_says_why_machines_differ_and_exports(tmp_path, monkeypatch, priv
     cpu = claims.get("C10").judge(CASES["C10"]["refuted"], machine="cpu-box",
                                   form="CPU analogue: float32")
     claims.save([cpu], "02_contiguity_and_hidden_copies")
-    ledger = claims.ledger()
+    ledger = claims.ledger(notebooks=ROOT / "notebooks")
     row = {r["claim"]: r for r in ledger.rows()}["C10"]
     assert row["this machine"] == "refuted [CPU analogue: float32]"
     assert row["reference GPU"] == "confirmed [the seed's form]"

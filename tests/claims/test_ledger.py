@@ -5,6 +5,7 @@ verdict saved under a retired id (C14, split into C14a/b/c) is ignored, not a cr
 from labkit import claims
 from labkit.core import results
 from tests.chapters.ch06_ddp_layout_drift.test_claims import MEASURED_HERE
+from tests.paths import ROOT
 
 
 def _results_here(tmp_path, monkeypatch):
@@ -14,7 +15,7 @@ def _results_here(tmp_path, monkeypatch):
 
 def test_a_gpu_only_chapter_that_ran_here_says_ran_here_needs_a_gpu(tmp_path, monkeypatch, private_cache):
     _results_here(tmp_path, monkeypatch)
-    rows = {r["claim"]: r for r in claims.ledger().rows()}
+    rows = {r["claim"]: r for r in claims.ledger(notebooks=ROOT / "notebooks").rows()}
     assert rows["C13"]["this machine"].startswith("not run here yet: run 05_")
     results.record("05_dataloader", "ran", {"machine": "cpu-box", "where": "local"})
     rows = {r["claim"]: r for r in claims.ledger().rows()}
