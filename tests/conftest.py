@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from labkit.core import discovery
 from tests import hypothesis_profiles
 
 hypothesis_profiles.load()
@@ -68,6 +69,36 @@ def pytest_configure(config):
     # tests/site/conftest.py registers it too, but tests/browser/test_site_pages.py uses it at
     # import, which can come first (pytest then warned "Unknown pytest.mark.site").
     config.addinivalue_line("markers", "site: builds the course website with Sphinx")
+    for folder in discovery.chapter_packages():  # one marker per chapter folder: `-m ch04`
+        config.addinivalue_line("markers", f"{chapter_marker(folder)}: chapter {folder[2:]}'s tests "
+                                           f"(tests/chapters/{folder}/) and its notebook")
+
+
+def chapter_marker(folder: str) -> str:
+    """'ch04' for the folder 'ch04_fusion': the chapter's pytest marker, from its folder."""
+    return folder[:4]
+
+
+def chapter_folder_of(path: Path) -> str | None:
+    """The chapter folder a test file belongs to by where it is: tests/chapters/chNN_name/...,
+    or a chapter's notebook notebooks/NN_name.ipynb; None for everything else."""
+    parts = path.parts
+    if "chapters" in parts and parts.index("chapters") + 1 < len(parts) - 1:
+        folder = parts[parts.index("chapters") + 1]
+        return folder if discovery.FOLDER.fullmatch(folder) else None
+    if path.parent.name == "notebooks" and path.suffix == ".ipynb":
+        folder = "ch" + path.stem
+        return folder if folder in discovery.chapter_packages() else None
+    return None
+
+
+def pytest_collection_modifyitems(config, items):
+    """Mark each test with its chapter's marker (see chapter_folder_of), so `-m ch04` runs
+    chapter 04's tests and notebook; nothing is listed by hand."""
+    for item in items:
+        folder = chapter_folder_of(Path(str(item.path)))
+        if folder is not None:
+            item.add_marker(getattr(pytest.mark, chapter_marker(folder)))
 
 
 def group_of(nodeid: str) -> str:

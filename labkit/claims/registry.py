@@ -13,6 +13,11 @@ from labkit.core import discovery
 def _collect() -> dict[str, Claim]:
     found: list[Claim] = []
     for module in discovery.modules("claims"):
+        key = discovery.chapter_key(module.__name__)
+        for claim in module.CLAIMS:
+            if claim.chapter != key:  # the folder is the one key
+                raise ClaimError(f"{claim.id} says chapter {claim.chapter!r} but lives in {key!r}'s "
+                                 f"folder: give it discovery.chapter_key(__name__)")
         found.extend(module.CLAIMS)
     ids = [c.id for c in found]
     duplicated = sorted({i for i in ids if ids.count(i) > 1})

@@ -87,6 +87,12 @@ def number(key: str) -> str:
     return check_key(key)[:2]
 
 
+def exercise_id(module_name: str, name: str) -> str:
+    """'04.fold_batchnorm' for the exercise `name` of the module 'labkit.chapters.ch04_fusion.
+    exercises': the chapter's number comes from its folder, never typed by hand."""
+    return f"{number(chapter_key(module_name))}.{name}"
+
+
 def modules(part: str) -> Iterator[ModuleType]:
     """Each chapter's module named `part` ('claims', 'exercises'), where the chapter has one."""
     finder = _installed()

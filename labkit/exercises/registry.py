@@ -13,7 +13,11 @@ from labkit.exercises.grader import Exercise, ExerciseError
 def _collect() -> dict[str, Exercise]:
     found: dict[str, Exercise] = {}
     for module in discovery.modules("exercises"):
+        number = discovery.number(discovery.chapter_key(module.__name__))
         for exercise in module.EXERCISES:
+            if exercise.id.split(".")[0] != number:  # the folder is the one key
+                raise ExerciseError(f"exercise {exercise.id} is in chapter {number}'s folder: build its "
+                                    f"id with discovery.exercise_id(__name__, name)")
             if exercise.id in found:
                 raise ExerciseError(f"exercise {exercise.id} is defined twice")
             found[exercise.id] = exercise

@@ -25,9 +25,10 @@ CLAIMS = [Claim("C98", CHAPTER, SEED_STRIDES, "nowhere", "A throw-away claim.",
                 "it holds", "it does not", ("held",), check=check)]
 '''
 EXERCISES_PY = '''
+from labkit.core import discovery
 from labkit.exercises.grader import Exercise
 
-EXERCISES = [Exercise(id="98.double", title="Double it", task="Return 2 * n.", hint="",
+EXERCISES = [Exercise(id=discovery.exercise_id(__name__, "double"), title="Double it", task="Return 2 * n.", hint="",
                       reference=lambda n: 2 * n, make_case=lambda rng: (rng.randint(0, 9),),
 )]
 '''
@@ -120,3 +121,19 @@ def test_without_the_chapters_installed_discovery_says_so(monkeypatch):
     monkeypatch.setattr(discovery, "_finder", None)
     with pytest.raises(RuntimeError, match="no chapters installed"):
         discovery.chapter_keys()
+
+
+@pytest.mark.parametrize("part, text, error", [
+    ("exercises.py", EXERCISES_PY.replace('discovery.exercise_id(__name__, "double")', '"97.double"'),
+     exercises.ExerciseError),
+    ("claims.py", CLAIMS_PY.replace("CHAPTER = discovery.chapter_key(__name__)", 'CHAPTER = "97_elsewhere"'),
+     claims.ClaimError),
+])
+def test_a_hand_typed_chapter_that_is_not_the_folders_fails(throwaway_chapter, part, text, error):
+    """The folder is the one chapter key: an id or chapter typed by hand that disagrees with
+    it stops the registry, naming the helper that derives it."""
+    folder = next(p for p in labkit.chapters.__path__ if Path(p, "ch98_throwaway").is_dir())
+    Path(folder, "ch98_throwaway", part).write_text(textwrap.dedent(text))
+    with pytest.raises(error, match="folder"):
+        (exercises if part == "exercises.py" else claims).REGISTRY.reload()
+        len((exercises if part == "exercises.py" else claims).REGISTRY)

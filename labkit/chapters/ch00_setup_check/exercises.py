@@ -9,6 +9,7 @@ import random
 
 import torch
 
+from labkit.core import discovery
 from labkit.exercises.grader import Exercise
 
 
@@ -35,7 +36,7 @@ def _copy_case(rng: random.Random) -> tuple:
 
 
 COPY_GBPS = Exercise(
-    id="00.copy_gbps",
+    id=discovery.exercise_id(__name__, "copy_gbps"),
     title="the bandwidth of a copy",
     task="dst.copy_(src) took `seconds` for tensors of this shape and dtype. Write "
          "copy_gbps(shape, dtype, seconds) -> float: the bandwidth in GB/s (10^9 bytes per "
@@ -66,7 +67,7 @@ def _samples_case(rng: random.Random) -> tuple:
 
 
 MEDIAN_AND_IQR = Exercise(
-    id="00.median_and_iqr",
+    id=discovery.exercise_id(__name__, "median_and_iqr"),
     title="the median and IQR of timing samples",
     task="Write median_and_iqr(samples) -> (median, iqr) for a list of timings in seconds, as "
          "labkit.measure.bench reports them: the median, and the 75th minus the 25th percentile, "

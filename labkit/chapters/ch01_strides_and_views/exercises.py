@@ -8,6 +8,7 @@ import random
 
 import torch
 
+from labkit.core import discovery
 from labkit.exercises.grader import Exercise
 from labkit.exercises.random_layouts import random_shape as _random_shape
 from labkit.exercises.random_layouts import random_strides as _random_strides
@@ -25,7 +26,7 @@ def reference_contiguous_strides(shape: tuple[int, ...]) -> tuple[int, ...]:
 
 
 CONTIGUOUS_STRIDES = Exercise(
-    id="01.contiguous_strides",
+    id=discovery.exercise_id(__name__, "contiguous_strides"),
     title="the strides of a contiguous tensor",
     task="Write contiguous_strides(shape) -> tuple of ints: the strides torch gives a new "
          "contiguous tensor of that shape (torch.empty(shape).stride()), without calling torch.",
@@ -51,7 +52,7 @@ def _storage_index_case(rng: random.Random) -> tuple:
 
 
 STORAGE_INDEX = Exercise(
-    id="01.storage_index",
+    id=discovery.exercise_id(__name__, "storage_index"),
     title="which storage element an index reads",
     task="Write storage_index(shape, stride, offset, index) -> int: the position in the storage "
          "(counted in elements from its start) of the element t[index], for a tensor t with this "
@@ -86,7 +87,7 @@ def _merged_stride_case(rng: random.Random) -> tuple:
 
 
 MERGED_STRIDE = Exercise(
-    id="01.merged_stride",
+    id=discovery.exercise_id(__name__, "merged_stride"),
     title="can view merge two dims, and with which stride",
     task="t has this shape and stride. t.view(...) merges dims dim and dim + 1 into one dim of "
          "size shape[dim] * shape[dim + 1]. Write merged_stride(shape, stride, dim) -> int or "

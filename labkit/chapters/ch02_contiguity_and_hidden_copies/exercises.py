@@ -8,6 +8,7 @@ import random
 
 import torch
 
+from labkit.core import discovery
 from labkit.exercises.grader import Exercise
 from labkit.exercises.random_layouts import random_strides as _random_strides
 from labkit.measure import copies
@@ -42,7 +43,7 @@ def _bytes_case(rng: random.Random) -> tuple:
 
 
 CONTIGUOUS_BYTES = Exercise(
-    id="02.contiguous_bytes",
+    id=discovery.exercise_id(__name__, "contiguous_bytes"),
     title="how many bytes .contiguous() copies",
     task="Write contiguous_bytes(shape, stride, itemsize) -> int: the bytes t.contiguous() copies "
          "for a tensor t with this shape and stride and elements of itemsize bytes: 0 when torch "
@@ -78,7 +79,7 @@ def _format_case(rng: random.Random) -> tuple:
 
 
 IS_CONTIGUOUS_IN = Exercise(
-    id="02.is_contiguous_in",
+    id=discovery.exercise_id(__name__, "is_contiguous_in"),
     title="contiguous in which memory format",
     task="Write is_contiguous_in(shape, stride, memory_format) -> bool for a 4-D [N, C, H, W] "
          "layout: what t.is_contiguous(memory_format=torch.<memory_format>) says, where "

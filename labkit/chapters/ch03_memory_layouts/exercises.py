@@ -7,6 +7,7 @@ import random
 
 import torch
 
+from labkit.core import discovery
 from labkit.exercises.grader import Exercise
 
 
@@ -20,7 +21,7 @@ def reference_channels_last_strides(shape: tuple[int, int, int, int]) -> tuple[i
 
 
 CHANNELS_LAST_STRIDES = Exercise(
-    id="03.channels_last_strides",
+    id=discovery.exercise_id(__name__, "channels_last_strides"),
     title="the strides of a channels_last tensor",
     task="Write channels_last_strides(shape) -> tuple of 4 ints: the strides of "
          "torch.empty(shape, memory_format=torch.channels_last) for a shape [N, C, H, W], "
@@ -48,7 +49,7 @@ def _element_case(rng: random.Random) -> tuple:
 
 
 ELEMENT_AT = Exercise(
-    id="03.element_at",
+    id=discovery.exercise_id(__name__, "element_at"),
     title="which element sits at a place in channels_last storage",
     task="Write element_at(shape, position) -> (n, c, h, w): the logical index of the element "
          "stored at `position` (counted in elements from the start of the storage) of a "

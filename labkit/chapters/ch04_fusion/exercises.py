@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
+from labkit.core import discovery
 from labkit.exercises.grader import Exercise, Report
 from labkit.measure import copies
 
@@ -45,7 +46,7 @@ def _close_pair(expected: object, got: object) -> bool:
 
 
 FIT_LAUNCH_OVERHEAD = Exercise(
-    id="04.fit_launch_overhead",
+    id=discovery.exercise_id(__name__, "fit_launch_overhead"),
     title="fixed cost and cost per launch, by least squares",
     task="Write fit(counts, times_s) -> (fixed_s, per_launch_s): the least-squares line "
          "time = fixed + per_launch * count through the points (count = kernels per call, "
@@ -93,7 +94,7 @@ def _close_tensors(expected: object, got: object) -> bool:
 
 
 FOLD_BATCHNORM = Exercise(
-    id="04.fold_batchnorm",
+    id=discovery.exercise_id(__name__, "fold_batchnorm"),
     title="fold BatchNorm into the convolution's weight and bias",
     task="Write fold(weight, bias, mean, var, gamma, beta, eps) -> (folded_weight, "
          "folded_bias) so that a convolution with the folded weight and bias computes "
@@ -160,7 +161,7 @@ class MemoryBudgetExercise(Exercise):
 
 
 FUSED_CHAIN = MemoryBudgetExercise(
-    id="04.fused_chain",
+    id=discovery.exercise_id(__name__, "fused_chain"),
     title="silu((x + y) * z) without a full-size intermediate",
     task="Write chain(x, y, z) -> silu((x + y) * z) for 1-D float32 tensors, making no new "
          "memory beyond the output and at most 1 MiB more. Eager PyTorch makes two "

@@ -9,6 +9,7 @@ import random
 import torch
 from torch.utils.data import default_collate
 
+from labkit.core import discovery
 from labkit.exercises.grader import Exercise
 
 _DTYPES = ("uint8", "float16", "bfloat16", "float32", "float64")
@@ -20,7 +21,7 @@ def reference_batch_bytes(batch_size: int, channels: int, side: int, dtype: str)
 
 
 BATCH_BYTES = Exercise(
-    id="05.batch_bytes",
+    id=discovery.exercise_id(__name__, "batch_bytes"),
     title="the bytes of one collated batch",
     task="Write batch_bytes(batch_size, channels, side, dtype) -> int: how many bytes a batch "
          "of square images [batch_size, channels, side, side] takes, dtype given by name "
@@ -44,7 +45,7 @@ def _random_sample_shape(rng: random.Random) -> tuple[int, tuple[int, ...]]:
 
 
 COLLATED_STRIDE = Exercise(
-    id="05.collated_stride",
+    id=discovery.exercise_id(__name__, "collated_stride"),
     title="the strides of a collated batch",
     task="A Dataset returns contiguous samples of one shape; the DataLoader's default collate "
          "turns batch_size of them into one batch tensor. Write collated_stride(batch_size, "
@@ -73,7 +74,7 @@ def _random_layout_shape(rng: random.Random) -> tuple[tuple[int, ...]]:
 
 
 CHANNELS_LAST_STRIDE = Exercise(
-    id="05.channels_last_stride",
+    id=discovery.exercise_id(__name__, "channels_last_stride"),
     title="where channels_last can go",
     task="Write channels_last_stride(shape) -> tuple | None: the strides, in elements, of a "
          "tensor of this shape after .contiguous(memory_format=torch.channels_last), or None "

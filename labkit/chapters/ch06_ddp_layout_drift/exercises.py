@@ -10,6 +10,7 @@ import random
 import torch
 
 from labkit.chapters.ch06_ddp_layout_drift import layout_contract
+from labkit.core import discovery
 from labkit.exercises.grader import Exercise
 
 
@@ -46,7 +47,7 @@ def _copy_case(rng: random.Random) -> tuple:
 
 
 COPY_IN_ORDER = Exercise(
-    id="06.copy_in_order",
+    id=discovery.exercise_id(__name__, "copy_in_order"),
     title="does a copy between two layouts move bytes out of order",
     task="DDP copies each gradient (strides src_stride) into its bucket view (strides dst_stride), "
          "both dense over the same shape. Write copy_in_order(shape, src_stride, dst_stride) -> "
@@ -85,7 +86,7 @@ def _grad_case(rng: random.Random) -> tuple:
 
 
 DRIFT_REPORT = Exercise(
-    id="06.drift_report",
+    id=discovery.exercise_id(__name__, "drift_report"),
     title="AccumulateGrad's layout contract and its size-1 exemption: which gradients DDP warns about",
     task="A contiguous parameter of this shape is wrapped in DDP (its bucket view takes the "
          "parameter's contiguous strides) and never converted. The backward kernel returns its "

@@ -12,6 +12,7 @@ import random
 
 import torch
 
+from labkit.core import discovery
 from labkit.exercises.grader import Exercise
 
 
@@ -43,7 +44,7 @@ def reference_reads_correctly(shape: tuple[int, ...], stride: tuple[int, ...]) -
 
 
 POINTER_READS_CORRECTLY = Exercise(
-    id="07.pointer_reads_correctly",
+    id=discovery.exercise_id(__name__, "pointer_reads_correctly"),
     title="does an engine that only gets a pointer and a shape read this tensor right?",
     task="Write pointer_reads_correctly(shape, stride) -> bool: True when reading memory as a dense "
          "row-major array of `shape` gives every element where the strides put it (what ONNX "
@@ -74,7 +75,7 @@ def _permuted_tensor(rng: random.Random) -> tuple[torch.Tensor]:
 
 
 ENGINE_SEES = Exercise(
-    id="07.what_the_engine_sees",
+    id=discovery.exercise_id(__name__, "what_the_engine_sees"),
     title="what a pointer-fed engine reads from a permuted tensor",
     task="Write engine_sees(x) -> Tensor: the tensor of x's shape that an engine reads when it is "
          "given x.data_ptr() and x.shape and assumes dense row-major memory (x is a permutation "
@@ -106,7 +107,7 @@ def _nhwc_case(rng: random.Random) -> tuple:
 
 
 NHWC_AS_NCHW = Exercise(
-    id="07.nhwc_buffer_as_nchw",
+    id=discovery.exercise_id(__name__, "nhwc_buffer_as_nchw"),
     title="hand an NHWC image buffer to an NCHW model without copying",
     task="Write nhwc_as_nchw(buffer, n, c, h, w) -> Tensor: `buffer` is a flat tensor holding an "
          "image batch in N, H, W, C order (as camera and decoder pipelines hand it over). Return "

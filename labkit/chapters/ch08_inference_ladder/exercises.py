@@ -12,6 +12,7 @@ import random
 import torch
 
 from labkit.chapters.ch08_inference_ladder import ladder, numerics
+from labkit.core import discovery
 from labkit.exercises.grader import Exercise
 
 
@@ -30,7 +31,7 @@ def reference_speedup(base: tuple[int, float], rung: tuple[int, float]) -> float
 
 
 SPEEDUP = Exercise(
-    id="08.speedup",
+    id=discovery.exercise_id(__name__, "speedup"),
     title="a speed-up in images per second, across batch sizes",
     task="Write speedup(base, rung) -> float. Each argument is (batch, median seconds per "
          "call). Return how many times more images per second the rung infers than the base: "
@@ -51,7 +52,7 @@ def reference_payback(compile_s: float, before_s_per_image: float, after_s_per_i
 
 
 PAYBACK = Exercise(
-    id="08.payback",
+    id=discovery.exercise_id(__name__, "payback"),
     title="how many batches pay back a compile",
     task="Write payback(compile_s, before_s_per_image, after_s_per_image, batch) -> float: the "
          "number of batches after which the time spent compiling has been won back by the "
@@ -83,7 +84,7 @@ def _gains_case(rng: random.Random) -> tuple:
 
 
 SHARE_OF_CLIMB = Exercise(
-    id="08.share_of_climb",
+    id=discovery.exercise_id(__name__, "share_of_climb"),
     title="how much of the whole climb one step is worth",
     task="Write share(gains, step) -> float. gains maps each step to its own speed-up (its rung "
          "over the rung before it); the climb's total is their product, not their sum. Return the "
@@ -117,7 +118,7 @@ def _logits_case(rng: random.Random) -> tuple:
 
 
 RELATIVE_ERROR = Exercise(
-    id="08.relative_error",
+    id=discovery.exercise_id(__name__, "relative_error"),
     title="the numerics gate's error: how far a rung's logits are from float32's",
     task="Write relative_error(out, ref) -> float: ||out - ref|| / ||ref||, the L2 norm over the "
          "whole batch of logits (every element), computed in float64 so the rounding of the "
@@ -154,7 +155,7 @@ def _rungs_case(rng: random.Random) -> tuple:
 
 
 FIRST_BROKEN = Exercise(
-    id="08.first_broken_rung",
+    id=discovery.exercise_id(__name__, "first_broken_rung"),
     title="which rung breaks the numerics gate",
     task="Write first_broken(ref, rungs) -> str | None. ref is strict float32's logits; rungs "
          "is a list of (name, logits, math) in climbing order. Return the name of the first rung "
@@ -198,7 +199,7 @@ def _tensors_close(expected: object, got: object) -> bool:
 
 
 GRAPH_REPLAY = Exercise(
-    id="08.graph_replay",
+    id=discovery.exercise_id(__name__, "graph_replay"),
     title="replay a captured CUDA graph on new input, and match eager",
     task="Write replayed(model, x, new_x) -> Tensor. On a GPU: warm the model up on a side "
          "stream, capture model(x) in a torch.cuda.CUDAGraph (under torch.no_grad()), then copy "

@@ -9,6 +9,7 @@ from __future__ import annotations
 import random
 
 from labkit.audit import ddp_contract, module_layouts
+from labkit.core import discovery
 from labkit.exercises.grader import Exercise
 
 _FORMATS = ("contiguous", "channels_last", "both", "neither")
@@ -19,7 +20,7 @@ def _verdict_case(rng: random.Random) -> tuple[str, str, int]:
 
 
 LAYOUT_VERDICT = Exercise(
-    id="09.layout_verdict",
+    id=discovery.exercise_id(__name__, "layout_verdict"),
     title="kept, dropped or converted: one module's verdict",
     task="Write verdict(input_format, output_format, output_ndim) -> str. Formats are "
          "'contiguous', 'channels_last', 'both' (a size-1 channel or 1x1 map: the formats agree) "
@@ -41,7 +42,7 @@ def _shape_case(rng: random.Random) -> tuple[tuple[int, ...]]:
 
 
 DRIFT_STATUS = Exercise(
-    id="09.drift_status",
+    id=discovery.exercise_id(__name__, "drift_status"),
     title="which parameters break DDP's layout contract if converted late",
     task="Write status(shape) -> str | None for a parameter's shape. For 4-D shapes compare the "
          "contiguous strides with the channels_last strides (channels_last_3d for 5-D; other "
