@@ -72,15 +72,6 @@ def test_every_chapter_key_names_its_notebook():
         assert (notebooks / f"{key}.py").is_file(), key
 
 
-def test_a_chapter_key_is_checked_with_a_clear_message():
-    with pytest.raises(ValueError, match="known: 00_setup_check"):
-        session.open("5_dataloader", announce=False)
-    with pytest.raises(ValueError, match="no chapter '42_nowhere'"):
-        session.open("42_nowhere", announce=False)
-    with pytest.raises(ValueError, match="05_dataloader"):
-        claims.for_chapter("05")
-
-
 def test_a_session_knows_its_chapter():
     chapter = session.open("01_strides_and_views", announce=False)
     assert {c.id for c in chapter.claims()} >= {"C1", "C3"}
