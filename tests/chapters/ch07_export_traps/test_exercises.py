@@ -1,50 +1,18 @@
-"""Chapter 07's exercises: a right solution passes, a plausible wrong one shows a failing case."""
+"""Chapter 07's exercises beyond what every exercise is held to
+(tests/exercises/test_every_exercise.py grades each with this chapter's solutions.py)."""
 
 import torch
 
 from labkit import exercises
-
-
-def reads_correctly(shape, stride):
-    expected = 1
-    for size, step in reversed(list(zip(shape, stride, strict=True))):
-        if size != 1 and step != expected:
-            return False
-        expected *= size
-    return True
-
-
-def reads_correctly_strict(shape, stride):  # forgets that a size-1 dim's stride is free
-    expected = 1
-    for size, step in reversed(list(zip(shape, stride, strict=True))):
-        if step != expected:
-            return False
-        expected *= size
-    return True
-
-
-def engine_sees(x):
-    strides, step = [], 1
-    for size in reversed(x.shape):
-        strides.append(step)
-        step *= size
-    return x.as_strided(x.shape, tuple(reversed(strides)))
-
-
-def engine_sees_logical(x):  # the values as the strides say: what a stride-aware reader sees
-    return x.contiguous()
-
-
-def nhwc_as_nchw(buffer, n, c, h, w):
-    return buffer.view(n, h, w, c).permute(0, 3, 1, 2)
-
-
-def nhwc_as_nchw_copying(buffer, n, c, h, w):
-    return buffer.view(n, h, w, c).permute(0, 3, 1, 2).contiguous()
-
-
-def nhwc_as_nchw_wrong_order(buffer, n, c, h, w):
-    return buffer.view(n, c, h, w)
+from tests.chapters.ch07_export_traps.solutions import (
+    engine_sees,
+    engine_sees_logical,
+    nhwc_as_nchw,
+    nhwc_as_nchw_copying,
+    nhwc_as_nchw_wrong_order,
+    reads_correctly,
+    reads_correctly_strict,
+)
 
 
 def test_pointer_reads_correctly():
