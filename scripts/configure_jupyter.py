@@ -8,7 +8,7 @@
 - `jupyter_server_config.json` (into `<prefix>/etc/jupyter/`): the file
   browser lists each chapter once, by its `.py` source; the executed `.ipynb` twin is hidden
   from the listing but still opens by its path (Colab and Binder links). Saving a chapter
-  writes both the `.py` and the `.ipynb` with its outputs (`ContentsManager.formats`: Jupytext
+  writes both the `.py` and the `.ipynb` with its outputs (Jupytext's `formats`: Jupytext
   looks for `jupytext.toml` only inside the server's root, and `make lab` serves notebooks/,
   below the repository's `jupytext.toml`; without this the `.ipynb` kept its clone-time outputs,
   and a chapter opened from the `.py` alone lacked `language_info`, which the kernel then set,
@@ -16,7 +16,20 @@
   connected to and that has been idle for a minute is shut down: the Jupytext viewer that
   opens `.py` chapters ignores JupyterLab's kernelShutdown setting, and Notebook 7 has none,
   so closing a chapter frees its memory this way (a running cell is never interrupted).
-Both apply to every user of this environment and leave authentication untouched.
+  The `.py` is the chapter's source: a `.ipynb` newer than it (a fresh clone's checkout
+  order, outputs refreshed after a source change) never stops the chapter from opening
+  (`outdated_text_notebook_margin`; Jupytext's default of 1 s showed "File Load Error" and no
+  notebook). Jupytext's settings sit in its own section (`JupytextConfiguration`): under
+  `ContentsManager` the server's first, plain contents manager logged "Config option `formats`
+  not recognized" at every start.
+- `ipython_kernel_config.json` (into `<prefix>/etc/ipython/`, where IPython looks for an
+  environment's settings): the kernel leaves its Python patch release out of `language_info`.
+  JupyterLab and Notebook 7 write the kernel's `language_info` into a notebook as it opens; a
+  learner whose Python was 3.11.2 where the chapters were executed with 3.11.7 found every
+  chapter marked changed before running a cell, asked "Save your work?" on each close, and a
+  save rewrote tracked files. The chapters are stored without that version
+  (scripts/execute_notebook.py), so what the kernel reports matches them on any Python.
+All apply to every user of this environment and leave authentication untouched.
 """
 
 import json

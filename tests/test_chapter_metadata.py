@@ -64,3 +64,22 @@ def test_a_save_through_the_course_contents_manager_changes_no_byte(tmp_path):
                 if json.loads(p.read_text())["metadata"]
                 != json.loads((ROOT / "notebooks" / p.name).read_text())["metadata"]]
     assert changed == []
+
+
+def test_a_chapter_opens_when_its_ipynb_is_newer_than_its_source(tmp_path):
+    """A fresh clone's checkout order can leave a .ipynb newer than its .py; where their
+    sources differ (outputs not yet refreshed after a source change), Jupytext's default
+    refused to open the chapter ("File Load Error"). The .py is the source: it opens."""
+    import os
+
+    config = Config(json.loads((ROOT / "jupyter" / "jupyter_server_config.json").read_text()))
+    copy = tmp_path / "notebooks"
+    copy.mkdir()
+    source = copy / "zz.py"
+    source.write_text("# %%\nprint('the source, changed since the run')\n")
+    notebook = jupytext.reads("# %%\nprint('as executed')\n", fmt="py:percent")
+    jupytext.write(notebook, copy / "zz.ipynb")
+    os.utime(source, (1_000_000_000, 1_000_000_000))  # older than the .ipynb by years
+    manager = jupytext.TextFileContentsManager(root_dir=str(copy), config=config)
+    model = manager.get("zz.py")
+    assert "changed since the run" in model["content"]["cells"][0]["source"]
