@@ -47,7 +47,7 @@ LONGEST_FIRST = (
     "site",                                         # 20
     "notebooks/00_setup_check.ipynb",               # 20
     "tests/notebooks/test_static_pictures.py",      # 20
-    "tests/test_reproduce.py",                      # 19
+    "tests/benchmarks/test_reproduce.py",           # 19
     "notebooks/06_ddp_layout_drift.ipynb",          # 17
     "tests/show/test_figures.py",                   # 16
     "tests/chapters/ch07_export_traps/test_export_traps.py",  # 15

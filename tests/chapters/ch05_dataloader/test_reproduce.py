@@ -42,7 +42,7 @@ def test_knees_within_one_step_in_every_run_reproduce_and_one_far_off_does_not()
 
 
 def test_the_reproduce_tool_records_the_knee_and_the_phases_of_each_run(tmp_path):
-    """One run through the tool's chapter-05 hooks (tests/test_reproduce.py runs the tool
+    """One run through the tool's chapter-05 hooks (tests/benchmarks/test_reproduce.py runs the tool
     twice on chapter 02, and the agreement over runs is tested above, on plain values)."""
     done = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "reproduce.py"), "05",
                            "--runs", "1", "--quick", "--out", str(tmp_path)],
