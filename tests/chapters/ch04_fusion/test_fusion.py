@@ -1,6 +1,5 @@
 """Chapter 04's torch.compile readers (fusion.py): graphs, breaks, recompiles, kernels."""
 
-
 import pytest
 import torch
 
