@@ -232,8 +232,7 @@ def copy_gbps(shape: tuple[int, ...], dtype: torch.dtype, seconds: float) -> flo
     raise NotImplementedError  # your code here
 
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 exercises.get("00.copy_gbps").check(copy_gbps)
 
 # %% [markdown]
@@ -267,8 +266,7 @@ def median_and_iqr(samples: list[float]) -> tuple[float, float]:
     raise NotImplementedError  # your code here
 
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 exercises.get("00.median_and_iqr").check(median_and_iqr)
 
 # %% [markdown]

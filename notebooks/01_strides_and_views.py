@@ -66,8 +66,7 @@ chapter = session.open("01_strides_and_views")
 # A 3x4 matrix of float32 stored row by row: one step down a column skips a whole row (4
 # elements), one step along a row skips 1.
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 x = torch.arange(12, dtype=torch.float32).reshape(3, 4)
 print("shape", tuple(x.shape), "stride", x.stride(), "offset", x.storage_offset(),
       "itemsize", x.element_size(), "contiguous", x.is_contiguous())
@@ -87,8 +86,7 @@ grid
 # %%
 figures.grid_and_strip(x, highlight=tuple(grid.selected))
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 print(layout.address_formula(layout.of(x), tuple(grid.selected)))
 
 # %% [markdown]
@@ -106,8 +104,7 @@ def contiguous_strides(shape: tuple[int, ...]) -> tuple[int, ...]:
     raise NotImplementedError  # your code here
 
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 exercises.get("01.contiguous_strides").check(contiguous_strides)
 
 # %% [markdown]
@@ -128,12 +125,10 @@ quiz_c1
 # %% [markdown]
 # The seed's claim, and what would confirm or refute it:
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 claims.get("C1")
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 with copies.detect() as log:
     xt = x.t()
 print("x.t(): shape", tuple(xt.shape), "stride", xt.stride(), "contiguous", xt.is_contiguous())
@@ -172,8 +167,7 @@ quiz_c3
 # The seed's claim (it defines strides as element offsets, so the formula is judged in
 # elements):
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 claims.get("C3")
 
 # %% [markdown]
@@ -226,8 +220,7 @@ def address_check(dtype: torch.dtype) -> tuple[int, int, int, int]:
 rows = {str(dtype).replace("torch.", ""): address_check(dtype)
         for dtype in (torch.int8, torch.int16, torch.float32, torch.float64)}
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 print(f"{'dtype':<9}{'elements':>9}{'  off the seed formula (elements)':>34}{'  read as bytes':>16}")
 for name, (n, in_elements, in_bytes, _) in rows.items():
     print(f"{name:<9}{n:>9}{in_elements:>34}{in_bytes:>16}")
@@ -264,8 +257,7 @@ def storage_index(shape: tuple[int, ...], stride: tuple[int, ...], offset: int,
     raise NotImplementedError  # your code here
 
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 exercises.get("01.storage_index").check(storage_index)
 
 # %% [markdown]
@@ -283,12 +275,10 @@ quiz_c4 = widgets.Quiz(
 )
 quiz_c4
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 claims.get("C4")
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 m = torch.arange(24, dtype=torch.float32).reshape(2, 3, 4)
 p = m.permute(0, 2, 1)
 print("m:", tuple(m.shape), m.stride(), "-> permute(0,2,1):", tuple(p.shape), p.stride(),
@@ -307,8 +297,7 @@ figures.grid_and_strip(p, highlight=(1, 3, 2))
 # column names the pattern: stride 0 (`expand`) is a broadcast, `unfold` with step < size
 # makes windows that overlap, steps leave gaps.
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 base_storage = torch.arange(24, dtype=torch.float32)
 tour = {
     "view(2, 3, 4)": lambda s: s.view(2, 3, 4),
@@ -361,12 +350,10 @@ quiz_c8a
 # %% [markdown]
 # The seed's claim; the seed also gives that view's strides as (16, 48, 4):
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 claims.get("C8a")
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 y = torch.randn(2, 3, 4).transpose(0, 1)
 print(f"y: shape {tuple(y.shape)}, strides {y.stride()} in elements, "
       f"{tuple(s * y.element_size() for s in y.stride())} in bytes (the seed's (16, 48, 4))")
@@ -422,8 +409,7 @@ def merged_stride(shape: tuple[int, ...], stride: tuple[int, ...], dim: int) -> 
     raise NotImplementedError  # your code here
 
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 exercises.get("01.merged_stride").check(merged_stride)
 
 # %% [markdown]
@@ -450,12 +436,10 @@ quiz_c8b = widgets.Quiz(
 )
 quiz_c8b
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 claims.get("C8b")
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 cases = []
 for a_shape, b_shape, seed_says, seed_message in [
         ((1, 4), (3, 1), [3, 4], ""),
@@ -496,12 +480,10 @@ quiz_c8c = widgets.Quiz(
 )
 quiz_c8c
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 claims.get("C8c")
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 try:
     torch.randn(2, 3, 4).permute(0, 0, 1)
     raised, error_type, error_message = False, "", ""
@@ -528,12 +510,10 @@ quiz_c11a = widgets.Quiz(
 )
 quiz_c11a
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 claims.get("C11a")
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 signal = torch.arange(10, dtype=torch.float32)
 with copies.detect() as log:
     windows = signal.as_strided((8, 3), (1, 1))
@@ -551,8 +531,7 @@ print(c11a.claim_id, c11a.label, "--", c11a.reason)
 # run past the end, torch answers in storage sizes; `layout.safe_as_strided` refuses the
 # same view and says which index runs off and what to change:
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 try:
     signal.as_strided((8, 4), (1, 1))
 except RuntimeError as err:
@@ -603,8 +582,7 @@ quiz_c11b = widgets.Quiz(
 )
 quiz_c11b
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 claims.get("C11b")
 
 # %%
@@ -642,8 +620,7 @@ display({
 #
 # Each line below is built from what this run measured.
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 tools_worked = [name for name, r in tools.items() if r["ok"] and r["matches_eager"]]
 tools_tried = [name for name, r in tools.items() if r["available"]]
 takeaways = [

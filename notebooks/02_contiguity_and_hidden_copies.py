@@ -89,8 +89,7 @@ ceiling
 # `channels_last_3d` does the same for 5-D. A tensor can be contiguous in one and not the
 # other, in both (when sizes of 1 make the strides agree), or in none.
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 t = torch.empty(2, 3, 4, 5)
 examples = {
     "empty(2, 3, 4, 5)": t,
@@ -113,8 +112,7 @@ print("5-D channels_last_3d strides", v5.stride(), v5.is_contiguous(memory_forma
 # The copy detector records every aten op that runs and whether it made new memory:
 # `copy` (moved existing values), `compute` (new values), `view` (no new memory).
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 x = torch.arange(12.0).reshape(3, 4)
 w = torch.ones(3, 2)
 image = torch.zeros(1, 3, 2, 2)
@@ -584,8 +582,7 @@ claims.table([c9])
 # Now that C6, C2, C10 and C9 are judged, the operations they asked about, in one table, and
 # the storage pointers:
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 show_copies({
     "x.contiguous()": lambda: x.contiguous(),
     "x.t().contiguous()": lambda: x.t().contiguous(),
@@ -603,8 +600,7 @@ print("x.contiguous() is x:", x.contiguous() is x)
 # internally) escapes it; the profiler records ops at every depth, and
 # `strided_gemm.copies_inside(fn)` reads them:
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 small_a, small_b = torch.randn(64, 64), torch.randn(32, 32)
 for name, fn in {"small_a.t() @ small_a": lambda: small_a.t() @ small_a,
                  "small_a[::2, ::2] @ small_b": lambda: small_a[::2, ::2] @ small_b}.items():
@@ -632,8 +628,7 @@ quiz_c5
 # lines. That is an address, read off `data_ptr()`: of fresh tensors, and of contiguous views
 # such as `x[1:]`.
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 claims.get("C5a")
 
 # %%
@@ -651,8 +646,7 @@ for name, v in contiguous_views.items():
     print(f"{name:<20} contiguous={v.is_contiguous()}, data_ptr % {line} = {view_offsets[name]}")
 views_misaligned = sum(offset != 0 for offset in view_offsets.values())
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 c5a = chapter.judge("C5a", {
     "fresh_checked": len(fresh), "fresh_misaligned": int(fresh_misaligned),
     "views_checked": len(contiguous_views), "contiguous_views_misaligned": int(views_misaligned),

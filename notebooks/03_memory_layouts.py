@@ -73,8 +73,7 @@ ceiling
 #
 # A 1x3x2x2 "image" (3 channels, 2x2 pixels). In `channels_last` the channel stride is 1.
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 img = torch.arange(12, dtype=torch.float32).reshape(1, 3, 2, 2)
 img_cl = img.to(memory_format=torch.channels_last)
 print("NCHW          shape", tuple(img.shape), "stride", img.stride())
@@ -97,8 +96,7 @@ widgets.AddressGrid(img_cl, title="a 1x3x2x2 image in channels_last")
 # the same network as torchvision's (same module names and 25,557,032 parameters; the
 # tests load torchvision's weights into it where torchvision is installed), random weights.
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 torch.manual_seed(0)
 model = resnet.resnet50().eval()
 print("parameters:", resnet.parameter_count(model))
@@ -130,8 +128,7 @@ quiz_propagation = widgets.Quiz(
 )
 quiz_propagation
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 summary: dict = {}
 for r in records:
     summary[(r.kind, r.verdict)] = summary.get((r.kind, r.verdict), 0) + 1
@@ -149,8 +146,7 @@ print(f"\n{len(records) - len(dropped)} of {len(records)} modules return channel
 # %% [markdown]
 # Mixed cases: a channels_last model fed an NCHW image, and the other way round.
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 for title, net, x in [("channels_last model, NCHW input", model_cl, probe),
                       ("NCHW model, channels_last input", model, probe.to(memory_format=torch.channels_last))]:
     first = resnet.trace_layouts(net, x, include=lambda m: isinstance(m, torch.nn.Conv2d))[0]
@@ -160,8 +156,7 @@ for title, net, x in [("channels_last model, NCHW input", model_cl, probe),
 # Single operations on a channels_last activation `a` (and an NCHW `b` of the same shape):
 # which keep the layout, which drop it?
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 a = torch.randn(2, 8, 6, 6).to(memory_format=torch.channels_last)
 b = torch.randn(2, 8, 6, 6)
 operations = {

@@ -123,8 +123,7 @@ quiz_fold
 # %% [markdown]
 # The seed's claim (section 3.2) and what would confirm or refute it:
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 claims.get("C20")
 
 # %% [markdown]
@@ -206,8 +205,7 @@ folding_cmp
 # **Training mode.** In training mode BatchNorm normalises with each batch's own mean and
 # variance, which no fixed weight can reproduce. PyTorch's utility refuses, and says so:
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 print("fuse_conv_bn_eval on modules in training mode:", folding.utility_in_train_mode())
 
 # %% [markdown]
@@ -271,8 +269,7 @@ def fold(weight, bias, mean, var, gamma, beta, eps):
     raise NotImplementedError  # your code here
 
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 exercises.get("04.fold_batchnorm").check(fold)
 
 # %% [markdown]
@@ -301,12 +298,10 @@ quiz_c17 = widgets.Quiz(
 )
 quiz_c17
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 claims.get("C17")
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 report = fusion.explain(seed_function, -torch.ones(8), torch.ones(8))
 print("seed's function:", report)
 for number, code in enumerate(report.graph_code, start=1):
@@ -327,8 +322,7 @@ flag_report = fusion.explain(with_python_flag, torch.ones(8), torch.ones(8), Tru
 print("torch.cond:     ", cond_report)
 print("a Python bool:  ", flag_report)
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 c17 = chapter.judge("C17", {
     **report.as_dict(),
     "both_branches_in_graph": any("cond" in code for code in report.graph_code),
@@ -508,8 +502,7 @@ quiz_c18 = widgets.Quiz(
 )
 quiz_c18
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 claims.get("C18")
 
 # %%
@@ -563,8 +556,7 @@ def fit(counts, times_s):
     raise NotImplementedError  # your code here
 
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 exercises.get("04.fit_launch_overhead").check(fit)
 
 # %% [markdown]
@@ -739,8 +731,7 @@ quiz_c19 = widgets.Quiz(
 )
 quiz_c19
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 claims.get("C19")
 
 # %% [markdown]
@@ -897,8 +888,7 @@ def chain_fused(x, y, z):
     raise NotImplementedError  # your code here
 
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 exercises.get("04.fused_chain").check(chain_fused)
 
 # %% [markdown]
@@ -955,8 +945,7 @@ quiz_c21 = widgets.Quiz(
 )
 quiz_c21
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 print(f"{claims.get('C21a')!r}\n\n{claims.get('C21b')!r}")
 
 # %% [markdown]
@@ -966,8 +955,7 @@ print(f"{claims.get('C21a')!r}\n\n{claims.get('C21b')!r}")
 # default, read above, is what the claim is about). Last, the seed's bounds: does the scale stay
 # within [1, 2^24]?
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 defaults = make_scaler()
 scaler_defaults = {"init_scale": defaults.get_scale(), "growth_interval": defaults.get_growth_interval(),
                    "backoff_factor": defaults.get_backoff_factor(), "growth_factor": defaults.get_growth_factor()}
@@ -989,8 +977,7 @@ scaled_step(at_top, weight, torch.ones(4, device=device))
 print(f"after an overflow at scale 1: {at_one.get_scale():g}; after a clean interval at 2^24: "
       f"{at_top.get_scale():g} (2^24 = {2**24})")
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 scaler_form = claims.SEED_FORM if on_gpu else "CPU analogue: torch.amp.GradScaler('cpu'), float32"
 c21a = chapter.judge("C21a", {
     **scaler_defaults, "overflow_step": overflow_step, "growth_step": growth_step,
@@ -1017,8 +1004,7 @@ chapter.save()
 pending = [cid for cid in ("C17", "C18", "C19", "C20", "C21a", "C21b") if cid not in {v.claim_id for v in chapter.verdicts}]
 claims.table(chapter.verdicts, pending=pending)
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 # C18 and C19 are judged only on a GPU (pending here): the checked structure is that of the
 # claims every machine judges; the table above shows all six.
 everywhere = [v for v in chapter.verdicts if v.claim_id not in ("C18", "C19")]

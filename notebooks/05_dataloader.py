@@ -135,8 +135,7 @@ def batch_bytes(batch_size: int, channels: int, side: int, dtype: str) -> int:
     raise NotImplementedError  # your code here
 
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 exercises.get("05.batch_bytes").check(batch_bytes)
 
 # %% [markdown]
@@ -288,8 +287,7 @@ if old_knee and not on_gpu:
 # `tensor.contiguous(memory_format=torch.channels_last)` from `Dataset.__getitem__`. The rule
 # first, then a real DataLoader over a Dataset that follows the advice:
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 claims.get("C26")
 
 # %%
@@ -319,8 +317,7 @@ def collated_stride(batch_size: int, sample_shape: tuple[int, ...]) -> tuple[int
     raise NotImplementedError  # your code here
 
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 exercises.get("05.collated_stride").check(collated_stride)
 
 # %%
@@ -332,8 +329,7 @@ def channels_last_stride(shape: tuple[int, ...]) -> tuple[int, ...] | None:
     raise NotImplementedError  # your code here
 
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 exercises.get("05.channels_last_stride").check(channels_last_stride)
 
 # %% [markdown]
@@ -345,8 +341,7 @@ exercises.get("05.channels_last_stride").check(channels_last_stride)
 # memory the call returns at once. So the question is how much of the copy the call waits
 # for. The rule first:
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 claims.get("C25")
 
 # %% [markdown]
@@ -561,8 +556,7 @@ quiz_c23 = widgets.Quiz(
 )
 quiz_c23
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 claims.get("C23")
 
 # %% [markdown]
@@ -656,8 +650,7 @@ else:
 # `.to('cuda')` copy disappears. If that were so, a GPU operation would accept the batch as
 # it comes out of the DataLoader, and moving it would run no host-to-device memcpy.
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 claims.get("C13")
 
 # %%

@@ -100,8 +100,7 @@ print(ch06.SEED_FIX_CODE)
 # copies the gradient into the bucket with a strided copy. The model used here is small: three
 # convolutions (3x3, 3x3 and 1x1), BatchNorm and a linear head. Its parameters in both formats:
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 model = ddp_worker.small_cnn(16)
 model_cl = ddp_worker.small_cnn(16).to(memory_format=torch.channels_last)
 print(f"{'parameter':<10}{'shape':<18}{'NCHW strides':<18}{'channels_last strides'}")
@@ -120,8 +119,7 @@ for (name, p), (_, q) in zip(model.named_parameters(), model_cl.named_parameters
 # parameter a gradient with channels_last strides, and `AccumulateGrad` decides what to keep.
 # Predict: which of the two is kept as it came?
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 for shape in [(32, 16, 1, 1), (16, 3, 3, 3)]:
     given = torch.empty(shape).to(memory_format=torch.channels_last).stride()
     kept = layout_contract.kept_grad_stride(shape, given)
@@ -202,8 +200,7 @@ for name, report in zip(rows, result["ranks"][0], strict=True):
     error = f"   stopped: {rows[name]['error']}" if rows[name]["error"] else ""
     print(f"{name:<22}{' '.join(str(n) for n in steps) or '-'}{error}")
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 # The counts above depend on the machine (a GPU's cuDNN hands back some 1x1 gradients in
 # channels_last, a CPU does not), so this checked cell prints only rules that hold everywhere.
 a_by_step = result["ranks"][0][0]["warnings_by_step"]
@@ -258,8 +255,7 @@ def copy_in_order(shape: tuple[int, ...], src_stride: tuple[int, ...], dst_strid
     raise NotImplementedError  # your code here
 
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 exercises.get("06.copy_in_order").check(copy_in_order)
 
 # %% [markdown]
@@ -507,8 +503,7 @@ def drift_report(shape: tuple[int, ...], grad_stride: tuple[int, ...]) -> tuple[
     raise NotImplementedError  # your code here
 
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 exercises.get("06.drift_report").check(drift_report)
 
 # %% [markdown]
@@ -545,8 +540,7 @@ gpu_form
 chapter.save()
 chapter.table()
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 print(claims.table(chapter.verdicts).structure())
 
 # %% [markdown]

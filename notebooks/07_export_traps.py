@@ -75,8 +75,7 @@ print(f"model: SmallCNN ({sum(p.numel() for p in model.parameters())} parameters
 #
 # The same values, three ways in memory. Every artifact below is frozen with the first one.
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 for name, x in export_audit.layouts(export_audit.example_input(1, 4)).items():
     print(f"{name:<16} {export_audit.describe_layout(x.shape, x.stride())}")
 
@@ -116,8 +115,7 @@ quiz_audit
 audit = export_audit.run(model, example, workdir=scratch.name)
 audit
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 # Which paths give eager's answer depends on the device (AOTInductor is built only on a GPU, ONNX
 # Runtime's provider differs, export records other strides on CUDA): the checked output is the frame.
 print(f"{len(audit.rows)} paths audited, one row each of:", ", ".join(export_audit.PATH_NAMES.values()))
@@ -350,8 +348,7 @@ quiz_trace = widgets.Quiz(
 )
 quiz_trace
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 print("\n\n".join(repr(claim) for claim in ch07.CLAIMS))
 
 # %% [markdown]
@@ -432,8 +429,7 @@ def pointer_reads_correctly(shape: tuple[int, ...], stride: tuple[int, ...]) -> 
     raise NotImplementedError  # your code here
 
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 exercises.get("07.pointer_reads_correctly").check(pointer_reads_correctly)
 
 # %% [markdown]
@@ -448,8 +444,7 @@ def engine_sees(x: torch.Tensor) -> torch.Tensor:
     raise NotImplementedError  # your code here
 
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 exercises.get("07.what_the_engine_sees").check(engine_sees)
 
 # %% [markdown]
@@ -464,8 +459,7 @@ def nhwc_as_nchw(buffer: torch.Tensor, n: int, c: int, h: int, w: int) -> torch.
     raise NotImplementedError  # your code here
 
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 exercises.get("07.nhwc_buffer_as_nchw").check(nhwc_as_nchw)
 
 # %% [markdown]

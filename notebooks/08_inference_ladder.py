@@ -134,8 +134,7 @@ claims.get("C24")
 # share, a step is judged by device-busy time (and dropped only if both clocks say slower);
 # otherwise by the interleaved wall-time spread.
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 for math_, tolerance in numerics.TOLERANCES.items():
     print(f"gate: {math_:<9} logits within {tolerance:.2g}, centred logits within "
           f"{numerics.CENTRED_TOLERANCES[math_]:.2g} (relative L2) of strict float32")

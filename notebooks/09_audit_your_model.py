@@ -131,8 +131,7 @@ show(resnet_report, "audit_resnet50")
 # `DistributedDataParallel` was built breaks the bucket views (chapter 06). The 1x1 weights
 # differ only in size-1 dimensions: they address the same elements either way.
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 # Decided by parameter shapes alone: the same on every machine (and for torchvision's ResNet-50).
 print("ResNet-50 parameters whose strides change with channels_last:")
 print(f"  drift-prone if converted after DDP: {len(resnet_report.drift_prone)}")

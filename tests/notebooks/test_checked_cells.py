@@ -1,4 +1,4 @@
-"""A cell marked `# NBVAL_CHECK_OUTPUT` prints only what holds on every machine and torch build.
+"""A cell marked for nbval (tag `nbval-check-output`, or `# NBVAL_CHECK_OUTPUT`) prints only what holds on every machine and torch build.
 
 nbval compares such a cell's output with the one committed from the CI machine, so a value that
 depends on the machine (its GPU, thread count, clock, where it runs) makes the suite red on the
@@ -35,7 +35,8 @@ MACHINE_DEPENDENT = {
 
 def checked_cells(path: pathlib.Path) -> list[tuple[int, str]]:
     return [(index, cell.source) for index, cell in enumerate(jupytext.read(path).cells)
-            if cell.cell_type == "code" and "NBVAL_CHECK_OUTPUT" in cell.source]
+            if cell.cell_type == "code" and ("NBVAL_CHECK_OUTPUT" in cell.source
+                                             or "nbval-check-output" in cell.metadata.get("tags", []))]
 
 
 def machine_dependent_calls(source: str) -> list[str]:

@@ -42,8 +42,9 @@ def test_ipynb_carries_outputs_for_nbval(source):
     assert code_cells and all(cell.get("execution_count") for cell in code_cells), (
         f"{source.stem}.ipynb was not fully executed: run `make notebooks`"
     )
-    checked = [cell for cell in code_cells if "NBVAL_CHECK_OUTPUT" in cell.source]
-    assert checked, f"{source.stem} has no `# NBVAL_CHECK_OUTPUT` cell: nbval would compare nothing"
+    checked = [cell for cell in code_cells if "NBVAL_CHECK_OUTPUT" in cell.source
+               or "nbval-check-output" in cell.metadata.get("tags", [])]
+    assert checked, f"{source.stem} has no nbval-check-output cell: nbval would compare nothing"
     assert all(cell.outputs for cell in checked), "a checked cell has no stored output to compare"
 
 
