@@ -396,6 +396,7 @@ quiz_hot_cold = widgets.Quiz(
     "times the cold bandwidth does hot report?",
     choices=["about the same (within 20%)", "1.2x to 3x", "more than 3x"],
     answer=hot_cold_class,
+    holds=1,  # the measurement just below; the rest of the chapter shows as it runs
     explanation="Hot reads the data from the cache the previous call left it in; cold reads it "
                 "from memory. How much that is worth depends on the cache and the memory of "
                 "this machine, and on whether the copy is big enough to time at all.",

@@ -9,7 +9,10 @@ in place (through its widget model, so it works in JupyterLab and Notebook 7 ali
 cells, with no display-update support needed from the front end).
 
 The hold ends at the next quiz shown (that quiz then holds what follows it), so each quiz
-holds its own section. A cell that ran before the quiz was shown (by its cell id, which
+holds its own section; a quiz made with ``holds=N`` holds only the next N cells run after it
+(chapter 00's one quiz holds its measurement, not the rest of the chapter and its "What to
+remember"). A cell's held outputs carry one banner, on the first of them; the others wait
+silently beside it and open with it. A cell that ran before the quiz was shown (by its cell id, which
 JupyterLab, Notebook 7 and nbclient send) is above it and is never held: a learner who ran
 the whole chapter and goes back to an exercise sees its output at once. Interactive widgets below a quiz (a timeline, a grid) are shown at
 once: they draw a picture, not a printed answer. Errors and warnings (stderr) are never held.
@@ -77,8 +80,9 @@ class Held(anywidget.AnyWidget):
     note = traitlets.Unicode(NOTE).tag(sync=True)
     revealed = traitlets.Bool(False).tag(sync=True)
 
-    def __init__(self, content: str = "", text: str = "", data: dict | None = None) -> None:
-        super().__init__(content=content)
+    def __init__(self, content: str = "", text: str = "", data: dict | None = None,
+                 note: str = NOTE) -> None:
+        super().__init__(content=content, note=note)
         self.text = text  # the held output's plain text, for text/plain
         # structured data the output carried (application/json: a chapter's saved evidence):
         # kept in the saved notebook for the tools that read it; a front end draws the widget
@@ -88,8 +92,10 @@ class Held(anywidget.AnyWidget):
         bundle = super()._repr_mimebundle_(**kwargs)
         data = bundle[0] if isinstance(bundle, tuple) else bundle
         if isinstance(data, dict):
-            data["text/html"] = (f"<details class='lt-held'><summary>{MARK} "
-                                 f"{html.escape(self.note)}</summary>{self.content}</details>")
+            kind = "lt-held" if self.note else "lt-held lt-held-more"  # one banner per cell
+            summary = f"{MARK} {html.escape(self.note)}" if self.note else MARK
+            data["text/html"] = (f"<details class='{kind}'><summary>{summary}</summary>"
+                                 f"{self.content}</details>")
             data["text/plain"] = self.text
             data.update(self.data)
         return bundle
@@ -98,11 +104,27 @@ class Held(anywidget.AnyWidget):
 class _Hold:
     """The held outputs of one quiz and where the current cell's printed text goes."""
 
-    def __init__(self, quiz: Quiz, above: frozenset[str] = frozenset()) -> None:
+    def __init__(self, quiz: Quiz, above: frozenset[str] = frozenset(),
+                 limit: int | None = None) -> None:
         self.quiz = quiz
         self.above = above  # cells run before the quiz was shown: above it, never held
+        self.limit = limit  # how many cells after the quiz it holds (None: up to the next quiz)
+        self.held_cells: list[str] = []  # the cells it held so far (by id, else by run)
         self.items: list[Held] = []
         self.stream_text = ""  # printed text not yet shown as a placeholder
+        self.bannered = False  # the running cell's first placeholder carries the banner
+
+    def takes(self, cell: str | None) -> bool:
+        """Whether this cell is still the quiz's to hold (False once its `limit` cells ran)."""
+        if self.limit is None:
+            return True
+        key = cell or f"run {len(self.held_cells) + 1}"
+        if key in self.held_cells:
+            return True
+        if len(self.held_cells) >= self.limit:
+            return False
+        self.held_cells.append(key)
+        return True
 
     def add(self, data: dict[str, Any]) -> None:
         self.flush()
@@ -119,6 +141,9 @@ class _Hold:
             self.show(Held(f"<pre class='lt-held-text'>{html.escape(text)}</pre>", text))
 
     def show(self, held: Held) -> None:
+        if self.bannered:
+            held.note = ""
+        self.bannered = True
         if self.quiz.settled:
             held.revealed = True
         self.items.append(held)
@@ -228,12 +253,16 @@ def _pre_run_cell(info: object = None) -> None:
         _STATE.ran.add(cell)
     if pending is None or pending.quiz.settled or (cell and cell in pending.above):
         return  # a cell above the quiz (it ran before the quiz was shown) shows at once
+    if not pending.takes(cell):
+        _STATE.pending = None  # the quiz's section is over: what follows shows at once
+        return
     shell = _shell()
     if shell is None:
         return
     sys.stdout.flush()
     _STATE.active = pending
     pending.stream_text = ""
+    pending.bannered = False
     _STATE.saved = (sys.stdout, shell.display_pub, shell.display_trap.hook)
     sys.stdout = _Stdout(sys.stdout)
     shell.display_pub = _Publisher(shell.display_pub)
@@ -302,7 +331,7 @@ def quiz_shown(quiz: Quiz) -> None:
         return
     if not install():
         return
-    _STATE.pending = _Hold(quiz, frozenset(_STATE.ran))
+    _STATE.pending = _Hold(quiz, frozenset(_STATE.ran), getattr(quiz, "holds", None))
     quiz._hold = _STATE.pending
 
 

@@ -10,7 +10,8 @@ learner submits, or a value computed before), never typed in as a verdict. Three
 - ``sequence``: whole numbers such as a shape or strides, e.g. ``1, 4``; right when equal.
 
 Until it is answered or skipped, a quiz holds back what the cells below it show
-(`labkit.show.widgets.holdback`), so Run All does not print the answer under the question.
+(`labkit.show.widgets.holdback`), so Run All does not print the answer under the question:
+up to the next quiz, or the next ``holds`` cells.
 
 If the answer callable raises, the widget shows the error message (the kernel carries on).
 ``Quiz.submit(text)`` is what the browser calls; tests and scripts can call it directly.
@@ -196,6 +197,7 @@ class Quiz(anywidget.AnyWidget):
         abs_tol: float = 0.0,
         unit: str = "",
         explanation: str = "",
+        holds: int | None = None,
     ) -> None:
         if not isinstance(question, str) or not question.strip():
             raise traitlets.TraitError("question must be non-empty text.")
@@ -224,6 +226,10 @@ class Quiz(anywidget.AnyWidget):
             raise traitlets.TraitError("a multiple-choice quiz needs at least two choices.")
         if kind != "choice" and choices:
             raise traitlets.TraitError(f"choices are only for kind='choice', not {kind!r}.")
+        if holds is not None and (isinstance(holds, bool) or not isinstance(holds, int)
+                                  or holds < 0):
+            raise traitlets.TraitError(f"holds must be a whole number of cells >= 0 (or None: up "
+                                       f"to the next quiz), got {holds!r}.")
         rel_tol = _check_tolerance(rel_tol, "rel_tol")
         abs_tol = _check_tolerance(abs_tol, "abs_tol")
         if not callable(answer):
@@ -239,6 +245,7 @@ class Quiz(anywidget.AnyWidget):
         super().__init__(question=question, choices=choices, kind=kind, unit=unit,
                          explanation=explanation)
         self._answer = answer
+        self.holds = holds  # how many cells after it the quiz holds back (holdback.py)
         self._known: list[object] = []  # the computed answer once it has been computed
         self.rel_tol, self.abs_tol = rel_tol, abs_tol
         if kind == "number" and (rel_tol or abs_tol):
