@@ -325,6 +325,61 @@ def drop_widget_views(notebook: nbformat.NotebookNode) -> None:
         ]
 
 
+# A held output's saved HTML (labkit/show/widgets/holdback.py): a <details> whose summary says
+# "Held back until you answer the quiz above". A page cannot answer a quiz.
+HELD = re.compile(r"^<details class='lt-held[^']*'><summary>.*?</summary>(.*)</details>\s*$", re.S)
+# A claim card (labkit's verdict table): what a reader of the page came for.
+VERDICT_TABLE = re.compile(r"^\s*<table><tr><th[^>]*>claim</th>")
+QUIZ_STATIC = re.compile(r"<div class='lt-quiz-static'>.*</div>", re.S)
+SITE_HELD_SUMMARY = "What the code computed: predict first, then open it"
+
+
+def html_of(output: dict) -> str:
+    """An output's HTML, as one string ('' where it has none)."""
+    text = output.get("data", {}).get("text/html", "")
+    return "".join(text) if isinstance(text, list) else text
+
+
+def open_held_outputs(notebook: nbformat.NotebookNode) -> None:
+    """Held-back outputs as a page reader expects: a quiz cannot be answered on a page, so no
+    "answer the quiz above". A claim's verdict table is shown open; the rest of a cell's held
+    outputs go behind one <details> per cell (a run of them, in order), with a summary that
+    says what is inside. A quiz's note on how to make it live in Jupyter is replaced by one
+    that fits a page."""
+    for cell in notebook.cells:
+        if cell.cell_type == "code":
+            cell.outputs = site_outputs(cell.outputs)
+
+
+def site_outputs(cell_outputs: list) -> list:
+    """One cell's outputs for a page (open_held_outputs)."""
+    outputs: list = []
+    run: list[str] = []
+    for output in [*cell_outputs, None]:  # None: the end, which closes the last run
+        held = HELD.match(html_of(output)) if output is not None else None
+        if held is not None and not VERDICT_TABLE.match(held.group(1)):
+            run.append(held.group(1))
+            continue
+        if run:
+            outputs.append(nbformat.v4.new_output("display_data", data={
+                "text/html": f"<details class='lt-held'><summary>{SITE_HELD_SUMMARY}</summary>"
+                             f"{''.join(run)}</details>"}))
+            run = []
+        if output is None:
+            break
+        if held is not None:  # a verdict table: open
+            outputs.append(nbformat.v4.new_output("display_data",
+                                                  data={"text/html": held.group(1)}))
+            continue
+        page = html_of(output)
+        if QUIZ_STATIC.search(page):
+            output["data"]["text/html"] = re.sub(
+                r"<p><i>To answer:.*?</i></p>",
+                "<p><i>Predict, then open what the code computed below.</i></p>", page, flags=re.S)
+        outputs.append(output)
+    return outputs
+
+
 def tag_cells(notebook: nbformat.NotebookNode) -> None:
     """Keep the notebook's own reading choices on the page: a cell it collapses (a quiz whose
     answer is computed in its code) shows its code only on a click; the Colab install cell,
@@ -428,6 +483,7 @@ def stage_chapter(root: Path, chapter: Chapter, by_key: dict[str, Chapter],
                   claims_at: dict[str, str], staging: Path) -> None:
     notebook = copy.deepcopy(nbformat.read(chapter.notebook, as_version=4))
     drop_widget_views(notebook)
+    open_held_outputs(notebook)
     tag_cells(notebook)
     label_claims(notebook)
     link_chapters_in_outputs(notebook, list(by_key), claims_at)
