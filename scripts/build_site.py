@@ -344,8 +344,8 @@ def open_held_outputs(notebook: nbformat.NotebookNode) -> None:
     """Held-back outputs as a page reader expects: a quiz cannot be answered on a page, so no
     "answer the quiz above". A claim's verdict table is shown open; the rest of a cell's held
     outputs go behind one <details> per cell (a run of them, in order), with a summary that
-    says what is inside. A quiz's note on how to make it live in Jupyter is replaced by one
-    that fits a page."""
+    says what is inside. A quiz shows its static picture, as every widget does on the site,
+    not its note on how to make it live in Jupyter."""
     for cell in notebook.cells:
         if cell.cell_type == "code":
             cell.outputs = site_outputs(cell.outputs)
@@ -371,11 +371,8 @@ def site_outputs(cell_outputs: list) -> list:
             outputs.append(nbformat.v4.new_output("display_data",
                                                   data={"text/html": held.group(1)}))
             continue
-        page = html_of(output)
-        if QUIZ_STATIC.search(page):
-            output["data"]["text/html"] = re.sub(
-                r"<p><i>To answer:.*?</i></p>",
-                "<p><i>Predict, then open what the code computed below.</i></p>", page, flags=re.S)
+        if QUIZ_STATIC.search(html_of(output)):  # its steps to make it live in Jupyter:
+            del output["data"]["text/html"]          # the page shows its picture instead
         outputs.append(output)
     return outputs
 

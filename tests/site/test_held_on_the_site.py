@@ -1,7 +1,7 @@
 """A chapter page cannot answer a quiz: what a quiz held back is shown as a reader expects
 (scripts/build_site.py, open_held_outputs), without building the site: verdict tables open,
 the rest of a cell behind one <details> that says what it holds, never "answer the quiz
-above"; a quiz's note on making it live in Jupyter becomes one that fits a page."""
+above"; a quiz shows its picture, not its steps to make it live in Jupyter."""
 
 from __future__ import annotations
 
@@ -46,11 +46,11 @@ def test_verdict_tables_open_and_the_rest_behind_one_details_per_cell():
     assert not any(NOTE in html(o) or "answer the quiz above" in html(o) for o in shown)
 
 
-def test_a_quiz_on_a_page_says_to_predict_not_to_run_cells():
+def test_a_quiz_on_a_page_shows_its_picture_not_steps_to_run_cells():
     quiz = Quiz("Hot over cold?", choices=["1x", "10x"], answer="10x")
     (shown,) = page_outputs([saved(quiz)])
-    assert "Hot over cold?" in html(shown) and "<li>10x</li>" in html(shown)
-    assert "Run All Above" not in html(shown) and "Predict, then open" in html(shown)
+    assert "text/html" not in shown["data"], "the steps to make it live in Jupyter"
+    assert "Hot over cold?" in shown["data"]["image/svg+xml"]
 
 
 def test_outputs_that_were_never_held_are_left_alone():
