@@ -207,8 +207,9 @@ def install(python: str, packages: list[str], installer: str | None = None) -> i
         say("install: uv gets pip's settings: " + ", ".join(
             f"{key}={redact(settings[key])}" for key in given))
     returncode, output = run_showing(command, uv_environment(settings))
-    if returncode != 0 and installer != "uv":
+    if returncode != 0:
         say(f"install: uv failed (exit {returncode}): {uv_reason(output)}")
+    if returncode != 0 and installer != "uv":
         say("install: pip installs the same instead; pip is slower (minutes where uv takes "
             "seconds) and shows each package as it fetches it, downloads with their sizes")
         fallback = pip_command(python, packages)

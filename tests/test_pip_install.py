@@ -78,6 +78,7 @@ def test_installer_uv_that_fails_is_not_hidden_by_pip(tmp_path):
     python = stand_in_environment(tmp_path, pip_exit=0, uv_exit=3)
     done = run("--python", str(python), "--installer", "uv", "six")
     assert done.returncode == 3 and "pip installs" not in done.stdout
+    assert "uv failed (exit 3): " in done.stdout
 
 
 @pytest.mark.parametrize("args, env, message", [
