@@ -11,8 +11,10 @@ cells, with no display-update support needed from the front end).
 The hold ends at the next quiz shown (that quiz then holds what follows it), so each quiz
 holds its own section; a quiz made with ``holds=N`` holds only the next N cells run after it
 (chapter 00's one quiz holds its measurement, not the rest of the chapter and its "What to
-remember"). A cell's held outputs carry one banner, on the first of them; the others wait
-silently beside it and open with it. A cell that ran before the quiz was shown (by its cell id, which
+remember"). A chapter's conclusions are never held: the "What to remember" cell, which every
+chapter builds as a list named ``takeaways`` (CONCLUSIONS), ends the hold, so a learner who
+reads to the end sees what the chapter measured. A cell's held outputs carry one banner, on
+the first of them; the others wait silently beside it and open with it. A cell that ran before the quiz was shown (by its cell id, which
 JupyterLab, Notebook 7 and nbclient send) is above it and is never held: a learner who ran
 the whole chapter and goes back to an exercise sees its output at once. Interactive widgets below a quiz (a timeline, a grid) are shown at
 once: they draw a picture, not a printed answer. Errors and warnings (stderr) are never held.
@@ -28,6 +30,7 @@ from __future__ import annotations
 
 import base64
 import html
+import re
 import sys
 from typing import Any, Protocol
 
@@ -53,6 +56,8 @@ MARK = ("<svg xmlns='http://www.w3.org/2000/svg' width='12' height='12' viewBox=
         "role='img' aria-label='held back'><circle cx='6' cy='6' r='5' fill='#c9a227'/></svg>")
 NOTE = ("Held back until you answer the quiz above (or skip it): this output would give "
         "its answer away.")
+# A chapter's "What to remember" cell: it builds `takeaways = [...]` (every chapter does).
+CONCLUSIONS = re.compile(r"^takeaways\s*(:[^=\n]*)?=", re.M)
 
 
 def bundle_html(data: dict[str, Any]) -> str:
@@ -253,8 +258,8 @@ def _pre_run_cell(info: object = None) -> None:
         _STATE.ran.add(cell)
     if pending is None or pending.quiz.settled or (cell and cell in pending.above):
         return  # a cell above the quiz (it ran before the quiz was shown) shows at once
-    if not pending.takes(cell):
-        _STATE.pending = None  # the quiz's section is over: what follows shows at once
+    if CONCLUSIONS.search(getattr(info, "raw_cell", "") or "") or not pending.takes(cell):
+        _STATE.pending = None  # the conclusions, or the end of the quiz's section: shown
         return
     shell = _shell()
     if shell is None:
