@@ -983,8 +983,9 @@ c21a = chapter.judge("C21a", {
     **scaler_defaults, "overflow_step": overflow_step, "growth_step": growth_step,
     "demo_growth_interval": 3, "scaler_device": scaler_device(),
 }, form=scaler_form)
-c21b = chapter.judge("C21b", {"min_scale_seen": at_one.get_scale(), "max_scale_seen": at_top.get_scale(),
-                              "scaler_device": scaler_device()}, form=scaler_form)
+c21b = chapter.judge("C21b", {
+    "min_scale_seen": at_one.get_scale(), "max_scale_seen": at_top.get_scale(), "scaler_device": scaler_device(),
+}, form=scaler_form)
 for c21 in (c21a, c21b):
     print(c21.claim_id, c21.label, "--", c21.reason)
 

@@ -32,6 +32,29 @@ def load(monkeypatch, tmp_path, euid=1000, **env):
     return config
 
 
+def run_coroutine(coroutine):
+    """asyncio.run on a thread of its own: a test earlier in the same worker (a kernel client, a
+    server fixture) can leave a loop marked running on the main thread, where asyncio.run refuses."""
+    import asyncio
+    import threading
+
+    outcome = {}
+
+    def target():
+        outcome["thread"] = threading.current_thread()
+        try:
+            outcome["value"] = asyncio.run(coroutine)
+        except BaseException as error:  # re-raised on the test's thread, pytest.raises included
+            outcome["error"] = error
+
+    thread = threading.Thread(target=target, name="test-event-loop")
+    thread.start()
+    thread.join()
+    if "error" in outcome:
+        raise outcome["error"]
+    return outcome["value"]
+
+
 SECRETS = {"WORKSHOP_PASSWORD": "code-1234", "WORKSHOP_ADMIN_PASSWORD": "admin-1234"}
 
 
@@ -198,7 +221,7 @@ def test_scrypt_runs_off_the_hubs_event_loop(tmp_path):
     real = hashlib.scrypt
 
     def spy(*args, **kwargs):
-        threads.append(threading.current_thread() is threading.main_thread())
+        threads.append(threading.current_thread().name == "test-event-loop")
         return real(*args, **kwargs)
 
     auth = workshop_hub.WorkshopAuthenticator(workshop_code="code-1234",
@@ -213,7 +236,7 @@ def test_scrypt_runs_off_the_hubs_event_loop(tmp_path):
         return [*first, await auth.authenticate(None, {"username": "l0", "password": "password-0"})]
 
     with mock.patch("hashlib.scrypt", spy):
-        names = asyncio.run(sign_ins())
+        names = run_coroutine(sign_ins())
     assert names == ["l0", "l1", "l2", "l3", "instructor", "l0"]
     assert threads and not any(threads), "scrypt ran on the event loop's thread"
 
@@ -232,9 +255,9 @@ def test_reserved_names_are_refused(tmp_path):
     for name in ("root", "admin", existing, "a" * 30):
         assert auth.reserved(name), name
         form = {"username": name, "password": "password-1", "workshop_code": "code-1234"}
-        assert asyncio.run(auth.authenticate(None, form)) is None, name
+        assert run_coroutine(auth.authenticate(None, form)) is None, name
     assert auth.reserved("ana") is None
-    assert asyncio.run(auth.authenticate(None, {"username": "ana", "password": "password-1",
+    assert run_coroutine(auth.authenticate(None, {"username": "ana", "password": "password-1",
                                                 "workshop_code": "code-1234"})) == "ana"
 
 
@@ -249,7 +272,7 @@ def test_a_name_locks_out_everywhere_after_many_failures_from_many_addresses(tmp
 
     auth = workshop_hub.WorkshopAuthenticator(workshop_code="code-1234",
                                               accounts_file=str(tmp_path / "accounts.json"))
-    assert asyncio.run(auth.authenticate(None, {"username": "bob", "password": "bob-password",
+    assert run_coroutine(auth.authenticate(None, {"username": "bob", "password": "bob-password",
                                                 "workshop_code": "code-1234"})) == "bob"
 
     def from_address(i):
@@ -265,4 +288,4 @@ def test_a_name_locks_out_everywhere_after_many_failures_from_many_addresses(tmp
         assert await auth.authenticate(from_address(999), {"username": "carol", "password": "x" * 8,
                                                             "workshop_code": "code-1234"}) == "carol"
 
-    asyncio.run(guesses())
+    run_coroutine(guesses())
