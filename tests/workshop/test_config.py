@@ -243,7 +243,6 @@ def test_scrypt_runs_off_the_hubs_event_loop(tmp_path):
 
 def test_reserved_names_are_refused(tmp_path):
     pytest.importorskip("jupyterhub")
-    import asyncio
     import pwd
 
     import workshop_hub
@@ -264,7 +263,6 @@ def test_reserved_names_are_refused(tmp_path):
 def test_a_name_locks_out_everywhere_after_many_failures_from_many_addresses(tmp_path):
     """A kernel on the hub's internal port can claim any address: the name limit bounds it."""
     pytest.importorskip("jupyterhub")
-    import asyncio
     from types import SimpleNamespace
 
     import workshop_hub
