@@ -55,6 +55,7 @@ def execute(source: pathlib.Path, timeout: int, output_dir: pathlib.Path | None 
     )
     client.execute()
     normalise_metadata(notebook)
+    (output_dir or source.parent).mkdir(parents=True, exist_ok=True)  # a fresh folder on the GPU machine
     target = (output_dir or source.parent) / source.with_suffix(".ipynb").name
     jupytext.write(notebook, target)
     return time.perf_counter() - started
