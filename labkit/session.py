@@ -1,9 +1,14 @@
-"""One chapter's session: what every notebook needs before its first measurement, in one place.
+"""One chapter's session: the notebook's one door, so a notebook imports `session` and torch.
 
     from labkit import session
     chapter = session.open("02_contiguity_and_hidden_copies")   # prints where it runs
+    chapter.rules()                                             # the trust rule, once
     chapter.device, chapter.sizes, chapter.on_gpu, chapter.analogue
-    v = chapter.judge("C2", evidence, form=chapter.analogue)    # kept for the chapter's table
+    chapter.lab.strided_gemm, chapter.lab.copies                # its modules, the instruments
+    chapter.claim("C2")                                         # the claim's card, before measuring
+    v = chapter.judge("C2", evidence, form=chapter.form())      # kept for the chapter's table
+    chapter.here_or_recorded("no_sync", measure)                # measured here, or the recorded run
+    chapter.show(comparison)                                    # one table object (labkit.show.table)
     chapter.table([v]); chapter.save()                          # shown; saved with results
 
 The chapter key (the notebook's name, `NN_name`) is the one identity a chapter has from its
@@ -12,19 +17,140 @@ The session also holds the one policy for measuring a comparison again when the 
 flags it (`measured` around bench.compare, `retried` around a chapter module's own
 comparison), so no notebook writes its own; what a flag still standing does to a verdict is
 the claims' rule (`labkit.claims.trust`), applied by `Claim.judge`.
+
+Why verbs and not globals: before the door, each notebook imported 6 to 13 labkit modules,
+copied the session's fields into globals and wrote `if on_gpu: ... else: show_recorded(...)`
+a hundred times over; a learner read that plumbing before every measurement. Now one call,
+`here_or_recorded`, measures where the machine can and otherwise returns the reference run's
+record wrapped so it can never be read as measured here (`Recorded`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+import html
+import importlib
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import ModuleType
 
 import torch
 
 from labkit import claims, exercises
 from labkit.core import discovery, env, results
 from labkit.measure import bench, sharing
+from labkit.show import table as tables
+
+# The shared instruments a notebook reaches as `chapter.lab.<name>` (a chapter's own module of
+# the same name comes first). Imported on first use: a chapter that never profiles never
+# imports the timeline.
+INSTRUMENTS = {
+    "bench": "labkit.measure.bench", "ceilings": "labkit.measure.ceilings",
+    "copies": "labkit.measure.copies", "sharing": "labkit.measure.sharing",
+    "timeline": "labkit.measure.timeline", "timing": "labkit.measure.timing",
+    "env": "labkit.core.env", "layout": "labkit.core.layout", "results": "labkit.core.results",
+    "widgets": "labkit.show.widgets", "timing_plots": "labkit.show.timing_plots",
+    "table": "labkit.show.table",
+}
+RULES_ANCHOR = "trust-rule"  # the id a claim card links back to (labkit.claims.core)
+
+
+class Lab:
+    """A chapter's experiment modules (`labkit/chapters/chNN_name/<part>.py`) and the shared
+    instruments, by attribute: `chapter.lab.strided_gemm`, `chapter.lab.copies`."""
+
+    def __init__(self, key: str) -> None:
+        self._key = key
+
+    def __getattr__(self, name: str) -> ModuleType:
+        if name.startswith("_"):
+            raise AttributeError(name)
+        found = discovery.module(self._key, name)
+        if found is None and name in INSTRUMENTS:
+            found = importlib.import_module(INSTRUMENTS[name])
+        if found is None:
+            raise AttributeError(f"chapter {self._key} has no module {name!r} and labkit no "
+                                 f"instrument of that name; instruments: {', '.join(INSTRUMENTS)}")
+        return found
+
+    def __dir__(self) -> list[str]:
+        return sorted(INSTRUMENTS)
+
+
+@dataclass(frozen=True, repr=False)
+class Recorded:
+    """A result the reference machine recorded, shown as recorded: never as measured here.
+
+    value is the recorded payload (None when nothing is recorded: then it says so and is
+    falsy); machine and date say where and when. Read it like the payload (`r["n"]`,
+    `r.get("n")`); a payload that is a recorded table (`labkit.show.table`) shows as that
+    table, labelled."""
+
+    chapter: str
+    key: str
+    machine: str
+    value: object = None
+    date: str = ""
+
+    measured_here = False
+
+    @property
+    def label(self) -> str:
+        """'recorded on nvidia-h200, 2026-11-30', or what is missing."""
+        if self.value is None:
+            return (f"nothing recorded on {self.machine} under {self.chapter}/{self.key} "
+                    f"(results/{self.machine}.json): not measured here either")
+        return f"recorded on {self.machine}" + (f", {self.date}" if self.date else "")
+
+    def __bool__(self) -> bool:
+        return self.value is not None
+
+    def __getitem__(self, name: str) -> object:
+        if not isinstance(self.value, Mapping):
+            raise KeyError(f"{self.label}: no field {name!r}")
+        return self.value[name]
+
+    def get(self, name: str, default: object = None) -> object:
+        return self.value.get(name, default) if isinstance(self.value, Mapping) else default
+
+    @property
+    def table(self) -> tables.Table | None:
+        """The recorded payload as a table (labelled recorded), or None if it is not one."""
+        if tables.is_table(self.value):
+            return tables.Table.from_dict(self.value, recorded=self.label)  # type: ignore[arg-type]
+        return None
+
+    def __str__(self) -> str:
+        shown = self.table
+        if shown is not None:
+            return str(shown)
+        return self.label if self.value is None else f"{self.label}: {self.value}"
+
+    def __repr__(self) -> str:
+        return str(self)
+
+    def _repr_html_(self) -> str:
+        shown = self.table
+        if shown is not None:
+            return shown._repr_html_()
+        if self.value is None:
+            return f"<div><i>{html.escape(self.label)}</i></div>"
+        rows = (self.value.items() if isinstance(self.value, Mapping) else [("value", self.value)])
+        return tables.Table(self.label, ["", "value"], [[str(k), v] for k, v in rows])._repr_html_()
+
+
+class Rules:
+    """The trust rule, printed once near the top of a chapter; claim cards link back to it."""
+
+    def __str__(self) -> str:
+        return f"How a flagged timing may hold a verdict back (the trust rule): {claims.TRUST_RULE}"
+
+    def __repr__(self) -> str:
+        return str(self)
+
+    def _repr_html_(self) -> str:
+        return (f"<div id='{RULES_ANCHOR}'><b>The trust rule</b> (each claim card below links back "
+                f"here): {html.escape(claims.TRUST_RULE)}</div>")
 
 
 @dataclass
@@ -38,6 +164,77 @@ class Chapter:
     threads: int
     verdicts: list[claims.Verdict] = field(default_factory=list)
     shared_gpu_seen: bool = False  # a timing measured here ran while other processes used the GPU
+
+    @property
+    def lab(self) -> Lab:
+        """This chapter's experiment modules and the shared instruments (`Lab`)."""
+        return Lab(self.key)
+
+    def form(self, here: str = "", there: str = claims.SEED_FORM) -> str:
+        """The form a verdict judges: `there` (default the seed's own form) when measured on
+        a GPU, else this machine's analogue with `here` appended ('float32')."""
+        if self.on_gpu:
+            return there
+        return f"{self.analogue}, {here}" if here else self.analogue
+
+    def rules(self) -> Rules:
+        """The trust rule, to print once per chapter (cards link back to it)."""
+        return Rules()
+
+    def claim(self, claim_id: str) -> claims.Claim:
+        """A claim of the curriculum: its card shows the statement and what decides it."""
+        return claims.get(claim_id)
+
+    def exercise(self, exercise_id: str) -> exercises.Exercise:
+        """One exercise by id ('02.contiguous_bytes')."""
+        return exercises.get(exercise_id)
+
+    def show(self, what: object, title: str = "", units: Mapping[str, str] | None = None,
+             record: str = "") -> tables.Table:
+        """What was measured as one table (`labkit.show.table`): a comparison, a list of
+        dicts, or a table; `record` keeps it under that key, to be re-shown from results."""
+        if isinstance(what, tables.Table):
+            shown = what
+        elif isinstance(what, bench.Comparison):
+            shown = tables.comparison(what, title)
+        elif isinstance(what, (list, tuple)):
+            shown = tables.rows(what, title, units)
+        else:
+            raise TypeError(f"chapter.show takes a comparison, a list of dicts or a Table, "
+                            f"got {type(what).__name__}")
+        if record:
+            self.record(record, shown.to_dict())
+        return shown
+
+    def here_or_recorded(self, key: str, measure: Callable[[], object], *,
+                         can: bool | Callable[[], bool] | None = None,
+                         machine: str = results.DEFAULT_REFERENCE) -> object:
+        """Measure here when this machine can, else show what the reference machine recorded.
+
+        can: whether this machine can measure it (default: it has a GPU), or a predicate.
+        When it can, `measure()` runs, its result is recorded under `key` and returned as it
+        is. When it cannot, the reference's record under `key` comes back as `Recorded`,
+        labelled 'recorded on <machine>, <date>' (or saying nothing is recorded), never as
+        a measurement of this machine. One call replaces `if on_gpu: ... else: recorded`.
+        """
+        if not callable(measure):
+            raise TypeError(f"here_or_recorded({key!r}, measure): measure must be a function "
+                            f"that measures, got {measure!r}")
+        runs_here = self.on_gpu if can is None else bool(can() if callable(can) else can)
+        if runs_here:
+            value = measure()
+            self.record(key, value.to_dict() if isinstance(value, tables.Table) else value)
+            return value
+        return self.reference(key, machine)
+
+    def reference(self, key: str, machine: str = results.DEFAULT_REFERENCE) -> Recorded:
+        """What the reference machine recorded under this chapter and key, labelled recorded."""
+        data = results.load(machine) or {}
+        entry = data.get("chapters", {}).get(self.key, {}).get(key)
+        if entry is None:
+            return Recorded(self.key, key, machine)
+        return Recorded(self.key, key, machine, entry["payload"],
+                        str(entry.get("recorded_at", ""))[:10])
 
     @property
     def analogue(self) -> str:

@@ -102,6 +102,12 @@ def modules(part: str) -> Iterator[ModuleType]:
             yield module
 
 
+def module(key: str, part: str) -> ModuleType | None:
+    """One chapter's module named `part` ('strided_gemm' of '02_contiguity_and_hidden_copies'),
+    or None where the chapter has none: what a session's `chapter.lab.<part>` reaches."""
+    return _installed().module("ch" + check_key(key), part)
+
+
 K = TypeVar("K")
 V = TypeVar("V")
 

@@ -40,3 +40,80 @@ def test_chapter_measured_returns_flags_with_their_case_and_size(monkeypatch):
         calls.clear()
         _, flags = chapter.measured({"slow": lambda: None}, baseline="slow", case="2-D", rounds=3)
         assert len(calls) == 1 and flags[0]["timing"] == "2-D: slow"
+
+
+def _results_dir(tmp_path, monkeypatch, payloads: dict) -> None:
+    """A reference file holding `payloads` under chapter 02, read from a temporary results/."""
+    import json
+
+    data = {"machine": "nvidia-h200", "chapters": {"02_contiguity_and_hidden_copies": {
+        key: {"payload": value, "recorded_at": "2026-11-30T10:00:00+00:00"}
+        for key, value in payloads.items()}}}
+    (tmp_path / "nvidia-h200.json").write_text(json.dumps(data))
+    monkeypatch.setenv("LABKIT_RESULTS_DIR", str(tmp_path))
+
+
+def test_here_or_recorded_measures_and_records_where_the_machine_can(tmp_path, monkeypatch):
+    chapter = session.open("02_contiguity_and_hidden_copies", announce=False)
+    kept = []
+    monkeypatch.setattr(chapter, "record", lambda key, value: kept.append((key, value)))
+    value = chapter.here_or_recorded("probe", lambda: {"n": 3}, can=True)
+    assert value == {"n": 3} and kept == [("probe", {"n": 3})]
+    calls = []
+    value = chapter.here_or_recorded("probe", lambda: calls.append(1), can=lambda: False)
+    assert calls == [] and isinstance(value, session.Recorded)  # never measured where it cannot
+    with pytest.raises(TypeError, match="must be a function"):
+        chapter.here_or_recorded("probe", {"n": 3}, can=True)
+
+
+def test_a_recorded_result_says_where_and_when_and_a_missing_one_says_so(tmp_path, monkeypatch):
+    from labkit.show import table
+
+    shown = table.Table("no sync", ["what", "time"], [["stopwatch", 1e-5]], units={"time": "s"})
+    _results_dir(tmp_path, monkeypatch, {"no_sync": {"no_sync_s": 1e-5}, "t": shown.to_dict()})
+    chapter = session.open("02_contiguity_and_hidden_copies", announce=False)
+    recorded = chapter.here_or_recorded("no_sync", lambda: 1 / 0, can=False)
+    assert recorded and recorded["no_sync_s"] == 1e-5 and not recorded.measured_here
+    assert recorded.label == "recorded on nvidia-h200, 2026-11-30"
+    assert "recorded on nvidia-h200, 2026-11-30" in recorded._repr_html_()
+    again = chapter.here_or_recorded("t", lambda: 1 / 0, can=False)
+    assert again.table.rows == shown.rows and "(recorded on nvidia-h200" in str(again).splitlines()[0]
+    missing = chapter.reference("never_recorded")
+    assert not missing and missing.get("x") is None
+    assert "nothing recorded on nvidia-h200 under 02_contiguity_and_hidden_copies/never_recorded" in str(missing)
+    with pytest.raises(KeyError, match="nothing recorded"):
+        missing["x"]
+
+
+def test_the_lab_reaches_the_chapters_modules_and_the_instruments():
+    from labkit.chapters.ch02_contiguity_and_hidden_copies import strided_gemm
+    from labkit.measure import copies
+
+    chapter = session.open("02_contiguity_and_hidden_copies", announce=False)
+    assert chapter.lab.strided_gemm is strided_gemm and chapter.lab.copies is copies
+    with pytest.raises(AttributeError, match="no module 'nowhere'"):
+        _ = chapter.lab.nowhere
+    other = session.open("00_setup_check", announce=False)
+    with pytest.raises(AttributeError, match="chapter 00_setup_check has no module 'strided_gemm'"):
+        _ = other.lab.strided_gemm  # one chapter never reaches another's modules
+
+
+def test_rules_print_the_trust_rule_once_and_forms_follow_the_device():
+    chapter = session.open("02_contiguity_and_hidden_copies", announce=False)
+    assert claims.TRUST_RULE in str(chapter.rules())
+    assert f"id='{session.RULES_ANCHOR}'" in chapter.rules()._repr_html_()
+    gpu = session.Chapter("02_contiguity_and_hidden_copies", torch.device("cuda"), chapter.sizes, True, 4)
+    cpu = session.Chapter("02_contiguity_and_hidden_copies", torch.device("cpu"), chapter.sizes, False, 4)
+    assert gpu.form("float32") == claims.SEED_FORM and gpu.form(there="GPU x") == "GPU x"
+    assert cpu.form("float32") == "CPU analogue: cpu, 4 threads, float32"
+    assert cpu.form() == cpu.analogue
+
+
+def test_show_renders_comparisons_and_rows_and_refuses_the_rest(monkeypatch):
+    chapter = session.open("02_contiguity_and_hidden_copies", announce=False)
+    kept = []
+    monkeypatch.setattr(chapter, "record", lambda key, value: kept.append(key))
+    shown = chapter.show([{"op": "x.t()", "copied": 0}], units={"copied": "B"}, record="ops")
+    assert shown.column("copied") == [0] and kept == ["ops"]
+    with pytest.raises(TypeError, match="takes a comparison"):
+        chapter.show(3)
