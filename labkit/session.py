@@ -52,7 +52,7 @@ INSTRUMENTS = {
     "widgets": "labkit.show.widgets", "timing_plots": "labkit.show.timing_plots",
     "table": "labkit.show.table",
 }
-RULES_ANCHOR = "trust-rule"  # the id a claim card links back to (labkit.claims.core)
+RULES_ANCHOR = claims.core.RULES_ANCHOR  # the id each claim card links back to
 
 
 class Lab:

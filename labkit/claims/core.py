@@ -34,6 +34,8 @@ OUTCOMES = (CONFIRMED, REFUTED, DEPENDS)
 # A verdict says which form of its claim it judged: the seed's own setting, or an analogue.
 SEED_FORM = "the seed's form"
 
+RULES_ANCHOR = "trust-rule"  # where a chapter prints the trust rule once (labkit.session.Rules)
+
 NOISE = "noise: the spread of the measured ratio straddles the threshold; rerun on a quiet machine"
 # What a verdict held back by a flagged timing depends on (see labkit.claims.trust).
 NOISE_FLAGGED = FLAGGED
@@ -132,7 +134,7 @@ class Claim:
     seed_setting is the setting the seed states (device, precision, size), so a verdict
     made elsewhere can say it judged an analogue. deterministic: the verdict follows from
     tensor semantics (strides, errors), not timings, so nbval may compare it. timing_based:
-    a timing decides it (a ratio against a threshold), so the card prints the trust rule
+    a timing decides it (a ratio against a threshold), so the card links to the trust rule
     (`labkit.claims.trust.TRUST_RULE`) the verdict will follow. decisions (required when
     timing_based and tested): (evidence, thresholds) -> the `trust.Decision`s that decide it
     on this evidence (or `trust.Decisions`, with cases only shown); `judge` applies the rule
@@ -209,16 +211,20 @@ class Claim:
             rows.append(("the seed's setting", self.seed_setting))
         rows += [("confirmed if", self.confirm_if), ("refuted if", self.refute_if)]
         rows += [(f"threshold {k}", str(v)) for k, v in self.thresholds.items()]
-        if self.timing_based:
-            rows.append(("trust rule", TRUST_RULE))
         body = "".join(f"<tr><th style='text-align:left'>{html.escape(k)}</th>"
                        "<td style='text-align:left'>"
                        f"{articles.cite_html(self) if k == 'source' else html.escape(v)}</td></tr>"
                        for k, v in rows)
+        if self.timing_based:  # the rule itself is printed once per chapter; the card links to it
+            body += ("<tr><th style='text-align:left'>trust rule</th><td style='text-align:left'>"
+                     f"<a href='#{RULES_ANCHOR}' title='{html.escape(TRUST_RULE, quote=True)}'>"
+                     "the chapter's trust rule</a> decides whether a flagged timing holds this "
+                     "verdict back</td></tr>")
         return f"<table>{body}</table>"
 
     def __repr__(self) -> str:
         rule = f"confirmed if {self.confirm_if}; refuted if {self.refute_if}"
         limits = ", ".join(f"{k}={v}" for k, v in self.thresholds.items())
         text = f"{self.id}: {self.statement}\n  {rule}" + (f"\n  thresholds: {limits}" if limits else "")
-        return text + (f"\n  trust rule: {TRUST_RULE}" if self.timing_based else "")
+        return text + ("\n  trust rule: the chapter's (chapter.rules(); labkit.claims.TRUST_RULE)"
+                       if self.timing_based else "")

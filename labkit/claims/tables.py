@@ -18,6 +18,7 @@ from labkit.claims import articles
 from labkit.claims.core import CONFIRMED, DEPENDS, REFUTED, SEED_FORM, Claim, Verdict
 from labkit.claims.registry import REGISTRY, all_claims, get
 from labkit.core import results
+from labkit.show import table as tables
 
 VERDICT_COLUMNS = ("claim", "source", "statement", "this machine", "form judged", "reason",
                    "recorded reference")
@@ -60,6 +61,7 @@ class VerdictTable:
     reference: str = ""
     pending: list[str] = field(default_factory=list)  # claim ids with no verdict on this machine
     recording_reference: bool = False  # this run itself writes the reference results
+    summary: bool = False  # a chapter's closing table: outcomes only, the numbers folded
 
     def _ids(self) -> list[str]:
         return [v.claim_id for v in self.verdicts] + self.pending
@@ -110,28 +112,70 @@ class VerdictTable:
         """Plain text where HTML does not render: the deterministic structure."""
         return self.structure()
 
-    def _repr_html_(self) -> str:
-        head = "".join(f"<th style='text-align:left'>{html.escape(c)}</th>" for c in VERDICT_COLUMNS)
-        body = ""
+    def card(self) -> tables.Table:
+        """The verdicts as one `labkit.show.table.Table`: per claim its outcome, the form judged,
+        the numbers that decided it (its reason, without the trust rule's notes) and the
+        reference's recorded outcome; the statement, source, whole reason and evidence are
+        folded, one click away. A summary (a chapter's closing table) shows outcomes only."""
+        columns = ["claim", "this machine", "form judged"] + ([] if self.summary else
+                                                               ["deciding numbers"])
+        shown = tables.Table("", [*columns, "recorded reference"], marks=_COLOURS)
+        by_id = {v.claim_id: v for v in self.verdicts}
         for row in self.rows():
-            zh = get(row["claim"]).section_zh
-            body += "<tr>" + "".join(_cell(str(row[c]), zh if c == "source" else "")
-                                     for c in VERDICT_COLUMNS) + "</tr>"
-        return fitted(f"<table style='{TABLE_STYLE}'><tr>{head}</tr>{body}</table>")
+            verdict = by_id.get(row["claim"])
+            numbers = [] if self.summary else [deciding(row["reason"]) if verdict else
+                                               f"(reference) {deciding(row['reason'])}"]
+            ref = self.recorded.get(row["claim"])
+            shown.add(row["claim"], row["this machine"], row["form judged"], *numbers,
+                      f"{ref.label} (recorded, {ref.machine})" if ref and not self.recording_reference
+                      else row["recorded reference"])
+            shown.fold(f"{row['claim']}: statement, source, reason and evidence",
+                       _evidence_text(row, verdict, self.recorded.get(row["claim"])))
+        return shown
+
+    def _repr_html_(self) -> str:
+        return self.card()._repr_html_()
+
+
+NUMBERS_CHARACTERS = 320  # a card's visible reason; the whole reason is folded under it
+_TRUST_NOTES = ("; flagged, but too small", "; the harness flagged")
+
+
+def deciding(reason: str) -> str:
+    """The part of a verdict's reason that states the deciding numbers: without the notes
+    the trust rule appends (the folded reason keeps them), at most NUMBERS_CHARACTERS."""
+    cut = min([reason.find(n) for n in _TRUST_NOTES if n in reason] or [len(reason)])
+    head = reason[:cut].strip()
+    if cut < len(reason):
+        head += " (flags: see the whole reason below)"
+    return head if len(head) <= NUMBERS_CHARACTERS else head[:NUMBERS_CHARACTERS - 30] + "... (whole reason below)"
+
+
+def _evidence_text(row: dict, verdict: Verdict | None, ref: Verdict | None) -> str:
+    lines = [f"statement: {row['statement']}", f"source: {row['source']}",
+             f"reason: {row['reason']}"]
+    if verdict is not None:
+        lines.append("evidence: " + json.dumps(results.to_jsonable(verdict.evidence), indent=1,
+                                               ensure_ascii=False))
+        if verdict.thresholds:
+            lines.append(f"thresholds: {dict(verdict.thresholds)}")
+    if ref is not None:
+        lines.append(f"recorded reference ({ref.machine}, {ref.form}): {ref.label}: {ref.reason}")
+    return "\n".join(lines)
 
 
 def table(verdicts: Iterable[Verdict], pending: Iterable[str] = (),
-          reference: str = results.DEFAULT_REFERENCE) -> VerdictTable:
+          reference: str = results.DEFAULT_REFERENCE, summary: bool = False) -> VerdictTable:
     """The verdict table of these verdicts, beside the reference machine's recorded ones.
 
     pending: ids of claims that got no verdict on this machine (GPU-only forms); their
-    recorded verdicts are still shown.
+    recorded verdicts are still shown. summary: outcomes only (a chapter's closing table).
     """
     verdicts = list(verdicts)
     ids = [v.claim_id for v in verdicts] + list(pending)
     recording = os.environ.get(results.REFERENCE_ENV, "").strip() == reference
     return VerdictTable(verdicts, {} if recording else recorded_verdicts(ids, reference),
-                        reference, list(pending), recording)
+                        reference, list(pending), recording, summary)
 
 
 # "seed says" quotes the seed's own words (Claim.seed_text, Chinese), with the English gist

@@ -82,7 +82,8 @@ class Table:
     ('s', 'x', '%', 'B', or any text such as 'GB/s', shown in the header). notes: lines shown
     under the table. folded: (summary, text) pairs in closed <details> elements (HTML) and
     only counted in text. recorded: empty when measured in this run, else where and when
-    it was recorded ('recorded on nvidia-h200, 2026-11-30'), shown on the table.
+    it was recorded ('recorded on nvidia-h200, 2026-11-30'), shown on the table. marks:
+    text prefix -> colour, so cells that open with an outcome ('refuted') stand out in HTML.
     """
 
     title: str
@@ -92,6 +93,7 @@ class Table:
     notes: list[str] = field(default_factory=list)
     folded: list[tuple[str, str]] = field(default_factory=list)
     recorded: str = ""
+    marks: Mapping[str, str] = field(default_factory=dict)  # a cell's text prefix -> its colour
 
     def __post_init__(self) -> None:
         if isinstance(self.columns, str) or not self.columns:
@@ -170,7 +172,8 @@ class Table:
                    for c in self.columns]
         head = "".join(f"<th style='{NUMBER if n else CELL}'>{html.escape(self.header(c))}</th>"
                        for c, n in zip(self.columns, numeric, strict=True))
-        body = "".join("<tr>" + "".join(f"<td style='{NUMBER if n else CELL}'>{html.escape(v)}</td>"
+        body = "".join("<tr>" + "".join(f"<td style='{NUMBER if n else CELL}{self._mark(v)}'>"
+                                        f"{html.escape(v)}</td>"
                                         for v, n in zip(row, numeric, strict=True)) + "</tr>"
                        for row in self.cells())
         caption = self.caption()
@@ -183,6 +186,10 @@ class Table:
                          for s, t in self.folded)
         return (f"<div class='lt-table' style='max-width:100%;overflow-x:auto'>"
                 f"<table style='{STYLE}'>{badge}<tr>{head}</tr>{body}</table>{notes}{folded}</div>")
+
+    def _mark(self, text: str) -> str:
+        colour = next((c for prefix, c in self.marks.items() if text.startswith(prefix)), None)
+        return f";color:{colour};font-weight:bold" if colour else ""
 
     # ------------------------------------------------------------------ kept and re-shown
 
