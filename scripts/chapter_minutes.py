@@ -131,8 +131,8 @@ class _ReadText(html.parser.HTMLParser):
 
     Left out: pictures and code that is not text (``svg``, ``style``, ``script``), and what a
     ``<details>`` folds: only its ``<summary>`` line shows until the learner opens it (a hint,
-    a reference solution, folded evidence). A quiz's held output (``details.lt-held``) is the
-    exception: answering the quiz opens it in place, so its body is read and its summary (the
+    a reference solution, folded evidence); one saved ``open`` is read whole. A quiz's held
+    output (``details.lt-held``) is the exception: answering the quiz opens it in place, so its body is read and its summary (the
     "held back" note, gone once answered) is not; its words are also counted as ``held``.
     """
 
@@ -141,7 +141,8 @@ class _ReadText(html.parser.HTMLParser):
     def __init__(self) -> None:
         super().__init__(convert_charrefs=True)
         # The open elements that decide what shows: ("svg" | "style" | "script" | "summary" |
-        # "held" | "folded"), innermost last; a summary is kept only as a details' child.
+        # "held" | "folded" | "open", the last three a details), innermost last; a summary is
+        # kept only as a details' child.
         self.stack: list[str] = []
         self.read: list[str] = []
         self.held: list[str] = []
@@ -150,14 +151,18 @@ class _ReadText(html.parser.HTMLParser):
         if tag in self._SKIPPED:
             self.stack.append(tag)
         elif tag == "details":
-            classes = (dict(attrs).get("class") or "").split()
-            self.stack.append("held" if "lt-held" in classes else "folded")
-        elif tag == "summary" and self.stack and self.stack[-1] in ("held", "folded"):
+            named = dict(attrs)
+            classes = (named.get("class") or "").split()
+            # An open details shows its body, like any element; marked as a summary-less fold
+            # that hides nothing (its own summary then shows too).
+            self.stack.append("held" if "lt-held" in classes else "open" if "open" in named
+                              else "folded")
+        elif tag == "summary" and self.stack and self.stack[-1] in ("held", "folded", "open"):
             self.stack.append("summary")
         self.read.append(" ")  # an element's edge separates words (table cells, list items)
 
     def handle_endtag(self, tag: str) -> None:
-        kind = {"details": ("held", "folded"), "summary": ("summary",)}.get(tag, (tag,))
+        kind = {"details": ("held", "folded", "open"), "summary": ("summary",)}.get(tag, (tag,))
         if self.stack and self.stack[-1] in kind:
             self.stack.pop()
         self.read.append(" ")

@@ -107,6 +107,10 @@ def test_a_quiz_held_output_is_read_once_answered_but_not_its_note():
     assert minutes.html_words(held) == (4, 4)  # copy, 2.1, ms, hint
 
 
+def test_a_details_saved_open_is_read_whole():
+    assert minutes.html_words("<details open><summary>why</summary>three words here</details>") == (4, 0)
+
+
 def test_what_each_kind_of_output_contributes():
     quiz = _html("<div class='lt-quiz-static'><p>Quiz: q?</p><p><i>To answer: run the cells "
                  "above first</i></p></div>", plain="Quiz: how many bytes? [choices: 0 | 4]",
