@@ -3,8 +3,10 @@
 Every timing-based claim decides by comparing a measured ratio (with its spread over
 interleaved rounds) against a named threshold (`band`). The harness also flags single
 timings it does not trust as they stand: noisy (IQR over 10% of the median), above 105%
-of this machine's ceiling, or launch-bound (the host's launch, not the device, set the
-time), still so when measured again. Before this module, any such flag turned the whole
+of this machine's ceiling, or, on the CPU, bound by call overhead (a one-element op's
+cost is over 10% of the median), still so when measured again. A short GPU call whose host
+launch outlasts its device time is not flagged: the harness reports its device time (kernel
+records) with the host's launch beside it, two true figures of different things. Before this module, any such flag turned the whole
 verdict into "depends on noise", even when the ratio sat far from its threshold
 (torch.matmul at 0.31x the stride-aware GEMM against a 1.2x threshold; a copy penalty of
 27x against 1.5x). That veto was printed nowhere and its reason text said something that
@@ -19,8 +21,8 @@ by `Claim.judge` itself (`apply`), never by a check:
 - a flag carries an uncertainty `s`: the flagged timing could be off by a factor (1 + s).
   Noisy: in an interleaved comparison the relative IQR of its per-round medians (what the
   ratio is built from; single samples scatter more than medians do), timed alone its
-  IQR/median. Above a ceiling: its excess over 100% of that ceiling. Bound by launch or
-  call overhead: what the harness says it could be off by (overhead / the rest). A flag recorded without its size (older results)
+  IQR/median. Above a ceiling: its excess over 100% of that ceiling. Bound by call
+  overhead (CPU): what the harness says it could be off by (overhead / the rest). A flag recorded without its size (older results)
   counts as s = 100% (off by a factor of two).
 - a decision is the ratio, its spread and its threshold. Its margin is the factor by which
   the whole interval (ratio and spread) would have to move to reach the threshold.
@@ -58,7 +60,7 @@ FLAGGED = ("noise: a timing the harness flagged could carry the deciding ratio a
 
 TRUST_RULE = (
     "a timing the harness flags (noisy: IQR over 10% of its median; above 105% of a "
-    "ceiling; or bound by launch or call overhead; still so when measured again) holds this "
+    "ceiling; or, on the CPU, bound by call overhead; still so when measured again) holds this "
     "verdict back ('depends' on noise) only if it could carry the deciding ratio across the "
     "threshold: the flagged timing may be off by the spread of its per-round medians in an "
     "interleaved comparison (its IQR/median when timed alone), by its excess over the ceiling, "

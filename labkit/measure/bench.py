@@ -188,8 +188,10 @@ def compare(variants: dict[str, Callable], baseline: str | None = None, rounds: 
                for label in variants}
     for label in variants:
         q25, q75, per_round = ratio_spread(round_medians[label], round_medians[baseline])
-        base = timings[baseline].median_s
-        ratio = timings[label].median_s / base if base > 0 else float("inf")
+        # The ratio stated is the median of the per-round ratios, the interleaved estimate the
+        # spread describes (a ratio of the two overall medians can fall outside its own spread
+        # when one round drifts: chapter 07's Trap 3 stated 0.625 beside rounds of 0.53-0.57).
+        ratio = float(np.median(per_round))
         results[label] = VariantResult(timings[label], ratio, q25, q75, per_round,
                                        tuple(round_medians[label]))
     return Comparison(baseline, rounds, results, tuple(order))
@@ -329,7 +331,9 @@ class _Sampler:
     def _probe_host(self, per_call_s: float) -> None:
         """Time the host's launch; on the device clock, size the hold that hides it."""
         probe = clocks.host_launch(self.run, self.where, per_call_s)
-        self.host_s = probe.seconds
+        # A call that waited for the GPU returned after the probe's own spin: its figure is the
+        # spin, not a launch, so none is reported (the wall clock then holds the whole call).
+        self.host_s = None if probe.synchronises else probe.seconds
         if probe.synchronises:
             self.clock = clocks.WALL
             self.clock_note = ("wall clock: the call waits for the GPU (a synchronisation, or "
@@ -554,6 +558,8 @@ def _make_timing(samples: list[float], label: str, where: torch.device, mode: st
         clocks.CPU if where.type != "cuda" else clocks.DEVICE, None, "")
     overhead_s = clocks.cpu_call_overhead_s(threads) if where.type == "cpu" else None
     resolution = conditions.timer_resolution_s(where)
+    if clock_name == clocks.RECORDS:  # the GPU timer's own step, not the events'
+        resolution = kernel_records.resolution_s(samples, resolution)
     notes = []
     if stats.median_s < TOO_FAST_FACTOR * resolution:
         note = (f"too fast to time reliably: the median {stats.median_s * 1e9:.0f} ns is under "

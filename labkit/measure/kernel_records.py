@@ -17,7 +17,7 @@ profiler counts it), between its spin and the next flush (or spin).
 from __future__ import annotations
 
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from functools import lru_cache
 
 import numpy as np
@@ -126,3 +126,16 @@ def flush_record_count(device: str) -> int:
         flush.zero_()
         torch.cuda.synchronize(where)
     return len(_gpu_records(prof))
+
+
+def resolution_s(durations: Sequence[float], fallback_s: float) -> float:
+    """The step of the GPU timer the kernel records were read from, measured on the records.
+
+    CUDA events resolve about 0.5 us; a kernel record's start and end come from the GPU's own
+    timer, whose step (32 ns on an H200) shows as the smallest gap between two distinct
+    durations. With fewer than two distinct durations the step cannot be seen, and the
+    fallback (the events' resolution) is kept.
+    """
+    distinct = sorted({round(d, 12) for d in durations})
+    gaps = [b - a for a, b in zip(distinct[:-1], distinct[1:], strict=True) if b - a > 1e-12]
+    return min(gaps) if gaps else fallback_s

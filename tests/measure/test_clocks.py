@@ -94,3 +94,11 @@ def test_a_synchronising_call_falls_back_to_the_wall_clock():
     x = torch.randn(1024, device="cuda")
     t = bench.time(lambda: x.sum().item(), mode="cold")
     assert t.clock == "wall" and any("wall clock" in w for w in t.warnings)
+
+
+def test_kernel_records_resolution_is_the_smallest_step_between_distinct_durations():
+    from labkit.measure import kernel_records
+
+    steps = [0.800e-6, 0.832e-6, 0.864e-6, 0.832e-6, 0.800e-6]
+    assert abs(kernel_records.resolution_s(steps, 500e-9) - 32e-9) < 1e-12
+    assert kernel_records.resolution_s([1e-6, 1e-6], 500e-9) == 500e-9  # no step seen: events'
