@@ -3,7 +3,10 @@ and the timeline (see labkit.measure.timeline).
 
 State lives in Python traitlets with validators (so bad values are refused with a clear
 TraitError whatever the front end sends, and tests can drive a widget without a browser);
-drawing lives in a plain ES-module JS file beside each module, shipped as package data.
+drawing lives in plain JS files beside the modules, shipped as package data, each function a
+part named for what it draws. Every widget derives from ``base.Widget``, which joins dom.js and
+the widget's JS files into its page module and builds its mime bundle (the view plus its
+static forms), so a widget says only what it draws.
 All stride arithmetic comes from ``labkit.core.layout``; what each cell and label says is decided
 by the pure functions of ``view_model``; what a learner types is read by ``parsing``; and
 every widget's mime bundle carries a static SVG (``static_svg``) for GitHub, nbviewer and

@@ -33,15 +33,14 @@ Stable DOM hooks (for browser tests and later chapters), all inside ``.lt-grid-w
 
 from __future__ import annotations
 
-import pathlib
 from collections.abc import Sequence
 
-import anywidget
 import torch
 import traitlets
 
 from labkit.core import layout
 from labkit.show.widgets import static_svg, view_model
+from labkit.show.widgets.base import Widget
 from labkit.show.widgets.view_model import (  # noqa: F401 -- kept importable from here
     MAX_DIMS,
     MAX_DRAWN_CELLS,
@@ -52,13 +51,6 @@ from labkit.show.widgets.view_model import (  # noqa: F401 -- kept importable fr
     minimal_storage_size,
     storage_values,
 )
-
-HERE = pathlib.Path(__file__).parent
-
-
-def esm_source(name: str) -> str:
-    """A widget's JS with the shared DOM helper (dom.js) in front: one copy of the helper."""
-    return (HERE / "dom.js").read_text() + "\n" + (HERE / name).read_text()
 
 
 def _trait_error(err: Exception) -> traitlets.TraitError:
@@ -80,7 +72,7 @@ def layout_of(obj: layout.Layout | torch.Tensor) -> layout.Layout:
     )
 
 
-class AddressGrid(anywidget.AnyWidget):
+class AddressGrid(Widget):
     """Logical grid beside its storage strip; select an element to see its address formula.
 
     Construct from a tensor (its storage values are shown when small) or a
@@ -88,8 +80,7 @@ class AddressGrid(anywidget.AnyWidget):
     e.g. ``base=x.untyped_storage().data_ptr()``; by default the formula says "base".
     """
 
-    _esm = esm_source("address_grid.js")
-    _css = HERE / "widgets.css"
+    js_parts = ("grid_svg.js", "grid.js", "address_grid.js")
 
     shape = traitlets.List(help="logical shape").tag(sync=True)
     stride = traitlets.List(help="strides, in elements").tag(sync=True)
@@ -164,15 +155,6 @@ class AddressGrid(anywidget.AnyWidget):
         """The picture a saved notebook shows where the widget cannot run (same numbers)."""
         target = self.storage_index if self.selected else -1
         return static_svg.grid_svg(self._view, list(self.selected), self.address_text, target)
-
-    def _repr_mimebundle_(self, **kwargs: object) -> dict:
-        """The widget view plus a static SVG and text, for GitHub, nbviewer and HTML exports."""
-        bundle = super()._repr_mimebundle_(**kwargs)
-        data = bundle[0] if isinstance(bundle, tuple) else bundle
-        if isinstance(data, dict):
-            data["image/svg+xml"] = self.static_svg()
-            data["text/plain"] = repr(self)
-        return bundle
 
     def __repr__(self) -> str:
         """Deterministic text for places where widgets cannot render (nbval, GitHub)."""

@@ -1,5 +1,5 @@
 // Shared DOM helper of the labkit widgets, put in front of each widget's module by Python
-// (labkit.show.widgets.address_grid.esm_source), so there is one copy of it in the repository.
+// (labkit.show.widgets.base.assemble), so there is one copy of it in the repository.
 
 function el(tag, className, text) {
   const node = document.createElement(tag);

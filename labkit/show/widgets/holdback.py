@@ -38,7 +38,7 @@ import anywidget
 import traitlets
 from IPython.core.displaypub import DisplayPublisher
 
-from labkit.show.widgets.address_grid import HERE, esm_source
+from labkit.show.widgets.base import Widget
 
 
 class Quiz(Protocol):
@@ -75,11 +75,10 @@ def bundle_html(data: dict[str, Any]) -> str:
     return f"<pre class='lt-held-text'>{html.escape(str(data.get('text/plain', '')))}</pre>"
 
 
-class Held(anywidget.AnyWidget):
+class Held(Widget):
     """An output held back by an unanswered quiz; it shows itself when `revealed` is set."""
 
-    _esm = esm_source("held.js")
-    _css = HERE / "widgets.css"
+    js_parts = ("held.js",)
 
     content = traitlets.Unicode("", help="the held output as HTML").tag(sync=True)
     note = traitlets.Unicode(NOTE).tag(sync=True)
@@ -93,17 +92,19 @@ class Held(anywidget.AnyWidget):
         # kept in the saved notebook for the tools that read it; a front end draws the widget
         self.data = {k: v for k, v in (data or {}).items() if k == "application/json"}
 
-    def _repr_mimebundle_(self, **kwargs: object) -> Any:
-        bundle = super()._repr_mimebundle_(**kwargs)
-        data = bundle[0] if isinstance(bundle, tuple) else bundle
-        if isinstance(data, dict):
-            kind = "lt-held" if self.note else "lt-held lt-held-more"  # one banner per cell
-            summary = f"{MARK} {html.escape(self.note)}" if self.note else MARK
-            data["text/html"] = (f"<details class='{kind}'><summary>{summary}</summary>"
-                                 f"{self.content}</details>")
-            data["text/plain"] = self.text
-            data.update(self.data)
-        return bundle
+    def static_html(self) -> str:
+        """The held output folded in a <details> (open on request) behind the marker."""
+        kind = "lt-held" if self.note else "lt-held lt-held-more"  # one banner per cell
+        summary = f"{MARK} {html.escape(self.note)}" if self.note else MARK
+        return (f"<details class='{kind}'><summary>{summary}</summary>"
+                f"{self.content}</details>")
+
+    def static_text(self) -> str:
+        """The held output's own text: what nbval compares, held or not."""
+        return self.text
+
+    def static_data(self) -> dict[str, Any]:
+        return dict(self.data)
 
 
 class _Hold:

@@ -5,52 +5,45 @@
 
 let quizCount = 0; // unique radio-group names when several quizzes share a page
 
-function render({ model, el: host }) {
-  quizCount += 1;
-  const groupName = `lt-quiz-${quizCount}-${Math.random().toString(36).slice(2, 8)}`;
-  const root = el("div", "lt-quiz");
-  root.dataset.lmSuppressShortcuts = "true";
-  const form = el("form");
-  form.noValidate = true;
-  const fieldset = el("fieldset");
-  const legend = el("legend", "lt-question", model.get("question"));
-  legend.id = `${groupName}-question`;
-  fieldset.append(legend);
-
-  const kind = model.get("kind");
-  let answerInput = null;
+// Multiple choice: one radio button per choice, in a group named by the question.
+function choiceGroup(model, groupName, legend) {
+  const group = el("div", "lt-choices");
+  group.setAttribute("role", "radiogroup");
+  group.setAttribute("aria-labelledby", legend.id);
   const radios = [];
-  if (kind === "choice") {
-    const group = el("div", "lt-choices");
-    group.setAttribute("role", "radiogroup");
-    group.setAttribute("aria-labelledby", legend.id);
-    for (const choice of model.get("choices")) {
-      const label = el("label", "lt-choice");
-      const radio = el("input");
-      radio.type = "radio";
-      radio.name = groupName;
-      radio.value = choice;
-      radio.dataset.choice = choice;
-      label.append(radio, document.createTextNode(" " + choice));
-      group.append(label);
-      radios.push(radio);
-    }
-    fieldset.append(group);
-  } else {
-    const label = el("label", "lt-answer-label", kind === "number" ? "Your prediction: " : "Your prediction (whole numbers, e.g. 1, 4): ");
-    answerInput = el("input");
-    answerInput.type = "text";
-    answerInput.inputMode = kind === "number" ? "decimal" : "text";
-    answerInput.dataset.role = "answer";
-    answerInput.setAttribute("aria-describedby", legend.id);
-    answerInput.autocomplete = "off";
-    if (kind === "number" && ["x", "×"].includes(model.get("unit").trim().toLowerCase()))
-      answerInput.placeholder = "e.g. 1.2, 1.2x or 120%";
-    label.append(answerInput);
-    if (model.get("unit")) label.append(document.createTextNode(" " + model.get("unit")));
-    fieldset.append(label);
-    if (model.get("tolerance_text")) fieldset.append(el("div", "lt-note", model.get("tolerance_text")));
+  for (const choice of model.get("choices")) {
+    const label = el("label", "lt-choice");
+    const radio = el("input");
+    radio.type = "radio";
+    radio.name = groupName;
+    radio.value = choice;
+    radio.dataset.choice = choice;
+    label.append(radio, document.createTextNode(" " + choice));
+    group.append(label);
+    radios.push(radio);
   }
+  return { group, radios };
+}
+
+// A number or whole numbers: one text field, with the unit after it and the tolerance below.
+function answerField(model, fieldset, legend, kind) {
+  const label = el("label", "lt-answer-label", kind === "number" ? "Your prediction: " : "Your prediction (whole numbers, e.g. 1, 4): ");
+  const answerInput = el("input");
+  answerInput.type = "text";
+  answerInput.inputMode = kind === "number" ? "decimal" : "text";
+  answerInput.dataset.role = "answer";
+  answerInput.setAttribute("aria-describedby", legend.id);
+  answerInput.autocomplete = "off";
+  if (kind === "number" && ["x", "×"].includes(model.get("unit").trim().toLowerCase()))
+    answerInput.placeholder = "e.g. 1.2, 1.2x or 120%";
+  label.append(answerInput);
+  if (model.get("unit")) label.append(document.createTextNode(" " + model.get("unit")));
+  fieldset.append(label);
+  if (model.get("tolerance_text")) fieldset.append(el("div", "lt-note", model.get("tolerance_text")));
+  return answerInput;
+}
+
+function quizButtons() {
   const submit = el("button", "lt-submit", "Check against the code");
   submit.type = "submit";
   submit.dataset.role = "submit";
@@ -58,94 +51,140 @@ function render({ model, el: host }) {
   skip.type = "button";
   skip.dataset.role = "skip";
   skip.title = "Show what this quiz holds back below without predicting";
+  return { submit, skip };
+}
+
+// The form: the question, the choices or the answer field, submit and skip.
+function quizForm(model, q) {
+  const form = el("form");
+  form.noValidate = true;
+  const fieldset = el("fieldset");
+  const legend = el("legend", "lt-question", model.get("question"));
+  legend.id = `${q.groupName}-question`;
+  fieldset.append(legend);
+  const kind = model.get("kind");
+  if (kind === "choice") {
+    const { group, radios } = choiceGroup(model, q.groupName, legend);
+    q.radios = radios;
+    fieldset.append(group);
+  } else {
+    q.answerInput = answerField(model, fieldset, legend, kind);
+  }
+  const { submit, skip } = quizButtons();
+  q.skip = skip;
   fieldset.append(submit, skip);
   form.append(fieldset);
+  return form;
+}
 
-  const result = el("div", "lt-result");
-  result.dataset.role = "result";
-  result.setAttribute("aria-live", "polite");
-  const computed = el("div", "lt-computed");
-  computed.dataset.role = "computed";
-  const explanation = el("div", "lt-note");
-  explanation.dataset.role = "explanation";
-  const error = el("div", "lt-error");
-  error.dataset.role = "error";
-  error.setAttribute("role", "alert");
-  root.append(form, result, computed, explanation, error);
-  host.append(root);
+// The quiz's nodes: the form, then the result, the computed answer, the explanation, errors.
+function quizNodes(host, model) {
+  quizCount += 1;
+  const q = {
+    model, groupName: `lt-quiz-${quizCount}-${Math.random().toString(36).slice(2, 8)}`,
+    answerInput: null, radios: [], seq: 0,
+  };
+  q.root = el("div", "lt-quiz");
+  q.root.dataset.lmSuppressShortcuts = "true";
+  q.form = quizForm(model, q);
+  q.result = el("div", "lt-result");
+  q.result.dataset.role = "result";
+  q.result.setAttribute("aria-live", "polite");
+  q.computed = el("div", "lt-computed");
+  q.computed.dataset.role = "computed";
+  q.explanation = el("div", "lt-note");
+  q.explanation.dataset.role = "explanation";
+  q.error = el("div", "lt-error");
+  q.error.dataset.role = "error";
+  q.error.setAttribute("role", "alert");
+  q.root.append(q.form, q.result, q.computed, q.explanation, q.error);
+  host.append(q.root);
+  return q;
+}
 
-  let seq = 0;
-  function response() {
-    if (answerInput) return answerInput.value;
-    const chosen = radios.find((r) => r.checked);
-    return chosen ? chosen.value : "";
-  }
-  function send() {
-    seq += 1;
-    result.textContent = "Computing the answer in the kernel…";
-    delete result.dataset.correct;
-    error.textContent = "";
-    model.set("submission", { response: response(), seq });
-    model.save_changes();
-  }
-  skip.addEventListener("click", () => {
-    seq += 1;
-    model.set("submission", { skip: true, seq });
-    model.save_changes();
+function response(q) {
+  if (q.answerInput) return q.answerInput.value;
+  const chosen = q.radios.find((r) => r.checked);
+  return chosen ? chosen.value : "";
+}
+
+function send(q) {
+  q.seq += 1;
+  q.result.textContent = "Computing the answer in the kernel…";
+  delete q.result.dataset.correct;
+  q.error.textContent = "";
+  q.model.set("submission", { response: response(q), seq: q.seq });
+  q.model.save_changes();
+}
+
+// Submit, skip, and Enter from a radio or the text field. (Implicit form submission does
+// not reach us inside JupyterLab, which handles keypress events on the page.)
+function listenToAnswers(q) {
+  q.skip.addEventListener("click", () => {
+    q.seq += 1;
+    q.model.set("submission", { skip: true, seq: q.seq });
+    q.model.save_changes();
   });
-  form.addEventListener("submit", (event) => {
+  q.form.addEventListener("submit", (event) => {
     event.preventDefault();
-    send();
+    send(q);
   });
-  // Enter submits from a radio or the text field. (Implicit form submission does not reach
-  // us inside JupyterLab, which handles keypress events on the page.)
-  for (const input of answerInput ? [answerInput] : radios) {
+  for (const input of q.answerInput ? [q.answerInput] : q.radios) {
     input.addEventListener("keydown", (event) => {
       if (event.key === "Enter") {
         event.preventDefault();
-        send();
+        send(q);
       }
     });
   }
+}
 
-  function show() {
-    const correct = model.get("correct");
-    const message = model.get("error");
-    error.textContent = message || "";
-    if (message) {
-      result.textContent = "";
-      delete result.dataset.correct;
-      computed.textContent = "";
-      explanation.textContent = "";
-      return;
-    }
-    if (correct === null || correct === undefined) {
-      if (model.get("skipped")) {
-        result.textContent = "Skipped: the answer is shown below.";
-        result.dataset.skipped = "true";
-      } else if (!seq) result.textContent = "";
-      return;
-    }
-    result.textContent = (correct ? "✓ " : "✗ ") + model.get("feedback");
-    result.dataset.correct = String(correct);
-    computed.textContent = `Computed by the code: ${model.get("computed")}`;
-    explanation.textContent = model.get("explanation") || "";
+// The verdict the kernel computed (right or wrong, and the answer), or the error.
+function showResult(q) {
+  const { model, result, computed, explanation, error } = q;
+  const correct = model.get("correct");
+  const message = model.get("error");
+  error.textContent = message || "";
+  if (message) {
+    result.textContent = "";
+    delete result.dataset.correct;
+    computed.textContent = "";
+    explanation.textContent = "";
+    return;
   }
-  // A view drawn again (the chapter reopened, its widget state saved with it; the same quiz
-  // shown twice) shows the answer the learner gave, not an empty form beside its feedback.
-  function restore() {
-    const given = model.get("response") || "";
-    if (answerInput) answerInput.value = given;
-    else for (const radio of radios) radio.checked = given !== "" && radio.value === given;
+  if (correct === null || correct === undefined) {
+    if (model.get("skipped")) {
+      result.textContent = "Skipped: the answer is shown below.";
+      result.dataset.skipped = "true";
+    } else if (!q.seq) result.textContent = "";
+    return;
   }
+  result.textContent = (correct ? "✓ " : "✗ ") + model.get("feedback");
+  result.dataset.correct = String(correct);
+  computed.textContent = `Computed by the code: ${model.get("computed")}`;
+  explanation.textContent = model.get("explanation") || "";
+}
+
+// A view drawn again (the chapter reopened, its widget state saved with it; the same quiz
+// shown twice) shows the answer the learner gave, not an empty form beside its feedback.
+function restoreAnswer(q) {
+  const given = q.model.get("response") || "";
+  if (q.answerInput) q.answerInput.value = given;
+  else for (const radio of q.radios) radio.checked = given !== "" && radio.value === given;
+}
+
+function render({ model, el: host }) {
+  const q = quizNodes(host, model);
+  listenToAnswers(q);
+  const show = () => showResult(q);
   const events = ["change:handled"];
   for (const name of events) model.on(name, show);
-  restore();
+  restoreAnswer(q);
   show();
 
   return () => {
     for (const name of events) model.off(name, show);
-    root.remove();
+    q.root.remove();
   };
 }
 

@@ -34,11 +34,10 @@ import math
 import numbers
 from collections.abc import Callable, Iterator, Sequence
 
-import anywidget
 import traitlets
 
 from labkit.show.widgets import holdback, parsing, static_svg
-from labkit.show.widgets.address_grid import HERE, esm_source
+from labkit.show.widgets.base import Widget
 
 KINDS = ("choice", "number", "sequence")
 # What a saved notebook shows in place of a quiz before its cell has run (JupyterLab and
@@ -158,15 +157,14 @@ def _check_tolerance(value: object, name: str) -> float:
     return float(value)
 
 
-class Quiz(anywidget.AnyWidget):
+class Quiz(Widget):
     """Ask, let the learner predict, then compute the answer in the kernel and compare.
 
     ``Quiz("Strides of x.t()?", choices=["(4, 1)", "(1, 4)"], answer=lambda: str(x.t().stride()))``
     ``Quiz("Speed-up of .contiguous() first?", answer=measure_ratio, rel_tol=0.25, unit="x")``
     """
 
-    _esm = esm_source("quiz.js")
-    _css = HERE / "widgets.css"
+    js_parts = ("quiz.js",)
 
     question = traitlets.Unicode("").tag(sync=True)
     choices = traitlets.List(traitlets.Unicode(), default_value=[]).tag(sync=True)
@@ -283,18 +281,9 @@ class Quiz(anywidget.AnyWidget):
         return (f"<div class='lt-quiz-static'><p><b>Quiz:</b> {html.escape(self.question)}</p>"
                 f"{how}<p><i>{STATIC_HOW}</i></p></div>")
 
-    def _repr_mimebundle_(self, **kwargs: object) -> dict:
-        """The widget view plus static HTML, SVG and text: the HTML is what JupyterLab and
-        Notebook 7 show from the saved chapter before it runs; the SVG is for GitHub, nbviewer
-        and HTML exports."""
-        bundle = super()._repr_mimebundle_(**kwargs)
-        data = bundle[0] if isinstance(bundle, tuple) else bundle
-        if isinstance(data, dict):
-            data["text/html"] = self.static_html()
-            data["image/svg+xml"] = self.static_svg()
-            data["text/plain"] = repr(self)
+    def _on_shown(self) -> None:
+        """Displayed: from here on the quiz holds back what the cells below it show."""
         holdback.quiz_shown(self)
-        return bundle
 
     @property
     def settled(self) -> bool:

@@ -2,8 +2,8 @@
 
 A saved notebook opened on GitHub, nbviewer, in an HTML export or in a front end without
 the widget manager cannot run the widget's JS; it shows the richest picture in the output
-instead. Each widget's `_repr_mimebundle_` carries this SVG beside the widget view, drawn
-from the same `_view` dict as address_grid.js with the same geometry, labels (a cell's
+instead. The bundle each widget gets from `base.Widget` carries this SVG beside the view, drawn
+from the same `_view` dict as grid_svg.js with the same geometry, labels (a cell's
 value, else its index) and colours (one hue per storage cell), so the two agree. Labels
 are drawn only where a cell is at least 20 px (the live grid's rule), at 11 px. Output is
 deterministic (no ids, no dates), so tests compare it.
@@ -16,7 +16,7 @@ import math
 
 from labkit.show.widgets import view_model
 
-GAP = 10        # pixels between tiles, as in address_grid.js
+GAP = 10        # pixels between tiles, as in grid_svg.js
 FONT = "font-family='DejaVu Sans, Arial, sans-serif'"
 LABEL_PX = 11   # the smallest text drawn: readable at 100% zoom
 MIN_LABELLED_CELL = 20

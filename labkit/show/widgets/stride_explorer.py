@@ -37,7 +37,7 @@ import traitlets
 
 from labkit.core import layout
 from labkit.show.widgets import parsing
-from labkit.show.widgets.address_grid import MAX_DRAWN_CELLS, AddressGrid, esm_source
+from labkit.show.widgets.address_grid import MAX_DRAWN_CELLS, AddressGrid
 
 
 @dataclass(frozen=True)
@@ -117,8 +117,7 @@ class StrideExplorer(AddressGrid):
     browser controls call; from Python they return whether the proposal was applied.
     """
 
-    _esm = esm_source("stride_explorer.js")
-    _grid_module = traitlets.Unicode(esm_source("address_grid.js")).tag(sync=True)
+    js_parts = ("grid_svg.js", "grid.js", "stride_explorer.js")  # the grid's drawing, then the controls
 
     proposal = traitlets.Dict(help="what the browser asks for; validated before use").tag(
         sync=True)

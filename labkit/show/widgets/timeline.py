@@ -32,13 +32,12 @@ from __future__ import annotations
 
 import math
 
-import anywidget
 import numpy as np
 import traitlets
 
 from labkit.measure import timeline, timeline_stats
 from labkit.show import timeline_figure
-from labkit.show.widgets.address_grid import HERE, esm_source
+from labkit.show.widgets.base import Widget
 
 MAX_BARS = 200_000  # bars sent to the browser for one window
 BINS = 2_000  # time bins across the window when aggregating (about one per pixel)
@@ -146,15 +145,14 @@ def _concat(a: dict, b: dict) -> dict:
 LANE_GEOMETRY = {"row_h": 14, "row_gap": 2, "lane_gap": 6, "label_w": 170, "axis_h": 22}
 
 
-class Timeline(anywidget.AnyWidget):
+class Timeline(Widget):
     """A profile's timeline: lanes per thread and stream, bars by kind, zoom/pan/hover/click.
 
     ``Timeline(trace)`` with a ``labkit.measure.timeline.Trace``; ``selected`` is the clicked event's
     index (-1 for none) and ``selected_text`` what labkit says about it (``trace.describe``).
     """
 
-    _esm = esm_source("timeline.js")
-    _css = HERE / "widgets.css"
+    js_parts = ("timeline_data.js", "timeline_canvas.js", "timeline.js")
 
     title = traitlets.Unicode("").tag(sync=True)
     geometry = traitlets.Dict(LANE_GEOMETRY).tag(sync=True)
@@ -262,15 +260,6 @@ class Timeline(anywidget.AnyWidget):
     def static_svg(self) -> str:
         """The picture a saved notebook shows where the widget cannot run (same lanes)."""
         return timeline_figure.to_svg(self._trace, title=self.title or None)
-
-    def _repr_mimebundle_(self, **kwargs: object) -> object:
-        """The widget view plus a static SVG and text, for GitHub, nbviewer and HTML exports."""
-        bundle = super()._repr_mimebundle_(**kwargs)
-        data = bundle[0] if isinstance(bundle, tuple) else bundle
-        if isinstance(data, dict):
-            data["image/svg+xml"] = self.static_svg()
-            data["text/plain"] = repr(self)
-        return bundle
 
     def __repr__(self) -> str:
         return f"Timeline of {self._trace!r}"
