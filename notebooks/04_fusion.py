@@ -900,8 +900,9 @@ exercises.get("04.fused_chain").check(chain_fused)
 #
 # In float16 training, small gradients underflow to zero. `GradScaler` multiplies the loss by a
 # large scale before `backward()`, divides the gradients by it before the optimizer step, and
-# adapts the scale: when a gradient overflows to inf or NaN it skips the step and shrinks the
-# scale; after a run of clean steps it grows it. Predict what an overflow does.
+# adapts the scale as training goes. A large scale risks overflow: predict what GradScaler
+# does when a scaled gradient overflows to inf (the run below shows it, and what a run of
+# clean steps does).
 
 # %% jupyter={"source_hidden": true}
 def scaler_device() -> str:
