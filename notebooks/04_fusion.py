@@ -481,24 +481,30 @@ if not on_gpu:
 # - **graph replay**: one replay of a graph holding N kernels: the slope is the cost per node.
 
 # %% jupyter={"source_hidden": true}
-def graph_node_class() -> str:
-    """This machine's fitted cost per graph node, or the recorded one, as a choice."""
-    sweep_data = (launch_overhead.measure(counts=(1, 32, 128), rep_ms=10).as_dict() if on_gpu
-                  else chapter.recorded("launch_overhead"))
-    if sweep_data is None:
-        raise ValueError("no GPU here and nothing recorded yet for the reference GPU")
-    node_us = sweep_data["fits"]["graph replay"]["per_item_us"]
-    return ("under 0.5 us (the seed's figure)" if node_us < 0.5 else
-            "0.5 to 2 us" if node_us <= 2 else "more than 2 us")
+def graph_gap_class() -> str:
+    """The launch gap C18's verdict judges (the graph replay's median gap between kernels on
+    the timeline below), measured here or recorded on the reference GPU, as a choice."""
+    if on_gpu:
+        if "c18_ev" not in globals():
+            raise ValueError("run the timeline and the verdict cells below first, then submit again")
+        gap_us = c18_ev["graph_launch_gap_us"]
+    else:
+        gaps = chapter.recorded("timeline_launch_gaps")
+        if gaps is None:
+            raise ValueError("no GPU here and nothing recorded yet for the reference GPU")
+        gap_us = gaps["graph replay"]["launch_gap_median_us"]
+    return ("under 0.5 us (the seed's figure)" if gap_us < 0.5 else
+            "0.5 to 2 us" if gap_us <= 2 else "more than 2 us")
 
 
 quiz_c18 = widgets.Quiz(
-    "On an H200, replaying a CUDA Graph of N tiny kernels: what does each extra kernel "
-    "(graph node) cost?",
+    "On an H200, replaying a CUDA Graph of tiny kernels: how long does the GPU wait between one "
+    "kernel's end and the next one's start (the launch gap, the seed's quantity)?",
     choices=["under 0.5 us (the seed's figure)", "0.5 to 2 us", "more than 2 us"],
-    answer=graph_node_class,
-    explanation="A graph removes the CPU's launch work, not the GPU's: each node still runs "
-                "on the GPU, one after another. The fitted slope below is what that costs.",
+    answer=graph_gap_class,
+    explanation="A graph removes the CPU's launch work: the GPU starts the next node almost at "
+                "once. Each node still runs its own kernel, so the time per node (the fitted "
+                "slope below) is larger than the gap; the verdict judges the gap.",
 )
 quiz_c18
 
@@ -736,9 +742,12 @@ claims.get("C19")
 
 # %% [markdown]
 # The sweep times both adds at powers of two, as Triton's own vector-add tutorial does: from
-# 2^20 elements (a few microseconds, close to launch-bound) up to the largest power of two
-# that fits this machine's copy size (far beyond any cache). The verdict reads the largest
-# size; the smaller ones show where each add reaches its plateau.
+# 2^20 elements (a few microseconds of device time) up to the largest power of two that fits
+# this machine's copy size (far beyond any cache). Each add's device time (the GPU's own
+# clock) and its host launch (the CPU's time to start it, through Triton's Python launcher or
+# PyTorch's dispatcher) are printed apart: where the launch is longer than the kernel, a loop
+# of such calls runs at the launch's pace, not the kernel's. The verdict reads the largest
+# size, by device time; the smaller ones show where each add reaches its plateau.
 
 # %%
 seed_implied_gbps = fused_kernels.implied_bandwidth_gbps(28.9, torch.float16)
@@ -749,10 +758,14 @@ add_counts = fused_kernels.aligned_sizes(sizes.copy_bytes // 2 // 3)
 
 def print_add_rows(rows: list[dict]) -> None:
     """One line per size: GB/s of each add and the speed-up."""
-    print(f"{'elements':>12} {'aligned':>8} {'Triton GB/s':>12} {'PyTorch GB/s':>13} {'Triton/PyTorch':>15}")
+    print(f"{'elements':>12} {'aligned':>8} {'Triton GB/s':>12} {'PyTorch GB/s':>13} {'Triton/PyTorch':>15}"
+          f" {'device T/P us':>14} {'host launch T/P us':>19}")
     for row in rows:
+        device_us = (f"{row['triton_us']:.1f}/{row['torch_us']:.1f}" if "triton_us" in row else "-")
+        host_us = (f"{row['triton_host_us']:.1f}/{row['torch_host_us']:.1f}"
+                   if row.get("triton_host_us") is not None and row.get("torch_host_us") is not None else "-")
         print(f"{row['elements']:>12,} {str(row['aligned']):>8} {row['triton_gbps']:>12.0f} "
-              f"{row['torch_gbps']:>13.0f} {row['speedup']:>14.2f}x")
+              f"{row['torch_gbps']:>13.0f} {row['speedup']:>14.2f}x {device_us:>14} {host_us:>19}")
 
 
 if has_triton:
