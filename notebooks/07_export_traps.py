@@ -232,14 +232,16 @@ if recorded_strides:
 # %%
 declared = export_traps.channels_last_declared_nchw(model, example, onnx_path=onnx_path)
 print("\n".join(declared.lines()))
+print(declared.export_layout_sentence(device))
 declared.eager
 
 # %% [markdown]
-# The artifacts declare the example's NCHW strides, and torch.export records the first
-# convolution's *output* as contiguous NCHW too (the second line above; the reference H200
-# run recorded strides (131072, 4096, 64, 1) for its (64, 32, 64, 64) output): the exported
-# graph carries no trace of the channels_last weights' layout. Those recorded strides come
-# from export's own fake kernels, not from the kernel that will run (the conv strides
+# The artifacts declare the example's NCHW strides. What torch.export records for the first
+# convolution's *output* is the second line above, and the sentence under it says what that
+# means here: it is not the same on every device (the reference H200 run recorded contiguous
+# NCHW, strides (131072, 4096, 64, 1) for its (64, 32, 64, 64) output; a CPU export can
+# record channels_last). Those recorded strides come from export's own fake kernels, not
+# from the kernel that will run (the conv strides
 # printed under Trap 1 show where the two can disagree). In ONNX the channels_last choice
 # disappears as well: the graph is the same as the NCHW model's, and the runtime picks its
 # own layout. In eager PyTorch the channels_last model takes the NCHW input as it is; the

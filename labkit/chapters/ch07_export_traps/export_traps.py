@@ -205,6 +205,19 @@ class DeclaredNCHW:
     def __repr__(self) -> str:
         return "\n".join(self.lines())
 
+    def export_layout_sentence(self, device: object) -> str:
+        """What torch.export recorded for the first convolution's output, read off this run.
+
+        It differs by device: export's fake kernels follow the backend's layout rules, so a
+        CPU export can record channels_last where the H200's recorded contiguous NCHW."""
+        layout = self.export_first_conv_output.rsplit(": ", 1)[-1]
+        if layout == "channels_last":
+            return (f"On {device}, torch.export recorded the first convolution's output as "
+                    "channels_last: its fake kernel followed the channels_last weights, though the "
+                    "input was declared NCHW. The graph's layout then depends on where it was exported.")
+        return (f"On {device}, torch.export recorded the first convolution's output as {layout}: "
+                "the exported graph carries no trace of the channels_last weights' layout.")
+
 
 def _onnx_op_types(path: Path) -> list[str]:
     import onnx
