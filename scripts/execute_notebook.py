@@ -12,6 +12,8 @@ does not mark it changed on opening) and Jupytext's version kept out of the `.py
 """
 
 import argparse
+import datetime
+import json
 import pathlib
 import sys
 import time
@@ -34,6 +36,31 @@ def normalise_metadata(notebook: dict) -> dict:
     return notebook
 
 
+SLOWEST: dict[str, list[tuple[float, int, str]]] = {}  # per chapter: (seconds, cell, first line)
+
+
+def _stamp(text: str) -> datetime.datetime:
+    return datetime.datetime.fromisoformat(text.replace("Z", "+00:00"))
+
+
+def cell_seconds(notebook: dict) -> list[tuple[float, int, str]]:
+    """Each code cell's run time (nbclient's execute_input to execute_reply), slowest first,
+    with the cell's index and first line; the timestamps are removed from the cell so the saved
+    notebook does not change with the machine (a chapter's time budget is read from these)."""
+    out = []
+    for index, cell in enumerate(notebook["cells"]):
+        stamps = cell.get("metadata", {}).pop("execution", None)
+        if cell["cell_type"] != "code" or not stamps:
+            continue
+        try:
+            seconds = (_stamp(stamps["shell.execute_reply"]) - _stamp(stamps["iopub.execute_input"])).total_seconds()
+        except (KeyError, ValueError):
+            continue
+        first = next((line for line in cell["source"].splitlines() if line.strip()), "")
+        out.append((seconds, index, first[:70]))
+    return sorted(out, reverse=True)
+
+
 def execute(source: pathlib.Path, timeout: int, output_dir: pathlib.Path | None = None) -> float:
     """Run one notebook source top to bottom in a fresh kernel; return the seconds it took.
 
@@ -47,13 +74,15 @@ def execute(source: pathlib.Path, timeout: int, output_dir: pathlib.Path | None 
         timeout=timeout,
         kernel_name="python3",
         resources={"metadata": {"path": str(source.parent)}},
-        record_timing=False,
+        record_timing=True,  # per-cell seconds (cell_seconds), removed before saving
         # No widget state in the saved notebook: viewers without a live kernel (GitHub, nbviewer,
         # an HTML export, offline) then show the static picture each widget carries beside its
         # view, instead of widgets that need JavaScript from a CDN.
         store_widget_state=False,
     )
     client.execute()
+    timings = cell_seconds(notebook)
+    SLOWEST[source.stem] = timings
     normalise_metadata(notebook)
     (output_dir or source.parent).mkdir(parents=True, exist_ok=True)  # a fresh folder on the GPU machine
     target = (output_dir or source.parent) / source.with_suffix(".ipynb").name
@@ -66,13 +95,21 @@ def main() -> int:
     parser.add_argument("sources", nargs="+", type=pathlib.Path)
     parser.add_argument("--timeout", type=int, default=600, help="seconds allowed per cell")
     parser.add_argument("--output-dir", type=pathlib.Path, help="write the .ipynb here instead")
+    parser.add_argument("--cell-seconds", type=pathlib.Path,
+                        help="write every code cell's seconds per chapter to this JSON file")
     args = parser.parse_args()
     for source in args.sources:
         if source.suffix != ".py":
             print(f"skipping {source}: pass the .py source, not the .ipynb", file=sys.stderr)
             continue
         seconds = execute(source, args.timeout, args.output_dir)
-        print(f"{source.stem}: executed in {seconds:.1f} s", flush=True)
+        slowest = ", ".join(f"cell {i} {t:.1f} s" for t, i, _ in SLOWEST[source.stem][:3])
+        print(f"{source.stem}: executed in {seconds:.1f} s (slowest: {slowest})", flush=True)
+        if args.cell_seconds:
+            args.cell_seconds.parent.mkdir(parents=True, exist_ok=True)
+            args.cell_seconds.write_text(json.dumps(
+                {stem: [{"cell": i, "seconds": round(t, 2), "first_line": line} for t, i, line in rows]
+                 for stem, rows in SLOWEST.items()}, indent=1) + "\n")
     return 0
 
 
