@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import html
 import importlib
+import os
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -139,6 +140,28 @@ class Recorded:
         return tables.Table(self.label, ["", "value"], [[str(k), v] for k, v in rows])._repr_html_()
 
 
+@dataclass(frozen=True)
+class Takeaways:
+    """A chapter's conclusions, each built from what it measured, one per line."""
+
+    lines: list[str]
+
+    def __str__(self) -> str:
+        return "\n".join(f"- {line}" for line in self.lines)
+
+    def __repr__(self) -> str:
+        return str(self)
+
+    def _repr_html_(self) -> str:
+        return "<ul>" + "".join(f"<li>{html.escape(line)}</li>" for line in self.lines) + "</ul>"
+
+
+# The trust rule in one sentence (the whole rule, labkit.claims.TRUST_RULE, is folded under it).
+GIST = ("a timing the harness flags holds a verdict back only if its uncertainty could carry the "
+        "deciding ratio across the threshold; a GPU shared with other processes holds it back; "
+        "bytes copied and errors raised decide on their own.")
+
+
 class Rules:
     """The trust rule, printed once near the top of a chapter; claim cards link back to it."""
 
@@ -150,7 +173,8 @@ class Rules:
 
     def _repr_html_(self) -> str:
         return (f"<div id='{RULES_ANCHOR}'><b>The trust rule</b> (each claim card below links back "
-                f"here): {html.escape(claims.TRUST_RULE)}</div>")
+                f"here): {html.escape(GIST)}<details><summary>the rule in full</summary>"
+                f"{html.escape(claims.TRUST_RULE)}</details></div>")
 
 
 @dataclass
@@ -169,6 +193,11 @@ class Chapter:
     def lab(self) -> Lab:
         """This chapter's experiment modules and the shared instruments (`Lab`)."""
         return Lab(self.key)
+
+    @property
+    def seed_form(self) -> str:
+        """The form of a verdict measured in the seed's own setting (whatever the device)."""
+        return claims.SEED_FORM
 
     def form(self, here: str = "", there: str = claims.SEED_FORM) -> str:
         """The form a verdict judges: `there` (default the seed's own form) when measured on
@@ -227,6 +256,17 @@ class Chapter:
             return value
         return self.reference(key, machine)
 
+    def only_on(self, kind: str, measure: Callable[[], object]) -> object | None:
+        """`measure()` where it means something, None elsewhere: kind 'cpu' (a question about
+        this CPU's allocator, say) or 'gpu'. The claim's evidence then says None: not asked."""
+        if kind not in ("cpu", "gpu"):
+            raise ValueError(f"only_on takes 'cpu' or 'gpu', got {kind!r}")
+        return measure() if (kind == "gpu") == self.on_gpu else None
+
+    def remember(self, takeaways: Iterable[str]) -> Takeaways:
+        """The chapter's 'What to remember' lines, shown as a list (HTML) or '- ' lines (text)."""
+        return Takeaways([str(line) for line in takeaways])
+
     def reference(self, key: str, machine: str = results.DEFAULT_REFERENCE) -> Recorded:
         """What the reference machine recorded under this chapter and key, labelled recorded."""
         data = results.load(machine) or {}
@@ -258,8 +298,11 @@ class Chapter:
 
     def table(self, verdicts: Iterable[claims.Verdict] | None = None,
               pending: Iterable[str] = ()) -> claims.VerdictTable:
-        """These verdicts (default: all kept so far) beside the reference GPU's recorded ones."""
-        return claims.table(self.verdicts if verdicts is None else verdicts, pending=pending)
+        """These verdicts beside the reference GPU's recorded ones; with none given, every
+        verdict kept so far as the chapter's closing summary (outcomes; numbers folded)."""
+        if verdicts is None:
+            return claims.table(self.verdicts, pending=pending, summary=True)
+        return claims.table(verdicts, pending=pending)
 
     def save(self) -> None:
         """Save the chapter's verdicts with their evidence, and that the chapter ran here."""
@@ -318,7 +361,11 @@ class Chapter:
 
 
 def open(key: str, announce: bool = True) -> Chapter:  # noqa: A001 -- read as session.open(...)
-    """Start a chapter: check its key, find the device and sizes, and say where it runs."""
+    """Start a chapter: check its key, find the device and sizes, and say where it runs.
+
+    It also quiets the profiler's C++ layer (kineto), whose start and stop lines on stderr say
+    nothing a chapter reads (KINETO_LOG_LEVEL=6, unless the environment sets it already)."""
+    os.environ.setdefault("KINETO_LOG_LEVEL", "6")
     if discovery.check_key(key) not in discovery.chapter_keys():
         raise ValueError(f"no chapter {key!r}; known: {', '.join(discovery.chapter_keys())}")
     chapter = Chapter(key=key, device=env.device(), sizes=env.sizes(), on_gpu=env.has_cuda(),

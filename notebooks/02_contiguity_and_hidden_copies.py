@@ -45,41 +45,28 @@ if "google.colab" in sys.modules:
     output.enable_custom_widget_manager()
 
 # %%
-import logging
-import math
-
 import torch
-from IPython.display import display
 
-from labkit import claims, exercises, session
-from labkit.chapters.ch02_contiguity_and_hidden_copies import claims as ch02_claims
-from labkit.chapters.ch02_contiguity_and_hidden_copies import strided_gemm, strided_kernels
-from labkit.core import env, layout
-from labkit.measure import bench, ceilings, copies
-from labkit.show import widgets
-
-# The profiler's C++ layer (kineto) prints start/stop lines to stderr; they say nothing here.
-os.environ.setdefault("KINETO_LOG_LEVEL", "6")
+from labkit import session
 
 chapter = session.open("02_contiguity_and_hidden_copies")
-device, sizes, on_gpu, here = chapter.device, chapter.sizes, chapter.on_gpu, chapter.analogue
-# The form each verdict judges: a claim measured where the seed measured it (its device) is
-# in the seed's form; elsewhere the verdict says which analogue it judged.
+# The chapter object is the door: its modules and the course's instruments are chapter.lab.<name>;
+# chapter.form() says which form of a claim a verdict judges (the seed's own on its device,
+# else this machine's analogue).
 
 # %% [markdown]
 # Every timing below is shown as a share of this machine's ceilings (measured once, then
 # cached): copy bandwidth and matmul rate. A timing the harness flags (spread over 10% of the
-# median, or above 105% of a ceiling) is measured again; if it is still flagged, it holds a
-# verdict back only when it could carry the deciding ratio across the threshold (the trust
-# rule each timing-based claim card prints). `measured` below does that.
+# median, or above 105% of a ceiling) is measured again (`chapter.measured`); if it is still
+# flagged, it holds a verdict back only when it could carry the deciding ratio across the
+# threshold. That is the trust rule, printed here once; each timing-based claim card links
+# back to it.
 
 # %%
-ceiling = ceilings.measure()
+chapter.rules()
 
-
-
-
-ceiling
+# %%
+chapter.lab.ceilings.measure()
 
 # %% [markdown]
 # ## Contiguous, in which format?
@@ -98,13 +85,15 @@ examples = {
     "[:, :, ::2]": t[:, :, ::2],
     "empty(2, 1, 4, 5)": torch.empty(2, 1, 4, 5),
 }
-print(f"{'tensor':<20}{'stride':<18}{'contiguous':>11}{'channels_last':>15}  kind")
-for name, v in examples.items():
-    print(f"{name:<20}{str(v.stride()):<18}{str(v.is_contiguous()):>11}"
-          f"{str(v.is_contiguous(memory_format=torch.channels_last)):>15}  {layout.classify(v).kind}")
+layout = chapter.lab.layout
+for v in examples.values():
     assert layout.is_contiguous(v, "channels_last") == v.is_contiguous(memory_format=torch.channels_last)
 v5 = torch.empty(2, 3, 4, 5, 6).to(memory_format=torch.channels_last_3d)
-print("5-D channels_last_3d strides", v5.stride(), v5.is_contiguous(memory_format=torch.channels_last_3d))
+examples["5-D .to(channels_last_3d)"] = v5
+chapter.show([{"tensor": name, "stride": str(v.stride()), "contiguous": v.is_contiguous(),
+               "channels_last": v.is_contiguous(memory_format=torch.channels_last),
+               "channels_last_3d": v.is_contiguous(memory_format=torch.channels_last_3d),
+               "kind": layout.classify(v).kind} for name, v in examples.items()])
 
 # %% [markdown]
 # ## Which operations copy?
@@ -125,19 +114,7 @@ operations = {
     "x.t() + 1": lambda: x.t() + 1,
     "image.to(channels_last)": lambda: image.to(memory_format=torch.channels_last),
 }
-
-
-def show_copies(ops: dict) -> None:
-    """One line per operation: bytes copied, new bytes, the output's strides, what ran."""
-    print(f"{'operation':<26}{'copied B':>9}{'new B':>7}  {'out stride':<14} ops")
-    for name, op in ops.items():
-        with copies.detect() as log:
-            out = op()
-        kinds = ", ".join(f"{e.kind} {e.op.split('::')[-1]}" for e in log.events)
-        print(f"{name:<26}{log.total_bytes:>9}{log.new_bytes:>7}  {str(out.stride()):<14} {kinds}")
-
-
-show_copies(operations)
+chapter.lab.cases.copy_table(operations)
 
 # %% [markdown]
 # Three ways to see a copy: the detector above; storage pointers (a view shares its
@@ -145,15 +122,10 @@ show_copies(operations)
 # the kernels).
 
 # %%
-big = torch.randn(1024, 1024, device=device)
-activities = [torch.profiler.ProfilerActivity.CPU] + (
-    [torch.profiler.ProfilerActivity.CUDA] if on_gpu else [])
-with torch.profiler.profile(activities=activities) as profile:
-    big.t().contiguous()
-    if on_gpu:
-        torch.cuda.synchronize()
-print(profile.key_averages().table(sort_by="cuda_time_total" if on_gpu else "cpu_time_total",
-                                   row_limit=8))
+big = torch.randn(1024, 1024, device=chapter.device)
+with torch.profiler.profile(activities=torch.profiler.supported_activities()) as profile:
+    big.t().contiguous()  # the profiler waits for the GPU's work when it stops
+print(profile.key_averages().table(sort_by=f"{chapter.device.type}_time_total", row_limit=6))
 
 # %% [markdown]
 # Not every strided copy is done the same way. On a CPU, `copy_` into a contiguous tensor
@@ -171,49 +143,45 @@ print(profile.key_averages().table(sort_by="cuda_time_total" if on_gpu else "cpu
 # rows of `y`. Predict first (the answer is computed on this machine when you submit).
 
 # %% jupyter={"source_hidden": true}
-x1024 = torch.randn(1024, 1024, device=device)
+x1024 = torch.randn(1024, 1024, device=chapter.device)
 y1024 = x1024.transpose(0, 1)
-quiz_c6 = widgets.Quiz(
+quiz_c6 = chapter.lab.widgets.Quiz(
     "How many bytes does y.narrow(0, 0, 512) copy?",
     choices=["0", "2 MiB (the 512 rows)", "4 MiB (all of y)"],
     answer=lambda: {0: "0", 2 << 20: "2 MiB (the 512 rows)", 4 << 20: "4 MiB (all of y)"}.get(
-        copies.bytes_copied(lambda: y1024.narrow(0, 0, 512)), "something else"),
+        chapter.lab.copies.bytes_copied(lambda: y1024.narrow(0, 0, 512)), "something else"),
 )
 quiz_c6
 
 # %%
-claims.get("C6")
+chapter.claim("C6")
 
 # %%
+copies = chapter.lab.copies
 with copies.detect() as log:
     z = y1024.narrow(0, 0, 512)
-kernels_launched = 0
-if on_gpu:
-    with torch.profiler.profile(activities=activities) as narrow_profile:
-        y1024.narrow(0, 0, 512)
-        torch.cuda.synchronize()
-    kernels_launched = sum(e.device_type == torch.autograd.DeviceType.CUDA for e in narrow_profile.events())
-print(f"narrow on the transposed view: {log.total_bytes} B copied, shares storage: "
-      f"{copies.shares_storage(z, x1024)}, strides {z.stride()}"
-      + (f"; GPU kernels launched: {kernels_launched}" if on_gpu else ""))
+kernels_launched = chapter.lab.cases.gpu_kernels(lambda: y1024.narrow(0, 0, 512))  # 0 on a CPU
 # narrow only makes a new tensor header on the host: no kernel runs, even on a GPU, so it is
 # timed with the CPU clock, on host tensors of the same layout (CUDA events around it would
-# time nothing but their own floor).
-x_host, y_host = (x1024, y1024) if not on_gpu else (x1024.cpu(), x1024.cpu().transpose(0, 1))
-narrow_cmp = bench.compare({
+# time nothing but their own floor). On a CPU, .cpu() is the tensor itself.
+x_host = x1024.cpu()
+y_host = x_host.transpose(0, 1)
+narrow_cmp = chapter.lab.bench.compare({
     "narrow on contiguous x": lambda: x_host.narrow(0, 0, 512),
     "narrow on transposed y": lambda: y_host.narrow(0, 0, 512),
 }, baseline="narrow on contiguous x", rounds=5, rep_ms=100, mode="hot", device="cpu")
-narrow_cmp
+chapter.show(narrow_cmp).note(f"narrow on the transposed view: {log.total_bytes} B copied, shares "
+                              f"storage: {copies.shares_storage(z, x1024)}, strides {z.stride()}, "
+                              f"GPU kernels launched: {kernels_launched}")
 
 # %%
 c6 = chapter.judge("C6", {
     "copy_bytes": log.total_bytes, "shares_storage": copies.shares_storage(z, x1024),
     "narrow_contiguous_median_s": narrow_cmp["narrow on contiguous x"].timing.median_s,
     "narrow_transposed_median_s": narrow_cmp["narrow on transposed y"].timing.median_s,
-    "gpu_kernels_launched": kernels_launched, "device": str(device),
-}, form=claims.SEED_FORM if on_gpu else here)
-claims.table([c6])
+    "gpu_kernels_launched": kernels_launched, "device": str(chapter.device),
+}, form=chapter.form())
+chapter.table([c6])
 
 # %% [markdown]
 # `narrow` changes only the storage offset and one size, whatever the strides: the two
@@ -228,43 +196,22 @@ claims.table([c6])
 # case before you read the claim.
 
 # %% jupyter={"source_hidden": true}
-matmul_dtype = torch.float16 if on_gpu else torch.float32
-side = sizes.matmul_n
-if on_gpu:
-    batch, seq, dim = 64, 1024, 1024
-else:
-    batch, seq, dim = 16, 128, 256
-matmul_cases = {
-    "2-D": (torch.randn(side, side, device=device, dtype=matmul_dtype),
-            torch.randn(side, side, device=device, dtype=matmul_dtype), 2 * side**3),
-    "3-D batch": (torch.randn(batch, seq, dim, device=device, dtype=matmul_dtype),
-                  torch.randn(dim, dim, device=device, dtype=matmul_dtype), 2 * batch * seq * dim * dim),
-}
-
-
-def which_is_faster() -> str:
-    """Graded on the careful interleaved measurement below (the 2-D case), not a quick one."""
-    if "c2_comparisons" not in globals() or "2-D" not in c2_comparisons:
-        raise ValueError("run the C2 measurement cell below first, then submit again")
-    ratio = c2_comparisons["2-D"]["x.transpose(0,1).matmul(w)"].ratio  # implicit / explicit time
-    return "about the same (within 10%)" if 1 / 1.1 <= ratio <= 1.1 else (
-        "without .contiguous()" if ratio < 1 else "with .contiguous() first")
-
-
-quiz_c2 = widgets.Quiz(
+matmul_dtype, batch, matmul_cases = chapter.lab.cases.matmul_cases(chapter.device, chapter.on_gpu,
+                                                                   chapter.sizes.matmul_n)
+quiz_c2 = chapter.lab.widgets.Quiz(
     "2-D case: which is faster, x.t().matmul(w) or x.t().contiguous().matmul(w)?",
     choices=["without .contiguous()", "with .contiguous() first", "about the same (within 10%)"],
-    answer=which_is_faster,
+    answer=lambda: chapter.lab.cases.which_is_faster(globals().get("c2_comparisons")),
 )
 quiz_c2
 
 # %%
-claims.get("C2")
+chapter.claim("C2")
 
 # %%
 c2_cases, c2_comparisons, c2_flagged = [], {}, []
 for case, (a, w_, flops) in matmul_cases.items():
-    with copies.detect() as log:
+    with chapter.lab.copies.detect() as log:
         a.transpose(0, 1).matmul(w_)
     cmp, flagged = chapter.measured({
         "x.transpose(0,1).matmul(w)": lambda a=a, w_=w_: a.transpose(0, 1).matmul(w_),
@@ -282,18 +229,19 @@ for case, (a, w_, flops) in matmul_cases.items():
         "ratio_iqr": [implicit.ratio_q25, implicit.ratio_q75],
         "implicit_pct_of_matmul_ceiling": implicit.timing.pct_of_matmul_ceiling,
     })
-    print(f"{case}: implicit path ops: {', '.join(e.op for e in log.events)}; copied {log.total_bytes} B")
-c2_comparisons["2-D"]
+chapter.show(c2_comparisons["2-D"], title="2-D").fold(
+    "what the implicit path ran", "; ".join(f"{c['case']}: {', '.join(c['implicit_ops'])}, copied "
+                                            f"{c['implicit_copy_bytes']} B" for c in c2_cases))
 
 # %%
-c2_comparisons["3-D batch"]
+chapter.show(c2_comparisons["3-D batch"], title="3-D batch")
 
 # %%
-c2 = chapter.judge("C2", {"cases": c2_cases, "flags": c2_flagged, "device": str(device)},
-                            form=(f"analogue: {env.fingerprint().get('gpu_name', 'GPU')} (the seed: A100), "
-                                  f"{str(matmul_dtype).replace('torch.', '')}, batch {batch}" if on_gpu
-                                  else here + ", float32"))
-claims.table([c2])
+c2 = chapter.judge("C2", {"cases": c2_cases, "flags": c2_flagged, "device": str(chapter.device)},
+                   form=chapter.form("float32", there=(
+                       f"analogue: {chapter.lab.env.fingerprint().get('gpu_name', 'GPU')} (the seed: "
+                       f"A100), {str(matmul_dtype).replace('torch.', '')}, batch {batch}")))
+chapter.table([c2])
 
 # %% [markdown]
 # Why there is nothing for `.contiguous()` to save when the detector shows no copy: BLAS
@@ -312,43 +260,40 @@ claims.table([c2])
 
 # %% jupyter={"source_hidden": true}
 gemm_n = 1024
-gemm_a = torch.randn(gemm_n, gemm_n, device=device)
-gemm_b = torch.randn(gemm_n, gemm_n, device=device)
-quiz_c10 = widgets.Quiz(
-    f"A and B are {gemm_n}x{gemm_n} float32 on this machine's {device.type}. "
+gemm_a = torch.randn(gemm_n, gemm_n, device=chapter.device)
+gemm_b = torch.randn(gemm_n, gemm_n, device=chapter.device)
+strided_gemm = chapter.lab.strided_gemm
+quiz_c10 = chapter.lab.widgets.Quiz(
+    f"A and B are {gemm_n}x{gemm_n} float32 on this machine's {chapter.device.type}. "
     "How many bytes does torch.matmul(A.t(), B) copy?",
     choices=["0", "4 MiB (A once)", "8 MiB"],
     answer=lambda: {0: "0", 4 << 20: "4 MiB (A once)", 8 << 20: "8 MiB"}.get(
-        copies.bytes_copied(lambda: torch.matmul(gemm_a.t(), gemm_b))
+        chapter.lab.copies.bytes_copied(lambda: torch.matmul(gemm_a.t(), gemm_b))
         or (4 << 20 if strided_gemm.copies_inside(lambda: torch.matmul(gemm_a.t(), gemm_b)) else 0),
         "something else"),
 )
 quiz_c10
 
 # %%
-claims.get("C10")
+chapter.claim("C10")
 
 # %%
-gemm_settings = ([(n, dt) for n in (1024, 4096) for dt in (torch.float16, torch.float32)]
-                 if on_gpu else [(1024, torch.float32)])
+gemm_settings, baseline, gemm_rounds = chapter.lab.cases.gemm_plan(chapter.on_gpu)
 c10_cases, c10_comparisons, c10_flagged = [], {}, []
 for n, dtype in gemm_settings:
     name = f"{n} {str(dtype).replace('torch.', '')}"
-    a_view = torch.randn(n, n, device=device, dtype=dtype).t()
-    b = torch.randn(n, n, device=device, dtype=dtype)
+    a_view = torch.randn(n, n, device=chapter.device, dtype=dtype).t()
+    b = torch.randn(n, n, device=chapter.device, dtype=dtype)
     variants = strided_gemm.paths(a_view, b)
     for fn in variants.values():
         torch.testing.assert_close(fn(), torch.matmul(a_view, b), atol=0.5, rtol=0.02)
     view_matmul = variants["torch.matmul on the view"]
-    with copies.detect() as log:
+    with chapter.lab.copies.detect() as log:
         view_matmul()
     inside = strided_gemm.copies_inside(view_matmul)
     operand_bytes = a_view.numel() * a_view.element_size()
-    baseline = "stride-aware GEMM on the view" if on_gpu else "contiguous() then torch.matmul"
-    # seven rounds on a GPU: a 1024 GEMM is tens of microseconds, and the verdict reads the
-    # spread of per-round medians, which five rounds pin down too loosely to repeat run to run
-    cmp, flagged = chapter.measured(variants, baseline=baseline, case=name, rounds=7 if on_gpu else 5, rep_ms=200,
-                            flops=2 * n**3, flops_dtype=dtype)
+    cmp, flagged = chapter.measured(variants, baseline=baseline, case=name, rounds=gemm_rounds,
+                                    rep_ms=200, flops=2 * n**3, flops_dtype=dtype)
     c10_comparisons[name] = cmp
     c10_flagged += flagged
     view = cmp["torch.matmul on the view"]
@@ -359,20 +304,20 @@ for n, dtype in gemm_settings:
         "matmul_view_internal_bytes": sum(e.internal_bytes or 0 for e in log.events),
         "matmul_view_median_s": view.timing.median_s,
         "copy_then_matmul_median_s": cmp["contiguous() then torch.matmul"].timing.median_s,
-        "stride_aware_median_s": cmp[baseline].timing.median_s if on_gpu else None,
+        "stride_aware_median_s": cmp[baseline].timing.median_s if "stride-aware" in baseline else None,
         "ratio_iqr": [view.ratio_q25, view.ratio_q75],
         "pct_of_matmul_ceiling": {k: v.timing.pct_of_matmul_ceiling for k, v in cmp.variants.items()},
     })
-    print(f"{name}: torch.matmul on the view: detector {log.total_bytes} B, "
-          f"profiler {inside or 'no copy'}; " + ", ".join(
-              f"{k} {v.timing.median_s * 1e3:.3g} ms" for k, v in cmp.variants.items()))
-c10_comparisons[next(iter(c10_comparisons))]
+first_case = next(iter(c10_comparisons))
+chapter.show(c10_comparisons[first_case], title=first_case).note(
+    "torch.matmul on the view copied: " + "; ".join(
+        f"{c['case']}: detector {c['matmul_view_copy_bytes']} B, profiler {c['copies_inside'] or 'no copy'}"
+        for c in c10_cases))
 
 # %%
-c10 = chapter.judge("C10", {"cases": c10_cases, "flags": c10_flagged, "device": str(device)},
-                              form=claims.SEED_FORM if on_gpu else
-                              here + ", float32: torch.matmul is the only GEMM; does it copy?")
-claims.table([c10])
+c10 = chapter.judge("C10", {"cases": c10_cases, "flags": c10_flagged, "device": str(chapter.device)},
+                    form=chapter.form("float32: torch.matmul is the only GEMM; does it copy?"))
+chapter.table([c10])
 
 # %% [markdown]
 # On a CPU there is no custom GEMM to run, so the verdict above judges the claim's premise:
@@ -381,6 +326,9 @@ claims.table([c10])
 # the end of the chapter. (The seed's "8 MB" for the copy it saves: a copy of one 1024x1024
 # float32 operand, `A.t()`, reads 4 MiB and writes 4 MiB, so 8 MiB is that copy's traffic,
 # read plus write.)
+
+# %% [markdown]
+# ### Optional: what a stride-aware kernel saves when there is a copy
 #
 # **An illustration, not the claim:** an elementwise kernel, `y = x.t() * 2 + 1`, shows what
 # a stride-aware kernel saves when there *is* a copy to save. On a GPU both paths are Triton
@@ -390,34 +338,29 @@ claims.table([c10])
 # in place): 6N bytes against 4N.
 
 # %%
-side_ew = int(math.isqrt(sizes.copy_bytes // 4 // 4)) // 64 * 64
-source = torch.randn(side_ew, side_ew, device=device)
-view_t = source.t()
-result = torch.empty(view_t.shape, device=device)
+strided_kernels = chapter.lab.strided_kernels
+side_ew = int((chapter.sizes.copy_bytes // 4 // 4) ** 0.5) // 64 * 64
+view_t = torch.randn(side_ew, side_ew, device=chapter.device).t()
+result = torch.empty(view_t.shape, device=chapter.device)
 kernel_name, ew_variants = strided_kernels.paths(view_t, result)
-ew_cmp = bench.compare(ew_variants, baseline="stride-aware", rounds=5, rep_ms=300, bytes_moved={
+ew_cmp = chapter.lab.bench.compare(ew_variants, baseline="stride-aware", rounds=5, rep_ms=300, bytes_moved={
     "stride-aware": strided_kernels.bytes_moved(view_t, "strided", kernel_name),
     "contiguous() then kernel": strided_kernels.bytes_moved(view_t, "copy_then_kernel", kernel_name)})
 ew_ratio = ew_cmp["contiguous() then kernel"].ratio  # copy-then time / stride-aware time
-chapter.record("strided_elementwise" if on_gpu else "strided_elementwise_cpu",
+chapter.record("strided_elementwise" if chapter.on_gpu else "strided_elementwise_cpu",
                {"kernel": kernel_name, "side": side_ew, "copy_then_over_stride_aware": ew_ratio,
                 "comparison": ew_cmp.table()})
-display(ew_cmp)
-if ew_ratio >= 1:
-    print(f"{kernel_name}: reading the view directly is {ew_ratio:.2f}x as fast as copying first.")
-else:
-    print(f"{kernel_name}: reading the view directly is {1 / ew_ratio:.2f}x *slower* than copying first.")
-    if not on_gpu:
-        print("Why, on a CPU: x.t().contiguous() of a 2-D same-dtype matrix of at least 60x60 takes "
-              "ATen's blocked transpose (copy_same_type_transpose_ in Copy.cpp, 60x60 blocks, so "
-              "reads and writes both stay in a few cache lines), then the two ops run on contiguous "
-              "memory; the stride-aware path runs TensorIterator's general loop over the transposed "
-              "view, whose reads jump a whole row apart and waste most of each cache line.")
-if not on_gpu:
-    recorded_ew = chapter.recorded("strided_elementwise")
-    print("On the reference GPU (Triton kernels), recorded: " + (
-        f"copy-then-kernel took {recorded_ew['copy_then_over_stride_aware']:.2f}x the stride-aware time"
-        if recorded_ew else "nothing recorded yet"))
+chapter.show(ew_cmp).note(chapter.lab.cases.elementwise_note(kernel_name, ew_ratio, chapter.on_gpu))
+
+# %% [markdown]
+# The same illustration on the reference GPU, with Triton kernels (recorded there, not measured
+# here; on a GPU, the run's own table is above):
+
+# %%
+recorded_ew = chapter.reference("strided_elementwise")
+chapter.show([{"where": recorded_ew.label, "kernel": recorded_ew.get("kernel"),
+               "copy-then-kernel / stride-aware": recorded_ew.get("copy_then_over_stride_aware")}],
+             units={"copy-then-kernel / stride-aware": "x"})
 
 # %% [markdown]
 # ## C12: do stride changes split a `torch.compile` graph?
@@ -428,7 +371,7 @@ if not on_gpu:
 # `TORCH_LOGS=graph_breaks`).
 
 # %%
-claims.get("C12")
+chapter.claim("C12")
 
 # %%
 config_exists = hasattr(torch._dynamo.config, "output_graph_debug")
@@ -437,7 +380,6 @@ try:
     setting_error = ""
 except Exception as err:  # the real error, whatever its type
     setting_error = f"{type(err).__name__}: {err}"
-print("output_graph_debug exists:", config_exists, "|", setting_error or "set without error")
 
 
 def stride_changes(x: torch.Tensor, w: torch.Tensor) -> torch.Tensor:
@@ -455,15 +397,15 @@ def data_dependent(x: torch.Tensor) -> torch.Tensor:
 torch._dynamo.reset()
 # Dynamo also logs each graph break as a warning on stderr (and in detail with
 # TORCH_LOGS=graph_breaks); explain() returns the same breaks, so the warning is silenced here.
-torch._logging.set_logs(dynamo=logging.ERROR)
+torch._logging.set_logs(dynamo=40)  # logging.ERROR
 stride_explained = torch._dynamo.explain(stride_changes)(torch.randn(16, 16), torch.randn(16, 16))
 control_explained = torch._dynamo.explain(data_dependent)(torch.randn(16, 16))
 torch._logging.set_logs()  # back to the defaults
-print(f"stride changes: {stride_explained.graph_count} graph(s), "
-      f"{stride_explained.graph_break_count} break(s)")
-print(f"control (.item() branch): {control_explained.graph_count} graph(s), "
-      f"{control_explained.graph_break_count} break(s): "
-      f"{[str(r.reason).splitlines()[0][:90] for r in control_explained.break_reasons]}")
+chapter.show([{"code": code, "graphs": found.graph_count, "breaks": found.graph_break_count,
+               "why it breaks": "; ".join(str(r.reason).splitlines()[0][:90] for r in found.break_reasons)}
+              for code, found in {"stride changes": stride_explained,
+                                  "control (.item() branch)": control_explained}.items()]
+             ).note(f"output_graph_debug exists: {config_exists} | {setting_error or 'set without error'}")
 
 # %%
 c12 = chapter.judge("C12", {
@@ -472,8 +414,8 @@ c12 = chapter.judge("C12", {
     "graph_break_count": stride_explained.graph_break_count,
     "control_graph_break_count": control_explained.graph_break_count,
     "torch": torch.__version__,
-}, form=claims.SEED_FORM)
-claims.table([c12])
+}, form=chapter.seed_form)
+chapter.table([c12])
 
 # %% [markdown]
 # ## C9: what `contiguous()` costs
@@ -482,14 +424,14 @@ claims.table([c12])
 # Predict first.
 
 # %% jupyter={"source_hidden": true}
-x3 = torch.randn(128, 512, 256, device=device)
+x3 = torch.randn(128, 512, 256, device=chapter.device)
 x3_t = x3.transpose(0, 2)
 nbytes = x3.numel() * x3.element_size()
-quiz_c9 = widgets.Quiz(
+quiz_c9 = chapter.lab.widgets.Quiz(
     f"x is contiguous ({nbytes >> 20} MiB). How many bytes does x.contiguous() copy?",
     choices=["0", f"{nbytes >> 20} MiB", f"{2 * nbytes >> 20} MiB"],
     answer=lambda: {0: "0", nbytes: f"{nbytes >> 20} MiB", 2 * nbytes: f"{2 * nbytes >> 20} MiB"}.get(
-        copies.bytes_copied(lambda: x3.contiguous()), "something else"),
+        chapter.lab.copies.bytes_copied(lambda: x3.contiguous()), "something else"),
 )
 quiz_c9
 
@@ -503,15 +445,13 @@ quiz_c9
 # same bytes copied plainly (`dst.copy_(x)`) against copied from the transposed view.
 
 # %%
-claims.get("C9")
+chapter.claim("C9")
 
 # %%
 with copies.detect() as transposed_log:
     x3_t.contiguous()
 with copies.detect() as contiguous_log:
     same = x3.contiguous()
-print(f"transposed .contiguous(): {transposed_log.total_bytes >> 20} MiB copied; "
-      f"contiguous .contiguous(): {contiguous_log.total_bytes} B, returns itself: {same is x3}")
 destination = torch.empty_like(x3)
 copy_variants = {
     "plain copy: dst.copy_(x)": lambda: destination.copy_(x3),
@@ -520,8 +460,10 @@ copy_variants = {
 }
 # copy_ writes into a buffer made once; .contiguous() allocates its 64 MiB on every call.
 copy_cmp, c9_flagged = chapter.measured(copy_variants, baseline="plain copy: dst.copy_(x)", rounds=5,
-                                rep_ms=300, bytes_moved=2 * nbytes)
-copy_cmp
+                                        rep_ms=300, bytes_moved=2 * nbytes)
+chapter.show(copy_cmp).note(f"transposed .contiguous(): {transposed_log.total_bytes >> 20} MiB copied; "
+                            f"contiguous .contiguous(): {contiguous_log.total_bytes} B, returns "
+                            f"itself: {same is x3}")
 
 # %%
 plain = copy_cmp["plain copy: dst.copy_(x)"].timing
@@ -530,12 +472,12 @@ whole = copy_cmp["x.transpose(0, 2).contiguous()"].timing
 seed_rows = {"contiguous() of the transposed tensor": nbytes / whole.median_s / 1e6,
              "contiguous() of the natively contiguous tensor": 0.0}
 one_way_mbps = seed_rows["contiguous() of the transposed tensor"]
-print(f"the seed's rows, measured: transposed {one_way_mbps:,.0f} MB/s one way (the seed's unit: the "
-      f"tensor's bytes per second), which is {2 * one_way_mbps / 1000:.1f} GB/s read + write, the unit "
-      "below; natively contiguous: 0 bytes moved (it returns the tensor itself)")
-for t in (plain, transposed, whole):
-    faults = "" if t.minor_faults_per_call is None else f", {t.minor_faults_per_call:,.0f} page faults per call"
-    print(f"{t.label:<48} {t.gbps:6.1f} GB/s = {t.pct_of_copy_ceiling or 0:.0f}% of the copy ceiling{faults}")
+chapter.show([{"timing": t.label, "GB/s": t.gbps, "of the copy ceiling": t.pct_of_copy_ceiling or 0,
+               "page faults per call": t.minor_faults_per_call} for t in (plain, transposed, whole)],
+             units={"GB/s": "read + write", "of the copy ceiling": "%"}).note(
+    f"the seed's rows, measured: transposed {one_way_mbps:,.0f} MB/s one way (the seed's unit: the "
+    f"tensor's bytes per second), {2 * one_way_mbps / 1000:.1f} GB/s read + write; natively "
+    "contiguous: 0 bytes moved (it returns the tensor itself)")
 
 # %% [markdown]
 # Does the allocator decide this? `.contiguous()` allocates a fresh 64 MiB on every call. On
@@ -550,16 +492,14 @@ for t in (plain, transposed, whole):
 # malloc's thresholds are set by hand, glibc cannot go back to its adaptive default.)
 
 # %%
-c9_kept = None
-if not on_gpu:
-    kept_cmp = bench.compare(copy_variants, baseline="plain copy: dst.copy_(x)", rounds=3,
-                             rep_ms=200, bytes_moved=2 * nbytes, keep_allocator_memory=True)
-    for label, v in kept_cmp.variants.items():
-        print(f"malloc keeping freed memory: {label:<48} {v.timing.gbps:6.1f} GB/s, "
-              f"{v.timing.minor_faults_per_call or 0:,.0f} page faults per call")
-    kept_penalty = kept_cmp["transposed copy: dst.copy_(x.transpose(0, 2))"]
-    c9_kept = {"penalty": kept_penalty.ratio, "penalty_iqr": [kept_penalty.ratio_q25, kept_penalty.ratio_q75],
-               "contiguous_call_faults_per_call": kept_cmp["x.transpose(0, 2).contiguous()"].timing.minor_faults_per_call}
+# The allocator question is the CPU's (a GPU's caching allocator keeps its memory): None on a GPU.
+kept_cmp = chapter.only_on("cpu", lambda: chapter.lab.bench.compare(
+    copy_variants, baseline="plain copy: dst.copy_(x)", rounds=3, rep_ms=200, bytes_moved=2 * nbytes,
+    keep_allocator_memory=True))
+c9_kept = kept_cmp and chapter.lab.cases.kept_copy(kept_cmp)
+kept_cmp and chapter.show([{"malloc keeping freed memory": label, "GB/s": v.timing.gbps,
+                            "page faults per call": v.timing.minor_faults_per_call or 0}
+                           for label, v in kept_cmp.variants.items()])
 
 # %%
 penalty = copy_cmp["transposed copy: dst.copy_(x.transpose(0, 2))"]
@@ -572,9 +512,9 @@ c9 = chapter.judge("C9", {
     "contiguous_call_gbps": whole.gbps, "contiguous_call_faults_per_call": whole.minor_faults_per_call,
     "contiguous_call_page_fault_share": whole.page_fault_share,
     "transposed_pct_of_copy_ceiling": transposed.pct_of_copy_ceiling,
-    "plain_pct_of_copy_ceiling": plain.pct_of_copy_ceiling, "device": str(device),
-}, form=ch02_claims.c9_form(on_gpu, here))
-claims.table([c9])
+    "plain_pct_of_copy_ceiling": plain.pct_of_copy_ceiling, "device": str(chapter.device),
+}, form=chapter.lab.claims.c9_form(chapter.on_gpu, chapter.analogue))
+chapter.table([c9])
 
 # %% [markdown]
 # ## Which operations copy: the whole table
@@ -583,16 +523,15 @@ claims.table([c9])
 # the storage pointers:
 
 # %% tags=["nbval-check-output"]
-show_copies({
+chapter.lab.cases.copy_table({
     "x.contiguous()": lambda: x.contiguous(),
     "x.t().contiguous()": lambda: x.t().contiguous(),
     "x.t().flatten()": lambda: x.t().flatten(),
     "x.t().narrow(0, 0, 2)": lambda: x.t().narrow(0, 0, 2),
     "x.t().matmul(w)": lambda: x.t().matmul(w),
-})
-print("x.t() shares storage with x:", copies.shares_storage(x, x.t()))
-print("x.t().contiguous() shares storage with x:", copies.shares_storage(x, x.t().contiguous()))
-print("x.contiguous() is x:", x.contiguous() is x)
+}).note(f"x.t() shares storage with x: {copies.shares_storage(x, x.t())}; x.t().contiguous() "
+        f"shares storage with x: {copies.shares_storage(x, x.t().contiguous())}; x.contiguous() "
+        f"is x: {x.contiguous() is x}")
 
 # %% [markdown]
 # The copy detector sees each aten op at the top level. An op that copies *inside its own
@@ -602,10 +541,11 @@ print("x.contiguous() is x:", x.contiguous() is x)
 
 # %% tags=["nbval-check-output"]
 small_a, small_b = torch.randn(64, 64), torch.randn(32, 32)
-for name, fn in {"small_a.t() @ small_a": lambda: small_a.t() @ small_a,
-                 "small_a[::2, ::2] @ small_b": lambda: small_a[::2, ::2] @ small_b}.items():
-    print(f"{name:<28} copy detector: {copies.bytes_copied(fn):>6} B; "
-          f"profiler, every depth: {strided_gemm.copies_inside(fn) or 'no copy'}")
+chapter.show([{"product": name, "copy detector": copies.bytes_copied(fn),
+               "profiler, every depth": strided_gemm.copies_inside(fn) or "no copy"}
+              for name, fn in {"small_a.t() @ small_a": lambda: small_a.t() @ small_a,
+                               "small_a[::2, ::2] @ small_b": lambda: small_a[::2, ::2] @ small_b}.items()],
+             units={"copy detector": "B"})
 
 # %% [markdown]
 # ## C5: is contiguous also aligned, and what does misalignment cost?
@@ -613,7 +553,7 @@ for name, fn in {"small_a.t() @ small_a": lambda: small_a.t() @ small_a,
 # `data_ptr() % 64` is a tensor's start's distance from a 64-byte cache line. Predict first.
 
 # %% jupyter={"source_hidden": true}
-quiz_c5 = widgets.Quiz(
+quiz_c5 = chapter.lab.widgets.Quiz(
     "x = torch.empty(1000) is fresh. The slice x[1:] is ...",
     choices=["contiguous and 64-byte aligned", "contiguous, not aligned",
              "not contiguous, aligned", "neither"],
@@ -629,30 +569,31 @@ quiz_c5
 # such as `x[1:]`.
 
 # %% tags=["nbval-check-output"]
-claims.get("C5a")
+chapter.claim("C5a")
 
 # %%
-fresh = [torch.empty(n, dtype=dtype, device=device)
+fresh = [torch.empty(n, dtype=dtype, device=chapter.device)
          for n in (1, 3, 17, 1000, 4097, 1 << 20)
          for dtype in (torch.int8, torch.float16, torch.float32, torch.float64)]
-base = torch.empty(4096, device=device)
+base = torch.empty(4096, device=chapter.device)
 contiguous_views = {"x[1:]": base[1:], "x[3:]": base[3:], "x[16:]": base[16:],
                     "x.view(64, 64)[5:]": base.view(64, 64)[5:], "x[64:128]": base[64:128]}
+ch02_claims = chapter.lab.claims
 line = ch02_claims.CACHE_LINE_BYTES
 fresh_misaligned = sum(t.data_ptr() % line != 0 for t in fresh)
 view_offsets = {name: v.data_ptr() % line for name, v in contiguous_views.items()}
-print(f"fresh allocations: {fresh_misaligned} of {len(fresh)} start off a {line}-byte line")
-for name, v in contiguous_views.items():
-    print(f"{name:<20} contiguous={v.is_contiguous()}, data_ptr % {line} = {view_offsets[name]}")
 views_misaligned = sum(offset != 0 for offset in view_offsets.values())
+chapter.show([{"view": name, "contiguous": v.is_contiguous(), f"data_ptr % {line}": view_offsets[name]}
+              for name, v in contiguous_views.items()]).note(
+    f"fresh allocations: {fresh_misaligned} of {len(fresh)} start off a {line}-byte line")
 
 # %% tags=["nbval-check-output"]
 c5a = chapter.judge("C5a", {
     "fresh_checked": len(fresh), "fresh_misaligned": int(fresh_misaligned),
     "views_checked": len(contiguous_views), "contiguous_views_misaligned": int(views_misaligned),
     "view_offsets": view_offsets,
-}, form=claims.SEED_FORM)
-print(c5a.claim_id, c5a.label, "--", c5a.reason)
+}, form=chapter.seed_form)
+print(c5a)
 
 # %% [markdown]
 # **C5b**, the cost: the seed compares misaligned *and* non-contiguous access (42.7 ns)
@@ -663,59 +604,41 @@ print(c5a.claim_id, c5a.label, "--", c5a.reason)
 # that fits in L1 (16 KiB) and one far beyond every cache.
 
 # %%
-claims.get("C5b")
-
+chapter.claim("C5b")
 
 # %%
-def access_patterns(count: int) -> dict:
-    """The 2x2 of alignment x stride over `count` float32 values, in one fresh buffer."""
-    buffer = torch.randn(2 * count + 16, device=device)
-    views = {ch02_claims.ALIGNED_CONTIGUOUS: buffer[:count],
-             ch02_claims.MISALIGNED_CONTIGUOUS: buffer[1:count + 1],
-             ch02_claims.ALIGNED_STRIDED: buffer[: 2 * count : 2],
-             ch02_claims.MISALIGNED_STRIDED: buffer[1: 2 * count + 1: 2]}
-    assert views[ch02_claims.ALIGNED_CONTIGUOUS].data_ptr() % line == 0
-    assert views[ch02_claims.MISALIGNED_STRIDED].data_ptr() % line == 4
-    return views
-
-
-def per_element(comparison, count: int) -> dict:
-    """Nanoseconds per element summed (an amortised cost, not a latency)."""
-    return {label: v.timing.median_s / count * 1e9 for label, v in comparison.variants.items()}
-
-
-n = sizes.copy_bytes // 4 // 4  # a quarter of the copy buffer: far beyond the caches
+cases, bench = chapter.lab.cases, chapter.lab.bench
+n = chapter.sizes.copy_bytes // 4 // 4  # a quarter of the copy buffer: far beyond the caches
 n_l1 = 2048  # the strided patterns span 2 x 2048 floats = 16 KiB: inside any L1 data cache
-patterns, patterns_l1 = access_patterns(n), access_patterns(n_l1)
+patterns, patterns_l1 = cases.access_patterns(n, chapter.device), cases.access_patterns(n_l1, chapter.device)
 alignment_variants = {label: (lambda v=v: v.sum()) for label, v in patterns.items()}
 alignment_cmp, c5_flagged = chapter.measured(alignment_variants, baseline=ch02_claims.ALIGNED_CONTIGUOUS,
                                              rounds=5, rep_ms=300)
-# hot mode: no cache flush before each call, so the 16 KiB stay in L1. Above the copy
-# ceiling is what an L1-sized case is for, so only a noisy timing, or one that is mostly the
-# cost of the call itself (the harness flags both, with their size), is held against it.
+# hot mode: no cache flush before each call, so the 16 KiB stay in L1 (cases.l1_flags says
+# which of its flags may hold the verdict back).
 l1_cmp = bench.compare({label: (lambda v=v: v.sum()) for label, v in patterns_l1.items()},
                        baseline=ch02_claims.ALIGNED_CONTIGUOUS, rounds=5, rep_ms=150, mode="hot")
-c5_flagged_l1 = [flag for flag in l1_cmp.flags("L1-sized") if "ceiling" not in flag["why"]
-                 or "noisy" in flag["why"] or "overhead" in flag["why"]]
-ns, ns_l1 = per_element(alignment_cmp, n), per_element(l1_cmp, n_l1)
-print(f"{'pattern':<32} {'DRAM-sized':>16} {'L1-sized':>16}")
-for label in ns:
-    print(f"{label:<32} {ns[label]:7.3g} ns ({ns[label] / ns[ch02_claims.ALIGNED_CONTIGUOUS]:.2f}x)"
-          f" {ns_l1[label]:7.3g} ns ({ns_l1[label] / ns_l1[ch02_claims.ALIGNED_CONTIGUOUS]:.2f}x)")
+c5_flagged_l1 = cases.l1_flags(l1_cmp)
+ns, ns_l1 = cases.per_element(alignment_cmp, n), cases.per_element(l1_cmp, n_l1)
+kept_alignment = chapter.only_on("cpu", lambda: bench.compare(  # the allocator question is the CPU's
+    alignment_variants, baseline=ch02_claims.ALIGNED_CONTIGUOUS, rounds=3, rep_ms=200,
+    keep_allocator_memory=True))
+c5_kept = kept_alignment and cases.kept_alignment(kept_alignment)
 overhead_l1 = [v.timing for v in l1_cmp.variants.values() if v.timing.overhead_bound]
+patterns_table = chapter.show(
+    [{"pattern": label, "DRAM-sized": ns[label], "DRAM ratio": ns[label] / ns[ch02_claims.ALIGNED_CONTIGUOUS],
+      "L1-sized": ns_l1[label], "L1 ratio": ns_l1[label] / ns_l1[ch02_claims.ALIGNED_CONTIGUOUS]} for label in ns],
+    title="time per element of a sum",
+    units={"DRAM-sized": "ns", "DRAM ratio": "x", "L1-sized": "ns", "L1 ratio": "x"})
 if overhead_l1:
-    print(f"(L1-sized: a one-element op takes {overhead_l1[0].call_overhead_s * 1e6:.2f} us here, "
-          f"{100 * overhead_l1[0].overhead_share:.0f}% of the L1-sized median: that column "
-          "measures the cost of a call more than the cost of an access, and the trust rule "
-          "holds it back.)")
-c5_kept = None
-if not on_gpu:
-    kept_alignment = bench.compare(alignment_variants, baseline=ch02_claims.ALIGNED_CONTIGUOUS,
-                                   rounds=3, rep_ms=200, keep_allocator_memory=True)
-    seed_cell = kept_alignment[ch02_claims.MISALIGNED_STRIDED]
-    c5_kept = {"seed_ratio": seed_cell.ratio, "seed_ratio_iqr": [seed_cell.ratio_q25, seed_cell.ratio_q75],
-               "faults_per_call": {k: v.timing.minor_faults_per_call for k, v in kept_alignment.variants.items()}}
-    print(f"with malloc keeping freed memory: the seed's ratio {seed_cell.ratio:.2f}x (DRAM-sized)")
+    patterns_table.note(f"L1-sized: a one-element op takes {overhead_l1[0].call_overhead_s * 1e6:.2f} us "
+                        f"here, {100 * overhead_l1[0].overhead_share:.0f}% of the L1-sized median: that "
+                        "column measures the cost of a call more than of an access, and the trust rule "
+                        "holds it back.")
+if c5_kept:
+    patterns_table.note(f"with malloc keeping freed memory: the seed's ratio {c5_kept['seed_ratio']:.2f}x "
+                        "(DRAM-sized)")
+patterns_table
 
 # %%
 c5b = chapter.judge("C5b", {
@@ -723,9 +646,9 @@ c5b = chapter.judge("C5b", {
     "flags": c5_flagged + c5_flagged_l1, "kept": c5_kept,
     "ratio_iqr": {label: [v.ratio_q25, v.ratio_q75] for label, v in alignment_cmp.variants.items()},
     "ratio_iqr_l1": {label: [v.ratio_q25, v.ratio_q75] for label, v in l1_cmp.variants.items()},
-    "device": str(device),
-}, form=f"{here}, float32, time per element of a sum (an analogue: the seed gives per-access latency)")
-claims.table([c5a, c5b])
+    "device": str(chapter.device),
+}, form=f"{chapter.analogue}, float32, time per element of a sum (an analogue: the seed gives per-access latency)")
+chapter.table([c5a, c5b])
 
 # %% [markdown]
 # ## Verdicts of this chapter
@@ -745,7 +668,7 @@ chapter.table()
 # what torch does, then shows the first case it gets wrong. `.solution()` shows a reference.
 
 # %%
-exercises.get("02.contiguous_bytes")
+chapter.exercise("02.contiguous_bytes")
 
 
 # %%
@@ -753,10 +676,10 @@ def contiguous_bytes(shape: tuple, stride: tuple, itemsize: int) -> int:
     raise NotImplementedError  # your code here
 
 
-exercises.get("02.contiguous_bytes").check(contiguous_bytes)
+chapter.exercise("02.contiguous_bytes").check(contiguous_bytes)
 
 # %%
-exercises.get("02.is_contiguous_in")
+chapter.exercise("02.is_contiguous_in")
 
 
 # %%
@@ -764,7 +687,7 @@ def is_contiguous_in(shape: tuple, stride: tuple, memory_format: str) -> bool:
     raise NotImplementedError  # your code here
 
 
-exercises.get("02.is_contiguous_in").check(is_contiguous_in)
+chapter.exercise("02.is_contiguous_in").check(is_contiguous_in)
 
 # %% [markdown]
 # ## What to remember
@@ -793,5 +716,4 @@ takeaways = [
 if whole.minor_faults_per_call:
     takeaways.append(f"A CPU timing partly measures the allocator: each .contiguous() of the "
                      f"{nbytes >> 20} MiB tensor took {whole.minor_faults_per_call:,.0f} page faults.")
-for line in takeaways:
-    print("-", line)
+chapter.remember(takeaways)

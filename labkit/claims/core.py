@@ -120,6 +120,10 @@ class Verdict:
             raise ClaimError(f"saved verdict lacks {missing}; the results file is damaged "
                              "or from another version") from None
 
+    def __str__(self) -> str:
+        """'C5a refuted -- <reason>': the verdict in one line, as a reader reads it."""
+        return f"{self.claim_id} {self.label} -- {self.reason}"
+
     @property
     def label(self) -> str:
         """'refuted', or 'depends (on ...)'."""
@@ -206,21 +210,24 @@ class Claim:
                        depends_on, machine or env.device_key(), form.strip(), issued_by=_TOKEN)
 
     def _repr_html_(self) -> str:
-        rows = [("claim", f"{self.id}: {self.statement}"), ("source", "")]
-        if self.seed_setting:
-            rows.append(("the seed's setting", self.seed_setting))
-        rows += [("confirmed if", self.confirm_if), ("refuted if", self.refute_if)]
-        rows += [(f"threshold {k}", str(v)) for k, v in self.thresholds.items()]
-        body = "".join(f"<tr><th style='text-align:left'>{html.escape(k)}</th>"
-                       "<td style='text-align:left'>"
-                       f"{articles.cite_html(self) if k == 'source' else html.escape(v)}</td></tr>"
-                       for k, v in rows)
+        """The card: the claim and what decides it, visible; where it comes from (the article,
+        its section), the seed's setting and the named thresholds folded under it."""
+        def row(name: str, value: str) -> str:
+            return (f"<tr><th style='text-align:left'>{html.escape(name)}</th>"
+                    f"<td style='text-align:left'>{value}</td></tr>")
+
+        body = row("claim", html.escape(f"{self.id}: {self.statement}"))
+        body += row("confirmed if", html.escape(self.confirm_if))
+        body += row("refuted if", html.escape(self.refute_if))
         if self.timing_based:  # the rule itself is printed once per chapter; the card links to it
-            body += ("<tr><th style='text-align:left'>trust rule</th><td style='text-align:left'>"
-                     f"<a href='#{RULES_ANCHOR}' title='{html.escape(TRUST_RULE, quote=True)}'>"
-                     "the chapter's trust rule</a> decides whether a flagged timing holds this "
-                     "verdict back</td></tr>")
-        return f"<table>{body}</table>"
+            body += row("trust rule", f"<a href='#{RULES_ANCHOR}' title='{html.escape(TRUST_RULE, quote=True)}'>"
+                                      "the chapter's, above</a>")
+        folded = [f"source: {articles.cite_html(self)}"]
+        if self.seed_setting:
+            folded.append(f"the seed's setting: {html.escape(self.seed_setting)}")
+        folded += [f"threshold {html.escape(k)}: {v}" for k, v in self.thresholds.items()]
+        return (f"<table>{body}</table><details><summary>source and thresholds</summary>"
+                + "<br>".join(folded) + "</details>")
 
     def __repr__(self) -> str:
         rule = f"confirmed if {self.confirm_if}; refuted if {self.refute_if}"

@@ -116,28 +116,34 @@ class VerdictTable:
         """The verdicts as one `labkit.show.table.Table`: per claim its outcome, the form judged,
         the numbers that decided it (its reason, without the trust rule's notes) and the
         reference's recorded outcome; the statement, source, whole reason and evidence are
-        folded, one click away. A summary (a chapter's closing table) shows outcomes only."""
-        columns = ["claim", "this machine", "form judged"] + ([] if self.summary else
-                                                               ["deciding numbers"])
+        folded, one click away. A summary (a chapter's closing table) shows outcomes only,
+        the forms folded with the rest (each card above showed its own)."""
+        columns = ["claim", "this machine"] + ([] if self.summary else ["form judged", "deciding numbers"])
         shown = tables.Table("", [*columns, "recorded reference"], marks=_COLOURS)
         by_id = {v.claim_id: v for v in self.verdicts}
+        folded = []
         for row in self.rows():
-            verdict = by_id.get(row["claim"])
-            numbers = [] if self.summary else [deciding(row["reason"]) if verdict else
-                                               f"(reference) {deciding(row['reason'])}"]
-            ref = self.recorded.get(row["claim"])
-            shown.add(row["claim"], row["this machine"], row["form judged"], *numbers,
-                      f"{ref.label} (recorded, {ref.machine})" if ref and not self.recording_reference
-                      else row["recorded reference"])
-            shown.fold(f"{row['claim']}: statement, source, reason and evidence",
-                       _evidence_text(row, verdict, self.recorded.get(row["claim"])))
+            verdict, ref = by_id.get(row["claim"]), self.recorded.get(row["claim"])
+            detail = [] if self.summary else [
+                row["form judged"],
+                deciding(row["reason"]) if verdict else f"(reference) {deciding(row['reason'])}"]
+            shown.add(row["claim"], row["this machine"], *detail, self._reference_cell(row, verdict, ref))
+            folded.append(_evidence_text(row, verdict, ref))
+        shown.fold("statement, source, " + ("form, " if self.summary else "") + "whole reason and evidence",
+                   "\n\n".join(folded))
         return shown
+
+    def _reference_cell(self, row: dict, verdict: Verdict | None, ref: Verdict | None) -> str:
+        if ref is None or self.recording_reference:
+            return row["recorded reference"]
+        same = verdict is not None and verdict.label == ref.label
+        return f"{'the same' if same else ref.label} (recorded, {ref.machine})"
 
     def _repr_html_(self) -> str:
         return self.card()._repr_html_()
 
 
-NUMBERS_CHARACTERS = 320  # a card's visible reason; the whole reason is folded under it
+NUMBERS_CHARACTERS = 220  # a card's visible reason; the whole reason is folded under it
 _TRUST_NOTES = ("; flagged, but too small", "; the harness flagged")
 
 
@@ -152,8 +158,8 @@ def deciding(reason: str) -> str:
 
 
 def _evidence_text(row: dict, verdict: Verdict | None, ref: Verdict | None) -> str:
-    lines = [f"statement: {row['statement']}", f"source: {row['source']}",
-             f"reason: {row['reason']}"]
+    lines = [f"{row['claim']}: {row['statement']}", f"source: {row['source']}",
+             f"form judged: {row['form judged']}", f"reason: {row['reason']}"]
     if verdict is not None:
         lines.append("evidence: " + json.dumps(results.to_jsonable(verdict.evidence), indent=1,
                                                ensure_ascii=False))

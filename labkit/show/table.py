@@ -41,7 +41,8 @@ class TableError(ValueError):
 
 def format_value(value: object, unit: str = "") -> str:
     """One value as a reader sees it, by its unit: seconds scaled (ms, us), ratios as '1.23x',
-    bytes in B/KiB/MiB/GiB, other numbers to three significant figures; None as '-'."""
+    bytes in B/KiB/MiB/GiB, other numbers to three significant figures (whole from 1,000 up);
+    None as '-'."""
     if value is None:
         return "-"
     if isinstance(value, bool) or not isinstance(value, (int, float)):
@@ -58,7 +59,9 @@ def format_value(value: object, unit: str = "") -> str:
         return _bytes(int(value))
     if isinstance(value, int):
         return f"{value:,}"
-    return f"{value:,.1f}" if abs(value) >= 100 else f"{value:.3g}"
+    if abs(value) >= 1000:
+        return f"{value:,.0f}"
+    return f"{value:.1f}" if abs(value) >= 100 else f"{value:.3g}"
 
 
 def _bytes(count: int) -> str:
@@ -243,18 +246,18 @@ def comparison(result: Comparison, title: str = "") -> Table:
     columns = ["variant", "device time" if host else "median", "ratio", "ratio spread"]
     columns += (["GB/s"] if rates else []) + (["host launch"] if host else [])
     units = {columns[1]: "s", "ratio": "x"} | ({"host launch": "s"} if host else {})
-    out = Table(title or f"{len(rows)} variants, {result.rounds} interleaved rounds, "
-                         f"ratio to {result.baseline}", columns, units=units)
+    out = Table(title or f"ratio to {result.baseline}, {result.rounds} interleaved rounds", columns,
+                units=units)
     for r in rows:
         spread = f"{r['ratio_q25']:.2f}-{r['ratio_q75']:.2f}" + (" (within noise)" if r["within_noise"] else "")
         values = [r["variant"], r["median_s"], r["ratio"], spread]
         values += ([r["gbps"]] if rates else []) + ([r["host_s"]] if host else [])
         out.add(*values)
-    for flag in result.flags():
-        out.fold(f"flagged: {flag['timing']}", flag["why"])
-    for v in result.variants.values():
-        for warning in v.timing.warnings:
-            out.fold(f"warning: {v.timing.label}", warning)
+    flags = [f"flagged: {flag['timing']}: {flag['why']}" for flag in result.flags()]
+    warnings = [f"warning: {v.timing.label}: {w}" for v in result.variants.values() for w in v.timing.warnings]
+    if flags or warnings:
+        out.fold(f"the harness's notes ({len(flags)} flagged, {len(warnings)} warnings)",
+                 "\n".join(flags + warnings))
     return out
 
 

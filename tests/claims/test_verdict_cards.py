@@ -35,7 +35,7 @@ def test_a_verdict_card_shows_its_numbers_and_folds_its_evidence():
                                        "view_offsets": {"x[1:]": 4, "x[3:]": 12}})
     card = claims.table([verdict])
     page = card._repr_html_()
-    assert "<details><summary>C5a: statement, source, reason and evidence</summary>" in page
+    assert "<details><summary>statement, source, whole reason and evidence</summary>" in page
     assert verdict.label in page and tables.deciding(verdict.reason)[:40] in page
     shown = words(page)
     assert shown < len(re.sub(r"<[^>]+>", " ", page).split())  # the evidence is folded away

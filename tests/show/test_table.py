@@ -19,7 +19,9 @@ def test_values_are_formatted_by_their_unit():
     assert table.format_value(4 << 20, "B") == "4 MiB"
     assert table.format_value(12, "B") == "12 B"
     assert table.format_value(None, "s") == "-"
-    assert table.format_value(1234.5, "GB/s") == "1,234.5"
+    assert table.format_value(1234.4, "GB/s") == "1,234"
+    assert table.format_value(123.44, "GB/s") == "123.4"
+    assert table.format_value(16385.0) == "16,385"
     assert table.format_value(True) == "True"
 
 
@@ -74,7 +76,8 @@ def test_a_comparison_renders_through_the_table_with_its_flags_folded():
     assert t.columns == ["variant", "median", "ratio", "ratio spread", "GB/s"]
     assert t.column("ratio") == [1.0, 2.0]
     assert "2.00x" in str(t) and "1.90-2.10" in str(t)
-    assert [s for s, _ in t.folded] == ["flagged: b"]  # noisy: IQR 30% of its median
+    assert [s for s, _ in t.folded] == ["the harness's notes (1 flagged, 0 warnings)"]
+    assert "flagged: b: noisy" in t.folded[0][1]  # IQR 30% of its median
 
 
 def test_a_sweep_is_one_row_per_point():
