@@ -118,3 +118,21 @@ def test_show_renders_comparisons_and_rows_and_refuses_the_rest(monkeypatch):
     assert shown.column("copied") == [0] and kept == ["ops"]
     with pytest.raises(TypeError, match="takes a comparison"):
         chapter.show(3)
+
+
+def test_only_on_measures_where_the_question_means_something():
+    sizes = session.open("02_contiguity_and_hidden_copies", announce=False).sizes
+    cpu = session.Chapter("02_contiguity_and_hidden_copies", torch.device("cpu"), sizes, False, 4)
+    gpu = session.Chapter("02_contiguity_and_hidden_copies", torch.device("cuda"), sizes, True, 4)
+    assert cpu.only_on("cpu", lambda: 7) == 7 and cpu.only_on("gpu", lambda: 1 / 0) is None
+    assert gpu.only_on("gpu", lambda: 7) == 7 and gpu.only_on("cpu", lambda: 1 / 0) is None
+    with pytest.raises(ValueError, match="'cpu' or 'gpu'"):
+        cpu.only_on("tpu", lambda: 7)
+
+
+def test_takeaways_and_a_verdict_read_as_lines():
+    chapter = session.open("02_contiguity_and_hidden_copies", announce=False)
+    shown = chapter.remember(["one <b>", "two"])
+    assert str(shown) == "- one <b>\n- two" and "<li>one &lt;b&gt;</li>" in shown._repr_html_()
+    verdict = claims.get("C1").judge({"shape": [4, 3], "stride": [1, 4], "is_contiguous": False})
+    assert str(verdict) == f"C1 {verdict.label} -- {verdict.reason}"
