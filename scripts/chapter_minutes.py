@@ -50,7 +50,8 @@ MAX_OUTPUT_WORDS = 1500
 RUN_SECONDS = ROOT / "results" / "chapter_run_seconds.json"
 
 _HEADING = re.compile(r"^(#{1,4})\s", re.MULTILINE)
-_EXERCISE = re.compile(r"exercises\.get\(\"([0-9]{2}\.[a-z_0-9]+)\"\)\.check\(")
+# An exercise checked: `exercises.get("NN.x").check(` or, through the session, `chapter.exercise("NN.x").check(`.
+_EXERCISE = re.compile(r"(?:exercises\.get|chapter\.exercise)\(\"([0-9]{2}\.[a-z_0-9]+)\"\)\.check\(")
 _PICTURES = ("image/png", "image/svg+xml", "image/jpeg", "application/vnd.jupyter.widget-view+json")
 
 
