@@ -48,29 +48,12 @@ if "google.colab" in sys.modules:
     output.enable_custom_widget_manager()
 
 # %%
-import copy
-import html
-import warnings
-
 import torch
-from IPython.display import HTML, display
 
-from labkit import exercises, session
-from labkit.chapters.ch00_setup_check import pitfalls, power_cap
-from labkit.core import env, results
-from labkit.measure import bench, ceilings, sharing, timing
-from labkit.show import timing_plots, widgets
+from labkit import session
 
-fmt = timing.format_seconds
-
-
-def show_table(rows: list[tuple], header: tuple) -> None:
-    """Show rows of values as an HTML table under the given column names."""
-    head = "".join(f"<th style='text-align:left'>{html.escape(str(h))}</th>" for h in header)
-    body = "".join("<tr>" + "".join(f"<td style='text-align:left'>{html.escape(str(v))}</td>"
-                                    for v in row) + "</tr>" for row in rows)
-    display(HTML(f"<table><tr>{head}</tr>{body}</table>"))
-
+chapter = session.open("00_setup_check")  # says where it runs; the chapter object is the door:
+# chapter.lab.<name> is this chapter's modules (pitfalls, machine) and the course's instruments
 
 # %% [markdown]
 # ## Part 1: where are we?
@@ -79,25 +62,12 @@ def show_table(rows: list[tuple], header: tuple) -> None:
 # result the course saves, so a number never travels without the machine that produced it.
 
 # %%
-FINGERPRINT_NAMES = {
-    "where": "runs in", "python": "Python", "torch": "PyTorch", "cpu_model": "CPU",
-    "cpu_cores": "CPU cores", "torch_threads": "threads torch uses",
-    "host_memory_gib": "memory available (GiB)", "device": "device for tensors",
-    "gpu_name": "GPU", "gpu_memory_gib": "GPU memory (GiB)",
-    "gpu_sm_count": "streaming multiprocessors", "gpu_l2_mib": "GPU L2 cache (MiB)",
-    "gpu_capability": "compute capability", "gpu_driver": "driver", "cuda_runtime": "CUDA runtime",
-}
-fingerprint = env.fingerprint()
-show_table([(FINGERPRINT_NAMES.get(k, k.replace("_", " ")), v) for k, v in fingerprint.items()],
-           ("", "this machine"))
+env, machine, pitfalls = chapter.lab.env, chapter.lab.machine, chapter.lab.pitfalls
+machine.fingerprint_table(env.fingerprint())
 
 # %%
 # Unchecked by nbval: which machine this is (GPU or not, local or Binder) is not a fact of the course.
-if env.has_cuda():
-    print(f"This notebook runs {env.where()} with a GPU: the course measures on it.")
-else:
-    print(f"This notebook runs {env.where()} on the CPU only: GPU-only measurements are shown from "
-          "the reference GPU run, labelled recorded.")
+print(machine.where_it_runs(chapter.on_gpu, env.where()))
 
 # %% [markdown]
 # On a GPU the table adds its name, memory, SM count, L2 size and driver.
@@ -108,18 +78,7 @@ else:
 # sizes are never typed into a chapter: they come from `env.sizes()`.
 
 # %%
-SIZE_NAMES = {
-    "device": ("sized for", ""), "copy_bytes": ("buffer of the copy ceiling", "bytes"),
-    "matmul_n": ("side n of the matmul ceiling (n x n)", ""),
-    "cache_sweep_max_bytes": ("largest working set in the cache sweep", "bytes"),
-    "cnn_batch": ("CNN batch size (chapter 03)", ""), "cnn_image": ("CNN image side (chapter 03)", ""),
-    "memory_budget_bytes": ("memory budget the sizes are chosen within", "bytes"),
-}
-chapter = session.open("00_setup_check")
-sizes = chapter.sizes
-show_table([(SIZE_NAMES.get(k, (k, ""))[0],
-             f"{v / 2**20:,.0f} MiB" if SIZE_NAMES.get(k, ("", ""))[1] == "bytes" else v)
-            for k, v in sizes.as_dict().items()], ("size", "value here"))
+machine.sizes_table(chapter.sizes.as_dict())
 
 # %% [markdown]
 # ## Part 2: this machine's ceilings
@@ -137,35 +96,18 @@ show_table([(SIZE_NAMES.get(k, (k, ""))[0],
 # them again now, in this run.
 
 # %%
-measured = ceilings.measure(refresh=True)
+# Measured now (refresh=True), and kept under "ceilings" with this run's results.
+measured = chapter.here_or_recorded("ceilings", lambda: chapter.lab.ceilings.measure(refresh=True), can=True)
 assert measured.copy_gbps > 0 and all(rate > 0 for rate in measured.matmul_tflops.values())
-chapter.record("ceilings", measured)
-display(measured)
+measured
 
 # %% [markdown]
 # The same ceilings as recorded on the course's reference GPU (an NVIDIA H200), for scale:
 
 # %%
-MATH_NAMES = {"float32": "float32", "tfloat32": "TF32 (float32 data)", "bfloat16": "bfloat16",
-              "float16": "float16"}
-print(results.describe_machine())
-reference = chapter.recorded("ceilings")
-if os.environ.get(results.REFERENCE_ENV, "").strip() == results.DEFAULT_REFERENCE:
-    print("This run records the reference itself: its ceilings are the ones shown above.")
-elif reference is None:
-    print("Nothing recorded yet for the reference GPU: only this machine's ceilings are shown above.")
-else:
-    rows = [("copy bandwidth (GB/s, read + write)", measured.copy_gbps, reference["copy_gbps"])]
-    for math in dict.fromkeys([*measured.matmul_tflops, *reference["matmul_tflops"]]):
-        rows.append((f"matmul {MATH_NAMES.get(math, math)} (TFLOP/s)",
-                     measured.matmul_tflops.get(math), reference["matmul_tflops"].get(math)))
-    def rate(value: float | None) -> str:
-        return "-" if not value else (f"{value:,.0f}" if value >= 100 else f"{value:.3g}")
-
-    show_table([(name, rate(mine) if mine else "not measured here", rate(ref),
-                 f"{ref / mine:,.0f}x" if mine and ref else "")
-                for name, mine, ref in rows],
-               ("ceiling", "this machine", "reference GPU (recorded)", "reference / this machine"))
+print(chapter.lab.results.describe_machine())
+reference = chapter.reference("ceilings")
+machine.ceilings_table(measured, reference)
 
 # %% [markdown]
 # ### Why a ceiling is the best rate of a sweep: the power cap
@@ -176,16 +118,8 @@ else:
 # stay inside it. Each point of the sweep, as a share of its math's best:
 
 # %%
-sweep_source, sweep = ("this run", measured.sweep) if chapter.on_gpu else (
-    "the reference GPU, recorded", (reference or {}).get("sweep"))
-points = power_cap.sweep_rows(sweep)
-if points:
-    show_table([(MATH_NAMES.get(m, m), f"{n:,}", f"{rate:,.1f}", f"{100 * share:.0f}%")
-                for m, n, rate, share in points],
-               ("math", "n", "TFLOP/s", "share of the best"))
-    print(f"Sweep from {sweep_source}.")
-else:
-    print("No matmul sweep to show here (a CPU ceilings file from before the sweep, or none recorded).")
+# This run's sweep on a GPU; on a CPU the reference GPU's, recorded.
+machine.sweep_table(chapter.here_or_recorded("ceilings", lambda: measured))
 
 # %% [markdown]
 # What the GPU does meanwhile was measured once on the reference H200 by
@@ -194,22 +128,7 @@ else:
 # kinds of data.
 
 # %%
-probe = results.repository_results_dir() / "h200_probes" / "bf16_ceiling_probe.json"
-probe_rows = power_cap.probe_rows(probe) if probe.exists() else []
-if probe_rows:
-    show_table([(r["data"], r["mode"], f"{r['tflops']:,.0f}", f"{r['clock_mhz']:,.0f}",
-                 f"{r['power_w']:,.0f}", "yes" if r["power_capped"] else "no") for r in probe_rows],
-               ("data", "mode", "TFLOP/s", "SM clock (MHz, median)", "power (W, median)",
-                "power cap active"))
-    rnd = next(r for r in probe_rows if r["data"].startswith("randn"))
-    zero = next((r for r in probe_rows if r["data"] == "zeros"), None)
-    print(f"On random data the GPU runs at {rnd['clock_mhz']:,.0f} MHz and {rnd['power_w']:,.0f} W "
-          f"with the power cap {'active' if rnd['power_capped'] else 'not active'}"
-          + (f"; on zeros it draws {zero['power_w']:,.0f} W, clocks {zero['clock_mhz']:,.0f} MHz and "
-             f"reaches {zero['tflops'] / rnd['tflops']:.2f}x the rate: that is why ceilings are "
-             "measured on random data, never zeros" if zero else "") + ".")
-else:
-    print("The recorded power probe is not in this checkout (results/h200_probes/).")
+machine.probe_table(chapter.lab.results.repository_results_dir() / "h200_probes" / "bf16_ceiling_probe.json")
 
 # %% [markdown]
 # So a share of a ceiling up to about 105% reads "at the ceiling"; a larger one names its
@@ -224,7 +143,7 @@ else:
 # one it gets wrong.
 
 # %%
-exercises.get("00.copy_gbps")
+chapter.exercise("00.copy_gbps")
 
 
 # %%
@@ -233,7 +152,7 @@ def copy_gbps(shape: tuple[int, ...], dtype: torch.dtype, seconds: float) -> flo
 
 
 # %% tags=["nbval-check-output"]
-exercises.get("00.copy_gbps").check(copy_gbps)
+chapter.exercise("00.copy_gbps").check(copy_gbps)
 
 # %% [markdown]
 # ## How `labkit.measure.bench` times code
@@ -244,12 +163,15 @@ exercises.get("00.copy_gbps").check(copy_gbps)
 # spread exceeds 10% of the median. Here is one matmul timed, with every sample plotted:
 
 # %%
-n = sizes.matmul_n
-a = torch.randn(n, n, device=env.device())
-b = torch.randn(n, n, device=env.device())
+bench = chapter.lab.bench
+n = chapter.sizes.matmul_n
+a = torch.randn(n, n, device=chapter.device)
+b = torch.randn(n, n, device=chapter.device)
 matmul_timing = bench.time(lambda: a @ b, flops=2 * n**3, rep_ms=400, label=f"{n}x{n} float32 matmul")
-display(matmul_timing)
-figure = timing_plots.plot_timing(matmul_timing)
+matmul_timing
+
+# %%
+figure = chapter.lab.timing_plots.plot_timing(matmul_timing)
 
 # %% [markdown]
 # ### Exercise 00.2: the median and the IQR
@@ -258,7 +180,7 @@ figure = timing_plots.plot_timing(matmul_timing)
 # is `torch.quantile`, which interpolates between samples the way the harness does).
 
 # %%
-exercises.get("00.median_and_iqr")
+chapter.exercise("00.median_and_iqr")
 
 
 # %%
@@ -267,7 +189,7 @@ def median_and_iqr(samples: list[float]) -> tuple[float, float]:
 
 
 # %% tags=["nbval-check-output"]
-exercises.get("00.median_and_iqr").check(median_and_iqr)
+chapter.exercise("00.median_and_iqr").check(median_and_iqr)
 
 # %% [markdown]
 # ## Part 3: four timing mistakes
@@ -287,24 +209,9 @@ exercises.get("00.median_and_iqr").check(median_and_iqr)
 # The harness records CUDA events around each call and synchronises once at the end.
 
 # %%
-if env.has_cuda():
-    no_sync = pitfalls.no_sync_vs_sync()
-    chapter.record("no_sync", no_sync)
-    label = "measured here"
-else:
-    no_sync = chapter.recorded("no_sync")
-    label = "recorded on the reference GPU (this machine has none: the mistake is GPU-only)"
-if no_sync is None:
-    print("This machine has no GPU, and no reference GPU run has been recorded yet "
-          "(results/nvidia-h200.json is missing), so there is nothing to show here.")
-else:
-    show_table([
-        ("matmul", f"{no_sync['n']}^3 {no_sync['dtype']}"),
-        ("stopwatch, no synchronize", fmt(no_sync["no_sync_s"])),
-        ("stopwatch with synchronize", fmt(no_sync["with_sync_s"])),
-        ("labkit.measure.bench median (CUDA events)", fmt(no_sync["harness_median_s"])),
-        ("no-sync understates the time by", f"{no_sync['understatement']:.0f}x"),
-    ], ("", label))
+# Measured on a GPU; without one (the mistake is GPU-only), the reference GPU's run, recorded.
+no_sync = chapter.here_or_recorded("no_sync", pitfalls.no_sync_vs_sync)
+machine.no_sync_table(no_sync)
 
 # %% [markdown]
 # ### Mistake 2: no warm-up
@@ -318,30 +225,23 @@ else:
 # thread, so that scheduling of other programs' threads does not blur the comparison):
 
 # %%
-fresh = torch.empty(sizes.copy_bytes // 4, device=env.device())   # never written yet (CPU: pages unmapped)
-image = torch.randn(1, 3, 97, 89, device=env.device())             # a shape not used before
-kernel = torch.randn(7, 3, 5, 5, device=env.device())
-one_thread = 1 if env.device().type == "cpu" else None
-first_calls = [
-    pitfalls.first_call_vs_steady(lambda: fresh.fill_(1.0), f"fill a fresh {sizes.copy_bytes >> 20} MiB buffer",
+copy_bytes = chapter.sizes.copy_bytes
+fresh = torch.empty(copy_bytes // 4, device=chapter.device)   # never written yet (CPU: pages unmapped)
+image = torch.randn(1, 3, 97, 89, device=chapter.device)      # a shape not used before
+kernel = torch.randn(7, 3, 5, 5, device=chapter.device)
+one_thread = 1 if chapter.device.type == "cpu" else None
+first_calls = chapter.here_or_recorded("first_call_here", lambda: [  # measured, and kept
+    pitfalls.first_call_vs_steady(lambda: fresh.fill_(1.0), f"fill a fresh {copy_bytes >> 20} MiB buffer",
                                   threads=one_thread),
     pitfalls.first_call_vs_steady(lambda: torch.nn.functional.conv2d(image, kernel), "conv2d on a new shape",
                                   threads=one_thread),
-]
-chapter.record("first_call_here", first_calls)
-show_table([(row["label"], fmt(row["first_call_s"]), fmt(row["steady_median_s"]),
-             f"{row['first_over_steady']:.1f}x") for row in first_calls],
-           ("work, measured here", "first call", "steady median", "first / steady"))
+], can=True)
 fresh = None  # give the buffer back
+machine.first_call_table(first_calls)
 
 # %%
-recorded_first = None if env.has_cuda() else chapter.recorded("first_call")
-if recorded_first:
-    show_table([(row["label"], fmt(row["first_call_s"]), fmt(row["steady_median_s"]),
-                 f"{row['first_over_steady']:,.0f}x") for row in recorded_first],
-               ("work, recorded on the reference GPU", "first call", "steady median", "first / steady"))
-elif not env.has_cuda():
-    print("No reference GPU run recorded yet: the GPU's first-call costs are not shown.")
+# Without a GPU, the reference GPU's first calls (its CUDA context among them), recorded.
+machine.first_call_table(chapter.only_on("cpu", lambda: chapter.reference("first_call")))
 
 # %% [markdown]
 # ### Mistake 3: timing the cache
@@ -353,25 +253,20 @@ elif not env.has_cuda():
 # measures overhead, another way small benchmarks mislead.
 
 # %%
-with warnings.catch_warnings(record=True) as too_fast:  # the smallest copies: counted below
-    warnings.simplefilter("always", bench.TimingWarning)
-    curve = pitfalls.cache_curve(sizes.cache_sweep_max_bytes, device=str(env.device()))
-levels = pitfalls.cache_levels(str(env.device()))
-chapter.record("cache_curve_here", {"points": curve, "levels": levels})
-figure = pitfalls.plot_cache_curve(curve, levels, f"copy bandwidth against working set ({env.device().type}, measured here)")
-flagged = [w for w in too_fast if issubclass(w.category, bench.TimingWarning)]
+with pitfalls.timing_warnings() as flagged:  # the smallest copies: counted below
+    curve = chapter.here_or_recorded("cache_curve_here", lambda: {  # measured, and kept
+        "points": pitfalls.cache_curve(chapter.sizes.cache_sweep_max_bytes, device=str(chapter.device)),
+        "levels": pitfalls.cache_levels(str(chapter.device))}, can=True)
+figure = pitfalls.plot_cache_curve(curve["points"], curve["levels"],
+                                   f"copy bandwidth against working set ({chapter.device.type}, measured here)")
 if flagged:
-    print(f"The harness flagged {len(flagged)} of {len(curve)} points (the smallest copies) as too fast "
+    print(f"The harness flagged {len(flagged)} of {len(curve['points'])} points (the smallest copies) as too fast "
           "to time reliably: each call there takes under 20x the timer's resolution, so these points "
           "show the cost of a call more than bandwidth.")
 
 # %%
-recorded_curve = None if env.has_cuda() else chapter.recorded("cache_curve")
-if recorded_curve:
-    figure = pitfalls.plot_cache_curve(recorded_curve["points"], recorded_curve["levels"],
-                                       "copy bandwidth against working set (reference GPU, recorded)")
-elif not env.has_cuda():
-    print("No reference GPU run recorded yet: the GPU's cache curve is not shown.")
+# Without a GPU, the reference GPU's cache curve, recorded.
+figure = pitfalls.plot_recorded_curve(chapter.only_on("cpu", lambda: chapter.reference("cache_curve")))
 
 # %% [markdown]
 # What the harness does instead: in its default **cold** mode it overwrites a buffer twice
@@ -382,20 +277,11 @@ elif not env.has_cuda():
 # its L2). Predict first.
 
 # %% jupyter={"source_hidden": true}
-def hot_cold_class() -> str:
-    """Graded on the careful measurement below (run it first)."""
-    if "hot" not in globals() or "cold" not in globals():
-        raise ValueError("run the hot/cold cell below first, then submit again")
-    ratio = hot.gbps / cold.gbps
-    return ("about the same (within 20%)" if ratio < 1.2 else
-            "1.2x to 3x" if ratio <= 3 else "more than 3x")
-
-
-quiz_hot_cold = widgets.Quiz(
+quiz_hot_cold = chapter.lab.widgets.Quiz(
     "The same small copy, timed back to back (hot) and after a cache flush (cold): how many "
     "times the cold bandwidth does hot report?",
     choices=["about the same (within 20%)", "1.2x to 3x", "more than 3x"],
-    answer=hot_cold_class,
+    answer=lambda: pitfalls.hot_cold_class(globals().get("hot"), globals().get("cold")),
     holds=1,  # the measurement just below; the rest of the chapter shows as it runs
     explanation="Hot reads the data from the cache the previous call left it in; cold reads it "
                 "from memory. How much that is worth depends on the cache and the memory of "
@@ -404,28 +290,30 @@ quiz_hot_cold = widgets.Quiz(
 quiz_hot_cold
 
 # %%
-small_bytes = pitfalls.hot_cold_source_bytes(str(env.device()))
-small_src = torch.rand(small_bytes // 4, device=env.device())
+small_bytes = pitfalls.hot_cold_source_bytes(str(chapter.device))
+small_src = torch.rand(small_bytes // 4, device=chapter.device)
 small_dst = torch.empty_like(small_src)
 size_text = f"{small_bytes / 2**20:.3g} MiB"
-with warnings.catch_warnings(record=True) as hot_cold_warnings:
-    warnings.simplefilter("always", bench.TimingWarning)
+with pitfalls.timing_warnings() as hot_cold_warnings:
     hot = bench.time(lambda: small_dst.copy_(small_src), mode="hot", bytes_moved=2 * small_bytes,
                      threads=one_thread, label=f"{size_text} copy, hot")
     cold = bench.time(lambda: small_dst.copy_(small_src), mode="cold", bytes_moved=2 * small_bytes,
                       threads=one_thread, label=f"{size_text} copy, cold")
-hot_cold_too_fast = any(issubclass(w.category, bench.TimingWarning) for w in hot_cold_warnings)
-chapter.record("cold_vs_hot_here", {"hot": hot, "cold": cold, "source_bytes": small_bytes,
-                                    "too_fast": hot_cold_too_fast})
-display(hot, cold)
-print(f"hot reports {hot.gbps / cold.gbps:.2f}x the bandwidth of cold for the same {size_text} copy")
+hot_cold_too_fast = bool(hot_cold_warnings)
+chapter.here_or_recorded("cold_vs_hot_here", lambda: {"hot": hot, "cold": cold, "source_bytes": small_bytes,
+                                                      "too_fast": hot_cold_too_fast}, can=True)
+hot_cold = chapter.show([{"timing": t.label, "median": t.median_s, "GB/s": t.gbps,
+                          "of the copy ceiling": t.pct_of_copy_ceiling} for t in (hot, cold)],
+                        units={"median": "s", "GB/s": "read + write", "of the copy ceiling": "%"})
+hot_cold.note(f"hot reports {hot.gbps / cold.gbps:.2f}x the bandwidth of cold for the same {size_text} copy")
 if hot_cold_too_fast:
-    print("The harness flagged a timing as too fast to time: at this size a call lasts only a "
-          "few times the timer's resolution (and, on a GPU, the few microseconds a kernel takes "
-          "to start), so this pair shows little about caches; read the cache curve above instead.")
+    hot_cold.note("The harness flagged a timing as too fast to time: at this size a call lasts only a "
+                  "few times the timer's resolution (and, on a GPU, the few microseconds a kernel takes "
+                  "to start), so this pair shows little about caches; read the cache curve above instead.")
 if hot.pct_of_copy_ceiling is not None and hot.pct_of_copy_ceiling > 100:
-    print(f"hot claims {hot.pct_of_copy_ceiling:.0f}% of the memory-copy ceiling: more than memory can "
-          "deliver, so what it measured is the cache")
+    hot_cold.note(f"hot claims {hot.pct_of_copy_ceiling:.0f}% of the memory-copy ceiling: more than memory "
+                  "can deliver, so what it measured is the cache")
+hot_cold
 
 # %% [markdown]
 # ### Mistake 4: timing the allocator (CPU)
@@ -452,25 +340,22 @@ small_cnn = torch.nn.Sequential(
     torch.nn.Conv2d(32, 64, 3, padding=1), torch.nn.ReLU(),
     torch.nn.AdaptiveAvgPool2d(1), torch.nn.Flatten(), torch.nn.Linear(64, 10)).eval()
 cnn_images = torch.randn(8, 3, 64, 64)
-
-
-def cnn_forward(model: torch.nn.Module = small_cnn, images: torch.Tensor = cnn_images) -> torch.Tensor:
-    with torch.inference_mode():
-        return model(images)
-
-
-allocator = pitfalls.allocator_effect(cnn_forward, "small CNN forward")  # default first, then kept
-chapter.record("allocator_here", allocator)
+cnn_forward = pitfalls.inference(small_cnn, cnn_images)  # the forward pass without autograd
+allocator = chapter.here_or_recorded("allocator_here", can=True, measure=lambda: pitfalls.allocator_effect(
+    cnn_forward, "small CNN forward"))  # default first, then kept; measured, and kept
 allocator_default, allocator_kept = allocator["default"], allocator["kept"]
-display(allocator_default, allocator_kept)
-print(f"{allocator['note']}: {allocator['default_faults_per_call']:,.0f} page faults per call with "
-      f"the defaults, {allocator['kept_faults_per_call']:,.0f} with malloc keeping its memory; the "
-      f"default median is {allocator['default_over_kept']:.2f}x the other, "
-      + ("more than the two timings' spread: here the allocator changes the result."
-         if allocator["allocator_decides"] else "within the two timings' spread."))
+allocator_table = chapter.show([{"timing": t.label, "median": t.median_s, "IQR": t.iqr_s,
+                                  "page faults per call": t.minor_faults_per_call}
+                                 for t in (allocator_default, allocator_kept)], units={"median": "s", "IQR": "s"})
+allocator_table.note(f"{allocator['note']}: {allocator['default_faults_per_call']:,.0f} page faults per call "
+                     f"with the defaults, {allocator['kept_faults_per_call']:,.0f} with malloc keeping its "
+                     f"memory; the default median is {allocator['default_over_kept']:.2f}x the other, "
+                     + ("more than the two timings' spread: here the allocator changes the result."
+                        if allocator["allocator_decides"] else "within the two timings' spread."))
 if allocator_default.noisy or allocator_kept.noisy:
-    print("One of the two timings is noisy (see its warning): read the times only after a rerun "
-          "on a quiet machine; the fault counts do not depend on the noise.")
+    allocator_table.note("One of the two timings is noisy: read the times only after a rerun on a quiet "
+                         "machine; the fault counts do not depend on the noise.")
+allocator_table
 
 
 # %% [markdown]
@@ -479,25 +364,11 @@ if allocator_default.noisy or allocator_kept.noisy:
 # count of `cudaMalloc` segments before and after timing the same CNN on the GPU shows it:
 
 # %%
-if env.has_cuda():
-    gpu_cnn, gpu_images = copy.deepcopy(small_cnn).to("cuda"), cnn_images.to("cuda")
-    cnn_forward(gpu_cnn, gpu_images)  # the first call allocates what later calls reuse
-    torch.cuda.synchronize()
-    segments_before = torch.cuda.memory_stats()["segment.all.allocated"]
-    gpu_timing = bench.time(lambda: cnn_forward(gpu_cnn, gpu_images), label="small CNN forward, GPU")
-    gpu_allocator = {"cudamalloc_segments_during_timing":
-                     torch.cuda.memory_stats()["segment.all.allocated"] - segments_before,
-                     "calls_timed": gpu_timing.count, "median_s": gpu_timing.median_s}
-    chapter.record("gpu_allocator", gpu_allocator)
-    where_from = "measured here"
-else:
-    gpu_allocator = chapter.recorded("gpu_allocator")
-    where_from = "recorded on the reference GPU"
-if gpu_allocator is None:
-    print("No GPU here and no reference GPU run recorded yet: nothing to show.")
-else:
-    print(f"{where_from}: {gpu_allocator['cudamalloc_segments_during_timing']} new cudaMalloc segments "
-          f"during {gpu_allocator['calls_timed']} timed calls (median {fmt(gpu_allocator['median_s'])})")
+# On a GPU, measured (the first call allocates what later calls reuse; then the CNN is timed);
+# without one, the reference GPU's run, recorded.
+gpu_allocator = chapter.here_or_recorded("gpu_allocator",
+                                         lambda: pitfalls.gpu_allocator_segments(small_cnn, cnn_images))
+print(machine.gpu_allocator_line(gpu_allocator))
 
 # %% [markdown]
 # ## A/B comparisons
@@ -513,7 +384,7 @@ comparison = bench.compare({
     "a.t() @ b (transposed view)": lambda: a.t() @ b,
     "a.t().contiguous() @ b": lambda: a.t().contiguous() @ b,
 }, rounds=5, rep_ms=150)
-display(comparison)
+chapter.show(comparison)
 
 # %% [markdown]
 # ## Part 4: the timeline -- when the machine works, waits and copies
@@ -530,34 +401,27 @@ display(comparison)
 # about half, or most of it?
 
 # %%
-import contextlib
-import io
-
-from labkit.measure import timeline
-
-os.environ.setdefault("KINETO_LOG_LEVEL", "6")  # the profiler's C++ start/stop lines say nothing here
-step_device = env.device()
 step_model = torch.nn.Sequential(
     torch.nn.Conv2d(3, 16, 3), torch.nn.ReLU(), torch.nn.Flatten(), torch.nn.Linear(16 * 30 * 30, 10),
-).to(step_device)
+).to(chapter.device)
 step_optimizer = torch.optim.SGD(step_model.parameters(), lr=0.01)
-step_images = torch.randn(16, 3, 32, 32, device=step_device)
-activities = [torch.profiler.ProfilerActivity.CPU] + (
-    [torch.profiler.ProfilerActivity.CUDA] if env.has_cuda() else [])
+step_images = torch.randn(16, 3, 32, 32, device=chapter.device)
 
 
-def train_step() -> None:
-    step_model(step_images).square().mean().backward()
+def train_step() -> torch.Tensor:
+    loss = step_model(step_images).square().mean()
+    loss.backward()
     step_optimizer.step()
     step_optimizer.zero_grad()
+    return loss
 
 
 train_step()  # warm-up: the first call allocates memory and picks algorithms
-with contextlib.redirect_stderr(io.StringIO()), torch.profiler.profile(activities=activities) as prof:
+# the profiler records the CPU, and the GPU where there is one; it waits for the GPU when it stops
+with torch.profiler.profile(activities=torch.profiler.supported_activities()) as prof:
     for _ in range(3):
         train_step()
-    if env.has_cuda():
-        torch.cuda.synchronize()
+timeline = chapter.lab.timeline
 step_trace = timeline.from_profiler(prof)
 step_summary = timeline.summary(step_trace)
 step_summary
@@ -569,7 +433,7 @@ step_summary
 # launched it.
 
 # %%
-widgets.Timeline(step_trace, title="three training steps on this machine")
+chapter.lab.widgets.Timeline(step_trace, title="three training steps on this machine")
 
 # %%
 gemm_share = step_summary.kind_shares.get("GEMM/conv", 0.0)
@@ -585,14 +449,14 @@ print(f"In this run, GEMM/conv took {100 * gemm_share:.0f}% of the {step_summary
 # batch computes. The copies run under the kernels.
 
 # %%
-recorded_trace = results.repository_results_dir() / "h200_probes" / "timeline_trace.json"
-if recorded_trace.exists():
-    h200_trace = timeline.load(recorded_trace)
-    print("H2D copy time hidden behind kernels on the H200 (recorded): "
-          f"{100 * timeline.summary(h200_trace).h2d_overlap_share:.0f}%")
-    display(widgets.Timeline(h200_trace, title="recorded on an NVIDIA H200"))
-else:
-    print("Nothing recorded yet for the H200 timeline (results/h200_probes/timeline_trace.json).")
+recorded_trace = chapter.lab.results.repository_results_dir() / "h200_probes" / "timeline_trace.json"
+h200_trace = timeline.load(recorded_trace) if recorded_trace.exists() else None
+print("H2D copy time hidden behind kernels on the H200 (recorded): "
+      f"{100 * timeline.summary(h200_trace).h2d_overlap_share:.0f}%" if h200_trace else
+      "Nothing recorded yet for the H200 timeline (results/h200_probes/timeline_trace.json).")
+
+# %%
+h200_trace and chapter.lab.widgets.Timeline(h200_trace, title="recorded on an NVIDIA H200")
 
 # %% [markdown]
 # **Sharing a GPU.** In a workshop, several learners' kernels may use the same GPU or MIG
@@ -602,13 +466,7 @@ else:
 # it reads 'depends (on a shared GPU)' rather than confirmed or refuted.
 
 # %%
-others = sharing.others_on_gpu()
-if not env.has_cuda():
-    print("No GPU here: nothing to share (others_on_gpu() is [] on a CPU).")
-elif others:
-    print(f"{len(others)} other process(es) use this GPU now: timings taken now measure a share of it.")
-else:
-    print("No other process uses this GPU now (the driver's process list, read just now).")
+print(machine.sharing_line(chapter.on_gpu, chapter.lab.sharing.others_on_gpu()))
 
 # %% [markdown]
 # ## What to remember
@@ -621,10 +479,11 @@ rows = {row["variant"]: row for row in comparison.table()}
 transposed = rows["a.t() @ b (transposed view)"]
 within = "within the noise" if transposed["within_noise"] else "outside the noise"
 conv_first = first_calls[1]
+fmt = chapter.lab.timing.format_seconds
 takeaways = [
     (f"Synchronise: on the GPU a stopwatch without synchronize reported {fmt(no_sync['no_sync_s'])} "
      f"per matmul, {no_sync['understatement']:.0f}x less than the harness's "
-     f"{fmt(no_sync['harness_median_s'])} ({label.split(' (')[0]}).") if no_sync else
+     f"{fmt(no_sync['harness_median_s'])} ({machine.provenance(no_sync)}).") if no_sync else
     "Synchronise: on a GPU a stopwatch without synchronize times the launch, not the work "
     "(no GPU here and none recorded yet to show it).",
     f"Warm up: the first conv2d on a new shape took {fmt(conv_first['first_call_s'])}, "
@@ -644,4 +503,4 @@ takeaways = [
     f"Compare interleaved, read the spread: a.t() @ b took {transposed['ratio']:.2f}x a @ b "
     f"(rounds {transposed['ratio_q25']:.2f} to {transposed['ratio_q75']:.2f}), {within}.",
 ]
-print("\n".join(f"{k}. {line}" for k, line in enumerate(takeaways, start=1)))
+chapter.remember(takeaways)

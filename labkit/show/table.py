@@ -52,7 +52,7 @@ def format_value(value: object, unit: str = "") -> str:
     if unit == "s":
         return format_seconds(float(value))
     if unit == "x":
-        return f"{value:.2f}x"
+        return f"{value:,.0f}x" if abs(value) >= 100 else f"{value:.2f}x"
     if unit == "%":
         return f"{value:.0f}%"
     if unit == "B":

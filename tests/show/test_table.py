@@ -16,6 +16,7 @@ def timing(label: str, median: float, iqr: float = 0.0, gbps: float | None = Non
 def test_values_are_formatted_by_their_unit():
     assert table.format_value(0.00123, "s") == "1.23 ms"
     assert table.format_value(1.234, "x") == "1.23x"
+    assert table.format_value(122171.4, "x") == "122,171x"
     assert table.format_value(4 << 20, "B") == "4 MiB"
     assert table.format_value(12, "B") == "12 B"
     assert table.format_value(None, "s") == "-"

@@ -8,8 +8,11 @@ naive number is. Plots are in `plot_cache_curve`, which measures nothing.
 
 from __future__ import annotations
 
+import contextlib
+import copy
 import time as _clock
-from collections.abc import Callable
+import warnings
+from collections.abc import Callable, Iterator
 
 import torch
 
@@ -168,3 +171,57 @@ def allocator_effect(fn: Callable[[], object], label: str, threads: int | None =
         "note": conditions.allocator_note(),
         "kept_timed_in_child": not conditions.thresholds_fixed(),
     }
+
+
+@contextlib.contextmanager
+def timing_warnings() -> Iterator[list[str]]:
+    """Collect the harness's TimingWarnings (too fast to time, noisy) instead of printing them:
+    the cell says in a sentence what they mean. Yields the list the messages go into."""
+    found: list[str] = []
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", bench.TimingWarning)
+        yield found
+    found += [str(w.message) for w in caught if issubclass(w.category, bench.TimingWarning)]
+
+
+def hot_cold_class(hot: object, cold: object) -> str:
+    """The hot/cold quiz's answer, graded on the careful measurement (the notebook's timings)."""
+    if hot is None or cold is None:
+        raise ValueError("run the hot/cold cell below first, then submit again")
+    ratio = hot.gbps / cold.gbps  # type: ignore[attr-defined]
+    return ("about the same (within 20%)" if ratio < 1.2 else
+            "1.2x to 3x" if ratio <= 3 else "more than 3x")
+
+
+def inference(model: torch.nn.Module, images: torch.Tensor) -> Callable[[], torch.Tensor]:
+    """A model's forward pass on `images` without autograd, as one call to time."""
+    def forward() -> torch.Tensor:
+        with torch.inference_mode():
+            return model(images)
+
+    return forward
+
+
+def gpu_allocator_segments(model: torch.nn.Module, images: torch.Tensor) -> dict:
+    """GPU: the cudaMalloc segments made while `model` on `images` is timed. PyTorch's caching
+    allocator keeps freed GPU memory for the next allocation, so after the first call (which
+    allocates what later calls reuse) timing adds none, or next to none."""
+    forward = inference(copy.deepcopy(model).to("cuda"), images.to("cuda"))
+    forward()
+    torch.cuda.synchronize()
+    before = torch.cuda.memory_stats()["segment.all.allocated"]
+    timed = bench.time(forward, label="small CNN forward, GPU")
+    return {"cudamalloc_segments_during_timing": torch.cuda.memory_stats()["segment.all.allocated"] - before,
+            "calls_timed": timed.count, "median_s": timed.median_s}
+
+
+def plot_recorded_curve(recorded: object):  # noqa: ANN201 -- a matplotlib figure, or None
+    """The reference GPU's recorded cache curve, titled as recorded; None where none is asked
+    for (a GPU shows its own), or, having said so, when nothing is recorded."""
+    if recorded is None:
+        return None
+    if not recorded:
+        print("No reference GPU run recorded yet: the GPU's cache curve is not shown.")
+        return None
+    return plot_cache_curve(recorded["points"], recorded["levels"],
+                            f"copy bandwidth against working set (reference GPU, {recorded.label})")

@@ -1,0 +1,169 @@
+"""Chapter 00's tables of this machine and of the reference run, built from what was measured.
+
+Chapter 00 used to define its own `show_table` helper and format each table by hand in the
+notebook, with a branch per table for "measured here or recorded on the reference GPU". The
+tables live here as `labkit.show.table.Table`s, so the notebook shows one call per table; a
+value read back from the reference run arrives as the session's `Recorded` (it carries
+`label`: 'recorded on nvidia-h200, <date>'), and every table says which it shows.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+
+from labkit.chapters.ch00_setup_check import power_cap
+from labkit.core import results
+from labkit.session import Recorded
+from labkit.show.table import Table
+
+FINGERPRINT_NAMES = {
+    "where": "runs in", "python": "Python", "torch": "PyTorch", "cpu_model": "CPU",
+    "cpu_cores": "CPU cores", "torch_threads": "threads torch uses",
+    "host_memory_gib": "memory available (GiB)", "device": "device for tensors",
+    "gpu_name": "GPU", "gpu_memory_gib": "GPU memory (GiB)",
+    "gpu_sm_count": "streaming multiprocessors", "gpu_l2_mib": "GPU L2 cache (MiB)",
+    "gpu_capability": "compute capability", "gpu_driver": "driver", "cuda_runtime": "CUDA runtime",
+}
+SIZE_NAMES = {
+    "device": ("sized for", ""), "copy_bytes": ("buffer of the copy ceiling", "bytes"),
+    "matmul_n": ("side n of the matmul ceiling (n x n)", ""),
+    "cache_sweep_max_bytes": ("largest working set in the cache sweep", "bytes"),
+    "cnn_batch": ("CNN batch size (chapter 03)", ""), "cnn_image": ("CNN image side (chapter 03)", ""),
+    "memory_budget_bytes": ("memory budget the sizes are chosen within", "bytes"),
+}
+MATH_NAMES = {"float32": "float32", "tfloat32": "TF32 (float32 data)", "bfloat16": "bfloat16",
+              "float16": "float16"}
+
+
+def provenance(value: object) -> str:
+    """'measured here', or where a recorded value comes from (the session's `Recorded.label`)."""
+    return value.label if isinstance(value, Recorded) else "measured here"
+
+
+def fingerprint_table(fingerprint: Mapping[str, object]) -> Table:
+    """The machine's description (env.fingerprint()), each field by its English name."""
+    return Table("", ["", "this machine"],
+                 [[FINGERPRINT_NAMES.get(k, k.replace("_", " ")), str(v)] for k, v in fingerprint.items()])
+
+
+def where_it_runs(on_gpu: bool, where: str) -> str:
+    """One sentence: where the notebook runs, and what that means for the GPU measurements."""
+    if on_gpu:
+        return f"This notebook runs {where} with a GPU: the course measures on it."
+    return (f"This notebook runs {where} on the CPU only: GPU-only measurements are shown from "
+            "the reference GPU run, labelled recorded.")
+
+
+def sizes_table(sizes: Mapping[str, object]) -> Table:
+    """The problem sizes chosen for this machine, byte sizes in MiB."""
+    rows = []
+    for key, value in sizes.items():
+        name, unit = SIZE_NAMES.get(key, (key, ""))
+        rows.append([name, f"{value / 2**20:,.0f} MiB" if unit == "bytes" else str(value)])
+    return Table("", ["size", "value here"], rows)
+
+
+def _rate(value: float | None) -> str:
+    return "-" if not value else (f"{value:,.0f}" if value >= 100 else f"{value:.3g}")
+
+
+def ceilings_table(measured: object, reference: object) -> Table | str:
+    """This machine's ceilings beside the reference's recorded ones, with their ratio.
+
+    reference: the session's `Recorded` of the reference's 'ceilings' (falsy when nothing is
+    recorded). When this run records the reference itself, it says so instead."""
+    if os.environ.get(results.REFERENCE_ENV, "").strip() == results.DEFAULT_REFERENCE:
+        return "This run records the reference itself: its ceilings are the ones shown above."
+    if not reference:
+        return "Nothing recorded yet for the reference GPU: only this machine's ceilings are shown above."
+    theirs = reference.value if hasattr(reference, "value") else reference
+    rows = [("copy bandwidth (GB/s, read + write)", measured.copy_gbps, theirs["copy_gbps"])]
+    for math in dict.fromkeys([*measured.matmul_tflops, *theirs["matmul_tflops"]]):
+        rows.append((f"matmul {MATH_NAMES.get(math, math)} (TFLOP/s)",
+                     measured.matmul_tflops.get(math), theirs["matmul_tflops"].get(math)))
+    return Table("", ["ceiling", "this machine", f"reference GPU ({provenance(reference)})",
+                      "reference / this machine"],
+                 [[name, _rate(mine) if mine else "not measured here", _rate(ref),
+                   f"{ref / mine:,.0f}x" if mine and ref else ""] for name, mine, ref in rows])
+
+
+def sweep_table(source: object) -> Table | str:
+    """Each point of a matmul sweep as a share of its math's best (`power_cap.sweep_rows`).
+
+    source: this run's ceilings (a `Ceilings`, with its `sweep`) or the reference's recorded
+    ones (the session's `Recorded`); the title says which."""
+    sweep = source.sweep if hasattr(source, "sweep") else source.get("sweep") if source else None
+    points = power_cap.sweep_rows(sweep)
+    if not points:
+        return "No matmul sweep to show here (a CPU ceilings file from before the sweep, or none recorded)."
+    where = f"the reference GPU ({source.label})" if isinstance(source, Recorded) else "this run"
+    return Table(f"sweep from {where}", ["math", "n", "TFLOP/s", "share of the best"],
+                 [[MATH_NAMES.get(m, m), n, rate, 100 * share] for m, n, rate, share in points],
+                 units={"share of the best": "%"})
+
+
+def probe_table(path: Path) -> Table | str:
+    """The recorded power probe (clock, power, power cap per kind of data), with what it shows."""
+    rows = power_cap.probe_rows(path) if Path(path).exists() else []
+    if not rows:
+        return "The recorded power probe is not in this checkout (results/h200_probes/)."
+    shown = Table("recorded on the reference H200 by benchmarks/bf16_ceiling_probe.py",
+                  ["data", "mode", "TFLOP/s", "SM clock (MHz, median)", "power (W, median)",
+                   "power cap active"],
+                  [[r["data"], r["mode"], round(r["tflops"]), round(r["clock_mhz"]), round(r["power_w"]),
+                    "yes" if r["power_capped"] else "no"] for r in rows])
+    rnd = next(r for r in rows if r["data"].startswith("randn"))
+    zero = next((r for r in rows if r["data"] == "zeros"), None)
+    return shown.note(
+        f"On random data the GPU runs at {rnd['clock_mhz']:,.0f} MHz and {rnd['power_w']:,.0f} W with "
+        f"the power cap {'active' if rnd['power_capped'] else 'not active'}"
+        + (f"; on zeros it draws {zero['power_w']:,.0f} W, clocks {zero['clock_mhz']:,.0f} MHz and "
+           f"reaches {zero['tflops'] / rnd['tflops']:.2f}x the rate: that is why ceilings are "
+           "measured on random data, never zeros" if zero else "") + ".")
+
+
+def no_sync_table(no_sync: object) -> Table | str:
+    """Mistake 1 (GPU): a stopwatch without synchronize against one with it and the harness."""
+    if not no_sync:
+        return ("This machine has no GPU, and no reference GPU run has been recorded yet "
+                "(results/nvidia-h200.json lacks it), so there is nothing to show here.")
+    return Table("", ["", provenance(no_sync)], [
+        ["matmul", f"{no_sync['n']}^3 {no_sync['dtype']}"],
+        ["stopwatch, no synchronize", no_sync["no_sync_s"]],
+        ["stopwatch with synchronize", no_sync["with_sync_s"]],
+        ["labkit.measure.bench median (CUDA events)", no_sync["harness_median_s"]],
+        ["no-sync understates the time by", f"{no_sync['understatement']:.0f}x"],
+    ], units={provenance(no_sync): "s"})
+
+
+def first_call_table(rows: object, where: str = "") -> Table | str | None:
+    """First call against the steady median, per kind of work (measured here or recorded)."""
+    if rows is None:
+        return None
+    if not rows:
+        return provenance(rows)  # the session's Recorded says what is missing
+    return Table("", [f"work, {where or provenance(rows)}", "first call", "steady median", "first / steady"],
+                 [[r["label"], r["first_call_s"], r["steady_median_s"], r["first_over_steady"]]
+                  for r in (rows.value if hasattr(rows, "value") else rows)],
+                 units={"first call": "s", "steady median": "s", "first / steady": "x"})
+
+
+def gpu_allocator_line(found: object) -> str:
+    """The cudaMalloc segments a GPU's caching allocator made while the CNN was timed."""
+    if not found:
+        return "No GPU here and no reference GPU run recorded yet: nothing to show."
+    from labkit.measure.timing import format_seconds
+
+    return (f"{provenance(found)}: {found['cudamalloc_segments_during_timing']} new cudaMalloc "
+            f"segments during {found['calls_timed']} timed calls (median {format_seconds(found['median_s'])})")
+
+
+def sharing_line(on_gpu: bool, others: list) -> str:
+    """Whether other processes use this GPU now (the driver's process list, read just now)."""
+    if not on_gpu:
+        return "No GPU here: nothing to share (others_on_gpu() is [] on a CPU)."
+    if others:
+        return f"{len(others)} other process(es) use this GPU now: timings taken now measure a share of it."
+    return "No other process uses this GPU now (the driver's process list, read just now)."
