@@ -1,0 +1,51 @@
+"""Chapter 00's tables: measured here or recorded, and each says which."""
+
+import pytest
+
+from labkit.chapters.ch00_setup_check import machine, pitfalls
+from labkit.session import Recorded
+
+NO_SYNC = {"n": 4096, "dtype": "bfloat16", "no_sync_s": 3e-5, "with_sync_s": 1.8e-4,
+           "harness_median_s": 1.9e-4, "understatement": 6.2}
+
+
+def test_a_recorded_value_says_so_and_a_measured_one_says_here():
+    recorded = Recorded("00_setup_check", "no_sync", "nvidia-h200", NO_SYNC, "2026-12-03")
+    assert machine.provenance(recorded) == "recorded on nvidia-h200, 2026-12-03"
+    assert machine.provenance(NO_SYNC) == "measured here"
+    assert "recorded on nvidia-h200, 2026-12-03" in str(machine.no_sync_table(recorded))
+    assert "measured here" in str(machine.no_sync_table(NO_SYNC))
+    missing = Recorded("00_setup_check", "no_sync", "nvidia-h200")
+    assert "nothing to show" in machine.no_sync_table(missing)
+    assert machine.first_call_table(None) is None
+    assert "nothing recorded" in machine.first_call_table(missing)
+
+
+def test_first_calls_and_the_sweep_render_as_tables():
+    rows = [{"label": "conv2d", "first_call_s": 2e-3, "steady_median_s": 2e-4, "first_over_steady": 10.0}]
+    assert "10.00x" in str(machine.first_call_table(rows))
+    sweep = {"matmul": {"float32": {"1024": 1.0, "2048": 2.0}}}
+    recorded = Recorded("00_setup_check", "ceilings", "nvidia-h200", {"sweep": sweep}, "2026-12-03")
+    shown = machine.sweep_table(recorded)
+    assert shown.column("share of the best") == [50.0, 100.0]
+    assert "the reference GPU (recorded on nvidia-h200" in shown.title
+    assert "No matmul sweep" in machine.sweep_table(Recorded("00_setup_check", "ceilings", "nvidia-h200"))
+
+
+def test_where_and_sharing_lines_follow_the_device():
+    assert "with a GPU" in machine.where_it_runs(True, "local")
+    assert "CPU only" in machine.where_it_runs(False, "binder")
+    assert "No GPU here" in machine.sharing_line(False, [])
+    assert "2 other process(es)" in machine.sharing_line(True, [1, 2])
+
+
+def test_the_hot_cold_quiz_asks_for_its_measurement_first():
+    with pytest.raises(ValueError, match="run the hot/cold cell"):
+        pitfalls.hot_cold_class(None, None)
+
+    class Rate:
+        def __init__(self, gbps: float) -> None:
+            self.gbps = gbps
+
+    assert pitfalls.hot_cold_class(Rate(4.0), Rate(1.0)) == "more than 3x"
+    assert pitfalls.hot_cold_class(Rate(1.1), Rate(1.0)) == "about the same (within 20%)"

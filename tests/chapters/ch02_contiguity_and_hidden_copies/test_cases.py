@@ -1,0 +1,58 @@
+"""Chapter 02's cases (moved out of the notebook): the copy table, the 2x2 patterns, the plans."""
+
+import pytest
+import torch
+
+from labkit.chapters.ch02_contiguity_and_hidden_copies import cases
+from labkit.chapters.ch02_contiguity_and_hidden_copies import claims as ch02
+from labkit.measure.timing import Comparison, Timing, VariantResult
+
+
+def _comparison(ratios: dict[str, float], baseline: str) -> Comparison:
+    variants = {label: VariantResult(Timing(label=label, device="cpu", mode="hot", times_s=(r,), median_s=r,
+                                            iqr_s=0.0, min_s=r, count=1), r, r, r, (r,))
+                for label, r in ratios.items()}
+    return Comparison(baseline, 1, variants, tuple(ratios))
+
+
+def test_the_copy_table_counts_bytes_and_names_what_ran():
+    x = torch.arange(12.0).reshape(3, 4)
+    shown = cases.copy_table({"x.t()": lambda: x.t(), "x.t().contiguous()": lambda: x.t().contiguous()})
+    assert shown.column("copied") == [0, 48] and shown.column("out stride") == ["(1, 4)", "(3, 1)"]
+    assert "copy clone" in shown.column("ops")[1] and "48 B" in str(shown)
+
+
+def test_the_access_patterns_are_the_2x2_of_alignment_and_stride():
+    views = cases.access_patterns(64, torch.device("cpu"))
+    assert set(views) == {ch02.ALIGNED_CONTIGUOUS, ch02.MISALIGNED_CONTIGUOUS,
+                          ch02.ALIGNED_STRIDED, ch02.MISALIGNED_STRIDED}
+    assert views[ch02.MISALIGNED_STRIDED].stride() == (2,) and views[ch02.ALIGNED_CONTIGUOUS].is_contiguous()
+    assert all(v.numel() == 64 for v in views.values())
+
+
+def test_the_plans_follow_the_device():
+    assert cases.gemm_plan(False) == ([(1024, torch.float32)], "contiguous() then torch.matmul", 5)
+    settings, baseline, rounds = cases.gemm_plan(True)
+    assert len(settings) == 4 and baseline.startswith("stride-aware") and rounds == 7
+    dtype, batch, found = cases.matmul_cases(torch.device("cpu"), False, 32)
+    assert dtype == torch.float32 and batch == 16 and found["2-D"][2] == 2 * 32**3
+    assert cases.gpu_kernels(lambda: None) == 0 or torch.cuda.is_available()
+
+
+def test_the_c2_quiz_is_graded_on_the_measurement_and_asks_for_it_first():
+    with pytest.raises(ValueError, match="run the C2 measurement cell"):
+        cases.which_is_faster(None)
+    label = "x.transpose(0,1).matmul(w)"
+    for ratio, answer in ((0.5, "without .contiguous()"), (1.05, "about the same (within 10%)"),
+                          (1.5, "with .contiguous() first")):
+        assert cases.which_is_faster({"2-D": _comparison({label: ratio}, label)}) == answer
+
+
+def test_kept_evidence_and_the_elementwise_note():
+    kept = cases.kept_alignment(_comparison({ch02.ALIGNED_CONTIGUOUS: 1.0, ch02.MISALIGNED_STRIDED: 2.0},
+                                            ch02.ALIGNED_CONTIGUOUS))
+    assert kept["seed_ratio"] == 2.0 and set(kept["faults_per_call"]) == {ch02.ALIGNED_CONTIGUOUS,
+                                                                         ch02.MISALIGNED_STRIDED}
+    assert "as fast as" in cases.elementwise_note("triton", 2.0, True)
+    assert "Why, on a CPU" in cases.elementwise_note("aten", 0.5, False)
+    assert "Why" not in cases.elementwise_note("triton", 0.5, True)
