@@ -8,8 +8,10 @@ a memcpy for each chunk; from pinned memory the copy engine reads directly (DMA)
 
 - `bandwidth_curve` times copies of growing size from both kinds of memory (labkit.measure.bench,
   CUDA events): small copies are dominated by a fixed cost, large ones by bandwidth.
-- `call_return_times`: `x.to('cuda', non_blocking=True)` returns at once only when x is
-  pinned; from pageable memory the call returns after the copy is done (it still blocks).
+- `call_return_times`: `x.to('cuda', non_blocking=True)` on an idle stream: returns at once
+  only when x is pinned; from pageable memory the call returns after the copy is done.
+- `busy_stream_returns`: the same call queued behind a ~50 ms kernel, across sizes: does the
+  CPU keep its run-ahead, or does the pageable call wait the kernel out (C25's evidence).
 - `pinning_cost`: pinning is a copy too (into the pinned pool), plus page-locking the pool
   the first time a size is seen; the caching host allocator rounds blocks up (to a power of
   two in the torch versions read for this course), which costs host memory.
@@ -173,6 +175,137 @@ def call_return_times(nbytes: int = 256 * 2**20, repeats: int = 7) -> list[CallR
             out.append(CallReturn(memory, non_blocking, float(np.median(returns)),
                                   float(np.median(dones))))
     return out
+
+
+# ---------------------------------------------------------------------------------------
+# non_blocking on a busy stream: does the CPU keep its run-ahead?
+
+BUSY_SIZES = (64 * 2**10, 2**20, 16 * 2**20, 64 * 2**20, 256 * 2**20)  # 64 KiB to 256 MiB
+BUSY_KERNEL_S = 0.05  # the queued kernel: about 50 ms of GPU time, as a training step's kernels
+
+
+@dataclass(frozen=True)
+class BusyReturn:
+    """One non_blocking copy issued behind a queued kernel: when the call gave the CPU back.
+
+    All times from the moment the kernel was queued (the call is issued right after):
+    call_return_s: the median until `.to()` returned; done_s: until a synchronize saw the
+    kernel and the copy finished; kernel_s: the queued kernel's own GPU time (CUDA events).
+    share_q25/q75: the quartiles of call_return / done over the repeats (the spread)."""
+
+    memory: str
+    nbytes: int
+    kernel_s: float
+    call_return_s: float
+    done_s: float
+    share_q25: float
+    share_q75: float
+
+    @property
+    def returned_share(self) -> float:
+        """call_return / done: about 0 when the call returns at once, about 1 when it waits
+        out the queued kernel and its own copy (the CPU lost its run-ahead)."""
+        return self.call_return_s / self.done_s if self.done_s > 0 else 1.0
+
+    @property
+    def waited_for_kernel(self) -> bool:
+        """The call returned only after the queued kernel had run (most of it)."""
+        return self.call_return_s >= 0.8 * self.kernel_s
+
+    def as_dict(self) -> dict:
+        return {**asdict(self), "returned_share": self.returned_share,
+                "waited_for_kernel": self.waited_for_kernel}
+
+
+def sleep_cycles(seconds: float, device: torch.device) -> int:
+    """Cycles of torch.cuda._sleep that keep the GPU busy about `seconds` (calibrated here)."""
+    probe = 10_000_000
+    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    torch.cuda._sleep(probe)  # warm-up: the first launch pays for loading the kernel
+    torch.cuda.synchronize(device)
+    start.record()
+    torch.cuda._sleep(probe)
+    end.record()
+    end.synchronize()
+    per_cycle_s = start.elapsed_time(end) * 1e-3 / probe
+    return max(int(seconds / per_cycle_s), 1)
+
+
+def busy_stream_returns(sizes: tuple[int, ...] = BUSY_SIZES, kernel_s: float = BUSY_KERNEL_S,
+                        repeats: int = 5) -> tuple[list[BusyReturn], list[str]]:
+    """Queue a ~kernel_s kernel, then issue x.to('cuda', non_blocking=True) from pageable and
+    from pinned memory; time when the call returns against the queued work, for each size.
+
+    Why a busy stream: on an idle stream a blocking call and an asynchronous one finish
+    alike, so the harm does not show. In a training loop the stream holds the previous
+    step's kernels; a copy that may synchronise with the stream (CUDA documents that
+    pageable cudaMemcpyAsync "might be synchronous") makes the CPU wait them out, and the
+    CPU's run-ahead (queueing the next step while the GPU works) is lost. Returns the rows
+    and every warning torch gave during the calls (recorded for real, so "torch said
+    nothing" is a measurement)."""
+    device = require_gpu("timing non_blocking copies behind a queued kernel")
+    if not hasattr(torch.cuda, "_sleep"):
+        raise NoGPU("this torch has no torch.cuda._sleep spin kernel to queue")
+    if not sizes or any(n < 1 for n in sizes) or repeats < 1 or not kernel_s > 0:
+        raise ValueError(f"sizes >= 1 byte, repeats >= 1 and kernel_s > 0, please; got "
+                         f"{sizes}, {repeats}, {kernel_s}")
+    cycles = sleep_cycles(kernel_s, device)
+    rows: list[BusyReturn] = []
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        for nbytes in sizes:
+            for memory in ("pageable", "pinned"):
+                source = host_tensor(nbytes, pinned=memory == "pinned")
+                returns, dones, kernels = [], [], []
+                for rep in range(repeats + 1):  # the first is a warm-up
+                    torch.cuda.synchronize(device)
+                    begin, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+                    begin.record()
+                    torch.cuda._sleep(cycles)
+                    end.record()
+                    queued = time.perf_counter()
+                    moved = source.to(device, non_blocking=True)
+                    returned = time.perf_counter()
+                    torch.cuda.synchronize(device)
+                    done = time.perf_counter()
+                    del moved
+                    if rep:
+                        returns.append(returned - queued)
+                        dones.append(done - queued)
+                        kernels.append(begin.elapsed_time(end) * 1e-3)
+                shares = np.asarray(returns) / np.asarray(dones)
+                q25, q75 = np.percentile(shares, [25, 75])
+                rows.append(BusyReturn(memory, nbytes, float(np.median(kernels)),
+                                       float(np.median(returns)), float(np.median(dones)),
+                                       float(q25), float(q75)))
+                del source
+    said = sorted({str(w.message).splitlines()[0] for w in caught})
+    return rows, said
+
+
+def c25_busy_evidence(rows: list[dict], warned: list[str]) -> dict:
+    """C25's evidence from busy_stream_returns() rows (as dicts, BusyReturn.as_dict) and the
+    warnings captured while they ran.
+
+    The claim's original keys stay (so old verdicts and new read alike): the largest size's
+    pageable and pinned non_blocking calls, their return and done times counted from when the
+    kernel was queued. 'busy_stream' holds every size; 'warnings' what torch said, recorded."""
+    if not rows:
+        raise ValueError("no busy-stream rows; pass the rows of h2d_copies.busy_stream_returns()")
+    largest = max(r["nbytes"] for r in rows)
+
+    def row(memory: str) -> dict:
+        found = [r for r in rows if r["memory"] == memory and r["nbytes"] == largest]
+        if not found:
+            raise ValueError(f"no busy-stream row for {memory} memory at {largest} bytes")
+        return found[0]
+
+    pageable, pinned = row("pageable"), row("pinned")
+    return {"pageable_nb_return_s": pageable["call_return_s"], "pageable_nb_copy_s": pageable["done_s"],
+            "pinned_nb_return_s": pinned["call_return_s"], "pinned_nb_copy_s": pinned["done_s"],
+            "transfer_bytes": largest, "queued_kernel_s": pageable["kernel_s"],
+            "busy_stream": [dict(r) for r in rows], "warnings": list(warned),
+            "warnings_recorded": True}
 
 
 # ---------------------------------------------------------------------------------------

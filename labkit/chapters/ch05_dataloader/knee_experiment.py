@@ -20,9 +20,11 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
+import numpy as np
 import torch
 
 from labkit.chapters.ch05_dataloader import loader_data, loader_sweep, shm, train_step
+from labkit.claims.trust import stated_ratio
 from labkit.measure import bench as timing
 
 _log = logging.getLogger(__name__)  # each phase's seconds, at INFO (reproduce.py shows them)
@@ -31,15 +33,22 @@ MAX_PREFETCH = 4  # the knob sweep's larger prefetch factor
 # on a 16-core H200 host (about 12 batch decodes of one core per worker count, plus the
 # workers' start-up and shutdown, over three rounds; 42 s simulated at batch 128 on 2 cores)
 # and about 5 s on a 2-core CPU; the knob sweep about as much again. The budgets leave room
-# for a machine twice as slow and cut the rest.
+# for a machine twice as slow and cut the rest. The knob sweep's 60 s: on the H200 host a
+# knob costs about 2.5 s a round, so a round's share (20 s) holds the baseline and the
+# seven knobs issue 39 names first (uint8 alone, prefetch 1 and 4, the copy knobs); at 45 s
+# it cut prefetch and uint8 alone.
 WORKER_SWEEP_BUDGET_S = 45.0
-KNOB_SWEEP_BUDGET_S = 45.0
+KNOB_SWEEP_BUDGET_S = 60.0
 
 
 @dataclass
 class Bench:
     """What both sweeps need: the plan, the datasets (float32 and uint8), the consumer, and the
-    two measured inputs of the arithmetic (one sample's cost, one step's compute)."""
+    two measured inputs of the arithmetic (one sample's cost, one step's compute).
+
+    compute: the step with its batch already on the device; step_as_swept: the step as the
+    sweep runs it, fed a pageable host batch, the copy to the device inside (on a CPU the
+    two are one timing). The arithmetic uses the second: it is the step the loader meets."""
 
     plan: loader_sweep.Plan
     data: loader_data.SyntheticImages
@@ -49,16 +58,22 @@ class Bench:
     compute: timing.Timing
     worker_counts: tuple[int, ...]
     phases: dict[str, float] = field(default_factory=dict)  # seconds of each preparation step
+    step_as_swept: timing.Timing | None = None
 
     @property
     def batch_load_s(self) -> float:
         return self.plan.batch_size * self.sample_cost.median_s
 
+    @property
+    def step_s(self) -> float:
+        """The step as the sweep runs it (host batch in, copy inside), in seconds."""
+        return (self.step_as_swept or self.compute).median_s
+
     def arithmetic(self) -> dict:
         return {"sample_cost_s": self.sample_cost.median_s, "compute_s": self.compute.median_s,
-                "batch_load_s": self.batch_load_s,
+                "step_as_swept_s": self.step_s, "batch_load_s": self.batch_load_s,
                 "workers_needed": loader_sweep.workers_needed(
-                    self.plan.batch_size, self.sample_cost.median_s, self.compute.median_s)}
+                    self.plan.batch_size, self.sample_cost.median_s, self.step_s)}
 
 
 def _largest_settings(chosen: loader_sweep.Plan, counts: Sequence[int]) -> list[loader_sweep.Setting]:
@@ -104,13 +119,20 @@ def prepare(quick: bool = False, chosen: loader_sweep.Plan | None = None) -> Ben
     lap("prepare: consumer (model to its device)")
     sample_cost = loader_data.per_sample_cost(data)
     lap("prepare: one sample's cost")
-    ready = [t.to(step.device) for t in
-             next(iter(torch.utils.data.DataLoader(data, batch_size=chosen.batch_size)))]
+    host = next(iter(torch.utils.data.DataLoader(data, batch_size=chosen.batch_size)))
+    ready = [t.to(step.device) for t in host]
     compute = timing.time(lambda: step(ready), rep_ms=600, warmup_ms=200,
                           threads=1 if step.device.type == "cpu" else None,
-                          label=f"{chosen.model} training step, batch {chosen.batch_size}")
+                          label=f"{chosen.model} training step, batch {chosen.batch_size}, on the device")
     lap("prepare: one step's compute")
-    return Bench(chosen, data, data_uint8, step, sample_cost, compute, tuple(counts), phases)
+    as_swept = compute  # on a CPU the host batch is the device batch: one timing
+    if step.device.type != "cpu":  # as the sweep runs it: pageable host batch, the copy inside
+        as_swept = timing.time(lambda: step(host), rep_ms=600, warmup_ms=200,
+                               label=f"{chosen.model} training step, batch {chosen.batch_size}, "
+                                     "pageable host batch in (as swept)")
+        lap("prepare: one step as swept")
+    return Bench(chosen, data, data_uint8, step, sample_cost, compute, tuple(counts), phases,
+                 as_swept)
 
 
 @dataclass
@@ -132,27 +154,36 @@ def worker_sweep(bench: Bench, on_progress: Callable[[int, int, str], None] | No
                                 on_progress=on_progress, budget_s=budget_s)
     knee = loader_sweep.knee_of(result, cores=plan.cores, batch_size=plan.batch_size,
                                 sample_cost_s=bench.sample_cost.median_s,
-                                compute_s=bench.compute.median_s)
+                                compute_s=bench.step_s)
     return Found(result, knee)
+
+
+def plateau(bench: Bench, found: Found, gpu_idle_share: float | None = None) -> loader_sweep.Plateau:
+    """The worker sweep's plateau against the arithmetic: batch / (step as swept + wait)."""
+    return loader_sweep.plateau_of(found.sweep, found.knee, bench.step_s, bench.compute.median_s,
+                                   gpu_idle_share)
 
 
 def knob_settings(workers: int, batch_size: int, on_gpu: bool) -> list[loader_sweep.Setting]:
     """Each knob alone at `workers` (the knee), and on a GPU the usual tuned combination.
 
     The first row is the baseline the others are read against. uint8 rows hand out uint8
-    images (a quarter of the bytes) that the step normalises on its device. On a GPU the
-    copy knobs come right after the baseline: a time budget cuts from the end, and they are
-    what only a GPU run can measure."""
+    images (a quarter of the bytes) that the step normalises on its device. A time budget
+    cuts from the end, so the order is what must be measured first: uint8 alone and
+    prefetch 1 and 4 (the knobs issue 39 names), then on a GPU the copy knobs (pin,
+    pin + non_blocking, the device prefetcher, the tuned combination), then non_blocking
+    alone (from pageable memory it can only block: see C25) and the batch sizes, which
+    change the step itself."""
     base = loader_sweep.Setting(num_workers=workers, batch_size=batch_size)
-    out = [base]
-    if on_gpu:
-        out += [replace(base, pin_memory=True), replace(base, non_blocking=True),
-                replace(base, pin_memory=True, non_blocking=True),
-                replace(base, pin_memory=True, device_prefetch=True),
-                replace(base, pin_memory=True, device_prefetch=True, ship_uint8=True)]
-    out += [replace(base, ship_uint8=True)]
+    out = [base, replace(base, ship_uint8=True)]
     if workers:
         out += [replace(base, prefetch_factor=1), replace(base, prefetch_factor=MAX_PREFETCH)]
+    if on_gpu:
+        out += [replace(base, pin_memory=True),
+                replace(base, pin_memory=True, non_blocking=True),
+                replace(base, pin_memory=True, device_prefetch=True),
+                replace(base, pin_memory=True, device_prefetch=True, ship_uint8=True),
+                replace(base, non_blocking=True)]
     out += [replace(base, batch_size=max(batch_size // 2, 1)), replace(base, batch_size=batch_size * 2)]
     return out
 
@@ -179,17 +210,50 @@ def knob_sweep(bench: Bench, workers: int,
     return loader_sweep.sweep(bench.data, settings, bench.step, steps=bench.plan.steps,
                               warmup_steps=bench.plan.warmup_steps, on_progress=on_progress,
                               uint8_dataset=bench.data_uint8, budget_s=budget_s,
-                              windows=windows)
+                              windows=windows, rotate=True)
+
+
+GAIN, LOSS, NO_DIFFERENCE, UNDECIDED = "gain", "loss", "no measurable difference", "undecided"
+
+
+def knob_ratio(baseline: loader_sweep.Run, run: loader_sweep.Run) -> dict:
+    """A knob against the baseline, round by round: each round's throughput ratio (both were
+    measured in that round, so drift that hits both cancels), their median and range, and
+    the decision the trust rule allows: a gain only when the whole range lies above 1, a
+    loss only when below; one round has no range and decides nothing."""
+    base, knob = baseline.window_throughputs, run.window_throughputs
+    if len(base) != len(knob) or not base:
+        raise ValueError(f"{run.setting.label} has {len(knob)} round(s) and the baseline "
+                         f"{len(base)}: compare runs of one interleaved sweep")
+    ratios = [k / b for k, b in zip(knob, base, strict=True)]
+    ratio = float(np.median(ratios))
+    low, high = min(ratios), max(ratios)
+    if len(ratios) < 2:
+        decision, stated = UNDECIDED, f"{ratio:.2f}x (one round: no spread, no decision)"
+    else:
+        stated = stated_ratio(ratio, [low, high], what=run.setting.label)
+        decision = GAIN if low > 1 else LOSS if high < 1 else NO_DIFFERENCE
+    return {"round_ratios": ratios, "ratio": ratio, "ratio_low": low, "ratio_high": high,
+            "decision": decision, "stated": stated}
 
 
 def knob_table(knobs: loader_sweep.Sweep) -> list[dict]:
-    """Per knob: samples/s with its window spread, waiting share, and the ratio to the first row."""
-    base = knobs.runs[0].samples_per_s
+    """Per knob: samples/s with its window spread, waiting share, the ratio to the first row
+    (overall), and the per-round ratio with its range and decision (knob_ratio)."""
+    first = knobs.runs[0]
+    base = first.samples_per_s
     return [{"label": r.setting.label, "samples_per_s": r.samples_per_s,
              "samples_per_s_low": r.samples_per_s_spread[0],
              "samples_per_s_high": r.samples_per_s_spread[1], "wait_share": r.wait_share,
-             "vs_first_row": r.samples_per_s / base if base > 0 else None, "noisy": r.noisy}
-            for r in knobs.runs]
+             "vs_first_row": r.samples_per_s / base if base > 0 else None, "noisy": r.noisy,
+             **(knob_ratio(first, r) if i else {"decision": "baseline"})}
+            for i, r in enumerate(knobs.runs)]
+
+
+def knob_decisions(table: Sequence[dict]) -> dict[str, str]:
+    """{label: decision} of a knob_table (the baseline left out): what a reproduce check
+    compares across runs."""
+    return {row["label"]: row["decision"] for row in table[1:]}
 
 
 def measure_knee(quick: bool = False, knobs: bool = False,
@@ -213,13 +277,15 @@ def measure_knee(quick: bool = False, knobs: bool = False,
            "knee_workers": found.knee.workers,
            "arithmetic_workers": found.knee.arithmetic_workers, "agrees": found.knee.agrees,
            "noise": found.sweep.noise_note(), "rounds": found.sweep.rounds,
-           "budget_s": budget_s, "budget_note": found.sweep.budget_note()}
+           "budget_s": budget_s, "budget_note": found.sweep.budget_note(),
+           "knee_testable": found.knee.testable, "plateau": plateau(bench, found).as_dict()}
     if knobs:
         knob_result = knob_sweep(bench, found.knee.workers, budget_s=knob_budget_s,
                                  windows=knob_windows)
         phases.update({f"knob sweep: {label}": t for label, t in knob_result.seconds.items()})
         out["knob_rows"] = knob_result.rows()
         out["knob_table"] = knob_table(knob_result)
+        out["knob_decisions"] = knob_decisions(out["knob_table"])
         out["knob_noise"] = knob_result.noise_note()
         out["knob_budget_note"] = knob_result.budget_note()
     phases["total"] = time.perf_counter() - started

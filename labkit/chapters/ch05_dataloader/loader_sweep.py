@@ -509,7 +509,7 @@ def sweep(dataset: torch.utils.data.Dataset, settings: Sequence[Setting],
           on_progress: Callable[[int, int, str], None] | None = None,
           main_threads: int | None = 1, windows: int = WINDOWS,
           uint8_dataset: torch.utils.data.Dataset | None = None, interleave: bool = True,
-          budget_s: float | None = None) -> Sweep:
+          budget_s: float | None = None, rotate: bool = False) -> Sweep:
     """Measure each setting for `windows` windows; on_progress(done, total, label) as each
     setting's last window ends (a bar).
 
@@ -525,6 +525,11 @@ def sweep(dataset: torch.utils.data.Dataset, settings: Sequence[Setting],
     budget_s / rounds; the rest are left out (Sweep.left_out). A later round starts only if
     it is expected to end within budget_s (it takes about as long as the first); otherwise
     the sweep stops with fewer rounds (Sweep.rounds). Sweep.budget_note() says what was cut.
+
+    rotate: round r starts at the r-th setting (round 1 keeps the given order, which the
+    budget reads as cheap to dear), so no setting always runs first or last in a round, right
+    after the same neighbour: a knob compared with the baseline round by round (knob_ratios)
+    does not inherit a fixed position's advantage.
     """
     if not settings:
         raise ValueError("sweep needs at least one Setting")
@@ -545,7 +550,12 @@ def sweep(dataset: torch.utils.data.Dataset, settings: Sequence[Setting],
                 _log.info("budget: round %d would end past %.0f s; stopping after %d round(s)",
                           round_index + 1, budget_s, rounds_run)
                 break
-        for number, setting in enumerate(kept, start=1):
+        order = list(range(len(kept)))
+        if rotate and round_index > 0 and kept:
+            shift = round_index % len(kept)
+            order = order[shift:] + order[:shift]
+        for position, index in enumerate(order):
+            number, setting = index + 1, kept[index]
             if round_index == 0 and budget_s is not None and number > 1:
                 so_far = time.perf_counter() - started
                 if so_far + seconds[number - 2] > budget_s / rounds:
@@ -562,7 +572,7 @@ def sweep(dataset: torch.utils.data.Dataset, settings: Sequence[Setting],
                       round_index + 1, rounds, setting.label, time.perf_counter() - begin,
                       parts[number - 1][-1].first_batch_s)
             if on_progress is not None and round_index == rounds - 1:
-                on_progress(number, len(settings), setting.label)
+                on_progress(position + 1, len(settings), setting.label)
         if round_index == 0:
             first_round_s = time.perf_counter() - started
         rounds_run += 1
@@ -594,7 +604,10 @@ class Knee:
 
     arithmetic_workers: the swept count the arithmetic points at (the fewest swept counts
     >= min(ceil(workers_needed), spare cores)); agrees: the measured knee is within one step
-    of the sweep of it (None without the arithmetic's inputs).
+    of the sweep of it (None without the arithmetic's inputs, and None where the grid cannot
+    test it). testable: whether some count of the grid lies more than one step from the
+    arithmetic's, so that a knee there would disagree; on a grid like [0, 1, 2] every
+    possible knee is within one step, and an "agreement" there says nothing.
     """
 
     workers: int
@@ -608,6 +621,7 @@ class Knee:
     explanation: str
     arithmetic_workers: int | None = None
     agrees: bool | None = None
+    testable: bool | None = None
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -652,7 +666,7 @@ def find_knee(points: Sequence[tuple[int, float]], tolerance: float = KNEE_TOLER
     best = throughputs[best_workers]
     knee = min(w for w, t in throughputs.items() if t >= (1 - tolerance) * best)
     cores = cores or os.cpu_count() or 1
-    load_s = needed = arithmetic = agrees = None
+    load_s = needed = arithmetic = agrees = testable = None
     text = (f"The knee: {knee} worker(s), the fewest within {tolerance:.0%} of the best "
             f"throughput ({best:.0f} samples/s with {best_workers}; samples over wall time).")
     if batch_size and sample_cost_s is not None and compute_s:
@@ -661,20 +675,25 @@ def find_knee(points: Sequence[tuple[int, float]], tolerance: float = KNEE_TOLER
         spare = max(cores - 1, 1)
         asked = min(math.ceil(needed), spare)
         arithmetic = min((w for w in throughputs if w >= asked), default=max(throughputs))
-        agrees = steps_apart(list(throughputs), knee, arithmetic) <= 1
+        testable = any(steps_apart(list(throughputs), w, arithmetic) > 1 for w in throughputs)
+        agrees = steps_apart(list(throughputs), knee, arithmetic) <= 1 if testable else None
         text += (f" The arithmetic: loading a batch takes {batch_size} x {sample_cost_s * 1e3:.2f} ms "
                  f"= {load_s * 1e3:.0f} ms of one core, a step computes in {compute_s * 1e3:.0f} ms, "
                  f"so about {needed:.1f} worker(s) keep up; this machine has {cores} core(s), "
                  f"{spare} left once the main process has one, so it asks for {asked} "
                  f"({arithmetic} in this sweep). ")
-        if agrees:
+        if not testable:
+            text += (f"This grid {sorted(throughputs)} cannot test the agreement: every count in "
+                     f"it lies within one step of {arithmetic}, so any knee would 'agree'; the "
+                     "plateau's arithmetic (below) is the test that can fail here.")
+        elif agrees:
             text += "The measured knee agrees (within one step of the sweep)."
         else:
             text += (f"The measured knee does not agree: it is {steps_apart(list(throughputs), knee, arithmetic)} "
                      "steps of the sweep away; one of the two inputs (sample cost or compute "
                      "time) is not what the loader met in the sweep.")
     return Knee(knee, best_workers, throughputs, tolerance, cores, load_s, compute_s, needed, text,
-                arithmetic, agrees)
+                arithmetic, agrees, testable)
 
 
 def knee_of(sweep_result: Sweep, **kwargs: object) -> Knee:
@@ -687,6 +706,114 @@ def knee_of_rows(rows: Sequence[Mapping], **kwargs: object) -> Knee:
     """find_knee on saved sweep rows, their throughput from total time (row_samples_per_s)."""
     points = [(int(r["num_workers"]), row_samples_per_s(r)) for r in rows]
     return find_knee(points, **kwargs)  # type: ignore[arg-type]
+
+
+PLATEAU_TOLERANCE = 0.15  # the plateau's arithmetic "predicts" it within 15% of what was measured
+HOST_BOUND_IDLE = 0.5  # a step whose GPU idles over half the profiled time is host-bound
+
+
+@dataclass(frozen=True)
+class Plateau:
+    """What the throughput levels off at, what the arithmetic predicts it to be, and what bounds it.
+
+    Why: the knee says where more workers stop helping, not what the best throughput is. Once
+    the workers keep up, each step costs the step as the sweep runs it (a host batch in, the
+    copy to the device inside: `step_s`, timed alone) plus whatever the main process still
+    waits for each batch (`wait_s`, the plateau runs' mean wait per step: handing a batch
+    over from a worker is not free). So batch / (step_s + wait_s) predicts the plateau, and
+    batch / step_s is its ceiling with no wait at all. `ready_step_s` is the same step with
+    the batch already on the device: the difference is the copy the sweep pays.
+    agrees: the prediction within PLATEAU_TOLERANCE of the measured plateau, a check that
+    can fail (a step that runs slower beside busy workers than alone, say).
+    """
+
+    batch_size: int
+    counts: tuple[int, ...]  # the worker counts on the plateau (within the knee's tolerance of the best)
+    measured: float  # samples/s: the median of the plateau runs' throughput
+    step_s: float
+    ready_step_s: float
+    wait_s: float
+    gpu_idle_share: float | None
+    tolerance: float = PLATEAU_TOLERANCE
+
+    @property
+    def ceiling(self) -> float:
+        """Samples/s if no step waited: batch / step."""
+        return self.batch_size / self.step_s
+
+    @property
+    def predicted(self) -> float:
+        """Samples/s the arithmetic predicts: batch / (step + per-batch wait)."""
+        return self.batch_size / (self.step_s + self.wait_s)
+
+    @property
+    def wait_share(self) -> float:
+        return self.wait_s / (self.step_s + self.wait_s)
+
+    @property
+    def agrees(self) -> bool:
+        return abs(self.predicted / self.measured - 1) <= self.tolerance
+
+    @property
+    def bound(self) -> str:
+        """What sets the plateau's pace, in a phrase read from the numbers (and the timeline)."""
+        if self.wait_share > 0.5:
+            return "the loader: the per-batch wait is most of a step"
+        if self.gpu_idle_share is None:
+            return "the step itself, on the host (no GPU: compute and all run on the CPU)"
+        if self.gpu_idle_share > HOST_BOUND_IDLE:
+            return (f"a host-bound step: the GPU idles {100 * self.gpu_idle_share:.0f}% of the "
+                    "profiled steps, so the host's work (the pageable copy, the launches) sets the pace")
+        return (f"the GPU's compute: it is busy {100 * (1 - self.gpu_idle_share):.0f}% of the "
+                "profiled steps")
+
+    def explanation(self) -> str:
+        copy_s = self.step_s - self.ready_step_s
+        text = (f"The plateau ({', '.join(str(c) for c in self.counts)} worker(s)): "
+                f"{self.measured:.0f} samples/s measured. The step as the sweep runs it takes "
+                f"{self.step_s * 1e3:.1f} ms")
+        if abs(copy_s) > 0.05 * self.step_s:
+            text += (f" ({self.ready_step_s * 1e3:.1f} ms with the batch already on the device: "
+                     f"{copy_s * 1e3:+.1f} ms is the copy inside the step)")
+        text += (f", and each batch still costs {self.wait_s * 1e3:.1f} ms of waiting "
+                 f"({100 * self.wait_share:.0f}% of a step). The arithmetic: {self.batch_size} / "
+                 f"({self.step_s * 1e3:.1f} + {self.wait_s * 1e3:.1f} ms) = {self.predicted:.0f} "
+                 f"samples/s predicted, {self.measured:.0f} measured "
+                 f"({self.measured / self.predicted:.2f}x: "
+                 f"{'within' if self.agrees else 'outside'} {self.tolerance:.0%}); with no wait at "
+                 f"all the ceiling is {self.ceiling:.0f}. What bounds it: {self.bound}.")
+        if not self.agrees:
+            text += (" The prediction misses: the step ran at another pace in the sweep than "
+                     "alone (busy cores, another clock), so read the plateau as measured.")
+        return text
+
+    def as_dict(self) -> dict:
+        return {**asdict(self), "ceiling": self.ceiling, "predicted": self.predicted,
+                "wait_share": self.wait_share, "agrees": self.agrees, "bound": self.bound,
+                "explanation": self.explanation()}
+
+
+def plateau_of(sweep_result: Sweep, knee: Knee, step_s: float, ready_step_s: float,
+               gpu_idle_share: float | None = None) -> Plateau:
+    """The plateau of a worker sweep: its runs at or past the knee within the knee's tolerance
+    of the best, their median throughput and mean wait per step, against the step timed alone."""
+    if not step_s > 0 or not ready_step_s > 0:
+        raise ValueError(f"step_s and ready_step_s are the step's seconds (> 0), got {step_s}, "
+                         f"{ready_step_s}")
+    if gpu_idle_share is not None and not 0 <= gpu_idle_share <= 1:
+        raise ValueError(f"gpu_idle_share is a share in [0, 1] or None, got {gpu_idle_share}")
+    best = max(r.samples_per_s for r in sweep_result.runs)
+    on = [r for r in sweep_result.runs if r.setting.num_workers >= knee.workers
+          and r.samples_per_s >= (1 - knee.tolerance) * best]
+    if not on:
+        raise ValueError("no run of this sweep is on its plateau: pass the sweep the knee came from")
+    batch = {r.setting.batch_size for r in on}
+    if len(batch) != 1:
+        raise ValueError(f"a worker sweep has one batch size; these runs have {sorted(batch)}")
+    wait = float(np.mean([float(np.mean(r.wait_s)) for r in on]))
+    return Plateau(batch.pop(), tuple(r.setting.num_workers for r in on),
+                   float(np.median([r.samples_per_s for r in on])), float(step_s),
+                   float(ready_step_s), wait, gpu_idle_share)
 
 
 # ---------------------------------------------------------------------------------------

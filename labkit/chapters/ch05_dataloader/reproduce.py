@@ -1,9 +1,10 @@
 """Chapter 05's entry point for the reproduce check (benchmarks/reproduce.py 05 --runs 3).
 
 measure_verdicts() judges every claim this machine can judge, in a fresh measurement each
-call: C26 everywhere (deterministic), C25, C13 and C23 only with a CUDA GPU. measure_knee()
-is the chapter's central number, the knee of the worker sweep (throughput from total time),
-with its arithmetic: the check is the same knee within one step of the sweep in every run.
+call: C26 everywhere (deterministic), C25 (behind a queued kernel), C13 and C23 only with a
+CUDA GPU. measure_knee() is the chapter's central number, the knee of the worker sweep
+(throughput from total time), with its arithmetic and the plateau's; the checks are the same
+knee within one step of the sweep in every run, and each knob's gain / no gain the same.
 benchmarks/reproduce.py calls it through measure_numbers() and summarise_numbers().
 
 Sized to fit a batch job: on a 16-core H200 host one run is planned at about 60 s (start-up,
@@ -50,9 +51,10 @@ def last_phases() -> dict[str, float]:
 
 
 def _gpu_verdicts(quick: bool) -> list[Verdict]:
-    rows = _timed("C25: call-return times", lambda: [
-        vars(r) for r in h2d_copies.call_return_times(C25_BYTES, repeats=3 if quick else 7)])
-    out = [claims.get("C25").judge(h2d_copies.c25_evidence(rows, C25_BYTES), form=claims.SEED_FORM)]
+    rows, said = _timed("C25: non_blocking calls behind a queued kernel",
+                        lambda: h2d_copies.busy_stream_returns(repeats=3 if quick else 5))
+    out = [claims.get("C25").judge(h2d_copies.c25_busy_evidence([r.as_dict() for r in rows], said),
+                                   form=claims.SEED_FORM)]
     probe = _timed("C13: pin_memory_device probe", h2d_copies.pin_memory_device_probe)
     out.append(claims.get("C13").judge(probe["pin_memory_device"], form=claims.SEED_FORM))
     out.append(_timed("C23: pageable, pinned, pin_memory_device copies", _c23))
@@ -94,20 +96,34 @@ def measure_verdicts(quick: bool = False) -> list[Verdict]:
     return verdicts
 
 
-def measure_knee(quick: bool = False, budget_s: float | None = knee_experiment.WORKER_SWEEP_BUDGET_S) -> dict:
+def measure_knee(quick: bool = False, budget_s: float | None = knee_experiment.WORKER_SWEEP_BUDGET_S,
+                 knobs: bool = False) -> dict:
     """A fresh knee: {'knee_workers', 'worker_counts', 'knee', 'rows', arithmetic, 'noise',
-    'phases', 'budget_note'}."""
-    return knee_experiment.measure_knee(quick, budget_s=budget_s)
+    'phases', 'budget_note', 'plateau'}; with knobs=True the knob table at it too."""
+    return knee_experiment.measure_knee(quick, knobs=knobs, budget_s=budget_s)
 
 
-def measure_numbers(quick: bool = False) -> dict:
+def measure_numbers(quick: bool = False, knobs: bool | None = None) -> dict:
     """What benchmarks/reproduce.py records per run beside the verdicts: the knee, its
-    arithmetic, and the seconds of each phase (the sweep's rows left out: they are large)."""
-    knee = measure_knee(quick)
+    arithmetic, the plateau against its prediction, each knob's gain / no gain (knobs; by
+    default on a full run, off with quick: the knob sweep costs up to its 60 s budget), and
+    the seconds of each phase (the sweep's rows left out: they are large)."""
+    knobs = not quick if knobs is None else knobs
+    knee = measure_knee(quick, knobs=knobs)
     keep = ("worker_counts", "measured_counts", "knee_workers", "arithmetic_workers", "agrees",
             "workers_needed", "sample_cost_s", "compute_s", "batch_load_s", "noise", "rounds",
             "budget_s", "budget_note", "phases", "plan")
     out = {k: knee[k] for k in keep}
+    out["knee_testable"] = knee.get("knee_testable")
+    out["step_as_swept_s"] = knee.get("step_as_swept_s")
+    plateau = knee.get("plateau") or {}
+    out["plateau"] = {k: plateau.get(k) for k in ("measured", "predicted", "ceiling", "agrees",
+                                                  "bound", "wait_s", "step_s")}
+    if knobs:
+        out["knob_decisions"] = knee["knob_decisions"]
+        out["knob_ratios"] = {r["label"]: [r.get("ratio"), r.get("ratio_low"), r.get("ratio_high")]
+                              for r in knee["knob_table"][1:]}
+        out["knob_budget_note"] = knee["knob_budget_note"]
     out["samples_per_s"] = {str(r["num_workers"]): r["samples_per_s"] for r in knee["rows"]}
     out["wait_share"] = {str(r["num_workers"]): r["wait_share"] for r in knee["rows"]}
     out["explanation"] = knee["knee"]["explanation"]
@@ -132,10 +148,42 @@ def summarise_numbers(runs: Sequence[dict]) -> dict:
                      f"({r['batch_load_s'] * 1e3:.0f} ms of decode per batch / "
                      f"{r['compute_s'] * 1e3:.1f} ms of compute = {r['workers_needed']:.1f} "
                      f"workers) points at {r['arithmetic_workers']} "
-                     f"({'agrees' if r['agrees'] else 'DISAGREES'}); samples/s {rates}")
+                     f"({_agreement(r)}); samples/s {rates}")
+        plateau = r.get("plateau") or {}
+        if plateau.get("predicted"):
+            lines.append(f"      plateau {plateau['measured']:.0f} samples/s against "
+                         f"{plateau['predicted']:.0f} predicted "
+                         f"({'agrees' if plateau['agrees'] else 'MISSES'}); bound: {plateau['bound']}")
         if r.get("budget_note"):
             lines.append(f"      {r['budget_note']}")
     lines.append(f"  the same knee within one step of the sweep in {within} of {len(runs)} runs"
                  f" -> {'reproduced' if agree else 'NOT reproduced'}")
-    return {"agree": agree, "knees": knees, "within_one_step": within, "runs": len(runs),
-            "lines": lines}
+    out = {"agree": agree, "knees": knees, "within_one_step": within, "runs": len(runs),
+           "lines": lines}
+    knobs = knob_agreement(runs)
+    if knobs:
+        out["knobs"] = knobs
+        for label, seen in knobs["decisions"].items():
+            lines.append(f"  knob {label}: {', '.join(seen)} -> "
+                         f"{'the same in ' + str(len(seen)) + ' of ' + str(len(seen)) if label in knobs['same'] else 'NOT the same'}")
+    return out
+
+
+def _agreement(run: dict) -> str:
+    if run.get("agrees") is None:
+        return "the grid cannot test it"
+    return "agrees" if run["agrees"] else "DISAGREES"
+
+
+def knob_agreement(runs: Sequence[dict]) -> dict:
+    """Across runs: each knob's decision (gain / loss / no measurable difference) in every run
+    that measured it, and the knobs whose decision was the same in all of them. {} when no
+    run measured knobs."""
+    measured = [r["knob_decisions"] for r in runs if r.get("knob_decisions") is not None]
+    if not measured:
+        return {}
+    labels = list(dict.fromkeys(label for d in measured for label in d))
+    decisions = {label: [d.get(label, "not measured") for d in measured] for label in labels}
+    same = [label for label, seen in decisions.items() if len(set(seen)) == 1
+            and seen[0] != "not measured"]
+    return {"decisions": decisions, "same": same, "runs": len(measured)}

@@ -160,3 +160,54 @@ def test_c23_the_recorded_h200_reproduce_runs_replay_the_same_verdict():
     runs = json.loads(path.read_text())["evidence"]
     outcomes = {claims.get("C23").judge(run["C23"]).outcome for run in runs}
     assert outcomes == {"refuted"}
+
+
+def busy_row(memory, nbytes, call_ms, done_ms=60.0, kernel_ms=50.0, spread=0.01):
+    share = call_ms / done_ms
+    return {"memory": memory, "nbytes": nbytes, "kernel_s": kernel_ms / 1e3,
+            "call_return_s": call_ms / 1e3, "done_s": done_ms / 1e3, "returned_share": share,
+            "share_q25": max(share - spread, 0.0), "share_q75": share + spread,
+            "waited_for_kernel": call_ms >= 0.8 * kernel_ms}
+
+
+def busy_rows(pageable_ms):
+    """pageable_ms: {nbytes: call-return ms behind a 50 ms kernel}; pinned returns in 20 us."""
+    return ([busy_row("pageable", n, ms) for n, ms in pageable_ms.items()]
+            + [busy_row("pinned", n, 0.02) for n in pageable_ms])
+
+
+@pytest.mark.parametrize("pageable_ms, outcome, words", [
+    ({64 << 10: 59.0, 256 << 20: 59.5}, "confirmed", "torch said nothing"),
+    ({64 << 10: 0.05, 256 << 20: 0.08}, "refuted", "256 MiB"),
+    ({64 << 10: 0.05, 16 << 20: 58.0, 256 << 20: 59.5}, "depends", "64 KiB"),
+])
+def test_c25_behind_a_queued_kernel_is_judged_size_by_size(pageable_ms, outcome, words):
+    from labkit.chapters.ch05_dataloader import h2d_copies
+
+    evidence = h2d_copies.c25_busy_evidence(busy_rows(pageable_ms), [])
+    assert evidence["transfer_bytes"] == max(pageable_ms)  # the original keys: the largest size
+    assert evidence["pageable_nb_return_s"] == pytest.approx(pageable_ms[max(pageable_ms)] / 1e3)
+    verdict = claims.get("C25").judge(evidence, machine="test")
+    assert verdict.outcome == outcome and words in verdict.reason + verdict.depends_on
+    assert "behind a 50 ms kernel" in verdict.reason
+
+
+def test_c25_busy_control_and_warnings_are_measured_not_assumed():
+    from labkit.chapters.ch05_dataloader import h2d_copies
+
+    rows = busy_rows({256 << 20: 59.5})
+    rows[-1] = busy_row("pinned", 256 << 20, 55.0)  # the pinned control waited too
+    verdict = claims.get("C25").judge(h2d_copies.c25_busy_evidence(rows, []), machine="test")
+    assert verdict.outcome == "depends" and "control" in verdict.depends_on
+    warned = h2d_copies.c25_busy_evidence(busy_rows({256 << 20: 59.5}), ["a copy warning"])
+    assert "torch warned: a copy warning" in claims.get("C25").judge(warned, machine="t").reason
+    # an old (idle-stream) evidence never recorded warnings: it no longer says "said nothing"
+    old = judge("C25", **CASES["C25"]["confirmed"])
+    assert "not recorded" in old.reason and "idle stream" in old.reason
+    # a spread across the blocking threshold holds the verdict back (the trust rule)
+    noisy = h2d_copies.c25_busy_evidence(busy_rows({256 << 20: 59.5}), [])
+    noisy["flags"] = [{"timing": "pageable 268435456 B", "why": "noisy", "spread": 0.3}]
+    held = claims.get("C25").judge(noisy, machine="t")
+    assert (held.outcome, held.depends_on) == ("depends", claims.NOISE_FLAGGED), held.reason
+    with pytest.raises(ValueError, match="busy-stream"):
+        h2d_copies.c25_busy_evidence([], [])

@@ -22,6 +22,7 @@ def test_host_tensor_is_random_bytes():
 @pytest.mark.parametrize("call", [
     lambda: h2d_copies.bandwidth_curve((1024,)),
     lambda: h2d_copies.call_return_times(1024),
+    lambda: h2d_copies.busy_stream_returns((1024,), repeats=1),
     lambda: h2d_copies.pinning_cost(1024),
     lambda: h2d_copies.pinning_cost_fresh(1024),
     lambda: h2d_copies.d2h_trap(1024),
@@ -50,6 +51,19 @@ def test_non_blocking_from_pageable_still_blocks():
     rows = {(r.memory, r.non_blocking): r for r in h2d_copies.call_return_times(64 * 2**20, 3)}
     assert rows[("pageable", True)].blocked_share > 0.5
     assert rows[("pinned", True)].blocked_share < 0.5
+
+
+@gpu
+@needs_gpu
+def test_behind_a_queued_kernel_a_pinned_call_returns_at_once_and_warnings_are_recorded():
+    rows, said = h2d_copies.busy_stream_returns((64 * 2**10, 64 * 2**20), kernel_s=0.02, repeats=2)
+    assert {(r.memory, r.nbytes) for r in rows} == {(m, n) for m in ("pageable", "pinned")
+                                                     for n in (64 * 2**10, 64 * 2**20)}
+    for r in rows:
+        assert 0.01 < r.kernel_s < 0.04 and r.done_s >= r.kernel_s  # the calibrated kernel ran
+        if r.memory == "pinned":
+            assert r.returned_share < 0.2 and not r.waited_for_kernel
+    assert isinstance(said, list)
 
 
 @gpu

@@ -186,10 +186,15 @@ def test_knee_explains_itself_with_cores_and_costs():
                                sample_cost_s=0.002, compute_s=0.016)
     assert k.workers_needed == pytest.approx(2.0)
     assert "2 core(s)" in k.explanation and "asks for 1" in k.explanation
-    assert k.arithmetic_workers == 1 and k.agrees
+    # on [0, 1, 2] every knee lies within one step of 1: the grid cannot test the agreement
+    assert k.arithmetic_workers == 1 and not k.testable and k.agrees is None
+    assert "cannot test the agreement" in k.explanation
     k = loader_sweep.find_knee([(0, 100.0), (4, 400.0)], cores=16, batch_size=128,
                                sample_cost_s=0.003, compute_s=0.1)
-    assert "asks for 4" in k.explanation and k.agrees
+    assert "asks for 4" in k.explanation and k.agrees is None
+    k = loader_sweep.find_knee([(0, 100.0), (1, 300.0), (2, 390.0), (3, 400.0)], cores=8,
+                               batch_size=16, sample_cost_s=0.002, compute_s=0.016)
+    assert k.testable and k.workers == 2 and k.arithmetic_workers == 2 and k.agrees
     k = loader_sweep.find_knee([(0, 100.0), (2, 380.0), (4, 390.0), (8, 400.0), (16, 401.0)],
                                cores=32, batch_size=128, sample_cost_s=0.003, compute_s=0.03)
     assert k.workers == 2 and k.arithmetic_workers == 16 and not k.agrees
@@ -467,3 +472,89 @@ def test_the_gpu_plan_sweeps_fewer_counts_on_a_big_host_and_keeps_the_small_ones
                                     chosen.steps, chosen.warmup_steps) == (1, 3)
     assert loader_sweep.window_plan(loader_sweep.Setting(num_workers=12, batch_size=chosen.batch_size),
                                     chosen.steps, chosen.warmup_steps) == (24, 24)
+
+
+def test_a_rotated_sweep_starts_each_round_at_another_setting(data):
+    order = []
+
+    def counting_step(batch, non_blocking):
+        order.append(len(batch[0]))
+
+    settings = [loader_sweep.Setting(batch_size=b) for b in (4, 5, 6)]
+    result = loader_sweep.sweep(data, settings, counting_step, steps=2, warmup_steps=0, windows=3,
+                                rotate=True)
+    firsts = [order[i] for i in range(0, len(order), 3)]  # each measure: warm-up 1 + window 2
+    assert firsts == [4, 5, 6, 5, 6, 4, 6, 4, 5]
+    assert [r.setting.batch_size for r in result.runs] == [4, 5, 6]  # rows keep their order
+    assert all(len(r.window_s) == 3 for r in result.runs)
+
+
+def run_of(workers, batch, waits, computes, windows):
+    setting = loader_sweep.Setting(num_workers=workers, batch_size=batch)
+    return loader_sweep.Run(setting, tuple(waits), tuple(computes), 0.1, 1,
+                            window_s=tuple(windows), window_steps=len(waits) // len(windows))
+
+
+def test_the_plateau_is_predicted_from_the_step_and_the_wait_and_can_miss():
+    """The review's H200 numbers: a 41 ms step as swept (30.5 ms with the batch on the GPU)
+    and a 9 ms wait per batch give 64 / 50 ms = 1,280 samples/s, against 1,276 measured."""
+    runs = [run_of(0, 64, [0.3] * 3, [0.041] * 3, [1.02] * 3),
+            run_of(8, 64, [0.009] * 3, [0.041] * 3, [0.0501] * 3),
+            run_of(12, 64, [0.009] * 3, [0.041] * 3, [0.0502] * 3)]
+    sweep = loader_sweep.Sweep(runs)
+    knee = loader_sweep.knee_of(sweep)
+    plateau = loader_sweep.plateau_of(sweep, knee, step_s=0.041, ready_step_s=0.0305,
+                                      gpu_idle_share=0.78)
+    assert plateau.counts == (8, 12) and plateau.wait_s == pytest.approx(0.009)
+    assert plateau.predicted == pytest.approx(1280, rel=1e-3) and plateau.agrees
+    assert plateau.ceiling == pytest.approx(64 / 0.041)
+    assert "host-bound" in plateau.bound and "78%" in plateau.bound
+    text = plateau.explanation()
+    assert "+10.5 ms is the copy inside the step" in text and "1280 samples/s predicted" in text
+    # a step that ran at half its lone pace in the sweep: the prediction misses, and says so
+    slow = loader_sweep.plateau_of(sweep, knee, step_s=0.0205, ready_step_s=0.0205)
+    assert not slow.agrees and "misses" in slow.explanation()
+    assert "no GPU" in slow.bound
+    waits = loader_sweep.plateau_of(sweep, knee, step_s=0.005, ready_step_s=0.005)
+    assert waits.bound.startswith("the loader")
+    assert plateau.as_dict()["predicted"] == plateau.predicted
+
+
+@pytest.mark.parametrize("kwargs, words", [(dict(step_s=0.0, ready_step_s=0.01), "step_s"),
+                                           (dict(step_s=0.01, ready_step_s=0.01,
+                                                 gpu_idle_share=1.5), "gpu_idle_share")])
+def test_the_plateau_refuses_bad_input(kwargs, words):
+    sweep = loader_sweep.Sweep([run_of(1, 8, [0.01] * 2, [0.01] * 2, [0.04])])
+    with pytest.raises(ValueError, match=words):
+        loader_sweep.plateau_of(sweep, loader_sweep.knee_of(sweep), **kwargs)
+
+
+def test_a_knob_is_a_gain_only_when_every_round_beats_the_baseline():
+    from labkit.chapters.ch05_dataloader import knee_experiment
+
+    base = run_of(2, 16, [0.01] * 3, [0.01] * 3, [0.02, 0.03, 0.02])
+    faster = run_of(3, 16, [0.01] * 3, [0.01] * 3, [0.016, 0.025, 0.017])  # every round quicker
+    mixed = run_of(4, 16, [0.01] * 3, [0.01] * 3, [0.016, 0.032, 0.02])  # one round slower
+    gain = knee_experiment.knob_ratio(base, faster)
+    assert gain["decision"] == "gain" and gain["ratio_low"] > 1
+    assert gain["round_ratios"] == pytest.approx([0.02 / 0.016, 0.03 / 0.025, 0.02 / 0.017])
+    assert "rounds" in gain["stated"]
+    none = knee_experiment.knob_ratio(base, mixed)
+    assert none["decision"] == "no measurable difference" and "straddle" in none["stated"]
+    # the overall ratio (all windows together) would call it 1.05x faster; the rounds do not
+    assert 1 < mixed.samples_per_s / base.samples_per_s
+    one = knee_experiment.knob_ratio(run_of(2, 16, [0.01], [0.01], [0.02]),
+                                     run_of(2, 16, [0.01], [0.01], [0.01]))
+    assert one["decision"] == "undecided"
+    with pytest.raises(ValueError, match="round"):
+        knee_experiment.knob_ratio(base, run_of(2, 16, [0.01], [0.01], [0.02]))
+    table = knee_experiment.knob_table(loader_sweep.Sweep([base, faster, mixed]))
+    assert [r["decision"] for r in table] == ["baseline", "gain", "no measurable difference"]
+    assert list(knee_experiment.knob_decisions(table).values()) == ["gain", "no measurable difference"]
+
+
+def test_the_knobs_issue_39_names_come_before_the_batch_sizes():
+    from labkit.chapters.ch05_dataloader import knee_experiment
+
+    labels = [s.label for s in knee_experiment.knob_settings(4, 16, on_gpu=False)]
+    assert labels == ["w4 b16", "w4 b16 uint8", "w4 b16 pf1", "w4 b16 pf4", "w4 b8", "w4 b32"]

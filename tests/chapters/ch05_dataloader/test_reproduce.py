@@ -41,6 +41,25 @@ def test_knees_within_one_step_in_every_run_reproduce_and_one_far_off_does_not()
         reproduce.summarise_numbers([])
 
 
+def test_knob_decisions_must_be_the_same_in_every_run_and_an_untestable_knee_says_so():
+    runs = [dict(numbers(12), knob_decisions={"w12 b64 uint8": "gain", "w12 b64 pf1": d},
+                 plateau={"measured": 1276.0, "predicted": 1280.0, "agrees": True,
+                          "bound": "a host-bound step"})
+            for d in ("no measurable difference", "gain", "no measurable difference")]
+    summary = reproduce.summarise_numbers(runs)
+    assert summary["knobs"]["same"] == ["w12 b64 uint8"]
+    assert any("knob w12 b64 uint8: gain, gain, gain -> the same in 3 of 3" in line
+               for line in summary["lines"])
+    assert any("knob w12 b64 pf1" in line and "NOT the same" in line for line in summary["lines"])
+    assert any("plateau 1276 samples/s against 1280 predicted (agrees)" in line
+               for line in summary["lines"])
+    cut = reproduce.knob_agreement([{"knob_decisions": {"a": "gain"}}, {"knob_decisions": {}}])
+    assert cut["same"] == [] and cut["decisions"]["a"] == ["gain", "not measured"]
+    assert reproduce.knob_agreement([numbers(12)]) == {}
+    untestable = reproduce.summarise_numbers([dict(numbers(1, counts=(0, 1, 2)), agrees=None)])
+    assert any("the grid cannot test it" in line for line in untestable["lines"])
+
+
 def test_the_reproduce_tool_records_the_knee_and_the_phases_of_each_run(tmp_path):
     """One run through the tool's chapter-05 hooks (tests/benchmarks/test_reproduce.py runs the tool
     twice on chapter 02, and the agreement over runs is tested above, on plain values)."""
