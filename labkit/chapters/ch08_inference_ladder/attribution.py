@@ -46,6 +46,7 @@ class Figures:
     idle_share: float | None    # share of the profiled GPU span the GPU idled
     kinds: dict[str, float]     # share of device time (GPU) or CPU op self time (CPU) per class
     kinds_of: str
+    kernels_per_batch: float | None = None  # GPU kernels launched per batch (graph kernels too)
 
 
 def of_trace(trace: timeline.Trace, batches: int) -> Figures:
@@ -63,13 +64,17 @@ def of_trace(trace: timeline.Trace, batches: int) -> Figures:
     whole = sum(totals.values()) or 1.0
     kinds = {k: v / whole for k, v in sorted(totals.items(), key=lambda kv: -kv[1])}
     busy_s = summary.gpu_busy_share * summary.window_us * 1e-6 / batches
-    return Figures(busy_s, summary.gpu_idle_share, kinds, "GPU time")
+    launched = int(np.count_nonzero(trace.kind == timeline.KINDS.index("kernel"))) / batches
+    return Figures(busy_s, summary.gpu_idle_share, kinds, "GPU time", launched)
 
 
 def line(figures: Figures) -> str:
-    """One line of text: the classes' shares, then device-busy time and idle share."""
+    """One line of text: the classes' shares, then device-busy time, kernels and idle share
+    as the profile saw them (its idle share is the profiled run's, host tracing included)."""
     shares = " | ".join(f"{k} {100 * v:.0f}%" for k, v in figures.kinds.items())
     if figures.device_s is None:
         return f"{shares}  (of {figures.kinds_of})"
-    return (f"{shares}  (of GPU time); device busy {1e3 * figures.device_s:.2f} ms per batch, "
-            f"GPU idle {100 * figures.idle_share:.0f}%")
+    kernels = ("" if figures.kernels_per_batch is None
+               else f", {figures.kernels_per_batch:.0f} kernels per batch")
+    return (f"{shares}  (of GPU time); device busy {1e3 * figures.device_s:.2f} ms per batch"
+            f"{kernels}, GPU idle {100 * figures.idle_share:.0f}% under the profiler")

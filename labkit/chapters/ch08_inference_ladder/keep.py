@@ -1,19 +1,29 @@
-"""The keep rule: a step is judged on the clock that bound the rung, and only if it is right.
+"""The keep rule: a step is kept only when it is right and its gain is measured, not hoped for.
 
-Why not "keep it if the wall time got faster": at batch 64 in eager mode a ResNet-50 on an
-H200 is bound by the host's kernel launches (the GPU idles two thirds of the time), so a
-step that halves the GPU's work (fp16) barely moves the wall clock. A greedy rule on wall
-time drops it, and every later rung then runs in TF32: the top of the ladder halves. A
-performance engineer reads the profile first: when the device idles more than IDLE_LIMIT of
-the time, the host bound the rung, and a step's real gain is in the device-busy time, which
-shows once the launches are removed (compile, CUDA graphs). So:
+Two clocks, both from unprofiled or kernel-record timing (never from one profile that also
+traces the host, which slows the host and moves the idle share from run to run):
+
+- *wall*: the step's gain in images/s over the rung it was built on, the median of the
+  per-round ratios of the interleaved comparison, with their interquartile range;
+- *device time*: the step's gain in device-busy time per image, from the profiler's kernel
+  records of several batches of each rung (labkit.measure.kernel_records), with the range
+  those batches give.
+
+Whether a rung is host-bound is read from the same unprofiled numbers: idle = 1 - device
+time / wall time per batch. When the GPU idles more than IDLE_LIMIT of the wall time, the
+host sets the pace: a step that only shrinks the GPU's work (fp16) hardly moves the wall
+clock there, and shows in device time first; a step that only shrinks the host's work
+(less Python per module) shows on the wall clock and not in device time. So:
 
 1. a rung outside the numerics gate is never kept, whatever its speed;
-2. device-bound (the GPU idles at most IDLE_LIMIT before and after the step): kept unless
-   its wall-time gain is clearly below 1 (the whole interleaved spread under 1x);
-3. host-bound: dropped only when both clocks say slower (wall spread under 1x and device-busy
-   time grown by more than DEVICE_NOISE); a device-time gain is kept for the rungs that
-   remove the host bound.
+2. device-bound (idle at most IDLE_LIMIT before and after the step): judged by wall time,
+   kept only when the whole interquartile range of the wall gain lies above 1;
+3. host-bound: kept when either clock's whole range lies above 1; judged_by names that
+   clock (wall first: it is what the rung delivers now). When the other clock's whole range
+   lies below 1 the step is a trade, kept and said so in its reason: a wall gain that costs
+   device time shows as a loss once later rungs remove the host bound.
+
+A range that contains 1 is no measured gain: the step is not kept, and says so.
 """
 
 from __future__ import annotations
@@ -25,7 +35,6 @@ from labkit.measure.device_time import HOST_BOUND_IDLE_SHARE
 # the GPU idles more than this share of the wall time: the host bound the rung (the course's
 # one host-bound threshold, labkit.measure.device_time's)
 IDLE_LIMIT = HOST_BOUND_IDLE_SHARE
-DEVICE_NOISE = 0.02   # device-busy times from a few profiled batches agree to ~1%
 
 
 @dataclass(frozen=True)
@@ -34,29 +43,57 @@ class Decision:
 
     kept: bool
     judged_by: str   # "wall", "device time", or "numerics"
-    gain: float      # the gain on the judging clock (wall median when judged by wall)
+    gain: float      # the gain on the judging clock
     why: str
 
 
+def _range(spread: tuple[float, float] | None) -> str:
+    return "" if spread is None else f" ({spread[0]:.2f} to {spread[1]:.2f})"
+
+
+def above(spread: tuple[float, float] | None) -> bool:
+    """The whole interval lies above 1: a measured gain."""
+    return spread is not None and spread[0] > 1.0
+
+
+def below(spread: tuple[float, float] | None) -> bool:
+    """The whole interval lies below 1: a measured loss."""
+    return spread is not None and spread[1] < 1.0
+
+
 def decide(gate_passed: bool, gate_why: str, wall_gain: float, wall_spread: tuple[float, float],
-           device_gain: float | None, idle_before: float | None,
-           idle_after: float | None) -> Decision:
-    """Judge one step (a rung against the rung it was built on); see the module's rule."""
+           device_gain: float | None = None, device_spread: tuple[float, float] | None = None,
+           idle_before: float | None = None, idle_after: float | None = None) -> Decision:
+    """Judge one step (a rung against the rung it was built on); see the module's rule.
+
+    idle_before / idle_after: 1 - device time / wall time per batch of each rung (None on a
+    CPU, where there is no device clock).
+    """
+    if wall_spread[0] > wall_spread[1]:
+        raise ValueError(f"the wall spread must be (low, high), got {wall_spread}")
     if not gate_passed:
         return Decision(False, "numerics", wall_gain, f"refused by the numerics gate: {gate_why}")
+    wall = f"{wall_gain:.2f}x wall{_range(wall_spread)}"
     idles = [i for i in (idle_before, idle_after) if i is not None]
     host_bound = bool(idles) and max(idles) > IDLE_LIMIT and device_gain is not None
-    wall_slower = wall_spread[1] < 1.0
     if not host_bound:
-        if wall_slower:
-            return Decision(False, "wall", wall_gain,
-                            f"slower: {wall_gain:.2f}x wall ({wall_spread[0]:.2f} to {wall_spread[1]:.2f})")
-        return Decision(True, "wall", wall_gain, f"{wall_gain:.2f}x wall, device-bound")
-    idle = max(idles)
-    device_slower = device_gain < 1.0 - DEVICE_NOISE
-    if wall_slower and device_slower:
+        bound = "device-bound" if idles else "no device clock"
+        if above(wall_spread):
+            return Decision(True, "wall", wall_gain, f"{wall}, {bound}")
+        if below(wall_spread):
+            return Decision(False, "wall", wall_gain, f"slower: {wall}, {bound}")
+        return Decision(False, "wall", wall_gain, f"no measured gain: {wall} contains 1, {bound}")
+    device = f"{device_gain:.2f}x device time{_range(device_spread)}"
+    host = f"host-bound (GPU idle up to {100 * max(idles):.0f}% > {100 * IDLE_LIMIT:.0f}%)"
+    if above(wall_spread):
+        trade = ": a trade, the device time it costs shows once the host bound goes" \
+            if below(device_spread) else ""
+        return Decision(True, "wall", wall_gain, f"{host}: {wall}, {device}{trade}")
+    if above(device_spread):
+        trade = ": a trade, slower on the wall until the host bound goes" if below(wall_spread) else ""
+        return Decision(True, "device time", device_gain, f"{host}: {device}, {wall}{trade}")
+    if below(wall_spread) or below(device_spread):
         return Decision(False, "device time", device_gain,
-                        f"slower on both clocks: {wall_gain:.2f}x wall, {device_gain:.2f}x device time")
-    return Decision(True, "device time", device_gain,
-                    f"host-bound (GPU idle {100 * idle:.0f}% > {100 * IDLE_LIMIT:.0f}%): "
-                    f"{device_gain:.2f}x device time, {wall_gain:.2f}x wall")
+                        f"{host}: no gain, a loss ({wall}, {device})")
+    return Decision(False, "device time", device_gain,
+                    f"{host}: no measured gain on either clock ({wall}, {device})")

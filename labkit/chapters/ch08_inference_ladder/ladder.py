@@ -11,9 +11,14 @@ batch); a `Step` changes a few of them. `climb` applies steps in order from a st
 - each new rung is timed with `bench.compare` in interleaved rounds together with the rung it
   was built on and both float32 baselines, so drift cancels in the ratios; throughput is
   images over steady-state wall time (a block of calls, then one synchronisation);
-- a few batches of each rung are profiled: device-busy time per batch, GPU idle share, and
-  where the device's time goes, by kernel class;
-- `keep.decide` keeps or drops the step on the clock that bound the rung.
+- a few batches of each rung are profiled for where the device's time goes, by kernel class,
+  and how many kernels a batch launches; several more batches are read from the profiler's
+  kernel records alone (no host tracing) for the rung's device time per batch, with its spread;
+- whether a rung is host-bound comes from the unprofiled numbers: idle = 1 - device time /
+  the interleaved wall time per batch (a profile that also traces the host slows the host,
+  and its idle share moved from 5% to 33% between runs of the same rung);
+- `keep.decide` keeps a step only when a gain's interval lies above 1, on the clock that can
+  show it (see keep.py), and the table shows both clocks.
 
 Why two baselines: "float32" means two things on an NVIDIA GPU. Strict float32 (TF32 off)
 is what the word says; PyTorch's defaults let cuDNN run float32 convolutions in TF32
@@ -111,9 +116,9 @@ GPU_STEPS = (
     Step("cudnn.benchmark", {"cudnn_benchmark": True}, "cuDNN times its algorithms for this shape once"),
     Step("channels_last", {"channels_last": True}, "NHWC: the layout the tensor-core convolutions read"),
     Step("fp16 weights", {"dtype": "float16"}, "half the bytes, tensor cores at full rate"),
-    Step("Conv-BN folding", {"fold_bn": True}, "the BN's scale moves into the weights (eager still adds the bias)"),
-    Step("torch.compile", {"compile": "default"}, "Inductor fuses the elementwise tails into the convolutions' epilogues"),
-    Step("CUDA Graphs", {"cuda_graphs": True}, "one launch per batch instead of one per kernel"),
+    Step("Conv-BN folding", {"fold_bn": True}, "one module fewer per conv for the host to call (eager still launches the bias add)"),
+    Step("torch.compile", {"compile": "default"}, "Inductor generates the non-convolution kernels and calls cuDNN for the convs"),
+    Step("CUDA Graphs", {"cuda_graphs": True}, "the host launches one graph per batch instead of each kernel"),
     Step("batch 256", {"batch": 256}, "bigger convolutions keep all the SMs busy"),
 )
 # Past stock PyTorch's defaults: Inductor's freezing (weights become constants, so it
@@ -131,12 +136,37 @@ REGIME_STEPS = (GPU_STEPS[2], GPU_STEPS[3], GPU_STEPS[4])
 COMPILED = {"compile": "default", "cuda_graphs": True}
 
 
-def cpu_steps(batch: int) -> tuple[Step, ...]:
-    """The CPU's own ladder from PyTorch's defaults (all cores): no TF32, no graphs, no compile."""
+BF16_FLAGS = ("avx512_bf16", "amx_bf16")  # CPU units that run bfloat16 arithmetic natively
+
+
+def cpu_bf16_units(cpuinfo: str | None = None) -> tuple[str, ...]:
+    """Which of BF16_FLAGS this CPU reports (/proc/cpuinfo's flags; none where it is absent).
+
+    Without them oneDNN emulates bfloat16 through float32, and a bf16 rung times conversions
+    the CPU has no hardware for: the step is then left out of the CPU ladder, and said so.
+    """
+    if cpuinfo is None:
+        try:
+            with open("/proc/cpuinfo") as f:
+                cpuinfo = f.read()
+        except OSError:
+            return ()
+    flags = set(cpuinfo.split())
+    return tuple(flag for flag in BF16_FLAGS if flag in flags)
+
+
+def cpu_steps(batch: int, bf16_units: tuple[str, ...] | None = None) -> tuple[Step, ...]:
+    """The CPU's own ladder from PyTorch's defaults (all cores): no TF32, no graphs, no compile.
+
+    bf16 autocast is a step only where the CPU has bfloat16 units (cpu_bf16_units).
+    """
+    units = cpu_bf16_units() if bf16_units is None else bf16_units
+    bf16 = (Step("bf16 autocast", {"autocast": "bfloat16"},
+                 f"half the bytes, on this CPU's {' and '.join(units)} units"),) if units else ()
     return (
         Step("channels_last", {"channels_last": True}, "oneDNN's convolutions prefer NHWC"),
-        Step("bf16 autocast", {"autocast": "bfloat16"}, "half the bytes; fast only with AVX-512 BF16 or AMX"),
-        Step("Conv-BN folding", {"fold_bn": True}, "one pass over the activations fewer per BN"),
+        *bf16,
+        Step("Conv-BN folding", {"fold_bn": True}, "one module fewer per conv for the host to call"),
         Step(f"batch {batch * 4}", {"batch": batch * 4}, "more work per call amortises the overheads"),
     )
 
@@ -365,11 +395,16 @@ class Rung:
     why: str = ""                 # the keep rule's reason
     judged_by: str = ""
     gate: numerics.Gate | None = None
-    device_s: float | None = None     # device-busy seconds per batch, from the profile
-    idle_share: float | None = None   # the GPU's idle share of the profiled wall time
+    device_s: float | None = None     # device-busy seconds per batch (kernel records, median)
+    device_samples: list = dataclasses.field(default_factory=list)  # each recorded batch's
+    idle_share: float | None = None   # 1 - device_s / median_s: from the unprofiled wall time
+    profiled_idle: float | None = None  # the idle share the profile saw (host traced too)
+    kernels_per_batch: float | None = None  # from the profile
     kinds: dict = dataclasses.field(default_factory=dict)  # device (or CPU) time by kernel class
     gain: float | None = None     # the step's wall gain over `after`, as the keep rule saw it
     gain_spread: tuple[float, float] | None = None  # its IQR over rounds
+    device_gain: float | None = None  # the step's device-time gain per image over `after`
+    device_spread: tuple[float, float] | None = None  # its range over the recorded batches
     over: dict = dataclasses.field(default_factory=dict)  # {baseline: (median, q25, q75)} speed-ups
     error: str = ""               # a rung that failed to prepare or run
     trace: object = dataclasses.field(repr=False, default=None)  # a labkit.measure.timeline.Trace
@@ -400,8 +435,12 @@ class Rung:
                 "math": self.settings.math, "after": self.after, "kept": self.kept,
                 "why": self.why, "judged_by": self.judged_by,
                 "gate": self.gate.as_dict() if self.gate else None, "device_s": self.device_s,
-                "idle_share": self.idle_share, "kinds": self.kinds,
+                "idle_share": self.idle_share, "profiled_idle": self.profiled_idle,
+                "device_samples": list(self.device_samples),
+                "kernels_per_batch": self.kernels_per_batch, "kinds": self.kinds,
                 "gain": self.gain, "gain_spread": list(self.gain_spread) if self.gain_spread else None,
+                "device_gain": self.device_gain,
+                "device_spread": list(self.device_spread) if self.device_spread else None,
                 "over": {k: list(v) for k, v in self.over.items()}, "error": self.error}
 
 
@@ -423,9 +462,10 @@ class Ladder:
     def __init__(self, device: torch.device, image: int, rep_ms: float = 400.0, rounds: int = 8,
                  model_factory: Callable[[], nn.Module] = resnet.resnet50,
                  profile_batches: int = 3, flops_per_image: float | None = None,
-                 progress: Callable[[str], None] | None = None) -> None:
+                 progress: Callable[[str], None] | None = None, device_batches: int = 8) -> None:
         self.device, self.image, self.rep_ms, self.rounds = device, image, rep_ms, rounds
         self.model_factory, self.profile_batches = model_factory, profile_batches
+        self.device_batches = device_batches
         self.flops_per_image = flops_per_image or RESNET50_FLOPS_224 * (image / 224) ** 2
         self.progress = progress
         self.reference = reference_logits(device, image, model_factory)
@@ -443,6 +483,8 @@ class Ladder:
                                    transform=transform)
                 trace = (profile(prepared.run, self.device, self.profile_batches)
                          if self.profile_batches else None)
+                samples = (device_seconds(prepared.run, self.device, self.device_batches)
+                           if self.device.type == "cuda" and self.device_batches else [])
         except Exception as failure:  # noqa: BLE001 -- a failing rung is reported, not fatal
             release_memory(self.device)
             return Rung(name, settings, 0.0, 0.0, 0.0, 0.0, None, kept=False,
@@ -453,8 +495,12 @@ class Ladder:
         rung = Rung(name, settings, 0.0, 0.0, 0.0, prepared.compile_s, None, gate=gate, trace=trace)
         if trace is not None:
             figures = attribution.of_trace(trace, self.profile_batches)
-            rung.device_s, rung.idle_share, rung.kinds = (figures.device_s, figures.idle_share,
-                                                          figures.kinds)
+            rung.device_s, rung.profiled_idle, rung.kinds = (figures.device_s, figures.idle_share,
+                                                             figures.kinds)
+            rung.kernels_per_batch = figures.kernels_per_batch
+        if samples:
+            rung.device_samples = samples
+            rung.device_s = float(np.median(samples))
         return Live(rung, prepared)
 
     def baseline(self, name: str, settings: Settings) -> Live:
@@ -478,7 +524,8 @@ class Ladder:
         return block
 
     def compare(self, lives: Sequence[Live]) -> None:
-        """Time these rungs and the baselines interleaved; fill images/s, spreads and speed-ups."""
+        """Time these rungs and the baselines interleaved; fill images/s, spreads and speed-ups
+        of the rungs not timed before (the ones already timed keep their own step's figures)."""
         everyone = {live.rung.name: live for live in list(self.baselines) + list(lives)}
         names = list(everyone)
         calls = live_calls(self.device)
@@ -488,10 +535,16 @@ class Ladder:
         per_round = {n: np.asarray(result[n].round_ratios) for n in names}  # time / baseline's
         for n in names:
             rung, timing = everyone[n].rung, result[n].timing
+            if rung.median_s > 0:
+                # a rung's figures are those of its own step's comparison: a later comparison it
+                # joins (as the rung the next step is built on) times it again, and on a noisy
+                # machine would give the table one ratio and the keep rule another
+                continue
             rung.median_s, rung.iqr_s = timing.median_s / calls, timing.iqr_s / calls
             rung.images_per_s = rung.settings.batch / rung.median_s
             rung.pct_of_ceiling = _pct_of_ceiling(rung.images_per_s * self.flops_per_image,
                                                   rung.settings.math, self.device)
+            rung.idle_share = idle_share(rung.device_s, rung.median_s)
             for other in names:
                 if other == n:
                     continue
@@ -514,11 +567,12 @@ class Ladder:
         rung, before = made.rung, current.rung
         wall = rung.over[before.name]
         rung.gain, rung.gain_spread = wall[0], (wall[1], wall[2])
-        device_gain = None
-        if rung.device_s and before.device_s:
-            device_gain = (before.device_s / before.settings.batch) / (rung.device_s / rung.settings.batch)
+        measured = device_gain(before, rung)
+        if measured is not None:
+            rung.device_gain, rung.device_spread = measured[0], (measured[1], measured[2])
         decision = keep.decide(rung.gate.passed, rung.gate.why, wall[0], rung.gain_spread,
-                               device_gain, before.idle_share, rung.idle_share)
+                               rung.device_gain, rung.device_spread, before.idle_share,
+                               rung.idle_share)
         rung.kept, rung.judged_by, rung.why = decision.kept, decision.judged_by, decision.why
         return rung, (made if decision.kept else current)
 
@@ -541,6 +595,50 @@ class Ladder:
             rungs.append(rung)
         self.top = current
         return rungs
+
+
+def idle_share(device_s: float | None, wall_s: float) -> float | None:
+    """1 - device time / wall time per batch: the share of the unprofiled wall time the GPU
+    idled (None without a device clock or a timing)."""
+    if device_s is None or not wall_s > 0:
+        return None
+    return max(0.0, 1.0 - device_s / wall_s)
+
+
+def device_gain(before: Rung, after: Rung) -> tuple[float, float, float] | None:
+    """The step's device-time gain per image (median, low, high) from each rung's recorded batches.
+
+    The median is the ratio of the medians; the range pairs the quartiles the pessimistic and
+    the optimistic way (before's lower over after's upper, and back), so it holds the
+    batch-to-batch spread of both rungs. None when either rung has no device samples (a CPU).
+    """
+    if not before.device_samples or not after.device_samples:
+        return None
+    a = np.asarray(before.device_samples) / before.settings.batch
+    b = np.asarray(after.device_samples) / after.settings.batch
+    qa, qb = np.percentile(a, [25, 50, 75]), np.percentile(b, [25, 50, 75])
+    return float(qa[1] / qb[1]), float(qa[0] / qb[2]), float(qa[2] / qb[0])
+
+
+def device_seconds(run: Callable[[], object], device: torch.device, batches: int) -> list[float]:
+    """Each of `batches` batches' device-busy seconds, from the profiler's kernel records alone.
+
+    No host activity is traced, so the host runs as it does unprofiled; a spin kernel before
+    each batch marks where one batch's records end (labkit.measure.kernel_records). When the
+    records do not split into batches, an empty list: the rung then has no device clock.
+    """
+    from labkit.measure import kernel_records
+
+    def block() -> None:
+        for _ in range(batches):
+            torch.cuda._sleep(kernel_records.SPIN_MARK_CYCLES)
+            run()
+    run()
+    _sync(device)
+    try:
+        return kernel_records.per_call_seconds(block, batches, device, flush_records=0)
+    except kernel_records.RecordsUnavailable:
+        return []
 
 
 def live_calls(device: torch.device) -> int:

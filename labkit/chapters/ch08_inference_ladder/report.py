@@ -1,5 +1,7 @@
 """The ladder shown: one row per rung, what it measured against both baselines, whether it
-was right, what bound it, and whether it was kept.
+was right, what bound it, and whether it was kept: the step's gain on both clocks (wall
+and device time, each with its range) and the GPU's idle share from unprofiled timing,
+the numbers the keep rule read.
 
 Drawing only: every number comes from the measured `ladder.Rung`s.
 """
@@ -12,7 +14,7 @@ import math
 from labkit.chapters.ch08_inference_ladder import ladder
 
 COLUMNS = ("rung", "kept?", "images/s", "IQR", "over strict float32", "over PyTorch defaults",
-           "device busy", "error vs float32", "share of the ceiling of its math", "compile",
+           "step gain: wall", "step gain: device time", "GPU idle (unprofiled)", "error vs float32", "share of the ceiling of its math", "compile",
            "batches to pay back")
 
 
@@ -23,6 +25,12 @@ def _payback(rung: ladder.Rung, before: ladder.Rung | None) -> str:
     n = ladder.payback_batches(rung.compile_s, 1 / before.images_per_s, 1 / rung.images_per_s,
                                rung.settings.batch)
     return "never" if math.isinf(n) else f"{n:,.0f}"
+
+
+def _gain(gain: float | None, spread: tuple[float, float] | None) -> str:
+    if gain is None:
+        return ""
+    return f"{gain:.2f}x" + (f" ({spread[0]:.2f} to {spread[1]:.2f})" if spread else "")
 
 
 def _kept(rung: ladder.Rung) -> str:
@@ -38,13 +46,15 @@ def row(rung: ladder.Rung, strict: ladder.Rung, defaults: ladder.Rung,
         return [rung.name, _kept(rung)] + [""] * (len(COLUMNS) - 2)
     low, high = rung.speedup_spread(strict)
     pct = f"{rung.pct_of_ceiling:.0f}% of {rung.settings.math}" if rung.pct_of_ceiling else "n/a"
-    busy = "n/a" if rung.device_busy_share is None else f"{100 * rung.device_busy_share:.0f}%"
+    idle = "n/a" if rung.idle_share is None else f"{100 * rung.idle_share:.0f}%"
     err = "" if rung.gate is None else f"{rung.gate.rel_error:.1e} (≤ {rung.gate.tolerance:.2g})"
     over_strict = ("1.00x" if rung.name == strict.name
                    else f"{rung.speedup_over(strict):.2f}x ({low:.2f} to {high:.2f})")
     over_defaults = "1.00x" if rung.name == defaults.name else f"{rung.speedup_over(defaults):.2f}x"
     return [rung.name, _kept(rung), f"{rung.images_per_s:,.0f}",
-            f"{100 * rung.iqr_s / rung.median_s:.1f}%", over_strict, over_defaults, busy, err, pct,
+            f"{100 * rung.iqr_s / rung.median_s:.1f}%", over_strict, over_defaults,
+            _gain(rung.gain, rung.gain_spread), _gain(rung.device_gain, rung.device_spread),
+            idle, err, pct,
             f"{rung.compile_s:.1f} s", _payback(rung, before)]
 
 
@@ -72,14 +82,14 @@ def table(rungs: list[ladder.Rung], strict: ladder.Rung, defaults: ladder.Rung) 
 
 
 def short(rungs: list[ladder.Rung]) -> str:
-    """The integrator's table: rung, images/s, spread, device-busy share, error, kept."""
-    lines = [f"{'rung':<24}{'images/s':>11}{'IQR':>7}{'busy':>7}{'err vs fp32':>13}  kept"]
+    """The integrator's table: rung, images/s, spread, unprofiled GPU idle share, error, kept."""
+    lines = [f"{'rung':<24}{'images/s':>11}{'IQR':>7}{'idle':>7}{'err vs fp32':>13}  kept"]
     for r in rungs:
         if r.error:
             lines.append(f"{r.name:<24}{'':>38}  {r.why}")
             continue
-        busy = "n/a" if r.device_busy_share is None else f"{100 * r.device_busy_share:.0f}%"
+        idle = "n/a" if r.idle_share is None else f"{100 * r.idle_share:.0f}%"
         err = f"{r.gate.rel_error:.1e}" if r.gate else ""
         lines.append(f"{r.name:<24}{r.images_per_s:>11,.0f}{100 * r.iqr_s / r.median_s:>6.1f}%"
-                     f"{busy:>7}{err:>13}  {'yes' if r.kept else 'no'}: {r.why}")
+                     f"{idle:>7}{err:>13}  {'yes' if r.kept else 'no'}: {r.why}")
     return "\n".join(lines)

@@ -53,19 +53,44 @@ def test_fixed_images_are_the_same_every_time_and_tile_any_batch():
 
 
 def test_a_host_bound_step_with_a_device_time_gain_is_kept():
-    # fp16 on an eager, host-bound rung: wall unchanged or a little slower, GPU time 1.84x less
-    d = keep.decide(True, "", 0.93, (0.90, 0.97), device_gain=1.84, idle_before=0.40, idle_after=0.66)
-    assert d.kept and d.judged_by == "device time" and "host-bound" in d.why
+    # fp16 on an eager, host-bound rung: wall a little slower, GPU time 1.84x less per image
+    d = keep.decide(True, "", 0.93, (0.90, 0.97), device_gain=1.84, device_spread=(1.80, 1.88),
+                    idle_before=0.40, idle_after=0.66)
+    assert d.kept and d.judged_by == "device time" and "host-bound" in d.why and "trade" in d.why
     # the same numbers on a device-bound rung: the wall clock decides, and it says slower
-    d = keep.decide(True, "", 0.93, (0.90, 0.97), device_gain=1.84, idle_before=0.05, idle_after=0.05)
-    assert not d.kept and d.judged_by == "wall"
+    d = keep.decide(True, "", 0.93, (0.90, 0.97), device_gain=1.84, device_spread=(1.80, 1.88),
+                    idle_before=0.05, idle_after=0.05)
+    assert not d.kept and d.judged_by == "wall" and d.why.startswith("slower")
+
+
+def test_a_gain_whose_range_contains_one_is_not_kept():
+    # device-bound, median above 1 but the rounds' range reaches below it: no measured gain
+    d = keep.decide(True, "", 1.03, (0.98, 1.07), device_gain=1.01, device_spread=(0.99, 1.03),
+                    idle_before=0.1, idle_after=0.1)
+    assert not d.kept and "contains 1" in d.why
+    # the same range wholly above 1 is kept
+    assert keep.decide(True, "", 1.05, (1.02, 1.07), idle_before=0.1, idle_after=0.1).kept
+    # host-bound, neither clock's range above 1
+    d = keep.decide(True, "", 1.0, (0.97, 1.03), device_gain=1.0, device_spread=(0.98, 1.02),
+                    idle_before=0.5, idle_after=0.5)
+    assert not d.kept and "no measured gain on either clock" in d.why
+
+
+def test_a_host_side_gain_is_kept_on_the_wall_clock_and_its_device_cost_said():
+    # Conv-BN folding on the H200: wall faster, device time 0.90x, host-bound
+    d = keep.decide(True, "", 1.25, (1.22, 1.28), device_gain=0.90, device_spread=(0.89, 0.91),
+                    idle_before=0.45, idle_after=0.37)
+    assert d.kept and d.judged_by == "wall" and "0.90x device time" in d.why and "trade" in d.why
 
 
 def test_a_step_slower_on_both_clocks_is_dropped_and_a_wrong_one_always():
-    d = keep.decide(True, "", 0.8, (0.75, 0.85), device_gain=0.8, idle_before=0.6, idle_after=0.6)
+    d = keep.decide(True, "", 0.8, (0.75, 0.85), device_gain=0.8, device_spread=(0.78, 0.82),
+                    idle_before=0.6, idle_after=0.6)
     assert not d.kept
     d = keep.decide(False, "logits off", 3.0, (2.9, 3.1), device_gain=3.0, idle_before=0.0, idle_after=0.0)
     assert not d.kept and d.judged_by == "numerics"
+    with pytest.raises(ValueError, match="low, high"):
+        keep.decide(True, "", 1.0, (1.1, 0.9))
 
 
 def tiny():

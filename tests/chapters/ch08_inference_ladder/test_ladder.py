@@ -81,3 +81,55 @@ def test_the_ladder_table_shows_each_rung_against_both_baselines():
     html = shown._repr_html_()
     assert html.count("<tr") == 4 and "color:#888" in html and "over PyTorch defaults" in html
     assert "slower" in report.short(rungs)
+
+
+def measured(name, batch, wall_s, device_samples, kernels=None, kinds=None, after=""):
+    r = rung(name, batch, wall_s, after=after)
+    r.device_samples = list(device_samples)
+    r.device_s = sorted(device_samples)[len(device_samples) // 2]
+    r.idle_share = ladder.idle_share(r.device_s, wall_s)
+    r.kernels_per_batch, r.kinds = kernels, kinds or {}
+    return r
+
+
+def test_idle_comes_from_device_time_over_unprofiled_wall_time():
+    assert ladder.idle_share(4e-3, 10e-3) == pytest.approx(0.6)
+    assert ladder.idle_share(12e-3, 10e-3) == 0.0  # never negative
+    assert ladder.idle_share(None, 10e-3) is None and ladder.idle_share(1e-3, 0.0) is None
+
+
+def test_device_gain_is_per_image_with_a_range_from_both_rungs_batches():
+    before = measured("a", 64, 10e-3, [4.0e-3, 4.1e-3, 4.2e-3, 4.1e-3])
+    after = measured("b", 256, 20e-3, [8.0e-3, 8.2e-3, 8.4e-3, 8.2e-3])
+    gain, low, high = ladder.device_gain(before, after)
+    assert gain == pytest.approx((4.1e-3 / 64) / (8.2e-3 / 256))
+    assert low < gain < high
+    assert ladder.device_gain(before, rung("cpu", 64, 0.1)) is None
+
+
+def test_the_explanation_follows_the_numbers_not_the_step_name():
+    from labkit.chapters.ch08_inference_ladder import explain
+
+    # a host-side gain: wall up, device time down, the same kernel count (folding on the H200)
+    before = measured("fp16", 64, 7.0e-3, [4.16e-3] * 5, kernels=267,
+                      kinds={"GEMM/conv": 0.7, "elementwise": 0.26})
+    after = measured("fold", 64, 5.6e-3, [4.62e-3] * 5, kernels=267,
+                     kinds={"GEMM/conv": 0.33, "elementwise": 0.64}, after="fp16")
+    after.gain, after.gain_spread = 1.25, (1.22, 1.28)
+    gain, low, high = ladder.device_gain(before, after)
+    after.device_gain, after.device_spread = gain, (low, high)
+    text = explain.step(before, after)
+    assert "0.90x device time" in text and "the gain is the host's" in text.lower()
+    assert "as many kernels (267 -> 267)" in text and "elementwise 26% -> 64%" in text
+    # the same step name with a device-side gain reads the other way
+    after.device_gain, after.device_spread = 2.08, (2.0, 2.1)
+    after.gain_spread = (0.98, 1.03)
+    assert "the device's work shrank while the host set the pace" in explain.reading(before, after)
+
+
+def test_the_cpu_ladder_leaves_bf16_out_without_bf16_units():
+    assert ladder.cpu_bf16_units("flags : fpu sse avx2 avx512f") == ()
+    assert ladder.cpu_bf16_units("flags : fpu avx512f avx512_bf16 amx_bf16") == ("avx512_bf16", "amx_bf16")
+    names = [s.name for s in ladder.cpu_steps(4, bf16_units=())]
+    assert "bf16 autocast" not in names and names[0] == "channels_last"
+    assert "bf16 autocast" in [s.name for s in ladder.cpu_steps(4, bf16_units=("amx_bf16",))]

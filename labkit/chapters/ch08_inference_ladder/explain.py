@@ -1,0 +1,102 @@
+"""Each step's explanation, written from the two rungs' own measurements, never from the step's name.
+
+A sentence about a step may say only what the numbers beside it show: the wall gain and the
+device-time gain with their ranges, the GPU's idle share before and after (from unprofiled
+timing), the kernels launched per batch and the kernel classes' shares of device time (from
+the profile). The reading picks among a few cases by those numbers:
+
+- the wall clock gained and the device did not: the gain is the host's (less host work per
+  batch); with the kernel count unchanged it is not fewer launches but cheaper ones, with
+  fewer kernels it is fewer launches;
+- the device gained and the wall did not: the device's work shrank while the host set the pace;
+- both gained: the device's work shrank and the wall followed;
+- the idle share crossing the host-bound threshold either way is said, with both figures.
+"""
+
+from __future__ import annotations
+
+from labkit.chapters.ch08_inference_ladder import keep, ladder
+
+CLASS_MOVE = 0.05   # a kernel class's share moving by more than this is named
+
+
+def _gained(spread: tuple[float, float] | None) -> bool:
+    return keep.above(spread)
+
+
+def _lost(spread: tuple[float, float] | None) -> bool:
+    return keep.below(spread)
+
+
+def class_moves(before: ladder.Rung, after: ladder.Rung) -> list[str]:
+    """The kernel classes whose share of device time moved by more than CLASS_MOVE, largest first."""
+    names = set(before.kinds) | set(after.kinds)
+    moves = sorted(((after.kinds.get(n, 0.0) - before.kinds.get(n, 0.0), n) for n in names),
+                   key=lambda m: -abs(m[0]))
+    return [f"{n} {100 * before.kinds.get(n, 0.0):.0f}% -> {100 * after.kinds.get(n, 0.0):.0f}%"
+            for delta, n in moves if abs(delta) > CLASS_MOVE]
+
+
+def numbers(before: ladder.Rung, after: ladder.Rung) -> str:
+    """The measured figures of one step, as one line."""
+    parts = [f"{after.gain:.2f}x wall" + (f" ({after.gain_spread[0]:.2f} to {after.gain_spread[1]:.2f})"
+                                           if after.gain_spread else "")]
+    if after.device_gain is not None:
+        low, high = after.device_spread or (after.device_gain, after.device_gain)
+        parts.append(f"{after.device_gain:.2f}x device time per image ({low:.2f} to {high:.2f})")
+    if before.idle_share is not None and after.idle_share is not None:
+        parts.append(f"GPU idle {100 * before.idle_share:.0f}% -> {100 * after.idle_share:.0f}%")
+    if before.kernels_per_batch is not None and after.kernels_per_batch is not None:
+        parts.append(f"kernels per batch {before.kernels_per_batch:.0f} -> {after.kernels_per_batch:.0f}")
+    moves = class_moves(before, after)
+    if moves:
+        of = "device time" if after.device_s is not None else "CPU op self time"
+        parts.append(f"share of {of}: " + ", ".join(moves[:2]))
+    return "; ".join(parts)
+
+
+def reading(before: ladder.Rung, after: ladder.Rung) -> str:
+    """What the figures say happened (empty when they say nothing clear)."""
+    wall_up, wall_down = _gained(after.gain_spread), _lost(after.gain_spread)
+    if after.device_gain is None:  # a CPU: one clock only
+        if wall_up:
+            return "faster on the wall clock (no device clock here to say where)"
+        return "slower on the wall clock" if wall_down else "no measured change on the wall clock"
+    dev_up, dev_down = _gained(after.device_spread), _lost(after.device_spread)
+    said = []
+    if wall_up and not dev_up:
+        said.append("the gain is the host's: the device did "
+                    + ("more work, not less" if dev_down else "not get faster"))
+        k0, k1 = before.kernels_per_batch, after.kernels_per_batch
+        if k0 is not None and k1 is not None:
+            if k1 >= 0.95 * k0:
+                said.append(f"with as many kernels ({k0:.0f} -> {k1:.0f}) the host spent less time "
+                            "per kernel it launched, not fewer launches")
+            else:
+                said.append(f"the host launched fewer kernels ({k0:.0f} -> {k1:.0f})")
+    elif dev_up and not wall_up:
+        said.append("the device's work shrank while the host set the pace: the wall did not follow")
+    elif dev_up and wall_up:
+        said.append("the device's work shrank and the wall followed")
+    elif dev_down and not wall_up:
+        said.append("the device did more work and the wall did not gain")
+    else:
+        said.append("neither clock moved beyond its spread")
+    i0, i1 = before.idle_share, after.idle_share
+    if i0 is not None and i1 is not None:
+        limit = keep.IDLE_LIMIT
+        if i0 > limit >= i1:
+            said.append(f"the host stopped binding the rung (idle {100 * i1:.0f}% <= {100 * limit:.0f}%)")
+        elif i1 > limit >= i0:
+            said.append(f"the host now binds the rung (idle {100 * i1:.0f}% > {100 * limit:.0f}%)")
+        elif i1 > limit:
+            said.append(f"the host still binds the rung (idle {100 * i1:.0f}% > {100 * limit:.0f}%)")
+    return "; ".join(said)
+
+
+def step(before: ladder.Rung, after: ladder.Rung) -> str:
+    """One step: its figures, then the reading they support."""
+    if after.error or after.gain is None:
+        return after.why
+    said = reading(before, after)
+    return numbers(before, after) + (f". {said[0].upper()}{said[1:]}." if said else ".")
