@@ -1,0 +1,381 @@
+"""ResNet-50's 1x1 convolutions as GEMMs over NHWC activations, with the bias, the residual
+add and the ReLU in the GEMM's epilogue: a pure-torch reference, a Triton kernel, and the
+folded network rebuilt on either (or on FP8 GEMMs, `fp8.Fp8Gemm`).
+
+Why by hand. On CUDA a convolution is a cuDNN call that Inductor treats as an extern kernel:
+it cannot fuse the folded bias, the residual add and the ReLU after it, so each Bottleneck's
+tail is one or two extra passes over the activations (the H200 profile of the top rung spent
+43% of its device time in elementwise kernels). A 1x1 convolution over a channels_last
+tensor is a GEMM with no copy: the NCHW tensor's NHWC memory *is* the [N*H*W, Cin] matrix.
+A GEMM kernel that adds the bias and the residual and clamps at zero before it stores its
+tile reads the residual once and writes the result once, and the separate passes disappear.
+The Triton kernel follows Triton's matmul tutorial (grouped tile order for L2 reuse, fp32
+accumulation); the epilogue is the only addition.
+
+Only the 1x1, stride-1 convolutions are rewritten (conv1 and conv3 of every Bottleneck, and
+the stride-1 shortcut of layer1); the 3x3s, the stride-2 shortcuts and the stem stay
+convolutions (see fp8's notes for why).
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable
+
+import torch
+from torch import nn
+
+from labkit.chapters.ch08_inference_ladder import fp8
+
+STAGES = (3, 4, 6, 3)
+
+
+class EpilogueError(ValueError):
+    """Shapes, dtypes or a model the GEMM path cannot take."""
+
+
+def to_rows(x: torch.Tensor) -> torch.Tensor:
+    """[N, C, H, W] -> [N*H*W, C]: a view when x is channels_last, a copy otherwise."""
+    if x.dim() != 4:
+        raise EpilogueError(f"expected an [N, C, H, W] tensor, got shape {tuple(x.shape)}")
+    return x.permute(0, 2, 3, 1).reshape(-1, x.shape[1])
+
+
+def from_rows(y: torch.Tensor, like: torch.Tensor) -> torch.Tensor:
+    """[N*H*W, C'] -> [N, C', H, W] with `like`'s N, H, W, channels_last strides (a view)."""
+    n, _, h, w = like.shape
+    return y.view(n, h, w, y.shape[1]).permute(0, 3, 1, 2)
+
+
+def reference(a: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | None,
+              residual: torch.Tensor | None = None, relu: bool = True) -> torch.Tensor:
+    """relu(a @ weight.T + bias + residual) in torch: a [M, K], weight [N, K], residual [M, N]."""
+    if a.dim() != 2 or weight.dim() != 2 or a.shape[1] != weight.shape[1]:
+        raise EpilogueError(f"a {tuple(a.shape)} and weight {tuple(weight.shape)} do not "
+                            "multiply as [M, K] x [N, K]^T")
+    if residual is not None and residual.shape != (a.shape[0], weight.shape[0]):
+        raise EpilogueError(f"residual {tuple(residual.shape)} is not [M, N] = "
+                            f"{(a.shape[0], weight.shape[0])}")
+    out = a @ weight.t()
+    if bias is not None:
+        out = out + bias
+    if residual is not None:
+        out = out + residual
+    return torch.relu(out) if relu else out
+
+
+def triton_available() -> str:
+    """'' when the Triton kernel can run here, else why not."""
+    if not torch.cuda.is_available():
+        return "no CUDA GPU: the Triton kernel runs on the GPU only"
+    try:
+        import triton  # noqa: F401
+    except ImportError as error:
+        return f"triton is not installed ({error})"
+    return ""
+
+
+_KERNEL = None
+
+
+def _kernel() -> object:
+    """The Triton kernel, built on first use (triton is imported only here)."""
+    global _KERNEL
+    if _KERNEL is not None:
+        return _KERNEL
+    import triton
+    import triton.language as tl
+
+    configs = [
+        triton.Config({"BLOCK_M": 128, "BLOCK_N": 256, "BLOCK_K": 64, "GROUP_M": 8}, num_stages=3, num_warps=8),
+        triton.Config({"BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 64, "GROUP_M": 8}, num_stages=4, num_warps=8),
+        triton.Config({"BLOCK_M": 128, "BLOCK_N": 64, "BLOCK_K": 64, "GROUP_M": 8}, num_stages=4, num_warps=4),
+        triton.Config({"BLOCK_M": 64, "BLOCK_N": 128, "BLOCK_K": 32, "GROUP_M": 8}, num_stages=4, num_warps=4),
+    ]
+
+    @triton.autotune(configs=configs, key=["M", "N", "K", "HAS_RES"])
+    @triton.jit
+    def gemm_bias_res_relu(a_ptr, b_ptr, bias_ptr, res_ptr, c_ptr, M, N, K,  # noqa: ANN001, ANN202
+                           stride_am, stride_ak, stride_bk, stride_bn, stride_rm, stride_rn,  # noqa: ANN001
+                           stride_cm, stride_cn, HAS_RES: tl.constexpr, RELU: tl.constexpr,  # noqa: ANN001
+                           BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
+                           GROUP_M: tl.constexpr):
+        pid = tl.program_id(axis=0)
+        num_m = tl.cdiv(M, BLOCK_M)
+        num_n = tl.cdiv(N, BLOCK_N)
+        in_group = GROUP_M * num_n
+        group = pid // in_group
+        first_m = group * GROUP_M
+        size_m = min(num_m - first_m, GROUP_M)
+        pid_m = first_m + ((pid % in_group) % size_m)
+        pid_n = (pid % in_group) // size_m
+        offs_m = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
+        offs_n = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
+        offs_k = tl.arange(0, BLOCK_K)
+        a_ptrs = a_ptr + offs_m[:, None] * stride_am + offs_k[None, :] * stride_ak
+        b_ptrs = b_ptr + offs_k[:, None] * stride_bk + offs_n[None, :] * stride_bn
+        acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+        for k in range(0, tl.cdiv(K, BLOCK_K)):
+            k_left = K - k * BLOCK_K
+            a = tl.load(a_ptrs, mask=(offs_m[:, None] < M) & (offs_k[None, :] < k_left), other=0.0)
+            b = tl.load(b_ptrs, mask=(offs_k[:, None] < k_left) & (offs_n[None, :] < N), other=0.0)
+            acc = tl.dot(a, b, acc)
+            a_ptrs += BLOCK_K * stride_ak
+            b_ptrs += BLOCK_K * stride_bk
+        mask = (offs_m[:, None] < M) & (offs_n[None, :] < N)
+        acc += tl.load(bias_ptr + offs_n, mask=offs_n < N, other=0.0).to(tl.float32)[None, :]
+        if HAS_RES:
+            r = tl.load(res_ptr + offs_m[:, None] * stride_rm + offs_n[None, :] * stride_rn,
+                        mask=mask, other=0.0)
+            acc += r.to(tl.float32)
+        if RELU:
+            acc = tl.maximum(acc, 0.0)
+        tl.store(c_ptr + offs_m[:, None] * stride_cm + offs_n[None, :] * stride_cn,
+                 acc.to(c_ptr.dtype.element_ty), mask=mask)
+
+    _KERNEL = gemm_bias_res_relu
+    return _KERNEL
+
+
+def triton_gemm(a: torch.Tensor, weight_t: torch.Tensor, bias: torch.Tensor,
+                residual: torch.Tensor | None = None, relu: bool = True) -> torch.Tensor:
+    """relu(a @ weight_t + bias + residual) in one Triton kernel: a [M, K], weight_t [K, N]."""
+    why = triton_available()
+    if why:
+        raise EpilogueError(why)
+    if a.dim() != 2 or weight_t.dim() != 2 or a.shape[1] != weight_t.shape[0]:
+        raise EpilogueError(f"a {tuple(a.shape)} and weight_t {tuple(weight_t.shape)} do not "
+                            "multiply as [M, K] x [K, N]")
+    if not (a.is_cuda and weight_t.is_cuda and bias.is_cuda):
+        raise EpilogueError("the Triton GEMM needs its operands on the GPU")
+    m, k = a.shape
+    n = weight_t.shape[1]
+    if residual is not None and residual.shape != (m, n):
+        raise EpilogueError(f"residual {tuple(residual.shape)} is not [M, N] = {(m, n)}")
+    import triton
+
+    out = torch.empty((m, n), device=a.device, dtype=a.dtype)
+    res = residual if residual is not None else out
+    kernel = _kernel()
+
+    def grid(meta: dict) -> tuple[int]:
+        return (triton.cdiv(m, meta["BLOCK_M"]) * triton.cdiv(n, meta["BLOCK_N"]),)
+
+    kernel[grid](a, weight_t, bias, res, out, m, n, k, a.stride(0), a.stride(1),
+                 weight_t.stride(0), weight_t.stride(1), res.stride(0), res.stride(1),
+                 out.stride(0), out.stride(1), HAS_RES=residual is not None, RELU=relu)
+    return out
+
+
+class Conv1x1(nn.Module):
+    """A 1x1 stride-1 convolution (+ bias, + residual, + ReLU) run as a GEMM on a backend.
+
+    backend: "torch" (reference: matmul then separate elementwise), "triton" (one fused
+    kernel), or an fp8.Fp8Gemm (the GEMM in e4m3; bias, residual and ReLU in torch after it).
+    """
+
+    def __init__(self, conv: nn.Conv2d, backend: str = "torch", gemm: nn.Module | None = None) -> None:
+        super().__init__()
+        if not (isinstance(conv, nn.Conv2d) and conv.kernel_size == (1, 1) and conv.stride == (1, 1)
+                and conv.groups == 1 and conv.padding in ((0, 0), "valid")):
+            raise EpilogueError(f"only a 1x1, stride-1, ungrouped, unpadded convolution is a GEMM: {conv}")
+        if backend not in ("torch", "triton", "fp8"):
+            raise EpilogueError(f"backend must be 'torch', 'triton' or 'fp8', got {backend!r}")
+        if backend == "fp8" and not isinstance(gemm, fp8.Fp8Gemm):
+            raise EpilogueError("the fp8 backend needs its fp8.Fp8Gemm")
+        self.backend = backend
+        weight = conv.weight.detach().flatten(1)                          # [Cout, Cin]
+        bias = conv.bias.detach() if conv.bias is not None else torch.zeros(conv.out_channels)
+        self.bias = nn.Parameter(bias.clone(), requires_grad=False)
+        if backend == "triton":   # [Cin, Cout], contiguous: the kernel's B operand, read along N
+            self.weight = nn.Parameter(weight.t().contiguous(), requires_grad=False)
+        elif backend == "torch":
+            self.weight = nn.Parameter(weight.clone(), requires_grad=False)
+        self.gemm = gemm
+
+    def forward(self, x: torch.Tensor, residual: torch.Tensor | None = None,
+                relu: bool = True) -> torch.Tensor:
+        a = to_rows(x)
+        res = to_rows(residual) if residual is not None else None
+        if self.backend == "triton":
+            out = triton_gemm(a, self.weight, self.bias, res, relu)
+        elif self.backend == "torch":
+            out = reference(a, self.weight, self.bias, res, relu)
+        else:
+            out = self.gemm(a, x.dtype) + self.bias
+            if res is not None:
+                out = out + res
+            out = torch.relu(out) if relu else out
+        return from_rows(out, x)
+
+
+def _block_names(model: nn.Module) -> list[str]:
+    names, modules = [], dict(model.named_modules())
+    for stage, blocks in enumerate(STAGES, 1):
+        for b in range(blocks):
+            name = f"layer{stage}.{b}"
+            if f"{name}.conv3" not in modules:
+                raise EpilogueError(f"the model has no {name}.conv3: not labkit's ResNet-50 layout")
+            names.append(name)
+    return names
+
+
+class GemmResNet(nn.Module):
+    """The folded ResNet-50 with its 1x1 stride-1 convolutions run by `make(name, conv)`.
+
+    make returns the Conv1x1 that replaces a convolution, or None to keep it a convolution.
+    The forward is Bottleneck's, written out so the residual add and ReLU can go into conv3's
+    epilogue: relu(conv3(relu(conv2(relu(conv1(x))))) + shortcut(x)).
+    """
+
+    def __init__(self, folded: nn.Module, make: Callable[[str, nn.Conv2d], Conv1x1 | None]) -> None:
+        super().__init__()
+        modules = dict(folded.named_modules())
+        if any(isinstance(m, nn.modules.batchnorm._BatchNorm) for m in modules.values()):
+            raise EpilogueError("fold the BatchNorms first (labkit.models.folding.fold_model): "
+                                "the GEMM path carries a bias, not a BatchNorm")
+        self.stem, self.maxpool, self.fc = modules["conv1"], modules["maxpool"], modules["fc"]
+        self.replaced: list[str] = []
+        blocks = []
+        for name in _block_names(folded):
+            block = nn.Module()
+            for part in ("conv1", "conv2", "conv3", "downsample.0"):
+                conv = modules.get(f"{name}.{part}")
+                if conv is None:
+                    continue
+                made = make(f"{name}.{part}", conv) if part != "conv2" else None
+                if made is not None:
+                    self.replaced.append(f"{name}.{part}")
+                setattr(block, part.replace(".0", ""), made if made is not None else conv)
+            blocks.append(block)
+        self.blocks = nn.ModuleList(blocks)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        x = self.maxpool(torch.relu(self.stem(x)))
+        for block in self.blocks:
+            down = getattr(block, "downsample", None)
+            shortcut = x if down is None else (down(x, relu=False) if isinstance(down, Conv1x1)
+                                               else down(x))
+            out = block.conv1(x) if isinstance(block.conv1, Conv1x1) else torch.relu(block.conv1(x))
+            out = torch.relu(block.conv2(out))
+            if isinstance(block.conv3, Conv1x1):
+                x = block.conv3(out, residual=shortcut)
+            else:
+                x = torch.relu(block.conv3(out) + shortcut)
+        x = torch.flatten(nn.functional.adaptive_avg_pool2d(x, 1), 1)
+        return self.fc(x)
+
+
+def gemm_convs(model: nn.Module) -> list[str]:
+    """The names of the model's convolutions the GEMM path rewrites (1x1, stride 1)."""
+    return [n for n, m in model.named_modules()
+            if n.startswith("layer") and not n.endswith("conv2") and isinstance(m, nn.Conv2d)
+            and m.kernel_size == (1, 1) and m.stride == (1, 1)]
+
+
+def torch_backend(name: str, conv: nn.Conv2d) -> Conv1x1 | None:
+    """The pure-torch GEMM path for every 1x1 stride-1 convolution (the reference)."""
+    return Conv1x1(conv, "torch") if conv.stride == (1, 1) else None
+
+
+def triton_backend(name: str, conv: nn.Conv2d) -> Conv1x1 | None:
+    """The fused Triton kernel for every 1x1 stride-1 convolution."""
+    return Conv1x1(conv, "triton") if conv.stride == (1, 1) else None
+
+
+def resnet50_gemm_shapes(batch: int, image: int) -> list[dict]:
+    """Every distinct (M, K, N, residual) of ResNet-50's 1x1 stride-1 convolutions, with its count."""
+    shapes: dict[tuple, int] = {}
+    side, cin = image // 4, 64
+    for stage, (blocks, width) in enumerate(zip(STAGES, (64, 128, 256, 512), strict=True), 1):
+        for b in range(blocks):
+            side_in = side                      # conv1 runs before the block's stride (on conv2)
+            if stage > 1 and b == 0:
+                side = (side + 1) // 2
+            for key in ((side_in, cin, width, False), (side, width, 4 * width, True)):
+                shapes[key] = shapes.get(key, 0) + 1
+            if stage == 1 and b == 0:           # layer1's shortcut: 1x1, stride 1, 64 -> 256
+                key = (side, cin, 4 * width, False)
+                shapes[key] = shapes.get(key, 0) + 1
+            cin = 4 * width
+    return [{"M": batch * h * h, "K": k, "N": n, "side": h, "residual": r, "count": c}
+            for (h, k, n, r), c in shapes.items()]
+
+
+def bench_shapes(batch: int, image: int, device: torch.device, calls: int = 20) -> dict:
+    """Each ResNet-50 1x1 shape's device time per call (kernel records, `device_time`), three ways:
+
+    cuDNN's convolution (bias in it) then the residual add and ReLU as separate kernels; the
+    Triton kernel with all of it in its epilogue; and (where FP8 runs) the activation
+    quantisation + `_scaled_mm` + the same tails. Errors are relative L2 against float32.
+    Totals weight each shape by how often the network runs it. GPU only.
+    """
+    from labkit.measure.device_time import device_time
+
+    if torch.device(device).type != "cuda":
+        raise EpilogueError("the shape benchmark times GPU kernels: it needs a CUDA device")
+    rows, totals = [], {"cudnn + separate": 0.0, "triton fused": 0.0, "fp8 + separate": 0.0}
+    errors: dict[str, str] = {}
+    generator = torch.Generator(device="cpu").manual_seed(0)
+    for shape in resnet50_gemm_shapes(batch, image):
+        row = _bench_one(shape, batch, torch.device(device), calls, generator, device_time)
+        for name in totals:
+            cell = row.get(name, {})
+            if "error" in cell:
+                errors[name] = cell["error"]
+            elif cell.get("device_us"):
+                totals[name] += 1e-6 * cell["device_us"] * shape["count"]
+        rows.append(row)
+    return {"batch": batch, "image": image, "shapes": rows, "errors": errors,
+            "total_ms_per_batch": {k: 1e3 * v for k, v in totals.items()
+                                   if k not in errors and v > 0}}
+
+
+def _bench_one(shape: dict, batch: int, device: torch.device, calls: int,
+               generator: torch.Generator, device_time: Callable) -> dict:
+    """One shape of bench_shapes: its operands, its variants, their device times and errors."""
+    k, n, h, res_on = shape["K"], shape["N"], shape["side"], shape["residual"]
+    x = torch.relu(torch.randn(batch, k, h, h, generator=generator)).to(device, torch.float16)
+    x = x.contiguous(memory_format=torch.channels_last)
+    conv = nn.Conv2d(k, n, 1).to(device, torch.float16).eval()
+    res = (torch.randn(batch, n, h, h, generator=generator).to(device, torch.float16)
+           .contiguous(memory_format=torch.channels_last) if res_on else None)
+    w, b = conv.weight.detach(), conv.bias.detach()
+    row = dict(shape)
+    with torch.no_grad():
+        ref = reference(to_rows(x).float(), w.flatten(1).float(), b.float(),
+                        to_rows(res).float() if res_on else None)
+
+        def cudnn() -> torch.Tensor:
+            out = nn.functional.conv2d(x, w, b)
+            return torch.relu(out + res) if res_on else torch.relu(out)
+        variants: dict[str, Callable[[], torch.Tensor]] = {"cudnn + separate": cudnn}
+        if not triton_available():
+            fused = Conv1x1(conv, "triton")
+            variants["triton fused"] = lambda: fused(x, res)
+        if not missing_fp8(device):
+            quant = Conv1x1(conv, "fp8", fp8.Fp8Gemm(copy.deepcopy(conv).float(), float(x.abs().amax())))
+            variants["fp8 + separate"] = lambda: quant(x, res)
+        for name, fn in variants.items():
+            try:
+                out = fn()
+                d = device_time(fn, calls=calls, label=name)
+                error = torch.linalg.vector_norm(to_rows(out).float() - ref) / torch.linalg.vector_norm(ref)
+                row[name] = {"device_us": 1e6 * d.device_busy_s if d.device_busy_s else None,
+                             "rel_error": float(error)}
+            except Exception as failure:  # noqa: BLE001 -- one path failing is recorded
+                row[name] = {"error": f"{type(failure).__name__}: {str(failure)[:300]}"}
+    return row
+
+
+def missing_fp8(device: torch.device) -> str:
+    """'' when `_scaled_mm` can run e4m3 GEMMs on this device, else why not."""
+    device = torch.device(device)
+    if device.type != "cuda":
+        return "FP8 GEMMs need a CUDA GPU (compute capability 8.9 or newer)"
+    if not hasattr(torch, "_scaled_mm"):
+        return "this torch has no torch._scaled_mm"
+    cap = torch.cuda.get_device_capability(device)
+    if cap < (8, 9):
+        return f"no FP8 tensor cores (compute capability {cap[0]}.{cap[1]} < 8.9)"
+    return ""

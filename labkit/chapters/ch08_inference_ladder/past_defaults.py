@@ -1,0 +1,446 @@
+"""Past the defaults (issue 41): the levers beyond chapter 08's top rung, each gated, timed
+interleaved against the top rung, and kept only when its gain's interval excludes 1.
+
+The top rung is the ladder's (fp16, channels_last, Conv-BN folded, TF32 on, cudnn.benchmark,
+torch.compile default mode, one CUDA graph per batch, batch 256). Each lever changes it once:
+
+- Inductor's own levers: freezing, `conv_1x1_as_mm` (the 1x1 convolutions lowered to GEMMs,
+  whose epilogues Inductor can then fuse), max-autotune with Inductor's CUDA graphs and
+  without them (the ladder's graph instead), and larger batches (512, 1024);
+- FP8 (e4m3) for the 1x1 convolutions as `torch._scaled_mm` GEMMs (`fp8`), per-tensor and
+  per-channel weight scales, plus one deliberately wrong activation scale that the gate
+  must refuse;
+- the 1x1 convolutions as a Triton GEMM with bias + residual + ReLU in its epilogue
+  (`fused_epilogue`), and the same GEMM path in plain torch as its control.
+
+How each is judged, in order (numerics before speed):
+
+1. the rung is prepared through `ladder.prepare` (the climb's own path: cold compile timed,
+   the gate's images copied into the rung's input buffer after capture) and gated by
+   `numerics.check`; FP8 rungs are held to bfloat16's tolerance, the loosest the course
+   already has (not one widened to fit them). A refused rung is reported as refused and is
+   never timed or ranked;
+2. a passing rung is timed by `Ladder.compare` interleaved with the top rung (images over
+   steady-state wall time, per-round ratios and their IQR) and profiled for device time per
+   batch and its kernel classes; idle is 1 - device time / unprofiled wall time;
+3. kept only when the whole IQR of its gain over the top rung is above 1 (`keep`);
+4. its cold compile is set against the time it saves: `payback` batches.
+
+Every lever is guarded: one that fails (unsupported, compile error) records its error text
+and the run moves on; a lever whose hardware or software is absent is skipped with the
+reason; a lever that would start past the run's budget is skipped as such.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import math
+import time as _clock
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+import torch
+from torch import nn
+
+from labkit.chapters.ch08_inference_ladder import fp8, ladder, numerics
+from labkit.chapters.ch08_inference_ladder import fused_epilogue as fe
+
+TOP = ladder.Settings(tf32="on", cudnn_benchmark=True, channels_last=True, dtype="float16",
+                      fold_bn=True, compile="default", cuda_graphs=True, batch=256)
+CPU_TOP = ladder.Settings(channels_last=True, fold_bn=True, batch=4)  # the smoke path's base
+FP8_GATE_MATH = "bfloat16"
+GOAL_IMAGES_PER_S = 35_000   # issue 41's goal for a gated rung on the H200
+WRONG_SCALE = 1 / 64         # the wrong rung's activation amax: 64x too small, so it saturates
+
+
+class PastDefaultsError(ValueError):
+    """Bad arguments to the payback, keep or lever functions."""
+
+
+# ---------------------------------------------------------------------------- arithmetic
+def payback(compile_s: float, before_s_per_batch: float, after_s_per_batch: float) -> float:
+    """Batches until a compile pays for itself: compile seconds / seconds saved per batch.
+
+    inf when the rung saves nothing (it never pays back); 0 for a free change.
+    """
+    for name, value in (("compile_s", compile_s), ("before_s_per_batch", before_s_per_batch),
+                        ("after_s_per_batch", after_s_per_batch)):
+        if not isinstance(value, (int, float)) or isinstance(value, bool) or not math.isfinite(value):
+            raise PastDefaultsError(f"{name} must be a finite number, got {value!r}")
+    if compile_s < 0 or before_s_per_batch <= 0 or after_s_per_batch <= 0:
+        raise PastDefaultsError(f"need compile_s >= 0 and positive times per batch, got "
+                                f"{compile_s}, {before_s_per_batch}, {after_s_per_batch}")
+    saved = before_s_per_batch - after_s_per_batch
+    if compile_s == 0:
+        return 0.0
+    return math.inf if saved <= 0 else compile_s / saved
+
+
+@dataclass(frozen=True)
+class Keep:
+    kept: bool
+    why: str
+
+
+def keep(gate_passed: bool, gate_why: str, gain: tuple[float, float, float] | None) -> Keep:
+    """Kept only when right and the gain's interval (q25, q75 over rounds) lies above 1."""
+    if not gate_passed:
+        return Keep(False, f"refused by the numerics gate: {gate_why}")
+    if gain is None:
+        return Keep(False, "not timed")
+    median, low, high = gain
+    if not low <= median <= high:
+        raise PastDefaultsError(f"a gain's median {median} must lie inside its interval [{low}, {high}]")
+    if low > 1.0:
+        return Keep(True, f"{median:.3f}x, interval {low:.3f}-{high:.3f} above 1")
+    if high < 1.0:
+        return Keep(False, f"slower: {median:.3f}x, interval {low:.3f}-{high:.3f} below 1")
+    return Keep(False, f"no clear gain: {median:.3f}x, interval {low:.3f}-{high:.3f} holds 1")
+
+
+# ---------------------------------------------------------------------------- levers
+@dataclass(frozen=True)
+class Lever:
+    """One change to the top rung."""
+
+    name: str
+    why: str
+    change: dict = field(default_factory=dict)     # ladder.Settings fields changed
+    inductor: dict = field(default_factory=dict)   # torch._inductor.config patched while compiling
+    model: str = ""        # "", "gemm-torch", "triton", "fp8:<mode>", "fp8-wrong"
+    honest: bool = True    # False: a wrong rung the gate must refuse
+    needs: tuple = ()      # "cuda", "inductor", "triton", "fp8"
+    est_s: float = 30.0    # start it only with this much of the budget left
+
+
+def gpu_levers() -> list[Lever]:
+    """The GPU's levers, in the order they run: the cheap ones that bear on the goal first,
+    the first max-autotune (minutes of autotuning) once they are in, the rest after it."""
+    fp8_why = "the 1x1 convolutions' GEMMs in e4m3 on the FP8 tensor cores (2x fp16's rate)"
+    inductor = ("cuda", "inductor")
+    return [
+        Lever("top rung at batch 64", "the baseline's batch: what batch 256 is worth", {"batch": 64},
+              needs=("cuda",)),
+        Lever("freezing", "weights as constants: folded and laid out at compile time",
+              {"freezing": True}, needs=inductor),
+        Lever("conv_1x1_as_mm", "1x1 convolutions lowered to GEMMs Inductor can fuse epilogues into",
+              inductor={"conv_1x1_as_mm": True}, needs=inductor),
+        Lever("batch 512", "more work per launch and per graph replay", {"batch": 512},
+              needs=("cuda",)),
+        Lever("batch 1024", "more work per launch and per graph replay", {"batch": 1024},
+              needs=("cuda",), est_s=40),
+        Lever("freezing at batch 1024", "the best stock setting measured before (about 33,000 img/s)",
+              {"freezing": True, "batch": 1024}, needs=inductor, est_s=40),
+        Lever("FP8 per-tensor", fp8_why, model="fp8:per-tensor", needs=("cuda", "fp8")),
+        Lever("FP8 wrong activation scale", f"activation amax x{WRONG_SCALE:g}: saturates; the gate "
+              "must refuse it", model="fp8-wrong", honest=False, needs=("cuda", "fp8")),
+        Lever("Triton fused epilogue", "1x1s as one Triton GEMM each with bias + residual + ReLU "
+              "in the epilogue, eager + CUDA graph", {"compile": None}, model="triton",
+              needs=("cuda", "triton"), est_s=60),
+        Lever("max-autotune-no-cudagraphs", "Inductor times Triton and cuBLAS candidates for every "
+              "convolution and GEMM (the ladder's CUDA graph around it)",
+              {"compile": "max-autotune-no-cudagraphs"}, needs=inductor, est_s=150),
+        Lever("freezing + conv_1x1_as_mm", "the two Inductor levers together",
+              {"freezing": True}, inductor={"conv_1x1_as_mm": True}, needs=inductor),
+        Lever("FP8 per-channel weights", fp8_why + "; one weight scale per output channel "
+              "(row-wise _scaled_mm, bf16 out)", model="fp8:per-channel", needs=("cuda", "fp8")),
+        Lever("GEMM path in torch (control)", "1x1s as cuBLAS GEMMs, tails as separate kernels, "
+              "eager + CUDA graph: the Triton rung's control", {"compile": None}, model="gemm-torch",
+              needs=("cuda",)),
+        Lever("max-autotune", "the same autotuning with Inductor's own CUDA graphs (cudagraph "
+              "trees) instead of the ladder's; after max-autotune-no-cudagraphs in one run it "
+              "finds that lever's autotuning results in the cache (not a cold compile)",
+              {"compile": "max-autotune", "cuda_graphs": False}, needs=inductor, est_s=150),
+    ]
+
+
+def cpu_levers() -> list[Lever]:
+    """The CPU smoke path's levers: the GPU's (skipped with their reasons) plus emulated FP8."""
+    emulated = [
+        Lever("GEMM path in torch (CPU)", "the 1x1s as matmuls, tails separate (pure torch)",
+              model="gemm-torch"),
+        Lever("FP8 per-tensor (emulated)", "e4m3 values, float32 matmul: the gate's view of FP8",
+              model="fp8:per-tensor"),
+        Lever("FP8 per-channel weights (emulated)", "e4m3 values, per-channel weight scales",
+              model="fp8:per-channel"),
+        Lever("FP8 wrong activation scale (emulated)", f"activation amax x{WRONG_SCALE:g}: the gate "
+              "must refuse it", model="fp8-wrong", honest=False),
+    ]
+    return emulated + [lv for lv in gpu_levers() if "cuda" in lv.needs]
+
+
+def missing(lever: Lever, device: torch.device) -> str:
+    """'' when the lever can run on this device, else why it is skipped."""
+    on_gpu = torch.device(device).type == "cuda"
+    if "triton" in lever.needs and fe.triton_available():
+        return f"the Triton kernel cannot run here: {fe.triton_available()}"
+    if "fp8" in lever.needs and fe.missing_fp8(device):
+        return (f"{fe.missing_fp8(device)}; the emulated FP8 rungs gate the same e4m3 values"
+                if not on_gpu else fe.missing_fp8(device))
+    if "inductor" in lever.needs and not on_gpu:
+        return ("an Inductor lever on the GPU's top rung (torch.compile and CUDA graphs); on this "
+                "CPU each compile takes ~30 s and there are no CUDA graphs")
+    if "cuda" in lever.needs and not on_gpu:
+        return "the GPU's top rung (fp16 weights, TF32, CUDA graphs, batch 64-1024 at 224 px)"
+    return ""
+
+
+@dataclass
+class Row:
+    """One lever's outcome."""
+
+    name: str
+    why: str
+    status: str                  # "measured", "refused", "gated only", "failed", "skipped"
+    honest: bool = True
+    settings: dict = field(default_factory=dict)
+    inductor: dict = field(default_factory=dict)
+    note: str = ""               # the error text, the skip's reason, what stayed fp16
+    gate: dict | None = None
+    as_expected: bool | None = None   # honest passed / wrong refused
+    compile_s: float | None = None
+    images_per_s: float | None = None
+    median_s: float | None = None     # wall seconds per batch, unprofiled, steady state
+    iqr_s: float | None = None
+    gain: tuple | None = None         # (median, q25, q75) over the top rung, per image
+    top_images_per_s: float | None = None  # the top rung's speed in the same interleaved rounds
+    kept: bool = False
+    keep_why: str = ""
+    device_s: float | None = None     # device-busy seconds per batch, from kernel records
+    idle_share: float | None = None   # 1 - device_s / median_s (the unprofiled wall)
+    kinds: dict = field(default_factory=dict)
+    payback_batches: float | None = None         # the whole cold compile
+    extra_payback_batches: float | None = None   # compile beyond the top rung's own
+    seconds: float = 0.0
+
+    def as_dict(self) -> dict:
+        d = dataclasses.asdict(self)
+        for key in ("payback_batches", "extra_payback_batches"):
+            if d[key] is not None and math.isinf(d[key]):
+                d[key] = "never"
+        return d
+
+
+# ---------------------------------------------------------------------------- models
+def _fp8_model(folded: nn.Module, amax: dict[str, float], mode: str, emulate: bool,
+               scale: float = 1.0) -> fe.GemmResNet:
+    def make(name: str, conv: nn.Conv2d) -> fe.Conv1x1 | None:
+        if name not in amax or not fp8.is_gemm_conv(conv):
+            return None
+        return fe.Conv1x1(conv, "fp8", fp8.Fp8Gemm(conv, amax[name] * scale, mode, emulate))
+    return fe.GemmResNet(folded, make)
+
+
+FP16_PARTS = ("the 7x7 stem, every 3x3 convolution, the stride-2 1x1 shortcuts and the classifier "
+              "stay fp16 (fp8's notes say why); the bias, residual and ReLU run in fp16 after the "
+              "FP8 GEMM")
+
+
+class Runner:
+    """Measures the levers on one device against the top rung; see the module's notes."""
+
+    def __init__(self, device: torch.device, image: int, top: ladder.Settings,
+                 rounds: int = 5, rep_ms: float = 300.0, profile_batches: int = 3,
+                 progress: Callable[[str], None] | None = None) -> None:
+        self.device, self.image, self.top_settings = torch.device(device), image, top
+        self.progress = progress or (lambda _line: None)
+        self.ladder = ladder.Ladder(self.device, image, rep_ms=rep_ms, rounds=rounds,
+                                    profile_batches=profile_batches)
+        self._amax: dict[str, float] | None = None
+        self.top: Row | None = None
+        self._top_live: ladder.Live | None = None
+
+    # -- the models the levers name
+    def amax(self) -> dict[str, float]:
+        """Each GEMM convolution's input amax on the calibration images (once per run)."""
+        if self._amax is None:
+            folded = ladder.build_model(dataclasses.replace(self.top_settings, fold_bn=True),
+                                        self.ladder.model_factory, 0, self.image)
+            images = numerics.fixed_images(numerics.CALIBRATION_IMAGES, self.image,
+                                           numerics.CALIBRATION_SEED)
+            self._amax = fp8.calibrate_amax(folded.to(self.device), images.to(self.device),
+                                            fe.gemm_convs(folded))
+        return self._amax
+
+    def transform(self, lever: Lever) -> Callable[[nn.Module], nn.Module] | None:
+        if not lever.model:
+            return None
+        if lever.model == "gemm-torch":
+            return lambda folded: fe.GemmResNet(folded, fe.torch_backend)
+        if lever.model == "triton":
+            return lambda folded: fe.GemmResNet(folded, fe.triton_backend)
+        emulate = self.device.type != "cuda"
+        if lever.model == "fp8-wrong":
+            return lambda folded: _fp8_model(folded, self.amax(), "per-tensor", emulate, WRONG_SCALE)
+        mode = lever.model.split(":", 1)[1]
+        return lambda folded: _fp8_model(folded, self.amax(), mode, emulate)
+
+    # -- one rung
+    def _prepare(self, name: str, settings: ladder.Settings, lever: Lever | None) -> object:
+        patch = contextlib.nullcontext()
+        if lever is not None and lever.inductor:
+            import torch._inductor.config as inductor_config
+
+            patch = inductor_config.patch(**lever.inductor)
+        with patch:
+            return self.ladder.prepare(name, settings, self.transform(lever) if lever else None)
+
+    def measure_top(self) -> Row:
+        """Prepare, gate and time the top rung; it stays prepared as every comparison's base."""
+        self.progress("top rung")
+        started = _clock.perf_counter()
+        made = self._prepare("top rung", self.top_settings, None)
+        row = Row("top rung", "the ladder's top rung: every lever is one change from it", "failed",
+                  settings=dataclasses.asdict(self.top_settings))
+        if isinstance(made, ladder.Rung):
+            row.note = made.error
+            self.top = row
+            return row
+        gate = made.rung.gate
+        row.gate, row.compile_s = gate.as_dict(), made.prepared.compile_s
+        if not gate.passed:
+            row.status, row.note = "refused", gate.why
+        else:
+            self.ladder.baselines.append(made)
+            self._top_live = made
+            self.ladder.compare([])
+            row.status = "measured"
+            self._fill_timing(row, made.rung)
+        row.as_expected = gate.passed
+        row.seconds = _clock.perf_counter() - started
+        self.top = row
+        return row
+
+    def _fill_timing(self, row: Row, rung: ladder.Rung) -> None:
+        row.images_per_s, row.median_s, row.iqr_s = rung.images_per_s, rung.median_s, rung.iqr_s
+        row.device_s, row.kinds = rung.device_s, dict(rung.kinds)
+        if rung.device_s is not None and rung.median_s > 0:
+            row.idle_share = max(0.0, 1.0 - rung.device_s / rung.median_s)
+
+    def measure(self, lever: Lever, deadline: float | None = None) -> Row:
+        """One lever: skip, fail, refuse, or gate and time it against the top rung."""
+        started = _clock.perf_counter()
+        why_not = missing(lever, self.device)
+        if why_not:
+            return Row(lever.name, lever.why, "skipped", lever.honest, dict(lever.change),
+                       dict(lever.inductor), note=why_not)
+        try:
+            settings = dataclasses.replace(self.top_settings, **lever.change)
+        except ladder.LadderError as error:
+            return Row(lever.name, lever.why, "failed", lever.honest, note=str(error))
+        row = Row(lever.name, lever.why, "skipped", lever.honest, dataclasses.asdict(settings),
+                  dict(lever.inductor))
+        if deadline is not None and deadline - _clock.perf_counter() < lever.est_s:
+            row.note = (f"out of the run's budget (needs ~{lever.est_s:.0f} s, "
+                        f"{max(0.0, deadline - _clock.perf_counter()):.0f} s left)")
+            return row
+        self.progress(lever.name)
+        made = self._prepare(lever.name, settings, lever)
+        if isinstance(made, ladder.Rung):
+            row.status, row.note = "failed", made.error
+            row.seconds = _clock.perf_counter() - started
+            return row
+        try:
+            self._judge(row, lever, made)
+        except Exception as failure:  # noqa: BLE001 -- a lever that breaks is reported, not fatal
+            row.status, row.note = "failed", f"{type(failure).__name__}: {failure}"
+        finally:
+            made.prepared = None
+            ladder.release_memory(self.device)
+        row.seconds = _clock.perf_counter() - started
+        return row
+
+    def _judge(self, row: Row, lever: Lever, made: ladder.Live) -> None:
+        prepared = made.prepared
+        math_ = FP8_GATE_MATH if lever.model.startswith("fp8") else made.rung.settings.math
+        rows = prepared.output.shape[0]
+        gate = numerics.check(prepared.output, self.ladder.reference[:rows], math_)
+        row.gate, row.compile_s = gate.as_dict(), prepared.compile_s
+        # A wrong rung must be refused and an exact transform (batch, freezing, a GEMM in the
+        # same precision) must pass; for FP8 the gate's verdict is the finding, not a check.
+        row.as_expected = None if lever.model.startswith("fp8:") else gate.passed == lever.honest
+        if lever.model.startswith("fp8"):
+            row.note = FP16_PARTS + (" (emulated: dequantised e4m3 values, float32 matmul)"
+                                     if self.device.type != "cuda" else "")
+        if not gate.passed:
+            row.status = "refused"
+            row.keep_why = f"refused by the numerics gate: {gate.why}"
+            return
+        if self.device.type != "cuda" and lever.model.startswith("fp8"):
+            row.status = "gated only"
+            row.keep_why = "emulated FP8: its speed says nothing about FP8, so it is not timed"
+            return
+        if self._top_live is None:
+            row.status, row.note = "gated only", "the top rung did not run: nothing to time against"
+            return
+        self.ladder.compare([made])
+        rung, top = made.rung, self._top_live.rung
+        row.status = "measured"
+        self._fill_timing(row, rung)
+        row.gain = tuple(rung.over[top.name])
+        row.top_images_per_s = top.images_per_s
+        decision = keep(True, "", row.gain)
+        row.kept, row.keep_why = decision.kept, decision.why
+        top_s, own_s = top.median_s / top.settings.batch, rung.median_s / rung.settings.batch
+        batch = rung.settings.batch
+        row.payback_batches = payback(prepared.compile_s, top_s * batch, own_s * batch)
+        extra = max(0.0, prepared.compile_s - (self.top.compile_s or 0.0))
+        row.extra_payback_batches = payback(extra, top_s * batch, own_s * batch)
+
+    def run(self, levers: Sequence[Lever], budget_s: float | None = None,
+            on_row: Callable[[Row], None] | None = None) -> list[Row]:
+        """The top rung, then every lever in order; on_row sees each row as it is made."""
+        deadline = None if budget_s is None else _clock.perf_counter() + budget_s
+        rows = [self.measure_top()]
+        if on_row:
+            on_row(rows[0])
+        for lever in levers:
+            try:
+                row = self.measure(lever, deadline)
+            except Exception as failure:  # noqa: BLE001 -- never lose the run to one lever
+                row = Row(lever.name, lever.why, "failed", lever.honest,
+                          note=f"{type(failure).__name__}: {failure}")
+                ladder.release_memory(self.device)
+            rows.append(row)
+            if on_row:
+                on_row(row)
+        return rows
+
+
+# ---------------------------------------------------------------------------- reading
+def ranked(rows: Sequence[Row]) -> list[Row]:
+    """The measured, gated rungs by images/s (refused, failed and skipped rungs never rank)."""
+    return sorted([r for r in rows if r.status == "measured" and r.images_per_s],
+                  key=lambda r: -r.images_per_s)
+
+
+def _num(value: float | None, fmt: str) -> str:
+    if value is None:
+        return "-"
+    if isinstance(value, float) and math.isinf(value):
+        return "never"
+    return format(value, fmt)
+
+
+def table(rows: Sequence[Row]) -> str:
+    """The rows as fixed-width text: status, speed, gain and keep, error, compile, payback."""
+    head = (f"{'rung':<34} {'status':<10} {'img/s':>8} {'(top)':>8} {'gain over top [IQR]':>22} {'kept':>4} "
+            f"{'err (tol)':>16} {'compile s':>9} {'payback':>8} {'dev ms/b':>8} {'idle':>5}")
+    lines = [head, "-" * len(head)]
+    for r in rows:
+        gain = (f"{r.gain[0]:.3f} [{r.gain[1]:.3f}-{r.gain[2]:.3f}]" if r.gain else "-")
+        err = (f"{r.gate['rel_error']:.1e} ({r.gate['tolerance']:.2g})" if r.gate else "-")
+        lines.append(
+            f"{r.name[:34]:<34} {r.status:<10} {_num(r.images_per_s, ',.0f'):>8} "
+            f"{_num(r.top_images_per_s, ',.0f'):>8} {gain:>22} "
+            f"{('yes' if r.kept else 'no') if r.status == 'measured' and r.gain else '-':>4} "
+            f"{err:>16} {_num(r.compile_s, '.1f'):>9} {_num(r.extra_payback_batches, ',.0f'):>8} "
+            f"{_num(None if r.device_s is None else 1e3 * r.device_s, '.2f'):>8} "
+            f"{_num(None if r.idle_share is None else 100 * r.idle_share, '.0f'):>5}")
+        if r.status in ("failed", "skipped", "refused") or r.note:
+            why = r.note if r.status != "refused" else (r.gate or {}).get("why", "")
+            lines.append(f"    {r.status}: {why[:300]}")
+        if r.kinds:
+            lines.append("    device time: " + ", ".join(f"{k} {100 * v:.0f}%" for k, v in r.kinds.items()))
+    return "\n".join(lines)
