@@ -143,8 +143,15 @@ def main(argv: list[str] | None = None) -> int:
                 f"{k} {v:.2f} ms" for k, v in record["shapes"]["total_ms_per_batch"].items()))
         if best and on_gpu:
             goal = past_defaults.GOAL_IMAGES_PER_S
-            text.append(f"best gated rung: {best[0].name}, {best[0].images_per_s:,.0f} images/s "
-                        f"({'meets' if best[0].images_per_s >= goal else 'below'} {goal:,})")
+            b = best[0]
+            ceiling = (f", {b.pct_of_ceiling:.0f}% of this GPU's measured {b.settings['dtype']} matmul "
+                       "ceiling" if b.pct_of_ceiling else "")
+            text.append(f"best gated rung: {b.name}, {b.images_per_s:,.0f} images/s "
+                        f"({'meets' if b.images_per_s >= goal else 'below'} {goal:,}); "
+                        f"{b.tflops:.0f} TFLOP/s of ResNet-50's arithmetic{ceiling}")
+            if b.kinds:
+                text.append("  its device time by kernel class: " + ", ".join(
+                    f"{k} {100 * v:.0f}%" for k, v in b.kinds.items()))
         elif best:
             text.append(f"best gated rung here: {best[0].name}, {best[0].images_per_s:,.0f} images/s "
                         "(a CPU smoke run: the goal is the H200's)")

@@ -21,8 +21,9 @@ not: their per-tensor amax is calibrated once on the chapter's calibration image
 CALIBRATION_SEED), and values past it at run time saturate (clamped to E4M3_MAX).
 
 Module.to(dtype=float16) would convert float8 buffers too (float8 counts as floating point),
-so the quantised weights are kept as uint8 views and the float32 scales as int32 views, and
-viewed back at use: the rung's `.to(device, float16, channels_last)` moves them unchanged.
+and the float32 scales with them (`_scaled_mm` wants float32 scales), so `Fp8Gemm` lets a
+move change only their device: the rung's `.to(device, float16, channels_last)` leaves them
+e4m3 and float32.
 """
 
 from __future__ import annotations
@@ -152,28 +153,34 @@ class Fp8Gemm(nn.Module):
         q = quantise(weight, w_scale, 0 if mode == "per-channel" else None)
         self.mode, self.emulate = mode, emulate
         self.act_amax = float(act_amax)
-        self.register_buffer("weight_q", q.view(torch.uint8))             # see the module's note
-        self.register_buffer("w_scale_bits", w_scale.reshape(-1).float().view(torch.int32))
-        a_scale = scale_for(self.act_amax).reshape(1)
-        self.register_buffer("a_scale_bits", a_scale.view(torch.int32))
+        self.register_buffer("weight_q", q)                               # [Cout, Cin] e4m3
+        self.register_buffer("w_scale", w_scale.float())                  # [] or [Cout]
+        self.register_buffer("a_scale", scale_for(self.act_amax).float())  # []
+        self.register_buffer("anchor", torch.zeros(1, dtype=torch.uint8))  # where a move put us
         self.out_features = conv.out_channels
+
+    def _apply(self, fn: Callable, recurse: bool = True) -> Fp8Gemm:
+        """Move with the model, but keep e4m3 weights and float32 scales (see the module's note)."""
+        kept = {n: b for n, b in self._buffers.items() if n != "anchor" and b is not None}
+        super()._apply(fn, recurse)
+        for name, buffer in kept.items():
+            self._buffers[name] = buffer.to(self.anchor.device)
+        return self
 
     def extra_repr(self) -> str:
         return f"{tuple(self.weight_q.shape)}, {self.mode}, act amax {self.act_amax:.3g}"
 
     def forward(self, a: torch.Tensor, out_dtype: torch.dtype) -> torch.Tensor:
-        a_scale = self.a_scale_bits.view(torch.float32)                  # [1]
-        w_scale = self.w_scale_bits.view(torch.float32)                  # [1] or [Cout]
-        a_q = (a.float() / a_scale).clamp(-E4M3_MAX, E4M3_MAX).to(FP8)
-        w_q = self.weight_q.view(FP8)                                     # [Cout, Cin]
+        a_q = (a.float() / self.a_scale).clamp(-E4M3_MAX, E4M3_MAX).to(FP8)
+        w_q = self.weight_q                                               # [Cout, Cin]
         if self.emulate:
-            w = w_q.float() * (w_scale.view(-1, 1) if self.mode == "per-channel" else w_scale)
-            return ((a_q.float() * a_scale) @ w.t()).to(out_dtype)
+            w_scale = self.w_scale.view(-1, 1) if self.mode == "per-channel" else self.w_scale
+            return ((a_q.float() * self.a_scale) @ (w_q.float() * w_scale).t()).to(out_dtype)
         if self.mode == "per-tensor":
-            return torch._scaled_mm(a_q, w_q.t(), scale_a=a_scale.reshape(()),
-                                    scale_b=w_scale.reshape(()), out_dtype=out_dtype)
+            return torch._scaled_mm(a_q, w_q.t(), scale_a=self.a_scale, scale_b=self.w_scale,
+                                    out_dtype=out_dtype)
         # Row-wise scaling: one scale per row of a (the per-tensor one repeated) and per column
         # of b; PyTorch's row-wise path has asked for a bfloat16 output, so it writes bf16.
-        rows = a_scale.reshape(1, 1).expand(a_q.shape[0], 1).contiguous()
-        return torch._scaled_mm(a_q, w_q.t(), scale_a=rows, scale_b=w_scale.reshape(1, -1),
+        rows = self.a_scale.reshape(1, 1).expand(a_q.shape[0], 1).contiguous()
+        return torch._scaled_mm(a_q, w_q.t(), scale_a=rows, scale_b=self.w_scale.reshape(1, -1),
                                 out_dtype=torch.bfloat16).to(out_dtype)

@@ -20,6 +20,7 @@ convolutions (see fp8's notes for why).
 from __future__ import annotations
 
 import copy
+import functools
 from collections.abc import Callable
 
 import torch
@@ -64,6 +65,7 @@ def reference(a: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | None,
     return torch.relu(out) if relu else out
 
 
+@functools.lru_cache(maxsize=1)
 def triton_available() -> str:
     """'' when the Triton kernel can run here, else why not."""
     if not torch.cuda.is_available():

@@ -205,8 +205,11 @@ class Row:
     iqr_s: float | None = None
     gain: tuple | None = None         # (median, q25, q75) over the top rung, per image
     top_images_per_s: float | None = None  # the top rung's speed in the same interleaved rounds
+    device_gain: tuple | None = None  # (median, low, high) device time per image, top over this
     kept: bool = False
     keep_why: str = ""
+    tflops: float | None = None       # images/s x ResNet-50's FLOPs per image at this size
+    pct_of_ceiling: float | None = None  # of this machine's measured matmul ceiling, where cached
     device_s: float | None = None     # device-busy seconds per batch, from kernel records
     idle_share: float | None = None   # 1 - device_s / median_s (the unprofiled wall)
     kinds: dict = field(default_factory=dict)
@@ -256,7 +259,7 @@ class Runner:
         """Each GEMM convolution's input amax on the calibration images (once per run)."""
         if self._amax is None:
             folded = ladder.build_model(dataclasses.replace(self.top_settings, fold_bn=True),
-                                        self.ladder.model_factory, 0, self.image)
+                                        self.ladder.model_factory, 0, self.image, self.device)
             images = numerics.fixed_images(numerics.CALIBRATION_IMAGES, self.image,
                                            numerics.CALIBRATION_SEED)
             self._amax = fp8.calibrate_amax(folded.to(self.device), images.to(self.device),
@@ -314,8 +317,10 @@ class Runner:
 
     def _fill_timing(self, row: Row, rung: ladder.Rung) -> None:
         row.images_per_s, row.median_s, row.iqr_s = rung.images_per_s, rung.median_s, rung.iqr_s
+        row.tflops = rung.images_per_s * self.ladder.flops_per_image / 1e12
+        row.pct_of_ceiling = rung.pct_of_ceiling
         row.device_s, row.kinds = rung.device_s, dict(rung.kinds)
-        if rung.device_s is not None and rung.median_s > 0:
+        if rung.device_s is not None and rung.median_s > 0:   # from the unprofiled wall time
             row.idle_share = max(0.0, 1.0 - rung.device_s / rung.median_s)
 
     def measure(self, lever: Lever, deadline: float | None = None) -> Row:
@@ -379,10 +384,15 @@ class Runner:
         row.status = "measured"
         self._fill_timing(row, rung)
         row.gain = tuple(rung.over[top.name])
-        row.top_images_per_s = top.images_per_s
+        # The top rung keeps the figures of its own first timing (Ladder.compare re-times no
+        # rung); its speed in these rounds is the lever's over the interleaved ratio.
+        row.top_images_per_s = rung.images_per_s / row.gain[0]
+        measured = ladder.device_gain(top, rung)
+        row.device_gain = tuple(measured) if measured else None
         decision = keep(True, "", row.gain)
         row.kept, row.keep_why = decision.kept, decision.why
-        top_s, own_s = top.median_s / top.settings.batch, rung.median_s / rung.settings.batch
+        own_s = rung.median_s / rung.settings.batch
+        top_s = own_s * row.gain[0]
         batch = rung.settings.batch
         row.payback_batches = payback(prepared.compile_s, top_s * batch, own_s * batch)
         extra = max(0.0, prepared.compile_s - (self.top.compile_s or 0.0))
@@ -426,8 +436,12 @@ def _num(value: float | None, fmt: str) -> str:
 def table(rows: Sequence[Row]) -> str:
     """The rows as fixed-width text: status, speed, gain and keep, error, compile, payback."""
     head = (f"{'rung':<34} {'status':<10} {'img/s':>8} {'(top)':>8} {'gain over top [IQR]':>22} {'kept':>4} "
-            f"{'err (tol)':>16} {'compile s':>9} {'payback':>8} {'dev ms/b':>8} {'idle':>5}")
-    lines = [head, "-" * len(head)]
+            f"{'err (tol)':>16} {'compile s':>9} {'payback':>8} {'dev ms/b':>8} {'dev gain':>8} {'idle':>5}")
+    lines = [head, "-" * len(head),
+             "(top): the top rung's images/s in the same interleaved rounds; payback: batches until "
+             "the compile beyond the top rung's own is repaid; dev ms/b: device time per batch "
+             "(kernel records); dev gain: the top's device time per image over this rung's; "
+             "idle: 1 - device time / unprofiled wall time, %"]
     for r in rows:
         gain = (f"{r.gain[0]:.3f} [{r.gain[1]:.3f}-{r.gain[2]:.3f}]" if r.gain else "-")
         err = (f"{r.gate['rel_error']:.1e} ({r.gate['tolerance']:.2g})" if r.gate else "-")
@@ -437,6 +451,7 @@ def table(rows: Sequence[Row]) -> str:
             f"{('yes' if r.kept else 'no') if r.status == 'measured' and r.gain else '-':>4} "
             f"{err:>16} {_num(r.compile_s, '.1f'):>9} {_num(r.extra_payback_batches, ',.0f'):>8} "
             f"{_num(None if r.device_s is None else 1e3 * r.device_s, '.2f'):>8} "
+            f"{_num(None if r.device_gain is None else r.device_gain[0], '.3f'):>8} "
             f"{_num(None if r.idle_share is None else 100 * r.idle_share, '.0f'):>5}")
         if r.status in ("failed", "skipped", "refused") or r.note:
             why = r.note if r.status != "refused" else (r.gate or {}).get("why", "")

@@ -123,6 +123,20 @@ def test_emulated_fp8_gemm_matches_scaled_mm_where_the_cpu_has_it():
     assert torch.allclose(out, emulated, rtol=1e-4, atol=1e-4)
 
 
+def test_fp8_weights_and_scales_survive_the_rungs_move_to_float16():
+    """A rung's model is moved with .to(device, float16, channels_last): float8 counts as
+    floating point, so without Fp8Gemm's own _apply the e4m3 weights would become fp16."""
+    torch.manual_seed(0)
+    conv = nn.Conv2d(32, 16, 1)
+    gemm = fe.Conv1x1(conv, "fp8", fp8.Fp8Gemm(conv, 3.0, "per-channel", emulate=True))
+    before = gemm.gemm.weight_q.clone()
+    gemm = gemm.to(dtype=torch.float16, memory_format=torch.channels_last)
+    assert gemm.gemm.weight_q.dtype == torch.float8_e4m3fn
+    assert torch.equal(gemm.gemm.weight_q.view(torch.uint8), before.view(torch.uint8))
+    assert gemm.gemm.w_scale.dtype == gemm.gemm.a_scale.dtype == torch.float32
+    assert gemm.bias.dtype == torch.float16          # the rest of the model does move
+
+
 # ------------------------------------------------------------------ the GEMM path
 def _nhwc(*shape):
     return torch.randn(*shape).contiguous(memory_format=torch.channels_last)
