@@ -48,17 +48,14 @@ if "google.colab" in sys.modules:
     output.enable_custom_widget_manager()
 
 # %%
-
 import torch
-from IPython.display import display
 
-from labkit import claims, exercises, session
-from labkit.chapters.ch01_strides_and_views import captures
-from labkit.core import layout, results
-from labkit.measure import copies
-from labkit.show import figures, widgets
+from labkit import session
 
 chapter = session.open("01_strides_and_views")
+# The chapter object is the door: the chapter's own cases and the course's instruments are
+# chapter.lab.<name> (views, captures; layout, copies, widgets).
+layout, copies, views = chapter.lab.layout, chapter.lab.copies, chapter.lab.views
 
 # %% [markdown]
 # ## Shape, stride, offset, itemsize
@@ -79,12 +76,12 @@ print("shape", tuple(x.shape), "stride", x.stride(), "offset", x.storage_offset(
 # is labelled with the storage cell it reads (x holds 0..11, so each value is its cell number).
 
 # %%
-grid = widgets.AddressGrid(x, base=x.untyped_storage().data_ptr(), title="x = arange(12).reshape(3, 4)")
+grid = chapter.lab.widgets.AddressGrid(x, base=x.untyped_storage().data_ptr(), title="x = arange(12).reshape(3, 4)")
 grid.selected = [2, 1]
 grid
 
 # %%
-figures.grid_and_strip(x, highlight=tuple(grid.selected))
+views.grid_and_strip(x, highlight=tuple(grid.selected))
 
 # %% tags=["nbval-check-output"]
 print(layout.address_formula(layout.of(x), tuple(grid.selected)))
@@ -96,7 +93,7 @@ print(layout.address_formula(layout.of(x), tuple(grid.selected)))
 # with torch on a few hundred random shapes and shows the first one it gets wrong.
 
 # %%
-exercises.get("01.contiguous_strides")
+chapter.exercise("01.contiguous_strides")
 
 
 # %%
@@ -105,7 +102,7 @@ def contiguous_strides(shape: tuple[int, ...]) -> tuple[int, ...]:
 
 
 # %% tags=["nbval-check-output"]
-exercises.get("01.contiguous_strides").check(contiguous_strides)
+chapter.exercise("01.contiguous_strides").check(contiguous_strides)
 
 # %% [markdown]
 # ## C1: the transpose
@@ -114,7 +111,7 @@ exercises.get("01.contiguous_strides").check(contiguous_strides)
 # data, and what strides does the result report? Predict first.
 
 # %% jupyter={"source_hidden": true}
-quiz_c1 = widgets.Quiz(
+quiz_c1 = chapter.lab.widgets.Quiz(
     "x is arange(12).reshape(3, 4), strides (4, 1). What are the strides of x.t()?",
     choices=["(4, 1)", "(1, 4)", "(3, 1)", "(1, 3)"],
     answer=lambda: str(x.t().stride()),
@@ -126,7 +123,7 @@ quiz_c1
 # The seed's claim, and what would confirm or refute it:
 
 # %% tags=["nbval-check-output"]
-claims.get("C1")
+chapter.claim("C1")
 
 # %% tags=["nbval-check-output"]
 with copies.detect() as log:
@@ -135,14 +132,14 @@ print("x.t(): shape", tuple(xt.shape), "stride", xt.stride(), "contiguous", xt.i
 print("shares storage with x:", copies.shares_storage(x, xt), "| bytes copied:", log.total_bytes)
 c1 = chapter.judge("C1", {"shape": list(xt.shape), "stride": list(xt.stride()),
                              "is_contiguous": xt.is_contiguous()})
-print(c1.claim_id, c1.label, "--", c1.reason)
+print(c1)
 
 # %% [markdown]
 # `xt[1, 2]` is `x[2, 1]`, selected above: the same storage cell, reached with the swapped
 # strides.
 
 # %%
-figures.grid_and_strip(xt, highlight=(1, 2))
+views.grid_and_strip(xt, highlight=(1, 2))
 
 # %% [markdown]
 # ## C3: the address formula
@@ -153,7 +150,7 @@ figures.grid_and_strip(xt, highlight=(1, 2))
 # %% jupyter={"source_hidden": true}
 m = torch.arange(24, dtype=torch.float32).view(2, 3, 4)
 v = m[1:, 1:, 2:]
-quiz_c3 = widgets.Quiz(
+quiz_c3 = chapter.lab.widgets.Quiz(
     "v = m[1:, 1:, 2:] (float32, strides (12, 4, 1), storage offset 18). How many bytes after "
     "the start of the storage does v[0, 1, 1] live?",
     choices=["5", "20", "23", "92"],
@@ -168,7 +165,7 @@ quiz_c3
 # elements):
 
 # %% tags=["nbval-check-output"]
-claims.get("C3")
+chapter.claim("C3")
 
 # %% [markdown]
 # To test a formula about addresses we need addresses that do not come from the formula.
@@ -176,54 +173,14 @@ claims.get("C3")
 # elements through torch's indexing: the value read *is* the storage index the element
 # lives at. Then place every element with the seed's formula, counted in elements from the
 # view's first element (`data_ptr()`), for views with offsets, steps, swaps, broadcasts and
-# overlap, in four dtypes.
-
-# %%
-def views_of(storage: torch.Tensor) -> dict:
-    """Views with offsets, steps, swaps, broadcasts and overlap, all on one storage."""
-    m = storage[:24].view(2, 3, 4)
-    return {
-        "contiguous [2,3,4]": m,
-        "permute(0,2,1)": m.permute(0, 2, 1),
-        "transpose(0,1)": m.transpose(0, 1),
-        "slice m[1:, 1:, 2:]": m[1:, 1:, 2:],
-        "step m[:, ::2, ::3]": m[:, ::2, ::3],
-        "narrow(2, 1, 2)": m.narrow(2, 1, 2),
-        "expand (stride 0)": storage[:4].view(1, 4).expand(3, 4),
-        "unfold windows": storage[:10].unfold(0, 3, 2),
-        "diagonal": storage[:16].view(4, 4).diagonal(),
-    }
-
-
-def address_check(dtype: torch.dtype) -> tuple[int, int, int, int]:
-    """(elements, off the seed's formula in elements, off it read as bytes, off the full byte formula)."""
-    storage = torch.arange(64).to(dtype)
-    base = storage.untyped_storage().data_ptr()
-    itemsize = storage.element_size()
-    counts = [0, 0, 0, 0]
-    for view in views_of(storage).values():
-        stored_at = view.to(torch.int64)  # the storage index each element really reads
-        real = base + itemsize * stored_at  # its byte address
-        strides_sum = torch.zeros_like(stored_at)
-        for dim, stride in enumerate(view.stride()):
-            shape = [1] * view.dim()
-            shape[dim] = view.shape[dim]
-            strides_sum = strides_sum + torch.arange(view.shape[dim]).view(shape) * stride
-        first = (view.data_ptr() - base) // itemsize  # the view's first element, in elements
-        counts[0] += view.numel()
-        counts[1] += int((stored_at != first + strides_sum).sum())  # the seed, in elements
-        counts[2] += int((real != view.data_ptr() + strides_sum).sum())  # the seed read as bytes
-        counts[3] += int((real != base + itemsize * (view.storage_offset() + strides_sum)).sum())
-    return tuple(counts)
-
-
-rows = {str(dtype).replace("torch.", ""): address_check(dtype)
-        for dtype in (torch.int8, torch.int16, torch.float32, torch.float64)}
+# overlap, in four dtypes (`views.address_check`, in
+# `labkit/chapters/ch01_strides_and_views/views.py`).
 
 # %% tags=["nbval-check-output"]
-print(f"{'dtype':<9}{'elements':>9}{'  off the seed formula (elements)':>34}{'  read as bytes':>16}")
-for name, (n, in_elements, in_bytes, _) in rows.items():
-    print(f"{name:<9}{n:>9}{in_elements:>34}{in_bytes:>16}")
+rows = {str(dtype).replace("torch.", ""): views.address_check(dtype) for dtype in views.DTYPES}
+views.address_table(rows)
+
+# %% tags=["nbval-check-output"]
 assert all(full == 0 for *_, full in rows.values()), "the full byte formula must place every element"
 c3 = chapter.judge("C3", {
     "elements_checked": sum(r[0] for r in rows.values()),
@@ -231,7 +188,7 @@ c3 = chapter.judge("C3", {
     "byte_formula_mismatches": sum(r[2] for r in rows.values()),
     "per_dtype": rows,
 })
-print(c3.claim_id, c3.label, "--", c3.reason)
+print(c3)
 
 # %% [markdown]
 # **A note on bytes.** The seed's `base + i*stride[0] + ...` is right in its own units:
@@ -248,7 +205,7 @@ print(c3.claim_id, c3.label, "--", c3.reason)
 # (negative indices count from the end, as in Python), return the storage position.
 
 # %%
-exercises.get("01.storage_index")
+chapter.exercise("01.storage_index")
 
 
 # %%
@@ -258,7 +215,7 @@ def storage_index(shape: tuple[int, ...], stride: tuple[int, ...], offset: int,
 
 
 # %% tags=["nbval-check-output"]
-exercises.get("01.storage_index").check(storage_index)
+chapter.exercise("01.storage_index").check(storage_index)
 
 # %% [markdown]
 # ## C4: permute
@@ -267,7 +224,7 @@ exercises.get("01.storage_index").check(storage_index)
 # [2, 3, 4] (strides (12, 4, 1)) and swap its last two dimensions.
 
 # %% jupyter={"source_hidden": true}
-quiz_c4 = widgets.Quiz(
+quiz_c4 = chapter.lab.widgets.Quiz(
     "m = arange(24).reshape(2, 3, 4) has strides (12, 4, 1). Strides of m.permute(0, 2, 1)?",
     choices=["(12, 4, 1)", "(12, 1, 4)", "(1, 4, 12)", "(4, 12, 1)"],
     answer=lambda: str(torch.arange(24).reshape(2, 3, 4).permute(0, 2, 1).stride()),
@@ -276,7 +233,7 @@ quiz_c4 = widgets.Quiz(
 quiz_c4
 
 # %% tags=["nbval-check-output"]
-claims.get("C4")
+chapter.claim("C4")
 
 # %% tags=["nbval-check-output"]
 m = torch.arange(24, dtype=torch.float32).reshape(2, 3, 4)
@@ -284,10 +241,10 @@ p = m.permute(0, 2, 1)
 print("m:", tuple(m.shape), m.stride(), "-> permute(0,2,1):", tuple(p.shape), p.stride(),
       "| contiguous:", p.is_contiguous(), "| kind:", layout.classify(p).kind)
 c4 = chapter.judge("C4", {"shape": list(p.shape), "stride": list(p.stride())})
-print(c4.claim_id, c4.label, "--", c4.reason)
+print(c4)
 
 # %%
-figures.grid_and_strip(p, highlight=(1, 3, 2))
+views.grid_and_strip(p, highlight=(1, 3, 2))
 
 # %% [markdown]
 # ## Optional: a tour of views
@@ -310,16 +267,9 @@ tour = {
     "as_strided((5, 4), (4, 1))": lambda s: s.as_strided((5, 4), (4, 1)),
     "view(4, 6).diagonal()": lambda s: s.view(4, 6).diagonal(),
 }
-tour_bytes, tour_shared = 0, 0
-print(f"{'view':<30}{'shape':<12}{'stride':<12}{'offset':>6}{'copied B':>9}  kind")
-for name, make in tour.items():
-    with copies.detect() as log:
-        view = make(base_storage)
-    tour_bytes += log.total_bytes
-    tour_shared += copies.shares_storage(view, base_storage)
-    print(f"{name:<30}{str(tuple(view.shape)):<12}{str(view.stride()):<12}{view.storage_offset():>6}"
-          f"{log.total_bytes:>9}  {layout.classify(view).kind}")
-print(f"{tour_shared} of {len(tour)} share the storage; {tour_bytes} bytes copied in all")
+tour_table = views.tour(tour, base_storage)
+tour_bytes, tour_shared = sum(tour_table.column("copied")), sum(tour_table.column("shares storage"))
+tour_table.note(f"{tour_shared} of {len(tour)} share the storage; {tour_bytes} bytes copied in all")
 
 # %% [markdown]
 # The stride explorer: set shape, strides and offset yourself (or pick a preset) on a
@@ -327,7 +277,7 @@ print(f"{tour_shared} of {len(tour)} share the storage; {tour_bytes} bytes copie
 # with a message, never a crash.
 
 # %%
-explorer = widgets.StrideExplorer(storage_size=24)
+explorer = chapter.lab.widgets.StrideExplorer(storage_size=24)
 explorer
 
 # %% [markdown]
@@ -337,7 +287,7 @@ explorer
 # computes new strides, or refuses.
 
 # %% jupyter={"source_hidden": true}
-quiz_c8a = widgets.Quiz(
+quiz_c8a = chapter.lab.widgets.Quiz(
     "y = randn(2, 3, 4).transpose(0, 1) is not contiguous. Does y.view(3, 2, 2, 2) work?",
     choices=["yes", "no, it raises"],
     answer=lambda: "yes" if layout.can_view(torch.randn(2, 3, 4).transpose(0, 1), (3, 2, 2, 2)).ok
@@ -351,41 +301,28 @@ quiz_c8a
 # The seed's claim; the seed also gives that view's strides as (16, 48, 4):
 
 # %% tags=["nbval-check-output"]
-claims.get("C8a")
+chapter.claim("C8a")
 
 # %% tags=["nbval-check-output"]
 y = torch.randn(2, 3, 4).transpose(0, 1)
 print(f"y: shape {tuple(y.shape)}, strides {y.stride()} in elements, "
       f"{tuple(s * y.element_size() for s in y.stride())} in bytes (the seed's (16, 48, 4))")
-
-
-def try_view(t: torch.Tensor, shape: tuple) -> tuple[bool, str, str]:
-    """Run t.view(shape) and report (succeeded, exception type, message)."""
-    try:
-        out = t.view(shape)
-    except Exception as err:  # we want the real exception, whatever its type
-        return False, type(err).__name__, str(err)
-    return True, "", f"ok: shape {tuple(out.shape)}, strides {out.stride()}"
-
-
-for shape in [(-1, 4), (3, 2, 2, 2), (3, 8)]:
-    ok, kind, message = try_view(y, shape)
-    predicted = layout.can_view(y, shape)
-    print(f"view{shape}: {message if ok else kind + ': ' + message}"
-          f"  | layout.can_view predicted {'ok' if predicted.ok else 'failure'}")
-    assert ok == predicted.ok
-
+attempts = views.view_attempts(y, [(-1, 4), (3, 2, 2, 2), (3, 8)])
+assert all(attempts.column("as predicted")), "layout.can_view must predict what torch does"
 with copies.detect() as log:
     r = y.reshape(-1, 4)
 reshape_bytes = log.total_bytes
-print(f"reshape(-1, 4) instead: copies {reshape_bytes} B, shares storage: {copies.shares_storage(r, y)}")
-failing = try_view(y, (-1, 4))
+attempts.note(f"reshape(-1, 4) instead: copies {reshape_bytes} B, shares storage: {copies.shares_storage(r, y)}")
+attempts
+
+# %% tags=["nbval-check-output"]
+failing = views.try_view(y, (-1, 4))
 c8a = chapter.judge("C8a", {
     "raised": not failing[0], "error_type": failing[1], "error_message": failing[2],
-    "noncontiguous_view_succeeded": try_view(y, (3, 2, 2, 2))[0],
+    "noncontiguous_view_succeeded": views.try_view(y, (3, 2, 2, 2))[0],
     "seed_strides": [16, 48, 4], "real_strides": list(y.stride()),
 })
-print(c8a.claim_id, c8a.label, "--", c8a.reason)
+print(c8a)
 
 # %% [markdown]
 # The seed's (16, 48, 4) are y's strides in bytes (x 4 for float32), not what `stride()`
@@ -401,7 +338,7 @@ print(c8a.claim_id, c8a.label, "--", c8a.reason)
 # into one. Return the stride torch gives the merged dim, or `None` when `view` raises.
 
 # %%
-exercises.get("01.merged_stride")
+chapter.exercise("01.merged_stride")
 
 
 # %%
@@ -410,7 +347,7 @@ def merged_stride(shape: tuple[int, ...], stride: tuple[int, ...], dim: int) -> 
 
 
 # %% tags=["nbval-check-output"]
-exercises.get("01.merged_stride").check(merged_stride)
+chapter.exercise("01.merged_stride").check(merged_stride)
 
 # %% [markdown]
 # ## C8b: broadcasting
@@ -419,44 +356,30 @@ exercises.get("01.merged_stride").check(merged_stride)
 # when a dimension is neither 1 nor equal?
 
 # %% jupyter={"source_hidden": true}
-def broadcast_result(a_shape: tuple, b_shape: tuple) -> str:
-    """The shape of ones(a) + ones(b), or 'an error'."""
-    try:
-        return str(tuple((torch.ones(a_shape) + torch.ones(b_shape)).shape))
-    except RuntimeError:
-        return "an error"
-
-
-quiz_c8b = widgets.Quiz(
+quiz_c8b = chapter.lab.widgets.Quiz(
     "What does torch.ones(2, 4) + torch.ones(3, 1) give?",
     choices=["(2, 4)", "(3, 4)", "(6, 4)", "an error"],
-    answer=lambda: broadcast_result((2, 4), (3, 1)),
+    answer=lambda: views.broadcast_result((2, 4), (3, 1)),
     explanation="Dims are compared from the right: 4 against 1 stretches, but 2 against 3 "
                 "is neither equal nor 1.",
 )
 quiz_c8b
 
 # %% tags=["nbval-check-output"]
-claims.get("C8b")
+chapter.claim("C8b")
 
 # %% tags=["nbval-check-output"]
-cases = []
-for a_shape, b_shape, seed_says, seed_message in [
-        ((1, 4), (3, 1), [3, 4], ""),
-        ((2, 4), (3, 1), "error", "The size of tensor a (2) must match")]:
-    a, b = torch.ones(a_shape), torch.ones(b_shape)
-    try:
-        observed, message = list((a + b).shape), ""
-    except RuntimeError as err:
-        observed, message = "error", str(err)
-    cases.append({"a": list(a_shape), "b": list(b_shape), "seed_says": seed_says,
-                  "seed_message": seed_message, "observed": observed, "message": message})
-    print(f"{a_shape} + {b_shape}: {observed} {message}")
+cases = views.broadcast_cases([((1, 4), (3, 1), [3, 4], ""),
+                               ((2, 4), (3, 1), "error", "The size of tensor a (2) must match")])
 a_view, b_view = torch.broadcast_tensors(torch.ones(1, 4), torch.ones(3, 1))
-print("torch.broadcast_tensors gives views in which the stretched dim has stride 0:",
-      a_view.stride(), b_view.stride())
+chapter.show([{"a + b": f"{tuple(c['a'])} + {tuple(c['b'])}", "seed says": str(c["seed_says"]),
+               "observed": str(c["observed"]), "message": c["message"]} for c in cases]).note(
+    f"torch.broadcast_tensors gives views in which the stretched dim has stride 0: "
+    f"{a_view.stride()} and {b_view.stride()}")
+
+# %% tags=["nbval-check-output"]
 c8b = chapter.judge("C8b", {"cases": cases})
-print(c8b.claim_id, c8b.label, "--", c8b.reason)
+print(c8b)
 
 # %% [markdown]
 # ## C8c: a repeated dimension in `permute`
@@ -464,24 +387,15 @@ print(c8b.claim_id, c8b.label, "--", c8b.reason)
 # `permute(0, 0, 1)` names dimension 0 twice. torch refuses it; with which exception?
 
 # %% jupyter={"source_hidden": true}
-def raised_by(fn) -> str:
-    """The name of the exception fn() raises, or 'nothing: it works'."""
-    try:
-        fn()
-    except Exception as err:
-        return type(err).__name__
-    return "nothing: it works"
-
-
-quiz_c8c = widgets.Quiz(
+quiz_c8c = chapter.lab.widgets.Quiz(
     "What does torch.randn(2, 3, 4).permute(0, 0, 1) raise?",
     choices=["IndexError", "RuntimeError", "ValueError", "nothing: it works"],
-    answer=lambda: raised_by(lambda: torch.randn(2, 3, 4).permute(0, 0, 1)),
+    answer=lambda: views.raised_by(lambda: torch.randn(2, 3, 4).permute(0, 0, 1)),
 )
 quiz_c8c
 
 # %% tags=["nbval-check-output"]
-claims.get("C8c")
+chapter.claim("C8c")
 
 # %% tags=["nbval-check-output"]
 try:
@@ -492,7 +406,7 @@ except Exception as err:  # the real exception, whatever its type
 print(f"permute(0, 0, 1) -> {error_type}: {error_message}")
 c8c = chapter.judge("C8c", {"raised": raised, "error_type": error_type,
                                "error_message": error_message, "torch": torch.__version__})
-print(c8c.claim_id, c8c.label, "--", c8c.reason)
+print(c8c)
 
 # %% [markdown]
 # ## C11a: `as_strided`
@@ -501,7 +415,7 @@ print(c8c.claim_id, c8c.label, "--", c8c.reason)
 # storage. Sliding windows of width 3 over 10 numbers need 24 elements.
 
 # %% jupyter={"source_hidden": true}
-quiz_c11a = widgets.Quiz(
+quiz_c11a = chapter.lab.widgets.Quiz(
     "signal = arange(10.0) (float32). w = signal.as_strided((8, 3), (1, 1)) has 24 elements. "
     "How many bytes does making w copy?",
     choices=["0", "96 (24 x 4)", "40 (10 x 4)"],
@@ -511,7 +425,7 @@ quiz_c11a = widgets.Quiz(
 quiz_c11a
 
 # %% tags=["nbval-check-output"]
-claims.get("C11a")
+chapter.claim("C11a")
 
 # %% tags=["nbval-check-output"]
 signal = torch.arange(10, dtype=torch.float32)
@@ -523,13 +437,18 @@ signal[4] = -1.0  # one write shows up in three windows: they are the same memor
 print("after signal[4] = -1:", windows[2:5].tolist())
 c11a = chapter.judge("C11a", {"shares_storage": copies.shares_storage(windows, signal),
                                  "copy_bytes": log.total_bytes})
-print(c11a.claim_id, c11a.label, "--", c11a.reason)
+print(c11a)
 
 # %% [markdown]
 # torch's `as_strided` refuses a view that runs past the end of the storage, but allows
-# overlap, as here: a write through one window changes the others. Asked for windows that
-# run past the end, torch answers in storage sizes; `layout.safe_as_strided` refuses the
-# same view and says which index runs off and what to change:
+# overlap, as here: a write through one window changes the others.
+
+# %% [markdown]
+# ### Optional: a view that runs past the end
+#
+# Asked for windows that run past the end, torch answers in storage sizes;
+# `layout.safe_as_strided` refuses the same view and says which index runs off and what to
+# change:
 
 # %% tags=["nbval-check-output"]
 try:
@@ -562,58 +481,39 @@ def window_sums(x: torch.Tensor) -> torch.Tensor:
     return torch.as_strided(x, (x.shape[0] - 2, 3), (1, 1)).sum(dim=1)
 
 
-def capture_all() -> dict:
-    """Every capture tool's result on window_sums (labkit/chapters/ch01_strides_and_views/captures.py)."""
-    return captures.capture_all(window_sums, chapter.device)
-
-
 # %% jupyter={"source_hidden": true}
-def tools_here() -> list[dict]:
-    """The results of the capture tools this torch has."""
-    return [r for r in capture_all().values() if r["available"]]
-
-
-quiz_c11b = widgets.Quiz(
+quiz_c11b = chapter.lab.widgets.Quiz(
     "window_sums(x) sums sliding windows made with torch.as_strided. How many of the capture "
     "tools this torch has capture it and give the same result as running it eagerly?",
     choices=["none", "some", "all of them"],
-    answer=lambda: {0: "none", len(tools_here()): "all of them"}.get(
-        sum(r["ok"] and r["matches_eager"] for r in tools_here()), "some"),
+    answer=lambda: chapter.lab.views.captured_correctly(
+        chapter.lab.captures.capture_all(window_sums, chapter.device)),
 )
 quiz_c11b
 
 # %% tags=["nbval-check-output"]
-claims.get("C11b")
+chapter.claim("C11b")
 
 # %%
-tools = capture_all()
-for name, result in tools.items():
-    print(f"{name:<30} captured={result['ok']}, matches eager={result['matches_eager']}, "
-          f"longer input={result['matches_eager_longer_input']} {result['error']}")
-    for text in result["warnings"]:
-        print(f"{'':<30} warning: {text}")
+# Each tool's result, computed once (labkit/chapters/ch01_strides_and_views/captures.py).
+tools = chapter.lab.captures.capture_all(window_sums, chapter.device)
+views.capture_table(tools)
+
+# %%
 c11b = chapter.judge("C11b", {"tools": tools, "torch": torch.__version__})
-print(c11b.claim_id, c11b.label, "--", c11b.reason)
+print(c11b)
 
 # %% [markdown]
 # ## Verdicts of this chapter
 #
 # Computed above from this run's measurements, beside the verdicts recorded on the
-# reference GPU (an H200) where one was recorded. Below the table, the evidence each verdict
-# rests on, as saved to this machine's results file (expand a claim to read it).
+# reference GPU (an H200) where one was recorded. Under the table, folded: each claim's
+# statement, the whole reason and the evidence it rests on, as saved to this machine's
+# results file (open it to read).
 
 # %%
 chapter.save()
 chapter.table()
-
-# %%
-display({
-    "application/json": {"kind": "verdict evidence", "verdicts": {
-        v.claim_id: {"outcome": v.outcome, "form": v.form, "evidence": results.to_jsonable(v.evidence)}
-        for v in chapter.verdicts}},
-    "text/plain": f"the evidence of {len(chapter.verdicts)} verdicts ({', '.join(v.claim_id for v in chapter.verdicts)}); "
-                  "open the notebook in JupyterLab to browse it",
-}, raw=True)
 
 # %% [markdown]
 # ## What to remember
@@ -636,4 +536,4 @@ takeaways = [
     f"as_strided copies nothing and overlap is allowed; {len(tools_worked)} of {len(tools_tried)} "
     f"capture tools here captured it correctly ({', '.join(tools_worked) or 'none'}).",
 ]
-print("\n".join(f"{k}. {line}" for k, line in enumerate(takeaways, start=1)))
+chapter.remember(takeaways)

@@ -7,7 +7,9 @@ would record it: numpy-style byte strides for C3, an older torch's error text fo
 torch without torch.export for C11b.
 """
 
+import html
 import json
+import re
 
 import pytest
 
@@ -135,15 +137,32 @@ def test_recorded_h200_evidence_gives_the_recorded_verdicts():
         assert verdict.outcome == expected, (claim_id, verdict.reason)
 
 
-def _notebook_evidence() -> dict:
-    """The evidence each verdict of the committed CPU notebook rests on (its last JSON output)."""
-    notebook = json.loads(NOTEBOOK.read_text())
+def _output_texts(notebook: dict) -> list[str]:
+    """Every saved output's text: streams, text/plain and text/html (unescaped)."""
+    texts = []
     for cell in notebook["cells"]:
         for output in cell.get("outputs", []):
-            bundle = output.get("data", {}).get("application/json")
-            if isinstance(bundle, dict) and bundle.get("kind") == "verdict evidence":
-                return bundle["verdicts"]
-    return {}
+            texts.append("".join(output.get("text", "")))
+            data = output.get("data", {})
+            texts.append("".join(data.get("text/plain", "")))
+            texts.append(html.unescape("".join(data.get("text/html", ""))))
+    return texts
+
+
+def _notebook_evidence() -> dict:
+    """The verdicts the committed CPU notebook shows ('C1 confirmed -- ...' lines), each with
+    the form and evidence its closing table folds ('form judged: ...', 'evidence: {...}')."""
+    texts = _output_texts(json.loads(NOTEBOOK.read_text()))
+    outcomes = dict(m.groups() for t in texts
+                    for m in re.finditer(r"^(C\w+) (confirmed|refuted|depends)\b.* -- ", t, re.MULTILINE))
+    shown = {}
+    for text in texts:
+        for block in re.split(r"\n\n", text):
+            found = re.search(r"(?:^|>)(C\w+): .*?\nform judged: (.*?)\n.*?\nevidence: (\{.*?\n\})", block, re.DOTALL)
+            if found and found.group(1) in outcomes:
+                shown[found.group(1)] = {"outcome": outcomes[found.group(1)], "form": found.group(2),
+                                         "evidence": json.loads(found.group(3))}
+    return shown
 
 
 def test_committed_notebook_evidence_gives_the_notebooks_verdicts():
@@ -162,7 +181,7 @@ def test_each_claim_section_reads_predict_then_claim_then_verdict():
 
     cells = jupytext.read(ROOT / "notebooks" / "01_strides_and_views.py").cells
     for claim in claims.for_chapter("01_strides_and_views"):
-        shown = next(k for k, c in enumerate(cells) if f'claims.get("{claim.id}")\n' in c.source + "\n"
+        shown = next(k for k, c in enumerate(cells) if f'chapter.claim("{claim.id}")\n' in c.source + "\n"
                      and ".judge(" not in c.source)
         judged = next(k for k, c in enumerate(cells) if f'claims.get("{claim.id}").judge(' in c.source
                       or f'chapter.judge("{claim.id}"' in c.source)
