@@ -39,7 +39,13 @@
 #
 # Three networks first (ResNet-50, a MobileNetV3 and a ViT, random weights, nothing
 # downloaded; torchvision's where it imports, else labkit's built-ins), each after a
-# prediction; then yours. About 30 minutes.
+# prediction; then yours.
+#
+# What the chapter leaves to the command: AOTInductor's export path. Its C++ and Triton compile
+# takes minutes per network even on the reference GPU (chapter 07 records its build time), so
+# in a room the chapter checks the other export paths here, and on the first few images of the
+# batch (what a path records, and whether it is right on a layout, does not depend on the
+# batch). `python -m labkit.audit` runs AOTInductor on a GPU by default.
 
 # %%
 # Installs labkit when (and only when) this notebook runs in Google Colab.
@@ -73,9 +79,11 @@ on_gpu = chapter.on_gpu
 device = "cuda" if on_gpu else "cpu"
 batch = chapter.sizes.cnn_batch
 image = 224 if on_gpu else 64  # a CPU run stays small: three audits within about a minute
-# Export paths: all of them on a GPU; on a CPU the in-process trace only (torch.export, ONNX
-# and AOTInductor cost tens of seconds to minutes each there; chapter 07 runs them).
-export_paths = None if on_gpu else ("trace",)
+# Export paths: on a GPU all but AOTInductor (minutes of compile per network: the command runs
+# it); on a CPU the in-process trace only (torch.export and ONNX cost tens of seconds each
+# there; chapter 07 runs them). Checked on the batch's first EXPORT_BATCH images.
+EXPORT_BATCH = 8
+export_paths = tuple(p for p in audit.exports.PATHS if p != "aoti") if on_gpu else ("trace",)
 networks = dict(models.chapter_networks())
 print(f"networks: {networks}; batch {batch}, image {image}x{image}, on {device}")
 
@@ -89,8 +97,8 @@ def run_audit(name: str) -> audit.Report:
         warnings.simplefilter("ignore")
         return audit.run(model, example, device=device, memory_format="channels_last",
                          name=networks[name], export_paths=export_paths,
-                         recommend_rounds=5 if on_gpu else 3,
-                         recommend_rep_ms=1000.0 if on_gpu else 300.0)
+                         export_batch=EXPORT_BATCH, recommend_rounds=5 if on_gpu else 3,
+                         recommend_rep_ms=200.0 if on_gpu else 300.0)
 
 
 def show(result: audit.Report, key: str) -> None:

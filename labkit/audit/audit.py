@@ -104,11 +104,15 @@ def resolve_device(device: str) -> torch.device:
 def run(model: nn.Module, example: torch.Tensor, device: str = "cpu",
         memory_format: str = "channels_last", name: str | None = None,
         export_paths: tuple[str, ...] | None = None, recommend_rounds: int = 5,
-        recommend_rep_ms: float = 1000.0, profile: bool = True) -> Report:
+        recommend_rep_ms: float = 1000.0, profile: bool = True,
+        export_batch: int | None = None) -> Report:
     """Audit `model` on `example` (NCHW images) in `memory_format` on `device`.
 
     export_paths: which of exports.PATHS to run (default: all on a GPU, the three in-process
     ones on a CPU, where ONNX and AOTInductor cost more than the chapter's budget).
+    export_batch: check the export paths on the example's first export_batch images only
+    (None: all). What a path records and whether it is right on a layout does not depend on
+    the batch; the cost of running ONNX Runtime's CPU sessions three times per path does.
     The model is copied: the one passed in is left as it was.
     """
     if not isinstance(model, nn.Module):
@@ -117,6 +121,9 @@ def run(model: nn.Module, example: torch.Tensor, device: str = "cpu",
         raise AuditError("the example input must be a floating-point image batch [N, C, H, W], got "
                          + (f"shape {tuple(example.shape)} {example.dtype}"
                             if isinstance(example, torch.Tensor) else type(example).__name__))
+    if export_batch is not None and (isinstance(export_batch, bool) or not isinstance(export_batch, int)
+                                     or export_batch < 1):
+        raise AuditError(f"export_batch must be a whole number >= 1 or None, got {export_batch!r}")
     if memory_format not in FORMATS:
         raise AuditError(f"memory format {memory_format!r}: choose one of {sorted(FORMATS)}")
     where = resolve_device(device)
@@ -149,14 +156,18 @@ def run(model: nn.Module, example: torch.Tensor, device: str = "cpu",
     if export_paths is None:
         export_paths = exports.PATHS if where.type == "cuda" else exports.CPU_DEFAULT
     t = time.perf_counter()
-    export_rows = exports.audit(original, x_plain, fmt, export_paths)
+    x_export = x_plain if export_batch is None else x_plain[:export_batch]
+    export_rows = exports.audit(original, x_export, fmt, export_paths)
     lap("exports", t)
     t = time.perf_counter()
     recommendations = []
     notes = []
+    if export_batch is not None and export_batch < x_plain.shape[0] and export_paths:
+        notes.append(f"export paths checked on the first {export_batch} of the {x_plain.shape[0]} images")
     if recommend.has_conv(original) and recommend_rounds > 0:
         first, moved = recommend.channels_last(original, x_plain, recommend_rounds, recommend_rep_ms,
-                                                known={memory_format: modules})
+                                                known={memory_format: modules},
+                                                host_bound=profiled.host_bound if profiled else None)
         recommendations.append(first)
         if moved is not None:
             recommendations.append(moved)

@@ -6,6 +6,11 @@ copies/layout or other. On a GPU the audit lists the copies/layout kernels (cuDN
 nchwToNhwcKernel, aten's direct_copy_kernel, ...) with their share of device time, and
 calls the run host-bound when the GPU idles for more than HOST_BOUND_IDLE_SHARE (30%) of its own span (the course's one threshold, labkit.measure.device_time's). On a CPU
 there are no kernels: the same classifier runs on the CPU ops' self time.
+
+The classifier is the timeline's, narrowed here for an audit that tells an engineer what to
+move (`is_copy`): a memset writes zeros and moves no existing value, cuBLAS's scal_kernel
+scales a GEMM's output in place, and a view op (aten::transpose, permute, view, ...) moves no
+data at all; none of them is copy or layout work a fix could remove.
 """
 
 from __future__ import annotations
@@ -43,6 +48,21 @@ class KernelReport:
     @property
     def names(self) -> tuple[str, ...]:
         return tuple(r.name for r in self.rows)
+
+
+VIEW_OPS = frozenset({"aten::transpose", "aten::permute", "aten::view", "aten::as_strided",
+                      "aten::t", "aten::expand", "aten::unsqueeze", "aten::squeeze",
+                      "aten::reshape", "aten::flatten", "aten::slice", "aten::select",
+                      "aten::alias", "aten::_reshape_alias", "aten::unflatten"})
+
+
+def is_copy(name: str, kind: str) -> bool:
+    """Copy or layout-conversion work that moves existing values (see the module's note)."""
+    if kind == "memset" or name.startswith("Memset") or "scal_kernel" in name:
+        return False
+    if name in VIEW_OPS:
+        return False
+    return timeline_stats.kind_class(name, kind) == timeline_stats.COPIES
 
 
 def _short(name: str, limit: int = 90) -> str:
@@ -83,7 +103,7 @@ def from_trace(trace: timeline.Trace, summary: timeline_stats.Summary) -> Kernel
             continue
         whole += float(durations[i])
         name = trace.names[trace.name_id[i]]
-        if timeline_stats.kind_class(name, kind) == timeline_stats.COPIES:
+        if is_copy(name, kind):
             entry = totals.setdefault(name, [0, 0.0])
             entry[0] += 1
             entry[1] += float(durations[i])

@@ -165,7 +165,8 @@ def summary(report: Report) -> dict:
                     for e in report.exports],
         "recommendations": [{"title": r.title, "kept": r.kept, "why": r.why, "ratio": r.ratio,
                              "ratio_q25": r.ratio_q25, "ratio_q75": r.ratio_q75,
-                             "original_ms": r.original_ms, "variant_ms": r.variant_ms}
+                             "original_ms": r.original_ms, "variant_ms": r.variant_ms,
+                             "clock": r.clock}
                             for r in report.recommendations],
         "seconds": report.seconds,
     }

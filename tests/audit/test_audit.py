@@ -107,6 +107,7 @@ def test_a_cpu_run_reports_cpu_ops_and_no_host_bound_flag(clean_report):
     (dict(device="cuda:7" if torch.cuda.is_available() else "cuda"), "absent"),
     (dict(device="banana"), "unknown device"),
     (dict(example=torch.randn(2, 5, 8, 8)), "rejects an input of shape"),
+    (dict(export_batch=0), "export_batch must be"),
 ])
 def test_bad_input_gets_a_clear_message(bad, message):
     kw = {"example": handmade.example(), **bad}
@@ -121,3 +122,48 @@ def test_the_report_forms_agree(clean_report):
     assert md.count("\n| ") > 5 and page.startswith("<!doctype html>")
     assert "none" in report.structure(clean_report)
     assert report.as_dict(clean_report)["memory_format"] == "channels_last"
+
+
+def test_exports_on_the_first_images_give_the_same_outcomes_and_say_so():
+    """The chapter checks export paths on a few images of the batch: the outcomes per layout
+    are those of the whole batch, and the report's notes say how many images were used."""
+    model = handmade.layout_drop()
+    example = handmade.example(batch=4)
+    kw = dict(export_paths=("trace", "export"), recommend_rounds=0)
+    whole = audit.run(model, example, **kw)
+    first = audit.run(model, example, export_batch=2, **kw)
+    outcome = lambda r: [(e.path, e.on_this_layout, e.others) for e in r.exports]  # noqa: E731
+    assert outcome(first) == outcome(whole)
+    assert any("first 2 of the 4 images" in n for n in first.notes)
+    assert not any("first" in n for n in whole.notes)
+
+
+def test_the_fix_names_the_clock_it_was_judged_by(clean_report):
+    first = clean_report.recommendations[0]
+    assert first.timed and first.clock == "CPU clock" and "judged by CPU clock" in first.why
+    assert report.summary(clean_report)["recommendations"][0]["clock"] == "CPU clock"
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU")
+def test_a_host_bound_run_judges_its_fix_by_device_time():
+    """Many tiny convolutions at batch 1 leave the GPU idle most of the time: the audit's
+    profile calls the run host-bound, and the channels_last fix is judged by kernel records."""
+    model = torch.nn.Sequential(*[torch.nn.Conv2d(8, 8, 1) for _ in range(40)])
+    r = audit.run(torch.nn.Sequential(torch.nn.Conv2d(3, 8, 1), model), torch.randn(1, 3, 8, 8),
+                  device="cuda", export_paths=("trace",), recommend_rounds=3, recommend_rep_ms=50.0)
+    assert r.kernels.host_bound
+    first = r.recommendations[0]
+    assert first.clock.startswith("device-busy time (kernel records)") and first.ratio_q25 <= first.ratio_q75
+
+
+@pytest.mark.parametrize("name, kind, copy", [
+    ("Memset (Device)", "memset", False),
+    ("void scal_kernel<float, float, 1, true, 6, 5, 5, 3>(cublasTransposeParams<float>, float", "kernel", False),
+    ("aten::transpose", "cpu_op", False),
+    ("aten::permute", "cpu_op", False),
+    ("void at::native::elementwise_kernel<128, 4, direct_copy_kernel_cuda>", "kernel", True),
+    ("aten::copy_", "cpu_op", True),
+])
+def test_only_work_that_moves_values_counts_as_a_copy(name, kind, copy):
+    assert kernels.is_copy(name, kind) is copy
