@@ -87,9 +87,15 @@ for column in ("reference GPU", "this machine"):
 # The three kinds are counted apart because they say different things: a verdict on the
 # *seed form* judged the claim in the seed's own setting; an *analogue* judged what this
 # machine can run (a CPU, another precision); *read from documentation* means part of the claim
-# (C15's TensorRT half, on a machine without TensorRT) was judged from what a vendor documents,
-# not measured.
-#
+# was judged from what a vendor documents, not measured (which claims, in each column, is
+# printed below, read from the verdicts themselves).
+
+# %%
+for column, verdicts in (("reference GPU", ledger.reference_verdicts), ("this machine", ledger.mine)):
+    read = sorted(i for i, v in verdicts.items() if claims.form_kind(v.form) == claims.FORM_KINDS[-1])
+    print(f"{column}: read from documentation: {', '.join(read) or 'none'}")
+
+# %% [markdown]
 # ## Which chapters ran here
 #
 # Each chapter records that it ran and on which machine when it saves (`chapter.save()`), so a
