@@ -50,6 +50,8 @@ TOP = ladder.Settings(tf32="on", cudnn_benchmark=True, channels_last=True, dtype
                       fold_bn=True, compile="default", cuda_graphs=True, batch=256)
 CPU_TOP = ladder.Settings(channels_last=True, fold_bn=True, batch=4)  # the smoke path's base
 FP8_GATE_MATH = "bfloat16"
+TOP_NAME = "top rung"
+AT_64 = "top rung at batch 64"
 GOAL_IMAGES_PER_S = 35_000   # issue 41's goal for a gated rung on the H200
 WRONG_SCALE = 1 / 64         # the wrong rung's activation amax: 64x too small, so it saturates
 
@@ -112,6 +114,8 @@ class Lever:
     honest: bool = True    # False: a wrong rung the gate must refuse
     needs: tuple = ()      # "cuda", "inductor", "triton", "fp8"
     est_s: float = 30.0    # start it only with this much of the budget left
+    base: str = TOP_NAME   # the rung it is one change from, timed interleaved with it
+    stays: bool = False    # kept prepared as the base of later levers
 
 
 def gpu_levers() -> list[Lever]:
@@ -120,8 +124,8 @@ def gpu_levers() -> list[Lever]:
     fp8_why = "the 1x1 convolutions' GEMMs in e4m3 on the FP8 tensor cores (2x fp16's rate)"
     inductor = ("cuda", "inductor")
     return [
-        Lever("top rung at batch 64", "the baseline's batch: what batch 256 is worth", {"batch": 64},
-              needs=("cuda",)),
+        Lever(AT_64, "the baseline's batch: what batch 256 is worth", {"batch": 64},
+              needs=("cuda",), stays=True),
         Lever("freezing", "weights as constants: folded and laid out at compile time",
               {"freezing": True}, needs=inductor),
         Lever("conv_1x1_as_mm", "1x1 convolutions lowered to GEMMs Inductor can fuse epilogues into",
@@ -148,6 +152,10 @@ def gpu_levers() -> list[Lever]:
         Lever("GEMM path in torch (control)", "1x1s as cuBLAS GEMMs, tails as separate kernels, "
               "eager + CUDA graph: the Triton rung's control", {"compile": None}, model="gemm-torch",
               needs=("cuda",)),
+        Lever("freezing at batch 64", "freezing at the baseline's batch", {"batch": 64, "freezing": True},
+              needs=inductor, base=AT_64),
+        Lever("conv_1x1_as_mm at batch 64", "conv_1x1_as_mm at the baseline's batch", {"batch": 64},
+              inductor={"conv_1x1_as_mm": True}, needs=inductor, base=AT_64),
         Lever("max-autotune", "the same autotuning with Inductor's own CUDA graphs (cudagraph "
               "trees) instead of the ladder's; after max-autotune-no-cudagraphs in one run it "
               "finds that lever's autotuning results in the cache (not a cold compile)",
@@ -204,8 +212,9 @@ class Row:
     median_s: float | None = None     # wall seconds per batch, unprofiled, steady state
     iqr_s: float | None = None
     gain: tuple | None = None         # (median, q25, q75) over the top rung, per image
-    top_images_per_s: float | None = None  # the top rung's speed in the same interleaved rounds
-    device_gain: tuple | None = None  # (median, low, high) device time per image, top over this
+    base: str = TOP_NAME              # the rung the gain is over
+    base_images_per_s: float | None = None  # the base's speed in the same interleaved rounds
+    device_gain: tuple | None = None  # (median, low, high) device time per image, base over this
     kept: bool = False
     keep_why: str = ""
     tflops: float | None = None       # images/s x ResNet-50's FLOPs per image at this size
@@ -252,7 +261,7 @@ class Runner:
                                     profile_batches=profile_batches)
         self._amax: dict[str, float] | None = None
         self.top: Row | None = None
-        self._top_live: ladder.Live | None = None
+        self.bases: dict[str, tuple[ladder.Live, Row]] = {}   # prepared rungs levers are built on
 
     # -- the models the levers name
     def amax(self) -> dict[str, float]:
@@ -291,10 +300,10 @@ class Runner:
 
     def measure_top(self) -> Row:
         """Prepare, gate and time the top rung; it stays prepared as every comparison's base."""
-        self.progress("top rung")
+        self.progress(TOP_NAME)
         started = _clock.perf_counter()
-        made = self._prepare("top rung", self.top_settings, None)
-        row = Row("top rung", "the ladder's top rung: every lever is one change from it", "failed",
+        made = self._prepare(TOP_NAME, self.top_settings, None)
+        row = Row(TOP_NAME, "the ladder's top rung: every lever is one change from it", "failed",
                   settings=dataclasses.asdict(self.top_settings))
         if isinstance(made, ladder.Rung):
             row.note = made.error
@@ -306,7 +315,7 @@ class Runner:
             row.status, row.note = "refused", gate.why
         else:
             self.ladder.baselines.append(made)
-            self._top_live = made
+            self.bases[TOP_NAME] = (made, row)
             self.ladder.compare([])
             row.status = "measured"
             self._fill_timing(row, made.rung)
@@ -335,7 +344,10 @@ class Runner:
         except ladder.LadderError as error:
             return Row(lever.name, lever.why, "failed", lever.honest, note=str(error))
         row = Row(lever.name, lever.why, "skipped", lever.honest, dataclasses.asdict(settings),
-                  dict(lever.inductor))
+                  dict(lever.inductor), base=lever.base)
+        if lever.base not in self.bases:
+            row.note = f"its base, {lever.base!r}, was not measured (see its row)"
+            return row
         if deadline is not None and deadline - _clock.perf_counter() < lever.est_s:
             row.note = (f"out of the run's budget (needs ~{lever.est_s:.0f} s, "
                         f"{max(0.0, deadline - _clock.perf_counter()):.0f} s left)")
@@ -351,8 +363,9 @@ class Runner:
         except Exception as failure:  # noqa: BLE001 -- a lever that breaks is reported, not fatal
             row.status, row.note = "failed", f"{type(failure).__name__}: {failure}"
         finally:
-            made.prepared = None
-            ladder.release_memory(self.device)
+            if not (lever.stays and row.status == "measured"):
+                made.prepared = None
+                ladder.release_memory(self.device)
         row.seconds = _clock.perf_counter() - started
         return row
 
@@ -376,18 +389,19 @@ class Runner:
             row.status = "gated only"
             row.keep_why = "emulated FP8: its speed says nothing about FP8, so it is not timed"
             return
-        if self._top_live is None:
-            row.status, row.note = "gated only", "the top rung did not run: nothing to time against"
-            return
         self.ladder.compare([made])
-        rung, top = made.rung, self._top_live.rung
+        base_live, base_row = self.bases[lever.base]
+        rung, base = made.rung, base_live.rung
         row.status = "measured"
         self._fill_timing(row, rung)
-        row.gain = tuple(rung.over[top.name])
-        # The top rung keeps the figures of its own first timing (Ladder.compare re-times no
-        # rung); its speed in these rounds is the lever's over the interleaved ratio.
-        row.top_images_per_s = rung.images_per_s / row.gain[0]
-        measured = ladder.device_gain(top, rung)
+        row.gain = tuple(rung.over[base.name])
+        # The base keeps the figures of its own first timing (Ladder.compare re-times no rung);
+        # its speed in these rounds is the lever's over the interleaved ratio.
+        row.base_images_per_s = rung.images_per_s / row.gain[0]
+        if lever.stays:
+            self.ladder.baselines.append(made)
+            self.bases[lever.name] = (made, row)
+        measured = ladder.device_gain(base, rung)
         row.device_gain = tuple(measured) if measured else None
         decision = keep(True, "", row.gain)
         row.kept, row.keep_why = decision.kept, decision.why
@@ -395,7 +409,7 @@ class Runner:
         top_s = own_s * row.gain[0]
         batch = rung.settings.batch
         row.payback_batches = payback(prepared.compile_s, top_s * batch, own_s * batch)
-        extra = max(0.0, prepared.compile_s - (self.top.compile_s or 0.0))
+        extra = max(0.0, prepared.compile_s - (base_row.compile_s or 0.0))
         row.extra_payback_batches = payback(extra, top_s * batch, own_s * batch)
 
     def run(self, levers: Sequence[Lever], budget_s: float | None = None,
@@ -435,19 +449,20 @@ def _num(value: float | None, fmt: str) -> str:
 
 def table(rows: Sequence[Row]) -> str:
     """The rows as fixed-width text: status, speed, gain and keep, error, compile, payback."""
-    head = (f"{'rung':<34} {'status':<10} {'img/s':>8} {'(top)':>8} {'gain over top [IQR]':>22} {'kept':>4} "
+    head = (f"{'rung':<34} {'status':<10} {'img/s':>8} {'(base)':>8} {'gain over base [IQR]':>22} {'kept':>4} "
             f"{'err (tol)':>16} {'compile s':>9} {'payback':>8} {'dev ms/b':>8} {'dev gain':>8} {'idle':>5}")
     lines = [head, "-" * len(head),
-             "(top): the top rung's images/s in the same interleaved rounds; payback: batches until "
-             "the compile beyond the top rung's own is repaid; dev ms/b: device time per batch "
-             "(kernel records); dev gain: the top's device time per image over this rung's; "
+             "(base): the images/s of the rung the lever changes (the top rung, or the top rung at "
+             "batch 64 for the batch-64 levers) in the same interleaved rounds; payback: batches "
+             "until the compile beyond the base's own is repaid; dev ms/b: device time per batch "
+             "(kernel records); dev gain: the base's device time per image over this rung's; "
              "idle: 1 - device time / unprofiled wall time, %"]
     for r in rows:
         gain = (f"{r.gain[0]:.3f} [{r.gain[1]:.3f}-{r.gain[2]:.3f}]" if r.gain else "-")
         err = (f"{r.gate['rel_error']:.1e} ({r.gate['tolerance']:.2g})" if r.gate else "-")
         lines.append(
             f"{r.name[:34]:<34} {r.status:<10} {_num(r.images_per_s, ',.0f'):>8} "
-            f"{_num(r.top_images_per_s, ',.0f'):>8} {gain:>22} "
+            f"{_num(r.base_images_per_s, ',.0f'):>8} {gain:>22} "
             f"{('yes' if r.kept else 'no') if r.status == 'measured' and r.gain else '-':>4} "
             f"{err:>16} {_num(r.compile_s, '.1f'):>9} {_num(r.extra_payback_batches, ',.0f'):>8} "
             f"{_num(None if r.device_s is None else 1e3 * r.device_s, '.2f'):>8} "
@@ -457,5 +472,5 @@ def table(rows: Sequence[Row]) -> str:
             why = r.note if r.status != "refused" else (r.gate or {}).get("why", "")
             lines.append(f"    {r.status}: {why[:300]}")
         if r.kinds:
-            lines.append("    device time: " + ", ".join(f"{k} {100 * v:.0f}%" for k, v in r.kinds.items()))
+            lines.append("    time by kernel class: " + ", ".join(f"{k} {100 * v:.0f}%" for k, v in r.kinds.items()))
     return "\n".join(lines)

@@ -202,6 +202,7 @@ def test_gate_refuses_an_fp8_rung_whose_scale_is_wrong():
                                   rep_ms=20.0, profile_batches=0)
     honest, wrong = (lv for lv in past_defaults.cpu_levers()
                      if lv.model in ("fp8:per-tensor", "fp8-wrong") and not lv.needs)
+    assert runner.measure_top().status == "measured"
     honest_row, wrong_row = runner.measure(honest), runner.measure(wrong)
     assert wrong_row.status == "refused" and wrong_row.as_expected is True
     assert not wrong_row.gate["passed"]
