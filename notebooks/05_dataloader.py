@@ -18,17 +18,17 @@
 # A training step does two things in turn: it waits for the next batch, then it computes.
 # When the waiting is not zero, a faster GPU buys nothing. This chapter measures, on the
 # machine it runs on, how much of each step is waiting, where more workers stop helping (the
-# *knee*), whether the arithmetic predicts it, and what each other DataLoader knob does
-# *at* the knee. Then two claims from the first seed article's section 4.2 (DataLoader
+# *knee*), what the throughput levels off at (the *plateau*) and whether the arithmetic
+# predicts both, and what each other DataLoader knob does *at* the knee. Then two claims from the first seed article's section 4.2 (DataLoader
 # pipeline tuning): **C25**, "without `pin_memory`, `non_blocking=True` silently degrades to
 # a blocking copy", and **C26**, "return `tensor.contiguous(memory_format=torch.channels_last)`
 # from `Dataset.__getitem__`".
 #
-# **Time: about 35 minutes** for the main part (reading about 15, two quizzes about 3,
-# three exercises about 12, running about 2 on a CPU and 5 on a GPU). The sections after
-# *What to remember* are **optional depth** (start-up, what pinning costs, the seed's
-# host-to-device claims C13 and C23, a device-to-host trap, the profiler's timeline): about
-# 20 minutes more, for after the workshop.
+# **Time: about 40 minutes** for the main part (`scripts/chapter_minutes.py` counts its
+# reading, quizzes, three exercises and the run on a CPU; on a GPU the run takes a few
+# minutes). The sections after *What to remember* are **optional depth** (start-up, what
+# pinning costs, the seed's host-to-device claims C13 and C23, a device-to-host trap, the
+# profiler's timeline): about 15 minutes more, for after the workshop.
 
 # %%
 # Installs labkit when (and only when) this notebook runs in Google Colab.
@@ -63,7 +63,6 @@ from labkit.chapters.ch05_dataloader import (
     loader_data,
     loader_plots,
     loader_sweep,
-    reproduce,
     shm,
 )
 from labkit.chapters.ch05_dataloader import claims as ch05_claims
@@ -101,19 +100,25 @@ def keep(key: str, payload: object) -> object:
 # flip, and normalise to float32 (the class lives in a labkit module, not in this notebook,
 # because DataLoader workers must be able to import it). The consumer is a small CNN on one
 # CPU core, or on a GPU ResNet-50 in bfloat16 and channels_last. `knee_experiment.prepare`
-# builds both and measures the two numbers the arithmetic below needs: what one sample costs
-# on one core (as a worker runs it) and how long one step computes with its batch ready.
+# builds both and measures the numbers the arithmetic below needs: what one sample costs on
+# one core (as a worker runs it), and how long one step takes as the sweep runs it: a batch
+# in ordinary (pageable) host memory in, the copy to the device inside the step. On a GPU it
+# also times the step with its batch already on the device; the difference is that copy.
 
 # %%
 bench = knee_experiment.prepare()
 data, step = bench.data, bench.step
-sample_cost, compute_s, batch_load_s = bench.sample_cost, bench.compute.median_s, bench.batch_load_s
+sample_cost, compute_s, batch_load_s = bench.sample_cost, bench.step_s, bench.batch_load_s
 print(f"{len(data.encoded)} JPEGs of {plan.encoded_side}x{plan.encoded_side} px; a sample is "
       f"{data.sample_bytes / 2**10:.0f} KiB of float32")
 print(f"one sample: {sample_cost.median_s * 1e3:.2f} ms of one core (IQR "
       f"{sample_cost.iqr_s * 1e3:.2f} ms); one batch of {plan.batch_size}: {batch_load_s * 1e3:.0f} ms")
-print(bench.compute)
-print(f"loading a batch takes {batch_load_s / compute_s:.1f}x the step's compute")
+print(bench.step_as_swept)
+if bench.step_as_swept is not bench.compute:
+    print(bench.compute)
+    print(f"the copy inside the step: {(bench.step_s - bench.compute.median_s) * 1e3:.1f} ms of "
+          f"{bench.step_s * 1e3:.1f} ms")
+print(f"loading a batch takes {batch_load_s / compute_s:.1f}x the step")
 free = shm.free_bytes()
 print(f"/dev/shm free: {'unknown' if free is None else f'{free / 2**20:.0f} MiB'}; the sweep "
       f"uses the worker counts that fit: {list(bench.worker_counts)}")
@@ -173,7 +178,8 @@ quiz_knee
 # %%
 sweep_workers, knee = found().sweep, found().knee
 keep("sweep_workers", {"rows": sweep_workers.rows(), "plan": plan.as_dict(),
-                       "sample_cost_s": sample_cost.median_s, "compute_s": compute_s,
+                       "sample_cost_s": sample_cost.median_s, "compute_s": bench.compute.median_s,
+                       "step_as_swept_s": bench.step_s,
                        "worker_counts": list(bench.worker_counts)})
 keep("knee", knee.as_dict())
 sweep_workers
@@ -188,25 +194,25 @@ if sweep_workers.budget_note():
     print(sweep_workers.budget_note())
 
 # %% [markdown]
-# On the reference GPU the first recording computed throughput from the median step and
-# printed a knee the arithmetic contradicted. Its saved rows (waiting share and compute per
-# step) give the total time back; here is that sweep, recomputed:
+# ## The plateau: what the throughput levels off at, and why
+#
+# The knee says where more workers stop helping, not what the best throughput is. Once the
+# workers keep up, a step costs the step as the sweep runs it (the copy inside) plus whatever
+# the main process still waits for each batch: taking a batch over from a worker is not free.
+# So the arithmetic predicts the plateau as batch / (step + wait), and batch / step is its
+# ceiling. What the step spends its time on is read from a timeline of a few steps at the
+# knee, as swept (on a GPU, how much of the time the GPU idles).
 
 # %%
-old_sweep = recorded("sweep_workers")
-if old_sweep:
-    rows = old_sweep["rows"]
-    recomputed = loader_sweep.knee_of_rows(rows, cores=old_sweep["plan"]["cores"],
-                                           batch_size=old_sweep["plan"]["batch_size"],
-                                           sample_cost_s=old_sweep["sample_cost_s"],
-                                           compute_s=old_sweep["compute_s"])
-    for row in rows:
-        print(f"recorded on {results.DEFAULT_REFERENCE}: {row['label']:<10} "
-              f"{loader_sweep.row_samples_per_s(row):6.0f} samples/s from total time "
-              f"(median step said {row['samples_per_s']:.0f}), waiting {100 * row['wait_share']:.0f}%")
-    print(recomputed.explanation)
-else:
-    print("nothing recorded yet for the reference GPU")
+at_knee_setting = loader_sweep.Setting(num_workers=knee.workers, batch_size=plan.batch_size)
+knee_trace = timeline.from_profiler(loader_sweep.profile_steps(data, at_knee_setting, step, steps=3))
+knee_idle = timeline.summary(knee_trace).figures()["gpu_idle_share"]
+plateau = knee_experiment.plateau(bench, found(), gpu_idle_share=knee_idle)
+keep("plateau", plateau.as_dict())
+print(plateau.explanation())
+old_plateau = recorded("plateau")
+if old_plateau and not on_gpu:
+    print(f"recorded on {results.DEFAULT_REFERENCE}: {old_plateau['explanation']}")
 
 # %% [markdown]
 # ## The other knobs, at the knee
@@ -218,6 +224,11 @@ else:
 # On a GPU also `pin_memory`, `non_blocking` (each alone and together), a *device
 # prefetcher* that copies the next batch on a second CUDA stream while this one computes,
 # and the usual tuned combination. The first row is the baseline.
+#
+# The settings run in rounds, each round starting at another setting (rotated). A knob is
+# read against the baseline *round by round* (both measured in that round, so a change in
+# the machine's load cancels) and called a gain only when every round's ratio is above 1
+# (the trust rule). A time budget cuts from the end of the list; what it left out is named.
 
 # %%
 wanted = knee_experiment.knob_settings(max(knee.workers, 1 if max(bench.worker_counts) else 0),
@@ -233,18 +244,24 @@ sweep_knobs
 
 # %%
 for row in knob_rows:
+    against = ("the baseline" if row["decision"] == "baseline" else row["stated"]
+               + (f": a {row['decision']}" if row["decision"] in ("gain", "loss") else ""))
     print(f"{row['label']:<30} {row['samples_per_s']:6.0f} samples/s "
           f"({row['samples_per_s_low']:.0f} to {row['samples_per_s_high']:.0f}), "
-          f"{row['vs_first_row']:.2f}x the first row, waiting {100 * row['wait_share']:.0f}%")
-print(sweep_knobs.noise_note() or "Every setting's windows agreed within 10% of its throughput.")
+          f"waiting {100 * row['wait_share']:.0f}%; {against}")
+measured_labels = {row["label"] for row in knob_rows}
+never = [s.label for s in wanted if s.label not in measured_labels]
+print("every knob asked for was measured" if not never else
+      f"not measured: {', '.join(never)} (their batches in flight would not fit in /dev/shm, or "
+      "the time budget cut them: see the lines above and below)")
 if sweep_knobs.budget_note():
     print(sweep_knobs.budget_note())
 loader_plots.sweep_figure(sweep_knobs, f"the other knobs, {sweep_knobs.runs[0].setting.num_workers} worker(s)")
 
 # %% [markdown]
 # Without a GPU, `pin_memory` and `non_blocking` have nothing to do, so they are not swept
-# here; the reference GPU run measured them (rows recorded before this version are
-# recomputed from total time, as above):
+# here; the reference GPU run measured them (a row recorded before throughput was taken
+# from windows is rebuilt from its waiting share and compute, `loader_sweep.row_samples_per_s`):
 
 # %%
 gpu_knobs = recorded("sweep_knobs")
@@ -253,10 +270,15 @@ if on_gpu:
 elif gpu_knobs is None:
     print("nothing recorded yet for the reference GPU")
 else:
+    decided = {r["label"]: r for r in gpu_knobs.get("table", []) if "stated" in r}
+    print(f"recorded on {results.DEFAULT_REFERENCE} (samples/s from total time):")
     for row in gpu_knobs["rows"]:
-        print(f"recorded on {results.DEFAULT_REFERENCE}: {row['label']:<30} "
-              f"{loader_sweep.row_samples_per_s(row):7.0f} samples/s from total time, "
-              f"waiting {100 * row['wait_share']:.0f}%")
+        per_round = decided.get(row["label"])
+        print(f"  {row['label']:<30} {loader_sweep.row_samples_per_s(row):7.0f} samples/s, "
+              f"waiting {100 * row['wait_share']:.0f}%"
+              + (f"; {per_round['stated']}" if per_round else ""))
+    if not decided:
+        print("(recorded before knobs were read round by round against the baseline: no ratios)")
 
 # %% [markdown]
 # ## When the arithmetic asks for more cores than there are
@@ -335,60 +357,77 @@ exercises.get("05.channels_last_stride").check(channels_last_stride)
 # %% [markdown]
 # ## C25: `non_blocking=True` without pinned memory
 #
-# What CUDA documents (read from its "API synchronization behavior" page, not measured):
-# for the *Async* copies, a transfer "between device memory and pageable host memory" "might
-# be synchronous with respect to host", and where pageable memory must first be staged to
-# pinned memory the driver may synchronise with the stream; from pinned memory the call
-# returns at once. (The sentence "returns once the pageable buffer has been copied to the
-# staging memory" is the *synchronous* `cudaMemcpy`'s rule.) So the question is measured:
-# how much of the copy does the call wait for. The rule first:
+# In a training loop the CPU runs ahead: it queues the next step's kernels while the GPU
+# still works on this one. A copy that makes the CPU wait for the queued work throws that
+# lead away. So the copy is measured where the harm would be: a kernel of about 50 ms is
+# queued first, then `x.to('cuda', non_blocking=True)` is issued, from pageable and from
+# pinned memory, at sizes from 64 KiB to 256 MiB, and the clock says when the call gives the
+# CPU back. Every warning torch gives during the calls is recorded. The rule first:
 
 # %% tags=["nbval-check-output"]
 claims.get("C25")
 
 # %% [markdown]
-# Predict: `x` lives in ordinary (pageable) host memory, 256 MiB. Does
-# `x.to('cuda', non_blocking=True)` give the CPU back before most of the copy is done?
+# Predict: a kernel of about 50 ms is queued on the GPU. Then `x.to('cuda', non_blocking=True)`
+# is called with `x` in ordinary (pageable) host memory, 256 MiB. When does the call return?
 
 # %% jupyter={"source_hidden": true}
 @functools.cache
-def call_returns() -> list[dict]:
-    return [vars(r) | {"blocked_share": r.blocked_share}
-            for r in h2d_copies.call_return_times(reproduce.C25_BYTES)]
+def busy_returns() -> dict:
+    rows, said = h2d_copies.busy_stream_returns()
+    return {"rows": [r.as_dict() for r in rows], "warnings": said}
 
 
-def pageable_returns_early() -> str:
-    rows = call_returns() if on_gpu else recorded("call_return")
-    if not rows:
+def when_pageable_returns() -> str:
+    found = busy_returns() if on_gpu else recorded("busy_stream")
+    if not found:
         return "nothing recorded yet"
-    row = next(r for r in rows if r["memory"] == "pageable" and r["non_blocking"])
-    return ("no: it returns once the buffer is staged, most of the copy" if row["blocked_share"] > 0.5
-            else "yes: it returns at once")
+    largest = max(r["nbytes"] for r in found["rows"])
+    row = next(r for r in found["rows"] if r["memory"] == "pageable" and r["nbytes"] == largest)
+    return ("after the queued kernel and the copy: the CPU waits" if row["waited_for_kernel"]
+            else "at once: the CPU goes on while the kernel runs")
 
 
 quiz_nb = widgets.Quiz(
-    "Does x.to('cuda', non_blocking=True) return before most of the copy is done when x is pageable?",
-    choices=["yes: it returns at once", "no: it returns once the buffer is staged, most of the copy"],
-    answer=pageable_returns_early,
+    "A 50 ms kernel is queued; then x.to('cuda', non_blocking=True) with x pageable (256 MiB). "
+    "When does the call return?",
+    choices=["at once: the CPU goes on while the kernel runs",
+             "after the queued kernel and the copy: the CPU waits"],
+    answer=when_pageable_returns,
 )
 quiz_nb
 
+# %% [markdown]
+# What CUDA documents (read from its "API synchronization behavior" page, not measured):
+# for the *Async* copies, a transfer "between device memory and pageable host memory" "might
+# be synchronous with respect to host", and where pageable memory must first be staged to
+# pinned memory the driver may synchronise with the stream; from pinned memory the call
+# returns at once. "Might" and "may" are why it is measured:
+
 # %%
-rows = keep("call_return", call_returns()) if on_gpu else recorded("call_return")
-if rows:
+busy = (keep("busy_stream", busy_returns()) if on_gpu else recorded("busy_stream"))
+if busy:
     label = "" if on_gpu else f" (recorded on {results.DEFAULT_REFERENCE})"
-    for r in rows:
-        print(f"{r['memory']:<9} non_blocking={str(r['non_blocking']):<5} call returned after "
-              f"{r['call_return_s'] * 1e3:7.2f} ms, copy done after {r['copy_done_s'] * 1e3:7.2f} ms "
-              f"({100 * r['blocked_share']:.0f}% of it spent in the call){label}")
+    for r in busy["rows"]:
+        print(f"{r['memory']:<9} {r['nbytes'] / 2**20:8.2f} MiB: call returned after "
+              f"{r['call_return_s'] * 1e3:7.2f} ms, kernel ({r['kernel_s'] * 1e3:.0f} ms) and copy done "
+              f"after {r['done_s'] * 1e3:7.2f} ms: {100 * r['returned_share']:.0f}% of the queued work "
+              f"waited out{label}")
+    print("torch warned: " + "; ".join(busy["warnings"]) if busy["warnings"] else
+          f"torch gave no warning during these calls (warnings recorded){label}")
 else:
-    print("No GPU here and nothing recorded yet for the reference GPU.")
+    print("No GPU here and nothing recorded behind a queued kernel yet for the reference GPU.")
 if on_gpu:
-    c25 = chapter.judge("C25", h2d_copies.c25_evidence(rows, reproduce.C25_BYTES), form=claims.SEED_FORM)
+    c25 = chapter.judge("C25", h2d_copies.c25_busy_evidence(busy["rows"], busy["warnings"]),
+                        form=claims.SEED_FORM)
     claims.save([c25], chapter.key)
     print(c25.claim_id, c25.label, "--", c25.reason)
 else:
-    print("C25 needs a CUDA GPU (it times a host-to-device copy); its recorded verdict:")
+    old_c25 = claims.recorded("C25")
+    idle_form = old_c25 is not None and not old_c25.evidence.get("busy_stream")
+    print("C25 needs a CUDA GPU (it times host-to-device copies); its recorded verdict"
+          + (", measured on an idle stream (nothing queued before the copy), before the "
+             "busy-stream measurement above existed:" if idle_form else ":"))
     display(claims.recorded_evidence(["C25"]))
 
 # %% [markdown]
@@ -418,21 +457,31 @@ takeaways = [
     f"{100 * w0.wait_share:.0f}% of the time; {best.setting.label} waited {100 * best.wait_share:.0f}% "
     f"and ran {best.samples_per_s / w0.samples_per_s:.1f}x the samples per second.",
     f"The knee sits at {knee.workers} worker(s) here; the arithmetic (a batch costs "
-    f"{batch_load_s * 1e3:.0f} ms of one core, a step computes in {compute_s * 1e3:.0f} ms) asks "
-    f"for {knee.workers_needed:.1f} of {plan.cores - 1} spare cores, and the two "
-    f"{'agree' if knee.agrees else 'disagree'}"
-    + (f". {sweep_workers.noise_note()}" if sweep_workers.noise_note() else "."),
-    ("Knobs are read at the knee: uint8 batches alone (normalised on the device) ran "
-     f"{uint8_row['vs_first_row']:.2f}x the float32 baseline here." if uint8_row is not None else
-     "Knobs are read at the knee: uint8 batches alone were not measured here (left out by the "
-     "time budget), so this run says nothing about them."),
+    f"{batch_load_s * 1e3:.0f} ms of one core, a step as swept takes {compute_s * 1e3:.0f} ms) asks "
+    f"for {knee.workers_needed:.1f} of {plan.cores - 1} spare cores, and "
+    + ("this grid cannot test whether the two agree" if knee.agrees is None else
+       f"the two {'agree' if knee.agrees else 'disagree'}")
+    + (" (the sweep was noisy: see its note)." if sweep_workers.noise_note() else "."),
+    f"The plateau measured {plateau.measured:.0f} samples/s; the arithmetic, batch / (step as "
+    f"swept + per-batch wait) = {plan.batch_size} / ({plateau.step_s * 1e3:.1f} + "
+    f"{plateau.wait_s * 1e3:.1f} ms), predicts {plateau.predicted:.0f}: "
+    + ("it holds" if plateau.agrees else "it misses")
+    + f" (within {plateau.tolerance:.0%}: {'yes' if plateau.agrees else 'no'}). What bounds it: "
+    f"{plateau.bound}.",
+    ("Knobs are read at the knee, round by round against the baseline: uint8 batches alone "
+     f"(normalised on the device) ran {uint8_row['stated']}"
+     + (f": a {uint8_row['decision']}." if uint8_row["decision"] in ("gain", "loss") else ".")
+     if uint8_row is not None else
+     "Knobs are read at the knee: uint8 batches alone were not measured here (left out: see "
+     "the knob table), so this run says nothing about them."),
     f"channels_last is a 4-D layout: from __getitem__ it raises ({c26_evidence['error_message']}); "
     "put it on the collated batch or in the step (C26).",
 ]
 c25_seen = next((v for v in chapter.verdicts if v.claim_id == "C25"), None) or claims.recorded("C25")
 if c25_seen is not None:
+    idle = "" if c25_seen.evidence.get("busy_stream") else ", on an idle stream"
     takeaways.append(f"non_blocking from pageable memory (C25, {c25_seen.outcome}"
-                     f"{'' if on_gpu else ', recorded'}): {c25_seen.reason}.")
+                     f"{'' if on_gpu else ', recorded'}{idle}): {c25_seen.reason}.")
 print("\n".join(f"{k}. {line}" for k, line in enumerate(takeaways, start=1)))
 
 # %% [markdown]

@@ -678,14 +678,14 @@ def find_knee(points: Sequence[tuple[int, float]], tolerance: float = KNEE_TOLER
         testable = any(steps_apart(list(throughputs), w, arithmetic) > 1 for w in throughputs)
         agrees = steps_apart(list(throughputs), knee, arithmetic) <= 1 if testable else None
         text += (f" The arithmetic: loading a batch takes {batch_size} x {sample_cost_s * 1e3:.2f} ms "
-                 f"= {load_s * 1e3:.0f} ms of one core, a step computes in {compute_s * 1e3:.0f} ms, "
+                 f"= {load_s * 1e3:.0f} ms of one core, a step takes {compute_s * 1e3:.0f} ms, "
                  f"so about {needed:.1f} worker(s) keep up; this machine has {cores} core(s), "
                  f"{spare} left once the main process has one, so it asks for {asked} "
                  f"({arithmetic} in this sweep). ")
         if not testable:
-            text += (f"This grid {sorted(throughputs)} cannot test the agreement: every count in "
-                     f"it lies within one step of {arithmetic}, so any knee would 'agree'; the "
-                     "plateau's arithmetic (below) is the test that can fail here.")
+            text += (f"This grid {sorted(throughputs)} cannot test the agreement: every "
+                     f"possible knee lies within one step of {arithmetic}; the plateau (below) "
+                     "is the test that can fail.")
         elif agrees:
             text += "The measured knee agrees (within one step of the sweep)."
         else:
