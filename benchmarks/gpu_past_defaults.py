@@ -17,9 +17,13 @@ default + one CUDA graph, batch 256; labkit.chapters.ch08_inference_ladder.past_
    lies above 1, with its cold compile, device time per batch, idle share and payback.
 
 A lever that fails records its error and the run goes on; levers that would start past
---budget seconds are skipped as such (max-autotune needs ~240 s left to start). The Inductor
-cache is a fresh temporary directory: every compile is cold (max-autotune after
-max-autotune-no-cudagraphs finds the autotuning results of the first in it: its row says so).
+--budget seconds are skipped as such (each max-autotune lever needs ~150 s left to start;
+`--list` prints the levers, their order and these estimates). The Inductor cache is a fresh
+temporary directory, so every compile is cold for Inductor; a Triton kernel whose source an
+earlier rung of the same run already compiled is found in Triton's cache, and max-autotune
+after max-autotune-no-cudagraphs finds the first one's autotuning results (its row says so).
+To run only some levers (say the max-autotune pair in a call of their own):
+    python3 benchmarks/gpu_past_defaults.py --out DIR --levers max-autotune-no-cudagraphs,max-autotune
 Writes DIR/past_defaults.json after every rung (a cut-off run keeps what it measured) and
 DIR/past_defaults.txt at the end. Exit 0 when the run completed and every rung was as expected
 (honest rungs passed the gate, the wrong one refused), 1 otherwise, 2 on a crash.
@@ -54,7 +58,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--levers", default="", help="comma-separated lever names to run (default all)")
     parser.add_argument("--no-max-autotune", action="store_true", help="skip the max-autotune levers")
     parser.add_argument("--no-shapes", action="store_true", help="skip the per-shape kernel timing")
+    parser.add_argument("--list", action="store_true", help="print the levers in order and exit")
     args = parser.parse_args(argv)
+    if args.list:
+        from labkit.chapters.ch08_inference_ladder import past_defaults
+
+        for lever in past_defaults.gpu_levers():
+            print(f"{lever.name:<34} needs ~{lever.est_s:>4.0f} s left; base {lever.base!r}; "
+                  f"{lever.why}")
+        return 0
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     cache = tempfile.mkdtemp(prefix="inductor-past-")

@@ -51,6 +51,23 @@ def test_keep_only_when_the_gain_interval_excludes_one():
         past_defaults.keep(True, "", (1.2, 0.9, 1.1))   # a median outside its own interval
 
 
+def test_only_measured_rungs_rank_and_by_speed():
+    rows = [past_defaults.Row("slow", "", "measured", images_per_s=100.0),
+            past_defaults.Row("wrong but fast", "", "refused", images_per_s=900.0),
+            past_defaults.Row("broke", "", "failed"),
+            past_defaults.Row("fast", "", "measured", images_per_s=300.0),
+            past_defaults.Row("emulated", "", "gated only")]
+    assert [r.name for r in past_defaults.ranked(rows)] == ["fast", "slow"]
+
+
+def test_a_lever_whose_base_did_not_run_is_skipped_with_the_reason():
+    runner = past_defaults.Runner(torch.device("cpu"), 32, past_defaults.CPU_TOP, rounds=2,
+                                  rep_ms=20.0, profile_batches=0)
+    lever = past_defaults.Lever("gemm", "test", model="gemm-torch")
+    row = runner.measure(lever)          # the top rung was never measured
+    assert row.status == "skipped" and "was not measured" in row.note
+
+
 # ------------------------------------------------------------------ FP8 scales and rounding
 def test_scale_maps_amax_to_e4m3_max_and_saturates_beyond():
     assert fp8.E4M3_MAX == 448.0
