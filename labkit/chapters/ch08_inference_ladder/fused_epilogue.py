@@ -304,30 +304,41 @@ def resnet50_gemm_shapes(batch: int, image: int) -> list[dict]:
             for (h, k, n, r), c in shapes.items()]
 
 
+VARIANTS = ("cudnn + separate", "cublas + separate", "triton fused", "fp8 + separate")
+
+
 def bench_shapes(batch: int, image: int, device: torch.device, calls: int = 20) -> dict:
     """Each ResNet-50 1x1 shape's device time per call (kernel records, `device_time`), three ways:
 
     cuDNN's convolution (bias in it) then the residual add and ReLU as separate kernels; the
-    Triton kernel with all of it in its epilogue; and (where FP8 runs) the activation
+    same GEMM through cuBLAS (torch's matmul) with the same separate tails, which tells the
+    GEMM's share of a difference from the fusion's; the Triton kernel with all of it in its
+    epilogue; and (where FP8 runs) the activation
     quantisation + `_scaled_mm` + the same tails. Errors are relative L2 against float32.
-    Totals weight each shape by how often the network runs it. GPU only.
+    Totals weight each shape by how often the network runs it. On a CPU there is no device
+    clock (device_us None, no totals): only the errors mean something there (a smoke test).
     """
     from labkit.measure.device_time import device_time
 
-    if torch.device(device).type != "cuda":
-        raise EpilogueError("the shape benchmark times GPU kernels: it needs a CUDA device")
-    rows, totals = [], {"cudnn + separate": 0.0, "triton fused": 0.0, "fp8 + separate": 0.0}
+    if batch < 1 or image < 32:
+        raise EpilogueError(f"need batch >= 1 and image >= 32 px, got batch={batch}, image={image}")
+    rows, totals = [], {name: 0.0 for name in VARIANTS}
     errors: dict[str, str] = {}
-    generator = torch.Generator(device="cpu").manual_seed(0)
-    for shape in resnet50_gemm_shapes(batch, image):
-        row = _bench_one(shape, batch, torch.device(device), calls, generator, device_time)
-        for name in totals:
-            cell = row.get(name, {})
-            if "error" in cell:
-                errors[name] = cell["error"]
-            elif cell.get("device_us"):
-                totals[name] += 1e-6 * cell["device_us"] * shape["count"]
-        rows.append(row)
+    generator = torch.Generator(device=device).manual_seed(0)   # operands made on the GPU
+    saved = torch.backends.cudnn.benchmark
+    torch.backends.cudnn.benchmark = True    # as on the top rung: cuDNN picks its best algorithm
+    try:
+        for shape in resnet50_gemm_shapes(batch, image):
+            row = _bench_one(shape, batch, torch.device(device), calls, generator, device_time)
+            for name in totals:
+                cell = row.get(name, {})
+                if "error" in cell:
+                    errors[name] = cell["error"]
+                elif cell.get("device_us"):
+                    totals[name] += 1e-6 * cell["device_us"] * shape["count"]
+            rows.append(row)
+    finally:
+        torch.backends.cudnn.benchmark = saved
     return {"batch": batch, "image": image, "shapes": rows, "errors": errors,
             "total_ms_per_batch": {k: 1e3 * v for k, v in totals.items()
                                    if k not in errors and v > 0}}
@@ -337,10 +348,10 @@ def _bench_one(shape: dict, batch: int, device: torch.device, calls: int,
                generator: torch.Generator, device_time: Callable) -> dict:
     """One shape of bench_shapes: its operands, its variants, their device times and errors."""
     k, n, h, res_on = shape["K"], shape["N"], shape["side"], shape["residual"]
-    x = torch.relu(torch.randn(batch, k, h, h, generator=generator)).to(device, torch.float16)
-    x = x.contiguous(memory_format=torch.channels_last)
+    x = torch.relu(torch.randn(batch, k, h, h, generator=generator, device=device,
+                               dtype=torch.float16)).contiguous(memory_format=torch.channels_last)
     conv = nn.Conv2d(k, n, 1).to(device, torch.float16).eval()
-    res = (torch.randn(batch, n, h, h, generator=generator).to(device, torch.float16)
+    res = (torch.randn(batch, n, h, h, generator=generator, device=device, dtype=torch.float16)
            .contiguous(memory_format=torch.channels_last) if res_on else None)
     w, b = conv.weight.detach(), conv.bias.detach()
     row = dict(shape)
@@ -352,6 +363,8 @@ def _bench_one(shape: dict, batch: int, device: torch.device, calls: int,
             out = nn.functional.conv2d(x, w, b)
             return torch.relu(out + res) if res_on else torch.relu(out)
         variants: dict[str, Callable[[], torch.Tensor]] = {"cudnn + separate": cudnn}
+        plain = Conv1x1(conv, "torch")
+        variants["cublas + separate"] = lambda: plain(x, res)
         if not triton_available():
             fused = Conv1x1(conv, "triton")
             variants["triton fused"] = lambda: fused(x, res)

@@ -200,6 +200,17 @@ def test_gemm_resnet_equals_the_folded_network():
             "count": 1} in shapes
 
 
+def test_shape_benchmark_checks_every_path_it_can_run_against_float32():
+    """On the CPU (no device clock) only the cuDNN-path and cuBLAS-path errors are read."""
+    result = fe.bench_shapes(1, 32, torch.device("cpu"), calls=1)
+    assert len(result["shapes"]) == len(fe.resnet50_gemm_shapes(1, 32))
+    for row in result["shapes"]:
+        for path in ("cudnn + separate", "cublas + separate"):
+            assert row[path]["rel_error"] < 5e-3, (row, path)      # fp16 against float32
+        assert "triton fused" not in row and "fp8 + separate" not in row
+    assert result["total_ms_per_batch"] == {} and result["errors"] == {}
+
+
 @pytest.mark.skipif(bool(fe.triton_available()), reason=fe.triton_available() or "runs")
 def test_triton_kernel_equals_conv_bias_residual_relu_on_the_gpu():
     torch.manual_seed(0)
