@@ -735,6 +735,7 @@ class Plateau:
     wait_s: float
     gpu_idle_share: float | None
     tolerance: float = PLATEAU_TOLERANCE
+    swept_step_s: float | None = None  # the plateau runs' mean step inside the sweep (its own clock)
 
     @property
     def ceiling(self) -> float:
@@ -783,8 +784,11 @@ class Plateau:
                  f"{'within' if self.agrees else 'outside'} {self.tolerance:.0%}); with no wait at "
                  f"all the ceiling is {self.ceiling:.0f}. What bounds it: {self.bound}.")
         if not self.agrees:
+            inside = (f" ({self.swept_step_s * 1e3:.1f} ms a step inside the sweep against "
+                      f"{self.step_s * 1e3:.1f} ms alone)" if self.swept_step_s else "")
             text += (" The prediction misses: the step ran at another pace in the sweep than "
-                     "alone (busy cores, another clock), so read the plateau as measured.")
+                     f"alone{inside}: the workers took cores the step had alone, or the clock "
+                     "differs; read the plateau as measured.")
         return text
 
     def as_dict(self) -> dict:
@@ -811,9 +815,10 @@ def plateau_of(sweep_result: Sweep, knee: Knee, step_s: float, ready_step_s: flo
     if len(batch) != 1:
         raise ValueError(f"a worker sweep has one batch size; these runs have {sorted(batch)}")
     wait = float(np.mean([float(np.mean(r.wait_s)) for r in on]))
+    inside = float(np.mean([float(np.mean(r.compute_s)) for r in on]))
     return Plateau(batch.pop(), tuple(r.setting.num_workers for r in on),
                    float(np.median([r.samples_per_s for r in on])), float(step_s),
-                   float(ready_step_s), wait, gpu_idle_share)
+                   float(ready_step_s), wait, gpu_idle_share, swept_step_s=inside)
 
 
 # ---------------------------------------------------------------------------------------

@@ -146,7 +146,8 @@ def summarise_numbers(runs: Sequence[dict]) -> dict:
         rates = ", ".join(f"w{w}: {float(t):.0f}" for w, t in r["samples_per_s"].items())
         lines.append(f"    run {i}: knee {r['knee_workers']} workers; the arithmetic "
                      f"({r['batch_load_s'] * 1e3:.0f} ms of decode per batch / "
-                     f"{r['compute_s'] * 1e3:.1f} ms of compute = {r['workers_needed']:.1f} "
+                     f"{(r.get('step_as_swept_s') or r['compute_s']) * 1e3:.1f} ms per step as "
+                     f"swept = {r['workers_needed']:.1f} "
                      f"workers) points at {r['arithmetic_workers']} "
                      f"({_agreement(r)}); samples/s {rates}")
         plateau = r.get("plateau") or {}

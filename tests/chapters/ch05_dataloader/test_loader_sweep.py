@@ -153,7 +153,7 @@ def test_the_recorded_h200_sweep_has_a_knee_the_arithmetic_agrees_with():
     knee = loader_sweep.knee_of_rows(rows, cores=recorded["plan"]["cores"],
                                      batch_size=recorded["plan"]["batch_size"],
                                      sample_cost_s=recorded["sample_cost_s"],
-                                     compute_s=recorded["compute_s"])
+                                     compute_s=recorded.get("step_as_swept_s") or recorded["compute_s"])
     assert knee.agrees, knee
 
 
@@ -514,6 +514,7 @@ def test_the_plateau_is_predicted_from_the_step_and_the_wait_and_can_miss():
     # a step that ran at half its lone pace in the sweep: the prediction misses, and says so
     slow = loader_sweep.plateau_of(sweep, knee, step_s=0.0205, ready_step_s=0.0205)
     assert not slow.agrees and "misses" in slow.explanation()
+    assert "41.0 ms a step inside the sweep against 20.5 ms alone" in slow.explanation()
     assert "no GPU" in slow.bound
     waits = loader_sweep.plateau_of(sweep, knee, step_s=0.005, ready_step_s=0.005)
     assert waits.bound.startswith("the loader")

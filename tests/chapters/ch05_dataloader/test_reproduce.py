@@ -107,7 +107,8 @@ def test_a_recorded_h200_reproduce_file_recomputes_to_its_own_knees():
         points = [(int(w), float(t)) for w, t in run["samples_per_s"].items()]
         knee = loader_sweep.find_knee(points, cores=run["plan"]["cores"],
                                       batch_size=run["plan"]["batch_size"],
-                                      sample_cost_s=run["sample_cost_s"], compute_s=run["compute_s"])
+                                      sample_cost_s=run["sample_cost_s"],
+                                      compute_s=run.get("step_as_swept_s") or run["compute_s"])
         assert knee.workers == run["knee_workers"]
         assert knee.arithmetic_workers == run["arithmetic_workers"] and knee.agrees == run["agrees"]
     again = reproduce.summarise_numbers(recorded["numbers"])
