@@ -1,0 +1,646 @@
+"""Chapter 04's cases, tables and quiz answers, moved out of the notebook so it shows measurements.
+
+The notebook used to define these itself (a quiz's answer beside its question, hand-formatted
+print tables for the add sweep, the recompile sweep and C18's numbers, the GradScaler steps,
+`if on_gpu:` branches choosing a size, a backend or a record's key), so a learner read
+formatting and set-up code between every prediction and its measurement. They live here, each
+named for what it gives; the notebook reaches them as `chapter.lab.cases`. Nothing here decides
+a verdict: the checks are in `claims.py`, and the measurements themselves stay in the notebook
+or in the chapter's instruments (`fusion`, `launch_overhead`, `fused_kernels`).
+
+The models layer's folding and ResNet-50 are re-exported (`cases.folding`, `cases.resnet`), so
+the notebook imports one name.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import time
+from collections.abc import Callable, Iterator, Mapping, Sequence
+
+import torch
+import torch.fx.experimental.optimization as fx_optimization
+
+from labkit import claims
+from labkit.chapters.ch04_fusion import fused_kernels, fusion, launch_overhead
+from labkit.core import results
+from labkit.measure import bench, timeline
+from labkit.models import folding, resnet
+from labkit.show.table import Table, rows
+
+__all__ = ["folding", "resnet"]  # re-exported for the notebook, with the functions below
+
+FOLD_CLASSES = ("identical, bit for bit", "equal up to float32 rounding (relative error below 1e-4)",
+                "visibly different (relative error above 1e-4)")
+GAP_CLASSES = ("under 0.5 us (the seed's figure)", "0.5 to 2 us", "more than 2 us")
+OVERFLOW_CLASSES = ("skips the optimizer step and halves the scale",
+                    "applies the step and halves the scale", "skips the step and keeps the scale")
+TIMELINE_FIGURES = ("kernels", "window_us", "gpu_busy_share", "launch_gap_median_us")
+
+
+def key_here(name: str, on_gpu: bool) -> str:
+    """The results key a measurement of this machine is kept under: the reference key on a GPU
+    (what results/nvidia-h200.json holds), `<name>_cpu` elsewhere, so a CPU run never
+    overwrites or reads as the GPU's record."""
+    return name if on_gpu else f"{name}_cpu"
+
+
+def _where(record: object) -> str:
+    """'' for a result measured here, else the Recorded's label ('recorded on nvidia-h200, ...')."""
+    return str(getattr(record, "label", "")) if getattr(record, "measured_here", True) is False else ""
+
+
+def _payload(record: object) -> Mapping | None:
+    """A measured dict, or a Recorded's payload (None when nothing is recorded)."""
+    value = getattr(record, "value", record)
+    return value if isinstance(value, Mapping) else None
+
+
+# ---------------------------------------------------------------------------- C20: folding
+
+
+def folding_error_class() -> str:
+    """The folding quiz's answer: fold one ResNet-50 block (random BatchNorm statistics) and
+    classify the output error, computed here when the learner submits."""
+    block = folding.randomize_batchnorm(resnet.Bottleneck(64, 16, stride=2), seed=5).eval()
+    x = torch.randn(2, 64, 16, 16)
+    with torch.no_grad():
+        error = folding.max_error(folding.fold_model(block)(x), block(x))["max_rel_error"]
+    if error == 0:
+        return FOLD_CLASSES[0]
+    return FOLD_CLASSES[1] if error < 1e-4 else FOLD_CLASSES[2]
+
+
+def fold_size(sizes: object, on_gpu: bool) -> tuple[int, int]:
+    """(batch, image side) for the folded ResNet-50: the chapter's CNN size on a GPU, one 64x64
+    image on a CPU (a ResNet-50 batch costs seconds on two cores)."""
+    return (sizes.cnn_batch, sizes.cnn_image) if on_gpu else (1, 64)  # type: ignore[attr-defined]
+
+
+def resnet50_folded_two_ways(device: torch.device) -> tuple[torch.nn.Module, torch.nn.Module,
+                                                             torch.nn.Module]:
+    """(original, folded by hand, folded by torch.fx's fuse): ResNet-50 in eval mode with random
+    BatchNorm statistics (a fresh one would make folding change almost nothing)."""
+    model = folding.randomize_batchnorm(resnet.resnet50(), seed=0).eval().to(device)
+    return model, folding.fold_model(model), fx_optimization.fuse(model)
+
+
+@contextlib.contextmanager
+def full_float32() -> Iterator[None]:
+    """TF32 off for convolutions and matmuls inside, restored after: on a GPU float32 runs in
+    TF32 by default (a 10-bit mantissa), and comparing outputs is about the formula."""
+    kept = (torch.backends.cudnn.allow_tf32, torch.backends.cuda.matmul.allow_tf32)
+    torch.backends.cudnn.allow_tf32 = torch.backends.cuda.matmul.allow_tf32 = False
+    try:
+        yield
+    finally:
+        torch.backends.cudnn.allow_tf32, torch.backends.cuda.matmul.allow_tf32 = kept
+
+
+def folding_table(nets: Mapping[str, torch.nn.Module], pair_check: folding.FoldCheck,
+                  errors: Mapping[str, Mapping[str, float]]) -> Table:
+    """BatchNorm2d modules left in each network, and each folded output's error against the
+    original's; the formula's pair-by-pair check against PyTorch's utility as a note."""
+    shown = Table("Conv-BN folding, checked", ["network", "BatchNorm2d modules",
+                                               "max abs error", "max relative error"])
+    for name, net in nets.items():
+        error = errors.get(name, {})
+        shown.add(name, sum(isinstance(m, torch.nn.BatchNorm2d) for m in net.modules()),
+                  error.get("max_abs_error"), error.get("max_rel_error"))
+    return shown.note(f"hand formula against fuse_conv_bn_eval, {pair_check.pairs} pairs: max "
+                      f"weight error {pair_check.max_weight_error:.1e}, max bias error "
+                      f"{pair_check.max_bias_error:.1e} (largest weight "
+                      f"{pair_check.max_weight_magnitude:.2f})")
+
+
+def stated_gain(comparison: bench.Comparison, faster: str) -> tuple[float, tuple[float, float], str]:
+    """(speed-up, its per-round spread, the stated ratio): `faster`'s speed against the
+    baseline's, stated only inside its spread and where no flag could carry it across 1x (the
+    trust rule's `stated_ratio`), otherwise said to be noise."""
+    variant = comparison[faster]
+    gain = 1 / variant.ratio
+    spread = (1 / variant.ratio_q75, 1 / variant.ratio_q25)
+    return gain, spread, claims.trust.stated_ratio(gain, spread, flags=comparison.flags(), what=faster)
+
+
+def compile_backend(on_gpu: bool) -> str:
+    """Inductor on a GPU; `eager` on a CPU (Dynamo captures the graph and runs it as it is:
+    Inductor's C++ compile takes about 30 s on two cores)."""
+    return "inductor" if on_gpu else "eager"
+
+
+@contextlib.contextmanager
+def quiet_dynamo() -> Iterator[None]:
+    """Dynamo's warnings off inside (its log lines say nothing the chapter reads)."""
+    torch._logging.set_logs(dynamo=logging.ERROR)
+    try:
+        yield
+    finally:
+        torch._logging.set_logs()
+
+
+def one_training_step(block: torch.nn.Module, x: torch.Tensor) -> None:
+    """One SGD step (lr 0.1) on the squared output's mean, in training mode; eval mode after."""
+    block.train()
+    optimizer = torch.optim.SGD(block.parameters(), lr=0.1)
+    block(x).square().mean().backward()
+    optimizer.step()
+    block.eval()
+
+
+def follow_tolerance(on_gpu: bool) -> tuple[float, str]:
+    """The relative error under which a model 'follows the update', and why: on a GPU float32
+    convolutions run in TF32 (cudnn.allow_tf32, on by default: relative rounding ~1e-3) and
+    Inductor may pick another cuDNN algorithm than eager; in plain float32 ~1e-5."""
+    if on_gpu and torch.backends.cudnn.allow_tf32:
+        return 1e-3, "TF32 convolutions and possibly different cuDNN algorithms"
+    return 1e-4, "float32 rounding"
+
+
+def stale_table(stale: Mapping[str, Mapping[str, float]], tolerance: float, why: str) -> Table:
+    """Each model's error against the trained block, and whether it follows the update."""
+    shown = Table("after one training step, against the trained block",
+                  ["model", "max relative error", "follows the update?"])
+    for name, error in stale.items():
+        shown.add(name, error["max_rel_error"],
+                  "follows" if error["max_rel_error"] <= tolerance else "is stale")
+    return shown.note(f"'follows' if within {tolerance:g} (relative): {why}")
+
+
+# ---------------------------------------------------------------------------- C17: graphs
+
+
+def graph_table(reports: Mapping[str, fusion.GraphReport]) -> Table:
+    """Per function: Dynamo's graphs and breaks, and each graph's operations in one line."""
+    shown = Table("what Dynamo made of each function", ["function", "graphs", "breaks", "graph code"])
+    for name, report in reports.items():
+        code = [" | ".join(line.strip() for line in text.splitlines()[1:]
+                           if line.strip() and "= None" not in line)
+                for text in report.graph_code]
+        shown.add(name, report.graph_count, report.graph_break_count,
+                  " || ".join(f"graph {k}: {c}" for k, c in enumerate(code, start=1)) or "-")
+    return shown
+
+
+# ---------------------------------------------------------------------------- Inductor
+
+
+def inductor_kernels(fn: Callable, device: torch.device, elements: int = 1 << 20) -> dict:
+    """Compile `fn` with Inductor on three random vectors and keep its kernels' names and
+    sources (the first 6,000 characters of each): the payload under 'inductor_kernels'."""
+    operands = [torch.randn(elements, device=device) for _ in range(3)]
+    _, sources = fusion.inductor_code(fn, *operands)
+    kernels = {name: src for code in sources for name, src in fusion.inductor_kernels(code).items()}
+    return {"torch": torch.__version__, "names": list(kernels),
+            "sources": {name: src[:6000] for name, src in kernels.items()}}
+
+
+def inductor_excerpts(record: object, lines: int = 14) -> str:
+    """Each kernel's first lines, under where they were recorded when not measured here."""
+    payload = _payload(record)
+    if payload is None:
+        return str(record)  # a Recorded with nothing: it says so
+    head = f"{_where(record)}: " if _where(record) else ""
+    return head + "kernels: " + ", ".join(payload["names"]) + "".join(
+        f"\n\n# {name} (first lines)\n" + fusion.excerpt(source, lines=lines)
+        for name, source in payload["sources"].items())
+
+
+def compile_payback(fn: Callable, elements: int, device: torch.device) -> dict:
+    """The first call of `torch.compile(fn)` (a real compile: no disk cache), eager and compiled
+    calls timed interleaved, and the calls it takes to pay the compile back."""
+    xyz = [torch.randn(elements, device=device) for _ in range(3)]
+    torch._dynamo.reset()
+    compiled = torch.compile(fn)
+    with fusion.without_compile_caches():
+        begin = time.perf_counter()
+        compiled(*xyz)
+        torch.cuda.synchronize()
+        first_call_s = time.perf_counter() - begin
+    cmp = bench.compare({"eager": lambda: fn(*xyz), "compiled": lambda: compiled(*xyz)},
+                        baseline="eager", rounds=5, rep_ms=200)
+    eager_s, compiled_s = cmp["eager"].timing.median_s, cmp["compiled"].timing.median_s
+    return {"elements": elements, "first_call_s": first_call_s, "eager_s": eager_s,
+            "compiled_s": compiled_s,
+            "calls_to_pay_back": fusion.calls_to_pay_back(max(first_call_s - compiled_s, 0.0),
+                                                          eager_s, compiled_s)}
+
+
+def payback_table(record: object) -> Table | str:
+    """The compile payback as one row, labelled recorded when it was not measured here."""
+    payload = _payload(record)
+    if payload is None:
+        return str(record)
+    shown = Table("compile time against run time", ["elements", "first call", "eager call",
+                                                    "compiled call", "calls to pay back"],
+                  units={"first call": "s", "eager call": "s", "compiled call": "s"},
+                  recorded=_where(record))
+    return shown.add(payload["elements"], payload["first_call_s"], payload["eager_s"],
+                     payload["compiled_s"], payload["calls_to_pay_back"])
+
+
+# ---------------------------------------------------------------------------- recompiles
+
+
+def recompile_sweep(fn: Callable, limit: int, device: torch.device, backend: str) -> dict:
+    """Shapes 1024, 2048, ... up to three past Dynamo's recompile limit, compiled with
+    dynamic=False and with dynamic=None: per shape whether a graph was compiled, the first
+    call, wall time per call (50 calls, synchronised at the end) of the compiled step and of
+    eager, and on a GPU each one's device time and host launch (the payload under
+    'recompile_sweep'). Wall time, because a compiled call spends its time in guards and a
+    Python wrapper on the host and an eager one in kernels: only wall time compares them."""
+    shapes = [1024 * (k + 1) for k in range(limit + 3)]
+    inputs = [tuple(torch.randn(n, device=device) for _ in range(3)) for n in shapes]
+    sync = torch.cuda.synchronize if device.type == "cuda" else None
+    step, steps = fusion.recompile_sweep(fn, inputs, backend=backend, dynamic=False, sync=sync)
+    step_times = [fusion.wall_time_per_call(step, args, sync=sync) for args in inputs]
+    eager_times = [fusion.wall_time_per_call(fn, args, sync=sync) for args in inputs]
+    step_clocks = [fusion.device_and_host_per_call(step, args) for args in inputs]
+    eager_clocks = [fusion.device_and_host_per_call(fn, args) for args in inputs]
+    _, automatic = fusion.recompile_sweep(fn, inputs, backend=backend, dynamic=None, sync=sync)
+    return {"backend": backend, "limit": limit, "timed_by": "wall time per call",
+            "rows": [{"elements": s.shape[0], "new_graph": s.new_graph,
+                      "first_call_s": s.first_call_s, "step_s": t, "eager_s": e,
+                      "step_device_s": sc[0], "step_host_s": sc[1],
+                      "eager_device_s": ec[0], "eager_host_s": ec[1],
+                      "dynamic_none_new_graph": a.new_graph}
+                     for s, a, t, e, sc, ec in zip(steps, automatic, step_times, eager_times,
+                                                   step_clocks, eager_clocks, strict=True)]}
+
+
+def recompile_table(record: object) -> Table | None:
+    """The recompile sweep, one row per shape; on a GPU each call's device time, host launch and
+    what bound it. None for None (nothing to show on this machine)."""
+    if record is None:
+        return None
+    payload = _payload(record)
+    if payload is None:
+        return str(record)  # type: ignore[return-value] -- a Recorded saying nothing is recorded
+    gpu = any(r.get("step_device_s") is not None for r in payload["rows"])
+    columns = ["shape", "new graph", "first call", "step per call", "eager per call"]
+    columns += ["step device", "step host", "eager device", "eager host", "bound by (step, eager)"] if gpu else []
+    shown = Table(f"backend={payload['backend']}, recompile limit {payload['limit']}",
+                  columns, units={c: "s" for c in columns[2:9]}, recorded=_where(record))
+    for r in payload["rows"]:
+        values = [r["elements"], r["new_graph"], r["first_call_s"], r["step_s"], r["eager_s"]]
+        if gpu:
+            bounds = (fusion.bound_by(r["step_s"], r.get("step_device_s"), r.get("step_host_s")),
+                      fusion.bound_by(r["eager_s"], r.get("eager_device_s"), r.get("eager_host_s")))
+            values += [r.get("step_device_s"), r.get("step_host_s"), r.get("eager_device_s"),
+                       r.get("eager_host_s"), f"{bounds[0] or '-'}, {bounds[1] or '-'}"]
+        shown.add(*values)
+    return shown
+
+
+# ---------------------------------------------------------------------------- C18: launches
+
+
+def graph_gap_class(evidence: Mapping | None, on_gpu: bool, recorded_gaps: object) -> str:
+    """C18's quiz answer: the launch gap its verdict judges (the graph replay's median gap on
+    the timeline), measured here on a GPU (run the timeline and verdict cells first) or the
+    reference GPU's recorded one, as a choice."""
+    if on_gpu:
+        if evidence is None:
+            raise ValueError("run the timeline and the verdict cells below first, then submit again")
+        gap_us = evidence["graph_launch_gap_us"]
+    else:
+        gaps = _payload(recorded_gaps)
+        if gaps is None:
+            raise ValueError("no GPU here and nothing recorded yet for the reference GPU")
+        gap_us = gaps["graph replay"]["launch_gap_median_us"]
+    return GAP_CLASSES[0] if gap_us < 0.5 else GAP_CLASSES[1] if gap_us <= 2 else GAP_CLASSES[2]
+
+
+def sweep_table(sweep: launch_overhead.LaunchSweep, on_gpu: bool) -> Table:
+    """Median time per call at each count of tiny kernels, one column per way, the fits under it."""
+    shown = Table("time per call against tiny kernels per call", ["kernels per call", *sweep.times_s],
+                  units=dict.fromkeys(sweep.times_s, "s"))
+    for i, count in enumerate(sweep.counts):
+        shown.add(count, *(medians[i] for medians in sweep.times_s.values()))
+    shown.note(str(sweep))
+    if not on_gpu:
+        shown.note("No GPU here: the slope is the CPU's own cost per tiny op (Python + dispatcher), "
+                   "the part of an eager launch spent on the host.")
+    if any(fit.fixed_s < 0 for fit in sweep.fits.values()):
+        shown.note("(A negative fixed part means the first calls overlapped other work, such as "
+                   "the harness's cache flush before each call; only the slope is read.)")
+    return shown
+
+
+def plot_sweeps(here: Mapping, title: str, recorded: object = None) -> object:
+    """Median time per call against kernels per call with each fitted line: this machine's
+    sweep, and beside it the reference GPU's recorded one when given."""
+    import matplotlib.pyplot as plt
+
+    panels = [(here, title)]
+    if _payload(recorded) is not None:
+        panels.append((_payload(recorded), str(getattr(recorded, "label", "recorded"))))
+    figure, axes_row = plt.subplots(1, len(panels), figsize=(5.5 * len(panels), 3.6), squeeze=False)
+    for axes, (data, name) in zip(axes_row[0], panels, strict=True):
+        for way, times_us in data["times_us"].items():
+            fit = data["fits"][way]
+            points = axes.plot(data["counts"], times_us, "o",
+                               label=f"{way}: {fit['per_item_us']:.2f} us/kernel")
+            axes.plot(data["counts"], [fit["fixed_us"] + fit["per_item_us"] * n for n in data["counts"]],
+                      "-", color=points[0].get_color(), linewidth=1)
+        axes.set(xlabel="tiny kernels per call (N)", ylabel="time per call (us)", title=name)
+        axes.legend(fontsize=8)
+    figure.tight_layout()
+    plt.show()
+    return None
+
+
+def launch_traces(device: torch.device, count: int = 64) -> dict[str, timeline.Trace]:
+    """`count` tiny kernels profiled: eager, and on a GPU also as one CUDA Graph replay (each
+    run once before its profiled run)."""
+    on_gpu = device.type == "cuda"
+    activities = [torch.profiler.ProfilerActivity.CPU] + (
+        [torch.profiler.ProfilerActivity.CUDA] if on_gpu else [])
+    tiny = torch.zeros(1, device=device)
+    ways = {"eager": launch_overhead.tiny_kernels(tiny, count)}
+    if on_gpu:
+        ways["graph replay"] = launch_overhead.graph_of(launch_overhead.tiny_kernels(tiny, count))
+    traces = {}
+    for name, run in ways.items():
+        run()
+        with torch.profiler.profile(activities=activities) as profile:
+            run()
+            if on_gpu:
+                torch.cuda.synchronize()
+        traces[name] = timeline.from_profiler(profile)
+    return traces
+
+
+def gap_figures(traces: Mapping[str, timeline.Trace]) -> dict[str, dict]:
+    """Per trace: kernels, window, GPU busy share, median launch gap (the payload under
+    'timeline_launch_gaps')."""
+    return {name: {k: timeline.summary(trace).figures()[k] for k in TIMELINE_FIGURES}
+            for name, trace in traces.items()}
+
+
+def summaries(traces: Mapping[str, timeline.Trace]) -> Table:
+    """Per trace: its events and span, each whole timeline summary folded under the table (on a
+    CPU: the ops, their kinds and the time between them)."""
+    shown = Table("the profiled runs", ["way", "events", "span"], units={"span": "s"})
+    for name, trace in traces.items():
+        figures = timeline.summary(trace).figures()
+        shown.add(name, figures.get("events"), figures["window_us"] * 1e-6)
+        shown.fold(f"{name}: the timeline's summary", str(timeline.summary(trace)))
+    return shown
+
+
+def gaps_table(record: object) -> Table | str:
+    """Per way: kernels, window, GPU busy share and median launch gap, labelled recorded when
+    it was not measured here."""
+    payload = _payload(record)
+    if payload is None:
+        return str(record)
+    shown = Table("launch gaps on the timeline", ["way", "kernels", "window (us)", "GPU busy (%)",
+                                                  "median launch gap (us)"], recorded=_where(record))
+    for name, figures in payload.items():
+        share = figures["gpu_busy_share"]
+        shown.add(name, figures["kernels"], figures["window_us"],
+                  None if share is None else round(100 * share, 1), figures["launch_gap_median_us"])
+    return shown
+
+
+def c18_evidence(sweep_data: Mapping, gaps: Mapping) -> dict:
+    """C18's evidence from a launch sweep and a profiled replay of the same tiny kernels."""
+    eager_fit, graph_fit = sweep_data["fits"]["eager (CPU-bound)"], sweep_data["fits"]["graph replay"]
+    replay = gaps["graph replay"]
+    kernel_us = replay["gpu_busy_share"] * replay["window_us"] / replay["kernels"]
+    return {"eager_per_launch_us": eager_fit["per_item_us"],
+            "eager_interval_us": eager_fit["per_item_interval_us"],
+            "graph_per_node_us": graph_fit["per_item_us"],
+            "graph_interval_us": graph_fit["per_item_interval_us"],
+            "graph_fixed_us": graph_fit["fixed_us"],
+            "graph_launch_gap_us": replay["launch_gap_median_us"], "graph_kernel_us": kernel_us,
+            "eager_launch_gap_us": gaps["eager"]["launch_gap_median_us"],
+            "fit_r_squared": min(eager_fit["r_squared"], graph_fit["r_squared"]),
+            "sweep": dict(sweep_data)}
+
+
+def c18_case(on_gpu: bool, sweep_data: Mapping, gaps: Mapping, recorded_sweep: object,
+             recorded_gaps: object, device_name: str) -> tuple[dict | None, str]:
+    """(C18's evidence, where it comes from): this run's sweep and timeline on a GPU (with the
+    device's name); elsewhere the reference GPU's recorded ones (None if either is missing)."""
+    if on_gpu:
+        return {**c18_evidence(sweep_data, gaps), "device": device_name}, ""
+    if _payload(recorded_sweep) is None or _payload(recorded_gaps) is None:
+        return None, "nothing recorded for the reference GPU yet"
+    return c18_evidence(_payload(recorded_sweep), _payload(recorded_gaps)), _where(recorded_sweep)
+
+
+def c18_table(evidence: Mapping | None, where: str) -> Table | str:
+    """Both graph-replay numbers side by side, the eager ones, and which the verdict uses."""
+    if evidence is None:
+        return f"No GPU here, and {where}."
+    ev = evidence
+    verdict = "<- the verdict uses this"
+    return Table("C18: launch latency, not time per node", ["quantity", "us", ""], [
+        ["graph replay, per node (fitted slope)", ev["graph_per_node_us"], ""],
+        ["  the kernel's own run (timeline busy / kernels)", ev["graph_kernel_us"], ""],
+        ["  slope minus kernel", ev["graph_per_node_us"] - ev["graph_kernel_us"], ""],
+        ["  launch gap (timeline median)", ev["graph_launch_gap_us"], verdict],
+        ["eager, per launch (fitted slope)", ev["eager_per_launch_us"], verdict],
+        ["  eager gap on the timeline (profiler on)", ev["eager_launch_gap_us"], ""],
+    ], recorded=where and f"{where}: judged by the rule above, not saved as this machine's verdict")
+
+
+def judge_c18(chapter: object, evidence: Mapping | None) -> claims.Verdict | None:
+    """On a GPU, this run's verdict (kept for the chapter); elsewhere the reference GPU's
+    recorded evidence judged by the same rule, not kept as this machine's; None without any."""
+    if evidence is None:
+        return None
+    if chapter.on_gpu:  # type: ignore[attr-defined]
+        return chapter.judge("C18", dict(evidence), form=claims.SEED_FORM)  # type: ignore[attr-defined]
+    return claims.get("C18").judge(dict(evidence), machine=results.DEFAULT_REFERENCE)
+
+
+def reduce_overhead(device: torch.device, layers: int = 6, width: int = 512) -> dict:
+    """A small MLP (`layers` x Linear(width) + GELU) at batch 1: eager, torch.compile and
+    mode='reduce-overhead' timed interleaved (the payload under 'reduce_overhead')."""
+    mlp = torch.nn.Sequential(*[m for _ in range(layers)
+                                for m in (torch.nn.Linear(width, width), torch.nn.GELU())]).to(device).eval()
+    one = torch.randn(1, width, device=device)
+    torch._dynamo.reset()
+    default_mlp, graph_mlp = torch.compile(mlp), torch.compile(mlp, mode="reduce-overhead")
+    with torch.no_grad():
+        for _ in range(3):
+            default_mlp(one)
+            graph_mlp(one)
+        cmp = bench.compare({"eager": lambda: mlp(one), "compiled": lambda: default_mlp(one),
+                             "reduce-overhead": lambda: graph_mlp(one)},
+                            baseline="eager", rounds=5, rep_ms=200)
+    return {"comparison": cmp.table(), "layers": layers, "width": width, "batch": 1}
+
+
+def comparison_table(record: object, title: str) -> Table | str:
+    """A kept comparison (a payload's 'comparison': bench's rows) as a table: each variant's
+    median, ratio, host launch and whether it was launch-bound; labelled recorded if so."""
+    payload = _payload(record)
+    if payload is None:
+        return str(record)
+    shown = rows([{"variant": r["variant"], "median": r["median_s"], "ratio": r["ratio"],
+                   "host launch": r.get("host_s"), "launch-bound": r.get("launch_bound")}
+                  for r in payload["comparison"]], title,
+                 units={"median": "s", "ratio": "x", "host launch": "s"})
+    shown.recorded = _where(record)
+    return shown
+
+
+# ---------------------------------------------------------------------------- C19: Triton
+
+
+def triton_add_class(measured: object, has_triton: bool, recorded: object) -> str:
+    """C19's quiz answer, graded on the sweep's largest aligned size: this run's sweep where
+    Triton runs (run the sweep cell first), else the reference GPU's recorded one."""
+    payload = _payload(measured if has_triton else recorded)
+    if payload is None:
+        raise ValueError("run the sweep cell below first, then submit again" if has_triton else
+                         "no GPU here and no aligned sweep recorded yet for the reference GPU")
+    return fused_kernels.add_speed_class(payload["rows"][-1]["speedup"])
+
+
+def add_table(record: object, title: str = "Triton's add against PyTorch's, fp16") -> Table | str:
+    """One row per size: each add's GB/s, the speed-up, and each one's device time and host
+    launch apart; labelled recorded when it was not measured here."""
+    payload = _payload(record)
+    if payload is None:
+        return str(record)
+    shown = Table(title, ["elements", "aligned", "Triton GB/s", "PyTorch GB/s", "Triton/PyTorch",
+                          "device T", "device P", "host launch T", "host launch P"],
+                  units={"Triton/PyTorch": "x", "device T": "us", "device P": "us",
+                         "host launch T": "us", "host launch P": "us"}, recorded=_where(record))
+    for r in payload["rows"]:
+        shown.add(r["elements"], r["aligned"], r["triton_gbps"], r["torch_gbps"], r["speedup"],
+                  r.get("triton_us"), r.get("torch_us"), r.get("triton_host_us"), r.get("torch_host_us"))
+    rows_ = payload["rows"]
+    if len(rows_) == 2 and rows_[0]["aligned"] != rows_[1]["aligned"]:
+        shown.note(f"one element fewer: Triton's add runs at "
+                   f"{rows_[1]['triton_gbps'] / rows_[0]['triton_gbps']:.0%} of its aligned speed, "
+                   f"PyTorch's at {rows_[1]['torch_gbps'] / rows_[0]['torch_gbps']:.0%}.")
+    return shown
+
+
+def judge_c19(chapter: object, add_sweep: Mapping, copy_gbps: float,
+              seed_implied_gbps: float, device_name: str) -> claims.Verdict:
+    """C19's verdict from the sweep's largest size, by device time, kept for the chapter."""
+    largest = add_sweep["rows"][-1]
+    return chapter.judge("C19", {  # type: ignore[attr-defined]
+        "triton_gbps": largest["triton_gbps"], "torch_gbps": largest["torch_gbps"],
+        "copy_ceiling_gbps": copy_gbps, "speedup_iqr": largest["speedup_iqr"],
+        "seed_implied_gbps": seed_implied_gbps, "elements": largest["elements"],
+        "dtype": "float16", "flags": largest["flags"], "sweep": add_sweep["rows"],
+        "device": device_name,
+    }, form=f"analogue: {device_name} (the seed: A100), fp16, "
+            f"power-of-two sizes up to {largest['elements']:,} elements")
+
+
+def chain_operands(sizes: object, device: torch.device) -> tuple[torch.Tensor, ...]:
+    """x, y, z for silu((x + y) * z): a quarter of the copy size per float32 array on a GPU,
+    an eighth on a CPU."""
+    n = sizes.copy_bytes // 4 // (4 if device.type == "cuda" else 8)  # type: ignore[attr-defined]
+    return tuple(torch.randn(n, device=device) for _ in range(3))
+
+
+def chain_speedup(gain: float | None) -> float:
+    """The chain quiz's answer: graded on the careful interleaved measurement below."""
+    if gain is None:
+        raise ValueError("run the measurement cell below first, then submit again")
+    return round(gain, 2)
+
+
+def chain_bytes(elements: int, slow: str, fast: str) -> dict[str, int]:
+    """Bytes each path moves: eager writes and reads back both intermediates (8 arrays' worth),
+    the fused kernel reads three arrays and writes one."""
+    return {slow: fused_kernels.bytes_moved(elements, 4, fused_kernels.CHAIN_EAGER_TENSORS),
+            fast: fused_kernels.bytes_moved(elements, 4, fused_kernels.CHAIN_FUSED_TENSORS)}
+
+
+def chain_table(comparison: bench.Comparison, moved: Mapping[str, int], stated: str) -> Table:
+    """Per path: median time, ratio and its spread, bytes moved, GB/s and share of the copy
+    ceiling; the stated speed-up under it, the harness's notes folded."""
+    shown = Table(f"silu((x + y) * z), {comparison.rounds} interleaved rounds",
+                  ["path", "median", "ratio", "ratio spread", "moves", "GB/s", "of the copy ceiling"],
+                  units={"median": "s", "ratio": "x", "moves": "B", "of the copy ceiling": "%"})
+    for label, variant in comparison.variants.items():
+        shown.add(label, variant.timing.median_s, variant.ratio,
+                  f"{variant.ratio_q25:.2f}-{variant.ratio_q75:.2f}", moved[label], variant.timing.gbps,
+                  variant.timing.pct_of_copy_ceiling)
+    slow, fast = list(comparison.variants)[0], list(comparison.variants)[-1]
+    rates = {label: v.timing.gbps for label, v in comparison.variants.items()}
+    notes = [f"flagged: {flag['timing']}: {flag['why']}" for flag in comparison.flags()]
+    if notes:
+        shown.fold(f"the harness's notes ({len(notes)} flagged)", "\n".join(notes))
+    return shown.note(f"{fast}: {stated} the speed of {slow}, moving {moved[fast] / moved[slow]:.0%} "
+                      f"of the bytes at {rates[fast] / rates[slow]:.0%} of the other's bandwidth.")
+
+
+# ---------------------------------------------------------------------------- C21: GradScaler
+
+
+def make_scaler(on_gpu: bool, **options: float) -> torch.amp.GradScaler:
+    """A GradScaler for this device ('cuda' on a GPU, 'cpu' elsewhere)."""
+    return torch.amp.GradScaler("cuda" if on_gpu else "cpu", **options)
+
+
+def scaled_step(scaler: torch.amp.GradScaler, weight: torch.nn.Parameter, x: torch.Tensor) -> dict:
+    """One step of loss = sum(weight * x) through the scaler: scale before, after, skipped?"""
+    optimizer = torch.optim.SGD([weight], lr=0.1)
+    optimizer.zero_grad()
+    before, old = scaler.get_scale(), weight.detach().clone()
+    scaler.scale((weight * x).sum()).backward()
+    scaler.step(optimizer)
+    scaler.update()
+    return {"scale_before": before, "scale_after": scaler.get_scale(),
+            "skipped": bool(torch.equal(old, weight.detach()))}
+
+
+def overflow_outcome(device: torch.device) -> str:
+    """The GradScaler quiz's answer: one step whose scaled gradient overflows, classified."""
+    w = torch.nn.Parameter(torch.ones(4, device=device))
+    step = scaled_step(make_scaler(device.type == "cuda"), w, torch.full((4,), 1e35, device=device))
+    skipped, halved = step["skipped"], step["scale_after"] == step["scale_before"] / 2
+    return {(True, True): OVERFLOW_CLASSES[0], (False, True): OVERFLOW_CLASSES[1],
+            (True, False): OVERFLOW_CLASSES[2]}.get((skipped, halved), "something else")
+
+
+def scaler_defaults(scaler: torch.amp.GradScaler) -> dict:
+    """A scaler's init scale, growth interval, backoff and growth factors."""
+    return {"init_scale": scaler.get_scale(), "growth_interval": scaler.get_growth_interval(),
+            "backoff_factor": scaler.get_backoff_factor(), "growth_factor": scaler.get_growth_factor()}
+
+
+def scaler_form(on_gpu: bool) -> str:
+    """The form a GradScaler verdict judges: the seed's on a GPU, the CPU scaler's analogue."""
+    return claims.SEED_FORM if on_gpu else "CPU analogue: torch.amp.GradScaler('cpu'), float32"
+
+
+# ---------------------------------------------------------------------------- what to remember
+
+
+def launch_line(on_gpu: bool, c18: Mapping | None, sweep: launch_overhead.LaunchSweep) -> str:
+    """The launch takeaway: the graph's cut on a GPU; the CPU's own cost per tiny op elsewhere."""
+    if on_gpu and c18 is not None:
+        return (f"a CUDA Graph cut a launch from {c18['eager_per_launch_us']:.2f} us (eager, "
+                f"CPU-bound) to a {c18['graph_launch_gap_us']:.2f} us gap between kernels "
+                f"({c18['graph_per_node_us']:.2f} us per node, the kernel's own run included)")
+    return (f"each tiny op costs this CPU {sweep.fits['eager (CPU ops)'].per_item_us:.1f} us of "
+            "Python and dispatcher time, whatever it computes; a CUDA Graph removes that host "
+            "cost on a GPU (recorded verdict in the table)")
+
+
+def chain_line(moved: Mapping[str, int], comparison: bench.Comparison, spread: Sequence[float],
+               stated: str) -> str:
+    """The fusion takeaway: fewer bytes paid when the spread lies above 1, else why not."""
+    slow, fast = list(comparison.variants)[0], list(comparison.variants)[-1]
+    rates = {label: v.timing.gbps for label, v in comparison.variants.items()}
+    share = moved[fast] / moved[slow]
+    if min(spread) > 1:
+        return (f"Fusion pays in bytes: the chain moved {share:.0%} of the bytes when fused and ran "
+                f"at {stated} the speed ({fast} against {slow}).")
+    return (f"Fewer bytes pay only at the same bandwidth: '{fast}' moved {share:.0%} of the bytes "
+            f"but at {rates[fast] / rates[slow]:.0%} of the other's bandwidth, so it ran at "
+            f"{stated} the speed of '{slow}' (on a GPU, a fused kernel keeps the bandwidth).")
