@@ -7,9 +7,11 @@ CUDA GPU. measure_knee() is the chapter's central number, the knee of the worker
 knee within one step of the sweep in every run, and each knob's gain / no gain the same.
 benchmarks/reproduce.py calls it through measure_numbers() and summarise_numbers().
 
-Sized to fit a batch job: on a 16-core H200 host one run is planned at about 60 s (start-up,
-the verdicts, the worker sweep under its hard budget knee_experiment.WORKER_SWEEP_BUDGET_S);
-last_phases() and measure_numbers()['phases'] say where each run's seconds went.
+Sized to fit a batch job: on a 16-core H200 host one full run is planned at about 130 s at
+most (start-up, the verdicts, the worker sweep and the knob sweep under their hard budgets,
+knee_experiment.WORKER_SWEEP_BUDGET_S and KNOB_SWEEP_BUDGET_S: 45 s and 60 s), so three runs
+fit a 600 s call; --quick leaves the knob sweep out. last_phases() and
+measure_numbers()['phases'] say where each run's seconds went.
 """
 
 from __future__ import annotations
