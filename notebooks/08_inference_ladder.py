@@ -245,8 +245,14 @@ if ladder_run.regimes:
         print(f"{regime} (TF32 on; base {base.images_per_s:,.0f} images/s):")
         for name, gain in steps_gains.items():
             r = ladder_run.regimes[regime][name]
-            busy = "" if r.device_busy_share is None else f", device busy {100 * r.device_busy_share:.0f}%"
+            busy = "" if r.idle_share is None else f", GPU idle {100 * r.idle_share:.0f}% (unprofiled)"
             print(f"    {name:<16} {gain:5.2f}x{busy}")
+    import torch._inductor.config as inductor_config
+
+    print(f"Inductor's layout_optimization is {inductor_config.layout_optimization} in this torch: "
+          "when on, Inductor may choose channels_last for a compiled graph's convolutions itself "
+          "(GraphLowering.decide_layout_opt; read from its source, not measured), so the compiled "
+          "base may already run them in it, and the step's gain there is the input's conversion")
 else:
     print("No GPU here: the interaction table needs compile and CUDA graphs on a GPU "
           "(the recorded H200 run below has it).")
@@ -273,7 +279,10 @@ best = ladder_run.best
 #
 # This run's best gated rung beside the dense compute roof of its precision (ResNet-50's FLOPs
 # per image, counted by `torch.utils.flop_counter.FlopCounterMode`, into this machine's measured
-# matmul rate) and a published figure, labelled as such.
+# matmul rate) and a published figure, labelled as such. On an H200 the gap to the published
+# figure is split, from these numbers and the H200's published dense peaks: how much of it is
+# precision (INT8's peak over the rung's) and how much efficiency (the share of its own peak
+# each reaches).
 
 # %%
 per_image = roofline.flops_per_image(plan.image)
@@ -281,6 +290,12 @@ print(f"ResNet-50 at {plan.image} px: {per_image / 1e9:.2f} GFLOP per image (Flo
 for what, value in roofline.standing(best.images_per_s, best.settings.math, ceiling.matmul_tflops,
                                      per_image):
     print(f"- {what}: {value}")
+split = roofline.gap_split(best.images_per_s, best.settings.math, per_image,
+                          torch.cuda.get_device_name() if on_gpu else "",
+                          best.kinds.get(attribution.ELEMENTWISE))
+for line in split.lines(best.settings.math) if split else ["(the gap's split uses the H200's "
+                                                           "published peaks: shown on an H200 run)"]:
+    print(f"- {line}")
 print("What closes the gap:", roofline.WHAT_CLOSES_THE_GAP)
 
 # %% [markdown]

@@ -18,6 +18,7 @@ import numpy as np
 from labkit.measure import timeline, timeline_stats
 
 REDUCTIONS = "reductions/norms"
+ELEMENTWISE = timeline_stats.ELEMENTWISE  # the class the roof's gap split reads
 INDUCTOR_POINTWISE = re.compile(r"^triton_poi_|^triton_tem_fused_.*(add|relu|mul)")
 INDUCTOR_REDUCTION = re.compile(r"^triton_(red|per)_")
 INDUCTOR_TEMPLATE = re.compile(r"^triton_tem_|^triton_mm|^triton_conv")  # max-autotune's GEMM/conv

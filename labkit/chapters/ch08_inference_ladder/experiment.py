@@ -103,7 +103,11 @@ class Result:
             "speedup_over_defaults": top.speedup_over(self.defaults),
             "strict_spread": list(top.speedup_spread(self.strict)),
             "defaults_spread": list(top.speedup_spread(self.defaults)),
-            "top_rung": top.name, "steps_kept": len(ladder.kept(self.rungs)) - 1,
+            "top_rung": top.name,
+            # the steps kept up to the judged rung, at the baselines' batch (a larger batch is
+            # not one of the seed's steps, so it is not counted among them)
+            "steps_kept": len([r for r in ladder.kept(self.rungs)
+                               if r.settings.batch == self.strict.settings.batch]) - 1,
             "top_gate_passed": bool(top.gate and top.gate.passed),
             "top_rel_error": top.gate.rel_error if top.gate else None,
             "top_images_per_s": top.images_per_s, "top_batch": top.settings.batch,

@@ -84,3 +84,62 @@ def standing(top_images_per_s: float, top_math: str, matmul_tflops: dict[str, fl
                  f"~{published['samples_per_s_per_gpu']:,} samples/s per GPU "
                  f"(source: {published['source']})"))
     return rows
+
+
+# Published dense (no sparsity) tensor-core peaks of the H200 SXM, from NVIDIA's datasheet:
+# labelled as published wherever shown, and applied only to a run on an H200.
+H200_DENSE_SPEC = {
+    "label": "published: NVIDIA H200 SXM datasheet, dense tensor-core peak (no sparsity)",
+    "tflops": {"float16": 989.0, "bfloat16": 989.0, "int8": 1979.0},
+    "source": "nvidia.com/en-us/data-center/h200 (the datasheet halves the 'with sparsity' figures)",
+}
+
+
+@dataclass(frozen=True)
+class GapSplit:
+    """The published MLPerf figure over this run's best rung, split into precision and efficiency.
+
+    gap = precision x efficiency, where precision is the ratio of the two maths' published
+    dense peaks (INT8 over the rung's), and efficiency the ratio of the shares of their own
+    peak that the two reach. Every input is either measured in this run or published and
+    labelled as such.
+    """
+
+    top_tflops: float          # measured: images/s x FLOPs per image
+    top_share_of_peak: float   # of the published dense peak of its math
+    published_tflops: float    # MLPerf's samples/s x the same FLOPs per image
+    published_share_of_peak: float  # of the published dense INT8 peak
+    gap: float
+    precision: float
+    efficiency: float
+    elementwise_share: float | None  # measured: the best rung's elementwise share of device time
+
+    def lines(self, math: str) -> list[str]:
+        spec = H200_DENSE_SPEC["tflops"]
+        said = [
+            f"the best rung runs {self.top_tflops:,.0f} TFLOP/s: {100 * self.top_share_of_peak:.0f}% of "
+            f"the published dense {math} peak ({spec[math]:,.0f} TFLOP/s)",
+            f"MLPerf's figure is {self.published_tflops:,.0f} TFLOP/s at the same FLOPs per image: "
+            f"{100 * self.published_share_of_peak:.0f}% of the published dense INT8 peak "
+            f"({spec['int8']:,.0f} TOP/s)",
+            f"the {self.gap:.1f}x gap = {self.precision:.1f}x precision (INT8's peak over {math}'s) "
+            f"x {self.efficiency:.1f}x efficiency (share of peak reached)",
+        ]
+        if self.elementwise_share is not None:
+            said.append(f"of the best rung's device time, {100 * self.elementwise_share:.0f}% is "
+                        "elementwise work (measured above): part of the efficiency gap is there")
+        return said
+
+
+def gap_split(top_images_per_s: float, math: str, per_image: float, device_name: str,
+              elementwise_share: float | None = None) -> GapSplit | None:
+    """Split MLPerf's figure over this run's best rung (None off an H200, or for a math with no
+    published peak here: the spec numbers are the H200's)."""
+    peaks = H200_DENSE_SPEC["tflops"]
+    if "H200" not in device_name or math not in peaks or math == "int8" or top_images_per_s <= 0:
+        return None
+    top = top_images_per_s * per_image / 1e12
+    published = MLPERF_H200_RESNET50_OFFLINE["samples_per_s_per_gpu"] * per_image / 1e12
+    top_share, published_share = top / peaks[math], published / peaks["int8"]
+    return GapSplit(top, top_share, published, published_share, published / top,
+                    peaks["int8"] / peaks[math], published_share / top_share, elementwise_share)

@@ -28,3 +28,16 @@ def test_resnet50_flops_and_the_roof():
     rows = roofline.standing(30_000, "float16", {"float16": 655.0}, per_image)
     assert len(rows) == 3 and rows[-1][0].startswith("published:") and "source:" in rows[-1][1]
     assert "37%" in rows[1][1]
+
+
+def test_the_gap_to_mlperf_splits_into_precision_and_efficiency():
+    per_image = 8.2e9
+    split = roofline.gap_split(31_000, "float16", per_image, "NVIDIA H200", elementwise_share=0.43)
+    assert split.precision * split.efficiency == pytest.approx(split.gap)
+    assert split.precision == pytest.approx(1979 / 989)
+    assert split.top_tflops == pytest.approx(31_000 * 8.2e9 / 1e12)
+    assert split.published_share_of_peak == pytest.approx(95_000 * 8.2e9 / 1e12 / 1979)
+    assert any("43% is elementwise" in line for line in split.lines("float16"))
+    # the published peaks are the H200's: no split elsewhere, nor for a math with no peak here
+    assert roofline.gap_split(31_000, "float16", per_image, "NVIDIA A100") is None
+    assert roofline.gap_split(31_000, "tf32", per_image, "NVIDIA H200") is None
