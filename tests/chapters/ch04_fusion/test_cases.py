@@ -1,0 +1,165 @@
+"""Chapter 04's cases (moved out of the notebook): quiz answers, tables, keys and the GPU paths'
+renderers, the last run on what the reference H200 recorded so a CPU exercises them."""
+
+import json
+from pathlib import Path
+
+import pytest
+import torch
+
+from labkit import session
+from labkit.chapters.ch04_fusion import cases, fused_kernels, fusion, launch_overhead
+from labkit.measure.timing import Comparison, Timing, VariantResult
+from labkit.session import Recorded
+
+ROOT = Path(__file__).resolve().parents[3]
+RESULTS = ROOT / "results" / "nvidia-h200.json"
+
+
+def _recorded(key: str) -> Recorded:
+    data = json.loads(RESULTS.read_text()) if RESULTS.exists() else {}
+    entry = data.get("chapters", {}).get("04_fusion", {}).get(key)
+    if entry is None:
+        pytest.skip(f"nothing recorded on the H200 for {key}")
+    return Recorded("04_fusion", key, "nvidia-h200", entry["payload"], "2026-12-03")
+
+
+def _comparison(medians: dict[str, float], baseline: str, q25: float = 0.0, q75: float = 0.0,
+                gbps: dict[str, float] | None = None) -> Comparison:
+    base = medians[baseline]
+    variants = {label: VariantResult(Timing(label=label, device="cpu", mode="hot", times_s=(m,), median_s=m,
+                                            iqr_s=0.0, min_s=m, count=1, gbps=(gbps or {}).get(label)),
+                                     m / base, (q25 or m / base) if label != baseline else 1.0,
+                                     (q75 or m / base) if label != baseline else 1.0, (m / base,))
+                for label, m in medians.items()}
+    return Comparison(baseline, 1, variants, tuple(medians))
+
+
+def test_a_cpu_run_keeps_its_own_key():
+    assert cases.key_here("launch_overhead", True) == "launch_overhead"
+    assert cases.key_here("launch_overhead", False) == "launch_overhead_cpu"
+
+
+def test_the_folding_quiz_is_computed_and_tf32_comes_back():
+    assert cases.folding_error_class() == cases.FOLD_CLASSES[1]  # rounding differs in the last bits
+    before = (torch.backends.cudnn.allow_tf32, torch.backends.cuda.matmul.allow_tf32)
+    with cases.full_float32():
+        assert not torch.backends.cudnn.allow_tf32 and not torch.backends.cuda.matmul.allow_tf32
+    assert (torch.backends.cudnn.allow_tf32, torch.backends.cuda.matmul.allow_tf32) == before
+
+
+def test_a_gain_is_stated_inside_its_spread_and_noise_is_said():
+    gain, spread, stated = cases.stated_gain(_comparison({"a": 2.0, "b": 1.0}, "a", 0.45, 0.55), "b")
+    assert gain == pytest.approx(2.0) and spread == pytest.approx((1 / 0.55, 1 / 0.45))
+    assert stated.startswith("2.00x")
+    _, _, even = cases.stated_gain(_comparison({"a": 1.0, "b": 1.0}, "a", 0.9, 1.1), "b")
+    assert "2.00x" not in even
+
+
+def test_stale_weights_are_told_by_the_tolerance():
+    shown = cases.stale_table({"folded copy": {"max_rel_error": 0.04},
+                               "compiled": {"max_rel_error": 2e-5}}, *cases.follow_tolerance(False))
+    assert shown.column("follows the update?") == ["is stale", "follows"]
+    assert cases.follow_tolerance(False) == (1e-4, "float32 rounding")
+    assert cases.compile_backend(True) == "inductor" and cases.compile_backend(False) == "eager"
+
+
+def test_the_graph_table_counts_dynamo_graphs():
+    def seed(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+        return x + y if x.sum() > 0 else x * y
+
+    shown = cases.graph_table({"seed": fusion.explain(seed, -torch.ones(8), torch.ones(8))})
+    assert shown.column("graphs") == [2] and shown.column("breaks") == [1]
+    assert "graph 2" in shown.column("graph code")[0]
+
+
+def test_the_c18_quiz_grades_the_gap_and_asks_for_it_first():
+    with pytest.raises(ValueError, match="run the timeline"):
+        cases.graph_gap_class(None, True, None)
+    assert cases.graph_gap_class({"graph_launch_gap_us": 0.26}, True, None) == cases.GAP_CLASSES[0]
+    assert cases.graph_gap_class({"graph_launch_gap_us": 1.0}, True, None) == cases.GAP_CLASSES[1]
+    with pytest.raises(ValueError, match="nothing recorded"):
+        cases.graph_gap_class(None, False, Recorded("04_fusion", "timeline_launch_gaps", "nvidia-h200"))
+    recorded = _recorded("timeline_launch_gaps")
+    gap = recorded["graph replay"]["launch_gap_median_us"]
+    assert cases.graph_gap_class(None, False, recorded) == cases.graph_gap_class(
+        {"graph_launch_gap_us": gap}, True, None)
+
+
+def test_c18_on_a_cpu_judges_the_recorded_run_without_keeping_it():
+    sweep, gaps = _recorded("launch_overhead"), _recorded("timeline_launch_gaps")
+    evidence, where = cases.c18_case(False, {}, {}, sweep, gaps, "cpu")
+    assert where.startswith("recorded on nvidia-h200")
+    assert evidence["graph_launch_gap_us"] == gaps["graph replay"]["launch_gap_median_us"]
+    shown = cases.c18_table(evidence, where)
+    assert "recorded on nvidia-h200" in shown.caption() and shown.column("")[3].startswith("<- the verdict")
+    chapter = session.open("04_fusion", announce=False)
+    chapter.on_gpu = False
+    verdict = cases.judge_c18(chapter, evidence)
+    assert verdict.claim_id == "C18" and chapter.verdicts == []
+    assert cases.c18_case(False, {}, {}, Recorded("04_fusion", "x", "nvidia-h200"), gaps, "cpu")[0] is None
+    # the GPU path: this run's sweep and gaps (here the recorded ones), judged and kept
+    measured, here = cases.c18_case(True, sweep.value, gaps.value, None, None, "H200")
+    assert here == "" and measured["device"] == "H200"
+    chapter.on_gpu = True
+    assert cases.judge_c18(chapter, measured).claim_id == "C18" and len(chapter.verdicts) == 1
+
+
+def test_the_add_tables_show_device_time_and_host_launch_apart():
+    sweep = _recorded("triton_add_sweep")
+    shown = cases.add_table(sweep)
+    assert "recorded on nvidia-h200" in shown.caption() and "host launch T" in shown.columns
+    assert cases.triton_add_class(None, False, sweep) in fused_kernels.ADD_SPEED_CLASSES
+    with pytest.raises(ValueError, match="run the sweep"):
+        cases.triton_add_class(None, True, sweep)
+    misaligned = cases.add_table(_recorded("triton_add_misaligned"))
+    assert any(note.startswith("one element fewer") for note in misaligned.notes)
+    chapter = session.open("04_fusion", announce=False)
+    verdict = cases.judge_c19(chapter, sweep.value, 4000.0, 173e3, "H200")
+    assert verdict.claim_id == "C19" and "H200" in verdict.form
+
+
+def test_the_recompile_table_follows_the_clocks_it_has():
+    assert cases.recompile_table(None) is None
+    recorded = cases.recompile_table(_recorded("recompile_sweep"))
+    assert "bound by (step, eager)" in recorded.columns and recorded.recorded
+    cpu_rows = {"backend": "eager", "limit": 8, "rows": [
+        {"elements": 1024, "new_graph": True, "first_call_s": 0.04, "step_s": 2e-5, "eager_s": 5e-6}]}
+    assert "bound by (step, eager)" not in cases.recompile_table(cpu_rows).columns
+
+
+def test_recorded_comparisons_and_payback_are_labelled():
+    shown = cases.comparison_table(_recorded("reduce_overhead"), "reduce-overhead")
+    assert "device time" in shown.columns and shown.recorded
+    assert cases.payback_table(_recorded("compile_payback")).recorded
+    nothing = Recorded("04_fusion", "compile_payback", "nvidia-h200")
+    assert "nothing recorded" in cases.payback_table(nothing)
+
+
+def test_gradscaler_quiz_and_steps():
+    assert cases.overflow_outcome(torch.device("cpu")) == cases.OVERFLOW_CLASSES[0]
+    assert cases.scaler_defaults(cases.make_scaler(False))["init_scale"] == 65536.0
+    assert cases.scaler_form(True) == cases.claims.SEED_FORM and "CPU" in cases.scaler_form(False)
+
+
+def test_the_chain_quiz_the_bytes_and_the_takeaways():
+    with pytest.raises(ValueError, match="run the measurement"):
+        cases.chain_speedup(None)
+    assert cases.chain_speedup(1.234) == 1.23
+    moved = cases.chain_bytes(1 << 20, "eager", "fused")
+    assert moved["eager"] == 2 * moved["fused"]
+    cmp = _comparison({"eager": 2.0, "fused": 1.0}, "eager", 0.45, 0.55, gbps={"eager": 20.0, "fused": 10.0})
+    assert cases.chain_line(moved, cmp, (1.8, 2.2), "2.00x").startswith("Fusion pays in bytes")
+    slower = cases.chain_line(moved, cmp, (0.9, 1.1), "noise")
+    assert slower.startswith("Fewer bytes pay only") and "at 50% of the other's bandwidth" in slower
+
+
+def test_the_launch_takeaway_and_the_cpu_trace():
+    sweep = launch_overhead.measure(counts=(1, 4, 8), device=torch.device("cpu"), rep_ms=5.0)
+    assert "this CPU" in cases.launch_line(False, None, sweep)
+    assert "CUDA Graph cut a launch" in cases.launch_line(True, {"eager_per_launch_us": 7.0,
+                                                                "graph_launch_gap_us": 0.3,
+                                                                "graph_per_node_us": 1.2}, sweep)
+    assert cases.sweep_table(sweep, False).column("kernels per call") == [1, 4, 8]
+    traces = cases.launch_traces(torch.device("cpu"), count=4)
+    assert list(traces) == ["eager"] and cases.summaries(traces).folded
