@@ -479,9 +479,11 @@ takeaways = [
 ]
 c25_seen = next((v for v in chapter.verdicts if v.claim_id == "C25"), None) or claims.recorded("C25")
 if c25_seen is not None:
-    idle = "" if c25_seen.evidence.get("busy_stream") else ", on an idle stream"
+    if c25_seen.recorded:  # the recorded evidence, judged by today's check (it says what it lacks)
+        c25_seen = claims.get("C25").judge(c25_seen.evidence, machine=c25_seen.machine,
+                                           form=c25_seen.form)
     takeaways.append(f"non_blocking from pageable memory (C25, {c25_seen.outcome}"
-                     f"{'' if on_gpu else ', recorded'}{idle}): {c25_seen.reason}.")
+                     f"{'' if on_gpu else ', recorded'}): {c25_seen.reason}.")
 print("\n".join(f"{k}. {line}" for k, line in enumerate(takeaways, start=1)))
 
 # %% [markdown]
