@@ -405,12 +405,12 @@ class Runner:
         row.device_gain = tuple(measured) if measured else None
         decision = keep(True, "", row.gain)
         row.kept, row.keep_why = decision.kept, decision.why
-        own_s = rung.median_s / rung.settings.batch
-        top_s = own_s * row.gain[0]
+        own_s = rung.median_s / rung.settings.batch      # seconds per image
+        base_s = own_s * row.gain[0]                      # the base's, by the interleaved ratio
         batch = rung.settings.batch
-        row.payback_batches = payback(prepared.compile_s, top_s * batch, own_s * batch)
+        row.payback_batches = payback(prepared.compile_s, base_s * batch, own_s * batch)
         extra = max(0.0, prepared.compile_s - (base_row.compile_s or 0.0))
-        row.extra_payback_batches = payback(extra, top_s * batch, own_s * batch)
+        row.extra_payback_batches = payback(extra, base_s * batch, own_s * batch)
 
     def run(self, levers: Sequence[Lever], budget_s: float | None = None,
             on_row: Callable[[Row], None] | None = None) -> list[Row]:
@@ -454,7 +454,9 @@ def table(rows: Sequence[Row]) -> str:
     lines = [head, "-" * len(head),
              "(base): the images/s of the rung the lever changes (the top rung, or the top rung at "
              "batch 64 for the batch-64 levers) in the same interleaved rounds; payback: batches "
-             "until the compile beyond the base's own is repaid; dev ms/b: device time per batch "
+             "until the lever's whole cold compile is repaid by the time it saves per batch (the "
+             "JSON's extra_payback_batches counts only the compile beyond the base's own, which "
+             "the process's first compile inflates); dev ms/b: device time per batch "
              "(kernel records); dev gain: the base's device time per image over this rung's; "
              "idle: 1 - device time / unprofiled wall time, %"]
     for r in rows:
@@ -464,7 +466,7 @@ def table(rows: Sequence[Row]) -> str:
             f"{r.name[:34]:<34} {r.status:<10} {_num(r.images_per_s, ',.0f'):>8} "
             f"{_num(r.base_images_per_s, ',.0f'):>8} {gain:>22} "
             f"{('yes' if r.kept else 'no') if r.status == 'measured' and r.gain else '-':>4} "
-            f"{err:>16} {_num(r.compile_s, '.1f'):>9} {_num(r.extra_payback_batches, ',.0f'):>8} "
+            f"{err:>16} {_num(r.compile_s, '.1f'):>9} {_num(r.payback_batches, ',.0f'):>8} "
             f"{_num(None if r.device_s is None else 1e3 * r.device_s, '.2f'):>8} "
             f"{_num(None if r.device_gain is None else r.device_gain[0], '.3f'):>8} "
             f"{_num(None if r.idle_share is None else 100 * r.idle_share, '.0f'):>5}")
