@@ -47,28 +47,15 @@ if "google.colab" in sys.modules:
     output.enable_custom_widget_manager()
 
 # %%
-import tempfile
-from pathlib import Path
-
 import torch
 
-from labkit import claims, exercises, session
-from labkit.audit import export_audit
-from labkit.chapters.ch07_export_traps import claims as ch07
-from labkit.chapters.ch07_export_traps import export_traps
-from labkit.show import widgets
+from labkit import session
 
-chapter = session.open("07_export_traps")
-device, on_gpu = chapter.device, chapter.on_gpu
-batch, image, channels = (64, 64, 32) if on_gpu else (4, 32, 16)
-model = export_audit.small_cnn(channels=channels, device=device)
-example = export_audit.example_input(batch, image, device=device)
-scratch = tempfile.TemporaryDirectory(prefix="labkit-07-")  # the exported files, gone with the kernel
-onnx_path = Path(scratch.name) / "model.onnx"  # the audit writes it; later sections reuse it
-
-print(export_traps.environment_line())
-print(f"model: SmallCNN ({sum(p.numel() for p in model.parameters())} parameters), "
-      f"example input {tuple(example.shape)} float32 on {device}")
+chapter = session.open("07_export_traps")  # the door: chapter.lab.<name> is this chapter's modules
+tables = chapter.lab.tables  # the chapter's set-up, quiz answers and tables (ch07's tables.py)
+frozen = tables.setup(chapter.device, chapter.on_gpu)  # SmallCNN and its NCHW example, sized here
+model, example, onnx_path = frozen.model, frozen.example, frozen.onnx_path
+frozen.table()
 
 # %% [markdown]
 # ## The three layouts
@@ -76,8 +63,7 @@ print(f"model: SmallCNN ({sum(p.numel() for p in model.parameters())} parameters
 # The same values, three ways in memory. Every artifact below is frozen with the first one.
 
 # %% tags=["nbval-check-output"]
-for name, x in export_audit.layouts(export_audit.example_input(1, 4)).items():
-    print(f"{name:<16} {export_audit.describe_layout(x.shape, x.stride())}")
+tables.layouts_table()
 
 # %% [markdown]
 # ## The layout audit
@@ -85,26 +71,11 @@ for name, x in export_audit.layouts(export_audit.example_input(1, 4)).items():
 # Six ways to freeze the model, each fed the three layouts. Predict first.
 
 # %% jupyter={"source_hidden": true}
-QUIZ_CHOICES = {"torch.jit.trace": "torch.jit.trace", "torch.export": "torch.export",
-                "numpy feed": "ONNX Runtime fed a numpy array",
-                "IOBinding": "ONNX Runtime fed a data pointer (IOBinding)"}
-
-
-def first_silently_wrong() -> str:
-    """The first path among the choices that was silently wrong on channels_last."""
-    for r in audit.rows:
-        if r.outcomes[export_audit.CHANNELS_LAST].kind == export_audit.WRONG:
-            for key, choice in QUIZ_CHOICES.items():
-                if key in r.path:
-                    return choice
-    return "none of them"
-
-
-quiz_audit = widgets.Quiz(
+quiz_audit = chapter.lab.widgets.Quiz(
     "Frozen with a contiguous NCHW example, which of these gives a wrong answer, without any "
     "error, when fed a channels_last tensor holding the same values?",
-    choices=["none of them", *QUIZ_CHOICES.values()],
-    answer=first_silently_wrong,
+    choices=["none of them", *tables.AUDIT_CHOICES.values()],
+    answer=lambda: tables.first_silently_wrong(globals().get("audit")),  # the audit below
     explanation="ONNX Runtime's IOBinding gets a data pointer and the declared shape, never the "
                 "strides, so it reads channels_last memory as if it were NCHW. The numpy feed "
                 "copies a strided array to a dense one first.",
@@ -112,17 +83,13 @@ quiz_audit = widgets.Quiz(
 quiz_audit
 
 # %%
-audit = export_audit.run(model, example, workdir=scratch.name)
-audit
+audit = tables.export_audit.run(model, example, workdir=onnx_path.parent)
+tables.audit_table(audit)
 
 # %% tags=["nbval-check-output"]
 # Which paths give eager's answer depends on the device (AOTInductor is built only on a GPU, ONNX
 # Runtime's provider differs, export records other strides on CUDA): the checked output is the frame.
-print(f"{len(audit.rows)} paths audited, one row each of:", ", ".join(export_audit.PATH_NAMES.values()))
-print("layouts:", ", ".join(export_audit.LAYOUTS))
-
-# %%
-print(audit.structure())
+print(tables.audit_frame(audit))
 
 # %% [markdown]
 # What the table says: `torch.jit.trace` and `torch.export` *record* the example's strides,
@@ -137,16 +104,7 @@ print(audit.structure())
 # the reference GPU run below shows what it did there.
 
 # %%
-recorded_audit = chapter.recorded("audit") if not on_gpu else None
-if on_gpu:
-    print("This run is on a GPU: the table above is the GPU's.")
-elif recorded_audit is None:
-    print("GPU reference audit: nothing recorded yet for nvidia-h200")
-else:
-    print(f"GPU reference audit (recorded on nvidia-h200, input {tuple(recorded_audit['example_shape'])}):")
-    for r in recorded_audit["rows"]:
-        print(f"  {r['path']:<42}" + " | ".join(r["outcomes"][lay]["kind"] for lay in export_audit.LAYOUTS)
-              + (f"   ({r['note']})" if r["note"] else ""))
+tables.reference_audit(chapter.here_or_recorded("audit", audit.as_dict))
 
 # %% [markdown]
 # ### Speed of the paths that were correct
@@ -159,16 +117,8 @@ else:
 # is fast and silently wrong on channels_last is not a candidate.
 
 # %%
-speed = export_audit.speed(audit, example, model)
-for clock, name in speed.fastest_correct().items():
-    comparison = speed.comparisons[clock]
-    print(f"timed with {clock}: fastest path correct on all layouts: {name} "
-          f"({claims.trust.stated_variant(comparison, name)} eager)")
-left_out = [r.path for r in audit.rows if r.artifact is not None and not r.correct_on_all
-            and r.outcomes[export_audit.NCHW].kind == export_audit.CORRECT]
-if left_out:
-    print("timed but not a candidate (wrong or refused on some layout):", ", ".join(left_out))
-speed
+speed = tables.export_audit.speed(audit, example, model)
+tables.speed_table(speed, audit)
 
 # %% [markdown]
 # ## Trap 1: the `contiguous()` that export drops
@@ -179,27 +129,19 @@ speed
 # *ran* has nothing to record.
 
 # %% jupyter={"source_hidden": true}
-KINDS_TO_CHOICES = {export_audit.CORRECT: "gives eager's answer", export_audit.REJECTED: "raises an error",
-                    export_audit.WRONG: "gives a wrong answer silently"}
-quiz_dropped = widgets.Quiz(
+quiz_dropped = chapter.lab.widgets.Quiz(
     "torch.export froze this model with a contiguous NCHW example. Fed a channels_last input, "
     "the exported module ...",
-    choices=list(KINDS_TO_CHOICES.values()),
-    answer=lambda: KINDS_TO_CHOICES[dropped.audit.row("torch.export").outcomes[export_audit.CHANNELS_LAST].kind],
+    choices=list(tables.KIND_CHOICES.values()),
+    answer=lambda: tables.export_on_channels_last(globals().get("dropped")),  # Trap 1 below
     explanation="The exported graph has no contiguous() (it was a no-op for the example), so the "
                 "view meets the channels_last conv output and refuses it.",
 )
 quiz_dropped
 
 # %%
-dropped = export_traps.dropped_contiguous(device=device)
-print("\n".join(dropped.lines()))
-dropped.audit
-
-# %%
-print("\n".join(dropped.lines()))
-print(dropped.audit.structure())
-print("torch.export on channels_last:", dropped.audit.row("torch.export").outcomes[export_audit.CHANNELS_LAST])
+dropped = chapter.lab.export_traps.dropped_contiguous(device=chapter.device)
+tables.dropped_table(dropped)
 
 # %% [markdown]
 # Whether export drops `contiguous()` for a *channels_last* example too depends on what it
@@ -209,16 +151,8 @@ print("torch.export on channels_last:", dropped.audit.row("torch.export").outcom
 # printed below it when there is one):
 
 # %%
-conv_strides = export_traps.conv_output_strides(device=device)
-print("\n".join(conv_strides.lines()))
-print("export dropped contiguous() for:", ", ".join(lay for lay in dropped.exported_ops
-                                                    if not dropped.kept_by_export(lay)) or "no example")
-if conv_strides.mismatched:
-    print(f"On {device} the exported graph assumes a layout eager did not produce for the "
-          f"{', '.join(conv_strides.mismatched)} example: the graph and the kernels disagree about strides.")
-recorded_strides = chapter.recorded("conv_strides") if not on_gpu else None
-if recorded_strides:
-    print("recorded on the reference GPU:\n  " + "\n  ".join(recorded_strides))
+conv_strides = chapter.lab.export_traps.conv_output_strides(device=chapter.device)
+tables.conv_strides_table(conv_strides, chapter.here_or_recorded("conv_strides", conv_strides.lines))
 
 # %% [markdown]
 # `torch.jit.trace` records the call itself (`aten::contiguous`), so the traced model copies
@@ -230,10 +164,8 @@ if recorded_strides:
 # Convert the model to channels_last, then freeze it with an ordinary NCHW example.
 
 # %%
-declared = export_traps.channels_last_declared_nchw(model, example, onnx_path=onnx_path)
-print("\n".join(declared.lines()))
-print(declared.export_layout_sentence(device))
-declared.eager
+declared = chapter.lab.export_traps.channels_last_declared_nchw(model, example, onnx_path=onnx_path)
+tables.declared_table(declared, chapter.device)  # its note: what export's recorded layout means here
 
 # %% [markdown]
 # The artifacts declare the example's NCHW strides. What torch.export records for the first
@@ -245,7 +177,7 @@ declared.eager
 # printed under Trap 1 show where the two can disagree). In ONNX the channels_last choice
 # disappears as well: the graph is the same as the NCHW model's, and the runtime picks its
 # own layout. In eager PyTorch the channels_last model takes the NCHW input as it is; the
-# comparison above times that against a channels_last input.
+# comparison under the table times that against a channels_last input.
 #
 # ## Trap 3: ONNX Runtime's own layout preference
 #
@@ -258,26 +190,19 @@ declared.eager
 # them: a CPU session on the CPU clock (its work is host work, which CUDA events do not time).
 
 # %% jupyter={"source_hidden": true}
-def layout_preference_effect() -> str:
-    on = ort_layout.comparison["NCHW declared, on"].ratio if ort_layout.comparison else 1.0
-    return "faster" if on < 0.9 else "slower" if on > 1.1 else "about the same"
-
-
-quiz_ort = widgets.Quiz(
+quiz_ort = chapter.lab.widgets.Quiz(
     "ONNX Runtime, NCHW-declared model, on this machine: with its layout preference on, the "
     "model runs ... than with it off.",
     choices=["faster", "about the same", "slower"],
-    answer=layout_preference_effect,
+    answer=lambda: tables.layout_preference_effect(globals().get("ort_layout")),  # Trap 3 below
     explanation="Faster by more than 10%, slower by more than 10%, or within 10%: timed "
                 "interleaved below, after each session was checked against eager.",
 )
 quiz_ort
 
 # %%
-ort_layout = export_traps.ort_layout_preference(model, example, onnx_path=onnx_path)
-print(f"provider: {ort_layout.provider}; preference: {ort_layout.preference_name}")
-print("\n".join(ort_layout.lines()))
-ort_layout.comparison
+ort_layout = chapter.lab.export_traps.ort_layout_preference(model, example, onnx_path=onnx_path)
+tables.ort_table(ort_layout)
 
 # %% [markdown]
 # ## TensorRT: detected, not assumed
@@ -301,23 +226,15 @@ ort_layout.comparison
 # run Torch-TensorRT and ONNX Runtime's TensorRT/CUDA providers for real.
 
 # %%
-trt_status = export_traps.tensorrt_status()
-trt_status
-
-# %%
-trt_run = export_traps.run_torch_tensorrt(model, example)
-trt_run
-
-# %%
-ort_trt_run = export_traps.run_ort_tensorrt(model, example, onnx_path)
-ort_trt_run
+trt = tables.tensorrt(model, example, onnx_path)  # Torch-TensorRT and ORT's TensorRT provider, where they load
+trt_run = trt.torch_tensorrt
+trt
 
 # %% [markdown]
 # What the documentation says about where work falls back (read, cited, not measured here):
 
 # %%
-for topic, text in ch07.DOCUMENTED.items():
-    print(f"- {topic}: {text}\n")
+tables.documented_table()
 
 # %% [markdown]
 # ONNX Runtime *does* have a CPU fallback: the CPU provider takes nodes the providers before
@@ -325,11 +242,9 @@ for topic, text in ch07.DOCUMENTED.items():
 # (on a GPU) what running the whole model on the CPU provider would cost:
 
 # %%
-placement = export_traps.ort_placement(model, example, onnx_path=onnx_path)
-print("nodes per execution provider:", placement)
-fallback = export_traps.ort_cpu_fallback_cost(model, example, onnx_path=onnx_path)
-fallback if fallback is not None else print("no CUDA provider here: the CPU fallback's cost needs a GPU "
-                                            "(see the recorded GPU run in the verdict table)")
+placement = chapter.lab.export_traps.ort_placement(model, example, onnx_path=onnx_path)
+fallback = chapter.lab.export_traps.ort_cpu_fallback_cost(model, example, onnx_path=onnx_path)  # None without CUDA
+tables.placement_table(placement, fallback)
 
 # %% [markdown]
 # ## C15a-d: does tracing lose contiguity, and does TensorRT fall back to the CPU?
@@ -337,36 +252,37 @@ fallback if fallback is not None else print("no CUDA provider here: the CPU fall
 # Predict, then read the rule.
 
 # %% jupyter={"source_hidden": true}
-traced_contiguous = export_traps.traced_ops(torch.jit.trace(export_traps.ContiguousThenView().eval(),
-                                                            export_audit.example_input(2, 16)))
-quiz_trace = widgets.Quiz(
+quiz_trace = chapter.lab.widgets.Quiz(
     "torch.jit.trace runs x.contiguous() on an example that is already contiguous. What does the "
     "traced graph keep?",
-    choices=["the call (aten::contiguous)", "nothing: it was a no-op", "a copy (aten::clone)"],
-    answer=lambda: ("the call (aten::contiguous)" if "contiguous" in traced_contiguous
-                    else "a copy (aten::clone)" if "clone" in traced_contiguous else "nothing: it was a no-op"),
+    choices=list(tables.TRACE_CHOICES),
+    answer=tables.traced_keeps,
     explanation="TorchScript's tracer records each operator called at the dispatcher, no-op or not; "
                 "torch.export records what it decomposes to, and a no-op decomposes to nothing.",
 )
 quiz_trace
 
+# %%
+chapter.rules()
+
 # %% tags=["nbval-check-output"]
-print("\n\n".join(repr(claim) for claim in ch07.CLAIMS))
+tables.claim_cards(chapter.claim)
 
 # %% [markdown]
 # The seed's own comparison, without TensorRT: the traced model fed a transposed view
 # against the same values contiguous.
 
 # %%
+ch07 = chapter.lab.claims
 trace_row = audit.row("torch.jit.trace")
 traced_model = trace_row.artifact.run
-inputs = export_audit.layouts(example)
+inputs = tables.export_audit.layouts(example)
 with torch.no_grad():
     trace_cmp, trace_flags = chapter.measured(
-        {"contiguous input": lambda: traced_model(inputs[export_audit.NCHW]),
-         "transposed input": lambda: traced_model(inputs[export_audit.TRANSPOSED])},
+        {"contiguous input": lambda: traced_model(inputs[tables.NCHW]),
+         "transposed input": lambda: traced_model(inputs[tables.TRANSPOSED])},
         baseline="contiguous input", case=ch07.TRACE_CASE, rounds=5, rep_ms=200)
-trace_cmp
+chapter.show(trace_cmp, title="the traced model, without TensorRT")
 
 # %%
 evidence = {
@@ -375,30 +291,24 @@ evidence = {
     "trace_outcomes": {lay: o.kind for lay, o in trace_row.outcomes.items()},
     "trace_transposed_ratio": trace_cmp["transposed input"].ratio,
     "trace_transposed_ratio_iqr": [trace_cmp["transposed input"].ratio_q25, trace_cmp["transposed input"].ratio_q75],
-    "export_keeps_noop_contiguous": dropped.kept_by_export(export_audit.NCHW),
+    "export_keeps_noop_contiguous": dropped.kept_by_export(tables.NCHW),
     "tensorrt_ran": trt_run.ran,
     "tensorrt_skipped_because": trt_run.skipped_because,
     "tensorrt_fallback_devices": trt_run.fallback_devices,
     "tensorrt_outcomes": {lay: o.kind for lay, o in trt_run.outcomes.items()},
-    "tensorrt_transposed_ratio": trt_run.comparison["transposed input"].ratio if trt_run.comparison else None,
+    "tensorrt_transposed_ratio": tables.ratio_and_spread(trt_run.comparison, "transposed input")[0],
     "flags": trace_flags + (trt_run.comparison.flags(ch07.TENSORRT_CASE) if trt_run.comparison else []),
-    "tensorrt_transposed_ratio_iqr": ([trt_run.comparison["transposed input"].ratio_q25,
-                                       trt_run.comparison["transposed input"].ratio_q75]
-                                      if trt_run.comparison else None),
-    "seed_example_as_written": export_traps.seed_trace_example(traced_model, example),
+    "tensorrt_transposed_ratio_iqr": tables.ratio_and_spread(trt_run.comparison, "transposed input")[1],
+    "seed_example_as_written": chapter.lab.export_traps.seed_trace_example(traced_model, example),
     "ort_placement": placement,
-    "ort_cpu_over_cuda_ratio": fallback["CPU provider (and copies)"].ratio if fallback is not None else None,
-    "tensorrt_status": trt_status,
-    "ort_tensorrt": repr(ort_trt_run),
-    "device": str(device), "torch": torch.__version__,
+    "ort_cpu_over_cuda_ratio": tables.ratio_and_spread(fallback, "CPU provider (and copies)")[0],
+    "tensorrt_status": trt.status,
+    "ort_tensorrt": repr(trt.ort_tensorrt),
+    "device": str(chapter.device), "torch": torch.__version__,
 }
-c15 = {"C15a": chapter.judge("C15a", evidence, form=ch07.form_of("C15a", evidence)),
-       "C15b": chapter.judge("C15b", evidence, form=ch07.form_of("C15b", evidence)),
-       "C15c": chapter.judge("C15c", evidence, form=ch07.form_of("C15c", evidence)),
-       "C15d": chapter.judge("C15d", evidence, form=ch07.form_of("C15d", evidence))}
-for verdict in c15.values():
-    print(f"{verdict.claim_id} {verdict.label} [{verdict.form}] -- {verdict.reason}")
-print("the seed's own trace example, as written:", evidence["seed_example_as_written"])
+c15 = {claim_id: chapter.judge(claim_id, evidence, form=ch07.form_of(claim_id, evidence))
+       for claim_id in ("C15a", "C15b", "C15c", "C15d")}
+chapter.table(list(c15.values()))  # the seed's own trace example, as written, is in C15a's reason
 
 # %% [markdown]
 # ## Verdicts of this chapter
@@ -407,12 +317,9 @@ print("the seed's own trace example, as written:", evidence["seed_example_as_wri
 
 # %%
 chapter.save()
-for key, payload in (("audit", audit.as_dict()), ("dropped_contiguous", dropped.lines()),
-                     ("conv_strides", conv_strides.lines()),
-                     ("ort_layout", ort_layout.lines()), ("tensorrt", {"status": trt_status, "run": repr(trt_run),
-                                  "ort_tensorrt": repr(ort_trt_run)})):
-    chapter.record(key, payload)
-claims.table(chapter.verdicts)
+for key, payload in tables.recorded_payloads(audit, dropped, conv_strides, ort_layout, trt).items():
+    chapter.record(key, payload)  # the keys the reference run was recorded under
+chapter.table()
 
 # %% [markdown]
 # ## Exercises
@@ -423,7 +330,7 @@ claims.table(chapter.verdicts)
 # ### Exercise 07.1: when does a pointer-fed engine read a tensor right?
 
 # %%
-exercises.get("07.pointer_reads_correctly")
+chapter.exercise("07.pointer_reads_correctly")
 
 
 # %%
@@ -432,13 +339,13 @@ def pointer_reads_correctly(shape: tuple[int, ...], stride: tuple[int, ...]) -> 
 
 
 # %% tags=["nbval-check-output"]
-exercises.get("07.pointer_reads_correctly").check(pointer_reads_correctly)
+chapter.exercise("07.pointer_reads_correctly").check(pointer_reads_correctly)
 
 # %% [markdown]
 # ### Exercise 07.2: what does it read otherwise?
 
 # %%
-exercises.get("07.what_the_engine_sees")
+chapter.exercise("07.what_the_engine_sees")
 
 
 # %%
@@ -447,13 +354,13 @@ def engine_sees(x: torch.Tensor) -> torch.Tensor:
 
 
 # %% tags=["nbval-check-output"]
-exercises.get("07.what_the_engine_sees").check(engine_sees)
+chapter.exercise("07.what_the_engine_sees").check(engine_sees)
 
 # %% [markdown]
 # ### Exercise 07.3: an NHWC buffer as an NCHW tensor, without a copy
 
 # %%
-exercises.get("07.nhwc_buffer_as_nchw")
+chapter.exercise("07.nhwc_buffer_as_nchw")
 
 
 # %%
@@ -462,7 +369,7 @@ def nhwc_as_nchw(buffer: torch.Tensor, n: int, c: int, h: int, w: int) -> torch.
 
 
 # %% tags=["nbval-check-output"]
-exercises.get("07.nhwc_buffer_as_nchw").check(nhwc_as_nchw)
+chapter.exercise("07.nhwc_buffer_as_nchw").check(nhwc_as_nchw)
 
 # %% [markdown]
 # ## What to remember
@@ -472,8 +379,8 @@ exercises.get("07.nhwc_buffer_as_nchw").check(nhwc_as_nchw)
 # %%
 built = [r for r in audit.rows if r.artifact is not None]
 all_right = [r.path for r in built if r.correct_on_all]
-wrong = [(r.path, lay, o) for r in built for lay, o in r.outcomes.items() if o.kind == export_audit.WRONG]
-export_refusal = dropped.audit.row("torch.export").outcomes[export_audit.CHANNELS_LAST]
+wrong = [(r.path, lay, o) for r in built for lay, o in r.outcomes.items() if o.kind == tables.WRONG]
+export_refusal = dropped.audit.row("torch.export").outcomes[tables.CHANNELS_LAST]
 layout_on = [s for s in ort_layout.sessions if s.declared == "NCHW" and s.preference == "on"][0]
 on_ratio = ort_layout.comparison["NCHW declared, on"].ratio if ort_layout.comparison else None
 takeaways = [
@@ -482,20 +389,21 @@ takeaways = [
     + (f"{len(wrong)} answers were silently wrong, e.g. {wrong[0][0]} on {wrong[0][1]} "
        f"(max error {wrong[0][2].max_error:.3g})." if wrong else "none was silently wrong."),
     f"A no-op is not recorded: torch.export dropped contiguous() for its NCHW example "
-    f"({'dropped' if not dropped.kept_by_export(export_audit.NCHW) else 'kept'}), and on channels_last "
-    f"input the exported module was {str(export_refusal).rstrip('.')}; torch.jit.trace kept aten::contiguous.",
+    f"({'dropped' if not dropped.kept_by_export(tables.NCHW) else 'kept'}), and on channels_last "
+    f"input the exported module was {export_refusal.kind} ({export_refusal.detail.split(' (')[0]}); "
+    f"torch.jit.trace {'kept' if dropped.kept_by_trace else 'dropped'} aten::contiguous.",
     f"Layout choices do not survive into ONNX: the channels_last model's ONNX graph is "
     f"{'the same as' if declared.onnx_same_graph else 'different from'} the NCHW model's, and "
     f"ONNX Runtime chose its own layout ({layout_on.layout_nodes()} layout nodes with its preference on"
-    + (f", {claims.trust.stated_variant(ort_layout.comparison, 'NCHW declared, on')} the time of off)."
+    + (f", {tables.stated_brief(ort_layout.comparison, 'NCHW declared, on')} the time of off)."
        if on_ratio else ")."),
     f"C15a is {c15['C15a'].label}: tracing recorded strides "
     f"{trace_row.artifact.recorded_stride} and matched eager on "
-    f"{sum(o.kind == export_audit.CORRECT for o in trace_row.outcomes.values())} of 3 layouts; "
+    f"{sum(o.kind == tables.CORRECT for o in trace_row.outcomes.values())} of 3 layouts; "
     f"TensorRT {'ran' if trt_run.ran else 'was not run: ' + trt_run.skipped_because}, so C15b is "
-    f"{c15['C15b'].label} and C15c {c15['C15c'].label} [{c15['C15c'].form}], C15d {c15['C15d'].label}. "
+    f"{c15['C15b'].label} and C15c {c15['C15c'].label} [{c15['C15c'].form}], C15d {c15['C15d'].outcome}. "
     "Without TensorRT, "
-    f"the traced model took {claims.trust.stated_variant(trace_cmp, 'transposed input')} as long on the "
+    f"the traced model took {tables.stated_brief(trace_cmp, 'transposed input')} as long on the "
     f"transposed view as on the contiguous input (the seed says 4.2x for its TensorRT form).",
 ]
-print("\n".join(f"{k}. {line}" for k, line in enumerate(takeaways, start=1)))
+chapter.remember(takeaways)

@@ -1,0 +1,416 @@
+"""Chapter 07's set-up, quiz answers and tables, built from what the chapter measured.
+
+The notebook used to import six labkit modules, define its quiz answers inline, print its
+results line by line (`print(f"{r['path']:<42}...")`) and write `if on_gpu: ... else: recorded`
+by hand. What it showed lives here, as `labkit.show.table.Table`s: the notebook reaches it as
+`chapter.lab.tables`, shows one call per result, and a value recorded on the reference GPU
+arrives as the session's `Recorded`, so its table says 'recorded on nvidia-h200, <date>'.
+Outcome details (the error a path raised, how wrong a wrong answer was) and the documentation
+quoted for C15b/C15c are folded: a reader sees the outcomes and opens the evidence on request.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+import tempfile
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import torch
+from torch import nn
+
+from labkit.audit import export_audit
+from labkit.audit.export_audit import (
+    CHANNELS_LAST,
+    CORRECT,
+    LAYOUTS,
+    NCHW,
+    REJECTED,
+    SKIPPED,
+    TRANSPOSED,
+    WRONG,
+)
+from labkit.chapters.ch07_export_traps import claims as ch07
+from labkit.chapters.ch07_export_traps import export_traps
+from labkit.claims import trust
+from labkit.session import Recorded
+from labkit.show import table as tables
+
+__all__ = ["CHANNELS_LAST", "CORRECT", "LAYOUTS", "NCHW", "REJECTED", "TRANSPOSED", "WRONG", "export_audit",
+           "stated_variant"]
+stated_variant = trust.stated_variant  # a variant's ratio as a sentence may state it (its spread, its flags)
+_VETO = ", but the harness flagged"
+
+
+def stated_brief(comparison: object, name: str) -> str:
+    """`stated_variant` without the list of flagged timings that vetoed it: '0.73x (rounds
+    0.54-0.84)' when the ratio may be stated, else 'no ratio to state: 0.73x (rounds ...), the
+    harness flagged timings noisy enough to carry it across 1x'. The whole sentence is what
+    `stated_variant` returns (a table folds it)."""
+    stated = stated_variant(comparison, name)
+    if _VETO not in stated:
+        return stated
+    return stated.split(_VETO)[0] + ", the harness flagged timings noisy enough to carry it across 1x"
+
+# Outcome kinds stand out in HTML as the audit's own table colours them.
+OUTCOME_MARKS = {CORRECT: "#1a7f37", REJECTED: "#9a6700", WRONG: "#cf222e", SKIPPED: "#57606a"}
+
+
+class Stack:
+    """Several tables (or lines) shown one under the other, so a cell shows one result."""
+
+    def __init__(self, *parts: object) -> None:
+        self.parts = [p for p in parts if p is not None]
+
+    def __str__(self) -> str:
+        return "\n\n".join(str(p) for p in self.parts)
+
+    def __repr__(self) -> str:
+        return str(self)
+
+    def _repr_html_(self) -> str:
+        out = []
+        for part in self.parts:
+            shown = getattr(part, "_repr_html_", None)
+            out.append(shown() if shown else f"<div>{html.escape(str(part))}</div>")
+        return "".join(out)
+
+
+# ---------------------------------------------------------------------------------------
+# Set-up: the model, its example and where the exported files go
+
+
+@dataclass
+class Setup:
+    """The chapter's model and example input, sized for where it runs, and a scratch folder
+    for the exported files (gone with the kernel); the audit writes `onnx_path`, later
+    sections reuse it."""
+
+    model: nn.Module
+    example: torch.Tensor
+    scratch: tempfile.TemporaryDirectory = field(repr=False)
+
+    @property
+    def onnx_path(self) -> Path:
+        return Path(self.scratch.name) / "model.onnx"
+
+    def table(self) -> tables.Table:
+        """The deployment stack found here, and the model frozen below."""
+        parameters = sum(p.numel() for p in self.model.parameters())
+        return tables.Table("", ["", "here"], [
+            ["deployment stack", export_traps.environment_line()],
+            ["model", f"SmallCNN ({parameters:,} parameters)"],
+            ["example input", f"{tuple(self.example.shape)} float32 on {self.example.device}"]])
+
+
+def setup(device: torch.device, on_gpu: bool) -> Setup:
+    """SmallCNN and its NCHW example: batch 64 of 64x64 images and 32 channels on a GPU, batch
+    4 of 32x32 and 16 channels on a CPU (the audit builds six artifacts; a CPU run stays short)."""
+    batch, image, channels = (64, 64, 32) if on_gpu else (4, 32, 16)
+    model = export_audit.small_cnn(channels=channels, device=device)
+    example = export_audit.example_input(batch, image, device=device)
+    return Setup(model, example, tempfile.TemporaryDirectory(prefix="labkit-07-"))
+
+
+def layouts_table() -> tables.Table:
+    """The same values three ways in memory (a 1x3x4x4 example): deterministic, for nbval."""
+    return tables.Table("", ["layout", "shape, strides: format"],
+                        [[name, export_audit.describe_layout(x.shape, x.stride())]
+                         for name, x in export_audit.layouts(export_audit.example_input(1, 4)).items()])
+
+
+# ---------------------------------------------------------------------------------------
+# The quizzes' answers, computed after the learner predicts
+
+
+AUDIT_CHOICES = {"torch.jit.trace": "torch.jit.trace", "torch.export": "torch.export",
+                 "numpy feed": "ONNX Runtime fed a numpy array",
+                 "IOBinding": "ONNX Runtime fed a data pointer (IOBinding)"}
+KIND_CHOICES = {CORRECT: "gives eager's answer", REJECTED: "raises an error",
+                WRONG: "gives a wrong answer silently"}
+TRACE_CHOICES = ("the call (aten::contiguous)", "nothing: it was a no-op", "a copy (aten::clone)")
+
+
+def first_silently_wrong(audit: export_audit.Audit | None) -> str:
+    """The first path among the audit quiz's choices that was silently wrong on channels_last."""
+    if audit is None:
+        raise ValueError("run the audit cell below the quiz first: the answer is read off it")
+    for row in audit.rows:
+        if row.outcomes[CHANNELS_LAST].kind == WRONG:
+            for key, choice in AUDIT_CHOICES.items():
+                if key in row.path:
+                    return choice
+    return "none of them"
+
+
+def export_on_channels_last(dropped: export_traps.DroppedContiguous | None) -> str:
+    """What torch.export's module (frozen with NCHW) did with a channels_last input, as a choice."""
+    if dropped is None:
+        raise ValueError("run the Trap 1 cell below the quiz first: the answer is read off it")
+    return KIND_CHOICES[dropped.audit.row("torch.export").outcomes[CHANNELS_LAST].kind]
+
+
+def layout_preference_effect(ort_layout: export_traps.OrtLayout | None) -> str:
+    """'faster', 'slower' (by more than 10%) or 'about the same': ORT's layout preference on
+    against off, NCHW-declared model, from the interleaved timing."""
+    if ort_layout is None:
+        raise ValueError("run the Trap 3 cell below the quiz first: the answer is read off it")
+    on = ort_layout.comparison["NCHW declared, on"].ratio if ort_layout.comparison else 1.0
+    return "faster" if on < 0.9 else "slower" if on > 1.1 else "about the same"
+
+
+def traced_keeps() -> str:
+    """What torch.jit.trace keeps of a contiguous() that was a no-op for its example."""
+    traced = export_traps.traced_ops(torch.jit.trace(export_traps.ContiguousThenView().eval(),
+                                                     export_audit.example_input(2, 16)))
+    if "contiguous" in traced:
+        return TRACE_CHOICES[0]
+    return TRACE_CHOICES[2] if "clone" in traced else TRACE_CHOICES[1]
+
+
+# ---------------------------------------------------------------------------------------
+# The layout audit
+
+
+def _outcome_rows(rows: Sequence[Mapping]) -> tuple[list[list[object]], list[str]]:
+    """Table rows (path, records, one outcome kind per layout) and the folded details: each
+    path's note (how it was fed, why it was not built) and each outcome's detail."""
+    shown, details = [], []
+    for r in rows:
+        shown.append([r["path"], r["records"], *(r["outcomes"][lay]["kind"] for lay in LAYOUTS)])
+        details += [f"{r['path']}: {r['note']}"] if r.get("note") else []
+        details += [f"{r['path']} on {lay}: {r['outcomes'][lay]['detail']}" for lay in LAYOUTS
+                    if r["outcomes"][lay].get("detail")]
+    return shown, details
+
+
+def audit_table(audit: export_audit.Audit | Mapping, title: str = "", recorded: str = "",
+                records: bool = True) -> tables.Table:
+    """The audit as a Table: each path, what it records about its input (records=False leaves
+    that column to the folded details), and its outcome on each layout, checked against eager;
+    how each was fed, why a path refused or how wrong it was is folded. Takes an Audit or its
+    recorded payload (`Audit.as_dict`)."""
+    data = audit.as_dict() if isinstance(audit, export_audit.Audit) else audit
+    rows, details = _outcome_rows(data["rows"])
+    columns = ["path", "what it records about its input", *LAYOUTS]
+    if not records:
+        details = [f"{r[0]} records: {r[1]}" for r in rows] + details
+        rows, columns = [[r[0], *r[2:]] for r in rows], [columns[0], *LAYOUTS]
+    shown = tables.Table(title or f"example input {tuple(data['example_shape'])} on {data['device']}",
+                         columns, rows, marks=OUTCOME_MARKS, recorded=recorded)
+    shown.fold(f"how each path was fed, and why ({len(details)} notes)",
+               "\n".join([f"ONNX exporter: {data['exporter']}", *details]))
+    return shown
+
+
+def audit_frame(audit: export_audit.Audit) -> str:
+    """Which paths were audited on which layouts: the same on every machine (for nbval); which of
+    them give eager's answer depends on the device and is not in it."""
+    return (f"{len(audit.rows)} paths audited, one row each of: {', '.join(export_audit.PATH_NAMES.values())}; "
+            f"layouts: {', '.join(LAYOUTS)}")
+
+
+def reference_audit(reference: object) -> object:
+    """The reference GPU's audit beside this machine's: its recorded table (labelled recorded),
+    or, when this run is on the GPU (`here_or_recorded` measured it), a line saying so."""
+    if isinstance(reference, Recorded):
+        if not reference:
+            return reference.label
+        return audit_table(reference.value, title=f"GPU reference audit, input "  # type: ignore[arg-type]
+                           f"{tuple(reference['example_shape'])}", recorded=reference.label, records=False)
+    return "This run is on a GPU: the audit above is the GPU's (recorded as the reference's audit)."
+
+
+def speed_table(speed: export_audit.Speed, audit: export_audit.Audit) -> Stack:
+    """Each clock's comparison of the correct paths against eager, with the fastest path that
+    was correct on every layout named from its stated ratio (never a path wrong somewhere)."""
+    shown = []
+    for clock, name in speed.fastest_correct().items():
+        comparison = speed.comparisons[clock]
+        table = tables.comparison(comparison, title=f"timed with {clock}")
+        table.note(f"fastest path correct on all layouts: {name} ({stated_brief(comparison, name)} of eager's time)")
+        if stated_brief(comparison, name) != stated_variant(comparison, name):
+            table.fold("why that ratio is not stated", stated_variant(comparison, name))
+        shown.append(table)
+    left_out = [r.path for r in audit.rows if r.artifact is not None and not r.correct_on_all
+                and r.outcomes[NCHW].kind == CORRECT]
+    if left_out:
+        shown[-1].note("timed but not a candidate (wrong or refused on some layout): " + ", ".join(left_out))
+    return Stack(*shown)
+
+
+# ---------------------------------------------------------------------------------------
+# Trap 1: the contiguous() that export drops
+
+
+def dropped_table(dropped: export_traps.DroppedContiguous) -> tables.Table:
+    """What each tracer recorded of the model's contiguous() call, and what each frozen path
+    (frozen with an NCHW example) then did with the three layouts."""
+    ops = {"torch.export": dropped.exported_ops[NCHW], "torch.jit.trace": dropped.traced_ops}
+    data = dropped.audit.as_dict()
+    rows, details = _outcome_rows(data["rows"])
+    shown = tables.Table("frozen with an NCHW example", ["path", "ops recorded", *LAYOUTS],
+                         marks=OUTCOME_MARKS)
+    for row in rows:
+        recorded = next((" -> ".join(v) for k, v in ops.items() if row[0].startswith(k)), "-")
+        shown.add(row[0], recorded, *row[2:])
+    kept = {lay: dropped.kept_by_export(lay) for lay in dropped.exported_ops}
+    shown.note("contiguous() in torch.export's graph: " + "; ".join(
+        f"{lay} example: {'kept' if k else 'dropped'}" for lay, k in kept.items())
+        + f"; torch.jit.trace: {'kept' if dropped.kept_by_trace else 'dropped'}")
+    shown.fold("every graph, and why a path refused", "\n".join(dropped.lines() + details))
+    return shown
+
+
+_STRIDES_LINE = re.compile(r"^(?P<device>[^,]+), (?P<example>.+?) example: eager conv output strides "
+                           r"(?P<eager>\([^)]*\)), export recorded (?P<export>\([^)]*\))")
+
+
+def _strides_rows(lines: Sequence[str], where: str) -> list[list[str]]:
+    rows = []
+    for line in lines:
+        found = _STRIDES_LINE.match(line)
+        if found is None:
+            rows.append([where, line, "", "", ""])
+            continue
+        same = "same" if found["eager"] == found["export"] else "DIFFERENT"
+        rows.append([f"{found['device']} ({where})", found["example"], found["eager"], found["export"], same])
+    return rows
+
+
+def conv_strides_table(conv_strides: export_traps.ConvStrides, reference: object) -> tables.Table:
+    """Eager's first-convolution output strides beside what torch.export recorded, here and (read
+    back from its recorded lines) on the reference GPU, each row saying which."""
+    shown = tables.Table("the first convolution's output strides",
+                         ["device", "example", "eager", "export recorded", "agree"],
+                         _strides_rows(conv_strides.lines(), "measured here"),
+                         marks={"DIFFERENT": OUTCOME_MARKS[WRONG]})
+    if isinstance(reference, Recorded) and reference:
+        for row in _strides_rows(list(reference.value), reference.label):  # type: ignore[arg-type]
+            shown.add(*row)
+    if conv_strides.mismatched:
+        shown.note(f"On {conv_strides.device} the exported graph assumes a layout eager did not produce "
+                   f"for the {', '.join(conv_strides.mismatched)} example.")
+    return shown
+
+
+# ---------------------------------------------------------------------------------------
+# Trap 2 and 3
+
+
+def declared_table(declared: export_traps.DeclaredNCHW, device: object) -> Stack:
+    """What the channels_last model's artifacts declare, frozen with an NCHW example; the
+    sentence that says what export's recorded layout means on this device; the eager timing."""
+    rows = [line.split(": ", 1) for line in declared.lines()]
+    shown = tables.Table("a channels_last model frozen with an NCHW example", ["artifact", "declares"], rows)
+    shown.note(declared.export_layout_sentence(device))
+    timed = tables.comparison(declared.eager, "eager: the channels_last model fed each layout") \
+        if declared.eager is not None else None
+    return Stack(shown, timed)
+
+
+def ort_table(ort_layout: export_traps.OrtLayout) -> Stack:
+    """The four ONNX Runtime sessions: layout nodes in each optimised graph and the result
+    against eager; then their interleaved timing on the provider's clock."""
+    columns = ["declared input", "layout preference", *export_traps.LAYOUT_NODES, "all nodes", "result"]
+    shown = tables.Table(f"provider: {ort_layout.provider}; preference: {ort_layout.preference_name}",
+                         columns, marks=OUTCOME_MARKS)
+    for s in ort_layout.sessions:
+        shown.add(s.declared, s.preference, *(s.node_counts.get(op, 0) for op in export_traps.LAYOUT_NODES),
+                  sum(s.node_counts.values()), s.outcome.kind)
+    timed = tables.comparison(ort_layout.comparison) if ort_layout.comparison is not None else None
+    return Stack(shown, timed)
+
+
+# ---------------------------------------------------------------------------------------
+# TensorRT, documentation, ONNX Runtime's placement
+
+
+@dataclass
+class TensorRT:
+    """What this machine has for TensorRT, and what each TensorRT path did (or why it was skipped)."""
+
+    status: dict
+    torch_tensorrt: export_traps.TensorRTRun
+    ort_tensorrt: export_traps.OrtTensorRTRun
+
+    def as_dict(self) -> dict:
+        """The recorded payload (key 'tensorrt'): status and the two runs as text."""
+        return {"status": self.status, "run": repr(self.torch_tensorrt), "ort_tensorrt": repr(self.ort_tensorrt)}
+
+    def table(self) -> tables.Table:
+        names = {"cuda": "CUDA GPU", "tensorrt": "tensorrt", "torch_tensorrt": "torch_tensorrt",
+                 "ort_tensorrt_provider_listed": "ONNX Runtime lists a TensorRT provider",
+                 "ort_cuda_provider_listed": "ONNX Runtime lists a CUDA provider"}
+        rows = [[names.get(k, k), "not installed" if v is None else v] for k, v in self.status.items()]
+        rows += [["Torch-TensorRT", repr(self.torch_tensorrt)],
+                 ["ONNX Runtime's TensorRT provider", repr(self.ort_tensorrt)]]
+        return tables.Table("TensorRT on this machine: detected, not assumed", ["", "found"], rows)
+
+    def __repr__(self) -> str:
+        return str(self.table())
+
+    def _repr_html_(self) -> str:
+        return self.table()._repr_html_()
+
+
+def tensorrt(model: nn.Module, example: torch.Tensor, onnx_path: str | Path) -> TensorRT:
+    """Detect TensorRT, and run Torch-TensorRT and ONNX Runtime's TensorRT provider where they load."""
+    return TensorRT(export_traps.tensorrt_status(), export_traps.run_torch_tensorrt(model, example),
+                    export_traps.run_ort_tensorrt(model, example, onnx_path))
+
+
+DOCUMENTED_NAMES = {"tensorrt_engine": "where a TensorRT engine runs",
+                    "torch_tensorrt": "where Torch-TensorRT runs what TensorRT cannot",
+                    "tensorrt_input_binding": "what an engine is told about an input",
+                    "torch_tensorrt_inputs": "what Torch-TensorRT does to an input first",
+                    "ort_tensorrt_provider": "where ONNX Runtime's TensorRT provider falls back"}
+
+
+def documented_table() -> tables.Table:
+    """The documentation C15b and C15c are judged from where no TensorRT runs: the questions
+    visible, each answer and its source folded (read, cited, not measured)."""
+    shown = tables.Table("read from documentation, not measured", ["question", "documented in"])
+    for key, text in ch07.DOCUMENTED.items():
+        source = text.split("Source: ", 1)[1].split(",")[0] if "Source: " in text else "pytorch/TensorRT's source"
+        shown.add(DOCUMENTED_NAMES.get(key, key), source)
+    shown.fold("what the documentation says", "\n\n".join(f"{DOCUMENTED_NAMES.get(k, k)}: {t}"
+                                                          for k, t in ch07.DOCUMENTED.items()))
+    return shown
+
+
+def placement_table(placement: Mapping[str, int], fallback: object | None) -> Stack:
+    """Nodes per ONNX Runtime execution provider (from its own profile) and, on a GPU, the
+    whole model on the CPU provider against the CUDA provider."""
+    shown = tables.Table("where ONNX Runtime ran each node", ["execution provider", "nodes"],
+                         [[k, v] for k, v in placement.items()])
+    if fallback is None:
+        shown.note("no CUDA provider here: the CPU fallback's cost needs a GPU (see the recorded "
+                   "GPU run in the verdict table)")
+        return Stack(shown)
+    return Stack(shown, tables.comparison(fallback, "the whole model on the CPU provider"))  # type: ignore[arg-type]
+
+
+def claim_cards(claim: Callable[[str], object]) -> Stack:
+    """The four claims of the seed's sentence, each card with what decides it."""
+    return Stack(*(claim(c.id) for c in ch07.CLAIMS))
+
+
+def ratio_and_spread(comparison: object | None, name: str) -> tuple[float | None, list[float] | None]:
+    """A variant's ratio and its per-round spread [q25, q75], or (None, None) without a comparison."""
+    if comparison is None:
+        return None, None
+    variant = comparison[name]  # type: ignore[index]
+    return variant.ratio, [variant.ratio_q25, variant.ratio_q75]
+
+
+def recorded_payloads(audit: export_audit.Audit, dropped: export_traps.DroppedContiguous,
+                      conv_strides: export_traps.ConvStrides, ort_layout: export_traps.OrtLayout,
+                      trt: TensorRT) -> dict[str, object]:
+    """What the chapter keeps under each key (results/<machine>.json): the keys and payload
+    shapes the reference run was recorded with."""
+    return {"audit": audit.as_dict(), "dropped_contiguous": dropped.lines(),
+            "conv_strides": conv_strides.lines(), "ort_layout": ort_layout.lines(),
+            "tensorrt": trt.as_dict()}

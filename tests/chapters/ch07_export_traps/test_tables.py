@@ -1,0 +1,145 @@
+"""What left chapter 07's notebook: its tables, quiz answers and recorded payloads (tables.py)."""
+
+import json
+from types import SimpleNamespace
+
+import pytest
+
+from labkit.audit import export_audit
+from labkit.audit.export_audit import CHANNELS_LAST, CORRECT, LAYOUTS, NCHW, REJECTED, WRONG
+from labkit.chapters.ch07_export_traps import claims as ch07
+from labkit.chapters.ch07_export_traps import export_traps, tables
+from labkit.session import Recorded
+from tests.paths import ROOT
+
+
+def _payload(binding_kind=WRONG):
+    """An audit as recorded (Audit.as_dict): two paths, one silently wrong on two layouts."""
+    def outcomes(*kinds, detail=""):
+        return {lay: {"kind": k, "detail": detail if k != CORRECT else "", "max_error": None}
+                for lay, k in zip(LAYOUTS, kinds, strict=True)}
+    return {"device": "cuda:0", "example_shape": [64, 3, 64, 64], "exporter": "dynamo", "rows": [
+        {"path": "torch.jit.trace", "records": "graph input type (64, 3, 64, 64)", "note": "", "build_s": 0.1,
+         "outcomes": outcomes(CORRECT, CORRECT, CORRECT)},
+        {"path": "ONNX Runtime CUDA, IOBinding of data_ptr", "records": "input 'x' FLOAT dims", "build_s": 0.2,
+         "note": "fed as data pointer and shape only",
+         "outcomes": outcomes(CORRECT, binding_kind, binding_kind, detail="max |error| 0.08")}]}
+
+
+def test_the_layouts_table_is_the_three_layouts_of_one_example():
+    shown = tables.layouts_table()
+    assert shown.column("layout") == list(LAYOUTS)
+    assert shown.column("shape, strides: format")[1].endswith("channels_last")
+    assert str(shown) == str(tables.layouts_table())  # the same on every run: nbval checks it
+
+
+def test_the_audit_table_shows_outcomes_and_folds_why():
+    shown = tables.audit_table(_payload())
+    assert shown.column(CHANNELS_LAST) == [CORRECT, WRONG]
+    folded = shown.folded[0][1]
+    assert "fed as data pointer and shape only" in folded and "max |error| 0.08" in folded
+    assert "max |error|" not in " ".join(map(str, sum(shown.rows, [])))  # the detail is folded, not shown
+    bare = tables.audit_table(_payload(), records=False)
+    assert "what it records about its input" not in bare.columns
+    assert "graph input type (64, 3, 64, 64)" in bare.folded[0][1]
+
+
+def test_the_reference_audit_says_recorded_or_that_this_run_is_the_gpu():
+    recorded = Recorded("07_export_traps", "audit", "nvidia-h200", _payload(), "2026-12-03")
+    shown = tables.reference_audit(recorded)
+    assert shown.recorded == "recorded on nvidia-h200, 2026-12-03"
+    assert "(64, 3, 64, 64)" in shown.title
+    nothing = tables.reference_audit(Recorded("07_export_traps", "audit", "nvidia-h200"))
+    assert "nothing recorded" in nothing
+    assert "This run is on a GPU" in tables.reference_audit(_payload())  # measured here, not recorded
+
+
+def _audit(kind_on_channels_last):
+    row = SimpleNamespace(path="ONNX Runtime CPU, IOBinding of data_ptr",
+                          outcomes={CHANNELS_LAST: export_audit.Outcome(kind_on_channels_last)})
+    return SimpleNamespace(rows=[row])
+
+
+def test_the_audit_quiz_is_answered_from_the_audit_and_only_after_it_ran():
+    assert tables.first_silently_wrong(_audit(WRONG)) == tables.AUDIT_CHOICES["IOBinding"]
+    assert tables.first_silently_wrong(_audit(CORRECT)) == "none of them"
+    with pytest.raises(ValueError, match="run the audit cell"):
+        tables.first_silently_wrong(None)
+
+
+class _Cmp:
+    """A comparison of one variant, 'NCHW declared, on', as the trust rule reads it."""
+
+    def __init__(self, variant, flags):
+        self.variants, self._flags = {"NCHW declared, on": variant}, flags
+
+    def __getitem__(self, name):
+        return self.variants[name]
+
+    def flags(self, case=""):
+        return self._flags
+
+
+def _comparison(ratio, q25, q75, flags=()):
+    variant = SimpleNamespace(ratio=ratio, ratio_q25=q25, ratio_q75=q75,
+                              timing=SimpleNamespace(shared_gpu=False))
+    return _Cmp(variant, list(flags))
+
+
+@pytest.mark.parametrize(("ratio", "said"), [(0.5, "faster"), (1.0, "about the same"), (1.3, "slower")])
+def test_the_layout_preference_quiz_reads_the_interleaved_ratio(ratio, said):
+    ort = SimpleNamespace(comparison=_comparison(ratio, ratio - 0.01, ratio + 0.01))
+    assert tables.layout_preference_effect(ort) == said
+
+
+def test_a_flagged_ratio_is_stated_briefly_and_never_as_a_result():
+    flag = {"timing": "NCHW declared, on", "why": "noisy", "spread": 0.9}
+    noisy = _comparison(0.5, 0.45, 0.55, [flag])
+    whole = tables.stated_variant(noisy, "NCHW declared, on")
+    brief = tables.stated_brief(noisy, "NCHW declared, on")
+    assert whole.startswith("no ratio to state") and brief.startswith("no ratio to state")
+    assert len(brief) < len(whole) and "the harness flagged" in brief
+    quiet = _comparison(0.5, 0.45, 0.55)
+    assert tables.stated_brief(quiet, "NCHW declared, on") == tables.stated_variant(quiet, "NCHW declared, on")
+
+
+def test_conv_strides_read_back_from_the_recorded_lines():
+    here = export_traps.ConvStrides("cpu", [{"example": NCHW, "eager": (1, 2), "export": (1, 2)}])
+    recorded = Recorded("07_export_traps", "conv_strides", "nvidia-h200", [
+        "cuda:0, channels_last example: eager conv output strides (2048, 1, 128, 8), export recorded "
+        "(2048, 256, 16, 1) (DIFFERENT: the graph assumes a layout eager did not produce)",
+        "a line of another format"], "2026-12-03")
+    shown = tables.conv_strides_table(here, recorded)
+    assert shown.column("agree") == ["same", "DIFFERENT", ""]
+    assert shown.column("device")[1] == "cuda:0 (recorded on nvidia-h200, 2026-12-03)"
+    assert shown.column("example")[2] == "a line of another format"  # shown as it was, not dropped
+    assert len(tables.conv_strides_table(here, "measured on this GPU").rows) == 1
+
+
+def test_the_dropped_contiguous_table_names_what_each_tracer_kept():
+    found = export_traps.dropped_contiguous(batch=2, image=8, paths=("trace", "export"))
+    shown = tables.dropped_table(found)
+    by_path = dict(zip(shown.column("path"), shown.column(CHANNELS_LAST), strict=True))
+    assert by_path["torch.export"] == REJECTED and by_path["torch.jit.trace"] == CORRECT
+    assert "contiguous" in shown.column("ops recorded")[0]  # the trace kept the call
+    assert "NCHW example: dropped" in shown.notes[0]
+    assert "view" in shown.folded[0][1]  # why export refused is one click away
+
+
+def test_the_documentation_is_folded_with_its_sources_named():
+    shown = tables.documented_table()
+    assert len(shown.rows) == len(ch07.DOCUMENTED)
+    assert all(text in shown.folded[0][1] for text in ch07.DOCUMENTED.values())
+
+
+def test_the_recorded_payloads_keep_the_reference_runs_keys_and_shapes():
+    reference = json.loads((ROOT / "results" / "nvidia-h200.json").read_text())["chapters"]["07_export_traps"]
+    fake = SimpleNamespace(as_dict=lambda: {"device": "cpu"}, lines=lambda: ["a line"])
+    trt = tables.TensorRT({"cuda": False}, export_traps.TensorRTRun(False, "no CUDA GPU here"),
+                          export_traps.OrtTensorRTRun(False, "no CUDA GPU here"))
+    kept = tables.recorded_payloads(fake, fake, fake, fake, trt)
+    assert set(kept) == {k for k in reference if k not in ("ran",) and not k.startswith("verdict:")}
+    for key, payload in kept.items():
+        assert type(payload) is type(reference[key]["payload"]), key
+    assert set(kept["tensorrt"]) == set(reference["tensorrt"]["payload"])
+    assert "no CUDA GPU here" in str(trt)
