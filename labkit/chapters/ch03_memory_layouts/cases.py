@@ -1,0 +1,314 @@
+"""Chapter 03's cases, instruments and tables, moved out of the notebook so it shows measurements.
+
+The notebook used to define these itself (a profiler wrapper, the FLOP counter, the NCHW
+against NHWC timing, the per-run evidence, the quiz answers' probes), to choose its settings
+with `if on_gpu:` branches and to print its tables column by column, so a learner read
+set-up and formatting code between each prediction and its measurement. They live here,
+each named for what it gives; the notebook reaches them as `chapter.lab.cases`. Nothing here
+decides a verdict: the checks are in `claims.py`; the measuring loops stay in the notebook.
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+
+import torch
+from torch.utils.flop_counter import FlopCounterMode
+
+from labkit.chapters.ch03_memory_layouts import device_split, propagation
+from labkit.claims import SEED_FORM
+from labkit.core import env
+from labkit.measure import bench, copies
+from labkit.measure.timing import Comparison
+from labkit.models.resnet import LayerLayout
+from labkit.models.resnet import memory_format_of as memory_format_of
+from labkit.models.resnet import parameter_count as parameter_count
+from labkit.models.resnet import resnet50 as resnet50
+from labkit.models.resnet import trace_layouts as trace_layouts
+from labkit.session import Chapter, Recorded
+from labkit.show import figures
+from labkit.show.table import Table
+
+# cuDNN's own layout-conversion kernels, by name (both directions).
+CONVERSION_KERNEL = re.compile(r"(?i)nchw_?to_?nhwc|nhwc_?to_?nchw|nchw2nhwc|nhwc2nchw")
+TO_NHWC_KERNEL = re.compile(r"(?i)nchw_?to_?nhwc|nchw2nhwc")
+LAYOUTS = ("NCHW", "NHWC (channels_last)")  # the two variants every C7 comparison times
+
+
+def grid_and_strip(t: torch.Tensor, highlight: tuple[int, ...] | None = None) -> object:
+    """The tensor's logical grid above its storage strip (`labkit.show.figures.grid_and_strip`)."""
+    return figures.grid_and_strip(t, highlight=highlight)
+
+
+def channels_last(module: torch.nn.Module) -> torch.nn.Module:
+    """A copy of the module with its 4-D parameters restrided to channels_last."""
+    return copy.deepcopy(module).to(memory_format=torch.channels_last)
+
+
+def layout_pair(model: torch.nn.Module, device: torch.device,
+                dtype: torch.dtype) -> tuple[torch.nn.Module, torch.nn.Module]:
+    """(NCHW copy, channels_last copy) of the model on this device in this dtype, same weights."""
+    net = copy.deepcopy(model).to(device, dtype)
+    return net, channels_last(net)
+
+
+def restrided(model: torch.nn.Module, model_cl: torch.nn.Module) -> tuple[list[str], int, bool]:
+    """(names of the parameters whose strides changed, parameter count, all of them 4-D)."""
+    pairs = list(zip(model.named_parameters(), model_cl.named_parameters(), strict=True))
+    changed = [name for (name, p), (_, q) in pairs if p.stride() != q.stride()]
+    shapes = dict(model_cl.named_parameters())
+    return changed, len(pairs), all(shapes[n].dim() == 4 for n in changed)
+
+
+# ---------------------------------------------------------------------- layout propagation
+
+
+def probe_side(on_gpu: bool) -> int:
+    """The image side the propagation trace uses: 224 (ImageNet's) on a GPU; 64 on a CPU,
+    where the layouts are the same and a 224 trace only takes longer."""
+    return 224 if on_gpu else 64
+
+
+def propagation_table(records: Sequence[LayerLayout], last: int = 4) -> Table:
+    """How many modules of each kind return channels_last (traced by `trace_layouts`); under
+    it, the first module that does not, and what the last `last` modules got and returned."""
+    counts: dict[tuple[str, str], int] = {}
+    for r in records:
+        counts[(r.kind, r.verdict)] = counts.get((r.kind, r.verdict), 0) + 1
+    shown = Table("modules of a channels_last ResNet-50 fed a channels_last image",
+                  ["module kind", "channels_last", "count"])
+    for (kind, verdict), count in counts.items():
+        shown.add(kind, verdict, count)
+    first = propagation.first_not_channels_last(records)
+    kept = sum(r.output_format in propagation.STILL_CHANNELS_LAST for r in records)
+    shown.note(f"{kept} of {len(records)} modules return channels_last (counting a 1x1 map, where "
+               f"both formats agree); the first that does not: {first.name} ({first.kind}, "
+               f"output {first.output_format}). The last {last}:")
+    for r in records[-last:]:
+        shown.note(f"  {r.name} ({r.kind}): {r.input_format} -> {r.output_format}, "
+                   f"channel stride {r.output_stride[1]}")
+    return shown
+
+
+def operation_table(operations: Mapping[str, Callable[[], torch.Tensor]]) -> Table:
+    """Each operation's output format and the bytes the copy detector saw it copy."""
+    shown = Table("single operations on a channels_last activation a", ["operation", "output", "copied"],
+                  units={"copied": "B"})
+    for name, op in operations.items():
+        with copies.detect() as log:
+            out = op()
+        shown.add(name, memory_format_of(out), log.total_bytes)
+    return shown
+
+
+# ---------------------------------------------------------------------- C22
+
+
+def conv_case(device: torch.device, on_gpu: bool, batch: int, image: int,
+              channels: int = 64) -> tuple[torch.dtype, torch.nn.Module, torch.Tensor]:
+    """C22's 3x3 convolution (channels in, channels out, no bias) and an activation for it:
+    fp16 on a GPU (the seed's setting), float32 on a CPU; the activation is batch x channels
+    x (image / 4)^2, the size of a ResNet's first stage. Returns (dtype, conv, activation)."""
+    dtype = torch.float16 if on_gpu else torch.float32
+    conv = torch.nn.Conv2d(channels, channels, 3, padding=1, bias=False).to(device, dtype).eval()
+    side = image // 4
+    return dtype, conv, torch.randn(batch, channels, side, side, device=device, dtype=dtype)
+
+
+def reshape_copies_from(act: torch.Tensor, act_cl: torch.Tensor) -> str:
+    """C22's quiz answer: which layouts' [pixels, channels] reshape copies, read off the
+    copy detector."""
+    channels = act.shape[1]
+    flat = {name: copies.bytes_copied(lambda t=t: t.permute(0, 2, 3, 1).reshape(-1, channels))
+            for name, t in (("NCHW", act), ("NHWC", act_cl))}
+    copied = tuple(name for name, nbytes in flat.items() if nbytes)
+    return {("NCHW",): "from NCHW only", ("NHWC",): "from NHWC only",
+            ("NCHW", "NHWC"): "from both"}.get(copied, "from neither")
+
+
+def ops_run(fn: Callable[[], object], on_gpu: bool) -> list[str]:
+    """Names of what ran, from the profiler: CUDA kernels on a GPU, aten ops on a CPU."""
+    activity = torch.profiler.ProfilerActivity.CUDA if on_gpu else torch.profiler.ProfilerActivity.CPU
+    with torch.no_grad(), torch.profiler.profile(activities=[activity]) as prof:
+        fn()
+        if on_gpu:
+            torch.cuda.synchronize()
+    wanted = torch.autograd.DeviceType.CUDA if on_gpu else torch.autograd.DeviceType.CPU
+    return sorted({e.name for e in prof.events() if e.device_type == wanted})
+
+
+def conversion_kernels(ops: Sequence[str]) -> list[str]:
+    """The layout-conversion kernels (either direction) among the ops that ran."""
+    return [k for k in ops if CONVERSION_KERNEL.search(k)]
+
+
+def conversion_note(here: Sequence[str] | None, recorded: Recorded) -> str:
+    """What the NCHW convolution converted: from the ops profiled here (`here`, a GPU's
+    kernels) or, where nothing was profiled (None: on a CPU, oneDNN reorders inside its own
+    kernels, where no profiler sees them), from the reference's recorded C22 evidence
+    (`recorded`: the session's Recorded of 'verdict:C22', labelled as recorded)."""
+    if here is not None:
+        shown, where = list(here), "this GPU"
+    else:
+        evidence = recorded.get("evidence") or {}
+        shown = list(evidence.get("nchw_conversion_kernels", []))  # type: ignore[union-attr]
+        where = f"the reference GPU ({recorded.label})"
+    found = [k for k in shown if TO_NHWC_KERNEL.search(k)]
+    text = (f"On {where}, the NCHW convolution ran {len(found)} NCHW-to-NHWC conversion kernel(s), "
+            f"e.g. {found[0].split('<')[0].split('::')[-1]}: cuDNN converts NCHW input to NHWC "
+            "internally, the opposite of the seed's 'NHWC must become NCHW'." if found else
+            f"On {where}, no NCHW-to-NHWC conversion kernel was profiled.")
+    return text  # why a CPU cannot see oneDNN's reorders is on C22's card, not repeated here
+
+
+# ---------------------------------------------------------------------- C7
+
+
+@dataclass(frozen=True)
+class Plan:
+    """C7's sweep: the dtypes and batch sizes timed, and the rounds of each comparison."""
+
+    dtypes: list[torch.dtype]
+    batches: list[int]
+    rounds: int
+
+
+def c7_plan(on_gpu: bool, cnn_batch: int) -> Plan:
+    """On a GPU: float32, bfloat16 and float16 at batch 16, 64 and 128, five rounds (the
+    seed's setting, fp16 batch 64, among them). On a CPU: float32 at batch 1 and this
+    machine's CNN batch, three rounds."""
+    if on_gpu:
+        return Plan([torch.float32, torch.bfloat16, torch.float16], [16, 64, 128], 5)
+    return Plan([torch.float32], [1, cnn_batch], 3)
+
+
+def counted_flops(net: torch.nn.Module, x: torch.Tensor) -> int:
+    """FLOPs of one forward pass, counted by PyTorch (2 per multiply-add)."""
+    with torch.no_grad(), FlopCounterMode(display=False) as counter:
+        net(x)
+    return counter.get_total_flops()
+
+
+def math_of(dtype: torch.dtype, on_gpu: bool) -> str:
+    """The math a convolution in this dtype runs in: TF32 for float32 on a GPU when cuDNN
+    allows it (the default), else the dtype itself."""
+    if on_gpu and dtype == torch.float32 and torch.backends.cudnn.allow_tf32:
+        return "tfloat32"
+    return str(dtype).replace("torch.", "")
+
+
+def nchw_vs_nhwc(chapter: Chapter, net: torch.nn.Module, net_cl: torch.nn.Module, x: torch.Tensor,
+                 rep_ms: float, rounds: int = 5, **options: object) -> tuple[Comparison, list[dict]]:
+    """The two layouts of the same network timed interleaved through the session's one retry
+    (`chapter.measured`), with the FLOPs counted on this network: (Comparison, flagged timings)."""
+    x_cl = x.to(memory_format=torch.channels_last)
+    on_gpu = x.device.type == "cuda"
+    with torch.no_grad():
+        return chapter.measured(
+            {LAYOUTS[0]: lambda: net(x), LAYOUTS[1]: lambda: net_cl(x_cl)},
+            baseline=LAYOUTS[0], rounds=rounds, rep_ms=rep_ms,
+            flops=counted_flops(net, x), flops_dtype=math_of(x.dtype, on_gpu), **options)
+
+
+def conv_speedup(conv: torch.nn.Module, conv_cl: torch.nn.Module, act: torch.Tensor,
+                 act_cl: torch.Tensor) -> float:
+    """C7's quiz answer: a quick interleaved comparison, NCHW time / NHWC time."""
+    with torch.no_grad():
+        quick = bench.compare({"NCHW": lambda: conv(act), "NHWC": lambda: conv_cl(act_cl)},
+                              baseline="NHWC", rounds=3, rep_ms=100)
+    return quick["NCHW"].ratio
+
+
+def resnet_run(cmp: Comparison, dtype: torch.dtype, batch: int, image: int) -> dict:
+    """One run's evidence: images per second in each layout, the spread, shares of the ceiling."""
+    nchw, nhwc = cmp[LAYOUTS[0]], cmp[LAYOUTS[1]]
+    return {"dtype": str(dtype).replace("torch.", ""), "batch": batch, "image": image,
+            "nchw_img_s": batch / nchw.timing.median_s, "nhwc_img_s": batch / nhwc.timing.median_s,
+            "nhwc_time_ratio_iqr": [nhwc.ratio_q25, nhwc.ratio_q75], "math": nchw.timing.math,
+            "nchw_pct_of_matmul_ceiling": nchw.timing.pct_of_matmul_ceiling,
+            "nhwc_pct_of_matmul_ceiling": nhwc.timing.pct_of_matmul_ceiling,
+            "nchw_faults_per_call": nchw.timing.minor_faults_per_call,
+            "nhwc_faults_per_call": nhwc.timing.minor_faults_per_call}
+
+
+def device_busy(net: torch.nn.Module, net_cl: torch.nn.Module, x: torch.Tensor) -> dict:
+    """Device-busy time beside wall time for both layouts (`device_split.evidence`, GPU only):
+    is the run bound by the host's launches?"""
+    x_cl = x.to(memory_format=torch.channels_last)
+    with torch.no_grad():
+        return device_split.evidence(lambda: net(x), lambda: net_cl(x_cl))
+
+
+def sweep_table(runs: Sequence[Mapping]) -> Table:
+    """C7's runs: images per second in each layout, their ratio, each as a share of the matmul
+    ceiling of the math it ran in; where a GPU run was traced, how idle the GPU sat and the
+    device-busy ratio (the one the verdict reads where a run is host-bound)."""
+    traced = any(r.get("nchw_busy_s") for r in runs)
+    columns = ["dtype", "batch", "NCHW", "NHWC", "NHWC/NCHW", "math", "NCHW of ceiling", "NHWC of ceiling"]
+    columns += ["GPU idle NCHW", "GPU idle NHWC", "host-bound", "device NCHW/NHWC"] if traced else []
+    units = {"NCHW": "img/s", "NHWC": "img/s", "NHWC/NCHW": "x", "NCHW of ceiling": "%",
+             "NHWC of ceiling": "%"}
+    if traced:
+        units |= {"GPU idle NCHW": "%", "GPU idle NHWC": "%", "device NCHW/NHWC": "x"}
+    shown = Table("ResNet-50, NCHW against NHWC (channels_last)", columns, units=units)
+    for r in runs:
+        row = [r["dtype"], r["batch"], r["nchw_img_s"], r["nhwc_img_s"], r["nhwc_img_s"] / r["nchw_img_s"],
+               r["math"], r["nchw_pct_of_matmul_ceiling"], r["nhwc_pct_of_matmul_ceiling"]]
+        if traced:
+            busy = r.get("nchw_busy_s")
+            row += ([100 * r["nchw_idle_share"], 100 * r["nhwc_idle_share"], r["host_bound"],
+                     r["nchw_busy_s"] / r["nhwc_busy_s"]] if busy else [None, None, None, None])
+        shown.add(*row)
+    return shown
+
+
+def half_precision(conv: torch.nn.Module, channels: int) -> Comparison:
+    """One 3x3 convolution in float32, bfloat16 and float16 on this CPU, timed interleaved."""
+    small = torch.randn(2, channels, 28, 28)
+    per_dtype = {str(dt).replace("torch.", ""): (copy.deepcopy(conv).to(dt), small.to(dt))
+                 for dt in (torch.float32, torch.bfloat16, torch.float16)}
+    with torch.no_grad():
+        return bench.compare({k: (lambda c=c, x=x: c(x)) for k, (c, x) in per_dtype.items()},
+                             baseline="float32", rounds=3, rep_ms=150)
+
+
+def half_note(half_cmp: Comparison | None) -> str:
+    """Each dtype's convolution time relative to float32, or that it was not measured here."""
+    if half_cmp is None:
+        return "not measured on a GPU (the sweep above has bfloat16 and float16)"
+    return ", ".join(f"{k} {v.ratio:.1f}x" for k, v in half_cmp.variants.items())
+
+
+def kept_runs(chapter: Chapter, nets: tuple[torch.nn.Module, torch.nn.Module], batches: Sequence[int],
+              image: int) -> list[dict]:
+    """C7's CPU runs again with malloc keeping freed memory (three rounds, 300 ms each)."""
+    runs = []
+    for batch in batches:
+        x = torch.randn(batch, 3, image, image)
+        cmp, _ = nchw_vs_nhwc(chapter, *nets, x, rep_ms=300, rounds=3, keep_allocator_memory=True)
+        runs.append(resnet_run(cmp, torch.float32, batch, image))
+    return runs
+
+
+def kept_table(runs: Sequence[Mapping], kept: Sequence[Mapping]) -> Table:
+    """The CPU runs beside the same runs with malloc keeping freed memory: NHWC/NCHW and the
+    page faults per NCHW call of each."""
+    shown = Table("with glibc's default malloc, and with malloc keeping freed memory",
+                  ["batch", "NHWC/NCHW", "faults per NCHW call", "NHWC/NCHW kept", "faults kept"],
+                  units={"NHWC/NCHW": "x", "NHWC/NCHW kept": "x"})
+    for default, again in zip(runs, kept, strict=False):
+        shown.add(default["batch"], default["nhwc_img_s"] / default["nchw_img_s"],
+                  default["nchw_faults_per_call"] or 0, again["nhwc_img_s"] / again["nchw_img_s"],
+                  again["nchw_faults_per_call"] or 0)
+    if not kept:
+        shown.note("not measured here: the allocator question is a CPU's")
+    return shown
+
+
+def c7_gpu_form(device: torch.device, image: int) -> str:
+    """The form C7 judges on a GPU: the seed's own on an A100, else an analogue naming the GPU."""
+    gpu_name = str(env.fingerprint().get("gpu_name", str(device)))
+    return SEED_FORM if "A100" in gpu_name else f"analogue: {gpu_name} (the seed: A100), fp16, batch 64, {image}x{image}"

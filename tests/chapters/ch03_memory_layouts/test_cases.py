@@ -1,0 +1,81 @@
+"""Chapter 03's cases and tables (labkit/chapters/ch03_memory_layouts/cases.py), which left the
+notebook: settings per device, the quiz answers' probes, and tables that say what was measured."""
+
+import pytest
+import torch
+
+from labkit.chapters.ch03_memory_layouts import cases
+from labkit.session import Recorded
+
+
+def test_channels_last_restrides_only_4d_parameters():
+    model = torch.nn.Sequential(torch.nn.Conv2d(3, 4, 3), torch.nn.BatchNorm2d(4))
+    changed, count, all_4d = cases.restrided(model, cases.channels_last(model))
+    assert changed == ["0.weight"] and count == 4 and all_4d
+    assert model[0].weight.is_contiguous()  # the original is left alone
+
+
+def test_propagation_table_counts_and_names_the_first_drop():
+    model = torch.nn.Sequential(torch.nn.Conv2d(3, 8, 3, padding=1), torch.nn.AdaptiveAvgPool2d(1),
+                                torch.nn.Flatten(), torch.nn.Linear(8, 2)).eval()
+    records = cases.trace_layouts(cases.channels_last(model),
+                                  torch.randn(1, 3, 8, 8).to(memory_format=torch.channels_last))
+    shown = cases.propagation_table(records, last=2)
+    assert sum(shown.column("count")) == len(records)
+    assert "the first that does not" in shown.notes[0]
+    assert len(shown.notes) == 3 and "channel stride" in shown.notes[-1]
+
+
+def test_operation_table_reads_format_and_bytes():
+    a = torch.randn(2, 8, 6, 6).to(memory_format=torch.channels_last)
+    shown = cases.operation_table({"a * 2": lambda: a * 2, "a.contiguous()": lambda: a.contiguous()})
+    assert shown.column("output") == ["channels_last", "contiguous"]
+    assert shown.column("copied") == [0, a.numel() * 4]
+
+
+def test_conv_case_and_the_c22_quiz_answer():
+    dtype, conv, act = cases.conv_case(torch.device("cpu"), False, batch=2, image=32)
+    assert dtype == torch.float32 and tuple(act.shape) == (2, 64, 8, 8) and conv.bias is None
+    assert cases.reshape_copies_from(act, act.to(memory_format=torch.channels_last)) == "from NCHW only"
+
+
+def test_plans_per_device():
+    gpu, cpu = cases.c7_plan(True, 4), cases.c7_plan(False, 4)
+    assert torch.float16 in gpu.dtypes and 64 in gpu.batches and gpu.rounds == 5
+    assert cpu.dtypes == [torch.float32] and cpu.batches == [1, 4] and cpu.rounds == 3
+    assert cases.probe_side(True) == 224 and cases.probe_side(False) == 64
+    assert cases.math_of(torch.float16, True) == "float16" and cases.math_of(torch.float32, False) == "float32"
+
+
+def test_conversion_kernels_and_the_note():
+    ops = ["void cudnn::nchwToNhwcKernel<float>(...)", "sm90_xmma_fprop", "nhwcToNchwKernel"]
+    assert cases.conversion_kernels(ops) == [ops[0], ops[2]]
+    here = cases.conversion_note(ops, Recorded("03_memory_layouts", "verdict:C22", "nvidia-h200"))
+    assert here.startswith("On this GPU, the NCHW convolution ran 1 NCHW-to-NHWC")
+    recorded = Recorded("03_memory_layouts", "verdict:C22", "nvidia-h200",
+                        {"evidence": {"nchw_conversion_kernels": ops[:1]}}, "2026-12-01")
+    there = cases.conversion_note(None, recorded)
+    assert "recorded on nvidia-h200, 2026-12-01" in there and "1 NCHW-to-NHWC" in there
+    nothing = cases.conversion_note(None, Recorded("03_memory_layouts", "verdict:C22", "nvidia-h200"))
+    assert "no NCHW-to-NHWC conversion kernel" in nothing
+
+
+def _run(batch, nchw, nhwc, faults=None, **more):
+    return {"dtype": "float32", "batch": batch, "nchw_img_s": nchw, "nhwc_img_s": nhwc, "math": "float32",
+            "nchw_pct_of_matmul_ceiling": None, "nhwc_pct_of_matmul_ceiling": 40.0,
+            "nchw_faults_per_call": faults, **more}
+
+
+def test_sweep_table_shows_the_device_split_only_where_traced():
+    plain = cases.sweep_table([_run(1, 10.0, 12.0)])
+    assert plain.column("NHWC/NCHW") == [pytest.approx(1.2)] and "host-bound" not in plain.columns
+    traced = cases.sweep_table([_run(64, 10.0, 12.0, nchw_busy_s=2.0, nhwc_busy_s=1.0, nchw_idle_share=0.5,
+                                     nhwc_idle_share=0.6, host_bound=True), _run(16, 10.0, 11.0)])
+    assert traced.column("device NCHW/NHWC") == [2.0, None] and traced.column("host-bound") == [True, None]
+
+
+def test_kept_table_and_half_note():
+    shown = cases.kept_table([_run(1, 10.0, 9.0, faults=300.0)], [_run(1, 10.0, 11.0, faults=2.0)])
+    assert shown.column("NHWC/NCHW kept") == [pytest.approx(1.1)] and shown.column("faults per NCHW call") == [300.0]
+    assert cases.kept_table([_run(1, 10.0, 9.0)], []).notes  # nothing kept: it says why
+    assert cases.half_note(None).startswith("not measured on a GPU")
