@@ -27,9 +27,9 @@
 # generated GPU code), which show the result recorded on the reference H200, labelled recorded.
 #
 # **In a 40-minute slot** read the numbered sections and skip those marked *Optional*
-# (Inductor's generated code, compile time, recompiles, `reduce-overhead`, exercise 04.1 and
-# GradScaler, C21a and C21b, which is not fusion): they run anyway, so their numbers are there to read
-# later. `scripts/chapter_minutes.py` states the estimate.
+# (Inductor's generated code, compile time, recompiles, `reduce-overhead`, exercise 04.1, what
+# misalignment costs, and GradScaler, C21a and C21b, which is not fusion): they run anyway, so
+# their numbers are there to read later. `scripts/chapter_minutes.py` states the estimate.
 
 # %%
 # Installs labkit when (and only when) this notebook runs in Google Colab.
@@ -139,17 +139,17 @@ print(c20)
 
 # %%
 with torch.no_grad():
-    folding_cmp = chapter.lab.bench.compare({
+    folding_cmp, _ = chapter.measured({  # measured once more if the harness flags a timing
         "ResNet-50 with BatchNorm": lambda: model(images),
         "ResNet-50, BatchNorm folded": lambda: folded(images),
     }, baseline="ResNet-50 with BatchNorm", rounds=5, rep_ms=400)
 # A speed-up is stated only inside its own per-round spread and where no flag could carry it
 # across 1x (the trust rule); otherwise the line says it is noise.
 folding_gain, folding_spread, folding_stated = cases.stated_gain(folding_cmp, "ResNet-50, BatchNorm folded")
-folding_line = f"ran at {folding_stated} the original's speed"
+folding_line = f"ran at {cases.brief(folding_stated)} the original's speed"
 chapter.here_or_recorded("folding_speed", can=True, measure=lambda: {  # measured, and kept
     "comparison": folding_cmp.table(), "speedup": folding_gain, "batch": fold_batch, "image": fold_image})
-chapter.show(folding_cmp).note(f"folded: {folding_line}")
+cases.noted(chapter.show(folding_cmp), "folded: ran at {} the original's speed", folding_stated)
 
 # %% [markdown]
 # Each eval-mode BatchNorm is one more pass over an activation tensor (read it, write it):
@@ -552,8 +552,8 @@ for fn in chain_paths.values():
     torch.testing.assert_close(fn(), fused_kernels.chain_eager(x_f, y_f, z_f), rtol=1e-4, atol=1e-5)
 # keep_allocator_memory: on a CPU, malloc keeps freed memory for the next call, so the timing
 # measures the arithmetic and the memory traffic, not the kernel's page faults on fresh memory.
-chain_cmp = chapter.lab.bench.compare(chain_paths, baseline=slow_label, rounds=5, rep_ms=400,
-                                      bytes_moved=chain_bytes, keep_allocator_memory=not chapter.on_gpu)
+chain_cmp, _ = chapter.measured(chain_paths, baseline=slow_label, rounds=5, rep_ms=400,  # again if flagged
+                                bytes_moved=chain_bytes, keep_allocator_memory=not chapter.on_gpu)
 chain_gain, chain_spread, chain_stated = cases.stated_gain(chain_cmp, fast_label)
 chapter.here_or_recorded(cases.key_here("fused_chain", chapter.on_gpu), can=True, measure=lambda: {
     "elements": n_fused, "comparison": chain_cmp.table(), "speedup": chain_gain})  # measured, and kept

@@ -124,6 +124,24 @@ def stated_gain(comparison: bench.Comparison, faster: str) -> tuple[float, tuple
     return gain, spread, claims.trust.stated_ratio(gain, spread, flags=comparison.flags(), what=faster)
 
 
+def brief(stated: str) -> str:
+    """A stated ratio without the trust rule's reasons when it held the ratio back ('no ratio
+    to state: 0.92x (rounds 0.89-0.98)' and that it is noise): the reasons name every flagged
+    timing and run to a hundred words, so a line or a takeaway shows this and the table folds
+    the rest (`noted`)."""
+    head, held, _ = stated.partition(", but ")
+    return f"{head} (noise: a flagged timing could carry it across 1x)" if held else stated
+
+
+def noted(shown: Table, sentence: str, stated: str) -> Table:
+    """`sentence` under the table, with `brief(stated)` put in for its '{}'; the trust rule's
+    whole reason folded under it when the rule held the ratio back."""
+    shown.note(sentence.format(brief(stated)))
+    if brief(stated) != stated:
+        shown.fold("why the ratio is not stated (the trust rule)", stated)
+    return shown
+
+
 def compile_backend(on_gpu: bool) -> str:
     """Inductor on a GPU; `eager` on a CPU (Dynamo captures the graph and runs it as it is:
     Inductor's C++ compile takes about 30 s on two cores)."""
@@ -577,8 +595,8 @@ def chain_table(comparison: bench.Comparison, moved: Mapping[str, int], stated: 
     notes = [f"flagged: {flag['timing']}: {flag['why']}" for flag in comparison.flags()]
     if notes:
         shown.fold(f"the harness's notes ({len(notes)} flagged)", "\n".join(notes))
-    return shown.note(f"{fast}: {stated} the speed of {slow}, moving {moved[fast] / moved[slow]:.0%} "
-                      f"of the bytes at {rates[fast] / rates[slow]:.0%} of the other's bandwidth.")
+    return noted(shown, f"{fast}: {{}} the speed of {slow}, moving {moved[fast] / moved[slow]:.0%} "
+                 f"of the bytes at {rates[fast] / rates[slow]:.0%} of the other's bandwidth.", stated)
 
 
 # ---------------------------------------------------------------------------- C21: GradScaler
@@ -640,7 +658,7 @@ def chain_line(moved: Mapping[str, int], comparison: bench.Comparison, spread: S
     """The fusion takeaway: fewer bytes paid when the spread lies above 1, else why not."""
     slow, fast = list(comparison.variants)[0], list(comparison.variants)[-1]
     rates = {label: v.timing.gbps for label, v in comparison.variants.items()}
-    share = moved[fast] / moved[slow]
+    share, stated = moved[fast] / moved[slow], brief(stated)
     if min(spread) > 1:
         return (f"Fusion pays in bytes: the chain moved {share:.0%} of the bytes when fused and ran "
                 f"at {stated} the speed ({fast} against {slow}).")
