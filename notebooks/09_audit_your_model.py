@@ -160,7 +160,8 @@ quiz_mobile = widgets.Quiz(
     "faster (numerics checked, per-round ratio's IQR below 1)?",
     choices=["yes", "no"],
     answer=lambda: "yes" if mobile_report.recommendations[0].kept else "no",
-    explanation="The audit keeps a recommendation only when all its interleaved rounds agree.",
+    explanation="The audit keeps a recommendation only when the upper quartile of its "
+                "interleaved rounds' ratios is below 1, on the clock the report names.",
 )
 quiz_mobile
 
@@ -225,18 +226,18 @@ print(report.text(my_report))
 # %% [markdown]
 # ## Exercises
 #
-# The two rules the report's tables rest on. Replace each `raise NotImplementedError` and run
-# the check.
+# The two readings the report's tables rest on, each graded against torch itself. Replace
+# each `raise NotImplementedError` and run the check.
 
 # %%
-exercises.get("09.layout_verdict")
+exercises.get("09.layout_of")
 
 # %%
-def verdict(input_format: str, output_format: str, output_ndim: int) -> str:
+def layout(t: torch.Tensor) -> str:
     raise NotImplementedError
 
 
-exercises.get("09.layout_verdict").check(verdict)
+exercises.get("09.layout_of").check(layout)
 
 # %%
 exercises.get("09.drift_status")
@@ -257,7 +258,7 @@ def kept_line(r: audit.Report) -> str:
     if not first.timed:
         return f"{r.model}: {first.title} was not timed ({first.why})."
     return (f"{r.model}: channels_last took {first.ratio:.2f}x the NCHW time "
-            f"(per-round IQR {first.ratio_q25:.2f}-{first.ratio_q75:.2f}): "
+            f"(per-round IQR {first.ratio_q25:.2f}-{first.ratio_q75:.2f}, {first.clock}): "
             + ("kept." if first.kept else "not kept."))
 
 

@@ -5,7 +5,8 @@ import pytest
 import torch
 
 from labkit import exercises
-from labkit.audit import ddp_contract, models, module_layouts
+from labkit.audit import ddp_contract, models
+from labkit.models.resnet import memory_format_of
 
 
 @pytest.mark.parametrize("spec", ["labkit:mobilenet_v3", "labkit:vit"])
@@ -32,8 +33,23 @@ def test_a_bad_spec_says_why(spec, message):
         models.load(spec)
 
 
-def test_the_exercises_accept_their_references_and_reject_a_wrong_answer():
-    assert exercises.get("09.layout_verdict").check(module_layouts.layout_verdict).passed
+def test_the_exercises_are_graded_by_torch_and_the_audit_agrees_with_it():
+    # the audit's own readings pass the torch-graded exercises: the audit agrees with torch
+    assert exercises.get("09.layout_of").check(memory_format_of).passed
     assert exercises.get("09.drift_status").check(ddp_contract.status).passed
     assert not exercises.get("09.drift_status").check(lambda shape: None).passed
-    assert not exercises.get("09.layout_verdict").check(lambda a, b, n: "kept").passed
+    assert not exercises.get("09.layout_of").check(lambda t: "contiguous").passed
+
+
+def test_the_exercise_references_come_from_torch_not_the_audit():
+    import inspect
+
+    from labkit.chapters.ch09_audit_your_model import exercises as ch09
+
+    source = inspect.getsource(ch09)
+    assert "labkit.audit" not in source and "module_layouts" not in source
+    assert ch09.DRIFT_STATUS.reference((64, 64, 3, 3)) == "drift-prone"
+    assert ch09.DRIFT_STATUS.reference((256, 64, 1, 1)) == "warns harmlessly (size-1 dims)"
+    assert ch09.DRIFT_STATUS.reference((8, 1, 1, 1)) is None
+    # the task says what to decide, not the size-1 rule that decides it
+    assert "size > 1" not in ch09.DRIFT_STATUS.task
