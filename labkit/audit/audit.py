@@ -173,7 +173,9 @@ def run(model: nn.Module, example: torch.Tensor, device: str = "cpu",
             recommendations.append(moved)
     elif not recommend.has_conv(original):
         notes.append("no Conv2d in the model: channels_last was not timed")
-    recommendations.append(recommend.before_ddp(parameters))
+    if any(p.status == ddp_contract.DRIFT for p in parameters):
+        # said only where a late conversion would move a parameter's elements
+        recommendations.append(recommend.before_ddp(parameters))
     left = recommend.remaining_copies(modules)
     if left:
         notes.append("copies left in the audited format (move them by hand): " + "; ".join(left[:5]))

@@ -167,3 +167,11 @@ def test_a_host_bound_run_judges_its_fix_by_device_time():
 ])
 def test_only_work_that_moves_values_counts_as_a_copy(name, kind, copy):
     assert kernels.is_copy(name, kind) is copy
+
+
+def test_convert_before_ddp_is_said_only_where_a_parameter_would_move(clean_report):
+    titles = lambda r: [m.title for m in r.recommendations]  # noqa: E731
+    # the clean model's only 4-D weight is 1x1: its strides change in size-1 dims only
+    assert not any("before wrapping in DDP" in t for t in titles(clean_report))
+    drifting = run(handmade.drift_prone())
+    assert any("before wrapping in DDP" in t for t in titles(drifting))

@@ -133,3 +133,28 @@ def test_the_cpu_ladder_leaves_bf16_out_without_bf16_units():
     names = [s.name for s in ladder.cpu_steps(4, bf16_units=())]
     assert "bf16 autocast" not in names and names[0] == "channels_last"
     assert "bf16 autocast" in [s.name for s in ladder.cpu_steps(4, bf16_units=("amx_bf16",))]
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU")
+@pytest.mark.parametrize("graphs", [False, True])
+def test_a_gpu_rung_reads_its_device_time_per_batch_from_kernel_records(graphs):
+    """Eager and CUDA-graph rungs both split into one device time per batch, each under the
+    rung's wall time per batch, so the unprofiled idle share lies in [0, 1)."""
+    small = lambda: torch.nn.Sequential(torch.nn.Conv2d(3, 8, 3), torch.nn.BatchNorm2d(8),  # noqa: E731
+                                        torch.nn.ReLU(), torch.nn.AdaptiveAvgPool2d(1), torch.nn.Flatten())
+    device = torch.device("cuda")
+    settings = ladder.Settings(batch=4, cuda_graphs=graphs)
+    prepared = ladder.prepare(settings, device, 16, small)
+    samples = ladder.device_seconds(prepared.run, device, 5)
+    assert len(samples) == 5 and all(s > 0 for s in samples)
+    import time
+
+    torch.cuda.synchronize()
+    started = time.perf_counter()
+    for _ in range(20):
+        prepared.run()
+    torch.cuda.synchronize()
+    wall = (time.perf_counter() - started) / 20
+    idle = ladder.idle_share(sorted(samples)[2], wall)
+    assert 0.0 <= idle < 1.0
