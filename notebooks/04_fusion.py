@@ -66,12 +66,10 @@ cases = chapter.lab.cases  # this chapter's cases, tables and quiz answers (labk
 # back to it.
 
 # %%
-chapter.rules()
-
-# %%
 has_triton = chapter.lab.fused_kernels.triton_available()
 ceiling = chapter.lab.ceilings.measure()
 print(f"this machine's copy ceiling: {ceiling.copy_gbps:.0f} GB/s; Triton usable here: {has_triton}")
+chapter.rules()
 
 # %% [markdown]
 # ## 1. Conv-BN folding (C20)
@@ -376,12 +374,10 @@ chapter.claim("C18")
 sweep = chapter.lab.launch_overhead.measure(device=chapter.device)
 sweep_data = chapter.here_or_recorded(cases.key_here("launch_overhead", chapter.on_gpu), sweep.as_dict,
                                       can=True)  # measured, and kept
-cases.sweep_table(sweep, chapter.on_gpu)
-
-# %%
-# This machine's sweep; beside it, without a GPU, the reference GPU's, recorded.
+# This machine's sweep drawn; beside it, without a GPU, the reference GPU's, recorded.
 cases.plot_sweeps(sweep_data, f"this machine ({chapter.device.type})",
                   chapter.only_on("cpu", lambda: chapter.reference("launch_overhead")))
+cases.sweep_table(sweep, chapter.on_gpu)
 
 # %% [markdown]
 # ### Optional exercise 04.1: fit the line

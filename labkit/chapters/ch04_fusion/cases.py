@@ -346,7 +346,7 @@ def sweep_table(sweep: launch_overhead.LaunchSweep, on_gpu: bool) -> Table:
     return shown
 
 
-def plot_sweeps(here: Mapping, title: str, recorded: object = None) -> object:
+def plot_sweeps(here: Mapping, title: str, recorded: object = None) -> None:
     """Median time per call against kernels per call with each fitted line: this machine's
     sweep, and beside it the reference GPU's recorded one when given."""
     import matplotlib.pyplot as plt
@@ -366,7 +366,6 @@ def plot_sweeps(here: Mapping, title: str, recorded: object = None) -> object:
         axes.legend(fontsize=8)
     figure.tight_layout()
     plt.show()
-    return None
 
 
 def launch_traces(device: torch.device, count: int = 64) -> dict[str, timeline.Trace]:
