@@ -139,19 +139,20 @@ class Fp8Gemm(nn.Module):
 
     emulate: dequantise both operands and multiply in float32, which is what `_scaled_mm`
     computes up to its accumulation order; used on a CPU and wherever `_scaled_mm` is not
-    available. The bias, residual and ReLU are left to the caller (fused by Inductor when
+    available. fast_accum: `_scaled_mm`'s use_fast_accum (Hopper's FP8 tensor cores accumulate
+    in reduced precision without periodic promotion to float32: faster, less exact). The bias, residual and ReLU are left to the caller (fused by Inductor when
     the rung is compiled).
     """
 
     def __init__(self, conv: nn.Conv2d, act_amax: float, mode: str = "per-tensor",
-                 emulate: bool = False) -> None:
+                 emulate: bool = False, fast_accum: bool = False) -> None:
         super().__init__()
         if not is_gemm_conv(conv):
             raise Fp8Error(f"not a GEMM-shaped convolution: {conv}")
         weight = conv.weight.detach().float().flatten(1)                 # [Cout, Cin]
         w_scale = weight_scale(weight, mode)
         q = quantise(weight, w_scale, 0 if mode == "per-channel" else None)
-        self.mode, self.emulate = mode, emulate
+        self.mode, self.emulate, self.fast_accum = mode, emulate, fast_accum
         self.act_amax = float(act_amax)
         self.register_buffer("weight_q", q)                               # [Cout, Cin] e4m3
         self.register_buffer("w_scale", w_scale.float())                  # [] or [Cout]
@@ -178,9 +179,9 @@ class Fp8Gemm(nn.Module):
             return ((a_q.float() * self.a_scale) @ (w_q.float() * w_scale).t()).to(out_dtype)
         if self.mode == "per-tensor":
             return torch._scaled_mm(a_q, w_q.t(), scale_a=self.a_scale, scale_b=self.w_scale,
-                                    out_dtype=out_dtype)
+                                    out_dtype=out_dtype, use_fast_accum=self.fast_accum)
         # Row-wise scaling: one scale per row of a (the per-tensor one repeated) and per column
         # of b; PyTorch's row-wise path has asked for a bfloat16 output, so it writes bf16.
         rows = self.a_scale.reshape(1, 1).expand(a_q.shape[0], 1).contiguous()
         return torch._scaled_mm(a_q, w_q.t(), scale_a=rows, scale_b=self.w_scale.reshape(1, -1),
-                                out_dtype=torch.bfloat16).to(out_dtype)
+                                out_dtype=torch.bfloat16, use_fast_accum=self.fast_accum).to(out_dtype)

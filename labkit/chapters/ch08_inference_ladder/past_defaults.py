@@ -152,6 +152,8 @@ def gpu_levers() -> list[Lever]:
         Lever("GEMM path in torch (control)", "1x1s as cuBLAS GEMMs, tails as separate kernels, "
               "eager + CUDA graph: the Triton rung's control", {"compile": None}, model="gemm-torch",
               needs=("cuda",)),
+        Lever("FP8 per-tensor, fast accumulation", fp8_why + "; _scaled_mm's use_fast_accum",
+              model="fp8:per-tensor:fast", needs=("cuda", "fp8")),
         Lever("freezing at batch 64", "freezing at the baseline's batch", {"batch": 64, "freezing": True},
               needs=inductor, base=AT_64),
         Lever("conv_1x1_as_mm at batch 64", "conv_1x1_as_mm at the baseline's batch", {"batch": 64},
@@ -236,11 +238,12 @@ class Row:
 
 # ---------------------------------------------------------------------------- models
 def _fp8_model(folded: nn.Module, amax: dict[str, float], mode: str, emulate: bool,
-               scale: float = 1.0) -> fe.GemmResNet:
+               scale: float = 1.0, fast_accum: bool = False) -> fe.GemmResNet:
     def make(name: str, conv: nn.Conv2d) -> fe.Conv1x1 | None:
         if name not in amax or not fp8.is_gemm_conv(conv):
             return None
-        return fe.Conv1x1(conv, "fp8", fp8.Fp8Gemm(conv, amax[name] * scale, mode, emulate))
+        return fe.Conv1x1(conv, "fp8", fp8.Fp8Gemm(conv, amax[name] * scale, mode, emulate,
+                                                   fast_accum))
     return fe.GemmResNet(folded, make)
 
 
@@ -285,8 +288,9 @@ class Runner:
         emulate = self.device.type != "cuda"
         if lever.model == "fp8-wrong":
             return lambda folded: _fp8_model(folded, self.amax(), "per-tensor", emulate, WRONG_SCALE)
-        mode = lever.model.split(":", 1)[1]
-        return lambda folded: _fp8_model(folded, self.amax(), mode, emulate)
+        parts = lever.model.split(":")            # fp8:<mode>[:fast]
+        mode, fast = parts[1], parts[2:] == ["fast"]
+        return lambda folded: _fp8_model(folded, self.amax(), mode, emulate, fast_accum=fast)
 
     # -- one rung
     def _prepare(self, name: str, settings: ladder.Settings, lever: Lever | None) -> object:
