@@ -18,14 +18,18 @@ from __future__ import annotations
 from labkit.chapters.ch08_inference_ladder import keep, ladder
 
 CLASS_MOVE = 0.05   # a kernel class's share moving by more than this is named
+# A reading calls a clock faster or slower only when its range excludes 1 (the keep rule's
+# test) and its median is more than this away from 1: kernel records resolve a 0.5% change
+# between batches, which is measured but says nothing about where a step's gain came from.
+MATERIAL = 0.02
 
 
-def _gained(spread: tuple[float, float] | None) -> bool:
-    return keep.above(spread)
+def _gained(gain: float | None, spread: tuple[float, float] | None) -> bool:
+    return gain is not None and keep.above(spread) and gain > 1 + MATERIAL
 
 
-def _lost(spread: tuple[float, float] | None) -> bool:
-    return keep.below(spread)
+def _lost(gain: float | None, spread: tuple[float, float] | None) -> bool:
+    return gain is not None and keep.below(spread) and gain < 1 - MATERIAL
 
 
 def class_moves(before: ladder.Rung, after: ladder.Rung) -> list[str]:
@@ -57,12 +61,13 @@ def numbers(before: ladder.Rung, after: ladder.Rung) -> str:
 
 def reading(before: ladder.Rung, after: ladder.Rung) -> str:
     """What the figures say happened (empty when they say nothing clear)."""
-    wall_up, wall_down = _gained(after.gain_spread), _lost(after.gain_spread)
+    wall_up, wall_down = _gained(after.gain, after.gain_spread), _lost(after.gain, after.gain_spread)
     if after.device_gain is None:  # a CPU: one clock only
         if wall_up:
             return "faster on the wall clock (no device clock here to say where)"
         return "slower on the wall clock" if wall_down else "no measured change on the wall clock"
-    dev_up, dev_down = _gained(after.device_spread), _lost(after.device_spread)
+    dev_up, dev_down = (_gained(after.device_gain, after.device_spread),
+                        _lost(after.device_gain, after.device_spread))
     said = []
     if wall_up and not dev_up:
         said.append("the gain is the host's: the device did "
@@ -78,10 +83,14 @@ def reading(before: ladder.Rung, after: ladder.Rung) -> str:
         said.append("the device's work shrank while the host set the pace: the wall did not follow")
     elif dev_up and wall_up:
         said.append("the device's work shrank and the wall followed")
-    elif dev_down and not wall_up:
+    elif dev_down and wall_down:
+        said.append("the device did more work and the wall lost too")
+    elif dev_down:
         said.append("the device did more work and the wall did not gain")
+    elif wall_down:
+        said.append("the wall lost while the device time held: the host did more work per batch")
     else:
-        said.append("neither clock moved beyond its spread")
+        said.append(f"neither clock moved by more than its spread or {100 * MATERIAL:.0f}%")
     i0, i1 = before.idle_share, after.idle_share
     if i0 is not None and i1 is not None:
         limit = keep.IDLE_LIMIT

@@ -158,3 +158,16 @@ def test_a_gpu_rung_reads_its_device_time_per_batch_from_kernel_records(graphs):
     wall = (time.perf_counter() - started) / 20
     idle = ladder.idle_share(sorted(samples)[2], wall)
     assert 0.0 <= idle < 1.0
+
+
+def test_a_measured_but_tiny_device_change_is_not_read_as_the_gain():
+    from labkit.chapters.ch08_inference_ladder import explain
+
+    # CUDA Graphs on the H200: wall 1.08x, device time 1.01x with a tight range
+    before = measured("compile", 64, 3.0e-3, [2.40e-3, 2.41e-3, 2.41e-3, 2.42e-3])
+    after = measured("graphs", 64, 2.8e-3, [2.37e-3, 2.38e-3, 2.38e-3, 2.39e-3], after="compile")
+    after.gain, after.gain_spread = 1.08, (1.08, 1.17)
+    gain, low, high = ladder.device_gain(before, after)
+    after.device_gain, after.device_spread = gain, (low, high)
+    assert low > 1.0  # the rule's test passes...
+    assert explain.reading(before, after).startswith("the gain is the host's")  # ...the reading is the host's
