@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import math
-import sys
 import time
 from pathlib import Path
 
@@ -241,8 +240,11 @@ def test_gate_refuses_an_fp8_rung_whose_scale_is_wrong():
 
 
 # ------------------------------------------------------------------ the script's smoke path
-def test_script_smoke_path_on_the_cpu(tmp_path):
-    sys.path.insert(0, str(ROOT))
+def test_script_smoke_path_on_the_cpu(tmp_path, monkeypatch):
+    # the script points Inductor's and Triton's caches at a fresh directory; undo it afterwards
+    monkeypatch.setenv("TORCHINDUCTOR_CACHE_DIR", str(tmp_path / "inductor"))
+    monkeypatch.setenv("TRITON_CACHE_DIR", str(tmp_path / "triton"))
+    monkeypatch.syspath_prepend(str(ROOT))
     from benchmarks import gpu_past_defaults
 
     started = time.perf_counter()
