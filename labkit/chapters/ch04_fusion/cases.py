@@ -331,12 +331,18 @@ def graph_gap_class(evidence: Mapping | None, on_gpu: bool, recorded_gaps: objec
 
 
 def sweep_table(sweep: launch_overhead.LaunchSweep, on_gpu: bool) -> Table:
-    """Median time per call at each count of tiny kernels, one column per way, the fits under it."""
-    shown = Table("time per call against tiny kernels per call", ["kernels per call", *sweep.times_s],
-                  units=dict.fromkeys(sweep.times_s, "s"))
+    """The fitted line of each way, time = fixed + per kernel x N: its two parts, the slope's
+    95% interval and R^2. The medians it was fitted to are drawn above and folded here."""
+    shown = Table("time per call = fixed + per kernel x N, fitted", ["way", "fixed", "per kernel",
+                                                                     "per kernel, 95%", "R^2"],
+                  units={"fixed": "s", "per kernel": "s"})
+    for way, fit in sweep.fits.items():
+        low, high = fit.per_item_interval_us
+        shown.add(way, fit.fixed_s, fit.per_item_s, f"{low:.3f}-{high:.3f} us", round(fit.r_squared, 4))
+    medians = Table("", ["kernels per call", *sweep.times_s], units=dict.fromkeys(sweep.times_s, "s"))
     for i, count in enumerate(sweep.counts):
-        shown.add(count, *(medians[i] for medians in sweep.times_s.values()))
-    shown.note(str(sweep))
+        medians.add(count, *(values[i] for values in sweep.times_s.values()))
+    shown.fold(f"the medians per call at {len(sweep.counts)} counts", str(medians))
     if not on_gpu:
         shown.note("No GPU here: the slope is the CPU's own cost per tiny op (Python + dispatcher), "
                    "the part of an eager launch spent on the host.")

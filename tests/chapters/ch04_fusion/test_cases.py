@@ -160,6 +160,9 @@ def test_the_launch_takeaway_and_the_cpu_trace():
     assert "CUDA Graph cut a launch" in cases.launch_line(True, {"eager_per_launch_us": 7.0,
                                                                 "graph_launch_gap_us": 0.3,
                                                                 "graph_per_node_us": 1.2}, sweep)
-    assert cases.sweep_table(sweep, False).column("kernels per call") == [1, 4, 8]
+    shown = cases.sweep_table(sweep, False)
+    assert shown.column("way") == list(sweep.fits) and "No GPU here" in shown.notes[0]
+    assert shown.column("per kernel") == [fit.per_item_s for fit in sweep.fits.values()]
+    assert "kernels per call" in shown.folded[0][1]
     traces = cases.launch_traces(torch.device("cpu"), count=4)
     assert list(traces) == ["eager"] and cases.summaries(traces).folded
