@@ -44,20 +44,14 @@ if "google.colab" in sys.modules:
     output.enable_custom_widget_manager()
 
 # %%
-import time
-
 import torch
 
-from labkit import claims, exercises, session
-from labkit.chapters.ch06_ddp_layout_drift import claims as ch06
-from labkit.chapters.ch06_ddp_layout_drift import ddp_launch, ddp_worker, layout_contract
-from labkit.show import widgets
+from labkit import session
 
-chapter = session.open("06_ddp_layout_drift")
-on_gpu = chapter.on_gpu
-world_size = ddp_launch.default_world_size()
-backend = ddp_launch.backend_for(world_size)
-print(f"torch {torch.__version__}; {ddp_launch.describe(world_size)}")
+chapter = session.open("06_ddp_layout_drift")  # the door: chapter.lab.<name> is this chapter's modules
+tables = chapter.lab.tables  # the chapter's run, quiz answers and tables (ch06's tables.py)
+world_size = chapter.lab.ddp_launch.default_world_size()
+print(chapter.lab.ddp_launch.describe(world_size))
 
 # %% [markdown]
 # ## The claim
@@ -69,19 +63,19 @@ print(f"torch {torch.__version__}; {ddp_launch.describe(world_size)}")
 # own rule (the old single C14 bundled them and is retired):
 
 # %%
-claims.get("C14a")
+chapter.claim("C14a")
 
 # %%
-claims.get("C14b")
+chapter.claim("C14b")
 
 # %%
-claims.get("C14c")
+chapter.claim("C14c")
 
 # %% [markdown]
 # The seed's fix, as it is written there (its comment translated):
 
 # %%
-print(ch06.SEED_FIX_CODE)
+print(chapter.lab.claims.SEED_FIX_CODE)
 
 # %% [markdown]
 # ## The gradient layout contract
@@ -101,12 +95,9 @@ print(ch06.SEED_FIX_CODE)
 # convolutions (3x3, 3x3 and 1x1), BatchNorm and a linear head. Its parameters in both formats:
 
 # %% tags=["nbval-check-output"]
-model = ddp_worker.small_cnn(16)
-model_cl = ddp_worker.small_cnn(16).to(memory_format=torch.channels_last)
-print(f"{'parameter':<10}{'shape':<18}{'NCHW strides':<18}{'channels_last strides'}")
-for (name, p), (_, q) in zip(model.named_parameters(), model_cl.named_parameters(), strict=True):
-    print(f"{name:<10}{str(tuple(p.shape)):<18}{str(p.stride()):<18}{q.stride()}"
-          + ("   <- changed" if p.stride() != q.stride() else ""))
+model = chapter.lab.ddp_worker.small_cnn(16)
+model_cl = chapter.lab.ddp_worker.small_cnn(16).to(memory_format=torch.channels_last)
+tables.parameters_table(model, model_cl)
 
 # %% [markdown]
 # (Chapter 03's exercise `03.channels_last_strides` derives the right-hand column.)
@@ -120,12 +111,7 @@ for (name, p), (_, q) in zip(model.named_parameters(), model_cl.named_parameters
 # Predict: which of the two is kept as it came?
 
 # %% tags=["nbval-check-output"]
-for shape in [(32, 16, 1, 1), (16, 3, 3, 3)]:
-    given = torch.empty(shape).to(memory_format=torch.channels_last).stride()
-    kept = layout_contract.kept_grad_stride(shape, given)
-    print(f"weight {shape}: param strides {torch.empty(shape).stride()}, kernel's gradient {given}, "
-          f".grad kept {kept}: {'kept as it came' if kept == given else 'restrided to the parameter'}; "
-          f"DDP warns: {layout_contract.ddp_warns(shape, given)}")
+tables.size_one_table([(32, 16, 1, 1), (16, 3, 3, 3)])  # layout_contract.kept_grad_stride asks AccumulateGrad
 
 # %% [markdown]
 # The 1x1 gradient is kept with channels_last strides (they differ from the parameter's only
@@ -153,8 +139,8 @@ for shape in [(32, 16, 1, 1), (16, 3, 3, 3)]:
 #
 # One rank is not DDP, so a run always has two or more. With two or more GPUs: one process per
 # GPU over NCCL, the seed's setting. With one GPU: two processes share it over **gloo with CUDA
-# tensors** (NCCL refuses two ranks on one GPU). On a CPU: two processes over gloo. The first
-# line printed above says which this run is.
+# tensors** (NCCL refuses two ranks on one GPU). On a CPU: two processes over gloo. The
+# set-up cell's second line says which this run is.
 #
 # Mixed precision: on a GPU the seed's own AMP, float16 autocast with a `GradScaler` (the
 # worker unscales before it reads the gradients, and scales its reference the same way); on a
@@ -163,16 +149,9 @@ for shape in [(32, 16, 1, 1), (16, 3, 3, 3)]:
 # hardware for.
 
 # %%
-if on_gpu:
-    run_config = {"batch": 64, "image": 64, "width": 64, "timed_steps": 30, "amp": "fp16"}
-else:
-    run_config = {"batch": 8, "image": 32, "width": 16, "timed_steps": 10}
-started = time.perf_counter()
-result = ddp_launch.launch(run_config, world_size, timeout_s=300)
-rows = {row["name"]: row for row in ddp_launch.variant_summary(result)}
-amp = result["ranks"][0][0]["amp_dtype"]
-print(f"{result['world_size']} ranks over {result['backend']} on {result['device']}, "
-      f"{len(rows)} variants, mixed precision: {amp}; took {time.perf_counter() - started:.0f} s")
+ddp_run = tables.run(chapter.on_gpu, world_size)  # tables.run_config: the sizes for a GPU or a CPU
+result, rows = ddp_run.result, ddp_run.rows
+ddp_run
 
 # %% [markdown]
 # ## Does the warning come back?
@@ -181,24 +160,18 @@ print(f"{result['world_size']} ranks over {result['backend']} on {result['device
 # you read the table.
 
 # %% jupyter={"source_hidden": true}
-quiz_steps = widgets.Quiz(
+quiz_steps = chapter.lab.widgets.Quiz(
     "Converted to channels_last right after wrapping: on which training steps does DDP warn "
     "'Grad strides do not match bucket view strides'?",
-    choices=["never", "on step 0 only", "on every step", "from step 1 on"],
-    answer=lambda: ("never" if sum(a_steps) == 0 else "on step 0 only" if a_steps[0] and not sum(a_steps[1:])
-                    else "on every step" if all(a_steps) else "from step 1 on"),
+    choices=list(tables.STEP_CHOICES),
+    answer=lambda: tables.warned_steps(ddp_run),
     explanation="DDP rebuilds its buckets once, at the start of the second iteration, from the "
                 "parameters' strides at that moment.",
 )
-a_steps = result["ranks"][0][0]["warnings_by_step"]
 quiz_steps
 
 # %%
-print(f"{'variant':<22}{'warnings per step (rank 0)'}")
-for name, report in zip(rows, result["ranks"][0], strict=True):
-    steps = report["warnings_by_step"]
-    error = f"   stopped: {rows[name]['error']}" if rows[name]["error"] else ""
-    print(f"{name:<22}{' '.join(str(n) for n in steps) or '-'}{error}")
+tables.warnings_table(ddp_run)
 
 # %% tags=["nbval-check-output"]
 # The counts above depend on the machine (a GPU's cuDNN hands back some 1x1 gradients in
@@ -220,34 +193,23 @@ print("(e) converted after the rebuild still warns on its last step:", e_by_step
 # from the warning's own text when it warned, otherwise DDP's rule). Predict first:
 
 # %% jupyter={"source_hidden": true}
-quiz_1x1 = widgets.Quiz(
+quiz_1x1 = chapter.lab.widgets.Quiz(
     "The 1x1 convolution's weight (32, 32, 1, 1) changes strides under channels_last, so DDP "
     "warns about it. Does copying its gradient into the bucket move any byte out of order?",
-    choices=["yes, it is a permuting copy like the 3x3 weights", "no, its bytes are already in order"],
-    answer=lambda: ("yes, it is a permuting copy like the 3x3 weights" if one_by_one["memory_order_differs"]
-                    else "no, its bytes are already in order"),
+    choices=list(tables.ORDER_CHOICES),
+    answer=lambda: tables.one_by_one_moves_bytes(ddp_run),
     explanation="A dim of size 1 is never stepped along: its stride says nothing about memory order.",
 )
-step0 = result["ranks"][0][0]["observed"][0]["parameters"]
-one_by_one = next(p for p in step0 if p["shape"][2:] == [1, 1])
 quiz_1x1
 
 # %%
-print(f"{'parameter':<10}{'param':<18}{'grad':<18}{'bucket view':<18}{'warned':<8}{'order differs':<14}bucket view from")
-for p in step0:
-    print(f"{p['name']:<10}{str(tuple(p['param_stride'])):<18}{str(tuple(p['grad_stride'])):<18}"
-          f"{str(tuple(p['bucket_stride'])):<18}{'yes' if p['warned'] else '':<8}"
-          f"{'yes' if p['memory_order_differs'] else '':<14}{p['bucket_stride_source']}")
-warned = [p for p in step0 if p["warned"]]
-free = [p["name"] for p in warned if not p["memory_order_differs"]]
-print(f"\n{len(warned)} of {len(step0)} parameters warned; {len(free)} of them ({', '.join(free) or 'none'}) "
-      "differ in strides only, not in memory order: their copy is a straight memcpy")
+tables.contract_table(ddp_run)
 
 # %% [markdown]
 # ## Exercise 1: a straight copy or a permuting one?
 
 # %%
-exercises.get("06.copy_in_order")
+chapter.exercise("06.copy_in_order")
 
 
 # %%
@@ -256,7 +218,7 @@ def copy_in_order(shape: tuple[int, ...], src_stride: tuple[int, ...], dst_strid
 
 
 # %% tags=["nbval-check-output"]
-exercises.get("06.copy_in_order").check(copy_in_order)
+chapter.exercise("06.copy_in_order").check(copy_in_order)
 
 # %% [markdown]
 # ## The seed's fix, applied as written
@@ -265,22 +227,17 @@ exercises.get("06.copy_in_order").check(copy_in_order)
 # Predict:
 
 # %% jupyter={"source_hidden": true}
-quiz_hook = widgets.Quiz(
+quiz_hook = chapter.lab.widgets.Quiz(
     "Does the seed's hook, applied as written, remove the warning and keep training?",
-    choices=["yes", "it runs, but the warning stays", "it raises an error in the first backward"],
-    answer=lambda: ("it raises an error in the first backward" if rows["b_seed_fix"]["error"]
-                    else "yes" if rows["b_seed_fix"]["warnings_step0"] == 0 else "it runs, but the warning stays"),
+    choices=list(tables.HOOK_CHOICES),
+    answer=lambda: tables.seed_hook_outcome(ddp_run),
     explanation="register_full_backward_hook calls hook(module, grad_input, grad_output), and "
                 "grad_input are the gradients of the module's inputs, not of its parameters.",
 )
 quiz_hook
 
 # %%
-for name in ("b_seed_fix", "b2_seed_hook_fitted", "a_drift"):
-    row = rows[name]
-    outcome = (f"raised {row['error']}" if row["error"] else
-               f"ran {row['steps']} steps; warnings on step 0: {row['warnings_step0']}, after: {row['warnings_after_step0']}")
-    print(f"{name:<22}{outcome}")
+tables.hook_table(ddp_run)
 
 # %% [markdown]
 # What the seed's hook really does: `register_full_backward_hook` calls a hook with three
@@ -301,60 +258,14 @@ for name in ("b_seed_fix", "b2_seed_hook_fitted", "a_drift"):
 # bucket view, copies the reduced bucket back: "out of buckets", which also counts the copy
 # from the old buckets into the new ones when DDP rebuilds them). "Steady" is the last observed
 # step, after the rebuild and after (e)'s late conversion. Step times come from `labkit.measure.bench`, with the same
-# number of calls in every rank (a collective needs all of them).
+# number of calls in every rank (a collective needs all of them). "grad memory" is gradient
+# storage outside the buckets. With `gradient_as_bucket_view` (d) the gradients *are* the
+# bucket views: the second table follows it step by step, before and after its late
+# conversion. The notes under the first say what the persistent drift (e) costs in time
+# against the same model converted first (c), from the medians and their spreads.
 
 # %%
-def size_text(n: int | None) -> str:
-    return "-" if n is None else f"{n / 1024:.1f} KiB"
-
-
-def time_text(row: dict) -> str:
-    if row["median_step_s"] is None:
-        return "-"
-    flag = " (noisy)" if row["timing_noisy"] else ""
-    return f"{row['median_step_s'] * 1e3:.2f} ms ± {row['iqr_step_s'] * 1e3:.2f}{flag}"
-
-
-print(f"{'variant':<22}{'into buckets':>14}{'out of buckets':>15}{'permuting':>12}{'permuting @0':>14}"
-      f"{'grad memory':>13}  {'step time (median ± IQR)'}"
-      + ("   peak GPU memory" if on_gpu else ""))
-for name, row in rows.items():
-    peak = f"   {row['peak_memory_bytes'] / 2**20:.0f} MiB" if row["peak_memory_bytes"] else ""
-    print(f"{name:<22}{size_text(row['into_bucket_bytes']):>14}{size_text(row['back_to_grad_bytes']):>15}"
-          f"{size_text(row['permuting_bytes']):>12}{size_text(row['permuting_bytes_step0']):>14}"
-          f"{size_text(row['separate_grad_bytes']):>13}  {time_text(row)}{peak}")
-
-# %% [markdown]
-# "grad memory" is gradient storage outside the buckets. With `gradient_as_bucket_view` (d) the
-# gradients *are* the bucket views; step by step, before and after its late conversion:
-
-# %%
-reports = {report["variant"]["name"]: report for report in result["ranks"][0]}
-for observed in reports["d_bucket_view"]["observed"]:
-    traffic = observed["traffic"]
-    print(f"d_bucket_view step {observed['step']}: into buckets {size_text(traffic['into_bucket_bytes'])}, "
-          f"out of buckets {size_text(traffic['back_to_grad_bytes'])}, "
-          f"grad memory outside the buckets {size_text(observed['separate_grad_bytes'])}")
-
-# %% [markdown]
-# What the persistent drift (e) costs in time against the same model converted first (c), from
-# the medians and their spreads:
-
-# %%
-def step_cost(drifted: dict, matched: dict) -> str:
-    if drifted["median_step_s"] is None or matched["median_step_s"] is None:
-        return "not timed"
-    ratio = drifted["median_step_s"] / matched["median_step_s"]
-    spread = (drifted["iqr_step_s"] + matched["iqr_step_s"]) / matched["median_step_s"]
-    verdict = ("within the spread: no cost this run can resolve" if abs(ratio - 1) <= spread
-               else "slower" if ratio > 1 else "faster")
-    noisy = " (the harness flags a timing as noisy)" if drifted["timing_noisy"] or matched["timing_noisy"] else ""
-    return f"(e)/(c) step time {ratio:.2f}x, spread ±{spread:.2f}: {verdict}{noisy}"
-
-
-print(step_cost(rows["e_late_drift"], rows["c_convert_first"]))
-print(f"the permuting copy moves {size_text(rows['e_late_drift']['permuting_bytes'])} per step "
-      f"of {size_text(rows['e_late_drift']['into_bucket_bytes'])} copied into the buckets")
+tables.traffic_table(ddp_run)  # then (d) step by step, and (e) against (c): tables.step_cost
 
 # %% [markdown]
 # ### The cost with realistic gradients
@@ -366,45 +277,14 @@ print(f"the permuting copy moves {size_text(rows['e_late_drift']['permuting_byte
 # it shows the reference GPU's recorded figure: that is where the cost shows.
 
 # %%
-RESNET_CONFIG = {"model": "resnet50", "variants": ["c_convert_first", "e_late_drift"], "batch": 32,
+resnet_config = {"model": "resnet50", "variants": ["c_convert_first", "e_late_drift"], "batch": 32,
                  "image": 224, "observed_steps": 3, "timed_steps": 30}
-if on_gpu:
-    big = ddp_launch.launch(RESNET_CONFIG, world_size, timeout_s=540)
-    big_rows = {row["name"]: row for row in ddp_launch.variant_summary(big)}
-    big_cost = {"world_size": big["world_size"], "backend": big["backend"], "device": big["device"],
-                "config": big["config"], "rows": big_rows,
-                "verdict": step_cost(big_rows["e_late_drift"], big_rows["c_convert_first"])}
-    chapter.record("ddp_resnet50_cost", big_cost)
-else:
-    big_cost = chapter.recorded("ddp_resnet50_cost")
-    if big_cost is None:
-        print("The reference GPU run has not recorded the ResNet-50 cost yet (it records it when "
-              "this chapter runs on a GPU).")
-if big_cost is not None:
-    e_big, c_big = big_cost["rows"]["e_late_drift"], big_cost["rows"]["c_convert_first"]
-    print(("Recorded on the reference GPU: " if not on_gpu else "")
-          + f"ResNet-50, {big_cost['world_size']} ranks over {big_cost['backend']} on {big_cost['device']}, "
-          f"batch {big_cost['config']['batch']} at {big_cost['config']['image']} px")
-    print(f"  permuting copy per step: {size_text(e_big['permuting_bytes'])} of "
-          f"{size_text(e_big['into_bucket_bytes'])} copied into the buckets")
-    print(f"  step time (c) {time_text(c_big)}, (e) {time_text(e_big)}")
-    print(f"  {big_cost['verdict']}")
+big_cost = chapter.here_or_recorded("ddp_resnet50_cost", lambda: tables.resnet50_cost(resnet_config, world_size))
+tables.resnet50_table(big_cost)  # measured here on a GPU (and recorded), else the reference's record
 
 # %%
-chapter.record("ddp_variants", {"config": result["config"], "backend": result["backend"],
-                                         "world_size": result["world_size"], "device": result["device"],
-                                         "amp_dtype": amp, "variants": list(rows.values())})
-if not on_gpu:
-    recorded_rows = chapter.recorded("ddp_variants")
-    if recorded_rows is None:
-        print("The reference GPU run (NCCL) has recorded nothing for this chapter yet.")
-    else:
-        print(f"Recorded on the reference machine: {recorded_rows['world_size']} ranks over "
-              f"{recorded_rows['backend']} on {recorded_rows['device']}, mixed precision {recorded_rows['amp_dtype']}")
-        for row in recorded_rows["variants"]:
-            print(f"  {row['name']:<22}warnings {row['warnings_step0']} at step 0, "
-                  f"{row['warnings_after_step0']} after; identical: {row['params_identical']}; {time_text(row)}"
-                  + (f"; raised {row['error']}" if row["error"] else ""))
+# On GPUs this run is the reference's, and recorded as its variants; elsewhere, the reference's record:
+tables.reference_variants(chapter.here_or_recorded("ddp_variants", ddp_run.payload))
 
 # %% [markdown]
 # ## The mechanism, in `reducer.cpp`
@@ -439,29 +319,18 @@ if not on_gpu:
 # explicit `all_reduce` and divided by the world size. Predict first:
 
 # %% jupyter={"source_hidden": true}
-quiz_grads = widgets.Quiz(
+quiz_grads = chapter.lab.widgets.Quiz(
     "Variant (a): DDP warned on step 0 and copied the gradients into their buckets with a "
     "strided copy. Is every gradient it hands to the optimizer on step 0 right?",
-    choices=["yes: the warning is only about speed", "no: some gradients hold wrong values"],
-    answer=lambda: ("no: some gradients hold wrong values" if rows["a_drift"]["wrong_grads"]
-                    else "yes: the warning is only about speed"),
+    choices=list(tables.GRAD_CHOICES),
+    answer=lambda: tables.drifted_grads(ddp_run),
     explanation="The warning itself says 'This is not an error, but may impair performance.' "
                 "Compare with the reference gradients below.",
 )
 quiz_grads
 
 # %%
-for name, row in rows.items():
-    if row["error"]:
-        print(f"{name:<22}stopped before any gradient: {row['error'].split(':')[0]}")
-        continue
-    grads = ("right on every observed step" if not row["wrong_grads"] else
-             f"WRONG on steps {row['wrong_grad_steps']} for {', '.join(row['wrong_grads'])}: "
-             + "; ".join(row["wrong_grad_diagnosis"]))
-    print(f"{name:<22}ranks identical: {row['params_identical']!s:<6} gradients {grads}")
-same = reports["a_drift"]["param_checksum"] == reports["c_convert_first"]["param_checksum"]
-print(f"\nafter {rows['a_drift']['steps']} steps (a) and (c) end with {'the same' if same else 'different'} "
-      "parameters, though they differ only in when the model was converted")
+tables.gradients_table(ddp_run)
 
 # %% [markdown]
 # Every rank reduces the same buckets and gets the same sums, so whatever goes wrong in the
@@ -469,7 +338,7 @@ print(f"\nafter {rows['a_drift']['steps']} steps (a) and (c) end with {'the same
 # catch it, comparing each gradient with a reference can. What this run found:
 
 # %%
-explanations = {
+explanations = {  # the worker's diagnosis of a wrong gradient, in words
     "all zeros": "the gradient left its bucket when the model was converted (gradient_as_bucket_view), "
                  "so DDP reduces a bucket slot nothing writes to and hands back zeros, without a warning",
     "the right values, in the bucket view's memory order, read with the param's strides":
@@ -477,13 +346,7 @@ explanations = {
         "parameter's strides: the values sit in the wrong places",
     "other": "the gradient differs from the reference in a way the worker does not recognise",
 }
-for name, row in rows.items():
-    for why in row["wrong_grad_diagnosis"]:
-        print(f"{name}: on steps {row['wrong_grad_steps']}, {explanations.get(why, why)}")
-if not any(row["wrong_grads"] for row in rows.values()):
-    print("every gradient matched the reference: here the drift costs copies, not correctness")
-print(f"(torch {result['torch']}; another release may behave differently, and the recorded reference "
-      "run names its own)")
+tables.findings(ddp_run, explanations)
 
 # %% [markdown]
 # The same finding in 60 lines of plain PyTorch, no labkit, for a bug report:
@@ -495,7 +358,7 @@ print(f"(torch {result['torch']}; another release may behave differently, and th
 # ## Exercise 2: the layout contract, and which gradients DDP warns about
 
 # %%
-exercises.get("06.drift_report")
+chapter.exercise("06.drift_report")
 
 
 # %%
@@ -504,7 +367,7 @@ def drift_report(shape: tuple[int, ...], grad_stride: tuple[int, ...]) -> tuple[
 
 
 # %% tags=["nbval-check-output"]
-exercises.get("06.drift_report").check(drift_report)
+chapter.exercise("06.drift_report").check(drift_report)
 
 # %% [markdown]
 # ## The verdicts: C14a, C14b, C14c
@@ -514,34 +377,29 @@ exercises.get("06.drift_report").check(drift_report)
 # anything else (gloo, one GPU, bf16, float32) is labelled an analogue and names what it ran.
 
 # %%
+ch06 = chapter.lab.claims
+evidence = ch06.evidence_from_run(result)
 amp_text = {"off": "float32 (no bf16 units here)", "bfloat16": "bf16 autocast, no GradScaler",
-            "float16": "fp16 autocast with GradScaler"}.get(amp, amp)
-form = (claims.SEED_FORM if result["backend"] == "nccl" and amp == "float16"
+            "float16": "fp16 autocast with GradScaler"}.get(ddp_run.amp, ddp_run.amp)
+form = (chapter.seed_form if result["backend"] == "nccl" and ddp_run.amp == "float16"
         else f"analogue: {result['backend']}, {result['world_size']} processes on {result['device']}, "
              f"{amp_text} (the seed: NCCL, fp16 autocast with GradScaler)")
-evidence = ch06.evidence_from_run(result)
-for claim in ch06.CLAIMS:
-    verdict = chapter.judge(claim.id, evidence, form=form)
-    print(verdict.claim_id, verdict.label, "--", verdict.reason.split(". ")[0])
-nearest = claims.get("C14c").judge(ch06.nearest_form_evidence(evidence), form=ch06.NEAREST_HOOK_FORM)
-print(f"\nC14c judged again on the {ch06.NEAREST_HOOK_FORM}:\n  {nearest.label} -- {nearest.reason}")
+verdicts = [chapter.judge(claim.id, evidence, form=form) for claim in ch06.CLAIMS]
+nearest = chapter.claim("C14c").judge(ch06.nearest_form_evidence(evidence), form=ch06.NEAREST_HOOK_FORM)
+tables.verdicts(chapter.table(verdicts), nearest)
 
 # %% [markdown]
 # The hook as written never runs, so C14c as written is refuted by its own `TypeError`; the
 # verdict on its nearest working form, labelled, says whether the idea would have helped.
-# The reference GPU run's verdicts, labelled as recorded:
-
-# %%
-gpu_form = (claims.recorded_evidence([c.id for c in ch06.CLAIMS]) if not on_gpu
-            else "This run is on GPUs: the verdicts above are the GPU's (form as labelled).")
-gpu_form
+# The card's last column is the reference GPU run's verdict, labelled as recorded (its form,
+# reason and evidence are folded under the card).
 
 # %%
 chapter.save()
 chapter.table()
 
 # %% tags=["nbval-check-output"]
-print(claims.table(chapter.verdicts).structure())
+print(chapter.table().structure())
 
 # %% [markdown]
 # ## On several machines: the same run with torchrun
@@ -564,6 +422,8 @@ print(claims.table(chapter.verdicts).structure())
 
 # %%
 a, e, c, d = rows["a_drift"], rows["e_late_drift"], rows["c_convert_first"], rows["d_bucket_view"]
+warned, free = tables.strides_only(ddp_run)
+size_text = tables.size_text
 takeaways = [
     f"Converting after wrapping warned {a['warnings_step0']} times on step 0 and {a['warnings_after_step0']} "
     f"times in the {a['steps'] - 1} steps after: DDP rebuilds its buckets from the strides it finds at the "
@@ -582,4 +442,4 @@ takeaways = [
     f"gradient_as_bucket_view (d) cuts the copies into the buckets to {size_text(d['into_bucket_bytes'])}, but "
     f"with a late conversion its gradients were {'; '.join(d['wrong_grad_diagnosis']) or 'right'}, with no warning.",
 ]
-print("\n".join(f"{k}. {line}" for k, line in enumerate(takeaways, start=1)))
+chapter.remember(takeaways)

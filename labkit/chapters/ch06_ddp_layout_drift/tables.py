@@ -1,0 +1,379 @@
+"""Chapter 06's run, quiz answers and tables, built from what the DDP run measured.
+
+The notebook used to import seven modules, format its tables by hand
+(`print(f"{name:<22}{size_text(...):>14}...")`), define `size_text`, `time_text` and
+`step_cost` inline and write `if on_gpu: ... else: recorded` for the ResNet-50 cost and the
+reference run's variants. Those live here as `labkit.show.table.Table`s: the notebook reaches
+them as `chapter.lab.tables`, shows one call per result, and what the reference GPU recorded
+arrives as the session's `Recorded`, so its table says 'recorded on nvidia-h200, <date>'.
+"""
+
+from __future__ import annotations
+
+import html
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import torch
+
+from labkit.chapters.ch06_ddp_layout_drift import ddp_launch, layout_contract
+from labkit.claims.core import Verdict
+from labkit.claims.tables import deciding
+from labkit.session import Recorded
+from labkit.show import table as tables
+
+WRONG_MARK = {"WRONG": "#cf222e", "raised": "#9a6700"}
+
+
+class Stack:
+    """Several tables (or lines) shown one under the other, so a cell shows one result."""
+
+    def __init__(self, *parts: object) -> None:
+        self.parts = [p for p in parts if p is not None]
+
+    def __str__(self) -> str:
+        return "\n\n".join(str(p) for p in self.parts)
+
+    def __repr__(self) -> str:
+        return str(self)
+
+    def _repr_html_(self) -> str:
+        out = []
+        for part in self.parts:
+            shown = getattr(part, "_repr_html_", None)
+            out.append(shown() if shown else f"<div>{html.escape(str(part))}</div>")
+        return "".join(out)
+
+
+def size_text(n: int | None) -> str:
+    """Bytes in KiB, as the chapter's traffic is counted ('-' when not observed)."""
+    return "-" if n is None else f"{n / 1024:.1f} KiB"
+
+
+def time_text(row: Mapping) -> str:
+    """A variant's step time: median ± IQR in ms, '(noisy)' when the harness flagged it."""
+    if row["median_step_s"] is None:
+        return "-"
+    flag = " (noisy)" if row["timing_noisy"] else ""
+    return f"{row['median_step_s'] * 1e3:.2f} ms ± {row['iqr_step_s'] * 1e3:.2f}{flag}"
+
+
+def step_cost(drifted: Mapping, matched: Mapping) -> str:
+    """(e)/(c) step time as a ratio with the two spreads added, and what that ratio can say:
+    within the spread (no cost this run resolves), slower, or faster."""
+    if drifted["median_step_s"] is None or matched["median_step_s"] is None:
+        return "not timed"
+    ratio = drifted["median_step_s"] / matched["median_step_s"]
+    spread = (drifted["iqr_step_s"] + matched["iqr_step_s"]) / matched["median_step_s"]
+    verdict = ("within the spread: no cost this run can resolve" if abs(ratio - 1) <= spread
+               else "slower" if ratio > 1 else "faster")
+    noisy = " (the harness flags a timing as noisy)" if drifted["timing_noisy"] or matched["timing_noisy"] else ""
+    return f"(e)/(c) step time {ratio:.2f}x, spread ±{spread:.2f}: {verdict}{noisy}"
+
+
+# ---------------------------------------------------------------------------------------
+# Before the run: the parameters and the layout contract, asked of torch
+
+
+def parameters_table(model: torch.nn.Module, model_cl: torch.nn.Module) -> tables.Table:
+    """Each parameter's shape and strides in NCHW and in channels_last (deterministic, for nbval)."""
+    shown = tables.Table("", ["parameter", "shape", "NCHW strides", "channels_last strides", ""])
+    for (name, p), (_, q) in zip(model.named_parameters(), model_cl.named_parameters(), strict=True):
+        shown.add(name, str(tuple(p.shape)), str(p.stride()), str(q.stride()),
+                  "<- changed" if p.stride() != q.stride() else "")
+    return shown
+
+
+def size_one_table(shapes: Sequence[tuple[int, ...]]) -> tables.Table:
+    """For each weight shape, a channels_last gradient handed to a contiguous parameter: the
+    strides AccumulateGrad keeps, and whether DDP would warn (asked of torch, deterministic)."""
+    shown = tables.Table("", ["weight", "param strides", "kernel's gradient", ".grad kept", "", "DDP warns"])
+    for shape in shapes:
+        given = torch.empty(shape).to(memory_format=torch.channels_last).stride()
+        kept = layout_contract.kept_grad_stride(shape, given)
+        shown.add(str(shape), str(torch.empty(shape).stride()), str(given), str(kept),
+                  "kept as it came" if kept == given else "restrided to the parameter",
+                  layout_contract.ddp_warns(shape, given))
+    return shown
+
+
+# ---------------------------------------------------------------------------------------
+# The run
+
+
+@dataclass
+class Run:
+    """One launch of the six variants: the ranks' reports, one summary row per variant, the
+    mixed precision used and how long it took."""
+
+    result: dict
+    seconds: float
+
+    @property
+    def rows(self) -> dict[str, dict]:
+        return {row["name"]: row for row in ddp_launch.variant_summary(self.result)}
+
+    @property
+    def amp(self) -> str:
+        return self.result["ranks"][0][0]["amp_dtype"]
+
+    @property
+    def reports(self) -> dict[str, dict]:
+        """Rank 0's report of each variant, by name."""
+        return {report["variant"]["name"]: report for report in self.result["ranks"][0]}
+
+    def payload(self) -> dict:
+        """What is recorded under 'ddp_variants' (the reference run's key and shape)."""
+        return {"config": self.result["config"], "backend": self.result["backend"],
+                "world_size": self.result["world_size"], "device": self.result["device"],
+                "amp_dtype": self.amp, "variants": list(self.rows.values())}
+
+    def __str__(self) -> str:
+        r = self.result
+        return (f"{r['world_size']} ranks over {r['backend']} on {r['device']}, {len(self.rows)} variants, "
+                f"mixed precision: {self.amp}; took {self.seconds:.0f} s")
+
+    __repr__ = __str__
+
+
+def run_config(on_gpu: bool) -> dict:
+    """The six variants' settings: the seed's fp16 AMP and a 64-wide model on 64x64 images on a
+    GPU; a 16-wide model on 32x32 images and 10 timed steps on a CPU (a chapter's time budget)."""
+    if on_gpu:
+        return {"batch": 64, "image": 64, "width": 64, "timed_steps": 30, "amp": "fp16"}
+    return {"batch": 8, "image": 32, "width": 16, "timed_steps": 10}
+
+
+def run(on_gpu: bool, world_size: int, timeout_s: float = 300.0) -> Run:
+    """Launch the variants in `world_size` fresh processes (ddp_launch) and time the whole run."""
+    started = time.perf_counter()
+    result = ddp_launch.launch(run_config(on_gpu), world_size, timeout_s=timeout_s)
+    return Run(result, time.perf_counter() - started)
+
+
+# ---------------------------------------------------------------------------------------
+# The quizzes' answers, computed after the learner predicts
+
+STEP_CHOICES = ("never", "on step 0 only", "on every step", "from step 1 on")
+ORDER_CHOICES = ("yes, it is a permuting copy like the 3x3 weights", "no, its bytes are already in order")
+HOOK_CHOICES = ("yes", "it runs, but the warning stays", "it raises an error in the first backward")
+GRAD_CHOICES = ("yes: the warning is only about speed", "no: some gradients hold wrong values")
+
+
+def _ran(run: Run | None) -> Run:
+    if run is None:
+        raise ValueError("run the cell that launches the DDP run first: the answer is read off it")
+    return run
+
+
+def warned_steps(run: Run | None) -> str:
+    """On which steps variant (a) warned, as one of STEP_CHOICES."""
+    steps = _ran(run).result["ranks"][0][0]["warnings_by_step"]
+    if sum(steps) == 0:
+        return STEP_CHOICES[0]
+    if steps[0] and not sum(steps[1:]):
+        return STEP_CHOICES[1]
+    return STEP_CHOICES[2] if all(steps) else STEP_CHOICES[3]
+
+
+def step0_parameters(run: Run) -> list[dict]:
+    """Variant (a)'s parameters on step 0: strides of each, its gradient and its bucket view."""
+    return run.result["ranks"][0][0]["observed"][0]["parameters"]
+
+
+def one_by_one_moves_bytes(run: Run | None) -> str:
+    """Whether the 1x1 weight's gradient copy into its bucket permutes bytes, as ORDER_CHOICES."""
+    one_by_one = next(p for p in step0_parameters(_ran(run)) if p["shape"][2:] == [1, 1])
+    return ORDER_CHOICES[0] if one_by_one["memory_order_differs"] else ORDER_CHOICES[1]
+
+
+def seed_hook_outcome(run: Run | None) -> str:
+    """What the seed's hook as written did (variant b), as one of HOOK_CHOICES."""
+    row = _ran(run).rows["b_seed_fix"]
+    if row["error"]:
+        return HOOK_CHOICES[2]
+    return HOOK_CHOICES[0] if row["warnings_step0"] == 0 else HOOK_CHOICES[1]
+
+
+def drifted_grads(run: Run | None) -> str:
+    """Whether variant (a) handed the optimizer a wrong gradient, as one of GRAD_CHOICES."""
+    return GRAD_CHOICES[1] if _ran(run).rows["a_drift"]["wrong_grads"] else GRAD_CHOICES[0]
+
+
+# ---------------------------------------------------------------------------------------
+# The run's tables
+
+
+def warnings_table(run: Run) -> tables.Table:
+    """Rank 0's warnings per training step, per variant, and where a variant stopped."""
+    shown = tables.Table("'Grad strides do not match bucket view strides', per step (rank 0)",
+                         ["variant", "warnings per step", "stopped"], marks=WRONG_MARK)
+    errors = []
+    for name, report in zip(run.rows, run.result["ranks"][0], strict=True):
+        steps, error = report["warnings_by_step"], run.rows[name]["error"]
+        shown.add(name, " ".join(str(n) for n in steps) or "-", f"raised {error.split(':')[0]}" if error else "")
+        errors += [f"{name}: {error}"] if error else []
+    if errors:
+        shown.fold("what was raised", "\n".join(errors))
+    return shown
+
+
+def contract_table(run: Run) -> tables.Table:
+    """Variant (a), step 0: each parameter's strides, its gradient's and its bucket view's, whether
+    DDP warned and whether the copy into the bucket moves bytes out of order."""
+    step0 = step0_parameters(run)
+    shown = tables.Table("variant (a), step 0", ["parameter", "param", "grad", "bucket view", "warned",
+                                                 "order differs"])
+    for p in step0:
+        shown.add(p["name"], str(tuple(p["param_stride"])), str(tuple(p["grad_stride"])),
+                  str(tuple(p["bucket_stride"])), "yes" if p["warned"] else "",
+                  "yes" if p["memory_order_differs"] else "")
+    shown.fold("where each bucket view's strides come from",
+               "\n".join(f"{p['name']}: {p['bucket_stride_source']}" for p in step0))
+    warned, free = strides_only(run)
+    shown.note(f"{len(warned)} of {len(step0)} parameters warned; {len(free)} of them "
+               f"({', '.join(free) or 'none'}) differ in strides only, not in memory order: their copy "
+               "is a straight memcpy")
+    return shown
+
+
+def strides_only(run: Run) -> tuple[list[dict], list[str]]:
+    """(a)'s warned parameters on step 0, and the names of those whose memory order is the same."""
+    warned = [p for p in step0_parameters(run) if p["warned"]]
+    return warned, [p["name"] for p in warned if not p["memory_order_differs"]]
+
+
+def hook_table(run: Run) -> tables.Table:
+    """The seed's hook as written (b), given PyTorch's signature (b2), and no hook (a)."""
+    shown = tables.Table("", ["variant", "outcome"], marks=WRONG_MARK)
+    for name in ("b_seed_fix", "b2_seed_hook_fitted", "a_drift"):
+        row = run.rows[name]
+        shown.add(name, f"raised {row['error']}" if row["error"] else
+                  f"ran {row['steps']} steps; warnings on step 0: {row['warnings_step0']}, "
+                  f"after: {row['warnings_after_step0']}")
+    return shown
+
+
+def traffic_table(run: Run) -> Stack:
+    """Bytes into and out of the buckets per variant (rank 0, steady and step 0), gradient memory
+    outside the buckets, step time and (on a GPU) peak memory; then (d)'s steps one by one and
+    what the persistent drift (e) costs against converting first (c)."""
+    rows = run.rows
+    peak = any(row["peak_memory_bytes"] for row in rows.values())
+    columns = ["variant", "into buckets", "out of buckets", "permuting", "permuting @0", "grad memory",
+               "step time (median ± IQR)"] + (["peak GPU memory"] if peak else [])
+    sizes = {c: "B" for c in columns[1:6]} | ({"peak GPU memory": "B"} if peak else {})
+    shown = tables.Table("bucket traffic per step (rank 0)", columns, units=sizes)
+    for name, row in rows.items():
+        shown.add(name, row["into_bucket_bytes"], row["back_to_grad_bytes"], row["permuting_bytes"],
+                  row["permuting_bytes_step0"], row["separate_grad_bytes"], time_text(row),
+                  *([row["peak_memory_bytes"]] if peak else []))
+    shown.note(step_cost(rows["e_late_drift"], rows["c_convert_first"]))
+    shown.note(f"the permuting copy moves {size_text(rows['e_late_drift']['permuting_bytes'])} per step "
+               f"of {size_text(rows['e_late_drift']['into_bucket_bytes'])} copied into the buckets")
+    by_step = tables.Table("d_bucket_view, step by step", ["step", "into buckets", "out of buckets",
+                                                           "grad memory outside the buckets"],
+                           units={"into buckets": "B", "out of buckets": "B", "grad memory outside the buckets": "B"})
+    for observed in run.reports["d_bucket_view"]["observed"]:
+        traffic = observed["traffic"]
+        by_step.add(observed["step"], traffic["into_bucket_bytes"], traffic["back_to_grad_bytes"],
+                    observed["separate_grad_bytes"])
+    return Stack(shown, by_step)
+
+
+def resnet50_cost(config: Mapping, world_size: int, timeout_s: float = 540.0) -> dict:
+    """(c) against (e) with a ResNet-50 (about 94 MB of float32 gradients; `config` names the
+    model and the two variants), as recorded under 'ddp_resnet50_cost' (a GPU's measurement: on
+    a CPU it would take the chapter past its budget)."""
+    big = ddp_launch.launch(dict(config), world_size, timeout_s=timeout_s)
+    rows = {row["name"]: row for row in ddp_launch.variant_summary(big)}
+    return {"world_size": big["world_size"], "backend": big["backend"], "device": big["device"],
+            "config": big["config"], "rows": rows,
+            "verdict": step_cost(rows["e_late_drift"], rows["c_convert_first"])}
+
+
+def resnet50_table(cost: object) -> object:
+    """The ResNet-50 cost, measured here or recorded on the reference GPU (labelled), or what
+    is missing."""
+    if isinstance(cost, Recorded) and not cost:
+        return ("The reference GPU run has not recorded the ResNet-50 cost yet (it records it when "
+                "this chapter runs on a GPU).")
+    value = cost.value if isinstance(cost, Recorded) else cost
+    e_big, c_big = value["rows"]["e_late_drift"], value["rows"]["c_convert_first"]  # type: ignore[index]
+    shown = tables.Table(f"ResNet-50, {value['world_size']} ranks over {value['backend']} on "  # type: ignore[index]
+                         f"{value['device']}, batch {value['config']['batch']} at "  # type: ignore[index]
+                         f"{value['config']['image']} px", ["", "(c) converted first", "(e) drifted"],  # type: ignore[index]
+                         recorded=cost.label if isinstance(cost, Recorded) else "")
+    shown.add("permuting copy per step", tables.format_value(c_big["permuting_bytes"], "B"),
+              tables.format_value(e_big["permuting_bytes"], "B"))
+    shown.add("copied into the buckets", tables.format_value(c_big["into_bucket_bytes"], "B"),
+              tables.format_value(e_big["into_bucket_bytes"], "B"))
+    shown.add("step time", time_text(c_big), time_text(e_big))
+    shown.note(value["verdict"])  # type: ignore[index]
+    return shown
+
+
+def reference_variants(reference: object) -> object:
+    """The reference machine's variants (recorded, labelled), or, when this run is on GPUs (the
+    session measured it here), a line saying so."""
+    if not isinstance(reference, Recorded):
+        return "This run is on GPUs: the tables above are the GPU's (recorded as the reference's variants)."
+    if not reference:
+        return "The reference GPU run (NCCL) has recorded nothing for this chapter yet."
+    shown = tables.Table(f"{reference['world_size']} ranks over {reference['backend']} on "
+                         f"{reference['device']}, mixed precision {reference['amp_dtype']}",
+                         ["variant", "warnings at step 0", "after", "ranks identical", "step time", "raised"],
+                         recorded=reference.label, marks=WRONG_MARK)
+    for row in reference["variants"]:  # type: ignore[union-attr]
+        shown.add(row["name"], row["warnings_step0"], row["warnings_after_step0"], row["params_identical"],
+                  time_text(row), row["error"] or "")
+    return shown
+
+
+def gradients_table(run: Run) -> tables.Table:
+    """Per variant: whether the ranks ended bit-identical, and whether each observed step's
+    gradients matched the reference (the explicit all_reduce of local gradients)."""
+    shown = tables.Table("", ["variant", "ranks identical", "gradients"], marks=WRONG_MARK)
+    for name, row in run.rows.items():
+        if row["error"]:
+            shown.add(name, "-", f"stopped before any gradient: {row['error'].split(':')[0]}")
+            continue
+        shown.add(name, row["params_identical"], "right on every observed step" if not row["wrong_grads"] else
+                  f"WRONG on steps {row['wrong_grad_steps']} for {', '.join(row['wrong_grads'])}")
+    same = run.reports["a_drift"]["param_checksum"] == run.reports["c_convert_first"]["param_checksum"]
+    shown.note(f"after {run.rows['a_drift']['steps']} steps (a) and (c) end with "
+               f"{'the same' if same else 'different'} parameters, though they differ only in when the "
+               "model was converted")
+    return shown
+
+
+def findings(run: Run, explanations: Mapping[str, str]) -> tables.Table:
+    """What went wrong with each wrong gradient, in words: the worker's diagnosis, explained by
+    `explanations` (diagnosis -> sentence; an unknown diagnosis is shown as it is)."""
+    shown = tables.Table("", ["variant", "steps", "what the gradient held"])
+    for name, row in run.rows.items():
+        for why in row["wrong_grad_diagnosis"]:
+            shown.add(name, str(row["wrong_grad_steps"]), explanations.get(why, why))
+    if not shown.rows:
+        shown.add("every variant", "-", "every gradient matched the reference: here the drift costs copies, "
+                                        "not correctness")
+    shown.note(f"torch {run.result['torch']}; another release may behave differently, and the recorded "
+               "reference run names its own")
+    return shown
+
+
+# ---------------------------------------------------------------------------------------
+# The verdicts
+
+
+def verdicts(card: object, nearest: Verdict) -> Stack:
+    """The chapter's verdict card, and under it C14c judged again on the hook's nearest working
+    form (its deciding numbers shown, its whole reason folded; it is not kept as the chapter's
+    C14c, whose form is the hook as written)."""
+    again = tables.Table("C14c judged again, on the hook's nearest working form",
+                         ["claim", "this machine", "form judged", "deciding numbers"],
+                         [[nearest.claim_id, nearest.label, nearest.form, deciding(nearest.reason)]],
+                         marks={"refuted": "#cf222e", "confirmed": "#1a7f37", "depends": "#9a6700"})
+    again.fold("whole reason", nearest.reason)
+    return Stack(card, again)

@@ -1,0 +1,134 @@
+"""What left chapter 06's notebook: its run, quiz answers and tables (tables.py), on a made-up run."""
+
+import json
+
+import pytest
+import torch
+
+from labkit.chapters.ch06_ddp_layout_drift import claims as ch06
+from labkit.chapters.ch06_ddp_layout_drift import ddp_worker, tables
+from labkit.session import Recorded
+from tests.paths import ROOT
+
+ERROR = {"type": "TypeError", "message": "_ddp_reduce_hook() takes 1 positional argument but 3 were given"}
+
+
+def _param(name, shape, warned, order_differs):
+    return {"name": name, "shape": list(shape), "param_stride": [9, 1, 3, 1], "grad_stride": [9, 1, 3, 1],
+            "bucket_stride": [9, 3, 1, 1], "warned": warned, "memory_order_differs": order_differs,
+            "bucket_stride_source": "warning text" if warned else "DDP's rule"}
+
+
+def _report(name, steps, wrong=None, error=None, checksum=1.0):
+    observed = [] if error else [
+        {"step": s, "traffic": {"into_bucket_bytes": 1024, "back_to_grad_bytes": 1024,
+                                "permuting_bytes": 512 if name == "e_late_drift" else 0},
+         "separate_grad_bytes": 1024, "wrong_grads": dict(wrong or {}) if s == 0 else {},
+         "parameters": [_param("0.weight", (16, 3, 3, 3), True, True),
+                        _param("6.weight", (32, 32, 1, 1), True, False),
+                        _param("1.bias", (16,), False, False)]} for s in (0, 1)]
+    return {"variant": {"name": name, "title": name}, "warnings_by_step": [] if error else list(steps),
+            "observed": observed, "error": error, "params_identical": True, "max_abs_diff_across_ranks": 0.0,
+            "timing": None if error else {"median_s": 0.010, "iqr_s": 0.001, "noisy": False},
+            "peak_memory_bytes": None, "param_checksum": checksum, "amp_dtype": "bfloat16"}
+
+
+def _run(a_steps=(3, 0, 0), a_wrong=None, hook_error=ERROR):
+    wrong = a_wrong if a_wrong is not None else {"0.weight": "the right values, in the bucket view's memory "
+                                                             "order, read with the param's strides"}
+    reports = [_report("a_drift", a_steps, wrong, checksum=2.0), _report("b_seed_fix", (), error=hook_error),
+               _report("b2_seed_hook_fitted", (3, 0, 0)), _report("c_convert_first", (0, 0, 0)),
+               _report("d_bucket_view", (1, 0, 0), {"3.weight": "all zeros"}), _report("e_late_drift", (1, 3, 3))]
+    if hook_error is None:
+        reports[1] = _report("b_seed_fix", (0, 0, 0))
+    result = {"ranks": [reports, reports], "world_size": 2, "backend": "gloo", "device": "cpu",
+              "config": {"batch": 8}, "torch": torch.__version__}
+    return tables.Run(result, 1.0)
+
+
+def test_the_parameters_table_marks_what_channels_last_changes():
+    model = ddp_worker.small_cnn(16)
+    shown = tables.parameters_table(model, ddp_worker.small_cnn(16).to(memory_format=torch.channels_last))
+    changed = dict(zip(shown.column("parameter"), shown.column(""), strict=True))
+    assert changed["0.weight"] == "<- changed" and changed["1.bias"] == ""
+
+
+def test_the_size_one_exemption_is_asked_of_torch():
+    shown = tables.size_one_table([(32, 16, 1, 1), (16, 3, 3, 3)])
+    assert shown.column("") == ["kept as it came", "restrided to the parameter"]
+    assert shown.column("DDP warns") == [True, False]
+
+
+@pytest.mark.parametrize(("steps", "said"), [((0, 0), "never"), ((3, 0, 0), "on step 0 only"),
+                                             ((3, 1, 1), "on every step"), ((0, 2, 2), "from step 1 on")])
+def test_the_steps_quiz_reads_variant_a(steps, said):
+    assert tables.warned_steps(_run(a_steps=steps)) == said
+
+
+def test_the_quizzes_need_the_run_first():
+    for answer in (tables.warned_steps, tables.one_by_one_moves_bytes, tables.seed_hook_outcome,
+                   tables.drifted_grads):
+        with pytest.raises(ValueError, match="launches the DDP run"):
+            answer(None)
+
+
+def test_the_other_quizzes_read_the_run():
+    run = _run()
+    assert tables.one_by_one_moves_bytes(run) == tables.ORDER_CHOICES[1]  # the 1x1 moves no byte
+    assert tables.seed_hook_outcome(run) == tables.HOOK_CHOICES[2]
+    assert tables.seed_hook_outcome(_run(hook_error=None)) == tables.HOOK_CHOICES[0]
+    assert tables.drifted_grads(run) == tables.GRAD_CHOICES[1]
+    assert tables.drifted_grads(_run(a_wrong={})) == tables.GRAD_CHOICES[0]
+
+
+def test_the_run_tables_fold_what_a_reader_opens_on_request():
+    run = _run()
+    warnings = tables.warnings_table(run)
+    assert warnings.column("stopped")[1] == "raised TypeError" and ERROR["message"] in warnings.folded[0][1]
+    contract = tables.contract_table(run)
+    assert "1 of them (6.weight)" in contract.notes[0] and "warning text" in contract.folded[0][1]
+    traffic = tables.traffic_table(run)
+    assert "within the spread" in traffic.parts[0].notes[0]
+    assert traffic.parts[1].column("step") == [0, 1]
+    grads = tables.gradients_table(run)
+    assert grads.column("gradients")[0].startswith("WRONG on steps [0]")
+    assert "different parameters" in grads.notes[0]
+    found = tables.findings(run, {"all zeros": "zeros, without a warning"})
+    assert "zeros, without a warning" in found.column("what the gradient held")
+    assert len(tables.findings(_run(a_wrong={}), {}).rows) == 1  # d's diagnosis, shown as it is
+
+
+def test_step_cost_says_what_its_spread_can_resolve():
+    row = {"median_step_s": 0.010, "iqr_step_s": 0.0005, "timing_noisy": False}
+    assert "within the spread" in tables.step_cost(row, row)
+    assert tables.step_cost({**row, "median_step_s": 0.02}, row).endswith("slower")
+    assert tables.step_cost({**row, "median_step_s": None}, row) == "not timed"
+
+
+def test_the_run_records_the_reference_runs_keys_and_shapes():
+    reference = json.loads((ROOT / "results" / "nvidia-h200.json").read_text())["chapters"]["06_ddp_layout_drift"]
+    recorded = reference["ddp_variants"]["payload"]
+    payload = _run().payload()
+    assert set(payload) == set(recorded)
+    assert set(payload["variants"][0]) == set(recorded["variants"][0])
+
+
+def test_recorded_tables_say_so_and_a_missing_record_says_what_is_missing():
+    reference = json.loads((ROOT / "results" / "nvidia-h200.json").read_text())["chapters"]["06_ddp_layout_drift"]
+    cost = Recorded("06_ddp_layout_drift", "ddp_resnet50_cost", "nvidia-h200",
+                    reference["ddp_resnet50_cost"]["payload"], "2026-12-03")
+    shown = tables.resnet50_table(cost)
+    assert shown.recorded == "recorded on nvidia-h200, 2026-12-03" and "ResNet-50" in shown.title
+    assert "not recorded" in tables.resnet50_table(Recorded("06_ddp_layout_drift", "x", "nvidia-h200"))
+    variants = tables.reference_variants(Recorded("06_ddp_layout_drift", "ddp_variants", "nvidia-h200",
+                                                  reference["ddp_variants"]["payload"], "2026-12-03"))
+    assert variants.column("variant") == [v["name"] for v in reference["ddp_variants"]["payload"]["variants"]]
+    assert "This run is on GPUs" in tables.reference_variants(_run().payload())
+
+
+def test_the_nearest_form_is_shown_beside_the_card_with_its_reason_folded():
+    evidence = ch06.evidence_from_run(_run().result)
+    nearest = ch06.C14C.judge(ch06.nearest_form_evidence(evidence), form=ch06.NEAREST_HOOK_FORM)
+    again = tables.verdicts("the card", nearest).parts[1]
+    assert again.column("form judged") == [ch06.NEAREST_HOOK_FORM]
+    assert again.folded[0][1] == nearest.reason
