@@ -455,20 +455,22 @@ def c18_case(on_gpu: bool, sweep_data: Mapping, gaps: Mapping, recorded_sweep: o
     return c18_evidence(_payload(recorded_sweep), _payload(recorded_gaps)), _where(recorded_sweep)
 
 
-def c18_table(evidence: Mapping | None, where: str) -> Table | str:
-    """Both graph-replay numbers side by side, the eager ones, and which the verdict uses."""
+def c18_table(evidence: Mapping | None, where: str, verdict: claims.Verdict | None = None) -> Table:
+    """Both graph-replay numbers side by side, the eager ones, and which the verdict uses; the
+    verdict's line under them."""
     if evidence is None:
-        return f"No GPU here, and {where}."
+        return Table(f"C18: no GPU here, and {where}", ["quantity", "us"])
     ev = evidence
-    verdict = "<- the verdict uses this"
-    return Table("C18: launch latency, not time per node", ["quantity", "us", ""], [
+    uses = "<- the verdict uses this"
+    shown = Table("C18: launch latency, not time per node", ["quantity", "us", ""], [
         ["graph replay, per node (fitted slope)", ev["graph_per_node_us"], ""],
         ["  the kernel's own run (timeline busy / kernels)", ev["graph_kernel_us"], ""],
         ["  slope minus kernel", ev["graph_per_node_us"] - ev["graph_kernel_us"], ""],
-        ["  launch gap (timeline median)", ev["graph_launch_gap_us"], verdict],
-        ["eager, per launch (fitted slope)", ev["eager_per_launch_us"], verdict],
+        ["  launch gap (timeline median)", ev["graph_launch_gap_us"], uses],
+        ["eager, per launch (fitted slope)", ev["eager_per_launch_us"], uses],
         ["  eager gap on the timeline (profiler on)", ev["eager_launch_gap_us"], ""],
     ], recorded=where and f"{where}: judged by the rule above, not saved as this machine's verdict")
+    return shown.note(str(verdict)) if verdict is not None else shown
 
 
 def judge_c18(chapter: object, evidence: Mapping | None) -> claims.Verdict | None:
@@ -550,15 +552,18 @@ def add_table(record: object, title: str = "Triton's add against PyTorch's, fp16
     return shown
 
 
-def judge_c19(chapter: object, add_sweep: Mapping, copy_gbps: float,
-              seed_implied_gbps: float, device_name: str) -> claims.Verdict:
-    """C19's verdict from the sweep's largest size, by device time, kept for the chapter."""
-    largest = add_sweep["rows"][-1]
+def judge_c19(chapter: object, add_sweep: object, copy_gbps: float,
+              seed_implied_gbps: float, device_name: str) -> claims.Verdict | None:
+    """C19's verdict from the sweep's largest size, by device time, kept for the chapter; None
+    for a sweep not measured here (the reference GPU's recorded one has its recorded verdict)."""
+    if getattr(add_sweep, "measured_here", True) is False or _payload(add_sweep) is None:
+        return None
+    largest = add_sweep["rows"][-1]  # type: ignore[index]
     return chapter.judge("C19", {  # type: ignore[attr-defined]
         "triton_gbps": largest["triton_gbps"], "torch_gbps": largest["torch_gbps"],
         "copy_ceiling_gbps": copy_gbps, "speedup_iqr": largest["speedup_iqr"],
         "seed_implied_gbps": seed_implied_gbps, "elements": largest["elements"],
-        "dtype": "float16", "flags": largest["flags"], "sweep": add_sweep["rows"],
+        "dtype": "float16", "flags": largest["flags"], "sweep": add_sweep["rows"],  # type: ignore[index]
         "device": device_name,
     }, form=f"analogue: {device_name} (the seed: A100), fp16, "
             f"power-of-two sizes up to {largest['elements']:,} elements")

@@ -93,6 +93,7 @@ def test_c18_on_a_cpu_judges_the_recorded_run_without_keeping_it():
     assert evidence["graph_launch_gap_us"] == gaps["graph replay"]["launch_gap_median_us"]
     shown = cases.c18_table(evidence, where)
     assert "recorded on nvidia-h200" in shown.caption() and shown.column("")[3].startswith("<- the verdict")
+    assert "no GPU here" in cases.c18_table(None, "nothing recorded").caption()
     chapter = session.open("04_fusion", announce=False)
     chapter.on_gpu = False
     verdict = cases.judge_c18(chapter, evidence)
@@ -115,8 +116,9 @@ def test_the_add_tables_show_device_time_and_host_launch_apart():
     misaligned = cases.add_table(_recorded("triton_add_misaligned"))
     assert any(note.startswith("one element fewer") for note in misaligned.notes)
     chapter = session.open("04_fusion", announce=False)
+    assert cases.judge_c19(chapter, sweep, 4000.0, 173e3, "H200") is None  # recorded: not judged here
     verdict = cases.judge_c19(chapter, sweep.value, 4000.0, 173e3, "H200")
-    assert verdict.claim_id == "C19" and "H200" in verdict.form
+    assert verdict.claim_id == "C19" and "H200" in verdict.form and chapter.verdicts == [verdict]
 
 
 def test_the_recompile_table_follows_the_clocks_it_has():
