@@ -63,13 +63,7 @@ print(chapter.lab.ddp_launch.describe(world_size))
 # own rule (the old single C14 bundled them and is retired):
 
 # %%
-chapter.claim("C14a")
-
-# %%
-chapter.claim("C14b")
-
-# %%
-chapter.claim("C14c")
+tables.claim_cards(chapter.claim, ["C14a", "C14b", "C14c"])
 
 # %% [markdown]
 # The seed's fix, as it is written there (its comment translated):
@@ -279,12 +273,10 @@ tables.traffic_table(ddp_run)  # then (d) step by step, and (e) against (c): tab
 # %%
 resnet_config = {"model": "resnet50", "variants": ["c_convert_first", "e_late_drift"], "batch": 32,
                  "image": 224, "observed_steps": 3, "timed_steps": 30}
+# On a GPU both are measured here (recorded under the reference's keys); elsewhere, its records, labelled:
 big_cost = chapter.here_or_recorded("ddp_resnet50_cost", lambda: tables.resnet50_cost(resnet_config, world_size))
-tables.resnet50_table(big_cost)  # measured here on a GPU (and recorded), else the reference's record
-
-# %%
-# On GPUs this run is the reference's, and recorded as its variants; elsewhere, the reference's record:
-tables.reference_variants(chapter.here_or_recorded("ddp_variants", ddp_run.payload))
+reference_variants = chapter.here_or_recorded("ddp_variants", ddp_run.payload)
+tables.Stack(tables.resnet50_table(big_cost), tables.reference_variants(reference_variants))
 
 # %% [markdown]
 # ## The mechanism, in `reducer.cpp`
@@ -386,6 +378,7 @@ form = (chapter.seed_form if result["backend"] == "nccl" and ddp_run.amp == "flo
              f"{amp_text} (the seed: NCCL, fp16 autocast with GradScaler)")
 verdicts = [chapter.judge(claim.id, evidence, form=form) for claim in ch06.CLAIMS]
 nearest = chapter.claim("C14c").judge(ch06.nearest_form_evidence(evidence), form=ch06.NEAREST_HOOK_FORM)
+chapter.save()  # the verdicts, with their evidence, in this machine's results
 tables.verdicts(chapter.table(verdicts), nearest)
 
 # %% [markdown]
@@ -394,15 +387,8 @@ tables.verdicts(chapter.table(verdicts), nearest)
 # The card's last column is the reference GPU run's verdict, labelled as recorded (its form,
 # reason and evidence are folded under the card).
 
-# %%
-chapter.save()
-chapter.table()
-
-# %% tags=["nbval-check-output"]
-print(chapter.table().structure())
-
 # %% [markdown]
-# ## On several machines: the same run with torchrun
+# ## Optional: on several machines, the same run with torchrun
 #
 # `scripts/ddp_layout_drift.py` runs these variants under `torchrun`, so the same worker code
 # spans several GPUs or several machines (one process per GPU; NCCL's NVLink multicast off):

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import html
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 import torch
@@ -77,11 +77,18 @@ def step_cost(drifted: Mapping, matched: Mapping) -> str:
 
 
 def parameters_table(model: torch.nn.Module, model_cl: torch.nn.Module) -> tables.Table:
-    """Each parameter's shape and strides in NCHW and in channels_last (deterministic, for nbval)."""
-    shown = tables.Table("", ["parameter", "shape", "NCHW strides", "channels_last strides", ""])
+    """The parameters whose strides channels_last changes, NCHW beside channels_last; those it
+    leaves alone (biases, BatchNorm, the linear head) folded. Deterministic, for nbval."""
+    shown = tables.Table("", ["parameter", "shape", "NCHW strides", "channels_last strides"])
+    same = []
     for (name, p), (_, q) in zip(model.named_parameters(), model_cl.named_parameters(), strict=True):
-        shown.add(name, str(tuple(p.shape)), str(p.stride()), str(q.stride()),
-                  "<- changed" if p.stride() != q.stride() else "")
+        if p.stride() == q.stride():
+            same.append(f"{name} {tuple(p.shape)}: {p.stride()}")
+            continue
+        shown.add(name, str(tuple(p.shape)), str(p.stride()), str(q.stride()))
+    if same:
+        shown.note(f"the other {len(same)} parameters keep their strides (folded)")
+        shown.fold("the parameters channels_last leaves alone", "\n".join(same))
     return shown
 
 
@@ -205,14 +212,25 @@ def drifted_grads(run: Run | None) -> str:
 # The run's tables
 
 
+def runs_of(counts: Sequence[int]) -> str:
+    """Per-step counts with repeats written once: [3, 0, 0, 0] -> '3 0x3' ('-' for none)."""
+    out: list[str] = []
+    for i, n in enumerate(counts):
+        if i and n == counts[i - 1]:
+            continue
+        repeat = next((k for k in range(i, len(counts)) if counts[k] != n), len(counts)) - i
+        out.append(f"{n}x{repeat}" if repeat > 1 else str(n))
+    return " ".join(out) or "-"
+
+
 def warnings_table(run: Run) -> tables.Table:
     """Rank 0's warnings per training step, per variant, and where a variant stopped."""
-    shown = tables.Table("'Grad strides do not match bucket view strides', per step (rank 0)",
-                         ["variant", "warnings per step", "stopped"], marks=WRONG_MARK)
+    shown = tables.Table("'Grad strides do not match bucket view strides', per step (rank 0; 0x20: "
+                         "0 on 20 steps in a row)", ["variant", "warnings per step", "stopped"], marks=WRONG_MARK)
     errors = []
     for name, report in zip(run.rows, run.result["ranks"][0], strict=True):
         steps, error = report["warnings_by_step"], run.rows[name]["error"]
-        shown.add(name, " ".join(str(n) for n in steps) or "-", f"raised {error.split(':')[0]}" if error else "")
+        shown.add(name, runs_of(steps), f"raised {error.split(':')[0]}" if error else "")
         errors += [f"{name}: {error}"] if error else []
     if errors:
         shown.fold("what was raised", "\n".join(errors))
@@ -225,10 +243,16 @@ def contract_table(run: Run) -> tables.Table:
     step0 = step0_parameters(run)
     shown = tables.Table("variant (a), step 0", ["parameter", "param", "grad", "bucket view", "warned",
                                                  "order differs"])
+    agreeing = []
     for p in step0:
-        shown.add(p["name"], str(tuple(p["param_stride"])), str(tuple(p["grad_stride"])),
-                  str(tuple(p["bucket_stride"])), "yes" if p["warned"] else "",
+        strides = [tuple(p["param_stride"]), tuple(p["grad_stride"]), tuple(p["bucket_stride"])]
+        if not p["warned"] and strides[0] == strides[1] == strides[2]:
+            agreeing.append(f"{p['name']}: {strides[0]}")  # nothing to see: folded
+            continue
+        shown.add(p["name"], *map(str, strides), "yes" if p["warned"] else "",
                   "yes" if p["memory_order_differs"] else "")
+    if agreeing:
+        shown.fold(f"{len(agreeing)} parameters whose three strides agree", "\n".join(agreeing))
     shown.fold("where each bucket view's strides come from",
                "\n".join(f"{p['name']}: {p['bucket_stride_source']}" for p in step0))
     warned, free = strides_only(run)
@@ -351,13 +375,16 @@ def gradients_table(run: Run) -> tables.Table:
 def findings(run: Run, explanations: Mapping[str, str]) -> tables.Table:
     """What went wrong with each wrong gradient, in words: the worker's diagnosis, explained by
     `explanations` (diagnosis -> sentence; an unknown diagnosis is shown as it is)."""
-    shown = tables.Table("", ["variant", "steps", "what the gradient held"])
+    shown = tables.Table("", ["what the gradient held", "variants (steps)"])
+    by_diagnosis: dict[str, list[str]] = {}
     for name, row in run.rows.items():
         for why in row["wrong_grad_diagnosis"]:
-            shown.add(name, str(row["wrong_grad_steps"]), explanations.get(why, why))
+            by_diagnosis.setdefault(why, []).append(f"{name} {row['wrong_grad_steps']}")
+    for why, where in by_diagnosis.items():
+        shown.add(explanations.get(why, why), ", ".join(where))
     if not shown.rows:
-        shown.add("every variant", "-", "every gradient matched the reference: here the drift costs copies, "
-                                        "not correctness")
+        shown.add("every gradient matched the reference: here the drift costs copies, not correctness",
+                  "every variant")
     shown.note(f"torch {run.result['torch']}; another release may behave differently, and the recorded "
                "reference run names its own")
     return shown
@@ -367,13 +394,18 @@ def findings(run: Run, explanations: Mapping[str, str]) -> tables.Table:
 # The verdicts
 
 
+def claim_cards(claim: Callable[[str], object], ids: Sequence[str]) -> Stack:
+    """The claims' cards, one under the other (each the claim and what decides it)."""
+    return Stack(*(claim(i) for i in ids))
+
+
 def verdicts(card: object, nearest: Verdict) -> Stack:
     """The chapter's verdict card, and under it C14c judged again on the hook's nearest working
     form (its deciding numbers shown, its whole reason folded; it is not kept as the chapter's
     C14c, whose form is the hook as written)."""
-    again = tables.Table("C14c judged again, on the hook's nearest working form",
-                         ["claim", "this machine", "form judged", "deciding numbers"],
-                         [[nearest.claim_id, nearest.label, nearest.form, deciding(nearest.reason)]],
+    again = tables.Table("", ["judged again", "on", "this machine"],
+                         [[nearest.claim_id, "the hook's nearest working form", nearest.label]],
                          marks={"refuted": "#cf222e", "confirmed": "#1a7f37", "depends": "#9a6700"})
-    again.fold("whole reason", nearest.reason)
+    again.fold("form judged and deciding numbers", f"{nearest.form}\n\n{deciding(nearest.reason)}\n\n"
+                                                   f"whole reason: {nearest.reason}")
     return Stack(card, again)

@@ -15,7 +15,8 @@ ERROR = {"type": "TypeError", "message": "_ddp_reduce_hook() takes 1 positional 
 
 def _param(name, shape, warned, order_differs):
     return {"name": name, "shape": list(shape), "param_stride": [9, 1, 3, 1], "grad_stride": [9, 1, 3, 1],
-            "bucket_stride": [9, 3, 1, 1], "warned": warned, "memory_order_differs": order_differs,
+            "bucket_stride": [9, 3, 1, 1] if warned else [9, 1, 3, 1], "warned": warned,
+            "memory_order_differs": order_differs,
             "bucket_stride_source": "warning text" if warned else "DDP's rule"}
 
 
@@ -49,8 +50,8 @@ def _run(a_steps=(3, 0, 0), a_wrong=None, hook_error=ERROR):
 def test_the_parameters_table_marks_what_channels_last_changes():
     model = ddp_worker.small_cnn(16)
     shown = tables.parameters_table(model, ddp_worker.small_cnn(16).to(memory_format=torch.channels_last))
-    changed = dict(zip(shown.column("parameter"), shown.column(""), strict=True))
-    assert changed["0.weight"] == "<- changed" and changed["1.bias"] == ""
+    assert shown.column("parameter") == ["0.weight", "3.weight", "6.weight"]  # the conv weights change
+    assert "1.bias (16,): (1,)" in shown.folded[0][1]
 
 
 def test_the_size_one_exemption_is_asked_of_torch():
@@ -85,8 +86,11 @@ def test_the_run_tables_fold_what_a_reader_opens_on_request():
     run = _run()
     warnings = tables.warnings_table(run)
     assert warnings.column("stopped")[1] == "raised TypeError" and ERROR["message"] in warnings.folded[0][1]
+    assert warnings.column("warnings per step")[0] == "3 0x2"
     contract = tables.contract_table(run)
-    assert "1 of them (6.weight)" in contract.notes[0] and "warning text" in contract.folded[0][1]
+    assert "1 of them (6.weight)" in contract.notes[0] and "warning text" in contract.folded[-1][1]
+    assert contract.column("parameter") == ["0.weight", "6.weight"]  # the bias's strides agree: folded
+    assert "1.bias" in contract.folded[0][1]
     traffic = tables.traffic_table(run)
     assert "within the spread" in traffic.parts[0].notes[0]
     assert traffic.parts[1].column("step") == [0, 1]
@@ -95,7 +99,14 @@ def test_the_run_tables_fold_what_a_reader_opens_on_request():
     assert "different parameters" in grads.notes[0]
     found = tables.findings(run, {"all zeros": "zeros, without a warning"})
     assert "zeros, without a warning" in found.column("what the gradient held")
+    assert "a_drift [0], b2_seed_hook_fitted [0]" not in found.column("variants (steps)")  # b2 is right here
     assert len(tables.findings(_run(a_wrong={}), {}).rows) == 1  # d's diagnosis, shown as it is
+
+
+@pytest.mark.parametrize(("counts", "shown"), [([], "-"), ([3], "3"), ([3, 0, 0, 0], "3 0x3"),
+                                               ([1, 1, 3, 3, 3], "1x2 3x3"), ([0, 1, 0], "0 1 0")])
+def test_repeated_counts_are_written_once(counts, shown):
+    assert tables.runs_of(counts) == shown
 
 
 def test_step_cost_says_what_its_spread_can_resolve():
@@ -130,5 +141,5 @@ def test_the_nearest_form_is_shown_beside_the_card_with_its_reason_folded():
     evidence = ch06.evidence_from_run(_run().result)
     nearest = ch06.C14C.judge(ch06.nearest_form_evidence(evidence), form=ch06.NEAREST_HOOK_FORM)
     again = tables.verdicts("the card", nearest).parts[1]
-    assert again.column("form judged") == [ch06.NEAREST_HOOK_FORM]
-    assert again.folded[0][1] == nearest.reason
+    assert again.column("this machine") == [nearest.label]
+    assert ch06.NEAREST_HOOK_FORM in again.folded[0][1] and nearest.reason in again.folded[0][1]
