@@ -212,6 +212,9 @@ tables.ort_table(ort_layout)
 # otherwise. Where no TensorRT runs, C15b and C15c are judged from the documentation (cited
 # below) and their verdicts' forms say so: read, not measured. C15d, the latency, is then not
 # judged at all: a latency cannot be read.
+
+# %% [markdown]
+# ### Optional: the real TensorRT paths on Colab
 #
 # **On Colab** (a GPU runtime: Runtime > Change runtime type > T4 or better), install the real
 # paths before running this notebook, then restart the runtime:
@@ -224,6 +227,9 @@ tables.ort_table(ort_layout)
 # torch; if it replaces torch, install the torch-tensorrt version made for Colab's torch instead),
 # and `onnxruntime-gpu` brings the CUDA (and TensorRT) execution providers. The cells below then
 # run Torch-TensorRT and ONNX Runtime's TensorRT/CUDA providers for real.
+
+# %% [markdown]
+# ### What this machine has
 
 # %%
 trt = tables.tensorrt(model, example, onnx_path)  # Torch-TensorRT and ORT's TensorRT provider, where they load
@@ -262,11 +268,8 @@ quiz_trace = chapter.lab.widgets.Quiz(
 )
 quiz_trace
 
-# %%
-chapter.rules()
-
 # %% tags=["nbval-check-output"]
-tables.claim_cards(chapter.claim)
+tables.Stack(chapter.rules(), tables.claim_cards(chapter.claim))  # the trust rule, once; C15d's card links to it
 
 # %% [markdown]
 # The seed's own comparison, without TensorRT: the traced model fed a transposed view
@@ -283,6 +286,12 @@ with torch.no_grad():
          "transposed input": lambda: traced_model(inputs[tables.TRANSPOSED])},
         baseline="contiguous input", case=ch07.TRACE_CASE, rounds=5, rep_ms=200)
 chapter.show(trace_cmp, title="the traced model, without TensorRT")
+
+# %% [markdown]
+# ## Verdicts of this chapter
+#
+# C15a-d, judged from the evidence gathered above, beside the verdict recorded on the
+# reference GPU (an H200), where one was recorded.
 
 # %%
 evidence = {
@@ -308,18 +317,10 @@ evidence = {
 }
 c15 = {claim_id: chapter.judge(claim_id, evidence, form=ch07.form_of(claim_id, evidence))
        for claim_id in ("C15a", "C15b", "C15c", "C15d")}
-chapter.table(list(c15.values()))  # the seed's own trace example, as written, is in C15a's reason
-
-# %% [markdown]
-# ## Verdicts of this chapter
-#
-# Beside the verdict recorded on the reference GPU (an H200), where one was recorded.
-
-# %%
 chapter.save()
 for key, payload in tables.recorded_payloads(audit, dropped, conv_strides, ort_layout, trt).items():
     chapter.record(key, payload)  # the keys the reference run was recorded under
-chapter.table()
+chapter.table(list(c15.values()))  # the seed's own trace example, as written, is in C15a's reason
 
 # %% [markdown]
 # ## Exercises
