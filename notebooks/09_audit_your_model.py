@@ -65,51 +65,14 @@ if "google.colab" in sys.modules:
     output.enable_custom_widget_manager()
 
 # %%
-import warnings
-
 import torch
-from IPython.display import HTML, display
 
-from labkit import exercises, session
-from labkit.audit import audit, models, report
-from labkit.show import widgets
+from labkit import session
 
-chapter = session.open("09_audit_your_model")
-on_gpu = chapter.on_gpu
-device = "cuda" if on_gpu else "cpu"
-batch = chapter.sizes.cnn_batch
-image = 224 if on_gpu else 64  # a CPU run stays small: three audits within about a minute
-# Export paths: on a GPU all but AOTInductor (minutes of compile per network: the command runs
-# it); on a CPU the in-process trace only (torch.export and ONNX cost tens of seconds each
-# there; chapter 07 runs them). Checked on the batch's first EXPORT_BATCH images.
-EXPORT_BATCH = 8
-export_paths = tuple(p for p in audit.exports.PATHS if p != "aoti") if on_gpu else ("trace",)
-networks = dict(models.chapter_networks())
-print(f"networks: {networks}; batch {batch}, image {image}x{image}, on {device}")
-
-
-def run_audit(name: str) -> audit.Report:
-    """Audit one of the chapter's networks in channels_last, quietly."""
-    model = models.load(networks[name], image=image)
-    torch.manual_seed(0)
-    example = torch.randn(batch, 3, image, image)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return audit.run(model, example, device=device, memory_format="channels_last",
-                         name=networks[name], export_paths=export_paths,
-                         export_batch=EXPORT_BATCH, recommend_rounds=5 if on_gpu else 3,
-                         recommend_rep_ms=200.0 if on_gpu else 300.0)
-
-
-def show(result: audit.Report, key: str) -> None:
-    """The report's table, recorded under this chapter; on a CPU the reference GPU's beside it."""
-    print(report.text(result))
-    chapter.record(key, report.summary(result))
-    if not on_gpu:
-        recorded = chapter.recorded(key)
-        print("\nReference GPU (recorded on nvidia-h200, labelled as recorded):")
-        print(report.summary_text(recorded) if recorded else "  nothing recorded yet")
-
+chapter = session.open("09_audit_your_model")  # the door: chapter.lab.<name> is this chapter's modules
+audits = chapter.lab.audits  # the chapter's set-up, audits and tables (ch09's audits.py)
+where = audits.setup(chapter.on_gpu, chapter.sizes.cnn_batch)  # sizes and export paths for this machine
+where.table()
 
 # %% [markdown]
 # ## ResNet-50
@@ -119,8 +82,8 @@ def show(result: audit.Report, key: str) -> None:
 # contract and the export path, and times the fix. Predict first.
 
 # %% jupyter={"source_hidden": true}
-resnet_report = run_audit("ResNet-50")
-quiz_resnet = widgets.Quiz(
+resnet_report = audits.run(where, "ResNet-50")
+quiz_resnet = chapter.lab.widgets.Quiz(
     "ResNet-50 in channels_last: how many of its modules drop channels_last (a 4-D output "
     "that is no longer channels_last)?",
     choices=["none", "1 to 5", "more than 5"],
@@ -131,7 +94,7 @@ quiz_resnet = widgets.Quiz(
 quiz_resnet
 
 # %%
-show(resnet_report, "audit_resnet50")
+audits.show(chapter, resnet_report, "audit_resnet50")
 
 # %% [markdown]
 # Every 3x3 (and the 7x7 stem) weight is listed as *drift-prone*: its channels_last strides
@@ -141,10 +104,7 @@ show(resnet_report, "audit_resnet50")
 
 # %% tags=["nbval-check-output"]
 # Decided by parameter shapes alone: the same on every machine (and for torchvision's ResNet-50).
-print("ResNet-50 parameters whose strides change with channels_last:")
-print(f"  drift-prone if converted after DDP: {len(resnet_report.drift_prone)}")
-print(f"  size-1 dims only (warn harmlessly): {len(resnet_report.harmless)}")
-print(f"  first drift-prone: {resnet_report.drift_prone[0].name} {resnet_report.drift_prone[0].shape}")
+print(audits.drift_table(resnet_report, "ResNet-50"))
 
 # %% [markdown]
 # ## MobileNetV3
@@ -154,8 +114,8 @@ print(f"  first drift-prone: {resnet_report.drift_prone[0].name} {resnet_report.
 # library's depthwise kernel prefers differs by backend.
 
 # %% jupyter={"source_hidden": true}
-mobile_report = run_audit("MobileNetV3")
-quiz_mobile = widgets.Quiz(
+mobile_report = audits.run(where, "MobileNetV3")
+quiz_mobile = chapter.lab.widgets.Quiz(
     "MobileNetV3 on this machine: does converting to channels_last make inference measurably "
     "faster (numerics checked, per-round ratio's IQR below 1)?",
     choices=["yes", "no"],
@@ -166,7 +126,7 @@ quiz_mobile = widgets.Quiz(
 quiz_mobile
 
 # %%
-show(mobile_report, "audit_mobilenetv3")
+audits.show(chapter, mobile_report, "audit_mobilenetv3")
 
 # %% [markdown]
 # ## A Vision Transformer
@@ -175,8 +135,8 @@ show(mobile_report, "audit_mobilenetv3")
 # the patch grid into a sequence and everything after is matrix multiplication on 3-D tensors.
 
 # %% jupyter={"source_hidden": true}
-vit_report = run_audit("ViT")
-quiz_vit = widgets.Quiz(
+vit_report = audits.run(where, "ViT")
+quiz_vit = chapter.lab.widgets.Quiz(
     "The ViT in channels_last: does the audit find modules that copy data during one forward pass?",
     choices=["yes", "no"],
     answer=lambda: "yes" if vit_report.copies else "no",
@@ -186,42 +146,36 @@ quiz_vit = widgets.Quiz(
 quiz_vit
 
 # %%
-show(vit_report, "audit_vit")
+audits.show(chapter, vit_report, "audit_vit")
 
 # %% [markdown]
-# The full reports (every module) are also written as Markdown and HTML. Here is the ViT's:
+# The full reports (every module) are also written as Markdown and HTML. Here is the ViT's,
+# folded (open it to read every module's row):
 
 # %%
-display(HTML(report.to_html(vit_report).split("<body>")[1].split("</body>")[0]))
+audits.FullReport(vit_report)
 
 # %% [markdown]
 # ## Your model
 #
-# Replace `build_my_model` with your network (or import it) and `my_example` with an input it
+# Replace `my_model` with your network (or import it) and `my_example` with an input it
 # accepts, then run the cell. The placeholder is a small network with one hidden copy
 # (`permute(0, 2, 3, 1).contiguous()`), audited on an NCHW input: find it in the report, and
 # see whether the measured fix removes it.
 
 # %%
-def build_my_model() -> torch.nn.Module:
-    class ToNHWC(torch.nn.Module):
-        def forward(self, x: torch.Tensor) -> torch.Tensor:
-            return x.permute(0, 2, 3, 1).contiguous().permute(0, 3, 1, 2)
+def to_nhwc_and_back(x: torch.Tensor) -> torch.Tensor:
+    return x.permute(0, 2, 3, 1).contiguous().permute(0, 3, 1, 2)
 
-    torch.manual_seed(0)
-    return torch.nn.Sequential(torch.nn.Conv2d(3, 16, 3, padding=1), ToNHWC(), torch.nn.ReLU(),
-                               torch.nn.AdaptiveAvgPool2d(1), torch.nn.Flatten(),
+
+torch.manual_seed(0)
+my_model = torch.nn.Sequential(torch.nn.Conv2d(3, 16, 3, padding=1), audits.Apply(to_nhwc_and_back),
+                               torch.nn.ReLU(), torch.nn.AdaptiveAvgPool2d(1), torch.nn.Flatten(),
                                torch.nn.Linear(16, 10))
-
-
-my_example = torch.randn(batch, 3, 32, 32)
+my_example = torch.randn(where.batch, 3, 32, 32)
 my_format = "contiguous"  # or "channels_last"
-with warnings.catch_warnings():
-    warnings.simplefilter("ignore")
-    my_report = audit.run(build_my_model(), my_example, device=device, memory_format=my_format,
-                          name="my model", export_paths=("trace",), recommend_rounds=3,
-                          recommend_rep_ms=200.0)
-print(report.text(my_report))
+my_report = audits.run_yours(where, my_model, my_example, memory_format=my_format)
+audits.audit_table(my_report)
 
 # %% [markdown]
 # ## Exercises
@@ -230,53 +184,28 @@ print(report.text(my_report))
 # each `raise NotImplementedError` and run the check.
 
 # %%
-exercises.get("09.layout_of")
+chapter.exercise("09.layout_of")
 
 # %%
 def layout(t: torch.Tensor) -> str:
     raise NotImplementedError
 
 
-exercises.get("09.layout_of").check(layout)
+chapter.exercise("09.layout_of").check(layout)
 
 # %%
-exercises.get("09.drift_status")
+chapter.exercise("09.drift_status")
 
 # %%
 def status(shape: tuple) -> str | None:
     raise NotImplementedError
 
 
-exercises.get("09.drift_status").check(status)
+chapter.exercise("09.drift_status").check(status)
 
 # %% [markdown]
 # ## What to remember
 
 # %%
-def kept_line(r: audit.Report) -> str:
-    first = r.recommendations[0]
-    if not first.timed:
-        return f"{r.model}: {first.title} was not timed ({first.why})."
-    return (f"{r.model}: channels_last took {first.ratio:.2f}x the NCHW time "
-            f"(per-round IQR {first.ratio_q25:.2f}-{first.ratio_q75:.2f}, {first.clock}): "
-            + ("kept." if first.kept else "not kept."))
-
-
-reports = [resnet_report, mobile_report, vit_report]
-takeaways = [
-    "One fix, three answers: " + " ".join(kept_line(r) for r in reports)
-    + " A layout is chosen per network and machine, by measuring.",
-    f"Layout drops found: ResNet-50 {len(resnet_report.drops)}, MobileNetV3 "
-    f"{len(mobile_report.drops)}, ViT {len(vit_report.drops)}; bytes copied in one forward: "
-    f"{resnet_report.copy_bytes}, {mobile_report.copy_bytes} and {vit_report.copy_bytes} B. "
-    "The copy detector and forward hooks say which module, where a total hides it.",
-    f"DDP: {len(resnet_report.drift_prone)} of ResNet-50's weights change strides where it "
-    f"matters and {len(resnet_report.harmless)} only in size-1 dims: convert before wrapping.",
-    f"Your model: {sum(len(v) for v in my_report.findings().values())} findings "
-    f"({', '.join(k for k, v in my_report.findings().items() if v) or 'none'}); "
-    + "; ".join(f"{r.title}: {'kept' if r.kept else 'not kept'}" for r in my_report.recommendations)
-    + ".",
-]
-for line in takeaways:
-    print("-", line)
 chapter.save()
+chapter.remember(audits.takeaways(resnet_report, mobile_report, vit_report, my_report))

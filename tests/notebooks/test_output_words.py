@@ -25,9 +25,9 @@ CHAPTERS = sorted(p.stem for p in NOTEBOOKS.glob("[0-9][0-9]_*.py"))
 # 00 1503, 01 2149, 02 5260, 03 2105, 04 2873, 05 2057, 06 3099, 07 3450, 08 1884, 09 3075,
 # 99 3596. A chapter leaves the list when it is re-cut under the limit.
 NOT_YET_RECUT = {
-    "02_contiguity_and_hidden_copies",  # 00 re-cut: 1326, 01: 1485, 03: 1460
+    "02_contiguity_and_hidden_copies",  # 00 re-cut: 1326, 01: 1485, 03: 1460, 09: 1092
     "04_fusion", "05_dataloader", "06_ddp_layout_drift",
-    "07_export_traps", "08_inference_ladder", "09_audit_your_model", "99_claims_ledger",
+    "07_export_traps", "08_inference_ladder", "99_claims_ledger",
 }
 
 

@@ -1,0 +1,231 @@
+"""Chapter 09's set-up, audits and tables: what the notebook used to write out by hand.
+
+The notebook imported five labkit modules, copied the session's fields into globals, defined
+`run_audit`, `show` and `kept_line` itself and printed each report (about 500 words per
+network) with the reference GPU's summary under it (`if not on_gpu: ...`). Here the same audit
+runs with the same settings, the same summary is recorded under the same key
+(`audit_resnet50`, ...: results/nvidia-h200.json is read by it), and a report is shown as one
+`labkit.show.table.Table`: the summary's readings in a column for this run and, where the
+chapter runs on a CPU, one for the reference GPU's recorded run (labelled recorded), with the
+full report and the reference's summary folded (opened on request).
+"""
+
+from __future__ import annotations
+
+import html
+import warnings
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+
+import torch
+
+from labkit.audit import audit, models, report
+from labkit.session import Chapter, Recorded
+from labkit.show import table as tables
+
+# Export paths are checked on the batch's first EXPORT_BATCH images: what a path records and
+# whether it is right on a layout do not depend on the batch; ONNX Runtime's CPU runs' cost does.
+EXPORT_BATCH = 8
+
+
+@dataclass(frozen=True)
+class Setup:
+    """Where and how big the chapter's audits run.
+
+    On a GPU: 224x224 images and every export path but AOTInductor (minutes of compile per
+    network: `python -m labkit.audit` runs it), the fix timed for 5 rounds of 200 ms. On a CPU:
+    64x64 images (three audits within about a minute) and the in-process trace only
+    (torch.export and ONNX cost tens of seconds each there; chapter 07 runs them), 3 rounds of
+    300 ms.
+    """
+
+    device: str
+    batch: int
+    image: int
+    export_paths: tuple[str, ...]
+    rounds: int
+    rep_ms: float
+    networks: dict[str, str]
+
+    def table(self) -> tables.Table:
+        """The networks audited and the sizes, one row per network."""
+        shown = tables.Table(f"The chapter's audits: batch {self.batch}, {self.image}x{self.image} "
+                             f"images, on {self.device}", ["network", "loaded as"],
+                             [[name, spec] for name, spec in self.networks.items()])
+        return shown.note(f"export paths checked here: {', '.join(self.export_paths)} "
+                          f"(on the batch's first {EXPORT_BATCH} images)")
+
+
+def setup(on_gpu: bool, batch: int) -> Setup:
+    """The chapter's settings for a GPU or a CPU run (see `Setup`)."""
+    if not isinstance(batch, int) or isinstance(batch, bool) or batch < 1:
+        raise ValueError(f"batch must be a whole number >= 1, got {batch!r}")
+    return Setup(device="cuda" if on_gpu else "cpu", batch=batch, image=224 if on_gpu else 64,
+                 export_paths=(tuple(p for p in audit.exports.PATHS if p != "aoti") if on_gpu
+                               else ("trace",)),
+                 rounds=5 if on_gpu else 3, rep_ms=200.0 if on_gpu else 300.0,
+                 networks=dict(models.chapter_networks()))
+
+
+def run(where: Setup, name: str) -> audit.Report:
+    """Audit one of the chapter's networks in channels_last, quietly (random weights, seed 0)."""
+    if name not in where.networks:
+        raise KeyError(f"no network {name!r} in this chapter; its networks: {list(where.networks)}")
+    model = models.load(where.networks[name], image=where.image)
+    torch.manual_seed(0)
+    example = torch.randn(where.batch, 3, where.image, where.image)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return audit.run(model, example, device=where.device, memory_format="channels_last",
+                         name=where.networks[name], export_paths=where.export_paths,
+                         export_batch=EXPORT_BATCH, recommend_rounds=where.rounds,
+                         recommend_rep_ms=where.rep_ms)
+
+
+def run_yours(where: Setup, model: torch.nn.Module, example: torch.Tensor,
+              memory_format: str = "contiguous") -> audit.Report:
+    """Audit the learner's model (the in-process trace only, the fix timed 3 rounds of 200 ms)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return audit.run(model, example, device=where.device, memory_format=memory_format,
+                         name="my model", export_paths=("trace",), recommend_rounds=3,
+                         recommend_rep_ms=200.0)
+
+
+class Apply(torch.nn.Module):
+    """A function as a module, so the chapter's placeholder model can hold a step written as a
+    plain function in the notebook (the code under study) and the audit's hooks still see it
+    as one module with its own row."""
+
+    def __init__(self, function: Callable[[torch.Tensor], torch.Tensor]) -> None:
+        super().__init__()
+        if not callable(function):
+            raise TypeError(f"Apply takes a function of a tensor, got {function!r}")
+        self.function = function
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.function(x)
+
+    def extra_repr(self) -> str:
+        return getattr(self.function, "__name__", repr(self.function))
+
+
+# ---------------------------------------------------------------- a summary as a column
+
+def _ratio(r: Mapping) -> str:
+    if r.get("ratio") is None:
+        return ""
+    clock = f", {r['clock']}" if r.get("clock") else ""
+    return f" ({r['ratio']:.2f}x, per-round IQR {r['ratio_q25']:.2f}-{r['ratio_q75']:.2f}{clock})"
+
+
+def readings(summary: Mapping) -> dict[str, str]:
+    """A recorded or fresh `report.summary` as reading -> value, in the report's order."""
+    out = {"input": f"{tuple(summary['input_shape'])} on {summary['device']}, "
+                    f"{summary['memory_format']}"}
+    for kind, names in summary["findings"].items():
+        out[kind] = str(len(names)) + (f" ({', '.join(names[:2])}{', ...' if len(names) > 2 else ''})"
+                                       if names else "")
+    out["bytes copied in one forward"] = f"{summary['copy_bytes']} B"
+    k = summary.get("kernels")
+    if k:
+        bound = "" if k.get("host_bound") is None else (
+            f"; GPU idle {100 * (k.get('gpu_idle_share') or 0):.0f}%: "
+            + ("host-bound" if k["host_bound"] else "device-bound"))
+        out["copy and layout work"] = f"{100 * k['copy_share']:.1f}% of {k['share_of']}{bound}"
+    checked = [e for e in summary["exports"] if e["outcome"] != "skipped"]
+    out["export paths correct on this layout"] = (
+        f"{sum(e['outcome'] == 'correct' for e in checked)} of {len(checked)} checked")
+    for r in summary["recommendations"]:
+        out[r["title"]] = ("kept" if r["kept"] else "not kept") + _ratio(r)
+    return out
+
+
+def audit_table(result: audit.Report, recorded: Recorded | None = None) -> tables.Table:
+    """One audit as a table: its readings here and, if given, the reference run's recorded
+    ones beside them (a `labkit.session.Recorded`); the full report and the reasons folded."""
+    here = readings(report.summary(result))
+    reference = None if recorded is None else recorded.value
+    there = readings(reference) if isinstance(reference, Mapping) else {}
+    columns = ["reading", f"here ({result.device})"]
+    if recorded is not None:
+        columns.append("reference GPU" + (" (recorded)" if reference is not None else ""))
+    shown = tables.Table(f"Audit of {result.model}", columns)
+    for name in dict.fromkeys([*here, *there]):
+        row = [name, here.get(name, "-")]
+        if recorded is not None:
+            row.append(there.get(name, "-") if reference is not None else "-")
+        shown.add(*row)
+    if recorded is not None:
+        shown.note(f"reference GPU: {recorded.label}")
+    shown.fold("why each recommendation was or was not kept",
+               "\n".join(f"{r.title}: {r.why}" for r in result.recommendations))
+    shown.fold("the full report (every section)", report.text(result))
+    if isinstance(reference, Mapping):
+        shown.fold("the reference GPU's summary, as recorded", report.summary_text(reference))
+    return shown
+
+
+def show(chapter: Chapter, result: audit.Report, key: str) -> tables.Table:
+    """Record the audit's summary under `key` (this run's, on any machine, as before) and show
+    it, beside the reference GPU's recorded summary when the chapter runs on a CPU."""
+    chapter.record(key, report.summary(result))
+    return audit_table(result, None if chapter.on_gpu else chapter.reference(key))
+
+
+@dataclass(frozen=True)
+class FullReport:
+    """An audit's HTML report (every module), folded: the tables a learner opens on request."""
+
+    result: audit.Report
+
+    def _repr_html_(self) -> str:
+        body = report.to_html(self.result).split("<body>")[1].split("</body>")[0]
+        return (f"<details><summary>The full report of {html.escape(self.result.model)} "
+                f"(every module; also written as Markdown and HTML by the command)</summary>"
+                f"{body}</details>")
+
+    def __repr__(self) -> str:
+        return f"(the full report of {self.result.model}: {len(self.result.modules)} module rows, folded)"
+
+
+def drift_table(result: audit.Report, name: str) -> tables.Table:
+    """Which parameters' strides change with channels_last: decided by shapes alone (so the
+    title names the network as the chapter does, not the spec it was loaded from)."""
+    first = result.drift_prone[0] if result.drift_prone else None
+    return tables.Table(f"{name} parameters whose strides change with channels_last",
+                        ["parameters", "count"], [
+                            ["drift-prone if converted after DDP", len(result.drift_prone)],
+                            ["size-1 dims only (warn harmlessly)", len(result.harmless)],
+                            ["first drift-prone", f"{first.name} {first.shape}" if first else "none"]])
+
+
+# ---------------------------------------------------------------- what to remember
+
+def kept_line(result: audit.Report) -> str:
+    """The first recommendation (channels_last) as measured: its ratio, spread and clock."""
+    first = result.recommendations[0]
+    if not first.timed:
+        return f"{result.model}: {first.title} was not timed ({first.why})."
+    return (f"{result.model}: channels_last took {first.ratio:.2f}x the NCHW time "
+            f"(per-round IQR {first.ratio_q25:.2f}-{first.ratio_q75:.2f}, {first.clock}): "
+            + ("kept." if first.kept else "not kept."))
+
+
+def takeaways(resnet: audit.Report, mobile: audit.Report, vit: audit.Report,
+              mine: audit.Report) -> Sequence[str]:
+    """The chapter's conclusions, each built from the three audits and the learner's."""
+    return [
+        "One fix, three answers: " + " ".join(kept_line(r) for r in (resnet, mobile, vit))
+        + " A layout is chosen per network and machine, by measuring.",
+        f"Layout drops found: ResNet-50 {len(resnet.drops)}, MobileNetV3 {len(mobile.drops)}, "
+        f"ViT {len(vit.drops)}; bytes copied in one forward: {resnet.copy_bytes}, "
+        f"{mobile.copy_bytes} and {vit.copy_bytes} B. The copy detector and forward hooks say "
+        "which module, where a total hides it.",
+        f"DDP: {len(resnet.drift_prone)} of ResNet-50's weights change strides where it matters "
+        f"and {len(resnet.harmless)} only in size-1 dims: convert before wrapping.",
+        f"Your model: {sum(len(v) for v in mine.findings().values())} findings "
+        f"({', '.join(k for k, v in mine.findings().items() if v) or 'none'}); "
+        + "; ".join(f"{r.title}: {'kept' if r.kept else 'not kept'}" for r in mine.recommendations)
+        + ".",
+    ]

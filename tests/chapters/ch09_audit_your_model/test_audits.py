@@ -1,0 +1,71 @@
+"""What left chapter 09's notebook (audits.py): the set-up, the audit tables and the recorded
+summaries they read. The keys and payload shapes are the H200 record's, so a CPU run still
+shows the reference GPU's audits beside its own."""
+
+import pytest
+import torch
+
+from labkit.audit import audit, report
+from labkit.chapters.ch09_audit_your_model import audits
+from labkit.core import results
+from labkit.session import Recorded
+
+KEYS = ("audit_resnet50", "audit_mobilenetv3", "audit_vit")
+
+
+def _small_report() -> audit.Report:
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(torch.nn.Conv2d(3, 4, 3, padding=1),
+                                audits.Apply(lambda x: x.permute(0, 2, 3, 1).contiguous().permute(0, 3, 1, 2)),
+                                torch.nn.ReLU(), torch.nn.AdaptiveAvgPool2d(1), torch.nn.Flatten(),
+                                torch.nn.Linear(4, 2))
+    return audit.run(model, torch.randn(2, 3, 8, 8), memory_format="contiguous", name="small",
+                     export_paths=("trace",), recommend_rounds=1, recommend_rep_ms=5.0,
+                     profile=False)
+
+
+def test_the_setup_differs_by_machine_and_refuses_a_bad_batch():
+    cpu, gpu = audits.setup(False, 2), audits.setup(True, 2)
+    assert (cpu.image, cpu.export_paths, cpu.device) == (64, ("trace",), "cpu")
+    assert gpu.image == 224 and "aoti" not in gpu.export_paths and "trace" in gpu.export_paths
+    assert len(cpu.table().rows) == 3
+    with pytest.raises(ValueError, match="batch"):
+        audits.setup(False, 0)
+    with pytest.raises(KeyError, match="no network"):
+        audits.run(cpu, "AlexNet")
+
+
+@pytest.mark.parametrize("key", KEYS)
+def test_the_reference_gpus_recorded_summaries_still_read(key):
+    entry = (results.load("nvidia-h200") or {}).get("chapters", {}).get("09_audit_your_model", {}).get(key)
+    if entry is None:
+        pytest.skip(f"nothing recorded under {key} in results/nvidia-h200.json")
+    shown = audits.readings(entry["payload"])
+    assert shown["input"].endswith("channels_last")
+    assert "convert to channels_last before the first conv" in shown
+    assert shown["layout drops"].split()[0].isdigit()
+
+
+def test_a_table_shows_this_run_beside_the_recorded_one_and_folds_the_report():
+    result = _small_report()
+    alone = audits.audit_table(result)
+    assert alone.columns == ["reading", "here (cpu)"]
+    assert dict(zip(alone.column("reading"), alone.column("here (cpu)"), strict=True))["hidden copies"].startswith("1")
+    assert any(s.startswith("the full report") for s, _ in alone.folded)
+
+    recorded = Recorded("09_audit_your_model", "audit_small", "nvidia-h200",
+                        {**report.summary(result), "device": "cuda"}, "2026-12-01")
+    beside = audits.audit_table(result, recorded)
+    assert beside.columns[-1] == "reference GPU (recorded)"
+    assert "recorded on nvidia-h200" in " ".join(beside.notes)
+    nothing = audits.audit_table(result, Recorded("09_audit_your_model", "audit_small", "nvidia-h200"))
+    assert set(nothing.column(nothing.columns[-1])) == {"-"}
+    assert "nothing recorded" in " ".join(nothing.notes)
+
+
+def test_apply_takes_a_function_and_the_drift_table_names_the_network_as_given():
+    with pytest.raises(TypeError, match="function of a tensor"):
+        audits.Apply(3)
+    table = audits.drift_table(_small_report(), "Small")
+    assert table.title.startswith("Small parameters")
+    assert table.column("count")[0] == 1  # the 3x3 conv weight moves elements under channels_last
