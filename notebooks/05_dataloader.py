@@ -69,7 +69,8 @@ print(lesson.plan_text())
 # also times the step with its batch already on the device; the difference is that copy.
 
 # %%
-lesson.prepare()
+bench = lesson.prepare()  # knee_experiment.prepare: the dataset, the step, one sample's and one step's cost
+lesson.describe(bench)
 
 # %%
 lesson.samples_figure()
@@ -110,7 +111,14 @@ chapter.exercise("05.batch_bytes").check(batch_bytes)
 # this machine's cores), how many workers does it take before more stop helping?
 
 # %% jupyter={"source_hidden": true}
-lesson.quiz_knee()  # its answer runs the sweep (lesson.found) when asked
+quiz_knee = chapter.lab.widgets.Quiz(
+    f"This machine has {lesson.plan.cores} cores. With how many workers is throughput within 10% of "
+    f"the best of {list(lesson.bench.worker_counts)}?",
+    answer=lambda: lesson.found.knee.workers, kind="number",  # runs the sweep when answered
+    explanation="Each worker produces one batch per (batch x sample cost) seconds on its own "
+                "core; the step needs one per compute time; and the main process needs a core too.",
+)
+quiz_knee
 
 # %%
 lesson.worker_sweep()  # kept under sweep_workers and knee
@@ -188,7 +196,9 @@ lesson.cores_text()
 chapter.claim("C26")
 
 # %%
-lesson.c26()
+c26_evidence = chapter.lab.channels_last_probe.probe()  # a real DataLoader over such a Dataset
+print(lesson.c26_text(c26_evidence))
+chapter.judge("C26", c26_evidence, form=chapter.seed_form)
 
 # %% [markdown]
 # channels_last is a layout of four dimensions; a sample has three. It belongs on the 4-D
@@ -237,7 +247,14 @@ chapter.claim("C25")
 # is called with `x` in ordinary (pageable) host memory, 256 MiB. When does the call return?
 
 # %% jupyter={"source_hidden": true}
-lesson.quiz_c25()
+quiz_nb = chapter.lab.widgets.Quiz(
+    "A 50 ms kernel is queued; then x.to('cuda', non_blocking=True) with x pageable (256 MiB). "
+    "When does the call return?",
+    choices=["at once: the CPU goes on while the kernel runs",
+             "after the queued kernel and the copy: the CPU waits"],
+    answer=lesson.when_pageable_returns,
+)
+quiz_nb
 
 # %% [markdown]
 # What CUDA documents (read from its "API synchronization behavior" page, not measured):
@@ -247,7 +264,8 @@ lesson.quiz_c25()
 # returns at once. "Might" and "may" are why it is measured:
 
 # %%
-lesson.c25()  # measured on a GPU and kept under busy_stream; elsewhere the recorded run
+busy = chapter.here_or_recorded("busy_stream", lesson.busy_returns)  # measured on a GPU; else the recorded run
+lesson.c25(busy)  # each copy's return against the queued work; C25 judged on a GPU, else recorded
 
 # %% [markdown]
 # ## Verdicts of this chapter
@@ -283,7 +301,14 @@ chapter.remember(lesson.takeaways())
 # workers' start. Predict: with `persistent_workers=True`, which first batches come faster?
 
 # %% jupyter={"source_hidden": true}
-lesson.quiz_startup()
+quiz_startup = chapter.lab.widgets.Quiz(
+    "With persistent_workers=True, which epochs get their first batch faster?",
+    choices=["every epoch, the first included", "every epoch after the first",
+             "none: no measurable difference"],
+    answer=lesson.which_first_batches_are_faster,
+    explanation="The first epoch must start its workers either way; only later epochs can reuse them.",
+)
+quiz_startup
 
 # %%
 lesson.startup()  # kept under startup
@@ -314,7 +339,13 @@ lesson.pinning_cost()  # on a GPU kept under pinning_cost_fresh and pin_thread
 # `pin_memory_device='cuda:0'` added. Predict the third row first.
 
 # %% jupyter={"source_hidden": true}
-lesson.quiz_c23()
+quiz_c23 = chapter.lab.widgets.Quiz(
+    "A 154 MB (147 MiB) batch (256 ImageNet images in float32) is copied to the GPU from pinned memory. "
+    "How much faster does adding pin_memory_device='cuda:0' to the DataLoader make that copy?",
+    choices=["about 1.45x, as the seed says", "a little (1.1x to 1.3x)", "none: the same copy"],
+    answer=lesson.pin_memory_device_gain,
+)
+quiz_c23
 
 # %% tags=["nbval-check-output"]
 chapter.claim("C23")
@@ -370,7 +401,12 @@ lesson.c13()  # on a GPU kept under pmd_probe, C13 judged and saved
 # `host` give?
 
 # %% jupyter={"source_hidden": true}
-lesson.quiz_trap()
+quiz_trap = chapter.lab.widgets.Quiz(
+    "Reading a pinned host tensor right after host.copy_(gpu_tensor, non_blocking=True) gives ...",
+    choices=["the GPU's values", "old values: the copy has not happened yet", "an error"],
+    answer=lesson.what_the_early_read_gives,
+)
+quiz_trap
 
 # %%
 lesson.d2h_trap()  # on a GPU kept under d2h_trap

@@ -22,8 +22,8 @@ from typing import Any
 import torch
 
 from labkit import claims
+from labkit.chapters.ch05_dataloader import claims as ch05_claims
 from labkit.chapters.ch05_dataloader import (
-    channels_last_probe,
     h2d_copies,
     knee_experiment,
     loader_data,
@@ -31,7 +31,6 @@ from labkit.chapters.ch05_dataloader import (
     loader_sweep,
     shm,
 )
-from labkit.chapters.ch05_dataloader import claims as ch05_claims
 from labkit.core import results
 from labkit.measure import timeline
 from labkit.show import widgets
@@ -77,10 +76,14 @@ class Lesson:
         """The plan of the sweep and this machine's cores."""
         return f"{self.plan.cores} CPU cores; plan: {self.plan.as_dict()}"
 
-    def prepare(self) -> Lines:
+    def prepare(self) -> knee_experiment.Bench:
         """Builds the dataset and the step, and measures what the arithmetic needs."""
-        bench = self.bench = knee_experiment.prepare()
-        self.data, self.step = bench.data, bench.step
+        self.bench = knee_experiment.prepare()
+        self.data, self.step = self.bench.data, self.bench.step
+        return self.bench
+
+    def describe(self, bench: knee_experiment.Bench) -> Lines:
+        """What one sample, one batch and one step cost, and the worker counts that fit."""
         plan = self.plan
         out = Lines([
             f"{len(bench.data.encoded)} JPEGs of {plan.encoded_side}x{plan.encoded_side} px; a "
@@ -108,16 +111,6 @@ class Lesson:
         """The worker sweep and its knee (measured once, when first asked)."""
         bar = loader_plots.ProgressBar(len(self.bench.worker_counts), "workers")
         return knee_experiment.worker_sweep(self.bench, on_progress=bar.update)
-
-    def quiz_knee(self) -> widgets.Quiz:
-        return widgets.Quiz(
-            f"This machine has {self.plan.cores} cores. With how many workers is throughput "
-            f"within 10% of the best of {list(self.bench.worker_counts)}?",
-            answer=lambda: self.found.knee.workers, kind="number",
-            explanation="Each worker produces one batch per (batch x sample cost) seconds on its "
-                        "own core; the step needs one per compute time; and the main process "
-                        "needs a core too.",
-        )
 
     def worker_sweep(self) -> loader_sweep.Sweep:
         """The sweep, kept under sweep_workers and knee."""
@@ -229,29 +222,28 @@ class Lesson:
         return out
 
     # --- C26 ------------------------------------------------------------------------------
-    def c26(self) -> Lines:
-        """A real DataLoader over a Dataset that follows the advice; C26 judged."""
-        ev = self.c26_evidence = channels_last_probe.probe()
+    def c26_text(self, ev: dict) -> Lines:
+        """What a real DataLoader over a Dataset that follows the advice did (C26's evidence)."""
+        self.c26_evidence = ev
         ran = ev["error_type"] + ": " + ev["error_message"] if ev["getitem_raises"] else "ran"
-        verdict = self.chapter.judge("C26", ev, form=claims.SEED_FORM)
         return Lines([
             f"a Dataset that follows the advice: {ran}",
             f"the plain batch {ev['plain_batch_shape']} has strides {tuple(ev['plain_batch_stride'])}; "
             f"after .contiguous(memory_format=channels_last) on the batch: "
             f"{tuple(ev['batch_converted_stride'])}",
             f"returning [1, C, H, W] samples instead: the default collate stacks them into "
-            f"{ev['unsqueezed_batch_shape']} (channels_last: {ev['unsqueezed_batch_channels_last']})",
-            f"{verdict.claim_id} {verdict.label} -- {verdict.reason}"])
+            f"{ev['unsqueezed_batch_shape']} (channels_last: {ev['unsqueezed_batch_channels_last']})"])
 
     # --- C25 ------------------------------------------------------------------------------
     @functools.cache  # noqa: B019 -- one Lesson per notebook run; measured once
-    def _busy_returns(self) -> dict:
+    def busy_returns(self) -> dict:
+        """Copies from pageable and pinned memory behind a ~50 ms queued kernel (busy_stream)."""
         rows, said = h2d_copies.busy_stream_returns()
         return {"rows": [r.as_dict() for r in rows], "warnings": said}
 
     def when_pageable_returns(self) -> str:
         """The C25 quiz's answer: from this GPU, else from the reference's record."""
-        found = self._busy_returns() if self.on_gpu else self.chapter.recorded("busy_stream")
+        found = self.busy_returns() if self.on_gpu else self.chapter.recorded("busy_stream")
         if not found:
             return "nothing recorded yet"
         largest = max(r["nbytes"] for r in found["rows"])
@@ -259,19 +251,9 @@ class Lesson:
         return ("after the queued kernel and the copy: the CPU waits" if row["waited_for_kernel"]
                 else "at once: the CPU goes on while the kernel runs")
 
-    def quiz_c25(self) -> widgets.Quiz:
-        return widgets.Quiz(
-            "A 50 ms kernel is queued; then x.to('cuda', non_blocking=True) with x pageable "
-            "(256 MiB). When does the call return?",
-            choices=["at once: the CPU goes on while the kernel runs",
-                     "after the queued kernel and the copy: the CPU waits"],
-            answer=self.when_pageable_returns,
-        )
-
-    def c25(self) -> Shown:
-        """The copies behind a queued kernel (busy_stream), and C25 judged on a GPU or shown
-        as recorded."""
-        busy = self.chapter.here_or_recorded("busy_stream", self._busy_returns)
+    def c25(self, busy: Any) -> Shown:
+        """The copies behind a queued kernel (`busy`: measured here, or Recorded), and C25
+        judged on a GPU or shown as recorded."""
         label = "" if self.on_gpu else f" (recorded on {_ref()})"
         out = Shown()
         if busy:
@@ -365,16 +347,6 @@ class Lesson:
             return "every epoch, the first included"
         return "none: no measurable difference"
 
-    def quiz_startup(self) -> widgets.Quiz:
-        return widgets.Quiz(
-            "With persistent_workers=True, which epochs get their first batch faster?",
-            choices=["every epoch, the first included", "every epoch after the first",
-                     "none: no measurable difference"],
-            answer=self.which_first_batches_are_faster,
-            explanation="The first epoch must start its workers either way; only later epochs "
-                        "can reuse them.",
-        )
-
     def startup(self) -> Shown:
         fresh, kept = self.startups
         self.chapter.record("startup", {"fresh": fresh.as_dict(), "persistent": kept.as_dict(),
@@ -431,15 +403,6 @@ class Lesson:
         gain = gbps["pin_memory_device_gbps"] / gbps["pinned_gbps"]
         return ("about 1.45x, as the seed says" if gain > 1.3 else
                 "a little (1.1x to 1.3x)" if gain > 1.1 else "none: the same copy")
-
-    def quiz_c23(self) -> widgets.Quiz:
-        return widgets.Quiz(
-            "A 154 MB (147 MiB) batch (256 ImageNet images in float32) is copied to the GPU from "
-            "pinned memory. How much faster does adding pin_memory_device='cuda:0' to the "
-            "DataLoader make that copy?",
-            choices=["about 1.45x, as the seed says", "a little (1.1x to 1.3x)", "none: the same copy"],
-            answer=self.pin_memory_device_gain,
-        )
 
     def dataloader_warnings(self) -> Lines:
         """What this torch's DataLoader warns when given pin_memory_device (no GPU needed)."""
@@ -537,14 +500,6 @@ class Lesson:
         pinned = next(r for r in rows if r["destination"] == "pinned")
         return ("old values: the copy has not happened yet" if pinned["wrong_before_sync"] > 0
                 else "the GPU's values")
-
-    def quiz_trap(self) -> widgets.Quiz:
-        return widgets.Quiz(
-            "Reading a pinned host tensor right after host.copy_(gpu_tensor, non_blocking=True) "
-            "gives ...",
-            choices=["the GPU's values", "old values: the copy has not happened yet", "an error"],
-            answer=self.what_the_early_read_gives,
-        )
 
     def d2h_trap(self) -> Lines:
         rows = self.chapter.here_or_recorded("d2h_trap", self._trap)
