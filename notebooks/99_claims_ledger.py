@@ -47,18 +47,17 @@ if "google.colab" in sys.modules:
 # %%
 from labkit import claims
 from labkit.core import env, results
+from labkit.show.table import Table, rows
 
 ledger = claims.ledger(notebooks=".")  # this notebook's folder holds the chapters' notebooks
 print(f"this machine: {env.device_key()}")
 print(f"reference:    {results.describe_machine(ledger.reference)}")
 
 # %% tags=["nbval-check-output"]
-by_chapter: dict[str, list[str]] = {}
-for claim in claims.REGISTRY.values():
-    by_chapter.setdefault(claim.chapter, []).append(claim.id)
-print(f"The course tests {len(claims.REGISTRY)} claims:")
-for chapter, ids in by_chapter.items():
-    print(f"  chapter {chapter}: {', '.join(ids)}")
+chapters = list(dict.fromkeys(c.chapter for c in claims.REGISTRY.values()))  # in the course's order
+registry = rows([{"chapter": key, "claims": ", ".join(c.id for c in claims.REGISTRY.values() if c.chapter == key)}
+                 for key in chapters], f"The course tests {len(claims.REGISTRY)} claims")
+print(registry)
 
 # %% [markdown]
 # ## The ledger
@@ -78,10 +77,10 @@ ledger
 # claims as stated: most of them are GPU claims.
 
 # %%
-for column in ("reference GPU", "this machine"):
-    print(f"{column}:")
-    for kind, outcomes in ledger.tally(column).items():
-        print(f"  {kind:<24}" + ", ".join(f"{n} {word}" for word, n in sorted(outcomes.items())))
+tally = {column: ledger.tally(column) for column in ("reference GPU", "this machine")}
+kinds = list(dict.fromkeys(kind for counted in tally.values() for kind in counted))
+rows([{"kind": kind, **{column: ", ".join(f"{n} {word}" for word, n in sorted(counted.get(kind, {}).items()))
+                        or "-" for column, counted in tally.items()}} for kind in kinds], "How the claims fared")
 
 # %% [markdown]
 # The three kinds are counted apart because they say different things: a verdict on the
@@ -91,9 +90,9 @@ for column in ("reference GPU", "this machine"):
 # printed below, read from the verdicts themselves).
 
 # %%
-for column, verdicts in (("reference GPU", ledger.reference_verdicts), ("this machine", ledger.mine)):
-    read = sorted(i for i, v in verdicts.items() if claims.form_kind(v.form) == claims.FORM_KINDS[-1])
-    print(f"{column}: read from documentation: {', '.join(read) or 'none'}")
+rows([{"column": column, "read from documentation": ", ".join(sorted(
+    i for i, v in verdicts.items() if claims.form_kind(v.form) == claims.FORM_KINDS[-1])) or "none"}
+      for column, verdicts in (("reference GPU", ledger.reference_verdicts), ("this machine", ledger.mine))])
 
 # %% [markdown]
 # ## Which chapters ran here
@@ -103,10 +102,8 @@ for column, verdicts in (("reference GPU", ledger.reference_verdicts), ("this ma
 
 # %%
 ran = claims.chapters_ran()
-chapters = sorted({c.chapter for c in claims.REGISTRY.values()})
-for key in chapters:
-    where = ran.get(key)
-    print(f"  {key:<36}" + (f"ran here on {where['machine']} ({where['where']})" if where else "not run here yet"))
+rows([{"chapter": key, "here": f"ran here on {ran[key]['machine']} ({ran[key]['where']})" if key in ran
+       else "not run here yet"} for key in sorted(chapters)], "Which chapters ran here")
 
 # %% [markdown]
 # ## Where this machine and the reference disagree
@@ -115,12 +112,11 @@ for key in chapters:
 # different claim. Each line says what differs.
 
 # %%
-disagreements = [r for r in ledger.rows() if "differ by" in r["depends on / why they differ"]]
-for row in disagreements:
-    print(f"{row['claim']:>4}: here {row['this machine']}; reference {row['reference GPU']}\n"
-          f"      {row['depends on / why they differ']}")
-if not disagreements:
-    print("No claim has verdicts on both machines that disagree.")
+disagree = Table("Where this machine and the reference disagree", ["claim", "this machine", "reference GPU"])
+for row in (r for r in ledger.rows() if "differ by" in r["depends on / why they differ"]):
+    disagree.add(row["claim"], row["this machine"], row["reference GPU"])
+    disagree.fold(f"{row['claim']}: why they differ", row["depends on / why they differ"])
+disagree if disagree.rows else "No claim has verdicts on both machines that disagree."
 
 # %% [markdown]
 # ## A handout
