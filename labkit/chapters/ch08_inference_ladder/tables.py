@@ -1,0 +1,208 @@
+"""Chapter 08's tables and takeaways, built from the ladder it climbed (issue 37).
+
+The notebook printed these line by line (`print(f"{name:>18}: {gain:5.2f}x ...")`), branched
+on `if ladder_run.regimes:` / `if on_gpu:` by hand and built its takeaways inline. The same
+readings are here, as `labkit.show.table.Table`s a notebook shows with one call: the gate and
+keep rule, the plan, the step gains, where the time went, each step explained, the regimes,
+the rungs past stock PyTorch, where the best rung stands and the reference GPU's recorded
+ladder (labelled recorded). Nothing is measured here: every number is the run's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import torch
+
+from labkit.chapters.ch08_inference_ladder import (
+    attribution,
+    explain,
+    keep,
+    ladder,
+    numerics,
+    roofline,
+)
+from labkit.session import Recorded
+from labkit.show import table as tables
+
+BUDGET_S = {True: 420, False: 75}  # the climb's time budget on a GPU, on a CPU
+
+
+def say(name: str) -> None:
+    """The climb's progress line: which rung is being measured now."""
+    print(f"  measuring: {name}", flush=True)
+
+
+def budget_s(on_gpu: bool) -> float:
+    """The climb's time budget: rungs past it are skipped and shown as skipped."""
+    return BUDGET_S[bool(on_gpu)]
+
+
+def gate_rules() -> tables.Table:
+    """The numerics gate's tolerances and the keep rule's limits (the same on every machine)."""
+    shown = tables.Table("The gate and the keep rule", ["math", "logits within", "centred logits within"],
+                         [[m, f"{t:.2g}", f"{numerics.CENTRED_TOLERANCES[m]:.2g}"]
+                          for m, t in numerics.TOLERANCES.items()])
+    shown.note("gate: relative L2 error against strict float32; top-1 agreement at least "
+               f"{100 * numerics.MIN_TOP1:.0f}% over images with a clear top-1")
+    return shown.note(f"keep: host-bound when the GPU idles more than {100 * keep.IDLE_LIMIT:.0f}% of "
+                      "the unprofiled wall time; kept only when a gain's range lies above 1 (wall, "
+                      "or device time when host-bound)")
+
+
+def plan_table(plan: object) -> tables.Table:
+    """The steps the ladder climbs on this machine, from its starting rung."""
+    return tables.Table(f"The plan on this machine: start from {plan.start.math} eager, batch "
+                        f"{plan.start.batch}, then", ["#", "step", "why"],
+                        [[n, s.name, s.why] for n, s in enumerate(plan.steps, start=1)])
+
+
+def gains_table(run: object) -> tables.Table:
+    """Each step's wall gain over the rung it was built on, and the top at both batches."""
+    strict, defaults, top, at_base = run.strict, run.defaults, run.top, run.top_at_baseline_batch
+    shown = tables.Table("Each step over the rung it was built on", ["step", "wall gain"],
+                         [[name, f"{gain:.2f}x"] for name, gain in ladder.step_gains(run.rungs).items()])
+    shown.note(f"top at batch {at_base.settings.batch} ({at_base.name}): {at_base.images_per_s:,.0f} "
+               f"images/s, {at_base.speedup_over(strict):.2f}x strict float32")
+    return shown.note(f"top at batch {top.settings.batch} ({top.name}): {top.images_per_s:,.0f} images/s, "
+                      f"{top.speedup_over(strict):.2f}x strict float32 ({top.speedup_over(defaults):.2f}x "
+                      "PyTorch's defaults)")
+
+
+def attribution_table(rungs: list) -> tables.Table:
+    """Per profiled rung: kernel classes' shares, device-busy time, kernels, profiled idle."""
+    shown = tables.Table("Where the time goes, rung by rung", ["rung", "profile"])
+    for r in rungs:
+        if r.error or not r.kinds:
+            continue
+        figures = attribution.Figures(r.device_s, r.profiled_idle, r.kinds,
+                                      "GPU time" if r.device_s is not None else "CPU op self time",
+                                      r.kernels_per_batch)
+        shown.add(r.name, attribution.line(figures))
+    return shown
+
+
+def explanations(rungs: list) -> tables.Table:
+    """Each step's gain read from its figures (`explain.step`), then the keep rule's decision."""
+    shown = tables.Table("Each step, explained by its numbers", ["step", "reading", "decision"])
+    by_name = {r.name: r for r in rungs}
+    for r in rungs[1:]:
+        before = by_name.get(r.after)
+        if r.error or before is None:
+            shown.add(r.name, r.why, "-")
+            continue
+        shown.add(r.name, explain.step(before, r),
+                  f"{'kept' if r.kept else 'not kept'}, judged by {r.judged_by}")
+    return shown
+
+
+def regimes_table(run: object) -> tables.Table:
+    """channels_last, fp16 and folding alone on an eager and a compiled-and-graphed base."""
+    gains = run.regime_gains()
+    shown = tables.Table("Do the steps simply add up? (TF32 on in both bases)",
+                         ["step", *[f"{regime} (base {run.regime_bases[regime].images_per_s:,.0f} "
+                                    "images/s)" for regime in gains]])
+    if not gains:
+        return shown.note("No GPU here: the interaction table needs compile and CUDA graphs on a "
+                          "GPU (the recorded H200 run below has it).")
+    steps = list(dict.fromkeys(name for g in gains.values() for name in g))
+    for name in steps:
+        cells = []
+        for regime, g in gains.items():
+            r = run.regimes[regime].get(name)
+            busy = "" if r is None or r.idle_share is None else f", GPU idle {100 * r.idle_share:.0f}%"
+            cells.append(f"{g[name]:.2f}x{busy}" if name in g else "-")
+        shown.add(name, *cells)
+    import torch._inductor.config as inductor_config  # read only where compile ran
+
+    return shown.note(f"Inductor's layout_optimization is {inductor_config.layout_optimization} in this "
+                      "torch: when on, Inductor may choose channels_last for a compiled graph's "
+                      "convolutions itself (GraphLowering.decide_layout_opt; read from its source, not "
+                      "measured), so the compiled base may already run them in it, and the step's gain "
+                      "there is the input's conversion")
+
+
+def beyond_table(run: object) -> tables.Table:
+    """The rungs past stock PyTorch (freezing), each against the top rung."""
+    shown = tables.Table("Past stock PyTorch", ["rung", "result"])
+    for r in run.beyond:
+        shown.add(r.name, r.why if r.error else
+                  f"{r.images_per_s:,.0f} images/s ({r.speedup_over(run.top):.2f}x the top rung), "
+                  f"compile {r.compile_s:.0f} s cold, error {r.gate.rel_error:.1e}; "
+                  f"{'kept' if r.kept else 'not kept'}: {r.why}")
+    if not run.beyond:
+        shown.note("No GPU here: freezing is an Inductor rung, climbed on the GPU.")
+    return shown
+
+
+def standing_table(best: object, image: int, matmul_tflops: Mapping[str, float],
+                   device_name: str) -> tables.Table:
+    """The best gated rung beside its precision's compute roof and a published figure; on an
+    H200 the gap to the published figure split into precision and efficiency."""
+    per_image = roofline.flops_per_image(image)
+    shown = tables.Table(f"Where it stands: ResNet-50 at {image} px, {per_image / 1e9:.2f} GFLOP per "
+                         "image (FlopCounterMode)", ["reading", "value"],
+                         [list(pair) for pair in roofline.standing(best.images_per_s, best.settings.math,
+                                                                   matmul_tflops, per_image)])
+    split = roofline.gap_split(best.images_per_s, best.settings.math, per_image, device_name,
+                               best.kinds.get(attribution.ELEMENTWISE))
+    for line in split.lines(best.settings.math) if split else [
+            "(the gap's split uses the H200's published peaks: shown on an H200 run)"]:
+        shown.note(f"- {line}")
+    return shown.note(f"What closes the gap: {roofline.WHAT_CLOSES_THE_GAP}")
+
+
+def recorded_ladder(recorded: Recorded) -> tables.Table:
+    """The reference GPU's recorded ladder (chapter key 'ladder'), labelled recorded."""
+    shown = tables.Table("The reference GPU's ladder", ["rung", "images/s", "kept", "math", "error",
+                                                        "compile"], recorded=recorded.label)
+    for r in (recorded.get("rungs") or []):
+        gate = r.get("gate") or {}
+        shown.add(r["name"], f"{r['images_per_s']:,.0f}", "kept" if r["kept"] else "not kept", r["math"],
+                  f"{gate['rel_error']:.1e}" if gate.get("rel_error") is not None else "-",
+                  f"{r['compile_s']:.1f} s")
+    return shown
+
+
+def takeaways(run: object, verdict: object) -> list[str]:
+    """The chapter's conclusions, each from the ladder it climbed and C24's verdict."""
+    rungs, strict, defaults, top = run.rungs, run.strict, run.defaults, run.top
+    at_base, total = run.top_at_baseline_batch, top.speedup_over(strict)
+    gains = ladder.step_gains(rungs)
+    best_step = max(gains, key=gains.get) if gains else "none"
+    regime_gains = run.regime_gains()
+    refused = [r.name for r in rungs if r.gate is not None and not r.gate.passed]
+    dropped = [r.name for r in rungs if not r.kept and not r.error and r.gate is not None and r.gate.passed]
+    by_device = [r for r in rungs if r.judged_by == "device time" and r.kept]
+    ahead = [r for r in by_device if r.device_gain and r.gain and r.device_gain > r.gain]
+    best_rung = next((r for r in rungs if r.name == best_step), None)
+    return [
+        f"The kept top rung ({top.name}, batch {top.settings.batch}) infers {top.images_per_s:,.0f} "
+        f"images/s, {total:.1f}x eager strict float32 and {top.speedup_over(defaults):.1f}x "
+        f"PyTorch's default float32; at the baselines' batch ({at_base.settings.batch}) the top is "
+        f"{at_base.speedup_over(strict):.1f}x: which baseline and which batch a speed-up is quoted "
+        "against changes the headline.",
+        (f"The numerics gate refused {', '.join(refused)}." if refused else
+         "Every rung stayed inside the numerics gate."),
+        ("Kept on device time while the host bound the rung: "
+         + "; ".join(f"{r.name} {r.device_gain:.2f}x device time, {r.gain:.2f}x wall" for r in by_device)
+         + (f". The device clock showed more than the wall for {', '.join(r.name for r in ahead)}."
+            if ahead else ".") if by_device else
+         "No step was kept on device time: every kept step gained on the wall clock."),
+        (f"The largest single step was {best_step} ({gains[best_step]:.2f}x over the rung before it"
+         + (f"; that rung is {best_rung.speedup_over(defaults):.2f}x PyTorch's defaults"
+            if best_rung is not None and defaults is not strict else "") + ")"
+         + (f"; {', '.join(dropped)} gained nothing measurable and {'was' if len(dropped) == 1 else 'were'}"
+            " not kept." if dropped else ".")) if gains else "No step was measured.",
+        ("One step, two regimes: " + "; ".join(
+            f"{name} " + ", ".join(f"{g[name]:.2f}x {regime}" for regime, g in regime_gains.items() if name in g)
+            for name in next(iter(regime_gains.values())))
+         + ": a step's gain depends on what came before it." if regime_gains else
+         "The interaction of steps was not measured here (it needs compile and CUDA graphs on a GPU)."),
+        f"C24, judged in {verdict.form}: {verdict.label}.",
+    ]
+
+
+def device_name(on_gpu: bool) -> str:
+    """The GPU's name for the gap's split ('' without one)."""
+    return torch.cuda.get_device_name() if on_gpu else ""

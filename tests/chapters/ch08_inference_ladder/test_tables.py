@@ -1,0 +1,49 @@
+"""What left chapter 08's notebook (tables.py): its tables read the run's numbers, say so when
+a part needs a GPU, and re-show the reference GPU's recorded ladder under its recorded key."""
+
+from types import SimpleNamespace
+
+import pytest
+
+from labkit.chapters.ch08_inference_ladder import ladder, numerics, tables
+from labkit.core import results
+from labkit.session import Recorded
+
+
+def rung(name, batch, median_s, after="", kept=True):
+    return ladder.Rung(name, ladder.Settings(batch=batch), batch / median_s, median_s, 0.0,
+                       0.0, None, after=after, kept=kept)
+
+
+def cpu_run():
+    start, faster = rung("start", 4, 0.4), rung("faster", 4, 0.2, after="start")
+    return SimpleNamespace(rungs=[start, faster], strict=start, defaults=start, top=faster,
+                           top_at_baseline_batch=faster, regimes={}, regime_bases={}, beyond=[],
+                           regime_gains=lambda: {})
+
+
+def test_the_gate_table_lists_every_precisions_tolerance_and_the_budget_is_the_chapters():
+    shown = tables.gate_rules()
+    assert shown.column("math") == list(numerics.TOLERANCES)
+    assert any("top-1 agreement" in n for n in shown.notes)
+    assert (tables.budget_s(True), tables.budget_s(False)) == (420, 75)
+
+
+def test_the_gains_read_the_run_and_the_gpu_only_parts_say_why_they_are_empty():
+    run = cpu_run()
+    gains = tables.gains_table(run)
+    assert gains.rows == [["faster", "2.00x"]]
+    assert "2.00x strict float32" in gains.notes[-1]
+    assert not tables.regimes_table(run).rows and "No GPU here" in tables.regimes_table(run).notes[0]
+    assert not tables.beyond_table(run).rows and "freezing" in tables.beyond_table(run).notes[0]
+
+
+def test_the_recorded_ladder_reads_the_reference_record_labelled_recorded():
+    entry = (results.load("nvidia-h200") or {}).get("chapters", {}).get("08_inference_ladder", {}).get("ladder")
+    if entry is None:
+        pytest.skip("nothing recorded under 08_inference_ladder/ladder in results/nvidia-h200.json")
+    shown = tables.recorded_ladder(Recorded("08_inference_ladder", "ladder", "nvidia-h200",
+                                            entry["payload"], "2026-12-01"))
+    assert len(shown.rows) == len(entry["payload"]["rungs"]) and shown.recorded.startswith("recorded on")
+    nothing = tables.recorded_ladder(Recorded("08_inference_ladder", "ladder", "nvidia-h200"))
+    assert not nothing.rows and "nothing recorded" in nothing.recorded
