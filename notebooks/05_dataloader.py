@@ -70,10 +70,7 @@ print(lesson.plan_text())
 
 # %%
 bench = lesson.prepare()  # knee_experiment.prepare: the dataset, the step, one sample's and one step's cost
-lesson.describe(bench)
-
-# %%
-lesson.samples_figure()
+lesson.describe(bench)  # and a few of its samples, drawn
 
 # %% [markdown]
 # ### Exercise 05.1: the bytes of a batch
@@ -121,13 +118,7 @@ quiz_knee = chapter.lab.widgets.Quiz(
 quiz_knee
 
 # %%
-lesson.worker_sweep()  # kept under sweep_workers and knee
-
-# %%
-lesson.sweep_figure()
-
-# %%
-lesson.knee_text()
+lesson.worker_sweep()  # the sweep's table and plot, then the knee; kept under sweep_workers and knee
 
 # %% [markdown]
 # ## The plateau: what the throughput levels off at, and why
@@ -159,10 +150,7 @@ lesson.plateau_text()  # kept under plateau
 # (the trust rule). A time budget cuts from the end of the list; what it left out is named.
 
 # %%
-lesson.knob_sweep()  # kept under sweep_knobs
-
-# %%
-lesson.knob_text()
+lesson.knob_sweep()  # each knob against the baseline, round by round, and the plot; kept under sweep_knobs
 
 # %% [markdown]
 # Without a GPU, `pin_memory` and `non_blocking` have nothing to do, so they are not swept

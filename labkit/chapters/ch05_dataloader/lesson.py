@@ -82,7 +82,7 @@ class Lesson:
         self.data, self.step = self.bench.data, self.bench.step
         return self.bench
 
-    def describe(self, bench: knee_experiment.Bench) -> Lines:
+    def describe(self, bench: knee_experiment.Bench) -> Shown:
         """What one sample, one batch and one step cost, and the worker counts that fit."""
         plan = self.plan
         out = Lines([
@@ -100,10 +100,7 @@ class Lesson:
         out += [f"loading a batch takes {bench.batch_load_s / bench.step_s:.1f}x the step",
                 f"/dev/shm free: {'unknown' if free is None else f'{free / 2**20:.0f} MiB'}; the "
                 f"sweep uses the worker counts that fit: {list(bench.worker_counts)}"]
-        return out
-
-    def samples_figure(self) -> object:
-        return loader_plots.samples_figure(self.data)
+        return Shown([str(out), loader_plots.samples_figure(bench.data)])
 
     # --- the worker sweep -----------------------------------------------------------------
     @functools.cached_property
@@ -112,8 +109,8 @@ class Lesson:
         bar = loader_plots.ProgressBar(len(self.bench.worker_counts), "workers")
         return knee_experiment.worker_sweep(self.bench, on_progress=bar.update)
 
-    def worker_sweep(self) -> loader_sweep.Sweep:
-        """The sweep, kept under sweep_workers and knee."""
+    def worker_sweep(self) -> Shown:
+        """The sweep's table and plot and the knee's reading, kept under sweep_workers and knee."""
         bench, found = self.bench, self.found
         self.sweep_workers, self.knee = found.sweep, found.knee
         self.chapter.record("sweep_workers", {
@@ -121,16 +118,11 @@ class Lesson:
             "sample_cost_s": bench.sample_cost.median_s, "compute_s": bench.compute.median_s,
             "step_as_swept_s": bench.step_s, "worker_counts": list(bench.worker_counts)})
         self.chapter.record("knee", found.knee.as_dict())
-        return found.sweep
-
-    def sweep_figure(self) -> object:
-        return loader_plots.sweep_figure(
-            self.sweep_workers, f"{self.plan.model}, batch {self.plan.batch_size}: workers swept")
-
-    def knee_text(self) -> Lines:
-        sweep = self.sweep_workers
-        out = Lines([self.knee.explanation, sweep.noise_note()
-                     or "Every setting's windows agreed within 10% of its throughput."])
+        sweep = found.sweep
+        out = Shown([sweep, loader_plots.sweep_figure(
+            sweep, f"{self.plan.model}, batch {self.plan.batch_size}: workers swept"),
+            self.knee.explanation,
+            sweep.noise_note() or "Every setting's windows agreed within 10% of its throughput."])
         if sweep.budget_note():
             out.append(sweep.budget_note())
         return out
@@ -166,11 +158,11 @@ class Lesson:
         self.knob_rows = knee_experiment.knob_table(self.sweep_knobs)
         self.chapter.record("sweep_knobs", {"rows": self.sweep_knobs.rows(), "table": self.knob_rows})
         self._wanted = wanted
-        out.append(self.sweep_knobs)
-        return out
+        return Shown([*out, *self.knob_text()])
 
     def knob_text(self) -> Shown:
-        """Each knob's reading against the baseline, what was not measured, and the plot."""
+        """Each knob's reading against the baseline (its samples/s, range and waiting share:
+        the sweep's table, with the decision), what was not measured, and the plot."""
         lines = Lines()
         for row in self.knob_rows:
             against = ("the baseline" if row["decision"] == "baseline" else row["stated"]
