@@ -1,0 +1,75 @@
+"""ch05's lesson.py, the notebook's run: GPU-only measurements are kept under the keys the
+H200 record is read by, and without a GPU the recorded run is shown labelled recorded."""
+
+from dataclasses import dataclass, field
+
+import pytest
+
+from labkit import session
+from labkit.chapters.ch05_dataloader import h2d_copies, lesson
+from labkit.core import results
+
+
+@dataclass
+class FakeGpuChapter:
+    """A chapter that says it runs on a GPU and keeps what it records in a dict."""
+
+    key: str = "05_dataloader"
+    on_gpu: bool = True
+    kept: dict = field(default_factory=dict)
+    verdicts: list = field(default_factory=list)
+
+    def record(self, name, payload):
+        self.kept[name] = payload
+
+    def recorded(self, name):
+        return None
+
+    def here_or_recorded(self, key, measure):
+        value = measure()
+        self.record(key, value)
+        return value
+
+
+@pytest.fixture
+def cpu_lesson():
+    chapter = session.open("05_dataloader", announce=False)
+    chapter.on_gpu = False
+    return lesson.Lesson(chapter)
+
+
+def test_on_a_gpu_pinning_and_the_trap_are_kept_under_the_recorded_keys(monkeypatch):
+    chapter = FakeGpuChapter()
+    run = lesson.Lesson(chapter)
+    cost = {"nbytes": 2**20, "first_pin_s": 0.01, "first_pin_cpu_s": 0.01, "cached_pin_s": 0.001,
+            "cached_pin_gbps": 1.0, "host_reserved_bytes": None}
+    monkeypatch.setattr(h2d_copies, "pinning_cost_fresh", lambda: type("C", (), {"as_dict": lambda s: cost})())
+    monkeypatch.setattr(run, "_pin_thread", lambda: {"pin_thread_cpu_s": 0.002, "batches": 8,
+                                                     "pin_thread_share_of_wall": 0.1})
+    text = str(run.pinning_cost())
+    assert set(chapter.kept) == {"pinning_cost_fresh", "pin_thread"}
+    assert chapter.kept["pinning_cost_fresh"] == cost and "recorded" not in text
+    trap = [{"destination": "pinned", "wrong_before_sync": 5, "elements": 5, "wrong_after_sync": 0}]
+    monkeypatch.setattr(h2d_copies, "d2h_trap", lambda: [type("T", (), {"as_dict": lambda s: trap[0]})()])
+    assert "5 of 5 values wrong" in str(run.d2h_trap()) and chapter.kept["d2h_trap"] == trap
+    assert run.what_the_early_read_gives() == "old values: the copy has not happened yet"
+
+
+def test_without_a_gpu_the_recorded_run_is_shown_labelled_recorded(cpu_lesson):
+    if not results.recorded("05_dataloader", "d2h_trap"):
+        pytest.skip("no reference run recorded for chapter 05")
+    trap = str(cpu_lesson.d2h_trap())
+    assert "pinned" in trap and f"(recorded on {results.DEFAULT_REFERENCE})" in trap
+    pins = str(cpu_lesson.pinning_cost())
+    assert pins.startswith("Pinning needs a CUDA GPU") and "recorded on" in pins
+    knobs = cpu_lesson.recorded_gpu_knobs()
+    assert knobs[0].startswith(f"recorded on {results.DEFAULT_REFERENCE}") and len(knobs) > 1
+    overlap = cpu_lesson.recorded_overlap()
+    assert overlap and all(line.startswith("recorded on") for line in overlap)
+
+
+def test_the_dataloader_is_read_for_pin_memory_device(cpu_lesson):
+    source = cpu_lesson.dataloader_source()
+    assert any("pin_memory_device" in line for line in source[1:-1])
+    assert source[-1].startswith("torch.cuda._pin_memory exists:")
+    assert all(line.startswith("DataLoader warns: ") for line in cpu_lesson.dataloader_warnings())
