@@ -58,26 +58,13 @@ os.environ.setdefault("TORCHINDUCTOR_CACHE_DIR", tempfile.mkdtemp(prefix="induct
 
 import torch
 
-from labkit import claims, exercises, session
-from labkit.chapters.ch08_inference_ladder import (
-    attribution,
-    experiment,
-    explain,
-    keep,
-    ladder,
-    numerics,
-    report,
-    roofline,
-)
-from labkit.core import results
-from labkit.measure import ceilings
-from labkit.show import widgets
+from labkit import session
 
-chapter = session.open("08_inference_ladder")
-device, on_gpu = chapter.device, chapter.on_gpu
-ceiling = ceilings.measure()
-plan = experiment.plan(on_gpu)
-print(f"torch {torch.__version__} on {device}; ResNet-50 at {plan.image} px, batch {plan.batch}; "
+chapter = session.open("08_inference_ladder")  # the door: chapter.lab.<name> is this chapter's modules
+lab = chapter.lab  # the ladder's modules (experiment, report, ...) and its tables (ch08's tables.py)
+ceiling = lab.ceilings.measure()
+plan = lab.experiment.plan(chapter.on_gpu)
+print(f"torch {torch.__version__} on {chapter.device}; ResNet-50 at {plan.image} px, batch {plan.batch}; "
       f"{torch.get_num_threads()} CPU threads (PyTorch's default)")
 ceiling
 
@@ -88,7 +75,7 @@ ceiling
 # images than plain eager float32, on this machine?
 
 # %% jupyter={"source_hidden": true}
-quiz_total = widgets.Quiz(
+quiz_total = lab.widgets.Quiz(
     "Top rung against eager strict float32, in images per second on this machine:",
     choices=["under 2x", "2x to 4.8x", "4.8x to 7x", "over 7x"],
     answer=lambda: ("under 2x" if total_speedup < 2 else "2x to 4.8x" if total_speedup < 4.8
@@ -109,7 +96,7 @@ quiz_total
 # every core torch uses out of the box.
 
 # %%
-claims.get("C24")
+chapter.claim("C24")
 
 # %% [markdown]
 # ## The numerics gate and the keep rule
@@ -140,12 +127,7 @@ claims.get("C24")
 # the range of the gain that keeps it lies wholly above 1.
 
 # %% tags=["nbval-check-output"]
-for math_, tolerance in numerics.TOLERANCES.items():
-    print(f"gate: {math_:<9} logits within {tolerance:.2g}, centred logits within "
-          f"{numerics.CENTRED_TOLERANCES[math_]:.2g} (relative L2) of strict float32")
-print(f"gate: top-1 agreement at least {100 * numerics.MIN_TOP1:.0f}% over images with a clear top-1")
-print(f"keep: host-bound when the GPU idles more than {100 * keep.IDLE_LIMIT:.0f}% of the unprofiled "
-      "wall time; kept only when a gain's range lies above 1 (wall, or device time when host-bound)")
+print(lab.tables.gate_rules())
 
 # %% [markdown]
 # ## Climb
@@ -154,23 +136,17 @@ print(f"keep: host-bound when the GPU idles more than {100 * keep.IDLE_LIMIT:.0f
 # compiled rung cost to get ready, cold (Inductor's cache started empty in this kernel).
 
 # %%
-print(f"The plan on this machine: start from {plan.start.math} eager, batch {plan.start.batch}, then")
-for number, step in enumerate(plan.steps, start=1):
-    print(f"  {number}. {step.name:<16} {step.why}")
-
+lab.tables.plan_table(plan)
 
 # %%
-def say(name: str) -> None:
-    print(f"  measuring: {name}", flush=True)
-
-
 # A time budget: rungs past it are skipped and shown as skipped (420 s on a GPU, 75 s on a CPU).
-ladder_run = experiment.run(device, progress=say, budget_s=420 if on_gpu else 75)
+ladder_run = lab.experiment.run(chapter.device, progress=lab.tables.say,
+                                budget_s=lab.tables.budget_s(chapter.on_gpu))
 rungs, strict, defaults, top = ladder_run.rungs, ladder_run.strict, ladder_run.defaults, ladder_run.top
 total_speedup = top.speedup_over(strict)
 
 # %%
-report.table(rungs, strict, defaults)
+lab.report.table(rungs, strict, defaults)
 
 # %% [markdown]
 # **Reading it.** Images per second counts images, not calls: the batch rung takes longer per
@@ -182,14 +158,7 @@ report.table(rungs, strict, defaults)
 # against this machine's matmul ceiling in that math.
 
 # %%
-gains = ladder.step_gains(rungs)
-at_base = ladder_run.top_at_baseline_batch
-for name, gain in gains.items():
-    print(f"{name:>18}: {gain:5.2f}x wall over the rung it was built on")
-print(f"top at batch {at_base.settings.batch} ({at_base.name}): {at_base.images_per_s:,.0f} images/s, "
-      f"{at_base.speedup_over(strict):.2f}x strict float32")
-print(f"top at batch {top.settings.batch} ({top.name}): {top.images_per_s:,.0f} images/s, "
-      f"{total_speedup:.2f}x strict float32 ({top.speedup_over(defaults):.2f}x PyTorch's defaults)")
+lab.tables.gains_table(ladder_run)
 
 # %% [markdown]
 # ## Where the time goes, rung by rung
@@ -202,13 +171,7 @@ print(f"top at batch {top.settings.batch} ({top.name}): {top.images_per_s:,.0f} 
 # CPU the shares are of the CPU ops' self time.
 
 # %%
-for r in rungs:
-    if r.error or not r.kinds:
-        continue
-    figures = attribution.Figures(r.device_s, r.profiled_idle, r.kinds,
-                                  "GPU time" if r.device_s is not None else "CPU op self time",
-                                  r.kernels_per_batch)
-    print(f"{r.name:>18}: {attribution.line(figures)}")
+lab.tables.attribution_table(rungs)
 
 # %% [markdown]
 # Each step's gain, explained by those numbers rather than by the step's name: the figures
@@ -217,20 +180,13 @@ for r in rungs:
 # (`explain.py`), then the keep rule's decision.
 
 # %%
-by_name = {r.name: r for r in rungs}
-for r in rungs[1:]:
-    before = by_name.get(r.after)
-    if r.error or before is None:
-        print(f"{r.name}: {r.why}")
-        continue
-    print(f"{r.name}: {explain.step(before, r)}\n    [{'kept' if r.kept else 'not kept'}, "
-          f"judged by {r.judged_by}]")
+lab.tables.explanations(rungs)
 
 # %% [markdown]
 # The top rung's timeline: zoom with the mouse wheel, hover a bar for its name and duration.
 
 # %%
-widgets.Timeline(top.trace) if top.trace is not None else print("no profile of the top rung")
+lab.widgets.Timeline(top.trace) if top.trace is not None else "no profile of the top rung"
 
 # %% [markdown]
 # ## Do the steps simply add up?
@@ -239,23 +195,7 @@ widgets.Timeline(top.trace) if top.trace is not None else print("no profile of t
 # compiled-and-graphed base, with TF32 on in both (so TF32 is not part of either gain).
 
 # %%
-if ladder_run.regimes:
-    for regime, steps_gains in ladder_run.regime_gains().items():
-        base = ladder_run.regime_bases[regime]
-        print(f"{regime} (TF32 on; base {base.images_per_s:,.0f} images/s):")
-        for name, gain in steps_gains.items():
-            r = ladder_run.regimes[regime][name]
-            busy = "" if r.idle_share is None else f", GPU idle {100 * r.idle_share:.0f}% (unprofiled)"
-            print(f"    {name:<16} {gain:5.2f}x{busy}")
-    import torch._inductor.config as inductor_config
-
-    print(f"Inductor's layout_optimization is {inductor_config.layout_optimization} in this torch: "
-          "when on, Inductor may choose channels_last for a compiled graph's convolutions itself "
-          "(GraphLowering.decide_layout_opt; read from its source, not measured), so the compiled "
-          "base may already run them in it, and the step's gain there is the input's conversion")
-else:
-    print("No GPU here: the interaction table needs compile and CUDA graphs on a GPU "
-          "(the recorded H200 run below has it).")
+lab.tables.regimes_table(ladder_run)
 
 # %% [markdown]
 # ## Past stock PyTorch
@@ -265,14 +205,8 @@ else:
 # kernels for every convolution) is climbed by `benchmarks/gpu_ladder.py --max-autotune`.
 
 # %%
-for r in ladder_run.beyond:
-    print(f"{r.name}: " + (r.why if r.error else
-          f"{r.images_per_s:,.0f} images/s ({r.speedup_over(top):.2f}x the top rung), compile "
-          f"{r.compile_s:.0f} s cold, error {r.gate.rel_error:.1e}; "
-          f"{'kept' if r.kept else 'not kept'}: {r.why}"))
-if not ladder_run.beyond:
-    print("No GPU here: freezing is an Inductor rung, climbed on the GPU.")
 best = ladder_run.best
+lab.tables.beyond_table(ladder_run)
 
 # %% [markdown]
 # ## Where it stands
@@ -285,18 +219,7 @@ best = ladder_run.best
 # each reaches).
 
 # %%
-per_image = roofline.flops_per_image(plan.image)
-print(f"ResNet-50 at {plan.image} px: {per_image / 1e9:.2f} GFLOP per image (FlopCounterMode)")
-for what, value in roofline.standing(best.images_per_s, best.settings.math, ceiling.matmul_tflops,
-                                     per_image):
-    print(f"- {what}: {value}")
-split = roofline.gap_split(best.images_per_s, best.settings.math, per_image,
-                          torch.cuda.get_device_name() if on_gpu else "",
-                          best.kinds.get(attribution.ELEMENTWISE))
-for line in split.lines(best.settings.math) if split else ["(the gap's split uses the H200's "
-                                                           "published peaks: shown on an H200 run)"]:
-    print(f"- {line}")
-print("What closes the gap:", roofline.WHAT_CLOSES_THE_GAP)
+lab.tables.standing_table(best, plan.image, ceiling.matmul_tflops, lab.tables.device_name(chapter.on_gpu))
 
 # %% [markdown]
 # ## The verdict
@@ -307,28 +230,17 @@ print("What closes the gap:", roofline.WHAT_CLOSES_THE_GAP)
 
 # %%
 c24 = chapter.judge("C24", ladder_run.evidence(), form=plan.form)
-print(c24.claim_id, c24.label, "--", c24.reason)
 chapter.record("ladder", ladder_run.record())
 chapter.save()
-chapter.table()
+chapter.table([c24])
 
 # %% [markdown]
 # On a machine without a GPU, here is the reference H200 ladder, as recorded (a
 # measurement from another machine, not from this run):
 
 # %%
-recorded = chapter.recorded("ladder") if not on_gpu else None
-if on_gpu:
-    print("This run is on a GPU: the ladder above is the GPU ladder.")
-elif recorded is None:
-    print("No H200 ladder recorded yet (results/nvidia-h200.json has none).")
-else:
-    for r in recorded["rungs"]:
-        gate = r.get("gate") or {}
-        error = f", error {gate['rel_error']:.1e}" if gate.get("rel_error") is not None else ""
-        print(f"  {r['name']:>18}: {r['images_per_s']:>9,.0f} images/s "
-              f"({'kept' if r['kept'] else 'not kept'}, {r['math']}{error}, compile {r['compile_s']:.1f} s)")
-    print(f"  recorded on {results.describe_machine()}")
+chapter.only_on("cpu", lambda: lab.tables.recorded_ladder(chapter.reference("ladder"))) or (
+    "This run is on a GPU: the ladder above is the GPU ladder.")
 
 # %% [markdown]
 # ## Exercises
@@ -339,83 +251,50 @@ else:
 # the end.
 
 # %%
-exercises.get("08.speedup")
+chapter.exercise("08.speedup")
 
 # %%
 def speedup(base: tuple, rung: tuple) -> float:
     raise NotImplementedError
 
 
-exercises.get("08.speedup").check(speedup)
+chapter.exercise("08.speedup").check(speedup)
 
 # %%
-exercises.get("08.relative_error")
+chapter.exercise("08.relative_error")
 
 # %%
 def relative_error(out: torch.Tensor, ref: torch.Tensor) -> float:
     raise NotImplementedError
 
 
-exercises.get("08.relative_error").check(relative_error)
+chapter.exercise("08.relative_error").check(relative_error)
 
 # %%
-exercises.get("08.first_broken_rung")
+chapter.exercise("08.first_broken_rung")
 
 # %%
 def first_broken(ref: torch.Tensor, rungs: list) -> str | None:
     raise NotImplementedError
 
 
-exercises.get("08.first_broken_rung").check(first_broken)
+chapter.exercise("08.first_broken_rung").check(first_broken)
 
 # %%
-exercises.get("08.graph_replay")
+chapter.exercise("08.graph_replay")
 
 # %%
 def replayed(model: torch.nn.Module, x: torch.Tensor, new_x: torch.Tensor) -> torch.Tensor:
     raise NotImplementedError
 
 
-exercises.get("08.graph_replay").check(replayed)
+chapter.exercise("08.graph_replay").check(replayed)
 
 # %% [markdown]
 # ## What to remember
 
 # %%
-best_step = max(gains, key=gains.get) if gains else "none"
-regime_gains = ladder_run.regime_gains()
-refused = [r.name for r in rungs if r.gate is not None and not r.gate.passed]
-dropped = [r.name for r in rungs if not r.kept and not r.error and r.gate is not None and r.gate.passed]
-by_device = [r for r in rungs if r.judged_by == "device time" and r.kept]
-ahead = [r for r in by_device if r.device_gain and r.gain and r.device_gain > r.gain]
-best_rung = next((r for r in rungs if r.name == best_step), None)
-takeaways = [
-    f"The kept top rung ({top.name}, batch {top.settings.batch}) infers {top.images_per_s:,.0f} "
-    f"images/s, {total_speedup:.1f}x eager strict float32 and {top.speedup_over(defaults):.1f}x "
-    f"PyTorch's default float32; at the baselines' batch ({at_base.settings.batch}) the top is "
-    f"{at_base.speedup_over(strict):.1f}x: which baseline and which batch a speed-up is quoted "
-    "against changes the headline.",
-    (f"The numerics gate refused {', '.join(refused)}." if refused else
-     "Every rung stayed inside the numerics gate."),
-    ("Kept on device time while the host bound the rung: "
-     + "; ".join(f"{r.name} {r.device_gain:.2f}x device time, {r.gain:.2f}x wall" for r in by_device)
-     + (f". The device clock showed more than the wall for {', '.join(r.name for r in ahead)}."
-        if ahead else ".") if by_device else
-     "No step was kept on device time: every kept step gained on the wall clock."),
-    (f"The largest single step was {best_step} ({gains[best_step]:.2f}x over the rung before it"
-     + (f"; that rung is {best_rung.speedup_over(defaults):.2f}x PyTorch's defaults"
-        if best_rung is not None and defaults is not strict else "") + ")"
-     + (f"; {', '.join(dropped)} gained nothing measurable and {'was' if len(dropped) == 1 else 'were'}"
-        " not kept." if dropped else ".")) if gains else "No step was measured.",
-    ("One step, two regimes: " + "; ".join(
-        f"{name} " + ", ".join(f"{g[name]:.2f}x {regime}" for regime, g in regime_gains.items() if name in g)
-        for name in next(iter(regime_gains.values())))
-     + ": a step's gain depends on what came before it." if regime_gains else
-     "The interaction of steps was not measured here (it needs compile and CUDA graphs on a GPU)."),
-    f"C24, judged in {c24.form}: {c24.label}.",
-]
-for line in takeaways:
-    print("-", line)
+chapter.remember(lab.tables.takeaways(ladder_run, c24))
 
 
 # %% [markdown]
@@ -425,21 +304,21 @@ for line in takeaways:
 # climb (in log terms) one step accounts for.
 
 # %%
-exercises.get("08.payback")
+chapter.exercise("08.payback")
 
 # %%
 def payback(compile_s: float, before_s_per_image: float, after_s_per_image: float, batch: int) -> float:
     raise NotImplementedError
 
 
-exercises.get("08.payback").check(payback)
+chapter.exercise("08.payback").check(payback)
 
 # %%
-exercises.get("08.share_of_climb")
+chapter.exercise("08.share_of_climb")
 
 # %%
 def share(gains: dict, step: str) -> float:
     raise NotImplementedError
 
 
-exercises.get("08.share_of_climb").check(share)
+chapter.exercise("08.share_of_climb").check(share)
