@@ -69,3 +69,15 @@ def test_apply_takes_a_function_and_the_drift_table_names_the_network_as_given()
     table = audits.drift_table(_small_report(), "Small")
     assert table.title.startswith("Small parameters")
     assert table.column("count")[0] == 1  # the 3x3 conv weight moves elements under channels_last
+
+
+def test_show_records_the_summary_on_any_machine_and_adds_the_reference_only_off_a_gpu():
+    from types import SimpleNamespace
+
+    result, kept = _small_report(), {}
+    reference = Recorded("09_audit_your_model", "audit_small", "nvidia-h200", report.summary(result))
+    for on_gpu in (True, False):
+        chapter = SimpleNamespace(on_gpu=on_gpu, record=kept.__setitem__, reference=lambda key: reference)
+        shown = audits.show(chapter, result, "audit_small")
+        assert kept["audit_small"] == report.summary(result)
+        assert len(shown.columns) == (2 if on_gpu else 3)
