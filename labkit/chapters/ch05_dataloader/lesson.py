@@ -33,6 +33,7 @@ from labkit.chapters.ch05_dataloader import (
 )
 from labkit.core import results
 from labkit.measure import timeline
+from labkit.show import table as tables
 from labkit.show import widgets
 
 
@@ -74,7 +75,9 @@ class Lesson:
     # --- set-up ---------------------------------------------------------------------------
     def plan_text(self) -> str:
         """The plan of the sweep and this machine's cores."""
-        return f"{self.plan.cores} CPU cores; plan: {self.plan.as_dict()}"
+        plan = self.plan
+        return (f"{plan.cores} CPU cores; {plan.model}, batch {plan.batch_size}, workers "
+                f"{list(plan.worker_counts)}, {plan.steps} steps after {plan.warmup_steps} warm-up")
 
     def prepare(self) -> knee_experiment.Bench:
         """Builds the dataset and the step, and measures what the arithmetic needs."""
@@ -163,40 +166,45 @@ class Lesson:
     def knob_text(self) -> Shown:
         """Each knob's reading against the baseline (its samples/s, range and waiting share:
         the sweep's table, with the decision), what was not measured, and the plot."""
-        lines = Lines()
+        shown = tables.Table(
+            "the knobs at the knee, each read against the baseline round by round",
+            ["knob", "samples/s", "slowest to fastest window", "waiting", "against the baseline"],
+            units={"waiting": "%"})
         for row in self.knob_rows:
             against = ("the baseline" if row["decision"] == "baseline" else row["stated"]
                        + (f": a {row['decision']}" if row["decision"] in ("gain", "loss") else ""))
-            lines.append(f"{row['label']:<30} {row['samples_per_s']:6.0f} samples/s "
-                         f"({row['samples_per_s_low']:.0f} to {row['samples_per_s_high']:.0f}), "
-                         f"waiting {100 * row['wait_share']:.0f}%; {against}")
+            shown.add(row["label"], round(row["samples_per_s"]),
+                      f"{row['samples_per_s_low']:.0f} to {row['samples_per_s_high']:.0f}",
+                      100 * row["wait_share"], against)
         measured = {row["label"] for row in self.knob_rows}
         never = [s.label for s in self._wanted if s.label not in measured]
-        lines.append("every knob asked for was measured" if not never else
-                     f"not measured: {', '.join(never)} (their batches in flight would not fit in "
-                     "/dev/shm, or the time budget cut them: see the lines above and below)")
+        shown.note("every knob asked for was measured" if not never else
+                   f"not measured: {', '.join(never)} (their batches in flight would not fit in "
+                   "/dev/shm, or the time budget cut them: see the lines above and below)")
         if self.sweep_knobs.budget_note():
-            lines.append(self.sweep_knobs.budget_note())
-        return Shown([str(lines), loader_plots.sweep_figure(
+            shown.note(self.sweep_knobs.budget_note())
+        return Shown([shown, loader_plots.sweep_figure(
             self.sweep_knobs, f"the other knobs, {self.sweep_knobs.runs[0].setting.num_workers} worker(s)")])
 
-    def recorded_gpu_knobs(self) -> Lines:
-        """The reference GPU's knob rows (pin_memory, non_blocking, the device prefetcher)."""
+    def recorded_gpu_knobs(self) -> object:
+        """The reference GPU's knob rows (pin_memory, non_blocking, the device prefetcher),
+        labelled recorded; samples/s from total time (`loader_sweep.row_samples_per_s`)."""
         if self.on_gpu:
-            return Lines(["This run is on a GPU: the table above has the GPU knobs."])
+            return "This run is on a GPU: the table above has the GPU knobs."
         gpu_knobs = self.chapter.recorded("sweep_knobs")
         if gpu_knobs is None:
-            return Lines(["nothing recorded yet for the reference GPU"])
+            return "nothing recorded yet for the reference GPU"
         decided = {r["label"]: r for r in gpu_knobs.get("table", []) if "stated" in r}
-        out = Lines([f"recorded on {_ref()} (samples/s from total time):"])
+        shown = tables.Table("the knobs on the reference GPU",
+                             ["knob", "samples/s", "waiting", "against the baseline"],
+                             units={"waiting": "%"}, recorded=f"recorded on {_ref()}")
         for row in gpu_knobs["rows"]:
             per_round = decided.get(row["label"])
-            out.append(f"  {row['label']:<30} {loader_sweep.row_samples_per_s(row):7.0f} samples/s, "
-                       f"waiting {100 * row['wait_share']:.0f}%"
-                       + (f"; {per_round['stated']}" if per_round else ""))
+            shown.add(row["label"], round(loader_sweep.row_samples_per_s(row)),
+                      100 * row["wait_share"], per_round["stated"] if per_round else "-")
         if not decided:
-            out.append("(recorded before knobs were read round by round against the baseline: no ratios)")
-        return out
+            shown.note("recorded before knobs were read round by round against the baseline: no ratios")
+        return shown
 
     def cores_text(self) -> Lines:
         """Whether the arithmetic's workers fit this machine's spare cores (and the reference's)."""
@@ -219,10 +227,8 @@ class Lesson:
         self.c26_evidence = ev
         ran = ev["error_type"] + ": " + ev["error_message"] if ev["getitem_raises"] else "ran"
         return Lines([
-            f"a Dataset that follows the advice: {ran}",
-            f"the plain batch {ev['plain_batch_shape']} has strides {tuple(ev['plain_batch_stride'])}; "
-            f"after .contiguous(memory_format=channels_last) on the batch: "
-            f"{tuple(ev['batch_converted_stride'])}",
+            f"a Dataset that follows the advice: {ran}; the plain batch "
+            f"{ev['plain_batch_shape']} has strides {tuple(ev['plain_batch_stride'])}",
             f"returning [1, C, H, W] samples instead: the default collate stacks them into "
             f"{ev['unsqueezed_batch_shape']} (channels_last: {ev['unsqueezed_batch_channels_last']})"])
 
@@ -257,8 +263,7 @@ class Lesson:
             out.append("torch warned: " + "; ".join(busy["warnings"]) if busy["warnings"] else
                        f"torch gave no warning during these calls (warnings recorded){label}")
         else:
-            out.append("No GPU here and nothing recorded behind a queued kernel yet for the "
-                       "reference GPU.")
+            out.append("Nothing recorded behind a queued kernel yet on the reference GPU.")
         if self.on_gpu:
             verdict = self.chapter.judge("C25", h2d_copies.c25_busy_evidence(
                 busy["rows"], busy["warnings"]), form=claims.SEED_FORM)

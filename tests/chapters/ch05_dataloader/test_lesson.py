@@ -63,7 +63,9 @@ def test_without_a_gpu_the_recorded_run_is_shown_labelled_recorded(cpu_lesson):
     pins = str(cpu_lesson.pinning_cost())
     assert pins.startswith("Pinning needs a CUDA GPU") and "recorded on" in pins
     knobs = cpu_lesson.recorded_gpu_knobs()
-    assert knobs[0].startswith(f"recorded on {results.DEFAULT_REFERENCE}") and len(knobs) > 1
+    recorded_rows = results.recorded("05_dataloader", "sweep_knobs")["rows"]
+    assert knobs.recorded == f"recorded on {results.DEFAULT_REFERENCE}"
+    assert [row[0] for row in knobs.rows] == [row["label"] for row in recorded_rows]
     overlap = cpu_lesson.recorded_overlap()
     assert overlap and all(line.startswith("recorded on") for line in overlap)
 
