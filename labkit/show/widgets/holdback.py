@@ -12,7 +12,7 @@ The hold ends at the next quiz shown (that quiz then holds what follows it), so 
 holds its own section; a quiz made with ``holds=N`` holds only the next N cells run after it
 (chapter 00's one quiz holds its measurement, not the rest of the chapter and its "What to
 remember"). A chapter's conclusions are never held: the "What to remember" cell, which every
-chapter builds as a list named ``takeaways`` (CONCLUSIONS), ends the hold, so a learner who
+chapter builds as a list named ``takeaways`` or passes to ``chapter.remember`` (CONCLUSIONS), ends the hold, so a learner who
 reads to the end sees what the chapter measured. A cell's held outputs carry one banner, on
 the first of them; the others wait silently beside it and open with it. A cell that ran before the quiz was shown (by its cell id, which
 JupyterLab, Notebook 7 and nbclient send) is above it and is never held: a learner who ran
@@ -56,8 +56,9 @@ MARK = ("<svg xmlns='http://www.w3.org/2000/svg' width='12' height='12' viewBox=
         "role='img' aria-label='held back'><circle cx='6' cy='6' r='5' fill='#c9a227'/></svg>")
 NOTE = ("Held back until you answer the quiz above (or skip it): this output would give "
         "its answer away.")
-# A chapter's "What to remember" cell: it builds `takeaways = [...]` (every chapter does).
-CONCLUSIONS = re.compile(r"^takeaways\s*(:[^=\n]*)?=", re.M)
+# A chapter's "What to remember" cell: it builds `takeaways = [...]` or hands its lines to the
+# session's `chapter.remember(...)` (every chapter does one or the other).
+CONCLUSIONS = re.compile(r"^(takeaways\s*(:[^=\n]*)?=|\w+\.remember\()", re.M)
 
 
 def bundle_html(data: dict[str, Any]) -> str:

@@ -90,5 +90,6 @@ def test_each_chapters_what_to_remember_cell_is_seen_as_its_conclusions(source):
         pytest.skip(f"{source.stem}: no quiz, or no 'What to remember' section: nothing held")
     first_code = next(c for c in cells[heading[0]:] if c.cell_type == "code")
     assert holdback.CONCLUSIONS.search(first_code.source), (
-        f"{source.stem}: its 'What to remember' cell builds no `takeaways = [...]`, so a quiz "
+        f"{source.stem}: its 'What to remember' cell builds no `takeaways = [...]` and calls no "
+        "`chapter.remember(...)`, so a quiz "
         "above it would hold the chapter's conclusions back")
