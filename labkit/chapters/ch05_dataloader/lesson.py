@@ -17,6 +17,7 @@ from __future__ import annotations
 import functools
 import inspect
 import warnings
+from collections.abc import Callable
 from typing import Any
 
 import torch
@@ -423,6 +424,13 @@ class Lesson:
                       f"torch.cuda._pin_memory exists: {hasattr(torch.cuda, '_pin_memory')} | "
                       f"Tensor.pin_memory exists: {hasattr(torch.Tensor, 'pin_memory')}"])
 
+    def _seen(self, name: str, read: Callable[[], object]) -> list[str]:
+        """What an earlier cell read (the DataLoader's warnings or source lines), read now if
+        that cell has not run."""
+        if not hasattr(self, name):
+            read()
+        return getattr(self, name)
+
     @functools.cache  # noqa: B019 -- one Lesson per notebook run; measured once
     def _c23_evidence(self) -> dict:
         shape = h2d_copies.SEED_BATCH_SHAPE
@@ -445,7 +453,8 @@ class Lesson:
                     comparison, "pinned", "pin_memory_device"),
                 "pin_memory_device_batch_pinned": bool(with_device.is_pinned()),
                 "transfer_bytes": torch.Size(shape).numel() * 4,
-                "dataloader_warnings": self.warnings_seen, "flags": flags,
+                "dataloader_warnings": self._seen("warnings_seen", self.dataloader_warnings),
+                "flags": flags,
                 "device": h2d_copies.environment_note()}
 
     def c23(self) -> Shown:
@@ -479,7 +488,7 @@ class Lesson:
                        f"{row['h2d_memcpy_events']} {row['h2d_memcpy_names']}")
         verdict = self.chapter.judge("C13", {
             **probe["pin_memory_device"], "torch": probe["torch"],
-            "dataloader_source_lines": self.source_lines,
+            "dataloader_source_lines": self._seen("source_lines", self.dataloader_source),
             "torch_cuda__pin_memory_exists": hasattr(torch.cuda, "_pin_memory")}, form=claims.SEED_FORM)
         claims.save([verdict], self.chapter.key)
         out.append(f"{verdict.claim_id} {verdict.label} -- {verdict.reason}")
