@@ -336,6 +336,7 @@ class Lesson:
                 loader_sweep.startup(trivial, loader_sweep.with_persistence(setting, True), epochs=4))
 
     def which_first_batches_are_faster(self) -> str:
+        """The start-up quiz's answer, from this run's first batches per epoch."""
         fresh, kept = self.startups
         first_same = kept.first_batch_s[0] > 0.7 * fresh.first_batch_s[0]
         later_faster = max(kept.first_batch_s[1:]) < 0.8 * min(fresh.first_batch_s[1:])
@@ -346,6 +347,7 @@ class Lesson:
         return "none: no measurable difference"
 
     def startup(self) -> Shown:
+        """First batches per epoch, fresh against persistent workers (kept under startup)."""
         fresh, kept = self.startups
         self.chapter.record("startup", {"fresh": fresh.as_dict(), "persistent": kept.as_dict(),
                                         "workers": self.start_workers, "dataset": "trivial"})
@@ -500,6 +502,7 @@ class Lesson:
         return [t.as_dict() for t in h2d_copies.d2h_trap()]
 
     def what_the_early_read_gives(self) -> str:
+        """The trap quiz's answer: from this GPU, else from the reference's record."""
         rows = self._trap() if self.on_gpu else self.chapter.recorded("d2h_trap")
         if not rows:
             return "nothing recorded yet"
@@ -508,6 +511,7 @@ class Lesson:
                 else "the GPU's values")
 
     def d2h_trap(self) -> Lines:
+        """Values wrong before and after synchronising, per destination (kept under d2h_trap)."""
         rows = self.chapter.here_or_recorded("d2h_trap", self._trap)
         if not rows:
             return Lines(["No GPU here and nothing recorded yet for the reference GPU."])
@@ -547,9 +551,11 @@ class Lesson:
         return out
 
     def timeline(self, name: str) -> widgets.Timeline:
+        """The profiled steps of the overlap's 'starving' or 'tuned' loader, drawn."""
         return widgets.Timeline(self.traces[name])
 
     def recorded_overlap(self) -> Lines:
+        """The reference GPU's overlap, labelled recorded (nothing on a GPU: it measured its own)."""
         if self.on_gpu:
             return Lines()
         gpu_overlap = self.chapter.recorded("overlap")
