@@ -72,7 +72,7 @@ def probe_side(on_gpu: bool) -> int:
     return 224 if on_gpu else 64
 
 
-def propagation_table(records: Sequence[LayerLayout], last: int = 4) -> Table:
+def propagation_table(records: Sequence[LayerLayout], last: int = 2) -> Table:
     """How many modules of each kind return channels_last (traced by `trace_layouts`); under
     it, the first module that does not, and what the last `last` modules got and returned."""
     counts: dict[tuple[str, str], int] = {}
