@@ -20,11 +20,10 @@ from __future__ import annotations
 import argparse
 import json
 import time
-import traceback
-from collections.abc import Callable
 from pathlib import Path
 
 import torch
+from job_parts import part  # benchmarks/job_parts.py, beside this script
 
 from labkit import claims
 from labkit.chapters.ch04_fusion import cases, fused_kernels, fusion, launch_overhead
@@ -47,24 +46,6 @@ class Judge:
 
 def chain(x: torch.Tensor, y: torch.Tensor, z: torch.Tensor) -> torch.Tensor:
     return torch.nn.functional.silu((x + y) * z)
-
-
-def part(record: dict, name: str, fn: Callable[[], object]) -> object:
-    """Run one part, keep its value (tables as text) or its error, print it."""
-    started = time.perf_counter()
-    value = None
-    try:
-        value = fn()
-        record[name] = {"ok": True, "value": results.to_jsonable(value)}
-    except Exception as error:  # noqa: BLE001 -- recorded with its traceback, the job goes on
-        record[name] = {"ok": False, "error": f"{type(error).__name__}: {error}",
-                        "traceback": traceback.format_exc()[-3000:]}
-    record[name]["seconds"] = time.perf_counter() - started
-    print(f"{name}: {'ok' if record[name]['ok'] else record[name]['error']} "
-          f"({record[name]['seconds']:.1f} s)", flush=True)
-    if record[name]["ok"]:
-        print(json.dumps(record[name]["value"], indent=1, default=str)[:3000], flush=True)
-    return value
 
 
 def folding_and_stale(device: torch.device, sizes: env.ProblemSizes) -> dict:

@@ -24,9 +24,10 @@ from __future__ import annotations
 import argparse
 import json
 import time
-import traceback
 from collections.abc import Callable
 from pathlib import Path
+
+import job_parts  # benchmarks/job_parts.py, beside this script
 
 from labkit import claims
 from labkit.chapters.ch05_dataloader import h2d_copies, knee_experiment, loader_sweep
@@ -35,19 +36,8 @@ from labkit.measure import timeline
 
 
 def part(record: dict, name: str, fn: Callable[[], object]) -> object:
-    """Run one part, keep its value or its error, print one line."""
-    started = time.perf_counter()
-    value = None
-    try:
-        value = fn()
-        record[name] = {"ok": True, "value": results.to_jsonable(value)}
-    except Exception as error:  # noqa: BLE001 -- recorded with its traceback, the job goes on
-        record[name] = {"ok": False, "error": f"{type(error).__name__}: {error}",
-                        "traceback": traceback.format_exc()[-3000:]}
-    record[name]["seconds"] = time.perf_counter() - started
-    print(f"{name}: {'ok' if record[name]['ok'] else record[name]['error']} "
-          f"({record[name]['seconds']:.1f} s)", flush=True)
-    return value
+    """A part of this job, printed as one line (job_parts.part)."""
+    return job_parts.part(record, name, fn, echo=False)
 
 
 def c25() -> dict:

@@ -23,10 +23,10 @@ from __future__ import annotations
 
 import argparse
 import json
-import time
-import traceback
 from collections.abc import Callable
 from pathlib import Path
+
+import job_parts  # benchmarks/job_parts.py, beside this script
 
 from labkit import session
 from labkit.core import results
@@ -46,21 +46,8 @@ def text(value: object) -> object:
 
 
 def part(record: dict, name: str, fn: Callable[[], object]) -> object:
-    """Run one part, keep its output (as text) or its error, print it."""
-    started = time.perf_counter()
-    value = None
-    try:
-        value = fn()
-        record[name] = {"ok": True, "value": text(value)}
-    except Exception as error:  # noqa: BLE001 -- recorded with its traceback, the job goes on
-        record[name] = {"ok": False, "error": f"{type(error).__name__}: {error}",
-                        "traceback": traceback.format_exc()[-3000:]}
-    record[name]["seconds"] = time.perf_counter() - started
-    print(f"{name}: {'ok' if record[name]['ok'] else record[name]['error']} "
-          f"({record[name]['seconds']:.1f} s)", flush=True)
-    if record[name]["ok"]:
-        print(json.dumps(record[name]["value"], indent=1, default=str)[:3000], flush=True)
-    return value
+    """A part of this job, its output kept as text (job_parts.part)."""
+    return job_parts.part(record, name, fn, as_value=text)
 
 
 def fields(payload: object) -> set[str]:

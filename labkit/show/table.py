@@ -217,6 +217,26 @@ class Table:
                    recorded)
 
 
+class Stack:
+    """Several tables (or lines) shown one under the other, so a cell shows one result."""
+
+    def __init__(self, *parts: object) -> None:
+        self.parts = [p for p in parts if p is not None]
+
+    def __str__(self) -> str:
+        return "\n\n".join(str(p) for p in self.parts)
+
+    def __repr__(self) -> str:
+        return str(self)
+
+    def _repr_html_(self) -> str:
+        out = []
+        for part in self.parts:
+            shown = getattr(part, "_repr_html_", None)
+            out.append(shown() if shown else f"<div>{html.escape(str(part))}</div>")
+        return "".join(out)
+
+
 def _plain(value: object) -> object:
     if value is None or isinstance(value, (bool, int, str)):
         return value

@@ -3,18 +3,13 @@ fits 40 minutes of core time, and the estimate counts what it says it counts, th
 learner reads included (issue 37). Chapters over 40 minutes wait in OVER_FORTY as strict
 expected failures: one re-cut under 40 fails its test until it leaves the list."""
 
-import importlib.util
 import json
-import sys
 
 import pytest
 
-from tests.paths import ROOT
+from tests.paths import ROOT, load_script
 
-_spec = importlib.util.spec_from_file_location("chapter_minutes", ROOT / "scripts" / "chapter_minutes.py")
-minutes = importlib.util.module_from_spec(_spec)
-sys.modules["chapter_minutes"] = minutes  # dataclasses look their module up while building
-_spec.loader.exec_module(minutes)
+minutes = load_script(ROOT / "scripts" / "chapter_minutes.py", "chapter_minutes")
 
 CHAPTERS = sorted(p.stem for p in (ROOT / "notebooks").glob("[0-9][0-9]_*.py"))
 # Over 40 minutes once output words counted (core minutes, 2026-12-03 executed notebooks):

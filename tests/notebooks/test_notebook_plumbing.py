@@ -3,18 +3,13 @@ category is found on small made-up cells, a plain measurement line is not, and e
 keeps plumbing to at most 10% of its code lines (chapters not yet re-cut wait in
 NOT_YET_RECUT as strict expected failures, so the list cannot go stale)."""
 
-import importlib.util
 import json
-import sys
 
 import pytest
 
-from tests.paths import NOTEBOOKS, ROOT
+from tests.paths import NOTEBOOKS, ROOT, load_script
 
-_spec = importlib.util.spec_from_file_location("notebook_plumbing", ROOT / "scripts" / "notebook_plumbing.py")
-plumbing = importlib.util.module_from_spec(_spec)
-sys.modules["notebook_plumbing"] = plumbing  # dataclasses look their module up while building
-_spec.loader.exec_module(plumbing)
+plumbing = load_script(ROOT / "scripts" / "notebook_plumbing.py", "notebook_plumbing")
 
 CHAPTERS = sorted(p.stem for p in NOTEBOOKS.glob("[0-9][0-9]_*.py"))
 # Every chapter was over 10% when this test was written (results/notebook_plumbing.json:

@@ -7,18 +7,13 @@ that still print more wait in NOT_YET_RECUT as strict expected failures: the day
 gets under the limit its test fails until it leaves the list, so the list cannot go stale.
 """
 
-import importlib.util
 import json
-import sys
 
 import pytest
 
-from tests.paths import NOTEBOOKS, ROOT
+from tests.paths import NOTEBOOKS, ROOT, load_script
 
-_spec = importlib.util.spec_from_file_location("chapter_minutes", ROOT / "scripts" / "chapter_minutes.py")
-minutes = importlib.util.module_from_spec(_spec)
-sys.modules["chapter_minutes"] = minutes  # dataclasses look their module up while building
-_spec.loader.exec_module(minutes)
+minutes = load_script(ROOT / "scripts" / "chapter_minutes.py", "chapter_minutes")
 
 CHAPTERS = sorted(p.stem for p in NOTEBOOKS.glob("[0-9][0-9]_*.py"))
 # Over the limit when this test was written (core output words, 2026-12-03 executed notebooks):

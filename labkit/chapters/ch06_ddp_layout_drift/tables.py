@@ -10,7 +10,6 @@ arrives as the session's `Recorded`, so its table says 'recorded on nvidia-h200,
 
 from __future__ import annotations
 
-import html
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -22,28 +21,9 @@ from labkit.claims.core import Verdict
 from labkit.claims.tables import deciding
 from labkit.session import Recorded
 from labkit.show import table as tables
+from labkit.show.table import Stack
 
 WRONG_MARK = {"WRONG": "#cf222e", "raised": "#9a6700"}
-
-
-class Stack:
-    """Several tables (or lines) shown one under the other, so a cell shows one result."""
-
-    def __init__(self, *parts: object) -> None:
-        self.parts = [p for p in parts if p is not None]
-
-    def __str__(self) -> str:
-        return "\n\n".join(str(p) for p in self.parts)
-
-    def __repr__(self) -> str:
-        return str(self)
-
-    def _repr_html_(self) -> str:
-        out = []
-        for part in self.parts:
-            shown = getattr(part, "_repr_html_", None)
-            out.append(shown() if shown else f"<div>{html.escape(str(part))}</div>")
-        return "".join(out)
 
 
 def size_text(n: int | None) -> str:

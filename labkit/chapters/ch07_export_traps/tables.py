@@ -11,7 +11,6 @@ quoted for C15b/C15c are folded: a reader sees the outcomes and opens the eviden
 
 from __future__ import annotations
 
-import html
 import re
 import tempfile
 from collections.abc import Callable, Mapping, Sequence
@@ -37,6 +36,7 @@ from labkit.chapters.ch07_export_traps import export_traps
 from labkit.claims import trust
 from labkit.session import Recorded
 from labkit.show import table as tables
+from labkit.show.table import Stack
 
 __all__ = ["CHANNELS_LAST", "CORRECT", "LAYOUTS", "NCHW", "REJECTED", "TRANSPOSED", "WRONG", "export_audit",
            "stated_variant"]
@@ -56,26 +56,6 @@ def stated_brief(comparison: object, name: str) -> str:
 
 # Outcome kinds stand out in HTML as the audit's own table colours them.
 OUTCOME_MARKS = {CORRECT: "#1a7f37", REJECTED: "#9a6700", WRONG: "#cf222e", SKIPPED: "#57606a"}
-
-
-class Stack:
-    """Several tables (or lines) shown one under the other, so a cell shows one result."""
-
-    def __init__(self, *parts: object) -> None:
-        self.parts = [p for p in parts if p is not None]
-
-    def __str__(self) -> str:
-        return "\n\n".join(str(p) for p in self.parts)
-
-    def __repr__(self) -> str:
-        return str(self)
-
-    def _repr_html_(self) -> str:
-        out = []
-        for part in self.parts:
-            shown = getattr(part, "_repr_html_", None)
-            out.append(shown() if shown else f"<div>{html.escape(str(part))}</div>")
-        return "".join(out)
 
 
 # ---------------------------------------------------------------------------------------
