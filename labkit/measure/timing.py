@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from labkit.measure import clocks
+
 NOISY_IQR_FRACTION = 0.10  # IQR/median above this and the median is not to be trusted to 10%
 # A CPU timing whose fixed per-call cost (a one-element torch op, measured) is more than this
 # share of its median measures call overhead as much as work (labkit.measure.clocks).
@@ -235,7 +237,7 @@ class Timing:
         """On a GPU: the host takes longer to launch the call than the GPU takes to run it.
 
         Only a device clock separates the two; on the wall clock the launch is inside the median."""
-        return (self.host_s is not None and self.clock in ("device", "device (kernel records)")
+        return (self.host_s is not None and self.clock in (clocks.DEVICE, clocks.RECORDS)
                 and self.host_s > self.median_s)
 
     @property
