@@ -163,34 +163,43 @@ def gpu_parity(repeats: int) -> list[dict]:
         "tiny kernel (add_ on 1024 floats)": (lambda: tiny.add_(1.0), None, None, None),
     }
     rows = []
+    sampler = ClockSampler()
     for name, (fn, target_pct, nbytes, flops) in workloads.items():
         ours, theirs = [], []
         state_before = gpu_state()
+        clocks_ours, clocks_theirs = [], []
         for i in range(repeats):  # alternate which harness goes first: neither owns the warm GPU
             first_ours = i % 2 == 0
             for who in ("ours", "theirs") if first_ours else ("theirs", "ours"):
                 preheat(fn)  # both start from the same power state (the GEMMs run power-capped)
-                if who == "ours":
-                    ours.append(bench.time(fn, mode="cold", label=name).median_s)
-                else:
-                    theirs.append(triton.testing.do_bench(fn, return_mode="median") * 1e-3)
+                with sampler.window() as clock:
+                    if who == "ours":
+                        ours.append(bench.time(fn, mode="cold", label=name).median_s)
+                    else:
+                        theirs.append(triton.testing.do_bench(fn, return_mode="median") * 1e-3)
+                (clocks_ours if who == "ours" else clocks_theirs).append(clock)
         row = {"workload": name, "labkit_median_s": statistics.median(ours),
                "gpu_state_before": state_before, "gpu_state_after": gpu_state(),
                "do_bench_median_s": statistics.median(theirs), "target_pct": target_pct,
-               "labkit_runs_s": ours, "do_bench_runs_s": theirs}
+               "labkit_runs_s": ours, "do_bench_runs_s": theirs,
+               "labkit_windows": clocks_ours, "do_bench_windows": clocks_theirs}
         row["pct_apart"] = percent_apart(row["labkit_median_s"], row["do_bench_median_s"])
         row["abs_diff_us"] = (row["labkit_median_s"] - row["do_bench_median_s"]) * 1e6
+        row.update(equal_clock_comparison(ours, theirs, clocks_ours, clocks_theirs))
         if nbytes:
             row["labkit_gbps"] = nbytes / row["labkit_median_s"] / 1e9
         if flops:
             row["labkit_tflops"] = flops / row["labkit_median_s"] / 1e12
-        verdict = ("OK" if abs(row["pct_apart"]) <= target_pct else f"OUTSIDE {target_pct:g}%") \
-            if target_pct else "reported"
-        row["verdict"] = verdict
+        row["verdict"] = parity_verdict(row, target_pct)
         rows.append(row)
         say(f"  {name:<34} labkit {row['labkit_median_s'] * 1e6:10.2f} us | do_bench "
             f"{row['do_bench_median_s'] * 1e6:10.2f} us | {row['pct_apart']:+.2f}% "
-            f"({row['abs_diff_us']:+.2f} us) | {verdict}")
+            f"({row['abs_diff_us']:+.2f} us) | {row['verdict']}")
+        if row.get("labkit_sm_mhz") and row.get("do_bench_sm_mhz"):
+            say(f"  {'':<34} SM clock in the timed windows: labkit {row['labkit_sm_mhz']:.0f} MHz, "
+                f"do_bench {row['do_bench_sm_mhz']:.0f} MHz; in GPU cycles "
+                f"{row['pct_apart_cycles']:+.2f}% apart")
+    sampler.stop()
     tiny_row = rows[-1]
     say(f"  tiny kernel: the two differ by {tiny_row['abs_diff_us']:+.2f} us "
         f"({tiny_row['pct_apart']:+.1f}%). Both time it between two CUDA events right after an "
@@ -200,6 +209,108 @@ def gpu_parity(repeats: int) -> list[dict]:
         "in the next section, show how much). Differences below ~1 us are inside the timer's "
         "resolution; time such kernels in mode='graph' or many per call.")
     return rows
+
+
+class ClockSampler:
+    """The SM clock and power draw, read from NVML every ~5 ms on a thread while timing runs.
+
+    Why: under its power cap an H200 runs a bf16 GEMM anywhere between ~1.5 and 1.98 GHz, and
+    a harness's duty cycle (how long its flush and gaps let the GPU cool between calls) moves
+    that clock. Two harnesses that read the same kernel at different clocks disagree by the
+    clock ratio, not by their timers; the windows' clocks tell the two apart."""
+
+    def __init__(self, period_s: float = 0.005) -> None:
+        import threading
+
+        self.samples: list[tuple[float, float, float]] = []  # (perf_counter, MHz, W)
+        self.error: str | None = None
+        self._stop = threading.Event()
+        try:
+            import pynvml
+
+            pynvml.nvmlInit()
+            index = torch.cuda.current_device()
+            self._handle = pynvml.nvmlDeviceGetHandleByIndex(index)
+            self._nvml = pynvml
+        except Exception as why:  # noqa: BLE001 -- no NVML: the rows say so, timing goes on
+            self.error = f"no NVML clock readings: {why}"
+            return
+        self._thread = threading.Thread(target=self._run, args=(period_s,), daemon=True)
+        self._thread.start()
+
+    def _run(self, period_s: float) -> None:
+        nvml, handle = self._nvml, self._handle
+        while not self._stop.is_set():
+            try:
+                mhz = nvml.nvmlDeviceGetClockInfo(handle, nvml.NVML_CLOCK_SM)
+                watts = nvml.nvmlDeviceGetPowerUsage(handle) / 1000.0
+            except Exception as why:  # noqa: BLE001
+                self.error = f"NVML read failed: {why}"
+                return
+            self.samples.append((time.perf_counter(), float(mhz), watts))
+            time.sleep(period_s)
+
+    def stop(self) -> None:
+        self._stop.set()
+
+    def window(self):  # noqa: ANN201 -- a context manager yielding a dict filled on exit
+        import contextlib
+
+        @contextlib.contextmanager
+        def span():
+            found: dict = {}
+            begin = time.perf_counter()
+            yield found
+            end = time.perf_counter()
+            inside = [(mhz, w) for t, mhz, w in self.samples if begin <= t <= end]
+            found.update({"seconds": end - begin, "samples": len(inside)})
+            if inside:
+                found["sm_mhz_mean"] = statistics.fmean(m for m, _ in inside)
+                found["sm_mhz_min"] = min(m for m, _ in inside)
+                found["sm_mhz_max"] = max(m for m, _ in inside)
+                found["power_w_mean"] = statistics.fmean(w for _, w in inside)
+            elif self.error:
+                found["error"] = self.error
+        return span()
+
+
+def equal_clock_comparison(ours: list[float], theirs: list[float], clocks_ours: list[dict],
+                           clocks_theirs: list[dict]) -> dict:
+    """The two harnesses' medians in GPU cycles (seconds x the window's mean SM clock).
+
+    A compute-bound kernel's cycle count does not change with the clock, so if the cycle
+    counts agree where the seconds do not, the harnesses timed the same work at different
+    clocks (a power state), and their timers agree."""
+    def cycles(seconds: list[float], windows: list[dict]) -> list[float] | None:
+        if not all(w.get("sm_mhz_mean") for w in windows):
+            return None
+        return [s * w["sm_mhz_mean"] * 1e6 for s, w in zip(seconds, windows, strict=True)]
+
+    ours_cycles, theirs_cycles = cycles(ours, clocks_ours), cycles(theirs, clocks_theirs)
+    if not ours_cycles or not theirs_cycles:
+        return {}
+    return {"labkit_sm_mhz": statistics.median(w["sm_mhz_mean"] for w in clocks_ours),
+            "do_bench_sm_mhz": statistics.median(w["sm_mhz_mean"] for w in clocks_theirs),
+            "labkit_power_w": statistics.median(w["power_w_mean"] for w in clocks_ours),
+            "do_bench_power_w": statistics.median(w["power_w_mean"] for w in clocks_theirs),
+            "labkit_median_cycles": statistics.median(ours_cycles),
+            "do_bench_median_cycles": statistics.median(theirs_cycles),
+            "pct_apart_cycles": percent_apart(statistics.median(ours_cycles),
+                                              statistics.median(theirs_cycles))}
+
+
+def parity_verdict(row: dict, target_pct: float | None) -> str:
+    """OK within the target in seconds; 'OK in cycles' when only the windows' clocks differ."""
+    if not target_pct:
+        return "reported"
+    if abs(row["pct_apart"]) <= target_pct:
+        return "OK"
+    cycles = row.get("pct_apart_cycles")
+    if cycles is not None and abs(cycles) <= target_pct:
+        return (f"OK in GPU cycles ({cycles:+.2f}%): the seconds differ because the GPU ran at "
+                f"{row['labkit_sm_mhz']:.0f} MHz in labkit's windows and "
+                f"{row['do_bench_sm_mhz']:.0f} MHz in do_bench's (power cap)")
+    return f"OUTSIDE {target_pct:g}%"
 
 
 def preheat(fn, seconds: float = 0.2) -> None:
@@ -342,7 +453,15 @@ def main() -> int:
     parser.add_argument("out_dir", type=Path)
     parser.add_argument("--record-as", help="write results/<name>.json (e.g. nvidia-h200)")
     parser.add_argument("--repeats", type=int, default=3, help="interleaved repeats per workload")
+    parser.add_argument("--only-gpu-parity", action="store_true",
+                        help="only the GPU parity section (records nothing for notebook 00)")
     args = parser.parse_args()
+    if args.only_gpu_parity:
+        args.out_dir.mkdir(parents=True, exist_ok=True)
+        report = {"cuda": torch.cuda.is_available(), "gpu_parity": guarded(lambda: gpu_parity(args.repeats))}
+        (args.out_dir / "harness_parity_gpu.json").write_text(json.dumps(report, indent=1, default=str))
+        (args.out_dir / "harness_parity_gpu.txt").write_text("\n".join(lines) + "\n")
+        return 0
     if args.record_as:
         os.environ["LABKIT_RECORD_REFERENCE"] = args.record_as
     args.out_dir.mkdir(parents=True, exist_ok=True)

@@ -363,9 +363,11 @@ class Chapter:
 def open(key: str, announce: bool = True) -> Chapter:  # noqa: A001 -- read as session.open(...)
     """Start a chapter: check its key, find the device and sizes, and say where it runs.
 
-    It also quiets the profiler's C++ layer (kineto), whose start and stop lines on stderr say
+    In Colab it turns on the custom widget manager (env.enable_colab_widgets). It also quiets
+    the profiler's C++ layer (kineto), whose start and stop lines on stderr say
     nothing a chapter reads (KINETO_LOG_LEVEL=6, unless the environment sets it already)."""
     os.environ.setdefault("KINETO_LOG_LEVEL", "6")
+    env.enable_colab_widgets()
     if discovery.check_key(key) not in discovery.chapter_keys():
         raise ValueError(f"no chapter {key!r}; known: {', '.join(discovery.chapter_keys())}")
     chapter = Chapter(key=key, device=env.device(), sizes=env.sizes(), on_gpu=env.has_cuda(),

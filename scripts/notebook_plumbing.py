@@ -6,7 +6,7 @@ falls in one of these categories, each a thing the session (the notebook's one d
 self-rendering result object could do instead:
 
 - ``colab``: the cell that installs labkit in Google Colab (any code cell naming
-  ``google.colab``): set-up for one host, read by everyone.
+  ``google.colab`` or ``COLAB_RELEASE_TAG``): set-up for one host, read by everyone.
 - ``imports``: every import statement after the notebook's first one (issue 37's door: a
   notebook imports one name and reaches the rest through the chapter object).
 - ``setup``: lines that copy the session's fields back into globals (an assignment whose value
@@ -187,7 +187,7 @@ def classify(source: str, *, first_import_seen: bool = False, where: str = "cell
             if line not in found or CATEGORIES.index(category) < CATEGORIES.index(found[line]):
                 found[line] = category
 
-    if "google.colab" in source:
+    if "google.colab" in source or "COLAB_RELEASE_TAG" in source:
         mark(range(1, len(source.splitlines()) + 1), "colab")
         return found, first_import_seen
     tree = _parse(source, where)

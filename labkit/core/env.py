@@ -30,6 +30,19 @@ def where() -> str:
     return "local"
 
 
+def enable_colab_widgets() -> bool:
+    """In Colab, turn on its custom widget manager, without which it draws no third-party
+    widget (labkit's address grid, quizzes, timeline); elsewhere do nothing. True if turned on."""
+    if where() != "colab":
+        return False
+    try:
+        from google.colab import output  # type: ignore[import-not-found]
+    except ImportError:  # COLAB_RELEASE_TAG set outside Colab's kernel: nothing to turn on
+        return False
+    output.enable_custom_widget_manager()
+    return True
+
+
 def has_cuda() -> bool:
     """True when a CUDA GPU is usable from this process."""
     return torch.cuda.is_available()

@@ -32,11 +32,20 @@ REFERENCE_ENV = "LABKIT_RECORD_REFERENCE"
 DEFAULT_REFERENCE = "nvidia-h200"
 
 
+# Where each notebook's first cell clones the course in Google Colab, which installs labkit
+# into site-packages (no results/ beside it): the recorded reference runs are read from here.
+COLAB_CHECKOUT = Path("/content/tensor-layout-lab")
+
+
 def repository_results_dir() -> Path:
-    """The results/ folder of the repository (or $LABKIT_RESULTS_DIR when set)."""
+    """The results/ folder of the repository ($LABKIT_RESULTS_DIR when set; in Colab, the
+    course's clone when labkit was installed from it rather than run from the checkout)."""
     if os.environ.get("LABKIT_RESULTS_DIR"):
         return Path(os.environ["LABKIT_RESULTS_DIR"])
-    return Path(__file__).resolve().parents[2] / "results"
+    beside = Path(__file__).resolve().parents[2] / "results"
+    if not beside.is_dir() and env.where() == "colab" and (COLAB_CHECKOUT / "results").is_dir():
+        return COLAB_CHECKOUT / "results"
+    return beside
 
 
 def local_path() -> Path:

@@ -50,3 +50,27 @@ def test_fingerprint_and_device_key():
         assert key in info
     assert info["torch"] == torch.__version__
     assert env.device_key() and all(c.isalnum() or c == "_" for c in env.device_key())
+
+
+def test_colab_widgets_are_turned_on_only_in_colab(monkeypatch):
+    monkeypatch.delenv("COLAB_RELEASE_TAG", raising=False)
+    assert env.enable_colab_widgets() is False
+    monkeypatch.setenv("COLAB_RELEASE_TAG", "release-colab")
+    # the variable without Colab's own package (a kernel outside Colab): nothing to turn on
+    assert env.enable_colab_widgets() is False
+
+
+def test_results_are_read_from_the_colab_clone_when_labkit_was_pip_installed(monkeypatch, tmp_path):
+    from labkit.core import results
+
+    clone = tmp_path / "tensor-layout-lab"
+    (clone / "results").mkdir(parents=True)
+    monkeypatch.delenv("LABKIT_RESULTS_DIR", raising=False)
+    monkeypatch.setattr(results, "COLAB_CHECKOUT", clone)
+    monkeypatch.setenv("COLAB_RELEASE_TAG", "release-colab")
+    # run from the checkout, results/ is beside the package and wins
+    assert results.repository_results_dir() == results.Path(results.__file__).resolve().parents[2] / "results"
+    monkeypatch.setattr(results, "__file__", str(tmp_path / "site-packages" / "labkit" / "core" / "results.py"))
+    assert results.repository_results_dir() == clone / "results"
+    monkeypatch.delenv("COLAB_RELEASE_TAG")
+    assert results.repository_results_dir() != clone / "results"
