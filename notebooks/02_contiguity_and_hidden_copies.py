@@ -588,56 +588,29 @@ print(c5a)
 # %% [markdown]
 # **C5b**, the cost: the seed compares misaligned *and* non-contiguous access (42.7 ns)
 # against aligned *and* contiguous access (19.1 ns), per-access latencies with L1 miss rates.
-# A Python harness cannot time one access; what it can time is a sum over many, so this is an
-# analogue: the amortised time per element. The seed's comparison changes two things at once,
-# so all four combinations are timed (a 2x2 design), each cause read alone, at two sizes: one
-# that fits in L1 (16 KiB) and one far beyond every cache.
+# A Python harness cannot time one access, so this is an analogue: the time per element of a
+# sum, all four combinations of alignment and stride (a 2x2 design, so each cause is read
+# alone), at two sizes: one pass over a buffer far beyond every cache, and many passes over a
+# 16 KiB window inside *one* call (so the window stays in L1 and the call's own cost is spread
+# over every pass). Beside each pattern: the bytes the caches fetch per byte it uses, counted
+# from its addresses in whole 64-byte lines (CPU) or 32-byte sectors (GPU).
 
 # %%
 chapter.claim("C5b")
 
 # %%
-cases, bench = chapter.lab.cases, chapter.lab.bench
+cases = chapter.lab.cases
 n = chapter.sizes.copy_bytes // 4 // 4  # a quarter of the copy buffer: far beyond the caches
-n_l1 = 2048  # the strided patterns span 2 x 2048 floats = 16 KiB: inside any L1 data cache
-patterns, patterns_l1 = cases.access_patterns(n, chapter.device), cases.access_patterns(n_l1, chapter.device)
-alignment_variants = {label: (lambda v=v: v.sum()) for label, v in patterns.items()}
-alignment_cmp, c5_flagged = chapter.measured(alignment_variants, baseline=ch02_claims.ALIGNED_CONTIGUOUS,
-                                             rounds=5, rep_ms=300)
-# hot mode: no cache flush before each call, so the 16 KiB stay in L1 (cases.l1_flags says
-# which of its flags may hold the verdict back).
-l1_cmp = bench.compare({label: (lambda v=v: v.sum()) for label, v in patterns_l1.items()},
-                       baseline=ch02_claims.ALIGNED_CONTIGUOUS, rounds=5, rep_ms=150, mode="hot")
-c5_flagged_l1 = cases.l1_flags(l1_cmp)
-ns, ns_l1 = cases.per_element(alignment_cmp, n), cases.per_element(l1_cmp, n_l1)
-kept_alignment = chapter.only_on("cpu", lambda: bench.compare(  # the allocator question is the CPU's
-    alignment_variants, baseline=ch02_claims.ALIGNED_CONTIGUOUS, rounds=3, rep_ms=200,
-    keep_allocator_memory=True))
-c5_kept = kept_alignment and cases.kept_alignment(kept_alignment)
-overhead_l1 = [v.timing for v in l1_cmp.variants.values() if v.timing.overhead_bound]
-patterns_table = chapter.show(
-    [{"pattern": label, "DRAM-sized": ns[label], "DRAM ratio": ns[label] / ns[ch02_claims.ALIGNED_CONTIGUOUS],
-      "L1-sized": ns_l1[label], "L1 ratio": ns_l1[label] / ns_l1[ch02_claims.ALIGNED_CONTIGUOUS]} for label in ns],
-    title="time per element of a sum",
-    units={"DRAM-sized": "ns", "DRAM ratio": "x", "L1-sized": "ns", "L1 ratio": "x"})
-if overhead_l1:
-    patterns_table.note(f"L1-sized: a one-element op takes {overhead_l1[0].call_overhead_s * 1e6:.2f} us "
-                        f"here, {100 * overhead_l1[0].overhead_share:.0f}% of the L1-sized median: that "
-                        "column measures the cost of a call more than of an access, and the trust rule "
-                        "holds it back.")
-if c5_kept:
-    patterns_table.note(f"with malloc keeping freed memory: the seed's ratio {c5_kept['seed_ratio']:.2f}x "
-                        "(DRAM-sized)")
-patterns_table
+c5b_ev, alignment_cmp, l1_cmp = cases.c5b_measure(chapter, n)
+ns, ns_l1 = c5b_ev["ns_per_element"], c5b_ev["ns_per_element_l1"]
+chapter.show(cases.c5b_rows(c5b_ev), title="time per element of a sum",
+             units={"DRAM-sized": "ns", "DRAM ratio": "x", "L1-resident": "ns", "L1 ratio": "x"}).note(
+    f"L1-resident: {c5b_ev['l1_passes_per_call']:,} passes over the window in one call; the call's "
+    f"own cost is {100 * (c5b_ev['l1_call_overhead_share'] or 0):.0f}% of the slowest median")
 
 # %%
-c5b = chapter.judge("C5b", {
-    "ns_per_element": ns, "ns_per_element_l1": ns_l1,
-    "flags": c5_flagged + c5_flagged_l1, "kept": c5_kept,
-    "ratio_iqr": {label: [v.ratio_q25, v.ratio_q75] for label, v in alignment_cmp.variants.items()},
-    "ratio_iqr_l1": {label: [v.ratio_q25, v.ratio_q75] for label, v in l1_cmp.variants.items()},
-    "device": str(chapter.device),
-}, form=f"{chapter.analogue}, float32, time per element of a sum (an analogue: the seed gives per-access latency)")
+c5b = chapter.judge("C5b", c5b_ev, form=f"{chapter.analogue}, float32, time per element of a sum (an "
+                    "analogue: the seed gives per-access latency)")
 chapter.table([c5a, c5b])
 
 # %% [markdown]
@@ -700,8 +673,10 @@ takeaways = [
     f"Contiguous is not aligned: {views_misaligned} of {len(contiguous_views)} contiguous views start "
     f"off a cache line (C5a: {c5a.label}). Per element of a DRAM-sized sum, misaligned reads took "
     f"{alignment_ratio:.2f}x the aligned time, a stride of 2 {stride_ratio:.2f}x, both together "
-    f"{seed_ratio:.2f}x; L1-sized, both together "
-    f"{ns_l1[ch02_claims.MISALIGNED_STRIDED] / ns_l1[ch02_claims.ALIGNED_CONTIGUOUS]:.2f}x (C5b: {c5b.label}).",
+    f"{seed_ratio:.2f}x, for {c5b_ev['fetched_per_useful'][ch02_claims.MISALIGNED_CONTIGUOUS]:.2f}x, "
+    f"{c5b_ev['fetched_per_useful'][ch02_claims.ALIGNED_STRIDED]:.2f}x and "
+    f"{c5b_ev['fetched_per_useful'][ch02_claims.MISALIGNED_STRIDED]:.2f}x the bytes fetched per byte used "
+    f"(C5b: {c5b.label}).",
 ]
 if whole.minor_faults_per_call:
     takeaways.append(f"A CPU timing partly measures the allocator: each .contiguous() of the "

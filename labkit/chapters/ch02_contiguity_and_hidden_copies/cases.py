@@ -14,7 +14,7 @@ from collections.abc import Callable, Mapping
 import torch
 
 from labkit.chapters.ch02_contiguity_and_hidden_copies import claims as ch02
-from labkit.measure import copies
+from labkit.measure import bench, copies
 from labkit.measure.timing import Comparison
 from labkit.show.table import Table
 
@@ -80,13 +80,21 @@ def gemm_plan(on_gpu: bool) -> tuple[list[tuple[int, torch.dtype]], str, int]:
     return [(1024, torch.float32)], "contiguous() then torch.matmul", 5
 
 
-def access_patterns(count: int, device: torch.device) -> dict[str, torch.Tensor]:
-    """The 2x2 of alignment x stride over `count` float32 values, in one fresh buffer."""
+def access_patterns(count: int, device: torch.device, repeats: int = 1) -> dict[str, torch.Tensor]:
+    """The 2x2 of alignment x stride over `count` float32 values, in one fresh buffer.
+
+    With `repeats` > 1 each pattern is one view that reads its `count`-element window
+    `repeats` times (an outer dimension of stride 0): one sum then makes that many passes
+    over a window small enough to stay in L1, inside one call, so the call's own cost is
+    spread over every pass instead of being most of what is timed."""
+    if count < 1 or repeats < 1:
+        raise ValueError(f"count and repeats must be >= 1, got {count} and {repeats}")
     buffer = torch.randn(2 * count + 16, device=device)
-    views = {ch02.ALIGNED_CONTIGUOUS: buffer[:count],
-             ch02.MISALIGNED_CONTIGUOUS: buffer[1:count + 1],
-             ch02.ALIGNED_STRIDED: buffer[: 2 * count : 2],
-             ch02.MISALIGNED_STRIDED: buffer[1: 2 * count + 1: 2]}
+    layout = {ch02.ALIGNED_CONTIGUOUS: (0, 1), ch02.MISALIGNED_CONTIGUOUS: (1, 1),
+              ch02.ALIGNED_STRIDED: (0, 2), ch02.MISALIGNED_STRIDED: (1, 2)}
+    views = {label: (buffer.as_strided((repeats, count), (0, stride), offset) if repeats > 1
+                     else buffer.as_strided((count,), (stride,), offset))
+             for label, (offset, stride) in layout.items()}
     if views[ch02.ALIGNED_CONTIGUOUS].data_ptr() % ch02.CACHE_LINE_BYTES != 0:
         raise RuntimeError("the allocator gave a buffer off a cache line: the 2x2 needs an aligned start")
     if views[ch02.MISALIGNED_STRIDED].data_ptr() % ch02.CACHE_LINE_BYTES != 4:
@@ -94,13 +102,98 @@ def access_patterns(count: int, device: torch.device) -> dict[str, torch.Tensor]
     return views
 
 
+def fetched_bytes(view: torch.Tensor, unit: int) -> int:
+    """Bytes the memory system moves to read `view` once through: every whole `unit` (a CPU's
+    64-byte cache line, a GPU's 32-byte sector) that one of its elements touches, counted from
+    its address, sizes and strides. A stride-0 dimension reads the same units again, so it
+    multiplies the count (each pass is fetched again from L1); the units are counted, not timed."""
+    if unit < 1:
+        raise ValueError(f"unit must be a positive number of bytes, got {unit}")
+    passes, dims = 1, []
+    for size, stride in zip(view.shape, view.stride(), strict=True):
+        if stride == 0:
+            passes *= size
+        elif size > 1:
+            dims.append((size, abs(stride)))
+    item = view.element_size()
+    start = view.data_ptr()
+    if not dims:
+        return passes * ((start + item - 1) // unit - start // unit + 1) * unit
+    if len(dims) == 1 and dims[0][1] * item <= unit:  # every unit of the span is touched
+        size, stride = dims[0]
+        last = start + (size - 1) * stride * item + item - 1
+        return passes * (last // unit - start // unit + 1) * unit
+    if view.numel() // passes > 1 << 22:
+        raise ValueError("fetched_bytes counts units one by one past a single small-stride dimension; "
+                         f"this view has {view.numel() // passes:,} elements a pass: give a smaller one")
+    offsets = torch.zeros(1, dtype=torch.int64)
+    for size, stride in dims:
+        offsets = (offsets[:, None] + torch.arange(size, dtype=torch.int64) * stride * item).reshape(-1)
+    first, last = (start + offsets) // unit, (start + offsets + item - 1) // unit
+    return passes * int(torch.unique(torch.cat([first, last])).numel()) * unit
+
+
+def fetched_per_useful(views: Mapping[str, torch.Tensor], unit: int) -> dict[str, float]:
+    """For each access pattern: bytes fetched (whole lines or sectors) per byte it uses."""
+    return {label: fetched_bytes(v, unit) / (v.numel() * v.element_size()) for label, v in views.items()}
+
+
 def per_element(comparison: Comparison, count: int) -> dict[str, float]:
     """Nanoseconds per element summed (an amortised cost, not a latency)."""
     return {label: v.timing.median_s / count * 1e9 for label, v in comparison.variants.items()}
 
 
-def l1_flags(comparison: Comparison, case: str = "L1-sized") -> list[dict]:
-    """The L1-sized comparison's flags that may hold C5b back. Hot mode keeps its 16 KiB in
+SECTOR_BYTES = 32  # what a GPU's caches fetch at a time (NVIDIA: 32-byte sectors)
+L1_WINDOW = 2048  # floats a window: the strided patterns span 2 x 2048 x 4 B = 16 KiB, inside any L1
+
+
+def c5b_measure(chapter: object, count: int, rounds: int = 5, rep_ms: int = 300) -> tuple[dict, Comparison, Comparison]:
+    """C5b's evidence, as the notebook and reproduce.py both measure it: the four patterns
+    summed once over `count` floats (DRAM-sized), and summed over a 16 KiB window repeated
+    count // L1_WINDOW times in one call (L1-resident: the same elements read, the call's
+    own cost spread over every pass), each with the bytes it fetches per useful byte (64-byte
+    lines on a CPU, 32-byte sectors on a GPU). `chapter` is the session's chapter."""
+    device, on_gpu = chapter.device, chapter.on_gpu  # type: ignore[attr-defined]
+    unit = SECTOR_BYTES if on_gpu else ch02.CACHE_LINE_BYTES
+    dram = access_patterns(count, device)
+    window = access_patterns(L1_WINDOW, device, repeats=max(1, count // L1_WINDOW))
+    dram_variants = {label: (lambda v=v: v.sum()) for label, v in dram.items()}
+    dram_cmp, flagged = chapter.measured(dram_variants, baseline=ch02.ALIGNED_CONTIGUOUS,  # type: ignore[attr-defined]
+                                         rounds=rounds, rep_ms=rep_ms)
+    # hot mode: no cache flush between calls; the window stays in L1 across its passes
+    l1_cmp = bench.compare({label: (lambda v=v: v.sum()) for label, v in window.items()},
+                           baseline=ch02.ALIGNED_CONTIGUOUS, rounds=rounds, rep_ms=rep_ms, mode="hot")
+    kept = chapter.only_on("cpu", lambda: bench.compare(  # type: ignore[attr-defined]
+        dram_variants, baseline=ch02.ALIGNED_CONTIGUOUS, rounds=3, rep_ms=200, keep_allocator_memory=True))
+    shares = [v.timing.overhead_share for v in l1_cmp.variants.values() if v.timing.overhead_share is not None]
+    evidence = {
+        "ns_per_element": per_element(dram_cmp, count),
+        "ns_per_element_l1": per_element(l1_cmp, next(iter(window.values())).numel()),
+        "fetched_per_useful": fetched_per_useful(window, unit), "fetch_unit_bytes": unit,
+        "fetched_per_useful_dram": fetched_per_useful(dram, unit),
+        "l1_passes_per_call": next(iter(window.values())).shape[0],
+        "l1_call_overhead_share": max(shares) if shares else None,
+        "flags": flagged + l1_flags(l1_cmp), "kept": kept and kept_alignment(kept),
+        "ratio_iqr": {label: [v.ratio_q25, v.ratio_q75] for label, v in dram_cmp.variants.items()},
+        "ratio_iqr_l1": {label: [v.ratio_q25, v.ratio_q75] for label, v in l1_cmp.variants.items()},
+        "device": str(device),
+    }
+    return evidence, dram_cmp, l1_cmp
+
+
+def c5b_rows(evidence: Mapping) -> list[dict]:
+    """C5b's table: per pattern, the bytes it fetches per useful byte and its time per element
+    at both sizes, with each ratio to aligned-contiguous."""
+    dram, l1 = evidence["ns_per_element"], evidence["ns_per_element_l1"]
+    base, base_l1 = dram[ch02.ALIGNED_CONTIGUOUS], l1[ch02.ALIGNED_CONTIGUOUS]
+    unit = evidence["fetch_unit_bytes"]
+    return [{"pattern": label, f"fetched / used ({unit} B units)": evidence["fetched_per_useful"][label],
+             "DRAM-sized": dram[label], "DRAM ratio": dram[label] / base,
+             "L1-resident": l1[label], "L1 ratio": l1[label] / base_l1} for label in dram]
+
+
+def l1_flags(comparison: Comparison, case: str = ch02.L1_CASE) -> list[dict]:
+    """The L1-resident comparison's flags that may hold C5b back. Hot mode keeps its 16 KiB in
     L1, so being above the copy ceiling is what the case is for: only a noisy timing, or one
     that is mostly the cost of the call itself, is held against it."""
     return [flag for flag in comparison.flags(case) if "ceiling" not in flag["why"]

@@ -2,10 +2,11 @@
 
 `benchmarks/reproduce.py 02_contiguity_and_hidden_copies --runs 3` calls `measure_verdicts`
 in fresh processes and compares the verdicts. It measures what the notebook measures for its
-timing-based claims (C2, C6, C9, C10; the same comparisons, sizes from env.sizes(), the same
-trust rule through `Chapter.measured`), and judges them with the chapter's own checks.
-C5 and C12 are left to the notebook: C12 decides by a graph count, and C5's 2x2 design
-needs the notebook's allocation checks. quick=True shrinks sizes and rounds for a smoke test.
+timing-based claims (C2, C5b, C6, C9, C10; the same comparisons, sizes from env.sizes(), the
+same trust rule through `Chapter.measured`), and judges them with the chapter's own checks.
+C5b's 2x2 is `cases.c5b_measure`, the function the notebook calls. C5a and C12 are left to
+the notebook: they decide by addresses and a graph count, not by a timing. quick=True
+shrinks sizes and rounds for a smoke test.
 """
 
 from __future__ import annotations
@@ -13,20 +14,22 @@ from __future__ import annotations
 import torch
 
 from labkit import claims, session
+from labkit.chapters.ch02_contiguity_and_hidden_copies import cases as ch02_cases
+from labkit.chapters.ch02_contiguity_and_hidden_copies import claims as ch02
 from labkit.chapters.ch02_contiguity_and_hidden_copies import strided_gemm
 from labkit.measure import copies
 
 KEY = "02_contiguity_and_hidden_copies"
-CLAIM_IDS = ("C2", "C6", "C9", "C10")
+CLAIM_IDS = ("C2", "C5b", "C6", "C9", "C10")
 
 
 def measure_verdicts(quick: bool = False) -> list[claims.Verdict]:
-    """C2, C6, C9 and C10 measured and judged here, as the notebook does."""
+    """C2, C5b, C6, C9 and C10 measured and judged here, as the notebook does."""
     chapter = session.open(KEY, announce=False)
     # quick: back-to-back calls (no cache flush between them), few rounds: a smoke test
     options = dict(rounds=2, rep_ms=20, mode="hot") if quick else dict(rounds=5, rep_ms=200)
     return [_c6(chapter, quick), _c2(chapter, quick, options),
-            _c9(chapter, quick, options), _c10(chapter, quick, options)]
+            _c9(chapter, quick, options), _c10(chapter, quick, options), _c5b(chapter, quick)]
 
 
 def deciding_ratios(verdict: claims.Verdict) -> dict[str, float]:
@@ -34,6 +37,11 @@ def deciding_ratios(verdict: claims.Verdict) -> dict[str, float]:
     ev = verdict.evidence
     if verdict.claim_id == "C2":
         return {c["case"]: c["implicit_median_s"] / c["explicit_median_s"] for c in ev["cases"]}
+    if verdict.claim_id == "C5b":
+        dram, l1 = ev["ns_per_element"], ev["ns_per_element_l1"]
+        return {f"{size}: {label}": ns[label] / ns[ch02.ALIGNED_CONTIGUOUS]
+                for size, ns in (("DRAM-sized", dram), (ch02.L1_CASE, l1))
+                for label in (ch02.MISALIGNED_CONTIGUOUS, ch02.MISALIGNED_STRIDED)}
     if verdict.claim_id == "C6":
         return {"narrow": ev["narrow_transposed_median_s"] / ev["narrow_contiguous_median_s"]}
     if verdict.claim_id == "C9":
@@ -160,3 +168,11 @@ def _c10(chapter: session.Chapter, quick: bool, options: dict) -> claims.Verdict
                       "ratio_iqr": [view.ratio_q25, view.ratio_q75]})
     return chapter.judge("C10", {"cases": cases, "flags": flagged_all, "device": str(device)},
                          form=_form(chapter, on_gpu, ", float32: torch.matmul is the only GEMM"))
+
+
+def _c5b(chapter: session.Chapter, quick: bool) -> claims.Verdict:
+    count = (1 << 18) if quick else chapter.sizes.copy_bytes // 4 // 4  # the notebook's size
+    evidence, _, _ = ch02_cases.c5b_measure(chapter, count, rounds=2 if quick else 5,
+                                            rep_ms=20 if quick else 300)
+    return chapter.judge("C5b", evidence, form=f"{chapter.analogue}, float32, time per element of a sum "
+                         "(an analogue: the seed gives per-access latency)")

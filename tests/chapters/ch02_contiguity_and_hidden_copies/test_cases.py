@@ -28,6 +28,27 @@ def test_the_access_patterns_are_the_2x2_of_alignment_and_stride():
                           ch02.ALIGNED_STRIDED, ch02.MISALIGNED_STRIDED}
     assert views[ch02.MISALIGNED_STRIDED].stride() == (2,) and views[ch02.ALIGNED_CONTIGUOUS].is_contiguous()
     assert all(v.numel() == 64 for v in views.values())
+    repeated = cases.access_patterns(64, torch.device("cpu"), repeats=8)
+    assert repeated[ch02.MISALIGNED_STRIDED].stride() == (0, 2) and repeated[ch02.ALIGNED_STRIDED].numel() == 512
+    with pytest.raises(ValueError, match="count and repeats"):
+        cases.access_patterns(0, torch.device("cpu"))
+
+
+def test_bytes_fetched_count_whole_lines_and_sectors():
+    """Counted from addresses: a stride of 2 fetches twice the bytes it uses, an offset of 4 B one
+    more unit per window; a stride-0 dimension fetches the window again on every pass."""
+    views = cases.access_patterns(2048, torch.device("cpu"))
+    lines = cases.fetched_per_useful(views, 64)
+    assert lines[ch02.ALIGNED_CONTIGUOUS] == 1.0 and lines[ch02.ALIGNED_STRIDED] == 2.0
+    assert lines[ch02.MISALIGNED_CONTIGUOUS] == (8192 + 64) / 8192
+    sectors = cases.fetched_per_useful(cases.access_patterns(2048, torch.device("cpu"), repeats=3), 32)
+    assert sectors[ch02.MISALIGNED_STRIDED] == 2.0  # 4 B in, its last float ends on the span's last byte
+    assert sectors[ch02.MISALIGNED_CONTIGUOUS] == (8192 + 32) / 8192
+    x = torch.zeros(64, 64)
+    assert cases.fetched_bytes(x.t(), 64) == x.numel() * 4  # counted one by one: every line once
+    assert cases.fetched_bytes(x[:, 0], 64) == 64 * 64  # one float per line
+    with pytest.raises(ValueError, match="positive"):
+        cases.fetched_bytes(x, 0)
 
 
 def test_the_plans_follow_the_device():

@@ -27,10 +27,11 @@ def c5a(fresh_bad=0, views_bad=2):
 
 
 def c5(aligned=0.10, misaligned=0.10, strided=0.12, both=0.12, l1=None, **more):
-    """C5b evidence as chapter 02 builds it: ns per element of the four patterns, two sizes."""
+    """C5b evidence as chapter 02 builds it: ns per element of the four patterns, two sizes, and
+    the bytes each pattern fetches per useful byte (64-byte lines over 2,048 floats)."""
     return dict(ns_per_element=patterns(aligned, misaligned, strided, both),
                 ns_per_element_l1=patterns(*(l1 or (aligned, misaligned, strided, both))),
-                **more)
+                fetched_per_useful=patterns(1.0, 1.0078, 2.0, 2.0), fetch_unit_bytes=64, **more)
 
 
 def c9(transposed_gbps=1.4, plain_gbps=9.0, **more):
@@ -111,12 +112,16 @@ def test_check_follows_the_evidence(claim_id):
 def test_c5b_names_the_cause_and_the_size():
     stride = judge("C5b", **CASES["C5b"]["depends"])
     assert stride.depends_on.startswith("the cause") and "stride alone 2.00x" in stride.reason
+    assert "fetches 2.00x the bytes it uses" in stride.depends_on and "(1.01x)" in stride.depends_on
+    assert "for 2.00x the bytes" not in stride.reason and "stride alone 2.00x for 2.00x" in stride.reason
     # DRAM shows the gap, L1 does not: the seed's number is a memory-size effect here
     sized = judge("C5b", **c5(misaligned=0.22, both=0.30, l1=(0.10, 0.10, 0.11, 0.11)))
     assert sized.depends_on.startswith("the size") and "in DRAM but not in L1" in sized.depends_on
     assert "analogue" not in sized.depends_on and "not the seed's latencies" in sized.reason
     with pytest.raises(claims.ClaimError, match="all four patterns"):
         judge("C5b", **dict(c5(), ns_per_element={ch02.ALIGNED_CONTIGUOUS: 0.1}))
+    with pytest.raises(claims.ClaimError, match="fetched_per_useful needs all four"):
+        judge("C5b", **dict(c5(), fetched_per_useful={ch02.ALIGNED_CONTIGUOUS: 1.0}))
 
 
 def test_c5a_reads_the_views_and_needs_them():
