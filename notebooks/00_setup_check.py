@@ -371,8 +371,8 @@ print(machine.gpu_allocator_line(gpu_allocator))
 # %%
 comparison = bench.compare({
     "a @ b": lambda: a @ b,
-    "a.t() @ b (transposed view)": lambda: a.t() @ b,
-    "a.t().contiguous() @ b": lambda: a.t().contiguous() @ b,
+    "torch.mm(a, b) (the same product)": lambda: torch.mm(a, b),
+    "(a * 2) @ b (one elementwise op more)": lambda: (a * 2) @ b,
 }, rounds=5, rep_ms=150)
 chapter.show(comparison)
 
@@ -386,9 +386,17 @@ chapter.show(comparison)
 # chapters use it for launch gaps (04), copies hidden behind compute (05) and where a ResNet-50
 # batch spends its time (08).
 #
-# **Predict first.** In a training step of a small convolutional network on this machine, what
-# share of the time goes to convolutions and matrix multiplications (GEMM/conv): under a third,
-# about half, or most of it?
+# Predict first:
+
+# %% jupyter={"source_hidden": true}
+quiz_gemm_share = chapter.lab.widgets.Quiz(
+    "Three training steps of a small convolutional network on this machine, profiled: what share "
+    "of the time goes to convolutions and matrix multiplications (GEMM/conv)?",
+    choices=list(pitfalls.GEMM_SHARE_CHOICES),
+    answer=lambda: pitfalls.gemm_share_class(globals().get("step_summary")),
+    holds=3,  # the steps' summary, the timeline and the share; not the rest of the chapter
+)
+quiz_gemm_share
 
 # %%
 step_model = torch.nn.Sequential(
@@ -466,8 +474,8 @@ print(machine.sharing_line(chapter.on_gpu, chapter.lab.sharing.others_on_gpu()))
 
 # %%
 rows = {row["variant"]: row for row in comparison.table()}
-transposed = rows["a.t() @ b (transposed view)"]
-within = "within the noise" if transposed["within_noise"] else "outside the noise"
+same_product = rows["torch.mm(a, b) (the same product)"]
+within = "within the noise" if same_product["within_noise"] else "outside the noise"
 conv_first = first_calls[1]
 fmt = chapter.lab.timing.format_seconds
 takeaways = [
@@ -481,7 +489,8 @@ takeaways = [
     (f"Know where the data sits: the same {size_text} copy reported {hot.gbps:.1f} GB/s hot and "
      f"{cold.gbps:.1f} GB/s cold ({hot.gbps / cold.gbps:.1f}x)." if not hot_cold_too_fast else
      f"Know where the data sits, and time enough work: the {size_text} hot/cold pair was too fast "
-     "to time here (launch-bound), so the cache curve, not that pair, shows the caches."),
+     "to time reliably here (a few times the timer's resolution), so the cache curve, not that "
+     "pair, shows the caches."),
     f"Know what a CPU timing includes: the CNN forward took "
     f"{allocator_default.minor_faults_per_call:,.0f} page faults per call with malloc's defaults and "
     f"{allocator_kept.minor_faults_per_call:,.0f} with malloc keeping its memory "
@@ -489,8 +498,11 @@ takeaways = [
     + ("; noisy here, so read the times only after a rerun on a quiet machine)."
        if allocator_default.noisy or allocator_kept.noisy else ")."),
     f"See time, not only totals: in three profiled training steps GEMM/conv took "
-    f"{100 * gemm_share:.0f}% of the {step_summary.kind_shares_of} (the timeline above).",
-    f"Compare interleaved, read the spread: a.t() @ b took {transposed['ratio']:.2f}x a @ b "
-    f"(rounds {transposed['ratio_q25']:.2f} to {transposed['ratio_q75']:.2f}), {within}.",
+    f"{100 * gemm_share:.0f}% of the {step_summary.kind_shares_of}"
+    + (f", and the GPU was idle {100 * step_summary.gpu_idle_share:.0f}% of its span (the timeline above)."
+       if step_summary.gpu_idle_share is not None else " (the timeline above)."),
+    f"Compare interleaved, read the spread: torch.mm(a, b), the same product as a @ b, took "
+    f"{same_product['ratio']:.2f}x its time (rounds {same_product['ratio_q25']:.2f} to "
+    f"{same_product['ratio_q75']:.2f}), {within}.",
 ]
 chapter.remember(takeaways)

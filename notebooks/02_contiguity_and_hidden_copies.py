@@ -20,7 +20,7 @@
 # storage; some operations then *copy* it into a fresh contiguous block. This chapter finds
 # out which ones do, what a copy costs against this machine's copy ceiling, and tests seven
 # claims of the seed article "A 300% latency spike from broken shape alignment" (seed 000):
-# C6, C2, C10, C12, C9, C5a and C5b. C9 and C5b are the seed's CPU claims (C5a, an address,
+# C6, C10, C2, C12, C9, C5a and C5b. C9 and C5b are the seed's CPU claims (C5a, an address,
 # is the same on any device); C2, C6 and C10 its GPU claims (on a CPU they get a CPU form,
 # labelled as such).
 #
@@ -179,88 +179,24 @@ chapter.table([c6])
 # not of moving data. On a GPU the profiler lists no kernel for it at all.
 
 # %% [markdown]
-# ## C2: does a transposed operand make `matmul` copy?
-#
-# Two cases: a 2-D matrix `x.t().matmul(w)`, and the seed's 3-D batch,
-# `x.transpose(0, 1)` of [batch, seq, dim] times a [dim, dim] weight. Predict for the 2-D
-# case before you read the claim.
-
-# %% jupyter={"source_hidden": true}
-matmul_dtype, batch, matmul_cases = chapter.lab.cases.matmul_cases(chapter.device, chapter.on_gpu,
-                                                                   chapter.sizes.matmul_n)
-quiz_c2 = chapter.lab.widgets.Quiz(
-    "2-D case: which is faster, x.t().matmul(w) or x.t().contiguous().matmul(w)?",
-    choices=["without .contiguous()", "with .contiguous() first", "about the same (within 10%)"],
-    answer=lambda: chapter.lab.cases.which_is_faster(globals().get("c2_comparisons")),
-)
-quiz_c2
-
-# %%
-chapter.claim("C2")
-
-# %%
-c2_cases, c2_comparisons, c2_flagged = [], {}, []
-for case, (a, w_, flops) in matmul_cases.items():
-    with chapter.lab.copies.detect() as log:
-        a.transpose(0, 1).matmul(w_)
-    cmp, flagged = chapter.measured({
-        "x.transpose(0,1).matmul(w)": lambda a=a, w_=w_: a.transpose(0, 1).matmul(w_),
-        "x.transpose(0,1).contiguous().matmul(w)": lambda a=a, w_=w_: a.transpose(0, 1).contiguous().matmul(w_),
-    }, baseline="x.transpose(0,1).contiguous().matmul(w)", case=case, rounds=5, rep_ms=300,
-        flops=flops, flops_dtype=matmul_dtype)
-    c2_comparisons[case] = cmp
-    c2_flagged += flagged
-    implicit = cmp["x.transpose(0,1).matmul(w)"]
-    c2_cases.append({
-        "case": case, "shape": list(a.transpose(0, 1).shape), "dtype": str(matmul_dtype),
-        "implicit_copy_bytes": log.total_bytes, "implicit_ops": [e.op for e in log.events],
-        "implicit_median_s": implicit.timing.median_s,
-        "explicit_median_s": cmp["x.transpose(0,1).contiguous().matmul(w)"].timing.median_s,
-        "ratio_iqr": [implicit.ratio_q25, implicit.ratio_q75],
-        "implicit_pct_of_matmul_ceiling": implicit.timing.pct_of_matmul_ceiling,
-    })
-chapter.show(c2_comparisons["2-D"], title="2-D").fold(
-    "what the implicit path ran", "; ".join(f"{c['case']}: {', '.join(c['implicit_ops'])}, copied "
-                                            f"{c['implicit_copy_bytes']} B" for c in c2_cases))
-
-# %%
-chapter.show(c2_comparisons["3-D batch"], title="3-D batch")
-
-# %%
-c2 = chapter.judge("C2", {"cases": c2_cases, "flags": c2_flagged, "device": str(chapter.device)},
-                   form=chapter.form("float32", there=(
-                       f"analogue: {chapter.lab.env.fingerprint().get('gpu_name', 'GPU')} (the seed: "
-                       f"A100), {str(matmul_dtype).replace('torch.', '')}, batch {batch}")))
-chapter.table([c2])
-
-# %% [markdown]
-# Why there is nothing for `.contiguous()` to save when the detector shows no copy: BLAS
-# takes a 2-D transposed operand as a "transposed" flag, and a 3-D batch that cannot be
-# folded into one matrix without a copy goes to a batched matmul (`bmm`) that reads it
-# through its strides. Calling `.contiguous()` first then only adds a copy.
-
-# %% [markdown]
 # ## C10: a GEMM that takes strides, against `torch.matmul`
 #
 # The seed's own experiment: `A.t() @ B` for 1024x1024 matrices, where `A.t()` is a
 # transposed view. On a GPU the stride-aware GEMM is `labkit/chapters/ch02_contiguity_and_hidden_copies/strided_gemm.py`, a Triton
 # kernel that reads both operands through their strides; it runs against `torch.matmul` on
 # the same view and against `.contiguous()` then `torch.matmul`, at 1024 and 4096, in fp16
-# and fp32 (fp32 in IEEE float32 on both sides). Predict first:
+# and fp32 (fp32 in IEEE float32 on both sides). On a CPU there is no custom GEMM: `torch.matmul`
+# on the view runs against `.contiguous()` then `torch.matmul`. Predict first:
 
 # %% jupyter={"source_hidden": true}
-gemm_n = 1024
-gemm_a = torch.randn(gemm_n, gemm_n, device=chapter.device)
-gemm_b = torch.randn(gemm_n, gemm_n, device=chapter.device)
 strided_gemm = chapter.lab.strided_gemm
+gemm_settings, baseline, gemm_rounds = chapter.lab.cases.gemm_plan(chapter.on_gpu)
+first_n, first_dtype = gemm_settings[0]
 quiz_c10 = chapter.lab.widgets.Quiz(
-    f"A and B are {gemm_n}x{gemm_n} float32 on this machine's {chapter.device.type}. "
-    "How many bytes does torch.matmul(A.t(), B) copy?",
-    choices=["0", "4 MiB (A once)", "8 MiB"],
-    answer=lambda: {0: "0", 4 << 20: "4 MiB (A once)", 8 << 20: "8 MiB"}.get(
-        chapter.lab.copies.bytes_copied(lambda: torch.matmul(gemm_a.t(), gemm_b))
-        or (4 << 20 if strided_gemm.copies_inside(lambda: torch.matmul(gemm_a.t(), gemm_b)) else 0),
-        "something else"),
+    f"{first_n}x{first_n} {str(first_dtype).replace('torch.', '')} on this machine's "
+    f"{chapter.device.type}: torch.matmul(A.t(), B) against {baseline}. Which is faster?",
+    choices=list(chapter.lab.cases.C10_CHOICES),
+    answer=lambda: chapter.lab.cases.c10_faster(globals().get("c10_comparisons")),
 )
 quiz_c10
 
@@ -268,7 +204,6 @@ quiz_c10
 chapter.claim("C10")
 
 # %%
-gemm_settings, baseline, gemm_rounds = chapter.lab.cases.gemm_plan(chapter.on_gpu)
 c10_cases, c10_comparisons, c10_flagged = [], {}, []
 for n, dtype in gemm_settings:
     name = f"{n} {str(dtype).replace('torch.', '')}"
@@ -316,6 +251,67 @@ chapter.table([c10])
 # the end of the chapter. (The seed's "8 MB" for the copy it saves: a copy of one 1024x1024
 # float32 operand, `A.t()`, reads 4 MiB and writes 4 MiB, so 8 MiB is that copy's traffic,
 # read plus write.)
+
+# %% [markdown]
+# ## C2: does a transposed operand make `matmul` copy?
+#
+# Two cases: a 2-D matrix `x.t().matmul(w)`, and the seed's 3-D batch,
+# `x.transpose(0, 1)` of [batch, seq, dim] times a [dim, dim] weight. Predict for the seed's
+# 3-D case before you read the claim.
+
+# %% jupyter={"source_hidden": true}
+matmul_dtype, batch, matmul_cases = chapter.lab.cases.matmul_cases(chapter.device, chapter.on_gpu,
+                                                                   chapter.sizes.matmul_n)
+quiz_c2 = chapter.lab.widgets.Quiz(
+    "3-D batch: which is faster, x.transpose(0, 1).matmul(w) or x.transpose(0, 1).contiguous().matmul(w)?",
+    choices=["without .contiguous()", "with .contiguous() first", "about the same (within 10%)"],
+    answer=lambda: chapter.lab.cases.which_is_faster(globals().get("c2_comparisons"), "3-D batch"),
+)
+quiz_c2
+
+# %%
+chapter.claim("C2")
+
+# %%
+c2_cases, c2_comparisons, c2_flagged = [], {}, []
+for case, (a, w_, flops) in matmul_cases.items():
+    with chapter.lab.copies.detect() as log:
+        a.transpose(0, 1).matmul(w_)
+    cmp, flagged = chapter.measured({
+        "x.transpose(0,1).matmul(w)": lambda a=a, w_=w_: a.transpose(0, 1).matmul(w_),
+        "x.transpose(0,1).contiguous().matmul(w)": lambda a=a, w_=w_: a.transpose(0, 1).contiguous().matmul(w_),
+    }, baseline="x.transpose(0,1).contiguous().matmul(w)", case=case, rounds=5, rep_ms=300,
+        flops=flops, flops_dtype=matmul_dtype)
+    c2_comparisons[case] = cmp
+    c2_flagged += flagged
+    implicit = cmp["x.transpose(0,1).matmul(w)"]
+    c2_cases.append({
+        "case": case, "shape": list(a.transpose(0, 1).shape), "dtype": str(matmul_dtype),
+        "implicit_copy_bytes": log.total_bytes, "implicit_ops": [e.op for e in log.events],
+        "implicit_median_s": implicit.timing.median_s,
+        "explicit_median_s": cmp["x.transpose(0,1).contiguous().matmul(w)"].timing.median_s,
+        "ratio_iqr": [implicit.ratio_q25, implicit.ratio_q75],
+        "implicit_pct_of_matmul_ceiling": implicit.timing.pct_of_matmul_ceiling,
+    })
+chapter.show(c2_comparisons["2-D"], title="2-D").fold(
+    "what the implicit path ran", "; ".join(f"{c['case']}: {', '.join(c['implicit_ops'])}, copied "
+                                            f"{c['implicit_copy_bytes']} B" for c in c2_cases))
+
+# %%
+chapter.show(c2_comparisons["3-D batch"], title="3-D batch")
+
+# %%
+c2 = chapter.judge("C2", {"cases": c2_cases, "flags": c2_flagged, "device": str(chapter.device)},
+                   form=chapter.form("float32", there=(
+                       f"analogue: {chapter.lab.env.fingerprint().get('gpu_name', 'GPU')} (the seed: "
+                       f"A100), {str(matmul_dtype).replace('torch.', '')}, batch {batch}")))
+chapter.table([c2])
+
+# %% [markdown]
+# Why there is nothing for `.contiguous()` to save when the detector shows no copy: BLAS
+# takes a 2-D transposed operand as a "transposed" flag, and a 3-D batch that cannot be
+# folded into one matrix without a copy goes to a batched matmul (`bmm`) that reads it
+# through its strides. Calling `.contiguous()` first then only adds a copy.
 
 # %% [markdown]
 # ### Optional: what a stride-aware kernel saves when there is a copy
@@ -418,10 +414,10 @@ x3 = torch.randn(128, 512, 256, device=chapter.device)
 x3_t = x3.transpose(0, 2)
 nbytes = x3.numel() * x3.element_size()
 quiz_c9 = chapter.lab.widgets.Quiz(
-    f"x is contiguous ({nbytes >> 20} MiB). How many bytes does x.contiguous() copy?",
-    choices=["0", f"{nbytes >> 20} MiB", f"{2 * nbytes >> 20} MiB"],
-    answer=lambda: {0: "0", nbytes: f"{nbytes >> 20} MiB", 2 * nbytes: f"{2 * nbytes >> 20} MiB"}.get(
-        chapter.lab.copies.bytes_copied(lambda: x3.contiguous()), "something else"),
+    f"Copying x.transpose(0, 2) of this {nbytes >> 20} MiB tensor into a contiguous buffer, against "
+    "a plain copy of the same bytes: how many times the time does it take?",
+    choices=list(chapter.lab.cases.C9_CHOICES),
+    answer=lambda: chapter.lab.cases.c9_penalty(globals().get("copy_cmp")),
 )
 quiz_c9
 

@@ -193,6 +193,18 @@ def hot_cold_class(hot: object, cold: object) -> str:
             "1.2x to 3x" if ratio <= 3 else "more than 3x")
 
 
+GEMM_SHARE_CHOICES = ("under a third", "a third to two thirds", "over two thirds")
+
+
+def gemm_share_class(summary: object) -> str:
+    """Part 4's quiz answer, graded on the timeline the chapter shows: GEMM/conv's share of
+    the profiled training steps (`timeline.summary(...).kind_shares`)."""
+    if summary is None:
+        raise ValueError("run the training-step cell below first, then submit again")
+    share = summary.kind_shares.get("GEMM/conv", 0.0)  # type: ignore[attr-defined]
+    return GEMM_SHARE_CHOICES[0 if share < 1 / 3 else 1 if share <= 2 / 3 else 2]
+
+
 def inference(model: torch.nn.Module, images: torch.Tensor) -> Callable[[], torch.Tensor]:
     """A model's forward pass on `images` without autograd, as one call to time."""
     def forward() -> torch.Tensor:

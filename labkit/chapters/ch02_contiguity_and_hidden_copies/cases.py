@@ -59,14 +59,44 @@ def matmul_cases(device: torch.device, on_gpu: bool,
     return dtype, batch, cases
 
 
-def which_is_faster(comparisons: Mapping[str, Comparison] | None) -> str:
-    """C2's quiz answer, graded on the careful interleaved measurement (the 2-D case), not a
-    quick one: None until the notebook's C2 cell has run."""
-    if not comparisons or "2-D" not in comparisons:
+def which_is_faster(comparisons: Mapping[str, Comparison] | None, case: str = "2-D") -> str:
+    """C2's quiz answer, graded on the careful interleaved measurement of `case` (the notebook
+    asks about the seed's 3-D batch), not a quick one: an error until C2's cell has run."""
+    if not comparisons or case not in comparisons:
         raise ValueError("run the C2 measurement cell below first, then submit again")
-    ratio = comparisons["2-D"]["x.transpose(0,1).matmul(w)"].ratio  # implicit / explicit time
+    ratio = comparisons[case]["x.transpose(0,1).matmul(w)"].ratio  # implicit / explicit time
     return "about the same (within 10%)" if 1 / 1.1 <= ratio <= 1.1 else (
         "without .contiguous()" if ratio < 1 else "with .contiguous() first")
+
+
+VIEW_MATMUL = "torch.matmul on the view"
+C10_CHOICES = ("torch.matmul on the view",
+               f"about the same (within {ch02.STRIDE_AWARE_WIN_RATIO:g}x either way)",
+               "the path it is compared against")
+
+
+def c10_faster(comparisons: Mapping[str, Comparison] | None) -> str:
+    """C10's quiz answer, graded on the first case of the measurement the chapter shows (its
+    table): torch.matmul on the transposed view against the baseline, with the verdict's own
+    threshold (STRIDE_AWARE_WIN_RATIO) as the edge of 'about the same'."""
+    if not comparisons:
+        raise ValueError("run the C10 measurement cell below first, then submit again")
+    ratio = next(iter(comparisons.values()))[VIEW_MATMUL].ratio  # view time / baseline time
+    limit = ch02.STRIDE_AWARE_WIN_RATIO
+    return C10_CHOICES[1] if 1 / limit <= ratio <= limit else C10_CHOICES[0 if ratio < 1 else 2]
+
+
+C9_CHOICES = (f"under {ch02.STRIDED_PENALTY_RATIO:g}x", f"{ch02.STRIDED_PENALTY_RATIO:g}x to 5x",
+              "more than 5x")
+
+
+def c9_penalty(comparison: Comparison | None) -> str:
+    """C9's quiz answer: the transposed copy's time over the plain copy's, from the comparison
+    the chapter shows (the penalty its verdict rests on)."""
+    if comparison is None:
+        raise ValueError("run the C9 measurement cell below first, then submit again")
+    ratio = comparison["transposed copy: dst.copy_(x.transpose(0, 2))"].ratio
+    return C9_CHOICES[0] if ratio < ch02.STRIDED_PENALTY_RATIO else C9_CHOICES[1 if ratio <= 5 else 2]
 
 
 def gemm_plan(on_gpu: bool) -> tuple[list[tuple[int, torch.dtype]], str, int]:

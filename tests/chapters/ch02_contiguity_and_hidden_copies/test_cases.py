@@ -67,6 +67,23 @@ def test_the_c2_quiz_is_graded_on_the_measurement_and_asks_for_it_first():
     for ratio, answer in ((0.5, "without .contiguous()"), (1.05, "about the same (within 10%)"),
                           (1.5, "with .contiguous() first")):
         assert cases.which_is_faster({"2-D": _comparison({label: ratio}, label)}) == answer
+        assert cases.which_is_faster({"3-D batch": _comparison({label: ratio}, label)}, "3-D batch") == answer
+    with pytest.raises(ValueError, match="run the C2 measurement cell"):
+        cases.which_is_faster({"2-D": _comparison({label: 1.0}, label)}, "3-D batch")
+
+
+def test_the_c10_and_c9_quizzes_are_graded_on_the_measurement_shown():
+    with pytest.raises(ValueError, match="run the C10 measurement cell"):
+        cases.c10_faster(None)
+    view = cases.VIEW_MATMUL
+    for ratio, k in ((0.5, 0), (1.1, 1), (0.9, 1), (1.3, 2)):  # the verdict's 1.2x edge
+        first = {"1024 float16": _comparison({view: ratio}, view), "4096 float16": _comparison({view: 9.0}, view)}
+        assert cases.c10_faster(first) == cases.C10_CHOICES[k]
+    with pytest.raises(ValueError, match="run the C9 measurement cell"):
+        cases.c9_penalty(None)
+    label = "transposed copy: dst.copy_(x.transpose(0, 2))"
+    for ratio, k in ((1.2, 0), (3.0, 1), (20.0, 2)):
+        assert cases.c9_penalty(_comparison({label: ratio}, label)) == cases.C9_CHOICES[k]
 
 
 def test_kept_evidence_and_the_elementwise_note():

@@ -12,11 +12,11 @@ from tests.paths import ROOT
 GIVEAWAYS = {
     "02_contiguity_and_hidden_copies": {
         "quiz_c6": [".narrow("],
-        "quiz_c2": [".matmul(", "c2_comparisons"],
-        # C2's section (above) times x.t().matmul(w): its verdict is the premise C10 builds
-        # on, in order; the copy table's "x.t().matmul(w)" row and copies_inside must not be
-        "quiz_c10": ["x.t().matmul(w)", "copies_inside("],
-        "quiz_c9": ["x.contiguous()", "x3.contiguous()"],
+        # C10 (above C2) times 2-D products; the 3-D batch C2's quiz asks about must not run
+        "quiz_c2": ["matmul_cases(", "c2_comparisons", "transpose(0, 1).matmul", "transpose(0,1).matmul"],
+        # C10's quiz comes before C2: nothing visible above may multiply a transposed view
+        "quiz_c10": ["x.t().matmul(w)", "copies_inside(", ".matmul(", "c10_comparisons"],
+        "quiz_c9": ["x.contiguous()", "x3.contiguous()", "x3_t.contiguous()", "copy_cmp"],
     },
     "03_memory_layouts": {"quiz_c22": [".reshape(-1, channels)"]},
 }
