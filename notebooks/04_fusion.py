@@ -346,8 +346,9 @@ cases.recompile_table(chapter.only_on("cpu", lambda: chapter.reference("recompil
 
 # %% jupyter={"source_hidden": true}
 quiz_c18 = chapter.lab.widgets.Quiz(
-    "On an H200, replaying a CUDA Graph of tiny kernels: how long does the GPU wait between one "
-    "kernel's end and the next one's start (the launch gap, the seed's quantity)?",
+    "Replaying a CUDA Graph of tiny kernels on this machine's GPU (without one: the reference "
+    "H200's recorded replay): how long does the GPU wait between one kernel's end and the next "
+    "one's start (the launch gap, the seed's quantity, read off the timeline below)?",
     choices=list(cases.GAP_CLASSES),  # graded on the gap measured below, or the recorded one
     answer=lambda: cases.graph_gap_class(globals().get("c18_ev"), chapter.on_gpu,
                                          chapter.reference("timeline_launch_gaps")),
@@ -415,7 +416,9 @@ chapter.lab.widgets.Timeline(traces["graph replay"]) if "graph replay" in traces
 # next. The fitted slope of the graph replay is not that: each node's time includes the tiny
 # kernel's own run. Two ways to get the gap itself: the timeline's median gap between kernels,
 # or the slope minus the kernel's duration (GPU busy time / kernels on the timeline). Both are
-# printed; the verdict uses the timeline's gap. For eager, the slope *is* the launch-to-launch
+# printed; the verdict uses the timeline's gap, chosen before the run: it is read in one replay,
+# while the subtraction takes a kernel duration from the profiled replay away from the slope of
+# the unprofiled sweep, two runs' errors in one number. For eager, the slope *is* the launch-to-launch
 # time (the GPU waits for the CPU); the timeline's eager gap runs with the profiler on, which
 # slows the CPU, so it is shown, not judged.
 
@@ -457,7 +460,8 @@ cases.comparison_table(chapter.here_or_recorded("reduce_overhead", lambda: cases
 
 # %% jupyter={"source_hidden": true}
 quiz_c19 = chapter.lab.widgets.Quiz(
-    "A large fp16 add on an H200 (a power-of-two size): is the seed's Triton kernel faster "
+    "A large fp16 add on this machine's GPU (without one: the reference H200's recorded sweep), a "
+    "power-of-two size: is the seed's Triton kernel faster "
     "than PyTorch's add?",
     choices=list(chapter.lab.fused_kernels.ADD_SPEED_CLASSES),  # graded on the sweep below, or the recorded one
     answer=lambda: cases.triton_add_class(globals().get("add_sweep"), has_triton,

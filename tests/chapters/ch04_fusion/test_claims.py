@@ -141,6 +141,13 @@ def test_c18_judges_the_launch_gap_not_the_time_per_node():
     assert "time per node minus the kernel" in by_slope.reason and "1.26 us" in by_slope.reason
     by_gap = judge("C18", **CASES["C18"]["confirmed"])
     assert "timeline's median gap" in by_gap.reason and "0.26 us" in by_gap.reason
+    # the estimate it does not use is shown beside it, and a split across 0.5 us is said
+    assert "slope minus the kernel's duration: 0.23 us (not judged" in by_gap.reason
+    assert "either side" not in by_gap.reason
+    split = judge("C18", **dict(CASES["C18"]["confirmed"], graph_kernel_us=0.67))
+    assert split.outcome == "confirmed" and "0.59 us (not judged" in split.reason
+    assert "the two estimates lie on either side of 0.5 us" in split.reason
+    assert "either side" not in judge("C18", **CASES["C18"]["depends"]).reason  # one estimate only
     with pytest.raises(claims.ClaimError, match="launch latency"):
         judge("C18", eager_per_launch_us=6.9, graph_per_node_us=1.26, fit_r_squared=0.99)
     with pytest.raises(claims.ClaimError, match="cannot fit"):
