@@ -267,7 +267,7 @@ print(f"N = {act.shape[0]}: after permute, strides (N, H, W, C) = {many.stride()
 quiz_c7 = chapter.lab.widgets.Quiz(
     f"On this machine ({chapter.device.type}, {str(conv_dtype).replace('torch.', '')}), how much faster "
     "is the 3x3 convolution in channels_last? (NCHW time / NHWC time)",
-    answer=lambda: round(cases.conv_speedup(conv, conv_cl, act, act_cl), 2), rel_tol=0.2, unit="x",
+    answer=lambda: round(cases.conv_speedup(globals().get("conv_cmp")), 2), rel_tol=0.2, unit="x",
 )
 quiz_c7
 

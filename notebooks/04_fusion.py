@@ -18,7 +18,7 @@
 # Fusion saves two things: **launches** (each kernel costs the CPU a few microseconds to start,
 # whatever it does) and **memory traffic** (each unfused op writes its result to memory and the
 # next one reads it back). This chapter measures both, shows how to see that fusion happened,
-# and where it does not pay. Five claims of the seed article `seeds/004_...txt` (an
+# and where it does not pay. Five claims of the seed article B (seed 004, the
 # "industrial tensor pipeline" handbook) are put to the test: C20 (Conv-BN folding), C17
 # (Dynamo and Python control flow), C18 (CUDA Graphs), C19 (a Triton add) and C21 (GradScaler:
 # its defaults, C21a, and its bounds, C21b).
@@ -261,36 +261,11 @@ print(c17)
 # recompile, not a second branch in the graph), and when you write the branch as `torch.cond`,
 # which puts both branches into the graph. A condition on a tensor's value breaks the graph.
 
-# %% [markdown]
-# ### Optional: what Inductor fuses, read in the generated code
-#
-# Inductor writes its kernels as source you can read (`TORCH_LOGS=output_code` prints them;
-# `torch._inductor.utils.run_and_get_code` returns them). A fused kernel is named after what
-# it fused. The function is the chain used again in section 4: `silu((x + y) * z)`.
-
 # %%
 def chain(x: torch.Tensor, y: torch.Tensor, z: torch.Tensor) -> torch.Tensor:
+    """The elementwise chain of section 4, compiled in the optional sections: silu((x + y) * z)."""
     return torch.nn.functional.silu((x + y) * z)
 
-
-# Compiled here on a GPU; on a CPU (an Inductor compile would take about 30 s) the reference
-# H200's kernels, recorded.
-print(cases.inductor_excerpts(chapter.here_or_recorded(
-    "inductor_kernels", lambda: cases.inductor_kernels(chain, chapter.device))))
-
-# %% [markdown]
-# Look for one kernel named `..._fused_add_mul_silu_...`: three loads, the arithmetic in
-# registers, one store. The two intermediates of eager mode never reach memory.
-#
-# ### Optional: compile time against run time
-#
-# A compile is paid once, at the first call; it pays back after
-# `compile time / (eager time - compiled time)` calls.
-
-# %%
-# Measured on a GPU (a real compile: Inductor's disk cache off); on a CPU the reference GPU's, recorded.
-cases.payback_table(chapter.here_or_recorded("compile_payback", lambda: cases.compile_payback(
-    chain, chapter.sizes.copy_bytes // 4 // 8, chapter.device)))
 
 # %% [markdown]
 # ### Optional: recompiles, and the cliff
@@ -519,8 +494,7 @@ cases.add_table(chapter.here_or_recorded("triton_add_misaligned", can=has_triton
 # ### Where fusion pays: a fused chain
 #
 # Where fusion *does* pay: a chain of elementwise ops. `silu((x + y) * z)` in eager PyTorch is
-# three kernels and moves 8 arrays' worth of bytes (each intermediate is written and read
-# back); fused, it moves 4. Predict the speed-up.
+# three kernels; fused, it is one. Predict the speed-up.
 
 # %% jupyter={"source_hidden": true}
 x_f, y_f, z_f = cases.chain_operands(chapter.sizes, chapter.device)
@@ -550,7 +524,8 @@ chapter.here_or_recorded(cases.key_here("fused_chain", chapter.on_gpu), can=True
 cases.chain_table(chain_cmp, chain_bytes, chain_stated)
 
 # %% [markdown]
-# When both paths run at about the same bandwidth, the one that moves half the bytes takes
+# Eager moves 8 arrays' worth of bytes (each intermediate is written and read back); fused,
+# the chain moves 4. When both paths run at about the same bandwidth, the one that moves half the bytes takes
 # half the time: that is what fusion buys an elementwise chain, and all it can buy, since a
 # kernel at the copy ceiling only gets faster by moving fewer bytes. A GPU's fused kernel
 # keeps the bandwidth of the unfused ones; a CPU's blocked loop pays Python for every block and
@@ -560,6 +535,33 @@ cases.chain_table(chain_cmp, chain_bytes, chain_stated)
 # Without a GPU: the reference GPU's (eager PyTorch against the fused Triton kernel), recorded.
 cases.comparison_table(chapter.only_on("cpu", lambda: chapter.reference("fused_chain")),
                        "silu((x + y) * z), eager against fused")
+
+# %% [markdown]
+# ### Optional: what Inductor fuses, read in the generated code
+#
+# Inductor writes its kernels as source you can read (`TORCH_LOGS=output_code` prints them;
+# `torch._inductor.utils.run_and_get_code` returns them). A fused kernel is named after what
+# it fused. The function is the chain above, `silu((x + y) * z)`.
+
+# %%
+# Compiled here on a GPU; on a CPU (an Inductor compile would take about 30 s) the reference
+# H200's kernels, recorded.
+print(cases.inductor_excerpts(chapter.here_or_recorded(
+    "inductor_kernels", lambda: cases.inductor_kernels(chain, chapter.device))))
+
+# %% [markdown]
+# Look for one kernel named `..._fused_add_mul_silu_...`: three loads, the arithmetic in
+# registers, one store. The two intermediates of eager mode never reach memory.
+#
+# ### Optional: compile time against run time
+#
+# A compile is paid once, at the first call; it pays back after
+# `compile time / (eager time - compiled time)` calls.
+
+# %%
+# Measured on a GPU (a real compile: Inductor's disk cache off); on a CPU the reference GPU's, recorded.
+cases.payback_table(chapter.here_or_recorded("compile_payback", lambda: cases.compile_payback(
+    chain, chapter.sizes.copy_bytes // 4 // 8, chapter.device)))
 
 # %% [markdown]
 # ### Exercise 04.3: a fused chain without full-size intermediates

@@ -79,3 +79,19 @@ def test_kept_table_and_half_note():
     assert shown.column("NHWC/NCHW kept") == [pytest.approx(1.1)] and shown.column("faults per NCHW call") == [300.0]
     assert cases.kept_table([_run(1, 10.0, 9.0)], []).notes  # nothing kept: it says why
     assert cases.half_note(None).startswith("not measured on a GPU")
+
+
+def test_the_c7_quiz_reads_the_chapter_s_own_comparison():
+    """NCHW time / NHWC time from the careful interleaved table the chapter shows, not a new one."""
+    from labkit.measure.timing import Comparison, Timing, VariantResult
+
+    def variant(label, ratio):
+        timing = Timing(label=label, device="cpu", mode="cold", times_s=(ratio,), median_s=ratio,
+                        iqr_s=0.0, min_s=ratio, count=1)
+        return VariantResult(timing, ratio, ratio, ratio, (ratio,))
+
+    nchw, nhwc = cases.LAYOUTS
+    shown = Comparison(nchw, 5, {nchw: variant(nchw, 1.0), nhwc: variant(nhwc, 0.8)}, (nchw, nhwc))
+    assert cases.conv_speedup(shown) == pytest.approx(1.25)
+    with pytest.raises(ValueError, match="run the convolution's measurement cell"):
+        cases.conv_speedup(None)
