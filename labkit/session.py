@@ -157,9 +157,9 @@ class Takeaways:
 
 
 # The trust rule in one sentence (the whole rule, labkit.claims.TRUST_RULE, is folded under it).
-GIST = ("a timing the harness flags holds a verdict back only if its uncertainty could carry the "
-        "deciding ratio across the threshold; a GPU shared with other processes holds it back; "
-        "bytes copied and errors raised decide on their own.")
+GIST = ("a flagged timing holds a verdict back only if its uncertainty could carry the deciding "
+        "ratio across the threshold; so does a GPU shared with other processes; bytes copied and "
+        "errors raised decide alone.")
 
 
 class Rules:
@@ -172,8 +172,8 @@ class Rules:
         return str(self)
 
     def _repr_html_(self) -> str:
-        return (f"<div id='{RULES_ANCHOR}'><b>The trust rule</b> (each claim card below links back "
-                f"here): {html.escape(GIST)}<details><summary>the rule in full</summary>"
+        return (f"<div id='{RULES_ANCHOR}'><b>The trust rule</b> (claim cards link here): "
+                f"{html.escape(GIST)}<details><summary>in full</summary>"
                 f"{html.escape(claims.TRUST_RULE)}</details></div>")
 
 

@@ -15,17 +15,17 @@
 # %% [markdown]
 # # 99 The claims ledger
 #
-# Every claim the course tests, in one table: what the seed article says, the verdict this
-# machine reached, the verdict the reference GPU run recorded, and what a verdict depends on.
-# Nothing here is typed in: each cell of the table is read from what the chapters saved
-# (`claims.save` at the end of each chapter) on this machine and in `results/`.
+# Every claim the course tests, in one table: the claim in English, the verdict this machine
+# reached and the verdict the reference GPU run recorded, each with the kind of form it
+# judged. Nothing here is typed in: each cell of the table is read from what the chapters saved
+# (`chapter.save()` at the end of each chapter) on this machine and in `results/`.
 #
-# A row that says *not run here yet* names the chapter that fills it: run that chapter (or
-# `make notebooks`) and re-run this one; *ran here, needs a GPU* means it ran on this machine
-# but the claim has no form a machine without a GPU can judge. The *finding* column is the
-# verdict's finding in one sentence (for C14b: the wrong gradients). Where this machine and the reference disagree, the
-# row says what differs: the device, or the form of the claim that was judged (the seed's own
-# setting, or an analogue that this machine can run).
+# A row that says *not run here yet* names, under *more*, the chapter that fills it: run that
+# chapter (or `make notebooks`) and re-run this one; *needs a GPU* means it ran on this machine
+# but the claim has no form a machine without a GPU can judge. *more* opens the rest of a row:
+# the seed's own words and section, both verdicts with the form judged in full, the finding in
+# one sentence, and, where the two machines disagree, what differs (the device, or the form
+# of the claim that was judged).
 
 # %%
 import os  # in Google Colab only: fetch the course and install labkit (elsewhere this does nothing)
@@ -36,29 +36,35 @@ if "COLAB_RELEASE_TAG" in os.environ:
 
 # %%
 from labkit import claims
-from labkit.core import env, results
-from labkit.show.table import Table, rows
 
 ledger = claims.ledger(notebooks=".")  # this notebook's folder holds the chapters' notebooks
-print(f"this machine: {env.device_key()}")
-print(f"reference:    {results.describe_machine(ledger.reference)}")
+ledger.machines()  # where each column of the ledger was measured
 
 # %% tags=["nbval-check-output"]
 chapters = list(dict.fromkeys(c.chapter for c in claims.REGISTRY.values()))  # in the course's order
-registry = rows([{"chapter": key, "claims": ", ".join(c.id for c in claims.REGISTRY.values() if c.chapter == key)}
-                 for key in chapters], f"The course tests {len(claims.REGISTRY)} claims")
-print(registry)
+per_chapter = []
+for key in chapters:
+    ids = [c.id for c in claims.REGISTRY.values() if c.chapter == key]
+    per_chapter.append({"chapter": key, "claims": ", ".join(ids)})
+ledger.show(per_chapter, f"The course tests {len(claims.REGISTRY)} claims")
 
 # %% [markdown]
 # ## The ledger
 #
-# Hover over a seed statement to see the seed's own section title. Beside each verdict, in
-# brackets, is the form it judged: `[the seed's form]` means
-# the verdict judged the claim in the seed's own setting; anything else in brackets names the
-# analogue that was judged instead.
+# Beside each verdict, in brackets, is the kind of form it judged: *seed form* (the claim in
+# the seed's own setting), *analogue* (what this machine can run instead: a CPU, another
+# precision) or *read from documentation* (part of the claim judged from what a vendor
+# documents). *more* names the form in full.
 
 # %%
 ledger
+
+# %% [markdown]
+# One row opened, from the same saved verdicts: both verdicts side by side with the numbers
+# that decided them. Change the id to read another claim.
+
+# %%
+ledger.claim("C9")
 
 # %% [markdown]
 # ## How the claims fared
@@ -67,22 +73,27 @@ ledger
 # claims as stated: most of them are GPU claims.
 
 # %%
-tally = {column: ledger.tally(column) for column in ("reference GPU", "this machine")}
-kinds = list(dict.fromkeys(kind for counted in tally.values() for kind in counted))
-rows([{"kind": kind, **{column: ", ".join(f"{n} {word}" for word, n in sorted(counted.get(kind, {}).items()))
-                        or "-" for column, counted in tally.items()}} for kind in kinds], "How the claims fared")
+fared = []
+for kind in [*claims.FORM_KINDS, "no verdict"]:
+    row = {"kind of form judged": kind}
+    for column in ("reference GPU", "this machine"):
+        counted = ledger.tally(column).get(kind, {})
+        row[column] = ", ".join(f"{n} {outcome}" for outcome, n in sorted(counted.items())) or "-"
+    fared.append(row)
+ledger.show(fared, "How the claims fared")
 
 # %% [markdown]
-# The three kinds are counted apart because they say different things: a verdict on the
-# *seed form* judged the claim in the seed's own setting; an *analogue* judged what this
-# machine can run (a CPU, another precision); *read from documentation* means part of the claim
-# was judged from what a vendor documents, not measured (which claims, in each column, is
-# printed below, read from the verdicts themselves).
+# The kinds are counted apart because they say different things: a refuted *analogue* says
+# less about the seed than a refuted *seed form*, and *read from documentation* was not
+# measured at all. Which claims were read from documentation, in each column, is read from the
+# verdicts themselves:
 
 # %%
-rows([{"column": column, "read from documentation": ", ".join(sorted(
-    i for i, v in verdicts.items() if claims.form_kind(v.form) == claims.FORM_KINDS[-1])) or "none"}
-      for column, verdicts in (("reference GPU", ledger.reference_verdicts), ("this machine", ledger.mine))])
+documented = []
+for column, verdicts in (("reference GPU", ledger.reference_verdicts), ("this machine", ledger.mine)):
+    ids = sorted(i for i, v in verdicts.items() if claims.form_kind(v.form) == claims.FORM_KINDS[-1])
+    documented.append({"column": column, "read from documentation": ", ".join(ids) or "none"})
+ledger.show(documented)
 
 # %% [markdown]
 # ## Which chapters ran here
@@ -92,32 +103,34 @@ rows([{"column": column, "read from documentation": ", ".join(sorted(
 
 # %%
 ran = claims.chapters_ran()
-rows([{"chapter": key, "here": f"ran here on {ran[key]['machine']} ({ran[key]['where']})" if key in ran
-       else "not run here yet"} for key in sorted(chapters)], "Which chapters ran here")
+ledger.show([{"chapter": key[:2], "here": ran[key]["machine"] if key in ran else "not run here yet"}
+             for key in sorted(chapters)], "Which chapters ran here")
 
 # %% [markdown]
 # ## Where this machine and the reference disagree
 #
 # A disagreement is not an error: a claim about an A100 in fp16 judged on a laptop CPU is a
-# different claim. Each line says what differs.
+# different claim. What differs is folded under each table row's claim id.
 
 # %%
-disagree = Table("Where this machine and the reference disagree", ["claim", "this machine", "reference GPU"])
-for row in (r for r in ledger.rows() if "differ by" in r["depends on / why they differ"]):
-    disagree.add(row["claim"], row["this machine"], row["reference GPU"])
-    disagree.fold(f"{row['claim']}: why they differ", row["depends on / why they differ"])
-disagree if disagree.rows else "No claim has verdicts on both machines that disagree."
+differ = [row for row in ledger.rows() if "differ by" in row["depends on / why they differ"]]
+disagree = ledger.show([{"claim": row["claim"], "this machine": row["this machine"].split(" [")[0],
+                         "reference GPU": row["reference GPU"].split(" [")[0]} for row in differ],
+                       "Where this machine and the reference disagree") if differ else None
+for row in differ:
+    disagree.fold(f"{row['claim']}: why", row["depends on / why they differ"])
+disagree or "No claim has verdicts on both machines that disagree."
 
 # %% [markdown]
 # ## A handout
 #
 # The same table as Markdown (for a README or an issue) and as one self-contained HTML page
-# (no scripts, nothing fetched) that an instructor can hand out or print.
+# (no scripts, nothing fetched) that an instructor can hand out or print; both keep every
+# column open.
 
 # %%
-markdown_path, html_path = ledger.export(env.cache_dir() / "ledger")
+markdown_path, html_path = ledger.export()  # into labkit's cache folder
 print(f"written: {markdown_path}\n         {html_path}")
-print(markdown_path.read_text().splitlines()[2])
 
 # %% [markdown]
 # ## What to remember

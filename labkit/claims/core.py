@@ -210,24 +210,24 @@ class Claim:
                        depends_on, machine or env.device_key(), form.strip(), issued_by=_TOKEN)
 
     def _repr_html_(self) -> str:
-        """The card: the claim and what decides it, visible; where it comes from (the article,
-        its section), the seed's setting and the named thresholds folded under it."""
-        def row(name: str, value: str) -> str:
-            return (f"<tr><th style='text-align:left'>{html.escape(name)}</th>"
-                    f"<td style='text-align:left'>{value}</td></tr>")
-
-        body = row("claim", html.escape(f"{self.id}: {self.statement}"))
-        body += row("confirmed if", html.escape(self.confirm_if))
-        body += row("refuted if", html.escape(self.refute_if))
-        if self.timing_based:  # the rule itself is printed once per chapter; the card links to it
-            body += row("trust rule", f"<a href='#{RULES_ANCHOR}' title='{html.escape(TRUST_RULE, quote=True)}'>"
-                                      "the chapter's, above</a>")
-        folded = [f"source: {articles.cite_html(self)}"]
+        """The card, in two visible lines: the claim, and the rule that confirms it (with a
+        link to the chapter's trust rule when a timing decides it). What refutes it or makes it
+        depend, the seed's setting, the source (article and section) and the named thresholds
+        are folded under it: the verdict card that follows shows the outcome and the numbers
+        that decided it, so the card itself need not be read twice (issue 37: less to read)."""
+        trust_link = (f" <small>(<a href='#{RULES_ANCHOR}' title='{html.escape(TRUST_RULE, quote=True)}'>"
+                      "trust rule</a>)</small>" if self.timing_based else "")
+        shown = (f"<b>{html.escape(self.id)}</b>: {html.escape(self.statement)}<br>"
+                 f"<b>confirmed if</b> {html.escape(self.confirm_if or 'not stated')}{trust_link}")
+        folded = [f"<b>refuted if</b> {html.escape(self.refute_if)}"] if self.refute_if else []
+        folded.append(f"source: {articles.cite_html(self)}")
         if self.seed_setting:
             folded.append(f"the seed's setting: {html.escape(self.seed_setting)}")
         folded += [f"threshold {html.escape(k)}: {v}" for k, v in self.thresholds.items()]
-        return (f"<table>{body}</table><details><summary>source and thresholds</summary>"
-                + "<br>".join(folded) + "</details>")
+        summary = "refuted if, source" if self.refute_if else "source"
+        summary += ", thresholds" if self.thresholds else ""
+        return (f"<div class='lt-claim'>{shown}<details><summary>{summary}</summary>"
+                + "<br>".join(folded) + "</details></div>")
 
     def __repr__(self) -> str:
         rule = f"confirmed if {self.confirm_if}; refuted if {self.refute_if}"

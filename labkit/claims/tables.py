@@ -17,7 +17,7 @@ from pathlib import Path
 from labkit.claims import articles
 from labkit.claims.core import CONFIRMED, DEPENDS, REFUTED, SEED_FORM, Claim, Verdict
 from labkit.claims.registry import REGISTRY, all_claims, get
-from labkit.core import results
+from labkit.core import env, results
 from labkit.show import table as tables
 
 VERDICT_COLUMNS = ("claim", "source", "statement", "this machine", "form judged", "reason",
@@ -113,13 +113,17 @@ class VerdictTable:
         return self.structure()
 
     def card(self) -> tables.Table:
-        """The verdicts as one `labkit.show.table.Table`: per claim its outcome, the form judged,
-        the numbers that decided it (its reason, without the trust rule's notes) and the
-        reference's recorded outcome; the statement, source, whole reason and evidence are
-        folded, one click away. A summary (a chapter's closing table) shows outcomes only,
-        the forms folded with the rest (each card above showed its own)."""
+        """The verdicts as one `labkit.show.table.Table`: per claim its outcome (what a
+        'depends' depends on, in a word or two), the form judged, the numbers that decided it
+        (its reason, without the trust rule's notes) and the reference's recorded outcome, the
+        reference machine named once in its column's heading; the statement, source, whole
+        reason and evidence are folded, one click away. A summary (a chapter's closing table)
+        shows outcomes only, the forms folded with the rest (each card above showed its own)."""
+        machines = {ref.machine for ref in self.recorded.values()}
+        one_machine = next(iter(machines)) if len(machines) == 1 and not self.recording_reference else ""
+        reference = f"reference (recorded, {one_machine})" if one_machine else "recorded reference"
         columns = ["claim", "this machine"] + ([] if self.summary else ["form judged", "deciding numbers"])
-        shown = tables.Table("", [*columns, "recorded reference"], marks=_COLOURS)
+        shown = tables.Table("", [*columns, reference], marks=_COLOURS)
         by_id = {v.claim_id: v for v in self.verdicts}
         folded = []
         for row in self.rows():
@@ -127,20 +131,33 @@ class VerdictTable:
             detail = [] if self.summary else [
                 row["form judged"],
                 deciding(row["reason"]) if verdict else f"(reference) {deciding(row['reason'])}"]
-            shown.add(row["claim"], row["this machine"], *detail, self._reference_cell(row, verdict, ref))
+            here = short_label(verdict) if verdict else row["this machine"]
+            shown.add(row["claim"], here, *detail, self._reference_cell(row, verdict, ref, one_machine))
             folded.append(_evidence_text(row, verdict, ref))
-        shown.fold("statement, source, " + ("form, " if self.summary else "") + "whole reason and evidence",
+        shown.fold("statement, source, " + ("form, " if self.summary else "") + "reason, evidence",
                    "\n\n".join(folded))
         return shown
 
-    def _reference_cell(self, row: dict, verdict: Verdict | None, ref: Verdict | None) -> str:
+    def _reference_cell(self, row: dict, verdict: Verdict | None, ref: Verdict | None,
+                        named: str = "") -> str:
+        """'the same' when the reference reached this machine's outcome; its machine only when
+        the column's heading does not name it already."""
         if ref is None or self.recording_reference:
             return row["recorded reference"]
         same = verdict is not None and verdict.label == ref.label
-        return f"{'the same' if same else ref.label} (recorded, {ref.machine})"
+        text = "the same" if same else short_label(ref)
+        return text if named == ref.machine else f"{text} (recorded, {ref.machine})"
 
     def _repr_html_(self) -> str:
         return self.card()._repr_html_()
+
+
+def short_label(verdict: Verdict) -> str:
+    """'refuted', or 'depends (on noise)': what a 'depends' depends on up to its first colon
+    (the whole of it, with the reason, stays in the folded evidence)."""
+    if not verdict.depends_on:
+        return verdict.outcome
+    return f"{verdict.outcome} (on {verdict.depends_on.split(':')[0].strip()})"
 
 
 NUMBERS_CHARACTERS = 220  # a card's visible reason; the whole reason is folded under it
@@ -153,13 +170,14 @@ def deciding(reason: str) -> str:
     cut = min([reason.find(n) for n in _TRUST_NOTES if n in reason] or [len(reason)])
     head = reason[:cut].strip()
     if cut < len(reason):
-        head += " (flags: see the whole reason below)"
-    return head if len(head) <= NUMBERS_CHARACTERS else head[:NUMBERS_CHARACTERS - 30] + "... (whole reason below)"
+        head += " (flags folded below)"
+    return head if len(head) <= NUMBERS_CHARACTERS else head[:NUMBERS_CHARACTERS - 30] + "... (the rest folded below)"
 
 
 def _evidence_text(row: dict, verdict: Verdict | None, ref: Verdict | None) -> str:
     lines = [f"{row['claim']}: {row['statement']}", f"source: {row['source']}",
-             f"form judged: {row['form judged']}", f"reason: {row['reason']}"]
+             f"form judged: {row['form judged']}", f"this machine: {row['this machine']}",
+             f"reason: {row['reason']}"]
     if verdict is not None:
         lines.append("evidence: " + json.dumps(results.to_jsonable(verdict.evidence), indent=1,
                                                ensure_ascii=False))
@@ -215,6 +233,20 @@ def chapter_notebook(chapter: str, notebooks: Path | None) -> str:
     if notebooks is None:
         return ""
     return f"{chapter}.py" if (Path(notebooks) / f"{chapter}.py").is_file() else ""
+
+
+def _compact_outcome(row: dict, column: str, kind_key: str) -> str:
+    """'refuted (analogue)': a ledger cell's outcome, what a 'depends' depends on up to its
+    first colon, and the kind of form judged; a cell with no verdict in a few words."""
+    text = row[column]
+    if text.split(" ")[0] not in _COLOURS:
+        if text.startswith("ran here"):
+            return "needs a GPU"
+        return "not run here yet" if text.startswith("not run here") else text
+    outcome = text.split(" [")[0]
+    if outcome.startswith(DEPENDS) and ":" in outcome:
+        outcome = outcome.split(":")[0] + ")"
+    return f"{outcome} ({row[kind_key]})"
 
 
 def _why_they_differ(mine: Verdict, theirs: Verdict) -> str:
@@ -347,7 +379,65 @@ class Ledger:
                       f"{html.escape(self.reference)}</caption><tr>{head}</tr>{body}</table>")
 
     def _repr_html_(self) -> str:
-        return self._table_html()
+        return self.compact_html()
+
+    def machines(self) -> tables.Table:
+        """Which machine each column was read from: this one, and the reference run."""
+        return tables.Table("", ["column", "machine"], [
+            ["this machine", env.device_key()],
+            ["reference GPU", results.describe_machine(self.reference)]])
+
+    def show(self, records: Iterable[dict], title: str = "") -> tables.Table:
+        """Readings about the ledger (dicts with the same keys) as one `labkit.show.table`
+        table, as a chapter's `chapter.show` does: the ledger notebook's only door besides
+        the ledger itself."""
+        return tables.rows(records, title)
+
+    def claim(self, claim_id: str) -> tables.Table:
+        """One claim's row opened: each machine's verdict with the form it judged in full and
+        the numbers that decided it (as a verdict card shows them), side by side, and what a
+        verdict depends on; the seed's own words and both whole reasons are folded. A claim
+        the registry does not know is named, with the ones it does."""
+        if claim_id not in REGISTRY:
+            raise KeyError(f"no claim {claim_id!r} in the ledger; known: {', '.join(REGISTRY)}")
+        row = next(r for r in self.rows() if r["claim"] == claim_id)
+        shown = tables.Table(f"{claim_id} ({row['section']}): {row['in English']}",
+                             ["column", "verdict [form judged]", "deciding numbers"], marks=_COLOURS)
+        reasons = [f"the seed's own words: {row['seed says']}"]
+        for column, verdicts in (("this machine", self.mine), ("reference GPU", self.reference_verdicts)):
+            verdict = verdicts.get(claim_id)
+            shown.add(column, row[column], deciding(verdict.reason) if verdict else "-")
+            reasons.append(f"{column}: {verdict.reason if verdict else 'no verdict'}")
+        if row["depends on / why they differ"]:
+            shown.note(f"depends on / why they differ: {row['depends on / why they differ']}")
+        return shown.fold("the seed's words, whole reasons", "\n\n".join(reasons))
+
+    def compact_html(self, link_base: str = "") -> str:
+        """The ledger as a learner reads it in the notebook: one compact row per claim (its id,
+        chapter, English gist, and each machine's outcome with the kind of form it judged:
+        seed form, analogue, or read from documentation); the seed's own words, the section,
+        the forms in full, the finding and why the machines differ are folded in each row,
+        one click away. The handouts (`to_markdown`, `to_html`) keep every column open."""
+        head = "".join(f"<th style='text-align:left'>{c}</th>"
+                       for c in ("claim", "chapter", "the claim in English", "this machine", "reference GPU"))
+        body = ""
+        for row in self.rows():
+            chapter = (f"<a href='{html.escape(link_base + row['notebook'])}'>{row['chapter']}</a>"
+                       if row["notebook"] else row["chapter"])
+            folded = [f"<span lang='zh' title='{html.escape(row['section_zh'], quote=True)}'>"
+                      f"{html.escape(row['seed says'])}</span>", html.escape(row["section"]),
+                      f"this machine: {html.escape(row['this machine'])}",
+                      f"reference GPU: {html.escape(row['reference GPU'])}"]
+            folded += [f"{name}: {html.escape(row[key])}" for name, key in
+                       (("finding", "finding"), ("depends on / why they differ", "depends on / why they differ"))
+                       if row[key]]
+            gist = (f"<td style='text-align:left{WRAP}'>{html.escape(row['in English'])}<details>"
+                    f"<summary>more</summary><small>{'<br>'.join(folded)}</small></details></td>")
+            body += (f"<tr><td>{html.escape(row['claim'])}</td><td>{chapter}</td>{gist}"
+                     + _cell(_compact_outcome(row, "this machine", "form here"))
+                     + _cell(_compact_outcome(row, "reference GPU", "form on the reference")) + "</tr>")
+        return fitted(f"<table style='{TABLE_STYLE}'><caption>reference: "
+                      f"{html.escape(self.reference)}</caption><tr>{head}</tr>{body}</table>")
 
     def to_html(self, title: str = "Tensor Layout Lab: claims ledger", link_base: str = "") -> str:
         """A self-contained HTML page (no scripts, no outside files) an instructor can hand out;
@@ -359,13 +449,14 @@ class Ledger:
                 f"</title><style>{style}</style></head><body><h1>{html.escape(title)}</h1>"
                 f"{self._table_html(link_base)}</body></html>\n")
 
-    def export(self, folder: str | Path) -> tuple[Path, Path]:
-        """Write ledger.md and ledger.html into folder; returns their paths.
+    def export(self, folder: str | Path | None = None) -> tuple[Path, Path]:
+        """Write ledger.md and ledger.html into folder (default: labkit's cache folder's
+        `ledger/`); returns their paths.
 
         Their chapter links lead from folder to the ledger's `notebooks` folder (a handout is
         written to a cache folder, where no chapter is), as a relative path.
         """
-        folder = Path(folder)
+        folder = env.cache_dir() / "ledger" if folder is None else Path(folder)
         folder.mkdir(parents=True, exist_ok=True)
         markdown, page = folder / "ledger.md", folder / "ledger.html"
         base = ("" if self.notebooks is None else

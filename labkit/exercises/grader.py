@@ -82,7 +82,9 @@ class Report:
                 f"arguments {_shown(f.arguments)}, torch says {_shown(f.expected)}, your function {got}")
 
     def __repr__(self) -> str:
-        return self.summary
+        """The summary; where a hint waits, where to find it (the HTML folds it under the line)."""
+        waiting = self.hint and not self.passed
+        return self.summary + (" Hint: print the exercise's .hint when you want it." if waiting else "")
 
     def _repr_html_(self) -> str:
         colour = "#1a7f37" if self.passed else ("#9a6700" if self.note else "#cf222e")
@@ -128,9 +130,8 @@ class Exercise:
             try:
                 got = fn(*args)
             except NotImplementedError:
-                return Report(self.id, number, False, note="not written yet: replace the "
-                              "`raise NotImplementedError` with your code and run the check again. "
-                              "Hint: folded below (or print the exercise's .hint) when you want it.",
+                return Report(self.id, number, False, note="not written yet: replace "
+                              "`raise NotImplementedError` with your code, then check again.",
                               hint=self.hint)
             except Exception as error:  # the learner's bug is reported, never raised
                 return Report(self.id, len(all_cases), False,

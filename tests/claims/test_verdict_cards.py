@@ -35,7 +35,7 @@ def test_a_verdict_card_shows_its_numbers_and_folds_its_evidence():
                                        "view_offsets": {"x[1:]": 4, "x[3:]": 12}})
     card = claims.table([verdict])
     page = card._repr_html_()
-    assert "<details><summary>statement, source, whole reason and evidence</summary>" in page
+    assert "<details><summary>statement, source, reason, evidence</summary>" in page
     assert verdict.label in page and tables.deciding(verdict.reason)[:40] in page
     shown = words(page)
     assert shown < len(re.sub(r"<[^>]+>", " ", page).split())  # the evidence is folded away
@@ -48,8 +48,8 @@ def test_deciding_numbers_leave_the_trust_notes_to_the_folded_reason():
     reason = ("transposed: 3.77x slower than a plain copy; flagged, but too small to carry its "
               "ratio across the threshold: plain copy (noisy; could be off by 12%)")
     assert tables.deciding(reason) == ("transposed: 3.77x slower than a plain copy "
-                                       "(flags: see the whole reason below)")
+                                       "(flags folded below)")
     long = "x " * 400
-    assert tables.deciding(long).endswith("(whole reason below)")
+    assert tables.deciding(long).endswith("(the rest folded below)")
     assert len(tables.deciding(long)) <= tables.NUMBERS_CHARACTERS
     assert RULE_WORDS > 100  # what each card no longer repeats

@@ -102,7 +102,7 @@ def test_rules_print_the_trust_rule_once_and_forms_follow_the_device():
     chapter = session.open("02_contiguity_and_hidden_copies", announce=False)
     assert claims.TRUST_RULE in str(chapter.rules())
     assert f"id='{session.RULES_ANCHOR}'" in chapter.rules()._repr_html_()
-    assert "<details><summary>the rule in full</summary>" in chapter.rules()._repr_html_()
+    assert "<details><summary>in full</summary>" in chapter.rules()._repr_html_()
     gpu = session.Chapter("02_contiguity_and_hidden_copies", torch.device("cuda"), chapter.sizes, True, 4)
     cpu = session.Chapter("02_contiguity_and_hidden_copies", torch.device("cpu"), chapter.sizes, False, 4)
     assert gpu.form("float32") == claims.SEED_FORM and gpu.form(there="GPU x") == "GPU x"
