@@ -27,8 +27,8 @@
 # The first seed article, *"A 300% latency spike from broken shape alignment: stride,
 # contiguous and memory layout"* (in Chinese), makes eight claims about this. For each one:
 # you predict, the notebook shows the claim and the rule that decides it, measures, and
-# `labkit.claims` computes the verdict from the measurement. Three graded exercises let you
-# write the arithmetic yourself.
+# `labkit.claims` computes the verdict from the measurement. Graded exercises let you write
+# the arithmetic yourself.
 
 # %%
 import os  # in Google Colab only: fetch the course and install labkit (elsewhere this does nothing)
@@ -367,12 +367,11 @@ chapter.show([{"a + b": f"{tuple(c['a'])} + {tuple(c['b'])}", "seed says": str(c
     f"torch.broadcast_tensors gives views in which the stretched dim has stride 0: "
     f"{a_view.stride()} and {b_view.stride()}")
 
-# %% tags=["nbval-check-output"]
 c8b = chapter.judge("C8b", {"cases": cases})
 print(c8b)
 
 # %% [markdown]
-# ## C8c: a repeated dimension in `permute`
+# ## Optional: C8c, a repeated dimension in `permute`
 #
 # `permute(0, 0, 1)` names dimension 0 twice. torch refuses it; with which exception?
 
@@ -454,17 +453,11 @@ except layout.LayoutError as err:
 # ## C11b: "`as_strided` is not traceable"
 #
 # The seed's checklist says to keep `as_strided` out of JIT scripts because it cannot be
-# traced. PyTorch has several ways to capture a function into a graph: `torch.jit.trace`
-# and `torch.jit.script` (TorchScript), `torch.fx.symbolic_trace`, `torch.export.export`
-# and `torch.compile(fullgraph=True)` (where any graph break is an error). Each is tried
-# below, where this torch has it, on a function that uses `as_strided`.
-#
-# Each captured function is compared with eager on the input it was captured with, and on a
-# longer one. `torch.compile` on a GPU generates Triton code with Inductor; on a CPU this
-# run uses the `aot_eager` backend, which captures the same graph with Dynamo and AOTAutograd
-# and runs it without generating code: the claim is about capture, not code generation.
-# `torch.export` is told that the input's length may vary (`Dim.DYNAMIC`), since by default
-# it specialises the graph to the shape it saw.
+# traced. Each capture tool this torch has (`torch.jit.trace`, `torch.jit.script`,
+# `torch.fx.symbolic_trace`, `torch.export.export` with a dynamic length, and
+# `torch.compile(fullgraph=True)`: Inductor on a GPU, `aot_eager` on a CPU, since the claim
+# is about capture, not code generation) is tried on a function that uses `as_strided`, and
+# compared with eager on the input it saw and on a longer one.
 
 # %%
 def window_sums(x: torch.Tensor) -> torch.Tensor:

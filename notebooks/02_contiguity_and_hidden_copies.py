@@ -16,16 +16,10 @@
 # # 02 Contiguity and hidden copies
 #
 # `is_contiguous()` asks one question: do the strides say "stored in order, no gaps" for
-# this memory format? A view that is not contiguous is still just numbers over the same
-# storage; some operations then *copy* it into a fresh contiguous block. This chapter finds
-# out which ones do, what a copy costs against this machine's copy ceiling, and tests seven
-# claims of the seed article "A 300% latency spike from broken shape alignment" (seed 000):
-# C6, C10, C2, C12, C9, C5a and C5b. C9 and C5b are the seed's CPU claims (C5a, an address,
-# is the same on any device); C2, C6 and C10 its GPU claims (on a CPU they get a CPU form,
-# labelled as such).
-#
-# Each section: you predict, then read the claim and the rule that decides it, then the
-# measurement, then the verdict computed from it.
+# this memory format? Some operations *copy* a view that is not. This chapter finds out which
+# ones do and what a copy costs, and tests seven claims of seed 000 ("A 300% latency spike
+# from broken shape alignment"): C6, C10, C2, C9, C5a, C5b and, optionally, C12. Each
+# section: you predict, read the claim and its rule, then the measurement and the verdict.
 
 # %%
 import os  # in Google Colab only: fetch the course and install labkit (elsewhere this does nothing)
@@ -45,12 +39,9 @@ chapter = session.open("02_contiguity_and_hidden_copies")
 # else this machine's analogue).
 
 # %% [markdown]
-# Every timing below is shown as a share of this machine's ceilings (measured once, then
-# cached): copy bandwidth and matmul rate. A timing the harness flags (spread over 10% of the
-# median, or above 105% of a ceiling) is measured again (`chapter.measured`); if it is still
-# flagged, it holds a verdict back only when it could carry the deciding ratio across the
-# threshold. That is the trust rule, printed here once; each timing-based claim card links
-# back to it.
+# Every timing is shown as a share of this machine's ceilings (copy bandwidth, matmul rate;
+# measured once, then cached). The trust rule, printed once here, says when a flagged timing
+# holds a verdict back.
 
 # %%
 chapter.rules()
@@ -113,18 +104,17 @@ chapter.lab.cases.copy_table(operations)
 
 # %%
 big = torch.randn(1024, 1024, device=chapter.device)
+big.t().contiguous()  # warm-up: the first call loads kernels and allocates; the profile is of a later one
 with torch.profiler.profile(activities=torch.profiler.supported_activities()) as profile:
     big.t().contiguous()  # the profiler waits for the GPU's work when it stops
 print(profile.key_averages().table(sort_by=f"{chapter.device.type}_time_total", row_limit=6))
 
 # %% [markdown]
-# Not every strided copy is done the same way. On a CPU, `copy_` into a contiguous tensor
-# from a *2-D* transposed matrix of the *same dtype* and at least 60x60 elements takes a
-# special path that copies 60x60 blocks, so both the reads and the writes stay within a few
-# cache lines (`copy_transpose_valid` and `copy_same_type_transpose_` in PyTorch's
-# `aten/src/ATen/native/Copy.cpp`). Every other strided copy (a 3-D permutation, a copy that
-# also casts, any copy on a GPU) goes through TensorIterator's general elementwise loop.
-# The profiler above shows only `aten::copy_` either way; C9 below measures the difference.
+# Not every strided copy is done the same way. On a CPU, a *2-D* same-dtype transpose of at
+# least 60x60 takes a special path that copies 60x60 blocks (`copy_same_type_transpose_` in
+# `aten/src/ATen/native/Copy.cpp`); every other strided copy (a 3-D permutation, a cast, any
+# copy on a GPU) goes through TensorIterator's general elementwise loop. The profiler shows
+# `aten::copy_` either way; C9 measures the difference.
 
 # %% [markdown]
 # ## C6: does `narrow` on a transposed view copy?
@@ -245,12 +235,10 @@ c10 = chapter.judge("C10", {"cases": c10_cases, "flags": c10_flagged, "device": 
 chapter.table([c10])
 
 # %% [markdown]
-# On a CPU there is no custom GEMM to run, so the verdict above judges the claim's premise:
-# does `torch.matmul` copy the transposed operand? BLAS takes a transposed matrix as a flag,
-# so it does not. The seed's GPU form, measured on the reference H200, is in the table at
-# the end of the chapter. (The seed's "8 MB" for the copy it saves: a copy of one 1024x1024
-# float32 operand, `A.t()`, reads 4 MiB and writes 4 MiB, so 8 MiB is that copy's traffic,
-# read plus write.)
+# On a CPU the verdict judges the claim's premise: does `torch.matmul` copy the transposed
+# operand? BLAS takes a transposed matrix as a flag, so it does not; the seed's GPU form,
+# recorded on the H200, is in the table at the end. (The seed's "8 MB": copying one 1024x1024
+# float32 operand reads 4 MiB and writes 4 MiB.)
 
 # %% [markdown]
 # ## C2: does a transposed operand make `matmul` copy?
@@ -349,7 +337,7 @@ chapter.show([{"where": recorded_ew.label, "kernel": recorded_ew.get("kernel"),
              units={"copy-then-kernel / stride-aware": "x"})
 
 # %% [markdown]
-# ## C12: do stride changes split a `torch.compile` graph?
+# ## Optional: C12, do stride changes split a `torch.compile` graph?
 #
 # The seed says a Dynamo setting shows where stride changes (transpose, narrow) split the
 # graph. Two checks: does that setting exist in this torch, and does stride-changing code
@@ -447,6 +435,12 @@ copy_variants = {
 # copy_ writes into a buffer made once; .contiguous() allocates its 64 MiB on every call.
 copy_cmp, c9_flagged = chapter.measured(copy_variants, baseline="plain copy: dst.copy_(x)", rounds=5,
                                         rep_ms=300, bytes_moved=2 * nbytes)
+# On a CPU the same again while malloc keeps freed memory (the optional section below says why);
+# None on a GPU, whose caching allocator keeps its memory anyway.
+kept_cmp = chapter.only_on("cpu", lambda: chapter.lab.bench.compare(
+    copy_variants, baseline="plain copy: dst.copy_(x)", rounds=3, rep_ms=200, bytes_moved=2 * nbytes,
+    keep_allocator_memory=True))
+c9_kept = kept_cmp and chapter.lab.cases.kept_copy(kept_cmp)
 chapter.show(copy_cmp).note(f"transposed .contiguous(): {transposed_log.total_bytes >> 20} MiB copied; "
                             f"contiguous .contiguous(): {contiguous_log.total_bytes} B, returns "
                             f"itself: {same is x3}")
@@ -465,28 +459,6 @@ chapter.show([{"timing": t.label, "GB/s": t.gbps, "of the copy ceiling": t.pct_o
     f"tensor's bytes per second), {2 * one_way_mbps / 1000:.1f} GB/s read + write; natively "
     "contiguous: 0 bytes moved (it returns the tensor itself)")
 
-# %% [markdown]
-# Does the allocator decide this? `.contiguous()` allocates a fresh 64 MiB on every call. On
-# a GPU, PyTorch's caching allocator keeps freed blocks and hands the same one back, so
-# nothing is faulted in. On a CPU, glibc's malloc serves blocks that large straight from the
-# kernel (`mmap`) and returns them on `free`, so every call faults its pages in again. The
-# harness's "keep freed memory" raises `M_MMAP_THRESHOLD` to its largest value, 32 MiB on
-# 64-bit Linux (glibc's `DEFAULT_MMAP_THRESHOLD_MAX`): a 64 MiB block is above it and still
-# mmap'd. Only `mallopt(M_MMAP_MAX, 0)`, which turns mmap off altogether, would keep it; the
-# harness does not do that. The `copy_` variants write into a buffer made once and allocate
-# nothing. Measured both ways on a CPU. (The kept-memory runs come last in the chapter: once
-# malloc's thresholds are set by hand, glibc cannot go back to its adaptive default.)
-
-# %%
-# The allocator question is the CPU's (a GPU's caching allocator keeps its memory): None on a GPU.
-kept_cmp = chapter.only_on("cpu", lambda: chapter.lab.bench.compare(
-    copy_variants, baseline="plain copy: dst.copy_(x)", rounds=3, rep_ms=200, bytes_moved=2 * nbytes,
-    keep_allocator_memory=True))
-c9_kept = kept_cmp and chapter.lab.cases.kept_copy(kept_cmp)
-kept_cmp and chapter.show([{"malloc keeping freed memory": label, "GB/s": v.timing.gbps,
-                            "page faults per call": v.timing.minor_faults_per_call or 0}
-                           for label, v in kept_cmp.variants.items()])
-
 # %%
 penalty = copy_cmp["transposed copy: dst.copy_(x.transpose(0, 2))"]
 c9 = chapter.judge("C9", {
@@ -503,10 +475,25 @@ c9 = chapter.judge("C9", {
 chapter.table([c9])
 
 # %% [markdown]
-# ## Which operations copy: the whole table
+# ### Optional: does the allocator decide this?
 #
-# Now that C6, C2, C10 and C9 are judged, the operations they asked about, in one table, and
-# the storage pointers:
+# `.contiguous()` allocates a fresh 64 MiB on every call. A GPU's caching allocator hands the
+# same block back, so nothing is faulted in. On a CPU, glibc's malloc serves blocks that large
+# straight from the kernel (`mmap`) and returns them on `free`, so every call faults its pages
+# in again. The harness's "keep freed memory" raises `M_MMAP_THRESHOLD` to its largest value,
+# 32 MiB on 64-bit Linux: a 64 MiB block is still mmap'd (only `mallopt(M_MMAP_MAX, 0)` would
+# keep it, and the harness does not do that). The `copy_` variants allocate nothing, so for
+# them the two runs differ only by noise. The verdict above read both runs (its `kept`):
+
+# %%
+kept_cmp and chapter.show([{"malloc keeping freed memory": label, "GB/s": v.timing.gbps,
+                            "page faults per call": v.timing.minor_faults_per_call or 0}
+                           for label, v in kept_cmp.variants.items()])
+
+# %% [markdown]
+# ## Optional: which operations copy, the whole table
+#
+# The operations C6, C10, C2 and C9 asked about, in one table, with the storage pointers:
 
 # %% tags=["nbval-check-output"]
 chapter.lab.cases.copy_table({
