@@ -11,7 +11,9 @@ so the run stays within ~8 minutes including compiles. The Inductor cache is a f
 directory, so every compile time printed is a cold compile.
 
 Prints a short table (rung, images/s, spread, device-busy share, error against float32, kept)
-and writes OUTDIR/gpu_ladder.json; with --record also results/<this machine>.json under
+and where the run's seconds went (by section: climb, beyond, interaction; by phase: prepare
+with its compile, profile, device-time batches, timing; and per rung: what to cut when the
+chapter runs long) and writes OUTDIR/gpu_ladder.json; with --record also results/<this machine>.json under
 08_inference_ladder (the keys the notebook reads: ladder, and C24's verdict).
 """
 
@@ -62,7 +64,7 @@ def main(argv: list[str] | None = None) -> int:
         ceiling = None
         record["ceilings_error"] = f"{type(error).__name__}: {error}"
     try:
-        result = experiment.run(device, max_autotune=args.max_autotune,
+        result = experiment.run(device, beyond=True, max_autotune=args.max_autotune,
                                 regimes=not args.no_regimes,
                                 budget_s=max(1.0, args.budget - (time.perf_counter() - started)),
                                 progress=lambda name: print(f"  measuring: {name}", flush=True))
@@ -97,6 +99,13 @@ def main(argv: list[str] | None = None) -> int:
     print(f"\ntop kept rung {result.top.name}: {top:,.0f} images/s "
           f"({'meets' if top >= 30_000 else 'BELOW'} 30,000); best {best.name}: "
           f"{best.images_per_s:,.0f}; whole run {time.perf_counter() - started:.0f} s")
+    print("where the climb's time went (s): by section "
+          + ", ".join(f"{k} {v:.1f}" for k, v in result.section_s.items())
+          + "; by phase over all rungs " + ", ".join(f"{k} {v:.1f}" for k, v in result.phases().items()))
+    for r in result.rungs + result.beyond + [x for s in result.regimes.values() for x in s.values()]:
+        if r.phase_s:
+            print(f"  {r.name}: " + ", ".join(f"{k} {v:.1f}" for k, v in r.phase_s.items())
+                  + f" (compile {r.compile_s:.1f})")
     record["seconds"] = time.perf_counter() - started
     (out / "gpu_ladder.json").write_text(json.dumps(results.to_jsonable(record), indent=1, default=str))
     if args.record:

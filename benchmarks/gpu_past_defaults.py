@@ -97,7 +97,10 @@ def main(argv: list[str] | None = None) -> int:
     name = torch.cuda.get_device_name(device) if on_gpu else "cpu"
     print(f"torch {torch.__version__} on {name}: ResNet-50 at {image} px, top rung batch {top.batch}",
           flush=True)
+    from datetime import datetime, timezone
+
     record: dict = {"torch": torch.__version__, "device": name, "image": image, "argv": sys.argv[1:],
+                    "recorded_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
                     "inductor_cache": cache, "top_settings": dataclasses.asdict(top),
                     "fp8_gate_math": past_defaults.FP8_GATE_MATH,
                     "tolerances": numerics.TOLERANCES, "centred_tolerances": numerics.CENTRED_TOLERANCES,

@@ -69,13 +69,15 @@ def of_trace(trace: timeline.Trace, batches: int) -> Figures:
     return Figures(busy_s, summary.gpu_idle_share, kinds, "GPU time", launched)
 
 
-def line(figures: Figures) -> str:
+def line(figures: Figures, say_of: bool = True) -> str:
     """One line of text: the classes' shares, then device-busy time, kernels and idle share
-    as the profile saw them (its idle share is the profiled run's, host tracing included)."""
+    as the profile saw them (its idle share is the profiled run's, host tracing included).
+    say_of=False leaves out what the shares are of, for a table whose title says it once."""
     shares = " | ".join(f"{k} {100 * v:.0f}%" for k, v in figures.kinds.items())
+    of = f"  (of {figures.kinds_of})" if say_of else ""
     if figures.device_s is None:
-        return f"{shares}  (of {figures.kinds_of})"
+        return shares + of
     kernels = ("" if figures.kernels_per_batch is None
                else f", {figures.kernels_per_batch:.0f} kernels per batch")
-    return (f"{shares}  (of GPU time); device busy {1e3 * figures.device_s:.2f} ms per batch"
+    return (f"{shares}{of}; device busy {1e3 * figures.device_s:.2f} ms per batch"
             f"{kernels}, GPU idle {100 * figures.idle_share:.0f}% under the profiler")

@@ -11,9 +11,12 @@ PyTorch's real defaults (all the cores), which fits a notebook's 90 s.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+import os
+import tempfile
 import time as _clock
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 import torch
@@ -82,6 +85,19 @@ class Result:
     regimes: dict[str, dict[str, ladder.Rung]] = field(default_factory=dict)  # regime -> step -> rung
     regime_bases: dict[str, ladder.Rung] = field(default_factory=dict)
     seconds: float = 0.0
+    inductor_cache: str = ""          # the fresh folder the climb compiled into (cold_compiles)
+    section_s: dict[str, float] = field(default_factory=dict)  # climb, beyond, interaction: wall s
+
+    def phases(self) -> dict[str, float]:
+        """Seconds by phase (prepare, profile, device, timing) over every rung of the run: where
+        a notebook's wait goes (a comparison's seconds count once, on the rung first timed in it)."""
+        every = self.rungs + self.beyond + [*self.regime_bases.values()] + [
+            r for steps in self.regimes.values() for r in steps.values()]
+        totals: dict[str, float] = {}
+        for r in {id(r): r for r in every}.values():
+            for phase, seconds in r.phase_s.items():
+                totals[phase] = totals.get(phase, 0.0) + seconds
+        return totals
 
     @property
     def best(self) -> ladder.Rung:
@@ -139,17 +155,55 @@ class Result:
                 "regimes": {g: {n: r.as_dict() for n, r in s.items()} for g, s in self.regimes.items()},
                 "regime_bases": {g: r.as_dict() for g, r in self.regime_bases.items()},
                 "regime_gains": self.regime_gains(), "image": self.plan.image,
-                "batch": self.plan.batch, "seconds": self.seconds}
+                "batch": self.plan.batch, "seconds": self.seconds,
+                "inductor_cache": self.inductor_cache, "section_s": dict(self.section_s),
+                "phase_s": self.phases()}
 
 
-def run(device: torch.device, quick: bool = False, beyond: bool = True, regimes: bool = True,
+@contextlib.contextmanager
+def cold_compiles() -> Iterator[str]:
+    """Point Inductor's cache (and Triton's, which lives under it) at a fresh, empty folder for
+    the climb, so every compile column is a cold compile; the previous setting comes back after.
+
+    Inductor reads TORCHINDUCTOR_CACHE_DIR at each compile (cache_dir_utils.cache_dir), so this
+    works after torch is imported. Kernels compiled earlier in the same process are still in
+    memory: a second climb in one kernel session is warmer than the first.
+    """
+    saved = {name: os.environ.get(name) for name in ("TORCHINDUCTOR_CACHE_DIR", "TRITON_CACHE_DIR")}
+    folder = tempfile.mkdtemp(prefix="inductor-ch08-")
+    os.environ["TORCHINDUCTOR_CACHE_DIR"] = folder
+    os.environ.pop("TRITON_CACHE_DIR", None)
+    try:
+        yield folder
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+
+
+def run(device: torch.device, quick: bool = False, beyond: bool = False, regimes: bool = True,
         max_autotune: bool = False, budget_s: float | None = None,
         progress: Callable[[str], None] | None = None,
         model_factory: Callable[[], nn.Module] = resnet.resnet50) -> Result:
-    """Climb the gated ladder on `device`; rungs past budget_s (from now) are skipped, not run.
+    """Climb the gated ladder on `device` with a cold Inductor cache; rungs past budget_s (from
+    now) are skipped, not run.
 
+    beyond (freezing, max-autotune) is off for the chapter: its optional section shows those
+    levers from `benchmarks/gpu_past_defaults.py`'s recorded run, and a compile more would
+    cost the notebook ~20 s on the H200; benchmarks/gpu_ladder.py asks for them.
     model_factory is ResNet-50 for the chapter; a test passes a tiny network.
     """
+    with cold_compiles() as folder:
+        result = _run(device, quick, beyond, regimes, max_autotune, budget_s, progress, model_factory)
+    result.inductor_cache = folder
+    return result
+
+
+def _run(device: torch.device, quick: bool, beyond: bool, regimes: bool, max_autotune: bool,
+         budget_s: float | None, progress: Callable[[str], None] | None,
+         model_factory: Callable[[], nn.Module]) -> Result:
     started = _clock.perf_counter()
     deadline = None if budget_s is None else started + budget_s
     on_gpu = device.type == "cuda"
@@ -166,6 +220,7 @@ def run(device: torch.device, quick: bool = False, beyond: bool = True, regimes:
     kept_rungs = ladder.kept(rungs)
     at_base = [r for r in kept_rungs if r.settings.batch == p.batch][-1]
     result = Result(p, rungs, strict.rung, defaults.rung, top_live.rung, at_base)
+    result.section_s["climb"] = _clock.perf_counter() - started
     if on_gpu and beyond:
         extra = list(ladder.BEYOND_STEPS) + ([ladder.MAX_AUTOTUNE] if max_autotune else [])
         for s in extra:  # each from the top rung, interleaved with it and both baselines
@@ -175,8 +230,11 @@ def run(device: torch.device, quick: bool = False, beyond: bool = True, regimes:
             rung, _ = lad.step(top_live, s.name, s.apply(top_live.rung.settings))
             result.beyond.append(rung)
             release_compiled(lad)
+    result.section_s["beyond"] = _clock.perf_counter() - started - result.section_s["climb"]
     if on_gpu and regimes:
+        before = _clock.perf_counter()
         _interaction(lad, result, deadline)
+        result.section_s["interaction"] = _clock.perf_counter() - before
     ladder.release(device)
     result.seconds = _clock.perf_counter() - started
     return result
@@ -193,7 +251,12 @@ def release_compiled(lad: ladder.Ladder) -> None:
 
 
 def _interaction(lad: ladder.Ladder, result: Result, deadline: float | None) -> None:
-    """Each of channels_last, fp16 and folding alone, in eager and compiled-and-graphed, TF32 on."""
+    """Each of channels_last, fp16 and folding alone, in eager and compiled-and-graphed, TF32 on.
+
+    Each step is timed interleaved with its regime's base only, not with the two float32
+    baselines: its gain is over that base, and the baselines' rounds would double the time
+    (about 50 s of the chapter on the H200). The base is timed in its first step's rounds.
+    """
     bases = {"eager": ladder.REGIME_BASE,
              "compiled + CUDA graphs": dataclasses.replace(ladder.REGIME_BASE, **ladder.COMPILED)}
     for regime, settings in bases.items():
@@ -203,14 +266,13 @@ def _interaction(lad: ladder.Ladder, result: Result, deadline: float | None) -> 
         if isinstance(base, ladder.Rung):
             result.regime_bases[regime] = base
             continue
-        lad.compare([base])
         result.regime_bases[regime] = base.rung
         result.regimes[regime] = {}
         for s in ladder.REGIME_STEPS:
             if deadline is not None and _clock.perf_counter() > deadline:
                 result.regimes[regime][s.name] = _skipped(s, base)
                 continue
-            rung, _ = lad.step(base, f"{regime}: + {s.name}", s.apply(settings))
+            rung, _ = lad.step(base, f"{regime}: + {s.name}", s.apply(settings), with_baselines=False)
             result.regimes[regime][s.name] = rung
             ladder.release_memory(lad.device)
         base.prepared = None

@@ -64,7 +64,7 @@ def reading(before: ladder.Rung, after: ladder.Rung) -> str:
     wall_up, wall_down = _gained(after.gain, after.gain_spread), _lost(after.gain, after.gain_spread)
     if after.device_gain is None:  # a CPU: one clock only
         if wall_up:
-            return "faster on the wall clock (no device clock here to say where)"
+            return "faster on the wall clock"
         return "slower on the wall clock" if wall_down else "no measured change on the wall clock"
     dev_up, dev_down = (_gained(after.device_gain, after.device_spread),
                         _lost(after.device_gain, after.device_spread))

@@ -408,6 +408,9 @@ class Rung:
     over: dict = dataclasses.field(default_factory=dict)  # {baseline: (median, q25, q75)} speed-ups
     error: str = ""               # a rung that failed to prepare or run
     trace: object = dataclasses.field(repr=False, default=None)  # a labkit.measure.timeline.Trace
+    # where this rung's wall seconds went: prepare (build, compile, capture, gate), profile,
+    # device (kernel-record batches), timing (the interleaved comparison it was first timed in)
+    phase_s: dict = dataclasses.field(default_factory=dict)
 
     def speedup_over(self, base: Rung) -> float:
         """Images/s over base's (from the interleaved comparison when both were in it)."""
@@ -441,7 +444,8 @@ class Rung:
                 "gain": self.gain, "gain_spread": list(self.gain_spread) if self.gain_spread else None,
                 "device_gain": self.device_gain,
                 "device_spread": list(self.device_spread) if self.device_spread else None,
-                "over": {k: list(v) for k, v in self.over.items()}, "error": self.error}
+                "over": {k: list(v) for k, v in self.over.items()}, "error": self.error,
+                "phase_s": dict(self.phase_s)}
 
 
 @dataclass
@@ -477,14 +481,23 @@ class Ladder:
         """Prepare, gate and profile one rung; a rung that fails comes back as a Rung with error."""
         if self.progress:
             self.progress(name)
+        phases, clock = {}, _clock.perf_counter()
+
+        def lap(phase: str) -> None:
+            nonlocal clock
+            now = _clock.perf_counter()
+            phases[phase], clock = now - clock, now
         try:
             with switches(settings):
                 prepared = prepare(settings, self.device, self.image, self.model_factory,
                                    transform=transform)
+                lap("prepare")
                 trace = (profile(prepared.run, self.device, self.profile_batches)
                          if self.profile_batches else None)
+                lap("profile")
                 samples = (device_seconds(prepared.run, self.device, self.device_batches)
                            if self.device.type == "cuda" and self.device_batches else [])
+                lap("device")
         except Exception as failure:  # noqa: BLE001 -- a failing rung is reported, not fatal
             release_memory(self.device)
             return Rung(name, settings, 0.0, 0.0, 0.0, 0.0, None, kept=False,
@@ -492,7 +505,8 @@ class Ladder:
                         error=f"{type(failure).__name__}: {failure}")
         rows = prepared.output.shape[0]
         gate = numerics.check(prepared.output, self.reference[:rows], settings.math)
-        rung = Rung(name, settings, 0.0, 0.0, 0.0, prepared.compile_s, None, gate=gate, trace=trace)
+        rung = Rung(name, settings, 0.0, 0.0, 0.0, prepared.compile_s, None, gate=gate, trace=trace,
+                    phase_s=phases)
         if trace is not None:
             figures = attribution.of_trace(trace, self.profile_batches)
             rung.device_s, rung.profiled_idle, rung.kinds = (figures.device_s, figures.idle_share,
@@ -523,15 +537,19 @@ class Ladder:
                 _sync(device)
         return block
 
-    def compare(self, lives: Sequence[Live]) -> None:
-        """Time these rungs and the baselines interleaved; fill images/s, spreads and speed-ups
-        of the rungs not timed before (the ones already timed keep their own step's figures)."""
-        everyone = {live.rung.name: live for live in list(self.baselines) + list(lives)}
+    def compare(self, lives: Sequence[Live], with_baselines: bool = True) -> None:
+        """Time these rungs and (unless with_baselines is False) the baselines interleaved; fill
+        images/s, spreads and speed-ups of the rungs not timed before (the ones already timed
+        keep their own step's figures)."""
+        others = list(self.baselines) if with_baselines else []
+        everyone = {live.rung.name: live for live in others + list(lives)}
         names = list(everyone)
         calls = live_calls(self.device)
+        started = _clock.perf_counter()
         result = bench.compare({n: self._timed(everyone[n]) for n in names}, baseline=names[0],
                                rounds=self.rounds, mode="hot", warmup_ms=50, rep_ms=self.rep_ms,
                                device="cpu", progress=False)
+        timing_s = _clock.perf_counter() - started
         per_round = {n: np.asarray(result[n].round_ratios) for n in names}  # time / baseline's
         for n in names:
             rung, timing = everyone[n].rung, result[n].timing
@@ -541,6 +559,7 @@ class Ladder:
                 # machine would give the table one ratio and the keep rule another
                 continue
             rung.median_s, rung.iqr_s = timing.median_s / calls, timing.iqr_s / calls
+            rung.phase_s["timing"] = timing_s  # the whole comparison it was first timed in
             rung.images_per_s = rung.settings.batch / rung.median_s
             rung.pct_of_ceiling = _pct_of_ceiling(rung.images_per_s * self.flops_per_image,
                                                   rung.settings.math, self.device)
@@ -556,14 +575,17 @@ class Ladder:
 
     # ------------------------------------------------------------------ climbing
     def step(self, current: Live, name: str, settings: Settings,
-             transform: Callable[[nn.Module], nn.Module] | None = None) -> tuple[Rung, Live]:
-        """Measure one step from `current`; returns the new rung and the rung the climb goes on from."""
+             transform: Callable[[nn.Module], nn.Module] | None = None,
+             with_baselines: bool = True) -> tuple[Rung, Live]:
+        """Measure one step from `current`; returns the new rung and the rung the climb goes on
+        from. with_baselines=False times it against `current` alone (no speed-ups over the
+        float32 baselines: the interaction table needs only the gain over its base)."""
         made = self.prepare(name, settings, transform)
         if isinstance(made, Rung):
             made.after = current.rung.name
             return made, current
         made.rung.after = current.rung.name
-        self.compare([current, made] if current not in self.baselines else [made])
+        self.compare([current, made] if current not in self.baselines else [made], with_baselines)
         rung, before = made.rung, current.rung
         wall = rung.over[before.name]
         rung.gain, rung.gain_spread = wall[0], (wall[1], wall[2])

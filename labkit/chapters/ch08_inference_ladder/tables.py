@@ -3,9 +3,9 @@
 The notebook printed these line by line (`print(f"{name:>18}: {gain:5.2f}x ...")`), branched
 on `if ladder_run.regimes:` / `if on_gpu:` by hand and built its takeaways inline. The same
 readings are here, as `labkit.show.table.Table`s a notebook shows with one call: the gate and
-keep rule, the plan, the step gains, where the time went, each step explained, the regimes,
-the rungs past stock PyTorch, where the best rung stands and the reference GPU's recorded
-ladder (labelled recorded). Nothing is measured here: every number is the run's.
+keep rule, the plan, where the time went, each step explained, the regimes, where the best
+rung stands and the reference GPU's recorded ladder (labelled recorded). The levers past
+stock PyTorch are shown from their recorded run by past_view. Nothing is measured here: every number is the run's.
 """
 
 from __future__ import annotations
@@ -43,11 +43,8 @@ def gate_rules() -> tables.Table:
     shown = tables.Table("The gate and the keep rule", ["math", "logits within", "centred logits within"],
                          [[m, f"{t:.2g}", f"{numerics.CENTRED_TOLERANCES[m]:.2g}"]
                           for m, t in numerics.TOLERANCES.items()])
-    shown.note("gate: relative L2 error against strict float32; top-1 agreement at least "
-               f"{100 * numerics.MIN_TOP1:.0f}% over images with a clear top-1")
-    return shown.note(f"keep: host-bound when the GPU idles more than {100 * keep.IDLE_LIMIT:.0f}% of "
-                      "the unprofiled wall time; kept only when a gain's range lies above 1 (wall, "
-                      "or device time when host-bound)")
+    return shown.note(f"and top-1 agreement at least {100 * numerics.MIN_TOP1:.0f}%; host-bound above "
+                      f"{100 * keep.IDLE_LIMIT:.0f}% GPU idle")
 
 
 def plan_table(plan: object) -> tables.Table:
@@ -57,28 +54,18 @@ def plan_table(plan: object) -> tables.Table:
                         [[n, s.name, s.why] for n, s in enumerate(plan.steps, start=1)])
 
 
-def gains_table(run: object) -> tables.Table:
-    """Each step's wall gain over the rung it was built on, and the top at both batches."""
-    strict, defaults, top, at_base = run.strict, run.defaults, run.top, run.top_at_baseline_batch
-    shown = tables.Table("Each step over the rung it was built on", ["step", "wall gain"],
-                         [[name, f"{gain:.2f}x"] for name, gain in ladder.step_gains(run.rungs).items()])
-    shown.note(f"top at batch {at_base.settings.batch} ({at_base.name}): {at_base.images_per_s:,.0f} "
-               f"images/s, {at_base.speedup_over(strict):.2f}x strict float32")
-    return shown.note(f"top at batch {top.settings.batch} ({top.name}): {top.images_per_s:,.0f} images/s, "
-                      f"{top.speedup_over(strict):.2f}x strict float32 ({top.speedup_over(defaults):.2f}x "
-                      "PyTorch's defaults)")
-
-
 def attribution_table(rungs: list) -> tables.Table:
     """Per profiled rung: kernel classes' shares, device-busy time, kernels, profiled idle."""
-    shown = tables.Table("Where the time goes, rung by rung", ["rung", "profile"])
-    for r in rungs:
-        if r.error or not r.kinds:
-            continue
+    profiled = [r for r in rungs if not r.error and r.kinds]
+    clocks = {"GPU time" if r.device_s is not None else "CPU op self time" for r in profiled}
+    one = next(iter(clocks)) if len(clocks) == 1 else None   # said once in the title
+    shown = tables.Table("Where the time goes, rung by rung" + (f" (shares of {one})" if one else ""),
+                         ["rung", "profile"])
+    for r in profiled:
         figures = attribution.Figures(r.device_s, r.profiled_idle, r.kinds,
                                       "GPU time" if r.device_s is not None else "CPU op self time",
                                       r.kernels_per_batch)
-        shown.add(r.name, attribution.line(figures))
+        shown.add(r.name, attribution.line(figures, say_of=one is None))
     return shown
 
 
@@ -122,19 +109,6 @@ def regimes_table(run: object) -> tables.Table:
                       "there is the input's conversion")
 
 
-def beyond_table(run: object) -> tables.Table:
-    """The rungs past stock PyTorch (freezing), each against the top rung."""
-    shown = tables.Table("Past stock PyTorch", ["rung", "result"])
-    for r in run.beyond:
-        shown.add(r.name, r.why if r.error else
-                  f"{r.images_per_s:,.0f} images/s ({r.speedup_over(run.top):.2f}x the top rung), "
-                  f"compile {r.compile_s:.0f} s cold, error {r.gate.rel_error:.1e}; "
-                  f"{'kept' if r.kept else 'not kept'}: {r.why}")
-    if not run.beyond:
-        shown.note("No GPU here: freezing is an Inductor rung, climbed on the GPU.")
-    return shown
-
-
 def standing_table(best: object, image: int, matmul_tflops: Mapping[str, float],
                    device_name: str) -> tables.Table:
     """The best gated rung beside its precision's compute roof and a published figure; on an
@@ -143,7 +117,9 @@ def standing_table(best: object, image: int, matmul_tflops: Mapping[str, float],
     shown = tables.Table(f"Where it stands: ResNet-50 at {image} px, {per_image / 1e9:.2f} GFLOP per "
                          "image (FlopCounterMode)", ["reading", "value"],
                          [list(pair) for pair in roofline.standing(best.images_per_s, best.settings.math,
-                                                                   matmul_tflops, per_image)])
+                                                                   matmul_tflops, per_image,
+                                                                   with_source=False)])
+    shown.fold("the published figure's source", roofline.MLPERF_H200_RESNET50_OFFLINE["source"])
     split = roofline.gap_split(best.images_per_s, best.settings.math, per_image, device_name,
                                best.kinds.get(attribution.ELEMENTWISE))
     for line in split.lines(best.settings.math) if split else [
@@ -152,8 +128,12 @@ def standing_table(best: object, image: int, matmul_tflops: Mapping[str, float],
     return shown.note(f"What closes the gap: {roofline.WHAT_CLOSES_THE_GAP}")
 
 
-def recorded_ladder(recorded: Recorded) -> tables.Table:
-    """The reference GPU's recorded ladder (chapter key 'ladder'), labelled recorded."""
+def recorded_ladder(recorded: Recorded | Mapping) -> tables.Table | str:
+    """The reference GPU's recorded ladder (chapter key 'ladder'), labelled recorded; given
+    what `chapter.here_or_recorded("ladder", ...)` returns, so on a GPU (where this run's
+    ladder was just recorded, a plain mapping) it says the ladder above is the GPU's."""
+    if not isinstance(recorded, Recorded):
+        return "This run is on a GPU: the ladder above is the GPU ladder."
     shown = tables.Table("The reference GPU's ladder", ["rung", "images/s", "kept", "math", "error",
                                                         "compile"], recorded=recorded.label)
     for r in (recorded.get("rungs") or []):
@@ -176,8 +156,9 @@ def takeaways(run: object, verdict: object) -> list[str]:
     by_device = [r for r in rungs if r.judged_by == "device time" and r.kept]
     ahead = [r for r in by_device if r.device_gain and r.gain and r.device_gain > r.gain]
     best_rung = next((r for r in rungs if r.name == best_step), None)
+    named = top.name if top.name == f"batch {top.settings.batch}" else f"{top.name}, batch {top.settings.batch}"
     return [
-        f"The kept top rung ({top.name}, batch {top.settings.batch}) infers {top.images_per_s:,.0f} "
+        f"The kept top rung ({named}) infers {top.images_per_s:,.0f} "
         f"images/s, {total:.1f}x eager strict float32 and {top.speedup_over(defaults):.1f}x "
         f"PyTorch's default float32; at the baselines' batch ({at_base.settings.batch}) the top is "
         f"{at_base.speedup_over(strict):.1f}x: which baseline and which batch a speed-up is quoted "

@@ -2,6 +2,7 @@
 constructed rungs, its refusals, one real CPU rung, and chapter 08's exercises both ways."""
 
 import math
+import os
 
 import pytest
 import torch
@@ -171,3 +172,36 @@ def test_a_measured_but_tiny_device_change_is_not_read_as_the_gain():
     after.device_gain, after.device_spread = gain, (low, high)
     assert low > 1.0  # the rule's test passes...
     assert explain.reading(before, after).startswith("the gain is the host's")  # ...the reading is the host's
+
+
+def _small():
+    return torch.nn.Sequential(torch.nn.Conv2d(3, 8, 3), torch.nn.BatchNorm2d(8), torch.nn.ReLU(),
+                               torch.nn.AdaptiveAvgPool2d(1), torch.nn.Flatten(), torch.nn.Linear(8, 10))
+
+
+def test_an_interaction_step_is_timed_against_its_base_alone_and_each_phase_is_timed():
+    lad = ladder.Ladder(torch.device("cpu"), 16, rep_ms=20.0, rounds=3, model_factory=_small,
+                        profile_batches=0)
+    start = lad.baseline("start", ladder.Settings(batch=2))
+    lad.compare([])
+    base = lad.prepare("base", ladder.Settings(batch=2, channels_last=True))
+    rung, _ = lad.step(base, "base + folding", ladder.Settings(batch=2, channels_last=True, fold_bn=True),
+                       with_baselines=False)
+    assert set(rung.over) == {"base"} and rung.gain == rung.over["base"][0]   # no baseline timed
+    assert start.rung.name not in base.rung.over and base.rung.median_s > 0   # the base timed with it
+    with_them, _ = lad.step(base, "base + batch 4", ladder.Settings(batch=4, channels_last=True))
+    assert "start" in with_them.over                                          # the climb's default
+    assert {"prepare", "profile", "device", "timing"} <= set(rung.phase_s)
+    assert all(seconds >= 0 for seconds in rung.phase_s.values()) and rung.as_dict()["phase_s"]
+
+
+def test_the_climb_compiles_into_a_fresh_cache_and_puts_the_old_setting_back(monkeypatch):
+    from labkit.chapters.ch08_inference_ladder import experiment
+
+    monkeypatch.setenv("TORCHINDUCTOR_CACHE_DIR", "/somewhere/warm")
+    monkeypatch.setenv("TRITON_CACHE_DIR", "/somewhere/warm/triton")
+    with experiment.cold_compiles() as folder:
+        assert os.environ["TORCHINDUCTOR_CACHE_DIR"] == folder and not os.listdir(folder)
+        assert "TRITON_CACHE_DIR" not in os.environ    # Triton's cache then lives under Inductor's
+    assert os.environ["TORCHINDUCTOR_CACHE_DIR"] == "/somewhere/warm"
+    assert os.environ["TRITON_CACHE_DIR"] == "/somewhere/warm/triton"

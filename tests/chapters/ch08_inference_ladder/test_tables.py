@@ -29,13 +29,9 @@ def test_the_gate_table_lists_every_precisions_tolerance_and_the_budget_is_the_c
     assert (tables.budget_s(True), tables.budget_s(False)) == (420, 75)
 
 
-def test_the_gains_read_the_run_and_the_gpu_only_parts_say_why_they_are_empty():
+def test_the_gpu_only_interaction_table_says_why_it_is_empty():
     run = cpu_run()
-    gains = tables.gains_table(run)
-    assert gains.rows == [["faster", "2.00x"]]
-    assert "2.00x strict float32" in gains.notes[-1]
     assert not tables.regimes_table(run).rows and "No GPU here" in tables.regimes_table(run).notes[0]
-    assert not tables.beyond_table(run).rows and "freezing" in tables.beyond_table(run).notes[0]
 
 
 def test_the_recorded_ladder_reads_the_reference_record_labelled_recorded():
@@ -49,22 +45,16 @@ def test_the_recorded_ladder_reads_the_reference_record_labelled_recorded():
     assert not nothing.rows and "nothing recorded" in nothing.recorded
 
 
-def test_the_gpu_shaped_parts_read_each_regime_and_the_rung_past_stock_pytorch():
+def test_the_gpu_shaped_interaction_table_reads_each_regime():
     eager_base, graphed_base = rung("eager base", 64, 0.2), rung("graphed base", 64, 0.1)
     fp16 = rung("fp16", 64, 0.1, after="eager base")
     fp16.idle_share = 0.4
     fp16_graphed = rung("fp16", 64, 0.08, after="graphed base")
-    frozen = rung("freezing", 64, 0.05, after="top")
-    frozen.compile_s, frozen.why = 30.0, "faster on the wall clock"
-    frozen.gate = numerics.Gate("float16", 7e-4, 0.015, 1.0, 64, True)
     regimes = {"eager": {"fp16": fp16}, "compiled + graphs": {"fp16": fp16_graphed}}
     bases = {"eager": eager_base, "compiled + graphs": graphed_base}
-    run = SimpleNamespace(regimes=regimes, regime_bases=bases, beyond=[frozen], top=graphed_base,
+    run = SimpleNamespace(regimes=regimes, regime_bases=bases, top=graphed_base,
                           regime_gains=lambda: {r: {n: g.speedup_over(bases[r]) for n, g in s.items()}
                                                 for r, s in regimes.items()})
     shown = tables.regimes_table(run)
     assert shown.rows == [["fp16", "2.00x, GPU idle 40%", "1.25x"]]
     assert "layout_optimization" in shown.notes[0]
-    beyond = tables.beyond_table(run)
-    assert beyond.rows[0][0] == "freezing" and "2.00x the top rung" in beyond.rows[0][1]
-    assert not beyond.notes

@@ -1,0 +1,214 @@
+"""Chapter 08's optional "Past the defaults" section, rendered from a recorded run (issue 41).
+
+`benchmarks/gpu_past_defaults.py` climbs past the top rung on a GPU (about 8 minutes on an
+H200: max-autotune alone autotunes for minutes) and writes past_defaults.json. The chapter
+does not re-run that climb: it shows the reference machine's file
+(results/h200_past_defaults/past_defaults.json), labelled recorded, on every machine; a
+learner who runs the script on their own GPU passes their file's path instead.
+
+What is shown, each number read from the file (nothing typed in):
+
+- one row per rung: the gate's verdict with its relative error against strict float32 (and
+  the tolerance of the rung's math); images/s and its gain over the rung it changes (median
+  of interleaved rounds, with the IQR) only when the gate passed, so a refused rung is shown
+  as refused and never as a speed; the cold compile and the batches it takes to pay back;
+  device time per batch; keep or not (its gain's IQR wholly above 1);
+- the best gated rung's device time by kernel class and its idle share;
+- the gap from that rung to MLPerf's published H200 figure, split into precision and
+  efficiency (`roofline.gap_split`: measured numbers and published peaks, labelled).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping
+from pathlib import Path
+
+from labkit.chapters.ch08_inference_ladder import attribution, roofline
+from labkit.core import results
+from labkit.show import table as tables
+
+RECORDED = Path("h200_past_defaults") / "past_defaults.json"   # under the repository's results/
+HOW_TO_CLIMB = ("python3 benchmarks/gpu_past_defaults.py --out past  (a GPU, ~8 min on an H200), "
+                "then lab.past_view.section('past/past_defaults.json')")
+# attribution's kernel classes, in the order shown, with their short names for a column head
+CLASSES = {"GEMM/conv": "GEMM", "elementwise": "elementwise", "reductions/norms": "reductions",
+           "copies/layout": "copies", "other": "other"}
+MARKS = {"refused": "#b00020", "kept": "#1b7f3b"}
+
+
+class PastViewError(ValueError):
+    """A file that is not a gpu_past_defaults.py record."""
+
+
+def recorded_path() -> Path:
+    """Where the reference machine's record lives (results/ of the course's checkout)."""
+    return results.repository_results_dir() / RECORDED
+
+
+def load(path: str | Path | None = None) -> dict | None:
+    """A past_defaults.json (the reference's by default); None when that file does not exist.
+
+    Raises PastViewError, naming the file, when it is not JSON or has no rows.
+    """
+    file = Path(path) if path is not None else recorded_path()
+    if not file.is_file():
+        return None
+    try:
+        data = json.loads(file.read_text(encoding="utf-8"))
+    except ValueError as error:
+        raise PastViewError(f"{file} is not JSON: {error}") from error
+    if not isinstance(data, dict) or not isinstance(data.get("rows"), list):
+        raise PastViewError(f"{file} has no 'rows' list: not written by benchmarks/gpu_past_defaults.py")
+    return data
+
+
+def label(data: Mapping, path: str | Path | None = None) -> str:
+    """'recorded on NVIDIA H200, torch 2.11 (file)': where the numbers were measured."""
+    where = str(data.get("device") or "an unnamed device")
+    when = f", {data['recorded_at'][:10]}" if data.get("recorded_at") else ""
+    source = Path(path).name if path is not None else "results/" + RECORDED.as_posix()
+    return f"recorded on {where}, torch {data.get('torch', '?')}{when} ({source})"
+
+
+def _num(value: object, fmt: str) -> str:
+    if value is None or value == "never":
+        return "never" if value == "never" else "-"
+    if isinstance(value, float) and math.isinf(value):
+        return "never"
+    return format(value, fmt)
+
+
+def _gate(row: Mapping) -> str:
+    gate = row.get("gate")
+    if not gate:
+        return "-"
+    verdict = "passed" if gate.get("passed") else "refused"
+    return f"{verdict}: {gate['rel_error']:.1e} (tol {gate['tolerance']:.2g} {gate['math']})"
+
+
+def _speed(row: Mapping) -> tuple[str, str]:
+    """(images/s, gain over its base) as shown: numbers only for a gated, timed rung."""
+    status = row.get("status")
+    if status != "measured" or not row.get("images_per_s"):
+        why = {"refused": "refused by the gate: not timed",
+               "gated only": "gated only: not timed (emulated)"}.get(status, f"{status}")
+        return why, "-"
+    gain = row.get("gain")
+    shown = (f"{gain[0]:.3f}x [{gain[1]:.3f}-{gain[2]:.3f}] over {row.get('base', '?')}"
+             if gain else "-")
+    return f"{row['images_per_s']:,.0f}", shown
+
+
+def _keep(row: Mapping) -> str:
+    if row.get("status") == "refused":
+        return "refused"
+    if row.get("status") != "measured" or not row.get("gain"):
+        return "-"
+    return "kept" if row.get("kept") else "not kept"
+
+
+def _present(data: Mapping) -> list[str]:
+    """The kernel classes any row of the record has, in CLASSES' order (unknown ones last)."""
+    seen = {k for r in data["rows"] for k in (r.get("kinds") or {})}
+    return [k for k in CLASSES if k in seen] + sorted(seen - set(CLASSES))
+
+
+def _classes(row: Mapping, classes: list[str]) -> str:
+    """The rung's time by kernel class as slash-separated percentages, in `classes`' order."""
+    kinds = row.get("kinds") or {}
+    if not kinds:
+        return "-"
+    return "/".join(f"{100 * kinds.get(k, 0.0):.0f}" for k in classes)
+
+
+def rows_table(data: Mapping, shown_as: str = "") -> tables.Table:
+    """One row per rung of the record, in the order it ran."""
+    classes = _present(data)
+    shown = tables.Table(
+        f"Past the defaults: ResNet-50 at {data.get('image', '?')} px from the top rung "
+        f"(batch {dict(data.get('top_settings') or {}).get('batch', '?')})",
+        ["rung", "gate vs strict float32", "images/s", "gain over its base [IQR]", "keep",
+         "compile s (cold)", "payback batches", "device ms/batch", "GPU idle",
+         "time by class, %: " + "/".join(CLASSES.get(k, k) for k in classes)],
+        recorded=shown_as, marks=MARKS)
+    skipped = []
+    for row in data["rows"]:
+        if row.get("status") in ("skipped", "failed"):
+            skipped.append(f"{row['name']} ({row['status']}: {str(row.get('note', ''))[:140]})")
+            continue
+        speed, gain = _speed(row)
+        device_s, idle = row.get("device_s"), row.get("idle_share")
+        shown.add(row["name"], _gate(row), speed, gain, _keep(row), _num(row.get("compile_s"), ".1f"),
+                  _num(row.get("payback_batches"), ",.0f"),
+                  _num(None if device_s is None else 1e3 * device_s, ".2f"),
+                  _num(None if idle is None else 100 * idle, ".0f") + ("%" if idle is not None else ""),
+                  _classes(row, classes))
+    if skipped:
+        shown.fold(f"{len(skipped)} {'rung' if len(skipped) == 1 else 'rungs'} not run or failed, "
+                   "and why", "\n".join(skipped))
+    shown.note("time by class: device time on a GPU (kernel records), CPU op self time on a CPU; "
+               "payback: batches until the cold compile is repaid by the time saved per batch.")
+    fp8 = next((r.get("note") for r in data["rows"] if "FP8" in r["name"] and r.get("note")
+                and r.get("status") not in ("skipped", "failed")), None)
+    if fp8:
+        shown.note(f"FP8 rungs: {fp8}; gated at {data.get('fp8_gate_math', 'bfloat16')}'s tolerance.")
+    shapes = data.get("shapes") or {}
+    if shapes.get("total_ms_per_batch"):
+        shown.note("The 1x1 convolutions alone, device time per batch: " + ", ".join(
+            f"{path} {ms:.2f} ms" for path, ms in shapes["total_ms_per_batch"].items()))
+    return shown
+
+
+def best(data: Mapping) -> dict | None:
+    """The fastest rung the gate passed and the rounds timed (refused rungs never rank)."""
+    timed = [r for r in data["rows"] if r.get("status") == "measured" and r.get("images_per_s")
+             and (r.get("gate") or {}).get("passed")]
+    return max(timed, key=lambda r: r["images_per_s"]) if timed else None
+
+
+def standing(data: Mapping, per_image: float | None = None, shown_as: str = "") -> tables.Table:
+    """The best gated rung: its device time by class, the goal, and the gap to MLPerf split."""
+    top = best(data)
+    shown = tables.Table("Where the best gated rung stands", ["reading", "value"], recorded=shown_as)
+    if top is None:
+        return shown.note("No rung was gated and timed in this record.")
+    image = int(data.get("image") or 224)
+    per_image = per_image or roofline.flops_per_image(image)
+    goal = data.get("goal_images_per_s")
+    shown.add("best gated rung", f"{top['name']}: {top['images_per_s']:,.0f} images/s"
+              + (f" ({'meets' if top['images_per_s'] >= goal else 'below'} the climb's goal of "
+                 f"{goal:,})" if goal else ""))
+    if top.get("kinds"):
+        clock = "device time" if top.get("device_s") is not None else "CPU op self time"
+        shown.add(f"its {clock} by kernel class", ", ".join(
+            f"{k} {100 * v:.0f}%" for k, v in top["kinds"].items()))
+    if top.get("idle_share") is not None:
+        shown.add("GPU idle (1 - device / wall time)", f"{100 * top['idle_share']:.0f}%")
+    math_ = dict(top.get("settings") or {}).get("dtype", "float16")
+    split = roofline.gap_split(top["images_per_s"], math_, per_image, str(data.get("device", "")),
+                               dict(top.get("kinds") or {}).get(attribution.ELEMENTWISE))
+    published = roofline.MLPERF_H200_RESNET50_OFFLINE
+    shown.add(published["label"], f"~{published['samples_per_s_per_gpu']:,} samples/s per GPU "
+              f"[{published['conditions']}]")
+    if split is None:
+        return shown.note("The gap's split uses the H200's published peaks: shown for an H200 record.")
+    for line in split.lines(math_):
+        shown.note(line)
+    if "FP8" in top["name"]:
+        shown.note("This rung ran its 1x1 GEMMs in FP8 and the rest in fp16: the split above takes "
+                   "fp16's peak, so it overstates what precision has left to give.")
+    return shown.note(f"{roofline.H200_DENSE_SPEC['label']} ({roofline.H200_DENSE_SPEC['source']}).")
+
+
+def section(path: str | Path | None = None) -> tables.Stack | str:
+    """The whole optional section: the rungs, then where the best one stands; from the
+    reference's record unless a path to a learner's own past_defaults.json is given."""
+    data = load(path)
+    if data is None:
+        where = path if path is not None else "results/" + RECORDED.as_posix()
+        return (f"No record of the climb past the defaults at {where}: nothing was measured here. "
+                f"To make one: {HOW_TO_CLIMB}.")
+    shown_as = label(data, path)
+    return tables.Stack(rows_table(data, shown_as), standing(data, shown_as=shown_as))

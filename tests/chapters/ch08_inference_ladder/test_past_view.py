@@ -1,0 +1,111 @@
+"""Chapter 08's "Past the defaults" section (issue 41): rendered from a past_defaults.json, a
+refused rung shown as refused and never as a speed, the best gated rung ranked among passing
+rungs only, the gap to MLPerf split from the record's own numbers, bad files refused clearly."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+
+from labkit.chapters.ch08_inference_ladder import past_view, roofline
+
+PER_IMAGE = 8.18e9  # ResNet-50 at 224 px, close to FlopCounterMode's count (passed in: no model built)
+
+
+def _row(name: str, status: str, images: float | None = None, passed: bool = True,
+         err: float = 7e-4, **extra: object) -> dict:
+    row = {"name": name, "status": status, "images_per_s": images, "base": "top rung",
+           "gate": {"math": "float16", "rel_error": err, "tolerance": 0.015, "passed": passed},
+           "settings": {"dtype": "float16", "batch": 256}, "compile_s": 6.0, "kept": False,
+           "gain": None, "payback_batches": None, "device_s": None, "idle_share": None, "kinds": {}}
+    row.update(extra)
+    return row
+
+
+def _record(rows: list[dict], device: str = "NVIDIA H200") -> dict:
+    return {"device": device, "torch": "2.11.0+cu130", "image": 224, "goal_images_per_s": 35_000,
+            "top_settings": {"batch": 256}, "fp8_gate_math": "bfloat16", "rows": rows}
+
+
+GPU_ROWS = [
+    _row("top rung", "measured", 31_500.0, device_s=7.9e-3, idle_share=0.02,
+         kinds={"GEMM/conv": 0.5, "elementwise": 0.43, "copies/layout": 0.02, "other": 0.05}),
+    _row("batch 1024", "measured", 33_000.0, gain=[1.048, 1.04, 1.05], kept=True,
+         payback_batches=420.0, device_s=30e-3, idle_share=0.01,
+         kinds={"GEMM/conv": 0.6, "elementwise": 0.35, "copies/layout": 0.02, "other": 0.03}),
+    # a refused rung carries a (meaningless) speed in this file on purpose: it must not be shown
+    _row("FP8 wrong activation scale", "refused", 90_000.0, passed=False, err=1.0,
+         note="the stem and 3x3s stay fp16"),
+    _row("freezing", "measured", 31_200.0, gain=[0.99, 0.985, 0.995], payback_batches="never"),
+    _row("max-autotune", "skipped", note="out of the run's budget"),
+]
+
+
+def test_a_refused_rung_is_shown_refused_and_never_ranked():
+    data = _record(GPU_ROWS)
+    table = past_view.rows_table(data, "recorded on NVIDIA H200")
+    refused = next(r for r in table.rows if r[0] == "FP8 wrong activation scale")
+    assert refused[1].startswith("refused: 1.0e+00") and refused[4] == "refused"
+    assert "90,000" not in " ".join(map(str, refused)) and "not timed" in refused[2]
+    assert past_view.best(data)["name"] == "batch 1024"       # 90,000 img/s refused: never the best
+    assert [r[0] for r in table.rows] == ["top rung", "batch 1024", "FP8 wrong activation scale",
+                                          "freezing"]        # the skipped rung is folded with its reason
+    assert "max-autotune" in table.folded[0][1] and "budget" in table.folded[0][1]
+
+
+def test_each_row_reads_its_own_numbers():
+    table = past_view.rows_table(_record(GPU_ROWS))
+    batch = next(r for r in table.rows if r[0] == "batch 1024")
+    assert batch[2] == "33,000" and batch[3].startswith("1.048x [1.040-1.050]") and batch[4] == "kept"
+    assert batch[5] == "6.0" and batch[6] == "420" and batch[7] == "30.00" and batch[8] == "1%"
+    assert batch[9] == "60/35/2/3"
+    frozen = next(r for r in table.rows if r[0] == "freezing")
+    assert frozen[4] == "not kept" and frozen[6] == "never"
+
+
+def test_the_gap_to_mlperf_is_split_from_the_records_best_rung():
+    shown = past_view.standing(_record(GPU_ROWS), per_image=PER_IMAGE)
+    split = roofline.gap_split(33_000.0, "float16", PER_IMAGE, "NVIDIA H200", 0.35)
+    assert split is not None
+    text = str(shown)
+    assert "batch 1024: 33,000 images/s (below the climb's goal of 35,000)" in text
+    assert f"the {split.gap:.1f}x gap = {split.precision:.1f}x precision" in text
+    assert math.isclose(split.gap, split.precision * split.efficiency)
+    assert "published: MLPerf" in text and "35%" in text     # the best rung's elementwise share
+    # off an H200 the split is not made (its peaks are the H200's)
+    assert "shown for an H200 record" in str(past_view.standing(_record(GPU_ROWS, "cpu"),
+                                                                  per_image=PER_IMAGE))
+
+
+def test_the_section_is_labelled_recorded_and_says_when_there_is_no_record(tmp_path):
+    path = tmp_path / "past_defaults.json"
+    path.write_text(json.dumps(_record(GPU_ROWS)))
+    shown = str(past_view.section(path))
+    assert "recorded on NVIDIA H200, torch 2.11.0+cu130 (past_defaults.json)" in shown
+    missing = past_view.section(tmp_path / "none.json")
+    assert isinstance(missing, str) and "nothing was measured here" in missing
+    assert "gpu_past_defaults.py" in missing
+
+
+@pytest.mark.parametrize("text", ["not json", json.dumps({"rows": "x"}), json.dumps([1, 2])])
+def test_a_file_that_is_not_a_record_is_refused_by_name(tmp_path, text):
+    path = tmp_path / "bad.json"
+    path.write_text(text)
+    with pytest.raises(past_view.PastViewError, match="bad.json"):
+        past_view.load(path)
+
+
+def test_the_recorded_h200_run_shows_refused_rungs_as_refused():
+    data = past_view.load()
+    if data is None:
+        pytest.skip("no results/h200_past_defaults/past_defaults.json recorded yet")
+    table = past_view.rows_table(data)
+    by_name = {row[0]: row for row in table.rows}
+    for row in data["rows"]:
+        if row["status"] == "refused":
+            shown = by_name[row["name"]]
+            assert shown[1].startswith("refused") and shown[4] == "refused" and "not timed" in shown[2]
+    passed = [r for r in data["rows"] if r["status"] == "measured" and r["gate"]["passed"]]
+    assert past_view.best(data)["images_per_s"] == max(r["images_per_s"] for r in passed)
