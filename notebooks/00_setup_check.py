@@ -485,7 +485,8 @@ takeaways = [
     "Synchronise: on a GPU a stopwatch without synchronize times the launch, not the work "
     "(no GPU here and none recorded yet to show it).",
     f"Warm up: the first conv2d on a new shape took {fmt(conv_first['first_call_s'])}, "
-    f"{conv_first['first_over_steady']:.1f}x its steady median of {fmt(conv_first['steady_median_s'])}.",
+    f"{machine.ratio_text(conv_first['first_over_steady'])} its steady median of "
+    f"{fmt(conv_first['steady_median_s'])}.",
     (f"Know where the data sits: the same {size_text} copy reported {hot.gbps:.1f} GB/s hot and "
      f"{cold.gbps:.1f} GB/s cold ({hot.gbps / cold.gbps:.1f}x)." if not hot_cold_too_fast else
      f"Know where the data sits, and time enough work: the {size_text} hot/cold pair was too fast "

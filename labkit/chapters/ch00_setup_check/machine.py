@@ -138,6 +138,18 @@ def no_sync_table(no_sync: object) -> Table | str:
     ], units={provenance(no_sync): "s"})
 
 
+def whole_ratio(ratio: float) -> float | int:
+    """A ratio of 100 or more as a whole number: a first call timed once against a steady
+    median says "thousands of times", and a decimal after 35,012 claims precision it lacks."""
+    return round(ratio) if ratio >= 100 else ratio
+
+
+def ratio_text(ratio: float) -> str:
+    """A ratio as text, whole from 100x up (`whole_ratio`): '35,013x', '2.4x'."""
+    shown = whole_ratio(ratio)
+    return f"{shown:,}x" if isinstance(shown, int) else f"{shown:.1f}x"
+
+
 def first_call_table(rows: object, where: str = "") -> Table | str | None:
     """First call against the steady median, per kind of work (measured here or recorded)."""
     if rows is None:
@@ -145,7 +157,7 @@ def first_call_table(rows: object, where: str = "") -> Table | str | None:
     if not rows:
         return provenance(rows)  # the session's Recorded says what is missing
     return Table("", [f"work, {where or provenance(rows)}", "first call", "steady median", "first / steady"],
-                 [[r["label"], r["first_call_s"], r["steady_median_s"], r["first_over_steady"]]
+                 [[r["label"], r["first_call_s"], r["steady_median_s"], whole_ratio(r["first_over_steady"])]
                   for r in (rows.value if hasattr(rows, "value") else rows)],
                  units={"first call": "s", "steady median": "s", "first / steady": "x"})
 

@@ -49,3 +49,8 @@ def test_the_hot_cold_quiz_asks_for_its_measurement_first():
 
     assert pitfalls.hot_cold_class(Rate(4.0), Rate(1.0)) == "more than 3x"
     assert pitfalls.hot_cold_class(Rate(1.1), Rate(1.0)) == "about the same (within 20%)"
+
+
+def test_a_first_call_ratio_of_hundreds_is_a_whole_number():
+    assert machine.whole_ratio(35012.7) == 35013 and machine.whole_ratio(2.37) == 2.37
+    assert machine.ratio_text(35012.7) == "35,013x" and machine.ratio_text(2.37) == "2.4x"

@@ -1,0 +1,178 @@
+"""Every quiz of chapters 00-04 is a prediction: nothing above it gives its answer away (issue 38).
+
+A quiz asks before the chapter shows; if a markdown cell or a cell's output above the quiz
+already states the answer (the measurement that grades it, the mechanism that decides it, a
+previous claim's evidence), the learner reads instead of predicting. Each quiz has a list of
+its answer's key tokens: the labels of the output that grades it and the phrases that explain
+its answer. None may appear in the text above the quiz in the executed notebook (its
+markdown, and every output a learner reads: streams, plain text, HTML stripped of tags,
+outputs held by an earlier quiz included, since that quiz is answered first). The quizzes
+are read from the notebooks' sources (`name = ...widgets.Quiz(`), so a new quiz without a
+token list fails here, and a token list for a quiz that no longer exists fails too.
+
+So that the lists cannot go stale (a token nothing prints would pass for ever), at least one
+token of each quiz must appear at or below it in the same executed notebook: the answer is
+there, only not above.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+
+import pytest
+
+from tests.paths import NOTEBOOKS
+
+QUIZ = re.compile(r"^(\w+) = [\w.]*\bwidgets\.Quiz\(", re.M)
+TAG = re.compile(r"<[^>]+>")
+SPACE = re.compile(r"\s+")
+
+# chapter -> quiz variable -> the answer's key tokens (compared case-insensitively, with runs
+# of white space as one space).
+KEYS: dict[str, dict[str, list[str]]] = {
+    "00_setup_check": {
+        # graded on the hot and cold timings of one copy; their labels and the note comparing them
+        "quiz_hot_cold": ["copy, hot", "copy, cold", "hot reports"],
+        # graded on the profiled steps' GEMM/conv share, printed under the timeline
+        "quiz_gemm_share": ["GEMM/conv took"],
+    },
+    "01_strides_and_views": {
+        "quiz_c1": ["x.t(): shape", "swaps shape and strides"],
+        # the intro states the byte formula (the premise); the answer is its numbers filled in
+        "quiz_c3": ["multiply by the itemsize", "4 x 23"],
+        "quiz_c4": ["-> permute(0,2,1)", "(12, 1, 4)"],
+        "quiz_c8a": ["view(3, 2, 2, 2) worked", "only splits the last dim"],
+        "quiz_c8b": ["The size of tensor a (2) must match"],
+        "quiz_c8c": ["permute(0, 0, 1) ->", "permute(0, 0, 1) raised"],
+        "quiz_c11a": ["as_strided copies nothing", "after signal[4] = -1"],
+        "quiz_c11b": ["capture tools here captured"],
+    },
+    "02_contiguity_and_hidden_copies": {
+        "quiz_c6": ["narrow on the transposed view:", "narrow on transposed y"],
+        # C10 asks the time of torch.matmul on the view against the verdict's baseline: its
+        # table's label, and C2's explanation that BLAS reads a transposed operand as a flag
+        "quiz_c10": ["torch.matmul on the view", "BLAS takes", "as a flag"],
+        # C2 asks the 3-D batch: its timed variants' labels and the bmm explanation
+        "quiz_c2": ["x.transpose(0,1).matmul(w)", "batched matmul"],
+        # C9 asks the transposed copy's penalty: the comparison's labels and the seed's rows
+        "quiz_c9": ["transposed copy: dst.copy_", "the seed's rows, measured",
+                    "A copy's cost is its access pattern"],
+        "quiz_c5": ["data_ptr % 64", "start off a 64-byte line", "Contiguous is not aligned"],
+    },
+    "03_memory_layouts": {
+        "quiz_propagation": ["the first that does not:", "return channels_last (counting"],
+        "quiz_c22": ["[pixels, channels] @ weight from NHWC", "cannot fold into pixels"],
+        "quiz_c7": ["NHWC/NCHW", "ResNet-50, NCHW against NHWC"],
+    },
+    "04_fusion": {
+        "quiz_fold": ["folded by hand", "torch.fx fuse"],
+        # the section's intro explains graph breaks (the premise); the answer is where this one breaks
+        "quiz_c17": ["a condition on a tensor's value breaks", "ends the graph at the comparison", "torch.cond"],
+        # the sweep's table: which shapes made a new graph, up to the limit
+        "quiz_recompile": ["shape new graph first call", "cache_size_limit"],
+        "quiz_c18": ["launch latency, not time per node", "slope minus kernel"],
+        "quiz_c19": ["Triton/PyTorch", "Triton GB/s"],
+        # the chain quiz asks the fused speed-up: the bytes each path moves bound it at 2x, and
+        # the payback table prints eager and compiled times of the same chain
+        "quiz_chain": ["8 arrays' worth", "moves 4", "pays back after"],
+        # GradScaler's overflow: what it does is the claim's card and the demo's table
+        "quiz_c21": ["skips the step", "skips the optimizer step", "one overflow, then clean steps"],
+    },
+}
+
+
+def _text(value: str | list[str]) -> str:
+    return "".join(value) if isinstance(value, list) else value
+
+
+def _normal(text: str) -> str:
+    return SPACE.sub(" ", text).lower()
+
+
+def cell_text(cell: dict) -> str:
+    """What a learner reads of one executed cell: a markdown cell's source, a code cell's
+    outputs (streams, errors, HTML without its tags, else plain text)."""
+    if cell.get("cell_type") == "markdown":
+        return _text(cell.get("source", ""))
+    parts = []
+    for output in cell.get("outputs", []):
+        if output.get("output_type") == "stream":
+            parts.append(_text(output.get("text", "")))
+        elif output.get("output_type") == "error":
+            parts.append(f"{output.get('ename', '')}: {output.get('evalue', '')}")
+        else:
+            data = output.get("data", {})
+            markup = _text(data.get("text/html", ""))
+            parts.append(html.unescape(TAG.sub(" ", markup)) if markup else _text(data.get("text/plain", "")))
+    return "\n".join(parts)
+
+
+def quizzes_in(cells: list[dict]) -> dict[str, int]:
+    """Each quiz variable made in a code cell, with its cell's index."""
+    found = {}
+    for index, cell in enumerate(cells):
+        if cell.get("cell_type") == "code":
+            for name in QUIZ.findall(_text(cell.get("source", ""))):
+                found[name] = index
+    return found
+
+
+def giveaways(cells: list[dict], keys: dict[str, list[str]]) -> dict[str, list[str]]:
+    """For each quiz, the tokens of its key that the text above it shows."""
+    at = quizzes_in(cells)
+    found = {}
+    for quiz, tokens in keys.items():
+        above = _normal("\n".join(cell_text(c) for c in cells[:at[quiz]]))
+        shown = [t for t in tokens if _normal(t) in above]
+        if shown:
+            found[quiz] = shown
+    return found
+
+
+def _cells(chapter: str) -> list[dict]:
+    path = NOTEBOOKS / f"{chapter}.ipynb"
+    return json.loads(path.read_text(encoding="utf-8"))["cells"]
+
+
+@pytest.mark.parametrize("chapter", sorted(KEYS))
+def test_every_quiz_has_its_key_tokens(chapter):
+    made = set(quizzes_in(_cells(chapter)))
+    assert made == set(KEYS[chapter]), (
+        f"{chapter}: quizzes without key tokens {sorted(made - set(KEYS[chapter]))}, token lists "
+        f"for quizzes that no longer exist {sorted(set(KEYS[chapter]) - made)}")
+    assert all(KEYS[chapter].values()), f"{chapter}: a quiz with an empty token list"
+
+
+@pytest.mark.parametrize("chapter", sorted(KEYS))
+def test_no_quiz_answer_is_shown_above_it(chapter):
+    shown = giveaways(_cells(chapter), KEYS[chapter])
+    assert not shown, f"{chapter}: shown above the quiz that asks for it: {shown}"
+
+
+@pytest.mark.parametrize("chapter", sorted(KEYS))
+def test_each_quiz_answer_is_shown_at_or_below_it(chapter):
+    """The tokens are real: the chapter shows each answer, in the cells after its quiz."""
+    cells = _cells(chapter)
+    missing = []
+    for quiz, at in quizzes_in(cells).items():
+        below = _normal("\n".join(cell_text(c) for c in cells[at + 1:]))  # not the quiz's own text
+        if not any(_normal(t) in below for t in KEYS[chapter].get(quiz, [])):
+            missing.append(quiz)
+    assert not missing, f"{chapter}: no key token of {missing} appears at or below the quiz"
+
+
+def test_the_check_bites_an_answer_printed_above_its_quiz():
+    """A made-up chapter: the answer in an output above the quiz, in HTML and in a stream."""
+    quiz = {"cell_type": "code", "source": 'quiz_x = chapter.lab.widgets.Quiz("?", choices=["a", "b"])',
+            "outputs": []}
+    html_out = {"cell_type": "code", "source": "show()", "outputs": [
+        {"output_type": "display_data", "data": {"text/html": "<td>copied&nbsp;0\n B</td>"}}]}
+    stream = {"cell_type": "code", "source": "print()", "outputs": [
+        {"output_type": "stream", "name": "stdout", "text": ["BLAS takes ", "a flag"]}]}
+    prose = {"cell_type": "markdown", "source": "Predict first."}
+    keys = {"quiz_x": ["copied 0 B", "BLAS takes a flag"]}
+    assert giveaways([html_out, stream, quiz], keys) == {"quiz_x": ["copied 0 B", "BLAS takes a flag"]}
+    assert giveaways([prose, quiz, html_out, stream], keys) == {}
+    assert quizzes_in([prose, quiz]) == {"quiz_x": 1}
