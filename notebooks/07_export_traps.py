@@ -15,19 +15,16 @@
 # %% [markdown]
 # # 07 Export and TensorRT traps
 #
-# A model leaves PyTorch to be deployed: traced, scripted, exported to an ATen graph, to
-# ONNX, compiled ahead of time. Each of these freezes the model with one example input. This
-# chapter asks what each frozen artifact records about that input's layout (shape? strides?
-# memory format?) and what it does when it is later fed the same values laid out otherwise:
-# an NCHW batch, a channels_last batch, a transposed view. It can give the right answer,
-# refuse with an error, or read the memory as if it were laid out like the example and
-# return a wrong answer without a word. Correctness is checked against eager PyTorch before
-# anything is timed.
+# Deploying a model freezes it with one example input: traced, scripted, exported to an ATen
+# graph or to ONNX, compiled ahead of time. What does each frozen artifact record about that
+# input's layout, and what does it do when fed the same values laid out otherwise (NCHW,
+# channels_last, a transposed view)? It can answer right, refuse, or read the memory as if it
+# were laid out like the example and answer wrong without a word. Answers are checked
+# against eager PyTorch before anything is timed.
 #
-# The claims under test come from section 4.4 of the first seed article (*"A 300% latency
-# spike from broken shape alignment"*), whose one sentence is a chain of four statements,
-# judged one by one: tracing loses the contiguous flag (C15a), so TensorRT misjudges the
-# input as non-contiguous (C15b) and falls back to the CPU (C15c), with +320% latency (C15d).
+# The claims come from section 4.4 of the first seed article, one sentence judged as four
+# statements: tracing loses the contiguous flag (C15a), so TensorRT misjudges the input
+# (C15b) and falls back to the CPU (C15c), with +320% latency (C15d).
 
 # %%
 import os  # in Google Colab only: fetch the course and install labkit (elsewhere this does nothing)
@@ -76,35 +73,26 @@ quiz_audit
 audit = tables.export_audit.run(model, example, workdir=onnx_path.parent)
 tables.audit_table(audit)
 
-# %% tags=["nbval-check-output"]
-# Which paths give eager's answer depends on the device (AOTInductor is built only on a GPU, ONNX
-# Runtime's provider differs, export records other strides on CUDA): the checked output is the frame.
-print(tables.audit_frame(audit))
-
 # %% [markdown]
-# What the table says: `torch.jit.trace` and `torch.export` *record* the example's strides,
-# but neither checks them at run time: their graphs call ATen operators, which follow the
-# strides of whatever they are given (or refuse it, as trap 1 shows). TorchScript's `script`
-# records no shape at all. ONNX has no strides
-# (an ONNX tensor is dense and row-major by definition), so the layout question moves to
-# whoever hands ONNX Runtime its input: a numpy array is copied to dense first, a bound
-# pointer is not. AOTInductor compiles code for the example's strides; its generated code
-# checks an input's strides only when `AOTI_RUNTIME_CHECK_INPUTS=1` is set (read in
-# `torch/_inductor/codegen/cpp_wrapper_cpu.py`). On a CPU its compile is skipped for time;
-# the reference GPU run below shows what it did there.
+# `torch.jit.trace` and `torch.export` *record* the example's strides but never check them:
+# their graphs call ATen operators, which follow whatever strides they are given (or refuse
+# them, as trap 1 shows). `script` records no shape at all. ONNX has no strides (its tensors
+# are dense, row-major), so the layout question moves to whoever hands ONNX Runtime its
+# input: a numpy array is copied to dense first, a bound pointer is not. AOTInductor's code
+# assumes the example's strides and checks them only when `AOTI_RUNTIME_CHECK_INPUTS=1` is
+# set (`torch/_inductor/codegen/cpp_wrapper_cpu.py`). On a CPU its compile is skipped for
+# time; the reference GPU run below shows what it did there.
 
 # %%
-tables.reference_audit(chapter.here_or_recorded("audit", audit.as_dict))
+tables.reference_audit(chapter.here_or_recorded("audit", audit.as_dict), here=audit)
 
 # %% [markdown]
-# ### Speed of the paths that were correct
+# ### Optional: the speed of the paths that were correct
 #
-# Only paths that gave eager's answer on the NCHW input are timed, interleaved in rounds
-# with eager as the baseline (ratio < 1 is faster than eager). Each is timed by the clock of
-# the place it runs: on a GPU machine, ONNX Runtime's CPU-provider sessions run on the host,
-# so they are timed with the CPU clock against eager on the CPU, in a table of their own.
-# "Fastest" is named only among paths that were correct on *every* tested layout: a path that
-# is fast and silently wrong on channels_last is not a candidate.
+# Paths that gave eager's answer on NCHW, timed interleaved against eager (ratio < 1 is
+# faster), each on the clock of the place it runs (on a GPU machine ONNX Runtime's CPU
+# sessions get the CPU clock and a table of their own). "Fastest" is named only among paths
+# correct on *every* layout.
 
 # %%
 speed = tables.export_audit.speed(audit, example, model)
@@ -131,23 +119,17 @@ quiz_dropped
 
 # %%
 dropped = chapter.lab.export_traps.dropped_contiguous(device=chapter.device)
-tables.dropped_table(dropped)
+conv_strides = dropped.conv_strides  # read off the same two exports
+tables.Stack(tables.dropped_table(dropped),
+             tables.conv_strides_table(conv_strides, chapter.here_or_recorded("conv_strides", conv_strides.lines)))
 
 # %% [markdown]
-# Whether export drops `contiguous()` for a *channels_last* example too depends on what it
-# believes the convolution returns: it records each node's output strides (`node.meta["val"]`)
-# from its own fake kernels, not from the kernel that will run. Eager's strides beside the
-# recorded ones, on this device (another device may differ: the reference GPU run's record is
-# printed below it when there is one):
-
-# %%
-conv_strides = chapter.lab.export_traps.conv_output_strides(device=chapter.device)
-tables.conv_strides_table(conv_strides, chapter.here_or_recorded("conv_strides", conv_strides.lines))
-
-# %% [markdown]
-# `torch.jit.trace` records the call itself (`aten::contiguous`), so the traced model copies
-# when it must. The fix for the exported one is in the model: `reshape` or `flatten` instead
-# of `contiguous().view`, or export with the layout the model will really be fed.
+# Whether export keeps `contiguous()` for a *channels_last* example depends on what it
+# believes the convolution returns: it records each node's output strides (`node.meta["val"]`,
+# the second table) from its own fake kernels, not from the kernel that will run, and devices
+# differ. `torch.jit.trace` records the call itself (`aten::contiguous`), so the traced model
+# copies when it must. The fix is in the model: `reshape` or `flatten` instead of
+# `contiguous().view`, or export with the layout the model will really be fed.
 #
 # ## Trap 2: a channels_last model exported with an NCHW example
 #
@@ -158,18 +140,13 @@ declared = chapter.lab.export_traps.channels_last_declared_nchw(model, example, 
 tables.declared_table(declared, chapter.device)  # its note: what export's recorded layout means here
 
 # %% [markdown]
-# The artifacts declare the example's NCHW strides. What torch.export records for the first
-# convolution's *output* is the second line above, and the sentence under it says what that
-# means here: it is not the same on every device (the reference H200 run recorded contiguous
-# NCHW, strides (131072, 4096, 64, 1) for its (64, 32, 64, 64) output; a CPU export can
-# record channels_last). Those recorded strides come from export's own fake kernels, not
-# from the kernel that will run (the conv strides
-# printed under Trap 1 show where the two can disagree). In ONNX the channels_last choice
-# disappears as well: the graph is the same as the NCHW model's, and the runtime picks its
-# own layout. In eager PyTorch the channels_last model takes the NCHW input as it is; the
-# comparison under the table times that against a channels_last input.
+# The artifacts declare the example's NCHW strides. What export records for the first
+# convolution's *output* (second line) differs by device: the reference H200 recorded
+# contiguous NCHW, strides (131072, 4096, 64, 1); a CPU export can record channels_last.
+# In ONNX the channels_last choice disappears: the graph is the NCHW model's, and the
+# runtime picks its own layout. Eager takes the NCHW input as it is (timed under the table).
 #
-# ## Trap 3: ONNX Runtime's own layout preference
+# ## Optional: trap 3, ONNX Runtime's own layout preference
 #
 # ONNX Runtime rewrites layouts itself. On a CPU its layout optimisation converts
 # convolutions to a blocked layout (NCHWc: `ReorderInput`/`ReorderOutput` nodes); on a GPU
@@ -197,11 +174,9 @@ tables.ort_table(ort_layout)
 # %% [markdown]
 # ## TensorRT: detected, not assumed
 #
-# TensorRT runs only on NVIDIA GPUs and only where it is installed. Here is what this
-# machine has; a TensorRT cell runs only where it is present, and says what it skipped
-# otherwise. Where no TensorRT runs, C15b and C15c are judged from the documentation (cited
-# below) and their verdicts' forms say so: read, not measured. C15d, the latency, is then not
-# judged at all: a latency cannot be read.
+# TensorRT runs only on NVIDIA GPUs where it is installed; the cell below says what it found
+# and skipped. Without it, C15b and C15c are judged from the documentation (cited below),
+# and their verdicts say so; C15d, a latency, is then not judged: a latency cannot be read.
 
 # %% [markdown]
 # ### Optional: the real TensorRT paths on Colab
@@ -245,18 +220,7 @@ tables.placement_table(placement, fallback)
 # %% [markdown]
 # ## C15a-d: does tracing lose contiguity, and does TensorRT fall back to the CPU?
 #
-# Predict, then read the rule.
-
-# %% jupyter={"source_hidden": true}
-quiz_trace = chapter.lab.widgets.Quiz(
-    "torch.jit.trace runs x.contiguous() on an example that is already contiguous. What does the "
-    "traced graph keep?",
-    choices=list(tables.TRACE_CHOICES),
-    answer=tables.traced_keeps,
-    explanation="TorchScript's tracer records each operator called at the dispatcher, no-op or not; "
-                "torch.export records what it decomposes to, and a no-op decomposes to nothing.",
-)
-quiz_trace
+# Trap 1 showed what the trace kept; here is what decides each statement.
 
 # %% tags=["nbval-check-output"]
 tables.Stack(chapter.rules(), tables.claim_cards(chapter.claim))  # the trust rule, once; C15d's card links to it
@@ -376,25 +340,23 @@ layout_on = [s for s in ort_layout.sessions if s.declared == "NCHW" and s.prefer
 on_ratio = ort_layout.comparison["NCHW declared, on"].ratio if ort_layout.comparison else None
 takeaways = [
     f"Check an exported model on the layouts it will be fed: {len(all_right)} of {len(built)} paths built "
-    f"here gave eager's answer on all three ({', '.join(all_right)}); "
-    + (f"{len(wrong)} answers were silently wrong, e.g. {wrong[0][0]} on {wrong[0][1]} "
-       f"(max error {wrong[0][2].max_error:.3g})." if wrong else "none was silently wrong."),
-    f"A no-op is not recorded: torch.export dropped contiguous() for its NCHW example "
-    f"({'dropped' if not dropped.kept_by_export(tables.NCHW) else 'kept'}), and on channels_last "
-    f"input the exported module was {export_refusal.kind} ({export_refusal.detail.split(' (')[0]}); "
+    f"here gave eager's answer on all three; "
+    + (f"{len(wrong)} answers were silently wrong (e.g. {wrong[0][0]} on {wrong[0][1]})." if wrong
+       else "none was silently wrong."),
+    f"A no-op is not recorded: torch.export {'kept' if dropped.kept_by_export(tables.NCHW) else 'dropped'} "
+    f"contiguous() for its NCHW example and was {export_refusal.kind} on channels_last input; "
     f"torch.jit.trace {'kept' if dropped.kept_by_trace else 'dropped'} aten::contiguous.",
-    f"Layout choices do not survive into ONNX: the channels_last model's ONNX graph is "
-    f"{'the same as' if declared.onnx_same_graph else 'different from'} the NCHW model's, and "
-    f"ONNX Runtime chose its own layout ({layout_on.layout_nodes()} layout nodes with its preference on"
-    + (f", {tables.stated_brief(ort_layout.comparison, 'NCHW declared, on')} the time of off)."
+    f"Layout choices do not survive into ONNX: the channels_last model's graph is "
+    f"{'the same as' if declared.onnx_same_graph else 'different from'} the NCHW model's, and ONNX Runtime "
+    f"chose its own layout ({layout_on.layout_nodes()} layout nodes with its preference on"
+    + (f"; time on against off: {tables.stated_short(ort_layout.comparison, 'NCHW declared, on')})."
        if on_ratio else ")."),
-    f"C15a is {c15['C15a'].label}: tracing recorded strides "
-    f"{trace_row.artifact.recorded_stride} and matched eager on "
-    f"{sum(o.kind == tables.CORRECT for o in trace_row.outcomes.values())} of 3 layouts; "
-    f"TensorRT {'ran' if trt_run.ran else 'was not run: ' + trt_run.skipped_because}, so C15b is "
-    f"{c15['C15b'].label} and C15c {c15['C15c'].label} [{c15['C15c'].form}], C15d {c15['C15d'].outcome}. "
-    "Without TensorRT, "
-    f"the traced model took {tables.stated_brief(trace_cmp, 'transposed input')} as long on the "
-    f"transposed view as on the contiguous input (the seed says 4.2x for its TensorRT form).",
+    f"C15a {c15['C15a'].label}: the trace matched eager on "
+    f"{sum(o.kind == tables.CORRECT for o in trace_row.outcomes.values())} of 3 layouts. "
+    + (f"TensorRT ran: C15b {c15['C15b'].label}, C15c {c15['C15c'].label}, C15d {c15['C15d'].label}. "
+       if trt_run.ran else f"No TensorRT here: C15b {c15['C15b'].outcome} and C15c {c15['C15c'].outcome} "
+       "from documentation, C15d not judged. ")
+    + f"Transposed against contiguous input, the traced model alone: "
+      f"{tables.stated_short(trace_cmp, 'transposed input')} (the seed: 4.2x, through TensorRT).",
 ]
 chapter.remember(takeaways)

@@ -109,12 +109,12 @@ def check_c15a(ev: Mapping, th: Mapping) -> tuple[str, str, str]:
 
 
 def check_c15b(ev: Mapping, th: Mapping) -> tuple[str, str, str]:
-    read = ("a TensorRT engine is bound by address in the input format fixed when it was built, "
-            "with no strides (read from documentation, not measured)")
+    read = ("an engine is bound by an address and a shape, no strides (read from documentation, "
+            "not measured)")
     if not ev["tensorrt_ran"]:
-        return REFUTED, (f"TensorRT was not run here ({ev.get('tensorrt_skipped_because') or 'not installed'}): "
-                         f"{read}, and Torch-TensorRT makes each input contiguous before binding it, so "
-                         "there is no contiguity flag for the engine to misjudge"), ""
+        return REFUTED, (f"TensorRT not run here ({ev.get('tensorrt_skipped_because') or 'not installed'}): "
+                         f"{read}, and Torch-TensorRT makes each input contiguous first: no contiguity "
+                         "flag to misjudge"), ""
     outcomes = dict(ev["tensorrt_outcomes"])
     if not outcomes:
         raise ClaimError("C15b: Torch-TensorRT ran but no input layout was fed to it")
@@ -132,9 +132,9 @@ def check_c15b(ev: Mapping, th: Mapping) -> tuple[str, str, str]:
 
 def check_c15c(ev: Mapping, th: Mapping) -> tuple[str, str, str]:
     if not ev["tensorrt_ran"]:
-        return REFUTED, ("TensorRT was not run here: the documentation describes no CPU fallback (DLA "
-                         "layers fall back to the GPU; Torch-TensorRT runs unconverted ops in PyTorch on "
-                         "the tensors' device); read from documentation, not measured"), ""
+        return REFUTED, ("TensorRT not run here: the documentation describes no CPU fallback (DLA layers "
+                         "fall back to the GPU; Torch-TensorRT runs what it cannot convert on the "
+                         "tensors' device); read from documentation, not measured"), ""
     devices = list(ev["tensorrt_fallback_devices"])
     text = f"Torch-TensorRT ran; the part forced to run in PyTorch ran on {_forced_devices(ev)}"
     if not devices:
@@ -145,11 +145,11 @@ def check_c15c(ev: Mapping, th: Mapping) -> tuple[str, str, str]:
 
 def check_c15d(ev: Mapping, th: Mapping) -> tuple[str, str, str]:
     traced = ev.get("trace_transposed_ratio")
-    shown = (f"; the traced model without TensorRT took {float(traced):.2f}x on the transposed view "
-             "(shown, not judged: the seed's latency is its TensorRT engine's)") if traced else ""
+    shown = (f"; the traced model alone took {float(traced):.2f}x on the transposed view "
+             "(shown, not judged)") if traced else ""
     if not ev["tensorrt_ran"]:
-        return DEPENDS, "TensorRT was not run here, so its latency was not measured" + shown, (
-            "a TensorRT run: the seed's +320% is the TensorRT engine's latency, unmeasured here")
+        return DEPENDS, "TensorRT not run here: no engine latency measured" + shown, (
+            "a TensorRT run: the seed's +320% is its engine's latency")
     ratio = ev.get("tensorrt_transposed_ratio")
     if ratio is None:
         return DEPENDS, "Torch-TensorRT ran but was not correct on both layouts, so nothing was timed" + shown, (
@@ -196,9 +196,8 @@ C15b = Claim(
     "C15b", CHAPTER, SEED_STRIDES, SECTION,
     "As a result, the TensorRT engine misjudges the input as non-contiguous memory.",
     "a measured TensorRT engine does not give eager's answer on the contiguous NCHW input",
-    "the engine gives eager's answer on every layout fed (measured where Torch-TensorRT runs), and "
-    "what it is told about an input carries no contiguity at all (read from documentation); "
-    "'depends' when the engine reads some layout wrong",
+    "the engine gives eager's answer on every layout fed (measured with Torch-TensorRT) and is "
+    "told nothing of contiguity (documentation); 'depends' if it reads some layout wrong",
     TENSORRT_KEYS,
     check=check_c15b, section_zh=SECTION_ZH, seed_setting=SETTING,
     seed_text="导致 TensorRT 引擎误判为非连续内存")
@@ -207,8 +206,8 @@ C15c = Claim(
     "C15c", CHAPTER, SEED_STRIDES, SECTION,
     "This triggers a fallback path that drops inference to the CPU.",
     "a measured Torch-TensorRT run puts the part it cannot run in TensorRT on the CPU",
-    "the part runs on the GPU (measured), or the documentation describes no CPU fallback (read "
-    "from documentation, not measured, where TensorRT is not installed)",
+    "the part runs on the GPU (measured), or, without TensorRT, the documentation describes no "
+    "CPU fallback",
     ("tensorrt_ran", "tensorrt_fallback_devices"),
     check=check_c15c, section_zh=SECTION_ZH, seed_setting=SETTING,
     seed_text="触发 fallback 路径降频至 CPU 推理")
@@ -217,10 +216,9 @@ C15d = Claim(
     "C15d", CHAPTER, SEED_STRIDES, SECTION + " (comparison table)",
     "Trace without contiguous(): dropped to the CPU, +320% inference latency "
     "(trace + .contiguous(): +0.3%).",
-    f"through a TensorRT engine, the transposed input's latency is above {COSTLY_LATENCY_RATIO}x the "
-    "contiguous input's (half the seed's +320%), its round spread above it too",
-    f"it is at or below {COSTLY_LATENCY_RATIO}x, spread included; 'depends' where no TensorRT engine "
-    "was timed (the traced model's own ratio is shown, not judged)",
+    f"through a TensorRT engine the transposed input takes over {COSTLY_LATENCY_RATIO}x the contiguous "
+    "input's latency (half the seed's +320%), spread included",
+    f"{COSTLY_LATENCY_RATIO}x or less, spread included; 'depends' where no engine was timed",
     ("tensorrt_ran", "tensorrt_transposed_ratio"),
     thresholds={"costly_latency_ratio": COSTLY_LATENCY_RATIO, "seed_latency_ratio": SEED_LATENCY_RATIO},
     check=check_c15d, timing_based=True, decisions=decisions_c15d, section_zh=SECTION_ZH,
@@ -245,5 +243,5 @@ def form_of(claim_id: str, ev: Mapping) -> str:
                     "binding as documented)")
         return f"measured through Torch-TensorRT on {device}"
     if claim_id == "C15d":
-        return "not measured: TensorRT not installed (no TensorRT latency to judge)"
+        return "not measured: TensorRT not installed"
     return "read from documentation, not measured (TensorRT not installed)"

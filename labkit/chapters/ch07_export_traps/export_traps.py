@@ -70,49 +70,6 @@ COPY_OPS = ("contiguous", "clone", "_to_copy", "copy")
 
 
 @dataclass
-class DroppedContiguous:
-    """What each path kept of the model's contiguous() call, and what each then did."""
-
-    exported_ops: dict[str, list[str]]  # example layout -> torch.export's ops
-    traced_ops: list[str]
-    audit: export_audit.Audit
-
-    def kept_by_export(self, example_layout: str) -> bool:
-        return any(op in COPY_OPS for op in self.exported_ops[example_layout])
-
-    @property
-    def kept_by_trace(self) -> bool:
-        return any(op in COPY_OPS for op in self.traced_ops)
-
-    def lines(self) -> list[str]:
-        out = [f"torch.export with a {lay} example: {' -> '.join(ops)} "
-               f"(contiguous {'kept' if self.kept_by_export(lay) else 'dropped'})"
-               for lay, ops in self.exported_ops.items()]
-        out.append(f"torch.jit.trace with an NCHW example: {' -> '.join(self.traced_ops)} "
-                   f"(contiguous {'kept' if self.kept_by_trace else 'dropped'})")
-        return out
-
-    def __repr__(self) -> str:
-        return "\n".join(self.lines())
-
-
-def dropped_contiguous(batch: int = 2, image: int = 16, device: str | torch.device = "cpu",
-                       paths: tuple[str, ...] = ("trace", "script", "export", "onnx")) -> DroppedContiguous:
-    """Export ContiguousThenView with an NCHW and with a channels_last example, trace it, and
-    audit the paths on the three layouts (the NCHW-frozen artifacts)."""
-    torch.manual_seed(0)
-    model = ContiguousThenView(image=image).to(device).eval()
-    example = export_audit.example_input(batch, image, device=device)
-    exported = {}
-    with export_audit._quiet(), torch.no_grad():
-        for name, x in ((NCHW, example), (CHANNELS_LAST, export_audit.layouts(example)[CHANNELS_LAST])):
-            exported[name] = graph_ops(torch.export.export(model, (x,)))
-        traced = traced_ops(torch.jit.trace(model, example))
-    audit = export_audit.run(model, example, paths=paths)
-    return DroppedContiguous(exported, traced, audit)
-
-
-@dataclass
 class ConvStrides:
     """The first convolution's output strides, as eager produced them and as torch.export
     recorded them in its graph (node.meta['val']), for each example layout, on one device."""
@@ -137,22 +94,79 @@ class ConvStrides:
         return "\n".join(self.lines())
 
 
-def conv_output_strides(batch: int = 2, image: int = 16, device: str | torch.device = "cpu") -> ConvStrides:
-    """Eager's first-convolution output strides beside what torch.export recorded for it, for an
-    NCHW and a channels_last example. Devices differ (cuDNN and the CPU kernels choose output
-    layouts differently, and the exporter's fake kernels may not follow them), so print both."""
+@dataclass
+class DroppedContiguous:
+    """What each path kept of the model's contiguous() call, and what each then did; with the
+    first convolution's output strides, read off the same two exports."""
+
+    exported_ops: dict[str, list[str]]  # example layout -> torch.export's ops
+    traced_ops: list[str]
+    audit: export_audit.Audit
+    conv_strides: ConvStrides | None = None
+
+    def kept_by_export(self, example_layout: str) -> bool:
+        return any(op in COPY_OPS for op in self.exported_ops[example_layout])
+
+    @property
+    def kept_by_trace(self) -> bool:
+        return any(op in COPY_OPS for op in self.traced_ops)
+
+    def lines(self) -> list[str]:
+        out = [f"torch.export with a {lay} example: {' -> '.join(ops)} "
+               f"(contiguous {'kept' if self.kept_by_export(lay) else 'dropped'})"
+               for lay, ops in self.exported_ops.items()]
+        out.append(f"torch.jit.trace with an NCHW example: {' -> '.join(self.traced_ops)} "
+                   f"(contiguous {'kept' if self.kept_by_trace else 'dropped'})")
+        return out
+
+    def __repr__(self) -> str:
+        return "\n".join(self.lines())
+
+
+def _exports(model: nn.Module, example: torch.Tensor) -> dict[str, tuple[torch.export.ExportedProgram, tuple]]:
+    """torch.export of `model` with an NCHW and with a channels_last example, each beside the
+    strides eager's first convolution gives for that example (one export per layout, shared by
+    Trap 1's two readings)."""
+    out = {}
+    with export_audit._quiet(), torch.no_grad():
+        for name, x in ((NCHW, example), (CHANNELS_LAST, export_audit.layouts(example)[CHANNELS_LAST])):
+            out[name] = (torch.export.export(model, (x,)), tuple(model.conv(x).stride()))
+    return out
+
+
+def _conv_strides(exports: dict[str, tuple[torch.export.ExportedProgram, tuple]], device: object) -> ConvStrides:
+    rows = []
+    for name, (program, eager) in exports.items():
+        conv = next(n for n in program.graph.nodes if n.op == "call_function"
+                    and ("conv" in str(n.target) or "convolution" in str(n.target)))
+        rows.append({"example": name, "eager": eager, "export": tuple(conv.meta["val"].stride())})
+    return ConvStrides(str(torch.device(device)), rows)
+
+
+def dropped_contiguous(batch: int = 2, image: int = 16, device: str | torch.device = "cpu",
+                       paths: tuple[str, ...] = ("trace", "script", "export", "onnx")) -> DroppedContiguous:
+    """Export ContiguousThenView with an NCHW and with a channels_last example, trace it, and
+    audit the paths on the three layouts (the NCHW-frozen artifacts); the two exports' first
+    convolution strides come with it (`conv_strides`: no second pair of exports)."""
     torch.manual_seed(0)
     model = ContiguousThenView(image=image).to(device).eval()
     example = export_audit.example_input(batch, image, device=device)
-    rows = []
+    exports = _exports(model, example)
     with export_audit._quiet(), torch.no_grad():
-        for name, x in ((NCHW, example), (CHANNELS_LAST, export_audit.layouts(example)[CHANNELS_LAST])):
-            eager = tuple(model.conv(x).stride())
-            program = torch.export.export(model, (x,))
-            conv = next(n for n in program.graph.nodes if n.op == "call_function"
-                        and ("conv" in str(n.target) or "convolution" in str(n.target)))
-            rows.append({"example": name, "eager": eager, "export": tuple(conv.meta["val"].stride())})
-    return ConvStrides(str(torch.device(device)), rows)
+        traced = traced_ops(torch.jit.trace(model, example))
+    audit = export_audit.run(model, example, paths=paths)
+    return DroppedContiguous({lay: graph_ops(program) for lay, (program, _) in exports.items()},
+                             traced, audit, _conv_strides(exports, device))
+
+
+def conv_output_strides(batch: int = 2, image: int = 16, device: str | torch.device = "cpu") -> ConvStrides:
+    """Eager's first-convolution output strides beside what torch.export recorded for it, for an
+    NCHW and a channels_last example. Devices differ (cuDNN and the CPU kernels choose output
+    layouts differently, and the exporter's fake kernels may not follow them), so print both.
+    `dropped_contiguous` reads the same from its own exports."""
+    torch.manual_seed(0)
+    model = ContiguousThenView(image=image).to(device).eval()
+    return _conv_strides(_exports(model, export_audit.example_input(batch, image, device=device)), device)
 
 
 SEED_TRACE_EXAMPLE = "x.transpose(2, 3).transpose(1, 2)"  # the seed's 4.4 example input, as written
@@ -212,11 +226,10 @@ class DeclaredNCHW:
         CPU export can record channels_last where the H200's recorded contiguous NCHW."""
         layout = self.export_first_conv_output.rsplit(": ", 1)[-1]
         if layout == "channels_last":
-            return (f"On {device}, torch.export recorded the first convolution's output as "
-                    "channels_last: its fake kernel followed the channels_last weights, though the "
-                    "input was declared NCHW. The graph's layout then depends on where it was exported.")
-        return (f"On {device}, torch.export recorded the first convolution's output as {layout}: "
-                "the exported graph carries no trace of the channels_last weights' layout.")
+            return (f"On {device}, export recorded the first convolution's output as channels_last: "
+                    "its fake kernel followed the weights, not the NCHW input.")
+        return (f"On {device}, export recorded the first convolution's output as {layout}: no trace "
+                "of the weights' channels_last layout.")
 
 
 def _onnx_op_types(path: Path) -> list[str]:

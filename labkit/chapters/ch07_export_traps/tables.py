@@ -54,6 +54,16 @@ def stated_brief(comparison: object, name: str) -> str:
         return stated
     return stated.split(_VETO)[0] + ", the harness flagged timings noisy enough to carry it across 1x"
 
+def stated_short(comparison: object, name: str) -> str:
+    """A ratio for a sentence of the takeaways: '0.52x (rounds 0.47-0.54)' where it may be
+    stated, else 'no stable ratio (rounds 0.61-0.74)' (the tables above say why)."""
+    stated = stated_brief(comparison, name)
+    if not stated.startswith("no "):
+        return stated
+    variant = comparison[name]  # type: ignore[index]
+    return f"no stable ratio (rounds {variant.ratio_q25:.2f}-{variant.ratio_q75:.2f})"
+
+
 # Outcome kinds stand out in HTML as the audit's own table colours them.
 OUTCOME_MARKS = {CORRECT: "#1a7f37", REJECTED: "#9a6700", WRONG: "#cf222e", SKIPPED: "#57606a"}
 
@@ -79,10 +89,11 @@ class Setup:
     def table(self) -> tables.Table:
         """The deployment stack found here, and the model frozen below."""
         parameters = sum(p.numel() for p in self.model.parameters())
-        return tables.Table("", ["", "here"], [
-            ["deployment stack", export_traps.environment_line()],
+        shown = tables.Table("", ["", "here"], [
             ["model", f"SmallCNN ({parameters:,} parameters)"],
             ["example input", f"{tuple(self.example.shape)} float32 on {self.example.device}"]])
+        shown.fold("the deployment stack found here", export_traps.environment_line())
+        return shown
 
 
 def setup(device: torch.device, on_gpu: bool) -> Setup:
@@ -110,7 +121,6 @@ AUDIT_CHOICES = {"torch.jit.trace": "torch.jit.trace", "torch.export": "torch.ex
                  "IOBinding": "ONNX Runtime fed a data pointer (IOBinding)"}
 KIND_CHOICES = {CORRECT: "gives eager's answer", REJECTED: "raises an error",
                 WRONG: "gives a wrong answer silently"}
-TRACE_CHOICES = ("the call (aten::contiguous)", "nothing: it was a no-op", "a copy (aten::clone)")
 
 
 def first_silently_wrong(audit: export_audit.Audit | None) -> str:
@@ -140,14 +150,6 @@ def layout_preference_effect(ort_layout: export_traps.OrtLayout | None) -> str:
     on = ort_layout.comparison["NCHW declared, on"].ratio if ort_layout.comparison else 1.0
     return "faster" if on < 0.9 else "slower" if on > 1.1 else "about the same"
 
-
-def traced_keeps() -> str:
-    """What torch.jit.trace keeps of a contiguous() that was a no-op for its example."""
-    traced = export_traps.traced_ops(torch.jit.trace(export_traps.ContiguousThenView().eval(),
-                                                     export_audit.example_input(2, 16)))
-    if "contiguous" in traced:
-        return TRACE_CHOICES[0]
-    return TRACE_CHOICES[2] if "clone" in traced else TRACE_CHOICES[1]
 
 
 # ---------------------------------------------------------------------------------------
@@ -185,21 +187,29 @@ def audit_table(audit: export_audit.Audit | Mapping, title: str = "", recorded: 
     return shown
 
 
-def audit_frame(audit: export_audit.Audit) -> str:
-    """Which paths were audited on which layouts: the same on every machine (for nbval); which of
-    them give eager's answer depends on the device and is not in it."""
-    return (f"{len(audit.rows)} paths audited, one row each of: {', '.join(export_audit.PATH_NAMES.values())}; "
-            f"layouts: {', '.join(LAYOUTS)}")
-
-
-def reference_audit(reference: object) -> object:
+def reference_audit(reference: object, here: export_audit.Audit | None = None) -> object:
     """The reference GPU's audit beside this machine's: its recorded table (labelled recorded),
-    or, when this run is on the GPU (`here_or_recorded` measured it), a line saying so."""
+    or, when this run is on the GPU (`here_or_recorded` measured it), a line saying so. Given
+    this run's audit (`here`), the table shows only the paths whose outcomes differ from this
+    run's (AOTInductor, built only on a GPU, among them) and names the others in a note."""
     if isinstance(reference, Recorded):
         if not reference:
             return reference.label
-        return audit_table(reference.value, title=f"GPU reference audit, input "  # type: ignore[arg-type]
-                           f"{tuple(reference['example_shape'])}", recorded=reference.label, records=False)
+        payload = dict(reference.value)  # type: ignore[arg-type]
+        same: list[str] = []
+        if here is not None:
+            ours = {r["path"]: r["outcomes"] for r in here.as_dict()["rows"]}
+            rows = []
+            for row in payload["rows"]:
+                kinds = {lay: o["kind"] for lay, o in row["outcomes"].items()}
+                theirs = {lay: o["kind"] for lay, o in ours.get(row["path"], {}).items()}
+                (same.append(row["path"]) if kinds == theirs else rows.append(row))
+            payload["rows"] = rows
+        shown = audit_table(payload, title=f"GPU reference audit, input "
+                            f"{tuple(reference['example_shape'])}", recorded=reference.label, records=False)
+        if same:
+            shown.note("the same outcomes as here: " + ", ".join(same))
+        return shown
     return "This run is on a GPU: the audit above is the GPU's (recorded as the reference's audit)."
 
 
@@ -268,8 +278,12 @@ def conv_strides_table(conv_strides: export_traps.ConvStrides, reference: object
                          _strides_rows(conv_strides.lines(), "measured here"),
                          marks={"DIFFERENT": OUTCOME_MARKS[WRONG]})
     if isinstance(reference, Recorded) and reference:
+        ours = {(r[1], r[2], r[3]) for r in shown.rows}
+        agreeing = []
         for row in _strides_rows(list(reference.value), reference.label):  # type: ignore[arg-type]
-            shown.add(*row)
+            (agreeing.append(row[1]) if (row[1], row[2], row[3]) in ours else shown.add(*row))
+        if agreeing:
+            shown.note(f"{reference.label}: the same as here for the {', '.join(agreeing)} example")
     if conv_strides.mismatched:
         shown.note(f"On {conv_strides.device} the exported graph assumes a layout eager did not produce "
                    f"for the {', '.join(conv_strides.mismatched)} example.")
@@ -324,10 +338,12 @@ class TensorRT:
         names = {"cuda": "CUDA GPU", "tensorrt": "tensorrt", "torch_tensorrt": "torch_tensorrt",
                  "ort_tensorrt_provider_listed": "ONNX Runtime lists a TensorRT provider",
                  "ort_cuda_provider_listed": "ONNX Runtime lists a CUDA provider"}
-        rows = [[names.get(k, k), "not installed" if v is None else v] for k, v in self.status.items()]
-        rows += [["Torch-TensorRT", repr(self.torch_tensorrt)],
-                 ["ONNX Runtime's TensorRT provider", repr(self.ort_tensorrt)]]
-        return tables.Table("TensorRT on this machine: detected, not assumed", ["", "found"], rows)
+        shown = tables.Table("TensorRT on this machine: detected, not assumed", ["", "found"],
+                             [["Torch-TensorRT", repr(self.torch_tensorrt)],
+                              ["ONNX Runtime's TensorRT provider", repr(self.ort_tensorrt)]])
+        shown.fold("what was looked for", "\n".join(
+            f"{names.get(k, k)}: {'not installed' if v is None else v}" for k, v in self.status.items()))
+        return shown
 
     def __repr__(self) -> str:
         return str(self.table())
@@ -352,12 +368,10 @@ DOCUMENTED_NAMES = {"tensorrt_engine": "where a TensorRT engine runs",
 def documented_table() -> tables.Table:
     """The documentation C15b and C15c are judged from where no TensorRT runs: the questions
     visible, each answer and its source folded (read, cited, not measured)."""
-    shown = tables.Table("read from documentation, not measured", ["question", "documented in"])
-    for key, text in ch07.DOCUMENTED.items():
-        source = text.split("Source: ", 1)[1].split(",")[0] if "Source: " in text else "pytorch/TensorRT's source"
-        shown.add(DOCUMENTED_NAMES.get(key, key), source)
-    shown.fold("what the documentation says", "\n\n".join(f"{DOCUMENTED_NAMES.get(k, k)}: {t}"
-                                                          for k, t in ch07.DOCUMENTED.items()))
+    shown = tables.Table("read from documentation, not measured", ["question"],
+                         [[DOCUMENTED_NAMES.get(key, key)] for key in ch07.DOCUMENTED])
+    shown.fold("what the documentation says, and where", "\n\n".join(
+        f"{DOCUMENTED_NAMES.get(k, k)}: {t}" for k, t in ch07.DOCUMENTED.items()))
     return shown
 
 
@@ -367,8 +381,7 @@ def placement_table(placement: Mapping[str, int], fallback: object | None) -> St
     shown = tables.Table("where ONNX Runtime ran each node", ["execution provider", "nodes"],
                          [[k, v] for k, v in placement.items()])
     if fallback is None:
-        shown.note("no CUDA provider here: the CPU fallback's cost needs a GPU (see the recorded "
-                   "GPU run in the verdict table)")
+        shown.note("no CUDA provider here: what a CPU fallback costs needs a GPU")
         return Stack(shown)
     return Stack(shown, tables.comparison(fallback, "the whole model on the CPU provider"))  # type: ignore[arg-type]
 

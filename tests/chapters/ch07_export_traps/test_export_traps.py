@@ -115,3 +115,10 @@ def test_ort_layout_timing_runs_interleaved_on_the_cpu_clock(tiny, tmp_path):
     timings = [v.timing for v in found.comparison.variants.values()]
     assert len(timings) == 4 and all(str(t.device) == "cpu" for t in timings)
     assert len(found.comparison.order) > len(timings)  # in rounds, not one block each
+
+
+def test_trap_1_reads_the_conv_strides_off_its_own_two_exports():
+    found = export_traps.dropped_contiguous(batch=2, image=8, paths=("trace",))
+    assert found.conv_strides is not None
+    assert found.conv_strides.rows == export_traps.conv_output_strides(batch=2, image=8).rows
+    assert [r["example"] for r in found.conv_strides.rows] == list(found.exported_ops)

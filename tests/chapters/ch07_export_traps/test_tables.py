@@ -143,3 +143,22 @@ def test_the_recorded_payloads_keep_the_reference_runs_keys_and_shapes():
         assert type(payload) is type(reference[key]["payload"]), key
     assert set(kept["tensorrt"]) == set(reference["tensorrt"]["payload"])
     assert "no CUDA GPU here" in str(trt)
+
+
+
+def test_a_takeaway_states_an_unstable_ratio_as_its_rounds_only():
+    outside = _comparison(0.63, 0.55, 0.57)  # the ratio outside its own rounds: not stable
+    assert tables.stated_short(outside, "NCHW declared, on") == "no stable ratio (rounds 0.55-0.57)"
+    quiet = _comparison(0.5, 0.45, 0.55)
+    assert tables.stated_short(quiet, "NCHW declared, on") == tables.stated_variant(quiet, "NCHW declared, on")
+
+
+def test_the_reference_audit_shows_only_the_paths_whose_outcomes_differ_from_this_run():
+    here = export_audit.Audit([export_audit.Row(
+        "torch.jit.trace", "r", {lay: export_audit.Outcome(CORRECT) for lay in LAYOUTS})],
+        "cpu", (4, 3, 32, 32), "dynamo")
+    recorded = Recorded("07_export_traps", "audit", "nvidia-h200", _payload(), "2026-12-03")
+    shown = tables.reference_audit(recorded, here=here)
+    assert shown.column("path") == ["ONNX Runtime CUDA, IOBinding of data_ptr"]  # not built here
+    assert shown.notes == ["the same outcomes as here: torch.jit.trace"]
+    assert len(tables.reference_audit(recorded).rows) == 2  # without this run's audit: every path
