@@ -254,15 +254,18 @@ def _interaction(lad: ladder.Ladder, result: Result, deadline: float | None) -> 
     """Each of channels_last, fp16 and folding alone, in eager and compiled-and-graphed, TF32 on.
 
     Each step is timed interleaved with its regime's base only, not with the two float32
-    baselines: its gain is over that base, and the baselines' rounds would double the time
-    (about 50 s of the chapter on the H200). The base is timed in its first step's rounds.
+    baselines: its gain is over that base, and the baselines' rounds (strict float32's blocks
+    are the slowest of the run) would double the comparisons. The base is timed in its first
+    step's rounds. No rung here is profiled: the table shows gains and the unprofiled idle
+    share, which come from the timing and the kernel records; a profile per rung was eight
+    host-traced profiler sessions nothing read.
     """
     bases = {"eager": ladder.REGIME_BASE,
              "compiled + CUDA graphs": dataclasses.replace(ladder.REGIME_BASE, **ladder.COMPILED)}
     for regime, settings in bases.items():
         if deadline is not None and _clock.perf_counter() > deadline:
             return
-        base = lad.prepare(f"{regime}: TF32 base", settings)
+        base = lad.prepare(f"{regime}: TF32 base", settings, profiled=False)
         if isinstance(base, ladder.Rung):
             result.regime_bases[regime] = base
             continue
@@ -272,7 +275,8 @@ def _interaction(lad: ladder.Ladder, result: Result, deadline: float | None) -> 
             if deadline is not None and _clock.perf_counter() > deadline:
                 result.regimes[regime][s.name] = _skipped(s, base)
                 continue
-            rung, _ = lad.step(base, f"{regime}: + {s.name}", s.apply(settings), with_baselines=False)
+            rung, _ = lad.step(base, f"{regime}: + {s.name}", s.apply(settings), with_baselines=False,
+                               profiled=False)
             result.regimes[regime][s.name] = rung
             ladder.release_memory(lad.device)
         base.prepared = None

@@ -477,8 +477,12 @@ class Ladder:
 
     # ------------------------------------------------------------------ preparing
     def prepare(self, name: str, settings: Settings,
-                transform: Callable[[nn.Module], nn.Module] | None = None) -> Live | Rung:
-        """Prepare, gate and profile one rung; a rung that fails comes back as a Rung with error."""
+                transform: Callable[[nn.Module], nn.Module] | None = None,
+                profiled: bool = True) -> Live | Rung:
+        """Prepare, gate and profile one rung; a rung that fails comes back as a Rung with error.
+
+        profiled=False skips the host-and-device profile (kernel classes, the timeline) for a
+        rung whose table shows neither: its device time still comes from kernel records."""
         if self.progress:
             self.progress(name)
         phases, clock = {}, _clock.perf_counter()
@@ -493,7 +497,7 @@ class Ladder:
                                    transform=transform)
                 lap("prepare")
                 trace = (profile(prepared.run, self.device, self.profile_batches)
-                         if self.profile_batches else None)
+                         if self.profile_batches and profiled else None)
                 lap("profile")
                 samples = (device_seconds(prepared.run, self.device, self.device_batches)
                            if self.device.type == "cuda" and self.device_batches else [])
@@ -576,11 +580,12 @@ class Ladder:
     # ------------------------------------------------------------------ climbing
     def step(self, current: Live, name: str, settings: Settings,
              transform: Callable[[nn.Module], nn.Module] | None = None,
-             with_baselines: bool = True) -> tuple[Rung, Live]:
+             with_baselines: bool = True, profiled: bool = True) -> tuple[Rung, Live]:
         """Measure one step from `current`; returns the new rung and the rung the climb goes on
         from. with_baselines=False times it against `current` alone (no speed-ups over the
-        float32 baselines: the interaction table needs only the gain over its base)."""
-        made = self.prepare(name, settings, transform)
+        float32 baselines: the interaction table needs only the gain over its base);
+        profiled=False leaves out the profile (see prepare)."""
+        made = self.prepare(name, settings, transform, profiled)
         if isinstance(made, Rung):
             made.after = current.rung.name
             return made, current

@@ -179,18 +179,19 @@ def _small():
                                torch.nn.AdaptiveAvgPool2d(1), torch.nn.Flatten(), torch.nn.Linear(8, 10))
 
 
-def test_an_interaction_step_is_timed_against_its_base_alone_and_each_phase_is_timed():
+def test_an_interaction_step_is_timed_against_its_base_alone_unprofiled_and_each_phase_is_timed():
     lad = ladder.Ladder(torch.device("cpu"), 16, rep_ms=20.0, rounds=3, model_factory=_small,
-                        profile_batches=0)
+                        profile_batches=1)
     start = lad.baseline("start", ladder.Settings(batch=2))
     lad.compare([])
-    base = lad.prepare("base", ladder.Settings(batch=2, channels_last=True))
+    base = lad.prepare("base", ladder.Settings(batch=2, channels_last=True), profiled=False)
     rung, _ = lad.step(base, "base + folding", ladder.Settings(batch=2, channels_last=True, fold_bn=True),
-                       with_baselines=False)
+                       with_baselines=False, profiled=False)
     assert set(rung.over) == {"base"} and rung.gain == rung.over["base"][0]   # no baseline timed
     assert start.rung.name not in base.rung.over and base.rung.median_s > 0   # the base timed with it
+    assert rung.trace is None and not rung.kinds and base.rung.trace is None  # no profile taken
     with_them, _ = lad.step(base, "base + batch 4", ladder.Settings(batch=4, channels_last=True))
-    assert "start" in with_them.over                                          # the climb's default
+    assert "start" in with_them.over and with_them.trace is not None          # the climb's default
     assert {"prepare", "profile", "device", "timing"} <= set(rung.phase_s)
     assert all(seconds >= 0 for seconds in rung.phase_s.values()) and rung.as_dict()["phase_s"]
 
