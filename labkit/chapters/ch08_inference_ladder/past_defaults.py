@@ -43,7 +43,7 @@ from dataclasses import dataclass, field
 import torch
 from torch import nn
 
-from labkit.chapters.ch08_inference_ladder import fp8, ladder, numerics
+from labkit.chapters.ch08_inference_ladder import cudnn_fused, fp8, ladder, numerics
 from labkit.chapters.ch08_inference_ladder import fused_epilogue as fe
 
 TOP = ladder.Settings(tf32="on", cudnn_benchmark=True, channels_last=True, dtype="float16",
@@ -110,7 +110,7 @@ class Lever:
     why: str
     change: dict = field(default_factory=dict)     # ladder.Settings fields changed
     inductor: dict = field(default_factory=dict)   # torch._inductor.config patched while compiling
-    model: str = ""        # "", "gemm-torch", "triton", "fp8:<mode>", "fp8-wrong"
+    model: str = ""        # "", "gemm-torch", "triton", "cudnn-fused", "fp8:<mode>", "fp8-wrong"
     honest: bool = True    # False: a wrong rung the gate must refuse
     needs: tuple = ()      # "cuda", "inductor", "triton", "fp8"
     est_s: float = 30.0    # start it only with this much of the budget left
@@ -136,6 +136,12 @@ def gpu_levers() -> list[Lever]:
               needs=("cuda",), est_s=40),
         Lever("freezing at batch 1024", "the best stock setting measured before (about 33,000 img/s)",
               {"freezing": True, "batch": 1024}, needs=inductor, est_s=40),
+        Lever("cuDNN fused epilogues", "every convolution's bias, ReLU and residual add inside "
+              "cuDNN's kernel (cudnn_convolution_relu / _add_relu), eager + the ladder's CUDA graph",
+              {"compile": None}, model="cudnn-fused", needs=("cuda",), est_s=40),
+        Lever("cuDNN fused epilogues at batch 1024", "the fused epilogues with the batch that "
+              "helped the stock rung", {"compile": None, "batch": 1024}, model="cudnn-fused",
+              needs=("cuda",), est_s=50),
         Lever("FP8 per-tensor", fp8_why, model="fp8:per-tensor", needs=("cuda", "fp8")),
         Lever("FP8 wrong activation scale", f"activation amax x{WRONG_SCALE:g}: saturates; the gate "
               "must refuse it", model="fp8-wrong", honest=False, needs=("cuda", "fp8")),
@@ -285,6 +291,8 @@ class Runner:
             return lambda folded: fe.GemmResNet(folded, fe.torch_backend)
         if lever.model == "triton":
             return lambda folded: fe.GemmResNet(folded, fe.triton_backend)
+        if lever.model == "cudnn-fused":
+            return cudnn_fused.fused_model
         emulate = self.device.type != "cuda"
         if lever.model == "fp8-wrong":
             return lambda folded: _fp8_model(folded, self.amax(), "per-tensor", emulate, WRONG_SCALE)
