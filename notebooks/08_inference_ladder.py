@@ -123,7 +123,7 @@ print(lab.tables.gate_rules())
 lab.tables.plan_table(plan)
 
 # %%
-# A time budget: rungs past it are skipped and shown as skipped (420 s on a GPU, 75 s on a CPU).
+# A time budget (lab.tables.BUDGET_S): rungs past it are skipped and shown as skipped.
 ladder_run = lab.experiment.run(chapter.device, progress=lab.tables.say,
                                 budget_s=lab.tables.budget_s(chapter.on_gpu))
 rungs, strict, defaults, top = ladder_run.rungs, ladder_run.strict, ladder_run.defaults, ladder_run.top

@@ -25,7 +25,12 @@ from labkit.chapters.ch08_inference_ladder import (
 from labkit.session import Recorded
 from labkit.show import table as tables
 
-BUDGET_S = {True: 420, False: 75}  # the climb's time budget on a GPU, on a CPU
+# The climb's time budget on a GPU, on a CPU: no rung starts after it (a rung started before
+# it may run one compile and one comparison past it, ~15 s on the H200). On the GPU it keeps the
+# chapter within issue 40's 150 s there: the climb, then the interaction table while time is
+# left; a rung it skips is shown as skipped.
+GPU_CHAPTER_TARGET_S = 150
+BUDGET_S = {True: 120, False: 75}
 
 
 def say(name: str) -> None:

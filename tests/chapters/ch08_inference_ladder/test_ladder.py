@@ -206,3 +206,4 @@ def test_the_climb_compiles_into_a_fresh_cache_and_puts_the_old_setting_back(mon
         assert "TRITON_CACHE_DIR" not in os.environ    # Triton's cache then lives under Inductor's
     assert os.environ["TORCHINDUCTOR_CACHE_DIR"] == "/somewhere/warm"
     assert os.environ["TRITON_CACHE_DIR"] == "/somewhere/warm/triton"
+

@@ -26,7 +26,9 @@ def test_the_gate_table_lists_every_precisions_tolerance_and_the_budget_is_the_c
     shown = tables.gate_rules()
     assert shown.column("math") == list(numerics.TOLERANCES)
     assert any("top-1 agreement" in n for n in shown.notes)
-    assert (tables.budget_s(True), tables.budget_s(False)) == (420, 75)
+    # the budget leaves room for the rung begun before it and the chapter's other cells
+    assert tables.budget_s(True) + 30 <= tables.GPU_CHAPTER_TARGET_S
+    assert tables.budget_s(False) < tables.budget_s(True)
 
 
 def test_the_gpu_only_interaction_table_says_why_it_is_empty():
