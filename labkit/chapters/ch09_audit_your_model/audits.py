@@ -138,6 +138,10 @@ def readings(summary: Mapping) -> dict[str, str]:
         f"{sum(e['outcome'] == 'correct' for e in checked)} of {len(checked)} checked")
     for r in summary["recommendations"]:
         out[r["title"]] = ("kept" if r["kept"] else "not kept") + _ratio(r)
+    seconds = summary.get("seconds") or {}
+    if seconds.get("total") is not None:  # where a room's wait goes, on each machine
+        out["the audit's own time"] = f"{seconds['total']:.1f} s (" + ", ".join(
+            f"{k} {v:.1f}" for k, v in seconds.items() if k != "total") + ")"
     return out
 
 

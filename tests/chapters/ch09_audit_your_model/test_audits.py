@@ -81,3 +81,15 @@ def test_show_records_the_summary_on_any_machine_and_adds_the_reference_only_off
         shown = audits.show(chapter, result, "audit_small")
         assert kept["audit_small"] == report.summary(result)
         assert len(shown.columns) == (2 if on_gpu else 3)
+
+
+def test_each_audit_says_where_its_own_seconds_went():
+    result = _small_report()
+    shown = audits.readings(report.summary(result))["the audit's own time"]
+    total, parts = shown.split(" s (")
+    assert float(total) == pytest.approx(result.seconds["total"], abs=0.05)
+    named = dict(p.split() for p in parts.rstrip(")").split(", "))
+    assert set(named) == set(result.seconds) - {"total"} and "exports" in named
+    assert sum(map(float, named.values())) <= float(total) + 0.05 * len(named)
+    older = {k: v for k, v in report.summary(result).items() if k != "seconds"}
+    assert "the audit's own time" not in audits.readings(older)   # a record from before it
