@@ -20,11 +20,10 @@
 # its own: it copies them into a few flat **buckets** and reduces those. Each gradient has a
 # **bucket view**, a strided window into a bucket. This chapter is about what happens when a
 # gradient's strides and its bucket view's strides disagree, which is what converting a model
-# to `channels_last` after wrapping it does. It tests the seed's section 4.3 (`000_...txt`) as
-# three claims on real processes: C14a (the ranks' views disagree), C14b (channels_last with AMP
-# gives silently wrong numbers, as the seed says it, judged by converting both before and after
-# wrapping) and C14c (the seed's backward hook fixes it). That a conversion *after* wrapping
-# silently gives wrong gradients is this course's own finding, not the seed's claim.
+# to `channels_last` after wrapping it does. It tests the seed's section 4.3 as three claims on
+# real processes: C14a (the ranks' views disagree), C14b (channels_last with AMP gives silently
+# wrong numbers, judged by converting both before and after wrapping) and C14c (the seed's
+# backward hook fixes it). What a conversion after wrapping does is measured, not assumed.
 
 # %%
 import os  # in Google Colab only: fetch the course and install labkit (elsewhere this does nothing)
@@ -101,8 +100,8 @@ tables.size_one_table([(32, 16, 1, 1), (16, 3, 3, 3)])  # layout_contract.kept_g
 # The 1x1 gradient is kept with channels_last strides (they differ from the parameter's only
 # on size-1 dims), and DDP, whose check compares every stride with the bucket view's, warns
 # about a model nobody converted. That is why a GPU run warns for 1x1 convolutions before any
-# `channels_last` (pytorch/pytorch#47163, #70222), and why the warning is harmless there: the
-# bytes are already in order. Exercise 2 below models it.
+# `channels_last` (pytorch/pytorch#47163, #70222). Whether such a warning costs anything is a
+# question below; Exercise 2 models it.
 
 # %% [markdown]
 # ## The run
@@ -162,9 +161,9 @@ tables.warnings_table(ddp_run)
 # channels_last, a CPU does not), so this checked cell prints only rules that hold everywhere.
 a_by_step = result["ranks"][0][0]["warnings_by_step"]
 e_by_step = next(r for r in result["ranks"][0] if r["variant"]["name"] == "e_late_drift")["warnings_by_step"]
-print("(a) converted after wrapping warns on step 0:", a_by_step[0] > 0)
-print("(a) warns less after DDP's bucket rebuild (step 1 on) than on step 0:", max(a_by_step[1:]) < a_by_step[0])
-print("(e) converted after the rebuild still warns on its last step:", e_by_step[-1] > 0)
+print("(a) warns on step 0:", a_by_step[0] > 0)
+print("(a) warns less after the rebuild:", max(a_by_step[1:]) < a_by_step[0])
+print("(e) warns on its last step:", e_by_step[-1] > 0)
 
 # %% [markdown]
 # The warning is `TORCH_WARN_ONCE`: normally it prints once per process, whatever happens
@@ -244,7 +243,7 @@ tables.hook_table(ddp_run)
 # step, after the rebuild and after (e)'s late conversion. Step times come from `labkit.measure.bench`, with the same
 # number of calls in every rank (a collective needs all of them). "grad memory" is gradient
 # storage outside the buckets. With `gradient_as_bucket_view` (d) the gradients *are* the
-# bucket views: the second table follows it step by step, before and after its late
+# bucket views: the fold under the table follows it step by step, before and after its late
 # conversion. The notes under the first say what the persistent drift (e) costs in time
 # against the same model converted first (c), from the medians and their spreads.
 
@@ -252,13 +251,13 @@ tables.hook_table(ddp_run)
 tables.traffic_table(ddp_run)  # then (d) step by step, and (e) against (c): tables.step_cost
 
 # %% [markdown]
-# ### The cost with realistic gradients
+# ### Optional: the cost with realistic gradients
 #
-# The model above has a few dozen KiB of gradients: on any machine its permuting copy hides in
-# the step's noise. A ResNet-50 has about 94 MB of float32 gradients. On a GPU this chapter
-# runs it too, (c) converted first against (e) drifted after the rebuild, and records the
-# result; on a CPU (where a ResNet-50 DDP step would take this chapter past its time budget)
-# it shows the reference GPU's recorded figure: that is where the cost shows.
+# The model above has kilobytes of gradients (the table says how many): its permuting copy
+# hides in the step's noise. A ResNet-50 has about 94 MB of float32 gradients. On a GPU this
+# chapter runs it too, (c) converted first against (e) drifted after the rebuild, and records
+# the result; on a CPU (where a ResNet-50 DDP step would take this chapter past its time
+# budget) it shows the reference GPU's recorded figure.
 
 # %%
 resnet_config = {"model": "resnet50", "variants": ["c_convert_first", "e_late_drift"], "batch": 32,
@@ -321,11 +320,11 @@ tables.gradients_table(ddp_run)
 
 # %%
 explanations = {  # the worker's diagnosis of a wrong gradient, in words
-    "all zeros": "the gradient left its bucket when the model was converted (gradient_as_bucket_view), "
-                 "so DDP reduces a bucket slot nothing writes to and hands back zeros, without a warning",
+    "all zeros": "the gradient left its bucket at the conversion (gradient_as_bucket_view): DDP reduces "
+                 "a slot nothing writes to and hands back zeros, silently",
     "the right values, in the bucket view's memory order, read with the param's strides":
-        "the gradient holds the right numbers in the bucket view's memory order, read through the "
-        "parameter's strides: the values sit in the wrong places",
+        "the right numbers in the bucket view's memory order, read through the parameter's strides: "
+        "values in the wrong places",
     "other": "the gradient differs from the reference in a way the worker does not recognise",
 }
 tables.findings(ddp_run, explanations)
@@ -361,11 +360,11 @@ chapter.exercise("06.drift_report").check(drift_report)
 # %%
 ch06 = chapter.lab.claims
 evidence = ch06.evidence_from_run(result)
-amp_text = {"off": "float32 (no bf16 units here)", "bfloat16": "bf16 autocast, no GradScaler",
-            "float16": "fp16 autocast with GradScaler"}.get(ddp_run.amp, ddp_run.amp)
+amp_text = {"off": "float32 (no bf16 units here)", "bfloat16": "bf16 autocast",
+            "float16": "fp16 autocast + GradScaler"}.get(ddp_run.amp, ddp_run.amp)
 form = (chapter.seed_form if result["backend"] == "nccl" and ddp_run.amp == "float16"
         else f"analogue: {result['backend']}, {result['world_size']} processes on {result['device']}, "
-             f"{amp_text} (the seed: NCCL, fp16 autocast with GradScaler)")
+             f"{amp_text} (the seed: NCCL, fp16 + GradScaler)")
 verdicts = [chapter.judge(claim.id, evidence, form=form) for claim in ch06.CLAIMS]
 nearest = chapter.claim("C14c").judge(ch06.nearest_form_evidence(evidence), form=ch06.NEAREST_HOOK_FORM)
 chapter.save()  # the verdicts, with their evidence, in this machine's results
@@ -400,22 +399,24 @@ tables.verdicts(chapter.table(verdicts), nearest)
 a, e, c, d = rows["a_drift"], rows["e_late_drift"], rows["c_convert_first"], rows["d_bucket_view"]
 warned, free = tables.strides_only(ddp_run)
 size_text = tables.size_text
+trained = [r for r in rows.values() if not r.get("error")]  # (b) raised before its first step
+hook_error = rows["b_seed_fix"].get("error")
 takeaways = [
     f"Converting after wrapping warned {a['warnings_step0']} times on step 0 and {a['warnings_after_step0']} "
-    f"times in the {a['steps'] - 1} steps after: DDP rebuilds its buckets from the strides it finds at the "
-    f"second iteration. Converting after that rebuild (e) warned {e['warnings_last_step']} times on its last step.",
-    f"Strides that differ are not always bytes that move: {len(free)} of the {len(warned)} warned "
-    "parameters (1x1 kernels) differ only on size-1 dims, and their copy is a plain memcpy.",
-    f"The seed's hook as written {'raised ' + rows['b_seed_fix']['error'] if rows['b_seed_fix']['error'] else 'ran'}; "
-    f"with the signature PyTorch expects it gave {rows['b2_seed_hook_fitted']['warnings_step0']} warnings on "
-    f"step 0 against {a['warnings_step0']} without it: it sees input gradients, never the parameters' gradients.",
-    f"Parameters were bit-identical on all {result['world_size']} ranks in "
-    f"{sum(r['params_identical'] for r in rows.values())} of {len(rows)} variants, and the gradients were "
-    f"{'wrong' if a['wrong_grads'] else 'right'} on the drifted steps of (a) and "
-    f"{'wrong' if e['wrong_grads'] else 'right'} in (e): check gradients against a reference, not ranks against each other.",
+    f"in the {a['steps'] - 1} steps after (DDP rebuilds its buckets at the second iteration); converting "
+    f"after that rebuild (e) warned {e['warnings_last_step']} times on its last step.",
+    f"Differing strides are not always moved bytes: {len(free)} of {len(warned)} warned parameters "
+    "differ only on size-1 dims.",
+    f"The seed's hook as written {'raised ' + hook_error.split(':')[0] if hook_error else 'ran'}; fitted to "
+    f"PyTorch's signature it left {rows['b2_seed_hook_fitted']['warnings_step0']} of {a['warnings_step0']} "
+    "warnings: it sees input gradients, never the parameters'.",
+    f"The ranks stayed bit-identical in {sum(r['params_identical'] for r in trained)} of {len(trained)} "
+    f"variants that trained, yet the gradients were {'wrong' if a['wrong_grads'] else 'right'} on (a)'s "
+    f"drifted steps and {'wrong' if e['wrong_grads'] else 'right'} in (e): check gradients against a "
+    "reference, not ranks against each other.",
     f"What works: convert before wrapping (c): {c['warnings_step0'] + c['warnings_after_step0']} warnings, "
-    f"{size_text(c['permuting_bytes'])} of permuting copies, gradients {'right' if not c['wrong_grads'] else 'wrong'}. "
-    f"gradient_as_bucket_view (d) cuts the copies into the buckets to {size_text(d['into_bucket_bytes'])}, but "
-    f"with a late conversion its gradients were {'; '.join(d['wrong_grad_diagnosis']) or 'right'}, with no warning.",
+    f"{size_text(c['permuting_bytes'])} permuted, gradients {'right' if not c['wrong_grads'] else 'wrong'}. "
+    f"gradient_as_bucket_view (d) with a late conversion: gradients "
+    f"{'; '.join(d['wrong_grad_diagnosis']) or 'right'}, no warning.",
 ]
 chapter.remember(takeaways)

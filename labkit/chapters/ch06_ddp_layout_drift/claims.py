@@ -196,9 +196,9 @@ C14A = Claim(
     statement="With channels_last and AMP, DDP's gradient all-reduce sees differing strides and "
               "storage offsets, so the ranks' data views disagree (NCCL illegal memory access, or "
               "the ranks drift apart).",
-    confirm_if="with the drift provoked (DDP warns 'Grad strides do not match bucket view strides'), "
-               "a rank fails with an illegal access or the ranks' parameters differ by more than "
-               "max_abs_diff_across_ranks, while the converted-first control stays identical",
+    confirm_if="with the drift provoked (DDP warns of mismatched strides), a rank fails with an illegal "
+               "access or the ranks' parameters differ beyond max_abs_diff_across_ranks, the "
+               "converted-first control staying identical",
     refute_if="with the drift provoked, nothing fails and every rank's parameters stay bit-identical",
     evidence_keys=("drift_variants", "control_params_identical"), check=check_c14a,
     seed_text=SEED_SENTENCE, **_COMMON)
@@ -208,10 +208,9 @@ C14B = Claim(
               "strides and storage offsets that differ across ranks, so the ranks' data views disagree, "
               "causing an NCCL illegal memory access or silent numerical deviation (judged here: the "
               "silent deviation).",
-    confirm_if="converted to channels_last before wrapping (the documented way) or after it, some "
-               "gradient DDP hands the optimizer differs from the true averaged gradient (each rank's "
-               "local gradient all-reduced by hand, divided by the world size; tolerance 1e-4 relative "
-               "in float32, 5e-2 in reduced precision) and nothing raised, in the documented way too",
+    confirm_if="a gradient DDP hands the optimizer differs from the true averaged one (the ranks' local "
+               "gradients all-reduced by hand; tolerance 1e-4 relative in float32, 5e-2 in reduced "
+               "precision), nothing raised, even when converted before wrapping (the documented way)",
     refute_if="every gradient on every observed step matches the true one, converted before wrapping "
               "and after; 'depends' (on when the layout changes) when only the conversion after "
               "wrapping gives wrong gradients",
