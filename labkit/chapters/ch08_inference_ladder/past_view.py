@@ -156,9 +156,22 @@ def rows_table(data: Mapping, shown_as: str = "") -> tables.Table:
         shown.note(f"FP8 rungs: {fp8}; gated at {data.get('fp8_gate_math', 'bfloat16')}'s tolerance.")
     shapes = data.get("shapes") or {}
     if shapes.get("total_ms_per_batch"):
-        shown.note("The 1x1 convolutions alone, device time per batch: " + ", ".join(
-            f"{path} {ms:.2f} ms" for path, ms in shapes["total_ms_per_batch"].items()))
+        shown.note(_shapes_note(shapes["total_ms_per_batch"], data["rows"]))
     return shown
+
+
+def _shapes_note(totals: Mapping[str, float], rows: list) -> str:
+    """The 1x1 layers timed shape by shape, and whether those isolated timings can be read
+    against the network's: not when they add up to more than the whole top rung's device time."""
+    said = ("The 1x1 convolutions timed shape by shape outside the network (device time, each "
+            "shape weighted by its count in ResNet-50, per batch): "
+            + ", ".join(f"{path} {ms:.2f} ms" for path, ms in totals.items()))
+    top = next((r for r in rows if r.get("name") == "top rung" and r.get("device_s")), None)
+    if top is not None and max(totals.values()) > 1e3 * top["device_s"]:
+        said += (f". The slowest adds up to more than the top rung's whole device time "
+                 f"({1e3 * top['device_s']:.2f} ms per batch): timed alone, these layers do not "
+                 "predict what they cost inside the compiled network")
+    return said + "."
 
 
 def best(data: Mapping) -> dict | None:

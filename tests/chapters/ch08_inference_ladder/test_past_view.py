@@ -109,3 +109,11 @@ def test_the_recorded_h200_run_shows_refused_rungs_as_refused():
             assert shown[1].startswith("refused") and shown[4] == "refused" and "not timed" in shown[2]
     passed = [r for r in data["rows"] if r["status"] == "measured" and r["gate"]["passed"]]
     assert past_view.best(data)["images_per_s"] == max(r["images_per_s"] for r in passed)
+
+
+def test_isolated_shape_timings_are_flagged_when_they_exceed_the_whole_network():
+    rows = [{"name": "top rung", "device_s": 7.8e-3}]
+    over = past_view._shapes_note({"cudnn + separate": 12.4, "triton fused": 3.8}, rows)
+    assert "do not predict" in over and "7.80 ms" in over
+    under = past_view._shapes_note({"cudnn + separate": 5.0, "triton fused": 3.8}, rows)
+    assert "do not predict" not in under and "triton fused 3.80 ms" in under
