@@ -252,7 +252,8 @@ figure = pitfalls.plot_cache_curve(curve["points"], curve["levels"],
 if flagged:
     print(f"The harness flagged {len(flagged)} of {len(curve['points'])} points (the smallest copies) as too fast "
           "to time reliably: each call there takes under 20x the timer's resolution, so these points "
-          "show the cost of a call more than bandwidth.")
+          "show a fixed cost per copy (on a CPU the call's, on a GPU the copy kernel's shortest run) "
+          "more than bandwidth.")
 
 # %%
 # Without a GPU, the reference GPU's cache curve, recorded.
@@ -297,9 +298,9 @@ hot_cold = chapter.show([{"timing": t.label, "median": t.median_s, "GB/s": t.gbp
                         units={"median": "s", "GB/s": "read + write", "of the copy ceiling": "%"})
 hot_cold.note(f"hot reports {hot.gbps / cold.gbps:.2f}x the bandwidth of cold for the same {size_text} copy")
 if hot_cold_too_fast:
-    hot_cold.note("The harness flagged a timing as too fast to time: at this size a call lasts only a "
-                  "few times the timer's resolution (and, on a GPU, the few microseconds a kernel takes "
-                  "to start), so this pair shows little about caches; read the cache curve above instead.")
+    hot_cold.note("The harness flagged a timing as too fast to time: at this size a copy lasts only a "
+                  "few times the timer's resolution, so this pair shows little about caches; read the "
+                  "cache curve above instead.")
 if hot.pct_of_copy_ceiling is not None and hot.pct_of_copy_ceiling > 100:
     hot_cold.note(f"hot claims {hot.pct_of_copy_ceiling:.0f}% of the memory-copy ceiling: more than memory "
                   "can deliver, so what it measured is the cache")

@@ -47,7 +47,9 @@ chapter = session.open("02_contiguity_and_hidden_copies")
 chapter.rules()
 
 # %%
-chapter.lab.ceilings.measure()
+ceiling = chapter.lab.ceilings.measure()
+print(f"this machine's ceilings: copy {ceiling.copy_gbps:.1f} GB/s (read + write); matmul "
+      + ", ".join(f"{math} {rate:.3g} TFLOP/s" for math, rate in ceiling.matmul_tflops.items()))
 
 # %% [markdown]
 # ## Contiguous, in which format?
@@ -98,9 +100,16 @@ operations = {
 chapter.lab.cases.copy_table(operations)
 
 # %% [markdown]
-# Three ways to see a copy: the detector above; storage pointers (a view shares its
-# base's storage: `copies.shares_storage`); and the profiler's list of what ran (on a GPU:
-# the kernels).
+# Not every strided copy is done the same way. On a CPU, a *2-D* same-dtype transpose of at
+# least 60x60 takes a special path that copies 60x60 blocks (`copy_same_type_transpose_` in
+# `aten/src/ATen/native/Copy.cpp`); every other strided copy (a 3-D permutation, a cast, any
+# copy on a GPU) goes through TensorIterator's general elementwise loop. C9 measures the
+# difference.
+#
+# ### Optional: two more ways to see a copy
+#
+# Storage pointers (a view shares its base's storage: `copies.shares_storage`), and the
+# profiler's list of what ran (on a GPU: the kernels; `aten::copy_` on either path):
 
 # %%
 big = torch.randn(1024, 1024, device=chapter.device)
@@ -108,13 +117,6 @@ big.t().contiguous()  # warm-up: the first call loads kernels and allocates; the
 with torch.profiler.profile(activities=torch.profiler.supported_activities()) as profile:
     big.t().contiguous()  # the profiler waits for the GPU's work when it stops
 print(profile.key_averages().table(sort_by=f"{chapter.device.type}_time_total", row_limit=6))
-
-# %% [markdown]
-# Not every strided copy is done the same way. On a CPU, a *2-D* same-dtype transpose of at
-# least 60x60 takes a special path that copies 60x60 blocks (`copy_same_type_transpose_` in
-# `aten/src/ATen/native/Copy.cpp`); every other strided copy (a 3-D permutation, a cast, any
-# copy on a GPU) goes through TensorIterator's general elementwise loop. The profiler shows
-# `aten::copy_` either way; C9 measures the difference.
 
 # %% [markdown]
 # ## C6: does `narrow` on a transposed view copy?
@@ -411,12 +413,10 @@ quiz_c9
 
 # %% [markdown]
 # The claim's table has two rows: `contiguous()` on the transposed tensor, "costly" at
-# 18,420 MB/s and 2.7 M DTLB misses, against a "natively contiguous tensor" at 920 MB/s and
-# 12 K. Read as written, the costly operation moves data 20 times *faster* than the cheap
-# one, and `contiguous()` on a natively contiguous tensor moves no data at all (it returns
-# the tensor itself), so its MB/s is not a rate of anything. We measure both rows as
-# written, and then the comparison that can say whether a transposed copy is costly: the
-# same bytes copied plainly (`dst.copy_(x)`) against copied from the transposed view.
+# 18,420 MB/s, against a "natively contiguous tensor" at 920 MB/s: the costly one 20 times
+# *faster*, and the second moves no data at all (it returns the tensor itself). Both rows are
+# measured as written, then what can say whether a transposed copy is costly: the same bytes
+# copied plainly (`dst.copy_(x)`) against copied from the transposed view.
 
 # %%
 chapter.claim("C9")
@@ -441,23 +441,21 @@ kept_cmp = chapter.only_on("cpu", lambda: chapter.lab.bench.compare(
     copy_variants, baseline="plain copy: dst.copy_(x)", rounds=3, rep_ms=200, bytes_moved=2 * nbytes,
     keep_allocator_memory=True))
 c9_kept = kept_cmp and chapter.lab.cases.kept_copy(kept_cmp)
-chapter.show(copy_cmp).note(f"transposed .contiguous(): {transposed_log.total_bytes >> 20} MiB copied; "
-                            f"contiguous .contiguous(): {contiguous_log.total_bytes} B, returns "
-                            f"itself: {same is x3}")
-
-# %%
 plain = copy_cmp["plain copy: dst.copy_(x)"].timing
 transposed = copy_cmp["transposed copy: dst.copy_(x.transpose(0, 2))"].timing
 whole = copy_cmp["x.transpose(0, 2).contiguous()"].timing
 seed_rows = {"contiguous() of the transposed tensor": nbytes / whole.median_s / 1e6,
              "contiguous() of the natively contiguous tensor": 0.0}
 one_way_mbps = seed_rows["contiguous() of the transposed tensor"]
-chapter.show([{"timing": t.label, "GB/s": t.gbps, "of the copy ceiling": t.pct_of_copy_ceiling or 0,
-               "page faults per call": t.minor_faults_per_call} for t in (plain, transposed, whole)],
-             units={"GB/s": "read + write", "of the copy ceiling": "%"}).note(
-    f"the seed's rows, measured: transposed {one_way_mbps:,.0f} MB/s one way (the seed's unit: the "
-    f"tensor's bytes per second), {2 * one_way_mbps / 1000:.1f} GB/s read + write; natively "
-    "contiguous: 0 bytes moved (it returns the tensor itself)")
+rates = chapter.lab.table.rows(
+    [{"timing": t.label, "GB/s": t.gbps, "of the copy ceiling": t.pct_of_copy_ceiling or 0,
+      "page faults per call": t.minor_faults_per_call} for t in (plain, transposed, whole)],
+    units={"GB/s": "read + write", "of the copy ceiling": "%"})
+chapter.show(copy_cmp).note(
+    f"the seed's rows, measured: transposed .contiguous() {transposed_log.total_bytes >> 20} MiB at "
+    f"{one_way_mbps:,.0f} MB/s (one way, the seed's unit); contiguous .contiguous() "
+    f"{contiguous_log.total_bytes} B (returns itself: {same is x3})").fold(
+    "each copy's GB/s, share of the copy ceiling and page faults", str(rates))
 
 # %%
 penalty = copy_cmp["transposed copy: dst.copy_(x.transpose(0, 2))"]
@@ -570,13 +568,11 @@ print(c5a)
 
 # %% [markdown]
 # **C5b**, the cost: the seed compares misaligned *and* non-contiguous access (42.7 ns)
-# against aligned *and* contiguous access (19.1 ns), per-access latencies with L1 miss rates.
-# A Python harness cannot time one access, so this is an analogue: the time per element of a
-# sum, all four combinations of alignment and stride (a 2x2 design, so each cause is read
-# alone), at two sizes: one pass over a buffer far beyond every cache, and many passes over a
-# 16 KiB window inside *one* call (so the window stays in L1 and the call's own cost is spread
-# over every pass). Beside each pattern: the bytes the caches fetch per byte it uses, counted
-# from its addresses in whole 64-byte lines (CPU) or 32-byte sectors (GPU).
+# against aligned *and* contiguous (19.1 ns), per-access latencies. The analogue here: the
+# time per element of a sum, for all four combinations (so each cause is read alone), over a
+# buffer far beyond every cache, and over a 16 KiB window read many times inside *one* call
+# (L1-resident, the call's own cost spread over every pass). Beside each: the bytes the
+# caches fetch per byte used, in whole 64-byte lines (CPU) or 32-byte sectors (GPU).
 
 # %%
 chapter.claim("C5b")
@@ -588,13 +584,13 @@ c5b_ev, alignment_cmp, l1_cmp = cases.c5b_measure(chapter, n)
 ns, ns_l1 = c5b_ev["ns_per_element"], c5b_ev["ns_per_element_l1"]
 chapter.show(cases.c5b_rows(c5b_ev), title="time per element of a sum",
              units={"DRAM-sized": "ns", "DRAM ratio": "x", "L1-resident": "ns", "L1 ratio": "x"}).note(
-    f"L1-resident: {c5b_ev['l1_passes_per_call']:,} passes over the window in one call; the call's "
-    f"own cost is {100 * (c5b_ev['l1_call_overhead_share'] or 0):.0f}% of the slowest median")
+    f"L1-resident: {c5b_ev['l1_passes_per_call']:,} passes in one call; the call's own cost: "
+    f"{100 * (c5b_ev['l1_call_overhead_share'] or 0):.0f}% of a median")
 
 # %%
 c5b = chapter.judge("C5b", c5b_ev, form=f"{chapter.analogue}, float32, time per element of a sum (an "
                     "analogue: the seed gives per-access latency)")
-chapter.table([c5a, c5b])
+chapter.table([c5b])
 
 # %% [markdown]
 # ## Verdicts of this chapter
@@ -641,25 +637,21 @@ chapter.exercise("02.is_contiguous_in").check(is_contiguous_in)
 # Each line below is computed from this run's measurements.
 
 # %%
-seed_ratio = ns[ch02_claims.MISALIGNED_STRIDED] / ns[ch02_claims.ALIGNED_CONTIGUOUS]
+misaligned, strided = ch02_claims.MISALIGNED_CONTIGUOUS, ch02_claims.ALIGNED_STRIDED
+fetched = c5b_ev["fetched_per_useful_dram"]
 alignment_ratio = ns[ch02_claims.MISALIGNED_CONTIGUOUS] / ns[ch02_claims.ALIGNED_CONTIGUOUS]
 stride_ratio = ns[ch02_claims.ALIGNED_STRIDED] / ns[ch02_claims.ALIGNED_CONTIGUOUS]
 first_gemm = c10_cases[0]
 takeaways = [
-    f"A view copies nothing: narrow on a transposed view copied {c6.evidence['copy_bytes']} bytes "
-    "and shares its storage (C6).",
-    f"A transposed operand is not a copy for matmul: the copy detector saw "
-    f"{first_gemm['matmul_view_copy_bytes']} bytes copied for torch.matmul(A.t(), B) at "
-    f"{first_gemm['case']} (C10), and {c2_cases[0]['implicit_copy_bytes']} for x.t().matmul(w) (C2).",
-    f"A copy's cost is its access pattern: the 3-D transposed copy ran at {transposed.gbps:.1f} GB/s "
-    f"against {plain.gbps:.1f} GB/s for a plain copy of the same {nbytes >> 20} MiB (C9).",
+    f"A view copies nothing: narrow on a transposed view copied {c6.evidence['copy_bytes']} B (C6).",
+    f"A transposed operand is no copy for matmul: {first_gemm['matmul_view_copy_bytes']} B copied for "
+    f"torch.matmul(A.t(), B) (C10), {c2_cases[-1]['implicit_copy_bytes']} B for the 3-D batch (C2).",
+    f"A copy's cost is its access pattern: the 3-D transposed copy ran at {transposed.gbps:.1f} GB/s, "
+    f"a plain copy of the same {nbytes >> 20} MiB at {plain.gbps:.1f} GB/s (C9).",
     f"Contiguous is not aligned: {views_misaligned} of {len(contiguous_views)} contiguous views start "
-    f"off a cache line (C5a: {c5a.label}). Per element of a DRAM-sized sum, misaligned reads took "
-    f"{alignment_ratio:.2f}x the aligned time, a stride of 2 {stride_ratio:.2f}x, both together "
-    f"{seed_ratio:.2f}x, for {c5b_ev['fetched_per_useful'][ch02_claims.MISALIGNED_CONTIGUOUS]:.2f}x, "
-    f"{c5b_ev['fetched_per_useful'][ch02_claims.ALIGNED_STRIDED]:.2f}x and "
-    f"{c5b_ev['fetched_per_useful'][ch02_claims.MISALIGNED_STRIDED]:.2f}x the bytes fetched per byte used "
-    f"(C5b: {c5b.label}).",
+    f"off a cache line (C5a). Its cost follows the bytes fetched: per element of a DRAM-sized sum, "
+    f"misaligned reads took {alignment_ratio:.2f}x the aligned time for {fetched[misaligned]:.2f}x the "
+    f"bytes, a stride of 2 {stride_ratio:.2f}x for {fetched[strided]:.2f}x (C5b: {c5b.outcome}).",
 ]
 if whole.minor_faults_per_call:
     takeaways.append(f"A CPU timing partly measures the allocator: each .contiguous() of the "

@@ -23,7 +23,7 @@ NOT_YET_RECUT = {
     # 02 third pass (issue 38): 1,663 (its claim cards and verdict tables ~700 of them);
     # 00 re-cut: 1326, 01: 1485 (third pass 1,214), 03: 1460, 09: 1092
     "02_contiguity_and_hidden_copies",
-    "04_fusion", "05_dataloader",  # 06 re-cut: 1480 (the ResNet-50 cost optional, (d)'s steps folded)
+    "04_fusion",  # 06 re-cut: 1480 (the ResNet-50 cost optional, (d)'s steps folded); 05: 1317
     # 99 re-cut (the ledger one compact row per claim): 1393; 08 re-cut: 1426; 07 re-cut: 1463
 }
 

@@ -154,7 +154,7 @@ def _c5b_ratios(ns_raw: Mapping, what: str) -> dict[str, float]:
 def _fetch_text(ratio: Mapping[str, float], fetched: Mapping[str, float]) -> str:
     """Each cause's time ratio beside the bytes it fetches per useful byte."""
     return (f"alignment alone {ratio[MISALIGNED_CONTIGUOUS]:.2f}x the time for "
-            f"{fetched[MISALIGNED_CONTIGUOUS] / fetched[ALIGNED_CONTIGUOUS]:.2f}x the bytes fetched, "
+            f"{fetched[MISALIGNED_CONTIGUOUS] / fetched[ALIGNED_CONTIGUOUS]:.2f}x the bytes, "
             f"stride alone {ratio[ALIGNED_STRIDED]:.2f}x for "
             f"{fetched[ALIGNED_STRIDED] / fetched[ALIGNED_CONTIGUOUS]:.2f}x")
 
@@ -184,10 +184,10 @@ def check_c5b(ev: Mapping, th: Mapping) -> tuple[str, str, str]:
     alignment_band = band(ratio[MISALIGNED_CONTIGUOUS], iqr.get(MISALIGNED_CONTIGUOUS), limit)
     alignment_l1 = band(l1[MISALIGNED_CONTIGUOUS], iqr_l1.get(MISALIGNED_CONTIGUOUS), limit)
     kept = ev.get("kept")
-    text = (f"DRAM-sized: the seed's comparison (misaligned+strided / aligned+contiguous) "
-            f"{ratio[MISALIGNED_STRIDED]:.2f}x per element; {_fetch_text(ratio, fetched)}. "
+    text = (f"DRAM-sized: the seed's ratio (misaligned+strided / aligned+contiguous) "
+            f"{ratio[MISALIGNED_STRIDED]:.2f}x; {_fetch_text(ratio, fetched)}. "
             f"L1-resident: {l1[MISALIGNED_STRIDED]:.2f}x; {_fetch_text(l1, fetched)} "
-            f"(bytes in whole {unit}-byte units; amortised time per element of a sum, not the "
+            f"(bytes fetched in whole {unit}-byte units; time per element of a sum, not the "
             "seed's latencies)" + _kept_text(kept, "seed_ratio", "the seed's ratio"))
     if "noise" in (seed_band, l1_band, alignment_band, alignment_l1):
         return DEPENDS, text, NOISE
@@ -232,10 +232,9 @@ C5b = Claim(
     "C5b", CHAPTER, SEED_STRIDES, "2.2 What contiguous tensors really are (effect of alignment)",
     "Misaligned non-contiguous access costs 42.7 ns against 19.1 ns for aligned contiguous "
     "access (the seed's table, with L1 miss rates).",
-    f"misaligned+strided is > {MISALIGNED_COSTLY_RATIO}x aligned+contiguous per element, both "
-    f"DRAM-sized and L1-resident, and misalignment alone also costs > {MISALIGNED_COSTLY_RATIO}x. "
-    "An analogue: the time per element of a sum (L1-resident: many passes over one window in "
-    "one call), each cause set beside the bytes it fetches, not the seed's per-access latency",
+    f"misaligned+strided is > {MISALIGNED_COSTLY_RATIO}x aligned+contiguous per element of a sum "
+    f"(an analogue of the seed's latency), DRAM-sized and L1-resident, and misalignment alone "
+    f"also costs > {MISALIGNED_COSTLY_RATIO}x; each cause is shown beside the bytes it fetches",
     f"misaligned+strided is <= {MISALIGNED_COSTLY_RATIO}x aligned+contiguous at both sizes; "
     "'depends' when the gap comes from the stride alone (named with the bytes it fetches), "
     "shows at one size only, or on the allocator",
@@ -332,9 +331,7 @@ def c9_form(on_gpu: bool, analogue: str = "") -> str:
 C9 = Claim(
     "C9", CHAPTER, SEED_STRIDES, "3.1 Quantifying the cost of contiguous()",
     "contiguous() on a transposed 128x512x256 tensor is costly (18,420 MB/s, 2.7M DTLB misses) "
-    "against a natively contiguous tensor (920 MB/s, 12K). The seed's own numbers contradict "
-    "'costly': its costly row moves data 20x faster than the natively contiguous one, for "
-    "which contiguous() moves nothing at all.",
+    "against a natively contiguous tensor (920 MB/s, 12K).",
     f"a full copy, free when already contiguous, > {STRIDED_PENALTY_RATIO}x slower than a plain copy "
     "of the same bytes (with either allocator)",
     "no full copy, or a copy when already contiguous; 'depends' if it runs at a plain copy's "
