@@ -344,6 +344,19 @@ def parity_verdict(row: dict, target_pct: float | None) -> str:
         return "reported"
     if abs(row["pct_apart"]) <= target_pct:
         return "OK"
+    spreads = {who: 100.0 * (max(row[key]) / min(row[key]) - 1.0)
+               for who, key in (("labkit", "labkit_runs_s"), ("do_bench", "do_bench_runs_s"))}
+    row["own_spread_pct"] = spreads
+    if max(spreads.values()) > 2 * target_pct:
+        clocks = [w.get("sm_mhz_mean") for key in ("labkit_windows", "do_bench_windows")
+                  for w in row.get(key, []) if w.get("sm_mhz_mean")]
+        held = f"; the SM clock moved {min(clocks):.0f}-{max(clocks):.0f} MHz between windows" \
+            if clocks else ""
+        return (f"not judgeable at {target_pct:g}%: the workload itself moves more between runs "
+                f"(labkit's own runs spread {spreads['labkit']:.1f}%, do_bench's "
+                f"{spreads['do_bench']:.1f}%{held}); in GPU cycles "
+                f"{row.get('pct_apart_cycles', float('nan')):+.2f}%, with do_bench's flush "
+                f"{row.get('pct_apart_same_flush', float('nan')):+.2f}%")
     same = row.get("pct_apart_same_flush")
     if same is not None and abs(same) <= target_pct:
         return (f"OK with do_bench's flush ({same:+.2f}%); with labkit's own, smaller flush the "
