@@ -89,6 +89,7 @@ class Result:
     beyond: list[ladder.Rung] = field(default_factory=list)     # freezing, max-autotune
     regimes: dict[str, dict[str, ladder.Rung]] = field(default_factory=dict)  # regime -> step -> rung
     regime_bases: dict[str, ladder.Rung] = field(default_factory=dict)
+    regimes_missing: dict[str, str] = field(default_factory=dict)  # regime -> why it has no column
     seconds: float = 0.0
     inductor_cache: str = ""          # the fresh folder the climb compiled into (cold_compiles)
     section_s: dict[str, float] = field(default_factory=dict)  # climb, beyond, interaction: wall s
@@ -159,7 +160,8 @@ class Result:
                 "defaults": self.defaults.as_dict(), "beyond": [r.as_dict() for r in self.beyond],
                 "regimes": {g: {n: r.as_dict() for n, r in s.items()} for g, s in self.regimes.items()},
                 "regime_bases": {g: r.as_dict() for g, r in self.regime_bases.items()},
-                "regime_gains": self.regime_gains(), "image": self.plan.image,
+                "regime_gains": self.regime_gains(), "regimes_missing": dict(self.regimes_missing),
+                "image": self.plan.image,
                 "batch": self.plan.batch, "seconds": self.seconds,
                 "inductor_cache": self.inductor_cache, "section_s": dict(self.section_s),
                 "phase_s": self.phases()}
@@ -272,10 +274,12 @@ def _interaction(lad: ladder.Ladder, result: Result, deadline: float | None) -> 
              "compiled + CUDA graphs": dataclasses.replace(ladder.REGIME_BASE, **ladder.COMPILED)}
     for regime, settings in bases.items():
         if deadline is not None and _clock.perf_counter() > deadline:
-            return
+            result.regimes_missing[regime] = "skipped: out of the run's time budget"
+            continue
         base = lad.prepare(f"{regime}: TF32 base", settings, profiled=False)
         if isinstance(base, ladder.Rung):
             result.regime_bases[regime] = base
+            result.regimes_missing[regime] = f"its base {base.why}"
             continue
         result.regime_bases[regime] = base.rung
         result.regimes[regime] = {}

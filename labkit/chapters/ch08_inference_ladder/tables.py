@@ -95,17 +95,21 @@ def regimes_table(run: object) -> tables.Table:
     shown = tables.Table("Do the steps simply add up? (TF32 on in both bases)",
                          ["step", *[f"{regime} (base {run.regime_bases[regime].images_per_s:,.0f} "
                                     "images/s)" for regime in gains]])
-    if not gains:
+    missing = getattr(run, "regimes_missing", {})
+    if not gains and not missing:
         return shown.note("No GPU here: the interaction table needs compile and CUDA graphs on a "
                           "GPU (the recorded H200 run below has it).")
-    steps = list(dict.fromkeys(name for g in gains.values() for name in g))
+    steps = list(dict.fromkeys(name for regime in gains for name in run.regimes[regime]))
     for name in steps:
         cells = []
         for regime, g in gains.items():
             r = run.regimes[regime].get(name)
             busy = "" if r is None or r.idle_share is None else f", GPU idle {100 * r.idle_share:.0f}%"
-            cells.append(f"{g[name]:.2f}x{busy}" if name in g else "-")
+            cells.append(f"{g[name]:.2f}x{busy}" if name in g else
+                         "-" if r is None else r.why.split(":")[0])  # 'skipped', 'failed'
         shown.add(name, *cells)
+    for regime, why in missing.items():
+        shown.note(f"{regime}: not measured ({why})")
     import torch._inductor.config as inductor_config  # read only where compile ran
 
     return shown.note(f"Inductor's layout_optimization is {inductor_config.layout_optimization} in this "

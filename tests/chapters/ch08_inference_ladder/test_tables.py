@@ -55,8 +55,19 @@ def test_the_gpu_shaped_interaction_table_reads_each_regime():
     regimes = {"eager": {"fp16": fp16}, "compiled + graphs": {"fp16": fp16_graphed}}
     bases = {"eager": eager_base, "compiled + graphs": graphed_base}
     run = SimpleNamespace(regimes=regimes, regime_bases=bases, top=graphed_base,
-                          regime_gains=lambda: {r: {n: g.speedup_over(bases[r]) for n, g in s.items()}
+                          regime_gains=lambda: {r: {n: g.speedup_over(bases[r]) for n, g in s.items()
+                                                    if not g.error}  # as Result.regime_gains
                                                 for r, s in regimes.items()})
     shown = tables.regimes_table(run)
     assert shown.rows == [["fp16", "2.00x, GPU idle 40%", "1.25x"]]
     assert "layout_optimization" in shown.notes[0]
+    late = rung("folding", 64, 0.1, after="graphed base", kept=False)
+    late.why, late.error = "skipped: out of the run's time budget", "skipped"
+    regimes["compiled + graphs"]["folding"] = late
+    assert shown.rows == [["fp16", "2.00x, GPU idle 40%", "1.25x"]]       # (the table above)
+    assert tables.regimes_table(run).rows[-1] == ["folding", "-", "skipped"]
+    run.regimes_missing = {"compiled + graphs, batch 256": "skipped: out of the run's time budget"}
+    assert "compiled + graphs, batch 256: not measured (skipped" in tables.regimes_table(run).notes[0]
+    nothing = SimpleNamespace(regimes={}, regime_bases={}, regime_gains=lambda: {},
+                              regimes_missing={"eager": "skipped: out of the run's time budget"})
+    assert "eager: not measured" in tables.regimes_table(nothing).notes[0]   # not "No GPU here"
