@@ -176,7 +176,7 @@ chapter.claim("C26")
 # %%
 c26_evidence = chapter.lab.channels_last_probe.probe()  # a real DataLoader over such a Dataset
 print(lesson.c26_text(c26_evidence))
-chapter.judge("C26", c26_evidence, form=chapter.seed_form)
+c26 = chapter.judge("C26", c26_evidence, form=chapter.seed_form)  # shown in the verdicts' table below
 
 # %% [markdown]
 # channels_last is a layout of four dimensions; a sample has three. It belongs on the 4-D

@@ -290,23 +290,17 @@ class Lesson:
         # prefetched uint8 row is another knob's gain too), or none when the budget left it out.
         uint8_row = next((r for r in knob_rows if r["label"] == f"{knob_rows[0]['label']} uint8"), None)
         lines = [
-            f"Measure the wait, and throughput as samples over wall time: with no workers a step "
-            f"waited {100 * w0.wait_share:.0f}% of the time; {best.setting.label} waited "
-            f"{100 * best.wait_share:.0f}% and ran {best.samples_per_s / w0.samples_per_s:.1f}x the "
-            f"samples per second.",
-            f"The knee sits at {knee.workers} worker(s) here; the arithmetic (a batch costs "
-            f"{self.bench.batch_load_s * 1e3:.0f} ms of one core, a step as swept takes "
-            f"{self.bench.step_s * 1e3:.0f} ms) asks for {knee.workers_needed:.1f} of "
-            f"{plan.cores - 1} spare cores, and "
-            + ("this grid cannot test whether the two agree" if knee.agrees is None else
-               f"the two {'agree' if knee.agrees else 'disagree'}")
-            + (" (the sweep was noisy: see its note)." if sweep.noise_note() else "."),
-            f"The plateau measured {plateau.measured:.0f} samples/s; the arithmetic, batch / (step "
-            f"as swept + per-batch wait) = {plan.batch_size} / ({plateau.step_s * 1e3:.1f} + "
-            f"{plateau.wait_s * 1e3:.1f} ms), predicts {plateau.predicted:.0f}: "
-            + ("it holds" if plateau.agrees else "it misses")
-            + f" (within {plateau.tolerance:.0%}: {'yes' if plateau.agrees else 'no'}). What bounds "
-            f"it: {plateau.bound}.",
+            f"Measure the wait, and samples over wall time: with no workers a step waited "
+            f"{100 * w0.wait_share:.0f}% of the time; {best.setting.label} waited "
+            f"{100 * best.wait_share:.0f}% and ran {best.samples_per_s / w0.samples_per_s:.1f}x the samples/s.",
+            f"The knee sits at {knee.workers} worker(s); the arithmetic asks for {knee.workers_needed:.1f} of "
+            f"{plan.cores - 1} spare cores"
+            + ("; this grid cannot test whether the two agree." if knee.agrees is None else
+               f"; the two {'agree' if knee.agrees else 'disagree'}."),
+            f"The plateau measured {plateau.measured:.0f} samples/s against {plateau.predicted:.0f} predicted "
+            f"by batch / (step as swept + per-batch wait): the arithmetic "
+            + ("holds" if plateau.agrees else "misses") + f" (within {plateau.tolerance:.0%}). "
+            f"What bounds it: {plateau.bound}.",
             ("Knobs are read at the knee, round by round against the baseline: uint8 batches alone "
              f"(normalised on the device) ran {uint8_row['stated']}"
              + (f": a {uint8_row['decision']}." if uint8_row["decision"] in ("gain", "loss") else ".")
@@ -321,8 +315,9 @@ class Lesson:
         if c25 is not None:
             if c25.recorded:  # the recorded evidence, judged by today's check (it says what it lacks)
                 c25 = claims.get("C25").judge(c25.evidence, machine=c25.machine, form=c25.form)
+            finding = c25.reason.split("; ")[0]  # the first clause; the verdict table has the rest
             lines.append(f"non_blocking from pageable memory (C25, {c25.outcome}"
-                         f"{'' if self.on_gpu else ', recorded'}): {c25.reason}.")
+                         f"{'' if self.on_gpu else ', recorded'}): {finding}.")
         return lines
 
     # --- optional: start-up ---------------------------------------------------------------
