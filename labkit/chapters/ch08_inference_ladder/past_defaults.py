@@ -151,6 +151,11 @@ def gpu_levers() -> list[Lever]:
         Lever("max-autotune-no-cudagraphs", "Inductor times Triton and cuBLAS candidates for every "
               "convolution and GEMM (the ladder's CUDA graph around it)",
               {"compile": "max-autotune-no-cudagraphs"}, needs=inductor, est_s=150),
+        Lever("conv_1x1_as_mm + max-autotune", "the 1x1 convolutions as GEMMs that max-autotune "
+              "may give to Triton templates, whose epilogue Inductor fuses the bias, residual and "
+              "ReLU into (cuBLAS, chosen in default mode, is an extern kernel it cannot fuse into)",
+              {"compile": "max-autotune-no-cudagraphs"}, inductor={"conv_1x1_as_mm": True},
+              needs=inductor, est_s=200),
         Lever("freezing + conv_1x1_as_mm", "the two Inductor levers together",
               {"freezing": True}, inductor={"conv_1x1_as_mm": True}, needs=inductor),
         Lever("FP8 per-channel weights", fp8_why + "; one weight scale per output channel "
