@@ -295,7 +295,9 @@ cases.recompile_table(recompiles)
 
 # %% [markdown]
 # Up to the limit, each new shape pays a compile on its first call; past it, the first call is
-# fast because nothing is compiled, and the step runs eagerly. Whether that loses anything
+# fast because nothing is compiled, and the step runs eagerly, still through the compiled
+# wrapper, whose guards for every cached graph run on each call first (so past the limit a
+# step still costs more than plain eager). Whether that loses anything
 # depends on what bound the compiled step: where its device time is below eager's, the fused
 # kernel won on the GPU; where its host launch (guards and the Python wrapper) is larger than
 # both device times, the step was launch-bound and the fusion could not show in a loop (the
@@ -423,7 +425,9 @@ cases.comparison_table(chapter.here_or_recorded("reduce_overhead", lambda: cases
 # The table gives each variant's device time (what its kernels cost on the GPU) and its host
 # launch per call (what Python, the guards and the launches cost on the CPU). A row marked
 # launch-bound is paced by the host in a loop: its kernels are faster than the CPU can issue
-# them, and only fewer launches (one graph replay) can speed it up.
+# them, and only less host work per call can speed it up. One graph replay removes the
+# launches but not the rest: where reduce-overhead's own row is still launch-bound, what is
+# left is the host work of a replay call (the guards, the wrapper, the input copies).
 
 # %% [markdown]
 # ## 4. Triton: an add, and a fused chain (C19)

@@ -347,8 +347,10 @@ def sweep_table(sweep: launch_overhead.LaunchSweep, on_gpu: bool) -> Table:
         shown.note("No GPU here: the slope is the CPU's own cost per tiny op (Python + dispatcher), "
                    "the part of an eager launch spent on the host.")
     if any(fit.fixed_s < 0 for fit in sweep.fits.values()):
-        shown.note("(A negative fixed part means the first calls overlapped other work, such as "
-                   "the harness's cache flush before each call; only the slope is read.)")
+        shown.note("(A negative fixed part means the time per kernel is not the same at every N: "
+                   + ("on a GPU the first calls overlap the harness's cache flush before each call"
+                      if on_gpu else "here, timed back to back (hot), the cost per op changes with N")
+                   + "; only the slope is read.)")
     return shown
 
 

@@ -92,5 +92,7 @@ def test_kept_evidence_and_the_elementwise_note():
     assert kept["seed_ratio"] == 2.0 and set(kept["faults_per_call"]) == {ch02.ALIGNED_CONTIGUOUS,
                                                                          ch02.MISALIGNED_STRIDED}
     assert "as fast as" in cases.elementwise_note("triton", 2.0, True)
+    assert "transpose copy" in cases.elementwise_note("triton", 4.4, True)
+    assert "transpose copy" not in cases.elementwise_note("aten", 1.2, False)
     assert "Why, on a CPU" in cases.elementwise_note("aten", 0.5, False)
     assert "Why" not in cases.elementwise_note("triton", 0.5, True)
