@@ -161,8 +161,13 @@ def summarise_numbers(runs: Sequence[dict]) -> dict:
             lines.append(f"      {r['budget_note']}")
     lines.append(f"  the same knee within one step of the sweep in {within} of {len(runs)} runs"
                  f" -> {'reproduced' if agree else 'NOT reproduced'}")
+    predicted = [r["plateau"] for r in runs if (r.get("plateau") or {}).get("predicted")]
+    held = sum(1 for plateau in predicted if plateau.get("agrees"))
+    if predicted:  # the plateau's arithmetic is a statement too: held or missed in every run?
+        lines.append(f"  the plateau's prediction held in {held} of {len(predicted)} runs -> "
+                     + ("the same in every run" if held in (0, len(predicted)) else "NOT the same"))
     out = {"agree": agree, "knees": knees, "within_one_step": within, "runs": len(runs),
-           "lines": lines}
+           "lines": lines, "plateau_held": held, "plateau_runs": len(predicted)}
     knobs = knob_agreement(runs)
     if knobs:
         out["knobs"] = knobs

@@ -53,6 +53,9 @@ def test_knob_decisions_must_be_the_same_in_every_run_and_an_untestable_knee_say
     assert any("knob w12 b64 pf1" in line and "NOT the same" in line for line in summary["lines"])
     assert any("plateau 1276 samples/s against 1280 predicted (agrees)" in line
                for line in summary["lines"])
+    assert (summary["plateau_held"], summary["plateau_runs"]) == (3, 3)
+    mixed = [dict(run, plateau=dict(run["plateau"], agrees=i != 1)) for i, run in enumerate(runs)]
+    assert any("held in 2 of 3 runs -> NOT the same" in line for line in reproduce.summarise_numbers(mixed)["lines"])
     cut = reproduce.knob_agreement([{"knob_decisions": {"a": "gain"}}, {"knob_decisions": {}}])
     assert cut["same"] == [] and cut["decisions"]["a"] == ["gain", "not measured"]
     assert reproduce.knob_agreement([numbers(12)]) == {}

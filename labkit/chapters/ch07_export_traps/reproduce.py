@@ -1,0 +1,180 @@
+"""Chapter 07's entry point for the reproduce check (benchmarks/reproduce.py 07 --runs 3).
+
+Chapter 07 has one timing-based verdict, C15d (the transposed input's latency through a
+TensorRT engine against the contiguous input's): `measure_verdicts` measures it as the
+notebook does (the traced model fed both inputs, interleaved through `Chapter.measured`;
+Torch-TensorRT where it is installed) and judges it; without TensorRT it is 'depends' every
+time, with the traced model's own ratio shown beside it. C15a-c decide by strides, errors and
+documentation, not by timings, so they are not repeated.
+
+The chapter also states timings that are not verdicts, and a learner reads them as findings,
+so `measure_numbers` re-measures each and says what it decided, the same way in every run or
+not (`summarise_numbers`):
+
+- Trap 3: ONNX Runtime's layout preference on against off (the quiz's 'faster / about the
+  same / slower', and whether the per-round range excludes 1);
+- the traced model, transposed against contiguous input (C15d's shown ratio);
+- Trap 2: the channels_last model fed an NCHW input against a channels_last one;
+- the speed table's fastest path correct on every layout, per clock (AOTInductor left out:
+  its compile would take most of a run; the chapter times it once).
+
+A decision is 'faster' or 'slower' only when the whole per-round range lies on one side of
+1, else 'no measurable difference' (the knob rule of chapter 05). About 40 s a run on an
+H200 host (no AOTInductor), so three runs take about 2 minutes; quick: fewer rounds.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable, Sequence
+
+import torch
+
+from labkit import claims, session
+from labkit.audit import export_audit
+from labkit.chapters.ch07_export_traps import claims as ch07
+from labkit.chapters.ch07_export_traps import export_traps, tables
+
+KEY = "07_export_traps"
+FASTER, SLOWER, NO_DIFFERENCE = "faster", "slower", "no measurable difference"
+_PHASES: dict[str, float] = {}
+_log = logging.getLogger(__name__)
+
+
+def _timed(name: str, fn: Callable[[], object]) -> object:
+    started = time.perf_counter()
+    try:
+        return fn()
+    finally:
+        _PHASES[name] = time.perf_counter() - started
+        _log.info("%s: %.1f s", name, _PHASES[name])
+
+
+def last_phases() -> dict[str, float]:
+    """Seconds of each part of the last measure_verdicts() call in this process."""
+    return dict(_PHASES)
+
+
+def decision(low: float | None, high: float | None) -> str:
+    """'faster' (the time ratio's whole per-round range below 1), 'slower' (above 1), or 'no
+    measurable difference' (the range straddles 1, or there is none)."""
+    if low is None or high is None:
+        return NO_DIFFERENCE
+    return FASTER if high < 1 else SLOWER if low > 1 else NO_DIFFERENCE
+
+
+def _reading(comparison: object, name: str) -> dict:
+    """One variant of a comparison as a reproduce run keeps it: ratio, per-round range, decision."""
+    variant = comparison[name]  # type: ignore[index]
+    return {"ratio": variant.ratio, "low": variant.ratio_q25, "high": variant.ratio_q75,
+            "decision": decision(variant.ratio_q25, variant.ratio_q75)}
+
+
+def _setup(quick: bool) -> tuple[session.Chapter, tables.Setup]:
+    chapter = session.open(KEY, announce=False)
+    frozen = tables.setup(chapter.device, chapter.on_gpu)
+    if quick:  # a smoke test: the CPU's small model wherever it runs
+        frozen = tables.setup(chapter.device, False)
+    return chapter, frozen
+
+
+def measure_verdicts(quick: bool = False) -> list[claims.Verdict]:
+    """C15d measured and judged as the notebook judges it on this machine."""
+    _PHASES.clear()
+    chapter, frozen = _setup(quick)
+    model, example = frozen.model.eval(), frozen.example
+    inputs = export_audit.layouts(example)
+    with torch.no_grad(), export_audit._quiet():
+        traced = torch.jit.trace(model, example)
+        trace_cmp, trace_flags = _timed("the traced model, transposed against contiguous", lambda: chapter.measured(
+            {"contiguous input": lambda: traced(inputs[tables.NCHW]),
+             "transposed input": lambda: traced(inputs[tables.TRANSPOSED])},
+            baseline="contiguous input", case=ch07.TRACE_CASE, rounds=2 if quick else 5,
+            rep_ms=20 if quick else 200))
+    trt_run = _timed("Torch-TensorRT", lambda: export_traps.run_torch_tensorrt(model, example))
+    ratio, spread = tables.ratio_and_spread(trt_run.comparison, "transposed input")
+    evidence = {
+        "tensorrt_ran": trt_run.ran, "tensorrt_skipped_because": trt_run.skipped_because,
+        "tensorrt_transposed_ratio": ratio, "tensorrt_transposed_ratio_iqr": spread,
+        "trace_transposed_ratio": trace_cmp["transposed input"].ratio,
+        "trace_transposed_ratio_iqr": [trace_cmp["transposed input"].ratio_q25,
+                                       trace_cmp["transposed input"].ratio_q75],
+        "flags": trace_flags + (trt_run.comparison.flags(ch07.TENSORRT_CASE) if trt_run.comparison else []),
+        "device": str(chapter.device), "torch": torch.__version__,
+    }
+    return [claims.get("C15d").judge(evidence, form=ch07.form_of("C15d", evidence))]
+
+
+def deciding_ratios(verdict: claims.Verdict) -> dict[str, float]:
+    """C15d's ratio through TensorRT where one was timed, and the traced model's (shown)."""
+    ev = verdict.evidence
+    out = {}
+    if ev.get("tensorrt_transposed_ratio") is not None:
+        out["TensorRT transposed / contiguous"] = float(ev["tensorrt_transposed_ratio"])
+    if ev.get("trace_transposed_ratio") is not None:
+        out["traced model transposed / contiguous (shown)"] = float(ev["trace_transposed_ratio"])
+    return out
+
+
+def measure_numbers(quick: bool = False) -> dict:
+    """The chapter's timing statements that are not verdicts, each with its decision, and the
+    seconds of each phase."""
+    phases: dict[str, float] = {}
+
+    def timed(name: str, fn: Callable[[], object]) -> object:
+        started = time.perf_counter()
+        try:
+            return fn()
+        finally:
+            phases[name] = time.perf_counter() - started
+            _log.info("%s: %.1f s", name, phases[name])
+
+    chapter, frozen = _setup(quick)
+    model, example, onnx_path = frozen.model.eval(), frozen.example, frozen.onnx_path
+    rep_ms = 20.0 if quick else 200.0
+    paths = tuple(p for p in export_audit.PATHS if p != "aoti")
+    audit = timed("audit (no AOTInductor)", lambda: export_audit.run(model, example, paths=paths,
+                                                                     workdir=onnx_path.parent))
+    out: dict = {"device": str(chapter.device)}
+    speed = timed("speed table", lambda: export_audit.speed(audit, example, model, rounds=2 if quick else 5,
+                                                            rep_ms=rep_ms))
+    out["fastest_correct"] = speed.fastest_correct()
+    declared = timed("trap 2: NCHW input to the channels_last model", lambda: export_traps.channels_last_declared_nchw(
+        model, example, rep_ms=rep_ms, onnx_path=onnx_path))
+    out["trap2_nchw_input"] = _reading(declared.eager, "NCHW input")
+    ort = timed("trap 3: ONNX Runtime's layout preference", lambda: export_traps.ort_layout_preference(
+        model, example, rep_ms=rep_ms, onnx_path=onnx_path))
+    if ort.comparison is not None and "NCHW declared, on" in ort.comparison.variants:
+        out["trap3_preference_on"] = {**_reading(ort.comparison, "NCHW declared, on"),
+                                      "quiz": tables.layout_preference_effect(ort)}
+    out["phases"] = phases
+    return out
+
+
+STATEMENTS = {"trap2_nchw_input": "Trap 2: the channels_last model fed NCHW against channels_last",
+              "trap3_preference_on": "Trap 3: ONNX Runtime's layout preference on against off"}
+
+
+def summarise_numbers(runs: Sequence[dict]) -> dict:
+    """Across runs: each timing statement's decision (and Trap 3's quiz answer, and the
+    fastest correct path per clock) in every run, and whether each was the same in all."""
+    if not runs:
+        raise ValueError("summarise_numbers needs the numbers of at least one run")
+    seen: dict[str, list[str]] = {}
+    for key, label in STATEMENTS.items():
+        seen[label] = [r[key]["decision"] if key in r else "not measured" for r in runs]
+    seen["Trap 3: the quiz's answer"] = [r["trap3_preference_on"]["quiz"] if "trap3_preference_on" in r
+                                         else "not measured" for r in runs]
+    clocks = list(dict.fromkeys(c for r in runs for c in r["fastest_correct"]))
+    for clock in clocks:
+        seen[f"fastest correct path ({clock})"] = [r["fastest_correct"].get(clock, "not measured") for r in runs]
+    same = [label for label, values in seen.items() if len(set(values)) == 1 and values[0] != "not measured"]
+    lines = [f"  {label}: {', '.join(values)} -> "
+             + (f"the same in {len(values)} of {len(values)}" if label in same else "NOT the same")
+             for label, values in seen.items()]
+    for i, r in enumerate(runs, start=1):
+        ratios = ", ".join(f"{key} {r[key]['ratio']:.2f}x ({r[key]['low']:.2f}-{r[key]['high']:.2f})"
+                           for key in STATEMENTS if key in r)
+        lines.append(f"    run {i}: {ratios}")
+    return {"agree": len(same) == len(seen), "decisions": seen, "same": same, "lines": lines}
