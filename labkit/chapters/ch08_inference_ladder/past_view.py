@@ -145,6 +145,9 @@ def rows_table(data: Mapping, shown_as: str = "") -> tables.Table:
                   _num(None if device_s is None else 1e3 * device_s, ".2f"),
                   _num(None if idle is None else 100 * idle, ".0f") + ("%" if idle is not None else ""),
                   _classes(row, classes))
+    if data.get("later_calls"):
+        shown.note(f"{LATER}: measured in a later call, over that call's own top rung: "
+                   + "; ".join(data["later_calls"]))
     if skipped:
         shown.fold(f"{len(skipped)} {'rung' if len(skipped) == 1 else 'rungs'} not run or failed, "
                    "and why", "\n".join(skipped))
@@ -223,5 +226,26 @@ def section(path: str | Path | None = None) -> tables.Stack | str:
         where = path if path is not None else "results/" + RECORDED.as_posix()
         return (f"No record of the climb past the defaults at {where}: nothing was measured here. "
                 f"To make one: {HOW_TO_CLIMB}.")
+    main = Path(path) if path is not None else recorded_path()
+    data = with_later_calls(data, main)
     shown_as = label(data, path)
     return tables.Stack(rows_table(data, shown_as), standing(data, shown_as=shown_as))
+
+
+LATER = "*"   # marks a row measured in a later call of the script (its own file beside the first)
+
+
+def with_later_calls(data: Mapping, main: Path) -> dict:
+    """The record with the levers of later calls appended: each past_defaults_<what>.json beside
+    it (a call run with --levers, say) adds its rows but its own top rung, marked LATER, each
+    gain over that call's own top rung timed in the same rounds. Their files are named in
+    'later_calls'."""
+    merged = {**data, "rows": list(data["rows"]), "later_calls": []}
+    for extra in sorted(main.parent.glob(f"{main.stem}_*.json")):
+        later = load(extra)
+        own_top = next((r for r in later["rows"] if r.get("name") == "top rung"), {})
+        merged["later_calls"].append(f"{extra.name} (its top rung {own_top.get('images_per_s') or 0:,.0f} "
+                                     "images/s)")
+        merged["rows"] += [{**r, "name": f"{r['name']} {LATER}"} for r in later["rows"]
+                           if r.get("name") != "top rung"]
+    return merged

@@ -117,3 +117,16 @@ def test_isolated_shape_timings_are_flagged_when_they_exceed_the_whole_network()
     assert "do not predict" in over and "7.80 ms" in over
     under = past_view._shapes_note({"cudnn + separate": 5.0, "triton fused": 3.8}, rows)
     assert "do not predict" not in under and "triton fused 3.80 ms" in under
+
+
+def test_a_later_calls_levers_join_the_table_marked_with_their_own_top_rung(tmp_path):
+    main = tmp_path / "past_defaults.json"
+    main.write_text(json.dumps(_record(GPU_ROWS)))
+    later = _record([_row("top rung", "measured", 31_900.0),
+                     _row("cuDNN fused epilogues", "measured", 14_288.0, gain=[0.444, 0.444, 0.444])])
+    (tmp_path / "past_defaults_cudnn.json").write_text(json.dumps(later))
+    shown = past_view.section(main)
+    rows = shown.parts[0].rows
+    assert [r[0] for r in rows].count("top rung") == 1                 # the later call's top is not repeated
+    assert rows[-1][0] == "cuDNN fused epilogues *" and rows[-1][2] == "14,288"
+    assert any("past_defaults_cudnn.json (its top rung 31,900" in n for n in shown.parts[0].notes)
