@@ -649,9 +649,9 @@ takeaways = [
     f"A copy's cost is its access pattern: the 3-D transposed copy ran at {transposed.gbps:.1f} GB/s, "
     f"a plain copy of the same {nbytes >> 20} MiB at {plain.gbps:.1f} GB/s (C9).",
     f"Contiguous is not aligned: {views_misaligned} of {len(contiguous_views)} contiguous views start "
-    f"off a cache line (C5a). Its cost follows the bytes fetched: per element of a DRAM-sized sum, "
-    f"misaligned reads took {alignment_ratio:.2f}x the aligned time for {fetched[misaligned]:.2f}x the "
-    f"bytes, a stride of 2 {stride_ratio:.2f}x for {fetched[strided]:.2f}x (C5b: {c5b.outcome}).",
+    f"off a cache line (C5a). Per element of a DRAM-sized sum, misaligned reads took "
+    f"{alignment_ratio:.2f}x the aligned time for {fetched[misaligned]:.2f}x the bytes fetched, a "
+    f"stride of 2 {stride_ratio:.2f}x for {fetched[strided]:.2f}x (C5b: {c5b.outcome}).",
 ]
 if whole.minor_faults_per_call:
     takeaways.append(f"A CPU timing partly measures the allocator: each .contiguous() of the "
