@@ -283,10 +283,17 @@ def check_c9(ev: Mapping, th: Mapping) -> tuple[str, str, str]:
     free_when_contiguous = bool(ev["contiguous_returns_self"]) and int(ev["contiguous_copy_bytes"]) == 0
     penalty = ev["plain_copy_gbps"] / ev["transposed_gbps"]
     kept = ev.get("kept")
+    # The allocator can change only what allocates: .contiguous() (a fresh 64 MiB each call),
+    # its penalty with each allocator. Older evidence kept the copy_ penalty (no allocation).
+    of_call = bool(kept) and kept.get("of") is not None and ev.get("contiguous_call_penalty") is not None
     text = (f"transposed: {ev['transposed_copy_bytes']} bytes copied at {ev['transposed_gbps']:.1f} "
             f"GB/s, {penalty:.2f}x slower than a plain copy; already contiguous: "
-            f"{'returns itself, no copy' if free_when_contiguous else 'copies'}"
-            + _kept_text(kept, "penalty", "the penalty is"))
+            f"{'returns itself, no copy' if free_when_contiguous else 'copies'}")
+    if of_call:
+        text += (f"; .contiguous() itself (it allocates): {float(ev['contiguous_call_penalty']):.2f}x a "
+                 f"plain copy, {float(kept['penalty']):.2f}x with malloc keeping freed memory")
+    else:
+        text += _kept_text(kept, "penalty", "the penalty is")
     if ev.get("seed_rows_mb_s"):
         rows = dict(ev["seed_rows_mb_s"])
         text += ("; the seed's two rows measured here: " + ", ".join(
@@ -298,7 +305,10 @@ def check_c9(ev: Mapping, th: Mapping) -> tuple[str, str, str]:
         return DEPENDS, text, NOISE
     kept_band = (band(float(kept["penalty"]), kept.get("penalty_iqr"), th["strided_penalty_ratio"])
                  if kept and kept.get("penalty") is not None else None)
-    split = allocator_split(where, kept_band, "the transposed copy's penalty")
+    default_band = (band(float(ev["contiguous_call_penalty"]), ev.get("contiguous_call_penalty_iqr"),
+                         th["strided_penalty_ratio"]) if of_call else where)
+    split = allocator_split(default_band, kept_band,
+                            ".contiguous()'s penalty" if of_call else "the transposed copy's penalty")
     if split:
         return split[0], text + "; " + split[1], split[2]
     if where == "above":

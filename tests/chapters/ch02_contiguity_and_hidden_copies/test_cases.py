@@ -91,6 +91,9 @@ def test_kept_evidence_and_the_elementwise_note():
                                             ch02.ALIGNED_CONTIGUOUS))
     assert kept["seed_ratio"] == 2.0 and set(kept["faults_per_call"]) == {ch02.ALIGNED_CONTIGUOUS,
                                                                          ch02.MISALIGNED_STRIDED}
+    kept_c9 = cases.kept_copy(_comparison({"plain copy: dst.copy_(x)": 1.0, cases.CONTIGUOUS_CALL: 3.0},
+                                           "plain copy: dst.copy_(x)"))
+    assert kept_c9["penalty"] == 3.0 and kept_c9["of"] == cases.CONTIGUOUS_CALL
     assert "as fast as" in cases.elementwise_note("triton", 2.0, True)
     assert "transpose copy" in cases.elementwise_note("triton", 4.4, True)
     assert "transpose copy" not in cases.elementwise_note("aten", 1.2, False)

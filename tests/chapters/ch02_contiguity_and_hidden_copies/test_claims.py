@@ -206,6 +206,15 @@ def test_the_allocator_can_decide_a_cpu_verdict():
     assert same.outcome == "confirmed" and "with malloc keeping freed memory" in same.reason
     c5_split = judge("C5b", **c5(kept=dict(seed_ratio=2.0, seed_ratio_iqr=[1.9, 2.1])))
     assert c5_split.depends_on.startswith("the allocator")
+    # today's evidence: the allocator judged on .contiguous() (it allocates), not on copy_
+    of_call = dict(of="x.transpose(0, 2).contiguous()")
+    kept_fast = judge("C9", **c9(contiguous_call_penalty=9.0, contiguous_call_penalty_iqr=[8.0, 10.0],
+                                 kept=dict(of_call, penalty=1.2, penalty_iqr=[1.1, 1.3])))
+    assert kept_fast.depends_on.startswith("the allocator") and ".contiguous()'s penalty" in kept_fast.reason
+    both_slow = judge("C9", **c9(contiguous_call_penalty=9.0, contiguous_call_penalty_iqr=[8.0, 10.0],
+                                 kept=dict(of_call, penalty=7.0, penalty_iqr=[6.5, 7.5])))
+    assert both_slow.outcome == "confirmed"
+    assert ".contiguous() itself (it allocates): 9.00x a plain copy, 7.00x with malloc keeping" in both_slow.reason
 
 
 def test_c10_on_a_cpu_judges_the_premise_that_matmul_copies():
