@@ -106,7 +106,7 @@ tables.size_one_table([(32, 16, 1, 1), (16, 3, 3, 3)])  # layout_contract.kept_g
 # %% [markdown]
 # ## The run
 #
-# One run trains six variants of the same model, one after the other, in every process. The
+# One run trains seven variants of the same model, one after the other, in every process. The
 # processes are fresh Python interpreters that import `labkit.chapters.ch06_ddp_layout_drift.ddp_worker` (read it: it is
 # what runs in each rank), joined exactly as `torchrun` joins them. A rank that fails ends the
 # run with its traceback; a collective that hangs is killed after a timeout, with a message.
@@ -119,6 +119,7 @@ tables.size_one_table([(32, 16, 1, 1), (16, 3, 3, 3)])  # layout_contract.kept_g
 # | c | convert first, then wrap |
 # | d | (e) with `gradient_as_bucket_view=True` and `zero_grad(set_to_none=False)` |
 # | e | wrap, train two steps, then convert: after DDP rebuilt its buckets |
+# | f | (a) with mixed precision off: does the seed's "with AMP" matter? |
 #
 # One rank is not DDP, so a run always has two or more. With two or more GPUs: one process per
 # GPU over NCCL, the seed's setting. With one GPU: two processes share it over **gloo with CUDA
@@ -178,7 +179,7 @@ print("(e) warns on its last step:", e_by_step[-1] > 0)
 # %% jupyter={"source_hidden": true}
 quiz_1x1 = chapter.lab.widgets.Quiz(
     "The 1x1 convolution's weight (32, 32, 1, 1) changes strides under channels_last, so DDP "
-    "warns about it. Does copying its gradient into the bucket move any byte out of order?",
+    "warns. Does copying its gradient into the bucket move bytes out of order?",
     choices=list(tables.ORDER_CHOICES),
     answer=lambda: tables.one_by_one_moves_bytes(ddp_run),
     explanation="A dim of size 1 is never stepped along: its stride says nothing about memory order.",
@@ -302,7 +303,7 @@ tables.Stack(tables.resnet50_table(big_cost), tables.reference_variants(referenc
 # %% jupyter={"source_hidden": true}
 quiz_grads = chapter.lab.widgets.Quiz(
     "Variant (a): DDP warned on step 0 and copied the gradients into their buckets with a "
-    "strided copy. Is every gradient it hands to the optimizer on step 0 right?",
+    "strided copy. Is every gradient it hands the optimizer right?",
     choices=list(tables.GRAD_CHOICES),
     answer=lambda: tables.drifted_grads(ddp_run),
     explanation="The warning itself says 'This is not an error, but may impair performance.' "
@@ -397,6 +398,7 @@ tables.verdicts(chapter.table(verdicts), nearest)
 
 # %%
 a, e, c, d = rows["a_drift"], rows["e_late_drift"], rows["c_convert_first"], rows["d_bucket_view"]
+f = rows["f_drift_no_amp"]  # (a) in float32
 warned, free = tables.strides_only(ddp_run)
 size_text = tables.size_text
 trained = [r for r in rows.values() if not r.get("error")]  # (b) raised before its first step
@@ -412,8 +414,9 @@ takeaways = [
     "warnings: it sees input gradients, never the parameters'.",
     f"The ranks stayed bit-identical in {sum(r['params_identical'] for r in trained)} of {len(trained)} "
     f"variants that trained, yet the gradients were {'wrong' if a['wrong_grads'] else 'right'} on (a)'s "
-    f"drifted steps and {'wrong' if e['wrong_grads'] else 'right'} in (e): check gradients against a "
-    "reference, not ranks against each other.",
+    f"drifted steps ({'wrong' if f['wrong_grads'] else 'right'} with AMP off too) and "
+    f"{'wrong' if e['wrong_grads'] else 'right'} in (e): check gradients against a reference, not ranks "
+    "against each other.",
     f"What works: convert before wrapping (c): {c['warnings_step0'] + c['warnings_after_step0']} warnings, "
     f"{size_text(c['permuting_bytes'])} permuted, gradients {'right' if not c['wrong_grads'] else 'wrong'}. "
     f"gradient_as_bucket_view (d) with a late conversion: gradients "

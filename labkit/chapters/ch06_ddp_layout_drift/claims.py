@@ -129,6 +129,11 @@ def check_c14b(ev: Mapping, th: Mapping) -> tuple[str, str, str]:
                   "gradients right"))
     amp = ev.get("amp_dtype") or "?"
     amp_text = ("AMP off (float32), so AMP plays no part in it" if amp == "off" else f"autocast {amp}")
+    off = ev.get("amp_off_drift")
+    if amp != "off" and off and not off.get("error"):  # the same drift in float32, in this run
+        amp_text += ("; the same drift with AMP off gave wrong gradients too, so AMP plays no part in it"
+                     if off.get("wrong_grads") else
+                     "; the same drift with AMP off gave right gradients, so AMP is part of it")
     if wrong:
         names = sorted({g for d in wrong for g in d["wrong_grads"]})
         if control_wrong:
@@ -258,6 +263,7 @@ def evidence_from_run(result: Mapping) -> dict:
             "seed_fix": summary("b_seed_fix"),
             "seed_hook_fitted": summary("b2_seed_hook_fitted") if "b2_seed_hook_fitted" in by_name else None,
             "other_variants": [summary(n) for n in ("d_bucket_view",) if n in by_name],
+            "amp_off_drift": summary("f_drift_no_amp") if "f_drift_no_amp" in by_name else None,
             "backend": result["backend"], "world_size": result["world_size"],
             "device": result["device"], "torch": result["torch"],
             "amp_dtype": ranks[0][0].get("amp_dtype")}

@@ -67,7 +67,8 @@ class Variant:
 
     convert_at: when the model goes to channels_last: before DDP wraps it, right after, or
     after the second step (once DDP has rebuilt its buckets). hook: the seed's backward
-    hook as written, or with the signature PyTorch calls it with.
+    hook as written, or with the signature PyTorch calls it with. amp: False runs the variant
+    in float32 whatever the run's mixed precision (the seed's claim names AMP: does it matter?).
     """
 
     name: str
@@ -76,6 +77,7 @@ class Variant:
     hook: str = "none"
     gradient_as_bucket_view: bool = False
     set_to_none: bool = True
+    amp: bool = True
 
 
 VARIANTS: dict[str, Variant] = {v.name: v for v in (
@@ -88,6 +90,7 @@ VARIANTS: dict[str, Variant] = {v.name: v for v in (
             convert_at="after_rebuild", gradient_as_bucket_view=True, set_to_none=False),
     Variant("e_late_drift", "channels_last applied after DDP rebuilt its buckets (step 2)",
             convert_at="after_rebuild"),
+    Variant("f_drift_no_amp", "(a) with mixed precision off (float32)", amp=False),
 )}
 
 
@@ -277,7 +280,7 @@ class _Run:
     def __init__(self, variant: Variant, config: WorkerConfig, device: torch.device, rank: int,
                  world: int) -> None:
         self.variant, self.config, self.device, self.rank, self.world = variant, config, device, rank, world
-        self.amp_dtype = _amp_dtype(config, device)
+        self.amp_dtype = _amp_dtype(config, device) if variant.amp else None
         self.grad_tolerance = (GRAD_TOLERANCE_FLOAT32_CPU if device.type == "cpu" and self.amp_dtype is None
                                else GRAD_TOLERANCE_REDUCED)
         torch.manual_seed(config.seed)

@@ -19,6 +19,7 @@ import torch
 from labkit.chapters.ch06_ddp_layout_drift import ddp_launch, layout_contract
 from labkit.claims.core import Verdict
 from labkit.claims.tables import deciding
+from labkit.core import results
 from labkit.session import Recorded
 from labkit.show import table as tables
 from labkit.show.table import Stack
@@ -67,8 +68,7 @@ def parameters_table(model: torch.nn.Module, model_cl: torch.nn.Module) -> table
             continue
         shown.add(name, str(tuple(p.shape)), str(p.stride()), str(q.stride()))
     if same:
-        shown.note(f"the other {len(same)} parameters keep their strides (folded)")
-        shown.fold("the parameters channels_last leaves alone", "\n".join(same))
+        shown.fold(f"the other {len(same)} parameters, whose strides channels_last leaves alone", "\n".join(same))
     return shown
 
 
@@ -91,7 +91,7 @@ def size_one_table(shapes: Sequence[tuple[int, ...]]) -> tables.Table:
 
 @dataclass
 class Run:
-    """One launch of the six variants: the ranks' reports, one summary row per variant, the
+    """One launch of the seven variants: the ranks' reports, one summary row per variant, the
     mixed precision used and how long it took."""
 
     result: dict
@@ -125,7 +125,7 @@ class Run:
 
 
 def run_config(on_gpu: bool) -> dict:
-    """The six variants' settings: the seed's fp16 AMP and a 64-wide model on 64x64 images on a
+    """The seven variants' settings: the seed's fp16 AMP and a 64-wide model on 64x64 images on a
     GPU; a 16-wide model on 32x32 images and 10 timed steps on a CPU (a chapter's time budget)."""
     if on_gpu:
         return {"batch": 64, "image": 64, "width": 64, "timed_steps": 30, "amp": "fp16"}
@@ -143,7 +143,7 @@ def run(on_gpu: bool, world_size: int, timeout_s: float = 300.0) -> Run:
 # The quizzes' answers, computed after the learner predicts
 
 STEP_CHOICES = ("never", "on step 0 only", "on every step", "from step 1 on")
-ORDER_CHOICES = ("yes, it is a permuting copy like the 3x3 weights", "no, its bytes are already in order")
+ORDER_CHOICES = ("yes: a permuting copy, like the 3x3 weights", "no: its bytes are already in order")
 HOOK_CHOICES = ("yes", "it runs, but the warning stays", "it raises an error in the first backward")
 GRAD_CHOICES = ("yes: the warning is only about speed", "no: some gradients hold wrong values")
 
@@ -259,6 +259,9 @@ def hook_table(run: Run) -> tables.Table:
     return shown
 
 
+AMP_ONLY = ("f_drift_no_amp",)  # variants that ask whether mixed precision matters, nothing else
+
+
 def traffic_table(run: Run) -> Stack:
     """Bytes into and out of the buckets per variant (rank 0, steady and step 0), gradient memory
     outside the buckets, step time and (on a GPU) peak memory; then (d)'s steps one by one and
@@ -270,6 +273,8 @@ def traffic_table(run: Run) -> Stack:
     sizes = {c: "B" for c in columns[1:6]} | ({"peak GPU memory": "B"} if peak else {})
     shown = tables.Table("bucket traffic per step (rank 0)", columns, units=sizes)
     for name, row in rows.items():
+        if name in AMP_ONLY:  # a question about AMP, not about cost: the gradients table answers it
+            continue
         shown.add(name, row["into_bucket_bytes"], row["back_to_grad_bytes"], row["permuting_bytes"],
                   row["permuting_bytes_step0"], row["separate_grad_bytes"], time_text(row),
                   *([row["peak_memory_bytes"]] if peak else []))
@@ -312,7 +317,39 @@ def resnet50_table(cost: object) -> object:
               tables.format_value(e_big["into_bucket_bytes"], "B"))
     shown.add("step time", time_text(c_big), time_text(e_big))
     shown.note(value["verdict"])  # type: ignore[index]
+    bound = copy_bound(e_big["permuting_bytes"], c_big["median_step_s"], c_big["iqr_step_s"],
+                       recorded_copy_rate(str(value["device"])))  # type: ignore[index]
+    if bound:
+        shown.note(bound)
     return shown
+
+
+def recorded_copy_rate(device: str, machine: str = results.DEFAULT_REFERENCE) -> dict | None:
+    """The device-to-device copy rate chapter 00 recorded on the reference machine,
+    {'gbps', 'machine'}, when the ResNet-50 cost was measured on that machine's device (its
+    name in chapter 00's record); None otherwise: a bound needs the copy rate of the device
+    that ran the step."""
+    ceilings = results.recorded("00_setup_check", "ceilings", machine)
+    if not isinstance(ceilings, Mapping) or not ceilings.get("copy_gbps"):
+        return None
+    key = str(ceilings.get("device_key", "")).replace("_", " ").lower()
+    if not key or key not in device.lower():
+        return None
+    return {"gbps": float(ceilings["copy_gbps"]), "machine": machine}
+
+
+def copy_bound(permuting_bytes: float, step_s: float, step_iqr_s: float, rate: Mapping | None) -> str:
+    """What the permuting copy can cost at most, by arithmetic: read and write its bytes at
+    the device's measured copy rate (an upper bound on the time: a permuting copy at even a
+    quarter of that rate costs 4x this), against the step and the spread the timing resolves."""
+    if not rate or permuting_bytes <= 0 or step_s <= 0:
+        return ""
+    seconds = 2 * permuting_bytes / (float(rate["gbps"]) * 1e9)
+    return (f"by arithmetic: reading and writing the {size_text(permuting_bytes)} permuting copy at the "
+            f"{float(rate['gbps']):,.0f} GB/s copy rate chapter 00 recorded ({rate['machine']}) takes "
+            f"{seconds * 1e6:,.0f} us, {100 * seconds / step_s:.2f}% of the {step_s * 1e3:.1f} ms step, "
+            f"and 4x that is still {100 * 4 * seconds / step_s:.2f}%: far below the "
+            f"{100 * step_iqr_s / step_s:.0f}% spread of the step time, so this timing cannot resolve it")
 
 
 def reference_variants(reference: object) -> object:
@@ -360,8 +397,7 @@ def findings(run: Run, explanations: Mapping[str, str]) -> tables.Table:
     if not shown.rows:
         shown.add("every gradient matched the reference: here the drift costs copies, not correctness",
                   "every variant")
-    shown.note(f"torch {run.result['torch']}; another release may behave differently, and the recorded "
-               "reference run names its own")
+    shown.note(f"torch {run.result['torch']}: another release may differ")
     return shown
 
 

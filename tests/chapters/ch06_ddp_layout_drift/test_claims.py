@@ -105,6 +105,17 @@ def test_c14b_says_amp_played_no_part_only_when_it_was_off():
     assert "AMP plays no part" not in judge("C14b", **MEASURED_HERE, amp_dtype="float16").reason
 
 
+def test_c14b_reads_the_amp_question_off_the_same_drift_in_float32():
+    wrong_too = drift("f_drift_no_amp", wrong=["0.weight"])
+    said = judge("C14b", **MEASURED_HERE, amp_dtype="float16", amp_off_drift=wrong_too).reason
+    assert "the same drift with AMP off gave wrong gradients too, so AMP plays no part" in said
+    right = judge("C14b", **MEASURED_HERE, amp_dtype="float16", amp_off_drift=drift("f_drift_no_amp")).reason
+    assert "with AMP off gave right gradients, so AMP is part of it" in right
+    raised = judge("C14b", **MEASURED_HERE, amp_dtype="float16",
+                   amp_off_drift=drift("f_drift_no_amp", error="RuntimeError: x")).reason
+    assert "AMP off" not in raised  # a run that raised says nothing about AMP
+
+
 def test_c14b_a_drift_that_only_raises_is_not_silent():
     verdict = judge("C14b", drift_variants=[drift(error=ILLEGAL, wrong=["0.weight"])],
                     control=drift("c_convert_first", 0))

@@ -143,3 +143,11 @@ def test_the_nearest_form_is_shown_beside_the_card_with_its_reason_folded():
     again = tables.verdicts("the card", nearest).parts[1]
     assert again.column("this machine") == [nearest.label]
     assert ch06.NEAREST_HOOK_FORM in again.folded[0][1] and nearest.reason in again.folded[0][1]
+
+
+def test_the_resnet50_drift_cost_is_bounded_by_arithmetic_at_the_recorded_copy_rate():
+    said = tables.copy_bound(45_306_624, 0.0826, 0.0097, {"gbps": 4243.9, "machine": "nvidia-h200"})
+    assert "takes 21 us, 0.03% of the 82.6 ms step" in said and "cannot resolve it" in said
+    assert tables.copy_bound(45_306_624, 0.0826, 0.0097, None) == ""  # no copy rate: no bound claimed
+    assert tables.copy_bound(0, 0.0826, 0.0097, {"gbps": 4243.9, "machine": "m"}) == ""
+    assert tables.recorded_copy_rate("a device chapter 00 never measured") is None
