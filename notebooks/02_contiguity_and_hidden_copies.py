@@ -587,8 +587,9 @@ c5b_ev, alignment_cmp, l1_cmp = cases.c5b_measure(chapter, n)
 ns, ns_l1 = c5b_ev["ns_per_element"], c5b_ev["ns_per_element_l1"]
 chapter.show(cases.c5b_rows(c5b_ev), title="time per element of a sum",
              units={"DRAM-sized": "ns", "DRAM ratio": "x", "L1-resident": "ns", "L1 ratio": "x"}).note(
-    f"L1-resident: {c5b_ev['l1_passes_per_call']:,} passes in one call; the call's own cost: "
-    f"{100 * (c5b_ev['l1_call_overhead_share'] or 0):.0f}% of a median")
+    f"L1-resident: {c5b_ev['l1_passes_per_call']:,} passes in one call" + (
+        f"; the call's own cost: {100 * c5b_ev['l1_call_overhead_share']:.0f}% of a median"
+        if c5b_ev["l1_call_overhead_share"] is not None else " (device time: no call in it)"))
 
 # %%
 c5b = chapter.judge("C5b", c5b_ev, form=f"{chapter.analogue}, float32, time per element of a sum (an "
