@@ -58,10 +58,27 @@ def stated_short(comparison: object, name: str) -> str:
     """A ratio for a sentence of the takeaways: '0.52x (rounds 0.47-0.54)' where it may be
     stated, else 'no stable ratio (rounds 0.61-0.74)' (the tables above say why)."""
     stated = stated_brief(comparison, name)
-    if not stated.startswith("no "):
-        return stated
     variant = comparison[name]  # type: ignore[index]
-    return f"no stable ratio (rounds {variant.ratio_q25:.2f}-{variant.ratio_q75:.2f})"
+    if stated.startswith("no "):
+        stated = f"no stable ratio (rounds {variant.ratio_q25:.2f}-{variant.ratio_q75:.2f})"
+    return stated + host_pace(comparison, name)
+
+
+def host_pace(comparison: object, name: str) -> str:
+    """Where a GPU timing is launch-bound (the host takes longer to launch a call than the GPU
+    to run it), the clock that binds is the host's: its ratio, said beside the device time's;
+    '' otherwise (the device clock decides, or there is no host figure)."""
+    baseline = getattr(comparison, "baseline", None)
+    if baseline is None or baseline == name:
+        return ""
+    timings = [comparison[label].timing for label in (name, baseline)]  # type: ignore[index]
+    if not any(getattr(t, "launch_bound", False) for t in timings):
+        return ""
+    hosts = [getattr(t, "host_s", None) for t in timings]
+    if not all(hosts):
+        return ""
+    return (f"; launch-bound, so the host's clock binds: {hosts[0] / hosts[1]:.2f}x at the host's pace "
+            "(the ratio above is device time)")
 
 
 # Outcome kinds stand out in HTML as the audit's own table colours them.
@@ -220,7 +237,8 @@ def speed_table(speed: export_audit.Speed, audit: export_audit.Audit) -> Stack:
     for clock, name in speed.fastest_correct().items():
         comparison = speed.comparisons[clock]
         table = tables.comparison(comparison, title=f"timed with {clock}")
-        table.note(f"fastest path correct on all layouts: {name} ({stated_brief(comparison, name)} of eager's time)")
+        table.note(f"fastest path correct on all layouts: {name}, {stated_brief(comparison, name)} of eager's "
+                   f"time{host_pace(comparison, name)}")
         if stated_brief(comparison, name) != stated_variant(comparison, name):
             table.fold("why that ratio is not stated", stated_variant(comparison, name))
         shown.append(table)

@@ -162,3 +162,25 @@ def test_the_reference_audit_shows_only_the_paths_whose_outcomes_differ_from_thi
     assert shown.column("path") == ["ONNX Runtime CUDA, IOBinding of data_ptr"]  # not built here
     assert shown.notes == ["the same outcomes as here: torch.jit.trace"]
     assert len(tables.reference_audit(recorded).rows) == 2  # without this run's audit: every path
+
+
+def test_a_launch_bound_ratio_names_the_hosts_clock_beside_the_device_time():
+    def timed(host_s, bound):
+        return SimpleNamespace(ratio=1.02, ratio_q25=1.01, ratio_q75=1.03,
+                               timing=SimpleNamespace(shared_gpu=False, launch_bound=bound, host_s=host_s))
+    cmp = _Launch({"contiguous input": timed(466e-6, True), "transposed input": timed(565e-6, True)},
+                  "contiguous input")
+    said = tables.host_pace(cmp, "transposed input")
+    assert said.startswith("; launch-bound, so the host's clock binds: 1.21x")
+    quiet = _Launch({"contiguous input": timed(1e-6, False), "transposed input": timed(1e-6, False)},
+                    "contiguous input")
+    assert tables.host_pace(quiet, "transposed input") == ""
+    assert tables.host_pace(_comparison(0.5, 0.45, 0.55), "NCHW declared, on") == ""  # no baseline
+
+
+class _Launch:
+    def __init__(self, variants, baseline):
+        self.variants, self.baseline = variants, baseline
+
+    def __getitem__(self, name):
+        return self.variants[name]
