@@ -1,0 +1,42 @@
+"""The reference GPU's executed copies (results/h200_notebooks/) were run on today's sources.
+
+Learners without a GPU, the course site and the reviewers read those copies as "what the H200
+showed"; a copy executed on older sources shows outputs of code that no longer exists. So each
+copy must hold the same cells as its chapter's .py, cell for cell (code and markdown).
+"""
+
+import pytest
+
+from tests.notebooks.test_notebook_pairs import SOURCES, cells_of
+from tests.paths import ROOT
+
+COPIES = ROOT / "results" / "h200_notebooks"
+
+# Chapters whose H200 copy predates their current sources: each is re-recorded on the H200
+# (scripts/execute_notebook.py --output-dir results/h200_notebooks) with its issue.
+NOT_YET_RERECORDED = {
+    "05_dataloader",            # issue 39
+    "06_ddp_layout_drift",      # issue 39 (variant f, the re-cut of this session)
+    "07_export_traps",          # issue 39 (the re-cut of this session)
+    "08_inference_ladder",      # issue 40
+    "09_audit_your_model",      # issue 40 (no H200 copy on record)
+}
+
+
+def _chapter(source):
+    if source.stem in NOT_YET_RERECORDED:
+        return pytest.param(source, id=source.stem, marks=pytest.mark.xfail(
+            strict=True, raises=AssertionError, reason="H200 copy not yet re-recorded"))
+    return pytest.param(source, id=source.stem)
+
+
+@pytest.mark.parametrize("source", [_chapter(s) for s in SOURCES])
+def test_the_h200_copy_holds_the_chapters_current_cells(source):
+    copy = COPIES / f"{source.stem}.ipynb"
+    assert copy.exists(), f"no H200 copy of {source.stem} in {COPIES}"
+    ours, theirs = cells_of(source), cells_of(copy)
+    differ = [i for i, (a, b) in enumerate(zip(ours, theirs, strict=False)) if a != b]
+    assert ours == theirs, (
+        f"results/h200_notebooks/{copy.name} was executed on other sources ({len(theirs)} cells "
+        f"against {len(ours)}; first differing cell {differ[0] if differ else min(len(ours), len(theirs))}): "
+        "re-record it on the H200")
