@@ -8,14 +8,16 @@ precompiled headers per variant), for two variants of the child's compile:
 
 - 'no precompiled headers': what labkit.audit.export_audit now does (a header precompiled
   for one compile costs more than it saves; on the course's CPU 36.8 s -> 30.0 s);
-- 'precompiled headers': torch's default, what the recorded 132.7 s ran with.
+- 'precompiled headers': torch's default, what the recorded 132.7 s ran with;
+- 'no precompiled headers, wrapper at O0': the C++ wrapper (glue on a GPU) compiled at -O0,
+  a candidate cut not yet taken (it may slow the wrapper's host launch).
 
 Then the chapter's other steps once each (the audit without AOTInductor, the speed table,
 the traps, ONNX Runtime's placement), so their sum can be set beside the chapter's run.
 
     PYTHONPATH=. python3 benchmarks/gpu_07_aoti.py --out DIR     # writes DIR/gpu_07_aoti.json
 
-About 3-5 minutes on an H200 host (two cold compiles, the rest ~30 s). What to look for,
+About 4-7 minutes on an H200 host (three cold compiles, the rest ~30 s). What to look for,
 printed as each part ends: per variant 'export_s', 'compile_s' (the child's own figure),
 'child_wall_s' (start to exit, torch's import included), 'cpp_builds' (the g++ calls and
 their seconds, the largest first) and 'load_s'; which stage dominates is what to cut next.
@@ -51,6 +53,8 @@ cpp_builder.CppBuilder.build = build
 headers = sys.argv[3] == "1"
 if getattr(torch._inductor.config.aot_inductor, "precompile_headers", None) is not None:
     torch._inductor.config.aot_inductor.precompile_headers = headers
+if sys.argv[4] and getattr(torch._inductor.config.aot_inductor, "compile_wrapper_opt_level", None):
+    torch._inductor.config.aot_inductor.compile_wrapper_opt_level = sys.argv[4]
 start = time.perf_counter()
 program = torch.export.load(sys.argv[1])
 loaded = time.perf_counter()
@@ -62,8 +66,9 @@ print("RESULT " + json.dumps({"load_program_s": loaded - start, "compile_s": don
 '''
 
 
-def aoti_stages(headers: bool) -> dict:
-    """One cold AOTInductor build of chapter 07's SmallCNN on the GPU, stage by stage."""
+def aoti_stages(headers: bool, wrapper_opt: str = "") -> dict:
+    """One cold AOTInductor build of chapter 07's SmallCNN on the GPU, stage by stage
+    (wrapper_opt: the C++ wrapper's optimisation level, e.g. 'O0'; '' leaves torch's default)."""
     import torch
 
     from labkit.chapters.ch07_export_traps import tables
@@ -81,7 +86,7 @@ def aoti_stages(headers: bool) -> dict:
         export_s = time.perf_counter() - begin
         started = time.perf_counter()
         child = subprocess.run([sys.executable, "-c", CHILD, str(program_path), str(package_path),
-                                "1" if headers else "0"], capture_output=True, text=True, env=env,
+                                "1" if headers else "0", wrapper_opt], capture_output=True, text=True, env=env,
                                timeout=400)
         child_wall_s = time.perf_counter() - started
         if child.returncode != 0:
@@ -90,7 +95,8 @@ def aoti_stages(headers: bool) -> dict:
         begin = time.perf_counter()
         torch._inductor.aoti_load_package(str(package_path))
         load_s = time.perf_counter() - begin
-    return {"precompiled_headers": headers, "export_s": export_s, "child_wall_s": child_wall_s,
+    return {"precompiled_headers": headers, "wrapper_opt": wrapper_opt or "default",
+            "export_s": export_s, "child_wall_s": child_wall_s,
             **stages, "load_s": load_s}
 
 
@@ -138,6 +144,7 @@ def main() -> int:
     record: dict = {}
     job_parts.part(record, "aoti, no precompiled headers", lambda: aoti_stages(False))
     job_parts.part(record, "aoti, precompiled headers", lambda: aoti_stages(True))
+    job_parts.part(record, "aoti, no precompiled headers, wrapper at O0", lambda: aoti_stages(False, "O0"))
     job_parts.part(record, "chapter steps", chapter_steps)
     (args.out / "gpu_07_aoti.json").write_text(json.dumps(record, indent=1, default=str))
     return 0 if all(v.get("ok") for v in record.values()) else 1
