@@ -2,8 +2,8 @@
 
 DDP builds its gradient buckets with each parameter's strides at wrap time; converting the
 model to channels_last afterwards gives gradients whose strides disagree with the bucket
-views (chapter 06: "Grad strides do not match bucket view strides", and on NCCL wrong or
-diverging weights). A parameter is exposed when its channels_last strides differ from its
+views (chapter 06: "Grad strides do not match bucket view strides", and, measured there,
+wrong gradients handed to the optimizer while the ranks stay bit-identical). A parameter is exposed when its channels_last strides differ from its
 contiguous ones in a dimension of size > 1 (a 3x3 convolution weight). Where they differ
 only in size-1 dimensions (a 1x1 convolution weight [O, I, 1, 1]), the layouts address the
 same elements: AccumulateGrad's stride check may still warn, harmlessly.
