@@ -151,15 +151,22 @@ def _c5b_ratios(ns_raw: Mapping, what: str) -> dict[str, float]:
     return {p: ns[p] / ns[ALIGNED_CONTIGUOUS] for p in C5_PATTERNS}
 
 
-def _fetch_text(ratio: Mapping[str, float], fetched: Mapping[str, float]) -> str:
-    """Each cause's time ratio beside the bytes it fetches per useful byte."""
+def _fetch_text(ratio: Mapping[str, float], fetched: Mapping[str, float] | None) -> str:
+    """Each cause's time ratio beside the bytes it fetches per useful byte (when recorded)."""
+    if fetched is None:
+        return (f"alignment alone {ratio[MISALIGNED_CONTIGUOUS]:.2f}x, stride alone "
+                f"{ratio[ALIGNED_STRIDED]:.2f}x")
     return (f"alignment alone {ratio[MISALIGNED_CONTIGUOUS]:.2f}x the time for "
             f"{fetched[MISALIGNED_CONTIGUOUS] / fetched[ALIGNED_CONTIGUOUS]:.2f}x the bytes, "
             f"stride alone {ratio[ALIGNED_STRIDED]:.2f}x for "
             f"{fetched[ALIGNED_STRIDED] / fetched[ALIGNED_CONTIGUOUS]:.2f}x")
 
 
-def _c5b_fetched(ev: Mapping) -> tuple[dict[str, float], int]:
+def _c5b_fetched(ev: Mapping) -> tuple[dict[str, float] | None, int]:
+    """The bytes each pattern fetches per useful byte, and the unit; (None, 64) for evidence
+    recorded before they were counted (it is still judged by its timings)."""
+    if ev.get("fetched_per_useful") is None:
+        return None, CACHE_LINE_BYTES
     fetched = {k: float(v) for k, v in dict(ev["fetched_per_useful"]).items()}
     missing = [p for p in C5_PATTERNS if p not in fetched]
     if missing or fetched[ALIGNED_CONTIGUOUS] <= 0:
@@ -187,8 +194,9 @@ def check_c5b(ev: Mapping, th: Mapping) -> tuple[str, str, str]:
     text = (f"DRAM-sized: the seed's ratio (misaligned+strided / aligned+contiguous) "
             f"{ratio[MISALIGNED_STRIDED]:.2f}x; {_fetch_text(ratio, fetched)}. "
             f"L1-resident: {l1[MISALIGNED_STRIDED]:.2f}x; {_fetch_text(l1, fetched)} "
-            f"(bytes fetched in whole {unit}-byte units; time per element of a sum, not the "
-            "seed's latencies)" + _kept_text(kept, "seed_ratio", "the seed's ratio"))
+            + (f"(bytes fetched in whole {unit}-byte units; " if fetched else "(bytes fetched not recorded; ")
+            + "time per element of a sum, not the seed's latencies)"
+            + _kept_text(kept, "seed_ratio", "the seed's ratio"))
     if "noise" in (seed_band, l1_band, alignment_band, alignment_l1):
         return DEPENDS, text, NOISE
     kept_band = (band(float(kept["seed_ratio"]), kept.get("seed_ratio_iqr"), limit)
@@ -203,6 +211,9 @@ def check_c5b(ev: Mapping, th: Mapping) -> tuple[str, str, str]:
     if seed_band == "below":
         return REFUTED, text, ""
     if alignment_band == alignment_l1 == "below":
+        if fetched is None:
+            return (DEPENDS, text, "the cause: the seed's gap is there, but it comes from the stride, "
+                    "not from alignment")
         stride_fetch = fetched[ALIGNED_STRIDED] / fetched[ALIGNED_CONTIGUOUS]
         align_fetch = fetched[MISALIGNED_CONTIGUOUS] / fetched[ALIGNED_CONTIGUOUS]
         return (DEPENDS, text, f"the cause: the gap is the stride's (every 2nd float32 fetches "
@@ -238,7 +249,7 @@ C5b = Claim(
     f"misaligned+strided is <= {MISALIGNED_COSTLY_RATIO}x aligned+contiguous at both sizes; "
     "'depends' when the gap comes from the stride alone (named with the bytes it fetches), "
     "shows at one size only, or on the allocator",
-    ("ns_per_element", "ns_per_element_l1", "fetched_per_useful"),
+    ("ns_per_element", "ns_per_element_l1"),  # fetched_per_useful too, since issue 38 (read if there)
     thresholds={"misaligned_costly_ratio": MISALIGNED_COSTLY_RATIO}, check=check_c5b, timing_based=True,
     decisions=decisions_c5b,
     section_zh="2.2 contiguous张量的本质 (对齐优化效果对比)",

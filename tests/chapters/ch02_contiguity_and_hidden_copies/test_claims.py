@@ -303,3 +303,12 @@ def test_retired_c5_evidence_replays_into_c5a_and_c5b():
         assert claims.get("C5a").judge(ev).outcome == "refuted"  # x[1:], x[3:] off a line
         with pytest.raises(claims.ClaimError, match="lacks"):
             claims.get("C5b").judge(ev)
+
+
+def test_c5b_evidence_recorded_before_the_bytes_were_counted_is_still_judged():
+    """The H200's record from before issue 38 has no fetched_per_useful: judged by its timings,
+    and its reason says the bytes were not recorded."""
+    old = {k: v for k, v in c5(strided=0.20, both=0.21).items() if not k.startswith("fetch")}
+    verdict = judge("C5b", **old)
+    assert verdict.depends_on.startswith("the cause") and "bytes fetched not recorded" in verdict.reason
+    assert "the bytes" not in verdict.depends_on
