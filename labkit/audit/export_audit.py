@@ -373,8 +373,10 @@ def build_onnx(model: nn.Module, example: torch.Tensor, workdir: Path,
 
 
 # The child compiles without precompiled headers: a precompiled header pays only when later
-# compiles reuse it, and a chapter compiles once (on the course's CPU a cold compile of the
-# audit's SmallCNN took 36.8 s with them, 30.0 s without). It prints its own seconds.
+# compiles reuse it, and a chapter compiles once. Measured on the course's shared 2-core CPU,
+# three cold compiles of the audit's SmallCNN each way: 36.8, 48.4, 29.6 s with them, 30.0,
+# 28.6, 31.4 s without (faster without in two of three; the machine was noisy).
+# benchmarks/gpu_07_aoti.py measures the same on a GPU. The child prints its own seconds.
 AOTI_COMPILE = ("import sys, time, torch\n"
                 "start = time.perf_counter()\n"
                 "headers = getattr(torch._inductor.config.aot_inductor, 'precompile_headers', None)\n"
