@@ -24,11 +24,11 @@
 # a blocking copy", and **C26**, "return `tensor.contiguous(memory_format=torch.channels_last)`
 # from `Dataset.__getitem__`".
 #
-# **Time: about 40 minutes** for the main part (`scripts/chapter_minutes.py` counts its
+# **Time: under 40 minutes** for the main part (`scripts/chapter_minutes.py` counts its
 # reading, quizzes, three exercises and the run on a CPU; on a GPU the run takes a few
 # minutes). The sections after *What to remember* are **optional depth** (start-up, what
 # pinning costs, the seed's host-to-device claims C13 and C23, a device-to-host trap, the
-# profiler's timeline): about 15 minutes more, for after the workshop.
+# profiler's timeline): about a quarter of an hour more, for after the workshop.
 
 # %%
 import os  # in Google Colab only: fetch the course and install labkit (elsewhere this does nothing)
