@@ -222,6 +222,9 @@ def reference_audit(reference: object, here: export_audit.Audit | None = None) -
                 theirs = {lay: o["kind"] for lay, o in ours.get(row["path"], {}).items()}
                 (same.append(row["path"]) if kinds == theirs else rows.append(row))
             payload["rows"] = rows
+            if not rows:  # nothing differs: a sentence, not an empty table
+                return (f"GPU reference audit, input {tuple(reference['example_shape'])} ({reference.label}): "
+                        f"the same outcomes as here on all {len(same)} paths.")
         shown = audit_table(payload, title=f"GPU reference audit, input "
                             f"{tuple(reference['example_shape'])}", recorded=reference.label, records=False)
         if same:

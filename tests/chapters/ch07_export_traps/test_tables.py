@@ -162,6 +162,12 @@ def test_the_reference_audit_shows_only_the_paths_whose_outcomes_differ_from_thi
     assert shown.column("path") == ["ONNX Runtime CUDA, IOBinding of data_ptr"]  # not built here
     assert shown.notes == ["the same outcomes as here: torch.jit.trace"]
     assert len(tables.reference_audit(recorded).rows) == 2  # without this run's audit: every path
+    both = export_audit.Audit([*here.rows, export_audit.Row(
+        "ONNX Runtime CUDA, IOBinding of data_ptr", "r",
+        {lay: export_audit.Outcome(k) for lay, k in zip(LAYOUTS, (CORRECT, WRONG, WRONG), strict=True)})],
+        "cpu", (4, 3, 32, 32), "dynamo")
+    said = tables.reference_audit(recorded, here=both)
+    assert isinstance(said, str) and said.endswith("the same outcomes as here on all 2 paths.")
 
 
 def test_a_launch_bound_ratio_names_the_hosts_clock_beside_the_device_time():
