@@ -152,9 +152,12 @@ narrow_cmp = chapter.lab.bench.compare({
     "narrow on contiguous x": lambda: x_host.narrow(0, 0, 512),
     "narrow on transposed y": lambda: y_host.narrow(0, 0, 512),
 }, baseline="narrow on contiguous x", rounds=5, rep_ms=100, mode="hot", device="cpu")
-chapter.show(narrow_cmp).note(f"narrow on the transposed view: {log.total_bytes} B copied, shares "
-                              f"storage: {copies.shares_storage(z, x1024)}, strides {z.stride()}, "
-                              f"GPU kernels launched: {kernels_launched}")
+narrow_facts = {"copied": f"{log.total_bytes} B", "shares storage": copies.shares_storage(z, x1024),
+                "strides": str(z.stride())} | ({"GPU kernels launched": kernels_launched} if chapter.on_gpu else {})
+# What C6 decides on shown; the timing (the verdict states its ratio) folded with its notes.
+narrow_times = chapter.show(narrow_cmp)
+chapter.show([narrow_facts], title="narrow on the transposed view").fold(
+    "its time against narrow on contiguous x", "\n".join([str(narrow_times), *(t for _, t in narrow_times.folded)]))
 
 # %%
 c6 = chapter.judge("C6", {
@@ -167,7 +170,7 @@ chapter.table([c6])
 
 # %% [markdown]
 # `narrow` changes only the storage offset and one size, whatever the strides: the two
-# timings above are the host's cost of making a tensor header (Python and the dispatcher),
+# timings (folded above) are the host's cost of making a tensor header (Python and the dispatcher),
 # not of moving data. On a GPU the profiler lists no kernel for it at all.
 
 # %% [markdown]
@@ -283,12 +286,12 @@ for case, (a, w_, flops) in matmul_cases.items():
         "ratio_iqr": [implicit.ratio_q25, implicit.ratio_q75],
         "implicit_pct_of_matmul_ceiling": implicit.timing.pct_of_matmul_ceiling,
     })
-chapter.show(c2_comparisons["2-D"], title="2-D").fold(
+# The quiz's case, the 3-D batch, shown; the 2-D case (and its harness notes) folded under it.
+two_d = chapter.show(c2_comparisons["2-D"], title="2-D")
+chapter.show(c2_comparisons["3-D batch"], title="3-D batch").fold(
+    "the 2-D case", "\n".join([str(two_d), *(text for _, text in two_d.folded)])).fold(
     "what the implicit path ran", "; ".join(f"{c['case']}: {', '.join(c['implicit_ops'])}, copied "
                                             f"{c['implicit_copy_bytes']} B" for c in c2_cases))
-
-# %%
-chapter.show(c2_comparisons["3-D batch"], title="3-D batch")
 
 # %%
 c2 = chapter.judge("C2", {"cases": c2_cases, "flags": c2_flagged, "device": str(chapter.device)},
@@ -404,8 +407,8 @@ x3 = torch.randn(128, 512, 256, device=chapter.device)
 x3_t = x3.transpose(0, 2)
 nbytes = x3.numel() * x3.element_size()
 quiz_c9 = chapter.lab.widgets.Quiz(
-    f"Copying x.transpose(0, 2) of this {nbytes >> 20} MiB tensor into a contiguous buffer, against "
-    "a plain copy of the same bytes: how many times the time does it take?",
+    f"Copying x.transpose(0, 2) of this {nbytes >> 20} MiB tensor into a contiguous buffer: how "
+    "many times a plain copy's time does it take?",
     choices=list(chapter.lab.cases.C9_CHOICES),
     answer=lambda: chapter.lab.cases.c9_penalty(globals().get("copy_cmp")),
 )
@@ -451,11 +454,12 @@ rates = chapter.lab.table.rows(
     [{"timing": t.label, "GB/s": t.gbps, "of the copy ceiling": t.pct_of_copy_ceiling or 0,
       "page faults per call": t.minor_faults_per_call} for t in (plain, transposed, whole)],
     units={"GB/s": "read + write", "of the copy ceiling": "%"})
-chapter.show(copy_cmp).note(
-    f"the seed's rows, measured: transposed .contiguous() {transposed_log.total_bytes >> 20} MiB at "
+chapter.show(copy_cmp).fold(
+    "the seed's rows, measured",
+    f"transposed .contiguous() {transposed_log.total_bytes >> 20} MiB at "
     f"{one_way_mbps:,.0f} MB/s (one way, the seed's unit); contiguous .contiguous() "
     f"{contiguous_log.total_bytes} B (returns itself: {same is x3})").fold(
-    "each copy's GB/s, share of the copy ceiling and page faults", str(rates))
+    "GB/s, ceiling share, page faults", str(rates))
 
 # %%
 penalty = copy_cmp["transposed copy: dst.copy_(x.transpose(0, 2))"]
@@ -585,11 +589,14 @@ cases = chapter.lab.cases
 n = chapter.sizes.copy_bytes // 4 // 4  # a quarter of the copy buffer: far beyond the caches
 c5b_ev, alignment_cmp, l1_cmp = cases.c5b_measure(chapter, n)
 ns, ns_l1 = c5b_ev["ns_per_element"], c5b_ev["ns_per_element_l1"]
-chapter.show(cases.c5b_rows(c5b_ev), title="time per element of a sum",
-             units={"DRAM-sized": "ns", "DRAM ratio": "x", "L1-resident": "ns", "L1 ratio": "x"}).note(
-    f"L1-resident: {c5b_ev['l1_passes_per_call']:,} passes in one call" + (
-        f"; the call's own cost: {100 * c5b_ev['l1_call_overhead_share']:.0f}% of a median"
-        if c5b_ev["l1_call_overhead_share"] is not None else " (device time: no call in it)"))
+c5b_table = chapter.lab.table.rows(
+    cases.c5b_rows(c5b_ev), units={"DRAM-sized": "ns", "DRAM ratio": "x", "L1-resident": "ns", "L1 ratio": "x"})
+# The verdict below states the deciding ratios with the bytes fetched; the whole table folded here.
+chapter.show(chapter.lab.table.Table("time per element of a sum", ["patterns", "sizes", "deciding ratios"], [
+    [len(c5b_table.rows), "DRAM-sized, L1-resident", "the verdict's"]])).fold("each pattern's bytes and times", "\n".join([
+        str(c5b_table), f"L1-resident: {c5b_ev['l1_passes_per_call']:,} passes in one call" + (
+            f"; the call's own cost: {100 * c5b_ev['l1_call_overhead_share']:.0f}% of a median"
+            if c5b_ev["l1_call_overhead_share"] is not None else " (device time: no call in it)")]))
 
 # %%
 c5b = chapter.judge("C5b", c5b_ev, form=f"{chapter.analogue}, float32, time per element of a sum (an "
@@ -647,17 +654,17 @@ alignment_ratio = ns[ch02_claims.MISALIGNED_CONTIGUOUS] / ns[ch02_claims.ALIGNED
 stride_ratio = ns[ch02_claims.ALIGNED_STRIDED] / ns[ch02_claims.ALIGNED_CONTIGUOUS]
 first_gemm = c10_cases[0]
 takeaways = [
-    f"A view copies nothing: narrow on a transposed view copied {c6.evidence['copy_bytes']} B (C6).",
-    f"A transposed operand is no copy for matmul: {first_gemm['matmul_view_copy_bytes']} B copied for "
-    f"torch.matmul(A.t(), B) (C10), {c2_cases[-1]['implicit_copy_bytes']} B for the 3-D batch (C2).",
-    f"A copy's cost is its access pattern: the 3-D transposed copy ran at {transposed.gbps:.1f} GB/s, "
-    f"a plain copy of the same {nbytes >> 20} MiB at {plain.gbps:.1f} GB/s (C9).",
+    f"A view copies nothing: {c6.evidence['copy_bytes']} B for narrow on a transposed view (C6).",
+    f"A transposed operand is no copy for matmul: {first_gemm['matmul_view_copy_bytes']} B for A.t() "
+    f"(C10), {c2_cases[-1]['implicit_copy_bytes']} B for the 3-D batch (C2).",
+    f"A copy's cost is its access pattern: {transposed.gbps:.1f} GB/s transposed, {plain.gbps:.1f} "
+    "GB/s plain (C9).",
     f"Contiguous is not aligned: {views_misaligned} of {len(contiguous_views)} contiguous views start "
-    f"off a cache line (C5a). Per element of a DRAM-sized sum, misaligned reads took "
-    f"{alignment_ratio:.2f}x the aligned time for {fetched[misaligned]:.2f}x the bytes fetched, a "
-    f"stride of 2 {stride_ratio:.2f}x for {fetched[strided]:.2f}x (C5b: {c5b.outcome}).",
+    f"off a cache line (C5a). A DRAM-sized sum's time against aligned: misaligned {alignment_ratio:.2f}x "
+    f"for {fetched[misaligned]:.2f}x the bytes, stride 2 {stride_ratio:.2f}x for "
+    f"{fetched[strided]:.2f}x (C5b: {c5b.outcome}).",
 ]
 if whole.minor_faults_per_call:
-    takeaways.append(f"A CPU timing partly measures the allocator: each .contiguous() of the "
-                     f"{nbytes >> 20} MiB tensor took {whole.minor_faults_per_call:,.0f} page faults.")
+    takeaways.append(f"A CPU timing partly measures the allocator: {whole.minor_faults_per_call:,.0f} page "
+                     f"faults per .contiguous() of {nbytes >> 20} MiB.")
 chapter.remember(takeaways)

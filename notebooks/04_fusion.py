@@ -323,9 +323,9 @@ cases.recompile_table(chapter.only_on("cpu", lambda: chapter.reference("recompil
 
 # %% jupyter={"source_hidden": true}
 quiz_c18 = chapter.lab.widgets.Quiz(
-    "Replaying a CUDA Graph of tiny kernels on this machine's GPU (without one: the reference "
+    "A CUDA Graph of tiny kernels replayed on this machine's GPU (without one: the reference "
     "H200's recorded replay): how long does the GPU wait between one kernel's end and the next "
-    "one's start (the launch gap, the seed's quantity, read off the timeline below)?",
+    "one's start (the launch gap, on the timeline below)?",
     choices=list(cases.GAP_CLASSES),  # graded on the gap measured below, or the recorded one
     answer=lambda: cases.graph_gap_class(globals().get("c18_ev"), chapter.on_gpu,
                                          chapter.reference("timeline_launch_gaps")),
@@ -466,8 +466,8 @@ chapter.claim("C19")
 # %%
 fused_kernels = chapter.lab.fused_kernels
 seed_implied_gbps = fused_kernels.implied_bandwidth_gbps(28.9, torch.float16)
-print(f"28.9 TFLOP/s of fp16 adds would move {seed_implied_gbps / 1000:.0f} TB/s; this machine's "
-      f"copy ceiling is {ceiling.copy_gbps:.0f} GB/s")
+print(f"28.9 TFLOP/s of fp16 adds would move {seed_implied_gbps / 1000:.0f} TB/s (the copy ceiling "
+      f"here: {ceiling.copy_gbps:.0f} GB/s)")
 add_counts = fused_kernels.aligned_sizes(chapter.sizes.copy_bytes // 2 // 3)
 # Measured with Triton on a GPU; without them, the reference GPU's sweep, recorded.
 add_sweep = chapter.here_or_recorded("triton_add_sweep", can=has_triton, measure=lambda: {
@@ -681,15 +681,13 @@ print(chapter.table([v for v in chapter.verdicts if v.claim_id not in ("C18", "C
 # %%
 new_graphs = sum(row["new_graph"] for row in recompiles["rows"])
 chapter.remember([
-    f"Folding is exact to rounding, in eval mode only: {pair_check.pairs} Conv-BN pairs matched "
-    f"PyTorch's utility to {pair_check.max_weight_error:.0e}, the folded ResNet-50 its original to "
-    f"{folded_error['max_rel_error']:.0e} (relative), and {folding_line}; after "
-    f"one more training step the folded copy was off by {stale['folded copy']['max_rel_error']:.0e}.",
-    f"A branch on a tensor's value breaks the graph: Dynamo made {report.graph_count} graphs "
-    f"with {report.graph_break_count} break(s) of the seed's function; torch.cond kept it in "
-    f"{cond_report.graph_count}.",
-    f"Recompiles stop at the limit: with dynamic=False, {new_graphs} of "
-    f"{len(recompiles['rows'])} shapes compiled a graph (limit {limit}); the rest ran eagerly.",
+    f"Folding is exact in eval mode only: the folded ResNet-50 matched its original to "
+    f"{folded_error['max_rel_error']:.0e} (relative) and {folding_line}; one training step "
+    f"later it was off by {stale['folded copy']['max_rel_error']:.0e}.",
+    f"A value branch breaks the graph: the seed's function made {report.graph_count} graphs "
+    f"({report.graph_break_count} break(s)); torch.cond, {cond_report.graph_count}.",
+    f"Recompiles stop at the limit ({limit}): with dynamic=False {new_graphs} of "
+    f"{len(recompiles['rows'])} shapes compiled; the rest ran eagerly.",
     f"Launches cost time of their own: {cases.launch_line(chapter.on_gpu, c18_ev, sweep)}.",
     cases.chain_line(chain_bytes, chain_cmp, chain_spread, chain_stated),
 ])

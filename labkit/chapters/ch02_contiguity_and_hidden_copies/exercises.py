@@ -46,8 +46,8 @@ CONTIGUOUS_BYTES = Exercise(
     id=discovery.exercise_id(__name__, "contiguous_bytes"),
     title="how many bytes .contiguous() copies",
     task="Write contiguous_bytes(shape, stride, itemsize) -> int: the bytes t.contiguous() copies "
-         "for a tensor t with this shape and stride and elements of itemsize bytes: 0 when torch "
-         "already calls t contiguous (it returns t itself), else every element once.",
+         "for a tensor t of this shape, stride and itemsize: 0 when torch already calls t "
+         "contiguous (it returns t itself), else every element once.",
     reference=reference_contiguous_bytes,
     make_case=_bytes_case,
     edge_cases=[((3, 4), (4, 1), 4), ((4, 3), (1, 4), 4), ((2, 1, 3), (3, 99, 1), 2),

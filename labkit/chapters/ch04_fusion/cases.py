@@ -108,8 +108,9 @@ def folding_table(nets: Mapping[str, torch.nn.Module], pair_check: folding.FoldC
         error = errors.get(name, {})
         shown.add(name, sum(isinstance(m, torch.nn.BatchNorm2d) for m in net.modules()),
                   error.get("max_abs_error"), error.get("max_rel_error"))
-    return shown.note(f"hand formula against fuse_conv_bn_eval, {pair_check.pairs} pairs: max "
-                      f"weight error {pair_check.max_weight_error:.1e}, max bias error "
+    # The per-pair errors are evidence (C20's verdict line states the deciding one): folded.
+    return shown.fold(f"hand formula against fuse_conv_bn_eval, {pair_check.pairs} pairs",
+                      f"max weight error {pair_check.max_weight_error:.1e}, max bias error "
                       f"{pair_check.max_bias_error:.1e} (largest weight "
                       f"{pair_check.max_weight_magnitude:.2f})")
 
@@ -130,7 +131,7 @@ def brief(stated: str) -> str:
     timing and run to a hundred words, so a line or a takeaway shows this and the table folds
     the rest (`noted`)."""
     head, held, _ = stated.partition(", but ")
-    return f"{head} (noise: a flagged timing could carry it across 1x)" if held else stated
+    return f"{head} (noise: the trust rule's reason folded)" if held else stated
 
 
 def noted(shown: Table, sentence: str, stated: str) -> Table:
@@ -138,7 +139,7 @@ def noted(shown: Table, sentence: str, stated: str) -> Table:
     whole reason folded under it when the rule held the ratio back."""
     shown.note(sentence.format(brief(stated)))
     if brief(stated) != stated:
-        shown.fold("why the ratio is not stated (the trust rule)", stated)
+        shown.fold("the trust rule's reason", stated)
     return shown
 
 
@@ -344,8 +345,7 @@ def sweep_table(sweep: launch_overhead.LaunchSweep, on_gpu: bool) -> Table:
         medians.add(count, *(values[i] for values in sweep.times_s.values()))
     shown.fold(f"the medians per call at {len(sweep.counts)} counts", str(medians))
     if not on_gpu:
-        shown.note("No GPU here: the slope is the CPU's own cost per tiny op (Python + dispatcher), "
-                   "the part of an eager launch spent on the host.")
+        shown.note("No GPU here: the slope is the host's cost per tiny op (Python + dispatcher).")
     if any(fit.fixed_s < 0 for fit in sweep.fits.values()):
         shown.note("(A negative fixed part means the time per kernel is not the same at every N: "
                    + ("on a GPU the first calls overlap the harness's cache flush before each call"
@@ -463,7 +463,7 @@ def c18_table(evidence: Mapping | None, where: str, verdict: claims.Verdict | No
     if evidence is None:
         return Table(f"C18: no GPU here, and {where}", ["quantity", "us"])
     ev = evidence
-    uses = "<- the verdict uses this"
+    uses = "<- the verdict's"
     shown = Table("C18: launch latency, not time per node", ["quantity", "us", ""], [
         ["graph replay, per node (fitted slope)", ev["graph_per_node_us"], ""],
         ["  the kernel's own run (timeline busy / kernels)", ev["graph_kernel_us"], ""],
@@ -471,8 +471,11 @@ def c18_table(evidence: Mapping | None, where: str, verdict: claims.Verdict | No
         ["  launch gap (timeline median)", ev["graph_launch_gap_us"], uses],
         ["eager, per launch (fitted slope)", ev["eager_per_launch_us"], uses],
         ["  eager gap on the timeline (profiler on)", ev["eager_launch_gap_us"], ""],
-    ], recorded=where and f"{where}: judged by the rule above, not saved as this machine's verdict")
-    return shown.note(str(verdict)) if verdict is not None else shown
+    ], recorded=where and f"{where}; not this machine's verdict")
+    if verdict is None:
+        return shown
+    # The outcome under the table; its reason, which restates the table's numbers, folded.
+    return shown.note(f"{verdict.claim_id} {verdict.label}").fold("the verdict's reason", verdict.reason)
 
 
 def judge_c18(chapter: object, evidence: Mapping | None) -> claims.Verdict | None:
@@ -539,13 +542,16 @@ def add_table(record: object, title: str = "Triton's add against PyTorch's, fp16
     payload = _payload(record)
     if payload is None:
         return str(record)
-    shown = Table(title, ["elements", "aligned", "Triton GB/s", "PyTorch GB/s", "Triton/PyTorch",
+    # The aligned column only where some size is not aligned (a sweep of powers of two is all aligned).
+    aligned = [] if all(r["aligned"] for r in payload["rows"]) else ["aligned"]
+    shown = Table(title, ["elements", *aligned, "Triton GB/s", "PyTorch GB/s", "Triton/PyTorch",
                           "device T", "device P", "host launch T", "host launch P"],
                   units={"Triton/PyTorch": "x", "device T": "us", "device P": "us",
                          "host launch T": "us", "host launch P": "us"}, recorded=_where(record))
     for r in payload["rows"]:
-        shown.add(r["elements"], r["aligned"], r["triton_gbps"], r["torch_gbps"], r["speedup"],
-                  r.get("triton_us"), r.get("torch_us"), r.get("triton_host_us"), r.get("torch_host_us"))
+        shown.add(r["elements"], *([r["aligned"]] if aligned else []), r["triton_gbps"], r["torch_gbps"],
+                  r["speedup"], r.get("triton_us"), r.get("torch_us"), r.get("triton_host_us"),
+                  r.get("torch_host_us"))
     rows_ = payload["rows"]
     if len(rows_) == 2 and rows_[0]["aligned"] != rows_[1]["aligned"]:
         shown.note(f"one element fewer: Triton's add runs at "
@@ -603,12 +609,10 @@ def chain_table(comparison: bench.Comparison, moved: Mapping[str, int], stated: 
                   f"{variant.ratio_q25:.2f}-{variant.ratio_q75:.2f}", moved[label], variant.timing.gbps,
                   variant.timing.pct_of_copy_ceiling)
     slow, fast = list(comparison.variants)[0], list(comparison.variants)[-1]
-    rates = {label: v.timing.gbps for label, v in comparison.variants.items()}
     notes = [f"flagged: {flag['timing']}: {flag['why']}" for flag in comparison.flags()]
     if notes:
         shown.fold(f"the harness's notes ({len(notes)} flagged)", "\n".join(notes))
-    return noted(shown, f"{fast}: {{}} the speed of {slow}, moving {moved[fast] / moved[slow]:.0%} "
-                 f"of the bytes at {rates[fast] / rates[slow]:.0%} of the other's bandwidth.", stated)
+    return noted(shown, f"{fast}: {{}} the speed of {slow}.", stated)
 
 
 # ---------------------------------------------------------------------------- C21: GradScaler
@@ -660,9 +664,8 @@ def launch_line(on_gpu: bool, c18: Mapping | None, sweep: launch_overhead.Launch
         return (f"a CUDA Graph cut a launch from {c18['eager_per_launch_us']:.2f} us (eager, "
                 f"CPU-bound) to a {c18['graph_launch_gap_us']:.2f} us gap between kernels "
                 f"({c18['graph_per_node_us']:.2f} us per node, the kernel's own run included)")
-    return (f"each tiny op costs this CPU {sweep.fits['eager (CPU ops)'].per_item_us:.1f} us of "
-            "Python and dispatcher time, whatever it computes; a CUDA Graph removes that host "
-            "cost on a GPU (recorded verdict in the table)")
+    return (f"this CPU spends {sweep.fits['eager (CPU ops)'].per_item_us:.1f} us of Python and "
+            "dispatcher time per tiny op; a CUDA Graph removes it on a GPU")
 
 
 def chain_line(moved: Mapping[str, int], comparison: bench.Comparison, spread: Sequence[float],
@@ -672,8 +675,8 @@ def chain_line(moved: Mapping[str, int], comparison: bench.Comparison, spread: S
     rates = {label: v.timing.gbps for label, v in comparison.variants.items()}
     share, stated = moved[fast] / moved[slow], brief(stated)
     if min(spread) > 1:
-        return (f"Fusion pays in bytes: the chain moved {share:.0%} of the bytes when fused and ran "
-                f"at {stated} the speed ({fast} against {slow}).")
+        return (f"Fusion pays in bytes: fused ({fast}), the chain moved {share:.0%} of the bytes "
+                f"and ran at {stated} the speed of {slow}.")
     return (f"Fewer bytes pay only at the same bandwidth: '{fast}' moved {share:.0%} of the bytes "
-            f"but at {rates[fast] / rates[slow]:.0%} of the other's bandwidth, so it ran at "
-            f"{stated} the speed of '{slow}' (on a GPU, a fused kernel keeps the bandwidth).")
+            f"at {rates[fast] / rates[slow]:.0%} of the other's bandwidth: {stated} the speed of "
+            f"'{slow}'.")

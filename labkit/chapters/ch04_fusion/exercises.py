@@ -164,8 +164,8 @@ FUSED_CHAIN = MemoryBudgetExercise(
     id=discovery.exercise_id(__name__, "fused_chain"),
     title="silu((x + y) * z) without a full-size intermediate",
     task="Write chain(x, y, z) -> silu((x + y) * z) for 1-D float32 tensors, making no new "
-         "memory beyond the output and at most 1 MiB more. Eager PyTorch makes two "
-         "full-size intermediates (and reads them back from memory); a fused kernel keeps "
+         "memory beyond the output and at most 1 MiB more. Eager PyTorch writes two "
+         "full-size intermediates and reads them back; a fused kernel keeps "
          "them in registers, and on a CPU you can keep them in cache by working block by "
          "block.",
     reference=reference_chain,
