@@ -19,10 +19,10 @@ CHAPTERS = sorted(p.stem for p in NOTEBOOKS.glob("[0-9][0-9]_*.py"))
 # Over the limit when this test was written (core output words, 2026-12-03 executed notebooks):
 # 00 1503, 01 2149, 02 5260, 03 2105, 04 2873, 05 2057, 06 3099, 07 3450, 08 1884, 09 3075,
 # 99 3596. A chapter leaves the list when it is re-cut under the limit.
-    # 00 re-cut: 1326, 01: 1485 (third pass 1,214), 03: 1460, 09: 1092; 02 fourth pass: 1,488
-    # (evidence folded: C6's timing, C5b's table, C2's 2-D case); 04: 1,490 (C18's reason folded)
-    # 06 re-cut: 1480 (the ResNet-50 cost optional, (d)'s steps folded); 05: 1317
-    # 99 re-cut (the ledger one compact row per claim): 1393; 08 re-cut: 1426; 07 re-cut: 1463
+# 00 re-cut: 1326, 01: 1485 (third pass 1,214), 03: 1460, 09: 1092; 02 fourth pass: 1,488
+# (evidence folded: C6's timing, C5b's table, C2's 2-D case); 04: 1,490 (C18's reason folded)
+# 06 re-cut: 1480 (the ResNet-50 cost optional, (d)'s steps folded); 05: 1317
+# 99 re-cut (the ledger one compact row per claim): 1393; 08 re-cut: 1426; 07 re-cut: 1463
 NOT_YET_RECUT: set[str] = set()
 
 
