@@ -15,11 +15,9 @@ COPIES = ROOT / "results" / "h200_notebooks"
 # Chapters whose H200 copy predates their current sources: each is re-recorded on the H200
 # (scripts/execute_notebook.py --output-dir results/h200_notebooks) with its issue.
 NOT_YET_RERECORDED = {
-    "05_dataloader",            # issue 39
-    "06_ddp_layout_drift",      # issue 39 (variant f, the re-cut of this session)
-    "07_export_traps",          # issue 39 (the re-cut of this session)
     "08_inference_ladder",      # issue 40
     "09_audit_your_model",      # issue 40 (no H200 copy on record)
+    "99_claims_ledger",         # after 08 and 09: the ledger reads every chapter's record
 }
 
 
