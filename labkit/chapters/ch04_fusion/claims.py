@@ -164,9 +164,8 @@ C18 = Claim(
     f"the seed's quantity is launch latency: how long the GPU waits between one kernel's end "
     f"and the next one's start, not the time per graph node (that includes the kernel's own "
     f"run). Graph replay: its launch gap < {GRAPH_NODE_LIMIT_US} us, read as the timeline's "
-    f"median gap between the kernels of one replay (one run sees the gap itself; the per-node "
-    f"slope minus the kernel's duration, which combines an unprofiled sweep with a profiled "
-    f"replay, is shown beside it, not judged). Eager: at least {EAGER_LAUNCH_LOW_US:g} us per "
+    f"median gap between the kernels of one replay (the per-node slope minus the kernel's "
+    f"duration is shown beside it, not judged). Eager: at least {EAGER_LAUNCH_LOW_US:g} us per "
     f"launch (the sweep's fitted slope; the seed says {EAGER_LAUNCH_LOW_US:g}-"
     f"{EAGER_LAUNCH_HIGH_US:g} us, and a slower host only widens the seed's contrast)",
     f"the graph's launch gap is >= {GRAPH_NODE_LIMIT_US} us; 'depends' if eager is under "

@@ -142,7 +142,7 @@ class Lesson:
         out = Lines([self.plateau.explanation()])
         old = self.chapter.recorded("plateau")
         if old and not self.on_gpu:
-            out.append(f"recorded on {_ref()}: {old['explanation']}")
+            out.append(recorded_plateau(old))
         return out
 
     # --- the other knobs ------------------------------------------------------------------
@@ -256,13 +256,21 @@ class Lesson:
         label = "" if self.on_gpu else f" (recorded on {_ref()})"
         out = Shown()
         if busy:
+            kernel_ms = max(r["kernel_s"] for r in busy["rows"]) * 1e3
+            out.append(f"when x.to('cuda', non_blocking=True) returned, behind a {kernel_ms:.0f} ms "
+                       f"queued kernel{label}; 'done': the kernel and the copy finished")
+            out.append(f"{'size':>10} {'pageable':>10} {'pinned':>10} {'done':>10}")
+            by_size: dict[int, dict[str, dict]] = {}
             for r in busy["rows"]:
-                out.append(f"{r['memory']:<9} {r['nbytes'] / 2**20:8.2f} MiB: call returned after "
-                           f"{r['call_return_s'] * 1e3:7.2f} ms, kernel ({r['kernel_s'] * 1e3:.0f} ms) "
-                           f"and copy done after {r['done_s'] * 1e3:7.2f} ms: "
-                           f"{100 * r['returned_share']:.0f}% of the queued work waited out{label}")
+                by_size.setdefault(r["nbytes"], {})[r["memory"]] = r
+            for nbytes, pair in sorted(by_size.items()):
+                returned = {m: (f"{pair[m]['call_return_s'] * 1e3:.2f} ms" if m in pair else "-")
+                            for m in ("pageable", "pinned")}
+                done = max(r["done_s"] for r in pair.values()) * 1e3
+                out.append(f"{nbytes / 2**20:6.2f} MiB {returned['pageable']:>10} "
+                           f"{returned['pinned']:>10} {done:7.2f} ms")
             out.append("torch warned: " + "; ".join(busy["warnings"]) if busy["warnings"] else
-                       f"torch gave no warning during these calls (warnings recorded){label}")
+                       "torch gave no warning during these calls (its warnings were recorded)")
         else:
             out.append("Nothing recorded behind a queued kernel yet on the reference GPU.")
         if self.on_gpu:
@@ -273,10 +281,14 @@ class Lesson:
         else:
             old = claims.recorded("C25")
             idle_form = old is not None and not old.evidence.get("busy_stream")
-            out.append("C25 needs a CUDA GPU (it times host-to-device copies); its recorded verdict"
-                       + (", measured on an idle stream (nothing queued before the copy), before "
-                          "the busy-stream measurement above existed:" if idle_form else ":"))
-            out.append(claims.recorded_evidence(["C25"]))
+            if idle_form or old is None:
+                out.append("C25 needs a CUDA GPU (it times host-to-device copies); its recorded "
+                           "verdict, measured on an idle stream (nothing queued before the copy), "
+                           "before the busy-stream measurement above existed:")
+                out.append(claims.recorded_evidence(["C25"]))
+            else:  # the table above is its evidence; the verdicts' table below has its reason
+                out.append(f"C25 needs a CUDA GPU (it times host-to-device copies); recorded on "
+                           f"{_ref()} from the table above: {old.label}")
         return out
 
     # --- what to remember -----------------------------------------------------------------
@@ -299,8 +311,9 @@ class Lesson:
                f"; the two {'agree' if knee.agrees else 'disagree'}."),
             f"The plateau measured {plateau.measured:.0f} samples/s against {plateau.predicted:.0f} predicted "
             f"by batch / (step as swept + per-batch wait): the arithmetic "
-            + ("holds" if plateau.agrees else "misses") + f" (within {plateau.tolerance:.0%}). "
-            f"What bounds it: {plateau.bound}.",
+            + (f"holds (within {plateau.tolerance:.0%}). " if plateau.agrees
+               else f"misses (outside {plateau.tolerance:.0%}). ")
+            + f"What bounds it: {plateau.bound}.",
             ("Knobs are read at the knee, round by round against the baseline: uint8 batches alone "
              f"(normalised on the device) ran {uint8_row['stated']}"
              + (f": a {uint8_row['decision']}." if uint8_row["decision"] in ("gain", "loss") else ".")
@@ -315,7 +328,9 @@ class Lesson:
         if c25 is not None:
             if c25.recorded:  # the recorded evidence, judged by today's check (it says what it lacks)
                 c25 = claims.get("C25").judge(c25.evidence, machine=c25.machine, form=c25.form)
-            finding = c25.reason.split("; ")[0]  # the first clause; the verdict table has the rest
+            # what it depends on, or the first clause of its reason; the verdict table has the rest
+            finding = (c25.depends_on if c25.outcome == "depends" and c25.depends_on
+                       else c25.reason.split("; ")[0])
             lines.append(f"non_blocking from pageable memory (C25, {c25.outcome}"
                          f"{'' if self.on_gpu else ', recorded'}): {finding}.")
         return lines
@@ -560,3 +575,17 @@ class Lesson:
                      f"{100 * o['waiting_share']:.0f}%, GPU idle {100 * (o['gpu_idle_share'] or 0):.0f}%, "
                      f"H2D hidden {100 * (o['h2d_overlap_share'] or 0):.0f}%"
                      for name, o in gpu_overlap.items())
+
+
+def recorded_plateau(old: dict) -> str:
+    """The reference GPU's plateau in one line: the same arithmetic as `explanation`, shorter
+    (the learner has just read the long form for this machine)."""
+    try:
+        copy_ms = (old["step_s"] - old["ready_step_s"]) * 1e3
+        return (f"recorded on {_ref()}: {old['measured']:.0f} samples/s at "
+                f"{', '.join(str(c) for c in old['counts'])} workers; predicted "
+                f"{old['batch_size']} / ({old['step_s'] * 1e3:.1f} + {old['wait_s'] * 1e3:.1f} ms wait) "
+                f"= {old['predicted']:.0f} ({old['measured'] / old['predicted']:.2f}x); the step "
+                f"holds a {copy_ms:.1f} ms copy; bound: {old['bound']}.")
+    except (KeyError, TypeError, ZeroDivisionError):  # an older record: its own sentence
+        return f"recorded on {_ref()}: {old.get('explanation', 'no plateau recorded')}"
