@@ -134,7 +134,6 @@ with torch.no_grad():
 # A speed-up is stated only inside its own per-round spread and where no flag could carry it
 # across 1x (the trust rule); otherwise the line says it is noise.
 folding_gain, folding_spread, folding_stated = cases.stated_gain(folding_cmp, "ResNet-50, BatchNorm folded")
-folding_line = f"ran at {cases.brief(folding_stated)} the original's speed"
 chapter.here_or_recorded("folding_speed", can=True, measure=lambda: {  # measured, and kept
     "comparison": folding_cmp.table(), "speedup": folding_gain, "batch": fold_batch, "image": fold_image})
 cases.noted(chapter.show(folding_cmp), "folded: ran at {} the original's speed", folding_stated)
@@ -682,7 +681,7 @@ print(chapter.table([v for v in chapter.verdicts if v.claim_id not in ("C18", "C
 new_graphs = sum(row["new_graph"] for row in recompiles["rows"])
 chapter.remember([
     f"Folding is exact in eval mode only: the folded ResNet-50 matched its original to "
-    f"{folded_error['max_rel_error']:.0e} (relative) and {folding_line}; one training step "
+    f"{folded_error['max_rel_error']:.0e} (relative; its speed is in the table above); one training step "
     f"later it was off by {stale['folded copy']['max_rel_error']:.0e}.",
     f"A value branch breaks the graph: the seed's function made {report.graph_count} graphs "
     f"({report.graph_break_count} break(s)); torch.cond, {cond_report.graph_count}.",

@@ -15,6 +15,7 @@ COPIES = ROOT / "results" / "h200_notebooks"
 # Chapters whose H200 copy predates their current sources: each is re-recorded on the H200
 # (scripts/execute_notebook.py --output-dir results/h200_notebooks) with its issue.
 NOT_YET_RERECORDED = {
+    "04_fusion",                # issue 38: C18's rule to settle, one takeaway re-worded after
     "08_inference_ladder",      # issue 40
     "09_audit_your_model",      # issue 40 (no H200 copy on record)
     "99_claims_ledger",         # after 08 and 09: the ledger reads every chapter's record

@@ -678,5 +678,5 @@ def chain_line(moved: Mapping[str, int], comparison: bench.Comparison, spread: S
         return (f"Fusion pays in bytes: fused ({fast}), the chain moved {share:.0%} of the bytes "
                 f"and ran at {stated} the speed of {slow}.")
     return (f"Fewer bytes pay only at the same bandwidth: '{fast}' moved {share:.0%} of the bytes "
-            f"at {rates[fast] / rates[slow]:.0%} of the other's bandwidth: {stated} the speed of "
-            f"'{slow}'.")
+            f"at {rates[fast] / rates[slow]:.0%} of the other's bandwidth, so it was not reliably "
+            f"faster than '{slow}' (rounds {min(spread):.2f}-{max(spread):.2f}x).")

@@ -130,21 +130,16 @@ def check_c18(ev: Mapping, th: Mapping) -> tuple[str, str, str]:
         return DEPENDS, text, NOISE
     if graph_side == "above":
         return REFUTED, text + f"; the gap is not under {th['graph_node_limit_us']} us", ""
-    if eager > th["eager_launch_high_us"]:
-        return CONFIRMED, text + (f"; eager is above the seed's {th['eager_launch_low_us']:g}-"
-                                  f"{th['eager_launch_high_us']:g} us: on this host the contrast "
-                                  "is wider than the seed's"), ""
-    if eager >= th["eager_launch_low_us"]:
+    if th["eager_launch_low_us"] <= eager <= th["eager_launch_high_us"]:
         return CONFIRMED, text, ""
-    return (DEPENDS, text + f"; eager is under the seed's {th['eager_launch_low_us']:g} us, so the "
-            "contrast is narrower than the seed's", "the CPU: eager launch cost is the host's, "
+    return (DEPENDS, text + f"; eager is outside {th['eager_launch_low_us']:g}-"
+            f"{th['eager_launch_high_us']:g} us", "the CPU: eager launch cost is the host's, "
             "not the GPU's")
 
 
 def decisions_c18(ev: Mapping, th: Mapping) -> list[Decision]:
     """The graph's launch gap against its limit; where the gap is under it, eager's fitted
-    cost per launch against the low end of the seed's range (above its high end the seed's
-    contrast only widens, so that end decides nothing). A fit that is not a line decides
+    cost per launch against both ends of the seed's range. A fit that is not a line decides
     on its own (no slope is trusted)."""
     if float(ev["fit_r_squared"]) < th["min_fit_r_squared"]:
         return []
@@ -153,7 +148,8 @@ def decisions_c18(ev: Mapping, th: Mapping) -> list[Decision]:
     found = [Decision("graph replay's launch gap", gap, spread, limit)]
     if band(gap, spread, limit) == "below":
         eager, interval = float(ev["eager_per_launch_us"]), ev.get("eager_interval_us")
-        found += [Decision("eager launch", eager, interval, th["eager_launch_low_us"])]
+        found += [Decision("eager launch", eager, interval, th["eager_launch_low_us"]),
+                  Decision("eager launch", eager, interval, th["eager_launch_high_us"])]
     return found
 
 
@@ -165,11 +161,10 @@ C18 = Claim(
     f"and the next one's start, not the time per graph node (that includes the kernel's own "
     f"run). Graph replay: its launch gap < {GRAPH_NODE_LIMIT_US} us, read as the timeline's "
     f"median gap between the kernels of one replay (the per-node slope minus the kernel's "
-    f"duration is shown beside it, not judged). Eager: at least {EAGER_LAUNCH_LOW_US:g} us per "
-    f"launch (the sweep's fitted slope; the seed says {EAGER_LAUNCH_LOW_US:g}-"
-    f"{EAGER_LAUNCH_HIGH_US:g} us, and a slower host only widens the seed's contrast)",
-    f"the graph's launch gap is >= {GRAPH_NODE_LIMIT_US} us; 'depends' if eager is under "
-    f"{EAGER_LAUNCH_LOW_US:g} us (a narrower contrast than the seed's), or the fit is noisy",
+    f"duration is shown beside it, not judged). Eager: {EAGER_LAUNCH_LOW_US:g}-"
+    f"{EAGER_LAUNCH_HIGH_US:g} us per launch (the sweep's fitted slope)",
+    f"the graph's launch gap is >= {GRAPH_NODE_LIMIT_US} us; 'depends' if only the eager "
+    "figure is off, or the fit is noisy",
     ("eager_per_launch_us", "graph_per_node_us", "fit_r_squared"),
     thresholds={"graph_node_limit_us": GRAPH_NODE_LIMIT_US,
                 "eager_launch_low_us": EAGER_LAUNCH_LOW_US,

@@ -170,11 +170,10 @@ def test_c18_recorded_h200_sweep_and_timeline_replay_their_verdict():
     verdict = judge("C18", **evidence)
     recorded = _recorded_verdict("C18")
     # the graph side holds in every H200 run (gap 0.26 us < 0.5); the eager side is the host's
-    # (6.0-6.6 us per launch in fresh processes, 6.9, 8.3 and 10.1 us in chapter runs): above the
-    # seed's 5 us the contrast holds or widens, so the verdict no longer flips at 8 us (issue 38)
+    # (6.90 us per launch in one run, inside the seed's 5-8; 10.1 us in the next, outside)
     assert evidence["graph_launch_gap_us"] < 0.5
     eager = evidence["eager_per_launch_us"]
-    assert verdict.outcome == ("confirmed" if eager >= 5 else "depends")
+    assert verdict.outcome == ("confirmed" if 5 <= eager <= 8 else "depends")
     if recorded is not None:
         assert (verdict.outcome, verdict.depends_on) == (recorded["outcome"], recorded["depends_on"])
     assert "the timeline's median gap between kernels; the verdict uses this" in verdict.reason
@@ -206,12 +205,3 @@ def test_recorded_h200_evidence_replays(claim_id):
     saved = entry["payload"]
     verdict = claims.get(claim_id).judge(saved["evidence"], machine="replay", form=saved["form"])
     assert verdict.outcome == saved["outcome"]
-
-
-def test_c18_a_slower_host_widens_the_contrast_and_a_faster_one_narrows_it():
-    """Issue 38: 10.1 us per eager launch against the seed's 5-8 us strengthens the seed's
-    contrast; the old rule called it 'depends', and a host at 6.9 us flipped it."""
-    slower = judge("C18", **dict(CASES["C18"]["confirmed"], eager_per_launch_us=10.1))
-    assert slower.outcome == "confirmed" and "wider than the seed's" in slower.reason
-    faster = judge("C18", **dict(CASES["C18"]["confirmed"], eager_per_launch_us=4.0))
-    assert faster.outcome == "depends" and "narrower" in faster.reason
