@@ -176,7 +176,7 @@ tables.ort_table(ort_layout)
 #
 # TensorRT runs only on NVIDIA GPUs where it is installed; the cell below says what it found
 # and skipped. Without it, C15b and C15c are judged from the documentation (cited below),
-# and their verdicts say so; C15d, a latency, is then not judged: a latency cannot be read.
+# and their verdicts say so; C15d, a latency, then depends on a TensorRT run: a latency cannot be read.
 
 # %% [markdown]
 # ### Optional: the real TensorRT paths on Colab
@@ -341,21 +341,21 @@ on_ratio = ort_layout.comparison["NCHW declared, on"].ratio if ort_layout.compar
 takeaways = [
     f"Check an exported model on the layouts it will be fed: {len(all_right)} of {len(built)} paths built "
     f"here gave eager's answer on all three; "
-    + (f"{len(wrong)} answers were silently wrong (e.g. {wrong[0][0]} on {wrong[0][1]})." if wrong
-       else "none was silently wrong."),
+    + (f"the others gave {len(wrong)} silently wrong answers (path and layout; e.g. {wrong[0][0]} on "
+       f"{wrong[0][1]})." if wrong else "none was silently wrong."),
     f"A no-op is not recorded: torch.export {'kept' if dropped.kept_by_export(tables.NCHW) else 'dropped'} "
     f"contiguous() for its NCHW example and was {export_refusal.kind} on channels_last input; "
     f"torch.jit.trace {'kept' if dropped.kept_by_trace else 'dropped'} aten::contiguous.",
     f"Layout choices do not survive into ONNX: the channels_last model's graph is "
     f"{'the same as' if declared.onnx_same_graph else 'different from'} the NCHW model's, and ONNX Runtime "
-    f"chose its own layout ({layout_on.layout_nodes()} layout nodes with its preference on"
+    f"chose its own layout (layout nodes with its preference on: {layout_on.layout_nodes()}"
     + (f"; time on against off: {tables.stated_short(ort_layout.comparison, 'NCHW declared, on')})."
        if on_ratio else ")."),
     f"C15a {c15['C15a'].label}: the trace matched eager on "
     f"{sum(o.kind == tables.CORRECT for o in trace_row.outcomes.values())} of 3 layouts. "
     + (f"TensorRT ran: C15b {c15['C15b'].label}, C15c {c15['C15c'].label}, C15d {c15['C15d'].label}. "
        if trt_run.ran else f"No TensorRT here: C15b {c15['C15b'].outcome} and C15c {c15['C15c'].outcome} "
-       "from documentation, C15d not judged. ")
+       f"from documentation, C15d {c15['C15d'].outcome} (no engine timed). ")
     + f"Transposed against contiguous input, the traced model alone: "
       f"{tables.stated_short(trace_cmp, 'transposed input')} (the seed: 4.2x, through TensorRT).",
 ]

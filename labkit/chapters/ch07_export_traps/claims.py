@@ -9,9 +9,12 @@ The seed's sentence (section 4.4) is a chain of four statements, each judged on 
 - C15b: TensorRT therefore misjudges the input as non-contiguous memory. Where Torch-TensorRT
   runs, its answers on the three layouts are measured; what the engine is told about an input
   (an address, a shape, a format fixed at build time: no strides) is read from the
-  documentation (`DOCUMENTED`), and the verdict's form says so.
+  documentation (`DOCUMENTED`), and the verdict's form says so; without TensorRT the card's
+  refuted condition has a documentation-only branch, which the verdict follows.
 - C15c: it falls back to the CPU. Measured where Torch-TensorRT runs (the device its
-  PyTorch-run parts ran on); otherwise from documentation, not measured.
+  PyTorch-run parts ran on); otherwise from documentation, not measured, and 'depends': no
+  documented fallback follows an input's layout, and the one documented CPU fallback (ONNX
+  Runtime's provider list) follows operator support.
 - C15d: +320% latency. A timing: measured only through a TensorRT engine (transposed against
   contiguous input), declared in `decisions_c15d` so `Claim.judge` applies the trust rule
   (flags of the TensorRT timings, named 'TensorRT: ...'); the traced model's own ratio
@@ -132,9 +135,13 @@ def check_c15b(ev: Mapping, th: Mapping) -> tuple[str, str, str]:
 
 def check_c15c(ev: Mapping, th: Mapping) -> tuple[str, str, str]:
     if not ev["tensorrt_ran"]:
-        return REFUTED, ("TensorRT not run here: the documentation describes no CPU fallback (DLA layers "
-                         "fall back to the GPU; Torch-TensorRT runs what it cannot convert on the "
-                         "tensors' device); read from documentation, not measured"), ""
+        return DEPENDS, ("TensorRT not run here: no documented fallback is triggered by an input's layout "
+                         "(DLA layers fall back to the GPU; Torch-TensorRT runs what it cannot convert on "
+                         "the tensors' device); the one documented CPU fallback, ONNX Runtime's provider "
+                         "list (TensorRT, then CUDA, then CPU), follows operator support; read from "
+                         "documentation, not measured"), (
+            "operator support (which operators each ONNX Runtime provider takes), not the input's layout; a TensorRT "
+            "run measures it")
     devices = list(ev["tensorrt_fallback_devices"])
     text = f"Torch-TensorRT ran; the part forced to run in PyTorch ran on {_forced_devices(ev)}"
     if not devices:
@@ -197,7 +204,9 @@ C15b = Claim(
     "As a result, the TensorRT engine misjudges the input as non-contiguous memory.",
     "a measured TensorRT engine does not give eager's answer on the contiguous NCHW input",
     "the engine gives eager's answer on every layout fed (measured with Torch-TensorRT) and is "
-    "told nothing of contiguity (documentation); 'depends' if it reads some layout wrong",
+    "told nothing of contiguity (documentation); without TensorRT, from documentation alone: the "
+    "engine is bound by address and shape, no strides, and Torch-TensorRT makes each input "
+    "contiguous first; 'depends' if it reads some layout wrong",
     TENSORRT_KEYS,
     check=check_c15b, section_zh=SECTION_ZH, seed_setting=SETTING,
     seed_text="导致 TensorRT 引擎误判为非连续内存")
@@ -206,8 +215,8 @@ C15c = Claim(
     "C15c", CHAPTER, SEED_STRIDES, SECTION,
     "This triggers a fallback path that drops inference to the CPU.",
     "a measured Torch-TensorRT run puts the part it cannot run in TensorRT on the CPU",
-    "the part runs on the GPU (measured), or, without TensorRT, the documentation describes no "
-    "CPU fallback",
+    "the part runs on the GPU (measured); 'depends' without TensorRT: the one documented CPU "
+    "fallback (ONNX Runtime's provider list) follows operator support, not the input's layout",
     ("tensorrt_ran", "tensorrt_fallback_devices"),
     check=check_c15c, section_zh=SECTION_ZH, seed_setting=SETTING,
     seed_text="触发 fallback 路径降频至 CPU 推理")

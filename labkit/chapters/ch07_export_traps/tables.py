@@ -240,6 +240,8 @@ def speed_table(speed: export_audit.Speed, audit: export_audit.Audit) -> Stack:
     for clock, name in speed.fastest_correct().items():
         comparison = speed.comparisons[clock]
         table = tables.comparison(comparison, title=f"timed with {clock}")
+        table.note("median: pooled over every round; ratio: the median of the per-round ratios (each "
+                   "round against eager's in that round), so the two need not divide exactly")
         table.note(f"fastest path correct on all layouts: {name}, {stated_brief(comparison, name)} of eager's "
                    f"time{host_pace(comparison, name)}")
         if stated_brief(comparison, name) != stated_variant(comparison, name):

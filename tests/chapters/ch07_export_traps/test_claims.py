@@ -24,6 +24,7 @@ CASES = {
     "C15c": {"confirmed": dict(**TRT, tensorrt_fallback_devices=["cpu"]),
              "refuted": dict(**TRT, tensorrt_fallback_devices=["cuda:0"]),
              "depends": dict(**TRT, tensorrt_fallback_devices=[])},
+    # C15c without TensorRT: 'depends' on operator support (its own test below)
     "C15d": {"confirmed": dict(**TRT, tensorrt_transposed_ratio=4.2, tensorrt_transposed_ratio_iqr=[4.0, 4.4]),
              "refuted": dict(**TRT, tensorrt_transposed_ratio=1.1, tensorrt_transposed_ratio_iqr=[1.0, 1.2]),
              "depends": dict(**NO_TRT, trace_transposed_ratio=1.3)},
@@ -126,3 +127,13 @@ def test_the_seeds_own_example_as_written_is_reported():
             "error": "RuntimeError: expected input to have 3 channels, but got 32 channels instead"}
     verdict = judge("C15a", **LOST, seed_example_as_written=seed)
     assert "(4, 32, 3, 32) tensor: as written it cannot feed the model" in verdict.reason
+
+
+def test_without_tensorrt_c15c_depends_on_operator_support_and_c15b_follows_its_cards_documentation_branch():
+    """C15c: the documentation table's one CPU fallback (ONNX Runtime's provider list) follows
+    operator support, so no 'refuted' from documentation; C15b: the card names the branch."""
+    c15c = judge("C15c", **NO_TRT)
+    assert c15c.outcome == "depends" and "operator support" in c15c.depends_on
+    assert "CPU" in ch07.DOCUMENTED["ort_tensorrt_provider"] and "provider list" in c15c.reason
+    assert judge("C15b", **NO_TRT).outcome == "refuted"
+    assert "without TensorRT, from documentation alone" in ch07.C15b.refute_if
