@@ -87,9 +87,9 @@ tables.parameters_table(model, model_cl)
 #
 # ### The size-1 exemption, asked of torch
 #
-# A 1x1 convolution's weight `(K, C, 1, 1)` walks memory in the same order in NCHW and in
-# channels_last; only the strides of its size-1 dims differ. cuDNN often returns such a
-# weight's gradient in channels_last. Here a tiny autograd function hands a *contiguous*
+# A 1x1 convolution's weight `(K, C, 1, 1)` gets other strides under channels_last (the table
+# above). cuDNN often returns such a weight's gradient in channels_last. Here a tiny autograd
+# function hands a *contiguous*
 # parameter a gradient with channels_last strides, and `AccumulateGrad` decides what to keep.
 # Predict: which of the two is kept as it came?
 
@@ -99,8 +99,9 @@ tables.size_one_table([(32, 16, 1, 1), (16, 3, 3, 3)])  # layout_contract.kept_g
 # %% [markdown]
 # The 1x1 gradient is kept with channels_last strides (they differ from the parameter's only
 # on size-1 dims), and DDP, whose check compares every stride with the bucket view's, warns
-# about a model nobody converted. That is why a GPU run warns for 1x1 convolutions before any
-# `channels_last` (pytorch/pytorch#47163, #70222). Whether such a warning costs anything is a
+# about a model nobody converted. So a run whose kernels hand back such gradients warns for 1x1
+# convolutions before any `channels_last` (on GPUs: pytorch/pytorch#47163, #70222; this
+# machine's run shows its own count, in the table below). Whether such a warning costs anything is a
 # question below; Exercise 2 models it.
 
 # %% [markdown]
@@ -158,8 +159,9 @@ quiz_steps
 tables.warnings_table(ddp_run)
 
 # %% tags=["nbval-check-output"]
-# The counts above depend on the machine (a GPU's cuDNN hands back some 1x1 gradients in
-# channels_last, a CPU does not), so this checked cell prints only rules that hold everywhere.
+# The counts above depend on the machine (which kernels hand back 1x1 gradients in
+# channels_last: a warning before any conversion), so this checked cell prints only rules
+# that hold everywhere.
 a_by_step = result["ranks"][0][0]["warnings_by_step"]
 e_by_step = next(r for r in result["ranks"][0] if r["variant"]["name"] == "e_late_drift")["warnings_by_step"]
 print("(a) warns on step 0:", a_by_step[0] > 0)

@@ -233,7 +233,7 @@ C14C = Claim(
               "_ddp_reduce_hook(grad) returns grad.contiguous(memory_format=torch.contiguous_format).",
     confirm_if="with a drift that did harm, the hook runs and the gradients are right and the ranks "
                "identical again",
-    refute_if="the hook raises (as written: TypeError, the hook gets three arguments), or it runs and "
+    refute_if="the hook raises when PyTorch calls it, or it runs and "
               "the gradients stay wrong; the nearest working form is judged too, labelled as such",
     evidence_keys=("drift_variants", "seed_fix"), check=check_c14c, seed_text=SEED_FIX_SENTENCE,
     **_COMMON)

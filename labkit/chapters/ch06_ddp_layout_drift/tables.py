@@ -50,7 +50,8 @@ def step_cost(drifted: Mapping, matched: Mapping) -> str:
     verdict = ("within the spread: no cost this run can resolve" if abs(ratio - 1) <= spread
                else "slower" if ratio > 1 else "faster")
     noisy = " (the harness flags a timing as noisy)" if drifted["timing_noisy"] or matched["timing_noisy"] else ""
-    return f"(e)/(c) step time {ratio:.2f}x, spread ±{spread:.2f}: {verdict}{noisy}"
+    return (f"(e)/(c) step time {ratio:.2f}x, spread ±{100 * spread:.0f}% (the two step times' IQRs "
+            f"added): {verdict}{noisy}")
 
 
 # ---------------------------------------------------------------------------------------
@@ -349,7 +350,7 @@ def copy_bound(permuting_bytes: float, step_s: float, step_iqr_s: float, rate: M
             f"{float(rate['gbps']):,.0f} GB/s copy rate chapter 00 recorded ({rate['machine']}) takes "
             f"{seconds * 1e6:,.0f} us, {100 * seconds / step_s:.2f}% of the {step_s * 1e3:.1f} ms step, "
             f"and 4x that is still {100 * 4 * seconds / step_s:.2f}%: far below the "
-            f"{100 * step_iqr_s / step_s:.0f}% spread of the step time, so this timing cannot resolve it")
+            f"{100 * step_iqr_s / step_s:.0f}% IQR of that step's time alone, so this timing cannot resolve it")
 
 
 def reference_variants(reference: object) -> object:
