@@ -476,6 +476,24 @@ def link_repository_files(root: Path, notebook: nbformat.NotebookNode) -> None:
                 lambda m: f"](https://github.com/{owner}/{repo}/blob/{branch}/{m.group(1)})", cell.source)
 
 
+def add_trust_rule(notebook: nbformat.NotebookNode) -> bool:
+    """A page whose claim cards link to the trust rule (#trust-rule) but whose run never
+    printed it (a chapter without `chapter.rules()`, such as 05) gets the rule as its last
+    section, so the link lands; True when it was added."""
+    from labkit.claims import core, trust
+
+    anchor = core.RULES_ANCHOR
+    outputs = [json.dumps(cell.get("outputs", [])) for cell in notebook.cells
+               if cell.cell_type == "code"]
+    linked = any(f"#{anchor}" in text for text in outputs)
+    present = any(f"id='{anchor}'" in text or f'id=\\"{anchor}\\"' in text for text in outputs)
+    if not linked or present:
+        return False
+    notebook.cells.append(nbformat.v4.new_markdown_cell(
+        f"({anchor})=\n## The trust rule\n\nThe claim cards above link here. {trust.TRUST_RULE}"))
+    return True
+
+
 def stage_chapter(root: Path, chapter: Chapter, by_key: dict[str, Chapter],
                   claims_at: dict[str, str], staging: Path) -> None:
     notebook = copy.deepcopy(nbformat.read(chapter.notebook, as_version=4))
@@ -483,6 +501,7 @@ def stage_chapter(root: Path, chapter: Chapter, by_key: dict[str, Chapter],
     open_held_outputs(notebook)
     tag_cells(notebook)
     label_claims(notebook)
+    add_trust_rule(notebook)
     link_chapters_in_outputs(notebook, list(by_key), claims_at)
     link_repository_files(root, notebook)
     notebook.cells.insert(1, facts_cell(root, chapter, by_key))

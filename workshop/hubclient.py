@@ -79,9 +79,20 @@ def wait_for(what: str, check: Callable[[], object], timeout_s: float, every_s: 
 
 
 def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+    return free_ports(1)[0]
+
+
+def free_ports(count: int) -> list[int]:
+    """`count` distinct free loopback ports, all held open until every one is chosen: asked
+    one after another, the kernel may hand the same just-freed port out twice (a CI run saw the
+    hub fail with 'Address already in use' on its own proxy's port)."""
+    with contextlib.ExitStack() as held:
+        ports = []
+        for _ in range(count):
+            s = held.enter_context(socket.socket())
+            s.bind(("127.0.0.1", 0))
+            ports.append(s.getsockname()[1])
+        return ports
 
 
 @dataclass
@@ -238,15 +249,15 @@ class Hub:
         data_dir = pathlib.Path(data_dir).resolve()
         data_dir.mkdir(parents=True, exist_ok=True)
         system_users = os.geteuid() == 0 if system_users is None else system_users
-        port = free_port()
+        port, hub_port, proxy_api_port = free_ports(3)
         env = dict(os.environ)
         env.update({
             "WORKSHOP_PASSWORD": secrets.token_urlsafe(12),       # made here, never stored
             "WORKSHOP_ADMIN": "instructor",
             "WORKSHOP_ADMIN_PASSWORD": secrets.token_urlsafe(12),
             "WORKSHOP_DATA": str(data_dir), "WORKSHOP_IP": "127.0.0.1",
-            "WORKSHOP_PORT": str(port), "WORKSHOP_HUB_PORT": str(free_port()),
-            "WORKSHOP_PROXY_API_PORT": str(free_port()),
+            "WORKSHOP_PORT": str(port), "WORKSHOP_HUB_PORT": str(hub_port),
+            "WORKSHOP_PROXY_API_PORT": str(proxy_api_port),
             "WORKSHOP_CULL_KERNEL_S": str(cull_kernel_s),
             "WORKSHOP_SYSTEM_USERS": "1" if system_users else "0",
         })
