@@ -40,7 +40,7 @@ def deciding_ratios(verdict: claims.Verdict) -> dict[str, float]:
     if verdict.claim_id == "C5b":
         dram, l1 = ev["ns_per_element"], ev["ns_per_element_l1"]
         return {f"{size}: {label}": ns[label] / ns[ch02.ALIGNED_CONTIGUOUS]
-                for size, ns in (("DRAM-sized", dram), (ch02.L1_CASE, l1))
+                for size, ns in (("DRAM-sized", dram), (ch02.window_case(ev), l1))
                 for label in (ch02.MISALIGNED_CONTIGUOUS, ch02.MISALIGNED_STRIDED)}
     if verdict.claim_id == "C6":
         return {"narrow": ev["narrow_transposed_median_s"] / ev["narrow_contiguous_median_s"]}
