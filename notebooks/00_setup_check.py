@@ -338,11 +338,7 @@ allocator_default, allocator_kept = allocator["default"], allocator["kept"]
 allocator_table = chapter.show([{"timing": t.label, "median": t.median_s, "IQR": t.iqr_s,
                                   "page faults per call": t.minor_faults_per_call}
                                  for t in (allocator_default, allocator_kept)], units={"median": "s", "IQR": "s"})
-allocator_table.note(f"{allocator['note']}: {allocator['default_faults_per_call']:,.0f} page faults per call "
-                     f"with the defaults, {allocator['kept_faults_per_call']:,.0f} with malloc keeping its "
-                     f"memory; the default median is {allocator['default_over_kept']:.2f}x the other, "
-                     + ("more than the two timings' spread: here the allocator changes the result."
-                        if allocator["allocator_decides"] else "within the two timings' spread."))
+allocator_table.note(pitfalls.allocator_text(allocator))
 if allocator_default.noisy or allocator_kept.noisy:
     allocator_table.note("One of the two timings is noisy: read the times only after a rerun on a quiet "
                          "machine; the fault counts do not depend on the noise.")
@@ -476,8 +472,9 @@ print(machine.sharing_line(chapter.on_gpu, chapter.lab.sharing.others_on_gpu()))
 # %%
 rows = {row["variant"]: row for row in comparison.table()}
 same_product = rows["torch.mm(a, b) (the same product)"]
-within = "within the noise" if same_product["within_noise"] else "outside the noise"
+within = pitfalls.same_time_text(same_product)
 conv_first = first_calls[1]
+conv_steady = machine.first_over_steady(conv_first)  # on the first call's clock where recorded so
 fmt = chapter.lab.timing.format_seconds
 takeaways = [
     (f"Synchronise: on the GPU a stopwatch without synchronize reported {fmt(no_sync['no_sync_s'])} "
@@ -486,8 +483,8 @@ takeaways = [
     "Synchronise: on a GPU a stopwatch without synchronize times the launch, not the work "
     "(no GPU here and none recorded yet to show it).",
     f"Warm up: the first conv2d on a new shape took {fmt(conv_first['first_call_s'])}, "
-    f"{machine.ratio_text(conv_first['first_over_steady'])} its steady median of "
-    f"{fmt(conv_first['steady_median_s'])}.",
+    f"{machine.ratio_text(conv_steady[1])} its steady median of {fmt(conv_steady[0])}"
+    + (" (both wall-clock)." if conv_steady[2] else " (GPU time: read the ratio as an order of magnitude)."),
     (f"Know where the data sits: the same {size_text} copy reported {hot.gbps:.1f} GB/s hot and "
      f"{cold.gbps:.1f} GB/s cold ({hot.gbps / cold.gbps:.1f}x)." if not hot_cold_too_fast else
      f"Know where the data sits, and time enough work: the {size_text} hot/cold pair was too fast "
@@ -504,7 +501,7 @@ takeaways = [
     + (f", and the GPU was idle {100 * step_summary.gpu_idle_share:.0f}% of its span (the timeline above)."
        if step_summary.gpu_idle_share is not None else " (the timeline above)."),
     f"Compare interleaved, read the spread: torch.mm(a, b), the same product as a @ b, took "
-    f"{same_product['ratio']:.2f}x its time (rounds {same_product['ratio_q25']:.2f} to "
-    f"{same_product['ratio_q75']:.2f}), {within}.",
+    f"{same_product['ratio']:.3f}x its time (rounds {same_product['ratio_q25']:.3f} to "
+    f"{same_product['ratio_q75']:.3f}), {within}.",
 ]
 chapter.remember(takeaways)

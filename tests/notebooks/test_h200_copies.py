@@ -15,6 +15,8 @@ COPIES = ROOT / "results" / "h200_notebooks"
 # Chapters whose H200 copy predates their current sources: each is re-recorded on the H200
 # (scripts/execute_notebook.py --output-dir results/h200_notebooks) with its issue.
 NOT_YET_RERECORDED = {
+    "00_setup_check",           # issue 38: Mistake 4's conclusion, first calls on one clock, the 2% band
+    "02_contiguity_and_hidden_copies",  # issue 38: C5b's window named as measured, C9's rows, illustration after C9
     "04_fusion",                # issue 38: C18's rule to settle, one takeaway re-worded after
     "06_ddp_layout_drift",      # issue 39: quiz answers no longer stated above the quizzes
     "07_export_traps",          # issue 39: C15c depends without TensorRT, takeaway counts

@@ -139,9 +139,21 @@ def no_sync_table(no_sync: object) -> Table | str:
 
 
 def whole_ratio(ratio: float) -> float | int:
-    """A ratio of 100 or more as a whole number: a first call timed once against a steady
-    median says "thousands of times", and a decimal after 35,012 claims precision it lacks."""
-    return round(ratio) if ratio >= 100 else ratio
+    """A ratio of 100 or more as a whole number to two significant figures: a first call timed
+    once against a steady median says "thousands of times", and 35,012 (or a decimal after it)
+    claims a precision that one timed call lacks: 35,000."""
+    if ratio < 100:
+        return ratio
+    return int(round(ratio, 2 - len(str(int(ratio)))))
+
+
+def first_over_steady(row: Mapping) -> tuple[float, float, bool]:
+    """A first-call row's steady time and ratio on the first call's clock (the wall clock),
+    and whether they are: a row recorded before the steady state was timed by the wall clock
+    has only the harness's median (device time on a GPU), and its ratio mixes the clocks."""
+    if row.get("steady_wall_s"):
+        return row["steady_wall_s"], row["first_over_steady_wall"], True
+    return row["steady_median_s"], row["first_over_steady"], row.get("device", "cpu") == "cpu"
 
 
 def ratio_text(ratio: float) -> str:
@@ -156,10 +168,15 @@ def first_call_table(rows: object, where: str = "") -> Table | str | None:
         return None
     if not rows:
         return provenance(rows)  # the session's Recorded says what is missing
-    return Table("", [f"work, {where or provenance(rows)}", "first call", "steady median", "first / steady"],
-                 [[r["label"], r["first_call_s"], r["steady_median_s"], whole_ratio(r["first_over_steady"])]
-                  for r in (rows.value if hasattr(rows, "value") else rows)],
-                 units={"first call": "s", "steady median": "s", "first / steady": "x"})
+    found = list(rows.value if hasattr(rows, "value") else rows)
+    steady = [first_over_steady(r) for r in found]
+    table = Table("", [f"work, {where or provenance(rows)}", "first call", "steady median", "first / steady"],
+                  [[r["label"], r["first_call_s"], s[0], whole_ratio(s[1])] for r, s in zip(found, steady, strict=True)],
+                  units={"first call": "s", "steady median": "s", "first / steady": "x"})
+    if not all(same_clock for _, _, same_clock in steady):
+        table.note("The steady medians here are GPU time (CUDA events), the first calls wall time: "
+                   "read each ratio as an order of magnitude only.")
+    return table
 
 
 def gpu_allocator_line(found: object) -> str:

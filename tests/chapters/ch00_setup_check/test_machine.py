@@ -51,6 +51,22 @@ def test_the_hot_cold_quiz_asks_for_its_measurement_first():
     assert pitfalls.hot_cold_class(Rate(1.1), Rate(1.0)) == "about the same (within 20%)"
 
 
-def test_a_first_call_ratio_of_hundreds_is_a_whole_number():
-    assert machine.whole_ratio(35012.7) == 35013 and machine.whole_ratio(2.37) == 2.37
-    assert machine.ratio_text(35012.7) == "35,013x" and machine.ratio_text(2.37) == "2.4x"
+def test_a_first_call_ratio_of_hundreds_is_a_whole_number_to_two_figures():
+    assert machine.whole_ratio(35012.7) == 35000 and machine.whole_ratio(2.37) == 2.37
+    assert machine.whole_ratio(122171.4) == 120000 and machine.whole_ratio(619.6) == 620
+    assert machine.ratio_text(35012.7) == "35,000x" and machine.ratio_text(2.37) == "2.4x"
+
+
+def test_a_first_call_ratio_divides_like_clocks_or_says_it_does_not():
+    """The first call is wall time; a GPU row recorded with only the harness's median (CUDA
+    events) mixes clocks, and the table says to read it as an order of magnitude."""
+    gpu_old = {"label": "conv2d", "device": "cuda", "first_call_s": 0.317, "steady_median_s": 4.93e-6,
+               "first_over_steady": 64265.0}
+    assert machine.first_over_steady(gpu_old) == (4.93e-6, 64265.0, False)
+    assert "order of magnitude" in str(machine.first_call_table([gpu_old]))
+    assert "64,000x" in str(machine.first_call_table([gpu_old]))
+    gpu_new = {**gpu_old, "steady_wall_s": 2e-5, "first_over_steady_wall": 15850.0}
+    assert machine.first_over_steady(gpu_new) == (2e-5, 15850.0, True)
+    assert "order of magnitude" not in str(machine.first_call_table([gpu_new]))
+    cpu_old = {**gpu_old, "device": "cpu"}  # the harness's CPU median is wall time already
+    assert machine.first_over_steady(cpu_old)[2]

@@ -27,3 +27,34 @@ def test_the_gemm_share_quiz_is_graded_on_the_timeline_shown():
     for share, k in ((0.1, 0), (0.5, 1), (0.9, 2), (0.0, 0)):
         summary = SimpleNamespace(kind_shares={"GEMM/conv": share} if share else {})
         assert pitfalls.gemm_share_class(summary) == pitfalls.GEMM_SHARE_CHOICES[k]
+
+
+def allocator(default_faults, kept_faults, ratio, decides=True):
+    return {"note": "glibc malloc", "default_faults_per_call": default_faults,
+            "kept_faults_per_call": kept_faults, "default_over_kept": ratio, "allocator_decides": decides}
+
+
+def test_mistake_4_blames_the_allocator_only_where_the_faults_follow_the_time():
+    # the H200 host: the default run 1.56x slower yet faulting no more (0 against 0.69 per call)
+    h200 = pitfalls.allocator_text(allocator(0, 0.688, 1.56))
+    assert "changes the result" not in h200 and "not the allocator's" in h200
+    cpu = pitfalls.allocator_text(allocator(16385, 3, 1.4))
+    assert "slower one faulted more: here the allocator changes the result" in cpu
+    assert "changes the result" in pitfalls.allocator_text(allocator(3, 16385, 0.7))
+    assert "within the two timings' spread" in pitfalls.allocator_text(allocator(16385, 3, 1.4, decides=False))
+
+
+def test_a_ratio_of_one_outside_the_noise_is_the_same_time_in_practice():
+    row = {"ratio": 1.001, "ratio_q25": 0.999, "ratio_q75": 1.003, "within_noise": False}
+    assert pitfalls.same_time_text(row).endswith("within 2%: the same time in practice")
+    assert pitfalls.same_time_text({**row, "within_noise": True}) == "within the noise"
+    assert pitfalls.same_time_text({**row, "ratio_q75": 1.05}) == "outside the noise"
+
+
+def test_the_first_call_is_set_against_a_steady_state_on_its_own_clock():
+    import torch
+
+    work = torch.ones(1 << 16)
+    row = pitfalls.first_call_vs_steady(lambda: work.sum(), "a sum", device="cpu", threads=1, wall_calls=5)
+    assert row["steady_wall_s"] > 0
+    assert row["first_over_steady_wall"] == pytest.approx(row["first_call_s"] / row["steady_wall_s"])
