@@ -142,6 +142,9 @@ def test_c5b_judges_the_window_as_l1_only_where_it_shows_a_cache():
     cpu = c5(strided=0.20, both=0.21)  # the window 4x faster: a cache, named and judged
     assert ch02.window_case(cpu) == ch02.L1_CASE and "L1-resident: " in judge("C5b", **cpu).reason
     assert len(ch02.decisions_c5b(cpu, TH5)) == 4
+    assert "more than its bytes explain" not in judge("C5b", **cpu).reason  # 2.00x for 2.00x
+    beyond = judge("C5b", **c5(strided=0.20, both=0.21, l1=(0.033, 0.034, 0.116, 0.117))).reason
+    assert "stride alone 3.52x for 2.00x, 1.76x more than its bytes explain" in beyond
     # the gap in the window alone decides 'the size' only where the window is a cache
     no_cache = c5(misaligned=0.22, both=0.30, l1=(0.10, 0.10, 0.11, 0.11))
     assert judge("C5b", **no_cache).outcome == "confirmed"
