@@ -116,9 +116,10 @@ lesson.worker_sweep()  # the sweep's table and plot, then the knee; kept under s
 # The knee says where more workers stop helping, not what the best throughput is. Once the
 # workers keep up, a step costs the step as the sweep runs it (the copy inside) plus whatever
 # the main process still waits for each batch: taking a batch over from a worker is not free.
-# So the arithmetic predicts the plateau as batch / (step + wait), and batch / step is its
-# ceiling. What the step spends its time on is read from a timeline of a few steps at the
-# knee, as swept (on a GPU, how much of the time the GPU idles).
+# So batch / (step + wait) should give the plateau, and batch / step is its ceiling. The wait
+# is read from the plateau's own runs, so this checks consistency; it does not predict. What
+# the step spends its time on is read from a timeline of a few steps at the knee, as swept
+# (on a GPU, how much of the time the GPU idles).
 
 # %%
 lesson.plateau_text()  # kept under plateau
@@ -137,7 +138,9 @@ lesson.plateau_text()  # kept under plateau
 # The settings run in rounds, each round starting at another setting (rotated). A knob is
 # read against the baseline *round by round* (both measured in that round, so a change in
 # the machine's load cancels) and called a gain only when every round's ratio is above 1
-# (the trust rule). A time budget cuts from the end of the list; what it left out is named.
+# (the trust rule). With few rounds a knob that does nothing passes that by chance, so the
+# second row is the baseline again (A/A): what the rule calls when nothing changed. A time
+# budget cuts from the end of the list; what it left out is named.
 
 # %%
 lesson.knob_sweep()  # each knob against the baseline, round by round, and the plot; kept under sweep_knobs
@@ -249,8 +252,9 @@ lesson.c25(busy)  # each copy's return against the queued work; C25 judged on a 
 # ## Verdicts of this chapter
 #
 # C26 is judged here, on any machine (it is about tensor semantics). C25, C13 and C23 are
-# claims about a CUDA GPU: on a GPU they are judged in this run, in the seed's own setting;
-# without one, the reference GPU's recorded verdicts are shown beside, labelled recorded.
+# claims about a CUDA GPU: on a GPU they are judged in this run, in the seed's own setting,
+# and listed here; without one, this table holds C26 alone, and the reference GPU's recorded
+# verdicts are in their own sections (C25 above, C23 and C13 in the optional depth).
 
 # %%
 chapter.save()
@@ -273,8 +277,8 @@ chapter.remember(lesson.takeaways())
 # %% [markdown]
 # ## Optional: start-up, the first batch of every epoch
 #
-# Without `persistent_workers`, every epoch starts its workers afresh; with them, the
-# workers stay alive between epochs. To see the start-up itself, the dataset here costs
+# `persistent_workers` decides what becomes of the workers when an epoch ends. To see the
+# start-up itself, the dataset here costs
 # nothing to load (`loader_data.Trivial`: zeros), so what remains of a first batch is the
 # workers' start. Predict: with `persistent_workers=True`, which first batches come faster?
 

@@ -33,12 +33,12 @@ MAX_PREFETCH = 4  # the knob sweep's larger prefetch factor
 # on a 16-core H200 host (about 12 batch decodes of one core per worker count, plus the
 # workers' start-up and shutdown, over three rounds; 42 s simulated at batch 128 on 2 cores)
 # and about 5 s on a 2-core CPU; the knob sweep about as much again. The budgets leave room
-# for a machine twice as slow and cut the rest. The knob sweep's 60 s: on the H200 host a
-# knob costs about 2.5 s a round, so a round's share (20 s) holds the baseline and the
-# seven knobs issue 39 names first (uint8 alone, prefetch 1 and 4, the copy knobs); at 45 s
-# it cut prefetch and uint8 alone.
+# for a machine twice as slow and cut the rest. The knob sweep's 70 s: on the H200 host a
+# knob costs about 2 to 2.5 s a round, so a round's share (23 s) holds the baseline, its A/A
+# control and the seven knobs issue 39 names first (uint8 alone, prefetch 1 and 4, the copy
+# knobs); at 45 s it cut prefetch and uint8 alone, at 60 s (no A/A row) only b128.
 WORKER_SWEEP_BUDGET_S = 45.0
-KNOB_SWEEP_BUDGET_S = 60.0
+KNOB_SWEEP_BUDGET_S = 70.0
 
 
 @dataclass
@@ -59,6 +59,7 @@ class Bench:
     worker_counts: tuple[int, ...]
     phases: dict[str, float] = field(default_factory=dict)  # seconds of each preparation step
     step_as_swept: timing.Timing | None = None
+    copy_alone: timing.Timing | None = None  # a GPU run: the batch's pageable copy alone, idle stream
 
     @property
     def batch_load_s(self) -> float:
@@ -126,13 +127,18 @@ def prepare(quick: bool = False, chosen: loader_sweep.Plan | None = None) -> Ben
                           label=f"{chosen.model} training step, batch {chosen.batch_size}, on the device")
     lap("prepare: one step's compute")
     as_swept = compute  # on a CPU the host batch is the device batch: one timing
+    copy_alone = None
     if step.device.type != "cpu":  # as the sweep runs it: pageable host batch, the copy inside
-        as_swept = timing.time(lambda: step(host), rep_ms=600, warmup_ms=200,
+        # device=: the same harness and clock as `compute`, so the two medians subtract
+        as_swept = timing.time(lambda: step(host), rep_ms=600, warmup_ms=200, device=step.device,
                                label=f"{chosen.model} training step, batch {chosen.batch_size}, "
                                      "pageable host batch in (as swept)")
-        lap("prepare: one step as swept")
+        copy_alone = timing.time(lambda: [t.to(step.device) for t in host], rep_ms=300, warmup_ms=100,
+                                 device=step.device, bytes_moved=sum(t.nbytes for t in host),
+                                 label=f"the batch's pageable copy alone ({chosen.batch_size} samples)")
+        lap("prepare: one step as swept, and its copy alone")
     return Bench(chosen, data, data_uint8, step, sample_cost, compute, tuple(counts), phases,
-                 as_swept)
+                 as_swept, copy_alone)
 
 
 @dataclass
@@ -160,14 +166,18 @@ def worker_sweep(bench: Bench, on_progress: Callable[[int, int, str], None] | No
 
 def plateau(bench: Bench, found: Found, gpu_idle_share: float | None = None) -> loader_sweep.Plateau:
     """The worker sweep's plateau against the arithmetic: batch / (step as swept + wait)."""
+    copy = bench.copy_alone
     return loader_sweep.plateau_of(found.sweep, found.knee, bench.step_s, bench.compute.median_s,
-                                   gpu_idle_share)
+                                   gpu_idle_share, copy_alone_s=copy.median_s if copy else None,
+                                   copy_bytes=copy.bytes_moved if copy else None)
 
 
 def knob_settings(workers: int, batch_size: int, on_gpu: bool) -> list[loader_sweep.Setting]:
     """Each knob alone at `workers` (the knee), and on a GPU the usual tuned combination.
 
-    The first row is the baseline the others are read against. uint8 rows hand out uint8
+    The first row is the baseline the others are read against; the second is the baseline
+    again (an A/A control, `Setting.control`), read against it like a knob: what the decision
+    rule calls when nothing changed. uint8 rows hand out uint8
     images (a quarter of the bytes) that the step normalises on its device. A time budget
     cuts from the end, so the order is what must be measured first: uint8 alone and
     prefetch 1 and 4 (the knobs issue 39 names), then on a GPU the copy knobs (pin,
@@ -175,7 +185,7 @@ def knob_settings(workers: int, batch_size: int, on_gpu: bool) -> list[loader_sw
     alone (from pageable memory it can only block: see C25) and the batch sizes, which
     change the step itself."""
     base = loader_sweep.Setting(num_workers=workers, batch_size=batch_size)
-    out = [base, replace(base, ship_uint8=True)]
+    out = [base, replace(base, control=True), replace(base, ship_uint8=True)]
     if workers:
         out += [replace(base, prefetch_factor=1), replace(base, prefetch_factor=MAX_PREFETCH)]
     if on_gpu:
@@ -250,6 +260,15 @@ def knob_table(knobs: loader_sweep.Sweep) -> list[dict]:
             for i, r in enumerate(knobs.runs)]
 
 
+def false_call_chance(rounds: int) -> float:
+    """The chance that a knob doing nothing is called a gain or a loss by knob_ratio's rule
+    (every round on one side of 1): each round's ratio falls either side with probability 1/2,
+    so 2 * (1/2)**rounds (25% with 3 rounds, 6% with 5); 1.0 below two rounds (no rule)."""
+    if rounds < 2:
+        return 1.0
+    return 2 * 0.5 ** rounds
+
+
 def knob_decisions(table: Sequence[dict]) -> dict[str, str]:
     """{label: decision} of a knob_table (the baseline left out): what a reproduce check
     compares across runs."""
@@ -288,6 +307,7 @@ def measure_knee(quick: bool = False, knobs: bool = False,
         out["knob_decisions"] = knob_decisions(out["knob_table"])
         out["knob_noise"] = knob_result.noise_note()
         out["knob_budget_note"] = knob_result.budget_note()
+        out["knob_rounds"] = knob_result.rounds  # the false-call chance: false_call_chance(rounds)
     phases["total"] = time.perf_counter() - started
     out["phases"] = phases
     return out

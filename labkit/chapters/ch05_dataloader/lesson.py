@@ -17,7 +17,7 @@ from __future__ import annotations
 import functools
 import inspect
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import torch
@@ -97,9 +97,9 @@ class Lesson:
             f"{bench.batch_load_s * 1e3:.0f} ms",
             bench.step_as_swept])
         if bench.step_as_swept is not bench.compute:
-            out += [bench.compute,
-                    f"the copy inside the step: {(bench.step_s - bench.compute.median_s) * 1e3:.1f} "
-                    f"ms of {bench.step_s * 1e3:.1f} ms"]
+            out += [bench.compute, *([bench.copy_alone] if bench.copy_alone else []),
+                    f"a host batch adds {(bench.step_s - bench.compute.median_s) * 1e3:.1f} "
+                    f"ms to the step's {bench.compute.median_s * 1e3:.1f} ms (the plateau below splits it)"]
         free = shm.free_bytes()
         out += [f"loading a batch takes {bench.batch_load_s / bench.step_s:.1f}x the step",
                 f"/dev/shm free: {'unknown' if free is None else f'{free / 2**20:.0f} MiB'}; the "
@@ -169,23 +169,42 @@ class Lesson:
         the sweep's table, with the decision), what was not measured, and the plot."""
         shown = tables.Table(
             "the knobs at the knee, each read against the baseline round by round",
-            ["knob", "samples/s", "slowest to fastest window", "waiting", "against the baseline"],
+            ["knob", "samples/s (rounds pooled)", "slowest to fastest window", "waiting",
+             "against the baseline (median of per-round ratios, range)"],
             units={"waiting": "%"})
         for row in self.knob_rows:
-            against = ("the baseline" if row["decision"] == "baseline" else row["stated"]
-                       + (f": a {row['decision']}" if row["decision"] in ("gain", "loss") else ""))
             shown.add(row["label"], round(row["samples_per_s"]),
                       f"{row['samples_per_s_low']:.0f} to {row['samples_per_s_high']:.0f}",
-                      100 * row["wait_share"], against)
+                      100 * row["wait_share"], against_text(row))
+        shown.note(self.noise_floor_text())
         measured = {row["label"] for row in self.knob_rows}
         never = [s.label for s in self._wanted if s.label not in measured]
-        shown.note("every knob asked for was measured" if not never else
-                   f"not measured: {', '.join(never)} (their batches in flight would not fit in "
-                   "/dev/shm, or the time budget cut them: see the lines above and below)")
+        if never:
+            shown.note(f"not measured: {', '.join(never)} (their batches in flight would not fit in "
+                       "/dev/shm, or the time budget cut them: see the lines above and below)")
         if self.sweep_knobs.budget_note():
             shown.note(self.sweep_knobs.budget_note())
         return Shown([shown, loader_plots.sweep_figure(
             self.sweep_knobs, f"the other knobs, {self.sweep_knobs.runs[0].setting.num_workers} worker(s)")])
+
+    def noise_floor_text(self) -> str:
+        """What the rule calls by chance: a do-nothing knob's odds of a gain or loss call at this
+        many rounds, the A/A row's own call, and the baseline's samples/s here against the same
+        setting in the worker sweep (two sweeps of one setting: how far apart they land)."""
+        rounds = self.sweep_knobs.rounds
+        control = next((r for r in self.knob_rows if r["label"].endswith("(A/A)")), None)
+        text = (f"{rounds} rounds: a do-nothing knob gets a gain or loss call "
+                f"{100 * knee_experiment.false_call_chance(rounds):.0f}% of the time")
+        if control is not None:
+            text += f"; the A/A row (baseline again): {against_text(control)}"
+        base = self.sweep_knobs.runs[0]
+        same = self.sweep_workers.where(num_workers=base.setting.num_workers,
+                                        batch_size=base.setting.batch_size)
+        if same:
+            text += (f"; the baseline: {base.samples_per_s:.0f} samples/s here, "
+                     f"{same[0].samples_per_s:.0f} in the worker sweep "
+                     f"({base.samples_per_s / same[0].samples_per_s - 1:+.0%})")
+        return text + "."
 
     def recorded_gpu_knobs(self) -> object:
         """The reference GPU's knob rows (pin_memory, non_blocking, the device prefetcher),
@@ -199,10 +218,10 @@ class Lesson:
         shown = tables.Table("the knobs on the reference GPU",
                              ["knob", "samples/s", "waiting", "against the baseline"],
                              units={"waiting": "%"}, recorded=f"recorded on {_ref()}")
-        for row in gpu_knobs["rows"]:
+        for i, row in enumerate(gpu_knobs["rows"]):
             per_round = decided.get(row["label"])
-            shown.add(row["label"], round(loader_sweep.row_samples_per_s(row)),
-                      100 * row["wait_share"], per_round["stated"] if per_round else "-")
+            shown.add(row["label"], round(loader_sweep.row_samples_per_s(row)), 100 * row["wait_share"],
+                      against_text(per_round) if per_round else "the baseline" if i == 0 and decided else "-")
         if not decided:
             shown.note("recorded before knobs were read round by round against the baseline: no ratios")
         return shown
@@ -309,14 +328,13 @@ class Lesson:
             f"{plan.cores - 1} spare cores"
             + ("; this grid cannot test whether the two agree." if knee.agrees is None else
                f"; the two {'agree' if knee.agrees else 'disagree'}."),
-            f"The plateau measured {plateau.measured:.0f} samples/s against {plateau.predicted:.0f} predicted "
-            f"by batch / (step as swept + per-batch wait): the arithmetic "
+            f"The plateau: {plateau.measured:.0f} samples/s against {plateau.predicted:.0f} from "
+            f"batch / (step as swept + the same runs' wait), a consistency check that "
             + (f"holds (within {plateau.tolerance:.0%}). " if plateau.agrees
                else f"misses (outside {plateau.tolerance:.0%}). ")
             + f"What bounds it: {plateau.bound}.",
             ("Knobs are read at the knee, round by round against the baseline: uint8 batches alone "
-             f"(normalised on the device) ran {uint8_row['stated']}"
-             + (f": a {uint8_row['decision']}." if uint8_row["decision"] in ("gain", "loss") else ".")
+             f"(normalised on the device) ran {against_text(uint8_row)}."
              if uint8_row is not None else
              "Knobs are read at the knee: uint8 batches alone were not measured here (left out: "
              "see the knob table), so this run says nothing about them."),
@@ -577,15 +595,33 @@ class Lesson:
                      for name, o in gpu_overlap.items())
 
 
+_CALLS = {knee_experiment.GAIN: "a gain", knee_experiment.LOSS: "a loss",
+          knee_experiment.NO_DIFFERENCE: "straddles 1x", knee_experiment.UNDECIDED: "one round"}
+
+
+def against_text(row: Mapping) -> str:
+    """A knob_table row against the baseline: the median of its round-by-round ratios, their
+    range, and the call ('1.21x (1.12-1.36): a gain'); the median always lies inside the range
+    and no flag applies, so this is what `stated_ratio` states, shorter. A row without the
+    numbers keeps its stated sentence."""
+    if row.get("decision") == "baseline":
+        return "the baseline"
+    if row.get("ratio") is None or row.get("ratio_low") is None or row.get("decision") not in _CALLS:
+        return row["stated"]
+    return f"{row['ratio']:.2f}x ({row['ratio_low']:.2f}-{row['ratio_high']:.2f}): {_CALLS[row['decision']]}"
+
+
 def recorded_plateau(old: dict) -> str:
     """The reference GPU's plateau in one line: the same arithmetic as `explanation`, shorter
     (the learner has just read the long form for this machine)."""
     try:
         copy_ms = (old["step_s"] - old["ready_step_s"]) * 1e3
+        idle = old.get("gpu_idle_share")
+        bound = (f"GPU idle {100 * idle:.0f}%" if idle is not None else old["bound"])
         return (f"recorded on {_ref()}: {old['measured']:.0f} samples/s at "
-                f"{', '.join(str(c) for c in old['counts'])} workers; predicted "
+                f"{', '.join(str(c) for c in old['counts'])} workers; "
                 f"{old['batch_size']} / ({old['step_s'] * 1e3:.1f} + {old['wait_s'] * 1e3:.1f} ms wait) "
-                f"= {old['predicted']:.0f} ({old['measured'] / old['predicted']:.2f}x); the step "
-                f"holds a {copy_ms:.1f} ms copy; bound: {old['bound']}.")
+                f"= {old['predicted']:.0f} ({old['measured'] / old['predicted']:.2f}x); a host batch "
+                f"adds {copy_ms:.1f} ms to the step; {bound}.")
     except (KeyError, TypeError, ZeroDivisionError):  # an older record: its own sentence
         return f"recorded on {_ref()}: {old.get('explanation', 'no plateau recorded')}"

@@ -68,6 +68,7 @@ class Setting:
     non_blocking: bool = False
     device_prefetch: bool = False
     ship_uint8: bool = False  # the dataset hands out uint8 images; the step normalises them
+    control: bool = False  # an A/A control: the same loader as without it, run as a row of its own
 
     def __post_init__(self) -> None:
         if not isinstance(self.num_workers, int) or self.num_workers < 0:
@@ -95,7 +96,8 @@ class Setting:
         parts += [name for name, on in (("pin", self.pin_memory), ("nb", self.non_blocking),
                                         ("persist", self.persistent_workers),
                                         ("devprefetch", self.device_prefetch),
-                                        ("uint8", self.ship_uint8)) if on]
+                                        ("uint8", self.ship_uint8),
+                                        ("(A/A)", self.control)) if on]
         return " ".join(parts)
 
     def as_dict(self) -> dict:
@@ -471,10 +473,9 @@ class Sweep:
         noisy = [r for r in self.runs if r.noisy]
         if not noisy:
             return ""
-        return ("Noisy: the windows of " + ", ".join(
-            f"{r.setting.label} spread {100 * r.spread_fraction:.0f}%" for r in noisy)
-            + f" (over {100 * NOISY_IQR_FRACTION:.0f}% of the throughput, slowest to fastest "
-            "window); read their differences as within that spread.")
+        return (f"Noisy (windows spread over {100 * NOISY_IQR_FRACTION:.0f}%, slowest to fastest): " + ", ".join(
+            f"{r.setting.label} {100 * r.spread_fraction:.0f}%" for r in noisy)
+            + "; read differences within that spread.")
 
     def _repr_html_(self) -> str:
         head = ("<tr><th>setting</th><th>samples/s (windows: slowest to fastest)</th>"
@@ -668,7 +669,7 @@ def find_knee(points: Sequence[tuple[int, float]], tolerance: float = KNEE_TOLER
     cores = cores or os.cpu_count() or 1
     load_s = needed = arithmetic = agrees = testable = None
     text = (f"The knee: {knee} worker(s), the fewest within {tolerance:.0%} of the best "
-            f"throughput ({best:.0f} samples/s with {best_workers}; samples over wall time).")
+            f"throughput ({best:.0f} samples/s with {best_workers}).")
     if batch_size and sample_cost_s is not None and compute_s:
         load_s = batch_size * sample_cost_s
         needed = workers_needed(batch_size, sample_cost_s, compute_s)
@@ -684,8 +685,7 @@ def find_knee(points: Sequence[tuple[int, float]], tolerance: float = KNEE_TOLER
                  f"({arithmetic} in this sweep). ")
         if not testable:
             text += (f"This grid {sorted(throughputs)} cannot test the agreement: every "
-                     f"possible knee lies within one step of {arithmetic}; the plateau (below) "
-                     "is the test that can fail.")
+                     f"possible knee lies within one step of {arithmetic}.")
         elif agrees:
             text += "The measured knee agrees (within one step of the sweep)."
         else:
@@ -724,7 +724,11 @@ class Plateau:
     batch / step_s is its ceiling with no wait at all. `ready_step_s` is the same step with
     the batch already on the device: the difference is the copy the sweep pays.
     agrees: the prediction within PLATEAU_TOLERANCE of the measured plateau, a check that
-    can fail (a step that runs slower beside busy workers than alone, say).
+    can fail (a step that runs slower beside busy workers than alone, say). It is a
+    consistency check, not a prediction: wait_s is read from the very runs it is checked
+    against, and only step_s is timed apart. copy_alone_s / copy_bytes (a GPU run): the
+    batch's pageable copy timed alone, which splits step_s - ready_step_s into the copy and
+    the run-ahead the copy costs (`copy_split`).
     """
 
     batch_size: int
@@ -736,6 +740,8 @@ class Plateau:
     gpu_idle_share: float | None
     tolerance: float = PLATEAU_TOLERANCE
     swept_step_s: float | None = None  # the plateau runs' mean step inside the sweep (its own clock)
+    copy_alone_s: float | None = None  # the batch's pageable copy timed alone, on an idle stream
+    copy_bytes: int | None = None  # the bytes of that copy (one batch)
 
     @property
     def ceiling(self) -> float:
@@ -768,27 +774,40 @@ class Plateau:
         return (f"the GPU's compute: it is busy {100 * (1 - self.gpu_idle_share):.0f}% of the "
                 "profiled steps")
 
+    def copy_split(self) -> str:
+        """The step's extra time with a host batch, split: the copy alone (bytes at the pageable
+        rate, timed on an idle stream) and the rest, the run-ahead lost because a pageable copy
+        of this size waits for the kernels queued before it (C25); '' without a copy timing."""
+        extra_s = self.step_s - self.ready_step_s
+        if not self.copy_alone_s or not self.copy_bytes or extra_s <= 0:
+            return ""
+        rest_s = extra_s - self.copy_alone_s
+        return (f"the copy alone takes {self.copy_alone_s * 1e3:.1f} ms ({self.copy_bytes / 1e6:.1f} MB at "
+                f"{self.copy_bytes / self.copy_alone_s / 1e9:.1f} GB/s, pageable)"
+                + (f", and {rest_s * 1e3:.1f} ms is run-ahead lost: a pageable copy this large waits "
+                   "for the kernels queued before it (C25, below), so the launches stop overlapping the GPU"
+                   if rest_s > 0.1 * extra_s else ""))
+
     def explanation(self) -> str:
         copy_s = self.step_s - self.ready_step_s
         text = (f"The plateau ({', '.join(str(c) for c in self.counts)} worker(s)): "
-                f"{self.measured:.0f} samples/s measured. The step as the sweep runs it takes "
-                f"{self.step_s * 1e3:.1f} ms")
+                f"{self.measured:.0f} samples/s. The step as swept takes {self.step_s * 1e3:.1f} ms")
         if abs(copy_s) > 0.05 * self.step_s:
-            text += (f" ({self.ready_step_s * 1e3:.1f} ms with the batch already on the device: "
-                     f"{copy_s * 1e3:+.1f} ms is the copy inside the step)")
-        text += (f", and each batch still costs {self.wait_s * 1e3:.1f} ms of waiting "
-                 f"({100 * self.wait_share:.0f}% of a step). The arithmetic: {self.batch_size} / "
-                 f"({self.step_s * 1e3:.1f} + {self.wait_s * 1e3:.1f} ms) = {self.predicted:.0f} "
-                 f"samples/s predicted, {self.measured:.0f} measured "
-                 f"({self.measured / self.predicted:.2f}x: "
-                 f"{'within' if self.agrees else 'outside'} {self.tolerance:.0%}); with no wait at "
-                 f"all the ceiling is {self.ceiling:.0f}. What bounds it: {self.bound}.")
+            split = self.copy_split()
+            text += (f" ({self.ready_step_s * 1e3:.1f} ms with the batch already on the device; of the "
+                     f"{copy_s * 1e3:+.1f} ms, " + (split or "the copy and what it costs the launches") + ")")
+        text += (f"; each batch waits {self.wait_s * 1e3:.1f} ms ({100 * self.wait_share:.0f}% of a "
+                 f"step), read from these same runs. {self.batch_size} / "
+                 f"({self.step_s * 1e3:.1f} + {self.wait_s * 1e3:.1f} ms) = {self.predicted:.0f} against "
+                 f"{self.measured:.0f} measured ({self.measured / self.predicted:.2f}x: "
+                 f"{'within' if self.agrees else 'outside'} {self.tolerance:.0%}): a consistency check, "
+                 f"not a prediction (only the step was timed apart). Ceiling: "
+                 f"{self.ceiling:.0f}. What bounds it: {self.bound}.")
         if not self.agrees:
-            inside = (f" ({self.swept_step_s * 1e3:.1f} ms a step inside the sweep against "
-                      f"{self.step_s * 1e3:.1f} ms alone)" if self.swept_step_s else "")
-            text += (" The prediction misses: the step ran at another pace in the sweep than "
-                     f"alone{inside}: the workers took cores the step had alone, or the clock "
-                     "differs; read the plateau as measured.")
+            inside = (f" ({self.swept_step_s * 1e3:.1f} ms a step, {self.step_s * 1e3:.1f} ms alone)"
+                      if self.swept_step_s else "")
+            text += (f" It misses: the step ran at another pace in the sweep{inside}: the workers "
+                     "took its cores, or the clock differs.")
         return text
 
     def as_dict(self) -> dict:
@@ -798,7 +817,8 @@ class Plateau:
 
 
 def plateau_of(sweep_result: Sweep, knee: Knee, step_s: float, ready_step_s: float,
-               gpu_idle_share: float | None = None) -> Plateau:
+               gpu_idle_share: float | None = None, copy_alone_s: float | None = None,
+               copy_bytes: int | None = None) -> Plateau:
     """The plateau of a worker sweep: its runs at or past the knee within the knee's tolerance
     of the best, their median throughput and mean wait per step, against the step timed alone."""
     if not step_s > 0 or not ready_step_s > 0:
@@ -818,7 +838,8 @@ def plateau_of(sweep_result: Sweep, knee: Knee, step_s: float, ready_step_s: flo
     inside = float(np.mean([float(np.mean(r.compute_s)) for r in on]))
     return Plateau(batch.pop(), tuple(r.setting.num_workers for r in on),
                    float(np.median([r.samples_per_s for r in on])), float(step_s),
-                   float(ready_step_s), wait, gpu_idle_share, swept_step_s=inside)
+                   float(ready_step_s), wait, gpu_idle_share, swept_step_s=inside,
+                   copy_alone_s=copy_alone_s, copy_bytes=copy_bytes)
 
 
 # ---------------------------------------------------------------------------------------

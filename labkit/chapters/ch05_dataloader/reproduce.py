@@ -7,9 +7,9 @@ CUDA GPU. measure_knee() is the chapter's central number, the knee of the worker
 knee within one step of the sweep in every run, and each knob's gain / no gain the same.
 benchmarks/reproduce.py calls it through measure_numbers() and summarise_numbers().
 
-Sized to fit a batch job: on a 16-core H200 host one full run is planned at about 130 s at
+Sized to fit a batch job: on a 16-core H200 host one full run is planned at about 140 s at
 most (start-up, the verdicts, the worker sweep and the knob sweep under their hard budgets,
-knee_experiment.WORKER_SWEEP_BUDGET_S and KNOB_SWEEP_BUDGET_S: 45 s and 60 s), so three runs
+knee_experiment.WORKER_SWEEP_BUDGET_S and KNOB_SWEEP_BUDGET_S: 45 s and 70 s), so three runs
 fit a 600 s call; --quick leaves the knob sweep out. last_phases() and
 measure_numbers()['phases'] say where each run's seconds went.
 """
@@ -108,7 +108,7 @@ def measure_knee(quick: bool = False, budget_s: float | None = knee_experiment.W
 def measure_numbers(quick: bool = False, knobs: bool | None = None) -> dict:
     """What benchmarks/reproduce.py records per run beside the verdicts: the knee, its
     arithmetic, the plateau against its prediction, each knob's gain / no gain (knobs; by
-    default on a full run, off with quick: the knob sweep costs up to its 60 s budget), and
+    default on a full run, off with quick: the knob sweep costs up to its 70 s budget), and
     the seconds of each phase (the sweep's rows left out: they are large)."""
     knobs = not quick if knobs is None else knobs
     knee = measure_knee(quick, knobs=knobs)
@@ -126,6 +126,7 @@ def measure_numbers(quick: bool = False, knobs: bool | None = None) -> dict:
         out["knob_ratios"] = {r["label"]: [r.get("ratio"), r.get("ratio_low"), r.get("ratio_high")]
                               for r in knee["knob_table"][1:]}
         out["knob_budget_note"] = knee["knob_budget_note"]
+        out["knob_rounds"] = knee.get("knob_rounds")  # the A/A row's label ends '(A/A)'
     out["samples_per_s"] = {str(r["num_workers"]): r["samples_per_s"] for r in knee["rows"]}
     out["wait_share"] = {str(r["num_workers"]): r["wait_share"] for r in knee["rows"]}
     out["explanation"] = knee["knee"]["explanation"]

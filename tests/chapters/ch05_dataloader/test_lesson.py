@@ -75,3 +75,17 @@ def test_the_dataloader_is_read_for_pin_memory_device(cpu_lesson):
     assert any("pin_memory_device" in line for line in source[1:-1])
     assert source[-1].startswith("torch.cuda._pin_memory exists:")
     assert all(line.startswith("DataLoader warns: ") for line in cpu_lesson.dataloader_warnings())
+
+
+def test_a_knob_row_reads_as_its_median_range_and_call():
+    """Review 2026-12-03b items 7 and 13: the recorded GPU table keeps 'a gain' and 'a loss',
+    and a row's ratio is said as the median of its per-round ratios with their range."""
+    from labkit.chapters.ch05_dataloader import knee_experiment, lesson
+
+    row = {"decision": knee_experiment.GAIN, "ratio": 1.21, "ratio_low": 1.12, "ratio_high": 1.36,
+           "stated": "1.21x (rounds 1.12-1.36)"}
+    assert lesson.against_text(row) == "1.21x (1.12-1.36): a gain"
+    assert lesson.against_text({**row, "decision": knee_experiment.NO_DIFFERENCE,
+                                "ratio_low": 0.9}).endswith("straddles 1x")
+    assert lesson.against_text({"decision": "baseline"}) == "the baseline"
+    assert lesson.against_text({"decision": "gain", "stated": "older record"}) == "older record"
