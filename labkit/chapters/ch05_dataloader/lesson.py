@@ -95,9 +95,10 @@ class Lesson:
             f"one sample: {bench.sample_cost.median_s * 1e3:.2f} ms of one core (IQR "
             f"{bench.sample_cost.iqr_s * 1e3:.2f} ms); one batch of {plan.batch_size}: "
             f"{bench.batch_load_s * 1e3:.0f} ms",
-            bench.step_as_swept])
+            timing_line(bench.step_as_swept, "lesson.bench.step_as_swept")])
         if bench.step_as_swept is not bench.compute:
-            out += [bench.compute, *([bench.copy_alone] if bench.copy_alone else []),
+            out += [timing_line(bench.compute, "lesson.bench.compute"),
+                    *([timing_line(bench.copy_alone, "lesson.bench.copy_alone")] if bench.copy_alone else []),
                     f"a host batch adds {(bench.step_s - bench.compute.median_s) * 1e3:.1f} "
                     f"ms to the step's {bench.compute.median_s * 1e3:.1f} ms (the plateau below splits it)"]
         free = shm.free_bytes()
@@ -593,6 +594,15 @@ class Lesson:
                      f"{100 * o['waiting_share']:.0f}%, GPU idle {100 * (o['gpu_idle_share'] or 0):.0f}%, "
                      f"H2D hidden {100 * (o['h2d_overlap_share'] or 0):.0f}%"
                      for name, o in gpu_overlap.items())
+
+
+def timing_line(timing: object, name: str) -> str:
+    """A Timing's first line, and its harness warnings named by their first words only (each is
+    a paragraph; `print(name)` shows them whole): the numbers stay, the prose that varies run
+    to run does not crowd the chapter's word budget."""
+    first, *_ = str(timing).splitlines()
+    kinds = [w.split(":")[0] for w in getattr(timing, "warnings", ())]
+    return first + (f"\n  harness warnings: {', '.join(kinds)} (print({name}) reads them)" if kinds else "")
 
 
 _CALLS = {knee_experiment.GAIN: "a gain", knee_experiment.LOSS: "a loss",

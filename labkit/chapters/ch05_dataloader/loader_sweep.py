@@ -687,7 +687,9 @@ def find_knee(points: Sequence[tuple[int, float]], tolerance: float = KNEE_TOLER
             text += (f"This grid {sorted(throughputs)} cannot test the agreement: every "
                      f"possible knee lies within one step of {arithmetic}.")
         elif agrees:
-            text += "The measured knee agrees (within one step of the sweep)."
+            accepted = [w for w in throughputs if steps_apart(list(throughputs), w, arithmetic) <= 1]
+            text += (f"The measured knee agrees (within one step of the sweep, a coarse test: it "
+                     f"accepts any of {accepted}).")
         else:
             text += (f"The measured knee does not agree: it is {steps_apart(list(throughputs), knee, arithmetic)} "
                      "steps of the sweep away; one of the two inputs (sample cost or compute "
@@ -759,7 +761,8 @@ class Plateau:
 
     @property
     def agrees(self) -> bool:
-        return abs(self.predicted / self.measured - 1) <= self.tolerance
+        """measured / predicted within the tolerance: the ratio the explanation prints."""
+        return abs(self.measured / self.predicted - 1) <= self.tolerance
 
     @property
     def bound(self) -> str:
@@ -806,8 +809,7 @@ class Plateau:
         if not self.agrees:
             inside = (f" ({self.swept_step_s * 1e3:.1f} ms a step, {self.step_s * 1e3:.1f} ms alone)"
                       if self.swept_step_s else "")
-            text += (f" It misses: the step ran at another pace in the sweep{inside}: the workers "
-                     "took its cores, or the clock differs.")
+            text += f" It misses: the step ran at another pace in the sweep{inside}."
         return text
 
     def as_dict(self) -> dict:

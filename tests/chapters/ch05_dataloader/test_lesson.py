@@ -89,3 +89,13 @@ def test_a_knob_row_reads_as_its_median_range_and_call():
                                 "ratio_low": 0.9}).endswith("straddles 1x")
     assert lesson.against_text({"decision": "baseline"}) == "the baseline"
     assert lesson.against_text({"decision": "gain", "stated": "older record"}) == "older record"
+
+
+def test_a_timing_line_keeps_the_numbers_and_names_the_warnings():
+    from labkit.measure import bench
+
+    timing = bench.time(lambda: sum(range(100)), rep_ms=5, warmup_ms=1, label="a sum")
+    noisy = type(timing)(**{**timing.__dict__, "warnings": ("noisy: IQR is 20% of the median", "page faults: many")})
+    line = lesson.timing_line(noisy, "lesson.bench.compute")
+    assert line.splitlines()[0] == str(timing).splitlines()[0]
+    assert "harness warnings: noisy, page faults (print(lesson.bench.compute) reads them)" in line

@@ -139,6 +139,7 @@ def test_the_knee_on_the_first_h200_sweep_is_recomputed_from_total_time():
                                      compute_s=recorded["compute_s"])
     assert knee.workers > 4 and knee.workers_needed == pytest.approx(10.7, abs=0.1)
     assert knee.arithmetic_workers == 12 and knee.agrees
+    assert "a coarse test: it accepts any of" in knee.explanation  # review 2026-12-03b item 13
 
 
 def test_the_recorded_h200_sweep_has_a_knee_the_arithmetic_agrees_with():
