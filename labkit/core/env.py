@@ -48,6 +48,32 @@ def has_cuda() -> bool:
     return torch.cuda.is_available()
 
 
+# The compute capability each GPU feature needs. TF32 and bfloat16 tensor cores arrived with
+# Ampere (8.0), FP8 with Ada (8.9). A T4 (Colab's free GPU, 7.5) has none of them: there, a
+# "TF32" timing would be float32's and a bfloat16 run would be emulated, so chapters ask first.
+GPU_FEATURES = {"tf32": ((8, 0), "TF32 tensor cores"),
+                "bf16": ((8, 0), "bfloat16 tensor cores"),
+                "fp8": ((8, 9), "FP8 tensor cores")}
+
+
+def gpu_lacks(feature: str, device: torch.device | int | str | None = None) -> str:
+    """'' when the CUDA GPU (`device`, else the current one) has `feature`, else a one-line reason.
+
+    Why: a timing labelled TF32 or bfloat16 on a GPU without those tensor cores measures
+    something else (float32, or an emulation), so every such measurement checks here first.
+    Features: 'tf32' and 'bf16' need compute capability 8.0, 'fp8' needs 8.9.
+    """
+    if feature not in GPU_FEATURES:
+        raise ValueError(f"unknown GPU feature {feature!r}; known: {', '.join(GPU_FEATURES)}")
+    (major, minor), what = GPU_FEATURES[feature]
+    if not torch.cuda.is_available():
+        return f"{what} need a CUDA GPU (compute capability {major}.{minor} or newer)"
+    cap = tuple(torch.cuda.get_device_capability(device))
+    if cap < (major, minor):
+        return f"no {what} on this GPU (compute capability {cap[0]}.{cap[1]} < {major}.{minor})"
+    return ""
+
+
 def device() -> torch.device:
     """The device the course measures on: the first GPU if there is one, else the CPU."""
     return torch.device("cuda", 0) if has_cuda() else torch.device("cpu")

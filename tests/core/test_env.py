@@ -1,5 +1,6 @@
 """labkit.core.env: where the course runs and the sizes it picks, including a Binder-sized machine."""
 
+import pytest
 import torch
 
 from labkit.core import env
@@ -74,3 +75,31 @@ def test_results_are_read_from_the_colab_clone_when_labkit_was_pip_installed(mon
     assert results.repository_results_dir() == clone / "results"
     monkeypatch.delenv("COLAB_RELEASE_TAG")
     assert results.repository_results_dir() != clone / "results"
+
+
+def _gpu(monkeypatch, capability):
+    """Pretend a CUDA GPU of this compute capability is present (None: no GPU)."""
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: capability is not None)
+    monkeypatch.setattr(torch.cuda, "get_device_capability", lambda device=None: capability)
+
+
+def test_gpu_lacks_names_the_capability_a_t4_misses(monkeypatch):
+    _gpu(monkeypatch, (7, 5))
+    for feature in ("tf32", "bf16"):
+        assert "7.5 < 8.0" in env.gpu_lacks(feature)
+    assert "7.5 < 8.9" in env.gpu_lacks("fp8")
+
+
+def test_gpu_lacks_nothing_an_h200_has_and_fp8_from_ada(monkeypatch):
+    _gpu(monkeypatch, (9, 0))
+    assert [env.gpu_lacks(f) for f in ("tf32", "bf16", "fp8")] == ["", "", ""]
+    _gpu(monkeypatch, (8, 0))
+    assert env.gpu_lacks("tf32") == env.gpu_lacks("bf16") == ""
+    assert "8.0 < 8.9" in env.gpu_lacks("fp8")
+
+
+def test_gpu_lacks_without_a_gpu_or_with_an_unknown_feature(monkeypatch):
+    _gpu(monkeypatch, None)
+    assert "need a CUDA GPU" in env.gpu_lacks("tf32")
+    with pytest.raises(ValueError, match="tf32, bf16, fp8"):
+        env.gpu_lacks("int4")
