@@ -174,13 +174,22 @@ class Plan:
     dtypes: list[torch.dtype]
     batches: list[int]
     rounds: int
+    skipped: tuple[str, ...] = ()  # dtypes left out, each with why
 
 
 def c7_plan(on_gpu: bool, cnn_batch: int) -> Plan:
     """On a GPU: float32, bfloat16 and float16 at batch 16, 64 and 128, five rounds (the
     seed's setting, fp16 batch 64, among them). On a CPU: float32 at batch 1 and this
-    machine's CNN batch, three rounds."""
+    machine's CNN batch, three rounds.
+
+    A GPU without bfloat16 tensor cores (a T4: compute capability 7.5) leaves bfloat16 out,
+    and says so: its timing would be an emulation's, not the layout's."""
     if on_gpu:
+        lacks = env.gpu_lacks("bf16")
+        if lacks:
+            skipped = (f"bfloat16 not timed: {lacks}",)
+            print(skipped[0])
+            return Plan([torch.float32, torch.float16], [16, 64, 128], 5, skipped)
         return Plan([torch.float32, torch.bfloat16, torch.float16], [16, 64, 128], 5)
     return Plan([torch.float32], [1, cnn_batch], 3)
 
@@ -194,8 +203,10 @@ def counted_flops(net: torch.nn.Module, x: torch.Tensor) -> int:
 
 def math_of(dtype: torch.dtype, on_gpu: bool) -> str:
     """The math a convolution in this dtype runs in: TF32 for float32 on a GPU when cuDNN
-    allows it (the default), else the dtype itself."""
-    if on_gpu and dtype == torch.float32 and torch.backends.cudnn.allow_tf32:
+    allows it (the default) and the GPU has TF32 (compute capability 8.0; a T4 runs float32),
+    else the dtype itself."""
+    if (on_gpu and dtype == torch.float32 and torch.backends.cudnn.allow_tf32
+            and not env.gpu_lacks("tf32")):
         return "tfloat32"
     return str(dtype).replace("torch.", "")
 

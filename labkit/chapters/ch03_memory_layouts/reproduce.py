@@ -16,7 +16,7 @@ import torch
 from torch.utils.flop_counter import FlopCounterMode
 
 from labkit import claims, session
-from labkit.chapters.ch03_memory_layouts import device_split
+from labkit.chapters.ch03_memory_layouts import cases, device_split
 from labkit.chapters.ch03_memory_layouts.claims import WALL_TIME
 from labkit.chapters.ch03_memory_layouts.claims import deciding as c7_deciding
 from labkit.core import env
@@ -42,8 +42,7 @@ def measure_verdicts(quick: bool = False) -> list[claims.Verdict]:
         with torch.no_grad():
             with FlopCounterMode(display=False) as counter:
                 net(x)
-            math = ("tfloat32" if on_gpu and dtype == torch.float32 and torch.backends.cudnn.allow_tf32
-                    else str(dtype).replace("torch.", ""))
+            math = cases.math_of(dtype, on_gpu)
             cmp, flagged = chapter.measured(
                 {"NCHW": lambda x=x: net(x), "NHWC (channels_last)": lambda x_cl=x_cl: net_cl(x_cl)},
                 baseline="NCHW", case=f"{str(dtype).replace('torch.', '')} b{batch}",

@@ -95,3 +95,19 @@ def test_the_c7_quiz_reads_the_chapter_s_own_comparison():
     assert cases.conv_speedup(shown) == pytest.approx(1.25)
     with pytest.raises(ValueError, match="run the convolution's measurement cell"):
         cases.conv_speedup(None)
+
+
+def test_a_t4_leaves_bfloat16_out_and_calls_float32_float32(monkeypatch, capsys):
+    """Compute capability 7.5 (Colab's T4): no bf16 tensor cores, no TF32; 9.0 (H200) as before."""
+    monkeypatch.setattr(torch.backends.cudnn, "allow_tf32", True)
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    monkeypatch.setattr(torch.cuda, "get_device_capability", lambda device=None: (7, 5))
+    t4 = cases.c7_plan(True, 4)
+    assert t4.dtypes == [torch.float32, torch.float16] and "7.5 < 8.0" in t4.skipped[0]
+    assert "bfloat16 not timed" in capsys.readouterr().out
+    assert cases.math_of(torch.float32, True) == "float32"
+    monkeypatch.setattr(torch.cuda, "get_device_capability", lambda device=None: (9, 0))
+    h200 = cases.c7_plan(True, 4)
+    assert h200.dtypes == [torch.float32, torch.bfloat16, torch.float16] and h200.skipped == ()
+    assert capsys.readouterr().out == ""
+    assert cases.math_of(torch.float32, True) == "tfloat32"
