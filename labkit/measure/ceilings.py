@@ -133,6 +133,21 @@ def matmul_tflops(n: int, dtype: torch.dtype | str, where: torch.device,
     return float(timing.tflops)
 
 
+# The tensor-core feature (env.gpu_lacks) each kind of GPU matmul math needs.
+MATH_FEATURE = {"tfloat32": "tf32", "bfloat16": "bf16"}
+
+
+def gpu_matmul_math(where: torch.device | None = None) -> tuple[tuple[str, ...], dict[str, str]]:
+    """The kinds of matmul math this GPU has ceilings for, and why each other one is left out.
+
+    A T4 (compute capability 7.5) has no TF32 and no bfloat16 tensor cores: a 'TF32' ceiling
+    there would be float32's under another name, a bfloat16 one an emulation's.
+    """
+    skipped = {name: why for name, feature in MATH_FEATURE.items()
+               if (why := env.gpu_lacks(feature, where))}
+    return tuple(name for name in GPU_MATMUL_DTYPES if name not in skipped), skipped
+
+
 @contextmanager
 def tf32_matmul(enabled: bool) -> Iterator[None]:
     """Switch TF32 for float32 matmuls on or off for a block, then restore the setting."""
@@ -177,7 +192,9 @@ def _measure_now(verbose: bool) -> Ceilings:
     copy_points = {nbytes: best(f"copy_gbps.{nbytes}", lambda t, nbytes=nbytes: copy_bandwidth_gbps(
         nbytes, where, rep_ms=REP_MS / len(copy_sizes), threads=t)) for nbytes in copy_sizes}
     copy_at = max(copy_points, key=copy_points.get)
-    dtypes = GPU_MATMUL_DTYPES if where.type == "cuda" else ("float32",)
+    dtypes, skipped = gpu_matmul_math(where) if where.type == "cuda" else (("float32",), {})
+    for name, why in skipped.items():
+        print(f"matmul ceiling in {name} not measured: {why}")
     matmul_points: dict[str, dict[int, float]] = {}
     clocks: dict[str, int | None] = {}
     for name in dtypes:
@@ -200,7 +217,8 @@ def _measure_now(verbose: bool) -> Ceilings:
         tf32_allowed="tfloat32" in rates,
         measured_at=datetime.now(timezone.utc).isoformat(timespec="seconds"),
         seconds_to_measure=round(_clock.perf_counter() - started, 2),
-        details={"by_thread_count": per_threads, "fingerprint": env.fingerprint()},
+        details={"by_thread_count": per_threads, "fingerprint": env.fingerprint(),
+                 **({"math_not_measured": skipped} if skipped else {})},
         matmul_best_n=best_n,
         sweep={"copy": {str(k): v for k, v in copy_points.items()},
                "matmul": {name: {str(n): v for n, v in points.items()}

@@ -139,3 +139,14 @@ def test_a_cache_file_from_before_the_sweep_still_reads(tmp_path):
     got = ceilings.cached()
     assert got is not None and got.sweep == {} and got.matmul_best_n == {}
     assert "copy bandwidth" in got._repr_html_()
+
+
+def test_a_t4_has_no_tf32_or_bfloat16_ceiling_and_an_h200_has_all_four(monkeypatch):
+    """Compute capability 7.5 leaves TF32 and bfloat16 out, with the reason; 9.0 measures all."""
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    monkeypatch.setattr(torch.cuda, "get_device_capability", lambda device=None: (7, 5))
+    names, skipped = ceilings.gpu_matmul_math()
+    assert names == ("float32", "float16") and set(skipped) == {"tfloat32", "bfloat16"}
+    assert all("7.5 < 8.0" in why for why in skipped.values())
+    monkeypatch.setattr(torch.cuda, "get_device_capability", lambda device=None: (9, 0))
+    assert ceilings.gpu_matmul_math() == (ceilings.GPU_MATMUL_DTYPES, {})
