@@ -51,7 +51,7 @@ class Plan:
 def plan(on_gpu: bool, quick: bool = False) -> Plan:
     """The seed's setting on a GPU; a CPU analogue small enough for a notebook's time budget."""
     if on_gpu:
-        return Plan(224, 64, 200.0 if quick else 400.0, 5 if quick else 8, ladder.GPU_STEPS,
+        return Plan(224, 64, 200.0 if quick else 400.0, 5 if quick else 8, ladder.gpu_steps(),
                     ladder.STRICT_FP32, SEED_FORM)
     image, batch = 32, 4
     return Plan(image, batch, 40.0 if quick else 80.0, 3, ladder.cpu_steps(batch),

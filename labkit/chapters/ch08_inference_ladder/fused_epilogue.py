@@ -27,6 +27,7 @@ import torch
 from torch import nn
 
 from labkit.chapters.ch08_inference_ladder import fp8
+from labkit.core import env
 
 STAGES = (3, 4, 6, 3)
 
@@ -392,7 +393,4 @@ def missing_fp8(device: torch.device) -> str:
         return "FP8 GEMMs need a CUDA GPU (compute capability 8.9 or newer)"
     if not hasattr(torch, "_scaled_mm"):
         return "this torch has no torch._scaled_mm"
-    cap = torch.cuda.get_device_capability(device)
-    if cap < (8, 9):
-        return f"no FP8 tensor cores (compute capability {cap[0]}.{cap[1]} < 8.9)"
-    return ""
+    return env.gpu_lacks("fp8", device)

@@ -43,6 +43,7 @@ import torch
 from torch import nn
 
 from labkit.chapters.ch08_inference_ladder import attribution, keep, numerics
+from labkit.core import env
 from labkit.measure import bench
 from labkit.models import folding, resnet
 
@@ -121,6 +122,22 @@ GPU_STEPS = (
     Step("CUDA Graphs", {"cuda_graphs": True}, "the host launches one graph per batch instead of each kernel"),
     Step("batch 256", {"batch": 256}, "bigger convolutions keep all the SMs busy"),
 )
+
+
+def gpu_steps(lacks_tf32: str | None = None) -> tuple[Step, ...]:
+    """The GPU's ladder: GPU_STEPS, less the TF32 step on a GPU without TF32 tensor cores.
+
+    On a T4 (compute capability 7.5) the TF32 switch changes nothing, so that rung would time
+    float32 under TF32's name: it is left out, and said so. lacks_tf32: env.gpu_lacks('tf32')
+    unless given (a test's stand-in for the GPU).
+    """
+    why = env.gpu_lacks("tf32") if lacks_tf32 is None else lacks_tf32
+    if not why:
+        return GPU_STEPS
+    print(f"The TF32 step is left out of this GPU's ladder: {why}")
+    return tuple(step for step in GPU_STEPS if "tf32" not in step.change)
+
+
 # Past stock PyTorch's defaults: Inductor's freezing (weights become constants, so it
 # constant-folds and picks layouts once) at the top rung's batch.
 BEYOND_STEPS = (

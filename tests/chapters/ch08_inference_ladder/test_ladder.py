@@ -207,3 +207,30 @@ def test_the_climb_compiles_into_a_fresh_cache_and_puts_the_old_setting_back(mon
     assert os.environ["TORCHINDUCTOR_CACHE_DIR"] == "/somewhere/warm"
     assert os.environ["TRITON_CACHE_DIR"] == "/somewhere/warm/triton"
 
+
+
+def _capability(monkeypatch, capability):
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    monkeypatch.setattr(torch.cuda, "get_device_capability", lambda device=None: capability)
+
+
+def test_a_t4_ladder_has_no_tf32_rung_and_an_h200_keeps_it(monkeypatch, capsys):
+    """Compute capability 7.5: the TF32 step would time float32, so it is left out and said so."""
+    from labkit.chapters.ch08_inference_ladder import experiment
+
+    _capability(monkeypatch, (7, 5))
+    names = [s.name for s in experiment.plan(True).steps]
+    assert "TF32" not in names and names[0] == "cudnn.benchmark"
+    assert "7.5 < 8.0" in capsys.readouterr().out
+    _capability(monkeypatch, (9, 0))
+    assert experiment.plan(True).steps == ladder.GPU_STEPS and capsys.readouterr().out == ""
+
+
+def test_fp8_needs_ada_through_the_shared_check(monkeypatch):
+    from labkit.chapters.ch08_inference_ladder import fused_epilogue as fe
+
+    _capability(monkeypatch, (8, 0))
+    assert "8.0 < 8.9" in fe.missing_fp8(torch.device("cuda"))
+    _capability(monkeypatch, (9, 0))
+    assert fe.missing_fp8(torch.device("cuda")) == ""
+    assert "CUDA GPU" in fe.missing_fp8(torch.device("cpu"))
