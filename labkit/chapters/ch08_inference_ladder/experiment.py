@@ -270,13 +270,13 @@ def _interaction(lad: ladder.Ladder, result: Result, deadline: float | None) -> 
     share, which come from the timing and the kernel records; a profile per rung was eight
     host-traced profiler sessions nothing read.
     """
-    bases = {"eager": ladder.REGIME_BASE,
-             "compiled + CUDA graphs": dataclasses.replace(ladder.REGIME_BASE, **ladder.COMPILED)}
+    start, base_name = ladder.regime_base()
+    bases = {"eager": start, "compiled + CUDA graphs": dataclasses.replace(start, **ladder.COMPILED)}
     for regime, settings in bases.items():
         if deadline is not None and _clock.perf_counter() > deadline:
             result.regimes_missing[regime] = "skipped: out of the run's time budget"
             continue
-        base = lad.prepare(f"{regime}: TF32 base", settings, profiled=False)
+        base = lad.prepare(f"{regime}: {base_name}", settings, profiled=False)
         if isinstance(base, ladder.Rung):
             result.regime_bases[regime] = base
             result.regimes_missing[regime] = f"its base {base.why}"

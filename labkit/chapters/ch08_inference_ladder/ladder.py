@@ -153,6 +153,15 @@ REGIME_STEPS = (GPU_STEPS[2], GPU_STEPS[3], GPU_STEPS[4])
 COMPILED = {"compile": "default", "cuda_graphs": True}
 
 
+def regime_base(lacks_tf32: str | None = None) -> tuple[Settings, str]:
+    """The interaction's base and its name: TF32 on, or on a GPU without TF32 (a T4) float32,
+    named so, since there the TF32 switch changes nothing. lacks_tf32: as in gpu_steps."""
+    why = env.gpu_lacks("tf32") if lacks_tf32 is None else lacks_tf32
+    if why:
+        return dataclasses.replace(REGIME_BASE, tf32="off"), "float32 base"
+    return REGIME_BASE, "TF32 base"
+
+
 BF16_FLAGS = ("avx512_bf16", "amx_bf16")  # CPU units that run bfloat16 arithmetic natively
 
 

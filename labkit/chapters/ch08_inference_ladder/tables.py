@@ -92,7 +92,10 @@ def explanations(rungs: list) -> tables.Table:
 def regimes_table(run: object) -> tables.Table:
     """channels_last, fp16 and folding alone on an eager and a compiled-and-graphed base."""
     gains = run.regime_gains()
-    shown = tables.Table("Do the steps simply add up? (TF32 on in both bases)",
+    tf32 = all(getattr(getattr(base, "settings", None), "tf32", "on") != "off"
+               for base in getattr(run, "regime_bases", {}).values())
+    shown = tables.Table("Do the steps simply add up? "
+                         + ("(TF32 on in both bases)" if tf32 else "(float32 bases: no TF32 on this GPU)"),
                          ["step", *[f"{regime} (base {run.regime_bases[regime].images_per_s:,.0f} "
                                     "images/s)" for regime in gains]])
     missing = getattr(run, "regimes_missing", {})

@@ -234,3 +234,21 @@ def test_fp8_needs_ada_through_the_shared_check(monkeypatch):
     _capability(monkeypatch, (9, 0))
     assert fe.missing_fp8(torch.device("cuda")) == ""
     assert "CUDA GPU" in fe.missing_fp8(torch.device("cpu"))
+
+
+def test_a_t4_interaction_runs_on_float32_bases_named_so(monkeypatch):
+    """7.5: the interaction's bases have TF32 off and say float32; 9.0: TF32 on, as before."""
+    from types import SimpleNamespace
+
+    from labkit.chapters.ch08_inference_ladder import tables
+
+    _capability(monkeypatch, (7, 5))
+    settings, name = ladder.regime_base()
+    assert settings.tf32 == "off" and name == "float32 base"
+    run = SimpleNamespace(regime_gains=dict, regimes_missing={},
+                          regime_bases={"eager": SimpleNamespace(settings=settings, images_per_s=1.0)})
+    assert "no TF32 on this GPU" in tables.regimes_table(run).title
+    _capability(monkeypatch, (9, 0))
+    assert ladder.regime_base() == (ladder.REGIME_BASE, "TF32 base")
+    run.regime_bases["eager"].settings = ladder.REGIME_BASE
+    assert "(TF32 on in both bases)" in tables.regimes_table(run).title
