@@ -8,8 +8,12 @@ test, a machine without ipywidgets) gets the silent bar and never imports widget
 
 from __future__ import annotations
 
+import logging
+import time
 from collections.abc import Callable
-from typing import Protocol
+from typing import Protocol, TypeVar
+
+T = TypeVar("T")
 
 SHOW_AFTER_S = 2.0  # a sweep expected to take longer than this shows a bar (where one can)
 
@@ -52,3 +56,23 @@ def bar(total: int, progress: bool | None, expected_s: float) -> Bar:
         return _display(total) or SilentBar()
     except Exception:  # a bar that cannot be drawn never stops a measurement
         return SilentBar()
+
+
+class Phases:
+    """Seconds spent in each named part of a long job, logged as each part ends.
+
+    Why: a GPU job cut off by its call's limit should still say where its time went (the
+    chapters' reproduce modules print these phases for every fresh run)."""
+
+    def __init__(self, log: logging.Logger) -> None:
+        self.seconds: dict[str, float] = {}
+        self._log = log
+
+    def timed(self, name: str, fn: Callable[[], T]) -> T:
+        """fn(), its wall time kept under `name` (also when it raises)."""
+        started = time.perf_counter()
+        try:
+            return fn()
+        finally:
+            self.seconds[name] = time.perf_counter() - started
+            self._log.info("%s: %.1f s", name, self.seconds[name])

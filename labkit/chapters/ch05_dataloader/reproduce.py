@@ -17,9 +17,8 @@ measure_numbers()['phases'] say where each run's seconds went.
 from __future__ import annotations
 
 import logging
-import time
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 import torch
 
@@ -31,25 +30,18 @@ from labkit.chapters.ch05_dataloader import (
     loader_sweep,
 )
 from labkit.claims.core import Verdict
+from labkit.measure import progress
 
 C25_BYTES = 256 * 2**20
 C23_ROUNDS, C23_REP_MS = 5, 300.0  # 3 sources x 5 rounds x 0.3 s: 154 MB copies, 10+ per round
-_PHASES: dict[str, float] = {}
 _log = logging.getLogger(__name__)
-
-
-def _timed(name: str, fn: Callable[[], object]) -> object:
-    started = time.perf_counter()
-    try:
-        return fn()
-    finally:
-        _PHASES[name] = time.perf_counter() - started
-        _log.info("%s: %.1f s", name, _PHASES[name])
+_PHASES = progress.Phases(_log)  # the parts of the last measure_verdicts() call
+_timed = _PHASES.timed
 
 
 def last_phases() -> dict[str, float]:
     """Seconds of each part of the last measure_verdicts() call in this process."""
-    return dict(_PHASES)
+    return dict(_PHASES.seconds)
 
 
 def _gpu_verdicts(quick: bool) -> list[Verdict]:
@@ -89,7 +81,7 @@ def _c23() -> Verdict:
 
 def measure_verdicts(quick: bool = False) -> list[Verdict]:
     """Fresh verdicts for chapter 05's claims that this machine can judge."""
-    _PHASES.clear()
+    _PHASES.seconds.clear()
     verdicts = [_timed("C26: channels_last in __getitem__",
                        lambda: claims.get("C26").judge(channels_last_probe.probe(),
                                                        form=claims.SEED_FORM))]

@@ -26,8 +26,7 @@ H200 host (no AOTInductor), so three runs take about 2 minutes; quick: fewer rou
 from __future__ import annotations
 
 import logging
-import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 import torch
 
@@ -35,25 +34,18 @@ from labkit import claims, session
 from labkit.audit import export_audit
 from labkit.chapters.ch07_export_traps import claims as ch07
 from labkit.chapters.ch07_export_traps import export_traps, tables
+from labkit.measure import progress
 
 KEY = "07_export_traps"
 FASTER, SLOWER, NO_DIFFERENCE = "faster", "slower", "no measurable difference"
-_PHASES: dict[str, float] = {}
 _log = logging.getLogger(__name__)
-
-
-def _timed(name: str, fn: Callable[[], object]) -> object:
-    started = time.perf_counter()
-    try:
-        return fn()
-    finally:
-        _PHASES[name] = time.perf_counter() - started
-        _log.info("%s: %.1f s", name, _PHASES[name])
+_PHASES = progress.Phases(_log)  # the parts of the last measure_verdicts() call
+_timed = _PHASES.timed
 
 
 def last_phases() -> dict[str, float]:
     """Seconds of each part of the last measure_verdicts() call in this process."""
-    return dict(_PHASES)
+    return dict(_PHASES.seconds)
 
 
 def decision(low: float | None, high: float | None) -> str:
@@ -81,7 +73,7 @@ def _setup(quick: bool) -> tuple[session.Chapter, tables.Setup]:
 
 def measure_verdicts(quick: bool = False) -> list[claims.Verdict]:
     """C15d measured and judged as the notebook judges it on this machine."""
-    _PHASES.clear()
+    _PHASES.seconds.clear()
     chapter, frozen = _setup(quick)
     model, example = frozen.model.eval(), frozen.example
     inputs = export_audit.layouts(example)
@@ -120,35 +112,27 @@ def deciding_ratios(verdict: claims.Verdict) -> dict[str, float]:
 def measure_numbers(quick: bool = False) -> dict:
     """The chapter's timing statements that are not verdicts, each with its decision, and the
     seconds of each phase."""
-    phases: dict[str, float] = {}
-
-    def timed(name: str, fn: Callable[[], object]) -> object:
-        started = time.perf_counter()
-        try:
-            return fn()
-        finally:
-            phases[name] = time.perf_counter() - started
-            _log.info("%s: %.1f s", name, phases[name])
+    phases = progress.Phases(_log)
 
     chapter, frozen = _setup(quick)
     model, example, onnx_path = frozen.model.eval(), frozen.example, frozen.onnx_path
     rep_ms = 20.0 if quick else 200.0
     paths = tuple(p for p in export_audit.PATHS if p != "aoti")
-    audit = timed("audit (no AOTInductor)", lambda: export_audit.run(model, example, paths=paths,
+    audit = phases.timed("audit (no AOTInductor)", lambda: export_audit.run(model, example, paths=paths,
                                                                      workdir=onnx_path.parent))
     out: dict = {"device": str(chapter.device)}
-    speed = timed("speed table", lambda: export_audit.speed(audit, example, model, rounds=2 if quick else 5,
+    speed = phases.timed("speed table", lambda: export_audit.speed(audit, example, model, rounds=2 if quick else 5,
                                                             rep_ms=rep_ms))
     out["fastest_correct"] = speed.fastest_correct()
-    declared = timed("trap 2: NCHW input to the channels_last model", lambda: export_traps.channels_last_declared_nchw(
+    declared = phases.timed("trap 2: NCHW input to the channels_last model", lambda: export_traps.channels_last_declared_nchw(
         model, example, rep_ms=rep_ms, onnx_path=onnx_path))
     out["trap2_nchw_input"] = _reading(declared.eager, "NCHW input")
-    ort = timed("trap 3: ONNX Runtime's layout preference", lambda: export_traps.ort_layout_preference(
+    ort = phases.timed("trap 3: ONNX Runtime's layout preference", lambda: export_traps.ort_layout_preference(
         model, example, rep_ms=rep_ms, onnx_path=onnx_path))
     if ort.comparison is not None and "NCHW declared, on" in ort.comparison.variants:
         out["trap3_preference_on"] = {**_reading(ort.comparison, "NCHW declared, on"),
                                       "quiz": tables.layout_preference_effect(ort)}
-    out["phases"] = phases
+    out["phases"] = phases.seconds
     return out
 
 
