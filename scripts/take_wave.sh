@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Take one device call's wave.tar.gz (benchmarks/gpu_wave.sh) into the tree: the chapters it
+# executed (wave/nb/*.ipynb) are merged into results/nvidia-h200.json and results/h200_notebooks/
+# by scripts/merge_reference.py; reproduce results and other benchmark outputs under results/
+# are copied over. Prints each step's status line.
+#   usage: bash scripts/take_wave.sh FILES_AT [NAME]
+set -euo pipefail
+files_at=$1; name=${2:-$(date +%H%M%S)}
+dir=/tmp/wave-$name
+rm -rf "$dir" && mkdir -p "$dir" && tar xzf "$files_at/wave.tar.gz" -C "$dir"
+cat "$dir/wave/steps.txt" 2>/dev/null || true
+if ls "$dir"/wave/nb/*.ipynb >/dev/null 2>&1; then
+  mkdir -p "$dir/run" && ln -sfn "$dir/wave/nb" "$dir/run/notebooks"
+  cp "$dir/wave/results/nvidia-h200.json" "$dir/run/nvidia-h200.json"
+  .venv/bin/python scripts/merge_reference.py "$dir/run"
+fi
+for sub in reproduce harness_parity h200_past_defaults; do
+  [ -d "$dir/wave/results/$sub" ] && cp -r "$dir/wave/results/$sub/." "results/$sub/"
+done
+git status --short results | head -30
+echo "extracted to $dir/wave"
