@@ -192,15 +192,15 @@ def judge(flags: Iterable[object] | None, decisions: Sequence[Decision],
             margin = decision.margin()
             if margin is None:
                 continue
-            margins.append(margin)
+            margins.append((margin, decision))
             if flag.uncertainty >= margin:
                 hits.append((decision, margin))
         if hits:
             decision, margin = min(hits, key=lambda h: h[1])
             vetoes.append(f"the harness flagged {flag.describe()}, and {decision.describe()} "
                           f"is only {100 * margin:.0f}% from that threshold")
-        else:
-            nearest = f", its ratio {100 * min(margins):.0f}% from the threshold" if margins else ""
+        else:  # the nearest decision as its ratio and threshold (a '1442%' distance read badly)
+            nearest = (f", {min(margins, key=lambda m: m[0])[1].describe()}" if margins else "")
             harmless.append(f"{flag.describe()}{nearest}")
     note = ("flagged, but too small to carry its ratio across the threshold: " + "; ".join(harmless)
             if harmless else "")

@@ -30,6 +30,9 @@ def test_each_outcome_of_the_rule_is_reachable():
     assert trust.judge([], far).veto is None and trust.judge([], far).note == ""
     kept = trust.judge([noisy], far)
     assert kept.veto is None and "too small to carry" in kept.note and "14%" in kept.note
+    # the nearest decision as its ratio and threshold, not a distance in percent (review 11)
+    assert "1024 float16 ratio 0.31x" in kept.note and "against 1.2" in kept.note
+    assert "from the threshold" not in kept.note
     held = trust.judge([dict(noisy, timing="4096 float16: x")], near)
     assert held.veto and "4096 float16: x" in held.veto and "4% from that threshold" in held.veto
 
