@@ -127,20 +127,21 @@ lesson.plateau_text()  # kept under plateau
 # %% [markdown]
 # ## The other knobs, at the knee
 #
-# With the worker count fixed at the knee: half and twice the batch, one or four batches
-# prefetched per worker, and **uint8 batches**: the workers stop at the decoded pixels and
-# the step normalises on its own device (`train_step` does it when a batch arrives as uint8),
-# so a quarter of the bytes cross shared memory and the worker skips the float arithmetic.
-# On a GPU also `pin_memory`, `non_blocking` (each alone and together), a *device
-# prefetcher* that copies the next batch on a second CUDA stream while this one computes,
-# and the usual tuned combination. The first row is the baseline.
+# With the worker count fixed at the knee: one or four batches prefetched per worker, and
+# **uint8 batches**: the workers stop at the decoded pixels and the step normalises on its
+# own device (`train_step` does it when a batch arrives as uint8), so a quarter of the bytes
+# cross shared memory and the worker skips the float arithmetic. On a CPU also half and twice
+# the batch; on a GPU `pin_memory` and the usual tuned combination (pinned memory, a *device
+# prefetcher* that copies the next batch on a second CUDA stream while this one computes, and
+# uint8). The first row is the baseline; the second is the baseline again (A/A): what the
+# rule calls when nothing changed.
 #
-# The settings run in rounds, each round starting at another setting (rotated). A knob is
-# read against the baseline *round by round* (both measured in that round, so a change in
-# the machine's load cancels) and called a gain only when every round's ratio is above 1
-# (the trust rule). With few rounds a knob that does nothing passes that by chance, so the
-# second row is the baseline again (A/A): what the rule calls when nothing changed. A time
-# budget cuts from the end of the list; what it left out is named.
+# The settings run in six rounds, in pairs: one order, then the same order reversed, so each
+# setting runs as often before the baseline as after it. A knob is read against the baseline
+# *round by round* (both measured in that round, so a change in the machine's load cancels).
+# The rule printed above the table decides; a knob that does nothing lands above or below 1
+# with even odds each round, which is where its false-call chance comes from. A time budget
+# cuts from the end of the list; what it left out is named.
 
 # %%
 lesson.knob_sweep()  # each knob against the baseline, round by round, and the plot; kept under sweep_knobs

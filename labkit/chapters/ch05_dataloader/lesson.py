@@ -161,7 +161,10 @@ class Lesson:
         bar = loader_plots.ProgressBar(len(wanted) - len(left_out), "knobs")
         self.sweep_knobs = knee_experiment.knob_sweep(bench, self.knee.workers, on_progress=bar.update)
         self.knob_rows = knee_experiment.knob_table(self.sweep_knobs)
-        self.chapter.record("sweep_knobs", {"rows": self.sweep_knobs.rows(), "table": self.knob_rows})
+        self.chapter.record("sweep_knobs", {"rows": self.sweep_knobs.rows(), "table": self.knob_rows,
+                                            "rounds": self.sweep_knobs.rounds,
+                                            "rule": knee_experiment.knob_rule(self.sweep_knobs.rounds),
+                                            "orders": self.sweep_knobs.orders})
         self._wanted = wanted
         return Shown([*out, *self.knob_text()])
 
@@ -177,7 +180,8 @@ class Lesson:
             shown.add(row["label"], round(row["samples_per_s"]),
                       f"{row['samples_per_s_low']:.0f} to {row['samples_per_s_high']:.0f}",
                       100 * row["wait_share"], against_text(row))
-        shown.note(self.noise_floor_text())
+        if self.noise_floor_text():
+            shown.note(self.noise_floor_text())
         measured = {row["label"] for row in self.knob_rows}
         never = [s.label for s in self._wanted if s.label not in measured]
         if never:
@@ -185,27 +189,21 @@ class Lesson:
                        "/dev/shm, or the time budget cut them: see the lines above and below)")
         if self.sweep_knobs.budget_note():
             shown.note(self.sweep_knobs.budget_note())
-        return Shown([shown, loader_plots.sweep_figure(
+        return Shown([knee_experiment.knob_rule(self.sweep_knobs.rounds), shown, loader_plots.sweep_figure(
             self.sweep_knobs, f"the other knobs, {self.sweep_knobs.runs[0].setting.num_workers} worker(s)")])
 
     def noise_floor_text(self) -> str:
-        """What the rule calls by chance: a do-nothing knob's odds of a gain or loss call at this
-        many rounds, the A/A row's own call, and the baseline's samples/s here against the same
-        setting in the worker sweep (two sweeps of one setting: how far apart they land)."""
-        rounds = self.sweep_knobs.rounds
-        control = next((r for r in self.knob_rows if r["label"].endswith("(A/A)")), None)
-        text = (f"{rounds} rounds: a do-nothing knob gets a gain or loss call "
-                f"{100 * knee_experiment.false_call_chance(rounds):.0f}% of the time")
-        if control is not None:
-            text += f"; the A/A row (baseline again): {against_text(control)}"
+        """The baseline's samples/s here against the same setting in the worker sweep (two
+        sweeps of one setting: how far apart they land). The A/A row in the table is what the
+        rule (printed above it) calls when nothing changed."""
         base = self.sweep_knobs.runs[0]
         same = self.sweep_workers.where(num_workers=base.setting.num_workers,
                                         batch_size=base.setting.batch_size)
-        if same:
-            text += (f"; the baseline: {base.samples_per_s:.0f} samples/s here, "
-                     f"{same[0].samples_per_s:.0f} in the worker sweep "
-                     f"({base.samples_per_s / same[0].samples_per_s - 1:+.0%})")
-        return text + "."
+        if not same:
+            return ""
+        return (f"The baseline: {base.samples_per_s:.0f} samples/s here, "
+                f"{same[0].samples_per_s:.0f} in the worker sweep "
+                f"({base.samples_per_s / same[0].samples_per_s - 1:+.0%}).")
 
     def recorded_gpu_knobs(self) -> object:
         """The reference GPU's knob rows (pin_memory, non_blocking, the device prefetcher),
@@ -225,6 +223,10 @@ class Lesson:
                       against_text(per_round) if per_round else "the baseline" if i == 0 and decided else "-")
         if not decided:
             shown.note("recorded before knobs were read round by round against the baseline: no ratios")
+        elif gpu_knobs.get("rounds"):
+            shown.note(f"called by the rule above, over {gpu_knobs['rounds']} rounds there")
+        else:
+            shown.note("called by an older rule: every round above or below 1x, no band")
         return shown
 
     def cores_text(self) -> Lines:
@@ -606,14 +608,14 @@ def timing_line(timing: object, name: str) -> str:
 
 
 _CALLS = {knee_experiment.GAIN: "a gain", knee_experiment.LOSS: "a loss",
-          knee_experiment.NO_DIFFERENCE: "straddles 1x", knee_experiment.UNDECIDED: "one round"}
+          knee_experiment.NO_DIFFERENCE: "no clear difference", knee_experiment.UNDECIDED: "one round",
+          "no measurable difference": "straddles 1x"}  # the last: a table recorded before the band
 
 
 def against_text(row: Mapping) -> str:
     """A knob_table row against the baseline: the median of its round-by-round ratios, their
-    range, and the call ('1.21x (1.12-1.36): a gain'); the median always lies inside the range
-    and no flag applies, so this is what `stated_ratio` states, shorter. A row without the
-    numbers keeps its stated sentence."""
+    range, and the call of the rule printed above the table ('1.21x (1.12-1.36): a gain',
+    knee_experiment.knob_rule). A row without the numbers keeps its stated sentence."""
     if row.get("decision") == "baseline":
         return "the baseline"
     if row.get("ratio") is None or row.get("ratio_low") is None or row.get("decision") not in _CALLS:

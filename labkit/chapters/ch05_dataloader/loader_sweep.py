@@ -437,7 +437,8 @@ class Sweep:
 
     left_out: labels of settings a time budget kept from being measured at all; rounds: how
     many rounds (windows per setting) ran; seconds: wall seconds spent on each setting, all
-    its rounds together (worker start-up, warm-up and windows), to see where the time went."""
+    its rounds together (worker start-up, warm-up and windows), to see where the time went;
+    orders: each round's settings in the order they ran (to test for an order effect)."""
 
     runs: list[Run]
     left_out: tuple[str, ...] = ()
@@ -445,6 +446,7 @@ class Sweep:
     rounds_asked: int = 0
     budget_s: float | None = None
     seconds: dict[str, float] = field(default_factory=dict)
+    orders: list[list[str]] = field(default_factory=list)  # each round's labels in the order run
 
     def budget_note(self) -> str:
         """'' when the budget cut nothing; else what it cut, said plainly."""
@@ -510,7 +512,7 @@ def sweep(dataset: torch.utils.data.Dataset, settings: Sequence[Setting],
           on_progress: Callable[[int, int, str], None] | None = None,
           main_threads: int | None = 1, windows: int = WINDOWS,
           uint8_dataset: torch.utils.data.Dataset | None = None, interleave: bool = True,
-          budget_s: float | None = None, rotate: bool = False) -> Sweep:
+          budget_s: float | None = None, rotate: bool = False, balanced: bool = False) -> Sweep:
     """Measure each setting for `windows` windows; on_progress(done, total, label) as each
     setting's last window ends (a bar).
 
@@ -531,6 +533,12 @@ def sweep(dataset: torch.utils.data.Dataset, settings: Sequence[Setting],
     budget reads as cheap to dear), so no setting always runs first or last in a round, right
     after the same neighbour: a knob compared with the baseline round by round (knob_ratios)
     does not inherit a fixed position's advantage.
+
+    balanced (implies rotate): rounds in pairs, the second of a pair the first reversed, and
+    each pair rotated one further (round_order). Within a pair every setting runs once before
+    and once after every other, and its two positions sum to the same, so an order effect
+    (who runs first, right after whom, drift within a round) cannot favour one setting over
+    another: the sign rule's even odds (knob_ratio) hold for a setting that changes nothing.
     """
     if not settings:
         raise ValueError("sweep needs at least one Setting")
@@ -545,16 +553,15 @@ def sweep(dataset: torch.utils.data.Dataset, settings: Sequence[Setting],
     started = time.perf_counter()
     first_round_s = 0.0
     rounds_run = 0
+    orders: list[list[str]] = []
     for round_index in range(rounds):
         if round_index > 0 and budget_s is not None:
             if time.perf_counter() - started + first_round_s > budget_s:
                 _log.info("budget: round %d would end past %.0f s; stopping after %d round(s)",
                           round_index + 1, budget_s, rounds_run)
                 break
-        order = list(range(len(kept)))
-        if rotate and round_index > 0 and kept:
-            shift = round_index % len(kept)
-            order = order[shift:] + order[:shift]
+        order = round_order(round_index, len(kept), rotate=rotate, balanced=balanced)
+        orders.append([kept[i].label for i in order])
         for position, index in enumerate(order):
             number, setting = index + 1, kept[index]
             if round_index == 0 and budget_s is not None and number > 1:
@@ -563,6 +570,7 @@ def sweep(dataset: torch.utils.data.Dataset, settings: Sequence[Setting],
                     _log.info("budget: %.1f s of round 1 spent (its share is %.1f s); leaving out %s",
                               so_far, budget_s / rounds, ", ".join(s.label for s in kept[number - 1:]))
                     kept = kept[:number - 1]
+                    orders[-1] = orders[-1][:number - 1]
                     break
             source = uint8_dataset if setting.ship_uint8 else dataset
             begin = time.perf_counter()
@@ -580,7 +588,28 @@ def sweep(dataset: torch.utils.data.Dataset, settings: Sequence[Setting],
     return Sweep([merged(p) for p in parts[:len(kept)]],
                  left_out=tuple(s.label for s in settings[len(kept):]), rounds=rounds_run,
                  rounds_asked=rounds, budget_s=budget_s,
-                 seconds={s.label: seconds[i] for i, s in enumerate(kept)})
+                 seconds={s.label: seconds[i] for i, s in enumerate(kept)}, orders=orders)
+
+
+def round_order(round_index: int, count: int, rotate: bool = True, balanced: bool = False) -> list[int]:
+    """The order (indices into the settings) in which round `round_index` runs `count` settings.
+
+    Round 0 keeps the given order (a budget reads it as cheap to dear). rotate: round r starts
+    at setting r. balanced: rounds 2k and 2k+1 are one order, forward then reversed, that
+    starts at setting k: with 4 settings 0123, 3210, 1230, 0321, 2301, 1032."""
+    if count < 0 or round_index < 0:
+        raise ValueError(f"round_order needs round_index >= 0 and count >= 0, got {round_index}, {count}")
+    order = list(range(count))
+    if not count:
+        return order
+    if balanced:
+        shift = (round_index // 2) % count
+        order = order[shift:] + order[:shift]
+        return order[::-1] if round_index % 2 else order
+    if rotate:
+        shift = round_index % count
+        order = order[shift:] + order[:shift]
+    return order
 
 
 def grid(num_workers: Sequence[int], batch_size: int, **fixed: object) -> list[Setting]:

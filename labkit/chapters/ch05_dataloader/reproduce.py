@@ -7,10 +7,12 @@ CUDA GPU. measure_knee() is the chapter's central number, the knee of the worker
 knee within one step of the sweep in every run, and each knob's gain / no gain the same.
 benchmarks/reproduce.py calls it through measure_numbers() and summarise_numbers().
 
-Sized to fit a batch job: on a 16-core H200 host one full run is planned at about 140 s at
-most (start-up, the verdicts, the worker sweep and the knob sweep under their hard budgets,
-knee_experiment.WORKER_SWEEP_BUDGET_S and KNOB_SWEEP_BUDGET_S: 45 s and 70 s), so three runs
-fit a 600 s call; --quick leaves the knob sweep out. last_phases() and
+Sized to fit a batch job: on a 16-core H200 host one full run is planned at about 130 s
+(start-up and the verdicts ~15 s, preparation ~8 s, the worker sweep ~30 s, the knob sweep
+~80 s: six rounds of seven rows; hard budgets knee_experiment.WORKER_SWEEP_BUDGET_S and
+KNOB_SWEEP_BUDGET_S, 45 s and 90 s), so three runs take about 6.5 minutes; --quick leaves
+the knob sweep out. Each run's knob calls follow one printed rule (knee_experiment.knob_rule),
+so the runs compare call by call. last_phases() and
 measure_numbers()['phases'] say where each run's seconds went.
 """
 
@@ -99,10 +101,11 @@ def measure_knee(quick: bool = False, budget_s: float | None = knee_experiment.W
 
 def measure_numbers(quick: bool = False, knobs: bool | None = None) -> dict:
     """What benchmarks/reproduce.py records per run beside the verdicts: the knee, its
-    arithmetic, the plateau against its prediction, each knob's gain / no gain (knobs; by
-    default on a full run, off with quick: the knob sweep costs up to its 70 s budget), and
-    the seconds of each phase (the sweep's rows left out: they are large)."""
-    knobs = not quick if knobs is None else knobs
+    arithmetic, the plateau against its prediction, each knob's call (knobs; by default on a
+    full run, and on a quick run without a GPU, where the knob sweep takes seconds; off on a
+    quick GPU run: there it costs up to its 90 s budget), and the seconds of each phase (the
+    sweep's rows left out: they are large)."""
+    knobs = (not quick or not torch.cuda.is_available()) if knobs is None else knobs
     knee = measure_knee(quick, knobs=knobs)
     keep = ("worker_counts", "measured_counts", "knee_workers", "arithmetic_workers", "agrees",
             "workers_needed", "sample_cost_s", "compute_s", "batch_load_s", "noise", "rounds",
@@ -119,6 +122,9 @@ def measure_numbers(quick: bool = False, knobs: bool | None = None) -> dict:
                               for r in knee["knob_table"][1:]}
         out["knob_budget_note"] = knee["knob_budget_note"]
         out["knob_rounds"] = knee.get("knob_rounds")  # the A/A row's label ends '(A/A)'
+        out["knob_rule"] = knee.get("knob_rule")
+        out["knob_orders"] = knee.get("knob_orders")
+        out["aa_by_order"] = knee.get("aa_by_order")
     out["samples_per_s"] = {str(r["num_workers"]): r["samples_per_s"] for r in knee["rows"]}
     out["wait_share"] = {str(r["num_workers"]): r["wait_share"] for r in knee["rows"]}
     out["explanation"] = knee["knee"]["explanation"]
@@ -164,10 +170,31 @@ def summarise_numbers(runs: Sequence[dict]) -> dict:
     knobs = knob_agreement(runs)
     if knobs:
         out["knobs"] = knobs
+        rules = list(dict.fromkeys(r["knob_rule"] for r in runs if r.get("knob_rule")))
+        lines.extend(f"  {rule}" for rule in rules)
+        for i, r in enumerate(runs, start=1):
+            lines.append(f"    run {i}: {knob_line(r)}")
         for label, seen in knobs["decisions"].items():
             lines.append(f"  knob {label}: {', '.join(seen)} -> "
                          f"{'the same in ' + str(len(seen)) + ' of ' + str(len(seen)) if label in knobs['same'] else 'NOT the same'}")
     return out
+
+
+def knob_line(run: dict) -> str:
+    """One run's knob calls in one line ('uint8 1.31x (1.20-1.45) gain; ...'), and its A/A
+    row's median ratio when it ran before the baseline against after (an order effect)."""
+    ratios = run.get("knob_ratios") or {}
+    parts = []
+    for label, decision in (run.get("knob_decisions") or {}).items():
+        ratio, low, high = (ratios.get(label) or [None, None, None])[:3]
+        shown = f" {ratio:.2f}x ({low:.2f}-{high:.2f})" if None not in (ratio, low, high) else ""
+        parts.append(f"{label}{shown} {decision}")
+    by_order = run.get("aa_by_order") or {}
+    if by_order.get("before_median") is not None and by_order.get("after_median") is not None:
+        parts.append(f"A/A ran before the baseline {by_order['before_median']:.2f}x "
+                     f"({len(by_order['before'])} rounds), after it {by_order['after_median']:.2f}x "
+                     f"({len(by_order['after'])} rounds)")
+    return "; ".join(parts) or "no knobs measured"
 
 
 def _agreement(run: dict) -> str:
@@ -177,7 +204,7 @@ def _agreement(run: dict) -> str:
 
 
 def knob_agreement(runs: Sequence[dict]) -> dict:
-    """Across runs: each knob's decision (gain / loss / no measurable difference) in every run
+    """Across runs: each knob's decision (gain / loss / no clear difference) in every run
     that measured it, and the knobs whose decision was the same in all of them. {} when no
     run measured knobs."""
     measured = [r["knob_decisions"] for r in runs if r.get("knob_decisions") is not None]

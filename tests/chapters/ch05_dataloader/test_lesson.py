@@ -86,7 +86,9 @@ def test_a_knob_row_reads_as_its_median_range_and_call():
            "stated": "1.21x (rounds 1.12-1.36)"}
     assert lesson.against_text(row) == "1.21x (1.12-1.36): a gain"
     assert lesson.against_text({**row, "decision": knee_experiment.NO_DIFFERENCE,
-                                "ratio_low": 0.9}).endswith("straddles 1x")
+                                "ratio_low": 0.9}).endswith(": no clear difference")
+    # a table recorded under the older rule (no band) keeps its own words
+    assert lesson.against_text({**row, "decision": "no measurable difference"}).endswith("straddles 1x")
     assert lesson.against_text({"decision": "baseline"}) == "the baseline"
     assert lesson.against_text({"decision": "gain", "stated": "older record"}) == "older record"
 

@@ -10,6 +10,7 @@ import textwrap
 import time
 from pathlib import Path
 
+import numpy as np
 import pytest
 import torch
 
@@ -488,6 +489,24 @@ def test_a_rotated_sweep_starts_each_round_at_another_setting(data):
     assert firsts == [4, 5, 6, 5, 6, 4, 6, 4, 5]
     assert [r.setting.batch_size for r in result.runs] == [4, 5, 6]  # rows keep their order
     assert all(len(r.window_s) == 3 for r in result.runs)
+    assert result.orders == [["w0 b4", "w0 b5", "w0 b6"], ["w0 b5", "w0 b6", "w0 b4"],
+                             ["w0 b6", "w0 b4", "w0 b5"]]
+
+
+def test_a_balanced_order_runs_every_setting_before_and_after_every_other_in_each_pair():
+    orders = [loader_sweep.round_order(r, 4, balanced=True) for r in range(6)]
+    assert orders == [[0, 1, 2, 3], [3, 2, 1, 0], [1, 2, 3, 0], [0, 3, 2, 1], [2, 3, 0, 1], [1, 0, 3, 2]]
+    for pair in range(3):
+        first, second = orders[2 * pair], orders[2 * pair + 1]
+        for a in range(4):
+            assert first.index(a) + second.index(a) == 3  # the same mean position for everyone
+            for b in range(4):
+                if a != b:  # a before b in one round of the pair, after it in the other
+                    assert (first.index(a) < first.index(b)) != (second.index(a) < second.index(b))
+    assert loader_sweep.round_order(2, 3, rotate=False) == [0, 1, 2]
+    assert loader_sweep.round_order(0, 0, balanced=True) == []
+    with pytest.raises(ValueError, match="round_index"):
+        loader_sweep.round_order(-1, 3)
 
 
 def run_of(workers, batch, waits, computes, windows):
@@ -557,6 +576,28 @@ def test_the_false_call_chance_of_a_do_nothing_knob():
     assert knee_experiment.false_call_chance(1) == 1.0
     settings = knee_experiment.knob_settings(4, 16, on_gpu=False)
     assert settings[1].control and settings[1].label == f"{settings[0].label} (A/A)"  # second: no budget cuts it
+    rule = knee_experiment.knob_rule(6, margin=0.05)
+    assert "all 6 rounds" in rule and "above 1.05x" in rule and "below 0.95x" in rule and "3.1%" in rule
+    assert "no knob is called" in knee_experiment.knob_rule(1)
+
+
+def test_the_rule_calls_a_do_nothing_knob_at_most_as_often_as_it_says():
+    """Simulated A/A rows (knob and baseline drawn alike, 20% noise a round): the share called
+    a gain or a loss stays within the stated bound, with and without the band."""
+    from labkit.chapters.ch05_dataloader import knee_experiment
+
+    rng = np.random.default_rng(5)
+    rounds = knee_experiment.KNOB_ROUNDS
+    for margin in (0.0, knee_experiment.KNOB_MARGIN):
+        calls = 0
+        for _ in range(4000):
+            base = run_of(2, 16, [0.01] * rounds, [0.01] * rounds, list(rng.lognormal(-4, 0.2, rounds)))
+            same = run_of(2, 16, [0.01] * rounds, [0.01] * rounds, list(rng.lognormal(-4, 0.2, rounds)))
+            calls += knee_experiment.knob_ratio(base, same, margin=margin)["decision"] != "no clear difference"
+        bound = knee_experiment.false_call_chance(rounds)
+        assert calls / 4000 < bound + 0.01
+        if margin == 0:  # without the band the bound is the rate itself
+            assert calls / 4000 > bound - 0.015
 
 
 @pytest.mark.parametrize("kwargs, words", [(dict(step_s=0.0, ready_step_s=0.01), "step_s"),
@@ -579,7 +620,15 @@ def test_a_knob_is_a_gain_only_when_every_round_beats_the_baseline():
     assert gain["round_ratios"] == pytest.approx([0.02 / 0.016, 0.03 / 0.025, 0.02 / 0.017])
     assert "rounds" in gain["stated"]
     none = knee_experiment.knob_ratio(base, mixed)
-    assert none["decision"] == "no measurable difference" and "straddle" in none["stated"]
+    assert none["decision"] == "no clear difference" and "no clear difference" in none["stated"]
+    # every round faster, but one by less than the band: no clear difference; a loss mirrors it
+    small = run_of(3, 16, [0.01] * 3, [0.01] * 3, [0.016, 0.029, 0.017])  # 3% in round two
+    assert knee_experiment.knob_ratio(base, small)["decision"] == "no clear difference"
+    assert knee_experiment.knob_ratio(base, small, margin=0.0)["decision"] == "gain"
+    slower = run_of(3, 16, [0.01] * 3, [0.01] * 3, [0.022, 0.033, 0.0222])
+    assert knee_experiment.knob_ratio(base, slower)["decision"] == "loss"
+    with pytest.raises(ValueError, match="margin"):
+        knee_experiment.knob_ratio(base, faster, margin=-0.1)
     # the overall ratio (all windows together) would call it 1.05x faster; the rounds do not
     assert 1 < mixed.samples_per_s / base.samples_per_s
     one = knee_experiment.knob_ratio(run_of(2, 16, [0.01], [0.01], [0.02]),
@@ -588,8 +637,19 @@ def test_a_knob_is_a_gain_only_when_every_round_beats_the_baseline():
     with pytest.raises(ValueError, match="round"):
         knee_experiment.knob_ratio(base, run_of(2, 16, [0.01], [0.01], [0.02]))
     table = knee_experiment.knob_table(loader_sweep.Sweep([base, faster, mixed]))
-    assert [r["decision"] for r in table] == ["baseline", "gain", "no measurable difference"]
-    assert list(knee_experiment.knob_decisions(table).values()) == ["gain", "no measurable difference"]
+    assert [r["decision"] for r in table] == ["baseline", "gain", "no clear difference"]
+    assert list(knee_experiment.knob_decisions(table).values()) == ["gain", "no clear difference"]
+
+
+def test_the_a_a_row_is_split_by_whether_it_ran_before_or_after_the_baseline():
+    from labkit.chapters.ch05_dataloader import knee_experiment
+
+    table = [{"label": "w2 b8"}, {"label": "w2 b8 (A/A)", "round_ratios": [0.9, 1.1, 0.8, 1.2]}]
+    orders = [["w2 b8", "w2 b8 (A/A)"], ["w2 b8 (A/A)", "w2 b8"]] * 2
+    split = knee_experiment.control_by_order(table, orders)
+    assert split["after"] == [0.9, 0.8] and split["before"] == [1.1, 1.2]
+    assert split["before_median"] == pytest.approx(1.15) and split["after_median"] == pytest.approx(0.85)
+    assert knee_experiment.control_by_order(table[:1], orders) is None
 
 
 def test_the_knobs_issue_39_names_come_before_the_batch_sizes():
@@ -597,3 +657,13 @@ def test_the_knobs_issue_39_names_come_before_the_batch_sizes():
 
     labels = [s.label for s in knee_experiment.knob_settings(4, 16, on_gpu=False)]
     assert labels == ["w4 b16", "w4 b16 (A/A)", "w4 b16 uint8", "w4 b16 pf1", "w4 b16 pf4", "w4 b8", "w4 b32"]
+
+
+def test_on_a_gpu_the_tuned_combination_runs_right_after_the_controls():
+    from labkit.chapters.ch05_dataloader import knee_experiment
+
+    if not torch.cuda.is_available():  # device_prefetch is refused without a GPU
+        pytest.skip("the GPU knob list needs a CUDA GPU to build its device_prefetch setting")
+    labels = [s.label for s in knee_experiment.knob_settings(8, 64, on_gpu=True)]
+    assert labels == ["w8 b64", "w8 b64 (A/A)", "w8 b64 pin devprefetch uint8", "w8 b64 uint8",
+                      "w8 b64 pf1", "w8 b64 pf4", "w8 b64 pin"]

@@ -8,7 +8,7 @@ import sys
 import pytest
 import torch
 
-from labkit.chapters.ch05_dataloader import reproduce
+from labkit.chapters.ch05_dataloader import knee_experiment, reproduce
 from tests.paths import ROOT
 
 
@@ -45,8 +45,15 @@ def test_knob_decisions_must_be_the_same_in_every_run_and_an_untestable_knee_say
     runs = [dict(numbers(12), knob_decisions={"w12 b64 uint8": "gain", "w12 b64 pf1": d},
                  plateau={"measured": 1276.0, "predicted": 1280.0, "agrees": True,
                           "bound": "a host-bound step"})
-            for d in ("no measurable difference", "gain", "no measurable difference")]
+            for d in ("no clear difference", "gain", "no clear difference")]
+    runs[0].update(knob_rule="The rule: x", knob_ratios={"w12 b64 uint8": [1.3, 1.2, 1.5]},
+                   aa_by_order={"before": [0.9, 1.1], "after": [1.0], "before_median": 1.0,
+                                "after_median": 1.0})
     summary = reproduce.summarise_numbers(runs)
+    assert "  The rule: x" in summary["lines"]  # printed once, then each run's calls in one line
+    assert any(line.startswith("    run 1: w12 b64 uint8 1.30x (1.20-1.50) gain; w12 b64 pf1 no clear "
+                               "difference; A/A ran before the baseline 1.00x (2 rounds)")
+               for line in summary["lines"])
     assert summary["knobs"]["same"] == ["w12 b64 uint8"]
     assert any("knob w12 b64 uint8: gain, gain, gain -> the same in 3 of 3" in line
                for line in summary["lines"])
@@ -79,6 +86,12 @@ def test_the_reproduce_tool_records_the_knee_and_the_phases_of_each_run(tmp_path
         assert "start-up (imports, before measuring)" in phases
     assert data["numbers_summary"]["runs"] == 1
     assert "the same knee within one step of the sweep in" in done.stdout
+    if not torch.cuda.is_available():  # a quick CPU run measures the knobs too: one rule, each call
+        run = data["numbers"][0]
+        assert run["knob_rounds"] == knee_experiment.KNOB_ROUNDS and run["knob_rule"] in done.stdout
+        assert set(run["knob_decisions"]) == set(run["knob_ratios"])
+        assert len(run["knob_orders"]) == run["knob_rounds"] and "before" in run["aa_by_order"]
+        assert any(f"knob {label}: " in done.stdout for label in run["knob_decisions"])
     assert "prepare: one step's compute" in done.stdout
 
 
