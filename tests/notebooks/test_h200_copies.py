@@ -17,6 +17,7 @@ COPIES = ROOT / "results" / "h200_notebooks"
 NOT_YET_RERECORDED = {
     "00_setup_check",           # issue 38: Mistake 4's conclusion, first calls on one clock, the 2% band
     "02_contiguity_and_hidden_copies",  # issue 38: C5b's window named as measured, C9's rows, illustration after C9
+    "03_memory_layouts",        # issue 38: C22's NCHW batched GEMM and the seed's table, C7's regimes named
     "04_fusion",                # issue 38: C18's rule to settle, one takeaway re-worded after
     "05_dataloader",            # issue 39: A/A knob row, the plateau's copy split, pending GPU verdicts
     "06_ddp_layout_drift",      # issue 39: quiz answers no longer stated above the quizzes

@@ -164,6 +164,76 @@ def conversion_note(here: Sequence[str] | None, recorded: Recorded) -> str:
     return text  # why a CPU cannot see oneDNN's reorders is on C22's card, not repeated here
 
 
+# The channel GEMM three ways (C22's argument): NHWC's one tall GEMM, NCHW's batched GEMM
+# (no copy either), and the seed's path, NHWC converted to NCHW first.
+# Keyed by the role C22's evidence names them by (claims.check_c22 reads those keys).
+GEMM_PATHS = {"nhwc_direct": "NHWC: [N*H*W, C] @ W, one GEMM",
+              "nchw_batched": "NCHW: W^T @ x.view(N, C, H*W), batched",
+              "nhwc_to_nchw": "NHWC -> NCHW copy, then batched (the seed's path)"}
+GEMM_OP = re.compile(r"(?i)gemm|mm\b|bmm|copy|clone|kernel")  # what the ran column keeps
+
+
+def channel_gemms(act: torch.Tensor, act_cl: torch.Tensor,
+                  weight: torch.Tensor) -> dict[str, Callable[[], torch.Tensor]]:
+    """The 1x1 channel mixing of one activation (NCHW `act`, channels_last `act_cl`, same
+    values) by a [C, C] weight, as each GEMM_PATHS entry computes it. NCHW needs no
+    [pixels, channels] matrix: per image, x.view(N, C, H*W)[n] is a [C, H*W] matrix, and
+    W^T @ it for every n is one strided-batched GEMM (aten's bmm) over the tensor as it is."""
+    n, c, h, w = act.shape
+    w_t = weight.t()
+    return {GEMM_PATHS["nhwc_direct"]: lambda: act_cl.permute(0, 2, 3, 1).reshape(-1, c) @ weight,
+            GEMM_PATHS["nchw_batched"]: lambda: w_t @ act.view(n, c, h * w),
+            GEMM_PATHS["nhwc_to_nchw"]: lambda: w_t @ act_cl.contiguous().view(n, c, h * w)}
+
+
+def same_product(paths: Mapping[str, Callable[[], torch.Tensor]], channels: int) -> bool:
+    """Whether the paths compute the same numbers (NHWC's [pixels, C] result against the
+    batched [N, C, H*W] ones, put in one order), to the dtype's tolerance."""
+    outs = [f() for f in paths.values()]
+    flat = [outs[0]] + [o.transpose(1, 2).reshape(-1, channels) for o in outs[1:]]
+    tol = 1e-2 if flat[0].dtype in (torch.float16, torch.bfloat16) else 1e-3
+    return all(torch.allclose(flat[0].float(), o.float(), rtol=tol, atol=tol) for o in flat[1:])
+
+
+def gemm_paths(chapter: Chapter, act: torch.Tensor, act_cl: torch.Tensor,
+               weight: torch.Tensor) -> tuple[Table, dict, list[dict]]:
+    """C22's three GEMM paths: the bytes each copied (the copy detector), what ran (the
+    profiler), and their times, interleaved (`chapter.measured`), each as a share of this
+    machine's copy ceiling for the bytes it must move (the activation read, the result
+    written and the weight; the seed's path also its copy's read and write) and of its
+    matmul ceiling for the GEMM's FLOPs: which of the two bounds a path is its efficiency.
+
+    Returns (table, evidence {role: copied bytes, time, ratio to the NHWC GEMM, share},
+    flagged timings). The times are shown, never judged: the seed's table names no shape."""
+    on_gpu = act.device.type == "cuda"
+    paths = channel_gemms(act, act_cl, weight)
+    size = act.numel() * act.element_size()
+    least = 2 * size + weight.numel() * weight.element_size()
+    moved = {GEMM_PATHS["nhwc_direct"]: least, GEMM_PATHS["nchw_batched"]: least,
+             GEMM_PATHS["nhwc_to_nchw"]: least + 2 * size}
+    flops = 2 * act.numel() * act.shape[1]
+    with torch.no_grad():
+        copied = {k: copies.bytes_copied(f) for k, f in paths.items()}
+        ran = {k: [op for op in ops_run(f, on_gpu) if GEMM_OP.search(op)] for k, f in paths.items()}
+        cmp, flagged = chapter.measured(paths, baseline=GEMM_PATHS["nhwc_direct"], case="C22 GEMM paths",
+                                        rounds=5,
+                                        rep_ms=100, bytes_moved=moved, flops=flops,
+                                        flops_dtype=math_of(act.dtype, on_gpu))
+    shown = Table(f"the channel GEMM of a {'x'.join(map(str, act.shape))} activation, three ways",
+                  ["path", "copied", "time", "vs one GEMM", "of copy ceiling", "of matmul ceiling", "ran"],
+                  units={"copied": "B", "time": "s", "vs one GEMM": "x", "of copy ceiling": "%",
+                         "of matmul ceiling": "%"})
+    evidence = {}
+    for role, k in GEMM_PATHS.items():
+        t = cmp[k].timing
+        evidence[role] = {"path": k, "copied_bytes": copied[k], "median_s": t.median_s,
+                          "ratio": cmp[k].ratio, "pct_of_copy_ceiling": t.pct_of_copy_ceiling}
+        shown.add(k, copied[k], t.median_s, cmp[k].ratio, t.pct_of_copy_ceiling, t.pct_of_matmul_ceiling,
+                  "; ".join(op.split("<")[0][:48] for op in ran[k]))
+    shown.note(f"the same numbers from all three: {same_product(paths, act.shape[1])}")
+    return shown, evidence, flagged
+
+
 # ---------------------------------------------------------------------- C7
 
 

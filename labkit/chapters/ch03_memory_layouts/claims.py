@@ -39,12 +39,17 @@ def deciding(run: Mapping) -> tuple[float, list[float] | None, str]:
     time decides, its spread over the interleaved rounds."""
     if run.get("host_bound") and run.get("nchw_busy_s") and run.get("nhwc_busy_s"):
         rounds = [float(v) for v in run.get("busy_speedup_rounds") or ()]
-        idle = max(float(run.get("nchw_idle_share") or 0), float(run.get("nhwc_idle_share") or 0))
+        idle = _idle(run)
         return (float(run["nchw_busy_s"]) / float(run["nhwc_busy_s"]),
                 [min(rounds), max(rounds)] if rounds else None,
                 f"device-busy time (host-bound: the GPU idled {100 * idle:.0f}% of the wall time)")
     return (run["nhwc_img_s"] / run["nchw_img_s"], _inverse(run.get("nhwc_time_ratio_iqr")),
             WALL_TIME)
+
+
+def _idle(run: Mapping) -> float:
+    """The larger of the two layouts' GPU idle shares in a traced run."""
+    return max(float(run.get("nchw_idle_share") or 0), float(run.get("nhwc_idle_share") or 0))
 
 
 def _speedups(runs: list, th: Mapping) -> tuple[str, str, str]:
@@ -56,8 +61,10 @@ def _speedups(runs: list, th: Mapping) -> tuple[str, str, str]:
     parts = []
     for r, (ratio, _, basis) in zip(runs, decided, strict=True):
         wall = r["nhwc_img_s"] / r["nchw_img_s"]
+        traced = basis == WALL_TIME and r.get("nchw_busy_s") and r.get("nhwc_busy_s")
         parts.append(f"{r['dtype']} b{r['batch']}: {ratio:.2f}x" + (
-            "" if basis == WALL_TIME else f" by {basis}; {wall:.2f}x by wall time"))
+            f" by {basis}; {wall:.2f}x by wall time" if basis != WALL_TIME else
+            f" by wall time (device-bound: the GPU idled {100 * _idle(r):.0f}%)" if traced else ""))
     text = "NHWC/NCHW speed: " + ", ".join(parts)
     if len(certain) < len(runs):
         text += f" ({len(runs) - len(certain)} run(s) within noise, left out)"
@@ -87,6 +94,11 @@ def check_c7(ev: Mapping, th: Mapping) -> tuple[str, str, str]:
     if others:
         text += "; not judged, other settings: " + ", ".join(
             f"{r['dtype']} b{r['batch']} {r['nhwc_img_s'] / r['nchw_img_s']:.2f}x" for r in others)
+        bound = [r for r in others if r.get("nchw_busy_s") and r.get("host_bound") is False]
+        if bound:  # where the device, not the host, bounded the wall time (issue 38's regime)
+            text += ("; of these, device-bound (the GPU idled under "
+                     f"{100 * HOST_BOUND_IDLE_SHARE:.0f}%, so wall time times the layout): "
+                     + ", ".join(f"{r['dtype']} b{r['batch']}" for r in bound))
     kept_runs = list((ev.get("kept") or {}).get("runs") or [])
     if kept_runs:
         kept_outcome, kept_text, kept_depends_on = _speedups(kept_runs, th)
@@ -134,21 +146,47 @@ C7 = Claim(
     seed_text='NCHW1820 img/s142 img/sNHWC2190 img/s198 img/s')
 
 
+# The seed's performance table for C22 (seed 004, 4.1), quoted on the card; never a result.
+SEED_DIRECT, SEED_CONVERTED = (12.7, 41), (8.9, 86)  # (ms, % of bandwidth), as the seed prints them
+SEED_TABLE = (f"NHWC -> cuBLAS (no conversion) {SEED_DIRECT[0]} ms at {SEED_DIRECT[1]}% of bandwidth "
+              f"against NHWC -> NCHW -> cuBLAS {SEED_CONVERTED[0]} ms at {SEED_CONVERTED[1]}%")
+
+
 def check_c22(ev: Mapping, th: Mapping) -> tuple[str, str, str]:
     conv, nhwc_mm = int(ev["conv_conversion_bytes"]), int(ev["channel_matmul_nhwc_copy_bytes"])
     nchw_mm, kernels = int(ev["channel_matmul_nchw_copy_bytes"]), list(ev["conversion_kernels"])
+    batched = ev.get("channel_matmul_nchw_batched_copy_bytes")
     text = (f"NHWC conv: {conv} bytes of layout copies, {len(kernels)} layout-conversion kernel(s), "
             f"output {ev['conv_output_format']}; channel matmul copied {nhwc_mm} bytes from NHWC, "
-            f"{nchw_mm} from NCHW")
+            f"{nchw_mm} from NCHW through the [pixels, channels] reshape"
+            + ("" if batched is None else
+               f", {int(batched)} through NCHW's own batched form W^T @ x.view(N, C, H*W)"))
     to_nhwc = [k for k in ev.get("nchw_conversion_kernels") or () if "nchwtonhwc" in
                k.lower().replace("_", "") or "nchw2nhwc" in k.lower()]
     if to_nhwc:
         text += (f"; the NCHW conv ran {len(to_nhwc)} NCHW-to-NHWC conversion kernel(s) "
                  "(e.g. nchwToNhwcKernel): the backend converts NCHW input to NHWC, the "
                  "opposite of the seed's direction")
+    text += _seed_table_note(ev.get("gemm_paths") or {})
     if conv > 0 or nhwc_mm > 0 or kernels:
         return CONFIRMED, text, ""
     return REFUTED, text, ""
+
+
+def _seed_table_note(paths: Mapping) -> str:
+    """The seed's performance table beside this machine's two paths (`cases.gemm_paths`):
+    shown, not judged, since the seed names no shape, GPU or dtype (C22's card)."""
+    direct, seeds = paths.get("nhwc_direct"), paths.get("nhwc_to_nchw")
+    if not direct or not seeds:
+        return ""
+
+    def share(p: Mapping) -> str:
+        pct = p.get("pct_of_copy_ceiling")
+        return "" if pct is None else f" at {pct:.0f}% of the copy ceiling"
+    return (f"; not judged, the seed's table's two paths at this shape: NHWC direct "
+            f"{1e6 * direct['median_s']:.3g} us{share(direct)}, NHWC -> NCHW then batched "
+            f"{1e6 * seeds['median_s']:.3g} us{share(seeds)} ({seeds['ratio']:.2f}x the direct time; "
+            f"the seed's: {SEED_CONVERTED[0] / SEED_DIRECT[0]:.2f}x)")
 
 
 C22 = Claim(
@@ -158,7 +196,10 @@ C22 = Claim(
     "conv and matmul consume NHWC with no conversion copy. On a CPU this can only come out "
     "'refuted': oneDNN reorders inside its own kernels, which neither aten's copy detector nor "
     "the profiler's op list sees (ONEDNN_VERBOSE=1 prints them); only the GPU form, where "
-    "cuDNN's conversion kernels are profiled, can confirm it",
+    "cuDNN's conversion kernels are profiled, can confirm it. The seed's performance table "
+    f"({SEED_TABLE}) cannot be judged as it stands: it names no GEMM shape (N, H, W, C, output "
+    "channels), no GPU, no dtype and no bytes behind its bandwidth share, and its milliseconds "
+    "depend on all four; both paths are timed at this chapter's shape and shown, not judged",
     ("conv_conversion_bytes", "conversion_kernels", "conv_output_format",
      "channel_matmul_nhwc_copy_bytes", "channel_matmul_nchw_copy_bytes"), check=check_c22,
     section_zh="4.1 Tensor内存布局重构 (cuBLAS兼容性适配)", seed_setting="a GPU with cuBLAS",

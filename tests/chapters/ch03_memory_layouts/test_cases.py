@@ -111,3 +111,19 @@ def test_a_t4_leaves_bfloat16_out_and_calls_float32_float32(monkeypatch, capsys)
     assert h200.dtypes == [torch.float32, torch.bfloat16, torch.float16] and h200.skipped == ()
     assert capsys.readouterr().out == ""
     assert cases.math_of(torch.float32, True) == "tfloat32"
+
+
+def test_nchw_needs_no_copy_for_the_channel_gemm_and_the_seeds_path_copies_once():
+    """C22's argument (issue 38): NCHW's W^T @ x.view(N, C, H*W) is a batched GEMM on the tensor
+    as it lies; only the seed's NHWC -> NCHW path copies, the activation once."""
+    from labkit.measure import copies
+
+    _, _, act = cases.conv_case(torch.device("cpu"), False, batch=2, image=32)
+    act_cl = act.to(memory_format=torch.channels_last)
+    paths = cases.channel_gemms(act, act_cl, torch.randn(act.shape[1], act.shape[1]))
+    copied = {label: copies.bytes_copied(f) for label, f in paths.items()}
+    assert copied == {cases.GEMM_PATHS["nhwc_direct"]: 0, cases.GEMM_PATHS["nchw_batched"]: 0,
+                      cases.GEMM_PATHS["nhwc_to_nchw"]: act.numel() * act.element_size()}
+    assert cases.same_product(paths, act.shape[1])
+    wrong = dict(paths, extra=lambda: paths[cases.GEMM_PATHS["nchw_batched"]]() + 1)
+    assert not cases.same_product(wrong, act.shape[1])

@@ -133,3 +133,33 @@ def test_one_way_checks_say_so_on_their_cards():
     assert "can only come out 'refuted'" in claims.get("C22").refute_if
     assert "can only come out one way" in claims.get("C7").confirm_if
     assert "can only come out one way" in claims.get("C12").refute_if
+
+
+def test_c22_names_nchws_batched_gemm_and_leaves_the_seeds_table_unjudged():
+    """Issue 38: the reason says NCHW's own batched form copied nothing, and shows the seed's
+    two paths timed here beside the seed's ratio; the card says why the table is not judged."""
+    paths = {"nhwc_direct": {"median_s": 20e-6, "ratio": 1.0, "pct_of_copy_ceiling": 70.0},
+             "nhwc_to_nchw": {"median_s": 34e-6, "ratio": 1.7, "pct_of_copy_ceiling": 80.0}}
+    verdict = judge("C22", **CASES["C22"]["refuted"], channel_matmul_nchw_batched_copy_bytes=0,
+                    gemm_paths=paths)
+    assert verdict.outcome == "refuted"  # the timings decide nothing
+    assert "0 through NCHW's own batched form" in verdict.reason
+    assert "NHWC direct 20 us at 70% of the copy ceiling" in verdict.reason
+    assert "1.70x the direct time; the seed's: 0.70x" in verdict.reason
+    card = claims.get("C22").refute_if
+    assert "cannot be judged" in card and "no GEMM shape" in card and "12.7 ms" in card
+
+
+def test_c7_names_the_device_bound_runs_beside_the_judged_one():
+    """Review 11: the seed's setting is host-bound on an H200; the reason names which regime
+    bounded the judged number and which shown runs the device bounded."""
+    host = dict(host_bound=True, nchw_busy_s=8e-3, nhwc_busy_s=5e-3, nchw_idle_share=0.12,
+                nhwc_idle_share=0.46, busy_speedup_rounds=[1.6, 1.63])
+    device = dict(host_bound=False, nchw_busy_s=17e-3, nhwc_busy_s=14e-3, nchw_idle_share=0.03,
+                  nhwc_idle_share=0.03)
+    verdict = judge("C7", channels_last_stride1=1, runs=[run(**host)],
+                    other_runs=[run("float32", 128, 7221.0, 8943.0, **device), run("float32", 16)])
+    assert "host-bound: the GPU idled 46%" in verdict.reason
+    assert "device-bound" in verdict.reason and verdict.reason.endswith(": float32 b128")
+    alone = judge("C7", channels_last_stride1=1, runs=[run(**device)])
+    assert "by wall time (device-bound: the GPU idled 3%)" in alone.reason
