@@ -388,7 +388,8 @@ chapter.show(comparison)
 # %% jupyter={"source_hidden": true}
 quiz_gemm_share = chapter.lab.widgets.Quiz(
     "Three training steps of a small convolutional network on this machine, profiled: what share "
-    "of the time goes to convolutions and matrix multiplications (GEMM/conv)?",
+    "of the busy time (on a GPU its kernels' time, on a CPU the operators' own time) goes to "
+    "convolutions and matrix multiplications (GEMM/conv)?",
     choices=list(pitfalls.GEMM_SHARE_CHOICES),
     answer=lambda: pitfalls.gemm_share_class(globals().get("step_summary")),
     holds=3,  # the steps' summary, the timeline and the share; not the rest of the chapter
