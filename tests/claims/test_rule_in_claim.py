@@ -122,7 +122,7 @@ def test_claims_that_never_read_flags_now_follow_the_rule():
     strict_flag = {"timing": "over strict float32: strict float32 eager", "spread": 0.1}
     assert judge("C24", **ladder, flags=[strict_flag]).depends_on == claims.NOISE_FLAGGED
     c18 = dict(eager_per_launch_us=6.0, eager_interval_us=[5.9, 6.1], graph_per_node_us=1.3,
-               graph_launch_gap_us=0.45, fit_r_squared=0.999)
+               graph_launch_gap_us=0.45, graph_kernel_us=1.0, fit_r_squared=0.999)  # eager gap 5.0: 11x
     assert judge("C18", **c18).outcome == "confirmed"
     gap_flag = {"timing": "graph replay's launch gap: timeline", "spread": 0.2}  # 0.5/0.45: 11%
     assert judge("C18", **c18, flags=[gap_flag]).depends_on == claims.NOISE_FLAGGED

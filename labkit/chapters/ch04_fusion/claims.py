@@ -9,6 +9,7 @@ decisions (`decisions_c18`, `decisions_c19`) let `Claim.judge` apply the trust r
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 
 from labkit.claims.core import (
@@ -26,10 +27,13 @@ from labkit.core import discovery
 
 CHAPTER = discovery.chapter_key(__name__)
 
-# C18: the seed's table (section 2.3): "~5-8 us" eager, "<0.5 us" with CUDA Graph replay.
+# C18: the seed's table (section 2.3): "~5-8 us" eager, "<0.5 us" with CUDA Graph replay. Its
+# quantity is launch latency, the GPU's wait between kernels, on both sides; what it claims is
+# the contrast between them, judged as a ratio of gaps (eager's absolute figure is the host's).
 GRAPH_NODE_LIMIT_US = 0.5  # graph replay "launches in under 0.5 us": the gap between kernels
-EAGER_LAUNCH_LOW_US = 5.0  # eager launch latency "~5-8 us"
-EAGER_LAUNCH_HIGH_US = 8.0
+SEED_CONTRAST_RATIO = 5.0 / 0.5  # the seed's contrast at its weakest: eager 5 us against graph 0.5 us
+SEED_EAGER_LOW_US = 5.0  # eager launch latency "~5-8 us": printed beside the verdict, not judged
+SEED_EAGER_HIGH_US = 8.0
 MIN_FIT_R_SQUARED = 0.95  # below this the times do not lie on a line and no slope is trusted
 
 # C19: the seed's table (section 2.4): Triton 28.9 "TFLOPS" against 12.4 for PyTorch (2.3x).
@@ -108,67 +112,119 @@ def _other_estimate(ev: Mapping) -> float | None:
     return float(ev["graph_per_node_us"]) - float(ev["graph_kernel_us"])
 
 
+def _eager_launch_gap(ev: Mapping) -> tuple[float, list[float] | None, str]:
+    """Eager's launch gap, the card's quantity (how long the GPU waits between kernels), and how
+    it was obtained.
+
+    The fitted slope of the eager sweep is the time from one launch to the next; the tiny
+    kernel runs for part of it, so the GPU waits the slope minus the kernel's own duration
+    (the same kernel the graph replays, timed on the timeline). Without a kernel duration the
+    eager timeline's median gap is used instead (profiled, so the host runs slower), and said.
+    """
+    eager = float(ev["eager_per_launch_us"])
+    if ev.get("graph_kernel_us") is not None:
+        kernel = float(ev["graph_kernel_us"])
+        interval = ev.get("eager_interval_us")
+        spread = [float(v) - kernel for v in interval] if interval else None
+        return eager - kernel, spread, "the fitted slope minus the kernel's own duration"
+    if ev.get("eager_launch_gap_us") is not None:
+        return (float(ev["eager_launch_gap_us"]), None,
+                "the eager timeline's median gap, profiler on: no kernel duration to subtract")
+    raise ClaimError("C18 judges eager's launch gap too: pass graph_kernel_us (the kernel's own "
+                     "duration, subtracted from eager's per-launch slope) or eager_launch_gap_us "
+                     "(the eager timeline's median gap)")
+
+
+def _ratio(eager_gap: float, graph_gap: float) -> float:
+    """eager gap / graph gap; infinite where the graph's gap is 0 (below the timeline's step)."""
+    if graph_gap <= 0:
+        return math.inf if eager_gap > 0 else 0.0
+    return eager_gap / graph_gap
+
+
+def seed_contrast(ev: Mapping) -> tuple[float, list[float] | None, float, str]:
+    """(eager gap / graph gap, its interval, eager's gap, how eager's gap was obtained): the
+    seed's contrast. The interval combines eager's slope interval with the graph gap's spread
+    (the lowest eager over the highest graph gap, and the other way round); None where neither
+    side has one."""
+    graph, graph_spread, _ = _graph_launch_gap(ev)
+    eager, eager_spread, how = _eager_launch_gap(ev)
+    if graph_spread is None and eager_spread is None:
+        return _ratio(eager, graph), None, eager, how
+    eagers, graphs = eager_spread or [eager], graph_spread or [graph]
+    interval = [_ratio(min(eagers), max(graphs)), _ratio(max(eagers), min(graphs))]
+    return _ratio(eager, graph), interval, eager, how
+
+
 def check_c18(ev: Mapping, th: Mapping) -> tuple[str, str, str]:
     eager, node = float(ev["eager_per_launch_us"]), float(ev["graph_per_node_us"])
     r_squared = float(ev["fit_r_squared"])
     gap, spread, how = _graph_launch_gap(ev)
-    text = (f"graph replay: launch gap {gap:.2f} us ({how}; the verdict uses this), per-node "
-            f"time {node:.2f} us (the gap plus the kernel's own run); eager: {eager:.2f} us per "
-            f"launch (the fitted slope, CPU-bound; R^2 >= {r_squared:.3f})")
+    ratio, _, eager_gap, eager_how = seed_contrast(ev)
+    limit, contrast = th["graph_node_limit_us"], th["contrast_ratio"]
+    text = (f"graph replay: launch gap {gap:.2f} us ({how}), per-node time {node:.2f} us (the gap "
+            f"plus the kernel's own run); eager: launch gap {eager_gap:.2f} us ({eager_how}; "
+            f"{eager:.2f} us per launch, CPU-bound; R^2 >= {r_squared:.3f}); the seed's contrast, "
+            f"eager gap / graph gap: {ratio:.1f}x against {contrast:g}x (the verdict uses these)")
     other = _other_estimate(ev)
     if other is not None:
-        text += (f"; beside it, the per-node slope minus the kernel's duration: {other:.2f} us (not "
-                 "judged: it subtracts a profiled replay's kernel time from an unprofiled sweep's slope)")
-        if (other < th["graph_node_limit_us"]) != (gap < th["graph_node_limit_us"]):
-            text += f"; the two estimates lie on either side of {th['graph_node_limit_us']} us"
-    if ev.get("eager_launch_gap_us") is not None:
+        text += (f"; beside it, the graph's per-node slope minus the kernel's duration: {other:.2f} us "
+                 "(not judged: it subtracts a profiled replay's kernel time from an unprofiled sweep's slope)")
+        if (other < limit) != (gap < limit):
+            text += f"; the two estimates lie on either side of {limit} us"
+    if ev.get("eager_launch_gap_us") is not None and eager_how.startswith("the fitted"):
         text += f"; eager's timeline gap {float(ev['eager_launch_gap_us']):.2f} us (profiler on)"
+    text += (f"; note, not judged: eager gap {eager_gap:.2f} us against the seed's "
+             f"{th['seed_eager_low_us']:g}-{th['seed_eager_high_us']:g} us")
     if r_squared < th["min_fit_r_squared"]:
         return DEPENDS, text + "; the times do not lie on a line", NOISE
-    graph_side = band(gap, spread, th["graph_node_limit_us"])
+    graph_side = band(gap, spread, limit)
     if graph_side == "noise":
         return DEPENDS, text, NOISE
     if graph_side == "above":
-        return REFUTED, text + f"; the gap is not under {th['graph_node_limit_us']} us", ""
-    if th["eager_launch_low_us"] <= eager <= th["eager_launch_high_us"]:
+        return REFUTED, text + f"; the graph's gap is not under {limit} us", ""
+    _, ratio_spread, _, _ = seed_contrast(ev)
+    contrast_side = band(ratio, ratio_spread, contrast)
+    if contrast_side == "noise":
+        return DEPENDS, text, NOISE
+    if contrast_side == "above":
         return CONFIRMED, text, ""
-    return (DEPENDS, text + f"; eager is outside {th['eager_launch_low_us']:g}-"
-            f"{th['eager_launch_high_us']:g} us", "the CPU: eager launch cost is the host's, "
-            "not the GPU's")
+    return (DEPENDS, text + f"; the contrast is not above {contrast:g}x",
+            "the host: eager's gap is its cost per launch")
 
 
 def decisions_c18(ev: Mapping, th: Mapping) -> list[Decision]:
-    """The graph's launch gap against its limit; where the gap is under it, eager's fitted
-    cost per launch against both ends of the seed's range. A fit that is not a line decides
-    on its own (no slope is trusted)."""
+    """The graph's launch gap against its limit; where the gap is under it, the seed's contrast
+    (eager gap / graph gap, its interval from eager's slope interval) against 10x. A fit that is
+    not a line decides on its own (no slope is trusted)."""
     if float(ev["fit_r_squared"]) < th["min_fit_r_squared"]:
         return []
     gap, spread, _ = _graph_launch_gap(ev)
     limit = th["graph_node_limit_us"]
     found = [Decision("graph replay's launch gap", gap, spread, limit)]
     if band(gap, spread, limit) == "below":
-        eager, interval = float(ev["eager_per_launch_us"]), ev.get("eager_interval_us")
-        found += [Decision("eager launch", eager, interval, th["eager_launch_low_us"]),
-                  Decision("eager launch", eager, interval, th["eager_launch_high_us"])]
+        ratio, interval, _, _ = seed_contrast(ev)
+        found.append(Decision("eager gap / graph gap", ratio, interval, th["contrast_ratio"]))
     return found
 
+
+C18_FORM = "the seed's contrast (ratio of gaps)"
 
 C18 = Claim(
     "C18", CHAPTER, SEED_PIPELINE, "2.3 CUDA Graphs and removing launch latency",
     "CUDA Graph replay launches a kernel in under 0.5 us, against about 5 to 8 us for an "
     "eager launch.",
-    f"the seed's quantity is launch latency: how long the GPU waits between one kernel's end "
-    f"and the next one's start, not the time per graph node (that includes the kernel's own "
-    f"run). Graph replay: its launch gap < {GRAPH_NODE_LIMIT_US} us, read as the timeline's "
-    f"median gap between the kernels of one replay (the per-node slope minus the kernel's "
-    f"duration is shown beside it, not judged). Eager: {EAGER_LAUNCH_LOW_US:g}-"
-    f"{EAGER_LAUNCH_HIGH_US:g} us per launch (the sweep's fitted slope)",
-    f"the graph's launch gap is >= {GRAPH_NODE_LIMIT_US} us; 'depends' if only the eager "
-    "figure is off, or the fit is noisy",
+    f"launch latency, the GPU's wait between kernels, on both sides: graph replay's gap (the "
+    f"timeline's median) < {GRAPH_NODE_LIMIT_US} us, and eager's gap (its per-launch slope minus "
+    f"the kernel's own run) over the graph's above {SEED_CONTRAST_RATIO:g}x (the seed's 5/0.5). "
+    f"Eager's gap against {SEED_EAGER_LOW_US:g}-{SEED_EAGER_HIGH_US:g} us is printed, not judged",
+    f"the graph's gap is >= {GRAPH_NODE_LIMIT_US} us; 'depends' on the host if the contrast is "
+    f"{SEED_CONTRAST_RATIO:g}x or less",
     ("eager_per_launch_us", "graph_per_node_us", "fit_r_squared"),
     thresholds={"graph_node_limit_us": GRAPH_NODE_LIMIT_US,
-                "eager_launch_low_us": EAGER_LAUNCH_LOW_US,
-                "eager_launch_high_us": EAGER_LAUNCH_HIGH_US,
+                "contrast_ratio": SEED_CONTRAST_RATIO,
+                "seed_eager_low_us": SEED_EAGER_LOW_US,
+                "seed_eager_high_us": SEED_EAGER_HIGH_US,
                 "min_fit_r_squared": MIN_FIT_R_SQUARED},
     check=check_c18, timing_based=True, decisions=decisions_c18, section_zh="2.3 CUDA Graph集成与异步启动延迟消除",
     seed_setting="a CUDA GPU, fixed-shape batch inference",

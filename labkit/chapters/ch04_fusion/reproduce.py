@@ -18,6 +18,7 @@ import torch
 
 from labkit import claims, session
 from labkit.chapters.ch04_fusion import cases, fused_kernels, launch_overhead
+from labkit.chapters.ch04_fusion import claims as ch04_claims
 from labkit.core import env
 from labkit.measure import ceilings
 
@@ -43,11 +44,16 @@ def measure_verdicts(quick: bool = False) -> list[claims.Verdict]:
 
 
 def deciding_ratios(verdict: claims.Verdict) -> dict[str, float]:
-    """C18: the graph replay's launch gap (us; its threshold 0.5) and eager's cost per launch;
-    C19: Triton's speed over PyTorch's at the largest size."""
+    """C18: the graph replay's launch gap (us; its threshold 0.5), eager's gap and the seed's
+    contrast (eager gap / graph gap; its threshold 10), as the verdict judged them, with eager's
+    cost per launch beside them; C19: Triton's speed over PyTorch's at the largest size."""
     ev = verdict.evidence
     if verdict.claim_id == "C18":
-        found = {"eager per launch (us)": float(ev["eager_per_launch_us"])}
+        ratio, _, eager_gap, how = ch04_claims.seed_contrast(ev)
+        found = {"eager per launch (us)": float(ev["eager_per_launch_us"]),
+                 ("eager gap, slope minus kernel (us)" if how.startswith("the fitted")
+                  else "eager gap, timeline (us)"): eager_gap,
+                 "eager gap / graph gap": ratio}
         if ev.get("graph_launch_gap_us") is not None:
             found["graph launch gap (us)"] = float(ev["graph_launch_gap_us"])
         if ev.get("graph_kernel_us") is not None:

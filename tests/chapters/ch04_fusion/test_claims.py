@@ -24,16 +24,18 @@ CASES = {
                         break_reasons=["generic_jump TensorVariable()"]),
     },
     "C18": {
-        # the H200's shape: 1.26 us per node, of which ~1.0 us is the kernel's own run
+        # the H200's shape: 1.26 us per node, of which ~1.0 us is the kernel's own run; eager's
+        # gap 6.9 - 1.03 = 5.87 us against the graph's 0.256: 23x, above the seed's 10x
         "confirmed": dict(eager_per_launch_us=6.9, graph_per_node_us=1.26,
                           graph_interval_us=[1.25, 1.26], fit_r_squared=0.99,
                           graph_launch_gap_us=0.256, graph_kernel_us=1.03),
-        "depends": dict(eager_per_launch_us=2.5, graph_per_node_us=1.26,
-                        graph_interval_us=[1.25, 1.26], fit_r_squared=0.999,
-                        graph_launch_gap_us=0.26),
+        # a fast host: eager's gap 3.03 - 1.03 = 2.0 us, 7.8x the graph's
+        "depends": dict(eager_per_launch_us=3.03, eager_interval_us=[3.0, 3.06],
+                        graph_per_node_us=1.26, graph_interval_us=[1.25, 1.26],
+                        fit_r_squared=0.999, graph_launch_gap_us=0.256, graph_kernel_us=1.03),
         "refuted": dict(eager_per_launch_us=4.8, graph_per_node_us=1.4,
                         graph_interval_us=[1.3, 1.5], fit_r_squared=0.999,
-                        graph_launch_gap_us=0.9),
+                        graph_launch_gap_us=0.9, eager_launch_gap_us=4.0),
     },
     "C19": {
         "confirmed": dict(triton_gbps=3000.0, torch_gbps=1500.0, copy_ceiling_gbps=4000.0,
@@ -76,8 +78,13 @@ def test_noisy_timings_give_depends_on_noise():
                       graph_interval_us=[1.3, 1.6], graph_kernel_us=1.0, fit_r_squared=0.99)
     assert straddles.outcome == "depends" and straddles.depends_on == claims.NOISE
     crooked = judge("C18", eager_per_launch_us=6.0, graph_per_node_us=0.3,
-                    graph_launch_gap_us=0.2, fit_r_squared=0.5)
+                    graph_launch_gap_us=0.2, graph_kernel_us=0.1, fit_r_squared=0.5)
     assert crooked.depends_on == claims.NOISE
+    # the contrast's interval (from eager's slope interval) straddles 10x: 9.6x-10.4x
+    contrast_noise = judge("C18", eager_per_launch_us=3.56, eager_interval_us=[3.49, 3.69],
+                           graph_per_node_us=1.3, fit_r_squared=0.999,
+                           graph_launch_gap_us=0.256, graph_kernel_us=1.03)
+    assert contrast_noise.outcome == "depends" and contrast_noise.depends_on == claims.NOISE
     ratio_noise = judge("C19", triton_gbps=3000.0, torch_gbps=2000.0, copy_ceiling_gbps=4000.0,
                         speedup_iqr=[1.3, 1.7])
     assert ratio_noise.depends_on == claims.NOISE
@@ -142,7 +149,7 @@ def test_c18_judges_the_launch_gap_not_the_time_per_node():
     by_gap = judge("C18", **CASES["C18"]["confirmed"])
     assert "timeline's median gap" in by_gap.reason and "0.26 us" in by_gap.reason
     # the estimate it does not use is shown beside it, and a split across 0.5 us is said
-    assert "slope minus the kernel's duration: 0.23 us (not judged" in by_gap.reason
+    assert "per-node slope minus the kernel's duration: 0.23 us (not judged" in by_gap.reason
     assert "either side" not in by_gap.reason
     split = judge("C18", **dict(CASES["C18"]["confirmed"], graph_kernel_us=0.67))
     assert split.outcome == "confirmed" and "0.59 us (not judged" in split.reason
@@ -155,12 +162,43 @@ def test_c18_judges_the_launch_gap_not_the_time_per_node():
               fit_r_squared=0.99)
 
 
+def test_c18_judges_the_seeds_contrast_as_a_ratio_of_gaps():
+    """Eager's gap is its slope minus the kernel (the card's quantity); the ratio decides, 10x."""
+    def planted(eager_gap, graph_gap=0.256, kernel=1.03):
+        return judge("C18", eager_per_launch_us=eager_gap + kernel, graph_per_node_us=1.3,
+                     fit_r_squared=0.999, graph_launch_gap_us=graph_gap, graph_kernel_us=kernel)
+    below_band = planted(4.9)  # under the seed's 5 us, yet 19x the graph's gap: still its contrast
+    assert below_band.outcome == "confirmed" and "19.1x against 10x" in below_band.reason
+    assert "eager gap 4.90 us against the seed's 5-8 us" in below_band.reason  # a note only
+    fast_host = planted(2.0)
+    assert (fast_host.outcome, fast_host.depends_on) == ("depends", "the host: eager's gap is its cost per launch")
+    assert "7.8x against 10x" in fast_host.reason
+    slow_host = planted(13.0)  # far above 8 us: a wider contrast, not a refutation
+    assert slow_host.outcome == "confirmed"
+    assert planted(6.0, graph_gap=0.6).outcome == "refuted"
+    # without a kernel duration, eager's timeline gap stands in, and the reason says so
+    timeline = judge("C18", eager_per_launch_us=8.0, graph_per_node_us=1.3, fit_r_squared=0.999,
+                     graph_launch_gap_us=0.256, eager_launch_gap_us=13.8)
+    assert timeline.outcome == "confirmed" and "the eager timeline's median gap" in timeline.reason
+    with pytest.raises(claims.ClaimError, match="eager's launch gap"):
+        judge("C18", eager_per_launch_us=8.0, graph_per_node_us=1.3, fit_r_squared=0.999,
+              graph_launch_gap_us=0.256)
+    # the decisions the trust rule reads: the graph's gap, then the contrast with eager's interval
+    found = ch04.decisions_c18(dict(eager_per_launch_us=8.29, eager_interval_us=[8.24, 8.33],
+                                    graph_per_node_us=1.45, fit_r_squared=0.999,
+                                    graph_launch_gap_us=0.256, graph_kernel_us=1.03),
+                               claims.get("C18").thresholds)
+    assert [d.name for d in found] == ["graph replay's launch gap", "eager gap / graph gap"]
+    assert found[1].threshold == 10 and found[1].spread == pytest.approx([7.21 / 0.256, 7.30 / 0.256])
+
+
 def test_c18_recorded_h200_sweep_and_timeline_replay_their_verdict():
     sweep, gaps = _recorded("launch_overhead"), _recorded("timeline_launch_gaps")
     replay = gaps["graph replay"]
     kernel_us = replay["gpu_busy_share"] * replay["window_us"] / replay["kernels"]
     fits = sweep["fits"]
     evidence = dict(eager_per_launch_us=fits["eager (CPU-bound)"]["per_item_us"],
+                    eager_interval_us=fits["eager (CPU-bound)"]["per_item_interval_us"],
                     graph_per_node_us=fits["graph replay"]["per_item_us"],
                     graph_interval_us=fits["graph replay"]["per_item_interval_us"],
                     fit_r_squared=min(f["r_squared"] for f in fits.values()),
@@ -168,22 +206,45 @@ def test_c18_recorded_h200_sweep_and_timeline_replay_their_verdict():
                     graph_kernel_us=kernel_us,
                     eager_launch_gap_us=gaps["eager"]["launch_gap_median_us"])
     verdict = judge("C18", **evidence)
+    ratio, interval, eager_gap, how = ch04.seed_contrast(evidence)
+    # the rule as stated on the card, applied to the record's own numbers
+    assert evidence["graph_launch_gap_us"] < 0.5 and how.startswith("the fitted slope minus")
+    assert eager_gap == pytest.approx(evidence["eager_per_launch_us"] - kernel_us)
+    side = claims.band(ratio, interval, 10)
+    assert verdict.outcome == {"above": "confirmed", "below": "depends", "noise": "depends"}[side]
     recorded = _recorded_verdict("C18")
-    # the graph side holds in every H200 run (gap 0.26 us < 0.5); the eager side is the host's
-    # (6.90 us per launch in one run, inside the seed's 5-8; 10.1 us in the next, outside)
-    assert evidence["graph_launch_gap_us"] < 0.5
-    eager = evidence["eager_per_launch_us"]
-    assert verdict.outcome == ("confirmed" if 5 <= eager <= 8 else "depends")
-    if recorded is not None:
+    if recorded is not None and recorded["thresholds"] == dict(claims.get("C18").thresholds):
+        # recorded under this rule: it replays exactly
         assert (verdict.outcome, verdict.depends_on) == (recorded["outcome"], recorded["depends_on"])
-    assert "the timeline's median gap between kernels; the verdict uses this" in verdict.reason
-    # Without the timeline the gap is the fitted time per node minus the kernel's duration:
-    # 0.26 us by the timeline and 0.59 us by the fit straddle the seed's 0.5 us in the
-    # 2026-12-03 run (issue 38 asks which one the verdict may rest on). Whichever is used, the
-    # reason names it.
+        assert recorded["form"] == ch04.C18_FORM
+    elif recorded is not None:
+        # recorded under the older rule (eager's slope within 5-8 us): the same evidence, judged
+        # again by the card's rule, carries the same numbers into its reason
+        assert recorded["evidence"]["graph_launch_gap_us"] == evidence["graph_launch_gap_us"]
+        assert f"{eager_gap:.2f} us" in verdict.reason
+    assert "the timeline's median gap between kernels" in verdict.reason
     without_timeline = {k: v for k, v in evidence.items() if k != "graph_launch_gap_us"}
-    assert "the fitted time per node minus the kernel's own duration; the verdict uses this" in \
-        judge("C18", **without_timeline).reason
+    assert "the fitted time per node minus the kernel's own duration" in judge("C18", **without_timeline).reason
+
+
+# The H200 record of 2026-12-03 07:46, recorded 'depends' under the old rule (eager's slope
+# 8.29 us outside 5-8 us): its deciding numbers, kept here so the re-judgement stays checked
+# after the record is replaced.
+H200_0746 = dict(eager_per_launch_us=8.285513115025521,
+                 eager_interval_us=[8.243745087728682, 8.327281142322363],
+                 graph_per_node_us=1.447712823519702,
+                 graph_interval_us=[1.4277435486603458, 1.4676820983790584],
+                 graph_launch_gap_us=0.25607031250001455, graph_kernel_us=1.0334999999999717,
+                 eager_launch_gap_us=13.823953124999889, fit_r_squared=0.9997622248397255)
+
+
+def test_c18_the_0746_h200_record_judged_by_the_contrast():
+    ratio, interval, eager_gap, _ = ch04.seed_contrast(H200_0746)
+    assert eager_gap == pytest.approx(7.25, abs=0.01) and ratio == pytest.approx(28.3, abs=0.1)
+    assert min(interval) > 28 and max(interval) < 28.5
+    again = claims.get("C18").judge(H200_0746, machine="replay", form=ch04.C18_FORM)
+    assert again.outcome == "confirmed" and again.form == "the seed's contrast (ratio of gaps)"
+    assert "28.3x against 10x" in again.reason and "eager gap 7.25 us against the seed's 5-8 us" in again.reason
 
 
 def test_c19_recorded_misaligned_size_gives_depends_on_the_size():

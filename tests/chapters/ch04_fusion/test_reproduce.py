@@ -21,6 +21,8 @@ def test_the_deciding_numbers_are_read_from_the_evidence():
     found = reproduce.deciding_ratios(c18)
     assert found["graph launch gap (us)"] == 0.256 and found["eager per launch (us)"] == 6.9
     assert found["slope minus kernel (us)"] == pytest.approx(0.59)
+    assert found["eager gap, slope minus kernel (us)"] == pytest.approx(6.23)
+    assert found["eager gap / graph gap"] == pytest.approx(6.23 / 0.256)
     c19 = claims.get("C19").judge(dict(triton_gbps=3000.0, torch_gbps=1500.0, copy_ceiling_gbps=4000.0,
                                        speedup_iqr=[1.9, 2.1], elements=2**26))
     assert reproduce.deciding_ratios(c19) == {"Triton / PyTorch": 2.0}
