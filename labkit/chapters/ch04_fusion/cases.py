@@ -19,11 +19,13 @@ import logging
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 
+import numpy as np
 import torch
 import torch.fx.experimental.optimization as fx_optimization
 
 from labkit import claims
 from labkit.chapters.ch04_fusion import fused_kernels, fusion, launch_overhead
+from labkit.chapters.ch04_fusion.claims import C18_FORM, seed_contrast
 from labkit.core import results
 from labkit.measure import bench, timeline
 from labkit.models import folding, resnet
@@ -37,6 +39,7 @@ GAP_CLASSES = ("under 0.5 us (the seed's figure)", "0.5 to 2 us", "more than 2 u
 OVERFLOW_CLASSES = ("skips the optimizer step and halves the scale",
                     "applies the step and halves the scale", "skips the step and keeps the scale")
 TIMELINE_FIGURES = ("kernels", "window_us", "gpu_busy_share", "launch_gap_median_us")
+FLOAT_NOISE_US = 0.001  # the profiler writes times to the nanosecond: smaller differences are rounding
 
 
 def key_here(name: str, on_gpu: bool) -> str:
@@ -266,31 +269,40 @@ def recompile_sweep(fn: Callable, limit: int, device: torch.device, backend: str
     """Shapes 1024, 2048, ... up to three past Dynamo's recompile limit, compiled with
     dynamic=False and with dynamic=None: per shape whether a graph was compiled, the first
     call, wall time per call (50 calls, synchronised at the end) of the compiled step and of
-    eager, and on a GPU each one's device time and host launch (the payload under
-    'recompile_sweep'). Wall time, because a compiled call spends its time in guards and a
-    Python wrapper on the host and an eager one in kernels: only wall time compares them."""
+    eager with the host's launch time per call in that same loop (the calls returned, before
+    the final sync), and on a GPU each one's device time (the payload under 'recompile_sweep').
+    Wall time, because a compiled call spends its time in guards and a Python wrapper on the
+    host and an eager one in kernels: only wall time compares them. The host time comes from
+    the loop that gives the wall time, so it can never exceed it (the harness's cold calls,
+    each after a cache flush, gave host times above the loop's wall time: another run)."""
     shapes = [1024 * (k + 1) for k in range(limit + 3)]
     inputs = [tuple(torch.randn(n, device=device) for _ in range(3)) for n in shapes]
     sync = torch.cuda.synchronize if device.type == "cuda" else None
     step, steps = fusion.recompile_sweep(fn, inputs, backend=backend, dynamic=False, sync=sync)
-    step_times = [fusion.wall_time_per_call(step, args, sync=sync) for args in inputs]
-    eager_times = [fusion.wall_time_per_call(fn, args, sync=sync) for args in inputs]
+    step_times = [fusion.wall_and_host_per_call(step, args, sync=sync) for args in inputs]
+    eager_times = [fusion.wall_and_host_per_call(fn, args, sync=sync) for args in inputs]
     step_clocks = [fusion.device_and_host_per_call(step, args) for args in inputs]
     eager_clocks = [fusion.device_and_host_per_call(fn, args) for args in inputs]
     _, automatic = fusion.recompile_sweep(fn, inputs, backend=backend, dynamic=None, sync=sync)
     return {"backend": backend, "limit": limit, "timed_by": "wall time per call",
+            "host_from": HOST_FROM_LOOP,
             "rows": [{"elements": s.shape[0], "new_graph": s.new_graph,
-                      "first_call_s": s.first_call_s, "step_s": t, "eager_s": e,
-                      "step_device_s": sc[0], "step_host_s": sc[1],
-                      "eager_device_s": ec[0], "eager_host_s": ec[1],
+                      "first_call_s": s.first_call_s, "step_s": t[0], "eager_s": e[0],
+                      "step_device_s": sc[0], "step_host_s": t[1],
+                      "eager_device_s": ec[0], "eager_host_s": e[1],
                       "dynamic_none_new_graph": a.new_graph}
                      for s, a, t, e, sc, ec in zip(steps, automatic, step_times, eager_times,
                                                    step_clocks, eager_clocks, strict=True)]}
 
 
+HOST_FROM_LOOP = "the timed loop: host time per call until the 50 calls returned, before the sync"
+
+
 def recompile_table(record: object) -> Table | None:
     """The recompile sweep, one row per shape; on a GPU each call's device time, host launch and
-    what bound it. None for None (nothing to show on this machine)."""
+    what bound it. None for None (nothing to show on this machine). A record whose host times
+    come from another run than its wall times (before 'host_from') says so under the table,
+    with how many rows show a host time above the wall time per call."""
     if record is None:
         return None
     payload = _payload(record)
@@ -309,6 +321,12 @@ def recompile_table(record: object) -> Table | None:
             values += [r.get("step_device_s"), r.get("step_host_s"), r.get("eager_device_s"),
                        r.get("eager_host_s"), f"{bounds[0] or '-'}, {bounds[1] or '-'}"]
         shown.add(*values)
+    if gpu and payload.get("host_from") is None:
+        over = sum((r.get("step_host_s") or 0) > r["step_s"] or (r.get("eager_host_s") or 0) > r["eager_s"]
+                   for r in payload["rows"])
+        shown.note(f"host columns: the harness's cold calls (a cache flush before each), another run "
+                   f"than the wall time per call; {over} of {len(payload['rows'])} rows show a host "
+                   "time above the wall time for that reason (newer runs take it from the timed loop)")
     return shown
 
 
@@ -397,11 +415,44 @@ def launch_traces(device: torch.device, count: int = 64) -> dict[str, timeline.T
     return traces
 
 
+def timestamp_step_us(trace: timeline.Trace) -> float | None:
+    """The smallest step the trace's clock takes, measured: the smallest nonzero difference
+    between the times of its GPU events (of all its events on a CPU), among the times
+    themselves and among the intervals between them (kernels last multiples of the step, so
+    two durations differ by one step where the times alone may not). Differences under a
+    nanosecond are the export's float rounding. None for fewer than two distinct times.
+
+    Why: a launch gap identical to 1e-10 in every run (0.25605 us on the H200) is a whole
+    number of clock steps, not a continuous measurement; the step says how coarse it is."""
+    gpu = trace.kind < len(timeline.GPU_KINDS)
+    chosen = gpu if gpu.any() else np.ones(len(trace), dtype=bool)
+    times = np.unique(np.concatenate([trace.start_us[chosen],
+                                      trace.start_us[chosen] + trace.duration_us[chosen]]))
+    steps = np.diff(times)
+    steps = steps[steps > FLOAT_NOISE_US]
+    if steps.size == 0:
+        return None
+    between = np.diff(np.unique(steps))
+    candidates = np.concatenate([steps, between[between > FLOAT_NOISE_US]])
+    return float(candidates.min())
+
+
 def gap_figures(traces: Mapping[str, timeline.Trace]) -> dict[str, dict]:
-    """Per trace: kernels, window, GPU busy share, median launch gap (the payload under
-    'timeline_launch_gaps')."""
-    return {name: {k: timeline.summary(trace).figures()[k] for k in TIMELINE_FIGURES}
+    """Per trace: kernels, window, GPU busy share, median launch gap and the clock's step (the
+    payload under 'timeline_launch_gaps')."""
+    return {name: {**{k: timeline.summary(trace).figures()[k] for k in TIMELINE_FIGURES},
+                   "timestamp_step_us": timestamp_step_us(trace)}
             for name, trace in traces.items()}
+
+
+def step_note(gap_us: float | None, step_us: float | None) -> str:
+    """The gap as a count of the clock's steps, or that the record holds no step."""
+    if gap_us is None:
+        return ""
+    if step_us is None:
+        return f"gap {gap_us:.5f} us; the timeline's clock step is not in this record"
+    return (f"gap {gap_us:.5f} us = {gap_us / step_us:.1f} steps of the timeline's clock "
+            f"({step_us:.5f} us, its smallest nonzero time difference)")
 
 
 def summaries(traces: Mapping[str, timeline.Trace]) -> Table:
@@ -427,6 +478,9 @@ def gaps_table(record: object) -> Table | str:
         share = figures["gpu_busy_share"]
         shown.add(name, figures["kernels"], figures["window_us"],
                   None if share is None else round(100 * share, 1), figures["launch_gap_median_us"])
+    replay = payload.get("graph replay")
+    if replay is not None:
+        shown.note(step_note(replay["launch_gap_median_us"], replay.get("timestamp_step_us")))
     return shown
 
 
@@ -442,6 +496,7 @@ def c18_evidence(sweep_data: Mapping, gaps: Mapping) -> dict:
             "graph_fixed_us": graph_fit["fixed_us"],
             "graph_launch_gap_us": replay["launch_gap_median_us"], "graph_kernel_us": kernel_us,
             "eager_launch_gap_us": gaps["eager"]["launch_gap_median_us"],
+            "graph_timestamp_step_us": replay.get("timestamp_step_us"),
             "fit_r_squared": min(eager_fit["r_squared"], graph_fit["r_squared"]),
             "sweep": dict(sweep_data)}
 
@@ -464,14 +519,20 @@ def c18_table(evidence: Mapping | None, where: str, verdict: claims.Verdict | No
         return Table(f"C18: no GPU here, and {where}", ["quantity", "us"])
     ev = evidence
     uses = "<- the verdict's"
+    ratio, _, eager_gap, eager_how = seed_contrast(ev)
+    by_slope = eager_how.startswith("the fitted")
     shown = Table("C18: launch latency, not time per node", ["quantity", "us", ""], [
         ["graph replay, per node (fitted slope)", ev["graph_per_node_us"], ""],
         ["  the kernel's own run (timeline busy / kernels)", ev["graph_kernel_us"], ""],
         ["  slope minus kernel", ev["graph_per_node_us"] - ev["graph_kernel_us"], ""],
         ["  launch gap (timeline median)", ev["graph_launch_gap_us"], uses],
-        ["eager, per launch (fitted slope)", ev["eager_per_launch_us"], uses],
-        ["  eager gap on the timeline (profiler on)", ev["eager_launch_gap_us"], ""],
+        ["eager, per launch (fitted slope)", ev["eager_per_launch_us"], ""],
+        ["  slope minus kernel: eager's gap", eager_gap if by_slope else None, uses if by_slope else ""],
+        ["  eager gap on the timeline (profiler on)", ev["eager_launch_gap_us"], "" if by_slope else uses],
+        ["the seed's contrast: eager gap / graph gap (x)", ratio, uses],
     ], recorded=where and f"{where}; not this machine's verdict")
+    shown.note(f"eager gap {eager_gap:.2f} us against the seed's 5-8 us: a note, not judged. "
+               f"Graph {step_note(ev['graph_launch_gap_us'], ev.get('graph_timestamp_step_us'))}.")
     if verdict is None:
         return shown
     # The outcome under the table; its reason, which restates the table's numbers, folded.
@@ -484,8 +545,8 @@ def judge_c18(chapter: object, evidence: Mapping | None) -> claims.Verdict | Non
     if evidence is None:
         return None
     if chapter.on_gpu:  # type: ignore[attr-defined]
-        return chapter.judge("C18", dict(evidence), form=claims.SEED_FORM)  # type: ignore[attr-defined]
-    return claims.get("C18").judge(dict(evidence), machine=results.DEFAULT_REFERENCE)
+        return chapter.judge("C18", dict(evidence), form=C18_FORM)  # type: ignore[attr-defined]
+    return claims.get("C18").judge(dict(evidence), machine=results.DEFAULT_REFERENCE, form=C18_FORM)
 
 
 def reduce_overhead(device: torch.device, layers: int = 6, width: int = 512) -> dict:
@@ -506,10 +567,13 @@ def reduce_overhead(device: torch.device, layers: int = 6, width: int = 512) -> 
     return {"comparison": cmp.table(), "layers": layers, "width": width, "batch": 1}
 
 
-def comparison_table(record: object, title: str) -> Table | str:
+def comparison_table(record: object, title: str) -> Table | str | None:
     """A kept comparison (a payload's 'comparison': bench's rows) as a table: each variant's
     median (device time where a host launch was measured), ratio, host launch and whether it
-    was launch-bound; labelled recorded if so."""
+    was launch-bound; labelled recorded if so. None for None (nothing to show on this machine:
+    `chapter.only_on` gives None elsewhere, and a cell must then show nothing, not 'None')."""
+    if record is None:
+        return None
     payload = _payload(record)
     if payload is None:
         return str(record)
@@ -661,8 +725,9 @@ def scaler_form(on_gpu: bool) -> str:
 def launch_line(on_gpu: bool, c18: Mapping | None, sweep: launch_overhead.LaunchSweep) -> str:
     """The launch takeaway: the graph's cut on a GPU; the CPU's own cost per tiny op elsewhere."""
     if on_gpu and c18 is not None:
-        return (f"a CUDA Graph cut a launch from {c18['eager_per_launch_us']:.2f} us (eager, "
-                f"CPU-bound) to a {c18['graph_launch_gap_us']:.2f} us gap between kernels "
+        ratio, _, eager_gap, _ = seed_contrast(c18)
+        return (f"a CUDA Graph cut the GPU's wait between kernels from {eager_gap:.2f} us (eager, "
+                f"CPU-bound) to {c18['graph_launch_gap_us']:.2f} us, {ratio:.0f}x "
                 f"({c18['graph_per_node_us']:.2f} us per node, the kernel's own run included)")
     return (f"this CPU spends {sweep.fits['eager (CPU ops)'].per_item_us:.1f} us of Python and "
             "dispatcher time per tiny op; a CUDA Graph removes it on a GPU")

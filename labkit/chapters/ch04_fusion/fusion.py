@@ -208,40 +208,51 @@ def calls_to_pay_back(compile_s: float, eager_call_s: float, compiled_call_s: fl
     return float("inf") if saved <= 0 else compile_s / saved
 
 
-def wall_time_per_call(fn: Callable, args: tuple, sync: Callable[[], None] | None = None,
-                       calls: int = 50, repeats: int = 5) -> float:
-    """Median wall-clock seconds per call over `repeats` batches of `calls` back-to-back calls.
+def wall_and_host_per_call(fn: Callable, args: tuple, sync: Callable[[], None] | None = None,
+                           calls: int = 50, repeats: int = 5) -> tuple[float, float]:
+    """(wall, host) seconds per call: the median batch of `repeats` batches of `calls`
+    back-to-back calls, and in that same batch the host's time until the last call returned
+    (before the final sync).
 
     Why wall time: a compiled call and an eager call spend their time in different places
     (guards and a Python wrapper on the host; kernels on the device). CUDA events time the
     device only, so a host-bound call looks slower or faster than it is next to a
     device-bound one. Wall time over a batch of calls, synchronised at the end, is what a
-    loop of steps sees, for both alike.
+    loop of steps sees, for both alike. The host time comes from the same batch, so it is at
+    most the wall time: where it is close to it, the host paced the loop.
     """
     if calls < 1 or repeats < 1:
         raise ValueError(f"calls and repeats must be at least 1, got {calls}, {repeats}")
     fn(*args)  # warm
     if sync:
         sync()
-    per_call = []
+    batches = []
     for _ in range(repeats):
         start = time.perf_counter()
         for _ in range(calls):
             fn(*args)
+        launched = time.perf_counter()
         if sync:
             sync()
-        per_call.append((time.perf_counter() - start) / calls)
-    return sorted(per_call)[len(per_call) // 2]
+        batches.append(((time.perf_counter() - start) / calls, (launched - start) / calls))
+    return sorted(batches)[len(batches) // 2]
+
+
+def wall_time_per_call(fn: Callable, args: tuple, sync: Callable[[], None] | None = None,
+                       calls: int = 50, repeats: int = 5) -> float:
+    """Median wall-clock seconds per call over `repeats` batches of `calls` back-to-back calls
+    (`wall_and_host_per_call` without the host's part)."""
+    return wall_and_host_per_call(fn, args, sync, calls, repeats)[0]
 
 
 def device_and_host_per_call(fn: Callable, args: tuple) -> tuple[float | None, float | None]:
     """(device time, host launch) per call on a GPU, from the harness's device clock.
 
-    Beside `wall_time_per_call`: the wall time says what a loop pays, the device time what
-    the kernels cost, and the host launch (guards, the Python wrapper, the launcher) what
-    the CPU pays per call. Where the host's figure is the larger, the call is launch-bound
-    and a faster kernel cannot show in a loop. (None, None) on the CPU, which has no device
-    clock apart from its own.
+    Beside `wall_and_host_per_call`: the wall time says what a loop pays, the device time what
+    the kernels cost. The host launch here is the harness's, timed on cold calls (a cache flush
+    before each): another run than the loop's, and it can exceed the loop's wall time per call,
+    so the recompile table takes the host time from the loop. (None, None) on the CPU, which
+    has no device clock apart from its own.
     """
     from labkit.measure import bench
 

@@ -93,6 +93,9 @@ def test_c18_on_a_cpu_judges_the_recorded_run_without_keeping_it():
     assert evidence["graph_launch_gap_us"] == gaps["graph replay"]["launch_gap_median_us"]
     shown = cases.c18_table(evidence, where)
     assert "recorded on nvidia-h200" in shown.caption() and shown.column("")[3].startswith("<- the verdict")
+    # the contrast's two gaps and its ratio are the verdict's; eager's slope and 5-8 us are not
+    assert [shown.column("")[i] for i in (4, 5, 7)] == ["", "<- the verdict's", "<- the verdict's"]
+    assert any("against the seed's 5-8 us: a note, not judged" in note for note in shown.notes)
     assert "no GPU here" in cases.c18_table(None, "nothing recorded").caption()
     chapter = session.open("04_fusion", announce=False)
     chapter.on_gpu = False
@@ -131,6 +134,7 @@ def test_the_recompile_table_follows_the_clocks_it_has():
 
 
 def test_recorded_comparisons_and_payback_are_labelled():
+    assert cases.comparison_table(None, "nothing on this machine") is None  # the cell shows nothing
     shown = cases.comparison_table(_recorded("reduce_overhead"), "reduce-overhead")
     assert "device time" in shown.columns and shown.recorded
     assert cases.payback_table(_recorded("compile_payback")).recorded
@@ -159,12 +163,49 @@ def test_the_chain_quiz_the_bytes_and_the_takeaways():
 def test_the_launch_takeaway_and_the_cpu_trace():
     sweep = launch_overhead.measure(counts=(1, 4, 8), device=torch.device("cpu"), rep_ms=5.0)
     assert "this CPU" in cases.launch_line(False, None, sweep)
-    assert "CUDA Graph cut a launch" in cases.launch_line(True, {"eager_per_launch_us": 7.0,
-                                                                "graph_launch_gap_us": 0.3,
-                                                                "graph_per_node_us": 1.2}, sweep)
+    line = cases.launch_line(True, {"eager_per_launch_us": 7.0, "graph_launch_gap_us": 0.3,
+                                    "graph_per_node_us": 1.2, "graph_kernel_us": 1.0}, sweep)
+    assert "wait between kernels from 6.00 us" in line and "0.30 us, 20x" in line
     shown = cases.sweep_table(sweep, False)
     assert shown.column("way") == list(sweep.fits) and "No GPU here" in shown.notes[0]
     assert shown.column("per kernel") == [fit.per_item_s for fit in sweep.fits.values()]
     assert "kernels per call" in shown.folded[0][1]
     traces = cases.launch_traces(torch.device("cpu"), count=4)
     assert list(traces) == ["eager"] and cases.summaries(traces).folded
+
+
+def _kernels_at(starts, durations):
+    from labkit.measure import timeline
+    n = len(starts)
+    return timeline.build([timeline.Track(0, "stream 7", "gpu", "GPU 0", "stream 7")], ["k"], starts, durations,
+                          [0] * n, [0] * n, [0] * n)
+
+
+def test_the_timestamp_step_is_measured_from_the_trace():
+    # kernels lasting 32 and 33 clock steps of 0.032 us, 8 steps apart (0.256 us): the step shows
+    # in the difference between two durations, not in any one gap
+    step = 0.032
+    starts, durations = [0.0], [32 * step, 33 * step, 32 * step]
+    for d in durations[:-1]:
+        starts.append(starts[-1] + d + 8 * step)
+    measured = cases.timestamp_step_us(_kernels_at(starts, durations))
+    assert measured == pytest.approx(step, rel=1e-6)
+    # float rounding below a nanosecond is not a step; one kernel alone gives its duration
+    assert cases.timestamp_step_us(_kernels_at([0.0, 1.2560001], [1.0, 1.0])) == pytest.approx(0.256)
+    assert "= 8.0 steps" in cases.step_note(0.256, step)
+    assert "not in this record" in cases.step_note(0.256, None) and cases.step_note(None, None) == ""
+    figures = cases.gap_figures({"graph replay": _kernels_at(starts, durations)})["graph replay"]
+    assert figures["timestamp_step_us"] == pytest.approx(step, rel=1e-6)
+    assert figures["launch_gap_median_us"] == pytest.approx(8 * step)
+
+
+def test_the_recompile_hosts_come_from_the_timed_loop():
+    wall, host = fusion.wall_and_host_per_call(lambda x: x + 1, (torch.ones(64),), calls=20, repeats=3)
+    assert 0 < host <= wall
+    older = {"backend": "inductor", "limit": 8, "rows": [  # the 07:46 H200 record's first row
+        {"elements": 1024, "new_graph": True, "first_call_s": 0.32, "step_s": 39.9e-6, "eager_s": 21.5e-6,
+         "step_device_s": 1.2e-6, "step_host_s": 49.6e-6, "eager_device_s": 3.6e-6, "eager_host_s": 33.3e-6}]}
+    assert any("another run than the wall time" in n and "1 of 1 rows" in n
+               for n in cases.recompile_table(older).notes)
+    newer = {**older, "host_from": cases.HOST_FROM_LOOP}
+    assert not cases.recompile_table(newer).notes
