@@ -245,8 +245,9 @@ print(f"N = {act.shape[0]}: after permute, strides (N, H, W, C) = {many.stride()
 # %% [markdown]
 # But NCHW does not need that matrix. Per image, `x.view(N, C, H*W)[n]` is a `[C, H*W]`
 # matrix, and `W^T @ x.view(N, C, H*W)` multiplies all N of them in one strided-batched GEMM
-# (aten's `bmm`), on the tensor as it lies. So neither layout needs a copy; what differs is
-# the GEMM's shape: one tall `[N*H*W, C] @ [C, C]` from NHWC, N short-and-wide ones from NCHW.
+# (aten's `bmm`), on the tensor as it lies. So neither layout has to be converted (the
+# `copied` column below measures it); what differs is the GEMM's shape: one tall
+# `[N*H*W, C] @ [C, C]` from NHWC, N short-and-wide ones from NCHW.
 # The seed's table (card above) times NHWC straight into cuBLAS against NHWC converted to NCHW
 # first. Below, its two paths and NCHW's own, timed interleaved at this chapter's shape; the
 # bandwidth share is the bytes each path must move (activation in, result out, weight, and the
