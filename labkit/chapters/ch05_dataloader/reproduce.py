@@ -7,10 +7,10 @@ CUDA GPU. measure_knee() is the chapter's central number, the knee of the worker
 knee within one step of the sweep in every run, and each knob's gain / no gain the same.
 benchmarks/reproduce.py calls it through measure_numbers() and summarise_numbers().
 
-Sized to fit a batch job: on a 16-core H200 host one full run is planned at about 130 s
+Sized to fit a batch job: on a 16-core H200 host one full run is planned at about 110 s
 (start-up and the verdicts ~15 s, preparation ~8 s, the worker sweep ~30 s, the knob sweep
-~80 s: six rounds of seven rows; hard budgets knee_experiment.WORKER_SWEEP_BUDGET_S and
-KNOB_SWEEP_BUDGET_S, 45 s and 90 s), so three runs take about 6.5 minutes; --quick leaves
+~60 s: six rounds of six rows; hard budgets knee_experiment.WORKER_SWEEP_BUDGET_S and
+KNOB_SWEEP_BUDGET_S, 45 s and 90 s), so three runs take about 5.5 minutes; --quick leaves
 the knob sweep out. Each run's knob calls follow one printed rule (knee_experiment.knob_rule),
 so the runs compare call by call. last_phases() and
 measure_numbers()['phases'] say where each run's seconds went.
