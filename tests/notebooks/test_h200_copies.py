@@ -15,14 +15,9 @@ COPIES = ROOT / "results" / "h200_notebooks"
 # Chapters whose H200 copy predates their current sources: each is re-recorded on the H200
 # (scripts/execute_notebook.py --output-dir results/h200_notebooks) with its issue.
 NOT_YET_RERECORDED = {
-    "00_setup_check",           # issue 38: Mistake 4's conclusion, first calls on one clock, the 2% band
-    "02_contiguity_and_hidden_copies",  # issue 38: C5b's window named as measured, C9's rows, illustration after C9
-    "03_memory_layouts",        # issue 38: C22's NCHW batched GEMM and the seed's table, C7's regimes named
-    "04_fusion",                # issue 38: C18's rule to settle, one takeaway re-worded after
     "05_dataloader",            # issue 39: A/A knob row, the plateau's copy split, pending GPU verdicts
     "06_ddp_layout_drift",      # issue 39: quiz answers no longer stated above the quizzes
     "07_export_traps",          # issue 39: C15c depends without TensorRT, takeaway counts
-    "08_inference_ladder",      # issue 40
     "09_audit_your_model",      # issue 40 (no H200 copy on record)
     "99_claims_ledger",         # after 08 and 09: the ledger reads every chapter's record
 }
