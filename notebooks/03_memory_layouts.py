@@ -64,7 +64,6 @@ print("NCHW          shape", tuple(img.shape), "stride", img.stride())
 print("channels_last shape", tuple(img_cl.shape), "stride", img_cl.stride())
 print("storage order NCHW:         ", img.flatten().tolist())
 print("storage order channels_last:", img_cl.permute(0, 2, 3, 1).flatten().tolist())
-print("permute(0, 2, 3, 1) of channels_last is contiguous:", img_cl.permute(0, 2, 3, 1).is_contiguous())
 
 # %%
 cases.grid_and_strip(img_cl, highlight=(0, 1, 0, 1))
@@ -150,7 +149,6 @@ operations = {
     "a.clone()": lambda: a.clone(),
     "a.contiguous()": lambda: a.contiguous(),
     "a.reshape(2, -1)": lambda: a.reshape(2, -1),
-    "a.permute(0, 2, 3, 1)": lambda: a.permute(0, 2, 3, 1),
 }
 ops_table = cases.operation_table(operations)
 outcomes = dict(zip(ops_table.column("operation"), zip(ops_table.column("output"), ops_table.column("copied"),
@@ -216,6 +214,8 @@ with copies.detect() as nhwc_mm_log:
     act_cl.permute(0, 2, 3, 1).reshape(-1, channels) @ weight
 with copies.detect() as nchw_mm_log:
     act.permute(0, 2, 3, 1).reshape(-1, channels) @ weight
+print("permute(0, 2, 3, 1) is contiguous: of channels_last", act_cl.permute(0, 2, 3, 1).is_contiguous(),
+      "; of NCHW", act.permute(0, 2, 3, 1).is_contiguous())
 print(f"[pixels, channels] @ weight from NHWC: {nhwc_mm_log.total_bytes} B copied; "
       f"from NCHW: {nchw_mm_log.total_bytes} B copied "
       f"(by {', '.join(sorted({e.op for e in nchw_mm_log.copies})) or 'nothing'})")
@@ -287,19 +287,18 @@ quiz_c7 = chapter.lab.widgets.Quiz(
 quiz_c7
 
 # %% [markdown]
-# The claim and its rule. On a GPU the verdict judges the seed's own setting (fp16, batch
-# 64) and shows the other dtypes and batch sizes beside it; on a CPU, float32 at the sizes
-# this machine runs, the CPU form of the seed's ARM row. FLOPs are counted by PyTorch's
+# The claim and its rule. The seed's quantity is images per second. On a GPU the verdict
+# judges fp16 at the seed's batch 64 if the device bounds it, else at the next batch that
+# the device bounds, with the seed's run and the rest beside it; on a CPU, float32 at the
+# sizes this machine runs, the CPU form of the seed's ARM row. FLOPs are counted by PyTorch's
 # `FlopCounterMode` on this very model, so each rate is a share of the matmul ceiling of
 # the math it ran in: float32 convolutions on a GPU run in TF32 by default
 # (`torch.backends.cudnn.allow_tf32`), so they are shown against the TF32 ceiling.
 #
-# On a GPU each run is also traced: how long the device was busy per call, and what share of
-# the wall time it sat idle waiting for the host to launch the next kernel. Where it idles
-# more than the card's threshold the run is *host-bound*: the wall clock then times Python and
-# the launches, not the layout, and the verdict reads the device-busy ratio (both are printed).
-# The reason names the regime that bounded the judged number, and which of the runs shown
-# beside it the device bounded.
+# On a GPU the harness times each call's device time and, apart, the host's launch of it.
+# Where the host takes longer, the run is *host-bound*: a loop of such calls runs at the
+# host's pace, so images per second time Python and the launches, not the layout. Each run is
+# also traced (the device-busy time per call); a host-bound run is judged by its ratio.
 
 # %%
 chapter.claim("C7")
@@ -357,16 +356,15 @@ kept_runs = chapter.only_on("cpu", lambda: cases.kept_runs(chapter, nets[torch.f
 cases.kept_table(runs, kept_runs)
 
 # %%
-seed_setting = [r for r in runs if r["dtype"] == "float16" and r["batch"] == 64]
+judged, shown = cases.c7_split(runs, chapter.on_gpu)  # a GPU: fp16 where the device bounds img/s
 c7 = chapter.judge("C7", {
-    "channels_last_stride1": img_cl.stride()[1], "runs": seed_setting or runs,
-    "other_runs": [r for r in runs if r not in seed_setting] if seed_setting else [],
+    "channels_last_stride1": img_cl.stride()[1], "runs": judged, "other_runs": shown,
     "kept": {"runs": kept_runs} if kept_runs else None, "flags": c7_flagged,
     "device": str(chapter.device), "half_precision_conv_on_cpu": chapter.only_on("cpu", lambda: half_note),
     "cudnn_allow_tf32": chapter.only_on("gpu", lambda: bool(torch.backends.cudnn.allow_tf32)),
     "conv_nhwc_time_ratio": conv_cmp["NHWC (channels_last)"].ratio,
 }, form=chapter.form(f"float32 (the seed's ARM row), batch {', '.join(map(str, plan.batches))}, "
-                     f"{image}x{image}", there=cases.c7_gpu_form(chapter.device, image)))
+                     f"{image}x{image}", there=cases.c7_gpu_form(chapter.device, image, judged)))
 chapter.table([c7])
 
 # %% [markdown]
@@ -413,7 +411,7 @@ chapter.exercise("03.element_at").check(element_at)
 # Each line below is computed from this run's measurements.
 
 # %%
-ratios = ", ".join(f"{r['dtype']} b{r['batch']} {r['nhwc_img_s'] / r['nchw_img_s']:.2f}x" for r in runs)
+ratios = cases.ratios_line(runs)  # a host-bound run marked, its device ratio beside it
 takeaways = [
     f"channels_last is a stride pattern: same shape, strides {img_cl.stride()} for a 1x3x2x2 image.",
     f"It survives a whole ResNet-50: {len(records) - len(dropped)} of {len(records)} modules keep it. "

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 import torch
 from torch.utils.flop_counter import FlopCounterMode
 
+from labkit.chapters.ch03_memory_layouts import claims as c7_claims
 from labkit.chapters.ch03_memory_layouts import device_split, propagation
 from labkit.claims import SEED_FORM
 from labkit.core import env
@@ -170,7 +171,10 @@ def conversion_note(here: Sequence[str] | None, recorded: Recorded) -> str:
 GEMM_PATHS = {"nhwc_direct": "NHWC: [N*H*W, C] @ W, one GEMM",
               "nchw_batched": "NCHW: W^T @ x.view(N, C, H*W), batched",
               "nhwc_to_nchw": "NHWC -> NCHW copy, then batched (the seed's path)"}
-GEMM_OP = re.compile(r"(?i)gemm|mm\b|bmm|copy|clone|kernel")  # what the ran column keeps
+# What the ran column keeps: GEMM and copy kernels by name. Hopper's cuBLAS names its GEMMs
+# nvjet_* (and sm90_xmma_* / cutlass*), which match neither "gemm" nor "kernel"; a CPU's aten
+# ops are aten::mm / aten::bmm / aten::copy_.
+GEMM_OP = re.compile(r"(?i)gemm|mm\b|bmm|copy|clone|kernel|nvjet|xmma|cutlass|sm\d+_")
 
 
 def channel_gemms(act: torch.Tensor, act_cl: torch.Tensor,
@@ -303,7 +307,8 @@ def conv_speedup(conv_cmp: Comparison | None) -> float:
 
 
 def resnet_run(cmp: Comparison, dtype: torch.dtype, batch: int, image: int) -> dict:
-    """One run's evidence: images per second in each layout, the spread, shares of the ceiling."""
+    """One run's evidence: images per second in each layout, the spread, shares of the
+    ceiling, and each layout's clock and host launch (what C7's regime is read from)."""
     nchw, nhwc = cmp[LAYOUTS[0]], cmp[LAYOUTS[1]]
     return {"dtype": str(dtype).replace("torch.", ""), "batch": batch, "image": image,
             "nchw_img_s": batch / nchw.timing.median_s, "nhwc_img_s": batch / nhwc.timing.median_s,
@@ -311,7 +316,11 @@ def resnet_run(cmp: Comparison, dtype: torch.dtype, batch: int, image: int) -> d
             "nchw_pct_of_matmul_ceiling": nchw.timing.pct_of_matmul_ceiling,
             "nhwc_pct_of_matmul_ceiling": nhwc.timing.pct_of_matmul_ceiling,
             "nchw_faults_per_call": nchw.timing.minor_faults_per_call,
-            "nhwc_faults_per_call": nhwc.timing.minor_faults_per_call}
+            "nhwc_faults_per_call": nhwc.timing.minor_faults_per_call,
+            # the unprofiled clocks C7's regime is read from (claims.regime): which clock each
+            # median read, and the host's launch per call beside a device time (GPU)
+            "nchw_clock": nchw.timing.clock, "nhwc_clock": nhwc.timing.clock,
+            "nchw_host_s": nchw.timing.host_s, "nhwc_host_s": nhwc.timing.host_s}
 
 
 def device_busy(net: torch.nn.Module, net_cl: torch.nn.Module, x: torch.Tensor) -> dict:
@@ -328,7 +337,7 @@ def sweep_table(runs: Sequence[Mapping]) -> Table:
     device-busy ratio (the one the verdict reads where a run is host-bound)."""
     traced = any(r.get("nchw_busy_s") for r in runs)
     columns = ["dtype", "batch", "NCHW", "NHWC", "NHWC/NCHW", "math", "NCHW of ceiling", "NHWC of ceiling"]
-    columns += ["GPU idle NCHW", "GPU idle NHWC", "host-bound", "device NCHW/NHWC"] if traced else []
+    columns += ["GPU idle NCHW", "GPU idle NHWC", "bound by", "device NCHW/NHWC"] if traced else []
     units = {"NCHW": "img/s", "NHWC": "img/s", "NHWC/NCHW": "x", "NCHW of ceiling": "%",
              "NHWC of ceiling": "%"}
     if traced:
@@ -339,10 +348,34 @@ def sweep_table(runs: Sequence[Mapping]) -> Table:
                r["math"], r["nchw_pct_of_matmul_ceiling"], r["nhwc_pct_of_matmul_ceiling"]]
         if traced:
             busy = r.get("nchw_busy_s")
-            row += ([100 * r["nchw_idle_share"], 100 * r["nhwc_idle_share"], r["host_bound"],
+            host_bound = c7_claims.regime(r)[0]
+            row += ([100 * r["nchw_idle_share"], 100 * r["nhwc_idle_share"],
+                     "" if host_bound is None else "host" if host_bound else "device",
                      r["nchw_busy_s"] / r["nhwc_busy_s"]] if busy else [None, None, None, None])
         shown.add(*row)
+    if traced:
+        shown.note("GPU idle: under the profiler, which slows the host. 'bound by' is read from the "
+                   "unprofiled clocks: host launch against device time per batch (C7's card).")
     return shown
+
+
+def ratios_line(runs: Sequence[Mapping]) -> str:
+    """Each run's NHWC/NCHW images per second for the takeaway; a host-bound run (its
+    unprofiled clocks, `claims.regime`) is marked so, with its device-busy ratio beside it,
+    since its wall ratio measures the host's launches more than the layout."""
+    parts = []
+    for r in runs:
+        text = f"{r['dtype']} b{r['batch']} {r['nhwc_img_s'] / r['nchw_img_s']:.2f}x"
+        if c7_claims.regime(r)[0] and r.get("nchw_busy_s") and r.get("nhwc_busy_s"):
+            text += f" (host-bound; device {r['nchw_busy_s'] / r['nhwc_busy_s']:.2f}x)"
+        parts.append(text)
+    return ", ".join(parts)
+
+
+def c7_split(runs: Sequence[Mapping], on_gpu: bool) -> tuple[list[Mapping], list[Mapping]]:
+    """(runs judged, runs shown) for C7: on a GPU the fp16 run where the device bounds the
+    seed's quantity (`claims.gpu_judged`), on a CPU every run."""
+    return c7_claims.gpu_judged(runs) if on_gpu else (list(runs), [])
 
 
 def half_precision(conv: torch.nn.Module, channels: int) -> Comparison:
@@ -388,7 +421,18 @@ def kept_table(runs: Sequence[Mapping], kept: Sequence[Mapping]) -> Table:
     return shown
 
 
-def c7_gpu_form(device: torch.device, image: int) -> str:
-    """The form C7 judges on a GPU: the seed's own on an A100, else an analogue naming the GPU."""
+def c7_gpu_form(device: torch.device, image: int, judged: Sequence[Mapping] = ()) -> str:
+    """The form C7 judges on a GPU, naming the quantity judged: images per second by wall
+    time where the device bounds the judged run, else device-busy time. The seed's own form
+    only on an A100 at the seed's batch, by wall time; else an analogue naming the GPU."""
     gpu_name = str(env.fingerprint().get("gpu_name", str(device)))
-    return SEED_FORM if "A100" in gpu_name else f"analogue: {gpu_name} (the seed: A100), fp16, batch 64, {image}x{image}"
+    run = judged[0] if judged else None
+    batch = run["batch"] if run else c7_claims.SEED_BATCH
+    by_wall = run is None or c7_claims.deciding(run)[2] == c7_claims.WALL_TIME
+    if "A100" in gpu_name and batch == c7_claims.SEED_BATCH and by_wall:
+        return SEED_FORM
+    quantity = ("images per second by wall time (device-bound)" if by_wall else
+                "device-busy time (host-bound: images per second would time the host)")
+    seed = "" if batch == c7_claims.SEED_BATCH else f", the seed's batch {c7_claims.SEED_BATCH} host-bound here"
+    return (f"analogue: {gpu_name} (the seed: A100, batch {c7_claims.SEED_BATCH}), fp16, batch {batch}, "
+            f"{image}x{image}, {quantity}{seed}")

@@ -17,6 +17,7 @@ from labkit.claims.core import (
 )
 from labkit.claims.trust import Decision, Decisions
 from labkit.core import discovery
+from labkit.measure import clocks
 from labkit.measure.device_time import HOST_BOUND_IDLE_SHARE
 
 CHAPTER = discovery.chapter_key(__name__)
@@ -25,24 +26,96 @@ WALL_TIME = "wall time"  # what a run's deciding ratio was read from, unless it 
 CHANNELS_LAST_FASTER_RATIO = 1.05  # channels_last "raises throughput" if NHWC/NCHW img/s > 1.05
 
 
+SEED_DTYPE, SEED_BATCH = "float16", 64  # the seed's setting (A100 fp16, batch 64)
+
+
 def _inverse(spread: Sequence[float] | None) -> list[float] | None:
     """A time ratio's spread turned into the spread of the matching speed ratio."""
     return [1.0 / float(v) for v in spread] if spread else None
 
 
+def _ms(seconds: float) -> str:
+    return f"{1e3 * float(seconds):.2f} ms"
+
+
+def _layout_bound(run: Mapping, layout: str) -> tuple[bool, str] | None:
+    """(host-bound?, the two clocks compared) for one layout of a GPU run, from its unprofiled
+    timing: on the device clock, the host's launch per batch against the device time (a loop
+    runs at the slower of the two); on the wall clock (the call waited for the GPU, so no
+    launch figure exists), the wall time against the kernels' own time from the trace (the
+    profiler slows the host, not the kernels): host-bound when the kernels fill less than
+    1 - the idle threshold of it. None where the run recorded neither (older records, a CPU)."""
+    clock, per_batch = run.get(f"{layout}_clock"), run["batch"] / run[f"{layout}_img_s"]
+    name = layout.upper()
+    if clock == clocks.WALL:
+        busy = run.get(f"{layout}_busy_s")
+        if not busy:
+            return None
+        return (float(busy) < (1 - HOST_BOUND_IDLE_SHARE) * per_batch,
+                f"{name} wall {_ms(per_batch)} against its kernels' {_ms(busy)}")
+    host = run.get(f"{layout}_host_s")
+    if clock not in (clocks.DEVICE, clocks.RECORDS) or host is None:
+        return None
+    return float(host) > per_batch, f"{name} host {_ms(host)} against device {_ms(per_batch)}"
+
+
+def regime(run: Mapping) -> tuple[bool | None, str]:
+    """(host-bound?, how that was read) for one run: True when a loop of either layout's
+    calls runs at the host's pace, False when the device bounds both, None where no clock
+    says (a CPU). Read from the unprofiled clocks (`_layout_bound`); an older record without
+    them falls back to the profiled idle share (`host_bound`, measured under torch.profiler,
+    which slows the host, so it overstates idling), and the text says so."""
+    parts = [_layout_bound(run, layout) for layout in ("nchw", "nhwc")]
+    if all(parts):
+        return any(p[0] for p in parts), "; ".join(p[1] for p in parts) + " per batch"  # type: ignore[index]
+    if run.get("host_bound") is not None and run.get("nchw_busy_s"):
+        return bool(run["host_bound"]), (f"the GPU idled {100 * _idle(run):.0f}% under the profiler; "
+                                         "this record has no unprofiled host time")
+    return None, ""
+
+
+def loop_ratio(run: Mapping) -> float | None:
+    """NHWC/NCHW speed of a Python loop of calls: each layout's per-batch time at the slower
+    of host launch and device time (the wall time where that was read). None without the
+    unprofiled clocks."""
+    per_batch = []
+    for layout in ("nchw", "nhwc"):
+        t, clock, host = (run["batch"] / run[f"{layout}_img_s"], run.get(f"{layout}_clock"),
+                          run.get(f"{layout}_host_s"))
+        if clock != clocks.WALL and (clock is None or host is None):
+            return None
+        per_batch.append(t if clock == clocks.WALL else max(t, float(host)))
+    return per_batch[0] / per_batch[1]
+
+
+def gpu_judged(runs: Sequence[Mapping]) -> tuple[list[Mapping], list[Mapping]]:
+    """(the run judged, the runs shown) of a GPU sweep: the seed's quantity, images per
+    second, is judged where the device bounds it: the seed's fp16 batch 64 if its unprofiled
+    clocks say so, else the smallest larger fp16 batch they call device-bound; if none is,
+    the seed's batch 64 (judged by device-busy time, as host-bound). No fp16 run: every run
+    judged."""
+    fp16 = sorted((r for r in runs if r["dtype"] == SEED_DTYPE and r["batch"] >= SEED_BATCH),
+                  key=lambda r: r["batch"])
+    if not fp16:
+        return list(runs), []
+    bound = [r for r in fp16 if regime(r)[0] is False]
+    judged = bound[0] if bound else fp16[0]
+    return [judged], [r for r in runs if r is not judged]
+
+
 def deciding(run: Mapping) -> tuple[float, list[float] | None, str]:
     """(NHWC/NCHW speed ratio, its spread, what it was read from) for one run.
 
-    Wall time (images per second) unless the run is host-bound on a GPU (the device idled
-    more than its threshold of the wall time) and its device-busy times were measured: then
-    the wall clock timed the host's launches, not the layout, and the ratio of device-busy
-    time decides, its spread over the interleaved rounds."""
-    if run.get("host_bound") and run.get("nchw_busy_s") and run.get("nhwc_busy_s"):
+    Wall time (images per second; where the device bounds a run, its device time is the
+    loop's pace) unless the run is host-bound on a GPU (`regime`) and its device-busy times
+    were measured: then the wall clock timed the host's launches, not the layout, and the
+    ratio of device-busy time decides, its spread over the interleaved rounds."""
+    host_bound, how = regime(run)
+    if host_bound and run.get("nchw_busy_s") and run.get("nhwc_busy_s"):
         rounds = [float(v) for v in run.get("busy_speedup_rounds") or ()]
-        idle = _idle(run)
         return (float(run["nchw_busy_s"]) / float(run["nhwc_busy_s"]),
                 [min(rounds), max(rounds)] if rounds else None,
-                f"device-busy time (host-bound: the GPU idled {100 * idle:.0f}% of the wall time)")
+                f"device-busy time (host-bound: {how})")
     return (run["nhwc_img_s"] / run["nchw_img_s"], _inverse(run.get("nhwc_time_ratio_iqr")),
             WALL_TIME)
 
@@ -50,6 +123,17 @@ def deciding(run: Mapping) -> tuple[float, list[float] | None, str]:
 def _idle(run: Mapping) -> float:
     """The larger of the two layouts' GPU idle shares in a traced run."""
     return max(float(run.get("nchw_idle_share") or 0), float(run.get("nhwc_idle_share") or 0))
+
+
+def _shown_ratio(r: Mapping, basis: str) -> str:
+    """What a run's reason adds beside its deciding ratio: the loop's (or the harness's) ratio
+    for a host-bound run, the regime for a device-bound one."""
+    if basis != WALL_TIME:
+        loop = loop_ratio(r)
+        return (f" by {basis}; {loop:.2f}x by wall time in a loop (the host's pace)" if loop
+                else f" by {basis}; {r['nhwc_img_s'] / r['nchw_img_s']:.2f}x by the harness's clocks")
+    host_bound, how = regime(r)
+    return "" if host_bound is None else f" by wall time (device-bound: {how})"
 
 
 def _speedups(runs: list, th: Mapping) -> tuple[str, str, str]:
@@ -60,11 +144,7 @@ def _speedups(runs: list, th: Mapping) -> tuple[str, str, str]:
     faster = [r for r, b in certain if b == "above"]
     parts = []
     for r, (ratio, _, basis) in zip(runs, decided, strict=True):
-        wall = r["nhwc_img_s"] / r["nchw_img_s"]
-        traced = basis == WALL_TIME and r.get("nchw_busy_s") and r.get("nhwc_busy_s")
-        parts.append(f"{r['dtype']} b{r['batch']}: {ratio:.2f}x" + (
-            f" by {basis}; {wall:.2f}x by wall time" if basis != WALL_TIME else
-            f" by wall time (device-bound: the GPU idled {100 * _idle(r):.0f}%)" if traced else ""))
+        parts.append(f"{r['dtype']} b{r['batch']}: {ratio:.2f}x" + _shown_ratio(r, basis))
     text = "NHWC/NCHW speed: " + ", ".join(parts)
     if len(certain) < len(runs):
         text += f" ({len(runs) - len(certain)} run(s) within noise, left out)"
@@ -79,8 +159,9 @@ def _speedups(runs: list, th: Mapping) -> tuple[str, str, str]:
 
 
 def check_c7(ev: Mapping, th: Mapping) -> tuple[str, str, str]:
-    """runs: the runs in the form judged (on a GPU the seed's fp16 batch 64; on a CPU this
-    CPU's runs). other_runs (optional) are shown, not judged. kept (optional, CPU): the same
+    """runs: the runs in the form judged (on a GPU the fp16 run `gpu_judged` picks: the
+    seed's batch 64 where the device bounds it, else the smallest larger batch it bounds; on
+    a CPU this CPU's runs). other_runs (the seed's fp16 b64 named first where it is among them) (optional) are shown, not judged. kept (optional, CPU): the same
     runs timed with malloc keeping freed memory; flags: timings the harness flagged (the
     trust rule, labkit.claims.trust, applied by Claim.judge to `decisions_c7`, decides whether
     they hold the verdict back)."""
@@ -91,13 +172,18 @@ def check_c7(ev: Mapping, th: Mapping) -> tuple[str, str, str]:
         return REFUTED, f"a channels_last tensor has stride[1] = {ev['channels_last_stride1']}", ""
     outcome, text, depends_on = _speedups(runs, th)
     others = list(ev.get("other_runs") or [])
+    seed = next((r for r in others if r["dtype"] == SEED_DTYPE and r["batch"] == SEED_BATCH), None)
+    if seed is not None:  # judged elsewhere: the seed's own setting, host-bound, is the lesson
+        ratio, _, basis = deciding(seed)
+        text += (f"; the seed's setting, {SEED_DTYPE} b{SEED_BATCH}, shown, not judged: "
+                 f"{ratio:.2f}x{_shown_ratio(seed, basis)}")
+        others = [r for r in others if r is not seed]
     if others:
         text += "; not judged, other settings: " + ", ".join(
             f"{r['dtype']} b{r['batch']} {r['nhwc_img_s'] / r['nchw_img_s']:.2f}x" for r in others)
-        bound = [r for r in others if r.get("nchw_busy_s") and r.get("host_bound") is False]
+        bound = [r for r in others if regime(r)[0] is False]
         if bound:  # where the device, not the host, bounded the wall time (issue 38's regime)
-            text += ("; of these, device-bound (the GPU idled under "
-                     f"{100 * HOST_BOUND_IDLE_SHARE:.0f}%, so wall time times the layout): "
+            text += ("; of these, device-bound (so wall time times the layout): "
                      + ", ".join(f"{r['dtype']} b{r['batch']}" for r in bound))
     kept_runs = list((ev.get("kept") or {}).get("runs") or [])
     if kept_runs:
@@ -132,9 +218,13 @@ C7 = Claim(
     "channels_last raises ResNet-50 inference from 1820 to 2190 img/s (A100 fp16; the same table "
     "gives an ARM A78 CPU 142 to 198 img/s) and needs stride[1] == 1.",
     f"channels_last has stride[1] == 1 and NHWC/NCHW img/s > {CHANNELS_LAST_FASTER_RATIO} in every "
-    "run of the form judged, read from wall time; where a GPU run is host-bound (the device "
-    f"idles more than {100 * HOST_BOUND_IDLE_SHARE:.0f}% of the wall time, so the wall clock times the host's launches), from "
-    "the ratio of device-busy time instead, both shown. The stride[1] == 1 part can only come "
+    "run of the form judged, read from wall time. On a GPU the run judged is fp16 at the seed's "
+    "batch 64 if the device bounds it there, else at the smallest larger batch it bounds (the "
+    "seed's run shown beside it); the regime is read from unprofiled clocks: the host's launch "
+    "per batch against the device time, or, where the harness read the wall clock, the kernels' "
+    f"time against it (host-bound when they fill under {100 * (1 - HOST_BOUND_IDLE_SHARE):.0f}%). "
+    "A host-bound run is judged by the ratio of device-busy time instead, both shown. The "
+    "stride[1] == 1 part can only come "
     "out one way: it is how PyTorch defines channels_last, so only the speed part can decide",
     f"NHWC/NCHW <= {CHANNELS_LAST_FASTER_RATIO} in every run; 'depends' if mixed, on noise, or when "
     "the allocator decides it (CPU)",

@@ -71,7 +71,28 @@ def test_sweep_table_shows_the_device_split_only_where_traced():
     assert plain.column("NHWC/NCHW") == [pytest.approx(1.2)] and "host-bound" not in plain.columns
     traced = cases.sweep_table([_run(64, 10.0, 12.0, nchw_busy_s=2.0, nhwc_busy_s=1.0, nchw_idle_share=0.5,
                                      nhwc_idle_share=0.6, host_bound=True), _run(16, 10.0, 11.0)])
-    assert traced.column("device NCHW/NHWC") == [2.0, None] and traced.column("host-bound") == [True, None]
+    assert traced.column("device NCHW/NHWC") == [2.0, None] and traced.column("bound by") == ["host", None]
+    assert any("unprofiled clocks" in n for n in traced.notes)
+
+
+def test_the_ran_column_keeps_hopper_gemm_kernels():
+    """Review 2026-12-03c item 7: on the H200 the GEMM paths' ran column was empty; Hopper's
+    cuBLAS kernels are nvjet_* / sm90_xmma_* / cutlass*, and an elementwise or reduction
+    kernel is left out."""
+    names = ["nvjet_hsh_128x256_64x4_1x2_h_bz_coopA_NNT", "sm90_xmma_gemm_f16f16_f16f32_f32_tn_n",
+             "void cutlass::Kernel2<cutlass_80_tensorop_f16_s16816gemm>(Params)",
+             "void at::native::elementwise_kernel<128, 2>", "aten::bmm", "aten::copy_",
+             "void at::native::reduce_kernel<512, 1>", "Memset (Device)", "aten::add"]
+    kept = [n for n in names if cases.GEMM_OP.search(n)]
+    assert kept[:3] == names[:3] and "Memset (Device)" not in kept and "aten::add" not in kept
+
+
+def test_the_takeaway_marks_host_bound_runs_with_their_device_ratio():
+    host = _run(16, 1953.0, 9403.0, dtype="float16", nchw_busy_s=2.13e-3, nhwc_busy_s=1.41e-3,
+                host_bound=True, nchw_idle_share=0.74, nhwc_idle_share=0.8)
+    host["dtype"] = "float16"
+    line = cases.ratios_line([host, _run(128, 10.0, 12.0)])
+    assert line == "float16 b16 4.81x (host-bound; device 1.51x), float32 b128 1.20x"
 
 
 def test_kept_table_and_half_note():

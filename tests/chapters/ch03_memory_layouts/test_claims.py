@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from labkit import claims
+from labkit.chapters.ch03_memory_layouts import claims as c7
 from tests.chapters.ch02_contiguity_and_hidden_copies.test_claims import DATA, RESULTS, _recorded
 from tests.claim_helpers import assert_outcomes_follow_the_evidence, judge
 
@@ -75,7 +76,7 @@ def test_c7_a_host_bound_run_is_judged_on_device_time():
     verdict = judge("C7", channels_last_stride1=1, runs=[dict(wall_only, **host_bound)],
                     distrusted=[{"timing": "float16 b64: NCHW", "why": "noisy", "spread": 0.3}])
     assert verdict.outcome == "confirmed"
-    assert "1.40x by device-busy time" in verdict.reason and "1.02x by wall time" in verdict.reason
+    assert "1.40x by device-busy time" in verdict.reason and "1.02x by the harness's clocks" in verdict.reason
     # a device-time ratio whose rounds straddle the threshold is noise, not a verdict
     straddling = dict(host_bound, busy_speedup_rounds=[1.0, 1.1], nchw_busy_s=5.2e-3)
     assert judge("C7", channels_last_stride1=1,
@@ -162,4 +163,63 @@ def test_c7_names_the_device_bound_runs_beside_the_judged_one():
     assert "host-bound: the GPU idled 46%" in verdict.reason
     assert "device-bound" in verdict.reason and verdict.reason.endswith(": float32 b128")
     alone = judge("C7", channels_last_stride1=1, runs=[run(**device)])
-    assert "by wall time (device-bound: the GPU idled 3%)" in alone.reason
+    assert "by wall time (device-bound: the GPU idled 3% under the profiler" in alone.reason
+
+
+# The H200 record of 10:46 (fp16 b64 and b128) with the clocks cell 39 printed for b128: NCHW
+# read on the wall clock (12.96 ms a batch; its kernels 12.55 ms), NHWC on the device clock
+# (8.13 ms) with the host's launch beside it (7.58 ms); b64's NHWC host launch taken as b128's
+# (it launches the same kernels), 7.58 ms against its device time of 4.45 ms.
+BUSY = dict(busy_speedup_rounds=[1.619, 1.62], host_bound=True, nchw_idle_share=0.46, nhwc_idle_share=0.63)
+B64 = run(nchw=7862.0, nhwc=14374.0, nhwc_time_ratio_iqr=[0.50, 0.55], nchw_clock="wall",
+          nhwc_clock="device", nchw_host_s=None, nhwc_host_s=7.58e-3, nchw_busy_s=6.64e-3,
+          nhwc_busy_s=4.10e-3, **BUSY)
+B128 = run(batch=128, nchw=9880.0, nhwc=15752.0, nhwc_time_ratio_iqr=[0.62, 0.64], nchw_clock="wall",
+           nhwc_clock="device", nchw_host_s=None, nhwc_host_s=7.58e-3, nchw_busy_s=12.55e-3,
+           nhwc_busy_s=7.77e-3, **dict(BUSY, nchw_idle_share=0.06, nhwc_idle_share=0.37))
+
+
+def test_c7_regime_is_read_from_the_unprofiled_clocks():
+    """Review 2026-12-03c item 1: the profiled idle share (37%) called fp16 b128 host-bound;
+    its unprofiled clocks (host 7.58 ms against device 8.13 ms) say the device bounds it."""
+    assert c7.regime(B128)[0] is False and "NHWC host 7.58 ms against device 8.13 ms" in c7.regime(B128)[1]
+    assert "NCHW wall 12.96 ms against its kernels' 12.55 ms" in c7.regime(B128)[1]
+    assert c7.regime(B64)[0] is True
+    assert c7.loop_ratio(B64) == pytest.approx((64 / 7862.0) / 7.58e-3, rel=1e-3)  # ~1.07x in a loop
+    # a wall-clock layout whose kernels fill under 70% of it is host-bound
+    assert c7.regime(dict(B128, nchw_busy_s=8e-3))[0] is True
+    # without the unprofiled clocks (an older record), the profiled idle share, said so
+    old = {k: v for k, v in B128.items() if not k.endswith(("_clock", "_host_s"))}
+    assert c7.regime(old)[0] is True and "no unprofiled host time" in c7.regime(old)[1]
+    assert c7.regime(run(dtype="float32", batch=1))[0] is None  # a CPU run: no clock says
+
+
+def test_c7_judges_img_s_where_the_device_bounds_it_and_shows_the_seeds_batch():
+    """Issue 38: the seed's images per second, judged at fp16 b128 (device-bound, 1.59x by
+    wall time), the seed's own b64 (host-bound) shown beside it as the lesson."""
+    judged, shown = c7.gpu_judged([run("float32", 64), B64, B128])
+    assert judged == [B128] and shown[1] is B64
+    verdict = judge("C7", channels_last_stride1=1, runs=judged, other_runs=shown)
+    assert verdict.outcome == "confirmed"
+    assert verdict.reason.startswith("NHWC/NCHW speed: float16 b128: 1.59x by wall time (device-bound: ")
+    assert "the seed's setting, float16 b64, shown, not judged: 1.62x by device-busy time (host-bound: " in verdict.reason
+    assert "by wall time in a loop (the host's pace)" in verdict.reason
+    # a batch 64 the device bounds is judged itself; none device-bound: the seed's, by device time
+    bound64 = dict(B64, nhwc_host_s=3e-3)
+    assert c7.gpu_judged([bound64, B128])[0] == [bound64]
+    hosted = dict(B128, nhwc_host_s=9e-3)
+    assert c7.gpu_judged([B64, hosted])[0] == [B64]
+    assert c7.gpu_judged([run("float32", 1)]) == ([run("float32", 1)], [])  # no fp16 run: all judged
+
+
+def test_recorded_h200_c7_falls_back_to_the_profiled_idle_share_and_says_so():
+    """The 10:46 record holds no unprofiled host time: its replay keeps its outcome and names
+    the fallback; the next H200 record carries the clocks."""
+    payload = _recorded(RESULTS, "03_memory_layouts").get("C7")
+    if payload is None:
+        pytest.skip("no recorded H200 verdict for C7")
+    if "nhwc_host_s" in payload["evidence"]["runs"][0]:
+        pytest.skip("the record carries the unprofiled clocks")
+    verdict = claims.get("C7").judge(payload["evidence"], machine="replay")
+    assert verdict.outcome == payload["outcome"]
+    assert "this record has no unprofiled host time" in verdict.reason
