@@ -136,12 +136,14 @@ with torch.no_grad():
 folding_gain, folding_spread, folding_stated = cases.stated_gain(folding_cmp, "ResNet-50, BatchNorm folded")
 chapter.here_or_recorded("folding_speed", can=True, measure=lambda: {  # measured, and kept
     "comparison": folding_cmp.table(), "speedup": folding_gain, "batch": fold_batch, "image": fold_image})
-cases.noted(chapter.show(folding_cmp), "folded: ran at {} the original's speed", folding_stated)
+pace = cases.loop_pace(folding_cmp, "ResNet-50 with BatchNorm", "ResNet-50, BatchNorm folded")  # GPU only
+cases.noted(chapter.show(folding_cmp), "folded: ran at {} the original's speed"
+            + (f" by device time. {pace}" if pace else ""), folding_stated)
 
 # %% [markdown]
-# Each eval-mode BatchNorm is one more pass over an activation tensor (read it, write it):
-# folding removes 53 of them. How much that is worth depends on the share of the time the
-# convolutions take.
+# Each eval-mode BatchNorm is one more pass over an activation (read, write) and, on a GPU,
+# one more kernel launch: folding removes 53 of each. Where the original is launch-bound,
+# the launches are what a loop gains.
 #
 # ### Optional: two traps
 #
@@ -293,16 +295,14 @@ recompiles = chapter.here_or_recorded("recompile_sweep", can=True, measure=lambd
 cases.recompile_table(recompiles)
 
 # %% [markdown]
-# Up to the limit, each new shape pays a compile on its first call; past it, the first call is
-# fast because nothing is compiled, and the step runs eagerly, still through the compiled
-# wrapper, whose guards for every cached graph run on each call first (so past the limit a
-# step still costs more than plain eager). Whether that loses anything
-# depends on what bound the compiled step: where its device time is below eager's, the fused
-# kernel won on the GPU; where its host launch (guards and the Python wrapper) is larger than
-# both device times, the step was launch-bound and the fusion could not show in a loop (the
-# "bound by" column, computed from the two clocks). With `dynamic=None` (the default)
-# Dynamo recompiles once, at the second shape, with the size as a symbol, and reuses that
-# graph for every later shape.
+# Up to the limit, each new shape pays a compile on its first call; past it, nothing is
+# compiled and the step runs eagerly, still through the compiled wrapper, whose guards for
+# every cached graph run first (so it costs more than plain eager). Whether that loses
+# anything depends on what bound the compiled step: a device time below eager's is the fused
+# kernel's win; a host launch (guards, wrapper) above both device times means the step was
+# launch-bound and the fusion could not show in a loop ("bound by", from the two clocks).
+# With `dynamic=None` (the default) Dynamo makes a second graph with the size as a symbol
+# and reuses it for every later shape (its own column).
 
 # %%
 # Without a GPU, the same sweep on the reference GPU with Inductor, recorded.

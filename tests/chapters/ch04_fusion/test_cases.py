@@ -131,6 +131,11 @@ def test_the_recompile_table_follows_the_clocks_it_has():
     cpu_rows = {"backend": "eager", "limit": 8, "rows": [
         {"elements": 1024, "new_graph": True, "first_call_s": 0.04, "step_s": 2e-5, "eager_s": 5e-6}]}
     assert "bound by (step, eager)" not in cases.recompile_table(cpu_rows).columns
+    assert "new graph, dynamic=None" not in cases.recompile_table(cpu_rows).columns
+    both = {**cpu_rows, "rows": [dict(cpu_rows["rows"][0], dynamic_none_new_graph=True),
+                                 dict(cpu_rows["rows"][0], elements=2048, dynamic_none_new_graph=False)]}
+    shown = cases.recompile_table(both)
+    assert shown.column("new graph, dynamic=None") == [True, False]
 
 
 def test_recorded_comparisons_and_payback_are_labelled():
@@ -158,6 +163,24 @@ def test_the_chain_quiz_the_bytes_and_the_takeaways():
     assert cases.chain_line(moved, cmp, (1.8, 2.2), "2.00x").startswith("Fusion pays in bytes")
     slower = cases.chain_line(moved, cmp, (0.9, 1.1), "noise")
     assert slower.startswith("Fewer bytes pay only") and "at 50% of the other's bandwidth" in slower
+    assert "not reliably faster" in slower
+    # review 2026-12-03c item 10: every round below 1 is slower, not 'not reliably faster'
+    every = cases.chain_line(moved, cmp, (0.59, 0.65), "0.64x")
+    assert "slower than" in every and "in every round (0.59-0.65x)" in every and "reliably" not in every
+
+
+def test_c18_note_quotes_the_fresh_processes_from_reproduce_s_record():
+    """Review 2026-12-03c item 3: the chapter's eager figures come late in one process; the
+    note reads the fresh processes' figures from reproduce's record, and says when there is none."""
+    record = {"runs": 3, "machine": "nvidia-h200", "claims": {"C18": {"spread": {
+        "eager gap, slope minus kernel (us)": {"min": 6.401, "max": 9.857},
+        "slope minus kernel (us)": {"min": 0.1475, "max": 0.1572}}}}}
+    note = cases.fresh_process_note(record)
+    assert note.startswith("taken after this chapter's profiled and compiled work; 3 fresh processes")
+    assert "eager gap 6.40-9.86 us" in note and "graph slope minus kernel 0.15-0.16 us" in note
+    assert "no fresh-process figures" in cases.fresh_process_note({"claims": {}})
+    on_file = cases.fresh_process_note()  # results/reproduce/nvidia-h200-04_fusion.json, as recorded
+    assert on_file.startswith("taken after this chapter's profiled and compiled work")
 
 
 def test_the_launch_takeaway_and_the_cpu_trace():
@@ -192,7 +215,9 @@ def test_the_timestamp_step_is_measured_from_the_trace():
     assert measured == pytest.approx(step, rel=1e-6)
     # float rounding below a nanosecond is not a step; one kernel alone gives its duration
     assert cases.timestamp_step_us(_kernels_at([0.0, 1.2560001], [1.0, 1.0])) == pytest.approx(0.256)
-    assert "= 8.0 steps" in cases.step_note(0.256, step)
+    # review 2026-12-03c item 12: the step is the export's resolution, and no step count is claimed
+    assert cases.step_note(0.256, step).endswith("time step 0.032 us (not the GPU clock's)")
+    assert "steps" not in cases.step_note(0.256, step)
     assert "not in this record" in cases.step_note(0.256, None) and cases.step_note(None, None) == ""
     figures = cases.gap_figures({"graph replay": _kernels_at(starts, durations)})["graph replay"]
     assert figures["timestamp_step_us"] == pytest.approx(step, rel=1e-6)
@@ -209,3 +234,23 @@ def test_the_recompile_hosts_come_from_the_timed_loop():
                for n in cases.recompile_table(older).notes)
     newer = {**older, "host_from": cases.HOST_FROM_LOOP}
     assert not cases.recompile_table(newer).notes
+
+
+def test_folding_s_loop_pace_says_which_clock_bounds_each_model():
+    """Review 2026-12-03c item 4: the H200's original ResNet-50 is launch-bound (host 10.3 ms
+    against device 9.57 ms); a loop runs at the slower clock, so the gain is read there too."""
+    from labkit.measure.timing import Comparison, Timing, VariantResult
+
+    def variant(label, device_s, host_s, ratio):
+        timing = Timing(label=label, device="cuda:0", mode="cold", times_s=(device_s,), median_s=device_s,
+                        iqr_s=0.0, min_s=device_s, count=1, clock="device", host_s=host_s)
+        return VariantResult(timing, ratio, ratio, ratio, (ratio,))
+
+    a, b = "original", "folded"
+    cmp = Comparison(a, 5, {a: variant(a, 9.57e-3, 10.3e-3, 1.0), b: variant(b, 9.3e-3, 7.41e-3, 0.97)}, (a, b))
+    line = cases.loop_pace(cmp, a, b)
+    assert "original host 10.3 ms against device 9.57 ms, host-bound" in line
+    assert "folded host 7.41 ms against device 9.3 ms, device-bound" in line
+    assert line.endswith(f"{10.3 / 9.3:.2f}x.")
+    cpu = Comparison(a, 5, {a: variant(a, 1.0, None, 1.0), b: variant(b, 0.9, None, 0.9)}, (a, b))
+    assert cases.loop_pace(cpu, a, b) == ""
