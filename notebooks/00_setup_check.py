@@ -371,7 +371,7 @@ comparison = bench.compare({
     "torch.mm(a, b) (the same product)": lambda: torch.mm(a, b),
     "(a * 2) @ b (one elementwise op more)": lambda: (a * 2) @ b,
 }, rounds=5, rep_ms=150)
-chapter.show(comparison)
+chapter.show(comparison).note(pitfalls.ratio_note(comparison, "torch.mm(a, b) (the same product)"))
 
 # %% [markdown]
 # ## Part 4: the timeline -- when the machine works, waits and copies
@@ -420,7 +420,7 @@ with torch.profiler.profile(activities=torch.profiler.supported_activities()) as
 timeline = chapter.lab.timeline
 step_trace = timeline.from_profiler(prof)
 step_summary = timeline.summary(step_trace)
-step_summary
+print(step_summary)
 
 # %% [markdown]
 # The same run as lanes. Each bar is an operator, the bars under it the operators it called.
@@ -495,8 +495,9 @@ takeaways = [
     f"{allocator_default.minor_faults_per_call:,.0f} page faults per call with malloc's defaults and "
     f"{allocator_kept.minor_faults_per_call:,.0f} with malloc keeping its memory "
     f"(median {fmt(allocator_default.median_s)} against {fmt(allocator_kept.median_s)}"
-    + ("; noisy here, so read the times only after a rerun on a quiet machine)."
-       if allocator_default.noisy or allocator_kept.noisy else ")."),
+    + ("; noisy here, so read the times only after a rerun on a quiet machine)"
+       if allocator_default.noisy or allocator_kept.noisy else ")")
+    + f": {pitfalls.allocator_conclusion(allocator)}.",
     f"See time, not only totals: in three profiled training steps GEMM/conv took "
     f"{100 * gemm_share:.0f}% of the {step_summary.kind_shares_of}"
     + (f", and the GPU was idle {100 * step_summary.gpu_idle_share:.0f}% of its span (the timeline above)."

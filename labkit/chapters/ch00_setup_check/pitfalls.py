@@ -18,6 +18,7 @@ from collections.abc import Callable, Iterator, Mapping
 import torch
 
 from labkit.measure import bench, conditions
+from labkit.measure.timing import Comparison
 
 
 def no_sync_vs_sync(n: int = 4096, dtype: torch.dtype = torch.bfloat16, calls: int = 20) -> dict:
@@ -188,21 +189,36 @@ def allocator_effect(fn: Callable[[], object], label: str, threads: int | None =
     }
 
 
-def allocator_text(found: Mapping) -> str:
-    """Mistake 4's conclusion, from `allocator_effect`'s numbers. 'The allocator changes the
-    result' only where the medians differ beyond their spread *and* the slower run faulted
+def allocator_conclusion(found: Mapping) -> str:
+    """Mistake 4's conclusion alone, from `allocator_effect`'s numbers. 'The allocator changes
+    the result' only where the medians differ beyond their spread *and* the slower run faulted
     more pages per call: the mechanism must point the way the time does. Otherwise a gap
     between the medians is named, but not blamed on the allocator."""
     default, kept = found["default_faults_per_call"] or 0, found["kept_faults_per_call"] or 0
     ratio = found["default_over_kept"]
-    text = (f"{found['note']}: {default:,.0f} page faults per call with the defaults, {kept:,.0f} with "
-            f"malloc keeping its memory; the default median is {ratio:.2f}x the other, ")
     if not found["allocator_decides"]:
-        return text + "within the two timings' spread."
+        return "within the two timings' spread"
     if (default > kept and ratio > 1) or (default < kept and ratio < 1):
-        return text + "more than the two timings' spread, and the slower one faulted more: here the allocator changes the result."
-    return (text + "more than the two timings' spread, but the slower one faulted no more pages: "
-            "the faults do not explain the gap, so it is not the allocator's.")
+        return "more than the two timings' spread, and the slower one faulted more: here the allocator changes the result"
+    return ("more than the two timings' spread, but the slower one faulted no more pages: "
+            "the faults do not explain the gap, so it is not the allocator's")
+
+
+def allocator_text(found: Mapping) -> str:
+    """Mistake 4's numbers and its conclusion (`allocator_conclusion`), under its table."""
+    default, kept = found["default_faults_per_call"] or 0, found["kept_faults_per_call"] or 0
+    return (f"{found['note']}: {default:,.0f} page faults per call with the defaults, {kept:,.0f} with "
+            f"malloc keeping its memory; the default median is {found['default_over_kept']:.2f}x the "
+            f"other, {allocator_conclusion(found)}.")
+
+
+def ratio_note(comparison: Comparison, variant: str) -> str:
+    """What a comparison's ratio is: the median of the per-round ratios (each round's time over
+    the baseline's in the same round), which can differ from the ratio of the two medians; the
+    latter shown beside it for `variant`, so a reader can square the ratio with the medians."""
+    base, row = comparison[comparison.baseline].timing.median_s, comparison[variant]
+    return (f"ratio: the median of the per-round ratios, not the ratio of the medians; for {variant} "
+            f"the medians give {row.timing.median_s / base:.2f}x, the rounds {row.ratio:.2f}x.")
 
 
 PRACTICAL_SAME = 0.02  # two timings within 2% (median and rounds) are the same time in practice

@@ -42,6 +42,25 @@ def test_mistake_4_blames_the_allocator_only_where_the_faults_follow_the_time():
     assert "slower one faulted more: here the allocator changes the result" in cpu
     assert "changes the result" in pitfalls.allocator_text(allocator(3, 16385, 0.7))
     assert "within the two timings' spread" in pitfalls.allocator_text(allocator(16385, 3, 1.4, decides=False))
+    # review 2026-12-03c item 5: the takeaway carries the cell's own conclusion, word for word
+    for found in (allocator(0, 8, 1.17), allocator(16385, 3, 1.4), allocator(1, 2, 1.0, decides=False)):
+        assert pitfalls.allocator_text(found).endswith(pitfalls.allocator_conclusion(found) + ".")
+    assert pitfalls.allocator_conclusion(allocator(0, 8, 1.17)).endswith("so it is not the allocator's")
+
+
+def test_the_ratio_note_says_the_ratio_is_the_median_of_per_round_ratios():
+    """Review 2026-12-03c item 11: medians 15 ms and 15.9 ms (1.06x) beside a ratio of 0.98x."""
+    from labkit.measure.timing import Comparison, Timing, VariantResult
+
+    def variant(label, median, ratio):
+        timing = Timing(label=label, device="cpu", mode="cold", times_s=(median,), median_s=median,
+                        iqr_s=0.0, min_s=median, count=1)
+        return VariantResult(timing, ratio, ratio, ratio, (ratio,))
+
+    cmp = Comparison("a", 5, {"a": variant("a", 15e-3, 1.0), "b": variant("b", 15.9e-3, 0.98)}, ("a", "b"))
+    note = pitfalls.ratio_note(cmp, "b")
+    assert note.startswith("ratio: the median of the per-round ratios, not the ratio of the medians")
+    assert "the medians give 1.06x, the rounds 0.98x" in note
 
 
 def test_a_ratio_of_one_outside_the_noise_is_the_same_time_in_practice():
