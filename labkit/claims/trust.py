@@ -197,8 +197,9 @@ def judge(flags: Iterable[object] | None, decisions: Sequence[Decision],
                 hits.append((decision, margin))
         if hits:
             decision, margin = min(hits, key=lambda h: h[1])
-            vetoes.append(f"the harness flagged {flag.describe()}, and {decision.describe()} "
-                          f"is only {100 * margin:.0f}% from that threshold")
+            # the ratio, its spread and its threshold (review 2026-12-03c item 9), not a distance
+            vetoes.append(f"the harness flagged {flag.describe()}, which could carry "
+                          f"{decision.describe()} across it")
         else:  # the nearest decision as its ratio and threshold (a '1442%' distance read badly)
             nearest = (f", {min(margins, key=lambda m: m[0])[1].describe()}" if margins else "")
             harmless.append(f"{flag.describe()}{nearest}")
