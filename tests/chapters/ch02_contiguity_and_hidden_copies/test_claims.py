@@ -115,6 +115,14 @@ def test_c5b_names_the_cause_and_the_size():
     assert stride.depends_on.startswith("the cause") and "stride alone 2.00x" in stride.reason
     assert "fetches 2.00x the bytes it uses" in stride.depends_on and "(1.01x)" in stride.depends_on
     assert "stride alone 2.00x for 2.00x" in stride.reason and "1.00x the time for 1.01x the bytes" in stride.reason
+    # review 2026-12-03c item 9: the cause is named in the reason too, so a flag on the L1 window
+    # that holds the verdict back ('depends' on noise) leaves the DRAM size's clear cause readable
+    assert "at DRAM size the gap is the stride's (2.00x the bytes), not alignment's (1.01x)" in stride.reason
+    noisy_window = {"timing": "L1-resident: aligned, contiguous", "why": "noisy: IQR 50% of the median",
+                    "spread": 0.5}
+    held = judge("C5b", **CASES["C5b"]["depends"], flags=[noisy_window])
+    assert held.depends_on == claims.NOISE_FLAGGED and "at DRAM size the gap is the stride's" in held.reason
+    assert "could carry L1-resident ratio 2.1x against 1.5 across it" in held.reason
     # DRAM shows the gap, L1 does not: the seed's number is a memory-size effect here
     sized = judge("C5b", **c5(misaligned=0.22, both=0.30, l1=(0.025, 0.025, 0.0275, 0.0275)))
     assert sized.depends_on.startswith("the size") and "in DRAM but not in L1" in sized.depends_on
