@@ -302,7 +302,7 @@ cases.recompile_table(recompiles)
 # kernel's win; a host launch (guards, wrapper) above both device times means the step was
 # launch-bound and the fusion could not show in a loop ("bound by", from the two clocks).
 # With `dynamic=None` (the default) Dynamo makes a second graph with the size as a symbol
-# and reuses it for every later shape (its own column).
+# and reuses it for every later shape (the dynamic=None column: a new graph or not).
 
 # %%
 # Without a GPU, the same sweep on the reference GPU with Inductor, recorded.
@@ -391,8 +391,8 @@ chapter.lab.widgets.Timeline(traces["graph replay"]) if "graph replay" in traces
 # The seed's numbers are *launch latency*: how long the GPU waits between one kernel and the
 # next. The fitted slope of the graph replay is not that: each node's time includes the tiny
 # kernel's own run. Two ways to get the gap itself: the timeline's median gap between kernels,
-# or the slope minus the kernel's duration (GPU busy time / kernels on the timeline). Both are
-# printed; the verdict uses the timeline's gap, read in one replay. For eager, the slope is
+# or the slope minus the kernel's duration (GPU busy time / kernels on the timeline); the
+# verdict uses the timeline's. For eager, the slope is
 # the launch-to-launch time; the GPU waits that minus the same kernel's run. What the seed
 # claims is the contrast, so the verdict judges eager's gap over the graph's against 10x (its
 # 5/0.5). Eager's gap alone is the host's speed: it is printed against 5-8 us, not judged.
@@ -431,9 +431,7 @@ cases.comparison_table(chapter.here_or_recorded("reduce_overhead", lambda: cases
 # ## 4. Triton: an add, and a fused chain (C19)
 #
 # The seed's Triton kernel (section 2.4) adds two vectors, and its table says it reaches 28.9
-# "TFLOPS" against 12.4 for PyTorch. An add does one floating-point operation per element and
-# moves three elements (two reads, one write): it is bound by memory bandwidth, so it is judged
-# in GB/s and as a share of this machine's copy ceiling. Predict first.
+# "TFLOPS" against 12.4 for PyTorch. Predict first.
 
 # %% jupyter={"source_hidden": true}
 quiz_c19 = chapter.lab.widgets.Quiz(
@@ -453,7 +451,10 @@ quiz_c19
 chapter.claim("C19")
 
 # %% [markdown]
-# The sweep times both adds at powers of two, as Triton's own vector-add tutorial does: from
+# An add does one floating-point operation per element and moves three elements (two reads,
+# one write): it is bound by memory bandwidth, so it is judged in GB/s and as a share of this
+# machine's copy ceiling. The sweep times both adds at powers of two, as Triton's own
+# vector-add tutorial does: from
 # 2^20 elements (a few microseconds of device time) up to the largest power of two that fits
 # this machine's copy size (far beyond any cache). Each add's device time (the GPU's own
 # clock) and its host launch (the CPU's time to start it, through Triton's Python launcher or

@@ -333,7 +333,7 @@ def recompile_table(record: object) -> Table | None:
     # dynamic=None's own new-graph column (review 2026-12-03c item 8: the prose says it
     # recompiles once, at the second shape; the sweep measures it, and the table shows it)
     dyn = all("dynamic_none_new_graph" in r for r in payload["rows"])
-    columns = ["shape", "new graph"] + (["new graph, dynamic=None"] if dyn else []) + [
+    columns = ["shape", "new graph"] + (["dynamic=None"] if dyn else []) + [
         "first call", "step per call", "eager per call"]
     columns += ["step device", "step host", "eager device", "eager host", "bound by (step, eager)"] if gpu else []
     shown = Table(f"backend={payload['backend']}, recompile limit {payload['limit']}", columns,
@@ -481,7 +481,7 @@ def step_note(gap_us: float | None, step_us: float | None) -> str:
         return ""
     if step_us is None:
         return f"gap {gap_us:.5f} us; the trace's time step is not in this record"
-    return f"gap {gap_us:.5f} us; the trace export's time step {step_us:.3f} us (not the GPU clock's)"
+    return f"gap {gap_us:.5f} us, to the trace export's {step_us:.3f} us step (not the GPU clock's)"
 
 
 def summaries(traces: Mapping[str, timeline.Trace]) -> Table:
@@ -560,9 +560,8 @@ def c18_table(evidence: Mapping | None, where: str, verdict: claims.Verdict | No
         ["  eager gap on the timeline (profiler on)", ev["eager_launch_gap_us"], "" if by_slope else uses],
         ["the seed's contrast: eager gap / graph gap (x)", ratio, uses],
     ], recorded=where and f"{where}; not this machine's verdict")
-    shown.note(f"eager gap {eager_gap:.2f} us against the seed's 5-8 us: a note, not judged; "
-               f"{fresh_process_note()} "
-               f"Graph {step_note(ev['graph_launch_gap_us'], ev.get('graph_timestamp_step_us'))}.")
+    # the graph gap's trace step is under the gaps table (`step_note`), not repeated here
+    shown.note(f"eager gap {eager_gap:.2f} us against the seed's 5-8 us (not judged), {fresh_process_note()}")
     if verdict is None:
         return shown
     # The outcome under the table; its reason, which restates the table's numbers, folded.
@@ -570,8 +569,7 @@ def c18_table(evidence: Mapping | None, where: str, verdict: claims.Verdict | No
 
 
 FRESH_RECORD = "nvidia-h200-04_fusion.json"  # reproduce.py's C18 runs, each a fresh process
-FRESH_FIGURES = {"eager gap, slope minus kernel (us)": "eager gap",
-                 "slope minus kernel (us)": "graph slope minus kernel"}
+FRESH_FIGURES = {"eager gap, slope minus kernel (us)": "eager gap"}  # reproduce's name: ours
 
 
 def fresh_process_note(record: Mapping | None = None) -> str:
@@ -591,7 +589,7 @@ def fresh_process_note(record: Mapping | None = None) -> str:
     if not shown:
         return "taken after this chapter's profiled and compiled work (no fresh-process figures recorded)."
     return (f"taken after this chapter's profiled and compiled work; {record.get('runs', '?')} fresh "
-            f"processes ({record.get('machine', '?')}, reproduce.py) read {', '.join(shown)}.")
+            f"processes (reproduce.py) read {', '.join(shown)}.")
 
 
 def judge_c18(chapter: object, evidence: Mapping | None) -> claims.Verdict | None:

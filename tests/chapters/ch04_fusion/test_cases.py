@@ -95,7 +95,7 @@ def test_c18_on_a_cpu_judges_the_recorded_run_without_keeping_it():
     assert "recorded on nvidia-h200" in shown.caption() and shown.column("")[3].startswith("<- the verdict")
     # the contrast's two gaps and its ratio are the verdict's; eager's slope and 5-8 us are not
     assert [shown.column("")[i] for i in (4, 5, 7)] == ["", "<- the verdict's", "<- the verdict's"]
-    assert any("against the seed's 5-8 us: a note, not judged" in note for note in shown.notes)
+    assert any("against the seed's 5-8 us (not judged), taken after" in note for note in shown.notes)
     assert "no GPU here" in cases.c18_table(None, "nothing recorded").caption()
     chapter = session.open("04_fusion", announce=False)
     chapter.on_gpu = False
@@ -131,11 +131,11 @@ def test_the_recompile_table_follows_the_clocks_it_has():
     cpu_rows = {"backend": "eager", "limit": 8, "rows": [
         {"elements": 1024, "new_graph": True, "first_call_s": 0.04, "step_s": 2e-5, "eager_s": 5e-6}]}
     assert "bound by (step, eager)" not in cases.recompile_table(cpu_rows).columns
-    assert "new graph, dynamic=None" not in cases.recompile_table(cpu_rows).columns
+    assert "dynamic=None" not in cases.recompile_table(cpu_rows).columns
     both = {**cpu_rows, "rows": [dict(cpu_rows["rows"][0], dynamic_none_new_graph=True),
                                  dict(cpu_rows["rows"][0], elements=2048, dynamic_none_new_graph=False)]}
     shown = cases.recompile_table(both)
-    assert shown.column("new graph, dynamic=None") == [True, False]
+    assert shown.column("dynamic=None") == [True, False]
 
 
 def test_recorded_comparisons_and_payback_are_labelled():
@@ -177,7 +177,7 @@ def test_c18_note_quotes_the_fresh_processes_from_reproduce_s_record():
         "slope minus kernel (us)": {"min": 0.1475, "max": 0.1572}}}}}
     note = cases.fresh_process_note(record)
     assert note.startswith("taken after this chapter's profiled and compiled work; 3 fresh processes")
-    assert "eager gap 6.40-9.86 us" in note and "graph slope minus kernel 0.15-0.16 us" in note
+    assert note.endswith("3 fresh processes (reproduce.py) read eager gap 6.40-9.86 us.")
     assert "no fresh-process figures" in cases.fresh_process_note({"claims": {}})
     on_file = cases.fresh_process_note()  # results/reproduce/nvidia-h200-04_fusion.json, as recorded
     assert on_file.startswith("taken after this chapter's profiled and compiled work")
@@ -216,7 +216,7 @@ def test_the_timestamp_step_is_measured_from_the_trace():
     # float rounding below a nanosecond is not a step; one kernel alone gives its duration
     assert cases.timestamp_step_us(_kernels_at([0.0, 1.2560001], [1.0, 1.0])) == pytest.approx(0.256)
     # review 2026-12-03c item 12: the step is the export's resolution, and no step count is claimed
-    assert cases.step_note(0.256, step).endswith("time step 0.032 us (not the GPU clock's)")
+    assert cases.step_note(0.256, step).endswith("the trace export's 0.032 us step (not the GPU clock's)")
     assert "steps" not in cases.step_note(0.256, step)
     assert "not in this record" in cases.step_note(0.256, None) and cases.step_note(None, None) == ""
     figures = cases.gap_figures({"graph replay": _kernels_at(starts, durations)})["graph replay"]
