@@ -72,7 +72,7 @@ KEYS: dict[str, dict[str, list[str]]] = {
         # the section's intro explains graph breaks (the premise); the answer is where this one breaks
         "quiz_c17": ["a condition on a tensor's value breaks", "ends the graph at the comparison", "torch.cond"],
         # the sweep's table: which shapes made a new graph, up to the limit
-        "quiz_recompile": ["shape new graph first call", "cache_size_limit"],
+        "quiz_recompile": ["shape new graph dynamic=None first call", "cache_size_limit"],
         "quiz_c18": ["launch latency, not time per node", "slope minus kernel"],
         "quiz_c19": ["Triton/PyTorch", "Triton GB/s"],
         # the chain quiz asks the fused speed-up: the bytes each path moves bound it at 2x, and
