@@ -48,6 +48,28 @@ class Figures:
     kinds: dict[str, float]     # share of device time (GPU) or CPU op self time (CPU) per class
     kinds_of: str
     kernels_per_batch: float | None = None  # GPU kernels launched per batch (graph kernels too)
+    # the host's launch calls per batch, counted from the runtime events of the trace:
+    # {"kernel launches": cudaLaunchKernel-like calls, "graph launches": cudaGraphLaunch calls}
+    host_launches: dict[str, float] | None = None
+
+
+KERNEL_LAUNCH_CALLS = ("cudaLaunchKernel", "cuLaunchKernel", "cudaLaunchKernelExC", "cuLaunchKernelEx")
+GRAPH_LAUNCH_CALLS = ("cudaGraphLaunch", "cuGraphLaunch")
+
+
+def host_launches(trace: timeline.Trace, batches: int) -> dict[str, float]:
+    """The host's launch calls per batch, counted by name in the trace's CPU-side runtime events:
+    one kernel launch call per kernel in eager, one graph launch per replayed CUDA graph."""
+    counts = {"kernel launches": 0, "graph launches": 0}
+    for i in range(len(trace)):
+        if timeline.KINDS[trace.kind[i]] in timeline.GPU_KINDS:
+            continue  # the GPU's own events
+        name = trace.names[trace.name_id[i]]
+        if name.startswith(GRAPH_LAUNCH_CALLS):
+            counts["graph launches"] += 1
+        elif name in KERNEL_LAUNCH_CALLS:
+            counts["kernel launches"] += 1
+    return {k: v / batches for k, v in counts.items()}
 
 
 def of_trace(trace: timeline.Trace, batches: int) -> Figures:
@@ -66,7 +88,8 @@ def of_trace(trace: timeline.Trace, batches: int) -> Figures:
     kinds = {k: v / whole for k, v in sorted(totals.items(), key=lambda kv: -kv[1])}
     busy_s = summary.gpu_busy_share * summary.window_us * 1e-6 / batches
     launched = int(np.count_nonzero(trace.kind == timeline.KINDS.index("kernel"))) / batches
-    return Figures(busy_s, summary.gpu_idle_share, kinds, "GPU time", launched)
+    return Figures(busy_s, summary.gpu_idle_share, kinds, "GPU time", launched,
+                   host_launches(trace, batches))
 
 
 def line(figures: Figures, say_of: bool = True) -> str:
@@ -79,5 +102,6 @@ def line(figures: Figures, say_of: bool = True) -> str:
         return shares + of
     kernels = ("" if figures.kernels_per_batch is None
                else f", {figures.kernels_per_batch:.0f} kernels per batch")
-    return (f"{shares}{of}; device busy {1e3 * figures.device_s:.2f} ms per batch"
-            f"{kernels}, GPU idle {100 * figures.idle_share:.0f}% under the profiler")
+    return (f"{shares}{of}; device busy {1e3 * figures.device_s:.2f} ms per batch{kernels} "
+            f"(profiled, host traced: idle {100 * figures.idle_share:.0f}%, secondary to the "
+            "ladder's unprofiled idle)")

@@ -63,7 +63,7 @@ def check_c24(ev: Mapping, th: Mapping) -> tuple[str, str, str]:
         raise ClaimError("C24: the top rung failed the numerics gate; a wrong rung is never judged")
     over_strict = band(strict, judged.get("strict_spread"), target)
     over_defaults = band(defaults, judged.get("defaults_spread"), target)
-    text = (f"the best gated rung ({where}; {ev['steps_kept']} steps kept) runs {strict:.1f}x "
+    text = (f"the best gated rung ({where}; {ev['steps_kept']} step{'' if ev['steps_kept'] == 1 else 's'} kept) runs {strict:.1f}x "
             f"strict float32 eager and {defaults:.1f}x PyTorch's default float32 eager")
     if judged is not ev and ev.get("top_batch") and ev.get("top_batch") != ev.get("baseline_batch"):
         named = ev["top_rung"] if f"batch {ev['top_batch']}" in str(ev["top_rung"]) else (
@@ -102,7 +102,7 @@ C24 = Claim(
     f"within the tolerance of its math of strict-float32 eager's), is faster than {SEED_SPEEDUP}x "
     "eager float32 at that batch over both the strict and the default float32 baseline, with "
     "the whole interleaved spread past it. Like for like: a larger batch is not one of the "
-    "seed's steps, so the top rung at batch 256 is shown beside it, not judged",
+    "seed's steps, so the top rung at a larger batch (256 on a GPU) is shown beside it, not judged",
     f"that rung stays under {SEED_SPEEDUP}x over both baselines; 'depends' names the baseline "
     "when it passes over one only",
     ("speedup_over_strict", "speedup_over_defaults", "top_rung", "steps_kept"),

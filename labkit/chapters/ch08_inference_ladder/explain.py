@@ -41,6 +41,13 @@ def class_moves(before: ladder.Rung, after: ladder.Rung) -> list[str]:
             for delta, n in moves if abs(delta) > CLASS_MOVE]
 
 
+def base_idle(before: ladder.Rung, after: ladder.Rung) -> float | None:
+    """The base's idle share in the step's own rounds (its first comparison's only when this
+    step's comparison did not re-time it): what the keep rule read."""
+    here = after.here.get(before.name, {})
+    return here.get("idle_share", before.idle_share) if here else before.idle_share
+
+
 def numbers(before: ladder.Rung, after: ladder.Rung) -> str:
     """The measured figures of one step, as one line."""
     parts = [f"{after.gain:.2f}x wall" + (f" ({after.gain_spread[0]:.2f} to {after.gain_spread[1]:.2f})"
@@ -48,10 +55,15 @@ def numbers(before: ladder.Rung, after: ladder.Rung) -> str:
     if after.device_gain is not None:
         low, high = after.device_spread or (after.device_gain, after.device_gain)
         parts.append(f"{after.device_gain:.2f}x device time per image ({low:.2f} to {high:.2f})")
-    if before.idle_share is not None and after.idle_share is not None:
-        parts.append(f"GPU idle {100 * before.idle_share:.0f}% -> {100 * after.idle_share:.0f}%")
+    i0 = base_idle(before, after)
+    if i0 is not None and after.idle_share is not None:
+        parts.append(f"GPU idle {100 * i0:.0f}% -> {100 * after.idle_share:.0f}% (in these rounds)")
     if before.kernels_per_batch is not None and after.kernels_per_batch is not None:
         parts.append(f"kernels per batch {before.kernels_per_batch:.0f} -> {after.kernels_per_batch:.0f}")
+    l0, l1 = before.host_launches, after.host_launches
+    if l0 and l1 and l0 != l1:
+        parts.append("host launch calls per batch " + ", ".join(
+            f"{k} {l0.get(k, 0):.0f} -> {l1.get(k, 0):.0f}" for k in l1 if l0.get(k) or l1.get(k)))
     moves = class_moves(before, after)
     if moves:
         of = "device time" if after.device_s is not None else "CPU op self time"
@@ -73,7 +85,16 @@ def reading(before: ladder.Rung, after: ladder.Rung) -> str:
         said.append("the gain is the host's: the device did "
                     + ("more work, not less" if dev_down else "not get faster"))
         k0, k1 = before.kernels_per_batch, after.kernels_per_batch
-        if k0 is not None and k1 is not None:
+        l0, l1 = before.host_launches or {}, after.host_launches or {}
+        calls0 = l0.get("kernel launches", 0) + l0.get("graph launches", 0)
+        calls1 = l1.get("kernel launches", 0) + l1.get("graph launches", 0)
+        if calls0 and calls1 and calls1 < 0.95 * calls0:
+            # counted from the trace's runtime calls: a CUDA graph replays all its kernels
+            # from one host call, so the GPU's kernel count and the host's launches part ways
+            said.append(f"the host made fewer launch calls ({calls0:.0f} -> {calls1:.0f} per batch)"
+                        + (f" for as many kernels ({k0:.0f} -> {k1:.0f})"
+                           if k0 is not None and k1 is not None and k1 >= 0.95 * k0 else ""))
+        elif k0 is not None and k1 is not None:
             if k1 >= 0.95 * k0:
                 said.append(f"with as many kernels ({k0:.0f} -> {k1:.0f}) the host spent less time "
                             "per kernel it launched, not fewer launches")
@@ -91,7 +112,7 @@ def reading(before: ladder.Rung, after: ladder.Rung) -> str:
         said.append("the wall lost while the device time held: the host did more work per batch")
     else:
         said.append(f"neither clock moved by more than its spread or {100 * MATERIAL:.0f}%")
-    i0, i1 = before.idle_share, after.idle_share
+    i0, i1 = base_idle(before, after), after.idle_share
     if i0 is not None and i1 is not None:
         limit = keep.IDLE_LIMIT
         if i0 > limit >= i1:

@@ -24,6 +24,11 @@ clock there, and shows in device time first; a step that only shrinks the host's
    device time shows as a loss once later rungs remove the host bound.
 
 A range that contains 1 is no measured gain: the step is not kept, and says so.
+
+A kept step can still be unstable, and the next step is built on it, so `unstable` flags it
+(the flag is printed with the decision, not folded into it): its own images/s spread in its
+step's rounds (IQR) over UNSTABLE_IQR of the median (the harness's noisy flag), or its base,
+re-timed in this step's rounds, outside the base's own interquartile range from its step.
 """
 
 from __future__ import annotations
@@ -31,10 +36,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from labkit.measure.device_time import HOST_BOUND_IDLE_SHARE
+from labkit.measure.timing import NOISY_IQR_FRACTION
 
 # the GPU idles more than this share of the wall time: the host bound the rung (the course's
 # one host-bound threshold, labkit.measure.device_time's)
 IDLE_LIMIT = HOST_BOUND_IDLE_SHARE
+# a rung's images/s IQR over this share of its median: unstable (labkit.measure.timing's noisy flag)
+UNSTABLE_IQR = NOISY_IQR_FRACTION
 
 
 @dataclass(frozen=True)
@@ -97,3 +105,32 @@ def decide(gate_passed: bool, gate_why: str, wall_gain: float, wall_spread: tupl
                         f"{host}: no gain, a loss ({wall}, {device})")
     return Decision(False, "device time", device_gain,
                     f"{host}: no measured gain on either clock ({wall}, {device})")
+
+
+def unstable_rule() -> str:
+    """The instability flag's rule, in words, for the chapter to print beside the keep rule."""
+    return (f"a step is flagged unstable when its images/s IQR exceeds {100 * UNSTABLE_IQR:.0f}% "
+            "of its median in its own rounds, or its base, re-timed in those rounds, falls "
+            "outside the base's own IQR")
+
+
+def unstable(iqr_share: float, base_images_per_s: float, base_iqr_share: float,
+             base_here: float | None) -> str:
+    """Why a step's timing is unstable ('' when it is not): see the module's last paragraph.
+
+    iqr_share: the rung's IQR over its median in its own step's rounds; base_images_per_s and
+    base_iqr_share: the base's from its own step; base_here: the base's images/s as re-timed in
+    this step's rounds (None when it was not re-timed).
+    """
+    if iqr_share < 0 or base_iqr_share < 0:
+        raise ValueError(f"an IQR share cannot be negative, got {iqr_share} and {base_iqr_share}")
+    said = []
+    if iqr_share > UNSTABLE_IQR:
+        said.append(f"IQR {100 * iqr_share:.0f}% of its median > {100 * UNSTABLE_IQR:.0f}%")
+    if base_here and base_images_per_s > 0:
+        low = base_images_per_s * (1 - base_iqr_share / 2)
+        high = base_images_per_s * (1 + base_iqr_share / 2)
+        if not low <= base_here <= high:
+            said.append(f"its base re-timed here at {base_here:,.0f} images/s, outside its own "
+                        f"IQR ({low:,.0f} to {high:,.0f})")
+    return "; ".join(said)

@@ -426,12 +426,18 @@ class Rung:
     idle_share: float | None = None   # 1 - device_s / median_s: from the unprofiled wall time
     profiled_idle: float | None = None  # the idle share the profile saw (host traced too)
     kernels_per_batch: float | None = None  # from the profile
+    host_launches: dict | None = None  # the host's launch calls per batch, from the profile
     kinds: dict = dataclasses.field(default_factory=dict)  # device (or CPU) time by kernel class
     gain: float | None = None     # the step's wall gain over `after`, as the keep rule saw it
     gain_spread: tuple[float, float] | None = None  # its IQR over rounds
     device_gain: float | None = None  # the step's device-time gain per image over `after`
     device_spread: tuple[float, float] | None = None  # its range over the recorded batches
     over: dict = dataclasses.field(default_factory=dict)  # {baseline: (median, q25, q75)} speed-ups
+    # every other rung of this rung's own comparison as timed in those rounds:
+    # {name: {"images_per_s", "iqr_share", "idle_share"}}; the base's entry is what the step's
+    # gain and the keep rule's host-bound test read (one comparison, one set of numbers)
+    here: dict = dataclasses.field(default_factory=dict)
+    unstable: str = ""            # why the step's timing is not stable enough to build on ("" if it is)
     error: str = ""               # a rung that failed to prepare or run
     trace: object = dataclasses.field(repr=False, default=None)  # a labkit.measure.timeline.Trace
     # where this rung's wall seconds went: prepare (build, compile, capture, gate), profile,
@@ -471,6 +477,8 @@ class Rung:
                 "device_gain": self.device_gain,
                 "device_spread": list(self.device_spread) if self.device_spread else None,
                 "over": {k: list(v) for k, v in self.over.items()}, "error": self.error,
+                "here": dict(self.here), "unstable": self.unstable,
+                "host_launches": self.host_launches,
                 "phase_s": dict(self.phase_s)}
 
 
@@ -542,6 +550,7 @@ class Ladder:
             rung.device_s, rung.profiled_idle, rung.kinds = (figures.device_s, figures.idle_share,
                                                              figures.kinds)
             rung.kernels_per_batch = figures.kernels_per_batch
+            rung.host_launches = figures.host_launches
         if samples:
             rung.device_samples = samples
             rung.device_s = float(np.median(samples))
@@ -570,7 +579,9 @@ class Ladder:
     def compare(self, lives: Sequence[Live], with_baselines: bool = True) -> None:
         """Time these rungs and (unless with_baselines is False) the baselines interleaved; fill
         images/s, spreads and speed-ups of the rungs not timed before (the ones already timed
-        keep their own step's figures)."""
+        keep their own step's figures), and give each new rung, in `here`, every other rung's
+        images/s, spread and idle share as timed in these same rounds: a step's gain is read
+        beside its base's figures from the rounds that gave it, never from an earlier run."""
         others = list(self.baselines) if with_baselines else []
         everyone = {live.rung.name: live for live in others + list(lives)}
         names = list(everyone)
@@ -581,13 +592,21 @@ class Ladder:
                                device="cpu", progress=False)
         timing_s = _clock.perf_counter() - started
         per_round = {n: np.asarray(result[n].round_ratios) for n in names}  # time / baseline's
+        here = {}
+        for n in names:
+            rung, timing = everyone[n].rung, result[n].timing
+            per_batch = timing.median_s / calls
+            here[n] = {"images_per_s": rung.settings.batch / per_batch,
+                       "iqr_share": timing.iqr_s / timing.median_s if timing.median_s > 0 else 0.0,
+                       "idle_share": idle_share(rung.device_s, per_batch)}
         for n in names:
             rung, timing = everyone[n].rung, result[n].timing
             if rung.median_s > 0:
-                # a rung's figures are those of its own step's comparison: a later comparison it
-                # joins (as the rung the next step is built on) times it again, and on a noisy
-                # machine would give the table one ratio and the keep rule another
+                # a rung keeps the figures of its own step's comparison; a later comparison it
+                # joins (as the next step's base) re-times it, and those figures go to the new
+                # rung's `here`, beside the gain they belong to
                 continue
+            rung.here = {other: dict(here[other]) for other in names if other != n}
             rung.median_s, rung.iqr_s = timing.median_s / calls, timing.iqr_s / calls
             rung.phase_s["timing"] = timing_s  # the whole comparison it was first timed in
             rung.images_per_s = rung.settings.batch / rung.median_s
@@ -623,10 +642,20 @@ class Ladder:
         measured = device_gain(before, rung)
         if measured is not None:
             rung.device_gain, rung.device_spread = measured[0], (measured[1], measured[2])
+        base_here = rung.here.get(before.name, {})
+        # the base's idle in the step's own rounds: the host-bound test reads the same
+        # comparison the gain came from
+        base_idle = base_here.get("idle_share", before.idle_share)
         decision = keep.decide(rung.gate.passed, rung.gate.why, wall[0], rung.gain_spread,
-                               rung.device_gain, rung.device_spread, before.idle_share,
+                               rung.device_gain, rung.device_spread, base_idle,
                                rung.idle_share)
         rung.kept, rung.judged_by, rung.why = decision.kept, decision.judged_by, decision.why
+        rung.unstable = keep.unstable(rung.iqr_s / rung.median_s if rung.median_s > 0 else 0.0,
+                                      before.images_per_s, before.iqr_s / before.median_s
+                                      if before.median_s > 0 else 0.0,
+                                      base_here.get("images_per_s"))
+        if rung.kept and rung.unstable:
+            rung.why += f"; unstable: {rung.unstable}"
         return rung, (made if decision.kept else current)
 
     def climb(self, steps: Sequence[Step], start: Live,

@@ -85,7 +85,12 @@ def _gate(row: Mapping) -> str:
     if not gate:
         return "-"
     verdict = "passed" if gate.get("passed") else "refused"
-    return f"{verdict}: {gate['rel_error']:.1e} (tol {gate['tolerance']:.2g} {gate['math']})"
+    shown = f"{verdict}: {gate['rel_error']:.1e} (tol {gate['tolerance']:.2g} {gate['math']})"
+    if not gate.get("passed") and gate.get("why"):
+        # the test that failed, which need not be the error shown (a top-1 count, say)
+        clear = f" of {gate['clear_images']} clear images" if gate.get("clear_images") else ""
+        shown += f"; failed: {gate['why']}{clear}"
+    return shown
 
 
 def _speed(row: Mapping) -> tuple[str, str]:
@@ -148,9 +153,10 @@ def rows_table(data: Mapping, shown_as: str = "") -> tables.Table:
     if data.get("later_calls"):
         shown.note(f"{LATER}: measured in a later call, over that call's own top rung: "
                    + "; ".join(data["later_calls"]))
-    if skipped:
-        shown.fold(f"{len(skipped)} {'rung' if len(skipped) == 1 else 'rungs'} not run or failed, "
-                   "and why", "\n".join(skipped))
+    if skipped:  # said, not folded: a lever the budget skipped is not a lever measured
+        shown.note(f"Not run or failed ({len(skipped)}): " + "; ".join(skipped))
+    if data.get("seconds"):
+        shown.note(f"The recorded climb took {data['seconds']:.0f} s.")
     shown.note("time by class: device time on a GPU (kernel records), CPU op self time on a CPU; "
                "payback: batches until the cold compile is repaid by the time saved per batch.")
     fp8 = next((r.get("note") for r in data["rows"] if "FP8" in r["name"] and r.get("note")

@@ -14,7 +14,8 @@ import math
 from labkit.chapters.ch08_inference_ladder import ladder
 
 COLUMNS = ("rung", "kept?", "images/s", "IQR", "over strict float32", "over PyTorch defaults",
-           "step gain: wall", "step gain: device time", "GPU idle (unprofiled)", "error vs float32", "share of the ceiling of its math", "compile",
+           "step gain: wall", "step gain: device time", "its base in the step's rounds",
+           "GPU idle (unprofiled)", "error vs float32", "share of the ceiling of its math", "compile",
            "batches to pay back")
 
 
@@ -39,6 +40,20 @@ def _kept(rung: ladder.Rung) -> str:
     return ("kept: " if rung.kept else "not kept: ") + (rung.why or "the start")
 
 
+def in_rounds(rung: ladder.Rung, strict: ladder.Rung) -> str:
+    """The step's base (and strict float32) as timed in the step's own rounds: the figures its
+    gain and speed-ups are ratios of, which an earlier row's images/s need not match."""
+    base = rung.here.get(rung.after)
+    if not base:
+        return ""
+    idle = "" if base.get("idle_share") is None else f", idle {100 * base['idle_share']:.0f}%"
+    text = f"{base['images_per_s']:,.0f} images/s{idle}"
+    other = rung.here.get(strict.name)
+    if other and strict.name != rung.after:
+        text += f"; {strict.name} {other['images_per_s']:,.0f}"
+    return text
+
+
 def row(rung: ladder.Rung, strict: ladder.Rung, defaults: ladder.Rung,
         before: ladder.Rung | None) -> list[str]:
     """One rung's cells, in COLUMNS order."""
@@ -54,7 +69,7 @@ def row(rung: ladder.Rung, strict: ladder.Rung, defaults: ladder.Rung,
     return [rung.name, _kept(rung), f"{rung.images_per_s:,.0f}",
             f"{100 * rung.iqr_s / rung.median_s:.1f}%", over_strict, over_defaults,
             _gain(rung.gain, rung.gain_spread), _gain(rung.device_gain, rung.device_spread),
-            idle, err, pct,
+            in_rounds(rung, strict), idle, err, pct,
             f"{rung.compile_s:.1f} s", _payback(rung, before)]
 
 

@@ -252,3 +252,61 @@ def test_a_t4_interaction_runs_on_float32_bases_named_so(monkeypatch):
     assert ladder.regime_base() == (ladder.REGIME_BASE, "TF32 base")
     run.regime_bases["eager"].settings = ladder.REGIME_BASE
     assert "(TF32 on in both bases)" in tables.regimes_table(run).title
+
+
+def test_a_steps_base_is_read_from_the_steps_own_rounds(monkeypatch):
+    """Review 2026-12-03c item 1: the base's images/s and idle beside a step's gain, and the idle
+    the keep rule's host-bound test reads, come from the step's own comparison, not the base's."""
+    from labkit.chapters.ch08_inference_ladder import keep, report
+
+    lad = ladder.Ladder(torch.device("cpu"), 16, rep_ms=20.0, rounds=3, model_factory=_small,
+                        profile_batches=0)
+    start = lad.baseline("start", ladder.Settings(batch=2))
+    lad.compare([])
+    base, _ = lad.step(start, "base", ladder.Settings(batch=2, channels_last=True))
+    base_live = ladder.Live(base, ladder.prepare(base.settings, lad.device, 16, _small))
+    base_live.rung.device_s = 0.5 * base.median_s          # a device clock, as a GPU's
+    seen = {}
+    real = keep.decide
+
+    def spy(*args):
+        seen["idle_before"] = args[6]
+        return real(*args)
+    monkeypatch.setattr(keep, "decide", spy)
+    after, _ = lad.step(base_live, "folded", ladder.Settings(batch=2, channels_last=True, fold_bn=True))
+    here = after.here["base"]
+    assert set(after.here) == {"start", "base"}             # every other rung of its rounds
+    assert here["idle_share"] == ladder.idle_share(base.device_s, 2 / here["images_per_s"])
+    assert seen["idle_before"] == here["idle_share"]        # the keep rule read those rounds'
+    assert base.images_per_s == pytest.approx(2 / base.median_s)   # its own row: its own step's
+    shown = report.in_rounds(after, start.rung)
+    assert shown.startswith(f"{here['images_per_s']:,.0f} images/s, idle ") and "start" in shown
+    assert after.as_dict()["here"]["base"] == here
+
+
+def test_a_kept_step_with_a_wide_spread_or_a_moved_base_is_flagged_unstable():
+    from labkit.chapters.ch08_inference_ladder import keep
+
+    assert keep.unstable(0.05, 9000.0, 0.05, 9100.0) == ""
+    wide = keep.unstable(0.53, 9000.0, 0.05, None)
+    assert "IQR 53% of its median > 10%" in wide
+    moved = keep.unstable(0.05, 9265.0, 0.10, 12650.0)     # the H200 record's fp16, re-timed
+    assert "re-timed here at 12,650 images/s, outside its own IQR (8,802 to 9,728)" in moved
+    assert "10%" in keep.unstable_rule()
+    with pytest.raises(ValueError, match="negative"):
+        keep.unstable(-0.1, 1.0, 0.0, None)
+
+
+def test_graph_replay_is_explained_by_the_hosts_counted_launch_calls():
+    """Review item 6: as many kernels on the GPU, one graph launch from the host."""
+    from labkit.chapters.ch08_inference_ladder import explain
+
+    before, after = rung("compiled", 64, 0.01), rung("graphs", 64, 0.008, after="compiled")
+    after.gain, after.gain_spread = 1.25, (1.19, 1.36)
+    after.device_gain, after.device_spread = 1.0, (0.99, 1.01)
+    before.kernels_per_batch = after.kernels_per_batch = 106
+    before.host_launches = {"kernel launches": 106, "graph launches": 0}
+    after.host_launches = {"kernel launches": 0, "graph launches": 1}
+    said = explain.step(before, after)
+    assert "fewer launch calls (106 -> 1 per batch) for as many kernels (106 -> 106)" in said
+    assert "not fewer launches" not in said and "graph launches 0 -> 1" in said

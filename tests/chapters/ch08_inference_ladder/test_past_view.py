@@ -51,8 +51,19 @@ def test_a_refused_rung_is_shown_refused_and_never_ranked():
     assert "90,000" not in " ".join(map(str, refused)) and "not timed" in refused[2]
     assert past_view.best(data)["name"] == "batch 1024"       # 90,000 img/s refused: never the best
     assert [r[0] for r in table.rows] == ["top rung", "batch 1024", "FP8 wrong activation scale",
-                                          "freezing"]        # the skipped rung is folded with its reason
-    assert "max-autotune" in table.folded[0][1] and "budget" in table.folded[0][1]
+                                          "freezing"]        # the skipped rung is said with its reason
+    said = next(n for n in table.notes if n.startswith("Not run or failed"))
+    assert "max-autotune" in said and "budget" in said
+
+
+def test_a_refusal_names_the_test_that_failed():
+    """Review 2026-12-03c item 8: an error under its tolerance beside 'refused' must name the
+    failing test (there, top-1 agreement over the clear images)."""
+    gate = {"passed": False, "rel_error": 0.06, "tolerance": 0.12, "math": "bfloat16",
+            "why": "top-1 agrees on 80% < 90%", "clear_images": 15}
+    shown = past_view._gate({"gate": gate})
+    assert shown.startswith("refused: 6.0e-02") and "top-1 agrees on 80% < 90% of 15 clear images" in shown
+    assert "failed" not in past_view._gate({"gate": dict(gate, passed=True)})
 
 
 def test_each_row_reads_its_own_numbers():

@@ -71,3 +71,40 @@ def test_the_gpu_shaped_interaction_table_reads_each_regime():
     nothing = SimpleNamespace(regimes={}, regime_bases={}, regime_gains=lambda: {},
                               regimes_missing={"eager": "skipped: out of the run's time budget"})
     assert "eager: not measured" in tables.regimes_table(nothing).notes[0]   # not "No GPU here"
+
+
+def test_a_cpu_does_not_judge_c24_and_says_which_steps_its_ladder_lacks(capsys):
+    """Review 2026-12-03c items 3 and 10: a ladder without JIT compilation does not judge the
+    seed's seven steps; the CPU's own strings fit a CPU."""
+    from labkit.chapters.ch08_inference_ladder import experiment, roofline
+
+    plan = experiment.plan(False)
+    lacks = tables.lacking_steps(plan)
+    assert {"torch.compile", "CUDA Graphs", "TF32", "fp16 weights"} <= set(lacks)
+    asked = {}
+    chapter = SimpleNamespace(on_gpu=False, table=lambda verdicts=None, pending=(): asked.update(
+        verdicts=verdicts, pending=list(pending)) or "table")
+    assert tables.judge_c24(chapter, None) is None
+    assert tables.verdict_table(chapter, None, plan) == "table" and asked["pending"] == ["C24"]
+    assert "C24 is not judged here" in capsys.readouterr().out
+    run = cpu_run()
+    run.plan = plan
+    said = tables.takeaways(run, None)
+    assert "not judged on this machine" in said[-1] and "torch.compile" in said[-1]
+    assert any(line.startswith("One clock here") for line in said)
+    assert not any("steps kept" in line for line in said)
+    assert "TF32" not in tables.regimes_table(run).title
+    best = rung("best", 16, 0.05)
+    best.kinds = {}
+    shown = tables.standing_table(best, 32, {"float32": 0.16}, "")
+    assert not any("published" in str(r[0]) for r in shown.rows)
+    assert any("not set beside this CPU's 32-px" in n for n in shown.notes)
+    assert roofline.MLPERF_H200_RESNET50_OFFLINE  # (still shown on an H200 run)
+
+
+def test_the_gpu_form_names_the_courses_reading_not_the_seeds():
+    from labkit.chapters.ch08_inference_ladder import experiment
+
+    form = experiment.COURSE_FORM
+    assert "course's reading" in form and "the seed names no GPU, baseline, batch or precision" in form
+    assert form != "the seed's form"
