@@ -21,6 +21,7 @@ NOT_YET_RERECORDED = {
     "05_dataloader",            # issue 39: A/A knob row, the plateau's copy split, pending GPU verdicts
     "06_ddp_layout_drift",      # issue 39: quiz answers no longer stated above the quizzes
     "07_export_traps",          # issue 39: C15c depends without TensorRT, takeaway counts
+    "08_inference_ladder",      # issue 40 review c: base re-timed per step, unstable flag, course's form, CPU not judged
     "09_audit_your_model",      # issue 40 (no H200 copy on record)
     "99_claims_ledger",         # after 08 and 09: the ledger reads every chapter's record
 }

@@ -109,9 +109,8 @@ def decide(gate_passed: bool, gate_why: str, wall_gain: float, wall_spread: tupl
 
 def unstable_rule() -> str:
     """The instability flag's rule, in words, for the chapter to print beside the keep rule."""
-    return (f"a step is flagged unstable when its images/s IQR exceeds {100 * UNSTABLE_IQR:.0f}% "
-            "of its median in its own rounds, or its base, re-timed in those rounds, falls "
-            "outside the base's own IQR")
+    return (f"unstable: IQR over {100 * UNSTABLE_IQR:.0f}% of the median, or the base re-timed "
+            "outside its own IQR")
 
 
 def unstable(iqr_share: float, base_images_per_s: float, base_iqr_share: float,
@@ -126,11 +125,11 @@ def unstable(iqr_share: float, base_images_per_s: float, base_iqr_share: float,
         raise ValueError(f"an IQR share cannot be negative, got {iqr_share} and {base_iqr_share}")
     said = []
     if iqr_share > UNSTABLE_IQR:
-        said.append(f"IQR {100 * iqr_share:.0f}% of its median > {100 * UNSTABLE_IQR:.0f}%")
+        said.append(f"IQR {100 * iqr_share:.0f}% > {100 * UNSTABLE_IQR:.0f}%")
     if base_here and base_images_per_s > 0:
         low = base_images_per_s * (1 - base_iqr_share / 2)
         high = base_images_per_s * (1 + base_iqr_share / 2)
         if not low <= base_here <= high:
-            said.append(f"its base re-timed here at {base_here:,.0f} images/s, outside its own "
-                        f"IQR ({low:,.0f} to {high:,.0f})")
+            said.append(f"base re-timed at {base_here:,.0f} images/s, outside its IQR "
+                        f"{low:,.0f}-{high:,.0f}")
     return "; ".join(said)

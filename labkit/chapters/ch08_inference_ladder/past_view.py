@@ -88,7 +88,8 @@ def _gate(row: Mapping) -> str:
     shown = f"{verdict}: {gate['rel_error']:.1e} (tol {gate['tolerance']:.2g} {gate['math']})"
     if not gate.get("passed") and gate.get("why"):
         # the test that failed, which need not be the error shown (a top-1 count, say)
-        clear = f" of {gate['clear_images']} clear images" if gate.get("clear_images") else ""
+        clear = (f" of {gate['clear_images']} clear images"
+                 if gate.get("clear_images") and "top-1" in gate["why"] else "")
         shown += f"; failed: {gate['why']}{clear}"
     return shown
 

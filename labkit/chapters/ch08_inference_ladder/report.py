@@ -47,7 +47,11 @@ def in_rounds(rung: ladder.Rung, strict: ladder.Rung) -> str:
     if not base:
         return ""
     idle = "" if base.get("idle_share") is None else f", idle {100 * base['idle_share']:.0f}%"
-    text = f"{base['images_per_s']:,.0f} images/s{idle}"
+    # the gain is the median of per-round ratios; the medians' ratio beside it shows how far
+    # drift between rounds moved the two apart
+    medians = (f" (medians' ratio {rung.images_per_s / base['images_per_s']:.2f}x)"
+               if rung.images_per_s and base.get("images_per_s") else "")
+    text = f"{base['images_per_s']:,.0f} images/s{idle}{medians}"
     other = rung.here.get(strict.name)
     if other and strict.name != rung.after:
         text += f"; {strict.name} {other['images_per_s']:,.0f}"

@@ -38,4 +38,12 @@ def deciding_ratios(verdict: Verdict) -> dict[str, float]:
              f"top rung over strict fp32 at batch {ev.get('top_batch')} (shown)": ev.get("speedup_over_strict"),
              f"top rung over default fp32 at batch {ev.get('top_batch')} (shown)": ev.get("speedup_over_defaults"),
              "top rung images/s (not a ratio)": ev.get("top_images_per_s")}
+    # each step's wall gain and keep decision (1 kept, 0 not), so the runs show whether the
+    # middle of the ladder agrees 3 of 3 (review 2026-12-03c item 2): a 'kept' whose min and
+    # max differ across runs was kept in some runs only
+    for r in ev.get("rungs") or []:
+        if r.get("after") and not r.get("error") and r.get("gain") is not None:
+            found[f"step {r['name']}: wall gain"] = r["gain"]
+            found[f"step {r['name']}: kept (1) or not (0)"] = 1.0 if r.get("kept") else 0.0
+            found[f"step {r['name']}: flagged unstable (1) or not (0)"] = 1.0 if r.get("unstable") else 0.0
     return {k: float(v) for k, v in found.items() if v is not None}

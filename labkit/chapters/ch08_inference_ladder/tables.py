@@ -154,11 +154,11 @@ def recorded_ladder(recorded: Recorded | Mapping) -> tables.Table | str:
     ladder was just recorded, a plain mapping) it says the ladder above is the GPU's."""
     if not isinstance(recorded, Recorded):
         return "This run is on a GPU: the ladder above is the GPU ladder."
-    shown = tables.Table("The reference GPU's ladder", ["rung", "images/s", "step gain: wall",
-                                                        "its base in the step's rounds", "kept",
-                                                        "math", "error", "compile"],
-                         recorded=recorded.label)
     rungs = recorded.get("rungs") or []
+    has_base = any(r.get("here") for r in rungs)   # a record before the base's re-timing has none
+    shown = tables.Table("The reference GPU's ladder", ["rung", "images/s", "step gain: wall"]
+                         + (["its base in the step's rounds"] if has_base else [])
+                         + ["kept", "math", "error", "compile"], recorded=recorded.label)
     lacks = False
     for r in rungs:
         gate, spread = r.get("gate") or {}, r.get("gain_spread")
@@ -174,13 +174,13 @@ def recorded_ladder(recorded: Recorded | Mapping) -> tables.Table | str:
         kept = "kept" if r["kept"] else "not kept"
         if r["kept"] and r.get("unstable"):
             kept += f", unstable: {r['unstable']}"
-        shown.add(r["name"], f"{r['images_per_s']:,.0f}", gain, in_rounds, kept, r["math"],
+        shown.add(r["name"], f"{r['images_per_s']:,.0f}", gain, *([in_rounds] if has_base else []),
+                  kept, r["math"],
                   f"{gate['rel_error']:.1e}" if gate.get("rel_error") is not None else "-",
                   f"{r['compile_s']:.1f} s")
     if lacks:
-        shown.note("This record predates the base's re-timing in each step's rounds: a step's gain "
-                   "is a ratio inside its own rounds, and the images/s of the row above it come "
-                   "from another run, so the two need not agree (the next H200 record has both).")
+        shown.note("This record predates the base's re-timing: a step's gain and the images/s "
+                   "of the row above it come from different runs.")
     return shown
 
 
@@ -204,9 +204,8 @@ def verdict_table(chapter: object, verdict: object | None, plan: object) -> obje
     its ladder lacks, beside the reference GPU's recorded verdict."""
     if verdict is not None:
         return chapter.table([verdict])
-    print(f"C24 is not judged here: this CPU's ladder climbs {len(plan.steps)} steps and lacks "
-          f"{', '.join(lacking_steps(plan))} (the seed's steps run from JIT compilation to operator "
-          "fusion). The reference GPU's recorded verdict:")
+    print(f"C24 is not judged here: this CPU's ladder lacks {', '.join(lacking_steps(plan))} "
+          "(the seed's run from JIT compilation to operator fusion). Recorded on the GPU:")
     return chapter.table(pending=["C24"])
 
 
@@ -226,8 +225,7 @@ def takeaways(run: object, verdict: object) -> list[str]:
     one_clock = not any(r.device_gain is not None for r in rungs)
     unstable = [r.name for r in rungs if r.kept and r.unstable]
     c24 = (f"C24, judged in {verdict.form}: {verdict.label}." if verdict is not None else
-           f"C24 is not judged on this machine: its ladder lacks {', '.join(lacking_steps(run.plan))}; "
-           "the reference GPU's recorded verdict is beside the table above.")
+           f"C24 is not judged here: this ladder lacks {', '.join(lacking_steps(run.plan))}.")
     return [
         f"The kept top rung ({named}) infers {top.images_per_s:,.0f} "
         f"images/s, {total:.1f}x eager strict float32 and {top.speedup_over(defaults):.1f}x "
@@ -236,7 +234,7 @@ def takeaways(run: object, verdict: object) -> list[str]:
         "against changes the headline.",
         (f"The numerics gate refused {', '.join(refused)}." if refused else
          "Every rung stayed inside the numerics gate."),
-        ("One clock here (no device clock): every step was judged on the wall clock."
+        ("No device clock here: every step was judged on the wall clock."
          if one_clock else
          "Kept on device time while the host bound the rung: "
          + "; ".join(f"{r.name} {r.device_gain:.2f}x device time, {r.gain:.2f}x wall" for r in by_device)
@@ -253,11 +251,8 @@ def takeaways(run: object, verdict: object) -> list[str]:
             for name in next(iter(regime_gains.values())))
          + ": a step's gain depends on what came before it." if regime_gains else
          "The interaction of steps was not measured here (it needs compile and CUDA graphs on a GPU)."),
-        (f"Kept but unstable (see the rule under the gate): {', '.join(unstable)}; a later step's "
-         "gain is over a base whose speed moved between runs." if unstable else
-         "No kept step was flagged unstable."),
         c24,
-    ]
+    ] + ([f"Kept but flagged unstable: {', '.join(unstable)}."] if unstable else [])
 
 
 def device_name(on_gpu: bool) -> str:

@@ -64,6 +64,8 @@ def test_a_refusal_names_the_test_that_failed():
     shown = past_view._gate({"gate": gate})
     assert shown.startswith("refused: 6.0e-02") and "top-1 agrees on 80% < 90% of 15 clear images" in shown
     assert "failed" not in past_view._gate({"gate": dict(gate, passed=True)})
+    off = past_view._gate({"gate": dict(gate, why="logits off by 8.4e-01 > 0.12")})
+    assert off.endswith("failed: logits off by 8.4e-01 > 0.12")   # no image count on an error test
 
 
 def test_each_row_reads_its_own_numbers():

@@ -23,3 +23,8 @@ def test_measure_verdicts_returns_c24_from_the_gated_ladder(monkeypatch):
     assert verdicts[0].form.startswith("CPU analogue")
     assert all(r["gate"]["rel_error"] <= r["gate"]["tolerance"]
                for r in evidence["rungs"] if r["gate"] and r["gate"]["passed"])
+    ratios = reproduce.deciding_ratios(verdicts[0])
+    steps = [r for r in evidence["rungs"] if r["after"] and not r["error"]]
+    for r in steps:   # each step's gain and decision, compared across the fresh runs
+        assert ratios[f"step {r['name']}: wall gain"] == r["gain"]
+        assert ratios[f"step {r['name']}: kept (1) or not (0)"] == (1.0 if r["kept"] else 0.0)

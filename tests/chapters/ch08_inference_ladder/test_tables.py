@@ -90,9 +90,14 @@ def test_a_cpu_does_not_judge_c24_and_says_which_steps_its_ladder_lacks(capsys):
     run = cpu_run()
     run.plan = plan
     said = tables.takeaways(run, None)
-    assert "not judged on this machine" in said[-1] and "torch.compile" in said[-1]
-    assert any(line.startswith("One clock here") for line in said)
-    assert not any("steps kept" in line for line in said)
+    c24 = next(line for line in said if line.startswith("C24"))
+    assert "not judged here" in c24 and "torch.compile" in c24
+    assert any(line.startswith("No device clock here") for line in said)
+    from labkit.chapters.ch08_inference_ladder import claims
+
+    _, reason, _ = claims.check_c24({"speedup_over_strict": 1.2, "speedup_over_defaults": 1.2,
+                                     "top_rung": "folding", "steps_kept": 1}, {"seed_speedup": 4.8})
+    assert "1 step kept" in reason
     assert "TF32" not in tables.regimes_table(run).title
     best = rung("best", 16, 0.05)
     best.kinds = {}
@@ -108,3 +113,20 @@ def test_the_gpu_form_names_the_courses_reading_not_the_seeds():
     form = experiment.COURSE_FORM
     assert "course's reading" in form and "the seed names no GPU, baseline, batch or precision" in form
     assert form != "the seed's form"
+
+
+def test_the_recorded_ladder_says_when_its_record_lacks_the_bases_retiming():
+    """Review item 1: a record without each step's base re-timed shows no such column and says
+    its gains and the rows' images/s come from different runs; a newer one shows the column."""
+    base = {"name": "a", "images_per_s": 100.0, "kept": True, "math": "float32", "compile_s": 0.0,
+            "after": ""}
+    old = dict(base, name="b", images_per_s=150.0, gain=1.06, gain_spread=[1.03, 1.07], after="a")
+    shown = tables.recorded_ladder(Recorded("08_inference_ladder", "ladder", "nvidia-h200",
+                                            {"rungs": [base, old]}, "2026-12-03"))
+    assert "its base in the step's rounds" not in shown.columns
+    assert any("different runs" in n for n in shown.notes)
+    new = dict(old, here={"a": {"images_per_s": 141.5, "idle_share": 0.19}}, unstable="IQR 53% > 10%")
+    shown = tables.recorded_ladder(Recorded("08_inference_ladder", "ladder", "nvidia-h200",
+                                            {"rungs": [base, new]}, "2026-12-03"))
+    assert shown.rows[1][3] == "142 images/s, idle 19%" and "unstable: IQR 53%" in shown.rows[1][4]
+    assert not any("different runs" in n for n in shown.notes)
