@@ -223,8 +223,9 @@ lab.tables.recorded_ladder(chapter.here_or_recorded("ladder", ladder_run.record)
 # %% [markdown]
 # ## Exercises
 #
-# Replace each `raise NotImplementedError` and run the check: all three are checked against
-# torch itself. Three more, on the ladder's arithmetic (a speed-up across batch sizes, compile
+# Replace each `raise NotImplementedError` and run the check: the first two are graded against
+# an answer computed with torch's own norms (not the chapter's gate), the third against eager
+# PyTorch (on a CPU, with no graph to capture, it is the static-buffer contract only). Three more, on the ladder's arithmetic (a speed-up across batch sizes, compile
 # payback, a step's share of the climb), wait in the optional section at the end.
 
 # %%

@@ -30,8 +30,17 @@ from labkit.core import results
 from labkit.show import table as tables
 
 RECORDED = Path("h200_past_defaults") / "past_defaults.json"   # under the repository's results/
-HOW_TO_CLIMB = ("python3 benchmarks/gpu_past_defaults.py --out past  (a GPU, ~8 min on an H200), "
-                "then lab.past_view.section('past/past_defaults.json')")
+HOW_TO_CLIMB = ("python3 benchmarks/gpu_past_defaults.py --out past  (a GPU; the recorded run's "
+                "time is printed under its table), then lab.past_view.section('past/past_defaults.json')")
+# Levers with a control of their own: the rung that differs from the lever by the lever alone.
+# Every lever is timed against the top rung; its gain over its own control is the ratio of the
+# two gains (both over the same top rung, from separate comparisons), and says what the lever
+# itself is worth where the top-rung gain mixes in another change (a regime, a batch).
+OWN_CONTROL = {"Triton fused epilogue": "GEMM path in torch (control)",
+               "freezing at batch 1024": "batch 1024",
+               "freezing + conv_1x1_as_mm": "freezing"}
+# a lever run outside the top rung's regime (compiled + the ladder's CUDA graph) says so in its why
+OTHER_REGIME = "eager + CUDA graph"
 # attribution's kernel classes, in the order shown, with their short names for a column head
 CLASSES = {"GEMM/conv": "GEMM", "elementwise": "elementwise", "reductions/norms": "reductions",
            "copies/layout": "copies", "other": "other"}
@@ -156,6 +165,14 @@ def rows_table(data: Mapping, shown_as: str = "") -> tables.Table:
                    + "; ".join(data["later_calls"]))
     if skipped:  # said, not folded: a lever the budget skipped is not a lever measured
         shown.note(f"Not run or failed ({len(skipped)}): " + "; ".join(skipped))
+    top = dict(data.get("top_settings") or {})
+    if top:
+        on = [k for k, v in top.items() if v not in (False, None, "off", "float32") and k != "batch"]
+        shown.note("The record's top rung: " + ", ".join(f"{k}={top[k]}" for k in on)
+                   + "; the ladder above keeps its own steps, so its top may differ.")
+    controls = own_controls(data["rows"])
+    if controls:
+        shown.note("Over its own control (a ratio of two gains over the top rung): " + "; ".join(controls))
     if data.get("seconds"):
         shown.note(f"The recorded climb took {data['seconds']:.0f} s.")
     shown.note("time by class: device time on a GPU (kernel records), CPU op self time on a CPU; "
@@ -170,6 +187,22 @@ def rows_table(data: Mapping, shown_as: str = "") -> tables.Table:
     return shown
 
 
+def own_controls(rows: list) -> list[str]:
+    """Each lever with a control of its own (OWN_CONTROL): its gain over that control beside its
+    gain over the top rung, and its regime when it is not the top rung's."""
+    by_name = {r["name"]: r for r in rows if r.get("status") == "measured" and r.get("gain")}
+    said = []
+    for lever, control in OWN_CONTROL.items():
+        if lever not in by_name or control not in by_name:
+            continue
+        got, base = by_name[lever]["gain"][0], by_name[control]["gain"][0]
+        regime = (f" ({OTHER_REGIME}, as its control: not the top rung's compiled regime)"
+                  if OTHER_REGIME in str(by_name[lever].get("why", "")) else "")
+        said.append(f"{lever}{regime}: {got / base:.2f}x over {control} "
+                    f"({got:.3f}x / {base:.3f}x over the top rung)")
+    return said
+
+
 def _shapes_note(totals: Mapping[str, float], rows: list) -> str:
     """The 1x1 layers timed shape by shape, and whether those isolated timings can be read
     against the network's: not when they add up to more than the whole top rung's device time."""
@@ -181,6 +214,9 @@ def _shapes_note(totals: Mapping[str, float], rows: list) -> str:
         said += (f". The slowest adds up to more than the top rung's whole device time "
                  f"({1e3 * top['device_s']:.2f} ms per batch): timed alone, these layers do not "
                  "predict what they cost inside the compiled network")
+    if any("separate" in path for path in totals):
+        said += ("; a 'separate' path runs each tail as its own eager kernel, where the compiled "
+                 "network runs one fused tail, so it is no fair control for the fused path")
     return said + "."
 
 

@@ -312,3 +312,16 @@ def test_graph_replay_is_explained_by_the_hosts_counted_launch_calls():
     said = explain.step(before, after)
     assert "fewer launch calls (106 -> 1 per batch) for as many kernels (106 -> 106)" in said
     assert "not fewer launches" not in said and "graph launches 0 -> 1" in said
+
+
+def test_first_broken_is_graded_independently_of_the_gate_and_agrees_with_it():
+    """Review item 13: the exercise's answer uses torch's norms, not numerics.check; on its
+    cases the gate refuses the same rung (the task says they never split the two tests)."""
+    import random
+
+    from labkit.chapters.ch08_inference_ladder import exercises, numerics
+
+    for seed in range(30):
+        ref, rungs = exercises._rungs_case(random.Random(seed))
+        by_gate = next((n for n, out, m in rungs if not numerics.check(out, ref, m).passed), None)
+        assert exercises.reference_first_broken(ref, rungs) == by_gate

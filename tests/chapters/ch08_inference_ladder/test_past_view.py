@@ -143,3 +143,17 @@ def test_a_later_calls_levers_join_the_table_marked_with_their_own_top_rung(tmp_
     assert [r[0] for r in rows].count("top rung") == 1                 # the later call's top is not repeated
     assert rows[-1][0] == "cuDNN fused epilogues *" and rows[-1][2] == "14,288"
     assert any("past_defaults_cudnn.json (its top rung 31,900" in n for n in shown.parts[0].notes)
+
+
+def test_a_lever_is_also_shown_over_its_own_control_with_its_regime():
+    """Review 2026-12-03c item 7: the Triton epilogue runs eager + CUDA graph, as its control
+    does; freezing at batch 1024 over batch 1024, not over the top rung's batch."""
+    rows = [{"name": "batch 1024", "status": "measured", "gain": [1.077, 1.05, 1.08]},
+            {"name": "freezing at batch 1024", "status": "measured", "gain": [1.078, 1.07, 1.08]},
+            {"name": "Triton fused epilogue", "status": "measured", "gain": [0.836, 0.83, 0.85],
+             "why": "1x1s as one Triton GEMM each, eager + CUDA graph"},
+            {"name": "GEMM path in torch (control)", "status": "measured", "gain": [0.462, 0.46, 0.47]}]
+    said = past_view.own_controls(rows)
+    assert "Triton fused epilogue (eager + CUDA graph" in said[0] and "1.81x over GEMM path" in said[0]
+    assert said[1].startswith("freezing at batch 1024: 1.00x over batch 1024")
+    assert past_view.own_controls(rows[:1]) == []      # no control measured: nothing claimed
