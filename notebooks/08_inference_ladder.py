@@ -190,13 +190,16 @@ lab.tables.regimes_table(ladder_run)
 #
 # This run's best gated rung beside the dense compute roof of its precision (ResNet-50's FLOPs
 # per image, counted by `torch.utils.flop_counter.FlopCounterMode`, into this machine's measured
-# matmul rate) and a published figure, labelled as such. On an H200 the gap to the published
+# matmul rate), a memory roof (an estimate, labelled: the convolutions' outputs written and read
+# once, at the measured copy bandwidth; weights and extra tail passes left out, so the true
+# byte floor is higher) and a published figure, labelled as such. On an H200 the gap to the published
 # figure is split, from these numbers and the H200's published dense peaks: how much of it is
 # precision (INT8's peak over the rung's) and how much efficiency (the share of its own peak
 # each reaches).
 
 # %%
-lab.tables.standing_table(ladder_run.best, plan.image, ceiling.matmul_tflops, lab.tables.device_name(chapter.on_gpu))
+lab.tables.standing_table(ladder_run.best, plan.image, ceiling.matmul_tflops,
+                          lab.tables.device_name(chapter.on_gpu), ceiling.copy_gbps)
 
 # %% [markdown]
 # ## The verdict

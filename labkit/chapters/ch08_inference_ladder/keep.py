@@ -85,12 +85,13 @@ def decide(gate_passed: bool, gate_why: str, wall_gain: float, wall_spread: tupl
     idles = [i for i in (idle_before, idle_after) if i is not None]
     host_bound = bool(idles) and max(idles) > IDLE_LIMIT and device_gain is not None
     if not host_bound:
-        bound = "device-bound" if idles else "no device clock"
+        # without a device clock (a CPU) the table's idle column says n/a: nothing to add here
+        bound = ", device-bound" if idles else ""
         if above(wall_spread):
-            return Decision(True, "wall", wall_gain, f"{wall}, {bound}")
+            return Decision(True, "wall", wall_gain, f"{wall}{bound}")
         if below(wall_spread):
-            return Decision(False, "wall", wall_gain, f"slower: {wall}, {bound}")
-        return Decision(False, "wall", wall_gain, f"no measured gain: {wall} contains 1, {bound}")
+            return Decision(False, "wall", wall_gain, f"slower: {wall}{bound}")
+        return Decision(False, "wall", wall_gain, f"no measured gain: {wall} contains 1{bound}")
     device = f"{device_gain:.2f}x device time{_range(device_spread)}"
     host = f"host-bound (GPU idle up to {100 * max(idles):.0f}% > {100 * IDLE_LIMIT:.0f}%)"
     if above(wall_spread):

@@ -109,6 +109,9 @@ def short(rungs: list[ladder.Rung]) -> str:
             continue
         idle = "n/a" if r.idle_share is None else f"{100 * r.idle_share:.0f}%"
         err = f"{r.gate.rel_error:.1e}" if r.gate else ""
+        base = r.here.get(r.after)
+        here = "" if not base else f" [base in these rounds {base['images_per_s']:,.0f} images/s" + (
+            "" if base.get("idle_share") is None else f", idle {100 * base['idle_share']:.0f}%") + "]"
         lines.append(f"{r.name:<24}{r.images_per_s:>11,.0f}{100 * r.iqr_s / r.median_s:>6.1f}%"
-                     f"{idle:>7}{err:>13}  {'yes' if r.kept else 'no'}: {r.why}")
+                     f"{idle:>7}{err:>13}  {'yes' if r.kept else 'no'}: {r.why}{here}")
     return "\n".join(lines)

@@ -46,6 +46,44 @@ def flops_per_image(image: int = 224, model_factory: Callable[[], nn.Module] = r
     return float(counter.get_total_flops())
 
 
+def conv_output_elements(image: int = 224,
+                         model_factory: Callable[[], nn.Module] = resnet.resnet50) -> int:
+    """The elements every convolution of the model writes for one image (forward hooks on the
+    meta device: shapes only, nothing computed); ResNet-50 at 224 px: about 11.1 M."""
+    model = model_factory().eval().to("meta")
+    total = 0
+
+    def count(_module: nn.Module, _inputs: object, output: torch.Tensor) -> None:
+        nonlocal total
+        total += output[0].numel()   # one image of the batch of one
+    hooks = [m.register_forward_hook(count) for m in model.modules() if isinstance(m, nn.Conv2d)]
+    try:
+        with torch.no_grad():
+            model(torch.zeros(1, 3, image, image, device="meta"))
+    finally:
+        for hook in hooks:
+            hook.remove()
+    return total
+
+
+BYTES = {"float32": 4, "tf32": 4, "float16": 2, "bfloat16": 2}
+
+
+def memory_roof(top_images_per_s: float, math: str, copy_gbps: float, elements: int) -> tuple[str, str]:
+    """An estimate of the byte floor, labelled so: each conv output written once and read once
+    (by the next layer or its tail) in the rung's precision, at this machine's measured copy
+    bandwidth; weights and the tails' own extra passes are left out, so the true floor is
+    higher. A rung near this roof is bound by bytes: faster arithmetic cannot close its gap;
+    fewer bytes (fused epilogues, 8-bit activations) can."""
+    if copy_gbps <= 0 or elements <= 0:
+        raise ValueError(f"copy_gbps and elements must be positive, got {copy_gbps} and {elements}")
+    per_image = 2 * elements * BYTES.get(math, 4)
+    images = copy_gbps * 1e9 / per_image
+    return (f"memory roof (estimate: conv outputs written + read once, {per_image / 1e6:.3g} MB/image "
+            f"in {math}, {copy_gbps:,.0f} GB/s copy)",
+            f"{images:,.0f} images/s (the top rung reaches {100 * top_images_per_s / images:.0f}%)")
+
+
 @dataclass(frozen=True)
 class Roof:
     """The dense compute roof in images/s for one math."""

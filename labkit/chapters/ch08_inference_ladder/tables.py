@@ -50,7 +50,7 @@ def gate_rules() -> tables.Table:
                          [[m, f"{t:.2g}", f"{numerics.CENTRED_TOLERANCES[m]:.2g}"]
                           for m, t in numerics.TOLERANCES.items()])
     return shown.note(f"and top-1 agreement at least {100 * numerics.MIN_TOP1:.0f}%; host-bound above "
-                      f"{100 * keep.IDLE_LIMIT:.0f}% GPU idle (the base's idle in the step's own rounds); "
+                      f"{100 * keep.IDLE_LIMIT:.0f}% GPU idle; "
                       f"{keep.unstable_rule()}")
 
 
@@ -124,21 +124,24 @@ def regimes_table(run: object) -> tables.Table:
 
 
 def standing_table(best: object, image: int, matmul_tflops: Mapping[str, float],
-                   device_name: str) -> tables.Table:
-    """The best gated rung beside its precision's compute roof and a published figure; on an
-    H200 the gap to the published figure split into precision and efficiency."""
+                   device_name: str, copy_gbps: float | None = None) -> tables.Table:
+    """The best gated rung beside its precision's compute roof, an estimated memory roof (from
+    the conv outputs' bytes and the measured copy bandwidth, when given) and a published
+    figure; on an H200 the gap to the published figure split into precision and efficiency."""
     per_image = roofline.flops_per_image(image)
     pairs = [list(pair) for pair in roofline.standing(best.images_per_s, best.settings.math,
                                                       matmul_tflops, per_image, with_source=False)]
+    if copy_gbps:
+        pairs.insert(2, list(roofline.memory_roof(best.images_per_s, best.settings.math, copy_gbps,
+                                                  roofline.conv_output_elements(image))))
     published = [p for p in pairs if str(p[0]).startswith("published")]
     if not device_name:  # a CPU at its own image size: an H200's 224-px INT8 figure is no yardstick
         pairs = [p for p in pairs if p not in published]
     shown = tables.Table(f"Where it stands: ResNet-50 at {image} px, {per_image / 1e9:.2f} GFLOP per "
                          "image (FlopCounterMode)", ["reading", "value"], pairs)
     if not device_name:
-        return shown.note("The published figures (MLPerf, an H200 at 224 px in INT8) are not set "
-                          f"beside this CPU's {image}-px float32 rung; an H200 run shows them with "
-                          "the gap split.")
+        return shown.note(f"MLPerf's H200 figure (224 px, INT8) is not set beside this {image}-px "
+                          "CPU rung.")
     shown.fold("the published figure's source", roofline.MLPERF_H200_RESNET50_OFFLINE["source"])
     split = roofline.gap_split(best.images_per_s, best.settings.math, per_image, device_name,
                                best.kinds.get(attribution.ELEMENTWISE))

@@ -41,3 +41,19 @@ def test_the_gap_to_mlperf_splits_into_precision_and_efficiency():
     # the published peaks are the H200's: no split elsewhere, nor for a math with no peak here
     assert roofline.gap_split(31_000, "float16", per_image, "NVIDIA A100") is None
     assert roofline.gap_split(31_000, "tf32", per_image, "NVIDIA H200") is None
+
+
+def test_the_memory_roof_counts_the_conv_outputs_bytes():
+    """Review 2026-12-03c item 5: ResNet-50's convolutions write 11.1 M elements per 224-px
+    image; written and read once in float16 that is 44 MB, 95k images/s at 4,222 GB/s."""
+    import pytest
+
+    from labkit.chapters.ch08_inference_ladder import roofline
+
+    elements = roofline.conv_output_elements(224)
+    assert 11.0e6 < elements < 11.2e6
+    what, value = roofline.memory_roof(31767, "float16", 4222, elements)
+    assert "44.5 MB/image in float16" in what and value.startswith("94,970 images/s")
+    assert "reaches 33%" in value
+    with pytest.raises(ValueError, match="positive"):
+        roofline.memory_roof(1.0, "float16", 0.0, elements)

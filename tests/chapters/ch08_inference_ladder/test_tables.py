@@ -103,7 +103,9 @@ def test_a_cpu_does_not_judge_c24_and_says_which_steps_its_ladder_lacks(capsys):
     best.kinds = {}
     shown = tables.standing_table(best, 32, {"float32": 0.16}, "")
     assert not any("published" in str(r[0]) for r in shown.rows)
-    assert any("not set beside this CPU's 32-px" in n for n in shown.notes)
+    assert any("not set beside this 32-px" in n for n in shown.notes)
+    with_bytes = tables.standing_table(best, 32, {"float32": 0.16}, "", copy_gbps=25.0)
+    assert with_bytes.rows[2][0].startswith("memory roof (estimate")
     assert roofline.MLPERF_H200_RESNET50_OFFLINE  # (still shown on an H200 run)
 
 
