@@ -47,7 +47,7 @@ def main(argv: list[str] | None = None) -> int:
 
     import torch
 
-    from labkit.chapters.ch08_inference_ladder import experiment, report, roofline
+    from labkit.chapters.ch08_inference_ladder import experiment, report, roofline, tables
     from labkit.claims.registry import get
     from labkit.core import env, results
     from labkit.measure import ceilings
@@ -83,6 +83,9 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"  {r.name}: {r.images_per_s:,.0f} images/s, compile {r.compile_s:.1f} s (cold)")
     for regime, gains in result.regime_gains().items():
         print(f"\n{regime} (TF32 on): " + ", ".join(f"{k} {v:.2f}x" for k, v in gains.items()))
+    added = tables.adds_up(result, result.regime_gains())
+    if added:
+        print(added)
     verdict = get("C24").judge(result.evidence(), form=result.plan.form)
     record["C24"] = verdict.to_dict()
     print(f"\nC24: {verdict.label} -- {verdict.reason}")

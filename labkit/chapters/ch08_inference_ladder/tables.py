@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+import numpy as np
 import torch
 
 from labkit.chapters.ch08_inference_ladder import (
@@ -114,6 +115,9 @@ def regimes_table(run: object) -> tables.Table:
         shown.add(name, *cells)
     for regime, why in missing.items():
         shown.note(f"{regime}: not measured ({why})")
+    added = adds_up(run, gains)
+    if added:
+        shown.note(added)
     import torch._inductor.config as inductor_config  # read only where compile ran
 
     return shown.note(f"Inductor's layout_optimization is {inductor_config.layout_optimization} in this "
@@ -121,6 +125,23 @@ def regimes_table(run: object) -> tables.Table:
                       "convolutions itself (GraphLowering.decide_layout_opt; read from its source, not "
                       "measured), so the compiled base may already run them in it, and the step's gain "
                       "there is the input's conversion")
+
+
+def adds_up(run: object, gains: Mapping[str, Mapping[str, float]]) -> str:
+    """Whether the steps multiply: the product of the steps' gains alone on the eager base against
+    the product of the same steps' gains in sequence on the climb (each over the rung before it,
+    so together). Both are products of measured gains from separate comparisons; '' when
+    either side misses a step (a skipped cell)."""
+    names = [s.name for s in ladder.REGIME_STEPS]
+    alone = gains.get("eager") or {}
+    climbed = {r.name: r.gain for r in getattr(run, "rungs", []) if r.gain is not None and not r.error}
+    if not all(n in alone for n in names) or not all(n in climbed for n in names):
+        return ""
+    p_alone = float(np.prod([alone[n] for n in names]))
+    p_climb = float(np.prod([climbed[n] for n in names]))
+    return (f"Do they add up? {', '.join(names)}: alone on the eager base, multiplied, "
+            f"{p_alone:.2f}x; one after another on the climb, {p_climb:.2f}x (each a product of "
+            "measured gains from separate comparisons)")
 
 
 def standing_table(best: object, image: int, matmul_tflops: Mapping[str, float],

@@ -132,3 +132,18 @@ def test_the_recorded_ladder_says_when_its_record_lacks_the_bases_retiming():
                                             {"rungs": [base, new]}, "2026-12-03"))
     assert shown.rows[1][3] == "142 images/s, idle 19%" and "unstable: IQR 53%" in shown.rows[1][4]
     assert not any("different runs" in n for n in shown.notes)
+
+
+def test_the_interaction_table_says_whether_the_steps_multiply():
+    """Review 2026-12-03c item 9: the three steps alone on the eager base, multiplied, against
+    the same three one after another on the climb; nothing claimed when a cell was skipped."""
+    names = [s.name for s in ladder.REGIME_STEPS]
+    climbed = []
+    for name, gain in zip(names, (1.2, 1.5, 1.1), strict=True):
+        r = rung(name, 64, 0.1)
+        r.gain = gain
+        climbed.append(r)
+    run = SimpleNamespace(rungs=climbed)
+    said = tables.adds_up(run, {"eager": dict(zip(names, (1.1, 1.5, 1.0), strict=True))})
+    assert "multiplied, 1.65x" in said and "on the climb, 1.98x" in said
+    assert tables.adds_up(run, {"eager": dict(zip(names[:2], (1.1, 1.5), strict=True))}) == ""
