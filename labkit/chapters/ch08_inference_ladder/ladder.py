@@ -18,7 +18,11 @@ batch); a `Step` changes a few of them. `climb` applies steps in order from a st
   the interleaved wall time per batch (a profile that also traces the host slows the host,
   and its idle share moved from 5% to 33% between runs of the same rung);
 - `keep.decide` keeps a step only when a gain's interval lies above 1, on the clock that can
-  show it (see keep.py), and the table shows both clocks.
+  show it (see keep.py), and the table shows both clocks;
+- the rung a step is built on is timed again in the step's own rounds: its images/s and idle
+  there (`Rung.here`) are what the step's gain is a ratio of and what the host-bound test
+  reads, shown beside the gain; `keep.unstable` flags a kept step whose spread is wide or
+  whose base moved outside its own interquartile range.
 
 Why two baselines: "float32" means two things on an NVIDIA GPU. Strict float32 (TF32 off)
 is what the word says; PyTorch's defaults let cuDNN run float32 convolutions in TF32

@@ -45,5 +45,6 @@ def deciding_ratios(verdict: Verdict) -> dict[str, float]:
         if r.get("after") and not r.get("error") and r.get("gain") is not None:
             found[f"step {r['name']}: wall gain"] = r["gain"]
             found[f"step {r['name']}: kept (1) or not (0)"] = 1.0 if r.get("kept") else 0.0
-            found[f"step {r['name']}: flagged unstable (1) or not (0)"] = 1.0 if r.get("unstable") else 0.0
+            found[f"step {r['name']}: kept and flagged unstable (1) or not (0)"] = (
+                1.0 if r.get("kept") and r.get("unstable") else 0.0)
     return {k: float(v) for k, v in found.items() if v is not None}

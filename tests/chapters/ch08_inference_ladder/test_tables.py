@@ -147,3 +147,20 @@ def test_the_interaction_table_says_whether_the_steps_multiply():
     said = tables.adds_up(run, {"eager": dict(zip(names, (1.1, 1.5, 1.0), strict=True))})
     assert "multiplied, 1.65x" in said and "on the climb, 1.98x" in said
     assert tables.adds_up(run, {"eager": dict(zip(names[:2], (1.1, 1.5), strict=True))}) == ""
+
+
+def test_gpu_takeaways_name_the_course_form_device_time_keeps_and_unstable_steps():
+    from labkit.chapters.ch08_inference_ladder import experiment
+
+    start, fp16 = rung("eager strict float32", 64, 0.02), rung("fp16 weights", 64, 0.007, after="eager strict float32")
+    fp16.gain, fp16.gain_spread, fp16.device_gain, fp16.device_spread = 1.15, (1.07, 1.6), 1.9, (1.8, 2.0)
+    fp16.judged_by, fp16.unstable = "device time", "IQR 53% > 10%"
+    run = SimpleNamespace(rungs=[start, fp16], strict=start, defaults=start, top=fp16,
+                          top_at_baseline_batch=fp16, regimes={}, regime_bases={}, beyond=[],
+                          regime_gains=lambda: {}, plan=experiment.plan(False))
+    verdict = SimpleNamespace(form=experiment.COURSE_FORM, label="depends (on the baseline)")
+    said = tables.takeaways(run, verdict)
+    assert any(line.startswith("Kept on device time") and "fp16 weights 1.90x device time" in line
+               for line in said)
+    assert any("course's reading of the title" in line for line in said)
+    assert said[-1] == "Kept but flagged unstable: fp16 weights."
