@@ -191,6 +191,7 @@ def own_controls(rows: list) -> list[str]:
     """Each lever with a control of its own (OWN_CONTROL): its gain over that control beside its
     gain over the top rung, and its regime when it is not the top rung's."""
     by_name = {r["name"]: r for r in rows if r.get("status") == "measured" and r.get("gain")}
+    # (a control that is itself a lever's base has a gain over the top rung too: it is a lever)
     said = []
     for lever, control in OWN_CONTROL.items():
         if lever not in by_name or control not in by_name:
@@ -198,6 +199,9 @@ def own_controls(rows: list) -> list[str]:
         got, base = by_name[lever]["gain"][0], by_name[control]["gain"][0]
         regime = (f" ({OTHER_REGIME}, as its control: not the top rung's compiled regime)"
                   if OTHER_REGIME in str(by_name[lever].get("why", "")) else "")
+        if by_name[lever].get("base") == control:   # a record that timed it over its control
+            said.append(f"{lever}{regime}: {got:.3f}x over {control}, timed interleaved with it")
+            continue
         said.append(f"{lever}{regime}: {got / base:.2f}x over {control} "
                     f"({got:.3f}x / {base:.3f}x over the top rung)")
     return said

@@ -157,3 +157,5 @@ def test_a_lever_is_also_shown_over_its_own_control_with_its_regime():
     assert "Triton fused epilogue (eager + CUDA graph" in said[0] and "1.81x over GEMM path" in said[0]
     assert said[1].startswith("freezing at batch 1024: 1.00x over batch 1024")
     assert past_view.own_controls(rows[:1]) == []      # no control measured: nothing claimed
+    rows[2] = dict(rows[2], gain=[1.81, 1.79, 1.83], base="GEMM path in torch (control)")
+    assert "1.810x over GEMM path in torch (control), timed interleaved" in past_view.own_controls(rows)[0]
