@@ -53,7 +53,8 @@ class Figures:
     host_launches: dict[str, float] | None = None
 
 
-KERNEL_LAUNCH_CALLS = ("cudaLaunchKernel", "cuLaunchKernel", "cudaLaunchKernelExC", "cuLaunchKernelEx")
+# name prefixes (the runtime may append a suffix: cudaLaunchKernelExC_v11060, cuLaunchKernelEx)
+KERNEL_LAUNCH_CALLS = ("cudaLaunchKernel", "cuLaunchKernel", "cudaLaunchCooperativeKernel")
 GRAPH_LAUNCH_CALLS = ("cudaGraphLaunch", "cuGraphLaunch")
 
 
@@ -67,7 +68,7 @@ def host_launches(trace: timeline.Trace, batches: int) -> dict[str, float]:
         name = trace.names[trace.name_id[i]]
         if name.startswith(GRAPH_LAUNCH_CALLS):
             counts["graph launches"] += 1
-        elif name in KERNEL_LAUNCH_CALLS:
+        elif name.startswith(KERNEL_LAUNCH_CALLS):
             counts["kernel launches"] += 1
     return {k: v / batches for k, v in counts.items()}
 

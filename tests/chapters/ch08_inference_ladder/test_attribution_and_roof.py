@@ -57,3 +57,18 @@ def test_the_memory_roof_counts_the_conv_outputs_bytes():
     assert "reaches 33%" in value
     with pytest.raises(ValueError, match="positive"):
         roofline.memory_roof(1.0, "float16", 0.0, elements)
+
+
+def test_host_launch_calls_are_counted_per_batch_from_the_runtime_events():
+    """Review item 6: eager launches each kernel from the host; a graph replays them from one call."""
+    from labkit.chapters.ch08_inference_ladder import attribution
+    from labkit.measure import timeline
+
+    tracks = [timeline.Track(0, "cpu", "cpu", "p", "t"), timeline.Track(1, "stream 7", "gpu", "p", "s")]
+    names = ["cudaLaunchKernel", "cudaLaunchKernelExC_v11060", "cudaGraphLaunch", "gemm", "aten::add"]
+    runtime, kernel, cpu_op = (timeline.KINDS.index(k) for k in ("runtime", "kernel", "cpu_op"))
+    events = [(0, runtime, 0, 0), (1, runtime, 0, 1), (2, runtime, 0, 2), (3, runtime, 0, 0),
+              (4, kernel, 1, 3), (5, kernel, 1, 3), (6, cpu_op, 0, 4)]
+    trace = timeline.build(tracks, names, [e[0] * 10.0 for e in events], [1.0] * len(events),
+                           [e[1] for e in events], [e[2] for e in events], [e[3] for e in events])
+    assert attribution.host_launches(trace, 2) == {"kernel launches": 1.5, "graph launches": 0.5}
