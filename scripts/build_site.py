@@ -489,8 +489,11 @@ def add_trust_rule(notebook: nbformat.NotebookNode) -> bool:
     present = any(f"id='{anchor}'" in text or f'id=\\"{anchor}\\"' in text for text in outputs)
     if not linked or present:
         return False
+    # A raw HTML anchor, not a MyST target: a target is a site-wide label, and two pages that
+    # both need the section (05 and 08) would define it twice (Sphinx warns, the build fails).
     notebook.cells.append(nbformat.v4.new_markdown_cell(
-        f"({anchor})=\n## The trust rule\n\nThe claim cards above link here. {trust.TRUST_RULE}"))
+        f"<div id='{anchor}'></div>\n\n## The trust rule\n\nThe claim cards above link here. "
+        f"{trust.TRUST_RULE}"))
     return True
 
 

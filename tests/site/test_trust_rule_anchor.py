@@ -18,7 +18,7 @@ def test_a_linked_but_missing_rule_is_added_as_the_last_section():
     notebook = _notebook("<a href='#trust-rule'>trust rule</a>")
     assert build_site.add_trust_rule(notebook)
     last = notebook.cells[-1]
-    assert last.cell_type == "markdown" and last.source.startswith("(trust-rule)=")
+    assert last.cell_type == "markdown" and last.source.startswith("<div id='trust-rule'></div>")
 
 
 def test_a_printed_rule_or_no_link_adds_nothing():
