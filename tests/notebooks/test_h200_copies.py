@@ -16,13 +16,10 @@ COPIES = ROOT / "results" / "h200_notebooks"
 # (scripts/execute_notebook.py --output-dir results/h200_notebooks) with its issue.
 NOT_YET_RERECORDED = {
     "00_setup_check",           # issue 38 review c: allocator takeaway carries the cell's conclusion, ratio note
-    "03_memory_layouts",        # issue 38 review c: C7 judged where the device bounds img/s, quiz clue moved
     "04_fusion",                # issue 38 review c: C18 fresh-process note, folding's loop pace, recompile column
     "05_dataloader",            # issue 39: A/A knob row, the plateau's copy split, pending GPU verdicts
     "06_ddp_layout_drift",      # issue 39: quiz answers no longer stated above the quizzes
     "07_export_traps",          # issue 39: C15c depends without TensorRT, takeaway counts
-    "08_inference_ladder",      # issue 40 review c: base re-timed per step, unstable flag, course's form, CPU not judged
-    "09_audit_your_model",      # issue 40 (no H200 copy on record)
     "99_claims_ledger",         # after 08 and 09: the ledger reads every chapter's record
 }
 
