@@ -9,6 +9,7 @@ the profile). The reading picks among a few cases by those numbers:
   batch); with the kernel count unchanged it is not fewer launches but cheaper ones, with
   fewer kernels it is fewer launches;
 - the device gained and the wall did not: the device's work shrank while the host set the pace;
+  when the wall lost, the host did more per batch (and the kernel count says if it launched more);
 - both gained: the device's work shrank and the wall followed;
 - the idle share crossing the host-bound threshold either way is said, with both figures.
 """
@@ -100,6 +101,14 @@ def reading(before: ladder.Rung, after: ladder.Rung) -> str:
                             "per kernel it launched, not fewer launches")
             else:
                 said.append(f"the host launched fewer kernels ({k0:.0f} -> {k1:.0f})")
+    elif dev_up and wall_down:
+        # the wall lost although the device did less: the host did more per batch, and the
+        # kernel count says whether it launched more (fp16 weights on the H200: 179 -> 282)
+        said.append("the device's work shrank but the wall lost: the host set the pace and did "
+                    "more work per batch")
+        k0, k1 = before.kernels_per_batch, after.kernels_per_batch
+        if k0 is not None and k1 is not None and k1 > 1.05 * k0:
+            said.append(f"it launched more kernels ({k0:.0f} -> {k1:.0f} per batch)")
     elif dev_up and not wall_up:
         said.append("the device's work shrank while the host set the pace: the wall did not follow")
     elif dev_up and wall_up:

@@ -184,6 +184,7 @@ def recorded_ladder(recorded: Recorded | Mapping) -> tables.Table | str:
                          + (["its base in the step's rounds"] if has_base else [])
                          + ["kept", "math", "error", "compile"], recorded=recorded.label)
     lacks = False
+    by_name = {r.get("name"): r for r in rungs}
     for r in rungs:
         gate, spread = r.get("gate") or {}, r.get("gain_spread")
         gain = ("" if r.get("gain") is None else f"{r['gain']:.2f}x"
@@ -195,9 +196,10 @@ def recorded_ladder(recorded: Recorded | Mapping) -> tables.Table | str:
         else:
             lacks = lacks or bool(r.get("after"))
             in_rounds = "not recorded" if r.get("after") else ""
-        kept = "kept" if r["kept"] else "not kept"
-        if r["kept"] and r.get("unstable"):
-            kept += f", unstable: {r['unstable']}"
+        kept = _recorded_keep(r)
+        flag = recorded_unstable(r, by_name.get(r.get("after") or ""))
+        if r["kept"] and flag:
+            kept += f", unstable: {flag}"
         shown.add(r["name"], f"{r['images_per_s']:,.0f}", gain, *([in_rounds] if has_base else []),
                   kept, r["math"],
                   f"{gate['rel_error']:.1e}" if gate.get("rel_error") is not None else "-",
@@ -206,6 +208,29 @@ def recorded_ladder(recorded: Recorded | Mapping) -> tables.Table | str:
         shown.note("This record predates the base's re-timing: a step's gain and the images/s "
                    "of the row above it come from different runs.")
     return shown
+
+
+def _recorded_keep(r: Mapping) -> str:
+    """A recorded row's decision; one kept on device time says so, with that clock's gain and
+    the idle that made the rung host-bound (its wall gain, beside it, may be below 1)."""
+    if not r["kept"]:
+        return "not kept"
+    if r.get("judged_by") != "device time" or r.get("device_gain") is None:
+        return "kept"
+    idle = "" if r.get("idle_share") is None else f", GPU idle {100 * r['idle_share']:.0f}%"
+    return f"kept on device time {r['device_gain']:.2f}x (host-bound{idle})"
+
+
+def recorded_unstable(r: Mapping, base: Mapping | None) -> str:
+    """A recorded step's instability flag under the rule this page prints (`keep.unstable`),
+    from the record's own numbers: its IQR, its base's from the base's step and the base as
+    re-timed in this step's rounds. A record too old to hold those gives its own flag."""
+    here = (r.get("here") or {}).get(r.get("after") or "") or {}
+    try:
+        return keep.unstable(r["iqr_s"] / r["median_s"], base["images_per_s"],
+                             base["iqr_s"] / base["median_s"], here.get("images_per_s"))
+    except (KeyError, TypeError, ZeroDivisionError, ValueError):
+        return r.get("unstable") or ""
 
 
 def lacking_steps(plan: object) -> list[str]:
