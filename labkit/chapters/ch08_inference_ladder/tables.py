@@ -102,8 +102,8 @@ def regimes_table(run: object) -> tables.Table:
                                     "images/s)" for regime in gains]])
     missing = getattr(run, "regimes_missing", {})
     if not gains and not missing:
-        return shown.note("No GPU here: the interaction table needs compile and CUDA graphs on a "
-                          "GPU (the recorded H200 run below has it).")
+        # the recorded ladder below holds the climb's rungs only, not this table
+        return shown.note("No GPU here: the interaction table needs compile and CUDA graphs on a GPU.")
     steps = list(dict.fromkeys(name for regime in gains for name in run.regimes[regime]))
     for name in steps:
         cells = []
@@ -180,19 +180,19 @@ def recorded_ladder(recorded: Recorded | Mapping) -> tables.Table | str:
         return "This run is on a GPU: the ladder above is the GPU ladder."
     rungs = recorded.get("rungs") or []
     has_base = any(r.get("here") for r in rungs)   # a record before the base's re-timing has none
-    shown = tables.Table("The reference GPU's ladder", ["rung", "images/s", "step gain: wall"]
-                         + (["its base in the step's rounds"] if has_base else [])
+    shown = tables.Table("The reference GPU's ladder", ["rung", "images/s", "step gain: wall [IQR]"]
+                         + (["its base in the step's rounds (images/s, GPU idle)"] if has_base else [])
                          + ["kept", "math", "error", "compile"], recorded=recorded.label)
     lacks = False
     by_name = {r.get("name"): r for r in rungs}
     for r in rungs:
         gate, spread = r.get("gate") or {}, r.get("gain_spread")
         gain = ("" if r.get("gain") is None else f"{r['gain']:.2f}x"
-                + (f" ({spread[0]:.2f} to {spread[1]:.2f})" if spread else ""))
+                + (f" [{spread[0]:.2f}, {spread[1]:.2f}]" if spread else ""))
         base = (r.get("here") or {}).get(r.get("after") or "")
         if base:
-            idle = "" if base.get("idle_share") is None else f", idle {100 * base['idle_share']:.0f}%"
-            in_rounds = f"{base['images_per_s']:,.0f} images/s{idle}"
+            idle = "" if base.get("idle_share") is None else f", {100 * base['idle_share']:.0f}%"
+            in_rounds = f"{base['images_per_s']:,.0f}{idle}"
         else:
             lacks = lacks or bool(r.get("after"))
             in_rounds = "not recorded" if r.get("after") else ""
@@ -203,7 +203,7 @@ def recorded_ladder(recorded: Recorded | Mapping) -> tables.Table | str:
         shown.add(r["name"], f"{r['images_per_s']:,.0f}", gain, *([in_rounds] if has_base else []),
                   kept, r["math"],
                   f"{gate['rel_error']:.1e}" if gate.get("rel_error") is not None else "-",
-                  f"{r['compile_s']:.1f} s")
+                  f"{r['compile_s']:.1f} s" if r.get("compile_s") else "-")  # "-": nothing compiled
     if lacks:
         shown.note("This record predates the base's re-timing: a step's gain and the images/s "
                    "of the row above it come from different runs.")
@@ -275,10 +275,11 @@ def takeaways(run: object, verdict: object) -> list[str]:
     unstable = [r.name for r in rungs if r.kept and r.unstable]
     c24 = (f"C24, judged in {verdict.form}: {verdict.label}." if verdict is not None else
            f"C24 is not judged here: this ladder lacks {', '.join(lacking_steps(run.plan))}.")
-    return [
-        f"The kept top rung ({named}) infers {top.images_per_s:,.0f} "
-        f"images/s, {total:.1f}x eager strict float32 and {top.speedup_over(defaults):.1f}x "
-        f"PyTorch's default float32; at the baselines' batch ({at_base.settings.batch}) the top is "
+    said = [
+        f"The kept top rung ({named}) infers {top.images_per_s:,.0f} images/s, "
+        + (f"{total:.1f}x eager strict float32 and {top.speedup_over(defaults):.1f}x PyTorch's "
+           "default float32" if defaults is not strict else f"{total:.1f}x eager float32")
+        + f"; at the baselines' batch ({at_base.settings.batch}) the top is "
         f"{at_base.speedup_over(strict):.1f}x: which baseline and which batch a speed-up is quoted "
         "against changes the headline.",
         (f"The numerics gate refused {', '.join(refused)}." if refused else
@@ -299,9 +300,11 @@ def takeaways(run: object, verdict: object) -> list[str]:
             f"{name} " + ", ".join(f"{g[name]:.2f}x {regime}" for regime, g in regime_gains.items() if name in g)
             for name in next(iter(regime_gains.values())))
          + ": a step's gain depends on what came before it." if regime_gains else
-         "The interaction of steps was not measured here (it needs compile and CUDA graphs on a GPU)."),
+         # on a CPU the interaction table's own note says why it is empty: not said twice
+         None if one_clock else "The interaction of steps was not measured in this run (its table says why)."),
         c24,
     ] + ([f"Kept but flagged unstable: {', '.join(unstable)}."] if unstable else [])
+    return [line for line in said if line is not None]
 
 
 def device_name(on_gpu: bool) -> str:

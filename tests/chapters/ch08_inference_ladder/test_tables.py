@@ -93,6 +93,10 @@ def test_a_cpu_does_not_judge_c24_and_says_which_steps_its_ladder_lacks(capsys):
     c24 = next(line for line in said if line.startswith("C24"))
     assert "not judged here" in c24 and "torch.compile" in c24
     assert any(line.startswith("No device clock here") for line in said)
+    # a CPU's two baselines are one rung: its speed-up is said once, and the empty interaction
+    # table's own note is not repeated as a takeaway
+    assert "x eager float32;" in said[0] and "PyTorch's default" not in said[0]
+    assert not any("interaction" in line for line in said)
     from labkit.chapters.ch08_inference_ladder import claims
 
     _, reason, _ = claims.check_c24({"speedup_over_strict": 1.2, "speedup_over_defaults": 1.2,
@@ -130,7 +134,7 @@ def test_the_recorded_ladder_says_when_its_record_lacks_the_bases_retiming():
     new = dict(old, here={"a": {"images_per_s": 141.5, "idle_share": 0.19}}, unstable="IQR 53% > 10%")
     shown = tables.recorded_ladder(Recorded("08_inference_ladder", "ladder", "nvidia-h200",
                                             {"rungs": [base, new]}, "2026-12-03"))
-    assert shown.rows[1][3] == "142 images/s, idle 19%" and "unstable: IQR 53%" in shown.rows[1][4]
+    assert shown.rows[1][3] == "142, 19%" and "unstable: IQR 53%" in shown.rows[1][4]
     assert not any("different runs" in n for n in shown.notes)
 
 
