@@ -14,14 +14,7 @@ COPIES = ROOT / "results" / "h200_notebooks"
 
 # Chapters whose H200 copy predates their current sources: each is re-recorded on the H200
 # (scripts/execute_notebook.py --output-dir results/h200_notebooks) with its issue.
-NOT_YET_RERECORDED = {
-    "00_setup_check",           # issue 38 review c: allocator takeaway carries the cell's conclusion, ratio note
-    "04_fusion",                # issue 38 review c: C18 fresh-process note, folding's loop pace, recompile column
-    "05_dataloader",            # issue 39: A/A knob row, the plateau's copy split, pending GPU verdicts
-    "06_ddp_layout_drift",      # issue 39: quiz answers no longer stated above the quizzes
-    "07_export_traps",          # issue 39: C15c depends without TensorRT, takeaway counts
-    "99_claims_ledger",         # after 08 and 09: the ledger reads every chapter's record
-}
+NOT_YET_RERECORDED: set[str] = set()  # every chapter re-recorded on its current cells (2026-12-03 13:05-13:21 UTC)
 
 
 def _chapter(source):
