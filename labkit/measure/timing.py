@@ -31,11 +31,16 @@ AT_CEILING_PCT = 105.0
 # What can put a timing above that, in the order to check them. Not "a busy machine": a busy
 # machine makes timings slower, never faster than the ceiling.
 ABOVE_CEILING_CAUSES = {
-    "copy": ("the ceiling depends on size and clock (it is the best copy of a size sweep, see "
+    "copy": ("the cached ceiling was measured while other work shared the machine (on a shared "
+             "CPU, Binder or a workshop host, it then reads low: labkit.measure.ceilings."
+             "measure(refresh=True) on a quiet machine measures it again), "
+             "the ceiling depends on size and clock (it is the best copy of a size sweep, see "
              "labkit.measure.ceilings; a size it did not try can beat it), the data sat in a cache "
              "(a working set under the last-level cache: time it with mode='cold'), or the byte "
              "count is wrong (count what the kernel really reads and writes)"),
-    "matmul": ("the ceiling depends on size, shape and clock (it is the best square matmul of a "
+    "matmul": ("the cached ceiling was measured while other work shared the machine (it then "
+               "reads low: ceilings.measure(refresh=True) on a quiet machine), "
+               "the ceiling depends on size, shape and clock (it is the best square matmul of a "
                "size sweep, at the SM clock it recorded; a GPU at its power cap clocks lower on "
                "large sizes, and another shape can run a faster kernel), the operands sat in a "
                "cache, or the FLOP count is wrong (2 per multiply-add, of the work that really ran)"),

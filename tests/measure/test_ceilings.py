@@ -90,6 +90,8 @@ def test_a_timing_above_the_ceiling_says_why(tmp_path):
     note = next(n for n in over.warnings if "copy ceiling" in n)
     assert "depends on size and clock" in note and "cache" in note and "byte count" in note
     assert "busy" not in note  # a busy machine makes timings slower, never faster
+    # ... but a ceiling cached while the machine was shared reads low (review 2026-12-03c item 13)
+    assert "measured while other work shared the machine" in note and "refresh=True" in note
     assert over.above_ceiling
     at = bench._make_timing([1e-3] * 5, "x", torch.device("cpu"), "hot", 1,
                             bytes_moved=int(10.4 * 10**6), flops=None, flops_dtype="float32")

@@ -392,9 +392,9 @@ def sweep_table(sweep: launch_overhead.LaunchSweep, on_gpu: bool) -> Table:
     if not on_gpu:
         shown.note("No GPU here: the slope is the host's cost per tiny op (Python + dispatcher).")
     if any(fit.fixed_s < 0 for fit in sweep.fits.values()):
-        shown.note("(A negative fixed part means the time per kernel is not the same at every N: "
-                   + ("on a GPU the first calls overlap the harness's cache flush before each call"
-                      if on_gpu else "here, timed back to back (hot), the cost per op changes with N")
+        shown.note("(Fixed part below 0: the cost per kernel changes with N "
+                   + ("(the first calls overlap the cache flush before each call)"
+                      if on_gpu else "(timed back to back, hot)")
                    + "; only the slope is read.)")
     return shown
 
