@@ -31,22 +31,43 @@ MAX_PREFETCH = 4  # the knob sweep's larger prefetch factor
 # Hard wall-time limits (seconds) of the two sweeps. The worker sweep's plan costs about 20 s
 # on a 16-core H200 host (about 12 batch decodes of one core per worker count, plus the
 # workers' start-up and shutdown, over three rounds; 42 s simulated at batch 128 on 2 cores)
-# and about 5 s on a 2-core CPU. The knob sweep runs KNOB_ROUNDS rounds: on the H200 host a
-# knob costs 1.2 to 3.3 s a round (results/h200_05: the baseline 1.9, the tuned combination
-# 1.4, uint8 1.3, pf1 1.2, pf4 3.3, pin 2.0), so the GPU list's six rows (pf4 left out) take
-# about 10 s a round, 58 s for six; the 90 s budget (15 s a round) cuts a row only on a host
-# ~50% slower, so every run measures the same knobs and reproduce.py can compare their calls.
-# Chapter 05 then takes about 125 s on the H200, and three reproduce runs about 5.5 minutes.
+# and about 5 s on a 2-core CPU. The knob sweep runs KNOB_ROUNDS rounds. On a GPU each of its
+# windows spans KNOB_GPU_WINDOW_QUEUES queues of the baseline (32 steps at 8 workers,
+# prefetch 2), to lower the per-round noise of the ratios; a CPU keeps one queue (its run
+# time). The H200 cost, from the 13:05 reproduce runs (results/reproduce, one-queue windows:
+# 61-63 s for six rows, six rounds): per round the baseline 2.1 s, the A/A 2.1, the tuned
+# combination 1.5, uint8 1.5, pin 2.0, pf1 1.3; a second queue adds 16 steps, 0.5-0.7 s a
+# row. With pf1 kept that is ~14.7 s a round (88 s), which the 90 s budget (15 s a round)
+# would cut on any slower run; so the GPU list leaves pf1 out (the A/A row already shows a
+# knob that changes nothing; the CPU list keeps pf1 and pf4): five rows, ~12.3 s a round,
+# ~74 s for six. The 100 s budget (16.7 s a round) cuts a row only on a host ~35% slower, so
+# every run measures the same knobs and reproduce.py can compare their calls. Chapter 05
+# then takes about 170 s on the H200 (157 s recorded at 13:05 plus ~12 s), one reproduce run
+# about 125 s and three about 6.5 minutes.
 WORKER_SWEEP_BUDGET_S = 45.0
-KNOB_SWEEP_BUDGET_S = 90.0
-# The knob rule (knob_ratio): a gain only when every round's ratio to the baseline is above
-# 1 + KNOB_MARGIN, a loss only when every one is below 1 / (1 + KNOB_MARGIN). A knob that
-# changes nothing falls either side of 1 with even odds each round (the balanced order makes
-# that so), so it is called at most 2 / 2**rounds of the time (false_call_chance: 3.1% at 6
-# rounds); the 5% band lowers that further and keeps a small order effect from deciding.
-# A real knob clears it: the H200's tuned combination ran 1.24-1.52x in every round.
+KNOB_SWEEP_BUDGET_S = 100.0
+KNOB_GPU_WINDOW_QUEUES = 2
+# The knob rule (knob_ratio): per round, the knob's throughput over the baseline's (both in
+# that round, so drift that hits both cancels); over the rounds, the geometric mean of those
+# ratios and its Student-t 95% interval (on the log ratios, rounds - 1 degrees of freedom).
+# A gain when the interval's low end is above 1 and the mean above 1 + KNOB_MARGIN; a loss
+# mirrored; else no clear difference. A knob that does nothing (log ratios centred on 0:
+# the balanced order makes knob and baseline exchangeable) is called a gain or a loss about
+# 5% of the time, nominal and two-sided; the band only removes calls (false_call_chance).
+# Simulated, 6 rounds of lognormal noise (1,000,000 sweeps; simulate_calls' 2,000 at seed 0
+# in brackets): at sd 0.15 an A/A is called a gain or a loss 4.9% of the time (5.3%) and a
+# true 1.3x a gain 92.3% (91.9%); at sd 0.106 (two-queue windows, if the noise falls as
+# 1/sqrt(window)) 4.6% (4.9%) and 99.7% (99.5%). The H200's one-queue runs spread their
+# per-round ratios by about 0.13-0.21 (sd of the log, estimated from each row's range).
 KNOB_ROUNDS = 6
 KNOB_MARGIN = 0.05
+KNOB_LEVEL = 0.95  # the interval's coverage: two-sided, so 2.5% on each side
+# Student t's 97.5% quantiles (two-sided 95%) for 1-30 degrees of freedom (scipy is not in the
+# environment); above 30 the table's last value, a little wider than the true quantile
+# (1.96 at infinity), so the rule only gets more cautious.
+_T975 = (12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
+         2.201, 2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086,
+         2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042)
 
 
 @dataclass
@@ -188,26 +209,24 @@ def knob_settings(workers: int, batch_size: int, on_gpu: bool) -> list[loader_sw
     rule calls when nothing changed. uint8 rows hand out uint8 images (a quarter of the
     bytes) that the step normalises on its device. A time budget cuts from the end, so the
     order is what must be measured first. On a GPU: the tuned combination (pin_memory, the
-    device prefetcher and uint8), uint8 alone, prefetch 1 and pin_memory alone: six rows, six
-    rounds (KNOB_ROUNDS) within the budget on the H200. Prefetch 4 (issue 39 names both
-    prefetch factors) costs 3.3 s a round there, 20 s of each run and 60 s of reproduce.py's
-    three: the GPU list leaves it to the CPU list and the recorded tables, so three reproduce
-    runs fit the session's device time.
-    pin + non_blocking, the prefetcher without uint8 and non_blocking alone (from pageable
-    memory it can only block: C25 measures that) are left to the recorded tables; each
-    costs about 11 s of six rounds. On a CPU (rounds cost a fraction of a second): uint8,
+    device prefetcher and uint8), uint8 alone and pin_memory alone: five rows, six rounds
+    (KNOB_ROUNDS) of two-queue windows within the budget on the H200 (the cost is worked out
+    beside KNOB_SWEEP_BUDGET_S). Prefetch 1 and 4 (issue 39 names both) are left to the CPU
+    list and the recorded tables there: with the longer windows a sixth row would push a
+    round past the budget's share, and the A/A row already shows what the rule calls for a
+    knob that changes nothing. pin + non_blocking, the prefetcher without uint8 and
+    non_blocking alone (from pageable memory it can only block: C25 measures that) are left
+    to the recorded tables too. On a CPU (rounds cost a fraction of a second): uint8,
     prefetch 1 and 4, half and twice the batch (which change the step itself)."""
     base = loader_sweep.Setting(num_workers=workers, batch_size=batch_size)
     out = [base, replace(base, control=True)]
     if on_gpu:
         out.append(replace(base, pin_memory=True, device_prefetch=True, ship_uint8=True))
     out.append(replace(base, ship_uint8=True))
-    if workers:
-        out.append(replace(base, prefetch_factor=1))
     if on_gpu:
         out.append(replace(base, pin_memory=True))
-    if workers and not on_gpu:  # on a GPU the dearest knob (3.3 s a round) is left out: see above
-        out.append(replace(base, prefetch_factor=MAX_PREFETCH))
+    if workers and not on_gpu:  # on a GPU both prefetch factors are left out: see above
+        out += [replace(base, prefetch_factor=1), replace(base, prefetch_factor=MAX_PREFETCH)]
     if not on_gpu:
         out += [replace(base, batch_size=max(batch_size // 2, 1)), replace(base, batch_size=batch_size * 2)]
     return out
@@ -228,59 +247,103 @@ def knob_sweep(bench: Bench, workers: int,
     setting whose batches in flight would not fit in /dev/shm is left out (compare the labels
     with knob_settings() to see which), and so are those the time budget cuts (the sweep's
     left_out and budget_note() name them). windows: rounds of the sweep, run in the balanced
-    order (loader_sweep.round_order: forward then reversed, in pairs), so the rule's odds for a
-    knob that changes nothing hold; fewer rounds fit more knobs but raise false_call_chance."""
+    order (loader_sweep.round_order: forward then reversed, in pairs), so a knob that changes
+    nothing is as likely above the baseline as below; fewer rounds fit more knobs but widen
+    the intervals (t has fewer degrees of freedom). On a GPU every window spans at least
+    KNOB_GPU_WINDOW_QUEUES of the baseline's queues (knob_window_steps)."""
     at = max(workers, 1 if max(bench.worker_counts) >= 1 else 0)
-    settings = [s for s in knob_settings(at, bench.plan.batch_size, bench.step.device.type == "cuda")
-                if fits(bench, s)]
-    return loader_sweep.sweep(bench.data, settings, bench.step, steps=bench.plan.steps,
+    on_gpu = bench.step.device.type == "cuda"
+    settings = [s for s in knob_settings(at, bench.plan.batch_size, on_gpu) if fits(bench, s)]
+    steps = knob_window_steps(settings[0], bench.plan.steps, on_gpu) if settings else bench.plan.steps
+    return loader_sweep.sweep(bench.data, settings, bench.step, steps=steps,
                               warmup_steps=bench.plan.warmup_steps, on_progress=on_progress,
                               uint8_dataset=bench.data_uint8, budget_s=budget_s,
                               windows=windows, balanced=True)
 
 
+def knob_window_steps(baseline: loader_sweep.Setting, steps: int, on_gpu: bool) -> int:
+    """Steps of each knob window (a minimum every row of the sweep is timed over): on a GPU
+    KNOB_GPU_WINDOW_QUEUES of the baseline's queues (workers x prefetch; 32 at 8 workers,
+    prefetch 2), so the windows are one length for every row and each ratio averages over
+    more queue refills; on a CPU the plan's steps (measure() raises them to the queue)."""
+    if not on_gpu:
+        return steps
+    return max(steps, KNOB_GPU_WINDOW_QUEUES * loader_sweep.in_flight_batches(baseline))
+
+
 GAIN, LOSS, NO_DIFFERENCE, UNDECIDED = "gain", "loss", "no clear difference", "undecided"
+
+
+def t_quantile(df: int) -> float:
+    """Student t's 97.5% quantile at `df` degrees of freedom (the two-sided 95% interval's
+    multiplier), from the table _T975 (df 1-30; above 30 its df-30 value, a little wide)."""
+    if not isinstance(df, int) or df < 1:
+        raise ValueError(f"degrees of freedom must be an integer >= 1, got {df!r}")
+    return _T975[min(df, len(_T975)) - 1]
+
+
+def call(ratios: Sequence[float], margin: float = KNOB_MARGIN) -> dict:
+    """The rule (knob_rule) on per-round ratios to the baseline: their geometric mean, its
+    Student-t 95% interval over the rounds (on the logs, rounds - 1 degrees of freedom), and
+    the call: a gain when the interval's low end is above 1 and the mean above 1 + margin, a
+    loss when its high end is below 1 and the mean below 1 / (1 + margin), else no clear
+    difference. One round has no spread: no interval, undecided.
+
+    Logs, because a ratio's noise is multiplicative (1.25x and 0.8x are the same distance
+    from 1x) and the mean of logs is what a geometric mean averages."""
+    if not margin >= 0:
+        raise ValueError(f"margin must be a fraction >= 0 (0.05 for a 5% band), got {margin!r}")
+    values = np.asarray(ratios, dtype=float)
+    if values.ndim != 1 or not len(values):
+        raise ValueError("call needs the per-round ratios of at least one round")
+    if not np.all(np.isfinite(values) & (values > 0)):
+        raise ValueError(f"ratios must be finite and > 0, got {list(values)}")
+    logs = np.log(values)
+    mean = float(np.exp(logs.mean()))
+    out = {"round_ratios": [float(v) for v in values], "ratio": mean,
+           "round_low": float(values.min()), "round_high": float(values.max()), "margin": margin,
+           "level": KNOB_LEVEL, "rounds": len(values)}
+    if len(values) < 2:
+        return {**out, "ratio_low": None, "ratio_high": None, "decision": UNDECIDED,
+                "stated": f"{mean:.2f}x (one round: no interval, no decision)"}
+    half = t_quantile(len(values) - 1) * float(logs.std(ddof=1)) / np.sqrt(len(values))
+    low, high = float(np.exp(logs.mean() - half)), float(np.exp(logs.mean() + half))
+    decision = (GAIN if low > 1 and mean > 1 + margin else
+                LOSS if high < 1 and mean < 1 / (1 + margin) else NO_DIFFERENCE)
+    return {**out, "ratio_low": low, "ratio_high": high, "decision": decision,
+            "stated": f"{mean:.2f}x [{low:.2f}, {high:.2f}]: {decision}"}
 
 
 def knob_ratio(baseline: loader_sweep.Run, run: loader_sweep.Run, margin: float = KNOB_MARGIN) -> dict:
     """A knob against the baseline, round by round: each round's throughput ratio (both were
-    measured in that round, so drift that hits both cancels), their median and range, and
-    the call of the rule (knob_rule): a gain only when every round is above 1 + margin, a
-    loss only when every round is below 1 / (1 + margin), else no clear difference; one round
-    has no range and decides nothing."""
-    if not margin >= 0:
-        raise ValueError(f"margin must be a fraction >= 0 (0.05 for a 5% band), got {margin!r}")
+    measured in that round, so drift that hits both cancels), called by the rule (call,
+    knob_rule). 'ratio' is the geometric mean, 'ratio_low' and 'ratio_high' its 95% interval
+    (None with one round), 'round_low' and 'round_high' the slowest and fastest round."""
     base, knob = baseline.window_throughputs, run.window_throughputs
     if len(base) != len(knob) or not base:
         raise ValueError(f"{run.setting.label} has {len(knob)} round(s) and the baseline "
                          f"{len(base)}: compare runs of one interleaved sweep")
-    ratios = [k / b for k, b in zip(knob, base, strict=True)]
-    ratio = float(np.median(ratios))
-    low, high = min(ratios), max(ratios)
-    if len(ratios) < 2:
-        decision, stated = UNDECIDED, f"{ratio:.2f}x (one round: no spread, no decision)"
-    else:
-        decision = (GAIN if low > 1 + margin else LOSS if high < 1 / (1 + margin)
-                    else NO_DIFFERENCE)
-        stated = f"{ratio:.2f}x (rounds {low:.2f}-{high:.2f}): {decision}"
-    return {"round_ratios": ratios, "ratio": ratio, "ratio_low": low, "ratio_high": high,
-            "decision": decision, "stated": stated, "margin": margin}
+    return call([k / b for k, b in zip(knob, base, strict=True)], margin)
 
 
 def knob_rule(rounds: int, margin: float = KNOB_MARGIN) -> str:
-    """The rule that makes the knob table's calls, and its false-call chance, in one sentence
-    (printed above the table: a rule that decides is shown)."""
+    """The rule that makes the knob table's calls, with its numbers, in one sentence (printed
+    above the table: a rule that decides is shown)."""
     if rounds < 2:
-        return f"{rounds} round: no spread, so no knob is called a gain or a loss."
-    return (f"The rule: a knob is a gain when all {rounds} rounds' ratios to the baseline are "
-            f"above {1 + margin:.2f}x, a loss when all are below {1 / (1 + margin):.2f}x, "
-            f"else no clear difference; a knob that does nothing is called at most "
-            f"{100 * false_call_chance(rounds):.1f}% of the time (2 / 2^{rounds}).")
+        return f"{rounds} round: no spread, so no interval, and no knob is called a gain or a loss."
+    return (f"The rule: a knob's ratio to the baseline is the geometric mean of its {rounds} "
+            f"per-round ratios, shown with its 95% interval [low, high] (Student t, "
+            f"{rounds - 1} degrees of freedom, t = {t_quantile(rounds - 1):.2f}); a gain when "
+            f"low > 1x and the mean > {1 + margin:.2f}x, a loss when high < 1x and the mean < "
+            f"{1 / (1 + margin):.2f}x, else no clear difference. A knob that does nothing is "
+            f"called {100 * false_call_chance(rounds):.0f}% of the time (nominal; the band "
+            f"lowers it).")
 
 
 def knob_table(knobs: loader_sweep.Sweep) -> list[dict]:
     """Per knob: samples/s with its window spread, waiting share, the ratio to the first row
-    (overall), and the per-round ratio with its range and decision (knob_ratio)."""
+    (overall), and the per-round ratios called by the rule: their geometric mean, its 95%
+    interval and the decision (knob_ratio)."""
     first = knobs.runs[0]
     base = first.samples_per_s
     return [{"label": r.setting.label, "samples_per_s": r.samples_per_s,
@@ -291,15 +354,34 @@ def knob_table(knobs: loader_sweep.Sweep) -> list[dict]:
             for i, r in enumerate(knobs.runs)]
 
 
-def false_call_chance(rounds: int) -> float:
-    """At most the chance that a knob doing nothing is called a gain or a loss by knob_ratio's
-    rule: with no margin, every round on one side of 1, where each round falls either side
-    with probability 1/2 (independent rounds, knob and baseline exchangeable in a round: the
-    balanced order), so 2 * (1/2)**rounds (25% with 3 rounds, 3.1% with 6); the margin only
-    removes calls, so this bounds the rule with a margin too. 1.0 below two rounds (no rule)."""
+def false_call_chance(rounds: int, level: float = KNOB_LEVEL) -> float:
+    """The nominal chance that the rule (call) calls a knob that does nothing a gain or a
+    loss: 1 - level (5% for a 95% interval, 2.5% on each side), where the rounds' log ratios
+    are independent, alike in spread and near normal, and centred on 0 (knob and baseline
+    exchangeable in a round: the balanced order). The band (the mean beyond 1 +/- margin) only
+    removes calls, so the rule with it calls less; simulate_calls measures both. 1.0 below
+    two rounds (no interval, no rule)."""
+    if not 0 < level < 1:
+        raise ValueError(f"level must be a coverage between 0 and 1 (0.95), got {level!r}")
     if rounds < 2:
         return 1.0
-    return 2 * 0.5 ** rounds
+    return 1 - level
+
+
+def simulate_calls(true_ratio: float, sd: float, rounds: int = KNOB_ROUNDS, sweeps: int = 2000,
+                   margin: float = KNOB_MARGIN, seed: int = 0) -> dict[str, float]:
+    """What the rule calls over `sweeps` simulated sweeps of `rounds` rounds, each round's
+    ratio true_ratio x exp(N(0, sd)) (lognormal noise, sd on the log ratio): the share of
+    sweeps called each way. An A/A (true_ratio 1) shows the false-call rate; a real knob the
+    rule's power at that noise."""
+    if not true_ratio > 0 or not sd >= 0 or sweeps < 1 or rounds < 1:
+        raise ValueError(f"need true_ratio > 0, sd >= 0, sweeps >= 1, rounds >= 1; got "
+                         f"{true_ratio}, {sd}, {sweeps}, {rounds}")
+    draws = true_ratio * np.exp(np.random.default_rng(seed).normal(0.0, sd, (sweeps, rounds)))
+    counts = {GAIN: 0, LOSS: 0, NO_DIFFERENCE: 0, UNDECIDED: 0}
+    for ratios in draws:
+        counts[call(ratios, margin)["decision"]] += 1
+    return {decision: n / sweeps for decision, n in counts.items()}
 
 
 def control_by_order(table: Sequence[dict], orders: Sequence[Sequence[str]]) -> dict | None:
