@@ -5,8 +5,8 @@ still leaves the others' numbers; on a CPU the GPU-only part records its error.
 
     PYTHONPATH=. python3 benchmarks/gpu_05_issue39.py --out DIR     # writes DIR/gpu_05_issue39.json
 
-About 2 minutes on a 16-core H200 host (preparation ~10 s, worker sweep <= 45 s, knob sweep
-<= 60 s, C25 ~6 s, one profiled timeline ~5 s). What to look for, printed as each part ends:
+About 2.5 minutes on a 16-core H200 host (preparation ~10 s, worker sweep <= 45 s, knob sweep
+~75 s (<= 100 s), C25 ~6 s, one profiled timeline ~5 s). What to look for, printed as each part ends:
 
 - c25: the pageable rows' 'returned_share' near 1 (the call waited out the 50 ms kernel:
   the CPU lost its run-ahead) or near 0, per size; pinned rows near 0 (the control); the
@@ -15,8 +15,10 @@ About 2 minutes on a 16-core H200 host (preparation ~10 s, worker sweep <= 45 s,
   step (the review estimated 41 ms against 30.5 ms on the H200).
 - plateau: predicted (batch / (step + wait)) against measured, within 15% or not, and what
   bounds it (the GPU idle share of the knee's timeline: over 50% reads host-bound).
-- knobs: every knob issue 39 names measured (uint8 alone, pf1, pf4), each with its per-round
-  range and gain / loss / no measurable difference; 'left out' names any the budget cut.
+- knobs: the GPU's knob list (knee_experiment.knob_settings: the A/A, the tuned combination,
+  uint8 alone, pin), each with the geometric mean of its per-round ratios, its 95% interval
+  and gain / loss / no clear difference (knee_experiment.knob_rule); 'left out' names any
+  the budget cut.
 """
 
 from __future__ import annotations
@@ -87,10 +89,10 @@ def main() -> None:
             def knobs() -> dict:
                 sweep = knee_experiment.knob_sweep(bench, found.knee.workers)
                 table = knee_experiment.knob_table(sweep)
+                print("  " + knee_experiment.knob_rule(sweep.rounds))
                 for row in table:
-                    decided = f": a {row['decision']}" if row["decision"] in ("gain", "loss") else ""
                     print(f"  {row['label']:<30} {row['samples_per_s']:7.0f} samples/s; "
-                          f"{row.get('stated', 'the baseline')}{decided}")
+                          f"{row.get('stated', 'the baseline')}")
                 if sweep.budget_note():
                     print("  " + sweep.budget_note())
                 return {"table": table, "left_out": list(sweep.left_out),

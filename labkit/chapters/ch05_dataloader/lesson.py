@@ -174,7 +174,7 @@ class Lesson:
         shown = tables.Table(
             "the knobs at the knee, each read against the baseline round by round",
             ["knob", "samples/s (rounds pooled)", "slowest to fastest window", "waiting",
-             "against the baseline (median of per-round ratios, range)"],
+             "against the baseline (geometric mean of per-round ratios [95% interval])"],
             units={"waiting": "%"})
         for row in self.knob_rows:
             shown.add(row["label"], round(row["samples_per_s"]),
@@ -221,10 +221,16 @@ class Lesson:
             per_round = decided.get(row["label"])
             shown.add(row["label"], round(loader_sweep.row_samples_per_s(row)), 100 * row["wait_share"],
                       against_text(per_round) if per_round else "the baseline" if i == 0 and decided else "-")
+        rule = knee_experiment.knob_rule(gpu_knobs.get("rounds") or 0)
         if not decided:
             shown.note("recorded before knobs were read round by round against the baseline: no ratios")
-        elif gpu_knobs.get("rounds"):
+        elif gpu_knobs.get("rule") == rule:
             shown.note(f"called by the rule above, over {gpu_knobs['rounds']} rounds there")
+        elif not any("level" in r for r in decided.values()):
+            shown.note("called by the older rule recorded with it, not the rule above: a gain only "
+                       "when every round is past the band; the median and the rounds' range shown")
+        elif gpu_knobs.get("rule"):
+            shown.note(f"called by the rule recorded with it: {gpu_knobs['rule']}")
         else:
             shown.note("called by an older rule: every round above or below 1x, no band")
         return shown
@@ -613,14 +619,18 @@ _CALLS = {knee_experiment.GAIN: "a gain", knee_experiment.LOSS: "a loss",
 
 
 def against_text(row: Mapping) -> str:
-    """A knob_table row against the baseline: the median of its round-by-round ratios, their
-    range, and the call of the rule printed above the table ('1.21x (1.12-1.36): a gain',
-    knee_experiment.knob_rule). A row without the numbers keeps its stated sentence."""
+    """A knob_table row against the baseline: the geometric mean of its round-by-round ratios,
+    its 95% interval, and the call of the rule printed above the table ('1.34x [1.17, 1.52]:
+    a gain', knee_experiment.knob_rule). A row recorded under the older rule (no 'level': the
+    median and the rounds' range, every round past the band) keeps that form, '1.21x
+    (1.12-1.36)'. A row without the numbers keeps its stated sentence."""
     if row.get("decision") == "baseline":
         return "the baseline"
     if row.get("ratio") is None or row.get("ratio_low") is None or row.get("decision") not in _CALLS:
         return row["stated"]
-    return f"{row['ratio']:.2f}x ({row['ratio_low']:.2f}-{row['ratio_high']:.2f}): {_CALLS[row['decision']]}"
+    if "level" not in row:  # the older rule's median and range
+        return f"{row['ratio']:.2f}x ({row['ratio_low']:.2f}-{row['ratio_high']:.2f}): {_CALLS[row['decision']]}"
+    return f"{row['ratio']:.2f}x [{row['ratio_low']:.2f}, {row['ratio_high']:.2f}]: {_CALLS[row['decision']]}"
 
 
 def recorded_plateau(old: dict) -> str:

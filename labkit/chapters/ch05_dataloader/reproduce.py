@@ -9,10 +9,11 @@ benchmarks/reproduce.py calls it through measure_numbers() and summarise_numbers
 
 Sized to fit a batch job: on a 16-core H200 host one full run is planned at about 110 s
 (start-up and the verdicts ~15 s, preparation ~8 s, the worker sweep ~30 s, the knob sweep
-~60 s: six rounds of six rows; hard budgets knee_experiment.WORKER_SWEEP_BUDGET_S and
-KNOB_SWEEP_BUDGET_S, 45 s and 90 s), so three runs take about 5.5 minutes; --quick leaves
-the knob sweep out. Each run's knob calls follow one printed rule (knee_experiment.knob_rule),
-so the runs compare call by call. last_phases() and
+~75 s: six rounds of five rows, two-queue windows; hard budgets
+knee_experiment.WORKER_SWEEP_BUDGET_S and KNOB_SWEEP_BUDGET_S, 45 s and 100 s), so three runs
+take about 6.5 minutes; --quick leaves the knob sweep out. Each run's knob calls follow one
+printed rule (knee_experiment.knob_rule: the geometric mean of the per-round ratios and its
+95% interval), so the runs compare call by call. last_phases() and
 measure_numbers()['phases'] say where each run's seconds went.
 """
 
@@ -103,7 +104,7 @@ def measure_numbers(quick: bool = False, knobs: bool | None = None) -> dict:
     """What benchmarks/reproduce.py records per run beside the verdicts: the knee, its
     arithmetic, the plateau against its prediction, each knob's call (knobs; by default on a
     full run, and on a quick run without a GPU, where the knob sweep takes seconds; off on a
-    quick GPU run: there it costs up to its 90 s budget), and the seconds of each phase (the
+    quick GPU run: there it costs up to its 100 s budget), and the seconds of each phase (the
     sweep's rows left out: they are large)."""
     knobs = (not quick or not torch.cuda.is_available()) if knobs is None else knobs
     knee = measure_knee(quick, knobs=knobs)
@@ -120,6 +121,8 @@ def measure_numbers(quick: bool = False, knobs: bool | None = None) -> dict:
         out["knob_decisions"] = knee["knob_decisions"]
         out["knob_ratios"] = {r["label"]: [r.get("ratio"), r.get("ratio_low"), r.get("ratio_high")]
                               for r in knee["knob_table"][1:]}
+        out["knob_ratios_are"] = INTERVAL  # [geometric mean, its 95% interval's low and high end]
+        out["knob_round_ratios"] = {r["label"]: r.get("round_ratios") for r in knee["knob_table"][1:]}
         out["knob_budget_note"] = knee["knob_budget_note"]
         out["knob_rounds"] = knee.get("knob_rounds")  # the A/A row's label ends '(A/A)'
         out["knob_rule"] = knee.get("knob_rule")
@@ -180,14 +183,21 @@ def summarise_numbers(runs: Sequence[dict]) -> dict:
     return out
 
 
+INTERVAL = "geometric mean [95% interval]"
+
+
 def knob_line(run: dict) -> str:
-    """One run's knob calls in one line ('uint8 1.31x (1.20-1.45) gain; ...'), and its A/A
-    row's median ratio when it ran before the baseline against after (an order effect)."""
+    """One run's knob calls in one line, each with its interval ('uint8 1.31x [1.20, 1.45]
+    gain; ...'; a run recorded under the older rule, without 'knob_ratios_are', shows its
+    median and the rounds' range, '1.31x (1.20-1.45)'), and its A/A row's median ratio when it
+    ran before the baseline against after (an order effect)."""
     ratios = run.get("knob_ratios") or {}
+    interval = run.get("knob_ratios_are") == INTERVAL
     parts = []
     for label, decision in (run.get("knob_decisions") or {}).items():
         ratio, low, high = (ratios.get(label) or [None, None, None])[:3]
-        shown = f" {ratio:.2f}x ({low:.2f}-{high:.2f})" if None not in (ratio, low, high) else ""
+        shown = ("" if None in (ratio, low, high) else f" {ratio:.2f}x [{low:.2f}, {high:.2f}]"
+                 if interval else f" {ratio:.2f}x ({low:.2f}-{high:.2f})")
         parts.append(f"{label}{shown} {decision}")
     by_order = run.get("aa_by_order") or {}
     if by_order.get("before_median") is not None and by_order.get("after_median") is not None:

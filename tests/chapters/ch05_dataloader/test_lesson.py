@@ -77,20 +77,24 @@ def test_the_dataloader_is_read_for_pin_memory_device(cpu_lesson):
     assert all(line.startswith("DataLoader warns: ") for line in cpu_lesson.dataloader_warnings())
 
 
-def test_a_knob_row_reads_as_its_median_range_and_call():
-    """Review 2026-12-03b items 7 and 13: the recorded GPU table keeps 'a gain' and 'a loss',
-    and a row's ratio is said as the median of its per-round ratios with their range."""
+def test_a_knob_row_reads_as_its_geometric_mean_interval_and_call():
+    """Issue 39: a row is said as the geometric mean of its per-round ratios with its 95%
+    interval in brackets; a row recorded under the older rule (no 'level') keeps its median
+    and the rounds' range in parentheses; the recorded GPU table keeps 'a gain' and 'a loss'."""
     from labkit.chapters.ch05_dataloader import knee_experiment, lesson
 
-    row = {"decision": knee_experiment.GAIN, "ratio": 1.21, "ratio_low": 1.12, "ratio_high": 1.36,
+    row = knee_experiment.call([1.2, 1.3, 1.4, 1.25, 1.35, 1.3])
+    assert lesson.against_text(row) == (f"{row['ratio']:.2f}x [{row['ratio_low']:.2f}, "
+                                        f"{row['ratio_high']:.2f}]: a gain")
+    assert lesson.against_text(knee_experiment.call([0.9, 1.1, 1.0])).endswith(": no clear difference")
+    old = {"decision": knee_experiment.GAIN, "ratio": 1.21, "ratio_low": 1.12, "ratio_high": 1.36,
            "stated": "1.21x (rounds 1.12-1.36)"}
-    assert lesson.against_text(row) == "1.21x (1.12-1.36): a gain"
-    assert lesson.against_text({**row, "decision": knee_experiment.NO_DIFFERENCE,
-                                "ratio_low": 0.9}).endswith(": no clear difference")
-    # a table recorded under the older rule (no band) keeps its own words
-    assert lesson.against_text({**row, "decision": "no measurable difference"}).endswith("straddles 1x")
+    assert lesson.against_text(old) == "1.21x (1.12-1.36): a gain"
+    # a table recorded under the oldest rule (no band) keeps its own words
+    assert lesson.against_text({**old, "decision": "no measurable difference"}).endswith("straddles 1x")
     assert lesson.against_text({"decision": "baseline"}) == "the baseline"
     assert lesson.against_text({"decision": "gain", "stated": "older record"}) == "older record"
+    assert lesson.against_text(knee_experiment.call([1.2])) == "1.20x (one round: no interval, no decision)"
 
 
 def test_a_timing_line_keeps_the_numbers_and_names_the_warnings():

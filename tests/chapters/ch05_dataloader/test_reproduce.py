@@ -47,13 +47,17 @@ def test_knob_decisions_must_be_the_same_in_every_run_and_an_untestable_knee_say
                           "bound": "a host-bound step"})
             for d in ("no clear difference", "gain", "no clear difference")]
     runs[0].update(knob_rule="The rule: x", knob_ratios={"w12 b64 uint8": [1.3, 1.2, 1.5]},
+                   knob_ratios_are=reproduce.INTERVAL,
                    aa_by_order={"before": [0.9, 1.1], "after": [1.0], "before_median": 1.0,
                                 "after_median": 1.0})
     summary = reproduce.summarise_numbers(runs)
     assert "  The rule: x" in summary["lines"]  # printed once, then each run's calls in one line
-    assert any(line.startswith("    run 1: w12 b64 uint8 1.30x (1.20-1.50) gain; w12 b64 pf1 no clear "
+    assert any(line.startswith("    run 1: w12 b64 uint8 1.30x [1.20, 1.50] gain; w12 b64 pf1 no clear "
                                "difference; A/A ran before the baseline 1.00x (2 rounds)")
                for line in summary["lines"])
+    older = dict(runs[0])  # a run recorded under the older rule: median and the rounds' range
+    del older["knob_ratios_are"]
+    assert reproduce.knob_line(older).startswith("w12 b64 uint8 1.30x (1.20-1.50) gain")
     assert summary["knobs"]["same"] == ["w12 b64 uint8"]
     assert any("knob w12 b64 uint8: gain, gain, gain -> the same in 3 of 3" in line
                for line in summary["lines"])
@@ -89,7 +93,10 @@ def test_the_reproduce_tool_records_the_knee_and_the_phases_of_each_run(tmp_path
     if not torch.cuda.is_available():  # a quick CPU run measures the knobs too: one rule, each call
         run = data["numbers"][0]
         assert run["knob_rounds"] == knee_experiment.KNOB_ROUNDS and run["knob_rule"] in done.stdout
-        assert set(run["knob_decisions"]) == set(run["knob_ratios"])
+        assert set(run["knob_decisions"]) == set(run["knob_ratios"]) == set(run["knob_round_ratios"])
+        assert run["knob_ratios_are"] == reproduce.INTERVAL
+        for label, (mean, low, high) in run["knob_ratios"].items():  # each call with its interval
+            assert low <= mean <= high and f"{label} {mean:.2f}x [{low:.2f}, {high:.2f}]" in done.stdout
         assert len(run["knob_orders"]) == run["knob_rounds"] and "before" in run["aa_by_order"]
         assert any(f"knob {label}: " in done.stdout for label in run["knob_decisions"])
     assert "prepare: one step's compute" in done.stdout
