@@ -119,7 +119,8 @@ lesson.worker_sweep()  # the sweep's table and plot, then the knee; kept under s
 # So batch / (step + wait) should give the plateau, and batch / step is its ceiling. The wait
 # is read from the plateau's own runs, so this checks consistency; it does not predict. What
 # the step spends its time on is read from a timeline of a few steps at the knee, as swept
-# (on a GPU, how much of the time the GPU idles).
+# (on a GPU, how much of the time the GPU idles). Each step ends with a synchronize, so its
+# time is its own and nothing of it runs ahead into the next.
 
 # %%
 lesson.plateau_text()  # kept under plateau
@@ -127,11 +128,11 @@ lesson.plateau_text()  # kept under plateau
 # %% [markdown]
 # ## The other knobs, at the knee
 #
-# With the worker count fixed at the knee: one or four batches prefetched per worker, and
-# **uint8 batches**: the workers stop at the decoded pixels and the step normalises on its
-# own device (`train_step` does it when a batch arrives as uint8), so a quarter of the bytes
-# cross shared memory and the worker skips the float arithmetic. On a CPU also half and twice
-# the batch; on a GPU `pin_memory` and the usual tuned combination (pinned memory, a *device
+# With the worker count fixed at the knee: **uint8 batches**: the workers stop at the decoded
+# pixels and the step normalises on its own device (`train_step` does it when a batch arrives
+# as uint8), so a quarter of the bytes cross shared memory and the worker skips the float
+# arithmetic. On a CPU also one or four batches prefetched per worker and half and twice the
+# batch; on a GPU `pin_memory` and the usual tuned combination (pinned memory, a *device
 # prefetcher* that copies the next batch on a second CUDA stream while this one computes, and
 # uint8). The first row is the baseline; the second is the baseline again (A/A): what the
 # rule calls when nothing changed.
@@ -139,9 +140,10 @@ lesson.plateau_text()  # kept under plateau
 # The settings run in six rounds, in pairs: one order, then the same order reversed, so each
 # setting runs as often before the baseline as after it. A knob is read against the baseline
 # *round by round* (both measured in that round, so a change in the machine's load cancels).
-# The rule printed above the table decides; a knob that does nothing lands above or below 1
-# with even odds each round, which is where its false-call chance comes from. A time budget
-# cuts from the end of the list; what it left out is named.
+# Its ratio is the geometric mean of the six, with a 95% interval from their spread: a gain
+# only when the whole interval lies above 1x (and the mean clears a 5% band). A knob that does
+# nothing is called a gain or a loss about 5% of the time. A time budget cuts from the end of
+# the list; what it left out is named.
 
 # %%
 lesson.knob_sweep()  # each knob against the baseline, round by round, and the plot; kept under sweep_knobs
@@ -253,9 +255,9 @@ lesson.c25(busy)  # each copy's return against the queued work; C25 judged on a 
 # ## Verdicts of this chapter
 #
 # C26 is judged here, on any machine (it is about tensor semantics). C25, C13 and C23 are
-# claims about a CUDA GPU: on a GPU they are judged in this run, in the seed's own setting,
-# and listed here; without one, this table holds C26 alone, and the reference GPU's recorded
-# verdicts are in their own sections (C25 above, C23 and C13 in the optional depth).
+# claims about a CUDA GPU: on a GPU C25 is judged above and listed here, C23 and C13 in the
+# optional depth below (the last cell saves them). Without one, this table holds C26 alone,
+# and the reference GPU's recorded verdicts are in their own sections.
 
 # %%
 chapter.save()

@@ -100,7 +100,8 @@ class Bench:
         return (self.step_as_swept or self.compute).median_s
 
     def arithmetic(self) -> dict:
-        return {"sample_cost_s": self.sample_cost.median_s, "compute_s": self.compute.median_s,
+        return {"sample_cost_s": self.sample_cost.median_s, "sample_cost_iqr_s": self.sample_cost.iqr_s,
+                "compute_s": self.compute.median_s,
                 "step_as_swept_s": self.step_s, "batch_load_s": self.batch_load_s,
                 "workers_needed": loader_sweep.workers_needed(
                     self.plan.batch_size, self.sample_cost.median_s, self.step_s)}
@@ -198,7 +199,8 @@ def plateau(bench: Bench, found: Found, gpu_idle_share: float | None = None) -> 
     copy = bench.copy_alone
     return loader_sweep.plateau_of(found.sweep, found.knee, bench.step_s, bench.compute.median_s,
                                    gpu_idle_share, copy_alone_s=copy.median_s if copy else None,
-                                   copy_bytes=copy.bytes_moved if copy else None)
+                                   copy_bytes=copy.bytes_moved if copy else None,
+                                   on_gpu=bench.step.device.type == "cuda")
 
 
 def knob_settings(workers: int, batch_size: int, on_gpu: bool) -> list[loader_sweep.Setting]:

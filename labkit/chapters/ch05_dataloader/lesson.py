@@ -209,7 +209,7 @@ class Lesson:
         """The reference GPU's knob rows (pin_memory, non_blocking, the device prefetcher),
         labelled recorded; samples/s from total time (`loader_sweep.row_samples_per_s`)."""
         if self.on_gpu:
-            return "This run is on a GPU: the table above has the GPU knobs."
+            return Lines(["This run is on a GPU: the table above has the GPU knobs."])
         gpu_knobs = self.chapter.recorded("sweep_knobs")
         if gpu_knobs is None:
             return "nothing recorded yet for the reference GPU"
@@ -342,8 +342,9 @@ class Lesson:
             + (f"holds (within {plateau.tolerance:.0%}). " if plateau.agrees
                else f"misses (outside {plateau.tolerance:.0%}). ")
             + f"What bounds it: {plateau.bound}.",
-            ("Knobs are read at the knee, round by round against the baseline: uint8 batches alone "
-             f"(normalised on the device) ran {against_text(uint8_row)}."
+            ("Knobs are read at the knee, round by round against the baseline, and a gain only when "
+             "the 95% interval of their ratio lies above 1x: uint8 batches alone (normalised on the "
+             f"device) ran {against_text(uint8_row)}."
              if uint8_row is not None else
              "Knobs are read at the knee: uint8 batches alone were not measured here (left out: "
              "see the knob table), so this run says nothing about them."),

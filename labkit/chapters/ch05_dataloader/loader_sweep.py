@@ -759,7 +759,8 @@ class Plateau:
     consistency check, not a prediction: wait_s is read from the very runs it is checked
     against, and only step_s is timed apart. copy_alone_s / copy_bytes (a GPU run): the
     batch's pageable copy timed alone, which splits step_s - ready_step_s into the copy and
-    the run-ahead the copy costs (`copy_split`).
+    a rest this measurement does not explain (`copy_split`). on_gpu: the step ran on a GPU
+    (then a missing gpu_idle_share means "not profiled", not "no GPU").
     """
 
     batch_size: int
@@ -773,6 +774,7 @@ class Plateau:
     swept_step_s: float | None = None  # the plateau runs' mean step inside the sweep (its own clock)
     copy_alone_s: float | None = None  # the batch's pageable copy timed alone, on an idle stream
     copy_bytes: int | None = None  # the bytes of that copy (one batch)
+    on_gpu: bool = False
 
     @property
     def ceiling(self) -> float:
@@ -798,26 +800,29 @@ class Plateau:
         """What sets the plateau's pace, in a phrase read from the numbers (and the timeline)."""
         if self.wait_share > 0.5:
             return "the loader: the per-batch wait is most of a step"
+        if self.gpu_idle_share is None and self.on_gpu:
+            return "the step itself (not profiled here: how long the GPU idles is not known)"
         if self.gpu_idle_share is None:
             return "the step itself, on the host (no GPU: compute and all run on the CPU)"
         if self.gpu_idle_share > HOST_BOUND_IDLE:
             return (f"a host-bound step: the GPU idles {100 * self.gpu_idle_share:.0f}% of the "
-                    "profiled steps, so the host's work (the pageable copy, the launches) sets the pace")
+                    "profiled steps, so the host's work, launching the kernels above all, sets the pace")
         return (f"the GPU's compute: it is busy {100 * (1 - self.gpu_idle_share):.0f}% of the "
                 "profiled steps")
 
     def copy_split(self) -> str:
         """The step's extra time with a host batch, split: the copy alone (bytes at the pageable
-        rate, timed on an idle stream) and the rest, the run-ahead lost because a pageable copy
-        of this size waits for the kernels queued before it (C25); '' without a copy timing."""
+        rate, timed on an idle stream) and the rest, which this measurement does not explain. It
+        is not run-ahead lost (review 2026-12-03d item 1): each step ends with a synchronize, so
+        nothing is queued when the next copy is issued. '' without a copy timing."""
         extra_s = self.step_s - self.ready_step_s
         if not self.copy_alone_s or not self.copy_bytes or extra_s <= 0:
             return ""
         rest_s = extra_s - self.copy_alone_s
         return (f"the copy alone takes {self.copy_alone_s * 1e3:.1f} ms ({self.copy_bytes / 1e6:.1f} MB at "
                 f"{self.copy_bytes / self.copy_alone_s / 1e9:.1f} GB/s, pageable)"
-                + (f", and {rest_s * 1e3:.1f} ms is run-ahead lost: a pageable copy this large waits "
-                   "for the kernels queued before it (C25, below), so the launches stop overlapping the GPU"
+                + (f"; the other {rest_s * 1e3:.1f} ms is not explained here (each step ends with a "
+                   "synchronize, so no kernels are queued when the copy starts: no run-ahead to lose)"
                    if rest_s > 0.1 * extra_s else ""))
 
     def explanation(self) -> str:
@@ -827,7 +832,7 @@ class Plateau:
         if abs(copy_s) > 0.05 * self.step_s:
             split = self.copy_split()
             text += (f" ({self.ready_step_s * 1e3:.1f} ms with the batch already on the device; of the "
-                     f"{copy_s * 1e3:+.1f} ms, " + (split or "the copy and what it costs the launches") + ")")
+                     f"{copy_s * 1e3:+.1f} ms, " + (split or "the copy to the device, not timed alone here") + ")")
         text += (f"; each batch waits {self.wait_s * 1e3:.1f} ms ({100 * self.wait_share:.0f}% of a "
                  f"step), read from these same runs. {self.batch_size} / "
                  f"({self.step_s * 1e3:.1f} + {self.wait_s * 1e3:.1f} ms) = {self.predicted:.0f} against "
@@ -849,7 +854,7 @@ class Plateau:
 
 def plateau_of(sweep_result: Sweep, knee: Knee, step_s: float, ready_step_s: float,
                gpu_idle_share: float | None = None, copy_alone_s: float | None = None,
-               copy_bytes: int | None = None) -> Plateau:
+               copy_bytes: int | None = None, on_gpu: bool = False) -> Plateau:
     """The plateau of a worker sweep: its runs at or past the knee within the knee's tolerance
     of the best, their median throughput and mean wait per step, against the step timed alone."""
     if not step_s > 0 or not ready_step_s > 0:
@@ -870,7 +875,7 @@ def plateau_of(sweep_result: Sweep, knee: Knee, step_s: float, ready_step_s: flo
     return Plateau(batch.pop(), tuple(r.setting.num_workers for r in on),
                    float(np.median([r.samples_per_s for r in on])), float(step_s),
                    float(ready_step_s), wait, gpu_idle_share, swept_step_s=inside,
-                   copy_alone_s=copy_alone_s, copy_bytes=copy_bytes)
+                   copy_alone_s=copy_alone_s, copy_bytes=copy_bytes, on_gpu=on_gpu)
 
 
 # ---------------------------------------------------------------------------------------

@@ -114,6 +114,7 @@ def measure_numbers(quick: bool = False, knobs: bool | None = None) -> dict:
     out = {k: knee[k] for k in keep}
     out["knee_testable"] = knee.get("knee_testable")
     out["step_as_swept_s"] = knee.get("step_as_swept_s")
+    out["sample_cost_iqr_s"] = knee.get("sample_cost_iqr_s")
     plateau = knee.get("plateau") or {}
     out["plateau"] = {k: plateau.get(k) for k in ("measured", "predicted", "ceiling", "agrees",
                                                   "bound", "wait_s", "step_s")}
@@ -161,6 +162,10 @@ def summarise_numbers(runs: Sequence[dict]) -> dict:
                          f"({'agrees' if plateau['agrees'] else 'MISSES'}); bound: {plateau['bound']}")
         if r.get("budget_note"):
             lines.append(f"      {r['budget_note']}")
+    if len(runs) > 1 and all(r.get("sample_cost_s") for r in runs):  # the input moves between runs
+        lines.append("  one sample's decode (the arithmetic's input), run by run: "
+                     + ", ".join(_sample_cost(r) for r in runs) + "; workers needed: "
+                     + ", ".join(f"{r['workers_needed']:.1f}" for r in runs))
     lines.append(f"  the same knee within one step of the sweep in {within} of {len(runs)} runs"
                  f" -> {'reproduced' if agree else 'NOT reproduced'}")
     predicted = [r["plateau"] for r in runs if (r.get("plateau") or {}).get("predicted")]
@@ -205,6 +210,12 @@ def knob_line(run: dict) -> str:
                      f"({len(by_order['before'])} rounds), after it {by_order['after_median']:.2f}x "
                      f"({len(by_order['after'])} rounds)")
     return "; ".join(parts) or "no knobs measured"
+
+
+def _sample_cost(run: dict) -> str:
+    """One run's per-sample decode in ms, with its IQR where recorded."""
+    iqr = run.get("sample_cost_iqr_s")
+    return f"{run['sample_cost_s'] * 1e3:.2f} ms" + (f" (IQR {iqr * 1e3:.2f})" if iqr is not None else "")
 
 
 def _agreement(run: dict) -> str:

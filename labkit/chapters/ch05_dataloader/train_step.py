@@ -112,12 +112,18 @@ class DevicePrefetcher:
 
 def consumer(model: str) -> TrainingStep:
     """The chapter's training step: a small CNN on one CPU core, or ResNet-50 on the GPU
-    (channels_last, bfloat16 autocast: a tuned step, so the loader has to keep up)."""
+    (channels_last, bfloat16 autocast: a tuned step, so the loader has to keep up). bfloat16
+    needs compute capability 8.0 (Ampere) or newer; an older GPU (a Colab T4 is 7.5) gets
+    float16 autocast, the tuned setting it has (this step times the loader; without a
+    GradScaler its gradients may underflow, which the timing does not read)."""
     if model not in ("small_cnn", "resnet50"):
         raise ValueError(f"model is 'small_cnn' or 'resnet50', got {model!r}")
     if model == "resnet50":
         from labkit.models import resnet
 
+        if not torch.cuda.is_available():
+            raise RuntimeError("the resnet50 consumer runs on a CUDA GPU; none is visible here")
+        bf16 = torch.cuda.get_device_capability() >= (8, 0)
         return TrainingStep(resnet.resnet50(num_classes=10), "cuda", channels_last=True,
-                            autocast_dtype=torch.bfloat16)
+                            autocast_dtype=torch.bfloat16 if bf16 else torch.float16)
     return TrainingStep(small_cnn(), "cpu")

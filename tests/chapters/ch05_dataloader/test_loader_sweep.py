@@ -531,34 +531,38 @@ def test_the_plateau_is_predicted_from_the_step_and_the_wait_and_can_miss():
     assert plateau.ceiling == pytest.approx(64 / 0.041)
     assert "host-bound" in plateau.bound and "78%" in plateau.bound
     text = plateau.explanation()
-    assert "of the +10.5 ms, the copy and what it costs" in text and "1280 against 1276 measured" in text
+    assert "of the +10.5 ms, the copy to the device, not timed" in text and "1280 against 1276 measured" in text
     assert "these same runs" in text and "consistency check, not a prediction" in text
     # a step that ran at half its lone pace in the sweep: the prediction misses, and says so
     slow = loader_sweep.plateau_of(sweep, knee, step_s=0.0205, ready_step_s=0.0205)
     assert not slow.agrees and "misses" in slow.explanation()
     assert "41.0 ms a step, 20.5 ms alone" in slow.explanation()
     assert "no GPU" in slow.bound
+    # on a GPU without a profile the bound says so, not "no GPU" (review 2026-12-03d item 6)
+    unprofiled = loader_sweep.plateau_of(sweep, knee, step_s=0.04, ready_step_s=0.03, on_gpu=True)
+    assert "not profiled" in unprofiled.bound and "no GPU" not in unprofiled.bound
     waits = loader_sweep.plateau_of(sweep, knee, step_s=0.005, ready_step_s=0.005)
     assert waits.bound.startswith("the loader")
     assert plateau.as_dict()["predicted"] == plateau.predicted
 
 
-def test_the_copy_inside_the_step_is_split_into_the_copy_alone_and_the_lost_run_ahead():
+def test_the_copy_inside_the_step_is_split_into_the_copy_alone_and_an_unexplained_rest():
     """The H200 run's numbers (review 2026-12-03b item 4): a 29.2 ms step as swept, 19.2 ms with
     the batch on the GPU, a 37.6 MB batch whose pageable copy alone takes 4.6 ms (8.2 GB/s):
-    5.4 ms of the 10 ms is not the copy but the run-ahead it costs (C25)."""
+    5.4 ms of the 10 ms is not the copy, and not run-ahead lost either (review 2026-12-03d
+    item 1: the step synchronises at its end, so nothing is queued when the copy starts)."""
     runs = [run_of(0, 64, [0.3] * 3, [0.03] * 3, [1.0] * 3),
             run_of(8, 64, [0.006] * 3, [0.03] * 3, [0.036] * 3)]
     sweep = loader_sweep.Sweep(runs)
     plateau = loader_sweep.plateau_of(sweep, loader_sweep.knee_of(sweep), step_s=0.0292,
                                       ready_step_s=0.0192, copy_alone_s=0.0046, copy_bytes=37_632_000)
     split = plateau.copy_split()
-    assert "4.6 ms (37.6 MB at 8.2 GB/s, pageable)" in split and "5.4 ms is run-ahead lost" in split
-    assert "C25" in split and split in plateau.explanation()
-    # a copy that explains the whole difference names no lost run-ahead; no copy timing, no split
+    assert "4.6 ms (37.6 MB at 8.2 GB/s, pageable)" in split and "5.4 ms is not explained" in split
+    assert "run-ahead lost" not in split and split in plateau.explanation()
+    # a copy that explains the whole difference leaves no rest; no copy timing, no split
     whole = loader_sweep.plateau_of(sweep, loader_sweep.knee_of(sweep), step_s=0.0292,
                                     ready_step_s=0.0192, copy_alone_s=0.0098, copy_bytes=37_632_000)
-    assert "run-ahead" not in whole.copy_split()
+    assert "not explained" not in whole.copy_split()
     assert loader_sweep.plateau_of(sweep, loader_sweep.knee_of(sweep), step_s=0.0292,
                                    ready_step_s=0.0192).copy_split() == ""
 

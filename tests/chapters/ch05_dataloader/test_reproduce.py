@@ -23,7 +23,7 @@ def numbers(knee, counts=(0, 2, 4, 8, 12, 15), note=""):
     return {"worker_counts": list(counts), "knee_workers": knee, "arithmetic_workers": 12,
             "agrees": knee in (8, 12, 15), "batch_load_s": 0.327, "compute_s": 0.0306,
             "workers_needed": 10.7, "samples_per_s": {"0": 350.0, "12": 4100.0},
-            "budget_note": note}
+            "budget_note": note, "sample_cost_s": 0.00194, "sample_cost_iqr_s": 0.0001}
 
 
 def test_knees_within_one_step_in_every_run_reproduce_and_one_far_off_does_not():
@@ -37,6 +37,8 @@ def test_knees_within_one_step_in_every_run_reproduce_and_one_far_off_does_not()
     assert "in 2 of 3 runs -> NOT reproduced" in apart["lines"][-1]
     assert any("DISAGREES" in line for line in apart["lines"])
     assert any("Time budget: x" in line for line in apart["lines"])
+    assert ("  one sample's decode (the arithmetic's input), run by run: 1.94 ms (IQR 0.10), "
+            "1.94 ms (IQR 0.10), 1.94 ms (IQR 0.10); workers needed: 10.7, 10.7, 10.7") in apart["lines"]
     with pytest.raises(ValueError, match="at least one run"):
         reproduce.summarise_numbers([])
 
