@@ -15,6 +15,17 @@ accumulation); the epilogue is the only addition.
 Only the 1x1, stride-1 convolutions are rewritten (conv1 and conv3 of every Bottleneck, and
 the stride-1 shortcut of layer1); the 3x3s, the stride-2 shortcuts and the stem stay
 convolutions (see fp8's notes for why).
+
+Inside torch.compile. Called directly, the Triton kernel leaves the rest of the network eager
+(the 3x3s' bias + ReLU, the stem, the pool: one unfused kernel each; measured on the H200 at
+0.84x the compiled top rung). The kernel is therefore also a PyTorch custom op,
+`labkit::gemm_bias_res_relu` (`gemm_bias_res_relu`), on NCHW channels_last tensors: Dynamo
+records it as one opaque node (no graph break), its fake says the output's shape and
+channels_last strides without running it, Inductor compiles and fuses everything around it,
+and the ladder's CUDA graph replays the lot. On CUDA it runs the Triton kernel; on the CPU the
+torch reference, so the compiled graph can be checked here. A custom op rather than
+`torch.library.triton_op`: the op must import and run where triton is absent (this CPU), and
+inside a CUDA graph the Python launch that triton_op would save is not replayed anyway.
 """
 
 from __future__ import annotations
@@ -80,6 +91,58 @@ def triton_available() -> str:
 
 _KERNEL = None
 
+# (BLOCK_M, BLOCK_N, BLOCK_K, stages, warps): Triton's matmul tutorial's shapes for Hopper-class
+# GPUs, few enough that tuning all of ResNet-50's 1x1 shapes stays in seconds. The largest
+# tile's fp16 operands over 3 stages take 144 KiB of shared memory (the H200 has 228 KiB per SM).
+TUNING_CONFIGS = (
+    (128, 256, 64, 3, 8),
+    (128, 128, 64, 4, 8),
+    (128, 128, 64, 3, 4),
+    (64, 128, 64, 4, 4),
+    (128, 64, 64, 4, 4),
+)
+
+
+def tuned() -> dict[str, str]:
+    """The config the autotuner chose for each key it tuned in this process ({} before any),
+    as 'BLOCK_MxBLOCK_NxBLOCK_K wW sS'; the key is Triton's (M, N, K, HAS_RES, dtypes...)."""
+    cache = getattr(_KERNEL, "cache", None) or {}
+    return {str(key): config_name(config) for key, config in cache.items()}
+
+
+def config_name(config: object) -> str:
+    """A triton.Config as '128x256x64 w8 s3' (tile M x N x K, warps, stages)."""
+    kw = getattr(config, "kwargs", {})
+    return (f"{kw.get('BLOCK_M')}x{kw.get('BLOCK_N')}x{kw.get('BLOCK_K')} "
+            f"w{getattr(config, 'num_warps', '?')} s{getattr(config, 'num_stages', '?')}")
+
+
+def tuning_note(choices: dict[str, str]) -> str:
+    """The autotuner's choices in one line: how many shapes, which configs how often."""
+    if not choices:
+        return "autotuner: no shape tuned in this process"
+    counts: dict[str, int] = {}
+    for name in choices.values():
+        counts[name] = counts.get(name, 0) + 1
+    ranked = sorted(counts.items(), key=lambda item: -item[1])
+    return (f"autotuned {len(choices)} shape(s) before timing; chose "
+            + ", ".join(f"{name} x{count}" for name, count in ranked))
+
+
+def forget_tuning() -> int:
+    """Drop the autotuner's choices (how many), so the next call of each shape tunes again.
+
+    A rung whose compile seconds should hold its tuning calls this before it compiles: the
+    shape timing or an earlier rung may have tuned the same shapes in this process. Live rungs
+    are unaffected: a captured CUDA graph replays its kernels without asking the autotuner.
+    """
+    cache = getattr(_KERNEL, "cache", None)
+    if not cache:
+        return 0
+    count = len(cache)
+    cache.clear()
+    return count
+
 
 def _kernel() -> object:
     """The Triton kernel, built on first use (triton is imported only here)."""
@@ -89,13 +152,12 @@ def _kernel() -> object:
     import triton
     import triton.language as tl
 
-    configs = [
-        triton.Config({"BLOCK_M": 128, "BLOCK_N": 256, "BLOCK_K": 64, "GROUP_M": 8}, num_stages=3, num_warps=8),
-        triton.Config({"BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 64, "GROUP_M": 8}, num_stages=4, num_warps=8),
-        triton.Config({"BLOCK_M": 128, "BLOCK_N": 64, "BLOCK_K": 64, "GROUP_M": 8}, num_stages=4, num_warps=4),
-        triton.Config({"BLOCK_M": 64, "BLOCK_N": 128, "BLOCK_K": 32, "GROUP_M": 8}, num_stages=4, num_warps=4),
-    ]
+    configs = [triton.Config({"BLOCK_M": m, "BLOCK_N": n, "BLOCK_K": k, "GROUP_M": 8},
+                             num_stages=stages, num_warps=warps)
+               for m, n, k, stages, warps in TUNING_CONFIGS]
 
+    # Tuned once per (M, N, K, HAS_RES) on its first call (the rung's warm-up, so a rung's
+    # compile seconds hold it), and the choice kept for the process (`tuned`, `forget_tuning`).
     @triton.autotune(configs=configs, key=["M", "N", "K", "HAS_RES"])
     @triton.jit
     def gemm_bias_res_relu(a_ptr, b_ptr, bias_ptr, res_ptr, c_ptr, M, N, K,  # noqa: ANN001, ANN202
@@ -170,11 +232,67 @@ def triton_gemm(a: torch.Tensor, weight_t: torch.Tensor, bias: torch.Tensor,
     return out
 
 
+OP_NAME = "labkit::gemm_bias_res_relu"
+OP_SCHEMA = "(Tensor x, Tensor weight_t, Tensor bias, Tensor? residual, bool relu) -> Tensor"
+
+
+def channels_last_strides(n: int, c: int, h: int, w: int) -> tuple[int, int, int, int]:
+    """The strides of a dense channels_last [N, C, H, W] tensor: its memory is NHWC rows."""
+    return (h * w * c, 1, w * c, c)
+
+
+def _check_op(x: torch.Tensor, weight_t: torch.Tensor, bias: torch.Tensor,
+              residual: torch.Tensor | None) -> None:
+    """The op's shape contract, checked by its fake (at trace time) and by its kernels."""
+    if x.dim() != 4 or weight_t.dim() != 2 or x.shape[1] != weight_t.shape[0]:
+        raise EpilogueError(f"x {tuple(x.shape)} and weight_t {tuple(weight_t.shape)} are not "
+                            "[N, K, H, W] and [K, Cout]")
+    if bias.shape != (weight_t.shape[1],):
+        raise EpilogueError(f"bias {tuple(bias.shape)} is not [Cout] = [{weight_t.shape[1]}]")
+    n, _, h, w = x.shape
+    if residual is not None and residual.shape != (n, weight_t.shape[1], h, w):
+        raise EpilogueError(f"residual {tuple(residual.shape)} is not the output's "
+                            f"{(n, weight_t.shape[1], h, w)}")
+
+
+@torch.library.custom_op(OP_NAME, mutates_args=(), device_types="cpu", schema=OP_SCHEMA)
+def gemm_bias_res_relu(x: torch.Tensor, weight_t: torch.Tensor, bias: torch.Tensor,
+                       residual: torch.Tensor | None, relu: bool) -> torch.Tensor:
+    """relu(conv1x1(x) + bias + residual) as one op: x [N, K, H, W], weight_t [K, Cout].
+
+    The CPU's kernel is the torch reference; CUDA's is the Triton GEMM (registered below).
+    The output is channels_last ([N*H*W, Cout] rows), whatever x's layout.
+    """
+    _check_op(x, weight_t, bias, residual)
+    res = to_rows(residual) if residual is not None else None
+    return from_rows(reference(to_rows(x), weight_t.t(), bias, res, relu), x)
+
+
+@gemm_bias_res_relu.register_kernel("cuda")
+def _gemm_bias_res_relu_cuda(x: torch.Tensor, weight_t: torch.Tensor, bias: torch.Tensor,
+                             residual: torch.Tensor | None, relu: bool) -> torch.Tensor:
+    _check_op(x, weight_t, bias, residual)
+    res = to_rows(residual) if residual is not None else None
+    return from_rows(triton_gemm(to_rows(x), weight_t, bias, res, relu), x)
+
+
+@gemm_bias_res_relu.register_fake
+def _gemm_bias_res_relu_fake(x: torch.Tensor, weight_t: torch.Tensor, bias: torch.Tensor,
+                             residual: torch.Tensor | None, relu: bool) -> torch.Tensor:
+    """What the compiler sees: the output's shape, dtype and channels_last strides."""
+    _check_op(x, weight_t, bias, residual)
+    n, _, h, w = x.shape
+    cout = weight_t.shape[1]
+    return x.new_empty_strided((n, cout, h, w), channels_last_strides(n, cout, h, w))
+
+
 class Conv1x1(nn.Module):
     """A 1x1 stride-1 convolution (+ bias, + residual, + ReLU) run as a GEMM on a backend.
 
     backend: "torch" (reference: matmul then separate elementwise), "triton" (one fused
-    kernel), or an fp8.Fp8Gemm (the GEMM in e4m3; bias, residual and ReLU in torch after it).
+    kernel, called directly: eager only), "op" (the custom op `gemm_bias_res_relu`: the same
+    Triton kernel on CUDA, the reference on the CPU, one node to torch.compile), or an
+    fp8.Fp8Gemm (the GEMM in e4m3; bias, residual and ReLU in torch after it).
     """
 
     def __init__(self, conv: nn.Conv2d, backend: str = "torch", gemm: nn.Module | None = None) -> None:
@@ -182,15 +300,15 @@ class Conv1x1(nn.Module):
         if not (isinstance(conv, nn.Conv2d) and conv.kernel_size == (1, 1) and conv.stride == (1, 1)
                 and conv.groups == 1 and conv.padding in ((0, 0), "valid")):
             raise EpilogueError(f"only a 1x1, stride-1, ungrouped, unpadded convolution is a GEMM: {conv}")
-        if backend not in ("torch", "triton", "fp8"):
-            raise EpilogueError(f"backend must be 'torch', 'triton' or 'fp8', got {backend!r}")
+        if backend not in ("torch", "triton", "op", "fp8"):
+            raise EpilogueError(f"backend must be 'torch', 'triton', 'op' or 'fp8', got {backend!r}")
         if backend == "fp8" and not isinstance(gemm, fp8.Fp8Gemm):
             raise EpilogueError("the fp8 backend needs its fp8.Fp8Gemm")
         self.backend = backend
         weight = conv.weight.detach().flatten(1)                          # [Cout, Cin]
         bias = conv.bias.detach() if conv.bias is not None else torch.zeros(conv.out_channels)
         self.bias = nn.Parameter(bias.clone(), requires_grad=False)
-        if backend == "triton":   # [Cin, Cout], contiguous: the kernel's B operand, read along N
+        if backend in ("triton", "op"):   # [Cin, Cout], contiguous: the kernel's B operand, read along N
             self.weight = nn.Parameter(weight.t().contiguous(), requires_grad=False)
         elif backend == "torch":
             self.weight = nn.Parameter(weight.clone(), requires_grad=False)
@@ -198,6 +316,8 @@ class Conv1x1(nn.Module):
 
     def forward(self, x: torch.Tensor, residual: torch.Tensor | None = None,
                 relu: bool = True) -> torch.Tensor:
+        if self.backend == "op":
+            return gemm_bias_res_relu(x, self.weight, self.bias, residual, relu)
         a = to_rows(x)
         res = to_rows(residual) if residual is not None else None
         if self.backend == "triton":
@@ -284,6 +404,11 @@ def torch_backend(name: str, conv: nn.Conv2d) -> Conv1x1 | None:
 def triton_backend(name: str, conv: nn.Conv2d) -> Conv1x1 | None:
     """The fused Triton kernel for every 1x1 stride-1 convolution."""
     return Conv1x1(conv, "triton") if conv.stride == (1, 1) else None
+
+
+def op_backend(name: str, conv: nn.Conv2d) -> Conv1x1 | None:
+    """The custom op for every 1x1 stride-1 convolution: what torch.compile can take whole."""
+    return Conv1x1(conv, "op") if conv.stride == (1, 1) else None
 
 
 def resnet50_gemm_shapes(batch: int, image: int) -> list[dict]:
