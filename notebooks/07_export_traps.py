@@ -92,7 +92,9 @@ tables.reference_audit(chapter.here_or_recorded("audit", audit.as_dict), here=au
 # Paths that gave eager's answer on NCHW, timed interleaved against eager (ratio < 1 is
 # faster), each on the clock of the place it runs (on a GPU machine ONNX Runtime's CPU
 # sessions get the CPU clock and a table of their own). "Fastest" is named only among paths
-# correct on *every* layout.
+# correct on *every* layout. In a loop the host launches a call while the GPU runs the one
+# before, so a call's pace is the slower of its host launch and its device time: the note under
+# the GPU table gives each path's ratio at that pace, which can reverse the device-time ratio.
 
 # %%
 speed = tables.export_audit.speed(audit, example, model)

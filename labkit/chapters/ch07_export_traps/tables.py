@@ -64,21 +64,58 @@ def stated_short(comparison: object, name: str) -> str:
     return stated + host_pace(comparison, name)
 
 
-def host_pace(comparison: object, name: str) -> str:
-    """Where a GPU timing is launch-bound (the host takes longer to launch a call than the GPU
-    to run it), the clock that binds is the host's: its ratio, said beside the device time's;
-    '' otherwise (the device clock decides, or there is no host figure)."""
+def loop_pace(timing: object) -> tuple[float, str] | None:
+    """A GPU call's pace in a Python loop of such calls, and the clock that sets it.
+
+    The host launches a call while the GPU runs the ones before it, so a loop runs at the
+    slower of the two: max(host launch, device time) per call ('host' or 'device' binds).
+    None without a host figure (a CPU timing, or a path the harness could not launch-time)."""
+    host, device = getattr(timing, "host_s", None), getattr(timing, "median_s", None)
+    if not host or not device:
+        return None
+    return (host, "host") if host > device else (device, "device")
+
+
+def loop_ratio(comparison: object, name: str) -> tuple[float, str, str] | None:
+    """name's loop pace over the baseline's (`loop_pace`), with the clock binding each; None
+    when either has no host figure or name is the baseline."""
     baseline = getattr(comparison, "baseline", None)
     if baseline is None or baseline == name:
-        return ""
-    timings = [comparison[label].timing for label in (name, baseline)]  # type: ignore[index]
+        return None
+    paces = [loop_pace(comparison[label].timing) for label in (name, baseline)]  # type: ignore[index]
+    if paces[0] is None or paces[1] is None:
+        return None
+    return paces[0][0] / paces[1][0], paces[0][1], paces[1][1]
+
+
+def host_pace(comparison: object, name: str) -> str:
+    """Where either timing is launch-bound (the host takes longer to launch a call than the GPU
+    to run it), what a loop of calls costs, said beside the device time's ratio: each call's
+    pace is max(host launch, device time), named by the clock that binds it; '' otherwise."""
+    timings = [comparison[label].timing for label in (name, getattr(comparison, "baseline", name))]  # type: ignore[index]
     if not any(getattr(t, "launch_bound", False) for t in timings):
         return ""
-    hosts = [getattr(t, "host_s", None) for t in timings]
-    if not all(hosts):
+    loop = loop_ratio(comparison, name)
+    if loop is None:
         return ""
-    return (f"; launch-bound, so the host's clock binds: {hosts[0] / hosts[1]:.2f}x at the host's pace "
-            "(the ratio above is device time)")
+    ratio, mine, theirs = loop
+    return (f"; in a loop a call takes max(host launch, device time): {ratio:.2f}x ({name} {mine}-bound, "
+            f"{comparison.baseline} {theirs}-bound; the ratio above is device time)")  # type: ignore[attr-defined]
+
+
+def loop_note(comparison: object) -> str:
+    """Every path's ratio in a loop (max(host launch, device time) per call, against the
+    baseline's), flagging the paths whose loop pace the host sets; '' without host figures."""
+    said = []
+    for name in getattr(comparison, "variants", {}):
+        loop = loop_ratio(comparison, name)
+        if loop is not None:
+            said.append(f"{name} {loop[0]:.2f}x" + (" (host-bound: its launch sets the pace)"
+                                                    if loop[1] == "host" else ""))
+    if not said:
+        return ""
+    return (f"in a loop of calls each takes max(host launch, device time), against "
+            f"{comparison.baseline}'s: " + ", ".join(said))  # type: ignore[attr-defined]
 
 
 # Outcome kinds stand out in HTML as the audit's own table colours them.
@@ -244,6 +281,8 @@ def speed_table(speed: export_audit.Speed, audit: export_audit.Audit) -> Stack:
                    "round against eager's in that round), so the two need not divide exactly")
         table.note(f"fastest path correct on all layouts: {name}, {stated_brief(comparison, name)} of eager's "
                    f"time{host_pace(comparison, name)}")
+        if loop_note(comparison):
+            table.note(loop_note(comparison))
         if stated_brief(comparison, name) != stated_variant(comparison, name):
             table.fold("why that ratio is not stated", stated_variant(comparison, name))
         shown.append(table)

@@ -170,18 +170,30 @@ def test_the_reference_audit_shows_only_the_paths_whose_outcomes_differ_from_thi
     assert isinstance(said, str) and said.endswith("the same outcomes as here on all 2 paths.")
 
 
-def test_a_launch_bound_ratio_names_the_hosts_clock_beside_the_device_time():
-    def timed(host_s, bound):
-        return SimpleNamespace(ratio=1.02, ratio_q25=1.01, ratio_q75=1.03,
-                               timing=SimpleNamespace(shared_gpu=False, launch_bound=bound, host_s=host_s))
-    cmp = _Launch({"contiguous input": timed(466e-6, True), "transposed input": timed(565e-6, True)},
-                  "contiguous input")
-    said = tables.host_pace(cmp, "transposed input")
-    assert said.startswith("; launch-bound, so the host's clock binds: 1.21x")
-    quiet = _Launch({"contiguous input": timed(1e-6, False), "transposed input": timed(1e-6, False)},
-                    "contiguous input")
-    assert tables.host_pace(quiet, "transposed input") == ""
-    assert tables.host_pace(_comparison(0.5, 0.45, 0.55), "NCHW declared, on") == ""  # no baseline
+def _timed(device_s, host_s, ratio=1.0):
+    return SimpleNamespace(ratio=ratio, ratio_q25=ratio, ratio_q75=ratio, timing=SimpleNamespace(
+        shared_gpu=False, median_s=device_s, host_s=host_s, launch_bound=bool(host_s) and host_s > device_s))
+
+
+def test_a_loop_runs_at_the_slower_of_host_launch_and_device_time():
+    # the H200 speed table of 13:10 (review 2026-12-03d item 4): device / host launch per call
+    cmp = _Launch({"eager": _timed(442e-6, 452e-6), "torch.jit.trace": _timed(384e-6, 279e-6, 0.87),
+                   "torch.export": _timed(442e-6, 794e-6, 1.0), "AOTInductor": _timed(291e-6, None, 0.66)},
+                  "eager")
+    assert tables.loop_pace(cmp["torch.jit.trace"].timing) == (384e-6, "device")  # device-bound
+    trace, export = tables.loop_ratio(cmp, "torch.jit.trace"), tables.loop_ratio(cmp, "torch.export")
+    assert round(trace[0], 2) == 0.85 and trace[1:] == ("device", "host")  # not 279/452 = 0.62
+    assert round(export[0], 2) == 1.76 and export[1] == "host"  # 1.00x on device time, slower in a loop
+    assert tables.loop_ratio(cmp, "AOTInductor") is None and tables.loop_ratio(cmp, "eager") is None
+    said = tables.host_pace(cmp, "torch.jit.trace")
+    assert said.startswith("; in a loop a call takes max(host launch, device time): 0.85x")
+    assert "torch.jit.trace device-bound, eager host-bound" in said
+    note = tables.loop_note(cmp)
+    assert "torch.jit.trace 0.85x," in note and "torch.export 1.76x (host-bound" in note
+    assert "AOTInductor" not in note
+    quiet = _Launch({"a": _timed(1e-3, 1e-6), "b": _timed(1e-3, 1e-6)}, "a")
+    assert tables.host_pace(quiet, "b") == ""  # neither launch-bound: the device ratio is the loop's
+    assert tables.host_pace(_comparison(0.5, 0.45, 0.55), "NCHW declared, on") == ""  # no host figures
 
 
 class _Launch:
