@@ -10,9 +10,11 @@ default + one CUDA graph, batch 256; labkit.chapters.ch08_inference_ladder.past_
    bias + residual + ReLU in its epilogue, and FP8 `_scaled_mm` + the same tails; with
    their errors against float32 (fused_epilogue.bench_shapes);
 2. the top rung, gated and timed; then each lever: the top rung at batch 64, freezing,
-   conv_1x1_as_mm, batch 512 and 1024, freezing + conv_1x1_as_mm, FP8 per-tensor and
-   per-channel (and a wrong scale the gate must refuse), the GEMM path in torch and the
-   Triton fused epilogue, max-autotune without and with Inductor's CUDA graphs. Each one is
+   conv_1x1_as_mm, batch 512 and 1024, the Triton fused epilogue as a custom op inside the
+   top rung's torch.compile + CUDA graph (at batch 256 and 1024, over the top rung and
+   batch 1024), freezing + conv_1x1_as_mm, FP8 per-tensor and per-channel (and a wrong
+   scale the gate must refuse), the GEMM path in torch and the eager Triton fused epilogue,
+   max-autotune without and with Inductor's CUDA graphs. Each one is
    gated before it is timed (interleaved with the top rung), kept only when its gain's IQR
    lies above 1, with its cold compile, device time per batch, idle share and payback.
 
@@ -24,6 +26,10 @@ earlier rung of the same run already compiled is found in Triton's cache, and ma
 after max-autotune-no-cudagraphs finds the first one's autotuning results (its row says so).
 To run only some levers (say the max-autotune pair in a call of their own):
     python3 benchmarks/gpu_past_defaults.py --out DIR --levers max-autotune-no-cudagraphs,max-autotune
+A name may hold commas; each named lever's base (the rung it is judged over) is added, and the
+top rung always runs. The compiled Triton pair (~3-4 min on an H200 with the shape timing):
+    python3 benchmarks/gpu_past_defaults.py --out DIR --budget 300 \
+        --levers "Triton fused epilogue, compiled,Triton compiled at batch 1024"
 Writes DIR/past_defaults.json after every rung (a cut-off run keeps what it measured) and
 DIR/past_defaults.txt at the end. Exit 0 when the run completed and every rung was as expected
 (honest rungs passed the gate, the wrong one refused), 1 otherwise, 2 on a crash.
@@ -86,12 +92,13 @@ def main(argv: list[str] | None = None) -> int:
     top = past_defaults.TOP if on_gpu else past_defaults.CPU_TOP
     top = dataclasses.replace(top, batch=args.batch or top.batch)
     levers = past_defaults.gpu_levers() if on_gpu else past_defaults.cpu_levers()
-    if args.levers:
-        wanted = {w.strip() for w in args.levers.split(",") if w.strip()}
-        unknown = wanted - {lv.name for lv in levers}
-        if unknown:
-            parser.error(f"unknown levers {sorted(unknown)}; known: {[lv.name for lv in levers]}")
-        levers = [lv for lv in levers if lv.name in wanted]
+    if args.levers:   # names may hold commas; each lever's base is added (it is judged over it)
+        try:
+            levers, bases = past_defaults.select(levers, args.levers)
+        except past_defaults.PastDefaultsError as error:
+            parser.error(str(error))
+        if bases:
+            print(f"--levers: added the bases they are judged over: {', '.join(bases)}", flush=True)
     if args.no_max_autotune:
         levers = [lv for lv in levers if "max-autotune" not in lv.name]
     name = torch.cuda.get_device_name(device) if on_gpu else "cpu"

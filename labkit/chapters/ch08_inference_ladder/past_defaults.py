@@ -11,7 +11,10 @@ torch.compile default mode, one CUDA graph per batch, batch 256). Each lever cha
   per-channel weight scales, plus one deliberately wrong activation scale that the gate
   must refuse;
 - the 1x1 convolutions as a Triton GEMM with bias + residual + ReLU in its epilogue
-  (`fused_epilogue`), and the same GEMM path in plain torch as its control.
+  (`fused_epilogue`), and the same GEMM path in plain torch as its control, both eager + the
+  ladder's CUDA graph; and the same Triton GEMM as the custom op `labkit::gemm_bias_res_relu`
+  inside the top rung's own torch.compile and CUDA graph (at batch 256 and 1024), judged over
+  the top rung (and batch 1024), which differ from it by the 1x1 path alone.
 
 How each is judged, in order (numerics before speed):
 
@@ -103,6 +106,8 @@ def keep(gate_passed: bool, gate_why: str, gain: tuple[float, float, float] | No
 
 # ---------------------------------------------------------------------------- levers
 GEMM_CONTROL = "GEMM path in torch (control)"
+TRITON_COMPILED = "Triton fused epilogue, compiled"
+TRITON_COMPILED_1024 = "Triton compiled at batch 1024"
 
 
 @dataclass(frozen=True)
@@ -113,7 +118,7 @@ class Lever:
     why: str
     change: dict = field(default_factory=dict)     # ladder.Settings fields changed
     inductor: dict = field(default_factory=dict)   # torch._inductor.config patched while compiling
-    model: str = ""        # "", "gemm-torch", "triton", "cudnn-fused", "fp8:<mode>", "fp8-wrong"
+    model: str = ""        # "", "gemm-torch", "triton", "triton-op", "cudnn-fused", "fp8:<mode>", "fp8-wrong"
     honest: bool = True    # False: a wrong rung the gate must refuse
     needs: tuple = ()      # "cuda", "inductor", "triton", "fp8"
     est_s: float = 30.0    # start it only with this much of the budget left
@@ -126,6 +131,10 @@ def gpu_levers() -> list[Lever]:
     the first max-autotune (minutes of autotuning) once they are in, the rest after it."""
     fp8_why = "the 1x1 convolutions' GEMMs in e4m3 on the FP8 tensor cores (2x fp16's rate)"
     inductor = ("cuda", "inductor")
+    triton_compiled = ("the 1x1s as the custom op labkit::gemm_bias_res_relu (one Triton GEMM "
+                       "each, bias + residual + ReLU in its epilogue, autotuned on its first call: "
+                       "in the compile s), everything else compiled by Inductor as on the top rung, "
+                       "one CUDA graph")
     return [
         Lever(AT_64, "the baseline's batch: what batch 256 is worth", {"batch": 64},
               needs=("cuda",), stays=True),
@@ -137,6 +146,16 @@ def gpu_levers() -> list[Lever]:
               needs=("cuda",)),
         Lever("batch 1024", "more work per launch and per graph replay", {"batch": 1024},
               needs=("cuda",), est_s=40, stays=True),
+        # Right after the batches they are judged over, so a budget-cut run still reaches them.
+        # est_s: Inductor's compile (~3-4 s), the autotuning (13 shapes x 5 configs, each timed
+        # ~0.15 s by Triton's do_bench, plus ~15 kernel compiles a cold Triton cache pays once),
+        # the interleaved timing and the profile (~10 s at batch 1024)
+        Lever(TRITON_COMPILED, triton_compiled + "; over the top rung, which differs only in "
+              "its 1x1 path (cuDNN + Inductor's separate tails)", model="triton-op",
+              needs=("cuda", "triton", "inductor"), est_s=75),
+        Lever(TRITON_COMPILED_1024, triton_compiled + " at batch 1024; over batch 1024",
+              {"batch": 1024}, model="triton-op", needs=("cuda", "triton", "inductor"), est_s=60,
+              base="batch 1024"),
         # judged over batch 1024 (its own control), so its gain is freezing's, not the batch's
         Lever("freezing at batch 1024", "the best stock setting measured before (about 33,000 img/s)",
               {"freezing": True, "batch": 1024}, needs=inductor, est_s=40, base="batch 1024"),
@@ -195,6 +214,48 @@ def cpu_levers() -> list[Lever]:
               "must refuse it", model="fp8-wrong", honest=False),
     ]
     return emulated + [lv for lv in gpu_levers() if "cuda" in lv.needs]
+
+
+def parse_names(spec: str, known: Sequence[str]) -> list[str]:
+    """The lever names in a comma-separated list, where a name may hold commas itself
+    ("Triton fused epilogue, compiled"): at each piece the longest run of pieces that spells a
+    known name wins. An unknown name is a PastDefaultsError that lists the known ones."""
+    def norm(text: str) -> str:
+        return ",".join(part.strip() for part in text.split(","))
+
+    by_form = {norm(name): name for name in known}
+    pieces = [piece.strip() for piece in spec.split(",")]
+    names, i = [], 0
+    while i < len(pieces):
+        if not pieces[i]:
+            i += 1
+            continue
+        for j in range(len(pieces), i, -1):
+            name = by_form.get(norm(",".join(pieces[i:j])))
+            if name is not None:
+                names.append(name)
+                i = j
+                break
+        else:
+            raise PastDefaultsError(f"unknown lever {pieces[i]!r} in {spec!r}; known: {list(known)}")
+    return names
+
+
+def select(levers: Sequence[Lever], spec: str) -> tuple[list[Lever], list[str]]:
+    """The levers a --levers list names, with the bases they are judged over added (a lever
+    whose base did not run is skipped), in the run's order; and the names of the bases added.
+
+    The top rung always runs (Runner.run), so it is never added or asked for."""
+    wanted = set(parse_names(spec, [lv.name for lv in levers]))
+    by_name = {lv.name: lv for lv in levers}
+    added: list[str] = []
+    for name in list(wanted):
+        base = by_name[name].base
+        while base in by_name and base not in wanted:
+            wanted.add(base)
+            added.append(base)
+            base = by_name[base].base
+    return [lv for lv in levers if lv.name in wanted], [lv.name for lv in levers if lv.name in added]
 
 
 def missing(lever: Lever, device: torch.device) -> str:
@@ -264,6 +325,14 @@ def _fp8_model(folded: nn.Module, amax: dict[str, float], mode: str, emulate: bo
     return fe.GemmResNet(folded, make)
 
 
+def _tuned_afresh(folded: nn.Module) -> fe.GemmResNet:
+    """The custom-op GEMM network, with the autotuner's earlier choices dropped: the shape
+    timing or an earlier rung may have tuned these shapes, and this rung's compile seconds
+    should hold its own tuning."""
+    fe.forget_tuning()
+    return fe.GemmResNet(folded, fe.op_backend)
+
+
 FP16_PARTS = ("the 7x7 stem, every 3x3 convolution, the stride-2 1x1 shortcuts and the classifier "
               "stay fp16 (fp8's notes say why); the bias, residual and ReLU run in fp16 after the "
               "FP8 GEMM")
@@ -302,6 +371,8 @@ class Runner:
             return lambda folded: fe.GemmResNet(folded, fe.torch_backend)
         if lever.model == "triton":
             return lambda folded: fe.GemmResNet(folded, fe.triton_backend)
+        if lever.model == "triton-op":
+            return _tuned_afresh
         if lever.model == "cudnn-fused":
             return cudnn_fused.fused_model
         emulate = self.device.type != "cuda"
@@ -401,6 +472,8 @@ class Runner:
         # A wrong rung must be refused and an exact transform (batch, freezing, a GEMM in the
         # same precision) must pass; for FP8 the gate's verdict is the finding, not a check.
         row.as_expected = None if lever.model.startswith("fp8:") else gate.passed == lever.honest
+        if lever.model == "triton-op":
+            row.note = fe.tuning_note(fe.tuned())
         if lever.model.startswith("fp8"):
             row.note = FP16_PARTS + (" (emulated: dequantised e4m3 values, float32 matmul)"
                                      if self.device.type != "cuda" else "")
