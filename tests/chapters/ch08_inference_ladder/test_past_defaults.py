@@ -261,6 +261,8 @@ def test_script_smoke_path_on_the_cpu(tmp_path, monkeypatch):
     for name in ("freezing", "conv_1x1_as_mm", "max-autotune", "max-autotune-no-cudagraphs"):
         assert rows[name]["status"] == "skipped" and "Inductor" in rows[name]["note"]
     assert rows["Triton fused epilogue"]["status"] == "skipped" and rows["Triton fused epilogue"]["note"]
+    for name in (past_defaults.TRITON_COMPILED, past_defaults.TRITON_COMPILED_1024):
+        assert rows[name]["status"] == "skipped" and "Triton" in rows[name]["note"], rows[name]
     assert rows["FP8 per-tensor"]["status"] == "skipped" and "CUDA" in rows["FP8 per-tensor"]["note"]
     assert all(r["status"] != "failed" for r in record["rows"]), [r["note"] for r in record["rows"]]
     text = (tmp_path / "past_defaults.txt").read_text()
