@@ -333,13 +333,12 @@ def knob_rule(rounds: int, margin: float = KNOB_MARGIN) -> str:
     above the table: a rule that decides is shown)."""
     if rounds < 2:
         return f"{rounds} round: no spread, so no interval, and no knob is called a gain or a loss."
-    return (f"The rule: a knob's ratio to the baseline is the geometric mean of its {rounds} "
-            f"per-round ratios, shown with its 95% interval [low, high] (Student t, "
-            f"{rounds - 1} degrees of freedom, t = {t_quantile(rounds - 1):.2f}); a gain when "
-            f"low > 1x and the mean > {1 + margin:.2f}x, a loss when high < 1x and the mean < "
-            f"{1 / (1 + margin):.2f}x, else no clear difference. A knob that does nothing is "
-            f"called {100 * false_call_chance(rounds):.0f}% of the time (nominal; the band "
-            f"lowers it).")
+    return (f"The rule: a knob's ratio is the geometric mean of its {rounds} per-round ratios "
+            f"with a 95% interval [low, high] (Student t, {rounds - 1} df: "
+            f"{t_quantile(rounds - 1):.2f}); a gain when low > 1x and the mean > {1 + margin:.2f}x, "
+            f"a loss when high < 1x and the mean < {1 / (1 + margin):.2f}x, else no clear "
+            f"difference. A knob that does nothing: called {100 * false_call_chance(rounds):.0f}% "
+            f"of the time (nominal).")
 
 
 def knob_table(knobs: loader_sweep.Sweep) -> list[dict]:

@@ -174,7 +174,7 @@ class Lesson:
         shown = tables.Table(
             "the knobs at the knee, each read against the baseline round by round",
             ["knob", "samples/s (rounds pooled)", "slowest to fastest window", "waiting",
-             "against the baseline (geometric mean of per-round ratios [95% interval])"],
+             "against the baseline: geometric mean [95% interval]"],
             units={"waiting": "%"})
         for row in self.knob_rows:
             shown.add(row["label"], round(row["samples_per_s"]),
@@ -227,8 +227,7 @@ class Lesson:
         elif gpu_knobs.get("rule") == rule:
             shown.note(f"called by the rule above, over {gpu_knobs['rounds']} rounds there")
         elif not any("level" in r for r in decided.values()):
-            shown.note("called by the older rule recorded with it, not the rule above: a gain only "
-                       "when every round is past the band; the median and the rounds' range shown")
+            shown.note("called by an older rule: every round past the band; median and range shown")
         elif gpu_knobs.get("rule"):
             shown.note(f"called by the rule recorded with it: {gpu_knobs['rule']}")
         else:
@@ -342,9 +341,9 @@ class Lesson:
             + (f"holds (within {plateau.tolerance:.0%}). " if plateau.agrees
                else f"misses (outside {plateau.tolerance:.0%}). ")
             + f"What bounds it: {plateau.bound}.",
-            ("Knobs are read at the knee, round by round against the baseline, and a gain only when "
-             "the 95% interval of their ratio lies above 1x: uint8 batches alone (normalised on the "
-             f"device) ran {against_text(uint8_row)}."
+            ("Knobs at the knee are read round by round against the baseline, a gain only when the "
+             "95% interval lies above 1x: uint8 batches alone (normalised on the device) ran "
+             f"{against_text(uint8_row)}."
              if uint8_row is not None else
              "Knobs are read at the knee: uint8 batches alone were not measured here (left out: "
              "see the knob table), so this run says nothing about them."),

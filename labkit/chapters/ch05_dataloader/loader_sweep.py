@@ -803,7 +803,7 @@ class Plateau:
         if self.gpu_idle_share is None and self.on_gpu:
             return "the step itself (not profiled here: how long the GPU idles is not known)"
         if self.gpu_idle_share is None:
-            return "the step itself, on the host (no GPU: compute and all run on the CPU)"
+            return "the step itself (no GPU: all of it runs on the CPU)"
         if self.gpu_idle_share > HOST_BOUND_IDLE:
             return (f"a host-bound step: the GPU idles {100 * self.gpu_idle_share:.0f}% of the "
                     "profiled steps, so the host's work, launching the kernels above all, sets the pace")
