@@ -180,7 +180,10 @@ def call_return_times(nbytes: int = 256 * 2**20, repeats: int = 7) -> list[CallR
 # ---------------------------------------------------------------------------------------
 # non_blocking on a busy stream: does the CPU keep its run-ahead?
 
-BUSY_SIZES = (64 * 2**10, 2**20, 16 * 2**20, 64 * 2**20, 256 * 2**20)  # 64 KiB to 256 MiB
+# 64 KiB to 256 MiB; 2, 4 and 8 MiB locate where the pageable call starts to wait (the H200
+# returned at once at 1 MiB and waited from 16 MiB: review 2026-12-03d). Each size costs
+# about 0.6 s (6 calls behind a 50 ms kernel, pageable and pinned).
+BUSY_SIZES = (64 * 2**10, 2**20, 2 * 2**20, 4 * 2**20, 8 * 2**20, 16 * 2**20, 64 * 2**20, 256 * 2**20)
 BUSY_KERNEL_S = 0.05  # the queued kernel: about 50 ms of GPU time, as a training step's kernels
 
 
