@@ -170,8 +170,10 @@ print("(e) warns on its last step:", e_by_step[-1] > 0)
 
 # %% [markdown]
 # The warning is `TORCH_WARN_ONCE`: normally it prints once per process, whatever happens
-# later. The worker sets `torch.set_warn_always(True)`, so every parameter that disagrees
-# warns on every step, and the counts above mean something.
+# later. The worker sets `torch.set_warn_always(True)` on the observed steps, so every
+# parameter that disagrees warns on every one of them, and the counts above mean something.
+# The timed steps run with it off and record nothing: formatting and recording dozens of
+# warnings a step would be timed too.
 #
 # ## The contract, parameter by parameter
 #
@@ -244,11 +246,14 @@ tables.hook_table(ddp_run)
 # bucket view, copies the reduced bucket back: "out of buckets", which also counts the copy
 # from the old buckets into the new ones when DDP rebuilds them). "Steady" is the last observed
 # step, after the rebuild and after (e)'s late conversion. Step times come from `labkit.measure.bench`, with the same
-# number of calls in every rank (a collective needs all of them). "grad memory" is gradient
+# number of calls in every rank (a collective needs all of them), every variant timed in
+# interleaved rounds (the order rotating each round) with no warning recorded while timed.
+# "grad memory" is gradient
 # storage outside the buckets. With `gradient_as_bucket_view` (d) the gradients *are* the
 # bucket views: the fold under the table follows it step by step, before and after its late
 # conversion. The notes under the first say what the persistent drift (e) costs in time
-# against the same model converted first (c), from the medians and their spreads.
+# against the same model converted first (c): the ratio taken inside each round, with its
+# 95% interval over the rounds.
 
 # %%
 tables.traffic_table(ddp_run)  # then (d) step by step, and (e) against (c): tables.step_cost
@@ -259,12 +264,13 @@ tables.traffic_table(ddp_run)  # then (d) step by step, and (e) against (c): tab
 # The model above has kilobytes of gradients (the table says how many): its permuting copy
 # hides in the step's noise. A ResNet-50 has about 94 MB of float32 gradients. On a GPU this
 # chapter runs it too, (c) converted first against (e) drifted after the rebuild, and records
-# the result; on a CPU (where a ResNet-50 DDP step would take this chapter past its time
-# budget) it shows the reference GPU's recorded figure.
+# the result, the two timed interleaved as above; on a CPU (where a ResNet-50 DDP step would
+# take this chapter past its time budget) it shows the reference GPU's recorded figure, and
+# the note under it says what that record can and cannot tell.
 
 # %%
 resnet_config = {"model": "resnet50", "variants": ["c_convert_first", "e_late_drift"], "batch": 32,
-                 "image": 224, "observed_steps": 3, "timed_steps": 30}
+                 "image": 224, "observed_steps": 3, "timed_steps": 30, "timed_rounds": 6}
 # On a GPU both are measured here (recorded under the reference's keys); elsewhere, its records, labelled:
 big_cost = chapter.here_or_recorded("ddp_resnet50_cost", lambda: tables.resnet50_cost(resnet_config, world_size))
 reference_variants = chapter.here_or_recorded("ddp_variants", ddp_run.payload)

@@ -211,8 +211,9 @@ def children_peak_rss_bytes() -> int:
 def variant_summary(result: dict) -> list[dict]:
     """One flat row per variant from a launch result: what the chapter's tables show.
 
-    Warnings and bucket traffic are rank 0's (every rank sees the same); "identical" holds
-    only if every rank's all_gather found the same parameters. Traffic "steady" is the last
+    Warnings and bucket traffic are rank 0's (every rank sees the same), counted on the observed
+    steps ("steps"; "trained_steps" adds the timed ones); "identical" holds only if every
+    rank's all_gather found the same parameters. Traffic "steady" is the last
     observed step, after DDP's bucket rebuild and any late conversion.
     """
     rows = []
@@ -226,7 +227,8 @@ def variant_summary(result: dict) -> list[dict]:
         rows.append({
             "name": first["variant"]["name"], "title": first["variant"]["title"],
             "error": f"{error['type']}: {error['message']}" if error else None,
-            "steps": len(by_step), "warnings_step0": by_step[0] if by_step else 0,
+            "steps": len(by_step), "trained_steps": first.get("trained_steps", len(by_step)),
+            "warnings_step0": by_step[0] if by_step else 0,
             "warnings_after_step0": sum(by_step[1:]), "warnings_last_step": by_step[-1] if by_step else 0,
             "into_bucket_bytes": steady.get("into_bucket_bytes"),
             "back_to_grad_bytes": steady.get("back_to_grad_bytes"),
@@ -235,6 +237,7 @@ def variant_summary(result: dict) -> list[dict]:
             "separate_grad_bytes": observed[-1]["separate_grad_bytes"] if observed else None,
             "median_step_s": timing.get("median_s"), "iqr_step_s": timing.get("iqr_s"),
             "timing_noisy": timing.get("noisy"),
+            "round_medians_s": first.get("round_medians_s"),  # None: an older, sequential record
             "wrong_grads": sorted({name for r in everyone for o in r.get("observed", [])
                                    for name in o["wrong_grads"]}),
             "wrong_grad_steps": [o["step"] for o in observed if o["wrong_grads"]],

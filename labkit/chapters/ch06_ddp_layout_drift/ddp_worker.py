@@ -16,7 +16,11 @@ and reports as plain data:
 - the bytes the reducer writes into its buckets and copies back, seen at torch's dispatcher
   (the reducer divides while copying: `mul.out(grad, 1/world, out=bucket_view)`);
 - step time through `labkit.measure.bench` with a fixed number of calls (every rank must call a
-  collective the same number of times, so the harness's adaptive run count is pinned);
+  collective the same number of times, so the harness's adaptive run count is pinned), every
+  variant timed interleaved with the others in rounds (a rotating order, so drift hits them
+  alike) and with no warning formatted or recorded inside the timed steps: the counts come
+  from the observed steps, which are not timed (a variant that warns 53 times a step would
+  otherwise time Python's warning machinery against one that warns never);
 - whether each gradient DDP hands the optimizer is right: equal to every rank's local gradient
   (from a plain copy of the model on the same batch) summed by an explicit all_reduce and
   divided by the world size;
@@ -100,7 +104,9 @@ class WorkerConfig:
 
     variants: list[str] = field(default_factory=lambda: list(VARIANTS))
     observed_steps: int = 4          # steps watched closely (strides, bucket traffic, gradients)
-    timed_steps: int = 10            # steps timed by labkit.measure.bench after them
+    timed_steps: int = 10            # steps timed by labkit.measure.bench after them, per variant
+    timed_rounds: int = 5            # ... split over this many interleaved rounds (ABC, BCA, CAB, ...;
+                                     # fewer when timed_steps is smaller)
     batch: int = 8
     image: int = 32
     width: int = 16
@@ -129,6 +135,9 @@ class WorkerConfig:
         if config.observed_steps < 3 or config.timed_steps < 1:
             raise ValueError("observed_steps must be >= 3 (the late drift converts after step 2) "
                              "and timed_steps >= 1")
+        if not isinstance(config.timed_rounds, int) or config.timed_rounds < 1:
+            raise ValueError(f"timed_rounds must be an integer >= 1 (at most timed_steps are run), "
+                             f"got {config.timed_rounds!r}")
         return config
 
 
@@ -309,28 +318,37 @@ class _Run:
         self.warnings_by_step: list[int] = []
         self.warned: list[dict] = []
         self.other_warnings: set[str] = set()
+        self.timed_calls = 0
+
+    def _train_step(self, inspect: Callable[[], None] | None = None) -> None:
+        with torch.autocast(self.device.type, dtype=self.amp_dtype or torch.bfloat16,
+                            enabled=self.amp_dtype is not None):
+            loss = nn.functional.cross_entropy(self.ddp(self.x), self.y)
+        if self.scaler is not None:
+            self.scaler.scale(loss).backward()
+            self.scaler.unscale_(self.optimizer)
+            if inspect is not None:
+                inspect()
+            self.scaler.step(self.optimizer)
+            self.scaler.update()
+        else:
+            loss.backward()
+            if inspect is not None:
+                inspect()
+            self.optimizer.step()
+        self.optimizer.zero_grad(set_to_none=self.variant.set_to_none)
+
+    def quiet_step(self) -> None:
+        """One training step as it is timed: nothing recorded (`timed` turns the warning off)."""
+        self._train_step()
+        self.timed_calls += 1
 
     def step(self, inspect: Callable[[], None] | None = None) -> None:
-        """One training step; counts the layout warnings it raised. inspect runs after backward
-        (and, with a GradScaler, after unscaling), before the optimizer steps."""
+        """One observed training step; counts the layout warnings it raised. inspect runs after
+        backward (and, with a GradScaler, after unscaling), before the optimizer steps."""
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
-            with torch.autocast(self.device.type, dtype=self.amp_dtype or torch.bfloat16,
-                                enabled=self.amp_dtype is not None):
-                loss = nn.functional.cross_entropy(self.ddp(self.x), self.y)
-            if self.scaler is not None:
-                self.scaler.scale(loss).backward()
-                self.scaler.unscale_(self.optimizer)
-                if inspect is not None:
-                    inspect()
-                self.scaler.step(self.optimizer)
-                self.scaler.update()
-            else:
-                loss.backward()
-                if inspect is not None:
-                    inspect()
-                self.optimizer.step()
-            self.optimizer.zero_grad(set_to_none=self.variant.set_to_none)
+            self._train_step(inspect)
         ours = [str(w.message) for w in caught if WARNING_TEXT in str(w.message)]
         for other in (w for w in caught if WARNING_TEXT not in str(w.message)):
             if str(other.message) not in self.other_warnings:  # pass each other warning on once
@@ -434,21 +452,54 @@ class _Run:
                          and not same_memory_order(list(p.shape), grad_stride, bucket)})
         return rows
 
-    def timed(self) -> dict:
-        """Step time through labkit.measure.bench, with the number of calls pinned for every rank."""
-        from labkit.measure import (
-            bench,  # late: keeps `python -m labkit.chapters.ch06_ddp_layout_drift.ddp_worker --help` light
-        )
 
-        before = len(self.warnings_by_step)
-        runs = self.config.timed_steps
-        timing = bench.time(self.step, mode="hot", warmup_ms=0, rep_ms=1e-3, min_runs=runs,
-                            max_runs=runs, device=self.device, threads=torch.get_num_threads(),
-                            label=self.variant.name)
-        calls = len(self.warnings_by_step) - before
-        return {"timing": timing.as_dict(samples=True), "timed_calls": calls,
-                "warnings_while_timed": sum(self.warnings_by_step[before:])}
 
+def time_interleaved(runs: dict[str, _Run], config: WorkerConfig, device: torch.device) -> dict[str, dict]:
+    """Step times of every variant still training, interleaved in rounds, on labkit.measure.bench.
+
+    Each round times a block of timed_steps / timed_rounds steps of every variant, the order
+    rotated by one each round (ABC, BCA, CAB), so that a machine's drift (clocks, heat, another
+    job) falls on all of them alike and a ratio can be taken inside each round. The calls are
+    pinned (every rank must join each collective the same number of times). No warning is
+    formatted or recorded while timed: torch.set_warn_always(False) leaves DDP's stride warning
+    to TORCH_WARN_ONCE (it fires once, in a harness call that is not timed) and Python's
+    filter ignores the rest; the observed steps, which are not timed, did the counting.
+    Returns per variant: the pooled timing, each round's median and the calls timed.
+    """
+    from labkit.measure import bench, timing  # late: keeps `python -m ...ddp_worker --help` light
+
+    if not runs:
+        return {}
+    names = list(runs)
+    rounds = min(config.timed_rounds, config.timed_steps)
+    per_block = math.ceil(config.timed_steps / rounds)
+    samples: dict[str, list[float]] = {name: [] for name in names}
+    medians: dict[str, list[float]] = {name: [] for name in names}
+    last: dict[str, object] = {}
+    torch.set_warn_always(False)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            for index in range(rounds):
+                for name in names[index % len(names):] + names[:index % len(names)]:
+                    block = bench.time(runs[name].quiet_step, mode="hot", warmup_ms=0, rep_ms=1e-3,
+                                       min_runs=per_block, max_runs=per_block, device=device,
+                                       threads=torch.get_num_threads(), label=name)
+                    samples[name].extend(block.times_s)
+                    medians[name].append(block.median_s)
+                    last[name] = block
+    finally:
+        torch.set_warn_always(True)
+    out = {}
+    for name in names:
+        stats = timing.summarise(samples[name])
+        noisy = stats.median_s > 0 and stats.iqr_s / stats.median_s > timing.NOISY_IQR_FRACTION
+        out[name] = {"timing": {"label": name, "median_s": stats.median_s, "iqr_s": stats.iqr_s,
+                                "min_s": stats.min_s, "count": stats.count, "noisy": bool(noisy),
+                                "clock": getattr(last[name], "clock", None), "times_s": list(samples[name]),
+                                "rounds": rounds, "interleaved_with": names},
+                     "round_medians_s": medians[name], "timed_calls": runs[name].timed_calls}
+    return out
 
 
 def ranks_identical(module: nn.Module, world: int) -> dict:
@@ -461,28 +512,50 @@ def ranks_identical(module: nn.Module, world: int) -> dict:
             "max_abs_diff_across_ranks": max(diffs), "param_checksum": float(flat.double().sum())}
 
 
-def run_variant(name: str, config: WorkerConfig, device: torch.device, rank: int, world: int) -> dict:
-    """Everything one variant reports from this rank; an error in a step is reported, and the
-    rank goes on to the next variant (every rank raises the same error at the same step)."""
+def start_variant(name: str, config: WorkerConfig, device: torch.device, rank: int,
+                  world: int) -> tuple[_Run | None, dict]:
+    """Build one variant and watch its observed steps; returns the run (None when a step raised:
+    every rank raises the same error at the same step, and its report is then finished) and
+    its report so far. peak_memory_bytes is this variant's peak above what the GPU held before
+    it was built (the variants before it stay alive, to be timed interleaved with it)."""
     variant = VARIANTS[name]
+    held = torch.cuda.memory_allocated(device) if device.type == "cuda" else 0
+    if device.type == "cuda":
+        torch.cuda.reset_peak_memory_stats(device)
     run = _Run(variant, config, device, rank, world)
     report: dict = {"variant": asdict(variant), "error": None,
                     "amp_dtype": str(run.amp_dtype).replace("torch.", "") if run.amp_dtype else "off"}
-    if device.type == "cuda":
-        torch.cuda.reset_peak_memory_stats(device)
     try:
         report.update(run.observe())
-        report.update(run.timed())
     except Exception as exc:  # the seed's hook raises TypeError in backward on every rank
         report["error"] = {"type": type(exc).__name__, "message": str(exc).splitlines()[0],
                            "step": run.step_index}
-    report["warnings_by_step"] = run.warnings_by_step
     if device.type == "cuda":
-        report["peak_memory_bytes"] = torch.cuda.max_memory_allocated(device)
+        report["peak_memory_bytes"] = torch.cuda.max_memory_allocated(device) - held
+    if report["error"] is None:
+        return run, report
+    return None, finish_variant(run, report, world)
+
+
+def finish_variant(run: _Run, report: dict, world: int, timed: dict | None = None) -> dict:
+    """Add the timing (when it was timed) and the warnings per observed step, then compare the
+    ranks' parameters (a collective: every rank finishes its variants in the same order)."""
+    report.update(timed or {})
+    report["warnings_by_step"] = run.warnings_by_step  # the observed steps: none is timed
+    report["trained_steps"] = len(run.warnings_by_step) + run.timed_calls
     module = run.ddp.module
     del run.ddp  # a failed backward leaves the reducer mid-iteration: drop it whole
     report.update(ranks_identical(module, world))
     return report
+
+
+def run_variant(name: str, config: WorkerConfig, device: torch.device, rank: int, world: int) -> dict:
+    """One variant alone: observed, then timed (with no other variant to interleave)."""
+    run, report = start_variant(name, config, device, rank, world)
+    if run is None:
+        return report
+    timed = time_interleaved({name: run}, config, device)[name]
+    return finish_variant(run, report, world, timed)
 
 
 def run_rank(config: WorkerConfig) -> dict | None:
@@ -500,13 +573,17 @@ def run_rank(config: WorkerConfig) -> dict | None:
     dist.init_process_group(backend, timeout=timeout, **({"device_id": device} if backend == "nccl" else {}))
     torch.set_warn_always(True)  # the layout warning is TORCH_WARN_ONCE: count it every time
     try:
-        reports = []
+        started: dict[str, tuple[_Run | None, dict]] = {}
         for name in config.variants:
             if rank == config.fail_on_rank:
                 raise RuntimeError(f"injected failure in rank {rank} (fail_on_rank), to test the launcher")
             if rank == config.hang_on_rank:
                 dist.barrier()  # an extra collective the others never join: they wait
-            reports.append(run_variant(name, config, device, rank, world))
+            started[name] = start_variant(name, config, device, rank, world)
+        alive = {name: run for name, (run, _) in started.items() if run is not None}
+        timed = time_interleaved(alive, config, device)
+        reports = [report if run is None else finish_variant(run, report, world, timed[name])
+                   for name, (run, report) in started.items()]
         gathered: list = [None] * world
         dist.all_gather_object(gathered, reports)
         _mark_done(rank)

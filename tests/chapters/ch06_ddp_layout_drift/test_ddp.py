@@ -33,6 +33,21 @@ def test_two_gloo_ranks_provoke_the_warning_and_stay_identical():
     assert result["launcher"]["children_peak_rss_bytes"] > 0
 
 
+def test_the_variants_are_timed_interleaved_in_rounds_with_no_warning_counted_while_timed():
+    result = ddp_launch.launch({**TINY, "timed_steps": 4, "timed_rounds": 2,
+                                "variants": ["a_drift", "e_late_drift", "c_convert_first"]},
+                               world_size=2, timeout_s=240)
+    for report in result["ranks"][0]:
+        assert len(report["round_medians_s"]) == 2 and all(m > 0 for m in report["round_medians_s"])
+        assert report["timing"]["count"] == 4 and report["timing"]["interleaved_with"] == [
+            "a_drift", "e_late_drift", "c_convert_first"]
+        assert len(report["warnings_by_step"]) == 3  # the observed steps only: none is timed
+        assert report["trained_steps"] >= 3 + 4  # the harness's untimed first calls come on top
+    rows = {row["name"]: row for row in ddp_launch.variant_summary(result)}
+    assert rows["e_late_drift"]["warnings_last_step"] > 0  # the drift persists on its last observed step
+    assert len({row["trained_steps"] for row in rows.values()}) == 1  # the same calls in every variant
+
+
 def test_a_rank_that_raises_ends_the_run_with_its_error():
     started = time.monotonic()
     with pytest.raises(ddp_launch.DDPRunError, match="rank 1 of 2 failed") as caught:
@@ -74,6 +89,7 @@ def test_interrupting_the_cell_kills_every_rank(monkeypatch):
     ({"colour": "red"}, 2, "unknown config keys"),
     ({"amp": "fp8"}, 2, "amp must be"),
     ({"observed_steps": 1}, 2, "observed_steps"),
+    ({"timed_rounds": 0}, 2, "timed_rounds"),
     ({}, 0, "world_size must be a positive integer"),
 ])
 def test_bad_input_is_refused_before_anything_starts(config, world, message):
