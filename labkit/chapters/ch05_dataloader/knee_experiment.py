@@ -267,7 +267,9 @@ def knob_window_steps(baseline: loader_sweep.Setting, steps: int, on_gpu: bool) 
     """Steps of each knob window (a minimum every row of the sweep is timed over): on a GPU
     KNOB_GPU_WINDOW_QUEUES of the baseline's queues (workers x prefetch; 32 at 8 workers,
     prefetch 2), so the windows are one length for every row and each ratio averages over
-    more queue refills; on a CPU the plan's steps (measure() raises them to the queue)."""
+    more queue refills; on a CPU the plan's steps (measure() raises them to the queue). The
+    datasets prepare() builds hold such a round: a queue of warm-up and two of window at any
+    swept count, fewer than the worker sweep's largest setting needs (one and three)."""
     if not on_gpu:
         return steps
     return max(steps, KNOB_GPU_WINDOW_QUEUES * loader_sweep.in_flight_batches(baseline))

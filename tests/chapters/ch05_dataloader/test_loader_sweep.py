@@ -750,3 +750,12 @@ def test_a_gpu_knob_window_spans_two_of_the_baseline_s_queues_and_a_cpu_s_keeps_
     assert knee_experiment.knob_window_steps(loader_sweep.Setting(num_workers=0, batch_size=64),
                                              3, on_gpu=True) == 3
     assert knee_experiment.knob_window_steps(base, 40, on_gpu=True) == 40
+    # the GPU plan's dataset holds a knob round of two-queue windows at whichever count is the knee
+    plan = loader_sweep.plan(cores=16, gpu=True)
+    length = loader_sweep.dataset_length(
+        loader_sweep.grid(plan.worker_counts, plan.batch_size)
+        + knee_experiment._largest_settings(plan, plan.worker_counts), plan)
+    for workers in plan.worker_counts:
+        knee_base = loader_sweep.Setting(num_workers=workers, batch_size=plan.batch_size)
+        steps = knee_experiment.knob_window_steps(knee_base, plan.steps, on_gpu=True)
+        assert loader_sweep.samples_needed(knee_base, steps, plan.warmup_steps, windows=1) <= length
