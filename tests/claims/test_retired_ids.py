@@ -36,7 +36,7 @@ def test_the_recorded_reference_holds_no_retired_id():
 def test_old_ids_in_a_results_file_are_left_out_everywhere(tmp_path, monkeypatch, private_cache):
     monkeypatch.setenv("LABKIT_RESULTS_DIR", str(tmp_path / "results"))
     monkeypatch.setenv(results.REFERENCE_ENV, "old-box")  # record as an old reference would have
-    payload = claims.get("C14a").judge(MEASURED_HERE, machine="old-box").to_dict()
+    payload = claims.get("C14a").judge(dict(MEASURED_HERE, backend="nccl"), machine="old-box").to_dict()
     for old, chapter in (("C15", "07_export_traps"), ("C21", "04_fusion"), ("C14", "06_ddp_layout_drift"),
                          ("C5", "02_contiguity_and_hidden_copies")):
         results.record(chapter, f"verdict:{old}", {**payload, "claim_id": old})

@@ -56,6 +56,8 @@ NEAREST_HOOK_FORM = ("nearest working form of the seed's hook: the same body, gi
                      "(module, grad_input, grad_output) signature register_full_backward_hook calls")
 RETIRED = {"C14": ("C14a", "C14b", "C14c")}  # saved verdicts under these ids are ignored by the ledger
 ILLEGAL_ACCESS_WORDS = ("illegal memory access", "NCCL", "CUDA error")
+NCCL_ARM = ("a run over NCCL (two GPUs, one per rank): without one, the ranks' agreement is tested, "
+            "NCCL's illegal memory access is not")
 WHEN_IT_CHANGES = ("when the layout changes: converted before DDP is built the gradients are right; "
                    "converted after wrapping (which DDP's documentation forbids) they are silently wrong")
 # The seed's own sentences (section 4.3), quoted exactly; statements are their English gist.
@@ -105,8 +107,13 @@ def check_c14a(ev: Mapping, th: Mapping) -> tuple[str, str, str]:
     if crashed or apart:
         what = ("a rank failed with " + crashed[0]["error"]) if crashed else "the ranks' parameters drifted apart"
         return CONFIRMED, f"Under the drift {what}. {_setting(ev)}: {detail}", ""
+    if ev.get("backend") != "nccl":  # the claim's other half is NCCL's own memory access
+        return (DEPENDS, "The ranks never disagreed: every rank reduced the same buckets and ended "
+                f"bit-identical, so the claim's drift half is refuted here; its NCCL half (an illegal "
+                f"memory access) is untested: this run used {ev.get('backend', '?')}, and NCCL needs a GPU "
+                f"per rank. {_setting(ev)}: {detail}", NCCL_ARM)
     return (REFUTED, "The ranks never disagreed: every rank reduced the same buckets and ended "
-            f"bit-identical, with no illegal access. {_setting(ev)}: {detail}", "")
+            f"bit-identical, with no illegal access, over NCCL. {_setting(ev)}: {detail}", "")
 
 
 def check_c14b(ev: Mapping, th: Mapping) -> tuple[str, str, str]:
@@ -208,7 +215,9 @@ C14A = Claim(
     confirm_if="with the drift provoked (DDP warns of mismatched strides), a rank fails with an illegal "
                "access or the ranks' parameters differ beyond max_abs_diff_across_ranks, the "
                "converted-first control staying identical",
-    refute_if="with the drift provoked, nothing fails and every rank's parameters stay bit-identical",
+    refute_if="with the drift provoked over NCCL, nothing fails and every rank's parameters stay "
+              "bit-identical; over gloo (no NCCL run here) 'depends': the ranks' agreement is tested, "
+              "NCCL's illegal memory access is not",
     evidence_keys=("drift_variants", "control_params_identical"), check=check_c14a,
     seed_text=SEED_SENTENCE, **_COMMON)
 C14B = Claim(
