@@ -92,9 +92,12 @@ def seed_example_text(ev: Mapping) -> str:
     if not seed:
         return ""
     shape = tuple(seed["shape"])
-    return (f"; the seed's own example {seed['expression']} is a {shape} tensor: as written it "
-            + (f"cannot feed the model (raised {seed['error']})" if seed["outcome"] == "raised"
-               else f"ran, giving {tuple(seed['output_shape'])}"))
+    if seed["outcome"] == "raised":
+        return (f". The seed's own example {seed['expression']} is a {shape} tensor: as written it cannot "
+                f"feed the model (raised {seed['error']}), so what was judged is the nearest form: a trace "
+                "with a contiguous NCHW example, fed NCHW, channels_last and transposed inputs")
+    return (f". The seed's own example {seed['expression']} is a {shape} tensor: as written it ran, "
+            f"giving {tuple(seed['output_shape'])}")
 
 
 def _forced_devices(ev: Mapping) -> str:
@@ -105,10 +108,9 @@ def check_c15a(ev: Mapping, th: Mapping) -> tuple[str, str, str]:
     if not ev["trace_outcomes"]:
         raise ClaimError("C15a: no traced module was fed any input layout")
     lost, text = trace_lost_contiguity(ev)
-    text += seed_example_text(ev)
     if lost:
-        return CONFIRMED, text, ""
-    return REFUTED, text + ": nothing about contiguity was lost", ""
+        return CONFIRMED, text + seed_example_text(ev), ""
+    return REFUTED, text + ": nothing about contiguity was lost" + seed_example_text(ev), ""
 
 
 def check_c15b(ev: Mapping, th: Mapping) -> tuple[str, str, str]:
@@ -243,7 +245,9 @@ def form_of(claim_id: str, ev: Mapping) -> str:
     documentation (the ledger counts those apart), or not measured."""
     device, version = ev.get("device", "this machine"), ev.get("torch", "")
     if claim_id == "C15a":
-        return f"tracing measured here (torch {version}, {device})"
+        return (f"nearest form, measured here: traced with a contiguous NCHW example, fed NCHW, "
+                f"channels_last and transposed inputs (the seed's own example cannot feed a 3-channel "
+                f"model; torch {version}, {device})")
     if claim_id not in C15_IDS:
         raise ClaimError(f"{claim_id!r} is none of chapter 07's claims {C15_IDS}")
     if ev["tensorrt_ran"]:

@@ -97,7 +97,8 @@ def test_the_evidence_of_a_real_cpu_run_is_judged():
     verdicts = {i: claims.get(i).judge(evidence, machine="test", form=ch07.form_of(i, evidence))
                 for i in ch07.C15_IDS}
     assert verdicts["C15a"].outcome == "refuted", verdicts["C15a"].reason
-    assert verdicts["C15a"].form.startswith("tracing measured here")
+    assert verdicts["C15a"].form.startswith("nearest form, measured here: traced with a contiguous NCHW example")
+    assert claims.form_kind(verdicts["C15a"].form) == "analogue"
 
 
 @pytest.mark.parametrize("claim_id", ["C15b", "C15c"])
@@ -127,6 +128,12 @@ def test_the_seeds_own_example_as_written_is_reported():
             "error": "RuntimeError: expected input to have 3 channels, but got 32 channels instead"}
     verdict = judge("C15a", **LOST, seed_example_as_written=seed)
     assert "(4, 32, 3, 32) tensor: as written it cannot feed the model" in verdict.reason
+    # refuted: what was found first, then why the nearest form was judged (no "so nothing was lost"
+    # following from the seed's example not fitting)
+    kept = judge("C15a", **KEPT, seed_example_as_written=seed).reason
+    assert kept.index("nothing about contiguity was lost") < kept.index("The seed's own example")
+    assert kept.endswith("so what was judged is the nearest form: a trace with a contiguous NCHW example, "
+                         "fed NCHW, channels_last and transposed inputs")
 
 
 def test_without_tensorrt_c15c_depends_on_operator_support_and_c15b_follows_its_cards_documentation_branch():
