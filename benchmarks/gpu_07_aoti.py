@@ -1,5 +1,11 @@
 """Where chapter 07's time goes on a GPU, AOTInductor's compile above all (issue 39).
 
+Since review 2026-12-03d item 5 the chapter no longer compiles AOTInductor unless the reader
+sets LABKIT_AOTI_TIMEOUT_S (the 13:10 H200 run spent 128 s of its 152 s on it: export 3.9 s,
+the child's compile 71.9 s, then 45.7 s in aoti_load_package); it shows the recorded run. This
+job says whether that load time is the package's own (load_s below, cold) and what a cut of
+the compile would buy, should the chapter compile it live again.
+
 Chapter 07 ran 163 s on the H200 and its AOTInductor row alone took 132.7 s to build (the
 recorded audit's build_s), with a 100 s limit on the child process's compile: so at least
 ~30 s of it was spent outside that child (the export, the save, the load). This job times

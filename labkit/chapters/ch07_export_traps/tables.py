@@ -11,6 +11,8 @@ quoted for C15b/C15c are folded: a reader sees the outcomes and opens the eviden
 
 from __future__ import annotations
 
+import datetime
+import os
 import re
 import tempfile
 from collections.abc import Callable, Mapping, Sequence
@@ -56,11 +58,15 @@ def stated_brief(comparison: object, name: str) -> str:
 
 def stated_short(comparison: object, name: str) -> str:
     """A ratio for a sentence of the takeaways: '0.52x (rounds 0.47-0.54)' where it may be
-    stated, else 'no stable ratio (rounds 0.61-0.74)' (the tables above say why)."""
+    stated, 'no measurable difference (rounds 0.83-1.33)' where the rounds straddle 1 (a point
+    ratio there, the median of the rounds' ratios, can sit far from the medians' own: 1.25x
+    beside medians 1.04x apart on this CPU), else 'no stable ratio (rounds 0.61-0.74)'."""
     stated = stated_brief(comparison, name)
     variant = comparison[name]  # type: ignore[index]
     if stated.startswith("no "):
         stated = f"no stable ratio (rounds {variant.ratio_q25:.2f}-{variant.ratio_q75:.2f})"
+    elif variant.ratio_q25 <= 1 <= variant.ratio_q75:  # no ratio to quote: the rounds straddle 1
+        stated = f"no measurable difference (rounds {variant.ratio_q25:.2f}-{variant.ratio_q75:.2f})"
     return stated + host_pace(comparison, name)
 
 
@@ -241,11 +247,90 @@ def audit_table(audit: export_audit.Audit | Mapping, title: str = "", recorded: 
     return shown
 
 
+# ---------------------------------------------------------------------------------------
+# AOTInductor: compiled when the reader asks, otherwise its recorded run
+
+AOTI_OPT_IN = "LABKIT_AOTI_TIMEOUT_S"  # seconds AOTInductor may compile here; unset: not compiled
+AOTI_PATH = export_audit.PATH_NAMES["aoti"]
+FAST_PATHS = tuple(p for p in export_audit.PATHS if p != "aoti")
+
+
+def aoti_budget_s() -> float:
+    """How long AOTInductor may compile in this chapter: 0 (not compiled; its recorded run is
+    shown) unless the reader sets LABKIT_AOTI_TIMEOUT_S. On the H200 it took 128 s of the
+    chapter's 152 s (export 3.9 s, compile 71.9 s in a child process, load 45.7 s), past the
+    120 s a chapter may take there; on the course's 2-core CPU its compile alone is ~30 s."""
+    raw = os.environ.get(AOTI_OPT_IN, "").strip()
+    if not raw:
+        return 0.0
+    try:
+        seconds = float(raw)
+    except ValueError:
+        raise ValueError(f"{AOTI_OPT_IN} must be a number of seconds (e.g. 300), got {raw!r}") from None
+    return max(seconds, 0.0)
+
+
+def run_audit(model: nn.Module, example: torch.Tensor, workdir: str | Path,
+              aoti_s: float | None = None) -> export_audit.Audit:
+    """The layout audit: the five paths that build in seconds, and AOTInductor only when it may
+    compile (`aoti_budget_s`; its compile starts first and overlaps the others)."""
+    budget = aoti_budget_s() if aoti_s is None else aoti_s
+    paths = export_audit.PATHS if budget > 0 else FAST_PATHS
+    return export_audit.run(model, example, paths=paths, aoti_timeout_s=budget, workdir=workdir)
+
+
+def _aoti_rows(payload: Mapping) -> list[dict]:
+    return [r for r in payload.get("rows", []) if r["path"] == AOTI_PATH and r.get("records") != "not built"]
+
+
+def aoti_result(audit: export_audit.Audit, chapter: object) -> object:
+    """AOTInductor's audit row: measured here (recorded under 'aoti' on a GPU), or the reference's
+    recorded one. Call it before the audit is recorded: the reference GPU's earlier audit (which
+    compiled it) is where an 'aoti' record comes from the first time, carried over with the date
+    it was measured on (`measured_at`), never as a new measurement."""
+    here = [r for r in audit.as_dict()["rows"] if r["path"] == AOTI_PATH]
+    if here:
+        payload = {**audit.as_dict(), "rows": here,
+                   "measured_at": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")}
+        if getattr(chapter, "on_gpu", False):
+            chapter.record("aoti", payload)  # type: ignore[attr-defined]
+        return payload
+    recorded = chapter.reference("aoti")  # type: ignore[attr-defined]
+    if recorded:
+        return recorded
+    earlier = chapter.reference("audit")  # type: ignore[attr-defined]
+    rows = _aoti_rows(earlier.value) if earlier else []
+    if not rows:
+        return recorded  # nothing recorded: its label says so
+    payload = {**dict(earlier.value), "rows": rows, "measured_at": earlier.date}  # type: ignore[arg-type]
+    if getattr(chapter, "on_gpu", False):
+        chapter.record("aoti", payload)  # type: ignore[attr-defined]  # carried over, its date kept
+    return Recorded(earlier.chapter, "aoti", earlier.machine, payload, earlier.date)
+
+
+def aoti_table(result: object) -> object:
+    """AOTInductor's outcomes on the three layouts: compiled here, or as recorded (labelled, with
+    the day it was measured), or a line saying how to compile it here."""
+    how = (f"set {AOTI_OPT_IN}=300 before starting the kernel to compile it here (minutes: on the H200 "
+           "its compile and load took 128 s)")
+    if isinstance(result, Recorded):
+        if not result:
+            return f"AOTInductor: nothing recorded yet; {how}."
+        payload = dict(result.value)  # type: ignore[arg-type]
+        label = f"recorded on {result.machine}, measured {str(payload.get('measured_at', result.date))[:10]}"
+        shown = audit_table(payload, title=f"AOTInductor, input {tuple(payload['example_shape'])} on "
+                            f"{payload['device']}", recorded=label)
+        shown.note(f"not compiled in this run: {how}")
+        return shown
+    return "AOTInductor was compiled in this run: its row is in the audit above."
+
+
 def reference_audit(reference: object, here: export_audit.Audit | None = None) -> object:
     """The reference GPU's audit beside this machine's: its recorded table (labelled recorded),
     or, when this run is on the GPU (`here_or_recorded` measured it), a line saying so. Given
     this run's audit (`here`), the table shows only the paths whose outcomes differ from this
-    run's (AOTInductor, built only on a GPU, among them) and names the others in a note."""
+    run's and names the others in a note; an AOTInductor row not compiled here is left to
+    `aoti_table`, which says when it was measured."""
     if isinstance(reference, Recorded):
         if not reference:
             return reference.label
@@ -255,6 +340,8 @@ def reference_audit(reference: object, here: export_audit.Audit | None = None) -
             ours = {r["path"]: r["outcomes"] for r in here.as_dict()["rows"]}
             rows = []
             for row in payload["rows"]:
+                if row["path"] == AOTI_PATH and row["path"] not in ours:
+                    continue  # not compiled here: aoti_table shows its recorded run
                 kinds = {lay: o["kind"] for lay, o in row["outcomes"].items()}
                 theirs = {lay: o["kind"] for lay, o in ours.get(row["path"], {}).items()}
                 (same.append(row["path"]) if kinds == theirs else rows.append(row))

@@ -8,7 +8,9 @@ from labkit.chapters.ch07_export_traps import reproduce
 
 @pytest.mark.parametrize(("low", "high", "said"), [
     (0.4, 0.6, reproduce.FASTER), (1.1, 1.3, reproduce.SLOWER), (0.9, 1.1, reproduce.NO_DIFFERENCE),
-    (None, None, reproduce.NO_DIFFERENCE)])
+    (None, None, reproduce.NO_DIFFERENCE),
+    # Trap 2 on the H200 (13:10): rounds 1.010-1.013, every one above 1, yet 1% is not a finding
+    (1.0100212, 1.0126708, reproduce.WITHIN_BAND), (0.985, 0.995, reproduce.WITHIN_BAND)])
 def test_a_timing_decides_only_when_its_whole_range_is_on_one_side_of_1(low, high, said):
     assert reproduce.decision(low, high) == said
 
@@ -31,3 +33,9 @@ def test_the_summary_says_which_statements_were_the_same_in_every_run():
     assert missing["decisions"]["Trap 3: the quiz's answer"] == ["not measured"] and not missing["agree"]
     with pytest.raises(ValueError, match="at least one run"):
         reproduce.summarise_numbers([])
+
+
+def test_a_ratio_in_the_band_is_not_called_even_with_a_range_on_one_side():
+    assert reproduce.decision(1.010, 1.013, 1.012) == reproduce.WITHIN_BAND
+    assert reproduce.decision(1.01, 1.10, 1.05) == reproduce.SLOWER  # the ratio, not the range's middle
+    assert reproduce.decision(0.61, 0.71, 0.70) == reproduce.FASTER

@@ -151,6 +151,9 @@ def test_a_takeaway_states_an_unstable_ratio_as_its_rounds_only():
     assert tables.stated_short(outside, "NCHW declared, on") == "no stable ratio (rounds 0.55-0.57)"
     quiet = _comparison(0.5, 0.45, 0.55)
     assert tables.stated_short(quiet, "NCHW declared, on") == tables.stated_variant(quiet, "NCHW declared, on")
+    # the CPU's traced model: 1.25x, rounds 0.83-1.33 (pooled medians 1.04x apart): no ratio quoted
+    straddles = _comparison(1.25, 0.83, 1.33)
+    assert tables.stated_short(straddles, "NCHW declared, on") == "no measurable difference (rounds 0.83-1.33)"
 
 
 def test_the_reference_audit_shows_only_the_paths_whose_outcomes_differ_from_this_run():
@@ -202,3 +205,71 @@ class _Launch:
 
     def __getitem__(self, name):
         return self.variants[name]
+
+
+def _with_aoti(payload):
+    row = {"path": "AOTInductor", "records": "compiled for (64, 3, 64, 64)", "note": "seconds: ...", "build_s": 128.1,
+           "outcomes": {lay: {"kind": k, "detail": "", "max_error": None}
+                        for lay, k in zip(LAYOUTS, (CORRECT, WRONG, WRONG), strict=True)}}
+    return {**payload, "rows": [*payload["rows"], row]}
+
+
+class _Chapter:
+    """What aoti_result needs of a session's chapter: where it runs, its records, the reference's."""
+
+    def __init__(self, on_gpu, reference):
+        self.on_gpu, self.references, self.recorded = on_gpu, reference, {}
+
+    def record(self, key, payload):
+        self.recorded[key] = payload
+
+    def reference(self, key):
+        value, date = self.references.get(key, (None, ""))
+        return Recorded("07_export_traps", key, "nvidia-h200", value, date)
+
+
+def test_aoti_compiles_only_when_the_reader_asks(monkeypatch):
+    monkeypatch.delenv(tables.AOTI_OPT_IN, raising=False)
+    assert tables.aoti_budget_s() == 0.0
+    monkeypatch.setenv(tables.AOTI_OPT_IN, "300")
+    assert tables.aoti_budget_s() == 300.0
+    monkeypatch.setenv(tables.AOTI_OPT_IN, "-1")
+    assert tables.aoti_budget_s() == 0.0
+    monkeypatch.setenv(tables.AOTI_OPT_IN, "five minutes")
+    with pytest.raises(ValueError, match="must be a number of seconds"):
+        tables.aoti_budget_s()
+    assert "aoti" not in tables.FAST_PATHS and len(tables.FAST_PATHS) == len(export_audit.PATHS) - 1
+
+
+def test_aoti_not_compiled_here_shows_its_recorded_run_with_the_day_it_was_measured():
+    here = export_audit.Audit([export_audit.Row(
+        "torch.jit.trace", "r", {lay: export_audit.Outcome(CORRECT) for lay in LAYOUTS})], "cuda:0",
+        (64, 3, 64, 64), "dynamo")
+    # the first GPU run after the change: no 'aoti' record yet, the earlier audit compiled it
+    gpu = _Chapter(True, {"audit": (_with_aoti(_payload()), "2026-12-03")})
+    shown = tables.aoti_result(here, gpu)
+    assert isinstance(shown, Recorded) and [r["path"] for r in shown.value["rows"]] == ["AOTInductor"]
+    assert gpu.recorded["aoti"]["measured_at"] == "2026-12-03"  # carried over, its own date kept
+    table = tables.aoti_table(shown)
+    assert table.recorded == "recorded on nvidia-h200, measured 2026-12-03"
+    assert table.column(CHANNELS_LAST) == [WRONG] and tables.AOTI_OPT_IN in table.notes[0]
+    # later runs read the 'aoti' record; a CPU run records nothing
+    cpu = _Chapter(False, {"aoti": (gpu.recorded["aoti"], "2026-12-04"), "audit": (_payload(), "2026-12-04")})
+    again = tables.aoti_result(here, cpu)
+    assert again.value["measured_at"] == "2026-12-03" and cpu.recorded == {}
+    assert tables.aoti_table(again).recorded.endswith("measured 2026-12-03")
+    nothing = tables.aoti_result(here, _Chapter(False, {"audit": (_payload(), "2026-12-04")}))
+    assert "nothing recorded yet" in tables.aoti_table(nothing)
+    # the reference audit leaves AOTInductor to its own table when it was not compiled here
+    recorded = Recorded("07_export_traps", "audit", "nvidia-h200", _with_aoti(_payload()), "2026-12-03")
+    assert "AOTInductor" not in tables.reference_audit(recorded, here=here).column("path")
+
+
+def test_aoti_compiled_here_is_recorded_on_a_gpu():
+    built = export_audit.Audit([export_audit.Row(
+        "AOTInductor", "compiled", {lay: export_audit.Outcome(CORRECT) for lay in LAYOUTS})], "cuda:0",
+        (64, 3, 64, 64), "dynamo")
+    gpu = _Chapter(True, {})
+    shown = tables.aoti_result(built, gpu)
+    assert gpu.recorded["aoti"] is shown and shown["rows"][0]["path"] == "AOTInductor"
+    assert tables.aoti_table(shown).startswith("AOTInductor was compiled in this run")
