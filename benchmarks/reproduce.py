@@ -3,7 +3,9 @@
     PYTHONPATH=. python benchmarks/reproduce.py 02_contiguity_and_hidden_copies --runs 3
     PYTHONPATH=. python benchmarks/reproduce.py 03 --runs 2 --quick --out /tmp/reproduce
 
-A timing-based verdict is trusted when every run gives the same one (3 of 3). Each run is a
+A timing-based verdict is trusted when every run gives the same one (3 of 3): the same
+outcome, what it depends on, and the form judged (a run that judged another batch or clock
+is not the same verdict). Each run is a
 new Python process (`--child`), so nothing warmed up, cached or allocated by one run helps
 the next; the processes run one after another, never side by side. Per claim it prints the
 verdict of each run and the spread (min to max over runs) of each deciding ratio, and writes
@@ -140,7 +142,8 @@ def summarise(runs: list[dict]) -> dict[str, dict]:
             for name, value in (v.get("deciding_ratios") or {}).items():
                 entry["ratios"].setdefault(name, []).append(float(value))
     for entry in claims.values():
-        labels = {(x["outcome"], x["depends_on"]) for x in entry["verdicts"]}
+        # the form judged too: a run that judged another batch or clock is not the same verdict
+        labels = {(x["outcome"], x["depends_on"], x.get("form")) for x in entry["verdicts"]}
         entry["agree"] = len(labels) == 1
         entry["spread"] = {name: {"min": min(vals), "max": max(vals), "runs": vals}
                            for name, vals in entry["ratios"].items()}
@@ -159,11 +162,14 @@ def report(chapter: str, summary: dict[str, dict], runs: int) -> list[str]:
     for claim_id, entry in summary.items():
         outcomes = ", ".join(x["outcome"] + (f" ({_short(x['depends_on'])})" if x["depends_on"] else "")
                              for x in entry["verdicts"])
+        first = entry["verdicts"][0]
         same = sum(1 for x in entry["verdicts"]
-                   if (x["outcome"], x["depends_on"]) == (entry["verdicts"][0]["outcome"],
-                                                          entry["verdicts"][0]["depends_on"]))
+                   if (x["outcome"], x["depends_on"], x.get("form"))
+                   == (first["outcome"], first["depends_on"], first.get("form")))
+        forms = len({x.get("form") for x in entry["verdicts"]})
         lines.append(f"  {claim_id}: {outcomes}  -> {'the same' if entry['agree'] else 'DIFFERENT'}"
-                     f" in {same} of {len(entry['verdicts'])}")
+                     f" in {same} of {len(entry['verdicts'])}"
+                     + (f" ({forms} forms judged)" if forms > 1 else ""))
         for name, s in entry["spread"].items():
             lines.append(f"      {name}: deciding ratio {s['min']:.3g} to {s['max']:.3g}")
     return lines

@@ -337,7 +337,8 @@ def sweep_table(runs: Sequence[Mapping]) -> Table:
     device-busy ratio (the one the verdict reads where a run is host-bound)."""
     traced = any(r.get("nchw_busy_s") for r in runs)
     columns = ["dtype", "batch", "NCHW", "NHWC", "NHWC/NCHW", "math", "NCHW of ceiling", "NHWC of ceiling"]
-    columns += ["GPU idle NCHW", "GPU idle NHWC", "bound by", "device NCHW/NHWC"] if traced else []
+    columns += ["GPU idle NCHW", "GPU idle NHWC", "loop over kernels", "bound by",
+                "device NCHW/NHWC"] if traced else []
     units = {"NCHW": "img/s", "NHWC": "img/s", "NHWC/NCHW": "x", "NCHW of ceiling": "%",
              "NHWC of ceiling": "%"}
     if traced:
@@ -349,14 +350,24 @@ def sweep_table(runs: Sequence[Mapping]) -> Table:
         if traced:
             busy = r.get("nchw_busy_s")
             host_bound = c7_claims.regime(r)[0]
-            row += ([100 * r["nchw_idle_share"], 100 * r["nhwc_idle_share"],
+            row += ([100 * r["nchw_idle_share"], 100 * r["nhwc_idle_share"], _loop_excess(r),
                      "" if host_bound is None else "host" if host_bound else "device",
-                     r["nchw_busy_s"] / r["nhwc_busy_s"]] if busy else [None, None, None, None])
+                     r["nchw_busy_s"] / r["nhwc_busy_s"]] if busy else [None] * 5)
         shown.add(*row)
     if traced:
         shown.note("GPU idle: under the profiler, which slows the host. 'bound by' is read from the "
-                   "unprofiled clocks: host launch against device time per batch (C7's card).")
+                   "unprofiled clocks: a back-to-back loop's wall time per batch against its kernels' "
+                   f"time (loop over kernels, NCHW / NHWC), host-bound past "
+                   f"+{100 * c7_claims.LOOP_MARGIN:.0f}% (C7's card).")
     return shown
+
+
+def _loop_excess(run: Mapping) -> str:
+    """How much longer each layout's loop took than its kernels ('+6% / +51%'), or '' where
+    the run has no loop timing (an older record)."""
+    if not run.get("nchw_loop_s") or not run.get("nhwc_loop_s"):
+        return ""
+    return " / ".join(f"{100 * (run[f'{k}_loop_s'] / run[f'{k}_busy_s'] - 1):+.0f}%" for k in ("nchw", "nhwc"))
 
 
 def ratios_line(runs: Sequence[Mapping]) -> str:

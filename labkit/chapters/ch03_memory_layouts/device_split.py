@@ -1,33 +1,73 @@
-"""Where a GPU's ResNet-50 time goes, per layout: device-busy time beside wall time (C7).
+"""Where a GPU's ResNet-50 time goes, per layout: device-busy time beside a loop's wall time (C7).
 
-fp16 eager ResNet-50 at batch 64 leaves an H200 idle most of the time: the host launches
+fp16 eager ResNet-50 at batch 64 leaves an H200 idle much of the time: the host launches
 kernels more slowly than the GPU runs them. Then the wall clock times the launches, and a
 ratio of wall times between NCHW and channels_last moves from run to run (1.11x to 1.57x in
 three fresh runs) while what the layout changes, the kernels' own time, stays put. So C7
 is judged on device-busy time where the run is host-bound, and on wall time elsewhere; both
-are shown. This module measures the device side for one pair of layouts, interleaved.
+are shown.
+
+Which regime a run is in is read from the seed's own quantity: a back-to-back loop of calls,
+timed by the wall clock with no profiler attached, against the kernels' time per call from
+the trace. The harness's host-launch probe (3 calls queued behind a spin) read 4.11 to
+6.78 ms for the same NHWC call in three fresh H200 runs, so the regime it picked flipped;
+a loop is what a reader's own code runs. This module measures both sides for one pair of
+layouts, interleaved round by round.
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
+
+import torch
 
 from labkit.measure import device_time
 
 
+def loop_seconds(fn: Callable[[], object], calls: int, warmup: int = 2) -> float:
+    """Wall seconds per call of `calls` back-to-back calls of fn, one synchronize at the end
+    (on a GPU), no profiler: the pace a Python loop of such calls runs at."""
+    if isinstance(calls, bool) or not isinstance(calls, int) or calls < 1:
+        raise ValueError(f"calls must be a whole number >= 1, got {calls!r}")
+    sync = torch.cuda.synchronize if torch.cuda.is_available() else (lambda: None)
+    for _ in range(warmup):
+        fn()
+    sync()
+    begin = time.perf_counter()
+    for _ in range(calls):
+        fn()
+    sync()
+    return (time.perf_counter() - begin) / calls
+
+
+def _median(values: list[float]) -> float:
+    return sorted(values)[len(values) // 2]
+
+
 def evidence(nchw: Callable[[], object], nhwc: Callable[[], object], rounds: int = 3,
              calls: int = 10) -> dict:
-    """Device-busy and wall time of both layouts in interleaved rounds, as C7's run evidence.
+    """Device-busy time and a loop's wall time of both layouts in interleaved rounds, as C7's
+    run evidence.
 
-    Keys: nchw_busy_s / nhwc_busy_s (median round, per call), nchw_idle_share /
-    nhwc_idle_share, host_bound (either layout idles the GPU more than the threshold),
-    busy_speedup_rounds (NCHW busy / NHWC busy, one per round), host_bound_threshold.
-    On a CPU every figure is None and host_bound False: there is no device clock to read.
+    Keys: nchw_busy_s / nhwc_busy_s (median round, per call, traced), nchw_idle_share /
+    nhwc_idle_share (under the profiler), host_bound (the trace's idle share over its
+    threshold, kept for older readers; C7's regime reads the loop), busy_speedup_rounds
+    (NCHW busy / NHWC busy, one per round), host_bound_threshold, nchw_loop_s / nhwc_loop_s
+    (median round of an unprofiled back-to-back loop of `calls` calls, per call) and
+    nchw_loop_rounds / nhwc_loop_rounds (every round's). On a CPU the device figures are
+    None and host_bound False: there is no device clock to read.
     """
     found = device_time.interleaved({"NCHW": nchw, "NHWC": nhwc}, rounds=rounds, calls=calls)
+    loops: dict[str, list[float]] = {"nchw": [], "nhwc": []}
+    for _ in range(rounds):  # interleaved too: NCHW, NHWC, NCHW, ...
+        for name, fn in (("nchw", nchw), ("nhwc", nhwc)):
+            loops[name].append(loop_seconds(fn, calls))
     a, b = device_time.summary(found["NCHW"]), device_time.summary(found["NHWC"])
     return {"nchw_busy_s": a["device_busy_s"], "nhwc_busy_s": b["device_busy_s"],
             "nchw_idle_share": a["idle_share"], "nhwc_idle_share": b["idle_share"],
             "host_bound": bool(a["host_bound"] or b["host_bound"]),
             "busy_speedup_rounds": device_time.busy_ratios(found["NCHW"], found["NHWC"]),
-            "host_bound_threshold": a["threshold"]}
+            "host_bound_threshold": a["threshold"],
+            "nchw_loop_s": _median(loops["nchw"]), "nhwc_loop_s": _median(loops["nhwc"]),
+            "nchw_loop_rounds": loops["nchw"], "nhwc_loop_rounds": loops["nhwc"]}

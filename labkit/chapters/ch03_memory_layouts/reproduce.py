@@ -4,8 +4,9 @@
 processes. Like the notebook: ResNet-50 (random weights) in NCHW and channels_last, timed
 interleaved through `Chapter.measured` (so the trust rule sees the flags); on a GPU fp16 at
 batch 64 and 128, 224x224, judged where the device bounds images per second
-(`claims.gpu_judged`: batch 64 if its unprofiled clocks say so, else 128) with the other
-shown; on a CPU float32 at env.sizes()'s batch and image. C22 decides by bytes copied and kernel names, not by timings, so it is not repeated.
+(`claims.gpu_judged`: batch 64 if an unprofiled loop's wall time stays within 15% of its
+kernels' time, else 128) with the other shown; the form judged is part of what the runs must
+agree on (benchmarks/reproduce.py compares outcome, what it depends on, and form); on a CPU float32 at env.sizes()'s batch and image. C22 decides by bytes copied and kernel names, not by timings, so it is not repeated.
 quick=True: a 64x64 image, batch 1, two rounds (a smoke test, not a measurement).
 """
 
@@ -61,7 +62,7 @@ def measure_verdicts(quick: bool = False) -> list[claims.Verdict]:
 
 def deciding_ratios(verdict: claims.Verdict) -> dict[str, float]:
     """The NHWC/NCHW speed ratio that decided, by judged run (device-busy where host-bound),
-    and each shown run's: its ratio, and a host-bound run's wall ratio in a loop beside it."""
+    and each shown run's: its ratio, and every run's wall ratio in a back-to-back loop beside it."""
     found = {}
     judged = list(verdict.evidence["runs"])
     for r in judged + list(verdict.evidence.get("other_runs") or ()):
@@ -69,6 +70,6 @@ def deciding_ratios(verdict: claims.Verdict) -> dict[str, float]:
         name, role = f"{r['dtype']} b{r['batch']}", "decides" if r in judged else "shown"
         found[f"{name} ({'wall' if basis == WALL_TIME else 'device-busy'}, {role})"] = ratio
         loop = loop_ratio(r)
-        if basis != WALL_TIME and loop:
+        if loop:  # every run's, so the spread over runs shows how far a loop's ratio moves
             found[f"{name} (wall in a loop, shown)"] = loop
     return found

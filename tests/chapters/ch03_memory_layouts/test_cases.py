@@ -148,3 +148,20 @@ def test_nchw_needs_no_copy_for_the_channel_gemm_and_the_seeds_path_copies_once(
     assert cases.same_product(paths, act.shape[1])
     wrong = dict(paths, extra=lambda: paths[cases.GEMM_PATHS["nchw_batched"]]() + 1)
     assert not cases.same_product(wrong, act.shape[1])
+
+
+def test_the_device_split_times_a_plain_loop_of_each_layout_interleaved():
+    """Review 2026-12-03d item 1: C7's regime reads a back-to-back loop's wall time, timed
+    with no profiler, round by round beside the traced rounds (on a CPU no device figure)."""
+    from labkit.chapters.ch03_memory_layouts import device_split
+
+    called = []
+    found = device_split.evidence(lambda: called.append("nchw"), lambda: called.append("nhwc"), rounds=3, calls=4)
+    assert len(found["nchw_loop_rounds"]) == len(found["nhwc_loop_rounds"]) == 3
+    assert found["nchw_loop_s"] == sorted(found["nchw_loop_rounds"])[1] and found["nchw_busy_s"] is None
+    assert called.count("nchw") == called.count("nhwc")
+    with pytest.raises(ValueError, match="calls must be a whole number"):
+        device_split.loop_seconds(lambda: None, 0)
+    row = _run(64, 10.0, 12.0, nchw_busy_s=2.0, nhwc_busy_s=1.0, nchw_idle_share=0.5, nhwc_idle_share=0.6,
+               nchw_loop_s=2.1, nhwc_loop_s=1.5)
+    assert cases.sweep_table([row]).column("loop over kernels") == ["+5% / +50%"]
