@@ -1,4 +1,4 @@
-"""Every quiz of chapters 00-04 is a prediction: nothing above it gives its answer away (issue 38).
+"""Every quiz of chapters 00-04 and 06 is a prediction: nothing above it gives its answer away (issue 38).
 
 A quiz asks before the chapter shows; if a markdown cell or a cell's output above the quiz
 already states the answer (the measurement that grades it, the mechanism that decides it, a
@@ -80,6 +80,16 @@ KEYS: dict[str, dict[str, list[str]]] = {
         "quiz_chain": ["8 arrays' worth", "moves 4", "pays back after"],
         # GradScaler's overflow: what it does is the claim's card and the demo's table
         "quiz_c21": ["skips the step", "skips the optimizer step", "one overflow, then clean steps"],
+    },
+    "06_ddp_layout_drift": {
+        # graded on variant (a)'s row of the warnings table (its title, per observed step)
+        "quiz_steps": ["per observed step (rank 0"],
+        # the contract table's note: the 1x1 weight's copy is a straight memcpy
+        "quiz_1x1": ["straight memcpy"],
+        # the hook table: (b) raised in the first backward (the warnings table above leaves b out)
+        "quiz_hook": ["raised TypeError", "takes 1 positional argument"],
+        # the gradients table, against the by-hand all-reduce
+        "quiz_grads": ["WRONG on steps", "right on every observed step"],
     },
 }
 
