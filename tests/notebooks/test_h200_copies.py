@@ -16,6 +16,8 @@ COPIES = ROOT / "results" / "h200_notebooks"
 # (scripts/execute_notebook.py --output-dir results/h200_notebooks) with its issue.
 NOT_YET_RERECORDED: set[str] = {
     "05_dataloader",  # issue 39: the knob rule (95% interval) and its prose changed; needs the H200 record
+    "06_ddp_layout_drift",  # review 03d items 3/8/9: interleaved step times, the warnings table, C14a over gloo
+    "07_export_traps",  # review 03d items 4/5/7: loop pace, AOTInductor opt-in (its recorded run shown), C15a form
 }
 
 

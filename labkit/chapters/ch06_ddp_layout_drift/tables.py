@@ -76,9 +76,8 @@ def step_cost(drifted: Mapping, matched: Mapping) -> str:
     found = ratio_interval(drifted.get("round_medians_s") or [], matched.get("round_medians_s") or [])
     if found is None:
         ratio = drifted["median_step_s"] / matched["median_step_s"]
-        return (f"(e)/(c) step time {ratio:.2f}x from the two medians of an older record that timed them one "
-                "after the other, with every warning recorded inside the timed steps: no measured cost (the "
-                "next run times them interleaved, warnings outside)")
+        return (f"(e)/(c) step time {ratio:.2f}x from an older record that timed them one after the other, "
+                "warnings recorded inside the timed steps: not a measured cost")
     ratio, low, high, rounds = found
     if low > 1 and ratio > 1 + NO_CALL_BAND:
         verdict = "slower"
@@ -87,10 +86,10 @@ def step_cost(drifted: Mapping, matched: Mapping) -> str:
     elif low > 1 or high < 1:
         verdict = f"a difference inside the +-{100 * NO_CALL_BAND:.0f}% band, too small to call"
     else:
-        verdict = "the interval holds 1: no cost this run can resolve"
+        verdict = "no cost this run can resolve"
     noisy = " (the harness flags a timing as noisy)" if drifted["timing_noisy"] or matched["timing_noisy"] else ""
-    return (f"(e)/(c) step time {ratio:.2f}x, 95% interval {low:.2f}-{high:.2f}x over {rounds} interleaved "
-            f"rounds (the per-round ratios' geometric mean): {verdict}{noisy}")
+    return (f"(e)/(c) step time {ratio:.2f}x (95% interval {low:.2f}-{high:.2f}x, {rounds} interleaved "
+            f"rounds): {verdict}{noisy}")
 
 
 # ---------------------------------------------------------------------------------------
@@ -266,8 +265,7 @@ def warnings_table(run: Run, leave_out: Sequence[str] = HOOK_VARIANTS) -> tables
     if errors:
         shown.fold("what was raised", "\n".join(errors))
     if left:
-        shown.note(f"{' and '.join(left)} (the seed's hook) are shown under their own question below")
-    shown.note("the timed steps after these are not counted: no warning is recorded while a step is timed")
+        shown.note(f"the seed's hook ({', '.join(left)}): under its own question below")
     return shown
 
 

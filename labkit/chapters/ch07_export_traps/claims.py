@@ -94,8 +94,7 @@ def seed_example_text(ev: Mapping) -> str:
     shape = tuple(seed["shape"])
     if seed["outcome"] == "raised":
         return (f". The seed's own example {seed['expression']} is a {shape} tensor: as written it cannot "
-                f"feed the model (raised {seed['error']}), so what was judged is the nearest form: a trace "
-                "with a contiguous NCHW example, fed NCHW, channels_last and transposed inputs")
+                f"feed the model (raised {seed['error']}), so the nearest form was judged")
     return (f". The seed's own example {seed['expression']} is a {shape} tensor: as written it ran, "
             f"giving {tuple(seed['output_shape'])}")
 
@@ -245,9 +244,8 @@ def form_of(claim_id: str, ev: Mapping) -> str:
     documentation (the ledger counts those apart), or not measured."""
     device, version = ev.get("device", "this machine"), ev.get("torch", "")
     if claim_id == "C15a":
-        return (f"nearest form, measured here: traced with a contiguous NCHW example, fed NCHW, "
-                f"channels_last and transposed inputs (the seed's own example cannot feed a 3-channel "
-                f"model; torch {version}, {device})")
+        return (f"nearest form, measured here: traced with a contiguous NCHW example, fed three layouts "
+                f"(torch {version}, {device})")
     if claim_id not in C15_IDS:
         raise ClaimError(f"{claim_id!r} is none of chapter 07's claims {C15_IDS}")
     if ev["tensorrt_ran"]:

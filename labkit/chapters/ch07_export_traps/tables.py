@@ -310,7 +310,8 @@ def aoti_result(audit: export_audit.Audit, chapter: object) -> object:
 
 def aoti_table(result: object) -> object:
     """AOTInductor's outcomes on the three layouts: compiled here, or as recorded (labelled, with
-    the day it was measured), or a line saying how to compile it here."""
+    the day it was measured; the chapter's prose says how to compile it here), or a line saying
+    how to compile it here."""
     how = (f"set {AOTI_OPT_IN}=300 before starting the kernel to compile it here (minutes: on the H200 "
            "its compile and load took 128 s)")
     if isinstance(result, Recorded):
@@ -319,8 +320,7 @@ def aoti_table(result: object) -> object:
         payload = dict(result.value)  # type: ignore[arg-type]
         label = f"recorded on {result.machine}, measured {str(payload.get('measured_at', result.date))[:10]}"
         shown = audit_table(payload, title=f"AOTInductor, input {tuple(payload['example_shape'])} on "
-                            f"{payload['device']}", recorded=label)
-        shown.note(f"not compiled in this run: {how}")
+                            f"{payload['device']}", recorded=label, records=False)
         return shown
     return "AOTInductor was compiled in this run: its row is in the audit above."
 

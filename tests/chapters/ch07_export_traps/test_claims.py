@@ -132,8 +132,8 @@ def test_the_seeds_own_example_as_written_is_reported():
     # following from the seed's example not fitting)
     kept = judge("C15a", **KEPT, seed_example_as_written=seed).reason
     assert kept.index("nothing about contiguity was lost") < kept.index("The seed's own example")
-    assert kept.endswith("so what was judged is the nearest form: a trace with a contiguous NCHW example, "
-                         "fed NCHW, channels_last and transposed inputs")
+    assert kept.endswith("cannot feed the model (raised RuntimeError: expected input to have 3 channels, "
+                         "but got 32 channels instead), so the nearest form was judged")
 
 
 def test_without_tensorrt_c15c_depends_on_operator_support_and_c15b_follows_its_cards_documentation_branch():

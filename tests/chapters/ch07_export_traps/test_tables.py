@@ -252,7 +252,8 @@ def test_aoti_not_compiled_here_shows_its_recorded_run_with_the_day_it_was_measu
     assert gpu.recorded["aoti"]["measured_at"] == "2026-12-03"  # carried over, its own date kept
     table = tables.aoti_table(shown)
     assert table.recorded == "recorded on nvidia-h200, measured 2026-12-03"
-    assert table.column(CHANNELS_LAST) == [WRONG] and tables.AOTI_OPT_IN in table.notes[0]
+    assert table.column(CHANNELS_LAST) == [WRONG]
+    assert "compiled for" in table.folded[0][1]  # what it records: folded
     # later runs read the 'aoti' record; a CPU run records nothing
     cpu = _Chapter(False, {"aoti": (gpu.recorded["aoti"], "2026-12-04"), "audit": (_payload(), "2026-12-04")})
     again = tables.aoti_result(here, cpu)
