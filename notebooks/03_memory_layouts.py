@@ -280,8 +280,9 @@ chapter.table([c22])
 
 # %% jupyter={"source_hidden": true}
 quiz_c7 = chapter.lab.widgets.Quiz(
-    f"On this machine ({chapter.device.type}, {str(conv_dtype).replace('torch.', '')}), how much faster "
-    "is the 3x3 convolution in channels_last? (NCHW time / NHWC time)",
+    f"On this machine ({chapter.device.type}, {str(conv_dtype).replace('torch.', '')}), how much less "
+    "time per call does the 3x3 convolution take in channels_last? (NCHW / NHWC time per call: on a GPU "
+    "its GPU time, the kernels alone; on a CPU the CPU time)",
     answer=lambda: round(cases.conv_speedup(globals().get("conv_cmp")), 2), rel_tol=0.2, unit="x",
 )
 quiz_c7
@@ -310,6 +311,7 @@ chapter.claim("C7")
 # chapter.measured, FLOPs counted by FlopCounterMode on this very network).
 conv_cmp, _ = cases.nchw_vs_nhwc(chapter, conv, conv_cl, act, rep_ms=200)
 chapter.show(conv_cmp)
+print(cases.conv_clocks_line(conv_cmp))
 
 # %%
 plan = cases.c7_plan(chapter.on_gpu, chapter.sizes.cnn_batch)  # dtypes and batches timed here

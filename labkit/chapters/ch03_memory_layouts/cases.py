@@ -306,6 +306,32 @@ def conv_speedup(conv_cmp: Comparison | None) -> float:
     return 1.0 / conv_cmp[LAYOUTS[1]].ratio  # NHWC's ratio is NHWC time / NCHW time
 
 
+def _per_call(timing: object) -> tuple[float, float]:
+    """(time per call on the clock the timing read, a loop's pace per call: the slower of
+    that and the host's launch where the clock was the device's)."""
+    median, host = float(timing.median_s), timing.host_s  # type: ignore[attr-defined]
+    on_device = timing.clock in ("device", "device (kernel records)")  # type: ignore[attr-defined]
+    return median, max(median, float(host)) if on_device and host else median
+
+
+def conv_clocks_line(conv_cmp: Comparison) -> str:
+    """The quiz's own quantity, NCHW time / NHWC time per call (the table above shows its
+    inverse, NHWC against NCHW), on the clock the table read, and beside it what a loop of
+    such calls gains: each layout at the slower of its host launch and its device time. On
+    an H200 the NHWC conv's launch (82.6 us) outlasts its kernels (38.2 us), so the loop
+    gains far less than the kernels do."""
+    nchw, nhwc = (conv_cmp[k].timing for k in LAYOUTS)
+    (a, a_loop), (b, b_loop) = _per_call(nchw), _per_call(nhwc)
+    clock = {"device": "GPU time", "device (kernel records)": "GPU time", "wall": "wall time"}.get(
+        nchw.clock, "CPU time")
+    text = f"The quiz's ratio, NCHW / NHWC {clock} per call: {conv_speedup(conv_cmp):.2f}x"
+    if (a_loop, b_loop) == (a, b):
+        return text + " (no launch outlasts the work here, so a loop of calls gains the same)."
+    return (text + f". A loop of calls runs at the slower of host launch and {clock} per call: "
+            f"NCHW {a_loop * 1e6:.1f} us, NHWC {b_loop * 1e6:.1f} us, so it gains {a_loop / b_loop:.2f}x"
+            + (" (launch-bound: the host sets its pace)." if b_loop > b else "."))
+
+
 def resnet_run(cmp: Comparison, dtype: torch.dtype, batch: int, image: int) -> dict:
     """One run's evidence: images per second in each layout, the spread, shares of the
     ceiling, and each layout's clock and host launch (what C7's regime is read from)."""

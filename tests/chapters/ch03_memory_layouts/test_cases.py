@@ -108,7 +108,7 @@ def test_the_c7_quiz_reads_the_chapter_s_own_comparison():
 
     def variant(label, ratio):
         timing = Timing(label=label, device="cpu", mode="cold", times_s=(ratio,), median_s=ratio,
-                        iqr_s=0.0, min_s=ratio, count=1)
+                        iqr_s=0.0, min_s=ratio, count=1, clock="cpu")
         return VariantResult(timing, ratio, ratio, ratio, (ratio,))
 
     nchw, nhwc = cases.LAYOUTS
@@ -116,6 +116,27 @@ def test_the_c7_quiz_reads_the_chapter_s_own_comparison():
     assert cases.conv_speedup(shown) == pytest.approx(1.25)
     with pytest.raises(ValueError, match="run the convolution's measurement cell"):
         cases.conv_speedup(None)
+    assert cases.conv_clocks_line(shown) == ("The quiz's ratio, NCHW / NHWC CPU time per call: 1.25x (no "
+                                             "launch outlasts the work here, so a loop of calls gains the same).")
+
+
+def test_the_conv_line_prints_the_quiz_s_ratio_and_a_loop_s_beside_it():
+    """Review 2026-12-03d item 4: the H200's table shows NHWC 0.42x (the inverse of the quiz's
+    quantity) and a launch-bound NHWC conv (host 82.6 us against 38.2 us on the device): the
+    line gives the quiz's 2.37x on the GPU clock and the loop's 1.10x beside it."""
+    from labkit.measure.timing import Comparison, Timing, VariantResult
+
+    def variant(label, median_s, host_s, ratio):
+        timing = Timing(label=label, device="cuda", mode="cold", times_s=(median_s,), median_s=median_s,
+                        iqr_s=0.0, min_s=median_s, count=1, clock="device", host_s=host_s)
+        return VariantResult(timing, ratio, ratio, ratio, (ratio,))
+
+    nchw, nhwc = cases.LAYOUTS
+    h200 = Comparison(nchw, 5, {nchw: variant(nchw, 90.5e-6, 83.3e-6, 1.0),
+                                nhwc: variant(nhwc, 38.2e-6, 82.6e-6, 38.2 / 90.5)}, (nchw, nhwc))
+    line = cases.conv_clocks_line(h200)
+    assert line.startswith("The quiz's ratio, NCHW / NHWC GPU time per call: 2.37x. ")
+    assert "NCHW 90.5 us, NHWC 82.6 us, so it gains 1.10x (launch-bound: the host sets its pace)." in line
 
 
 def test_a_t4_leaves_bfloat16_out_and_calls_float32_float32(monkeypatch, capsys):
