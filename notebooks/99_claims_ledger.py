@@ -99,10 +99,12 @@ ledger.show(documented)
 # ## Which chapters ran here
 #
 # Each chapter records that it ran and on which machine when it saves (`chapter.save()`), so a
-# chapter whose claims all need a GPU still shows as run here.
+# chapter whose claims all need a GPU still shows as run here. A verdict saved before a
+# chapter's last run here, and not saved again by it, or judged under a rule that has changed
+# since, is out of date: the ledger does not show it as current, and its row says so.
 
 # %%
-ran = claims.chapters_ran()
+ran = ledger.ran  # on the reference machine, its recorded runs count as run here
 ledger.show([{"chapter": key[:2], "here": ran[key]["machine"] if key in ran else "not run here yet"}
              for key in sorted(chapters)], "Which chapters ran here")
 

@@ -7,11 +7,13 @@ tooltip, since many fonts draw CJK as boxes.
 
 from __future__ import annotations
 
+import hashlib
 import html
 import json
 import os
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 
 from labkit.claims import articles
@@ -242,6 +244,8 @@ def _compact_outcome(row: dict, column: str, kind_key: str) -> str:
     if text.split(" ")[0] not in _COLOURS:
         if text.startswith("ran here"):
             return "needs a GPU"
+        if text.startswith("out of date"):
+            return "out of date: re-run"
         return "not run here yet" if text.startswith("not run here") else text
     outcome = text.split(" [")[0]
     if outcome.startswith(DEPENDS) and ":" in outcome:
@@ -273,6 +277,9 @@ class Ledger:
     reference: str
     ran: dict[str, dict] = field(default_factory=dict)  # chapter key -> {"machine", "where"} (here)
     notebooks: Path | None = None  # the chapter notebooks' folder, for links; None: no links
+    stale: dict[str, str] = field(default_factory=dict)  # claim id -> why this machine's is out of date
+    reference_stale: dict[str, str] = field(default_factory=dict)  # the same for the reference
+    reference_here: bool = False  # this machine is the reference machine (`is_reference_here`)
 
     def rows(self) -> list[dict]:
         """One dict per registered claim, in curriculum order, with LEDGER_COLUMNS, 'section' and
@@ -288,11 +295,18 @@ class Ledger:
                 chapter_ran = ran is not None or any(REGISTRY[i].chapter == claim.chapter
                                                      for i in self.mine if i in REGISTRY)
                 where = f" ({ran['machine']})" if ran and ran.get("machine") else ""
+                rerun = notebook or "chapter " + claim.chapter
+                old, old_there = self.stale.get(claim.id, ""), self.reference_stale.get(claim.id, "")
                 here = (f"{mine.label} [{mine.form}]" if mine else
+                        f"out of date ({old}): re-run {rerun}" if "earlier rule" in old else
                         f"ran here{where}, needs a GPU: no verdict on this machine" if chapter_ran else
-                        f"not run here yet: run {notebook or 'chapter ' + claim.chapter}")
-                there = f"{theirs.label} [{theirs.form}]" if theirs else "nothing recorded yet"
+                        f"not run here yet: run {rerun}")
+                there = (f"{theirs.label} [{theirs.form}]" if theirs else
+                         f"out of date ({old_there}): record {rerun} again" if old_there else
+                         "nothing recorded yet")
             notes = []
+            if claim.tested and not mine and old and "earlier rule" not in old:
+                notes.append(f"an older verdict here ({old}) is not shown")
             for verdict in (mine, theirs):
                 if verdict and verdict.depends_on and verdict.depends_on not in notes:
                     notes.append(verdict.depends_on)
@@ -383,8 +397,10 @@ class Ledger:
 
     def machines(self) -> tables.Table:
         """Which machine each column was read from: this one, and the reference run."""
+        here = env.device_key() + (f" (the reference machine: its column reads results/{self.reference}.json"
+                                   " too, each chapter's last run)" if self.reference_here else "")
         return tables.Table("", ["column", "machine"], [
-            ["this machine", env.device_key()],
+            ["this machine", here],
             ["reference GPU", results.describe_machine(self.reference)]])
 
     def show(self, records: Iterable[dict], title: str = "") -> tables.Table:
@@ -470,10 +486,44 @@ def ledger(reference: str = results.DEFAULT_REFERENCE, notebooks: str | Path | N
     """The claims ledger from saved results: this machine's verdicts beside the reference's.
 
     notebooks: the folder holding the chapter notebooks (the ledger notebook passes its own
-    folder), so rows name and link each chapter's notebook; None leaves them out.
+    folder), so rows name and link each chapter's notebook; None leaves them out. On the
+    reference machine itself (`is_reference_here`) its chapters save to results/<reference>.json,
+    so this machine's column reads that file too, each chapter from whichever file ran it last.
+    A verdict that is out of date (`current_verdicts`) is not shown as current in either column.
     """
-    return Ledger(saved_verdicts(None), saved_verdicts(reference), reference, chapters_ran(None),
-                  None if notebooks is None else Path(notebooks))
+    here = results.load() or {}
+    if is_reference_here(reference):
+        here = _newest_runs(here, results.load(reference) or {})
+    mine, stale = current_verdicts(here)
+    theirs, stale_there = current_verdicts(results.load(reference) or {}, recorded=True)
+    return Ledger(mine, theirs, reference, _ran(here), None if notebooks is None else Path(notebooks),
+                  stale=stale, reference_stale=stale_there,
+                  reference_here=is_reference_here(reference))
+
+
+def is_reference_here(reference: str = results.DEFAULT_REFERENCE) -> bool:
+    """Whether this machine is the reference machine: LABKIT_RECORD_REFERENCE names it (this
+    session records there), or a chapter in results/<reference>.json says it ran on a device
+    with this machine's key (env.device_key(), e.g. 'NVIDIA_H200')."""
+    if os.environ.get(results.REFERENCE_ENV, "").strip() == reference:
+        return True
+    data = results.load(reference) or {}
+    key = env.device_key()
+    return any(entries.get(RAN_KEY, {}).get("payload", {}).get("machine") == key
+               for entries in data.get("chapters", {}).values())
+
+
+def _newest_runs(local: dict, reference: dict) -> dict:
+    """One results file's worth of chapters: each chapter from the file whose run of it is newer
+    (its 'ran' entry), so a chapter run both ways on the reference machine shows its last run."""
+    def ran_at(data: dict, chapter: str) -> str:
+        return data.get("chapters", {}).get(chapter, {}).get(RAN_KEY, {}).get("recorded_at", "")
+
+    chapters = {}
+    for chapter in dict.fromkeys([*reference.get("chapters", {}), *local.get("chapters", {})]):
+        newer = local if ran_at(local, chapter) > ran_at(reference, chapter) else reference
+        chapters[chapter] = newer.get("chapters", {}).get(chapter) or local["chapters"][chapter]
+    return {"chapters": chapters}
 
 
 RAN_KEY = "ran"  # results key under which labkit.session's Chapter.save() records that it ran
@@ -481,7 +531,10 @@ RAN_KEY = "ran"  # results key under which labkit.session's Chapter.save() recor
 
 def chapters_ran(machine: str | None = None) -> dict[str, dict]:
     """The chapters a results file says ran (key 'ran', written by Chapter.save()), with where."""
-    data = results.load(machine) or {}
+    return _ran(results.load(machine) or {})
+
+
+def _ran(data: dict) -> dict[str, dict]:
     return {chapter: entries[RAN_KEY]["payload"] for chapter, entries in data.get("chapters", {}).items()
             if RAN_KEY in entries}
 
@@ -489,18 +542,79 @@ def chapters_ran(machine: str | None = None) -> dict[str, dict]:
 VERDICT_KEY_PREFIX = "verdict:"  # results key of a claim's verdict: "verdict:C2"
 
 
+RULE_KEY = "rule_fingerprint"  # saved beside a verdict: which rule judged it (`rule_fingerprint`)
+SAME_RUN_S = 60  # Chapter.save() writes its verdicts, then 'ran', within a second or two
+
+
+def rule_fingerprint(claim: Claim) -> str:
+    """A short hash of what decides a claim (its confirm_if, refute_if and thresholds): saved
+    with each verdict, so a verdict judged under a rule that has changed since is known."""
+    text = json.dumps([claim.confirm_if, claim.refute_if, dict(claim.thresholds)], sort_keys=True,
+                      default=str)
+    return hashlib.sha256(text.encode()).hexdigest()[:12]
+
+
 def save(verdicts: Iterable[Verdict], chapter: str) -> None:
     """Save a chapter's verdicts with their evidence through labkit.core.results.
 
     They go to this machine's results file, or to results/<machine>.json when
-    LABKIT_RECORD_REFERENCE=<machine> is set (how the reference GPU run is recorded).
+    LABKIT_RECORD_REFERENCE=<machine> is set (how the reference GPU run is recorded). Each
+    carries its claim's `rule_fingerprint`, so the ledger can tell a verdict of an older rule.
     """
     for verdict in verdicts:
-        results.record(chapter, VERDICT_KEY_PREFIX + verdict.claim_id, verdict.to_dict())
+        payload = verdict.to_dict()
+        if verdict.claim_id in REGISTRY:
+            payload[RULE_KEY] = rule_fingerprint(REGISTRY[verdict.claim_id])
+        results.record(chapter, VERDICT_KEY_PREFIX + verdict.claim_id, payload)
+
+
+def out_of_date(entry: dict, claim: Claim, chapter: str, ran_at: str = "") -> str:
+    """Why a saved verdict entry ({'payload', 'recorded_at'}) is not current, or '' if it is.
+
+    Out of date: it carries a rule fingerprint other than the claim's rule today (the rule
+    changed since it was judged), or it was saved more than SAME_RUN_S before the chapter's
+    last run (`ran_at`, the 'ran' entry's time), which saved its verdicts again and not this
+    one (the chapter no longer judges the claim on this machine).
+    """
+    saved, when = entry.get("payload", {}).get(RULE_KEY), entry.get("recorded_at", "")
+    shown = when[:16].replace("T", " ") + " UTC" if when else "at an unknown time"
+    if saved and saved != rule_fingerprint(claim):
+        return f"saved {shown} under an earlier rule"
+    try:
+        gap = (datetime.fromisoformat(ran_at) - datetime.fromisoformat(when)).total_seconds()
+    except (TypeError, ValueError):
+        return ""
+    if gap > SAME_RUN_S:
+        return (f"saved {shown}, before chapter {chapter[:2]}'s last run here "
+                f"({ran_at[:16].replace('T', ' ')} UTC), which did not judge it")
+    return ""
+
+
+def current_verdicts(data: dict, recorded: bool = False) -> tuple[dict[str, Verdict], dict[str, str]]:
+    """The verdicts of one loaded results file that are current, and the out-of-date ones
+    ({claim id: 'refuted, saved ... (why)'}) that must not be shown as current (`out_of_date`).
+    Verdicts under ids the registry no longer has are left out (see `saved_verdicts`)."""
+    found: dict[str, Verdict] = {}
+    stale: dict[str, str] = {}
+    for chapter, entries in data.get("chapters", {}).items():
+        ran_at = entries.get(RAN_KEY, {}).get("recorded_at", "")
+        for key, entry in entries.items():
+            claim_id = key[len(VERDICT_KEY_PREFIX):]
+            if not key.startswith(VERDICT_KEY_PREFIX) or claim_id not in REGISTRY:
+                continue
+            verdict = Verdict.from_dict(entry["payload"], recorded=recorded)
+            why = out_of_date(entry, REGISTRY[claim_id], chapter, ran_at)
+            if why:
+                stale[verdict.claim_id] = f"{verdict.label}, {why}"
+            else:
+                found[verdict.claim_id] = verdict
+    return found, stale
 
 
 def saved_verdicts(machine: str | None = None) -> dict[str, Verdict]:
-    """Every verdict saved in a results file: a reference machine's, or this machine's (None).
+    """Every verdict saved in a results file: a reference machine's, or this machine's (None),
+    current or not (`current_verdicts` keeps the current ones; scripts/rejudge_recorded.py
+    judges all of them again).
 
     A verdict saved under an id the registry no longer has (a retired claim, split into
     lettered ids: C14 into C14a/b/c) is left out: results files outlive the claims they judged.
@@ -517,9 +631,11 @@ def saved_verdicts(machine: str | None = None) -> dict[str, Verdict]:
 
 def recorded_verdicts(claim_ids: Iterable[str],
                       reference: str = results.DEFAULT_REFERENCE) -> dict[str, Verdict]:
-    """The reference machine's recorded verdicts for these claims (missing ones left out)."""
+    """The reference machine's current recorded verdicts for these claims (missing and
+    out-of-date ones left out: `out_of_date`)."""
     wanted = set(claim_ids)
-    return {k: v for k, v in saved_verdicts(reference).items() if k in wanted}
+    current, _ = current_verdicts(results.load(reference) or {}, recorded=True)
+    return {k: v for k, v in current.items() if k in wanted}
 
 
 def recorded(claim_id: str, reference: str = results.DEFAULT_REFERENCE) -> Verdict | None:

@@ -1,6 +1,11 @@
 """The ledger's bookkeeping: a chapter that ran here without a GPU says so, verdicts are counted
 apart by the kind of form they judged, each row carries its finding in one sentence, and a
-verdict saved under a retired id (C14, split into C14a/b/c) is ignored, not a crash."""
+verdict saved under a retired id (C14, split into C14a/b/c) is ignored, not a crash; a verdict
+that is out of date (judged under an earlier rule, or not saved again by its chapter's last run)
+is not shown as current; on the reference machine its own column reads the reference record."""
+
+import dataclasses
+import json
 
 from labkit import claims
 from labkit.core import results
@@ -65,3 +70,65 @@ def test_the_recorded_reference_file_loads_into_the_ledger():
     ledger = claims.ledger()
     assert "C14" not in ledger.reference_verdicts
     assert len(ledger.rows()) == len(claims.REGISTRY)
+
+
+def _backdate(path, chapter: str, key: str, when: str) -> None:
+    data = json.loads(path.read_text())
+    data["chapters"][chapter][key]["recorded_at"] = when
+    path.write_text(json.dumps(data))
+
+
+def test_a_verdict_the_chapters_last_run_did_not_save_again_is_not_shown_as_current(
+        tmp_path, monkeypatch, private_cache):
+    """08 on a CPU once saved C24 (refuted) and no longer judges it there: its next run must
+    not leave the old verdict standing as this machine's, nor as a disagreement."""
+    _results_here(tmp_path, monkeypatch)
+    verdict = claims.get("C14b").judge(MEASURED_HERE, machine="cpu-box", form="CPU analogue")
+    path = results.record("06_ddp_layout_drift", "ran", {"machine": "cpu-box"})
+    claims.save([verdict], "06_ddp_layout_drift")
+    assert "C14b" in claims.ledger().mine  # saved in the same run as 'ran': current
+    _backdate(path, "06_ddp_layout_drift", "verdict:C14b", "2026-12-03T10:52:08+00:00")
+    ledger = claims.ledger()
+    assert "C14b" not in ledger.mine and ledger.stale["C14b"].startswith(f"{verdict.label}, saved 2026-12-03 10:52")
+    row = {r["claim"]: r for r in ledger.rows()}["C14b"]
+    assert row["this machine"] == "ran here (cpu-box), needs a GPU: no verdict on this machine"
+    assert "an older verdict here" in row["depends on / why they differ"]
+    assert "differ by" not in row["depends on / why they differ"]
+    assert ledger.tally("this machine")["no verdict"]["claims"] == len(claims.REGISTRY)
+
+
+def test_a_verdict_judged_under_a_rule_that_changed_since_says_out_of_date(tmp_path, monkeypatch, private_cache):
+    _results_here(tmp_path, monkeypatch)
+    claims.save([claims.get("C14b").judge(MEASURED_HERE, machine="cpu-box", form="CPU analogue")],
+                "06_ddp_layout_drift")
+    assert "C14b" in claims.ledger().mine
+    changed = dataclasses.replace(claims.get("C14b"), refute_if="a rule rewritten since")
+    assert claims.tables.rule_fingerprint(changed) != claims.tables.rule_fingerprint(claims.get("C14b"))
+    path = results.local_path()  # the verdict as if judged under that other rule
+    data = json.loads(path.read_text())
+    data["chapters"]["06_ddp_layout_drift"]["verdict:C14b"]["payload"]["rule_fingerprint"] = (
+        claims.tables.rule_fingerprint(changed))
+    path.write_text(json.dumps(data))
+    ledger = claims.ledger(notebooks=ROOT / "notebooks")
+    row = {r["claim"]: r for r in ledger.rows()}["C14b"]
+    assert "C14b" not in ledger.mine
+    assert row["this machine"].startswith("out of date (") and "under an earlier rule): re-run 06_" in row["this machine"]
+
+
+def test_on_the_reference_machine_its_column_reads_the_reference_record(tmp_path, monkeypatch, private_cache):
+    """A reference run saves to results/<machine>.json; the ledger run there must show it as
+    this machine's column too, not 'not run here yet'."""
+    _results_here(tmp_path, monkeypatch)
+    monkeypatch.setenv("LABKIT_RECORD_REFERENCE", "nvidia-h200")
+    claims.save([claims.get("C14b").judge(MEASURED_HERE, machine="gpu-box", form=claims.SEED_FORM)],
+                "06_ddp_layout_drift")
+    results.record("06_ddp_layout_drift", "ran", {"machine": "gpu-box", "where": "local"})
+    assert (tmp_path / "results" / "nvidia-h200.json").is_file() and results.load() is None
+    ledger = claims.ledger()
+    assert ledger.reference_here and "C14b" in ledger.mine and "C14b" in ledger.reference_verdicts
+    assert ledger.ran["06_ddp_layout_drift"]["machine"] == "gpu-box"
+    monkeypatch.delenv("LABKIT_RECORD_REFERENCE")  # another machine: the local file only
+    monkeypatch.setattr(claims.tables.env, "device_key", lambda: "cpu-box")
+    assert not claims.ledger().reference_here and claims.ledger().mine == {}
+    monkeypatch.setattr(claims.tables.env, "device_key", lambda: "gpu-box")  # the record names this machine
+    assert claims.ledger().reference_here and "C14b" in claims.ledger().mine
