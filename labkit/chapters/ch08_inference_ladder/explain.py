@@ -22,7 +22,7 @@ CLASS_MOVE = 0.05   # a kernel class's share moving by more than this is named
 # A reading calls a clock faster or slower only when its range excludes 1 (the keep rule's
 # test) and its median is more than this away from 1: kernel records resolve a 0.5% change
 # between batches, which is measured but says nothing about where a step's gain came from.
-MATERIAL = 0.02
+MATERIAL = keep.MIN_GAIN  # the keep rule's minimum gain: a reading and a decision draw one line
 
 
 def _gained(gain: float | None, spread: tuple[float, float] | None) -> bool:

@@ -17,13 +17,18 @@ clock there, and shows in device time first; a step that only shrinks the host's
 
 1. a rung outside the numerics gate is never kept, whatever its speed;
 2. device-bound (idle at most IDLE_LIMIT before and after the step): judged by wall time,
-   kept only when the whole interquartile range of the wall gain lies above 1;
-3. host-bound: kept when either clock's whole range lies above 1; judged_by names that
+   kept only when the wall gain is measured (`gained`: its whole interquartile range above
+   1 and its median at least 1 + MIN_GAIN); the reason still says which clock carried it;
+3. host-bound: kept when either clock's gain is measured; judged_by names that
    clock (wall first: it is what the rung delivers now). When the other clock's whole range
    lies below 1 the step is a trade, kept and said so in its reason: a wall gain that costs
    device time shows as a loss once later rungs remove the host bound.
 
-A range that contains 1 is no measured gain: the step is not kept, and says so.
+A range that contains 1 is no measured gain: the step is not kept, and says so. Nor is a
+gain whose range lies above 1 but whose median is under 1 + MIN_GAIN (2%, the same line
+explain.py's readings call "no change"): the H200's cudnn.benchmark gained 1.0006x (1.0000 to
+1.0018) in one of three reproduce runs, and a range that tight above 1 kept it there and not
+in the other two, so the runs reported 6, 7 and 6 steps kept (review 2026-12-03d item 2).
 
 A kept step can still be unstable, and the next step is built on it, so `unstable` flags it
 (the flag is printed with the decision, not folded into it): its own images/s spread in its
@@ -51,6 +56,9 @@ UNSTABLE_IQR = NOISY_IQR_FRACTION
 # its median: below it the move is within what the course calls the same speed (explain.py's
 # MATERIAL), whatever a tight IQR says
 BASE_MOVE = 0.02
+# A gain is measured only when its range lies above 1 AND its median is at least 1 + MIN_GAIN:
+# below 2% a step says nothing about where the time went (explain.MATERIAL is this number)
+MIN_GAIN = 0.02
 
 
 @dataclass(frozen=True)
@@ -68,13 +76,45 @@ def _range(spread: tuple[float, float] | None) -> str:
 
 
 def above(spread: tuple[float, float] | None) -> bool:
-    """The whole interval lies above 1: a measured gain."""
+    """The whole interval lies above 1 (with gained(), a measured gain)."""
     return spread is not None and spread[0] > 1.0
+
+
+def gained(gain: float | None, spread: tuple[float, float] | None) -> bool:
+    """A measured gain: the whole interval above 1 and the median at least 1 + MIN_GAIN."""
+    return gain is not None and above(spread) and gain >= 1.0 + MIN_GAIN - 1e-12
+
+
+def rule() -> str:
+    """The keep rule's test, in words, for the chapter to print beside the gate."""
+    return (f"kept only when the judging clock's range lies above 1 and its median gain is at "
+            f"least {1 + MIN_GAIN:.2f}x")
 
 
 def below(spread: tuple[float, float] | None) -> bool:
     """The whole interval lies below 1: a measured loss."""
     return spread is not None and spread[1] < 1.0
+
+
+def _idles(idle_before: float | None, idle_after: float | None) -> str:
+    """The GPU's idle before and after the step, as the keep rule read them."""
+    said = " -> ".join(f"{100 * i:.0f}%" for i in (idle_before, idle_after) if i is not None)
+    return f"GPU idle {said}"
+
+
+def carried(wall_gain: float, device_gain: float | None) -> str:
+    """Which clock carried a gain judged on the wall: the wall gain over the device-time gain
+    is the host's share (CUDA Graphs on the H200: 1.22x wall over 1.01x device time, a gain
+    the host made although the GPU idled under the host-bound line). '' with no device clock."""
+    if device_gain is None or device_gain <= 0:
+        return ""
+    host = wall_gain / device_gain
+    if host > 1 + MIN_GAIN:
+        return f"; device time {device_gain:.2f}x: the rest ({host:.2f}x) came off the host"
+    if host < 1 - MIN_GAIN:
+        return (f"; device time {device_gain:.2f}x: the wall took {host:.2f} of it (the host "
+                "held the rest back)")
+    return f"; device time {device_gain:.2f}x: the wall followed it"
 
 
 def decide(gate_passed: bool, gate_why: str, wall_gain: float, wall_spread: tuple[float, float],
@@ -83,7 +123,9 @@ def decide(gate_passed: bool, gate_why: str, wall_gain: float, wall_spread: tupl
     """Judge one step (a rung against the rung it was built on); see the module's rule.
 
     idle_before / idle_after: 1 - device time / wall time per batch of each rung (None on a
-    CPU, where there is no device clock).
+    CPU, where there is no device clock). The reason names both idles and, for a step judged
+    on the wall with a device clock, which clock carried the gain (`carried`): a label read
+    from the same comparison as the chapter's explanation of the step, never only a threshold.
     """
     if wall_spread[0] > wall_spread[1]:
         raise ValueError(f"the wall spread must be (low, high), got {wall_spread}")
@@ -92,26 +134,33 @@ def decide(gate_passed: bool, gate_why: str, wall_gain: float, wall_spread: tupl
     wall = f"{wall_gain:.2f}x wall{_range(wall_spread)}"
     idles = [i for i in (idle_before, idle_after) if i is not None]
     host_bound = bool(idles) and max(idles) > IDLE_LIMIT and device_gain is not None
+    small = f" under {1 + MIN_GAIN:.2f}x"
     if not host_bound:
         # without a device clock (a CPU) the table's idle column says n/a: nothing to add here
-        bound = ", device-bound" if idles else ""
-        if above(wall_spread):
-            return Decision(True, "wall", wall_gain, f"{wall}{bound}")
+        bound = (f", {_idles(idle_before, idle_after)} (not over {100 * IDLE_LIMIT:.0f}%: "
+                 "judged by wall)") if idles else ""
+        if gained(wall_gain, wall_spread):
+            return Decision(True, "wall", wall_gain, f"{wall}{bound}{carried(wall_gain, device_gain)}")
         if below(wall_spread):
             return Decision(False, "wall", wall_gain, f"slower: {wall}{bound}")
+        if above(wall_spread):
+            return Decision(False, "wall", wall_gain, f"no material gain: {wall}{small}{bound}")
         return Decision(False, "wall", wall_gain, f"no measured gain: {wall} contains 1{bound}")
     device = f"{device_gain:.2f}x device time{_range(device_spread)}"
     host = f"host-bound (GPU idle up to {100 * max(idles):.0f}% > {100 * IDLE_LIMIT:.0f}%)"
-    if above(wall_spread):
+    if gained(wall_gain, wall_spread):
         trade = ": a trade, the device time it costs shows once the host bound goes" \
             if below(device_spread) else ""
         return Decision(True, "wall", wall_gain, f"{host}: {wall}, {device}{trade}")
-    if above(device_spread):
+    if gained(device_gain, device_spread):
         trade = ": a trade, slower on the wall until the host bound goes" if below(wall_spread) else ""
         return Decision(True, "device time", device_gain, f"{host}: {device}, {wall}{trade}")
     if below(wall_spread) or below(device_spread):
         return Decision(False, "device time", device_gain,
                         f"{host}: no gain, a loss ({wall}, {device})")
+    if above(wall_spread) or above(device_spread):
+        return Decision(False, "device time", device_gain,
+                        f"{host}: no material gain on either clock ({wall}, {device};{small})")
     return Decision(False, "device time", device_gain,
                     f"{host}: no measured gain on either clock ({wall}, {device})")
 

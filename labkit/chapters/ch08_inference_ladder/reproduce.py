@@ -1,10 +1,16 @@
 """Chapter 08's timing-based verdict, re-measured: benchmarks/reproduce.py calls
-`measure_verdicts()` once per fresh run and compares the runs.
+`measure_numbers()` then `measure_verdicts()` once per fresh run and compares the runs.
 
 It climbs the same gated ladder as the notebook (labkit.chapters.ch08_inference_ladder.experiment)
 and judges C24 from it, with the deciding numbers in the verdict's evidence: the top gated
 rung's images/s, its speed-ups over both float32 baselines with their interleaved spreads,
 the batch of the top rung and of the baselines, and the top rung at the baselines' batch.
+
+The ladder is climbed once per run, in `measure_numbers` (the harness calls it first): it
+records the steps kept and each step's gains, and `measure_verdicts` judges C24 from that
+same climb. `summarise_numbers` then says whether the runs kept the same steps: C24 agreeing
+3 of 3 says nothing about the middle of the ladder, where one run kept cudnn.benchmark on a
+1.0006x gain and the others did not (review 2026-12-03d item 2).
 """
 
 from __future__ import annotations
@@ -14,18 +20,58 @@ from labkit.claims.core import Verdict
 from labkit.claims.registry import get
 from labkit.core import env
 
+# the climb measure_numbers made in this process, for measure_verdicts to judge (by quick)
+_CLIMBED: dict[bool, experiment.Result] = {}
+
+
+def _climb(quick: bool) -> experiment.Result:
+    return experiment.run(env.device(), quick=quick, beyond=False, regimes=False)
+
+
+def measure_numbers(quick: bool = False) -> dict:
+    """Climb the ladder once; the steps kept and each step's gains, for summarise_numbers."""
+    result = _climb(quick)
+    _CLIMBED[quick] = result
+    return {"kept": [r.name for r in result.rungs[1:] if r.kept and not r.error],
+            "steps": {r.name: {"kept": bool(r.kept), "judged_by": r.judged_by, "gain": r.gain,
+                               "gain_spread": list(r.gain_spread) if r.gain_spread else None,
+                               "device_gain": r.device_gain, "idle_share": r.idle_share,
+                               "unstable": r.unstable}
+                      for r in result.rungs[1:] if not r.error and r.gain is not None},
+            "phases": {"ladder": result.seconds}}
+
 
 def measure_verdicts(quick: bool = False) -> list[Verdict]:
-    """Climb the gated ladder on this machine's device and return C24's verdict.
+    """C24's verdict from this process's climb (measure_numbers'), climbing now if none was made.
 
     quick: fewer rounds and a shorter sampling budget, and no interaction table (the verdict
     does not depend on it); the ladder itself is the same.
     """
-    device = env.device()
-    result = experiment.run(device, quick=quick, beyond=False, regimes=False)
+    result = _CLIMBED.pop(quick, None) or _climb(quick)
     evidence = result.evidence()
     evidence["seconds"] = result.seconds
     return [get("C24").judge(evidence, form=result.plan.form)]
+
+
+def summarise_numbers(runs: list[dict]) -> dict:
+    """Whether every run kept the same steps (a 'NOT the same' line naming each run's set when
+    not), and each step's wall gain over the runs with how many runs kept it."""
+    if not runs:
+        raise ValueError("no runs to summarise")
+    sets = [tuple(run.get("kept") or ()) for run in runs]
+    agree = len(set(sets)) == 1
+    lines = ([f"  steps kept: the same in {len(runs)} of {len(runs)} ({len(sets[0])}: "
+              f"{', '.join(sets[0])})"] if agree else
+             ["  steps kept: NOT the same over the runs: " + "; ".join(
+                 f"run {i} kept {len(s)} ({', '.join(s)})" for i, s in enumerate(sets, start=1))])
+    names = list(dict.fromkeys(name for run in runs for name in run.get("steps") or {}))
+    for name in names:
+        seen = [run["steps"][name] for run in runs if name in (run.get("steps") or {})]
+        gains = [s["gain"] for s in seen]
+        kept = sum(1 for s in seen if s["kept"])
+        lines.append(f"      step {name}: wall gain {min(gains):.2f}x to {max(gains):.2f}x, "
+                     f"kept in {kept} of {len(seen)}")
+    return {"agree": agree, "lines": lines, "kept": [list(s) for s in sets]}
 
 
 def deciding_ratios(verdict: Verdict) -> dict[str, float]:

@@ -50,8 +50,8 @@ def gate_rules() -> tables.Table:
     shown = tables.Table("The gate and the keep rule", ["math", "logits within", "centred logits within"],
                          [[m, f"{t:.2g}", f"{numerics.CENTRED_TOLERANCES[m]:.2g}"]
                           for m, t in numerics.TOLERANCES.items()])
-    return shown.note(f"and top-1 agreement at least {100 * numerics.MIN_TOP1:.0f}%; host-bound above "
-                      f"{100 * keep.IDLE_LIMIT:.0f}% GPU idle; "
+    return shown.note(f"and top-1 agreement at least {100 * numerics.MIN_TOP1:.0f}%; a step is "
+                      f"{keep.rule()}; host-bound above {100 * keep.IDLE_LIMIT:.0f}% GPU idle; "
                       f"{keep.unstable_rule()}")
 
 

@@ -129,3 +129,33 @@ def test_a_failing_rung_is_reported_not_raised():
         raise RuntimeError("compile exploded")
     rung, current = lad.step(start, "broken", ladder.Settings(batch=4), transform=broken)
     assert current is start and not rung.kept and "compile exploded" in rung.error
+
+
+def test_a_gain_above_one_but_under_the_minimum_is_not_kept():
+    # cudnn.benchmark on the H200, reproduce run 2: 1.0006x wall, range 1.0001-1.0010 above 1
+    d = keep.decide(True, "", 1.0006, (1.0001, 1.0010), device_gain=1.0008,
+                    device_spread=(1.0000, 1.0018), idle_before=0.04, idle_after=0.04)
+    assert not d.kept and "no material gain" in d.why and "under 1.02x" in d.why
+    # a median at the minimum is kept, one just under it is not; a host-bound step under it
+    # on both clocks is not
+    assert keep.decide(True, "", 1.02, (1.015, 1.03), idle_before=0.04, idle_after=0.04).kept
+    assert not keep.decide(True, "", 1.019, (1.015, 1.03), idle_before=0.04, idle_after=0.04).kept
+    d = keep.decide(True, "", 1.01, (1.005, 1.015), device_gain=1.015, device_spread=(1.01, 1.02),
+                    idle_before=0.5, idle_after=0.5)
+    assert not d.kept and "no material gain on either clock" in d.why
+    assert "1.02x" in keep.rule()
+
+
+def test_a_wall_gain_names_the_clock_that_carried_it_not_a_threshold_label():
+    # CUDA Graphs on the H200: 1.22x wall, 1.01x device time, idle 20% -> 3% (under 30%)
+    d = keep.decide(True, "", 1.22, (1.11, 1.27), device_gain=1.01, device_spread=(1.00, 1.01),
+                    idle_before=0.20, idle_after=0.03)
+    assert d.kept and d.judged_by == "wall" and "device-bound" not in d.why
+    assert "GPU idle 20% -> 3%" in d.why and "came off the host" in d.why
+    # fp16 on a rung under the line: the device gained more than the wall
+    d = keep.decide(True, "", 1.59, (1.40, 1.65), device_gain=1.85, device_spread=(1.84, 1.85),
+                    idle_before=0.04, idle_after=0.17)
+    assert d.kept and "held the rest back" in d.why
+    # a CPU: no device clock, nothing said about one
+    d = keep.decide(True, "", 1.5, (1.4, 1.6))
+    assert d.kept and "device" not in d.why and "idle" not in d.why

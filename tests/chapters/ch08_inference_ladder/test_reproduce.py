@@ -3,6 +3,7 @@
 
 import functools
 
+import pytest
 import torch
 
 from labkit.chapters.ch08_inference_ladder import experiment, reproduce
@@ -28,3 +29,45 @@ def test_measure_verdicts_returns_c24_from_the_gated_ladder(monkeypatch):
     for r in steps:   # each step's gain and decision, compared across the fresh runs
         assert ratios[f"step {r['name']}: wall gain"] == r["gain"]
         assert ratios[f"step {r['name']}: kept (1) or not (0)"] == (1.0 if r["kept"] else 0.0)
+
+
+def test_measure_numbers_climbs_once_and_measure_verdicts_judges_that_climb(monkeypatch):
+    climbs, run = [], experiment.run
+
+    def counted(*args, **kwargs):
+        climbs.append(1)
+        return run(*args, model_factory=tiny, **kwargs)
+    monkeypatch.setattr(experiment, "run", counted)
+    numbers = reproduce.measure_numbers(quick=True)
+    verdicts = reproduce.measure_verdicts(quick=True)
+    assert len(climbs) == 1   # the verdict is judged from the numbers' own climb
+    rungs = verdicts[0].evidence["rungs"]
+    assert numbers["kept"] == [r["name"] for r in rungs[1:] if r["kept"] and not r["error"]]
+    assert set(numbers["steps"]) <= {r["name"] for r in rungs}
+    reproduce.measure_verdicts(quick=True)   # nothing cached now: it climbs again
+    assert len(climbs) == 2
+
+
+def step(gain, kept):
+    return {"kept": kept, "gain": gain}
+
+
+def test_the_runs_must_keep_the_same_steps():
+    same = [{"kept": ["TF32", "channels_last"],
+             "steps": {"TF32": step(2.13, True), "cudnn.benchmark": step(1.0002, False),
+                       "channels_last": step(1.21, True)}}] * 3
+    said = reproduce.summarise_numbers(same)
+    assert said["agree"] and "the same in 3 of 3 (2: TF32, channels_last)" in said["lines"][0]
+    assert any("cudnn.benchmark: wall gain 1.00x to 1.00x, kept in 0 of 3" in line
+               for line in said["lines"])
+    # run 2 kept cudnn.benchmark (the H200's 1.0006x under the rule without a minimum gain)
+    differ = [same[0], {"kept": ["TF32", "cudnn.benchmark", "channels_last"],
+                        "steps": {"TF32": step(2.13, True), "cudnn.benchmark": step(1.0006, True),
+                                  "channels_last": step(1.19, True)}}, same[0]]
+    said = reproduce.summarise_numbers(differ)
+    assert not said["agree"] and "NOT the same" in said["lines"][0]
+    assert "run 2 kept 3 (TF32, cudnn.benchmark, channels_last)" in said["lines"][0]
+    assert any("cudnn.benchmark: wall gain 1.00x to 1.00x, kept in 1 of 3" in line
+               for line in said["lines"])
+    with pytest.raises(ValueError, match="no runs"):
+        reproduce.summarise_numbers([])

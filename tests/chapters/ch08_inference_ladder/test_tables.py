@@ -5,7 +5,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from labkit.chapters.ch08_inference_ladder import ladder, numerics, tables
+from labkit.chapters.ch08_inference_ladder import keep, ladder, numerics, tables
 from labkit.core import results
 from labkit.session import Recorded
 
@@ -26,6 +26,7 @@ def test_the_gate_table_lists_every_precisions_tolerance_and_the_budget_is_the_c
     shown = tables.gate_rules()
     assert shown.column("math") == list(numerics.TOLERANCES)
     assert any("top-1 agreement" in n for n in shown.notes)
+    assert any(f"at least {1 + keep.MIN_GAIN:.2f}x" in n for n in shown.notes)  # the minimum gain
     # the budget leaves room for the rung begun before it and the chapter's other cells
     assert tables.budget_s(True) + 30 <= tables.GPU_CHAPTER_TARGET_S
     assert tables.budget_s(False) < tables.budget_s(True)
