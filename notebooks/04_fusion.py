@@ -420,12 +420,12 @@ cases.comparison_table(chapter.here_or_recorded("reduce_overhead", lambda: cases
                        "eager, compiled and reduce-overhead: a small MLP at batch 1")
 
 # %% [markdown]
-# The table gives each variant's device time (what its kernels cost on the GPU) and its host
-# launch per call (what Python, the guards and the launches cost on the CPU). A row marked
-# launch-bound is paced by the host in a loop: its kernels are faster than the CPU can issue
-# them, and only less host work per call can speed it up. One graph replay removes the
-# launches but not the rest: where reduce-overhead's own row is still launch-bound, what is
-# left is the host work of a replay call (the guards, the wrapper, the input copies).
+# Each variant's device time (its kernels on the GPU), its host launch per call (Python, the
+# guards and the launches, on the CPU), and the slower of the two: what a loop of calls pays,
+# the column that decides here. Where the host is slower, the row is launch-bound, and only
+# less host work per call speeds it up. One graph replay removes the launches but not the
+# rest: where reduce-overhead's loop is still host-paced, what is left is the host work of a
+# replay call (the guards, the wrapper, the input copies).
 
 # %% [markdown]
 # ## 4. Triton: an add, and a fused chain (C19)

@@ -147,6 +147,23 @@ def test_recorded_comparisons_and_payback_are_labelled():
     assert "nothing recorded" in cases.payback_table(nothing)
 
 
+def test_a_launch_bound_comparison_is_read_at_the_loops_pace():
+    """Review 2026-12-03d item 3: the H200's small MLP is launch-bound in every row (host 300 /
+    397 / 112 us against 26-29 us on the device); the loop ratio, the slower clock's, decides."""
+    def row(variant, device_s, host_s, ratio):
+        return {"variant": variant, "median_s": device_s, "ratio": ratio, "host_s": host_s,
+                "launch_bound": host_s > device_s}
+    h200 = {"comparison": [row("eager", 28.8e-6, 299.8e-6, 1.0), row("compiled", 25.9e-6, 396.8e-6, 0.90),
+                           row("reduce-overhead", 28.0e-6, 112.0e-6, 0.97)]}
+    shown = cases.comparison_table(h200, "reduce-overhead")
+    assert shown.column("loop per call") == [299.8e-6, 396.8e-6, 112.0e-6]
+    assert [round(v, 2) for v in shown.column("loop ratio")] == [1.0, 1.32, 0.37]
+    assert any("In a loop: compiled 1.32x slower, reduce-overhead 2.68x faster." in n for n in shown.notes)
+    assert any("the slower of host launch and device time" in n for n in shown.notes)
+    cpu = {"comparison": [dict(row("eager", 1e-3, 0.0, 1.0), host_s=None)]}
+    assert "loop ratio" not in cases.comparison_table(cpu, "cpu").columns  # no launch measured: no loop column
+
+
 def test_gradscaler_quiz_and_steps():
     assert cases.overflow_outcome(torch.device("cpu")) == cases.OVERFLOW_CLASSES[0]
     assert cases.scaler_defaults(cases.make_scaler(False))["init_scale"] == 65536.0
