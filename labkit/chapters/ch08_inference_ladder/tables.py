@@ -127,21 +127,73 @@ def regimes_table(run: object) -> tables.Table:
                       "there is the input's conversion")
 
 
+def _range_product(spreads: list[tuple[float, float]]) -> tuple[float, float]:
+    """The lows multiplied and the highs multiplied: a bound on a product of gains, each from
+    its own comparison (wider than any one of them, as it should be)."""
+    return float(np.prod([lo for lo, _ in spreads])), float(np.prod([hi for _, hi in spreads]))
+
+
 def adds_up(run: object, gains: Mapping[str, Mapping[str, float]]) -> str:
-    """Whether the steps multiply: the product of the steps' gains alone on the eager base against
-    the product of the same steps' gains in sequence on the climb (each over the rung before it,
-    so together). Both are products of measured gains from separate comparisons; '' when
-    either side misses a step (a skipped cell)."""
+    """Whether the steps multiply, from numbers measured over one base each (review
+    2026-12-03d item 1).
+
+    Alone: the three steps' gains on the eager base, each interleaved with that same base
+    setting, multiplied. On the climb: the rung before the first of them to the rung after the
+    last, end to end, as the ratio of the two rows' speed-ups over strict float32 (each row
+    interleaved with strict float32 in its own step's rounds, and strict float32 re-times within
+    0.1% from step to step on the H200): one yardstick for both rungs. Not the product of the
+    climb's step gains: each of those is over its base as re-timed in the next step's rounds,
+    and a base re-timed slow (the H200's fp16 rung: 12,985 images/s in its own step, 6,636 in
+    folding's) inflates that product (3.25x against the rows' 1.67x); it is printed, with the
+    bases that moved. 'not decidable' when an end row or a cell alone is noisy (IQR over
+    keep.UNSTABLE_IQR of its median); '' when a step was not measured (a skipped cell).
+    """
     names = [s.name for s in ladder.REGIME_STEPS]
     alone = gains.get("eager") or {}
-    climbed = {r.name: r.gain for r in getattr(run, "rungs", []) if r.gain is not None and not r.error}
+    rungs = [r for r in getattr(run, "rungs", []) if not r.error]
+    by_name = {r.name: r for r in getattr(run, "rungs", [])}
+    climbed = {r.name: r for r in rungs if r.gain is not None}
     if not all(n in alone for n in names) or not all(n in climbed for n in names):
         return ""
+    first, last = climbed[names[0]], climbed[names[-1]]
+    before, strict = by_name.get(first.after), getattr(run, "strict", None)
+    if before is None or strict is None or strict.name not in last.over:
+        return ""
+    regime = (getattr(run, "regimes", {}) or {}).get("eager", {})
+    base = (getattr(run, "regime_bases", {}) or {}).get("eager")
     p_alone = float(np.prod([alone[n] for n in names]))
-    p_climb = float(np.prod([climbed[n] for n in names]))
-    return (f"Do they add up? {', '.join(names)}: alone on the eager base, multiplied, "
-            f"{p_alone:.2f}x; one after another on the climb, {p_climb:.2f}x (each a product of "
-            "measured gains from separate comparisons)")
+    alone_range = (_range_product([regime[n].speedup_spread(base) for n in names])
+                   if base is not None and all(n in regime for n in names) else None)
+    end = last.speedup_over(strict) / before.speedup_over(strict)
+    (l_lo, l_hi), (b_lo, b_hi) = last.speedup_spread(strict), before.speedup_spread(strict)
+    end_range = (l_lo / b_hi, l_hi / max(b_lo, 1e-12))
+    p_steps = float(np.prod([climbed[n].gain for n in names]))
+    moved = []
+    for n in names:
+        r, b = climbed[n], by_name.get(climbed[n].after)
+        here = (r.here.get(r.after) or {}).get("images_per_s")
+        if b is not None and here and b.images_per_s > 0 and abs(here / b.images_per_s - 1) > keep.BASE_MOVE:
+            moved.append(f"{b.name} {b.images_per_s:,.0f} in its step, {here:,.0f} in {n}'s")
+    said = (f"Do they add up? {', '.join(names)}: alone on the eager base, multiplied, {p_alone:.2f}x"
+            + (f" ({alone_range[0]:.2f} to {alone_range[1]:.2f})" if alone_range else "")
+            + f"; on the climb, {before.name} to {last.name} end to end, {end:.2f}x "
+            f"({end_range[0]:.2f} to {end_range[1]:.2f}; the two rows' speed-ups over strict "
+            f"float32, {last.speedup_over(strict):.2f}x / {before.speedup_over(strict):.2f}x)")
+    noisy = [r.name for r in (before, last, *([regime[n] for n in names if n in regime]))
+             if r.median_s > 0 and r.iqr_s / r.median_s > keep.UNSTABLE_IQR]
+    if noisy:
+        said += f". Not decidable: {', '.join(noisy)} timed with an IQR over {100 * keep.UNSTABLE_IQR:.0f}%"
+    elif alone_range is not None and not (alone_range[1] < end_range[0] or end_range[1] < alone_range[0]):
+        said += ". The ranges overlap: here the steps multiply, within what was measured"
+    else:
+        apart = end / p_alone
+        said += (f". The ranges do not overlap: on the climb the three gave {apart:.2f}x "
+                 f"{'more' if apart > 1 else 'less'} than alone (a step's gain depends on what "
+                 "came before it)" if alone_range is not None else
+                 f". {end / p_alone:.2f}x apart (no range for the cells alone)")
+    said += (f". The climb's own step gains multiply to {p_steps:.2f}x, not the end to end: each "
+             "is over its base as re-timed in its step's rounds")
+    return said + (f", and bases moved ({'; '.join(moved)})" if moved else "")
 
 
 def standing_table(best: object, image: int, matmul_tflops: Mapping[str, float],

@@ -139,19 +139,50 @@ def test_the_recorded_ladder_says_when_its_record_lacks_the_bases_retiming():
     assert not any("different runs" in n for n in shown.notes)
 
 
-def test_the_interaction_table_says_whether_the_steps_multiply():
-    """Review 2026-12-03c item 9: the three steps alone on the eager base, multiplied, against
-    the same three one after another on the climb; nothing claimed when a cell was skipped."""
+def _h200_like(fold_over_strict, fold_iqr_s=0.0001):
+    """The H200 copy's chain (review 2026-12-03d item 1): TF32 2.13x strict float32, fp16
+    12,985 images/s in its own step and re-timed at 6,636 in folding's, folding 3.55x."""
     names = [s.name for s in ladder.REGIME_STEPS]
-    climbed = []
-    for name, gain in zip(names, (1.2, 1.5, 1.1), strict=True):
-        r = rung(name, 64, 0.1)
+    strict = rung("eager strict float32", 64, 64 / 3160)
+    tf32 = rung("TF32", 64, 64 / 6728, after=strict.name)
+    tf32.over = {strict.name: (2.13, 2.13, 2.13)}
+    chain, before = [], tf32
+    for name, gain, own in zip(names, (1.21, 1.59, 1.68), (8157, 12985, 11215), strict=True):
+        r = rung(name, 64, 64 / own, after=before.name)
         r.gain = gain
-        climbed.append(r)
-    run = SimpleNamespace(rungs=climbed)
-    said = tables.adds_up(run, {"eager": dict(zip(names, (1.1, 1.5, 1.0), strict=True))})
-    assert "multiplied, 1.65x" in said and "on the climb, 1.98x" in said
-    assert tables.adds_up(run, {"eager": dict(zip(names[:2], (1.1, 1.5), strict=True))}) == ""
+        chain.append(r)
+        before = r
+    chain[2].here = {"fp16 weights": {"images_per_s": 6636.0}}
+    chain[2].over = {strict.name: (fold_over_strict, fold_over_strict - 0.06, fold_over_strict + 0.01)}
+    chain[2].iqr_s = fold_iqr_s
+    base = rung("eager: TF32 base", 64, 64 / 6730)
+    regime = {}
+    for name, gain in zip(names, (1.21, 1.29, 1.03), strict=True):
+        r = rung(f"eager: + {name}", 64, 64 / (6730 * gain), after=base.name)
+        r.over = {base.name: (gain, gain - 0.01, gain + 0.01)}
+        regime[name] = r
+    run = SimpleNamespace(rungs=[strict, tf32, *chain], strict=strict, regimes={"eager": regime},
+                          regime_bases={"eager": base})
+    return run, {"eager": {n: r.speedup_over(base) for n, r in regime.items()}}
+
+
+def test_the_interaction_table_says_whether_the_steps_multiply():
+    """Review 2026-12-03d item 1: the steps alone multiplied against the climb's rows end to
+    end (one yardstick, strict float32), never the product of gains over re-timed bases; not
+    decidable on a noisy row; nothing claimed when a cell was skipped."""
+    run, gains = _h200_like(3.55)
+    said = tables.adds_up(run, gains)
+    assert "multiplied, 1.61x" in said and "TF32 to Conv-BN folding end to end, 1.67x" in said
+    assert "3.55x / 2.13x" in said and "the steps multiply" in said
+    # the climb's own gains multiply to 3.23x: said, with the base that was re-timed slow
+    assert "multiply to 3.23x" in said and "fp16 weights 12,985 in its step, 6,636" in said
+    # the climb's end to end well past the product: the ranges do not overlap
+    said = tables.adds_up(*_h200_like(4.5))
+    assert "do not overlap" in said and "more than alone" in said
+    # a noisy end row: not decidable
+    assert "Not decidable: Conv-BN folding" in tables.adds_up(*_h200_like(3.55, fold_iqr_s=0.001))
+    names = [s.name for s in ladder.REGIME_STEPS]
+    assert tables.adds_up(run, {"eager": {n: gains["eager"][n] for n in names[:2]}}) == ""
 
 
 def test_gpu_takeaways_name_the_course_form_device_time_keeps_and_unstable_steps():
