@@ -326,7 +326,7 @@ def conv_clocks_line(conv_cmp: Comparison) -> str:
         nchw.clock, "CPU time")
     text = f"The quiz's ratio, NCHW / NHWC {clock} per call: {conv_speedup(conv_cmp):.2f}x"
     if clock == "CPU time":
-        return text + " (a CPU launches nothing apart from the work: a loop of calls gains the same)."
+        return text + " (a CPU has no separate launch: a loop gains the same)."
     if (a_loop, b_loop) == (a, b):
         return text + " (no host launch outlasts the work here: a loop of calls gains the same)."
     return (text + f". A loop of calls runs at the slower of host launch and {clock} per call: "

@@ -270,6 +270,10 @@ def decisions_c19(ev: Mapping, th: Mapping) -> list[Decision]:
                      th["triton_win_ratio"])]
 
 
+# The seed's table's latency column (us per call): a small add, PyTorch's against Triton's.
+# Shown beside the sweep's smallest row (cases.small_add_line), not judged: C19 reads GB/s.
+SEED_LATENCY_US = {"PyTorch": 8.7, "Triton": 3.2}
+
 C19 = Claim(
     "C19", CHAPTER, SEED_PIPELINE, "2.4 Custom Triton kernels (performance comparison)",
     "A Triton add kernel reaches 28.9 TFLOPS against 12.4 for PyTorch's (A100, fp16): 2.3x. "

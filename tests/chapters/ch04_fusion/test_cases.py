@@ -271,3 +271,19 @@ def test_folding_s_loop_pace_says_which_clock_bounds_each_model():
     assert line.endswith(f"{10.3 / 9.3:.2f}x.")
     cpu = Comparison(a, 5, {a: variant(a, 1.0, None, 1.0), b: variant(b, 0.9, None, 0.9)}, (a, b))
     assert cases.loop_pace(cpu, a, b) == ""
+
+
+def test_the_sweep_says_what_a_loop_of_small_adds_pays_beside_the_seeds_latencies():
+    """Review 2026-12-03d item 9: at 2^20 elements the H200's device times are 3.33 us (Triton)
+    and 3.55 us, but the host launches 32.5 us and 12.9 us: a loop of small adds runs about
+    2.5x slower in Triton. One computed line, beside the seed's 8.7 us against 3.2 us."""
+    row = {"elements": 1 << 20, "aligned": True, "triton_gbps": 1890.0, "torch_gbps": 1771.0, "speedup": 1.07,
+           "triton_us": 3.33, "torch_us": 3.55, "triton_host_us": 32.5, "torch_host_us": 12.9}
+    line = cases.small_add_line(row)
+    assert "PyTorch 8.7 us, Triton 3.2 us" in line
+    assert "device 3.55 / 3.33 us, host launch 12.9 / 32.5 us" in line and "Triton is 2.52x slower there" in line
+    assert cases.small_add_line({**row, "triton_host_us": None}) == ""  # no launch measured: nothing said
+    big = {**row, "elements": 1 << 27, "triton_host_us": 25.0}
+    shown = cases.add_table({"rows": [row, big, big]})
+    assert any(n.startswith("The seed's latencies") for n in shown.notes)
+    assert not any(n.startswith("The seed's latencies") for n in cases.add_table({"rows": [row, big]}).notes)
