@@ -25,8 +25,8 @@ import torch
 import torch.fx.experimental.optimization as fx_optimization
 
 from labkit import claims
-from labkit.chapters.ch04_fusion import fused_kernels, fusion, launch_overhead
 from labkit.chapters.ch04_fusion import claims as c19_claims
+from labkit.chapters.ch04_fusion import fused_kernels, fusion, launch_overhead
 from labkit.chapters.ch04_fusion.claims import C18_FORM, seed_contrast
 from labkit.core import results
 from labkit.measure import bench, timeline
