@@ -28,24 +28,18 @@ from labkit.measure import bench as timing
 
 _log = logging.getLogger(__name__)  # each phase's seconds, at INFO (reproduce.py shows them)
 MAX_PREFETCH = 4  # the knob sweep's larger prefetch factor
-# Hard wall-time limits (seconds) of the two sweeps. The worker sweep's plan costs about 20 s
-# on a 16-core H200 host (about 12 batch decodes of one core per worker count, plus the
-# workers' start-up and shutdown, over three rounds; 42 s simulated at batch 128 on 2 cores)
-# and about 5 s on a 2-core CPU. The knob sweep runs KNOB_ROUNDS rounds. On a GPU each of its
-# windows spans KNOB_GPU_WINDOW_QUEUES queues of the baseline (32 steps at 8 workers,
-# prefetch 2), to lower the per-round noise of the ratios; a CPU keeps one queue (its run
-# time). The H200 cost, from the 13:05 reproduce runs (results/reproduce, one-queue windows:
-# 61-63 s for six rows, six rounds): per round the baseline 2.1 s, the A/A 2.1, the tuned
-# combination 1.5, uint8 1.5, pin 2.0, pf1 1.3; a second queue adds 16 steps, 0.5-0.7 s a
-# row. With pf1 kept that is ~14.7 s a round (88 s), which the 90 s budget (15 s a round)
-# would cut on any slower run; so the GPU list leaves pf1 out (the A/A row already shows a
-# knob that changes nothing; the CPU list keeps pf1 and pf4): five rows, ~12.3 s a round,
-# ~74 s for six. The 100 s budget (16.7 s a round) cuts a row only on a host ~35% slower, so
-# every run measures the same knobs and reproduce.py can compare their calls. Chapter 05
-# then takes about 170 s on the H200 (157 s recorded at 13:05 plus ~12 s), one reproduce run
-# about 125 s and three about 6.5 minutes.
+# Hard wall-time limits (seconds) of the two sweeps. Their cost on the H200 is computed, not
+# typed: cost_model.fit() reads each setting's start-up and step from the recorded reproduce
+# runs (results/reproduce), and cost_model.current_designs() prices this source's plan:
+# about 22 s for the worker sweep (0, 2, 4, 8, 12 workers, three rounds) and about 50 s for
+# the knob sweep (four rows, KNOB_ROUNDS rounds of two-queue windows, a batch per worker of
+# warm-up), 8.4 s a round. The knob budget's share of a round (70 / 6 = 11.7 s) cuts a row
+# only on a host ~40% slower than the H200, so every run measures the same knobs and
+# reproduce.py can compare their calls; on a 2-core CPU both sweeps take a few seconds. On a
+# GPU each knob window spans KNOB_GPU_WINDOW_QUEUES queues of the baseline (32 steps at 8
+# workers, prefetch 2), to lower the per-round noise of the ratios; a CPU keeps one queue.
 WORKER_SWEEP_BUDGET_S = 45.0
-KNOB_SWEEP_BUDGET_S = 100.0
+KNOB_SWEEP_BUDGET_S = 70.0
 KNOB_GPU_WINDOW_QUEUES = 2
 # The knob rule (knob_ratio): per round, the knob's throughput over the baseline's (both in
 # that round, so drift that hits both cancels); over the rounds, the geometric mean of those
@@ -59,6 +53,8 @@ KNOB_GPU_WINDOW_QUEUES = 2
 # true 1.3x a gain 92.3% (91.9%); at sd 0.106 (two-queue windows, if the noise falls as
 # 1/sqrt(window)) 4.6% (4.9%) and 99.7% (99.5%). The H200's one-queue runs spread their
 # per-round ratios by about 0.13-0.21 (sd of the log, estimated from each row's range).
+# What a record's warm-ups were (cost_model reads it; a record without it warmed up a queue).
+WARMUP_RULE = "a batch per worker"
 KNOB_ROUNDS = 6
 KNOB_MARGIN = 0.05
 KNOB_LEVEL = 0.95  # the interval's coverage: two-sided, so 2.5% on each side
@@ -211,22 +207,22 @@ def knob_settings(workers: int, batch_size: int, on_gpu: bool) -> list[loader_sw
     rule calls when nothing changed. uint8 rows hand out uint8 images (a quarter of the
     bytes) that the step normalises on its device. A time budget cuts from the end, so the
     order is what must be measured first. On a GPU: the tuned combination (pin_memory, the
-    device prefetcher and uint8), uint8 alone and pin_memory alone: five rows, six rounds
-    (KNOB_ROUNDS) of two-queue windows within the budget on the H200 (the cost is worked out
-    beside KNOB_SWEEP_BUDGET_S). Prefetch 1 and 4 (issue 39 names both) are left to the CPU
-    list and the recorded tables there: with the longer windows a sixth row would push a
-    round past the budget's share, and the A/A row already shows what the rule calls for a
-    knob that changes nothing. pin + non_blocking, the prefetcher without uint8 and
-    non_blocking alone (from pageable memory it can only block: C25 measures that) are left
-    to the recorded tables too. On a CPU (rounds cost a fraction of a second): uint8,
-    prefetch 1 and 4, half and twice the batch (which change the step itself)."""
+    device prefetcher and uint8) and uint8 alone: four rows, six rounds (KNOB_ROUNDS) of
+    two-queue windows, about 50 s on the H200 (cost_model; the chapter must fit 120 s).
+    pin_memory alone is left out there: what pinning does to the copy is measured by C23
+    (pageable against pinned copies of the seed's batch) and C25 (pageable and pinned behind
+    a queued kernel), and its 15 s of rows read that copy's effect once more, inside the loop. Prefetch
+    1 and 4 (issue 39 names both) are left to the CPU list and the recorded tables there,
+    and the A/A row already shows what the rule calls for a knob that changes nothing. pin +
+    non_blocking, the prefetcher without uint8 and non_blocking alone (from pageable memory
+    it can only block: C25 measures that) are left to the recorded tables too. On a CPU
+    (rounds cost a fraction of a second): uint8, prefetch 1 and 4, half and twice the batch
+    (which change the step itself)."""
     base = loader_sweep.Setting(num_workers=workers, batch_size=batch_size)
     out = [base, replace(base, control=True)]
     if on_gpu:
         out.append(replace(base, pin_memory=True, device_prefetch=True, ship_uint8=True))
     out.append(replace(base, ship_uint8=True))
-    if on_gpu:
-        out.append(replace(base, pin_memory=True))
     if workers and not on_gpu:  # on a GPU both prefetch factors are left out: see above
         out += [replace(base, prefetch_factor=1), replace(base, prefetch_factor=MAX_PREFETCH)]
     if not on_gpu:
@@ -433,7 +429,8 @@ def measure_knee(quick: bool = False, knobs: bool = False,
            "arithmetic_workers": found.knee.arithmetic_workers, "agrees": found.knee.agrees,
            "noise": found.sweep.noise_note(), "rounds": found.sweep.rounds,
            "budget_s": budget_s, "budget_note": found.sweep.budget_note(),
-           "knee_testable": found.knee.testable, "plateau": plateau(bench, found).as_dict()}
+           "knee_testable": found.knee.testable, "plateau": plateau(bench, found).as_dict(),
+           "warmup_rule": WARMUP_RULE}
     if knobs:
         knob_result = knob_sweep(bench, found.knee.workers, budget_s=knob_budget_s,
                                  windows=knob_windows)
@@ -444,6 +441,7 @@ def measure_knee(quick: bool = False, knobs: bool = False,
         out["knob_noise"] = knob_result.noise_note()
         out["knob_budget_note"] = knob_result.budget_note()
         out["knob_rounds"] = knob_result.rounds  # the false-call chance: false_call_chance(rounds)
+        out["knob_window_steps"] = knob_result.runs[0].window_steps if knob_result.runs else None
         out["knob_rule"] = knob_rule(knob_result.rounds)
         out["knob_orders"] = knob_result.orders
         out["aa_by_order"] = control_by_order(out["knob_table"], knob_result.orders)

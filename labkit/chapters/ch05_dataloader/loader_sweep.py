@@ -15,8 +15,8 @@ Why not `labkit.measure.bench.time`: a loader is a stream, not a function to cal
 again; its steps can only be taken in order. So each step is clocked with perf_counter (the
 GPU is synchronised at the end of each step, as a loop that logs `loss.item()` does, so no
 GPU work leaks into the next step's wait). Throughput is samples over wall time at steady
-state: a warm-up of at least one queue (workers x prefetch_factor batches) drains the
-start-up burst, then three back-to-back windows of at least one queue each are timed, and
+state: a warm-up of at least one batch per worker drains the start-up burst (window_plan
+says why), then three back-to-back windows of at least one queue each are timed, and
 their spread is the run's spread. The median step would not do: a starved loader hands out
 its queued batches quickly and then waits long for the next, so the median describes the
 quick steps only.
@@ -302,16 +302,22 @@ def window_plan(setting: Setting, steps: int = MIN_WINDOW_STEPS, warmup_steps: i
                 windows: int = WINDOWS) -> tuple[int, int]:
     """(warm-up steps, steps per window) for a steady state.
 
-    Warm-up: at least one queue's worth (workers x prefetch), so the start-up burst of queued
-    batches is drained before any window starts. Each window: at least one queue's worth too,
-    so the windows together span >= `windows` x workers x prefetch steps and every window
-    sees the queue drain and refill at least once.
+    Warm-up: at least one batch per worker (one step without workers), which drains the
+    start-up burst: while the main process waits for its first batch, every worker decodes
+    its own first batch at the same time, so about one batch per worker is ready at once.
+    The rest of the queue is not built during the start-up (a worker decodes its prefetched
+    batches one after another), so from then on each worker hands over one batch per decode,
+    as it does for the rest of the run: a loader that keeps up never waits, a starved one
+    waits for every such wave alike. A warm-up of the whole queue (workers x prefetch) paid
+    for prefetch - 1 waves that are already steady (cost_model prices the difference; test
+    test_the_start_up_burst_is_one_batch_per_worker checks it on a starved loader). Each
+    window: at least one queue's worth, so the windows together span >= `windows` x
+    workers x prefetch steps and every window sees the queue drain and refill at least once.
     """
     if steps < 1 or warmup_steps < 0 or windows < 1:
         raise ValueError(f"steps >= 1, warmup_steps >= 0 and windows >= 1, please; got {steps}, "
                          f"{warmup_steps}, {windows}")
-    queue = in_flight_batches(setting)
-    return max(warmup_steps, queue), max(steps, queue)
+    return max(warmup_steps, setting.num_workers, 1), max(steps, in_flight_batches(setting))
 
 
 def samples_needed(setting: Setting, steps: int = MIN_WINDOW_STEPS, warmup_steps: int = 2,
@@ -326,8 +332,9 @@ def measure(dataset: torch.utils.data.Dataset, setting: Setting, step: Callable[
             timeout_s: float = shm.DEFAULT_TIMEOUT_S, main_threads: int | None = 1) -> Run:
     """Warm up, then time `windows` back-to-back windows of steps of `step` under `setting`.
 
-    steps and warmup_steps are minimums: window_plan() raises both to the loader's queue
-    (workers x prefetch), so what is timed is the steady state, not the start-up burst.
+    steps and warmup_steps are minimums: window_plan() raises the warm-up to one batch per
+    worker and each window to the loader's queue (workers x prefetch), so what is timed is
+    the steady state, not the start-up burst.
     main_threads: torch's thread count in this process while it runs (1 by default, so the
     main process uses one core and the others are left to the workers, as each worker also
     runs one thread). The workers are stopped before this returns, whatever happens.
@@ -956,24 +963,27 @@ def plan(cores: int | None = None, gpu: bool | None = None) -> Plan:
     """Sizes that fit: on a CPU (2 cores, Binder) within about 30 s of sweeping in all; on a
     GPU machine ResNet-50 at 224 px, fed by up to cores-1 workers.
 
-    The GPU sweep: 0, 2, 4, 8, 12, 16 and cores-1 workers (those below the core count), with 2
-    dropped when that leaves five or more: 0 and 4 already show the starved end. Batches of 64:
-    each count costs about twelve batch decodes of one core plus the workers' start-up, three
-    times, so at 64 a 16-core host sweeps 0, 4, 8, 12, 15 in about 20 s (at 128, about 40 s),
-    and benchmarks/reproduce.py 05 runs it three times in one batch job. Where the knee sits
+    The GPU sweep: 0, 2, 4, 8, 12, 16 and cores-1 workers (those below the core count); when
+    that makes six or more, the top count goes if another lies within a quarter of it (it
+    adds the dearest rounds and no new part of the curve: the counts below it already reach
+    past the knee), else 2 goes (0 and 4 show the starved end). So a 16-core host sweeps 0,
+    2, 4, 8, 12: five counts, two of them finer where the arithmetic points (3 to 5 workers
+    on the H200), and its dearest count (15, 3.4 s a round there) left out; cost_model prices
+    it at about 22 s of sweeping (the recorded 0, 4, 8, 12, 15: 32 s). Batches of 64, so
+    benchmarks/reproduce.py 05 runs it three times in one batch job. Where the knee sits
     hardly moves with the batch: a batch's decode and a step's compute both grow with it.
 
     steps and warmup_steps are minimums per window and for the warm-up; measure() raises
-    them to the loader's queue (workers x prefetch), see window_plan()."""
+    them (one batch per worker, a queue a window: window_plan())."""
     cores = cores or os.cpu_count() or 1
     gpu = torch.cuda.is_available() if gpu is None else gpu
     if gpu:
         counts = sorted({0, 2, 4, 8, 12, 16, max(cores - 1, 1)} & set(range(0, cores)))
         if len(counts) > 5:
-            counts.remove(2)
+            counts.remove(counts[-1] if counts[-2] >= 0.75 * counts[-1] else 2)
         # warm-up 1 and windows of 3: only the no-worker setting uses these minimums (its
         # steady state starts at once, and each of its steps costs a whole batch's decode);
-        # with workers window_plan() raises both to the queue, workers x prefetch.
+        # with workers window_plan() raises them (a batch per worker, a queue a window).
         return Plan("cuda", cores, 256, 224, 64, tuple(counts), 3, 1, "resnet50")
     counts = tuple(range(0, min(cores, 4) + 1))
     return Plan("cpu", cores, 256, 64, 16, counts, 3, 2, "small_cnn")

@@ -1,0 +1,111 @@
+"""Chapter 05's cost model: it recovers what it was built from, prices the recorded H200 run
+back to its recorded seconds, and the plan this source runs fits the sweeps' budgets."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+from labkit.chapters.ch05_dataloader import cost_model, knee_experiment
+
+ROOT = Path(__file__).resolve().parents[3]
+
+
+def _record(costs: dict[str, cost_model.Cost], rounds: int = 3, knob_rounds: int = 6,
+            warmup_rule: str | None = None) -> dict:
+    """A one-run reproduce record whose phases are what `costs` say they cost (the worker
+    sweep 0, 4 and 8 workers at batch 64, the knob sweep at 8)."""
+    run = {"plan": {"batch_size": 64, "steps": 3, "warmup_steps": 1}, "measured_counts": [0, 4, 8],
+           "rounds": rounds, "knob_rounds": knob_rounds, "knee_workers": 8,
+           "samples_per_s": {}, "knob_ratios": {}, "phases": {}}
+    if warmup_rule:
+        run["warmup_rule"] = warmup_rule
+    designs = cost_model.recorded_designs({**run, "phases": {f"knob sweep: {k.split(': ', 1)[1]}": 0
+                                                             for k in costs if k.startswith("knob")}})
+    for name, design in designs.items():
+        for row in design.rows:
+            cost = costs[f"{name}: {row.label}"]
+            run["phases"][f"{name}: {row.label}"] = design.rounds * cost.round_s(*design.plan_of(row))
+            if name == "worker sweep":
+                run["samples_per_s"][str(row.workers)] = 64 / cost.step_s
+    knee_step = 64 * 1.0 / run["samples_per_s"]["8"]
+    for key, cost in costs.items():
+        if key.startswith("knob sweep: ") and key != "knob sweep: w8 b64":
+            run["knob_ratios"][key.split(": ", 1)[1]] = [knee_step / cost.step_s, None, None]
+    return {"numbers": [run]}
+
+
+COSTS = {"worker sweep: w0 b64": cost_model.Cost(0.01, 0.25),
+         "worker sweep: w4 b64": cost_model.Cost(0.5, 0.056),
+         "worker sweep: w8 b64": cost_model.Cost(0.6, 0.045),
+         "knob sweep: w8 b64": cost_model.Cost(0.6, 0.045),
+         "knob sweep: w8 b64 (A/A)": cost_model.Cost(0.62, 0.045),
+         "knob sweep: w8 b64 pf1": cost_model.Cost(0.55, 0.05)}
+
+
+@pytest.mark.parametrize("rule", [None, knee_experiment.WARMUP_RULE])
+def test_fit_recovers_the_start_up_and_step_a_record_was_made_from(rule):
+    fitted = cost_model.fit(_record(COSTS, warmup_rule=rule))
+    assert fitted.keys() == COSTS.keys()
+    for key, cost in COSTS.items():
+        assert fitted[key].startup_s == pytest.approx(cost.startup_s, abs=1e-9), key
+        assert fitted[key].step_s == pytest.approx(cost.step_s, rel=1e-9), key
+
+
+def test_the_warm_up_rule_a_record_names_decides_its_warm_ups():
+    run = _record(COSTS)["numbers"][0]
+    queue = cost_model.recorded_designs(run)["knob sweep"]
+    per_worker = cost_model.recorded_designs({**run, "warmup_rule": knee_experiment.WARMUP_RULE})["knob sweep"]
+    pf1 = cost_model.Row.from_label("w8 b64 pf1")
+    assert pf1.queue == 8 and cost_model.Row.from_label("w8 b64 (A/A)").queue == 16
+    assert queue.plan_of(cost_model.Row.from_label("w8 b64")) == (16, 16)
+    assert per_worker.plan_of(cost_model.Row.from_label("w8 b64")) == (8, 16)
+    assert per_worker.plan_of(pf1) == (8, 8)
+
+
+def test_the_recorded_h200_run_is_priced_back_to_its_recorded_seconds():
+    record = json.loads((ROOT / cost_model.RECORD).read_text())
+    costs = cost_model.fit(record)
+    assert all(c.step_s > 0 and -0.1 < c.startup_s < 2.0 for c in costs.values()), costs
+    for run in record["numbers"]:  # each run's own design, at the costs averaged over runs
+        for name, design in cost_model.recorded_designs(run).items():
+            priced = sum(cost_model.sweep_seconds(design, costs, name).values())
+            spent = sum(v for k, v in run["phases"].items() if k.startswith(f"{name}: "))
+            assert priced == pytest.approx(spent, rel=0.2), name
+
+
+def test_a_worker_count_the_record_lacks_is_bounded_from_the_next_one_up_and_others_refused():
+    costs = cost_model.fit(_record(COSTS))
+    design = cost_model.Design((cost_model.Row("w2 b64", 2),), 3, 3, 1)
+    two = cost_model.sweep_seconds(design, costs, "worker sweep")["w2 b64"]
+    assert two == pytest.approx(3 * (0.5 + (2 + 4) * 0.056 * 4 / 2))  # w4's start-up, twice its step
+    with pytest.raises(ValueError, match="record that setting"):
+        cost_model.sweep_seconds(cost_model.Design((cost_model.Row("w8 b64 uint8", 8),), 6, 32, 1),
+                                 costs, "knob sweep")
+    with pytest.raises(ValueError, match="at least one round"):
+        cost_model.sweep_seconds(cost_model.Design((cost_model.Row("w4 b64", 4),), 0, 3, 1),
+                                 costs, "worker sweep")
+
+
+@pytest.mark.parametrize("bad", [{}, {"numbers": []}, {"numbers": [{"plan": {}}]}, []])
+def test_a_record_that_is_not_one_is_refused_clearly(bad):
+    with pytest.raises(ValueError, match="reproduce record"):
+        cost_model.fit(bad)
+    with pytest.raises(ValueError, match="label"):
+        cost_model.Row.from_label("eight workers")
+
+
+def test_this_source_s_plan_fits_its_budgets_and_costs_less_than_the_recorded_one():
+    """What the budgets and docstrings rest on: each sweep as planned now, priced from the
+    H200 record, within its hard budget less a 25% margin (so a run on the H200 measures the
+    same rows every time), and the chapter below its recorded 157 s."""
+    record = json.loads((ROOT / cost_model.RECORD).read_text())
+    estimate = cost_model.chapter_seconds(record, cost_model.current_designs())
+    knobs, workers = (sum(estimate.sweeps[n].values()) for n in ("knob sweep", "worker sweep"))
+    assert knobs <= 0.75 * knee_experiment.KNOB_SWEEP_BUDGET_S, estimate.lines()
+    assert workers <= 0.75 * knee_experiment.WORKER_SWEEP_BUDGET_S, estimate.lines()
+    assert knobs < estimate.recorded_sweeps["knob sweep"] and workers < estimate.recorded_sweeps["worker sweep"]
+    assert estimate.total_s < cost_model.RECORDED_TOTAL_S
+    assert [label for label in estimate.sweeps["knob sweep"]] == [
+        "w8 b64", "w8 b64 (A/A)", "w8 b64 pin devprefetch uint8", "w8 b64 uint8"]
+    assert estimate.lines()[-1].startswith(f"total: {estimate.total_s:.1f} s")
