@@ -474,15 +474,16 @@ def gap_figures(traces: Mapping[str, timeline.Trace]) -> dict[str, dict]:
 
 
 def step_note(gap_us: float | None, step_us: float | None) -> str:
-    """The gap beside the trace export's time step. The step is the smallest nonzero time
-    difference in the exported trace: the export's resolution (the H200's traces read 0.001 us
-    in two runs, 0.031 us in a third), not the GPU clock's, and the same gap (0.256046875 us)
-    is not a whole number of it: the gap is read to about one step, no finer."""
+    """The replay's gap in plain words, with how finely the profiler's times can read it. The
+    step (the smallest nonzero time difference in the exported trace) is how coarsely the
+    export rounds its times; it moved from 0.001 to 0.031 us between H200 runs, so it is
+    given as the gap's uncertainty, not as a figure of its own (review 2026-12-03d item 13)."""
     if gap_us is None:
         return ""
     if step_us is None:
-        return f"gap {gap_us:.5f} us; the trace's time step is not in this record"
-    return f"gap {gap_us:.5f} us, to the trace export's {step_us:.3f} us step (not the GPU clock's)"
+        return f"gap between replayed kernels {gap_us:.3f} us"
+    return (f"gap between replayed kernels {gap_us:.3f} us, give or take {step_us:.3f} us: the "
+            "profiler rounds its times that coarsely here")
 
 
 def summaries(traces: Mapping[str, timeline.Trace]) -> Table:

@@ -198,6 +198,11 @@ def test_c18_note_quotes_the_fresh_processes_from_reproduce_s_record():
     assert "no fresh-process figures" in cases.fresh_process_note({"claims": {}})
     on_file = cases.fresh_process_note()  # results/reproduce/nvidia-h200-04_fusion.json, as recorded
     assert on_file.startswith("taken after this chapter's profiled and compiled work")
+    # review 2026-12-03d item 2: the page's range is the committed record's, read when the cell runs
+    path = ROOT / "results" / "reproduce" / cases.FRESH_RECORD
+    if path.exists():
+        spread = json.loads(path.read_text())["claims"]["C18"]["spread"]["eager gap, slope minus kernel (us)"]
+        assert f"eager gap {spread['min']:.2f}-{spread['max']:.2f} us" in on_file
 
 
 def test_the_launch_takeaway_and_the_cpu_trace():
@@ -232,10 +237,11 @@ def test_the_timestamp_step_is_measured_from_the_trace():
     assert measured == pytest.approx(step, rel=1e-6)
     # float rounding below a nanosecond is not a step; one kernel alone gives its duration
     assert cases.timestamp_step_us(_kernels_at([0.0, 1.2560001], [1.0, 1.0])) == pytest.approx(0.256)
-    # review 2026-12-03c item 12: the step is the export's resolution, and no step count is claimed
-    assert cases.step_note(0.256, step).endswith("the trace export's 0.032 us step (not the GPU clock's)")
-    assert "steps" not in cases.step_note(0.256, step)
-    assert "not in this record" in cases.step_note(0.256, None) and cases.step_note(None, None) == ""
+    # review 2026-12-03d item 13: the step is said in plain words, as the gap's uncertainty
+    assert cases.step_note(0.256, step) == ("gap between replayed kernels 0.256 us, give or take 0.032 us: "
+                                            "the profiler rounds its times that coarsely here")
+    assert cases.step_note(0.256, None) == "gap between replayed kernels 0.256 us"
+    assert cases.step_note(None, None) == ""
     figures = cases.gap_figures({"graph replay": _kernels_at(starts, durations)})["graph replay"]
     assert figures["timestamp_step_us"] == pytest.approx(step, rel=1e-6)
     assert figures["launch_gap_median_us"] == pytest.approx(8 * step)
