@@ -160,12 +160,14 @@ chapter.show([narrow_facts], title="narrow on the transposed view").fold(
     "its time against narrow on contiguous x", "\n".join([str(narrow_times), *(t for _, t in narrow_times.folded)]))
 
 # %%
+narrow_moved = narrow_cmp["narrow on transposed y"]
 c6 = chapter.judge("C6", {
     "copy_bytes": log.total_bytes, "shares_storage": copies.shares_storage(z, x1024),
     "narrow_contiguous_median_s": narrow_cmp["narrow on contiguous x"].timing.median_s,
-    "narrow_transposed_median_s": narrow_cmp["narrow on transposed y"].timing.median_s,
+    "narrow_transposed_median_s": narrow_moved.timing.median_s,
+    "narrow_ratio": narrow_moved.ratio, "ratio_iqr": [narrow_moved.ratio_q25, narrow_moved.ratio_q75],
     "gpu_kernels_launched": kernels_launched, "device": str(chapter.device),
-}, form=chapter.form())
+}, form=chapter.lab.cases.form(chapter, "C6", seed_form_on_gpu=True))
 chapter.table([c6])
 
 # %% [markdown]
@@ -174,14 +176,14 @@ chapter.table([c6])
 # not of moving data. On a GPU the profiler lists no kernel for it at all.
 
 # %% [markdown]
-# ## C10: a GEMM that takes strides, against `torch.matmul`
+# ## C10 and C2: does a transposed operand make `matmul` copy?
 #
-# The seed's own experiment: `A.t() @ B` for 1024x1024 matrices, where `A.t()` is a
-# transposed view. On a GPU the stride-aware GEMM is `labkit/chapters/ch02_contiguity_and_hidden_copies/strided_gemm.py`, a Triton
-# kernel that reads both operands through their strides; it runs against `torch.matmul` on
-# the same view and against `.contiguous()` then `torch.matmul`, at 1024 and 4096, in fp16
-# and fp32 (fp32 in IEEE float32 on both sides). On a CPU there is no custom GEMM: `torch.matmul`
-# on the view runs against `.contiguous()` then `torch.matmul`. Predict first:
+# Two claims of the seed ask it. **C10**, the seed's own experiment: `A.t() @ B` for 1024x1024
+# matrices, where `A.t()` is a transposed view; a GEMM that reads strides against
+# `torch.matmul` on the view and against `.contiguous()` then `torch.matmul`. **C2**: a 2-D
+# matrix `x.t().matmul(w)`, and the seed's 3-D batch, `x.transpose(0, 1)` of [batch, seq, dim]
+# times a [dim, dim] weight, with and without `.contiguous()` first. Each section's
+# measurement answers the other's question, so predict both before either runs.
 
 # %% jupyter={"source_hidden": true}
 strided_gemm = chapter.lab.strided_gemm
@@ -194,6 +196,25 @@ quiz_c10 = chapter.lab.widgets.Quiz(
     answer=lambda: chapter.lab.cases.c10_faster(globals().get("c10_comparisons")),
 )
 quiz_c10
+
+# %% jupyter={"source_hidden": true}
+matmul_dtype, batch, matmul_cases = chapter.lab.cases.matmul_cases(chapter.device, chapter.on_gpu,
+                                                                   chapter.sizes.matmul_n)
+quiz_c2 = chapter.lab.widgets.Quiz(
+    "3-D batch: which is faster, x.transpose(0, 1).matmul(w) or x.transpose(0, 1).contiguous().matmul(w)?",
+    choices=["without .contiguous()", "with .contiguous() first", "about the same (within 10%)"],
+    answer=lambda: chapter.lab.cases.which_is_faster(globals().get("c2_comparisons"), "3-D batch"),
+)
+quiz_c2
+
+# %% [markdown]
+# ### C10: a GEMM that takes strides, against `torch.matmul`
+#
+# On a GPU the stride-aware GEMM is `labkit/chapters/ch02_contiguity_and_hidden_copies/strided_gemm.py`, a Triton
+# kernel that reads both operands through their strides; it runs against `torch.matmul` on
+# the same view and against `.contiguous()` then `torch.matmul`, at 1024 and 4096, in fp16
+# and fp32 (fp32 in IEEE float32 on both sides). On a CPU there is no custom GEMM: `torch.matmul`
+# on the view runs against `.contiguous()` then `torch.matmul`.
 
 # %%
 chapter.claim("C10")
@@ -225,7 +246,8 @@ for n, dtype in gemm_settings:
         "matmul_view_median_s": view.timing.median_s,
         "copy_then_matmul_median_s": cmp["contiguous() then torch.matmul"].timing.median_s,
         "stride_aware_median_s": cmp[baseline].timing.median_s if "stride-aware" in baseline else None,
-        "ratio_iqr": [view.ratio_q25, view.ratio_q75],
+        "ratio": view.ratio, "ratio_iqr": [view.ratio_q25, view.ratio_q75],
+        "matmul_view_host_s": view.timing.host_s, "stride_aware_host_s": cmp[baseline].timing.host_s,
         "pct_of_matmul_ceiling": {k: v.timing.pct_of_matmul_ceiling for k, v in cmp.variants.items()},
     })
 first_case = next(iter(c10_comparisons))
@@ -236,7 +258,8 @@ chapter.show(c10_comparisons[first_case], title=first_case).note(
 
 # %%
 c10 = chapter.judge("C10", {"cases": c10_cases, "flags": c10_flagged, "device": str(chapter.device)},
-                    form=chapter.form("float32: torch.matmul is the only GEMM; does it copy?"))
+                    form=chapter.lab.cases.form(chapter, "C10", "float32: torch.matmul is the only GEMM; "
+                                                "does it copy?", seed_form_on_gpu=True))
 chapter.table([c10])
 
 # %% [markdown]
@@ -246,21 +269,7 @@ chapter.table([c10])
 # float32 operand reads 4 MiB and writes 4 MiB.)
 
 # %% [markdown]
-# ## C2: does a transposed operand make `matmul` copy?
-#
-# Two cases: a 2-D matrix `x.t().matmul(w)`, and the seed's 3-D batch,
-# `x.transpose(0, 1)` of [batch, seq, dim] times a [dim, dim] weight. Predict for the seed's
-# 3-D case before you read the claim.
-
-# %% jupyter={"source_hidden": true}
-matmul_dtype, batch, matmul_cases = chapter.lab.cases.matmul_cases(chapter.device, chapter.on_gpu,
-                                                                   chapter.sizes.matmul_n)
-quiz_c2 = chapter.lab.widgets.Quiz(
-    "3-D batch: which is faster, x.transpose(0, 1).matmul(w) or x.transpose(0, 1).contiguous().matmul(w)?",
-    choices=["without .contiguous()", "with .contiguous() first", "about the same (within 10%)"],
-    answer=lambda: chapter.lab.cases.which_is_faster(globals().get("c2_comparisons"), "3-D batch"),
-)
-quiz_c2
+# ### C2: the 2-D matrix and the seed's 3-D batch
 
 # %%
 chapter.claim("C2")
@@ -283,7 +292,7 @@ for case, (a, w_, flops) in matmul_cases.items():
         "implicit_copy_bytes": log.total_bytes, "implicit_ops": [e.op for e in log.events],
         "implicit_median_s": implicit.timing.median_s,
         "explicit_median_s": cmp["x.transpose(0,1).contiguous().matmul(w)"].timing.median_s,
-        "ratio_iqr": [implicit.ratio_q25, implicit.ratio_q75],
+        "ratio": implicit.ratio, "ratio_iqr": [implicit.ratio_q25, implicit.ratio_q75],
         "implicit_pct_of_matmul_ceiling": implicit.timing.pct_of_matmul_ceiling,
     })
 # The quiz's case, the 3-D batch, shown; the 2-D case (and its harness notes) folded under it.
@@ -295,9 +304,8 @@ chapter.show(c2_comparisons["3-D batch"], title="3-D batch").fold(
 
 # %%
 c2 = chapter.judge("C2", {"cases": c2_cases, "flags": c2_flagged, "device": str(chapter.device)},
-                   form=chapter.form("float32", there=(
-                       f"analogue: {chapter.lab.env.fingerprint().get('gpu_name', 'GPU')} (the seed: "
-                       f"A100), {str(matmul_dtype).replace('torch.', '')}, batch {batch}")))
+                   form=chapter.lab.cases.form(chapter, "C2", f"{str(matmul_dtype).replace('torch.', '')}"
+                                               + (f", batch {batch}" if chapter.on_gpu else "")))
 chapter.table([c2])
 
 # %% [markdown]
@@ -432,7 +440,7 @@ c9 = chapter.judge("C9", {
     "contiguous_returns_self": same is x3, "contiguous_copy_bytes": contiguous_log.total_bytes,
     "transposed_gbps": transposed.gbps, "plain_copy_gbps": plain.gbps,
     "penalty_iqr": [penalty.ratio_q25, penalty.ratio_q75], "flags": c9_flagged,
-    "kept": c9_kept, "seed_rows_mb_s": seed_rows,
+    "penalty": penalty.ratio, "kept": c9_kept, "seed_rows_mb_s": seed_rows,
     "contiguous_call_penalty": copy_cmp["x.transpose(0, 2).contiguous()"].ratio,
     "contiguous_call_penalty_iqr": [copy_cmp["x.transpose(0, 2).contiguous()"].ratio_q25,
                                     copy_cmp["x.transpose(0, 2).contiguous()"].ratio_q75],
@@ -440,7 +448,7 @@ c9 = chapter.judge("C9", {
     "contiguous_call_page_fault_share": whole.page_fault_share,
     "transposed_pct_of_copy_ceiling": transposed.pct_of_copy_ceiling,
     "plain_pct_of_copy_ceiling": plain.pct_of_copy_ceiling, "device": str(chapter.device),
-}, form=chapter.lab.claims.c9_form(chapter.on_gpu, chapter.analogue))
+}, form=chapter.lab.claims.c9_form(chapter.on_gpu, chapter.lab.cases.form(chapter, "C9")))
 chapter.table([c9])
 
 # %% [markdown]
@@ -452,7 +460,8 @@ chapter.table([c9])
 # in again. The harness's "keep freed memory" raises `M_MMAP_THRESHOLD` to its largest value,
 # 32 MiB on 64-bit Linux: a 64 MiB block is still mmap'd (only `mallopt(M_MMAP_MAX, 0)` would
 # keep it, and the harness does not do that). The `copy_` variants allocate nothing, so for
-# them the two runs differ only by noise; the verdict reads `.contiguous()`'s penalty with both:
+# them the two runs differ only by noise. The verdict reads `.contiguous()`'s rerun only where
+# its page faults fell; where they did not, the setting did not take, and the verdict says so:
 
 # %%
 kept_cmp and chapter.show([{"malloc keeping freed memory": label, "GB/s": v.timing.gbps,
@@ -599,8 +608,8 @@ chapter.show(chapter.lab.table.Table("time per element of a sum", ["patterns", "
             if c5b_ev["l1_call_overhead_share"] is not None else " (device time: no call in it)")]))
 
 # %%
-c5b = chapter.judge("C5b", c5b_ev, form=f"{chapter.analogue}, float32, time per element of a sum (an "
-                    "analogue: the seed gives per-access latency)")
+c5b = chapter.judge("C5b", c5b_ev, form=chapter.lab.cases.form(
+    chapter, "C5b", "float32, time per element of a sum (the seed gives per-access latency)"))
 chapter.table([c5b])
 
 # %% [markdown]

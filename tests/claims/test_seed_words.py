@@ -76,6 +76,6 @@ def test_c9s_form_says_the_dtlb_misses_are_not_measured():
     form = ch02.c9_form(on_gpu=False)
     assert form != claims.SEED_FORM and "DTLB misses the seed names not measured" in form
     assert claims.form_kind(form) == "analogue"
-    assert "no DTLB" in ch02.c9_form(on_gpu=True, analogue="GPU analogue: cuda")
+    assert "no DTLB" in ch02.c9_form(on_gpu=True, analogue="analogue: NVIDIA H200 (the seed: a CPU)")
     with pytest.raises(TypeError, match="on_gpu"):
         ch02.c9_form("cpu")  # type: ignore[arg-type]

@@ -52,10 +52,17 @@ KEYS: dict[str, dict[str, list[str]]] = {
     "02_contiguity_and_hidden_copies": {
         "quiz_c6": ["narrow on the transposed view:", "narrow on transposed y"],
         # C10 asks the time of torch.matmul on the view against the verdict's baseline: its
-        # table's label, and C2's explanation that BLAS reads a transposed operand as a flag
-        "quiz_c10": ["torch.matmul on the view", "BLAS takes", "as a flag"],
-        # C2 asks the 3-D batch: its timed variants' labels and the bmm explanation
-        "quiz_c2": ["x.transpose(0,1).matmul(w)", "batched matmul"],
+        # table's label, C2's 2-D comparison (the same question on a CPU) and the explanation
+        # that BLAS reads a transposed operand as a flag
+        "quiz_c10": ["torch.matmul on the view", "BLAS takes", "as a flag", "x.transpose(0,1).matmul(w)"],
+        # C2 asks the 3-D batch: its timed variants' labels and the bmm explanation, and C10's
+        # table and premise, which answer it for the 2-D case (review 2026-12-03d item 5: C10's
+        # "torch.matmul on the view 0.52x" and "BLAS takes a transposed matrix as a flag" sat
+        # above C2's quiz)
+        # (its table's label alone is also one of C10's quiz choices, so the note under it and
+        # the verdict's wording stand for the table)
+        "quiz_c2": ["x.transpose(0,1).matmul(w)", "batched matmul", "torch.matmul on the view copied",
+                    "contiguous()-then-matmul", "BLAS takes", "as a flag"],
         # C9 asks the transposed copy's penalty: the comparison's labels and the seed's rows
         "quiz_c9": ["transposed copy: dst.copy_", "the seed's rows, measured",
                     "A copy's cost is its access pattern"],

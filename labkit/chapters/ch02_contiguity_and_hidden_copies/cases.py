@@ -14,6 +14,7 @@ from collections.abc import Callable, Mapping
 import torch
 
 from labkit.chapters.ch02_contiguity_and_hidden_copies import claims as ch02
+from labkit.core import env
 from labkit.measure import bench, copies
 from labkit.measure.timing import Comparison
 from labkit.show.table import Table
@@ -204,6 +205,8 @@ def c5b_measure(chapter: object, count: int, rounds: int = 5, rep_ms: int = 300)
         "l1_passes_per_call": next(iter(window.values())).shape[0],
         "l1_call_overhead_share": max(shares) if shares else None,
         "flags": flagged, "kept": kept and kept_alignment(kept),
+        # the defaults' faults beside the kept run's: the kept figure is read only where they fell
+        "faults_per_call": {label: v.timing.minor_faults_per_call for label, v in dram_cmp.variants.items()},
         "ratio_iqr": {label: [v.ratio_q25, v.ratio_q75] for label, v in dram_cmp.variants.items()},
         "ratio_iqr_l1": {label: [v.ratio_q25, v.ratio_q75] for label, v in l1_cmp.variants.items()},
         "device": str(device),
@@ -231,6 +234,26 @@ def l1_flags(comparison: Comparison, case: str = ch02.L1_CASE) -> list[dict]:
     that is mostly the cost of the call itself, is held against it."""
     return [flag for flag in comparison.flags(case) if "ceiling" not in flag["why"]
             or "noisy" in flag["why"] or "overhead" in flag["why"]]
+
+
+def device_name(on_gpu: bool, threads: int) -> str:
+    """This machine's device as a form names it: the GPU's name, else the CPU's model and its
+    threads ('AMD EPYC, 2 threads')."""
+    found = env.fingerprint()
+    if on_gpu:
+        return str(found.get("gpu_name") or "a GPU")
+    return f"{found.get('cpu_model') or 'this CPU'}, {threads} threads"
+
+
+def form(chapter: object, claim_id: str, detail: str = "", seed_form_on_gpu: bool = False) -> str:
+    """The form a chapter 02 verdict judges, in the one style (`claims.analogue_form`): the
+    seed's own where a GPU runs the seed's experiment (`seed_form_on_gpu`: C6, C10), else
+    'analogue: <this device> (the seed: <its device>)' with the detail."""
+    on_gpu = bool(chapter.on_gpu)  # type: ignore[attr-defined]
+    if on_gpu and seed_form_on_gpu:
+        return str(chapter.seed_form)  # type: ignore[attr-defined]
+    return ch02.analogue_form(device_name(on_gpu, int(chapter.threads)),  # type: ignore[attr-defined]
+                              ch02.SEED_DEVICES[claim_id], detail)
 
 
 CONTIGUOUS_CALL = "x.transpose(0, 2).contiguous()"  # C9's variant that allocates on every call

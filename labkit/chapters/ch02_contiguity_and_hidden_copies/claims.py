@@ -66,6 +66,49 @@ def allocator_split(default_band: str, kept_band: str | None, what: str) -> tupl
             "the allocator: page faults from memory returned to the system decide it")
 
 
+def stated_ratio(recorded: object, numerator: float, denominator: float) -> float:
+    """The ratio a verdict states and decides on: the comparison's own, the median of its
+    per-round ratios, which is the number its table shows (review 2026-12-03d item 7: C9's
+    table said 27.94x and its verdict 26.74x); evidence recorded before it kept only the two
+    medians, whose ratio stands in."""
+    if recorded is not None:
+        return float(recorded)
+    return float(numerator) / float(denominator)
+
+
+# The kept-memory rerun is shown only where malloc's setting took: the faults per call fell to
+# at most this share of the defaults'. (C9's .contiguous() of 64 MiB still took 16,385 faults
+# per call with the setting, a block above the largest mmap threshold, so its "43.56x" was noise.)
+KEPT_TOOK_SHARE = 0.5
+
+
+def kept_took(default_faults: object, kept_faults: object) -> bool | None:
+    """Whether malloc keeping freed memory changed anything: the kept run's page faults per
+    call at most KEPT_TOOK_SHARE of the defaults'. None when either count is not recorded
+    (older evidence: the rerun is read as before); False when the defaults faulted nothing
+    (there was nothing for the setting to change)."""
+    if default_faults is None or kept_faults is None:
+        return None
+    default, kept = float(default_faults), float(kept_faults)
+    return default > 0 and kept <= KEPT_TOOK_SHARE * default
+
+
+def _kept_usable(kept: Mapping | None, default_faults: object, kept_faults_key: str) -> bool | None:
+    """kept_took for one claim's evidence (None: no kept run, or counts not recorded)."""
+    if not kept:
+        return None
+    return kept_took(default_faults, kept.get(kept_faults_key))
+
+
+def _did_not_take(default_faults: float, kept_faults: float, what: str) -> str:
+    """Why the kept-memory rerun is not read: the setting did not take, or had nothing to do."""
+    if default_faults <= 0:
+        return (f"; {what} faulted no pages with malloc's defaults, so keeping freed memory has "
+                "nothing to change and its rerun is not read")
+    return (f"; malloc keeping freed memory did not take for {what} ({kept_faults:,.0f} page "
+            f"faults per call against {default_faults:,.0f} with the defaults), so its rerun is not read")
+
+
 def _kept_text(kept: Mapping | None, ratio_key: str, label: str) -> str:
     if not kept or kept.get(ratio_key) is None:
         return ""
@@ -78,7 +121,7 @@ def check_c2(ev: Mapping, th: Mapping) -> tuple[str, str, str]:
         raise ClaimError("C2: no matmul case was measured")
     holds, noisy, notes = [], [], []
     for c in cases:
-        ratio = c["implicit_median_s"] / c["explicit_median_s"]
+        ratio = stated_ratio(c.get("ratio"), c["implicit_median_s"], c["explicit_median_s"])
         copies = int(c["implicit_copy_bytes"]) > 0
         where = band(ratio, c.get("ratio_iqr"), th["costly_ratio"])
         notes.append(f"{c['case']}: implicit copy {'yes' if copies else 'no'}, "
@@ -99,8 +142,9 @@ def check_c2(ev: Mapping, th: Mapping) -> tuple[str, str, str]:
 
 def decisions_c2(ev: Mapping, th: Mapping) -> list[Decision]:
     """Each case's implicit/explicit time decides only where a copy is: no copy refutes alone."""
-    return [Decision(c["case"], c["implicit_median_s"] / c["explicit_median_s"], c.get("ratio_iqr"),
-                     th["costly_ratio"]) for c in ev["cases"] if int(c["implicit_copy_bytes"]) > 0]
+    return [Decision(c["case"], stated_ratio(c.get("ratio"), c["implicit_median_s"], c["explicit_median_s"]),
+                     c.get("ratio_iqr"), th["costly_ratio"])
+            for c in ev["cases"] if int(c["implicit_copy_bytes"]) > 0]
 
 
 C2 = Claim(
@@ -213,6 +257,12 @@ def _window_text(ev: Mapping, l1: Mapping[str, float], fetched: Mapping[str, flo
             "of each other: no cache effect, so its time is not the memory's and is not judged ")
 
 
+def _faults(ev: Mapping | None) -> float | None:
+    """C5b's page faults per call, summed over the four patterns (None where not recorded)."""
+    found = (ev or {}).get("faults_per_call")
+    return None if not found else sum(float(v or 0) for v in dict(found).values())
+
+
 def check_c5b(ev: Mapping, th: Mapping) -> tuple[str, str, str]:
     """The seed's comparison (misaligned AND strided against aligned AND contiguous) per
     element of a sum, at two sizes: one pass over a DRAM-sized buffer, and many passes over an
@@ -234,17 +284,27 @@ def check_c5b(ev: Mapping, th: Mapping) -> tuple[str, str, str]:
     cached = window_speedup(ev) >= CACHE_EFFECT_SPEEDUP
     if not cached:  # the window measures no cache: the verdict reads DRAM-sized alone
         l1_band, alignment_l1 = seed_band, alignment_band
-    text = (f"DRAM-sized: the seed's ratio (misaligned+strided / aligned+contiguous) "
-            f"{ratio[MISALIGNED_STRIDED]:.2f}x; {_fetch_text(ratio, fetched)}. "
-            + _window_text(ev, l1, fetched)
-            + (f"(bytes fetched in whole {unit}-byte units; " if fetched else "(bytes fetched not recorded; ")
-            + "time per element of a sum, not the seed's latencies)"
-            + _kept_text(kept, "seed_ratio", "the seed's ratio"))
+    seed = f"the seed's ratio (misaligned+strided / aligned+contiguous) {ratio[MISALIGNED_STRIDED]:.2f}x"
     if seed_band == "above" and alignment_band == "below" and fetched is not None:
-        # the cause named at DRAM size (review 2026-12-03c item 9), so that a verdict the trust
-        # rule holds back on a flagged L1 window still says what the clear DRAM numbers show
-        text += (f"; at DRAM size the gap is the stride's ({fetched[ALIGNED_STRIDED] / fetched[ALIGNED_CONTIGUOUS]:.2f}x "
-                 f"the bytes), not alignment's ({fetched[MISALIGNED_CONTIGUOUS] / fetched[ALIGNED_CONTIGUOUS]:.2f}x)")
+        # the cause at DRAM size leads (review 2026-12-03d item 10): a verdict the trust rule
+        # holds back on a flagged timing still opens with what the clear DRAM numbers show
+        text = (f"at DRAM size the gap is the stride's, not alignment's: stride alone "
+                f"{ratio[ALIGNED_STRIDED]:.2f}x the time for "
+                f"{fetched[ALIGNED_STRIDED] / fetched[ALIGNED_CONTIGUOUS]:.2f}x the bytes, alignment alone "
+                f"{ratio[MISALIGNED_CONTIGUOUS]:.2f}x for "
+                f"{fetched[MISALIGNED_CONTIGUOUS] / fetched[ALIGNED_CONTIGUOUS]:.2f}x; {seed}. ")
+    else:
+        text = f"DRAM-sized: {seed}; {_fetch_text(ratio, fetched)}. "
+    default_faults, kept_faults = _faults(ev), _faults(kept)
+    took = kept_took(default_faults, kept_faults) if kept else None
+    text += (_window_text(ev, l1, fetched)
+             + (f"(bytes fetched in whole {unit}-byte units; " if fetched else "(bytes fetched not recorded; ")
+             + "time per element of a sum, not the seed's latencies)")
+    if took is False:  # the rerun measured the same allocator: its figure is noise, not read
+        text += _did_not_take(default_faults, kept_faults, "the sums")
+        kept = None
+    else:
+        text += _kept_text(kept, "seed_ratio", "the seed's ratio")
     if "noise" in (seed_band, l1_band, alignment_band, alignment_l1):
         return DEPENDS, text, NOISE
     kept_band = (band(float(kept["seed_ratio"]), kept.get("seed_ratio_iqr"), limit)
@@ -310,7 +370,7 @@ C5b = Claim(
 
 def check_c6(ev: Mapping, th: Mapping) -> tuple[str, str, str]:
     copied = int(ev["copy_bytes"])
-    ratio = ev["narrow_transposed_median_s"] / ev["narrow_contiguous_median_s"]
+    ratio = stated_ratio(ev.get("narrow_ratio"), ev["narrow_transposed_median_s"], ev["narrow_contiguous_median_s"])
     if copied == 0 and ev["shares_storage"]:
         return (REFUTED, f"narrow on the transposed view copied 0 bytes and shares storage; "
                 f"it takes {ratio:.2f}x the time of narrow on the contiguous tensor", "")
@@ -324,7 +384,8 @@ def decisions_c6(ev: Mapping, th: Mapping) -> list[Decision]:
     """narrow's transposed/contiguous time, where it copied (no copy refutes on its own)."""
     if int(ev["copy_bytes"]) == 0 and ev["shares_storage"]:
         return []
-    return [Decision("narrow", ev["narrow_transposed_median_s"] / ev["narrow_contiguous_median_s"],
+    return [Decision("narrow", stated_ratio(ev.get("narrow_ratio"), ev["narrow_transposed_median_s"],
+                                            ev["narrow_contiguous_median_s"]),
                      ev.get("ratio_iqr"), th["narrow_costly_ratio"])]
 
 
@@ -352,17 +413,24 @@ def _seed_rows_text(rows: Mapping[str, float], free_when_contiguous: bool) -> st
 def check_c9(ev: Mapping, th: Mapping) -> tuple[str, str, str]:
     full_copy = int(ev["transposed_copy_bytes"]) >= int(ev["expected_bytes"]) > 0
     free_when_contiguous = bool(ev["contiguous_returns_self"]) and int(ev["contiguous_copy_bytes"]) == 0
-    penalty = ev["plain_copy_gbps"] / ev["transposed_gbps"]
+    penalty = stated_ratio(ev.get("penalty"), ev["plain_copy_gbps"], ev["transposed_gbps"])
     kept = ev.get("kept")
     # The allocator can change only what allocates: .contiguous() (a fresh 64 MiB each call),
     # its penalty with each allocator. Older evidence kept the copy_ penalty (no allocation).
     of_call = bool(kept) and kept.get("of") is not None and ev.get("contiguous_call_penalty") is not None
+    default_faults = ev.get("contiguous_call_faults_per_call")
+    took = _kept_usable(kept, default_faults, "contiguous_call_faults_per_call") if of_call else None
     text = (f"transposed: {ev['transposed_copy_bytes']} bytes copied at {ev['transposed_gbps']:.1f} "
             f"GB/s, {penalty:.2f}x slower than a plain copy; already contiguous: "
             f"{'returns itself, no copy' if free_when_contiguous else 'copies'}")
     if of_call:
-        text += (f"; .contiguous() itself (it allocates): {float(ev['contiguous_call_penalty']):.2f}x a "
-                 f"plain copy, {float(kept['penalty']):.2f}x with malloc keeping freed memory")
+        text += f"; .contiguous() itself (it allocates): {float(ev['contiguous_call_penalty']):.2f}x a plain copy"
+        if took is False:  # the rerun's faults did not fall: its figure measures noise, not the allocator
+            text += _did_not_take(float(default_faults), float(kept["contiguous_call_faults_per_call"]),
+                                  ".contiguous()")
+            kept = None
+        else:
+            text += f", {float(kept['penalty']):.2f}x with malloc keeping freed memory"
     else:
         text += _kept_text(kept, "penalty", "the penalty is")
     if ev.get("seed_rows_mb_s"):
@@ -393,8 +461,21 @@ def decisions_c9(ev: Mapping, th: Mapping) -> list[Decision]:
     free = bool(ev["contiguous_returns_self"]) and int(ev["contiguous_copy_bytes"]) == 0
     if not (full_copy and free):
         return []
-    return [Decision("the penalty", ev["plain_copy_gbps"] / ev["transposed_gbps"],
+    return [Decision("the penalty", stated_ratio(ev.get("penalty"), ev["plain_copy_gbps"], ev["transposed_gbps"]),
                      ev.get("penalty_iqr"), th["strided_penalty_ratio"])]
+
+
+# The device each claim's seed states it on, as a form names it ("the seed: A100").
+SEED_DEVICES = {"C2": "A100", "C6": "a GPU", "C9": "a CPU", "C10": "a GPU", "C5b": "a CPU"}
+
+
+def analogue_form(device: str, seed: str, detail: str = "") -> str:
+    """One style for every form this chapter judges away from the seed's setting (review
+    2026-12-03d item 12, which found 'GPU analogue: cuda' beside 'analogue: NVIDIA H200 (the
+    seed: A100)'): 'analogue: <this device> (the seed: <the seed's>)', then the detail."""
+    if not device or not seed:
+        raise ValueError(f"an analogue form names this device and the seed's, got {device!r} and {seed!r}")
+    return f"analogue: {device} (the seed: {seed})" + (f", {detail}" if detail else "")
 
 
 def c9_form(on_gpu: bool, analogue: str = "") -> str:
@@ -403,7 +484,8 @@ def c9_form(on_gpu: bool, analogue: str = "") -> str:
     if not isinstance(on_gpu, bool):
         raise TypeError(f"on_gpu must be True or False, got {on_gpu!r}")
     if on_gpu:
-        return f"{analogue or 'GPU analogue'}, float32: bytes copied and copy speed measured; no DTLB on this form"
+        return (f"{analogue or analogue_form('a GPU', SEED_DEVICES['C9'])}, float32: bytes copied and copy "
+                "speed measured; no DTLB on this form")
     return ("CPU, float32, 128x512x256: bytes copied and copy speed measured; the DTLB misses the "
             "seed names not measured")
 
@@ -424,13 +506,35 @@ C9 = Claim(
     seed_text='contiguous() on 128×512×25618,4202.7Mnative contiguous tensor92012K')
 
 
+def _us(seconds: float) -> str:
+    return f"{1e6 * seconds:.3g} us"
+
+
+def launch_bound_text(c: Mapping) -> str:
+    """A GPU case's bound, from its row (review 2026-12-03d item 11): where a call's host launch
+    outlasts its device time, the ratio (device time) is not what a loop of calls sees; a loop
+    runs at the slower clock of each, max(host, device) per call. '' when neither call is
+    launch-bound, or the host launches were not recorded."""
+    view_host, aware_host = c.get("matmul_view_host_s"), c.get("stride_aware_host_s")
+    view_dev, aware_dev = c["matmul_view_median_s"], c.get("stride_aware_median_s")
+    if view_host is None or aware_host is None or aware_dev is None:
+        return ""
+    if view_host <= view_dev and aware_host <= aware_dev:
+        return ""
+    loop = max(view_host, view_dev) / max(aware_host, aware_dev)
+    pace = (f"torch.matmul {1 / loop:.1f}x faster" if loop < 1 else f"torch.matmul {loop:.1f}x slower")
+    return (f" (launch-bound: host {_us(aware_host)} against device {_us(aware_dev)} for the stride-aware "
+            f"GEMM, {_us(view_host)} against {_us(view_dev)} for torch.matmul; a loop of calls runs at "
+            f"the host's pace: {pace})")
+
+
 def _c10_gpu_case(c: Mapping, th: Mapping) -> tuple[str, str]:
     """(band of torch.matmul-on-the-view / stride-aware GEMM, one line of text)."""
-    ratio = c["matmul_view_median_s"] / c["stride_aware_median_s"]
+    ratio = stated_ratio(c.get("ratio"), c["matmul_view_median_s"], c["stride_aware_median_s"])
     where = band(ratio, c.get("ratio_iqr"), th["stride_aware_win_ratio"])
     copied = int(c["matmul_view_copy_bytes"])
     return where, (f"{c['case']}: torch.matmul on the view copied {copied} B and takes "
-                   f"{ratio:.2f}x the stride-aware GEMM's time")
+                   f"{ratio:.2f}x the stride-aware GEMM's time" + launch_bound_text(c))
 
 
 def check_c10(ev: Mapping, th: Mapping) -> tuple[str, str, str]:
@@ -459,7 +563,7 @@ def check_c10(ev: Mapping, th: Mapping) -> tuple[str, str, str]:
             c["case"] for c in wins)
     notes, copies_found, noisy = [], [], False
     for c in cases:
-        ratio = c["matmul_view_median_s"] / c["copy_then_matmul_median_s"]
+        ratio = stated_ratio(c.get("ratio"), c["matmul_view_median_s"], c["copy_then_matmul_median_s"])
         where = band(ratio, c.get("ratio_iqr"), 1.0)
         copied = int(c["matmul_view_copy_bytes"])
         if copied > 0:
@@ -483,9 +587,9 @@ def decisions_c10(ev: Mapping, th: Mapping) -> list[Decision]:
     CPU form: torch.matmul on the view over contiguous()-then-matmul (1.0), where it copied."""
     cases = list(ev["cases"])
     if cases and all(c.get("stride_aware_median_s") is not None for c in cases):
-        return [Decision(c["case"], c["matmul_view_median_s"] / c["stride_aware_median_s"],
+        return [Decision(c["case"], stated_ratio(c.get("ratio"), c["matmul_view_median_s"], c["stride_aware_median_s"]),
                          c.get("ratio_iqr"), th["stride_aware_win_ratio"]) for c in cases]
-    return [Decision(c["case"], c["matmul_view_median_s"] / c["copy_then_matmul_median_s"],
+    return [Decision(c["case"], stated_ratio(c.get("ratio"), c["matmul_view_median_s"], c["copy_then_matmul_median_s"]),
                      c.get("ratio_iqr"), 1.0) for c in cases if int(c["matmul_view_copy_bytes"]) > 0]
 
 

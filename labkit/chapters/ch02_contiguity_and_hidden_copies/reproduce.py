@@ -33,28 +33,28 @@ def measure_verdicts(quick: bool = False) -> list[claims.Verdict]:
 
 
 def deciding_ratios(verdict: claims.Verdict) -> dict[str, float]:
-    """The ratio(s) each verdict's threshold is compared with, by case."""
+    """The ratio(s) each verdict's threshold is compared with, by case: the ratio its check
+    states (`claims.stated_ratio`: the comparison's own where recorded)."""
     ev = verdict.evidence
+    stated = ch02.stated_ratio
     if verdict.claim_id == "C2":
-        return {c["case"]: c["implicit_median_s"] / c["explicit_median_s"] for c in ev["cases"]}
+        return {c["case"]: stated(c.get("ratio"), c["implicit_median_s"], c["explicit_median_s"])
+                for c in ev["cases"]}
     if verdict.claim_id == "C5b":
         dram, l1 = ev["ns_per_element"], ev["ns_per_element_l1"]
         return {f"{size}: {label}": ns[label] / ns[ch02.ALIGNED_CONTIGUOUS]
                 for size, ns in (("DRAM-sized", dram), (ch02.window_case(ev), l1))
                 for label in (ch02.MISALIGNED_CONTIGUOUS, ch02.MISALIGNED_STRIDED)}
     if verdict.claim_id == "C6":
-        return {"narrow": ev["narrow_transposed_median_s"] / ev["narrow_contiguous_median_s"]}
+        return {"narrow": stated(ev.get("narrow_ratio"), ev["narrow_transposed_median_s"],
+                                 ev["narrow_contiguous_median_s"])}
     if verdict.claim_id == "C9":
-        return {"penalty": ev["plain_copy_gbps"] / ev["transposed_gbps"]}
+        return {"penalty": stated(ev.get("penalty"), ev["plain_copy_gbps"], ev["transposed_gbps"])}
     if verdict.claim_id == "C10":
-        return {c["case"]: c["matmul_view_median_s"] / (c["stride_aware_median_s"]
-                                                        or c["copy_then_matmul_median_s"])
+        return {c["case"]: stated(c.get("ratio"), c["matmul_view_median_s"],
+                                  c["stride_aware_median_s"] or c["copy_then_matmul_median_s"])
                 for c in ev["cases"]}
     return {}
-
-
-def _form(chapter: session.Chapter, gpu_form: bool, extra: str = "") -> str:
-    return claims.SEED_FORM if gpu_form else chapter.analogue + extra
 
 
 def _c6(chapter: session.Chapter, quick: bool) -> claims.Verdict:
@@ -73,8 +73,8 @@ def _c6(chapter: session.Chapter, quick: bool) -> claims.Verdict:
         "copy_bytes": log.total_bytes, "shares_storage": copies.shares_storage(z, x),
         "narrow_contiguous_median_s": cmp["narrow on contiguous x"].timing.median_s,
         "narrow_transposed_median_s": moved.timing.median_s,
-        "ratio_iqr": [moved.ratio_q25, moved.ratio_q75], "flags": flagged,
-    }, form=_form(chapter, chapter.on_gpu))
+        "narrow_ratio": moved.ratio, "ratio_iqr": [moved.ratio_q25, moved.ratio_q75], "flags": flagged,
+    }, form=ch02_cases.form(chapter, "C6", seed_form_on_gpu=True))
 
 
 def _c2(chapter: session.Chapter, quick: bool, options: dict) -> claims.Verdict:
@@ -103,10 +103,10 @@ def _c2(chapter: session.Chapter, quick: bool, options: dict) -> claims.Verdict:
         found.append({"case": case, "dtype": str(dtype), "implicit_copy_bytes": log.total_bytes,
                       "implicit_median_s": implicit.timing.median_s,
                       "explicit_median_s": cmp["x.transpose(0,1).contiguous().matmul(w)"].timing.median_s,
-                      "ratio_iqr": [implicit.ratio_q25, implicit.ratio_q75]})
+                      "ratio": implicit.ratio, "ratio_iqr": [implicit.ratio_q25, implicit.ratio_q75]})
     return chapter.judge("C2", {"cases": found, "flags": flagged_all, "device": str(device)},
-                         form=f"GPU form: {str(dtype).replace('torch.', '')}" if on_gpu
-                         else chapter.analogue + ", float32")
+                         form=ch02_cases.form(chapter, "C2", str(dtype).replace("torch.", "")
+                                              + (f", batch {batch}" if on_gpu else "")))
 
 
 def _c9(chapter: session.Chapter, quick: bool, options: dict) -> claims.Verdict:
@@ -130,9 +130,9 @@ def _c9(chapter: session.Chapter, quick: bool, options: dict) -> claims.Verdict:
         "transposed_copy_bytes": transposed_log.total_bytes, "expected_bytes": nbytes,
         "contiguous_returns_self": same is x, "contiguous_copy_bytes": contiguous_log.total_bytes,
         "transposed_gbps": penalty.timing.gbps, "plain_copy_gbps": plain.timing.gbps,
-        "penalty_iqr": [penalty.ratio_q25, penalty.ratio_q75], "flags": flagged,
+        "penalty": penalty.ratio, "penalty_iqr": [penalty.ratio_q25, penalty.ratio_q75], "flags": flagged,
         "device": str(device),
-    }, form=_form(chapter, not chapter.on_gpu, ", float32"))
+    }, form=ch02.c9_form(chapter.on_gpu, ch02_cases.form(chapter, "C9")))
 
 
 def _c10(chapter: session.Chapter, quick: bool, options: dict) -> claims.Verdict:
@@ -165,14 +165,16 @@ def _c10(chapter: session.Chapter, quick: bool, options: dict) -> claims.Verdict
                       "matmul_view_median_s": view.timing.median_s,
                       "copy_then_matmul_median_s": cmp["contiguous() then torch.matmul"].timing.median_s,
                       "stride_aware_median_s": cmp[baseline].timing.median_s if aware else None,
-                      "ratio_iqr": [view.ratio_q25, view.ratio_q75]})
+                      "ratio": view.ratio, "ratio_iqr": [view.ratio_q25, view.ratio_q75],
+                      "matmul_view_host_s": view.timing.host_s, "stride_aware_host_s": cmp[baseline].timing.host_s})
     return chapter.judge("C10", {"cases": cases, "flags": flagged_all, "device": str(device)},
-                         form=_form(chapter, on_gpu, ", float32: torch.matmul is the only GEMM"))
+                         form=ch02_cases.form(chapter, "C10", "float32: torch.matmul is the only GEMM",
+                                              seed_form_on_gpu=True))
 
 
 def _c5b(chapter: session.Chapter, quick: bool) -> claims.Verdict:
     count = (1 << 18) if quick else chapter.sizes.copy_bytes // 4 // 4  # the notebook's size
     evidence, _, _ = ch02_cases.c5b_measure(chapter, count, rounds=2 if quick else 5,
                                             rep_ms=20 if quick else 300)
-    return chapter.judge("C5b", evidence, form=f"{chapter.analogue}, float32, time per element of a sum "
-                         "(an analogue: the seed gives per-access latency)")
+    return chapter.judge("C5b", evidence, form=ch02_cases.form(
+        chapter, "C5b", "float32, time per element of a sum (the seed gives per-access latency)"))

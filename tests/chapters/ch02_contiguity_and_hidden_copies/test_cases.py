@@ -99,3 +99,19 @@ def test_kept_evidence_and_the_elementwise_note():
     assert "transpose copy" not in cases.elementwise_note("aten", 1.2, False)
     assert "Why, on a CPU" in cases.elementwise_note("aten", 0.5, False)
     assert "Why" not in cases.elementwise_note("triton", 0.5, True)
+
+
+def test_a_form_names_this_device_and_the_seeds_in_one_style():
+    """Review 2026-12-03d item 12: no 'GPU analogue: cuda' beside 'analogue: NVIDIA H200 (the seed:
+    A100)'; on a CPU the model and threads, the seed's device in brackets; C6 and C10 on a GPU
+    are the seed's own form."""
+    from types import SimpleNamespace
+
+    from labkit import claims
+
+    cpu = SimpleNamespace(on_gpu=False, threads=2, seed_form=claims.SEED_FORM)
+    found = cases.form(cpu, "C2", "float32")
+    assert found.startswith("analogue: ") and found.endswith(", 2 threads (the seed: A100), float32")
+    assert "CPU analogue" not in found and cases.form(cpu, "C6", seed_form_on_gpu=True).endswith("(the seed: a GPU)")
+    gpu = SimpleNamespace(on_gpu=True, threads=16, seed_form=claims.SEED_FORM)
+    assert cases.form(gpu, "C10", "float32", seed_form_on_gpu=True) == claims.SEED_FORM

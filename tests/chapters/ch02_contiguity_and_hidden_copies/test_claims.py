@@ -7,6 +7,7 @@ import pytest
 
 from labkit import claims
 from labkit.chapters.ch02_contiguity_and_hidden_copies import claims as ch02
+from labkit.claims import tables as claims_tables
 from tests.claim_helpers import assert_outcomes_follow_the_evidence, judge
 from tests.paths import ROOT
 
@@ -115,13 +116,17 @@ def test_c5b_names_the_cause_and_the_size():
     assert stride.depends_on.startswith("the cause") and "stride alone 2.00x" in stride.reason
     assert "fetches 2.00x the bytes it uses" in stride.depends_on and "(1.01x)" in stride.depends_on
     assert "stride alone 2.00x for 2.00x" in stride.reason and "1.00x the time for 1.01x the bytes" in stride.reason
-    # review 2026-12-03c item 9: the cause is named in the reason too, so a flag on the L1 window
-    # that holds the verdict back ('depends' on noise) leaves the DRAM size's clear cause readable
-    assert "at DRAM size the gap is the stride's (2.00x the bytes), not alignment's (1.01x)" in stride.reason
+    # review 2026-12-03c item 9 and 2026-12-03d item 10: the reason opens with the cause at DRAM
+    # size, so a flag that holds the verdict back ('depends' on noise) leaves it readable first,
+    # inside the card's visible part (tables.NUMBERS_CHARACTERS), before any bookkeeping
+    lead = ("at DRAM size the gap is the stride's, not alignment's: stride alone 2.00x the time for "
+            "2.00x the bytes, alignment alone 1.00x for 1.01x")
+    assert stride.reason.startswith(lead)
     noisy_window = {"timing": "L1-resident: aligned, contiguous", "why": "noisy: IQR 50% of the median",
                     "spread": 0.5}
     held = judge("C5b", **CASES["C5b"]["depends"], flags=[noisy_window])
-    assert held.depends_on == claims.NOISE_FLAGGED and "at DRAM size the gap is the stride's" in held.reason
+    assert held.depends_on == claims.NOISE_FLAGGED and held.reason.startswith(lead)
+    assert claims_tables.deciding(held.reason).startswith(lead)  # the card shows it, flags folded
     assert "could carry L1-resident ratio 2.1x against 1.5 across it" in held.reason
     # DRAM shows the gap, L1 does not: the seed's number is a memory-size effect here
     sized = judge("C5b", **c5(misaligned=0.22, both=0.30, l1=(0.025, 0.025, 0.0275, 0.0275)))
@@ -357,3 +362,70 @@ def test_c5b_evidence_recorded_before_the_bytes_were_counted_is_still_judged():
     verdict = judge("C5b", **old)
     assert verdict.depends_on.startswith("the cause") and "bytes fetched not recorded" in verdict.reason
     assert "the bytes" not in verdict.depends_on
+
+
+def test_a_verdict_states_its_tables_ratio():
+    """Review 2026-12-03d item 7: the table showed the median of per-round ratios (C9 27.94x)
+    and the verdict the ratio of medians (26.74x). Where the evidence records the comparison's
+    own ratio the check states and decides on it; older evidence falls back to the medians."""
+    c9_now = judge("C9", **c9(penalty=27.94))
+    assert "27.94x slower than a plain copy" in c9_now.reason
+    assert "6.43x slower" in judge("C9", **c9()).reason  # 9.0 / 1.4, recorded before
+    c6_now = judge("C6", **CASES["C6"]["refuted"], narrow_ratio=1.14)
+    assert "takes 1.14x the time" in c6_now.reason
+    c2_now = judge("C2", cases=[dict(CASES["C2"]["refuted"]["cases"][0], ratio=0.83)])
+    assert "implicit/explicit time 0.83x" in c2_now.reason
+    c10_now = judge("C10", cases=[cpu_case(ratio=0.84)])
+    assert "takes 0.84x the time of contiguous()-then-matmul" in c10_now.reason
+    # the decision reads the same number: a stated 1.6x (above 1.5) confirms where the medians' 1.3x would not
+    near = dict(copy_bytes=2 << 20, shares_storage=False, narrow_contiguous_median_s=1e-6,
+                narrow_transposed_median_s=1.3e-6)
+    assert judge("C6", **near).outcome == "depends" and judge("C6", **near, narrow_ratio=1.6).outcome == "confirmed"
+    assert ch02.stated_ratio(None, 3.0, 2.0) == 1.5 and ch02.stated_ratio(1.2, 3.0, 2.0) == 1.2
+
+
+def test_the_kept_memory_figure_is_read_only_where_the_faults_fell():
+    """Review 2026-12-03d item 8: C9 quoted '43.56x with malloc keeping freed memory' from a rerun
+    still taking 16,385 faults per call: the setting had not taken, the figure was noise."""
+    of_call = dict(of="x.transpose(0, 2).contiguous()")
+    did_not_take = judge("C9", **c9(contiguous_call_penalty=32.0, contiguous_call_penalty_iqr=[30.0, 34.0],
+                                    contiguous_call_faults_per_call=16385,
+                                    kept=dict(of_call, penalty=1.2, penalty_iqr=[1.1, 1.3],
+                                              contiguous_call_faults_per_call=16385)))
+    assert did_not_take.outcome == "confirmed"  # the noise rerun's 1.2x no longer splits it
+    assert "with malloc keeping freed memory" not in did_not_take.reason
+    assert "malloc keeping freed memory did not take for .contiguous() (16,385 page faults" in did_not_take.reason
+    took = judge("C9", **c9(contiguous_call_penalty=32.0, contiguous_call_penalty_iqr=[30.0, 34.0],
+                            contiguous_call_faults_per_call=16385,
+                            kept=dict(of_call, penalty=1.2, penalty_iqr=[1.1, 1.3], contiguous_call_faults_per_call=3)))
+    assert took.depends_on.startswith("the allocator") and "1.20x with malloc keeping freed memory" in took.reason
+    # C5b's sums allocate nothing: with no faults to remove, the kept rerun is not read
+    no_faults = dict(faults_per_call=patterns(0, 0, 0, 0))
+    sums = judge("C5b", **c5(kept=dict(seed_ratio=2.0, seed_ratio_iqr=[1.9, 2.1], **no_faults), **no_faults))
+    assert sums.outcome == "refuted" and "faulted no pages with malloc's defaults" in sums.reason
+    assert "with malloc keeping freed memory the seed's ratio" not in sums.reason
+    assert ch02.kept_took(None, 3) is None and ch02.kept_took(0, 0) is False and ch02.kept_took(100, 40) is True
+
+
+def test_a_launch_bound_h200_case_says_what_a_loop_sees():
+    """Review 2026-12-03d item 11: the H200's 1024 rows are launch-bound (stride-aware host 80.4 us
+    against device 11.4 us; torch.matmul 21.5 against 5.98), so 0.52x (device) is ~3.7x in a loop."""
+    case = gemm_case(view=5.98e-6, aware=11.4e-6, ratio=0.52, ratio_iqr=[0.5, 0.54],
+                     matmul_view_host_s=21.5e-6, stride_aware_host_s=80.4e-6)
+    verdict = judge("C10", cases=[case])
+    assert verdict.outcome == "refuted" and "0.52x the stride-aware GEMM's time (launch-bound" in verdict.reason
+    assert "host 80.4 us against device 11.4 us" in verdict.reason and "torch.matmul 3.7x faster" in verdict.reason
+    device_bound = gemm_case(view=1e-3, aware=2e-3, matmul_view_host_s=2e-5, stride_aware_host_s=2e-5)
+    assert "launch-bound" not in judge("C10", cases=[device_bound]).reason
+    assert "launch-bound" not in judge("C10", cases=[gemm_case()]).reason  # hosts not recorded
+
+
+def test_every_analogue_form_names_this_device_and_the_seeds():
+    """Review 2026-12-03d item 12: one style, 'analogue: <device> (the seed: <device>)'."""
+    assert ch02.analogue_form("NVIDIA H200", "A100", "float16, batch 64") == (
+        "analogue: NVIDIA H200 (the seed: A100), float16, batch 64")
+    assert ch02.c9_form(True, ch02.analogue_form("NVIDIA H200", ch02.SEED_DEVICES["C9"])).startswith(
+        "analogue: NVIDIA H200 (the seed: a CPU), float32")
+    with pytest.raises(ValueError, match="names this device"):
+        ch02.analogue_form("", "A100")
+    assert set(ch02.SEED_DEVICES) == {"C2", "C6", "C9", "C10", "C5b"}

@@ -12,9 +12,10 @@ from tests.paths import ROOT
 GIVEAWAYS = {
     "02_contiguity_and_hidden_copies": {
         "quiz_c6": [".narrow("],
-        # C10 (above C2) times 2-D products; the 3-D batch C2's quiz asks about must not run
-        "quiz_c2": ["matmul_cases(", "c2_comparisons", "transpose(0, 1).matmul", "transpose(0,1).matmul"],
-        # C10's quiz comes before C2: nothing visible above may multiply a transposed view
+        # both C10's and C2's quizzes come before either measurement: each answers the other
+        "quiz_c2": ["matmul_cases(", "c2_comparisons", "transpose(0, 1).matmul", "transpose(0,1).matmul",
+                    "c10_comparisons", "strided_gemm.paths(", ".matmul("],
+        # nothing visible above C10's quiz may multiply a transposed view
         "quiz_c10": ["x.t().matmul(w)", "copies_inside(", ".matmul(", "c10_comparisons"],
         "quiz_c9": ["x.contiguous()", "x3.contiguous()", "x3_t.contiguous()", "copy_cmp"],
     },
