@@ -176,9 +176,9 @@ def run(model: nn.Module, example: torch.Tensor, device: str = "cpu",
     if any(p.status == ddp_contract.DRIFT for p in parameters):
         # said only where a late conversion would move a parameter's elements
         recommendations.append(recommend.before_ddp(parameters))
-    left = recommend.remaining_copies(modules)
+    left = recommend.remaining_copies(modules, profiled.copy_share if profiled else None)
     if left:
-        notes.append("copies left in the audited format (move them by hand): " + "; ".join(left[:5]))
+        notes.append(left)
     lap("recommendations", t)
     clock["total"] = time.perf_counter() - started
     return Report(name or type(model).__name__, str(where), memory_format, tuple(example.shape),

@@ -5,7 +5,8 @@ on every module. The hooks note where each module's call starts and ends in the 
 event list, so every copy is charged to the innermost module running when it happened
 (its *self* bytes: a Sequential is not charged for its children's copies). Copies made by
 a module's own forward code (a `permute().contiguous()` between two children) are charged
-to that module; copies outside every submodule to "(model)".
+to that module; copies outside every submodule to "(model)". Ops that join several tensors
+into one (cat, stack: `ASSEMBLES`) are not charged: building new data is their purpose.
 """
 
 from __future__ import annotations
@@ -20,6 +21,18 @@ from labkit.measure import copies
 from labkit.models.resnet import memory_format_of
 
 ROOT = "(model)"
+# Ops that build one new tensor out of several (a ViT's class token joined to its patches):
+# they copy values, but as the op's purpose, not as a layout's side effect, and no layout
+# change removes them, so they are not charged as hidden copies (review 2026-12-03d item 9).
+ASSEMBLES = frozenset({"cat", "stack", "hstack", "vstack", "concat", "concatenate"})
+
+
+def human_bytes(count: int) -> str:
+    """A byte count a reader takes in at once: '37 MiB', '102 KiB', '512 B'."""
+    for unit, shift in (("GiB", 30), ("MiB", 20), ("KiB", 10)):
+        if abs(count) >= 1 << shift:
+            return f"{count / (1 << shift):.3g} {unit}"
+    return f"{count} B"
 
 
 @dataclass(frozen=True)
@@ -149,8 +162,8 @@ def _charge(log: copies.CopyLog, marks: list[tuple[int, str]]) -> dict[str, tupl
     bounds = marks + [(len(log.events), ROOT)]
     for (start, name), (end, _) in zip(bounds, bounds[1:], strict=False):
         for event in log.events[start:end]:
-            if event.kind == "copy":
+            op = event.op.removeprefix("aten::").split(".")[0]
+            if event.kind == "copy" and op not in ASSEMBLES:
                 nbytes, ops = out.get(name, (0, ()))
-                op = event.op.removeprefix("aten::")
                 out[name] = (nbytes + event.bytes, ops if op in ops else (*ops, op))
     return out

@@ -10,7 +10,9 @@ from __future__ import annotations
 import html
 from dataclasses import asdict
 
+from labkit.audit import recommend
 from labkit.audit.audit import Report
+from labkit.audit.module_layouts import human_bytes
 
 Section = tuple[str, list[str], list[list[str]]]  # title, header, rows
 
@@ -31,14 +33,14 @@ def sections(report: Report, all_modules: bool = False) -> list[Section]:
         ["module calls", f"{len(report.modules) - 1}: " + ", ".join(
             f"{k} {v}" for k, v in sorted(counts.items()))],
         ["layout drops", str(len(report.drops))],
-        ["bytes copied in one forward", f"{report.copy_bytes} B in {len(report.copies)} modules"],
+        ["bytes copied in one forward", f"{human_bytes(report.copy_bytes)} in {len(report.copies)} modules"],
         ["drift-prone parameters (DDP)", f"{len(report.drift_prone)}; "
                                          f"{len(report.harmless)} size-1 cases warn harmlessly"],
     ]))
     rows = [r for r in report.modules if all_modules or r.finding]
     out.append(("Modules" + ("" if all_modules else " with a finding"),
                 ["module", "kind", "in", "out", "channels_last", "bytes copied", "copy ops"],
-                [[r.name, r.kind, r.input_format, r.output_format, r.verdict, str(r.copy_bytes),
+                [[r.name, r.kind, r.input_format, r.output_format, r.verdict, human_bytes(r.copy_bytes),
                   ", ".join(r.copy_ops)] for r in rows]))
     k = report.kernels
     if k is not None:
@@ -62,11 +64,12 @@ def sections(report: Report, all_modules: bool = False) -> list[Section]:
                                                 "other layouts"],
                 [[e.path, e.records, e.on_this_layout, e.detail,
                   ", ".join(f"{k}: {v}" for k, v in e.others.items())] for e in report.exports]))
-    out.append(("Recommendations (measured)", ["recommendation", "kept", "why", "original",
-                                               "variant", "copies (orig -> variant)"],
+    out.append((f"Recommendations (measured; {recommend.rule()})",
+                ["recommendation", "kept", "why", "original", "variant", "copies (orig -> variant)"],
                 [[r.title, "yes" if r.kept else "no", r.why + "".join(f"; {d}" for d in r.details),
                   _ms(r.original_ms, r.original_iqr_ms), _ms(r.variant_ms, r.variant_iqr_ms),
-                  "-" if r.copy_bytes is None else f"{r.copy_bytes[0]} B -> {r.copy_bytes[1]} B"]
+                  "-" if r.copy_bytes is None else
+                  f"{human_bytes(r.copy_bytes[0])} -> {human_bytes(r.copy_bytes[1])}"]
                  for r in report.recommendations]))
     if report.notes:
         out.append(("Notes", ["note"], [[n] for n in report.notes]))
@@ -166,7 +169,11 @@ def summary(report: Report) -> dict:
         "recommendations": [{"title": r.title, "kept": r.kept, "why": r.why, "ratio": r.ratio,
                              "ratio_q25": r.ratio_q25, "ratio_q75": r.ratio_q75,
                              "original_ms": r.original_ms, "variant_ms": r.variant_ms,
-                             "clock": r.clock}
+                             "clock": r.clock, "outcome": r.outcome, "wall_ratio": r.wall_ratio,
+                             "wall_q25": r.wall_q25, "wall_q75": r.wall_q75,
+                             "wall_clock": r.wall_clock, "wall_faster": r.wall_faster,
+                             "max_error": r.max_error, "output_scale": r.output_scale,
+                             "timing_of": r.timing_of}
                             for r in report.recommendations],
         "seconds": report.seconds,
     }

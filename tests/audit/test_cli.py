@@ -11,7 +11,7 @@ FAST = ["--batch", "2", "--image", "8", "--device", "cpu", "--exports", "trace",
 def test_a_dotted_path_is_audited_and_written(tmp_path, capsys):
     assert cli.main([SPEC, *FAST, "--format", "contiguous", "--out", str(tmp_path)]) == 0
     out = capsys.readouterr().out
-    assert "Reorder" in out and "4096 B -> 0 B" in out
+    assert "Reorder" in out and "4 KiB -> 0 B" in out
     assert (tmp_path / "report.md").read_text().startswith("# Audit of " + SPEC)
     assert "<table>" in (tmp_path / "report.html").read_text()
 

@@ -19,7 +19,8 @@ from dataclasses import dataclass
 
 import torch
 
-from labkit.audit import audit, models, report
+from labkit.audit import audit, models, recommend, report
+from labkit.audit.module_layouts import human_bytes
 from labkit.session import Chapter, Recorded
 from labkit.show import table as tables
 
@@ -68,10 +69,12 @@ def setup(on_gpu: bool, batch: int) -> Setup:
 
 
 def run(where: Setup, name: str) -> audit.Report:
-    """Audit one of the chapter's networks in channels_last, quietly (random weights, seed 0)."""
+    """Audit one of the chapter's networks in channels_last, quietly (random weights, seed 0,
+    BatchNorm calibrated: `models.calibrate_batchnorm`, so the numerics check sees signal)."""
     if name not in where.networks:
         raise KeyError(f"no network {name!r} in this chapter; its networks: {list(where.networks)}")
-    model = models.load(where.networks[name], image=where.image)
+    torch.manual_seed(0)
+    model = models.calibrate_batchnorm(models.load(where.networks[name], image=where.image), where.image)
     torch.manual_seed(0)
     example = torch.randn(where.batch, 3, where.image, where.image)
     with warnings.catch_warnings():
@@ -113,10 +116,24 @@ class Apply(torch.nn.Module):
 # ---------------------------------------------------------------- a summary as a column
 
 def _ratio(r: Mapping) -> str:
+    if r.get("timing_of"):
+        return " (same variant as above: its timing decides)"
     if r.get("ratio") is None:
         return ""
     clock = f", {r['clock']}" if r.get("clock") else ""
-    return f" ({r['ratio']:.2f}x, per-round IQR {r['ratio_q25']:.2f}-{r['ratio_q75']:.2f}{clock})"
+    wall = ""
+    if r.get("wall_ratio") is not None and r.get("wall_clock") and r["wall_clock"] != r.get("clock"):
+        wall = (f"; the batch's own time {r['wall_ratio']:.2f}x, IQR {r['wall_q25']:.2f}-"
+                f"{r['wall_q75']:.2f}: " + ("faster" if r.get("wall_faster") else "no measured gain"))
+    return f" ({r['ratio']:.2f}x, per-round IQR {r['ratio_q25']:.2f}-{r['ratio_q75']:.2f}{clock}{wall})"
+
+
+def _decision(r: Mapping) -> str:
+    """'kept', or 'not kept: too noisy to call' (a recorded summary older than the outcome
+    field says only 'not kept')."""
+    if r["kept"]:
+        return "kept"
+    return "not kept" + (f": {r['outcome']}" if r.get("outcome") else "")
 
 
 def readings(summary: Mapping) -> dict[str, str]:
@@ -126,7 +143,7 @@ def readings(summary: Mapping) -> dict[str, str]:
     for kind, names in summary["findings"].items():
         out[kind] = str(len(names)) + (f" ({', '.join(names[:2])}{', ...' if len(names) > 2 else ''})"
                                        if names else "")
-    out["bytes copied in one forward"] = f"{summary['copy_bytes']} B"
+    out["bytes copied in one forward"] = human_bytes(summary["copy_bytes"])
     k = summary.get("kernels")
     if k:
         bound = "" if k.get("host_bound") is None else (
@@ -136,8 +153,13 @@ def readings(summary: Mapping) -> dict[str, str]:
     checked = [e for e in summary["exports"] if e["outcome"] != "skipped"]
     out["export paths correct on this layout"] = (
         f"{sum(e['outcome'] == 'correct' for e in checked)} of {len(checked)} checked")
+    first = next((r for r in summary["recommendations"] if r.get("output_scale") is not None), None)
+    if first is not None:
+        out["channels_last against NCHW: numerics"] = (
+            f"max |error| {first['max_error'] * first['output_scale']:.2g} against outputs up to "
+            f"{first['output_scale']:.3g}")
     for r in summary["recommendations"]:
-        out[r["title"]] = ("kept" if r["kept"] else "not kept") + _ratio(r)
+        out[r["title"]] = _decision(r) + _ratio(r)
     seconds = summary.get("seconds") or {}
     if seconds.get("total") is not None:  # where a room's wait goes, on each machine
         out["the audit's own time"] = f"{seconds['total']:.1f} s (" + ", ".join(
@@ -160,6 +182,7 @@ def audit_table(result: audit.Report, recorded: Recorded | None = None) -> table
         if recorded is not None:
             row.append(there.get(name, "-") if reference is not None else "-")
         shown.add(*row)
+    shown.note(f"keep rule: {recommend.rule()}")
     if recorded is not None:
         shown.note(f"reference GPU: {recorded.label}")
     shown.fold("why each recommendation was or was not kept",
@@ -213,19 +236,40 @@ def kept_line(result: audit.Report) -> str:
         return f"{result.model}: {first.title} was not timed ({first.why})."
     return (f"{result.model}: channels_last took {first.ratio:.2f}x the NCHW time "
             f"(per-round IQR {first.ratio_q25:.2f}-{first.ratio_q75:.2f}, {first.clock}): "
-            + ("kept." if first.kept else "not kept."))
+            + ("kept." if first.kept else f"not kept ({first.outcome}).")
+            + ("" if first.wall_clock in ("", first.clock) else
+               f" The batch's own time: {first.wall_ratio:.2f}x ("
+               + ("faster)." if first.wall_faster else "no measured gain).")))
+
+
+def _outcome(result: audit.Report) -> str:
+    first = result.recommendations[0] if result.recommendations else None
+    return "not timed" if first is None or not first.timed else first.outcome or (
+        "kept" if first.kept else "not kept")
+
+
+ANSWERS = {1: "one answer", 2: "two answers", 3: "three answers"}
+
+
+def fix_lead(reports: Sequence[audit.Report]) -> str:
+    """The first takeaway's lead, from the count of distinct decisions on channels_last:
+    'One fix, three answers' only when the networks' audits decided three ways."""
+    outcomes = list(dict.fromkeys(_outcome(r) for r in reports))
+    if len(outcomes) == 1:
+        return f"One fix, the same answer for all {len(reports)} networks here ({outcomes[0]}):"
+    return f"One fix, {ANSWERS.get(len(outcomes), f'{len(outcomes)} answers')} ({', '.join(outcomes)}):"
 
 
 def takeaways(resnet: audit.Report, mobile: audit.Report, vit: audit.Report,
               mine: audit.Report) -> Sequence[str]:
     """The chapter's conclusions, each built from the three audits and the learner's."""
     return [
-        "One fix, three answers: " + " ".join(kept_line(r) for r in (resnet, mobile, vit))
-        + " A layout is chosen per network and machine, by measuring.",
+        fix_lead((resnet, mobile, vit)) + " " + " ".join(kept_line(r) for r in (resnet, mobile, vit))
+        + f" A layout is chosen per network and machine, by measuring ({recommend.rule()}).",
         f"Layout drops found: ResNet-50 {len(resnet.drops)}, MobileNetV3 {len(mobile.drops)}, "
-        f"ViT {len(vit.drops)}; bytes copied in one forward: {resnet.copy_bytes}, "
-        f"{mobile.copy_bytes} and {vit.copy_bytes} B. The copy detector and forward hooks say "
-        "which module, where a total hides it.",
+        f"ViT {len(vit.drops)}; bytes copied in one forward: {human_bytes(resnet.copy_bytes)}, "
+        f"{human_bytes(mobile.copy_bytes)} and {human_bytes(vit.copy_bytes)}. The copy detector and "
+        "forward hooks say which module, where a total hides it.",
         f"DDP: {len(resnet.drift_prone)} of ResNet-50's weights change strides where it matters "
         f"and {len(resnet.harmless)} only in size-1 dims: convert before wrapping.",
         f"Your model: {sum(len(v) for v in mine.findings().values())} findings "

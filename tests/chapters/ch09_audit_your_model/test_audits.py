@@ -93,3 +93,47 @@ def test_each_audit_says_where_its_own_seconds_went():
     assert sum(map(float, named.values())) <= float(total) + 0.05 * len(named)
     older = {k: v for k, v in report.summary(result).items() if k != "seconds"}
     assert "the audit's own time" not in audits.readings(older)   # a record from before it
+
+
+def _with_outcome(outcome: str):
+    from types import SimpleNamespace
+
+    from labkit.audit import recommend
+
+    rec = recommend.Recommendation("convert to channels_last before the first conv",
+                                   outcome == recommend.KEPT, "", ratio=1.0, ratio_q25=1.0,
+                                   ratio_q75=1.0, outcome=outcome)
+    return SimpleNamespace(recommendations=[rec])
+
+
+def test_the_first_takeaways_lead_counts_the_decisions_it_reports():
+    from labkit.audit import recommend
+
+    same = [_with_outcome(recommend.KEPT)] * 3
+    assert audits.fix_lead(same).startswith("One fix, the same answer for all 3 networks here (kept)")
+    two = [_with_outcome(recommend.KEPT), _with_outcome(recommend.NOT_FASTER), _with_outcome(recommend.KEPT)]
+    assert audits.fix_lead(two) == "One fix, two answers (kept, no measured gain):"
+    three = [*two[:2], _with_outcome(recommend.NOISY)]
+    assert audits.fix_lead(three).startswith("One fix, three answers")
+
+
+def test_readings_show_the_wall_beside_device_time_the_decision_and_the_output_scale():
+    summary = report.summary(_small_report())
+    first = summary["recommendations"][0]
+    host_bound = {**first, "kept": True, "outcome": "kept", "ratio": 0.77, "ratio_q25": 0.77, "ratio_q75": 0.77,
+                  "clock": "device-busy time (kernel records): the run is host-bound",
+                  "wall_ratio": 0.99, "wall_q25": 0.98, "wall_q75": 1.0, "wall_faster": False,
+                  "wall_clock": "the harness's device clock (CUDA events)"}
+    noisy = {**first, "kept": False, "outcome": "too noisy to call"}
+    shown = audits.readings({**summary, "recommendations": [host_bound]})
+    assert "the batch's own time 0.99x" in shown[first["title"]] and "no measured gain" in shown[first["title"]]
+    assert audits.readings({**summary, "recommendations": [noisy]})[first["title"]].startswith(
+        "not kept: too noisy to call")
+    assert shown["channels_last against NCHW: numerics"].startswith("max |error|")
+    moved = audits.readings(summary)["move the permute().contiguous(): hand these modules channels_last"]
+    assert "same variant as above" in moved and "x, per-round" not in moved
+    assert audits.readings(summary)["bytes copied in one forward"].endswith("KiB")
+    older = {**summary, "recommendations": [{k: v for k, v in first.items()
+                                              if k in ("title", "kept", "why", "ratio", "ratio_q25",
+                                                       "ratio_q75", "clock")}]}
+    assert "channels_last against NCHW: numerics" not in audits.readings(older)  # a record from before it
