@@ -20,6 +20,8 @@ NOT_YET_RERECORDED: set[str] = {
     "05_dataloader",  # issue 39: the knob rule (95% interval) and its prose changed; needs the H200 record
     "06_ddp_layout_drift",  # review 03d items 3/8/9: interleaved step times, the warnings table, C14a over gloo
     "07_export_traps",  # review 03d items 4/5/7: loop pace, AOTInductor opt-in (its recorded run shown), C15a form
+    "09_audit_your_model",  # review 03d items 3/7/9: 2% keep rule, quiz graded on the batch's own time, cat text
+    "99_claims_ledger",  # review 03d items 4/5: 'which chapters ran here' reads the ledger's own (reference) runs
 }
 
 
