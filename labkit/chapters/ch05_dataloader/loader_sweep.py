@@ -725,7 +725,7 @@ def find_knee(points: Sequence[tuple[int, float]], tolerance: float = KNEE_TOLER
         elif agrees:
             accepted = [w for w in throughputs if steps_apart(list(throughputs), w, arithmetic) <= 1]
             text += (f"The measured knee agrees (within one step of the sweep, a coarse test: it "
-                     f"accepts any of {accepted}).")
+                     f"accepts any of {accepted}, {len(accepted)} of the {len(throughputs)} counts).")
         else:
             text += (f"The measured knee does not agree: it is {steps_apart(list(throughputs), knee, arithmetic)} "
                      "steps of the sweep away; one of the two inputs (sample cost or compute "

@@ -7,11 +7,11 @@ CUDA GPU. measure_knee() is the chapter's central number, the knee of the worker
 knee within one step of the sweep in every run, and each knob's gain / no gain the same.
 benchmarks/reproduce.py calls it through measure_numbers() and summarise_numbers().
 
-Sized to fit a batch job: on a 16-core H200 host one full run is planned at about 110 s
-(start-up and the verdicts ~15 s, preparation ~8 s, the worker sweep ~30 s, the knob sweep
-~75 s: six rounds of five rows, two-queue windows; hard budgets
-knee_experiment.WORKER_SWEEP_BUDGET_S and KNOB_SWEEP_BUDGET_S, 45 s and 100 s), so three runs
-take about 6.5 minutes; --quick leaves the knob sweep out. Each run's knob calls follow one
+Sized to fit a batch job: on a 16-core H200 host cost_model prices the worker sweep at about
+22 s and the knob sweep at about 50 s (six rounds of four rows, two-queue windows; hard
+budgets knee_experiment.WORKER_SWEEP_BUDGET_S and KNOB_SWEEP_BUDGET_S, 45 s and 70 s); with
+the start-up and the verdicts (~18 s in the record) and the preparation (~10 s) one full run
+is about 100 s and three about 5 minutes; --quick leaves the knob sweep out. Each run's knob calls follow one
 printed rule (knee_experiment.knob_rule: the geometric mean of the per-round ratios and its
 95% interval), so the runs compare call by call. last_phases() and
 measure_numbers()['phases'] say where each run's seconds went.
@@ -117,7 +117,8 @@ def measure_numbers(quick: bool = False, knobs: bool | None = None) -> dict:
     out["sample_cost_iqr_s"] = knee.get("sample_cost_iqr_s")
     plateau = knee.get("plateau") or {}
     out["plateau"] = {k: plateau.get(k) for k in ("measured", "predicted", "ceiling", "agrees",
-                                                  "bound", "wait_s", "step_s")}
+                                                  "bound", "wait_s", "step_s", "tolerance")}
+    out["warmup_rule"] = knee.get("warmup_rule")  # cost_model reads the warm-ups' rule
     if knobs:
         out["knob_decisions"] = knee["knob_decisions"]
         out["knob_ratios"] = {r["label"]: [r.get("ratio"), r.get("ratio_low"), r.get("ratio_high")]
@@ -126,6 +127,7 @@ def measure_numbers(quick: bool = False, knobs: bool | None = None) -> dict:
         out["knob_round_ratios"] = {r["label"]: r.get("round_ratios") for r in knee["knob_table"][1:]}
         out["knob_budget_note"] = knee["knob_budget_note"]
         out["knob_rounds"] = knee.get("knob_rounds")  # the A/A row's label ends '(A/A)'
+        out["knob_window_steps"] = knee.get("knob_window_steps")  # cost_model reads it
         out["knob_rule"] = knee.get("knob_rule")
         out["knob_orders"] = knee.get("knob_orders")
         out["aa_by_order"] = knee.get("aa_by_order")
@@ -158,20 +160,26 @@ def summarise_numbers(runs: Sequence[dict]) -> dict:
         plateau = r.get("plateau") or {}
         if plateau.get("predicted"):
             lines.append(f"      plateau {plateau['measured']:.0f} samples/s against "
-                         f"{plateau['predicted']:.0f} predicted "
-                         f"({'agrees' if plateau['agrees'] else 'MISSES'}); bound: {plateau['bound']}")
+                         f"{plateau['predicted']:.0f} predicted ({_plateau_band(plateau)}); "
+                         f"bound: {plateau['bound']}")
         if r.get("budget_note"):
             lines.append(f"      {r['budget_note']}")
     if len(runs) > 1 and all(r.get("sample_cost_s") for r in runs):  # the input moves between runs
         lines.append("  one sample's decode (the arithmetic's input), run by run: "
                      + ", ".join(_sample_cost(r) for r in runs) + "; workers needed: "
                      + ", ".join(f"{r['workers_needed']:.1f}" for r in runs))
+    around = sorted(set(knees), key=knees.count)[-1]  # the commonest knee
     lines.append(f"  the same knee within one step of the sweep in {within} of {len(runs)} runs"
-                 f" -> {'reproduced' if agree else 'NOT reproduced'}")
+                 f" -> {'reproduced' if agree else 'NOT reproduced'} (knees "
+                 f"{', '.join(str(k) for k in knees)}; the tolerance is one step of {counts} either "
+                 f"way: around {around} it accepts {_accepted(counts, around)})")
     predicted = [r["plateau"] for r in runs if (r.get("plateau") or {}).get("predicted")]
     held = sum(1 for plateau in predicted if plateau.get("agrees"))
     if predicted:  # the plateau's arithmetic is a statement too: held or missed in every run?
-        lines.append(f"  the plateau's prediction held in {held} of {len(predicted)} runs -> "
+        lines.append(f"  the plateau's prediction held in {held} of {len(predicted)} runs "
+                     f"(measured / predicted: "
+                     + ", ".join(f"{p['measured'] / p['predicted']:.2f}x" for p in predicted)
+                     + f"; the band is {_tolerance(predicted[0]):.0%} either way) -> "
                      + ("the same in every run" if held in (0, len(predicted)) else "NOT the same"))
     out = {"agree": agree, "knees": knees, "within_one_step": within, "runs": len(runs),
            "lines": lines, "plateau_held": held, "plateau_runs": len(predicted)}
@@ -218,10 +226,36 @@ def _sample_cost(run: dict) -> str:
     return f"{run['sample_cost_s'] * 1e3:.2f} ms" + (f" (IQR {iqr * 1e3:.2f})" if iqr is not None else "")
 
 
+def _accepted(counts: Sequence[int], around: int) -> str:
+    """The swept counts within one step of `around` ('4, 8 or 12: 3 of the 5 counts')."""
+    ordered = sorted(counts)
+    near = [w for w in ordered if around in ordered and loader_sweep.steps_apart(ordered, w, around) <= 1]
+    names = ", ".join(str(w) for w in near[:-1]) + (" or " if len(near) > 1 else "") + str(near[-1])
+    return f"{names}: {len(near)} of the {len(ordered)} counts"
+
+
 def _agreement(run: dict) -> str:
+    """The arithmetic's agreement with the knee, with the tolerance it was judged at: one step
+    of the sweep either way, the counts that passes named (review 2026-12-03d item 6: a
+    coarse test says how coarse)."""
     if run.get("agrees") is None:
         return "the grid cannot test it"
-    return "agrees" if run["agrees"] else "DISAGREES"
+    counts, arithmetic = run.get("worker_counts") or [], run.get("arithmetic_workers")
+    band = (f": within one step of the sweep, which accepts {_accepted(counts, arithmetic)}"
+            if arithmetic in counts else "")
+    return ("agrees" if run["agrees"] else "DISAGREES") + band
+
+
+def _tolerance(plateau: dict) -> float:
+    return float(plateau.get("tolerance") or loader_sweep.PLATEAU_TOLERANCE)
+
+
+def _plateau_band(plateau: dict) -> str:
+    """'1.16x, outside the 15% band: MISSES': the ratio the check reads, and its band."""
+    ratio = plateau["measured"] / plateau["predicted"]
+    inside = plateau["agrees"]
+    return (f"{ratio:.2f}x, {'within' if inside else 'outside'} the {_tolerance(plateau):.0%} band"
+            f"{'' if inside else ': MISSES'}")
 
 
 def knob_agreement(runs: Sequence[dict]) -> dict:

@@ -30,7 +30,11 @@ def test_knees_within_one_step_in_every_run_reproduce_and_one_far_off_does_not()
     same = reproduce.summarise_numbers([numbers(12), numbers(12), numbers(8)])
     assert same["agree"] and same["within_one_step"] == 3
     assert "the same knee within one step of the sweep in 3 of 3 runs -> reproduced" in same["lines"][-1]
-    assert any("run 3: knee 8 workers" in line and "= 10.7 workers) points at 12 (agrees)" in line
+    # the tolerance printed (review 2026-12-03d item 6): which knees one step either way accepts
+    assert same["lines"][-1].endswith("(knees 12, 12, 8; the tolerance is one step of [0, 2, 4, 8, 12, 15] "
+                                      "either way: around 12 it accepts 8, 12 or 15: 3 of the 6 counts)")
+    assert any("run 3: knee 8 workers" in line and "= 10.7 workers) points at 12 (agrees: within one "
+               "step of the sweep, which accepts 8, 12 or 15: 3 of the 6 counts)" in line
                for line in same["lines"])
     apart = reproduce.summarise_numbers([numbers(4), numbers(12), numbers(12, note="Time budget: x")])
     assert not apart["agree"] and apart["within_one_step"] == 2
@@ -64,11 +68,16 @@ def test_knob_decisions_must_be_the_same_in_every_run_and_an_untestable_knee_say
     assert any("knob w12 b64 uint8: gain, gain, gain -> the same in 3 of 3" in line
                for line in summary["lines"])
     assert any("knob w12 b64 pf1" in line and "NOT the same" in line for line in summary["lines"])
-    assert any("plateau 1276 samples/s against 1280 predicted (agrees)" in line
+    assert any("plateau 1276 samples/s against 1280 predicted (1.00x, within the 15% band)" in line
                for line in summary["lines"])
     assert (summary["plateau_held"], summary["plateau_runs"]) == (3, 3)
-    mixed = [dict(run, plateau=dict(run["plateau"], agrees=i != 1)) for i, run in enumerate(runs)]
-    assert any("held in 2 of 3 runs -> NOT the same" in line for line in reproduce.summarise_numbers(mixed)["lines"])
+    mixed = [dict(run, plateau=dict(run["plateau"], agrees=i != 1, measured=1500.0 if i == 1 else 1276.0))
+             for i, run in enumerate(runs)]
+    lines = reproduce.summarise_numbers(mixed)["lines"]
+    assert any("plateau 1500 samples/s against 1280 predicted (1.17x, outside the 15% band: MISSES)" in line
+               for line in lines)
+    assert any("held in 2 of 3 runs (measured / predicted: 1.00x, 1.17x, 1.00x; the band is 15% either "
+               "way) -> NOT the same" in line for line in lines)
     cut = reproduce.knob_agreement([{"knob_decisions": {"a": "gain"}}, {"knob_decisions": {}}])
     assert cut["same"] == [] and cut["decisions"]["a"] == ["gain", "not measured"]
     assert reproduce.knob_agreement([numbers(12)]) == {}
