@@ -153,8 +153,9 @@ lab.report.table(rungs, strict, defaults)
 # kernel class (Inductor's `triton_poi_` kernels count as elementwise, `triton_red_`/`triton_per_`
 # as reductions; cuDNN's convolutions are extern kernels Inductor calls, not code it generates),
 # device-busy time and kernels launched per batch, and the idle share *under the profiler*,
-# secondary: the profiler traces the host too, so it reads higher than the unprofiled idle in
-# the table, which is the one the keep rule reads. On a CPU the shares are of the CPU ops' self
+# secondary: the profiler traces the host too, so it differs from the unprofiled idle in the
+# table (the one the keep rule reads), higher on some rungs and lower on others: the note under
+# the table counts which. On a CPU the shares are of the CPU ops' self
 # time.
 
 # %%

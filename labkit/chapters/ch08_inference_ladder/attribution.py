@@ -51,8 +51,15 @@ class Figures:
     # the host's launch calls per batch, counted from the runtime events of the trace:
     # {"kernel launches": cudaLaunchKernel-like calls, "graph launches": cudaGraphLaunch calls}
     host_launches: dict[str, float] | None = None
+    # kernels launched per batch by class, and by name (the NAMES_KEPT most launched, names cut
+    # to NAME_CHARS): what a rise in the kernel count is made of (fp16 weights on the H200:
+    # 182 -> 282 per batch, unidentified in the records before these were kept)
+    kernel_counts: dict[str, float] | None = None
+    kernel_names: dict[str, float] | None = None
 
 
+NAMES_KEPT = 12
+NAME_CHARS = 90
 # name prefixes (the runtime may append a suffix: cudaLaunchKernelExC_v11060, cuLaunchKernelEx)
 KERNEL_LAUNCH_CALLS = ("cudaLaunchKernel", "cuLaunchKernel", "cudaLaunchCooperativeKernel")
 GRAPH_LAUNCH_CALLS = ("cudaGraphLaunch", "cuGraphLaunch")
@@ -88,9 +95,18 @@ def of_trace(trace: timeline.Trace, batches: int) -> Figures:
     whole = sum(totals.values()) or 1.0
     kinds = {k: v / whole for k, v in sorted(totals.items(), key=lambda kv: -kv[1])}
     busy_s = summary.gpu_busy_share * summary.window_us * 1e-6 / batches
-    launched = int(np.count_nonzero(trace.kind == timeline.KINDS.index("kernel"))) / batches
+    is_kernel = trace.kind == timeline.KINDS.index("kernel")
+    launched = int(np.count_nonzero(is_kernel)) / batches
+    by_class: dict[str, float] = {}
+    by_name: dict[str, float] = {}
+    for i in np.flatnonzero(is_kernel).tolist():
+        name = trace.names[trace.name_id[i]]
+        cls = kernel_class(name, "kernel")
+        by_class[cls] = by_class.get(cls, 0.0) + 1.0 / batches
+        by_name[name[:NAME_CHARS]] = by_name.get(name[:NAME_CHARS], 0.0) + 1.0 / batches
+    names = dict(sorted(by_name.items(), key=lambda kv: -kv[1])[:NAMES_KEPT])
     return Figures(busy_s, summary.gpu_idle_share, kinds, "GPU time", launched,
-                   host_launches(trace, batches))
+                   host_launches(trace, batches), by_class, names)
 
 
 def line(figures: Figures, say_of: bool = True) -> str:

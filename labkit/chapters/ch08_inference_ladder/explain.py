@@ -42,6 +42,24 @@ def class_moves(before: ladder.Rung, after: ladder.Rung) -> list[str]:
             for delta, n in moves if abs(delta) > CLASS_MOVE]
 
 
+def kernel_change(before: ladder.Rung, after: ladder.Rung) -> str:
+    """What a rise in kernels per batch is made of, by class and by the names added most, from
+    the two rungs' profiles; '' when the count did not rise by more than 5%. A record made
+    before the counts by class were kept says the kernels are not identified."""
+    k0, k1 = before.kernels_per_batch, after.kernels_per_batch
+    if k0 is None or k1 is None or k1 <= 1.05 * k0:
+        return ""
+    c0, c1 = before.kernel_counts or {}, after.kernel_counts or {}
+    if not c0 or not c1:
+        return " (which kernels were added is not in this record)"
+    rose = sorted(((c1.get(n, 0.0) - c0.get(n, 0.0), n) for n in set(c0) | set(c1)), key=lambda m: -m[0])
+    classes = ", ".join(f"{n} {d:+.0f}" for d, n in rose if abs(d) >= 1)
+    n0, n1 = before.kernel_names or {}, after.kernel_names or {}
+    added = sorted(((n1[n] - n0.get(n, 0.0), n) for n in n1), key=lambda m: -m[0])
+    names = "; ".join(f"{d:+.0f} {n}" for d, n in added[:2] if d >= 1)
+    return f" ({classes}" + (f"; most added: {names}" if names else "") + ")"
+
+
 def base_idle(before: ladder.Rung, after: ladder.Rung) -> float | None:
     """The base's idle share in the step's own rounds (its first comparison's only when this
     step's comparison did not re-time it): what the keep rule read."""
@@ -60,7 +78,8 @@ def numbers(before: ladder.Rung, after: ladder.Rung) -> str:
     if i0 is not None and after.idle_share is not None:
         parts.append(f"GPU idle {100 * i0:.0f}% -> {100 * after.idle_share:.0f}% (in these rounds)")
     if before.kernels_per_batch is not None and after.kernels_per_batch is not None:
-        parts.append(f"kernels per batch {before.kernels_per_batch:.0f} -> {after.kernels_per_batch:.0f}")
+        parts.append(f"kernels per batch {before.kernels_per_batch:.0f} -> {after.kernels_per_batch:.0f}"
+                     + kernel_change(before, after))
     l0, l1 = before.host_launches, after.host_launches
     if l0 and l1 and l0 != l1:
         parts.append("host launch calls per batch " + ", ".join(

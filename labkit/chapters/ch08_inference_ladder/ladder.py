@@ -432,6 +432,9 @@ class Rung:
     kernels_per_batch: float | None = None  # from the profile
     host_launches: dict | None = None  # the host's launch calls per batch, from the profile
     kinds: dict = dataclasses.field(default_factory=dict)  # device (or CPU) time by kernel class
+    # kernels per batch by class and by name (the most launched), from the profile
+    kernel_counts: dict = dataclasses.field(default_factory=dict)
+    kernel_names: dict = dataclasses.field(default_factory=dict)
     gain: float | None = None     # the step's wall gain over `after`, as the keep rule saw it
     gain_spread: tuple[float, float] | None = None  # its IQR over rounds
     device_gain: float | None = None  # the step's device-time gain per image over `after`
@@ -477,6 +480,7 @@ class Rung:
                 "idle_share": self.idle_share, "profiled_idle": self.profiled_idle,
                 "device_samples": list(self.device_samples),
                 "kernels_per_batch": self.kernels_per_batch, "kinds": self.kinds,
+                "kernel_counts": dict(self.kernel_counts), "kernel_names": dict(self.kernel_names),
                 "gain": self.gain, "gain_spread": list(self.gain_spread) if self.gain_spread else None,
                 "device_gain": self.device_gain,
                 "device_spread": list(self.device_spread) if self.device_spread else None,
@@ -555,6 +559,8 @@ class Ladder:
                                                              figures.kinds)
             rung.kernels_per_batch = figures.kernels_per_batch
             rung.host_launches = figures.host_launches
+            rung.kernel_counts = dict(figures.kernel_counts or {})
+            rung.kernel_names = dict(figures.kernel_names or {})
         if samples:
             rung.device_samples = samples
             rung.device_s = float(np.median(samples))

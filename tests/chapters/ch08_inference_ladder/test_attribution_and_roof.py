@@ -72,3 +72,24 @@ def test_host_launch_calls_are_counted_per_batch_from_the_runtime_events():
     trace = timeline.build(tracks, names, [e[0] * 10.0 for e in events], [1.0] * len(events),
                            [e[1] for e in events], [e[2] for e in events], [e[3] for e in events])
     assert attribution.host_launches(trace, 2) == {"kernel launches": 1.5, "graph launches": 0.5}
+
+
+def test_kernels_are_counted_per_batch_by_class_and_by_name():
+    """Review 2026-12-03d item 12: what a rise in the kernel count is made of is recorded."""
+    from labkit.chapters.ch08_inference_ladder import attribution
+    from labkit.measure import timeline
+
+    tracks = [timeline.Track(0, "cpu", "cpu", "p", "t"), timeline.Track(1, "stream 7", "gpu", "p", "s")]
+    names = ["cudaLaunchKernel", "sm90_xmma_fprop_implicit_gemm", "triton_poi_fused_add_relu_0",
+             "at::native::elementwise_kernel<copy>"]
+    runtime, kernel = timeline.KINDS.index("runtime"), timeline.KINDS.index("kernel")
+    events = [(0, runtime, 0, 0), (1, kernel, 1, 1), (2, kernel, 1, 2), (3, kernel, 1, 3),
+              (4, kernel, 1, 3), (5, kernel, 1, 1), (6, kernel, 1, 3)]
+    trace = timeline.build(tracks, names, [e[0] * 10.0 for e in events], [1.0] * len(events),
+                           [e[1] for e in events], [e[2] for e in events], [e[3] for e in events])
+    figures = attribution.of_trace(trace, 2)
+    assert figures.kernels_per_batch == 3.0
+    assert sum(figures.kernel_counts.values()) == 3.0
+    assert figures.kernel_counts[attribution.ELEMENTWISE] == 2.0  # the fused tail and the copy kernels
+    assert figures.kernel_names["at::native::elementwise_kernel<copy>"] == 1.5
+    assert figures.kernel_names["sm90_xmma_fprop_implicit_gemm"] == 1.0

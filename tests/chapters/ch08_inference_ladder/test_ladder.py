@@ -327,3 +327,23 @@ def test_first_broken_is_graded_independently_of_the_gate_and_agrees_with_it():
         ref, rungs = exercises._rungs_case(random.Random(seed))
         by_gate = next((n for n, out, m in rungs if not numerics.check(out, ref, m).passed), None)
         assert exercises.reference_first_broken(ref, rungs) == by_gate
+
+
+def test_a_rise_in_kernels_is_named_by_class_and_kernel_or_said_unidentified():
+    """Review 2026-12-03d item 12: fp16's 182 -> 282 kernels per batch went unexplained."""
+    from labkit.chapters.ch08_inference_ladder import explain
+
+    before, after = rung("channels_last", 64, 0.008), rung("fp16 weights", 64, 0.005, after="channels_last")
+    after.gain, after.gain_spread = 1.59, (1.40, 1.65)
+    before.kernels_per_batch, after.kernels_per_batch = 182, 282
+    said = explain.numbers(before, after)
+    assert "182 -> 282 (which kernels were added is not in this record)" in said
+    before.kernel_counts = {"GEMM/conv": 53, "elementwise": 60, "copies/layout": 0}
+    after.kernel_counts = {"GEMM/conv": 53, "elementwise": 100, "copies/layout": 60}
+    before.kernel_names = {"conv": 53, "add": 60}
+    after.kernel_names = {"conv": 53, "add": 60, "cast_fp16": 60, "bias": 40}
+    said = explain.numbers(before, after)
+    assert "182 -> 282 (copies/layout +60, elementwise +40; most added: +60 cast_fp16; +40 bias)" in said
+    # fewer kernels: nothing to name
+    before.gain, before.gain_spread = 0.6, (0.55, 0.65)
+    assert "most added" not in explain.numbers(after, before)

@@ -200,3 +200,17 @@ def test_gpu_takeaways_name_the_course_form_device_time_keeps_and_unstable_steps
                for line in said)
     assert any("course's reading of the title" in line for line in said)
     assert said[-1] == "Kept but flagged unstable: fp16 weights."
+
+
+def test_the_profiled_idle_is_compared_with_the_unprofiled_from_the_numbers():
+    """Review 2026-12-03d item 12: 'reads higher' was wrong for folding (7% against 21%)."""
+    rows = []
+    for name, prof, unprof in (("fp16 weights", 0.44, 0.17), ("Conv-BN folding", 0.07, 0.21),
+                               ("TF32", 0.05, 0.045)):
+        r = rung(name, 64, 0.01)
+        r.profiled_idle, r.idle_share = prof, unprof
+        rows.append(r)
+    said = tables.profiled_against_unprofiled(rows)
+    assert "higher on 1 of 3 rungs (most: fp16 weights, 44% profiled against 17%)" in said
+    assert "lower on 1 (most: Conv-BN folding, 7% profiled against 21%)" in said
+    assert tables.profiled_against_unprofiled([rung("cpu", 4, 0.1)]) == ""
