@@ -6,9 +6,9 @@
   detector, and both are timed in interleaved rounds (labkit.measure.bench.compare). It is
   kept only when (`rule()`) its numerics pass, the per-round ratio's upper quartile is below 1,
   its median saves at least MIN_GAIN (2%, chapter 08's line: the H200's ViT was kept at 0.998x
-  before it) and the rounds agree (their ratios' IQR within NOISY_IQR_FRACTION of the median:
-  the CPU's ViT was kept at 0.84x with rounds from 0.64 to 0.92). `outcome` names which test
-  decided it. The clock: the harness's (bench.compare's device clock on a GPU, the CPU's clock
+  before it); rounds whose ratios' IQR is over NOISY_IQR_FRACTION of the median are flagged
+  noisy (the CPU's ViT: 0.84x over rounds from 0.64 to 0.92), and a noisy gain is kept only
+  when its upper quartile also saves MIN_GAIN. `outcome` names which test decided it. The clock: the harness's (bench.compare's device clock on a GPU, the CPU's clock
   on a CPU), the time a batch takes ("wall" below); when the audit's profile found the GPU
   idle past the host-bound threshold, that clock mostly times the host's launches, so the fix
   is judged by device-busy time per call from the profiler's kernel records instead
@@ -54,19 +54,28 @@ KEPT, NOT_FASTER, NOISY, NUMERICS_OFF = "kept", "no measured gain", "too noisy t
 
 def rule() -> str:
     """The keep rule in words, for the report and the chapter to print."""
-    return (f"kept only when the numerics pass, the per-round ratio's upper quartile is below 1, "
-            f"its median saves at least {100 * MIN_GAIN:.0f}% (at most {1 - MIN_GAIN:.2f}x) and the "
-            f"rounds agree (their IQR within {100 * NOISY_IQR_FRACTION:.0f}% of the median)")
+    return (f"kept only when the numerics pass, the per-round ratio's upper quartile is below 1 "
+            f"and its median saves at least {100 * MIN_GAIN:.0f}% (at most {1 - MIN_GAIN:.2f}x); "
+            f"rounds whose IQR is over {100 * NOISY_IQR_FRACTION:.0f}% of the median are noisy, and "
+            f"a noisy fix is kept only when its upper quartile saves {100 * MIN_GAIN:.0f}% too")
+
+
+def noisy(ratio: float, q25: float, q75: float) -> bool:
+    """The rounds disagree: their ratios' IQR is over NOISY_IQR_FRACTION of the median (the
+    harness's noisy line, labkit.measure.timing)."""
+    return ratio > 0 and (q75 - q25) / ratio > NOISY_IQR_FRACTION
 
 
 def decide(ratio: float, q25: float, q75: float, numerics_ok: bool = True) -> str:
     """Which test of `rule()` decides a ratio (variant / original time, per-round quartiles):
-    KEPT, NUMERICS_OFF, NOISY or NOT_FASTER."""
+    KEPT, NUMERICS_OFF, NOT_FASTER, or NOISY (a gain the noisy rounds do not carry past
+    their upper quartile). A loss stays NOT_FASTER however noisy: noise cannot make it a gain."""
     if not numerics_ok:
         return NUMERICS_OFF
-    if ratio > 0 and (q75 - q25) / ratio > NOISY_IQR_FRACTION:
-        return NOISY
-    return KEPT if q75 < 1.0 and ratio <= 1.0 - MIN_GAIN + 1e-12 else NOT_FASTER
+    line = 1.0 - MIN_GAIN + 1e-12
+    if not (q75 < 1.0 and ratio <= line):
+        return NOT_FASTER
+    return NOISY if noisy(ratio, q25, q75) and q75 > line else KEPT
 
 
 @dataclass(frozen=True)
@@ -199,10 +208,13 @@ def channels_last(model: nn.Module, example: torch.Tensor, rounds: int = 5,
     outcome = decide(ratio, q25, q75, numerics_ok)
     kept = outcome == KEPT
     measured = f"{ratio:.3f}x the time (per-round IQR {q25:.3f}-{q75:.3f}; judged by {clock})"
+    if noisy(ratio, q25, q75):
+        measured += (f"; noisy rounds (IQR {100 * (q75 - q25) / ratio:.0f}% of the median, over "
+                     f"{100 * NOISY_IQR_FRACTION:.0f}%)")
     why = {NUMERICS_OFF: f"numerics off: max relative error {error:.2g} > {tolerance:g}",
            KEPT: f"faster in the rounds: {measured}",
-           NOISY: f"too noisy to call: {measured}; the rounds' IQR is over "
-                  f"{100 * NOISY_IQR_FRACTION:.0f}% of the median (rerun on a quieter machine)",
+           NOISY: f"too noisy to call: {measured}: its upper quartile saves under "
+                  f"{100 * MIN_GAIN:.0f}% (rerun on a quieter machine)",
            NOT_FASTER: f"no measured gain of {100 * MIN_GAIN:.0f}% here: {measured}"}[outcome]
     if wall["wall_clock"] != clock:
         why += (f"; the batch's own time (the harness's clock) {wall['wall_ratio']:.3f}x "

@@ -132,7 +132,7 @@ def _decision(r: Mapping) -> str:
     """'kept', or 'not kept: too noisy to call' (a recorded summary older than the outcome
     field says only 'not kept')."""
     if r["kept"]:
-        return "kept"
+        return "kept" + (", noisy rounds" if r.get("noisy") else "")
     return "not kept" + (f": {r['outcome']}" if r.get("outcome") else "")
 
 

@@ -125,6 +125,9 @@ def test_readings_show_the_wall_beside_device_time_the_decision_and_the_output_s
                   "wall_ratio": 0.99, "wall_q25": 0.98, "wall_q75": 1.0, "wall_faster": False,
                   "wall_clock": "the harness's device clock (CUDA events)"}
     noisy = {**first, "kept": False, "outcome": "too noisy to call"}
+    kept_noisy = {**first, "kept": True, "outcome": "kept", "noisy": True}
+    assert audits.readings({**summary, "recommendations": [kept_noisy]})[first["title"]].startswith(
+        "kept, noisy rounds")
     shown = audits.readings({**summary, "recommendations": [host_bound]})
     assert "the batch's own time 0.99x" in shown[first["title"]] and "no measured gain" in shown[first["title"]]
     assert audits.readings({**summary, "recommendations": [noisy]})[first["title"]].startswith(
