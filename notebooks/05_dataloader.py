@@ -86,9 +86,10 @@ chapter.exercise("05.batch_bytes").check(batch_bytes)
 #
 # Throughput is **samples over wall time**, not batch size over the median step: a starved
 # loader hands out its queued batches quickly and then waits long for the next, so most
-# steps are quick and the median hides the waits. Each setting first warms up for one
-# queue's worth of steps (workers x `prefetch_factor` batches), so the start-up burst is
-# spent, then one window of at least one queue is timed. The sweep goes round three times,
+# steps are quick and the median hides the waits. Each setting first warms up for one batch
+# per worker (at start-up every worker decodes its first batch at once; after that wave each
+# hands over one batch per decode, as for the rest of the run), then one window of at least
+# one queue (workers x `prefetch_factor` batches) is timed. The sweep goes round three times,
 # one window of every setting per round (a change in the machine's load then hits all
 # settings alike), and a setting's spread is its slowest and fastest window. Each sweep has
 # a time budget (`knee_experiment.WORKER_SWEEP_BUDGET_S`): on a machine slower than planned
@@ -132,10 +133,10 @@ lesson.plateau_text()  # kept under plateau
 # pixels and the step normalises on its own device (`train_step` does it when a batch arrives
 # as uint8), so a quarter of the bytes cross shared memory and the worker skips the float
 # arithmetic. On a CPU also one or four batches prefetched per worker and half and twice the
-# batch; on a GPU `pin_memory` and the usual tuned combination (pinned memory, a *device
-# prefetcher* that copies the next batch on a second CUDA stream while this one computes, and
-# uint8). The first row is the baseline; the second is the baseline again (A/A): what the
-# rule calls when nothing changed.
+# batch; on a GPU the usual tuned combination (pinned memory, a *device prefetcher* that
+# copies the next batch on a second CUDA stream while this one computes, and uint8); what
+# pinning alone does to the copy, C23 and C25 measure below. The first row is the baseline;
+# the second is the baseline again (A/A): what the rule calls when nothing changed.
 #
 # The settings run in six rounds, in pairs: one order, then the same order reversed, so each
 # setting runs as often before the baseline as after it. A knob is read against the baseline
@@ -149,9 +150,10 @@ lesson.plateau_text()  # kept under plateau
 lesson.knob_sweep()  # each knob against the baseline, round by round, and the plot; kept under sweep_knobs
 
 # %% [markdown]
-# Without a GPU, `pin_memory` and `non_blocking` have nothing to do, so they are not swept
-# here; the reference GPU run measured them (a row recorded before throughput was taken
-# from windows is rebuilt from its waiting share and compute, `loader_sweep.row_samples_per_s`):
+# Without a GPU, pinned memory and the device prefetcher have nothing to do, so they are not
+# swept here; the reference GPU run measured its GPU rows (a row recorded before throughput
+# was taken from windows is rebuilt from its waiting share and compute,
+# `loader_sweep.row_samples_per_s`):
 
 # %%
 lesson.recorded_gpu_knobs()
