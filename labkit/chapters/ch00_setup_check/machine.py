@@ -37,6 +37,15 @@ MATH_NAMES = {"float32": "float32", "tfloat32": "TF32 (float32 data)", "bfloat16
               "float16": "float16"}
 
 
+class Said(str):
+    """A sentence a table function returns instead of a table, shown as text when it is a
+    cell's result, not as a quoted repr (review 2026-12-03d item 13: the H200 copy printed
+    "'This run records the reference itself: ...'" in quotes)."""
+
+    def __repr__(self) -> str:
+        return str(self)
+
+
 def provenance(value: object) -> str:
     """'measured here', or where a recorded value comes from (the session's `Recorded.label`)."""
     return value.label if isinstance(value, Recorded) else "measured here"
@@ -69,15 +78,15 @@ def _rate(value: float | None) -> str:
     return "-" if not value else (f"{value:,.0f}" if value >= 100 else f"{value:.3g}")
 
 
-def ceilings_table(measured: object, reference: object) -> Table | str:
+def ceilings_table(measured: object, reference: object) -> Table | Said:
     """This machine's ceilings beside the reference's recorded ones, with their ratio.
 
     reference: the session's `Recorded` of the reference's 'ceilings' (falsy when nothing is
     recorded). When this run records the reference itself, it says so instead."""
     if os.environ.get(results.REFERENCE_ENV, "").strip() == results.DEFAULT_REFERENCE:
-        return "This run records the reference itself: its ceilings are the ones shown above."
+        return Said("This run records the reference itself: its ceilings are the ones shown above.")
     if not reference:
-        return "Nothing recorded yet for the reference GPU: only this machine's ceilings are shown above."
+        return Said("Nothing recorded yet for the reference GPU: only this machine's ceilings are shown above.")
     theirs = reference.value if hasattr(reference, "value") else reference
     rows = [("copy bandwidth (GB/s, read + write)", measured.copy_gbps, theirs["copy_gbps"])]
     for math in dict.fromkeys([*measured.matmul_tflops, *theirs["matmul_tflops"]]):
@@ -89,7 +98,7 @@ def ceilings_table(measured: object, reference: object) -> Table | str:
                    f"{ref / mine:,.0f}x" if mine and ref else ""] for name, mine, ref in rows])
 
 
-def sweep_table(source: object) -> Table | str:
+def sweep_table(source: object) -> Table | Said:
     """Each point of a matmul sweep as a share of its math's best (`power_cap.sweep_rows`).
 
     source: this run's ceilings (a `Ceilings`, with its `sweep`) or the reference's recorded
@@ -97,18 +106,18 @@ def sweep_table(source: object) -> Table | str:
     sweep = source.sweep if hasattr(source, "sweep") else source.get("sweep") if source else None
     points = power_cap.sweep_rows(sweep)
     if not points:
-        return "No matmul sweep to show here (a CPU ceilings file from before the sweep, or none recorded)."
+        return Said("No matmul sweep to show here (a CPU ceilings file from before the sweep, or none recorded).")
     where = f"the reference GPU ({source.label})" if isinstance(source, Recorded) else "this run"
     return Table(f"sweep from {where}", ["math", "n", "TFLOP/s", "share of the best"],
                  [[MATH_NAMES.get(m, m), n, rate, 100 * share] for m, n, rate, share in points],
                  units={"share of the best": "%"})
 
 
-def probe_table(path: Path) -> Table | str:
+def probe_table(path: Path) -> Table | Said:
     """The recorded power probe (clock, power, power cap per kind of data), with what it shows."""
     rows = power_cap.probe_rows(path) if Path(path).exists() else []
     if not rows:
-        return "The recorded power probe is not in this checkout (results/h200_probes/)."
+        return Said("The recorded power probe is not in this checkout (results/h200_probes/).")
     shown = Table("recorded on the reference H200 by benchmarks/bf16_ceiling_probe.py",
                   ["data", "mode", "TFLOP/s", "SM clock (MHz, median)", "power (W, median)",
                    "power cap active"],
@@ -124,11 +133,11 @@ def probe_table(path: Path) -> Table | str:
            "measured on random data, never zeros" if zero else "") + ".")
 
 
-def no_sync_table(no_sync: object) -> Table | str:
+def no_sync_table(no_sync: object) -> Table | Said:
     """Mistake 1 (GPU): a stopwatch without synchronize against one with it and the harness."""
     if not no_sync:
-        return ("This machine has no GPU, and no reference GPU run has been recorded yet "
-                "(results/nvidia-h200.json lacks it), so there is nothing to show here.")
+        return Said("This machine has no GPU, and no reference GPU run has been recorded yet "
+                    "(results/nvidia-h200.json lacks it), so there is nothing to show here.")
     return Table("", ["", provenance(no_sync)], [
         ["matmul", f"{no_sync['n']}^3 {no_sync['dtype']}"],
         ["stopwatch, no synchronize", no_sync["no_sync_s"]],
@@ -157,22 +166,23 @@ def first_over_steady(row: Mapping) -> tuple[float, float, bool]:
 
 
 def ratio_text(ratio: float) -> str:
-    """A ratio as text, whole from 100x up (`whole_ratio`): '35,013x', '2.4x'."""
+    """A ratio as text, whole from 100x up (`whole_ratio`): '35,000x', '66.6x', '2.4x'; a first
+    call timed once claims no more (review 2026-12-03d item 13: '66.61x' in the table)."""
     shown = whole_ratio(ratio)
     return f"{shown:,}x" if isinstance(shown, int) else f"{shown:.1f}x"
 
 
-def first_call_table(rows: object, where: str = "") -> Table | str | None:
+def first_call_table(rows: object, where: str = "") -> Table | Said | None:
     """First call against the steady median, per kind of work (measured here or recorded)."""
     if rows is None:
         return None
     if not rows:
-        return provenance(rows)  # the session's Recorded says what is missing
+        return Said(provenance(rows))  # the session's Recorded says what is missing
     found = list(rows.value if hasattr(rows, "value") else rows)
     steady = [first_over_steady(r) for r in found]
     table = Table("", [f"work, {where or provenance(rows)}", "first call", "steady median", "first / steady"],
-                  [[r["label"], r["first_call_s"], s[0], whole_ratio(s[1])] for r, s in zip(found, steady, strict=True)],
-                  units={"first call": "s", "steady median": "s", "first / steady": "x"})
+                  [[r["label"], r["first_call_s"], s[0], ratio_text(s[1])] for r, s in zip(found, steady, strict=True)],
+                  units={"first call": "s", "steady median": "s"})
     if not all(same_clock for _, _, same_clock in steady):
         table.note("The steady medians here are GPU time (CUDA events), the first calls wall time: "
                    "read each ratio as an order of magnitude only.")

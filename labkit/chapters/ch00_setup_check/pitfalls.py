@@ -17,8 +17,10 @@ from collections.abc import Callable, Iterator, Mapping
 
 import torch
 
+from labkit.claims import trust
 from labkit.measure import bench, conditions
 from labkit.measure.timing import Comparison
+from labkit.show.table import Table
 
 
 def no_sync_vs_sync(n: int = 4096, dtype: torch.dtype = torch.bfloat16, calls: int = 20) -> dict:
@@ -212,28 +214,47 @@ def allocator_text(found: Mapping) -> str:
             f"other, {allocator_conclusion(found)}.")
 
 
-def ratio_note(comparison: Comparison, variant: str) -> str:
-    """What a comparison's ratio is: the median of the per-round ratios (each round's time over
-    the baseline's in the same round), which can differ from the ratio of the two medians; the
-    latter shown beside it for `variant`, so a reader can square the ratio with the medians."""
-    base, row = comparison[comparison.baseline].timing.median_s, comparison[variant]
-    return (f"ratio: the median of the per-round ratios, not the ratio of the medians; for {variant} "
-            f"the medians give {row.timing.median_s / base:.2f}x, the rounds {row.ratio:.2f}x.")
-
-
 PRACTICAL_SAME = 0.02  # two timings within 2% (median and rounds) are the same time in practice
 
 
-def same_time_text(row: Mapping) -> str:
-    """Whether a ratio differs from 1, in words: within the noise; outside it but inside
-    +/-PRACTICAL_SAME (a real but negligible difference: '1.00x, outside the noise' reads as
-    'they differ'); or outside both."""
-    if row["within_noise"]:
-        return "within the noise"
-    ratios = (row["ratio"], row["ratio_q25"], row["ratio_q75"])
-    if all(abs(r - 1) <= PRACTICAL_SAME for r in ratios):
+def ab_reading(comparison: Comparison, variant: str) -> str:
+    """Whether `variant` differs from the baseline, read by the trust rule (review 2026-12-03d
+    item 6: '(a * 2) @ b 1.09x (1.07-1.20)' sat unlabelled among timings flagged noisy, IQR
+    12-42%): within the noise when its rounds straddle 1, or when a flagged timing of the two
+    it is built from could carry its whole spread across 1; else outside the noise, and within
+    +/-PRACTICAL_SAME the same time in practice."""
+    row, base = comparison[variant], comparison[comparison.baseline]
+    if row.ratio_q25 <= 1.0 <= row.ratio_q75:
+        return "within the noise (its rounds straddle 1)"
+    own = {variant, comparison.baseline, row.timing.label, base.timing.label}
+    flags = [f for f in comparison.flags() if f["timing"] in own]
+    decision = trust.Decision(variant, row.ratio, [row.ratio_q25, row.ratio_q75], 1.0)
+    if trust.judge(flags, [decision]).veto:
+        return "within the noise (a flagged timing could carry it across 1)"
+    if all(abs(r - 1) <= PRACTICAL_SAME for r in (row.ratio, row.ratio_q25, row.ratio_q75)):
         return f"outside the noise but within {100 * PRACTICAL_SAME:.0f}%: the same time in practice"
     return "outside the noise"
+
+
+def ab_table(comparison: Comparison) -> Table:
+    """The A/B comparison as chapter 00 teaches it: each variant's median, the ratio of the two
+    medians beside the median of its per-round ratios (the comparison's own ratio) and their
+    spread, and what that reading says (`ab_reading`); the harness's flags folded under it."""
+    base = comparison[comparison.baseline].timing.median_s
+    table = Table(f"ratio to {comparison.baseline}, {comparison.rounds} interleaved rounds",
+                  ["variant", "median", "ratio of medians", "ratio (rounds)", "rounds' spread", "reading"],
+                  units={"median": "s", "ratio of medians": "x", "ratio (rounds)": "x"})
+    for label, v in comparison.variants.items():
+        baseline = label == comparison.baseline
+        table.add(label, v.timing.median_s, v.timing.median_s / base, v.ratio,
+                  f"{v.ratio_q25:.2f}-{v.ratio_q75:.2f}", "the baseline" if baseline else ab_reading(comparison, label))
+    flags = [f"flagged: {flag['timing']}: {flag['why']}" for flag in comparison.flags()]
+    if flags:
+        table.fold(f"the harness's notes ({len(flags)} flagged)", "\n".join(flags))
+    return table.note("ratio (rounds): the median of the per-round ratios (each round's time over "
+                      f"{comparison.baseline}'s in the same round), the number a verdict reads; "
+                      "reading: within the noise when the rounds straddle 1 or a flagged timing "
+                      "could carry them across it (the trust rule)")
 
 
 @contextlib.contextmanager

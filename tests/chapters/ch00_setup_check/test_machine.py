@@ -19,11 +19,17 @@ def test_a_recorded_value_says_so_and_a_measured_one_says_here():
     assert "nothing to show" in machine.no_sync_table(missing)
     assert machine.first_call_table(None) is None
     assert "nothing recorded" in machine.first_call_table(missing)
+    # review 2026-12-03d item 13: a sentence returned as a cell's result shows as text, unquoted
+    said = machine.no_sync_table(missing)
+    assert repr(said) == str(said) and not repr(said).startswith("'")
 
 
 def test_first_calls_and_the_sweep_render_as_tables():
     rows = [{"label": "conv2d", "first_call_s": 2e-3, "steady_median_s": 2e-4, "first_over_steady": 10.0}]
-    assert "10.00x" in str(machine.first_call_table(rows))
+    assert "10.0x" in str(machine.first_call_table(rows))
+    # review 2026-12-03d item 13: no '66.61x' from one timed call: three figures at most
+    rows66 = [{"label": "fill", "first_call_s": 0.41, "steady_median_s": 6.155e-3, "first_over_steady": 66.61}]
+    assert "66.6x" in str(machine.first_call_table(rows66)) and "66.61" not in str(machine.first_call_table(rows66))
     sweep = {"matmul": {"float32": {"1024": 1.0, "2048": 2.0}}}
     recorded = Recorded("00_setup_check", "ceilings", "nvidia-h200", {"sweep": sweep}, "2026-12-03")
     shown = machine.sweep_table(recorded)

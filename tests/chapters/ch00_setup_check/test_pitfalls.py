@@ -48,26 +48,40 @@ def test_mistake_4_blames_the_allocator_only_where_the_faults_follow_the_time():
     assert pitfalls.allocator_conclusion(allocator(0, 8, 1.17)).endswith("so it is not the allocator's")
 
 
-def test_the_ratio_note_says_the_ratio_is_the_median_of_per_round_ratios():
-    """Review 2026-12-03c item 11: medians 15 ms and 15.9 ms (1.06x) beside a ratio of 0.98x."""
+def _ab(rows: dict, noisy: dict | None = None):
+    """A comparison with baseline 'a': each variant's median and (median, q25, q75) ratio; a
+    noisy variant's per-round medians spread by the given share."""
     from labkit.measure.timing import Comparison, Timing, VariantResult
 
-    def variant(label, median, ratio):
-        timing = Timing(label=label, device="cpu", mode="cold", times_s=(median,), median_s=median,
-                        iqr_s=0.0, min_s=median, count=1)
-        return VariantResult(timing, ratio, ratio, ratio, (ratio,))
+    def variant(label, median, ratio, q25, q75):
+        spread = (noisy or {}).get(label)
+        times = (median * (1 - spread), median, median * (1 + spread)) if spread else (median,)
+        timing = Timing(label=label, device="cpu", mode="cold", times_s=times, median_s=median,
+                        iqr_s=median * (spread or 0.0), min_s=min(times), count=len(times))
+        rounds = tuple(median * f for f in ((1 - spread), 1.0, (1 + spread))) if spread else (median,)
+        return VariantResult(timing, ratio, q25, q75, (ratio,), round_medians_s=rounds)
 
-    cmp = Comparison("a", 5, {"a": variant("a", 15e-3, 1.0), "b": variant("b", 15.9e-3, 0.98)}, ("a", "b"))
-    note = pitfalls.ratio_note(cmp, "b")
-    assert note.startswith("ratio: the median of the per-round ratios, not the ratio of the medians")
-    assert "the medians give 1.06x, the rounds 0.98x" in note
+    return Comparison("a", 5, {k: variant(k, *v) for k, v in rows.items()}, tuple(rows))
 
 
-def test_a_ratio_of_one_outside_the_noise_is_the_same_time_in_practice():
-    row = {"ratio": 1.001, "ratio_q25": 0.999, "ratio_q75": 1.003, "within_noise": False}
-    assert pitfalls.same_time_text(row).endswith("within 2%: the same time in practice")
-    assert pitfalls.same_time_text({**row, "within_noise": True}) == "within the noise"
-    assert pitfalls.same_time_text({**row, "ratio_q75": 1.05}) == "outside the noise"
+def test_the_ab_table_labels_a_ratio_the_noise_could_make():
+    """Review 2026-12-03d item 6: '(a * 2) @ b 22 ms, 1.09x (1.07-1.20)' beside timings flagged
+    noisy (IQR 12-42%) carried no 'within noise' label; the trust rule reads it as noise."""
+    rows = {"a": (22.6e-3, 1.0, 1.0, 1.0), "mm": (22.3e-3, 0.97, 0.94, 1.13),
+            "(a * 2) @ b": (22e-3, 1.09, 1.07, 1.20)}
+    noisy = _ab(rows, noisy={"a": 0.42, "(a * 2) @ b": 0.12})
+    assert pitfalls.ab_reading(noisy, "mm") == "within the noise (its rounds straddle 1)"
+    assert pitfalls.ab_reading(noisy, "(a * 2) @ b") == "within the noise (a flagged timing could carry it across 1)"
+    quiet = _ab(rows)
+    assert pitfalls.ab_reading(quiet, "(a * 2) @ b") == "outside the noise"
+    same = _ab({"a": (15e-3, 1.0, 1.0, 1.0), "b": (15.01e-3, 1.001, 1.0005, 1.003)})
+    assert pitfalls.ab_reading(same, "b").endswith("within 2%: the same time in practice")
+    # a flag on a variant the ratio is not built from holds nothing back
+    other = _ab(rows, noisy={"mm": 0.5})
+    assert pitfalls.ab_reading(other, "(a * 2) @ b") == "outside the noise"
+    shown = str(pitfalls.ab_table(noisy))
+    assert "ratio of medians" in shown and "ratio (rounds)" in shown and "the baseline" in shown
+    assert "0.97x" in shown and "0.99x" in shown  # the rounds' 0.97x beside the medians' 22.3/22.6
 
 
 def test_the_first_call_is_set_against_a_steady_state_on_its_own_clock():
