@@ -29,7 +29,8 @@ network, in three seeded, deterministic steps (`reference_model`):
 
 After it: 0.31 against 0.40 at 32 px (15 distinct top-1 classes in 16 images), 0.10 against
 0.28 at 224 px (6 distinct; 15 of 16 images have a clear top-1, so top-1 agreement is
-judged). At 224 px global pooling still averages much of each image away, so the gate also compares what depends on the input: the logits centred per class
+judged; a GPU gates on 64 images since 2026-12-03, ladder.gate_images, so that top-1 is
+counted over more than 15). At 224 px global pooling still averages much of each image away, so the gate also compares what depends on the input: the logits centred per class
 over the gate's images (`centred`). A rung whose output ignores its input (the batch's mean
 for every image, a CUDA graph replaying a stale buffer) is off by 1.0 or more there, however
 input-dependent the reference is.

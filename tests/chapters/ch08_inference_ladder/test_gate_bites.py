@@ -135,3 +135,14 @@ def test_calibration_normalises_every_batchnorm_on_its_images():
         y = model[0](images)
     assert torch.allclose(model[1].running_mean, y.mean(dim=(0, 2, 3)), atol=1e-5)
     assert torch.allclose(model[1].running_var, y.var(dim=(0, 2, 3)), rtol=1e-4)
+
+
+def test_a_gpu_gates_on_at_least_32_images_and_a_cpu_keeps_its_16():
+    """Review 2026-12-03d item 11: top-1 over 15 clear images let 3 images decide a refusal.
+    On a GPU the gate's images are the baselines' batch (one call per rung at batch 64)."""
+    assert ladder.gate_images(torch.device("cuda")) >= 32
+    assert ladder.gate_images(torch.device("cuda")) == ladder.GPU_GATE_IMAGES == 64
+    assert ladder.gate_images(torch.device("cpu")) == ladder.GATE_IMAGES == 16
+    # made once per process, and the same images fixed_images makes
+    a = ladder._images(4, 8, numerics.GATE_SEED)
+    assert a is ladder._images(4, 8, numerics.GATE_SEED) and torch.equal(a, numerics.fixed_images(4, 8))
