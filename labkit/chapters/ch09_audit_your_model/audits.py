@@ -53,8 +53,9 @@ class Setup:
         shown = tables.Table(f"The chapter's audits: batch {self.batch}, {self.image}x{self.image} "
                              f"images, on {self.device}", ["network", "loaded as"],
                              [[name, spec] for name, spec in self.networks.items()])
-        return shown.note(f"export paths checked here: {', '.join(self.export_paths)} "
-                          f"(on the batch's first {EXPORT_BATCH} images)")
+        shown.note(f"export paths checked here: {', '.join(self.export_paths)} "
+                   f"(on the batch's first {EXPORT_BATCH} images)")
+        return shown.note(f"each audit's keep rule for a fix: {recommend.rule()}")
 
 
 def setup(on_gpu: bool, batch: int) -> Setup:
@@ -182,7 +183,6 @@ def audit_table(result: audit.Report, recorded: Recorded | None = None) -> table
         if recorded is not None:
             row.append(there.get(name, "-") if reference is not None else "-")
         shown.add(*row)
-    shown.note(f"keep rule: {recommend.rule()}")
     if recorded is not None:
         shown.note(f"reference GPU: {recorded.label}")
     shown.fold("why each recommendation was or was not kept",
@@ -265,7 +265,8 @@ def takeaways(resnet: audit.Report, mobile: audit.Report, vit: audit.Report,
     """The chapter's conclusions, each built from the three audits and the learner's."""
     return [
         fix_lead((resnet, mobile, vit)) + " " + " ".join(kept_line(r) for r in (resnet, mobile, vit))
-        + f" A layout is chosen per network and machine, by measuring ({recommend.rule()}).",
+        + " A layout is chosen per network and machine, by measuring (the keep rule is printed "
+        "with the chapter's set-up).",
         f"Layout drops found: ResNet-50 {len(resnet.drops)}, MobileNetV3 {len(mobile.drops)}, "
         f"ViT {len(vit.drops)}; bytes copied in one forward: {human_bytes(resnet.copy_bytes)}, "
         f"{human_bytes(mobile.copy_bytes)} and {human_bytes(vit.copy_bytes)}. The copy detector and "

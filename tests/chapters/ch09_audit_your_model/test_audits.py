@@ -29,6 +29,7 @@ def test_the_setup_differs_by_machine_and_refuses_a_bad_batch():
     assert (cpu.image, cpu.export_paths, cpu.device) == (64, ("trace",), "cpu")
     assert gpu.image == 224 and "aoti" not in gpu.export_paths and "trace" in gpu.export_paths
     assert len(cpu.table().rows) == 3
+    assert any("keep rule" in n and "2%" in n for n in cpu.table().notes)  # printed once, with the set-up
     with pytest.raises(ValueError, match="batch"):
         audits.setup(False, 0)
     with pytest.raises(KeyError, match="no network"):
