@@ -24,6 +24,7 @@ NOT_YET_RERECORDED: set[str] = {
     "07_export_traps",  # review 03d items 4/5/7: loop pace, AOTInductor opt-in (its recorded run shown), C15a form
     "09_audit_your_model",  # review 03d items 3/7/9: 2% keep rule, quiz graded on the batch's own time, cat text
     "99_claims_ledger",  # review 03d items 4/5: 'which chapters ran here' reads the ledger's own (reference) runs
+    "08_inference_ladder",  # review 03d items 1/2/6/12: adds-up note, keep rule 2% minimum, idle labels, prose
 }
 
 
