@@ -241,13 +241,17 @@ def ab_table(comparison: Comparison) -> Table:
     medians beside the median of its per-round ratios (the comparison's own ratio) and their
     spread, and what that reading says (`ab_reading`); the harness's flags folded under it."""
     base = comparison[comparison.baseline].timing.median_s
+    host = comparison.host_column  # on a GPU: device time, with the host's launch beside it
+    median = "device time" if host else "median"
     table = Table(f"ratio to {comparison.baseline}, {comparison.rounds} interleaved rounds",
-                  ["variant", "median", "ratio of medians", "ratio (rounds)", "rounds' spread", "reading"],
-                  units={"median": "s", "ratio of medians": "x", "ratio (rounds)": "x"})
+                  ["variant", median, "ratio of medians", "ratio (rounds)", "rounds' spread", "reading"]
+                  + (["host launch"] if host else []),
+                  units={median: "s", "ratio of medians": "x", "ratio (rounds)": "x"} | ({"host launch": "s"} if host else {}))
     for label, v in comparison.variants.items():
         baseline = label == comparison.baseline
         table.add(label, v.timing.median_s, v.timing.median_s / base, v.ratio,
-                  f"{v.ratio_q25:.2f}-{v.ratio_q75:.2f}", "the baseline" if baseline else ab_reading(comparison, label))
+                  f"{v.ratio_q25:.2f}-{v.ratio_q75:.2f}", "the baseline" if baseline else ab_reading(comparison, label),
+                  *([v.timing.host_s] if host else []))
     flags = [f"flagged: {flag['timing']}: {flag['why']}" for flag in comparison.flags()]
     if flags:
         table.fold(f"the harness's notes ({len(flags)} flagged)", "\n".join(flags))

@@ -48,7 +48,7 @@ def test_mistake_4_blames_the_allocator_only_where_the_faults_follow_the_time():
     assert pitfalls.allocator_conclusion(allocator(0, 8, 1.17)).endswith("so it is not the allocator's")
 
 
-def _ab(rows: dict, noisy: dict | None = None):
+def _ab(rows: dict, noisy: dict | None = None, host_s: float | None = None):
     """A comparison with baseline 'a': each variant's median and (median, q25, q75) ratio; a
     noisy variant's per-round medians spread by the given share."""
     from labkit.measure.timing import Comparison, Timing, VariantResult
@@ -57,7 +57,7 @@ def _ab(rows: dict, noisy: dict | None = None):
         spread = (noisy or {}).get(label)
         times = (median * (1 - spread), median, median * (1 + spread)) if spread else (median,)
         timing = Timing(label=label, device="cpu", mode="cold", times_s=times, median_s=median,
-                        iqr_s=median * (spread or 0.0), min_s=min(times), count=len(times))
+                        iqr_s=median * (spread or 0.0), min_s=min(times), count=len(times), host_s=host_s)
         rounds = tuple(median * f for f in ((1 - spread), 1.0, (1 + spread))) if spread else (median,)
         return VariantResult(timing, ratio, q25, q75, (ratio,), round_medians_s=rounds)
 
@@ -82,6 +82,9 @@ def test_the_ab_table_labels_a_ratio_the_noise_could_make():
     shown = str(pitfalls.ab_table(noisy))
     assert "ratio of medians" in shown and "ratio (rounds)" in shown and "the baseline" in shown
     assert "0.97x" in shown and "0.99x" in shown  # the rounds' 0.97x beside the medians' 22.3/22.6
+    assert "host launch" not in shown  # a CPU comparison has no host column
+    on_gpu = str(pitfalls.ab_table(_ab(rows, host_s=30e-6)))  # a GPU's: device time, host beside it
+    assert "device time" in on_gpu and "host launch" in on_gpu and "30 us" in on_gpu
 
 
 def test_the_first_call_is_set_against_a_steady_state_on_its_own_clock():
