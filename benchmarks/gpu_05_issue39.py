@@ -5,8 +5,9 @@ still leaves the others' numbers; on a CPU the GPU-only part records its error.
 
     PYTHONPATH=. python3 benchmarks/gpu_05_issue39.py --out DIR     # writes DIR/gpu_05_issue39.json
 
-About 2.5 minutes on a 16-core H200 host (preparation ~10 s, worker sweep <= 45 s, knob sweep
-~75 s (<= 100 s), C25 ~6 s, one profiled timeline ~5 s). What to look for, printed as each part ends:
+About 2 minutes on a 16-core H200 host (preparation ~10 s, worker sweep ~22 s (<= 45 s), knob
+sweep ~50 s (<= 70 s): cost_model's prices; C25 ~8 s, one profiled timeline ~5 s). What to look
+for, printed as each part ends:
 
 - c25: the pageable rows' 'returned_share' near 1 (the call waited out the 50 ms kernel:
   the CPU lost its run-ahead) or near 0, per size; pinned rows near 0 (the control); the
@@ -16,7 +17,7 @@ About 2.5 minutes on a 16-core H200 host (preparation ~10 s, worker sweep <= 45 
 - plateau: predicted (batch / (step + wait)) against measured, within 15% or not, and what
   bounds it (the GPU idle share of the knee's timeline: over 50% reads host-bound).
 - knobs: the GPU's knob list (knee_experiment.knob_settings: the A/A, the tuned combination,
-  uint8 alone, pin), each with the geometric mean of its per-round ratios, its 95% interval
+  uint8 alone), each with the geometric mean of its per-round ratios, its 95% interval
   and gain / loss / no clear difference (knee_experiment.knob_rule); 'left out' names any
   the budget cut.
 """

@@ -151,19 +151,19 @@ def fit(record: Mapping) -> dict[str, Cost]:
                       float(np.mean([c.step_s for c in costs]))) for key, costs in fitted.items()}
 
 
-def _priced(costs: Mapping[str, Cost], sweep: str, row: Row) -> Cost:
-    """A row's Cost: as fitted, or (a worker count the record did not sweep) bounded from the
-    recorded ones: the start-up of the nearest recorded count with as many workers or more
-    (start-up grows with the workers), and the step of the next recorded count above it
-    scaled by their workers (a starved loader's pace is at most proportional to its
-    workers, so the step is at most that)."""
+def price(costs: Mapping[str, Cost], sweep: str, row: Row) -> Cost:
+    """A row's Cost: as fitted, or (a plain worker count the record did not sweep, at a batch
+    it did) bounded from the recorded ones: the start-up of the next recorded count above it
+    (start-up grows with the workers) and its step scaled by their workers (a starved
+    loader's pace is at most proportional to its workers, so the step is at most that)."""
     key = f"{sweep}: {row.label}"
     if key in costs:
         return costs[key]
-    recorded = sorted(((Row.from_label(k.split(": ", 1)[1]), c) for k, c in costs.items()
-                       if k.startswith(f"{sweep}: ") and re.fullmatch(r"w\d+ b\d+", k.split(": ", 1)[1])),
-                      key=lambda pair: pair[0].workers)
-    above = [(r, c) for r, c in recorded if r.workers > row.workers > 0]
+    plain = re.fullmatch(r"w\d+ b(\d+)", row.label)
+    above = sorted(((r, c) for r, c in ((Row.from_label(k.split(": ", 1)[1]), c) for k, c in costs.items()
+                                         if k.startswith(f"{sweep}: "))
+                    if plain and r.label == f"w{r.workers} b{plain.group(1)}" and r.workers > row.workers > 0),
+                   key=lambda pair: pair[0].workers)
     if sweep != "worker sweep" or not above:
         raise ValueError(f"no recorded cost for {key!r}, and none to bound it from: record that "
                          "setting on the H200 first")
@@ -176,7 +176,7 @@ def sweep_seconds(design: Design, costs: Mapping[str, Cost], sweep: str) -> dict
     sweep', the record's phase prefix)."""
     if design.rounds < 1:
         raise ValueError(f"a design runs at least one round, got {design.rounds}")
-    return {row.label: design.rounds * _priced(costs, sweep, row).round_s(*design.plan_of(row))
+    return {row.label: design.rounds * price(costs, sweep, row).round_s(*design.plan_of(row))
             for row in design.rows}
 
 
@@ -232,22 +232,42 @@ class Estimate:
         return [*out, f"total: {self.total_s:.1f} s (target {TARGET_S:.0f} s)"]
 
 
+_CELL_FIRST_LINES = {"prepare": "bench = lesson.prepare()", "worker sweep": "lesson.worker_sweep()",
+                     "knob sweep": "lesson.knob_sweep()"}
+
+
+def recorded_cells(rows: Sequence[Mapping]) -> tuple[float, dict[str, float]]:
+    """(total seconds, {'prepare', 'worker sweep', 'knob sweep': seconds}) from one chapter's
+    rows of scripts/execute_notebook.py --cell-seconds ({'cell', 'seconds', 'first_line'}),
+    each sweep's cell found by its first line."""
+    found = {name: [float(r["seconds"]) for r in rows if str(r.get("first_line", "")).startswith(line)]
+             for name, line in _CELL_FIRST_LINES.items()}
+    missing = [name for name, seconds in found.items() if len(seconds) != 1]
+    if missing:
+        raise ValueError(f"the cell seconds hold no single cell for {missing} (first lines "
+                         f"{[_CELL_FIRST_LINES[m] for m in missing]}): pass chapter 05's rows")
+    return float(sum(float(r["seconds"]) for r in rows)), {k: v[0] for k, v in found.items()}
+
+
 def chapter_seconds(record: Mapping, designs: Mapping[str, Design],
-                    prepare_s: float | None = None) -> Estimate:
+                    prepare_s: float | None = None, cells: Sequence[Mapping] | None = None) -> Estimate:
     """The chapter's estimate: each sweep's recorded cell less its recorded design's modelled
     seconds (averaged over the record's runs) plus `designs`' modelled seconds; the
     preparation cell as recorded (or prepare_s); the other cells as recorded, plus C25's
-    sizes added since the record (busy_stream_added_s)."""
+    sizes added since the record (busy_stream_added_s). cells: the recorded run's per-cell
+    seconds (recorded_cells), else RECORDED_TOTAL_S and RECORDED_CELLS_S. The record and
+    the cells must come from the same sources for the subtraction to mean anything."""
     runs = _record_runs(record)
+    total_s, cell_s = (RECORDED_TOTAL_S, RECORDED_CELLS_S) if cells is None else recorded_cells(cells)
     costs = fit(record)
     recorded = {name: float(np.mean([sum(sweep_seconds(recorded_designs(run)[name], costs, name).values())
                                      for run in runs])) for name in designs}
     sweeps = {name: sweep_seconds(design, costs, name) for name, design in designs.items()}
-    cells = {"prepare": RECORDED_CELLS_S["prepare"] if prepare_s is None else prepare_s}
+    out = {"prepare": cell_s["prepare"] if prepare_s is None else prepare_s}
     for name in ("worker sweep", "knob sweep"):
-        overhead = RECORDED_CELLS_S[name] - recorded[name]  # the cell's table, plot and bar
-        cells[name] = overhead + sum(sweeps[name].values())
+        overhead = cell_s[name] - recorded[name]  # the cell's table, plot and bar
+        out[name] = overhead + sum(sweeps[name].values())
     evidence = (record.get("evidence") or [{}])[0].get("C25", {}).get("busy_stream", [])
-    other = RECORDED_TOTAL_S - sum(RECORDED_CELLS_S.values())
-    cells["other cells"] = other + busy_stream_added_s([r["nbytes"] for r in evidence])
-    return Estimate(cells, sweeps, recorded)
+    other = total_s - sum(cell_s.values())
+    out["other cells"] = other + busy_stream_added_s([r["nbytes"] for r in evidence])
+    return Estimate(out, sweeps, recorded)

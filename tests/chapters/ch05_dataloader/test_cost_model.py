@@ -109,3 +109,26 @@ def test_this_source_s_plan_fits_its_budgets_and_costs_less_than_the_recorded_on
     assert [label for label in estimate.sweeps["knob sweep"]] == [
         "w8 b64", "w8 b64 (A/A)", "w8 b64 pin devprefetch uint8", "w8 b64 uint8"]
     assert estimate.lines()[-1].startswith(f"total: {estimate.total_s:.1f} s")
+
+
+def test_a_run_s_cell_seconds_replace_the_typed_ones_and_must_name_each_sweep_cell():
+    record = json.loads((ROOT / cost_model.RECORD).read_text())
+    rows = [{"cell": 4, "seconds": 12.5, "first_line": "bench = lesson.prepare()  # x"},
+            {"cell": 11, "seconds": 34.6, "first_line": "lesson.worker_sweep()  # y"},
+            {"cell": 15, "seconds": 64.5, "first_line": "lesson.knob_sweep()"},
+            {"cell": 2, "seconds": 45.4, "first_line": "from labkit import session"}]
+    assert cost_model.recorded_cells(rows) == (157.0, cost_model.RECORDED_CELLS_S)
+    designs = cost_model.current_designs()
+    typed = cost_model.chapter_seconds(record, designs)
+    assert cost_model.chapter_seconds(record, designs, cells=rows).cells == typed.cells
+    slower = [dict(r, seconds=r["seconds"] + 10) if r["cell"] == 2 else r for r in rows]
+    assert cost_model.chapter_seconds(record, designs, cells=slower).total_s == pytest.approx(typed.total_s + 10)
+    with pytest.raises(ValueError, match="knob sweep"):
+        cost_model.recorded_cells(rows[:2])
+
+
+def test_only_a_plain_worker_count_at_a_recorded_batch_is_bounded():
+    costs = cost_model.fit(_record(COSTS))
+    for label in ("w2 b16", "w2 b64 pf1", "w2 b64 uint8"):  # another batch, or a knob: refused
+        with pytest.raises(ValueError, match="record that setting"):
+            cost_model.price(costs, "worker sweep", cost_model.Row.from_label(label))
