@@ -34,8 +34,11 @@
 #
 # ```
 # python -m labkit.audit torchvision:resnet50 --batch 64 --device cuda --format channels_last --out audit/
-# python -m labkit.audit mypkg.mymod:build_model --device cpu
+# python -m labkit.audit mypkg.mymod:build_model --device cpu --dtype bfloat16 --input batch.pt
 # ```
+#
+# `--dtype` audits in float16 or bfloat16 (real inference rarely runs in float32); `--input`
+# reads a batch you saved with `torch.save(batch, "batch.pt")` instead of a random one.
 #
 # Three networks first (ResNet-50, a MobileNetV3 and a ViT, random weights, nothing
 # downloaded; torchvision's where it imports, else labkit's built-ins), each after a

@@ -28,6 +28,8 @@ from labkit.audit import (
 )
 
 FORMATS = {"channels_last": torch.channels_last, "contiguous": torch.contiguous_format}
+# The precision the model and its input are audited in: real inference is rarely float32.
+DTYPES = {"float32": torch.float32, "float16": torch.float16, "bfloat16": torch.bfloat16}
 
 
 class AuditError(ValueError):
@@ -50,6 +52,7 @@ class Report:
     torch_version: str = torch.__version__
     seconds: dict[str, float] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
+    dtype: str = "float32"
 
     @property
     def drops(self) -> list[module_layouts.ModuleRow]:
@@ -105,8 +108,9 @@ def run(model: nn.Module, example: torch.Tensor, device: str = "cpu",
         memory_format: str = "channels_last", name: str | None = None,
         export_paths: tuple[str, ...] | None = None, recommend_rounds: int = 5,
         recommend_rep_ms: float = 1000.0, profile: bool = True,
-        export_batch: int | None = None) -> Report:
-    """Audit `model` on `example` (NCHW images) in `memory_format` on `device`.
+        export_batch: int | None = None, dtype: str = "float32") -> Report:
+    """Audit `model` on `example` (NCHW images) in `memory_format` on `device`, with the model
+    and the input in `dtype` (one of DTYPES; numerics then checked at that precision's tolerance).
 
     export_paths: which of exports.PATHS to run (default: all on a GPU, the three in-process
     ones on a CPU, where ONNX and AOTInductor cost more than the chapter's budget).
@@ -126,12 +130,14 @@ def run(model: nn.Module, example: torch.Tensor, device: str = "cpu",
         raise AuditError(f"export_batch must be a whole number >= 1 or None, got {export_batch!r}")
     if memory_format not in FORMATS:
         raise AuditError(f"memory format {memory_format!r}: choose one of {sorted(FORMATS)}")
+    if dtype not in DTYPES:
+        raise AuditError(f"dtype {dtype!r}: choose one of {', '.join(DTYPES)}")
     where = resolve_device(device)
     fmt = FORMATS[memory_format]
     clock: dict[str, float] = {}
     started = time.perf_counter()
-    original = copy.deepcopy(model).eval().to(where)
-    x_plain = example.to(where).contiguous()
+    original = copy.deepcopy(model).eval().to(where, DTYPES[dtype])
+    x_plain = example.to(where, DTYPES[dtype]).contiguous()
     try:
         with torch.no_grad():
             original(x_plain)
@@ -156,12 +162,18 @@ def run(model: nn.Module, example: torch.Tensor, device: str = "cpu",
     if export_paths is None:
         export_paths = exports.PATHS if where.type == "cuda" else exports.CPU_DEFAULT
     t = time.perf_counter()
+    notes: list[str] = []
     x_export = x_plain if export_batch is None else x_plain[:export_batch]
-    export_rows = exports.audit(original, x_export, fmt, export_paths)
+    if dtype != "float32" and export_paths:
+        # chapter 07's export audit is float32: whether a path is right on a layout does not
+        # depend on the precision, so the paths are checked on float32 copies
+        notes.append(f"export paths checked in float32 (the rest of the audit in {dtype})")
+        export_rows = exports.audit(copy.deepcopy(original).float(), x_export.float(), fmt, export_paths)
+    else:
+        export_rows = exports.audit(original, x_export, fmt, export_paths)
     lap("exports", t)
     t = time.perf_counter()
     recommendations = []
-    notes = []
     if export_batch is not None and export_batch < x_plain.shape[0] and export_paths:
         notes.append(f"export paths checked on the first {export_batch} of the {x_plain.shape[0]} images")
     if recommend.has_conv(original) and recommend_rounds > 0:
@@ -183,4 +195,4 @@ def run(model: nn.Module, example: torch.Tensor, device: str = "cpu",
     clock["total"] = time.perf_counter() - started
     return Report(name or type(model).__name__, str(where), memory_format, tuple(example.shape),
                   modules, profiled, parameters, export_rows, recommendations, seconds=clock,
-                  notes=notes)
+                  notes=notes, dtype=dtype)

@@ -1,4 +1,5 @@
-"""`python -m labkit.audit SPEC [--batch N] [--image S] [--device D] [--format F] [--out DIR]`.
+"""`python -m labkit.audit SPEC [--batch N] [--image S] [--device D] [--format F] [--dtype T]
+[--input FILE.pt] [--out DIR]`.
 
 Bad input gets one clear line on stderr and exit status 2, never a traceback: a spec that
 does not import, a model that rejects the input, a device this machine does not have.
@@ -31,6 +32,11 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--channels", type=int, default=3)
     p.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
     p.add_argument("--format", default="channels_last", choices=sorted(audit.FORMATS))
+    p.add_argument("--dtype", default="float32", choices=list(audit.DTYPES),
+                   help="the precision the model and input are audited in (default float32)")
+    p.add_argument("--input", type=Path, default=None,
+                   help="a saved example batch (torch.save of one [N, C, H, W] tensor) instead of a "
+                        "random one; --batch, --image and --channels are then read from it")
     p.add_argument("--exports", default=None,
                    help=f"comma-separated subset of {','.join(exports.PATHS)}, or 'none' "
                         "(default: all on a GPU, trace,export on a CPU)")
@@ -52,6 +58,24 @@ def _paths(text: str | None) -> tuple[str, ...] | None:
     return chosen
 
 
+def saved_input(path: Path) -> torch.Tensor:
+    """The example batch saved at `path` (torch.save of one floating-point [N, C, H, W] tensor,
+    read with weights_only=True: a file cannot run code); AuditError says what is wrong."""
+    try:
+        loaded = torch.load(path, map_location="cpu", weights_only=True)
+    except FileNotFoundError:
+        raise audit.AuditError(f"--input {path}: no such file") from None
+    except Exception as error:
+        raise audit.AuditError(f"--input {path}: not a file torch.save wrote with one tensor "
+                               f"({type(error).__name__}: {str(error).splitlines()[0][:160] if str(error) else ''})") from None
+    if not isinstance(loaded, torch.Tensor) or loaded.dim() != 4 or not loaded.is_floating_point():
+        got = (f"a tensor of shape {tuple(loaded.shape)} {loaded.dtype}" if isinstance(loaded, torch.Tensor)
+               else type(loaded).__name__)
+        raise audit.AuditError(f"--input {path}: needs one floating-point [N, C, H, W] tensor, got {got} "
+                               "(save it with torch.save(batch, path))")
+    return loaded
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the command; returns the exit status (0, or EXIT_BAD_INPUT with a message)."""
     args = parser().parse_args(argv)
@@ -64,14 +88,18 @@ def main(argv: list[str] | None = None) -> int:
         if batch < 1 or image < 1 or args.channels < 1 or rounds < 0:
             raise audit.AuditError("--batch, --image and --channels must be at least 1, --rounds at least 0")
         paths = _paths(args.exports)
+        if args.input is not None:
+            example = saved_input(args.input)
+            batch, image = example.shape[0], example.shape[-1]
+        else:
+            torch.manual_seed(0)
+            example = torch.randn(batch, args.channels, image, image)
         model = models.load(args.model, image=image)
-        torch.manual_seed(0)
-        example = torch.randn(batch, args.channels, image, image)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             result = audit.run(model, example, device=args.device, memory_format=args.format,
                                name=args.model, export_paths=paths, recommend_rounds=rounds,
-                               recommend_rep_ms=1000.0 if cuda else 300.0)
+                               recommend_rep_ms=1000.0 if cuda else 300.0, dtype=args.dtype)
     except (audit.AuditError, models.ModelSpecError) as error:
         print(f"labkit.audit: {error}", file=sys.stderr)
         return EXIT_BAD_INPUT

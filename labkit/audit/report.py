@@ -28,7 +28,7 @@ def sections(report: Report, all_modules: bool = False) -> list[Section]:
     for r in report.modules[1:]:
         counts[r.verdict] = counts.get(r.verdict, 0) + 1
     out.append(("Summary", ["what", "found"], [
-        ["model", report.model], ["input", f"{report.input_shape} on {report.device}, "
+        ["model", report.model], ["input", f"{report.input_shape} {report.dtype} on {report.device}, "
                                            f"{report.memory_format}"],
         ["module calls", f"{len(report.modules) - 1}: " + ", ".join(
             f"{k} {v}" for k, v in sorted(counts.items()))],
@@ -157,7 +157,7 @@ def summary(report: Report) -> dict:
     k = report.kernels
     return {
         "model": report.model, "device": report.device, "memory_format": report.memory_format,
-        "input_shape": list(report.input_shape), "torch": report.torch_version,
+        "input_shape": list(report.input_shape), "dtype": report.dtype, "torch": report.torch_version,
         "findings": report.findings(), "copy_bytes": report.copy_bytes,
         "harmless_parameters": len(report.harmless),
         "kernels": None if k is None else {

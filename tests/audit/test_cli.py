@@ -1,6 +1,7 @@
 """The command: a report for a dotted path, files under --out, one clear line for bad input."""
 
 import pytest
+import torch
 
 from labkit.audit import cli
 
@@ -35,3 +36,44 @@ def test_bad_input_exits_non_zero_with_one_clear_line(spec, override, message, c
     assert cli.main(argv(spec, **override)) == cli.EXIT_BAD_INPUT
     err = capsys.readouterr().err
     assert message in err and "Traceback" not in err and err.startswith("labkit.audit: ")
+
+
+def test_a_reduced_precision_audit_runs_in_that_dtype_and_says_so(capsys):
+    assert cli.main([SPEC, *FAST, "--dtype", "bfloat16"]) == 0
+    out = capsys.readouterr().out
+    assert "(2, 3, 8, 8) bfloat16 on cpu" in out
+    assert "numerics off" not in out  # checked at bfloat16's tolerance, not float32's
+    assert "export paths checked in float32" in out  # chapter 07's export audit is float32
+
+
+def test_a_saved_example_batch_is_audited_as_given(tmp_path, capsys):
+    batch = torch.randn(3, 3, 10, 10)
+    torch.save(batch, tmp_path / "batch.pt")
+    assert cli.main([SPEC, "--input", str(tmp_path / "batch.pt"), "--device", "cpu", "--exports", "trace",
+                     "--rounds", "1"]) == 0
+    assert "(3, 3, 10, 10) float32 on cpu" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("saved, message", [
+    (None, "no such file"),
+    ({"batch": [1, 2]}, "needs one floating-point [N, C, H, W] tensor, got dict"),
+    (torch.randn(3, 10), "got a tensor of shape (3, 10)"),
+    (b"not a pickle", "not a file torch.save wrote"),
+])
+def test_a_bad_saved_input_gets_one_clear_line(tmp_path, capsys, saved, message):
+    path = tmp_path / "batch.pt"
+    if isinstance(saved, bytes):
+        path.write_bytes(saved)
+    elif saved is not None:
+        torch.save(saved, path)
+    assert cli.main([SPEC, "--input", str(path), "--device", "cpu"]) == cli.EXIT_BAD_INPUT
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err
+
+
+def test_an_unknown_dtype_is_refused_by_the_audit_itself():
+    from labkit.audit import audit
+    from tests.audit import handmade
+
+    with pytest.raises(audit.AuditError, match="dtype 'int8'"):
+        audit.run(handmade.clean(), handmade.example(), dtype="int8")

@@ -139,7 +139,8 @@ def _decision(r: Mapping) -> str:
 
 def readings(summary: Mapping) -> dict[str, str]:
     """A recorded or fresh `report.summary` as reading -> value, in the report's order."""
-    out = {"input": f"{tuple(summary['input_shape'])} on {summary['device']}, "
+    dtype = "" if summary.get("dtype", "float32") == "float32" else f" {summary['dtype']}"
+    out = {"input": f"{tuple(summary['input_shape'])}{dtype} on {summary['device']}, "
                     f"{summary['memory_format']}"}
     for kind, names in summary["findings"].items():
         out[kind] = str(len(names)) + (f" ({', '.join(names[:2])}{', ...' if len(names) > 2 else ''})"
