@@ -481,9 +481,8 @@ def step_note(gap_us: float | None, step_us: float | None) -> str:
     if gap_us is None:
         return ""
     if step_us is None:
-        return f"gap between replayed kernels {gap_us:.3f} us"
-    return (f"gap between replayed kernels {gap_us:.3f} us, give or take {step_us:.3f} us: the "
-            "profiler rounds its times that coarsely here")
+        return f"replay gap {gap_us:.3f} us"
+    return f"replay gap {gap_us:.3f} us, give or take {step_us:.3f} (the profiler's rounding)"
 
 
 def summaries(traces: Mapping[str, timeline.Trace]) -> Table:
@@ -584,14 +583,14 @@ def fresh_process_note(record: Mapping | None = None) -> str:
         try:
             record = json.loads(path.read_text())
         except (OSError, ValueError):
-            return "taken after this chapter's profiled and compiled work (no fresh-process record to compare)."
+            return "after this chapter's profiled and compiled work (no fresh-process record to compare)."
     spread = (((record.get("claims") or {}).get("C18") or {}).get("spread") or {})
     shown = [f"{name} {spread[key]['min']:.2f}-{spread[key]['max']:.2f} us"
              for key, name in FRESH_FIGURES.items() if key in spread]
     if not shown:
-        return "taken after this chapter's profiled and compiled work (no fresh-process figures recorded)."
-    return (f"taken after this chapter's profiled and compiled work; {record.get('runs', '?')} fresh "
-            f"processes (reproduce.py) read {', '.join(shown)}.")
+        return "after this chapter's profiled and compiled work (no fresh-process figures recorded)."
+    return (f"after this chapter's profiled and compiled work; {record.get('runs', '?')} fresh "
+            f"processes (reproduce.py): {', '.join(shown)}.")
 
 
 def judge_c18(chapter: object, evidence: Mapping | None) -> claims.Verdict | None:
@@ -648,6 +647,12 @@ def comparison_table(record: object, title: str) -> Table | str | None:
         shown.recorded = _where(record)
         return shown
     loops = [max(r["median_s"], r.get("host_s") or 0.0) for r in found]
+    if loops == [r["median_s"] for r in found]:  # no launch outlasts its kernels: device time decides
+        shown = rows([{"variant": r["variant"], "device time": r["median_s"], "ratio": r["ratio"],
+                       "host launch": r.get("host_s")} for r in found], title,
+                     units={"device time": "s", "ratio": "x", "host launch": "s"})
+        shown.recorded = _where(record)
+        return shown
     shown = rows([{"variant": r["variant"], "device time": r["median_s"], "device ratio": r["ratio"],
                    "host launch": r.get("host_s"), "loop per call": loop, "loop ratio": loop / loops[0]}
                   for r, loop in zip(found, loops, strict=True)], title,
@@ -721,10 +726,9 @@ def small_add_line(row: Mapping) -> str:
         return ""
     loop_t, loop_p = max(host_t, dev_t), max(host_p, dev_p)
     seed = c19_claims.SEED_LATENCY_US
-    return (f"The seed's latencies (a small add): PyTorch {seed['PyTorch']} us, Triton {seed['Triton']} us. "
-            f"At {row['elements']:,} elements, PyTorch / Triton: device {dev_p:.2f} / {dev_t:.2f} us, host "
-            f"launch {host_p:.1f} / {host_t:.1f} us; a loop pays the slower, so Triton is "
-            f"{_faster(loop_p / loop_t)} there.")
+    return (f"Seed's latencies (a small add): PyTorch {seed['PyTorch']}, Triton {seed['Triton']} us. At "
+            f"{row['elements']:,} elements, device {dev_p:.2f} / {dev_t:.2f} us, launch {host_p:.1f} / "
+            f"{host_t:.1f} us: in a loop Triton is {_faster(loop_p / loop_t)}.")
 
 
 def judge_c19(chapter: object, add_sweep: object, copy_gbps: float,

@@ -283,7 +283,7 @@ C19 = Claim(
     "PyTorch's (per-round spread included)",
     f"Triton/PyTorch <= {TRITON_WIN_RATIO}; 'depends' when either is above the copy ceiling "
     f"(cache), the size is not a multiple of {TRITON_DIVISIBILITY} (Triton's loads turn scalar: "
-    "a lesson of its own, not the seed's claim) or the spread straddles the threshold",
+    "not the seed's claim) or the spread straddles the threshold",
     ("triton_gbps", "torch_gbps", "copy_ceiling_gbps"),
     thresholds={"triton_win_ratio": TRITON_WIN_RATIO, "seed_triton_speedup": SEED_TRITON_SPEEDUP,
                 "above_ceiling_fraction": ABOVE_CEILING_FRACTION,

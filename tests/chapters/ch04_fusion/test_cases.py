@@ -95,7 +95,7 @@ def test_c18_on_a_cpu_judges_the_recorded_run_without_keeping_it():
     assert "recorded on nvidia-h200" in shown.caption() and shown.column("")[3].startswith("<- the verdict")
     # the contrast's two gaps and its ratio are the verdict's; eager's slope and 5-8 us are not
     assert [shown.column("")[i] for i in (4, 5, 7)] == ["", "<- the verdict's", "<- the verdict's"]
-    assert any("against the seed's 5-8 us (not judged), taken after" in note for note in shown.notes)
+    assert any("against the seed's 5-8 us (not judged), after" in note for note in shown.notes)
     assert "no GPU here" in cases.c18_table(None, "nothing recorded").caption()
     chapter = session.open("04_fusion", announce=False)
     chapter.on_gpu = False
@@ -162,6 +162,8 @@ def test_a_launch_bound_comparison_is_read_at_the_loops_pace():
     assert any("the slower of host launch and device time" in n for n in shown.notes)
     cpu = {"comparison": [dict(row("eager", 1e-3, 0.0, 1.0), host_s=None)]}
     assert "loop ratio" not in cases.comparison_table(cpu, "cpu").columns  # no launch measured: no loop column
+    fast = {"comparison": [row("eager", 500e-6, 47e-6, 1.0), row("fused", 250e-6, 31e-6, 0.49)]}
+    assert "loop ratio" not in cases.comparison_table(fast, "chain").columns  # device-paced: device time decides
 
 
 def test_gradscaler_quiz_and_steps():
@@ -193,11 +195,11 @@ def test_c18_note_quotes_the_fresh_processes_from_reproduce_s_record():
         "eager gap, slope minus kernel (us)": {"min": 6.401, "max": 9.857},
         "slope minus kernel (us)": {"min": 0.1475, "max": 0.1572}}}}}
     note = cases.fresh_process_note(record)
-    assert note.startswith("taken after this chapter's profiled and compiled work; 3 fresh processes")
-    assert note.endswith("3 fresh processes (reproduce.py) read eager gap 6.40-9.86 us.")
+    assert note.startswith("after this chapter's profiled and compiled work; 3 fresh processes")
+    assert note.endswith("3 fresh processes (reproduce.py): eager gap 6.40-9.86 us.")
     assert "no fresh-process figures" in cases.fresh_process_note({"claims": {}})
     on_file = cases.fresh_process_note()  # results/reproduce/nvidia-h200-04_fusion.json, as recorded
-    assert on_file.startswith("taken after this chapter's profiled and compiled work")
+    assert on_file.startswith("after this chapter's profiled and compiled work")
     # review 2026-12-03d item 2: the page's range is the committed record's, read when the cell runs
     path = ROOT / "results" / "reproduce" / cases.FRESH_RECORD
     if path.exists():
@@ -238,9 +240,8 @@ def test_the_timestamp_step_is_measured_from_the_trace():
     # float rounding below a nanosecond is not a step; one kernel alone gives its duration
     assert cases.timestamp_step_us(_kernels_at([0.0, 1.2560001], [1.0, 1.0])) == pytest.approx(0.256)
     # review 2026-12-03d item 13: the step is said in plain words, as the gap's uncertainty
-    assert cases.step_note(0.256, step) == ("gap between replayed kernels 0.256 us, give or take 0.032 us: "
-                                            "the profiler rounds its times that coarsely here")
-    assert cases.step_note(0.256, None) == "gap between replayed kernels 0.256 us"
+    assert cases.step_note(0.256, step) == "replay gap 0.256 us, give or take 0.032 (the profiler's rounding)"
+    assert cases.step_note(0.256, None) == "replay gap 0.256 us"
     assert cases.step_note(None, None) == ""
     figures = cases.gap_figures({"graph replay": _kernels_at(starts, durations)})["graph replay"]
     assert figures["timestamp_step_us"] == pytest.approx(step, rel=1e-6)
@@ -286,10 +287,10 @@ def test_the_sweep_says_what_a_loop_of_small_adds_pays_beside_the_seeds_latencie
     row = {"elements": 1 << 20, "aligned": True, "triton_gbps": 1890.0, "torch_gbps": 1771.0, "speedup": 1.07,
            "triton_us": 3.33, "torch_us": 3.55, "triton_host_us": 32.5, "torch_host_us": 12.9}
     line = cases.small_add_line(row)
-    assert "PyTorch 8.7 us, Triton 3.2 us" in line
-    assert "device 3.55 / 3.33 us, host launch 12.9 / 32.5 us" in line and "Triton is 2.52x slower there" in line
+    assert "PyTorch 8.7, Triton 3.2 us" in line
+    assert "device 3.55 / 3.33 us, launch 12.9 / 32.5 us: in a loop Triton is 2.52x slower." in line
     assert cases.small_add_line({**row, "triton_host_us": None}) == ""  # no launch measured: nothing said
     big = {**row, "elements": 1 << 27, "triton_host_us": 25.0}
     shown = cases.add_table({"rows": [row, big, big]})
-    assert any(n.startswith("The seed's latencies") for n in shown.notes)
-    assert not any(n.startswith("The seed's latencies") for n in cases.add_table({"rows": [row, big]}).notes)
+    assert any(n.startswith("Seed's latencies") for n in shown.notes)
+    assert not any(n.startswith("Seed's latencies") for n in cases.add_table({"rows": [row, big]}).notes)
