@@ -258,8 +258,8 @@ chapter.show(c10_comparisons[first_case], title=first_case).note(
 
 # %%
 c10 = chapter.judge("C10", {"cases": c10_cases, "flags": c10_flagged, "device": str(chapter.device)},
-                    form=chapter.lab.cases.form(chapter, "C10", "float32: torch.matmul is the only GEMM; "
-                                                "does it copy?", seed_form_on_gpu=True))
+                    form=chapter.lab.cases.form(chapter, "C10", "float32, torch.matmul only (does it copy?)",
+                                                seed_form_on_gpu=True))
 chapter.table([c10])
 
 # %% [markdown]
@@ -608,8 +608,7 @@ chapter.show(chapter.lab.table.Table("time per element of a sum", ["patterns", "
             if c5b_ev["l1_call_overhead_share"] is not None else " (device time: no call in it)")]))
 
 # %%
-c5b = chapter.judge("C5b", c5b_ev, form=chapter.lab.cases.form(
-    chapter, "C5b", "float32, time per element of a sum (the seed gives per-access latency)"))
+c5b = chapter.judge("C5b", c5b_ev, form=chapter.lab.cases.form(chapter, "C5b", "float32, time per element of a sum"))
 chapter.table([c5b])
 
 # %% [markdown]

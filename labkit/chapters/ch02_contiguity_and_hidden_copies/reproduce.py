@@ -168,7 +168,7 @@ def _c10(chapter: session.Chapter, quick: bool, options: dict) -> claims.Verdict
                       "ratio": view.ratio, "ratio_iqr": [view.ratio_q25, view.ratio_q75],
                       "matmul_view_host_s": view.timing.host_s, "stride_aware_host_s": cmp[baseline].timing.host_s})
     return chapter.judge("C10", {"cases": cases, "flags": flagged_all, "device": str(device)},
-                         form=ch02_cases.form(chapter, "C10", "float32: torch.matmul is the only GEMM",
+                         form=ch02_cases.form(chapter, "C10", "float32, torch.matmul only (does it copy?)",
                                               seed_form_on_gpu=True))
 
 
@@ -176,5 +176,4 @@ def _c5b(chapter: session.Chapter, quick: bool) -> claims.Verdict:
     count = (1 << 18) if quick else chapter.sizes.copy_bytes // 4 // 4  # the notebook's size
     evidence, _, _ = ch02_cases.c5b_measure(chapter, count, rounds=2 if quick else 5,
                                             rep_ms=20 if quick else 300)
-    return chapter.judge("C5b", evidence, form=ch02_cases.form(
-        chapter, "C5b", "float32, time per element of a sum (the seed gives per-access latency)"))
+    return chapter.judge("C5b", evidence, form=ch02_cases.form(chapter, "C5b", "float32, time per element of a sum"))

@@ -429,3 +429,14 @@ def test_every_analogue_form_names_this_device_and_the_seeds():
     with pytest.raises(ValueError, match="names this device"):
         ch02.analogue_form("", "A100")
     assert set(ch02.SEED_DEVICES) == {"C2", "C6", "C9", "C10", "C5b"}
+
+
+def test_c5b_reads_the_dram_buffers_own_bytes_at_dram_size():
+    """The DRAM-sized misaligned view crosses one more line in millions (1.00x the bytes); the
+    16 KiB window's crosses one in 512 (1.01x). The DRAM text and the cause read the DRAM's."""
+    dram = dict(fetched_per_useful_dram=patterns(1.0, 1.0000001, 2.0, 2.0))
+    verdict = judge("C5b", **CASES["C5b"]["depends"], **dram)
+    assert verdict.reason.startswith("at DRAM size the gap is the stride's, not alignment's: stride alone "
+                                     "2.00x the time for 2.00x the bytes, alignment alone 1.00x for 1.00x")
+    assert verdict.depends_on.endswith("not alignment's (1.00x)")
+    assert "alignment alone 1.00x the time for 1.01x the bytes" in verdict.reason  # the window's, in L1
