@@ -50,7 +50,7 @@ ceiling = lab.ceilings.measure()
 plan = lab.experiment.plan(chapter.on_gpu)
 print(f"torch {torch.__version__} on {chapter.device}; ResNet-50 at {plan.image} px, batch {plan.batch}; "
       f"{torch.get_num_threads()} CPU threads (PyTorch's default)")
-ceiling
+print(lab.tables.ceiling_line(ceiling))
 
 # %% [markdown]
 # ## Predict

@@ -87,8 +87,7 @@ def gained(gain: float | None, spread: tuple[float, float] | None) -> bool:
 
 def rule() -> str:
     """The keep rule's test, in words, for the chapter to print beside the gate."""
-    return (f"kept only when the judging clock's range lies above 1 and its median gain is at "
-            f"least {1 + MIN_GAIN:.2f}x")
+    return f"kept: its gain's range above 1 and median at least {1 + MIN_GAIN:.2f}x"
 
 
 def below(spread: tuple[float, float] | None) -> bool:
@@ -168,7 +167,7 @@ def decide(gate_passed: bool, gate_why: str, wall_gain: float, wall_spread: tupl
 def unstable_rule() -> str:
     """The instability flag's rule, in words, for the chapter to print beside the keep rule."""
     return (f"unstable: IQR over {100 * UNSTABLE_IQR:.0f}% of the median, or the base re-timed "
-            f"outside its own IQR and more than {100 * BASE_MOVE:.0f}% from its median")
+            f"outside its IQR and over {100 * BASE_MOVE:.0f}% off its median")
 
 
 def unstable(iqr_share: float, base_images_per_s: float, base_iqr_share: float,

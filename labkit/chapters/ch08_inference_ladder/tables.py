@@ -45,13 +45,21 @@ def budget_s(on_gpu: bool) -> float:
     return BUDGET_S[bool(on_gpu)]
 
 
+def ceiling_line(ceiling: object) -> str:
+    """This machine's measured ceilings in one line (the ladder table's 'share of the ceiling'
+    is against them), not the Ceilings record's whole repr."""
+    rates = ", ".join(f"{math} {tflops:.3g}" for math, tflops in ceiling.matmul_tflops.items())
+    return (f"this machine's measured ceilings (the table's 'share of the ceiling'): matmul {rates} "
+            f"TFLOP/s; copy {ceiling.copy_gbps:,.0f} GB/s")
+
+
 def gate_rules() -> tables.Table:
     """The numerics gate's tolerances and the keep rule's limits (the same on every machine)."""
     shown = tables.Table("The gate and the keep rule", ["math", "logits within", "centred logits within"],
                          [[m, f"{t:.2g}", f"{numerics.CENTRED_TOLERANCES[m]:.2g}"]
                           for m, t in numerics.TOLERANCES.items()])
     return shown.note(f"and top-1 agreement at least {100 * numerics.MIN_TOP1:.0f}%; a step is "
-                      f"{keep.rule()}; host-bound above {100 * keep.IDLE_LIMIT:.0f}% GPU idle; "
+                      f"{keep.rule()}; host-bound: GPU idle over {100 * keep.IDLE_LIMIT:.0f}%; "
                       f"{keep.unstable_rule()}")
 
 

@@ -94,7 +94,7 @@ def test_the_unstable_flag_keeps_the_host_bound_middle_and_drops_a_tight_iqrs_ha
     assert keep.unstable(0.0, 6715.7, 0.0002, 6715.7 * (1 + 2 * keep.BASE_MOVE))
     assert not keep.unstable(0.0, 6715.7, 0.0002, 6715.7 * (1 + keep.BASE_MOVE / 2))
     rule = keep.unstable_rule()
-    assert "10%" in rule and f"{100 * keep.BASE_MOVE:.0f}% from its median" in rule
+    assert "10%" in rule and f"over {100 * keep.BASE_MOVE:.0f}% off its median" in rule
 
 
 def test_fp16_weights_is_kept_on_device_time_because_the_rung_is_host_bound_and_says_so():

@@ -214,3 +214,10 @@ def test_the_profiled_idle_is_compared_with_the_unprofiled_from_the_numbers():
     assert "higher on 1 of 3 rungs (most: fp16 weights, 44% profiled against 17%)" in said
     assert "lower on 1 (most: Conv-BN folding, 7% profiled against 21%)" in said
     assert tables.profiled_against_unprofiled([rung("cpu", 4, 0.1)]) == ""
+
+
+def test_the_ceilings_are_one_line_not_the_records_repr():
+    ceiling = SimpleNamespace(matmul_tflops={"float32": 51.39, "float16": 728.9}, copy_gbps=4243.9)
+    assert tables.ceiling_line(ceiling) == (
+        "this machine's measured ceilings (the table's 'share of the ceiling'): matmul float32 "
+        "51.4, float16 729 TFLOP/s; copy 4,244 GB/s")
