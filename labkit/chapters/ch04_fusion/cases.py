@@ -726,8 +726,8 @@ def small_add_line(row: Mapping) -> str:
         return ""
     loop_t, loop_p = max(host_t, dev_t), max(host_p, dev_p)
     seed = c19_claims.SEED_LATENCY_US
-    return (f"Seed's latencies (a small add): PyTorch {seed['PyTorch']}, Triton {seed['Triton']} us. At "
-            f"{row['elements']:,} elements, device {dev_p:.2f} / {dev_t:.2f} us, launch {host_p:.1f} / "
+    return (f"Seed's latencies: PyTorch {seed['PyTorch']}, Triton {seed['Triton']} us (a small add). At "
+            f"{row['elements']:,} elements: device {dev_p:.2f} / {dev_t:.2f} us, launch {host_p:.1f} / "
             f"{host_t:.1f} us: in a loop Triton is {_faster(loop_p / loop_t)}.")
 
 
@@ -836,8 +836,8 @@ def launch_line(on_gpu: bool, c18: Mapping | None, sweep: launch_overhead.Launch
         return (f"a CUDA Graph cut the GPU's wait between kernels from {eager_gap:.2f} us (eager, "
                 f"CPU-bound, late in this process: see C18's table) to {c18['graph_launch_gap_us']:.2f} us, {ratio:.0f}x "
                 f"({c18['graph_per_node_us']:.2f} us per node, the kernel's own run included)")
-    return (f"this CPU spends {sweep.fits['eager (CPU ops)'].per_item_us:.1f} us of Python and "
-            "dispatcher time per tiny op; a CUDA Graph removes it on a GPU")
+    return (f"{sweep.fits['eager (CPU ops)'].per_item_us:.1f} us of Python and dispatcher per tiny op "
+            "here; a CUDA Graph removes it on a GPU")
 
 
 def chain_line(moved: Mapping[str, int], comparison: bench.Comparison, spread: Sequence[float],
