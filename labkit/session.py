@@ -279,9 +279,12 @@ class Chapter:
     @property
     def analogue(self) -> str:
         """The form a verdict judges when measured here rather than in the seed's setting."""
+        # one style with the chapters' own forms ('analogue: NVIDIA H200 (the seed: A100)'),
+        # naming the device, not its type (review 2026-12-03d item 12: 'GPU analogue: cuda')
+        found = env.fingerprint()
         if self.on_gpu:
-            return f"GPU analogue: {self.device.type}"
-        return f"CPU analogue: {self.device.type}, {self.threads} threads"
+            return f"analogue: {found.get('gpu_name') or 'a GPU'}"
+        return f"analogue: {found.get('cpu_model') or 'this CPU'}, {self.threads} threads"
 
     def judge(self, claim_id: str, evidence: dict, form: str = claims.SEED_FORM) -> claims.Verdict:
         """The claim's verdict from this run's evidence, kept for the chapter's table and save."""

@@ -184,7 +184,7 @@ class Claim:
         """Compute this claim's verdict from measured evidence, with its thresholds.
 
         form: which form of the claim the evidence tests: SEED_FORM when it was measured
-        in the seed's own setting, else a short description ("CPU analogue: float32").
+        in the seed's own setting, else a short description ("analogue: AMD EPYC, 2 threads, float32").
         """
         from labkit.core import env
 
@@ -200,7 +200,7 @@ class Claim:
                              f"a dict with keys {list(self.evidence_keys)}")
         if not isinstance(form, str) or not form.strip():
             raise ClaimError(f"{self.id}: form must name the form judged, e.g. claims.SEED_FORM "
-                             "or 'CPU analogue: float32'")
+                             "or 'analogue: AMD EPYC, 2 threads, float32'")
         outcome, reason, depends_on = self.check(evidence, self.thresholds)
         if self.timing_based:  # the whole trust rule, whatever the check returned
             decided = trust.declared(self.decisions(evidence, self.thresholds))  # type: ignore[misc]
