@@ -482,7 +482,7 @@ def step_note(gap_us: float | None, step_us: float | None) -> str:
         return ""
     if step_us is None:
         return f"replay gap {gap_us:.3f} us"
-    return f"replay gap {gap_us:.3f} us, give or take {step_us:.3f} (the profiler's rounding)"
+    return f"replay gap {gap_us:.3f} ± {step_us:.3f} us (the profiler's rounding)"
 
 
 def summaries(traces: Mapping[str, timeline.Trace]) -> Table:
@@ -562,7 +562,7 @@ def c18_table(evidence: Mapping | None, where: str, verdict: claims.Verdict | No
         ["the seed's contrast: eager gap / graph gap (x)", ratio, uses],
     ], recorded=where and f"{where}; not this machine's verdict")
     # the graph gap's trace step is under the gaps table (`step_note`), not repeated here
-    shown.note(f"eager gap {eager_gap:.2f} us against the seed's 5-8 us (not judged), {fresh_process_note()}")
+    shown.note(f"eager gap {eager_gap:.2f} us (the seed's 5-8 us, not judged), {fresh_process_note()}")
     if verdict is None:
         return shown
     # The outcome under the table; its reason, which restates the table's numbers, folded.

@@ -95,7 +95,7 @@ def test_c18_on_a_cpu_judges_the_recorded_run_without_keeping_it():
     assert "recorded on nvidia-h200" in shown.caption() and shown.column("")[3].startswith("<- the verdict")
     # the contrast's two gaps and its ratio are the verdict's; eager's slope and 5-8 us are not
     assert [shown.column("")[i] for i in (4, 5, 7)] == ["", "<- the verdict's", "<- the verdict's"]
-    assert any("against the seed's 5-8 us (not judged), after" in note for note in shown.notes)
+    assert any("(the seed's 5-8 us, not judged), after" in note for note in shown.notes)
     assert "no GPU here" in cases.c18_table(None, "nothing recorded").caption()
     chapter = session.open("04_fusion", announce=False)
     chapter.on_gpu = False
@@ -240,7 +240,7 @@ def test_the_timestamp_step_is_measured_from_the_trace():
     # float rounding below a nanosecond is not a step; one kernel alone gives its duration
     assert cases.timestamp_step_us(_kernels_at([0.0, 1.2560001], [1.0, 1.0])) == pytest.approx(0.256)
     # review 2026-12-03d item 13: the step is said in plain words, as the gap's uncertainty
-    assert cases.step_note(0.256, step) == "replay gap 0.256 us, give or take 0.032 (the profiler's rounding)"
+    assert cases.step_note(0.256, step) == "replay gap 0.256 ± 0.032 us (the profiler's rounding)"
     assert cases.step_note(0.256, None) == "replay gap 0.256 us"
     assert cases.step_note(None, None) == ""
     figures = cases.gap_figures({"graph replay": _kernels_at(starts, durations)})["graph replay"]
