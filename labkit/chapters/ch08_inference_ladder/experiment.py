@@ -24,6 +24,7 @@ from torch import nn
 
 from labkit.chapters.ch08_inference_ladder import claims as ch08_claims
 from labkit.chapters.ch08_inference_ladder import ladder
+from labkit.core import env
 from labkit.measure.timing import AT_CEILING_PCT, NOISY_IQR_FRACTION
 from labkit.models import resnet
 
@@ -61,8 +62,9 @@ def plan(on_gpu: bool, quick: bool = False) -> Plan:
     image, batch = 32, 4
     return Plan(image, batch, 40.0 if quick else 80.0, 3, ladder.cpu_steps(batch),
                 ladder.Settings(batch=batch),
-                f"CPU analogue: ResNet-50 at {image} px, batch {batch}, from PyTorch's defaults "
-                f"({torch.get_num_threads()} threads)", profile_batches=1)
+                f"analogue: {env.fingerprint().get('cpu_model') or 'this CPU'}, "
+                f"{torch.get_num_threads()} threads (the seed: A100): ResNet-50 at {image} px, "
+                f"batch {batch}, from PyTorch's defaults", profile_batches=1)
 
 
 def rung_flag(rung: ladder.Rung, timing: str) -> dict | None:

@@ -21,7 +21,7 @@ def test_measure_verdicts_returns_c24_from_the_gated_ladder(monkeypatch):
     evidence = verdicts[0].evidence
     assert evidence["top_gate_passed"] and evidence["baseline_batch"] == 4
     assert evidence["top_images_per_s"] > 0 and evidence["speedup_over_strict"] > 0
-    assert verdicts[0].form.startswith("CPU analogue")
+    assert verdicts[0].form.startswith("analogue: ") and "(the seed: A100)" in verdicts[0].form
     assert all(r["gate"]["rel_error"] <= r["gate"]["tolerance"]
                for r in evidence["rungs"] if r["gate"] and r["gate"]["passed"])
     ratios = reproduce.deciding_ratios(verdicts[0])
