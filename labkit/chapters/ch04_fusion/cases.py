@@ -823,7 +823,7 @@ def scaler_defaults(scaler: torch.amp.GradScaler) -> dict:
 
 def scaler_form(on_gpu: bool) -> str:
     """The form a GradScaler verdict judges: the seed's on a GPU, the CPU scaler's analogue."""
-    return claims.SEED_FORM if on_gpu else "CPU analogue: torch.amp.GradScaler('cpu'), float32"
+    return claims.SEED_FORM if on_gpu else "analogue: torch.amp.GradScaler('cpu'), float32"
 
 
 # ---------------------------------------------------------------------------- what to remember
