@@ -104,14 +104,16 @@ def test_the_ledger_table_renders_reads_on_a_narrow_screen_and_links_each_claim(
     page = site_page
     page.set_viewport_size({"width": 390, "height": 844})
     asked = open_page(site_page, site, "99_claims_ledger.html")
-    table = page.locator("div.cell_output table").first
+    # the ledger: the first output table that links claim C7 (the machines table comes before it)
+    table = page.locator("div.cell_output table").filter(has=page.locator("a", has_text="C7")).first
     table.wait_for()
     assert table.locator("tr").count() >= 20
     assert table.is_visible()
     # The page itself does not scroll sideways; the table scrolls inside its output box.
     assert page.evaluate("() => document.documentElement.scrollWidth <= window.innerWidth + 1")
     scrolls = page.evaluate("""() => {
-        let el = document.querySelector('div.cell_output table');
+        let el = [...document.querySelectorAll('div.cell_output table')]
+            .find(t => [...t.querySelectorAll('a')].some(a => a.textContent.trim() === 'C7'));
         while (el && !(el.scrollWidth > el.clientWidth && getComputedStyle(el).overflowX === 'auto'))
             el = el.parentElement;
         return el !== null && el.tagName !== 'HTML' && el.tagName !== 'BODY';
