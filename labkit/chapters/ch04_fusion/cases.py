@@ -17,6 +17,7 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
+import re
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 
@@ -159,10 +160,23 @@ def brief(stated: str) -> str:
     return f"{head} (noise: the trust rule's reason folded)" if held else stated
 
 
+def is_plain_ratio(stated: str) -> bool:
+    """Whether `stated` is a ratio a sentence may state ('1.32x' or '1.32x (rounds 1.29-1.43)'),
+    not what the trust rule says instead ('no ratio to state: ...', '...: no measurable
+    difference ...')."""
+    return re.fullmatch(r"[0-9.]+x( \(rounds [0-9.]+-[0-9.]+\))?", stated.strip()) is not None
+
+
 def noted(shown: Table, sentence: str, stated: str) -> Table:
     """`sentence` under the table, with `brief(stated)` put in for its '{}'; the trust rule's
-    whole reason folded under it when the rule held the ratio back."""
-    shown.note(sentence.format(brief(stated)))
+    whole reason folded under it when the rule held the ratio back. A ratio the rule did not
+    let through is not put into the sentence ('ran at no ratio to state ... the speed' reads
+    as nonsense): the sentence's subject (up to its colon) is followed by what the rule says."""
+    if is_plain_ratio(stated):
+        shown.note(sentence.format(stated))
+        return shown
+    subject = sentence.split("{}")[0].rsplit(":", 1)[0].strip()
+    shown.note(f"{subject}: {brief(stated)}")
     if brief(stated) != stated:
         shown.fold("the trust rule's reason", stated)
     return shown

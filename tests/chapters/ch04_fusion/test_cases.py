@@ -294,3 +294,20 @@ def test_the_sweep_says_what_a_loop_of_small_adds_pays_beside_the_seeds_latencie
     shown = cases.add_table({"rows": [row, big, big]})
     assert any(n.startswith("Seed's latencies") for n in shown.notes)
     assert not any(n.startswith("Seed's latencies") for n in cases.add_table({"rows": [row, big]}).notes)
+
+
+def test_a_ratio_the_trust_rule_held_back_is_not_put_into_a_sentence():
+    """'folded: ran at no ratio to state: 1.15x ... the original's speed' was printed on a noisy
+    CPU run: the subject is followed by what the rule says instead."""
+    from labkit.show.table import Table
+
+    plain = cases.noted(Table("", ["a"]), "folded: ran at {} the original's speed", "1.32x (rounds 1.29-1.43)")
+    assert "folded: ran at 1.32x (rounds 1.29-1.43) the original's speed" in str(plain)
+    held = cases.noted(Table("", ["a"]), "folded: ran at {} the original's speed",
+                       "no ratio to state: 1.15x (rounds 1.02-1.15), but the harness flagged x (noise)")
+    text = str(held)
+    assert "ran at no ratio" not in text and "folded: no ratio to state: 1.15x (rounds 1.02-1.15)" in text
+    straddle = cases.noted(Table("", ["a"]), "fused: {} the speed of eager.",
+                           "1.02x (rounds 0.98-1.06): no measurable difference from 1x (the rounds straddle it)")
+    assert "fused: 1.02x (rounds 0.98-1.06): no measurable difference" in str(straddle)
+    assert cases.is_plain_ratio("1.32x") and not cases.is_plain_ratio("no ratio (nan: not measured)")
