@@ -223,7 +223,7 @@ class Claim:
         folded.append(f"source: {articles.cite_html(self)}")
         if self.seed_setting:
             folded.append(f"the seed's setting: {html.escape(self.seed_setting)}")
-        folded += [f"threshold {html.escape(k)}: {v}" for k, v in self.thresholds.items()]
+        folded += [f"threshold {html.escape(k)}: {_short(v)}" for k, v in self.thresholds.items()]
         summary = "refuted if, source" if self.refute_if else "source"
         summary += ", thresholds" if self.thresholds else ""
         return (f"<div class='lt-claim'>{shown}<details><summary>{summary}</summary>"
@@ -231,7 +231,13 @@ class Claim:
 
     def __repr__(self) -> str:
         rule = f"confirmed if {self.confirm_if}; refuted if {self.refute_if}"
-        limits = ", ".join(f"{k}={v}" for k, v in self.thresholds.items())
+        limits = ", ".join(f"{k}={_short(v)}" for k, v in self.thresholds.items())
         text = f"{self.id}: {self.statement}\n  {rule}" + (f"\n  thresholds: {limits}" if limits else "")
         return text + ("\n  trust rule: the chapter's (chapter.rules(); labkit.claims.TRUST_RULE)"
                        if self.timing_based else "")
+
+
+def _short(value: object) -> str:
+    """A threshold as a reader needs it: 4 significant figures for a float (a ratio computed from
+    the seed's figures, 28.9 / 12.4, printed 2.3306451612903225 on C19's card), others as they are."""
+    return f"{value:.4g}" if isinstance(value, float) else str(value)
