@@ -130,16 +130,19 @@ def recompile_sweep(fn: Callable, inputs: Sequence[tuple], backend: str = "eager
     compiled = torch.compile(fn, backend=counter, dynamic=dynamic)
     steps = []
     torch._logging.set_logs(dynamo=logging.ERROR)  # the recompile-limit warning: shown as data
+    # torch.compile's default (automatic dynamic shapes on), whatever this process set before
+    # (chapter 08's ladder turns it off for its rungs; in one test process that leaked here)
     try:
-        for args in inputs:
-            before = counter.compiles
-            begin = time.perf_counter()
-            compiled(*args)
-            if sync is not None:
-                sync()
-            elapsed = time.perf_counter() - begin
-            shape = tuple(args[0].shape) if args and isinstance(args[0], torch.Tensor) else ()
-            steps.append(ShapeStep(shape, counter.compiles, counter.compiles > before, elapsed))
+        with torch._dynamo.config.patch(automatic_dynamic_shapes=True):
+            for args in inputs:
+                before = counter.compiles
+                begin = time.perf_counter()
+                compiled(*args)
+                if sync is not None:
+                    sync()
+                elapsed = time.perf_counter() - begin
+                shape = tuple(args[0].shape) if args and isinstance(args[0], torch.Tensor) else ()
+                steps.append(ShapeStep(shape, counter.compiles, counter.compiles > before, elapsed))
     finally:
         torch._logging.set_logs()
     return compiled, steps

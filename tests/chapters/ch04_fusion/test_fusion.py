@@ -71,3 +71,18 @@ def test_calls_to_pay_back():
     assert fusion.calls_to_pay_back(10.0, 1e-3, 2e-3) == float("inf")
     with pytest.raises(ValueError):
         fusion.calls_to_pay_back(1.0, 0.0, 1e-3)
+
+
+def test_recompile_sweep_shows_the_default_even_after_a_process_turned_automatic_dynamic_off():
+    """Chapter 08's ladder sets automatic_dynamic_shapes = False process-wide; a later sweep in the
+    same process (one pytest worker) compiled every shape. The sweep now runs at the default."""
+    old = torch._dynamo.config.automatic_dynamic_shapes
+    torch._dynamo.config.automatic_dynamic_shapes = False
+    try:
+        inputs = [(torch.randn(n),) for n in range(2, 8)]
+        _, steps = fusion.recompile_sweep(lambda x: (x * 2).relu(), inputs, dynamic=None)
+        assert steps[-1].compiles_so_far <= 2
+        assert torch._dynamo.config.automatic_dynamic_shapes is False  # restored as it was
+    finally:
+        torch._dynamo.config.automatic_dynamic_shapes = old
+        torch._dynamo.reset()
