@@ -350,19 +350,28 @@ def recompile_table(record: object) -> Table | None:
     dyn = all("dynamic_none_new_graph" in r for r in payload["rows"])
     columns = ["shape", "new graph"] + (["dynamic=None"] if dyn else []) + [
         "first call", "step per call", "eager per call"]
-    columns += ["step device", "step host", "eager device", "eager host", "bound by (step, eager)"] if gpu else []
+    bounds_by_row = [(fusion.bound_by(r["step_s"], r.get("step_device_s"), r.get("step_host_s")),
+                      fusion.bound_by(r["eager_s"], r.get("eager_device_s"), r.get("eager_host_s")))
+                     for r in payload["rows"]] if gpu else []
+    # one bound for every row is said once, under the table, not on each row
+    same_bound = gpu and len(set(bounds_by_row)) == 1
+    columns += ["step device", "step host", "eager device", "eager host"] if gpu else []
+    columns += ["bound by (step, eager)"] if gpu and not same_bound else []
     shown = Table(f"backend={payload['backend']}, recompile limit {payload['limit']}", columns,
                   units={c: "s" for c in columns if c.endswith(("call", "device", "host"))},
                   recorded=_where(record))
-    for r in payload["rows"]:
+    for i, r in enumerate(payload["rows"]):
         values = [r["elements"], r["new_graph"]] + ([r["dynamic_none_new_graph"]] if dyn else []) + [
             r["first_call_s"], r["step_s"], r["eager_s"]]
         if gpu:
-            bounds = (fusion.bound_by(r["step_s"], r.get("step_device_s"), r.get("step_host_s")),
-                      fusion.bound_by(r["eager_s"], r.get("eager_device_s"), r.get("eager_host_s")))
+            bounds = bounds_by_row[i]
             values += [r.get("step_device_s"), r.get("step_host_s"), r.get("eager_device_s"),
-                       r.get("eager_host_s"), f"{bounds[0] or '-'}, {bounds[1] or '-'}"]
+                       r.get("eager_host_s")]
+            values += [] if same_bound else [f"{bounds[0] or '-'}, {bounds[1] or '-'}"]
         shown.add(*values)
+    if same_bound:
+        step_bound, eager_bound = bounds_by_row[0]
+        shown.note(f"bound by, in every row: step {step_bound or '-'}, eager {eager_bound or '-'}")
     if gpu and payload.get("host_from") is None:
         over = sum((r.get("step_host_s") or 0) > r["step_s"] or (r.get("eager_host_s") or 0) > r["eager_s"]
                    for r in payload["rows"])
@@ -407,10 +416,10 @@ def sweep_table(sweep: launch_overhead.LaunchSweep, on_gpu: bool) -> Table:
     if not on_gpu:
         shown.note("No GPU here: the slope is the host's cost per tiny op (Python + dispatcher).")
     if any(fit.fixed_s < 0 for fit in sweep.fits.values()):
-        shown.note("(Fixed part below 0: the cost per kernel changes with N "
+        shown.fold("a fixed part below 0", "The cost per kernel changes with N "
                    + ("(the first calls overlap the cache flush before each call)"
                       if on_gpu else "(timed back to back, hot)")
-                   + "; only the slope is read.)")
+                   + "; only the slope is read.")
     return shown
 
 
