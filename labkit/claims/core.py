@@ -240,4 +240,5 @@ class Claim:
 def _short(value: object) -> str:
     """A threshold as a reader needs it: 4 significant figures for a float (a ratio computed from
     the seed's figures, 28.9 / 12.4, printed 2.3306451612903225 on C19's card), others as they are."""
-    return f"{value:.4g}" if isinstance(value, float) else str(value)
+    text = str(value)
+    return f"{value:.4g}" if isinstance(value, float) and len(text) > 8 else text
