@@ -238,7 +238,9 @@ class Claim:
 
 
 def _short(value: object) -> str:
-    """A threshold as a reader needs it: 4 significant figures for a float (a ratio computed from
-    the seed's figures, 28.9 / 12.4, printed 2.3306451612903225 on C19's card), others as they are."""
+    """A threshold as a reader needs it: 4 significant figures for a float with a long fraction (a
+    ratio computed from the seed's figures, 28.9 / 12.4, printed 2.3306451612903225 on C19's card);
+    whole numbers (GradScaler's 65536.0, 2^24) and short ones as they are."""
     text = str(value)
-    return f"{value:.4g}" if isinstance(value, float) and len(text) > 8 else text
+    long_fraction = isinstance(value, float) and not value.is_integer() and len(text) > 8
+    return f"{value:.4g}" if long_fraction else text

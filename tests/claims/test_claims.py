@@ -187,3 +187,11 @@ def test_each_chapter_judges_all_its_claims_and_saves_them(chapter):
     for claim_id in CHAPTER_IDS[chapter]:
         assert f'chapter.judge("{claim_id}", ' in source, (chapter, claim_id)
     assert "chapter.save()" in source
+
+
+def test_a_card_shortens_only_a_long_fraction():
+    from labkit.claims.core import _short
+
+    assert _short(2.3306451612903225) == "2.331"  # C19's seed ratio
+    assert (_short(2.0), _short(65536.0), _short(16777216.0), _short(0.05), _short(16)) == (
+        "2.0", "65536.0", "16777216.0", "0.05", "16")
