@@ -18,7 +18,7 @@ from collections.abc import Callable
 import torch
 from torch import nn
 
-from labkit.models import resnet
+from labkit.models import batchnorm, resnet
 
 
 class ModelSpecError(ValueError):
@@ -205,26 +205,12 @@ def calibrate_batchnorm(model: nn.Module, image: int, channels: int = 3) -> nn.M
     activations shrink layer by layer: the built-in MobileNetV3's outputs reached 3.9e-10 on
     the H200, and a numerics check on outputs that small checks nothing (and near-denormal
     values can slow a CPU). One pass in train mode with a cumulative average (momentum None)
-    records each layer's own statistics, as chapter 08 calibrates its ResNet-50 (its
-    `numerics.calibrate_batchnorm`; chapters do not import each other, so the same few lines
-    live here). The affine weights are kept; the model comes back in eval mode. A model with no
+    records each layer's own statistics (`labkit.models.batchnorm.calibrate`, which chapter 08's
+    gate uses too). The affine weights are kept; the model comes back in eval mode. A model with no
     BatchNorm is returned as it was. Only for random weights: a trained model has its own.
     """
-    norms = [m for m in model.modules() if isinstance(m, nn.modules.batchnorm._BatchNorm)]
-    if not norms:
+    if not any(isinstance(m, nn.modules.batchnorm._BatchNorm) for m in model.modules()):
         return model.eval()
     generator = torch.Generator().manual_seed(CALIBRATION_SEED)
     images = torch.randn(CALIBRATION_IMAGES, channels, image, image, generator=generator)
-    saved = [m.momentum for m in norms]
-    for m in norms:
-        m.reset_running_stats()
-        m.momentum = None
-    model.train()
-    try:
-        with torch.no_grad():
-            model(images.to(next(model.parameters()).device))
-    finally:
-        for m, momentum in zip(norms, saved, strict=True):
-            m.momentum = momentum
-        model.eval()
-    return model
+    return batchnorm.calibrate(model, images.to(next(model.parameters()).device))

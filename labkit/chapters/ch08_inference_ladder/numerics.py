@@ -70,6 +70,8 @@ from dataclasses import dataclass
 import torch
 from torch import nn
 
+from labkit.models import batchnorm
+
 # The honest rungs' largest relative L2 error of the logits (full, centred) against strict
 # float32 on the calibrated reference model, per math, measured by test_gate_bites and
 # benchmarks/gpu_gate.py (see their records): float32 = a reordered float32 (channels_last,
@@ -260,27 +262,10 @@ def quiet_residual_branches(model: nn.Module, gamma: float = RESIDUAL_GAMMA) -> 
 
 
 def calibrate_batchnorm(model: nn.Module, images: torch.Tensor) -> nn.Module:
-    """Set every BatchNorm's running statistics to those of `images` flowing through the model.
-
-    One batch in train mode with a cumulative average (momentum None): each BatchNorm
-    normalises with the batch's own statistics and records them, so in eval mode afterwards
-    every layer sees the activations of these images normalised, as a trained network's
-    are. The affine weights are kept. The model comes back in eval mode.
-    """
-    norms = [m for m in model.modules() if isinstance(m, nn.modules.batchnorm._BatchNorm)]
-    saved = [m.momentum for m in norms]
-    for m in norms:
-        m.reset_running_stats()
-        m.momentum = None
-    model.train()
-    try:
-        with torch.no_grad():
-            model(images)
-    finally:
-        for m, momentum in zip(norms, saved, strict=True):
-            m.momentum = momentum
-        model.eval()
-    return model
+    """Set every BatchNorm's running statistics to those of `images` flowing through the model
+    (`labkit.models.batchnorm.calibrate`): in eval mode afterwards every layer sees these
+    images' activations normalised, as a trained network's are. The model comes back in eval mode."""
+    return batchnorm.calibrate(model, images)
 
 
 def reference_model(model: nn.Module, image: int, device: torch.device | str = "cpu") -> nn.Module:
