@@ -519,7 +519,8 @@ def sweep(dataset: torch.utils.data.Dataset, settings: Sequence[Setting],
           on_progress: Callable[[int, int, str], None] | None = None,
           main_threads: int | None = 1, windows: int = WINDOWS,
           uint8_dataset: torch.utils.data.Dataset | None = None, interleave: bool = True,
-          budget_s: float | None = None, rotate: bool = False, balanced: bool = False) -> Sweep:
+          budget_s: float | None = None, rotate: bool = False, balanced: bool = False,
+          clock: Callable[[], float] = time.perf_counter) -> Sweep:
     """Measure each setting for `windows` windows; on_progress(done, total, label) as each
     setting's last window ends (a bar).
 
@@ -535,6 +536,8 @@ def sweep(dataset: torch.utils.data.Dataset, settings: Sequence[Setting],
     budget_s / rounds; the rest are left out (Sweep.left_out). A later round starts only if
     it is expected to end within budget_s (it takes about as long as the first); otherwise
     the sweep stops with fewer rounds (Sweep.rounds). Sweep.budget_note() says what was cut.
+    clock: what the budget reads (seconds); a test passes one its step advances, so the
+    budget's arithmetic is checked exactly instead of against a loaded machine's sleeps.
 
     rotate: round r starts at the r-th setting (round 1 keeps the given order, which the
     budget reads as cheap to dear), so no setting always runs first or last in a round, right
@@ -557,13 +560,13 @@ def sweep(dataset: torch.utils.data.Dataset, settings: Sequence[Setting],
     kept = list(settings)
     parts: list[list[Run]] = [[] for _ in settings]
     seconds = [0.0 for _ in settings]
-    started = time.perf_counter()
+    started = clock()
     first_round_s = 0.0
     rounds_run = 0
     orders: list[list[str]] = []
     for round_index in range(rounds):
         if round_index > 0 and budget_s is not None:
-            if time.perf_counter() - started + first_round_s > budget_s:
+            if clock() - started + first_round_s > budget_s:
                 _log.info("budget: round %d would end past %.0f s; stopping after %d round(s)",
                           round_index + 1, budget_s, rounds_run)
                 break
@@ -572,7 +575,7 @@ def sweep(dataset: torch.utils.data.Dataset, settings: Sequence[Setting],
         for position, index in enumerate(order):
             number, setting = index + 1, kept[index]
             if round_index == 0 and budget_s is not None and number > 1:
-                so_far = time.perf_counter() - started
+                so_far = clock() - started
                 if so_far + seconds[number - 2] > budget_s / rounds:
                     _log.info("budget: %.1f s of round 1 spent (its share is %.1f s); leaving out %s",
                               so_far, budget_s / rounds, ", ".join(s.label for s in kept[number - 1:]))
@@ -580,17 +583,17 @@ def sweep(dataset: torch.utils.data.Dataset, settings: Sequence[Setting],
                     orders[-1] = orders[-1][:number - 1]
                     break
             source = uint8_dataset if setting.ship_uint8 else dataset
-            begin = time.perf_counter()
+            begin = clock()
             parts[number - 1].append(measure(source, setting, step, steps, warmup_steps,
                                              windows=per_round, main_threads=main_threads))
-            seconds[number - 1] += time.perf_counter() - begin
+            seconds[number - 1] += clock() - begin
             _log.info("sweep round %d of %d: %s took %.1f s (first batch after %.2f s)",
-                      round_index + 1, rounds, setting.label, time.perf_counter() - begin,
+                      round_index + 1, rounds, setting.label, clock() - begin,
                       parts[number - 1][-1].first_batch_s)
             if on_progress is not None and round_index == rounds - 1:
                 on_progress(position + 1, len(settings), setting.label)
         if round_index == 0:
-            first_round_s = time.perf_counter() - started
+            first_round_s = clock() - started
         rounds_run += 1
     return Sweep([merged(p) for p in parts[:len(kept)]],
                  left_out=tuple(s.label for s in settings[len(kept):]), rounds=rounds_run,

@@ -442,23 +442,32 @@ def test_knob_settings_that_would_not_fit_in_shm_are_left_out(monkeypatch):
 
 
 def test_a_time_budget_leaves_out_the_dearest_settings_and_later_rounds_and_says_so(data):
-    def slow_step(batch, non_blocking):  # each w0 measure: 1 warm-up + 2 steps = about 0.3 s
-        time.sleep(0.1)
+    # The budget reads a clock the step advances by 0.1 s a call, so its arithmetic is checked
+    # exactly: a loaded CI machine once stretched real sleeps until a round fell past the line.
+    now = [0.0]
+
+    def clock():
+        return now[0]
+
+    def slow_step(batch, non_blocking):  # each w0 measure: 1 warm-up + 2 steps = 0.3 s
+        now[0] += 0.1
 
     settings = [loader_sweep.Setting(batch_size=4), loader_sweep.Setting(batch_size=5),
                 loader_sweep.Setting(batch_size=6)]
-    unbounded = loader_sweep.sweep(data, settings, slow_step, steps=2, warmup_steps=0, windows=3)
+    unbounded = loader_sweep.sweep(data, settings, slow_step, steps=2, warmup_steps=0, windows=3,
+                                   clock=clock)
     assert len(unbounded.runs) == 3 and unbounded.rounds == 3 and not unbounded.budget_note()
     assert set(unbounded.seconds) == {s.label for s in settings}
+    assert unbounded.seconds["w0 b4"] == pytest.approx(0.9)  # 3 rounds of 0.3 s on the clock
     # round 1 may spend budget / 3 = 0.4 s: the second setting (about 0.3 s more) is left out
     cut = loader_sweep.sweep(data, settings, slow_step, steps=2, warmup_steps=0, windows=3,
-                             budget_s=1.2)
+                             budget_s=1.2, clock=clock)
     assert [r.setting.label for r in cut.runs] == ["w0 b4"] and cut.left_out == ("w0 b5", "w0 b6")
     assert cut.rounds == 3 and len(cut.runs[0].window_s) == 3
     assert "left out w0 b5, w0 b6" in cut.budget_note()
     # a third round would end at about 0.9 s, past 0.7 s: two rounds only
     short = loader_sweep.sweep(data, settings, slow_step, steps=2, warmup_steps=0, windows=3,
-                               budget_s=0.7)
+                               budget_s=0.7, clock=clock)
     assert short.rounds == 2 and len(short.runs[0].window_s) == 2
     assert "ran 2 of 3 rounds" in short.budget_note()
     with pytest.raises(ValueError, match="budget_s"):
@@ -501,15 +510,15 @@ class _Sleepy(torch.utils.data.Dataset):
 
 def test_the_start_up_burst_is_one_batch_per_worker():
     """What window_plan's warm-up rests on: a starved loader (2 workers, prefetch 4, each
-    batch 40 ms of decode against a 2 ms step) hands over its first batches in waves of one
+    batch 80 ms of decode against a 2 ms step) hands over its first batches in waves of one
     a worker, so from the first wave on its pace is steady: a queue of steps timed after one
     batch per worker runs at the pace of the next queue (what the older warm-up of a whole
-    queue waited for), and both at the workers' pace, 20 ms a batch. Were a whole queue
+    queue waited for), and both at the workers' pace, 40 ms a batch. Were a whole queue
     decoded during the start-up, the steps after one wave would run at the step's 2 ms and
     this would fail."""
     workers, prefetch, batch = 2, 4, 4
     queue = workers * prefetch
-    data = _Sleepy(batch * (workers + 2 * queue + 2), sample_s=0.01)
+    data = _Sleepy(batch * (workers + 2 * queue + 2), sample_s=0.02)
     loader = torch.utils.data.DataLoader(data, batch_size=batch, num_workers=workers,
                                          prefetch_factor=prefetch)
     stamps = []
