@@ -131,7 +131,7 @@ def recompile_sweep(fn: Callable, inputs: Sequence[tuple], backend: str = "eager
     steps = []
     torch._logging.set_logs(dynamo=logging.ERROR)  # the recompile-limit warning: shown as data
     # torch.compile's default (automatic dynamic shapes on), whatever this process set before
-    # (chapter 08's ladder turns it off for its rungs; in one test process that leaked here)
+    # (a learner's own cell may turn it off; chapter 08's ladder once leaked that here)
     try:
         with torch._dynamo.config.patch(automatic_dynamic_shapes=True):
             for args in inputs:

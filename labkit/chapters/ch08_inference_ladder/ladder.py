@@ -244,19 +244,22 @@ def switches(settings: Settings) -> Iterator[None]:
             torch.set_num_threads(threads)
 
 
-def _allow_many_compiled_rungs() -> None:
-    """Every rung compiles the same `forward` code object with other weights and shapes.
+def _many_compiled_rungs() -> contextlib.AbstractContextManager:
+    """Dynamo's settings while a rung compiles, restored after: no process-wide change.
 
+    Every rung compiles the same `forward` code object with other weights and shapes.
     Dynamo would otherwise treat a second batch size as dynamic (slower, shape-generic kernels)
     and fall back to eager after 8 recompilations; rungs are compared side by side, so their
-    compiled code must coexist rather than be reset between rungs.
+    compiled code must coexist rather than be reset between rungs. Both settings are read when
+    Dynamo compiles (a rung compiles inside prepare's warm-up and never after), so a patch
+    around the warm-up is enough, and other code in the same kernel (chapter 04's recompile
+    sweep, a learner's own torch.compile) keeps torch's defaults.
     """
     config = torch._dynamo.config
-    config.automatic_dynamic_shapes = False
-    for name in ("cache_size_limit", "recompile_limit", "accumulated_cache_size_limit",
-                 "accumulated_recompile_limit"):
-        if hasattr(config, name):
-            setattr(config, name, max(256, getattr(config, name)))
+    limits = {name: max(256, getattr(config, name))
+              for name in ("cache_size_limit", "recompile_limit", "accumulated_cache_size_limit",
+                           "accumulated_recompile_limit") if hasattr(config, name)}
+    return config.patch(automatic_dynamic_shapes=False, **limits)
 
 
 @dataclass
@@ -336,18 +339,20 @@ def prepare(settings: Settings, device: torch.device, image: int,
             return model(inp)
 
     step: Callable = forward
-    options = contextlib.nullcontext()
+    patches: list[contextlib.AbstractContextManager] = []  # entered around the warm-up only
     if settings.compile:
-        _allow_many_compiled_rungs()
+        patches.append(_many_compiled_rungs())
         step = torch.compile(own_code(forward), mode=settings.compile, dynamic=False)
         if settings.freezing:
             import torch._inductor.config as inductor_config
 
-            options = inductor_config.patch(freezing=True)
+            patches.append(inductor_config.patch(freezing=True))
     started = _clock.perf_counter()
     # Every call under no_grad, the compiling one too: Inductor freezes only when grad mode is
     # off as it compiles, and Dynamo guards on grad mode (a call with grad on would recompile).
-    with options, torch.no_grad():
+    with contextlib.ExitStack() as options, torch.no_grad():
+        for patch in patches:
+            options.enter_context(patch)
         for _ in range(3):  # the first call compiles; the others warm the allocator and cuDNN
             step(x)
         if settings.cuda_graphs:

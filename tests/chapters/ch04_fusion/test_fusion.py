@@ -74,8 +74,9 @@ def test_calls_to_pay_back():
 
 
 def test_recompile_sweep_shows_the_default_even_after_a_process_turned_automatic_dynamic_off():
-    """Chapter 08's ladder sets automatic_dynamic_shapes = False process-wide; a later sweep in the
-    same process (one pytest worker) compiled every shape. The sweep now runs at the default."""
+    """Chapter 08's ladder once set automatic_dynamic_shapes = False process-wide (it now patches it
+    only while a rung compiles); a later sweep in the same process (one pytest worker) compiled
+    every shape. Whatever a process set, the sweep runs at the default."""
     old = torch._dynamo.config.automatic_dynamic_shapes
     torch._dynamo.config.automatic_dynamic_shapes = False
     try:

@@ -347,3 +347,29 @@ def test_a_rise_in_kernels_is_named_by_class_and_kernel_or_said_unidentified():
     # fewer kernels: nothing to name
     before.gain, before.gain_spread = 0.6, (0.55, 0.65)
     assert "most added" not in explain.numbers(after, before)
+
+
+def test_a_compiled_rung_leaves_dynamos_settings_as_it_found_them(monkeypatch):
+    """The ladder compiles with automatic dynamic shapes off and high recompile limits, but only
+    while a rung compiles: a process-wide change once made chapter 04's recompile sweep, run
+    later in the same pytest worker, compile every shape (a CI failure that hung on test order)."""
+    config = torch._dynamo.config
+    before = (config.automatic_dynamic_shapes, config.cache_size_limit)
+    small = lambda: torch.nn.Sequential(torch.nn.Conv2d(3, 8, 3), torch.nn.BatchNorm2d(8),  # noqa: E731
+                                        torch.nn.ReLU(), torch.nn.AdaptiveAvgPool2d(1), torch.nn.Flatten())
+    seen = {}
+    real_compile = torch.compile
+
+    def compile_and_note(*args, **kwargs):  # the real torch.compile; it notes the settings it ran under
+        compiled = real_compile(*args, **kwargs)
+
+        def call(*a, **k):
+            seen.setdefault("first call", (config.automatic_dynamic_shapes, config.cache_size_limit))
+            return compiled(*a, **k)
+        return call
+
+    monkeypatch.setattr(torch, "compile", compile_and_note)
+    prepared = ladder.prepare(ladder.Settings(batch=2, compile="default"), torch.device("cpu"), 16, small)
+    assert seen["first call"][0] is False and seen["first call"][1] >= 256  # while it compiled
+    assert (config.automatic_dynamic_shapes, config.cache_size_limit) == before  # and after
+    assert prepared.output.shape[-1] == 8
