@@ -30,6 +30,7 @@ from __future__ import annotations
 import html
 import importlib
 import os
+import uuid
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -188,6 +189,9 @@ class Chapter:
     threads: int
     verdicts: list[claims.Verdict] = field(default_factory=list)
     shared_gpu_seen: bool = False  # a timing measured here ran while other processes used the GPU
+    # names this run of the chapter in what save() writes, so the ledger tells a verdict of
+    # this run from one an earlier run left behind by identity, not by how far apart in time
+    run_id: str = field(default_factory=lambda: uuid.uuid4().hex[:12])
 
     @property
     def lab(self) -> Lab:
@@ -309,8 +313,9 @@ class Chapter:
 
     def save(self) -> None:
         """Save the chapter's verdicts with their evidence, and that the chapter ran here."""
-        claims.save(self.verdicts, self.key)
-        results.record(self.key, "ran", {"machine": env.device_key(), "where": env.where()})
+        claims.save(self.verdicts, self.key, run=self.run_id)
+        results.record(self.key, "ran", {"machine": env.device_key(), "where": env.where(),
+                                         claims.tables.RUN_KEY: self.run_id})
 
     def record(self, name: str, payload: object) -> Path:
         """Keep a measured result under this chapter (see labkit.core.results.record)."""

@@ -543,7 +543,8 @@ VERDICT_KEY_PREFIX = "verdict:"  # results key of a claim's verdict: "verdict:C2
 
 
 RULE_KEY = "rule_fingerprint"  # saved beside a verdict: which rule judged it (`rule_fingerprint`)
-SAME_RUN_S = 60  # Chapter.save() writes its verdicts, then 'ran', within a second or two
+RUN_KEY = "run"  # saved beside a verdict and in 'ran': which run of the chapter saved it
+SAME_RUN_S = 60  # records without RUN_KEY (before it existed): verdicts, then 'ran', within seconds
 
 
 def rule_fingerprint(claim: Claim) -> str:
@@ -554,29 +555,36 @@ def rule_fingerprint(claim: Claim) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:12]
 
 
-def save(verdicts: Iterable[Verdict], chapter: str) -> None:
+def save(verdicts: Iterable[Verdict], chapter: str, run: str = "") -> None:
     """Save a chapter's verdicts with their evidence through labkit.core.results.
 
     They go to this machine's results file, or to results/<machine>.json when
     LABKIT_RECORD_REFERENCE=<machine> is set (how the reference GPU run is recorded). Each
-    carries its claim's `rule_fingerprint`, so the ledger can tell a verdict of an older rule.
+    carries its claim's `rule_fingerprint`, so the ledger can tell a verdict of an older rule,
+    and `run` (Chapter.run_id, also in the chapter's 'ran' entry) when given, so it can tell a
+    verdict of the chapter's last run from one an earlier run left (`out_of_date`).
     """
     for verdict in verdicts:
         payload = verdict.to_dict()
         if verdict.claim_id in REGISTRY:
             payload[RULE_KEY] = rule_fingerprint(REGISTRY[verdict.claim_id])
+        if run:
+            payload[RUN_KEY] = run
         results.record(chapter, VERDICT_KEY_PREFIX + verdict.claim_id, payload)
 
 
-def out_of_date(entry: dict, claim: Claim, chapter: str, ran_at: str = "") -> str:
+def out_of_date(entry: dict, claim: Claim, chapter: str, ran_at: str = "", ran_run: str = "") -> str:
     """Why a saved verdict entry ({'payload', 'recorded_at'}) is not current, or '' if it is.
 
     Out of date: it carries a rule fingerprint other than the claim's rule today (the rule
-    changed since it was judged), or it was saved more than SAME_RUN_S before the chapter's
-    last run (`ran_at`, the 'ran' entry's time), which saved its verdicts again and not this
-    one (the chapter no longer judges the claim on this machine).
+    changed since it was judged), or the chapter's last run (its 'ran' entry: `ran_at`, its
+    time, and `ran_run`, its run id) did not save it again, so the chapter no longer judges
+    the claim on this machine. Which run saved it is read from the run id both carry; a
+    verdict saved after that run (a later run that stopped before its end) stays current.
+    Records from before run ids fall back to time: saved more than SAME_RUN_S before 'ran'.
     """
-    saved, when = entry.get("payload", {}).get(RULE_KEY), entry.get("recorded_at", "")
+    payload = entry.get("payload", {})
+    saved, when = payload.get(RULE_KEY), entry.get("recorded_at", "")
     shown = when[:16].replace("T", " ") + " UTC" if when else "at an unknown time"
     if saved and saved != rule_fingerprint(claim):
         return f"saved {shown} under an earlier rule"
@@ -584,7 +592,9 @@ def out_of_date(entry: dict, claim: Claim, chapter: str, ran_at: str = "") -> st
         gap = (datetime.fromisoformat(ran_at) - datetime.fromisoformat(when)).total_seconds()
     except (TypeError, ValueError):
         return ""
-    if gap > SAME_RUN_S:
+    run = payload.get(RUN_KEY, "")
+    earlier_run = run != ran_run and gap > 0 if run and ran_run else gap > SAME_RUN_S
+    if earlier_run:
         return (f"saved {shown}, before chapter {chapter[:2]}'s last run here "
                 f"({ran_at[:16].replace('T', ' ')} UTC), which did not judge it")
     return ""
@@ -597,13 +607,14 @@ def current_verdicts(data: dict, recorded: bool = False) -> tuple[dict[str, Verd
     found: dict[str, Verdict] = {}
     stale: dict[str, str] = {}
     for chapter, entries in data.get("chapters", {}).items():
-        ran_at = entries.get(RAN_KEY, {}).get("recorded_at", "")
+        ran = entries.get(RAN_KEY, {})
+        ran_at, ran_run = ran.get("recorded_at", ""), ran.get("payload", {}).get(RUN_KEY, "")
         for key, entry in entries.items():
             claim_id = key[len(VERDICT_KEY_PREFIX):]
             if not key.startswith(VERDICT_KEY_PREFIX) or claim_id not in REGISTRY:
                 continue
             verdict = Verdict.from_dict(entry["payload"], recorded=recorded)
-            why = out_of_date(entry, REGISTRY[claim_id], chapter, ran_at)
+            why = out_of_date(entry, REGISTRY[claim_id], chapter, ran_at, ran_run)
             if why:
                 stale[verdict.claim_id] = f"{verdict.label}, {why}"
             else:

@@ -97,6 +97,44 @@ def test_a_verdict_the_chapters_last_run_did_not_save_again_is_not_shown_as_curr
     assert ledger.tally("this machine")["no verdict"]["claims"] == len(claims.REGISTRY)
 
 
+def test_which_run_saved_a_verdict_is_read_from_its_run_id_not_from_time(
+        tmp_path, monkeypatch, private_cache):
+    """A long chapter (05 takes over 60 s on the H200) saves a verdict early and 'ran' at its end:
+    current. A run that no longer judges a claim, seconds after the one that did: out of date.
+    The old time rule (60 s) got both wrong; the run id both entries carry gets both right."""
+    _results_here(tmp_path, monkeypatch)
+    chapter = "06_ddp_layout_drift"
+    verdict = claims.get("C14b").judge(MEASURED_HERE, machine="cpu-box", form="CPU analogue")
+    claims.save([verdict], chapter, run="run-a")
+    path = results.record(chapter, "ran", {"machine": "cpu-box", claims.tables.RUN_KEY: "run-a"})
+    _backdate(path, chapter, "verdict:C14b", "2026-12-03T10:50:00+00:00")
+    _backdate(path, chapter, "ran", "2026-12-03T10:52:30+00:00")  # 150 s later, the same run
+    assert "C14b" in claims.ledger().mine
+    results.record(chapter, "ran", {"machine": "cpu-box", claims.tables.RUN_KEY: "run-b"})
+    _backdate(path, chapter, "ran", "2026-12-03T10:50:01+00:00")  # 1 s later, another run
+    ledger = claims.ledger()
+    assert "C14b" not in ledger.mine and "before chapter 06's last run" in ledger.stale["C14b"]
+    assert claims.tables.SAME_RUN_S > 1  # the time rule alone would have called it current
+
+
+def test_a_chapter_saves_its_verdicts_and_ran_under_one_run_id(tmp_path, monkeypatch, private_cache):
+    from labkit import session
+
+    _results_here(tmp_path, monkeypatch)
+    runs = []
+    for _ in range(2):  # two runs of the chapter: each saves under its own id
+        chapter = session.open("06_ddp_layout_drift", announce=False)
+        chapter.verdicts.append(claims.get("C14b").judge(MEASURED_HERE, machine="cpu-box",
+                                                         form="CPU analogue"))
+        chapter.save()
+        entries = results.load()["chapters"]["06_ddp_layout_drift"]
+        key = claims.tables.RUN_KEY
+        assert entries["verdict:C14b"]["payload"][key] == entries["ran"]["payload"][key] == chapter.run_id
+        runs.append(chapter.run_id)
+        assert "C14b" in claims.ledger().mine
+    assert runs[0] != runs[1]
+
+
 def test_a_verdict_judged_under_a_rule_that_changed_since_says_out_of_date(tmp_path, monkeypatch, private_cache):
     _results_here(tmp_path, monkeypatch)
     claims.save([claims.get("C14b").judge(MEASURED_HERE, machine="cpu-box", form="CPU analogue")],
