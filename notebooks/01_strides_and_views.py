@@ -367,6 +367,7 @@ chapter.show([{"a + b": f"{tuple(c['a'])} + {tuple(c['b'])}", "seed says": str(c
     f"torch.broadcast_tensors gives views in which the stretched dim has stride 0: "
     f"{a_view.stride()} and {b_view.stride()}")
 
+# %%
 c8b = chapter.judge("C8b", {"cases": cases})
 print(c8b)
 

@@ -15,6 +15,7 @@ COPIES = ROOT / "results" / "h200_notebooks"
 # Chapters whose H200 copy predates their current sources: each is re-recorded on the H200
 # (scripts/execute_notebook.py --output-dir results/h200_notebooks) with its issue.
 NOT_YET_RERECORDED: set[str] = {
+    "01_strides_and_views",  # review 03e item 3: C8b's evidence table was built and dropped (not the cell's last value)
     "00_setup_check",  # review 03d items 6/13: the A/B table's ratio of medians and trust-rule reading, unquoted text
     "02_contiguity_and_hidden_copies",  # review 03d items 5/7/8/10-12: quizzes reordered; its copy also predates f80e1bc
     "03_memory_layouts",  # review 03d items 1/4: C7's regime from a loop against its kernels (+15%), conv quiz's clock
