@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import copy
 import functools
+import os
 from collections.abc import Callable
 
 import torch
@@ -89,11 +90,16 @@ def triton_available() -> str:
     return ""
 
 
-_KERNEL = None
+_KERNEL = None        # the compiled, autotuned kernel (CUDA), built on first use
+_INTERPRETED = None   # the same kernel under Triton's interpreter (CPU tensors, numpy), untuned
 
 # (BLOCK_M, BLOCK_N, BLOCK_K, stages, warps): Triton's matmul tutorial's shapes for Hopper-class
-# GPUs, few enough that tuning all of ResNet-50's 1x1 shapes stays in seconds. The largest
-# tile's fp16 operands over 3 stages take 144 KiB of shared memory (the H200 has 228 KiB per SM).
+# GPUs, few enough that tuning all of ResNet-50's 1x1 shapes stays in seconds. Shared memory per
+# pipeline stage is (BLOCK_M + BLOCK_N) * BLOCK_K operand elements: in fp16 the largest tile
+# takes 48 KiB a stage, 144 KiB over its 3 stages (the H200 has 228 KiB per SM, 227 KiB usable
+# by one block), and every config fits. In float32 (TF32) the same stages take twice that: the
+# first two configs (288 and 256 KiB) do not fit, and the autotuner drops them as out of
+# resources (triton.Config raises it, Triton's autotuner catches it and times the rest).
 TUNING_CONFIGS = (
     (128, 256, 64, 3, 8),
     (128, 128, 64, 4, 8),
@@ -101,6 +107,13 @@ TUNING_CONFIGS = (
     (64, 128, 64, 4, 4),
     (128, 64, 64, 4, 4),
 )
+INT32_LIMIT = 2 ** 31   # the kernel's element offsets are int32 (tl.arange times a stride)
+
+
+def shared_memory_bytes(config: tuple[int, int, int, int, int], element_bytes: int) -> int:
+    """A config's operand buffers in shared memory: (BLOCK_M + BLOCK_N) x BLOCK_K x stages."""
+    bm, bn, bk, stages, _ = config
+    return (bm + bn) * bk * stages * element_bytes
 
 
 def tuned() -> dict[str, str]:
@@ -111,7 +124,10 @@ def tuned() -> dict[str, str]:
 
 
 def config_name(config: object) -> str:
-    """A triton.Config as '128x256x64 w8 s3' (tile M x N x K, warps, stages)."""
+    """A triton.Config (or a TUNING_CONFIGS tuple) as '128x256x64 w8 s3' (tile M x N x K, warps, stages)."""
+    if isinstance(config, tuple):
+        bm, bn, bk, stages, warps = config
+        return f"{bm}x{bn}x{bk} w{warps} s{stages}"
     kw = getattr(config, "kwargs", {})
     return (f"{kw.get('BLOCK_M')}x{kw.get('BLOCK_N')}x{kw.get('BLOCK_K')} "
             f"w{getattr(config, 'num_warps', '?')} s{getattr(config, 'num_stages', '?')}")
@@ -144,27 +160,18 @@ def forget_tuning() -> int:
     return count
 
 
-def _kernel() -> object:
-    """The Triton kernel, built on first use (triton is imported only here)."""
-    global _KERNEL
-    if _KERNEL is not None:
-        return _KERNEL
-    import triton
+def _source() -> Callable:
+    """The kernel as a plain Python function (triton is imported only here), for triton.jit
+    (the GPU) or for Triton's interpreter (CPU tensors): one source, so what the interpreter
+    checks is what the GPU compiles."""
     import triton.language as tl
 
-    configs = [triton.Config({"BLOCK_M": m, "BLOCK_N": n, "BLOCK_K": k, "GROUP_M": 8},
-                             num_stages=stages, num_warps=warps)
-               for m, n, k, stages, warps in TUNING_CONFIGS]
-
-    # Tuned once per (M, N, K, HAS_RES) on its first call (the rung's warm-up, so a rung's
-    # compile seconds hold it), and the choice kept for the process (`tuned`, `forget_tuning`).
-    @triton.autotune(configs=configs, key=["M", "N", "K", "HAS_RES"])
-    @triton.jit
     def gemm_bias_res_relu(a_ptr, b_ptr, bias_ptr, res_ptr, c_ptr, M, N, K,  # noqa: ANN001, ANN202
                            stride_am, stride_ak, stride_bk, stride_bn, stride_rm, stride_rn,  # noqa: ANN001
                            stride_cm, stride_cn, HAS_RES: tl.constexpr, RELU: tl.constexpr,  # noqa: ANN001
-                           BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
-                           GROUP_M: tl.constexpr):
+                           PRECISION: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+                           BLOCK_K: tl.constexpr, GROUP_M: tl.constexpr):
+        # Grouped tile order (GROUP_M row tiles share each column tile of B while it is in L2).
         pid = tl.program_id(axis=0)
         num_m = tl.cdiv(M, BLOCK_M)
         num_n = tl.cdiv(N, BLOCK_N)
@@ -184,9 +191,12 @@ def _kernel() -> object:
             k_left = K - k0
             a = tl.load(a_ptrs, mask=(offs_m[:, None] < M) & (offs_k[None, :] < k_left), other=0.0)
             b = tl.load(b_ptrs, mask=(offs_k[:, None] < k_left) & (offs_n[None, :] < N), other=0.0)
-            acc = tl.dot(a, b, acc)
+            # fp16/bf16 operands: tensor cores, fp32 accumulation. fp32 operands: PRECISION says
+            # "tf32" or "ieee", as torch's matmul setting does for the reference.
+            acc = tl.dot(a, b, acc, input_precision=PRECISION)
             a_ptrs += BLOCK_K * stride_ak
             b_ptrs += BLOCK_K * stride_bk
+        # The epilogue in fp32, rounded once at the store: bias, residual, ReLU.
         mask = (offs_m[:, None] < M) & (offs_n[None, :] < N)
         acc += tl.load(bias_ptr + offs_n, mask=offs_n < N, other=0.0).to(tl.float32)[None, :]
         if HAS_RES:
@@ -198,38 +208,271 @@ def _kernel() -> object:
         tl.store(c_ptr + offs_m[:, None] * stride_cm + offs_n[None, :] * stride_cn,
                  acc.to(c_ptr.dtype.element_ty), mask=mask)
 
-    _KERNEL = gemm_bias_res_relu
+    return gemm_bias_res_relu
+
+
+def _kernel() -> object:
+    """The compiled kernel behind the autotuner, built on first use."""
+    global _KERNEL
+    if _KERNEL is not None:
+        return _KERNEL
+    import triton
+
+    configs = [triton.Config({"BLOCK_M": m, "BLOCK_N": n, "BLOCK_K": k, "GROUP_M": 8},
+                             num_stages=stages, num_warps=warps)
+               for m, n, k, stages, warps in TUNING_CONFIGS]
+    # Tuned once per (M, N, K, HAS_RES, PRECISION) and the tensors' dtypes (Triton appends
+    # those) on its first call (the rung's warm-up, so a rung's compile seconds hold it, and
+    # before any CUDA graph capture: tuning syncs and allocates), and the choice kept for the
+    # process (`tuned`, `forget_tuning`).
+    _KERNEL = triton.autotune(configs=configs, key=["M", "N", "K", "HAS_RES", "PRECISION"])(
+        triton.jit(_source()))
     return _KERNEL
 
 
-def triton_gemm(a: torch.Tensor, weight_t: torch.Tensor, bias: torch.Tensor,
-                residual: torch.Tensor | None = None, relu: bool = True) -> torch.Tensor:
-    """relu(a @ weight_t + bias + residual) in one Triton kernel: a [M, K], weight_t [K, N]."""
-    why = triton_available()
-    if why:
-        raise EpilogueError(why)
+def interpreter_missing() -> str:
+    """'' when Triton's interpreter can run the kernel on CPU tensors in this process, else why not.
+
+    Triton decides at import: its own helpers (tl.cdiv, ...) are interpreted only when
+    TRITON_INTERPRET=1 was in the environment before triton was first imported, so a process
+    cannot switch to it later (the test runs it in a subprocess for that reason).
+    """
+    try:
+        import triton
+    except ImportError as error:
+        return f"triton is not installed ({error})"
+    knobs = getattr(triton, "knobs", None)
+    on = (knobs.runtime.interpret if knobs is not None
+          else os.environ.get("TRITON_INTERPRET", "0").lower() in ("1", "true", "on", "yes"))
+    if not on:
+        return "Triton's interpreter needs TRITON_INTERPRET=1 in the environment before triton is imported"
+    return ""
+
+
+def _interpreted() -> object:
+    """The same source under Triton's interpreter: runs on CPU tensors (numpy), any config,
+    no autotuner (the interpreter has no device to time on). For checking only: slow."""
+    global _INTERPRETED
+    if _INTERPRETED is None:
+        why = interpreter_missing()
+        if why:
+            raise EpilogueError(why)
+        import triton
+
+        _INTERPRETED = triton.jit(_source())   # an InterpretedFunction under TRITON_INTERPRET=1
+    return _INTERPRETED
+
+
+GEMM_DTYPES = (torch.float16, torch.bfloat16, torch.float32)
+
+
+def _max_offset(t: torch.Tensor) -> int:
+    """The largest element offset from t's first element that t's strides reach."""
+    return sum((size - 1) * abs(stride) for size, stride in zip(t.shape, t.stride(), strict=True)
+               if size > 0)
+
+
+def check_gemm(a: torch.Tensor, weight_t: torch.Tensor, bias: torch.Tensor,
+               residual: torch.Tensor | None) -> None:
+    """What the Triton launch needs, checked before it (an EpilogueError, never a kernel fault):
+    shapes that multiply, one dtype the tensor cores take, one device, and offsets int32 holds."""
     if a.dim() != 2 or weight_t.dim() != 2 or a.shape[1] != weight_t.shape[0]:
         raise EpilogueError(f"a {tuple(a.shape)} and weight_t {tuple(weight_t.shape)} do not "
                             "multiply as [M, K] x [K, N]")
-    if not (a.is_cuda and weight_t.is_cuda and bias.is_cuda):
-        raise EpilogueError("the Triton GEMM needs its operands on the GPU")
-    m, k = a.shape
-    n = weight_t.shape[1]
+    m, n = a.shape[0], weight_t.shape[1]
+    if bias.shape != (n,):
+        raise EpilogueError(f"bias {tuple(bias.shape)} is not [N] = [{n}]")
     if residual is not None and residual.shape != (m, n):
         raise EpilogueError(f"residual {tuple(residual.shape)} is not [M, N] = {(m, n)}")
-    import triton
+    if a.dtype not in GEMM_DTYPES or weight_t.dtype != a.dtype:
+        raise EpilogueError(f"a ({a.dtype}) and weight_t ({weight_t.dtype}) must share one of "
+                            f"{[str(d) for d in GEMM_DTYPES]}")
+    tensors = [a, weight_t, bias] + ([residual] if residual is not None else [])
+    if len({t.device for t in tensors}) != 1:
+        raise EpilogueError(f"operands on several devices: {sorted({str(t.device) for t in tensors})}")
+    if min(a.shape) == 0 or n == 0:
+        raise EpilogueError(f"an empty GEMM: a {tuple(a.shape)}, weight_t {tuple(weight_t.shape)}")
+    # The kernel forms row * stride + column * stride in int32: past 2**31 it would wrap and
+    # read or write the wrong rows (ResNet-50 reaches it at batch ~2,700 in layer1).
+    extents = {"a": _max_offset(a), "weight_t": _max_offset(weight_t), "output": m * n - 1}
+    if residual is not None:
+        extents["residual"] = _max_offset(residual)
+    for name, extent in extents.items():
+        if extent >= INT32_LIMIT:
+            raise EpilogueError(f"{name} spans {extent + 1:,} elements: the kernel's int32 "
+                                f"offsets stop at {INT32_LIMIT:,}; use a smaller batch")
 
+
+def _meta(config: tuple[int, int, int, int, int]) -> dict:
+    """A TUNING_CONFIGS-style tuple as the launch's meta-parameters."""
+    if (len(config) != 5 or not all(isinstance(v, int) and v > 0 for v in config)
+            or any(v & (v - 1) or v < 16 for v in config[:3])):
+        raise EpilogueError(f"config must be (BLOCK_M, BLOCK_N, BLOCK_K, stages, warps) with "
+                            f"power-of-two blocks >= 16, got {config!r}")
+    bm, bn, bk, stages, warps = config
+    return {"BLOCK_M": bm, "BLOCK_N": bn, "BLOCK_K": bk, "GROUP_M": 8,
+            "num_stages": stages, "num_warps": warps}
+
+
+def fp32_precision() -> str:
+    """How the kernel multiplies float32 operands: "tf32" where torch's own matmul may
+    (torch.backends.cuda.matmul.allow_tf32), "ieee" where it must not (the numerics gate's
+    strict float32). Triton's default is tf32 whatever torch says."""
+    return "tf32" if torch.backends.cuda.matmul.allow_tf32 else "ieee"
+
+
+def triton_gemm(a: torch.Tensor, weight_t: torch.Tensor, bias: torch.Tensor,
+                residual: torch.Tensor | None = None, relu: bool = True,
+                config: tuple[int, int, int, int, int] | None = None,
+                interpret: bool = False) -> torch.Tensor:
+    """relu(a @ weight_t + bias + residual) in one Triton kernel: a [M, K], weight_t [K, N].
+
+    The output is a new [M, N] row-major tensor of a's dtype. config (a TUNING_CONFIGS-style
+    tuple) forces one tile shape instead of the autotuner's choice. interpret=True runs the
+    same kernel source on CPU tensors under Triton's interpreter (numpy; checks only, slow,
+    and it needs a config: there is nothing to tune on).
+    """
+    return launch_gemm(a, weight_t, bias, residual, relu, config, interpret)[0]
+
+
+def launch_gemm(a: torch.Tensor, weight_t: torch.Tensor, bias: torch.Tensor,
+                residual: torch.Tensor | None = None, relu: bool = True,
+                config: tuple[int, int, int, int, int] | None = None,
+                interpret: bool = False) -> tuple[torch.Tensor, object]:
+    """`triton_gemm`'s output and what Triton's launch returned: on the GPU the compiled
+    kernel (its metadata holds the shared memory and registers it took), None interpreted."""
+    check_gemm(a, weight_t, bias, residual)
+    if interpret:
+        if a.device.type != "cpu":
+            raise EpilogueError(f"Triton's interpreter runs on CPU tensors, got {a.device}")
+        if config is None:
+            raise EpilogueError("the interpreter cannot time configs to tune them: pass config, "
+                                f"one of {TUNING_CONFIGS}")
+        kernel = _interpreted()
+    else:
+        why = triton_available()
+        if why:
+            raise EpilogueError(why)
+        if not a.is_cuda:
+            raise EpilogueError("the Triton GEMM needs its operands on the GPU "
+                                "(or interpret=True on CPU tensors, for checking)")
+        kernel = _kernel()
+    m, k = a.shape
+    n = weight_t.shape[1]
     out = torch.empty((m, n), device=a.device, dtype=a.dtype)
-    res = residual if residual is not None else out
-    kernel = _kernel()
+    res = residual if residual is not None else out   # never read: HAS_RES is False
+    bias = bias.contiguous()                           # read as bias_ptr + column
+    args = (a, weight_t, bias, res, out, m, n, k, a.stride(0), a.stride(1),
+            weight_t.stride(0), weight_t.stride(1), res.stride(0), res.stride(1),
+            out.stride(0), out.stride(1))
+    flags = {"HAS_RES": residual is not None, "RELU": bool(relu), "PRECISION": fp32_precision()}
+    if config is None:
+        def grid(meta: dict) -> tuple[int]:
+            return (_tiles(m, meta["BLOCK_M"]) * _tiles(n, meta["BLOCK_N"]),)
+        launched = kernel[grid](*args, **flags)
+    else:
+        meta = _meta(config)
+        grid = (_tiles(m, meta["BLOCK_M"]) * _tiles(n, meta["BLOCK_N"]),)
+        # the autotuner's own jitted function, so a forced config compiles what tuning would
+        launched = (kernel if interpret else kernel.fn)[grid](*args, **flags, **meta)
+    return out, (None if interpret else launched)
 
-    def grid(meta: dict) -> tuple[int]:
-        return (triton.cdiv(m, meta["BLOCK_M"]) * triton.cdiv(n, meta["BLOCK_N"]),)
 
-    kernel[grid](a, weight_t, bias, res, out, m, n, k, a.stride(0), a.stride(1),
-                 weight_t.stride(0), weight_t.stride(1), res.stride(0), res.stride(1),
-                 out.stride(0), out.stride(1), HAS_RES=residual is not None, RELU=relu)
-    return out
+def _tiles(size: int, block: int) -> int:
+    return (size + block - 1) // block
+
+
+def triton_conv1x1(x: torch.Tensor, weight_t: torch.Tensor, bias: torch.Tensor,
+                   residual: torch.Tensor | None = None, relu: bool = True,
+                   config: tuple[int, int, int, int, int] | None = None,
+                   interpret: bool = False) -> torch.Tensor:
+    """The op's CUDA kernel: x [N, K, H, W] (channels_last: its rows are a view), weight_t
+    [K, Cout], residual [N, Cout, H, W], to a channels_last [N, Cout, H, W]. config and
+    interpret as in `triton_gemm` (the interpreter check, `check_case`, calls this very path)."""
+    return _conv1x1_launch(x, weight_t, bias, residual, relu, config, interpret)[0]
+
+
+def _conv1x1_launch(x: torch.Tensor, weight_t: torch.Tensor, bias: torch.Tensor,
+                    residual: torch.Tensor | None, relu: bool,
+                    config: tuple[int, int, int, int, int] | None,
+                    interpret: bool) -> tuple[torch.Tensor, object]:
+    _check_op(x, weight_t, bias, residual)
+    res = to_rows(residual) if residual is not None else None
+    out, launched = launch_gemm(to_rows(x), weight_t, bias, res, relu, config, interpret)
+    return from_rows(out, x), launched
+
+
+# Allowed error, as a fraction of the output's largest magnitude: one rounding of the output
+# (fp16 2**-11, bf16 2**-8 of a value) with margin; float32 only its sums' order; TF32 its
+# operands' 10-bit mantissas summed over K. A dropped bias, a lost K tail or a wrong stride
+# moves the output by a whole operand's size, hundreds of times these.
+TOLERANCES = {"float16": 2e-3, "bfloat16": 1.6e-2, "float32": 1e-5, "float32 tf32": 5e-3}
+
+
+def compare(out: torch.Tensor, ref: torch.Tensor, tolerance: float) -> dict:
+    """out against ref: max abs error, that over ref's largest magnitude (max_rel), the
+    relative L2 error, whether every value is finite, and passed (finite, max_rel <= tolerance)."""
+    if out.shape != ref.shape:
+        raise EpilogueError(f"out {tuple(out.shape)} and ref {tuple(ref.shape)} differ in shape")
+    diff = (out.double() - ref.double()).abs()
+    scale = float(ref.abs().max()) if ref.numel() else 0.0
+    max_abs = float(diff.max()) if diff.numel() else 0.0
+    finite = bool(torch.isfinite(out).all())
+    max_rel = max_abs / scale if scale > 0 else (0.0 if max_abs == 0 else float("inf"))
+    l2 = float(torch.linalg.vector_norm(ref.double()))
+    rel_l2 = float(torch.linalg.vector_norm(diff)) / l2 if l2 > 0 else max_rel
+    return {"max_abs": max_abs, "max_rel": max_rel, "rel_l2": rel_l2, "scale": scale,
+            "finite": finite, "tolerance": tolerance, "passed": finite and max_rel <= tolerance}
+
+
+def check_case(batch: int, side: int, k: int, n: int, residual: bool, relu: bool,
+               dtype: torch.dtype, config: tuple[int, int, int, int, int] | None,
+               interpret: bool, device: torch.device | str = "cpu", seed: int = 0,
+               channels_last: bool = True) -> dict:
+    """One 1x1 convolution through the op's Triton path (`triton_conv1x1`) against float64
+    PyTorch: its errors, its output's shape/dtype/strides against the op's fake's, and on the
+    GPU the compiled kernel's shared memory, registers and spills. Failures are recorded
+    (error), never raised: a sweep reports every case."""
+    from torch._subclasses.fake_tensor import FakeTensorMode
+
+    device = torch.device(device)
+    row: dict = {"batch": batch, "side": side, "M": batch * side * side, "K": k, "N": n,
+                 "residual": residual, "relu": relu, "dtype": str(dtype).replace("torch.", ""),
+                 "config": config_name(config) if config else "autotuned",
+                 "layout": "channels_last" if channels_last else "nchw"}
+    tf32 = dtype == torch.float32 and fp32_precision() == "tf32" and not interpret
+    tolerance = TOLERANCES[row["dtype"] + (" tf32" if tf32 else "")]
+    try:
+        g = torch.Generator().manual_seed(seed)
+        layout = torch.channels_last if channels_last else torch.contiguous_format
+        x = torch.relu(torch.randn(batch, k, side, side, generator=g)).to(device, dtype)
+        x = x.contiguous(memory_format=layout)
+        weight_t = (torch.randn(k, n, generator=g) / k ** 0.5).to(device, dtype)
+        bias = (0.5 * torch.randn(n, generator=g)).to(device, dtype)
+        res = (torch.randn(batch, n, side, side, generator=g).to(device, dtype)
+               .contiguous(memory_format=layout) if residual else None)
+        out, launched = _conv1x1_launch(x, weight_t, bias, res, relu, config, interpret)
+        ref = to_rows(x).double() @ weight_t.double() + bias.double()
+        if res is not None:
+            ref = ref + to_rows(res).double()
+        ref = from_rows(torch.relu(ref) if relu else ref, x)
+        with FakeTensorMode() as mode:
+            fake = gemm_bias_res_relu(*(mode.from_tensor(t) if t is not None else None
+                        for t in (x, weight_t, bias, res)), relu)
+        row.update(compare(out.cpu(), ref.cpu(), tolerance))
+        row["strides"] = list(out.stride())
+        row["layout_ok"] = (out.shape == fake.shape and out.dtype == fake.dtype == dtype
+                            and out.stride() == fake.stride()
+                            == channels_last_strides(*out.shape))
+        row["passed"] = row["passed"] and row["layout_ok"]
+        metadata = getattr(launched, "metadata", None)
+        if metadata is not None:
+            row["shared_bytes"] = getattr(metadata, "shared", None)
+            row["registers"] = getattr(launched, "n_regs", None)
+            row["spills"] = getattr(launched, "n_spills", None)
+    except Exception as failure:  # noqa: BLE001 -- a sweep records each case's failure
+        row.update(passed=False, error=f"{type(failure).__name__}: {str(failure)[:300]}")
+    return row
 
 
 OP_NAME = "labkit::gemm_bias_res_relu"
@@ -253,6 +496,12 @@ def _check_op(x: torch.Tensor, weight_t: torch.Tensor, bias: torch.Tensor,
     if residual is not None and residual.shape != (n, weight_t.shape[1], h, w):
         raise EpilogueError(f"residual {tuple(residual.shape)} is not the output's "
                             f"{(n, weight_t.shape[1], h, w)}")
+    # One dtype throughout, as the fake promises (the output is x's dtype): on the CPU a float32
+    # bias or residual would promote an fp16 output, and the real output would not be the fake's.
+    odd = {name: t.dtype for name, t in (("weight_t", weight_t), ("bias", bias), ("residual", residual))
+           if t is not None and t.dtype != x.dtype}
+    if odd:
+        raise EpilogueError(f"x is {x.dtype} but " + ", ".join(f"{k} is {v}" for k, v in odd.items()))
 
 
 @torch.library.custom_op(OP_NAME, mutates_args=(), device_types="cpu", schema=OP_SCHEMA)
@@ -271,9 +520,7 @@ def gemm_bias_res_relu(x: torch.Tensor, weight_t: torch.Tensor, bias: torch.Tens
 @gemm_bias_res_relu.register_kernel("cuda")
 def _gemm_bias_res_relu_cuda(x: torch.Tensor, weight_t: torch.Tensor, bias: torch.Tensor,
                              residual: torch.Tensor | None, relu: bool) -> torch.Tensor:
-    _check_op(x, weight_t, bias, residual)
-    res = to_rows(residual) if residual is not None else None
-    return from_rows(triton_gemm(to_rows(x), weight_t, bias, res, relu), x)
+    return triton_conv1x1(x, weight_t, bias, residual, relu)
 
 
 @gemm_bias_res_relu.register_fake
