@@ -1,7 +1,8 @@
 """Judge a machine's recorded verdicts again, from their recorded evidence, with today's rule.
 
-A recorded verdict is kept as it was judged (outcome, reason, evidence). When the rule that
-judges changes (the trust rule moved inside `Claim.judge`, so C15, C18, C19, C24 and C25 now
+A recorded verdict is saved as it was judged (outcome, reason, evidence); the ledger and the
+chapters show it as today's rule judges that evidence (labkit.claims.tables.judged_today,
+labelled "judged by today's rule from evidence recorded ..."). When the rule that judges changes (the trust rule moved inside `Claim.judge`, so C15, C18, C19, C24 and C25 now
 follow it, and every flag is read from one key), this says which recorded outcomes today's
 `Claim.judge` would give otherwise, and the numbers that decide each: the declared decisions
 (ratio, spread, threshold) and the flags the rule read. Nothing is written. Usage:

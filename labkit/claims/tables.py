@@ -12,7 +12,7 @@ import html
 import json
 import os
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
 
@@ -574,35 +574,81 @@ def save(verdicts: Iterable[Verdict], chapter: str, run: str = "") -> None:
 
 
 def out_of_date(entry: dict, claim: Claim, chapter: str, ran_at: str = "", ran_run: str = "") -> str:
-    """Why a saved verdict entry ({'payload', 'recorded_at'}) is not current, or '' if it is.
+    """Why a saved verdict entry ({'payload', 'recorded_at'}) is not current as saved, or ''.
 
     Out of date: it carries a rule fingerprint other than the claim's rule today (the rule
-    changed since it was judged), or the chapter's last run (its 'ran' entry: `ran_at`, its
-    time, and `ran_run`, its run id) did not save it again, so the chapter no longer judges
-    the claim on this machine. Which run saved it is read from the run id both carry; a
-    verdict saved after that run (a later run that stopped before its end) stays current.
+    changed since it was judged: `current_verdicts` then judges its evidence again), or the
+    chapter's last run did not save it again (`not_judged_by_last_run`).
+    """
+    if rule_changed(entry, claim):
+        return f"saved {_when(entry)} under an earlier rule"
+    return not_judged_by_last_run(entry, chapter, ran_at, ran_run)
+
+
+def not_judged_by_last_run(entry: dict, chapter: str, ran_at: str = "", ran_run: str = "") -> str:
+    """Why a saved verdict is not the chapter's last run's (`ran_at`, its 'ran' time, and
+    `ran_run`, its run id), or '': that run did not save it again, so the chapter no longer
+    judges the claim on this machine. Which run saved it is read from the run id both carry;
+    a verdict saved after that run (a later run that stopped before its end) stays current.
     Records from before run ids fall back to time: saved more than SAME_RUN_S before 'ran'.
     """
-    payload = entry.get("payload", {})
-    saved, when = payload.get(RULE_KEY), entry.get("recorded_at", "")
-    shown = when[:16].replace("T", " ") + " UTC" if when else "at an unknown time"
-    if saved and saved != rule_fingerprint(claim):
-        return f"saved {shown} under an earlier rule"
+    when = entry.get("recorded_at", "")
     try:
         gap = (datetime.fromisoformat(ran_at) - datetime.fromisoformat(when)).total_seconds()
     except (TypeError, ValueError):
         return ""
-    run = payload.get(RUN_KEY, "")
+    run = entry.get("payload", {}).get(RUN_KEY, "")
     earlier_run = run != ran_run and gap > 0 if run and ran_run else gap > SAME_RUN_S
     if earlier_run:
-        return (f"saved {shown}, before chapter {chapter[:2]}'s last run here "
+        return (f"saved {_when(entry)}, before chapter {chapter[:2]}'s last run here "
                 f"({ran_at[:16].replace('T', ' ')} UTC), which did not judge it")
     return ""
+
+
+def _when(entry: dict) -> str:
+    when = entry.get("recorded_at", "")
+    return when[:16].replace("T", " ") + " UTC" if when else "at an unknown time"
+
+
+def rule_changed(entry: dict, claim: Claim) -> bool:
+    """Whether a saved verdict entry carries a rule fingerprint other than the claim's today."""
+    saved = entry.get("payload", {}).get(RULE_KEY)
+    return bool(saved) and saved != rule_fingerprint(claim)
+
+
+def judged_today(verdict: Verdict, entry: dict) -> Verdict | None:
+    """A saved verdict as today's rule judges its saved evidence, or None if it cannot.
+
+    A rule can change after a machine recorded its evidence (C14a over gloo went from
+    'refuted' to 'depends' when the rule learnt that gloo cannot test NCCL's half), and the
+    reference GPU is not re-run for every such change. The evidence is what was measured;
+    the rule is a function of it, so judging it again is not a new measurement. The saved
+    verdict is kept as it is when today's rule gives the same outcome and the rule's
+    fingerprint is unchanged; otherwise today's verdict is returned, its reason saying it was
+    judged again from evidence recorded when, and what was recorded then. None when today's
+    rule cannot read the evidence (a key it needs was not measured then).
+    """
+    claim = REGISTRY.get(verdict.claim_id)
+    if claim is None or not claim.tested:
+        return None
+    try:
+        today = claim.judge(dict(verdict.evidence), machine=verdict.machine, form=verdict.form)
+    except Exception:  # noqa: BLE001 -- evidence from another version: any failure means "cannot"
+        return None
+    same = (today.outcome, today.depends_on) == (verdict.outcome, verdict.depends_on)
+    if same and not rule_changed(entry, claim):
+        return verdict
+    then = "" if same else f"; recorded then as {verdict.label}"
+    return replace(today, recorded=verdict.recorded,
+                   reason=f"(judged by today's rule from evidence recorded {_when(entry)}{then}) "
+                          f"{today.reason}")
 
 
 def current_verdicts(data: dict, recorded: bool = False) -> tuple[dict[str, Verdict], dict[str, str]]:
     """The verdicts of one loaded results file that are current, and the out-of-date ones
     ({claim id: 'refuted, saved ... (why)'}) that must not be shown as current (`out_of_date`).
+    Each current one is as today's rule judges its saved evidence (`judged_today`); one saved
+    under an earlier rule that today's rule cannot judge is out of date.
     Verdicts under ids the registry no longer has are left out (see `saved_verdicts`)."""
     found: dict[str, Verdict] = {}
     stale: dict[str, str] = {}
@@ -614,11 +660,15 @@ def current_verdicts(data: dict, recorded: bool = False) -> tuple[dict[str, Verd
             if not key.startswith(VERDICT_KEY_PREFIX) or claim_id not in REGISTRY:
                 continue
             verdict = Verdict.from_dict(entry["payload"], recorded=recorded)
-            why = out_of_date(entry, REGISTRY[claim_id], chapter, ran_at, ran_run)
+            claim = REGISTRY[claim_id]
+            why = not_judged_by_last_run(entry, chapter, ran_at, ran_run)
+            today = None if why else judged_today(verdict, entry)
+            if today is None and not why and rule_changed(entry, claim):
+                why = out_of_date(entry, claim, chapter, ran_at, ran_run)  # today's rule cannot read it
             if why:
                 stale[verdict.claim_id] = f"{verdict.label}, {why}"
             else:
-                found[verdict.claim_id] = verdict
+                found[verdict.claim_id] = verdict if today is None else today
     return found, stale
 
 

@@ -135,7 +135,10 @@ def test_a_chapter_saves_its_verdicts_and_ran_under_one_run_id(tmp_path, monkeyp
     assert runs[0] != runs[1]
 
 
-def test_a_verdict_judged_under_a_rule_that_changed_since_says_out_of_date(tmp_path, monkeypatch, private_cache):
+def test_a_verdict_saved_under_an_earlier_rule_is_judged_again_from_its_evidence(
+        tmp_path, monkeypatch, private_cache):
+    """A rule changed after a machine saved its evidence: the ledger shows today's rule applied
+    to that evidence, labelled as such; only evidence today's rule cannot read is out of date."""
     _results_here(tmp_path, monkeypatch)
     claims.save([claims.get("C14b").judge(MEASURED_HERE, machine="cpu-box", form="CPU analogue")],
                 "06_ddp_layout_drift")
@@ -144,13 +147,29 @@ def test_a_verdict_judged_under_a_rule_that_changed_since_says_out_of_date(tmp_p
     assert claims.tables.rule_fingerprint(changed) != claims.tables.rule_fingerprint(claims.get("C14b"))
     path = results.local_path()  # the verdict as if judged under that other rule
     data = json.loads(path.read_text())
-    data["chapters"]["06_ddp_layout_drift"]["verdict:C14b"]["payload"]["rule_fingerprint"] = (
-        claims.tables.rule_fingerprint(changed))
+    payload = data["chapters"]["06_ddp_layout_drift"]["verdict:C14b"]["payload"]
+    payload["rule_fingerprint"] = claims.tables.rule_fingerprint(changed)
+    payload["outcome"], payload["depends_on"] = "refuted", ""  # what the earlier rule had said
+    path.write_text(json.dumps(data))
+    ledger = claims.ledger(notebooks=ROOT / "notebooks")
+    today = ledger.mine["C14b"]
+    assert today.label == claims.get("C14b").judge(MEASURED_HERE, machine="cpu-box", form="x").label
+    assert today.reason.startswith("(judged by today's rule from evidence recorded ")
+    assert "recorded then as refuted" in today.reason
+    # evidence today's rule cannot read (a key it needs was not measured then): out of date
+    del payload["evidence"][next(iter(claims.get("C14b").evidence_keys))]
     path.write_text(json.dumps(data))
     ledger = claims.ledger(notebooks=ROOT / "notebooks")
     row = {r["claim"]: r for r in ledger.rows()}["C14b"]
     assert "C14b" not in ledger.mine
     assert row["this machine"].startswith("out of date (") and "under an earlier rule): re-run 06_" in row["this machine"]
+
+
+def test_a_recorded_verdict_todays_rule_agrees_with_is_shown_as_it_was_saved(tmp_path, monkeypatch, private_cache):
+    _results_here(tmp_path, monkeypatch)
+    saved = claims.get("C14b").judge(MEASURED_HERE, machine="cpu-box", form="CPU analogue")
+    claims.save([saved], "06_ddp_layout_drift")
+    assert claims.ledger().mine["C14b"].reason == saved.reason
 
 
 def test_on_the_reference_machine_its_column_reads_the_reference_record(tmp_path, monkeypatch, private_cache):
