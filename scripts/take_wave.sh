@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Take one device call's wave.tar.gz (benchmarks/gpu_wave.sh) into the tree: the chapters it
 # executed (wave/nb/*.ipynb) are merged into results/nvidia-h200.json and results/h200_notebooks/
-# by scripts/merge_reference.py; reproduce results and other benchmark outputs under results/
-# are copied over. Prints each step's status line.
+# by scripts/merge_reference.py; reproduce results (under results/reproduce or $WAVE_OUT/repro*)
+# and other benchmark outputs under results/ are copied over. Prints each step's status line.
 #   usage: bash scripts/take_wave.sh FILES_AT [NAME]
 set -euo pipefail
 files_at=$1; name=${2:-$(date +%H%M%S)}
@@ -15,7 +15,11 @@ if ls "$dir"/wave/nb/*.ipynb >/dev/null 2>&1; then
   .venv/bin/python scripts/merge_reference.py "$dir/run"
 fi
 for sub in reproduce harness_parity h200_past_defaults; do
-  [ -d "$dir/wave/results/$sub" ] && cp -r "$dir/wave/results/$sub/." "results/$sub/"
+  if [ -d "$dir/wave/results/$sub" ]; then cp -r "$dir/wave/results/$sub/." "results/$sub/"; fi
+done
+# reproduce runs written to $WAVE_OUT/reproNN (reproduce.py --out "$WAVE_OUT/reproNN") land there too
+for folder in "$dir"/wave/repro*/; do
+  if ls "$folder"*.json >/dev/null 2>&1; then cp "$folder"*.json results/reproduce/; fi
 done
 git status --short results | head -30
 echo "extracted to $dir/wave"
