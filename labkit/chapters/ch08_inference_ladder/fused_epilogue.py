@@ -315,10 +315,24 @@ def _meta(config: tuple[int, int, int, int, int]) -> dict:
 
 
 def fp32_precision() -> str:
-    """How the kernel multiplies float32 operands: "tf32" where torch's own matmul may
-    (torch.backends.cuda.matmul.allow_tf32), "ieee" where it must not (the numerics gate's
-    strict float32). Triton's default is tf32 whatever torch says."""
-    return "tf32" if torch.backends.cuda.matmul.allow_tf32 else "ieee"
+    """How the kernel multiplies float32 operands: "tf32" where torch's own CUDA matmul may,
+    "ieee" where it must not (the numerics gate's strict float32). Triton's default is tf32
+    whatever torch says, so the launch passes this.
+
+    Read without raising: torch 2.9+ has a new setting (matmul.fp32_precision, "none" meaning
+    the global one) beside the legacy allow_tf32, and reading allow_tf32 raises a RuntimeError
+    once both have been set; inside a compiled graph that would fail the op.
+    """
+    matmul = torch.backends.cuda.matmul
+    try:
+        precision = getattr(matmul, "fp32_precision", None)
+        if precision == "none":
+            precision = getattr(torch.backends, "fp32_precision", None)
+        if precision in ("tf32", "ieee"):
+            return precision
+        return "tf32" if matmul.allow_tf32 else "ieee"
+    except (RuntimeError, AttributeError):
+        return "tf32" if torch.get_float32_matmul_precision() != "highest" else "ieee"
 
 
 def triton_gemm(a: torch.Tensor, weight_t: torch.Tensor, bias: torch.Tensor,
