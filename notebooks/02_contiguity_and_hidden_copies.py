@@ -202,7 +202,7 @@ matmul_dtype, batch, matmul_cases = chapter.lab.cases.matmul_cases(chapter.devic
                                                                    chapter.sizes.matmul_n)
 quiz_c2 = chapter.lab.widgets.Quiz(
     "3-D batch: which is faster, x.transpose(0, 1).matmul(w) or x.transpose(0, 1).contiguous().matmul(w)?",
-    choices=["without .contiguous()", "with .contiguous() first", "about the same (within 10%)"],
+    choices=list(chapter.lab.cases.C2_CHOICES),
     answer=lambda: chapter.lab.cases.which_is_faster(globals().get("c2_comparisons"), "3-D batch"),
 )
 quiz_c2

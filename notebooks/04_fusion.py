@@ -507,7 +507,7 @@ slow_label, fast_label = list(chain_paths)
 quiz_chain = chapter.lab.widgets.Quiz(
     f"silu((x + y) * z) on {n_fused * 4 >> 20} MiB float32 arrays: how many times faster is "
     f"'{fast_label}' than '{slow_label}'?",
-    answer=lambda: cases.chain_speedup(globals().get("chain_gain")), rel_tol=0.25, unit="x",
+    answer=lambda: cases.chain_speedup(globals().get("chain_cmp"), fast_label), rel_tol=0.25, unit="x",
     explanation="Bytes decide: 8 arrays' worth against 4 is at most 2x; on a CPU the SiLU's "
                 "exp also costs compute, so less of the time is memory.",
 )

@@ -17,10 +17,11 @@ from collections.abc import Callable, Iterator, Mapping
 
 import torch
 
-from labkit.claims import trust
+from labkit.claims import quiz_keys, trust
 from labkit.measure import bench, conditions
 from labkit.measure.timing import Comparison
 from labkit.show.table import Table
+from labkit.show.widgets.quiz import Key
 
 
 def no_sync_vs_sync(n: int = 4096, dtype: torch.dtype = torch.bfloat16, calls: int = 20) -> dict:
@@ -272,13 +273,23 @@ def timing_warnings() -> Iterator[list[str]]:
     found += [str(w.message) for w in caught if issubclass(w.category, bench.TimingWarning)]
 
 
-def hot_cold_class(hot: object, cold: object) -> str:
-    """The hot/cold quiz's answer, graded on the careful measurement (the notebook's timings)."""
+HOT_COLD_CHOICES = ("about the same (within 20%)", "1.2x to 3x", "more than 3x")
+
+
+def _hot_cold_pick(ratio: float) -> str:
+    return HOT_COLD_CHOICES[0 if ratio < 1.2 else 1 if ratio <= 3 else 2]
+
+
+def hot_cold_class(hot: object, cold: object) -> Key | str:
+    """The hot/cold quiz's answer, graded on the careful measurement (the notebook's timings);
+    where a flagged timing of the two could carry the ratio across a choice's edge (the trust
+    rule, `quiz_keys`), both choices count."""
     if hot is None or cold is None:
         raise ValueError("run the hot/cold cell below first, then submit again")
     ratio = hot.gbps / cold.gbps  # type: ignore[attr-defined]
-    return ("about the same (within 20%)" if ratio < 1.2 else
-            "1.2x to 3x" if ratio <= 3 else "more than 3x")
+    flags = [f for f in (hot.flag(), cold.flag()) if f is not None]  # type: ignore[attr-defined]
+    return quiz_keys.choice_key(ratio, None, flags, choices=HOT_COLD_CHOICES, edges=(1.2, 3.0),
+                                pick=_hot_cold_pick, what="hot/cold")
 
 
 GEMM_SHARE_CHOICES = ("under a third", "a third to two thirds", "over two thirds")

@@ -14,10 +14,12 @@ from collections.abc import Callable, Mapping
 import torch
 
 from labkit.chapters.ch02_contiguity_and_hidden_copies import claims as ch02
+from labkit.claims import quiz_keys
 from labkit.core import env
 from labkit.measure import bench, copies
 from labkit.measure.timing import Comparison
 from labkit.show.table import Table
+from labkit.show.widgets.quiz import Key
 
 
 def copy_table(operations: Mapping[str, Callable[[], torch.Tensor]], title: str = "") -> Table:
@@ -60,14 +62,24 @@ def matmul_cases(device: torch.device, on_gpu: bool,
     return dtype, batch, cases
 
 
-def which_is_faster(comparisons: Mapping[str, Comparison] | None, case: str = "2-D") -> str:
+C2_CHOICES = ("without .contiguous()", "about the same (within 10%)", "with .contiguous() first")
+C2_SAME = 1.1  # the quiz's 'about the same' edge: within 10% either way
+
+
+def _c2_class(ratio: float) -> str:
+    return C2_CHOICES[1] if 1 / C2_SAME <= ratio <= C2_SAME else C2_CHOICES[0 if ratio < 1 else 2]
+
+
+def which_is_faster(comparisons: Mapping[str, Comparison] | None, case: str = "2-D") -> Key | str:
     """C2's quiz answer, graded on the careful interleaved measurement of `case` (the notebook
-    asks about the seed's 3-D batch), not a quick one: an error until C2's cell has run."""
+    asks about the seed's 3-D batch), not a quick one: an error until C2's cell has run. Where
+    the ratio's spread or a flagged timing could carry it across an edge of 'about the same',
+    both sides count (the trust rule, `quiz_keys`)."""
     if not comparisons or case not in comparisons:
         raise ValueError("run the C2 measurement cell below first, then submit again")
-    ratio = comparisons[case]["x.transpose(0,1).matmul(w)"].ratio  # implicit / explicit time
-    return "about the same (within 10%)" if 1 / 1.1 <= ratio <= 1.1 else (
-        "without .contiguous()" if ratio < 1 else "with .contiguous() first")
+    return quiz_keys.comparison_key(  # implicit / explicit time
+        comparisons[case], "x.transpose(0,1).matmul(w)", choices=C2_CHOICES,
+        edges=(1 / C2_SAME, C2_SAME), pick=_c2_class)
 
 
 VIEW_MATMUL = "torch.matmul on the view"
@@ -76,28 +88,40 @@ C10_CHOICES = ("torch.matmul on the view",
                "the path it is compared against")
 
 
-def c10_faster(comparisons: Mapping[str, Comparison] | None) -> str:
-    """C10's quiz answer, graded on the first case of the measurement the chapter shows (its
-    table): torch.matmul on the transposed view against the baseline, with the verdict's own
-    threshold (STRIDE_AWARE_WIN_RATIO) as the edge of 'about the same'."""
-    if not comparisons:
-        raise ValueError("run the C10 measurement cell below first, then submit again")
-    ratio = next(iter(comparisons.values()))[VIEW_MATMUL].ratio  # view time / baseline time
+def _c10_class(ratio: float) -> str:
     limit = ch02.STRIDE_AWARE_WIN_RATIO
     return C10_CHOICES[1] if 1 / limit <= ratio <= limit else C10_CHOICES[0 if ratio < 1 else 2]
+
+
+def c10_faster(comparisons: Mapping[str, Comparison] | None) -> Key | str:
+    """C10's quiz answer, graded on the first case of the measurement the chapter shows (its
+    table): torch.matmul on the transposed view against the baseline, with the verdict's own
+    threshold (STRIDE_AWARE_WIN_RATIO) as the edge of 'about the same'. Where the spread or a
+    flagged timing could carry the ratio across that edge (the trust rule), both sides count."""
+    if not comparisons:
+        raise ValueError("run the C10 measurement cell below first, then submit again")
+    limit = ch02.STRIDE_AWARE_WIN_RATIO  # view time / baseline time
+    return quiz_keys.comparison_key(next(iter(comparisons.values())), VIEW_MATMUL,
+                                    choices=C10_CHOICES, edges=(1 / limit, limit), pick=_c10_class)
 
 
 C9_CHOICES = (f"under {ch02.STRIDED_PENALTY_RATIO:g}x", f"{ch02.STRIDED_PENALTY_RATIO:g}x to 5x",
               "more than 5x")
 
 
-def c9_penalty(comparison: Comparison | None) -> str:
+def _c9_class(ratio: float) -> str:
+    return C9_CHOICES[0] if ratio < ch02.STRIDED_PENALTY_RATIO else C9_CHOICES[1 if ratio <= 5 else 2]
+
+
+def c9_penalty(comparison: Comparison | None) -> Key | str:
     """C9's quiz answer: the transposed copy's time over the plain copy's, from the comparison
-    the chapter shows (the penalty its verdict rests on)."""
+    the chapter shows (the penalty its verdict rests on); both classes count where the noise
+    could carry it across an edge (the trust rule)."""
     if comparison is None:
         raise ValueError("run the C9 measurement cell below first, then submit again")
-    ratio = comparison["transposed copy: dst.copy_(x.transpose(0, 2))"].ratio
-    return C9_CHOICES[0] if ratio < ch02.STRIDED_PENALTY_RATIO else C9_CHOICES[1 if ratio <= 5 else 2]
+    return quiz_keys.comparison_key(comparison, "transposed copy: dst.copy_(x.transpose(0, 2))",
+                                    choices=C9_CHOICES, edges=(ch02.STRIDED_PENALTY_RATIO, 5.0),
+                                    pick=_c9_class)
 
 
 def gemm_plan(on_gpu: bool) -> tuple[list[tuple[int, torch.dtype]], str, int]:

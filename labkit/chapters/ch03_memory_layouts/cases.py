@@ -20,7 +20,7 @@ from torch.utils.flop_counter import FlopCounterMode
 
 from labkit.chapters.ch03_memory_layouts import claims as c7_claims
 from labkit.chapters.ch03_memory_layouts import device_split, propagation
-from labkit.claims import SEED_FORM
+from labkit.claims import SEED_FORM, quiz_keys
 from labkit.core import env
 from labkit.measure import bench, copies
 from labkit.measure.timing import Comparison
@@ -32,6 +32,7 @@ from labkit.models.resnet import trace_layouts as trace_layouts
 from labkit.session import Chapter, Recorded
 from labkit.show import figures
 from labkit.show.table import Table
+from labkit.show.widgets.quiz import Key
 
 # cuDNN's own layout-conversion kernels, by name (both directions).
 CONVERSION_KERNEL = re.compile(r"(?i)nchw_?to_?nhwc|nhwc_?to_?nchw|nchw2nhwc|nhwc2nchw")
@@ -304,6 +305,15 @@ def conv_speedup(conv_cmp: Comparison | None) -> float:
     if conv_cmp is None:
         raise ValueError("run the convolution's measurement cell below first, then submit again")
     return 1.0 / conv_cmp[LAYOUTS[1]].ratio  # NHWC's ratio is NHWC time / NCHW time
+
+
+def conv_quiz_key(conv_cmp: Comparison | None) -> Key:
+    """C7's quiz key: `conv_speedup`, with every value its per-round spread and the flags of
+    its two timings allow (the trust rule, `quiz_keys`): a prediction near any of them is right,
+    and the learner reads the span, so a noisy run does not mark only its own draw right."""
+    if conv_cmp is None:
+        raise ValueError("run the convolution's measurement cell below first, then submit again")
+    return quiz_keys.comparison_key(conv_cmp, LAYOUTS[1], inverse=True)
 
 
 def _per_call(timing: object) -> tuple[float, float]:

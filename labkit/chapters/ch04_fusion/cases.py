@@ -29,11 +29,13 @@ from labkit import claims
 from labkit.chapters.ch04_fusion import claims as c19_claims
 from labkit.chapters.ch04_fusion import fused_kernels, fusion, launch_overhead
 from labkit.chapters.ch04_fusion.claims import C18_FORM, seed_contrast
+from labkit.claims import quiz_keys
 from labkit.core import results
 from labkit.measure import bench, timeline
 from labkit.measure.timing import format_seconds
 from labkit.models import folding, resnet
 from labkit.show.table import Table, rows
+from labkit.show.widgets.quiz import Key
 
 __all__ = ["folding", "resnet"]  # re-exported for the notebook, with the functions below
 
@@ -700,14 +702,20 @@ def _faster(speedup: float) -> str:
 # ---------------------------------------------------------------------------- C19: Triton
 
 
-def triton_add_class(measured: object, has_triton: bool, recorded: object) -> str:
+def triton_add_class(measured: object, has_triton: bool, recorded: object) -> Key | str:
     """C19's quiz answer, graded on the sweep's largest aligned size: this run's sweep where
-    Triton runs (run the sweep cell first), else the reference GPU's recorded one."""
+    Triton runs (run the sweep cell first), else the reference GPU's recorded one. Where its
+    spread or a flagged timing could carry the speed-up across a class's edge (the trust rule,
+    `quiz_keys`), both classes count."""
     payload = _payload(measured if has_triton else recorded)
     if payload is None:
         raise ValueError("run the sweep cell below first, then submit again" if has_triton else
                          "no GPU here and no aligned sweep recorded yet for the reference GPU")
-    return fused_kernels.add_speed_class(payload["rows"][-1]["speedup"])
+    row = payload["rows"][-1]
+    classes = fused_kernels.ADD_SPEED_CLASSES[::-1]  # from Triton slowest to fastest
+    return quiz_keys.choice_key(row["speedup"], row.get("speedup_iqr"), row.get("flags"),
+                                choices=classes, edges=(1 / 1.1, 1.1, 1.8),
+                                pick=fused_kernels.add_speed_class, what="Triton/PyTorch")
 
 
 def add_table(record: object, title: str = "Triton's add against PyTorch's, fp16") -> Table | str:
@@ -778,11 +786,13 @@ def chain_operands(sizes: object, device: torch.device) -> tuple[torch.Tensor, .
     return tuple(torch.randn(n, device=device) for _ in range(3))
 
 
-def chain_speedup(gain: float | None) -> float:
-    """The chain quiz's answer: graded on the careful interleaved measurement below."""
-    if gain is None:
+def chain_speedup(comparison: bench.Comparison | None, faster: str = "") -> Key:
+    """The chain quiz's key, graded on the careful interleaved measurement below: `faster`'s
+    speed-up over the baseline, with every value its per-round spread and the flags of its two
+    timings allow (the trust rule, `claims.quiz_keys`)."""
+    if comparison is None:
         raise ValueError("run the measurement cell below first, then submit again")
-    return round(gain, 2)
+    return quiz_keys.comparison_key(comparison, faster, inverse=True)
 
 
 def chain_bytes(elements: int, slow: str, fast: str) -> dict[str, int]:

@@ -9,6 +9,12 @@ learner submits, or a value computed before), never typed in as a verdict. Three
   learner may type the quiz's unit after it, and a ratio (unit ``x``) as ``1.2x`` or ``120%``.
 - ``sequence``: whole numbers such as a shape or strides, e.g. ``1, 4``; right when equal.
 
+A measured answer the measurement cannot pin to one choice (its noise, by the trust rule,
+could carry it across a choice's edge) is given as a `Key`: the choice the measured value
+falls in, every choice its noise allows, and why; each of those is graded right, and the
+learner reads why. A number answer's `Key` gives the span of values its noise allows instead.
+`labkit.claims.quiz_keys` builds keys from a comparison by the trust rule.
+
 Until it is answered or skipped, a quiz holds back what the cells below it show
 (`labkit.show.widgets.holdback`), so Run All does not print the answer under the question:
 up to the next quiz, or the next ``holds`` cells.
@@ -33,6 +39,7 @@ import html
 import math
 import numbers
 from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
 
 import traitlets
 
@@ -139,8 +146,60 @@ def finite_number(value: object) -> float:
     return number
 
 
+@dataclass(frozen=True)
+class Key:
+    """A measured answer that its noise does not pin to one choice or one number.
+
+    answer: what the measured value itself gives (a choice's text, or a number); accepted:
+    for a choice quiz, every choice the noise allows (the answer among them); span: for a
+    number quiz, the lowest and highest value the noise allows (the answer inside it); why:
+    one sentence the learner reads after grading, saying why more than one answer is right.
+    A quiz graded on a noisy measurement must not mark right only the side the noise landed
+    on (review 2026-12-03e item 4: a 0.78x whose flagged timings could move it 14% was keyed
+    'faster' against an 'about the same' choice 0.83x away)."""
+
+    answer: object
+    accepted: tuple[str, ...] = ()
+    span: tuple[float, float] | None = None
+    why: str = ""
+
+    def choices_right(self) -> tuple[str, ...]:
+        """The choices graded right: every choice the noise allows (in their order), the answer
+        among them."""
+        accepted = tuple(dict.fromkeys(self.accepted))
+        return accepted if str(self.answer) in accepted else (str(self.answer), *accepted)
+
+
+def _check_key(key: Key, kind: str, choices: Sequence[str]) -> None:
+    """A key that names a choice the quiz does not offer, or a span that leaves out its own
+    answer, is a bug in the code that computed it: QuizError, never a silent grade."""
+    if kind == "choice":
+        missing = [c for c in key.choices_right() if c not in choices]
+        if missing:
+            raise QuizError(f"the computed key names {missing}, which are not among the choices "
+                            f"{list(choices)}, so the prediction cannot be graded.")
+    elif kind == "number":
+        number = finite_number(key.answer)
+        if key.span is not None:
+            low, high = (finite_number(v) for v in key.span)
+            if not low <= number <= high:
+                raise QuizError(f"the computed answer {number:.4g} lies outside its own span "
+                                f"{low:.4g}-{high:.4g}.")
+    else:
+        raise QuizError("a sequence quiz compares whole numbers exactly: it takes no Key.")
+
+
 def describe(value: object, kind: str, unit: str = "") -> str:
-    """The computed answer as the learner will read it."""
+    """The computed answer as the learner will read it (a `Key`: with what else counts, and why)."""
+    if isinstance(value, Key):
+        text = describe(value.answer, kind, unit)
+        if kind == "choice" and len(value.choices_right()) > 1:
+            others = [c for c in value.choices_right() if c != str(value.answer)]
+            text += f"; also right: {' / '.join(others)}"
+        elif kind == "number" and value.span is not None:
+            low, high = value.span
+            text += f"; anything from {low:.3g} to {high:.3g}{(' ' + unit) if unit else ''} counts"
+        return text + (f" ({value.why})" if value.why else "")
     if kind == "number":
         text = f"{finite_number(value):.4g}"
     elif kind == "sequence":
@@ -232,7 +291,9 @@ class Quiz(Widget):
         abs_tol = _check_tolerance(abs_tol, "abs_tol")
         if not callable(answer):
             try:  # a value known now is checked now, not when the learner submits
-                if kind == "sequence":
+                if isinstance(answer, Key):
+                    _check_key(answer, kind, choices)
+                elif kind == "sequence":
                     whole_numbers(answer)
                 elif kind == "number":
                     finite_number(answer)
@@ -353,6 +414,20 @@ class Quiz(Widget):
         return value
 
     def _grade(self, predicted: object, actual: object) -> bool:
+        if isinstance(actual, Key):
+            try:
+                _check_key(actual, self.kind, self.choices)
+            except QuizError:
+                self._known.clear()
+                raise
+            if self.kind == "choice":
+                return predicted in actual.choices_right()
+            if actual.span is not None:  # right within tolerance of the nearest allowed value
+                low, high = (float(v) for v in actual.span)
+                nearest = min(max(float(predicted), low), high)  # type: ignore[arg-type]
+                return math.isclose(predicted, nearest, rel_tol=self.rel_tol,  # type: ignore[arg-type]
+                                    abs_tol=self.abs_tol)
+            actual = actual.answer
         if self.kind == "choice":
             if str(actual) not in self.choices:
                 self._known.clear()

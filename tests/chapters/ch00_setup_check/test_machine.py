@@ -50,11 +50,18 @@ def test_the_hot_cold_quiz_asks_for_its_measurement_first():
         pitfalls.hot_cold_class(None, None)
 
     class Rate:
-        def __init__(self, gbps: float) -> None:
-            self.gbps = gbps
+        def __init__(self, gbps: float, flagged: float = 0.0) -> None:
+            self.gbps, self.flagged = gbps, flagged
+
+        def flag(self) -> dict | None:
+            return {"timing": "t", "why": "noisy", "spread": self.flagged} if self.flagged else None
 
     assert pitfalls.hot_cold_class(Rate(4.0), Rate(1.0)) == "more than 3x"
     assert pitfalls.hot_cold_class(Rate(1.1), Rate(1.0)) == "about the same (within 20%)"
+    # a hot timing 25% noisy could carry 1.3x below the 1.2x edge: both choices are right
+    key = pitfalls.hot_cold_class(Rate(1.3, 0.25), Rate(1.0))
+    assert key.choices_right() == pitfalls.HOT_COLD_CHOICES[:2]
+    assert pitfalls.hot_cold_class(Rate(2.0, 0.05), Rate(1.0)) == "1.2x to 3x"
 
 
 def test_a_first_call_ratio_of_hundreds_is_a_whole_number_to_two_figures():

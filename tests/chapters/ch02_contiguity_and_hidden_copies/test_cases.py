@@ -115,3 +115,24 @@ def test_a_form_names_this_device_and_the_seeds_in_one_style():
     assert "CPU analogue" not in found and cases.form(cpu, "C6", seed_form_on_gpu=True).endswith("(the seed: a GPU)")
     gpu = SimpleNamespace(on_gpu=True, threads=16, seed_form=claims.SEED_FORM)
     assert cases.form(gpu, "C10", "float32", seed_form_on_gpu=True) == claims.SEED_FORM
+
+
+def test_a_quiz_graded_within_the_noise_accepts_about_the_same():
+    """Review 2026-12-03e item 4: C10 was keyed 'torch.matmul on the view' from 0.78x whose rounds
+    (0.63-0.91) reached the 'about the same' edge at 0.83x; both choices are right there, and
+    C2 and C9 grade the same way. A clear measurement keys one choice."""
+    view = cases.VIEW_MATMUL
+
+    def spread(label: str, ratio: float, low: float, high: float) -> Comparison:
+        found = _comparison({label: ratio}, label)
+        v = found[label]
+        return Comparison(label, 1, {label: VariantResult(v.timing, ratio, low, high, (ratio,))}, (label,))
+
+    key = cases.c10_faster({"1024 float32": spread(view, 0.78, 0.63, 0.91)})
+    assert key.choices_right() == cases.C10_CHOICES[:2] and "straddle" in key.why
+    assert cases.c10_faster({"1024 float32": spread(view, 0.5, 0.45, 0.55)}) == cases.C10_CHOICES[0]
+    label = "x.transpose(0,1).matmul(w)"
+    key = cases.which_is_faster({"3-D batch": spread(label, 1.25, 1.05, 1.4)}, "3-D batch")
+    assert key.answer == "with .contiguous() first" and "about the same (within 10%)" in key.choices_right()
+    label = "transposed copy: dst.copy_(x.transpose(0, 2))"
+    assert cases.c9_penalty(spread(label, 4.5, 4.0, 6.0)).choices_right() == cases.C9_CHOICES[1:]

@@ -114,6 +114,10 @@ def test_the_c7_quiz_reads_the_chapter_s_own_comparison():
     nchw, nhwc = cases.LAYOUTS
     shown = Comparison(nchw, 5, {nchw: variant(nchw, 1.0), nhwc: variant(nhwc, 0.8)}, (nchw, nhwc))
     assert cases.conv_speedup(shown) == pytest.approx(1.25)
+    key = cases.conv_quiz_key(shown)  # no spread, no flag: the span is the one value
+    assert key.answer == pytest.approx(1.25) and key.span == pytest.approx((1.25, 1.25))
+    with pytest.raises(ValueError, match="run the convolution's measurement cell"):
+        cases.conv_quiz_key(None)
     with pytest.raises(ValueError, match="run the convolution's measurement cell"):
         cases.conv_speedup(None)
     assert cases.conv_clocks_line(shown) == "The quiz's ratio, NCHW / NHWC CPU time per call: 1.25x."

@@ -177,7 +177,9 @@ def test_gradscaler_quiz_and_steps():
 def test_the_chain_quiz_the_bytes_and_the_takeaways():
     with pytest.raises(ValueError, match="run the measurement"):
         cases.chain_speedup(None)
-    assert cases.chain_speedup(1.234) == 1.23
+    found = _chain_comparison(0.5, 0.45, 0.55)
+    key = cases.chain_speedup(found, "fused")
+    assert key.answer == pytest.approx(2.0) and key.span == pytest.approx((1 / 0.55, 1 / 0.45))
     moved = cases.chain_bytes(1 << 20, "eager", "fused")
     assert moved["eager"] == 2 * moved["fused"]
     cmp = _comparison({"eager": 2.0, "fused": 1.0}, "eager", 0.45, 0.55, gbps={"eager": 20.0, "fused": 10.0})
@@ -326,3 +328,14 @@ def test_a_bound_shared_by_every_row_is_said_once():
     mixed = cases.recompile_table({"backend": "inductor", "limit": 8, "host_from": cases.HOST_FROM_LOOP,
                                    "rows": [row, device_bound]})
     assert "bound by (step, eager)" in mixed.columns
+
+
+def _chain_comparison(ratio: float, low: float, high: float) -> Comparison:
+    """eager (the baseline) against fused at `ratio` of its time, rounds spread low-high."""
+    def variant(label: str, r: float, lo: float, hi: float) -> VariantResult:
+        timing = Timing(label=label, device="cpu", mode="hot", times_s=(r,), median_s=r, iqr_s=0.0,
+                        min_s=r, count=1, clock="cpu")
+        return VariantResult(timing, r, lo, hi, (r,))
+
+    return Comparison("eager", 5, {"eager": variant("eager", 1.0, 1.0, 1.0),
+                                         "fused": variant("fused", ratio, low, high)}, ("eager", "fused"))
