@@ -14,7 +14,10 @@ setting's seconds over all its rounds, the worker sweep's samples/s and each kno
 the baseline), averaged over the record's runs. sweep_seconds() prices any design with them
 (settings, rounds, window and warm-up steps, as loader_sweep.window_plan raises them), and
 chapter_seconds() gives the chapter cell by cell: each recorded sweep cell less its modelled
-recorded design plus the modelled new one, the other cells as recorded.
+recorded design plus the modelled new one, the other cells as recorded less what changed in
+the GPU copy cells, priced the same way from their own parameters (CopyCells: C25's sizes
+and repeats behind a 50 ms kernel, C23's sampling at the seed's size, the host buffers'
+fill, the fresh pinning process's imports; fit_copies reads the rates from the records).
 
     record = json.load(open("results/reproduce/nvidia-h200-05_dataloader.json"))
     estimate = cost_model.chapter_seconds(record, cost_model.current_designs())
@@ -24,9 +27,11 @@ recorded design plus the modelled new one, the other cells as recorded.
 from __future__ import annotations
 
 import contextlib
+import json
 import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from unittest import mock
 
 import numpy as np
@@ -203,12 +208,119 @@ def current_designs(cores: int = H200_CORES, knee: int = 8) -> dict[str, Design]
     return {"worker sweep": workers, "knob sweep": knobs}
 
 
-def busy_stream_added_s(recorded_sizes: Sequence[int], sizes: Sequence[int] = h2d_copies.BUSY_SIZES,
-                        repeats: int = 5, kernel_s: float = h2d_copies.BUSY_KERNEL_S) -> float:
-    """C25's seconds for the sizes added since the record: per size, pageable and pinned,
-    repeats + 1 calls behind a kernel_s kernel (the copies of up to 8 MiB take under 2 ms)."""
-    added = [n for n in sizes if n not in set(recorded_sizes)]
-    return len(added) * 2 * (repeats + 1) * kernel_s
+# --- the GPU copy cells outside the sweeps --------------------------------------------------
+# results/h200_05/gpu_05_loader.json: the H200 run of 2026-12-01 that timed the optional
+# section's parts one by one (the fresh pinning process 5.6 s, the bandwidth curve 6.4 s).
+LOADER_RECORD = "results/h200_05/gpu_05_loader.json"
+_ROOT = Path(__file__).resolve().parents[3]
+# torch's random_ against host_tensor's repeated tile, seconds a byte, 64 MiB pageable, median
+# of 5 on the course's CPU (2026-12-03: 5.58 and 1.03 ns/B; 256 MiB once: 1.14 s and 0.17 s).
+# The H200's host is not measured; its random_ rate is fitted (fit_copies), the speed-up is
+# this machine's (test_cost_model measures it again on the machine that runs the tests).
+FILL_SPEEDUP = 5.58 / 1.03
+
+
+@dataclass(frozen=True)
+class CopyCells:
+    """The GPU copy cells outside the sweeps, as the parameters their seconds depend on:
+    C25's sizes and repeats (each size: pageable and pinned, repeats + 1 calls behind a
+    kernel), C23's sampling at the seed's size (ms per source, three sources), the curve's
+    sizes and the fresh pinning process's bytes (each a pageable and a pinned buffer, or one
+    pageable, filled by host_tensor), how host_tensor fills (tiled, or torch's random_), and
+    whether the pinning process is started ahead (its imports then overlap other cells)."""
+
+    busy_sizes: tuple[int, ...]
+    busy_repeats: int
+    seed_size_rep_ms: float
+    curve_sizes: tuple[int, ...] = h2d_copies.DEFAULT_SIZES
+    pin_nbytes: int = 192 * 2**20
+    tiled_fill: bool = True
+    pin_started_ahead: bool = True
+
+
+def recorded_copy_cells(record: Mapping) -> CopyCells:
+    """The copy cells as the H200 copy of 12:57 ran them: C25 at the record's sizes, 5
+    repeats, C23 at 7 rounds of 700 ms, torch's random_ fill, the pinning process started
+    when its cell ran (the record and that copy come from the same sources)."""
+    rows = ((record.get("evidence") or [{}])[0].get("C25") or {}).get("busy_stream") or []
+    sizes = tuple(sorted({int(r["nbytes"]) for r in rows})) or h2d_copies.BUSY_SIZES
+    return CopyCells(sizes, 5, 700.0, tiled_fill=False, pin_started_ahead=False)
+
+
+def current_copy_cells() -> CopyCells:
+    """The copy cells as this source runs them (h2d_copies' constants; Lesson.prepare starts
+    the pinning process ahead)."""
+    return CopyCells(h2d_copies.BUSY_SIZES, h2d_copies.BUSY_REPEATS, h2d_copies.SEED_SIZE_REP_MS)
+
+
+@dataclass(frozen=True)
+class CopyRates:
+    """What the H200 copy cells cost per unit, fitted from its records (fit_copies)."""
+
+    kernel_s: float  # C25's queued kernel, as recorded
+    pageable_gbps: float  # C23's copies of the seed's batch, as recorded
+    pinned_gbps: float
+    random_fill_s_per_byte: float  # torch's random_ on the H200's host
+    pin_s_per_byte: float  # a first pin of a new block (page-locking it)
+    pin_imports_s: float  # the fresh pinning process's part besides its pinning work
+
+    def fill_s_per_byte(self, tiled: bool) -> float:
+        return self.random_fill_s_per_byte / FILL_SPEEDUP if tiled else self.random_fill_s_per_byte
+
+
+def fit_copies(record: Mapping, loader: Mapping) -> CopyRates:
+    """The copy rates: from the reproduce record (`record`), C25's seconds less its calls
+    (repeats + 1 per row, each its recorded kernel-and-copy seconds) over the bytes it filled
+    (both memories; the pinned buffers' page-locking taken at the first-pin rate), C23's
+    GB/s; from the 2026-12-01 run (`loader`), the first pin's rate and the fresh process's
+    seconds less its pinning work (the first pin, pinning_cost's 225 ms of cached-pin timing
+    and its buffer's random fill): its imports."""
+    runs = _record_runs(record)
+    evidence, phases = record.get("evidence") or [], record.get("phases") or []
+    if not len(evidence) == len(phases) == len(runs):
+        raise ValueError("a reproduce record whose 'evidence' and 'phases' hold each run's verdicts "
+                         "(C25's busy_stream rows and seconds, C23's GB/s): benchmarks/reproduce.py "
+                         "05 on a GPU")
+    try:
+        pin = loader["parts"]["pinning_cost_fresh_process"]
+        pin_rate = float(pin["value"]["first_pin_s"]) / int(pin["value"]["nbytes"])
+    except (KeyError, TypeError, ValueError, ZeroDivisionError) as why:
+        raise ValueError(f"{LOADER_RECORD} holds no 'pinning_cost_fresh_process' part ({why})") from None
+    repeats = 3 if record.get("quick") else 5  # reproduce.py's busy_stream_returns
+    fills, kernels, pageable, pinned = [], [], [], []
+    for seconds, found in zip(phases, evidence, strict=True):
+        rows = found["C25"]["busy_stream"]
+        phase = next(v for k, v in seconds.items() if k.startswith("verdicts: C25"))
+        calls = sum((repeats + 1) * float(r["done_s"]) for r in rows)
+        locked = pin_rate * sum(int(r["nbytes"]) for r in rows if r["memory"] == "pinned")
+        fills.append((float(phase) - calls - locked) / sum(int(r["nbytes"]) for r in rows))
+        kernels += [float(r["kernel_s"]) for r in rows]
+        pageable.append(float(found["C23"]["pageable_gbps"]))
+        pinned.append(float(found["C23"]["pinned_gbps"]))
+    fill = float(np.mean(fills))
+    work = (float(pin["value"]["first_pin_s"]) + 0.225 + fill * int(pin["value"]["nbytes"]))
+    return CopyRates(float(np.median(kernels)), float(np.mean(pageable)), float(np.mean(pinned)),
+                     fill, pin_rate, float(pin["seconds"]) - work)
+
+
+def copy_cells_seconds(cells: CopyCells, rates: CopyRates) -> dict[str, float]:
+    """The seconds of the copy cells' parts that CopyCells sets: C25 (its calls, fills and
+    page-locking), C23's sampling at the seed's size, the curve's fills, the pinning
+    process's fill and its imports unless started ahead. A part not named here (the curve's
+    timings, the compare's buffers) does not change with these parameters."""
+    fill = rates.fill_s_per_byte(cells.tiled_fill)
+    calls = sum((cells.busy_repeats + 1) * (2 * rates.kernel_s + n / (rates.pageable_gbps * 1e9)
+                                            + n / (rates.pinned_gbps * 1e9)) for n in cells.busy_sizes)
+    busy_bytes = sum(cells.busy_sizes)
+    return {"C25 behind a queued kernel": calls + 2 * busy_bytes * fill + busy_bytes * rates.pin_s_per_byte,
+            "C23's copies at the seed's size": 3 * cells.seed_size_rep_ms * 1e-3,
+            "the bandwidth curve's buffers": 2 * sum(cells.curve_sizes) * fill,
+            "the fresh pinning process": cells.pin_nbytes * fill
+            + (0.0 if cells.pin_started_ahead else rates.pin_imports_s)}
+
+
+def _loader_record() -> dict:
+    return json.loads((_ROOT / LOADER_RECORD).read_text())
 
 
 @dataclass(frozen=True)
@@ -218,6 +330,7 @@ class Estimate:
     cells: dict[str, float]
     sweeps: dict[str, dict[str, float]]
     recorded_sweeps: dict[str, float]
+    copies: dict[str, tuple[float, float]] | None = None  # part: (recorded design, this one)
 
     @property
     def total_s(self) -> float:
@@ -229,6 +342,9 @@ class Estimate:
             out.append(f"  {name}: " + ", ".join(f"{label} {s:.1f}" for label, s in rows.items())
                        + f" (modelled {sum(rows.values()):.1f} s; the recorded design "
                        f"{self.recorded_sweeps[name]:.1f} s)")
+        if self.copies:
+            out.append("  other cells, the copy parts (recorded design -> this one): " + ", ".join(
+                f"{part} {was:.1f} -> {now:.1f}" for part, (was, now) in self.copies.items()))
         return [*out, f"total: {self.total_s:.1f} s (target {TARGET_S:.0f} s)"]
 
 
@@ -250,13 +366,16 @@ def recorded_cells(rows: Sequence[Mapping]) -> tuple[float, dict[str, float]]:
 
 
 def chapter_seconds(record: Mapping, designs: Mapping[str, Design],
-                    prepare_s: float | None = None, cells: Sequence[Mapping] | None = None) -> Estimate:
+                    prepare_s: float | None = None, cells: Sequence[Mapping] | None = None,
+                    copies: CopyCells | None = None, loader: Mapping | None = None) -> Estimate:
     """The chapter's estimate: each sweep's recorded cell less its recorded design's modelled
     seconds (averaged over the record's runs) plus `designs`' modelled seconds; the
-    preparation cell as recorded (or prepare_s); the other cells as recorded, plus C25's
-    sizes added since the record (busy_stream_added_s). cells: the recorded run's per-cell
-    seconds (recorded_cells), else RECORDED_TOTAL_S and RECORDED_CELLS_S. The record and
-    the cells must come from the same sources for the subtraction to mean anything."""
+    preparation cell as recorded (or prepare_s); the other cells as recorded, less the copy
+    parts of the recorded design plus those of `copies` (copy_cells_seconds; default this
+    source's, current_copy_cells; rates from `record` and `loader`, default LOADER_RECORD).
+    cells: the recorded run's per-cell seconds (recorded_cells), else RECORDED_TOTAL_S and
+    RECORDED_CELLS_S. The record and the cells must come from the same sources for the
+    subtraction to mean anything."""
     runs = _record_runs(record)
     total_s, cell_s = (RECORDED_TOTAL_S, RECORDED_CELLS_S) if cells is None else recorded_cells(cells)
     costs = fit(record)
@@ -267,7 +386,9 @@ def chapter_seconds(record: Mapping, designs: Mapping[str, Design],
     for name in ("worker sweep", "knob sweep"):
         overhead = cell_s[name] - recorded[name]  # the cell's table, plot and bar
         out[name] = overhead + sum(sweeps[name].values())
-    evidence = (record.get("evidence") or [{}])[0].get("C25", {}).get("busy_stream", [])
+    rates = fit_copies(record, _loader_record() if loader is None else loader)
+    was = copy_cells_seconds(recorded_copy_cells(record), rates)
+    now = copy_cells_seconds(current_copy_cells() if copies is None else copies, rates)
     other = total_s - sum(cell_s.values())
-    out["other cells"] = other + busy_stream_added_s([r["nbytes"] for r in evidence])
-    return Estimate(out, sweeps, recorded)
+    out["other cells"] = other + sum(now.values()) - sum(was.values())
+    return Estimate(out, sweeps, recorded, {part: (was[part], now[part]) for part in was})

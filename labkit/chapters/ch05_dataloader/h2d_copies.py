@@ -28,6 +28,7 @@ Every function here needs a CUDA GPU and says so when there is none.
 
 from __future__ import annotations
 
+import json
 import os
 import time
 import warnings
@@ -56,12 +57,26 @@ def require_gpu(what: str) -> torch.device:
     return torch.device("cuda", torch.cuda.current_device())
 
 
+# host_tensor draws this many random bytes and repeats them over the tensor.
+FILL_TILE_BYTES = 2**20
+
+
 def host_tensor(nbytes: int, pinned: bool) -> torch.Tensor:
-    """nbytes of random host bytes, pageable or pinned (random: zeros could be special-cased)."""
+    """nbytes of host bytes, pageable or pinned, every page written with random bytes.
+
+    Why written and not zeros: an untouched or zero-filled page can be special-cased (mapped
+    to the shared zero page), and the copy would then time page faults. Why a repeated tile:
+    torch's random_ fills about 250 MB/s on one core (1.1 s for 256 MiB on the course's CPU;
+    about half of C25's seconds on the H200, cost_model.fit_fill), while copying one tile of
+    FILL_TILE_BYTES random bytes over the tensor writes every page at memory speed (0.17 s
+    for 256 MiB there). A copy's time does not depend on the values it moves."""
     if nbytes < 1:
         raise ValueError(f"nbytes must be >= 1, got {nbytes}")
     t = torch.empty(nbytes, dtype=torch.uint8, pin_memory=pinned)
-    t.random_(0, 256)
+    tile = torch.randint(0, 256, (min(nbytes, FILL_TILE_BYTES),), dtype=torch.uint8)
+    whole, rest = divmod(nbytes, tile.numel())
+    t[:whole * tile.numel()].view(whole, tile.numel()).copy_(tile.expand(whole, tile.numel()))
+    t[whole * tile.numel():].copy_(tile[:rest])
     return t
 
 
@@ -103,8 +118,15 @@ def bandwidth_curve(sizes: tuple[int, ...] = DEFAULT_SIZES,
     return points
 
 
-def compare_sources(sources: dict[str, torch.Tensor], rounds: int = 7,
-                    rep_ms: float = 700.0) -> bench.Comparison:
+# C23 at the seed's size (154 MB): 5 rounds and 300 ms of copies per source. reproduce's
+# three H200 runs judged C23 with these (pin_memory_device/pinned 1.00x, quartiles within
+# 1.001-1.005, against the 1.2x the claim needs; pinned/pageable 8.6-8.8x against 2x); the
+# chapter's earlier 7 rounds and 700 ms cost 1.2 s more for the same call.
+SEED_SIZE_ROUNDS, SEED_SIZE_REP_MS = 5, 300.0
+
+
+def compare_sources(sources: dict[str, torch.Tensor], rounds: int = SEED_SIZE_ROUNDS,
+                    rep_ms: float = SEED_SIZE_REP_MS) -> bench.Comparison:
     """Interleaved bench.compare of copying each host tensor to the GPU (first is the baseline)."""
     device = require_gpu("comparing host-to-device copies")
     nbytes = {t.numel() * t.element_size() for t in sources.values()}
@@ -182,9 +204,13 @@ def call_return_times(nbytes: int = 256 * 2**20, repeats: int = 7) -> list[CallR
 
 # 64 KiB to 256 MiB; 2, 4 and 8 MiB locate where the pageable call starts to wait (the H200
 # returned at once at 1 MiB and waited from 16 MiB: review 2026-12-03d). Each size costs
-# about 0.6 s (6 calls behind a 50 ms kernel, pageable and pinned).
+# about 0.4 s (4 calls behind a 50 ms kernel, pageable and pinned: cost_model.busy_stream_s).
 BUSY_SIZES = (64 * 2**10, 2**20, 2 * 2**20, 4 * 2**20, 8 * 2**20, 16 * 2**20, 64 * 2**20, 256 * 2**20)
 BUSY_KERNEL_S = 0.05  # the queued kernel: about 50 ms of GPU time, as a training step's kernels
+# Timed calls per size and memory (after one warm-up), the median read. The two outcomes lie
+# 300x apart (0.15-0.3 ms at once against 50-90 ms after the kernel, on the H200), so one odd
+# call among three cannot move the median across the 20%/80% lines; reproduce.py times 5.
+BUSY_REPEATS = 3
 
 
 @dataclass(frozen=True)
@@ -235,7 +261,7 @@ def sleep_cycles(seconds: float, device: torch.device) -> int:
 
 
 def busy_stream_returns(sizes: tuple[int, ...] = BUSY_SIZES, kernel_s: float = BUSY_KERNEL_S,
-                        repeats: int = 5) -> tuple[list[BusyReturn], list[str]]:
+                        repeats: int = BUSY_REPEATS) -> tuple[list[BusyReturn], list[str]]:
     """Queue a ~kernel_s kernel, then issue x.to('cuda', non_blocking=True) from pageable and
     from pinned memory; time when the call returns against the queued work, for each size.
 
@@ -528,32 +554,76 @@ def c25_evidence(rows: list[dict], nbytes: int, warnings: list[str] | None = Non
             "warnings": list(warnings or [])}
 
 
+# The fresh process: imports first (torch and this module: most of its seconds), then waits
+# for the size on its stdin; nothing is pinned and CUDA is not touched before the size comes.
 FRESH_PIN_SCRIPT = (
-    "import json, sys\n"
+    "import json, sys, time\n"
+    "started = time.perf_counter()\n"
     "from labkit.chapters.ch05_dataloader import h2d_copies\n"
-    "print('RESULT', json.dumps(h2d_copies.pinning_cost(int(sys.argv[1])).as_dict()))\n")
+    "print('IMPORTED', time.perf_counter() - started, flush=True)\n"
+    "line = sys.stdin.readline()\n"
+    "if line.strip():\n"
+    "    print('RESULT', json.dumps(h2d_copies.pinning_cost(int(line)).as_dict()), flush=True)\n")
 
 
-def pinning_cost_fresh(nbytes: int = 192 * 2**20, timeout_s: float = 120.0) -> PinningCost:
-    """pinning_cost() in a fresh Python process, so no pinned block of any size is cached yet.
+class FreshPinProcess:
+    """pinning_cost() in a fresh Python process, which may be started cells ahead.
 
     Why a fresh process: the CUDA caching host allocator keeps every pinned block it ever
     made (rounded up to a power of two) and reuses it for any later request that fits, so in
     a process that pinned anything larger before, a "first" pin is only a copy into a cached
     block, and the pool does not grow. A fresh process shows the page-locking and the
-    rounding (192 MiB asks, the pool grows by 256 MiB)."""
-    import json
-    import os
-    import subprocess
-    import sys
+    rounding (192 MiB asks, the pool grows by 256 MiB).
 
-    require_gpu("measuring what pinning costs")
-    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in (root, os.environ.get("PYTHONPATH")) if p)}
-    done = subprocess.run([sys.executable, "-c", FRESH_PIN_SCRIPT, str(nbytes)], capture_output=True,
-                          text=True, timeout=timeout_s, env=env)
-    lines = [line for line in done.stdout.splitlines() if line.startswith("RESULT ")]
-    if done.returncode != 0 or not lines:
-        raise RuntimeError(f"the fresh process that pins {nbytes} bytes failed (exit "
-                           f"{done.returncode}): {done.stderr.strip()[-500:]}")
-    return PinningCost(**json.loads(lines[-1][len("RESULT "):]))
+    Why started ahead: its imports took most of the 5.6 s this measurement cost on the H200.
+    The process imports at once and then waits, having pinned nothing and touched no GPU,
+    for `measure(nbytes)`; started early, it is still fresh when asked, and its imports
+    overlap the cells between. If nobody asks, it exits when this process does (its stdin
+    closes). import_s: its imports' seconds, as it reported them."""
+
+    def __init__(self, timeout_s: float = 120.0) -> None:
+        import subprocess
+        import sys
+
+        require_gpu("measuring what pinning costs")
+        self.timeout_s = timeout_s
+        self.import_s: float | None = None
+        root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in (root, os.environ.get("PYTHONPATH")) if p)}
+        self._process = subprocess.Popen([sys.executable, "-c", FRESH_PIN_SCRIPT], env=env, text=True,
+                                         stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                         stderr=subprocess.PIPE)
+
+    def close(self) -> None:
+        """End the waiting process without measuring (a cell run again starts another)."""
+        if self._process.poll() is None:
+            self._process.kill()
+            self._process.communicate()
+
+    def measure(self, nbytes: int = 192 * 2**20) -> PinningCost:
+        """Pin nbytes in the waiting process and read what it cost (once per process)."""
+        import subprocess
+
+        if isinstance(nbytes, bool) or not isinstance(nbytes, int) or nbytes < 1:
+            raise ValueError(f"nbytes is a whole number of bytes >= 1, got {nbytes!r}")
+        if self._process.returncode is not None or self._process.stdin is None or self._process.stdin.closed:
+            raise RuntimeError("this fresh process has already measured (or exited): start another")
+        try:
+            out, err = self._process.communicate(f"{nbytes}\n", timeout=self.timeout_s)
+        except subprocess.TimeoutExpired:
+            self._process.kill()
+            out, err = self._process.communicate()
+        lines = out.splitlines()
+        imported = [line for line in lines if line.startswith("IMPORTED ")]
+        result = [line for line in lines if line.startswith("RESULT ")]
+        if imported:
+            self.import_s = float(imported[-1].split()[1])
+        if self._process.returncode != 0 or not result:
+            raise RuntimeError(f"the fresh process that pins {nbytes} bytes failed (exit "
+                               f"{self._process.returncode}): {err.strip()[-500:]}")
+        return PinningCost(**json.loads(result[-1][len("RESULT "):]))
+
+
+def pinning_cost_fresh(nbytes: int = 192 * 2**20, timeout_s: float = 120.0) -> PinningCost:
+    """pinning_cost() in a fresh Python process started now (FreshPinProcess says why)."""
+    return FreshPinProcess(timeout_s).measure(nbytes)

@@ -5,7 +5,9 @@ its tables by hand (half its code lines were plumbing, issue 37). Here they are 
 and the notebook keeps the measurements, the claims and the verdicts. Every result is kept
 under the key and payload shape the notebook recorded before (results/nvidia-h200.json is
 read by key): sweep_workers, knee, plateau, sweep_knobs, startup, pinning_cost_fresh,
-pin_thread, h2d_curve, h2d_seed_size, pmd_probe, d2h_trap, busy_stream, overlap.
+pin_thread, h2d_curve, h2d_seed_size, pmd_probe, d2h_trap, busy_stream, overlap; and
+cell_seconds, each measuring method's wall seconds (CELL_SECONDS_KEY: the H200 record then
+says where the chapter's time went, which cost_model reads; nothing is printed).
 
 `Lesson(chapter)` holds one run's state; each method is one cell's work. A measurement only
 a GPU can make goes through `chapter.here_or_recorded` (recorded under its key on a GPU,
@@ -16,6 +18,8 @@ from __future__ import annotations
 
 import functools
 import inspect
+import os
+import time
 import warnings
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -65,6 +69,38 @@ def _ref() -> str:
     return results.DEFAULT_REFERENCE
 
 
+CELL_SECONDS_KEY = "cell_seconds"
+
+
+def process_age_s() -> float | None:
+    """Seconds since this process started (Linux's /proc; None elsewhere): at Lesson() in a
+    notebook, the kernel's start, the imports and session.open together."""
+    try:
+        with open("/proc/self/stat") as f:
+            start_ticks = int(f.read().rsplit(")", 1)[1].split()[19])  # field 22, starttime
+        with open("/proc/uptime") as f:
+            uptime_s = float(f.read().split()[0])
+        return uptime_s - start_ticks / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def _timed(method: Callable) -> Callable:
+    """A Lesson method whose wall seconds are kept under CELL_SECONDS_KEY, by its name, each
+    time it runs (recorded at once, so a run cut short keeps what it measured). Why: the
+    chapter's H200 seconds outside the sweeps were only known as one total (cost_model)."""
+    @functools.wraps(method)
+    def timed(self: Lesson, *args: object, **kwargs: object) -> object:
+        start = time.perf_counter()
+        try:
+            return method(self, *args, **kwargs)
+        finally:
+            self.seconds[method.__name__] = round(time.perf_counter() - start, 3)
+            self.chapter.record(CELL_SECONDS_KEY, {"seconds": dict(self.seconds),
+                                                   "before_lesson_s": self.started_s})
+    return timed
+
+
 class Lesson:
     """One run of chapter 05 (`chapter` is the session's Chapter)."""
 
@@ -72,6 +108,9 @@ class Lesson:
         self.chapter = chapter
         self.on_gpu: bool = chapter.on_gpu
         self.plan = loader_sweep.plan()
+        self.started_s = process_age_s()
+        self.seconds: dict[str, float] = {}
+        self._fresh_pin: h2d_copies.FreshPinProcess | None = None
 
     # --- set-up ---------------------------------------------------------------------------
     def plan_text(self) -> str:
@@ -80,8 +119,19 @@ class Lesson:
         return (f"{plan.cores} CPU cores; {plan.model}, batch {plan.batch_size}, workers "
                 f"{list(plan.worker_counts)}, {plan.steps} steps after {plan.warmup_steps} warm-up")
 
+    @_timed
     def prepare(self) -> knee_experiment.Bench:
-        """Builds the dataset and the step, and measures what the arithmetic needs."""
+        """Builds the dataset and the step, and measures what the arithmetic needs. On a GPU
+        it also starts the fresh process that the optional pinning cost measures in
+        (h2d_copies.FreshPinProcess: its imports, ~4 s on the H200, overlap the cells between;
+        it pins nothing until asked)."""
+        if self.on_gpu:
+            if self._fresh_pin is not None:
+                self._fresh_pin.close()
+            try:
+                self._fresh_pin = h2d_copies.FreshPinProcess()
+            except (OSError, RuntimeError):  # measured in a process started then instead
+                self._fresh_pin = None
         self.bench = knee_experiment.prepare()
         self.data, self.step = self.bench.data, self.bench.step
         return self.bench
@@ -109,6 +159,7 @@ class Lesson:
 
     # --- the worker sweep -----------------------------------------------------------------
     @functools.cached_property
+    @_timed
     def found(self) -> knee_experiment.Found:
         """The worker sweep and its knee (measured once, when first asked)."""
         bar = loader_plots.ProgressBar(len(self.bench.worker_counts), "workers")
@@ -133,6 +184,7 @@ class Lesson:
         return out
 
     # --- the plateau ----------------------------------------------------------------------
+    @_timed
     def plateau_text(self) -> Lines:
         """The plateau, predicted from the step and the wait and read at the knee's timeline."""
         at_knee = loader_sweep.Setting(num_workers=self.knee.workers, batch_size=self.plan.batch_size)
@@ -147,6 +199,7 @@ class Lesson:
         return out
 
     # --- the other knobs ------------------------------------------------------------------
+    @_timed
     def knob_sweep(self) -> Shown:
         """Each knob at the knee, read against the baseline round by round (sweep_knobs)."""
         bench = self.bench
@@ -262,6 +315,7 @@ class Lesson:
 
     # --- C25 ------------------------------------------------------------------------------
     @functools.cache  # noqa: B019 -- one Lesson per notebook run; measured once
+    @_timed
     def busy_returns(self) -> dict:
         """Copies from pageable and pinned memory behind a ~50 ms queued kernel (busy_stream)."""
         rows, said = h2d_copies.busy_stream_returns()
@@ -364,6 +418,7 @@ class Lesson:
 
     # --- optional: start-up ---------------------------------------------------------------
     @functools.cached_property
+    @_timed
     def startups(self) -> tuple[loader_sweep.Startup, loader_sweep.Startup]:
         """Four epochs' first batches, fresh workers against persistent ones (a trivial dataset)."""
         self.start_workers = max(1, min(2, max(self.bench.worker_counts)))
@@ -402,12 +457,24 @@ class Lesson:
             num_workers=max(self.knee.workers, 1), batch_size=self.plan.batch_size, pin_memory=True))
         return h2d_copies.pin_thread_cpu_s(loader, 8)
 
+    def _pin_fresh(self) -> dict:
+        """pinning_cost in the fresh process prepare() started (its imports' seconds kept
+        with the cell seconds), or in one started now."""
+        ahead, self._fresh_pin = self._fresh_pin, None
+        if ahead is None:
+            return h2d_copies.pinning_cost_fresh().as_dict()
+        cost = ahead.measure().as_dict()
+        if ahead.import_s is not None:
+            self.seconds["fresh pinning process: imports, overlapped"] = round(ahead.import_s, 3)
+        return cost
+
+    @_timed
     def pinning_cost(self) -> Lines:
         """Pinning in a fresh process and the DataLoader's pin thread (a GPU's, or recorded)."""
         out = Lines([] if self.on_gpu else
                     ["Pinning needs a CUDA GPU: this is what the reference GPU recorded."])
         cost = self.chapter.here_or_recorded(
-            "pinning_cost_fresh", lambda: h2d_copies.pinning_cost_fresh().as_dict())
+            "pinning_cost_fresh", self._pin_fresh)
         pin_thread = self.chapter.here_or_recorded("pin_thread", self._pin_thread)
         tag = "" if self.on_gpu else f" (recorded on {_ref()})"
         if cost:
@@ -496,6 +563,7 @@ class Lesson:
                 "flags": flags,
                 "device": h2d_copies.environment_note()}
 
+    @_timed
     def c23(self) -> Shown:
         """Bandwidth against size and the seed's three rows at 154 MB: C23 judged on a GPU
         (measured again once if the harness flags a copy), else the recorded curve and verdict."""
@@ -514,6 +582,7 @@ class Lesson:
         return Shown([loader_plots.bandwidth_figure(curve, seed_lines),
                       f"{verdict.claim_id} {verdict.label} -- {verdict.reason}"])
 
+    @_timed
     def c13(self) -> Shown:
         """Whether a pin_memory_device batch is read by the GPU in place (pmd_probe); C13."""
         if not self.on_gpu:
@@ -535,6 +604,7 @@ class Lesson:
 
     # --- optional: the device-to-host trap ------------------------------------------------
     @functools.cache  # noqa: B019 -- one Lesson per notebook run; measured once
+    @_timed
     def _trap(self) -> list[dict]:
         return [t.as_dict() for t in h2d_copies.d2h_trap()]
 
@@ -558,6 +628,7 @@ class Lesson:
                      f"{r['wrong_after_sync']} after{tag}" for r in (rows.value if not self.on_gpu else rows))
 
     # --- optional: the overlap, seen ------------------------------------------------------
+    @_timed
     def overlap(self) -> Lines:
         """The starving loader and the tuned one under the profiler (overlap); traces kept."""
         at_knee = self.sweep_knobs.runs[0].setting.num_workers

@@ -36,7 +36,8 @@ from labkit.claims.core import Verdict
 from labkit.measure import progress
 
 C25_BYTES = 256 * 2**20
-C23_ROUNDS, C23_REP_MS = 5, 300.0  # 3 sources x 5 rounds x 0.3 s: 154 MB copies, 10+ per round
+# 3 sources x 5 rounds x 0.3 s: 154 MB copies, 10+ per round (the chapter's own, since 2026-12-03)
+C23_ROUNDS, C23_REP_MS = h2d_copies.SEED_SIZE_ROUNDS, h2d_copies.SEED_SIZE_REP_MS
 _log = logging.getLogger(__name__)
 _PHASES = progress.Phases(_log)  # the parts of the last measure_verdicts() call
 _timed = _PHASES.timed

@@ -18,6 +18,53 @@ def test_host_tensor_is_random_bytes():
         h2d_copies.host_tensor(0, pinned=False)
 
 
+def test_host_tensor_writes_every_page_with_the_random_tile_past_a_tile_s_end():
+    """A size that is not a whole number of tiles: every 4 KiB page holds random (varied)
+    bytes, the tail included, and each tile repeats the first (the fill is a copy of it)."""
+    tile = h2d_copies.FILL_TILE_BYTES
+    t = h2d_copies.host_tensor(3 * tile + 4100, pinned=False)
+    assert t.numel() == 3 * tile + 4100
+    pages = t[: t.numel() // 4096 * 4096].view(-1, 4096)
+    assert bool((pages.amax(dim=1) > pages.amin(dim=1)).all()), "a page is not random bytes"
+    assert torch.equal(t[2 * tile:3 * tile], t[:tile]) and torch.equal(t[3 * tile:], t[:4100])
+    assert len(torch.unique(t[:tile])) > 200  # all byte values, about evenly
+
+
+_FAKE_PIN_CHILD = (
+    "import json, sys\n"
+    "print('IMPORTED', 0.25, flush=True)\n"
+    "line = sys.stdin.readline()\n"
+    "if line.strip():\n"
+    "    n = int(line)\n"
+    "    print('RESULT', json.dumps({'nbytes': n, 'first_pin_s': 0.1, 'first_pin_cpu_s': 0.1,"
+    " 'cached_pin_s': 0.01, 'cached_pin_gbps': 1.0, 'host_reserved_bytes': 2 * n,"
+    " 'rss_growth_bytes': n}), flush=True)\n")
+
+
+def test_a_fresh_pin_process_waits_for_its_size_then_measures_once(monkeypatch):
+    """The protocol, with a stand-in child (the real one needs a GPU): it reports its
+    imports, waits, measures the size it is sent, and refuses a second measurement."""
+    monkeypatch.setattr(h2d_copies, "require_gpu", lambda what: torch.device("cpu"))
+    monkeypatch.setattr(h2d_copies, "FRESH_PIN_SCRIPT", _FAKE_PIN_CHILD)
+    ahead = h2d_copies.FreshPinProcess(timeout_s=60)
+    with pytest.raises(ValueError, match="whole number of bytes"):
+        ahead.measure(0)
+    cost = ahead.measure(1024)
+    assert cost.nbytes == 1024 and cost.host_reserved_bytes == 2048 and ahead.import_s == 0.25
+    with pytest.raises(RuntimeError, match="already measured"):
+        ahead.measure(1024)
+    idle = h2d_copies.FreshPinProcess(timeout_s=60)
+    idle.close()  # never asked: ended, not left waiting
+    assert idle._process.returncode is not None
+
+
+def test_a_fresh_pin_process_that_fails_says_why(monkeypatch):
+    monkeypatch.setattr(h2d_copies, "require_gpu", lambda what: torch.device("cpu"))
+    monkeypatch.setattr(h2d_copies, "FRESH_PIN_SCRIPT", "import sys; sys.exit('no GPU in here')")
+    with pytest.raises(RuntimeError, match="no GPU in here"):
+        h2d_copies.FreshPinProcess(timeout_s=60).measure(1024)
+
+
 @pytest.mark.skipif(torch.cuda.is_available(), reason="checks the refusal without a GPU")
 @pytest.mark.parametrize("call", [
     lambda: h2d_copies.bandwidth_curve((1024,)),

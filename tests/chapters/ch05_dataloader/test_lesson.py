@@ -47,12 +47,63 @@ def test_on_a_gpu_pinning_and_the_trap_are_kept_under_the_recorded_keys(monkeypa
     monkeypatch.setattr(run, "_pin_thread", lambda: {"pin_thread_cpu_s": 0.002, "batches": 8,
                                                      "pin_thread_share_of_wall": 0.1})
     text = str(run.pinning_cost())
-    assert set(chapter.kept) == {"pinning_cost_fresh", "pin_thread"}
+    assert set(chapter.kept) == {"pinning_cost_fresh", "pin_thread", lesson.CELL_SECONDS_KEY}
+    assert set(chapter.kept[lesson.CELL_SECONDS_KEY]["seconds"]) == {"pinning_cost"}
     assert chapter.kept["pinning_cost_fresh"] == cost and "recorded" not in text
     trap = [{"destination": "pinned", "wrong_before_sync": 5, "elements": 5, "wrong_after_sync": 0}]
     monkeypatch.setattr(h2d_copies, "d2h_trap", lambda: [type("T", (), {"as_dict": lambda s: trap[0]})()])
     assert "5 of 5 values wrong" in str(run.d2h_trap()) and chapter.kept["d2h_trap"] == trap
     assert run.what_the_early_read_gives() == "old values: the copy has not happened yet"
+
+
+PIN_COST = {"nbytes": 2**20, "first_pin_s": 0.3, "first_pin_cpu_s": 0.3, "cached_pin_s": 0.001,
+            "cached_pin_gbps": 1.0, "host_reserved_bytes": None}
+
+
+class StartedAhead:
+    """A stand-in for h2d_copies.FreshPinProcess: counts its processes, measures once."""
+
+    started: list = []
+
+    def __init__(self):
+        self.import_s, self.closed, self.asked = 3.5, False, 0
+        StartedAhead.started.append(self)
+
+    def close(self):
+        self.closed = True
+
+    def measure(self):
+        self.asked += 1
+        return type("C", (), {"as_dict": lambda s: dict(PIN_COST)})()
+
+
+def test_on_a_gpu_prepare_starts_the_pinning_process_that_the_pinning_cell_asks(monkeypatch):
+    """The fresh pinning process is started by prepare() (its imports overlap the sweeps),
+    asked once by pinning_cost (then a new run of it starts its own), closed when prepare
+    runs again; each timed method's seconds and the child's imports are recorded."""
+    chapter = FakeGpuChapter()
+    run = lesson.Lesson(chapter)
+    StartedAhead.started = []
+    monkeypatch.setattr(h2d_copies, "FreshPinProcess", StartedAhead)
+    bench = type("B", (), {"data": None, "step": None})()
+    monkeypatch.setattr(lesson.knee_experiment, "prepare", lambda: bench)
+    monkeypatch.setattr(h2d_copies, "pinning_cost_fresh", lambda: pytest.fail("started afresh"))
+    run.prepare()
+    run.prepare()  # the cell again: the first process is ended, a second waits
+    first, second = StartedAhead.started
+    assert first.closed and not second.closed
+    monkeypatch.setattr(run, "_pin_thread", lambda: {"pin_thread_cpu_s": None})
+    run.pinning_cost()
+    assert (first.asked, second.asked) == (0, 1) and chapter.kept["pinning_cost_fresh"]["first_pin_s"] == 0.3
+    kept = chapter.kept[lesson.CELL_SECONDS_KEY]
+    assert set(kept["seconds"]) == {"prepare", "pinning_cost", "fresh pinning process: imports, overlapped"}
+    assert kept["seconds"]["fresh pinning process: imports, overlapped"] == 3.5
+    assert kept["before_lesson_s"] is None or kept["before_lesson_s"] > 0
+    started = []
+    monkeypatch.setattr(h2d_copies, "pinning_cost_fresh",
+                        lambda: started.append(1) or type("C", (), {"as_dict": lambda s: dict(PIN_COST)})())
+    run.pinning_cost()  # asked again: no process waits now, one is started then
+    assert started == [1]
 
 
 def test_without_a_gpu_the_recorded_run_is_shown_labelled_recorded(cpu_lesson):
