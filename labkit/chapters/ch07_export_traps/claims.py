@@ -3,14 +3,18 @@
 The seed's sentence (section 4.4) is a chain of four statements, each judged on its own:
 
 - C15a: torch.jit.trace loses the input's contiguity (its "contiguous flag"). Measured on any
-  machine: what the trace records (the input's strides in the graph type; an explicit
-  `contiguous()` call kept or dropped) and whether the traced module matches eager on NCHW,
-  channels_last and transposed inputs.
-- C15b: TensorRT therefore misjudges the input as non-contiguous memory. Where Torch-TensorRT
-  runs, its answers on the three layouts are measured; what the engine is told about an input
-  (an address, a shape, a format fixed at build time: no strides) is read from the
-  documentation (`DOCUMENTED`), and the verdict's form says so; without TensorRT the card's
-  refuted condition has a documentation-only branch, which the verdict follows.
+  machine, in both of the statement's cases: traced with the seed's kind of example (a
+  non-contiguous view; the seed's own expression has W channels, so its nearest form
+  x.transpose(2, 3)) and with a contiguous NCHW example ("even when the memory is
+  contiguous"): what each trace records (the input's strides in the graph type; an explicit
+  `contiguous()` call kept or dropped) and whether it matches eager on NCHW, channels_last and
+  transposed inputs.
+- C15b: TensorRT therefore misjudges the input as non-contiguous memory. An engine is bound by
+  an address and a shape, no strides (read from the documentation, `DOCUMENTED`). Where
+  Torch-TensorRT runs, its answers on the three layouts are measured; elsewhere the chapter's
+  own engine bound the same way, ONNX Runtime's IOBinding, is (evidence 'pointer_binding'):
+  it reads the contiguous input right and channels_last wrong, the reverse of the seed's trap,
+  and the reason says so. The form says which part was measured and which read.
 - C15c: it falls back to the CPU. Measured where Torch-TensorRT runs (the device its
   PyTorch-run parts ran on); otherwise from documentation, not measured, and 'depends': no
   documented fallback follows an input's layout, and the one documented CPU fallback (ONNX
@@ -73,17 +77,38 @@ DOCUMENTED = {
 }
 
 
-def trace_lost_contiguity(ev: Mapping) -> tuple[bool, str]:
-    """Whether tracing lost anything about contiguity, and the sentence that says what it kept."""
-    records = bool(ev["trace_records_strides"])
-    keeps = bool(ev["trace_keeps_contiguous"])
-    outcomes = dict(ev["trace_outcomes"])
+CONTIGUOUS_EXAMPLE = "a contiguous NCHW example"
+
+
+def _form_sentence(example: str, records: bool, keeps: bool, outcomes: Mapping[str, str]) -> tuple[bool, str]:
+    """Whether one traced form lost anything about contiguity, and the sentence that says what it kept."""
     wrong = sorted(k for k, v in outcomes.items() if v != "correct")
-    text = (f"torch.jit.trace {'records' if records else 'does not record'} the example's strides in "
-            f"its graph, {'keeps' if keeps else 'drops'} an explicit contiguous(), and on "
-            f"{', '.join(outcomes)} inputs is "
-            + ("correct on all" if not wrong else f"not correct on {', '.join(wrong)}"))
+    text = (f"traced with {example}, torch.jit.trace {'records' if records else 'does not record'} the "
+            f"example's strides, {'keeps' if keeps else 'drops'} an explicit contiguous(), and is "
+            + (f"correct on {', '.join(outcomes)} inputs" if not wrong else
+               f"not correct on {', '.join(f'{k} ({outcomes[k]})' for k in wrong)}"))
     return (not records) or (not keeps) or bool(wrong), text
+
+
+def trace_lost_contiguity(ev: Mapping) -> tuple[bool, str]:
+    """Whether tracing with the contiguous NCHW example lost anything about contiguity, and the
+    sentence that says what it kept."""
+    return _form_sentence(CONTIGUOUS_EXAMPLE, bool(ev["trace_records_strides"]), bool(ev["trace_keeps_contiguous"]),
+                          dict(ev["trace_outcomes"]))
+
+
+def noncontiguous_lost(ev: Mapping) -> tuple[bool, str] | None:
+    """The same for the trace made with the seed's kind of example, a non-contiguous view
+    (`export_traps.trace_noncontiguous_example`); None where the run did not make it (an older record)."""
+    form = ev.get("trace_noncontiguous_example")
+    if not form:
+        return None
+    if not form["outcomes"]:
+        raise ClaimError("C15a: the trace made with a non-contiguous example was fed no input layout")
+    example = (f"{form['expression']} (strides {tuple(form['stride'])}: not contiguous, the seed's kind of "
+               "example)")
+    return _form_sentence(example, list(form["recorded_stride"]) == list(form["stride"]),
+                          bool(form["keeps_contiguous"]), dict(form["outcomes"]))
 
 
 def seed_example_text(ev: Mapping) -> str:
@@ -92,9 +117,11 @@ def seed_example_text(ev: Mapping) -> str:
     if not seed:
         return ""
     shape = tuple(seed["shape"])
+    nearest = ev.get("trace_noncontiguous_example")
+    judged = f"its nearest form, {nearest['expression']}, was judged" if nearest else "the nearest form was judged"
     if seed["outcome"] == "raised":
         return (f". The seed's own example {seed['expression']} is a {shape} tensor: as written it cannot "
-                f"feed the model (raised {seed['error']}), so the nearest form was judged")
+                f"feed the model (raised {seed['error']}), so {judged}")
     return (f". The seed's own example {seed['expression']} is a {shape} tensor: as written it ran, "
             f"giving {tuple(seed['output_shape'])}")
 
@@ -104,34 +131,54 @@ def _forced_devices(ev: Mapping) -> str:
 
 
 def check_c15a(ev: Mapping, th: Mapping) -> tuple[str, str, str]:
+    """Both cases of the statement where the run traced both: with the seed's kind of example
+    (a non-contiguous view) and with a contiguous one ('even when the memory is contiguous');
+    either losing anything about contiguity confirms it."""
     if not ev["trace_outcomes"]:
         raise ClaimError("C15a: no traced module was fed any input layout")
-    lost, text = trace_lost_contiguity(ev)
+    forms = [found for found in (noncontiguous_lost(ev), trace_lost_contiguity(ev)) if found]
+    lost = any(found[0] for found in forms)
+    text = "; ".join(found[1] for found in forms)
+    text = text[0].upper() + text[1:]
     if lost:
         return CONFIRMED, text + seed_example_text(ev), ""
-    return REFUTED, text + ": nothing about contiguity was lost" + seed_example_text(ev), ""
+    either = " in either form" if len(forms) > 1 else ""
+    return REFUTED, text + f": nothing about contiguity was lost{either}" + seed_example_text(ev), ""
+
+
+def pointer_engine(outcomes: Mapping[str, str], engine: str) -> tuple[str, str]:
+    """An engine bound by address and shape, judged on the layouts it was fed: 'confirmed' only if
+    it misread the contiguous input (the seed's trap); a non-contiguous input read as if it were
+    contiguous is the reverse trap, said in the reason, and refutes the seed's direction."""
+    if not outcomes:
+        raise ClaimError(f"C15b: {engine} was fed no input layout")
+    wrong = sorted(k for k, v in outcomes.items() if v != "correct")
+    right = ", ".join(k for k in outcomes if k not in wrong) or "no layout"
+    misread = ", ".join(f"{k} {outcomes[k]}" for k in wrong)
+    if CONTIGUOUS_LAYOUT in wrong:
+        return CONFIRMED, f"{engine} misread the contiguous {CONTIGUOUS_LAYOUT} input ({misread})"
+    if not wrong:
+        return REFUTED, f"{engine} gave eager's answer on {right} (each layout read right)"
+    reverse = (": the trap runs the other way, a non-contiguous input read as if it were contiguous"
+               if any(outcomes[k] == "silently wrong" for k in wrong) else "")
+    return REFUTED, f"{engine} read the contiguous {CONTIGUOUS_LAYOUT} input right and {misread}{reverse}"
 
 
 def check_c15b(ev: Mapping, th: Mapping) -> tuple[str, str, str]:
     read = ("an engine is bound by an address and a shape, no strides (read from documentation, "
             "not measured)")
-    if not ev["tensorrt_ran"]:
-        return REFUTED, (f"TensorRT not run here ({ev.get('tensorrt_skipped_because') or 'not installed'}): "
-                         f"{read}, and Torch-TensorRT makes each input contiguous first: no contiguity "
-                         "flag to misjudge"), ""
-    outcomes = dict(ev["tensorrt_outcomes"])
-    if not outcomes:
-        raise ClaimError("C15b: Torch-TensorRT ran but no input layout was fed to it")
-    wrong = sorted(k for k, v in outcomes.items() if v != "correct")
-    text = (f"Torch-TensorRT ran: the engine gave eager's answer on "
-            f"{', '.join(k for k in outcomes if k not in wrong) or 'no layout'}")
-    if CONTIGUOUS_LAYOUT in wrong:
-        return CONFIRMED, text + f" and not on the contiguous {CONTIGUOUS_LAYOUT} input; {read}", ""
-    if wrong:
-        return DEPENDS, (text + f" and not on {', '.join(wrong)}; {read}"), (
-            "which layouts the engine was fed: it read a non-contiguous layout wrong, the reverse "
-            "of misjudging a contiguous input")
-    return REFUTED, text + f" (each layout read right); {read}", ""
+    if ev["tensorrt_ran"]:
+        outcome, text = pointer_engine(dict(ev["tensorrt_outcomes"]), "Torch-TensorRT's engine (measured)")
+        return outcome, f"{text}; {read}", ""
+    skipped = f"TensorRT not run here ({ev.get('tensorrt_skipped_because') or 'not installed'})"
+    binding = ev.get("pointer_binding")
+    if binding:  # measured: an engine bound the way the documentation says a TensorRT engine is
+        outcome, text = pointer_engine(dict(binding["outcomes"]),
+                                       f"Bound by address and shape as a TensorRT engine is, {binding['path']} (measured)")
+        return outcome, (f"{text}. {skipped}: that its engine is bound so is read from documentation, not "
+                         "measured, and Torch-TensorRT makes each input contiguous first (documentation)"), ""
+    return REFUTED, (f"{skipped}: {read}, and Torch-TensorRT makes each input contiguous first: no contiguity "
+                     "flag to misjudge"), ""
 
 
 def check_c15c(ev: Mapping, th: Mapping) -> tuple[str, str, str]:
@@ -203,11 +250,11 @@ C15a = Claim(
 C15b = Claim(
     "C15b", CHAPTER, SEED_STRIDES, SECTION,
     "As a result, the TensorRT engine misjudges the input as non-contiguous memory.",
-    "a measured TensorRT engine does not give eager's answer on the contiguous NCHW input",
-    "the engine gives eager's answer on every layout fed (measured with Torch-TensorRT) and is "
-    "told nothing of contiguity (documentation); without TensorRT, from documentation alone: the "
-    "engine is bound by address and shape, no strides, and Torch-TensorRT makes each input "
-    "contiguous first; 'depends' if it reads some layout wrong",
+    "a measured engine bound by address and shape (Torch-TensorRT; without it, ONNX Runtime's "
+    "IOBinding, bound the same way) misreads the contiguous NCHW input",
+    "it reads the contiguous NCHW input right (a non-contiguous input read as contiguous is the "
+    "reverse trap, said in the reason); that TensorRT binds so, no strides, is read from "
+    "documentation where it does not run; without a measured engine, from documentation alone",
     TENSORRT_KEYS,
     check=check_c15b, section_zh=SECTION_ZH, seed_setting=SETTING,
     seed_text="导致 TensorRT 引擎误判为非连续内存")
@@ -244,7 +291,12 @@ def form_of(claim_id: str, ev: Mapping) -> str:
     documentation (the ledger counts those apart), or not measured."""
     device, version = ev.get("device", "this machine"), ev.get("torch", "")
     if claim_id == "C15a":
-        return (f"nearest form, measured here: traced with a contiguous NCHW example, fed three layouts "
+        nearest = ev.get("trace_noncontiguous_example")
+        if nearest:
+            return (f"both cases, measured here: traced with {nearest['expression']} (not contiguous: the "
+                    f"nearest form of the seed's example) and with {CONTIGUOUS_EXAMPLE}, each fed three "
+                    f"layouts (torch {version}, {device})")
+        return (f"nearest form, measured here: traced with {CONTIGUOUS_EXAMPLE}, fed three layouts "
                 f"(torch {version}, {device})")
     if claim_id not in C15_IDS:
         raise ClaimError(f"{claim_id!r} is none of chapter 07's claims {C15_IDS}")
@@ -255,4 +307,8 @@ def form_of(claim_id: str, ev: Mapping) -> str:
         return f"measured through Torch-TensorRT on {device}"
     if claim_id == "C15d":
         return "not measured: TensorRT not installed"
+    binding = ev.get("pointer_binding")
+    if claim_id == "C15b" and binding:
+        return (f"analogue measured on {device}: {binding['path']}, bound by address and shape; that a "
+                "TensorRT engine is bound so is read from documentation (TensorRT not installed)")
     return "read from documentation, not measured (TensorRT not installed)"

@@ -192,6 +192,34 @@ def seed_trace_example(run: Callable[[torch.Tensor], torch.Tensor], example: tor
             "error": None, "output_shape": list(out.shape)}
 
 
+NEAREST_SEED_EXAMPLE = "x.transpose(2, 3)"  # the seed's kind of example (not contiguous) that the model takes
+
+
+def trace_noncontiguous_example(model: nn.Module, example: torch.Tensor) -> dict:
+    """Trace with the seed's kind of example: a non-contiguous x.transpose(2, 3) of square images.
+
+    The seed traces with a transposed view, not a contiguous tensor; its own expression has W
+    channels (`seed_trace_example`), so the nearest form a 3-channel model takes swaps H and W
+    only. Traced with it, the module is fed the same values in the three layouts and checked
+    against eager; ContiguousThenView is traced with such an example too, to see whether its
+    explicit contiguous() is kept. Plain data, for C15a's evidence."""
+    if example.dim() != 4 or example.shape[2] != example.shape[3]:
+        raise export_audit.AuditError(f"needs a 4-D NCHW batch of square images, got {tuple(example.shape)}")
+    x = example.transpose(2, 3)
+    row = export_audit.run(model, x, paths=("trace",)).row("torch.jit.trace")
+    if row.artifact is None:
+        raise export_audit.AuditError(f"torch.jit.trace could not trace with {NEAREST_SEED_EXAMPLE}: {row.note}")
+    torch.manual_seed(0)
+    viewer = ContiguousThenView(image=int(x.shape[-1])).to(x.device).eval()
+    with export_audit._quiet(), torch.no_grad():
+        ops = traced_ops(torch.jit.trace(viewer, x))
+    return {"expression": NEAREST_SEED_EXAMPLE, "shape": list(x.shape), "stride": list(x.stride()),
+            "contiguous": x.is_contiguous(),
+            "recorded_stride": list(row.artifact.recorded_stride or ()),
+            "keeps_contiguous": any(op in COPY_OPS for op in ops),
+            "outcomes": {lay: o.kind for lay, o in row.outcomes.items()}}
+
+
 # ---------------------------------------------------------------------------------------
 # 2. A channels_last model exported with an NCHW example
 
@@ -266,8 +294,8 @@ def channels_last_declared_nchw(model: nn.Module, example: torch.Tensor, time_it
     if time_it:
         x_cl = example.contiguous(memory_format=torch.channels_last)
         with torch.no_grad():
-            comparison = bench.compare({"NCHW input": lambda: model_cl(example),
-                                        "channels_last input": lambda: model_cl(x_cl)},
+            comparison = bench.compare({"channels_last input": lambda: model_cl(x_cl),  # the baseline first
+                                        "NCHW input": lambda: model_cl(example)},
                                        baseline="channels_last input", rounds=5, rep_ms=rep_ms)
     return DeclaredNCHW(export_audit.describe_layout(shape, stride),
                         export_audit.describe_layout(tuple(value.shape), tuple(value.stride())),

@@ -449,20 +449,27 @@ def declared_table(declared: export_traps.DeclaredNCHW, device: object) -> Stack
     rows = [line.split(": ", 1) for line in declared.lines()]
     shown = tables.Table("a channels_last model frozen with an NCHW example", ["artifact", "declares"], rows)
     shown.note(declared.export_layout_sentence(device))
-    timed = tables.comparison(declared.eager, "eager: the channels_last model fed each layout") \
-        if declared.eager is not None else None
+    timed = None
+    if declared.eager is not None:
+        timed = tables.comparison(declared.eager, "eager: the channels_last model fed each layout")
+        timed.note(f"NCHW input against channels_last input: {stated_short(declared.eager, 'NCHW input')}; "
+                   "a ratio is the median of the rounds' ratios, so it need not equal the medians' quotient")
     return Stack(shown, timed)
 
 
-def ort_table(ort_layout: export_traps.OrtLayout) -> Stack:
+def ort_table(ort_layout: export_traps.OrtLayout, status: Mapping | None = None) -> Stack:
     """The four ONNX Runtime sessions: layout nodes in each optimised graph and the result
-    against eager; then their interleaved timing on the provider's clock."""
+    against eager, and what kept the GPU's preference from running; then their interleaved
+    timing on the provider's clock."""
     columns = ["declared input", "layout preference", *export_traps.LAYOUT_NODES, "all nodes", "result"]
     shown = tables.Table(f"provider: {ort_layout.provider}; preference: {ort_layout.preference_name}",
                          columns, marks=OUTCOME_MARKS)
     for s in ort_layout.sessions:
         shown.add(s.declared, s.preference, *(s.node_counts.get(op, 0) for op in export_traps.LAYOUT_NODES),
                   sum(s.node_counts.values()), s.outcome.kind)
+    missing = missing_cuda_provider(status)
+    if missing and ort_layout.provider == "CPU":
+        shown.note(f"the CUDA provider's prefer_nhwc did not run: it needs {missing}")
     timed = tables.comparison(ort_layout.comparison) if ort_layout.comparison is not None else None
     return Stack(shown, timed)
 
@@ -524,15 +531,49 @@ def documented_table() -> tables.Table:
     return shown
 
 
-def placement_table(placement: Mapping[str, int], fallback: object | None) -> Stack:
-    """Nodes per ONNX Runtime execution provider (from its own profile) and, on a GPU, the
-    whole model on the CPU provider against the CUDA provider."""
+def missing_cuda_provider(status: Mapping | None = None) -> str:
+    """What keeps ONNX Runtime's GPU paths (the CUDA provider's prefer_nhwc, the CPU-fallback
+    cost) from running here: a GPU, or (on a GPU with the CPU build of onnxruntime, as on the
+    reference H200) onnxruntime-gpu; '' where the CUDA provider is listed."""
+    status = export_traps.tensorrt_status() if status is None else status
+    if status["ort_cuda_provider_listed"]:
+        return ""
+    if status["cuda"]:
+        return "onnxruntime-gpu (this onnxruntime is the CPU build: it has no CUDA provider)"
+    return "a GPU and onnxruntime-gpu"
+
+
+def placement_table(placement: Mapping[str, int], fallback: object | None,
+                    status: Mapping | None = None) -> Stack:
+    """Nodes per ONNX Runtime execution provider (from its own profile) and, with the CUDA
+    provider, the whole model on the CPU provider against it; without it, what is missing."""
     shown = tables.Table("where ONNX Runtime ran each node", ["execution provider", "nodes"],
                          [[k, v] for k, v in placement.items()])
     if fallback is None:
-        shown.note("no CUDA provider here: what a CPU fallback costs needs a GPU")
+        shown.note(f"what a CPU fallback costs was not measured: it needs "
+                   f"{missing_cuda_provider(status) or 'the CUDA provider to load'}")
         return Stack(shown)
     return Stack(shown, tables.comparison(fallback, "the whole model on the CPU provider"))  # type: ignore[arg-type]
+
+
+def noncontiguous_trace_table(form: Mapping) -> tables.Table:
+    """The seed's kind of trace (`export_traps.trace_noncontiguous_example`): traced with a
+    non-contiguous view, what the graph recorded and what the module did with the three layouts."""
+    shown = tables.Table(f"traced with {form['expression']}, strides {tuple(form['stride'])}",
+                         ["graph records", *LAYOUTS], marks=OUTCOME_MARKS)
+    shown.add(f"input strides {tuple(form['recorded_stride'])}; contiguous() "
+              f"{'kept' if form['keeps_contiguous'] else 'dropped'}", *(form["outcomes"][lay] for lay in LAYOUTS))
+    return shown
+
+
+def pointer_binding(audit: export_audit.Audit) -> dict | None:
+    """C15b's measured analogue: the audit's ONNX Runtime path fed a bound data pointer and a
+    shape, no strides (as a TensorRT engine is bound), with its outcome per layout; None where
+    it was not built."""
+    row = next((r for r in audit.rows if "IOBinding" in r.path and r.artifact is not None), None)
+    if row is None:
+        return None
+    return {"path": row.path, "outcomes": {lay: o.kind for lay, o in row.outcomes.items()}}
 
 
 def claim_cards(claim: Callable[[str], object]) -> Stack:

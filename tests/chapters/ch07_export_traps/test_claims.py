@@ -19,8 +19,7 @@ TRT = dict(tensorrt_ran=True, tensorrt_outcomes=ALL_CORRECT)
 CASES = {
     "C15a": {"confirmed": dict(**LOST), "refuted": dict(**KEPT)},
     "C15b": {"refuted": dict(**NO_TRT),
-             "confirmed": dict(tensorrt_ran=True, tensorrt_outcomes={**ALL_CORRECT, "NCHW": "wrong"}),
-             "depends": dict(tensorrt_ran=True, tensorrt_outcomes={**ALL_CORRECT, "transposed view": "wrong"})},
+             "confirmed": dict(tensorrt_ran=True, tensorrt_outcomes={**ALL_CORRECT, "NCHW": "wrong"})},
     "C15c": {"confirmed": dict(**TRT, tensorrt_fallback_devices=["cpu"]),
              "refuted": dict(**TRT, tensorrt_fallback_devices=["cuda:0"]),
              "depends": dict(**TRT, tensorrt_fallback_devices=[])},
@@ -99,6 +98,76 @@ def test_the_evidence_of_a_real_cpu_run_is_judged():
     assert verdicts["C15a"].outcome == "refuted", verdicts["C15a"].reason
     assert verdicts["C15a"].form.startswith("nearest form, measured here: traced with a contiguous NCHW example")
     assert claims.form_kind(verdicts["C15a"].form) == "analogue"
+    # both of the statement's cases: the seed's kind of example (not contiguous) traced too
+    evidence["trace_noncontiguous_example"] = export_traps.trace_noncontiguous_example(model, example)
+    both = claims.get("C15a").judge(evidence, machine="test", form=ch07.form_of("C15a", evidence))
+    assert both.outcome == "refuted" and "nothing about contiguity was lost in either form" in both.reason
+    assert both.reason.startswith("Traced with x.transpose(2, 3) (strides (192, 64, 1, 8): not contiguous")
+    assert both.form.startswith("both cases, measured here: traced with x.transpose(2, 3)")
+
+
+NONCONTIGUOUS = {"expression": "x.transpose(2, 3)", "shape": [2, 3, 8, 8], "stride": [192, 64, 1, 8],
+                 "contiguous": False, "recorded_stride": [192, 64, 1, 8], "keeps_contiguous": True,
+                 "outcomes": ALL_CORRECT}
+
+
+def test_either_case_of_c15a_losing_contiguity_confirms_it():
+    """The seed's kind of example (not contiguous) and a contiguous one are both judged: one lost
+    is enough, and the reason names the case that lost it."""
+    assert judge("C15a", **KEPT, trace_noncontiguous_example=NONCONTIGUOUS).outcome == "refuted"
+    for changed in ({"recorded_stride": [192, 64, 8, 1]}, {"keeps_contiguous": False},
+                    {"outcomes": {**ALL_CORRECT, "NCHW": "silently wrong"}}):
+        verdict = judge("C15a", **KEPT, trace_noncontiguous_example={**NONCONTIGUOUS, **changed})
+        assert verdict.outcome == "confirmed", changed
+        assert verdict.reason.startswith("Traced with x.transpose(2, 3)")
+    assert judge("C15a", **LOST, trace_noncontiguous_example=NONCONTIGUOUS).outcome == "confirmed"
+    with pytest.raises(claims.ClaimError, match="non-contiguous example was fed no input layout"):
+        judge("C15a", **KEPT, trace_noncontiguous_example={**NONCONTIGUOUS, "outcomes": {}})
+
+
+def test_the_noncontiguous_example_refuses_a_shape_it_cannot_transpose():
+    import torch
+
+    from labkit.audit import export_audit
+    from labkit.chapters.ch07_export_traps import export_traps
+
+    with pytest.raises(export_audit.AuditError, match="square images"):
+        export_traps.trace_noncontiguous_example(export_audit.small_cnn(channels=4), torch.zeros(2, 3, 8, 6))
+
+
+BINDING = {"path": "ONNX Runtime CPU, IOBinding of data_ptr",
+           "outcomes": {**ALL_CORRECT, "channels_last": "silently wrong", "transposed view": "silently wrong"}}
+
+
+def test_c15b_is_measured_on_the_chapters_own_pointer_bound_engine_and_says_the_trap_runs_the_other_way():
+    verdict = judge("C15b", **NO_TRT, pointer_binding=BINDING)
+    assert verdict.outcome == "refuted"
+    assert "read the contiguous NCHW input right and channels_last silently wrong" in verdict.reason
+    assert "the trap runs the other way" in verdict.reason
+    assert "read from documentation, not measured" in verdict.reason  # TensorRT's binding itself
+    form = ch07.form_of("C15b", {**NO_TRT, "pointer_binding": BINDING, "device": "cpu"})
+    assert form.startswith("analogue measured on cpu: ONNX Runtime CPU, IOBinding of data_ptr")
+    assert claims.form_kind(form) == "read from documentation"  # part of it is read: the ledger counts it so
+    misread = {**BINDING, "outcomes": {**ALL_CORRECT, "NCHW": "silently wrong"}}
+    assert judge("C15b", **NO_TRT, pointer_binding=misread).outcome == "confirmed"
+    right = judge("C15b", **NO_TRT, pointer_binding={**BINDING, "outcomes": ALL_CORRECT})
+    assert right.outcome == "refuted" and "other way" not in right.reason
+    with pytest.raises(claims.ClaimError, match="fed no input layout"):
+        judge("C15b", **NO_TRT, pointer_binding={**BINDING, "outcomes": {}})
+
+
+def test_a_tensorrt_engine_that_misreads_a_noncontiguous_input_refutes_c15b_as_the_reverse_trap():
+    verdict = judge("C15b", tensorrt_ran=True, tensorrt_outcomes={**ALL_CORRECT, "transposed view": "silently wrong"})
+    assert verdict.outcome == "refuted" and "the trap runs the other way" in verdict.reason
+
+
+def test_the_plain_text_table_says_which_verdicts_were_read_and_which_not_measured():
+    evidence = {**KEPT, **NO_TRT, "device": "cpu", "torch": "x"}
+    verdicts = [claims.get(i).judge(evidence, machine="test", form=ch07.form_of(i, evidence)) for i in ch07.C15_IDS]
+    text = claims.table(verdicts).structure()
+    assert "C15b: read from documentation, in whole or part" in text
+    assert "C15c: read from documentation, in whole or part" in text
+    assert "C15d: not measured here" in text and "measured (varies" not in text
 
 
 @pytest.mark.parametrize("claim_id", ["C15b", "C15c"])
@@ -143,4 +212,4 @@ def test_without_tensorrt_c15c_depends_on_operator_support_and_c15b_follows_its_
     assert c15c.outcome == "depends" and "operator support" in c15c.depends_on
     assert "CPU" in ch07.DOCUMENTED["ort_tensorrt_provider"] and "provider list" in c15c.reason
     assert judge("C15b", **NO_TRT).outcome == "refuted"
-    assert "without TensorRT, from documentation alone" in ch07.C15b.refute_if
+    assert "without a measured engine, from documentation alone" in ch07.C15b.refute_if

@@ -274,3 +274,32 @@ def test_aoti_compiled_here_is_recorded_on_a_gpu():
     shown = tables.aoti_result(built, gpu)
     assert gpu.recorded["aoti"] is shown and shown["rows"][0]["path"] == "AOTInductor"
     assert tables.aoti_table(shown).startswith("AOTInductor was compiled in this run")
+
+
+def test_what_keeps_the_gpu_paths_from_running_is_named():
+    """On a GPU with the CPU build of onnxruntime (the reference H200) the missing piece is
+    onnxruntime-gpu, not a GPU; where the CUDA provider is listed nothing is missing."""
+    status = {"cuda": True, "ort_cuda_provider_listed": False}
+    assert tables.missing_cuda_provider(status).startswith("onnxruntime-gpu")
+    assert tables.missing_cuda_provider({**status, "cuda": False}) == "a GPU and onnxruntime-gpu"
+    assert tables.missing_cuda_provider({**status, "ort_cuda_provider_listed": True}) == ""
+    shown = tables.placement_table({"CPUExecutionProvider": 7}, None, status)
+    note = " ".join(shown.parts[0].notes)
+    assert "not measured: it needs onnxruntime-gpu" in note and "needs a GPU" not in note
+
+
+def test_the_seeds_kind_of_trace_and_the_pointer_binding_come_from_what_ran():
+    from labkit.chapters.ch07_export_traps import export_traps as traps
+
+    model, example = export_audit.small_cnn(channels=4), export_audit.example_input(2, 8)
+    form = traps.trace_noncontiguous_example(model, example)
+    assert form["stride"] == [192, 64, 1, 8] and not form["contiguous"]
+    shown = tables.noncontiguous_trace_table(form)
+    assert shown.rows[0][1:] == [form["outcomes"][lay] for lay in LAYOUTS]
+    assert "(192, 64, 1, 8)" in shown.rows[0][0]
+    audit = export_audit.run(model, example, paths=("trace", "onnx_pointer"))
+    binding = tables.pointer_binding(audit)
+    assert binding["path"].endswith("IOBinding of data_ptr")
+    assert binding["outcomes"] == {lay: o.kind for lay, o in audit.row("ONNX Runtime").outcomes.items()}
+    assert binding["outcomes"][NCHW] == CORRECT and binding["outcomes"][CHANNELS_LAST] == WRONG
+    assert tables.pointer_binding(export_audit.run(model, example, paths=("trace",))) is None
