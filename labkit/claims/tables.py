@@ -101,6 +101,10 @@ class VerdictTable:
                 shown = "no verdict here (needs a GPU)"
             elif get(claim_id).deterministic:
                 shown = verdict.label
+            elif form_kind(verdict.form) == DOCUMENTATION_KIND:  # say so: documentation is not a measurement
+                shown = "read from documentation, in whole or part (varies by machine)"
+            elif verdict.form.startswith("not measured"):
+                shown = "not measured here (varies by machine)"
             else:
                 shown = "measured (varies by machine)"
             lines.append(f"{claim_id}: {shown}")
