@@ -128,7 +128,8 @@ def compare(variants: dict[str, Callable], baseline: str | None = None, rounds: 
             flops: float | Mapping[str, float] | None = None,
             flops_dtype: str = "float32", device: str | torch.device | None = None,
             threads: int | None = None, progress: bool | None = None,
-            keep_allocator_memory: bool = False, clock: str = "device") -> Comparison:
+            keep_allocator_memory: bool = False, clock: str = "device",
+            after_round: Callable[[], None] | None = None) -> Comparison:
     """Time several variants interleaved in rounds (ABCABC...) and compare each to a baseline.
 
     Why interleave: a machine drifts (clock boost, heat, a background job). Timing all
@@ -142,6 +143,8 @@ def compare(variants: dict[str, Callable], baseline: str | None = None, rounds: 
     a label missing from the dict gets no rate. The test suite's ci profile takes at most
     three rounds (`env.timing_rounds`); the Comparison says how many ran. clock is
     bench.time's: device time on a GPU by default, each variant's host launch beside it.
+    after_round, when given, is called after each round, outside every timed block: a probe
+    of the machine's state per round (chapter 08's host pace), never part of a variant's time.
     """
     __tracebackhide__ = True
     baseline = _check_variants(variants, baseline, rounds, mode, warmup_ms, rep_ms)
@@ -178,6 +181,8 @@ def compare(variants: dict[str, Callable], baseline: str | None = None, rounds: 
                 round_medians[label].append(float(np.median(block)))
                 order.append(label)
                 bar.step()
+            if after_round is not None:
+                after_round()
         bar.close()
     results = {}
     allocator = _allocator_name(where, applied)

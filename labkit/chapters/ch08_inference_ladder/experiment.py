@@ -231,7 +231,9 @@ def _run(device: torch.device, quick: bool, beyond: bool, regimes: bool, max_aut
     strict = lad.baseline(strict_name, p.start)
     defaults = lad.baseline("PyTorch defaults", ladder.PYTORCH_DEFAULTS) if on_gpu else strict
     lad.compare([])
-    climbed = lad.climb(p.steps, strict, climb_deadline)
+    # a step whose base moved is re-timed only within budget_s: a re-time takes time from the
+    # interaction table (which runs while the budget lasts), never past the chapter's minutes
+    climbed = lad.climb(p.steps, strict, climb_deadline, retime_until=deadline)
     rungs = [strict.rung] + climbed
     top_live = lad.top
     kept_rungs = ladder.kept(rungs)
@@ -244,7 +246,7 @@ def _run(device: torch.device, quick: bool, beyond: bool, regimes: bool, max_aut
             if deadline is not None and _clock.perf_counter() > deadline:
                 result.beyond.append(_skipped(s, top_live))
                 continue
-            rung, _ = lad.step(top_live, s.name, s.apply(top_live.rung.settings))
+            rung, _ = lad.step(top_live, s.name, s.apply(top_live.rung.settings), retime_until=deadline)
             result.beyond.append(rung)
             release_compiled(lad)
     result.section_s["beyond"] = _clock.perf_counter() - started - result.section_s["climb"]
@@ -295,7 +297,7 @@ def _interaction(lad: ladder.Ladder, result: Result, deadline: float | None) -> 
                 result.regimes[regime][s.name] = _skipped(s, base)
                 continue
             rung, _ = lad.step(base, f"{regime}: + {s.name}", s.apply(settings), with_baselines=False,
-                               profiled=False)
+                               profiled=False, retime_until=deadline)
             result.regimes[regime][s.name] = rung
             ladder.release_memory(lad.device)
         base.prepared = None

@@ -12,6 +12,12 @@ the profile). The reading picks among a few cases by those numbers:
   when the wall lost, the host did more per batch (and the kernel count says if it launched more);
 - both gained: the device's work shrank and the wall followed;
 - the idle share crossing the host-bound threshold either way is said, with both figures.
+
+A step whose base moved in every timing (keep.NOT_DECIDABLE) gets no reading: its gain is a
+ratio over a base the host ran at another pace, so any reading would explain the host, not the
+step (review 2026-12-03e item 1: folding's "fewer launch calls" on a base timed 49% slow). Its
+figures are shown with the host's pace in its rounds beside its base's; a flagged (unstable)
+step's reading says it is flagged.
 """
 
 from __future__ import annotations
@@ -152,9 +158,35 @@ def reading(before: ladder.Rung, after: ladder.Rung) -> str:
     return "; ".join(said)
 
 
+def _median(values: list) -> float | None:
+    return float(sorted(values)[len(values) // 2]) if values else None
+
+
+def pace(before: ladder.Rung, after: ladder.Rung) -> str:
+    """The host's pace (us per eager launch, the median of the per-round probes) in the rounds
+    the step was decided on, beside its base's own step's; '' when either was not probed."""
+    timings = after.timings or []
+    here = _median(timings[-1].get("host_pace_us") or []) if timings else _median(after.host_pace_us)
+    own = _median(before.host_pace_us)
+    if here is None or own is None:
+        return ""
+    return f"host pace {here:.1f} us per launch in these rounds, {own:.1f} in its base's step"
+
+
 def step(before: ladder.Rung, after: ladder.Rung) -> str:
-    """One step: its figures, then the reading they support."""
+    """One step: its figures, then the reading they support (none when its base moved)."""
     if after.error or after.gain is None:
         return after.why
+    figures = numbers(before, after)
+    if after.judged_by == keep.NOT_DECIDABLE:
+        host = pace(before, after)
+        return (figures + (f"; {host}" if host else "")
+                + ". Not read: its base moved in every timing, so the gain is the host's pace as "
+                "much as the step's.")
+    if len(after.timings or []) > 1:
+        host = pace(before, after)
+        figures += f" (re-timed {len(after.timings) - 1}x: its base moved" + (f"; {host})" if host else ")")
     said = reading(before, after)
-    return numbers(before, after) + (f". {said[0].upper()}{said[1:]}." if said else ".")
+    if said and after.unstable:
+        said += " (flagged unstable: tentative)"
+    return figures + (f". {said[0].upper()}{said[1:]}." if said else ".")

@@ -38,6 +38,15 @@ more than BASE_MOVE from its median. The IQR alone is too strict on a device-bou
 H200's TF32 base spanned 6,715-6,716 images/s (0.015%), so a re-time 0.07% away flagged it,
 and 7 of 8 kept steps were flagged; BASE_MOVE keeps the flag for a base that really moved (the
 host-bound fp16 rung timed at 7,468 images/s in its own step and 10,736 in the next one's).
+
+A base that moved is more than a flag: the step's gain is a ratio over it, so a base timed
+slow inflates the gain (review 2026-12-03e item 1: on the H200, Conv-BN folding's base, fp16
+weights, ran 12,985 images/s in its own step and 6,636 in folding's, and folding was kept on
+1.68x; over three reproduce runs its gain followed the base, 1.62x, 1.70x and 1.03x). So the
+ladder re-times such a step, the two rungs alone, up to RETIMES more times while its budget
+lasts, and decides on the first timing whose base held (`base_moved` says ''). When none
+held, `not_decidable`: not kept, with the gain over the base as re-timed and over the base's
+own step both printed; the climb goes on from the base.
 """
 
 from __future__ import annotations
@@ -59,6 +68,10 @@ BASE_MOVE = 0.02
 # A gain is measured only when its range lies above 1 AND its median is at least 1 + MIN_GAIN:
 # below 2% a step says nothing about where the time went (explain.MATERIAL is this number)
 MIN_GAIN = 0.02
+# a step whose base moved is re-timed (the two rungs alone) at most this many more times
+RETIMES = 2
+# the judged_by of a step whose base never held: its gain says nothing about the step
+NOT_DECIDABLE = "not decidable"
 
 
 @dataclass(frozen=True)
@@ -170,9 +183,27 @@ def unstable_rule() -> str:
             f"outside its IQR and over {100 * BASE_MOVE:.0f}% off its median")
 
 
+def base_moved(base_images_per_s: float, base_iqr_share: float, base_here: float | None) -> str:
+    """Why the base's re-time says it moved ('' when it held): outside the base's own IQR from
+    its step AND more than BASE_MOVE off its median (see the module's last paragraphs)."""
+    if base_iqr_share < 0:
+        raise ValueError(f"an IQR share cannot be negative, got {base_iqr_share}")
+    if not base_here or base_images_per_s <= 0:
+        return ""
+    low = base_images_per_s * (1 - base_iqr_share / 2)
+    high = base_images_per_s * (1 + base_iqr_share / 2)
+    moved = base_here / base_images_per_s - 1
+    if low <= base_here <= high or abs(moved) <= BASE_MOVE:
+        return ""
+    # the re-timed images/s sit in the row's own base column (report.in_rounds, and the
+    # recorded ladder's): the flag says only how far that is from the base's own step
+    return (f"base re-timed {100 * moved:+.0f}% off its median {base_images_per_s:,.0f} "
+            f"(IQR {low:,.0f}-{high:,.0f})")
+
+
 def unstable(iqr_share: float, base_images_per_s: float, base_iqr_share: float,
              base_here: float | None) -> str:
-    """Why a step's timing is unstable ('' when it is not): see the module's last paragraph.
+    """Why a step's timing is unstable ('' when it is not): see the module's last paragraphs.
 
     iqr_share: the rung's IQR over its median in its own step's rounds; base_images_per_s and
     base_iqr_share: the base's from its own step; base_here: the base's images/s as re-timed in
@@ -183,13 +214,26 @@ def unstable(iqr_share: float, base_images_per_s: float, base_iqr_share: float,
     said = []
     if iqr_share > UNSTABLE_IQR:
         said.append(f"IQR {100 * iqr_share:.0f}% > {100 * UNSTABLE_IQR:.0f}%")
-    if base_here and base_images_per_s > 0:
-        low = base_images_per_s * (1 - base_iqr_share / 2)
-        high = base_images_per_s * (1 + base_iqr_share / 2)
-        moved = base_here / base_images_per_s - 1
-        if not low <= base_here <= high and abs(moved) > BASE_MOVE:
-            # the re-timed images/s sit in the row's own base column (report.in_rounds, and the
-            # recorded ladder's): the flag says only how far that is from the base's own step
-            said.append(f"base re-timed {100 * moved:+.0f}% off its median {base_images_per_s:,.0f} "
-                        f"(IQR {low:,.0f}-{high:,.0f})")
+    moved = base_moved(base_images_per_s, base_iqr_share, base_here)
+    if moved:
+        said.append(moved)
     return "; ".join(said)
+
+
+def not_decidable(base_images_per_s: float, timings: list[dict]) -> Decision:
+    """A step whose base moved in every timing of it: not kept, and not called slower or
+    faster. timings: each comparison of the step, {"gain": (median, q25, q75),
+    "base_images_per_s": the base there, "images_per_s": the step's rung there}. The reason
+    prints the gain over the base as re-timed and over the base's own step's images/s (the
+    rung's images/s there over base_images_per_s), timing by timing."""
+    if not timings:
+        raise ValueError("not_decidable needs at least one timing of the step")
+    if base_images_per_s <= 0:
+        raise ValueError(f"the base's own images/s must be positive, got {base_images_per_s}")
+    each = "; ".join(f"{t['gain'][0]:.2f}x over the base as re-timed ({t['base_images_per_s']:,.0f}), "
+                     f"{t['images_per_s'] / base_images_per_s:.2f}x over its own step's "
+                     f"{base_images_per_s:,.0f}" for t in timings)
+    last = timings[-1]
+    return Decision(False, NOT_DECIDABLE, last["gain"][0],
+                    f"not decidable: the base moved in {len(timings)} of {len(timings)} timings "
+                    f"(over {100 * BASE_MOVE:.0f}%): {each}")

@@ -21,8 +21,15 @@ batch); a `Step` changes a few of them. `climb` applies steps in order from a st
   show it (see keep.py), and the table shows both clocks;
 - the rung a step is built on is timed again in the step's own rounds: its images/s and idle
   there (`Rung.here`) are what the step's gain is a ratio of and what the host-bound test
-  reads, shown beside the gain; `keep.unstable` flags a kept step whose spread is wide or
-  whose base moved outside its own interquartile range.
+  reads, shown beside the gain; `keep.unstable` flags a step whose spread is wide or whose
+  base moved outside its own interquartile range;
+- a step whose base moved is re-timed, the two rungs alone, up to keep.RETIMES times while
+  the run's budget lasts, and decided on the first timing whose base held; when none held it
+  is "not decidable" and not kept (keep.not_decidable): a gain over a base timed slow is the
+  host's pace, not the step (review 2026-12-03e item 1);
+- every round of every comparison ends with a probe of the host's pace (`host_pace_us`:
+  microseconds per eager launch of a one-element add on the idle device), outside the timed
+  blocks, so a step's rounds say whether the host ran fast or slow while they were timed.
 
 Why two baselines: "float32" means two things on an NVIDIA GPU. Strict float32 (TF32 off)
 is what the word says; PyTorch's defaults let cuDNN run float32 convolutions in TF32
@@ -468,6 +475,11 @@ class Rung:
     # gain and the keep rule's host-bound test read (one comparison, one set of numbers)
     here: dict = dataclasses.field(default_factory=dict)
     unstable: str = ""            # why the step's timing is not stable enough to build on ("" if it is)
+    # each timing of the step: its first comparison, then any re-time of the two rungs alone
+    # (keep.RETIMES at most, when the base moved): {"gain", "base_images_per_s", "images_per_s",
+    # "base_idle", "idle", "host_pace_us", "base_moved"}; the decision read the last one
+    timings: list = dataclasses.field(default_factory=list)
+    host_pace_us: list = dataclasses.field(default_factory=list)  # per round of its first comparison
     error: str = ""               # a rung that failed to prepare or run
     trace: object = dataclasses.field(repr=False, default=None)  # a labkit.measure.timeline.Trace
     # where this rung's wall seconds went: prepare (build, compile, capture, gate), profile,
@@ -509,6 +521,7 @@ class Rung:
                 "device_spread": list(self.device_spread) if self.device_spread else None,
                 "over": {k: list(v) for k, v in self.over.items()}, "error": self.error,
                 "here": dict(self.here), "unstable": self.unstable,
+                "timings": [dict(t) for t in self.timings], "host_pace_us": list(self.host_pace_us),
                 "host_launches": self.host_launches,
                 "phase_s": dict(self.phase_s)}
 
@@ -620,9 +633,11 @@ class Ladder:
         names = list(everyone)
         calls = live_calls(self.device)
         started = _clock.perf_counter()
+        pace: list[float] = []
         result = bench.compare({n: self._timed(everyone[n]) for n in names}, baseline=names[0],
                                rounds=self.rounds, mode="hot", warmup_ms=50, rep_ms=self.rep_ms,
-                               device="cpu", progress=False)
+                               device="cpu", progress=False,
+                               after_round=lambda: pace.append(host_pace_us(self.device)))
         timing_s = _clock.perf_counter() - started
         per_round = {n: np.asarray(result[n].round_ratios) for n in names}  # time / baseline's
         here = {}
@@ -640,6 +655,7 @@ class Ladder:
                 # rung's `here`, beside the gain they belong to
                 continue
             rung.here = {other: dict(here[other]) for other in names if other != n}
+            rung.host_pace_us = list(pace)
             rung.median_s, rung.iqr_s = timing.median_s / calls, timing.iqr_s / calls
             rung.phase_s["timing"] = timing_s  # the whole comparison it was first timed in
             rung.images_per_s = rung.settings.batch / rung.median_s
@@ -658,11 +674,14 @@ class Ladder:
     # ------------------------------------------------------------------ climbing
     def step(self, current: Live, name: str, settings: Settings,
              transform: Callable[[nn.Module], nn.Module] | None = None,
-             with_baselines: bool = True, profiled: bool = True) -> tuple[Rung, Live]:
+             with_baselines: bool = True, profiled: bool = True,
+             retime_until: float | None = None) -> tuple[Rung, Live]:
         """Measure one step from `current`; returns the new rung and the rung the climb goes on
         from. with_baselines=False times it against `current` alone (no speed-ups over the
         float32 baselines: the interaction table needs only the gain over its base);
-        profiled=False leaves out the profile (see prepare)."""
+        profiled=False leaves out the profile (see prepare). A step whose base moved is
+        re-timed (see the module's docstring) only while perf_counter() is before retime_until
+        (None: always, up to keep.RETIMES)."""
         made = self.prepare(name, settings, transform, profiled)
         if isinstance(made, Rung):
             made.after = current.rung.name
@@ -670,30 +689,79 @@ class Ladder:
         made.rung.after = current.rung.name
         self.compare([current, made] if current not in self.baselines else [made], with_baselines)
         rung, before = made.rung, current.rung
-        wall = rung.over[before.name]
-        rung.gain, rung.gain_spread = wall[0], (wall[1], wall[2])
         measured = device_gain(before, rung)
         if measured is not None:
             rung.device_gain, rung.device_spread = measured[0], (measured[1], measured[2])
         base_here = rung.here.get(before.name, {})
-        # the base's idle in the step's own rounds: the host-bound test reads the same
-        # comparison the gain came from
-        base_idle = base_here.get("idle_share", before.idle_share)
-        decision = keep.decide(rung.gate.passed, rung.gate.why, wall[0], rung.gain_spread,
-                               rung.device_gain, rung.device_spread, base_idle,
-                               rung.idle_share)
+        before_iqr = before.iqr_s / before.median_s if before.median_s > 0 else 0.0
+        # the first timing: the step's own comparison (with the baselines); the base's idle in
+        # it is what the host-bound test reads (one comparison, one set of numbers)
+        timing = {"gain": tuple(rung.over[before.name]),
+                  "base_images_per_s": base_here.get("images_per_s"),
+                  "images_per_s": rung.images_per_s,
+                  "base_idle": base_here.get("idle_share", before.idle_share),
+                  "idle": rung.idle_share, "host_pace_us": list(rung.host_pace_us)}
+        timing["base_moved"] = keep.base_moved(before.images_per_s, before_iqr,
+                                               timing["base_images_per_s"])
+        rung.timings = [timing]
+        while (rung.timings[-1]["base_moved"] and len(rung.timings) <= keep.RETIMES
+               and (retime_until is None or _clock.perf_counter() < retime_until)):
+            started = _clock.perf_counter()
+            again = self.retime(current, made)
+            rung.phase_s["timing"] = rung.phase_s.get("timing", 0.0) + _clock.perf_counter() - started
+            again["base_moved"] = keep.base_moved(before.images_per_s, before_iqr,
+                                                  again["base_images_per_s"])
+            rung.timings.append(again)
+        last = rung.timings[-1]
+        rung.gain, rung.gain_spread = last["gain"][0], (last["gain"][1], last["gain"][2])
+        if len(rung.timings) > 1:
+            # the deciding timing's base figures are the ones shown beside the gain
+            rung.here[before.name] = {**base_here, "images_per_s": last["base_images_per_s"],
+                                      "idle_share": last["base_idle"],
+                                      "step_images_per_s": last["images_per_s"]}
+        if rung.gate.passed and last["base_moved"]:
+            decision = keep.not_decidable(before.images_per_s, rung.timings)
+        else:
+            decision = keep.decide(rung.gate.passed, rung.gate.why, rung.gain, rung.gain_spread,
+                                   rung.device_gain, rung.device_spread, last["base_idle"],
+                                   last["idle"])
         rung.kept, rung.judged_by, rung.why = decision.kept, decision.judged_by, decision.why
         rung.unstable = keep.unstable(rung.iqr_s / rung.median_s if rung.median_s > 0 else 0.0,
-                                      before.images_per_s, before.iqr_s / before.median_s
-                                      if before.median_s > 0 else 0.0,
-                                      base_here.get("images_per_s"))
-        if rung.kept and rung.unstable:
+                                      before.images_per_s, before_iqr, last["base_images_per_s"])
+        if rung.unstable and decision.judged_by not in (keep.NOT_DECIDABLE, "numerics"):
+            # every decided step, kept or not (review 2026-12-03e item 4); a not-decidable
+            # one says how its base moved in its reason already
             rung.why += f"; unstable: {rung.unstable}"
+        if len(rung.timings) > 1 and decision.kept:
+            rung.why += (f"; decided on re-time {len(rung.timings) - 1} (the base moved in the "
+                         f"first {len(rung.timings) - 1})")
         return rung, (made if decision.kept else current)
 
-    def climb(self, steps: Sequence[Step], start: Live,
-              deadline: float | None = None) -> list[Rung]:
-        """Apply the steps in order from start; a rung past the deadline (perf_counter) is skipped."""
+    def retime(self, base: Live, made: Live) -> dict:
+        """The step timed again, its two rungs alone in fresh interleaved rounds (no baselines:
+        about half a comparison's time), as one entry of `Rung.timings`."""
+        names = [base.rung.name, made.rung.name]
+        pace: list[float] = []
+        result = bench.compare({n: self._timed(live) for n, live in zip(names, (base, made), strict=True)},
+                               baseline=names[0], rounds=self.rounds, mode="hot", warmup_ms=50,
+                               rep_ms=self.rep_ms, device="cpu", progress=False,
+                               after_round=lambda: pace.append(host_pace_us(self.device)))
+        calls = live_calls(self.device)
+        per_batch = {n: result[n].timing.median_s / calls for n in names}
+        batches = made.rung.settings.batch / base.rung.settings.batch
+        gains = batches / np.asarray(result[names[1]].round_ratios)
+        q25, median, q75 = np.percentile(gains, [25, 50, 75])
+        return {"gain": (float(median), float(q25), float(q75)),
+                "base_images_per_s": base.rung.settings.batch / per_batch[names[0]],
+                "images_per_s": made.rung.settings.batch / per_batch[names[1]],
+                "base_idle": idle_share(base.rung.device_s, per_batch[names[0]]),
+                "idle": idle_share(made.rung.device_s, per_batch[names[1]]),
+                "host_pace_us": pace}
+
+    def climb(self, steps: Sequence[Step], start: Live, deadline: float | None = None,
+              retime_until: float | None = None) -> list[Rung]:
+        """Apply the steps in order from start; a rung past the deadline (perf_counter) is
+        skipped; a step whose base moved is re-timed only before retime_until (see step)."""
         rungs, current = [], start
         for s in steps:
             settings = s.apply(current.rung.settings)
@@ -702,7 +770,7 @@ class Ladder:
                                   kept=False, why="skipped: out of the run's time budget",
                                   error="skipped"))
                 continue
-            rung, after = self.step(current, s.name, settings)
+            rung, after = self.step(current, s.name, settings, retime_until=retime_until)
             if after is not current and current not in self.baselines:
                 current.prepared = None  # drop the superseded rung's model and graphs
                 release_memory(self.device)
@@ -754,6 +822,24 @@ def device_seconds(run: Callable[[], object], device: torch.device, batches: int
         return kernel_records.per_call_seconds(block, batches, device, flush_records=0)
     except kernel_records.RecordsUnavailable:
         return []
+
+
+PACE_LAUNCHES = 32   # launches per host-pace probe: ~0.5-1 ms of host time, once per round
+
+
+def host_pace_us(device: torch.device) -> float:
+    """The host's pace now: microseconds per eager launch of a one-element add, the device
+    idle (synchronised before and after). Why: the H200's host-bound rungs ran in two modes,
+    about 17.5 and 34 us per launch (review 2026-12-03e item 1); this measures which one a
+    round ran in instead of inferring it from the rungs' own images/s."""
+    x = torch.zeros(1, device=device)
+    _sync(device)
+    started = _clock.perf_counter()
+    for _ in range(PACE_LAUNCHES):
+        x.add_(1.0)
+    elapsed = _clock.perf_counter() - started
+    _sync(device)
+    return 1e6 * elapsed / PACE_LAUNCHES
 
 
 def live_calls(device: torch.device) -> int:

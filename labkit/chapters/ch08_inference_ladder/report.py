@@ -49,9 +49,13 @@ def in_rounds(rung: ladder.Rung, strict: ladder.Rung) -> str:
     idle = "" if base.get("idle_share") is None else f", idle {100 * base['idle_share']:.0f}%"
     # the gain is the median of per-round ratios; the medians' ratio beside it shows how far
     # drift between rounds moved the two apart
-    medians = (f" (medians' ratio {rung.images_per_s / base['images_per_s']:.2f}x)"
-               if rung.images_per_s and base.get("images_per_s") else "")
+    own = base.get("step_images_per_s") or rung.images_per_s  # the deciding timing's, if re-timed
+    medians = (f" (medians' ratio {own / base['images_per_s']:.2f}x)"
+               if own and base.get("images_per_s") else "")
     text = f"{base['images_per_s']:,.0f} images/s{idle}{medians}"
+    if len(rung.timings or []) > 1:
+        text += " [re-timed; earlier: " + ", ".join(
+            f"{t['base_images_per_s']:,.0f}" for t in rung.timings[:-1]) + "]"
     other = rung.here.get(strict.name)
     if other and strict.name != rung.after:
         text += f"; {strict.name} {other['images_per_s']:,.0f}"

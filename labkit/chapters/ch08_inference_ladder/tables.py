@@ -116,7 +116,8 @@ def explanations(rungs: list) -> tables.Table:
             shown.add(r.name, r.why, "-")
             continue
         shown.add(r.name, explain.step(before, r),
-                  f"{'kept' if r.kept else 'not kept'}, judged by {r.judged_by}")
+                  "not kept: not decidable, its base moved" if r.judged_by == keep.NOT_DECIDABLE
+                  else f"{'kept' if r.kept else 'not kept'}, judged by {r.judged_by}")
     return shown
 
 
@@ -279,8 +280,12 @@ def recorded_ladder(recorded: Recorded | Mapping) -> tables.Table | str:
             in_rounds = "not recorded" if r.get("after") else ""
         kept = _recorded_keep(r)
         flag = recorded_unstable(r, by_name.get(r.get("after") or ""))
-        if r["kept"] and flag:
-            kept += f", unstable: {flag}"
+        if flag and "timings" not in r and "base re-timed" in flag and (r.get("gate") or {}).get("passed", True):
+            # recorded before a moved base was re-timed (review 2026-12-03e item 1): today's
+            # rule calls that step not decidable, whatever the record decided
+            kept = f"{kept} then; today not decidable: {flag}"
+        elif flag:
+            kept += f", unstable: {flag}"   # every step, kept or not (review 2026-12-03e item 4)
         shown.add(r["name"], f"{r['images_per_s']:,.0f}", gain, *([in_rounds] if has_base else []),
                   kept, r["math"],
                   f"{gate['rel_error']:.1e}" if gate.get("rel_error") is not None else "-",
@@ -347,13 +352,13 @@ def takeaways(run: object, verdict: object) -> list[str]:
     best_step = max(gains, key=gains.get) if gains else "none"
     regime_gains = run.regime_gains()
     refused = [r.name for r in rungs if r.gate is not None and not r.gate.passed]
-    dropped = [r.name for r in rungs if not r.kept and not r.error and r.gate is not None and r.gate.passed]
+    dropped = [r for r in rungs if not r.kept and not r.error and r.gate is not None and r.gate.passed]
     by_device = [r for r in rungs if r.judged_by == "device time" and r.kept]
     ahead = [r for r in by_device if r.device_gain and r.gain and r.device_gain > r.gain]
     best_rung = next((r for r in rungs if r.name == best_step), None)
     named = top.name if top.name == f"batch {top.settings.batch}" else f"{top.name}, batch {top.settings.batch}"
     one_clock = not any(r.device_gain is not None for r in rungs)
-    unstable = [r.name for r in rungs if r.kept and r.unstable]
+    unstable = [r.name for r in rungs if r.unstable and r.judged_by != keep.NOT_DECIDABLE]
     c24 = (f"C24, judged in {verdict.form}: {verdict.label}." if verdict is not None else
            f"C24 is not judged here: this ladder lacks {', '.join(lacking_steps(run.plan))}.")
     said = [
@@ -361,7 +366,7 @@ def takeaways(run: object, verdict: object) -> list[str]:
         + (f"{total:.1f}x eager strict float32 and {top.speedup_over(defaults):.1f}x PyTorch's "
            "default float32" if defaults is not strict else f"{total:.1f}x eager float32")
         + f"; at the baselines' batch ({at_base.settings.batch}) the top is "
-        f"{at_base.speedup_over(strict):.1f}x: which baseline and which batch a speed-up is quoted "
+        f"{at_base.speedup_over(strict):.2f}x: which baseline and which batch a speed-up is quoted "
         "against changes the headline.",
         (f"The numerics gate refused {', '.join(refused)}." if refused else
          "Every rung stayed inside the numerics gate."),
@@ -375,8 +380,7 @@ def takeaways(run: object, verdict: object) -> list[str]:
         (f"The largest single step was {best_step} ({gains[best_step]:.2f}x over the rung before it"
          + (f"; that rung is {best_rung.speedup_over(defaults):.2f}x PyTorch's defaults"
             if best_rung is not None and defaults is not strict else "") + ")"
-         + (f"; {', '.join(dropped)} gained nothing measurable and {'was' if len(dropped) == 1 else 'were'}"
-            " not kept." if dropped else ".")) if gains else "No step was measured.",
+         + (f"; not kept: {dropped_said(dropped)}." if dropped else ".")) if gains else "No step was measured.",
         ("One step, two regimes: " + "; ".join(
             f"{name} " + ", ".join(f"{g[name]:.2f}x {regime}" for regime, g in regime_gains.items() if name in g)
             for name in next(iter(regime_gains.values())))
@@ -384,8 +388,21 @@ def takeaways(run: object, verdict: object) -> list[str]:
          # on a CPU the interaction table's own note says why it is empty: not said twice
          None if one_clock else "The interaction of steps was not measured in this run (its table says why)."),
         c24,
-    ] + ([f"Kept but flagged unstable: {', '.join(unstable)}."] if unstable else [])
+    ] + ([f"Flagged unstable: {', '.join(unstable)}."] if unstable else [])
     return [line for line in said if line is not None]
+
+
+def dropped_said(dropped: list) -> str:
+    """The steps not kept, each under keep's own outcome: slower (a measured loss, with its
+    gain: review 2026-12-03e item 3 found 0.87x and 0.81x called 'gained nothing measurable'),
+    not decidable (its base moved), or no measured gain."""
+    slower = [r for r in dropped if r.why.startswith("slower") or ": no gain, a loss" in r.why]
+    undecided = [r for r in dropped if r.judged_by == keep.NOT_DECIDABLE]
+    rest = [r for r in dropped if r not in slower and r not in undecided]
+    parts = ([", ".join(f"{r.name} slower, {r.gain:.2f}x" for r in slower)] if slower else []) + (
+        [", ".join(r.name for r in undecided) + " not decidable (its base moved)"] if undecided else []) + (
+        [", ".join(r.name for r in rest) + " no measured gain"] if rest else [])
+    return "; ".join(parts)
 
 
 def device_name(on_gpu: bool) -> str:

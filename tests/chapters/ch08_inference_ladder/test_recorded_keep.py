@@ -69,10 +69,15 @@ def flags(rows):
 
 
 def decided(r, base):
-    """keep.decide on a recorded row's own fields, as Ladder.step called it."""
+    """keep.decide on a recorded row's own fields, as Ladder.step called it: on its last timing
+    (a re-time when its base moved), or keep.not_decidable when the base moved in every one."""
+    timings = r.get("timings") or []
+    if timings and timings[-1].get("base_moved"):
+        return keep.not_decidable(base["images_per_s"], timings)
+    idles = ((timings[-1]["base_idle"], timings[-1]["idle"]) if timings else
+             (r["here"][base["name"]]["idle_share"], r["idle_share"]))
     return keep.decide(True, "", r["gain"], tuple(r["gain_spread"]), r["device_gain"],
-                       tuple(r["device_spread"]) if r["device_spread"] else None,
-                       r["here"][base["name"]]["idle_share"], r["idle_share"])
+                       tuple(r["device_spread"]) if r["device_spread"] else None, *idles)
 
 
 def test_the_unstable_flag_keeps_the_host_bound_middle_and_drops_a_tight_iqrs_hair():
