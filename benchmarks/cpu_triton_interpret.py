@@ -18,10 +18,13 @@ graph capture. On a GPU the same script checks those it can:
 
     python3 benchmarks/cpu_triton_interpret.py --device cuda --out DIR      (~1-2 min on an H200)
 
-compiles every config for real (at batch 256, 224 px by default: the ladder's shapes), records
-each compiled kernel's shared memory, registers and spills (a config that does not fit is an
-error row, OutOfResources), times each config (triton.testing.do_bench, median ms), runs the
-autotuned path, and runs the op inside torch.compile(fullgraph) captured in a CUDA graph.
+first runs the op inside torch.compile(fullgraph), warmed, captured in one CUDA graph and
+replayed on new input, against eager PyTorch; then compiles every config for real (at batch
+256, 224 px by default: the ladder's shapes), recording each compiled kernel's shared memory,
+registers and spills, times each config and the autotuned path (triton.testing.do_bench,
+median ms). A forced config Triton refuses as OutOfResources is "expected" where its operand
+buffers alone exceed 227 KiB (float32's two largest: the autotuner drops them), a failure where
+they fit. No case starts after --budget seconds (240 on a GPU); fp16 runs before fp32.
 
 Writes DIR/cpu_triton_interpret.json (interpreter) or DIR/gpu_triton_check.json (GPU). Exit 0
 when every checked case passed, 1 when one failed, 3 when the interpreter/GPU is not there.
@@ -81,14 +84,18 @@ def _sweep(fe: object, torch: object, args: argparse.Namespace, interpret: bool,
     for batch, side, k, n in EDGES[: 2 if args.quick else None]:
         cases.append((batch, side, k, n, True, True, True))
         cases.append((batch, side, k, n, True, True, False))   # NCHW input: to_rows copies
-    rows = []
+    rows: list[dict] = []
     for dtype in dtypes:
         for batch, side, k, n, residual, relu, nhwc in cases:
             for config in configs + ([] if interpret else [None]):   # None: the autotuner
+                if args.budget and time.perf_counter() - args.started > args.budget:
+                    args.cut = f"stopped at {args.budget:.0f} s (--budget) after {len(rows)} cases"
+                    return rows
                 started = time.perf_counter()
                 row = fe.check_case(batch, side, k, n, residual, relu, dtype, config, interpret,
                                     device, channels_last=nhwc)
                 row["seconds"] = round(time.perf_counter() - started, 3)
+                _expected_misfit(fe, row, config, dtype)
                 if not interpret and "error" not in row:
                     row["device_ms"] = _time(fe, torch, batch, side, k, n, residual, relu, dtype,
                                              config, device, nhwc)
@@ -98,6 +105,20 @@ def _sweep(fe: object, torch: object, args: argparse.Namespace, interpret: bool,
                       f"max_rel={row.get('max_rel', float('nan')):.2e} "
                       f"{'pass' if row['passed'] else 'FAIL ' + row.get('error', '')}", flush=True)
     return rows
+
+
+SHARED_LIMIT = 227 * 1024   # shared memory one block may take on Hopper (sm_90)
+
+
+def _expected_misfit(fe: object, row: dict, config: tuple | None, dtype: object) -> None:
+    """A forced config that Triton refuses as out of resources where its operand buffers alone
+    exceed the SM's shared memory is as predicted (the autotuner drops it and times the rest):
+    marked expected, not a failure. Refused where they fit, it is a finding: a failure."""
+    if config is None or "OutOfResources" not in row.get("error", ""):
+        return
+    need = fe.shared_memory_bytes(config, dtype.itemsize)
+    if need > SHARED_LIMIT:
+        row["expected"] = f"operands need {need // 1024} KiB > {SHARED_LIMIT // 1024} KiB a block"
 
 
 def _time(fe: object, torch: object, batch: int, side: int, k: int, n: int, residual: bool,
@@ -177,10 +198,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--image", type=int, default=None, help="default 200 (cpu) / 224 (cuda)")
     parser.add_argument("--dtypes", default="float16,float32", help="comma-separated")
     parser.add_argument("--quick", action="store_true", help="a few cases only (the test's)")
+    parser.add_argument("--budget", type=float, default=None,
+                        help="seconds after which no case starts (default: none on cpu, 240 on cuda)")
     args = parser.parse_args(argv)
     interpret = args.device == "cpu"
     args.batch = args.batch or (1 if interpret else 256)
     args.image = args.image or (200 if interpret else 224)
+    args.budget = args.budget if args.budget is not None else (None if interpret else 240.0)
+    args.started, args.cut = time.perf_counter(), None
     out_dir = Path(args.out)
     out_dir.mkdir(parents=True, exist_ok=True)
     path = out_dir / ("cpu_triton_interpret.json" if interpret else "gpu_triton_check.json")
@@ -210,24 +235,31 @@ def main(argv: list[str] | None = None) -> int:
 
     record["triton"] = triton.__version__
     started = time.perf_counter()
+    if not interpret:   # first: the lever's own path, and quick
+        record["compiled_cuda_graph"] = _compiled_graph_check(fe, torch, args.device)
+        print(f"op in torch.compile + CUDA graph: {record['compiled_cuda_graph']}", flush=True)
     rows = _sweep(fe, torch, args, interpret, args.device)
     record["cases"] = rows
     record["summary"] = _summary(rows)
-    failed = [r for r in rows if not r["passed"]]
+    if args.cut:
+        record["cut"] = args.cut
+    failed = [r for r in rows if not r["passed"] and "expected" not in r]
     if interpret and "bfloat16" not in args.dtypes:
         probe = _bf16_dot_probe()
         probe["verdict"] = ("the interpreter's tl.dot is wrong on bfloat16 operands (it multiplies "
                             "their bit patterns as integers): bfloat16 is not checked here"
                             if probe["max_rel"] > 1e-2 else "the interpreter's bfloat16 tl.dot is right")
         record["bf16_dot_probe"] = probe
-    if not interpret:
-        record["compiled_cuda_graph"] = _compiled_graph_check(fe, torch, args.device)
-        failed += [] if record["compiled_cuda_graph"]["passed"] else [record["compiled_cuda_graph"]]
+    if not interpret and not record["compiled_cuda_graph"]["passed"]:
+        failed.append(record["compiled_cuda_graph"])
     record["seconds"] = round(time.perf_counter() - started, 1)
-    record["passed"] = len(rows) - sum(not r["passed"] for r in rows)
+    record["passed"] = sum(bool(r["passed"]) for r in rows)
+    record["expected_misfits"] = sum("expected" in r for r in rows)
     record["failed"] = len(failed)
     path.write_text(json.dumps(record, indent=1) + "\n")
-    print(f"{record['passed']} of {len(rows)} cases passed in {record['seconds']} s; wrote {path}")
+    print(f"{record['passed']} of {len(rows)} cases passed, {record['expected_misfits']} configs "
+          f"too big for shared memory as predicted, {len(failed)} failed, in {record['seconds']} s"
+          f"{'; ' + args.cut if args.cut else ''}; wrote {path}")
     return 1 if failed else 0
 
 

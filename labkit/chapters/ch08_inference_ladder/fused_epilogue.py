@@ -26,6 +26,12 @@ and the ladder's CUDA graph replays the lot. On CUDA it runs the Triton kernel; 
 torch reference, so the compiled graph can be checked here. A custom op rather than
 `torch.library.triton_op`: the op must import and run where triton is absent (this CPU), and
 inside a CUDA graph the Python launch that triton_op would save is not replayed anyway.
+
+Checked before a GPU sees it. The kernel's one source also runs under Triton's interpreter
+(TRITON_INTERPRET=1, numpy on CPU tensors: `triton_gemm(..., config=..., interpret=True)`),
+which is how benchmarks/cpu_triton_interpret.py checks every ResNet-50 1x1 shape and config on
+a CPU against float64 PyTorch (`check_case`). What the interpreter cannot show (shared memory,
+TF32, Hopper's MMA code, timing, CUDA graph capture) the same script checks with --device cuda.
 """
 
 from __future__ import annotations
@@ -98,8 +104,9 @@ _INTERPRETED = None   # the same kernel under Triton's interpreter (CPU tensors,
 # pipeline stage is (BLOCK_M + BLOCK_N) * BLOCK_K operand elements: in fp16 the largest tile
 # takes 48 KiB a stage, 144 KiB over its 3 stages (the H200 has 228 KiB per SM, 227 KiB usable
 # by one block), and every config fits. In float32 (TF32) the same stages take twice that: the
-# first two configs (288 and 256 KiB) do not fit, and the autotuner drops them as out of
-# resources (triton.Config raises it, Triton's autotuner catches it and times the rest).
+# first two configs (288 and 256 KiB) do not fit: their launch raises Triton's OutOfResources,
+# which the autotuner catches, timing the rest (benchmarks/cpu_triton_interpret.py --device cuda
+# records each config's compiled shared memory).
 TUNING_CONFIGS = (
     (128, 256, 64, 3, 8),
     (128, 128, 64, 4, 8),
@@ -118,7 +125,7 @@ def shared_memory_bytes(config: tuple[int, int, int, int, int], element_bytes: i
 
 def tuned() -> dict[str, str]:
     """The config the autotuner chose for each key it tuned in this process ({} before any),
-    as 'BLOCK_MxBLOCK_NxBLOCK_K wW sS'; the key is Triton's (M, N, K, HAS_RES, dtypes...)."""
+    as 'BLOCK_MxBLOCK_NxBLOCK_K wW sS'; the key is Triton's (M, N, K, HAS_RES, PRECISION, dtypes...)."""
     cache = getattr(_KERNEL, "cache", None) or {}
     return {str(key): config_name(config) for key, config in cache.items()}
 
@@ -287,8 +294,9 @@ def check_gemm(a: torch.Tensor, weight_t: torch.Tensor, bias: torch.Tensor,
     if a.dtype not in GEMM_DTYPES or weight_t.dtype != a.dtype:
         raise EpilogueError(f"a ({a.dtype}) and weight_t ({weight_t.dtype}) must share one of "
                             f"{[str(d) for d in GEMM_DTYPES]}")
-    tensors = [a, weight_t, bias] + ([residual] if residual is not None else [])
-    if len({t.device for t in tensors}) != 1:
+    if not (a.device == weight_t.device == bias.device
+            and (residual is None or residual.device == a.device)):
+        tensors = [a, weight_t, bias] + ([residual] if residual is not None else [])
         raise EpilogueError(f"operands on several devices: {sorted({str(t.device) for t in tensors})}")
     if min(a.shape) == 0 or n == 0:
         raise EpilogueError(f"an empty GEMM: a {tuple(a.shape)}, weight_t {tuple(weight_t.shape)}")
@@ -379,7 +387,10 @@ def launch_gemm(a: torch.Tensor, weight_t: torch.Tensor, bias: torch.Tensor,
     args = (a, weight_t, bias, res, out, m, n, k, a.stride(0), a.stride(1),
             weight_t.stride(0), weight_t.stride(1), res.stride(0), res.stride(1),
             out.stride(0), out.stride(1))
-    flags = {"HAS_RES": residual is not None, "RELU": bool(relu), "PRECISION": fp32_precision()}
+    # float32 operands as torch's matmul setting says; fp16/bf16 ones take Triton's own default
+    # ("tf32", which only float32 reads), so their kernel compiles exactly as it did before.
+    precision = fp32_precision() if a.dtype == torch.float32 else "tf32"
+    flags = {"HAS_RES": residual is not None, "RELU": bool(relu), "PRECISION": precision}
     if config is None:
         def grid(meta: dict) -> tuple[int]:
             return (_tiles(m, meta["BLOCK_M"]) * _tiles(n, meta["BLOCK_N"]),)
@@ -457,14 +468,16 @@ def check_case(batch: int, side: int, k: int, n: int, residual: bool, relu: bool
     tf32 = dtype == torch.float32 and fp32_precision() == "tf32" and not interpret
     tolerance = TOLERANCES[row["dtype"] + (" tf32" if tf32 else "")]
     try:
-        g = torch.Generator().manual_seed(seed)
+        g = torch.Generator(device=device).manual_seed(seed)   # operands made where they run
+
+        def randn(*shape: int) -> torch.Tensor:
+            return torch.randn(*shape, generator=g, device=device)
         layout = torch.channels_last if channels_last else torch.contiguous_format
-        x = torch.relu(torch.randn(batch, k, side, side, generator=g)).to(device, dtype)
-        x = x.contiguous(memory_format=layout)
-        weight_t = (torch.randn(k, n, generator=g) / k ** 0.5).to(device, dtype)
-        bias = (0.5 * torch.randn(n, generator=g)).to(device, dtype)
-        res = (torch.randn(batch, n, side, side, generator=g).to(device, dtype)
-               .contiguous(memory_format=layout) if residual else None)
+        x = torch.relu(randn(batch, k, side, side)).to(dtype).contiguous(memory_format=layout)
+        weight_t = (randn(k, n) / k ** 0.5).to(dtype)
+        bias = (0.5 * randn(n)).to(dtype)
+        res = (randn(batch, n, side, side).to(dtype).contiguous(memory_format=layout)
+               if residual else None)
         out, launched = _conv1x1_launch(x, weight_t, bias, res, relu, config, interpret)
         ref = to_rows(x).double() @ weight_t.double() + bias.double()
         if res is not None:
@@ -473,7 +486,7 @@ def check_case(batch: int, side: int, k: int, n: int, residual: bool, relu: bool
         with FakeTensorMode() as mode:
             fake = gemm_bias_res_relu(*(mode.from_tensor(t) if t is not None else None
                         for t in (x, weight_t, bias, res)), relu)
-        row.update(compare(out.cpu(), ref.cpu(), tolerance))
+        row.update(compare(out, ref, tolerance))
         row["strides"] = list(out.stride())
         row["layout_ok"] = (out.shape == fake.shape and out.dtype == fake.dtype == dtype
                             and out.stride() == fake.stride()
