@@ -331,7 +331,8 @@ for dtype in plan.dtypes:
 cases.sweep_table(runs)
 
 # %%
-chapter.show(comparisons[(str(plan.dtypes[-1]), plan.batches[-1])])
+last_cmp = comparisons[(str(plan.dtypes[-1]), plan.batches[-1])]
+chapter.show(last_cmp).note(cases.time_and_rate_line(last_cmp))
 
 # %% [markdown]
 # ### Optional: half precision on this CPU
@@ -421,9 +422,10 @@ takeaways = [
     f"Of the single ops tried, {', '.join(lost) or 'none'} do not return it.",
     f"No conversion for the GEMM: the channels_last convolution copied {c22.evidence['conv_conversion_bytes']} "
     f"bytes and returned {c22.evidence['conv_output_format']}; NCHW's batched GEMM copied "
-    f"{gemm_evidence['nchw_batched']['copied_bytes']} bytes, at {gemm_evidence['nchw_batched']['ratio']:.2f}x "
-    "the time of NHWC's one GEMM" + (": the layouts differ in the GEMM's shape, not in a forced copy (C22)."
-                                     if gemm_evidence["nchw_batched"]["copied_bytes"] == 0 else " (C22)."),
+    f"{gemm_evidence['nchw_batched']['copied_bytes']} bytes; its time against NHWC's one GEMM: "
+    f"{cases.gemm_ratio_text(gemm_evidence['nchw_batched'], gemm_flagged)}"
+    + (". The layouts differ in the GEMM's shape, not in a forced copy (C22)."
+       if gemm_evidence["nchw_batched"]["copied_bytes"] == 0 else " (C22)."),
     f"Whether it is faster depends on the machine: NHWC/NCHW images per second here: {ratios} (C7).",
 ]
 if kept_runs:

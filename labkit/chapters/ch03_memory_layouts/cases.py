@@ -20,7 +20,7 @@ from torch.utils.flop_counter import FlopCounterMode
 
 from labkit.chapters.ch03_memory_layouts import claims as c7_claims
 from labkit.chapters.ch03_memory_layouts import device_split, propagation
-from labkit.claims import SEED_FORM, quiz_keys
+from labkit.claims import SEED_FORM, quiz_keys, trust
 from labkit.core import env
 from labkit.measure import bench, copies
 from labkit.measure.timing import Comparison
@@ -225,18 +225,43 @@ def gemm_paths(chapter: Chapter, act: torch.Tensor, act_cl: torch.Tensor,
                                         rep_ms=100, bytes_moved=moved, flops=flops,
                                         flops_dtype=math_of(act.dtype, on_gpu))
     shown = Table(f"the channel GEMM of a {'x'.join(map(str, act.shape))} activation, three ways",
-                  ["path", "copied", "time", "vs one GEMM", "of copy ceiling", "of matmul ceiling", "ran"],
+                  ["path", "copied", "time", "vs one GEMM", "rounds", "of copy ceiling",
+                   "of matmul ceiling", "ran"],
                   units={"copied": "B", "time": "s", "vs one GEMM": "x", "of copy ceiling": "%",
                          "of matmul ceiling": "%"})
     evidence = {}
+    direct = cmp[GEMM_PATHS["nhwc_direct"]].timing.median_s
     for role, k in GEMM_PATHS.items():
         t = cmp[k].timing
+        # One statistic (review 2026-12-03e item 6: '327 us | 1.05x' against NHWC's 338 us): the
+        # ratio of the two medians shown, with the per-round ratios' middle half beside it.
+        ratio, spread = t.median_s / direct, (cmp[k].ratio_q25, cmp[k].ratio_q75)
         evidence[role] = {"path": k, "copied_bytes": copied[k], "median_s": t.median_s,
-                          "ratio": cmp[k].ratio, "pct_of_copy_ceiling": t.pct_of_copy_ceiling}
-        shown.add(k, copied[k], t.median_s, cmp[k].ratio, t.pct_of_copy_ceiling, t.pct_of_matmul_ceiling,
+                          "ratio": ratio, "ratio_spread": list(spread),
+                          "pct_of_copy_ceiling": t.pct_of_copy_ceiling}
+        shown.add(k, copied[k], t.median_s, ratio, f"{spread[0]:.2f}-{spread[1]:.2f}",
+                  t.pct_of_copy_ceiling, t.pct_of_matmul_ceiling,
                   "; ".join(op.split("<")[0][:48] for op in ran[k]))
-    shown.note(f"the same numbers from all three: {same_product(paths, act.shape[1])}")
+    shown.note("vs one GEMM: time / NHWC's time, of the medians; rounds: the per-round ratios' "
+               f"middle half. The same numbers from all three: {same_product(paths, act.shape[1])}")
     return shown, evidence, flagged
+
+
+def gemm_ratio_text(path: Mapping, flags: Sequence[Mapping] = ()) -> str:
+    """A GEMM path's time against NHWC's one GEMM as a sentence may state it (`trust.stated_ratio`
+    on the table's ratio of medians and its rounds): noise is said to be noise."""
+    own = (str(path.get("path", "")), GEMM_PATHS["nhwc_direct"])  # the two timings it is built from
+    return trust.stated_ratio(path["ratio"], path.get("ratio_spread"), what=own[0],
+                              flags=[f for f in flags if str(f.get("timing", "")).endswith(own)])
+
+
+def time_and_rate_line(comparison: Comparison) -> str:
+    """One comparison said in one direction (review 2026-12-03e item 6: this table's NHWC 1.06x
+    sat beside the sweep's 0.94x as if two results): NHWC's time ratio is the inverse of its
+    images-per-second ratio. The sweep divides the medians; the ratio column is per round."""
+    ratio = comparison[LAYOUTS[1]].timing.median_s / comparison[LAYOUTS[0]].timing.median_s
+    return (f"the sweep's last row: NHWC/NCHW median time {ratio:.2f}x = {1 / ratio:.2f}x images "
+            "per second (the ratio column: per round)")
 
 
 # ---------------------------------------------------------------------- C7

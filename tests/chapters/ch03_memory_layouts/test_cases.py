@@ -189,3 +189,48 @@ def test_the_device_split_times_a_plain_loop_of_each_layout_interleaved():
     row = _run(64, 10.0, 12.0, nchw_busy_s=2.0, nhwc_busy_s=1.0, nchw_idle_share=0.5, nhwc_idle_share=0.6,
                nchw_loop_s=2.1, nhwc_loop_s=1.5)
     assert cases.sweep_table([row]).column("loop over kernels") == ["+5% / +50%"]
+
+
+def _fixed_comparison(medians: dict[str, float], per_round: dict[str, tuple[float, float, float]],
+                      baseline: str):
+    """A Comparison whose pooled medians and per-round ratios disagree, as a noisy run's do."""
+    from labkit.measure.timing import Comparison, Timing, VariantResult
+
+    def variant(label: str) -> VariantResult:
+        m = medians[label]
+        timing = Timing(label=label, device="cpu", mode="hot", times_s=(m,), median_s=m, iqr_s=0.0,
+                        min_s=m, count=1, clock="cpu")
+        q25, mid, q75 = per_round[label]
+        return VariantResult(timing, mid, q25, q75, (mid,))
+
+    return Comparison(baseline, 5, {label: variant(label) for label in medians}, tuple(medians))
+
+
+def test_the_gemm_table_shows_one_ratio_the_ratio_of_its_medians_with_the_rounds_beside_it():
+    """Review 2026-12-03e item 6: the table showed NCHW's batched GEMM at 327 us and '1.05x'
+    against NHWC's 338 us (0.97x by the medians): a per-round median beside pooled medians."""
+    from types import SimpleNamespace
+
+    direct, batched, seeds = cases.GEMM_PATHS.values()
+    found = _fixed_comparison({direct: 338e-6, batched: 327e-6, seeds: 500e-6},
+                              {direct: (1.0, 1.0, 1.0), batched: (1.0, 1.05, 1.12), seeds: (1.4, 1.5, 1.6)},
+                              direct)
+    chapter = SimpleNamespace(measured=lambda *a, **k: (found, []))
+    _, _, act = cases.conv_case(torch.device("cpu"), False, batch=1, image=8)
+    act_cl = act.to(memory_format=torch.channels_last)
+    shown, evidence, _ = cases.gemm_paths(chapter, act, act_cl, torch.randn(act.shape[1], act.shape[1]))
+    assert shown.column("vs one GEMM")[1] == pytest.approx(327 / 338)
+    assert shown.column("rounds")[1] == "1.00-1.12" and evidence["nchw_batched"]["ratio_spread"] == [1.0, 1.12]
+    # the takeaway states it only where its own rounds hold it: 0.97x lies below them here
+    assert cases.gemm_ratio_text(evidence["nchw_batched"]).startswith("no stable ratio")
+    assert "straddle" in cases.gemm_ratio_text(dict(evidence["nchw_batched"], ratio=1.05))
+    steady = dict(evidence["nchw_batched"], ratio=1.05, ratio_spread=[1.02, 1.12])
+    assert cases.gemm_ratio_text(steady) == "1.05x (rounds 1.02-1.12)"
+    noisy = [{"timing": f"C22 GEMM paths: {batched}", "why": "noisy", "spread": 0.5}]
+    assert "noise" in cases.gemm_ratio_text(steady, noisy)
+
+
+def test_the_last_comparison_is_said_in_one_direction():
+    nchw, nhwc = cases.LAYOUTS
+    found = _fixed_comparison({nchw: 1.0, nhwc: 1.06}, {nchw: (1, 1, 1), nhwc: (1.0, 1.05, 1.1)}, nchw)
+    assert cases.time_and_rate_line(found).startswith("the sweep's last row: NHWC/NCHW median time 1.06x = 0.94x")
