@@ -219,12 +219,13 @@ copy_bytes = chapter.sizes.copy_bytes
 fresh = torch.empty(copy_bytes // 4, device=chapter.device)   # never written yet (CPU: pages unmapped)
 image = torch.randn(1, 3, 97, 89, device=chapter.device)      # a shape not used before
 kernel = torch.randn(7, 3, 5, 5, device=chapter.device)
+other_image = torch.randn(1, 3, 32, 32, device=chapter.device)  # warm=: loads cuDNN (CPU: oneDNN) first
 one_thread = 1 if chapter.device.type == "cpu" else None
 first_calls = chapter.here_or_recorded("first_call_here", lambda: [  # measured, and kept
     pitfalls.first_call_vs_steady(lambda: fresh.fill_(1.0), f"fill a fresh {copy_bytes >> 20} MiB buffer",
                                   threads=one_thread),
     pitfalls.first_call_vs_steady(lambda: torch.nn.functional.conv2d(image, kernel), "conv2d on a new shape",
-                                  threads=one_thread),
+                                  threads=one_thread, warm=lambda: torch.nn.functional.conv2d(other_image, kernel)),
 ], can=True)
 fresh = None  # give the buffer back
 machine.first_call_table(first_calls)

@@ -54,7 +54,8 @@ def no_sync_vs_sync(n: int = 4096, dtype: torch.dtype = torch.bfloat16, calls: i
 
 
 def first_call_vs_steady(fn: Callable[[], object], label: str, device: str | None = None,
-                         threads: int | None = None, wall_calls: int = 21) -> dict:
+                         threads: int | None = None, wall_calls: int = 21,
+                         warm: Callable[[], object] | None = None) -> dict:
     """How long the very first call takes against the harness's steady-state median.
 
     The first call pays once for what later calls reuse: CUDA context and cuBLAS handle,
@@ -67,11 +68,20 @@ def first_call_vs_steady(fn: Callable[[], object], label: str, device: str | Non
     by the wall clock, `wall_calls` calls each synchronised (`steady_wall_s`), and
     `first_over_steady_wall` divides like by like; `first_over_steady` (against the harness's
     median) is kept, and on a GPU it mixes the two clocks.
+
+    warm, when given, runs once before the first call, untimed, under the same threads: what
+    the row is not about. The first convolution of a process loads the library and creates its
+    handle (cuDNN on a GPU: the H200 timed 98.9 ms, 3,800x the steady median, and called it
+    "a new shape"; review 2026-12-03e item 7), so a row about a new shape first runs one
+    convolution on another shape.
     """
     where = conditions.resolve_device(device, fn, ())
     threads = conditions.threads_for(where, threads)
     sync = torch.cuda.synchronize if where.type == "cuda" else (lambda: None)
     with conditions.fixed_threads(threads):
+        if warm is not None:
+            warm()
+            sync()
         start = _clock.perf_counter()
         fn()
         sync()

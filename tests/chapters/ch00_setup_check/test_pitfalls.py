@@ -94,3 +94,15 @@ def test_the_first_call_is_set_against_a_steady_state_on_its_own_clock():
     row = pitfalls.first_call_vs_steady(lambda: work.sum(), "a sum", device="cpu", threads=1, wall_calls=5)
     assert row["steady_wall_s"] > 0
     assert row["first_over_steady_wall"] == pytest.approx(row["first_call_s"] / row["steady_wall_s"])
+
+
+def test_a_warm_up_runs_once_before_the_first_call_untimed():
+    """Review 2026-12-03e item 7: the process's first conv2d timed cuDNN's set-up, not a new
+    shape; `warm` runs what the row is not about first, under the same threads."""
+    import torch
+
+    calls = []
+    row = pitfalls.first_call_vs_steady(lambda: calls.append("fn"), "a call", device="cpu", threads=1,
+                                        wall_calls=3, warm=lambda: calls.append(torch.get_num_threads()))
+    assert calls[0] == 1 and calls[1] == "fn" and calls.count(1) == 1  # warmed once, on one thread
+    assert row["first_call_s"] >= 0
