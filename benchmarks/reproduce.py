@@ -206,6 +206,9 @@ def main(argv: list[str] | None = None) -> int:
     numbers = numbers_summary(module, runs)
     if numbers:
         lines += numbers["lines"]
+        if not numbers.get("agree"):
+            lines.append("  NOT reproduced: the verdicts may agree, the chapter's numbers did not "
+                         "(all_agree: false)")
     each = ", ".join(f"{r['wall_s']:.1f}" for r in runs)
     lines.append(f"  wall time: {time.perf_counter() - started:.1f} s for {args.runs} run(s) "
                  f"({each} s each)")
@@ -232,7 +235,12 @@ def write(path: Path, chapter: str, args: argparse.Namespace, runs: list[dict],
         "runs_asked": args.runs, "complete": complete, "quick": args.quick,
         "fingerprint": env.fingerprint(), "seconds": [r["seconds"] for r in runs],
         "wall_s": [r.get("wall_s") for r in runs], "phases": [r.get("phases", {}) for r in runs],
-        "claims": summary, "all_agree": all(e["agree"] for e in summary.values()),
+        # all_agree: every claim's verdict AND the chapter's own numbers where it summarises
+        # them (chapter 08's keep sets and top rung; review 2026-12-03e item 5: the record said
+        # true beside keep sets that differed); each part also on its own
+        "claims": summary, "verdicts_agree": all(e["agree"] for e in summary.values()),
+        "numbers_agree": None if numbers is None else bool(numbers.get("agree")),
+        "all_agree": all(e["agree"] for e in summary.values()) and (numbers is None or bool(numbers.get("agree"))),
         "numbers": [r["numbers"] for r in runs if "numbers" in r],
         "numbers_summary": numbers,
         "evidence": [{v["claim_id"]: v.get("evidence") for v in r["verdicts"]} for r in runs],

@@ -58,7 +58,7 @@ def test_the_runs_must_keep_the_same_steps():
                        "channels_last": step(1.21, True)}}] * 3
     said = reproduce.summarise_numbers(same)
     assert said["agree"] and "the same in 3 of 3 (2: TF32, channels_last)" in said["lines"][0]
-    assert any("cudnn.benchmark: wall gain 1.00x to 1.00x, kept in 0 of 3" in line
+    assert any("cudnn.benchmark: wall gain 1.000x to 1.000x, kept in 0 of 3" in line
                for line in said["lines"])
     # run 2 kept cudnn.benchmark (the H200's 1.0006x under the rule without a minimum gain)
     differ = [same[0], {"kept": ["TF32", "cudnn.benchmark", "channels_last"],
@@ -67,7 +67,47 @@ def test_the_runs_must_keep_the_same_steps():
     said = reproduce.summarise_numbers(differ)
     assert not said["agree"] and "NOT the same" in said["lines"][0]
     assert "run 2 kept 3 (TF32, cudnn.benchmark, channels_last)" in said["lines"][0]
-    assert any("cudnn.benchmark: wall gain 1.00x to 1.00x, kept in 1 of 3" in line
+    assert any("cudnn.benchmark: wall gain 1.000x to 1.001x, kept in 1 of 3" in line
                for line in said["lines"])
     with pytest.raises(ValueError, match="no runs"):
         reproduce.summarise_numbers([])
+
+
+def test_the_runs_must_reach_the_same_top_rung_within_five_percent():
+    """Review 2026-12-03e item 5: the record said all_agree beside differing keep sets; the
+    top rung is part of what must reproduce (issue 40: spread within 5%)."""
+    def run(rate, name="batch 256", kept=("TF32",)):
+        return {"kept": list(kept), "steps": {"TF32": step(2.13, True)},
+                "top": {"name": name, "batch": 256, "images_per_s": rate}}
+    said = reproduce.summarise_numbers([run(31011.0), run(31690.0), run(30529.0)])
+    assert said["agree"] and said["steps_agree"] and said["top_agree"]
+    assert "30,529 to 31,690 images/s (spread 3.8%, limit 5%)" in said["lines"][1]
+    said = reproduce.summarise_numbers([run(31011.0), run(29000.0), run(30529.0)])
+    assert not said["agree"] and said["steps_agree"] and said["lines"][1].endswith("NOT the same")
+    said = reproduce.summarise_numbers([run(31011.0), run(31011.0, name="CUDA Graphs")])
+    assert not said["top_agree"]
+    # the keep sets differing fail the whole, whatever the top rung did
+    said = reproduce.summarise_numbers([run(31011.0), run(31011.0, kept=("TF32", "cudnn.benchmark"))])
+    assert not said["agree"] and not said["steps_agree"] and said["top_agree"]
+
+
+def test_the_reproduce_record_fails_all_agree_when_the_numbers_differ(tmp_path):
+    import argparse
+    import importlib.util
+    from pathlib import Path
+
+    spec = importlib.util.spec_from_file_location(
+        "reproduce_script", Path(__file__).resolve().parents[3] / "benchmarks" / "reproduce.py")
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    verdict = {"claim_id": "C24", "outcome": "depends", "depends_on": "the baseline", "form": "f"}
+    runs = [{"verdicts": [verdict], "seconds": 1.0, "numbers": {"kept": list(k), "steps": {}}}
+            for k in (("TF32",), ("TF32", "cudnn.benchmark"), ("TF32",))]
+    args = argparse.Namespace(runs=3, quick=True)
+    path = tmp_path / "r.json"
+    script.write(path, "08_inference_ladder", args, runs, reproduce, complete=True)
+    import json
+
+    written = json.loads(path.read_text())
+    assert written["verdicts_agree"] and written["numbers_agree"] is False
+    assert written["all_agree"] is False and written["numbers_summary"]["steps_agree"] is False
