@@ -167,6 +167,7 @@ c6 = chapter.judge("C6", {
     "narrow_transposed_median_s": narrow_moved.timing.median_s,
     "narrow_ratio": narrow_moved.ratio, "ratio_iqr": [narrow_moved.ratio_q25, narrow_moved.ratio_q75],
     "gpu_kernels_launched": kernels_launched, "device": str(chapter.device),
+    "clock": chapter.lab.claims.c6_clock(chapter.on_gpu),
 }, form=chapter.lab.cases.form(chapter, "C6", seed_form_on_gpu=True))
 chapter.table([c6])
 

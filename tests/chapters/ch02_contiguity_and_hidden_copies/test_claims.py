@@ -453,3 +453,12 @@ def test_c5b_reads_the_dram_buffers_own_bytes_at_dram_size():
                                      "2.00x the time for 2.00x the bytes, alignment alone 1.00x for 1.00x")
     assert verdict.depends_on.endswith("not alignment's (1.00x)")
     assert "alignment alone 1.00x the time for 1.01x the bytes" in verdict.reason  # the window's, in L1
+
+
+def test_c6_names_the_clock_it_was_timed_on():
+    """Review 2026-12-03e item 8: on a GPU narrow is timed on CPU tensors (it runs no kernel);
+    the reason says so instead of 'the time' under a seed that gives GPU time."""
+    on_gpu = judge("C6", **CASES["C6"]["refuted"], narrow_ratio=1.14, clock=ch02.c6_clock(True))
+    assert "1.14x the host time, on CPU tensors" in on_gpu.reason and "GPU time has nothing to time" in on_gpu.reason
+    on_cpu = judge("C6", **CASES["C6"]["refuted"], narrow_ratio=1.14, clock=ch02.c6_clock(False))
+    assert "1.14x the CPU time of narrow" in on_cpu.reason
