@@ -184,12 +184,24 @@ def _compiled_graph(fe: object, torch: object, device: str) -> dict:
 def _summary(rows: list[dict]) -> dict:
     by: dict[str, dict] = {}
     for row in rows:
-        cell = by.setdefault(f"{row['dtype']} {row['config']}", {"cases": 0, "failed": 0, "worst_max_rel": 0.0})
+        cell = by.setdefault(f"{row['dtype']} {row['config']}",
+                             {"cases": 0, "failed": 0, "worst_max_rel": 0.0, "worst_rel_l2": 0.0})
         cell["cases"] += 1
-        cell["failed"] += not row["passed"]
-        if "max_rel" in row:
-            cell["worst_max_rel"] = max(cell["worst_max_rel"], row["max_rel"])
+        cell["failed"] += not row["passed"] and "expected" not in row
+        for key in ("max_rel", "rel_l2"):
+            if key in row:
+                cell[f"worst_{key}"] = max(cell[f"worst_{key}"], row[key])
     return by
+
+
+def dumps(record: dict) -> str:
+    """The record as JSON with one case a line (hundreds of cases stay readable and diffable)."""
+    cases = record.get("cases")
+    head = json.dumps({k: v for k, v in record.items() if k != "cases"}, indent=1)
+    if cases is None:
+        return head + "\n"
+    lines = ",\n".join("  " + json.dumps(case) for case in cases)
+    return head[:-2] + ',\n "cases": [\n' + lines + "\n ]\n}\n"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -231,7 +243,7 @@ def main(argv: list[str] | None = None) -> int:
         record["machine"] = torch.cuda.get_device_name() if torch.cuda.is_available() else "no GPU"
     if why:
         record["skipped"] = why
-        path.write_text(json.dumps(record, indent=1) + "\n")
+        path.write_text(dumps(record))
         print(f"not run: {why}")
         return 3
     import triton
@@ -259,7 +271,7 @@ def main(argv: list[str] | None = None) -> int:
     record["passed"] = sum(bool(r["passed"]) for r in rows)
     record["expected_misfits"] = sum("expected" in r for r in rows)
     record["failed"] = len(failed)
-    path.write_text(json.dumps(record, indent=1) + "\n")
+    path.write_text(dumps(record))
     print(f"{record['passed']} of {len(rows)} cases passed, {record['expected_misfits']} configs "
           f"too big for shared memory as predicted, {len(failed)} failed, in {record['seconds']} s"
           f"{'; ' + args.cut if args.cut else ''}; wrote {path}")
