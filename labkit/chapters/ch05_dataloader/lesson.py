@@ -6,8 +6,8 @@ and the notebook keeps the measurements, the claims and the verdicts. Every resu
 under the key and payload shape the notebook recorded before (results/nvidia-h200.json is
 read by key): sweep_workers, knee, plateau, sweep_knobs, startup, pinning_cost_fresh,
 pin_thread, h2d_curve, h2d_seed_size, pmd_probe, d2h_trap, busy_stream, overlap; and
-cell_seconds, each measuring method's wall seconds (CELL_SECONDS_KEY: the H200 record then
-says where the chapter's time went, which cost_model reads; nothing is printed).
+cell_seconds on a GPU, each measuring method's wall seconds (CELL_SECONDS_KEY: the H200
+record then says where the chapter's time went, for cost_model; nothing is printed).
 
 `Lesson(chapter)` holds one run's state; each method is one cell's work. A measurement only
 a GPU can make goes through `chapter.here_or_recorded` (recorded under its key on a GPU,
@@ -86,9 +86,10 @@ def process_age_s() -> float | None:
 
 
 def _timed(method: Callable) -> Callable:
-    """A Lesson method whose wall seconds are kept under CELL_SECONDS_KEY, by its name, each
-    time it runs (recorded at once, so a run cut short keeps what it measured). Why: the
-    chapter's H200 seconds outside the sweeps were only known as one total (cost_model)."""
+    """A Lesson method whose wall seconds are kept in Lesson.seconds by its name each time it
+    runs, and on a GPU recorded under CELL_SECONDS_KEY at once (a run cut short keeps what it
+    measured). Why: the chapter's H200 seconds outside the sweeps were only known as one total
+    (cost_model); on a CPU, scripts/execute_notebook.py --cell-seconds gives them."""
     @functools.wraps(method)
     def timed(self: Lesson, *args: object, **kwargs: object) -> object:
         start = time.perf_counter()
@@ -96,8 +97,9 @@ def _timed(method: Callable) -> Callable:
             return method(self, *args, **kwargs)
         finally:
             self.seconds[method.__name__] = round(time.perf_counter() - start, 3)
-            self.chapter.record(CELL_SECONDS_KEY, {"seconds": dict(self.seconds),
-                                                   "before_lesson_s": self.started_s})
+            if self.on_gpu:
+                self.chapter.record(CELL_SECONDS_KEY, {"seconds": dict(self.seconds),
+                                                       "before_lesson_s": self.started_s})
     return timed
 
 

@@ -156,3 +156,13 @@ def test_a_timing_line_keeps_the_numbers_and_names_the_warnings():
     line = lesson.timing_line(noisy, "lesson.bench.compute")
     assert line.splitlines()[0] == str(timing).splitlines()[0]
     assert "harness warnings: noisy, page faults (print(lesson.bench.compute) reads them)" in line
+
+
+def test_on_a_cpu_the_seconds_are_kept_but_not_recorded(monkeypatch):
+    chapter = FakeGpuChapter(on_gpu=False)
+    run = lesson.Lesson(chapter)
+    bench = type("B", (), {"data": None, "step": None})()
+    monkeypatch.setattr(lesson.knee_experiment, "prepare", lambda: bench)
+    monkeypatch.setattr(h2d_copies, "FreshPinProcess", lambda: pytest.fail("a CPU has nothing to pin"))
+    run.prepare()
+    assert set(run.seconds) == {"prepare"} and lesson.CELL_SECONDS_KEY not in chapter.kept
