@@ -67,7 +67,7 @@ def host_tensor(nbytes: int, pinned: bool) -> torch.Tensor:
     Why written and not zeros: an untouched or zero-filled page can be special-cased (mapped
     to the shared zero page), and the copy would then time page faults. Why a repeated tile:
     torch's random_ fills about 250 MB/s on one core (1.1 s for 256 MiB on the course's CPU;
-    about half of C25's seconds on the H200, cost_model.fit_fill), while copying one tile of
+    about half of C25's seconds on the H200, cost_model.fit_copies), while copying one tile of
     FILL_TILE_BYTES random bytes over the tensor writes every page at memory speed (0.17 s
     for 256 MiB there). A copy's time does not depend on the values it moves."""
     if nbytes < 1:
