@@ -8,7 +8,7 @@ device in a JSON file, so that a chapter can read them instantly:
 
     from labkit.measure import ceilings
     c = ceilings.measure()             # measured once per device, then read from the cache
-    c = ceilings.measure(refresh=True) # measure again (after a driver or torch upgrade)
+    c = ceilings.measure(refresh=True) # measure again; a higher cached reading of this machine stays
 
 On a GPU the matmul ceiling is measured in float32, in TF32 (float32 data, TF32 tensor-core
 math: what float32 convolutions run in by default), in bfloat16 and in float16, so each
@@ -22,6 +22,16 @@ GPU (two sizes up to the course's buffer on a CPU); matmuls: n = 2048, 4096, 819
 reached at and, on a GPU, the SM clock read after each matmul point. Up to 105% of a
 ceiling then reads "at the ceiling" (labkit.measure.timing.AT_CEILING_PCT).
 
+A refresh never lowers a ceiling measured on the same machine: where the cached record has the
+same fingerprint (`env.fingerprint()`: the same CPU, GPU, driver, torch and thread count), each
+ceiling kept is the higher of the cached and the new reading, and `details["kept_higher"]` says
+which ones came from the earlier run, with its date and this run's reading. A ceiling is the
+best the machine can do; a run taken while other programs load it reads low, and a share read
+against it then reads high (review 2026-12-03e item 10: one host's copy ceiling read 25.0 GB/s
+in three chapters and 45 GB/s an hour later, so a plain 64 MiB copy, the very operation the
+ceiling times, read "31% of the copy ceiling"). A new machine, driver or torch measures afresh;
+`keep_higher=False` replaces the record whatever it held.
+
 The cache lives in `labkit.core.env.cache_dir()`: $LABKIT_CACHE_DIR, else $XDG_CACHE_HOME/labkit,
 else ~/.cache/labkit. The `Ceilings` record and the cache file are `labkit.measure.ceiling_store`'s
 (re-exported here), so that `labkit.measure.bench` reads them without importing this module.
@@ -33,6 +43,7 @@ import subprocess
 import time as _clock
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import replace
 from datetime import datetime, timezone
 
 import torch
@@ -41,8 +52,8 @@ from labkit.core import env
 from labkit.measure import bench
 from labkit.measure.ceiling_store import Ceilings, cache_path, cached, save
 
-__all__ = ["Ceilings", "cache_path", "cached", "measure", "copy_bandwidth_gbps",
-           "matmul_tflops", "GPU_MATMUL_DTYPES"]
+__all__ = ["Ceilings", "cache_path", "cached", "measure", "higher_of", "kept_note",
+           "copy_bandwidth_gbps", "matmul_tflops", "GPU_MATMUL_DTYPES"]
 
 # The kinds of math a GPU matmul ceiling is measured in; 'tfloat32' is float32 with TF32 on.
 GPU_MATMUL_DTYPES = ("float32", "tfloat32", "bfloat16", "float16")
@@ -84,22 +95,71 @@ def sm_clock_mhz() -> int | None:
         return None
 
 
-def measure(refresh: bool = False, verbose: bool = False) -> Ceilings:
+def measure(refresh: bool = False, verbose: bool = False, keep_higher: bool = True) -> Ceilings:
     """This machine's ceilings: from the cache, or measured now (and cached) if refresh.
 
     On the CPU it takes a few seconds (each point of each sweep with all threads and with
     one, the better kept); on a GPU about half a minute (three copy sizes, then four kinds
-    of matmul math, float32, TF32, bfloat16 and float16, at three sizes each).
+    of matmul math, float32, TF32, bfloat16 and float16, at three sizes each). A refresh keeps
+    the higher of each cached and new ceiling of the same machine (`higher_of`) unless
+    keep_higher is False.
     """
-    if not isinstance(refresh, bool) or not isinstance(verbose, bool):
-        raise TypeError(f"refresh and verbose must be True or False, got {refresh!r}, {verbose!r}")
-    if not refresh:
-        known = cached()
-        if known is not None:
-            return known
+    if not all(isinstance(v, bool) for v in (refresh, verbose, keep_higher)):
+        raise TypeError(f"refresh, verbose and keep_higher must be True or False, got {refresh!r}, "
+                        f"{verbose!r}, {keep_higher!r}")
+    known = cached()
+    if not refresh and known is not None:
+        return known
     result = _measure_now(verbose)
+    if keep_higher:
+        result = higher_of(result, known)
     save(result)
     return result
+
+
+def _kept_date(old: Ceilings, key: str) -> str:
+    """When the cached reading `key` was measured: its own run, or the earlier one it kept."""
+    return str(old.details.get("kept_higher", {}).get(key, {}).get("measured_at") or old.measured_at)
+
+
+def higher_of(new: Ceilings, old: Ceilings | None) -> Ceilings:
+    """`new` with each ceiling raised to `old`'s where `old` was measured on the same machine
+    (the same fingerprint) and reads higher; `details["kept_higher"]` names each ceiling kept
+    from `old`, with the date it was measured and this run's lower reading. A different
+    machine, driver or torch (another fingerprint), or a record without one, changes nothing."""
+    if old is None or not old.details.get("fingerprint") or (
+            old.details.get("fingerprint") != new.details.get("fingerprint")):
+        return new
+    kept: dict[str, dict] = {}
+    copy_gbps, copy_bytes = new.copy_gbps, new.copy_bytes
+    if old.copy_gbps > new.copy_gbps:
+        copy_gbps, copy_bytes = old.copy_gbps, old.copy_bytes
+        kept["copy_gbps"] = {"kept": old.copy_gbps, "measured_at": _kept_date(old, "copy_gbps"),
+                             "this_run": new.copy_gbps}
+    rates, best_n = dict(new.matmul_tflops), dict(new.matmul_best_n)
+    clocks = dict(new.sm_clock_mhz)
+    for name, rate in old.matmul_tflops.items():
+        if name in rates and rate > rates[name]:
+            key = f"matmul_tflops.{name}"
+            kept[key] = {"kept": rate, "measured_at": _kept_date(old, key), "this_run": rates[name]}
+            rates[name] = rate
+            if name in old.matmul_best_n:
+                best_n[name] = old.matmul_best_n[name]
+            clocks[name] = old.sm_clock_mhz.get(name)
+    if not kept:
+        return new
+    return replace(new, copy_gbps=copy_gbps, copy_bytes=copy_bytes, matmul_tflops=rates,
+                   matmul_best_n=best_n, sm_clock_mhz=clocks,
+                   details={**new.details, "kept_higher": kept})
+
+
+def kept_note(result: Ceilings) -> str:
+    """One line on the ceilings a refresh kept from an earlier run of this machine, or ''."""
+    kept = result.details.get("kept_higher") or {}
+    return "; ".join(
+        f"{key.replace('_gbps', '').replace('_tflops.', ' ')}: kept {v['kept']:.4g} from "
+        f"{str(v['measured_at'])[:16]} (this run read {v['this_run']:.4g}, lower: a ceiling is the best reading)"
+        for key, v in kept.items())
 
 
 def copy_bandwidth_gbps(nbytes: int, where: torch.device, rep_ms: float | None = None,

@@ -152,3 +152,44 @@ def test_a_t4_has_no_tf32_or_bfloat16_ceiling_and_an_h200_has_all_four(monkeypat
     assert all("7.5 < 8.0" in why for why in skipped.values())
     monkeypatch.setattr(torch.cuda, "get_device_capability", lambda device=None: (9, 0))
     assert ceilings.gpu_matmul_math() == (ceilings.GPU_MATMUL_DTYPES, {})
+
+
+def _fixed(copy_gbps: float, tflops: float, when: str, fingerprint: dict | None = None) -> ceilings.Ceilings:
+    return ceilings.Ceilings(device_key=env.device_key(), device="cpu", copy_gbps=copy_gbps,
+                             copy_bytes=64 << 20, matmul_tflops={"float32": tflops}, matmul_n=128,
+                             measured_at=when, details={"fingerprint": fingerprint or {"cpu": "a"}},
+                             matmul_best_n={"float32": 128})
+
+
+def test_a_refresh_never_lowers_a_ceiling_of_the_same_machine(monkeypatch):
+    """Review 2026-12-03e item 10: one host read 25.0 GB/s in three chapters and 45 GB/s an hour
+    later; a loaded run reads low, and a refresh overwrote the cache with it. Now each ceiling
+    is the higher of the cached and the new reading, and the record says which was kept."""
+    runs = iter([_fixed(45.0, 1.0, "2026-12-03T13:00"), _fixed(25.0, 1.5, "2026-12-03T14:00"),
+                 _fixed(20.0, 0.5, "2026-12-03T15:00")])
+    monkeypatch.setattr(ceilings, "_measure_now", lambda verbose: next(runs))
+    first = ceilings.measure(refresh=True)
+    assert first.copy_gbps == 45.0 and "kept_higher" not in first.details
+    second = ceilings.measure(refresh=True)  # a loaded run: copy lower, matmul higher
+    assert second.copy_gbps == 45.0 and second.matmul_tflops["float32"] == 1.5
+    assert second.details["kept_higher"] == {"copy_gbps": {"kept": 45.0, "measured_at": "2026-12-03T13:00",
+                                                           "this_run": 25.0}}
+    assert "copy: kept 45 from 2026-12-03T13:00 (this run read 25" in ceilings.kept_note(second)
+    assert ceilings.cached() == second  # what later chapters read
+    third = ceilings.measure(refresh=True)  # a kept reading keeps its own date
+    assert third.copy_gbps == 45.0 and third.details["kept_higher"]["copy_gbps"]["measured_at"] == "2026-12-03T13:00"
+    assert third.matmul_tflops["float32"] == 1.5
+    assert third.details["kept_higher"]["matmul_tflops.float32"]["measured_at"] == "2026-12-03T14:00"
+    assert ceilings.kept_note(first) == ""
+
+
+def test_another_machine_or_keep_higher_false_measures_afresh(monkeypatch):
+    old = _fixed(45.0, 2.0, "then")
+    assert ceilings.higher_of(_fixed(25.0, 1.0, "now", {"cpu": "b"}), old).copy_gbps == 25.0
+    assert ceilings.higher_of(_fixed(25.0, 1.0, "now"), None).copy_gbps == 25.0
+    monkeypatch.setattr(ceilings, "_measure_now", lambda verbose: _fixed(45.0, 2.0, "then"))
+    ceilings.measure(refresh=True)
+    monkeypatch.setattr(ceilings, "_measure_now", lambda verbose: _fixed(25.0, 1.0, "now"))
+    assert ceilings.measure(refresh=True, keep_higher=False).copy_gbps == 25.0
+    with pytest.raises(TypeError, match="keep_higher"):
+        ceilings.measure(keep_higher="yes")

@@ -27,7 +27,7 @@ FINGERPRINT_NAMES = {
     "gpu_capability": "compute capability", "gpu_driver": "driver", "cuda_runtime": "CUDA runtime",
 }
 SIZE_NAMES = {
-    "device": ("sized for", ""), "copy_bytes": ("buffer of the copy ceiling", "bytes"),
+    "device": ("sized for", ""), "copy_bytes": ("largest buffer of the copy ceiling's sweep", "bytes"),
     "matmul_n": ("side n of the matmul ceiling (n x n)", ""),
     "cache_sweep_max_bytes": ("largest working set in the cache sweep", "bytes"),
     "cnn_batch": ("CNN batch size (chapter 03)", ""), "cnn_image": ("CNN image side (chapter 03)", ""),
