@@ -422,7 +422,7 @@ cases.comparison_table(chapter.here_or_recorded("reduce_overhead", lambda: cases
 # %% [markdown]
 # Each variant's device time (its kernels on the GPU), its host launch per call (Python, the
 # guards and the launches, on the CPU), and the slower of the two: what a loop of calls pays,
-# the column that decides here. Where the host is slower, the row is launch-bound, and only
+# the column that decides here (computed from the two clocks, not a timed loop). Where the host is slower, the row is launch-bound, and only
 # less host work per call speeds it up. One graph replay removes the launches but not the
 # rest: where reduce-overhead's loop is still host-paced, what is left is the host work of a
 # replay call (the guards, the wrapper, the input copies).

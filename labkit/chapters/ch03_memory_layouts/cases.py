@@ -362,8 +362,8 @@ def conv_clocks_line(conv_cmp: Comparison) -> str:
     text = f"The quiz's ratio, NCHW / NHWC {clock} per call: {conv_speedup(conv_cmp):.2f}x"
     if clock == "CPU time" or (a_loop, b_loop) == (a, b):  # no launch apart from the work, or none outlasts it
         return text + "."
-    return (text + f". A loop of calls runs at the slower of host launch and {clock} per call: "
-            f"NCHW {a_loop * 1e6:.1f} us, NHWC {b_loop * 1e6:.1f} us, so it gains {a_loop / b_loop:.2f}x"
+    return (text + f". Loop pace = max(host launch, {clock}) per call, computed, not timed (C7 times "
+            f"a real loop): NCHW {a_loop * 1e6:.1f} us, NHWC {b_loop * 1e6:.1f} us, so {a_loop / b_loop:.2f}x"
             + (" (launch-bound: the host sets its pace)." if b_loop > b else "."))
 
 

@@ -139,7 +139,8 @@ def test_the_conv_line_prints_the_quiz_s_ratio_and_a_loop_s_beside_it():
                                 nhwc: variant(nhwc, 38.2e-6, 82.6e-6, 38.2 / 90.5)}, (nchw, nhwc))
     line = cases.conv_clocks_line(h200)
     assert line.startswith("The quiz's ratio, NCHW / NHWC GPU time per call: 2.37x. ")
-    assert "NCHW 90.5 us, NHWC 82.6 us, so it gains 1.10x (launch-bound: the host sets its pace)." in line
+    assert "NCHW 90.5 us, NHWC 82.6 us, so 1.10x (launch-bound: the host sets its pace)." in line
+    assert "Loop pace = max(host launch, GPU time) per call, computed, not timed" in line  # item 11
 
 
 def test_a_t4_leaves_bfloat16_out_and_calls_float32_float32(monkeypatch, capsys):
