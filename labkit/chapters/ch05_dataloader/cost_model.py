@@ -18,6 +18,9 @@ recorded design plus the modelled new one, the other cells as recorded less what
 the GPU copy cells, priced the same way from their own parameters (CopyCells: C25's sizes
 and repeats behind a 50 ms kernel, C23's sampling at the seed's size, the host buffers'
 fill, the fresh pinning process's imports; fit_copies reads the rates from the records).
+What it cannot price (the profiled runs, the figures, the imports) stays as recorded until
+an H200 run says more: benchmarks/gpu_05_other_cells.py times those cells alone, and the
+chapter records each measuring method's seconds under lesson.CELL_SECONDS_KEY.
 
     record = json.load(open("results/reproduce/nvidia-h200-05_dataloader.json"))
     estimate = cost_model.chapter_seconds(record, cost_model.current_designs())
