@@ -15,8 +15,8 @@ default + one CUDA graph, batch 256; labkit.chapters.ch08_inference_ladder.past_
    batch 1024), freezing + conv_1x1_as_mm, FP8 per-tensor and per-channel (and a wrong
    scale the gate must refuse), the GEMM path in torch and the eager Triton fused epilogue,
    max-autotune without and with Inductor's CUDA graphs. Each one is
-   gated before it is timed (interleaved with the top rung), kept only when its gain's IQR
-   lies above 1, with its cold compile, device time per batch, idle share and payback.
+   gated before it is timed (interleaved with the top rung), kept by the ladder's rule (its
+   gain's IQR above 1, its median at least 1.02x), with its cold compile, device time per batch, idle share and payback.
 
 A lever that fails records its error and the run goes on; levers that would start past
 --budget seconds are skipped as such (each max-autotune lever needs ~150 s left to start;
@@ -111,7 +111,11 @@ def main(argv: list[str] | None = None) -> int:
                     "inductor_cache": cache, "top_settings": dataclasses.asdict(top),
                     "fp8_gate_math": past_defaults.FP8_GATE_MATH,
                     "tolerances": numerics.TOLERANCES, "centred_tolerances": numerics.CENTRED_TOLERANCES,
-                    "goal_images_per_s": past_defaults.GOAL_IMAGES_PER_S, "rows": [], "shapes": None}
+                    "goal_images_per_s": past_defaults.GOAL_IMAGES_PER_S, "rows": [], "shapes": None,
+                    # the gate's image count and the keep rule this run used: past_view says when
+                    # a record's differ from today's (review 2026-12-03e item 2)
+                    "gate_images": past_defaults.ladder.gate_images(device),
+                    "keep_rule": past_defaults.keep_rule.rule()}
     json_path, txt_path = out / "past_defaults.json", out / "past_defaults.txt"
 
     def save() -> None:

@@ -142,8 +142,11 @@ lab.report.table(rungs, strict, defaults)
 # range: these are what the keep rule read. A row's images/s come from its own step's rounds;
 # the next step re-times it as its base, and *its base in the step's rounds* shows those
 # figures (images/s, idle), the ones that step's gain and host-bound test are made of, so a
-# gain never sits beside another run's images/s unexplained. A kept step is flagged *unstable*
-# by the rule printed under the gate. *GPU idle* is 1 - device time / wall time per batch,
+# gain never sits beside another run's images/s unexplained. Any step is flagged *unstable*
+# by the rule printed under the gate. A step whose base moved is re-timed (the two rungs alone,
+# twice at most, while the budget lasts); if the base moved every time the step is *not
+# decidable*: not kept and not explained, since its gain would measure the host's pace, which
+# a probe between rounds measures (microseconds per eager launch). *GPU idle* is 1 - device time / wall time per batch,
 # both unprofiled (n/a on a CPU: no device clock). The error column is the gate's relative error
 # against strict float32 with the tolerance of the rung's math; the share of the ceiling is
 # against this machine's matmul ceiling in that math.
@@ -323,8 +326,9 @@ chapter.exercise("08.share_of_climb").check(share)
 # with bias + residual + ReLU fused into its epilogue. Every rung goes through the same gate
 # first (a rung it refuses is shown as refused, never as a speed; one FP8 rung has a scale
 # made wrong on purpose, which it must refuse), is timed interleaved with the rung it
-# changes, and is kept only when its gain's IQR lies above 1. Its cold compile is shown with
-# the batches it takes to pay back.
+# changes, and is kept by the ladder's own rule (printed under the gate), re-decided here from
+# the recorded gains; a decision the record made under an earlier rule is marked. Its cold
+# compile is shown with the batches it takes to pay back.
 #
 # That climb takes minutes on an H200 (the recorded run's own time, and any lever its budget
 # skipped, are printed with it), so the chapter does not re-run it: below is the reference

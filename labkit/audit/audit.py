@@ -53,6 +53,10 @@ class Report:
     seconds: dict[str, float] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
     dtype: str = "float32"
+    # on a GPU, whether float32 ran in TF32 while the audit ran (cuDNN convolutions, matmuls);
+    # None on a CPU. A float32 audit's timings on a GPU are TF32 timings where it was on
+    # (review 2026-12-03e item 6: the H200's ResNet-50 0.83x was one), so the report says which
+    tf32: dict[str, bool] | None = None
 
     @property
     def drops(self) -> list[module_layouts.ModuleRow]:
@@ -193,6 +197,8 @@ def run(model: nn.Module, example: torch.Tensor, device: str = "cpu",
         notes.append(left)
     lap("recommendations", t)
     clock["total"] = time.perf_counter() - started
+    tf32 = ({"convolutions": bool(torch.backends.cudnn.allow_tf32),
+             "matmuls": bool(torch.backends.cuda.matmul.allow_tf32)} if where.type == "cuda" else None)
     return Report(name or type(model).__name__, str(where), memory_format, tuple(example.shape),
                   modules, profiled, parameters, export_rows, recommendations, seconds=clock,
-                  notes=notes, dtype=dtype)
+                  notes=notes, dtype=dtype, tf32=tf32)

@@ -53,6 +53,9 @@ MIN_GAIN = 0.02
 MOVE_SHARE = 0.05
 
 KEPT, NOT_FASTER, NOISY, NUMERICS_OFF = "kept", "no measured gain", "too noisy to call", "numerics off"
+# a measured loss: the whole per-round IQR of variant / original time above 1 (review 2026-12-03e
+# item 3: the CPU's ResNet-50 at 1.48x, IQR 1.27-1.51, was reported as "no measured gain")
+SLOWER = "slower"
 
 
 def rule() -> str:
@@ -71,10 +74,12 @@ def noisy(ratio: float, q25: float, q75: float) -> bool:
 
 def decide(ratio: float, q25: float, q75: float, numerics_ok: bool = True) -> str:
     """Which test of `rule()` decides a ratio (variant / original time, per-round quartiles):
-    KEPT, NUMERICS_OFF, NOT_FASTER, or NOISY (a gain the noisy rounds do not carry past
-    their upper quartile). A loss stays NOT_FASTER however noisy: noise cannot make it a gain."""
+    KEPT, NUMERICS_OFF, SLOWER (its whole IQR above 1: a measured loss, however noisy),
+    NOT_FASTER, or NOISY (a gain the noisy rounds do not carry past their upper quartile)."""
     if not numerics_ok:
         return NUMERICS_OFF
+    if q25 > 1.0:
+        return SLOWER
     line = 1.0 - MIN_GAIN + 1e-12
     if not (q75 < 1.0 and ratio <= line):
         return NOT_FASTER
@@ -99,7 +104,7 @@ class Recommendation:
     copy_bytes: tuple[int, int] | None = None  # (original, variant)
     details: tuple[str, ...] = field(default=())
     clock: str = ""  # what the ratio was timed with ("" when not timed)
-    outcome: str = ""  # which test of rule() decided it (KEPT, NOT_FASTER, NOISY, NUMERICS_OFF)
+    outcome: str = ""  # which test of rule() decided it (KEPT, SLOWER, NOT_FASTER, NOISY, NUMERICS_OFF)
     wall_ratio: float | None = None  # the harness's clock (the batch's time), also when judged
     wall_q25: float | None = None    # by device-busy time: shown beside it
     wall_q75: float | None = None
@@ -110,6 +115,15 @@ class Recommendation:
     @property
     def timed(self) -> bool:
         return self.ratio is not None
+
+    @property
+    def wall_outcome(self) -> str:
+        """The batch's own time under `rule()`: 'faster', 'slower' or 'no measured gain'."""
+        if self.wall_ratio is None:
+            return ""
+        said = decide(self.wall_ratio, self.wall_q25, self.wall_q75)
+        return "faster" if said == KEPT and self.outcome != NUMERICS_OFF else (
+            SLOWER if said == SLOWER else NOT_FASTER)
 
     @property
     def wall_faster(self) -> bool:
@@ -219,6 +233,7 @@ def channels_last(model: nn.Module, example: torch.Tensor, rounds: int = 5,
            KEPT: f"faster in the rounds: {measured}",
            NOISY: f"too noisy to call: {measured}: its upper quartile saves under "
                   f"{100 * MIN_GAIN:.0f}% (rerun on a quieter machine)",
+           SLOWER: f"slower: {measured}",
            NOT_FASTER: f"no measured gain of {100 * MIN_GAIN:.0f}% here: {measured}"}[outcome]
     if wall["wall_clock"] != clock:
         why += (f"; the batch's own time (the harness's clock) {wall['wall_ratio']:.3f}x "

@@ -8,6 +8,7 @@ verdict kinds), for a notebook cell nbval checks; timings appear only in the ful
 from __future__ import annotations
 
 import html
+from collections.abc import Mapping
 from dataclasses import asdict
 
 from labkit.audit import recommend
@@ -80,9 +81,22 @@ def _clip(text: str, width: int) -> str:
     return text if len(text) <= width else text[: width - 3] + "..."
 
 
+def precision(dtype: str, tf32: Mapping | None, device: str) -> str:
+    """The precision the audit ran in, always said: the dtype, and on a GPU whether float32 ran
+    in TF32 (review 2026-12-03e item 6); a recorded GPU summary from before the field existed
+    says it was not recorded."""
+    if tf32 is None:
+        return dtype + ("; TF32 not recorded" if device.startswith("cuda") and dtype == "float32" else "")
+    if dtype != "float32":
+        return dtype
+    on = [k for k, v in tf32.items() if v]
+    return f"{dtype}, TF32 " + (f"on for {' and '.join(on)}" if on else "off")
+
+
 def text(report: Report, width: int = 60) -> str:
     """A plain-text table per section (cells clipped to `width` characters)."""
-    lines = [f"Audit of {report.model} (torch {report.torch_version})"]
+    lines = [f"Audit of {report.model} (torch {report.torch_version}; "
+             f"{precision(report.dtype, report.tf32, report.device)})"]
     for title, head, rows in sections(report):
         lines += ["", title]
         if not rows:
@@ -158,7 +172,11 @@ def summary(report: Report) -> dict:
     return {
         "model": report.model, "device": report.device, "memory_format": report.memory_format,
         "input_shape": list(report.input_shape), "dtype": report.dtype, "torch": report.torch_version,
+        "tf32": report.tf32,
         "findings": report.findings(), "copy_bytes": report.copy_bytes,
+        # what each module a finding names is, so a page can say more than its bare name
+        # (a Sequential's child '1', or '(model)' for the model itself)
+        "module_kinds": {r.name: r.kind for r in (*report.drops, *report.copies)},
         "harmless_parameters": len(report.harmless),
         "kernels": None if k is None else {
             "device": k.device, "copy_share": k.copy_share, "share_of": k.share_of,

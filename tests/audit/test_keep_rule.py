@@ -15,9 +15,10 @@ from tests.audit import handmade
     (0.998, 0.997, 0.999, True, recommend.NOT_FASTER),  # the H200's ViT: under 2%, not kept
     (0.95, 0.85, 0.99, True, recommend.NOISY),          # rounds 15% apart: the gain is not carried
     (0.84, 0.64, 0.92, True, recommend.KEPT),           # the CPU's ViT: noisy, but its q75 saves 8%
-    (1.70, 1.42, 1.75, True, recommend.NOT_FASTER),     # a noisy loss is still a loss
+    (1.70, 1.42, 1.75, True, recommend.SLOWER),         # a noisy loss is still a loss
     (0.77, 0.75, 0.78, True, recommend.KEPT),           # MobileNetV3: a measured gain
-    (1.47, 1.47, 1.51, True, recommend.NOT_FASTER),     # ResNet-50 on the CPU: slower
+    (1.48, 1.27, 1.51, True, recommend.SLOWER),         # ResNet-50 on the CPU: slower, not "no gain"
+    (1.05, 0.99, 1.08, True, recommend.NOT_FASTER),     # a loss the rounds do not carry: no gain
     (0.97, 0.96, 1.01, True, recommend.NOT_FASTER),     # upper quartile reaches 1
     (0.50, 0.49, 0.51, False, recommend.NUMERICS_OFF),
 ])
@@ -34,7 +35,10 @@ def test_the_wall_clock_is_judged_beside_the_judging_clock():
     host_paced = recommend.Recommendation(**common, wall_ratio=0.995, wall_q25=0.99, wall_q75=1.0)
     assert host_paced.kept and not host_paced.wall_faster  # less GPU work, the batch no faster
     both = recommend.Recommendation(**common, wall_ratio=0.80, wall_q25=0.79, wall_q75=0.81)
-    assert both.wall_faster
+    assert both.wall_faster and both.wall_outcome == "faster"
+    assert host_paced.wall_outcome == recommend.NOT_FASTER
+    slower = recommend.Recommendation(**common, wall_ratio=1.2, wall_q25=1.1, wall_q75=1.3)
+    assert slower.wall_outcome == recommend.SLOWER and not slower.wall_faster
 
 
 def test_a_cpu_run_judges_and_shows_one_clock_with_the_output_scale():
@@ -42,7 +46,7 @@ def test_a_cpu_run_judges_and_shows_one_clock_with_the_output_scale():
                   recommend_rep_ms=20.0)
     first = r.recommendations[0]
     assert first.wall_clock == first.clock == "CPU clock" and first.wall_ratio == first.ratio
-    assert first.outcome in (recommend.KEPT, recommend.NOT_FASTER, recommend.NOISY)
+    assert first.outcome in (recommend.KEPT, recommend.SLOWER, recommend.NOT_FASTER, recommend.NOISY)
     assert first.kept == (first.outcome == recommend.KEPT)
     assert first.output_scale and first.output_scale > 0
     assert recommend.rule() in report.text(r, width=400)

@@ -87,10 +87,12 @@ SHARE_OF_CLIMB = Exercise(
     id=discovery.exercise_id(__name__, "share_of_climb"),
     title="how much of the whole climb one step is worth",
     task="Write share(gains, step) -> float. gains maps each step to its own speed-up (its rung "
-         "over the rung before it); the climb's total is their product, not their sum. Return the "
-         "share of the total that one step contributes, measured on a log scale: "
-         "log(gains[step]) / log(total). The shares add up to 1; a step that slowed things down "
-         "has a negative share.",
+         "over the rung before it); take the total as their product, not their sum. Return the "
+         "share of that total one step contributes, on a log scale: log(gains[step]) / log(total). "
+         "The shares add up to 1; a step that slowed things down has a negative share. The product "
+         "equals the climb end to end only when each base ran as fast in its step as when it was "
+         "timed: the chapter's note under 'Do the steps simply add up?' shows re-timed bases "
+         "where it did not (on the H200, 3.25x against 1.67x end to end).",
     reference=reference_share,
     make_case=_gains_case,
     edge_cases=[({"a": 2.0, "b": 2.0}, "a"), ({"a": 4.0, "b": 0.5}, "b")],

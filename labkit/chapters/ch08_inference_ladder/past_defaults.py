@@ -26,7 +26,10 @@ How each is judged, in order (numerics before speed):
 2. a passing rung is timed by `Ladder.compare` interleaved with the top rung (images over
    steady-state wall time, per-round ratios and their IQR) and profiled for device time per
    batch and its kernel classes; idle is 1 - device time / unprofiled wall time;
-3. kept only when the whole IQR of its gain over the top rung is above 1 (`keep`);
+3. kept by the ladder's own rule (`keep`, keep.gained): the whole IQR of its gain over the
+   top rung above 1 and its median at least 1 + keep.MIN_GAIN (2%); before review 2026-12-03e
+   item 2 this section had a rule of its own without the 2% minimum, and kept freezing on
+   1.010x beside its own control's 1.00x;
 4. its cold compile is set against the time it saves: `payback` batches.
 
 Every lever is guarded: one that fails (unsupported, compile error) records its error text
@@ -48,6 +51,7 @@ from torch import nn
 
 from labkit.chapters.ch08_inference_ladder import cudnn_fused, fp8, ladder, numerics
 from labkit.chapters.ch08_inference_ladder import fused_epilogue as fe
+from labkit.chapters.ch08_inference_ladder import keep as keep_rule
 
 TOP = ladder.Settings(tf32="on", cudnn_benchmark=True, channels_last=True, dtype="float16",
                       fold_bn=True, compile="default", cuda_graphs=True, batch=256)
@@ -89,7 +93,8 @@ class Keep:
 
 
 def keep(gate_passed: bool, gate_why: str, gain: tuple[float, float, float] | None) -> Keep:
-    """Kept only when right and the gain's interval (q25, q75 over rounds) lies above 1."""
+    """Kept only when right and the gain is measured by the ladder's rule (keep_rule.gained:
+    its interval, q25 to q75 over rounds, above 1 and its median at least 1 + MIN_GAIN)."""
     if not gate_passed:
         return Keep(False, f"refused by the numerics gate: {gate_why}")
     if gain is None:
@@ -97,8 +102,11 @@ def keep(gate_passed: bool, gate_why: str, gain: tuple[float, float, float] | No
     median, low, high = gain
     if not low <= median <= high:
         raise PastDefaultsError(f"a gain's median {median} must lie inside its interval [{low}, {high}]")
-    if low > 1.0:
+    if keep_rule.gained(median, (low, high)):
         return Keep(True, f"{median:.3f}x, interval {low:.3f}-{high:.3f} above 1")
+    if low > 1.0:
+        return Keep(False, f"no material gain: {median:.3f}x, interval {low:.3f}-{high:.3f} above 1 "
+                           f"but under {1 + keep_rule.MIN_GAIN:.2f}x")
     if high < 1.0:
         return Keep(False, f"slower: {median:.3f}x, interval {low:.3f}-{high:.3f} below 1")
     return Keep(False, f"no clear gain: {median:.3f}x, interval {low:.3f}-{high:.3f} holds 1")

@@ -12,7 +12,9 @@ What is shown, each number read from the file (nothing typed in):
   the tolerance of the rung's math); images/s and its gain over the rung it changes (median
   of interleaved rounds, with the IQR) only when the gate passed, so a refused rung is shown
   as refused and never as a speed; the cold compile and the batches it takes to pay back;
-  device time per batch; keep or not (its gain's IQR wholly above 1);
+  device time per batch; keep or not, re-decided from the row's gain by today's rule
+  (past_defaults.keep: the ladder's keep.gained), and said when the record decided otherwise;
+  a record gated on fewer images than today's gate says so beside a refusal's count;
 - the best gated rung's device time by kernel class and its idle share;
 - the gap from that rung to MLPerf's published H200 figure, split into precision and
   efficiency (`roofline.gap_split`: measured numbers and published peaks, labelled).
@@ -25,7 +27,7 @@ import math
 from collections.abc import Mapping
 from pathlib import Path
 
-from labkit.chapters.ch08_inference_ladder import attribution, roofline
+from labkit.chapters.ch08_inference_ladder import attribution, ladder, past_defaults, roofline
 from labkit.core import results
 from labkit.show import table as tables
 
@@ -90,7 +92,10 @@ def _num(value: object, fmt: str) -> str:
     return format(value, fmt)
 
 
-def _gate(row: Mapping) -> str:
+def _gate(row: Mapping, gate_images: int | None = None) -> str:
+    """The gate's verdict; a refusal on top-1 names its count of clear images, and a record
+    gated on fewer images than today's gate (gate_images: the record's, None before it was
+    written) says so: 15 clear images of 16 decided "80% < 90%" before the GPU gate took 64."""
     gate = row.get("gate")
     if not gate:
         return "-"
@@ -100,6 +105,9 @@ def _gate(row: Mapping) -> str:
         # the test that failed, which need not be the error shown (a top-1 count, say)
         clear = (f" of {gate['clear_images']} clear images"
                  if gate.get("clear_images") and "top-1" in gate["why"] else "")
+        if clear and (gate_images or 0) < ladder.GPU_GATE_IMAGES:
+            clear += (f" (an earlier gate: {gate_images or ladder.GATE_IMAGES} images; today's "
+                      f"takes {ladder.GPU_GATE_IMAGES})")
         shown += f"; failed: {gate['why']}{clear}"
     return shown
 
@@ -118,11 +126,17 @@ def _speed(row: Mapping) -> tuple[str, str]:
 
 
 def _keep(row: Mapping) -> str:
+    """Kept or not by today's rule, from the row's own gain; a record that decided otherwise
+    (review 2026-12-03e item 2: freezing kept on 1.010x, under the 2% minimum) says so."""
     if row.get("status") == "refused":
         return "refused"
     if row.get("status") != "measured" or not row.get("gain"):
         return "-"
-    return "kept" if row.get("kept") else "not kept"
+    today = past_defaults.keep(True, "", tuple(row["gain"]))
+    said = "kept" if today.kept else "not kept"
+    if row.get("kept") is not None and bool(row["kept"]) != today.kept:
+        said += f" (the record: {'kept' if row['kept'] else 'not kept'}, an earlier rule)"
+    return said
 
 
 def _present(data: Mapping) -> list[str]:
@@ -156,7 +170,7 @@ def rows_table(data: Mapping, shown_as: str = "") -> tables.Table:
             continue
         speed, gain = _speed(row)
         device_s, idle = row.get("device_s"), row.get("idle_share")
-        shown.add(row["name"], _gate(row), speed, gain, _keep(row), _num(row.get("compile_s"), ".1f"),
+        shown.add(row["name"], _gate(row, data.get("gate_images")), speed, gain, _keep(row), _num(row.get("compile_s"), ".1f"),
                   _num(row.get("payback_batches"), ",.0f"),
                   _num(None if device_s is None else 1e3 * device_s, ".2f"),
                   _num(None if idle is None else 100 * idle, ".0f") + ("%" if idle is not None else ""),
@@ -245,8 +259,7 @@ def standing(data: Mapping, per_image: float | None = None, shown_as: str = "") 
               # the course's own target (issue 41), not the seed's: named so a learner does not
               # read it as a published or seed figure (review 2026-12-03d item 12)
               + (f" ({'meets' if top['images_per_s'] >= goal else 'below'} the course's own "
-                 f"target of {goal:,}, set in its issue 41; not a seed or published figure)"
-                 if goal else ""))
+                 f"target of {goal:,}; not a seed or published figure)" if goal else ""))
     if top.get("kinds"):
         clock = "device time" if top.get("device_s") is not None else "CPU op self time"
         shown.add(f"its {clock} by kernel class", ", ".join(

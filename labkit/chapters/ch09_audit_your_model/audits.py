@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import torch
 
 from labkit.audit import audit, models, recommend, report
-from labkit.audit.module_layouts import human_bytes
+from labkit.audit.module_layouts import ROOT, human_bytes
 from labkit.session import Chapter, Recorded
 from labkit.show import table as tables
 
@@ -69,9 +69,11 @@ def setup(on_gpu: bool, batch: int) -> Setup:
                  networks=dict(models.chapter_networks()))
 
 
-def run(where: Setup, name: str) -> audit.Report:
+def run(where: Setup, name: str, dtype: str = "float32",
+        export_paths: tuple[str, ...] | None = None) -> audit.Report:
     """Audit one of the chapter's networks in channels_last, quietly (random weights, seed 0,
-    BatchNorm calibrated: `models.calibrate_batchnorm`, so the numerics check sees signal)."""
+    BatchNorm calibrated: `models.calibrate_batchnorm`, so the numerics check sees signal), in
+    dtype, checking export_paths (the set-up's when None)."""
     if name not in where.networks:
         raise KeyError(f"no network {name!r} in this chapter; its networks: {list(where.networks)}")
     torch.manual_seed(0)
@@ -81,9 +83,10 @@ def run(where: Setup, name: str) -> audit.Report:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         return audit.run(model, example, device=where.device, memory_format="channels_last",
-                         name=where.networks[name], export_paths=where.export_paths,
+                         name=where.networks[name],
+                         export_paths=where.export_paths if export_paths is None else export_paths,
                          export_batch=EXPORT_BATCH, recommend_rounds=where.rounds,
-                         recommend_rep_ms=where.rep_ms)
+                         recommend_rep_ms=where.rep_ms, dtype=dtype)
 
 
 def run_yours(where: Setup, model: torch.nn.Module, example: torch.Tensor,
@@ -125,7 +128,8 @@ def _ratio(r: Mapping) -> str:
     wall = ""
     if r.get("wall_ratio") is not None and r.get("wall_clock") and r["wall_clock"] != r.get("clock"):
         wall = (f"; the batch's own time {r['wall_ratio']:.2f}x, IQR {r['wall_q25']:.2f}-"
-                f"{r['wall_q75']:.2f}: " + ("faster" if r.get("wall_faster") else "no measured gain"))
+                f"{r['wall_q75']:.2f}: " + ("faster" if r.get("wall_faster") else
+                                             "slower" if r["wall_q25"] > 1 else "no measured gain"))
     return f" ({r['ratio']:.2f}x, per-round IQR {r['ratio_q25']:.2f}-{r['ratio_q75']:.2f}{clock}{wall})"
 
 
@@ -137,13 +141,25 @@ def _decision(r: Mapping) -> str:
     return "not kept" + (f": {r['outcome']}" if r.get("outcome") else "")
 
 
+def _module(name: str, kinds: Mapping[str, str]) -> str:
+    """A finding's module as a reader can find it: its name and class ('1: Apply', 'the model
+    itself: VisionTransformer'), where the bare name said '1 (1)' or '((model))'."""
+    label = "the model itself" if name == ROOT else name
+    return f"{label}: {kinds[name]}" if name in kinds else label
+
+
 def readings(summary: Mapping) -> dict[str, str]:
-    """A recorded or fresh `report.summary` as reading -> value, in the report's order."""
-    dtype = "" if summary.get("dtype", "float32") == "float32" else f" {summary['dtype']}"
-    out = {"input": f"{tuple(summary['input_shape'])}{dtype} on {summary['device']}, "
+    """A recorded or fresh `report.summary` as reading -> value, in the report's order: the
+    model and the input (its dtype always, and on a GPU the TF32 state) first."""
+    precision = report.precision(summary.get("dtype", "float32"), summary.get("tf32"),
+                                 summary["device"])
+    out = {"model": summary["model"],
+           "input": f"{tuple(summary['input_shape'])} {precision} on {summary['device']}, "
                     f"{summary['memory_format']}"}
+    kinds = summary.get("module_kinds") or {}
     for kind, names in summary["findings"].items():
-        out[kind] = str(len(names)) + (f" ({', '.join(names[:2])}{', ...' if len(names) > 2 else ''})"
+        named = [_module(n, kinds) if kind in ("layout drops", "hidden copies") else n for n in names]
+        out[kind] = str(len(names)) + (f" ({', '.join(named[:2])}{', ...' if len(named) > 2 else ''})"
                                        if names else "")
     out["bytes copied in one forward"] = human_bytes(summary["copy_bytes"])
     k = summary.get("kernels")
@@ -186,12 +202,70 @@ def audit_table(result: audit.Report, recorded: Recorded | None = None) -> table
         shown.add(*row)
     if recorded is not None:
         shown.note(f"reference GPU: {recorded.label}")
+        if isinstance(reference, Mapping):
+            apart = differences(report.summary(result), reference)
+            if apart:
+                shown.note(apart)
     shown.fold("why each recommendation was or was not kept",
                "\n".join(f"{r.title}: {r.why}" for r in result.recommendations))
     shown.fold("the full report (every section)", report.text(result))
     if isinstance(reference, Mapping):
         shown.fold("the reference GPU's summary, as recorded", report.summary_text(reference))
     return shown
+
+
+FP16_KEY = "audit_resnet50_fp16"
+FP16_READINGS = ("model", "input", "copy and layout work")
+
+
+def fp16_table(chapter: Chapter, where: Setup) -> tables.Table:
+    """ResNet-50 audited again in float16, the precision chapter 08's ladder deploys (review
+    2026-12-03e item 6: the float32 audit's GPU timing is a TF32 timing, not a deployment's).
+
+    On a GPU it runs (no export paths: whether a path is right on a layout does not depend on
+    the precision, and they were checked in float32 above) and is recorded under FP16_KEY; on a
+    CPU it is not run, the reason is said, and the reference GPU's recorded run is shown."""
+    if chapter.on_gpu:
+        result = run(where, "ResNet-50", dtype="float16", export_paths=())
+        chapter.record(FP16_KEY, report.summary(result))
+        mine, there, label = report.summary(result), None, ""
+    else:
+        recorded = chapter.reference(FP16_KEY)
+        mine, there = None, recorded.value if isinstance(recorded.value, Mapping) else None
+        label = recorded.label
+    shown = tables.Table("ResNet-50 in float16", ["reading", f"here ({where.device})" if mine
+                                                  else "reference GPU (recorded)"])
+    first = [readings(s) for s in (mine, there) if s]
+    if first:
+        r = first[0]
+        decided = next((k for k in r if k.startswith("convert to channels_last")), None)
+        for name in (*FP16_READINGS, *([decided] if decided else [])):
+            shown.add(name, r.get(name, "-"))
+    if not mine:
+        shown.note("Not run on this CPU: float16 is the GPU deployment's precision (chapter 08's "
+                   "ladder); a CPU's audits stay in float32, as its ladder has no float16 step.")
+        shown.note(f"reference GPU: {label}" if there else
+                   "The reference GPU has no float16 audit recorded yet.")
+    return shown
+
+
+def differences(here: Mapping, there: Mapping) -> str:
+    """One line naming how the two columns' runs differ (network, image size, batch, device,
+    precision), so a reader compares decisions, not numbers (review 2026-12-03e item 7: the
+    CPU's labkit:vit at 64 px, batch 2, beside torchvision:vit_b_16 at 224 px, batch 64)."""
+    def size(s: Mapping) -> str:
+        shape = list(s["input_shape"])
+        return f"{shape[-1]} px" if len(shape) == 4 else str(tuple(shape))
+    facts = [("network", lambda s: s["model"]), ("image size", size),
+             ("batch", lambda s: str(list(s["input_shape"])[0])), ("device", lambda s: s["device"]),
+             ("precision", lambda s: report.precision(s.get("dtype", "float32"), s.get("tf32"),
+                                                      s["device"]))]
+    apart = [f"{name} ({get(here)} here, {get(there)} there)" for name, get in facts
+             if get(here) != get(there)]
+    if not apart:
+        return ""
+    return ("The two columns differ in " + "; ".join(apart)
+            + ": compare what each audit decided, not its numbers.")
 
 
 def show(chapter: Chapter, result: audit.Report, key: str) -> tables.Table:
@@ -239,8 +313,7 @@ def kept_line(result: audit.Report) -> str:
             f"(per-round IQR {first.ratio_q25:.2f}-{first.ratio_q75:.2f}, {first.clock}): "
             + ("kept." if first.kept else f"not kept ({first.outcome}).")
             + ("" if first.wall_clock in ("", first.clock) else
-               f" The batch's own time: {first.wall_ratio:.2f}x ("
-               + ("faster)." if first.wall_faster else "no measured gain).")))
+               f" The batch's own time: {first.wall_ratio:.2f}x ({first.wall_outcome})."))
 
 
 def _outcome(result: audit.Report) -> str:

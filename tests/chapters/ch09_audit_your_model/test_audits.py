@@ -141,3 +141,61 @@ def test_readings_show_the_wall_beside_device_time_the_decision_and_the_output_s
                                               if k in ("title", "kept", "why", "ratio", "ratio_q25",
                                                        "ratio_q75", "clock")}]}
     assert "channels_last against NCHW: numerics" not in audits.readings(older)  # a record from before it
+
+
+def test_every_column_names_its_model_precision_and_the_modules_its_findings_name():
+    """Review 2026-12-03e items 6-8: the input row always says the dtype (and on a GPU the TF32
+    state), each column says which network it audited, and a finding names its module's class
+    ('1: Apply', not '1 (1)'; 'the model itself', not '((model))')."""
+    summary = report.summary(_small_report())
+    shown = audits.readings(summary)
+    assert shown["model"] == "small" and shown["input"] == "(2, 3, 8, 8) float32 on cpu, contiguous"
+    assert shown["hidden copies"] == "1 (1: Apply)"
+    gpu = {**summary, "device": "cuda:0", "tf32": {"convolutions": True, "matmuls": False}}
+    assert "float32, TF32 on for convolutions on cuda:0" in audits.readings(gpu)["input"]
+    off = {**gpu, "tf32": {"convolutions": False, "matmuls": False}}
+    assert "float32, TF32 off" in audits.readings(off)["input"]
+    older = {k: v for k, v in gpu.items() if k not in ("tf32", "module_kinds")}
+    older["findings"] = {**summary["findings"], "hidden copies": ["(model)"]}
+    said = audits.readings(older)
+    assert "float32; TF32 not recorded" in said["input"] and said["hidden copies"] == "1 (the model itself)"
+    assert "float16" in audits.readings({**gpu, "dtype": "float16"})["input"]
+
+
+def test_the_columns_differences_are_named_in_one_line():
+    here = report.summary(_small_report())
+    there = {**here, "model": "torchvision:vit_b_16", "input_shape": [64, 3, 224, 224],
+             "device": "cuda", "tf32": {"convolutions": True, "matmuls": False}}
+    said = audits.differences(here, there)
+    assert said.startswith("The two columns differ in network (small here, torchvision:vit_b_16 there)")
+    assert "image size (8 px here, 224 px there)" in said and "batch (2 here, 64 there)" in said
+    assert "device (cpu here, cuda there)" in said and "precision (float32 here" in said
+    assert audits.differences(here, here) == ""
+
+
+def test_on_a_cpu_the_float16_audit_is_not_run_and_the_reason_is_said():
+    from types import SimpleNamespace
+
+    empty = Recorded("09_audit_your_model", audits.FP16_KEY, "nvidia-h200")
+    chapter = SimpleNamespace(on_gpu=False, reference=lambda key: empty)
+    shown = audits.fp16_table(chapter, audits.setup(False, 2))
+    assert not shown.rows and any("Not run on this CPU" in n for n in shown.notes)
+    assert any("no float16 audit recorded yet" in n for n in shown.notes)
+    summary = {**report.summary(_small_report()), "device": "cuda", "dtype": "float16"}
+    recorded = Recorded("09_audit_your_model", audits.FP16_KEY, "nvidia-h200", summary, "2026-12-04")
+    chapter = SimpleNamespace(on_gpu=False, reference=lambda key: recorded)
+    shown = audits.fp16_table(chapter, audits.setup(False, 2))
+    assert shown.columns == ["reading", "reference GPU (recorded)"]
+    assert dict(shown.rows)["input"].startswith("(2, 3, 8, 8) float16 on cuda")
+
+
+def test_a_measured_loss_is_called_slower_not_no_gain():
+    from labkit.audit import recommend
+
+    assert audits.fix_lead([_with_outcome(recommend.SLOWER), _with_outcome(recommend.KEPT)]) == (
+        "One fix, two answers (slower, kept):")
+    summary = report.summary(_small_report())
+    first = {**summary["recommendations"][0], "kept": False, "outcome": recommend.SLOWER,
+             "ratio": 1.48, "ratio_q25": 1.27, "ratio_q75": 1.51}
+    assert audits.readings({**summary, "recommendations": [first]})[first["title"]].startswith(
+        "not kept: slower (1.48x")
