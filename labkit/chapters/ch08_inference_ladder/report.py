@@ -87,16 +87,36 @@ class LadderTable:
     def __init__(self, rungs: list[ladder.Rung], strict: ladder.Rung, defaults: ladder.Rung) -> None:
         by_name = {r.name: r for r in rungs}
         self.rows = [(r.kept, row(r, strict, defaults, by_name.get(r.after))) for r in rungs]
+        self.note = host_pace(rungs)
 
     def _repr_html_(self) -> str:
         head = "".join(f"<th>{html.escape(c)}</th>" for c in COLUMNS)
         body = "".join(f"<tr style='{'' if kept else 'color:#888'}'>"
                        + "".join(f"<td>{html.escape(c)}</td>" for c in cells) + "</tr>"
                        for kept, cells in self.rows)
-        return f"<table><tr>{head}</tr>{body}</table>"
+        note = f"<p>{html.escape(self.note)}</p>" if self.note else ""
+        return f"<table><tr>{head}</tr>{body}</table>{note}"
 
     def __str__(self) -> str:
-        return "\n".join(" | ".join(cells) for _, cells in self.rows)
+        return "\n".join([" | ".join(cells) for _, cells in self.rows] + ([self.note] if self.note else []))
+
+
+def host_pace(rungs: list[ladder.Rung]) -> str:
+    """The host's pace over the climb's rounds in one line (us per eager launch, probed after
+    every round: ladder.host_pace_us), and the step whose rounds ran slowest; '' when no round
+    was probed (a record from before the probe)."""
+    per_step = {}
+    for r in rungs:
+        probes = [p for t in (r.timings or [{"host_pace_us": r.host_pace_us}]) for p in t.get("host_pace_us") or []]
+        if probes:
+            per_step[r.name] = sorted(probes)[len(probes) // 2]
+    if not per_step:
+        return ""
+    every = [p for r in rungs for t in (r.timings or [{"host_pace_us": r.host_pace_us}])
+             for p in t.get("host_pace_us") or []]
+    slowest = max(per_step, key=per_step.get)
+    return (f"The host's pace, probed after every round: {min(every):.1f} to {max(every):.1f} us per "
+            f"eager launch; slowest in {slowest}'s rounds (median {per_step[slowest]:.1f}).")
 
 
 def table(rungs: list[ladder.Rung], strict: ladder.Rung, defaults: ladder.Rung) -> LadderTable:

@@ -169,3 +169,15 @@ def test_the_host_pace_is_probed_once_per_round_outside_the_timed_blocks():
     assert len(paces) == comparison.rounds and all(p > 0 for p in paces)
     # no timed call ran while a probe did: the calls of round k all saw k probes before them
     assert sorted(calls) == calls
+
+
+def test_the_ladder_table_says_the_hosts_pace_over_the_climb():
+    start = _rung("eager strict float32", 3160.0, 0.001, host_pace_us=[17.0, 18.0, 17.5])
+    rung, _ = Recorded(FOLDING_1322, [{"gain": (1.66, 1.64, 1.69), "base_images_per_s": 6701.0,
+                                       "images_per_s": 11120.0, "host_pace_us": [33.0, 35.0], "base_idle": 0.57,
+                                       "idle": 0.2}] * 2
+                       ).step(ladder.Live(FP16_1322, None), "Conv-BN folding", FOLDED)
+    said = report.host_pace([start, FP16_1322, rung])
+    assert said == ("The host's pace, probed after every round: 17.0 to 35.0 us per eager launch; "
+                    "slowest in Conv-BN folding's rounds (median 34.1).")
+    assert report.host_pace([_rung("old record", 100.0, 0.01)]) == ""
