@@ -415,7 +415,7 @@ chapter.exercise("03.element_at").check(element_at)
 # Each line below is computed from this run's measurements.
 
 # %%
-ratios = cases.ratios_line(runs)  # a host-bound run marked, its device ratio beside it
+ratios = cases.ratios_line(runs, kept_runs)  # a host-bound run marked; a same-allocator rerun beside it
 takeaways = [
     f"channels_last is a stride pattern: same shape, strides {img_cl.stride()} for a 1x3x2x2 image.",
     f"It survives a whole ResNet-50: {len(records) - len(dropped)} of {len(records)} modules keep it. "
@@ -426,14 +426,17 @@ takeaways = [
     f"{cases.gemm_ratio_text(gemm_evidence['nchw_batched'], gemm_flagged)}"
     + (". The layouts differ in the GEMM's shape, not in a forced copy (C22)."
        if gemm_evidence["nchw_batched"]["copied_bytes"] == 0 else " (C22)."),
-    f"Whether it is faster depends on the machine: NHWC/NCHW images per second here: {ratios} (C7).",
+    f"Whether it is faster depends on the machine: NHWC/NCHW images per second here: {ratios} "
+    f"({cases.verdict_tag(c7)}).",
 ]
 if kept_runs:
+    c7_same_allocator = chapter.lab.claims.allocator_took(runs, kept_runs) is False
     faults = runs[-1]["nchw_faults_per_call"] or 0
     takeaways.append(
         ("The allocator was part of these CPU timings" if faults >= 100 else
          "The allocator did not decide these CPU timings")
         + f": {faults:,.0f} page faults per NCHW call with glibc's default malloc, "
-        f"{kept_runs[-1]['nchw_faults_per_call'] or 0:,.0f} with it keeping freed memory; NHWC/NCHW then "
-        + ", ".join(f"b{k['batch']} {k['nhwc_img_s'] / k['nchw_img_s']:.2f}x" for k in kept_runs) + ".")
+        f"{kept_runs[-1]['nchw_faults_per_call'] or 0:,.0f} with it keeping freed memory"
+        + ("; its rerun is the second run above." if c7_same_allocator else "; NHWC/NCHW then "
+           + ", ".join(f"b{k['batch']} {k['nhwc_img_s'] / k['nchw_img_s']:.2f}x" for k in kept_runs) + "."))
 chapter.remember(takeaways)

@@ -36,6 +36,8 @@ from labkit.claims.core import (
 )
 from labkit.claims.trust import Decision, Decisions
 from labkit.core import discovery
+from labkit.measure.conditions import KEPT_TOOK_SHARE as KEPT_TOOK_SHARE
+from labkit.measure.conditions import kept_took
 
 CHAPTER = discovery.chapter_key(__name__)
 
@@ -80,21 +82,8 @@ def stated_ratio(recorded: object, numerator: float, denominator: float) -> floa
     return float(numerator) / float(denominator)
 
 
-# The kept-memory rerun is shown only where malloc's setting took: the faults per call fell to
-# at most this share of the defaults'. (C9's .contiguous() of 64 MiB still took 16,385 faults
-# per call with the setting, a block above the largest mmap threshold, so its "43.56x" was noise.)
-KEPT_TOOK_SHARE = 0.5
-
-
-def kept_took(default_faults: object, kept_faults: object) -> bool | None:
-    """Whether malloc keeping freed memory changed anything: the kept run's page faults per
-    call at most KEPT_TOOK_SHARE of the defaults'. None when either count is not recorded
-    (older evidence: the rerun is read as before); False when the defaults faulted nothing
-    (there was nothing for the setting to change)."""
-    if default_faults is None or kept_faults is None:
-        return None
-    default, kept = float(default_faults), float(kept_faults)
-    return default > 0 and kept <= KEPT_TOOK_SHARE * default
+# The kept-memory rerun is read only where malloc's setting took (`conditions.kept_took`,
+# shared with chapter 03; KEPT_TOOK_SHARE and kept_took are re-exported here).
 
 
 def _kept_usable(kept: Mapping | None, default_faults: object, kept_faults_key: str) -> bool | None:

@@ -431,17 +431,31 @@ def _loop_excess(run: Mapping) -> str:
     return " / ".join(f"{100 * (run[f'{k}_loop_s'] / run[f'{k}_busy_s'] - 1):+.0f}%" for k in ("nchw", "nhwc"))
 
 
-def ratios_line(runs: Sequence[Mapping]) -> str:
+def ratios_line(runs: Sequence[Mapping], kept: Sequence[Mapping] = ()) -> str:
     """Each run's NHWC/NCHW images per second for the takeaway; a host-bound run (its
     unprofiled clocks, `claims.regime`) is marked so, with its device-busy ratio beside it,
-    since its wall ratio measures the host's launches more than the layout."""
+    since its wall ratio measures the host's launches more than the layout. Where a CPU's
+    kept-memory rerun changed no page faults (`claims.allocator_took` False), it is a second
+    run of the same allocator, and both runs are given (review 2026-12-03d item 8: the
+    takeaway said 'b2 1.39x' while the rerun gave 1.15x, 0 faults in both)."""
+    second = list(kept) if kept and c7_claims.allocator_took(runs, kept) is False else []
     parts = []
-    for r in runs:
+    for i, r in enumerate(runs):
         text = f"{r['dtype']} b{r['batch']} {r['nhwc_img_s'] / r['nchw_img_s']:.2f}x"
+        if i < len(second):
+            text += f", then {second[i]['nhwc_img_s'] / second[i]['nchw_img_s']:.2f}x"
         if c7_claims.regime(r)[0] and r.get("nchw_busy_s") and r.get("nhwc_busy_s"):
             text += f" (host-bound; device {r['nchw_busy_s'] / r['nhwc_busy_s']:.2f}x)"
         parts.append(text)
-    return ", ".join(parts)
+    return "; ".join(parts) if second else ", ".join(parts)
+
+
+def verdict_tag(verdict: object) -> str:
+    """'C7', or 'C7: depends (on noise)' where noise decided it: a takeaway does not state a
+    ratio its own verdict calls noise without saying so."""
+    depends_on = str(getattr(verdict, "depends_on", "") or "")
+    noisy = getattr(verdict, "outcome", "") == "depends" and depends_on.startswith("noise")
+    return f"{verdict.claim_id}: depends (on noise)" if noisy else str(verdict.claim_id)  # type: ignore[attr-defined]
 
 
 def c7_split(runs: Sequence[Mapping], on_gpu: bool) -> tuple[list[Mapping], list[Mapping]]:

@@ -18,6 +18,7 @@ from labkit.claims.core import (
 from labkit.claims.trust import Decision, Decisions
 from labkit.core import discovery
 from labkit.measure import clocks
+from labkit.measure.conditions import kept_took
 from labkit.measure.device_time import HOST_BOUND_IDLE_SHARE
 
 CHAPTER = discovery.chapter_key(__name__)
@@ -220,11 +221,36 @@ def check_c7(ev: Mapping, th: Mapping) -> tuple[str, str, str]:
     kept_runs = list((ev.get("kept") or {}).get("runs") or [])
     if kept_runs:
         kept_outcome, kept_text, kept_depends_on = _speedups(kept_runs, th)
+        took = allocator_took(runs, kept_runs)
+        if took is False:  # the same allocator twice: the rerun is a second sample, and says so
+            text += ("; a second run (malloc keeping freed memory changed no page faults, so the "
+                     "same allocator): " + kept_text.removeprefix("NHWC/NCHW speed: "))
+            if NOISE not in (depends_on, kept_depends_on) and kept_outcome != outcome:
+                return (DEPENDS, text, f"noise: two runs under the same allocator disagree ({outcome}, "
+                        f"then {kept_outcome}); rerun on a quiet machine")
+            return outcome, text, depends_on
         text += "; with malloc keeping freed memory " + kept_text.removeprefix("NHWC/NCHW speed: ")
         if NOISE not in (depends_on, kept_depends_on) and kept_outcome != outcome:
             return (DEPENDS, text, f"the allocator: {outcome} with glibc's default malloc, "
                     f"{kept_outcome} when malloc keeps freed memory")
     return outcome, text, depends_on
+
+
+def _faults(run: Mapping) -> float | None:
+    """A run's page faults per call, both layouts (None where not recorded)."""
+    found = [run.get("nchw_faults_per_call"), run.get("nhwc_faults_per_call")]
+    return None if all(f is None for f in found) else sum(float(f or 0) for f in found)
+
+
+def allocator_took(runs: Sequence[Mapping], kept_runs: Sequence[Mapping]) -> bool | None:
+    """Whether the kept-memory rerun ran under a different allocator: its page faults fell
+    (`conditions.kept_took`, as chapter 02 reads its reruns) in some run. False: in none (the
+    CPU record's b1 and b2 took 0 faults both ways, and the rerun's 1.00x and 1.15x against
+    1.12x and 1.39x were noise, review 2026-12-03d item 8); None: faults not recorded."""
+    found = [kept_took(_faults(a), _faults(b)) for a, b in zip(runs, kept_runs, strict=False)]
+    if not found or any(f is None for f in found):
+        return None
+    return any(found)
 
 
 def decisions_c7(ev: Mapping, th: Mapping) -> Decisions:

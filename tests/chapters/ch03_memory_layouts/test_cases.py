@@ -95,6 +95,22 @@ def test_the_takeaway_marks_host_bound_runs_with_their_device_ratio():
     assert line == "float16 b16 4.81x (host-bound; device 1.51x), float32 b128 1.20x"
 
 
+def test_the_takeaway_gives_both_runs_where_the_kept_rerun_changed_no_faults():
+    """Review 2026-12-03d item 8: 0 faults both ways, so the rerun is a second run: both shown,
+    and the verdict's tag says noise where noise decided it."""
+    from types import SimpleNamespace
+
+    runs = [_run(1, 10.0, 11.2, faults=0.0), _run(2, 10.0, 13.9, faults=0.0)]
+    again = [_run(1, 10.0, 10.0, faults=0.0), _run(2, 10.0, 11.5, faults=0.0)]
+    assert cases.ratios_line(runs, again) == "float32 b1 1.12x, then 1.00x; float32 b2 1.39x, then 1.15x"
+    took = [_run(1, 10.0, 10.0, faults=0.0), _run(2, 10.0, 11.5, faults=0.0)]
+    assert cases.ratios_line([_run(1, 10.0, 11.2, faults=300.0), _run(2, 10.0, 13.9, faults=300.0)],
+                             took) == "float32 b1 1.12x, float32 b2 1.39x"  # the allocator's own rerun
+    noisy = SimpleNamespace(claim_id="C7", outcome="depends", depends_on="noise: two runs disagree")
+    assert cases.verdict_tag(noisy) == "C7: depends (on noise)"
+    assert cases.verdict_tag(SimpleNamespace(claim_id="C7", outcome="refuted", depends_on="")) == "C7"
+
+
 def test_kept_table_and_half_note():
     shown = cases.kept_table([_run(1, 10.0, 9.0, faults=300.0)], [_run(1, 10.0, 11.0, faults=2.0)])
     assert shown.column("NHWC/NCHW kept") == [pytest.approx(1.1)] and shown.column("faults per NCHW call") == [300.0]

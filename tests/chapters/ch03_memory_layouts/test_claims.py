@@ -51,6 +51,23 @@ def test_c7_cpu_form_can_be_decided_by_the_allocator():
     assert split.outcome == "depends" and split.depends_on.startswith("the allocator")
     agree = judge("C7", channels_last_stride1=1, runs=slower, kept=dict(runs=slower))
     assert agree.outcome == "refuted" and "keeping freed memory" in agree.reason
+    # faults recorded and falling: the allocator decides, as before
+    took = judge("C7", channels_last_stride1=1, runs=[dict(slower[0], nchw_faults_per_call=300.0)],
+                 kept=dict(runs=[dict(faster[0], nchw_faults_per_call=0.0)]))
+    assert took.depends_on.startswith("the allocator")
+
+
+def test_c7_a_kept_rerun_that_changed_no_faults_is_a_second_run_and_a_split_is_noise():
+    """Review 2026-12-03d item 8: 0 page faults both ways, b2 1.39x then 1.15x: the same
+    allocator twice, so where the two runs disagree, that is noise, not the allocator."""
+    slower = [run("float32", 2, 100.0, 80.0, nhwc_time_ratio_iqr=[1.2, 1.3], nchw_faults_per_call=0.0)]
+    faster = [run("float32", 2, 100.0, 120.0, nhwc_time_ratio_iqr=[0.8, 0.85], nchw_faults_per_call=0.0)]
+    split = judge("C7", channels_last_stride1=1, runs=slower, kept=dict(runs=faster))
+    assert split.outcome == "depends" and split.depends_on.startswith("noise: two runs under the same allocator")
+    assert "a second run (malloc keeping freed memory changed no page faults" in split.reason
+    agree = judge("C7", channels_last_stride1=1, runs=slower, kept=dict(runs=slower))
+    assert agree.outcome == "refuted" and "a second run" in agree.reason
+    assert c7.allocator_took(slower, faster) is False and c7.allocator_took([run()], [run()]) is None
 
 
 def test_c7_a_flagged_timing_vetoes_only_when_it_could_cross_the_threshold():
