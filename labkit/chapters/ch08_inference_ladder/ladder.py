@@ -704,7 +704,7 @@ class Ladder:
         timing["base_moved"] = keep.base_moved(before.images_per_s, before_iqr,
                                                timing["base_images_per_s"])
         rung.timings = [timing]
-        while (rung.timings[-1]["base_moved"] and len(rung.timings) <= keep.RETIMES
+        while (rung.gate.passed and rung.timings[-1]["base_moved"] and len(rung.timings) <= keep.RETIMES
                and (retime_until is None or _clock.perf_counter() < retime_until)):
             started = _clock.perf_counter()
             again = self.retime(current, made)
@@ -715,7 +715,9 @@ class Ladder:
         last = rung.timings[-1]
         rung.gain, rung.gain_spread = last["gain"][0], (last["gain"][1], last["gain"][2])
         if len(rung.timings) > 1:
-            # the deciding timing's base figures are the ones shown beside the gain
+            # the deciding timing's gain and base figures are the ones shown beside the gain
+            # (speedup_over(before), the interaction table's cell, reads `over`)
+            rung.over[before.name] = last["gain"]
             rung.here[before.name] = {**base_here, "images_per_s": last["base_images_per_s"],
                                       "idle_share": last["base_idle"],
                                       "step_images_per_s": last["images_per_s"]}

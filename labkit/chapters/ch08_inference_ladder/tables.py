@@ -140,7 +140,9 @@ def regimes_table(run: object) -> tables.Table:
         for regime, g in gains.items():
             r = run.regimes[regime].get(name)
             busy = "" if r is None or r.idle_share is None else f", GPU idle {100 * r.idle_share:.0f}%"
-            cells.append(f"{g[name]:.2f}x{busy}" if name in g else
+            undecided = r is not None and r.judged_by == keep.NOT_DECIDABLE
+            cells.append(f"not decidable ({g[name]:.2f}x, its base moved)" if undecided and name in g else
+                         f"{g[name]:.2f}x{busy}" if name in g else
                          "-" if r is None else r.why.split(":")[0])  # 'skipped', 'failed'
         shown.add(name, *cells)
     for regime, why in missing.items():
@@ -211,8 +213,11 @@ def adds_up(run: object, gains: Mapping[str, Mapping[str, float]]) -> str:
             f"float32, {last.speedup_over(strict):.2f}x / {before.speedup_over(strict):.2f}x)")
     noisy = [r.name for r in (before, last, *([regime[n] for n in names if n in regime]))
              if r.median_s > 0 and r.iqr_s / r.median_s > keep.UNSTABLE_IQR]
-    if noisy:
-        said += f". Not decidable: {', '.join(noisy)} timed with an IQR over {100 * keep.UNSTABLE_IQR:.0f}%"
+    moved_alone = [regime[n].name for n in names if n in regime and regime[n].judged_by == keep.NOT_DECIDABLE]
+    if noisy or moved_alone:
+        said += ". Not decidable: " + "; ".join(
+            ([f"{', '.join(noisy)} timed with an IQR over {100 * keep.UNSTABLE_IQR:.0f}%"] if noisy else [])
+            + ([f"{', '.join(moved_alone)} on a base that moved"] if moved_alone else []))
     elif alone_range is not None and not (alone_range[1] < end_range[0] or end_range[1] < alone_range[0]):
         said += ". The ranges overlap: here the steps multiply, within what was measured"
     else:
@@ -299,6 +304,8 @@ def recorded_ladder(recorded: Recorded | Mapping) -> tables.Table | str:
 def _recorded_keep(r: Mapping) -> str:
     """A recorded row's decision; one kept on device time says so, with that clock's gain and
     the idle that made the rung host-bound (its wall gain, beside it, may be below 1)."""
+    if r.get("judged_by") == keep.NOT_DECIDABLE:
+        return "not decidable: its base moved"
     if not r["kept"]:
         return "not kept"
     if r.get("judged_by") != "device time" or r.get("device_gain") is None:

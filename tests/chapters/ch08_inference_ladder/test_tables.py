@@ -72,6 +72,9 @@ def test_the_gpu_shaped_interaction_table_reads_each_regime():
     nothing = SimpleNamespace(regimes={}, regime_bases={}, regime_gains=lambda: {},
                               regimes_missing={"eager": "skipped: out of the run's time budget"})
     assert "eager: not measured" in tables.regimes_table(nothing).notes[0]   # not "No GPU here"
+    # a cell whose base moved in every timing shows its gain as not decidable (review 2026-12-03e item 1)
+    fp16.judged_by = keep.NOT_DECIDABLE
+    assert tables.regimes_table(run).rows[0][1] == "not decidable (2.00x, its base moved)"
 
 
 def test_a_cpu_does_not_judge_c24_and_says_which_steps_its_ladder_lacks(capsys):
