@@ -241,10 +241,26 @@ machine.first_call_table(chapter.only_on("cpu", lambda: chapter.reference("first
 # ### Mistake 3: timing the cache
 #
 # Run the same small copy again and again and its data stays in a cache, so the benchmark
-# reports cache speed, not memory speed. Sweeping the working set (source + destination)
-# from a few KiB up shows the cache levels as steps in bandwidth. At the far left each call
-# moves so few bytes that the fixed cost of calling a torch op dominates: there the curve
-# measures overhead, another way small benchmarks mislead.
+# reports cache speed, not memory speed. Predict first: how much faster does a small copy
+# report, timed back to back (hot), than after a cache flush (cold)? Then sweeping the working
+# set (source + destination) from a few KiB up shows the cache levels as steps in bandwidth.
+# At the far left each call moves so few bytes that the fixed cost of calling a torch op
+# dominates: there the curve measures overhead, another way small benchmarks mislead.
+
+# %% jupyter={"source_hidden": true}
+quiz_hot_cold = chapter.lab.widgets.Quiz(
+    "The same small copy, timed back to back (hot) and after a cache flush (cold): how many "
+    "times the cold bandwidth does hot report?",
+    choices=["about the same (within 20%)", "1.2x to 3x", "more than 3x"],
+    answer=lambda: pitfalls.hot_cold_class(globals().get("hot"), globals().get("cold")),
+    # what answers it: the cache curve, the reference GPU's curve and the measurement (review
+    # 2026-12-03e item 12: under the curve, its 1 MiB point and DRAM plateau gave it away)
+    holds=3,
+    explanation="Hot reads the data from the cache the previous call left it in; cold reads it "
+                "from memory. How much that is worth depends on the cache and the memory of "
+                "this machine, and on whether the copy is big enough to time at all.",
+)
+quiz_hot_cold
 
 # %%
 with pitfalls.timing_warnings() as flagged:  # the smallest copies: counted below
@@ -268,21 +284,7 @@ figure = pitfalls.plot_recorded_curve(chapter.only_on("cpu", lambda: chapter.ref
 # the size of the last-level cache before every call, so each call starts from memory as it
 # would inside a real model. **hot** mode (back to back, cache kept) is for questions about
 # a loop over the same data. The same copy in both modes, sized to fit the cache (on the CPU
-# 1 MiB on one core, whose cache sizes are marked on the curve above; on a GPU a quarter of
-# its L2). Predict first.
-
-# %% jupyter={"source_hidden": true}
-quiz_hot_cold = chapter.lab.widgets.Quiz(
-    "The same small copy, timed back to back (hot) and after a cache flush (cold): how many "
-    "times the cold bandwidth does hot report?",
-    choices=["about the same (within 20%)", "1.2x to 3x", "more than 3x"],
-    answer=lambda: pitfalls.hot_cold_class(globals().get("hot"), globals().get("cold")),
-    holds=1,  # the measurement just below; the rest of the chapter shows as it runs
-    explanation="Hot reads the data from the cache the previous call left it in; cold reads it "
-                "from memory. How much that is worth depends on the cache and the memory of "
-                "this machine, and on whether the copy is big enough to time at all.",
-)
-quiz_hot_cold
+# 1 MiB on one core; on a GPU a quarter of its L2).
 
 # %%
 small_bytes = pitfalls.hot_cold_source_bytes(str(chapter.device))

@@ -341,10 +341,10 @@ def stride_changes(x: torch.Tensor, w: torch.Tensor) -> torch.Tensor:
     return torch.relu(z) + x.t()[:8].sum()
 
 
-def data_dependent(x: torch.Tensor) -> torch.Tensor:
-    if x.sum().item() > 0:  # a Python branch on a tensor's value: Dynamo must break here
-        return x.t().relu()
-    return x.t()
+def forced_break(x: torch.Tensor) -> torch.Tensor:
+    y = x.t().relu()
+    torch._dynamo.graph_break()  # the control: a break asked for, so explain() must count one
+    return y + 1
 
 
 torch._dynamo.reset()
@@ -352,12 +352,12 @@ torch._dynamo.reset()
 # TORCH_LOGS=graph_breaks); explain() returns the same breaks, so the warning is silenced here.
 torch._logging.set_logs(dynamo=40)  # logging.ERROR
 stride_explained = torch._dynamo.explain(stride_changes)(torch.randn(16, 16), torch.randn(16, 16))
-control_explained = torch._dynamo.explain(data_dependent)(torch.randn(16, 16))
+control_explained = torch._dynamo.explain(forced_break)(torch.randn(16, 16))
 torch._logging.set_logs()  # back to the defaults
 chapter.show([{"code": code, "graphs": found.graph_count, "breaks": found.graph_break_count,
                "why it breaks": "; ".join(str(r.reason).splitlines()[0][:90] for r in found.break_reasons)}
               for code, found in {"stride changes": stride_explained,
-                                  "control (.item() branch)": control_explained}.items()]
+                                  "control (graph_break())": control_explained}.items()]
              ).note(f"output_graph_debug exists: {config_exists} | {setting_error or 'set without error'}")
 
 # %%
@@ -429,7 +429,7 @@ rates = chapter.lab.table.rows(
     units={"GB/s": "read + write", "of the copy ceiling": "%"})
 chapter.show(copy_cmp).fold(
     "the seed's rows, measured",
-    f"transposed .contiguous() {transposed_log.total_bytes >> 20} MiB at {whole.gbps:.1f} GB/s "
+    f"transposed .contiguous() {transposed_log.total_bytes >> 20} MiB at {chapter.lab.claims.gbps_text(whole.gbps)} GB/s "
     f"(read + write; the seed counts one way); contiguous .contiguous() "
     f"{contiguous_log.total_bytes} B (returns itself: {same is x3})").fold(
     "GB/s, ceiling share, page faults", str(rates))
@@ -666,7 +666,8 @@ takeaways = [
     f"A view copies nothing: {c6.evidence['copy_bytes']} B for narrow on a transposed view (C6).",
     f"A transposed operand is no copy for matmul: {first_gemm['matmul_view_copy_bytes']} B for A.t() "
     f"(C10), {c2_cases[-1]['implicit_copy_bytes']} B for the 3-D batch (C2).",
-    f"A copy's cost is its access pattern: {transposed.gbps:.1f} GB/s transposed, {plain.gbps:.1f} "
+    f"A copy's cost is its access pattern: {ch02_claims.gbps_text(transposed.gbps)} GB/s transposed, "
+    f"{ch02_claims.gbps_text(plain.gbps)} "
     "GB/s plain (C9).",
     f"Contiguous is not aligned: {views_misaligned} of {len(contiguous_views)} contiguous views start "
     f"off a cache line (C5a). A DRAM-sized sum's time against aligned: misaligned {alignment_ratio:.2f}x "

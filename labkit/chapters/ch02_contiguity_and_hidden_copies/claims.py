@@ -438,11 +438,18 @@ C6 = Claim(
     seed_text='x.narrow(0,0,512)12.3否x.transpose().narrow(0,0,512)89.7是')
 
 
+def gbps_text(gbps: float) -> str:
+    """A rate in GB/s to one decimal from 10 up, else to three figures: 0.363 and 0.27 GB/s, two
+    different copies, read '0.4' and '0.3' at one decimal (review 2026-12-03e item 12)."""
+    return f"{gbps:.1f}" if gbps >= 10 else f"{gbps:.3g}"
+
+
 def _seed_rows_text(rows: Mapping[str, float], free_when_contiguous: bool) -> str:
     """The seed's two rows (recorded in its unit, MB/s one way) in the reason's one convention,
-    GB/s read + write; a row with no copy says so instead of a rate of 0."""
+    GB/s read + write, to three figures (review 2026-12-03e item 12: 0.363 and 0.27 GB/s, two
+    different copies, read '0.4' and '0.3' at one decimal); a row with no copy says so."""
     return ", ".join(
-        f"{k} {2 * float(v) / 1000:.1f} GB/s (read + write)" if float(v) > 0 else
+        f"{k} {gbps_text(2 * float(v) / 1000)} GB/s (read + write)" if float(v) > 0 else
         f"{k}: {'no copy (returns itself)' if free_when_contiguous else 'not timed'}"
         for k, v in rows.items())
 
@@ -457,7 +464,7 @@ def check_c9(ev: Mapping, th: Mapping) -> tuple[str, str, str]:
     of_call = bool(kept) and kept.get("of") is not None and ev.get("contiguous_call_penalty") is not None
     default_faults = ev.get("contiguous_call_faults_per_call")
     took = _kept_usable(kept, default_faults, "contiguous_call_faults_per_call") if of_call else None
-    text = (f"transposed: {ev['transposed_copy_bytes']} bytes copied at {ev['transposed_gbps']:.1f} "
+    text = (f"transposed: {ev['transposed_copy_bytes']} bytes copied at {gbps_text(ev['transposed_gbps'])} "
             f"GB/s, {penalty:.2f}x slower than a plain copy; already contiguous: "
             f"{'returns itself, no copy' if free_when_contiguous else 'copies'}")
     if of_call:

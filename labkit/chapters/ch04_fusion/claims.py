@@ -348,12 +348,20 @@ def check_c21a(ev: Mapping, th: Mapping) -> tuple[str, str, str]:
     return CONFIRMED, text, ""
 
 
+def scale_text(value: float) -> str:
+    """A loss scale as the seed writes its bounds: a power of two from 2^10 up as 2^k (2^25,
+    not '3.35544e+07'), any other value as %g."""
+    if value >= 1024 and math.isfinite(value) and math.log2(value).is_integer():
+        return f"2^{int(math.log2(value))}"
+    return f"{value:g}"
+
+
 def check_c21b(ev: Mapping, th: Mapping) -> tuple[str, str, str]:
     """The bounds: an overflow at scale 1 and a clean interval at 2^24 -- does the scale leave [1, 2^24]?"""
     low, high = float(ev["min_scale_seen"]), float(ev["max_scale_seen"])
     floor, ceiling = th["seed_min_scale"], th["seed_max_scale"]
-    text = (f"after an overflow at scale {floor:g} the scale was {low:g}; after a clean interval at "
-            f"2^24 it was {high:g}")
+    text = (f"after an overflow at scale {floor:g} the scale was {scale_text(low)}; after a clean "
+            f"interval at 2^24 it was {scale_text(high)}")
     left = [f"below {floor:g}" if low < floor else "", "above 2^24" if high > ceiling else ""]
     left = [w for w in left if w]
     if left:

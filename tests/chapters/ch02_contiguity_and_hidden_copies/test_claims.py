@@ -185,6 +185,8 @@ def test_c9_gives_the_seeds_rows_in_the_reasons_one_unit():
     reason = judge("C9", **c9(seed_rows_mb_s=rows)).reason
     assert "contiguous() of the transposed tensor 1076.6 GB/s (read + write)" in reason
     assert "natively contiguous tensor: no copy (returns itself)" in reason and "MB/s" not in reason
+    slow = judge("C9", **c9(transposed_gbps=0.363, seed_rows_mb_s={**rows, "contiguous() of the transposed tensor": 135.0}))
+    assert "copied at 0.363 GB/s" in slow.reason and "tensor 0.27 GB/s" in slow.reason  # item 12: not 0.4, 0.3
 
 
 def test_c5a_reads_the_views_and_needs_them():

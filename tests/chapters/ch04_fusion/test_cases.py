@@ -244,7 +244,8 @@ def test_the_timestamp_step_is_measured_from_the_trace():
     # float rounding below a nanosecond is not a step; one kernel alone gives its duration
     assert cases.timestamp_step_us(_kernels_at([0.0, 1.2560001], [1.0, 1.0])) == pytest.approx(0.256)
     # review 2026-12-03d item 13: the step is said in plain words, as the gap's uncertainty
-    assert cases.step_note(0.256, step) == "replay gap 0.256 ± 0.032 us (the profiler's rounding)"
+    assert cases.step_note(0.256, step) == ("replay gap 0.256 ± 0.032 us (± the smallest time step in the "
+                                            "profiler's trace: finer it cannot tell)")
     assert cases.step_note(0.256, None) == "replay gap 0.256 us"
     assert cases.step_note(None, None) == ""
     figures = cases.gap_figures({"graph replay": _kernels_at(starts, durations)})["graph replay"]
@@ -339,3 +340,12 @@ def _chain_comparison(ratio: float, low: float, high: float) -> Comparison:
 
     return Comparison("eager", 5, {"eager": variant("eager", 1.0, 1.0, 1.0),
                                          "fused": variant("fused", ratio, low, high)}, ("eager", "fused"))
+
+
+def test_the_chain_table_gives_the_quizs_direction_times_faster():
+    """Review 2026-12-03e item 12: the quiz asks how many times faster; the table showed a time
+    ratio (1.62x for a path 0.62x as fast). Now it shows the speed-up and its spread."""
+    found = _chain_comparison(1.62, 1.5, 1.8)
+    shown = cases.chain_table(found, {"eager": 8, "fused": 4}, "0.62x")
+    assert shown.column("times faster") == [pytest.approx(1.0), pytest.approx(1 / 1.62)]
+    assert shown.column("its spread")[1] == f"{1 / 1.8:.2f}-{1 / 1.5:.2f}" and "ratio" not in shown.columns

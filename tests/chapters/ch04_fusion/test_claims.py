@@ -104,6 +104,8 @@ def test_c21_is_split_into_the_defaults_held_and_the_bounds_not_enforced():
     # what PyTorch does: no clamp, so the scale halves below 1 and doubles past 2^24
     verdict = judge("C21b", min_scale_seen=0.5, max_scale_seen=2.0**25)
     assert verdict.outcome == "refuted" and "not enforced" in verdict.reason
+    assert "at 2^24 it was 2^25" in verdict.reason and "e+07" not in verdict.reason  # item 12
+    assert ch04.scale_text(0.5) == "0.5" and ch04.scale_text(3.0) == "3" and ch04.scale_text(2.0**24) == "2^24"
     assert judge("C21a", **_C21_DEFAULTS, **_C21_BEHAVES).outcome == "confirmed"
 
 
