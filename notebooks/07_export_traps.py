@@ -214,9 +214,11 @@ trt
 tables.documented_table()
 
 # %% [markdown]
+# ### Optional: ONNX Runtime's own CPU fallback
+#
 # ONNX Runtime *does* have a CPU fallback: the CPU provider takes nodes the providers before
 # it in the list cannot run. Where each node ran, read from ONNX Runtime's own profile, and
-# (on a GPU) what running the whole model on the CPU provider would cost:
+# (with its CUDA provider) what running the whole model on the CPU provider would cost:
 
 # %%
 placement = chapter.lab.export_traps.ort_placement(model, example, onnx_path=onnx_path)
@@ -230,6 +232,15 @@ tables.placement_table(placement, fallback)
 
 # %% tags=["nbval-check-output"]
 tables.Stack(chapter.rules(), tables.claim_cards(chapter.claim))  # the trust rule, once; C15d's card links to it
+
+# %% [markdown]
+# The seed traces with a non-contiguous example. Its own `x.transpose(2, 3).transpose(1, 2)`
+# has W channels, which a 3-channel model refuses (C15a's reason shows the error); its nearest
+# form is `x.transpose(2, 3)` of square images. Traced with that, fed the three layouts:
+
+# %%
+noncontiguous = chapter.lab.export_traps.trace_noncontiguous_example(model, example)
+tables.noncontiguous_trace_table(noncontiguous)
 
 # %% [markdown]
 # The seed's own comparison, without TensorRT: the traced model fed a transposed view
@@ -269,6 +280,8 @@ evidence = {
     "flags": trace_flags + (trt_run.comparison.flags(ch07.TENSORRT_CASE) if trt_run.comparison else []),
     "tensorrt_transposed_ratio_iqr": tables.ratio_and_spread(trt_run.comparison, "transposed input")[1],
     "seed_example_as_written": chapter.lab.export_traps.seed_trace_example(traced_model, example),
+    "trace_noncontiguous_example": noncontiguous,  # C15a's other case: the seed's kind of example
+    "pointer_binding": tables.pointer_binding(audit),  # C15b's analogue: bound by address and shape
     "ort_placement": placement,
     "ort_cpu_over_cuda_ratio": tables.ratio_and_spread(fallback, "CPU provider (and copies)")[0],
     "tensorrt_status": trt.status,
@@ -343,26 +356,27 @@ all_right = [r.path for r in built if r.correct_on_all]
 wrong = [(r.path, lay, o) for r in built for lay, o in r.outcomes.items() if o.kind == tables.WRONG]
 export_refusal = dropped.audit.row("torch.export").outcomes[tables.CHANNELS_LAST]
 layout_on = [s for s in ort_layout.sessions if s.declared == "NCHW" and s.preference == "on"][0]
-on_ratio = ort_layout.comparison["NCHW declared, on"].ratio if ort_layout.comparison else None
+binding = evidence["pointer_binding"]  # C15b's measured analogue
+misread = [lay for lay, kind in (binding or {}).get("outcomes", {}).items() if kind != tables.CORRECT] or ["no layout"]
 takeaways = [
     f"Check an exported model on the layouts it will be fed: {len(all_right)} of {len(built)} paths built "
     f"here gave eager's answer on all three; "
-    + (f"the others gave {len(wrong)} silently wrong answers (path and layout; e.g. {wrong[0][0]} on "
+    + (f"the others gave {len(wrong)} silently wrong answers (e.g. {wrong[0][0]} on "
        f"{wrong[0][1]})." if wrong else "none was silently wrong."),
     f"A no-op is not recorded: torch.export {'kept' if dropped.kept_by_export(tables.NCHW) else 'dropped'} "
     f"contiguous() for its NCHW example and was {export_refusal.kind} on channels_last input; "
     f"torch.jit.trace {'kept' if dropped.kept_by_trace else 'dropped'} aten::contiguous.",
     f"Layout choices do not survive into ONNX: the channels_last model's graph is "
     f"{'the same as' if declared.onnx_same_graph else 'different from'} the NCHW model's, and ONNX Runtime "
-    f"chose its own layout (layout nodes with its preference on: {layout_on.layout_nodes()}"
-    + (f"; time on against off: {tables.stated_short(ort_layout.comparison, 'NCHW declared, on')})."
-       if on_ratio else ")."),
-    f"C15a {c15['C15a'].label}: the trace matched eager on "
-    f"{sum(o.kind == tables.CORRECT for o in trace_row.outcomes.values())} of 3 layouts. "
+    f"chose its own layout (layout nodes with its preference on: {layout_on.layout_nodes()}).",
+    f"C15a {c15['C15a'].label}: both traces (a contiguous example, {noncontiguous['expression']}) matched eager "
+    f"on {sum(o.kind == tables.CORRECT for o in trace_row.outcomes.values())} and "
+    f"{list(noncontiguous['outcomes'].values()).count(tables.CORRECT)} of 3 layouts. "
     + (f"TensorRT ran: C15b {c15['C15b'].label}, C15c {c15['C15c'].label}, C15d {c15['C15d'].label}. "
-       if trt_run.ran else f"No TensorRT here: C15b {c15['C15b'].outcome} and C15c {c15['C15c'].outcome} "
-       f"from documentation, C15d {c15['C15d'].outcome} (no engine timed). ")
-    + f"Transposed against contiguous input, the traced model alone: "
-      f"{tables.stated_short(trace_cmp, 'transposed input')} (the seed: 4.2x, through TensorRT).",
+       if trt_run.ran else f"No TensorRT here: C15b {c15['C15b'].outcome} (IOBinding misread "
+       f"{', '.join(misread) if binding else 'nothing: not built'}), C15c {c15['C15c'].outcome} "
+       f"(documentation), C15d {c15['C15d'].outcome} (not timed). ")
+    + f"The traced model alone, transposed against contiguous input: "
+      f"{tables.stated_short(trace_cmp, 'transposed input')} (the seed: 4.2x through TensorRT).",
 ]
 chapter.remember(takeaways)

@@ -80,11 +80,11 @@ DOCUMENTED = {
 CONTIGUOUS_EXAMPLE = "a contiguous NCHW example"
 
 
-def _form_sentence(example: str, records: bool, keeps: bool, outcomes: Mapping[str, str]) -> tuple[bool, str]:
-    """Whether one traced form lost anything about contiguity, and the sentence that says what it kept."""
+def _form_finding(records: bool, keeps: bool, outcomes: Mapping[str, str]) -> tuple[bool, str]:
+    """Whether one traced form lost anything about contiguity, and what it kept, in words."""
     wrong = sorted(k for k, v in outcomes.items() if v != "correct")
-    text = (f"traced with {example}, torch.jit.trace {'records' if records else 'does not record'} the "
-            f"example's strides, {'keeps' if keeps else 'drops'} an explicit contiguous(), and is "
+    text = (f"torch.jit.trace {'records' if records else 'does not record'} the example's strides, "
+            f"{'keeps' if keeps else 'drops'} an explicit contiguous(), and is "
             + (f"correct on {', '.join(outcomes)} inputs" if not wrong else
                f"not correct on {', '.join(f'{k} ({outcomes[k]})' for k in wrong)}"))
     return (not records) or (not keeps) or bool(wrong), text
@@ -93,8 +93,13 @@ def _form_sentence(example: str, records: bool, keeps: bool, outcomes: Mapping[s
 def trace_lost_contiguity(ev: Mapping) -> tuple[bool, str]:
     """Whether tracing with the contiguous NCHW example lost anything about contiguity, and the
     sentence that says what it kept."""
-    return _form_sentence(CONTIGUOUS_EXAMPLE, bool(ev["trace_records_strides"]), bool(ev["trace_keeps_contiguous"]),
-                          dict(ev["trace_outcomes"]))
+    lost, finding = _form_finding(bool(ev["trace_records_strides"]), bool(ev["trace_keeps_contiguous"]),
+                                  dict(ev["trace_outcomes"]))
+    return lost, f"traced with {CONTIGUOUS_EXAMPLE}, {finding}"
+
+
+def _noncontiguous_example(form: Mapping) -> str:
+    return f"{form['expression']} (strides {tuple(form['stride'])}: not contiguous, the seed's kind of example)"
 
 
 def noncontiguous_lost(ev: Mapping) -> tuple[bool, str] | None:
@@ -105,10 +110,24 @@ def noncontiguous_lost(ev: Mapping) -> tuple[bool, str] | None:
         return None
     if not form["outcomes"]:
         raise ClaimError("C15a: the trace made with a non-contiguous example was fed no input layout")
-    example = (f"{form['expression']} (strides {tuple(form['stride'])}: not contiguous, the seed's kind of "
-               "example)")
-    return _form_sentence(example, list(form["recorded_stride"]) == list(form["stride"]),
-                          bool(form["keeps_contiguous"]), dict(form["outcomes"]))
+    lost, finding = _form_finding(list(form["recorded_stride"]) == list(form["stride"]),
+                                  bool(form["keeps_contiguous"]), dict(form["outcomes"]))
+    return lost, f"traced with {_noncontiguous_example(form)}, {finding}"
+
+
+def _both_forms(ev: Mapping) -> tuple[bool, str]:
+    """Both traced forms in one sentence where they found the same, else one sentence each
+    (the seed's kind of example first)."""
+    contiguous = trace_lost_contiguity(ev)
+    other = noncontiguous_lost(ev)
+    if other is None:
+        return contiguous
+    same = other[1].split(", torch.jit.trace ", 1)[1] == contiguous[1].split(", torch.jit.trace ", 1)[1]
+    if same:
+        example = _noncontiguous_example(ev["trace_noncontiguous_example"])
+        finding = contiguous[1].split(", torch.jit.trace ", 1)[1].replace("the example's", "each example's")
+        return contiguous[0], f"traced with {example} and with {CONTIGUOUS_EXAMPLE}, torch.jit.trace {finding}"
+    return other[0] or contiguous[0], f"{other[1]}; {contiguous[1]}"
 
 
 def seed_example_text(ev: Mapping) -> str:
@@ -136,46 +155,46 @@ def check_c15a(ev: Mapping, th: Mapping) -> tuple[str, str, str]:
     either losing anything about contiguity confirms it."""
     if not ev["trace_outcomes"]:
         raise ClaimError("C15a: no traced module was fed any input layout")
-    forms = [found for found in (noncontiguous_lost(ev), trace_lost_contiguity(ev)) if found]
-    lost = any(found[0] for found in forms)
-    text = "; ".join(found[1] for found in forms)
+    lost, text = _both_forms(ev)
     text = text[0].upper() + text[1:]
     if lost:
         return CONFIRMED, text + seed_example_text(ev), ""
-    either = " in either form" if len(forms) > 1 else ""
+    either = " in either form" if ev.get("trace_noncontiguous_example") else ""
     return REFUTED, text + f": nothing about contiguity was lost{either}" + seed_example_text(ev), ""
 
 
-def pointer_engine(outcomes: Mapping[str, str], engine: str) -> tuple[str, str]:
+def pointer_engine(outcomes: Mapping[str, str]) -> tuple[str, str]:
     """An engine bound by address and shape, judged on the layouts it was fed: 'confirmed' only if
     it misread the contiguous input (the seed's trap); a non-contiguous input read as if it were
     contiguous is the reverse trap, said in the reason, and refutes the seed's direction."""
     if not outcomes:
-        raise ClaimError(f"C15b: {engine} was fed no input layout")
-    wrong = sorted(k for k, v in outcomes.items() if v != "correct")
-    right = ", ".join(k for k in outcomes if k not in wrong) or "no layout"
-    misread = ", ".join(f"{k} {outcomes[k]}" for k in wrong)
+        raise ClaimError("C15b: the engine was fed no input layout")
+    wrong = [k for k, v in outcomes.items() if v != "correct"]
+    by_kind: dict[str, list[str]] = {}
+    for layout in wrong:
+        by_kind.setdefault(outcomes[layout], []).append(layout)
+    misread = "; ".join(f"{', '.join(layouts)} {kind}" for kind, layouts in by_kind.items())
     if CONTIGUOUS_LAYOUT in wrong:
-        return CONFIRMED, f"{engine} misread the contiguous {CONTIGUOUS_LAYOUT} input ({misread})"
+        return CONFIRMED, f"it misread the contiguous {CONTIGUOUS_LAYOUT} input ({misread})"
     if not wrong:
-        return REFUTED, f"{engine} gave eager's answer on {right} (each layout read right)"
+        return REFUTED, f"it gave eager's answer on {', '.join(outcomes)} (each layout read right)"
     reverse = (": the trap runs the other way, a non-contiguous input read as if it were contiguous"
-               if any(outcomes[k] == "silently wrong" for k in wrong) else "")
-    return REFUTED, f"{engine} read the contiguous {CONTIGUOUS_LAYOUT} input right and {misread}{reverse}"
+               if "silently wrong" in by_kind else "")
+    return REFUTED, f"it read the contiguous {CONTIGUOUS_LAYOUT} input right and {misread}{reverse}"
 
 
 def check_c15b(ev: Mapping, th: Mapping) -> tuple[str, str, str]:
     read = ("an engine is bound by an address and a shape, no strides (read from documentation, "
             "not measured)")
     if ev["tensorrt_ran"]:
-        outcome, text = pointer_engine(dict(ev["tensorrt_outcomes"]), "Torch-TensorRT's engine (measured)")
-        return outcome, f"{text}; {read}", ""
+        outcome, text = pointer_engine(dict(ev["tensorrt_outcomes"]))
+        return outcome, f"Measured through Torch-TensorRT: {text}; {read}", ""
     skipped = f"TensorRT not run here ({ev.get('tensorrt_skipped_because') or 'not installed'})"
     binding = ev.get("pointer_binding")
     if binding:  # measured: an engine bound the way the documentation says a TensorRT engine is
-        outcome, text = pointer_engine(dict(binding["outcomes"]),
-                                       f"Bound by address and shape as a TensorRT engine is, {binding['path']} (measured)")
-        return outcome, (f"{text}. {skipped}: that its engine is bound so is read from documentation, not "
+        outcome, text = pointer_engine(dict(binding["outcomes"]))
+        return outcome, (f"Measured on {binding['path']}, bound by address and shape as a TensorRT engine is: "
+                         f"{text}. {skipped}: that its engine is bound so is read from documentation, not "
                          "measured, and Torch-TensorRT makes each input contiguous first (documentation)"), ""
     return REFUTED, (f"{skipped}: {read}, and Torch-TensorRT makes each input contiguous first: no contiguity "
                      "flag to misjudge"), ""
@@ -188,8 +207,8 @@ def check_c15c(ev: Mapping, th: Mapping) -> tuple[str, str, str]:
                          "the tensors' device); the one documented CPU fallback, ONNX Runtime's provider "
                          "list (TensorRT, then CUDA, then CPU), follows operator support; read from "
                          "documentation, not measured"), (
-            "operator support (which operators each ONNX Runtime provider takes), not the input's layout; a TensorRT "
-            "run measures it")
+            "operator support, not the input's layout: which operators each ONNX Runtime provider takes; a "
+            "TensorRT run measures it")
     devices = list(ev["tensorrt_fallback_devices"])
     text = f"Torch-TensorRT ran; the part forced to run in PyTorch ran on {_forced_devices(ev)}"
     if not devices:
@@ -200,7 +219,7 @@ def check_c15c(ev: Mapping, th: Mapping) -> tuple[str, str, str]:
 
 def check_c15d(ev: Mapping, th: Mapping) -> tuple[str, str, str]:
     traced = ev.get("trace_transposed_ratio")
-    shown = (f"; the traced model alone took {float(traced):.2f}x on the transposed view "
+    shown = (f"; the traced model alone: {float(traced):.2f}x on the transposed view "
              "(shown, not judged)") if traced else ""
     if not ev["tensorrt_ran"]:
         return DEPENDS, "TensorRT not run here: no engine latency measured" + shown, (
@@ -250,11 +269,10 @@ C15a = Claim(
 C15b = Claim(
     "C15b", CHAPTER, SEED_STRIDES, SECTION,
     "As a result, the TensorRT engine misjudges the input as non-contiguous memory.",
-    "a measured engine bound by address and shape (Torch-TensorRT; without it, ONNX Runtime's "
-    "IOBinding, bound the same way) misreads the contiguous NCHW input",
-    "it reads the contiguous NCHW input right (a non-contiguous input read as contiguous is the "
-    "reverse trap, said in the reason); that TensorRT binds so, no strides, is read from "
-    "documentation where it does not run; without a measured engine, from documentation alone",
+    "a measured engine bound by address and shape (Torch-TensorRT, else ONNX Runtime's IOBinding) "
+    "misreads the contiguous NCHW input",
+    "it reads that input right (reading a non-contiguous one as contiguous is the reverse trap); "
+    "TensorRT's binding, no strides, is read from documentation where TensorRT does not run",
     TENSORRT_KEYS,
     check=check_c15b, section_zh=SECTION_ZH, seed_setting=SETTING,
     seed_text="导致 TensorRT 引擎误判为非连续内存")
@@ -293,9 +311,8 @@ def form_of(claim_id: str, ev: Mapping) -> str:
     if claim_id == "C15a":
         nearest = ev.get("trace_noncontiguous_example")
         if nearest:
-            return (f"both cases, measured here: traced with {nearest['expression']} (not contiguous: the "
-                    f"nearest form of the seed's example) and with {CONTIGUOUS_EXAMPLE}, each fed three "
-                    f"layouts (torch {version}, {device})")
+            return (f"both cases, measured here: traced with {nearest['expression']} and with "
+                    f"{CONTIGUOUS_EXAMPLE}, each fed three layouts (torch {version}, {device})")
         return (f"nearest form, measured here: traced with {CONTIGUOUS_EXAMPLE}, fed three layouts "
                 f"(torch {version}, {device})")
     if claim_id not in C15_IDS:
@@ -309,6 +326,6 @@ def form_of(claim_id: str, ev: Mapping) -> str:
         return "not measured: TensorRT not installed"
     binding = ev.get("pointer_binding")
     if claim_id == "C15b" and binding:
-        return (f"analogue measured on {device}: {binding['path']}, bound by address and shape; that a "
-                "TensorRT engine is bound so is read from documentation (TensorRT not installed)")
+        return (f"analogue measured on {device} (ONNX Runtime's IOBinding); TensorRT's binding read from "
+                "documentation")
     return "read from documentation, not measured (TensorRT not installed)"

@@ -395,10 +395,9 @@ def dropped_table(dropped: export_traps.DroppedContiguous) -> tables.Table:
     for row in rows:
         recorded = next((" -> ".join(v) for k, v in ops.items() if row[0].startswith(k)), "-")
         shown.add(row[0], recorded, *row[2:])
-    kept = {lay: dropped.kept_by_export(lay) for lay in dropped.exported_ops}
-    shown.note("contiguous() in torch.export's graph: " + "; ".join(
-        f"{lay} example: {'kept' if k else 'dropped'}" for lay, k in kept.items())
-        + f"; torch.jit.trace: {'kept' if dropped.kept_by_trace else 'dropped'}")
+    others = [lay for lay in dropped.exported_ops if lay != NCHW]  # the NCHW export's ops are in the table
+    shown.note("; ".join(f"torch.export with a {lay} example: contiguous() "
+                         f"{'kept' if dropped.kept_by_export(lay) else 'dropped'}" for lay in others))
     shown.fold("every graph, and why a path refused", "\n".join(dropped.lines() + details))
     return shown
 
@@ -447,13 +446,15 @@ def declared_table(declared: export_traps.DeclaredNCHW, device: object) -> Stack
     """What the channels_last model's artifacts declare, frozen with an NCHW example; the
     sentence that says what export's recorded layout means on this device; the eager timing."""
     rows = [line.split(": ", 1) for line in declared.lines()]
+    if declared.export_input == declared.trace_input:  # one row for what both declare
+        rows = [["torch.export and torch.jit.trace input", declared.export_input]] + [
+            row for row in rows if row[0] not in ("torch.export input", "torch.jit.trace input")]
     shown = tables.Table("a channels_last model frozen with an NCHW example", ["artifact", "declares"], rows)
     shown.note(declared.export_layout_sentence(device))
     timed = None
     if declared.eager is not None:
         timed = tables.comparison(declared.eager, "eager: the channels_last model fed each layout")
-        timed.note(f"NCHW input against channels_last input: {stated_short(declared.eager, 'NCHW input')}; "
-                   "a ratio is the median of the rounds' ratios, so it need not equal the medians' quotient")
+        timed.note("ratio: the median of the rounds' ratios, not the medians' quotient")
     return Stack(shown, timed)
 
 
@@ -494,9 +495,10 @@ class TensorRT:
         names = {"cuda": "CUDA GPU", "tensorrt": "tensorrt", "torch_tensorrt": "torch_tensorrt",
                  "ort_tensorrt_provider_listed": "ONNX Runtime lists a TensorRT provider",
                  "ort_cuda_provider_listed": "ONNX Runtime lists a CUDA provider"}
+        said = [(name, repr(run)) for name, run in (("Torch-TensorRT", self.torch_tensorrt),
+                                                      ("ONNX Runtime's TensorRT provider", self.ort_tensorrt))]
         shown = tables.Table("TensorRT on this machine: detected, not assumed", ["", "found"],
-                             [["Torch-TensorRT", repr(self.torch_tensorrt)],
-                              ["ONNX Runtime's TensorRT provider", repr(self.ort_tensorrt)]])
+                             [[name, text.removeprefix(f"{name} ")] for name, text in said])  # named once
         shown.fold("what was looked for", "\n".join(
             f"{names.get(k, k)}: {'not installed' if v is None else v}" for k, v in self.status.items()))
         return shown
@@ -514,10 +516,10 @@ def tensorrt(model: nn.Module, example: torch.Tensor, onnx_path: str | Path) -> 
                     export_traps.run_ort_tensorrt(model, example, onnx_path))
 
 
-DOCUMENTED_NAMES = {"tensorrt_engine": "where a TensorRT engine runs",
-                    "torch_tensorrt": "where Torch-TensorRT runs what TensorRT cannot",
-                    "tensorrt_input_binding": "what an engine is told about an input",
-                    "torch_tensorrt_inputs": "what Torch-TensorRT does to an input first",
+DOCUMENTED_NAMES = {"tensorrt_engine": "where an engine runs",
+                    "torch_tensorrt": "where Torch-TensorRT runs the rest",
+                    "tensorrt_input_binding": "what an engine is told of an input",
+                    "torch_tensorrt_inputs": "what Torch-TensorRT does to an input",
                     "ort_tensorrt_provider": "where ONNX Runtime's TensorRT provider falls back"}
 
 
@@ -559,9 +561,9 @@ def placement_table(placement: Mapping[str, int], fallback: object | None,
 def noncontiguous_trace_table(form: Mapping) -> tables.Table:
     """The seed's kind of trace (`export_traps.trace_noncontiguous_example`): traced with a
     non-contiguous view, what the graph recorded and what the module did with the three layouts."""
-    shown = tables.Table(f"traced with {form['expression']}, strides {tuple(form['stride'])}",
+    shown = tables.Table(f"traced with {form['expression']}, not contiguous",
                          ["graph records", *LAYOUTS], marks=OUTCOME_MARKS)
-    shown.add(f"input strides {tuple(form['recorded_stride'])}; contiguous() "
+    shown.add(f"{tuple(form['recorded_stride'])}; contiguous() "
               f"{'kept' if form['keeps_contiguous'] else 'dropped'}", *(form["outcomes"][lay] for lay in LAYOUTS))
     return shown
 

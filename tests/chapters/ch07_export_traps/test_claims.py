@@ -102,7 +102,9 @@ def test_the_evidence_of_a_real_cpu_run_is_judged():
     evidence["trace_noncontiguous_example"] = export_traps.trace_noncontiguous_example(model, example)
     both = claims.get("C15a").judge(evidence, machine="test", form=ch07.form_of("C15a", evidence))
     assert both.outcome == "refuted" and "nothing about contiguity was lost in either form" in both.reason
-    assert both.reason.startswith("Traced with x.transpose(2, 3) (strides (192, 64, 1, 8): not contiguous")
+    assert both.reason.startswith("Traced with x.transpose(2, 3) (strides (192, 64, 1, 8): not contiguous, the "
+                                  "seed's kind of example) and with a contiguous NCHW example, torch.jit.trace "
+                                  "records each example's strides")
     assert both.form.startswith("both cases, measured here: traced with x.transpose(2, 3)")
 
 
@@ -120,6 +122,7 @@ def test_either_case_of_c15a_losing_contiguity_confirms_it():
         verdict = judge("C15a", **KEPT, trace_noncontiguous_example={**NONCONTIGUOUS, **changed})
         assert verdict.outcome == "confirmed", changed
         assert verdict.reason.startswith("Traced with x.transpose(2, 3)")
+        assert "; traced with a contiguous NCHW example" in verdict.reason  # one sentence each: they differ
     assert judge("C15a", **LOST, trace_noncontiguous_example=NONCONTIGUOUS).outcome == "confirmed"
     with pytest.raises(claims.ClaimError, match="non-contiguous example was fed no input layout"):
         judge("C15a", **KEPT, trace_noncontiguous_example={**NONCONTIGUOUS, "outcomes": {}})
@@ -142,11 +145,12 @@ BINDING = {"path": "ONNX Runtime CPU, IOBinding of data_ptr",
 def test_c15b_is_measured_on_the_chapters_own_pointer_bound_engine_and_says_the_trap_runs_the_other_way():
     verdict = judge("C15b", **NO_TRT, pointer_binding=BINDING)
     assert verdict.outcome == "refuted"
-    assert "read the contiguous NCHW input right and channels_last silently wrong" in verdict.reason
+    assert verdict.reason.startswith("Measured on ONNX Runtime CPU, IOBinding of data_ptr, bound by address")
+    assert "read the contiguous NCHW input right and channels_last, transposed view silently wrong" in verdict.reason
     assert "the trap runs the other way" in verdict.reason
     assert "read from documentation, not measured" in verdict.reason  # TensorRT's binding itself
     form = ch07.form_of("C15b", {**NO_TRT, "pointer_binding": BINDING, "device": "cpu"})
-    assert form.startswith("analogue measured on cpu: ONNX Runtime CPU, IOBinding of data_ptr")
+    assert form.startswith("analogue measured on cpu (ONNX Runtime's IOBinding)")
     assert claims.form_kind(form) == "read from documentation"  # part of it is read: the ledger counts it so
     misread = {**BINDING, "outcomes": {**ALL_CORRECT, "NCHW": "silently wrong"}}
     assert judge("C15b", **NO_TRT, pointer_binding=misread).outcome == "confirmed"
@@ -212,4 +216,4 @@ def test_without_tensorrt_c15c_depends_on_operator_support_and_c15b_follows_its_
     assert c15c.outcome == "depends" and "operator support" in c15c.depends_on
     assert "CPU" in ch07.DOCUMENTED["ort_tensorrt_provider"] and "provider list" in c15c.reason
     assert judge("C15b", **NO_TRT).outcome == "refuted"
-    assert "without a measured engine, from documentation alone" in ch07.C15b.refute_if
+    assert "read from documentation where TensorRT does not run" in ch07.C15b.refute_if

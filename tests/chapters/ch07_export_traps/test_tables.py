@@ -122,7 +122,8 @@ def test_the_dropped_contiguous_table_names_what_each_tracer_kept():
     by_path = dict(zip(shown.column("path"), shown.column(CHANNELS_LAST), strict=True))
     assert by_path["torch.export"] == REJECTED and by_path["torch.jit.trace"] == CORRECT
     assert "contiguous" in shown.column("ops recorded")[0]  # the trace kept the call
-    assert "NCHW example: dropped" in shown.notes[0]
+    assert "conv2d -> relu -> view" in shown.column("ops recorded")[1]  # the NCHW export dropped it: in the table
+    assert shown.notes[0] == "torch.export with a channels_last example: contiguous() kept"
     assert "view" in shown.folded[0][1]  # why export refused is one click away
 
 
@@ -303,3 +304,14 @@ def test_the_seeds_kind_of_trace_and_the_pointer_binding_come_from_what_ran():
     assert binding["outcomes"] == {lay: o.kind for lay, o in audit.row("ONNX Runtime").outcomes.items()}
     assert binding["outcomes"][NCHW] == CORRECT and binding["outcomes"][CHANNELS_LAST] == WRONG
     assert tables.pointer_binding(export_audit.run(model, example, paths=("trace",))) is None
+
+
+def test_trap_2_names_a_layout_both_artifacts_declare_once():
+    nchw = "(4, 3, 32, 32), strides (3072, 1024, 32, 1): contiguous NCHW"
+    declared = export_traps.DeclaredNCHW(nchw, "(4, 16, 32, 32), strides (16384, 1, 512, 16): channels_last",
+                                         nchw, True, 0)
+    shown = tables.declared_table(declared, "cpu").parts[0]
+    assert shown.column("artifact")[:2] == ["torch.export and torch.jit.trace input", "torch.export first conv output"]
+    other = export_traps.DeclaredNCHW(nchw, "x: channels_last", "(4, 3, 32, 32): other", None, None)
+    assert tables.declared_table(other, "cpu").parts[0].column("artifact") == [
+        "torch.export input", "torch.export first conv output", "torch.jit.trace input"]
