@@ -74,7 +74,7 @@ def _sweep(fe: object, torch: object, args: argparse.Namespace, interpret: bool,
     dtypes = [getattr(torch, d) for d in args.dtypes.split(",")]
     configs = list(fe.TUNING_CONFIGS)
     shapes = fe.resnet50_gemm_shapes(args.batch, args.image)
-    if args.quick:   # the test's few: two ResNet shapes, two configs, one edge
+    if args.quick:   # the test's few: two ResNet shapes, two configs, two edges
         shapes, configs = [shapes[0], shapes[-1]], configs[::3][:2]
     cases = []
     for shape in shapes:
