@@ -84,6 +84,8 @@ class Variant:
     amp: bool = True
 
 
+LATE_CONVERSION_STEP = 2  # (d) and (e) convert before this observed step: after DDP's rebuild (step 1)
+
 VARIANTS: dict[str, Variant] = {v.name: v for v in (
     Variant("a_drift", "channels_last applied after wrapping (the seed's drift)"),
     Variant("b_seed_fix", "(a) plus the seed's hook, exactly as written", hook="seed"),
@@ -365,7 +367,7 @@ class _Run:
         for index in range(self.config.observed_steps):
             if index == 1:  # DDP rebuilds its buckets in this forward, from the strides now
                 self.built_strides = {n: list(p.stride()) for n, p in self.ddp.module.named_parameters()}
-            if index == 2 and self.variant.convert_at == "after_rebuild":
+            if index == LATE_CONVERSION_STEP and self.variant.convert_at == "after_rebuild":
                 self.ddp.to(memory_format=torch.channels_last)
             self.warned = []
             expected = self._reference_grads()

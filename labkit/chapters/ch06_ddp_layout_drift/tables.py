@@ -11,6 +11,7 @@ arrives as the session's `Recorded`, so its table says 'recorded on nvidia-h200,
 from __future__ import annotations
 
 import math
+import os
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -31,6 +32,12 @@ WRONG_MARK = {"WRONG": "#cf222e", "raised": "#9a6700"}
 def size_text(n: int | None) -> str:
     """Bytes in KiB, as the chapter's traffic is counted ('-' when not observed)."""
     return "-" if n is None else f"{n / 1024:.1f} KiB"
+
+
+def bytes_text(n: float) -> str:
+    """Bytes in the unit that reads best ('0 B', '19.7 KiB', '43.2 MiB'), as the tables' byte columns
+    show them, so a sentence and the table beside it use one unit."""
+    return str(tables.format_value(n, "B"))
 
 
 def time_text(row: Mapping) -> str:
@@ -330,9 +337,7 @@ def traffic_table(run: Run) -> Stack:
         shown.add(name, row["into_bucket_bytes"], row["back_to_grad_bytes"], row["permuting_bytes"],
                   row["permuting_bytes_step0"], row["separate_grad_bytes"], time_text(row),
                   *([row["peak_memory_bytes"]] if peak else []))
-    shown.note(step_cost(rows["e_late_drift"], rows["c_convert_first"]))
-    shown.note(f"the permuting copy moves {size_text(rows['e_late_drift']['permuting_bytes'])} per step "
-               f"of {size_text(rows['e_late_drift']['into_bucket_bytes'])} copied into the buckets")
+    shown.note(step_cost(rows["e_late_drift"], rows["c_convert_first"]))  # its bytes are e_late_drift's row
     shown.fold("d_bucket_view, step by step", "\n".join(
         f"step {o['step']}: into buckets {size_text(o['traffic']['into_bucket_bytes'])}, out of buckets "
         f"{size_text(o['traffic']['back_to_grad_bytes'])}, grad memory outside the buckets "
@@ -340,23 +345,60 @@ def traffic_table(run: Run) -> Stack:
     return Stack(shown)
 
 
+RESNET50_OPT_IN = "LABKIT_DDP_RESNET50"  # 1: run the ResNet-50 cost here (on a GPU); unset: show its record
+
+
+def resnet50_asked() -> bool:
+    """Whether the reader asked for the ResNet-50 cost to run here (LABKIT_DDP_RESNET50=1 in the
+    kernel's environment). Opt-in, as AOTInductor is in chapter 07: on any GPU it runs two ranks
+    of ResNet-50 over gloo through host memory, seconds on the H200 but (unmeasured) minutes on a
+    shared T4, so a Colab room would otherwise pay for what is an optional section."""
+    raw = os.environ.get(RESNET50_OPT_IN, "").strip()
+    if raw in ("", "0"):
+        return False
+    if raw == "1":
+        return True
+    raise ValueError(f"{RESNET50_OPT_IN} must be 1 (run the ResNet-50 cost here) or 0, got {raw!r}")
+
+
+def resnet50_steps(config: Mapping) -> int:
+    """Training steps each rank runs for the ResNet-50 cost: every variant's observed steps (each
+    with a reference backward beside it) and its timed ones."""
+    return len(config["variants"]) * (int(config["observed_steps"]) + int(config["timed_steps"]))
+
+
 def resnet50_cost(config: Mapping, world_size: int, timeout_s: float = 540.0) -> dict:
     """(c) against (e) with a ResNet-50 (about 94 MB of float32 gradients; `config` names the
-    model and the two variants), as recorded under 'ddp_resnet50_cost' (a GPU's measurement: on
-    a CPU it would take the chapter past its budget)."""
+    model and the two variants), as recorded under 'ddp_resnet50_cost', with the wall time it
+    took (its cost to a reader who asks for it: `resnet50_asked`)."""
+    started = time.perf_counter()
     big = ddp_launch.launch(dict(config), world_size, timeout_s=timeout_s)
     rows = {row["name"]: row for row in ddp_launch.variant_summary(big)}
     return {"world_size": big["world_size"], "backend": big["backend"], "device": big["device"],
-            "config": big["config"], "rows": rows,
+            "config": big["config"], "rows": rows, "seconds": time.perf_counter() - started,
             "verdict": step_cost(rows["e_late_drift"], rows["c_convert_first"])}
 
 
-def resnet50_table(cost: object) -> object:
+def resnet50_cost_line(config: Mapping, world_size: int, cost: object, on_gpu: bool) -> str:
+    """What running the ResNet-50 cost here would take, and how to ask for it: the steps it
+    runs, the wall time the record took (where recorded) and why it did not run here."""
+    took = cost.value.get("seconds") if isinstance(cost, Recorded) and cost else None  # type: ignore[union-attr]
+    took_text = (f"it took {took:.0f} s on {cost.machine}" if took  # type: ignore[union-attr]
+                 else "its wall time was not recorded")
+    why = (f"set {RESNET50_OPT_IN}=1 before starting the kernel to run it on this GPU" if on_gpu
+           else "it needs a GPU")
+    return (f"not run here: {world_size} ranks x {resnet50_steps(config)} ResNet-50 training steps, "
+            f"gloo through host memory; {took_text}; {why}")
+
+
+def resnet50_table(cost: object, not_run: str = "") -> object:
     """The ResNet-50 cost, measured here or recorded on the reference GPU (labelled), or what
-    is missing."""
+    is missing; `not_run` says why it did not run here and what running it would take. A record
+    whose two step times were taken one after the other (an older run) shows no step-time pair:
+    their ratio is no measured cost."""
     if isinstance(cost, Recorded) and not cost:
         return ("The reference GPU run has not recorded the ResNet-50 cost yet (it records it when "
-                "this chapter runs on a GPU).")
+                f"this chapter runs on a GPU with {RESNET50_OPT_IN}=1)." + (f" {not_run}." if not_run else ""))
     value = cost.value if isinstance(cost, Recorded) else cost
     e_big, c_big = value["rows"]["e_late_drift"], value["rows"]["c_convert_first"]  # type: ignore[index]
     shown = tables.Table(f"ResNet-50, {value['world_size']} ranks over {value['backend']} on "  # type: ignore[index]
@@ -367,13 +409,24 @@ def resnet50_table(cost: object) -> object:
               tables.format_value(e_big["permuting_bytes"], "B"))
     shown.add("copied into the buckets", tables.format_value(c_big["into_bucket_bytes"], "B"),
               tables.format_value(e_big["into_bucket_bytes"], "B"))
-    shown.add("step time", time_text(c_big), time_text(e_big))
-    shown.note(step_cost(e_big, c_big))  # read from the recorded rows, by today's rule
+    if interleaved(e_big, c_big):
+        shown.add("step time", time_text(c_big), time_text(e_big))
+        shown.note(step_cost(e_big, c_big))  # read from the recorded rows, by today's rule
+    else:
+        shown.note("step times not shown: this record timed (c) and (e) one after the other, so their "
+                   "ratio is no measured cost")
     bound = copy_bound(e_big["permuting_bytes"], c_big["median_step_s"], c_big["iqr_step_s"],
                        recorded_copy_rate(str(value["device"])))  # type: ignore[index]
     if bound:
         shown.note(bound)
+    if not_run:
+        shown.note(not_run)
     return shown
+
+
+def interleaved(drifted: Mapping, matched: Mapping) -> bool:
+    """Whether two rows were timed in interleaved rounds (a ratio per round), not one after the other."""
+    return ratio_interval(drifted.get("round_medians_s") or [], matched.get("round_medians_s") or []) is not None
 
 
 def recorded_copy_rate(device: str, machine: str = results.DEFAULT_REFERENCE) -> dict | None:
@@ -397,7 +450,7 @@ def copy_bound(permuting_bytes: float, step_s: float, step_iqr_s: float, rate: M
     if not rate or permuting_bytes <= 0 or step_s <= 0:
         return ""
     seconds = 2 * permuting_bytes / (float(rate["gbps"]) * 1e9)
-    return (f"by arithmetic: reading and writing the {size_text(permuting_bytes)} permuting copy at the "
+    return (f"by arithmetic: reading and writing the {bytes_text(permuting_bytes)} permuting copy at the "
             f"{float(rate['gbps']):,.0f} GB/s copy rate chapter 00 recorded ({rate['machine']}) takes "
             f"{seconds * 1e6:,.0f} us, {100 * seconds / step_s:.2f}% of the {step_s * 1e3:.1f} ms step, "
             f"and 4x that is still {100 * 4 * seconds / step_s:.2f}%: far below the "

@@ -178,3 +178,39 @@ def test_the_resnet50_drift_cost_is_bounded_by_arithmetic_at_the_recorded_copy_r
     assert tables.copy_bound(45_306_624, 0.0826, 0.0097, None) == ""  # no copy rate: no bound claimed
     assert tables.copy_bound(0, 0.0826, 0.0097, {"gbps": 4243.9, "machine": "m"}) == ""
     assert tables.recorded_copy_rate("a device chapter 00 never measured") is None
+
+
+def test_the_resnet50_cost_runs_only_when_asked_and_says_what_it_would_take(monkeypatch):
+    monkeypatch.delenv(tables.RESNET50_OPT_IN, raising=False)
+    assert not tables.resnet50_asked()
+    monkeypatch.setenv(tables.RESNET50_OPT_IN, "1")
+    assert tables.resnet50_asked()
+    monkeypatch.setenv(tables.RESNET50_OPT_IN, "yes")
+    with pytest.raises(ValueError, match="must be 1"):
+        tables.resnet50_asked()
+    config = {"variants": ["c_convert_first", "e_late_drift"], "observed_steps": 3, "timed_steps": 30}
+    assert tables.resnet50_steps(config) == 66
+    old = Recorded("06_ddp_layout_drift", "ddp_resnet50_cost", "nvidia-h200", {"rows": {}}, "2026-12-03")
+    said = tables.resnet50_cost_line(config, 2, old, on_gpu=True)
+    assert "2 ranks x 66 ResNet-50 training steps" in said and "wall time was not recorded" in said
+    assert f"set {tables.RESNET50_OPT_IN}=1" in said
+    timed = Recorded("06_ddp_layout_drift", "ddp_resnet50_cost", "nvidia-h200", {"seconds": 17.4}, "2026-12-04")
+    assert "it took 17 s on nvidia-h200; it needs a GPU" in tables.resnet50_cost_line(config, 2, timed, on_gpu=False)
+
+
+def _resnet_rows(rounds):
+    row = {"permuting_bytes": 0, "into_bucket_bytes": 94_000_000, "median_step_s": 0.067, "iqr_step_s": 0.004,
+           "timing_noisy": False, "round_medians_s": rounds}
+    return {"c_convert_first": row, "e_late_drift": {**row, "permuting_bytes": 45_306_624, "median_step_s": 0.083}}
+
+
+def test_a_record_timed_one_after_the_other_shows_no_step_time_pair_and_one_unit_for_bytes():
+    value = {"world_size": 2, "backend": "gloo", "device": "cpu", "config": {"batch": 32, "image": 224}}
+    old = tables.resnet50_table({**value, "rows": _resnet_rows(None)}, "not run here: why")
+    assert "step time" not in old.column("") and "one after the other" in old.notes[0]
+    assert old.notes[-1] == "not run here: why"
+    assert old.rows[0][2] == "43.2 MiB"
+    rounds = tables.resnet50_table({**value, "rows": _resnet_rows([0.067, 0.066, 0.068])})
+    assert "step time" in rounds.column("") and "interleaved" in rounds.notes[0]
+    said = tables.copy_bound(45_306_624, 0.0826, 0.0097, {"gbps": 4243.9, "machine": "nvidia-h200"})
+    assert "the 43.2 MiB permuting copy" in said and "KiB" not in said
