@@ -24,7 +24,8 @@ ceiling then reads "at the ceiling" (labkit.measure.timing.AT_CEILING_PCT).
 
 A refresh never lowers a ceiling measured on the same machine: where the cached record has the
 same fingerprint (`env.fingerprint()`: the same CPU, GPU, driver, torch and thread count), each
-ceiling kept is the higher of the cached and the new reading, and `details["kept_higher"]` says
+ceiling kept is the higher of the cached and the new reading over the same sweep of sizes
+(a sweep at the test suite's small sizes fits a cache and is no ceiling), and `details["kept_higher"]` says
 which ones came from the earlier run, with its date and this run's reading. A ceiling is the
 best the machine can do; a run taken while other programs load it reads low, and a share read
 against it then reads high (review 2026-12-03e item 10: one host's copy ceiling read 25.0 GB/s
@@ -122,26 +123,47 @@ def _kept_date(old: Ceilings, key: str) -> str:
     return str(old.details.get("kept_higher", {}).get(key, {}).get("measured_at") or old.measured_at)
 
 
+def _sizes_of(record: Ceilings, key: str, sweep: object) -> list[str] | None:
+    """The sizes the reading `key` of `record` was swept over: its own sweep's, or, for a
+    reading it kept from an earlier run, the sizes saved with it (None if not saved)."""
+    kept = record.details.get("kept_higher", {}).get(key)
+    if kept is not None:
+        return kept.get("sizes")
+    return sorted((str(k) for k in sweep), key=float) if sweep else None  # type: ignore[union-attr]
+
+
+def _same_sizes(old: object, new: object) -> bool:
+    """Whether two sweeps ({size: rate}) timed the same sizes: a copy ceiling swept at the test
+    suite's small sizes fits a cache (this CPU's cache read 46 GB/s at 8 MiB against 25 GB/s at
+    64 MiB) and is no ceiling for the course's sizes."""
+    return bool(old) and bool(new) and {str(k) for k in old} == {str(k) for k in new}  # type: ignore[union-attr]
+
+
 def higher_of(new: Ceilings, old: Ceilings | None) -> Ceilings:
     """`new` with each ceiling raised to `old`'s where `old` was measured on the same machine
-    (the same fingerprint) and reads higher; `details["kept_higher"]` names each ceiling kept
-    from `old`, with the date it was measured and this run's lower reading. A different
-    machine, driver or torch (another fingerprint), or a record without one, changes nothing."""
+    (the same fingerprint), over the same sweep of sizes, and reads higher; `details
+    ["kept_higher"]` names each ceiling kept from `old`, with the date it was measured and this
+    run's lower reading. A different machine, driver or torch (another fingerprint), other
+    sizes, or a record without them, changes nothing."""
     if old is None or not old.details.get("fingerprint") or (
             old.details.get("fingerprint") != new.details.get("fingerprint")):
         return new
     kept: dict[str, dict] = {}
     copy_gbps, copy_bytes = new.copy_gbps, new.copy_bytes
-    if old.copy_gbps > new.copy_gbps:
+    old_sweep, new_sweep = old.sweep or {}, new.sweep or {}
+    sizes = _sizes_of(old, "copy_gbps", old_sweep.get("copy"))
+    if old.copy_gbps > new.copy_gbps and _same_sizes(sizes, new_sweep.get("copy")):
         copy_gbps, copy_bytes = old.copy_gbps, old.copy_bytes
         kept["copy_gbps"] = {"kept": old.copy_gbps, "measured_at": _kept_date(old, "copy_gbps"),
-                             "this_run": new.copy_gbps}
+                             "this_run": new.copy_gbps, "sizes": sizes}
     rates, best_n = dict(new.matmul_tflops), dict(new.matmul_best_n)
     clocks = dict(new.sm_clock_mhz)
     for name, rate in old.matmul_tflops.items():
-        if name in rates and rate > rates[name]:
-            key = f"matmul_tflops.{name}"
-            kept[key] = {"kept": rate, "measured_at": _kept_date(old, key), "this_run": rates[name]}
+        key = f"matmul_tflops.{name}"
+        sizes = _sizes_of(old, key, old_sweep.get("matmul", {}).get(name))
+        if name in rates and rate > rates[name] and _same_sizes(sizes, new_sweep.get("matmul", {}).get(name)):
+            kept[key] = {"kept": rate, "measured_at": _kept_date(old, key), "this_run": rates[name],
+                         "sizes": sizes}
             rates[name] = rate
             if name in old.matmul_best_n:
                 best_n[name] = old.matmul_best_n[name]

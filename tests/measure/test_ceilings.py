@@ -154,11 +154,14 @@ def test_a_t4_has_no_tf32_or_bfloat16_ceiling_and_an_h200_has_all_four(monkeypat
     assert ceilings.gpu_matmul_math() == (ceilings.GPU_MATMUL_DTYPES, {})
 
 
-def _fixed(copy_gbps: float, tflops: float, when: str, fingerprint: dict | None = None) -> ceilings.Ceilings:
+def _fixed(copy_gbps: float, tflops: float, when: str, fingerprint: dict | None = None,
+           copy_sizes: tuple[int, ...] = (64 << 20, 128 << 20)) -> ceilings.Ceilings:
     return ceilings.Ceilings(device_key=env.device_key(), device="cpu", copy_gbps=copy_gbps,
-                             copy_bytes=64 << 20, matmul_tflops={"float32": tflops}, matmul_n=128,
+                             copy_bytes=copy_sizes[0], matmul_tflops={"float32": tflops}, matmul_n=128,
                              measured_at=when, details={"fingerprint": fingerprint or {"cpu": "a"}},
-                             matmul_best_n={"float32": 128})
+                             matmul_best_n={"float32": 128},
+                             sweep={"copy": {str(b): copy_gbps for b in copy_sizes},
+                                    "matmul": {"float32": {"128": tflops}}})
 
 
 def test_a_refresh_never_lowers_a_ceiling_of_the_same_machine(monkeypatch):
@@ -173,7 +176,8 @@ def test_a_refresh_never_lowers_a_ceiling_of_the_same_machine(monkeypatch):
     second = ceilings.measure(refresh=True)  # a loaded run: copy lower, matmul higher
     assert second.copy_gbps == 45.0 and second.matmul_tflops["float32"] == 1.5
     assert second.details["kept_higher"] == {"copy_gbps": {"kept": 45.0, "measured_at": "2026-12-03T13:00",
-                                                           "this_run": 25.0}}
+                                                           "this_run": 25.0,
+                                                           "sizes": [str(64 << 20), str(128 << 20)]}}
     assert "copy: kept 45 from 2026-12-03T13:00 (this run read 25" in ceilings.kept_note(second)
     assert ceilings.cached() == second  # what later chapters read
     third = ceilings.measure(refresh=True)  # a kept reading keeps its own date
@@ -186,6 +190,16 @@ def test_a_refresh_never_lowers_a_ceiling_of_the_same_machine(monkeypatch):
 def test_another_machine_or_keep_higher_false_measures_afresh(monkeypatch):
     old = _fixed(45.0, 2.0, "then")
     assert ceilings.higher_of(_fixed(25.0, 1.0, "now", {"cpu": "b"}), old).copy_gbps == 25.0
+    # the same machine, but swept at the test suite's small sizes (a cache's speed): not kept
+    small = _fixed(46.0, 2.0, "then", copy_sizes=(4 << 20, 8 << 20))
+    kept = ceilings.higher_of(_fixed(25.0, 1.0, "now"), small)
+    assert kept.copy_gbps == 25.0 and kept.matmul_tflops["float32"] == 2.0
+    # a reading an older record kept without its sizes is not carried on (this machine's cache
+    # held 46 GB/s from an 8 MiB sweep, kept once beside a 64/128 MiB sweep before sizes were saved)
+    unsized = ceilings.higher_of(_fixed(18.5, 1.0, "later"), ceilings.Ceilings(**{
+        **old.as_dict(), "details": {**old.details, "kept_higher": {"copy_gbps": {
+            "kept": 45.0, "measured_at": "then", "this_run": 18.0}}}}))
+    assert unsized.copy_gbps == 18.5
     assert ceilings.higher_of(_fixed(25.0, 1.0, "now"), None).copy_gbps == 25.0
     monkeypatch.setattr(ceilings, "_measure_now", lambda verbose: _fixed(45.0, 2.0, "then"))
     ceilings.measure(refresh=True)
