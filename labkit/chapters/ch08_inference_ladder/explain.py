@@ -178,11 +178,11 @@ def step(before: ladder.Rung, after: ladder.Rung) -> str:
     if after.error or after.gain is None:
         return after.why
     figures = numbers(before, after)
-    if after.judged_by == keep.NOT_DECIDABLE:
+    timings = after.timings or []
+    if after.judged_by == keep.NOT_DECIDABLE or (timings and timings[-1].get("base_moved")):
+        # decided or not, a gain over a base that moved in every timing is not read
         host = pace(before, after)
-        return (figures + (f"; {host}" if host else "")
-                + ". Not read: its base moved in every timing, so the gain is the host's pace as "
-                "much as the step's.")
+        return figures + (f"; {host}" if host else "") + ". Not read: its base moved in every timing."
     if len(after.timings or []) > 1:
         host = pace(before, after)
         figures += f" (re-timed {len(after.timings) - 1}x: its base moved" + (f"; {host})" if host else ")")

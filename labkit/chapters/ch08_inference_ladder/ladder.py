@@ -25,8 +25,9 @@ batch); a `Step` changes a few of them. `climb` applies steps in order from a st
   base moved outside its own interquartile range;
 - a step whose base moved is re-timed, the two rungs alone, up to keep.RETIMES times while
   the run's budget lasts, and decided on the first timing whose base held; when none held it
-  is "not decidable" and not kept (keep.not_decidable): a gain over a base timed slow is the
-  host's pace, not the step (review 2026-12-03e item 1);
+  is decided only if the decision holds over either base timing, else "not decidable" and not
+  kept (keep.over_moved_base): a gain over a base timed slow is the host's pace, not the step
+  (review 2026-12-03e item 1);
 - every round of every comparison ends with a probe of the host's pace (`host_pace_us`:
   microseconds per eager launch of a one-element add on the idle device), outside the timed
   blocks, so a step's rounds say whether the host ran fast or slow while they were timed.
@@ -722,7 +723,8 @@ class Ladder:
                                       "idle_share": last["base_idle"],
                                       "step_images_per_s": last["images_per_s"]}
         if rung.gate.passed and last["base_moved"]:
-            decision = keep.not_decidable(before.images_per_s, rung.timings)
+            decision = keep.over_moved_base(before.images_per_s, before.idle_share, rung.timings,
+                                            rung.device_gain, rung.device_spread)
         else:
             decision = keep.decide(rung.gate.passed, rung.gate.why, rung.gain, rung.gain_spread,
                                    rung.device_gain, rung.device_spread, last["base_idle"],

@@ -285,10 +285,9 @@ def recorded_ladder(recorded: Recorded | Mapping) -> tables.Table | str:
             in_rounds = "not recorded" if r.get("after") else ""
         kept = _recorded_keep(r)
         flag = recorded_unstable(r, by_name.get(r.get("after") or ""))
-        if flag and "timings" not in r and "base re-timed" in flag and (r.get("gate") or {}).get("passed", True):
-            # recorded before a moved base was re-timed (review 2026-12-03e item 1): today's
-            # rule calls that step not decidable, whatever the record decided
-            kept = f"{kept} then; today not decidable: {flag}"
+        today = recorded_today(r, by_name.get(r.get("after") or ""))
+        if today:
+            kept = f"{kept} then; {today}"
         elif flag:
             kept += f", unstable: {flag}"   # every step, kept or not (review 2026-12-03e item 4)
         shown.add(r["name"], f"{r['images_per_s']:,.0f}", gain, *([in_rounds] if has_base else []),
@@ -324,6 +323,30 @@ def recorded_unstable(r: Mapping, base: Mapping | None) -> str:
                              base["iqr_s"] / base["median_s"], here.get("images_per_s"))
     except (KeyError, TypeError, ZeroDivisionError, ValueError):
         return r.get("unstable") or ""
+
+
+def recorded_today(r: Mapping, base: Mapping | None) -> str:
+    """A recorded step whose base moved, made before the ladder re-timed such steps (no
+    'timings' in the row), re-decided from its own numbers by today's rule
+    (keep.over_moved_base, one timing): 'today: not decidable (base re-timed -49%)' or
+    'today: kept (...)'; '' when the base held, the row has its timings, or a number is missing."""
+    here = (r.get("here") or {}).get(r.get("after") or "") or {}
+    try:
+        if "timings" in r or not (r.get("gate") or {}).get("passed", True) or r.get("gain") is None:
+            return ""
+        own = base["images_per_s"]
+        moved = keep.base_moved(own, base["iqr_s"] / base["median_s"], here.get("images_per_s"))
+        if not moved:
+            return ""
+        spread = tuple(r["gain_spread"])
+        d = keep.over_moved_base(own, base.get("idle_share"), [
+            {"gain": (r["gain"], *spread), "base_images_per_s": here["images_per_s"],
+             "base_idle": here.get("idle_share"), "idle": r.get("idle_share")}],
+            r.get("device_gain"), tuple(r["device_spread"]) if r.get("device_spread") else None)
+    except (KeyError, TypeError, ZeroDivisionError, ValueError):
+        return ""
+    said = "not decidable" if d.judged_by == keep.NOT_DECIDABLE else "kept" if d.kept else "not kept"
+    return f"today: {said} (base re-timed {100 * (here['images_per_s'] / own - 1):+.0f}%)"
 
 
 def lacking_steps(plan: object) -> list[str]:

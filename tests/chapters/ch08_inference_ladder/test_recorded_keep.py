@@ -70,10 +70,12 @@ def flags(rows):
 
 def decided(r, base):
     """keep.decide on a recorded row's own fields, as Ladder.step called it: on its last timing
-    (a re-time when its base moved), or keep.not_decidable when the base moved in every one."""
+    (a re-time when its base moved), or keep.over_moved_base when the base moved in every one."""
     timings = r.get("timings") or []
     if timings and timings[-1].get("base_moved"):
-        return keep.not_decidable(base["images_per_s"], timings)
+        return keep.over_moved_base(base["images_per_s"], base.get("idle_share"),
+                                    [{**t, "gain": tuple(t["gain"])} for t in timings], r["device_gain"],
+                                    tuple(r["device_spread"]) if r["device_spread"] else None)
     idles = ((timings[-1]["base_idle"], timings[-1]["idle"]) if timings else
              (r["here"][base["name"]]["idle_share"], r["idle_share"]))
     return keep.decide(True, "", r["gain"], tuple(r["gain_spread"]), r["device_gain"],
