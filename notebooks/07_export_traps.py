@@ -175,7 +175,7 @@ quiz_ort
 
 # %%
 ort_layout = chapter.lab.export_traps.ort_layout_preference(model, example, onnx_path=onnx_path)
-tables.ort_table(ort_layout)
+tables.ort_table(ort_layout, reference=chapter.reference("tensorrt"))  # the reference's record: did it run there?
 
 # %% [markdown]
 # ## TensorRT: detected, not assumed
@@ -223,7 +223,7 @@ tables.documented_table()
 # %%
 placement = chapter.lab.export_traps.ort_placement(model, example, onnx_path=onnx_path)
 fallback = chapter.lab.export_traps.ort_cpu_fallback_cost(model, example, onnx_path=onnx_path)  # None without CUDA
-tables.placement_table(placement, fallback)
+tables.placement_table(placement, fallback, reference=chapter.reference("tensorrt"))
 
 # %% [markdown]
 # ## C15a-d: does tracing lose contiguity, and does TensorRT fall back to the CPU?

@@ -458,7 +458,8 @@ def declared_table(declared: export_traps.DeclaredNCHW, device: object) -> Stack
     return Stack(shown, timed)
 
 
-def ort_table(ort_layout: export_traps.OrtLayout, status: Mapping | None = None) -> Stack:
+def ort_table(ort_layout: export_traps.OrtLayout, status: Mapping | None = None,
+              reference: object = None) -> Stack:
     """The four ONNX Runtime sessions: layout nodes in each optimised graph and the result
     against eager, and what kept the GPU's preference from running; then their interleaved
     timing on the provider's clock."""
@@ -470,7 +471,8 @@ def ort_table(ort_layout: export_traps.OrtLayout, status: Mapping | None = None)
                   sum(s.node_counts.values()), s.outcome.kind)
     missing = missing_cuda_provider(status)
     if missing and ort_layout.provider == "CPU":
-        shown.note(f"the CUDA provider's prefer_nhwc did not run: it needs {missing}")
+        shown.note(f"the CUDA provider's prefer_nhwc did not run: it needs {missing}"
+                   + not_on_the_reference(reference, status))
     timed = tables.comparison(ort_layout.comparison) if ort_layout.comparison is not None else None
     return Stack(shown, timed)
 
@@ -545,15 +547,30 @@ def missing_cuda_provider(status: Mapping | None = None) -> str:
     return "a GPU and onnxruntime-gpu"
 
 
+def not_on_the_reference(reference: object, status: Mapping | None = None) -> str:
+    """On a machine without a GPU, whether the reference GPU's record (its 'tensorrt' payload)
+    shows that it could not run ONNX Runtime's CUDA paths either (a GPU, no CUDA provider):
+    then no copy of the chapter has measured them, and the note says so. '' otherwise."""
+    status = export_traps.tensorrt_status() if status is None else status
+    if status["cuda"] or not isinstance(reference, Recorded) or not reference:
+        return ""
+    theirs = dict(reference.value).get("status", {})  # type: ignore[arg-type]
+    if theirs.get("cuda") and not theirs.get("ort_cuda_provider_listed"):
+        return f"; nor did it run on the reference ({reference.machine}: no CUDA provider there)"
+    return ""
+
+
 def placement_table(placement: Mapping[str, int], fallback: object | None,
-                    status: Mapping | None = None) -> Stack:
+                    status: Mapping | None = None, reference: object = None) -> Stack:
     """Nodes per ONNX Runtime execution provider (from its own profile) and, with the CUDA
-    provider, the whole model on the CPU provider against it; without it, what is missing."""
+    provider, the whole model on the CPU provider against it; without it, what is missing
+    (and, from the reference's record, whether it ran there)."""
     shown = tables.Table("where ONNX Runtime ran each node", ["execution provider", "nodes"],
                          [[k, v] for k, v in placement.items()])
     if fallback is None:
         shown.note(f"what a CPU fallback costs was not measured: it needs "
-                   f"{missing_cuda_provider(status) or 'the CUDA provider to load'}")
+                   f"{missing_cuda_provider(status) or 'the CUDA provider to load'}"
+                   + not_on_the_reference(reference, status))
         return Stack(shown)
     return Stack(shown, tables.comparison(fallback, "the whole model on the CPU provider"))  # type: ignore[arg-type]
 

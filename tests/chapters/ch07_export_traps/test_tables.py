@@ -315,3 +315,17 @@ def test_trap_2_names_a_layout_both_artifacts_declare_once():
     other = export_traps.DeclaredNCHW(nchw, "x: channels_last", "(4, 3, 32, 32): other", None, None)
     assert tables.declared_table(other, "cpu").parts[0].column("artifact") == [
         "torch.export input", "torch.export first conv output", "torch.jit.trace input"]
+
+
+def test_a_cpu_copy_says_when_the_reference_could_not_run_the_cuda_paths_either():
+    here = {"cuda": False, "ort_cuda_provider_listed": False}
+    cpu_build = Recorded("07_export_traps", "tensorrt", "nvidia-h200",
+                         {"status": {"cuda": True, "ort_cuda_provider_listed": False}}, "2026-12-03")
+    said = " ".join(tables.placement_table({"CPUExecutionProvider": 7}, None, here, cpu_build).parts[0].notes)
+    assert said.endswith("needs a GPU and onnxruntime-gpu; nor did it run on the reference (nvidia-h200: "
+                         "no CUDA provider there)")
+    gpu_build = Recorded("07_export_traps", "tensorrt", "nvidia-h200",
+                         {"status": {"cuda": True, "ort_cuda_provider_listed": True}}, "2026-12-03")
+    assert tables.not_on_the_reference(gpu_build, here) == ""
+    assert tables.not_on_the_reference(Recorded("07_export_traps", "tensorrt", "nvidia-h200"), here) == ""
+    assert tables.not_on_the_reference(cpu_build, {"cuda": True, "ort_cuda_provider_listed": False}) == ""
