@@ -10,7 +10,9 @@ float32, channels_last as the custom op receives them, every autotune config for
 (the interpreter cannot time configs, so the autotuner cannot run there); and edge cases (K and
 N not multiples of the tiles, a single row, an NCHW input). Each case goes through the op's
 CUDA-path function (fused_epilogue.triton_conv1x1) and is compared with float64 PyTorch; its
-output's shape, dtype and strides with the op's fake's.
+output's shape, dtype and strides with the op's fake's. Then the whole folded ResNet-50 (batch
+2, 32 px) with the interpreted kernel as the op's CPU kernel, eager and compiled by Inductor on
+the CPU (the strides Inductor hands the op), against the folded network (~40 s).
 
 The interpreter cannot vouch for what only a GPU shows: shared memory and registers per
 config, TF32 for float32 operands, Hopper's MMA code, the autotuner's timing, speed, and CUDA
@@ -181,6 +183,46 @@ def _compiled_graph(fe: object, torch: object, device: str) -> dict:
     return out
 
 
+NETWORK_CONFIG = (64, 128, 64, 4, 4)
+
+
+def _network_check(fe: object, torch: object, batch: int = 2, image: int = 32) -> dict:
+    """The folded ResNet-50 with its 33 1x1 convolutions as the custom op, the op's CPU kernel
+    swapped for the interpreted Triton kernel (this process only): eager and through Inductor
+    on this CPU (the strides Inductor hands the op), against the folded network in float32."""
+    from labkit.chapters.ch08_inference_ladder import ladder, numerics
+
+    calls: list[list[int]] = []
+
+    def interpreted(x: torch.Tensor, weight_t: torch.Tensor, bias: torch.Tensor,
+                    residual: torch.Tensor | None, relu: bool) -> torch.Tensor:
+        calls.append(list(x.stride()))
+        return fe.triton_conv1x1(x, weight_t, bias, residual, relu, config=NETWORK_CONFIG,
+                                 interpret=True)
+
+    try:
+        fe.gemm_bias_res_relu.register_kernel("cpu")(interpreted)
+        settings = ladder.Settings(channels_last=True, fold_bn=True, batch=batch)
+        folded = ladder.build_model(settings, ladder.resnet.resnet50, 0, image).eval()
+        images = numerics.fixed_images(batch, image).contiguous(memory_format=torch.channels_last)
+        model = fe.GemmResNet(folded, fe.op_backend).eval()
+        torch._dynamo.reset()
+        with torch.no_grad():
+            want = folded(images)
+            eager = model(images)
+            in_eager = len(calls)
+            compiled = torch.compile(model, fullgraph=True)(images)
+        eager_error = float(numerics.relative_error(eager, want))
+        compiled_error = float(numerics.relative_error(compiled, want))
+        return {"batch": batch, "image": image, "config": fe.config_name(NETWORK_CONFIG),
+                "kernel_calls_eager": in_eager, "kernel_calls_inductor": len(calls) - in_eager,
+                "rel_error_eager": eager_error, "rel_error_inductor": compiled_error,
+                "tolerance": 1e-5, "passed": max(eager_error, compiled_error) <= 1e-5
+                and in_eager == len(calls) - in_eager == len(model.replaced)}
+    except Exception as failure:  # noqa: BLE001 -- recorded, the run goes on
+        return {"passed": False, "error": f"{type(failure).__name__}: {str(failure)[:500]}"}
+
+
 def _summary(rows: list[dict]) -> dict:
     by: dict[str, dict] = {}
     for row in rows:
@@ -267,6 +309,11 @@ def main(argv: list[str] | None = None) -> int:
         record["bf16_dot_probe"] = probe
     if not interpret and not record["compiled_cuda_graph"]["passed"]:
         failed.append(record["compiled_cuda_graph"])
+    if interpret:
+        record["network"] = _network_check(fe, torch)
+        print(f"ResNet-50 on the interpreted kernel: {record['network']}", flush=True)
+        if not record["network"]["passed"]:
+            failed.append(record["network"])
     record["seconds"] = round(time.perf_counter() - started, 1)
     record["passed"] = sum(bool(r["passed"]) for r in rows)
     record["expected_misfits"] = sum("expected" in r for r in rows)

@@ -1,8 +1,9 @@
 """The fused-epilogue Triton kernel before the H200 (issue 41): what its launcher refuses
 before Triton sees it, how it picks float32's precision, that the case check bites, and (where
 triton is importable) the kernel itself run by Triton's interpreter on this CPU against
-float64 PyTorch through benchmarks/cpu_triton_interpret.py --quick. CI has no triton: that
-test skips there, with the reason."""
+float64 PyTorch through benchmarks/cpu_triton_interpret.py --quick, and the folded ResNet-50
+with it as the op's kernel, eager and through Inductor. CI has no triton: that test skips
+there, with the reason."""
 
 from __future__ import annotations
 
@@ -171,3 +172,7 @@ def test_the_kernel_under_tritons_interpreter_matches_pytorch(tmp_path):
     assert any(c["M"] % 64 for c in cases) and any(c["K"] % 64 for c in cases)
     for case in cases:
         assert case["passed"] and case["layout_ok"] and case["max_rel"] <= case["tolerance"], case
+    # the whole folded ResNet-50 on the interpreted kernel, eager and through Inductor
+    network = record["network"]
+    assert network["kernel_calls_eager"] == network["kernel_calls_inductor"] == 33, network
+    assert max(network["rel_error_eager"], network["rel_error_inductor"]) <= 1e-5, network
