@@ -181,8 +181,10 @@ tables.ort_table(ort_layout, reference=chapter.reference("tensorrt"))  # the ref
 # ## TensorRT: detected, not assumed
 #
 # TensorRT runs only on NVIDIA GPUs where it is installed; the cell below says what it found
-# and skipped. Without it, C15b and C15c are judged from the documentation (cited below),
-# and their verdicts say so; C15d, a latency, then depends on a TensorRT run: a latency cannot be read.
+# and skipped. Without it, C15b is measured on the audit's engine bound the way the
+# documentation (cited below) says a TensorRT engine is, by address and shape (ONNX Runtime's
+# IOBinding); C15c is judged from the documentation alone; each verdict's form says which. C15d,
+# a latency, then depends on a TensorRT run: a latency cannot be read.
 
 # %% [markdown]
 # ### Optional: the real TensorRT paths on Colab
