@@ -170,7 +170,7 @@ def pace(before: ladder.Rung, after: ladder.Rung) -> str:
     own = _median(before.host_pace_us)
     if here is None or own is None:
         return ""
-    return f"host pace {here:.1f} us per launch in these rounds, {own:.1f} in its base's step"
+    return f"host pace {here:.1f} us/launch here, {own:.1f} in its base's step"
 
 
 def step(before: ladder.Rung, after: ladder.Rung) -> str:

@@ -249,15 +249,13 @@ def over_moved_base(base_images_per_s: float, base_idle: float | None, timings: 
         readings.append(decide(True, "", gain * scale, (low * scale, high * scale), device_gain,
                                device_spread, base_idle, t.get("idle")))
     n = len(timings)
-    measured = ", ".join(f"{t['gain'][0]:.2f}x" for t in timings)
-    bases = ", ".join(f"{t['base_images_per_s']:,.0f}" for t in timings)
-    gains = (f"{measured} over the base as re-timed ({bases}), "
-             f"{', '.join(f'{g:.2f}x' for g in own)} over its own step's {base_images_per_s:,.0f}")
     if len({r.kept for r in readings}) == 1:
         last = readings[-2]
         return Decision(last.kept, last.judged_by, last.gain,
-                        f"{last.why}; its base moved in {n} of {n} timings, and the decision holds "
-                        f"over either base timing ({gains})")
+                        f"{last.why}; base moved in {n} of {n} timings, the same decision over "
+                        "either base timing")
+    measured = ", ".join(f"{t['gain'][0]:.2f}x" for t in timings)
     return Decision(False, NOT_DECIDABLE, timings[-1]["gain"][0],
-                    f"not decidable: its base moved in {n} of {n} timings, and the decision "
-                    f"depends on which: {gains}")
+                    f"not decidable: base moved in {n} of {n} timings; {measured} over it as "
+                    f"re-timed, {', '.join(f'{g:.2f}x' for g in own)} over its own step's "
+                    f"{base_images_per_s:,.0f}")

@@ -730,15 +730,17 @@ class Ladder:
                                    rung.device_gain, rung.device_spread, last["base_idle"],
                                    last["idle"])
         rung.kept, rung.judged_by, rung.why = decision.kept, decision.judged_by, decision.why
-        rung.unstable = keep.unstable(rung.iqr_s / rung.median_s if rung.median_s > 0 else 0.0,
-                                      before.images_per_s, before_iqr, last["base_images_per_s"])
-        if rung.unstable and decision.judged_by not in (keep.NOT_DECIDABLE, "numerics"):
-            # every decided step, kept or not (review 2026-12-03e item 4); a not-decidable
-            # one says how its base moved in its reason already
-            rung.why += f"; unstable: {rung.unstable}"
-        if len(rung.timings) > 1 and decision.kept:
-            rung.why += (f"; decided on re-time {len(rung.timings) - 1} (the base moved in the "
-                         f"first {len(rung.timings) - 1})")
+        own_iqr = rung.iqr_s / rung.median_s if rung.median_s > 0 else 0.0
+        rung.unstable = keep.unstable(own_iqr, before.images_per_s, before_iqr,
+                                      last["base_images_per_s"])
+        # every decided step is flagged, kept or not (review 2026-12-03e item 4); where its
+        # reason already says the base moved, only the rung's own spread is added
+        flag = keep.unstable(own_iqr, before.images_per_s, before_iqr, None) \
+            if last["base_moved"] else rung.unstable
+        if flag and decision.judged_by not in (keep.NOT_DECIDABLE, "numerics"):
+            rung.why += f"; unstable: {flag}"
+        if len(rung.timings) > 1 and not last["base_moved"]:
+            rung.why += f"; decided on re-time {len(rung.timings) - 1}, where the base held"
         return rung, (made if decision.kept else current)
 
     def retime(self, base: Live, made: Live) -> dict:

@@ -88,17 +88,23 @@ class LadderTable:
         by_name = {r.name: r for r in rungs}
         self.rows = [(r.kept, row(r, strict, defaults, by_name.get(r.after))) for r in rungs]
         self.note = host_pace(rungs)
+        # the columns shown: not one that says nothing on any row (a CPU's device clock, idle,
+        # compile and payback), nor a second baseline that is the first (a CPU's)
+        self.shown = [i for i, name in enumerate(COLUMNS)
+                      if not (name == "over PyTorch defaults" and defaults is strict)
+                      and any(cells[i] not in ("", "n/a", "0.0 s") for _, cells in self.rows)]
 
     def _repr_html_(self) -> str:
-        head = "".join(f"<th>{html.escape(c)}</th>" for c in COLUMNS)
+        head = "".join(f"<th>{html.escape(COLUMNS[i])}</th>" for i in self.shown)
         body = "".join(f"<tr style='{'' if kept else 'color:#888'}'>"
-                       + "".join(f"<td>{html.escape(c)}</td>" for c in cells) + "</tr>"
+                       + "".join(f"<td>{html.escape(cells[i])}</td>" for i in self.shown) + "</tr>"
                        for kept, cells in self.rows)
         note = f"<p>{html.escape(self.note)}</p>" if self.note else ""
         return f"<table><tr>{head}</tr>{body}</table>{note}"
 
     def __str__(self) -> str:
-        return "\n".join([" | ".join(cells) for _, cells in self.rows] + ([self.note] if self.note else []))
+        return "\n".join([" | ".join(cells[i] for i in self.shown) for _, cells in self.rows]
+                         + ([self.note] if self.note else []))
 
 
 def host_pace(rungs: list[ladder.Rung]) -> str:
