@@ -330,10 +330,6 @@ for dtype in plan.dtypes:
     chapter.only_on("gpu", lambda dtype=dtype: nets.pop(dtype))  # a GPU frees each dtype's pair; a CPU keeps float32's
 cases.sweep_table(runs)
 
-# %%
-last_cmp = comparisons[(str(plan.dtypes[-1]), plan.batches[-1])]
-chapter.show(last_cmp).note(cases.time_and_rate_line(last_cmp))
-
 # %% [markdown]
 # ### Optional: half precision on this CPU
 #
@@ -422,9 +418,8 @@ takeaways = [
     f"Of the single ops tried, {', '.join(lost) or 'none'} do not return it.",
     f"No conversion for the GEMM: the channels_last convolution copied {c22.evidence['conv_conversion_bytes']} "
     f"bytes and returned {c22.evidence['conv_output_format']}; NCHW's batched GEMM copied "
-    f"{gemm_evidence['nchw_batched']['copied_bytes']} bytes; its time against NHWC's one GEMM: "
-    f"{cases.gemm_ratio_text(gemm_evidence['nchw_batched'], gemm_flagged)}"
-    + (". The layouts differ in the GEMM's shape, not in a forced copy (C22)."
+    f"{gemm_evidence['nchw_batched']['copied_bytes']} bytes"
+    + (": the layouts differ in the GEMM's shape, not in a forced copy (C22)."
        if gemm_evidence["nchw_batched"]["copied_bytes"] == 0 else " (C22)."),
     f"Whether it is faster depends on the machine: NHWC/NCHW images per second here: {ratios} "
     f"({cases.verdict_tag(c7)}).",
@@ -435,8 +430,9 @@ if kept_runs:
     takeaways.append(
         ("The allocator was part of these CPU timings" if faults >= 100 else
          "The allocator did not decide these CPU timings")
-        + f": {faults:,.0f} page faults per NCHW call with glibc's default malloc, "
-        f"{kept_runs[-1]['nchw_faults_per_call'] or 0:,.0f} with it keeping freed memory"
-        + ("; its rerun is the second run above." if c7_same_allocator else "; NHWC/NCHW then "
+        + (f": {faults:,.0f} page faults per NCHW call with glibc's default malloc and with it keeping "
+           "freed memory." if c7_same_allocator else
+           f": {faults:,.0f} page faults per NCHW call with glibc's default malloc, "
+           f"{kept_runs[-1]['nchw_faults_per_call'] or 0:,.0f} with it keeping freed memory; NHWC/NCHW then "
            + ", ".join(f"b{k['batch']} {k['nhwc_img_s'] / k['nchw_img_s']:.2f}x" for k in kept_runs) + "."))
 chapter.remember(takeaways)

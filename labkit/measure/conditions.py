@@ -475,18 +475,22 @@ def _glibc() -> ctypes.CDLL | None:
 # still took 16,385 faults per call with the setting, a block above the largest mmap
 # threshold, so its "43.56x" was noise.) Chapters 02 and 03 both read their reruns by it.
 KEPT_TOOK_SHARE = 0.5
+# Fewer faults per call than this with the defaults is nothing for the setting to change (03's
+# NHWC b1 took one fault in three calls, 0.33 per call, which its rerun "cut" to 0).
+KEPT_MIN_FAULTS = 1.0
 
 
 def kept_took(default_faults: object, kept_faults: object) -> bool | None:
-    """Whether malloc keeping freed memory changed anything: the kept run's page faults per
-    call at most KEPT_TOOK_SHARE of the defaults'. None when either count is not recorded
-    (older evidence: the rerun is read as before); False when the defaults faulted nothing
-    (there was nothing for the setting to change: the rerun is a second run of the same
-    allocator, and where it differs, that is noise)."""
+    """Whether malloc keeping freed memory changed anything: the defaults took at least
+    KEPT_MIN_FAULTS page faults per call and the kept run at most KEPT_TOOK_SHARE of them.
+    None when either count is not recorded (older evidence: the rerun is read as before);
+    False when the defaults faulted (almost) nothing (there was nothing for the setting to
+    change: the rerun is a second run of the same allocator, and where it differs, that is
+    noise)."""
     if default_faults is None or kept_faults is None:
         return None
     default, kept = float(default_faults), float(kept_faults)
-    return default > 0 and kept <= KEPT_TOOK_SHARE * default
+    return default >= KEPT_MIN_FAULTS and kept <= KEPT_TOOK_SHARE * default
 
 
 def allocator_note() -> str:

@@ -20,7 +20,7 @@ from torch.utils.flop_counter import FlopCounterMode
 
 from labkit.chapters.ch03_memory_layouts import claims as c7_claims
 from labkit.chapters.ch03_memory_layouts import device_split, propagation
-from labkit.claims import SEED_FORM, quiz_keys, trust
+from labkit.claims import SEED_FORM, quiz_keys
 from labkit.core import env
 from labkit.measure import bench, copies
 from labkit.measure.timing import Comparison
@@ -242,26 +242,9 @@ def gemm_paths(chapter: Chapter, act: torch.Tensor, act_cl: torch.Tensor,
         shown.add(k, copied[k], t.median_s, ratio, f"{spread[0]:.2f}-{spread[1]:.2f}",
                   t.pct_of_copy_ceiling, t.pct_of_matmul_ceiling,
                   "; ".join(op.split("<")[0][:48] for op in ran[k]))
-    shown.note("vs one GEMM: time / NHWC's time, of the medians; rounds: the per-round ratios' "
-               f"middle half. The same numbers from all three: {same_product(paths, act.shape[1])}")
+    shown.note("vs one GEMM: of the medians; rounds: per-round ratios' middle half. The same numbers "
+               f"from all three: {same_product(paths, act.shape[1])}")
     return shown, evidence, flagged
-
-
-def gemm_ratio_text(path: Mapping, flags: Sequence[Mapping] = ()) -> str:
-    """A GEMM path's time against NHWC's one GEMM as a sentence may state it (`trust.stated_ratio`
-    on the table's ratio of medians and its rounds): noise is said to be noise."""
-    own = (str(path.get("path", "")), GEMM_PATHS["nhwc_direct"])  # the two timings it is built from
-    return trust.stated_ratio(path["ratio"], path.get("ratio_spread"), what=own[0],
-                              flags=[f for f in flags if str(f.get("timing", "")).endswith(own)])
-
-
-def time_and_rate_line(comparison: Comparison) -> str:
-    """One comparison said in one direction (review 2026-12-03e item 6: this table's NHWC 1.06x
-    sat beside the sweep's 0.94x as if two results): NHWC's time ratio is the inverse of its
-    images-per-second ratio. The sweep divides the medians; the ratio column is per round."""
-    ratio = comparison[LAYOUTS[1]].timing.median_s / comparison[LAYOUTS[0]].timing.median_s
-    return (f"the sweep's last row: NHWC/NCHW median time {ratio:.2f}x = {1 / ratio:.2f}x images "
-            "per second (the ratio column: per round)")
 
 
 # ---------------------------------------------------------------------- C7
@@ -395,9 +378,15 @@ def device_busy(net: torch.nn.Module, net_cl: torch.nn.Module, x: torch.Tensor) 
 def sweep_table(runs: Sequence[Mapping]) -> Table:
     """C7's runs: images per second in each layout, their ratio, each as a share of the matmul
     ceiling of the math it ran in; where a GPU run was traced, how idle the GPU sat and the
-    device-busy ratio (the one the verdict reads where a run is host-bound)."""
+    device-busy ratio (the one the verdict reads where a run is host-bound).
+
+    NHWC/NCHW is the ratio of the two rates shown; 'rounds' the middle half of the per-round
+    ratios, in the same direction (images per second), so a run's spread is read here and not
+    from a second table of times in the other direction (review 2026-12-03e item 6: a time
+    ratio of 1.06x sat below the sweep's 0.94x img/s as if two results)."""
     traced = any(r.get("nchw_busy_s") for r in runs)
-    columns = ["dtype", "batch", "NCHW", "NHWC", "NHWC/NCHW", "math", "NCHW of ceiling", "NHWC of ceiling"]
+    columns = ["dtype", "batch", "NCHW", "NHWC", "NHWC/NCHW", "rounds", "math", "NCHW of ceiling",
+               "NHWC of ceiling"]
     columns += ["GPU idle NCHW", "GPU idle NHWC", "loop over kernels", "bound by",
                 "device NCHW/NHWC"] if traced else []
     units = {"NCHW": "img/s", "NHWC": "img/s", "NHWC/NCHW": "x", "NCHW of ceiling": "%",
@@ -407,7 +396,7 @@ def sweep_table(runs: Sequence[Mapping]) -> Table:
     shown = Table("ResNet-50, NCHW against NHWC (channels_last)", columns, units=units)
     for r in runs:
         row = [r["dtype"], r["batch"], r["nchw_img_s"], r["nhwc_img_s"], r["nhwc_img_s"] / r["nchw_img_s"],
-               r["math"], r["nchw_pct_of_matmul_ceiling"], r["nhwc_pct_of_matmul_ceiling"]]
+               _rate_rounds(r), r["math"], r["nchw_pct_of_matmul_ceiling"], r["nhwc_pct_of_matmul_ceiling"]]
         if traced:
             busy = r.get("nchw_busy_s")
             host_bound = c7_claims.regime(r)[0]
@@ -421,6 +410,15 @@ def sweep_table(runs: Sequence[Mapping]) -> Table:
                    f"time (loop over kernels, NCHW / NHWC), host-bound past "
                    f"+{100 * c7_claims.LOOP_MARGIN:.0f}% (C7's card).")
     return shown
+
+
+def _rate_rounds(run: Mapping) -> str:
+    """The per-round NHWC/NCHW images-per-second ratios' middle half ('0.92-0.97'), from the
+    per-round time ratios NHWC/NCHW (inverted); '' where not recorded."""
+    spread = run.get("nhwc_time_ratio_iqr")
+    if not spread or min(spread) <= 0:
+        return ""
+    return f"{1 / max(spread):.2f}-{1 / min(spread):.2f}"
 
 
 def _loop_excess(run: Mapping) -> str:

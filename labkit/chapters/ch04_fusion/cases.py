@@ -512,8 +512,7 @@ def step_note(gap_us: float | None, step_us: float | None) -> str:
         return ""
     if step_us is None:
         return f"replay gap {gap_us:.3f} us"
-    return (f"replay gap {gap_us:.3f} ± {step_us:.3f} us (± the smallest time step in the "
-            "profiler's trace: finer it cannot tell)")
+    return f"replay gap {gap_us:.3f} ± {step_us:.3f} us (± the trace's time resolution)"
 
 
 def summaries(traces: Mapping[str, timeline.Trace]) -> Table:
@@ -763,7 +762,7 @@ def small_add_line(row: Mapping) -> str:
         return ""
     loop_t, loop_p = max(host_t, dev_t), max(host_p, dev_p)
     seed = c19_claims.SEED_LATENCY_US
-    return (f"Seed's latencies: PyTorch {seed['PyTorch']}, Triton {seed['Triton']} us (a small add). At "
+    return (f"Seed's small-add latencies: PyTorch {seed['PyTorch']}, Triton {seed['Triton']} us. At "
             f"{row['elements']:,} elements: device {dev_p:.2f} / {dev_t:.2f} us, launch {host_p:.1f} / "
             f"{host_t:.1f} us; {LOOP_PACE}: Triton {_faster(loop_p / loop_t)}.")
 

@@ -68,6 +68,9 @@ def test_c7_a_kept_rerun_that_changed_no_faults_is_a_second_run_and_a_split_is_n
     agree = judge("C7", channels_last_stride1=1, runs=slower, kept=dict(runs=slower))
     assert agree.outcome == "refuted" and "a second run" in agree.reason
     assert c7.allocator_took(slower, faster) is False and c7.allocator_took([run()], [run()]) is None
+    # this CPU's b1: one NHWC fault in three calls (0.33 per call), none kept: nothing to change
+    third = [dict(slower[0], nhwc_faults_per_call=1 / 3)]
+    assert c7.allocator_took(third, [dict(faster[0], nhwc_faults_per_call=0.0)]) is False
 
 
 def test_c7_a_flagged_timing_vetoes_only_when_it_could_cross_the_threshold():

@@ -244,8 +244,7 @@ def test_the_timestamp_step_is_measured_from_the_trace():
     # float rounding below a nanosecond is not a step; one kernel alone gives its duration
     assert cases.timestamp_step_us(_kernels_at([0.0, 1.2560001], [1.0, 1.0])) == pytest.approx(0.256)
     # review 2026-12-03d item 13: the step is said in plain words, as the gap's uncertainty
-    assert cases.step_note(0.256, step) == ("replay gap 0.256 ± 0.032 us (± the smallest time step in the "
-                                            "profiler's trace: finer it cannot tell)")
+    assert cases.step_note(0.256, step) == "replay gap 0.256 ± 0.032 us (± the trace's time resolution)"
     assert cases.step_note(0.256, None) == "replay gap 0.256 us"
     assert cases.step_note(None, None) == ""
     figures = cases.gap_figures({"graph replay": _kernels_at(starts, durations)})["graph replay"]
@@ -292,13 +291,13 @@ def test_the_sweep_says_what_a_loop_of_small_adds_pays_beside_the_seeds_latencie
     row = {"elements": 1 << 20, "aligned": True, "triton_gbps": 1890.0, "torch_gbps": 1771.0, "speedup": 1.07,
            "triton_us": 3.33, "torch_us": 3.55, "triton_host_us": 32.5, "torch_host_us": 12.9}
     line = cases.small_add_line(row)
-    assert "PyTorch 8.7, Triton 3.2 us" in line
+    assert "Seed's small-add latencies: PyTorch 8.7, Triton 3.2 us" in line
     assert f"device 3.55 / 3.33 us, launch 12.9 / 32.5 us; {cases.LOOP_PACE}: Triton 2.52x slower." in line
     assert cases.small_add_line({**row, "triton_host_us": None}) == ""  # no launch measured: nothing said
     big = {**row, "elements": 1 << 27, "triton_host_us": 25.0}
     shown = cases.add_table({"rows": [row, big, big]})
-    assert any(n.startswith("Seed's latencies") for n in shown.notes)
-    assert not any(n.startswith("Seed's latencies") for n in cases.add_table({"rows": [row, big]}).notes)
+    assert any(n.startswith("Seed's small-add latencies") for n in shown.notes)
+    assert not any(n.startswith("Seed's small-add") for n in cases.add_table({"rows": [row, big]}).notes)
 
 
 def test_a_ratio_the_trust_rule_held_back_is_not_put_into_a_sentence():
