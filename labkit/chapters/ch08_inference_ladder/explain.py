@@ -177,15 +177,16 @@ def step(before: ladder.Rung, after: ladder.Rung) -> str:
     """One step: its figures, then the reading they support (none when its base moved)."""
     if after.error or after.gain is None:
         return after.why
-    figures = numbers(before, after)
     timings = after.timings or []
     if after.judged_by == keep.NOT_DECIDABLE or (timings and timings[-1].get("base_moved")):
-        # decided or not, a gain over a base that moved in every timing is not read
+        # decided or not, a gain over a base that moved in every timing is not read: its wall
+        # gain and the host's pace in its rounds beside its base's are all that is shown
         host = pace(before, after)
-        return figures + (f"; {host}" if host else "") + ". Not read: its base moved in every timing."
-    if len(after.timings or []) > 1:
-        host = pace(before, after)
-        figures += f" (re-timed {len(after.timings) - 1}x: its base moved" + (f"; {host})" if host else ")")
+        return (f"{after.gain:.2f}x wall" + (f"; {host}" if host else "")
+                + ". Not read: its base moved in every timing.")
+    figures = numbers(before, after)
+    if len(timings) > 1:
+        figures += f" (re-timed {len(timings) - 1}x: its base moved)"
     said = reading(before, after)
     if said and after.unstable:
         said += " (flagged unstable: tentative)"

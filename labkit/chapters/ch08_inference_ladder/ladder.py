@@ -740,7 +740,7 @@ class Ladder:
         if flag and decision.judged_by not in (keep.NOT_DECIDABLE, "numerics"):
             rung.why += f"; unstable: {flag}"
         if len(rung.timings) > 1 and not last["base_moved"]:
-            rung.why += f"; decided on re-time {len(rung.timings) - 1}, where the base held"
+            rung.why += f"; decided on re-time {len(rung.timings) - 1} (base held)"
         return rung, (made if decision.kept else current)
 
     def retime(self, base: Live, made: Live) -> dict:

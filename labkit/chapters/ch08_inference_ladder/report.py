@@ -121,8 +121,8 @@ def host_pace(rungs: list[ladder.Rung]) -> str:
     every = [p for r in rungs for t in (r.timings or [{"host_pace_us": r.host_pace_us}])
              for p in t.get("host_pace_us") or []]
     slowest = max(per_step, key=per_step.get)
-    return (f"The host's pace, probed after every round: {min(every):.1f} to {max(every):.1f} us per "
-            f"eager launch; slowest in {slowest}'s rounds (median {per_step[slowest]:.1f}).")
+    return (f"Host pace between rounds: {min(every):.1f}-{max(every):.1f} us per eager launch "
+            f"(slowest: {slowest}'s rounds, median {per_step[slowest]:.1f}).")
 
 
 def table(rungs: list[ladder.Rung], strict: ladder.Rung, defaults: ladder.Rung) -> LadderTable:

@@ -287,7 +287,7 @@ def recorded_ladder(recorded: Recorded | Mapping) -> tables.Table | str:
         flag = recorded_unstable(r, by_name.get(r.get("after") or ""))
         today = recorded_today(r, by_name.get(r.get("after") or ""))
         if today:
-            kept = f"{kept} then; {today}"
+            kept = f"{kept} then; {today}" if today.startswith("today") else f"{kept} ({today})"
         elif flag:
             kept += f", unstable: {flag}"   # every step, kept or not (review 2026-12-03e item 4)
         shown.add(r["name"], f"{r['images_per_s']:,.0f}", gain, *([in_rounds] if has_base else []),
@@ -346,7 +346,9 @@ def recorded_today(r: Mapping, base: Mapping | None) -> str:
     except (KeyError, TypeError, ZeroDivisionError, ValueError):
         return ""
     said = "not decidable" if d.judged_by == keep.NOT_DECIDABLE else "kept" if d.kept else "not kept"
-    return f"today: {said} (base re-timed {100 * (here['images_per_s'] / own - 1):+.0f}%)"
+    moved = f"base re-timed {100 * (here['images_per_s'] / own - 1):+.0f}%"
+    same = d.judged_by != keep.NOT_DECIDABLE and d.kept == bool(r.get("kept"))
+    return f"{moved}, holds today" if same else f"today: {said} ({moved})"
 
 
 def lacking_steps(plan: object) -> list[str]:

@@ -85,7 +85,7 @@ def test_a_retime_whose_base_held_decides_the_step_on_that_timing():
     lad = Recorded(FOLDING_1322, held)
     rung, _ = lad.step(ladder.Live(FP16_1322, None), "Conv-BN folding", FOLDED)
     assert lad.retimed == 1 and rung.gain == pytest.approx(1.03) and rung.gain_spread == (1.02, 1.04)
-    assert rung.kept and rung.why.endswith("; decided on re-time 1, where the base held")
+    assert rung.kept and rung.why.endswith("; decided on re-time 1 (base held)")
     # the base column shows the deciding timing's base, and the one that moved
     shown = report.in_rounds(rung, _rung("eager strict float32", 3160.0, 0.001))
     assert shown.startswith("12,900 images/s, idle 19% (medians' ratio 1.03x) [re-timed; earlier: 6,636]")
@@ -166,7 +166,7 @@ def test_the_recorded_ladder_marks_a_step_kept_on_a_moved_base_as_not_decidable_
     folding["here"]["fp16 weights"]["images_per_s"] = 12985.0 * 1.12
     shown = tables.recorded_ladder(Shown("08_inference_ladder", "ladder", "nvidia-h200",
                                          {"rungs": [fp16, folding]}, "2026-12-03"))
-    assert shown.rows[1][4] == "kept then; today: kept (base re-timed +12%)"
+    assert shown.rows[1][4] == "kept (base re-timed +12%, holds today)"
 
 
 def test_the_host_pace_is_probed_once_per_round_outside_the_timed_blocks():
@@ -192,6 +192,6 @@ def test_the_ladder_table_says_the_hosts_pace_over_the_climb():
                                        "idle": 0.2}] * 2
                        ).step(ladder.Live(FP16_1322, None), "Conv-BN folding", FOLDED)
     said = report.host_pace([start, FP16_1322, rung])
-    assert said == ("The host's pace, probed after every round: 17.0 to 35.0 us per eager launch; "
-                    "slowest in Conv-BN folding's rounds (median 34.1).")
+    assert said == ("Host pace between rounds: 17.0-35.0 us per eager launch (slowest: Conv-BN "
+                    "folding's rounds, median 34.1).")
     assert report.host_pace([_rung("old record", 100.0, 0.01)]) == ""
