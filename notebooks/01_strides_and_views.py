@@ -237,32 +237,9 @@ print(c4)
 views.grid_and_strip(p, highlight=(1, 3, 2))
 
 # %% [markdown]
-# ## Optional: a tour of views
+# ## Optional: the stride explorer
 #
-# Each row is a view of the same 24-element storage: the copy detector (which watches every
-# aten op) records the bytes each one copies, and each must share the storage. The *kind*
-# column names the pattern: stride 0 (`expand`) is a broadcast, `unfold` with step < size
-# makes windows that overlap, steps leave gaps.
-
-# %% tags=["nbval-check-output"]
-base_storage = torch.arange(24, dtype=torch.float32)
-tour = {
-    "view(2, 3, 4)": lambda s: s.view(2, 3, 4),
-    "view(4, 6).t()": lambda s: s.view(4, 6).t(),
-    "view(2,3,4).permute(2,0,1)": lambda s: s.view(2, 3, 4).permute(2, 0, 1),
-    "view(4, 6).narrow(1, 2, 3)": lambda s: s.view(4, 6).narrow(1, 2, 3),
-    "view(4, 6)[::2, 1::2]": lambda s: s.view(4, 6)[::2, 1::2],
-    "[:6].view(1, 6).expand(4, 6)": lambda s: s[:6].view(1, 6).expand(4, 6),
-    "unfold(0, 4, 2)": lambda s: s.unfold(0, 4, 2),
-    "as_strided((5, 4), (4, 1))": lambda s: s.as_strided((5, 4), (4, 1)),
-    "view(4, 6).diagonal()": lambda s: s.view(4, 6).diagonal(),
-}
-tour_table = views.tour(tour, base_storage)
-tour_bytes, tour_shared = sum(tour_table.column("copied")), sum(tour_table.column("shares storage"))
-tour_table.note(f"{tour_shared} of {len(tour)} share the storage; {tour_bytes} bytes copied in all")
-
-# %% [markdown]
-# The stride explorer: set shape, strides and offset yourself (or pick a preset) on a
+# Set shape, strides and offset yourself (or pick a preset) on a
 # small storage. Overlapping windows, gaps and out-of-bounds views are named and refused
 # with a message, never a crash.
 
@@ -432,6 +409,31 @@ print(c11a)
 # %% [markdown]
 # torch's `as_strided` refuses a view that runs past the end of the storage, but allows
 # overlap, as here: a write through one window changes the others.
+
+# %% [markdown]
+# ## Optional: a tour of views
+#
+# Each row is a view of the same 24-element storage: the copy detector (which watches every
+# aten op) records the bytes each one copies, and each must share the storage. The *kind*
+# column names the pattern: stride 0 (`expand`) is a broadcast, `unfold` with step < size
+# makes windows that overlap, steps leave gaps.
+
+# %% tags=["nbval-check-output"]
+base_storage = torch.arange(24, dtype=torch.float32)
+tour = {
+    "view(2, 3, 4)": lambda s: s.view(2, 3, 4),
+    "view(4, 6).t()": lambda s: s.view(4, 6).t(),
+    "view(2,3,4).permute(2,0,1)": lambda s: s.view(2, 3, 4).permute(2, 0, 1),
+    "view(4, 6).narrow(1, 2, 3)": lambda s: s.view(4, 6).narrow(1, 2, 3),
+    "view(4, 6)[::2, 1::2]": lambda s: s.view(4, 6)[::2, 1::2],
+    "[:6].view(1, 6).expand(4, 6)": lambda s: s[:6].view(1, 6).expand(4, 6),
+    "unfold(0, 4, 2)": lambda s: s.unfold(0, 4, 2),
+    "as_strided((5, 4), (4, 1))": lambda s: s.as_strided((5, 4), (4, 1)),
+    "view(4, 6).diagonal()": lambda s: s.view(4, 6).diagonal(),
+}
+tour_table = views.tour(tour, base_storage)
+tour_bytes, tour_shared = sum(tour_table.column("copied")), sum(tour_table.column("shares storage"))
+tour_table.note(f"{tour_shared} of {len(tour)} share the storage; {tour_bytes} bytes copied in all")
 
 # %% [markdown]
 # ### Optional: a view that runs past the end

@@ -46,7 +46,10 @@ KEYS: dict[str, dict[str, list[str]]] = {
         "quiz_c8a": ["view(3, 2, 2, 2) worked", "only splits the last dim"],
         "quiz_c8b": ["The size of tensor a (2) must match"],
         "quiz_c8c": ["permute(0, 0, 1) ->", "permute(0, 0, 1) raised"],
-        "quiz_c11a": ["as_strided copies nothing", "after signal[4] = -1"],
+        # review 2026-12-03e item 9: the optional tour of views above it printed its
+        # as_strided row (0 B, shares storage) and "0 bytes copied in all"; it now sits below
+        "quiz_c11a": ["as_strided copies nothing", "after signal[4] = -1", "bytes copied in all",
+                      "as_strided((5, 4), (4, 1))"],
         "quiz_c11b": ["capture tools here captured"],
     },
     "02_contiguity_and_hidden_copies": {
@@ -98,6 +101,15 @@ KEYS: dict[str, dict[str, list[str]]] = {
         # the gradients table, against the by-hand all-reduce
         "quiz_grads": ["WRONG on steps", "right on every observed step"],
     },
+}
+
+
+# A quiz whose answer an EARLIER chapter must not show either: a learner reads the chapters in
+# order. (Review 2026-12-03e item 9: 02's C12 control, "a Python branch on a tensor's value",
+# printed 2 graphs and 1 break for the seed's pattern, the answer to 04's C17 quiz.)
+ACROSS: dict[tuple[str, str], list[str]] = {
+    ("04_fusion", "quiz_c17"): [*KEYS["04_fusion"]["quiz_c17"], ".item() branch",
+                                "branch on a tensor's value"],
 }
 
 
@@ -179,6 +191,35 @@ def test_each_quiz_answer_is_shown_at_or_below_it(chapter):
         if not any(_normal(t) in below for t in KEYS[chapter].get(quiz, [])):
             missing.append(quiz)
     assert not missing, f"{chapter}: no key token of {missing} appears at or below the quiz"
+
+
+def shown_earlier(earlier: dict[str, list[dict]], tokens: list[str]) -> dict[str, list[str]]:
+    """For each earlier chapter, the tokens of a later quiz's key that it shows anywhere."""
+    found = {}
+    for chapter, cells in earlier.items():
+        text = _normal("\n".join(cell_text(c) for c in cells))
+        shown = [t for t in tokens if _normal(t) in text]
+        if shown:
+            found[chapter] = shown
+    return found
+
+
+@pytest.mark.parametrize("where", sorted(ACROSS))
+def test_no_earlier_chapter_gives_a_later_quiz_away(where):
+    chapter, quiz = where
+    assert quiz in KEYS[chapter], f"{where}: no such quiz in KEYS"
+    earlier = {c: _cells(c) for c in sorted(KEYS) if c < chapter}
+    shown = shown_earlier(earlier, ACROSS[where])
+    assert not shown, f"{chapter}'s {quiz} is answered in an earlier chapter: {shown}"
+
+
+def test_the_across_check_bites_the_old_c12_control_row():
+    old_row = {"cell_type": "code", "source": "chapter.show(...)", "outputs": [
+        {"output_type": "stream", "name": "stdout",
+         "text": "control (.item() branch)  2       1       Unsupported Tensor.item() call"}]}
+    tokens = ACROSS[("04_fusion", "quiz_c17")]
+    assert shown_earlier({"02": [old_row]}, tokens) == {"02": [".item() branch"]}
+    assert shown_earlier({"02": [dict(old_row, outputs=[])]}, tokens) == {}
 
 
 def test_the_check_bites_an_answer_printed_above_its_quiz():
