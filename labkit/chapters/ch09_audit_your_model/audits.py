@@ -242,10 +242,9 @@ def fp16_table(chapter: Chapter, where: Setup) -> tables.Table:
         for name in (*FP16_READINGS, *([decided] if decided else [])):
             shown.add(name, r.get(name, "-"))
     if not mine:
-        shown.note("Not run on this CPU: float16 is the GPU deployment's precision (chapter 08's "
-                   "ladder); a CPU's audits stay in float32, as its ladder has no float16 step.")
-        shown.note(f"reference GPU: {label}" if there else
-                   "The reference GPU has no float16 audit recorded yet.")
+        shown.note("Not run on this CPU: float16 is what a GPU deploys (chapter 08); a CPU's "
+                   "audits stay in float32, as its ladder has no float16 step.")
+        shown.note(f"reference GPU: {label}" if there else "No float16 audit recorded on the reference GPU yet.")
     return shown
 
 
@@ -260,12 +259,13 @@ def differences(here: Mapping, there: Mapping) -> str:
              ("batch", lambda s: str(list(s["input_shape"])[0])), ("device", lambda s: s["device"]),
              ("precision", lambda s: report.precision(s.get("dtype", "float32"), s.get("tf32"),
                                                       s["device"]))]
-    apart = [f"{name} ({get(here)} here, {get(there)} there)" for name, get in facts
-             if get(here) != get(there)]
+    # the values are in each column's model and input rows: the line names what differs
+    apart = [name for name, get in facts if get(here) != get(there)]
     if not apart:
         return ""
-    return ("The two columns differ in " + "; ".join(apart)
-            + ": compare what each audit decided, not its numbers.")
+    listed = apart[0] if len(apart) == 1 else ", ".join(apart[:-1]) + " and " + apart[-1]
+    return (f"The columns differ in {listed} (their model and input rows): compare what each "
+            "audit decided, not its numbers.")
 
 
 def show(chapter: Chapter, result: audit.Report, key: str) -> tables.Table:

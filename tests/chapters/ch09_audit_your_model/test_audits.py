@@ -167,9 +167,9 @@ def test_the_columns_differences_are_named_in_one_line():
     there = {**here, "model": "torchvision:vit_b_16", "input_shape": [64, 3, 224, 224],
              "device": "cuda", "tf32": {"convolutions": True, "matmuls": False}}
     said = audits.differences(here, there)
-    assert said.startswith("The two columns differ in network (small here, torchvision:vit_b_16 there)")
-    assert "image size (8 px here, 224 px there)" in said and "batch (2 here, 64 there)" in said
-    assert "device (cpu here, cuda there)" in said and "precision (float32 here" in said
+    assert said.startswith("The columns differ in network, image size, batch, device and precision "
+                           "(their model and input rows)")
+    assert audits.differences(here, {**here, "device": "cuda"}).startswith("The columns differ in device and precision")
     assert audits.differences(here, here) == ""
 
 
@@ -180,7 +180,7 @@ def test_on_a_cpu_the_float16_audit_is_not_run_and_the_reason_is_said():
     chapter = SimpleNamespace(on_gpu=False, reference=lambda key: empty)
     shown = audits.fp16_table(chapter, audits.setup(False, 2))
     assert not shown.rows and any("Not run on this CPU" in n for n in shown.notes)
-    assert any("no float16 audit recorded yet" in n for n in shown.notes)
+    assert any("No float16 audit recorded on the reference GPU yet" in n for n in shown.notes)
     summary = {**report.summary(_small_report()), "device": "cuda", "dtype": "float16"}
     recorded = Recorded("09_audit_your_model", audits.FP16_KEY, "nvidia-h200", summary, "2026-12-04")
     chapter = SimpleNamespace(on_gpu=False, reference=lambda key: recorded)
