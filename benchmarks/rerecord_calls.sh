@@ -21,8 +21,11 @@ case "${1:-}" in
   C)  # ~540 s: 08 (at most 150 s), its reproduce (about 95 s a run), 09, then the ledger last
     CHAIN=1 STEP_TIMEOUT=320 bash benchmarks/gpu_wave.sh \
       "$(nb 08)" "$(repro 08)" "$(nb 09)" "$(nb 99)" ;;
-  D)  # issue 41's untried levers (about 220 s), in a call of its own; its output (wave/pd) is read by hand
+  D)  # issue 41's untried levers (about 220 s), in a call of its own, after the Triton op's own check on
+      # Hopper (~90 s: fp16 errors, shared memory and spills per config, compiled + CUDA graph);
+      # outputs (wave/tc, wave/pd) are read by hand
     SKIP_INSTALL=1 STEP_TIMEOUT=400 bash benchmarks/gpu_wave.sh \
+      "python3 benchmarks/cpu_triton_interpret.py --device cuda --out \$WAVE_OUT/tc --dtypes float16 --budget 60" \
       "python3 benchmarks/gpu_past_defaults.py --out \$WAVE_OUT/pd --budget 300 --levers 'Triton fused epilogue, compiled,Triton compiled at batch 1024'" ;;
   *) echo "usage: bash benchmarks/rerecord_calls.sh A|B|C|D" >&2; exit 2 ;;
 esac
