@@ -40,7 +40,7 @@ from unittest import mock
 import numpy as np
 import torch
 
-from labkit.chapters.ch05_dataloader import h2d_copies, knee_experiment, loader_sweep
+from labkit.chapters.ch05_dataloader import fresh_step, h2d_copies, knee_experiment, loader_sweep
 
 # The H200 copy of 12:57 UTC (results/h200_notebooks/05_dataloader.ipynb, commit 41892d9), top
 # to bottom: 157 s, of which the preparation cell 12.5 s, the worker sweep's cell 34.6 s and
@@ -322,6 +322,47 @@ def copy_cells_seconds(cells: CopyCells, rates: CopyRates) -> dict[str, float]:
             + (0.0 if cells.pin_started_ahead else rates.pin_imports_s)}
 
 
+# --- the preparation's step timing ---------------------------------------------------------
+@dataclass(frozen=True)
+class PrepareParts:
+    """The part of prepare() that times the step as swept, as the parameters its seconds
+    depend on: labkit.measure.bench on one private batch (harness_ms: its warm-up + rep, the
+    recorded design), or fresh_step's steps on batches fresh from `fresh_workers` workers (a
+    warm-up of one batch per worker, then `fresh_steps`) and `private_calls` + 1 calls on one
+    private batch (this source's). The bench harness's own overhead beyond warm-up + rep is
+    not counted, so the recorded design is priced low and a change is priced high."""
+
+    harness_ms: float = 0.0
+    fresh_workers: int = 0
+    fresh_steps: int = 0
+    private_calls: int = 0
+
+
+RECORDED_PREPARE = PrepareParts(harness_ms=800.0)  # rep_ms=600, warmup_ms=200 at 41892d9
+
+
+def current_prepare() -> PrepareParts:
+    """prepare() as this source runs it (fresh_step's constants)."""
+    return PrepareParts(0.0, fresh_step.FRESH_WORKERS, fresh_step.FRESH_STEPS, fresh_step.PRIVATE_CALLS)
+
+
+def prepare_seconds(parts: PrepareParts, costs: Mapping[str, Cost], record: Mapping) -> float:
+    """Seconds of the step timing in prepare(): the harness's, plus the fresh steps priced as a
+    worker-sweep round of `fresh_workers` (its start-up, and warm-up + steps at that loader's
+    pace: the loop waits for batches too), plus the private calls at the record's step as
+    swept (a private batch's, then)."""
+    runs = _record_runs(record)
+    batch = int(runs[0]["plan"]["batch_size"])
+    out = parts.harness_ms * 1e-3
+    if parts.fresh_steps:
+        row = Row(f"w{parts.fresh_workers} b{batch}", parts.fresh_workers)
+        out += price(costs, "worker sweep", row).round_s(max(parts.fresh_workers, 1), parts.fresh_steps)
+    if parts.private_calls:
+        step = float(np.mean([float(r.get("step_as_swept_s") or r["compute_s"]) for r in runs]))
+        out += (parts.private_calls + 1) * step
+    return out
+
+
 def _loader_record() -> dict:
     return json.loads((_ROOT / LOADER_RECORD).read_text())
 
@@ -334,6 +375,7 @@ class Estimate:
     sweeps: dict[str, dict[str, float]]
     recorded_sweeps: dict[str, float]
     copies: dict[str, tuple[float, float]] | None = None  # part: (recorded design, this one)
+    prepare_step: tuple[float, float] | None = None  # prepare's step timing: (recorded, this one)
 
     @property
     def total_s(self) -> float:
@@ -345,6 +387,9 @@ class Estimate:
             out.append(f"  {name}: " + ", ".join(f"{label} {s:.1f}" for label, s in rows.items())
                        + f" (modelled {sum(rows.values()):.1f} s; the recorded design "
                        f"{self.recorded_sweeps[name]:.1f} s)")
+        if self.prepare_step:
+            was, now = self.prepare_step
+            out.append(f"  prepare, timing the step as swept (recorded design -> this one): {was:.1f} -> {now:.1f}")
         if self.copies:
             out.append("  other cells, the copy parts (recorded design -> this one): " + ", ".join(
                 f"{part} {was:.1f} -> {now:.1f}" for part, (was, now) in self.copies.items()))
@@ -370,12 +415,15 @@ def recorded_cells(rows: Sequence[Mapping]) -> tuple[float, dict[str, float]]:
 
 def chapter_seconds(record: Mapping, designs: Mapping[str, Design],
                     prepare_s: float | None = None, cells: Sequence[Mapping] | None = None,
-                    copies: CopyCells | None = None, loader: Mapping | None = None) -> Estimate:
+                    copies: CopyCells | None = None, loader: Mapping | None = None,
+                    prepare: PrepareParts | None = None) -> Estimate:
     """The chapter's estimate: each sweep's recorded cell less its recorded design's modelled
     seconds (averaged over the record's runs) plus `designs`' modelled seconds; the
     preparation cell as recorded (or prepare_s); the other cells as recorded, less the copy
     parts of the recorded design plus those of `copies` (copy_cells_seconds; default this
-    source's, current_copy_cells; rates from `record` and `loader`, default LOADER_RECORD).
+    source's, current_copy_cells; rates from `record` and `loader`, default LOADER_RECORD);
+    the preparation's step timing priced the same way (prepare_seconds: RECORDED_PREPARE
+    against `prepare`, default this source's, current_prepare).
     cells: the recorded run's per-cell seconds (recorded_cells), else RECORDED_TOTAL_S and
     RECORDED_CELLS_S. The record and the cells must come from the same sources for the
     subtraction to mean anything."""
@@ -385,7 +433,9 @@ def chapter_seconds(record: Mapping, designs: Mapping[str, Design],
     recorded = {name: float(np.mean([sum(sweep_seconds(recorded_designs(run)[name], costs, name).values())
                                      for run in runs])) for name in designs}
     sweeps = {name: sweep_seconds(design, costs, name) for name, design in designs.items()}
-    out = {"prepare": cell_s["prepare"] if prepare_s is None else prepare_s}
+    step_was = prepare_seconds(RECORDED_PREPARE, costs, record)
+    step_now = prepare_seconds(current_prepare() if prepare is None else prepare, costs, record)
+    out = {"prepare": (cell_s["prepare"] + step_now - step_was) if prepare_s is None else prepare_s}
     for name in ("worker sweep", "knob sweep"):
         overhead = cell_s[name] - recorded[name]  # the cell's table, plot and bar
         out[name] = overhead + sum(sweeps[name].values())
@@ -394,4 +444,5 @@ def chapter_seconds(record: Mapping, designs: Mapping[str, Design],
     now = copy_cells_seconds(current_copy_cells() if copies is None else copies, rates)
     other = total_s - sum(cell_s.values())
     out["other cells"] = other + sum(now.values()) - sum(was.values())
-    return Estimate(out, sweeps, recorded, {part: (was[part], now[part]) for part in was})
+    return Estimate(out, sweeps, recorded, {part: (was[part], now[part]) for part in was},
+                    (step_was, step_now) if prepare_s is None else None)

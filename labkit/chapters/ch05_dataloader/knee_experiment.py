@@ -16,6 +16,7 @@ measure_knee()['phases'] say where the seconds went.
 from __future__ import annotations
 
 import logging
+import math
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
@@ -23,7 +24,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 import torch
 
-from labkit.chapters.ch05_dataloader import loader_data, loader_sweep, shm, train_step
+from labkit.chapters.ch05_dataloader import fresh_step, loader_data, loader_sweep, shm, train_step
 from labkit.measure import bench as timing
 
 _log = logging.getLogger(__name__)  # each phase's seconds, at INFO (reproduce.py shows them)
@@ -31,21 +32,26 @@ MAX_PREFETCH = 4  # the knob sweep's larger prefetch factor
 # Hard wall-time limits (seconds) of the two sweeps. Their cost on the H200 is computed, not
 # typed: cost_model.fit() reads each setting's start-up and step from the recorded reproduce
 # runs (results/reproduce), and cost_model.current_designs() prices this source's plan:
-# about 22 s for the worker sweep (0, 2, 4, 8, 12 workers, three rounds) and about 50 s for
-# the knob sweep (four rows, KNOB_ROUNDS rounds of two-queue windows, a batch per worker of
-# warm-up), 8.4 s a round. The knob budget's share of a round (70 / 6 = 11.7 s) cuts a row
-# only on a host ~40% slower than the H200, so every run measures the same knobs and
-# reproduce.py can compare their calls; on a 2-core CPU both sweeps take a few seconds. On a
-# GPU each knob window spans KNOB_GPU_WINDOW_QUEUES queues of the baseline (32 steps at 8
-# workers, prefetch 2), to lower the per-round noise of the ratios; a CPU keeps one queue.
+# about 22 s for the worker sweep (0, 2, 4, 8, 12 workers, three rounds) and about 49 s for
+# the knob sweep (the four rows of the ladder, KNOB_ROUNDS rounds of 1.75-queue windows, a
+# batch per worker of warm-up), 8.2 s a round. The knob budget's share of a round (70 / 6 =
+# 11.7 s) cuts a row only on a host ~40% slower than the H200, so every run measures the same
+# knobs and reproduce.py can compare their calls; on a 2-core CPU both sweeps take a few
+# seconds. On a GPU each knob window spans KNOB_GPU_WINDOW_QUEUES queues of the baseline (28
+# steps at 8 workers, prefetch 2), to lower the per-round noise of the ratios; a CPU keeps one
+# queue. 1.75, not 2 (32 steps): the ladder's + pin row costs 2.6 s more than the uint8 row
+# it replaced and prepare's fresh-batch step timing 0.6 s more than the private one, and
+# the shorter windows pay for both (-3.8 s; cost_model); the per-round noise grows by
+# sqrt(32 / 28), about 7%.
 WORKER_SWEEP_BUDGET_S = 45.0
 KNOB_SWEEP_BUDGET_S = 70.0
-KNOB_GPU_WINDOW_QUEUES = 2
+KNOB_GPU_WINDOW_QUEUES = 1.75
 # The knob rule (knob_ratio): per round, the knob's throughput over the baseline's (both in
 # that round, so drift that hits both cancels); over the rounds, the geometric mean of those
 # ratios and its Student-t 95% interval (on the log ratios, rounds - 1 degrees of freedom).
 # A gain when the interval's low end is above 1 and the mean above 1 + KNOB_MARGIN; a loss
-# mirrored; else no clear difference. A knob that does nothing (log ratios centred on 0:
+# mirrored; no difference when the whole interval lies in the band 0.95-1.05x; else not
+# resolved (judge_interval). A knob that does nothing (log ratios centred on 0:
 # the balanced order makes knob and baseline exchangeable) is called a gain or a loss about
 # 5% of the time, nominal and two-sided; the band only removes calls (false_call_chance).
 # Simulated, 6 rounds of lognormal noise (1,000,000 sweeps; simulate_calls' 2,000 at seed 0
@@ -69,11 +75,14 @@ _T975 = (12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
 @dataclass
 class Bench:
     """What both sweeps need: the plan, the datasets (float32 and uint8), the consumer, and the
-    two measured inputs of the arithmetic (one sample's cost, one step's compute).
+    two measured inputs of the arithmetic (one sample's cost, one step's time).
 
     compute: the step with its batch already on the device; step_as_swept: the step as the
-    sweep runs it, fed a pageable host batch, the copy to the device inside (on a CPU the
-    two are one timing). The arithmetic uses the second: it is the step the loader meets."""
+    sweep runs it, on batches fresh from workers (each a new shared-memory segment: first
+    touch), the copy to the device inside, with its page faults (fresh_step); private_step:
+    the same step on one private batch used again (its pages already touched). The
+    arithmetic uses step_as_swept: it is the step the loader meets (review 2026-12-03e item 1:
+    it used the private one)."""
 
     plan: loader_sweep.Plan
     data: loader_data.SyntheticImages
@@ -83,8 +92,9 @@ class Bench:
     compute: timing.Timing
     worker_counts: tuple[int, ...]
     phases: dict[str, float] = field(default_factory=dict)  # seconds of each preparation step
-    step_as_swept: timing.Timing | None = None
+    step_as_swept: fresh_step.StepTimes | None = None
     copy_alone: timing.Timing | None = None  # a GPU run: the batch's pageable copy alone, idle stream
+    private_step: fresh_step.StepTimes | None = None
 
     @property
     def batch_load_s(self) -> float:
@@ -92,13 +102,17 @@ class Bench:
 
     @property
     def step_s(self) -> float:
-        """The step as the sweep runs it (host batch in, copy inside), in seconds."""
+        """The step as the sweep runs it (fresh worker batches, copy inside), in seconds."""
         return (self.step_as_swept or self.compute).median_s
 
     def arithmetic(self) -> dict:
+        fresh, private = self.step_as_swept, self.private_step
         return {"sample_cost_s": self.sample_cost.median_s, "sample_cost_iqr_s": self.sample_cost.iqr_s,
                 "compute_s": self.compute.median_s,
                 "step_as_swept_s": self.step_s, "batch_load_s": self.batch_load_s,
+                "step_as_swept_faults": fresh.faults_per_step if fresh else None,
+                "private_step_s": private.median_s if private else None,
+                "private_step_faults": private.faults_per_step if private else None,
                 "workers_needed": loader_sweep.workers_needed(
                     self.plan.batch_size, self.sample_cost.median_s, self.step_s)}
 
@@ -152,19 +166,19 @@ def prepare(quick: bool = False, chosen: loader_sweep.Plan | None = None) -> Ben
                           threads=1 if step.device.type == "cpu" else None,
                           label=f"{chosen.model} training step, batch {chosen.batch_size}, on the device")
     lap("prepare: one step's compute")
-    as_swept = compute  # on a CPU the host batch is the device batch: one timing
+    # as the sweep runs it: batches fresh from workers, the copy inside (fresh_step says why),
+    # and the same step on one private batch again, each with its page faults
+    fresh = fresh_step.on_fresh_batches(data, step, min(fresh_step.FRESH_WORKERS, max(counts)),
+                                        chosen.batch_size)
+    private = fresh_step.on_one_batch(step, host)
     copy_alone = None
-    if step.device.type != "cpu":  # as the sweep runs it: pageable host batch, the copy inside
-        # device=: the same harness and clock as `compute`, so the two medians subtract
-        as_swept = timing.time(lambda: step(host), rep_ms=600, warmup_ms=200, device=step.device,
-                               label=f"{chosen.model} training step, batch {chosen.batch_size}, "
-                                     "pageable host batch in (as swept)")
+    if step.device.type != "cpu":
         copy_alone = timing.time(lambda: [t.to(step.device) for t in host], rep_ms=300, warmup_ms=100,
                                  device=step.device, bytes_moved=sum(t.nbytes for t in host),
                                  label=f"the batch's pageable copy alone ({chosen.batch_size} samples)")
-        lap("prepare: one step as swept, and its copy alone")
+    lap("prepare: one step as swept, and its copy alone")
     return Bench(chosen, data, data_uint8, step, sample_cost, compute, tuple(counts), phases,
-                 as_swept, copy_alone)
+                 fresh, copy_alone, private)
 
 
 @dataclass
@@ -190,43 +204,66 @@ def worker_sweep(bench: Bench, on_progress: Callable[[int, int, str], None] | No
     return Found(result, knee)
 
 
-def plateau(bench: Bench, found: Found, gpu_idle_share: float | None = None) -> loader_sweep.Plateau:
-    """The worker sweep's plateau against the arithmetic: batch / (step as swept + wait)."""
-    copy = bench.copy_alone
+def plateau(bench: Bench, found: Found, gpu_idle_share: float | None = None,
+            launch_gap_us: float | None = None) -> loader_sweep.Plateau:
+    """The worker sweep's plateau against the arithmetic: batch / (step as swept + wait), the
+    step split into its measured parts (gpu_idle_share and launch_gap_us: a timeline's)."""
+    copy, fresh, private = bench.copy_alone, bench.step_as_swept, bench.private_step
     return loader_sweep.plateau_of(found.sweep, found.knee, bench.step_s, bench.compute.median_s,
                                    gpu_idle_share, copy_alone_s=copy.median_s if copy else None,
                                    copy_bytes=copy.bytes_moved if copy else None,
-                                   on_gpu=bench.step.device.type == "cuda")
+                                   on_gpu=bench.step.device.type == "cuda",
+                                   private_step_s=private.median_s if private else None,
+                                   step_faults=fresh.faults_per_step if fresh else None,
+                                   private_faults=private.faults_per_step if private else None,
+                                   launch_gap_us=launch_gap_us)
 
 
 def knob_settings(workers: int, batch_size: int, on_gpu: bool) -> list[loader_sweep.Setting]:
-    """Each knob alone at `workers` (the knee), and on a GPU the usual tuned combination.
+    """The knob list at `workers` (the knee). The first row is the baseline; the second the
+    baseline again (an A/A control, `Setting.control`): what the rule calls when nothing
+    changed. Each other row is read against the row whose changes it extends (reference_rows).
+    A time budget cuts from the end, so the order is what must be measured first.
 
-    The first row is the baseline the others are read against; the second is the baseline
-    again (an A/A control, `Setting.control`), read against it like a knob: what the decision
-    rule calls when nothing changed. uint8 rows hand out uint8 images (a quarter of the
-    bytes) that the step normalises on its device. A time budget cuts from the end, so the
-    order is what must be measured first. On a GPU: the tuned combination (pin_memory, the
-    device prefetcher and uint8) and uint8 alone: four rows, six rounds (KNOB_ROUNDS) of
-    two-queue windows, about 50 s on the H200 (cost_model; the chapter must fit 120 s).
-    pin_memory alone is left out there: what pinning does to the copy is measured by C23
-    (pageable against pinned copies of the seed's batch) and C25 (pageable and pinned behind
-    a queued kernel), and its 15 s of rows read that copy's effect once more, inside the loop. Prefetch
-    1 and 4 (issue 39 names both) are left to the CPU list and the recorded tables there,
-    and the A/A row already shows what the rule calls for a knob that changes nothing. pin +
-    non_blocking, the prefetcher without uint8 and non_blocking alone (from pageable memory
-    it can only block: C25 measures that) are left to the recorded tables too. On a CPU
-    (rounds cost a fraction of a second): uint8, prefetch 1 and 4, half and twice the batch
-    (which change the step itself)."""
+    On a GPU a cumulative ladder in the seed's order (review 2026-12-03e item 2): + pin_memory
+    (the seed's first advice, read against the baseline), then + the device prefetcher + uint8
+    (read against + pin). Four rows, six rounds (KNOB_ROUNDS) of KNOB_GPU_WINDOW_STEPS-long
+    windows, priced by cost_model within the chapter's time. Not separated there: the device
+    prefetcher from uint8 (the CPU list measures uint8 alone; on a GPU uint8 also cuts the
+    step's pageable copy to a quarter, which the pinned rows no longer pay), pinning's copy from
+    its host thread (C23 and C25 time the pinned copy alone; the optional section the thread),
+    and both prefetch factors (the CPU list). On a CPU (rounds cost a fraction of a second):
+    uint8, prefetch 1 and 4, half and twice the batch (which change the step itself), each
+    read against the baseline."""
     base = loader_sweep.Setting(num_workers=workers, batch_size=batch_size)
     out = [base, replace(base, control=True)]
     if on_gpu:
-        out.append(replace(base, pin_memory=True, device_prefetch=True, ship_uint8=True))
+        pinned = replace(base, pin_memory=True)
+        return [*out, pinned, replace(pinned, device_prefetch=True, ship_uint8=True)]
     out.append(replace(base, ship_uint8=True))
-    if workers and not on_gpu:  # on a GPU both prefetch factors are left out: see above
+    if workers:
         out += [replace(base, prefetch_factor=1), replace(base, prefetch_factor=MAX_PREFETCH)]
-    if not on_gpu:
-        out += [replace(base, batch_size=max(batch_size // 2, 1)), replace(base, batch_size=batch_size * 2)]
+    return out + [replace(base, batch_size=max(batch_size // 2, 1)), replace(base, batch_size=batch_size * 2)]
+
+
+def _changes(setting: loader_sweep.Setting, base: loader_sweep.Setting) -> set[tuple[str, object]]:
+    return {(name, value) for name, value in setting.as_dict().items()
+            if name != "control" and value != getattr(base, name)}
+
+
+def reference_rows(settings: Sequence[loader_sweep.Setting]) -> list[int | None]:
+    """For each row, the index of the row it is read against: the baseline (row 0) for the
+    A/A and for a knob alone; for a ladder step, the earlier row with the most of its changes
+    among those whose changes it all contains (+pin+devprefetch+uint8 against +pin). None for
+    the baseline itself."""
+    if not settings:
+        return []
+    base = settings[0]
+    changes = [_changes(s, base) for s in settings]
+    out: list[int | None] = [None]
+    for i in range(1, len(settings)):
+        inside = [j for j in range(i) if not settings[j].control and changes[j] < changes[i]]
+        out.append(max(inside, key=lambda j: (len(changes[j]), j)) if inside else 0)
     return out
 
 
@@ -261,17 +298,51 @@ def knob_sweep(bench: Bench, workers: int,
 
 def knob_window_steps(baseline: loader_sweep.Setting, steps: int, on_gpu: bool) -> int:
     """Steps of each knob window (a minimum every row of the sweep is timed over): on a GPU
-    KNOB_GPU_WINDOW_QUEUES of the baseline's queues (workers x prefetch; 32 at 8 workers,
-    prefetch 2), so the windows are one length for every row and each ratio averages over
-    more queue refills; on a CPU the plan's steps (measure() raises them to the queue). The
-    datasets prepare() builds hold such a round: a queue of warm-up and two of window at any
-    swept count, fewer than the worker sweep's largest setting needs (one and three)."""
+    KNOB_GPU_WINDOW_QUEUES of the baseline's queues (workers x prefetch, rounded up; 28 at 8
+    workers, prefetch 2), so the windows are one length for every row and each ratio averages
+    over more queue refills; on a CPU the plan's steps (measure() raises them to the queue).
+    The datasets prepare() builds hold such a round: a queue of warm-up and two of window at
+    any swept count, fewer than the worker sweep's largest setting needs (one and three)."""
     if not on_gpu:
         return steps
-    return max(steps, KNOB_GPU_WINDOW_QUEUES * loader_sweep.in_flight_batches(baseline))
+    return max(steps, math.ceil(KNOB_GPU_WINDOW_QUEUES * loader_sweep.in_flight_batches(baseline)))
 
 
-GAIN, LOSS, NO_DIFFERENCE, UNDECIDED = "gain", "loss", "no clear difference", "undecided"
+GAIN, LOSS, NO_DIFFERENCE, UNDECIDED = "gain", "loss", "no difference", "undecided"
+# An interval that is neither a gain nor a loss nor inside the band [1 / (1 + margin), 1 +
+# margin] (0.95-1.05x at the 5% margin) cannot tell: "not resolved", with the interval beside
+# it (review 2026-12-03e item 3: "no clear difference" on [0.85, 2.02] read as "does nothing").
+NOT_RESOLVED = "not resolved"
+# What an older record called a row that was neither a gain nor a loss: re-judged from its
+# interval where it holds one (judge_interval), else read as not resolved.
+OLD_NO_CLEAR = "no clear difference"
+
+
+def band(margin: float = KNOB_MARGIN) -> tuple[float, float]:
+    """The equivalence band: a knob is "no difference" only when its whole interval lies in it."""
+    return 1 / (1 + margin), 1 + margin
+
+
+def judge_interval(mean: float, low: float, high: float, margin: float = KNOB_MARGIN) -> str:
+    """The rule's call from a geometric mean and its interval: a gain when low > 1 and the mean
+    > 1 + margin; a loss when high < 1 and the mean < 1 / (1 + margin); no difference when the
+    whole interval lies inside the band (band()); else not resolved (too wide to tell)."""
+    lo_band, hi_band = band(margin)
+    if low > 1 and mean > hi_band:
+        return GAIN
+    if high < 1 and mean < lo_band:
+        return LOSS
+    if low >= lo_band and high <= hi_band:
+        return NO_DIFFERENCE
+    return NOT_RESOLVED
+
+
+def call_text(decision: str, low: float | None, high: float | None) -> str:
+    """The call as a reader sees it: 'not resolved (0.85-2.02x)' names the interval it could
+    not tell within; the others as they are."""
+    if decision == NOT_RESOLVED and low is not None and high is not None:
+        return f"{decision} ({low:.2f}-{high:.2f}x)"
+    return decision
 
 
 def t_quantile(df: int) -> float:
@@ -285,9 +356,10 @@ def t_quantile(df: int) -> float:
 def call(ratios: Sequence[float], margin: float = KNOB_MARGIN) -> dict:
     """The rule (knob_rule) on per-round ratios to the baseline: their geometric mean, its
     Student-t 95% interval over the rounds (on the logs, rounds - 1 degrees of freedom), and
-    the call: a gain when the interval's low end is above 1 and the mean above 1 + margin, a
-    loss when its high end is below 1 and the mean below 1 / (1 + margin), else no clear
-    difference. One round has no spread: no interval, undecided.
+    the call (judge_interval): a gain when the interval's low end is above 1 and the mean
+    above 1 + margin, a loss when its high end is below 1 and the mean below 1 / (1 + margin),
+    no difference when the whole interval lies inside the band (0.95-1.05x at 5%), else not
+    resolved. One round has no spread: no interval, undecided.
 
     Logs, because a ratio's noise is multiplicative (1.25x and 0.8x are the same distance
     from 1x) and the mean of logs is what a geometric mean averages."""
@@ -308,10 +380,9 @@ def call(ratios: Sequence[float], margin: float = KNOB_MARGIN) -> dict:
                 "stated": f"{mean:.2f}x (one round: no interval, no decision)"}
     half = t_quantile(len(values) - 1) * float(logs.std(ddof=1)) / np.sqrt(len(values))
     low, high = float(np.exp(logs.mean() - half)), float(np.exp(logs.mean() + half))
-    decision = (GAIN if low > 1 and mean > 1 + margin else
-                LOSS if high < 1 and mean < 1 / (1 + margin) else NO_DIFFERENCE)
+    decision = judge_interval(mean, low, high, margin)
     return {**out, "ratio_low": low, "ratio_high": high, "decision": decision,
-            "stated": f"{mean:.2f}x [{low:.2f}, {high:.2f}]: {decision}"}
+            "stated": f"{mean:.2f}x [{low:.2f}, {high:.2f}]: {call_text(decision, low, high)}"}
 
 
 def knob_ratio(baseline: loader_sweep.Run, run: loader_sweep.Run, margin: float = KNOB_MARGIN) -> dict:
@@ -334,23 +405,27 @@ def knob_rule(rounds: int, margin: float = KNOB_MARGIN) -> str:
     return (f"The rule: a knob's ratio is the geometric mean of its {rounds} per-round ratios "
             f"with a 95% interval [low, high] (Student t, {rounds - 1} df: "
             f"{t_quantile(rounds - 1):.2f}); a gain when low > 1x and the mean > {1 + margin:.2f}x, "
-            f"a loss when high < 1x and the mean < {1 / (1 + margin):.2f}x, else no clear "
-            f"difference. A knob that does nothing: called {100 * false_call_chance(rounds):.0f}% "
-            f"of the time (nominal).")
+            f"a loss when high < 1x and the mean < {1 / (1 + margin):.2f}x, no difference only "
+            f"when the whole interval lies inside {band(margin)[0]:.2f}-{band(margin)[1]:.2f}x, "
+            f"else not resolved. A knob that does nothing: called a gain or a loss "
+            f"{100 * false_call_chance(rounds):.0f}% of the time (nominal).")
 
 
 def knob_table(knobs: loader_sweep.Sweep) -> list[dict]:
     """Per knob: samples/s with its window spread, waiting share, the ratio to the first row
-    (overall), and the per-round ratios called by the rule: their geometric mean, its 95%
-    interval and the decision (knob_ratio)."""
+    (overall), the row it is read against ('against': reference_rows, the baseline or the
+    ladder's step before) and the per-round ratios to that row called by the rule: their
+    geometric mean, its 95% interval and the decision (knob_ratio)."""
     first = knobs.runs[0]
     base = first.samples_per_s
+    refs = reference_rows([r.setting for r in knobs.runs])
     return [{"label": r.setting.label, "samples_per_s": r.samples_per_s,
              "samples_per_s_low": r.samples_per_s_spread[0],
              "samples_per_s_high": r.samples_per_s_spread[1], "wait_share": r.wait_share,
              "vs_first_row": r.samples_per_s / base if base > 0 else None, "noisy": r.noisy,
-             **(knob_ratio(first, r) if i else {"decision": "baseline"})}
-            for i, r in enumerate(knobs.runs)]
+             **({"against": knobs.runs[ref].setting.label, **knob_ratio(knobs.runs[ref], r)}
+                if ref is not None else {"decision": "baseline"})}
+            for r, ref in zip(knobs.runs, refs, strict=True)]
 
 
 def false_call_chance(rounds: int, level: float = KNOB_LEVEL) -> float:
@@ -377,7 +452,7 @@ def simulate_calls(true_ratio: float, sd: float, rounds: int = KNOB_ROUNDS, swee
         raise ValueError(f"need true_ratio > 0, sd >= 0, sweeps >= 1, rounds >= 1; got "
                          f"{true_ratio}, {sd}, {sweeps}, {rounds}")
     draws = true_ratio * np.exp(np.random.default_rng(seed).normal(0.0, sd, (sweeps, rounds)))
-    counts = {GAIN: 0, LOSS: 0, NO_DIFFERENCE: 0, UNDECIDED: 0}
+    counts = {GAIN: 0, LOSS: 0, NO_DIFFERENCE: 0, NOT_RESOLVED: 0, UNDECIDED: 0}
     for ratios in draws:
         counts[call(ratios, margin)["decision"]] += 1
     return {decision: n / sweeps for decision, n in counts.items()}

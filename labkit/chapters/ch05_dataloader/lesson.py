@@ -148,11 +148,11 @@ class Lesson:
             f"{bench.sample_cost.iqr_s * 1e3:.2f} ms); one batch of {plan.batch_size}: "
             f"{bench.batch_load_s * 1e3:.0f} ms",
             timing_line(bench.step_as_swept, "lesson.bench.step_as_swept")])
-        if bench.step_as_swept is not bench.compute:
+        if bench.private_step is not None:
+            out.append(timing_line(bench.private_step, "lesson.bench.private_step"))
+        if self.on_gpu:
             out += [timing_line(bench.compute, "lesson.bench.compute"),
-                    *([timing_line(bench.copy_alone, "lesson.bench.copy_alone")] if bench.copy_alone else []),
-                    f"a host batch adds {(bench.step_s - bench.compute.median_s) * 1e3:.1f} "
-                    f"ms to the step's {bench.compute.median_s * 1e3:.1f} ms (the plateau below splits it)"]
+                    *([timing_line(bench.copy_alone, "lesson.bench.copy_alone")] if bench.copy_alone else [])]
         free = shm.free_bytes()
         out += [f"loading a batch takes {bench.batch_load_s / bench.step_s:.1f}x the step",
                 f"/dev/shm free: {'unknown' if free is None else f'{free / 2**20:.0f} MiB'}; the "
@@ -191,8 +191,9 @@ class Lesson:
         """The plateau, predicted from the step and the wait and read at the knee's timeline."""
         at_knee = loader_sweep.Setting(num_workers=self.knee.workers, batch_size=self.plan.batch_size)
         trace = timeline.from_profiler(loader_sweep.profile_steps(self.data, at_knee, self.step, steps=3))
-        idle = timeline.summary(trace).figures()["gpu_idle_share"]
-        self.plateau = knee_experiment.plateau(self.bench, self.found, gpu_idle_share=idle)
+        figures = timeline.summary(trace).figures()
+        self.plateau = knee_experiment.plateau(self.bench, self.found, gpu_idle_share=figures["gpu_idle_share"],
+                                               launch_gap_us=figures["launch_gap_mean_us"])
         self.chapter.record("plateau", self.plateau.as_dict())
         out = Lines([self.plateau.explanation()])
         old = self.chapter.recorded("plateau")
@@ -227,14 +228,15 @@ class Lesson:
         """Each knob's reading against the baseline (its samples/s, range and waiting share:
         the sweep's table, with the decision), what was not measured, and the plot."""
         shown = tables.Table(
-            "the knobs at the knee, each read against the baseline round by round",
+            "the knobs at the knee, each read round by round against the row named",
             ["knob", "samples/s (rounds pooled)", "slowest to fastest window", "waiting",
-             "against the baseline: geometric mean [95% interval]"],
+             "read against", "geometric mean [95% interval]: call"],
             units={"waiting": "%"})
         for row in self.knob_rows:
             shown.add(row["label"], round(row["samples_per_s"]),
                       f"{row['samples_per_s_low']:.0f} to {row['samples_per_s_high']:.0f}",
-                      100 * row["wait_share"], against_text(row))
+                      100 * row["wait_share"], row.get("against", "-"), against_text(row))
+        shown.note(self.batch_bytes_text())
         if self.noise_floor_text():
             shown.note(self.noise_floor_text())
         measured = {row["label"] for row in self.knob_rows}
@@ -246,6 +248,21 @@ class Lesson:
             shown.note(self.sweep_knobs.budget_note())
         return Shown([knee_experiment.knob_rule(self.sweep_knobs.rounds), shown, loader_plots.sweep_figure(
             self.sweep_knobs, f"the other knobs, {self.sweep_knobs.runs[0].setting.num_workers} worker(s)")])
+
+    def batch_bytes_text(self) -> str:
+        """A batch's bytes in float32 and in uint8 (review 2026-12-03e item 7): what crosses
+        shared memory and, on a GPU, what the step's own pageable copy moves (at the rate the
+        copy alone was measured at, where it was)."""
+        batch = self.plan.batch_size
+        f32, u8 = batch * self.bench.data.sample_bytes, batch * self.bench.data_uint8.sample_bytes
+        text = (f"a batch is {f32 / 1e6:.1f} MB in float32, {u8 / 1e6:.1f} MB in uint8 "
+                f"({u8 / f32:.2f}x): through shared memory")
+        copy = self.bench.copy_alone
+        if copy is not None and copy.bytes_moved:
+            gbps = copy.bytes_moved / copy.median_s / 1e9
+            text += (f" and, on this GPU, through the step's pageable copy ({copy.median_s * 1e3:.1f} "
+                     f"ms in float32, about {u8 / gbps / 1e6:.1f} ms in uint8 at {gbps:.1f} GB/s)")
+        return text + "."
 
     def noise_floor_text(self) -> str:
         """The baseline's samples/s here against the same setting in the worker sweep (two
@@ -270,11 +287,13 @@ class Lesson:
             return "nothing recorded yet for the reference GPU"
         decided = {r["label"]: r for r in gpu_knobs.get("table", []) if "stated" in r}
         shown = tables.Table("the knobs on the reference GPU",
-                             ["knob", "samples/s", "waiting", "against the baseline"],
+                             ["knob", "samples/s", "waiting", "read against", "ratio: call"],
                              units={"waiting": "%"}, recorded=f"recorded on {_ref()}")
+        base = gpu_knobs["rows"][0]["label"] if gpu_knobs["rows"] else "-"
         for i, row in enumerate(gpu_knobs["rows"]):
             per_round = decided.get(row["label"])
             shown.add(row["label"], round(loader_sweep.row_samples_per_s(row)), 100 * row["wait_share"],
+                      per_round.get("against", base) if per_round else "-",
                       against_text(per_round) if per_round else "the baseline" if i == 0 and decided else "-")
         rule = knee_experiment.knob_rule(gpu_knobs.get("rounds") or 0)
         if not decided:
@@ -284,7 +303,7 @@ class Lesson:
         elif not any("level" in r for r in decided.values()):
             shown.note("called by an older rule: every round past the band; median and range shown")
         elif gpu_knobs.get("rule"):
-            shown.note(f"called by the rule recorded with it: {gpu_knobs['rule']}")
+            shown.note("called again from their intervals by the rule above")
         else:
             shown.note("called by an older rule: every round above or below 1x, no band")
         return shown
@@ -397,12 +416,7 @@ class Lesson:
             + (f"holds (within {plateau.tolerance:.0%}). " if plateau.agrees
                else f"misses (outside {plateau.tolerance:.0%}). ")
             + f"What bounds it: {plateau.bound}.",
-            ("Knobs at the knee are read round by round against the baseline, a gain only when the "
-             "95% interval lies above 1x: uint8 batches alone (normalised on the device) ran "
-             f"{against_text(uint8_row)}."
-             if uint8_row is not None else
-             "Knobs are read at the knee: uint8 batches alone were not measured here (left out: "
-             "see the knob table), so this run says nothing about them."),
+            self._knob_takeaway(uint8_row),
             f"channels_last is a 4-D layout: from __getitem__ it raises "
             f"({self.c26_evidence['error_message']}); put it on the collated batch or in the step (C26).",
         ]
@@ -417,6 +431,22 @@ class Lesson:
             lines.append(f"non_blocking from pageable memory (C25, {c25.outcome}"
                          f"{'' if self.on_gpu else ', recorded'}): {finding}.")
         return lines
+
+    def _knob_takeaway(self, uint8_row: Mapping | None) -> str:
+        """The knob line of the takeaways: on a GPU the ladder's steps, each against the one
+        before; on a CPU uint8 alone against the baseline."""
+        rule = ("a gain only when the 95% interval lies above 1x, no difference only inside "
+                f"{knee_experiment.band()[0]:.2f}-{knee_experiment.band()[1]:.2f}x, else not resolved")
+        steps = [r for r in self.knob_rows[1:] if not r["label"].endswith("(A/A)") and r.get("against")]
+        if self.on_gpu and steps:
+            return (f"The seed's advice as a ladder, each step read round by round against the one "
+                    f"before ({rule}): " + "; ".join(
+                        f"+ {r['label'][len(r['against']):].strip()} {against_text(r)}" for r in steps) + ".")
+        if uint8_row is not None:
+            return (f"Knobs at the knee are read round by round against the baseline ({rule}): uint8 "
+                    f"batches alone (normalised on the device) ran {against_text(uint8_row)}.")
+        return ("Knobs are read at the knee: the knob table says which were measured; this run "
+                "measured no uint8 row alone.")
 
     # --- optional: start-up ---------------------------------------------------------------
     @functools.cached_property
@@ -649,9 +679,7 @@ class Lesson:
         self.chapter.record("overlap", overlap)
         out = Lines()
         for name, o in overlap.items():
-            gpu_part = (f", GPU idle {100 * o['gpu_idle_share']:.0f}%, H2D copy hidden behind "
-                        f"kernels {100 * (o['h2d_overlap_share'] or 0):.0f}%"
-                        if o["gpu_idle_share"] is not None else "")
+            gpu_part = gpu_overlap_text(o)
             out.append(f"{name:<9} ({o['setting']}): waiting for data {100 * o['waiting_share']:.0f}% "
                        f"of the profiled steps{gpu_part}")
         out.append("A tuned loader that still waits is starved: more workers, cheaper samples "
@@ -672,9 +700,23 @@ class Lesson:
         if not gpu_overlap:
             return Lines(["nothing recorded yet for the reference GPU"])
         return Lines(f"recorded on {_ref()}, {name} ({o['setting']}): waiting "
-                     f"{100 * o['waiting_share']:.0f}%, GPU idle {100 * (o['gpu_idle_share'] or 0):.0f}%, "
-                     f"H2D hidden {100 * (o['h2d_overlap_share'] or 0):.0f}%"
+                     f"{100 * o['waiting_share']:.0f}%{gpu_overlap_text(o)}"
                      for name, o in gpu_overlap.items())
+
+
+def gpu_overlap_text(o: Mapping) -> str:
+    """', GPU idle 75%, H2D copy beside kernels 7% (...)': the GPU part of an overlap line, with
+    the bound beside the overlap share (review 2026-12-03e item 8): in a host-bound step the
+    copy runs in the GPU's idle gaps, off the critical path, so a low share there is not a
+    failed prefetcher. '' without a GPU."""
+    idle = o.get("gpu_idle_share")
+    if idle is None:
+        return ""
+    text = (f", GPU idle {100 * idle:.0f}%, H2D copy beside kernels "
+            f"{100 * (o.get('h2d_overlap_share') or 0):.0f}%")
+    if idle > loader_sweep.HOST_BOUND_IDLE:
+        text += " (host-bound: the copy runs in the GPU's idle gaps, off the critical path)"
+    return text
 
 
 def timing_line(timing: object, name: str) -> str:
@@ -687,7 +729,9 @@ def timing_line(timing: object, name: str) -> str:
 
 
 _CALLS = {knee_experiment.GAIN: "a gain", knee_experiment.LOSS: "a loss",
-          knee_experiment.NO_DIFFERENCE: "no clear difference", knee_experiment.UNDECIDED: "one round",
+          knee_experiment.NO_DIFFERENCE: "no difference", knee_experiment.NOT_RESOLVED: "not resolved",
+          knee_experiment.UNDECIDED: "one round",
+          knee_experiment.OLD_NO_CLEAR: "not resolved",  # an older rule: neither gain nor loss
           "no measurable difference": "straddles 1x"}  # the last: a table recorded before the band
 
 
@@ -703,7 +747,9 @@ def against_text(row: Mapping) -> str:
         return row["stated"]
     if "level" not in row:  # the older rule's median and range
         return f"{row['ratio']:.2f}x ({row['ratio_low']:.2f}-{row['ratio_high']:.2f}): {_CALLS[row['decision']]}"
-    return f"{row['ratio']:.2f}x [{row['ratio_low']:.2f}, {row['ratio_high']:.2f}]: {_CALLS[row['decision']]}"
+    low, high = row["ratio_low"], row["ratio_high"]  # called again by today's rule (the band)
+    decision = knee_experiment.judge_interval(row["ratio"], low, high, row.get("margin", knee_experiment.KNOB_MARGIN))
+    return f"{row['ratio']:.2f}x [{low:.2f}, {high:.2f}]: {_CALLS[decision]}"
 
 
 def recorded_plateau(old: dict) -> str:

@@ -43,6 +43,7 @@ import torch
 from torch.utils.data import DataLoader
 
 from labkit.chapters.ch05_dataloader import shm, train_step
+from labkit.measure import conditions
 
 NOISY_IQR_FRACTION = 0.10  # as labkit.measure.bench: IQR over 10% of the median is not to be trusted
 _log = logging.getLogger(__name__)  # each setting's seconds, at INFO (reproduce.py shows them)
@@ -174,6 +175,7 @@ class Run:
     window_s: tuple[float, ...] = ()
     window_steps: int = 0
     warmup_steps: int = 0
+    step_faults: tuple[int, ...] = ()  # minor page faults of each timed step (getrusage; () if none)
 
     def __post_init__(self) -> None:
         if self.window_s and self.window_steps * len(self.window_s) != len(self.wait_s):
@@ -241,8 +243,14 @@ class Run:
         return len(self.windows) > 1 and self.spread_fraction > NOISY_IQR_FRACTION
 
     @property
+    def step_faults_median(self) -> float | None:
+        """The median step's minor page faults (a fresh batch's first touch), None if not counted."""
+        return float(np.median(self.step_faults)) if self.step_faults else None
+
+    @property
     def wait_share(self) -> float:
-        """Share of the step time spent waiting for data (0: never waits, 1: only waits)."""
+        """The waiting share, one definition wherever the chapter prints one: the timed steps'
+        waits over their wait + step, summed (0: never waits, 1: only waits)."""
         total = float(np.sum(self.step_times_s))
         return float(np.sum(self.wait_s)) / total if total > 0 else 0.0
 
@@ -259,7 +267,7 @@ class Run:
                 "first_batch_s": self.first_batch_s, "steps": len(self.wait_s),
                 "warmup_steps": self.warmup_steps, "window_steps": self.window_steps,
                 "window_s": list(self.windows), "wait_s": list(self.wait_s),
-                "compute_s": list(self.compute_s),
+                "compute_s": list(self.compute_s), "step_faults_median": self.step_faults_median,
                 "main_threads": self.main_threads, "noisy": self.noisy,
                 "warnings": list(self.warnings)}
 
@@ -352,7 +360,7 @@ def measure(dataset: torch.utils.data.Dataset, setting: Setting, step: Callable[
     previous_threads = torch.get_num_threads()
     if main_threads is not None:
         torch.set_num_threads(main_threads)
-    waits, computes, window_s, first_batch_s = [], [], [], math.nan
+    waits, computes, window_s, faults, first_batch_s = [], [], [], [], math.nan
     loader = iterator = None
     try:
         with warnings.catch_warnings(record=True) as caught:
@@ -368,14 +376,18 @@ def measure(dataset: torch.utils.data.Dataset, setting: Setting, step: Callable[
                 if index >= warm and (index - warm) % per_window == 0:
                     window_start = begin
                 batch = next(batches)
+                touched = conditions.minor_faults()  # a syscall: microseconds beside a step
                 got = time.perf_counter()
                 step(batch, setting.non_blocking)
                 done = time.perf_counter()
+                after = conditions.minor_faults()
                 if index == 0:
                     first_batch_s = got - started
                 if index >= warm:
                     waits.append(got - begin)
                     computes.append(done - got)
+                    if touched is not None and after is not None:
+                        faults.append(after - touched)
                     if (index - warm) % per_window == per_window - 1:
                         window_s.append(done - window_start)
     except RuntimeError as error:
@@ -386,7 +398,8 @@ def measure(dataset: torch.utils.data.Dataset, setting: Setting, step: Callable[
         torch.set_num_threads(previous_threads)
     notes = tuple(dict.fromkeys(str(w.message).splitlines()[0] for w in caught))
     return Run(setting, tuple(waits), tuple(computes), first_batch_s,
-               main_threads or previous_threads, notes, tuple(window_s), per_window, warm)
+               main_threads or previous_threads, notes, tuple(window_s), per_window, warm,
+               tuple(faults) if len(faults) == len(waits) else ())
 
 
 def profile_steps(dataset: torch.utils.data.Dataset, setting: Setting,
@@ -511,7 +524,8 @@ def merged(runs: Sequence[Run]) -> Run:
     return Run(first.setting, tuple(t for r in runs for t in r.wait_s),
                tuple(t for r in runs for t in r.compute_s), first.first_batch_s, first.main_threads,
                tuple(dict.fromkeys(w for r in runs for w in r.warnings)),
-               tuple(t for r in runs for t in r.window_s), first.window_steps, first.warmup_steps)
+               tuple(t for r in runs for t in r.window_s), first.window_steps, first.warmup_steps,
+               tuple(f for r in runs for f in r.step_faults) if all(r.step_faults for r in runs) else ())
 
 
 def sweep(dataset: torch.utils.data.Dataset, settings: Sequence[Setting],
@@ -758,19 +772,22 @@ class Plateau:
     """What the throughput levels off at, what the arithmetic predicts it to be, and what bounds it.
 
     Why: the knee says where more workers stop helping, not what the best throughput is. Once
-    the workers keep up, each step costs the step as the sweep runs it (a host batch in, the
-    copy to the device inside: `step_s`, timed alone) plus whatever the main process still
-    waits for each batch (`wait_s`, the plateau runs' mean wait per step: handing a batch
-    over from a worker is not free). So batch / (step_s + wait_s) predicts the plateau, and
-    batch / step_s is its ceiling with no wait at all. `ready_step_s` is the same step with
-    the batch already on the device: the difference is the copy the sweep pays.
-    agrees: the prediction within PLATEAU_TOLERANCE of the measured plateau, a check that
-    can fail (a step that runs slower beside busy workers than alone, say). It is a
-    consistency check, not a prediction: wait_s is read from the very runs it is checked
-    against, and only step_s is timed apart. copy_alone_s / copy_bytes (a GPU run): the
-    batch's pageable copy timed alone, which splits step_s - ready_step_s into the copy and
-    a rest this measurement does not explain (`copy_split`). on_gpu: the step ran on a GPU
-    (then a missing gpu_idle_share means "not profiled", not "no GPU").
+    the workers keep up, each step costs the step as the sweep runs it (`step_s`: timed apart,
+    before the sweep, on batches fresh from workers, the copy to the device inside; fresh_step)
+    plus whatever the main process still waits for each batch (`wait_s`, the plateau runs' mean
+    wait per step: handing a batch over from a worker is not free). So batch / (step_s +
+    wait_s) predicts the plateau, and batch / step_s is its ceiling with no wait at all.
+    agrees: the prediction within PLATEAU_TOLERANCE of the measured plateau, a check that can
+    fail (a step that runs slower beside busy workers than alone, say). It is a consistency
+    check, not a prediction: wait_s is read from the very runs it is checked against.
+
+    The step's parts (parts()): `ready_step_s` with the batch already on the device;
+    `copy_alone_s` the pageable copy of a private batch alone (a GPU run); first touch, the
+    fresh step less the same step on one private batch (`private_step_s`), beside the page
+    faults that explain it (`step_faults` against `private_faults`); and the rest of the
+    private step, which nothing here splits further. `swept_step_s` and `swept_faults` are the
+    plateau runs' own steps inside the sweep (its clock), to set beside the step timed apart.
+    `wait_share` is the plateau runs' waiting share, the one definition of Run.wait_share.
     """
 
     batch_size: int
@@ -781,10 +798,16 @@ class Plateau:
     wait_s: float
     gpu_idle_share: float | None
     tolerance: float = PLATEAU_TOLERANCE
-    swept_step_s: float | None = None  # the plateau runs' mean step inside the sweep (its own clock)
+    swept_step_s: float | None = None  # the plateau runs' median step inside the sweep (its own clock)
     copy_alone_s: float | None = None  # the batch's pageable copy timed alone, on an idle stream
     copy_bytes: int | None = None  # the bytes of that copy (one batch)
     on_gpu: bool = False
+    private_step_s: float | None = None  # the step on one private batch again (pages in place)
+    step_faults: float | None = None  # minor faults a step on fresh batches (timed apart)
+    private_faults: float | None = None  # ... and on the private batch
+    swept_faults: float | None = None  # ... and in the plateau runs of the sweep (median step)
+    launch_gap_us: float | None = None  # the profiled steps' mean gap between kernel launches
+    wait_share: float = 0.0  # the plateau runs' waiting share (Run.wait_share, pooled)
 
     @property
     def ceiling(self) -> float:
@@ -797,76 +820,94 @@ class Plateau:
         return self.batch_size / (self.step_s + self.wait_s)
 
     @property
-    def wait_share(self) -> float:
-        return self.wait_s / (self.step_s + self.wait_s)
-
-    @property
     def agrees(self) -> bool:
         """measured / predicted within the tolerance: the ratio the explanation prints."""
         return abs(self.measured / self.predicted - 1) <= self.tolerance
+
+    def parts(self) -> dict[str, float]:
+        """The step as swept in seconds, split where measured: 'ready' (batch on the device),
+        'copy' (the pageable copy alone, a GPU run), 'first touch' (fresh less private step),
+        'rest' (the private step less ready and copy: Python, launches, the loss's read-back;
+        not split further). Parts not measured are left out; on a CPU the step reads its batch
+        in place, so ready and private are one step and there is no copy."""
+        out = {"ready": self.ready_step_s}
+        private = self.private_step_s
+        if self.on_gpu and self.copy_alone_s:
+            out["copy"] = self.copy_alone_s
+        if private is not None:
+            out["first touch"] = self.step_s - private
+            if self.on_gpu:
+                out["rest"] = private - sum(out[k] for k in ("ready", "copy") if k in out)
+        return out
 
     @property
     def bound(self) -> str:
         """What sets the plateau's pace, in a phrase read from the numbers (and the timeline)."""
         if self.wait_share > 0.5:
-            return "the loader: the per-batch wait is most of a step"
+            return (f"the loader: waiting is {100 * self.wait_share:.0f}% of the plateau's wait + "
+                    "step")
         if self.gpu_idle_share is None and self.on_gpu:
             return "the step itself (not profiled here: how long the GPU idles is not known)"
         if self.gpu_idle_share is None:
             return "the step itself (no GPU: all of it runs on the CPU)"
         if self.gpu_idle_share > HOST_BOUND_IDLE:
-            return (f"a host-bound step: the GPU idles {100 * self.gpu_idle_share:.0f}% of the "
-                    "profiled steps, so the host's work, launching the kernels above all, sets the pace")
+            parts = self.parts()
+            host = {k: v for k, v in parts.items() if k != "ready"}
+            gap = (f", {self.launch_gap_us:.0f} us between kernel launches on average"
+                   if self.launch_gap_us is not None else "")
+            added = ("; beside the {:.1f} ms ready step the host adds ".format(parts["ready"] * 1e3)
+                     + ", ".join(f"{k} {v * 1e3:.1f} ms" for k, v in host.items())
+                     + (" (the rest: Python and launches, not split further)" if "rest" in host else "")
+                     if host else "")
+            return (f"the host's part of the step: the GPU idles {100 * self.gpu_idle_share:.0f}% "
+                    f"of the profiled steps{gap}{added}")
         return (f"the GPU's compute: it is busy {100 * (1 - self.gpu_idle_share):.0f}% of the "
                 "profiled steps")
 
-    def copy_split(self) -> str:
-        """The step's extra time with a host batch, split: the copy alone (bytes at the pageable
-        rate, timed on an idle stream) and the rest, which this measurement does not explain. It
-        is not run-ahead lost (review 2026-12-03d item 1): each step ends with a synchronize, so
-        nothing is queued when the next copy is issued. '' without a copy timing."""
-        extra_s = self.step_s - self.ready_step_s
-        if not self.copy_alone_s or not self.copy_bytes or extra_s <= 0:
-            return ""
-        rest_s = extra_s - self.copy_alone_s
-        return (f"the copy alone takes {self.copy_alone_s * 1e3:.1f} ms ({self.copy_bytes / 1e6:.1f} MB at "
-                f"{self.copy_bytes / self.copy_alone_s / 1e9:.1f} GB/s, pageable)"
-                + (f"; the other {rest_s * 1e3:.1f} ms is not explained here (each step ends with a "
-                   "synchronize, so no kernels are queued when the copy starts: no run-ahead to lose)"
-                   if rest_s > 0.1 * extra_s else ""))
+    def _faults(self, faults: float | None) -> str:
+        return "" if faults is None else f", {faults:,.0f} page faults"
 
     def explanation(self) -> str:
-        copy_s = self.step_s - self.ready_step_s
         text = (f"The plateau ({', '.join(str(c) for c in self.counts)} worker(s)): "
-                f"{self.measured:.0f} samples/s. The step as swept takes {self.step_s * 1e3:.1f} ms")
-        if abs(copy_s) > 0.05 * self.step_s:
-            split = self.copy_split()
-            text += (f" ({self.ready_step_s * 1e3:.1f} ms with the batch already on the device; of the "
-                     f"{copy_s * 1e3:+.1f} ms, " + (split or "the copy to the device, not timed alone here") + ")")
-        text += (f"; each batch waits {self.wait_s * 1e3:.1f} ms ({100 * self.wait_share:.0f}% of a "
-                 f"step), read from these same runs. {self.batch_size} / "
-                 f"({self.step_s * 1e3:.1f} + {self.wait_s * 1e3:.1f} ms) = {self.predicted:.0f} against "
-                 f"{self.measured:.0f} measured ({self.measured / self.predicted:.2f}x: "
-                 f"{'within' if self.agrees else 'outside'} {self.tolerance:.0%}): a consistency check, "
-                 f"not a prediction (only the step was timed apart). Ceiling: "
-                 f"{self.ceiling:.0f}. What bounds it: {self.bound}.")
+                f"{self.measured:.0f} samples/s. The step as swept (timed apart on batches fresh "
+                f"from workers): {self.step_s * 1e3:.1f} ms{self._faults(self.step_faults)}")
+        if self.private_step_s is not None:
+            text += (f"; on one private batch again {self.private_step_s * 1e3:.1f} ms"
+                     f"{self._faults(self.private_faults)}")
+        parts = self.parts()
+        if self.on_gpu and len(parts) > 1:
+            text += "; parts: " + " + ".join(f"{k} {v * 1e3:.1f}" for k, v in parts.items()) + " ms"
+            if self.copy_alone_s and self.copy_bytes:
+                text += (f" (copy: {self.copy_bytes / 1e6:.1f} MB at "
+                         f"{self.copy_bytes / self.copy_alone_s / 1e9:.1f} GB/s, pageable)")
+        if self.swept_step_s:
+            text += (f". Inside the sweep: {self.swept_step_s * 1e3:.1f} ms a step"
+                     f"{self._faults(self.swept_faults)}")
+        text += (f". Each batch waits {self.wait_s * 1e3:.1f} ms (waiting {100 * self.wait_share:.0f}% "
+                 f"of wait + step). {self.batch_size} / ({self.step_s * 1e3:.1f} + "
+                 f"{self.wait_s * 1e3:.1f} ms) = {self.predicted:.0f} against {self.measured:.0f} "
+                 f"measured ({self.measured / self.predicted:.2f}x: "
+                 f"{'within' if self.agrees else 'outside'} {self.tolerance:.0%}): a consistency "
+                 f"check (the wait is read from these runs). Ceiling: {self.ceiling:.0f}. What "
+                 f"bounds it: {self.bound}.")
         if not self.agrees:
-            inside = (f" ({self.swept_step_s * 1e3:.1f} ms a step, {self.step_s * 1e3:.1f} ms alone)"
-                      if self.swept_step_s else "")
-            text += f" It misses: the step ran at another pace in the sweep{inside}."
+            text += " It misses: the step inside the sweep ran at another pace than timed apart."
         return text
 
     def as_dict(self) -> dict:
         return {**asdict(self), "ceiling": self.ceiling, "predicted": self.predicted,
-                "wait_share": self.wait_share, "agrees": self.agrees, "bound": self.bound,
+                "agrees": self.agrees, "bound": self.bound, "parts_s": self.parts(),
                 "explanation": self.explanation()}
 
 
 def plateau_of(sweep_result: Sweep, knee: Knee, step_s: float, ready_step_s: float,
                gpu_idle_share: float | None = None, copy_alone_s: float | None = None,
-               copy_bytes: int | None = None, on_gpu: bool = False) -> Plateau:
+               copy_bytes: int | None = None, on_gpu: bool = False,
+               private_step_s: float | None = None, step_faults: float | None = None,
+               private_faults: float | None = None, launch_gap_us: float | None = None) -> Plateau:
     """The plateau of a worker sweep: its runs at or past the knee within the knee's tolerance
-    of the best, their median throughput and mean wait per step, against the step timed alone."""
+    of the best, their median throughput, mean wait per step, waiting share and own steps
+    (median, with their page faults), against the step timed apart (step_s, on fresh batches)."""
     if not step_s > 0 or not ready_step_s > 0:
         raise ValueError(f"step_s and ready_step_s are the step's seconds (> 0), got {step_s}, "
                          f"{ready_step_s}")
@@ -881,11 +922,18 @@ def plateau_of(sweep_result: Sweep, knee: Knee, step_s: float, ready_step_s: flo
     if len(batch) != 1:
         raise ValueError(f"a worker sweep has one batch size; these runs have {sorted(batch)}")
     wait = float(np.mean([float(np.mean(r.wait_s)) for r in on]))
-    inside = float(np.mean([float(np.mean(r.compute_s)) for r in on]))
+    waited = float(sum(np.sum(r.wait_s) for r in on))
+    share = waited / float(sum(np.sum(r.step_times_s) for r in on) or 1.0)
+    inside = float(np.median([t for r in on for t in r.compute_s]))
+    faults = [f for r in on for f in r.step_faults]
     return Plateau(batch.pop(), tuple(r.setting.num_workers for r in on),
                    float(np.median([r.samples_per_s for r in on])), float(step_s),
                    float(ready_step_s), wait, gpu_idle_share, swept_step_s=inside,
-                   copy_alone_s=copy_alone_s, copy_bytes=copy_bytes, on_gpu=on_gpu)
+                   copy_alone_s=copy_alone_s, copy_bytes=copy_bytes, on_gpu=on_gpu,
+                   private_step_s=private_step_s, step_faults=step_faults,
+                   private_faults=private_faults,
+                   swept_faults=float(np.median(faults)) if faults else None,
+                   launch_gap_us=launch_gap_us, wait_share=share)
 
 
 # ---------------------------------------------------------------------------------------

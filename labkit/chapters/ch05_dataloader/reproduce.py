@@ -122,6 +122,7 @@ def measure_numbers(quick: bool = False, knobs: bool | None = None) -> dict:
     out["warmup_rule"] = knee.get("warmup_rule")  # cost_model reads the warm-ups' rule
     if knobs:
         out["knob_decisions"] = knee["knob_decisions"]
+        out["knob_against"] = {r["label"]: r.get("against") for r in knee["knob_table"][1:]}
         out["knob_ratios"] = {r["label"]: [r.get("ratio"), r.get("ratio_low"), r.get("ratio_high")]
                               for r in knee["knob_table"][1:]}
         out["knob_ratios_are"] = INTERVAL  # [geometric mean, its 95% interval's low and high end]
@@ -139,9 +140,13 @@ def measure_numbers(quick: bool = False, knobs: bool | None = None) -> dict:
 
 
 def summarise_numbers(runs: Sequence[dict]) -> dict:
-    """Across runs: each run's knee and arithmetic, and whether the knees agree within one
-    step of the sweep ('the same knee within one step of the sweep in N of N runs': N of N
-    when every pair of runs is within one step; else the largest group around one run)."""
+    """Across runs: each run's knee and arithmetic, whether the knees agree within one step of
+    the sweep ('the same knee within one step of the sweep in N of N runs': N of N when every
+    pair of runs is within one step; else the largest group around one run: 'knee_agree'),
+    whether the plateau's check held in every run or missed in every run ('plateau_agree'),
+    and whether any knob's calls contradict each other ('knobs_agree', knob_agreement).
+    'agree', which benchmarks/reproduce.py's all_agree includes, is all three: the last line
+    says 'reproduced' or 'NOT reproduced'."""
     if not runs:
         raise ValueError("summarise_numbers needs the numbers of at least one run")
     counts = sorted(set().union(*(r["worker_counts"] for r in runs)))
@@ -171,7 +176,7 @@ def summarise_numbers(runs: Sequence[dict]) -> dict:
                      + ", ".join(f"{r['workers_needed']:.1f}" for r in runs))
     around = sorted(set(knees), key=knees.count)[-1]  # the commonest knee
     lines.append(f"  the same knee within one step of the sweep in {within} of {len(runs)} runs"
-                 f" -> {'reproduced' if agree else 'NOT reproduced'} (knees "
+                 f" -> {'the same' if agree else 'NOT the same'} (knees "
                  f"{', '.join(str(k) for k in knees)}; the tolerance is one step of {counts} either "
                  f"way: around {around} it accepts {_accepted(counts, around)})")
     predicted = [r["plateau"] for r in runs if (r.get("plateau") or {}).get("predicted")]
@@ -182,9 +187,12 @@ def summarise_numbers(runs: Sequence[dict]) -> dict:
                      + ", ".join(f"{p['measured'] / p['predicted']:.2f}x" for p in predicted)
                      + f"; the band is {_tolerance(predicted[0]):.0%} either way) -> "
                      + ("the same in every run" if held in (0, len(predicted)) else "NOT the same"))
-    out = {"agree": agree, "knees": knees, "within_one_step": within, "runs": len(runs),
-           "lines": lines, "plateau_held": held, "plateau_runs": len(predicted)}
+    plateau_agree = held in (0, len(predicted))  # held in every run, or missed in every run
+    out = {"knee_agree": agree, "knees": knees, "within_one_step": within, "runs": len(runs),
+           "lines": lines, "plateau_held": held, "plateau_runs": len(predicted),
+           "plateau_agree": plateau_agree}
     knobs = knob_agreement(runs)
+    knobs_agree = not knobs or not knobs["contradicted"]
     if knobs:
         out["knobs"] = knobs
         rules = list(dict.fromkeys(r["knob_rule"] for r in runs if r.get("knob_rule")))
@@ -192,8 +200,19 @@ def summarise_numbers(runs: Sequence[dict]) -> dict:
         for i, r in enumerate(runs, start=1):
             lines.append(f"    run {i}: {knob_line(r)}")
         for label, seen in knobs["decisions"].items():
-            lines.append(f"  knob {label}: {', '.join(seen)} -> "
-                         f"{'the same in ' + str(len(seen)) + ' of ' + str(len(seen)) if label in knobs['same'] else 'NOT the same'}")
+            verdict = (f"the same in {len(seen)} of {len(seen)}" if label in knobs["same"] else
+                       "CONTRADICTED" if label in knobs["contradicted"] else
+                       "no contradiction (a run that could not tell contradicts none)")
+            lines.append(f"  knob {label}: {', '.join(seen)} -> {verdict}")
+    out["knobs_agree"] = knobs_agree
+    # the headline covers every statement the chapter makes from these runs (review
+    # 2026-12-03e item 6: 'agree' was the knee alone beside a plateau and knobs NOT the same)
+    out["agree"] = agree and plateau_agree and knobs_agree
+    lines.append(f"  chapter 05's numbers: knee {'the same' if agree else 'NOT the same'}, plateau "
+                 f"{'the same' if plateau_agree else 'NOT the same'}, knob calls "
+                 f"{'without a contradiction' if knobs_agree else 'CONTRADICTED'}"
+                 + ("" if knobs else " (none measured)")
+                 + f" -> {'reproduced' if out['agree'] else 'NOT reproduced'}")
     return out
 
 
@@ -208,11 +227,14 @@ def knob_line(run: dict) -> str:
     ratios = run.get("knob_ratios") or {}
     interval = run.get("knob_ratios_are") == INTERVAL
     parts = []
-    for label, decision in (run.get("knob_decisions") or {}).items():
+    against = run.get("knob_against") or {}
+    base = next(iter(run.get("knob_decisions") or {}), "").removesuffix(" (A/A)")
+    for label, decision in run_decisions(run).items():
         ratio, low, high = (ratios.get(label) or [None, None, None])[:3]
         shown = ("" if None in (ratio, low, high) else f" {ratio:.2f}x [{low:.2f}, {high:.2f}]"
                  if interval else f" {ratio:.2f}x ({low:.2f}-{high:.2f})")
-        parts.append(f"{label}{shown} {decision}")
+        ref = against.get(label)
+        parts.append(f"{label}{f' (vs {ref})' if ref and ref != base else ''}{shown} {decision}")
     by_order = run.get("aa_by_order") or {}
     if by_order.get("before_median") is not None and by_order.get("after_median") is not None:
         parts.append(f"A/A ran before the baseline {by_order['before_median']:.2f}x "
@@ -259,15 +281,39 @@ def _plateau_band(plateau: dict) -> str:
             f"{'' if inside else ': MISSES'}")
 
 
+def run_decisions(run: dict) -> dict[str, str]:
+    """One run's knob calls under today's rule: re-judged from each interval where the run
+    recorded one ('knob_ratios_are' INTERVAL: an older band's "no clear difference" becomes
+    "no difference" or "not resolved"), else as recorded with that old label read as not
+    resolved (it was neither a gain nor a loss)."""
+    ratios = run.get("knob_ratios") or {}
+    interval = run.get("knob_ratios_are") == INTERVAL
+    out = {}
+    for label, decision in (run.get("knob_decisions") or {}).items():
+        mean, low, high = (list(ratios.get(label) or []) + [None, None, None])[:3]
+        if interval and None not in (mean, low, high):
+            out[label] = knee_experiment.judge_interval(mean, low, high)
+        else:
+            out[label] = (knee_experiment.NOT_RESOLVED if decision == knee_experiment.OLD_NO_CLEAR
+                          else decision)
+    return out
+
+
+_NEUTRAL = {knee_experiment.NOT_RESOLVED, knee_experiment.UNDECIDED, "not measured"}
+
+
 def knob_agreement(runs: Sequence[dict]) -> dict:
-    """Across runs: each knob's decision (gain / loss / no clear difference) in every run
-    that measured it, and the knobs whose decision was the same in all of them. {} when no
-    run measured knobs."""
-    measured = [r["knob_decisions"] for r in runs if r.get("knob_decisions") is not None]
+    """Across runs: each knob's call (gain / loss / no difference / not resolved) in every run
+    that measured it (run_decisions), the knobs whose call was the same in all of them
+    ('same'), and those where two runs made different calls that each resolved ('contradicted':
+    a gain beside a loss or a no difference; a run that could not tell, not resolved,
+    contradicts none: review 2026-12-03e item 3). {} when no run measured knobs."""
+    measured = [run_decisions(r) for r in runs if r.get("knob_decisions") is not None]
     if not measured:
         return {}
     labels = list(dict.fromkeys(label for d in measured for label in d))
     decisions = {label: [d.get(label, "not measured") for d in measured] for label in labels}
     same = [label for label, seen in decisions.items() if len(set(seen)) == 1
             and seen[0] != "not measured"]
-    return {"decisions": decisions, "same": same, "runs": len(measured)}
+    contradicted = [label for label, seen in decisions.items() if len(set(seen) - _NEUTRAL) > 1]
+    return {"decisions": decisions, "same": same, "contradicted": contradicted, "runs": len(measured)}

@@ -137,7 +137,14 @@ def test_a_knob_row_reads_as_its_geometric_mean_interval_and_call():
     row = knee_experiment.call([1.2, 1.3, 1.4, 1.25, 1.35, 1.3])
     assert lesson.against_text(row) == (f"{row['ratio']:.2f}x [{row['ratio_low']:.2f}, "
                                         f"{row['ratio_high']:.2f}]: a gain")
-    assert lesson.against_text(knee_experiment.call([0.9, 1.1, 1.0])).endswith(": no clear difference")
+    assert lesson.against_text(knee_experiment.call([0.9, 1.1, 1.0])).endswith(": not resolved")
+    assert lesson.against_text(knee_experiment.call([0.99, 1.01, 1.0, 1.0])).endswith(": no difference")
+    # a row recorded under the interval rule with the older label is called again by the band
+    wide = {**knee_experiment.call([0.85, 2.0, 1.3]), "decision": "no clear difference"}
+    assert lesson.against_text(wide).endswith(": not resolved")
+    # an older every-round row that was neither gain nor loss reads as not resolved
+    assert lesson.against_text({"decision": "no clear difference", "ratio": 1.05, "ratio_low": 0.96,
+                                "ratio_high": 1.18, "stated": "x"}) == "1.05x (0.96-1.18): not resolved"
     old = {"decision": knee_experiment.GAIN, "ratio": 1.21, "ratio_low": 1.12, "ratio_high": 1.36,
            "stated": "1.21x (rounds 1.12-1.36)"}
     assert lesson.against_text(old) == "1.21x (1.12-1.36): a gain"

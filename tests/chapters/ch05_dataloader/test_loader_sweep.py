@@ -581,46 +581,54 @@ def test_the_plateau_is_predicted_from_the_step_and_the_wait_and_can_miss():
     sweep = loader_sweep.Sweep(runs)
     knee = loader_sweep.knee_of(sweep)
     plateau = loader_sweep.plateau_of(sweep, knee, step_s=0.041, ready_step_s=0.0305,
-                                      gpu_idle_share=0.78)
+                                      gpu_idle_share=0.78, on_gpu=True)
     assert plateau.counts == (8, 12) and plateau.wait_s == pytest.approx(0.009)
     assert plateau.predicted == pytest.approx(1280, rel=1e-3) and plateau.agrees
     assert plateau.ceiling == pytest.approx(64 / 0.041)
-    assert "host-bound" in plateau.bound and "78%" in plateau.bound
+    # one definition of the waiting share: the runs' waits over their wait + step
+    assert plateau.wait_share == pytest.approx(0.009 / 0.050)
+    assert "78%" in plateau.bound and "launch" not in plateau.bound  # no launch gap measured
     text = plateau.explanation()
-    assert "of the +10.5 ms, the copy to the device, not timed" in text and "1280 against 1276 measured" in text
-    assert "these same runs" in text and "consistency check, not a prediction" in text
+    assert "1280 against 1276 measured" in text and "waiting 18% of wait + step" in text
+    assert "Inside the sweep: 41.0 ms a step" in text and "consistency check" in text
     # a step that ran at half its lone pace in the sweep: the prediction misses, and says so
     slow = loader_sweep.plateau_of(sweep, knee, step_s=0.0205, ready_step_s=0.0205)
-    assert not slow.agrees and "misses" in slow.explanation()
-    assert "41.0 ms a step, 20.5 ms alone" in slow.explanation()
+    assert not slow.agrees and "It misses" in slow.explanation()
     assert "no GPU" in slow.bound
     # on a GPU without a profile the bound says so, not "no GPU" (review 2026-12-03d item 6)
     unprofiled = loader_sweep.plateau_of(sweep, knee, step_s=0.04, ready_step_s=0.03, on_gpu=True)
     assert "not profiled" in unprofiled.bound and "no GPU" not in unprofiled.bound
-    waits = loader_sweep.plateau_of(sweep, knee, step_s=0.005, ready_step_s=0.005)
-    assert waits.bound.startswith("the loader")
+    starved = loader_sweep.Sweep([run_of(2, 64, [0.06] * 3, [0.02] * 3, [0.24] * 3)])
+    waits = loader_sweep.plateau_of(starved, loader_sweep.knee_of(starved), step_s=0.02, ready_step_s=0.02)
+    assert waits.bound.startswith("the loader: waiting is 75%")
     assert plateau.as_dict()["predicted"] == plateau.predicted
 
 
-def test_the_copy_inside_the_step_is_split_into_the_copy_alone_and_an_unexplained_rest():
-    """The H200 run's numbers (review 2026-12-03b item 4): a 29.2 ms step as swept, 19.2 ms with
-    the batch on the GPU, a 37.6 MB batch whose pageable copy alone takes 4.6 ms (8.2 GB/s):
-    5.4 ms of the 10 ms is not the copy, and not run-ahead lost either (review 2026-12-03d
-    item 1: the step synchronises at its end, so nothing is queued when the copy starts)."""
-    runs = [run_of(0, 64, [0.3] * 3, [0.03] * 3, [1.0] * 3),
-            run_of(8, 64, [0.006] * 3, [0.03] * 3, [0.036] * 3)]
+def test_the_step_as_swept_is_split_into_ready_copy_first_touch_and_rest_with_the_bound_in_numbers():
+    """Review 2026-12-03e items 1 and 8, in the H200 run's numbers: a 37.7 ms step on a private
+    host batch, 22.0 ms with the batch on the GPU, a 6.4 ms pageable copy alone; a fresh
+    batch's step 47.0 ms with 9,400 page faults against none: first touch 9.3 ms, rest 9.3 ms.
+    The host-bound bound names those parts and the launch gap, not a cause nothing measured."""
+    runs = [run_of(0, 64, [0.3] * 3, [0.047] * 3, [1.04] * 3),
+            run_of(8, 64, [0.007] * 3, [0.047] * 3, [0.054] * 3)]
     sweep = loader_sweep.Sweep(runs)
-    plateau = loader_sweep.plateau_of(sweep, loader_sweep.knee_of(sweep), step_s=0.0292,
-                                      ready_step_s=0.0192, copy_alone_s=0.0046, copy_bytes=37_632_000)
-    split = plateau.copy_split()
-    assert "4.6 ms (37.6 MB at 8.2 GB/s, pageable)" in split and "5.4 ms is not explained" in split
-    assert "run-ahead lost" not in split and split in plateau.explanation()
-    # a copy that explains the whole difference leaves no rest; no copy timing, no split
-    whole = loader_sweep.plateau_of(sweep, loader_sweep.knee_of(sweep), step_s=0.0292,
-                                    ready_step_s=0.0192, copy_alone_s=0.0098, copy_bytes=37_632_000)
-    assert "not explained" not in whole.copy_split()
-    assert loader_sweep.plateau_of(sweep, loader_sweep.knee_of(sweep), step_s=0.0292,
-                                   ready_step_s=0.0192).copy_split() == ""
+    plateau = loader_sweep.plateau_of(sweep, loader_sweep.knee_of(sweep), step_s=0.047,
+                                      ready_step_s=0.022, copy_alone_s=0.0064, copy_bytes=38_535_168,
+                                      on_gpu=True, private_step_s=0.0377, step_faults=9400,
+                                      private_faults=0, gpu_idle_share=0.75, launch_gap_us=31.0)
+    parts = plateau.parts()
+    assert list(parts) == ["ready", "copy", "first touch", "rest"]
+    assert parts["first touch"] == pytest.approx(0.0093) and parts["rest"] == pytest.approx(0.0093)
+    assert sum(parts.values()) == pytest.approx(plateau.step_s)
+    text = plateau.explanation()
+    assert "47.0 ms, 9,400 page faults; on one private batch again 37.7 ms, 0 page faults" in text
+    assert "ready 22.0 + copy 6.4 + first touch 9.3 + rest 9.3 ms" in text and "6.0 GB/s" in text
+    assert "idles 75%" in plateau.bound and "31 us between kernel launches" in plateau.bound
+    assert "first touch 9.3 ms" in plateau.bound and "launching the kernels above all" not in plateau.bound
+    # on a CPU the step reads its batch in place: no copy, no rest; first touch still shows
+    cpu = loader_sweep.plateau_of(sweep, loader_sweep.knee_of(sweep), step_s=0.012, ready_step_s=0.010,
+                                  private_step_s=0.010, step_faults=300, private_faults=2)
+    assert list(cpu.parts()) == ["ready", "first touch"] and "ready" not in cpu.explanation()
 
 
 def test_an_a_a_control_is_the_baseline_under_its_own_label():
@@ -642,7 +650,7 @@ def test_the_false_call_chance_of_a_do_nothing_knob_is_the_interval_s_nominal_5_
     rule = knee_experiment.knob_rule(6, margin=0.05)
     for words in ("geometric mean of its 6 per-round ratios", "95% interval", "5 df: 2.57",
                   "low > 1x and the mean > 1.05x", "high < 1x and the mean < 0.95x",
-                  "called 5% of the time"):
+                  "called a gain or a loss 5% of the time"):
         assert words in rule
     assert "no knob is called" in knee_experiment.knob_rule(1)
 
@@ -686,7 +694,8 @@ def test_simulated_sweeps_an_a_a_is_called_about_5_percent_and_a_true_1_3x_a_gai
     assert ke.simulate_calls(1.3, 0.106, rounds=6, sweeps=sweeps, seed=2)[ke.GAIN] >= 0.99
     assert ke.simulate_calls(1 / 1.3, 0.15, rounds=6, sweeps=sweeps, seed=3)[ke.LOSS] >= 0.90
     # the band: a true 1.03x with little noise has an interval above 1 but is no gain
-    assert ke.simulate_calls(1.03, 0.01, sweeps=200)[ke.NO_DIFFERENCE] == 1.0
+    near = ke.simulate_calls(1.03, 0.01, sweeps=200)
+    assert near[ke.GAIN] == 0 and near[ke.NO_DIFFERENCE] >= 0.95  # the rest: an end past 1.05x
     assert ke.simulate_calls(1.3, 0.15, rounds=1, sweeps=10)[ke.UNDECIDED] == 1.0
     with pytest.raises(ValueError, match="sd"):
         ke.simulate_calls(1.0, -0.1)
@@ -705,7 +714,7 @@ def test_the_rule_calls_a_do_nothing_knob_about_as_often_as_it_says():
         for _ in range(4000):
             base = run_of(2, 16, [0.01] * rounds, [0.01] * rounds, list(rng.lognormal(-4, 0.2, rounds)))
             same = run_of(2, 16, [0.01] * rounds, [0.01] * rounds, list(rng.lognormal(-4, 0.2, rounds)))
-            calls += knee_experiment.knob_ratio(base, same, margin=margin)["decision"] != "no clear difference"
+            calls += knee_experiment.knob_ratio(base, same, margin=margin)["decision"] in ("gain", "loss")
         bound = knee_experiment.false_call_chance(rounds)
         assert calls / 4000 < bound + 0.011
         if margin == 0:  # without the band the nominal rate is the rate itself
@@ -739,18 +748,26 @@ def test_a_knob_is_a_gain_only_when_its_interval_excludes_1_and_it_clears_the_ba
     assert gain["stated"] == (f"{gain['ratio']:.2f}x [{gain['ratio_low']:.2f}, "
                               f"{gain['ratio_high']:.2f}]: gain")
     none = knee_experiment.knob_ratio(base, mixed)
-    assert none["decision"] == "no clear difference" and none["ratio_low"] < 1 < none["ratio_high"]
+    # an interval too wide to tell is "not resolved", named with its ends (review 2026-12-03e
+    # item 3), never "no difference"
+    assert none["decision"] == "not resolved" and none["ratio_low"] < 0.95 and none["ratio_high"] > 1.05
+    assert none["stated"].endswith(f"not resolved ({none['ratio_low']:.2f}-{none['ratio_high']:.2f}x)")
     # the H200's case: one slow round (1.01x) among 1.3-1.4x ones is a gain by the interval,
     # which the old every-round rule called no clear difference
     assert knee_experiment.call([1.01, 1.35, 1.4, 1.3, 1.38, 1.32])["decision"] == "gain"
     # an interval above 1 with a mean inside the band is no gain; without the band it is
     steady = [1.03, 1.035, 1.03]
-    assert knee_experiment.call(steady)["decision"] == "no clear difference"
+    assert knee_experiment.call(steady)["decision"] == "no difference"  # inside 0.95-1.05x
     assert knee_experiment.call(steady, margin=0.0)["decision"] == "gain"
     slower = run_of(3, 16, [0.01] * 3, [0.01] * 3, [0.022, 0.033, 0.0222])
     assert knee_experiment.knob_ratio(base, slower)["decision"] == "loss"
     # every round above the band, but so spread that the interval reaches below 1
-    assert knee_experiment.call([1.06, 3.0, 1.06])["decision"] == "no clear difference"
+    assert knee_experiment.call([1.06, 3.0, 1.06])["decision"] == "not resolved"
+    # "no difference" only when the whole interval lies inside the band; one end out is not resolved
+    assert knee_experiment.call([0.99, 1.01, 1.0, 1.0, 0.995, 1.005])["decision"] == "no difference"
+    assert knee_experiment.call([0.9, 1.1, 1.0, 1.0, 0.92, 1.08])["decision"] == "not resolved"
+    assert knee_experiment.band() == pytest.approx((1 / 1.05, 1.05))
+    assert "inside 0.95-1.05x, else not resolved" in knee_experiment.knob_rule(6)
     with pytest.raises(ValueError, match="margin"):
         knee_experiment.knob_ratio(base, faster, margin=-0.1)
     for bad in ([], [1.2, 0.0], [1.1, float("nan")]):
@@ -764,8 +781,9 @@ def test_a_knob_is_a_gain_only_when_its_interval_excludes_1_and_it_clears_the_ba
     with pytest.raises(ValueError, match="round"):
         knee_experiment.knob_ratio(base, run_of(2, 16, [0.01], [0.01], [0.02]))
     table = knee_experiment.knob_table(loader_sweep.Sweep([base, faster, mixed]))
-    assert [r["decision"] for r in table] == ["baseline", "gain", "no clear difference"]
-    assert list(knee_experiment.knob_decisions(table).values()) == ["gain", "no clear difference"]
+    assert [r["decision"] for r in table] == ["baseline", "gain", "not resolved"]
+    assert list(knee_experiment.knob_decisions(table).values()) == ["gain", "not resolved"]
+    assert [r.get("against") for r in table] == [None, "w2 b16", "w2 b16"]
 
 
 def test_the_a_a_row_is_split_by_whether_it_ran_before_or_after_the_baseline():
@@ -786,21 +804,30 @@ def test_the_knobs_issue_39_names_come_before_the_batch_sizes():
     assert labels == ["w4 b16", "w4 b16 (A/A)", "w4 b16 uint8", "w4 b16 pf1", "w4 b16 pf4", "w4 b8", "w4 b32"]
 
 
-def test_on_a_gpu_the_tuned_combination_runs_right_after_the_controls(monkeypatch):
-    """The four GPU rows that fit six rounds of two-queue windows in the chapter's time on
-    the H200 (pin alone, pf1 and pf4 left out: test_cost_model prices them)."""
+def test_on_a_gpu_the_knobs_are_a_ladder_in_the_seed_s_order_each_read_against_the_step_before(monkeypatch):
+    """Review 2026-12-03e item 2: the seed's first advice, pin_memory, gets a throughput row of
+    its own (against the baseline), then the device prefetcher and uint8 on top (against + pin);
+    the A/A against the baseline. On a CPU every knob is read against the baseline."""
     from labkit.chapters.ch05_dataloader import knee_experiment
 
     monkeypatch.setattr(torch.cuda, "is_available", lambda: True)  # Setting refuses device_prefetch without
-    labels = [s.label for s in knee_experiment.knob_settings(8, 64, on_gpu=True)]
-    assert labels == ["w8 b64", "w8 b64 (A/A)", "w8 b64 pin devprefetch uint8", "w8 b64 uint8"]
+    gpu = knee_experiment.knob_settings(8, 64, on_gpu=True)
+    assert [s.label for s in gpu] == ["w8 b64", "w8 b64 (A/A)", "w8 b64 pin", "w8 b64 pin devprefetch uint8"]
+    assert knee_experiment.reference_rows(gpu) == [None, 0, 0, 2]
+    cpu = knee_experiment.knob_settings(4, 16, on_gpu=False)
+    assert knee_experiment.reference_rows(cpu) == [None] + [0] * (len(cpu) - 1)
+    # a ladder step whose row before was cut (shm, budget) falls back to the baseline
+    assert knee_experiment.reference_rows([gpu[0], gpu[1], gpu[3]]) == [None, 0, 0]
+    assert knee_experiment.reference_rows([]) == []
 
 
-def test_a_gpu_knob_window_spans_two_of_the_baseline_s_queues_and_a_cpu_s_keeps_the_plan():
+def test_a_gpu_knob_window_spans_1_75_of_the_baseline_s_queues_and_a_cpu_s_keeps_the_plan():
     from labkit.chapters.ch05_dataloader import knee_experiment
 
     base = loader_sweep.Setting(num_workers=8, batch_size=64)
-    assert knee_experiment.knob_window_steps(base, 3, on_gpu=True) == 32  # 2 x (8 workers x prefetch 2)
+    assert knee_experiment.knob_window_steps(base, 3, on_gpu=True) == 28  # 1.75 x (8 workers x prefetch 2)
+    assert knee_experiment.knob_window_steps(loader_sweep.Setting(num_workers=3, batch_size=64),
+                                             3, on_gpu=True) == 11  # 1.75 x 6, rounded up
     assert knee_experiment.knob_window_steps(base, 3, on_gpu=False) == 3  # measure() raises it to 16
     assert knee_experiment.knob_window_steps(loader_sweep.Setting(num_workers=0, batch_size=64),
                                              3, on_gpu=True) == 3

@@ -29,16 +29,19 @@ def numbers(knee, counts=(0, 2, 4, 8, 12, 15), note=""):
 def test_knees_within_one_step_in_every_run_reproduce_and_one_far_off_does_not():
     same = reproduce.summarise_numbers([numbers(12), numbers(12), numbers(8)])
     assert same["agree"] and same["within_one_step"] == 3
-    assert "the same knee within one step of the sweep in 3 of 3 runs -> reproduced" in same["lines"][-1]
+    assert "the same knee within one step of the sweep in 3 of 3 runs -> the same" in same["lines"][-2]
+    assert same["lines"][-1] == ("  chapter 05's numbers: knee the same, plateau the same, knob calls "
+                                 "without a contradiction (none measured) -> reproduced")
     # the tolerance printed (review 2026-12-03d item 6): which knees one step either way accepts
-    assert same["lines"][-1].endswith("(knees 12, 12, 8; the tolerance is one step of [0, 2, 4, 8, 12, 15] "
+    assert same["lines"][-2].endswith("(knees 12, 12, 8; the tolerance is one step of [0, 2, 4, 8, 12, 15] "
                                       "either way: around 12 it accepts 8, 12 or 15: 3 of the 6 counts)")
     assert any("run 3: knee 8 workers" in line and "= 10.7 workers) points at 12 (agrees: within one "
                "step of the sweep, which accepts 8, 12 or 15: 3 of the 6 counts)" in line
                for line in same["lines"])
     apart = reproduce.summarise_numbers([numbers(4), numbers(12), numbers(12, note="Time budget: x")])
     assert not apart["agree"] and apart["within_one_step"] == 2
-    assert "in 2 of 3 runs -> NOT reproduced" in apart["lines"][-1]
+    assert "in 2 of 3 runs -> NOT the same" in apart["lines"][-2]
+    assert apart["lines"][-1].endswith("-> NOT reproduced")
     assert any("DISAGREES" in line for line in apart["lines"])
     assert any("Time budget: x" in line for line in apart["lines"])
     assert ("  one sample's decode (the arithmetic's input), run by run: 1.94 ms (IQR 0.10), "
@@ -58,8 +61,9 @@ def test_knob_decisions_must_be_the_same_in_every_run_and_an_untestable_knee_say
                                 "after_median": 1.0})
     summary = reproduce.summarise_numbers(runs)
     assert "  The rule: x" in summary["lines"]  # printed once, then each run's calls in one line
-    assert any(line.startswith("    run 1: w12 b64 uint8 1.30x [1.20, 1.50] gain; w12 b64 pf1 no clear "
-                               "difference; A/A ran before the baseline 1.00x (2 rounds)")
+    # an older record's "no clear difference" without an interval reads as not resolved
+    assert any(line.startswith("    run 1: w12 b64 uint8 1.30x [1.20, 1.50] gain; w12 b64 pf1 not "
+                               "resolved; A/A ran before the baseline 1.00x (2 rounds)")
                for line in summary["lines"])
     older = dict(runs[0])  # a run recorded under the older rule: median and the rounds' range
     del older["knob_ratios_are"]
@@ -67,7 +71,10 @@ def test_knob_decisions_must_be_the_same_in_every_run_and_an_untestable_knee_say
     assert summary["knobs"]["same"] == ["w12 b64 uint8"]
     assert any("knob w12 b64 uint8: gain, gain, gain -> the same in 3 of 3" in line
                for line in summary["lines"])
-    assert any("knob w12 b64 pf1" in line and "NOT the same" in line for line in summary["lines"])
+    # not resolved beside a gain is no contradiction: a run that could not tell (item 3)
+    assert any("knob w12 b64 pf1: not resolved, gain, not resolved -> no contradiction" in line
+               for line in summary["lines"])
+    assert summary["agree"] and summary["knobs_agree"] and summary["plateau_agree"]
     assert any("plateau 1276 samples/s against 1280 predicted (1.00x, within the 15% band)" in line
                for line in summary["lines"])
     assert (summary["plateau_held"], summary["plateau_runs"]) == (3, 3)
@@ -78,6 +85,24 @@ def test_knob_decisions_must_be_the_same_in_every_run_and_an_untestable_knee_say
                for line in lines)
     assert any("held in 2 of 3 runs (measured / predicted: 1.00x, 1.17x, 1.00x; the band is 15% either "
                "way) -> NOT the same" in line for line in lines)
+    # the headline covers the plateau (review 2026-12-03e item 6): the knees agree, it does not
+    mixed_summary = reproduce.summarise_numbers(mixed)
+    assert mixed_summary["knee_agree"] and not mixed_summary["plateau_agree"] and not mixed_summary["agree"]
+    assert lines[-1] == ("  chapter 05's numbers: knee the same, plateau NOT the same, knob calls "
+                         "without a contradiction -> NOT reproduced")
+    # ... and the knobs: a gain beside a loss, or beside a no difference, is a contradiction
+    for other in ("loss", "no difference"):
+        clash = [dict(run, knob_decisions={"w12 b64 uint8": d}) for run, d in zip(runs, ("gain", other, "gain"), strict=True)]
+        found = reproduce.summarise_numbers([{k: v for k, v in r.items() if k != "knob_ratios"} for r in clash])
+        assert found["knobs"]["contradicted"] == ["w12 b64 uint8"] and not found["agree"]
+        assert any("-> CONTRADICTED" in line for line in found["lines"])
+        assert found["lines"][-1].endswith("knob calls CONTRADICTED -> NOT reproduced")
+    # a run recorded with intervals is called again by today's band
+    wide = dict(runs[0], knob_decisions={"w12 b64 uint8": "no clear difference"},
+                knob_ratios={"w12 b64 uint8": [1.31, 0.85, 2.02]})
+    assert reproduce.run_decisions(wide) == {"w12 b64 uint8": "not resolved"}
+    narrow = dict(wide, knob_ratios={"w12 b64 uint8": [1.0, 0.97, 1.03]})
+    assert reproduce.run_decisions(narrow) == {"w12 b64 uint8": "no difference"}
     cut = reproduce.knob_agreement([{"knob_decisions": {"a": "gain"}}, {"knob_decisions": {}}])
     assert cut["same"] == [] and cut["decisions"]["a"] == ["gain", "not measured"]
     assert reproduce.knob_agreement([numbers(12)]) == {}
@@ -147,4 +172,7 @@ def test_a_recorded_h200_reproduce_file_recomputes_to_its_own_knees():
         assert knee.arithmetic_workers == run["arithmetic_workers"] and knee.agrees == run["agrees"]
     again = reproduce.summarise_numbers(recorded["numbers"])
     assert again["knees"] == recorded["numbers_summary"]["knees"]
-    assert again["agree"] == recorded["numbers_summary"]["agree"]
+    # records before review 2026-12-03e item 6 kept the knee alone under 'agree'
+    assert again["knee_agree"] == recorded["numbers_summary"].get("knee_agree", recorded["numbers_summary"]["agree"])
+    assert again["plateau_agree"] == (again["plateau_held"] in (0, again["plateau_runs"]))
+    assert again["agree"] == (again["knee_agree"] and again["plateau_agree"] and again["knobs_agree"])

@@ -1,0 +1,41 @@
+"""The step as the sweep runs it (review 2026-12-03e item 1): on batches fresh from workers a
+step's first read of the batch takes page faults that a private batch used again does not."""
+
+import pytest
+import torch
+
+from labkit.chapters.ch05_dataloader import fresh_step, loader_data
+from labkit.measure import conditions
+
+
+def reads_every_page(batch) -> float:
+    """A step that reads its whole batch and allocates nothing of its size."""
+    return float(batch[0].sum())
+
+
+@pytest.mark.skipif(conditions.minor_faults() is None, reason="no getrusage here")
+def test_a_fresh_worker_batch_faults_where_a_private_one_does_not():
+    """Measured here: a batch from a worker lives in a new shared-memory mapping, so reading it
+    faults (the kernel maps up to 16 pages a fault: 'fault-around', so at least pages / 32 is
+    asked, not pages); the same read of one private batch again faults (almost) never."""
+    data = loader_data.SyntheticImages(length=32 * 12, encoded_side=64, output_side=128)
+    fresh = fresh_step.on_fresh_batches(data, reads_every_page, workers=2, batch_size=32, steps=4)
+    assert len(fresh.times_s) == len(fresh.faults) == 4 and fresh.batch_bytes == 32 * data.sample_bytes + 32 * 8
+    assert fresh.pages == -(-fresh.batch_bytes // fresh_step.page_bytes())
+    assert fresh.faults_per_step >= fresh.pages / 32, fresh
+    batch = next(iter(torch.utils.data.DataLoader(data, batch_size=32)))
+    private = fresh_step.on_one_batch(reads_every_page, batch, calls=3)
+    assert len(private.times_s) == 3 and private.faults_per_step <= 2, private
+    assert "minor page faults a step" in str(fresh) and fresh.as_dict()["faults_per_step"] == fresh.faults_per_step
+
+
+def test_bad_input_is_refused_with_a_reason():
+    data = loader_data.SyntheticImages(length=8, encoded_side=32, output_side=32)
+    with pytest.raises(ValueError, match="need 320"):
+        fresh_step.on_fresh_batches(data, reads_every_page, workers=1, batch_size=32, steps=9)
+    with pytest.raises(ValueError, match="steps >= 1"):
+        fresh_step.on_fresh_batches(data, reads_every_page, workers=1, batch_size=4, steps=0)
+    with pytest.raises(ValueError, match="calls"):
+        fresh_step.on_one_batch(reads_every_page, [torch.zeros(2)], calls=0)
+    with pytest.raises(ValueError, match="one fault count per step"):
+        fresh_step.StepTimes("x", (0.1, 0.2), (3,), 10)
