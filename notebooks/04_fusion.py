@@ -680,9 +680,9 @@ print(chapter.table([v for v in chapter.verdicts if v.claim_id not in ("C18", "C
 # %%
 new_graphs = sum(row["new_graph"] for row in recompiles["rows"])
 chapter.remember([
-    f"Fold a frozen model: in eval mode the folded ResNet-50 matched its original up to float32 rounding "
-    f"({folded_error['max_rel_error']:.0e} relative); after one training step of the original, "
-    f"a copy folded before it was off by {stale['folded copy']['max_rel_error']:.0e}: fold again.",
+    f"Fold a frozen model: folded, ResNet-50 matched its original to float32 rounding "
+    f"({folded_error['max_rel_error']:.0e} relative); one training step later the stale folded "
+    f"copy was off by {stale['folded copy']['max_rel_error']:.0e}.",
     f"A value branch breaks the graph: the seed's function made {report.graph_count} graphs "
     f"({report.graph_break_count} break(s)); torch.cond, {cond_report.graph_count}.",
     f"Recompiles stop at the limit ({limit}): with dynamic=False {new_graphs} of "
