@@ -207,3 +207,18 @@ def test_another_machine_or_keep_higher_false_measures_afresh(monkeypatch):
     assert ceilings.measure(refresh=True, keep_higher=False).copy_gbps == 25.0
     with pytest.raises(TypeError, match="keep_higher"):
         ceilings.measure(keep_higher="yes")
+
+
+def test_a_refresh_at_the_test_suites_sizes_is_not_saved_over_the_courses(monkeypatch):
+    """`make test` runs chapter 00 at LABKIT_SIZES=ci: an 8 MiB copy, a cache's speed (46 GB/s on
+    this CPU against 25 GB/s at 64/128 MiB). It must not become the ceiling later chapters read."""
+    course = _fixed(25.0, 1.0, "course")
+    monkeypatch.setattr(ceilings, "_measure_now", lambda verbose: course)
+    ceilings.measure(refresh=True)
+    small = _fixed(46.0, 1.2, "ci", copy_sizes=(8 << 20,))
+    monkeypatch.setattr(ceilings, "_measure_now", lambda verbose: small)
+    assert ceilings.measure(refresh=True) == small  # what that run measured, returned
+    assert ceilings.cached() == course  # not saved
+    assert ceilings.measure(refresh=True, keep_higher=False) == small and ceilings.cached() == small
+    monkeypatch.setattr(ceilings, "_measure_now", lambda verbose: course)
+    assert ceilings.measure(refresh=True).copy_gbps == 25.0  # larger sizes replace a small sweep
