@@ -181,8 +181,11 @@ def deciding(reason: str) -> str:
 
 
 def _evidence_text(row: dict, verdict: Verdict | None, ref: Verdict | None) -> str:
+    # a claim not judged on this machine has no form of its own: said, not left empty (review
+    # 2026-12-03e item 8: chapter 08's CPU fold read "form judged: "); the reference's is below
+    form = row["form judged"] or "none on this machine (not judged here)"
     lines = [f"{row['claim']}: {row['statement']}", f"source: {row['source']}",
-             f"form judged: {row['form judged']}", f"this machine: {row['this machine']}",
+             f"form judged: {form}", f"this machine: {row['this machine']}",
              f"reason: {row['reason']}"]
     if verdict is not None:
         lines.append("evidence: " + json.dumps(results.to_jsonable(verdict.evidence), indent=1,

@@ -224,3 +224,14 @@ def test_the_ceilings_are_one_line_not_the_records_repr():
     assert tables.ceiling_line(ceiling) == (
         "this machine's measured ceilings (the table's 'share of the ceiling'): matmul float32 "
         "51.4, float16 729 TFLOP/s; copy 4,244 GB/s")
+
+
+def test_a_claim_not_judged_here_says_so_in_its_folded_form():
+    """Review 2026-12-03e item 8: the CPU's C24 fold read 'form judged: ' with nothing after it."""
+    import labkit.claims  # noqa: F401  (registers the claims, C24 among them)
+    from labkit.claims import tables as claim_tables
+
+    shown = claim_tables.table([], pending=["C24"]).card()
+    folded = "\n".join(text for _, text in shown.folded)
+    assert "form judged: none on this machine (not judged here)" in folded
+    assert "form judged: \n" not in folded
