@@ -195,3 +195,17 @@ def test_the_ladder_table_says_the_hosts_pace_over_the_climb():
     assert said == ("Host pace between rounds: 17.0-35.0 us per eager launch (slowest: Conv-BN "
                     "folding's rounds, median 34.1).")
     assert report.host_pace([_rung("old record", 100.0, 0.01)]) == ""
+
+
+def test_the_aa_script_tells_a_per_process_mode_from_a_per_round_one():
+    import importlib.util
+    from pathlib import Path
+
+    spec = importlib.util.spec_from_file_location(
+        "gpu_host_mode", Path(__file__).resolve().parents[3] / "benchmarks" / "gpu_host_mode.py")
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    fast, slow = {"host_pace_us": [17.5, 17.4, 17.8]}, {"host_pace_us": [34.0, 33.5, 34.6]}
+    assert script.modes([fast, slow, fast]) == "per process"            # the H200's two modes
+    assert script.modes([{"host_pace_us": [17.5, 34.0, 17.6]}]) == "per round"
+    assert script.modes([fast, fast]) == "one mode"
