@@ -12,14 +12,16 @@ for, printed as each part ends:
 - c25: the pageable rows' 'returned_share' near 1 (the call waited out the 50 ms kernel:
   the CPU lost its run-ahead) or near 0, per size; pinned rows near 0 (the control); the
   verdict and whether torch warned.
-- step: 'as swept' against 'on the device': the difference is the pageable copy inside the
-  step (the review estimated 41 ms against 30.5 ms on the H200).
+- step: 'as swept' (on batches fresh from workers, with their page faults: fresh_step)
+  against 'private' (one host batch again) and 'on the device': fresh - private is the first
+  touch of a new shared-memory segment (review 2026-12-03e item 1), private - on the device
+  the pageable copy and the rest.
 - plateau: predicted (batch / (step + wait)) against measured, within 15% or not, and what
   bounds it (the GPU idle share of the knee's timeline: over 50% reads host-bound).
-- knobs: the GPU's knob list (knee_experiment.knob_settings: the A/A, the tuned combination,
-  uint8 alone), each with the geometric mean of its per-round ratios, its 95% interval
-  and gain / loss / no clear difference (knee_experiment.knob_rule); 'left out' names any
-  the budget cut.
+- knobs: the GPU's knob ladder (knee_experiment.knob_settings: the A/A, + pin, + the device
+  prefetcher and uint8), each with the geometric mean of its per-round ratios to the row it is
+  read against, its 95% interval and gain / loss / no difference / not resolved
+  (knee_experiment.knob_rule); 'left out' names any the budget cut.
 """
 
 from __future__ import annotations
@@ -67,9 +69,11 @@ def main() -> None:
     if bench is not None:
         record["step"] = {"on_the_device_s": bench.compute.median_s, "as_swept_s": bench.step_s,
                           "copy_inside_s": bench.step_s - bench.compute.median_s,
+                          "fresh": bench.step_as_swept.as_dict() if bench.step_as_swept else None,
+                          "private": bench.private_step.as_dict() if bench.private_step else None,
                           "arithmetic": bench.arithmetic()}
-        print(f"  step on the device {bench.compute.median_s * 1e3:.1f} ms, as swept "
-              f"{bench.step_s * 1e3:.1f} ms")
+        print(f"  step on the device {bench.compute.median_s * 1e3:.1f} ms; {bench.step_as_swept}; "
+              f"{bench.private_step}")
         found = part(record, "worker_sweep", lambda: knee_experiment.worker_sweep(bench))
         if found is not None:
             record["worker_rows"] = results.to_jsonable(found.sweep.rows())
@@ -80,8 +84,9 @@ def main() -> None:
                                                batch_size=bench.plan.batch_size)
                 trace = timeline.from_profiler(loader_sweep.profile_steps(
                     bench.data, setting, bench.step, steps=3))
-                idle = timeline.summary(trace).figures()["gpu_idle_share"]
-                found_plateau = knee_experiment.plateau(bench, found, gpu_idle_share=idle)
+                figures = timeline.summary(trace).figures()
+                found_plateau = knee_experiment.plateau(bench, found, gpu_idle_share=figures["gpu_idle_share"],
+                                                        launch_gap_us=figures["launch_gap_mean_us"])
                 print("  " + found_plateau.explanation())
                 return found_plateau.as_dict()
 

@@ -54,9 +54,11 @@ print(lesson.plan_text())
 # because DataLoader workers must be able to import it). The consumer is a small CNN on one
 # CPU core, or on a GPU ResNet-50 in bfloat16 and channels_last. `knee_experiment.prepare`
 # builds both and measures the numbers the arithmetic below needs: what one sample costs on
-# one core (as a worker runs it), and how long one step takes as the sweep runs it: a batch
-# in ordinary (pageable) host memory in, the copy to the device inside the step. On a GPU it
-# also times the step with its batch already on the device; the difference is that copy.
+# one core (as a worker runs it), and how long one step takes as the sweep runs it: on
+# batches fresh from workers, each in a new shared-memory segment whose pages the step's
+# first read touches (the page faults are counted), the copy to the device inside the step.
+# Beside it, the same step on one private batch used again (its pages already touched); on a
+# GPU also the step with its batch already on the device, and the copy alone.
 
 # %%
 bench = lesson.prepare()  # knee_experiment.prepare: the dataset, the step, one sample's and one step's cost
@@ -91,7 +93,8 @@ chapter.exercise("05.batch_bytes").check(batch_bytes)
 # hands over one batch per decode, as for the rest of the run), then one window of at least
 # one queue (workers x `prefetch_factor` batches) is timed. The sweep goes round three times,
 # one window of every setting per round (a change in the machine's load then hits all
-# settings alike), and a setting's spread is its slowest and fastest window. Each sweep has
+# settings alike), and a setting's spread is its slowest and fastest window. *Waiting*,
+# wherever this chapter prints it, is the timed steps' wait over their wait + step. Each sweep has
 # a time budget (`knee_experiment.WORKER_SWEEP_BUDGET_S`): on a machine slower than planned
 # it leaves out the largest worker counts or the last round, and says so below.
 #
@@ -115,13 +118,13 @@ lesson.worker_sweep()  # the sweep's table and plot, then the knee; kept under s
 # ## The plateau: what the throughput levels off at, and why
 #
 # The knee says where more workers stop helping, not what the best throughput is. Once the
-# workers keep up, a step costs the step as the sweep runs it (the copy inside) plus whatever
-# the main process still waits for each batch: taking a batch over from a worker is not free.
-# So batch / (step + wait) should give the plateau, and batch / step is its ceiling. The wait
-# is read from the plateau's own runs, so this checks consistency; it does not predict. What
-# the step spends its time on is read from a timeline of a few steps at the knee, as swept
-# (on a GPU, how much of the time the GPU idles). Each step ends with a synchronize, so its
-# time is its own and nothing of it runs ahead into the next.
+# workers keep up, a step costs the step as swept (timed apart above, on fresh batches) plus
+# whatever the main process still waits for each batch: taking a batch over from a worker is
+# not free. So batch / (step + wait) should give the plateau, and batch / step is its
+# ceiling. The wait is read from the plateau's own runs, so this checks consistency; it does
+# not predict. The step is split into what was timed: ready (batch on the device), the copy,
+# first touch (fresh less private batch) and the rest; a timeline of a few steps at the knee
+# says how long the GPU idles. Each step ends with a synchronize, so its time is its own.
 
 # %%
 lesson.plateau_text()  # kept under plateau
@@ -131,20 +134,24 @@ lesson.plateau_text()  # kept under plateau
 #
 # With the worker count fixed at the knee: **uint8 batches**: the workers stop at the decoded
 # pixels and the step normalises on its own device (`train_step` does it when a batch arrives
-# as uint8), so a quarter of the bytes cross shared memory and the worker skips the float
-# arithmetic. On a CPU also one or four batches prefetched per worker and half and twice the
-# batch; on a GPU the usual tuned combination (pinned memory, a *device prefetcher* that
-# copies the next batch on a second CUDA stream while this one computes, and uint8); what
-# pinning alone does to the copy, C23 and C25 measure below. The first row is the baseline;
-# the second is the baseline again (A/A): what the rule calls when nothing changed.
+# as uint8), so the worker skips the float arithmetic and a quarter of the bytes cross shared
+# memory; on a GPU the step's own pageable copy and its first touch shrink to a quarter too
+# (the table's note gives the bytes). On a CPU also one or four batches prefetched per worker
+# and half and twice the batch, each read against the baseline. On a GPU the seed's advice
+# as a ladder, each step read against the one before: + `pin_memory` (the seed's first
+# advice), then + a *device prefetcher* (copies the next batch on a second CUDA stream while
+# this one computes) and uint8 together; these two are not separated there (the CPU rows
+# measure uint8 alone; C23 and C25 below time the pinned copy alone). The first row is the
+# baseline; the second is the baseline again (A/A): what the rule calls when nothing changed.
 #
 # The settings run in six rounds, in pairs: one order, then the same order reversed, so each
 # setting runs as often before the baseline as after it. A knob is read against the baseline
 # *round by round* (both measured in that round, so a change in the machine's load cancels).
 # Its ratio is the geometric mean of the six, with a 95% interval from their spread: a gain
-# only when the whole interval lies above 1x (and the mean clears a 5% band). A knob that does
-# nothing is called a gain or a loss about 5% of the time. A time budget cuts from the end of
-# the list; what it left out is named.
+# only when the whole interval lies above 1x (and the mean clears a 5% band), *no difference*
+# only when it lies inside 0.95-1.05x, and *not resolved* when it is too wide to tell. A knob
+# that does nothing is called a gain or a loss about 5% of the time. A time budget cuts from
+# the end of the list; what it left out is named.
 
 # %%
 lesson.knob_sweep()  # each knob against the baseline, round by round, and the plot; kept under sweep_knobs
@@ -408,8 +415,10 @@ lesson.d2h_trap()  # on a GPU kept under d2h_trap
 #
 # The same steps under the profiler, drawn by `labkit.measure.timeline`: once with the starving
 # loader (no workers) and once at the knee (on a GPU also pinned, with the device
-# prefetcher). The lanes show where the step waits; on a GPU the summary gives the share of
-# host-to-device copy time hidden behind kernels and the GPU's idle share.
+# prefetcher). The lanes show where the step waits; on a GPU the summary gives the GPU's idle
+# share and the share of host-to-device copy time that ran beside kernels. In a host-bound
+# step the copy runs in the GPU's idle gaps, off the critical path: a low share there is no
+# failure of the prefetcher.
 
 # %%
 lesson.overlap()  # kept under overlap

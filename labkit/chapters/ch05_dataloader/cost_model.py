@@ -342,8 +342,11 @@ RECORDED_PREPARE = PrepareParts(harness_ms=800.0)  # rep_ms=600, warmup_ms=200 a
 
 
 def current_prepare() -> PrepareParts:
-    """prepare() as this source runs it (fresh_step's constants)."""
-    return PrepareParts(0.0, fresh_step.FRESH_WORKERS, fresh_step.FRESH_STEPS, fresh_step.PRIVATE_CALLS)
+    """prepare() as this source runs it on the H200 (fresh_step's constants, its workers from
+    the plan's largest count on H200_CORES cores)."""
+    most = max(loader_sweep.plan(cores=H200_CORES, gpu=True).worker_counts)
+    return PrepareParts(0.0, fresh_step.workers_for(most, H200_CORES), fresh_step.FRESH_STEPS,
+                        fresh_step.PRIVATE_CALLS)
 
 
 def prepare_seconds(parts: PrepareParts, costs: Mapping[str, Cost], record: Mapping) -> float:

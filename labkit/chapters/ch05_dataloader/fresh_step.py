@@ -37,6 +37,16 @@ FRESH_WORKERS = 4  # workers that feed them (fewer where the sweep has fewer)
 PRIVATE_CALLS = 4  # timed calls on one private batch, after one untimed call
 
 
+def workers_for(most: int, cores: int) -> int:
+    """Workers that feed the fresh steps: FRESH_WORKERS, at most the sweep's largest count
+    (`most`, what /dev/shm holds) and the cores left once the main process has one, so the
+    workers do not take the step's core (on a 2-core CPU two workers made the step 3x slower
+    and 20x noisier than in the sweep's plateau runs: one)."""
+    if most < 0 or cores < 1:
+        raise ValueError(f"need most >= 0 workers and cores >= 1, got {most}, {cores}")
+    return max(0, min(FRESH_WORKERS, most, cores - 1))
+
+
 def page_bytes() -> int:
     """This machine's page size in bytes (4096 on x86-64 Linux)."""
     try:
@@ -83,12 +93,15 @@ class StepTimes:
                 "batch_bytes": self.batch_bytes, "median_s": self.median_s, "iqr_s": self.iqr_s,
                 "faults_per_step": self.faults_per_step, "pages": self.pages}
 
-    def __str__(self) -> str:
+    def line(self, pages: bool = True) -> str:
+        """One line: the median and IQR, the faults a step, and (pages) the batch's pages."""
         faults = ("faults not counted here" if self.faults_per_step is None else
-                  f"{self.faults_per_step:,.0f} minor page faults a step (a batch is "
-                  f"{self.pages:,} pages)")
-        return (f"{self.label}: median {self.median_s * 1e3:.1f} ms (IQR {self.iqr_s * 1e3:.1f} ms, "
-                f"{len(self.times_s)} steps), {faults}")
+                  f"{self.faults_per_step:,.0f} page faults"
+                  + (f" (a batch: {self.pages:,} pages)" if pages else ""))
+        return f"{self.label}: {self.median_s * 1e3:.1f} ms (IQR {self.iqr_s * 1e3:.1f}), {faults}"
+
+    def __str__(self) -> str:
+        return self.line()
 
 
 def _timed_steps(step: Callable[..., object], next_batch: Callable[[], object],
@@ -137,7 +150,7 @@ def on_fresh_batches(dataset: torch.utils.data.Dataset, step: Callable[..., obje
     finally:
         loader_sweep.close(loader, iterator)
         torch.set_num_threads(previous)
-    return StepTimes(f"step on batches fresh from {workers} worker(s)", tuple(times), tuple(faults),
+    return StepTimes(f"step, fresh batches from {workers} worker(s)", tuple(times), tuple(faults),
                      _batch_bytes(first))
 
 
@@ -155,4 +168,4 @@ def on_one_batch(step: Callable[..., object], batch: Sequence[torch.Tensor], cal
         times, faults = _timed_steps(step, lambda: batch, calls)
     finally:
         torch.set_num_threads(previous)
-    return StepTimes("step on one private batch, again", tuple(times), tuple(faults), _batch_bytes(batch))
+    return StepTimes("step, one private batch again", tuple(times), tuple(faults), _batch_bytes(batch))

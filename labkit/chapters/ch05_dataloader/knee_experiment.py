@@ -168,7 +168,7 @@ def prepare(quick: bool = False, chosen: loader_sweep.Plan | None = None) -> Ben
     lap("prepare: one step's compute")
     # as the sweep runs it: batches fresh from workers, the copy inside (fresh_step says why),
     # and the same step on one private batch again, each with its page faults
-    fresh = fresh_step.on_fresh_batches(data, step, min(fresh_step.FRESH_WORKERS, max(counts)),
+    fresh = fresh_step.on_fresh_batches(data, step, fresh_step.workers_for(max(counts), chosen.cores),
                                         chosen.batch_size)
     private = fresh_step.on_one_batch(step, host)
     copy_alone = None
@@ -227,7 +227,7 @@ def knob_settings(workers: int, batch_size: int, on_gpu: bool) -> list[loader_sw
 
     On a GPU a cumulative ladder in the seed's order (review 2026-12-03e item 2): + pin_memory
     (the seed's first advice, read against the baseline), then + the device prefetcher + uint8
-    (read against + pin). Four rows, six rounds (KNOB_ROUNDS) of KNOB_GPU_WINDOW_STEPS-long
+    (read against + pin). Four rows, six rounds (KNOB_ROUNDS) of KNOB_GPU_WINDOW_QUEUES-long
     windows, priced by cost_model within the chapter's time. Not separated there: the device
     prefetcher from uint8 (the CPU list measures uint8 alone; on a GPU uint8 also cuts the
     step's pageable copy to a quarter, which the pinned rows no longer pay), pinning's copy from
@@ -405,9 +405,9 @@ def knob_rule(rounds: int, margin: float = KNOB_MARGIN) -> str:
     return (f"The rule: a knob's ratio is the geometric mean of its {rounds} per-round ratios "
             f"with a 95% interval [low, high] (Student t, {rounds - 1} df: "
             f"{t_quantile(rounds - 1):.2f}); a gain when low > 1x and the mean > {1 + margin:.2f}x, "
-            f"a loss when high < 1x and the mean < {1 / (1 + margin):.2f}x, no difference only "
-            f"when the whole interval lies inside {band(margin)[0]:.2f}-{band(margin)[1]:.2f}x, "
-            f"else not resolved. A knob that does nothing: called a gain or a loss "
+            f"a loss when high < 1x and the mean < {1 / (1 + margin):.2f}x, no difference when "
+            f"[low, high] lies inside {band(margin)[0]:.2f}-{band(margin)[1]:.2f}x, else not "
+            f"resolved. A knob that does nothing: called a gain or a loss "
             f"{100 * false_call_chance(rounds):.0f}% of the time (nominal).")
 
 

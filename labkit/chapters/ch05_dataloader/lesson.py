@@ -149,7 +149,7 @@ class Lesson:
             f"{bench.batch_load_s * 1e3:.0f} ms",
             timing_line(bench.step_as_swept, "lesson.bench.step_as_swept")])
         if bench.private_step is not None:
-            out.append(timing_line(bench.private_step, "lesson.bench.private_step"))
+            out.append(bench.private_step.line(pages=False))
         if self.on_gpu:
             out += [timing_line(bench.compute, "lesson.bench.compute"),
                     *([timing_line(bench.copy_alone, "lesson.bench.copy_alone")] if bench.copy_alone else [])]
@@ -227,15 +227,19 @@ class Lesson:
     def knob_text(self) -> Shown:
         """Each knob's reading against the baseline (its samples/s, range and waiting share:
         the sweep's table, with the decision), what was not measured, and the plot."""
+        base = self.knob_rows[0]["label"]
+        ladder = any(row.get("against", base) != base for row in self.knob_rows)  # else all vs the baseline
         shown = tables.Table(
-            "the knobs at the knee, each read round by round against the row named",
+            "the knobs at the knee, each read round by round against "
+            + ("the row named" if ladder else "the baseline"),
             ["knob", "samples/s (rounds pooled)", "slowest to fastest window", "waiting",
-             "read against", "geometric mean [95% interval]: call"],
+             *(["read against"] if ladder else []), "geometric mean [95% interval]: call"],
             units={"waiting": "%"})
         for row in self.knob_rows:
             shown.add(row["label"], round(row["samples_per_s"]),
                       f"{row['samples_per_s_low']:.0f} to {row['samples_per_s_high']:.0f}",
-                      100 * row["wait_share"], row.get("against", "-"), against_text(row))
+                      100 * row["wait_share"], *([row.get("against", "-")] if ladder else []),
+                      against_text(row))
         shown.note(self.batch_bytes_text())
         if self.noise_floor_text():
             shown.note(self.noise_floor_text())
@@ -435,16 +439,14 @@ class Lesson:
     def _knob_takeaway(self, uint8_row: Mapping | None) -> str:
         """The knob line of the takeaways: on a GPU the ladder's steps, each against the one
         before; on a CPU uint8 alone against the baseline."""
-        rule = ("a gain only when the 95% interval lies above 1x, no difference only inside "
-                f"{knee_experiment.band()[0]:.2f}-{knee_experiment.band()[1]:.2f}x, else not resolved")
         steps = [r for r in self.knob_rows[1:] if not r["label"].endswith("(A/A)") and r.get("against")]
         if self.on_gpu and steps:
-            return (f"The seed's advice as a ladder, each step read round by round against the one "
-                    f"before ({rule}): " + "; ".join(
+            return ("The seed's advice as a ladder, each step read round by round against the one "
+                    "before by the knob table's rule: " + "; ".join(
                         f"+ {r['label'][len(r['against']):].strip()} {against_text(r)}" for r in steps) + ".")
         if uint8_row is not None:
-            return (f"Knobs at the knee are read round by round against the baseline ({rule}): uint8 "
-                    f"batches alone (normalised on the device) ran {against_text(uint8_row)}.")
+            return ("Knobs at the knee, read round by round against the baseline by the knob table's rule: "
+                    f"uint8 batches alone (normalised on the device) ran {against_text(uint8_row)}.")
         return ("Knobs are read at the knee: the knob table says which were measured; this run "
                 "measured no uint8 row alone.")
 
@@ -708,13 +710,14 @@ def gpu_overlap_text(o: Mapping) -> str:
     """', GPU idle 75%, H2D copy beside kernels 7% (...)': the GPU part of an overlap line, with
     the bound beside the overlap share (review 2026-12-03e item 8): in a host-bound step the
     copy runs in the GPU's idle gaps, off the critical path, so a low share there is not a
-    failed prefetcher. '' without a GPU."""
+    failed prefetcher (said where the GPU idles over half the time and the step waits for data
+    under half: then the host's part of the step binds, not the loader). '' without a GPU."""
     idle = o.get("gpu_idle_share")
     if idle is None:
         return ""
     text = (f", GPU idle {100 * idle:.0f}%, H2D copy beside kernels "
             f"{100 * (o.get('h2d_overlap_share') or 0):.0f}%")
-    if idle > loader_sweep.HOST_BOUND_IDLE:
+    if idle > loader_sweep.HOST_BOUND_IDLE and (o.get("waiting_share") or 0) < 0.5:
         text += " (host-bound: the copy runs in the GPU's idle gaps, off the critical path)"
     return text
 

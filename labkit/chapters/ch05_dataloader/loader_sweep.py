@@ -869,10 +869,10 @@ class Plateau:
 
     def explanation(self) -> str:
         text = (f"The plateau ({', '.join(str(c) for c in self.counts)} worker(s)): "
-                f"{self.measured:.0f} samples/s. The step as swept (timed apart on batches fresh "
-                f"from workers): {self.step_s * 1e3:.1f} ms{self._faults(self.step_faults)}")
+                f"{self.measured:.0f} samples/s. The step as swept: {self.step_s * 1e3:.1f} ms"
+                f"{self._faults(self.step_faults)}")
         if self.private_step_s is not None:
-            text += (f"; on one private batch again {self.private_step_s * 1e3:.1f} ms"
+            text += (f"; on a private batch {self.private_step_s * 1e3:.1f} ms"
                      f"{self._faults(self.private_faults)}")
         parts = self.parts()
         if self.on_gpu and len(parts) > 1:
@@ -888,10 +888,9 @@ class Plateau:
                  f"{self.wait_s * 1e3:.1f} ms) = {self.predicted:.0f} against {self.measured:.0f} "
                  f"measured ({self.measured / self.predicted:.2f}x: "
                  f"{'within' if self.agrees else 'outside'} {self.tolerance:.0%}): a consistency "
-                 f"check (the wait is read from these runs). Ceiling: {self.ceiling:.0f}. What "
-                 f"bounds it: {self.bound}.")
+                 f"check. Ceiling: {self.ceiling:.0f}. What bounds it: {self.bound}.")
         if not self.agrees:
-            text += " It misses: the step inside the sweep ran at another pace than timed apart."
+            text += " It misses: the step ran at another pace inside the sweep."
         return text
 
     def as_dict(self) -> dict:

@@ -8,7 +8,7 @@ knee within one step of the sweep in every run, and each knob's gain / no gain t
 benchmarks/reproduce.py calls it through measure_numbers() and summarise_numbers().
 
 Sized to fit a batch job: on a 16-core H200 host cost_model prices the worker sweep at about
-22 s and the knob sweep at about 50 s (six rounds of four rows, two-queue windows; hard
+22 s and the knob sweep at about 49 s (six rounds of the four-row ladder, 1.75-queue windows; hard
 budgets knee_experiment.WORKER_SWEEP_BUDGET_S and KNOB_SWEEP_BUDGET_S, 45 s and 70 s); with
 the start-up and the verdicts (~18 s in the record) and the preparation (~10 s) one full run
 is about 100 s and three about 5 minutes; --quick leaves the knob sweep out. Each run's knob calls follow one

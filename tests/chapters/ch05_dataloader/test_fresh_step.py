@@ -26,7 +26,7 @@ def test_a_fresh_worker_batch_faults_where_a_private_one_does_not():
     batch = next(iter(torch.utils.data.DataLoader(data, batch_size=32)))
     private = fresh_step.on_one_batch(reads_every_page, batch, calls=3)
     assert len(private.times_s) == 3 and private.faults_per_step <= 2, private
-    assert "minor page faults a step" in str(fresh) and fresh.as_dict()["faults_per_step"] == fresh.faults_per_step
+    assert "page faults (a batch: " in str(fresh) and fresh.as_dict()["faults_per_step"] == fresh.faults_per_step
 
 
 def test_bad_input_is_refused_with_a_reason():
@@ -39,3 +39,11 @@ def test_bad_input_is_refused_with_a_reason():
         fresh_step.on_one_batch(reads_every_page, [torch.zeros(2)], calls=0)
     with pytest.raises(ValueError, match="one fault count per step"):
         fresh_step.StepTimes("x", (0.1, 0.2), (3,), 10)
+
+
+def test_the_fresh_steps_leave_the_main_process_its_core():
+    assert fresh_step.workers_for(12, 16) == fresh_step.FRESH_WORKERS == 4
+    assert fresh_step.workers_for(2, 2) == 1 and fresh_step.workers_for(0, 16) == 0
+    assert fresh_step.workers_for(4, 1) == 0
+    with pytest.raises(ValueError, match="cores >= 1"):
+        fresh_step.workers_for(4, 0)

@@ -621,7 +621,7 @@ def test_the_step_as_swept_is_split_into_ready_copy_first_touch_and_rest_with_th
     assert parts["first touch"] == pytest.approx(0.0093) and parts["rest"] == pytest.approx(0.0093)
     assert sum(parts.values()) == pytest.approx(plateau.step_s)
     text = plateau.explanation()
-    assert "47.0 ms, 9,400 page faults; on one private batch again 37.7 ms, 0 page faults" in text
+    assert "47.0 ms, 9,400 page faults; on a private batch 37.7 ms, 0 page faults" in text
     assert "ready 22.0 + copy 6.4 + first touch 9.3 + rest 9.3 ms" in text and "6.0 GB/s" in text
     assert "idles 75%" in plateau.bound and "31 us between kernel launches" in plateau.bound
     assert "first touch 9.3 ms" in plateau.bound and "launching the kernels above all" not in plateau.bound
@@ -767,7 +767,7 @@ def test_a_knob_is_a_gain_only_when_its_interval_excludes_1_and_it_clears_the_ba
     assert knee_experiment.call([0.99, 1.01, 1.0, 1.0, 0.995, 1.005])["decision"] == "no difference"
     assert knee_experiment.call([0.9, 1.1, 1.0, 1.0, 0.92, 1.08])["decision"] == "not resolved"
     assert knee_experiment.band() == pytest.approx((1 / 1.05, 1.05))
-    assert "inside 0.95-1.05x, else not resolved" in knee_experiment.knob_rule(6)
+    assert "[low, high] lies inside 0.95-1.05x, else not resolved" in knee_experiment.knob_rule(6)
     with pytest.raises(ValueError, match="margin"):
         knee_experiment.knob_ratio(base, faster, margin=-0.1)
     for bad in ([], [1.2, 0.0], [1.1, float("nan")]):
