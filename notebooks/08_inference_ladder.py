@@ -144,9 +144,10 @@ lab.report.table(rungs, strict, defaults)
 # figures (images/s, idle), the ones that step's gain and host-bound test are made of, so a
 # gain never sits beside another run's images/s unexplained. Any step is flagged *unstable*
 # by the rule printed under the gate. A step whose base moved is re-timed (the two rungs alone,
-# twice at most, while the budget lasts); if the base moved every time the step is *not
-# decidable*: not kept and not explained, since its gain would measure the host's pace, which
-# a probe between rounds measures (microseconds per eager launch). *GPU idle* is 1 - device time / wall time per batch,
+# twice at most, while the budget lasts). If the base moved every time, the step is decided only
+# when the decision holds over either timing of its base, else it is *not decidable* and not
+# kept; either way its gain is not explained: it would measure the host's pace, which a probe
+# between rounds measures (microseconds per eager launch, under the table). *GPU idle* is 1 - device time / wall time per batch,
 # both unprofiled (n/a on a CPU: no device clock). The error column is the gate's relative error
 # against strict float32 with the tolerance of the rung's math; the share of the ceiling is
 # against this machine's matmul ceiling in that math.

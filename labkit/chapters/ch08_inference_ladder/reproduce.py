@@ -17,7 +17,7 @@ ladder, where one run kept cudnn.benchmark on a 1.0006x gain and the others did 
 
 from __future__ import annotations
 
-from labkit.chapters.ch08_inference_ladder import experiment
+from labkit.chapters.ch08_inference_ladder import experiment, keep
 from labkit.claims.core import Verdict
 from labkit.claims.registry import get
 from labkit.core import env
@@ -92,7 +92,7 @@ def summarise_numbers(runs: list[dict]) -> dict:
         seen = [run["steps"][name] for run in runs if name in (run.get("steps") or {})]
         gains = [s["gain"] for s in seen]
         kept = sum(1 for s in seen if s["kept"])
-        undecided = sum(1 for s in seen if s.get("judged_by") == "not decidable")
+        undecided = sum(1 for s in seen if s.get("judged_by") == keep.NOT_DECIDABLE)
         lines.append(f"      step {name}: wall gain {min(gains):.3f}x to {max(gains):.3f}x, "
                      f"kept in {kept} of {len(seen)}"
                      + (f", not decidable (base moved) in {undecided}" if undecided else ""))
@@ -117,6 +117,9 @@ def deciding_ratios(verdict: Verdict) -> dict[str, float]:
         if r.get("after") and not r.get("error") and r.get("gain") is not None:
             found[f"step {r['name']}: wall gain"] = r["gain"]
             found[f"step {r['name']}: kept (1) or not (0)"] = 1.0 if r.get("kept") else 0.0
-            found[f"step {r['name']}: kept and flagged unstable (1) or not (0)"] = (
-                1.0 if r.get("kept") and r.get("unstable") else 0.0)
+            # every step's flag, kept or not (review 2026-12-03e item 4), and whether its base
+            # moved in every timing so that it was not decidable (item 1)
+            found[f"step {r['name']}: flagged unstable (1) or not (0)"] = 1.0 if r.get("unstable") else 0.0
+            found[f"step {r['name']}: not decidable (1) or decided (0)"] = (
+                1.0 if r.get("judged_by") == keep.NOT_DECIDABLE else 0.0)
     return {k: float(v) for k, v in found.items() if v is not None}
