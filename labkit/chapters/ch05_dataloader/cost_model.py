@@ -136,8 +136,10 @@ def recorded_designs(run: Mapping) -> dict[str, Design]:
 
 def fit(record: Mapping) -> dict[str, Cost]:
     """Each recorded setting's Cost, averaged over the record's runs: its step from its
-    samples/s (a knob's: the knee's step over the knob's ratio to the baseline, the first of
-    'knob_ratios'), its start-up the rest of its recorded seconds a round."""
+    samples/s (a knob's: the step of the row it was read against, 'knob_against', the
+    baseline's the knee's step, over the knob's ratio to that row, the first of
+    'knob_ratios': a ladder's ratios chain), its start-up the rest of its recorded seconds
+    a round."""
     fitted: dict[str, list[Cost]] = {}
     for run in _record_runs(record):
         batch = int(run["plan"]["batch_size"])
@@ -146,17 +148,25 @@ def fit(record: Mapping) -> dict[str, Cost]:
         designs = recorded_designs(run)
         for name, design in designs.items():
             for row in design.rows:
-                if name == "worker sweep":
-                    step = batch / rates[row.workers]
-                else:
-                    ratio = (run.get("knob_ratios") or {}).get(row.label, [1.0])[0]
-                    step = knee_step / float(ratio)
+                step = (batch / rates[row.workers] if name == "worker sweep" else
+                        _knob_step(run, row.label, knee_step))
                 warm, window = design.plan_of(row)
                 per_round = run["phases"][f"{name}: {row.label}"] / design.rounds
                 fitted.setdefault(f"{name}: {row.label}", []).append(
                     Cost(per_round - (warm + window) * step, step))
     return {key: Cost(float(np.mean([c.startup_s for c in costs])),
                       float(np.mean([c.step_s for c in costs]))) for key, costs in fitted.items()}
+
+
+def _knob_step(run: Mapping, label: str, knee_step: float, seen: tuple[str, ...] = ()) -> float:
+    """A knob row's step: the step of the row it was read against (the knee's step for the
+    baseline, or where the run names none) over its ratio to that row."""
+    against = (run.get("knob_against") or {}).get(label)
+    if label in seen:
+        raise ValueError(f"the record's knob_against goes round in a circle at {label!r}")
+    ratio = float((run.get("knob_ratios") or {}).get(label, [1.0])[0])
+    base = knee_step if not against or against == label else _knob_step(run, against, knee_step, (*seen, label))
+    return base / ratio
 
 
 def price(costs: Mapping[str, Cost], sweep: str, row: Row) -> Cost:

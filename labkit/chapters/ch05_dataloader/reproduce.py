@@ -118,7 +118,11 @@ def measure_numbers(quick: bool = False, knobs: bool | None = None) -> dict:
     out["sample_cost_iqr_s"] = knee.get("sample_cost_iqr_s")
     plateau = knee.get("plateau") or {}
     out["plateau"] = {k: plateau.get(k) for k in ("measured", "predicted", "ceiling", "agrees",
-                                                  "bound", "wait_s", "step_s", "tolerance")}
+                                                  "bound", "wait_s", "step_s", "tolerance",
+                                                  "parts_s", "step_faults", "private_faults",
+                                                  "swept_step_s", "swept_faults", "wait_share")}
+    for key in ("step_as_swept_faults", "private_step_s", "private_step_faults"):
+        out[key] = knee.get(key)  # the fresh batch's step against a private one (item 1)
     out["warmup_rule"] = knee.get("warmup_rule")  # cost_model reads the warm-ups' rule
     if knobs:
         out["knob_decisions"] = knee["knob_decisions"]

@@ -252,3 +252,21 @@ def test_a_record_without_the_copy_cells_evidence_is_refused_clearly():
         cost_model.fit_copies({**record, "evidence": []}, loader)
     with pytest.raises(ValueError, match="pinning_cost_fresh_process"):
         cost_model.fit_copies(record, {"parts": {}})
+
+
+def test_a_ladder_s_ratios_chain_when_its_steps_are_fitted():
+    """A record of the ladder reads + pin + devprefetch + uint8 against + pin ('knob_against'):
+    its step is + pin's step over its ratio, not the knee's step over it."""
+    record = json.loads((ROOT / cost_model.RECORD).read_text())
+    costs = cost_model.fit(record)
+    ladder = json.loads(json.dumps(record))
+    for run in ladder["numbers"]:
+        ratios = run["knob_ratios"]
+        pin, top = ratios["w8 b64 pin"][0], ratios["w8 b64 pin devprefetch uint8"][0]
+        ratios["w8 b64 pin devprefetch uint8"] = [top / pin, None, None]  # what a ladder records
+        run["knob_against"] = {"w8 b64 (A/A)": "w8 b64", "w8 b64 pin": "w8 b64",
+                               "w8 b64 pin devprefetch uint8": "w8 b64 pin"}
+    chained = cost_model.fit(ladder)
+    key = "knob sweep: w8 b64 pin devprefetch uint8"
+    assert chained[key].step_s == pytest.approx(costs[key].step_s)
+    assert chained["knob sweep: w8 b64 pin"] == costs["knob sweep: w8 b64 pin"]
