@@ -183,7 +183,7 @@ def step(before: ladder.Rung, after: ladder.Rung) -> str:
         # gain and the host's pace in its rounds beside its base's are all that is shown
         host = pace(before, after)
         return (f"{after.gain:.2f}x wall" + (f"; {host}" if host else "")
-                + ". Not read: its base moved in every timing.")
+                + ". Not read: its base moved.")
     figures = numbers(before, after)
     if len(timings) > 1:
         figures += f" (re-timed {len(timings) - 1}x: its base moved)"

@@ -252,8 +252,8 @@ def over_moved_base(base_images_per_s: float, base_idle: float | None, timings: 
     if len({r.kept for r in readings}) == 1:
         last = readings[-2]
         return Decision(last.kept, last.judged_by, last.gain,
-                        f"{last.why}; base moved in {n} of {n} timings, the same decision over "
-                        "either base timing")
+                        f"{last.why}; base moved in {'all ' if n > 1 else ''}{n} timing"
+                        f"{'s' if n > 1 else ''}; same decision either way")
     measured = ", ".join(f"{t['gain'][0]:.2f}x" for t in timings)
     return Decision(False, NOT_DECIDABLE, timings[-1]["gain"][0],
                     f"not decidable: base moved in {n} of {n} timings; {measured} over it as "
