@@ -56,7 +56,7 @@ print(lesson.plan_text())
 # builds both and measures the numbers the arithmetic below needs: what one sample costs on
 # one core (as a worker runs it), and how long one step takes as the sweep runs it: on
 # batches fresh from workers, each in a new shared-memory segment whose pages the step's
-# first read touches (the page faults are counted), the copy to the device inside the step.
+# first read touches (on a GPU its page faults are shown), the copy to the device inside.
 # Beside it, the same step on one private batch used again (its pages already touched); on a
 # GPU also the step with its batch already on the device, and the copy alone.
 

@@ -16,7 +16,11 @@ difference beside the faults that explain it.
     fresh.median_s, fresh.faults_per_step, again.faults_per_step
 
 Faults are the whole process's (getrusage), so a thread of the main process that touches
-new memory during a step (the pin thread, say) counts too; the steps here run with none.
+new memory during a step (the pin thread, say) counts too; the steps here run with none. On a
+CPU the step's own allocations (activations, gradients) fault as well, and how often moves
+from run to run with the allocator's thresholds (16 to 1,130 a step for the small CNN on the
+course's CPU, fresh or private alike), so the chapter prints faults on a GPU only, where the
+step's host side allocates little and the batch's first touch is what faults.
 """
 
 from __future__ import annotations
@@ -93,12 +97,14 @@ class StepTimes:
                 "batch_bytes": self.batch_bytes, "median_s": self.median_s, "iqr_s": self.iqr_s,
                 "faults_per_step": self.faults_per_step, "pages": self.pages}
 
-    def line(self, pages: bool = True) -> str:
-        """One line: the median and IQR, the faults a step, and (pages) the batch's pages."""
-        faults = ("faults not counted here" if self.faults_per_step is None else
-                  f"{self.faults_per_step:,.0f} page faults"
-                  + (f" (a batch: {self.pages:,} pages)" if pages else ""))
-        return f"{self.label}: {self.median_s * 1e3:.1f} ms (IQR {self.iqr_s * 1e3:.1f}), {faults}"
+    def line(self, pages: bool = True, faults: bool = True) -> str:
+        """One line: the median and IQR, (faults) the faults a step, and (pages) the batch's pages."""
+        text = f"{self.label}: {self.median_s * 1e3:.1f} ms (IQR {self.iqr_s * 1e3:.1f})"
+        if not faults:
+            return text
+        return text + (", faults not counted here" if self.faults_per_step is None else
+                       f", {self.faults_per_step:,.0f} page faults"
+                       + (f" (a batch: {self.pages:,} pages)" if pages else ""))
 
     def __str__(self) -> str:
         return self.line()

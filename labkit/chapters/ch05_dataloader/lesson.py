@@ -147,9 +147,9 @@ class Lesson:
             f"one sample: {bench.sample_cost.median_s * 1e3:.2f} ms of one core (IQR "
             f"{bench.sample_cost.iqr_s * 1e3:.2f} ms); one batch of {plan.batch_size}: "
             f"{bench.batch_load_s * 1e3:.0f} ms",
-            timing_line(bench.step_as_swept, "lesson.bench.step_as_swept")])
-        if bench.private_step is not None:
-            out.append(bench.private_step.line(pages=False))
+            bench.step_as_swept.line(faults=self.on_gpu) if bench.step_as_swept else ""])
+        if bench.private_step is not None:  # faults on a GPU only: fresh_step says why
+            out.append(bench.private_step.line(pages=False, faults=self.on_gpu))
         if self.on_gpu:
             out += [timing_line(bench.compute, "lesson.bench.compute"),
                     *([timing_line(bench.copy_alone, "lesson.bench.copy_alone")] if bench.copy_alone else [])]

@@ -851,21 +851,20 @@ class Plateau:
         if self.gpu_idle_share is None:
             return "the step itself (no GPU: all of it runs on the CPU)"
         if self.gpu_idle_share > HOST_BOUND_IDLE:
-            parts = self.parts()
-            host = {k: v for k, v in parts.items() if k != "ready"}
-            gap = (f", {self.launch_gap_us:.0f} us between kernel launches on average"
+            host = {k: v for k, v in self.parts().items() if k != "ready"}
+            gap = (f" ({self.launch_gap_us:.0f} us between kernel launches on average)"
                    if self.launch_gap_us is not None else "")
-            added = ("; beside the {:.1f} ms ready step the host adds ".format(parts["ready"] * 1e3)
-                     + ", ".join(f"{k} {v * 1e3:.1f} ms" for k, v in host.items())
-                     + (" (the rest: Python and launches, not split further)" if "rest" in host else "")
-                     if host else "")
+            added = (f"; of the {self.step_s * 1e3:.1f} ms step, {sum(host.values()) * 1e3:.1f} ms are "
+                     + ", ".join(host) + " (the parts above)" if host else "")
             return (f"the host's part of the step: the GPU idles {100 * self.gpu_idle_share:.0f}% "
                     f"of the profiled steps{gap}{added}")
         return (f"the GPU's compute: it is busy {100 * (1 - self.gpu_idle_share):.0f}% of the "
                 "profiled steps")
 
     def _faults(self, faults: float | None) -> str:
-        return "" if faults is None else f", {faults:,.0f} page faults"
+        """', 588 page faults' on a GPU; '' on a CPU, where the step's own allocations fault a
+        varying number of times (fresh_step says why), or where none were counted."""
+        return "" if faults is None or not self.on_gpu else f", {faults:,.0f} page faults"
 
     def explanation(self) -> str:
         text = (f"The plateau ({', '.join(str(c) for c in self.counts)} worker(s)): "
