@@ -98,7 +98,7 @@ def main() -> None:
                 print("  " + knee_experiment.knob_rule(sweep.rounds))
                 for row in table:
                     print(f"  {row['label']:<30} {row['samples_per_s']:7.0f} samples/s; "
-                          f"{row.get('stated', 'the baseline')}")
+                          + (f"vs {row['against']}: {row['stated']}" if row.get("against") else "the baseline"))
                 if sweep.budget_note():
                     print("  " + sweep.budget_note())
                 return {"table": table, "left_out": list(sweep.left_out),
