@@ -73,6 +73,13 @@ def base_idle(before: ladder.Rung, after: ladder.Rung) -> float | None:
     return here.get("idle_share", before.idle_share) if here else before.idle_share
 
 
+def step_idle(after: ladder.Rung) -> float | None:
+    """The rung's idle in the timing its step was decided on (a re-time's when it was re-timed),
+    the partner of base_idle: both from one comparison, as the keep rule read them."""
+    timings = after.timings or []
+    return timings[-1].get("idle") if len(timings) > 1 else after.idle_share
+
+
 def numbers(before: ladder.Rung, after: ladder.Rung) -> str:
     """The measured figures of one step, as one line."""
     parts = [f"{after.gain:.2f}x wall" + (f" ({after.gain_spread[0]:.2f} to {after.gain_spread[1]:.2f})"
@@ -81,8 +88,9 @@ def numbers(before: ladder.Rung, after: ladder.Rung) -> str:
         low, high = after.device_spread or (after.device_gain, after.device_gain)
         parts.append(f"{after.device_gain:.2f}x device time per image ({low:.2f} to {high:.2f})")
     i0 = base_idle(before, after)
-    if i0 is not None and after.idle_share is not None:
-        parts.append(f"GPU idle {100 * i0:.0f}% -> {100 * after.idle_share:.0f}% (in these rounds)")
+    i1 = step_idle(after)
+    if i0 is not None and i1 is not None:
+        parts.append(f"GPU idle {100 * i0:.0f}% -> {100 * i1:.0f}% (in these rounds)")
     if before.kernels_per_batch is not None and after.kernels_per_batch is not None:
         parts.append(f"kernels per batch {before.kernels_per_batch:.0f} -> {after.kernels_per_batch:.0f}"
                      + kernel_change(before, after))
@@ -146,7 +154,7 @@ def reading(before: ladder.Rung, after: ladder.Rung) -> str:
         said.append("the wall lost while the device time held: the host did more work per batch")
     else:
         said.append(f"neither clock moved by more than its spread or {100 * MATERIAL:.0f}%")
-    i0, i1 = base_idle(before, after), after.idle_share
+    i0, i1 = base_idle(before, after), step_idle(after)
     if i0 is not None and i1 is not None:
         limit = keep.IDLE_LIMIT
         if i0 > limit >= i1:

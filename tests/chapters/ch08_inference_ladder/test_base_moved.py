@@ -209,3 +209,12 @@ def test_the_aa_script_tells_a_per_process_mode_from_a_per_round_one():
     assert script.modes([fast, slow, fast]) == "per process"            # the H200's two modes
     assert script.modes([{"host_pace_us": [17.5, 34.0, 17.6]}]) == "per round"
     assert script.modes([fast, fast]) == "one mode"
+
+
+def test_a_retimed_steps_idles_both_come_from_the_deciding_timing():
+    held = [{"gain": (1.03, 1.02, 1.04), "base_images_per_s": 12900.0, "images_per_s": 13290.0,
+             "base_idle": 0.19, "idle": 0.05, "host_pace_us": [17.6] * 8}]
+    rung, _ = Recorded(FOLDING_1322, held).step(ladder.Live(FP16_1322, None), "Conv-BN folding", FOLDED)
+    rung.device_gain, rung.device_spread = 0.90, (0.90, 0.91)    # a GPU's device clock
+    assert rung.idle_share == 0.21                               # its row: its own first comparison
+    assert "GPU idle 19% -> 5% (in these rounds)" in explain.numbers(FP16_1322, rung)
