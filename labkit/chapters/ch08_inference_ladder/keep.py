@@ -30,8 +30,9 @@ explain.py's readings call "no change"): the H200's cudnn.benchmark gained 1.000
 1.0018) in one of three reproduce runs, and a range that tight above 1 kept it there and not
 in the other two, so the runs reported 6, 7 and 6 steps kept (review 2026-12-03d item 2).
 
-A kept step can still be unstable, and the next step is built on it, so `unstable` flags it
-(the flag is printed with the decision, not folded into it): its own images/s spread in its
+Any step can be unstable, and the next step may be built on it, so `unstable` flags every
+decided step, kept or not (review 2026-12-03e item 4; its own spread is printed with the
+decision, its base's move decides as below): its own images/s spread in its
 step's rounds (IQR) over UNSTABLE_IQR of the median (the harness's noisy flag), or its base,
 re-timed in this step's rounds, outside the base's own interquartile range from its step AND
 more than BASE_MOVE from its median. The IQR alone is too strict on a device-bound rung: the
