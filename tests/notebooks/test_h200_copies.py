@@ -16,16 +16,16 @@ COPIES = ROOT / "results" / "h200_notebooks"
 # (scripts/execute_notebook.py --output-dir results/h200_notebooks) with its issue.
 NOT_YET_RERECORDED: set[str] = {
     "01_strides_and_views",  # review 03e item 3: C8b's evidence table was built and dropped (not the cell's last value)
-    "00_setup_check",  # review 03d items 6/13: the A/B table's ratio of medians and trust-rule reading, unquoted text
-    "02_contiguity_and_hidden_copies",  # review 03d items 5/7/8/10-12: quizzes reordered; its copy also predates f80e1bc
-    "03_memory_layouts",  # review 03d items 1/4: C7's regime from a loop against its kernels (+15%), conv quiz's clock
-    "04_fusion",  # review 03d items 3/9/13: reduce-overhead's loop ratio, C19's small-add line, folding's wording
-    "05_dataloader",  # issue 39: the knob rule (95% interval) and its prose changed; needs the H200 record
-    "06_ddp_layout_drift",  # review 03d items 3/8/9: interleaved step times, the warnings table, C14a over gloo
-    "07_export_traps",  # review 03d items 4/5/7: loop pace, AOTInductor opt-in (its recorded run shown), C15a form
-    "09_audit_your_model",  # review 03d items 3/7/9: 2% keep rule, quiz graded on the batch's own time, cat text
-    "99_claims_ledger",  # review 03d items 4/5: 'which chapters ran here' reads the ledger's own (reference) runs
-    "08_inference_ladder",  # review 03d items 1/2/6/12: adds-up note, keep rule 2% minimum, idle labels, prose
+    "00_setup_check",  # reviews 03d 6/13, 03e 7/10/12: A/B trust reading, a warmed first conv, ceilings kept
+    "02_contiguity_and_hidden_copies",  # reviews 03d 5/7/8/10-12, 03e 4/5/8/9: quiz keys by the trust rule, C5b, C6's clock
+    "03_memory_layouts",  # reviews 03d 1/4/8, 03e 2/6/11: C7's regime from a loop, the conv table shown, C22's ratio
+    "04_fusion",  # reviews 03d 3/9/13, 03e 4/11/12: loop pace computed and said so, quiz keys, chain table
+    "05_dataloader",  # issue 39, review 03e 1-3/6-8: the knob ladder and labels, the fresh-batch step, its time cuts
+    "06_ddp_layout_drift",  # reviews 03d 3/8/9, 03e 11/12: interleaved step times, C14a over gloo, opt-in ResNet-50
+    "07_export_traps",  # reviews 03d 4/5/7, 03e 9/10/12: AOTInductor opt-in, C15a both cases, C15b by IOBinding
+    "09_audit_your_model",  # reviews 03d 3/7/9, 03e 3/6/7: 2% keep rule, 'slower', dtype/TF32 and model named
+    "99_claims_ledger",  # reviews 03d 4/5, 03e: its own runs, run ids, recorded verdicts judged by today's rule
+    "08_inference_ladder",  # reviews 03d 1/2/6/12, 03e 1-5/8: a moved base re-timed or not decidable, host pace
 }
 
 
