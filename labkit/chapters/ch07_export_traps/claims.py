@@ -326,6 +326,17 @@ def form_of(claim_id: str, ev: Mapping) -> str:
         return "not measured: TensorRT not installed"
     binding = ev.get("pointer_binding")
     if claim_id == "C15b" and binding:
-        return (f"analogue measured on {device} (ONNX Runtime's IOBinding); TensorRT's binding read from "
+        return (f"analogue measured on {binding_place(binding, str(device))}; TensorRT's binding read from "
                 "documentation")
     return "read from documentation, not measured (TensorRT not installed)"
+
+
+def binding_place(binding: Mapping, device: str) -> str:
+    """Where the IOBinding analogue ran: the chapter's device, unless ONNX Runtime ran it on its
+    CPU provider while the chapter ran on a GPU (a CPU build of onnxruntime, as on the reference
+    H200: export_audit binds host memory then), which a GPU page must not call the GPU."""
+    provider = str(binding.get("path", "")).split(",")[0].removeprefix("ONNX Runtime").strip()
+    if provider == "CPU" and not device.startswith("cpu"):
+        return (f"the CPU (ONNX Runtime's IOBinding on its CPU provider, fed host memory; the chapter "
+                f"ran on {device})")
+    return f"{device} (ONNX Runtime's IOBinding)"

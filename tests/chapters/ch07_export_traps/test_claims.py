@@ -160,6 +160,17 @@ def test_c15b_is_measured_on_the_chapters_own_pointer_bound_engine_and_says_the_
         judge("C15b", **NO_TRT, pointer_binding={**BINDING, "outcomes": {}})
 
 
+def test_c15b_s_form_does_not_call_a_cpu_provider_s_binding_a_gpu_measurement():
+    # On the reference H200 onnxruntime is the CPU build: the IOBinding path ran on its CPU
+    # provider from host memory while the chapter's device was cuda:0.
+    gpu = ch07.form_of("C15b", {**NO_TRT, "pointer_binding": BINDING, "device": "cuda:0"})
+    assert gpu.startswith("analogue measured on the CPU (ONNX Runtime's IOBinding on its CPU provider")
+    assert "the chapter ran on cuda:0" in gpu and claims.form_kind(gpu) == "read from documentation"
+    cuda = {**BINDING, "path": "ONNX Runtime CUDA, IOBinding of data_ptr"}
+    assert ch07.form_of("C15b", {**NO_TRT, "pointer_binding": cuda, "device": "cuda:0"}).startswith(
+        "analogue measured on cuda:0 (ONNX Runtime's IOBinding)")
+
+
 def test_a_tensorrt_engine_that_misreads_a_noncontiguous_input_refutes_c15b_as_the_reverse_trap():
     verdict = judge("C15b", tensorrt_ran=True, tensorrt_outcomes={**ALL_CORRECT, "transposed view": "silently wrong"})
     assert verdict.outcome == "refuted" and "the trap runs the other way" in verdict.reason
