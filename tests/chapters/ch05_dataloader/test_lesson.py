@@ -173,3 +173,39 @@ def test_on_a_cpu_the_seconds_are_kept_but_not_recorded(monkeypatch):
     monkeypatch.setattr(h2d_copies, "FreshPinProcess", lambda: pytest.fail("a CPU has nothing to pin"))
     run.prepare()
     assert set(run.seconds) == {"prepare"} and lesson.CELL_SECONDS_KEY not in chapter.kept
+
+
+def test_on_a_gpu_the_knob_ladder_and_the_copy_read_from_the_rows_the_h200_records():
+    """The GPU-only texts of the knob cell and the overlap, fed rows shaped as knob_table makes
+    them on a GPU (the ladder: + pin against the baseline, + devprefetch + uint8 against + pin)
+    and the H200's numbers (a 38.5 MB batch copied pageable in 6.4 ms; the tuned overlap idle
+    75%): no GPU is needed to build these sentences, only the rows one records."""
+    from types import SimpleNamespace
+
+    from labkit.chapters.ch05_dataloader import knee_experiment, loader_sweep
+
+    run = lesson.Lesson(FakeGpuChapter())
+    run.plan = loader_sweep.plan(cores=16, gpu=True)  # the H200's: ResNet-50, batch 64
+
+    def row(label, against=None, ratios=()):
+        out = {"label": label, "samples_per_s": 1300.0, "samples_per_s_low": 1200.0,
+               "samples_per_s_high": 1400.0, "wait_share": 0.1}
+        return {**out, "decision": "baseline"} if against is None else {
+            **out, "against": against, **knee_experiment.call(ratios)}
+
+    run.knob_rows = [row("w8 b64"), row("w8 b64 (A/A)", "w8 b64", [1.0, 1.01, 0.99, 1.0, 1.02, 0.98]),
+                     row("w8 b64 pin", "w8 b64", [1.1, 1.12, 1.09, 1.11, 1.1, 1.13]),
+                     row("w8 b64 pin devprefetch uint8", "w8 b64 pin", [1.3, 1.2, 1.25, 1.31, 1.28, 1.22])]
+    said = run._knob_takeaway(None)
+    assert "+ pin 1.11x" in said and "+ devprefetch uint8 1.26x" in said and "A/A" not in said
+    side = 3 * 224 * 224
+    run.bench = SimpleNamespace(data=SimpleNamespace(sample_bytes=4 * side),
+                                data_uint8=SimpleNamespace(sample_bytes=side),
+                                copy_alone=SimpleNamespace(bytes_moved=64 * 4 * side, median_s=0.0064))
+    text = run.batch_bytes_text()
+    assert text.startswith("a batch is 38.5 MB in float32, 9.6 MB in uint8 (0.25x)")
+    assert "6.4 ms in float32, about 1.6 ms in uint8 at 6.0 GB/s" in text
+    tuned = {"waiting_share": 0.0015, "gpu_idle_share": 0.75, "h2d_overlap_share": 0.068}
+    assert lesson.gpu_overlap_text(tuned).startswith(", GPU idle 75%, H2D copy beside kernels 7% (host-bound")
+    assert "host-bound" not in lesson.gpu_overlap_text({**tuned, "waiting_share": 0.81})
+    assert lesson.gpu_overlap_text({**tuned, "gpu_idle_share": None}) == ""
