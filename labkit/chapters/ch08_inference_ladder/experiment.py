@@ -300,5 +300,12 @@ def _interaction(lad: ladder.Ladder, result: Result, deadline: float | None) -> 
                                profiled=False, retime_until=deadline)
             result.regimes[regime][s.name] = rung
             ladder.release_memory(lad.device)
+        if all(r.error == "skipped" for r in result.regimes[regime].values()):
+            # its base was prepared (the compiled one takes ~8 s on the H200) and the budget ran
+            # out before a step began: the base was never timed, so no column ('base 0
+            # images/s' over three 'skipped' cells) but a note, as for a regime not begun
+            del result.regimes[regime]
+            result.regimes_missing[regime] = ("skipped: out of the run's time budget (its base was "
+                                              "prepared; no step began in time)")
         base.prepared = None
         ladder.release_memory(lad.device)

@@ -128,8 +128,7 @@ def regimes_table(run: object) -> tables.Table:
     tf32 = all(getattr(getattr(base, "settings", None), "tf32", "on") != "off" for base in bases)
     shown = tables.Table("Do the steps simply add up?" + ("" if not bases else
                          " (TF32 on in both bases)" if tf32 else " (float32 bases: no TF32 on this GPU)"),
-                         ["step", *[f"{regime} (base {run.regime_bases[regime].images_per_s:,.0f} "
-                                    "images/s)" for regime in gains]])
+                         ["step", *[f"{regime} ({_base_rate(run.regime_bases[regime])})" for regime in gains]])
     missing = getattr(run, "regimes_missing", {})
     if not gains and not missing:
         # the recorded ladder below holds the climb's rungs only, not this table
@@ -157,6 +156,13 @@ def regimes_table(run: object) -> tables.Table:
                       "convolutions itself (GraphLowering.decide_layout_opt; read from its source, not "
                       "measured), so the compiled base may already run them in it, and the step's gain "
                       "there is the input's conversion")
+
+
+def _base_rate(base: object) -> str:
+    """A regime's base as its column says it: its images/s, or 'base not timed' where no step
+    of the regime ran (each failed): a base is timed only in its steps' rounds."""
+    rate = getattr(base, "images_per_s", 0.0) or 0.0
+    return f"base {rate:,.0f} images/s" if rate > 0 else "base not timed"
 
 
 def _range_product(spreads: list[tuple[float, float]]) -> tuple[float, float]:

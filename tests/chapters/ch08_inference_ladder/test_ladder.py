@@ -376,3 +376,55 @@ def test_a_compiled_rung_leaves_dynamos_settings_as_it_found_them(monkeypatch):
     assert seen["first call"][0] is False and seen["first call"][1] >= 256  # while it compiled
     assert (config.automatic_dynamic_shapes, config.cache_size_limit) == before  # and after
     assert prepared.output.shape[-1] == 8
+
+
+def test_an_interaction_regime_whose_base_ate_the_budget_is_a_note_not_an_untimed_column(monkeypatch):
+    """A regime's base is timed only in its steps' rounds. On the H200 the compiled base takes
+    ~8 s to prepare, and the climb's re-times of moved bases leave the interaction less time:
+    a base prepared just before the budget ran out, with no step begun after it, was shown as a
+    column headed 'base 0 images/s' over three 'skipped' cells. The stand-in ladder below only
+    counts calls (no measuring: what is tested is the bookkeeping around the deadline)."""
+    from types import SimpleNamespace
+
+    from labkit.chapters.ch08_inference_ladder import experiment, tables
+
+    now = [0.0]
+    monkeypatch.setattr(experiment._clock, "perf_counter", lambda: now[0])
+
+    class Stub:
+        device = torch.device("cpu")
+        steps = 0
+
+        def prepare(self, name, settings, profiled=True):
+            now[0] += 10.0   # the base's compile runs past the deadline
+            return ladder.Live(ladder.Rung(name, settings, 0.0, 0.0, 0.0, 8.0, None), None)
+
+        def step(self, *args, **kwargs):
+            self.steps += 1
+            raise AssertionError("no step begins past the deadline")
+
+    result = SimpleNamespace(regimes={}, regime_bases={}, regimes_missing={})
+    lad = Stub()
+    experiment._interaction(lad, result, deadline=5.0)
+    assert lad.steps == 0 and result.regimes == {}
+    assert "eager" in result.regime_bases   # its prepare seconds still count in the phases
+    assert result.regimes_missing["eager"].startswith("skipped: out of the run's time budget (its base")
+    assert result.regimes_missing["compiled + CUDA graphs"] == "skipped: out of the run's time budget"
+    run = SimpleNamespace(regimes=result.regimes, regime_bases=result.regime_bases,
+                          regimes_missing=result.regimes_missing, regime_gains=dict)
+    shown = tables.regimes_table(run)
+    assert not shown.rows and "eager: not measured (skipped" in shown.notes[0]
+
+
+def test_a_regime_whose_base_was_never_timed_does_not_head_its_column_with_zero_images_per_s():
+    from types import SimpleNamespace
+
+    from labkit.chapters.ch08_inference_ladder import tables
+
+    base = ladder.Rung("compiled base", ladder.REGIME_BASE, 0.0, 0.0, 0.0, 8.0, None)
+    failed = ladder.Rung("fp16", ladder.REGIME_BASE, 0.0, 0.0, 0.0, 0.0, None, kept=False,
+                         why="failed: RuntimeError: boom", error="RuntimeError: boom")
+    run = SimpleNamespace(regimes={"compiled": {"fp16": failed}}, regime_bases={"compiled": base},
+                          regimes_missing={}, regime_gains=lambda: {"compiled": {}})
+    shown = tables.regimes_table(run)
+    assert shown.columns[1] == "compiled (base not timed)" and shown.rows == [["fp16", "failed"]]
