@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Every chapter re-recorded on the H200, and every timing verdict reproduced, in three chained
-# device calls of under 600 s each (benchmarks/gpu_wave.sh runs the steps; B and C restore the
+# device calls of under 600 s each (about 1,610 s with a cold start; A, B, C in that order) (benchmarks/gpu_wave.sh runs the steps; B and C restore the
 # reference file the call before wrote, so 99, run last, reads every chapter's fresh record).
 # Seconds beside each step: the last H200 records (chapter runs, reproduce.py's wall per run).
 #   usage (repo root on the GPU machine, carry [".whl"]):  bash benchmarks/rerecord_calls.sh A|B|C|D
@@ -14,13 +14,14 @@ case "${1:-}" in
     STEP_TIMEOUT=240 bash benchmarks/gpu_wave.sh \
       "$(repro 04)" "$(nb 04)" "$(nb 03)" "$(nb 00)" "$(nb 01)" "$(nb 02)" "LABKIT_DDP_RESNET50=1 $(nb 06)" "$(nb 07)" \
       "$(repro 03)" "$(repro 02)" "$(repro 07)" ;;
-  B)  # ~500 s: 05 (its cell seconds and its fresh-batch step recorded by the chapter itself) and its
-      # reproduce (about 120 s a run). Probes for a call with time left: benchmarks/gpu_05_warmup.py
-      # (~30 s), gpu_05_issue39.py (~120 s), gpu_05_other_cells.py (~60 s, if 05 ran over 120 s)
-    CHAIN=1 STEP_TIMEOUT=420 bash benchmarks/gpu_wave.sh "$(nb 05)" "$(repro 05)" ;;
-  C)  # ~540 s: 08 (at most 150 s), its reproduce (about 95 s a run), 09, then the ledger last
-    CHAIN=1 STEP_TIMEOUT=320 bash benchmarks/gpu_wave.sh \
-      "$(nb 08)" "$(repro 08)" "$(nb 09)" "$(nb 99)" ;;
+  B)  # ~570 s: 08 (at most 150 s), its reproduce (about 95 s a run, re-timing a step whose base
+      # moved adds up to ~10 s a run), 09 (at most 120 s)
+    CHAIN=1 STEP_TIMEOUT=360 bash benchmarks/gpu_wave.sh "$(nb 08)" "$(repro 08)" "$(nb 09)" ;;
+  C)  # ~500 s: 05 (its cell seconds and fresh-batch step recorded by the chapter itself), its
+      # reproduce (about 120 s a run), then the ledger last, reading every chapter's fresh record.
+      # Probes for a call with time left: benchmarks/gpu_05_warmup.py (~30 s), gpu_05_issue39.py
+      # (~120 s), gpu_05_other_cells.py (~60 s, if 05 ran over 120 s), gpu_host_mode.py (08's host pace)
+    CHAIN=1 STEP_TIMEOUT=420 bash benchmarks/gpu_wave.sh "$(nb 05)" "$(repro 05)" "$(nb 99)" ;;
   D)  # issue 41's untried levers (about 220 s), in a call of its own, after the Triton op's own check on
       # Hopper (~90 s: fp16 errors, shared memory and spills per config, compiled + CUDA graph);
       # outputs (wave/tc, wave/pd) are read by hand
