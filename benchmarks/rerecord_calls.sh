@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Every chapter re-recorded on the H200, and every timing verdict reproduced, in three chained
-# device calls of under 600 s each (about 1,610 s with a cold start; A, B, C in that order) (benchmarks/gpu_wave.sh runs the steps; B and C restore the
-# reference file the call before wrote, so 99, run last, reads every chapter's fresh record).
+# device calls of under 600 s each, A, B, C in that order (about 1,700 s with a cold start):
+# benchmarks/gpu_wave.sh runs the steps; B and C restore the reference file the call before
+# wrote, so 99, run last, reads every chapter's fresh record.
 # Seconds beside each step: the last H200 records (chapter runs, reproduce.py's wall per run).
 #   usage (repo root on the GPU machine, carry [".whl"]):  bash benchmarks/rerecord_calls.sh A|B|C|D
 #   then here, after the last call:  bash scripts/take_wave.sh <files_at of each call> <name>, in order
