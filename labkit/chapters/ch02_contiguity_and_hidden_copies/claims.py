@@ -399,18 +399,21 @@ def c6_clock(on_gpu: bool) -> str:
     """Which clock timed narrow, as C6's reason names it (review 2026-12-03e item 8: on a GPU
     the reason said 'takes 1.14x the time' of a timing taken on CPU tensors, under a seed whose
     numbers are GPU time). narrow makes a tensor header on the host and runs no kernel, so
-    there is no GPU time to take: on a GPU it is timed on CPU tensors of the same layout."""
-    return ("host time, on CPU tensors of the same layout (narrow runs no kernel, so the seed's "
-            "GPU time has nothing to time)" if on_gpu else "CPU time")
+    there is no GPU time to take: on a GPU it is timed on CPU tensors of the same layout.
+    The clock's name comes first; what follows in parentheses, `check_c6` puts after the
+    comparison it qualifies, so the sentence reads whole."""
+    return ("host time (timed on CPU tensors of the same layout: narrow runs no kernel, so the "
+            "seed's GPU time has nothing to time)" if on_gpu else "CPU time")
 
 
 def check_c6(ev: Mapping, th: Mapping) -> tuple[str, str, str]:
     copied = int(ev["copy_bytes"])
     ratio = stated_ratio(ev.get("narrow_ratio"), ev["narrow_transposed_median_s"], ev["narrow_contiguous_median_s"])
-    clock = ev.get("clock") or "time"
+    clock, qualified, why = str(ev.get("clock") or "time").partition(" (")  # c6_clock's name (why)
     if copied == 0 and ev["shares_storage"]:
         return (REFUTED, f"narrow on the transposed view copied 0 bytes and shares storage; "
-                f"it takes {ratio:.2f}x the {clock} of narrow on the contiguous tensor", "")
+                f"it takes {ratio:.2f}x the {clock} of narrow on the contiguous tensor"
+                + (f" ({why}" if qualified else ""), "")
     text = f"narrow copied {copied} bytes"
     if ratio > th["narrow_costly_ratio"]:
         return CONFIRMED, f"{text}; it took {ratio:.2f}x as long", ""

@@ -74,6 +74,7 @@ def _c6(chapter: session.Chapter, quick: bool) -> claims.Verdict:
         "narrow_contiguous_median_s": cmp["narrow on contiguous x"].timing.median_s,
         "narrow_transposed_median_s": moved.timing.median_s,
         "narrow_ratio": moved.ratio, "ratio_iqr": [moved.ratio_q25, moved.ratio_q75], "flags": flagged,
+        "clock": ch02.c6_clock(chapter.on_gpu),  # as the notebook's: on a GPU, host time on CPU tensors
     }, form=ch02_cases.form(chapter, "C6", seed_form_on_gpu=True))
 
 
