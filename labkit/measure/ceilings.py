@@ -194,12 +194,17 @@ def higher_of(new: Ceilings, old: Ceilings | None) -> Ceilings:
 
 
 def kept_note(result: Ceilings) -> str:
-    """One line on the ceilings a refresh kept from an earlier run of this machine, or ''."""
+    """One line on the ceilings a refresh kept from an earlier run of this machine, or ''.
+
+    Why it is said once at the end: on a GPU five ceilings (copy and four kinds of matmul
+    math) can each be kept, and chapter 00's page has 1,500 words in all."""
     kept = result.details.get("kept_higher") or {}
+    if not kept:
+        return ""
     return "; ".join(
         f"{key.replace('_gbps', '').replace('_tflops.', ' ')}: kept {v['kept']:.4g} from "
-        f"{str(v['measured_at'])[:16]} (this run read {v['this_run']:.4g}, lower: a ceiling is the best reading)"
-        for key, v in kept.items())
+        f"{str(v['measured_at'])[:16]} (this run read {v['this_run']:.4g})"
+        for key, v in kept.items()) + ": a ceiling is the best reading, and a loaded run reads low"
 
 
 def copy_bandwidth_gbps(nbytes: int, where: torch.device, rep_ms: float | None = None,
