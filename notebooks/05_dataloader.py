@@ -58,7 +58,8 @@ print(lesson.plan_text())
 # batches fresh from workers, each in a new shared-memory segment whose pages the step's
 # first read touches (on a GPU its page faults are shown), the copy to the device inside.
 # Beside it, the same step on one private batch used again (its pages already touched); on a
-# GPU also the step with its batch already on the device, and the copy alone.
+# GPU also the step with its batch already on the device, and the copy alone (their spread
+# here; the plateau below reads them as parts of the step).
 
 # %%
 bench = lesson.prepare()  # knee_experiment.prepare: the dataset, the step, one sample's and one step's cost
@@ -135,8 +136,9 @@ lesson.plateau_text()  # kept under plateau
 # With the worker count fixed at the knee: **uint8 batches**: the workers stop at the decoded
 # pixels and the step normalises on its own device (`train_step` does it when a batch arrives
 # as uint8), so the worker skips the float arithmetic and a quarter of the bytes cross shared
-# memory; on a GPU the step's own pageable copy and its first touch shrink to a quarter too
-# (the table's note gives the bytes). On a CPU also one or four batches prefetched per worker
+# memory (the table's note gives them, computed from the shapes). On a GPU a quarter would
+# cross to the device too, but the ladder's uint8 row copies pinned: no row times a pageable
+# uint8 copy. On a CPU also one or four batches prefetched per worker
 # and half and twice the batch, each read against the baseline. On a GPU the seed's advice
 # as a ladder, each step read against the one before: + `pin_memory` (the seed's first
 # advice), then + a *device prefetcher* (copies the next batch on a second CUDA stream while
@@ -150,8 +152,8 @@ lesson.plateau_text()  # kept under plateau
 # Its ratio is the geometric mean of the six, with a 95% interval from their spread: a gain
 # only when the whole interval lies above 1x (and the mean clears a 5% band), *no difference*
 # only when it lies inside 0.95-1.05x, and *not resolved* when it is too wide to tell. A knob
-# that does nothing is called a gain or a loss about 5% of the time. A time budget cuts from
-# the end of the list; what it left out is named.
+# that does nothing is called a gain or a loss about 5% of the time (the rule in full is folded
+# under the table). A time budget cuts from the end of the list; what it left out is named.
 
 # %%
 lesson.knob_sweep()  # each knob against the baseline, round by round, and the plot; kept under sweep_knobs

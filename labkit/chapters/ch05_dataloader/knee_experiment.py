@@ -229,8 +229,8 @@ def knob_settings(workers: int, batch_size: int, on_gpu: bool) -> list[loader_sw
     (the seed's first advice, read against the baseline), then + the device prefetcher + uint8
     (read against + pin). Four rows, six rounds (KNOB_ROUNDS) of KNOB_GPU_WINDOW_QUEUES-long
     windows, priced by cost_model within the chapter's time. Not separated there: the device
-    prefetcher from uint8 (the CPU list measures uint8 alone; on a GPU uint8 also cuts the
-    step's pageable copy to a quarter, which the pinned rows no longer pay), pinning's copy from
+    prefetcher from uint8 (the CPU list measures uint8 alone; a pageable uint8 copy, a quarter of
+    the float32 one, is paid by no GPU row: the uint8 row copies pinned), pinning's copy from
     its host thread (C23 and C25 time the pinned copy alone; the optional section the thread),
     and both prefetch factors (the CPU list). On a CPU (rounds cost a fraction of a second):
     uint8, prefetch 1 and 4, half and twice the batch (which change the step itself), each

@@ -70,6 +70,7 @@ def _ref() -> str:
 
 
 CELL_SECONDS_KEY = "cell_seconds"
+PROFILER_CYCLE_NOTE = "Warning: Profiler clears events at the end of each cycle"  # a regex's start
 
 
 def process_age_s() -> float | None:
@@ -134,7 +135,13 @@ class Lesson:
                 self._fresh_pin = h2d_copies.FreshPinProcess()
             except (OSError, RuntimeError):  # measured in a process started then instead
                 self._fresh_pin = None
-        self.bench = knee_experiment.prepare()
+        with warnings.catch_warnings():
+            # torch's notice (once a process) that a profiler object started again keeps only
+            # its latest cycle: on the H200 prepare's GPU timings gave it (37 words on the page,
+            # results/h200_notebooks/05_dataloader.ipynb); the harness keeps the profiler's
+            # notes on its own cycles out of the learner's output too (kernel_records)
+            warnings.filterwarnings("ignore", message=PROFILER_CYCLE_NOTE)
+            self.bench = knee_experiment.prepare()
         self.data, self.step = self.bench.data, self.bench.step
         return self.bench
 
@@ -150,9 +157,9 @@ class Lesson:
             bench.step_as_swept.line(faults=self.on_gpu) if bench.step_as_swept else ""])
         if bench.private_step is not None:  # faults on a GPU only: fresh_step says why
             out.append(bench.private_step.line(pages=False, faults=self.on_gpu))
-        if self.on_gpu:
-            out += [timing_line(bench.compute, "lesson.bench.compute"),
-                    *([timing_line(bench.copy_alone, "lesson.bench.copy_alone")] if bench.copy_alone else [])]
+        if self.on_gpu:  # the plateau below prints them as parts of the step: here the spread
+            out.append(parts_line({"the step on the device": (bench.compute, "lesson.bench.compute"),
+                                   "the copy alone": (bench.copy_alone, "lesson.bench.copy_alone")}))
         free = shm.free_bytes()
         out += [f"loading a batch takes {bench.batch_load_s / bench.step_s:.1f}x the step",
                 f"/dev/shm free: {'unknown' if free is None else f'{free / 2**20:.0f} MiB'}; the "
@@ -250,22 +257,26 @@ class Lesson:
                        "/dev/shm, or the time budget cut them: see the lines above and below)")
         if self.sweep_knobs.budget_note():
             shown.note(self.sweep_knobs.budget_note())
-        return Shown([knee_experiment.knob_rule(self.sweep_knobs.rounds), shown, loader_plots.sweep_figure(
+        # the rule in full, folded: the markdown above says it in words (on the H200 some 70
+        # words of the chapter's 1,500 said it twice); recorded under sweep_knobs as before
+        shown.fold("the rule, in full", knee_experiment.knob_rule(self.sweep_knobs.rounds))
+        return Shown([shown, loader_plots.sweep_figure(
             self.sweep_knobs, f"the other knobs, {self.sweep_knobs.runs[0].setting.num_workers} worker(s)")])
 
     def batch_bytes_text(self) -> str:
-        """A batch's bytes in float32 and in uint8 (review 2026-12-03e item 7): what crosses
-        shared memory and, on a GPU, what the step's own pageable copy moves (at the rate the
-        copy alone was measured at, where it was)."""
+        """A batch's bytes in float32 and in uint8 (review 2026-12-03e item 7), computed from
+        the shapes: what crosses shared memory and, on a GPU, the copy to the device. What was
+        timed of that copy is said too: only the pageable float32 copy (the plateau's copy
+        part). Why: this note used to price a pageable uint8 copy at the float32 copy's rate
+        ("about 1.6 ms in uint8") as if a row paid it, but the GPU ladder's only uint8 row
+        copies pinned, with the device prefetcher: no GPU row pays a pageable uint8 copy."""
         batch = self.plan.batch_size
         f32, u8 = batch * self.bench.data.sample_bytes, batch * self.bench.data_uint8.sample_bytes
         text = (f"a batch is {f32 / 1e6:.1f} MB in float32, {u8 / 1e6:.1f} MB in uint8 "
-                f"({u8 / f32:.2f}x): through shared memory")
-        copy = self.bench.copy_alone
-        if copy is not None and copy.bytes_moved:
-            gbps = copy.bytes_moved / copy.median_s / 1e9
-            text += (f" and, on this GPU, through the step's pageable copy ({copy.median_s * 1e3:.1f} "
-                     f"ms in float32, about {u8 / gbps / 1e6:.1f} ms in uint8 at {gbps:.1f} GB/s)")
+                f"({u8 / f32:.2f}x, from the shapes): what crosses shared memory")
+        if self.on_gpu:
+            text += ("; to the device, only the pageable float32 copy was timed (the plateau's copy "
+                     "part): the uint8 row copies pinned, with the device prefetcher")
         return text + "."
 
     def noise_floor_text(self) -> str:
@@ -284,8 +295,8 @@ class Lesson:
     def recorded_gpu_knobs(self) -> object:
         """The reference GPU's knob rows (pin_memory, non_blocking, the device prefetcher),
         labelled recorded; samples/s from total time (`loader_sweep.row_samples_per_s`)."""
-        if self.on_gpu:
-            return Lines(["This run is on a GPU: the table above has the GPU knobs."])
+        if self.on_gpu:  # the knob table above is this GPU's own
+            return Lines()
         gpu_knobs = self.chapter.recorded("sweep_knobs")
         if gpu_knobs is None:
             return "nothing recorded yet for the reference GPU"
@@ -383,7 +394,8 @@ class Lesson:
             verdict = self.chapter.judge("C25", h2d_copies.c25_busy_evidence(
                 busy["rows"], busy["warnings"]), form=claims.SEED_FORM)
             claims.save([verdict], self.chapter.key)
-            out.append(f"{verdict.claim_id} {verdict.label} -- {verdict.reason}")
+            # its reason repeats the table above in words: the verdicts' table below holds it
+            out.append(f"{verdict.claim_id} {verdict.label}; its reason: in the verdicts' table below")
         else:
             old = claims.recorded("C25")
             idle_form = old is not None and not old.evidence.get("busy_stream")
@@ -416,9 +428,9 @@ class Lesson:
             + ("; this grid cannot test whether the two agree." if knee.agrees is None else
                f"; the two {'agree' if knee.agrees else 'disagree'}."),
             f"The plateau: {plateau.measured:.0f} samples/s against {plateau.predicted:.0f} from "
-            f"batch / (step as swept + the same runs' wait), a consistency check that "
-            + (f"holds (within {plateau.tolerance:.0%}). " if plateau.agrees
-               else f"misses (outside {plateau.tolerance:.0%}). ")
+            f"batch / (step as swept + wait), "
+            + (f"within {plateau.tolerance:.0%}. " if plateau.agrees
+               else f"outside {plateau.tolerance:.0%}. ")
             + f"What bounds it: {plateau.bound}.",
             self._knob_takeaway(uint8_row),
             f"channels_last is a 4-D layout: from __getitem__ it raises "
@@ -441,8 +453,8 @@ class Lesson:
         before; on a CPU uint8 alone against the baseline."""
         steps = [r for r in self.knob_rows[1:] if not r["label"].endswith("(A/A)") and r.get("against")]
         if self.on_gpu and steps:
-            return ("The seed's advice as a ladder, each step read round by round against the one "
-                    "before by the knob table's rule: " + "; ".join(
+            return ("The seed's advice as a ladder, each step against the one before (the knob "
+                    "table's rule): " + "; ".join(
                         f"+ {r['label'][len(r['against']):].strip()} {against_text(r)}" for r in steps) + ".")
         if uint8_row is not None:
             return ("Knobs at the knee, read round by round against the baseline by the knob table's rule: "
@@ -722,13 +734,25 @@ def gpu_overlap_text(o: Mapping) -> str:
     return text
 
 
-def timing_line(timing: object, name: str) -> str:
-    """A Timing's first line, and its harness warnings named by their first words only (each is
-    a paragraph; `print(name)` shows them whole): the numbers stay, the prose that varies run
-    to run does not crowd the chapter's word budget."""
-    first, *_ = str(timing).splitlines()
-    kinds = [w.split(":")[0] for w in getattr(timing, "warnings", ())]
-    return first + (f"\n  harness warnings: {', '.join(kinds)} (print({name}) reads them)" if kinds else "")
+def parts_line(timings: Mapping[str, tuple[object, str]]) -> str:
+    """'the step on the device 22.0 ms (IQR 2.2), the copy alone 6.4 ms (IQR 0.5); harness
+    warnings: noisy, wall clock (print(lesson.bench.compute) ... reads them)': each Timing's
+    median and IQR, and its harness warnings named by their first words only (each is a
+    paragraph; `print(name)` shows them whole). Why so short: the plateau prints these
+    medians again as parts of the step, and on the H200 the two full Timing lines and their
+    warnings took some 70 words of the chapter's 1,500. A missing timing (None) is left out."""
+    shown, kinds, names = [], [], []
+    for what, (timing, name) in timings.items():
+        if timing is None:
+            continue
+        shown.append(f"{what} {timing.median_s * 1e3:.1f} ms (IQR {timing.iqr_s * 1e3:.1f})")
+        said = [w.split(":")[0] for w in getattr(timing, "warnings", ())]
+        kinds += [k for k in said if k not in kinds]
+        names += [name] if said else []
+    text = ", ".join(shown)
+    if kinds:
+        text += f"; harness warnings: {', '.join(kinds)} ({', '.join(f'print({n})' for n in names)})"
+    return text
 
 
 _CALLS = {knee_experiment.GAIN: "a gain", knee_experiment.LOSS: "a loss",

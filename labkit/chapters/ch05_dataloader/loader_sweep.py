@@ -824,12 +824,8 @@ class Plateau:
         """measured / predicted within the tolerance: the ratio the explanation prints."""
         return abs(self.measured / self.predicted - 1) <= self.tolerance
 
-    def parts(self) -> dict[str, float]:
-        """The step as swept in seconds, split where measured: 'ready' (batch on the device),
-        'copy' (the pageable copy alone, a GPU run), 'first touch' (fresh less private step),
-        'rest' (the private step less ready and copy: Python, launches, the loss's read-back;
-        not split further). Parts not measured are left out; on a CPU the step reads its batch
-        in place, so ready and private are one step and there is no copy."""
+    def _all_parts(self) -> dict[str, float]:
+        """Every part measured, a negative one included (see parts)."""
         out = {"ready": self.ready_step_s}
         private = self.private_step_s
         if self.on_gpu and self.copy_alone_s:
@@ -839,6 +835,21 @@ class Plateau:
             if self.on_gpu:
                 out["rest"] = private - sum(out[k] for k in ("ready", "copy") if k in out)
         return out
+
+    def parts(self) -> dict[str, float]:
+        """The step as swept in seconds, split where measured: 'ready' (batch on the device),
+        'copy' (the pageable copy alone, a GPU run), 'first touch' (fresh less private step),
+        'rest' (the private step less ready and copy: Python, launches, the loss's read-back;
+        not split further). Parts not measured are left out; on a CPU the step reads its batch
+        in place, so ready and private are one step and there is no copy. A difference that
+        came out below zero (a private step that ran slower than the fresh one: two medians
+        of a few steps each) is noise, not a part: it is left out here, so no sum counts it,
+        and `within_noise` names it."""
+        return {k: v for k, v in self._all_parts().items() if v >= 0}
+
+    def within_noise(self) -> dict[str, float]:
+        """The parts measured below zero, in seconds (their medians' difference: noise)."""
+        return {k: v for k, v in self._all_parts().items() if v < 0}
 
     @property
     def bound(self) -> str:
@@ -852,12 +863,12 @@ class Plateau:
             return "the step itself (no GPU: all of it runs on the CPU)"
         if self.gpu_idle_share > HOST_BOUND_IDLE:
             host = {k: v for k, v in self.parts().items() if k != "ready"}
-            gap = (f" ({self.launch_gap_us:.0f} us between kernel launches on average)"
+            gap = (f" ({self.launch_gap_us:.0f} us between launches)"
                    if self.launch_gap_us is not None else "")
-            added = (f"; of the {self.step_s * 1e3:.1f} ms step, {sum(host.values()) * 1e3:.1f} ms are "
-                     + ", ".join(host) + " (the parts above)" if host else "")
-            return (f"the host's part of the step: the GPU idles {100 * self.gpu_idle_share:.0f}% "
-                    f"of the profiled steps{gap}{added}")
+            added = (f"; {' + '.join(host)} = {sum(host.values()) * 1e3:.1f} of "
+                     f"{self.step_s * 1e3:.1f} ms" if host else "")
+            return (f"the host's side: the GPU idles {100 * self.gpu_idle_share:.0f}% of the profiled "
+                    f"steps{gap}{added}")
         return (f"the GPU's compute: it is busy {100 * (1 - self.gpu_idle_share):.0f}% of the "
                 "profiled steps")
 
@@ -879,6 +890,7 @@ class Plateau:
             if self.copy_alone_s and self.copy_bytes:
                 text += (f" (copy: {self.copy_bytes / 1e6:.1f} MB at "
                          f"{self.copy_bytes / self.copy_alone_s / 1e9:.1f} GB/s, pageable)")
+            text += "".join(f"; {k}: within noise" for k in self.within_noise())  # the two steps above
         if self.swept_step_s:
             text += (f". Inside the sweep: {self.swept_step_s * 1e3:.1f} ms a step"
                      f"{self._faults(self.swept_faults)}")
@@ -895,6 +907,7 @@ class Plateau:
     def as_dict(self) -> dict:
         return {**asdict(self), "ceiling": self.ceiling, "predicted": self.predicted,
                 "agrees": self.agrees, "bound": self.bound, "parts_s": self.parts(),
+                "within_noise_s": self.within_noise(),
                 "explanation": self.explanation()}
 
 

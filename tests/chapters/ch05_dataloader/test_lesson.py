@@ -155,14 +155,20 @@ def test_a_knob_row_reads_as_its_geometric_mean_interval_and_call():
     assert lesson.against_text(knee_experiment.call([1.2])) == "1.20x (one round: no interval, no decision)"
 
 
-def test_a_timing_line_keeps_the_numbers_and_names_the_warnings():
+def test_the_parts_line_keeps_each_median_and_spread_and_names_the_warnings():
     from labkit.measure import bench
 
-    timing = bench.time(lambda: sum(range(100)), rep_ms=5, warmup_ms=1, label="a sum")
+    measured = bench.time(lambda: sum(range(100)), rep_ms=5, warmup_ms=1, label="a sum")
+    timing = type(measured)(**{**measured.__dict__, "warnings": ()})  # whatever this CPU said
     noisy = type(timing)(**{**timing.__dict__, "warnings": ("noisy: IQR is 20% of the median", "page faults: many")})
-    line = lesson.timing_line(noisy, "lesson.bench.compute")
-    assert line.splitlines()[0] == str(timing).splitlines()[0]
-    assert "harness warnings: noisy, page faults (print(lesson.bench.compute) reads them)" in line
+    line = lesson.parts_line({"the step on the device": (noisy, "lesson.bench.compute"),
+                              "the copy alone": (timing, "lesson.bench.copy_alone"),
+                              "never timed": (None, "lesson.bench.nothing")})
+    assert line.startswith(f"the step on the device {noisy.median_s * 1e3:.1f} ms (IQR {noisy.iqr_s * 1e3:.1f}), "
+                           f"the copy alone {timing.median_s * 1e3:.1f} ms")
+    assert line.endswith("; harness warnings: noisy, page faults (print(lesson.bench.compute))")
+    assert "never timed" not in line and "IQR is 20%" not in line
+    assert "harness warnings" not in lesson.parts_line({"alone": (timing, "x")})
 
 
 def test_on_a_cpu_the_seconds_are_kept_but_not_recorded(monkeypatch):
@@ -175,7 +181,7 @@ def test_on_a_cpu_the_seconds_are_kept_but_not_recorded(monkeypatch):
     assert set(run.seconds) == {"prepare"} and lesson.CELL_SECONDS_KEY not in chapter.kept
 
 
-def test_on_a_gpu_the_knob_ladder_and_the_copy_read_from_the_rows_the_h200_records():
+def test_on_a_gpu_the_knob_ladder_and_the_copy_read_from_the_rows_the_h200_records(monkeypatch):
     """The GPU-only texts of the knob cell and the overlap, fed rows shaped as knob_table makes
     them on a GPU (the ladder: + pin against the baseline, + devprefetch + uint8 against + pin)
     and the H200's numbers (a 38.5 MB batch copied pageable in 6.4 ms; the tuned overlap idle
@@ -203,9 +209,64 @@ def test_on_a_gpu_the_knob_ladder_and_the_copy_read_from_the_rows_the_h200_recor
                                 data_uint8=SimpleNamespace(sample_bytes=side),
                                 copy_alone=SimpleNamespace(bytes_moved=64 * 4 * side, median_s=0.0064))
     text = run.batch_bytes_text()
-    assert text.startswith("a batch is 38.5 MB in float32, 9.6 MB in uint8 (0.25x)")
-    assert "6.4 ms in float32, about 1.6 ms in uint8 at 6.0 GB/s" in text
+    assert text.startswith("a batch is 38.5 MB in float32, 9.6 MB in uint8 (0.25x, from the shapes)")
+    # no GPU row pays a pageable uint8 copy: the text prices none, and says what was timed
+    assert "only the pageable float32 copy was timed" in text and "uint8 row copies pinned" in text
+    assert "1.6 ms" not in text and "ms in uint8" not in text
+    run.on_gpu = False  # a CPU: the bytes through shared memory, and no copy to a device
+    assert run.batch_bytes_text() == ("a batch is 38.5 MB in float32, 9.6 MB in uint8 (0.25x, from the "
+                                      "shapes): what crosses shared memory.")
+    run.on_gpu = True
+    # the knob cell: the rule folded under the table (the markdown says it in words), the
+    # bytes as a note; and the recorded-GPU cell prints nothing on a GPU (the table is its own)
+    base = SimpleNamespace(setting=SimpleNamespace(num_workers=8, batch_size=64), samples_per_s=1300.0)
+    run.sweep_knobs = SimpleNamespace(rounds=6, runs=[base], budget_note=lambda: "")
+    run.sweep_workers = SimpleNamespace(where=lambda **_: [base])
+    run._wanted = [SimpleNamespace(label=r["label"]) for r in run.knob_rows]
+    monkeypatch.setattr(lesson.loader_plots, "sweep_figure", lambda *a: "a figure")
+    shown = run.knob_text()
+    assert len(shown) == 2 and shown[1] == "a figure"
+    (table,) = [shown[0]]
+    assert table.folded == [("the rule, in full", knee_experiment.knob_rule(6))]
+    assert run.batch_bytes_text() in table.notes
+    assert "The rule:" not in "".join(table.notes) and str(run.recorded_gpu_knobs()) == ""
     tuned = {"waiting_share": 0.0015, "gpu_idle_share": 0.75, "h2d_overlap_share": 0.068}
     assert lesson.gpu_overlap_text(tuned).startswith(", GPU idle 75%, H2D copy beside kernels 7% (host-bound")
     assert "host-bound" not in lesson.gpu_overlap_text({**tuned, "waiting_share": 0.81})
     assert lesson.gpu_overlap_text({**tuned, "gpu_idle_share": None}) == ""
+
+
+def test_on_a_gpu_c25_is_judged_from_the_busy_table_and_its_reason_is_left_to_the_verdicts_table(monkeypatch):
+    """The H200's busy-stream rows, judged by today's C25 check: the cell prints the table and
+    the verdict's label; the reason (the table again, in words) is the verdicts' table's."""
+    from labkit import claims
+
+    rows = results.recorded("05_dataloader", "busy_stream", machine="nvidia-h200")  # the course's record
+    chapter = FakeGpuChapter()
+    chapter.judge = lambda cid, evidence, form: claims.get(cid).judge(evidence, machine="a test", form=form)
+    saved = []
+    monkeypatch.setattr(claims, "save", lambda verdicts, key: saved.extend(verdicts))
+    text = "\n".join(str(line) for line in lesson.Lesson(chapter).c25(rows))
+    verdict = saved[0]
+    assert verdict.claim_id == "C25" and f"C25 {verdict.label}; its reason: in the verdicts' table below" in text
+    assert verdict.reason not in text and "256.00 MiB" in text
+
+
+def test_prepare_keeps_the_profilers_cycle_note_off_the_page_and_lets_other_warnings_through(monkeypatch):
+    """On the H200 torch's profiler note ('clears events at the end of each cycle', once a
+    process) was 37 of the chapter's output words, printed under prepare's cell."""
+    import warnings
+
+    bench = type("B", (), {"data": None, "step": None})()
+
+    def prepare():
+        warnings.warn("Warning: Profiler clears events at the end of each cycle. Only events from "
+                      "the current cycle will be reported.", UserWarning, stacklevel=1)
+        warnings.warn("a warning the learner should read", UserWarning, stacklevel=1)
+        return bench
+
+    monkeypatch.setattr(lesson.knee_experiment, "prepare", prepare)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        lesson.Lesson(FakeGpuChapter(on_gpu=False)).prepare()
+    assert [str(w.message) for w in caught] == ["a warning the learner should read"]

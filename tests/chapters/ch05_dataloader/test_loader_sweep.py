@@ -623,14 +623,39 @@ def test_the_step_as_swept_is_split_into_ready_copy_first_touch_and_rest_with_th
     text = plateau.explanation()
     assert "47.0 ms, 9,400 page faults; on a private batch 37.7 ms, 0 page faults" in text
     assert "ready 22.0 + copy 6.4 + first touch 9.3 + rest 9.3 ms" in text and "6.0 GB/s" in text
-    assert "idles 75%" in plateau.bound and "31 us between kernel launches" in plateau.bound
-    assert "of the 47.0 ms step, 25.0 ms are copy, first touch, rest" in plateau.bound
+    assert "idles 75%" in plateau.bound and "31 us between launches" in plateau.bound
+    assert "copy + first touch + rest = 25.0 of 47.0 ms" in plateau.bound
+    assert plateau.within_noise() == {} and "within noise" not in text
     assert "launching the kernels above all" not in plateau.bound
     # on a CPU the step reads its batch in place: no copy, no rest; first touch still shows
     cpu = loader_sweep.plateau_of(sweep, loader_sweep.knee_of(sweep), step_s=0.012, ready_step_s=0.010,
                                   private_step_s=0.010, step_faults=300, private_faults=2)
     assert list(cpu.parts()) == ["ready", "first touch"] and "ready" not in cpu.explanation()
     assert "page faults" not in cpu.explanation()  # a CPU step's own allocations fault too: not shown
+
+
+def test_a_first_touch_below_zero_is_within_noise_and_no_sum_counts_it():
+    """Two medians of a few steps each: a private step can run slower than the fresh one (a
+    'first touch' of -0.8 ms). It is printed as within noise, never as a negative ms, and the
+    host's parts that the bound sums are the copy and the rest alone."""
+    runs = [run_of(0, 64, [0.3] * 3, [0.047] * 3, [1.04] * 3),
+            run_of(8, 64, [0.007] * 3, [0.047] * 3, [0.054] * 3)]
+    sweep = loader_sweep.Sweep(runs)
+    plateau = loader_sweep.plateau_of(sweep, loader_sweep.knee_of(sweep), step_s=0.0377,
+                                      ready_step_s=0.022, copy_alone_s=0.0064, copy_bytes=38_535_168,
+                                      on_gpu=True, private_step_s=0.0385, gpu_idle_share=0.6,
+                                      launch_gap_us=41.0)
+    assert list(plateau.parts()) == ["ready", "copy", "rest"]
+    assert plateau.within_noise() == {"first touch": pytest.approx(-0.0008)}
+    text = plateau.explanation()
+    assert "ready 22.0 + copy 6.4 + rest 10.1 ms" in text and "first touch: within noise" in text
+    assert "-0.8" not in text and "-0.8" not in plateau.bound
+    assert "copy + rest = 16.5 of 37.7 ms" in plateau.bound
+    assert plateau.as_dict()["within_noise_s"] == plateau.within_noise()
+    # a fresh step exactly as fast as the private one is a part of 0 ms, not noise
+    even = loader_sweep.plateau_of(sweep, loader_sweep.knee_of(sweep), step_s=0.0377, ready_step_s=0.022,
+                                   copy_alone_s=0.0064, on_gpu=True, private_step_s=0.0377)
+    assert even.parts()["first touch"] == 0 and even.within_noise() == {}
 
 
 def test_an_a_a_control_is_the_baseline_under_its_own_label():
