@@ -48,8 +48,8 @@ chapter.rules()
 
 # %%
 ceiling = chapter.lab.ceilings.measure()
-print(f"this machine's ceilings: copy {ceiling.copy_gbps:.1f} GB/s (read + write); matmul "
-      + ", ".join(f"{math} {rate:.3g} TFLOP/s" for math, rate in ceiling.matmul_tflops.items()))
+print(f"this machine's ceilings: copy {ceiling.copy_gbps:.1f} GB/s (read + write); matmul TFLOP/s: "
+      + ", ".join(f"{math} {rate:.3g}" for math, rate in ceiling.matmul_tflops.items()))
 
 # %% [markdown]
 # ## Contiguous, in which format?
@@ -252,10 +252,7 @@ for n, dtype in gemm_settings:
         "pct_of_matmul_ceiling": {k: v.timing.pct_of_matmul_ceiling for k, v in cmp.variants.items()},
     })
 first_case = next(iter(c10_comparisons))
-chapter.show(c10_comparisons[first_case], title=first_case).note(
-    "torch.matmul on the view copied: " + "; ".join(
-        f"{c['case']}: detector {c['matmul_view_copy_bytes']} B, profiler {c['copies_inside'] or 'no copy'}"
-        for c in c10_cases))
+chapter.show(c10_comparisons[first_case], title=first_case).note(chapter.lab.cases.c10_copy_note(c10_cases))
 
 # %%
 c10 = chapter.judge("C10", {"cases": c10_cases, "flags": c10_flagged, "device": str(chapter.device)},

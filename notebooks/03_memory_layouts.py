@@ -50,7 +50,9 @@ cases, copies = chapter.lab.cases, chapter.lab.copies
 chapter.rules()
 
 # %%
-chapter.lab.ceilings.measure()
+ceiling = chapter.lab.ceilings.measure()
+print(f"this machine's ceilings: copy {ceiling.copy_gbps:.1f} GB/s (read + write); matmul TFLOP/s: "
+      + ", ".join(f"{math} {rate:.3g}" for math, rate in ceiling.matmul_tflops.items()))
 
 # %% [markdown]
 # ## Same shape, other strides
@@ -411,7 +413,7 @@ chapter.exercise("03.element_at").check(element_at)
 # Each line below is computed from this run's measurements.
 
 # %%
-ratios = cases.ratios_line(runs, kept_runs)  # a host-bound run marked; a same-allocator rerun beside it
+ratios = cases.takeaway_ratios(runs, kept_runs)  # each run (a CPU's few) or the span of a GPU's nine
 takeaways = [
     f"channels_last is a stride pattern: same shape, strides {img_cl.stride()} for a 1x3x2x2 image.",
     f"It survives a whole ResNet-50: {len(records) - len(dropped)} of {len(records)} modules keep it. "

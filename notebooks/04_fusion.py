@@ -39,6 +39,8 @@ if "COLAB_RELEASE_TAG" in os.environ:
     assert status == 0, "installing labkit failed: the lines above say why"
 
 # %%
+import warnings
+
 import torch
 
 from labkit import session
@@ -57,7 +59,9 @@ cases = chapter.lab.cases  # this chapter's cases, tables and quiz answers (labk
 
 # %%
 has_triton = chapter.lab.fused_kernels.triton_available()
-ceiling = chapter.lab.ceilings.measure()
+with warnings.catch_warnings():  # on a GPU, the profiler's once-a-process note on its own cycles
+    warnings.filterwarnings("ignore", message=".*Profiler clears events")
+    ceiling = chapter.lab.ceilings.measure()
 print(f"this machine's copy ceiling: {ceiling.copy_gbps:.0f} GB/s; Triton usable here: {has_triton}")
 chapter.rules()
 

@@ -109,6 +109,18 @@ C9_CHOICES = (f"under {ch02.STRIDED_PENALTY_RATIO:g}x", f"{ch02.STRIDED_PENALTY_
               "more than 5x")
 
 
+def c10_copy_note(cases: list[Mapping]) -> str:
+    """What torch.matmul on the view copied, under C10's table: one clause when every case
+    agrees (a GPU's four sizes and dtypes said 'detector 0 B, profiler no copy' four times,
+    34 words of a page limited to 1,500), else each case's."""
+    if not cases:
+        raise ValueError("c10_copy_note needs at least one case of C10")
+    said = [f"detector {c['matmul_view_copy_bytes']} B, profiler {c['copies_inside'] or 'no copy'}" for c in cases]
+    if len(cases) > 1 and len(set(said)) == 1:
+        return f"torch.matmul on the view copied, in all {len(cases)} cases: {said[0]}"
+    return "torch.matmul on the view copied: " + "; ".join(f"{c['case']}: {s}" for c, s in zip(cases, said, strict=True))
+
+
 def _c9_class(ratio: float) -> str:
     return C9_CHOICES[0] if ratio < ch02.STRIDED_PENALTY_RATIO else C9_CHOICES[1 if ratio <= 5 else 2]
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import copy
 import re
+import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -76,7 +77,9 @@ def probe_side(on_gpu: bool) -> int:
 
 def propagation_table(records: Sequence[LayerLayout], last: int = 2) -> Table:
     """How many modules of each kind return channels_last (traced by `trace_layouts`); under
-    it, the first module that does not, and what the last `last` modules got and returned."""
+    it, the first module that does not, and, folded, what the last `last` modules got and
+    returned (the table's rows already say which kinds keep it; some 20 words of a page limited
+    to 1,500)."""
     counts: dict[tuple[str, str], int] = {}
     for r in records:
         counts[(r.kind, r.verdict)] = counts.get((r.kind, r.verdict), 0) + 1
@@ -88,11 +91,10 @@ def propagation_table(records: Sequence[LayerLayout], last: int = 2) -> Table:
     kept = sum(r.output_format in propagation.STILL_CHANNELS_LAST for r in records)
     shown.note(f"{kept} of {len(records)} modules return channels_last (counting a 1x1 map, where "
                f"both formats agree); the first that does not: {first.name} ({first.kind}, "
-               f"output {first.output_format}). The last {last}:")
-    for r in records[-last:]:
-        shown.note(f"  {r.name} ({r.kind}): {r.input_format} -> {r.output_format}, "
-                   f"channel stride {r.output_stride[1]}")
-    return shown
+               f"output {first.output_format}).")
+    return shown.fold(f"the last {last} modules: what each got and returned", "\n".join(
+        f"{r.name} ({r.kind}): {r.input_format} -> {r.output_format}, channel stride {r.output_stride[1]}"
+        for r in records[-last:]))
 
 
 def operation_table(operations: Mapping[str, Callable[[], torch.Tensor]]) -> Table:
@@ -134,10 +136,14 @@ def reshape_copies_from(act: torch.Tensor, act_cl: torch.Tensor) -> str:
 def ops_run(fn: Callable[[], object], on_gpu: bool) -> list[str]:
     """Names of what ran, from the profiler: CUDA kernels on a GPU, aten ops on a CPU."""
     activity = torch.profiler.ProfilerActivity.CUDA if on_gpu else torch.profiler.ProfilerActivity.CPU
-    with torch.no_grad(), torch.profiler.profile(activities=[activity]) as prof:
-        fn()
-        if on_gpu:
-            torch.cuda.synchronize()
+    with warnings.catch_warnings():
+        # On a GPU the profiler warns at exit that it 'clears events at the end of each cycle'
+        # (37 words on the H200's page); one profile is one cycle, so no event is lost.
+        warnings.filterwarnings("ignore", message=".*Profiler clears events.*")
+        with torch.no_grad(), torch.profiler.profile(activities=[activity]) as prof:
+            fn()
+            if on_gpu:
+                torch.cuda.synchronize()
     wanted = torch.autograd.DeviceType.CUDA if on_gpu else torch.autograd.DeviceType.CPU
     return sorted({e.name for e in prof.events() if e.device_type == wanted})
 
@@ -383,7 +389,29 @@ def sweep_table(runs: Sequence[Mapping]) -> Table:
     NHWC/NCHW is the ratio of the two rates shown; 'rounds' the middle half of the per-round
     ratios, in the same direction (images per second), so a run's spread is read here and not
     from a second table of times in the other direction (review 2026-12-03e item 6: a time
-    ratio of 1.06x sat below the sweep's 0.94x img/s as if two results)."""
+    ratio of 1.06x sat below the sweep's 0.94x img/s as if two results).
+
+    Where runs were traced (a GPU: nine runs of fourteen columns, some 230 words on the H200,
+    the page's limit 1,500), the table shows what the verdict reads (the rates, their ratio,
+    the regime and the device ratio) and folds the rest (`sweep_detail`) beneath it."""
+    full = sweep_detail(runs)
+    if not any(r.get("nchw_busy_s") for r in runs):
+        return full
+    kept = ["dtype", "batch", "NCHW", "NHWC", "NHWC/NCHW", "bound by", "device NCHW/NHWC"]
+    shown = Table(full.title, kept, units={c: u for c, u in full.units.items() if c in kept})
+    index = [full.columns.index(c) for c in kept]
+    for row in full.rows:
+        shown.add(*(row[i] for i in index))
+    rest = [c for c in full.columns if c not in kept or c in ("dtype", "batch")]
+    detail = Table("", rest, units={c: u for c, u in full.units.items() if c in rest}, notes=full.notes)
+    for row in full.rows:
+        detail.add(*(row[full.columns.index(c)] for c in rest))
+    return shown.fold("the other columns, and how 'bound by' is read",
+                      str(detail))
+
+
+def sweep_detail(runs: Sequence[Mapping]) -> Table:
+    """Every column of C7's sweep (`sweep_table` shows all of them where no run was traced)."""
     traced = any(r.get("nchw_busy_s") for r in runs)
     columns = ["dtype", "batch", "NCHW", "NHWC", "NHWC/NCHW", "rounds", "math", "NCHW of ceiling",
                "NHWC of ceiling"]
@@ -446,6 +474,33 @@ def ratios_line(runs: Sequence[Mapping], kept: Sequence[Mapping] = ()) -> str:
             text += f" (host-bound; device {r['nchw_busy_s'] / r['nhwc_busy_s']:.2f}x)"
         parts.append(text)
     return "; ".join(parts) if second else ", ".join(parts)
+
+
+def takeaway_ratios(runs: Sequence[Mapping], kept: Sequence[Mapping] = (), most: int = 4) -> str:
+    """The takeaway's NHWC/NCHW images per second: each run (`ratios_line`) for a few runs (a
+    CPU's two batches), else their span (`ratios_span`): the sweep table just above lists a
+    GPU's nine, and the takeaway repeated them in some 90 words of a page limited to 1,500."""
+    return ratios_line(runs, kept) if len(runs) <= most else ratios_span(runs)
+
+
+def ratios_span(runs: Sequence[Mapping]) -> str:
+    """'1.12x (float32 b16) to 3.46x (bfloat16 b16) over 9 runs; by device time, ...': the
+    lowest and highest wall ratio with their runs, and, where any run is host-bound (its
+    wall ratio measures the host's launches more than the layout), the device-busy span."""
+    if not runs:
+        raise ValueError("ratios_span needs at least one run of C7's sweep")
+
+    def span(ratio: Callable[[Mapping], float], among: Sequence[Mapping]) -> str:
+        low, high = min(among, key=ratio), max(among, key=ratio)
+        name = lambda r: f"{r['dtype']} b{r['batch']}"  # noqa: E731
+        return (f"{ratio(low):.2f}x ({name(low)}) to {ratio(high):.2f}x ({name(high)})"
+                if low is not high else f"{ratio(low):.2f}x ({name(low)})")
+
+    text = f"{span(lambda r: r['nhwc_img_s'] / r['nchw_img_s'], runs)} over {len(runs)} runs"
+    busy = [r for r in runs if r.get("nchw_busy_s") and r.get("nhwc_busy_s")]
+    if any(c7_claims.regime(r)[0] for r in busy):
+        text += f"; by device time {span(lambda r: r['nchw_busy_s'] / r['nhwc_busy_s'], busy)}"
+    return text
 
 
 def verdict_tag(verdict: object) -> str:

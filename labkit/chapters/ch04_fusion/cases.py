@@ -32,7 +32,6 @@ from labkit.chapters.ch04_fusion.claims import C18_FORM, seed_contrast
 from labkit.claims import quiz_keys
 from labkit.core import results
 from labkit.measure import bench, timeline
-from labkit.measure.timing import format_seconds
 from labkit.models import folding, resnet
 from labkit.show.table import Table, rows
 from labkit.show.widgets.quiz import Key
@@ -145,17 +144,19 @@ def loop_pace(comparison: bench.Comparison, original: str, changed: str) -> str:
     against its device time, both measured by the harness) and the ratio of the slower of the
     two: what a loop of calls would gain, which device time alone misses when the original is
     launch-bound (folding removes launches as well as memory passes). '' where no host launch
-    was measured (a CPU, or a call that waited for the GPU)."""
+    was measured (a CPU, or a call that waited for the GPU).
+
+    The two clocks are the table's own columns just above (device time, host launch), so the
+    line names only which one bounds each (the H200's page repeated all four times in 25 words).
+    """
     a, b = comparison[original].timing, comparison[changed].timing
     if a.host_s is None or b.host_s is None:
         return ""
-
-    def clocks(t: object) -> str:
-        bound = "host" if t.launch_bound else "device"  # type: ignore[attr-defined]
-        return (f"host {format_seconds(t.host_s)} against device "  # type: ignore[attr-defined]
-                f"{format_seconds(t.median_s)}, {bound}-bound")  # type: ignore[attr-defined]
+    bound_a, bound_b = ("host" if t.launch_bound else "device" for t in (a, b))  # type: ignore[attr-defined]
+    bounds = (f"both {bound_a}-bound" if bound_a == bound_b
+              else f"original {bound_a}-bound, folded {bound_b}-bound")
     pace = max(a.host_s, a.median_s) / max(b.host_s, b.median_s)
-    return f"per call: original {clocks(a)}; folded {clocks(b)}. {LOOP_PACE}: {pace:.2f}x."
+    return f"Per call {bounds}; {LOOP_PACE}: {pace:.2f}x."
 
 
 def brief(stated: str) -> str:
@@ -724,20 +725,23 @@ def triton_add_class(measured: object, has_triton: bool, recorded: object) -> Ke
 
 
 def add_table(record: object, title: str = "Triton's add against PyTorch's, fp16") -> Table | str:
-    """One row per size: each add's GB/s, the speed-up, and each one's device time and host
-    launch apart; labelled recorded when it was not measured here."""
+    """One row per size: each add's GB/s and the speed-up; labelled recorded when it was not
+    measured here. Each add's device time and host launch, measured apart, are folded under
+    it (32 numbers, some 50 words of a page limited to 1,500), the smallest row's in the note
+    that reads a loop of small adds from them (`small_add_line`)."""
     payload = _payload(record)
     if payload is None:
         return str(record)
     # The aligned column only where some size is not aligned (a sweep of powers of two is all aligned).
     aligned = [] if all(r["aligned"] for r in payload["rows"]) else ["aligned"]
-    shown = Table(title, ["elements", *aligned, "Triton GB/s", "PyTorch GB/s", "Triton/PyTorch",
-                          "device T", "device P", "host launch T", "host launch P"],
-                  units={"Triton/PyTorch": "x", "device T": "us", "device P": "us",
-                         "host launch T": "us", "host launch P": "us"}, recorded=_where(record))
+    shown = Table(title, ["elements", *aligned, "Triton GB/s", "PyTorch GB/s", "Triton/PyTorch"],
+                  units={"Triton/PyTorch": "x"}, recorded=_where(record))
+    times = Table("", ["elements", "device T", "device P", "host launch T", "host launch P"],
+                  units={"device T": "us", "device P": "us", "host launch T": "us", "host launch P": "us"})
     for r in payload["rows"]:
         shown.add(r["elements"], *([r["aligned"]] if aligned else []), r["triton_gbps"], r["torch_gbps"],
-                  r["speedup"], r.get("triton_us"), r.get("torch_us"), r.get("triton_host_us"),
+                  r["speedup"])
+        times.add(r["elements"], r.get("triton_us"), r.get("torch_us"), r.get("triton_host_us"),
                   r.get("torch_host_us"))
     rows_ = payload["rows"]
     small = small_add_line(rows_[0]) if len(rows_) > 2 else ""
@@ -747,14 +751,16 @@ def add_table(record: object, title: str = "Triton's add against PyTorch's, fp16
         shown.note(f"one element fewer: Triton's add runs at "
                    f"{rows_[1]['triton_gbps'] / rows_[0]['triton_gbps']:.0%} of its aligned speed, "
                    f"PyTorch's at {rows_[1]['torch_gbps'] / rows_[0]['torch_gbps']:.0%}.")
+    if any(v is not None for row in times.rows for v in row[1:]):
+        shown.fold("device time and host launch per add", str(times))
     return shown
 
 
 def small_add_line(row: Mapping) -> str:
     """The seed's latency column (8.7 us PyTorch, 3.2 us Triton: a small add) beside the
     sweep's smallest row, in one computed line: what a loop of such adds pays (the slower of
-    the row's device time and host launch, per add: computed, not timed); the row's own
-    columns give the two. On the H200 the device times
+    the row's device time and host launch, per add: computed, not timed), with the four
+    times it is computed from (the table folds the other rows'). On the H200 the device times
     are 3.33 and 3.55 us, but Triton's Python launcher takes 32.5 us against 12.9 us, so a loop
     of small adds runs about 2.5x slower in Triton. '' where no host launch was measured."""
     host_t, host_p = row.get("triton_host_us"), row.get("torch_host_us")
@@ -763,8 +769,9 @@ def small_add_line(row: Mapping) -> str:
         return ""
     loop_t, loop_p = max(host_t, dev_t), max(host_p, dev_p)
     seed = c19_claims.SEED_LATENCY_US
-    return (f"Seed's small-add latencies: PyTorch {seed['PyTorch']}, Triton {seed['Triton']} us. The "
-            f"{row['elements']:,}-element row's {LOOP_PACE}: Triton {_faster(loop_p / loop_t)}.")
+    return (f"Seed's small-add latencies: PyTorch {seed['PyTorch']}, Triton {seed['Triton']} us. At "
+            f"{row['elements']:,} (device Triton {dev_t:.3g}, PyTorch {dev_p:.3g} us; launch {host_t:.3g}, "
+            f"{host_p:.3g} us), {LOOP_PACE}: Triton {_faster(loop_p / loop_t)}.")
 
 
 def judge_c19(chapter: object, add_sweep: object, copy_gbps: float,
@@ -874,9 +881,9 @@ def launch_line(on_gpu: bool, c18: Mapping | None, sweep: launch_overhead.Launch
     """The launch takeaway: the graph's cut on a GPU; the CPU's own cost per tiny op elsewhere."""
     if on_gpu and c18 is not None:
         ratio, _, eager_gap, _ = seed_contrast(c18)
-        return (f"a CUDA Graph cut the GPU's wait between kernels from {eager_gap:.2f} us (eager, "
-                f"CPU-bound, late in this process: see C18's table) to {c18['graph_launch_gap_us']:.2f} us, {ratio:.0f}x "
-                f"({c18['graph_per_node_us']:.2f} us per node, the kernel's own run included)")
+        return (f"a CUDA Graph cut the GPU's wait between kernels from {eager_gap:.2f} us (eager, late "
+                f"in this process: C18's table) to {c18['graph_launch_gap_us']:.2f} us, {ratio:.0f}x "
+                f"({c18['graph_per_node_us']:.2f} us per node with the kernel's run)")
     return (f"{sweep.fits['eager (CPU ops)'].per_item_us:.1f} us of Python and dispatcher per tiny op "
             "here; a CUDA Graph removes it on a GPU")
 
@@ -888,8 +895,8 @@ def chain_line(moved: Mapping[str, int], comparison: bench.Comparison, spread: S
     rates = {label: v.timing.gbps for label, v in comparison.variants.items()}
     share, stated = moved[fast] / moved[slow], brief(stated)
     if min(spread) > 1:
-        return (f"Fusion pays in bytes: fused ({fast}), the chain moved {share:.0%} of the bytes "
-                f"and ran at {stated} the speed of {slow}.")
+        return (f"Fusion pays in bytes: '{fast}' moved {share:.0%} of the chain's bytes "
+                f"and ran at {stated} the speed of '{slow}'.")
     outcome = (f"slower than '{slow}' in every round ({min(spread):.2f}-{max(spread):.2f}x)"
                if max(spread) < 1 else
                f"not reliably faster than '{slow}' (rounds {min(spread):.2f}-{max(spread):.2f}x)")

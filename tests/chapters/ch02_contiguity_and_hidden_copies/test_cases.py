@@ -136,3 +136,19 @@ def test_a_quiz_graded_within_the_noise_accepts_about_the_same():
     assert key.answer == "with .contiguous() first" and "about the same (within 10%)" in key.choices_right()
     label = "transposed copy: dst.copy_(x.transpose(0, 2))"
     assert cases.c9_penalty(spread(label, 4.5, 4.0, 6.0)).choices_right() == cases.C9_CHOICES[1:]
+
+
+def test_c10_s_copy_note_says_once_what_every_case_agrees_on():
+    """A GPU's four cases said 'detector 0 B, profiler no copy' four times (34 words of the
+    H200's page); one clause says it when all agree, each case its own when they differ."""
+    agree = [{"case": f"{n} {d}", "matmul_view_copy_bytes": 0, "copies_inside": []}
+             for n in (1024, 4096) for d in ("float16", "float32")]
+    assert cases.c10_copy_note(agree) == ("torch.matmul on the view copied, in all 4 cases: detector 0 B, "
+                                          "profiler no copy")
+    differ = [agree[0], {**agree[1], "matmul_view_copy_bytes": 2097152, "copies_inside": ["aten::copy_"]}]
+    assert cases.c10_copy_note(differ) == (
+        "torch.matmul on the view copied: 1024 float16: detector 0 B, profiler no copy; "
+        "1024 float32: detector 2097152 B, profiler ['aten::copy_']")
+    assert cases.c10_copy_note(agree[:1]).startswith("torch.matmul on the view copied: 1024 float16:")
+    with pytest.raises(ValueError, match="at least one case"):
+        cases.c10_copy_note([])

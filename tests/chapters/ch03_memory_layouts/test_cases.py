@@ -23,7 +23,9 @@ def test_propagation_table_counts_and_names_the_first_drop():
     shown = cases.propagation_table(records, last=2)
     assert sum(shown.column("count")) == len(records)
     assert "the first that does not" in shown.notes[0]
-    assert len(shown.notes) == 3 and "channel stride" in shown.notes[-1]
+    assert len(shown.notes) == 1  # the last modules' formats folded under it, one line each
+    (summary, lines), = shown.folded
+    assert summary.startswith("the last 2 modules") and len(lines.splitlines()) == 2 and "channel stride" in lines
 
 
 def test_operation_table_reads_format_and_bytes():
@@ -75,7 +77,14 @@ def test_sweep_table_shows_the_device_split_only_where_traced():
     traced = cases.sweep_table([_run(64, 10.0, 12.0, nchw_busy_s=2.0, nhwc_busy_s=1.0, nchw_idle_share=0.5,
                                      nhwc_idle_share=0.6, host_bound=True), _run(16, 10.0, 11.0)])
     assert traced.column("device NCHW/NHWC") == [2.0, None] and traced.column("bound by") == ["host", None]
-    assert any("unprofiled clocks" in n for n in traced.notes)
+    # a traced (GPU) sweep shows what the verdict reads; the rest, with how 'bound by' is read, folded
+    assert "GPU idle NCHW" not in traced.columns and "rounds" not in traced.columns
+    (summary, rest), = traced.folded
+    assert "how 'bound by' is read" in summary and "unprofiled clocks" in rest and "GPU idle NCHW" in rest
+    full = cases.sweep_detail([_run(64, 10.0, 12.0, nchw_busy_s=2.0, nhwc_busy_s=1.0, nchw_idle_share=0.5,
+                                    nhwc_idle_share=0.6, host_bound=True)])
+    assert full.column("GPU idle NCHW") == [50.0] and any("unprofiled clocks" in n for n in full.notes)
+    assert not plain.folded  # a CPU's sweep (nothing traced) shows every column
 
 
 def test_the_ran_column_keeps_hopper_gemm_kernels():
@@ -96,6 +105,27 @@ def test_the_takeaway_marks_host_bound_runs_with_their_device_ratio():
     host["dtype"] = "float16"
     line = cases.ratios_line([host, _run(128, 10.0, 12.0)])
     assert line == "float16 b16 4.81x (host-bound; device 1.51x), float32 b128 1.20x"
+
+
+def test_the_takeaway_gives_a_gpu_sweep_s_span_and_a_cpu_s_every_run():
+    """A GPU's nine runs are in the sweep table just above; the takeaway gives their span (the
+    lowest and highest wall ratio, and the device-busy span where a run is host-bound), a
+    CPU's two runs each."""
+    def gpu(batch, nchw, nhwc, busy, dtype="float16", host_bound=True):
+        return {**_run(batch, nchw, nhwc, dtype=dtype, nchw_busy_s=busy[0], nhwc_busy_s=busy[1],
+                       nchw_idle_share=0.7, nhwc_idle_share=0.8, host_bound=host_bound), "dtype": dtype}
+
+    runs = [gpu(16, 2589.0, 8967.0, (1.48, 1.0), "bfloat16"), gpu(64, 6746.0, 8152.0, (1.21, 1.0), "float32"),
+            gpu(128, 9898.0, 15745.0, (1.61, 1.0), host_bound=False), gpu(64, 9088.0, 14360.0, (1.62, 1.0)),
+            gpu(16, 5212.0, 5828.0, (1.11, 1.0), "float32")]
+    assert cases.takeaway_ratios(runs) == ("1.12x (float32 b16) to 3.46x (bfloat16 b16) over 5 runs; by device "
+                                           "time 1.11x (float32 b16) to 1.62x (float16 b64)")
+    device_bound = [gpu(128, 9898.0, 15745.0, (1.61, 1.0), host_bound=False)] * 5
+    assert "device time" not in cases.ratios_span(device_bound)  # no run host-bound: the wall span says it
+    two = [_run(1, 10.0, 11.2), _run(2, 10.0, 13.9)]
+    assert cases.takeaway_ratios(two) == cases.ratios_line(two) == "float32 b1 1.12x, float32 b2 1.39x"
+    with pytest.raises(ValueError, match="at least one run"):
+        cases.ratios_span([])
 
 
 def test_the_takeaway_gives_both_runs_where_the_kept_rerun_changed_no_faults():
@@ -208,7 +238,7 @@ def test_the_device_split_times_a_plain_loop_of_each_layout_interleaved():
         device_split.loop_seconds(lambda: None, 0)
     row = _run(64, 10.0, 12.0, nchw_busy_s=2.0, nhwc_busy_s=1.0, nchw_idle_share=0.5, nhwc_idle_share=0.6,
                nchw_loop_s=2.1, nhwc_loop_s=1.5)
-    assert cases.sweep_table([row]).column("loop over kernels") == ["+5% / +50%"]
+    assert cases.sweep_detail([row]).column("loop over kernels") == ["+5% / +50%"]
 
 
 def _fixed_comparison(medians: dict[str, float], per_round: dict[str, tuple[float, float, float]],

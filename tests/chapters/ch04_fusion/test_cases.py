@@ -112,7 +112,11 @@ def test_c18_on_a_cpu_judges_the_recorded_run_without_keeping_it():
 def test_the_add_tables_show_device_time_and_host_launch_apart():
     sweep = _recorded("triton_add_sweep")
     shown = cases.add_table(sweep)
-    assert "recorded on nvidia-h200" in shown.caption() and "host launch T" in shown.columns
+    assert "recorded on nvidia-h200" in shown.caption() and "Triton/PyTorch" in shown.columns
+    # each add's device time and host launch are folded under the table, every size's
+    (summary, times), = shown.folded
+    assert summary == "device time and host launch per add" and "host launch T (us)" in times
+    assert len(times.splitlines()) == 1 + len(sweep.value["rows"])
     assert cases.triton_add_class(None, False, sweep) in fused_kernels.ADD_SPEED_CLASSES
     with pytest.raises(ValueError, match="run the sweep"):
         cases.triton_add_class(None, True, sweep)
@@ -277,8 +281,8 @@ def test_folding_s_loop_pace_says_which_clock_bounds_each_model():
     a, b = "original", "folded"
     cmp = Comparison(a, 5, {a: variant(a, 9.57e-3, 10.3e-3, 1.0), b: variant(b, 9.3e-3, 7.41e-3, 0.97)}, (a, b))
     line = cases.loop_pace(cmp, a, b)
-    assert "original host 10.3 ms against device 9.57 ms, host-bound" in line
-    assert "folded host 7.41 ms against device 9.3 ms, device-bound" in line
+    # the two clocks are the comparison table's columns: the line names which one bounds each
+    assert line.startswith("Per call original host-bound, folded device-bound;")
     assert line.endswith(f"{cases.LOOP_PACE}: {10.3 / 9.3:.2f}x.")
     cpu = Comparison(a, 5, {a: variant(a, 1.0, None, 1.0), b: variant(b, 0.9, None, 0.9)}, (a, b))
     assert cases.loop_pace(cpu, a, b) == ""
@@ -293,7 +297,8 @@ def test_the_sweep_says_what_a_loop_of_small_adds_pays_beside_the_seeds_latencie
     line = cases.small_add_line(row)
     assert "Seed's small-add latencies: PyTorch 8.7, Triton 3.2 us" in line
     # the row's device times and launches are the table's own columns beside it
-    assert f"The 1,048,576-element row's {cases.LOOP_PACE}: Triton 2.52x slower." in line
+    assert f"At 1,048,576 (device Triton 3.33, PyTorch 3.55 us; launch 32.5, 12.9 us), {cases.LOOP_PACE}: " \
+           "Triton 2.52x slower." in line  # the four times the loop is read from, the table folding them
     assert cases.small_add_line({**row, "triton_host_us": None}) == ""  # no launch measured: nothing said
     big = {**row, "elements": 1 << 27, "triton_host_us": 25.0}
     shown = cases.add_table({"rows": [row, big, big]})
