@@ -77,8 +77,8 @@ def describe(world_size: int) -> str:
     if backend_for(world_size) == "nccl":
         return f"{world_size} processes over NCCL, one per GPU"
     if gpus:
-        return (f"{world_size} processes over gloo with CUDA tensors, sharing {gpus} GPU(s) "
-                "(NCCL needs a GPU per rank: the seed's NCCL form needs several GPUs)")
+        return (f"{world_size} processes over gloo with CUDA tensors on {gpus} GPU(s) (the seed's "
+                "NCCL needs a GPU per rank)")
     return f"{world_size} processes over gloo on this CPU (127.0.0.1)"
 
 

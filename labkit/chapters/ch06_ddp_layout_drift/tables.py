@@ -323,21 +323,27 @@ AMP_ONLY = ("f_drift_no_amp",)  # variants that ask whether mixed precision matt
 
 def traffic_table(run: Run) -> Stack:
     """Bytes into and out of the buckets per variant (rank 0, steady and step 0), gradient memory
-    outside the buckets, step time and (on a GPU) peak memory; then (d)'s steps one by one and
-    what the persistent drift (e) costs against converting first (c)."""
+    outside the buckets and step time; then (d)'s steps one by one and what the persistent drift
+    (e) costs against converting first (c); on a GPU, peak memory's range (each folded)."""
     rows = run.rows
-    peak = any(row["peak_memory_bytes"] for row in rows.values())
     columns = ["variant", "into buckets", "out of buckets", "permuting", "permuting @0", "grad memory",
-               "step time (median ± IQR)"] + (["peak GPU memory"] if peak else [])
-    sizes = {c: "B" for c in columns[1:6]} | ({"peak GPU memory": "B"} if peak else {})
-    shown = tables.Table("bucket traffic per step (rank 0)", columns, units=sizes)
+               "step time (median ± IQR)"]
+    shown = tables.Table("bucket traffic per step (rank 0)", columns, units={c: "B" for c in columns[1:6]})
     for name, row in rows.items():
         if name in AMP_ONLY:  # a question about AMP, not about cost: the gradients table answers it
             continue
         shown.add(name, row["into_bucket_bytes"], row["back_to_grad_bytes"], row["permuting_bytes"],
-                  row["permuting_bytes_step0"], row["separate_grad_bytes"], time_text(row),
-                  *([row["peak_memory_bytes"]] if peak else []))
+                  row["permuting_bytes_step0"], row["separate_grad_bytes"], time_text(row))
     shown.note(step_cost(rows["e_late_drift"], rows["c_convert_first"]))  # its bytes are e_late_drift's row
+    peaks = {name: row["peak_memory_bytes"] for name, row in rows.items()
+             if name not in AMP_ONLY and row["peak_memory_bytes"]}
+    if peaks:  # a GPU run: the range as a note, each variant's folded (they differ by KiB of
+        # gradients in ~half a GiB: a column of one number took ~17 words of the H200 page)
+        low, high = bytes_text(min(peaks.values())), bytes_text(max(peaks.values()))
+        shown.note(f"peak GPU memory: {low} in every variant" if low == high else
+                   f"peak GPU memory: {low} to {high}")
+        shown.fold("peaks per variant",
+                   "\n".join(f"{name}: {bytes_text(peak)}" for name, peak in peaks.items()))
     shown.fold("d_bucket_view, step by step", "\n".join(
         f"step {o['step']}: into buckets {size_text(o['traffic']['into_bucket_bytes'])}, out of buckets "
         f"{size_text(o['traffic']['back_to_grad_bytes'])}, grad memory outside the buckets "

@@ -107,6 +107,24 @@ def test_the_run_tables_fold_what_a_reader_opens_on_request():
     assert len(tables.findings(_run(a_wrong={}), {}).rows) == 1  # d's diagnosis, shown as it is
 
 
+def test_on_a_gpu_peak_memory_is_a_range_under_the_traffic_table_and_each_variant_folded():
+    """On the H200 every variant peaked at 523-524 MiB: a column of one number. The range is a
+    note, each variant's figure one click away; a CPU run (no peaks) shows neither."""
+    run = _run()
+    assert not any("peak" in note for note in tables.traffic_table(run).parts[0].notes)
+    for i, report in enumerate(run.result["ranks"][0]):  # both ranks hold these same reports
+        report["peak_memory_bytes"] = 523 * 2**20 + i * 2**19  # 523 MiB, then half-MiB steps
+    shown = tables.traffic_table(tables.Run(run.result, 1.0)).parts[0]
+    assert "peak GPU memory" not in shown.columns
+    assert shown.notes[-1] == "peak GPU memory: 523 MiB to 526 MiB"
+    summary, text = shown.folded[0]  # before (d) step by step
+    assert summary == "peaks per variant" and text.splitlines()[0] == "a_drift: 523 MiB"
+    for report in run.result["ranks"][0]:
+        report["peak_memory_bytes"] = 524 * 2**20
+    assert tables.traffic_table(tables.Run(run.result, 1.0)).parts[0].notes[-1] == (
+        "peak GPU memory: 524 MiB in every variant")
+
+
 @pytest.mark.parametrize(("counts", "shown"), [([], "-"), ([3], "3"), ([3, 0, 0, 0], "3 0x3"),
                                                ([1, 1, 3, 3, 3], "1x2 3x3"), ([0, 1, 0], "0 1 0")])
 def test_repeated_counts_are_written_once(counts, shown):
