@@ -553,7 +553,9 @@ def run_torch_tensorrt(model: nn.Module, example: torch.Tensor, rep_ms: float = 
     if not status["cuda"]:
         return TensorRTRun(False, "no CUDA GPU here")
     if not _usable(status["torch_tensorrt"]):
-        return TensorRTRun(False, f"torch_tensorrt is not installed here ({status['torch_tensorrt'] or 'absent'})")
+        found = status["torch_tensorrt"]
+        return TensorRTRun(False, "torch_tensorrt is not installed" if found is None else
+                           f"torch_tensorrt is not usable here ({found})")
     from labkit.measure import bench
 
     try:

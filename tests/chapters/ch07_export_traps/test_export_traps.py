@@ -122,3 +122,15 @@ def test_trap_1_reads_the_conv_strides_off_its_own_two_exports():
     assert found.conv_strides is not None
     assert found.conv_strides.rows == export_traps.conv_output_strides(batch=2, image=8).rows
     assert [r["example"] for r in found.conv_strides.rows] == list(found.exported_ops)
+
+
+@pytest.mark.parametrize(("found", "said"), [(None, "torch_tensorrt is not installed"),
+                                             ("present but not importable: ImportError",
+                                              "torch_tensorrt is not usable here (present but not importable: ImportError)")])
+def test_torch_tensorrt_on_a_gpu_without_it_says_why_in_few_words(monkeypatch, found, said):
+    """On the H200 it read 'torch_tensorrt is not installed here (absent)': the page's words."""
+    status = {"cuda": True, "tensorrt": None, "torch_tensorrt": found,
+              "ort_tensorrt_provider_listed": False, "ort_cuda_provider_listed": False}
+    monkeypatch.setattr(export_traps, "tensorrt_status", lambda: status)
+    run = export_traps.run_torch_tensorrt(None, None)
+    assert not run.ran and run.skipped_because == said
