@@ -372,10 +372,10 @@ chapter.exercise("06.drift_report").check(drift_report)
 ch06 = chapter.lab.claims
 evidence = ch06.evidence_from_run(result)
 amp_text = {"off": "float32 (no bf16 units here)", "bfloat16": "bf16 autocast",
-            "float16": "fp16 autocast + GradScaler"}.get(ddp_run.amp, ddp_run.amp)
+            "float16": "fp16 + GradScaler"}.get(ddp_run.amp, ddp_run.amp)
 form = (chapter.seed_form if result["backend"] == "nccl" and ddp_run.amp == "float16"
         else f"analogue: {result['backend']}, {result['world_size']} processes on {result['device']}, "
-             f"{amp_text} (the seed: NCCL, fp16 + GradScaler)")
+             f"{amp_text} (the seed: NCCL{'' if ddp_run.amp == 'float16' else ', fp16 + GradScaler'})")
 verdicts = [chapter.judge(claim.id, evidence, form=form) for claim in ch06.CLAIMS]
 nearest = chapter.claim("C14c").judge(ch06.nearest_form_evidence(evidence), form=ch06.NEAREST_HOOK_FORM)
 chapter.save()  # the verdicts, with their evidence, in this machine's results
