@@ -366,7 +366,8 @@ chapter.exercise("06.drift_report").check(drift_report)
 #
 # The seed's setting is NCCL across GPUs with AMP as fp16 autocast plus GradScaler. A run is
 # labelled the seed's form only when it is exactly that (NCCL, float16 with GradScaler);
-# anything else (gloo, one GPU, bf16, float32) is labelled an analogue and names what it ran.
+# anything else (gloo, one GPU, bf16, float32) is labelled an analogue and names what it ran
+# (and the seed's AMP, where it ran another).
 
 # %%
 ch06 = chapter.lab.claims
@@ -375,7 +376,7 @@ amp_text = {"off": "float32 (no bf16 units here)", "bfloat16": "bf16 autocast",
             "float16": "fp16 + GradScaler"}.get(ddp_run.amp, ddp_run.amp)
 form = (chapter.seed_form if result["backend"] == "nccl" and ddp_run.amp == "float16"
         else f"analogue: {result['backend']}, {result['world_size']} processes on {result['device']}, "
-             f"{amp_text} (the seed: NCCL{'' if ddp_run.amp == 'float16' else ', fp16 + GradScaler'})")
+             f"{amp_text}{'' if ddp_run.amp == 'float16' else ' (the seed: fp16 + GradScaler)'}")
 verdicts = [chapter.judge(claim.id, evidence, form=form) for claim in ch06.CLAIMS]
 nearest = chapter.claim("C14c").judge(ch06.nearest_form_evidence(evidence), form=ch06.NEAREST_HOOK_FORM)
 chapter.save()  # the verdicts, with their evidence, in this machine's results

@@ -337,5 +337,5 @@ def binding_place(binding: Mapping, device: str) -> str:
     H200: export_audit binds host memory then), which a GPU page must not call the GPU."""
     provider = str(binding.get("path", "")).split(",")[0].removeprefix("ONNX Runtime").strip()
     if provider == "CPU" and not device.startswith("cpu"):
-        return f"the CPU (ONNX Runtime's CPU provider, host memory; the chapter on {device})"
+        return f"ONNX Runtime's CPU provider (host memory; the chapter on {device})"
     return f"{device} (ONNX Runtime's IOBinding)"

@@ -500,7 +500,7 @@ class TensorRT:
                  "ort_cuda_provider_listed": "ONNX Runtime lists a CUDA provider"}
         said = [(name, repr(run)) for name, run in (("Torch-TensorRT", self.torch_tensorrt),
                                                       ("ONNX Runtime's TensorRT provider", self.ort_tensorrt))]
-        shown = tables.Table("TensorRT on this machine: detected, not assumed", ["", "found"],
+        shown = tables.Table("TensorRT here", ["", "found"],  # the heading above: detected, not assumed
                              [[name, text.removeprefix(f"{name} ")] for name, text in said])  # named once
         shown.fold("what was looked for", "\n".join(
             f"{names.get(k, k)}: {'not installed' if v is None else v}" for k, v in self.status.items()))

@@ -164,7 +164,7 @@ def test_c15b_s_form_does_not_call_a_cpu_provider_s_binding_a_gpu_measurement():
     # On the reference H200 onnxruntime is the CPU build: the IOBinding path ran on its CPU
     # provider from host memory while the chapter's device was cuda:0.
     gpu = ch07.form_of("C15b", {**NO_TRT, "pointer_binding": BINDING, "device": "cuda:0"})
-    assert gpu.startswith("analogue measured on the CPU (ONNX Runtime's CPU provider, host memory")
+    assert gpu.startswith("analogue measured on ONNX Runtime's CPU provider (host memory")
     assert "the chapter on cuda:0" in gpu and claims.form_kind(gpu) == "read from documentation"
     assert "cuda:0 (ONNX" not in gpu  # never called a measurement on the GPU
     cuda = {**BINDING, "path": "ONNX Runtime CUDA, IOBinding of data_ptr"}
