@@ -44,7 +44,7 @@ import torch
 
 from labkit import session
 
-chapter = session.open("08_inference_ladder")  # the door: chapter.lab.<name> is this chapter's modules
+chapter = session.open("08_inference_ladder", announce=False)  # chapter.lab.<name>: this chapter's modules
 lab = chapter.lab  # the ladder's modules (experiment, report, ...) and its tables (ch08's tables.py)
 ceiling = lab.ceilings.measure()
 plan = lab.experiment.plan(chapter.on_gpu)
@@ -137,20 +137,20 @@ lab.report.table(rungs, strict, defaults)
 
 # %% [markdown]
 # **Reading it.** Images per second counts images, not calls: the batch rung takes longer per
-# call and is still faster. Each speed-up is the median of per-round ratios with its IQR over
-# rounds. *Step gain* is the rung over the rung it was built on, on both clocks, each with its
-# range: these are what the keep rule read. A row's images/s come from its own step's rounds;
-# the next step re-times it as its base, and *its base in the step's rounds* shows those
-# figures (images/s, idle), the ones that step's gain and host-bound test are made of, so a
-# gain never sits beside another run's images/s unexplained. Any step is flagged *unstable*
-# by the rule printed under the gate. A step whose base moved is re-timed (the two rungs alone,
-# twice at most, while the budget lasts). If the base moved every time, the step is decided only
+# call and is still faster. Each speed-up is the median of per-round ratios. *Step gain* is the
+# rung over the rung it was built on, on both clocks: what the keep rule read (the wall gain
+# with its IQR over rounds). The fold under the table holds every column: each keep reason,
+# each range, and *its base in the step's rounds*: a row's images/s come from its own step's
+# rounds, and the next step re-times it as its base, so that column shows the figures (images/s,
+# idle) the step's gain and host-bound test are made of. Any step is flagged *unstable* by the
+# rule printed under the gate. A step whose base moved is re-timed (the two rungs alone, twice
+# at most, while the budget lasts). If the base moved every time, the step is decided only
 # when the decision holds over either timing of its base, else it is *not decidable* and not
 # kept; either way its gain is not explained: it would measure the host's pace, which a probe
-# between rounds measures (microseconds per eager launch, under the table). *GPU idle* is 1 - device time / wall time per batch,
-# both unprofiled (n/a on a CPU: no device clock). The error column is the gate's relative error
-# against strict float32 with the tolerance of the rung's math; the share of the ceiling is
-# against this machine's matmul ceiling in that math.
+# between rounds measures (microseconds per eager launch, in the fold). *GPU idle* is 1 - device time / wall time per batch,
+# both unprofiled (n/a on a CPU: no device clock). The folded error column is the gate's relative
+# error against strict float32 with the tolerance of the rung's math; the share of the ceiling
+# is against this machine's matmul ceiling in that math.
 
 
 # %% [markdown]
@@ -159,20 +159,19 @@ lab.report.table(rungs, strict, defaults)
 # A few batches of each rung were recorded with `torch.profiler`. Per rung: the device's time by
 # kernel class (Inductor's `triton_poi_` kernels count as elementwise, `triton_red_`/`triton_per_`
 # as reductions; cuDNN's convolutions are extern kernels Inductor calls, not code it generates),
-# device-busy time and kernels launched per batch, and the idle share *under the profiler*,
-# secondary: the profiler traces the host too, so it differs from the unprofiled idle in the
-# table (the one the keep rule reads), higher on some rungs and lower on others: the note under
-# the table counts which. On a CPU the shares are of the CPU ops' self
-# time.
+# device-busy time and kernels launched per batch. The idle share *under the profiler* is
+# folded: the profiler traces the host too, so it differs from the unprofiled idle in the
+# ladder (the one the keep rule reads), higher on some rungs and lower on others; the fold
+# counts which. On a CPU the shares are of the CPU ops' self time.
 
 # %%
 lab.tables.attribution_table(rungs)
 
 # %% [markdown]
-# Each step's gain, explained by those numbers rather than by the step's name: the figures
-# first (wall gain, device-time gain per image, unprofiled idle, kernels per batch, the kernel
-# classes whose share moved), then the reading they support, chosen by the numbers
-# (`explain.py`), then the keep rule's decision.
+# Each step's gain, explained by those numbers rather than by the step's name: the reading the
+# figures support, chosen by the numbers (`explain.py`); the figures themselves (wall gain,
+# device-time gain per image, unprofiled idle, kernels per batch, the kernel classes whose share
+# moved) are folded under it, and the decision is the ladder's *kept?*.
 
 # %%
 lab.tables.explanations(rungs)
@@ -191,8 +190,9 @@ lab.widgets.Timeline(top.trace) if top.trace is not None else "no profile of the
 # after the climb, while the chapter's time budget lasts: a rung past it is shown as skipped.
 # Below the table, the three alone on the eager base, multiplied, against the climb's rows end
 # to end (the two rows' speed-ups over strict float32, one yardstick): if the steps simply
-# multiplied, the two would agree. The climb's own step gains are not multiplied for this:
-# each is over its base as re-timed in its step's rounds, and a base re-timed slow inflates it.
+# multiplied, the two would agree. The climb's own step gains are not multiplied for this
+# (folded): each is over its base as re-timed in its step's rounds, and a base re-timed slow
+# inflates it.
 
 # %%
 lab.tables.regimes_table(ladder_run)

@@ -181,21 +181,31 @@ def pace(before: ladder.Rung, after: ladder.Rung) -> str:
     return f"host pace {here:.1f} us/launch here, {own:.1f} in its base's step"
 
 
-def step(before: ladder.Rung, after: ladder.Rung) -> str:
-    """One step: its figures, then the reading they support (none when its base moved)."""
+def parts(before: ladder.Rung, after: ladder.Rung) -> tuple[str, str]:
+    """One step as (its figures, the reading they support): the reading is '' when its base
+    moved (then the figures end 'Not read: its base moved.'), or for a failed step, whose
+    figures are its reason. A notebook shows the reading and folds the figures (issue 37)."""
     if after.error or after.gain is None:
-        return after.why
+        return after.why, ""
     timings = after.timings or []
     if after.judged_by == keep.NOT_DECIDABLE or (timings and timings[-1].get("base_moved")):
         # decided or not, a gain over a base that moved in every timing is not read: its wall
         # gain and the host's pace in its rounds beside its base's are all that is shown
         host = pace(before, after)
         return (f"{after.gain:.2f}x wall" + (f"; {host}" if host else "")
-                + ". Not read: its base moved.")
+                + ". Not read: its base moved."), ""
     figures = numbers(before, after)
     if len(timings) > 1:
         figures += f" (re-timed {len(timings) - 1}x: its base moved)"
     said = reading(before, after)
     if said and after.unstable:
-        said += " (flagged unstable: tentative)"
-    return figures + (f". {said[0].upper()}{said[1:]}." if said else ".")
+        said += " (unstable: tentative)"
+    return figures, (f"{said[0].upper()}{said[1:]}." if said else "")
+
+
+def step(before: ladder.Rung, after: ladder.Rung) -> str:
+    """One step: its figures, then the reading they support (none when its base moved)."""
+    figures, said = parts(before, after)
+    if not said:
+        return figures if figures.endswith(".") or after.error or after.gain is None else figures + "."
+    return f"{figures}. {said}"

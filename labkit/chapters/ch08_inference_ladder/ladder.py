@@ -147,8 +147,8 @@ GPU_STEPS = (
     Step("cudnn.benchmark", {"cudnn_benchmark": True}, "cuDNN times its algorithms for this shape once"),
     Step("channels_last", {"channels_last": True}, "NHWC: the layout the tensor-core convolutions read"),
     Step("fp16 weights", {"dtype": "float16"}, "half the bytes, tensor cores at full rate"),
-    Step("Conv-BN folding", {"fold_bn": True}, "one module fewer per conv for the host to call (eager still launches the bias add)"),
-    Step("torch.compile", {"compile": "default"}, "Inductor generates the non-convolution kernels and calls cuDNN for the convs"),
+    Step("Conv-BN folding", {"fold_bn": True}, "one module fewer per conv for the host to call (the bias add stays)"),
+    Step("torch.compile", {"compile": "default"}, "Inductor fuses the rest around cuDNN's convolutions"),
     Step("CUDA Graphs", {"cuda_graphs": True}, "the host launches one graph per batch instead of each kernel"),
     Step("batch 256", {"batch": 256}, "bigger convolutions keep all the SMs busy"),
 )

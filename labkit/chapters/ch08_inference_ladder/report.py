@@ -3,6 +3,10 @@ was right, what bound it, and whether it was kept: the step's gain on both clock
 and device time, each with its range) and the GPU's idle share from unprofiled timing,
 the numbers the keep rule read.
 
+A notebook shows the rows in CORE's columns, with the decision in a few words; every
+column, the keep rule's whole reason among them, is folded under it (issue 37: on the H200
+the full table alone was about 600 of a chapter's 1,500 output words).
+
 Drawing only: every number comes from the measured `ladder.Rung`s.
 """
 
@@ -11,12 +15,16 @@ from __future__ import annotations
 import html
 import math
 
-from labkit.chapters.ch08_inference_ladder import ladder
+from labkit.chapters.ch08_inference_ladder import keep, ladder
 
 COLUMNS = ("rung", "kept?", "images/s", "IQR", "over strict float32", "over PyTorch defaults",
            "step gain: wall", "step gain: device time", "its base in the step's rounds",
            "GPU idle (unprofiled)", "error vs float32", "share of the ceiling of its math", "compile",
            "batches to pay back")
+# the columns shown unfolded: what a learner reads the climb from (the rest are in the fold)
+# (over PyTorch defaults is folded: the verdict and the takeaways give it for the rungs judged)
+CORE = ("rung", "kept?", "images/s", "over strict float32", "step gain: wall",
+        "step gain: device time", "GPU idle (unprofiled)")
 
 
 def _payback(rung: ladder.Rung, before: ladder.Rung | None) -> str:
@@ -38,6 +46,33 @@ def _kept(rung: ladder.Rung) -> str:
     if rung.error:
         return rung.why or "failed"
     return ("kept: " if rung.kept else "not kept: ") + (rung.why or "the start")
+
+
+# core columns shown without their range (the folded table has it): the wall gain keeps its
+# range, the one the keep rule reads first
+_RANGED = (COLUMNS.index("over strict float32"), COLUMNS.index("step gain: device time"))
+
+
+def _core(cell: str, bare: bool) -> str:
+    """A cell as the core table shows it: '2.13x (2.13 to 2.13)' as '2.13x' where bare."""
+    return cell.split(" (")[0] if bare else cell
+
+
+def decided(rung: ladder.Rung) -> str:
+    """The keep rule's outcome in a few words (its reason is in the folded table): kept, on
+    which clock when not the wall, not kept, not decidable, refused or failed; flagged
+    unstable when it was."""
+    if rung.error:
+        return (rung.why or "failed").split(":")[0]
+    if not rung.after:
+        return "the start"
+    if rung.judged_by == keep.NOT_DECIDABLE:
+        return "not decidable"
+    if rung.judged_by == "numerics":
+        return "refused by the gate"
+    said = ("kept" + (" on device time" if rung.judged_by == "device time" else "")
+            if rung.kept else "not kept")
+    return said + (", unstable" if rung.unstable else "")
 
 
 def in_rounds(rung: ladder.Rung, strict: ladder.Rung) -> str:
@@ -87,6 +122,7 @@ class LadderTable:
     def __init__(self, rungs: list[ladder.Rung], strict: ladder.Rung, defaults: ladder.Rung) -> None:
         by_name = {r.name: r for r in rungs}
         self.rows = [(r.kept, row(r, strict, defaults, by_name.get(r.after))) for r in rungs]
+        self.decided = [decided(r) for r in rungs]
         self.note = host_pace(rungs)
         # the columns shown: not one that says nothing on any row (a CPU's device clock, idle,
         # compile and payback), nor a second baseline that is the first (a CPU's)
@@ -94,13 +130,20 @@ class LadderTable:
                       if not (name == "over PyTorch defaults" and defaults is strict)
                       and any(cells[i] not in ("", "n/a", "0.0 s") for _, cells in self.rows)]
 
-    def _repr_html_(self) -> str:
-        head = "".join(f"<th>{html.escape(COLUMNS[i])}</th>" for i in self.shown)
+    def _table(self, columns: list[int], short: bool) -> str:
+        head = "".join(f"<th>{html.escape(COLUMNS[i])}</th>" for i in columns)
         body = "".join(f"<tr style='{'' if kept else 'color:#888'}'>"
-                       + "".join(f"<td>{html.escape(cells[i])}</td>" for i in self.shown) + "</tr>"
-                       for kept, cells in self.rows)
+                       + "".join(f"<td>{html.escape(said if short and i == 1 else _core(cells[i], short and i in _RANGED))}</td>"
+                                 for i in columns) + "</tr>"
+                       for (kept, cells), said in zip(self.rows, self.decided, strict=True))
+        return f"<table><tr>{head}</tr>{body}</table>"
+
+    def _repr_html_(self) -> str:
+        core = [i for i in self.shown if COLUMNS[i] in CORE]
         note = f"<p>{html.escape(self.note)}</p>" if self.note else ""
-        return f"<table><tr>{head}</tr>{body}</table>{note}"
+        return (self._table(core, short=True)
+                + "<details><summary>all columns, the keep rule's reasons, the host's pace</summary>"
+                + self._table(self.shown, short=False) + note + "</details>")
 
     def __str__(self) -> str:
         return "\n".join([" | ".join(cells[i] for i in self.shown) for _, cells in self.rows]

@@ -28,8 +28,7 @@ MLPERF_H200_RESNET50_OFFLINE = {
               "developer.nvidia.com/deep-learning-performance-training-inference)",
 }
 WHAT_CLOSES_THE_GAP = (
-    "lower precision (FP8, INT8), fused epilogues, larger batches: the optional section at "
-    "the end shows what each gave on the H200, gated."
+    "lower precision (FP8, INT8), fused epilogues, larger batches: see the optional section."
 )
 
 
@@ -81,7 +80,7 @@ def memory_roof(top_images_per_s: float, math: str, copy_gbps: float, elements: 
     images = copy_gbps * 1e9 / per_image
     return (f"memory roof (estimate: conv outputs written + read once, {per_image / 1e6:.3g} MB/image "
             f"in {math}, {copy_gbps:,.0f} GB/s copy)",
-            f"{images:,.0f} images/s (the top rung reaches {100 * top_images_per_s / images:.0f}%)")
+            f"{images:,.0f} images/s (top rung: {100 * top_images_per_s / images:.0f}%)")
 
 
 @dataclass(frozen=True)
@@ -108,13 +107,12 @@ def standing(top_images_per_s: float, top_math: str, matmul_tflops: dict[str, fl
              per_image: float, with_source: bool = True) -> list[tuple[str, str]]:
     """(what, value) rows: this run's top rung, its roof, and the published point (with its
     source unless with_source is False: a table that folds the source away)."""
-    rows = [("this machine's top rung (measured in this run)",
+    rows = [("this run's top rung",
              f"{top_images_per_s:,.0f} images/s in {top_math}")]
     r = roof(matmul_tflops, top_math, per_image)
     if r is not None:
-        rows.append((f"dense {top_math} compute roof: {r.matmul_tflops:.3g} TFLOP/s measured "
-                     f"/ {per_image / 1e9:.2f} GFLOP per image",
-                     f"{r.images_per_s:,.0f} images/s (the top rung reaches "
+        rows.append((f"dense {top_math} compute roof ({r.matmul_tflops:.3g} TFLOP/s measured)",
+                     f"{r.images_per_s:,.0f} images/s (top rung: "
                      f"{100 * top_images_per_s / r.images_per_s:.0f}%)"))
     published = MLPERF_H200_RESNET50_OFFLINE
     rows.append((published["label"] + f" [{published['conditions']}]",
@@ -163,8 +161,8 @@ class GapSplit:
             f"x {self.efficiency:.1f}x efficiency (share of peak reached)",
         ]
         if self.elementwise_share is not None:
-            said.append(f"of the best rung's device time, {100 * self.elementwise_share:.0f}% is "
-                        "elementwise work (measured above): part of the efficiency gap is there")
+            said.append(f"{100 * self.elementwise_share:.0f}% of the best rung's device time is "
+                        "elementwise work (measured above): efficiency lost there")
         return said
 
 

@@ -17,6 +17,7 @@ import torch
 
 from labkit.chapters.ch08_inference_ladder import (
     attribution,
+    experiment,
     explain,
     keep,
     ladder,
@@ -35,9 +36,28 @@ GPU_CHAPTER_TARGET_S = 150
 BUDGET_S = {True: 120, False: 75}
 
 
+_PROGRESS: dict = {}   # the notebook cell's progress line: {"cell", "handle", "count"}
+
+
 def say(name: str) -> None:
-    """The climb's progress line: which rung is being measured now."""
-    print(f"  measuring: {name}", flush=True)
+    """The climb's progress line: which rung is being measured now. In a notebook one line,
+    updated in place (a line per rung was 18 lines, 65 words, of a GPU page's output:
+    issue 37); elsewhere (a terminal) a printed line per rung."""
+    try:
+        from IPython import get_ipython
+        shell = get_ipython()
+    except ImportError:
+        shell = None
+    if shell is None or not hasattr(shell, "kernel"):
+        print(f"  measuring: {name}", flush=True)
+        return
+    from IPython.display import Pretty, display
+
+    cell = shell.execution_count
+    if _PROGRESS.get("cell") != cell:   # a new run of the cell: a new line, not the last one's
+        _PROGRESS.update(cell=cell, count=0, handle=display(Pretty(""), display_id=True))
+    _PROGRESS["count"] += 1
+    _PROGRESS["handle"].update(Pretty(f"rung {_PROGRESS['count']} started: {name}"))
 
 
 def budget_s(on_gpu: bool) -> float:
@@ -49,8 +69,7 @@ def ceiling_line(ceiling: object) -> str:
     """This machine's measured ceilings in one line (the ladder table's 'share of the ceiling'
     is against them), not the Ceilings record's whole repr."""
     rates = ", ".join(f"{math} {tflops:.3g}" for math, tflops in ceiling.matmul_tflops.items())
-    return (f"this machine's measured ceilings (the table's 'share of the ceiling'): matmul {rates} "
-            f"TFLOP/s; copy {ceiling.copy_gbps:,.0f} GB/s")
+    return f"measured ceilings: matmul {rates} TFLOP/s; copy {ceiling.copy_gbps:,.0f} GB/s"
 
 
 def gate_rules() -> tables.Table:
@@ -70,20 +89,48 @@ def plan_table(plan: object) -> tables.Table:
                         [[n, s.name, s.why] for n, s in enumerate(plan.steps, start=1)])
 
 
+MINOR = 0.05   # a kernel class under this share on every rung is folded, not a column
+
+
 def attribution_table(rungs: list) -> tables.Table:
-    """Per profiled rung: kernel classes' shares, device-busy time, kernels, profiled idle."""
+    """Per profiled rung: kernel classes' shares (one column each), device-busy time and
+    kernels per batch; the idle the profile saw (host traced, secondary) and how it compares
+    with the unprofiled idle are folded (issue 37: a line per rung said the same caveat nine
+    times on the H200)."""
     profiled = [r for r in rungs if not r.error and r.kinds]
-    clocks = {"GPU time" if r.device_s is not None else "CPU op self time" for r in profiled}
-    one = next(iter(clocks)) if len(clocks) == 1 else None   # said once in the title
-    shown = tables.Table("Where the time goes, rung by rung" + (f" (shares of {one})" if one else ""),
-                         ["rung", "profile"])
+    gpu = any(r.device_s is not None for r in profiled)
+    of = "GPU time" if gpu else "CPU op self time"
+    classes: dict[str, float] = {}
     for r in profiled:
-        figures = attribution.Figures(r.device_s, r.profiled_idle, r.kinds,
-                                      "GPU time" if r.device_s is not None else "CPU op self time",
-                                      r.kernels_per_batch)
-        shown.add(r.name, attribution.line(figures, say_of=one is None))
+        for k, v in r.kinds.items():
+            classes[k] = classes.get(k, 0.0) + v
+    order = sorted(classes, key=lambda k: -classes[k])
+    # a class under MINOR of every rung's time gets no column: its shares are folded
+    minor = [k for k in order if all(r.kinds.get(k, 0.0) < MINOR for r in profiled)]
+    order = [k for k in order if k not in minor]
+    clocked = gpu and all(r.device_s is not None for r in profiled)
+    shown = tables.Table(f"Where the time goes, rung by rung (% of {of})",
+                         ["rung", *order] + (["device busy (ms/batch)", "kernels/batch"] if clocked else []))
+    for r in profiled:
+        shown.add(r.name, *[f"{100 * r.kinds.get(k, 0.0):.0f}" for k in order],
+                  *([f"{1e3 * r.device_s:.2f}", "" if r.kernels_per_batch is None
+                     else f"{r.kernels_per_batch:.0f}"] if clocked else []))
+    if gpu and not clocked:   # a mix (a rung without a device clock): each line says its own
+        shown = tables.Table("Where the time goes, rung by rung", ["rung", "profile"])
+        for r in profiled:
+            shown.add(r.name, attribution.line(attribution.Figures(
+                r.device_s, r.profiled_idle, r.kinds,
+                "GPU time" if r.device_s is not None else "CPU op self time", r.kernels_per_batch)))
+    if minor:
+        shown.fold(f"under {100 * MINOR:.0f}% everywhere: {', '.join(minor)}", "\n".join(
+            f"{r.name}: " + ", ".join(f"{k} {100 * r.kinds.get(k, 0.0):.1f}%" for k in minor)
+            for r in profiled))
+    idles = [f"{r.name} {100 * r.profiled_idle:.0f}%" for r in profiled if r.profiled_idle is not None]
     compared = profiled_against_unprofiled(profiled)
-    return shown.note(compared) if compared else shown
+    if idles:
+        shown.fold("idle under the profiler (host traced: secondary)",
+                   "; ".join(idles) + (f"\n{compared}" if compared else ""))
+    return shown
 
 
 def profiled_against_unprofiled(rungs: list) -> str:
@@ -107,17 +154,25 @@ def profiled_against_unprofiled(rungs: list) -> str:
 
 
 def explanations(rungs: list) -> tables.Table:
-    """Each step's gain read from its figures (`explain.step`), then the keep rule's decision."""
-    shown = tables.Table("Each step, explained by its numbers", ["step", "reading", "decision"])
+    """Each step's reading of its figures (`explain.parts`; its decision is the ladder table's
+    'kept?'); the figures the reading rests on (both clocks' gains, idle, kernels, launches, class shares)
+    are folded under the table, one line per step (issue 37)."""
+    shown = tables.Table("Each step, explained by its numbers", ["step", "reading"])
     by_name = {r.name: r for r in rungs}
+    figures = []
     for r in rungs[1:]:
         before = by_name.get(r.after)
         if r.error or before is None:
-            shown.add(r.name, r.why, "-")
+            shown.add(r.name, r.why)
             continue
-        shown.add(r.name, explain.step(before, r),
-                  "not kept: not decidable, its base moved" if r.judged_by == keep.NOT_DECIDABLE
-                  else f"{'kept' if r.kept else 'not kept'}, judged by {r.judged_by}")
+        numbers, said = explain.parts(before, r)
+        figures.append(f"{r.name}: {numbers}")
+        # the decision is the ladder table's 'kept?' above: not said twice (issue 37)
+        shown.add(r.name, said or ("Not read: its base moved." if numbers.endswith("its base moved.")
+                                   else "-"))
+    if figures:
+        shown.fold("each step's figures",
+                   "\n".join(figures))
     return shown
 
 
@@ -134,24 +189,31 @@ def regimes_table(run: object) -> tables.Table:
         # the recorded ladder below holds the climb's rungs only, not this table
         return shown.note("No GPU here: the interaction table needs compile and CUDA graphs on a GPU.")
     steps = list(dict.fromkeys(name for regime in gains for name in run.regimes[regime]))
+    idles = []   # each measured cell's unprofiled GPU idle, folded (issue 37)
     for name in steps:
         cells = []
         for regime, g in gains.items():
             r = run.regimes[regime].get(name)
-            busy = "" if r is None or r.idle_share is None else f", GPU idle {100 * r.idle_share:.0f}%"
+            if r is not None and r.idle_share is not None and name in g:
+                idles.append(f"{name}, {regime}: {100 * r.idle_share:.0f}%")
             undecided = r is not None and r.judged_by == keep.NOT_DECIDABLE
             cells.append(f"not decidable ({g[name]:.2f}x, its base moved)" if undecided and name in g else
-                         f"{g[name]:.2f}x{busy}" if name in g else
+                         f"{g[name]:.2f}x" if name in g else
                          "-" if r is None else r.why.split(":")[0])  # 'skipped', 'failed'
         shown.add(name, *cells)
+    if idles:
+        shown.fold("GPU idle per cell", "; ".join(idles))
     for regime, why in missing.items():
         shown.note(f"{regime}: not measured ({why})")
-    added = adds_up(run, gains)
+    added, climb = adds_up_parts(run, gains)
     if added:
-        shown.note(added)
+        shown.note(added + ".")
+        shown.fold("the climb's own gains", climb)
     import torch._inductor.config as inductor_config  # read only where compile ran
 
-    return shown.note(f"Inductor's layout_optimization is {inductor_config.layout_optimization} in this "
+    # folded (issue 37): why channels_last may gain little on the compiled base, read from source
+    return shown.fold("Inductor's layout_optimization",
+                      f"Inductor's layout_optimization is {inductor_config.layout_optimization} in this "
                       "torch: when on, Inductor may choose channels_last for a compiled graph's "
                       "convolutions itself (GraphLowering.decide_layout_opt; read from its source, not "
                       "measured), so the compiled base may already run them in it, and the step's gain "
@@ -172,7 +234,13 @@ def _range_product(spreads: list[tuple[float, float]]) -> tuple[float, float]:
 
 
 def adds_up(run: object, gains: Mapping[str, Mapping[str, float]]) -> str:
-    """Whether the steps multiply, from numbers measured over one base each (review
+    """`adds_up_parts` as one text: the comparison, then the climb's own product."""
+    said, climb = adds_up_parts(run, gains)
+    return f"{said}. {climb}" if said else ""
+
+
+def adds_up_parts(run: object, gains: Mapping[str, Mapping[str, float]]) -> tuple[str, str]:
+    """(the comparison, the climb's own step gains multiplied): whether the steps multiply, from numbers measured over one base each (review
     2026-12-03d item 1).
 
     Alone: the three steps' gains on the eager base, each interleaved with that same base
@@ -184,7 +252,8 @@ def adds_up(run: object, gains: Mapping[str, Mapping[str, float]]) -> str:
     and a base re-timed slow (the H200's fp16 rung: 12,985 images/s in its own step, 6,636 in
     folding's) inflates that product (3.25x against the rows' 1.67x); it is printed, with the
     bases that moved. 'not decidable' when an end row or a cell alone is noisy (IQR over
-    keep.UNSTABLE_IQR of its median); '' when a step was not measured (a skipped cell).
+    keep.UNSTABLE_IQR of its median); ('', '') when a step was not measured (a skipped cell).
+    The second part is folded on the page (issue 37).
     """
     names = [s.name for s in ladder.REGIME_STEPS]
     alone = gains.get("eager") or {}
@@ -192,11 +261,11 @@ def adds_up(run: object, gains: Mapping[str, Mapping[str, float]]) -> str:
     by_name = {r.name: r for r in getattr(run, "rungs", [])}
     climbed = {r.name: r for r in rungs if r.gain is not None}
     if not all(n in alone for n in names) or not all(n in climbed for n in names):
-        return ""
+        return "", ""
     first, last = climbed[names[0]], climbed[names[-1]]
     before, strict = by_name.get(first.after), getattr(run, "strict", None)
     if before is None or strict is None or strict.name not in last.over:
-        return ""
+        return "", ""
     regime = (getattr(run, "regimes", {}) or {}).get("eager", {})
     base = (getattr(run, "regime_bases", {}) or {}).get("eager")
     p_alone = float(np.prod([alone[n] for n in names]))
@@ -215,8 +284,9 @@ def adds_up(run: object, gains: Mapping[str, Mapping[str, float]]) -> str:
     said = (f"Do they add up? {', '.join(names)}: alone on the eager base, multiplied, {p_alone:.2f}x"
             + (f" ({alone_range[0]:.2f} to {alone_range[1]:.2f})" if alone_range else "")
             + f"; on the climb, {before.name} to {last.name} end to end, {end:.2f}x "
-            f"({end_range[0]:.2f} to {end_range[1]:.2f}; the two rows' speed-ups over strict "
-            f"float32, {last.speedup_over(strict):.2f}x / {before.speedup_over(strict):.2f}x)")
+            f"({end_range[0]:.2f} to {end_range[1]:.2f})")
+    rows = (f"The end to end is the two rows' speed-ups over strict float32, "
+            f"{last.speedup_over(strict):.2f}x / {before.speedup_over(strict):.2f}x. ")
     noisy = [r.name for r in (before, last, *([regime[n] for n in names if n in regime]))
              if r.median_s > 0 and r.iqr_s / r.median_s > keep.UNSTABLE_IQR]
     moved_alone = [regime[n].name for n in names if n in regime and regime[n].judged_by == keep.NOT_DECIDABLE]
@@ -232,9 +302,9 @@ def adds_up(run: object, gains: Mapping[str, Mapping[str, float]]) -> str:
                  f"{'more' if apart > 1 else 'less'} than alone (a step's gain depends on what "
                  "came before it)" if alone_range is not None else
                  f". {end / p_alone:.2f}x apart (no range for the cells alone)")
-    said += (f". The climb's own step gains multiply to {p_steps:.2f}x, not the end to end: each "
+    climb = rows + (f"The climb's own step gains multiply to {p_steps:.2f}x, not the end to end: each "
              "is over its base as re-timed in its step's rounds")
-    return said + (f", and bases moved ({'; '.join(moved)})" if moved else "")
+    return said, climb + (f", and bases moved ({'; '.join(moved)})" if moved else "")
 
 
 def standing_table(best: object, image: int, matmul_tflops: Mapping[str, float],
@@ -249,6 +319,9 @@ def standing_table(best: object, image: int, matmul_tflops: Mapping[str, float],
         pairs.insert(2, list(roofline.memory_roof(best.images_per_s, best.settings.math, copy_gbps,
                                                   roofline.conv_output_elements(image))))
     published = [p for p in pairs if str(p[0]).startswith("published")]
+    mlperf = roofline.MLPERF_H200_RESNET50_OFFLINE
+    for p in published:   # its conditions are folded with its source (issue 37)
+        p[0] = mlperf["label"]
     if not device_name:  # a CPU at its own image size: an H200's 224-px INT8 figure is no yardstick
         pairs = [p for p in pairs if p not in published]
     shown = tables.Table(f"Where it stands: ResNet-50 at {image} px, {per_image / 1e9:.2f} GFLOP per "
@@ -256,12 +329,19 @@ def standing_table(best: object, image: int, matmul_tflops: Mapping[str, float],
     if not device_name:
         return shown.note(f"MLPerf's H200 figure (224 px, INT8) is not set beside this {image}-px "
                           "CPU rung.")
-    shown.fold("the published figure's source", roofline.MLPERF_H200_RESNET50_OFFLINE["source"])
+    shown.fold("MLPerf's conditions, source",
+               f"{mlperf['conditions']}; source: {mlperf['source']}")
     split = roofline.gap_split(best.images_per_s, best.settings.math, per_image, device_name,
                                best.kinds.get(attribution.ELEMENTWISE))
-    for line in split.lines(best.settings.math) if split else [
-            "(the gap's split uses the H200's published peaks: shown on an H200 run)"]:
-        shown.note(f"- {line}")
+    if split is None:
+        shown.note("(the gap's split uses the H200's published peaks: shown on an H200 run)")
+    else:
+        # the split and the elementwise share shown; each side's share of its peak folded
+        *peaks, gap = split.lines(best.settings.math)[:3]
+        shown.note(f"- {gap}")
+        for line in split.lines(best.settings.math)[3:]:
+            shown.note(f"- {line}")
+        shown.fold("shares of peak", "\n".join(peaks))
     return shown.note(f"What closes the gap: {roofline.WHAT_CLOSES_THE_GAP}")
 
 
@@ -270,7 +350,7 @@ def recorded_ladder(recorded: Recorded | Mapping) -> tables.Table | str:
     what `chapter.here_or_recorded("ladder", ...)` returns, so on a GPU (where this run's
     ladder was just recorded, a plain mapping) it says the ladder above is the GPU's."""
     if not isinstance(recorded, Recorded):
-        return "This run is on a GPU: the ladder above is the GPU ladder."
+        return "The ladder above is this GPU's."
     rungs = recorded.get("rungs") or []
     has_base = any(r.get("here") for r in rungs)   # a record before the base's re-timing has none
     shown = tables.Table("The reference GPU's ladder", ["rung", "images/s", "step gain: wall [IQR]"]
@@ -397,15 +477,17 @@ def takeaways(run: object, verdict: object) -> list[str]:
     named = top.name if top.name == f"batch {top.settings.batch}" else f"{top.name}, batch {top.settings.batch}"
     one_clock = not any(r.device_gain is not None for r in rungs)
     unstable = [r.name for r in rungs if r.unstable and r.judged_by != keep.NOT_DECIDABLE]
-    c24 = (f"C24, judged in {verdict.form}: {verdict.label}." if verdict is not None else
+    # the form is said in full by the verdict's own row above; named here, not repeated
+    form = "the course's reading of the title" if verdict is not None and verdict.form == \
+        experiment.COURSE_FORM else getattr(verdict, "form", "")
+    c24 = (f"C24, judged in {form}: {verdict.label}." if verdict is not None else
            f"C24 is not judged here: this ladder lacks {', '.join(lacking_steps(run.plan))}.")
     said = [
-        f"The kept top rung ({named}) infers {top.images_per_s:,.0f} images/s, "
-        + (f"{total:.1f}x eager strict float32 and {top.speedup_over(defaults):.1f}x PyTorch's "
+        f"The kept top rung ({named}): {top.images_per_s:,.0f} images/s, "
+        + (f"{total:.1f}x strict float32 eager and {top.speedup_over(defaults):.1f}x PyTorch's "
            "default float32" if defaults is not strict else f"{total:.1f}x eager float32")
-        + f"; at the baselines' batch ({at_base.settings.batch}) the top is "
-        f"{at_base.speedup_over(strict):.2f}x: which baseline and which batch a speed-up is quoted "
-        "against changes the headline.",
+        + f"; {at_base.speedup_over(strict):.2f}x at the baselines' batch ({at_base.settings.batch}). "
+        "Which baseline and batch a speed-up is quoted against changes the headline.",
         (f"The numerics gate refused {', '.join(refused)}." if refused else
          "Every rung stayed inside the numerics gate."),
         ("No device clock here: every step was judged on the wall clock."
@@ -414,20 +496,32 @@ def takeaways(run: object, verdict: object) -> list[str]:
          + "; ".join(f"{r.name} {r.device_gain:.2f}x device time, {r.gain:.2f}x wall" for r in by_device)
          + (f". The device clock showed more than the wall for {', '.join(r.name for r in ahead)}."
             if ahead else ".") if by_device else
-         "No step was kept on device time: every kept step gained on the wall clock."),
-        (f"The largest single step was {best_step} ({gains[best_step]:.2f}x over the rung before it"
+         "Every kept step gained on the wall clock; none on device time alone."),
+        (f"The largest single step was {best_step} ({gains[best_step]:.2f}x over its base"
          + (f"; that rung is {best_rung.speedup_over(defaults):.2f}x PyTorch's defaults"
             if best_rung is not None and defaults is not strict else "") + ")"
          + (f"; not kept: {dropped_said(dropped)}." if dropped else ".")) if gains else "No step was measured.",
-        ("One step, two regimes: " + "; ".join(
-            f"{name} " + ", ".join(f"{g[name]:.2f}x {regime}" for regime, g in regime_gains.items() if name in g)
-            for name in next(iter(regime_gains.values())))
-         + ": a step's gain depends on what came before it." if regime_gains else
+        (regimes_said(regime_gains) if regime_gains else
          # on a CPU the interaction table's own note says why it is empty: not said twice
          None if one_clock else "The interaction of steps was not measured in this run (its table says why)."),
         c24,
     ] + ([f"Flagged unstable: {', '.join(unstable)}."] if unstable else [])
     return [line for line in said if line is not None]
+
+
+def regimes_said(regime_gains: Mapping[str, Mapping[str, float]]) -> str:
+    """The interaction's lesson in one line: the step whose gain differs most between the
+    regimes, with its gains (the table above has every cell)."""
+    both = [n for n in next(iter(regime_gains.values()), {})
+            if sum(n in g for g in regime_gains.values()) > 1]
+    if not both:
+        return ("One step, two regimes: " + "; ".join(
+            f"{name} {g[name]:.2f}x {regime}" for regime, g in regime_gains.items() for name in g)
+            + ": no step was measured in both.")
+    gains = {n: [g[n] for g in regime_gains.values() if n in g] for n in both}
+    name = max(both, key=lambda n: max(gains[n]) / min(gains[n]))
+    return (f"A step's gain depends on what came before it: {name} " + ", ".join(
+        f"{g[name]:.2f}x {regime}" for regime, g in regime_gains.items() if name in g) + ".")
 
 
 def dropped_said(dropped: list) -> str:

@@ -80,7 +80,12 @@ def test_the_ladder_table_shows_each_rung_against_both_baselines():
     assert cells["faster"][2] == "320" and cells["faster"][4].startswith("2.00x")
     assert cells["faster"][5] == "2.50x" and cells["slower"][1].startswith("not kept: slower")
     html = shown._repr_html_()
-    assert html.count("<tr") == 4 and "color:#888" in html and "over PyTorch defaults" in html
+    # the core table (the decision in a few words), then every column folded under it (issue 37)
+    core, folded = html.split("<details>")
+    assert core.count("<tr") == 4 and "color:#888" in core and "over PyTorch defaults" in folded
+    assert ">not kept<" in core and "not kept: slower" not in core
+    assert folded.count("<tr") == 4 and "not kept: slower" in folded
+    assert "<th>IQR</th>" in folded and "<th>IQR</th>" not in core
     assert "slower" in report.short(rungs)
 
 
