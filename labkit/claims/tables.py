@@ -85,7 +85,7 @@ class VerdictTable:
 
     def _reference_text(self, ref: Verdict | None) -> str:
         if self.recording_reference:
-            return f"this run is the {self.reference} reference"
+            return "this run"  # the column is the recorded reference: on the reference machine, this run
         if ref is None:
             return f"nothing recorded yet for {self.reference or 'the reference'}"
         form = "" if ref.form == SEED_FORM else f", {ref.form}"
