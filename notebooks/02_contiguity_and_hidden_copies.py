@@ -18,8 +18,9 @@
 # `is_contiguous()` asks one question: do the strides say "stored in order, no gaps" for
 # this memory format? Some operations *copy* a view that is not. This chapter finds out which
 # ones do and what a copy costs, and tests seven claims of seed 000 ("A 300% latency spike
-# from broken shape alignment"): C6, C10, C2, C9, C5a, C5b and, optionally, C12. Each
-# section: you predict, read the claim and its rule, then the measurement and the verdict.
+# from broken shape alignment"): C6, C10, C2, C9, C5a and C5b (C2's measurement, like C12,
+# in an optional section). Each section: you predict, read the claim and its rule, then the
+# measurement and the verdict.
 
 # %%
 import os  # in Google Colab only: fetch the course and install labkit (elsewhere this does nothing)
@@ -267,7 +268,10 @@ chapter.table([c10])
 # float32 operand reads 4 MiB and writes 4 MiB.)
 
 # %% [markdown]
-# ### C2: the 2-D matrix and the seed's 3-D batch
+# ### Optional: C2, the 2-D matrix and the seed's 3-D batch
+#
+# C10 answered C2's question for a 2-D matrix; here the seed's 3-D batch is measured (it
+# grades your C2 prediction above) and C2 judged. "What to remember" gives its bytes copied.
 
 # %%
 chapter.claim("C2")

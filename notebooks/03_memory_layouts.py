@@ -202,9 +202,9 @@ with torch.no_grad(), copies.detect() as conv_log:
 nhwc_ops = cases.ops_run(lambda: conv_cl(act_cl), chapter.on_gpu)  # CUDA kernels, or aten ops on a CPU
 nchw_ops = cases.ops_run(lambda: conv(act), chapter.on_gpu)
 chapter.show([{"convolution": "NHWC (channels_last)", "aten copies": conv_log.total_bytes,
-               "output": cases.memory_format_of(conv_out), "ran": "; ".join(op[:80] for op in nhwc_ops)},
-              {"convolution": "NCHW", "aten copies": None, "output": "",
-               "ran": "; ".join(op[:80] for op in nchw_ops)}], units={"aten copies": "B"})
+               "output": cases.memory_format_of(conv_out), "ran": cases.ran_line(nhwc_ops)},
+              {"convolution": "NCHW", "aten copies": None, "output": "", "ran": cases.ran_line(nchw_ops)}],
+             units={"aten copies": "B"})
 
 # %% [markdown]
 # The same GEMM written by hand: flatten the activation to `[pixels, channels]` with
@@ -419,11 +419,11 @@ takeaways = [
     f"It survives a whole ResNet-50: {len(records) - len(dropped)} of {len(records)} modules keep it. "
     f"Of the single ops tried, {', '.join(lost) or 'none'} do not return it.",
     f"No conversion for the GEMM: the channels_last convolution copied {c22.evidence['conv_conversion_bytes']} "
-    f"bytes and returned {c22.evidence['conv_output_format']}; NCHW's batched GEMM copied "
+    f"bytes and returned {c22.evidence['conv_output_format']}, NCHW's batched GEMM "
     f"{gemm_evidence['nchw_batched']['copied_bytes']} bytes"
-    + (": the layouts differ in the GEMM's shape, not in a forced copy (C22)."
+    + (": the layouts differ in the GEMM's shape (C22)."
        if gemm_evidence["nchw_batched"]["copied_bytes"] == 0 else " (C22)."),
-    f"Whether it is faster depends on the machine: NHWC/NCHW images per second here: {ratios} "
+    f"Whether it is faster depends on the machine: NHWC/NCHW img/s here: {ratios} "
     f"({cases.verdict_tag(c7)}).",
 ]
 if kept_runs:

@@ -326,9 +326,8 @@ cases.recompile_table(chapter.only_on("cpu", lambda: chapter.reference("recompil
 
 # %% jupyter={"source_hidden": true}
 quiz_c18 = chapter.lab.widgets.Quiz(
-    "A CUDA Graph of tiny kernels replayed on this machine's GPU (without one: the reference "
-    "H200's recorded replay): how long does the GPU wait between one kernel's end and the next "
-    "one's start (the launch gap, on the timeline below)?",
+    "A CUDA Graph of tiny kernels replayed on this machine's GPU (without one, the reference "
+    "H200's): how long is the launch gap, the GPU's wait from one kernel's end to the next's start?",
     choices=list(cases.GAP_CLASSES),  # graded on the gap measured below, or the recorded one
     answer=lambda: cases.graph_gap_class(globals().get("c18_ev"), chapter.on_gpu,
                                          chapter.reference("timeline_launch_gaps")),
@@ -439,9 +438,8 @@ cases.comparison_table(chapter.here_or_recorded("reduce_overhead", lambda: cases
 
 # %% jupyter={"source_hidden": true}
 quiz_c19 = chapter.lab.widgets.Quiz(
-    "A large fp16 add on this machine's GPU (without one: the reference H200's recorded sweep), a "
-    "power-of-two size: is the seed's Triton kernel faster "
-    "than PyTorch's add?",
+    "A large fp16 add (a power-of-two size) on this machine's GPU (without one, the reference "
+    "H200's): is the seed's Triton kernel faster than PyTorch's?",
     choices=list(chapter.lab.fused_kernels.ADD_SPEED_CLASSES),  # graded on the sweep below, or the recorded one
     answer=lambda: cases.triton_add_class(globals().get("add_sweep"), has_triton,
                                           chapter.reference("triton_add_sweep")),

@@ -148,6 +148,13 @@ def ops_run(fn: Callable[[], object], on_gpu: bool) -> list[str]:
     return sorted({e.name for e in prof.events() if e.device_type == wanted})
 
 
+def ran_line(ops: Sequence[str], width: int = 80) -> str:
+    """What ran, for a table cell: each op or kernel by name, without a CUDA kernel's template
+    arguments ('nchwToNhwcKernel<__half, __half, float, false, ...>' said four words more per
+    kernel on the H200's page, and nothing a learner reads), cut at `width` characters."""
+    return "; ".join(op.split("<")[0][:width] for op in ops)
+
+
 def conversion_kernels(ops: Sequence[str]) -> list[str]:
     """The layout-conversion kernels (either direction) among the ops that ran."""
     return [k for k in ops if CONVERSION_KERNEL.search(k)]
@@ -351,9 +358,9 @@ def conv_clocks_line(conv_cmp: Comparison) -> str:
     text = f"The quiz's ratio, NCHW / NHWC {clock} per call: {conv_speedup(conv_cmp):.2f}x"
     if clock == "CPU time" or (a_loop, b_loop) == (a, b):  # no launch apart from the work, or none outlasts it
         return text + "."
-    return (text + f". Loop pace = max(host launch, {clock}) per call, computed, not timed (C7 times "
-            f"a real loop): NCHW {a_loop * 1e6:.1f} us, NHWC {b_loop * 1e6:.1f} us, so {a_loop / b_loop:.2f}x"
-            + (" (launch-bound: the host sets its pace)." if b_loop > b else "."))
+    return (text + f". Loop pace = max(host launch, {clock}) per call, computed, not timed: NCHW "
+            f"{a_loop * 1e6:.1f} us, NHWC {b_loop * 1e6:.1f} us, so {a_loop / b_loop:.2f}x"
+            + (" (launch-bound)." if b_loop > b else "."))
 
 
 def resnet_run(cmp: Comparison, dtype: torch.dtype, batch: int, image: int) -> dict:
@@ -406,7 +413,7 @@ def sweep_table(runs: Sequence[Mapping]) -> Table:
     detail = Table("", rest, units={c: u for c, u in full.units.items() if c in rest}, notes=full.notes)
     for row in full.rows:
         detail.add(*(row[full.columns.index(c)] for c in rest))
-    return shown.fold("the other columns, and how 'bound by' is read",
+    return shown.fold("other columns; how 'bound by' is read",
                       str(detail))
 
 
@@ -570,8 +577,7 @@ def c7_gpu_form(device: torch.device, image: int, judged: Sequence[Mapping] = ()
     by_wall = run is None or c7_claims.deciding(run)[2] == c7_claims.WALL_TIME
     if "A100" in gpu_name and batch == c7_claims.SEED_BATCH and by_wall:
         return SEED_FORM
-    quantity = ("images per second by wall time (device-bound)" if by_wall else
-                "device-busy time (host-bound: images per second would time the host)")
-    seed = "" if batch == c7_claims.SEED_BATCH else f", the seed's batch {c7_claims.SEED_BATCH} host-bound here"
-    return (f"analogue: {gpu_name} (the seed: A100, batch {c7_claims.SEED_BATCH}), fp16, batch {batch}, "
-            f"{image}x{image}, {quantity}{seed}")
+    quantity = ("img/s by wall time (device-bound)" if by_wall else
+                "device-busy time (host-bound: img/s would time the host)")
+    seed = "" if batch == c7_claims.SEED_BATCH else f" (the seed's {c7_claims.SEED_BATCH} host-bound here)"
+    return (f"analogue: {gpu_name} (the seed: A100), fp16, batch {batch}{seed}, {image}x{image}, {quantity}")

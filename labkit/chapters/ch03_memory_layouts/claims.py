@@ -275,12 +275,11 @@ C7 = Claim(
     "C7", CHAPTER, SEED_STRIDES, "2.4 Memory layout types compared (ResNet-50, batch 64, FP16)",
     "channels_last raises ResNet-50 inference from 1820 to 2190 img/s (A100 fp16; the same table "
     "gives an ARM A78 CPU 142 to 198 img/s) and needs stride[1] == 1.",
-    f"NHWC/NCHW img/s > {CHANNELS_LAST_FASTER_RATIO} by wall time in every run of the form judged "
+    f"NHWC/NCHW img/s > {CHANNELS_LAST_FASTER_RATIO} by wall time in every run judged "
     "(stride[1] == 1 can only come out one way: PyTorch defines channels_last so). On a GPU: "
-    "fp16 at the seed's batch 64 if the device bounds it, else the smallest larger batch it bounds "
-    "(the seed's shown beside it). Host-bound means an unprofiled back-to-back loop takes more than "
-    f"{100 * LOOP_MARGIN:.0f}% longer than its kernels in either layout; such a run is judged by "
-    "device-busy time, both shown",
+    "fp16 at the seed's batch 64, or the smallest larger batch, that the device bounds (the seed's "
+    f"shown too). A run whose unprofiled loop takes over {100 * LOOP_MARGIN:.0f}% longer than its "
+    "kernels in either layout is host-bound: judged by device-busy time, both shown",
     f"NHWC/NCHW <= {CHANNELS_LAST_FASTER_RATIO} in every run; 'depends' if mixed, on noise, or when "
     "the allocator decides it (CPU)",
     ("channels_last_stride1", "runs"),

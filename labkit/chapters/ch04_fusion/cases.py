@@ -579,7 +579,7 @@ def c18_table(evidence: Mapping | None, where: str, verdict: claims.Verdict | No
     if evidence is None:
         return Table(f"C18: no GPU here, and {where}", ["quantity", "us"])
     ev = evidence
-    uses = "<- the verdict's"
+    uses = "<- judged"
     ratio, _, eager_gap, eager_how = seed_contrast(ev)
     by_slope = eager_how.startswith("the fitted")
     shown = Table("C18: launch latency, not time per node", ["quantity", "us", ""], [
@@ -739,9 +739,9 @@ def add_table(record: object, title: str = "Triton's add against PyTorch's, fp16
     times = Table("", ["elements", "device T", "device P", "host launch T", "host launch P"],
                   units={"device T": "us", "device P": "us", "host launch T": "us", "host launch P": "us"})
     for r in payload["rows"]:
-        shown.add(r["elements"], *([r["aligned"]] if aligned else []), r["triton_gbps"], r["torch_gbps"],
-                  r["speedup"])
-        times.add(r["elements"], r.get("triton_us"), r.get("torch_us"), r.get("triton_host_us"),
+        shown.add(elements(r["elements"]), *([r["aligned"]] if aligned else []), r["triton_gbps"],
+                  r["torch_gbps"], r["speedup"])
+        times.add(elements(r["elements"]), r.get("triton_us"), r.get("torch_us"), r.get("triton_host_us"),
                   r.get("torch_host_us"))
     rows_ = payload["rows"]
     small = small_add_line(rows_[0]) if len(rows_) > 2 else ""
@@ -754,6 +754,9 @@ def add_table(record: object, title: str = "Triton's add against PyTorch's, fp16
     if any(v is not None for row in times.rows for v in row[1:]):
         shown.fold("device time and host launch per add", str(times))
     return shown
+
+
+elements = c19_claims.elements  # '2^20' for a power of two, as the sweep names its sizes
 
 
 def small_add_line(row: Mapping) -> str:
@@ -770,7 +773,7 @@ def small_add_line(row: Mapping) -> str:
     loop_t, loop_p = max(host_t, dev_t), max(host_p, dev_p)
     seed = c19_claims.SEED_LATENCY_US
     return (f"Seed's small-add latencies: PyTorch {seed['PyTorch']}, Triton {seed['Triton']} us. At "
-            f"{row['elements']:,} (device Triton {dev_t:.3g}, PyTorch {dev_p:.3g} us; launch {host_t:.3g}, "
+            f"{elements(row['elements'])} (device Triton {dev_t:.3g}, PyTorch {dev_p:.3g} us; launch {host_t:.3g}, "
             f"{host_p:.3g} us), {LOOP_PACE}: Triton {_faster(loop_p / loop_t)}.")
 
 
@@ -787,8 +790,7 @@ def judge_c19(chapter: object, add_sweep: object, copy_gbps: float,
         "seed_implied_gbps": seed_implied_gbps, "elements": largest["elements"],
         "dtype": "float16", "flags": largest["flags"], "sweep": add_sweep["rows"],  # type: ignore[index]
         "device": device_name,
-    }, form=f"analogue: {device_name} (the seed: A100), fp16, "
-            f"power-of-two sizes up to {largest['elements']:,} elements")
+    }, form=f"analogue: {device_name} (the seed: A100), fp16, sizes up to {elements(largest['elements'])}")
 
 
 def chain_operands(sizes: object, device: torch.device) -> tuple[torch.Tensor, ...]:

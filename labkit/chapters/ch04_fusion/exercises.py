@@ -165,9 +165,8 @@ FUSED_CHAIN = MemoryBudgetExercise(
     title="silu((x + y) * z) without a full-size intermediate",
     task="Write chain(x, y, z) -> silu((x + y) * z) for 1-D float32 tensors, making no new "
          "memory beyond the output and at most 1 MiB more. Eager PyTorch writes two "
-         "full-size intermediates and reads them back; a fused kernel keeps "
-         "them in registers, and on a CPU you can keep them in cache by working block by "
-         "block.",
+         "full-size intermediates and reads them back; a fused kernel keeps them in registers, "
+         "a CPU block by block in cache.",
     reference=reference_chain,
     make_case=_chain_case,
     edge_cases=[tuple(torch.full((1_000_000,), v) for v in (0.5, -1.0, 2.0)),

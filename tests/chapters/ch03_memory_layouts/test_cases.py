@@ -188,7 +188,7 @@ def test_the_conv_line_prints_the_quiz_s_ratio_and_a_loop_s_beside_it():
                                 nhwc: variant(nhwc, 38.2e-6, 82.6e-6, 38.2 / 90.5)}, (nchw, nhwc))
     line = cases.conv_clocks_line(h200)
     assert line.startswith("The quiz's ratio, NCHW / NHWC GPU time per call: 2.37x. ")
-    assert "NCHW 90.5 us, NHWC 82.6 us, so 1.10x (launch-bound: the host sets its pace)." in line
+    assert "NCHW 90.5 us, NHWC 82.6 us, so 1.10x (launch-bound)." in line
     assert "Loop pace = max(host launch, GPU time) per call, computed, not timed" in line  # item 11
 
 
@@ -272,3 +272,10 @@ def test_the_gemm_table_shows_one_ratio_the_ratio_of_its_medians_with_the_rounds
     assert shown.column("vs one GEMM")[1] == pytest.approx(327 / 338)
     assert shown.column("rounds")[1] == "1.00-1.12" and evidence["nchw_batched"]["ratio_spread"] == [1.0, 1.12]
 
+
+def test_the_ran_line_names_kernels_without_their_template_arguments():
+    ops = ["Memset (Device)", "void cudnn::engines_precompiled::nchwToNhwcKernel<__half, __half, float, false, true>(x)",
+           "aten::convolution"]
+    assert cases.ran_line(ops) == ("Memset (Device); void cudnn::engines_precompiled::nchwToNhwcKernel; "
+                                   "aten::convolution")
+    assert cases.ran_line(["x" * 100], width=8) == "x" * 8 and cases.ran_line([]) == ""

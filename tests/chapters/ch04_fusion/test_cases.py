@@ -92,9 +92,9 @@ def test_c18_on_a_cpu_judges_the_recorded_run_without_keeping_it():
     assert where.startswith("recorded on nvidia-h200")
     assert evidence["graph_launch_gap_us"] == gaps["graph replay"]["launch_gap_median_us"]
     shown = cases.c18_table(evidence, where)
-    assert "recorded on nvidia-h200" in shown.caption() and shown.column("")[3].startswith("<- the verdict")
+    assert "recorded on nvidia-h200" in shown.caption() and shown.column("")[3] == "<- judged"
     # the contrast's two gaps and its ratio are the verdict's; eager's slope and 5-8 us are not
-    assert [shown.column("")[i] for i in (4, 5, 7)] == ["", "<- the verdict's", "<- the verdict's"]
+    assert [shown.column("")[i] for i in (4, 5, 7)] == ["", "<- judged", "<- judged"]
     assert any("(the seed's 5-8 us, not judged), after" in note for note in shown.notes)
     assert "no GPU here" in cases.c18_table(None, "nothing recorded").caption()
     chapter = session.open("04_fusion", announce=False)
@@ -288,6 +288,12 @@ def test_folding_s_loop_pace_says_which_clock_bounds_each_model():
     assert cases.loop_pace(cpu, a, b) == ""
 
 
+def test_a_power_of_two_count_is_named_as_one():
+    assert [cases.elements(n) for n in (1, 1 << 20, (1 << 27) - 1)] == ["2^0", "2^20", "134,217,727"]
+    with pytest.raises(ValueError, match="positive"):
+        cases.elements(0)
+
+
 def test_the_sweep_says_what_a_loop_of_small_adds_pays_beside_the_seeds_latencies():
     """Review 2026-12-03d item 9: at 2^20 elements the H200's device times are 3.33 us (Triton)
     and 3.55 us, but the host launches 32.5 us and 12.9 us: a loop of small adds runs about
@@ -297,7 +303,7 @@ def test_the_sweep_says_what_a_loop_of_small_adds_pays_beside_the_seeds_latencie
     line = cases.small_add_line(row)
     assert "Seed's small-add latencies: PyTorch 8.7, Triton 3.2 us" in line
     # the row's device times and launches are the table's own columns beside it
-    assert f"At 1,048,576 (device Triton 3.33, PyTorch 3.55 us; launch 32.5, 12.9 us), {cases.LOOP_PACE}: " \
+    assert f"At 2^20 (device Triton 3.33, PyTorch 3.55 us; launch 32.5, 12.9 us), {cases.LOOP_PACE}: " \
            "Triton 2.52x slower." in line  # the four times the loop is read from, the table folding them
     assert cases.small_add_line({**row, "triton_host_us": None}) == ""  # no launch measured: nothing said
     big = {**row, "elements": 1 << 27, "triton_host_us": 25.0}
