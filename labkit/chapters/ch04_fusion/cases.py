@@ -147,12 +147,15 @@ def loop_pace(comparison: bench.Comparison, original: str, changed: str) -> str:
     was measured (a CPU, or a call that waited for the GPU).
 
     The two clocks are the table's own columns just above (device time, host launch), so the
-    line names only which one bounds each (the H200's page repeated all four times in 25 words).
+    line names only which one bounds each (the H200's page repeated all four times in 25 words);
+    where the device bounds both, a loop's gain is the device time's, said so.
     """
     a, b = comparison[original].timing, comparison[changed].timing
     if a.host_s is None or b.host_s is None:
         return ""
     bound_a, bound_b = ("host" if t.launch_bound else "device" for t in (a, b))  # type: ignore[attr-defined]
+    if bound_a == bound_b == "device":  # the slower clock is the device's for both: nothing to compute
+        return "Per call both device-bound, so a loop gains the same."
     bounds = (f"both {bound_a}-bound" if bound_a == bound_b
               else f"original {bound_a}-bound, folded {bound_b}-bound")
     pace = max(a.host_s, a.median_s) / max(b.host_s, b.median_s)
@@ -517,14 +520,15 @@ def step_note(gap_us: float | None, step_us: float | None) -> str:
 
 
 def summaries(traces: Mapping[str, timeline.Trace]) -> Table:
-    """Per trace: its events and span, each whole timeline summary folded under the table (on a
-    CPU: the ops, their kinds and the time between them)."""
+    """Per trace: its events and span, the whole timeline summaries folded under the table in
+    one fold (on a CPU: the ops, their kinds and the time between them; one summary line for
+    both traces, not one each)."""
     shown = Table("the profiled runs", ["way", "events", "span"], units={"span": "s"})
     for name, trace in traces.items():
         figures = timeline.summary(trace).figures()
         shown.add(name, figures.get("events"), figures["window_us"] * 1e-6)
-        shown.fold(f"{name}: the timeline's summary", str(timeline.summary(trace)))
-    return shown
+    return shown.fold("each timeline's summary", "\n\n".join(
+        f"{name}:\n{timeline.summary(trace)}" for name, trace in traces.items()))
 
 
 def gaps_table(record: object) -> Table | str:

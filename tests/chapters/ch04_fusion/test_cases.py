@@ -283,6 +283,8 @@ def test_folding_s_loop_pace_says_which_clock_bounds_each_model():
     line = cases.loop_pace(cmp, a, b)
     # the two clocks are the comparison table's columns: the line names which one bounds each
     assert line.startswith("Per call original host-bound, folded device-bound;")
+    both = Comparison(a, 5, {a: variant(a, 9.57e-3, 6.9e-3, 1.0), b: variant(b, 9.3e-3, 5.0e-3, 0.97)}, (a, b))
+    assert cases.loop_pace(both, a, b) == "Per call both device-bound, so a loop gains the same."
     assert line.endswith(f"{cases.LOOP_PACE}: {10.3 / 9.3:.2f}x.")
     cpu = Comparison(a, 5, {a: variant(a, 1.0, None, 1.0), b: variant(b, 0.9, None, 0.9)}, (a, b))
     assert cases.loop_pace(cpu, a, b) == ""
