@@ -303,7 +303,9 @@ quiz_c7
 # longer than its kernels, the run is *host-bound*: the loop runs at the host's pace, so
 # images per second time Python and the launches, not the layout, and the run is judged by
 # its ratio of device-busy time instead. The margin keeps a loop a few percent over its
-# kernels from flipping the regime between runs.
+# kernels from flipping the regime between runs. On a GPU the sweep shows what the verdict
+# reads (the rates, their ratio, the regime, the device-busy ratio) and folds the rest under
+# it (each run's spread, shares of the ceiling, idle time, loop over kernels).
 
 # %%
 chapter.claim("C7")

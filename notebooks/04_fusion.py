@@ -461,8 +461,9 @@ chapter.claim("C19")
 # 2^20 elements (a few microseconds of device time) up to the largest power of two that fits
 # this machine's copy size (far beyond any cache). Each add's device time (the GPU's own
 # clock) and its host launch (the CPU's time to start it, through Triton's Python launcher or
-# PyTorch's dispatcher) are printed apart: where the launch is longer than the kernel, a loop
-# of such calls runs at the launch's pace, not the kernel's. The verdict reads the largest
+# PyTorch's dispatcher) are measured apart (folded under the table; the smallest size's in the
+# note): where the launch is longer than the kernel, a loop of such calls runs at the launch's
+# pace, not the kernel's. The verdict reads the largest
 # size, by device time; the smaller ones show where each add reaches its plateau.
 
 # %%
