@@ -39,16 +39,11 @@ if "COLAB_RELEASE_TAG" in os.environ:
     assert status == 0, "installing labkit failed: the lines above say why"
 
 # %%
-import warnings
-
 import torch
 
 from labkit import session
 
 chapter = session.open("04_fusion")
-# On a GPU the profiler notes once, at this process's first profile, that it "clears events at
-# the end of each cycle": each profile here is one cycle, so nothing is lost, and it is not shown.
-warnings.filterwarnings("ignore", message=".*Profiler clears events")
 cases = chapter.lab.cases  # this chapter's cases, tables and quiz answers (labkit/chapters/ch04_fusion)
 # chapter.lab also holds its instruments (fusion, launch_overhead, fused_kernels) and the
 # course's (bench, timeline, widgets); chapter.here_or_recorded measures here, or shows the
