@@ -104,8 +104,8 @@ chapter.lab.cases.copy_table(operations)
 # Not every strided copy is done the same way. On a CPU, a *2-D* same-dtype transpose of at
 # least 60x60 takes a special path that copies 60x60 blocks (`copy_same_type_transpose_` in
 # `aten/src/ATen/native/Copy.cpp`); every other strided copy (a 3-D permutation, a cast, any
-# copy on a GPU) goes through TensorIterator's general elementwise loop. C9 measures the
-# difference.
+# copy on a GPU) goes through TensorIterator's general elementwise loop. C9 times that general
+# loop, on a 3-D permutation.
 #
 # ### Optional: two more ways to see a copy
 #

@@ -425,7 +425,7 @@ takeaways = [
     f"{gemm_evidence['nchw_batched']['copied_bytes']} bytes"
     + (": the layouts differ in the GEMM's shape (C22)."
        if gemm_evidence["nchw_batched"]["copied_bytes"] == 0 else " (C22)."),
-    f"Whether it is faster depends on the machine: NHWC/NCHW img/s here: {ratios} "
+    f"{cases.speed_lead(c7)}: NHWC/NCHW img/s {ratios} "
     f"({cases.verdict_tag(c7)}).",
 ]
 if kept_runs:

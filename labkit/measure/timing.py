@@ -75,9 +75,13 @@ def summarise(times_s: Sequence[float]) -> Summary:
 
 
 def format_seconds(seconds: float | None) -> str:
-    """A duration with a unit a reader can take in at a glance: '12.3 us', '4.56 ms'."""
+    """A duration with a unit a reader can take in at a glance: '12.3 us', '4.56 ms'.
+
+    Rounded to 3 significant figures before the unit is chosen, so 999.6 us reads '1 ms',
+    not '1e+03 us' (review 2026-12-03f item 11)."""
     if seconds is None or not np.isfinite(seconds):
         return "n/a"
+    seconds = float(f"{seconds:.3g}")
     for unit, scale in (("s", 1.0), ("ms", 1e-3), ("us", 1e-6)):
         if abs(seconds) >= scale:
             return f"{seconds / scale:.3g} {unit}"

@@ -75,6 +75,8 @@ def test_format_seconds_units():
     assert timing.format_seconds(2.5e-3) == "2.5 ms"
     assert timing.format_seconds(7e-6) == "7 us"
     assert timing.format_seconds(3e-9) == "3 ns"
+    # rounded before the unit is chosen: 999.6 us once printed '1e+03 us' (03's conv table)
+    assert timing.format_seconds(999.6e-6) == "1 ms" and timing.format_seconds(999.4e-6) == "999 us"
 
 
 # ---- the CPU path -----------------------------------------------------------------------

@@ -518,6 +518,20 @@ def verdict_tag(verdict: object) -> str:
     return f"{verdict.claim_id}: depends (on noise)" if noisy else str(verdict.claim_id)  # type: ignore[attr-defined]
 
 
+def speed_lead(verdict: object) -> str:
+    """The takeaway's opening on speed, from C7's own outcome (review 2026-12-03f item 5: it said
+    'depends on the machine' where the verdict said one machine read twice disagreed)."""
+    outcome = getattr(verdict, "outcome", "")
+    depends_on = str(getattr(verdict, "depends_on", "") or "")
+    if outcome == "confirmed":
+        return "channels_last was faster here"
+    if outcome == "refuted":
+        return "channels_last was not faster here"
+    if depends_on.startswith("noise"):
+        return "Whether it is faster is not resolved here (the runs disagree within their noise)"
+    return f"Whether it is faster depends ({depends_on or 'see C7'})"
+
+
 def c7_split(runs: Sequence[Mapping], on_gpu: bool) -> tuple[list[Mapping], list[Mapping]]:
     """(runs judged, runs shown) for C7: on a GPU the fp16 run where the device bounds the
     seed's quantity (`claims.gpu_judged`), on a CPU every run."""

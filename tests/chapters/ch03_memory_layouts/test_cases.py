@@ -142,6 +142,12 @@ def test_the_takeaway_gives_both_runs_where_the_kept_rerun_changed_no_faults():
     noisy = SimpleNamespace(claim_id="C7", outcome="depends", depends_on="noise: two runs disagree")
     assert cases.verdict_tag(noisy) == "C7: depends (on noise)"
     assert cases.verdict_tag(SimpleNamespace(claim_id="C7", outcome="refuted", depends_on="")) == "C7"
+    # the takeaway's opening follows the verdict (review 2026-12-03f item 5: not 'depends on the machine')
+    assert cases.speed_lead(noisy).startswith("Whether it is faster is not resolved here")
+    assert cases.speed_lead(SimpleNamespace(outcome="confirmed", depends_on="")) == "channels_last was faster here"
+    assert cases.speed_lead(SimpleNamespace(outcome="refuted", depends_on="")) == "channels_last was not faster here"
+    assert cases.speed_lead(SimpleNamespace(outcome="depends", depends_on="the allocator")) == (
+        "Whether it is faster depends (the allocator)")
 
 
 def test_kept_table_and_half_note():
