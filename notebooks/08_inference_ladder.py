@@ -110,8 +110,8 @@ chapter.claim("C24")
 # on a host-bound rung either clock may carry the gain. Either way a step is kept only when
 # the range of the gain that keeps it lies wholly above 1 and its median is at least 1.02x:
 # a gain of 0.06% can have a range above 1 and still say nothing (cudnn.benchmark on the
-# H200 was kept that way in one run of three). Each decision names the GPU's idle before and
-# after, and which clock carried the gain.
+# H200 was kept that way in one run of three). Each decision's reason, in the fold under the
+# ladder, names the GPU's idle before and after, and which clock carried the gain.
 
 # %% tags=["nbval-check-output"]
 print(lab.tables.gate_rules())
@@ -119,8 +119,9 @@ print(lab.tables.gate_rules())
 # %% [markdown]
 # ## Climb
 #
-# Each rung changes one setting of the one before it. The compile column shows what each
-# compiled rung cost to get ready, cold (the climb compiles into an empty Inductor cache).
+# Each rung changes one setting of the one before it. The fold's compile column (on a GPU)
+# shows what each compiled rung cost to get ready, cold (the climb compiles into an empty
+# Inductor cache).
 
 # %%
 lab.tables.plan_table(plan)
@@ -139,10 +140,10 @@ lab.report.table(rungs, strict, defaults)
 # **Reading it.** Images per second counts images, not calls: the batch rung takes longer per
 # call and is still faster. Each speed-up is the median of per-round ratios. *Step gain* is the
 # rung over the rung it was built on, on both clocks: what the keep rule read (the wall gain
-# with its IQR over rounds). The fold under the table holds every column: each keep reason,
-# each range, and *its base in the step's rounds*: a row's images/s come from its own step's
-# rounds, and the next step re-times it as its base, so that column shows the figures (images/s,
-# idle) the step's gain and host-bound test are made of. Any step is flagged *unstable* by the
+# with its IQR over rounds). A row's images/s come from its own step's rounds, and the next
+# step re-times it as its base: *step's base* shows those images/s, which the step gain is a
+# ratio over (not the row above). The fold under the table holds every column: each keep reason,
+# each range, and the base's idle, which the host-bound test reads. Any step is flagged *unstable* by the
 # rule printed under the gate. A step whose base moved is re-timed (the two rungs alone, twice
 # at most, while the budget lasts). If the base moved every time, the step is decided only
 # when the decision holds over either timing of its base, else it is *not decidable* and not

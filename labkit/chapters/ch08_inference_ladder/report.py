@@ -3,8 +3,9 @@ was right, what bound it, and whether it was kept: the step's gain on both clock
 and device time, each with its range) and the GPU's idle share from unprofiled timing,
 the numbers the keep rule read.
 
-A notebook shows the rows in CORE's columns, with the decision in a few words; every
-column, the keep rule's whole reason among them, is folded under it (issue 37: on the H200
+A notebook shows the rows in CORE's columns, with the decision in a few words, the step's base
+as timed in its rounds (what the step gain divides out of) and one line on the numerics gate's
+closest call; every column, the keep rule's whole reason among them, is folded under it (issue 37: on the H200
 the full table alone was about 600 of a chapter's 1,500 output words).
 
 Drawing only: every number comes from the measured `ladder.Rung`s.
@@ -24,7 +25,11 @@ COLUMNS = ("rung", "kept?", "images/s", "IQR", "over strict float32", "over PyTo
 # the columns shown unfolded: what a learner reads the climb from (the rest are in the fold)
 # (over PyTorch defaults is folded: the verdict and the takeaways give it for the rungs judged)
 CORE = ("rung", "kept?", "images/s", "over strict float32", "step gain: wall",
-        "step gain: device time", "GPU idle (unprofiled)")
+        "step gain: device time", "its base in the step's rounds", "GPU idle (unprofiled)")
+# the core table's shorter header and cell for a core column (review 2026-12-03f item 1: the
+# step gain divides out of its base as timed in the step's rounds, not of the row above's
+# images/s, so the core shows that base: images/s only, and whether it was re-timed)
+SHORT_HEADER = {"its base in the step's rounds": "step's base, images/s"}
 
 
 def _payback(rung: ladder.Rung, before: ladder.Rung | None) -> str:
@@ -67,7 +72,10 @@ def decided(rung: ladder.Rung) -> str:
     if not rung.after:
         return "the start"
     if rung.judged_by == keep.NOT_DECIDABLE:
-        return "not decidable"
+        # why, in the cell itself, so it does not read as a gain the rule missed
+        # (review 2026-12-03f item 2); the gains over each timing are in the folded reason
+        n = len(rung.timings or []) or 1
+        return f"not decidable: base moved {n}/{n}"
     if rung.judged_by == "numerics":
         return "refused by the gate"
     said = ("kept" + (" on device time" if rung.judged_by == "device time" else "")
@@ -97,6 +105,37 @@ def in_rounds(rung: ladder.Rung, strict: ladder.Rung) -> str:
     return text
 
 
+def base_short(rung: ladder.Rung) -> str:
+    """The core cell for the step's base: its images/s in the deciding timing (what the step
+    gain is a ratio over), and 're-timed' when an earlier timing of it moved; '' with none."""
+    base = rung.here.get(rung.after)
+    if not base or rung.error:
+        return ""
+    return f"{base['images_per_s']:,.0f}" + (", re-timed" if len(rung.timings or []) > 1 else "")
+
+
+def gate_line(rungs: list[ladder.Rung]) -> str:
+    """One line on the numerics gate from the rungs' own gates: how many stayed inside, and
+    the largest error of any gated rung against its tolerance (the logits' or, where larger
+    against its own, the centred logits'); '' when no rung was gated (review item 9)."""
+    worst = None  # (share of the tolerance, rung, error, tolerance, which)
+    gated = [r for r in rungs if r.gate is not None and not r.error]
+    for r in gated:
+        g = r.gate
+        pairs = [(g.rel_error, g.tolerance, "")]
+        if g.centred_error is not None and g.centred_tolerance:
+            pairs.append((g.centred_error, g.centred_tolerance, " (centred)"))
+        for err, tol, which in pairs:
+            if tol > 0 and (worst is None or err / tol > worst[0]):
+                worst = (err / tol, r, err, tol, which)
+    if worst is None:
+        return ""
+    inside = sum(r.gate.passed for r in gated)
+    share, r, err, tol, which = worst
+    return (f"Numerics gate: {inside} of {len(gated)} rungs inside; largest error against "
+            f"its tolerance: {r.name}{which} {err:.1e} of {tol:.2g} ({100 * share:.0f}%).")
+
+
 def row(rung: ladder.Rung, strict: ladder.Rung, defaults: ladder.Rung,
         before: ladder.Rung | None) -> list[str]:
     """One rung's cells, in COLUMNS order."""
@@ -123,6 +162,8 @@ class LadderTable:
         by_name = {r.name: r for r in rungs}
         self.rows = [(r.kept, row(r, strict, defaults, by_name.get(r.after))) for r in rungs]
         self.decided = [decided(r) for r in rungs]
+        self.based = [base_short(r) for r in rungs]
+        self.gate = gate_line(rungs)
         self.note = host_pace(rungs)
         # the columns shown: not one that says nothing on any row (a CPU's device clock, idle,
         # compile and payback), nor a second baseline that is the first (a CPU's)
@@ -130,24 +171,34 @@ class LadderTable:
                       if not (name == "over PyTorch defaults" and defaults is strict)
                       and any(cells[i] not in ("", "n/a", "0.0 s") for _, cells in self.rows)]
 
+    def _cell(self, cells: list[str], i: int, said: str, based: str, short: bool) -> str:
+        """One cell as shown: the core's short forms where short, else the full cell."""
+        if short and i == 1:
+            return said
+        if short and COLUMNS[i] == "its base in the step's rounds":
+            return based
+        return _core(cells[i], short and i in _RANGED)
+
     def _table(self, columns: list[int], short: bool) -> str:
-        head = "".join(f"<th>{html.escape(COLUMNS[i])}</th>" for i in columns)
+        head = "".join(f"<th>{html.escape(SHORT_HEADER.get(COLUMNS[i], COLUMNS[i]) if short else COLUMNS[i])}</th>"
+                       for i in columns)
         body = "".join(f"<tr style='{'' if kept else 'color:#888'}'>"
-                       + "".join(f"<td>{html.escape(said if short and i == 1 else _core(cells[i], short and i in _RANGED))}</td>"
+                       + "".join(f"<td>{html.escape(self._cell(cells, i, said, based, short))}</td>"
                                  for i in columns) + "</tr>"
-                       for (kept, cells), said in zip(self.rows, self.decided, strict=True))
+                       for (kept, cells), said, based in zip(self.rows, self.decided, self.based, strict=True))
         return f"<table><tr>{head}</tr>{body}</table>"
 
     def _repr_html_(self) -> str:
         core = [i for i in self.shown if COLUMNS[i] in CORE]
         note = f"<p>{html.escape(self.note)}</p>" if self.note else ""
-        return (self._table(core, short=True)
+        gate = f"<p>{html.escape(self.gate)}</p>" if self.gate else ""
+        return (self._table(core, short=True) + gate
                 + "<details><summary>all columns, the keep rule's reasons, the host's pace</summary>"
                 + self._table(self.shown, short=False) + note + "</details>")
 
     def __str__(self) -> str:
         return "\n".join([" | ".join(cells[i] for i in self.shown) for _, cells in self.rows]
-                         + ([self.note] if self.note else []))
+                         + [line for line in (self.gate, self.note) if line])
 
 
 def host_pace(rungs: list[ladder.Rung]) -> str:

@@ -77,7 +77,7 @@ def test_a_base_that_moved_in_every_timing_leaves_the_step_not_decidable_and_not
     assert "host pace 33.8 us/launch here, 17.4 in its base's step" in said
     shown = tables.explanations([FP16_1322, rung])
     assert shown.rows[0][1] == "Not read: its base moved."   # its decision: the ladder's 'kept?'
-    assert report.decided(rung) == "not decidable"
+    assert report.decided(rung) == "not decidable: base moved 3/3"  # why, in its cell
 
 
 def test_a_retime_whose_base_held_decides_the_step_on_that_timing():
