@@ -184,8 +184,8 @@ chapter.table([c6])
 # matrices, where `A.t()` is a transposed view; a GEMM that reads strides against
 # `torch.matmul` on the view and against `.contiguous()` then `torch.matmul`. **C2**: a 2-D
 # matrix `x.t().matmul(w)`, and the seed's 3-D batch, `x.transpose(0, 1)` of [batch, seq, dim]
-# times a [dim, dim] weight, with and without `.contiguous()` first. Each section's
-# measurement answers the other's question, so predict both before either runs.
+# times a [dim, dim] weight, with and without `.contiguous()` first (in the optional section
+# below, with its own quiz).
 
 # %% jupyter={"source_hidden": true}
 strided_gemm = chapter.lab.strided_gemm
@@ -198,16 +198,6 @@ quiz_c10 = chapter.lab.widgets.Quiz(
     answer=lambda: chapter.lab.cases.c10_faster(globals().get("c10_comparisons")),
 )
 quiz_c10
-
-# %% jupyter={"source_hidden": true}
-matmul_dtype, batch, matmul_cases = chapter.lab.cases.matmul_cases(chapter.device, chapter.on_gpu,
-                                                                   chapter.sizes.matmul_n)
-quiz_c2 = chapter.lab.widgets.Quiz(
-    "3-D batch: which is faster, x.transpose(0, 1).matmul(w) or x.transpose(0, 1).contiguous().matmul(w)?",
-    choices=list(chapter.lab.cases.C2_CHOICES),
-    answer=lambda: chapter.lab.cases.which_is_faster(globals().get("c2_comparisons"), "3-D batch"),
-)
-quiz_c2
 
 # %% [markdown]
 # ### C10: a GEMM that takes strides, against `torch.matmul`
@@ -270,8 +260,18 @@ chapter.table([c10])
 # %% [markdown]
 # ### Optional: C2, the 2-D matrix and the seed's 3-D batch
 #
-# C10 answered C2's question for a 2-D matrix; here the seed's 3-D batch is measured (it
-# grades your C2 prediction above) and C2 judged. "What to remember" gives its bytes copied.
+# C10 answered C2's question for a 2-D matrix; here the seed's 3-D batch is measured and C2
+# judged. Predict it first. "What to remember" gives its bytes copied.
+
+# %% jupyter={"source_hidden": true}
+matmul_dtype, batch, matmul_cases = chapter.lab.cases.matmul_cases(chapter.device, chapter.on_gpu,
+                                                                   chapter.sizes.matmul_n)
+quiz_c2 = chapter.lab.widgets.Quiz(
+    "3-D batch: which is faster, x.transpose(0, 1).matmul(w) or x.transpose(0, 1).contiguous().matmul(w)?",
+    choices=list(chapter.lab.cases.C2_CHOICES),
+    answer=lambda: chapter.lab.cases.which_is_faster(globals().get("c2_comparisons"), "3-D batch"),
+)
+quiz_c2
 
 # %%
 chapter.claim("C2")

@@ -12,9 +12,9 @@ from tests.paths import ROOT
 GIVEAWAYS = {
     "02_contiguity_and_hidden_copies": {
         "quiz_c6": [".narrow("],
-        # both C10's and C2's quizzes come before either measurement: each answers the other
-        "quiz_c2": ["matmul_cases(", "c2_comparisons", "transpose(0, 1).matmul", "transpose(0,1).matmul",
-                    "c10_comparisons", "strided_gemm.paths(", ".matmul("],
+        # C2's quiz opens its optional section, after C10's measurement (the 2-D premise):
+        # nothing above it may time or run the 3-D batch
+        "quiz_c2": ["c2_comparisons", "transpose(0, 1).matmul", "transpose(0,1).matmul"],
         # nothing visible above C10's quiz may multiply a transposed view
         "quiz_c10": ["x.t().matmul(w)", "copies_inside(", ".matmul(", "c10_comparisons"],
         "quiz_c9": ["x.contiguous()", "x3.contiguous()", "x3_t.contiguous()", "copy_cmp"],
@@ -47,3 +47,32 @@ def test_the_c9_choices_do_not_state_the_answer():
     cells = jupytext.read(ROOT / "notebooks" / "02_contiguity_and_hidden_copies.py").cells
     quiz = next(c.source for c in cells if _makes("quiz_c9", c.source))
     assert "returns x itself" not in quiz
+
+
+# quiz -> the variable its answer reads (made by the measurement that grades it)
+GRADED_BY = {"quiz_c10": "c10_comparisons", "quiz_c2": "c2_comparisons"}
+
+
+def headings_between(cells, quiz: str, graded_by: str) -> list[str]:
+    """The markdown headings between a quiz and the first cell that makes the variable it is
+    graded on: a section the learner may skip ('Optional: C2') must hold its own quiz."""
+    at = next(k for k, c in enumerate(cells) if _makes(quiz, c.source))
+    made = next(k for k, c in enumerate(cells) if c.cell_type == "code"
+                and re.search(rf"^[\w, ]*\b{graded_by}\b[\w, ]*=", c.source, re.M))
+    return [c.source.splitlines()[0] for c in cells[at + 1:made]
+            if c.cell_type == "markdown" and c.source.startswith("#")]
+
+
+def test_each_matmul_quiz_sits_in_the_section_that_grades_it():
+    """Review 2026-12-03f item 3: C2's quiz stood beside C10's, graded only by cells under
+    '### Optional: C2' (skipping them left it unanswerable, and it held C10's table)."""
+    cells = jupytext.read(ROOT / "notebooks" / "02_contiguity_and_hidden_copies.py").cells
+    for quiz, graded_by in GRADED_BY.items():
+        between = [h for h in headings_between(cells, quiz, graded_by) if "Optional" in h]
+        assert not between, f"{quiz} is graded below {between}, a section it is not in"
+
+
+def test_the_section_check_bites_the_old_order():
+    md = jupytext.reads("# %%\nquiz_c2 = widgets.Quiz('?')\n\n# %% [markdown]\n# ### Optional: C2\n\n"
+                        "# %%\nc2_comparisons = {}\n", fmt="py:percent").cells
+    assert headings_between(md, "quiz_c2", "c2_comparisons") == ["### Optional: C2"]
