@@ -107,11 +107,16 @@ def in_rounds(rung: ladder.Rung, strict: ladder.Rung) -> str:
 
 def base_short(rung: ladder.Rung) -> str:
     """The core cell for the step's base: its images/s in the deciding timing (what the step
-    gain is a ratio over), and 're-timed' when an earlier timing of it moved; '' with none."""
+    gain is a ratio over); when re-timed, the rung's own images/s in that timing beside it,
+    since the row's images/s are from its first timing and would not divide; '' with none."""
     base = rung.here.get(rung.after)
     if not base or rung.error:
         return ""
-    return f"{base['images_per_s']:,.0f}" + (", re-timed" if len(rung.timings or []) > 1 else "")
+    text = f"{base['images_per_s']:,.0f}"
+    if len(rung.timings or []) > 1:
+        then = base.get("step_images_per_s") or rung.images_per_s
+        text += f" (re-timed; the rung {then:,.0f} then)"
+    return text
 
 
 def gate_line(rungs: list[ladder.Rung]) -> str:
