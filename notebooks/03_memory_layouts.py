@@ -296,16 +296,11 @@ quiz_c7
 # sizes this machine runs, the CPU form of the seed's ARM row. FLOPs are counted by PyTorch's
 # `FlopCounterMode` on this very model, so each rate is a share of the matmul ceiling of
 # the math it ran in: float32 convolutions on a GPU run in TF32 by default
-# (`torch.backends.cudnn.allow_tf32`), so they are shown against the TF32 ceiling.
-#
-# On a GPU each run is also traced (the kernels' own time per call) and timed as a plain
-# back-to-back loop, with no profiler attached. Where a layout's loop takes more than 15%
-# longer than its kernels, the run is *host-bound*: the loop runs at the host's pace, so
-# images per second time Python and the launches, not the layout, and the run is judged by
-# its ratio of device-busy time instead. The margin keeps a loop a few percent over its
-# kernels from flipping the regime between runs. On a GPU the sweep shows what the verdict
-# reads (the rates, their ratio, the regime, the device-busy ratio) and folds the rest under
-# it (each run's spread, shares of the ceiling, idle time, loop over kernels).
+# (`torch.backends.cudnn.allow_tf32`), so they are shown against the TF32 ceiling. On a GPU
+# the cell below adds how a run is read as host-bound.
+
+# %%
+chapter.only_on("gpu", lambda: print(cases.host_bound_rules()))
 
 # %%
 chapter.claim("C7")

@@ -255,7 +255,7 @@ def gemm_paths(chapter: Chapter, act: torch.Tensor, act_cl: torch.Tensor,
         shown.add(k, copied[k], t.median_s, ratio, f"{spread[0]:.2f}-{spread[1]:.2f}",
                   t.pct_of_copy_ceiling, t.pct_of_matmul_ceiling,
                   "; ".join(op.split("<")[0][:48] for op in ran[k]))
-    shown.note("vs one GEMM: of the medians; rounds: per-round ratios' middle half. The same numbers "
+    shown.note(rounds_note("vs one GEMM") + " The same numbers "
                f"from all three: {same_product(paths, act.shape[1])}")
     return shown, evidence, flagged
 
@@ -388,6 +388,28 @@ def device_busy(net: torch.nn.Module, net_cl: torch.nn.Module, x: torch.Tensor) 
         return device_split.evidence(lambda: net(x), lambda: net_cl(x_cl))
 
 
+def host_bound_rules() -> str:
+    """How C7 reads a GPU run as host-bound, printed on a GPU only (review 2026-12-03f item
+    15: some 120 words of GPU-only rules sat in the markdown of every CPU's page)."""
+    return (
+        "On a GPU each run is also traced (the kernels' own time per call) and timed as a plain "
+        "back-to-back loop, with no profiler attached. Where a layout's loop takes more than "
+        f"{100 * c7_claims.LOOP_MARGIN:.0f}% longer than its kernels, the run is host-bound: the loop "
+        "runs at the host's pace, so images per second time Python and the launches, not the "
+        "layout, and the run is judged by its ratio of device-busy time instead. The margin keeps a "
+        "loop a few percent over its kernels from flipping the regime between runs. The sweep shows "
+        "what the verdict reads (the rates, their ratio, the regime, the device-busy ratio) and "
+        "folds the rest under it (each run's spread, shares of the ceiling, idle time, loop over "
+        "kernels).")
+
+
+def rounds_note(ratio_column: str) -> str:
+    """The one line under a table whose ratio is of the medians beside its rounds' spread:
+    why a ratio may lie outside its own 'rounds' (review 2026-12-03f item 12: C7's sweep read
+    '1.15x | 1.01-1.14' with only the GEMM table saying so)."""
+    return f"{ratio_column}: of the medians; rounds: per-round ratios' middle half."
+
+
 def sweep_table(runs: Sequence[Mapping]) -> Table:
     """C7's runs: images per second in each layout, their ratio, each as a share of the matmul
     ceiling of the math it ran in; where a GPU run was traced, how idle the GPU sat and the
@@ -439,6 +461,7 @@ def sweep_detail(runs: Sequence[Mapping]) -> Table:
                      "" if host_bound is None else "host" if host_bound else "device",
                      r["nchw_busy_s"] / r["nhwc_busy_s"]] if busy else [None] * 5)
         shown.add(*row)
+    shown.note(rounds_note("NHWC/NCHW"))
     if traced:
         shown.note("GPU idle: under the profiler, which slows the host. 'bound by' is read from the "
                    "unprofiled clocks: a back-to-back loop's wall time per batch against its kernels' "

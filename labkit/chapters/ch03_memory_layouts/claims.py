@@ -15,7 +15,7 @@ from labkit.claims.core import (
     ClaimError,
     band,
 )
-from labkit.claims.trust import Decision, Decisions
+from labkit.claims.trust import Decision, Decisions, applies, flags_in
 from labkit.core import discovery
 from labkit.measure import clocks
 from labkit.measure.conditions import kept_took
@@ -179,8 +179,9 @@ def _speedups(runs: list, th: Mapping) -> tuple[str, str, str]:
     for r, (ratio, _, basis) in zip(runs, decided, strict=True):
         parts.append(f"{r['dtype']} b{r['batch']}: {ratio:.2f}x" + _shown_ratio(r, basis))
     text = "NHWC/NCHW speed: " + ", ".join(parts)
-    if len(certain) < len(runs):
-        text += f" ({len(runs) - len(certain)} run(s) within noise, left out)"
+    if len(certain) < len(runs):  # named, not counted (review 2026-12-03f item 4)
+        text += " (" + ", ".join(f"{r['dtype']} b{r['batch']}" for r, b in zip(runs, bands, strict=True)
+                                 if b == "noise") + " within noise, left out)"
     if not certain:
         return DEPENDS, text, NOISE
     if len(faster) == len(certain):
@@ -191,7 +192,57 @@ def _speedups(runs: list, th: Mapping) -> tuple[str, str, str]:
         f"{r['dtype']} b{r['batch']}" for r in faster)
 
 
+def _flag_causes(ev: Mapping, th: Mapping) -> list[str]:
+    """Each flagged timing that could carry a judged ratio across the threshold, with its size
+    (the trust rule's veto, `labkit.claims.trust.judge`, in a few words)."""
+    decided = decisions_c7(ev, th)
+    cases = [d.name for d in decided.decisions]
+    hits = []
+    for flag in flags_in(ev):
+        for d in decided.decisions:
+            margin = d.margin()
+            if applies(flag, d, cases, decided.decisions) and margin is not None and flag.uncertainty >= margin:
+                own = flag.timing.removeprefix(f"{d.name}: ")
+                who = (f"{d.name}'s {own} timing" if own != flag.timing else f"{flag.timing}'s timing")
+                hits.append(f"{who} (±{100 * flag.uncertainty:.0f}%) could carry its "
+                            f"{d.value:.2f}x across {d.threshold:g}")
+    return hits
+
+
+def noise_lead(ev: Mapping, th: Mapping, depends_on: str) -> str:
+    """What decided C7 when noise did, to lead its reason (review 2026-12-03f item 4: the
+    card's visible reason listed ratios that all cleared 1.05 and cut the cause away): a
+    flagged timing that could carry a judged ratio across the threshold, else the runs whose
+    rounds straddle it, else two runs that disagree; then the rerun's ratios where there is
+    one. '' when noise decided nothing."""
+    causes = _flag_causes(ev, th)
+    limit = th["channels_last_faster_ratio"]
+    if not causes and depends_on == NOISE:
+        spans = []
+        for r in ev["runs"]:
+            ratio, spread, _ = deciding(r)
+            values = [ratio, *(float(v) for v in spread or ())]
+            if band(ratio, spread, limit) == "noise":
+                spans.append(f"{r['dtype']} b{r['batch']} {min(values):.2f}-{max(values):.2f}x")
+        causes = [f"the rounds straddle {limit:g} ({', '.join(spans)})"]
+    elif not causes and depends_on.startswith("noise: two runs"):
+        causes = [depends_on.removeprefix("noise: ").split(";")[0]]
+    if not causes:
+        return ""
+    kept = list((ev.get("kept") or {}).get("runs") or [])
+    rerun = ", ".join(f"b{r['batch']} {deciding(r)[0]:.2f}x" for r in kept)
+    return "noise decided: " + "; ".join(causes) + (f"; the rerun read {rerun}" if rerun else "") + ". "
+
+
 def check_c7(ev: Mapping, th: Mapping) -> tuple[str, str, str]:
+    """C7's check (`_check_c7`), its reason led by what decided it where noise did."""
+    outcome, text, depends_on = _check_c7(ev, th)
+    if int(ev["channels_last_stride1"]) != 1:
+        return outcome, text, depends_on
+    return outcome, noise_lead(ev, th, depends_on) + text, depends_on
+
+
+def _check_c7(ev: Mapping, th: Mapping) -> tuple[str, str, str]:
     """runs: the runs in the form judged (on a GPU the fp16 run `gpu_judged` picks: the
     seed's batch 64 where the device bounds it, else the smallest larger batch it bounds; on
     a CPU this CPU's runs). other_runs (the seed's fp16 b64 named first where it is among them) (optional) are shown, not judged. kept (optional, CPU): the same

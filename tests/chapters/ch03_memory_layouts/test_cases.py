@@ -87,6 +87,19 @@ def test_sweep_table_shows_the_device_split_only_where_traced():
     assert not plain.folded  # a CPU's sweep (nothing traced) shows every column
 
 
+def test_the_sweep_says_why_a_ratio_may_lie_outside_its_rounds():
+    """Review 2026-12-03f item 12: this CPU's b2 read '1.15x | 1.01-1.14'; the GEMM table's
+    note said why (a ratio of the medians against the per-round ratios' middle half), C7's
+    table did not. The same line under both (a GPU's sweep keeps it with the folded rounds)."""
+    plain = cases.sweep_table([_run(2, 21.0, 24.0, nhwc_time_ratio_iqr=[0.88, 0.99])])
+    assert plain.column("NHWC/NCHW")[0] > float(plain.column("rounds")[0].split("-")[1])
+    assert plain.notes == ["NHWC/NCHW: of the medians; rounds: per-round ratios' middle half."]
+    traced = cases.sweep_table([_run(64, 10.0, 12.0, nchw_busy_s=2.0, nhwc_busy_s=1.0, nchw_idle_share=0.5,
+                                     nhwc_idle_share=0.6, host_bound=True)])
+    assert cases.rounds_note("NHWC/NCHW") in traced.folded[0][1]
+    assert cases.rounds_note("vs one GEMM") == "vs one GEMM: of the medians; rounds: per-round ratios' middle half."
+
+
 def test_the_ran_column_keeps_hopper_gemm_kernels():
     """Review 2026-12-03c item 7: on the H200 the GEMM paths' ran column was empty; Hopper's
     cuBLAS kernels are nvjet_* / sm90_xmma_* / cutlass*, and an elementwise or reduction
@@ -285,3 +298,18 @@ def test_the_ran_line_names_kernels_without_their_template_arguments():
     assert cases.ran_line(ops) == ("Memset (Device); void cudnn::engines_precompiled::nchwToNhwcKernel; "
                                    "aten::convolution")
     assert cases.ran_line(["x" * 100], width=8) == "x" * 8 and cases.ran_line([]) == ""
+
+
+def test_the_host_bound_rules_print_on_a_gpu_only():
+    """Review 2026-12-03f item 15: the rules (some 120 words) sat in markdown on every CPU's
+    page; they are printed by a cell that runs them only on a GPU, with C7's own margin."""
+    import jupytext
+
+    from tests.paths import ROOT
+    rules = cases.host_bound_rules()
+    assert "more than 15% longer than its kernels" in rules and 90 <= len(rules.split()) <= 130
+    cells = jupytext.read(ROOT / "notebooks" / "03_memory_layouts.py").cells
+    markdown = "\n".join(c.source for c in cells if c.cell_type == "markdown")
+    assert "longer than its kernels, the run is" not in markdown
+    assert any('chapter.only_on("gpu", lambda: print(cases.host_bound_rules()))' in c.source
+               for c in cells if c.cell_type == "code")

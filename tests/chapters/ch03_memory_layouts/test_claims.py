@@ -294,3 +294,32 @@ def test_recorded_h200_c7_falls_back_to_the_profiled_idle_share_and_says_so():
     verdict = claims.get("C7").judge(payload["evidence"], machine="replay")
     assert verdict.outcome == payload["outcome"]
     assert "this record has no unprofiled host time" in verdict.reason
+
+
+def test_c7_where_noise_decides_the_visible_reason_leads_with_it():
+    """Review 2026-12-03f item 4: this CPU's b1 read 1.21x (every visible ratio cleared 1.05)
+    and its NCHW timing, +-16%, could carry it across; the card's visible reason must say so
+    first, with the rerun's ratios, and name the run left out within noise."""
+    b1 = run("float32", 1, 13.0, 15.7, nhwc_time_ratio_iqr=[0.80, 0.93], nchw_faults_per_call=0.0)
+    b2 = run("float32", 2, 21.0, 24.0, nhwc_time_ratio_iqr=[0.88, 0.99], nchw_faults_per_call=0.0)
+    kept = [run("float32", 1, 12.0, 12.2, nhwc_time_ratio_iqr=[1.08, 1.31], nchw_faults_per_call=0.0),
+            run("float32", 2, 14.0, 14.9, nhwc_time_ratio_iqr=[0.86, 0.99], nchw_faults_per_call=0.0)]
+    flag = {"timing": "float32 b1: NCHW", "why": "noisy: IQR 16% of the median", "spread": 0.16}
+    noisy = judge("C7", channels_last_stride1=1, runs=[b1, b2], kept=dict(runs=kept), flags=[flag])
+    assert noisy.outcome == "depends" and noisy.depends_on == claims.NOISE_FLAGGED
+    visible = claims.tables.deciding(noisy.reason)
+    assert visible.startswith("noise decided: float32 b1's NCHW timing (±16%) could carry its 1.21x "
+                              "across 1.05; the rerun read b1 1.02x, b2 1.06x."), visible
+    assert "(float32 b2 within noise, left out)" in noisy.reason
+    # a flag too small to cross the threshold decides nothing: the runs' disagreement leads
+    quiet = judge("C7", channels_last_stride1=1, runs=[b1, b2], kept=dict(runs=kept),
+                  flags=[dict(flag, spread=0.01)])
+    assert quiet.reason.startswith("noise decided: two runs under the same allocator disagree "
+                                   "(confirmed, then refuted); the rerun read b1 1.02x, b2 1.06x. "
+                                   "NHWC/NCHW speed: float32 b1: 1.21x"), quiet.reason
+    # rounds that straddle 1.05 in every run: those spreads lead
+    straddle = judge("C7", channels_last_stride1=1, runs=[b2])
+    assert straddle.reason.startswith("noise decided: the rounds straddle 1.05 (float32 b2 1.01-1.14x). ")
+    # where noise decided nothing, the ratios lead as before
+    clear = judge("C7", channels_last_stride1=1, runs=[b1])
+    assert clear.outcome == "confirmed" and clear.reason.startswith("NHWC/NCHW speed: float32 b1: 1.21x")
