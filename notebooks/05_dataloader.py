@@ -106,7 +106,7 @@ chapter.exercise("05.batch_bytes").check(batch_bytes)
 quiz_knee = chapter.lab.widgets.Quiz(
     f"This machine has {lesson.plan.cores} cores. With how many workers is throughput within 10% of "
     f"the best of {list(lesson.bench.worker_counts)}?",
-    answer=lambda: lesson.found.knee.workers, kind="number",  # runs the sweep when answered
+    answer=lambda: lesson.knee_key(), kind="number",  # runs the sweep when answered
     explanation="Each worker produces one batch per (batch x sample cost) seconds on its own "
                 "core; the step needs one per compute time; and the main process needs a core too.",
 )

@@ -26,6 +26,7 @@ import torch
 
 from labkit.chapters.ch05_dataloader import fresh_step, loader_data, loader_sweep, shm, train_step
 from labkit.measure import bench as timing
+from labkit.show.widgets.quiz import Key
 
 _log = logging.getLogger(__name__)  # each phase's seconds, at INFO (reproduce.py shows them)
 MAX_PREFETCH = 4  # the knob sweep's larger prefetch factor
@@ -202,6 +203,46 @@ def worker_sweep(bench: Bench, on_progress: Callable[[int, int, str], None] | No
                                 sample_cost_s=bench.sample_cost.median_s,
                                 compute_s=bench.step_s)
     return Found(result, knee)
+
+
+def knee_candidates(spreads: dict[int, tuple[float, float]],
+                    tolerance: float = loader_sweep.KNEE_TOLERANCE) -> list[int]:
+    """Every worker count the windows' spread allows as the knee (the fewest within
+    `tolerance` of the best), from each count's (slowest, fastest) window in samples/s.
+
+    Count w can be the knee when some best throughput B the windows allow (between the
+    largest slowest window and the fastest window of a count at or above w) puts its fastest
+    window at or above (1 - tolerance) B while every fewer count's slowest window lies below it. The measured
+    knee always qualifies (its overall rate lies between its windows)."""
+    if not spreads:
+        raise ValueError("knee_candidates needs each worker count's (slowest, fastest) window")
+    if not 0 <= tolerance < 1:
+        raise ValueError(f"tolerance is a fraction in [0, 1), got {tolerance}")
+    keep = 1 - tolerance
+    floor = keep * max(min(s) for s in spreads.values())
+    found = []
+    for w in sorted(spreads):
+        # the best is some count's rate: one at or above w (a fewer one would itself be in reach)
+        reach = min(max(spreads[w]), keep * max(max(spreads[v]) for v in spreads if v >= w))
+        fewer = [min(spreads[v]) for v in spreads if v < w]
+        if reach >= floor and all(low < reach for low in fewer):
+            found.append(w)
+    return found
+
+
+def knee_key(found: Found) -> Key | int:
+    """The knee quiz's key: the measured knee, and every count the windows' spread allows
+    (review 2026-12-03f item 13: this CPU's 1 and 2 workers overlapped, '650 to 1031' and
+    '843 to 1260', yet only 2 was right), the trust rule's reading of a noisy sweep
+    (`labkit.claims.quiz_keys` does the same for ratio quizzes)."""
+    spreads = {r.setting.num_workers: r.samples_per_s_spread for r in found.sweep.runs}
+    knee = found.knee.workers
+    allowed = sorted({*knee_candidates(spreads, found.knee.tolerance), knee})
+    if allowed == [knee]:
+        return knee
+    return Key(knee, span=(allowed[0], allowed[-1]),
+               why=f"the windows' spread allows the knee at {', '.join(map(str, allowed))} worker(s): "
+                   f"each one's fastest window within {found.knee.tolerance:.0%} of a best the windows allow")
 
 
 def plateau(bench: Bench, found: Found, gpu_idle_share: float | None = None,

@@ -174,6 +174,10 @@ class Lesson:
         bar = loader_plots.ProgressBar(len(self.bench.worker_counts), "workers")
         return knee_experiment.worker_sweep(self.bench, on_progress=bar.update)
 
+    def knee_key(self) -> knee_experiment.Key | int:
+        """The knee quiz's answer: the measured knee and every count the windows allow."""
+        return knee_experiment.knee_key(self.found)
+
     def worker_sweep(self) -> Shown:
         """The sweep's table and plot and the knee's reading, kept under sweep_workers and knee."""
         bench, found = self.bench, self.found
