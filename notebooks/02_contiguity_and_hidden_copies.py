@@ -588,8 +588,9 @@ print(c5a)
 # against aligned *and* contiguous (19.1 ns), per-access latencies. The analogue here: the
 # time per element of a sum, for all four combinations (so each cause is read alone), over a
 # buffer far beyond every cache, and over a 16 KiB window read many times inside *one* call
-# (L1-resident where it runs faster than the big buffer; else not judged). Beside each: the
-# bytes the caches fetch per byte used, in whole 64-byte lines (CPU) or 32-byte sectors (GPU).
+# (called L1-resident where it runs faster than the big buffer; judged only where that holds
+# and DRAM size alone does not name the cause). Beside each: the bytes the caches fetch per
+# byte used, in whole 64-byte lines (CPU) or 32-byte sectors (GPU).
 
 # %%
 chapter.claim("C5b")
@@ -602,9 +603,11 @@ ns, ns_l1 = c5b_ev["ns_per_element"], c5b_ev["ns_per_element_l1"]
 window = ch02_claims.window_case(c5b_ev)  # 'L1-resident' only where its time shows a cache
 c5b_table = chapter.lab.table.rows(
     cases.c5b_rows(c5b_ev), units={"DRAM-sized": "ns", "DRAM ratio": "x", window: "ns", "window ratio": "x"})
-# The verdict below states the deciding ratios with the bytes fetched; the whole table folded here.
-chapter.show(chapter.lab.table.Table("time per element of a sum", ["patterns", "sizes", "deciding ratios"], [
-    [len(c5b_table.rows), f"DRAM-sized, {window}", "the verdict's"]])).fold("each pattern's bytes and times", "\n".join([
+# Each pattern's bytes fetched and time at DRAM size, where the verdict reads the cause; the times
+# and the window's columns folded.
+chapter.show(chapter.lab.table.rows(cases.c5b_core_rows(c5b_ev), units={"DRAM ratio": "x"},
+                                    title="time per element of a sum, DRAM-sized")).fold(
+    "each pattern's times, and the window's", "\n".join([
         str(c5b_table), f"{window}: {c5b_ev['l1_passes_per_call']:,} passes in one call" + (
             f"; the call's own cost: {100 * c5b_ev['l1_call_overhead_share']:.0f}% of a median"
             if c5b_ev["l1_call_overhead_share"] is not None else " (device time: no call in it)")]))

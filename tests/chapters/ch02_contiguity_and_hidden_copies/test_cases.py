@@ -6,6 +6,7 @@ import torch
 from labkit.chapters.ch02_contiguity_and_hidden_copies import cases
 from labkit.chapters.ch02_contiguity_and_hidden_copies import claims as ch02
 from labkit.measure.timing import Comparison, Timing, VariantResult
+from tests.paths import ROOT
 
 
 def _comparison(ratios: dict[str, float], baseline: str) -> Comparison:
@@ -152,3 +153,23 @@ def test_c10_s_copy_note_says_once_what_every_case_agrees_on():
     assert cases.c10_copy_note(agree[:1]).startswith("torch.matmul on the view copied: 1024 float16:")
     with pytest.raises(ValueError, match="at least one case"):
         cases.c10_copy_note([])
+
+
+def test_c5b_core_table_shows_each_pattern_with_its_bytes_and_dram_ratio():
+    """Review 2026-12-03f item 6: the visible C5b table read '4 | DRAM-sized, L1-resident |
+    the verdict's'. It shows the four patterns, the bytes fetched per byte used (the DRAM
+    buffer's own, where recorded) and the DRAM ratio the verdict reads; the notebook shows it."""
+    labels = ["aligned, contiguous", "misaligned, contiguous", "aligned, every 2nd element",
+              "misaligned, every 2nd element"]
+    ev = {"ns_per_element": dict(zip(labels, [0.184, 0.179, 0.37, 0.375], strict=True)),
+          "fetched_per_useful": dict(zip(labels, [1.0, 1.0078, 2.0, 2.0], strict=True)),
+          "fetched_per_useful_dram": dict(zip(labels, [1.0, 1.000002, 2.0, 2.0], strict=True)),
+          "fetch_unit_bytes": 64}
+    rows = cases.c5b_core_rows(ev)
+    assert [r["pattern"] for r in rows] == labels
+    assert list(rows[0]) == ["pattern", "fetched / used (64 B units)", "DRAM ratio"]
+    assert rows[1]["fetched / used (64 B units)"] == 1.000002 and rows[2]["DRAM ratio"] == pytest.approx(2.01, abs=0.01)
+    older = {k: v for k, v in ev.items() if k != "fetched_per_useful_dram"}
+    assert cases.c5b_core_rows(older)[1]["fetched / used (64 B units)"] == 1.0078
+    source = (ROOT / "notebooks" / "02_contiguity_and_hidden_copies.py").read_text(encoding="utf-8")
+    assert "cases.c5b_core_rows(c5b_ev)" in source and '"the verdict\'s"' not in source
