@@ -300,7 +300,7 @@ quiz_c7
 # the cell below adds how a run is read as host-bound.
 
 # %%
-chapter.only_on("gpu", lambda: print(cases.host_bound_rules()))
+chapter.only_on("gpu", cases.host_bound_rules)
 
 # %%
 chapter.claim("C7")

@@ -388,19 +388,22 @@ def device_busy(net: torch.nn.Module, net_cl: torch.nn.Module, x: torch.Tensor) 
         return device_split.evidence(lambda: net(x), lambda: net_cl(x_cl))
 
 
-def host_bound_rules() -> str:
-    """How C7 reads a GPU run as host-bound, printed on a GPU only (review 2026-12-03f item
-    15: some 120 words of GPU-only rules sat in the markdown of every CPU's page)."""
-    return (
+def host_bound_rules() -> Table:
+    """How C7 reads a GPU run as host-bound, shown on a GPU only (review 2026-12-03f item 15:
+    some 120 words of GPU-only rules sat in the markdown of every CPU's page): the rule in one
+    row, the why folded, so the GPU page's output words do not grow by them either."""
+    margin = f"{100 * c7_claims.LOOP_MARGIN:.0f}%"
+    shown = Table("How C7 reads a GPU run", ["host-bound when", "then judged by"])
+    shown.add(f"a plain loop takes over {margin} longer than its kernels", "device-busy time")
+    return shown.fold("why, and what the sweep shows", (
         "On a GPU each run is also traced (the kernels' own time per call) and timed as a plain "
         "back-to-back loop, with no profiler attached. Where a layout's loop takes more than "
-        f"{100 * c7_claims.LOOP_MARGIN:.0f}% longer than its kernels, the run is host-bound: the loop "
-        "runs at the host's pace, so images per second time Python and the launches, not the "
-        "layout, and the run is judged by its ratio of device-busy time instead. The margin keeps a "
-        "loop a few percent over its kernels from flipping the regime between runs. The sweep shows "
-        "what the verdict reads (the rates, their ratio, the regime, the device-busy ratio) and "
-        "folds the rest under it (each run's spread, shares of the ceiling, idle time, loop over "
-        "kernels).")
+        f"{margin} longer than its kernels, the run is host-bound: the loop runs at the host's pace, "
+        "so images per second time Python and the launches, not the layout, and the run is judged "
+        "by its ratio of device-busy time instead. The margin keeps a loop a few percent over its "
+        "kernels from flipping the regime between runs. The sweep shows what the verdict reads (the "
+        "rates, their ratio, the regime, the device-busy ratio) and folds the rest under it (each "
+        "run's spread, shares of the ceiling, idle time, loop over kernels)."))
 
 
 def rounds_note(ratio_column: str) -> str:

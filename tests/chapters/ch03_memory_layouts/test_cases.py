@@ -302,14 +302,18 @@ def test_the_ran_line_names_kernels_without_their_template_arguments():
 
 def test_the_host_bound_rules_print_on_a_gpu_only():
     """Review 2026-12-03f item 15: the rules (some 120 words) sat in markdown on every CPU's
-    page; they are printed by a cell that runs them only on a GPU, with C7's own margin."""
+    page; a cell shows them on a GPU only, the rule in one row and the why folded (so the GPU
+    page's output words grow by the row, not by the 120 words), with C7's own margin."""
     import jupytext
 
-    from tests.paths import ROOT
+    from tests.paths import ROOT, load_script
     rules = cases.host_bound_rules()
-    assert "more than 15% longer than its kernels" in rules and 90 <= len(rules.split()) <= 130
+    assert rules.rows == [["a plain loop takes over 15% longer than its kernels", "device-busy time"]]
+    assert "more than 15% longer than its kernels" in rules.folded[0][1]
+    minutes = load_script(ROOT / "scripts" / "chapter_minutes.py", "chapter_minutes")
+    assert minutes.html_words(rules._repr_html_())[0] <= 35
     cells = jupytext.read(ROOT / "notebooks" / "03_memory_layouts.py").cells
     markdown = "\n".join(c.source for c in cells if c.cell_type == "markdown")
     assert "longer than its kernels, the run is" not in markdown
-    assert any('chapter.only_on("gpu", lambda: print(cases.host_bound_rules()))' in c.source
+    assert any('chapter.only_on("gpu", cases.host_bound_rules)' in c.source
                for c in cells if c.cell_type == "code")
