@@ -528,9 +528,13 @@ def test_the_start_up_burst_is_one_batch_per_worker():
     gaps = np.diff(stamps)  # gaps[i]: step i + 1's wait and compute
     after_one_wave = float(np.mean(gaps[workers - 1:workers - 1 + queue]))
     after_the_queue = float(np.mean(gaps[queue - 1:2 * queue - 1]))
-    pace = batch * data.sample_s / workers
-    assert after_one_wave == pytest.approx(after_the_queue, rel=0.2)
-    assert after_one_wave == pytest.approx(pace, rel=0.35)
+    pace = batch * data.sample_s / workers  # 40 ms a batch; the step alone is 2 ms
+    # Were a whole queue decoded during the start-up, the steps after one wave would run at the
+    # step's 2 ms. They run near the workers' 40 ms instead. The bounds are a factor, not a
+    # tolerance: a loaded CI machine (pytest-xdist beside it) read 29.8 ms against 45.4 ms once,
+    # which a 20% band failed while the property held 15-fold.
+    assert after_one_wave > 0.25 * pace and after_the_queue > 0.25 * pace, (after_one_wave, pace)
+    assert after_one_wave > 0.5 * after_the_queue, (after_one_wave, after_the_queue)
 
 
 def test_a_rotated_sweep_starts_each_round_at_another_setting(data):
