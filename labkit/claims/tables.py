@@ -651,12 +651,15 @@ def judged_today(verdict: Verdict, entry: dict) -> Verdict | None:
                           f"{today.reason}")
 
 
-def current_verdicts(data: dict, recorded: bool = False) -> tuple[dict[str, Verdict], dict[str, str]]:
+def current_verdicts(data: dict, recorded: bool = False,
+                     only: Iterable[str] | None = None) -> tuple[dict[str, Verdict], dict[str, str]]:
     """The verdicts of one loaded results file that are current, and the out-of-date ones
     ({claim id: 'refuted, saved ... (why)'}) that must not be shown as current (`out_of_date`).
     Each current one is as today's rule judges its saved evidence (`judged_today`); one saved
     under an earlier rule that today's rule cannot judge is out of date.
-    Verdicts under ids the registry no longer has are left out (see `saved_verdicts`)."""
+    Verdicts under ids the registry no longer has are left out (see `saved_verdicts`); only:
+    the claim ids wanted (the others are not judged again), None for all."""
+    wanted = None if only is None else set(only)
     found: dict[str, Verdict] = {}
     stale: dict[str, str] = {}
     for chapter, entries in data.get("chapters", {}).items():
@@ -664,7 +667,8 @@ def current_verdicts(data: dict, recorded: bool = False) -> tuple[dict[str, Verd
         ran_at, ran_run = ran.get("recorded_at", ""), ran.get("payload", {}).get(RUN_KEY, "")
         for key, entry in entries.items():
             claim_id = key[len(VERDICT_KEY_PREFIX):]
-            if not key.startswith(VERDICT_KEY_PREFIX) or claim_id not in REGISTRY:
+            if (not key.startswith(VERDICT_KEY_PREFIX) or claim_id not in REGISTRY
+                    or (wanted is not None and claim_id not in wanted)):
                 continue
             verdict = Verdict.from_dict(entry["payload"], recorded=recorded)
             claim = REGISTRY[claim_id]
@@ -701,9 +705,8 @@ def recorded_verdicts(claim_ids: Iterable[str],
                       reference: str = results.DEFAULT_REFERENCE) -> dict[str, Verdict]:
     """The reference machine's current recorded verdicts for these claims (missing and
     out-of-date ones left out: `out_of_date`)."""
-    wanted = set(claim_ids)
-    current, _ = current_verdicts(results.load(reference) or {}, recorded=True)
-    return {k: v for k, v in current.items() if k in wanted}
+    current, _ = current_verdicts(results.load(reference) or {}, recorded=True, only=claim_ids)
+    return current
 
 
 def recorded(claim_id: str, reference: str = results.DEFAULT_REFERENCE) -> Verdict | None:

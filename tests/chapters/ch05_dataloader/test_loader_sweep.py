@@ -608,14 +608,18 @@ def test_the_plateau_is_predicted_from_the_step_and_the_wait_and_can_miss():
     assert plateau.as_dict()["predicted"] == plateau.predicted
 
 
+def _h200_like_sweep():
+    """Two worker counts, the knee at 8, in the H200 run's step (47 ms a batch of 64)."""
+    return loader_sweep.Sweep([run_of(0, 64, [0.3] * 3, [0.047] * 3, [1.04] * 3),
+                               run_of(8, 64, [0.007] * 3, [0.047] * 3, [0.054] * 3)])
+
+
 def test_the_step_as_swept_is_split_into_ready_copy_first_touch_and_rest_with_the_bound_in_numbers():
     """Review 2026-12-03e items 1 and 8, in the H200 run's numbers: a 37.7 ms step on a private
     host batch, 22.0 ms with the batch on the GPU, a 6.4 ms pageable copy alone; a fresh
     batch's step 47.0 ms with 9,400 page faults against none: first touch 9.3 ms, rest 9.3 ms.
     The host-bound bound names those parts and the launch gap, not a cause nothing measured."""
-    runs = [run_of(0, 64, [0.3] * 3, [0.047] * 3, [1.04] * 3),
-            run_of(8, 64, [0.007] * 3, [0.047] * 3, [0.054] * 3)]
-    sweep = loader_sweep.Sweep(runs)
+    sweep = _h200_like_sweep()
     plateau = loader_sweep.plateau_of(sweep, loader_sweep.knee_of(sweep), step_s=0.047,
                                       ready_step_s=0.022, copy_alone_s=0.0064, copy_bytes=38_535_168,
                                       on_gpu=True, private_step_s=0.0377, step_faults=9400,
@@ -642,9 +646,7 @@ def test_a_first_touch_below_zero_is_within_noise_and_no_sum_counts_it():
     """Two medians of a few steps each: a private step can run slower than the fresh one (a
     'first touch' of -0.8 ms). It is printed as within noise, never as a negative ms, and the
     host's parts that the bound sums are the copy and the rest alone."""
-    runs = [run_of(0, 64, [0.3] * 3, [0.047] * 3, [1.04] * 3),
-            run_of(8, 64, [0.007] * 3, [0.047] * 3, [0.054] * 3)]
-    sweep = loader_sweep.Sweep(runs)
+    sweep = _h200_like_sweep()
     plateau = loader_sweep.plateau_of(sweep, loader_sweep.knee_of(sweep), step_s=0.0377,
                                       ready_step_s=0.022, copy_alone_s=0.0064, copy_bytes=38_535_168,
                                       on_gpu=True, private_step_s=0.0385, gpu_idle_share=0.6,
