@@ -34,7 +34,7 @@ import numpy as np
 import torch
 
 from labkit.chapters.ch05_dataloader import loader_sweep
-from labkit.measure import conditions
+from labkit.measure import conditions, timing
 
 FRESH_STEPS = 8  # timed steps on fresh batches, after a warm-up of one batch per worker
 FRESH_WORKERS = 4  # workers that feed them (fewer where the sweep has fewer)
@@ -75,12 +75,11 @@ class StepTimes:
 
     @property
     def median_s(self) -> float:
-        return float(np.median(self.times_s))
+        return timing.summarise(self.times_s).median_s
 
     @property
     def iqr_s(self) -> float:
-        q25, q75 = np.percentile(self.times_s, [25, 75])
-        return float(q75 - q25)
+        return timing.summarise(self.times_s).iqr_s
 
     @property
     def faults_per_step(self) -> float | None:
