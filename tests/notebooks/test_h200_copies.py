@@ -15,17 +15,7 @@ COPIES = ROOT / "results" / "h200_notebooks"
 # Chapters whose H200 copy predates their current sources: each is re-recorded on the H200
 # (scripts/execute_notebook.py --output-dir results/h200_notebooks) with its issue.
 NOT_YET_RERECORDED: set[str] = {
-    "01_strides_and_views",  # review 03e item 3: C8b's evidence table was built and dropped (not the cell's last value)
-    "00_setup_check",  # reviews 03d 6/13, 03e 7/10/12: A/B trust reading, a warmed first conv, ceilings kept
-    "02_contiguity_and_hidden_copies",  # reviews 03d 5/7/8/10-12, 03e 4/5/8/9: quiz keys by the trust rule, C5b, C6's clock
-    "03_memory_layouts",  # reviews 03d 1/4/8, 03e 2/6/11: C7's regime from a loop, the conv table shown, C22's ratio
-    "04_fusion",  # reviews 03d 3/9/13, 03e 4/11/12: loop pace computed and said so, quiz keys, chain table
-    "05_dataloader",  # issue 39, review 03e 1-3/6-8: the knob ladder and labels, the fresh-batch step, its time cuts
-    "06_ddp_layout_drift",  # reviews 03d 3/8/9, 03e 11/12: interleaved step times, C14a over gloo, opt-in ResNet-50
-    "07_export_traps",  # reviews 03d 4/5/7, 03e 9/10/12: AOTInductor opt-in, C15a both cases, C15b by IOBinding
-    "09_audit_your_model",  # reviews 03d 3/7/9, 03e 3/6/7: 2% keep rule, 'slower', dtype/TF32 and model named
     "99_claims_ledger",  # reviews 03d 4/5, 03e: its own runs, run ids, recorded verdicts judged by today's rule
-    "08_inference_ladder",  # reviews 03d 1/2/6/12, 03e 1-5/8: a moved base re-timed or not decidable, host pace
 }
 
 

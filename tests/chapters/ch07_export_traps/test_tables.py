@@ -140,7 +140,8 @@ def test_the_recorded_payloads_keep_the_reference_runs_keys_and_shapes():
     trt = tables.TensorRT({"cuda": False}, export_traps.TensorRTRun(False, "no CUDA GPU here"),
                           export_traps.OrtTensorRTRun(False, "no CUDA GPU here"))
     kept = tables.recorded_payloads(fake, fake, fake, fake, trt)
-    assert set(kept) == {k for k in reference if k not in ("ran",) and not k.startswith("verdict:")}
+    # 'aoti' is recorded by aoti_result (AOTInductor's row, carried over with its date), not here
+    assert set(kept) == {k for k in reference if k not in ("ran", "aoti") and not k.startswith("verdict:")}
     for key, payload in kept.items():
         assert type(payload) is type(reference[key]["payload"]), key
     assert set(kept["tensorrt"]) == set(reference["tensorrt"]["payload"])
