@@ -4,8 +4,7 @@
 processes. Like the notebook: ResNet-50 (random weights) in NCHW and channels_last, timed
 interleaved through `Chapter.measured` (so the trust rule sees the flags); on a GPU fp16 at
 batch 64 and 128, 224x224, judged where the device bounds images per second
-(`claims.gpu_judged`: batch 64 if an unprofiled loop's wall time stays within 15% of its
-kernels' time, else 128) with the other shown; the form judged is part of what the runs must
+(`claims.gpu_judged`: batch 128, stated in advance, the seed's 64 shown beside it); the form judged is part of what the runs must
 agree on (benchmarks/reproduce.py compares outcome, what it depends on, and form); on a CPU float32 at env.sizes()'s batch and image. C22 decides by bytes copied and kernel names, not by timings, so it is not repeated.
 quick=True: a 64x64 image, batch 1, two rounds (a smoke test, not a measurement).
 """
