@@ -291,8 +291,9 @@ quiz_c7
 
 # %% [markdown]
 # The claim and its rule. The seed's quantity is images per second. On a GPU the verdict
-# judges fp16 at batch 128 by wall time, twice the seed's batch, chosen in advance so the device, not Python's
-# launches, sets the pace; the seed's batch 64 is shown beside it; on a CPU, float32 at the
+# judges fp16 at batch 128 by wall time, twice the seed's batch, chosen in advance so the
+# device, not Python's launches, sets the pace; the seed's batch 64 is shown beside it; on a
+# CPU, float32 at the
 # sizes this machine runs, the CPU form of the seed's ARM row. FLOPs are counted by PyTorch's
 # `FlopCounterMode` on this very model, so each rate is a share of the matmul ceiling of
 # the math it ran in: float32 convolutions on a GPU run in TF32 by default
