@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from labkit.chapters.ch08_inference_ladder import numerics
+from labkit.chapters.ch08_inference_ladder import keep, numerics
 from labkit.claims.core import (
     CONFIRMED,
     DEPENDS,
@@ -48,8 +48,37 @@ def _judged(ev: Mapping) -> tuple[Mapping, str]:
     the split (no `at_baseline_batch`) is judged on its top rung."""
     at = ev.get("at_baseline_batch")
     if at and at.get("speedup_over_strict") and at.get("speedup_over_defaults"):
-        return at, f"{at.get('rung', '?')} at batch {ev.get('baseline_batch', '?')}, the baselines' batch"
+        return _over_steady_baselines(at, ev), (f"{at.get('rung', '?')} at batch "
+                                                f"{ev.get('baseline_batch', '?')}, the baselines' batch")
     return ev, f"{ev['top_rung']}"
+
+
+def _over_steady_baselines(at: Mapping, ev: Mapping) -> Mapping:
+    """The judged rung's speed-ups read over each baseline's steady images/s
+    (`keep.over_steady`). A record made before the ladder read them so (no 'baseline_scales')
+    is re-read here from its own recorded rounds: each rung's 'over' and 'here' (review
+    2026-12-03g item 1: the H200's 18:40 record read 5.1x over a defaults baseline slowed to
+    5,328 images/s in one comparison, about 6,700 in the others)."""
+    rungs = ev.get("rungs") or []
+    judged = next((r for r in rungs if r.get("name") == at.get("rung")), None)
+    if "baseline_scales" in at or not rungs or judged is None or not judged.get("here"):
+        return at
+    strict_name = rungs[0]["name"]
+    names = [n for n in judged.get("over", {}) if n != judged.get("after")]
+    defaults_name = next((n for n in names if n != strict_name), None)
+    out, scales = dict(at), {}
+    for key, name in (("strict", strict_name), ("defaults", defaults_name)):
+        if name is None or name not in judged["over"] or name not in judged["here"]:
+            continue
+        timings = [float(r["here"][name]["images_per_s"]) for r in rungs
+                   if r is not judged and (r.get("here") or {}).get(name, {}).get("images_per_s")]
+        if name == strict_name:
+            timings.append(float(rungs[0]["images_per_s"]))
+        gain, low, high = judged["over"][name]
+        read = keep.over_steady(gain, (low, high), judged["here"][name]["images_per_s"], timings)
+        out[f"speedup_over_{key}"], out[f"{key}_spread"], scales[key] = read[0], list(read[1]), read[2]
+    out["baseline_scales"] = scales
+    return out
 
 
 def check_c24(ev: Mapping, th: Mapping) -> tuple[str, str, str]:

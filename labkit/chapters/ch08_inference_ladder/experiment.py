@@ -23,7 +23,7 @@ import torch
 from torch import nn
 
 from labkit.chapters.ch08_inference_ladder import claims as ch08_claims
-from labkit.chapters.ch08_inference_ladder import ladder
+from labkit.chapters.ch08_inference_ladder import keep, ladder
 from labkit.core import env
 from labkit.measure.timing import AT_CEILING_PCT, NOISY_IQR_FRACTION
 from labkit.models import resnet
@@ -124,14 +124,27 @@ class Result:
                          for name, rung in steps.items() if not rung.error}
                 for regime, steps in self.regimes.items() if regime in self.regime_bases}
 
+    def over_baseline(self, rung: ladder.Rung, base: ladder.Rung) -> tuple[float, tuple[float, float], float]:
+        """rung's speed-up over a float32 baseline, over the baseline's steady images/s
+        (`over_steady`: every timing of it in the climb and beyond)."""
+        timings = [base.images_per_s] + [
+            float(r.here[base.name]["images_per_s"]) for r in self.rungs + self.beyond
+            if r is not base and (r.here.get(base.name) or {}).get("images_per_s")]
+        here = (rung.here.get(base.name) or {}).get("images_per_s")
+        return keep.over_steady(rung.speedup_over(base), rung.speedup_spread(base), here, timings)
+
     def evidence(self) -> dict:
-        """C24's evidence: the gated top rung over both baselines, with batch and spreads."""
+        """C24's evidence: the gated top rung over both baselines (each read over its steady
+        images/s, `over_baseline`), with batch and spreads."""
         top, base64 = self.top, self.top_at_baseline_batch
+        strict, defaults = self.over_baseline(top, self.strict), self.over_baseline(top, self.defaults)
+        strict64, defaults64 = (self.over_baseline(base64, self.strict),
+                                self.over_baseline(base64, self.defaults))
         return {
-            "speedup_over_strict": top.speedup_over(self.strict),
-            "speedup_over_defaults": top.speedup_over(self.defaults),
-            "strict_spread": list(top.speedup_spread(self.strict)),
-            "defaults_spread": list(top.speedup_spread(self.defaults)),
+            "speedup_over_strict": strict[0],
+            "speedup_over_defaults": defaults[0],
+            "strict_spread": list(strict[1]),
+            "defaults_spread": list(defaults[1]),
             "top_rung": top.name,
             # the steps kept up to the judged rung, at the baselines' batch (a larger batch is
             # not one of the seed's steps, so it is not counted among them)
@@ -142,10 +155,13 @@ class Result:
             "top_images_per_s": top.images_per_s, "top_batch": top.settings.batch,
             "baseline_batch": self.strict.settings.batch, "image": self.plan.image,
             "at_baseline_batch": {"rung": base64.name, "images_per_s": base64.images_per_s,
-                                  "speedup_over_strict": base64.speedup_over(self.strict),
-                                  "speedup_over_defaults": base64.speedup_over(self.defaults),
-                                  "strict_spread": list(base64.speedup_spread(self.strict)),
-                                  "defaults_spread": list(base64.speedup_spread(self.defaults))},
+                                  "speedup_over_strict": strict64[0],
+                                  "speedup_over_defaults": defaults64[0],
+                                  "strict_spread": list(strict64[1]),
+                                  "defaults_spread": list(defaults64[1]),
+                                  # each baseline's images/s in this rung's rounds over its
+                                  # median in the run: 1 where it held, under 1 where slowed
+                                  "baseline_scales": {"strict": strict64[2], "defaults": defaults64[2]}},
             "rungs": [r.as_dict() for r in self.rungs],
             "flags": self.flags(),
         }

@@ -260,3 +260,26 @@ def over_moved_base(base_images_per_s: float, base_idle: float | None, timings: 
                     f"not decidable: base moved in {n} of {n} timings; {measured} over it as "
                     f"re-timed, {', '.join(f'{g:.2f}x' for g in own)} over its own step's "
                     f"{base_images_per_s:,.0f}")
+
+
+def over_steady(gain: float, spread: tuple[float, float], here: float | None,
+                timings: list[float]) -> tuple[float, tuple[float, float], float]:
+    """A speed-up over a float32 baseline read over the baseline's steady images/s: the ratio
+    from one comparison's rounds (gain, spread) scaled by the baseline's images/s in those
+    rounds (here) over the median of every timing of it in the run (timings). Returns (gain,
+    spread, scale); scale 1 where the baseline was not in the rung's rounds.
+
+    Why: the baselines join every comparison, and a host that slows them in one comparison
+    inflates every ratio read over them there. On the H200 (2026-12-03 18:40 UTC) PyTorch's
+    default float32 ran 5,328 images/s in CUDA Graphs' rounds, its GPU idle 24%, and about
+    6,700 in the others: C24 read 5.1x over it where three reproduce runs read 3.8-4.1x
+    (review 2026-12-03g item 1). A device-bound baseline's median over the run is its speed;
+    the per-round spread still comes from the rounds."""
+    if not timings or any(t <= 0 for t in timings):
+        raise ValueError(f"a baseline's timings must be positive images/s, got {timings}")
+    if here is None or here <= 0:
+        return gain, spread, 1.0
+    steady = sorted(timings)[len(timings) // 2] if len(timings) % 2 else \
+        sum(sorted(timings)[len(timings) // 2 - 1:len(timings) // 2 + 1]) / 2
+    scale = here / steady
+    return gain * scale, (spread[0] * scale, spread[1] * scale), scale
