@@ -119,9 +119,12 @@ print(lab.tables.gate_rules())
 # %% [markdown]
 # ## Climb
 #
-# Each rung changes one setting of the one before it. The fold's compile column (on a GPU)
-# shows what each compiled rung cost to get ready, cold (the climb compiles into an empty
-# Inductor cache).
+# Each rung changes one setting of the one before it. On a GPU, CUDA Graphs come before
+# torch.compile and Conv-BN folding: once one graph launch replaces each kernel's, the GPU and
+# not Python sets the pace, so every later step is judged on the GPU's work (the H200's host
+# ran at two speeds within one run, and steps timed while it set the pace flipped between
+# runs). The fold's compile column (on a GPU) shows what each compiled rung cost to get ready,
+# cold (the climb compiles into an empty Inductor cache).
 
 # %%
 lab.tables.plan_table(plan)
