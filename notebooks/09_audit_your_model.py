@@ -101,6 +101,8 @@ audits.show(chapter, resnet_report, "audit_resnet50")
 print(audits.drift_table(resnet_report, "ResNet-50"))
 
 # %% [markdown]
+# ### Optional: ResNet-50 in float16
+#
 # On a GPU the float32 audit's timing is a TF32 timing where PyTorch's default left TF32 on
 # (its input row says), not what a deployment runs. So on a GPU, ResNet-50 is audited again in
 # float16 (the same checks and keep rule; export paths were checked above):

@@ -242,8 +242,7 @@ def fp16_table(chapter: Chapter, where: Setup) -> tables.Table:
         for name in (*FP16_READINGS, *([decided] if decided else [])):
             shown.add(name, r.get(name, "-"))
     if not mine:
-        shown.note("Not run on this CPU: float16 is what a GPU deploys (chapter 08); a CPU's "
-                   "audits stay in float32, as its ladder has no float16 step.")
+        shown.note("Not run on a CPU: float16 is what a GPU deploys (chapter 08).")
         shown.note(f"reference GPU: {label}" if there else "No float16 audit recorded on the reference GPU yet.")
     return shown
 

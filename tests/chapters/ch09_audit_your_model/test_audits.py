@@ -179,7 +179,7 @@ def test_on_a_cpu_the_float16_audit_is_not_run_and_the_reason_is_said():
     empty = Recorded("09_audit_your_model", audits.FP16_KEY, "nvidia-h200")
     chapter = SimpleNamespace(on_gpu=False, reference=lambda key: empty)
     shown = audits.fp16_table(chapter, audits.setup(False, 2))
-    assert not shown.rows and any("Not run on this CPU" in n for n in shown.notes)
+    assert not shown.rows and any("Not run on a CPU" in n for n in shown.notes)
     assert any("No float16 audit recorded on the reference GPU yet" in n for n in shown.notes)
     summary = {**report.summary(_small_report()), "device": "cuda", "dtype": "float16"}
     recorded = Recorded("09_audit_your_model", audits.FP16_KEY, "nvidia-h200", summary, "2026-12-04")
