@@ -375,8 +375,10 @@ takeaways = [
     f"on {sum(o.kind == tables.CORRECT for o in trace_row.outcomes.values())} and "
     f"{list(noncontiguous['outcomes'].values()).count(tables.CORRECT)} of 3 layouts. "
     + (f"TensorRT ran: C15b {c15['C15b'].label}, C15c {c15['C15c'].label}, C15d {c15['C15d'].label}. "
-       if trt_run.ran else f"No TensorRT here: C15b {c15['C15b'].outcome} (IOBinding misread "
-       f"{', '.join(misread) if binding else 'nothing: not built'}), C15c {c15['C15c'].outcome} "
+       if trt_run.ran else f"No TensorRT here: C15b {c15['C15b'].outcome} on a CPU analogue (IOBinding "
+       f"by pointer misread {', '.join(misread) if binding else 'nothing: not built'}"
+       f"{'; contiguous read right' if c15['C15b'].outcome == 'refuted' else ''}), "
+       f"C15c {c15['C15c'].outcome} "
        f"(documentation), C15d {c15['C15d'].outcome} (not timed). ")
     + f"The traced model alone, transposed against contiguous input: "
       f"{tables.stated_short(trace_cmp, 'transposed input')} (the seed: 4.2x through TensorRT).",

@@ -15,6 +15,7 @@ COPIES = ROOT / "results" / "h200_notebooks"
 # Chapters whose H200 copy predates their current sources: each is re-recorded on the H200
 # (scripts/execute_notebook.py --output-dir results/h200_notebooks) with its issue.
 NOT_YET_RERECORDED: set[str] = {
+    "07_export_traps",  # review 03g items 6/8: C15b's takeaway names its CPU analogue; 'not resolved'
     "09_audit_your_model",  # its float16 audit moved under an Optional heading (CPU page 1,567 words)
     "08_inference_ladder",  # CUDA Graphs before compile and folding (reproduce 18:45 UTC: 3 ladders)
     "03_memory_layouts",  # C7 judged at batch 128 stated in advance (reproduce 18:50 UTC judged two forms)

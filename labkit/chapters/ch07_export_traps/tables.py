@@ -58,7 +58,7 @@ def stated_brief(comparison: object, name: str) -> str:
 
 def stated_short(comparison: object, name: str) -> str:
     """A ratio for a sentence of the takeaways: '0.52x (rounds 0.47-0.54)' where it may be
-    stated, 'no measurable difference (rounds 0.83-1.33)' where the rounds straddle 1 (a point
+    stated, 'not resolved (rounds 0.83-1.33 straddle 1x)' where the rounds straddle 1 (a point
     ratio there, the median of the rounds' ratios, can sit far from the medians' own: 1.25x
     beside medians 1.04x apart on this CPU), else 'no stable ratio (rounds 0.61-0.74)'."""
     stated = stated_brief(comparison, name)
@@ -66,7 +66,9 @@ def stated_short(comparison: object, name: str) -> str:
     if stated.startswith("no "):
         stated = f"no stable ratio (rounds {variant.ratio_q25:.2f}-{variant.ratio_q75:.2f})"
     elif variant.ratio_q25 <= 1 <= variant.ratio_q75:  # no ratio to quote: the rounds straddle 1
-        stated = f"no measurable difference (rounds {variant.ratio_q25:.2f}-{variant.ratio_q75:.2f})"
+        # 'not resolved', not 'no difference': rounds of 0.97-1.20 allow a 20% cost (review
+        # 2026-12-03g item 8, as chapter 05 says it)
+        stated = f"not resolved (rounds {variant.ratio_q25:.2f}-{variant.ratio_q75:.2f} straddle 1x)"
     return stated + host_pace(comparison, name)
 
 
