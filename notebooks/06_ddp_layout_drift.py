@@ -97,8 +97,8 @@ tables.parameters_table(model, model_cl)
 tables.size_one_table([(32, 16, 1, 1), (16, 3, 3, 3)])  # layout_contract.kept_grad_stride asks AccumulateGrad
 
 # %% [markdown]
-# The 1x1 gradient is kept with channels_last strides (they differ from the parameter's only
-# on size-1 dims), and DDP, whose check compares every stride with the bucket view's, warns
+# The 1x1 gradient is kept with channels_last strides, and DDP, whose check compares every
+# stride with the bucket view's, warns
 # about a model nobody converted. So a run whose kernels hand back such gradients warns for 1x1
 # convolutions before any `channels_last` (on GPUs: pytorch/pytorch#47163, #70222; this
 # machine's run shows its own count, in the table below). Whether such a warning costs anything is a
@@ -182,8 +182,8 @@ print("(e) warns on its last step:", e_by_step[-1] > 0)
 
 # %% jupyter={"source_hidden": true}
 quiz_1x1 = chapter.lab.widgets.Quiz(
-    "The 1x1 convolution's weight (32, 32, 1, 1) changes strides under channels_last, so DDP "
-    "warns. Does copying its gradient into the bucket move bytes out of order?",
+    f"The run's 1x1 convolution weight {tables.one_by_one_shape(ddp_run)} changes strides under "
+    "channels_last, so DDP warns. Does copying its gradient into the bucket move bytes out of order?",
     choices=list(tables.ORDER_CHOICES),
     answer=lambda: tables.one_by_one_moves_bytes(ddp_run),
     explanation="A dim of size 1 is never stepped along: its stride says nothing about memory order.",
@@ -344,7 +344,8 @@ tables.findings(ddp_run, explanations)
 # The same finding in 60 lines of plain PyTorch, no labkit, for a bug report:
 # [`scripts/ddp_drift_repro.py`](../scripts/ddp_drift_repro.py) (2 CPU processes over gloo,
 # `python scripts/ddp_drift_repro.py`; its expected output is in its docstring, and a test runs
-# it on every CI run).
+# it on every CI run), and the report a PyTorch maintainer would read beside it:
+# [`docs/ddp_layout_drift_issue.md`](../docs/ddp_layout_drift_issue.md).
 
 # %% [markdown]
 # ## Exercise 2: the layout contract, and which gradients DDP warns about

@@ -216,6 +216,13 @@ def step0_parameters(run: Run) -> list[dict]:
     return run.result["ranks"][0][0]["observed"][0]["parameters"]
 
 
+def one_by_one_shape(run: Run | None) -> tuple[int, ...]:
+    """The run's 1x1 convolution weight shape (its first, at step 0), for the quiz to name the
+    model that ran, not a smaller one (review 2026-12-03g item 7: the H200's is wider)."""
+    one_by_one = next(p for p in step0_parameters(_ran(run)) if p["shape"][2:] == [1, 1])
+    return tuple(one_by_one["shape"])
+
+
 def one_by_one_moves_bytes(run: Run | None) -> str:
     """Whether the 1x1 weight's gradient copy into its bucket permutes bytes, as ORDER_CHOICES."""
     one_by_one = next(p for p in step0_parameters(_ran(run)) if p["shape"][2:] == [1, 1])
@@ -344,6 +351,12 @@ def traffic_table(run: Run) -> Stack:
                    f"peak GPU memory: {low} to {high}")
         shown.fold("peaks per variant",
                    "\n".join(f"{name}: {bytes_text(peak)}" for name, peak in peaks.items()))
+    shown.fold("step time: its clock and what bounds it", (
+        f"Rank 0's wall clock per training step (forward, backward, the gradient all-reduce over "
+        f"{run.result['backend']}{' through host memory' if run.result['backend'] == 'gloo' else ''}, "
+        "the optimizer), median ± IQR over its timed steps. For a model this small the all-reduce "
+        "and Python set the pace, not the device's kernels: compare the variants with each other, "
+        "not with a GPU's speed (the ResNet-50 cell below bounds a real model's cost)."))
     shown.fold("d_bucket_view, step by step", "\n".join(
         f"step {o['step']}: into buckets {size_text(o['traffic']['into_bucket_bytes'])}, out of buckets "
         f"{size_text(o['traffic']['back_to_grad_bytes'])}, grad memory outside the buckets "

@@ -68,7 +68,7 @@ def test_the_steps_quiz_reads_variant_a(steps, said):
 
 def test_the_quizzes_need_the_run_first():
     for answer in (tables.warned_steps, tables.one_by_one_moves_bytes, tables.seed_hook_outcome,
-                   tables.drifted_grads):
+                   tables.drifted_grads, tables.one_by_one_shape):
         with pytest.raises(ValueError, match="launches the DDP run"):
             answer(None)
 
@@ -76,6 +76,8 @@ def test_the_quizzes_need_the_run_first():
 def test_the_other_quizzes_read_the_run():
     run = _run()
     assert tables.one_by_one_moves_bytes(run) == tables.ORDER_CHOICES[1]  # the 1x1 moves no byte
+    shape = tables.one_by_one_shape(run)  # the quiz names the run's own 1x1 weight
+    assert len(shape) == 4 and shape[2:] == (1, 1)
     assert tables.seed_hook_outcome(run) == tables.HOOK_CHOICES[2]
     assert tables.seed_hook_outcome(_run(hook_error=None)) == tables.HOOK_CHOICES[0]
     assert tables.drifted_grads(run) == tables.GRAD_CHOICES[1]
