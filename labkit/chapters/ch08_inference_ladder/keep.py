@@ -54,6 +54,7 @@ not kept, both gains printed, and the climb goes on from the base.
 
 from __future__ import annotations
 
+import statistics
 from dataclasses import dataclass
 
 from labkit.measure.device_time import HOST_BOUND_IDLE_SHARE
@@ -279,7 +280,6 @@ def over_steady(gain: float, spread: tuple[float, float], here: float | None,
         raise ValueError(f"a baseline's timings must be positive images/s, got {timings}")
     if here is None or here <= 0:
         return gain, spread, 1.0
-    steady = sorted(timings)[len(timings) // 2] if len(timings) % 2 else \
-        sum(sorted(timings)[len(timings) // 2 - 1:len(timings) // 2 + 1]) / 2
+    steady = statistics.median(timings)
     scale = here / steady
     return gain * scale, (spread[0] * scale, spread[1] * scale), scale

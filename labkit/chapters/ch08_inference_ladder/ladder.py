@@ -484,6 +484,9 @@ class Rung:
     device_gain: float | None = None  # the step's device-time gain per image over `after`
     device_spread: tuple[float, float] | None = None  # its range over the recorded batches
     over: dict = dataclasses.field(default_factory=dict)  # {baseline: (median, q25, q75)} speed-ups
+    # {baseline: its images/s in this rung's rounds over its median in the run}: `over` read over
+    # the baseline's steady speed (experiment.settle_baselines; 1 where it held, under 1 if slowed)
+    baseline_scale: dict = dataclasses.field(default_factory=dict)
     # every other rung of this rung's own comparison as timed in those rounds:
     # {name: {"images_per_s", "iqr_share", "idle_share"}}; the base's entry is what the step's
     # gain and the keep rule's host-bound test read (one comparison, one set of numbers)
@@ -534,7 +537,8 @@ class Rung:
                 "device_gain": self.device_gain,
                 "device_spread": list(self.device_spread) if self.device_spread else None,
                 "over": {k: list(v) for k, v in self.over.items()}, "error": self.error,
-                "here": dict(self.here), "unstable": self.unstable,
+                "here": dict(self.here), "baseline_scale": dict(self.baseline_scale),
+                "unstable": self.unstable,
                 "timings": [dict(t) for t in self.timings], "host_pace_us": list(self.host_pace_us),
                 "host_launches": self.host_launches,
                 "phase_s": dict(self.phase_s)}
@@ -910,6 +914,13 @@ def release(device: torch.device) -> None:
     """Drop compiled code and cached blocks at the end of a climb."""
     torch._dynamo.reset()
     release_memory(device)
+
+
+def baseline_timings(base: Rung, rungs: Sequence[Rung]) -> list[float]:
+    """Every timing of a float32 baseline in a run: its own, then its images/s in the rounds of
+    each rung it was compared with (`Rung.here`)."""
+    return [base.images_per_s] + [float(r.here[base.name]["images_per_s"]) for r in rungs
+                                  if r is not base and (r.here.get(base.name) or {}).get("images_per_s")]
 
 
 def kept(rungs: Sequence[Rung]) -> list[Rung]:

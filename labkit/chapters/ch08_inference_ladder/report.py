@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import html
 import math
+import statistics
 
 from labkit.chapters.ch08_inference_ladder import keep, ladder
 
@@ -169,7 +170,7 @@ class LadderTable:
         self.decided = [decided(r) for r in rungs]
         self.based = [base_short(r) for r in rungs]
         self.gate = gate_line(rungs)
-        self.note = host_pace(rungs)
+        self.note = " ".join(line for line in (host_pace(rungs), steady_line(rungs, strict)) if line)
         # the columns shown: not one that says nothing on any row (a CPU's device clock, idle,
         # compile and payback), nor a second baseline that is the first (a CPU's)
         self.shown = [i for i, name in enumerate(COLUMNS)
@@ -204,6 +205,19 @@ class LadderTable:
     def __str__(self) -> str:
         return "\n".join([" | ".join(cells[i] for i in self.shown) for _, cells in self.rows]
                          + [line for line in (self.gate, self.note) if line])
+
+
+def steady_line(rungs: list[ladder.Rung], strict: ladder.Rung) -> str:
+    """Where the start's median over the run differs from its first timing by more than 2%, the
+    sentence that says the 'over' column reads the median (experiment.settle_baselines), so a
+    row's ratio is not read against the start row's images/s (review 2026-12-03g item 8)."""
+    if not any(strict.name in r.baseline_scale for r in rungs):
+        return ""
+    steady = statistics.median(ladder.baseline_timings(strict, rungs))
+    if strict.images_per_s <= 0 or abs(steady / strict.images_per_s - 1) <= keep.MIN_GAIN:
+        return ""
+    return (f"Speed-ups over {strict.name} read its median over the run, {steady:,.0f} images/s, "
+            f"not its first timing ({strict.images_per_s:,.0f}).")
 
 
 def host_pace(rungs: list[ladder.Rung]) -> str:

@@ -77,3 +77,46 @@ def test_the_1840_record_of_c24_is_reread_over_the_steady_baseline():
     from labkit.chapters.ch08_inference_ladder import claims as ch08_claims
     verdict = ch08_claims.C24.judge(evidence, machine="NVIDIA_H200", form="recorded")
     assert verdict.outcome == "depends" and "4.1x PyTorch's default float32" in verdict.reason
+
+
+def test_settle_baselines_reads_every_rung_over_the_baselines_steady_speed():
+    """experiment.settle_baselines, once the climb is done: a rung whose rounds slowed a
+    baseline has its ratio scaled back, the others keep theirs, and each says its scale."""
+    from labkit.chapters.ch08_inference_ladder import experiment, ladder
+
+    def rung(name, ips, **kw):
+        return ladder.Rung(name, ladder.STRICT_FP32, ips, 64 / ips, 0.0, 0.0, None, **kw)
+    base = rung("PyTorch defaults", 6_700.0)
+    steady = rung("TF32", 6_730.0, over={base.name: (1.0, 0.99, 1.01)},
+                  here={base.name: {"images_per_s": 6_700.0}})
+    slowed = rung("CUDA Graphs", 27_400.0, over={base.name: (5.15, 5.05, 5.19)},
+                  here={base.name: {"images_per_s": 5_328.0}})
+    others = [rung(f"r{i}", 10_000.0, over={base.name: (1.5, 1.4, 1.6)},
+                   here={base.name: {"images_per_s": 6_705.0}}) for i in range(3)]
+    experiment.settle_baselines([base, steady, slowed, *others], [base, base])
+    assert steady.baseline_scale[base.name] == pytest.approx(1.0, abs=0.001)
+    assert slowed.speedup_over(base) == pytest.approx(5.15 * 5_328 / 6_702.5, rel=1e-3)  # ~4.09x
+    assert slowed.speedup_spread(base)[0] < slowed.speedup_over(base) < slowed.speedup_spread(base)[1]
+    again = slowed.speedup_over(base)
+    experiment.settle_baselines([base, steady, slowed, *others], [base])  # once only
+    assert slowed.speedup_over(base) == again
+
+
+def test_the_ladder_table_says_when_the_start_is_read_at_its_median():
+    """report.steady_line: the 'over' column's base named with its median, only where it moved."""
+    from labkit.chapters.ch08_inference_ladder import experiment, ladder, report
+
+    def rung(name, ips, **kw):
+        return ladder.Rung(name, ladder.STRICT_FP32, ips, 64 / ips, 0.0, 0.0, None, **kw)
+    start = rung("the start", 87.0)
+    later = [rung(f"r{i}", 60.0, over={start.name: (0.8, 0.7, 0.9)},
+                  here={start.name: {"images_per_s": 72.0}}) for i in range(3)]
+    assert report.steady_line([start, *later], start) == ""  # not settled yet: nothing to say
+    experiment.settle_baselines([start, *later], [start])
+    assert report.steady_line([start, *later], start) == (
+        "Speed-ups over the start read its median over the run, 72 images/s, not its first timing (87).")
+    held = rung("held", 87.0)
+    steady = [rung(f"s{i}", 60.0, over={held.name: (0.7, 0.6, 0.8)},
+                   here={held.name: {"images_per_s": 86.5}}) for i in range(3)]
+    experiment.settle_baselines([held, *steady], [held])
+    assert report.steady_line([held, *steady], held) == ""
