@@ -13,11 +13,12 @@ the profile). The reading picks among a few cases by those numbers:
 - both gained: the device's work shrank and the wall followed;
 - the idle share crossing the host-bound threshold either way is said, with both figures.
 
-A step whose base moved in every timing (keep.NOT_DECIDABLE) gets no reading: its gain is a
-ratio over a base the host ran at another pace, so any reading would explain the host, not the
+A step whose base moved in every timing (keep.NOT_DECIDABLE) gets no wall reading: its gain is
+a ratio over a base the host ran at another pace, so any reading would explain the host, not the
 step (review 2026-12-03e item 1: folding's "fewer launch calls" on a base timed 49% slow). Its
-figures are shown with the host's pace in its rounds beside its base's; a flagged (unstable)
-step's reading says it is flagged.
+figures are shown with the host's pace in its rounds beside its base's, and where a device clock
+exists it is read by that alone (`device_reading`); a flagged (unstable) step's reading says it
+is flagged.
 """
 
 from __future__ import annotations
@@ -181,10 +182,32 @@ def pace(before: ladder.Rung, after: ladder.Rung) -> str:
     return f"host pace {here:.1f} us/launch here, {own:.1f} in its base's step"
 
 
+def device_reading(before: ladder.Rung, after: ladder.Rung) -> str:
+    """What a step did on the device alone, from kernel records and the two profiles ('Device
+    time alone: 1.01x (same work); 106 kernels, launched as 1 graph.'): what a step whose base
+    moved can still be read by, since the device clock does not follow the host's pace (review
+    2026-12-03g item 6: torch.compile's 1.97x device time and CUDA Graphs' one graph launch for
+    106 kernels went unexplained). '' without a device clock (a CPU)."""
+    gain, spread = after.device_gain, after.device_spread
+    if gain is None or spread is None:
+        return ""
+    work = "less work" if _gained(gain, spread) else "more work" if _lost(gain, spread) else "same work"
+    said = [f"Device time alone: {gain:.2f}x ({work})"]
+    k0, k1 = before.kernels_per_batch, after.kernels_per_batch
+    graphs = (after.host_launches or {}).get("graph launches") or 0
+    if k0 and k1 and graphs and not (before.host_launches or {}).get("graph launches"):
+        said.append(f"{k1:.0f} kernels, launched as {graphs:.0f} graph")
+    elif k0 and k1:
+        said.append(f"{k0:.0f} -> {k1:.0f} kernels")
+    said += class_moves(before, after)
+    return "; ".join(said) + "."
+
+
 def parts(before: ladder.Rung, after: ladder.Rung) -> tuple[str, str]:
-    """One step as (its figures, the reading they support): the reading is '' when its base
-    moved (then the figures end 'Not read: its base moved.'), or for a failed step, whose
-    figures are its reason. A notebook shows the reading and folds the figures (issue 37)."""
+    """One step as (its figures, the reading they support). When its base moved the figures
+    end 'Not read: its base moved.' and the reading is the device's alone (`device_reading`,
+    '' on a CPU); a failed step's figures are its reason. A notebook shows the reading and
+    folds the figures (issue 37)."""
     if after.error or after.gain is None:
         return after.why, ""
     timings = after.timings or []
@@ -193,7 +216,7 @@ def parts(before: ladder.Rung, after: ladder.Rung) -> tuple[str, str]:
         # gain and the host's pace in its rounds beside its base's are all that is shown
         host = pace(before, after)
         return (f"{after.gain:.2f}x wall" + (f"; {host}" if host else "")
-                + ". Not read: its base moved."), ""
+                + ". Not read: its base moved."), device_reading(before, after)
     figures = numbers(before, after)
     if len(timings) > 1:
         figures += f" (re-timed {len(timings) - 1}x: its base moved)"
@@ -208,4 +231,4 @@ def step(before: ladder.Rung, after: ladder.Rung) -> str:
     figures, said = parts(before, after)
     if not said:
         return figures if figures.endswith(".") or after.error or after.gain is None else figures + "."
-    return f"{figures}. {said}"
+    return f"{figures} {said}" if figures.endswith(".") else f"{figures}. {said}"

@@ -120,3 +120,25 @@ def test_the_ladder_table_says_when_the_start_is_read_at_its_median():
                    here={held.name: {"images_per_s": 86.5}}) for i in range(3)]
     experiment.settle_baselines([held, *steady], [held])
     assert report.steady_line([held, *steady], held) == ""
+
+
+def test_a_step_whose_base_moved_is_still_read_by_the_device_alone():
+    """Review 2026-12-03g item 6: the 18:40 H200 record's torch.compile and CUDA Graphs steps
+    (base moved) were 'Not read'; their device clock does not follow the host's pace."""
+    import json
+
+    from labkit.chapters.ch08_inference_ladder import explain
+    from tests.chapters.ch08_inference_ladder.test_gpu_page_words import _rung
+    from tests.paths import ROOT
+    payload = json.loads((ROOT / "results" / "nvidia-h200.json").read_text())["chapters"].get(
+        "08_inference_ladder", {}).get("ladder", {}).get("payload", {})
+    rungs = {r["name"]: _rung(r) for r in payload.get("rungs", [])}
+    graphs = rungs.get("CUDA Graphs")
+    if graphs is None or not (graphs.timings and graphs.timings[-1].get("base_moved")) \
+            or graphs.after != "torch.compile":
+        pytest.skip("the recorded ladder is not the 18:40 one")
+    figures, said = explain.parts(rungs["torch.compile"], graphs)
+    assert figures.endswith("Not read: its base moved.")
+    assert said == "Device time alone: 1.01x (same work); 106 kernels, launched as 1 graph."
+    _, said = explain.parts(rungs[rungs["torch.compile"].after], rungs["torch.compile"])
+    assert said.startswith("Device time alone: 1.97x (less work); 176 -> 106 kernels")
