@@ -509,15 +509,15 @@ def takeaways(run: object, verdict: object) -> list[str]:
     return [line for line in said if line is not None]
 
 
-def regimes_said(regime_gains: Mapping[str, Mapping[str, float]]) -> str:
+def regimes_said(regime_gains: Mapping[str, Mapping[str, float]]) -> str | None:
     """The interaction's lesson in one line: the step whose gain differs most between the
-    regimes, with its gains (the table above has every cell)."""
+    regimes, with its gains (the table above has every cell). None when no step was measured in
+    both regimes: a lesson about two regimes with one measured says nothing (review 2026-12-03g
+    item 7: the H200 page's compiled column was skipped for time); the table says why."""
     both = [n for n in next(iter(regime_gains.values()), {})
             if sum(n in g for g in regime_gains.values()) > 1]
     if not both:
-        return ("One step, two regimes: " + "; ".join(
-            f"{name} {g[name]:.2f}x {regime}" for regime, g in regime_gains.items() for name in g)
-            + ": no step was measured in both.")
+        return None
     gains = {n: [g[n] for g in regime_gains.values() if n in g] for n in both}
     name = max(both, key=lambda n: max(gains[n]) / min(gains[n]))
     return (f"A step's gain depends on what came before it: {name} " + ", ".join(
