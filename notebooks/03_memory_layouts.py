@@ -411,7 +411,7 @@ chapter.exercise("03.element_at").check(element_at)
 # Each line below is computed from this run's measurements.
 
 # %%
-ratios = cases.takeaway_ratios(runs, kept_runs)  # each run (a CPU's few) or the span of a GPU's nine
+ratios = cases.takeaway_ratios(runs, kept_runs, judged=judged)  # a CPU's few runs each; a GPU's by regime
 takeaways = [
     f"channels_last is a stride pattern: same shape, strides {img_cl.stride()} for a 1x3x2x2 image.",
     f"It survives a whole ResNet-50: {len(records) - len(dropped)} of {len(records)} modules keep it. "

@@ -11,6 +11,7 @@ decides a verdict: the checks are in `claims.py`; the measuring loops stay in th
 from __future__ import annotations
 
 import copy
+import math
 import re
 import warnings
 from collections.abc import Callable, Mapping, Sequence
@@ -355,12 +356,33 @@ def conv_clocks_line(conv_cmp: Comparison) -> str:
     (a, a_loop), (b, b_loop) = _per_call(nchw), _per_call(nhwc)
     clock = {"device": "GPU time", "device (kernel records)": "GPU time", "wall": "wall time"}.get(
         nchw.clock, "CPU time")
-    text = f"The quiz's ratio, NCHW / NHWC {clock} per call: {conv_speedup(conv_cmp):.2f}x"
+    text = f"The quiz's ratio, NCHW / NHWC {clock} per call: {conv_speedup(conv_cmp):.3f}x" + _which_ratio(conv_cmp)
     if clock == "CPU time" or (a_loop, b_loop) == (a, b):  # no launch apart from the work, or none outlasts it
         return text + "."
     return (text + f". Loop pace = max(host launch, {clock}) per call, computed, not timed: NCHW "
             f"{a_loop * 1e6:.1f} us, NHWC {b_loop * 1e6:.1f} us, so {a_loop / b_loop:.2f}x"
             + (" (launch-bound)." if b_loop > b else "."))
+
+
+def _which_ratio(conv_cmp: Comparison) -> str:
+    """Which ratio the quiz's key is, and the medians' own ratio beside it, each median to 3
+    digits: the key is the median of the rounds' ratios, which need not equal the ratio of
+    the table's pooled medians (review 2026-12-03g item 8: the CPU page showed 'NHWC 1.1 ms'
+    against NCHW 1.39 ms, 1.26x, beside a key of 1.23x that no shown number gave)."""
+    nhwc = conv_cmp[LAYOUTS[1]]
+    a, b = float(conv_cmp[LAYOUTS[0]].timing.median_s), float(nhwc.timing.median_s)
+    rounds = len(nhwc.round_ratios)
+    if not rounds or b <= 0:
+        return ""
+    unit, scale = ("s", 1.0) if max(a, b) >= 1 else ("ms", 1e3) if max(a, b) >= 1e-3 else ("us", 1e6)
+    return (f", the median of the {rounds} rounds' own ratios (1 / the table's NHWC ratio, "
+            f"{nhwc.ratio:.3f}); the pooled medians, {_three(a * scale)} / {_three(b * scale)} {unit}, "
+            f"give {a / b:.3f}x")
+
+
+def _three(value: float) -> str:
+    """A positive number to 3 significant digits, trailing zeros kept ('1.10', '90.5', '800')."""
+    return f"{value:.{max(0, 2 - math.floor(math.log10(value)))}f}" if value > 0 else f"{value:g}"
 
 
 def resnet_run(cmp: Comparison, dtype: torch.dtype, batch: int, image: int) -> dict:
@@ -509,31 +531,60 @@ def ratios_line(runs: Sequence[Mapping], kept: Sequence[Mapping] = ()) -> str:
     return "; ".join(parts) if second else ", ".join(parts)
 
 
-def takeaway_ratios(runs: Sequence[Mapping], kept: Sequence[Mapping] = (), most: int = 4) -> str:
+def takeaway_ratios(runs: Sequence[Mapping], kept: Sequence[Mapping] = (), most: int = 4,
+                    judged: Sequence[Mapping] = ()) -> str:
     """The takeaway's NHWC/NCHW images per second: each run (`ratios_line`) for a few runs (a
-    CPU's two batches), else their span (`ratios_span`): the sweep table just above lists a
-    GPU's nine, and the takeaway repeated them in some 90 words of a page limited to 1,500."""
-    return ratios_line(runs, kept) if len(runs) <= most else ratios_span(runs)
+    CPU's two batches), else their span by regime (`ratios_span`, led by the run `judged`):
+    the sweep table just above lists a GPU's nine, and the takeaway repeated them in some 90
+    words of a page limited to 1,500."""
+    return ratios_line(runs, kept) if len(runs) <= most else ratios_span(runs, judged)
 
 
-def ratios_span(runs: Sequence[Mapping]) -> str:
-    """'1.12x (float32 b16) to 3.46x (bfloat16 b16) over 9 runs; by device time, ...': the
-    lowest and highest wall ratio with their runs, and, where any run is host-bound (its
-    wall ratio measures the host's launches more than the layout), the device-busy span."""
+def _name(run: Mapping) -> str:
+    return f"{run['dtype']} b{run['batch']}"
+
+
+def _span(ratio: Callable[[Mapping], float], among: Sequence[Mapping]) -> str:
+    """'1.21x (float32 b64) to 1.62x (float16 b64)': the lowest and highest ratio, with their runs."""
+    low, high = min(among, key=ratio), max(among, key=ratio)
+    return (f"{ratio(low):.2f}x ({_name(low)}) to {ratio(high):.2f}x ({_name(high)})"
+            if low is not high else f"{ratio(low):.2f}x ({_name(low)})")
+
+
+def _wall(run: Mapping) -> float:
+    return run["nhwc_img_s"] / run["nchw_img_s"]
+
+
+def _device(run: Mapping) -> float:
+    return run["nchw_busy_s"] / run["nhwc_busy_s"]
+
+
+def ratios_span(runs: Sequence[Mapping], judged: Sequence[Mapping] = ()) -> str:
+    """A GPU sweep's NHWC/NCHW speed for the takeaway, led by what the device bounds: the judged
+    run's wall ratio (where given), the span of the device-bound runs' wall ratios, then the
+    host-bound runs (`claims.regime`) by wall time and by device time, named as the host's
+    pace. Review 2026-12-03g item 4: the takeaway led with '1.12x (float32 b16) to 4.80x
+    (bfloat16 b16)', a span whose top was a host-bound run (NCHW bf16 b16 at 1,864 img/s,
+    slower than its float32), so the page's headline number measured launches, not layouts.
+    A run with no regime reading (a record without device times) is spanned on its own."""
     if not runs:
         raise ValueError("ratios_span needs at least one run of C7's sweep")
-
-    def span(ratio: Callable[[Mapping], float], among: Sequence[Mapping]) -> str:
-        low, high = min(among, key=ratio), max(among, key=ratio)
-        name = lambda r: f"{r['dtype']} b{r['batch']}"  # noqa: E731
-        return (f"{ratio(low):.2f}x ({name(low)}) to {ratio(high):.2f}x ({name(high)})"
-                if low is not high else f"{ratio(low):.2f}x ({name(low)})")
-
-    text = f"{span(lambda r: r['nhwc_img_s'] / r['nchw_img_s'], runs)} over {len(runs)} runs"
-    busy = [r for r in runs if r.get("nchw_busy_s") and r.get("nhwc_busy_s")]
-    if any(c7_claims.regime(r)[0] for r in busy):
-        text += f"; by device time {span(lambda r: r['nchw_busy_s'] / r['nhwc_busy_s'], busy)}"
-    return text
+    bound = {True: [], False: [], None: []}  # type: dict[bool | None, list[Mapping]]
+    for r in runs:
+        bound[c7_claims.regime(r)[0]].append(r)
+    lead = list(judged) if len(judged) == 1 else []  # one run judged (a GPU's); every run is a CPU's
+    parts = [f"{_wall(j):.2f}x at {_name(j)} (judged, by wall time)" for j in lead]
+    if bound[False]:
+        parts.append(f"{_span(_wall, bound[False])} over the {len(bound[False])} device-bound run(s)")
+    if bound[None]:
+        parts.append(f"{_span(_wall, bound[None])} over {len(bound[None])} run(s) with no regime read")
+    host = bound[True]
+    if host:
+        busy = [r for r in host if r.get("nchw_busy_s") and r.get("nhwc_busy_s")]
+        parts.append(f"the {len(host)} host-bound run(s) ({', '.join(_name(r) for r in host)}) "
+                     f"{_span(_wall, host)} by wall time, the host's launches"
+                     + (f", {_span(_device, busy)} by device time" if busy else ""))
+    return "; ".join(parts)
 
 
 def verdict_tag(verdict: object) -> str:

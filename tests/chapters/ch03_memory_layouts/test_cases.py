@@ -120,23 +120,34 @@ def test_the_takeaway_marks_host_bound_runs_with_their_device_ratio():
     assert line == "float16 b16 4.81x (host-bound; device 1.51x), float32 b128 1.20x"
 
 
-def test_the_takeaway_gives_a_gpu_sweep_s_span_and_a_cpu_s_every_run():
-    """A GPU's nine runs are in the sweep table just above; the takeaway gives their span (the
-    lowest and highest wall ratio, and the device-busy span where a run is host-bound), a
-    CPU's two runs each."""
-    def gpu(batch, nchw, nhwc, busy, dtype="float16", host_bound=True):
-        return {**_run(batch, nchw, nhwc, dtype=dtype, nchw_busy_s=busy[0], nhwc_busy_s=busy[1],
-                       nchw_idle_share=0.7, nhwc_idle_share=0.8, host_bound=host_bound), "dtype": dtype}
+def test_the_takeaway_gives_a_gpu_sweep_by_regime_and_a_cpu_s_every_run():
+    """A GPU's nine runs are in the sweep table just above; the takeaway leads with the judged
+    run and the device-bound runs' span, and names the host-bound runs' wall span as the
+    host's launches beside their device span (review 2026-12-03g item 4: it led with '4.80x
+    (bfloat16 b16)', a host-bound run). A CPU's two runs are given each."""
+    def gpu(dtype, batch, nchw, nhwc, busy, host_bound):
+        return {**_run(batch, nchw, nhwc, nchw_busy_s=busy, nhwc_busy_s=1.0, nchw_idle_share=0.7,
+                       nhwc_idle_share=0.8, host_bound=host_bound), "dtype": dtype}
 
-    runs = [gpu(16, 2589.0, 8967.0, (1.48, 1.0), "bfloat16"), gpu(64, 6746.0, 8152.0, (1.21, 1.0), "float32"),
-            gpu(128, 9898.0, 15745.0, (1.61, 1.0), host_bound=False), gpu(64, 9088.0, 14360.0, (1.62, 1.0)),
-            gpu(16, 5212.0, 5828.0, (1.11, 1.0), "float32")]
-    assert cases.takeaway_ratios(runs) == ("1.12x (float32 b16) to 3.46x (bfloat16 b16) over 5 runs; by device "
-                                           "time 1.11x (float32 b16) to 1.62x (float16 b64)")
-    device_bound = [gpu(128, 9898.0, 15745.0, (1.61, 1.0), host_bound=False)] * 5
-    assert "device time" not in cases.ratios_span(device_bound)  # no run host-bound: the wall span says it
+    # the H200 sweep of 2026-12-03 (18:57 copy): img/s, device NCHW/NHWC, bound by
+    runs = [gpu("float32", 16, 5263.0, 5914.0, 1.11, True), gpu("float32", 64, 6782.0, 8217.0, 1.21, False),
+            gpu("float32", 128, 7265.0, 8990.0, 1.24, False), gpu("bfloat16", 16, 1864.0, 8944.0, 1.49, True),
+            gpu("bfloat16", 64, 7263.0, 13587.0, 1.57, True), gpu("bfloat16", 128, 9605.0, 14830.0, 1.57, False),
+            gpu("float16", 16, 3083.0, 9401.0, 1.52, True), gpu("float16", 64, 9171.0, 14473.0, 1.62, False),
+            gpu("float16", 128, 10007.0, 15838.0, 1.61, False)]
+    judged = [runs[-1]]
+    line = cases.takeaway_ratios(runs, judged=judged)
+    assert line == ("1.58x at float16 b128 (judged, by wall time); 1.21x (float32 b64) to 1.58x (float16 b128) "
+                    "over the 5 device-bound run(s); the 4 host-bound run(s) (float32 b16, bfloat16 b16, "
+                    "bfloat16 b64, float16 b16) 1.12x (float32 b16) to 4.80x (bfloat16 b16) by wall time, "
+                    "the host's launches, 1.11x (float32 b16) to 1.57x (bfloat16 b64) by device time")
+    assert line.index("4.80x") > line.index("device-bound")  # the host-bound top is not the lead
+    device_bound = [gpu("float16", 128, 9898.0, 15745.0, 1.61, False)] * 5
+    assert "host" not in cases.ratios_span(device_bound)  # no run host-bound: the wall span says it
+    unread = [_run(b, 10.0, 11.0 + b) for b in range(5)]  # no device times: no regime, spanned apart
+    assert cases.ratios_span(unread) == "1.10x (float32 b0) to 1.50x (float32 b4) over 5 run(s) with no regime read"
     two = [_run(1, 10.0, 11.2), _run(2, 10.0, 13.9)]
-    assert cases.takeaway_ratios(two) == cases.ratios_line(two) == "float32 b1 1.12x, float32 b2 1.39x"
+    assert cases.takeaway_ratios(two, judged=two) == cases.ratios_line(two) == "float32 b1 1.12x, float32 b2 1.39x"
     with pytest.raises(ValueError, match="at least one run"):
         cases.ratios_span([])
 
@@ -188,7 +199,30 @@ def test_the_c7_quiz_reads_the_chapter_s_own_comparison():
         cases.conv_quiz_key(None)
     with pytest.raises(ValueError, match="run the convolution's measurement cell"):
         cases.conv_speedup(None)
-    assert cases.conv_clocks_line(shown) == "The quiz's ratio, NCHW / NHWC CPU time per call: 1.25x."
+    assert cases.conv_clocks_line(shown) == (
+        "The quiz's ratio, NCHW / NHWC CPU time per call: 1.250x, the median of the 1 rounds' own ratios "
+        "(1 / the table's NHWC ratio, 0.800); the pooled medians, 1.00 / 0.800 s, give 1.250x.")
+
+
+def test_the_conv_line_says_which_ratio_the_quiz_key_is():
+    """Review 2026-12-03g item 8: the CPU page showed NHWC 1.1 ms against NCHW 1.39 ms (1.26x)
+    beside a key of 1.23x: the key is the median of the rounds' ratios, and the line says so,
+    with both medians to 3 digits and their own ratio, so each number shown can be recomputed."""
+    from labkit.measure.timing import Comparison, Timing, VariantResult
+
+    def variant(label, median_s, ratio, rounds):
+        timing = Timing(label=label, device="cpu", mode="cold", times_s=(median_s,), median_s=median_s,
+                        iqr_s=0.0, min_s=median_s, count=1, clock="cpu")
+        return VariantResult(timing, ratio, min(rounds), max(rounds), rounds)
+
+    nchw, nhwc = cases.LAYOUTS
+    cpu = Comparison(nchw, 5, {nchw: variant(nchw, 1.39e-3, 1.0, (1.0,) * 5),
+                               nhwc: variant(nhwc, 1.10e-3, 1 / 1.23, (0.7, 0.78, 1 / 1.23, 0.85, 0.9))},
+                     (nchw, nhwc))
+    line = cases.conv_clocks_line(cpu)
+    assert line == ("The quiz's ratio, NCHW / NHWC CPU time per call: 1.230x, the median of the 5 rounds' own "
+                    "ratios (1 / the table's NHWC ratio, 0.813); the pooled medians, 1.39 / 1.10 ms, give 1.264x.")
+    assert cases.conv_quiz_key(cpu).answer == pytest.approx(1.23)  # the key is the rounds' ratio named
 
 
 def test_the_conv_line_prints_the_quiz_s_ratio_and_a_loop_s_beside_it():
@@ -206,7 +240,8 @@ def test_the_conv_line_prints_the_quiz_s_ratio_and_a_loop_s_beside_it():
     h200 = Comparison(nchw, 5, {nchw: variant(nchw, 90.5e-6, 83.3e-6, 1.0),
                                 nhwc: variant(nhwc, 38.2e-6, 82.6e-6, 38.2 / 90.5)}, (nchw, nhwc))
     line = cases.conv_clocks_line(h200)
-    assert line.startswith("The quiz's ratio, NCHW / NHWC GPU time per call: 2.37x. ")
+    assert line.startswith("The quiz's ratio, NCHW / NHWC GPU time per call: 2.369x, the median of the 1 rounds'")
+    assert "the pooled medians, 90.5 / 38.2 us, give 2.369x. " in line
     assert "NCHW 90.5 us, NHWC 82.6 us, so 1.10x (launch-bound)." in line
     assert "Loop pace = max(host launch, GPU time) per call, computed, not timed" in line  # item 11
 
