@@ -498,13 +498,7 @@ takeaways = [
      f"Know where the data sits, and time enough work: the {size_text} hot/cold pair was too fast "
      "to time reliably here (a few times the timer's resolution), so the cache curve, not that "
      "pair, shows the caches."),
-    f"Know what a CPU timing includes: the CNN forward took "
-    f"{allocator_default.minor_faults_per_call:,.0f} page faults per call with malloc's defaults and "
-    f"{allocator_kept.minor_faults_per_call:,.0f} with malloc keeping its memory "
-    f"(median {fmt(allocator_default.median_s)} against {fmt(allocator_kept.median_s)}"
-    + ("; noisy here, so read the times only after a rerun on a quiet machine)"
-       if allocator_default.noisy or allocator_kept.noisy else ")")
-    + f": {pitfalls.allocator_conclusion(allocator)}.",
+    pitfalls.allocator_takeaway(allocator, fmt),  # both fault counts, and why where the defaults did not fault
     f"See time, not only totals: in three profiled training steps GEMM/conv took "
     f"{100 * gemm_share:.0f}% of the {step_summary.kind_shares_of}"
     + (f", and the GPU was idle {100 * step_summary.gpu_idle_share:.0f}% of its span (the timeline above)."

@@ -120,14 +120,22 @@ def probe_table(path: Path) -> Table | Said:
         return Said("The recorded power probe is not in this checkout (results/h200_probes/).")
     shown = Table("recorded on the reference H200 by benchmarks/bf16_ceiling_probe.py",
                   ["data", "mode", "TFLOP/s", "SM clock (MHz, median)", "power (W, median)",
-                   "power cap active"],
+                   "power cap flag (samples)"],
                   [[r["data"], r["mode"], round(r["tflops"]), round(r["clock_mhz"]), round(r["power_w"]),
-                    "yes" if r["power_capped"] else "no"] for r in rows])
+                    f"{r['capped_samples']} of {r['samples']}"] for r in rows])
     rnd = next(r for r in rows if r["data"].startswith("randn"))
     zero = next((r for r in rows if r["data"] == "zeros"), None)
+    if power_cap.flag_separates(rows):
+        flag = (f" with nvidia-smi's power cap flag in {rnd['capped_samples']} of its "
+                f"{rnd['samples']} samples")
+    else:  # the same share in every row: the flag cannot tell the runs apart, so it is named, not read
+        flag = ""
+        shown.note(f"The power cap flag column is nvidia-smi's 'SW power cap' throttle reason (0x4), set in "
+                   f"the same share of samples in every row ({rnd['capped_samples']} of {rnd['samples']}), "
+                   f"at {min(r['power_w'] for r in rows):,.0f} W as at {max(r['power_w'] for r in rows):,.0f} W: "
+                   "it does not separate the cases here; power and clock do.")
     return shown.note(
-        f"On random data the GPU runs at {rnd['clock_mhz']:,.0f} MHz and {rnd['power_w']:,.0f} W with "
-        f"the power cap {'active' if rnd['power_capped'] else 'not active'}"
+        f"On random data the GPU runs at {rnd['clock_mhz']:,.0f} MHz and {rnd['power_w']:,.0f} W{flag}"
         + (f"; on zeros it draws {zero['power_w']:,.0f} W, clocks {zero['clock_mhz']:,.0f} MHz and "
            f"reaches {zero['tflops'] / rnd['tflops']:.2f}x the rate: that is why ceilings are "
            "measured on random data, never zeros" if zero else "") + ".")

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import ctypes
+import ctypes.util
 import statistics
 import time as _clock
 import warnings
@@ -199,7 +201,103 @@ def allocator_effect(fn: Callable[[], object], label: str, threads: int | None =
         "allocator_decides": abs(default.median_s - kept.median_s) > spread,
         "note": conditions.allocator_note(),
         "kept_timed_in_child": not conditions.thresholds_fixed(),
+        "heap_serves": heap_serves(),
     }
+
+
+# Block sizes probed by `heap_serves`: glibc's default mmap threshold is 128 KiB, and its
+# dynamic threshold can rise to 32 MiB (DEFAULT_MMAP_THRESHOLD_MAX on 64-bit).
+PROBE_BYTES = (256 * 2**10, 2**20, 4 * 2**20, 16 * 2**20)
+
+
+class _MallInfo2(ctypes.Structure):
+    _fields_ = [(name, ctypes.c_size_t) for name in (
+        "arena", "ordblks", "smblks", "hblks", "hblkhd", "usmblks", "fsmblks", "uordblks", "fordblks",
+        "keepcost")]
+
+
+def _heap_probe() -> dict[int, bool] | None:
+    """For each of PROBE_BYTES, whether a malloc of that size came from the heap (True) or
+    a fresh mmap (False, read from mallinfo2's count of mmapped blocks). Nothing is freed:
+    freeing an mmapped block would raise the threshold it probes. None without glibc 2.33+."""
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
+        info = libc.mallinfo2
+    except (OSError, AttributeError):
+        return None
+    info.restype, libc.malloc.restype, libc.malloc.argtypes = _MallInfo2, ctypes.c_void_p, [ctypes.c_size_t]
+    served = {}
+    for size in sorted(PROBE_BYTES, reverse=True):
+        before = info().hblks
+        if not libc.malloc(size):
+            return None
+        served[size] = info().hblks == before
+    return served
+
+
+def heap_serves() -> dict[int, bool] | None:
+    """Whether glibc's malloc, as this process left it, serves each of PROBE_BYTES from its
+    heap (kept, no fault on reuse) or by mmap (handed back on free, faulted in again): why
+    the defaults fault or not. glibc raises its mmap threshold to the size of each mmapped
+    block freed, so the answer depends on what the process freed before (review 2026-12-03g
+    item 5: on the H200's host the defaults faulted 0 per call, the reverse of the lesson).
+    Probed in a forked child (`conditions.run_in_child`), which inherits the allocator's state
+    and leaves this process's untouched; None where it cannot be read."""
+    try:
+        return conditions.run_in_child(_heap_probe, timeout_s=60.0)  # type: ignore[return-value]
+    except Exception:  # noqa: BLE001 - a probe that cannot run says nothing; the text says so
+        return None
+
+
+def faults_text(per_call: float | None) -> str:
+    """Page faults per call for prose: whole numbers from 10 up, one decimal below (review
+    2026-12-03g item 5: 0.833 printed as '1' beside the defaults' '0' read as the reverse)."""
+    value = float(per_call or 0)
+    return f"{value:,.0f}" if value >= 10 or value == 0 else f"{value:.1f}"
+
+
+def _size(nbytes: int) -> str:
+    return f"{nbytes // 2**20} MiB" if nbytes >= 2**20 else f"{nbytes // 2**10} KiB"
+
+
+def _probed(found: Mapping) -> tuple[list[int], list[int]] | None:
+    """(sizes malloc served from the heap, sizes it mmapped) from `heap_serves`'s record, or
+    None where none was recorded (a record read back from JSON has its sizes as strings)."""
+    served = found.get("heap_serves")
+    if not served:
+        return None
+    return ([int(n) for n, on_heap in served.items() if on_heap],
+            [int(n) for n, on_heap in served.items() if not on_heap])
+
+
+def why_defaults(found: Mapping) -> str:
+    """Where the defaults faulted no more than malloc keeping its memory (and under one per
+    call), that they did not and why: glibc's dynamic mmap threshold, as this process's probe
+    (`heap_serves`) read it, or named as the likely reason where no probe was recorded. ''
+    where the defaults faulted more (the lesson as the prose tells it)."""
+    default, kept = float(found["default_faults_per_call"] or 0), float(found["kept_faults_per_call"] or 0)
+    if default > max(kept, 1.0):
+        return ""
+    rule = "glibc raises its mmap threshold to the size of each mmapped block freed, up to 32 MiB"
+    probed = _probed(found)
+    if probed is None:
+        return f"The defaults did not fault here; the likely reason ({rule}) was not probed in this record."
+    heap, mapped = probed
+    where = ((f"malloc served up to {_size(max(heap))} from the heap" if heap else
+              f"malloc served no probed size ({_size(min(PROBE_BYTES))} up) from the heap")
+             + (f", {_size(min(mapped))} by mmap" if mapped else ""))
+    if not heap:
+        return (f"The defaults did not fault here, though {where} (probed here): this model's blocks "
+                "may all sit under the threshold.")
+    return (f"The defaults did not fault here: {rule}, and this process's earlier frees had raised it "
+            f"(probed here: {where}), so its blocks stay on the heap, which malloc reuses without faults.")
+
+
+def threshold_risen(found: Mapping) -> bool | None:
+    """Whether the probe read glibc's mmap threshold above its 128 KiB default (some probed
+    size served from the heap); None where no probe was recorded."""
+    probed = _probed(found)
+    return None if probed is None else bool(probed[0])
 
 
 def allocator_conclusion(found: Mapping) -> str:
@@ -219,10 +317,28 @@ def allocator_conclusion(found: Mapping) -> str:
 
 def allocator_text(found: Mapping) -> str:
     """Mistake 4's numbers and its conclusion (`allocator_conclusion`), under its table."""
-    default, kept = found["default_faults_per_call"] or 0, found["kept_faults_per_call"] or 0
-    return (f"{found['note']}: {default:,.0f} page faults per call with the defaults, {kept:,.0f} with "
+    default, kept = faults_text(found["default_faults_per_call"]), faults_text(found["kept_faults_per_call"])
+    why = why_defaults(found)
+    return (f"{found['note']}: {default} page faults per call with the defaults, {kept} with "
             f"malloc keeping its memory; the default median is {found['default_over_kept']:.2f}x the "
-            f"other, {allocator_conclusion(found)}.")
+            f"other, {allocator_conclusion(found)}." + (f" {why}" if why else ""))
+
+
+def allocator_takeaway(found: Mapping, fmt: Callable[[float], str]) -> str:
+    """Mistake 4's line in 'What to remember': both fault counts (`faults_text`), both medians,
+    the conclusion, and where the defaults did not fault, that they did not and why in short."""
+    default, kept = found["default"], found["kept"]
+    noisy = default.noisy or kept.noisy
+    text = (f"Know what a CPU timing includes: the CNN forward took {faults_text(default.minor_faults_per_call)} "
+            f"page faults per call with malloc's defaults and {faults_text(kept.minor_faults_per_call)} with "
+            f"malloc keeping its memory (median {fmt(default.median_s)} against {fmt(kept.median_s)}"
+            + ("; noisy here, so read the times only after a rerun on a quiet machine)" if noisy else ")")
+            + f": {allocator_conclusion(found)}")
+    if why_defaults(found):
+        text += ("; the defaults did not fault: glibc's mmap threshold had risen with this process's "
+                 "earlier frees, so malloc already kept its memory" if threshold_risen(found) else
+                 "; the defaults did not fault (why: under Mistake 4's table)")
+    return text + "."
 
 
 PRACTICAL_SAME = 0.02  # two timings within 2% (median and rounds) are the same time in practice

@@ -33,8 +33,9 @@ def sweep_rows(sweep: Mapping | None) -> list[tuple[str, int, float, float]]:
 
 
 def probe_rows(path: Path) -> list[dict]:
-    """The power probe's runs: data, mode, TFLOP/s, median SM clock (MHz) and power (W), and
-    whether the software power cap was active in every sample."""
+    """The power probe's runs: data, mode, TFLOP/s, median SM clock (MHz) and power (W), how
+    many of its nvidia-smi samples carried the software power cap flag (0x4) of how many, and
+    whether every one did."""
     rows = []
     for run in json.loads(Path(path).read_text()):
         samples = [[part.strip() for part in s.split(",")] for s in run.get("smi_samples") or ()]
@@ -42,8 +43,16 @@ def probe_rows(path: Path) -> list[dict]:
             continue
         clocks = [float(s[0]) for s in samples]
         watts = [float(s[1]) for s in samples]
-        capped = all(int(s[3], 16) & SW_POWER_CAP for s in samples)
+        flagged = sum(1 for s in samples if int(s[3], 16) & SW_POWER_CAP)
         rows.append({"data": run["data"], "mode": run["mode"], "tflops": float(run["tflops"]),
                      "clock_mhz": statistics.median(clocks), "power_w": statistics.median(watts),
-                     "power_capped": capped})
+                     "capped_samples": flagged, "samples": len(samples),
+                     "power_capped": flagged == len(samples)})
     return rows
+
+
+def flag_separates(rows: list[dict]) -> bool:
+    """Whether the power cap flag's share of samples differs between the probe's rows: on the
+    reference H200 every sample carried it, at 384 W on zeros as at 695 W on random data
+    (review 2026-12-03g item 8), so there the flag says nothing about which run was capped."""
+    return len({r["capped_samples"] / r["samples"] for r in rows if r["samples"]}) > 1
