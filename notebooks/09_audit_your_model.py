@@ -84,6 +84,7 @@ quiz_resnet = chapter.lab.widgets.Quiz(
     answer=lambda: "none" if not resnet_report.drops else
     "1 to 5" if len(resnet_report.drops) <= 5 else "more than 5",
     explanation="A module that only flattens (avgpool to fc) leaves 4-D behind: that is not a drop.",
+    holds=1,  # the audit's table below answers it; the DDP and float16 tables do not
 )
 quiz_resnet
 
@@ -129,6 +130,7 @@ quiz_mobile = chapter.lab.widgets.Quiz(
                 "(host-bound), the audit judges the fix by the GPU's busy time instead: it can "
                 "keep a fix that frees the GPU while the batch, paced by the host, takes as long; "
                 "the table shows both clocks.",
+    holds=1,  # the audit's table below
 )
 quiz_mobile
 
@@ -150,6 +152,7 @@ quiz_vit = chapter.lab.widgets.Quiz(
     explanation="A hidden copy is an op that moves existing values (clone, contiguous, ...), "
                 "charged to the innermost module running when it happened; joining tensors "
                 "(cat, stack: the class token) makes new data on purpose and is not counted.",
+    holds=2,  # the audit's table and its full report; not your model's audit or the exercises
 )
 quiz_vit
 

@@ -176,6 +176,9 @@ def run(model: nn.Module, example: torch.Tensor, device: str = "cpu",
     else:
         export_rows = exports.audit(original, x_export, fmt, export_paths)
     lap("exports", t)
+    against = next((e.checked_against for e in export_rows if e.checked_against), "")
+    if against:  # review 2026-12-03g item 4: a float32 export is compared like for like
+        notes.append(f"export paths checked against {against}")
     t = time.perf_counter()
     recommendations = []
     if export_batch is not None and export_batch < x_plain.shape[0] and export_paths:

@@ -26,9 +26,10 @@ class ExportRow:
 
     path: str
     records: str
-    on_this_layout: str  # correct | rejected | silently wrong | skipped
+    on_this_layout: str  # correct | rejected | silently wrong | not checkable | skipped
     detail: str
     others: dict[str, str]
+    checked_against: str = ""  # the eager reference (export_audit.reference_math), '' when not built
 
 
 def layout_key(memory_format: torch.memory_format) -> str:
@@ -41,11 +42,13 @@ def audit(model: nn.Module, example: torch.Tensor, memory_format: torch.memory_f
     """Run the chosen paths; a path not chosen, or that does not build, is a row that says why."""
     key = layout_key(memory_format)
     rows = []
-    built = export_audit.run(model, example.contiguous(), paths=paths).rows if paths else []
-    for r in built:
+    ran = export_audit.run(model, example.contiguous(), paths=paths) if paths else None
+    against = str(ran.reference) if ran is not None and ran.reference else ""
+    for r in ran.rows if ran is not None else []:
         mine = r.outcomes[key]
         rows.append(ExportRow(r.path, r.records, mine.kind, mine.detail or r.note,
-                              {lay: o.kind for lay, o in r.outcomes.items() if lay != key}))
+                              {lay: o.kind for lay, o in r.outcomes.items() if lay != key},
+                              against if r.artifact is not None else ""))
     for left in (p for p in PATHS if p not in paths):
         rows.append(ExportRow(export_audit.PATH_NAMES[left], "not built", SKIPPED,
                               f"not asked for (--exports {left} runs it)", {}))

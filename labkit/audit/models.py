@@ -2,7 +2,8 @@
 
 A spec is "package.module:function" (the function builds the model with no arguments), or
 "torchvision:NAME" (torchvision.models.NAME(weights=None): random weights, nothing
-downloaded), or one of the built-ins below, which need nothing but torch. torchvision's
+downloaded; a layer torchvision zero-initialises, such as the ViT's head, gets seeded random
+weights: `seed_zero_layers`), or one of the built-ins below, which need nothing but torch. torchvision's
 wheel does not import on every CPU build of torch, so the chapter runs on the built-ins
 where it is missing: labkit.models.resnet's ResNet-50 (the same network) and two small
 hand-built stand-ins for MobileNetV3 (depthwise convolutions, squeeze-excite, hardswish)
@@ -121,6 +122,33 @@ def vit_like(image: int = 224) -> ViTLike:
     return ViTLike(image=image)
 
 
+# The seed of the weights `seed_zero_layers` gives a layer initialised to zeros.
+HEAD_SEED = 0
+
+
+def seed_zero_layers(model: nn.Module, seed: int = HEAD_SEED) -> list[str]:
+    """Give every Linear or convolution whose weight is all zeros seeded random weights (the
+    layer's own default initialisation, under `seed`); the names of those changed.
+
+    torchvision's VisionTransformer zero-initialises its classifier head (`heads.head`, weight
+    and bias), so with random weights every output is 0, and every check against it ("max
+    |error| 0 against outputs up to 0") passes whatever it checks (review 2026-12-03g item 5).
+    Only for random-weight networks the audit builds itself: a learner's own model is never
+    changed (an all-zero reference is reported as not checkable instead). The global random
+    state is left as it was.
+    """
+    changed = []
+    for name, module in model.named_modules():
+        weight = getattr(module, "weight", None)
+        if (isinstance(module, nn.Linear | nn.Conv1d | nn.Conv2d | nn.Conv3d)
+                and isinstance(weight, torch.Tensor) and not bool(weight.detach().any())):
+            with torch.random.fork_rng(devices=[]), torch.no_grad():
+                torch.manual_seed(seed)
+                module.reset_parameters()
+            changed.append(name)
+    return changed
+
+
 BUILTIN: dict[str, Callable[..., nn.Module]] = {
     "labkit:resnet50": resnet.resnet50,
     "labkit:mobilenet_v3": mobilenet_v3_like,
@@ -153,9 +181,9 @@ def load(spec: str, image: int | None = None) -> nn.Module:
         raise ModelSpecError(f"a model spec looks like 'mypkg.mymod:build_model' or "
                              f"'torchvision:resnet50', got {spec!r}")
     if spec in BUILTIN:
-        if spec == "labkit:vit" and image is not None:
-            return vit_like(image)
-        return BUILTIN[spec]()
+        built = vit_like(image) if spec == "labkit:vit" and image is not None else BUILTIN[spec]()
+        seed_zero_layers(built)
+        return built
     module_name, _, attribute = spec.partition(":")
     if module_name == "torchvision":
         if not has_torchvision():
@@ -179,6 +207,8 @@ def load(spec: str, image: int | None = None) -> nn.Module:
     if not isinstance(model, nn.Module):
         raise ModelSpecError(f"{spec}: {attribute}() returned {type(model).__name__}, "
                              "not a torch.nn.Module")
+    if module_name == "torchvision.models":  # random weights: a zero head gets seeded ones
+        seed_zero_layers(model)
     return model
 
 

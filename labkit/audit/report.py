@@ -182,8 +182,8 @@ def summary(report: Report) -> dict:
             "device": k.device, "copy_share": k.copy_share, "share_of": k.share_of,
             "gpu_idle_share": k.gpu_idle_share, "host_bound": k.host_bound,
             "rows": [asdict(r) for r in k.rows[:8]]},
-        "exports": [{"path": e.path, "outcome": e.on_this_layout, "others": e.others}
-                    for e in report.exports],
+        "exports": [{"path": e.path, "outcome": e.on_this_layout, "others": e.others,
+                     "checked_against": e.checked_against} for e in report.exports],
         "recommendations": [{"title": r.title, "kept": r.kept, "why": r.why, "ratio": r.ratio,
                              "ratio_q25": r.ratio_q25, "ratio_q75": r.ratio_q75,
                              "original_ms": r.original_ms, "variant_ms": r.variant_ms,

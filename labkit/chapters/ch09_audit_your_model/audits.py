@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 import torch
 
-from labkit.audit import audit, models, recommend, report
+from labkit.audit import audit, export_audit, models, recommend, report
 from labkit.audit.module_layouts import ROOT, human_bytes
 from labkit.session import Chapter, Recorded
 from labkit.show import table as tables
@@ -53,8 +53,9 @@ class Setup:
         shown = tables.Table(f"The chapter's audits: batch {self.batch}, {self.image}x{self.image} "
                              f"images, on {self.device}", ["network", "loaded as"],
                              [[name, spec] for name, spec in self.networks.items()])
+        against = export_audit.reference_math(self.device, export_audit.tf32_flags())
         shown.note(f"export paths checked here: {', '.join(self.export_paths)} "
-                   f"(on the batch's first {EXPORT_BATCH} images)")
+                   f"(on the batch's first {EXPORT_BATCH} images, against {against})")
         return shown.note(f"each audit's keep rule for a fix: {recommend.rule()}")
 
 
@@ -148,6 +149,10 @@ def _module(name: str, kinds: Mapping[str, str]) -> str:
     return f"{label}: {kinds[name]}" if name in kinds else label
 
 
+NOT_CHECKABLE = "not checkable"
+ALL_ZERO = "its outputs are all zeros"
+
+
 def readings(summary: Mapping) -> dict[str, str]:
     """A recorded or fresh `report.summary` as reading -> value, in the report's order: the
     model and the input (its dtype always, and on a GPU the TF32 state) first."""
@@ -168,11 +173,24 @@ def readings(summary: Mapping) -> dict[str, str]:
             f"; GPU idle {100 * (k.get('gpu_idle_share') or 0):.0f}%: "
             + ("host-bound" if k["host_bound"] else "device-bound"))
         out["copy and layout work"] = f"{100 * k['copy_share']:.1f}% of {k['share_of']}{bound}"
-    checked = [e for e in summary["exports"] if e["outcome"] != "skipped"]
-    out["export paths correct on this layout"] = (
-        f"{sum(e['outcome'] == 'correct' for e in checked)} of {len(checked)} checked")
     first = next((r for r in summary["recommendations"] if r.get("output_scale") is not None), None)
-    if first is not None:
+    # an all-zero output agrees with anything: a record from before the outcome existed (the
+    # H200's ViT, review 2026-12-03g item 5) is read as not checkable too
+    zero = first is not None and first["output_scale"] == 0
+    built = [e for e in summary["exports"] if e["outcome"] != "skipped"]
+    vacuous = [e for e in built if zero or e["outcome"] == NOT_CHECKABLE]
+    checked = [e for e in built if e not in vacuous]
+    # a record from before the check was run in strict float32 (review 2026-12-03g item 4):
+    # its float32 exports were compared with TF32 eager, which a correct one can miss by 2%
+    tf32_eager = (checked and not any(e.get("checked_against") for e in checked)
+                  and any((summary.get("tf32") or {}).values()))
+    out["export paths correct on this layout"] = (
+        f"{sum(e['outcome'] == 'correct' for e in checked)} of {len(checked)} checked"
+        + (" against TF32 eager" if tf32_eager else "")
+        + (f"; {len(vacuous)} {NOT_CHECKABLE}: {ALL_ZERO}" if vacuous else ""))
+    if zero:
+        out["channels_last against NCHW: numerics"] = f"{NOT_CHECKABLE} ({ALL_ZERO})"
+    elif first is not None:
         out["channels_last against NCHW: numerics"] = (
             f"max |error| {first['max_error'] * first['output_scale']:.2g} against outputs up to "
             f"{first['output_scale']:.3g}")
