@@ -173,3 +173,42 @@ def test_c5b_core_table_shows_each_pattern_with_its_bytes_and_dram_ratio():
     assert cases.c5b_core_rows(older)[1]["fetched / used (64 B units)"] == 1.0078
     source = (ROOT / "notebooks" / "02_contiguity_and_hidden_copies.py").read_text(encoding="utf-8")
     assert "cases.c5b_core_rows(c5b_ev)" in source and '"the verdict\'s"' not in source
+
+
+def test_the_profile_table_shows_the_copy_and_leaves_the_profiler_s_bookkeeping_out(monkeypatch):
+    """Review 2026-12-03g item 7: on the H200 'Activity Buffer Request' was 90% (1.99 ms) of a
+    profile of an 8.4 us copy. The table warms the profiler with a discarded profile, shows each
+    op's own time, and names the profiler's rows in a note instead of among the ops."""
+    big = torch.randn(256, 256)
+    here = cases.profile_table(lambda: big.t().contiguous(), torch.device("cpu"))
+    assert here.column("name")[0] == "aten::copy_" and here.columns == ["name", "self host", "calls"]
+    assert not any(cases.PROFILER_OWN.match(n) for n in here.column("name"))
+
+    from types import SimpleNamespace
+
+    def event(key, host_us, device_us):
+        return SimpleNamespace(key=key, self_cpu_time_total=host_us, self_device_time_total=device_us, count=1)
+
+    entered = []
+
+    class Profile:  # the H200's rows of 2026-12-03 (18:57 copy)
+        def __init__(self, activities):
+            entered.append(activities)
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            return False
+
+        def key_averages(self):
+            return [event("aten::contiguous", 3.4, 0.0), event("aten::copy_", 62.3, 8.352),
+                    event("Activity Buffer Request", 1992.0, 8.352),
+                    event("void at::native::elementwise_kernel<128, 2, at::native::gpu_kernel_impl>", 0.0, 8.352)]
+
+    monkeypatch.setattr(torch.profiler, "profile", Profile)
+    gpu = cases.profile_table(lambda: None, torch.device("cuda"))
+    assert len(entered) == 2  # one discarded profile first
+    assert "Activity Buffer Request" not in gpu.column("name") and gpu.columns[2] == "self device"
+    assert gpu.column("name")[0] == "aten::copy_" and gpu.column("name")[1].endswith("...")
+    assert gpu.notes == ["left out, the profiler's own bookkeeping: Activity Buffer Request (1,992 us of host time)."]
