@@ -17,6 +17,7 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
+import math
 import re
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -656,7 +657,7 @@ def reduce_overhead(device: torch.device, layers: int = 6, width: int = 512) -> 
     return {"comparison": cmp.table(), "layers": layers, "width": width, "batch": 1}
 
 
-def comparison_table(record: object, title: str) -> Table | str | None:
+def comparison_table(record: object, title: str, faster: bool = False) -> Table | str | None:
     """A kept comparison (a payload's 'comparison': bench's rows) as a table: each variant's
     median (device time where a host launch was measured), ratio, host launch and whether it
     was launch-bound; labelled recorded if so. None for None (nothing to show on this machine:
@@ -667,35 +668,47 @@ def comparison_table(record: object, title: str) -> Table | str | None:
     ('loop pace', computed from the two clocks, not timed: LOOP_PACE) and its ratio to the first variant ('loop ratio'), and says so. On the
     H200 every row of the small MLP is launch-bound: its device ratios (compiled 0.90x)
     describe kernels a loop never waits for, while the loop goes from 300 us (eager) to
-    397 us compiled and 112 us with reduce-overhead."""
+    397 us compiled and 112 us with reduce-overhead.
+
+    `faster`: the ratios as speed-ups over the first variant ('times faster', its time / each
+    variant's), for a table read under a quiz that asks 'how many times faster' (review
+    2026-12-03g item 8: 04's CPU page showed its own chain as 'times faster 0.56x' and the
+    recorded H200 chain under the same quiz as 'ratio 0.49x', a time ratio)."""
     if record is None:
         return None
     payload = _payload(record)
     if payload is None:
         return str(record)
     found = payload["comparison"]
+    ratio = "times faster" if faster else "ratio"
+
+    def said(r: Mapping) -> float:  # the row's ratio in the table's direction
+        return 1 / r["ratio"] if faster else r["ratio"]
+
     # With a host-launch figure the median is the device's clock (the harness's GPU timing).
     if not any(r.get("host_s") is not None for r in found):
-        shown = rows([{"variant": r["variant"], "median": r["median_s"], "ratio": r["ratio"],
+        shown = rows([{"variant": r["variant"], "median": r["median_s"], ratio: said(r),
                        "host launch": r.get("host_s"), "launch-bound": r.get("launch_bound")}
-                      for r in found], title, units={"median": "s", "ratio": "x", "host launch": "s"})
+                      for r in found], title, units={"median": "s", ratio: "x", "host launch": "s"})
         shown.recorded = _where(record)
         return shown
     loops = [max(r["median_s"], r.get("host_s") or 0.0) for r in found]
     if loops == [r["median_s"] for r in found]:  # no launch outlasts its kernels: device time decides
-        shown = rows([{"variant": r["variant"], "device time": r["median_s"], "ratio": r["ratio"],
+        shown = rows([{"variant": r["variant"], "device time": r["median_s"], ratio: said(r),
                        "host launch": r.get("host_s")} for r in found], title,
-                     units={"device time": "s", "ratio": "x", "host launch": "s"})
+                     units={"device time": "s", ratio: "x", "host launch": "s"})
         shown.recorded = _where(record)
         return shown
-    shown = rows([{"variant": r["variant"], "device time": r["median_s"], "device ratio": r["ratio"],
-                   "host launch": r.get("host_s"), "loop pace": loop, "loop ratio": loop / loops[0]}
+    shown = rows([{"variant": r["variant"], "device time": r["median_s"], f"device {ratio}": said(r),
+                   "host launch": r.get("host_s"), "loop pace": loop,
+                   f"loop {ratio}": loops[0] / loop if faster else loop / loops[0]}
                   for r, loop in zip(found, loops, strict=True)], title,
-                 units={"device time": "s", "device ratio": "x", "host launch": "s", "loop pace": "s",
-                        "loop ratio": "x"})
+                 units={"device time": "s", f"device {ratio}": "x", "host launch": "s", "loop pace": "s",
+                        f"loop {ratio}": "x"})
     bound = [r["variant"] for r in found if r.get("launch_bound")]
-    shown.note(f"{LOOP_PACE}; loop ratio (the one that decides for a Python loop) is that over "
-               f"{found[0]['variant']}'s. "
+    shown.note(f"{LOOP_PACE}; loop {ratio} (the one that decides for a Python loop) is "
+               + (f"{found[0]['variant']}'s pace over each row's. " if faster else
+                  f"that over {found[0]['variant']}'s. ")
                + (f"Launch-bound (the host sets the loop's pace): {', '.join(bound)}. " if bound else "")
                + "In a loop: " + ", ".join(
                    f"{r['variant']} {_faster(loops[0] / loop)}" for r, loop in zip(found[1:], loops[1:], strict=True))
@@ -846,6 +859,18 @@ def chain_table(comparison: bench.Comparison, moved: Mapping[str, int], stated: 
 def make_scaler(on_gpu: bool, **options: float) -> torch.amp.GradScaler:
     """A GradScaler for this device ('cuda' on a GPU, 'cpu' elsewhere)."""
     return torch.amp.GradScaler("cuda" if on_gpu else "cpu", **options)
+
+
+def scale_text(scale: float) -> str:
+    """A GradScaler scale for prose: a whole number with thousands separators, and its power of
+    two where it is one ('33,554,432 (2^25)', '0.5 (2^-1)'); review 2026-12-03g item 8: C21b
+    printed '3.35544e+07' beside '2^24 = 16777216'."""
+    value = float(scale)
+    if not math.isfinite(value) or value <= 0:
+        return f"{value:g}"
+    power = math.log2(value)
+    text = f"{value:,.0f}" if value >= 1 and value == int(value) else f"{value:g}"
+    return text + (f" (2^{int(power)})" if power == int(power) else "")
 
 
 def scaled_step(scaler: torch.amp.GradScaler, weight: torch.nn.Parameter, x: torch.Tensor) -> dict:

@@ -170,6 +170,22 @@ def test_a_launch_bound_comparison_is_read_at_the_loops_pace():
     assert "loop ratio" not in cases.comparison_table(cpu, "cpu").columns  # no launch measured: no loop column
     fast = {"comparison": [row("eager", 500e-6, 47e-6, 1.0), row("fused", 250e-6, 31e-6, 0.49)]}
     assert "loop ratio" not in cases.comparison_table(fast, "chain").columns  # device-paced: device time decides
+    # review 2026-12-03g item 8: under the chain quiz ('how many times faster') the recorded
+    # table reads in the quiz's direction, as the local chain table does, not as a time ratio
+    chain = cases.comparison_table(fast, "chain", faster=True)
+    assert "ratio" not in chain.columns and [round(v, 2) for v in chain.column("times faster")] == [1.0, 2.04]
+    speed = cases.comparison_table(h200, "reduce-overhead", faster=True)
+    assert [round(v, 2) for v in speed.column("loop times faster")] == [1.0, 0.76, 2.68]
+    assert [round(v, 2) for v in speed.column("device times faster")] == [1.0, 1.11, 1.03]
+    assert any("loop times faster (the one that decides for a Python loop) is eager's pace over each row's" in n
+               for n in speed.notes)
+
+
+def test_the_scale_is_printed_whole_with_its_power_of_two():
+    """Review 2026-12-03g item 8: C21b printed '3.35544e+07' beside '2^24 = 16777216'."""
+    assert cases.scale_text(2.0**25) == "33,554,432 (2^25)"
+    assert cases.scale_text(0.5) == "0.5 (2^-1)" and cases.scale_text(1.0) == "1 (2^0)"
+    assert cases.scale_text(3.0) == "3" and cases.scale_text(float("inf")) == "inf"
 
 
 def test_gradscaler_quiz_and_steps():
