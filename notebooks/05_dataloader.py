@@ -119,13 +119,16 @@ lesson.worker_sweep()  # the sweep's table and plot, then the knee; kept under s
 # ## The plateau: what the throughput levels off at, and why
 #
 # The knee says where more workers stop helping, not what the best throughput is. Once the
-# workers keep up, a step costs the step as swept (timed apart above, on fresh batches) plus
-# whatever the main process still waits for each batch: taking a batch over from a worker is
-# not free. So batch / (step + wait) should give the plateau, and batch / step is its
-# ceiling. The wait is read from the plateau's own runs, so this checks consistency; it does
-# not predict. The step is split into what was timed: ready (batch on the device), the copy,
-# first touch (fresh less private batch) and the rest; a timeline of a few steps at the knee
-# says how long the GPU idles. Each step ends with a synchronize, so its time is its own.
+# workers keep up, a step costs the step itself plus whatever the main process still waits
+# for each batch: taking a batch over from a worker is not free. So batch / (step + wait)
+# should give the plateau. Step and wait are read from the plateau's own runs inside the
+# sweep, so this checks consistency; it does not predict. The step timed apart above is set
+# beside it: where it gives another number, the step ran at another pace inside the sweep.
+# On a GPU the step timed apart is split into what was timed: ready (batch on the device),
+# the copy, first touch (fresh less private batch) and the rest. They were timed at different
+# moments, so where they add up to more than the step beyond their spread (their IQRs), the
+# run gets no split. A timeline of a few steps at the knee says how long the GPU idles. Each
+# step ends with a synchronize, so its time is its own.
 
 # %%
 lesson.plateau_text()  # kept under plateau

@@ -247,8 +247,9 @@ def knee_key(found: Found) -> Key | int:
 
 def plateau(bench: Bench, found: Found, gpu_idle_share: float | None = None,
             launch_gap_us: float | None = None) -> loader_sweep.Plateau:
-    """The worker sweep's plateau against the arithmetic: batch / (step as swept + wait), the
-    step split into its measured parts (gpu_idle_share and launch_gap_us: a timeline's)."""
+    """The worker sweep's plateau against the arithmetic: batch / (step + wait), the step the
+    sweep's own (the one timed apart beside it), split into its measured parts where they
+    agree within their IQRs (gpu_idle_share and launch_gap_us: a timeline's)."""
     copy, fresh, private = bench.copy_alone, bench.step_as_swept, bench.private_step
     return loader_sweep.plateau_of(found.sweep, found.knee, bench.step_s, bench.compute.median_s,
                                    gpu_idle_share, copy_alone_s=copy.median_s if copy else None,
@@ -257,7 +258,11 @@ def plateau(bench: Bench, found: Found, gpu_idle_share: float | None = None,
                                    private_step_s=private.median_s if private else None,
                                    step_faults=fresh.faults_per_step if fresh else None,
                                    private_faults=private.faults_per_step if private else None,
-                                   launch_gap_us=launch_gap_us)
+                                   launch_gap_us=launch_gap_us,
+                                   iqrs={"step": fresh.iqr_s if fresh else None,
+                                         "private": private.iqr_s if private else None,
+                                         "ready": bench.compute.iqr_s,
+                                         "copy": copy.iqr_s if copy else None})
 
 
 def knob_settings(workers: int, batch_size: int, on_gpu: bool) -> list[loader_sweep.Setting]:

@@ -431,11 +431,7 @@ class Lesson:
             f"{plan.cores - 1} spare cores"
             + ("; this grid cannot test whether the two agree." if knee.agrees is None else
                f"; the two {'agree' if knee.agrees else 'disagree'}."),
-            f"The plateau: {plateau.measured:.0f} samples/s against {plateau.predicted:.0f} from "
-            f"batch / (step as swept + wait), "
-            + (f"within {plateau.tolerance:.0%}. " if plateau.agrees
-               else f"outside {plateau.tolerance:.0%}. ")
-            + f"What bounds it: {plateau.bound}.",
+            plateau_takeaway(plateau),
             self._knob_takeaway(uint8_row),
             f"channels_last is a 4-D layout: from __getitem__ it raises "
             f"({self.c26_evidence['error_message']}); put it on the collated batch or in the step (C26).",
@@ -783,17 +779,34 @@ def against_text(row: Mapping) -> str:
     return f"{row['ratio']:.2f}x [{low:.2f}, {high:.2f}]: {_CALLS[decision]}"
 
 
+def plateau_takeaway(plateau: loader_sweep.Plateau) -> str:
+    """The plateau's line of the takeaways, on the step the explanation used (review
+    2026-12-03g item 2: the takeaway said 'outside 15%' from the step timed apart while the
+    page printed the step inside the sweep that gives the plateau): which step, its ratio,
+    the step timed apart beside it, and the bound (no split where the parts were refused)."""
+    return (f"The plateau: {plateau.measured:.0f} samples/s against {plateau.predicted:.0f} from "
+            f"batch / (the step {plateau.step_used}, {plateau.step_used_s * 1e3:.1f} ms, + wait), "
+            f"{'within' if plateau.agrees else 'outside'} {plateau.tolerance:.0%}. "
+            + (plateau.apart_text() + " " if plateau.apart_text() else "")
+            + f"What bounds it: {plateau.bound}.")
+
+
 def recorded_plateau(old: dict) -> str:
     """The reference GPU's plateau in one line: the same arithmetic as `explanation`, shorter
-    (the learner has just read the long form for this machine)."""
+    (the learner has just read the long form for this machine), re-read by today's rules
+    (Plateau.from_record): the step inside the sweep where recorded, and no split of the step
+    (a record without the parts' IQRs cannot tell a negative part from noise)."""
     try:
-        copy_ms = (old["step_s"] - old["ready_step_s"]) * 1e3
-        idle = old.get("gpu_idle_share")
-        bound = (f"GPU idle {100 * idle:.0f}%" if idle is not None else old["bound"])
-        return (f"recorded on {_ref()}: {old['measured']:.0f} samples/s at "
-                f"{', '.join(str(c) for c in old['counts'])} workers; "
-                f"{old['batch_size']} / ({old['step_s'] * 1e3:.1f} + {old['wait_s'] * 1e3:.1f} ms wait) "
-                f"= {old['predicted']:.0f} ({old['measured'] / old['predicted']:.2f}x); a host batch "
-                f"adds {copy_ms:.1f} ms to the step; {bound}.")
-    except (KeyError, TypeError, ZeroDivisionError):  # an older record: its own sentence
+        plateau = loader_sweep.Plateau.from_record(old)
+        idle = plateau.gpu_idle_share
+        apart = (f"; the step timed apart ({plateau.step_s * 1e3:.1f} ms) gives "
+                 f"{plateau.predicted_apart:.0f} ({plateau.measured / plateau.predicted_apart:.2f}x)"
+                 if plateau.swept_step_s else "")
+        return (f"recorded on {_ref()}: {plateau.measured:.0f} samples/s at "
+                f"{', '.join(str(c) for c in plateau.counts)} workers; {plateau.batch_size} / "
+                f"({plateau.step_used_s * 1e3:.1f} ms, the step {plateau.step_used}, + "
+                f"{plateau.wait_s * 1e3:.1f} ms wait) = {plateau.predicted:.0f} "
+                f"({plateau.measured / plateau.predicted:.2f}x){apart}; "
+                f"{f'GPU idle {100 * idle:.0f}%' if idle is not None else plateau.bound}.")
+    except (KeyError, TypeError, ValueError, ZeroDivisionError):  # an older record: its own sentence
         return f"recorded on {_ref()}: {old.get('explanation', 'no plateau recorded')}"

@@ -37,6 +37,7 @@ import time
 import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
+from dataclasses import fields as dataclass_fields
 
 import numpy as np
 import torch
@@ -765,28 +766,40 @@ def knee_of_rows(rows: Sequence[Mapping], **kwargs: object) -> Knee:
 
 PLATEAU_TOLERANCE = 0.15  # the plateau's arithmetic "predicts" it within 15% of what was measured
 HOST_BOUND_IDLE = 0.5  # a step whose GPU idles over half the profiled time is host-bound
+# Which timings each part of the step is read from (Plateau._all_parts): a difference of
+# medians, whose spread is taken as the sum of their IQRs (generous to noise on purpose).
+_PART_TERMS = {"first touch": ("step", "private"), "rest": ("private", "ready", "copy")}
 
 
 @dataclass(frozen=True)
 class Plateau:
-    """What the throughput levels off at, what the arithmetic predicts it to be, and what bounds it.
+    """What the throughput levels off at, what the arithmetic gives for it, and what bounds it.
 
     Why: the knee says where more workers stop helping, not what the best throughput is. Once
-    the workers keep up, each step costs the step as the sweep runs it (`step_s`: timed apart,
-    before the sweep, on batches fresh from workers, the copy to the device inside; fresh_step)
-    plus whatever the main process still waits for each batch (`wait_s`, the plateau runs' mean
-    wait per step: handing a batch over from a worker is not free). So batch / (step_s +
-    wait_s) predicts the plateau, and batch / step_s is its ceiling with no wait at all.
-    agrees: the prediction within PLATEAU_TOLERANCE of the measured plateau, a check that can
-    fail (a step that runs slower beside busy workers than alone, say). It is a consistency
-    check, not a prediction: wait_s is read from the very runs it is checked against.
+    the workers keep up, each step costs the step plus whatever the main process still waits
+    for each batch (`wait_s`, the plateau runs' mean wait per step: handing a batch over from a
+    worker is not free). So batch / (step + wait) gives the plateau. Which step: the one the
+    plateau runs timed inside the sweep (`swept_step_s`, their median) where it exists, else
+    `step_s`, the step timed apart before the sweep (on batches fresh from workers, the copy
+    to the device inside; fresh_step). Review 2026-12-03g item 2: on the H200 the step took
+    40.6 ms inside the sweep and 31.0 ms apart, and 64 / (40.6 + 7.6 ms) = 1,328 against 1,327
+    measured while the page said the arithmetic missed (0.80x, from 31.0 ms). With the step
+    from the sweep this is a consistency check, not a prediction: step and wait come from the
+    very runs it is checked against (agrees: within PLATEAU_TOLERANCE). The step timed apart
+    gives `predicted_apart` beside it; how far the two steps differ is printed, not explained
+    (nothing here measures why a step runs slower beside busy workers).
 
     The step's parts (parts()): `ready_step_s` with the batch already on the device;
     `copy_alone_s` the pageable copy of a private batch alone (a GPU run); first touch, the
     fresh step less the same step on one private batch (`private_step_s`), beside the page
     faults that explain it (`step_faults` against `private_faults`); and the rest of the
-    private step, which nothing here splits further. `swept_step_s` and `swept_faults` are the
-    plateau runs' own steps inside the sweep (its clock), to set beside the step timed apart.
+    private step, which nothing here splits further. These are timed apart, at different
+    moments and by two harnesses, so they need not add up: a part below zero is noise only
+    within its spread (the IQRs of the timings it is read from: `step_iqr_s`, `private_iqr_s`,
+    `ready_iqr_s`, `copy_iqr_s`); beyond it, or with no spread recorded, the split is refused
+    for the run (refused()) and nothing (the bound included) reads from it. Review 2026-12-03g
+    item 1: ready 28.6 + copy 2.8 ms against a private step of 23.7 ms is a rest of -7.7 ms,
+    beyond the 4.5 ms of their IQRs, and the page had called it noise.
     `wait_share` is the plateau runs' waiting share, the one definition of Run.wait_share.
     """
 
@@ -808,21 +821,51 @@ class Plateau:
     swept_faults: float | None = None  # ... and in the plateau runs of the sweep (median step)
     launch_gap_us: float | None = None  # the profiled steps' mean gap between kernel launches
     wait_share: float = 0.0  # the plateau runs' waiting share (Run.wait_share, pooled)
+    step_iqr_s: float | None = None  # the IQRs of the timings the parts are read from
+    private_iqr_s: float | None = None
+    ready_iqr_s: float | None = None
+    copy_iqr_s: float | None = None
+
+    @classmethod
+    def from_record(cls, record: Mapping) -> Plateau:
+        """A Plateau from its as_dict() (a recorded run's; keys it lacks take their defaults)."""
+        known = {f.name for f in dataclass_fields(cls)}
+        values = {k: v for k, v in record.items() if k in known}
+        values["counts"] = tuple(values.get("counts") or ())
+        return cls(**values)
+
+    @property
+    def step_used_s(self) -> float:
+        """The step the arithmetic uses: inside the sweep where measured, else timed apart."""
+        return self.swept_step_s or self.step_s
+
+    @property
+    def step_used(self) -> str:
+        return "inside the sweep" if self.swept_step_s else "timed apart"
 
     @property
     def ceiling(self) -> float:
-        """Samples/s if no step waited: batch / step."""
-        return self.batch_size / self.step_s
+        """Samples/s if no step waited: batch / the step used."""
+        return self.batch_size / self.step_used_s
 
     @property
     def predicted(self) -> float:
-        """Samples/s the arithmetic predicts: batch / (step + per-batch wait)."""
+        """Samples/s the arithmetic gives: batch / (the step used + per-batch wait)."""
+        return self.batch_size / (self.step_used_s + self.wait_s)
+
+    @property
+    def predicted_apart(self) -> float:
+        """Samples/s from the step timed apart: batch / (step_s + per-batch wait)."""
         return self.batch_size / (self.step_s + self.wait_s)
 
     @property
     def agrees(self) -> bool:
         """measured / predicted within the tolerance: the ratio the explanation prints."""
         return abs(self.measured / self.predicted - 1) <= self.tolerance
+
+    @property
+    def apart_agrees(self) -> bool:
+        return abs(self.measured / self.predicted_apart - 1) <= self.tolerance
 
     def _all_parts(self) -> dict[str, float]:
         """Every part measured, a negative one included (see parts)."""
@@ -836,20 +879,56 @@ class Plateau:
                 out["rest"] = private - sum(out[k] for k in ("ready", "copy") if k in out)
         return out
 
+    def spread(self, part: str) -> float | None:
+        """A difference part's spread: the sum of the IQRs of the timings it is read from
+        (_PART_TERMS; the copy only where it is a part); None where one was not recorded."""
+        iqrs = {"step": self.step_iqr_s, "private": self.private_iqr_s, "ready": self.ready_iqr_s,
+                "copy": self.copy_iqr_s}
+        terms = [t for t in _PART_TERMS.get(part, ()) if t != "copy" or "copy" in self._all_parts()]
+        values = [iqrs[t] for t in terms]
+        return None if not values or any(v is None for v in values) else float(sum(values))  # type: ignore[arg-type]
+
+    def refused(self) -> dict[str, float]:
+        """The parts below zero by more than their spread (or with no spread recorded), in
+        seconds: the parts were timed at different paces, and the run gets no split."""
+        out = {}
+        for k, v in self._all_parts().items():
+            spread = self.spread(k)
+            if v < 0 and (spread is None or -v > spread):
+                out[k] = v
+        return out
+
     def parts(self) -> dict[str, float]:
         """The step as swept in seconds, split where measured: 'ready' (batch on the device),
         'copy' (the pageable copy alone, a GPU run), 'first touch' (fresh less private step),
         'rest' (the private step less ready and copy: Python, launches, the loss's read-back;
         not split further). Parts not measured are left out; on a CPU the step reads its batch
-        in place, so ready and private are one step and there is no copy. A difference that
-        came out below zero (a private step that ran slower than the fresh one: two medians
-        of a few steps each) is noise, not a part: it is left out here, so no sum counts it,
-        and `within_noise` names it."""
+        in place, so ready and private are one step and there is no copy. A part below zero
+        within its spread is noise: left out here, so no sum counts it (`within_noise` names
+        it). One beyond its spread refuses the split: {} (refused() names it)."""
+        if self.refused():
+            return {}
         return {k: v for k, v in self._all_parts().items() if v >= 0}
 
     def within_noise(self) -> dict[str, float]:
-        """The parts measured below zero, in seconds (their medians' difference: noise)."""
+        """The parts below zero within their spread, in seconds ({} when the split is refused)."""
+        if self.refused():
+            return {}
         return {k: v for k, v in self._all_parts().items() if v < 0}
+
+    def refusal_text(self) -> str:
+        """Why the run has no split, in numbers ('' when it has one)."""
+        refused = self.refused()
+        if not refused:
+            return ""
+        shown = {k: v for k, v in self._all_parts().items() if v >= 0}
+        spreads = [self.spread(k) for k in refused]
+        spread = ("no spread recorded" if None in spreads
+                  else f"beyond their spread ({sum(spreads) * 1e3:.1f} ms of IQRs)")  # type: ignore[arg-type]
+        return (f"parts timed apart ({' + '.join(f'{k} {v * 1e3:.1f}' for k, v in shown.items())} = "
+                f"{sum(shown.values()) * 1e3:.1f} ms) exceed the {self.step_s * 1e3:.1f} ms step by "
+                f"{-sum(refused.values()) * 1e3:.1f} ms, {spread}: timed at different paces, no "
+                "split this run")
 
     @property
     def bound(self) -> str:
@@ -862,7 +941,7 @@ class Plateau:
         if self.gpu_idle_share is None:
             return "the step itself (no GPU: all of it runs on the CPU)"
         if self.gpu_idle_share > HOST_BOUND_IDLE:
-            host = {k: v for k, v in self.parts().items() if k != "ready"}
+            host = {k: v for k, v in self.parts().items() if k != "ready"}  # {} when refused
             gap = (f" ({self.launch_gap_us:.0f} us between launches)"
                    if self.launch_gap_us is not None else "")
             added = (f"; {' + '.join(host)} = {sum(host.values()) * 1e3:.1f} of "
@@ -877,53 +956,84 @@ class Plateau:
         varying number of times (fresh_step says why), or where none were counted."""
         return "" if faults is None or not self.on_gpu else f", {faults:,.0f} page faults"
 
+    def apart_text(self) -> str:
+        """The step timed apart beside the one the arithmetic used: what it gives, and, where
+        that misses, how much longer the step took inside the sweep (and, on a GPU, its page
+        faults in both), without a cause ('' when the arithmetic used the step timed apart)."""
+        if not self.swept_step_s:
+            return ""
+        apart = self.measured / self.predicted_apart
+        text = (f"The step timed apart ({self.step_s * 1e3:.1f} ms) gives {self.predicted_apart:.0f} "
+                f"({apart:.2f}x)")
+        if self.apart_agrees:
+            return text + "."
+        faults = (f", page faults {self.swept_faults:,.0f} against {self.step_faults:,.0f}"
+                  if self.on_gpu and self.swept_faults is not None and self.step_faults is not None else "")
+        return (text + f": inside the sweep the step took {self.swept_step_s / self.step_s:.2f}x as "
+                f"long{faults}; what slows it there was not measured.")
+
     def explanation(self) -> str:
         text = (f"The plateau ({', '.join(str(c) for c in self.counts)} worker(s)): "
-                f"{self.measured:.0f} samples/s. The step as swept: {self.step_s * 1e3:.1f} ms"
+                f"{self.measured:.0f} samples/s. The step timed apart: {self.step_s * 1e3:.1f} ms"
                 f"{self._faults(self.step_faults)}")
         if self.private_step_s is not None:
             text += (f"; on a private batch {self.private_step_s * 1e3:.1f} ms"
                      f"{self._faults(self.private_faults)}")
         parts = self.parts()
-        if self.on_gpu and len(parts) > 1:
+        if self.on_gpu and self.refused():
+            text += "; " + self.refusal_text()
+        elif self.on_gpu and len(parts) > 1:
             text += "; parts: " + " + ".join(f"{k} {v * 1e3:.1f}" for k, v in parts.items()) + " ms"
             if self.copy_alone_s and self.copy_bytes:
                 text += (f" (copy: {self.copy_bytes / 1e6:.1f} MB at "
                          f"{self.copy_bytes / self.copy_alone_s / 1e9:.1f} GB/s, pageable)")
-            text += "".join(f"; {k}: within noise" for k in self.within_noise())  # the two steps above
+            text += "".join(f"; {k}: within noise" for k in self.within_noise())  # within its spread
         if self.swept_step_s:
             text += (f". Inside the sweep: {self.swept_step_s * 1e3:.1f} ms a step"
                      f"{self._faults(self.swept_faults)}")
         text += (f". Each batch waits {self.wait_s * 1e3:.1f} ms (waiting {100 * self.wait_share:.0f}% "
-                 f"of wait + step). {self.batch_size} / ({self.step_s * 1e3:.1f} + "
-                 f"{self.wait_s * 1e3:.1f} ms) = {self.predicted:.0f} against {self.measured:.0f} "
-                 f"measured ({self.measured / self.predicted:.2f}x: "
-                 f"{'within' if self.agrees else 'outside'} {self.tolerance:.0%}): a consistency "
-                 f"check. Ceiling: {self.ceiling:.0f}. What bounds it: {self.bound}.")
+                 f"of wait + step). {self.batch_size} / ({self.step_used_s * 1e3:.1f} ms, the step "
+                 f"{self.step_used}, + {self.wait_s * 1e3:.1f} ms) = {self.predicted:.0f} against "
+                 f"{self.measured:.0f} measured ({self.measured / self.predicted:.2f}x: "
+                 f"{'within' if self.agrees else 'outside'} {self.tolerance:.0%})"
+                 + (": a consistency check, both read from the plateau's runs. " if self.swept_step_s
+                    else ". ")
+                 + (self.apart_text() + " " if self.apart_text() else "")
+                 + f"What bounds it: {self.bound}.")
         if not self.agrees:
-            text += " It misses: the step ran at another pace inside the sweep."
+            text += (" It misses: the plateau's wall time is not its median step plus its mean wait."
+                     if self.swept_step_s else " It misses: the step timed apart is not the sweep's.")
         return text
 
     def as_dict(self) -> dict:
         return {**asdict(self), "ceiling": self.ceiling, "predicted": self.predicted,
-                "agrees": self.agrees, "bound": self.bound, "parts_s": self.parts(),
-                "within_noise_s": self.within_noise(),
-                "explanation": self.explanation()}
+                "agrees": self.agrees, "step_used": self.step_used, "step_used_s": self.step_used_s,
+                "predicted_apart": self.predicted_apart, "bound": self.bound,
+                "parts_s": self.parts(), "within_noise_s": self.within_noise(),
+                "refused_s": self.refused(), "explanation": self.explanation()}
 
 
 def plateau_of(sweep_result: Sweep, knee: Knee, step_s: float, ready_step_s: float,
                gpu_idle_share: float | None = None, copy_alone_s: float | None = None,
                copy_bytes: int | None = None, on_gpu: bool = False,
                private_step_s: float | None = None, step_faults: float | None = None,
-               private_faults: float | None = None, launch_gap_us: float | None = None) -> Plateau:
+               private_faults: float | None = None, launch_gap_us: float | None = None,
+               iqrs: Mapping[str, float | None] | None = None) -> Plateau:
     """The plateau of a worker sweep: its runs at or past the knee within the knee's tolerance
     of the best, their median throughput, mean wait per step, waiting share and own steps
-    (median, with their page faults), against the step timed apart (step_s, on fresh batches)."""
+    (median, with their page faults), beside the step timed apart (step_s, on fresh batches).
+    iqrs: the IQRs of the timings the parts are read from ('step', 'private', 'ready',
+    'copy'), which say whether a part below zero is noise (Plateau.refused)."""
     if not step_s > 0 or not ready_step_s > 0:
         raise ValueError(f"step_s and ready_step_s are the step's seconds (> 0), got {step_s}, "
                          f"{ready_step_s}")
     if gpu_idle_share is not None and not 0 <= gpu_idle_share <= 1:
         raise ValueError(f"gpu_idle_share is a share in [0, 1] or None, got {gpu_idle_share}")
+    iqrs = dict(iqrs or {})
+    unknown = set(iqrs) - {"step", "private", "ready", "copy"}
+    if unknown or any(v is not None and not v >= 0 for v in iqrs.values()):
+        raise ValueError(f"iqrs maps 'step', 'private', 'ready', 'copy' to seconds >= 0 (or None), "
+                         f"got {iqrs}")
     best = max(r.samples_per_s for r in sweep_result.runs)
     on = [r for r in sweep_result.runs if r.setting.num_workers >= knee.workers
           and r.samples_per_s >= (1 - knee.tolerance) * best]
@@ -944,7 +1054,9 @@ def plateau_of(sweep_result: Sweep, knee: Knee, step_s: float, ready_step_s: flo
                    private_step_s=private_step_s, step_faults=step_faults,
                    private_faults=private_faults,
                    swept_faults=float(np.median(faults)) if faults else None,
-                   launch_gap_us=launch_gap_us, wait_share=share)
+                   launch_gap_us=launch_gap_us, wait_share=share,
+                   step_iqr_s=iqrs.get("step"), private_iqr_s=iqrs.get("private"),
+                   ready_iqr_s=iqrs.get("ready"), copy_iqr_s=iqrs.get("copy"))
 
 
 # ---------------------------------------------------------------------------------------

@@ -4,7 +4,8 @@ measure_verdicts() judges every claim this machine can judge, in a fresh measure
 call: C26 everywhere (deterministic), C25 (behind a queued kernel), C13 and C23 only with a
 CUDA GPU. measure_knee() is the chapter's central number, the knee of the worker sweep
 (throughput from total time), with its arithmetic and the plateau's; the checks are the same
-knee within one step of the sweep in every run, and each knob's gain / no gain the same.
+knee within one step of the sweep in every run, the plateau's arithmetic held in every run,
+and each knob's gain / no gain the same in every run (REPRODUCED_RULE, printed).
 benchmarks/reproduce.py calls it through measure_numbers() and summarise_numbers().
 
 Sized to fit a batch job: on a 16-core H200 host cost_model prices the worker sweep at about
@@ -120,7 +121,9 @@ def measure_numbers(quick: bool = False, knobs: bool | None = None) -> dict:
     out["plateau"] = {k: plateau.get(k) for k in ("measured", "predicted", "ceiling", "agrees",
                                                   "bound", "wait_s", "step_s", "tolerance",
                                                   "parts_s", "step_faults", "private_faults",
-                                                  "swept_step_s", "swept_faults", "wait_share")}
+                                                  "swept_step_s", "swept_faults", "wait_share",
+                                                  "batch_size", "step_used", "predicted_apart",
+                                                  "refused_s")}
     for key in ("step_as_swept_faults", "private_step_s", "private_step_faults"):
         out[key] = knee.get(key)  # the fresh batch's step against a private one (item 1)
     out["warmup_rule"] = knee.get("warmup_rule")  # cost_model reads the warm-ups' rule
@@ -143,14 +146,46 @@ def measure_numbers(quick: bool = False, knobs: bool | None = None) -> dict:
     return out
 
 
+# What 'reproduced' means for chapter 05 (review 2026-12-03g item 4: it passed a knob called
+# "gain, not resolved, not resolved" and a plateau that missed in 3 of 3). Issue 39 asks for
+# 3 of 3: every statement the chapter makes from a run must come out the same in every run.
+REPRODUCED_RULE = ("the rule for 'reproduced': every run's knee within one step of the sweep of "
+                   "every other's; the plateau's arithmetic within its band in every run; each "
+                   "knob's gain / no gain the same in every run (a loss counts apart from no gain; "
+                   "a run that did not measure a knob fails it)")
+
+
+def plateau_now(run: dict) -> dict | None:
+    """One run's plateau check by today's rule (loader_sweep.Plateau: batch / (the step inside
+    the sweep + wait) where the run recorded that step, else as recorded): {'measured',
+    'predicted', 'agrees', 'step_used', 'tolerance'}; None when the run recorded no plateau.
+    Why: records made before review 2026-12-03g item 2 predicted from the step timed apart."""
+    plateau = run.get("plateau") or {}
+    if not plateau.get("predicted") or not plateau.get("measured"):
+        return None
+    tolerance = _tolerance(plateau)
+    batch = plateau.get("batch_size") or (run.get("plan") or {}).get("batch_size")
+    swept, wait = plateau.get("swept_step_s"), plateau.get("wait_s")
+    if batch and swept and wait is not None:
+        predicted = float(batch) / (float(swept) + float(wait))
+        step_used = "inside the sweep"
+    else:
+        predicted, step_used = float(plateau["predicted"]), plateau.get("step_used") or "timed apart"
+    measured = float(plateau["measured"])
+    return {"measured": measured, "predicted": predicted, "step_used": step_used,
+            "agrees": abs(measured / predicted - 1) <= tolerance, "tolerance": tolerance}
+
+
 def summarise_numbers(runs: Sequence[dict]) -> dict:
     """Across runs: each run's knee and arithmetic, whether the knees agree within one step of
     the sweep ('the same knee within one step of the sweep in N of N runs': N of N when every
     pair of runs is within one step; else the largest group around one run: 'knee_agree'),
-    whether the plateau's check held in every run or missed in every run ('plateau_agree'),
-    and whether any knob's calls contradict each other ('knobs_agree', knob_agreement).
-    'agree', which benchmarks/reproduce.py's all_agree includes, is all three: the last line
-    says 'reproduced' or 'NOT reproduced'."""
+    how many runs' plateau check held (plateau_now; 'plateau_agree' only when it held in
+    every run: a plateau that misses in 3 of 3 does not reproduce the chapter's arithmetic),
+    and each knob's gain / no gain in every run ('knobs_agree' only when each is the same in
+    every run, knob_agreement). 'agree', which benchmarks/reproduce.py's all_agree includes,
+    is all three (REPRODUCED_RULE, printed): the last line says 'reproduced' or 'NOT
+    reproduced' with the counts behind it."""
     if not runs:
         raise ValueError("summarise_numbers needs the numbers of at least one run")
     counts = sorted(set().union(*(r["worker_counts"] for r in runs)))
@@ -167,11 +202,11 @@ def summarise_numbers(runs: Sequence[dict]) -> dict:
                      f"swept = {r['workers_needed']:.1f} "
                      f"workers) points at {r['arithmetic_workers']} "
                      f"({_agreement(r)}); samples/s {rates}")
-        plateau = r.get("plateau") or {}
-        if plateau.get("predicted"):
+        plateau = plateau_now(r)
+        if plateau:
             lines.append(f"      plateau {plateau['measured']:.0f} samples/s against "
-                         f"{plateau['predicted']:.0f} predicted ({_plateau_band(plateau)}); "
-                         f"bound: {plateau['bound']}")
+                         f"{plateau['predicted']:.0f} from the step {plateau['step_used']} "
+                         f"({_plateau_band(plateau)}); bound: {r['plateau']['bound']}")
         if r.get("budget_note"):
             lines.append(f"      {r['budget_note']}")
     if len(runs) > 1 and all(r.get("sample_cost_s") for r in runs):  # the input moves between runs
@@ -183,20 +218,20 @@ def summarise_numbers(runs: Sequence[dict]) -> dict:
                  f" -> {'the same' if agree else 'NOT the same'} (knees "
                  f"{', '.join(str(k) for k in knees)}; the tolerance is one step of {counts} either "
                  f"way: around {around} it accepts {_accepted(counts, around)})")
-    predicted = [r["plateau"] for r in runs if (r.get("plateau") or {}).get("predicted")]
-    held = sum(1 for plateau in predicted if plateau.get("agrees"))
-    if predicted:  # the plateau's arithmetic is a statement too: held or missed in every run?
-        lines.append(f"  the plateau's prediction held in {held} of {len(predicted)} runs "
+    checked = [p for p in (plateau_now(r) for r in runs) if p]
+    held = sum(1 for plateau in checked if plateau["agrees"])
+    plateau_agree = held == len(checked)  # held in every run (vacuously, where none recorded one)
+    if checked:
+        lines.append(f"  the plateau's arithmetic held in {held} of {len(checked)} runs "
                      f"(measured / predicted: "
-                     + ", ".join(f"{p['measured'] / p['predicted']:.2f}x" for p in predicted)
-                     + f"; the band is {_tolerance(predicted[0]):.0%} either way) -> "
-                     + ("the same in every run" if held in (0, len(predicted)) else "NOT the same"))
-    plateau_agree = held in (0, len(predicted))  # held in every run, or missed in every run
+                     + ", ".join(f"{p['measured'] / p['predicted']:.2f}x" for p in checked)
+                     + f"; the band is {checked[0]['tolerance']:.0%} either way) -> "
+                     + ("the same" if plateau_agree else "NOT the same"))
     out = {"knee_agree": agree, "knees": knees, "within_one_step": within, "runs": len(runs),
-           "lines": lines, "plateau_held": held, "plateau_runs": len(predicted),
+           "lines": lines, "plateau_held": held, "plateau_runs": len(checked),
            "plateau_agree": plateau_agree}
     knobs = knob_agreement(runs)
-    knobs_agree = not knobs or not knobs["contradicted"]
+    knobs_agree = not knobs or not knobs["differ"]
     if knobs:
         out["knobs"] = knobs
         rules = list(dict.fromkeys(r["knob_rule"] for r in runs if r.get("knob_rule")))
@@ -204,19 +239,20 @@ def summarise_numbers(runs: Sequence[dict]) -> dict:
         for i, r in enumerate(runs, start=1):
             lines.append(f"    run {i}: {knob_line(r)}")
         for label, seen in knobs["decisions"].items():
-            verdict = (f"the same in {len(seen)} of {len(seen)}" if label in knobs["same"] else
-                       "CONTRADICTED" if label in knobs["contradicted"] else
-                       "no contradiction (a run that could not tell contradicts none)")
-            lines.append(f"  knob {label}: {', '.join(seen)} -> {verdict}")
+            kind, n = knobs["commonest"][label]
+            lines.append(f"  knob {label}: {', '.join(seen)} -> {kind} in {n} of {len(seen)}: "
+                         + ("the same" if label in knobs["same"] else "NOT the same"))
     out["knobs_agree"] = knobs_agree
-    # the headline covers every statement the chapter makes from these runs (review
-    # 2026-12-03e item 6: 'agree' was the knee alone beside a plateau and knobs NOT the same)
+    # the headline covers every statement the chapter makes from these runs, each in N of N
     out["agree"] = agree and plateau_agree and knobs_agree
-    lines.append(f"  chapter 05's numbers: knee {'the same' if agree else 'NOT the same'}, plateau "
-                 f"{'the same' if plateau_agree else 'NOT the same'}, knob calls "
-                 f"{'without a contradiction' if knobs_agree else 'CONTRADICTED'}"
-                 + ("" if knobs else " (none measured)")
-                 + f" -> {'reproduced' if out['agree'] else 'NOT reproduced'}")
+    lines.append(f"  {REPRODUCED_RULE}")
+    knob_part = (f"knob gain / no gain the same in every run for {len(knobs['same'])} of "
+                 f"{len(knobs['decisions'])} knobs" if knobs else "knob calls: none measured")
+    plateau_part = (f"plateau held in {held} of {len(checked)}" if checked
+                    else "plateau: none recorded")
+    lines.append(f"  chapter 05's numbers: knee within one step in {within} of {len(runs)}, "
+                 f"{plateau_part}, {knob_part} -> "
+                 f"{'reproduced' if out['agree'] else 'NOT reproduced'}")
     return out
 
 
@@ -303,21 +339,33 @@ def run_decisions(run: dict) -> dict[str, str]:
     return out
 
 
-_NEUTRAL = {knee_experiment.NOT_RESOLVED, knee_experiment.UNDECIDED, "not measured"}
+GAIN_KINDS = {knee_experiment.GAIN: "gain", knee_experiment.LOSS: "loss"}  # every other call: no gain
+NOT_MEASURED = "not measured"
+
+
+def gain_kind(decision: str) -> str:
+    """A knob call as issue 39's check reads it: 'gain', 'loss', or 'no gain' (no difference,
+    not resolved, one round: the chapter does not call it a gain); 'not measured' as it is."""
+    return decision if decision == NOT_MEASURED else GAIN_KINDS.get(decision, "no gain")
 
 
 def knob_agreement(runs: Sequence[dict]) -> dict:
-    """Across runs: each knob's call (gain / loss / no difference / not resolved) in every run
-    that measured it (run_decisions), the knobs whose call was the same in all of them
-    ('same'), and those where two runs made different calls that each resolved ('contradicted':
-    a gain beside a loss or a no difference; a run that could not tell, not resolved,
-    contradicts none: review 2026-12-03e item 3). {} when no run measured knobs."""
+    """Across runs: each knob's call in every run that measured knobs (run_decisions), its
+    gain / no gain (gain_kind) in each, and the knobs whose gain / no gain was the same in
+    all of them, measured in every one ('same'), against the rest ('differ'). Issue 39 asks
+    for 3 of 3; review 2026-12-03g item 4: 'gain, not resolved, not resolved' passed as 'no
+    contradiction' while the chapter printed 'a gain' from one run. 'commonest' gives each
+    knob's commonest kind and in how many runs. {} when no run measured knobs."""
     measured = [run_decisions(r) for r in runs if r.get("knob_decisions") is not None]
     if not measured:
         return {}
     labels = list(dict.fromkeys(label for d in measured for label in d))
-    decisions = {label: [d.get(label, "not measured") for d in measured] for label in labels}
-    same = [label for label, seen in decisions.items() if len(set(seen)) == 1
-            and seen[0] != "not measured"]
-    contradicted = [label for label, seen in decisions.items() if len(set(seen) - _NEUTRAL) > 1]
-    return {"decisions": decisions, "same": same, "contradicted": contradicted, "runs": len(measured)}
+    decisions = {label: [d.get(label, NOT_MEASURED) for d in measured] for label in labels}
+    kinds = {label: [gain_kind(d) for d in seen] for label, seen in decisions.items()}
+    commonest = {}
+    for label, seen in kinds.items():
+        kind = max(dict.fromkeys(seen), key=seen.count)
+        commonest[label] = (kind, seen.count(kind))
+    same = [label for label, seen in kinds.items() if len(set(seen)) == 1 and seen[0] != NOT_MEASURED]
+    return {"decisions": decisions, "kinds": kinds, "commonest": commonest, "same": same,
+            "differ": [label for label in labels if label not in same], "runs": len(measured)}

@@ -270,3 +270,35 @@ def test_prepare_keeps_the_profilers_cycle_note_off_the_page_and_lets_other_warn
         warnings.simplefilter("always")
         lesson.Lesson(FakeGpuChapter(on_gpu=False)).prepare()
     assert [str(w.message) for w in caught] == ["a warning the learner should read"]
+
+
+# The H200 copy's plateau as recorded (results/nvidia-h200.json, 2026-12-03 18:49): no IQRs.
+H200_PLATEAU = {"batch_size": 64, "counts": [8, 12], "measured": 1327.43, "step_s": 0.031032,
+                "ready_step_s": 0.028606, "wait_s": 0.007565, "gpu_idle_share": 0.6232,
+                "tolerance": 0.15, "swept_step_s": 0.040602, "copy_alone_s": 0.002809,
+                "copy_bytes": 38535680, "on_gpu": True, "private_step_s": 0.023713,
+                "step_faults": 593.5, "private_faults": 2.0, "swept_faults": 591.0,
+                "launch_gap_us": 44.15, "wait_share": 0.156, "predicted": 1658.2, "agrees": False,
+                "bound": "the host's side: ...; copy + first touch = 10.1 of 31.0 ms"}
+
+
+def test_the_plateau_takeaway_and_the_recorded_line_name_the_step_they_used_and_no_refused_split():
+    """Review 2026-12-03g items 1 and 2: the takeaway and the CPU page's recorded line read the
+    step inside the sweep (64 / (40.6 + 7.6 ms) = 1,329 against 1,327), set the step timed apart
+    beside it (0.80x) without a cause, and reuse no split of the step (the record holds no IQRs,
+    so a rest of -7.7 ms cannot be called noise)."""
+    from labkit.chapters.ch05_dataloader import loader_sweep
+
+    line = lesson.recorded_plateau(H200_PLATEAU)
+    assert ("1327 samples/s at 8, 12 workers; 64 / (40.6 ms, the step inside the sweep, + 7.6 ms wait) "
+            "= 1329 (1.00x); the step timed apart (31.0 ms) gives 1658 (0.80x); GPU idle 62%.") in line
+    assert "host batch adds" not in line
+    plateau = loader_sweep.Plateau.from_record(H200_PLATEAU)
+    assert plateau.refused() and plateau.parts() == {}
+    said = lesson.plateau_takeaway(plateau)
+    assert said.startswith("The plateau: 1327 samples/s against 1329 from batch / (the step inside the "
+                           "sweep, 40.6 ms, + wait), within 15%. The step timed apart (31.0 ms) gives 1658 "
+                           "(0.80x): inside the sweep the step took 1.31x as long, page faults 591 against 594")
+    assert "not measured" in said and "first touch =" not in said and "outside" not in said
+    # an older record that lacks what the line needs keeps its own sentence
+    assert lesson.recorded_plateau({"explanation": "old words"}).endswith("old words")

@@ -1,6 +1,7 @@
 """The loader sweep: settings refused clearly, steps split into wait and compute, the knee,
 start-up with and without persistent workers, and loaders that survive a small /dev/shm."""
 
+import dataclasses
 import json
 import math
 import os
@@ -595,10 +596,22 @@ def test_the_plateau_is_predicted_from_the_step_and_the_wait_and_can_miss():
     text = plateau.explanation()
     assert "1280 against 1276 measured" in text and "waiting 18% of wait + step" in text
     assert "Inside the sweep: 41.0 ms a step" in text and "consistency check" in text
-    # a step that ran at half its lone pace in the sweep: the prediction misses, and says so
+    # a step timed apart at half its pace in the sweep: the arithmetic uses the sweep's own
+    # step (review 2026-12-03g item 2) and prints what the step timed apart gives, no cause
     slow = loader_sweep.plateau_of(sweep, knee, step_s=0.0205, ready_step_s=0.0205)
-    assert not slow.agrees and "It misses" in slow.explanation()
-    assert "no GPU" in slow.bound
+    assert slow.agrees and slow.step_used == "inside the sweep" and not slow.apart_agrees
+    said = slow.explanation()
+    assert "64 / (41.0 ms, the step inside the sweep, + 9.0 ms) = 1280" in said
+    assert "The step timed apart (20.5 ms) gives 2169 (0.59x): inside the sweep the step took 2.00x as long" in said
+    assert "not measured" in said and "It misses" not in said and "no GPU" in slow.bound
+    # without the sweep's step the step timed apart is used, and a miss says which step it was
+    apart = dataclasses.replace(slow, swept_step_s=None)
+    assert apart.step_used == "timed apart" and apart.predicted == pytest.approx(64 / 0.0295)
+    assert not apart.agrees and "It misses: the step timed apart is not the sweep's" in apart.explanation()
+    assert apart.apart_text() == ""
+    # with the sweep's step the check can still fail: a wall time its steps and waits do not fill
+    off = dataclasses.replace(plateau, measured=1000.0)
+    assert not off.agrees and "It misses: the plateau's wall time" in off.explanation()
     # on a GPU without a profile the bound says so, not "no GPU" (review 2026-12-03d item 6)
     unprofiled = loader_sweep.plateau_of(sweep, knee, step_s=0.04, ready_step_s=0.03, on_gpu=True)
     assert "not profiled" in unprofiled.bound and "no GPU" not in unprofiled.bound
@@ -650,8 +663,9 @@ def test_a_first_touch_below_zero_is_within_noise_and_no_sum_counts_it():
     plateau = loader_sweep.plateau_of(sweep, loader_sweep.knee_of(sweep), step_s=0.0377,
                                       ready_step_s=0.022, copy_alone_s=0.0064, copy_bytes=38_535_168,
                                       on_gpu=True, private_step_s=0.0385, gpu_idle_share=0.6,
-                                      launch_gap_us=41.0)
-    assert list(plateau.parts()) == ["ready", "copy", "rest"]
+                                      launch_gap_us=41.0, iqrs=IQRS_1MS)
+    assert plateau.spread("first touch") == pytest.approx(0.002)  # the two steps' IQRs summed
+    assert list(plateau.parts()) == ["ready", "copy", "rest"] and plateau.refused() == {}
     assert plateau.within_noise() == {"first touch": pytest.approx(-0.0008)}
     text = plateau.explanation()
     assert "ready 22.0 + copy 6.4 + rest 10.1 ms" in text and "first touch: within noise" in text
@@ -662,6 +676,60 @@ def test_a_first_touch_below_zero_is_within_noise_and_no_sum_counts_it():
     even = loader_sweep.plateau_of(sweep, loader_sweep.knee_of(sweep), step_s=0.0377, ready_step_s=0.022,
                                    copy_alone_s=0.0064, on_gpu=True, private_step_s=0.0377)
     assert even.parts()["first touch"] == 0 and even.within_noise() == {}
+    # no spreads recorded: a part below zero cannot be called noise, so the split is refused
+    blind = dataclasses.replace(plateau, step_iqr_s=None)
+    assert blind.refused() == {"first touch": pytest.approx(-0.0008)} and blind.parts() == {}
+    assert "no spread recorded" in blind.explanation() and "within noise" not in blind.explanation()
+
+
+IQRS_1MS = {"step": 0.001, "private": 0.001, "ready": 0.001, "copy": 0.0005}
+
+
+def test_parts_that_exceed_the_step_beyond_their_spread_refuse_the_split_in_the_h200_copys_numbers():
+    """Review 2026-12-03g items 1 and 2, in the H200 copy of 2026-12-03 (cell 4 and 13): the
+    step timed apart 31.0 ms (IQR 2.8), on a private batch 23.7 ms (IQR 1.3), ready 28.6 ms (IQR
+    3.0), the copy alone 2.8 ms (IQR 0.2); inside the sweep 40.6 ms a step and 7.6 ms of wait,
+    1,327 samples/s. The rest, 23.7 - 28.6 - 2.8 = -7.7 ms, lies beyond the 4.5 ms of their
+    IQRs: no split, and the bound reads none. The arithmetic on the sweep's step: 64 / (40.6 +
+    7.6 ms) = 1,328 against 1,327."""
+    window = 0.0406 + 0.0076
+    sweep = loader_sweep.Sweep([run_of(0, 64, [0.3] * 3, [0.0406] * 3, [0.3406] * 3),
+                                run_of(8, 64, [0.0076] * 3, [0.0406] * 3, [window] * 3),
+                                run_of(12, 64, [0.0076] * 3, [0.0406] * 3, [window] * 3)])
+    iqrs = {"step": 0.0028, "private": 0.0013, "ready": 0.0030, "copy": 0.0002}
+    plateau = loader_sweep.plateau_of(sweep, loader_sweep.knee_of(sweep), step_s=0.0310,
+                                      ready_step_s=0.0286, copy_alone_s=0.0028, copy_bytes=38_535_680,
+                                      on_gpu=True, private_step_s=0.0237, step_faults=594,
+                                      private_faults=2, gpu_idle_share=0.62, launch_gap_us=44.0,
+                                      iqrs=iqrs)
+    assert plateau.refused() == {"rest": pytest.approx(-0.0077)} and plateau.spread("rest") == pytest.approx(0.0045)
+    assert plateau.parts() == {} and plateau.within_noise() == {}
+    text = plateau.explanation()
+    assert ("parts timed apart (ready 28.6 + copy 2.8 + first touch 7.3 = 38.7 ms) exceed the 31.0 ms "
+            "step by 7.7 ms, beyond their spread (4.5 ms of IQRs): timed at different paces, no split "
+            "this run") in text
+    assert "within noise" not in text and "parts: ready" not in text
+    # the bound names the idle share and the launch gap, and no sum of a refused split
+    assert plateau.bound == "the host's side: the GPU idles 62% of the profiled steps (44 us between launches)"
+    # the arithmetic on the step inside the sweep, which it names; the step timed apart beside it
+    assert plateau.step_used == "inside the sweep" and plateau.agrees
+    assert plateau.predicted == pytest.approx(64 / window) and round(plateau.predicted) == 1328
+    assert "64 / (40.6 ms, the step inside the sweep, + 7.6 ms) = 1328 against 1328 measured (1.00x: within 15%)" in text
+    assert ("The step timed apart (31.0 ms) gives 1658 (0.80x): inside the sweep the step took 1.31x "
+            "as long") in text and "not measured" in text and "It misses" not in text
+    assert plateau.as_dict()["refused_s"] == plateau.refused() and plateau.as_dict()["parts_s"] == {}
+    # the same numbers with spreads wide enough: the negative rest is noise, the split stands
+    wide = loader_sweep.plateau_of(sweep, loader_sweep.knee_of(sweep), step_s=0.0310, ready_step_s=0.0286,
+                                   copy_alone_s=0.0028, on_gpu=True, private_step_s=0.0237,
+                                   gpu_idle_share=0.62, iqrs=dict(iqrs, ready=0.0070))
+    assert wide.refused() == {} and wide.within_noise() == {"rest": pytest.approx(-0.0077)}
+    assert "copy + first touch = 10.1 of 31.0 ms" in wide.bound
+    with pytest.raises(ValueError, match="iqrs"):
+        loader_sweep.plateau_of(sweep, loader_sweep.knee_of(sweep), step_s=0.031, ready_step_s=0.0286,
+                                iqrs={"ready": -1.0})
+    # a recorded plateau (its as_dict) reads back the same
+    again = loader_sweep.Plateau.from_record(plateau.as_dict())
+    assert again == plateau
 
 
 def test_an_a_a_control_is_the_baseline_under_its_own_label():

@@ -29,19 +29,22 @@ def numbers(knee, counts=(0, 2, 4, 8, 12, 15), note=""):
 def test_knees_within_one_step_in_every_run_reproduce_and_one_far_off_does_not():
     same = reproduce.summarise_numbers([numbers(12), numbers(12), numbers(8)])
     assert same["agree"] and same["within_one_step"] == 3
-    assert "the same knee within one step of the sweep in 3 of 3 runs -> the same" in same["lines"][-2]
-    assert same["lines"][-1] == ("  chapter 05's numbers: knee the same, plateau the same, knob calls "
-                                 "without a contradiction (none measured) -> reproduced")
+    knee_line = next(line for line in same["lines"] if "the same knee within one step" in line)
+    assert "the same knee within one step of the sweep in 3 of 3 runs -> the same" in knee_line
+    assert same["lines"][-2] == f"  {reproduce.REPRODUCED_RULE}"  # the rule behind 'reproduced', printed
+    assert same["lines"][-1] == ("  chapter 05's numbers: knee within one step in 3 of 3, plateau: none "
+                                 "recorded, knob calls: none measured -> reproduced")
     # the tolerance printed (review 2026-12-03d item 6): which knees one step either way accepts
-    assert same["lines"][-2].endswith("(knees 12, 12, 8; the tolerance is one step of [0, 2, 4, 8, 12, 15] "
-                                      "either way: around 12 it accepts 8, 12 or 15: 3 of the 6 counts)")
+    assert knee_line.endswith("(knees 12, 12, 8; the tolerance is one step of [0, 2, 4, 8, 12, 15] "
+                              "either way: around 12 it accepts 8, 12 or 15: 3 of the 6 counts)")
     assert any("run 3: knee 8 workers" in line and "= 10.7 workers) points at 12 (agrees: within one "
                "step of the sweep, which accepts 8, 12 or 15: 3 of the 6 counts)" in line
                for line in same["lines"])
     apart = reproduce.summarise_numbers([numbers(4), numbers(12), numbers(12, note="Time budget: x")])
     assert not apart["agree"] and apart["within_one_step"] == 2
-    assert "in 2 of 3 runs -> NOT the same" in apart["lines"][-2]
-    assert apart["lines"][-1].endswith("-> NOT reproduced")
+    assert any("in 2 of 3 runs -> NOT the same" in line for line in apart["lines"])
+    assert apart["lines"][-1].endswith("knee within one step in 2 of 3, plateau: none recorded, knob "
+                                       "calls: none measured -> NOT reproduced")
     assert any("DISAGREES" in line for line in apart["lines"])
     assert any("Time budget: x" in line for line in apart["lines"])
     assert ("  one sample's decode (the arithmetic's input), run by run: 1.94 ms (IQR 0.10), "
@@ -54,7 +57,7 @@ def test_knob_decisions_must_be_the_same_in_every_run_and_an_untestable_knee_say
     runs = [dict(numbers(12), knob_decisions={"w12 b64 uint8": "gain", "w12 b64 pf1": d},
                  plateau={"measured": 1276.0, "predicted": 1280.0, "agrees": True,
                           "bound": "a host-bound step"})
-            for d in ("no clear difference", "gain", "no clear difference")]
+            for d in ("no clear difference", "no difference", "no clear difference")]
     runs[0].update(knob_rule="The rule: x", knob_ratios={"w12 b64 uint8": [1.3, 1.2, 1.5]},
                    knob_ratios_are=reproduce.INTERVAL,
                    aa_by_order={"before": [0.9, 1.1], "after": [1.0], "before_median": 1.0,
@@ -68,35 +71,51 @@ def test_knob_decisions_must_be_the_same_in_every_run_and_an_untestable_knee_say
     older = dict(runs[0])  # a run recorded under the older rule: median and the rounds' range
     del older["knob_ratios_are"]
     assert reproduce.knob_line(older).startswith("w12 b64 uint8 1.30x (1.20-1.50) gain")
-    assert summary["knobs"]["same"] == ["w12 b64 uint8"]
-    assert any("knob w12 b64 uint8: gain, gain, gain -> the same in 3 of 3" in line
-               for line in summary["lines"])
-    # not resolved beside a gain is no contradiction: a run that could not tell (item 3)
-    assert any("knob w12 b64 pf1: not resolved, gain, not resolved -> no contradiction" in line
-               for line in summary["lines"])
+    assert summary["knobs"]["same"] == ["w12 b64 uint8", "w12 b64 pf1"]
+    assert "  knob w12 b64 uint8: gain, gain, gain -> gain in 3 of 3: the same" in summary["lines"]
+    # not resolved and no difference are both no gain: the same gain / no gain in 3 of 3
+    assert any("knob w12 b64 pf1: not resolved, no difference, not resolved -> no gain in 3 of 3: the same"
+               in line for line in summary["lines"])
     assert summary["agree"] and summary["knobs_agree"] and summary["plateau_agree"]
-    assert any("plateau 1276 samples/s against 1280 predicted (1.00x, within the 15% band)" in line
-               for line in summary["lines"])
+    assert any("plateau 1276 samples/s against 1280 from the step timed apart (1.00x, within the 15% band)"
+               in line for line in summary["lines"])
     assert (summary["plateau_held"], summary["plateau_runs"]) == (3, 3)
+    assert summary["lines"][-1] == ("  chapter 05's numbers: knee within one step in 3 of 3, plateau "
+                                    "held in 3 of 3, knob gain / no gain the same in every run for 2 of "
+                                    "2 knobs -> reproduced")
     mixed = [dict(run, plateau=dict(run["plateau"], agrees=i != 1, measured=1500.0 if i == 1 else 1276.0))
              for i, run in enumerate(runs)]
     lines = reproduce.summarise_numbers(mixed)["lines"]
-    assert any("plateau 1500 samples/s against 1280 predicted (1.17x, outside the 15% band: MISSES)" in line
-               for line in lines)
+    assert any("plateau 1500 samples/s against 1280 from the step timed apart (1.17x, outside the 15% "
+               "band: MISSES)" in line for line in lines)
     assert any("held in 2 of 3 runs (measured / predicted: 1.00x, 1.17x, 1.00x; the band is 15% either "
                "way) -> NOT the same" in line for line in lines)
-    # the headline covers the plateau (review 2026-12-03e item 6): the knees agree, it does not
     mixed_summary = reproduce.summarise_numbers(mixed)
     assert mixed_summary["knee_agree"] and not mixed_summary["plateau_agree"] and not mixed_summary["agree"]
-    assert lines[-1] == ("  chapter 05's numbers: knee the same, plateau NOT the same, knob calls "
-                         "without a contradiction -> NOT reproduced")
-    # ... and the knobs: a gain beside a loss, or beside a no difference, is a contradiction
-    for other in ("loss", "no difference"):
-        clash = [dict(run, knob_decisions={"w12 b64 uint8": d}) for run, d in zip(runs, ("gain", other, "gain"), strict=True)]
-        found = reproduce.summarise_numbers([{k: v for k, v in r.items() if k != "knob_ratios"} for r in clash])
-        assert found["knobs"]["contradicted"] == ["w12 b64 uint8"] and not found["agree"]
-        assert any("-> CONTRADICTED" in line for line in found["lines"])
-        assert found["lines"][-1].endswith("knob calls CONTRADICTED -> NOT reproduced")
+    assert lines[-1].endswith("plateau held in 2 of 3, knob gain / no gain the same in every run for 2 "
+                              "of 2 knobs -> NOT reproduced")
+    # review 2026-12-03g item 4: a plateau that misses in 3 of 3 is not reproduced either
+    missed = reproduce.summarise_numbers([dict(run, plateau=dict(run["plateau"], measured=1062.0))
+                                          for run in runs])
+    assert (missed["plateau_held"], missed["plateau_runs"]) == (0, 3) and not missed["agree"]
+    assert missed["lines"][-1].endswith("plateau held in 0 of 3, knob gain / no gain the same in every "
+                                        "run for 2 of 2 knobs -> NOT reproduced")
+    # ... and a knob called a gain in one run and not resolved in two (item 4's own example),
+    # or a gain beside a loss or a no difference, or measured in two runs of three
+    for seen in (("gain", "not resolved", "not resolved"), ("gain", "loss", "gain"),
+                 ("gain", "no difference", "gain"), ("loss", "not resolved", "loss"), ("gain", None, "gain")):
+        clash = [dict({k: v for k, v in run.items() if k != "knob_ratios"},
+                      knob_decisions={"w12 b64 uint8": d} if d else {})
+                 for run, d in zip(runs, seen, strict=True)]
+        found = reproduce.summarise_numbers(clash)
+        assert found["knobs"]["differ"] == ["w12 b64 uint8"] and not found["knobs_agree"] and not found["agree"]
+        assert any(line.startswith("  knob w12 b64 uint8: ") and line.endswith("NOT the same")
+                   for line in found["lines"])
+        assert found["lines"][-1].endswith("for 0 of 1 knobs -> NOT reproduced")
+    assert reproduce.knob_agreement([dict(runs[0], knob_decisions={"a": "gain"})] * 2)["commonest"] == {"a": ("gain", 2)}
+    assert [reproduce.gain_kind(d) for d in ("gain", "loss", "no difference", "not resolved", "undecided",
+                                             "not measured")] == ["gain", "loss", "no gain", "no gain",
+                                                                  "no gain", "not measured"]
     # a run recorded with intervals is called again by today's band
     wide = dict(runs[0], knob_decisions={"w12 b64 uint8": "no clear difference"},
                 knob_ratios={"w12 b64 uint8": [1.31, 0.85, 2.02]})
@@ -108,6 +127,25 @@ def test_knob_decisions_must_be_the_same_in_every_run_and_an_untestable_knee_say
     assert reproduce.knob_agreement([numbers(12)]) == {}
     untestable = reproduce.summarise_numbers([dict(numbers(1, counts=(0, 1, 2)), agrees=None)])
     assert any("the grid cannot test it" in line for line in untestable["lines"])
+
+
+def test_the_plateau_is_re_read_on_the_step_inside_the_sweep_where_a_run_recorded_it():
+    """Review 2026-12-03g item 2 in the H200 copy's numbers: a run that recorded the step inside
+    the sweep (40.6 ms) and its wait (7.6 ms) is checked on them, 64 / 48.2 ms = 1,328 against
+    1,327, whatever it predicted from the step timed apart (1,658, 0.80x); one without keeps
+    its recorded prediction."""
+    recorded = {"measured": 1327.4, "predicted": 1658.2, "agrees": False, "bound": "host", "wait_s": 0.0076,
+                "swept_step_s": 0.0406, "step_s": 0.0310, "tolerance": 0.15}
+    run = dict(numbers(8), plan={"batch_size": 64}, plateau=recorded)
+    now = reproduce.plateau_now(run)
+    assert now["step_used"] == "inside the sweep" and now["agrees"]
+    assert now["predicted"] == pytest.approx(64 / 0.0482)
+    assert reproduce.plateau_now(dict(run, plan={}))["predicted"] == 1658.2  # no batch size: as recorded
+    assert reproduce.plateau_now(numbers(8)) is None
+    summary = reproduce.summarise_numbers([run] * 3)
+    assert summary["plateau_agree"] and summary["plateau_held"] == 3
+    assert any("plateau 1327 samples/s against 1328 from the step inside the sweep (1.00x, within the 15% "
+               "band)" in line for line in summary["lines"])
 
 
 def test_the_reproduce_tool_records_the_knee_and_the_phases_of_each_run(tmp_path):
