@@ -35,6 +35,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from datetime import datetime, timezone
 from pathlib import Path
 from types import ModuleType
 
@@ -232,6 +233,9 @@ def write(path: Path, chapter: str, args: argparse.Namespace, runs: list[dict],
     numbers = numbers_summary(module, runs)
     path.write_text(json.dumps({
         "chapter": chapter, "machine": machine_name(), "runs": len(runs),
+        # when this record was written (UTC): the ledger compares it with the reference verdict's
+        # own recorded_at, to tell a record older than the verdict it is shown beside
+        "recorded_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         "runs_asked": args.runs, "complete": complete, "quick": args.quick,
         "fingerprint": env.fingerprint(), "seconds": [r["seconds"] for r in runs],
         "wall_s": [r.get("wall_s") for r in runs], "phases": [r.get("phases", {}) for r in runs],

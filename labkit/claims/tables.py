@@ -16,7 +16,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
 
-from labkit.claims import articles
+from labkit.claims import articles, reproduced
 from labkit.claims.core import CONFIRMED, DEPENDS, REFUTED, SEED_FORM, Claim, Verdict
 from labkit.claims.registry import REGISTRY, all_claims, get
 from labkit.core import env, results
@@ -43,8 +43,10 @@ def _source(claim: Claim) -> str:
     return articles.short_source(claim)
 
 
-def _cell(text: str, tooltip: str = "") -> str:
-    colour = next((c for o, c in _COLOURS.items() if text.startswith(o)), None)
+def _cell(text: str, tooltip: str = "", settled: bool = True) -> str:
+    """A table cell, its outcome coloured; settled=False (a reference verdict its fresh runs
+    did not reproduce) leaves it uncoloured, so it never reads as a plain outcome."""
+    colour = next((c for o, c in _COLOURS.items() if text.startswith(o)), None) if settled else None
     style = (f"text-align:left;color:{colour};font-weight:bold" if colour else "text-align:left") + WRAP
     title = f" title='{html.escape(tooltip, quote=True)}'" if tooltip else ""
     return f"<td style='{style}'{title}>{html.escape(text)}</td>"
@@ -254,10 +256,18 @@ def _compact_outcome(row: dict, column: str, kind_key: str) -> str:
         if text.startswith("out of date"):
             return "out of date: re-run"
         return "not run here yet" if text.startswith("not run here") else text
-    outcome = text.split(" [")[0]
+    outcome = text.split(" [")[0].replace(_unsettled(None, True), "")  # the mark says it below
     if outcome.startswith(DEPENDS) and ":" in outcome:
         outcome = outcome.split(":")[0] + ")"
-    return f"{outcome} ({row[kind_key]})"
+    mark = row.get("reproduced", "") if column == "reference GPU" else ""
+    return f"{outcome} ({row[kind_key]})" + (f"; {_short_mark(mark)}" if mark else "")
+
+
+def _short_mark(mark: str) -> str:
+    """A reproduction mark in a few words for the compact table (the whole of it is folded)."""
+    if mark.startswith("NOT reproduced"):
+        return "NOT reproduced in fresh runs"
+    return mark.split(" (")[0] + (" (the verdict, not the chapter's numbers)" if "numbers did not" in mark else "")
 
 
 def _why_they_differ(mine: Verdict, theirs: Verdict) -> str:
@@ -287,6 +297,8 @@ class Ledger:
     stale: dict[str, str] = field(default_factory=dict)  # claim id -> why this machine's is out of date
     reference_stale: dict[str, str] = field(default_factory=dict)  # the same for the reference
     reference_here: bool = False  # this machine is the reference machine (`is_reference_here`)
+    # claim id -> its reference verdict beside the reproduce record (timing-based claims only)
+    reproductions: dict[str, reproduced.Reproduction] = field(default_factory=dict)
 
     def rows(self) -> list[dict]:
         """One dict per registered claim, in curriculum order, with LEDGER_COLUMNS, 'section' and
@@ -308,7 +320,8 @@ class Ledger:
                         f"out of date ({old}): re-run {rerun}" if "earlier rule" in old else
                         f"ran here{where}, needs a GPU: no verdict on this machine" if chapter_ran else
                         f"not run here yet: run {rerun}")
-                there = (f"{theirs.label} [{theirs.form}]" if theirs else
+                mark = self.reproductions.get(claim.id) if theirs else None
+                there = (f"{theirs.label}{_unsettled(mark)} [{theirs.form}]" + _mark_after(mark) if theirs else
                          f"out of date ({old_there}): record {rerun} again" if old_there else
                          "nothing recorded yet")
             notes = []
@@ -327,6 +340,9 @@ class Ledger:
                         "form here": form_kind(mine.form) if mine else "",
                         "form on the reference": form_kind(theirs.form) if theirs else "",
                         "finding": finding(mine) or (f"(reference) {finding(theirs)}" if theirs else ""),
+                        "reproduced": mark.text if claim.tested and mark else "",
+                        "reproduced detail": mark.detail if claim.tested and mark else "",
+                        "reference settled": not (claim.tested and mark and mark.disagrees),
                         "depends on / why they differ": "; ".join(notes)})
         return out
 
@@ -344,6 +360,8 @@ class Ledger:
         tally: dict[str, int] = {}
         for row in self.rows():
             word = row[which].split(" ")[0] if row[which].split(" ")[0] in _COLOURS else "no verdict"
+            if which == "reference GPU" and not row["reference settled"]:
+                word += NOT_REPRODUCED_TAG
             tally[word] = tally.get(word, 0) + 1
         return tally
 
@@ -360,6 +378,8 @@ class Ledger:
                 out["no verdict"]["claims"] = out["no verdict"].get("claims", 0) + 1
                 continue
             bucket = out.setdefault(row[kind_key], {})
+            if which == "reference GPU" and not row["reference settled"]:
+                word += NOT_REPRODUCED_TAG
             bucket[word] = bucket.get(word, 0) + 1
         order = [*FORM_KINDS, "no verdict"]
         return {kind: out[kind] for kind in order if kind in out}
@@ -394,7 +414,8 @@ class Ledger:
                     f"<span lang='zh'>{html.escape(row['seed says'])}</span><br><small>in English: "
                     f"{html.escape(row['in English'])}<br>{html.escape(row['section'])}</small></td>")
             body += (f"<tr><td>{html.escape(row['claim'])}</td><td>{chapter}</td>{says}"
-                     + _cell(row["this machine"]) + _cell(row["reference GPU"]) + _cell(row["finding"])
+                     + _cell(row["this machine"]) + _cell(row["reference GPU"], settled=row["reference settled"])
+                     + _cell(row["finding"])
                      + _cell(row["depends on / why they differ"]) + "</tr>")
         return fitted(f"<table style='{TABLE_STYLE}'><caption>reference: "
                       f"{html.escape(self.reference)}</caption><tr>{head}</tr>{body}</table>")
@@ -433,6 +454,8 @@ class Ledger:
             reasons.append(f"{column}: {verdict.reason if verdict else 'no verdict'}")
         if row["depends on / why they differ"]:
             shown.note(f"depends on / why they differ: {row['depends on / why they differ']}")
+        if row["reproduced detail"]:
+            reasons.append(f"reproduced on the reference: {row['reproduced detail']}")
         return shown.fold("the seed's words, whole reasons", "\n\n".join(reasons))
 
     def compact_html(self, link_base: str = "") -> str:
@@ -452,13 +475,15 @@ class Ledger:
                       f"this machine: {html.escape(row['this machine'])}",
                       f"reference GPU: {html.escape(row['reference GPU'])}"]
             folded += [f"{name}: {html.escape(row[key])}" for name, key in
-                       (("finding", "finding"), ("depends on / why they differ", "depends on / why they differ"))
+                       (("finding", "finding"), ("depends on / why they differ", "depends on / why they differ"),
+                        ("reproduced on the reference", "reproduced detail"))
                        if row[key]]
             gist = (f"<td style='text-align:left{WRAP}'>{html.escape(row['in English'])}<details>"
                     f"<summary>more</summary><small>{'<br>'.join(folded)}</small></details></td>")
             body += (f"<tr><td>{html.escape(row['claim'])}</td><td>{chapter}</td>{gist}"
                      + _cell(_compact_outcome(row, "this machine", "form here"))
-                     + _cell(_compact_outcome(row, "reference GPU", "form on the reference")) + "</tr>")
+                     + _cell(_compact_outcome(row, "reference GPU", "form on the reference"),
+                             settled=row["reference settled"]) + "</tr>")
         return fitted(f"<table style='{TABLE_STYLE}'><caption>reference: "
                       f"{html.escape(self.reference)}</caption><tr>{head}</tr>{body}</table>")
 
@@ -502,10 +527,35 @@ def ledger(reference: str = results.DEFAULT_REFERENCE, notebooks: str | Path | N
     if is_reference_here(reference):
         here = _newest_runs(here, results.load(reference) or {})
     mine, stale = current_verdicts(here)
-    theirs, stale_there = current_verdicts(results.load(reference) or {}, recorded=True)
+    recorded_data = results.load(reference) or {}
+    theirs, stale_there = current_verdicts(recorded_data, recorded=True)
     return Ledger(mine, theirs, reference, _ran(here), None if notebooks is None else Path(notebooks),
                   stale=stale, reference_stale=stale_there,
-                  reference_here=is_reference_here(reference))
+                  reference_here=is_reference_here(reference),
+                  reproductions=reproduced.marks(theirs, _recorded_at(recorded_data), reference))
+
+
+NOT_REPRODUCED_TAG = " (not reproduced)"  # a tally's outcome whose fresh runs disagreed
+
+
+def _unsettled(mark: reproduced.Reproduction | None, always: bool = False) -> str:
+    """' (NOT reproduced)': said right after the outcome (its first word stays the outcome, for
+    the tallies), so no cut of the cell drops it."""
+    return " (NOT reproduced)" if always or (mark is not None and mark.disagrees) else ""
+
+
+def _mark_after(mark: reproduced.Reproduction | None) -> str:
+    """The reproduction mark after the form: '; reproduced 3 of 3', or the runs that disagreed."""
+    if mark is None:
+        return ""
+    return f"; in fresh runs: {reproduced.listed(mark.runs)}" if mark.disagrees else f"; {mark.text}"
+
+
+def _recorded_at(data: dict) -> dict[str, str]:
+    """When each verdict in a loaded results file was saved: {claim id: recorded_at}."""
+    return {key[len(VERDICT_KEY_PREFIX):]: entry.get("recorded_at", "")
+            for entries in data.get("chapters", {}).values() for key, entry in entries.items()
+            if key.startswith(VERDICT_KEY_PREFIX) and isinstance(entry, dict)}
 
 
 def is_reference_here(reference: str = results.DEFAULT_REFERENCE) -> bool:

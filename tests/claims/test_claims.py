@@ -153,7 +153,7 @@ def test_ledger_says_why_machines_differ_and_exports(tmp_path, monkeypatch, priv
     ledger = claims.ledger(notebooks=ROOT / "notebooks")
     row = {r["claim"]: r for r in ledger.rows()}["C10"]
     assert row["this machine"] == "refuted [CPU analogue: float32]"
-    assert row["reference GPU"] == "confirmed [the seed's form]"
+    assert row["reference GPU"] == "confirmed [the seed's form]; no reproduce record"  # C10 is timing-based
     assert "device: cpu-box against NVIDIA_H200" in row["depends on / why they differ"]
     assert "form judged" in row["depends on / why they differ"]
     markdown, page = ledger.export(tmp_path / "handout")

@@ -2,12 +2,17 @@
 apart by the kind of form they judged, each row carries its finding in one sentence, and a
 verdict saved under a retired id (C14, split into C14a/b/c) is ignored, not a crash; a verdict
 that is out of date (judged under an earlier rule, or not saved again by its chapter's last run)
-is not shown as current; on the reference machine its own column reads the reference record."""
+is not shown as current; on the reference machine its own column reads the reference record; a
+timing-based reference verdict is shown beside its reproduce record (results/reproduce/), and
+one its fresh runs did not reproduce is labelled, never a plain outcome."""
 
 import dataclasses
 import json
 
+import pytest
+
 from labkit import claims
+from labkit.claims import reproduced
 from labkit.core import results
 from tests.chapters.ch06_ddp_layout_drift.test_claims import MEASURED_HERE
 from tests.paths import ROOT
@@ -189,3 +194,181 @@ def test_on_the_reference_machine_its_column_reads_the_reference_record(tmp_path
     assert not claims.ledger().reference_here and claims.ledger().mine == {}
     monkeypatch.setattr(claims.tables.env, "device_key", lambda: "gpu-box")  # the record names this machine
     assert claims.ledger().reference_here and "C14b" in claims.ledger().mine
+
+
+# --- the reference column beside the reproduce records (review 2026-12-03g item 3) -----------
+
+CHAPTER_02 = "02_contiguity_and_hidden_copies"
+VERDICT_AT = "2026-12-03T18:30:36+00:00"
+
+
+def _c10() -> "claims.Verdict":
+    """The committed reference verdict on C10 (a timing-based claim), read before a test moves
+    the results folder: its evidence is what today's rule reads, so fake runs can reuse it."""
+    verdict = claims.recorded("C10")
+    assert verdict is not None and claims.get("C10").timing_based
+    return verdict
+
+
+def _run(verdict, outcome: str = "", form: str = "", evidence: bool = True) -> dict:
+    return {"outcome": outcome or verdict.outcome, "depends_on": verdict.depends_on,
+            "form": form or verdict.form, "reason": "", "evidence": dict(verdict.evidence) if evidence else None}
+
+
+def _record(runs: list[dict], **top) -> dict:
+    data = {"chapter": CHAPTER_02, "machine": "nvidia-h200", "runs": len(runs), "runs_asked": len(runs),
+            "complete": True, "quick": False, "all_agree": True,
+            "claims": {"C10": {"verdicts": [{k: v for k, v in r.items() if k != "evidence"} for r in runs],
+                               "agree": len({(r["outcome"], r["form"]) for r in runs}) == 1}},
+            "evidence": [{"C10": r["evidence"]} if r["evidence"] is not None else {} for r in runs]}
+    return {**data, **top}
+
+
+def _write_reference(tmp_path, verdict) -> None:
+    """A results/nvidia-h200.json holding only C10's verdict, saved at VERDICT_AT."""
+    folder = tmp_path / "results"
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "nvidia-h200.json").write_text(json.dumps({"machine": "nvidia-h200", "chapters": {CHAPTER_02: {
+        "verdict:C10": {"payload": verdict.to_dict(), "recorded_at": VERDICT_AT}}}}))
+
+
+def _write_record(tmp_path, data) -> None:
+    folder = tmp_path / "results" / "reproduce"
+    folder.mkdir(parents=True, exist_ok=True)
+    text = data if isinstance(data, str) else json.dumps(data)
+    (folder / f"nvidia-h200-{CHAPTER_02}.json").write_text(text)
+
+
+def test_a_reproduce_record_is_read_per_run_against_the_reference_verdict():
+    rp = reproduced
+
+    verdict = _c10()
+    same = _record([_run(verdict)] * 3)
+    assert rp.compare(verdict, same).text == "reproduced 3 of 3"
+    # one run judged another form: not the same verdict (as benchmarks/reproduce.py counts it)
+    other = rp.compare(verdict, _record([_run(verdict), _run(verdict, form="batch 128"), _run(verdict)]))
+    assert other.status == rp.NOT_REPRODUCED and other.disagrees
+    assert other.text == f"NOT reproduced (runs: the same, {verdict.outcome} on another form, the same)"
+    # runs that judged two other forms among them (C7 on the H200): each form named, and listed
+    two = rp.compare(verdict, _record([_run(verdict, form="batch 128"), _run(verdict, form="batch 128"),
+                                       _run(verdict, form="device time")]))
+    assert two.runs == tuple(f"{verdict.outcome} on form {f}" for f in "AAB")
+    assert "form A: 'batch 128'; form B: 'device time'" in two.detail
+    # a run without evidence is compared as saved, and says so
+    flipped = "confirmed" if verdict.outcome != "confirmed" else "refuted"
+    saved = rp.compare(verdict, _record([_run(verdict), _run(verdict, outcome=flipped, evidence=False), _run(verdict)]))
+    assert saved.runs == ("the same", flipped, "the same") and "run 2: no evidence kept" in saved.detail
+    # a run whose evidence today's rule cannot read: an older chapter's record
+    old = _run(verdict)
+    old["evidence"] = {k: v for k, v in verdict.evidence.items() if k != claims.get("C10").evidence_keys[0]}
+    older = rp.compare(verdict, _record([old, _run(verdict), _run(verdict)]))
+    assert older.status == rp.PREDATES and "cannot read run 1's evidence" in older.detail
+    # a dated record written before the verdict predates it, whatever its runs say
+    dated = rp.compare(verdict, _record([_run(verdict)] * 3, recorded_at="2026-12-03T13:20:00+00:00"), VERDICT_AT)
+    assert dated.text == "the record predates the verdict (record 2026-12-03 13:20, verdict 2026-12-03 18:30 UTC)"
+    after = rp.compare(verdict, _record([_run(verdict)] * 3, recorded_at="2026-12-03T19:00:00+00:00"), VERDICT_AT)
+    assert after.reproduced and "dated: its recorded_at is after the verdict's" in after.detail
+    # too few runs, a smoke test, a cut-short record: agreeing runs are not a reproduction
+    assert rp.compare(verdict, _record([_run(verdict)] * 2)).status == rp.TOO_FEW
+    assert "--quick" in rp.compare(verdict, _record([_run(verdict)] * 3, quick=True)).text
+    assert "cut short" in rp.compare(verdict, _record([_run(verdict)] * 2, runs_asked=3, complete=False)).text
+    # the chapter's own numbers did not reproduce: said beside the verdict's 3 of 3
+    assert "numbers did not" in rp.compare(verdict, _record([_run(verdict)] * 3, numbers_agree=False)).text
+    # no record, or a record that did not judge this claim
+    assert rp.compare(verdict, None).text == "no reproduce record"
+    assert "judged no C10" in rp.compare(verdict, {**same, "claims": {}}).detail
+
+
+def test_the_ledger_labels_a_reference_verdict_its_fresh_runs_did_not_reproduce(tmp_path, monkeypatch, private_cache):
+    verdict = _c10()
+    _results_here(tmp_path, monkeypatch)
+    _write_reference(tmp_path, verdict)
+
+    def row(ledger):
+        return {r["claim"]: r for r in ledger.rows()}["C10"]
+
+    assert row(claims.ledger())["reference GPU"].endswith("; no reproduce record")
+    _write_record(tmp_path, _record([_run(verdict)] * 3))
+    ledger = claims.ledger()
+    assert row(ledger)["reference GPU"] == f"{verdict.label} [{verdict.form}]; reproduced 3 of 3"
+    assert row(ledger)["reference settled"] and "; reproduced 3 of 3</td>" in ledger.compact_html()
+    _write_record(tmp_path, _record([_run(verdict), _run(verdict, form="batch 128"), _run(verdict)]))
+    ledger = claims.ledger()
+    shown = row(ledger)
+    assert shown["reference GPU"].startswith(f"{verdict.outcome} (NOT reproduced) [")
+    assert shown["reference GPU"].endswith(f"; in fresh runs: the same, {verdict.outcome} on another form, the same")
+    assert not shown["reference settled"] and "run 2:" in shown["reproduced detail"]
+    kind = claims.form_kind(verdict.form)
+    assert ledger.tally("reference GPU")[kind] == {f"{verdict.outcome} (not reproduced)": 1}
+    # the compact cell: the outcome not coloured as settled, and the mark beside it
+    cell = f">{verdict.outcome} ({kind}); NOT reproduced in fresh runs</td>"
+    assert f"<td style='text-align:left;white-space:normal;overflow-wrap:anywhere;vertical-align:top'{cell}" \
+        in ledger.compact_html()
+    assert "NOT reproduced" in ledger.to_markdown() and "reproduced on the reference: " in ledger.claim("C10")._repr_html_()
+
+
+def test_a_damaged_reproduce_record_is_named_not_a_crash(tmp_path, monkeypatch, private_cache):
+    rp = reproduced
+
+    verdict = _c10()
+    _results_here(tmp_path, monkeypatch)
+    _write_reference(tmp_path, verdict)
+    _write_record(tmp_path, "{not json")
+    ledger = claims.ledger()
+    mark = ledger.reproductions["C10"]
+    assert mark.status == rp.UNREADABLE and "is not valid JSON" in mark.detail
+    assert len(ledger.rows()) == len(claims.REGISTRY)
+    _write_record(tmp_path, {"runs": 3})
+    assert "no 'claims' table" in claims.ledger().reproductions["C10"].detail
+    with pytest.raises(rp.ReproduceRecordError, match="no 'claims' table"):
+        rp.load_record(tmp_path / "results" / "reproduce" / f"nvidia-h200-{CHAPTER_02}.json")
+
+
+# --- against the committed records: every timing-based reference verdict is shown beside
+# results/reproduce/, and none whose fresh runs disagreed (the record's own per-claim 'agree',
+# as benchmarks/reproduce.py judged it) reads as a plain outcome (review 2026-12-03g item 3:
+# C7 'confirmed' while its three runs judged three forms). Invariants, not today's values: they
+# hold whatever the next H200 record says.
+
+RECORDS = ROOT / "results" / "reproduce"
+
+
+def test_every_timing_based_reference_verdict_carries_its_reproduce_mark(private_cache):
+    ledger = claims.ledger(notebooks=ROOT / "notebooks")
+    rows = {r["claim"]: r for r in ledger.rows()}
+    timing = [i for i in ledger.reference_verdicts if claims.get(i).timing_based]
+    assert timing, "the committed reference records no timing-based verdict: nothing to check"
+    for claim_id in timing:
+        mark, chapter = ledger.reproductions[claim_id], claims.get(claim_id).chapter
+        path = RECORDS / f"{ledger.reference}-{chapter}.json"
+        assert rows[claim_id]["reproduced"] == mark.text != ""
+        if not path.is_file():
+            assert mark.status == reproduced.NO_RECORD, claim_id
+            continue
+        assert path.name in mark.detail, claim_id
+        record = json.loads(path.read_text())
+        entry = record["claims"].get(claim_id)
+        if entry is None:
+            assert mark.status == reproduced.NO_RECORD, claim_id
+            continue
+        verdict = ledger.reference_verdicts[claim_id]
+        if not entry["agree"]:  # the runs disagreed among themselves: never a plain outcome
+            assert mark.status in (reproduced.NOT_REPRODUCED, reproduced.PREDATES), (claim_id, mark)
+            assert not mark.reproduced
+        as_recorded = {(v["outcome"], v["depends_on"], v["form"]) for v in entry["verdicts"]}
+        if as_recorded != {(verdict.outcome, verdict.depends_on, verdict.form)}:
+            assert not mark.reproduced, (claim_id, mark)
+        if mark.disagrees:
+            assert rows[claim_id]["reference GPU"].startswith(f"{verdict.label} (NOT reproduced) [")
+            assert not rows[claim_id]["reference settled"]
+        elif mark.reproduced:
+            assert mark.text.startswith(f"reproduced {len(entry['verdicts'])} of {len(entry['verdicts'])}")
+            assert len(entry["verdicts"]) >= reproduced.REQUIRED_RUNS and not record.get("quick")
+
+
+def test_the_tally_counts_the_unreproduced_apart(private_cache):
+    ledger = claims.ledger()
+    unsettled = [r for r in ledger.rows() if not r["reference settled"]]
+    counted = sum(n for kinds in ledger.tally("reference GPU").values() for word, n in kinds.items()
+                  if word.endswith(claims.tables.NOT_REPRODUCED_TAG))
+    assert counted == len(unsettled)
