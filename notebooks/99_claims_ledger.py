@@ -55,9 +55,26 @@ ledger.show(per_chapter, f"The course tests {len(claims.REGISTRY)} claims")
 # the seed's own setting), *analogue* (what this machine can run instead: a CPU, another
 # precision) or *read from documentation* (part of the claim judged from what a vendor
 # documents). *more* names the form in full.
+#
+# A verdict a timing decides is trusted only when it reproduces: the same verdict in 3 of 3
+# fresh runs. Beside each such reference verdict the column says what the reference GPU's fresh
+# runs gave (`benchmarks/reproduce.py`, saved in `results/reproduce/`): *reproduced 3 of 3*,
+# *NOT reproduced* (then uncoloured, counted apart, and each run listed under *more*), *no
+# reproduce record*, or *the record predates the verdict*.
 
 # %%
 ledger
+
+# %% [markdown]
+# Each run is judged again by today's rule from its saved evidence, like the verdict itself.
+# Older records carry no date, so the ledger compares their content: the outcome, what it
+# depends on, and the form judged.
+
+# %%
+unreproduced = [{"claim": i, "fresh runs on the reference GPU": m.text}
+                for i, m in ledger.reproductions.items() if not m.reproduced]
+ledger.show(unreproduced, "Reference verdicts not reproduced 3 of 3") if unreproduced else (
+    "Every timing-based reference verdict reproduced 3 of 3.")
 
 # %% [markdown]
 # One row opened, from the same saved verdicts: both verdicts side by side with the numbers
