@@ -118,27 +118,23 @@ def probe_table(path: Path) -> Table | Said:
     rows = power_cap.probe_rows(path) if Path(path).exists() else []
     if not rows:
         return Said("The recorded power probe is not in this checkout (results/h200_probes/).")
+    separates = power_cap.flag_separates(rows)  # else the flag's column would say nothing: left out
     shown = Table("recorded on the reference H200 by benchmarks/bf16_ceiling_probe.py",
-                  ["data", "mode", "TFLOP/s", "SM clock (MHz, median)", "power (W, median)",
-                   "power cap flag (samples)"],
-                  [[r["data"], r["mode"], round(r["tflops"]), round(r["clock_mhz"]), round(r["power_w"]),
-                    f"{r['capped_samples']} of {r['samples']}"] for r in rows])
+                  ["data", "mode", "TFLOP/s", "SM clock (MHz, median)", "power (W, median)"]
+                  + (["power cap flag (samples)"] if separates else []),
+                  [[r["data"], r["mode"], round(r["tflops"]), round(r["clock_mhz"]), round(r["power_w"])]
+                   + ([f"{r['capped_samples']} of {r['samples']}"] if separates else []) for r in rows])
     rnd = next(r for r in rows if r["data"].startswith("randn"))
     zero = next((r for r in rows if r["data"] == "zeros"), None)
-    if power_cap.flag_separates(rows):
-        flag = (f" with nvidia-smi's power cap flag in {rnd['capped_samples']} of its "
-                f"{rnd['samples']} samples")
-    else:  # the same share in every row: the flag cannot tell the runs apart, so it is named, not read
-        flag = ""
-        shown.note(f"The power cap flag column is nvidia-smi's 'SW power cap' throttle reason (0x4), set in "
-                   f"the same share of samples in every row ({rnd['capped_samples']} of {rnd['samples']}), "
-                   f"at {min(r['power_w'] for r in rows):,.0f} W as at {max(r['power_w'] for r in rows):,.0f} W: "
-                   "it does not separate the cases here; power and clock do.")
+    watts = sorted(r["power_w"] for r in rows)
+    flag = (f" (power cap flag in {rnd['capped_samples']} of {rnd['samples']} samples)" if separates else
+            f"; nvidia-smi's power cap flag (0x4) was set in every sample, at {watts[0]:,.0f} W as at "
+            f"{watts[-1]:,.0f} W, so it separates nothing")
     return shown.note(
-        f"On random data the GPU runs at {rnd['clock_mhz']:,.0f} MHz and {rnd['power_w']:,.0f} W{flag}"
+        f"On random data the GPU runs at {rnd['clock_mhz']:,.0f} MHz and {rnd['power_w']:,.0f} W"
         + (f"; on zeros it draws {zero['power_w']:,.0f} W, clocks {zero['clock_mhz']:,.0f} MHz and "
            f"reaches {zero['tflops'] / rnd['tflops']:.2f}x the rate: that is why ceilings are "
-           "measured on random data, never zeros" if zero else "") + ".")
+           "measured on random data, never zeros" if zero else "") + flag + ".")
 
 
 def no_sync_table(no_sync: object) -> Table | Said:

@@ -375,9 +375,8 @@ def _which_ratio(conv_cmp: Comparison) -> str:
     if not rounds or b <= 0:
         return ""
     unit, scale = ("s", 1.0) if max(a, b) >= 1 else ("ms", 1e3) if max(a, b) >= 1e-3 else ("us", 1e6)
-    return (f", the median of the {rounds} rounds' own ratios (1 / the table's NHWC ratio, "
-            f"{nhwc.ratio:.3f}); the pooled medians, {_three(a * scale)} / {_three(b * scale)} {unit}, "
-            f"give {a / b:.3f}x")
+    return (f" (the median of {rounds} rounds' ratios, 1 / {nhwc.ratio:.3f}); the medians' "
+            f"{_three(a * scale)} / {_three(b * scale)} {unit} give {a / b:.3f}x")
 
 
 def _three(value: float) -> str:
@@ -573,17 +572,16 @@ def ratios_span(runs: Sequence[Mapping], judged: Sequence[Mapping] = ()) -> str:
     for r in runs:
         bound[c7_claims.regime(r)[0]].append(r)
     lead = list(judged) if len(judged) == 1 else []  # one run judged (a GPU's); every run is a CPU's
-    parts = [f"{_wall(j):.2f}x at {_name(j)} (judged, by wall time)" for j in lead]
+    parts = [f"{_wall(j):.2f}x at {_name(j)} (judged, wall time)" for j in lead]
     if bound[False]:
-        parts.append(f"{_span(_wall, bound[False])} over the {len(bound[False])} device-bound run(s)")
+        parts.append(f"{_span(_wall, bound[False])} over {len(bound[False])} device-bound run(s)")
     if bound[None]:
         parts.append(f"{_span(_wall, bound[None])} over {len(bound[None])} run(s) with no regime read")
     host = bound[True]
     if host:
-        busy = [r for r in host if r.get("nchw_busy_s") and r.get("nhwc_busy_s")]
-        parts.append(f"the {len(host)} host-bound run(s) ({', '.join(_name(r) for r in host)}) "
-                     f"{_span(_wall, host)} by wall time, the host's launches"
-                     + (f", {_span(_device, busy)} by device time" if busy else ""))
+        busy = sorted(_device(r) for r in host if r.get("nchw_busy_s") and r.get("nhwc_busy_s"))
+        parts.append(f"{len(host)} host-bound run(s) {_span(_wall, host)} by wall time (the host's launches)"
+                     + (f", {busy[0]:.2f}x to {busy[-1]:.2f}x by device time" if busy else ""))
     return "; ".join(parts)
 
 
