@@ -15,6 +15,9 @@ COPIES = ROOT / "results" / "h200_notebooks"
 # Chapters whose H200 copy predates their current sources: each is re-recorded on the H200
 # (scripts/execute_notebook.py --output-dir results/h200_notebooks) with its issue.
 NOT_YET_RERECORDED: set[str] = {
+    "00_setup_check",  # review 03g item 5: Mistake 4's faults unrounded, why the defaults did not fault
+    "02_contiguity_and_hidden_copies",  # review 03g item 7: the profiler's own rows out of the op table
+    "04_fusion",  # review 03g item 8: the recorded chain read as 'times faster', C21b's 2^25
     "05_dataloader",  # review 03g items 1/2: the plateau's split refused, its arithmetic on the step inside the sweep
     "06_ddp_layout_drift",  # review 03g items 7/11: quiz names the run's 1x1 weight; report linked
     "07_export_traps",  # review 03g items 6/8: C15b's takeaway names its CPU analogue; 'not resolved'
