@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
-# What the H200 still owes, as device calls of under 600 s each: A then B at once (B restores
-# the reference file A wrote, so 99, run last, reads every fresh record; a call that lands on a
-# fresh machine says "no earlier call's reference file" and 99's copy must then be left out);
-# C re-records the other chapters when their sources change; D is issue 41's.
+# Every chapter re-recorded on the H200, and every timing verdict reproduced, in three chained
+# device calls of under 600 s each, A, B, C in that order (about 1,700 s with a cold start):
+# benchmarks/gpu_wave.sh runs the steps; B and C restore the reference file the call before
+# wrote, so 99, run last, reads every chapter's fresh record. Make each call the moment the one
+# before returns: the machine stays warm 30 s, and a call that lands on a fresh one prints
+# "chain: no earlier call's reference file" (2026-12-03 18:55: C did, and 99's copy was void).
+# Seconds from the 2026-12-03 18:30 calls: A 580, B 532, 05 114 s and 99 6 s in C.
 # Seconds beside each step: the last H200 records (chapter runs, reproduce.py's wall per run).
 #   usage (repo root on the GPU machine, carry [".whl"]):  bash benchmarks/rerecord_calls.sh A|B|C|D
 #   then here, after the last call:  bash scripts/take_wave.sh <files_at of each call> <name>, in order
@@ -10,18 +13,20 @@ set -uo pipefail
 nb() { echo "python3 scripts/execute_notebook.py --output-dir \$WAVE_OUT/nb --cell-seconds \$WAVE_OUT/cells-$1.json notebooks/$1*.py"; }
 repro() { echo "python3 benchmarks/reproduce.py $1 --runs 3"; }
 case "${1:-}" in
-  A)  # ~450 s: what the 2026-12-03 18:30 calls left: 05's reproduce (cut off by the budget, ~85 s
-      # a run), then 03 on its new C7 rule (batch 128 by wall time) and its reproduce
-    STEP_TIMEOUT=360 bash benchmarks/gpu_wave.sh \
-      "$(repro 05)" "$(nb 03)" "$(repro 03)" ;;
-  B)  # ~500 s, straight after A (CHAIN=1 needs the same warm machine: call within 30 s): 08 on its
-      # new order (CUDA Graphs before compile and folding), its reproduce, then the ledger last
-    CHAIN=1 STEP_TIMEOUT=360 bash benchmarks/gpu_wave.sh "$(nb 08)" "$(repro 08)" "$(nb 99)" ;;
-  C)  # the whole course again (the 2026-12-03 plan; ~1,700 s over three calls): only when the
-      # chapters' sources changed since their records
+  A)  # ~545 s: 04 reproduced first so its page quotes the fresh record; then 00-04, 06 (its
+      # opt-in ResNet-50 DDP run recorded for every other page), 07
     STEP_TIMEOUT=240 bash benchmarks/gpu_wave.sh \
       "$(repro 04)" "$(nb 04)" "$(nb 03)" "$(nb 00)" "$(nb 01)" "$(nb 02)" "LABKIT_DDP_RESNET50=1 $(nb 06)" "$(nb 07)" \
       "$(repro 03)" "$(repro 02)" "$(repro 07)" ;;
+  B)  # ~570 s: 08 (at most 150 s), its reproduce (about 95 s a run, re-timing a step whose base
+      # moved adds up to ~10 s a run), 09 (at most 120 s)
+    CHAIN=1 STEP_TIMEOUT=360 bash benchmarks/gpu_wave.sh "$(nb 08)" "$(repro 08)" "$(nb 09)" ;;
+  C)  # ~430 s: 05 (its cell seconds and fresh-batch step recorded by the chapter itself), its
+      # reproduce (about 90 s a run), then the ledger last, reading every chapter's fresh record
+      # (and, since 2026-12-03, results/reproduce/: every reproduce above runs before it).
+      # Probes for a call with time left: benchmarks/gpu_05_warmup.py (~30 s), gpu_05_issue39.py
+      # (~120 s), gpu_05_other_cells.py (~60 s, if 05 ran over 120 s), gpu_host_mode.py (08's host pace)
+    CHAIN=1 STEP_TIMEOUT=420 bash benchmarks/gpu_wave.sh "$(nb 05)" "$(repro 05)" "$(nb 99)" ;;
   D)  # issue 41's untried levers (about 220 s), in a call of its own, after the Triton op's own check on
       # Hopper (~90 s: fp16 errors, shared memory and spills per config, compiled + CUDA graph);
       # outputs (wave/tc, wave/pd) are read by hand

@@ -13,13 +13,13 @@ other (the outcome, what a 'depends' depends on, and the form judged), each run 
 by today's rule from the evidence the record keeps, as the ledger judges the recorded verdict
 itself (`tables.judged_today`), so both sides are read by one rule.
 
-Which is older: records written since `recorded_at` was added carry it, and it is compared
-with the verdict's own `recorded_at` in results/<machine>.json. Earlier records carry no date
-(their keys: chapter, machine, runs, fingerprint, seconds, claims, ...: none is a time, and a
-file's modification time is the checkout's, not the run's). For them the content decides: a
-record whose evidence today's rule cannot read was measured by an older chapter, so it
-predates the verdict; otherwise the runs are compared as above and the mark says the record
-is undated.
+Which is older: records written since `recorded_at` was added carry it, and the fold says
+whether it came before or after the verdict's own `recorded_at` in results/<machine>.json;
+earlier records carry no date (a file's modification time is the checkout's, not the run's).
+Either way the content decides: a record whose evidence today's rule cannot read was measured
+by an older chapter, so it predates the verdict; otherwise the runs are compared as above. (A
+record timed minutes before the verdict in the same device call, as 04's is so its page can
+quote it, is not older in any sense that matters.)
 """
 
 from __future__ import annotations
@@ -184,11 +184,12 @@ def compare(verdict: Verdict, data: dict | None, verdict_recorded_at: str = "",
         return Reproduction(claim_id, NO_RECORD, "no reproduce record",
                             f"{source} judged no {claim_id} (it has {', '.join(data['claims']) or 'none'})")
     dated, theirs = _time(data.get("recorded_at")), _time(verdict_recorded_at)
-    if dated and theirs and dated < theirs:
-        when = f"record {dated:%Y-%m-%d %H:%M}, verdict {theirs:%Y-%m-%d %H:%M} UTC"
-        return Reproduction(claim_id, PREDATES, f"the record predates the verdict ({when})",
-                            f"{source}: recorded_at {data['recorded_at']}, the verdict's {verdict_recorded_at}")
-    used = ("dated: its recorded_at is after the verdict's" if dated else
+    # An earlier record is still compared: the course's device plan runs a chapter's reproduce
+    # just before the chapter itself in the same call (04's page quotes it), so an hour's order
+    # says nothing about the sources; today's rule reading its evidence does (below).
+    when = (f"recorded {'before' if dated < theirs else 'after'} the verdict ({dated:%Y-%m-%d %H:%M} "
+            f"against {theirs:%Y-%m-%d %H:%M} UTC)" if dated and theirs else "")
+    used = (f"dated: {when}; compared by content" if when else "dated; compared by content" if dated else
             "undated (none of its keys is a time: " + ", ".join(data) + "); compared by content")
     try:
         runs, notes = _runs(claim_id, data, verdict)
