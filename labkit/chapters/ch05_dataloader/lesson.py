@@ -689,7 +689,8 @@ class Lesson:
             self.traces[name] = trace
             overlap[name] = {"setting": setting.label, **loader_sweep.waiting_in_trace(trace),
                              "gpu_idle_share": figures["gpu_idle_share"],
-                             "h2d_overlap_share": figures["h2d_overlap_share"]}
+                             "h2d_overlap_share": figures["h2d_overlap_share"],
+                             "window_us": figures["window_us"], "steps": 3}
         self.chapter.record("overlap", overlap)
         out = Lines()
         for name, o in overlap.items():
@@ -719,7 +720,8 @@ class Lesson:
 
 
 def gpu_overlap_text(o: Mapping) -> str:
-    """', GPU idle 75%, H2D copy beside kernels 7% (...)': the GPU part of an overlap line, with
+    """', GPU idle 75% of 12.0 ms a step (busy 3.0 ms), H2D copy beside kernels 7% (...)': the
+    GPU part of an overlap line (the span and busy time per step where recorded), with
     the bound beside the overlap share (review 2026-12-03e item 8): in a host-bound step the
     copy runs in the GPU's idle gaps, off the critical path, so a low share there is not a
     failed prefetcher (said where the GPU idles over half the time and the step waits for data
@@ -727,7 +729,13 @@ def gpu_overlap_text(o: Mapping) -> str:
     idle = o.get("gpu_idle_share")
     if idle is None:
         return ""
-    text = (f", GPU idle {100 * idle:.0f}%, H2D copy beside kernels "
+    window, steps = o.get("window_us"), o.get("steps")
+    # the trace's span and the GPU's busy time per step beside the share (review 2026-12-03g
+    # item 9: a tuned loader idling 75% beside a plateau idling 62% read as 'tuning made the GPU
+    # idler'; a share says nothing without what it is a share of)
+    per_step = (f" of {window / steps / 1e3:.1f} ms a step (busy {window * (1 - idle) / steps / 1e3:.1f} ms)"
+                if window and steps else "")
+    text = (f", GPU idle {100 * idle:.0f}%{per_step}, H2D copy beside kernels "
             f"{100 * (o.get('h2d_overlap_share') or 0):.0f}%")
     if idle > loader_sweep.HOST_BOUND_IDLE and (o.get("waiting_share") or 0) < 0.5:
         text += " (host-bound: the copy runs in the GPU's idle gaps, off the critical path)"
