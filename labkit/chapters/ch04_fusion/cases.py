@@ -646,6 +646,9 @@ def reduce_overhead(device: torch.device, layers: int = 6, width: int = 512) -> 
                                 for m in (torch.nn.Linear(width, width), torch.nn.GELU())]).to(device).eval()
     one = torch.randn(1, width, device=device)
     torch._dynamo.reset()
+    from torch._dynamo.utils import counters  # Inductor's own count of CUDA graphs it skipped
+
+    skipped_before = counters["inductor"]["cudagraph_skips"]
     default_mlp, graph_mlp = torch.compile(mlp), torch.compile(mlp, mode="reduce-overhead")
     with torch.no_grad():
         for _ in range(3):
@@ -654,7 +657,12 @@ def reduce_overhead(device: torch.device, layers: int = 6, width: int = 512) -> 
         cmp = bench.compare({"eager": lambda: mlp(one), "compiled": lambda: default_mlp(one),
                              "reduce-overhead": lambda: graph_mlp(one)},
                             baseline="eager", rounds=5, rep_ms=200)
-    return {"comparison": cmp.table(), "layers": layers, "width": width, "batch": 1}
+    # whether reduce-overhead captured a graph at all (review 2026-12-03g item 2: the H200 row
+    # went from 2.68x faster at 13:22 to 1.05x slower at 18:27, its host launch equal to plain
+    # compile's, as if no graph ran); Inductor counts each skip (torch/_inductor/cudagraph_utils.py)
+    skips = int(counters["inductor"]["cudagraph_skips"] - skipped_before)
+    return {"comparison": cmp.table(), "layers": layers, "width": width, "batch": 1,
+            "cudagraph_skips": skips}
 
 
 def comparison_table(record: object, title: str, faster: bool = False) -> Table | str | None:
@@ -679,6 +687,16 @@ def comparison_table(record: object, title: str, faster: bool = False) -> Table 
     payload = _payload(record)
     if payload is None:
         return str(record)
+    shown = _comparison_table(record, payload, title, faster)
+    skips = payload.get("cudagraph_skips")
+    if skips and hasattr(shown, "note"):
+        shown.note(f"Inductor skipped CUDA graph capture {skips} time(s) in this run (its "
+                   "cudagraph_skips counter): the reduce-overhead row timed compiled code without a graph.")
+    return shown
+
+
+def _comparison_table(record: object, payload: Mapping, title: str, faster: bool) -> Table:
+    """comparison_table's table, before its CUDA-graph note."""
     found = payload["comparison"]
     ratio = "times faster" if faster else "ratio"
 

@@ -378,3 +378,15 @@ def test_the_chain_table_gives_the_quizs_direction_times_faster():
     shown = cases.chain_table(found, {"eager": 8, "fused": 4}, "0.62x")
     assert shown.column("times faster") == [pytest.approx(1.0), pytest.approx(1 / 1.62)]
     assert shown.column("spread")[1] == f"{1 / 1.8:.2f}-{1 / 1.5:.2f}" and "ratio" not in shown.columns
+
+
+def test_reduce_overhead_says_when_inductor_captured_no_graph():
+    """Review 2026-12-03g item 2: whether reduce-overhead ran a CUDA graph at all is read from
+    Inductor's own cudagraph_skips counter and said under the table. On this CPU there is no
+    CUDA graph to capture, so Inductor skips it: the real skip path, not a stand-in."""
+    payload = cases.reduce_overhead(torch.device("cpu"), layers=1, width=8)
+    assert payload["cudagraph_skips"] >= 1
+    shown = cases.comparison_table(payload, "reduce-overhead")
+    assert any("Inductor skipped CUDA graph capture" in n for n in shown.notes)
+    quiet = cases.comparison_table({**payload, "cudagraph_skips": 0}, "reduce-overhead")
+    assert not any("skipped CUDA graph" in n for n in quiet.notes)
