@@ -646,9 +646,8 @@ def reduce_overhead(device: torch.device, layers: int = 6, width: int = 512) -> 
                                 for m in (torch.nn.Linear(width, width), torch.nn.GELU())]).to(device).eval()
     one = torch.randn(1, width, device=device)
     torch._dynamo.reset()
-    from torch._dynamo.utils import counters  # Inductor's own count of CUDA graphs it skipped
-
-    skipped_before = counters["inductor"]["cudagraph_skips"]
+    counters = _inductor_counters()
+    skipped_before = counters["inductor"]["cudagraph_skips"] if counters is not None else 0
     default_mlp, graph_mlp = torch.compile(mlp), torch.compile(mlp, mode="reduce-overhead")
     with torch.no_grad():
         for _ in range(3):
@@ -660,9 +659,20 @@ def reduce_overhead(device: torch.device, layers: int = 6, width: int = 512) -> 
     # whether reduce-overhead captured a graph at all (review 2026-12-03g item 2: the H200 row
     # went from 2.68x faster at 13:22 to 1.05x slower at 18:27, its host launch equal to plain
     # compile's, as if no graph ran); Inductor counts each skip (torch/_inductor/cudagraph_utils.py)
-    skips = int(counters["inductor"]["cudagraph_skips"] - skipped_before)
+    skips = None if counters is None else int(counters["inductor"]["cudagraph_skips"] - skipped_before)
     return {"comparison": cmp.table(), "layers": layers, "width": width, "batch": 1,
             "cudagraph_skips": skips}
+
+
+def _inductor_counters() -> object | None:
+    """torch._dynamo's counters (Inductor counts each CUDA graph capture it skips under
+    ['inductor']['cudagraph_skips']), or None where this torch has none: a private table, so
+    its absence leaves the skip count unknown (None) instead of failing the cell."""
+    try:
+        from torch._dynamo.utils import counters
+    except ImportError:
+        return None
+    return counters
 
 
 def comparison_table(record: object, title: str, faster: bool = False) -> Table | str | None:

@@ -684,13 +684,14 @@ class Lesson:
         overlap: dict[str, dict] = {}
         self.traces: dict[str, object] = {}
         for name, setting in (("starving", starving), ("tuned", tuned)):
-            trace = timeline.from_profiler(loader_sweep.profile_steps(self.data, setting, self.step, steps=3))
+            trace = timeline.from_profiler(loader_sweep.profile_steps(self.data, setting, self.step,
+                                                                      steps=OVERLAP_STEPS))
             figures = timeline.summary(trace).figures()
             self.traces[name] = trace
             overlap[name] = {"setting": setting.label, **loader_sweep.waiting_in_trace(trace),
                              "gpu_idle_share": figures["gpu_idle_share"],
                              "h2d_overlap_share": figures["h2d_overlap_share"],
-                             "window_us": figures["window_us"], "steps": 3}
+                             "window_us": figures["window_us"], "steps": OVERLAP_STEPS}
         self.chapter.record("overlap", overlap)
         out = Lines()
         for name, o in overlap.items():
@@ -719,9 +720,13 @@ class Lesson:
                      for name, o in gpu_overlap.items())
 
 
+OVERLAP_STEPS = 3  # steps profiled for each loader of the overlap (starving, tuned)
+
+
 def gpu_overlap_text(o: Mapping) -> str:
-    """', GPU idle 75% of 12.0 ms a step (busy 3.0 ms), H2D copy beside kernels 7% (...)': the
-    GPU part of an overlap line (the span and busy time per step where recorded), with
+    """', GPU idle 75% of the 3 profiled steps' 36.0 ms (busy 9.0 ms), H2D copy beside kernels 7%
+    (...)': the GPU part of an overlap line (the trace's span and the GPU's busy time in it,
+    where recorded), with
     the bound beside the overlap share (review 2026-12-03e item 8): in a host-bound step the
     copy runs in the GPU's idle gaps, off the critical path, so a low share there is not a
     failed prefetcher (said where the GPU idles over half the time and the step waits for data
@@ -730,12 +735,12 @@ def gpu_overlap_text(o: Mapping) -> str:
     if idle is None:
         return ""
     window, steps = o.get("window_us"), o.get("steps")
-    # the trace's span and the GPU's busy time per step beside the share (review 2026-12-03g
-    # item 9: a tuned loader idling 75% beside a plateau idling 62% read as 'tuning made the GPU
+    # the trace's span and the GPU's busy time in it beside the share (review 2026-12-03g item
+    # 9: a tuned loader idling 75% beside a plateau idling 62% read as 'tuning made the GPU
     # idler'; a share says nothing without what it is a share of)
-    per_step = (f" of {window / steps / 1e3:.1f} ms a step (busy {window * (1 - idle) / steps / 1e3:.1f} ms)"
-                if window and steps else "")
-    text = (f", GPU idle {100 * idle:.0f}%{per_step}, H2D copy beside kernels "
+    of = (f" of the {steps} profiled steps' {window / 1e3:.1f} ms (busy {window * (1 - idle) / 1e3:.1f} ms)"
+          if window and steps else "")
+    text = (f", GPU idle {100 * idle:.0f}%{of}, H2D copy beside kernels "
             f"{100 * (o.get('h2d_overlap_share') or 0):.0f}%")
     if idle > loader_sweep.HOST_BOUND_IDLE and (o.get("waiting_share") or 0) < 0.5:
         text += " (host-bound: the copy runs in the GPU's idle gaps, off the critical path)"
@@ -795,7 +800,7 @@ def plateau_takeaway(plateau: loader_sweep.Plateau) -> str:
     return (f"The plateau: {plateau.measured:.0f} samples/s against {plateau.predicted:.0f} from "
             f"batch / (the step {plateau.step_used}, {plateau.step_used_s * 1e3:.1f} ms, + wait), "
             f"{'within' if plateau.agrees else 'outside'} {plateau.tolerance:.0%}. "
-            + (plateau.apart_text() + " " if plateau.apart_text() else "")
+            + "".join(f"{apart} " for apart in (plateau.apart_text(),) if apart)
             + f"What bounds it: {plateau.bound}.")
 
 

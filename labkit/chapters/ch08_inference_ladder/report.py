@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import html
 import math
-import statistics
 
 from labkit.chapters.ch08_inference_ladder import keep, ladder
 
@@ -211,9 +210,13 @@ def steady_line(rungs: list[ladder.Rung], strict: ladder.Rung) -> str:
     """Where the start's median over the run differs from its first timing by more than 2%, the
     sentence that says the 'over' column reads the median (experiment.settle_baselines), so a
     row's ratio is not read against the start row's images/s (review 2026-12-03g item 8)."""
-    if not any(strict.name in r.baseline_scale for r in rungs):
+    settled = next((r for r in rungs if r.baseline_scale.get(strict.name)
+                    and (r.here.get(strict.name) or {}).get("images_per_s")), None)
+    if settled is None:
         return ""
-    steady = statistics.median(ladder.baseline_timings(strict, rungs))
+    # the median settle_baselines read, from the state it left: the baseline's images/s in the
+    # settled rung's rounds over the scale it applied (not recomputed over another set of rungs)
+    steady = settled.here[strict.name]["images_per_s"] / settled.baseline_scale[strict.name]
     if strict.images_per_s <= 0 or abs(steady / strict.images_per_s - 1) <= keep.MIN_GAIN:
         return ""
     return (f"Speed-ups over {strict.name} read its median over the run, {steady:,.0f} images/s, "

@@ -236,7 +236,7 @@ def test_on_a_gpu_the_knob_ladder_and_the_copy_read_from_the_rows_the_h200_recor
     assert lesson.gpu_overlap_text({**tuned, "gpu_idle_share": None}) == ""
     # with the trace's span recorded, the share says what it is a share of (review 03g item 9)
     said = lesson.gpu_overlap_text({**tuned, "window_us": 36_000.0, "steps": 3})
-    assert said.startswith(", GPU idle 75% of 12.0 ms a step (busy 3.0 ms), H2D copy beside kernels 7%")
+    assert said.startswith(", GPU idle 75% of the 3 profiled steps' 36.0 ms (busy 9.0 ms), H2D copy beside kernels 7%")
 
 
 def test_on_a_gpu_c25_is_judged_from_the_busy_table_and_its_reason_is_left_to_the_verdicts_table(monkeypatch):
