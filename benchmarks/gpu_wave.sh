@@ -12,7 +12,8 @@
 #        CHAIN=1 in a call that follows another on the same warm machine: the reference file the
 #        earlier call wrote is restored first (the device sends the repo's own copy afresh each
 #        call; the last one is kept in .wave_state/, git-ignored, which the machine keeps), so
-#        chapter 99 run in a later call reads every chapter recorded in the earlier ones
+#        chapter 99 run in a later call reads every chapter recorded in the earlier ones (and
+#        results/reproduce/, kept the same way, every reproduce record they wrote)
 set -uo pipefail
 started=$(date +%s)
 out=${OUT:-/tmp/out}/wave
@@ -30,14 +31,18 @@ reference_file=results/${LABKIT_RECORD_REFERENCE}.json
 if [ "${CHAIN:-0}" = 1 ]; then
   if [ -f ".wave_state/${LABKIT_RECORD_REFERENCE}.json" ]; then
     cp ".wave_state/${LABKIT_RECORD_REFERENCE}.json" "$reference_file"
-    echo "chain: restored $reference_file from the earlier call" | tee -a "$out/steps.txt"
+    # and the reproduce records: chapter 99 reads them (2026-12-03 22:20: a chained 99 read the
+    # repo's older C7 record, not the call before's fresh one, and showed C7 "NOT reproduced")
+    cp .wave_state/reproduce/*.json results/reproduce/ 2>/dev/null || true
+    echo "chain: restored $reference_file and results/reproduce/ from the earlier call" | tee -a "$out/steps.txt"
   else
     echo "chain: no earlier call's reference file on this machine (a fresh one?)" | tee -a "$out/steps.txt"
   fi
 fi
 nvidia-smi > "$out/nvidia-smi.txt" 2>&1
 pack() {
-  mkdir -p .wave_state && cp "$reference_file" .wave_state/ 2>/dev/null  # for a CHAIN=1 call after this one
+  mkdir -p .wave_state/reproduce && cp "$reference_file" .wave_state/ 2>/dev/null  # for a CHAIN=1 call after this one
+  cp results/reproduce/*.json .wave_state/reproduce/ 2>/dev/null
   rm -rf "$out/results" "$out/gpu_cache"
   cp -r results "$out/results"  # the reference file and whatever the jobs wrote under results/
   mkdir -p "$out/gpu_cache"  # the measured ceilings: carry them back to reuse one set per machine
