@@ -463,7 +463,7 @@ def ledger_index_cell(claims_at: dict[str, str], by_key: dict[str, Chapter]) -> 
     return nbformat.v4.new_markdown_cell("\n".join(lines))
 
 
-REPOSITORY_LINK = re.compile(r"\]\(\.\./((?:scripts|labkit|benchmarks|tests|results|workshop)/[^)\s]+)\)")
+REPOSITORY_LINK = re.compile(r"\]\(\.\./((?:scripts|labkit|benchmarks|tests|results|workshop|docs)/[^)\s]+)\)")
 
 
 def link_repository_files(root: Path, notebook: nbformat.NotebookNode) -> None:

@@ -9,7 +9,7 @@ setting's round costs
 
 where `step` is the batch over the setting's steady samples per second and `start-up` is the
 rest of the round's recorded seconds (fork, first batch, shutdown). fit() reads both numbers
-per setting from a reproduce record (results/reproduce/nvidia-h200-05_dataloader.json: each
+per setting from a reproduce record (RECORD, the 13:22 UTC run of results/reproduce/: each
 setting's seconds over all its rounds, the worker sweep's samples/s and each knob's ratio to
 the baseline), averaged over the record's runs. sweep_seconds() prices any design with them
 (settings, rounds, window and warm-up steps, as loader_sweep.window_plan raises them), and
@@ -22,7 +22,7 @@ What it cannot price (the profiled runs, the figures, the imports) stays as reco
 an H200 run says more: benchmarks/gpu_05_other_cells.py times those cells alone, and the
 chapter records each measuring method's seconds under lesson.CELL_SECONDS_KEY.
 
-    record = json.load(open("results/reproduce/nvidia-h200-05_dataloader.json"))
+    record = json.load(open(cost_model.RECORD))
     estimate = cost_model.chapter_seconds(record, cost_model.current_designs())
     estimate.total_s, estimate.cells
 """
@@ -45,10 +45,12 @@ from labkit.chapters.ch05_dataloader import fresh_step, h2d_copies, knee_experim
 # The H200 copy of 12:57 UTC (results/h200_notebooks/05_dataloader.ipynb, commit 41892d9), top
 # to bottom: 157 s, of which the preparation cell 12.5 s, the worker sweep's cell 34.6 s and
 # the knob sweep's cell 64.5 s (scripts/execute_notebook.py's slowest cells). The record
-# beside it (RECORD) is the reproduce run of the same sources, whose phases the model reads.
+# beside it (RECORD) is the reproduce run of the same sources, whose phases the model reads:
+# kept apart from results/reproduce/, which the next reproduce run overwrites (22:05 UTC's did,
+# on sources that no longer match these cells' seconds).
 RECORDED_TOTAL_S = 157.0
 RECORDED_CELLS_S = {"prepare": 12.5, "worker sweep": 34.6, "knob sweep": 64.5}
-RECORD = "results/reproduce/nvidia-h200-05_dataloader.json"
+RECORD = "results/h200_05/reproduce_05_2026-12-03T1322.json"
 TARGET_S = 115.0  # the chapter's plan on the H200: DESIGN's 120 s less a margin
 H200_CORES = 16
 

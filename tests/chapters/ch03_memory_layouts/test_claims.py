@@ -252,6 +252,8 @@ def test_c7_judges_img_s_where_the_device_bounds_it_and_shows_the_seeds_batch():
 
 
 REPRODUCE = Path(__file__).resolve().parents[3] / "results" / "reproduce" / "nvidia-h200-03_memory_layouts.json"
+# the 18:50 UTC runs under the old rule (judged two forms), kept for the replay below
+OLD_RULE_RUNS = Path(__file__).resolve().parent / "data" / "reproduce_h200_2026-12-03T1850.json"
 
 
 def test_the_recorded_reproduce_runs_show_why_the_judged_batch_is_stated_in_advance():
@@ -260,12 +262,8 @@ def test_the_recorded_reproduce_runs_show_why_the_judged_batch_is_stated_in_adva
     over its kernels and batch 128's +5%, +5% and +16% (one point over the 15% margin), so the
     runs judged two forms though all three said 'confirmed'. Today's rule (batch 128 always,
     by wall time always) judges one quantity in one form over the same three runs."""
-    if not REPRODUCE.exists():
-        pytest.skip("no recorded reproduce runs for chapter 03")
-    recorded = json.loads(REPRODUCE.read_text())
+    recorded = json.loads(OLD_RULE_RUNS.read_text())
     runs = [e["C7"]["runs"] + e["C7"]["other_runs"] for e in recorded["evidence"]]
-    if not all(r.get("nhwc_loop_s") for rs in runs for r in rs):
-        pytest.skip("the recorded runs predate the loop timing")
     judged = [c7.gpu_judged(rs)[0] for rs in runs]
     assert {j[0]["batch"] for j in judged} == {128}
     assert [c7.regime(j[0])[0] for j in judged] == [False, False, True]  # run 3's loop +16%
@@ -278,6 +276,25 @@ def test_the_recorded_reproduce_runs_show_why_the_judged_batch_is_stated_in_adva
                 for j, rs in zip(judged, runs, strict=True)]
     assert {v.outcome for v in verdicts} == {"confirmed"}
     assert len({v["form"] for v in recorded["claims"]["C7"]["verdicts"]}) == 2  # the old rule's two forms
+
+
+def test_the_runs_recorded_under_today_s_rule_judged_one_form_the_same_in_3_of_3():
+    """The fresh H200 runs of 2026-12-03 22:05 UTC, under the rule stated in advance (fp16 batch
+    128 by wall time): one form in every run, the same verdict, the deciding ratio within 1%."""
+    if not REPRODUCE.exists():
+        pytest.skip("no recorded reproduce runs for chapter 03")
+    recorded = json.loads(REPRODUCE.read_text())
+    verdicts = recorded["claims"]["C7"]["verdicts"]
+    if len(verdicts) < 3 or not all("b128" in v["form"] or "128" in v["form"] for v in verdicts):
+        pytest.skip("the recorded runs predate today's rule")
+    assert recorded["claims"]["C7"]["agree"]
+    assert len({v["form"] for v in verdicts}) == 1
+    runs = [e["C7"]["runs"] + e["C7"]["other_runs"] for e in recorded["evidence"]]
+    judged = [c7.gpu_judged(rs)[0] for rs in runs]
+    assert {j[0]["batch"] for j in judged} == {128}
+    assert {c7.deciding(j[0])[2] for j in judged} == {c7.WALL_TIME}
+    ratios = [c7.deciding(j[0])[0] for j in judged]
+    assert max(ratios) / min(ratios) < 1.01
 
 
 def test_reproduce_counts_a_changed_form_as_not_the_same():
