@@ -346,8 +346,7 @@ allocator_table = chapter.show([{"timing": t.label, "median": t.median_s, "IQR":
                                  for t in (allocator_default, allocator_kept)], units={"median": "s", "IQR": "s"})
 allocator_table.note(pitfalls.allocator_text(allocator))
 if allocator_default.noisy or allocator_kept.noisy:
-    allocator_table.note("One of the two timings is noisy: read the times only after a rerun on a quiet "
-                         "machine; the fault counts do not depend on the noise.")
+    allocator_table.note("A timing is noisy: rerun before reading the times; the fault counts hold.")
 allocator_table
 
 

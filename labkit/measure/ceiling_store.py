@@ -61,7 +61,7 @@ class Ceilings:
                                       if self.sweep.get("copy") else "") + ")")]
         rows += [(f"matmul {_math_name(dtype)}", f"{rate:.3g} TFLOP/s (n = "
                   f"{self.matmul_best_n.get(dtype, self.matmul_n)}"
-                  + (f", best of n = {', '.join(self.sweep['matmul'][dtype])}"
+                  + (f", best of {len(self.sweep['matmul'][dtype])} sizes"
                      if self.sweep.get("matmul", {}).get(dtype) else "")
                   + (f", SM clock {self.sm_clock_mhz[dtype]} MHz" if self.sm_clock_mhz.get(dtype) else "")
                   + ")")

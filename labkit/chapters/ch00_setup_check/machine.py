@@ -128,8 +128,8 @@ def probe_table(path: Path) -> Table | Said:
     zero = next((r for r in rows if r["data"] == "zeros"), None)
     watts = sorted(r["power_w"] for r in rows)
     flag = (f" (power cap flag in {rnd['capped_samples']} of {rnd['samples']} samples)" if separates else
-            f"; nvidia-smi's power cap flag (0x4) was set in every sample, at {watts[0]:,.0f} W as at "
-            f"{watts[-1]:,.0f} W, so it separates nothing")
+            f"; the power cap flag (0x4) was set in every sample, {watts[0]:,.0f} W and "
+            f"{watts[-1]:,.0f} W alike: it separates nothing")
     return shown.note(
         f"On random data the GPU runs at {rnd['clock_mhz']:,.0f} MHz and {rnd['power_w']:,.0f} W"
         + (f"; on zeros it draws {zero['power_w']:,.0f} W, clocks {zero['clock_mhz']:,.0f} MHz and "

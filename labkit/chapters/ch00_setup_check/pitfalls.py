@@ -278,7 +278,7 @@ def why_defaults(found: Mapping) -> str:
     default, kept = float(found["default_faults_per_call"] or 0), float(found["kept_faults_per_call"] or 0)
     if default > max(kept, 1.0):
         return ""
-    rule = "glibc raises its mmap threshold to the size of each mmapped block freed, up to 32 MiB"
+    rule = "glibc raises its mmap threshold to each freed mmapped block's size, up to 32 MiB"
     probed = _probed(found)
     if probed is None:
         return f"The defaults did not fault here; the likely reason ({rule}) was not probed in this record."
@@ -289,8 +289,8 @@ def why_defaults(found: Mapping) -> str:
     if not heap:
         return (f"The defaults did not fault here, though {where} (probed here): this model's blocks "
                 "may all sit under the threshold.")
-    return (f"The defaults did not fault here: {rule}, and this process's earlier frees had raised it "
-            f"(probed here: {where}), so its blocks stay on the heap, which malloc reuses without faults.")
+    return (f"The defaults did not fault here: {rule}; this process's earlier frees had raised it "
+            f"(probed here: {where}), so its blocks stay on the heap, reused without faults.")
 
 
 def threshold_risen(found: Mapping) -> bool | None:
@@ -311,8 +311,7 @@ def allocator_conclusion(found: Mapping) -> str:
         return "within the two timings' spread"
     if (default > kept and ratio > 1) or (default < kept and ratio < 1):
         return "more than the two timings' spread, and the slower one faulted more: here the allocator changes the result"
-    return ("more than the two timings' spread, but the slower one faulted no more pages: "
-            "the faults do not explain the gap, so it is not the allocator's")
+    return "more than the two timings' spread, but the slower one faulted no more pages: not the allocator's"
 
 
 def allocator_text(found: Mapping) -> str:
@@ -332,12 +331,11 @@ def allocator_takeaway(found: Mapping, fmt: Callable[[float], str]) -> str:
     text = (f"Know what a CPU timing includes: the CNN forward took {faults_text(default.minor_faults_per_call)} "
             f"page faults per call with malloc's defaults and {faults_text(kept.minor_faults_per_call)} with "
             f"malloc keeping its memory (median {fmt(default.median_s)} against {fmt(kept.median_s)}"
-            + ("; noisy here, so read the times only after a rerun on a quiet machine)" if noisy else ")")
+            + ("; noisy here: rerun before reading the times)" if noisy else ")")
             + f": {allocator_conclusion(found)}")
-    if why_defaults(found):
-        text += ("; the defaults did not fault: glibc's mmap threshold had risen with this process's "
-                 "earlier frees, so malloc already kept its memory" if threshold_risen(found) else
-                 "; the defaults did not fault (why: under Mistake 4's table)")
+    if why_defaults(found):  # why, at length, is under Mistake 4's table
+        text += ("; the defaults did not fault: glibc's raised mmap threshold already kept the memory"
+                 if threshold_risen(found) else "; the defaults did not fault (why: under Mistake 4's table)")
     return text + "."
 
 

@@ -45,7 +45,7 @@ def test_mistake_4_blames_the_allocator_only_where_the_faults_follow_the_time():
     # review 2026-12-03c item 5: the takeaway carries the cell's own conclusion, word for word
     for found in (allocator(0, 8, 1.17), allocator(16385, 3, 1.4), allocator(1, 2, 1.0, decides=False)):
         assert pitfalls.allocator_conclusion(found) + "." in pitfalls.allocator_text(found)
-    assert pitfalls.allocator_conclusion(allocator(0, 8, 1.17)).endswith("so it is not the allocator's")
+    assert pitfalls.allocator_conclusion(allocator(0, 8, 1.17)).endswith("faulted no more pages: not the allocator's")
 
 
 def test_mistake_4_says_what_the_fault_counts_are_and_why_the_defaults_did_not_fault():
@@ -57,7 +57,7 @@ def test_mistake_4_says_what_the_fault_counts_are_and_why_the_defaults_did_not_f
     h200 = pitfalls.allocator_text({**allocator(0, 0.833, 1.06, decides=False), "heap_serves": probe})
     assert "0 page faults per call with the defaults, 0.8 with malloc keeping its memory" in h200
     assert h200.endswith("had raised it (probed here: malloc served up to 4 MiB from the heap, 16 MiB by mmap), "
-                         "so its blocks stay on the heap, which malloc reuses without faults.")
+                         "so its blocks stay on the heap, reused without faults.")
     unprobed = pitfalls.allocator_text(allocator(0, 0.833, 1.06, decides=False))
     assert unprobed.endswith("was not probed in this record.")
     none_on_heap = {str(n): False for n in pitfalls.PROBE_BYTES}
@@ -74,8 +74,7 @@ def test_mistake_4_says_what_the_fault_counts_are_and_why_the_defaults_did_not_f
     line = pitfalls.allocator_takeaway(found, lambda s: f"{s * 1e3:.1f} ms")
     assert line.startswith("Know what a CPU timing includes: the CNN forward took 0 page faults per call with "
                            "malloc's defaults and 0.8 with malloc keeping its memory (median 17.4 ms against 16.4 ms)")
-    assert line.endswith("the defaults did not fault: glibc's mmap threshold had risen with this process's "
-                         "earlier frees, so malloc already kept its memory.")
+    assert line.endswith("the defaults did not fault: glibc's raised mmap threshold already kept the memory.")
 
 
 def test_the_heap_probe_reads_each_size_and_leaves_this_process_alone():
