@@ -58,8 +58,16 @@ RETIRED = {"C14": ("C14a", "C14b", "C14c")}  # saved verdicts under these ids ar
 ILLEGAL_ACCESS_WORDS = ("illegal memory access", "NCCL", "CUDA error")
 NCCL_ARM = ("a run over NCCL (two GPUs, one per rank): without one, the ranks' agreement is tested, "
             "NCCL's illegal memory access is not")
-WHEN_IT_CHANGES = ("when the layout changes: converted before DDP is built the gradients are right; "
-                   "converted after wrapping (which DDP's documentation forbids) they are silently wrong")
+WHEN_IT_CHANGES = "when the layout changes"  # C14b's 'depends', qualified by what the run measured:
+NOT_AMP = "not AMP"  # ... the drift gave wrong gradients in float32 too (or the run had no AMP)
+AND_AMP = "and on AMP: in float32 the same drift gave right gradients"
+NOT_ACROSS_RANKS = "not across ranks: every rank gets the same wrong gradient"
+# The seed's sentence once, in English, with the clause each card judges marked (review
+# 2026-12-03h item 6: C14a's and C14b's statements were nearly the same sentence twice).
+SEED_SENTENCE_MARKED = (
+    "With channels_last and AMP mixed precision enabled, DDP's gradient all-reduce sees strides and "
+    "storage offsets that differ across ranks, so [C14a: the ranks' data views disagree, causing an NCCL "
+    "illegal memory access] or [C14b: silent numerical deviation].")
 # The seed's own sentences (section 4.3), quoted exactly; statements are their English gist.
 SEED_SENTENCE = ("当启用torch.channels_last内存布局与 AMP 混合精度时DDP 的梯度 all-reduce 会因张量 strides 和 "
                  "storage offset 差异导致跨 rank 数据视图不一致触发 NCCL 的非法内存访问或静默数值偏差")
@@ -147,15 +155,15 @@ def check_c14b(ev: Mapping, th: Mapping) -> tuple[str, str, str]:
                      "; the same drift with AMP off gave right gradients, so AMP is part of it")
     if wrong:
         names = sorted({g for d in wrong for g in d["wrong_grads"]})
-        if control_wrong:
-            return (CONFIRMED, f"channels_last gave DDP wrong gradients whether converted before or after "
-                    f"wrapping ({amp_text}): {', '.join(names)} after, "
-                    f"{', '.join(control['wrong_grads'])} before, and nothing raised. {_setting(ev)}: {detail}", "")
-        return (DEPENDS, f"Converted before DDP was built (the documented way) the gradients were right; "
-                f"converted after wrapping, DDP handed the optimizer wrong gradients for {', '.join(names)} "
-                f"(the right values in the wrong places) with only a warning that says 'This is not an "
-                f"error' ({amp_text}; this is the course's own finding, not the seed's claim). "
-                f"{_setting(ev)}: {detail}", WHEN_IT_CHANGES)
+        if not control_wrong:
+            return (DEPENDS, f"Converted before DDP was built (the documented way) the gradients were right; "
+                    f"converted after wrapping, DDP handed the optimizer wrong gradients for {', '.join(names)} "
+                    f"(the right values in the wrong places) with only a warning that says 'This is not an "
+                    f"error' ({amp_text}; this is the course's own finding, not the seed's claim). "
+                    f"{_setting(ev)}: {detail}", when_it_changes(ev, wrong))
+        return (CONFIRMED, f"channels_last gave DDP wrong gradients whether converted before or after "
+                f"wrapping ({amp_text}): {', '.join(names)} after, "
+                f"{', '.join(control['wrong_grads'])} before, and nothing raised. {_setting(ev)}: {detail}", "")
     if control_wrong:
         return (CONFIRMED, f"Converted before wrapping, channels_last gave DDP wrong gradients for "
                 f"{', '.join(control['wrong_grads'])} ({amp_text}) and nothing raised. {_setting(ev)}: {detail}", "")
@@ -164,6 +172,24 @@ def check_c14b(ev: Mapping, th: Mapping) -> tuple[str, str, str]:
                 "whether the drifted run completes")
     return (REFUTED, "Every gradient matched the true averaged gradient, converted before wrapping and "
             f"after: the drift costs a strided copy into the buckets, not correctness. {_setting(ev)}: {detail}", "")
+
+
+def when_it_changes(ev: Mapping, wrong: list[Mapping]) -> str:
+    """C14b's 'depends', built from the run: on when the layout changes, and which of the seed's
+    stated causes the same run ruled out (review 2026-12-03h item 6). 'not AMP' when the drift gave
+    wrong gradients with AMP off (the run had none, or its float32 variant was wrong too); 'not
+    across ranks' when every wrong variant was flagged on every rank and the ranks still ended
+    bit-identical (every rank got the same wrong gradient, so their views never disagreed)."""
+    amp, off = ev.get("amp_dtype"), ev.get("amp_off_drift")
+    said = []
+    if amp == "off" or (off and not off.get("error") and off.get("wrong_grads")):
+        said.append(NOT_AMP)
+    elif off and not off.get("error"):
+        said.append(AND_AMP)
+    if wrong and all(d.get("wrong_every_rank") and d["params_identical"]
+                     and not d.get("max_abs_diff_across_ranks") for d in wrong):
+        said.append(NOT_ACROSS_RANKS)
+    return WHEN_IT_CHANGES + (f" ({'; '.join(said)})" if said else "")
 
 
 def _fixed(hook: Mapping | None) -> bool:
@@ -270,6 +296,9 @@ def evidence_from_run(result: Mapping) -> dict:
                 "params_identical": all(r["params_identical"] for r in reports),
                 "wrong_grads": sorted({g for r in reports for o in r.get("observed", [])
                                        for g in o.get("wrong_grads", [])}),
+                # each rank compared its own DDP gradients with the hand all-reduce: all flagged some
+                "wrong_every_rank": all(any(o.get("wrong_grads") for o in r.get("observed", []))
+                                        for r in reports),
                 "max_abs_diff_across_ranks": max(r["max_abs_diff_across_ranks"] for r in reports)}
 
     drift_names = [n for n in ("a_drift", "e_late_drift") if n in by_name]

@@ -14,12 +14,12 @@ import math
 import os
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import torch
 
 from labkit.chapters.ch06_ddp_layout_drift import ddp_launch, layout_contract
-from labkit.claims.core import Verdict
+from labkit.claims.core import Claim, Verdict
 from labkit.claims.tables import deciding
 from labkit.core import results
 from labkit.session import Recorded
@@ -257,6 +257,9 @@ def runs_of(counts: Sequence[int]) -> str:
     return " ".join(out) or "-"
 
 
+WAYS = ("c_convert_first", "a_drift", "e_late_drift", "d_bucket_view")  # when and how the model is converted
+HELD = {"all zeros": "zeros",  # the worker's diagnosis of a wrong gradient, in a takeaway's words
+        "the right values, in the bucket view's memory order, read with the param's strides": "values misplaced"}
 HOOK_VARIANTS = ("b_seed_fix", "b2_seed_hook_fitted")  # what the seed's hook did: quiz_hook's answer
 
 
@@ -529,9 +532,62 @@ def findings(run: Run, explanations: Mapping[str, str]) -> tables.Table:
 # The verdicts
 
 
-def claim_cards(claim: Callable[[str], object], ids: Sequence[str]) -> Stack:
-    """The claims' cards, one under the other (each the claim and what decides it)."""
-    return Stack(*(claim(i) for i in ids))
+def claim_cards(claim: Callable[[str], object], ids: Sequence[str], marked: str = "") -> Stack:
+    """The claims' cards, one under the other (each the claim and what decides it).
+
+    `marked`: one seed sentence that several cards judge, with each card's clause marked
+    '[C14a: ...]'. It is shown once, above the cards, and a card whose id is marked in it says
+    which clause it judges instead of restating the sentence (review 2026-12-03h item 6: C14a's
+    and C14b's statements were nearly the same sentence twice)."""
+    cards = []
+    for claim_id in ids:
+        card = claim(claim_id)
+        if marked and f"[{claim_id}:" in marked and isinstance(card, Claim):
+            card = replace(card, statement=f"judges the clause marked {claim_id} in the sentence above")
+        cards.append(card)
+    return Stack(*([f"The seed's sentence (section 4.3): {marked}"] if marked else []), *cards)
+
+
+def works_and_not(run: Run, ways: Sequence[str] = WAYS) -> tuple[str, str]:
+    """The takeaway's 'What works' and 'What does not', from the run's gradient check: among the
+    ways to convert (`ways`: before wrapping, after it, after the rebuild, with
+    gradient_as_bucket_view), those whose gradients matched the reference on every observed step,
+    and the others by what their gradients held, 'silently' when DDP did not warn on a step whose
+    gradients were wrong (review 2026-12-03h item 4: (d) was listed as working while it handed
+    back zeros with 0 warnings)."""
+    rows = run.rows
+    works = [name for name in ways if name in rows and not rows[name]["error"] and not rows[name]["wrong_grads"]]
+    broken: dict[str, list[str]] = {}
+    for name in ways:
+        row = rows.get(name)
+        if not row or not row["wrong_grads"] or row["error"]:
+            continue
+        said = "; ".join(HELD.get(why, why) for why in row["wrong_grad_diagnosis"]) or "wrong"
+        steps = run.reports[name]["warnings_by_step"]
+        if not any(steps[i] for i in row["wrong_grad_steps"] if i < len(steps)):
+            said += ", silently"
+        broken.setdefault(said, []).append(_letter(name))
+    silent_first = sorted(broken.items(), key=lambda item: not item[0].endswith("silently"))
+    yes = f"What works: {'/'.join(map(_letter, works)) or 'none of them'}."
+    no = "What does not: " + "; ".join(f"{'/'.join(v)} {k}" for k, v in silent_first) + "." if broken else ""
+    return yes, no
+
+
+def _letter(name: str) -> str:
+    """A variant's letter as the page names it: 'd_bucket_view' -> '(d)'."""
+    return f"({name.split('_')[0]})"
+
+
+def amp_wording(run: Run) -> str:
+    """How the takeaway places AMP: a run without mixed precision says its gradients were float32
+    (no 'AMP off too' on a page whose run had AMP off, review 2026-12-03h item 10); a run with it
+    reads the float32 drift (f) beside (a)."""
+    if run.amp == "off":
+        return "in float32, no AMP"
+    f = run.rows.get("f_drift_no_amp")
+    if not f or f["error"]:
+        return f"with {run.amp} AMP"
+    return f"{'wrong' if f['wrong_grads'] else 'right'} with AMP off"
 
 
 def verdicts(card: object, nearest: Verdict) -> Stack:

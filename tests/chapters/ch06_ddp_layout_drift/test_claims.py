@@ -13,7 +13,8 @@ TYPE_ERROR = "TypeError: _ddp_reduce_hook() takes 1 positional argument but 3 we
 
 def drift(name="a_drift", warnings=3, identical=True, wrong=(), error=None, diff=0.0):
     return {"name": name, "warnings": warnings, "steps": 21, "error": error,
-            "params_identical": identical, "max_abs_diff_across_ranks": diff, "wrong_grads": list(wrong)}
+            "params_identical": identical, "max_abs_diff_across_ranks": diff, "wrong_grads": list(wrong),
+            "wrong_every_rank": bool(wrong)}
 
 
 # What this CPU measured (torch 2.13, gloo): warned, ranks identical, gradients permuted, hook raises.
@@ -100,8 +101,24 @@ def test_c14b_reason_opens_with_the_wrong_gradients_and_names_the_bucket_view_va
 
 def test_c14b_depends_on_when_the_layout_changes():
     verdict = judge("C14b", **MEASURED_HERE)
-    assert verdict.outcome == "depends" and verdict.depends_on == ch06.WHEN_IT_CHANGES
-    assert verdict.depends_on.startswith("when the layout changes")
+    assert verdict.outcome == "depends" and verdict.depends_on.startswith(ch06.WHEN_IT_CHANGES)
+
+
+def test_c14b_depends_names_the_seeds_causes_the_same_run_ruled_out():
+    """Review 2026-12-03h item 6: not AMP, not across ranks, each only when this run measured it."""
+    fp32 = judge("C14b", **MEASURED_HERE, amp_dtype="off")
+    assert fp32.depends_on == ("when the layout changes (not AMP; not across ranks: every rank gets the "
+                               "same wrong gradient)")
+    wrong_too = judge("C14b", **MEASURED_HERE, amp_dtype="float16",
+                      amp_off_drift=drift("f_drift_no_amp", wrong=["0.weight"]))
+    assert ch06.NOT_AMP in wrong_too.depends_on
+    right_off = judge("C14b", **MEASURED_HERE, amp_dtype="float16", amp_off_drift=drift("f_drift_no_amp"))
+    assert ch06.NOT_AMP not in right_off.depends_on and ch06.AND_AMP in right_off.depends_on
+    untested = judge("C14b", **MEASURED_HERE, amp_dtype="float16")  # no float32 drift this run
+    assert "AMP" not in untested.depends_on
+    one_rank = dict(MEASURED_HERE, drift_variants=[dict(d, wrong_every_rank=False)
+                                                   for d in MEASURED_HERE["drift_variants"]])
+    assert ch06.NOT_ACROSS_RANKS not in judge("C14b", **one_rank, amp_dtype="off").depends_on
 
 
 def test_c14b_is_the_seeds_statement_not_a_rewording():
@@ -185,6 +202,7 @@ def test_evidence_from_a_launch_result_needs_every_rank_to_agree():
     assert set(names) >= {d["name"] for d in ev["drift_variants"]}
     assert claims.get("C14a").judge(ev, machine="test").outcome == "confirmed"  # rank 1 disagrees
     assert ev["control"]["name"] == "c_convert_first" and ev["control"]["wrong_grads"] == []
+    assert a["wrong_every_rank"] is True and ev["control"]["wrong_every_rank"] is False
     assert claims.get("C14b").judge(ev, machine="test").outcome == "depends"  # right before, wrong after
     assert claims.get("C14c").judge(ev, machine="test").outcome == "refuted"
 

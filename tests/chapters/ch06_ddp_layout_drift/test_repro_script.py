@@ -29,3 +29,21 @@ def test_the_script_prints_the_wrong_gradient_on_two_cpu_processes():
     # the docstring's expected output names the same verdicts
     docstring = SCRIPT.read_text().split('"""')[1]
     assert "0.weight (8, 3, 3, 3): relative error" in docstring and "WRONG" in docstring
+
+
+def test_the_chapter_states_the_scripts_length_as_it_is():
+    """Review 2026-12-03h item 10: the page said '60 lines' of a 64-line script."""
+    import re
+
+    page = (ROOT / "notebooks" / "06_ddp_layout_drift.py").read_text()
+    stated = re.search(r"in (\d+) lines of plain PyTorch", page)
+    assert stated, "the page no longer says how long the script is: update this test"
+    assert int(stated.group(1)) == len(SCRIPT.read_text().splitlines())
+
+
+def test_the_docstring_shows_the_output_the_report_shows():
+    """The 1x1 weight's relative error as the report's recorded output prints it (not 0.0e+00)."""
+    doc = SCRIPT.read_text().split('"""', 2)[1]
+    report = (ROOT / "docs" / "ddp_layout_drift_issue.md").read_text().split("## Output", 1)[1]
+    shown = [line.strip() for line in doc.splitlines() if "relative error" in line]
+    assert shown and all(line in report for line in shown)

@@ -234,3 +234,46 @@ def test_a_record_timed_one_after_the_other_shows_no_step_time_pair_and_one_unit
     assert "step time" in rounds.column("") and "interleaved" in rounds.notes[0]
     said = tables.copy_bound(45_306_624, 0.0826, 0.0097, {"gbps": 4243.9, "machine": "nvidia-h200"})
     assert "the 43.2 MiB permuting copy" in said and "KiB" not in said
+
+
+MISPLACED = {"0.weight": "the right values, in the bucket view's memory order, read with the param's strides"}
+
+
+def _ways_run(d_steps=(0, 0, 0), c_wrong=None, amp="off", f_wrong=True):
+    """(a) and (e) misplaced, (d) zeros on step 0 with d_steps' warnings, (c) right unless c_wrong."""
+    reports = [_report("a_drift", (3, 0, 0), MISPLACED), _report("b_seed_fix", (), error=ERROR),
+               _report("c_convert_first", (0, 0, 0), c_wrong), _report("d_bucket_view", d_steps, {"3.weight": "all zeros"}),
+               _report("e_late_drift", (2, 0, 0), MISPLACED), _report("f_drift_no_amp", (3, 0, 0), MISPLACED if f_wrong else None)]
+    for report in reports:
+        report["amp_dtype"] = amp
+    return tables.Run({"ranks": [reports, reports], "world_size": 2, "backend": "gloo", "device": "cpu",
+                       "config": {}, "torch": torch.__version__}, 1.0)
+
+
+def test_what_works_is_read_off_the_gradient_check_not_typed():
+    """Review 2026-12-03h item 4: (d) gave zeros with 0 warnings and was listed under 'What works'."""
+    assert tables.works_and_not(_ways_run()) == (
+        "What works: (c).", "What does not: (d) zeros, silently; (a)/(e) values misplaced.")
+    warned = tables.works_and_not(_ways_run(d_steps=(1, 0, 0)))[1]  # a warning on its wrong step: not silent
+    assert warned == "What does not: (a)/(e) values misplaced; (d) zeros."
+    nothing = tables.works_and_not(_ways_run(c_wrong=MISPLACED))
+    assert nothing[0] == "What works: none of them." and "(c) values misplaced, silently" in nothing[1]
+
+
+def test_the_amp_wording_follows_the_runs_mixed_precision():
+    """Review 2026-12-03h item 10: 'wrong with AMP off too' on a run whose AMP was off."""
+    assert tables.amp_wording(_ways_run(amp="off")) == "in float32, no AMP"
+    assert tables.amp_wording(_ways_run(amp="float16")) == "wrong with AMP off"
+    assert tables.amp_wording(_ways_run(amp="float16", f_wrong=False)) == "right with AMP off"
+
+
+def test_the_seed_sentence_is_shown_once_with_each_cards_clause_marked():
+    from labkit import claims
+
+    shown = tables.claim_cards(claims.get, ["C14a", "C14b", "C14c"], ch06.SEED_SENTENCE_MARKED)
+    text = str(shown)
+    assert text.count("storage offsets") == 1 and text.startswith("The seed's sentence (section 4.3)")
+    assert "[C14a: the ranks' data views disagree" in text and "[C14b: silent numerical deviation]" in text
+    assert "C14a: judges the clause marked C14a in the sentence above" in text
+    assert "C14b: judges the clause marked C14b in the sentence above" in text
+    assert claims.get("C14c").statement in text  # not in the sentence: its own statement
