@@ -589,7 +589,7 @@ def _make_timing(samples: list[float], label: str, where: torch.device, mode: st
                      f"the GPU {stats.median_s * 1e6:.1f} us to run it; the median is device "
                      "time, and a Python loop of such calls runs at the host's pace")
     fault_cost = conditions.page_fault_cost_s() if faults else 0.0
-    fault_note = timing.page_fault_note(faults, stats.median_s, fault_cost)
+    fault_note = timing.page_fault_note(faults, stats.median_s, fault_cost, threads)
     if fault_note:
         notes.append(fault_note)
     others = sharing.others_on_gpu(where) if where.type == "cuda" else []
@@ -614,6 +614,6 @@ def _make_timing(samples: list[float], label: str, where: torch.device, mode: st
                   timer_resolution_s=resolution, warnings=tuple(notes),
                   minor_faults_per_call=faults, allocator=allocator, math=shares.math,
                   pct_of_tf32_ceiling=shares.pct_of_tf32_ceiling,
-                  page_fault_share=timing.fault_share(faults, stats.median_s, fault_cost),
+                  page_fault_share=timing.fault_share(faults, stats.median_s, fault_cost, threads),
                   shared_gpu=bool(others), clock=clock_name, host_s=host_s,
                   call_overhead_s=overhead_s)

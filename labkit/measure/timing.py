@@ -165,29 +165,42 @@ def ceiling_shares(gbps: float | None, tflops: float | None, flops_dtype: str,
 
 
 def fault_share(faults_per_call: float | None, median_s: float,
-                fault_cost_s: float) -> float | None:
-    """Share of the median that the page faults explain: faults x cost of one / median."""
+                fault_cost_s: float, threads: int | None = None) -> float | None:
+    """Share of the median (wall time) that the page faults explain, at most all of it.
+
+    getrusage counts the faults of every thread of the process, and `fault_cost_s` is one
+    fault's cost measured on one thread, so faults x cost is CPU time. A timing whose work ran
+    on `threads` threads may take them in parallel: their serial cost is spread over those
+    threads (the most they can overlap) before it is set against the wall-time median. Without
+    that, the 16 threads of an H200 host's eager run were priced serially at 406% of its median
+    (review 2026-12-03h item 7)."""
     if faults_per_call is None or median_s <= 0:
         return None
-    return faults_per_call * fault_cost_s / median_s
+    return min(1.0, faults_per_call * fault_cost_s / max(1, threads or 1) / median_s)
 
 
 def page_fault_note(faults_per_call: float | None, median_s: float,
-                    fault_cost_s: float) -> str | None:
+                    fault_cost_s: float, threads: int | None = None) -> str | None:
     """A warning when minor page faults explain a large share of the median, else None.
 
     A CPU timing that faults thousands of pages per call measures the allocator (memory
-    returned to the system after each call and faulted in again) as much as the work.
+    returned to the system after each call and faulted in again) as much as the work. With
+    several threads the faults' cost is CPU time, and the share of the wall-time median is
+    that cost spread over the threads (`fault_share`): the note says both.
     """
-    share = fault_share(faults_per_call, median_s, fault_cost_s)
-    if share is None or share < FAULTS_DOMINATE_FRACTION:
+    share = fault_share(faults_per_call, median_s, fault_cost_s, threads)
+    if share is None or faults_per_call is None or share < FAULTS_DOMINATE_FRACTION:
         return None
-    return (f"page faults: {faults_per_call:.0f} minor page faults per call, about "
-            f"{format_seconds(faults_per_call * fault_cost_s)} ({100 * share:.0f}%) of the "
-            f"{format_seconds(median_s)} median at ~{fault_cost_s * 1e6:.1f} us each (measured "
-            "here): this timing partly measures the allocator returning memory to the system "
-            "and taking it back. Time it again inside bench.allocator_kept() (or with "
-            "keep_allocator_memory=True) to see the work alone.")
+    cpu_s, parallel = faults_per_call * fault_cost_s, max(1, threads or 1)
+    cost = (f"about {format_seconds(cpu_s)} ({100 * share:.0f}%) of the {format_seconds(median_s)} median"
+            if parallel == 1 else
+            f"about {format_seconds(cpu_s)} of CPU time; spread over the {parallel} threads, "
+            f"{format_seconds(cpu_s / parallel)} ({100 * share:.0f}%) of the {format_seconds(median_s)} "
+            "wall-time median")
+    return (f"page faults: {faults_per_call:.0f} minor page faults per call, {cost} at "
+            f"~{fault_cost_s * 1e6:.1f} us each (measured here, on one thread): this timing partly "
+            "measures the allocator returning memory to the system and taking it back. Time it again "
+            "inside bench.allocator_kept() (or with keep_allocator_memory=True) to see the work alone.")
 
 
 # ---------------------------------------------------------------------------------------
