@@ -58,12 +58,14 @@ KEYS: dict[str, dict[str, list[str]]] = {
         # table's label, C2's 2-D comparison (the same question on a CPU) and the explanation
         # that BLAS reads a transposed operand as a flag
         "quiz_c10": ["torch.matmul on the view", "BLAS takes", "as a flag", "x.transpose(0,1).matmul(w)"],
-        # C2 asks the 3-D batch, in its optional section below C10's measurement and verdict
-        # (review 2026-12-03f item 3: its quiz stood beside C10's, graded only by the optional
-        # cells, and held C10's table): its timed variants' labels, the fold naming what the
-        # implicit path ran and the bmm explanation. C10's answer for a 2-D matrix ("BLAS takes
-        # a transposed matrix as a flag", its verdict) is now the premise above it, not a key.
-        "quiz_c2": ["x.transpose(0,1).matmul(w)", "batched matmul", "what the implicit path ran"],
+        # C2 asks what matmul runs on the seed's 3-D view and whether it copies (review
+        # 2026-12-03h item 2: it asked which path is faster, which C10's premise answers for a
+        # 2-D matrix): the ops the detector lists (aten::bmm), the fold naming them, the bmm
+        # explanation below the verdict, and the 3-D batch's bytes copied in "What to remember".
+        # C10's answer for a 2-D matrix ("BLAS takes a transposed matrix as a flag") is the
+        # premise above it, not a key: it says nothing of a 3-D view.
+        "quiz_c2": ["aten::bmm", "what the implicit path ran", "batched matmul", "(bmm)",
+                    "B for the 3-D batch"],
         # C9 asks the transposed copy's penalty: the comparison's labels and the seed's rows
         "quiz_c9": ["transposed copy: dst.copy_", "the seed's rows, measured",
                     "A copy's cost is its access pattern"],

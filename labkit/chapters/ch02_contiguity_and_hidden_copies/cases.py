@@ -17,9 +17,10 @@ import torch
 from labkit.chapters.ch02_contiguity_and_hidden_copies import claims as ch02
 from labkit.claims import quiz_keys
 from labkit.core import env
-from labkit.measure import bench, copies
+from labkit.measure import bench, ceiling_store, copies
 from labkit.measure.timing import Comparison
 from labkit.show.table import Table
+from labkit.show.table import rows as table_rows
 from labkit.show.widgets.quiz import Key
 
 
@@ -98,24 +99,49 @@ def matmul_cases(device: torch.device, on_gpu: bool,
     return dtype, batch, cases
 
 
-C2_CHOICES = ("without .contiguous()", "about the same (within 10%)", "with .contiguous() first")
-C2_SAME = 1.1  # the quiz's 'about the same' edge: within 10% either way
+# C2's quiz asks what matmul runs on the seed's 3-D view and what it copies (review 2026-12-03h
+# item 2: it asked which path is faster, which C10's premise above it answered for a 2-D
+# matrix, and its key sat 1-2% from the 'about the same' edge: 0.889 against 1/1.1, and it
+# moved between two CPU runs). What runs is read off this run's copy detector and profiler:
+# deterministic, and nothing above the quiz says it for a 3-D view.
+C2_CHOICES = ("it copies the view to a contiguous tensor, then one matrix multiply",
+              "it folds the view into one [seq x batch, dim] matrix, one matrix multiply, no copy",
+              "a batched multiply over the view's first dimension that reads its strides, no copy")
 
 
-def _c2_class(ratio: float) -> str:
-    return C2_CHOICES[1] if 1 / C2_SAME <= ratio <= C2_SAME else C2_CHOICES[0 if ratio < 1 else 2]
-
-
-def which_is_faster(comparisons: Mapping[str, Comparison] | None, case: str = "2-D") -> Key | str:
-    """C2's quiz answer, graded on the careful interleaved measurement of `case` (the notebook
-    asks about the seed's 3-D batch), not a quick one: an error until C2's cell has run. Where
-    the ratio's spread or a flagged timing could carry it across an edge of 'about the same',
-    both sides count (the trust rule, `quiz_keys`)."""
-    if not comparisons or case not in comparisons:
+def c2_what_ran(cases: list[Mapping] | None, case: str = "3-D batch") -> str:
+    """C2's quiz answer, from this run's measurement of `case`: a copy seen by the detector or
+    (inside an op) by the profiler picks the first choice; else a batched matmul (bmm) the
+    third; else one matrix multiply (mm) the second. An error until C2's cell has run."""
+    found = next((c for c in cases or [] if c["case"] == case), None)
+    if found is None:
         raise ValueError("run the C2 measurement cell below first, then submit again")
-    return quiz_keys.comparison_key(  # implicit / explicit time
-        comparisons[case], "x.transpose(0,1).matmul(w)", choices=C2_CHOICES,
-        edges=(1 / C2_SAME, C2_SAME), pick=_c2_class)
+    ops = {str(op).split("::")[-1].split(".")[0] for op in found["implicit_ops"]}
+    if int(found["implicit_copy_bytes"]) > 0 or found.get("copies_inside"):
+        return C2_CHOICES[0]
+    if "bmm" in ops:
+        return C2_CHOICES[2]
+    if ops & {"mm", "addmm", "matmul"}:
+        return C2_CHOICES[1]
+    return "something else: " + ", ".join(sorted(ops))
+
+
+def c2_ran_text(cases: list[Mapping]) -> str:
+    """What each case's implicit path ran and copied (the detector's top-level ops, the
+    profiler's copies at every depth), the fold under C2's table that answers its quiz."""
+    return "; ".join(f"{c['case']}: {', '.join(c['implicit_ops'])}, copied {c['implicit_copy_bytes']} B"
+                     + (f" (inside: {', '.join(c['copies_inside'])})" if c.get("copies_inside") else
+                        ", no copy inside (profiler)") for c in cases)
+
+
+def c2_ceiling_note(comparisons: Mapping[str, Comparison]) -> str:
+    """Each C2 case's paths as shares of the matmul ceiling (review 2026-12-03h item 11: the
+    92.7% and 56% sat only in the evidence)."""
+    return "of the matmul ceiling: " + "; ".join(
+        f"{case}: " + ", ".join(f"{'implicit' if '.contiguous()' not in label else 'explicit'} "
+                                f"{v.timing.pct_of_matmul_ceiling:.0f}%"
+                                for label, v in cmp.variants.items() if v.timing.pct_of_matmul_ceiling is not None)
+        for case, cmp in comparisons.items())
 
 
 VIEW_MATMUL = "torch.matmul on the view"
@@ -139,6 +165,24 @@ def c10_faster(comparisons: Mapping[str, Comparison] | None) -> Key | str:
     limit = ch02.STRIDE_AWARE_WIN_RATIO  # view time / baseline time
     return quiz_keys.comparison_key(next(iter(comparisons.values())), VIEW_MATMUL,
                                     choices=C10_CHOICES, edges=(1 / limit, limit), pick=_c10_class)
+
+
+def c10_loop(variants: Mapping[str, Callable], baseline: str, comparison: Comparison,
+             rounds: int = 5, rep_ms: float = 100.0, force: bool = False) -> dict:
+    """Where a C10 case is launch-bound (a call's host launch outlasts its device time, either
+    side), torch.matmul on the view against the baseline timed as a back-to-back loop by wall
+    clock, interleaved (review 2026-12-03h item 4: the page printed 'torch.matmul 6.9x faster in
+    a loop' computed as max(host, device), while reproduce read 2.5-2.8x). {} where neither
+    side is launch-bound (`force` times it anyway: a CPU has no launch to bound it)."""
+    view, base = comparison[VIEW_MATMUL].timing, comparison[baseline].timing
+    bound = any(t.host_s is not None and t.host_s > t.median_s for t in (view, base))
+    if not (bound or force):
+        return {}
+    loop = bench.compare({VIEW_MATMUL: variants[VIEW_MATMUL], baseline: variants[baseline]},
+                         baseline=baseline, rounds=rounds, rep_ms=rep_ms, clock="wall")
+    timed = loop[VIEW_MATMUL]
+    return {"loop_ratio": timed.ratio, "loop_ratio_iqr": [timed.ratio_q25, timed.ratio_q75],
+            "loop_clock": timed.timing.clock or "wall"}
 
 
 C9_CHOICES = (f"under {ch02.STRIDED_PENALTY_RATIO:g}x", f"{ch02.STRIDED_PENALTY_RATIO:g}x to 5x",
@@ -250,66 +294,106 @@ SECTOR_BYTES = 32  # what a GPU's caches fetch at a time (NVIDIA: 32-byte sector
 L1_WINDOW = 2048  # floats a window: the strided patterns span 2 x 2048 x 4 B = 16 KiB, inside any L1
 
 
-def c5b_measure(chapter: object, count: int, rounds: int = 5, rep_ms: int = 300) -> tuple[dict, Comparison, Comparison]:
+def c5b_measure(chapter: object, count: int, rounds: int = 5, rep_ms: int = 300) -> tuple[dict, Comparison, Comparison | None]:
     """C5b's evidence, as the notebook and reproduce.py both measure it: the four patterns
-    summed once over `count` floats (DRAM-sized), and summed over a 16 KiB window repeated
-    count // L1_WINDOW times in one call (meant to be L1-resident: the same elements read, the
-    call's own cost spread over every pass; named so only where its time shows a cache), each with the bytes it fetches per useful byte (64-byte
-    lines on a CPU, 32-byte sectors on a GPU). `chapter` is the session's chapter."""
+    summed once over `count` floats (DRAM-sized), each with the bytes it fetches per useful byte
+    (64-byte lines on a CPU, 32-byte sectors on a GPU), the rate of those bytes and its share of
+    the copy ceiling. On a CPU also summed over a 16 KiB window repeated count // L1_WINDOW times
+    in one call (meant to be L1-resident: the same elements read, the call's own cost spread
+    over every pass; named so only where its time shows a cache). Not on a GPU (review
+    2026-12-03h item 3): there a stride-0 view's sum runs another reduction kernel, which read
+    1.36x *slower* than DRAM-sized on the H200, all patterns alike; its evidence says
+    ns_per_element_l1 None ('L1 not measured on this form'). `chapter` is the session's chapter."""
     device, on_gpu = chapter.device, chapter.on_gpu  # type: ignore[attr-defined]
     unit = SECTOR_BYTES if on_gpu else ch02.CACHE_LINE_BYTES
     dram = access_patterns(count, device)
-    window = access_patterns(L1_WINDOW, device, repeats=max(1, count // L1_WINDOW))
     dram_variants = {label: (lambda v=v: v.sum()) for label, v in dram.items()}
     dram_cmp, flagged = chapter.measured(dram_variants, baseline=ch02.ALIGNED_CONTIGUOUS,  # type: ignore[attr-defined]
                                          rounds=rounds, rep_ms=rep_ms)
-    # hot mode: no cache flush between calls; the window stays in L1 across its passes
-    l1_cmp = bench.compare({label: (lambda v=v: v.sum()) for label, v in window.items()},
-                           baseline=ch02.ALIGNED_CONTIGUOUS, rounds=rounds, rep_ms=rep_ms, mode="hot")
+    l1_cmp, window = None, None
+    if not on_gpu:  # hot mode: no cache flush between calls; the window stays in L1 across its passes
+        window = access_patterns(L1_WINDOW, device, repeats=max(1, count // L1_WINDOW))
+        l1_cmp = bench.compare({label: (lambda v=v: v.sum()) for label, v in window.items()},
+                               baseline=ch02.ALIGNED_CONTIGUOUS, rounds=rounds, rep_ms=rep_ms, mode="hot")
     kept = chapter.only_on("cpu", lambda: bench.compare(  # type: ignore[attr-defined]
         dram_variants, baseline=ch02.ALIGNED_CONTIGUOUS, rounds=3, rep_ms=200, keep_allocator_memory=True))
-    shares = [v.timing.overhead_share for v in l1_cmp.variants.values() if v.timing.overhead_share is not None]
+    shares = [v.timing.overhead_share for v in (l1_cmp.variants.values() if l1_cmp else [])
+              if v.timing.overhead_share is not None]
+    fetched_dram = fetched_per_useful(dram, unit)
+    ns = per_element(dram_cmp, count)
+    element = next(iter(dram.values())).element_size()
+    gbps = {label: fetched_dram[label] * element / ns[label] for label in ns}  # bytes per ns = GB/s
+    ceiling = ceiling_store.cached(device.type)
     evidence = {
-        "ns_per_element": per_element(dram_cmp, count),
-        "ns_per_element_l1": per_element(l1_cmp, next(iter(window.values())).numel()),
-        "fetched_per_useful": fetched_per_useful(window, unit), "fetch_unit_bytes": unit,
-        "fetched_per_useful_dram": fetched_per_useful(dram, unit),
-        "l1_passes_per_call": next(iter(window.values())).shape[0],
+        "ns_per_element": ns,
+        "ns_per_element_l1": per_element(l1_cmp, next(iter(window.values())).numel()) if l1_cmp and window else None,
+        "fetched_per_useful": fetched_per_useful(window or dram, unit), "fetch_unit_bytes": unit,
+        "fetched_per_useful_dram": fetched_dram,
+        "gbps_fetched_dram": gbps,
+        "pct_of_copy_ceiling_dram": ({label: 100 * g / ceiling.copy_gbps for label, g in gbps.items()}
+                                     if ceiling and ceiling.copy_gbps else None),
+        "l1_passes_per_call": next(iter(window.values())).shape[0] if window else None,
         "l1_call_overhead_share": max(shares) if shares else None,
         "flags": flagged, "kept": kept and kept_alignment(kept),
         # the defaults' faults beside the kept run's: the kept figure is read only where they fell
         "faults_per_call": {label: v.timing.minor_faults_per_call for label, v in dram_cmp.variants.items()},
         "ratio_iqr": {label: [v.ratio_q25, v.ratio_q75] for label, v in dram_cmp.variants.items()},
-        "ratio_iqr_l1": {label: [v.ratio_q25, v.ratio_q75] for label, v in l1_cmp.variants.items()},
+        "ratio_iqr_l1": ({label: [v.ratio_q25, v.ratio_q75] for label, v in l1_cmp.variants.items()}
+                         if l1_cmp else None),
         "device": str(device),
     }
     # the window's flags carry its name as measured: 'L1-resident' only where it shows a cache
-    evidence["flags"] = flagged + l1_flags(l1_cmp, ch02.window_case(evidence))
+    evidence["flags"] = flagged + (l1_flags(l1_cmp, ch02.window_case(evidence)) if l1_cmp else [])
     return evidence, dram_cmp, l1_cmp
 
 
 def c5b_rows(evidence: Mapping) -> list[dict]:
-    """C5b's table: per pattern, the bytes it fetches per useful byte and its time per element
-    at both sizes, with each ratio to aligned-contiguous. The window's column is named as
-    measured (`claims.window_case`): 'L1-resident' only where its time shows a cache."""
-    dram, l1 = evidence["ns_per_element"], evidence["ns_per_element_l1"]
-    base, base_l1 = dram[ch02.ALIGNED_CONTIGUOUS], l1[ch02.ALIGNED_CONTIGUOUS]
+    """C5b's folded table: per pattern, the bytes it fetches per useful byte and its time per
+    element (ps under a nanosecond) with each ratio to aligned-contiguous, DRAM-sized and, where
+    measured, in the window (named as measured, `claims.window_case`: 'L1-resident' only where
+    its time shows a cache)."""
+    dram, l1 = evidence["ns_per_element"], evidence.get("ns_per_element_l1")
+    base = dram[ch02.ALIGNED_CONTIGUOUS]
     unit, window = evidence["fetch_unit_bytes"], ch02.window_case(evidence)
-    return [{"pattern": label, f"fetched / used ({unit} B units)": evidence["fetched_per_useful"][label],
-             "DRAM-sized": dram[label], "DRAM ratio": dram[label] / base,
-             window: l1[label], "window ratio": l1[label] / base_l1} for label in dram]
+    fetched = evidence.get("fetched_per_useful_dram") or evidence["fetched_per_useful"]
+    return [{"pattern": label, f"fetched / used ({unit} B units)": fetched[label],
+             "DRAM-sized": ch02.per_element_text(dram[label]), "DRAM ratio": dram[label] / base}
+            | ({window: ch02.per_element_text(l1[label]),
+                "window ratio": l1[label] / l1[ch02.ALIGNED_CONTIGUOUS]} if l1 else {})
+            for label in dram]
+
+
+def c5b_fold(evidence: Mapping) -> tuple[str, str]:
+    """The title and text folded under C5b's table: each pattern's times (and the window's,
+    where measured, with its passes and the call's own share), or on a GPU why there is no
+    window."""
+    if evidence.get("ns_per_element_l1") is None:  # the table above has every DRAM-sized column
+        return ("why no L1 case", f"{ch02.L1_NOT_MEASURED}: a GPU's sum over a small window repeated "
+                "(a stride-0 view) runs another reduction kernel, not an L1 read (recorded on the H200, 2026-12-03 21:52: 1.36x "
+                "slower per element than DRAM-sized, all four patterns alike)")
+    rows = table_rows(c5b_rows(evidence), units={"DRAM ratio": "x", "window ratio": "x"})
+    window = ch02.window_case(evidence)
+    share = evidence.get("l1_call_overhead_share")
+    return ("each pattern's times, and the window's", f"{rows}\n{window}: {evidence['l1_passes_per_call']:,} "
+            "passes in one call" + (f"; the call's own cost: {100 * share:.0f}% of a median" if share is not None
+                                    else " (device time: no call in it)"))
 
 
 def c5b_core_rows(evidence: Mapping) -> list[dict]:
     """C5b's visible table (review 2026-12-03f item 6: the core showed '4 | DRAM-sized,
     L1-resident | the verdict's', a stub): per pattern, the bytes the caches fetch per byte used
     and its time per element against aligned-contiguous, at DRAM size, where the verdict reads
-    the cause. The DRAM buffer's own fetch counts where recorded, else the window's."""
+    the cause, with the rate of the bytes fetched and its share of the copy ceiling (review
+    2026-12-03h items 3 and 11). The DRAM buffer's own fetch counts where recorded, else the
+    window's."""
     dram = evidence["ns_per_element"]
     base, unit = dram[ch02.ALIGNED_CONTIGUOUS], evidence["fetch_unit_bytes"]
     fetched = evidence.get("fetched_per_useful_dram") or evidence["fetched_per_useful"]
+    gbps = evidence.get("gbps_fetched_dram") or {}
+    pct = evidence.get("pct_of_copy_ceiling_dram") or {}
     return [{"pattern": label, f"fetched / used ({unit} B units)": fetched[label],
-             "DRAM ratio": dram[label] / base} for label in dram]
+             "per element": ch02.per_element_text(dram[label]), "DRAM ratio": dram[label] / base,
+             "GB/s fetched": gbps.get(label), "of the copy ceiling": pct.get(label)} for label in dram]
 
 
 def l1_flags(comparison: Comparison, case: str = ch02.L1_CASE) -> list[dict]:
@@ -327,6 +411,19 @@ def device_name(on_gpu: bool, threads: int) -> str:
     if on_gpu:
         return str(found.get("gpu_name") or "a GPU")
     return f"{found.get('cpu_model') or 'this CPU'}, {threads} threads"
+
+
+def c6_form(chapter: object) -> str:
+    """C6's form on this machine, saying which it is (`claims.c6_form`)."""
+    on_gpu = bool(chapter.on_gpu)  # type: ignore[attr-defined]
+    return ch02.c6_form(device_name(on_gpu, int(chapter.threads)), on_gpu)  # type: ignore[attr-defined]
+
+
+def c5b_form(chapter: object) -> str:
+    """C5b's form: on a GPU it says the window (an L1 case) is not measured (review
+    2026-12-03h item 3)."""
+    on_gpu = bool(chapter.on_gpu)  # type: ignore[attr-defined]
+    return form(chapter, "C5b", "float32, time per element of a sum" + (f"; {ch02.L1_NOT_MEASURED}" if on_gpu else ""))
 
 
 def form(chapter: object, claim_id: str, detail: str = "", seed_form_on_gpu: bool = False) -> str:

@@ -227,6 +227,17 @@ def _dram_fetched(ev: Mapping, window: dict[str, float] | None) -> dict[str, flo
     return found
 
 
+# Review 2026-12-03h item 3: on a GPU the window (a stride-0 view summed) runs another reduction
+# kernel, 1.36x *slower* per element than DRAM-sized on the H200, all four patterns alike: no
+# cache read. The GPU form no longer measures it (evidence ns_per_element_l1: None) and says so.
+L1_NOT_MEASURED = "L1 not measured on this form"
+
+
+def l1_measured(ev: Mapping) -> bool:
+    """Whether C5b's evidence holds the window's timings (a CPU's); None on a GPU's form."""
+    return ev.get("ns_per_element_l1") is not None
+
+
 def window_speedup(ev: Mapping) -> float:
     """How many times faster per element aligned-contiguous ran in the 16 KiB window than
     DRAM-sized: above CACHE_EFFECT_SPEEDUP the window shows a cache effect."""
@@ -239,7 +250,27 @@ def window_speedup(ev: Mapping) -> float:
 
 def window_case(ev: Mapping) -> str:
     """The window's name as measured: 'L1-resident' only where its time shows a cache effect."""
-    return L1_CASE if window_speedup(ev) >= CACHE_EFFECT_SPEEDUP else WINDOW_CASE
+    return L1_CASE if l1_measured(ev) and window_speedup(ev) >= CACHE_EFFECT_SPEEDUP else WINDOW_CASE
+
+
+def per_element_text(ns: float) -> str:
+    """A time per element in a unit a reader takes in: ps under a nanosecond (an H200's sum
+    reads 1.12 ps per float, which printed as '0.00112 ns'), else ns."""
+    if ns <= 0:
+        raise ValueError(f"a time per element must be positive, got {ns} ns")
+    return f"{1000 * ns:.3g} ps" if ns < 1 else f"{ns:.3g} ns"
+
+
+def _rate_text(ev: Mapping) -> str:
+    """Aligned-contiguous's DRAM-sized rate (bytes fetched) and its share of the copy ceiling,
+    where recorded: the ratios beside what the memory ran at."""
+    gbps = dict(ev.get("gbps_fetched_dram") or {}).get(ALIGNED_CONTIGUOUS)
+    if gbps is None:
+        return ""
+    pct = dict(ev.get("pct_of_copy_ceiling_dram") or {}).get(ALIGNED_CONTIGUOUS)
+    return (f" (aligned, contiguous: {per_element_text(float(ev['ns_per_element'][ALIGNED_CONTIGUOUS]))} "
+            f"per element, {float(gbps):,.0f} GB/s fetched" + (
+                f", {float(pct):.0f}% of the copy ceiling" if pct is not None else "") + ")")
 
 
 def _window_text(ev: Mapping, l1: Mapping[str, float], fetched: Mapping[str, float] | None) -> str:
@@ -274,7 +305,8 @@ def check_c5b(ev: Mapping, th: Mapping) -> tuple[str, str, str]:
     of the 2x2) and set beside the bytes its pattern fetches per useful byte (whole 64-byte
     lines on a CPU, 32-byte sectors on a GPU), so the cost is attributed with numbers."""
     ratio = _c5b_ratios(ev["ns_per_element"], "ns_per_element (DRAM-sized)")
-    l1 = _c5b_ratios(ev["ns_per_element_l1"], "ns_per_element_l1 (L1-resident)")
+    measured_l1 = l1_measured(ev)
+    l1 = _c5b_ratios(ev["ns_per_element_l1"], "ns_per_element_l1 (L1-resident)") if measured_l1 else ratio
     fetched, unit = _c5b_fetched(ev)
     # the DRAM-sized buffer's own bytes where recorded (its misaligned view crosses one more line
     # in millions: 1.00x), the window's otherwise: one number for one quantity, as the takeaway's
@@ -286,7 +318,7 @@ def check_c5b(ev: Mapping, th: Mapping) -> tuple[str, str, str]:
     alignment_band = band(ratio[MISALIGNED_CONTIGUOUS], iqr.get(MISALIGNED_CONTIGUOUS), limit)
     alignment_l1 = band(l1[MISALIGNED_CONTIGUOUS], iqr_l1.get(MISALIGNED_CONTIGUOUS), limit)
     kept = ev.get("kept")
-    cached = window_speedup(ev) >= CACHE_EFFECT_SPEEDUP
+    cached = measured_l1 and window_speedup(ev) >= CACHE_EFFECT_SPEEDUP
     cause_at_dram = _cause_at_dram(ev, th)
     if not cached or cause_at_dram:  # the verdict reads DRAM-sized alone
         l1_band, alignment_l1 = seed_band, alignment_band
@@ -301,9 +333,12 @@ def check_c5b(ev: Mapping, th: Mapping) -> tuple[str, str, str]:
                 f"{dram_fetched[MISALIGNED_CONTIGUOUS] / dram_fetched[ALIGNED_CONTIGUOUS]:.2f}x; {seed}. ")
     else:
         text = f"DRAM-sized: {seed}; {_fetch_text(ratio, dram_fetched)}. "
+    text = text[:-2] + _rate_text(ev) + ". "
     default_faults, kept_faults = _faults(ev), _faults(kept)
     took = kept_took(default_faults, kept_faults) if kept else None
-    text += (_window_text(ev, l1, fetched)
+    text += ((_window_text(ev, l1, fetched) if measured_l1 else
+              f"{L1_NOT_MEASURED}: a GPU's sum over a small window runs another reduction kernel, "
+              "not an L1 read, so only DRAM-sized is measured ")
              + ("(shown, not judged: the cause is read at DRAM size) " if cause_at_dram and cached else "")
              + (f"(bytes fetched in whole {unit}-byte units; " if fetched else "(bytes fetched not recorded; ")
              + "time per element of a sum, not the seed's latencies)")
@@ -358,7 +393,6 @@ def decisions_c5b(ev: Mapping, th: Mapping) -> Decisions:
     window's cases measured but not judged, so their flags are left out) where the window shows
     no cache, or where DRAM size alone names the cause (`_cause_at_dram`)."""
     ratio = _c5b_ratios(ev["ns_per_element"], "ns_per_element (DRAM-sized)")
-    l1 = _c5b_ratios(ev["ns_per_element_l1"], "ns_per_element_l1 (L1-resident)")
     iqr, iqr_l1 = dict(ev.get("ratio_iqr") or {}), dict(ev.get("ratio_iqr_l1") or {})
     limit = th["misaligned_costly_ratio"]
     l1_name = L1_CASE + ": "
@@ -366,8 +400,9 @@ def decisions_c5b(ev: Mapping, th: Mapping) -> Decisions:
                      (ALIGNED_CONTIGUOUS, MISALIGNED_STRIDED)),
             Decision("alignment alone", ratio[MISALIGNED_CONTIGUOUS], iqr.get(MISALIGNED_CONTIGUOUS),
                      limit, (ALIGNED_CONTIGUOUS, MISALIGNED_CONTIGUOUS))]
-    if window_speedup(ev) < CACHE_EFFECT_SPEEDUP or _cause_at_dram(ev, th):
-        return Decisions(tuple(dram), (L1_CASE, WINDOW_CASE))  # the window: shown, not judged
+    if not l1_measured(ev) or window_speedup(ev) < CACHE_EFFECT_SPEEDUP or _cause_at_dram(ev, th):
+        return Decisions(tuple(dram), (L1_CASE, WINDOW_CASE))  # the window: shown or unmeasured, not judged
+    l1 = _c5b_ratios(ev["ns_per_element_l1"], "ns_per_element_l1 (L1-resident)")
     return Decisions((
             *dram,
             Decision(L1_CASE, l1[MISALIGNED_STRIDED], iqr_l1.get(MISALIGNED_STRIDED), limit,
@@ -393,6 +428,16 @@ C5b = Claim(
     section_zh="2.2 contiguous张量的本质 (对齐优化效果对比)",
     seed_setting="a CPU: 64-byte cache lines, per-access latency and L1 miss rates",
     seed_text='未对齐 非contiguous42.718.3%对齐 contiguous19.12.1%')
+
+
+def c6_form(device: str, on_gpu: bool) -> str:
+    """C6's form, saying which form it is (review 2026-12-03h item 9: the H200 called its host
+    timing of CPU tensors 'the seed's form', beside the seed's GPU times of 89.7 and 12.3 us).
+    narrow runs no kernel, so a GPU has no time of its own to give it."""
+    if on_gpu:
+        return analogue_form(device, SEED_DEVICES["C6"], "measured: bytes copied, kernels launched (none) and narrow's "
+                             "host time on CPU tensors of the same layout; not measured: GPU time (no kernel runs)")
+    return analogue_form(device, SEED_DEVICES["C6"], "measured: bytes copied and narrow's CPU time")
 
 
 def c6_clock(on_gpu: bool) -> str:
@@ -457,18 +502,65 @@ def _seed_rows_text(rows: Mapping[str, float], free_when_contiguous: bool) -> st
         for k, v in rows.items())
 
 
+# The seed's two rows (MB/s, one way): contiguous() of the transposed tensor, of a natively
+# contiguous one. They are reproduced only where both come within this factor.
+SEED_C9_MB_S = {"transposed": 18_420.0, "natively contiguous": 920.0}
+SEED_ROW_FACTOR = 1.5
+
+
+def _gbps_big(gbps: float) -> str:
+    """GB/s as the C9 reason reads them: whole with thousands separators from 100 up ('1,073')."""
+    return f"{gbps:,.0f}" if gbps >= 100 else gbps_text(gbps)
+
+
+def c9_rates(ev: Mapping) -> str:
+    """The transposed and plain copies' rates, each with its share of the copy ceiling where
+    recorded (review 2026-12-03h item 6: '1,073 GB/s (25% of the 4,248 GB/s copy ceiling)
+    against 4,049 (95%)')."""
+    moved, plain = float(ev["transposed_gbps"]), float(ev["plain_copy_gbps"])
+    moved_pct, plain_pct = ev.get("transposed_pct_of_copy_ceiling"), ev.get("plain_pct_of_copy_ceiling")
+    if not moved_pct or not plain_pct:
+        return f"{_gbps_big(moved)} GB/s against {_gbps_big(plain)} (read + write)"
+    ceiling = 100 * plain / float(plain_pct)
+    return (f"{_gbps_big(moved)} GB/s ({_pct(float(moved_pct))} of the {_gbps_big(ceiling)} GB/s copy "
+            f"ceiling) against {_gbps_big(plain)} ({_pct(float(plain_pct))}), read + write")
+
+
+def _pct(share: float) -> str:
+    """A share of a ceiling: whole percent from 10 up, two figures below ('0.34%', not '0%')."""
+    return f"{share:.0f}%" if share >= 10 else f"{share:.2g}%"
+
+
+def _seed_rows_reproduced(rows: Mapping[str, float]) -> bool:
+    """Whether this run's two rows (MB/s one way, transposed first) come within SEED_ROW_FACTOR
+    of the seed's 18,420 and 920 MB/s; a row with no copy (0) reproduces nothing."""
+    found = [float(v) for v in rows.values()]
+    return len(found) == 2 and all(
+        v > 0 and 1 / SEED_ROW_FACTOR <= v / seed <= SEED_ROW_FACTOR
+        for v, seed in zip(found, SEED_C9_MB_S.values(), strict=True))
+
+
 def check_c9(ev: Mapping, th: Mapping) -> tuple[str, str, str]:
+    """Judged by the course's rule (a full copy, free when contiguous, > 1.5x a plain copy's
+    time); the reason leads with that, with both rates and their ceiling shares, then says
+    whether the seed's MB/s rows were reproduced and that its DTLB counts were not measured
+    (review 2026-12-03h item 6: 'confirmed' read as if the seed's numbers held)."""
     full_copy = int(ev["transposed_copy_bytes"]) >= int(ev["expected_bytes"]) > 0
     free_when_contiguous = bool(ev["contiguous_returns_self"]) and int(ev["contiguous_copy_bytes"]) == 0
     penalty = stated_ratio(ev.get("penalty"), ev["plain_copy_gbps"], ev["transposed_gbps"])
+    where = band(penalty, ev.get("penalty_iqr"), th["strided_penalty_ratio"])
     kept = ev.get("kept")
     # The allocator can change only what allocates: .contiguous() (a fresh 64 MiB each call),
     # its penalty with each allocator. Older evidence kept the copy_ penalty (no allocation).
     of_call = bool(kept) and kept.get("of") is not None and ev.get("contiguous_call_penalty") is not None
     default_faults = ev.get("contiguous_call_faults_per_call")
     took = _kept_usable(kept, default_faults, "contiguous_call_faults_per_call") if of_call else None
-    text = (f"transposed: {ev['transposed_copy_bytes']} bytes copied at {gbps_text(ev['transposed_gbps'])} "
-            f"GB/s, {penalty:.2f}x slower than a plain copy; already contiguous: "
+    lead = {"above": "costly against a plain copy", "below": "not costly against a plain copy"}.get(
+        where, "against a plain copy")
+    copied = int(ev["transposed_copy_bytes"])
+    text = (f"{lead}: the transposed copy ({copied >> 20 if copied >= 1 << 20 else copied} "
+            f"{'MiB' if copied >= 1 << 20 else 'bytes'}) takes {penalty:.2f}x its "
+            f"time, {c9_rates(ev)}; already contiguous: "
             f"{'returns itself, no copy' if free_when_contiguous else 'copies'}")
     if of_call:
         text += f"; .contiguous() itself (it allocates): {float(ev['contiguous_call_penalty']):.2f}x a plain copy"
@@ -481,11 +573,14 @@ def check_c9(ev: Mapping, th: Mapping) -> tuple[str, str, str]:
     else:
         text += _kept_text(kept, "penalty", "the penalty is")
     if ev.get("seed_rows_mb_s"):
-        text += "; the seed's two rows measured here: " + _seed_rows_text(
-            dict(ev["seed_rows_mb_s"]), free_when_contiguous)
+        rows = dict(ev["seed_rows_mb_s"])
+        text += (f"; the seed's MB/s rows {'reproduced' if _seed_rows_reproduced(rows) else 'not reproduced'} "
+                 f"(the seed's 18,420 and 920 MB/s one way are {gbps_text(2 * SEED_C9_MB_S['transposed'] / 1000)} "
+                 f"and {gbps_text(2 * SEED_C9_MB_S['natively contiguous'] / 1000)} GB/s read + write; here: "
+                 + _seed_rows_text(rows, free_when_contiguous) + ")")
+    text += "; its DTLB counts not measured"
     if not (full_copy and free_when_contiguous):
         return REFUTED, text, ""
-    where = band(penalty, ev.get("penalty_iqr"), th["strided_penalty_ratio"])
     if where == "noise":
         return DEPENDS, text, NOISE
     kept_band = (band(float(kept["penalty"]), kept.get("penalty_iqr"), th["strided_penalty_ratio"])
@@ -568,11 +663,17 @@ def launch_bound_text(c: Mapping) -> str:
         return ""
     if view_host <= view_dev and aware_host <= aware_dev:
         return ""
-    loop = max(view_host, view_dev) / max(aware_host, aware_dev)
+    timed = c.get("loop_ratio")
+    loop = float(timed) if timed is not None else max(view_host, view_dev) / max(aware_host, aware_dev)
     pace = (f"torch.matmul {1 / loop:.1f}x faster" if loop < 1 else f"torch.matmul {loop:.1f}x slower")
+    if timed is not None:  # review 2026-12-03h item 4: timed, a back-to-back loop by wall clock
+        spread = c.get("loop_ratio_iqr") or [loop, loop]
+        how = (f"a loop of calls, timed by wall clock, runs at the host's pace: {pace} "
+               f"(ratio {float(spread[0]):.2f}-{float(spread[1]):.2f})")
+    else:  # older evidence: the pace computed, not timed; it moved 2.5x-6.9x between H200 runs
+        how = f"a loop's pace computed as max(host, device) per call, not timed: {pace}"
     return (f" (launch-bound: host {_us(aware_host)} against device {_us(aware_dev)} for the stride-aware "
-            f"GEMM, {_us(view_host)} against {_us(view_dev)} for torch.matmul; a loop of calls runs at "
-            f"the host's pace: {pace})")
+            f"GEMM, {_us(view_host)} against {_us(view_dev)} for torch.matmul; {how})")
 
 
 def _c10_gpu_case(c: Mapping, th: Mapping) -> tuple[str, str]:

@@ -41,10 +41,10 @@ def deciding_ratios(verdict: claims.Verdict) -> dict[str, float]:
         return {c["case"]: stated(c.get("ratio"), c["implicit_median_s"], c["explicit_median_s"])
                 for c in ev["cases"]}
     if verdict.claim_id == "C5b":
-        dram, l1 = ev["ns_per_element"], ev["ns_per_element_l1"]
+        dram, l1 = ev["ns_per_element"], ev.get("ns_per_element_l1")  # l1: None on a GPU's form
+        sizes = (("DRAM-sized", dram),) + (((ch02.window_case(ev), l1),) if l1 else ())
         return {f"{size}: {label}": ns[label] / ns[ch02.ALIGNED_CONTIGUOUS]
-                for size, ns in (("DRAM-sized", dram), (ch02.window_case(ev), l1))
-                for label in (ch02.MISALIGNED_CONTIGUOUS, ch02.MISALIGNED_STRIDED)}
+                for size, ns in sizes for label in (ch02.MISALIGNED_CONTIGUOUS, ch02.MISALIGNED_STRIDED)}
     if verdict.claim_id == "C6":
         return {"narrow": stated(ev.get("narrow_ratio"), ev["narrow_transposed_median_s"],
                                  ev["narrow_contiguous_median_s"])}
@@ -75,7 +75,7 @@ def _c6(chapter: session.Chapter, quick: bool) -> claims.Verdict:
         "narrow_transposed_median_s": moved.timing.median_s,
         "narrow_ratio": moved.ratio, "ratio_iqr": [moved.ratio_q25, moved.ratio_q75], "flags": flagged,
         "clock": ch02.c6_clock(chapter.on_gpu),  # as the notebook's: on a GPU, host time on CPU tensors
-    }, form=ch02_cases.form(chapter, "C6", seed_form_on_gpu=True))
+    }, form=ch02_cases.c6_form(chapter))
 
 
 def _c2(chapter: session.Chapter, quick: bool, options: dict) -> claims.Verdict:
@@ -167,7 +167,8 @@ def _c10(chapter: session.Chapter, quick: bool, options: dict) -> claims.Verdict
                       "copy_then_matmul_median_s": cmp["contiguous() then torch.matmul"].timing.median_s,
                       "stride_aware_median_s": cmp[baseline].timing.median_s if aware else None,
                       "ratio": view.ratio, "ratio_iqr": [view.ratio_q25, view.ratio_q75],
-                      "matmul_view_host_s": view.timing.host_s, "stride_aware_host_s": cmp[baseline].timing.host_s})
+                      "matmul_view_host_s": view.timing.host_s, "stride_aware_host_s": cmp[baseline].timing.host_s,
+                      **ch02_cases.c10_loop(variants, baseline, cmp)})  # launch-bound: the loop timed
     return chapter.judge("C10", {"cases": cases, "flags": flagged_all, "device": str(device)},
                          form=ch02_cases.form(chapter, "C10", "float32, torch.matmul only (does it copy?)",
                                               seed_form_on_gpu=True))
@@ -177,4 +178,4 @@ def _c5b(chapter: session.Chapter, quick: bool) -> claims.Verdict:
     count = (1 << 18) if quick else chapter.sizes.copy_bytes // 4 // 4  # the notebook's size
     evidence, _, _ = ch02_cases.c5b_measure(chapter, count, rounds=2 if quick else 5,
                                             rep_ms=20 if quick else 300)
-    return chapter.judge("C5b", evidence, form=ch02_cases.form(chapter, "C5b", "float32, time per element of a sum"))
+    return chapter.judge("C5b", evidence, form=ch02_cases.c5b_form(chapter))

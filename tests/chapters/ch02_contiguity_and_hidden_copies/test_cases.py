@@ -61,16 +61,32 @@ def test_the_plans_follow_the_device():
     assert cases.gpu_kernels(lambda: None) == 0 or torch.cuda.is_available()
 
 
-def test_the_c2_quiz_is_graded_on_the_measurement_and_asks_for_it_first():
+def test_the_c2_quiz_asks_what_runs_and_reads_this_runs_ops():
+    """Review 2026-12-03h item 2: C2's quiz asked which path is faster (C10's premise above it
+    answers that for a 2-D matrix, and its key sat 1-2% from a band edge and moved between two
+    CPU runs). It now asks what matmul runs on the seed's 3-D view, keyed on this run's copy
+    detector and profiler: a copy anywhere, else bmm, else one mm."""
     with pytest.raises(ValueError, match="run the C2 measurement cell"):
-        cases.which_is_faster(None)
-    label = "x.transpose(0,1).matmul(w)"
-    for ratio, answer in ((0.5, "without .contiguous()"), (1.05, "about the same (within 10%)"),
-                          (1.5, "with .contiguous() first")):
-        assert cases.which_is_faster({"2-D": _comparison({label: ratio}, label)}) == answer
-        assert cases.which_is_faster({"3-D batch": _comparison({label: ratio}, label)}, "3-D batch") == answer
+        cases.c2_what_ran(None)
+    bmm = {"case": "3-D batch", "implicit_copy_bytes": 0, "copies_inside": [],
+           "implicit_ops": ["aten::transpose.int", "aten::expand", "aten::view", "aten::bmm", "aten::_unsafe_view"]}
+    assert cases.c2_what_ran([bmm]) == cases.C2_CHOICES[2]
+    assert cases.c2_what_ran([dict(bmm, copies_inside=["aten::clone", "aten::copy_"])]) == cases.C2_CHOICES[0]
+    assert cases.c2_what_ran([dict(bmm, implicit_copy_bytes=64)]) == cases.C2_CHOICES[0]
+    assert cases.c2_what_ran([dict(bmm, implicit_ops=["aten::transpose.int", "aten::mm"])]) == cases.C2_CHOICES[1]
     with pytest.raises(ValueError, match="run the C2 measurement cell"):
-        cases.which_is_faster({"2-D": _comparison({label: 1.0}, label)}, "3-D batch")
+        cases.c2_what_ran([dict(bmm, case="2-D")])
+    # the real 3-D case, measured here: what the chapter's CPU run keys
+    from labkit.chapters.ch02_contiguity_and_hidden_copies import strided_gemm
+    from labkit.measure import copies
+    _, _, found = cases.matmul_cases(torch.device("cpu"), False, 32)
+    a, w, _ = found["3-D batch"]
+    with copies.detect() as log:
+        a.transpose(0, 1).matmul(w)
+    measured = {"case": "3-D batch", "implicit_copy_bytes": log.total_bytes, "implicit_ops": [e.op for e in log.events],
+                "copies_inside": strided_gemm.copies_inside(lambda: a.transpose(0, 1).matmul(w))}
+    assert cases.c2_what_ran([measured]) == cases.C2_CHOICES[2]
+    assert "aten::bmm" in cases.c2_ran_text([measured]) and "no copy inside" in cases.c2_ran_text([measured])
 
 
 def test_the_c10_and_c9_quizzes_are_graded_on_the_measurement_shown():
@@ -132,9 +148,6 @@ def test_a_quiz_graded_within_the_noise_accepts_about_the_same():
     key = cases.c10_faster({"1024 float32": spread(view, 0.78, 0.63, 0.91)})
     assert key.choices_right() == cases.C10_CHOICES[:2] and "straddle" in key.why
     assert cases.c10_faster({"1024 float32": spread(view, 0.5, 0.45, 0.55)}) == cases.C10_CHOICES[0]
-    label = "x.transpose(0,1).matmul(w)"
-    key = cases.which_is_faster({"3-D batch": spread(label, 1.25, 1.05, 1.4)}, "3-D batch")
-    assert key.answer == "with .contiguous() first" and "about the same (within 10%)" in key.choices_right()
     label = "transposed copy: dst.copy_(x.transpose(0, 2))"
     assert cases.c9_penalty(spread(label, 4.5, 4.0, 6.0)).choices_right() == cases.C9_CHOICES[1:]
 
@@ -167,7 +180,9 @@ def test_c5b_core_table_shows_each_pattern_with_its_bytes_and_dram_ratio():
           "fetch_unit_bytes": 64}
     rows = cases.c5b_core_rows(ev)
     assert [r["pattern"] for r in rows] == labels
-    assert list(rows[0]) == ["pattern", "fetched / used (64 B units)", "DRAM ratio"]
+    assert list(rows[0]) == ["pattern", "fetched / used (64 B units)", "per element", "DRAM ratio",
+                             "GB/s fetched", "of the copy ceiling"]
+    assert rows[0]["per element"] == "184 ps" and rows[0]["GB/s fetched"] is None  # rates not recorded
     assert rows[1]["fetched / used (64 B units)"] == 1.000002 and rows[2]["DRAM ratio"] == pytest.approx(2.01, abs=0.01)
     older = {k: v for k, v in ev.items() if k != "fetched_per_useful_dram"}
     assert cases.c5b_core_rows(older)[1]["fetched / used (64 B units)"] == 1.0078
@@ -212,3 +227,42 @@ def test_the_profile_table_shows_the_copy_and_leaves_the_profiler_s_bookkeeping_
     assert "Activity Buffer Request" not in gpu.column("name") and gpu.columns[2] == "self device"
     assert gpu.column("name")[0] == "aten::copy_" and gpu.column("name")[1].endswith("...")
     assert gpu.notes == ["left out, the profiler's own bookkeeping: Activity Buffer Request (1,992 us of host time)."]
+
+
+class _Chapter:
+    """Just what c5b_measure reads of a session chapter, on this CPU, posing as a GPU's form."""
+
+    def __init__(self, on_gpu: bool) -> None:
+        self.device, self.on_gpu = torch.device("cpu"), on_gpu
+
+    def measured(self, variants, baseline, rounds, rep_ms):
+        from labkit.measure import bench
+        return bench.compare(variants, baseline=baseline, rounds=rounds, rep_ms=rep_ms), []
+
+    def only_on(self, device, fn):
+        return None
+
+
+def test_c5b_s_gpu_form_times_no_window_and_records_the_rate():
+    """Review 2026-12-03h item 3: on a GPU the window is not measured (its evidence None, the
+    fold says why), and every form records each pattern's GB/s of bytes fetched."""
+    evidence, dram, window = cases.c5b_measure(_Chapter(on_gpu=True), 1 << 14, rounds=2, rep_ms=5)
+    assert window is None and evidence["ns_per_element_l1"] is None and evidence["l1_passes_per_call"] is None
+    assert evidence["fetch_unit_bytes"] == cases.SECTOR_BYTES and set(evidence["gbps_fetched_dram"]) == set(dram.variants)
+    title, text = cases.c5b_fold(evidence)
+    assert title == "why no L1 case" and ch02.L1_NOT_MEASURED in text
+    cpu, _, cpu_window = cases.c5b_measure(_Chapter(on_gpu=False), 1 << 14, rounds=2, rep_ms=5)
+    assert cpu_window is not None and cpu["ns_per_element_l1"] is not None
+    title, text = cases.c5b_fold(cpu)
+    assert "passes in one call" in text and "window ratio" in text
+
+
+def test_c10_s_loop_is_timed_only_where_a_case_is_launch_bound():
+    """Review 2026-12-03h item 4: the loop's pace is timed (wall clock, interleaved), not computed."""
+    a_view, b = torch.randn(32, 32).t(), torch.randn(32, 32)
+    variants = {cases.VIEW_MATMUL: lambda: torch.matmul(a_view, b),
+                "contiguous() then torch.matmul": lambda: torch.matmul(a_view.contiguous(), b)}
+    shown = _comparison({cases.VIEW_MATMUL: 1.0, "contiguous() then torch.matmul": 1.0}, "contiguous() then torch.matmul")
+    assert cases.c10_loop(variants, "contiguous() then torch.matmul", shown) == {}  # no host time: not bound
+    loop = cases.c10_loop(variants, "contiguous() then torch.matmul", shown, rounds=2, rep_ms=5, force=True)
+    assert loop["loop_ratio"] > 0 and len(loop["loop_ratio_iqr"]) == 2 and loop["loop_clock"]

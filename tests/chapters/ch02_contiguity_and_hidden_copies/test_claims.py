@@ -184,9 +184,27 @@ def test_c9_gives_the_seeds_rows_in_the_reasons_one_unit():
     rows = {"contiguous() of the transposed tensor": 538283.0, "contiguous() of the natively contiguous tensor": 0.0}
     reason = judge("C9", **c9(seed_rows_mb_s=rows)).reason
     assert "contiguous() of the transposed tensor 1076.6 GB/s (read + write)" in reason
-    assert "natively contiguous tensor: no copy (returns itself)" in reason and "MB/s" not in reason
+    assert "natively contiguous tensor: no copy (returns itself)" in reason
     slow = judge("C9", **c9(transposed_gbps=0.363, seed_rows_mb_s={**rows, "contiguous() of the transposed tensor": 135.0}))
-    assert "copied at 0.363 GB/s" in slow.reason and "tensor 0.27 GB/s" in slow.reason  # item 12: not 0.4, 0.3
+    assert "0.363 GB/s against 9" in slow.reason and "tensor 0.27 GB/s" in slow.reason  # item 12: not 0.4, 0.3
+
+
+def test_c9_says_costly_against_a_plain_copy_and_what_it_did_not_reproduce():
+    """Review 2026-12-03h item 6: 'confirmed' read as if the seed's MB/s rows and DTLB counts
+    held. The reason leads with the course's rule (costly against a plain copy), gives both rates
+    with their copy-ceiling shares, says the seed's rows were not reproduced and its DTLB counts
+    not measured; the H200's record reads as the review asked."""
+    rows = {"contiguous() of the transposed tensor": 536767.8, "contiguous() of the natively contiguous tensor": 0.0}
+    h200 = judge("C9", **c9(transposed_gbps=1073.26, plain_gbps=4048.56, penalty=3.7635,
+                            penalty_iqr=[3.7635, 3.7828], transposed_pct_of_copy_ceiling=25.267,
+                            plain_pct_of_copy_ceiling=95.3125, seed_rows_mb_s=rows))
+    assert h200.outcome == "confirmed" and h200.reason.startswith("costly against a plain copy: ")
+    assert "takes 3.76x its time, 1,073 GB/s (25% of the 4,248 GB/s copy ceiling) against 4,049 (95%)" in h200.reason
+    assert "the seed's MB/s rows not reproduced" in h200.reason and h200.reason.endswith("its DTLB counts not measured")
+    cheap = judge("C9", **c9(penalty=1.1, penalty_iqr=[1.05, 1.15]))
+    assert cheap.reason.startswith("not costly against a plain copy") and cheap.outcome == "depends"
+    near = {"contiguous() of the transposed tensor": 17_000.0, "contiguous() of the natively contiguous tensor": 1_000.0}
+    assert ch02._seed_rows_reproduced(near) and not ch02._seed_rows_reproduced(rows)
 
 
 def test_c5a_reads_the_views_and_needs_them():
@@ -384,8 +402,8 @@ def test_a_verdict_states_its_tables_ratio():
     and the verdict the ratio of medians (26.74x). Where the evidence records the comparison's
     own ratio the check states and decides on it; older evidence falls back to the medians."""
     c9_now = judge("C9", **c9(penalty=27.94))
-    assert "27.94x slower than a plain copy" in c9_now.reason
-    assert "6.43x slower" in judge("C9", **c9()).reason  # 9.0 / 1.4, recorded before
+    assert "takes 27.94x its time" in c9_now.reason
+    assert "takes 6.43x its time" in judge("C9", **c9()).reason  # 9.0 / 1.4, recorded before
     c6_now = judge("C6", **CASES["C6"]["refuted"], narrow_ratio=1.14)
     assert "takes 1.14x the time" in c6_now.reason
     c2_now = judge("C2", cases=[dict(CASES["C2"]["refuted"]["cases"][0], ratio=0.83)])
@@ -469,3 +487,43 @@ def test_c6_names_the_clock_it_was_timed_on():
     assert on_cpu.reason.endswith("it takes 1.14x the CPU time of narrow on the contiguous tensor")
     unnamed = judge("C6", **CASES["C6"]["refuted"], narrow_ratio=1.14)  # a record from before the clock
     assert unnamed.reason.endswith("it takes 1.14x the time of narrow on the contiguous tensor")
+
+
+def test_a_launch_bound_case_says_whether_its_loop_was_timed_or_computed():
+    """Review 2026-12-03h item 4: 'torch.matmul 6.9x faster in a loop' was max(host, device),
+    computed, while reproduce read 2.5-2.8x. Where the loop was timed by wall clock the reason
+    gives that ratio and its spread; older evidence says its pace is computed, not timed."""
+    case = gemm_case(view=5.98e-6, aware=11.2e-6, ratio=0.54, ratio_iqr=[0.53, 0.54],
+                     matmul_view_host_s=18.6e-6, stride_aware_host_s=129e-6)
+    computed = judge("C10", cases=[case]).reason
+    assert "computed as max(host, device) per call, not timed: torch.matmul 6.9x faster" in computed
+    timed = judge("C10", cases=[dict(case, loop_ratio=0.38, loop_ratio_iqr=[0.36, 0.40])]).reason
+    assert "timed by wall clock" in timed and "torch.matmul 2.6x faster (ratio 0.36-0.40)" in timed
+    assert "computed" not in timed
+
+
+def test_c5b_on_a_gpu_form_measures_no_l1_case_and_says_so():
+    """Review 2026-12-03h item 3: the H200's '16 KiB window' (a stride-0 sum: another reduction
+    kernel) read 1.36x slower than DRAM-sized. The GPU form leaves it out (ns_per_element_l1
+    None): the verdict judges DRAM-sized alone, says 'L1 not measured on this form', and gives
+    the time per element in ps with its rate and ceiling share."""
+    gpu = c5(aligned=0.00112, misaligned=0.00112, strided=0.00203, both=0.00203,
+             fetched_per_useful_dram=patterns(1.0, 1.0, 2.0, 2.0),
+             gbps_fetched_dram=patterns(3570.0, 3567.0, 3938.0, 3938.0),
+             pct_of_copy_ceiling_dram=patterns(84.0, 84.0, 93.0, 93.0))
+    gpu.update(ns_per_element_l1=None, fetch_unit_bytes=32)
+    verdict = judge("C5b", **gpu)
+    assert verdict.outcome == "depends" and verdict.depends_on.startswith("the cause")
+    assert ch02.L1_NOT_MEASURED in verdict.reason and "16 KiB window" not in verdict.reason
+    assert "1.12 ps per element, 3,570 GB/s fetched, 84% of the copy ceiling" in verdict.reason
+    assert len(ch02.decisions_c5b(gpu, TH5).decisions) == 2 and ch02.window_case(gpu) == ch02.WINDOW_CASE
+    assert ch02.per_element_text(0.955) == "955 ps" and ch02.per_element_text(42.7) == "42.7 ns"
+
+
+def test_c6_s_form_says_which_form_it_is():
+    """Review 2026-12-03h item 9: the H200 labelled C6 'the seed's form' while timing host time
+    on CPU tensors against the seed's GPU times."""
+    gpu = ch02.c6_form("NVIDIA H200", on_gpu=True)
+    assert gpu.startswith("analogue: NVIDIA H200 (the seed: a GPU)") and "not measured: GPU time" in gpu
+    assert "host time on CPU tensors" in gpu and "the seed's form" not in gpu
+    assert ch02.c6_form("AMD EPYC, 2 threads", on_gpu=False).endswith("narrow's CPU time")
