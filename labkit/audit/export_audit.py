@@ -96,7 +96,11 @@ def reference_math(device_type: str, tf32: Mapping[str, bool] | None) -> Referen
     in strict float32, TF32 off for the reference and for the paths run in this process (and
     asked off of ONNX Runtime's CUDA provider), like against like; the tolerance stays
     TOLERANCE's. The alternative, a looser tolerance by TF32's error, would also let through a
-    small real error. A CPU has no TF32: float32 as it is. `tf32` is `tf32_flags()` (or a
+    small real error. A CPU has no TF32: float32 as it is. The artifacts themselves are built
+    with TF32 off on every device (`run`): torch.jit.trace writes the TF32 setting it was traced
+    under into its graph (`traced_allow_tf32`), so a trace made with PyTorch's GPU default
+    convolved in TF32 against this strict reference and read "silently wrong" on the H200's
+    ResNet-50 (0.0489 against 1.95; review 2026-12-03h item 1). `tf32` is `tf32_flags()` (or a
     recorded run's, for a page showing what that run's check would be).
     """
     tolerance = TOLERANCE.get(device_type, 1e-4)
@@ -289,8 +293,36 @@ def build_trace(model: nn.Module, example: torch.Tensor) -> Artifact:
     sizes, strides = graph_input.sizes(), graph_input.strides()
     records = (f"graph input type {describe_layout(sizes, strides)}" if sizes and strides
                else f"graph input type {graph_input}")
-    return Artifact("torch.jit.trace", traced, records, 0.0,
+    tf32 = traced_allow_tf32(traced)
+    note = ("" if tf32 is None else
+            f"its convolutions record allow_tf32={int(tf32)}: a trace keeps the TF32 setting it was "
+            "traced under")
+    return Artifact("torch.jit.trace", traced, records, 0.0, note=note,
                     recorded_stride=tuple(strides) if strides else None)
+
+
+def traced_allow_tf32(module: object) -> bool | None:
+    """Whether a traced module's convolutions run in TF32 where a GPU allows it: True when any
+    recorded aten::_convolution has allow_tf32=1, False when all have 0, None when it recorded
+    none (or is not a TorchScript module). A trace records the flag's value at trace time as a
+    constant: the global setting at run time does not change it."""
+    graph = getattr(module, "inlined_graph", None)
+    if graph is None:
+        return None
+    found = []
+    for node in graph.nodes():
+        if node.kind() != "aten::_convolution":
+            continue
+        inputs = list(node.inputs())
+        try:
+            names = [a.name for a in node.schema().arguments] if hasattr(node, "schema") else []
+        except Exception:  # a node without a readable schema: the flag is its last argument
+            names = []
+        index = names.index("allow_tf32") if "allow_tf32" in names else len(inputs) - 1
+        value = inputs[index].toIValue()
+        if isinstance(value, bool):
+            found.append(value)
+    return any(found) if found else None
 
 
 def build_script(model: nn.Module, example: torch.Tensor) -> Artifact:
@@ -457,7 +489,9 @@ def build_onnx(model: nn.Module, example: torch.Tensor, workdir: Path,
 # three cold compiles of the audit's SmallCNN each way: 36.8, 48.4, 29.6 s with them, 30.0,
 # 28.6, 31.4 s without (faster without in two of three; the machine was noisy).
 # benchmarks/gpu_07_aoti.py measures the same on a GPU. The child prints its own seconds.
+# It compiles with TF32 off, as the in-process paths are built (`_row`).
 AOTI_COMPILE = ("import sys, time, torch\n"
+                "torch.backends.cudnn.allow_tf32 = torch.backends.cuda.matmul.allow_tf32 = False\n"
                 "start = time.perf_counter()\n"
                 "headers = getattr(torch._inductor.config.aot_inductor, 'precompile_headers', None)\n"
                 "if headers is not None:\n"
@@ -670,7 +704,7 @@ def run(model: nn.Module, example: torch.Tensor, paths: tuple[str, ...] | None =
         chosen = paths or PATHS
         if "aoti" in chosen and timeout > 0:  # the longest build starts first, the others overlap it
             try:
-                with torch.no_grad():
+                with torch.no_grad(), strict_float32():
                     pending = start_aoti(model, example, where)
                 builders["aoti"] = lambda: pending.finish(timeout)
             except Exception as error:  # export or save failed: the row says so, as a build would
@@ -710,7 +744,12 @@ def _row(key: str, build: Callable[[], Artifact], inputs: dict[str, torch.Tensor
         return _skipped(key, "not compiled here: AOTInductor's C++ compile takes minutes on a small "
                              "CPU (LABKIT_AOTI_TIMEOUT_S=600 to try); see the recorded GPU run")
     try:
-        artifact = _timed(build)
+        # built with TF32 off on every device: a trace keeps the setting it was traced under
+        # (traced_allow_tf32), and one traced with TF32 on read "silently wrong" against the
+        # strict reference on a GPU (review 2026-12-03h item 1); on a CPU the flags change no
+        # result, but a trace made there and run on a GPU would carry them
+        with strict_float32():
+            artifact = _timed(build)
     except Exception as error:  # a path that cannot be built is a finding, not a crash
         first = (str(error).strip().splitlines() or [type(error).__name__])[0]
         return _skipped(key, f"could not be built: {type(error).__name__}: {first[:200]}")

@@ -1,8 +1,6 @@
-"""Each export path on this input layout: chapter 07's export audit, run on the learner's model.
-
-A named exception to the chapters' independence (pyproject.toml's import contract): the
-export paths (trace, script, export, ONNX Runtime, AOTInductor) and their correctness check
-live in chapter 07, and a copy of that code would drift from it.
+"""Each export path on this input layout: the export audit (labkit.audit.export_audit, the
+table chapter 07 shows) run on the learner's model, reduced to the layout audited, with the
+outcomes on the other layouts beside it.
 """
 
 from __future__ import annotations
@@ -30,6 +28,9 @@ class ExportRow:
     detail: str
     others: dict[str, str]
     checked_against: str = ""  # the eager reference (export_audit.reference_math), '' when not built
+    # built with TF32 off (export_audit._row, review 2026-12-03h item 1); a record without the
+    # field was built under the session's TF32 setting: its trace convolved in TF32
+    built_tf32_off: bool = False
 
 
 def layout_key(memory_format: torch.memory_format) -> str:
@@ -48,7 +49,7 @@ def audit(model: nn.Module, example: torch.Tensor, memory_format: torch.memory_f
         mine = r.outcomes[key]
         rows.append(ExportRow(r.path, r.records, mine.kind, mine.detail or r.note,
                               {lay: o.kind for lay, o in r.outcomes.items() if lay != key},
-                              against if r.artifact is not None else ""))
+                              against if r.artifact is not None else "", r.artifact is not None))
     for left in (p for p in PATHS if p not in paths):
         rows.append(ExportRow(export_audit.PATH_NAMES[left], "not built", SKIPPED,
                               f"not asked for (--exports {left} runs it)", {}))

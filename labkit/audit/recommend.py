@@ -9,8 +9,8 @@
   before it); rounds whose ratios' IQR is over NOISY_IQR_FRACTION of the median are flagged
   noisy (the CPU's ViT: 0.84x over rounds from 0.64 to 0.92), and a noisy gain is kept only
   when its upper quartile also saves MIN_GAIN. `outcome` names which test decided it. The clock: the harness's (bench.compare's device clock on a GPU, the CPU's clock
-  on a CPU), the time a batch takes ("wall" below); when the audit's profile found the GPU
-  idle past the host-bound threshold, that clock mostly times the host's launches, so the fix
+  on a CPU), the time a batch takes ("wall" below); when the audit found the GPU idle past
+  the host-bound threshold (unprofiled, chapter 08's rule: `kernels.bound`), that clock mostly times the host's launches, so the fix
   is judged by device-busy time per call from the profiler's kernel records instead
   (labkit.measure.kernel_records), in interleaved rounds, and the report names the clock it
   was judged by and shows the wall ratio beside it (`wall_faster`): a fix can free the GPU
@@ -186,7 +186,7 @@ def channels_last(model: nn.Module, example: torch.Tensor, rounds: int = 5,
 
     known: module rows already traced for a format ({"contiguous": rows} or
     {"channels_last": rows}), so the audit does not trace the same pass twice.
-    host_bound: the audit's profile found the GPU idle past the threshold; the fix is then
+    host_bound: the audit found the GPU idle past the threshold (unprofiled); the fix is then
     judged by device-busy time from kernel records (see the module's note).
     """
     known = known or {}

@@ -11,7 +11,7 @@ import html
 from collections.abc import Mapping
 from dataclasses import asdict
 
-from labkit.audit import recommend
+from labkit.audit import kernels, recommend
 from labkit.audit.audit import Report
 from labkit.audit.module_layouts import human_bytes
 
@@ -47,9 +47,7 @@ def sections(report: Report, all_modules: bool = False) -> list[Section]:
     if k is not None:
         title = (f"Copy and layout work the profiler saw ({k.device}, share of {k.share_of}; "
                  f"all together {100 * k.copy_share:.1f}%"
-                 + ("" if k.host_bound is None else
-                    f"; GPU idle {100 * (k.gpu_idle_share or 0):.0f}%: "
-                    + ("host-bound" if k.host_bound else "device-bound")) + ")")
+                 + (f"; {k.bound_text()}" if k.bound_text() else "") + ")")
         out.append((title, ["name", "calls", "time", "share"],
                     [[r.name, str(r.calls), f"{r.total_us:.1f} us", f"{100 * r.share:.1f}%"]
                      for r in k.rows]))
@@ -181,9 +179,16 @@ def summary(report: Report) -> dict:
         "kernels": None if k is None else {
             "device": k.device, "copy_share": k.copy_share, "share_of": k.share_of,
             "gpu_idle_share": k.gpu_idle_share, "host_bound": k.host_bound,
+            # how the idle was measured (review 2026-12-03h item 3): a record without it read
+            # one profiled pass with the host traced (kernels.bound_text says so)
+            "idle_rule": kernels.IDLE_RULE if k.device == "gpu" else None,
+            "profiled_idle_share": k.profiled_idle_share,
+            "wall_ms": None if k.wall_s is None else 1e3 * k.wall_s,
+            "device_ms": None if k.device_s is None else 1e3 * k.device_s,
             "rows": [asdict(r) for r in k.rows[:8]]},
         "exports": [{"path": e.path, "outcome": e.on_this_layout, "others": e.others,
-                     "checked_against": e.checked_against} for e in report.exports],
+                     "checked_against": e.checked_against, "built_tf32_off": e.built_tf32_off}
+                    for e in report.exports],
         "recommendations": [{"title": r.title, "kept": r.kept, "why": r.why, "ratio": r.ratio,
                              "ratio_q25": r.ratio_q25, "ratio_q75": r.ratio_q75,
                              "original_ms": r.original_ms, "variant_ms": r.variant_ms,
@@ -208,9 +213,7 @@ def summary_text(data: dict) -> str:
                                                    f"{', ...' if len(names) > 3 else ''})" if names else ""))
     k = data.get("kernels")
     if k:
-        bound = "" if k["host_bound"] is None else (
-            f"; GPU idle {100 * k['gpu_idle_share']:.0f}%: "
-            + ("host-bound" if k["host_bound"] else "device-bound"))
+        bound = f"; {kernels.bound_text(k)}" if kernels.bound_text(k) else ""
         lines.append(f"  copies/layout work: {100 * k['copy_share']:.1f}% of {k['share_of']}{bound}")
         for r in k["rows"][:4]:
             lines.append(f"    {r['name'][:70]}: {r['calls']} calls, {100 * r['share']:.1f}%")

@@ -200,3 +200,76 @@ def summary(rounds: list[DeviceTime]) -> dict:
             "idle_share": idle[len(idle) // 2] if idle else None,
             "host_bound": (idle[len(idle) // 2] > rounds[0].threshold) if idle else None,
             "threshold": rounds[0].threshold, "rounds": len(rounds)}
+
+
+# ---------------------------------------------------------------------------------------
+# The unprofiled idle: chapter 08's rule, shared with the audit (review 2026-12-03h item 3)
+#
+# A profile that traces the host (ProfilerActivity.CPU, as `device_time` above) slows every
+# launch, so its idle share reads the profiler's host as much as the model's: ResNet-50 at
+# batch 64 on an H200 read 34-44% idle profiled against 4% unprofiled, and one profiled pass
+# flipped between the two sides of the threshold from run to run. Chapter 08 decides
+# host-bound from figures no host tracing touched: device time from the profiler's kernel
+# records alone (CUDA activity only) and the wall time of unprofiled batches. Chapter 08's
+# ladder computes the same two figures with its own copies of these functions
+# (ch08 ladder.idle_share and device_seconds); the audit, which may not import a chapter,
+# reads them here.
+
+
+def unprofiled_idle(device_s: float | None, wall_s: float | None) -> float | None:
+    """1 - device time / wall time per batch, the wall time measured unprofiled: the share of
+    a batch's own time the GPU idled (None without a device clock or a timing)."""
+    if device_s is None or wall_s is None or not wall_s > 0:
+        return None
+    return max(0.0, 1.0 - device_s / wall_s)
+
+
+def batch_device_seconds(run: Callable[[], object], device: object, batches: int) -> list[float]:
+    """Each of `batches` calls' device-busy seconds, from the profiler's kernel records alone.
+
+    No host activity is traced, so the host runs as it does unprofiled; a spin kernel before
+    each call marks where one call's records end (labkit.measure.kernel_records). Empty when
+    the records do not split into calls (then there is no device clock).
+    """
+    import torch
+
+    from labkit.measure import kernel_records
+
+    if isinstance(batches, bool) or not isinstance(batches, int) or batches < 1:
+        raise ValueError(f"batches must be a whole number >= 1, got {batches!r}")
+    where = torch.device(device)
+
+    def block() -> None:
+        for _ in range(batches):
+            torch.cuda._sleep(kernel_records.SPIN_MARK_CYCLES)
+            run()
+    run()
+    torch.cuda.synchronize(where)
+    try:
+        return kernel_records.per_call_seconds(block, batches, where, flush_records=0)
+    except kernel_records.RecordsUnavailable:
+        return []
+
+
+def unprofiled_wall_seconds(run: Callable[[], object], device: object, batches: int,
+                            rounds: int = 3) -> list[float]:
+    """Wall seconds per call, one figure per round of `batches` back-to-back calls with one
+    synchronize at the end (no profiler running): what a loop of batches waits for."""
+    import torch
+
+    if isinstance(batches, bool) or not isinstance(batches, int) or batches < 1:
+        raise ValueError(f"batches must be a whole number >= 1, got {batches!r}")
+    where = torch.device(device)
+    on_gpu = where.type == "cuda"
+    run()
+    if on_gpu:
+        torch.cuda.synchronize(where)
+    out = []
+    for _ in range(max(1, rounds)):
+        start = _clock.perf_counter()
+        for _ in range(batches):
+            run()
+        if on_gpu:
+            torch.cuda.synchronize(where)
+        out.append((_clock.perf_counter() - start) / batches)
+    return out

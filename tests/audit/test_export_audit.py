@@ -132,3 +132,57 @@ def test_describe_layout_names_the_format():
     assert export_audit.describe_layout((1, 3, 2, 2), (12, 1, 6, 3)).endswith("channels_last")
     assert export_audit.describe_layout((1, 1, 2, 2), (4, 4, 2, 1)).endswith("both formats")
     assert export_audit.describe_layout((2, 3), (1, 2)).endswith("not contiguous")
+
+
+# ------------------------------------------------------------------ review 2026-12-03h item 1
+# A trace records aten::_convolution's allow_tf32 as a constant at trace time. The H200's
+# ResNet-50 trace, made with PyTorch's default (TF32 on for cuDNN convolutions) and checked
+# against a strict float32 reference, read "silently wrong" (0.0489 against 1.95). The audit now
+# builds every artifact with TF32 off. A CPU convolution ignores TF32, so on this CPU the test
+# reads the traced graph's constant; the GPU test below runs only where CUDA is (not here).
+
+
+@pytest.fixture
+def tf32_on():
+    """TF32 on for convolutions and matmuls, as a GPU user may have it, restored after."""
+    saved = torch.backends.cudnn.allow_tf32, torch.backends.cuda.matmul.allow_tf32
+    torch.backends.cudnn.allow_tf32 = torch.backends.cuda.matmul.allow_tf32 = True
+    yield
+    torch.backends.cudnn.allow_tf32, torch.backends.cuda.matmul.allow_tf32 = saved
+
+
+def test_a_plain_trace_keeps_the_tf32_setting_it_was_traced_under(tiny, tf32_on):
+    """The trap itself: traced with TF32 on, the graph says allow_tf32=1 whatever the setting
+    when it runs (what made the audit's trace row wrong before the fix)."""
+    model, example = tiny
+    with torch.no_grad():
+        traced = torch.jit.trace(model, example)
+    assert export_audit.traced_allow_tf32(traced) is True
+    with export_audit.strict_float32(), torch.no_grad():
+        assert export_audit.traced_allow_tf32(torch.jit.trace(model, example)) is False
+    assert export_audit.traced_allow_tf32(torch.jit.script(model)) is None  # no _convolution node
+
+
+def test_the_audit_traces_with_tf32_off_even_when_it_is_on(tiny, tf32_on):
+    model, example = tiny
+    audit = export_audit.run(model, example, paths=("trace", "script", "export"), aoti_timeout_s=0)
+    row = audit.row("torch.jit.trace")
+    assert row.correct_on_all
+    assert export_audit.traced_allow_tf32(row.artifact.run) is False
+    assert "allow_tf32=0" in row.note
+    assert all(r.correct_on_all for r in audit.rows)
+    # the caller's setting is left as it was
+    assert torch.backends.cudnn.allow_tf32 and torch.backends.cuda.matmul.allow_tf32
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU (not run on the CPU)")
+def test_on_a_gpu_a_trace_made_under_tf32_reads_correct(tf32_on):
+    """GPU only. With TF32 on globally, every in-process path is built and checked in strict
+    float32 on a GPU: the trace's convolutions record allow_tf32=0 and it reads correct."""
+    model = export_audit.small_cnn(channels=64, device="cuda")
+    example = export_audit.example_input(batch=8, image=64, device="cuda")
+    audit = export_audit.run(model, example, paths=("trace", "script", "export"), aoti_timeout_s=0)
+    assert audit.reference.tf32_off
+    assert export_audit.traced_allow_tf32(audit.row("torch.jit.trace").artifact.run) is False
+    assert all(r.correct_on_all for r in audit.rows), audit.structure()

@@ -111,3 +111,20 @@ def test_busy_ratios_are_taken_round_by_round():
     assert dt.summary(slow) == pytest.approx({"wall_s": 1e-2, "device_busy_s": 4.5e-3,
                                               "idle_share": 0.55, "host_bound": True,
                                               "threshold": 0.3, "rounds": 3})
+
+
+# ------------------------------------------------------------------ the unprofiled idle (08's rule)
+
+def test_the_unprofiled_idle_is_one_minus_device_over_wall():
+    assert device_time.unprofiled_idle(9.11e-3, 9.46e-3) == pytest.approx(1 - 9.11 / 9.46)
+    assert device_time.unprofiled_idle(11e-3, 10e-3) == 0.0  # never negative
+    assert device_time.unprofiled_idle(None, 10e-3) is None
+    assert device_time.unprofiled_idle(1e-3, 0.0) is None
+
+
+def test_unprofiled_wall_seconds_gives_one_figure_per_round_on_a_cpu():
+    calls = []
+    walls = device_time.unprofiled_wall_seconds(lambda: calls.append(1), "cpu", batches=4, rounds=3)
+    assert len(walls) == 3 and all(w >= 0 for w in walls) and len(calls) == 1 + 3 * 4
+    with pytest.raises(ValueError, match="batches"):
+        device_time.unprofiled_wall_seconds(lambda: None, "cpu", batches=0)

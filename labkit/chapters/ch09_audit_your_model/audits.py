@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 import torch
 
-from labkit.audit import audit, export_audit, models, recommend, report
+from labkit.audit import audit, export_audit, kernels, models, recommend, report
 from labkit.audit.module_layouts import ROOT, human_bytes
 from labkit.session import Chapter, Recorded
 from labkit.show import table as tables
@@ -162,16 +162,16 @@ def readings(summary: Mapping) -> dict[str, str]:
            "input": f"{tuple(summary['input_shape'])} {precision} on {summary['device']}, "
                     f"{summary['memory_format']}"}
     kinds = summary.get("module_kinds") or {}
+    in_tf32 = bool(traced_in_tf32(summary, summary["exports"]))
     for kind, names in summary["findings"].items():
-        named = [_module(n, kinds) if kind in ("layout drops", "hidden copies") else n for n in names]
+        named = [_module(n, kinds) if kind in ("layout drops", "hidden copies") else
+                 f"{n} (traced in TF32)" if in_tf32 and n == "torch.jit.trace" else n for n in names]
         out[kind] = str(len(names)) + (f" ({', '.join(named[:2])}{', ...' if len(named) > 2 else ''})"
                                        if names else "")
     out["bytes copied in one forward"] = human_bytes(summary["copy_bytes"])
     k = summary.get("kernels")
     if k:
-        bound = "" if k.get("host_bound") is None else (
-            f"; GPU idle {100 * (k.get('gpu_idle_share') or 0):.0f}%: "
-            + ("host-bound" if k["host_bound"] else "device-bound"))
+        bound = f"; {kernels.bound_text(k)}" if kernels.bound_text(k) else ""
         out["copy and layout work"] = f"{100 * k['copy_share']:.1f}% of {k['share_of']}{bound}"
     first = next((r for r in summary["recommendations"] if r.get("output_scale") is not None), None)
     # an all-zero output agrees with anything: a record from before the outcome existed (the
@@ -187,7 +187,8 @@ def readings(summary: Mapping) -> dict[str, str]:
     out["export paths correct on this layout"] = (
         f"{sum(e['outcome'] == 'correct' for e in checked)} of {len(checked)} checked"
         + (" against TF32 eager" if tf32_eager else "")
-        + (f"; {len(vacuous)} {NOT_CHECKABLE}: {ALL_ZERO}" if vacuous else ""))
+        + (f"; {len(vacuous)} {NOT_CHECKABLE}: {ALL_ZERO}" if vacuous else "")
+        + traced_in_tf32(summary, checked))
     if zero:
         out["channels_last against NCHW: numerics"] = f"{NOT_CHECKABLE} ({ALL_ZERO})"
     elif first is not None:
@@ -201,6 +202,21 @@ def readings(summary: Mapping) -> dict[str, str]:
         out["the audit's own time"] = f"{seconds['total']:.1f} s (" + ", ".join(
             f"{k} {v:.1f}" for k, v in seconds.items() if k != "total") + ")"
     return out
+
+
+def traced_in_tf32(summary: Mapping, checked: Sequence[Mapping]) -> str:
+    """'; torch.jit.trace traced with TF32 on ...' for a record made before the export paths
+    were built with TF32 off (no 'built_tf32_off' field), on a GPU whose convolutions ran in
+    TF32, where the trace read 'silently wrong': a trace keeps the TF32 setting it was traced
+    under and was compared with a strict float32 reference, so its error was TF32's, not a
+    layout's (review 2026-12-03h item 1); '' otherwise."""
+    trace = next((e for e in checked if e["path"] == "torch.jit.trace"), None)
+    tf32_convs = summary["device"].startswith("cuda") and (summary.get("tf32") or {}).get("convolutions")
+    if (trace is None or "built_tf32_off" in trace or not tf32_convs
+            or "silently wrong" not in (trace["outcome"], *trace.get("others", {}).values())):
+        return ""
+    return ("; torch.jit.trace was traced with TF32 on and compared with strict float32: not "
+            "like for like (built with TF32 off since)")
 
 
 def audit_table(result: audit.Report, recorded: Recorded | None = None) -> tables.Table:
