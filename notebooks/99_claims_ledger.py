@@ -52,9 +52,10 @@ ledger.show(per_chapter, f"The course tests {len(claims.REGISTRY)} claims")
 # ## The ledger
 #
 # Beside each verdict, in brackets, is the kind of form it judged: *seed form* (the claim in
-# the seed's own setting), *analogue* (what this machine can run instead: a CPU, another
-# precision) or *read from documentation* (part of the claim judged from what a vendor
-# documents). *more* names the form in full.
+# the seed's own setting), *analogue* (measured in what this machine can run instead: a CPU,
+# another precision, another runtime), *read from documentation* (judged from what a vendor
+# documents) or *not measured* (what it needs is not installed here). The kind is saved with
+# each verdict by the check that judged it; *more* names the form in full.
 #
 # A verdict a timing decides is trusted only when it reproduces: the same verdict in 3 of 3
 # fresh runs. Beside each such reference verdict the column says what the reference GPU's fresh
@@ -101,29 +102,30 @@ ledger.show(fared, "How the claims fared")
 
 # %% [markdown]
 # The kinds are counted apart because they say different things: a refuted *analogue* says
-# less about the seed than a refuted *seed form*, and *read from documentation* was not
-# measured at all. Which claims were read from documentation, in each column, is read from the
-# verdicts themselves:
+# less about the seed than a refuted *seed form*, and *read from documentation* and *not
+# measured* rest on no measurement at all. Which claims those are, in each column, is read from
+# the verdicts' own kind:
 
 # %%
-documented = []
+unmeasured = []
 for column, verdicts in (("reference GPU", ledger.reference_verdicts), ("this machine", ledger.mine)):
-    ids = sorted(i for i, v in verdicts.items() if claims.form_kind(v.form) == claims.FORM_KINDS[-1])
-    documented.append({"column": column, "read from documentation": ", ".join(ids) or "none"})
-ledger.show(documented)
+    row = {"column": column}
+    for kind in (claims.DOCUMENTATION_KIND, claims.NOT_MEASURED_KIND):
+        row[kind] = ", ".join(sorted(i for i, v in verdicts.items() if v.kind == kind)) or "none"
+    unmeasured.append(row)
+ledger.show(unmeasured)
 
 # %% [markdown]
 # ## Which chapters ran here
 #
-# Each chapter records that it ran and on which machine when it saves (`chapter.save()`), so a
-# chapter whose claims all need a GPU still shows as run here. A verdict saved before a
+# Every chapter of the course, from the notebooks beside this one (00 and 09 test no claim).
+# Each chapter records that it ran and on which machine when it saves (`chapter.save()`, or
+# for 00 its measurements), so a chapter whose claims all need a GPU still shows as run here. A verdict saved before a
 # chapter's last run here, and not saved again by it, or judged under a rule that has changed
 # since, is out of date: the ledger does not show it as current, and its row says so.
 
 # %%
-ran = ledger.ran  # on the reference machine, its recorded runs count as run here
-ledger.show([{"chapter": key[:2], "here": ran[key]["machine"] if key in ran else "not run here yet"}
-             for key in sorted(chapters)], "Which chapters ran here")
+ledger.show(ledger.ran_here(), "Which chapters ran here")  # on the reference machine its recorded runs count
 
 # %% [markdown]
 # ## Where this machine and the reference disagree

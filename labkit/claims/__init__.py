@@ -14,23 +14,28 @@ statement, rule, thresholds and check on one screen), `registry` (all of them), 
 """
 
 from labkit.claims.core import (
+    ANALOGUE_KIND,
     CONFIRMED,
     DEPENDS,
+    DOCUMENTATION_KIND,
+    FORM_KINDS,
     NOISE,
     NOISE_FLAGGED,
+    NOT_MEASURED_KIND,
     OUTCOMES,
     REFUTED,
     SEED_FORM,
+    SEED_KIND,
     SEED_PIPELINE,
     SEED_STRIDES,
     Claim,
     ClaimError,
     Verdict,
     band,
+    form_kind,
 )
 from labkit.claims.registry import REGISTRY, for_chapter, get
 from labkit.claims.tables import (
-    FORM_KINDS,
     LEDGER_COLUMNS,
     VERDICT_COLUMNS,
     Ledger,
@@ -38,7 +43,6 @@ from labkit.claims.tables import (
     VerdictTable,
     chapters_ran,
     finding,
-    form_kind,
     ledger,
     recorded,
     recorded_evidence,
@@ -55,4 +59,5 @@ __all__ = [
     "LEDGER_COLUMNS", "VERDICT_COLUMNS", "Ledger", "RecordedEvidence", "VerdictTable", "ledger",
     "recorded", "recorded_evidence", "recorded_verdicts", "save", "saved_verdicts", "table",
     "FORM_KINDS", "chapters_ran", "finding", "form_kind",
+    "SEED_KIND", "ANALOGUE_KIND", "DOCUMENTATION_KIND", "NOT_MEASURED_KIND",
 ]

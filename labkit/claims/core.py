@@ -34,6 +34,30 @@ OUTCOMES = (CONFIRMED, REFUTED, DEPENDS)
 # A verdict says which form of its claim it judged: the seed's own setting, or an analogue.
 SEED_FORM = "the seed's form"
 
+# ...and which kind of form that was, as a field of its own (Verdict.kind), so the ledger's
+# tallies count by what was done, not by a word somewhere in the form's text (review
+# 2026-12-03h, chapters 05-07, item 5: C15b, an analogue measured on ONNX Runtime whose form
+# also names TensorRT's binding "read from documentation", was tallied as documentation, and
+# C15d, "not measured", as a measured analogue).
+SEED_KIND, ANALOGUE_KIND, DOCUMENTATION_KIND, NOT_MEASURED_KIND = (
+    "seed form", "analogue", "read from documentation", "not measured")
+FORM_KINDS = (SEED_KIND, ANALOGUE_KIND, DOCUMENTATION_KIND, NOT_MEASURED_KIND)
+# The explicit markers a form opens with when its claim was not measured here: the checks
+# write forms that open "read from documentation, ..." or "not measured: ..." (chapter 07).
+KIND_MARKERS = (("read from documentation", DOCUMENTATION_KIND), ("not measured", NOT_MEASURED_KIND))
+
+
+def form_kind(form: str) -> str:
+    """The kind of a form when its verdict names none (`Claim.judge` without kind=, and saved
+    verdicts from before Verdict.kind): SEED_FORM is the seed's form; a form that opens with
+    one of KIND_MARKERS is that kind; any other form was measured in a setting of its own (an
+    analogue), whatever it says later ("analogue measured on ...; TensorRT's binding read from
+    documentation" is a measured analogue: its opening says what was done)."""
+    if form == SEED_FORM:
+        return SEED_KIND
+    opening = form.strip().lower()
+    return next((kind for marker, kind in KIND_MARKERS if opening.startswith(marker)), ANALOGUE_KIND)
+
 RULES_ANCHOR = "trust-rule"  # where a chapter prints the trust rule once (labkit.session.Rules)
 
 NOISE = "noise: the spread of the measured ratio straddles the threshold; rerun on a quiet machine"
@@ -75,7 +99,10 @@ class Verdict:
     outcome is 'confirmed', 'refuted' or 'depends' (then depends_on says on what); reason
     is one sentence built from the numbers; evidence and thresholds are what decided it.
     form says which form of the claim was judged (the seed's own setting, or an analogue
-    this machine can run). recorded=True marks a verdict read back from a saved run.
+    this machine can run); kind, one of FORM_KINDS, says what kind of form that was (measured
+    in the seed's setting, measured as an analogue, read from documentation, not measured),
+    given to `Claim.judge` by the check's caller or read from the form's opening marker
+    (`form_kind`) when not. recorded=True marks a verdict read back from a saved run.
     """
 
     claim_id: str
@@ -88,11 +115,19 @@ class Verdict:
     form: str = SEED_FORM
     recorded: bool = False
     issued_by: object = field(default=None, repr=False, compare=False)
+    kind: str = ""
 
     def __post_init__(self) -> None:
         if self.issued_by is not _TOKEN:
             raise ClaimError("a Verdict is computed, never typed in: call "
                              f"claims.get({self.claim_id!r}).judge(evidence)")
+        if not self.kind:
+            object.__setattr__(self, "kind", form_kind(self.form))
+        if self.kind not in FORM_KINDS:
+            raise ClaimError(f"{self.claim_id}: kind must be one of {FORM_KINDS}, got {self.kind!r}")
+        if (self.kind == SEED_KIND) != (self.form == SEED_FORM):
+            raise ClaimError(f"{self.claim_id}: the kind {SEED_KIND!r} goes with the form {SEED_FORM!r} "
+                             f"and only with it (form {self.form!r}, kind {self.kind!r})")
         if self.outcome not in OUTCOMES:
             raise ClaimError(f"outcome must be one of {OUTCOMES}, got {self.outcome!r}")
         if not self.evidence:
@@ -106,16 +141,18 @@ class Verdict:
 
         return {"claim_id": self.claim_id, "outcome": self.outcome, "reason": self.reason,
                 "depends_on": self.depends_on, "machine": self.machine, "form": self.form,
-                "evidence": results.to_jsonable(self.evidence), "thresholds": dict(self.thresholds)}
+                "kind": self.kind, "evidence": results.to_jsonable(self.evidence), "thresholds": dict(self.thresholds)}
 
     @classmethod
     def from_dict(cls, data: Mapping, recorded: bool = True) -> Verdict:
-        """A verdict read back from saved results (marked recorded)."""
+        """A verdict read back from saved results (marked recorded). One saved before
+        Verdict.kind existed has its kind read from its form's opening (`form_kind`)."""
         try:
             return cls(claim_id=data["claim_id"], outcome=data["outcome"], reason=data["reason"],
                        evidence=data["evidence"], thresholds=data.get("thresholds", {}),
                        depends_on=data.get("depends_on", ""), machine=data.get("machine", ""),
-                       form=data.get("form", SEED_FORM), recorded=recorded, issued_by=_TOKEN)
+                       form=data.get("form", SEED_FORM), recorded=recorded, issued_by=_TOKEN,
+                       kind=data.get("kind") or "")
         except KeyError as missing:
             raise ClaimError(f"saved verdict lacks {missing}; the results file is damaged "
                              "or from another version") from None
@@ -180,11 +217,14 @@ class Claim:
         """Whether a chapter tests this claim yet (it has a check function)."""
         return self.check is not None
 
-    def judge(self, evidence: Mapping, machine: str = "", form: str = SEED_FORM) -> Verdict:
+    def judge(self, evidence: Mapping, machine: str = "", form: str = SEED_FORM,
+              kind: str = "") -> Verdict:
         """Compute this claim's verdict from measured evidence, with its thresholds.
 
         form: which form of the claim the evidence tests: SEED_FORM when it was measured
         in the seed's own setting, else a short description ("analogue: AMD EPYC, 2 threads, float32").
+        kind: which kind of form (FORM_KINDS: ANALOGUE_KIND, DOCUMENTATION_KIND, NOT_MEASURED_KIND),
+        said by the caller that knows what ran; left empty, the form's opening says it (`form_kind`).
         """
         from labkit.core import env
 
@@ -207,7 +247,8 @@ class Claim:
             outcome, reason, depends_on = trust.apply((outcome, reason, depends_on), evidence,
                                                       decided)
         return Verdict(self.id, outcome, reason, dict(evidence), dict(self.thresholds),
-                       depends_on, machine or env.device_key(), form.strip(), issued_by=_TOKEN)
+                       depends_on, machine or env.device_key(), form.strip(), issued_by=_TOKEN,
+                       kind=kind)
 
     def _repr_html_(self) -> str:
         """The card, in two visible lines: the claim, and the rule that confirms it (with a

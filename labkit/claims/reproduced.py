@@ -187,10 +187,11 @@ def compare(verdict: Verdict, data: dict | None, verdict_recorded_at: str = "",
     # An earlier record is still compared: the course's device plan runs a chapter's reproduce
     # just before the chapter itself in the same call (04's page quotes it), so an hour's order
     # says nothing about the sources; today's rule reading its evidence does (below).
-    when = (f"recorded {'before' if dated < theirs else 'after'} the verdict ({dated:%Y-%m-%d %H:%M} "
-            f"against {theirs:%Y-%m-%d %H:%M} UTC)" if dated and theirs else "")
-    used = (f"dated: {when}; compared by content" if when else "dated; compared by content" if dated else
-            "undated (none of its keys is a time: " + ", ".join(data) + "); compared by content")
+    # the record's date in a few words, or "undated": every row of a chapter repeats it, so the
+    # record's keys are not listed (review 2026-12-03h, chapters 08-09-99: each row listed them)
+    used = (f"recorded {dated:%Y-%m-%d %H:%M} UTC" if dated else "undated")
+    if dated and theirs:
+        used += f", {'before' if dated < theirs else 'after'} the verdict ({theirs:%H:%M})"
     try:
         runs, notes = _runs(claim_id, data, verdict)
     except _Unjudgeable as exc:

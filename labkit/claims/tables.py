@@ -17,7 +17,20 @@ from datetime import datetime
 from pathlib import Path
 
 from labkit.claims import articles, reproduced
-from labkit.claims.core import CONFIRMED, DEPENDS, REFUTED, SEED_FORM, Claim, Verdict
+from labkit.claims.core import (  # noqa: F401 -- the kinds are re-exported from here
+    ANALOGUE_KIND,
+    CONFIRMED,
+    DEPENDS,
+    DOCUMENTATION_KIND,
+    FORM_KINDS,
+    NOT_MEASURED_KIND,
+    REFUTED,
+    SEED_FORM,
+    SEED_KIND,
+    Claim,
+    Verdict,
+    form_kind,
+)
 from labkit.claims.registry import REGISTRY, all_claims, get
 from labkit.core import env, results
 from labkit.show import table as tables
@@ -103,9 +116,10 @@ class VerdictTable:
                 shown = "no verdict here (needs a GPU)"
             elif get(claim_id).deterministic:
                 shown = verdict.label
-            elif form_kind(verdict.form) == DOCUMENTATION_KIND:  # say so: documentation is not a measurement
+            elif verdict.kind == DOCUMENTATION_KIND or (  # say so: documentation is not a measurement
+                    verdict.kind == ANALOGUE_KIND and "documentation" in verdict.form.lower()):
                 shown = "read from documentation, in whole or part (varies by machine)"
-            elif verdict.form.startswith("not measured"):
+            elif verdict.kind == NOT_MEASURED_KIND:
                 shown = "not measured here (varies by machine)"
             else:
                 shown = "measured (varies by machine)"
@@ -217,17 +231,9 @@ def table(verdicts: Iterable[Verdict], pending: Iterable[str] = (),
 # (Claim.statement) under it: the column shows what the seed says, not the course's rewording.
 LEDGER_COLUMNS = ("claim", "chapter", "seed says", "this machine", "reference GPU", "finding",
                   "depends on / why they differ")
-SEED_KIND, ANALOGUE_KIND, DOCUMENTATION_KIND = "seed form", "analogue", "read from documentation"
-FORM_KINDS = (SEED_KIND, ANALOGUE_KIND, DOCUMENTATION_KIND)
-
-
-def form_kind(form: str) -> str:
-    """Which kind of form a verdict judged: the seed's own setting, an analogue this machine
-    ran, or (part of) the claim read from documentation rather than measured. The tallies
-    count them apart: a refuted analogue says less about the seed than a refuted seed form."""
-    if form == SEED_FORM:
-        return SEED_KIND
-    return DOCUMENTATION_KIND if "documentation" in form.lower() else ANALOGUE_KIND
+# The kinds of form a verdict judged (FORM_KINDS, `Verdict.kind`: seed form, analogue, read
+# from documentation, not measured) live in labkit.claims.core with the verdict; the tallies
+# count them apart: a refuted analogue says less about the seed than a refuted seed form.
 
 
 def finding(verdict: Verdict | None) -> str:
@@ -299,6 +305,7 @@ class Ledger:
     reference_here: bool = False  # this machine is the reference machine (`is_reference_here`)
     # claim id -> its reference verdict beside the reproduce record (timing-based claims only)
     reproductions: dict[str, reproduced.Reproduction] = field(default_factory=dict)
+    recorded_here: dict[str, str] = field(default_factory=dict)  # chapter key -> machine, any record
 
     def rows(self) -> list[dict]:
         """One dict per registered claim, in curriculum order, with LEDGER_COLUMNS, 'section' and
@@ -337,14 +344,35 @@ class Ledger:
                         "section_zh": claim.section_zh, "seed says": claim.seed_text,
                         "in English": claim.statement,
                         "this machine": here, "reference GPU": there,
-                        "form here": form_kind(mine.form) if mine else "",
-                        "form on the reference": form_kind(theirs.form) if theirs else "",
+                        "form here": mine.kind if mine else "",
+                        "form on the reference": theirs.kind if theirs else "",
                         "finding": finding(mine) or (f"(reference) {finding(theirs)}" if theirs else ""),
                         "reproduced": mark.text if claim.tested and mark else "",
                         "reproduced detail": mark.detail if claim.tested and mark else "",
                         "reference settled": not (claim.tested and mark and mark.disagrees),
                         "depends on / why they differ": "; ".join(notes)})
         return out
+
+    def chapters(self) -> list[str]:
+        """Every chapter of the course, in order: the notebooks in the ledger's folder
+        (NN_name.py, the ledger's own left out), so a chapter that tests no claim shows too
+        (00 and 09: review 2026-12-03h, chapters 08-09-99, item 10); without a folder, the
+        chapters the registry's claims name."""
+        if self.notebooks is None:
+            return sorted(dict.fromkeys(c.chapter for c in all_claims()))
+        return sorted(p.stem for p in Path(self.notebooks).glob("[0-9][0-9]_*.py")
+                      if p.stem != LEDGER_NOTEBOOK)
+
+    def ran_here(self) -> list[dict]:
+        """One row per chapter (`chapters`): the machine it ran on here (its 'ran' entry, or
+        the results file's machine for a chapter that records results without one, as 00
+        does: `recorded_here`), or 'not run here yet'."""
+        def machine(key: str) -> str:
+            if key in self.ran:
+                return self.ran[key].get("machine") or "this machine"
+            return self.recorded_here.get(key, "not run here yet")
+
+        return [{"chapter": key[:2], "here": machine(key)} for key in self.chapters()]
 
     def structure(self) -> str:
         """Deterministic text for nbval: columns, then each claim id with its chapter."""
@@ -532,7 +560,8 @@ def ledger(reference: str = results.DEFAULT_REFERENCE, notebooks: str | Path | N
     return Ledger(mine, theirs, reference, _ran(here), None if notebooks is None else Path(notebooks),
                   stale=stale, reference_stale=stale_there,
                   reference_here=is_reference_here(reference),
-                  reproductions=reproduced.marks(theirs, _recorded_at(recorded_data), reference))
+                  reproductions=reproduced.marks(theirs, _recorded_at(recorded_data), reference),
+                  recorded_here=_recorded_here(here))
 
 
 NOT_REPRODUCED_TAG = " (not reproduced)"  # a tally's outcome whose fresh runs disagreed
@@ -583,6 +612,7 @@ def _newest_runs(local: dict, reference: dict) -> dict:
     return {"chapters": chapters}
 
 
+LEDGER_NOTEBOOK = "99_claims_ledger"  # the ledger's own notebook: not a chapter that runs
 RAN_KEY = "ran"  # results key under which labkit.session's Chapter.save() records that it ran
 
 
@@ -594,6 +624,14 @@ def chapters_ran(machine: str | None = None) -> dict[str, dict]:
 def _ran(data: dict) -> dict[str, dict]:
     return {chapter: entries[RAN_KEY]["payload"] for chapter, entries in data.get("chapters", {}).items()
             if RAN_KEY in entries}
+
+
+def _recorded_here(data: dict) -> dict[str, str]:
+    """{chapter: machine} for each chapter that recorded anything in a results file, 'ran' entry
+    or not (00 records its measurements and never calls chapter.save()), on the file's machine
+    (this machine's when the file does not name one)."""
+    machine = data.get("machine") or env.device_key()
+    return {chapter: machine for chapter, entries in data.get("chapters", {}).items() if entries}
 
 
 VERDICT_KEY_PREFIX = "verdict:"  # results key of a claim's verdict: "verdict:C2"
@@ -689,7 +727,8 @@ def judged_today(verdict: Verdict, entry: dict) -> Verdict | None:
     if claim is None or not claim.tested:
         return None
     try:
-        today = claim.judge(dict(verdict.evidence), machine=verdict.machine, form=verdict.form)
+        today = claim.judge(dict(verdict.evidence), machine=verdict.machine, form=verdict.form,
+                            kind=verdict.kind)
     except Exception:  # noqa: BLE001 -- evidence from another version: any failure means "cannot"
         return None
     same = (today.outcome, today.depends_on) == (verdict.outcome, verdict.depends_on)

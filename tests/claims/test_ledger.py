@@ -45,8 +45,9 @@ def test_tallies_count_seed_form_analogue_and_documentation_apart(tmp_path, monk
     tally = ledger.tally("this machine")
     assert tally["seed form"] == {"depends": 1} and tally["analogue"] == {"refuted": 1}
     assert tally["no verdict"]["claims"] == len(claims.REGISTRY) - 2
-    assert claims.form_kind("C15 half read from documentation, not measured") == "read from documentation"
+    assert claims.form_kind("read from documentation, not measured (TensorRT not installed)") == "read from documentation"
     assert claims.form_kind(claims.SEED_FORM) == "seed form" and claims.form_kind("GPU analogue") == "analogue"
+    assert claims.form_kind("not measured: TensorRT not installed") == "not measured"
 
 
 def test_each_row_carries_its_finding_in_one_sentence(tmp_path, monkeypatch, private_cache):
@@ -266,9 +267,12 @@ def test_a_reproduce_record_is_read_per_run_against_the_reference_verdict():
     # a dated record is compared by content whichever came first (04's reproduce runs just
     # before its chapter in one device call, so its page can quote it); the fold says the order
     dated = rp.compare(verdict, _record([_run(verdict)] * 3, recorded_at="2026-12-03T13:20:00+00:00"), VERDICT_AT)
-    assert dated.reproduced and "recorded before the verdict (2026-12-03 13:20 against 2026-12-03 18:30 UTC)" in dated.detail
+    assert dated.reproduced and "recorded 2026-12-03 13:20 UTC, before the verdict (18:30); " in dated.detail
     after = rp.compare(verdict, _record([_run(verdict)] * 3, recorded_at="2026-12-03T19:00:00+00:00"), VERDICT_AT)
-    assert after.reproduced and "recorded after the verdict" in after.detail
+    assert after.reproduced and "recorded 2026-12-03 19:00 UTC, after the verdict (18:30)" in after.detail
+    # an undated record says so in one word, not by listing its keys on every row
+    undated = rp.compare(verdict, _record([_run(verdict)] * 3), VERDICT_AT, source="the record")
+    assert undated.detail.startswith("the record, undated; ") and "none of its keys" not in undated.detail
     # too few runs, a smoke test, a cut-short record: agreeing runs are not a reproduction
     assert rp.compare(verdict, _record([_run(verdict)] * 2)).status == rp.TOO_FEW
     assert "--quick" in rp.compare(verdict, _record([_run(verdict)] * 3, quick=True)).text

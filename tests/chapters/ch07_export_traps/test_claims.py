@@ -151,7 +151,7 @@ def test_c15b_is_measured_on_the_chapters_own_pointer_bound_engine_and_says_the_
     assert "read from documentation, not measured" in verdict.reason  # TensorRT's binding itself
     form = ch07.form_of("C15b", {**NO_TRT, "pointer_binding": BINDING, "device": "cpu"})
     assert form.startswith("analogue measured on cpu (ONNX Runtime's IOBinding)")
-    assert claims.form_kind(form) == "read from documentation"  # part of it is read: the ledger counts it so
+    assert claims.form_kind(form) == "analogue"  # measured; TensorRT's half read (review 03h 05-07 item 5)
     misread = {**BINDING, "outcomes": {**ALL_CORRECT, "NCHW": "silently wrong"}}
     assert judge("C15b", **NO_TRT, pointer_binding=misread).outcome == "confirmed"
     right = judge("C15b", **NO_TRT, pointer_binding={**BINDING, "outcomes": ALL_CORRECT})
@@ -165,7 +165,7 @@ def test_c15b_s_form_does_not_call_a_cpu_provider_s_binding_a_gpu_measurement():
     # provider from host memory while the chapter's device was cuda:0.
     gpu = ch07.form_of("C15b", {**NO_TRT, "pointer_binding": BINDING, "device": "cuda:0"})
     assert gpu.startswith("analogue measured on ONNX Runtime's CPU provider (host memory")
-    assert "the chapter on cuda:0" in gpu and claims.form_kind(gpu) == "read from documentation"
+    assert "the chapter on cuda:0" in gpu and claims.form_kind(gpu) == "analogue"
     assert "cuda:0 (ONNX" not in gpu  # never called a measurement on the GPU
     cuda = {**BINDING, "path": "ONNX Runtime CUDA, IOBinding of data_ptr"}
     assert ch07.form_of("C15b", {**NO_TRT, "pointer_binding": cuda, "device": "cuda:0"}).startswith(
