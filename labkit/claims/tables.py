@@ -489,7 +489,7 @@ class Ledger:
     def compact_html(self, link_base: str = "") -> str:
         """The ledger as a learner reads it in the notebook: one compact row per claim (its id,
         chapter, English gist, and each machine's outcome with the kind of form it judged:
-        seed form, analogue, or read from documentation); the seed's own words, the section,
+        one of FORM_KINDS); the seed's own words, the section,
         the forms in full, the finding and why the machines differ are folded in each row,
         one click away. The handouts (`to_markdown`, `to_html`) keep every column open."""
         head = "".join(f"<th style='text-align:left'>{c}</th>"
