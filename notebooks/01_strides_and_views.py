@@ -189,7 +189,7 @@ print(c3)
 # exactly there (the cell asserts it).
 
 # %% [markdown]
-# ### Exercise 01.2: which storage element an index reads
+# ### Optional exercise 01.2: which storage element an index reads
 #
 # The same formula as a function: given shape, strides, storage offset and an index
 # (negative indices count from the end, as in Python), return the storage position.

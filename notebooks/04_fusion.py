@@ -138,7 +138,8 @@ chapter.here_or_recorded("folding_speed", can=True, measure=lambda: {  # measure
     "comparison": folding_cmp.table(), "speedup": folding_gain, "batch": fold_batch, "image": fold_image})
 pace = cases.loop_pace(folding_cmp, "ResNet-50 with BatchNorm", "ResNet-50, BatchNorm folded")  # GPU only
 cases.noted(chapter.show(folding_cmp), "folded: ran at {} the original's speed"
-            + (f" by device time. {pace}" if pace else ""), folding_stated)
+            + (f" by device time. {pace}" if pace else ""), folding_stated).note(cases.fold_timing_form(
+    model, images, folding_cmp, "ResNet-50 with BatchNorm", ceiling.matmul_tflops, chapter.on_gpu))
 
 # %% [markdown]
 # Each eval-mode BatchNorm is one more pass over an activation (read, write) and, on a GPU,
@@ -420,11 +421,12 @@ cases.comparison_table(chapter.here_or_recorded("reduce_overhead", lambda: cases
 
 # %% [markdown]
 # Each variant's device time (its kernels on the GPU), its host launch per call (Python, the
-# guards and the launches, on the CPU), and the slower of the two: what a loop of calls pays,
-# the column that decides here (computed from the two clocks, not a timed loop). Where the host is slower, the row is launch-bound, and only
-# less host work per call speeds it up. One graph replay removes the launches but not the
-# rest: where reduce-overhead's loop is still host-paced, what is left is the host work of a
-# replay call (the guards, the wrapper, the input copies).
+# guards and the launches, on the CPU), and a loop of calls timed on the wall clock in
+# interleaved rounds: the column that decides here. Where the host launch is longer than the
+# device time, the row is launch-bound, and only less host work per call speeds it up. One
+# graph replay removes the launches but not the rest: where reduce-overhead's loop is still
+# host-paced, what is left is the host work of a replay call (the guards, the wrapper, the
+# input copies).
 
 # %% [markdown]
 # ## 4. Triton: an add, and a fused chain (C19)

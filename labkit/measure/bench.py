@@ -60,7 +60,8 @@ def time(fn: Callable, *args: object, mode: str = "cold", warmup_ms: float = 25.
          flops_dtype: str = "float32", label: str | None = None,
          device: str | torch.device | None = None, threads: int | None = None,
          min_runs: int = 5, max_runs: int = 10_000,
-         keep_allocator_memory: bool = False, clock: str = "device") -> Timing:
+         keep_allocator_memory: bool = False, clock: str = "device",
+         convolution: bool = False) -> Timing:
     """Time `fn(*args)`: warm up for warmup_ms, then sample for about rep_ms.
 
     Why each step: the first calls pay for lazy initialisation (CUDA context, cuBLAS
@@ -98,6 +99,9 @@ def time(fn: Callable, *args: object, mode: str = "cold", warmup_ms: float = 25.
     read on the wall clock whatever was asked, and the Timing says so. On the CPU the clock
     is the CPU's, and a timing within 10x of a one-element op's cost says it measured call
     overhead (`Timing.overhead_bound`).
+
+    convolution=True says the timed float32 work is cuDNN convolutions: with TF32 on for
+    convolutions only, the Timing then says to read its TF32 share (`timing.ceiling_shares`).
     """
     __tracebackhide__ = True
     conditions.check_arguments(fn, mode, warmup_ms, rep_ms, min_runs, max_runs)
@@ -119,7 +123,7 @@ def time(fn: Callable, *args: object, mode: str = "cold", warmup_ms: float = 25.
         samples = sampler.take(runs)
     return _make_timing(samples, label, where, mode, threads, bytes_moved, flops, flops_dtype,
                         faults=sampler.faults_per_call(), allocator=_allocator_name(where, applied),
-                        clock=sampler.clock_read())
+                        clock=sampler.clock_read(), convolution=_checked_flag(convolution, "convolution"))
 
 
 def compare(variants: dict[str, Callable], baseline: str | None = None, rounds: int = 10, *,
@@ -129,7 +133,7 @@ def compare(variants: dict[str, Callable], baseline: str | None = None, rounds: 
             flops_dtype: str = "float32", device: str | torch.device | None = None,
             threads: int | None = None, progress: bool | None = None,
             keep_allocator_memory: bool = False, clock: str = "device",
-            after_round: Callable[[], None] | None = None) -> Comparison:
+            after_round: Callable[[], None] | None = None, convolution: bool = False) -> Comparison:
     """Time several variants interleaved in rounds (ABCABC...) and compare each to a baseline.
 
     Why interleave: a machine drifts (clock boost, heat, a background job). Timing all
@@ -145,6 +149,7 @@ def compare(variants: dict[str, Callable], baseline: str | None = None, rounds: 
     bench.time's: device time on a GPU by default, each variant's host launch beside it.
     after_round, when given, is called after each round, outside every timed block: a probe
     of the machine's state per round (chapter 08's host pace), never part of a variant's time.
+    convolution is bench.time's (the variants' float32 work is cuDNN convolutions).
     """
     __tracebackhide__ = True
     baseline = _check_variants(variants, baseline, rounds, mode, warmup_ms, rep_ms)
@@ -189,7 +194,8 @@ def compare(variants: dict[str, Callable], baseline: str | None = None, rounds: 
     timings = {label: _make_timing(samples[label], label, where, mode, threads, moved[label],
                                    counted[label], flops_dtype,
                                    faults=samplers[label].faults_per_call(), allocator=allocator,
-                                   clock=samplers[label].clock_read())
+                                   clock=samplers[label].clock_read(),
+                                   convolution=_checked_flag(convolution, "convolution"))
                for label in variants}
     for label in variants:
         q25, q75, per_round = ratio_spread(round_medians[label], round_medians[baseline])
@@ -267,6 +273,12 @@ def _check_clock(clock: object) -> str:
 def _check_flag(value: object, what: str) -> None:
     if not isinstance(value, bool):
         raise TypeError(f"{what} must be True or False, got {value!r}")
+
+
+def _checked_flag(value: object, what: str) -> bool:
+    """`value`, refused unless it is True or False (`_check_flag`)."""
+    _check_flag(value, what)
+    return bool(value)
 
 
 def _allocator_name(where: torch.device, applied: bool | None) -> str | None:
@@ -557,7 +569,8 @@ def _make_timing(samples: list[float], label: str, where: torch.device, mode: st
                  threads: int | None, bytes_moved: float | None, flops: float | None,
                  flops_dtype: str, faults: float | None = None,
                  allocator: str | None = None,
-                 clock: tuple[str, float | None, str] | None = None) -> Timing:
+                 clock: tuple[str, float | None, str] | None = None,
+                 convolution: bool = False) -> Timing:
     stats = summarise(samples)
     clock_name, host_s, clock_note = clock or (
         clocks.CPU if where.type != "cuda" else clocks.DEVICE, None, "")
@@ -604,7 +617,7 @@ def _make_timing(samples: list[float], label: str, where: torch.device, mode: st
         tf32_matmul, tf32_conv = conditions.tf32_state() if where.type == "cuda" else (False, False)
         shares = timing.ceiling_shares(
             gbps, tflops, flops_dtype, known.copy_gbps if known else None,
-            known.matmul_tflops if known else None, tf32_matmul, tf32_conv)
+            known.matmul_tflops if known else None, tf32_matmul, tf32_conv, convolution)
         notes.extend(shares.notes)
     return Timing(label=label, device=str(where), mode=mode, times_s=tuple(samples),
                   median_s=stats.median_s, iqr_s=stats.iqr_s, min_s=stats.min_s,

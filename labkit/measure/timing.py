@@ -109,7 +109,8 @@ class Shares:
 
 def ceiling_shares(gbps: float | None, tflops: float | None, flops_dtype: str,
                    copy_gbps: float | None, matmul_tflops: Mapping[str, float] | None,
-                   tf32_matmul: bool = False, tf32_conv: bool = False) -> Shares:
+                   tf32_matmul: bool = False, tf32_conv: bool = False,
+                   convolution: bool = False) -> Shares:
     """Shares of the copy and matmul ceilings, the matmul one in the math that really ran.
 
     On a GPU, float32 work may run in TF32 (10-bit mantissa, about 8x the float32 rate on
@@ -117,7 +118,10 @@ def ceiling_shares(gbps: float | None, tflops: float | None, flops_dtype: str,
     default) and torch.backends.cudnn.allow_tf32 for convolutions (on by default). So:
     float32 work with both switches on is compared with the TF32 ceiling; with only the
     convolution switch on, the float32 ceiling is the headline and the TF32 share is given
-    beside it, since only the caller knows whether the work was convolutions. A share up to
+    beside it, since only the caller knows whether the work was convolutions; the note that says
+    to read the TF32 share is added only where the caller says so (`convolution=True`): under a
+    float32 matmul it warned about convolutions the timing never ran (review 2026-12-03h item
+    11, chapter 00's first timing). A share up to
     AT_CEILING_PCT (105%) reads "at the ceiling"; above it, a note names the candidate causes
     (ABOVE_CEILING_CAUSES).
     """
@@ -143,6 +147,7 @@ def ceiling_shares(gbps: float | None, tflops: float | None, flops_dtype: str,
             pct_matmul = 100 * tflops / rate
         if dtype == "float32" and math_used == "float32" and tf32_conv and known.get("tfloat32"):
             pct_tf32 = 100 * tflops / known["tfloat32"]
+        if pct_tf32 is not None and convolution:
             notes.append(f"cuDNN convolutions run in TF32 here (torch.backends.cudnn.allow_tf32) "
                          f"while matmuls run in float32: for convolutions read the TF32 share, "
                          f"{pct_tf32:.0f}% of the TF32 ceiling.")

@@ -158,7 +158,12 @@ def test_float32_with_tf32_on_is_compared_with_the_tf32_ceiling():
     conv_only = timing.ceiling_shares(None, 60.0, "float32", None, ceiling, False, True)
     assert conv_only.math == "float32" and conv_only.pct_of_matmul_ceiling == pytest.approx(120.0)
     assert conv_only.pct_of_tf32_ceiling == pytest.approx(15.0)
-    assert any("TF32" in note for note in conv_only.notes)
+    # review 2026-12-03h item 11: the "read the TF32 share" note only under convolution timings
+    # (it showed under chapter 00's float32 matmul); the share itself is kept either way
+    assert not any("cuDNN convolutions run in TF32" in note for note in conv_only.notes)
+    conv = timing.ceiling_shares(None, 60.0, "float32", None, ceiling, False, True, convolution=True)
+    assert conv.pct_of_tf32_ceiling == pytest.approx(15.0)
+    assert any("cuDNN convolutions run in TF32" in note and "15%" in note for note in conv.notes)
     off = timing.ceiling_shares(None, 25.0, "float32", None, ceiling, False, False)
     assert off.math == "float32" and off.pct_of_matmul_ceiling == pytest.approx(50.0)
     assert not off.notes

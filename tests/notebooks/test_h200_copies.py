@@ -18,9 +18,14 @@ NOT_YET_RERECORDED: set[str] = {
     # its GPU page of 2026-12-03 21:52 read 1,541 words (limit 1,500): Mistake 4's note and the
     # allocator, ceiling and power-cap texts cut since (about 1,470 on the recorded numbers)
     "00_setup_check",
+    # review 2026-12-03h item 11 made exercise 01.2 optional (its heading): needs a device run
+    "01_strides_and_views",
     # review 2026-12-03h items 2-4, 6, 7, 9, 11 changed its cells (C2's quiz asks what runs, C5b's GPU
     # form times no window, C10 times its loop, the allocator section dropped): needs a device run
     "02_contiguity_and_hidden_copies",
+    # review 2026-12-03h items 4 and 11 changed its cells (reduce-overhead's loop timed, the folding
+    # timing's batch, math and ceiling share): needs a device run
+    "04_fusion",
     # review 2026-12-03h items 4, 6, 10 changed its cells (the seed sentence shown once with each card's
     # clause, the run's model width in the parameters table, the takeaway read off the gradient check)
     "06_ddp_layout_drift",

@@ -41,7 +41,8 @@ __all__ = ["folding", "resnet"]  # re-exported for the notebook, with the functi
 
 FOLD_CLASSES = ("identical, bit for bit", "equal up to float32 rounding (relative error below 1e-4)",
                 "visibly different (relative error above 1e-4)")
-GAP_CLASSES = ("under 0.5 us (the seed's figure)", "0.5 to 2 us", "more than 2 us")
+# No choice names the seed (review 2026-12-03h item 11: "(the seed's figure)" cued the key).
+GAP_CLASSES = ("under 0.5 us", "0.5 to 2 us", "more than 2 us")
 OVERFLOW_CLASSES = ("skips the optimizer step and halves the scale",
                     "applies the step and halves the scale", "skips the step and keeps the scale")
 TIMELINE_FIGURES = ("kernels", "window_us", "gpu_busy_share", "launch_gap_median_us")
@@ -134,10 +135,70 @@ def stated_gain(comparison: bench.Comparison, faster: str) -> tuple[float, tuple
     return gain, spread, claims.trust.stated_ratio(gain, spread, flags=comparison.flags(), what=faster)
 
 
-# What every loop figure of this chapter is (review 2026-12-03e item 11): computed from two
-# measured clocks, not a timed loop. Chapter 03's C7 times a real back-to-back loop; here the
-# loop's pace is the slower of the host's launch and the device time, each measured apart.
+def fold_timing_form(model: torch.nn.Module, images: torch.Tensor, comparison: bench.Comparison,
+                     original: str, matmul_tflops: Mapping[str, float], on_gpu: bool) -> str:
+    """What the folding timing ran, in one line: batch, image size, dtype, the math the
+    convolutions ran in (TF32 on a GPU with cuDNN's switch on, as PyTorch's default; float32
+    otherwise) and the original's rate as a share of this machine's matmul ceiling in that math
+    (review 2026-12-03h item 11: '9.48 -> 9.21 ms, 1.03x' named none of them). The FLOPs are
+    counted on one forward pass by torch's FlopCounterMode, not typed."""
+    from torch.utils.flop_counter import FlopCounterMode
+
+    with torch.no_grad(), FlopCounterMode(display=False) as counter:
+        model(images)
+    flops = counter.get_total_flops()
+    tf32 = on_gpu and bool(torch.backends.cudnn.allow_tf32)
+    math_key, math_name = ("tfloat32", "TF32") if tf32 else ("float32", "float32")
+    median = comparison[original].timing.median_s
+    rate = flops / median / 1e12 if median > 0 else 0.0
+    ceiling = matmul_tflops.get(math_key)
+    share = f", {100 * rate / ceiling:.0f}% of the {math_key} matmul ceiling" if ceiling else ""
+    batch, _, height, _ = images.shape
+    return (f"Batch {batch}, {height}x{height}, {str(images.dtype).replace('torch.', '')} (convolutions in "
+            f"{math_name} math): the original ran {flops / 1e9:.3g} GFLOP at {rate:.3g} TFLOP/s{share}.")
+
+
+# What a computed loop figure is (review 2026-12-03e item 11): the slower of the host's launch
+# and the device time, each measured apart. It explains a loop's pace; it does not time one
+# (review 2026-12-03h item 4: reduce-overhead's computed row read 2.68x faster, 1.05x slower
+# and 1.91x faster in three H200 records). Where a line says "in a loop", `timed_loop` times it.
 LOOP_PACE = "loop pace = max(host launch, device) per call, computed, not timed"
+LOOP_TIMED = "back-to-back calls timed on the wall clock"
+LOOP_ROUNDS = 5
+
+
+def timed_loop(variants: Mapping[str, Callable[[], object]], baseline: str, rounds: int = LOOP_ROUNDS,
+               rep_ms: float = 200.0) -> dict:
+    """A Python loop of each variant's calls, timed rather than computed: bench's hot mode
+    (calls back to back, nothing flushed, as a loop over the same tensors) on the wall clock
+    (clock='wall': nothing holds the GPU while the host launches, so a call that launches
+    slower than its kernels run is timed at the host's pace), interleaved in `rounds` rounds
+    so each round's ratio to `baseline` gives a spread the trust rule reads.
+
+    Returns {'rows': bench's rows (median per call, ratio to baseline, its per-round spread),
+    'baseline', 'flags': the harness's flags, 'rounds', 'clock': LOOP_TIMED}. On a CPU the clock is the
+    CPU's: a loop there is what the harness times anyway."""
+    cmp = bench.compare(dict(variants), baseline=baseline, rounds=rounds, rep_ms=rep_ms, mode="hot",
+                        clock="wall", progress=False)
+    return {"rows": cmp.table(), "baseline": baseline, "flags": cmp.flags(), "rounds": cmp.rounds,
+            "clock": LOOP_TIMED}
+
+
+def loop_reading(loop: Mapping, variant: str) -> str:
+    """`variant`'s timed loop against the baseline's, said as the trust rule lets it be said:
+    '1.91x faster (rounds 1.85-1.97)', or that the difference is noise. Only the two timings
+    the ratio is built from (the variant's and the baseline's) can hold it back."""
+    found = {r["variant"]: r for r in loop["rows"]}
+    row = found[variant]
+    baseline = loop.get("baseline") or loop["rows"][0]["variant"]
+    own = [f for f in loop.get("flags") or [] if f.get("timing") in (variant, baseline)]
+    r, q25, q75 = float(row["ratio"]), float(row["ratio_q25"]), float(row["ratio_q75"])
+    faster = r <= 1.0
+    value, spread = (1 / r, (1 / q75, 1 / q25)) if faster else (r, (q25, q75))
+    stated = claims.trust.stated_ratio(value, spread, flags=own, what=variant)
+    if is_plain_ratio(stated):
+        return f"{variant} {stated} {'faster' if faster else 'slower'}"
+    return f"{variant}: {brief(stated)}"
 
 
 def loop_pace(comparison: bench.Comparison, original: str, changed: str) -> str:
@@ -425,6 +486,8 @@ def sweep_table(sweep: launch_overhead.LaunchSweep, on_gpu: bool) -> Table:
     for i, count in enumerate(sweep.counts):
         medians.add(count, *(values[i] for values in sweep.times_s.values()))
     shown.fold(f"the medians per call at {len(sweep.counts)} counts", str(medians))
+    if max(sweep.counts) > launch_overhead.FIT_UP_TO:  # the linear part only (review 2026-12-03h item 10)
+        shown.note(f"Fitted up to N = {launch_overhead.FIT_UP_TO}; larger N drawn, not fitted.")
     if not on_gpu:
         shown.note("No GPU here: the slope is the host's cost per tiny op (Python + dispatcher).")
     if any(fit.fixed_s < 0 for fit in sweep.fits.values()):
@@ -440,9 +503,9 @@ def plot_sweeps(here: Mapping, title: str, recorded: object = None) -> None:
     sweep, and beside it the reference GPU's recorded one when given."""
     import matplotlib.pyplot as plt
 
-    panels = [(here, title)]
+    panels = [(launch_overhead.refit(here), title)]
     if _payload(recorded) is not None:
-        panels.append((_payload(recorded), str(getattr(recorded, "label", "recorded"))))
+        panels.append((launch_overhead.refit(_payload(recorded)), str(getattr(recorded, "label", "recorded"))))
     figure, axes_row = plt.subplots(1, len(panels), figsize=(5.5 * len(panels), 3.6), squeeze=False)
     for axes, (data, name) in zip(axes_row[0], panels, strict=True):
         for way, times_us in data["times_us"].items():
@@ -551,7 +614,10 @@ def gaps_table(record: object) -> Table | str:
 
 
 def c18_evidence(sweep_data: Mapping, gaps: Mapping) -> dict:
-    """C18's evidence from a launch sweep and a profiled replay of the same tiny kernels."""
+    """C18's evidence from a launch sweep and a profiled replay of the same tiny kernels. The
+    sweep's lines are refitted over their linear part (`launch_overhead.refit`), so a sweep
+    recorded with a fit over every count reads as a fresh one does."""
+    sweep_data = launch_overhead.refit(sweep_data)
     eager_fit, graph_fit = sweep_data["fits"]["eager (CPU-bound)"], sweep_data["fits"]["graph replay"]
     replay = gaps["graph replay"]
     kernel_us = replay["gpu_busy_share"] * replay["window_us"] / replay["kernels"]
@@ -641,7 +707,9 @@ def judge_c18(chapter: object, evidence: Mapping | None) -> claims.Verdict | Non
 
 def reduce_overhead(device: torch.device, layers: int = 6, width: int = 512) -> dict:
     """A small MLP (`layers` x Linear(width) + GELU) at batch 1: eager, torch.compile and
-    mode='reduce-overhead' timed interleaved (the payload under 'reduce_overhead')."""
+    mode='reduce-overhead' timed interleaved (the payload under 'reduce_overhead'): device time
+    and host launch per call (bench's default clock), then a loop of calls timed on the wall
+    clock (`timed_loop`, under 'loop'), which is what decides "in a loop"."""
     mlp = torch.nn.Sequential(*[m for _ in range(layers)
                                 for m in (torch.nn.Linear(width, width), torch.nn.GELU())]).to(device).eval()
     one = torch.randn(1, width, device=device)
@@ -653,14 +721,16 @@ def reduce_overhead(device: torch.device, layers: int = 6, width: int = 512) -> 
         for _ in range(3):
             default_mlp(one)
             graph_mlp(one)
-        cmp = bench.compare({"eager": lambda: mlp(one), "compiled": lambda: default_mlp(one),
-                             "reduce-overhead": lambda: graph_mlp(one)},
-                            baseline="eager", rounds=5, rep_ms=200)
+        variants = {"eager": lambda: mlp(one), "compiled": lambda: default_mlp(one),
+                    "reduce-overhead": lambda: graph_mlp(one)}
+        cmp = bench.compare(variants, baseline="eager", rounds=5, rep_ms=200)
+        # the loop a reader's code runs, timed (review 2026-12-03h item 4): it decides "in a loop"
+        loop = timed_loop(variants, "eager")
     # whether reduce-overhead captured a graph at all (review 2026-12-03g item 2: the H200 row
     # went from 2.68x faster at 13:22 to 1.05x slower at 18:27, its host launch equal to plain
     # compile's, as if no graph ran); Inductor counts each skip (torch/_inductor/cudagraph_utils.py)
     skips = None if counters is None else int(counters["inductor"]["cudagraph_skips"] - skipped_before)
-    return {"comparison": cmp.table(), "layers": layers, "width": width, "batch": 1,
+    return {"comparison": cmp.table(), "loop": loop, "layers": layers, "width": width, "batch": 1,
             "cudagraph_skips": skips}
 
 
@@ -681,12 +751,13 @@ def comparison_table(record: object, title: str, faster: bool = False) -> Table 
     was launch-bound; labelled recorded if so. None for None (nothing to show on this machine:
     `chapter.only_on` gives None elsewhere, and a cell must then show nothing, not 'None').
 
-    Where host launches were measured (a GPU), a loop's pace decides: a Python loop of calls
-    pays the slower of host launch and device time per call, so the table adds that
-    ('loop pace', computed from the two clocks, not timed: LOOP_PACE) and its ratio to the first variant ('loop ratio'), and says so. On the
-    H200 every row of the small MLP is launch-bound: its device ratios (compiled 0.90x)
-    describe kernels a loop never waits for, while the loop goes from 300 us (eager) to
-    397 us compiled and 112 us with reduce-overhead.
+    Where the record holds a timed loop (`timed_loop`, under 'loop'), that decides "in a loop":
+    its median per call, ratio and per-round spread are columns, the reading under the table
+    goes through the trust rule, and the computed pace (max of host launch and device time,
+    LOOP_PACE) is only the note's explanation. On the H200 every row of the small MLP is
+    launch-bound, and the computed pace flipped direction across three records (2.68x faster,
+    1.05x slower, 1.91x faster: review 2026-12-03h item 4). An older record without a timed
+    loop shows the computed pace as such and reads no loop direction from it.
 
     `faster`: the ratios as speed-ups over the first variant ('times faster', its time / each
     variant's), for a table read under a quiz that asks 'how many times faster' (review
@@ -713,6 +784,9 @@ def _comparison_table(record: object, payload: Mapping, title: str, faster: bool
     def said(r: Mapping) -> float:  # the row's ratio in the table's direction
         return 1 / r["ratio"] if faster else r["ratio"]
 
+    timed = {r["variant"]: r for r in (payload.get("loop") or {}).get("rows", [])}
+    if timed and all(r["variant"] in timed for r in found):  # a loop timed: it decides "in a loop"
+        return _timed_loop_table(record, payload, found, title, faster)
     # With a host-launch figure the median is the device's clock (the harness's GPU timing).
     if not any(r.get("host_s") is not None for r in found):
         shown = rows([{"variant": r["variant"], "median": r["median_s"], ratio: said(r),
@@ -734,13 +808,48 @@ def _comparison_table(record: object, payload: Mapping, title: str, faster: bool
                  units={"device time": "s", f"device {ratio}": "x", "host launch": "s", "loop pace": "s",
                         f"loop {ratio}": "x"})
     bound = [r["variant"] for r in found if r.get("launch_bound")]
-    shown.note(f"{LOOP_PACE}; loop {ratio} (the one that decides for a Python loop) is "
-               + (f"{found[0]['variant']}'s pace over each row's. " if faster else
-                  f"that over {found[0]['variant']}'s. ")
-               + (f"Launch-bound (the host sets the loop's pace): {', '.join(bound)}. " if bound else "")
-               + "In a loop: " + ", ".join(
-                   f"{r['variant']} {_faster(loops[0] / loop)}" for r, loop in zip(found[1:], loops[1:], strict=True))
-               + ".")
+    # A record without a timed loop (before review 2026-12-03h item 4) reads no loop direction:
+    # the computed pace flipped between records, so it only explains which clock bounds a row.
+    shown.note(f"{LOOP_PACE}: an explanation; this record timed no loop, so no loop direction "
+               "is read from it."
+               + (f" Launch-bound (host launch above device time): {', '.join(bound)}." if bound else ""))
+    shown.recorded = _where(record)
+    return shown
+
+
+def _timed_loop_table(record: object, payload: Mapping, found: Sequence[Mapping], title: str,
+                      faster: bool) -> Table:
+    """The comparison with its timed loop (`timed_loop`) as the column that decides a Python
+    loop; the computed pace (max of host launch and device time) stays in the note as the
+    explanation of why each row runs at that pace, not as a reading."""
+    loop = payload["loop"]
+    timed = {r["variant"]: r for r in loop["rows"]}
+    ratio = "times faster" if faster else "ratio"
+
+    def said(value: float) -> float:  # a time ratio in the table's direction
+        return 1 / value if faster else value
+
+    def spread(r: Mapping) -> str:  # the timed loop's per-round spread, in the table's direction
+        low, high = sorted((said(r["ratio_q25"]), said(r["ratio_q75"])))
+        return f"{low:.2f}-{high:.2f}"
+
+    host = any(r.get("host_s") is not None for r in found)  # a GPU's: device time and host launch
+    per_call = "device time" if host else "median"
+    shown = rows([{"variant": r["variant"], per_call: r["median_s"], f"{per_call} {ratio}": said(r["ratio"]),
+                   **({"host launch": r.get("host_s")} if host else {}),
+                   "loop, timed": timed[r["variant"]]["median_s"], f"loop {ratio}": said(timed[r["variant"]]["ratio"]),
+                   "loop spread": spread(timed[r["variant"]])}
+                  for r in found], title,
+                 units={per_call: "s", f"{per_call} {ratio}": "x", **({"host launch": "s"} if host else {}),
+                        "loop, timed": "s", f"loop {ratio}": "x"})
+    bound = [r["variant"] for r in found if r.get("launch_bound")]
+    paces = [max(r["median_s"], r.get("host_s") or 0.0) for r in found]
+    readings = ", ".join(loop_reading(loop, r["variant"]) for r in found[1:])
+    shown.note(f"In a loop ({LOOP_TIMED}, {loop.get('rounds', '?')} interleaved rounds): {readings}."
+               + (f" Why: launch-bound rows ({', '.join(bound)}; host launch above device time) run at "
+                  f"the host's pace ({LOOP_PACE}: "
+                  + ", ".join(f"{r['variant']} {pace * 1e6:.3g} us" for r, pace in zip(found, paces, strict=True))
+                  + ")." if bound else ""))
     shown.recorded = _where(record)
     return shown
 
@@ -806,20 +915,30 @@ elements = c19_claims.elements  # '2^20' for a power of two, as the sweep names 
 
 def small_add_line(row: Mapping) -> str:
     """The seed's latency column (8.7 us PyTorch, 3.2 us Triton: a small add) beside the
-    sweep's smallest row, in one computed line: what a loop of such adds pays (the slower of
-    the row's device time and host launch, per add: computed, not timed), with the four
-    times it is computed from (the table folds the other rows'). On the H200 the device times
-    are 3.33 and 3.55 us, but Triton's Python launcher takes 32.5 us against 12.9 us, so a loop
-    of small adds runs about 2.5x slower in Triton. '' where no host launch was measured."""
+    sweep's smallest row, in one line: what a loop of such adds pays. Where the row holds a
+    timed loop (`fused_kernels.timed_loop_row`), that is the reading, through the trust rule;
+    the four times (each add's device time and host launch, measured apart) explain it. An
+    older row without one says its loop was not timed and reads no direction from the four
+    times (computed, such a figure read 1.88x on one H200 record and 2.5x on another).
+    '' where no host launch was measured."""
     host_t, host_p = row.get("triton_host_us"), row.get("torch_host_us")
     dev_t, dev_p = row.get("triton_us"), row.get("torch_us")
     if None in (host_t, host_p, dev_t, dev_p):
         return ""
-    loop_t, loop_p = max(host_t, dev_t), max(host_p, dev_p)
     seed = c19_claims.SEED_LATENCY_US
-    return (f"Seed's small-add latencies: PyTorch {seed['PyTorch']}, Triton {seed['Triton']} us. At "
+    head = (f"Seed's small-add latencies: PyTorch {seed['PyTorch']}, Triton {seed['Triton']} us. At "
             f"{elements(row['elements'])} (device Triton {dev_t:.3g}, PyTorch {dev_p:.3g} us; launch {host_t:.3g}, "
-            f"{host_p:.3g} us), {LOOP_PACE}: Triton {_faster(loop_p / loop_t)}.")
+            f"{host_p:.3g} us)")
+    if row.get("loop_speedup") is None:
+        return f"{head}: this record timed no loop of adds, so no loop direction is read from these."
+    speed, (low, high) = float(row["loop_speedup"]), row["loop_speedup_iqr"]
+    faster = speed >= 1
+    value, spread = (speed, (low, high)) if faster else (1 / speed, (1 / high, 1 / low))
+    stated = claims.trust.stated_ratio(value, spread, flags=row.get("loop_flags"), what="Triton add")
+    reading = (f"Triton {stated} {'faster' if faster else 'slower'}" if is_plain_ratio(stated)
+               else f"Triton: {brief(stated)}")
+    return (f"{head}, a loop of adds ({LOOP_TIMED}: Triton {row['triton_loop_us']:.3g}, PyTorch "
+            f"{row['torch_loop_us']:.3g} us per add): {reading}.")
 
 
 def judge_c19(chapter: object, add_sweep: object, copy_gbps: float,

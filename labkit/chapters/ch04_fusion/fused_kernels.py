@@ -196,7 +196,8 @@ def add_sweep(counts: list[int], dtype: torch.dtype = torch.float16, rounds: int
     Triton time, > 1 when Triton is faster) and its per-round spread, and whether the count
     is aligned for Triton. Times are device time (the harness's default clock: at small sizes
     Triton's Python launcher takes longer than the kernel, and the events would otherwise
-    count it), with each add's host launch per call beside it. Needs a CUDA GPU with Triton.
+    count it), with each add's host launch per call beside it; at the smallest count, also a
+    loop of each add timed on the wall clock (`timed_loop_row`). Needs a CUDA GPU with Triton.
     """
     from labkit.measure import bench
 
@@ -209,9 +210,9 @@ def add_sweep(counts: list[int], dtype: torch.dtype = torch.float16, rounds: int
         out_triton, out_torch = torch.empty_like(a), torch.empty_like(a)
         torch.testing.assert_close(add(a, b, out_triton), a + b)
         moved = bytes_moved(int(n), a.element_size(), ADD_TENSORS)
-        cmp = bench.compare({"Triton add": lambda a=a, b=b, o=out_triton: add(a, b, o),
-                             "PyTorch add": lambda a=a, b=b, o=out_torch: torch.add(a, b, out=o)},
-                            baseline="PyTorch add", rounds=rounds, rep_ms=rep_ms,
+        adds = {"Triton add": lambda a=a, b=b, o=out_triton: add(a, b, o),
+                "PyTorch add": lambda a=a, b=b, o=out_torch: torch.add(a, b, out=o)}
+        cmp = bench.compare(adds, baseline="PyTorch add", rounds=rounds, rep_ms=rep_ms,
                             bytes_moved=moved, progress=False)
         triton_t, torch_t = cmp["Triton add"].timing, cmp["PyTorch add"].timing
         ratio = cmp["Triton add"]
@@ -228,8 +229,28 @@ def add_sweep(counts: list[int], dtype: torch.dtype = torch.float16, rounds: int
                      "triton_host_us": _us(triton_t.host_s), "torch_host_us": _us(torch_t.host_s),
                      "triton_launch_bound": triton_t.launch_bound,
                      "torch_launch_bound": torch_t.launch_bound})
+        if n == counts[0]:  # the smallest size: a loop of such adds, timed (review 2026-12-03h item 4)
+            rows[-1].update(timed_loop_row(adds, rounds, rep_ms))
         del a, b, out_triton, out_torch
     return rows
+
+
+def timed_loop_row(adds: dict[str, Callable[[], object]], rounds: int, rep_ms: float) -> dict:
+    """A loop of each add, timed rather than computed from device time and host launch: the
+    calls back to back (bench's hot mode, as a loop over the same tensors) on the wall clock
+    (clock='wall': the GPU waits while the host launches), interleaved in rounds. Keys:
+    loop_speedup (PyTorch's loop time / Triton's, > 1 when Triton's loop is faster), its
+    per-round spread loop_speedup_iqr, loop_flags (the trust rule's evidence), and each
+    loop's time per add (triton_loop_us, torch_loop_us)."""
+    from labkit.measure import bench
+
+    loop = bench.compare(adds, baseline="PyTorch add", rounds=rounds, rep_ms=rep_ms, mode="hot",
+                         clock="wall", progress=False)
+    ratio = loop["Triton add"]
+    return {"loop_speedup": 1 / ratio.ratio, "loop_speedup_iqr": [1 / ratio.ratio_q75, 1 / ratio.ratio_q25],
+            "loop_flags": loop.flags(), "loop_rounds": loop.rounds,
+            "triton_loop_us": ratio.timing.median_s * 1e6,
+            "torch_loop_us": loop["PyTorch add"].timing.median_s * 1e6}
 
 
 def _us(seconds: float | None) -> float | None:
