@@ -170,8 +170,8 @@ ops_table
 # %% [markdown]
 # ## C22: must NHWC be converted before the GEMM?
 #
-# A convolution's channel mixing is a GEMM over a `[pixels, channels]` matrix. Feed a
-# channels_last activation to a channels_last 3x3 convolution and predict first.
+# A convolution's channel mixing is a GEMM over a `[pixels, channels]` matrix. The same 3x3
+# convolution runs on an NCHW activation and on a channels_last one: predict first.
 
 # %% jupyter={"source_hidden": true}
 # fp16 on a GPU (the seed's setting), float32 on a CPU; the activation is the size of a
@@ -180,11 +180,12 @@ conv_dtype, conv, act = cases.conv_case(chapter.device, chapter.on_gpu, chapter.
                                         chapter.sizes.cnn_image)
 channels = act.shape[1]
 conv_cl, act_cl = cases.channels_last(conv), act.to(memory_format=torch.channels_last)
+c22_reference = chapter.reference("verdict:C22")  # graded on it on a CPU, which profiles no such kernel
 quiz_c22 = chapter.lab.widgets.Quiz(
-    "The GEMM view of a batch of activations: x.permute(0, 2, 3, 1).reshape(-1, C) gives the "
-    "[pixels, channels] matrix. For which input layout does that reshape have to copy?",
-    choices=["from NCHW only", "from NHWC only", "from both", "from neither"],
-    answer=lambda: cases.reshape_copies_from(act, act_cl),
+    cases.conversion_question(chapter.on_gpu, c22_reference),
+    choices=list(cases.CONVERSION_CHOICES),
+    answer=lambda: cases.conversion_quiz_key(globals().get("nchw_ops"), globals().get("nhwc_ops"),
+                                             chapter.on_gpu, c22_reference),
 )
 quiz_c22
 
@@ -227,10 +228,11 @@ print(f"[pixels, channels] @ weight from NHWC: {nhwc_mm_log.total_bytes} B copie
 # labelled as recorded):
 
 # %%
-print(cases.conversion_note(chapter.only_on("gpu", lambda: nchw_ops), chapter.reference("verdict:C22")))
+print(cases.conversion_note(chapter.only_on("gpu", lambda: nchw_ops), c22_reference))
 
 # %% [markdown]
-# The bytes copied from NCHW come from our own `permute(0, 2, 3, 1).reshape(-1, C)`, and from
+# Why the GEMM suits NHWC: the bytes copied from NCHW above come from our own
+# `permute(0, 2, 3, 1).reshape(-1, C)`, and from
 # the batch dim. Flattening to `[pixels, channels]` folds N into the pixel dim: after the
 # permute, N's stride is C*H*W while H*W pixels of one image span only H*W, so N and the
 # pixels cannot merge into one stride and `reshape` copies. For one image (N = 1) the same
@@ -292,9 +294,9 @@ quiz_c7
 # %% [markdown]
 # The claim and its rule. The seed's quantity is images per second. On a GPU the verdict
 # judges fp16 at batch 128 by wall time, twice the seed's batch, chosen in advance so the
-# device, not Python's launches, sets the pace; the seed's batch 64 is shown beside it; on a
-# CPU, float32 at the
-# sizes this machine runs, the CPU form of the seed's ARM row. FLOPs are counted by PyTorch's
+# device, not Python's launches, sets the pace; the seed's batch 64 is shown beside it. On a
+# CPU, float32 at the sizes this machine runs (the CPU form of the seed's ARM row): smaller
+# than the seed's batch 64 at 224x224, they are shown and not judged. FLOPs are counted by PyTorch's
 # `FlopCounterMode` on this very model, so each rate is a share of the matmul ceiling of
 # the math it ran in: float32 convolutions on a GPU run in TF32 by default
 # (`torch.backends.cudnn.allow_tf32`), so they are shown against the TF32 ceiling. On a GPU

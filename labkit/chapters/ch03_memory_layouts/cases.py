@@ -123,6 +123,41 @@ def conv_case(device: torch.device, on_gpu: bool, batch: int, image: int,
     return dtype, conv, torch.randn(batch, channels, side, side, device=device, dtype=dtype)
 
 
+# C22's quiz (review 2026-12-03h item 5: it asked which layout the chapter's own reshape copies
+# from, an artefact of how the page flattens a tensor, not the claim): which convolution makes
+# cuDNN launch a layout-conversion kernel, graded on the kernels profiled (`conversion_kernels`).
+CONVERSION_CHOICES = ("the NCHW convolution", "the NHWC (channels_last) convolution", "both", "neither")
+
+
+def conversion_question(on_gpu: bool, recorded: Recorded) -> str:
+    """C22's quiz question: on a GPU, about the kernels this GPU runs; on a CPU (oneDNN reorders
+    inside its own kernels, where no profiler sees them) about the reference GPU's recorded
+    kernels, labelled so."""
+    where = "on this GPU" if on_gpu else f"on the reference GPU ({recorded.label}; a CPU profiles none)"
+    return (f"A 3x3 convolution, NCHW input and weights, then both in channels_last: which one launches "
+            f"a layout-conversion kernel {where}?")
+
+
+def conversion_quiz_key(nchw_ops: Sequence[str] | None, nhwc_ops: Sequence[str] | None,
+                        on_gpu: bool, recorded: Recorded) -> str:
+    """C22's quiz answer (a CONVERSION_CHOICES entry), from the conversion kernels among what
+    each convolution ran: profiled here on a GPU (`ops_run`, the cell below the claim), the
+    reference's recorded C22 evidence on a CPU (its `nchw_conversion_kernels` and
+    `conversion_kernels`, the NHWC convolution's)."""
+    if on_gpu:
+        if nchw_ops is None or nhwc_ops is None:
+            raise ValueError("run the convolutions' profiling cell below first, then submit again")
+        nchw, nhwc = conversion_kernels(nchw_ops), conversion_kernels(nhwc_ops)
+    else:
+        evidence = recorded.get("evidence") or {}
+        if not evidence:
+            raise ValueError(f"no recorded C22 evidence to grade on: {recorded.label}")
+        nchw = list(evidence.get("nchw_conversion_kernels") or ())  # type: ignore[union-attr]
+        nhwc = list(evidence.get("conversion_kernels") or ())  # type: ignore[union-attr]
+    return CONVERSION_CHOICES[{(True, False): 0, (False, True): 1, (True, True): 2,
+                               (False, False): 3}[(bool(nchw), bool(nhwc))]]
+
+
 def reshape_copies_from(act: torch.Tensor, act_cl: torch.Tensor) -> str:
     """C22's quiz answer: which layouts' [pixels, channels] reshape copies, read off the
     copy detector."""
@@ -427,30 +462,37 @@ def host_bound_rules() -> Table:
         "run's spread, shares of the ceiling, idle time, loop over kernels)."))
 
 
-def rounds_note(ratio_column: str) -> str:
+def rounds_note(ratio_column: str, spread: str = "middle half") -> str:
     """The one line under a table whose ratio is of the medians beside its rounds' spread:
     why a ratio may lie outside its own 'rounds' (review 2026-12-03f item 12: C7's sweep read
     '1.15x | 1.01-1.14' with only the GEMM table saying so)."""
-    return f"{ratio_column}: of the medians; rounds: per-round ratios' middle half."
+    return f"{ratio_column}: of the medians; rounds: per-round ratios' {spread}."
+
+
+# C7's sweep columns where runs were traced (a GPU): each layout's images per second from its
+# unprofiled back-to-back loop (wall time), their ratio, and the device-busy ratio beside it.
+LOOP_COLUMNS = ("NCHW loop", "NHWC loop", "NHWC/NCHW loop")
+DEVICE_RATIO = "NHWC/NCHW device-busy"
 
 
 def sweep_table(runs: Sequence[Mapping]) -> Table:
-    """C7's runs: images per second in each layout, their ratio, each as a share of the matmul
-    ceiling of the math it ran in; where a GPU run was traced, how idle the GPU sat and the
-    device-busy ratio (the one the verdict reads where a run is host-bound).
+    """C7's runs: images per second in each layout and their ratio, all on one clock
+    (`claims.rates`: on a GPU each layout's unprofiled loop, by wall time), each as a share of
+    the matmul ceiling of the math it ran in; where a GPU run was traced, how idle the GPU sat
+    and the device-busy ratio beside it (the one a host-bound run shown is read by).
 
-    NHWC/NCHW is the ratio of the two rates shown; 'rounds' the middle half of the per-round
-    ratios, in the same direction (images per second), so a run's spread is read here and not
-    from a second table of times in the other direction (review 2026-12-03e item 6: a time
-    ratio of 1.06x sat below the sweep's 0.94x img/s as if two results).
+    Review 2026-12-03h item 1: the main columns took each layout's harness median, and the
+    harness read NCHW on the wall clock and NHWC on the device clock in every bf16/fp16 H200
+    run, so 'float16 b64 ... 2.28x' was NCHW's wall over NHWC's device time, neither clock
+    (its loop read 1.10x). 'rounds' is the per-round ratios' spread on the same clock.
 
     Where runs were traced (a GPU: nine runs of fourteen columns, some 230 words on the H200,
     the page's limit 1,500), the table shows what the verdict reads (the rates, their ratio,
-    the regime and the device ratio) and folds the rest (`sweep_detail`) beneath it."""
+    the regime and the device-busy ratio) and folds the rest (`sweep_detail`) beneath it."""
     full = sweep_detail(runs)
     if not any(r.get("nchw_busy_s") for r in runs):
         return full
-    kept = ["dtype", "batch", "NCHW", "NHWC", "NHWC/NCHW", "bound by", "device NCHW/NHWC"]
+    kept = ["dtype", "batch", *full.columns[2:5], "bound by", DEVICE_RATIO]  # the rates and their ratio
     shown = Table(full.title, kept, units={c: u for c, u in full.units.items() if c in kept})
     index = [full.columns.index(c) for c in kept]
     for row in full.rows:
@@ -464,20 +506,30 @@ def sweep_table(runs: Sequence[Mapping]) -> Table:
 
 
 def sweep_detail(runs: Sequence[Mapping]) -> Table:
-    """Every column of C7's sweep (`sweep_table` shows all of them where no run was traced)."""
+    """Every column of C7's sweep (`sweep_table` shows all of them where no run was traced).
+    Each row's rates, ratio, rounds and ceiling shares are on the one clock `claims.rates`
+    names; a row with no one-clock pair shows none of them (never the case for a run this
+    chapter records)."""
     traced = any(r.get("nchw_busy_s") for r in runs)
-    columns = ["dtype", "batch", "NCHW", "NHWC", "NHWC/NCHW", "rounds", "math", "NCHW of ceiling",
-               "NHWC of ceiling"]
+    clocks_read = sorted({found[2] for r in runs if (found := c7_claims.rates(r))})
+    rate = list(LOOP_COLUMNS) if clocks_read == [c7_claims.LOOP_CLOCK] else ["NCHW", "NHWC", "NHWC/NCHW"]
+    columns = ["dtype", "batch", *rate, "rounds", "math", "NCHW of ceiling", "NHWC of ceiling"]
     columns += ["GPU idle NCHW", "GPU idle NHWC", "loop over kernels", "bound by",
-                "device NCHW/NHWC"] if traced else []
-    units = {"NCHW": "img/s", "NHWC": "img/s", "NHWC/NCHW": "x", "NCHW of ceiling": "%",
+                DEVICE_RATIO] if traced else []
+    units = {rate[0]: "img/s", rate[1]: "img/s", rate[2]: "x", "NCHW of ceiling": "%",
              "NHWC of ceiling": "%"}
     if traced:
-        units |= {"GPU idle NCHW": "%", "GPU idle NHWC": "%", "device NCHW/NHWC": "x"}
-    shown = Table("ResNet-50, NCHW against NHWC (channels_last)", columns, units=units)
+        units |= {"GPU idle NCHW": "%", "GPU idle NHWC": "%", DEVICE_RATIO: "x"}
+    shown = Table("ResNet-50, NCHW against NHWC (channels_last), img/s by " + " / ".join(clocks_read),
+                  columns, units=units)
     for r in runs:
-        row = [r["dtype"], r["batch"], r["nchw_img_s"], r["nhwc_img_s"], r["nhwc_img_s"] / r["nchw_img_s"],
-               _rate_rounds(r), r["math"], r["nchw_pct_of_matmul_ceiling"], r["nhwc_pct_of_matmul_ceiling"]]
+        found = c7_claims.rates(r)
+        if found is None:
+            row = [r["dtype"], r["batch"], None, None, None, "", r["math"], None, None]
+        else:
+            nchw, nhwc, _ = found
+            row = [r["dtype"], r["batch"], nchw, nhwc, nhwc / nchw, _rate_rounds(r), r["math"],
+                   _share(r, "nchw", nchw), _share(r, "nhwc", nhwc)]
         if traced:
             busy = r.get("nchw_busy_s")
             host_bound = c7_claims.regime(r)[0]
@@ -485,7 +537,7 @@ def sweep_detail(runs: Sequence[Mapping]) -> Table:
                      "" if host_bound is None else "host" if host_bound else "device",
                      r["nchw_busy_s"] / r["nhwc_busy_s"]] if busy else [None] * 5)
         shown.add(*row)
-    shown.note(rounds_note("NHWC/NCHW"))
+    shown.note(rounds_note(rate[2], "lowest-highest" if rate[0] == LOOP_COLUMNS[0] else "middle half"))
     if traced:
         shown.note("GPU idle: under the profiler, which slows the host. 'bound by' is read from the "
                    "unprofiled clocks: a back-to-back loop's wall time per batch against its kernels' "
@@ -494,13 +546,20 @@ def sweep_detail(runs: Sequence[Mapping]) -> Table:
     return shown
 
 
+def _share(run: Mapping, layout: str, img_s: float) -> float | None:
+    """A layout's share of its matmul ceiling at the rate shown: the harness's share (at its
+    own median) scaled by the shown rate over the harness's, so the share is on the shown clock."""
+    pct, harness = run.get(f"{layout}_pct_of_matmul_ceiling"), run.get(f"{layout}_img_s")
+    return None if pct is None or not harness else float(pct) * img_s / float(harness)
+
+
 def _rate_rounds(run: Mapping) -> str:
-    """The per-round NHWC/NCHW images-per-second ratios' middle half ('0.92-0.97'), from the
-    per-round time ratios NHWC/NCHW (inverted); '' where not recorded."""
-    spread = run.get("nhwc_time_ratio_iqr")
+    """The NHWC/NCHW images-per-second ratio's spread over the interleaved rounds, on the clock
+    of the rates shown (`claims.rate_spread`: '0.92-0.97'); '' where not recorded."""
+    spread = c7_claims.rate_spread(run)
     if not spread or min(spread) <= 0:
         return ""
-    return f"{1 / max(spread):.2f}-{1 / min(spread):.2f}"
+    return f"{min(spread):.2f}-{max(spread):.2f}"
 
 
 def _loop_excess(run: Mapping) -> str:
@@ -521,9 +580,9 @@ def ratios_line(runs: Sequence[Mapping], kept: Sequence[Mapping] = ()) -> str:
     second = list(kept) if kept and c7_claims.allocator_took(runs, kept) is False else []
     parts = []
     for i, r in enumerate(runs):
-        text = f"{r['dtype']} b{r['batch']} {r['nhwc_img_s'] / r['nchw_img_s']:.2f}x"
+        text = f"{r['dtype']} b{r['batch']} {c7_claims.rate_ratio(r):.2f}x"
         if i < len(second):
-            text += f", then {second[i]['nhwc_img_s'] / second[i]['nchw_img_s']:.2f}x"
+            text += f", then {c7_claims.rate_ratio(second[i]):.2f}x"
         if c7_claims.regime(r)[0] and r.get("nchw_busy_s") and r.get("nhwc_busy_s"):
             text += f" (host-bound; device {r['nchw_busy_s'] / r['nhwc_busy_s']:.2f}x)"
         parts.append(text)
@@ -551,11 +610,20 @@ def _span(ratio: Callable[[Mapping], float], among: Sequence[Mapping]) -> str:
 
 
 def _wall(run: Mapping) -> float:
-    return run["nhwc_img_s"] / run["nchw_img_s"]
+    """NHWC/NCHW img/s on one clock (`claims.rate_ratio`: a GPU run's loops, by wall time)."""
+    return c7_claims.rate_ratio(run)
 
 
 def _device(run: Mapping) -> float:
     return run["nchw_busy_s"] / run["nhwc_busy_s"]
+
+
+def _clock_words(run: Mapping) -> str:
+    """The clock a run's img/s ratio was read from, in a few words ('wall time in a loop')."""
+    found = c7_claims.rates(run)
+    if found is None or found[2] == c7_claims.LOOP_CLOCK:
+        return "wall time in a loop" if found else "the harness's clocks"
+    return found[2]
 
 
 def ratios_span(runs: Sequence[Mapping], judged: Sequence[Mapping] = ()) -> str:
@@ -572,7 +640,7 @@ def ratios_span(runs: Sequence[Mapping], judged: Sequence[Mapping] = ()) -> str:
     for r in runs:
         bound[c7_claims.regime(r)[0]].append(r)
     lead = list(judged) if len(judged) == 1 else []  # one run judged (a GPU's); every run is a CPU's
-    parts = [f"{_wall(j):.2f}x at {_name(j)} (judged, wall time)" for j in lead]
+    parts = [f"{_wall(j):.2f}x at {_name(j)} (judged, {_clock_words(j)})" for j in lead]
     if bound[False]:
         parts.append(f"{_span(_wall, bound[False])} over {len(bound[False])} device-bound run(s)")
     if bound[None]:
@@ -580,7 +648,8 @@ def ratios_span(runs: Sequence[Mapping], judged: Sequence[Mapping] = ()) -> str:
     host = bound[True]
     if host:
         busy = sorted(_device(r) for r in host if r.get("nchw_busy_s") and r.get("nhwc_busy_s"))
-        parts.append(f"{len(host)} host-bound run(s) {_span(_wall, host)} by wall time (the host's launches)"
+        clock = " / ".join(sorted({_clock_words(r) for r in host}))
+        parts.append(f"{len(host)} host-bound run(s) {_span(_wall, host)} by {clock} (the host's launches)"
                      + (f", {busy[0]:.2f}x to {busy[-1]:.2f}x by device time" if busy else ""))
     return "; ".join(parts)
 
@@ -648,8 +717,8 @@ def kept_table(runs: Sequence[Mapping], kept: Sequence[Mapping]) -> Table:
                   ["batch", "NHWC/NCHW", "faults per NCHW call", "NHWC/NCHW kept", "faults kept"],
                   units={"NHWC/NCHW": "x", "NHWC/NCHW kept": "x"})
     for default, again in zip(runs, kept, strict=False):
-        shown.add(default["batch"], default["nhwc_img_s"] / default["nchw_img_s"],
-                  default["nchw_faults_per_call"] or 0, again["nhwc_img_s"] / again["nchw_img_s"],
+        shown.add(default["batch"], c7_claims.rate_ratio(default),
+                  default["nchw_faults_per_call"] or 0, c7_claims.rate_ratio(again),
                   again["nchw_faults_per_call"] or 0)
     if not kept:
         shown.note("not measured here: the allocator question is a CPU's")
@@ -658,7 +727,7 @@ def kept_table(runs: Sequence[Mapping], kept: Sequence[Mapping]) -> Table:
 
 def c7_gpu_form(device: torch.device, image: int, judged: Sequence[Mapping] = ()) -> str:
     """The form C7 judges on a GPU: the batch (`claims.gpu_judged`'s, stated in advance) and
-    the quantity, images per second by wall time (the judged run is marked to be read so,
+    the quantity, images per second by a loop's wall time (the judged run is marked to be read so,
     whatever its loop says; an older record's run may still be read by device-busy time, and
     its form says so). The seed's own form only on an A100 at the seed's batch, by wall time;
     else an analogue naming the GPU."""
@@ -668,7 +737,11 @@ def c7_gpu_form(device: torch.device, image: int, judged: Sequence[Mapping] = ()
     by_wall = run is None or c7_claims.deciding(run)[2] == c7_claims.WALL_TIME
     if "A100" in gpu_name and batch == c7_claims.SEED_BATCH and by_wall:
         return SEED_FORM
-    quantity = ("img/s by wall time" if by_wall else
+    # the clock named is the one the judged ratio read (review 2026-12-03h item 9: the form said
+    # 'img/s by wall time' while NHWC's median was device time): a loop's wall time where timed
+    found = c7_claims.rates(run) if run else None
+    clock = ("wall time in a loop" if found is None or found[2] == c7_claims.LOOP_CLOCK else found[2])
+    quantity = (f"img/s by {clock}" if by_wall else
                 "device-busy time (host-bound: img/s would time the host)")
     seed = "" if batch == c7_claims.SEED_BATCH else f" (the seed's {c7_claims.SEED_BATCH} shown beside)"
     return (f"analogue: {gpu_name} (the seed: A100), fp16, batch {batch}{seed}, {image}x{image}, {quantity}")

@@ -1,9 +1,13 @@
 """Chapter 03's cases and tables (labkit/chapters/ch03_memory_layouts/cases.py), which left the
 notebook: settings per device, the quiz answers' probes, and tables that say what was measured."""
 
+import json
+from pathlib import Path
+
 import pytest
 import torch
 
+from labkit import claims
 from labkit.chapters.ch03_memory_layouts import cases
 from labkit.session import Recorded
 
@@ -76,7 +80,7 @@ def test_sweep_table_shows_the_device_split_only_where_traced():
     assert spread.column("rounds") == ["1.11-1.25"] and plain.column("rounds") == [""]
     traced = cases.sweep_table([_run(64, 10.0, 12.0, nchw_busy_s=2.0, nhwc_busy_s=1.0, nchw_idle_share=0.5,
                                      nhwc_idle_share=0.6, host_bound=True), _run(16, 10.0, 11.0)])
-    assert traced.column("device NCHW/NHWC") == [2.0, None] and traced.column("bound by") == ["host", None]
+    assert traced.column(cases.DEVICE_RATIO) == [2.0, None] and traced.column("bound by") == ["host", None]
     # a traced (GPU) sweep shows what the verdict reads; the rest, with how 'bound by' is read, folded
     assert "GPU idle NCHW" not in traced.columns and "rounds" not in traced.columns
     (summary, rest), = traced.folded
@@ -137,9 +141,9 @@ def test_the_takeaway_gives_a_gpu_sweep_by_regime_and_a_cpu_s_every_run():
             gpu("float16", 128, 10007.0, 15838.0, 1.61, False)]
     judged = [runs[-1]]
     line = cases.takeaway_ratios(runs, judged=judged)
-    assert line == ("1.58x at float16 b128 (judged, wall time); 1.21x (float32 b64) to 1.58x (float16 b128) "
+    assert line == ("1.58x at float16 b128 (judged, the harness's clock); 1.21x (float32 b64) to 1.58x (float16 b128) "
                     "over 5 device-bound run(s); 4 host-bound run(s) 1.12x (float32 b16) to 4.80x (bfloat16 b16) "
-                    "by wall time (the host's launches), 1.11x to 1.57x by device time")
+                    "by the harness's clock (the host's launches), 1.11x to 1.57x by device time")
     assert line.index("4.80x") > line.index("device-bound")  # the host-bound top is not the lead
     device_bound = [gpu("float16", 128, 9898.0, 15745.0, 1.61, False)] * 5
     assert "host" not in cases.ratios_span(device_bound)  # no run host-bound: the wall span says it
@@ -351,3 +355,108 @@ def test_the_host_bound_rules_print_on_a_gpu_only():
     assert "longer than its kernels, the run is" not in markdown
     assert any('chapter.only_on("gpu", cases.host_bound_rules)' in c.source
                for c in cells if c.cell_type == "code")
+
+
+H200_RECORD = Path(__file__).resolve().parents[3] / "results" / "nvidia-h200.json"
+
+
+def _h200_c7_runs():
+    """The recorded H200 C7 evidence (results/nvidia-h200.json): the judged run, then the rest."""
+    if not H200_RECORD.exists():
+        pytest.skip("no recorded H200 results")
+    payload = json.loads(H200_RECORD.read_text())["chapters"]["03_memory_layouts"]["verdict:C7"]["payload"]
+    return payload["evidence"]["runs"], payload["evidence"]["other_runs"]
+
+
+def test_no_displayed_ratio_mixes_the_two_layouts_clocks():
+    """Review 2026-12-03h item 1: the harness read NCHW on the wall clock and NHWC on the device
+    clock in every bf16/fp16 H200 run, and the sweep showed their ratio ('float16 b64 | 6,303 |
+    14,356 | 2.28x'), neither clock; its loop read 1.10x. Replayed on the recorded evidence:
+    every rate, ratio and rounds' spread shown comes from one clock, each layout's unprofiled
+    loop, the device-busy ratio beside it; the takeaway's host-bound span is by the loop too."""
+    judged, others = _h200_c7_runs()
+    runs = judged + others
+    mixed = [r for r in runs if r["nchw_clock"] != r["nhwc_clock"]]
+    assert mixed, "the record no longer mixes clocks: this replay tests nothing"
+    table = cases.sweep_detail(runs)
+    assert "by a loop's wall time" in table.title
+    for row, r in zip(table.rows, runs, strict=True):
+        get = dict(zip(table.columns, row, strict=True))
+        assert get["NCHW loop"] == pytest.approx(r["batch"] / r["nchw_loop_s"])
+        assert get["NHWC loop"] == pytest.approx(r["batch"] / r["nhwc_loop_s"])
+        assert get["NHWC/NCHW loop"] == pytest.approx(r["nchw_loop_s"] / r["nhwc_loop_s"])
+        low, high = (float(v) for v in get["rounds"].split("-"))
+        loops = [a / b for a, b in zip(r["nchw_loop_rounds"], r["nhwc_loop_rounds"], strict=True)]
+        assert (low, high) == (round(min(loops), 2), round(max(loops), 2))
+        assert get[cases.DEVICE_RATIO] == pytest.approx(r["nchw_busy_s"] / r["nhwc_busy_s"])
+        if r in mixed and r is not judged[0]:  # the mixed pair's ratio is shown nowhere (b128's is within 1%)
+            assert get["NHWC/NCHW loop"] != pytest.approx(r["nhwc_img_s"] / r["nchw_img_s"], rel=0.01)
+    shown = str(cases.sweep_table(runs))
+    assert "5.65x" not in shown and "2.28x" not in shown and "0.76x" in shown  # fp16 b16, fp16 b64, fp32 b16
+    line = cases.takeaway_ratios(runs, judged=judged)
+    assert "4 host-bound run(s) 0.76x (float32 b16) to 1.12x (float16 b16) by wall time in a loop" in line
+    assert line.startswith("1.57x at float16 b128 (judged, wall time in a loop)") and "5.65x" not in line
+    # the judged verdict cites the loop's ratio as wall time; its form names that clock
+    verdict = claims.get("C7").judge({"channels_last_stride1": 1, "runs": judged, "other_runs": others})
+    assert verdict.reason.startswith("NHWC/NCHW speed: float16 b128: 1.57x by wall time in a loop (device-bound")
+    assert "float16 b16 1.12x (host-bound; device-busy 1.52x)" in verdict.reason
+    assert "5.65x" not in verdict.reason and "3.72x" not in verdict.reason
+    form = cases.c7_gpu_form(torch.device("cuda"), 224, judged)
+    assert form.endswith("img/s by wall time in a loop")
+
+
+def test_a_run_with_mixed_clocks_and_no_loop_shows_a_stand_in_not_the_mixed_ratio():
+    """An older record (no loop timed): each layout's stand-in pace, named so; never the
+    harness's NCHW wall over NHWC device ratio."""
+    old = _run(64, 6303.0, 14356.0, nchw_clock="wall", nhwc_clock="device", nchw_host_s=None,
+               nhwc_host_s=8.9e-3, nchw_busy_s=6.58e-3, nhwc_busy_s=4.07e-3, nchw_idle_share=0.5,
+               nhwc_idle_share=0.7, host_bound=True)
+    table = cases.sweep_detail([old])
+    assert table.column("NHWC/NCHW") == [pytest.approx((64 / 6303.0) / 8.9e-3)]
+    assert "stand-in" in table.title and table.column("rounds") == [""]
+    assert cases.c7_gpu_form(torch.device("cuda"), 224, [dict(old, judged_by_wall=True)]).endswith(
+        "img/s by a stand-in for a loop's pace")
+
+
+def test_c22_quiz_is_graded_on_the_conversion_kernels():
+    """Review 2026-12-03h item 5: C22's quiz asked which layout the page's own reshape copies
+    from; it asks which convolution launches a layout-conversion kernel, graded on the kernels
+    profiled here on a GPU and on the recorded H200 kernels on a CPU (labelled so)."""
+    nchw = ["void cudnn::engines_precompiled::nchwToNhwcKernel<__half>(...)", "sm90_xmma_fprop",
+            "void cudnn::engines_precompiled::nhwcToNchwKernel<__half>(...)"]
+    key = cases.conversion_quiz_key
+    assert key(nchw, ["sm90_xmma_fprop"], True, Recorded("03", "verdict:C22", "x")) == "the NCHW convolution"
+    assert key(["a"], ["b"], True, Recorded("03", "verdict:C22", "x")) == "neither"
+    assert key(nchw, nchw, True, Recorded("03", "verdict:C22", "x")) == "both"
+    with pytest.raises(ValueError, match="profiling cell below"):
+        key(None, None, True, Recorded("03", "verdict:C22", "x"))
+    recorded = Recorded("03_memory_layouts", "verdict:C22", "nvidia-h200", {"evidence": {
+        "nchw_conversion_kernels": [], "conversion_kernels": ["nhwcToNchwKernel"]}}, "2026-12-03")
+    assert key(None, None, False, recorded) == "the NHWC (channels_last) convolution"  # the record decides
+    with pytest.raises(ValueError, match="no recorded C22 evidence"):
+        key(None, None, False, Recorded("03_memory_layouts", "verdict:C22", "nvidia-h200"))
+    assert "recorded on nvidia-h200, 2026-12-03" in cases.conversion_question(False, recorded)
+    assert "on this GPU" in cases.conversion_question(True, recorded)
+    assert set(cases.CONVERSION_CHOICES) >= {key(nchw, [], True, recorded), key(None, None, False, recorded)}
+
+
+def test_the_recorded_h200_c22_kernels_grade_the_cpu_quiz():
+    """On a CPU the quiz is graded on results/nvidia-h200.json's C22 kernels: cuDNN converts
+    the NCHW convolution's input (nchwToNhwcKernel) and output; the NHWC one runs none."""
+    if not H200_RECORD.exists():
+        pytest.skip("no recorded H200 results")
+    chapter = json.loads(H200_RECORD.read_text())["chapters"]["03_memory_layouts"]["verdict:C22"]
+    recorded = Recorded("03_memory_layouts", "verdict:C22", "nvidia-h200", chapter["payload"])
+    assert cases.conversion_quiz_key(None, None, False, recorded) == "the NCHW convolution"
+
+
+def test_c22_quiz_answer_is_not_shown_above_it_on_the_cpu_page():
+    """The new quiz's key tokens (the conversion kernels, the note that names them) appear
+    below the quiz on the executed CPU page, none above it."""
+    from tests.notebooks.test_quiz_answers_not_above import cell_text, giveaways, quizzes_in
+    page = Path(__file__).resolve().parents[3] / "notebooks" / "03_memory_layouts.ipynb"
+    cells = json.loads(page.read_text(encoding="utf-8"))["cells"]
+    tokens = ["NCHW-to-NHWC conversion kernel", "nchwToNhwcKernel", "nhwcToNchwKernel"]
+    assert not giveaways(cells, {"quiz_c22": tokens})
+    below = " ".join(cell_text(c) for c in cells[quizzes_in(cells)["quiz_c22"] + 1:])
+    assert "NCHW-to-NHWC conversion kernel" in below

@@ -134,11 +134,11 @@ def test_recorded_cpu_evidence_replays():
             continue
         verdict = claims.get(claim_id).judge(payload["evidence"])
         expected = (payload["outcome"], payload["depends_on"])
-        if claim_id == "C7" and payload["depends_on"] == claims.NOISE:
-            # still 'depends' on noise, now named by the trust rule: the batch-2 run's ratio
-            # (0.80x, spread 0.76-0.98) is 7% from 1.05, and its flags carry no recorded size
-            expected = ("depends", claims.NOISE_FLAGGED)
-            assert "float32 b2 ratio" in verdict.reason
+        if claim_id == "C7":
+            # batch 1 and 2 at 112x112 (review 2026-12-03h item 8): 'depends' on size, whatever
+            # its noise said, the ratios shown
+            expected = ("depends", c7.SIZE)
+            assert verdict.reason.startswith("shown, not judged, at batch 1, 2 at 112x112: ")
         assert (verdict.outcome, verdict.depends_on) == expected
 
 
@@ -235,7 +235,9 @@ def test_c7_judges_img_s_where_the_device_bounds_it_and_shows_the_seeds_batch():
     assert judged == [{**B128, c7.BY_WALL: True}] and shown[1] is B64
     verdict = judge("C7", channels_last_stride1=1, runs=judged, other_runs=shown)
     assert verdict.outcome == "confirmed"
-    assert verdict.reason.startswith("NHWC/NCHW speed: float16 b128: 1.59x by wall time (device-bound: ")
+    # B128 has no loop timed (an older record): each layout's stand-in pace, named so
+    assert verdict.reason.startswith("NHWC/NCHW speed: float16 b128: 1.59x by a stand-in for a loop's pace "
+                                     "(device-bound: ")
     assert "the seed's setting, float16 b64, shown, not judged: 1.62x by device-busy time (host-bound: " in verdict.reason
     assert "by wall time in a loop (the host's pace)" in verdict.reason
     # the batch is stated in advance: a device-bound batch 64 is still shown, a host-bound
@@ -247,7 +249,7 @@ def test_c7_judges_img_s_where_the_device_bounds_it_and_shows_the_seeds_batch():
     assert c7.deciding(hosted)[2].startswith("device-busy time")  # shown, it would switch clocks
     assert c7.deciding(judged_hosted)[2] == c7.WALL_TIME  # judged, it does not
     verdict = judge("C7", channels_last_stride1=1, runs=[judged_hosted], other_runs=[B64])
-    assert "by wall time (host-bound: " in verdict.reason  # its loop's regime said, not hidden
+    assert "by wall time in a loop (host-bound: " in verdict.reason  # its loop's regime said, not hidden
     assert c7.gpu_judged([run("float32", 1)]) == ([run("float32", 1)], [])  # no fp16 run: all judged
 
 
@@ -269,7 +271,11 @@ def test_the_recorded_reproduce_runs_show_why_the_judged_batch_is_stated_in_adva
     assert [c7.regime(j[0])[0] for j in judged] == [False, False, True]  # run 3's loop +16%
     assert {c7.deciding(j[0])[2] for j in judged} == {c7.WALL_TIME}  # one clock in every run
     ratios = [c7.deciding(j[0])[0] for j in judged]
-    assert max(ratios) / min(ratios) < 1.01  # 1.58-1.59x
+    # each run's loop by wall time (review 2026-12-03h item 1; the harness's mixed clocks read
+    # 1.58-1.59x): run 3's NHWC loop ran 16% over its kernels, so its loop reads 1.43x, still
+    # over 1.05 in every round
+    assert [round(r, 2) for r in ratios] == [1.58, 1.57, 1.43]
+    assert all(min(c7.deciding(j[0])[1]) > c7.CHANNELS_LAST_FASTER_RATIO for j in judged)
     forms = {cases.c7_gpu_form(torch.device("cuda"), 224, j) for j in judged}
     assert len(forms) == 1 and "img/s by wall time" in forms.pop()
     verdicts = [judge("C7", channels_last_stride1=1, runs=j, other_runs=c7.gpu_judged(rs)[1])
@@ -354,3 +360,29 @@ def test_c7_where_noise_decides_the_visible_reason_leads_with_it():
     # where noise decided nothing, the ratios lead as before
     clear = judge("C7", channels_last_stride1=1, runs=[b1])
     assert clear.outcome == "confirmed" and clear.reason.startswith("NHWC/NCHW speed: float32 b1: 1.21x")
+
+
+def _cpu_run(batch, image, nchw, nhwc):
+    return run("float32", batch, nchw, nhwc, image=image, nchw_clock="cpu", nhwc_clock="cpu",
+               nhwc_time_ratio_iqr=[nchw / nhwc * 0.98, nchw / nhwc * 1.02], nchw_faults_per_call=0.0)
+
+
+def test_c7_runs_smaller_than_the_seeds_depend_on_size():
+    """Review 2026-12-03h item 8: this CPU ran batch 1 and 2 at 112x112 and read 'refuted',
+    with one batch left out as noise (b1 at 19:48, b2 at 22:36). Runs that small do not judge
+    a throughput claim made at batch 64, 224x224: 'depends (on size)', the ratios shown, the
+    trust rule's flags deciding nothing; a run at the seed's size is judged as before."""
+    small = [_cpu_run(1, 112, 27.8, 27.0), _cpu_run(2, 112, 36.0, 37.0)]
+    flag = {"timing": "float32 b2: NCHW", "why": "noisy", "spread": 0.3}
+    verdict = judge("C7", channels_last_stride1=1, runs=small, kept=dict(runs=small), flags=[flag])
+    assert (verdict.outcome, verdict.depends_on) == ("depends", c7.SIZE)
+    assert verdict.label == "depends (on size: not run at the seed's size here, batch 64 at 224x224)"
+    assert verdict.reason.startswith("shown, not judged, at batch 1, 2 at 112x112: float32 b1: 0.97x, "
+                                     "float32 b2: 1.03x")
+    assert "left out" not in verdict.reason
+    # one run at 224 but batch 16 is still smaller; batch 64 at 224 is the seed's and is judged
+    assert judge("C7", channels_last_stride1=1, runs=[_cpu_run(16, 224, 10.0, 9.0)]).depends_on == c7.SIZE
+    assert judge("C7", channels_last_stride1=1, runs=[_cpu_run(64, 224, 10.0, 9.0)]).outcome == "refuted"
+    assert c7.smaller_than_seed([run()]) == ""  # no image side recorded: not read as smaller
+    # a GPU's judged batch 128 at 224 is not smaller
+    assert c7.smaller_than_seed([dict(B128, image=224)]) == ""
