@@ -18,6 +18,9 @@ NOT_YET_RERECORDED: set[str] = {
     # its GPU page of 2026-12-03 21:52 read 1,541 words (limit 1,500): Mistake 4's note and the
     # allocator, ceiling and power-cap texts cut since (about 1,470 on the recorded numbers)
     "00_setup_check",
+    # C22's quiz asks which convolution launches a conversion kernel; C7's sweep reads one clock
+    # (review 2026-12-03h items 1, 5, 8): its cells changed since the 21:52 record
+    "03_memory_layouts",
     # review 2026-12-03h item 11 made exercise 01.2 optional (its heading): needs a device run
     "01_strides_and_views",
     # review 2026-12-03h items 2-4, 6, 7, 9, 11 changed its cells (C2's quiz asks what runs, C5b's GPU
