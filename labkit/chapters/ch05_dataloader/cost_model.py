@@ -378,6 +378,19 @@ def prepare_seconds(parts: PrepareParts, costs: Mapping[str, Cost], record: Mapp
     return out
 
 
+def plateau_step_seconds(record: Mapping, steps: int = fresh_step.LOADED_STEPS,
+                         alone_steps: int = fresh_step.LOADED_ALONE_STEPS) -> float:
+    """Seconds of the plateau cell's step beside decoding workers (knee_experiment.plateau,
+    review 2026-12-03h item 1), which the recorded design did not run: one untimed step,
+    `alone_steps` alone and `steps` beside the decoders, each priced at the record's step as
+    swept (dearer than the step on a private batch), plus the decoders' first batch (one
+    batch's decode on one core: they decode in parallel) before the timed steps."""
+    runs = _record_runs(record)
+    step = float(np.mean([float(r.get("step_as_swept_s") or r["compute_s"]) for r in runs]))
+    decode = float(np.mean([float(r["sample_cost_s"]) * int(r["plan"]["batch_size"]) for r in runs]))
+    return (1 + alone_steps + steps) * step + decode
+
+
 def _loader_record() -> dict:
     return json.loads((_ROOT / LOADER_RECORD).read_text())
 
@@ -391,6 +404,7 @@ class Estimate:
     recorded_sweeps: dict[str, float]
     copies: dict[str, tuple[float, float]] | None = None  # part: (recorded design, this one)
     prepare_step: tuple[float, float] | None = None  # prepare's step timing: (recorded, this one)
+    plateau_step_s: float | None = None  # the plateau cell's step beside decoders (not recorded)
 
     @property
     def total_s(self) -> float:
@@ -408,6 +422,8 @@ class Estimate:
         if self.copies:
             out.append("  other cells, the copy parts (recorded design -> this one): " + ", ".join(
                 f"{part} {was:.1f} -> {now:.1f}" for part, (was, now) in self.copies.items()))
+        if self.plateau_step_s is not None:
+            out.append(f"  other cells, the plateau's step beside decoders (new): {self.plateau_step_s:.1f}")
         return [*out, f"total: {self.total_s:.1f} s (target {TARGET_S:.0f} s)"]
 
 
@@ -458,6 +474,7 @@ def chapter_seconds(record: Mapping, designs: Mapping[str, Design],
     was = copy_cells_seconds(recorded_copy_cells(record), rates)
     now = copy_cells_seconds(current_copy_cells() if copies is None else copies, rates)
     other = total_s - sum(cell_s.values())
-    out["other cells"] = other + sum(now.values()) - sum(was.values())
+    beside = plateau_step_seconds(record)
+    out["other cells"] = other + sum(now.values()) - sum(was.values()) + beside
     return Estimate(out, sweeps, recorded, {part: (was[part], now[part]) for part in was},
-                    (step_was, step_now) if prepare_s is None else None)
+                    (step_was, step_now) if prepare_s is None else None, beside)

@@ -174,3 +174,142 @@ def on_one_batch(step: Callable[..., object], batch: Sequence[torch.Tensor], cal
     finally:
         torch.set_num_threads(previous)
     return StepTimes("step, one private batch again", tuple(times), tuple(faults), _batch_bytes(batch))
+
+
+# --- the ready step beside decoding workers (review 2026-12-03h item 1) ---------------------
+# timed steps beside the decoding workers, and alone before them (the alone steps are the
+# decoders' absence, the CPU clock's reference: fewer will do); cost_model prices them on the
+# H200 (plateau_step_seconds: about 0.6 s there)
+LOADED_STEPS = 6
+LOADED_ALONE_STEPS = 3
+DECODER_START_S = 20.0  # how long the decoders may take to decode their first batch
+
+
+@dataclass(frozen=True)
+class LoadedStep:
+    """The ready step (its batch already where the step reads it) timed alone and then beside
+    `workers` processes that decode batches without pause, each step on two clocks: wall time
+    and the main thread's CPU time (time.thread_time()).
+
+    Why (review 2026-12-03h item 1): the plateau's step ran 1.43x longer inside the sweep than
+    timed apart on the H200, and nothing measured why. The hypothesis to test: the main thread
+    shares the cores with the decoding workers. The wall time beside the decoders less the
+    main thread's CPU time is the time the thread was off its core (descheduled, or waiting on
+    the GPU); beside the decoders against alone says what the decoding costs the step. The
+    decoders drop what they decode: nothing is handed over, so no wait is timed here (the
+    plateau's wait is read from the sweep)."""
+
+    workers: int
+    alone_s: tuple[float, ...]
+    alone_cpu_s: tuple[float, ...]
+    beside_s: tuple[float, ...]
+    beside_cpu_s: tuple[float, ...]
+
+    def __post_init__(self) -> None:
+        if not self.alone_s or not self.beside_s or len(self.alone_s) != len(self.alone_cpu_s) \
+                or len(self.beside_s) != len(self.beside_cpu_s):
+            raise ValueError("a LoadedStep needs one CPU time per wall time, alone and beside")
+
+    @staticmethod
+    def _median(values: Sequence[float]) -> float:
+        return float(np.median(values))
+
+    @property
+    def median_s(self) -> float:
+        """The ready step's wall time beside the decoders (median)."""
+        return self._median(self.beside_s)
+
+    @property
+    def cpu_s(self) -> float:
+        """The main thread's CPU time in that step (median)."""
+        return self._median(self.beside_cpu_s)
+
+    @property
+    def alone_median_s(self) -> float:
+        return self._median(self.alone_s)
+
+    @property
+    def alone_cpu_median_s(self) -> float:
+        return self._median(self.alone_cpu_s)
+
+    @property
+    def iqr_s(self) -> float:
+        return timing.summarise(self.beside_s).iqr_s
+
+    @property
+    def slowdown(self) -> float:
+        """Beside the decoders over alone (wall time, medians)."""
+        return self.median_s / self.alone_median_s
+
+    def as_dict(self) -> dict:
+        return {"workers": self.workers, "alone_s": list(self.alone_s), "alone_cpu_s": list(self.alone_cpu_s),
+                "beside_s": list(self.beside_s), "beside_cpu_s": list(self.beside_cpu_s),
+                "median_s": self.median_s, "cpu_s": self.cpu_s, "alone_median_s": self.alone_median_s,
+                "alone_cpu_median_s": self.alone_cpu_median_s, "slowdown": self.slowdown}
+
+
+def _decode_forever(dataset: torch.utils.data.Dataset, batch_size: int, first: object, stop: object,
+                    seed: int) -> None:
+    """A decoder process: batch after batch of the dataset, collated and dropped, until `stop`
+    is set; `first` (an Event) is set after the first batch."""
+    torch.set_num_threads(1)
+    n = len(dataset)  # type: ignore[arg-type]
+    i = seed * batch_size
+    while not stop.is_set():  # type: ignore[attr-defined]
+        batch = torch.utils.data.default_collate([dataset[(i + k) % n] for k in range(batch_size)])
+        del batch
+        i += batch_size
+        first.set()  # type: ignore[attr-defined]
+
+
+def _clocked_steps(step: Callable[..., object], batch: object, count: int) -> tuple[list[float], list[float]]:
+    wall, cpu = [], []
+    for _ in range(count):
+        start, start_cpu = time.perf_counter(), time.thread_time()
+        step(batch)
+        cpu.append(time.thread_time() - start_cpu)
+        wall.append(time.perf_counter() - start)
+    return wall, cpu
+
+
+def ready_beside_decoders(dataset: torch.utils.data.Dataset, step: Callable[..., object], batch: object,
+                          workers: int, batch_size: int, steps: int = LOADED_STEPS,
+                          main_threads: int | None = 1, alone_steps: int = LOADED_ALONE_STEPS) -> LoadedStep:
+    """`alone_steps` ready steps on `batch` alone (after one untimed), then `steps` while
+    `workers` forked processes decode batches of `batch_size` without pause (timed once each
+    has decoded its first), each on the wall clock and the main thread's CPU clock
+    (LoadedStep). main_threads as loader_sweep.measure (one, as the sweep runs the step)."""
+    if steps < 1 or alone_steps < 1 or workers < 0 or batch_size < 1:
+        raise ValueError(f"need steps >= 1, alone_steps >= 1, workers >= 0, batch_size >= 1; got "
+                         f"{steps}, {alone_steps}, {workers}, {batch_size}")
+    import multiprocessing
+
+    previous = torch.get_num_threads()
+    if main_threads is not None:
+        torch.set_num_threads(main_threads)
+    context = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods()
+                                          else None)
+    stop = context.Event()
+    procs, firsts = [], []
+    try:
+        step(batch)
+        alone, alone_cpu = _clocked_steps(step, batch, alone_steps)
+        for w in range(workers):
+            first = context.Event()
+            proc = context.Process(target=_decode_forever, args=(dataset, batch_size, first, stop, w),
+                                   daemon=True)
+            proc.start()
+            procs.append(proc)
+            firsts.append(first)
+        deadline = time.perf_counter() + DECODER_START_S
+        for first in firsts:
+            first.wait(max(0.0, deadline - time.perf_counter()))
+        beside, beside_cpu = _clocked_steps(step, batch, steps)
+    finally:
+        stop.set()
+        for proc in procs:  # ended at once: a decoder would finish its batch first (~0.2 s on the H200)
+            proc.terminate()
+        for proc in procs:
+            proc.join(timeout=5)
+        torch.set_num_threads(previous)
+    return LoadedStep(workers, tuple(alone), tuple(alone_cpu), tuple(beside), tuple(beside_cpu))

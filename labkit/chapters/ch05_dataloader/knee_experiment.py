@@ -96,6 +96,9 @@ class Bench:
     step_as_swept: fresh_step.StepTimes | None = None
     copy_alone: timing.Timing | None = None  # a GPU run: the batch's pageable copy alone, idle stream
     private_step: fresh_step.StepTimes | None = None
+    # one private batch as the loader hands it (host memory; on a GPU the step copies it, as in
+    # the sweep, so the plateau's step beside decoders pays the copy the sweep's step pays)
+    ready: list | None = None
 
     @property
     def batch_load_s(self) -> float:
@@ -179,7 +182,7 @@ def prepare(quick: bool = False, chosen: loader_sweep.Plan | None = None) -> Ben
                                  label=f"the batch's pageable copy alone ({chosen.batch_size} samples)")
     lap("prepare: one step as swept, and its copy alone")
     return Bench(chosen, data, data_uint8, step, sample_cost, compute, tuple(counts), phases,
-                 fresh, copy_alone, private)
+                 fresh, copy_alone, private, list(host))
 
 
 @dataclass
@@ -193,12 +196,14 @@ class Found:
 def worker_sweep(bench: Bench, on_progress: Callable[[int, int, str], None] | None = None,
                  budget_s: float | None = WORKER_SWEEP_BUDGET_S) -> Found:
     """Every worker count of the bench at the plan's batch size (fewest first, so a budget
-    cut drops the dearest); the knee from total time, over the counts that were measured."""
+    cut drops the dearest; later rounds rotated like the knob sweep's, review 2026-12-03h
+    item 10: no count always runs first or last in a round); the knee from total time, over
+    the counts that were measured."""
     plan = bench.plan
     result = loader_sweep.sweep(bench.data, loader_sweep.grid(sorted(bench.worker_counts),
                                                               plan.batch_size),
                                 bench.step, steps=plan.steps, warmup_steps=plan.warmup_steps,
-                                on_progress=on_progress, budget_s=budget_s)
+                                on_progress=on_progress, budget_s=budget_s, rotate=True)
     knee = loader_sweep.knee_of(result, cores=plan.cores, batch_size=plan.batch_size,
                                 sample_cost_s=bench.sample_cost.median_s,
                                 compute_s=bench.step_s)
@@ -246,23 +251,39 @@ def knee_key(found: Found) -> Key | int:
 
 
 def plateau(bench: Bench, found: Found, gpu_idle_share: float | None = None,
-            launch_gap_us: float | None = None) -> loader_sweep.Plateau:
-    """The worker sweep's plateau against the arithmetic: batch / (step + wait), the step the
-    sweep's own (the one timed apart beside it), split into its measured parts where they
-    agree within their IQRs (gpu_idle_share and launch_gap_us: a timeline's)."""
+            launch_gap_us: float | None = None, loaded: bool = True) -> loader_sweep.Plateau:
+    """The worker sweep's plateau against the arithmetic: batch / (step + wait). With loaded
+    (and a ready batch), the step is timed here on one batch while the plateau's first count
+    of workers decodes beside it (fresh_step.ready_beside_decoders: wall and main-thread CPU
+    time), apart from the sweep's runs, so the arithmetic predicts (review 2026-12-03h item
+    1); else the sweep's own step (a consistency check). The step timed apart on fresh
+    batches is split into its measured parts where they agree within their IQRs
+    (gpu_idle_share and launch_gap_us: a timeline's)."""
     copy, fresh, private = bench.copy_alone, bench.step_as_swept, bench.private_step
-    return loader_sweep.plateau_of(found.sweep, found.knee, bench.step_s, bench.compute.median_s,
-                                   gpu_idle_share, copy_alone_s=copy.median_s if copy else None,
-                                   copy_bytes=copy.bytes_moved if copy else None,
-                                   on_gpu=bench.step.device.type == "cuda",
-                                   private_step_s=private.median_s if private else None,
-                                   step_faults=fresh.faults_per_step if fresh else None,
-                                   private_faults=private.faults_per_step if private else None,
-                                   launch_gap_us=launch_gap_us,
-                                   iqrs={"step": fresh.iqr_s if fresh else None,
-                                         "private": private.iqr_s if private else None,
-                                         "ready": bench.compute.iqr_s,
-                                         "copy": copy.iqr_s if copy else None})
+    found_plateau = loader_sweep.plateau_of(found.sweep, found.knee, bench.step_s, bench.compute.median_s,
+                                            gpu_idle_share, copy_alone_s=copy.median_s if copy else None,
+                                            copy_bytes=copy.bytes_moved if copy else None,
+                                            on_gpu=bench.step.device.type == "cuda",
+                                            private_step_s=private.median_s if private else None,
+                                            step_faults=fresh.faults_per_step if fresh else None,
+                                            private_faults=private.faults_per_step if private else None,
+                                            launch_gap_us=launch_gap_us,
+                                            iqrs={"step": fresh.iqr_s if fresh else None,
+                                            "private": private.iqr_s if private else None,
+                                            "ready": bench.compute.iqr_s,
+                                            "copy": copy.iqr_s if copy else None})
+    decoding = [c for c in found_plateau.counts if c > 0]
+    if not loaded or bench.ready is None or not decoding:  # no workers on the plateau: none to time beside
+        return found_plateau
+    # the ready step beside the plateau's first count of workers decoding (review 2026-12-03h
+    # item 1: the prediction's step, timed apart from the sweep's runs)
+    workers = min(decoding)
+    beside = fresh_step.ready_beside_decoders(bench.data, bench.step, bench.ready, workers,
+                                              bench.plan.batch_size)
+    return replace(found_plateau, loaded_workers=workers, loaded_step_s=beside.median_s,
+                   loaded_cpu_s=beside.cpu_s, loaded_alone_s=beside.alone_median_s,
+                   loaded_alone_cpu_s=beside.alone_cpu_median_s, batch_load_s=bench.batch_load_s,
+                   cores=bench.plan.cores)
 
 
 def knob_settings(workers: int, batch_size: int, on_gpu: bool) -> list[loader_sweep.Setting]:

@@ -21,7 +21,7 @@ import inspect
 import os
 import time
 import warnings
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import torch
@@ -251,6 +251,9 @@ class Lesson:
                       f"{row['samples_per_s_low']:.0f} to {row['samples_per_s_high']:.0f}",
                       100 * row["wait_share"], *([row.get("against", "-")] if ladder else []),
                       against_text(row))
+        if control_failed(self.knob_rows):  # review 2026-12-03h item 3
+            shown.note(f"{CONTROL_FAILED} (the A/A row, the baseline against itself, was called "
+                       f"{_CALLS[control_call(self.knob_rows)]}).")
         shown.note(self.batch_bytes_text())
         if self.noise_floor_text():
             shown.note(self.noise_floor_text())
@@ -431,7 +434,7 @@ class Lesson:
             f"{plan.cores - 1} spare cores"
             + ("; this grid cannot test whether the two agree." if knee.agrees is None else
                f"; the two {'agree' if knee.agrees else 'disagree'}."),
-            plateau_takeaway(plateau),
+            plateau_takeaway(plateau, self._pin_row(), not control_failed(knob_rows)),
             self._knob_takeaway(uint8_row),
             f"channels_last is a 4-D layout: from __getitem__ it raises "
             f"({self.c26_evidence['error_message']}); put it on the collated batch or in the step (C26).",
@@ -448,9 +451,18 @@ class Lesson:
                          f"{'' if self.on_gpu else ', recorded'}): {finding}.")
         return lines
 
+    def _pin_row(self) -> Mapping | None:
+        """The knob ladder's '+ pin' row (pin_memory alone against the baseline), if measured."""
+        return next((r for r in self.knob_rows if r["label"] == f"{self.knob_rows[0]['label']} pin"), None)
+
     def _knob_takeaway(self, uint8_row: Mapping | None) -> str:
         """The knob line of the takeaways: on a GPU the ladder's steps, each against the one
-        before; on a CPU uint8 alone against the baseline."""
+        before; on a CPU uint8 alone against the baseline. None of them when the A/A control
+        failed (control_failed): the line says so and names the control's interval."""
+        if control_failed(self.knob_rows):
+            aa = next(r for r in self.knob_rows if r["label"].endswith("(A/A)"))
+            return (f"Knobs at the knee: the A/A control read {against_text(aa)}, so "
+                    f"{CONTROL_FAILED}.")
         steps = [r for r in self.knob_rows[1:] if not r["label"].endswith("(A/A)") and r.get("against")]
         if self.on_gpu and steps:
             return ("The seed's advice as a ladder, each step against the one before (the knob "
@@ -792,7 +804,48 @@ def against_text(row: Mapping) -> str:
     return f"{row['ratio']:.2f}x [{low:.2f}, {high:.2f}]: {_CALLS[decision]}"
 
 
-def plateau_takeaway(plateau: loader_sweep.Plateau) -> str:
+CONTROL_FAILED = "control failed: no knob call stands this run"
+
+
+def control_call(rows: Sequence[Mapping]) -> str | None:
+    """The A/A row's call by today's rule (knee_experiment.judge_interval on its interval), or
+    None where no A/A row with an interval was measured."""
+    aa = next((r for r in rows if str(r.get("label", "")).endswith("(A/A)")), None)
+    if aa is None or aa.get("ratio") is None or aa.get("ratio_low") is None:
+        return None
+    return knee_experiment.judge_interval(aa["ratio"], aa["ratio_low"], aa["ratio_high"],
+                                          aa.get("margin", knee_experiment.KNOB_MARGIN))
+
+
+def control_failed(rows: Sequence[Mapping]) -> bool:
+    """Whether the A/A control was called anything but 'not resolved' or 'no difference'
+    (review 2026-12-03h item 3: the CPU page called its A/A '1.34x [1.01, 1.77]: a gain' and
+    still ranked the knobs): then the rule's 5% false calls are not what this run showed, and
+    no knob call of the run stands."""
+    call = control_call(rows)
+    return call is not None and call not in (knee_experiment.NOT_RESOLVED, knee_experiment.NO_DIFFERENCE)
+
+
+def plateau_takeaway(plateau: loader_sweep.Plateau, pin_row: Mapping | None = None,
+                     control_ok: bool = True) -> str:
+    """The plateau's line of the takeaways in one sentence (review 2026-12-03h item 8: it was
+    ~100 words copied from the plateau cell): measured against predicted with the band, the
+    bound, and the gain pin_memory should give by moving the hand-over (the wait) off the main
+    thread, beside the gain the knob ladder measured (`pin_row`, its '+ pin' row; none on a
+    CPU, and none that stands when the A/A control failed)."""
+    if not plateau.loaded_step_s:
+        return _old_plateau_takeaway(plateau)
+    measured = ("not measured here (no GPU)" if pin_row is None else
+                CONTROL_FAILED.split(":")[0] if not control_ok else f"measured {against_text(pin_row)}")
+    return (f"The plateau, {plateau.measured:.0f} samples/s, is predicted by batch / (the step "
+            f"{plateau.step_used} + the wait) = {plateau.predicted:.0f} "
+            f"({plateau.measured / plateau.predicted:.2f}x, {'within' if plateau.agrees else 'outside'} "
+            f"{plateau.tolerance:.0%}) and bound by {plateau.bound_name}; pin_memory takes the "
+            f"{plateau.wait_s * 1e3:.1f} ms hand-over off the main thread: predicted "
+            f"{plateau.pin_gain_predicted:.2f}x, {measured}.")
+
+
+def _old_plateau_takeaway(plateau: loader_sweep.Plateau) -> str:
     """The plateau's line of the takeaways, on the step the explanation used (review
     2026-12-03g item 2: the takeaway said 'outside 15%' from the step timed apart while the
     page printed the step inside the sweep that gives the plateau): which step, its ratio,

@@ -801,6 +801,14 @@ class Plateau:
     item 1: ready 28.6 + copy 2.8 ms against a private step of 23.7 ms is a rest of -7.7 ms,
     beyond the 4.5 ms of their IQRs, and the page had called it noise.
     `wait_share` is the plateau runs' waiting share, the one definition of Run.wait_share.
+
+    Review 2026-12-03h item 1 (the plateau neither predicted nor explained): where the step
+    was timed beside the plateau's workers decoding without pause (`loaded_step_s`, wall, and
+    `loaded_cpu_s`, the main thread's CPU; fresh_step.ready_beside_decoders), that step is the
+    arithmetic's: timed apart from the sweep's runs, so batch / (it + wait) is a prediction.
+    The bound is read from it: the cores, where the plateau reaches cores x batch / (decode +
+    step CPU) within the band (a CPU run: `cores_ceiling`); the main thread's core, where the
+    step beside the decoders takes longer than alone beyond the band; else as before.
     """
 
     batch_size: int
@@ -825,6 +833,14 @@ class Plateau:
     private_iqr_s: float | None = None
     ready_iqr_s: float | None = None
     copy_iqr_s: float | None = None
+    # the ready step beside decoding workers (fresh_step.LoadedStep, review 2026-12-03h item 1)
+    loaded_workers: int | None = None  # decoders beside the step (the plateau's first count)
+    loaded_step_s: float | None = None  # its wall time beside them (median): the prediction's step
+    loaded_cpu_s: float | None = None  # the main thread's CPU time in that step (median)
+    loaded_alone_s: float | None = None  # the same ready step alone, wall ...
+    loaded_alone_cpu_s: float | None = None  # ... and the main thread's CPU
+    batch_load_s: float | None = None  # one batch's decode on one core (the cores' arithmetic)
+    cores: int | None = None  # this machine's cores (the cores' arithmetic)
 
     @classmethod
     def from_record(cls, record: Mapping) -> Plateau:
@@ -836,12 +852,59 @@ class Plateau:
 
     @property
     def step_used_s(self) -> float:
-        """The step the arithmetic uses: inside the sweep where measured, else timed apart."""
-        return self.swept_step_s or self.step_s
+        """The step the arithmetic uses: the ready step beside decoding workers where measured
+        (a prediction: timed apart from the sweep's runs), else inside the sweep (a
+        consistency check: read from the runs it is checked against), else timed apart."""
+        return self.loaded_step_s or self.swept_step_s or self.step_s
 
     @property
     def step_used(self) -> str:
+        if self.loaded_step_s:
+            return f"beside {self.loaded_workers} decoding worker(s)"
         return "inside the sweep" if self.swept_step_s else "timed apart"
+
+    @property
+    def cores_ceiling(self) -> float | None:
+        """Samples/s the cores allow (a CPU run): cores x batch / (one batch's decode + the
+        step's CPU time alone): every batch costs both, on cores shared by the workers and
+        the main thread. None on a GPU (a synchronize may spin: the thread's CPU time counts
+        it) or where not measured."""
+        if self.on_gpu or not self.cores or not self.batch_load_s or not self.loaded_alone_cpu_s:
+            return None
+        return self.cores * self.batch_size / (self.batch_load_s + self.loaded_alone_cpu_s)
+
+    @property
+    def cores_bound(self) -> bool:
+        """The measured plateau within the band of the cores' ceiling: the cores are spent."""
+        ceiling = self.cores_ceiling
+        return ceiling is not None and self.measured >= (1 - self.tolerance) * ceiling
+
+    @property
+    def pin_gain_predicted(self) -> float:
+        """The gain pin_memory should give where it moves the hand-over (the wait) off the main
+        thread (its pin thread takes the batch from the workers): (step + wait) / step."""
+        return (self.step_used_s + self.wait_s) / self.step_used_s
+
+    def loaded_text(self) -> str:
+        """'the ready step alone 8.8 ms (CPU 8.1); beside 2 decoding workers 34.3 ms (CPU 11.7)'."""
+        if not self.loaded_step_s:
+            return ""
+        def cpu(v: float | None) -> str:
+            return f" (main thread's CPU {v * 1e3:.1f})" if v is not None else ""
+
+        what = "on a private batch, its copy inside," if self.on_gpu else "on a ready batch"
+        return (f"The step {what} alone: {(self.loaded_alone_s or 0) * 1e3:.1f} ms{cpu(self.loaded_alone_cpu_s)}; "
+                f"beside {self.loaded_workers} worker(s) decoding without pause: "
+                f"{self.loaded_step_s * 1e3:.1f} ms{cpu(self.loaded_cpu_s)}")
+
+    def cores_text(self) -> str:
+        """The cores' arithmetic ('' where it does not apply)."""
+        ceiling = self.cores_ceiling
+        if ceiling is None:
+            return ""
+        return (f"{self.cores} cores x {self.batch_size} / ({self.batch_load_s * 1e3:.1f} ms decode + "  # type: ignore[operator]
+                f"{self.loaded_alone_cpu_s * 1e3:.1f} ms step) = {ceiling:.0f}/s"  # type: ignore[operator]
+                f" ({self.measured / ceiling:.2f}x of it measured)")
 
     @property
     def ceiling(self) -> float:
@@ -936,6 +999,14 @@ class Plateau:
         if self.wait_share > 0.5:
             return (f"the loader: waiting is {100 * self.wait_share:.0f}% of the plateau's wait + "
                     "step")
+        if self.cores_bound:
+            return f"the cores: the decode and the step use them up ({self.cores_text()})"
+        if self.loaded_step_s and self.loaded_alone_s and \
+                self.loaded_step_s > (1 + self.tolerance) * self.loaded_alone_s:
+            off = self.loaded_step_s - (self.loaded_cpu_s or 0)
+            return (f"the main thread's core, shared with the decoders: beside them the step "
+                    f"took {self.loaded_step_s / self.loaded_alone_s:.2f}x as long, {off * 1e3:.1f} ms "
+                    "of it off its core")
         if self.gpu_idle_share is None and self.on_gpu:
             return "the step itself (not profiled here: how long the GPU idles is not known)"
         if self.gpu_idle_share is None:
@@ -950,6 +1021,11 @@ class Plateau:
                     f"steps{gap}{added}")
         return (f"the GPU's compute: it is busy {100 * (1 - self.gpu_idle_share):.0f}% of the "
                 "profiled steps")
+
+    @property
+    def bound_name(self) -> str:
+        """The bound in a few words, without its numbers ('the cores', 'the step itself')."""
+        return self.bound.split(":")[0].split(" (")[0]
 
     def _faults(self, faults: float | None) -> str:
         """', 588 page faults' on a GPU; '' on a CPU, where the step's own allocations fault a
@@ -973,6 +1049,8 @@ class Plateau:
                 f"long{faults}; what slows it there was not measured.")
 
     def explanation(self) -> str:
+        if self.loaded_step_s:
+            return self._loaded_explanation()
         text = (f"The plateau ({', '.join(str(c) for c in self.counts)} worker(s)): "
                 f"{self.measured:.0f} samples/s. The step timed apart: {self.step_s * 1e3:.1f} ms"
                 f"{self._faults(self.step_faults)}")
@@ -1005,8 +1083,26 @@ class Plateau:
                      if self.swept_step_s else " It misses: the step timed apart is not the sweep's.")
         return text
 
+    def _loaded_explanation(self) -> str:
+        """The plateau predicted from the ready step timed beside decoding workers (review
+        2026-12-03h item 1): the step's two clocks, the prediction with its band, the step
+        inside the sweep beside it, the cores' arithmetic (a CPU run) and the bound."""
+        ratio = self.measured / self.predicted
+        text = (f"The plateau ({', '.join(str(c) for c in self.counts)} worker(s)): "
+                f"{self.measured:.0f} samples/s. {self.loaded_text()}. Each batch waits "
+                f"{self.wait_s * 1e3:.1f} ms (waiting {100 * self.wait_share:.0f}%). Predicted: "
+                f"{self.batch_size} / ({self.step_used_s * 1e3:.1f} + {self.wait_s * 1e3:.1f} ms) = "
+                f"{self.predicted:.0f} against {self.measured:.0f} measured ({ratio:.2f}x: "
+                f"{'within' if self.agrees else 'outside'} the {self.tolerance:.0%} band)")
+        if self.swept_step_s:
+            text += f". Inside the sweep a step took {self.swept_step_s * 1e3:.1f} ms"
+        if self.cores_text() and not self.cores_bound:
+            text += f". The cores allow {self.cores_text()}"
+        return text + f". What bounds it: {self.bound}."
+
     def as_dict(self) -> dict:
         return {**asdict(self), "ceiling": self.ceiling, "predicted": self.predicted,
+                "cores_ceiling": self.cores_ceiling, "pin_gain_predicted": self.pin_gain_predicted,
                 "agrees": self.agrees, "step_used": self.step_used, "step_used_s": self.step_used_s,
                 "predicted_apart": self.predicted_apart, "bound": self.bound,
                 "parts_s": self.parts(), "within_noise_s": self.within_noise(),

@@ -34,8 +34,10 @@ from labkit.chapters.ch05_dataloader import (
     loader_sweep,
 )
 from labkit.claims.core import Verdict
+from labkit.core import results
 from labkit.measure import progress
 
+CHAPTER = "05_dataloader"
 C25_BYTES = 256 * 2**20
 # 3 sources x 5 rounds x 0.3 s: 154 MB copies, 10+ per round (the chapter's own, since 2026-12-03)
 C23_ROUNDS, C23_REP_MS = h2d_copies.SEED_SIZE_ROUNDS, h2d_copies.SEED_SIZE_REP_MS
@@ -123,7 +125,10 @@ def measure_numbers(quick: bool = False, knobs: bool | None = None) -> dict:
                                                   "parts_s", "step_faults", "private_faults",
                                                   "swept_step_s", "swept_faults", "wait_share",
                                                   "batch_size", "step_used", "predicted_apart",
-                                                  "refused_s")}
+                                                  "refused_s", "loaded_workers", "loaded_step_s",
+                                                  "loaded_cpu_s", "loaded_alone_s",
+                                                  "loaded_alone_cpu_s", "cores_ceiling",
+                                                  "pin_gain_predicted")}
     for key in ("step_as_swept_faults", "private_step_s", "private_step_faults"):
         out[key] = knee.get(key)  # the fresh batch's step against a private one (item 1)
     out["warmup_rule"] = knee.get("warmup_rule")  # cost_model reads the warm-ups' rule
@@ -152,7 +157,8 @@ def measure_numbers(quick: bool = False, knobs: bool | None = None) -> dict:
 REPRODUCED_RULE = ("the rule for 'reproduced': every run's knee within one step of the sweep of "
                    "every other's; the plateau's arithmetic within its band in every run; each "
                    "knob's gain / no gain the same in every run (a loss counts apart from no gain; "
-                   "a run that did not measure a knob fails it)")
+                   "a run that did not measure a knob fails it); and each of those calls the "
+                   "recorded reference page's own in every run")
 
 
 def plateau_now(run: dict) -> dict | None:
@@ -166,7 +172,11 @@ def plateau_now(run: dict) -> dict | None:
     tolerance = _tolerance(plateau)
     batch = plateau.get("batch_size") or (run.get("plan") or {}).get("batch_size")
     swept, wait = plateau.get("swept_step_s"), plateau.get("wait_s")
-    if batch and swept and wait is not None:
+    loaded = plateau.get("loaded_step_s")  # the step beside decoding workers (review 2026-12-03h item 1)
+    if batch and loaded and wait is not None:
+        predicted = float(batch) / (float(loaded) + float(wait))
+        step_used = f"beside {plateau.get('loaded_workers')} decoding worker(s)"
+    elif batch and swept and wait is not None:
         predicted = float(batch) / (float(swept) + float(wait))
         step_used = "inside the sweep"
     else:
@@ -176,7 +186,65 @@ def plateau_now(run: dict) -> dict | None:
             "agrees": abs(measured / predicted - 1) <= tolerance, "tolerance": tolerance}
 
 
-def summarise_numbers(runs: Sequence[dict]) -> dict:
+RECORDED = "recorded"  # summarise_numbers' default: read the reference's calls from results/
+
+
+def reference_calls(machine: str = results.DEFAULT_REFERENCE) -> dict | None:
+    """The recorded reference page's own calls (review 2026-12-03h item 2: the page called
+    '+ devprefetch uint8' not resolved while 3 of 3 reproduce runs called it a gain, and the
+    check compared the runs only with each other): {'plan', 'knee', 'knobs': {label: gain
+    kind}, 'plateau': agrees}; None where nothing is recorded."""
+    knee = results.recorded(CHAPTER, "knee", machine)
+    if not isinstance(knee, dict):
+        return None
+    workers = results.recorded(CHAPTER, "sweep_workers", machine)
+    out: dict = {"plan": (workers or {}).get("plan") if isinstance(workers, dict) else None,
+                 "knee": knee.get("workers"), "knobs": {}, "plateau": None}
+    knobs = results.recorded(CHAPTER, "sweep_knobs", machine)
+    for row in (knobs or {}).get("table", [])[1:] if isinstance(knobs, dict) else []:
+        ratios = [row.get("ratio"), row.get("ratio_low"), row.get("ratio_high")]
+        decision = (knee_experiment.judge_interval(*ratios) if "level" in row and None not in ratios
+                    else row.get("decision"))
+        out["knobs"][row["label"]] = gain_kind(decision)
+    plateau = results.recorded(CHAPTER, "plateau", machine)
+    checked = plateau_now({"plateau": plateau}) if isinstance(plateau, dict) else None
+    out["plateau"] = None if checked is None else checked["agrees"]
+    return out
+
+
+def _same_set_up(runs: Sequence[dict], reference: dict) -> bool:
+    """Whether the runs ran the reference's set-up (model, batch, device): only then is the
+    reference's call theirs to reproduce (a CPU run is not compared with the H200 page)."""
+    plan = reference.get("plan") or {}
+    keys = ("model", "batch_size", "device")
+    return bool(plan) and all(all((r.get("plan") or {}).get(k) == plan.get(k) for k in keys) for r in runs)
+
+
+def reference_agreement(runs: Sequence[dict], reference: dict) -> dict:
+    """Each call the page makes (the knee, the plateau's band, every knob's gain / no gain)
+    against the reference's own: in how many runs it was the reference's call ('the
+    reference's call in N of 3'); 'differ' names every call that not all runs share with the
+    reference: then the reference is not reproduced (it is the outlier where the runs agree
+    among themselves)."""
+    counts = sorted(set().union(*(r["worker_counts"] for r in runs)))
+    found: dict[str, tuple[str, int]] = {}
+    if reference.get("knee") is not None and reference["knee"] in counts:
+        found["knee"] = (f"{reference['knee']} workers", sum(
+            1 for r in runs if int(r["knee_workers"]) in counts
+            and loader_sweep.steps_apart(counts, int(r["knee_workers"]), reference["knee"]) <= 1))
+    if reference.get("plateau") is not None:
+        checked = [plateau_now(r) for r in runs]
+        found["plateau"] = ("within its band" if reference["plateau"] else "outside its band", sum(
+            1 for p in checked if p and p["agrees"] == reference["plateau"]))
+    measured = [run_decisions(r) for r in runs]
+    for label, kind in (reference.get("knobs") or {}).items():
+        found[f"knob {label}"] = (kind, sum(1 for d in measured if gain_kind(d.get(label, NOT_MEASURED)) == kind))
+    differ = [name for name, (_, n) in found.items() if n < len(runs)]
+    return {"calls": found, "differ": differ, "outliers": [k for k, (_, n) in found.items() if n == 0],
+            "runs": len(runs)}
+
+
+def summarise_numbers(runs: Sequence[dict], reference: dict | str | None = RECORDED) -> dict:
     """Across runs: each run's knee and arithmetic, whether the knees agree within one step of
     the sweep ('the same knee within one step of the sweep in N of N runs': N of N when every
     pair of runs is within one step; else the largest group around one run: 'knee_agree'),
@@ -243,8 +311,24 @@ def summarise_numbers(runs: Sequence[dict]) -> dict:
             lines.append(f"  knob {label}: {', '.join(seen)} -> {kind} in {n} of {len(seen)}: "
                          + ("the same" if label in knobs["same"] else "NOT the same"))
     out["knobs_agree"] = knobs_agree
+    # the recorded page's own calls against the runs' (review 2026-12-03h item 2)
+    if reference == RECORDED:
+        reference = reference_calls()
+    reference_agree = True
+    if isinstance(reference, dict) and _same_set_up(runs, reference):
+        against = reference_agreement(runs, reference)
+        out["reference"] = against
+        reference_agree = not against["differ"]
+        for name, (call, n) in against["calls"].items():
+            lines.append(f"  {name}: the reference's call ({call}) in {n} of {len(runs)}"
+                         + ("" if n == len(runs) else ": NOT reproduced"))
+        outliers = against["outliers"]
+        if outliers:  # every run called it otherwise: the page, not the runs, is the odd one
+            lines.append("  the recorded reference page is the outlier for "
+                         f"{', '.join(outliers)}: not reproduced; re-record chapter 05")
+    out["reference_agree"] = reference_agree
     # the headline covers every statement the chapter makes from these runs, each in N of N
-    out["agree"] = agree and plateau_agree and knobs_agree
+    out["agree"] = agree and plateau_agree and knobs_agree and reference_agree
     lines.append(f"  {REPRODUCED_RULE}")
     knob_part = (f"knob gain / no gain the same in every run for {len(knobs['same'])} of "
                  f"{len(knobs['decisions'])} knobs" if knobs else "knob calls: none measured")

@@ -220,7 +220,21 @@ def test_the_recorded_h200_c25_is_priced_back_and_this_source_s_copy_parts_cost_
     estimate = cost_model.chapter_seconds(record, cost_model.current_designs())
     assert estimate.copies == {part: (priced[part], now[part]) for part in priced}
     other = cost_model.RECORDED_TOTAL_S - sum(cost_model.RECORDED_CELLS_S.values())
-    assert estimate.cells["other cells"] == pytest.approx(other + sum(now.values()) - sum(priced.values()))
+    assert estimate.cells["other cells"] == pytest.approx(other + sum(now.values()) - sum(priced.values())
+                                                          + estimate.plateau_step_s)
+
+
+def test_the_plateau_s_step_beside_decoders_is_priced_and_counted():
+    """Review 2026-12-03h item 1's measurement costs H200 time the recorded design did not
+    spend: one untimed step, the alone and beside steps at the step as swept, and the decoders'
+    first batch; the estimate adds it to the other cells and says so."""
+    record = json.loads((ROOT / cost_model.RECORD).read_text())
+    run = record["numbers"][0]
+    one = cost_model.plateau_step_seconds({**record, "numbers": [run]}, steps=6, alone_steps=3)
+    assert one == pytest.approx(10 * run["step_as_swept_s"] + 64 * run["sample_cost_s"])
+    estimate = cost_model.chapter_seconds(record, cost_model.current_designs())
+    assert 0 < estimate.plateau_step_s < 1.5 and estimate.plateau_step_s == cost_model.plateau_step_seconds(record)
+    assert any("the plateau's step beside decoders (new)" in line for line in estimate.lines())
 
 
 def test_host_tensor_s_fill_is_several_times_faster_than_random_here():

@@ -47,3 +47,38 @@ def test_the_fresh_steps_leave_the_main_process_its_core():
     assert fresh_step.workers_for(4, 1) == 0
     with pytest.raises(ValueError, match="cores >= 1"):
         fresh_step.workers_for(4, 0)
+
+
+class _Burn(torch.utils.data.Dataset):
+    """Samples that cost CPU to make (a decode's stand-in)."""
+
+    def __len__(self) -> int:
+        return 64
+
+    def __getitem__(self, i: int) -> tuple[torch.Tensor, int]:
+        x = torch.zeros(1)
+        for _ in range(2000):
+            x = x + 1
+        return x, i
+
+
+def test_the_step_beside_decoders_is_timed_on_both_clocks_alone_and_beside():
+    """Review 2026-12-03h item 1: the ready step timed alone and while workers decode without
+    pause, on the wall clock and the main thread's CPU clock; the decoders are gone after."""
+    import multiprocessing
+    import time as _time
+
+    def step(batch):
+        end = _time.perf_counter() + 0.004
+        while _time.perf_counter() < end:  # 4 ms on the CPU
+            pass
+
+    before = len(multiprocessing.active_children())
+    loaded = fresh_step.ready_beside_decoders(_Burn(), step, batch=None, workers=1, batch_size=4, steps=3)
+    assert loaded.workers == 1 and len(loaded.beside_s) == len(loaded.alone_s) == 3
+    assert all(c <= w + 1e-3 for c, w in zip(loaded.beside_cpu_s, loaded.beside_s, strict=True))
+    assert loaded.alone_median_s >= 0.004 and loaded.median_s >= 0.004
+    assert loaded.slowdown == pytest.approx(loaded.median_s / loaded.alone_median_s)
+    assert len(multiprocessing.active_children()) == before  # the decoders were stopped
+    with pytest.raises(ValueError):
+        fresh_step.ready_beside_decoders(_Burn(), step, None, workers=1, batch_size=4, steps=0)

@@ -305,3 +305,35 @@ def test_the_plateau_takeaway_and_the_recorded_line_name_the_step_they_used_and_
     assert "not measured" in said and "first touch =" not in said and "outside" not in said
     # an older record that lacks what the line needs keeps its own sentence
     assert lesson.recorded_plateau({"explanation": "old words"}).endswith("old words")
+
+
+def _row(label, ratio, low, high, against=None):
+    return {"label": label, "ratio": ratio, "ratio_low": low, "ratio_high": high, "level": 0.95,
+            "decision": "not resolved", "against": against}
+
+
+def test_a_failed_control_withholds_every_knob_call_and_the_plateau_takeaway_is_one_sentence():
+    """Review 2026-12-03h items 3 and 8: the CPU page's A/A read '1.34x [1.01, 1.77]: a gain';
+    then no knob call stands. The plateau's takeaway is one sentence, pin_memory's predicted
+    gain beside the measured one (withheld when the control failed)."""
+    from labkit.chapters.ch05_dataloader import loader_sweep
+
+    base = {"label": "w8 b64", "decision": "baseline"}
+    failed = [base, _row("w8 b64 (A/A)", 1.34, 1.01, 1.77), _row("w8 b64 pin", 1.13, 1.04, 1.24)]
+    held = [base, _row("w8 b64 (A/A)", 1.01, 0.89, 1.15), _row("w8 b64 pin", 1.13, 1.04, 1.24)]
+    assert lesson.control_failed(failed) and not lesson.control_failed(held)
+    assert not lesson.control_failed([base])  # no control measured: nothing to fail
+    plateau = loader_sweep.Plateau(64, (8,), 1418.0, 0.0272, 0.0184, 0.0068, 0.66, swept_step_s=0.0388,
+                                   loaded_workers=8, loaded_step_s=0.0388, on_gpu=True)
+    said = lesson.plateau_takeaway(plateau, held[2], control_ok=True)
+    assert said.count(". ") == 0 and said.endswith(".")  # one sentence
+    assert "predicted 1.18x, measured 1.13x [1.04, 1.24]: a gain" in said
+    assert "predicted 1.18x, control failed." in lesson.plateau_takeaway(plateau, held[2], control_ok=False)
+    assert "not measured here (no GPU)" in lesson.plateau_takeaway(plateau, None)
+
+    class Fake:
+        knob_rows = failed
+        on_gpu = True
+
+    line = lesson.Lesson._knob_takeaway(Fake(), None)
+    assert lesson.CONTROL_FAILED in line and "pin" not in line

@@ -942,3 +942,54 @@ def test_a_gpu_knob_window_spans_1_75_of_the_baseline_s_queues_and_a_cpu_s_keeps
         knee_base = loader_sweep.Setting(num_workers=workers, batch_size=plan.batch_size)
         steps = knee_experiment.knob_window_steps(knee_base, plan.steps, on_gpu=True)
         assert loader_sweep.samples_needed(knee_base, steps, plan.warmup_steps, windows=1) <= length
+
+
+def _loaded_plateau(measured: float, **changes) -> loader_sweep.Plateau:
+    """The CPU page of 58c8b6f (review 2026-12-03h item 3): 16 a batch, 14.2 ms decode, a 9.8 ms
+    step inside the sweep, a 3.7 ms wait, 2 cores; the step beside 2 decoding workers 10.0 ms."""
+    values = dict(swept_step_s=0.0098, wait_share=0.26, loaded_workers=2, loaded_step_s=0.0100,
+                  loaded_cpu_s=0.0095, loaded_alone_s=0.0090, loaded_alone_cpu_s=0.0098,
+                  batch_load_s=0.0142, cores=2)
+    values.update(changes)
+    return loader_sweep.Plateau(16, (2,), measured, 0.0100, 0.0086, 0.0037, None, **values)
+
+
+def test_the_plateau_is_predicted_from_the_step_timed_beside_decoding_workers():
+    """Review 2026-12-03h item 1: the prediction's step is the one timed beside the decoders
+    (apart from the sweep's runs), not the sweep's own; the sweep's step is shown beside it."""
+    plateau = _loaded_plateau(1099.0)
+    assert plateau.step_used == "beside 2 decoding worker(s)"
+    assert plateau.predicted == pytest.approx(16 / (0.0100 + 0.0037))
+    text = plateau.explanation()
+    assert "Predicted: 16 / (10.0 + 3.7 ms) = 1168 against 1099 measured (0.94x: within the 15% band)" in text
+    assert "main thread's CPU 9.5" in text and "Inside the sweep a step took 9.8 ms" in text
+    assert plateau.as_dict()["predicted"] == pytest.approx(plateau.predicted)
+    # the step missing, the check falls back to the sweep's own step (a consistency check)
+    assert "consistency check" in _loaded_plateau(1099.0, loaded_step_s=None).explanation()
+
+
+def test_on_a_cpu_the_cores_are_named_the_bound_when_the_plateau_reaches_their_arithmetic():
+    """Review 2026-12-03h item 3: cores x batch / (decode + step) = 2 x 16 / 24 ms = 1,333/s.
+    At 1,250/s (0.94x of it) the cores are the bound, with that arithmetic; at 1,099/s (0.82x)
+    they are not, and a step 2x slower beside the decoders names the main thread's core."""
+    spent = _loaded_plateau(1250.0)
+    assert spent.cores_ceiling == pytest.approx(2 * 16 / 0.024)
+    assert spent.bound.startswith("the cores: the decode and the step use them up (2 cores x 16 / "
+                                  "(14.2 ms decode + 9.8 ms step) = 1333/s (0.94x of it measured))")
+    assert not _loaded_plateau(1099.0).bound.startswith("the cores")
+    shared = _loaded_plateau(1099.0, loaded_step_s=0.0200, loaded_cpu_s=0.0100)
+    assert shared.bound.startswith("the main thread's core, shared with the decoders: beside them the step "
+                                   "took 2.22x as long, 10.0 ms of it off its core")
+    assert "The cores allow 2 cores x 16" in shared.explanation()
+    assert spent.bound_name == "the cores" and shared.bound_name == "the main thread's core, shared with the decoders"
+    assert _loaded_plateau(1099.0).bound_name == "the step itself"  # not '... (no GPU'
+
+    # on a GPU the thread's CPU time counts a spinning synchronize: no cores' arithmetic
+    assert _loaded_plateau(1250.0, on_gpu=True).cores_ceiling is None
+
+
+def test_pin_memorys_predicted_gain_is_the_hand_over_it_takes_off_the_main_thread():
+    """Review 2026-12-03h item 8: the H200 page's 38.8 ms step and 6.8 ms wait predict
+    45.6 / 38.8 = 1.18x for pin_memory (measured there 1.13x [1.04, 1.24])."""
+    plateau = loader_sweep.Plateau(64, (8, 12), 1418.0, 0.0272, 0.0184, 0.0068, 0.66, swept_step_s=0.0388)
+    assert plateau.pin_gain_predicted == pytest.approx(0.0456 / 0.0388)

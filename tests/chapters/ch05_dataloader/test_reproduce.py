@@ -213,4 +213,52 @@ def test_a_recorded_h200_reproduce_file_recomputes_to_its_own_knees():
     # records before review 2026-12-03e item 6 kept the knee alone under 'agree'
     assert again["knee_agree"] == recorded["numbers_summary"].get("knee_agree", recorded["numbers_summary"]["agree"])
     assert again["plateau_agree"] == (again["plateau_held"] in (0, again["plateau_runs"]))
-    assert again["agree"] == (again["knee_agree"] and again["plateau_agree"] and again["knobs_agree"])
+    assert again["agree"] == (again["knee_agree"] and again["plateau_agree"] and again["knobs_agree"]
+                              and again["reference_agree"])
+    # review 2026-12-03h item 2: this record's 3 runs called '+ devprefetch uint8' a gain, the
+    # recorded page (results/nvidia-h200.json, 22:12 UTC) not resolved: the page is the outlier
+    reference = reproduce.reference_calls()
+    if reference and reference["knobs"].get("w8 b64 pin devprefetch uint8") == "no gain":
+        assert not again["reference_agree"] and not again["agree"]
+        assert "knob w8 b64 pin devprefetch uint8" in again["reference"]["outliers"]
+
+
+def _knob_run(pin_call):
+    ratios = {"gain": [1.19, 1.10, 1.29], "no gain": [1.14, 0.95, 1.36]}[pin_call]
+    return dict(numbers(8), plan={"model": "resnet50", "batch_size": 64, "device": "cuda"},
+                knob_decisions={"w8 b64 (A/A)": "x", "w8 b64 pin devprefetch uint8": "x"},
+                knob_ratios={"w8 b64 (A/A)": [1.0, 0.9, 1.1], "w8 b64 pin devprefetch uint8": ratios},
+                knob_ratios_are=reproduce.INTERVAL)
+
+
+def test_each_call_is_compared_with_the_recorded_reference_and_an_outlier_page_is_not_reproduced():
+    """Review 2026-12-03h item 2: 3 of 3 runs called '+ devprefetch uint8' a gain where the page
+    called it not resolved; the runs agreed with each other, and that passed. Now each call is
+    set against the reference's ('the reference's call in N of 3'), and an outlier page fails."""
+    reference = {"plan": {"model": "resnet50", "batch_size": 64, "device": "cuda"}, "knee": 8,
+                 "knobs": {"w8 b64 (A/A)": "no gain", "w8 b64 pin devprefetch uint8": "no gain"},
+                 "plateau": None}
+    runs = [_knob_run("gain")] * 3
+    summary = reproduce.summarise_numbers(runs, reference=reference)
+    assert summary["knobs_agree"] and not summary["reference_agree"] and not summary["agree"]
+    assert "  knob w8 b64 pin devprefetch uint8: the reference's call (no gain) in 0 of 3: NOT reproduced" \
+        in summary["lines"]
+    assert any("the recorded reference page is the outlier for knob w8 b64 pin devprefetch uint8" in line
+               for line in summary["lines"])
+    assert "  knee: the reference's call (8 workers) in 3 of 3" in summary["lines"]
+    agreeing = reproduce.summarise_numbers([_knob_run("no gain")] * 3, reference=reference)
+    assert agreeing["reference_agree"] and agreeing["agree"]
+    # another set-up (a CPU run) is not compared with the GPU page
+    cpu = [dict(r, plan={"model": "small_cnn", "batch_size": 16, "device": "cpu"}) for r in runs]
+    assert "reference" not in reproduce.summarise_numbers(cpu, reference=reference)
+    assert reproduce.summarise_numbers(runs, reference=None)["agree"]
+
+
+def test_a_run_that_timed_the_step_beside_decoders_is_checked_on_that_prediction():
+    """Review 2026-12-03h item 1: the reproduce check reads the prediction (the step beside
+    decoding workers, timed apart from the sweep), not the sweep's own step again."""
+    plateau = {"measured": 1418.0, "predicted": 1406.0, "agrees": True, "wait_s": 0.0068,
+               "swept_step_s": 0.0388, "loaded_step_s": 0.0272, "loaded_workers": 8, "tolerance": 0.15}
+    now = reproduce.plateau_now(dict(numbers(8), plan={"batch_size": 64}, plateau=plateau))
+    assert now["step_used"] == "beside 8 decoding worker(s)"
+    assert now["predicted"] == pytest.approx(64 / 0.034) and not now["agrees"]  # 1.88k: 0.75x
