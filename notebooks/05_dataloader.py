@@ -20,8 +20,8 @@
 # machine it runs on, how much of each step is waiting, where more workers stop helping (the
 # *knee*), what the throughput levels off at (the *plateau*) and whether the arithmetic
 # predicts both, and what each other DataLoader knob does *at* the knee. Then two claims from the first seed article's section 4.2 (DataLoader
-# pipeline tuning): **C25**, "without `pin_memory`, `non_blocking=True` silently degrades to
-# a blocking copy", and **C26**, "return `tensor.contiguous(memory_format=torch.channels_last)`
+# pipeline tuning): **C25**, "without `pin_memory`, `non_blocking=True` is automatically degraded
+# to a blocking copy" (the claim card's words), and **C26**, "return `tensor.contiguous(memory_format=torch.channels_last)`
 # from `Dataset.__getitem__`".
 #
 # **Time: under 40 minutes** for the main part (`scripts/chapter_minutes.py` counts its
@@ -121,14 +121,15 @@ lesson.worker_sweep()  # the sweep's table and plot, then the knee; kept under s
 # The knee says where more workers stop helping, not what the best throughput is. Once the
 # workers keep up, a step costs the step itself plus whatever the main process still waits
 # for each batch: taking a batch over from a worker is not free. So batch / (step + wait)
-# should give the plateau. Step and wait are read from the plateau's own runs inside the
-# sweep, so this checks consistency; it does not predict. The step timed apart above is set
-# beside it: where it gives another number, the step ran at another pace inside the sweep.
-# On a GPU the step timed apart is split into what was timed: ready (batch on the device),
-# the copy, first touch (fresh less private batch) and the rest. They were timed at different
-# moments, so where they add up to more than the step beyond their spread (their IQRs), the
-# run gets no split. A timeline of a few steps at the knee says how long the GPU idles. Each
-# step ends with a synchronize, so its time is its own.
+# should give the plateau. But which step? Beside busy workers the main thread may share a
+# core with them. So the step is timed here, apart from the sweep, on one batch: first alone,
+# then while the plateau's workers decode without pause (what they decode is dropped), each
+# step on two clocks, wall time and the main thread's CPU time (`time.thread_time()`): wall
+# time the CPU clock does not count is time off its core (on a GPU also waiting for it).
+# The wait is the sweep's. On a CPU the cores' arithmetic is set beside it: every batch costs
+# one decode and one step, on the machine's cores, so cores x batch / (decode + step) caps
+# the throughput. The bound named is the one the numbers reach. Each step ends with a
+# synchronize on a GPU, so its time is its own.
 
 # %%
 lesson.plateau_text()  # kept under plateau

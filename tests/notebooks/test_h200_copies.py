@@ -29,6 +29,9 @@ NOT_YET_RERECORDED: set[str] = {
     # review 2026-12-03h items 4 and 11 changed its cells (reduce-overhead's loop timed, the folding
     # timing's batch, math and ceiling share): needs a device run
     "04_fusion",
+    # review 2026-12-03h items 1 and 9 changed its cells (the plateau's markdown: the step timed beside
+    # decoding workers; C25 quoted from its card): needs a device run
+    "05_dataloader",
     # review 2026-12-03h items 4, 6, 10 changed its cells (the seed sentence shown once with each card's
     # clause, the run's model width in the parameters table, the takeaway read off the gradient check)
     "06_ddp_layout_drift",

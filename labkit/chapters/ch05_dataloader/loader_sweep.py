@@ -1004,9 +1004,11 @@ class Plateau:
         if self.loaded_step_s and self.loaded_alone_s and \
                 self.loaded_step_s > (1 + self.tolerance) * self.loaded_alone_s:
             off = self.loaded_step_s - (self.loaded_cpu_s or 0)
+            # on a GPU the thread's CPU clock also stops while it waits for the device
+            where = "off its CPU clock (descheduled or waiting for the GPU)" if self.on_gpu else "off its core"
             return (f"the main thread's core, shared with the decoders: beside them the step "
                     f"took {self.loaded_step_s / self.loaded_alone_s:.2f}x as long, {off * 1e3:.1f} ms "
-                    "of it off its core")
+                    f"of it {where}")
         if self.gpu_idle_share is None and self.on_gpu:
             return "the step itself (not profiled here: how long the GPU idles is not known)"
         if self.gpu_idle_share is None:
