@@ -81,14 +81,13 @@ def bound_text(k: dict) -> str:
     """The idle reading of a report's kernels (a KernelReport's, or a recorded summary's dict).
 
     A record without 'idle_rule' was made before the audit took chapter 08's rule: its idle
-    is one profiled pass's, with the host traced, and says so."""
+    is one profiled pass's, with the host traced, and says so ('profiled pass, host traced')."""
     if k.get("device") != "gpu":
         return ""
     if k.get("idle_rule") is None:
         if k.get("host_bound") is None:
             return ""
-        return (f"GPU idle {100 * (k.get('gpu_idle_share') or 0):.0f}%, one profiled pass (host "
-                f"traced, before the unprofiled rule): "
+        return (f"GPU idle {100 * (k.get('gpu_idle_share') or 0):.0f}% (profiled pass, host traced): "
                 + ("host-bound" if k["host_bound"] else "device-bound"))
     profiled = k.get("profiled_idle_share")
     aside = "" if profiled is None else f"; the profiled pass read {100 * profiled:.0f}%"

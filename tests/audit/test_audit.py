@@ -149,7 +149,7 @@ def test_the_audit_reads_idle_from_unprofiled_figures(monkeypatch):
 
 def test_a_recorded_summary_says_which_idle_it_holds(clean_report):
     old = {"device": "gpu", "gpu_idle_share": 0.44, "host_bound": True}
-    assert "one profiled pass (host traced, before the unprofiled rule): host-bound" in kernels.bound_text(old)
+    assert "(profiled pass, host traced): host-bound" in kernels.bound_text(old)
     new = {**old, "idle_rule": kernels.IDLE_RULE, "gpu_idle_share": 0.04, "host_bound": False,
            "profiled_idle_share": 0.34, "wall_ms": 9.46, "device_ms": 9.11}
     assert kernels.bound_text(new).startswith("GPU idle 4% (unprofiled")

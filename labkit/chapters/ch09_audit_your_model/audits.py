@@ -205,7 +205,7 @@ def readings(summary: Mapping) -> dict[str, str]:
 
 
 def traced_in_tf32(summary: Mapping, checked: Sequence[Mapping]) -> str:
-    """'; torch.jit.trace traced with TF32 on ...' for a record made before the export paths
+    """'; the trace ran in TF32 ...' for a record made before the export paths
     were built with TF32 off (no 'built_tf32_off' field), on a GPU whose convolutions ran in
     TF32, where the trace read 'silently wrong': a trace keeps the TF32 setting it was traced
     under and was compared with a strict float32 reference, so its error was TF32's, not a
@@ -215,8 +215,7 @@ def traced_in_tf32(summary: Mapping, checked: Sequence[Mapping]) -> str:
     if (trace is None or "built_tf32_off" in trace or not tf32_convs
             or "silently wrong" not in (trace["outcome"], *trace.get("others", {}).values())):
         return ""
-    return ("; torch.jit.trace was traced with TF32 on and compared with strict float32: not "
-            "like for like (built with TF32 off since)")
+    return "; the trace ran in TF32 against strict float32: not like for like"
 
 
 def audit_table(result: audit.Report, recorded: Recorded | None = None) -> tables.Table:
@@ -297,8 +296,7 @@ def differences(here: Mapping, there: Mapping) -> str:
     if not apart:
         return ""
     listed = apart[0] if len(apart) == 1 else ", ".join(apart[:-1]) + " and " + apart[-1]
-    return (f"The columns differ in {listed} (their model and input rows): compare what each "
-            "audit decided, not its numbers.")
+    return f"The columns differ in {listed}: compare what each audit decided, not its numbers."
 
 
 def show(chapter: Chapter, result: audit.Report, key: str) -> tables.Table:
@@ -342,7 +340,7 @@ def kept_line(result: audit.Report) -> str:
     first = result.recommendations[0]
     if not first.timed:
         return f"{result.model}: {first.title} was not timed ({first.why})."
-    return (f"{result.model}: channels_last took {first.ratio:.2f}x the NCHW time "
+    return (f"{result.model}: channels_last took {first.ratio:.2f}x NCHW's time "
             f"(per-round IQR {first.ratio_q25:.2f}-{first.ratio_q75:.2f}, {first.clock}): "
             + ("kept." if first.kept else f"not kept ({first.outcome}).")
             + ("" if first.wall_clock in ("", first.clock) else
@@ -372,8 +370,7 @@ def takeaways(resnet: audit.Report, mobile: audit.Report, vit: audit.Report,
     """The chapter's conclusions, each built from the three audits and the learner's."""
     return [
         fix_lead((resnet, mobile, vit)) + " " + " ".join(kept_line(r) for r in (resnet, mobile, vit))
-        + " A layout is chosen per network and machine, by measuring (the keep rule is printed "
-        "with the chapter's set-up).",
+        + " A layout is chosen per network and machine, by measuring.",
         f"Layout drops found: ResNet-50 {len(resnet.drops)}, MobileNetV3 {len(mobile.drops)}, "
         f"ViT {len(vit.drops)}; bytes copied in one forward: {human_bytes(resnet.copy_bytes)}, "
         f"{human_bytes(mobile.copy_bytes)} and {human_bytes(vit.copy_bytes)}. The copy detector and "

@@ -167,8 +167,7 @@ def test_the_columns_differences_are_named_in_one_line():
     there = {**here, "model": "torchvision:vit_b_16", "input_shape": [64, 3, 224, 224],
              "device": "cuda", "tf32": {"convolutions": True, "matmuls": False}}
     said = audits.differences(here, there)
-    assert said.startswith("The columns differ in network, image size, batch, device and precision "
-                           "(their model and input rows)")
+    assert said.startswith("The columns differ in network, image size, batch, device and precision: ")
     assert audits.differences(here, {**here, "device": "cuda"}).startswith("The columns differ in device and precision")
     assert audits.differences(here, here) == ""
 
