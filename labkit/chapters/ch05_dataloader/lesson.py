@@ -334,9 +334,16 @@ class Lesson:
         """Whether the arithmetic's workers fit this machine's spare cores (and the reference's)."""
         spare = max(self.plan.cores - 1, 1)
         needed = self.knee.workers_needed
+        # the plateau's bound where it says the cores are short (review 2026-12-03h item 3: the
+        # page must not call the cores sufficient while its bound names them)
+        plateau = getattr(self, "plateau", None)
+        short = plateau is not None and plateau.bound_name in (
+            "the cores", "the main thread's core, shared with the decoders")
         out = Lines([
             f"this machine: the arithmetic asks for {needed:.1f} workers, {spare} core(s) are spare: "
-            + ("the cores suffice; tune the loader." if needed <= spare else
+            + ((f"enough for the workers, but the plateau is bound by {plateau.bound_name} (above): "
+                "the decode has to move or get cheaper." if short else
+                "the cores suffice; tune the loader.") if needed <= spare else
                f"{needed / spare:.1f}x more than there are: the decode has to move (GPU decoding, "
                "DALI) or get cheaper (uint8, smaller crops).")])
         old = self.chapter.recorded("knee")

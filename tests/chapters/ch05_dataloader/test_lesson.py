@@ -1,7 +1,7 @@
 """ch05's lesson.py, the notebook's run: GPU-only measurements are kept under the keys the
 H200 record is read by, and without a GPU the recorded run is shown labelled recorded."""
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import pytest
 
@@ -337,3 +337,22 @@ def test_a_failed_control_withholds_every_knob_call_and_the_plateau_takeaway_is_
 
     line = lesson.Lesson._knob_takeaway(Fake(), None)
     assert lesson.CONTROL_FAILED in line and "pin" not in line
+
+
+def test_the_cores_line_does_not_call_the_cores_sufficient_when_the_plateau_s_bound_names_them(monkeypatch):
+    """Review 2026-12-03h item 3: 'What bounds it: the step itself' beside 'the decode has to
+    move'; now the cores line reads the plateau's bound."""
+    from types import SimpleNamespace
+
+    from labkit.chapters.ch05_dataloader import loader_sweep
+
+    monkeypatch.setattr(results, "recorded", lambda *a, **k: None)
+    shared = loader_sweep.Plateau(16, (2,), 260.0, 0.046, 0.044, 0.0056, None, loaded_workers=2,
+                                  loaded_step_s=0.070, loaded_cpu_s=0.012, loaded_alone_s=0.017,
+                                  loaded_alone_cpu_s=0.009, batch_load_s=0.016, cores=2)
+    fake = SimpleNamespace(plan=SimpleNamespace(cores=2), knee=SimpleNamespace(workers_needed=0.3),
+                           plateau=shared, on_gpu=False, chapter=SimpleNamespace(recorded=lambda key: None))
+    line = str(lesson.Lesson.cores_text(fake))
+    assert "bound by the main thread's core, shared with the decoders" in line and "suffice" not in line
+    fake.plateau = replace(shared, loaded_step_s=0.018)  # beside the decoders as alone: not short
+    assert "the cores suffice" in str(lesson.Lesson.cores_text(fake))
