@@ -269,7 +269,7 @@ def _rate_text(ev: Mapping) -> str:
         return ""
     pct = dict(ev.get("pct_of_copy_ceiling_dram") or {}).get(ALIGNED_CONTIGUOUS)
     return (f" (aligned, contiguous: {per_element_text(float(ev['ns_per_element'][ALIGNED_CONTIGUOUS]))} "
-            f"per element, {float(gbps):,.0f} GB/s fetched" + (
+            f"per element, {_gbps_big(float(gbps))} GB/s fetched" + (
                 f", {float(pct):.0f}% of the copy ceiling" if pct is not None else "") + ")")
 
 

@@ -266,3 +266,12 @@ def test_c10_s_loop_is_timed_only_where_a_case_is_launch_bound():
     assert cases.c10_loop(variants, "contiguous() then torch.matmul", shown) == {}  # no host time: not bound
     loop = cases.c10_loop(variants, "contiguous() then torch.matmul", shown, rounds=2, rep_ms=5, force=True)
     assert loop["loop_ratio"] > 0 and len(loop["loop_ratio_iqr"]) == 2 and loop["loop_clock"]
+
+
+def test_c9_reads_the_seeds_row_from_the_copy_that_allocates_nothing():
+    """Review 2026-12-03h item 7: the optional 'does the allocator decide this?' could not bite
+    (a 64 MiB block is over glibc's 32 MiB mmap-threshold maximum), yet the seed's row was read
+    from the faulting .contiguous() call. The section is gone; the row is the copy_ variant's."""
+    source = (ROOT / "notebooks" / "02_contiguity_and_hidden_copies.py").read_text(encoding="utf-8")
+    assert "does the allocator decide this?" not in source and "keep_allocator_memory=True" not in source
+    assert '"contiguous() of the transposed tensor": nbytes / transposed.median_s' in source
