@@ -102,7 +102,8 @@ tables.Stack(tables.reference_audit(chapter.here_or_recorded("audit", audit.as_d
 
 # %%
 speed = tables.export_audit.speed(audit, example, model)
-tables.speed_table(speed, audit)
+kept = tables.eager_allocator_kept(speed, model, example)  # only when the harness's page-fault note applies
+tables.speed_table(speed, audit, kept)
 
 # %% [markdown]
 # ## Trap 1: the `contiguous()` that export drops
@@ -135,7 +136,9 @@ tables.Stack(tables.dropped_table(dropped),
 # the second table) from its own fake kernels, not from the kernel that will run, and devices
 # differ. `torch.jit.trace` records the call itself (`aten::contiguous`), so the traced model
 # copies when it must. The fix is in the model: `reshape` or `flatten` instead of
-# `contiguous().view`, or export with the layout the model will really be fed.
+# `contiguous().view`. Exporting with the layout the model will be fed is no fix where export
+# records the convolution's strides wrongly: the first table's last row feeds that export its
+# own layout.
 #
 # ## Trap 2: a channels_last model exported with an NCHW example
 #
@@ -143,12 +146,12 @@ tables.Stack(tables.dropped_table(dropped),
 
 # %%
 declared = chapter.lab.export_traps.channels_last_declared_nchw(model, example, onnx_path=onnx_path)
-tables.declared_table(declared, chapter.device)  # its note: what export's recorded layout means here
+tables.declared_table(declared, chapter.device, chapter.reference("declared_nchw"))  # notes: here, the reference
 
 # %% [markdown]
 # The artifacts declare the example's NCHW strides. What export records for the first
-# convolution's *output* (second line) differs by device: the reference H200 recorded
-# contiguous NCHW, strides (131072, 4096, 64, 1); a CPU export can record channels_last.
+# convolution's *output* (second line) differs by device: the notes say what this run recorded
+# and, where it recorded something else, what the reference GPU's record holds.
 # In ONNX the channels_last choice disappears: the graph is the NCHW model's, and the
 # runtime picks its own layout. Eager takes the NCHW input as it is (timed under the table).
 #
@@ -293,7 +296,7 @@ evidence = {
 c15 = {claim_id: chapter.judge(claim_id, evidence, form=ch07.form_of(claim_id, evidence))
        for claim_id in ("C15a", "C15b", "C15c", "C15d")}
 chapter.save()
-for key, payload in tables.recorded_payloads(audit, dropped, conv_strides, ort_layout, trt).items():
+for key, payload in tables.recorded_payloads(audit, dropped, conv_strides, ort_layout, trt, declared).items():
     chapter.record(key, payload)  # the keys the reference run was recorded under
 chapter.table(list(c15.values()))  # the seed's own trace example, as written, is in C15a's reason
 

@@ -103,6 +103,10 @@ class DroppedContiguous:
     traced_ops: list[str]
     audit: export_audit.Audit
     conv_strides: ConvStrides | None = None
+    # example layout (other than NCHW) -> what its own export did with each input layout, its own
+    # included: on the H200 the channels_last export dropped contiguous() and was never fed the
+    # layout it was exported for (review 2026-12-03h item 10)
+    own_layout: dict[str, dict[str, export_audit.Outcome]] = field(default_factory=dict)
 
     def kept_by_export(self, example_layout: str) -> bool:
         return any(op in COPY_OPS for op in self.exported_ops[example_layout])
@@ -117,6 +121,9 @@ class DroppedContiguous:
                for lay, ops in self.exported_ops.items()]
         out.append(f"torch.jit.trace with an NCHW example: {' -> '.join(self.traced_ops)} "
                    f"(contiguous {'kept' if self.kept_by_trace else 'dropped'})")
+        out += [f"torch.export with a {lay} example, fed "
+                + ", ".join(f"{fed}: {outcome}" for fed, outcome in outcomes.items())
+                for lay, outcomes in self.own_layout.items()]
         return out
 
     def __repr__(self) -> str:
@@ -156,7 +163,18 @@ def dropped_contiguous(batch: int = 2, image: int = 16, device: str | torch.devi
         traced = traced_ops(torch.jit.trace(model, example))
     audit = export_audit.run(model, example, paths=paths)
     return DroppedContiguous({lay: graph_ops(program) for lay, (program, _) in exports.items()},
-                             traced, audit, _conv_strides(exports, device))
+                             traced, audit, _conv_strides(exports, device), _fed_every_layout(model, example, exports))
+
+
+def _fed_every_layout(model: nn.Module, example: torch.Tensor,
+                      exports: dict[str, tuple[torch.export.ExportedProgram, tuple]]) -> dict[str, dict[str, export_audit.Outcome]]:
+    """Each export made with a non-NCHW example, fed the three layouts (its own among them) and
+    checked against eager: whether dropping contiguous() breaks the very layout it was made for."""
+    inputs = export_audit.layouts(example)
+    with torch.no_grad():
+        expected = {name: model(x) for name, x in inputs.items()}
+    return {lay: {name: export_audit.outcome(program.module(), x, expected[name]) for name, x in inputs.items()}
+            for lay, (program, _) in exports.items() if lay != NCHW}
 
 
 def conv_output_strides(batch: int = 2, image: int = 16, device: str | torch.device = "cpu") -> ConvStrides:
@@ -498,6 +516,29 @@ def ort_cpu_fallback_cost(model: nn.Module, example: torch.Tensor, rep_ms: float
     return bench.compare({"CUDA provider": gpu_to_completion,
                           "CPU provider (and copies)": lambda: run_cpu(example)},
                          baseline="CUDA provider", rounds=5, rep_ms=rep_ms, device="cpu")
+
+
+def time_eager_allocator_kept(model: nn.Module, example: torch.Tensor, threads: int | None = None,
+                              rep_ms: float = 300.0) -> object:
+    """Eager on the CPU timed inside bench.allocator_kept() (glibc's malloc keeps freed memory), in a
+    fresh child process: what the harness's page-fault note advises when faults weigh on eager's
+    CPU timing (review 2026-12-03h item 7). A child, because fixing malloc's thresholds by hand
+    disables its dynamic threshold for the rest of the process (DESIGN's gotcha): the chapter's
+    later CPU timings keep the defaults. Returns the child's `Timing`."""
+    import multiprocessing
+
+    context = multiprocessing.get_context("spawn")
+    with context.Pool(1) as pool:
+        return pool.apply(_eager_kept_child, (copy.deepcopy(model).cpu().eval(), example.detach().cpu(),
+                                              threads, rep_ms))
+
+
+def _eager_kept_child(model: nn.Module, x: torch.Tensor, threads: int | None, rep_ms: float) -> object:
+    from labkit.measure import bench
+
+    with torch.no_grad():  # keep_allocator_memory: the timing runs inside bench.allocator_kept()
+        return bench.time(lambda: model(x), device="cpu", threads=threads, rep_ms=rep_ms,
+                          keep_allocator_memory=True, label="eager, allocator kept")
 
 
 def tensorrt_status() -> dict[str, object]:

@@ -36,6 +36,7 @@ from labkit.audit.export_audit import (
 from labkit.chapters.ch07_export_traps import claims as ch07
 from labkit.chapters.ch07_export_traps import export_traps
 from labkit.claims import trust
+from labkit.measure.timing import format_seconds
 from labkit.session import Recorded
 from labkit.show import table as tables
 from labkit.show.table import Stack
@@ -360,13 +361,58 @@ def reference_audit(reference: object, here: export_audit.Audit | None = None) -
     return None  # this run is the GPU's: the audit above is what it records (Stack leaves None out)
 
 
-def speed_table(speed: export_audit.Speed, audit: export_audit.Audit) -> Stack:
+def _cpu_eager(speed: export_audit.Speed) -> tuple[str, object] | None:
+    """The CPU clock's eager variant (its label and VariantResult), None without one."""
+    comparison = speed.comparisons.get(export_audit.CPU_CLOCK)
+    if comparison is None:
+        return None
+    label = next((k for k in comparison.variants if k.startswith("eager")), None)
+    return (label, comparison[label]) if label else None
+
+
+def eager_allocator_kept(speed: export_audit.Speed, model: nn.Module, example: torch.Tensor,
+                         force: bool = False) -> object | None:
+    """When the harness's page-fault note says eager's CPU timing partly measures the allocator
+    (`Timing.faults_dominate`), time eager again as the note advises, inside bench.allocator_kept()
+    in a child process (`export_traps.time_eager_allocator_kept`), so the ONNX Runtime ratios have a
+    baseline without those faults; None when the note does not apply (force: time it anyway)."""
+    found = _cpu_eager(speed)
+    if found is None or not (force or found[1].timing.faults_dominate):
+        return None
+    return export_traps.time_eager_allocator_kept(model, example, threads=found[1].timing.threads)
+
+
+def allocator_kept_note(speed: export_audit.Speed, kept: object) -> str:
+    """Eager timed with malloc keeping freed memory, beside the default, and the fastest correct
+    CPU path against both (medians' quotients: the kept run is not interleaved with the others)."""
+    found = _cpu_eager(speed)
+    if kept is None or found is None:
+        return ""
+    label, eager = found
+    comparison = speed.comparisons[export_audit.CPU_CLOCK]
+    best = speed.fastest_correct()[export_audit.CPU_CLOCK]
+    faults = kept.minor_faults_per_call  # type: ignore[attr-defined]
+    text = (f"{label} again with malloc keeping freed memory (bench.allocator_kept(), a child process): "
+            f"{format_seconds(kept.median_s)} against {format_seconds(eager.timing.median_s)}"  # type: ignore[attr-defined]
+            + (f", {faults:,.0f} page faults per call against {eager.timing.minor_faults_per_call:,.0f}"
+               if faults is not None and eager.timing.minor_faults_per_call is not None else ""))
+    if best != label:
+        ratio = comparison[best].timing.median_s / kept.median_s  # type: ignore[attr-defined]
+        text += f"; {best} against it: {ratio:.2f}x (medians' quotient, not interleaved)"
+    return text
+
+
+def speed_table(speed: export_audit.Speed, audit: export_audit.Audit, kept: object = None) -> Stack:
     """Each clock's comparison of the correct paths against eager, with the fastest path that
-    was correct on every layout named from its stated ratio (never a path wrong somewhere)."""
+    was correct on every layout named from its stated ratio (never a path wrong somewhere); under
+    the CPU clock's, eager timed again with malloc keeping freed memory when that was measured
+    (`eager_allocator_kept`)."""
     shown = []
     for clock, name in speed.fastest_correct().items():
         comparison = speed.comparisons[clock]
         table = tables.comparison(comparison, title=f"timed with {clock}")
+        if clock == export_audit.CPU_CLOCK and allocator_kept_note(speed, kept):
+            table.note(allocator_kept_note(speed, kept))
         table.note("median: pooled over every round; ratio: the median of the per-round ratios (each "
                    "round against eager's in that round), so the two need not divide exactly")
         table.note(f"fastest path correct on all layouts: {name}, {stated_brief(comparison, name)} of eager's "
@@ -398,9 +444,12 @@ def dropped_table(dropped: export_traps.DroppedContiguous) -> tables.Table:
     for row in rows:
         recorded = next((" -> ".join(v) for k, v in ops.items() if row[0].startswith(k)), "-")
         shown.add(row[0], recorded, *row[2:])
-    others = [lay for lay in dropped.exported_ops if lay != NCHW]  # the NCHW export's ops are in the table
-    shown.note("; ".join(f"torch.export with a {lay} example: contiguous() "
-                         f"{'kept' if dropped.kept_by_export(lay) else 'dropped'}" for lay in others))
+    for lay, outcomes in dropped.own_layout.items():  # the other exports, fed their own layout too
+        shown.add(f"torch.export, {lay} example",
+                  f"{' -> '.join(dropped.exported_ops[lay])} (contiguous() "
+                  f"{'kept' if dropped.kept_by_export(lay) else 'dropped'})",
+                  *(outcomes[name].kind for name in LAYOUTS))
+        details += [f"torch.export, {lay} example, on {name}: {o.detail}" for name, o in outcomes.items() if o.detail]
     shown.fold("every graph, and why a path refused", "\n".join(dropped.lines() + details))
     return shown
 
@@ -445,15 +494,27 @@ def conv_strides_table(conv_strides: export_traps.ConvStrides, reference: object
 # Trap 2 and 3
 
 
-def declared_table(declared: export_traps.DeclaredNCHW, device: object) -> Stack:
+FIRST_CONV = "torch.export first conv output"  # the line of DeclaredNCHW.lines() that differs by device
+
+
+def declared_table(declared: export_traps.DeclaredNCHW, device: object, reference: object = None) -> Stack:
     """What the channels_last model's artifacts declare, frozen with an NCHW example; the
-    sentence that says what export's recorded layout means on this device; the eager timing."""
+    sentence that says what export's recorded layout means on this device, and what the reference
+    GPU recorded for the first convolution's output when it recorded something else (read from its
+    record, never typed into the prose: review 2026-12-03h item 10); the eager timing."""
     rows = [line.split(": ", 1) for line in declared.lines()]
+    here = dict(row for row in rows if len(row) == 2).get(FIRST_CONV)
+    there = None
+    if isinstance(reference, Recorded) and reference:
+        there = next((line.split(": ", 1)[1] for line in reference.value  # type: ignore[attr-defined]
+                      if line.startswith(FIRST_CONV + ": ")), None)
     if declared.export_input == declared.trace_input:  # one row for what both declare
         rows = [["torch.export and torch.jit.trace input", declared.export_input]] + [
             row for row in rows if row[0] not in ("torch.export input", "torch.jit.trace input")]
     shown = tables.Table("a channels_last model frozen with an NCHW example", ["artifact", "declares"], rows)
     shown.note(declared.export_layout_sentence(device))
+    if there and there != here:
+        shown.note(f"{reference.label}: first conv output {there}")  # type: ignore[union-attr]
     timed = None
     if declared.eager is not None:
         timed = tables.comparison(declared.eager, "eager: the channels_last model fed each layout")
@@ -611,11 +672,18 @@ def ratio_and_spread(comparison: object | None, name: str) -> tuple[float | None
     return variant.ratio, [variant.ratio_q25, variant.ratio_q75]
 
 
+NOT_YET_RECORDED = ("declared_nchw",)  # keys the reference run records from its next run on
+
+
 def recorded_payloads(audit: export_audit.Audit, dropped: export_traps.DroppedContiguous,
                       conv_strides: export_traps.ConvStrides, ort_layout: export_traps.OrtLayout,
-                      trt: TensorRT) -> dict[str, object]:
+                      trt: TensorRT, declared: export_traps.DeclaredNCHW | None = None) -> dict[str, object]:
     """What the chapter keeps under each key (results/<machine>.json): the keys and payload
-    shapes the reference run was recorded with."""
-    return {"audit": audit.as_dict(), "dropped_contiguous": dropped.lines(),
+    shapes the reference run was recorded with, and Trap 2's declared layouts ('declared_nchw',
+    which the CPU page reads back for the reference GPU's first convolution)."""
+    kept = {"audit": audit.as_dict(), "dropped_contiguous": dropped.lines(),
             "conv_strides": conv_strides.lines(), "ort_layout": ort_layout.lines(),
             "tensorrt": trt.as_dict()}
+    if declared is not None:
+        kept["declared_nchw"] = declared.lines()
+    return kept

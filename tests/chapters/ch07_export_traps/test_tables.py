@@ -124,7 +124,12 @@ def test_the_dropped_contiguous_table_names_what_each_tracer_kept():
     assert by_path["torch.export"] == REJECTED and by_path["torch.jit.trace"] == CORRECT
     assert "contiguous" in shown.column("ops recorded")[0]  # the trace kept the call
     assert "conv2d -> relu -> view" in shown.column("ops recorded")[1]  # the NCHW export dropped it: in the table
-    assert shown.notes[0] == "torch.export with a channels_last example: contiguous() kept"
+    # review 2026-12-03h item 10: the channels_last export fed every layout, its own included
+    own = shown.rows[shown.column("path").index("torch.export, channels_last example")]
+    assert own[1].endswith("(contiguous() kept)") and "contiguous" in own[1].split(" (")[0]  # this CPU keeps it
+    assert own[2:] == [found.own_layout[CHANNELS_LAST][lay].kind for lay in LAYOUTS] == [CORRECT] * 3
+    assert any(line.startswith("torch.export with a channels_last example, fed NCHW: correct")
+               for line in found.lines())  # recorded with the chapter's lines
     assert "view" in shown.folded[0][1]  # why export refused is one click away
 
 
@@ -139,9 +144,12 @@ def test_the_recorded_payloads_keep_the_reference_runs_keys_and_shapes():
     fake = SimpleNamespace(as_dict=lambda: {"device": "cpu"}, lines=lambda: ["a line"])
     trt = tables.TensorRT({"cuda": False}, export_traps.TensorRTRun(False, "no CUDA GPU here"),
                           export_traps.OrtTensorRTRun(False, "no CUDA GPU here"))
-    kept = tables.recorded_payloads(fake, fake, fake, fake, trt)
+    kept = tables.recorded_payloads(fake, fake, fake, fake, trt, declared=fake)
     # 'aoti' is recorded by aoti_result (AOTInductor's row, carried over with its date), not here
-    assert set(kept) == {k for k in reference if k not in ("ran", "aoti") and not k.startswith("verdict:")}
+    assert set(kept) - set(tables.NOT_YET_RECORDED) == {
+        k for k in reference if k not in ("ran", "aoti") and not k.startswith("verdict:")}
+    assert kept["declared_nchw"] == ["a line"]
+    reference.update({k: {"payload": kept[k]} for k in tables.NOT_YET_RECORDED if k not in reference})
     for key, payload in kept.items():
         assert type(payload) is type(reference[key]["payload"]), key
     assert set(kept["tensorrt"]) == set(reference["tensorrt"]["payload"])
@@ -319,6 +327,21 @@ def test_trap_2_names_a_layout_both_artifacts_declare_once():
         "torch.export input", "torch.export first conv output", "torch.jit.trace input"]
 
 
+def test_trap_2_reads_the_reference_gpus_first_conv_off_its_record():
+    """Review 2026-12-03h item 10: the prose typed the H200's strides; the note reads the record."""
+    nchw = "(4, 3, 32, 32), strides (3072, 1024, 32, 1): contiguous NCHW"
+    here = export_traps.DeclaredNCHW(nchw, "(4, 16, 32, 32), strides (16384, 1, 512, 16): channels_last", nchw, True, 0)
+    theirs = "(64, 32, 64, 64), strides (131072, 4096, 64, 1): contiguous NCHW"
+    recorded = Recorded("07_export_traps", "declared_nchw", "nvidia-h200",
+                        [f"torch.export input: {nchw}", f"torch.export first conv output: {theirs}"], "2026-12-04")
+    notes = tables.declared_table(here, "cpu", recorded).parts[0].notes
+    assert notes[-1] == f"recorded on nvidia-h200, 2026-12-04: first conv output {theirs}"
+    missing = Recorded("07_export_traps", "declared_nchw", "nvidia-h200")
+    assert len(tables.declared_table(here, "cpu", missing).parts[0].notes) == 1  # nothing typed in its place
+    same = Recorded("07_export_traps", "declared_nchw", "nvidia-h200", here.lines(), "2026-12-04")
+    assert len(tables.declared_table(here, "cpu", same).parts[0].notes) == 1  # the same: not repeated
+
+
 def test_a_cpu_copy_says_when_the_reference_could_not_run_the_cuda_paths_either():
     here = {"cuda": False, "ort_cuda_provider_listed": False}
     cpu_build = Recorded("07_export_traps", "tensorrt", "nvidia-h200",
@@ -331,3 +354,26 @@ def test_a_cpu_copy_says_when_the_reference_could_not_run_the_cuda_paths_either(
     assert tables.not_on_the_reference(gpu_build, here) == ""
     assert tables.not_on_the_reference(Recorded("07_export_traps", "tensorrt", "nvidia-h200"), here) == ""
     assert tables.not_on_the_reference(cpu_build, {"cuda": True, "ort_cuda_provider_listed": False}) == ""
+
+
+def _cpu_speed(faults_dominate):
+    def variant(median, ratio):
+        return SimpleNamespace(ratio=ratio, timing=SimpleNamespace(
+            median_s=median, minor_faults_per_call=120_000.0, faults_dominate=faults_dominate, threads=1))
+    variants = {"eager on the CPU": variant(0.0554, 1.0), "ONNX Runtime CPU, numpy feed": variant(0.0145, 0.26)}
+    cmp = type("Cmp", (), {"variants": variants, "__getitem__": lambda self, k: self.variants[k]})()
+    return export_audit.Speed({export_audit.CPU_CLOCK: cmp}, ["ONNX Runtime CPU, numpy feed"])
+
+
+def test_eager_is_timed_again_with_the_allocator_kept_only_when_the_fault_note_applies():
+    """Review 2026-12-03h item 7: the ORT headline was measured against an allocator-laden eager."""
+    assert tables.eager_allocator_kept(_cpu_speed(False), None, None) is None  # the note did not apply
+    model = export_audit.small_cnn(channels=4)
+    example = export_audit.example_input(1, 8)
+    kept = tables.eager_allocator_kept(_cpu_speed(False), model, example, force=True)  # a child process
+    assert kept.allocator == "kept" and kept.median_s > 0 and kept.device == "cpu"
+    note = tables.allocator_kept_note(_cpu_speed(True), SimpleNamespace(median_s=0.029, minor_faults_per_call=10.0))
+    assert note.startswith("eager on the CPU again with malloc keeping freed memory (bench.allocator_kept()")
+    assert "29 ms against 55.4 ms, 10 page faults per call against 120,000" in note
+    assert "ONNX Runtime CPU, numpy feed against it: 0.50x (medians' quotient, not interleaved)" in note
+    assert tables.allocator_kept_note(_cpu_speed(True), None) == ""
