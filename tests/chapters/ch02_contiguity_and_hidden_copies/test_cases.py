@@ -257,7 +257,7 @@ def test_c5b_s_gpu_form_times_no_window_and_records_the_rate():
     assert "passes in one call" in text and "window ratio" in text
 
 
-def test_c10_s_loop_is_timed_only_where_a_case_is_launch_bound():
+def test_c10_s_loop_is_timed_only_where_a_case_is_launch_bound(monkeypatch):
     """Review 2026-12-03h item 4: the loop's pace is timed (wall clock, interleaved), not computed."""
     a_view, b = torch.randn(32, 32).t(), torch.randn(32, 32)
     variants = {cases.VIEW_MATMUL: lambda: torch.matmul(a_view, b),
@@ -266,6 +266,16 @@ def test_c10_s_loop_is_timed_only_where_a_case_is_launch_bound():
     assert cases.c10_loop(variants, "contiguous() then torch.matmul", shown) == {}  # no host time: not bound
     loop = cases.c10_loop(variants, "contiguous() then torch.matmul", shown, rounds=2, rep_ms=5, force=True)
     assert loop["loop_ratio"] > 0 and len(loop["loop_ratio_iqr"]) == 2 and loop["loop_clock"]
+    seen = {}
+    real = cases.bench.compare
+
+    def spy(*args, **kwargs):
+        seen.update(kwargs)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(cases.bench, "compare", spy)
+    cases.c10_loop(variants, "contiguous() then torch.matmul", shown, rounds=2, rep_ms=5, force=True)
+    assert seen["mode"] == "hot" and seen["clock"] == "wall"  # a loop: back to back, by wall clock
 
 
 def test_c9_reads_the_seeds_row_from_the_copy_that_allocates_nothing():
