@@ -136,25 +136,25 @@ ladder_run = lab.experiment.run(chapter.device, progress=lab.tables.say,
 rungs, strict, defaults, top = ladder_run.rungs, ladder_run.strict, ladder_run.defaults, ladder_run.top
 total_speedup = top.speedup_over(strict)
 
+# %% jupyter={"source_hidden": true}
+quiz_unfelt = lab.widgets.Quiz(
+    lab.tables.unfelt_question(chapter.on_gpu),
+    choices=list(lab.tables.UNFELT_CHOICES),
+    answer=lambda: lab.tables.unfelt_key(lab.tables.unfelt_ladder(chapter, rungs)),
+    explanation="Computed from the ladder: the step gains on both clocks, wall and device time.",
+)
+quiz_unfelt
+
 # %%
 lab.report.table(rungs, strict, defaults)
 
 # %% [markdown]
 # **Reading it.** Images per second counts images, not calls: the batch rung takes longer per
-# call and is still faster. Each speed-up is the median of per-round ratios. *Step gain* is the
-# rung over the rung it was built on, on both clocks: what the keep rule read (the wall gain
-# with its IQR over rounds). A row's images/s come from its own step's rounds, and the next
-# step re-times it as its base: *step's base* shows those images/s, which the step gain is a
-# ratio over (not the row above). The fold under the table holds every column: each keep reason,
-# each range, and the base's idle, which the host-bound test reads. Any step is flagged *unstable* by the
-# rule printed under the gate. A step whose base moved is re-timed (the two rungs alone, twice
-# at most, while the budget lasts). If the base moved every time, the step is decided only
-# when the decision holds over either timing of its base, else it is *not decidable* and not
-# kept; either way its gain is not explained: it would measure the host's pace, which a probe
-# between rounds measures (microseconds per eager launch, in the fold). *GPU idle* is 1 - device time / wall time per batch,
-# both unprofiled (n/a on a CPU: no device clock). The folded error column is the gate's relative
-# error against strict float32 with the tolerance of the rung's math; the share of the ceiling
-# is against this machine's matmul ceiling in that math.
+# call and is still faster. *Step gain* is the rung over the rung it was built on, on both
+# clocks, each the median of per-round ratios; *step's base* is that base's images/s in the
+# step's own rounds, which the gain divides (not the row above). *GPU idle* is 1 - device time /
+# wall time per batch, both unprofiled (n/a on a CPU). The folds under the table hold every
+# column with each keep reason, and how a step whose base moved was re-timed and decided.
 
 
 # %% [markdown]
@@ -192,11 +192,10 @@ lab.widgets.Timeline(top.trace) if top.trace is not None else "no profile of the
 # Each of channels_last, fp16 and Conv-BN folding alone, on an eager base and on a
 # compiled-and-graphed base, with TF32 on in both (so TF32 is not part of either gain). It runs
 # after the climb, while the chapter's time budget lasts: a rung past it is shown as skipped.
-# Below the table, the three alone on the eager base, multiplied, against the climb's rows end
-# to end (the two rows' speed-ups over strict float32, one yardstick): if the steps simply
-# multiplied, the two would agree. The climb's own step gains are not multiplied for this
-# (folded): each is over its base as re-timed in its step's rounds, and a base re-timed slow
-# inflates it.
+# Below the table, the three alone on the eager base, multiplied, against the same three's own
+# gains on the climb, multiplied (on a GPU other steps come between them there): if the steps
+# simply multiplied, the two would agree. Folded: whether the climb's step gains, multiplied,
+# give its end to end.
 
 # %%
 lab.tables.regimes_table(ladder_run)
@@ -234,7 +233,8 @@ lab.tables.verdict_table(chapter, c24, plan)
 
 # %% [markdown]
 # On a GPU this run's ladder is recorded here; on a machine without one, here is the reference
-# H200 ladder, as recorded (a measurement from another machine, not from this run):
+# H200 ladder, as recorded (a measurement from another machine, not from this run), with each
+# step's wall gain over the reference's fresh runs and its interaction's comparison:
 
 # %%
 lab.tables.recorded_ladder(chapter.here_or_recorded("ladder", ladder_run.record))

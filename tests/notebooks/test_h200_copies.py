@@ -38,6 +38,9 @@ NOT_YET_RERECORDED: set[str] = {
     # review 2026-12-03h items 7, 10 changed its cells (eager timed again with the allocator kept when the
     # fault note applies, Trap 1's channels_last export fed its own layout, Trap 2 reads the record)
     "07_export_traps",
+    # review 2026-12-03h items 2, 5, 8, 10 changed its cells (a quiz on the step the GPU does not feel
+    # before the ladder table, "Reading it" folded, the interaction's text): needs a device run
+    "08_inference_ladder",
     # its page of 2026-12-03 22:20 read the reproduce records from before they were dated (C7 "NOT
     # reproduced", C24 "all_agree false" against today's 3 of 3: tests/claims/test_ledger_copies.py);
     # its cells changed since (chapters listed from the notebooks, the "not measured" kind)

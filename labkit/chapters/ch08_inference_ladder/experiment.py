@@ -16,7 +16,7 @@ import dataclasses
 import os
 import tempfile
 import time as _clock
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 
 import torch
@@ -187,6 +187,28 @@ class Result:
             named.append((self.top, f"{ch08_claims.TOP_RUNG}: {self.top.name}"))
         found = (rung_flag(rung, timing) for rung, timing in named)
         return [f for f in found if f is not None]
+
+    @classmethod
+    def from_record(cls, record: Mapping) -> Result:
+        """A Result back from its `record()` (results/nvidia-h200.json's 08_inference_ladder/
+        ladder payload), for the reference GPU's ladder read on a machine without one: its rungs,
+        the top kept rung, the regimes. The plan is the GPU's (the record holds its image and
+        batch); no traces, no compiled models."""
+        rungs = [ladder.rung_from_dict(d) for d in record.get("rungs") or []]
+        if not rungs:
+            raise ValueError("a ladder record with no rungs")
+        kept = [r for r in rungs if r.kept and not r.error] or rungs[:1]
+        batch = int(record.get("batch") or rungs[0].settings.batch)
+        p = Plan(int(record.get("image") or 224), batch, 400.0, 8, ladder.GPU_STEPS,
+                 rungs[0].settings, COURSE_FORM)
+        at_base = [r for r in kept if r.settings.batch == batch] or kept
+        defaults = ladder.rung_from_dict(record["defaults"]) if record.get("defaults") else rungs[0]
+        return cls(p, rungs, rungs[0], defaults, kept[-1], at_base[-1],
+                   [ladder.rung_from_dict(d) for d in record.get("beyond") or []],
+                   {g: {n: ladder.rung_from_dict(d) for n, d in s.items()}
+                    for g, s in (record.get("regimes") or {}).items()},
+                   {g: ladder.rung_from_dict(d) for g, d in (record.get("regime_bases") or {}).items()},
+                   dict(record.get("regimes_missing") or {}), float(record.get("seconds") or 0.0))
 
     def record(self) -> dict:
         """Everything measured, JSON-ready, for results/ and the GPU script's output."""

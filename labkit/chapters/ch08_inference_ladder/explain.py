@@ -23,6 +23,8 @@ is flagged.
 
 from __future__ import annotations
 
+import re
+
 from labkit.chapters.ch08_inference_ladder import keep, ladder
 
 CLASS_MOVE = 0.05   # a kernel class's share moving by more than this is named
@@ -30,6 +32,70 @@ CLASS_MOVE = 0.05   # a kernel class's share moving by more than this is named
 # test) and its median is more than this away from 1: kernel records resolve a 0.5% change
 # between batches, which is measured but says nothing about where a step's gain came from.
 MATERIAL = keep.MIN_GAIN  # the keep rule's minimum gain: a reading and a decision draw one line
+# A rise in kernels per batch over this share is named in the reading itself, with what was
+# added and removed (review 2026-12-03h item 5: eager fp16 went 182 -> 282 on the H200, each
+# of BatchNorm's 53 cuDNN kernels becoming three native ones, and its reading said only "the
+# device's work shrank and the wall followed").
+KERNEL_JUMP = 0.20
+# GPU idle rising by more than this (a share of the wall time) is named even below the
+# host-bound threshold: that fp16 step's idle went 4% -> 21% with the extra launches.
+IDLE_RISE = 0.10
+# the wall following the device "part way": its gain under this share of the device's
+PART_WAY = 0.90
+# what a kernel's name says least: namespaces, types and the elementwise wrappers whose
+# template argument names the real operation
+_NOISE = frozenset({"void", "at", "native", "cudnn", "anonymous", "namespace", "c10", "Half",
+                    "BFloat16", "float", "double", "int", "long", "bool", "true", "false", "std",
+                    "unsigned", "char", "detail", "cuda"})
+_WRAPPERS = frozenset({"vectorized_elementwise_kernel", "unrolled_elementwise_kernel",
+                       "elementwise_kernel", "distribution_elementwise_grid_stride_kernel"})
+_SHORT = 48
+
+
+def short_name(name: str) -> str:
+    """A kernel's name as a reading can print it: the first identifier that names an operation
+    ('batch_norm_transform_input_channels_last_kernel', 'bn_fw_inf_1C11_kernel_NHWC',
+    'direct_copy_kernel_cuda' out of an elementwise wrapper), else the wrapper with the last
+    word the recorded (cut) name kept ('vectorized_elementwise_kernel<batch...>')."""
+    words = [w for w in re.findall(r"[A-Za-z_][A-Za-z0-9_]*", name) if w not in _NOISE]
+    named = [w for w in words if "_" in w and w not in _WRAPPERS and not w.startswith("launch_")]
+    if named:
+        word = named[0]
+    elif words and words[0] in _WRAPPERS:
+        word = words[0] + (f"<{words[-1]}...>" if len(words) > 1 else "")
+    else:
+        word = words[0] if words else name
+    return word if len(word) <= _SHORT else word[:_SHORT - 3] + "..."
+
+
+def kernel_jump(before: ladder.Rung, after: ladder.Rung) -> str:
+    """A rise in kernels per batch over KERNEL_JUMP in words, from the two profiles: 'kernels per
+    batch 182 -> 282: each of the 53 bn_fw_inf_1C11_kernel_NHWC became 3
+    (direct_copy_kernel_cuda, ...)'; when the added and removed kernels do not pair up that way,
+    the names added and removed most; '' when the count did not rise that much."""
+    k0, k1 = before.kernels_per_batch, after.kernels_per_batch
+    if k0 is None or k1 is None or k1 <= (1 + KERNEL_JUMP) * k0:
+        return ""
+    said = f"kernels per batch {k0:.0f} -> {k1:.0f}"
+    n0, n1 = before.kernel_names or {}, after.kernel_names or {}
+    if not n0 or not n1:
+        return said
+    # by short name: the same operation in another vector width or dtype
+    # (vectorized_elementwise_kernel<4, ...> -> <8, ...> in fp16) is not a kernel added
+    moves: dict[str, float] = {}
+    for names, sign in ((n1, 1.0), (n0, -1.0)):
+        for n, count in names.items():
+            moves[short_name(n)] = moves.get(short_name(n), 0.0) + sign * count
+    added = sorted(((d, n) for n, d in moves.items() if d >= 1), key=lambda m: -m[0])
+    removed = sorted(((d, n) for n, d in moves.items() if d <= -1), key=lambda m: m[0])
+    # one kernel replaced by several, each launched as often as it was: the kernel removed that
+    # as many added kernels match (the others that moved, a GEMM's tiles, say, are left out)
+    pairs = [(-d, n, [a for da, a in added if abs(da + d) < 0.5]) for d, n in removed]
+    gone, name, each = max(pairs, key=lambda p: len(p[2]), default=(0.0, "", []))
+    if len(each) >= 2:
+        return said + f": each of the {gone:.0f} {name} became {len(each)} ({', '.join(each)})"
+    return (said + " (" + ", ".join(f"+{d:.0f} {n}" for d, n in added[:3])
+            + "".join(f", {d:.0f} {n}" for d, n in removed[:2]) + ")")
 
 
 def _gained(gain: float | None, spread: tuple[float, float] | None) -> bool:
@@ -141,10 +207,13 @@ def reading(before: ladder.Rung, after: ladder.Rung) -> str:
         said.append("the device's work shrank but the wall lost: the host set the pace and did "
                     "more work per batch")
         k0, k1 = before.kernels_per_batch, after.kernels_per_batch
-        if k0 is not None and k1 is not None and k1 > 1.05 * k0:
+        if k0 is not None and k1 is not None and 1.05 * k0 < k1 <= (1 + KERNEL_JUMP) * k0:
             said.append(f"it launched more kernels ({k0:.0f} -> {k1:.0f} per batch)")
     elif dev_up and not wall_up:
         said.append("the device's work shrank while the host set the pace: the wall did not follow")
+    elif dev_up and wall_up and after.gain < PART_WAY * after.device_gain:
+        said.append(f"the device's work shrank ({after.device_gain:.2f}x) and the wall followed "
+                    f"part way ({after.gain:.2f}x)")
     elif dev_up and wall_up:
         said.append("the device's work shrank and the wall followed")
     elif dev_down and wall_down:
@@ -155,6 +224,9 @@ def reading(before: ladder.Rung, after: ladder.Rung) -> str:
         said.append("the wall lost while the device time held: the host did more work per batch")
     else:
         said.append(f"neither clock moved by more than its spread or {100 * MATERIAL:.0f}%")
+    jump = kernel_jump(before, after)
+    if jump:
+        said.append(jump)
     i0, i1 = base_idle(before, after), step_idle(after)
     if i0 is not None and i1 is not None:
         limit = keep.IDLE_LIMIT
@@ -164,6 +236,8 @@ def reading(before: ladder.Rung, after: ladder.Rung) -> str:
             said.append(f"the host now binds the rung (idle {100 * i1:.0f}% > {100 * limit:.0f}%)")
         elif i1 > limit:
             said.append(f"the host still binds the rung (idle {100 * i1:.0f}% > {100 * limit:.0f}%)")
+        elif i1 - i0 > IDLE_RISE:
+            said.append(f"GPU idle rose {100 * i0:.0f}% -> {100 * i1:.0f}%: more host-bound")
     return "; ".join(said)
 
 

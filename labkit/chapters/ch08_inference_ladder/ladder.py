@@ -47,7 +47,7 @@ import functools
 import itertools
 import time as _clock
 import types
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -143,17 +143,17 @@ STRICT_FP32 = Settings()
 PYTORCH_DEFAULTS = Settings(tf32="conv")  # cuDNN's default: float32 convolutions in TF32
 
 GPU_STEPS = (
-    Step("TF32", {"tf32": "on"}, "float32 convolutions and matmuls on the tensor cores (10-bit mantissa)"),
+    Step("TF32", {"tf32": "on"}, "float32 math on the tensor cores (10-bit mantissa)"),
     Step("cudnn.benchmark", {"cudnn_benchmark": True}, "cuDNN times its algorithms for this shape once"),
     Step("channels_last", {"channels_last": True}, "NHWC: the layout the tensor-core convolutions read"),
     Step("fp16 weights", {"dtype": "float16"}, "half the bytes, tensor cores at full rate"),
-    Step("CUDA Graphs", {"cuda_graphs": True}, "the host launches one graph per batch instead of each "
-         "kernel: from here on the GPU, not Python, sets the pace, so each later step is judged on "
-         "the GPU's work"),
+    # why it comes here (the GPU, not Python, then sets the pace of every later step) is the
+    # page's "Climb" paragraph: said once (review 2026-12-03h: the GPU page's 1,500 words)
+    Step("CUDA Graphs", {"cuda_graphs": True}, "one graph launch per batch instead of one per kernel"),
     Step("torch.compile", {"compile": "default"}, "Inductor fuses the elementwise work around cuDNN's "
-         "convolutions into fewer kernels"),
-    Step("Conv-BN folding", {"fold_bn": True}, "BatchNorm's scale and shift go into the convolutions' "
-         "weights and bias: less elementwise work in each compiled block"),
+         "convolutions"),
+    Step("Conv-BN folding", {"fold_bn": True}, "BatchNorm's scale and shift folded into the "
+         "convolutions' weights and bias"),
     Step("batch 256", {"batch": 256}, "bigger convolutions keep all the SMs busy"),
 )
 # Why this order (2026-12-03 18:45 UTC, three reproduce runs on the H200): with CUDA Graphs and
@@ -542,6 +542,27 @@ class Rung:
                 "timings": [dict(t) for t in self.timings], "host_pace_us": list(self.host_pace_us),
                 "host_launches": self.host_launches,
                 "phase_s": dict(self.phase_s)}
+
+
+def rung_from_dict(d: Mapping) -> Rung:
+    """A Rung back from its `as_dict()` (a record's), so a recorded ladder is read by the same
+    code as a live one (the CPU page replays the reference H200's interaction this way); keys a
+    newer or older record lacks or adds are left at their defaults or ignored."""
+    fields = {k: v for k, v in d.items() if k in Rung.__dataclass_fields__}
+    fields["settings"] = Settings(**{k: v for k, v in dict(d.get("settings") or {}).items()
+                                     if k in Settings.__dataclass_fields__})
+    if fields.get("gate"):
+        fields["gate"] = numerics.Gate(**{k: v for k, v in fields["gate"].items()
+                                          if k in numerics.Gate.__dataclass_fields__})
+    for k in ("gain_spread", "device_spread"):
+        if fields.get(k):
+            fields[k] = tuple(fields[k])
+    fields["over"] = {k: tuple(v) for k, v in (fields.get("over") or {}).items()}
+    for k in ("here", "baseline_scale", "kinds", "kernel_counts", "kernel_names"):
+        fields[k] = dict(fields.get(k) or {})
+    for k in ("timings", "host_pace_us", "device_samples"):
+        fields[k] = list(fields.get(k) or [])
+    return Rung(**fields)
 
 
 @dataclass

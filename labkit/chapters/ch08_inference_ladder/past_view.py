@@ -247,19 +247,16 @@ def best(data: Mapping) -> dict | None:
 
 
 def standing(data: Mapping, per_image: float | None = None, shown_as: str = "") -> tables.Table:
-    """The best gated rung: its device time by class, the course's target, and the gap to MLPerf split."""
+    """The best gated rung: its device time by class and idle, and the gap to MLPerf split."""
     top = best(data)
     shown = tables.Table("Where the best gated rung stands", ["reading", "value"], recorded=shown_as)
     if top is None:
         return shown.note("No rung was gated and timed in this record.")
     image = int(data.get("image") or 224)
     per_image = per_image or roofline.flops_per_image(image)
-    goal = data.get("goal_images_per_s")
-    shown.add("best gated rung", f"{top['name']}: {top['images_per_s']:,.0f} images/s"
-              # the course's own target (issue 41), not the seed's: named so a learner does not
-              # read it as a published or seed figure (review 2026-12-03d item 12)
-              + (f" ({'meets' if top['images_per_s'] >= goal else 'below'} the course's own "
-                 f"target of {goal:,}; not a seed or published figure)" if goal else ""))
+    # the record's goal_images_per_s (issue 41's target for the course's own work) is not
+    # shown: a learner's page has no use for it (review 2026-12-03h item 8)
+    shown.add("best gated rung", f"{top['name']}: {top['images_per_s']:,.0f} images/s")
     if top.get("kinds"):
         clock = "device time" if top.get("device_s") is not None else "CPU op self time"
         shown.add(f"its {clock} by kernel class", ", ".join(

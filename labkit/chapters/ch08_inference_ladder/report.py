@@ -16,7 +16,7 @@ from __future__ import annotations
 import html
 import math
 
-from labkit.chapters.ch08_inference_ladder import keep, ladder
+from labkit.chapters.ch08_inference_ladder import keep, ladder, reproduce
 
 COLUMNS = ("rung", "kept?", "images/s", "IQR", "over strict float32", "over PyTorch defaults",
            "step gain: wall", "step gain: device time", "its base in the step's rounds",
@@ -30,6 +30,24 @@ CORE = ("rung", "kept?", "images/s", "over strict float32", "step gain: wall",
 # step gain divides out of its base as timed in the step's rounds, not of the row above's
 # images/s, so the core shows that base: images/s only, and whether it was re-timed)
 SHORT_HEADER = {"its base in the step's rounds": "step's base, images/s"}
+
+
+def reading_rules() -> str:
+    """How the table's steps were timed and decided when a base moved, and what its folded
+    columns measure: the rules the page's "Reading it" paragraph held (about 230 words, review
+    2026-12-03h item 10), folded under the table a learner reads them against."""
+    times = {1: "once", 2: "twice"}.get(keep.RETIMES, f"{keep.RETIMES} times")
+    return (
+        "A row's images/s come from its own step's rounds, and the next step re-times it as its "
+        "base: the step's base column shows those images/s, which the step gain is a ratio over. "
+        "A step is flagged unstable by the rule printed under the gate. A step whose base moved "
+        f"is re-timed (the two rungs alone, {times} at most, while the budget lasts). If the "
+        "base moved every time, the step is decided only when the decision holds over either "
+        "timing of its base, else it is not decidable and not kept; either way its gain is not "
+        "explained: it would measure the host's pace, which a probe between rounds measures "
+        "(microseconds per eager launch, below). The error column is the gate's relative error "
+        "against strict float32 with the tolerance of the rung's math; the share of the ceiling "
+        "is against this machine's matmul ceiling in that math.")
 
 
 def _payback(rung: ladder.Rung, before: ladder.Rung | None) -> str:
@@ -163,13 +181,18 @@ def row(rung: ladder.Rung, strict: ladder.Rung, defaults: ladder.Rung,
 class LadderTable:
     """The rungs as a table: HTML in a notebook, aligned text elsewhere."""
 
-    def __init__(self, rungs: list[ladder.Rung], strict: ladder.Rung, defaults: ladder.Rung) -> None:
+    def __init__(self, rungs: list[ladder.Rung], strict: ladder.Rung, defaults: ladder.Rung,
+                 fresh: dict | None = None) -> None:
         by_name = {r.name: r for r in rungs}
         self.rows = [(r.kept, row(r, strict, defaults, by_name.get(r.after))) for r in rungs]
         self.decided = [decided(r) for r in rungs]
         self.based = [base_short(r) for r in rungs]
         self.gate = gate_line(rungs)
-        self.note = " ".join(line for line in (host_pace(rungs), steady_line(rungs, strict)) if line)
+        self.note = " ".join(line for line in (host_pace(rungs), steady_line(rungs, strict),
+                                               reproduce.all_steps_line(fresh)) if line)
+        # the steps whose gain did not hold over this machine's fresh runs, shown beside the
+        # table: a page is one run (review 2026-12-03h item 5)
+        self.fresh = reproduce.not_held_line(fresh)
         # the columns shown: not one that says nothing on any row (a CPU's device clock, idle,
         # compile and payback), nor a second baseline that is the first (a CPU's)
         self.shown = [i for i, name in enumerate(COLUMNS)
@@ -196,14 +219,15 @@ class LadderTable:
     def _repr_html_(self) -> str:
         core = [i for i in self.shown if COLUMNS[i] in CORE]
         note = f"<p>{html.escape(self.note)}</p>" if self.note else ""
-        gate = f"<p>{html.escape(self.gate)}</p>" if self.gate else ""
+        gate = "".join(f"<p>{html.escape(line)}</p>" for line in (self.gate, self.fresh) if line)
         return (self._table(core, short=True) + gate
                 + "<details><summary>all columns, the keep rule's reasons, the host's pace</summary>"
-                + self._table(self.shown, short=False) + note + "</details>")
+                + self._table(self.shown, short=False) + note
+                + f"<p>{html.escape(reading_rules())}</p></details>")
 
     def __str__(self) -> str:
         return "\n".join([" | ".join(cells[i] for i in self.shown) for _, cells in self.rows]
-                         + [line for line in (self.gate, self.note) if line])
+                         + [line for line in (self.gate, self.fresh, self.note) if line])
 
 
 def steady_line(rungs: list[ladder.Rung], strict: ladder.Rung) -> str:
@@ -241,9 +265,21 @@ def host_pace(rungs: list[ladder.Rung]) -> str:
             f"(slowest: {slowest}'s rounds, median {per_step[slowest]:.1f}).")
 
 
-def table(rungs: list[ladder.Rung], strict: ladder.Rung, defaults: ladder.Rung) -> LadderTable:
-    """The ladder's table: images/s with spread, both speed-ups, device busy, numerics, compile."""
-    return LadderTable(rungs, strict, defaults)
+THIS_MACHINE = "this machine"
+
+
+def table(rungs: list[ladder.Rung], strict: ladder.Rung, defaults: ladder.Rung,
+          fresh: dict | None | str = THIS_MACHINE) -> LadderTable:
+    """The ladder's table: images/s with spread, both speed-ups, device busy, numerics, compile.
+
+    fresh: the step gains of fresh runs to show beside this run's (reproduce.fresh_runs); by
+    default this machine's record, read only where the rungs have a device clock (a GPU: the
+    reference's records are GPU runs), so the page says which of its step gains did not hold.
+    """
+    if fresh == THIS_MACHINE:
+        fresh = (reproduce.fresh_runs(reproduce.this_machine())
+                 if any(r.device_gain is not None for r in rungs) else None)
+    return LadderTable(rungs, strict, defaults, fresh)
 
 
 def short(rungs: list[ladder.Rung]) -> str:

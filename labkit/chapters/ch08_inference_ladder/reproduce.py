@@ -18,6 +18,7 @@ ladder, where one run kept cudnn.benchmark on a 1.0006x gain and the others did 
 from __future__ import annotations
 
 from labkit.chapters.ch08_inference_ladder import experiment, keep
+from labkit.claims import reproduced
 from labkit.claims.core import Verdict
 from labkit.claims.registry import get
 from labkit.core import env
@@ -123,3 +124,90 @@ def deciding_ratios(verdict: Verdict) -> dict[str, float]:
             found[f"step {r['name']}: not decidable (1) or decided (0)"] = (
                 1.0 if r.get("judged_by") == keep.NOT_DECIDABLE else 0.0)
     return {k: float(v) for k, v in found.items() if v is not None}
+
+
+# a step's wall gain 'does not hold' over the fresh runs when its largest is more than this
+# above its smallest (the keep rule's own instability limit, keep.UNSTABLE_IQR), or when a run
+# flagged it unstable
+HOLDS_WITHIN = keep.UNSTABLE_IQR
+CHAPTER = "08_inference_ladder"
+
+
+def this_machine() -> str:
+    """This machine's name as benchmarks/reproduce.py names its records ('nvidia-h200')."""
+    return env.device_key().lower().replace("_", "-")
+
+
+def fresh_runs(machine: str) -> dict | None:
+    """Each step's gains over the fresh runs `benchmarks/reproduce.py 08` recorded for machine
+    (results/reproduce/<machine>-08_inference_ladder.json): {"runs", "recorded_at", "steps":
+    {name: {"wall": (min, max), "device": (min, max) or None, "unstable": runs flagged, "kept":
+    runs kept}}}; None when there is no record (or it keeps no steps). Why: a page shows one
+    run, and on the H200 two step gains of that run (fp16 weights, CUDA Graphs) did not hold
+    over three fresh runs (review 2026-12-03h item 5); the record says so beside them."""
+    try:
+        data = reproduced.load_record(reproduced.record_path(machine, CHAPTER))
+    except reproduced.ReproduceRecordError:
+        return None
+    runs = [r for r in (data or {}).get("numbers") or [] if isinstance(r, dict) and r.get("steps")]
+    if not runs:
+        return None
+    steps: dict[str, dict] = {}
+    for name in dict.fromkeys(n for r in runs for n in r["steps"]):
+        seen = [r["steps"][name] for r in runs if name in r["steps"] and r["steps"][name].get("gain")]
+        if not seen:
+            continue
+        walls = [s["gain"] for s in seen]
+        devices = [s["device_gain"] for s in seen if s.get("device_gain")]
+        steps[name] = {"wall": (min(walls), max(walls)),
+                       "device": (min(devices), max(devices)) if devices else None,
+                       "unstable": sum(1 for s in seen if s.get("unstable")),
+                       "kept": sum(1 for s in seen if s.get("kept")), "runs": len(seen)}
+    return {"runs": len(runs), "recorded_at": str(data.get("recorded_at") or ""), "steps": steps,
+            "machine": machine} if steps else None
+
+
+def holds(step: dict) -> bool:
+    """Whether a step's wall gain held over the fresh runs (fresh_runs' entry)."""
+    low, high = step["wall"]
+    return not step["unstable"] and low > 0 and high / low - 1 <= HOLDS_WITHIN
+
+
+def spread(low: float, high: float) -> str:
+    """'0.96-1.55x', or '1.84x' when the two agree to two decimals."""
+    return f"{low:.2f}x" if f"{low:.2f}" == f"{high:.2f}" else f"{low:.2f}-{high:.2f}x"
+
+
+def label(found: dict) -> str:
+    """Where the fresh runs come from, as a page labels them."""
+    when = found["recorded_at"][:16].replace("T", " ")
+    return (f"{found['runs']} fresh runs on {found['machine']} (reproduce.py"
+            + (f", {when} UTC" if when else "") + ")")
+
+
+def not_held_line(found: dict | None) -> str:
+    """The steps whose wall gain did not hold over the fresh runs, each with its wall range, its
+    device-time range and how often it was flagged; '' when every step held or there is no
+    record. (Every step's range, those that held too, is all_steps_line's, for a fold.)"""
+    if not found:
+        return ""
+    steps = found["steps"]
+    loose = [n for n, s in steps.items() if not holds(s)]
+    if not loose:
+        return ""
+
+    def one(name: str) -> str:
+        s = steps[name]
+        return (f"{name} {spread(*s['wall'])} wall"
+                + (f", {spread(*s['device'])} device time" if s["device"] else "")
+                + (f" (unstable {s['unstable']} of {s['runs']})" if s["unstable"] else ""))
+    return f"Not held over {label(found)}: " + "; ".join(one(n) for n in loose) + "."
+
+
+def all_steps_line(found: dict | None) -> str:
+    """Every step's wall (and device-time) range over the fresh runs, for a fold."""
+    if not found:
+        return ""
+    return f"Each step's gain in {label(found)}: " + "; ".join(
+        f"{n} {spread(*s['wall'])} wall" + (f", {spread(*s['device'])} device" if s["device"] else "")
+        for n, s in found["steps"].items()) + "."

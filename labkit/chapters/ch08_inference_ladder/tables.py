@@ -22,10 +22,12 @@ from labkit.chapters.ch08_inference_ladder import (
     keep,
     ladder,
     numerics,
+    reproduce,
     roofline,
 )
 from labkit.session import Recorded
 from labkit.show import table as tables
+from labkit.show.widgets.quiz import Key
 
 # The run's time budget on a GPU, on a CPU: no rung starts after it (a rung started before it
 # may run one compile and one comparison past it, ~15 s on the H200), except the GPU climb's
@@ -128,7 +130,7 @@ def attribution_table(rungs: list) -> tables.Table:
     idles = [f"{r.name} {100 * r.profiled_idle:.0f}%" for r in profiled if r.profiled_idle is not None]
     compared = profiled_against_unprofiled(profiled)
     if idles:
-        shown.fold("idle under the profiler (host traced: secondary)",
+        shown.fold("profiled idle (secondary)",
                    "; ".join(idles) + (f"\n{compared}" if compared else ""))
     return shown
 
@@ -208,7 +210,8 @@ def regimes_table(run: object) -> tables.Table:
     added, climb = adds_up_parts(run, gains)
     if added:
         shown.note(added + ".")
-        shown.fold("the climb's own gains", climb)
+        if climb:
+            shown.fold("composed gains", climb)
     import torch._inductor.config as inductor_config  # read only where compile ran
 
     # folded (issue 37): why channels_last may gain little on the compiled base, read from source
@@ -240,71 +243,103 @@ def adds_up(run: object, gains: Mapping[str, Mapping[str, float]]) -> str:
 
 
 def adds_up_parts(run: object, gains: Mapping[str, Mapping[str, float]]) -> tuple[str, str]:
-    """(the comparison, the climb's own step gains multiplied): whether the steps multiply, from numbers measured over one base each (review
-    2026-12-03d item 1).
+    """(the comparison, how the climb's step gains compose): whether the three steps multiply,
+    each product from the three steps' own gains (review 2026-12-03h item 2).
 
-    Alone: the three steps' gains on the eager base, each interleaved with that same base
-    setting, multiplied. On the climb: the rung before the first of them to the rung after the
-    last, end to end, as the ratio of the two rows' speed-ups over strict float32 (each row
-    interleaved with strict float32 in its own step's rounds, and strict float32 re-times within
-    0.1% from step to step on the H200): one yardstick for both rungs. Not the product of the
-    climb's step gains: each of those is over its base as re-timed in the next step's rounds,
-    and a base re-timed slow (the H200's fp16 rung: 12,985 images/s in its own step, 6,636 in
-    folding's) inflates that product (3.25x against the rows' 1.67x); it is printed, with the
-    bases that moved. 'not decidable' when an end row or a cell alone is noisy (IQR over
-    keep.UNSTABLE_IQR of its median); ('', '') when a step was not measured (a skipped cell).
-    The second part is folded on the page (issue 37).
+    Alone: each step's gain on the eager base, interleaved with that same base, multiplied. On
+    the climb: the same three steps' own gains there, each over the rung it was built on in its
+    step's rounds, multiplied. Not the climb's rows end to end: on a GPU the three are not
+    adjacent (CUDA Graphs and torch.compile come between fp16 weights and Conv-BN folding), so
+    the rows' ratio counts the steps between them too (the H200's 21:52 page read 4.08x against
+    1.67x alone, of which CUDA Graphs and torch.compile were 2.07x). Where the two products'
+    ranges (each the lows and the highs multiplied) do not overlap, the steps whose own ranges
+    do not overlap are named, with what each was built on in the climb. 'not decidable' when a
+    step is flagged unstable or its base moved, on the climb or alone, or a cell alone is noisy
+    (IQR over keep.UNSTABLE_IQR of its median); ('', '') when a step was not measured (a skipped
+    cell).
+
+    The second part, folded on the page (issue 37): the climb's step gains along its chain,
+    start to top rung, multiplied, against the top rung's speed-up over the start (both
+    computed here), with any base the next step re-timed off its own step's images/s.
     """
     names = [s.name for s in ladder.REGIME_STEPS]
     alone = gains.get("eager") or {}
-    rungs = [r for r in getattr(run, "rungs", []) if not r.error]
-    by_name = {r.name: r for r in getattr(run, "rungs", [])}
-    climbed = {r.name: r for r in rungs if r.gain is not None}
+    climbed = {r.name: r for r in getattr(run, "rungs", []) if not r.error and r.gain is not None}
     if not all(n in alone for n in names) or not all(n in climbed for n in names):
-        return "", ""
-    first, last = climbed[names[0]], climbed[names[-1]]
-    before, strict = by_name.get(first.after), getattr(run, "strict", None)
-    if before is None or strict is None or strict.name not in last.over:
         return "", ""
     regime = (getattr(run, "regimes", {}) or {}).get("eager", {})
     base = (getattr(run, "regime_bases", {}) or {}).get("eager")
+    cells = {n: regime[n] for n in names if n in regime}
+    alone_spreads = ({n: tuple(cells[n].speedup_spread(base)) for n in names}
+                     if base is not None and len(cells) == len(names) else None)
+    climb_spreads = {n: tuple(climbed[n].gain_spread or (climbed[n].gain, climbed[n].gain)) for n in names}
     p_alone = float(np.prod([alone[n] for n in names]))
-    alone_range = (_range_product([regime[n].speedup_spread(base) for n in names])
-                   if base is not None and all(n in regime for n in names) else None)
-    end = last.speedup_over(strict) / before.speedup_over(strict)
-    (l_lo, l_hi), (b_lo, b_hi) = last.speedup_spread(strict), before.speedup_spread(strict)
-    end_range = (l_lo / b_hi, l_hi / max(b_lo, 1e-12))
-    p_steps = float(np.prod([climbed[n].gain for n in names]))
-    moved = []
-    for n in names:
-        r, b = climbed[n], by_name.get(climbed[n].after)
-        here = (r.here.get(r.after) or {}).get("images_per_s")
-        if b is not None and here and b.images_per_s > 0 and abs(here / b.images_per_s - 1) > keep.BASE_MOVE:
-            moved.append(f"{b.name} {b.images_per_s:,.0f} in its step, {here:,.0f} in {n}'s")
-    said = (f"Do they add up? {', '.join(names)}: alone on the eager base, multiplied, {p_alone:.2f}x"
+    p_climb = float(np.prod([climbed[n].gain for n in names]))
+    alone_range = _range_product(list(alone_spreads.values())) if alone_spreads else None
+    climb_range = _range_product(list(climb_spreads.values()))
+    said = (f"Do they add up? Alone on the eager base, the three multiply to {p_alone:.2f}x"
             + (f" ({alone_range[0]:.2f} to {alone_range[1]:.2f})" if alone_range else "")
-            + f"; on the climb, {before.name} to {last.name} end to end, {end:.2f}x "
-            f"({end_range[0]:.2f} to {end_range[1]:.2f})")
-    rows = (f"The end to end is the two rows' speed-ups over strict float32, "
-            f"{last.speedup_over(strict):.2f}x / {before.speedup_over(strict):.2f}x. ")
-    noisy = [r.name for r in (before, last, *([regime[n] for n in names if n in regime]))
-             if r.median_s > 0 and r.iqr_s / r.median_s > keep.UNSTABLE_IQR]
-    moved_alone = [regime[n].name for n in names if n in regime and regime[n].judged_by == keep.NOT_DECIDABLE]
-    if noisy or moved_alone:
+            + f"; their own gains on the climb multiply to {p_climb:.2f}x "
+            f"({climb_range[0]:.2f} to {climb_range[1]:.2f})")
+    unsure = [n for n in names if climbed[n].unstable or climbed[n].judged_by == keep.NOT_DECIDABLE]
+    noisy = [r.name for r in cells.values() if r.median_s > 0 and r.iqr_s / r.median_s > keep.UNSTABLE_IQR]
+    moved_alone = [r.name for r in cells.values() if r.judged_by == keep.NOT_DECIDABLE]
+    if unsure or noisy or moved_alone:
         said += ". Not decidable: " + "; ".join(
-            ([f"{', '.join(noisy)} timed with an IQR over {100 * keep.UNSTABLE_IQR:.0f}%"] if noisy else [])
+            ([f"{', '.join(unsure)} unstable on the climb"] if unsure else [])
+            + ([f"{', '.join(noisy)} timed with an IQR over {100 * keep.UNSTABLE_IQR:.0f}%"] if noisy else [])
             + ([f"{', '.join(moved_alone)} on a base that moved"] if moved_alone else []))
-    elif alone_range is not None and not (alone_range[1] < end_range[0] or end_range[1] < alone_range[0]):
+    elif alone_range is None:
+        said += f". {p_climb / p_alone:.2f}x apart (no range for the steps alone)"
+    elif not _apart(alone_range, climb_range):
         said += ". The ranges overlap: here the steps multiply, within what was measured"
     else:
-        apart = end / p_alone
-        said += (f". The ranges do not overlap: on the climb the three gave {apart:.2f}x "
-                 f"{'more' if apart > 1 else 'less'} than alone (a step's gain depends on what "
-                 "came before it)" if alone_range is not None else
-                 f". {end / p_alone:.2f}x apart (no range for the cells alone)")
-    climb = rows + (f"The climb's own step gains multiply to {p_steps:.2f}x, not the end to end: each "
-             "is over its base as re-timed in its step's rounds")
-    return said, climb + (f", and bases moved ({'; '.join(moved)})" if moved else "")
+        apart = p_climb / p_alone
+        differ = [n for n in names if _apart(alone_spreads[n], climb_spreads[n])]
+        # the lesson (a step's gain depends on what came before it) is the takeaway's
+        # (regimes_said): here the numbers, each step with the rung it was built on
+        said += (f". The ranges do not overlap ({apart:.2f}x apart): " + "; ".join(
+                     f"{n} {climbed[n].gain:.2f}x on the climb (after {climbed[n].after}), "
+                     f"{alone[n]:.2f}x alone" for n in differ))
+    return said, composed(run)
+
+
+def _apart(a: tuple[float, float], b: tuple[float, float]) -> bool:
+    """Whether two ranges (low, high) do not overlap."""
+    return a[1] < b[0] or b[1] < a[0]
+
+
+def composed(run: object) -> str:
+    """Whether the climb's step gains compose: the gains along its chain (each rung's 'after',
+    back from the top kept rung to the start) multiplied, against the top rung's speed-up over
+    the start (its rows, one yardstick); each gain is over its base as re-timed in its step's
+    rounds, so a base re-timed off its own step's images/s is named. '' without a chain."""
+    rungs = [r for r in getattr(run, "rungs", []) if not r.error]
+    by_name = {r.name: r for r in rungs}
+    strict = getattr(run, "strict", None)
+    top = getattr(run, "top", None) or next((r for r in reversed(rungs) if r.kept), None)
+    if strict is None or top is None or top is strict:
+        return ""
+    chain, r = [], top
+    while r is not None and r.name != strict.name:
+        if r.gain is None:
+            return ""
+        chain.append(r)
+        r = by_name.get(r.after)
+    if r is None or not chain:
+        return ""
+    product = float(np.prod([c.gain for c in chain]))
+    end = top.speedup_over(strict)
+    moved = []
+    for c in reversed(chain):
+        b = by_name.get(c.after)
+        here = (c.here.get(c.after) or {}).get("images_per_s")
+        if b is not None and here and b.images_per_s > 0 and abs(here / b.images_per_s - 1) > keep.BASE_MOVE:
+            moved.append(f"{b.name} {b.images_per_s:,.0f} in its step, {here:,.0f} in {c.name}'s")
+    return (f"The climb's {len(chain)} step gains, {chain[-1].name} to {top.name}, multiply to "
+            f"{product:.2f}x; the rows give {end:.2f}x end to end ({top.name} over {strict.name}). "
+            "Each gain is over its base as re-timed in its step's rounds"
+            + (f": bases moved ({'; '.join(moved)})" if moved else ", and no base moved"))
 
 
 def standing_table(best: object, image: int, matmul_tflops: Mapping[str, float],
@@ -345,15 +380,28 @@ def standing_table(best: object, image: int, matmul_tflops: Mapping[str, float],
     return shown.note(f"What closes the gap: {roofline.WHAT_CLOSES_THE_GAP}")
 
 
-def recorded_ladder(recorded: Recorded | Mapping) -> tables.Table | str:
+RECORDED_MACHINE = "the record's machine"
+
+
+def recorded_ladder(recorded: Recorded | Mapping,
+                    fresh: dict | None | str = RECORDED_MACHINE) -> tables.Table | None:
     """The reference GPU's recorded ladder (chapter key 'ladder'), labelled recorded; given
-    what `chapter.here_or_recorded("ladder", ...)` returns, so on a GPU (where this run's
-    ladder was just recorded, a plain mapping) it says the ladder above is the GPU's."""
+    what `chapter.here_or_recorded("ladder", ...)` returns. Beside each step's gain, its range
+    over the reference's fresh runs (reproduce.fresh_runs), and under the table the recorded
+    interaction's comparison (adds_up_parts on the record): the CPU page's view of both
+    (review 2026-12-03h items 2 and 5). On a GPU (this run's ladder was just recorded, a
+    plain mapping) it prints that the ladder above is this machine's record and shows nothing
+    (review 2026-12-03h item 8: a quoted string, held back under the quiz, read as empty).
+    fresh: reproduce.fresh_runs' steps, by default those of the record's machine."""
     if not isinstance(recorded, Recorded):
-        return "The ladder above is this GPU's."
+        print("Recorded: the ladder above.")
+        return None
     rungs = recorded.get("rungs") or []
+    if fresh == RECORDED_MACHINE:
+        fresh = reproduce.fresh_runs(recorded.machine) if rungs else None
     has_base = any(r.get("here") for r in rungs)   # a record before the base's re-timing has none
     shown = tables.Table("The reference GPU's ladder", ["rung", "images/s", "step gain: wall [IQR]"]
+                         + ([f"wall gain in {fresh['runs']} fresh runs"] if fresh else [])
                          + (["its base in the step's rounds (images/s, GPU idle)"] if has_base else [])
                          + ["kept", "math", "error", "compile"], recorded=recorded.label)
     lacks = False
@@ -362,6 +410,9 @@ def recorded_ladder(recorded: Recorded | Mapping) -> tables.Table | str:
         gate, spread = r.get("gate") or {}, r.get("gain_spread")
         gain = ("" if r.get("gain") is None else f"{r['gain']:.2f}x"
                 + (f" [{spread[0]:.2f}, {spread[1]:.2f}]" if spread else ""))
+        again = (fresh or {}).get("steps", {}).get(r.get("name"))
+        runs = "" if again is None else reproduce.spread(*again["wall"]) + (
+            "" if reproduce.holds(again) else " (does not hold)")
         base = (r.get("here") or {}).get(r.get("after") or "")
         if base:
             idle = "" if base.get("idle_share") is None else f", {100 * base['idle_share']:.0f}%"
@@ -376,14 +427,33 @@ def recorded_ladder(recorded: Recorded | Mapping) -> tables.Table | str:
             kept = f"{kept} then; {today}" if today.startswith("today") else f"{kept} ({today})"
         elif flag:
             kept += f", unstable: {flag}"   # every step, kept or not (review 2026-12-03e item 4)
-        shown.add(r["name"], f"{r['images_per_s']:,.0f}", gain, *([in_rounds] if has_base else []),
-                  kept, r["math"],
+        shown.add(r["name"], f"{r['images_per_s']:,.0f}", gain, *([runs] if fresh else []),
+                  *([in_rounds] if has_base else []), kept, r["math"],
                   f"{gate['rel_error']:.1e}" if gate.get("rel_error") is not None else "-",
                   f"{r['compile_s']:.1f} s" if r.get("compile_s") else "-")  # "-": nothing compiled
     if lacks:
         shown.note("This record predates the base's re-timing: a step's gain and the images/s "
                    "of the row above it come from different runs.")
+    if fresh:
+        shown.note(reproduce.not_held_line(fresh) or f"Every step's wall gain held over {reproduce.label(fresh)}.")
+    added = _recorded_adds_up(recorded)
+    if added:
+        shown.note(f"Do the steps simply add up? On the reference GPU (recorded), "
+                   f"{', '.join(s.name for s in ladder.REGIME_STEPS)}: {added}.")
     return shown
+
+
+def _recorded_adds_up(recorded: Recorded) -> str:
+    """adds_up_parts' comparison on the recorded run ('' when the record has no interaction,
+    or is too old to be read back as a run)."""
+    if not recorded.get("regimes"):
+        return ""
+    try:
+        run = experiment.Result.from_record(recorded.value)
+    except (KeyError, TypeError, ValueError):
+        return ""
+    said, _ = adds_up_parts(run, run.regime_gains())
+    return said.removeprefix("Do they add up? ").replace("Alone", "alone", 1)
 
 
 def _recorded_keep(r: Mapping) -> str:
@@ -540,3 +610,49 @@ def dropped_said(dropped: list) -> str:
 def device_name(on_gpu: bool) -> str:
     """The GPU's name for the gap's split ('' without one)."""
     return torch.cuda.get_device_name() if on_gpu else ""
+
+
+# The quiz "which step does the GPU not feel?": the GPU ladder's steps that can gain on the wall
+# clock once the precision is set (review 2026-12-03h item 10: the clearest lesson of the page,
+# CUDA Graphs' device time 1.00x beside 282 -> 1 launch calls, had no quiz)
+UNFELT_CHOICES = ("fp16 weights", "CUDA Graphs", "torch.compile", "Conv-BN folding")
+
+
+def unfelt_question(on_gpu: bool) -> str:
+    """The quiz's question: about this GPU's ladder, or the reference H200's on a machine
+    without one (its ladder has no device clock to ask about)."""
+    return ("Which step makes the wall clock faster but not the GPU's work per image?"
+            + ("" if on_gpu else " (on the reference H200)"))
+
+
+def unfelt_ladder(chapter: object, rungs: list) -> list | Recorded:
+    """The ladder the quiz is keyed on: this run's rungs on a GPU, else the reference's
+    recorded ladder (chapter.reference, labelled recorded; never re-recorded here)."""
+    return rungs if chapter.on_gpu else chapter.reference("ladder")
+
+
+def unfelt_key(ladder_rungs: object) -> Key | str:
+    """The quiz's key, computed from a ladder (this GPU's rungs, or the reference's Recorded
+    ladder where this machine has no GPU): among UNFELT_CHOICES, the step that gained on the wall
+    clock while its device-time gain per image stayed within explain.MATERIAL of 1.00x; a Key
+    when several did (each is right), the closest to 1.00x as its answer. Where none did, the
+    step whose device-time gain is nearest 1.00x, with why. A ladder without a device clock
+    (a CPU's) raises: the quiz is about a GPU's two clocks."""
+    rows = ([r.as_dict() for r in ladder_rungs] if isinstance(ladder_rungs, list)
+            else list(ladder_rungs.get("rungs") or []))
+    by_name = {r.get("name"): r for r in rows if not r.get("error")}
+    clocked = {n: r for n, r in by_name.items() if n in UNFELT_CHOICES and r.get("device_gain") is not None
+               and r.get("gain") is not None}
+    if not clocked:
+        raise ValueError("this ladder has no device clock to read the steps by: no GPU ran it")
+    nearest = sorted(clocked, key=lambda n: abs(clocked[n]["device_gain"] - 1))
+    unfelt = [n for n in nearest if abs(clocked[n]["device_gain"] - 1) <= explain.MATERIAL
+              and clocked[n]["gain"] > 1 + explain.MATERIAL]
+    said = "; ".join(f"{n} {clocked[n]['gain']:.2f}x wall, {clocked[n]['device_gain']:.2f}x device time"
+                     for n in (unfelt or nearest[:1]))
+    if len(unfelt) > 1:
+        return Key(unfelt[0], tuple(unfelt), f"Each gained on the wall with the GPU's work unchanged: {said}.")
+    if not unfelt:
+        return Key(nearest[0], (nearest[0],), f"No step gained on the wall with its device time "
+                   f"within {100 * explain.MATERIAL:.0f}% of 1.00x here; nearest: {said}.")
+    return unfelt[0]

@@ -159,14 +159,14 @@ def test_the_recorded_ladder_marks_a_step_kept_on_a_moved_base_as_not_decidable_
                "gate": {"passed": True, "rel_error": 1.2e-3},
                "here": {"fp16 weights": {"images_per_s": 6636.0, "idle_share": 0.58}}}
     shown = tables.recorded_ladder(Shown("08_inference_ladder", "ladder", "nvidia-h200",
-                                         {"rungs": [fp16, folding]}, "2026-12-03"))
+                                         {"rungs": [fp16, folding]}, "2026-12-03"), fresh=None)
     cell = shown.rows[1][4]
     assert cell == "kept then; today: not decidable (base re-timed -49%)"
     # the same record with a base that moved the other way, out of its IQR (+12%): 1.68x over
     # it, 1.88x over its own step, kept either way, so kept today too
     folding["here"]["fp16 weights"]["images_per_s"] = 12985.0 * 1.12
     shown = tables.recorded_ladder(Shown("08_inference_ladder", "ladder", "nvidia-h200",
-                                         {"rungs": [fp16, folding]}, "2026-12-03"))
+                                         {"rungs": [fp16, folding]}, "2026-12-03"), fresh=None)
     assert shown.rows[1][4] == "kept (base re-timed +12%, holds today)"
 
 

@@ -86,7 +86,9 @@ def test_the_gap_to_mlperf_is_split_from_the_records_best_rung():
     split = roofline.gap_split(33_000.0, "float16", PER_IMAGE, "NVIDIA H200", 0.35)
     assert split is not None
     text = str(shown)
-    assert "batch 1024: 33,000 images/s (below the course's own target of 35,000; not a seed" in text
+    # the record's goal (the course's own target) is not a learner's business: not shown
+    # (review 2026-12-03h item 8), though the record holds one
+    assert "batch 1024: 33,000 images/s" in text and "35,000" not in text and "target" not in text
     assert "issue" not in text     # an issue a learner cannot read is not pointed at
     assert f"the {split.gap:.1f}x gap = {split.precision:.1f}x precision" in text
     assert math.isclose(split.gap, split.precision * split.efficiency)

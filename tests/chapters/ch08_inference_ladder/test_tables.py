@@ -139,55 +139,76 @@ def test_the_recorded_ladder_says_when_its_record_lacks_the_bases_retiming():
     assert any("different runs" in n for n in shown.notes)
     new = dict(old, here={"a": {"images_per_s": 141.5, "idle_share": 0.19}}, unstable="IQR 53% > 10%")
     shown = tables.recorded_ladder(Recorded("08_inference_ladder", "ladder", "nvidia-h200",
-                                            {"rungs": [base, new]}, "2026-12-03"))
+                                            {"rungs": [base, new]}, "2026-12-03"), fresh=None)
     assert shown.rows[1][3] == "142, 19%" and "unstable: IQR 53%" in shown.rows[1][4]
     assert not any("different runs" in n for n in shown.notes)
 
 
-def _h200_like(fold_over_strict, fold_iqr_s=0.0001):
-    """The H200 copy's chain (review 2026-12-03d item 1): TF32 2.13x strict float32, fp16
-    12,985 images/s in its own step and re-timed at 6,636 in folding's, folding 3.55x."""
+def _h200_like(fp16_climb=1.51, fp16_iqr=(1.47, 1.58), fold_iqr_s=0.0001):
+    """The H200 page's chain of 21:52 (review 2026-12-03h item 2): TF32, channels_last 1.21x,
+    fp16 weights, then CUDA Graphs 1.235x and torch.compile 1.677x BETWEEN fp16 weights and
+    Conv-BN folding 1.07x, then batch 256; alone on the eager base: 1.21x, 1.34x, 1.03x."""
     names = [s.name for s in ladder.REGIME_STEPS]
-    strict = rung("eager strict float32", 64, 64 / 3160)
-    tf32 = rung("TF32", 64, 64 / 6728, after=strict.name)
-    tf32.over = {strict.name: (2.13, 2.13, 2.13)}
-    chain, before = [], tf32
-    for name, gain, own in zip(names, (1.21, 1.59, 1.68), (8157, 12985, 11215), strict=True):
-        r = rung(name, 64, 64 / own, after=before.name)
-        r.gain = gain
+    strict = rung("eager strict float32", 64, 64 / 3165)
+    climb = [("TF32", 2.14, (2.14, 2.14)), ("channels_last", 1.21, (1.21, 1.21)),
+             ("fp16 weights", fp16_climb, fp16_iqr), ("CUDA Graphs", 1.235, (1.22, 1.32)),
+             ("torch.compile", 1.677, (1.67, 1.68)), ("Conv-BN folding", 1.07, (1.07, 1.07))]
+    chain, before, rate = [], strict, 3165.0
+    for name, gain, spread in climb:
+        rate *= gain
+        r = rung(name, 64, 64 / rate, after=before.name)
+        r.gain, r.gain_spread = gain, spread
+        r.here = {before.name: {"images_per_s": before.images_per_s}}
         chain.append(r)
         before = r
-    chain[2].here = {"fp16 weights": {"images_per_s": 6636.0}}
-    chain[2].over = {strict.name: (fold_over_strict, fold_over_strict - 0.06, fold_over_strict + 0.01)}
-    chain[2].iqr_s = fold_iqr_s
-    base = rung("eager: TF32 base", 64, 64 / 6730)
+    top = chain[-1]
+    top.over = {strict.name: (rate / 3165, rate / 3165 - 0.01, rate / 3165 + 0.01)}
+    top.iqr_s = fold_iqr_s
+    base = rung("eager: TF32 base", 64, 64 / 6772)
     regime = {}
-    for name, gain in zip(names, (1.21, 1.29, 1.03), strict=True):
-        r = rung(f"eager: + {name}", 64, 64 / (6730 * gain), after=base.name)
+    for name, gain in zip(names, (1.21, 1.34, 1.03), strict=True):
+        r = rung(f"eager: + {name}", 64, 64 / (6772 * gain), after=base.name)
         r.over = {base.name: (gain, gain - 0.01, gain + 0.01)}
         regime[name] = r
-    run = SimpleNamespace(rungs=[strict, tf32, *chain], strict=strict, regimes={"eager": regime},
+    run = SimpleNamespace(rungs=[strict, *chain], strict=strict, top=top, regimes={"eager": regime},
                           regime_bases={"eager": base})
     return run, {"eager": {n: r.speedup_over(base) for n, r in regime.items()}}
 
 
-def test_the_interaction_table_says_whether_the_steps_multiply():
-    """Review 2026-12-03d item 1: the steps alone multiplied against the climb's rows end to
-    end (one yardstick, strict float32), never the product of gains over re-timed bases; not
-    decidable on a noisy row; nothing claimed when a cell was skipped."""
-    run, gains = _h200_like(3.55)
-    said = tables.adds_up(run, gains)
-    assert "multiplied, 1.61x" in said and "TF32 to Conv-BN folding end to end, 1.67x" in said
-    assert "3.55x / 2.13x" in said and "the steps multiply" in said
-    # the climb's own gains multiply to 3.23x: said, with the base that was re-timed slow
-    assert "multiply to 3.23x" in said and "fp16 weights 12,985 in its step, 6,636" in said
-    # the climb's end to end well past the product: the ranges do not overlap
-    said = tables.adds_up(*_h200_like(4.5))
-    assert "do not overlap" in said and "more than alone" in said
-    # a noisy end row: not decidable
-    assert "Not decidable: Conv-BN folding" in tables.adds_up(*_h200_like(3.55, fold_iqr_s=0.001))
+def test_the_interaction_table_compares_the_three_steps_own_gains_not_the_climbs_rows():
+    """Review 2026-12-03h item 2: the three steps alone, multiplied, against the same three
+    steps' own gains on the climb, multiplied; never the climb's rows end to end, which on the
+    GPU also hold CUDA Graphs and torch.compile (4.08x against 1.67x on the H200 page, of which
+    those two were 2.07x). The steps whose ranges part are named with both gains."""
+    run, gains = _h200_like()
+    said, composed = tables.adds_up_parts(run, gains)
+    assert "Alone on the eager base, the three multiply to 1.67x" in said
+    assert "their own gains on the climb multiply to 1.95x" in said     # 1.21 x 1.51 x 1.07
+    assert "4.0" not in said and "end to end" not in said          # not the rows' 4.08x
+    assert "do not overlap (1.17x apart)" in said
+    assert "fp16 weights 1.51x on the climb (after channels_last), 1.34x alone" in said
+    assert "Conv-BN folding 1.07x on the climb (after torch.compile), 1.03x alone" in said
+    assert "channels_last 1.21x on the climb" not in said          # its ranges overlap
+    # folded: the climb's gains along its chain, all six, against its rows end to end
+    assert "The climb's 6 step gains, TF32 to Conv-BN folding, multiply to 8.66x" in composed
+    assert "the rows give 8.66x end to end" in composed and "no base moved" in composed
+    # the same gains on the climb as alone: the ranges overlap, the steps multiply
+    run, gains = _h200_like(fp16_climb=1.34, fp16_iqr=(1.33, 1.35))
+    run.rungs[-1].gain, run.rungs[-1].gain_spread = 1.03, (1.02, 1.04)
+    assert "The ranges overlap: here the steps multiply" in tables.adds_up(run, gains)
+    # a step flagged unstable on the climb: not decidable
+    run, gains = _h200_like()
+    run.rungs[3].unstable = "IQR 10% > 10%"
+    assert "Not decidable: fp16 weights unstable on the climb" in tables.adds_up(run, gains)
     names = [s.name for s in ladder.REGIME_STEPS]
     assert tables.adds_up(run, {"eager": {n: gains["eager"][n] for n in names[:2]}}) == ""
+
+
+def test_the_composed_fold_names_a_base_re_timed_off_its_own_step():
+    run, _ = _h200_like()
+    fold = run.rungs[-1]
+    fold.here = {"torch.compile": {"images_per_s": 6636.0}}
+    assert "bases moved (torch.compile 25,630 in its step, 6,636 in Conv-BN folding's)" in tables.composed(run)
 
 
 def test_gpu_takeaways_name_the_course_form_device_time_keeps_and_unstable_steps():
@@ -253,7 +274,7 @@ def test_where_the_time_goes_is_one_column_per_class_with_the_profiled_idle_fold
     assert shown.rows[1] == ["compiled", "61", "37", "4.00", "106"]
     folded = dict(shown.folded)
     assert folded["under 5% everywhere: other"] == "eager: other 3.0%\ncompiled: other 2.0%"
-    idle = next(text for summary, text in shown.folded if summary.startswith("idle under the profiler"))
+    idle = next(text for summary, text in shown.folded if summary.startswith("profiled idle"))
     assert idle.startswith("eager 2%; compiled 63%") and "higher on 1 of 2 rungs" in idle
     # a CPU (no device clock): the shares alone, of the CPU ops' self time, nothing folded
     cpu = rung("cpu", 4, 0.1)
