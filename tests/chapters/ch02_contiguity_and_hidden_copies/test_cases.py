@@ -285,3 +285,20 @@ def test_c9_reads_the_seeds_row_from_the_copy_that_allocates_nothing():
     source = (ROOT / "notebooks" / "02_contiguity_and_hidden_copies.py").read_text(encoding="utf-8")
     assert "does the allocator decide this?" not in source and "keep_allocator_memory=True" not in source
     assert '"contiguous() of the transposed tensor": nbytes / transposed.median_s' in source
+
+
+def test_c2_s_note_gives_each_path_s_share_of_the_matmul_ceiling():
+    """Review 2026-12-03h item 11: C2's 92.7% and 56% of the matmul ceiling sat only in the
+    evidence; the note under its table gives them, and says why a share over 100% can show."""
+    def timed(label, pct):
+        return VariantResult(Timing(label=label, device="cpu", mode="hot", times_s=(1.0,), median_s=1.0, iqr_s=0.0,
+                                    min_s=1.0, count=1, pct_of_matmul_ceiling=pct), 1.0, 1.0, 1.0, (1.0,))
+
+    def pair(implicit, explicit):
+        labels = ("x.transpose(0,1).matmul(w)", "x.transpose(0,1).contiguous().matmul(w)")
+        return Comparison(labels[1], 1, {labels[0]: timed(labels[0], implicit), labels[1]: timed(labels[1], explicit)},
+                          labels)
+
+    note = cases.c2_ceiling_note({"2-D": pair(92.66, 73.1), "3-D batch": pair(56.2, 50.0)})
+    assert note == "of the matmul ceiling: 2-D: implicit 93%, explicit 73%; 3-D batch: implicit 56%, explicit 50%"
+    assert "over 100%" in cases.c2_ceiling_note({"2-D": pair(124.0, 113.0)})
