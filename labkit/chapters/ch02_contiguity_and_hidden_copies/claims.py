@@ -637,9 +637,9 @@ C9 = Claim(
     "contiguous() on a transposed 128x512x256 tensor is costly (18,420 MB/s, 2.7M DTLB misses) "
     "against a natively contiguous tensor (920 MB/s, 12K).",
     f"a full copy, free when already contiguous, > {STRIDED_PENALTY_RATIO}x slower than a plain copy "
-    "of the same bytes (with either allocator)",
+    "of the same bytes",
     "no full copy, or a copy when already contiguous; 'depends' if it runs at a plain copy's "
-    "speed, or if the allocator decides it",
+    "speed (on records from before 2026-12-04, also if glibc's allocator decided it)",
     ("transposed_copy_bytes", "expected_bytes", "contiguous_returns_self",
      "contiguous_copy_bytes", "transposed_gbps", "plain_copy_gbps"),
     thresholds={"strided_penalty_ratio": STRIDED_PENALTY_RATIO}, check=check_c9, timing_based=True,
