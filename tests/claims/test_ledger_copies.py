@@ -44,13 +44,14 @@ def _outputs(copy: Path, source: str) -> str:
 
 def shown_marks(copy: Path) -> dict[str, str]:
     """{claim id: the reproduce mark its reference cell shows ('' when none)} from the ledger's
-    compact table in an executed copy: the cell reads 'outcome (kind); mark'."""
+    compact table in an executed copy: the cell reads 'outcome (kind); mark', and an outcome may
+    hold '; ' itself (C14b: 'depends (on when the layout changes (not AMP; not across ranks)')."""
     table = _outputs(copy, "ledger")
     marks = {}
     for row in table.split("<tr><td>")[1:]:
         claim = row.split("</td>")[0]
         reference = html.unescape(re.findall(r"<td[^>]*>(.*?)</td>", row, re.S)[-1])
-        marks[claim] = reference.split("; ", 1)[1] if "; " in reference else ""
+        marks[claim] = reference.split("); ", 1)[1] if "); " in reference else ""
     return marks
 
 
