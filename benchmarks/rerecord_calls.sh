@@ -5,9 +5,11 @@
 # wrote, so 99, run last, reads every chapter's fresh record. Make each call the moment the one
 # before returns: the machine stays warm 30 s, and a call that lands on a fresh one prints
 # "chain: no earlier call's reference file" (2026-12-03 18:55: C did, and 99's copy was void).
-# Seconds from the 2026-12-03 18:30 calls: A 580, B 532, 05 114 s and 99 6 s in C.
+# Seconds from the 2026-12-04 03:10 calls: A 600 (its limit, reproduce 07 cut: moved to C), B 524
+# (08 143.7 s, its reproduce 306 s, 09 69 s), C: 05 126 s, reproduce 07 82 s, 99 9 s (+ reproduce 05, ~290 s).
 # Seconds beside each step: the last H200 records (chapter runs, reproduce.py's wall per run).
-#   usage (repo root on the GPU machine, carry [".whl"]):  bash benchmarks/rerecord_calls.sh A|B|C|D
+#   usage (repo root on the GPU machine, carry [".whl", ".gpu_cache"]):  bash benchmarks/rerecord_calls.sh A|B|C|D
+#   between calls, here (2 s):  bash scripts/carry_ceilings.sh <files_at of the call just returned>
 #   then here, after the last call:  bash scripts/take_wave.sh <files_at of each call> <name>, in order
 set -uo pipefail
 nb() { echo "python3 scripts/execute_notebook.py --output-dir \$WAVE_OUT/nb --cell-seconds \$WAVE_OUT/cells-$1.json notebooks/$1*.py"; }
@@ -19,16 +21,17 @@ case "${1:-}" in
       # opt-in ResNet-50 DDP run recorded for every other page), 07
     STEP_TIMEOUT=240 bash benchmarks/gpu_wave.sh \
       "$(nb 00)" "$(repro 04)" "$(nb 04)" "$(nb 03)" "$(nb 01)" "$(nb 02)" "LABKIT_DDP_RESNET50=1 $(nb 06)" "$(nb 07)" \
-      "$(repro 03)" "$(repro 02)" "$(repro 07)" ;;
+      "$(repro 03)" "$(repro 02)" ;;  # reproduce 07 moved to C: on 2026-12-04 A ran into the 600 s limit there
   B)  # ~570 s: 08 (at most 150 s), its reproduce (about 95 s a run, re-timing a step whose base
       # moved adds up to ~10 s a run), 09 (at most 120 s)
-    CHAIN=1 STEP_TIMEOUT=360 bash benchmarks/gpu_wave.sh "$(nb 08)" "$(repro 08)" "$(nb 09)" ;;
+    # reproduce first, so the page's note reads this call's fresh ranges (2026-12-04i 08 item 1)
+    CHAIN=1 STEP_TIMEOUT=360 bash benchmarks/gpu_wave.sh "$(repro 08)" "$(nb 08)" "$(nb 09)" ;;
   C)  # ~430 s: 05 (its cell seconds and fresh-batch step recorded by the chapter itself), its
       # reproduce (about 90 s a run), then the ledger last, reading every chapter's fresh record
       # (and, since 2026-12-03, results/reproduce/: every reproduce above runs before it).
       # Probes for a call with time left: benchmarks/gpu_05_warmup.py (~30 s), gpu_05_issue39.py
       # (~120 s), gpu_05_other_cells.py (~60 s, if 05 ran over 120 s), gpu_host_mode.py (08's host pace)
-    CHAIN=1 STEP_TIMEOUT=420 bash benchmarks/gpu_wave.sh "$(nb 05)" "$(repro 05)" "$(nb 99)" ;;
+    CHAIN=1 STEP_TIMEOUT=420 bash benchmarks/gpu_wave.sh "$(nb 05)" "$(repro 05)" "$(repro 07)" "$(nb 99)" ;;
   D)  # issue 41 (about 480 s): the one untried combination, the Triton fused epilogue compiled at
       # batch 1024, in three fresh processes (each ~130-160 s: its base, the top rung and batch 1024 are
       # built and timed in the same rounds), so its gain is seen 3 of 3; the Triton op's Hopper check
