@@ -9,7 +9,10 @@
 # (08 143.7 s, its reproduce 306 s, 09 69 s), C: 05 126 s, reproduce 07 82 s, 99 9 s (+ reproduce 05, ~290 s).
 # Seconds beside each step: the last H200 records (chapter runs, reproduce.py's wall per run).
 #   usage (repo root on the GPU machine, carry [".whl", ".gpu_cache"]):  bash benchmarks/rerecord_calls.sh A|B|C|D
-#   between calls, here (2 s):  bash scripts/carry_ceilings.sh <files_at of the call just returned>
+#   between calls, here:  bash scripts/take_wave.sh <files_at of the call just returned> A|B (~10 s):
+#   the next call then carries every fresh record and the ceilings, warm machine or fresh (2026-12-04:
+#   B and C landed on fresh machines; C, after A and B were taken, read them all); when seconds
+#   count, bash scripts/carry_ceilings.sh <files_at> (0.1 s) takes only the ceilings
 #   then here, after the last call:  bash scripts/take_wave.sh <files_at of each call> <name>, in order
 set -uo pipefail
 nb() { echo "python3 scripts/execute_notebook.py --output-dir \$WAVE_OUT/nb --cell-seconds \$WAVE_OUT/cells-$1.json notebooks/$1*.py"; }

@@ -25,5 +25,9 @@ grep -ho "wrote [^ ]*/results/[a-z0-9_]*/[^ ]*\.json" "$dir"/wave/step*.log 2>/d
 for folder in "$dir"/wave/repro*/; do
   if ls "$folder"*.json >/dev/null 2>&1; then cp "$folder"*.json results/reproduce/; fi
 done
+# the ceilings the call measured or read, for the next call to carry (.gpu_cache, git-ignored)
+if ls "$dir"/wave/gpu_cache/ceilings-*.json >/dev/null 2>&1; then
+  mkdir -p .gpu_cache && cp "$dir"/wave/gpu_cache/ceilings-*.json .gpu_cache/ && echo "took the ceilings into .gpu_cache"
+fi
 git status --short results | head -30
 echo "extracted to $dir/wave"
