@@ -235,7 +235,8 @@ machine.first_call_table(first_calls)
 
 # %%
 # Without a GPU, the reference GPU's first calls (its CUDA context among them), recorded.
-machine.first_call_table(chapter.only_on("cpu", lambda: chapter.reference("first_call")))
+machine.first_call_table(chapter.only_on("cpu", lambda: chapter.reference("first_call")),
+                         note=machine.PARITY_FIRST_CALLS)
 
 # %% [markdown]
 # ### Mistake 3: timing the cache
@@ -324,10 +325,12 @@ hot_cold
 # `keep_allocator_memory=True` times the same calls while malloc keeps freed memory
 # (`mallopt` raises its mmap and trim thresholds), to see the work alone.
 #
-# Here a small CNN's forward pass (batch 8, 64x64 images, one thread), first with glibc's
-# defaults, then with malloc keeping its memory (`pitfalls.allocator_effect` times both; the
-# second in a child process, because once malloc's thresholds are set by hand glibc cannot
-# go back to its adaptive default, and every later timing here would see another allocator):
+# Here a small CNN's forward pass (batch 8, 64x64 images, one thread) with glibc's defaults
+# and with malloc keeping its memory. `pitfalls.allocator_effect` times each in its own child
+# process, in interleaved rounds, so the two run alike (the kept one must: once malloc's
+# thresholds are set by hand glibc cannot go back to its adaptive default). The allocator is
+# blamed only when the extra page faults, priced at what one fault costs here, cover at least
+# half the gap:
 
 # %%
 torch.manual_seed(0)
@@ -344,9 +347,7 @@ allocator_default, allocator_kept = allocator["default"], allocator["kept"]
 allocator_table = chapter.show([{"timing": t.label, "median": t.median_s, "IQR": t.iqr_s,
                                   "page faults per call": t.minor_faults_per_call}
                                  for t in (allocator_default, allocator_kept)], units={"median": "s", "IQR": "s"})
-allocator_table.note(pitfalls.allocator_text(allocator))
-if allocator_default.noisy or allocator_kept.noisy:
-    allocator_table.note("A timing is noisy: rerun before reading the times; the fault counts hold.")
+allocator_table.note(pitfalls.allocator_text(allocator))  # no conclusion where a timing is noisy
 allocator_table
 
 
@@ -492,8 +493,8 @@ takeaways = [
     f"Warm up: the first conv2d on a new shape took {fmt(conv_first['first_call_s'])}, "
     f"{machine.ratio_text(conv_steady[1])} its steady median of {fmt(conv_steady[0])}"
     + (" (both wall-clock)." if conv_steady[2] else " (GPU time: read the ratio as an order of magnitude)."),
-    (f"Know where the data sits: the same {size_text} copy reported {hot.gbps:.1f} GB/s hot and "
-     f"{cold.gbps:.1f} GB/s cold ({hot.gbps / cold.gbps:.1f}x)." if not hot_cold_too_fast else
+    (f"Know where the data sits: the same {size_text} copy reported {hot.gbps:,.4g} GB/s hot and "
+     f"{cold.gbps:,.4g} GB/s cold ({hot.gbps / cold.gbps:.1f}x)." if not hot_cold_too_fast else
      f"Know where the data sits, and time enough work: the {size_text} hot/cold pair was too fast "
      "to time reliably here (a few times the timer's resolution), so the cache curve, not that "
      "pair, shows the caches."),

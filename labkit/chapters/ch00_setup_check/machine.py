@@ -176,8 +176,15 @@ def ratio_text(ratio: float) -> str:
     return f"{shown:,}x" if isinstance(shown, int) else f"{shown:.1f}x"
 
 
-def first_call_table(rows: object, where: str = "") -> Table | Said | None:
-    """First call against the steady median, per kind of work (measured here or recorded)."""
+# Under the reference GPU's first calls on a CPU page (review 2026-12-04i item 8): those rows and
+# the GPU page's own Mistake 2 rows are two experiments, and their fill ratios differ (5.5x, 1.8x).
+PARITY_FIRST_CALLS = ("These rows (benchmarks/harness_parity.py) are another experiment than the GPU page's "
+                      "Mistake 2 table: their fill allocates its 1 GiB inside the first call (the first cudaMalloc).")
+
+
+def first_call_table(rows: object, where: str = "", note: str = "") -> Table | Said | None:
+    """First call against the steady median, per kind of work (measured here or recorded);
+    `note`, when given, under the table."""
     if rows is None:
         return None
     if not rows:
@@ -190,6 +197,8 @@ def first_call_table(rows: object, where: str = "") -> Table | Said | None:
     if not all(same_clock for _, _, same_clock in steady):
         table.note("The steady medians here are GPU time (CUDA events), the first calls wall time: "
                    "read each ratio as an order of magnitude only.")
+    if note:
+        table.note(note)
     return table
 
 

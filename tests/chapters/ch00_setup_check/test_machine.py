@@ -83,3 +83,13 @@ def test_a_first_call_ratio_divides_like_clocks_or_says_it_does_not():
     assert "order of magnitude" not in str(machine.first_call_table([gpu_new]))
     cpu_old = {**gpu_old, "device": "cpu"}  # the harness's CPU median is wall time already
     assert machine.first_over_steady(cpu_old)[2]
+
+
+def test_the_recorded_first_calls_say_they_are_another_experiment():
+    """Review 2026-12-04i item 8: the CPU page's recorded GPU first calls (harness_parity: fill 5.5x)
+    and the GPU page's own fill row (1.8x) are different experiments; the note under the table says so."""
+    rows = [{"label": "allocate and fill 1 GiB (first cudaMalloc)", "first_call_s": 1.28e-3,
+             "steady_median_s": 2.32e-4, "first_over_steady": 5.5}]
+    shown = str(machine.first_call_table(rows, note=machine.PARITY_FIRST_CALLS))
+    assert "(benchmarks/harness_parity.py) are another experiment than the GPU page" in shown
+    assert "harness_parity" not in str(machine.first_call_table(rows))
