@@ -85,9 +85,11 @@ KEYS: dict[str, dict[str, list[str]]] = {
         "quiz_recompile": ["shape new graph dynamic=None first call", "cache_size_limit"],
         "quiz_c18": ["launch latency, not time per node", "slope minus kernel"],
         "quiz_c19": ["Triton/PyTorch", "Triton GB/s"],
-        # the chain quiz asks the fused speed-up: the bytes each path moves bound it at 2x, and
-        # the payback table prints eager and compiled times of the same chain
-        "quiz_chain": ["8 arrays' worth", "moves 4", "pays back after"],
+        # the chain quiz asks the fused path's speed against eager's (neutral wording, review
+        # 2026-12-04i item 10): the bytes each path moves make it about 2x at the same bandwidth
+        # (the explanation's "half the bytes"), and the payback table prints eager and compiled
+        # times of the same chain
+        "quiz_chain": ["8 arrays' worth", "moves 4", "half the bytes", "pays back after"],
         # GradScaler's overflow: what it does is the claim's card and the demo's table
         "quiz_c21": ["skips the step", "skips the optimizer step", "one overflow, then clean steps"],
     },
