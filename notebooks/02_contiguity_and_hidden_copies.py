@@ -191,8 +191,7 @@ strided_gemm = chapter.lab.strided_gemm
 gemm_settings, baseline, gemm_rounds = chapter.lab.cases.gemm_plan(chapter.on_gpu)
 first_n, first_dtype = gemm_settings[0]
 quiz_c10 = chapter.lab.widgets.Quiz(
-    f"{first_n}x{first_n} {str(first_dtype).replace('torch.', '')} on this machine's "
-    f"{chapter.device.type}: torch.matmul(A.t(), B) against {baseline}. Which is faster?",
+    chapter.lab.cases.c10_quiz_text(first_n, first_dtype, chapter.on_gpu, baseline),
     choices=list(chapter.lab.cases.C10_CHOICES),
     answer=lambda: chapter.lab.cases.c10_faster(globals().get("c10_comparisons")),
 )
@@ -203,8 +202,9 @@ quiz_c10
 #
 # On a GPU the stride-aware GEMM is `labkit/chapters/ch02_contiguity_and_hidden_copies/strided_gemm.py`, a Triton
 # kernel that reads both operands through their strides; it runs against `torch.matmul` on
-# the same view and against `.contiguous()` then `torch.matmul`, at 1024 and 4096, in fp16
-# and fp32 (fp32 in IEEE float32 on both sides). On a CPU there is no custom GEMM: `torch.matmul`
+# the same view and against `.contiguous()` then `torch.matmul`: the seed's case, 1024 float32
+# (in IEEE float32 on both sides; the table and the quiz), then three analogues, 1024 fp16 and
+# 4096 in both. On a CPU there is no custom GEMM: `torch.matmul`
 # on the view runs against `.contiguous()` then `torch.matmul`.
 
 # %%
@@ -248,8 +248,7 @@ chapter.show(c10_comparisons[first_case], title=first_case).note(chapter.lab.cas
 
 # %%
 c10 = chapter.judge("C10", {"cases": c10_cases, "flags": c10_flagged, "device": str(chapter.device)},
-                    form=chapter.lab.cases.form(chapter, "C10", "float32, torch.matmul only (does it copy?)",
-                                                seed_form_on_gpu=True))
+                    form=chapter.lab.cases.c10_form(chapter, gemm_settings))
 chapter.table([c10])
 
 # %% [markdown]
@@ -476,7 +475,8 @@ ew_ratio = ew_cmp["contiguous() then kernel"].ratio  # copy-then time / stride-a
 chapter.record("strided_elementwise" if chapter.on_gpu else "strided_elementwise_cpu",
                {"kernel": kernel_name, "side": side_ew, "copy_then_over_stride_aware": ew_ratio,
                 "comparison": ew_cmp.table()})
-chapter.show(ew_cmp).note(chapter.lab.cases.elementwise_note(kernel_name, ew_ratio, chapter.on_gpu))
+chapter.show(chapter.lab.cases.elementwise_table(ew_cmp)).note(
+    chapter.lab.cases.elementwise_note(kernel_name, ew_ratio, chapter.on_gpu))
 
 # %% [markdown]
 # The same illustration on the reference GPU, with Triton kernels (recorded there, not measured

@@ -56,7 +56,8 @@ KEYS: dict[str, dict[str, list[str]]] = {
         "quiz_c6": ["narrow on the transposed view:", "narrow on transposed y"],
         # C10 asks the time of torch.matmul on the view against the verdict's baseline: its
         # table's label, C2's 2-D comparison (the same question on a CPU) and the explanation
-        # that BLAS reads a transposed operand as a flag
+        # that BLAS reads a transposed operand as a flag. It is graded on the seed's case, 1024
+        # float32, first in the table (review 2026-12-04i item 3); on the H200 "about the same"
         "quiz_c10": ["torch.matmul on the view", "BLAS takes", "as a flag", "x.transpose(0,1).matmul(w)"],
         # C2 asks what matmul runs on the seed's 3-D view and whether it copies (review
         # 2026-12-03h item 2: it asked which path is faster, which C10's premise answers for a

@@ -138,10 +138,10 @@ def _c9(chapter: session.Chapter, quick: bool, options: dict) -> claims.Verdict:
 
 def _c10(chapter: session.Chapter, quick: bool, options: dict) -> claims.Verdict:
     device, on_gpu = chapter.device, chapter.on_gpu
-    if on_gpu and not quick:
-        settings = [(n, dt) for n in (1024, 4096) for dt in (torch.float16, torch.float32)]
+    if not quick:  # the notebook's settings, the seed's case first
+        settings = ch02_cases.gemm_plan(on_gpu)[0]
     else:
-        settings = [(256 if quick else 1024, torch.float16 if on_gpu else torch.float32)]
+        settings = [(256, torch.float16 if on_gpu else torch.float32)]
     cases, flagged_all = [], []
     if on_gpu and not quick:  # as the notebook: seven rounds for GEMMs of tens of microseconds
         options = dict(options, rounds=7)
@@ -170,8 +170,7 @@ def _c10(chapter: session.Chapter, quick: bool, options: dict) -> claims.Verdict
                       "matmul_view_host_s": view.timing.host_s, "stride_aware_host_s": cmp[baseline].timing.host_s,
                       **ch02_cases.c10_loop(variants, baseline, cmp)})  # launch-bound: the loop timed
     return chapter.judge("C10", {"cases": cases, "flags": flagged_all, "device": str(device)},
-                         form=ch02_cases.form(chapter, "C10", "float32, torch.matmul only (does it copy?)",
-                                              seed_form_on_gpu=True))
+                         form=ch02_cases.c10_form(chapter, settings))
 
 
 def _c5b(chapter: session.Chapter, quick: bool) -> claims.Verdict:

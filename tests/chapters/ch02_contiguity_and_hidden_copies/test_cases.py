@@ -56,6 +56,7 @@ def test_the_plans_follow_the_device():
     assert cases.gemm_plan(False) == ([(1024, torch.float32)], "contiguous() then torch.matmul", 5)
     settings, baseline, rounds = cases.gemm_plan(True)
     assert len(settings) == 4 and baseline.startswith("stride-aware") and rounds == 7
+    assert settings[0] == (1024, torch.float32)  # the seed's case first: the table and the quiz read it
     dtype, batch, found = cases.matmul_cases(torch.device("cpu"), False, 32)
     assert dtype == torch.float32 and batch == 16 and found["2-D"][2] == 2 * 32**3
     assert cases.gpu_kernels(lambda: None) == 0 or torch.cuda.is_available()
@@ -251,6 +252,8 @@ def test_c5b_s_gpu_form_times_no_window_and_records_the_rate():
     assert evidence["fetch_unit_bytes"] == cases.SECTOR_BYTES and set(evidence["gbps_fetched_dram"]) == set(dram.variants)
     title, text = cases.c5b_fold(evidence)
     assert title == "why no L1 case" and ch02.L1_NOT_MEASURED in text
+    # review 2026-12-04i item 4: no figure from an older record ('recorded on the H200, ... 1.36x')
+    assert "recorded" not in text and "x slower" not in text and "2026" not in text
     cpu, _, cpu_window = cases.c5b_measure(_Chapter(on_gpu=False), 1 << 14, rounds=2, rep_ms=5)
     assert cpu_window is not None and cpu["ns_per_element_l1"] is not None
     title, text = cases.c5b_fold(cpu)
@@ -266,6 +269,8 @@ def test_c10_s_loop_is_timed_only_where_a_case_is_launch_bound(monkeypatch):
     assert cases.c10_loop(variants, "contiguous() then torch.matmul", shown) == {}  # no host time: not bound
     loop = cases.c10_loop(variants, "contiguous() then torch.matmul", shown, rounds=2, rep_ms=5, force=True)
     assert loop["loop_ratio"] > 0 and len(loop["loop_ratio_iqr"]) == 2 and loop["loop_clock"]
+    # each side's per-call wall time, set beside its host and device figures (review 2026-12-04i item 2)
+    assert loop["loop_view_s"] > 0 and loop["loop_baseline_s"] > 0
     seen = {}
     real = cases.bench.compare
 
@@ -302,3 +307,39 @@ def test_c2_s_note_gives_each_path_s_share_of_the_matmul_ceiling():
     note = cases.c2_ceiling_note({"2-D": pair(92.66, 73.1), "3-D batch": pair(56.2, 50.0)})
     assert note == "of the matmul ceiling: 2-D: implicit 93%, explicit 73%; 3-D batch: implicit 56%, explicit 50%"
     assert "over 100%" in cases.c2_ceiling_note({"2-D": pair(124.0, 113.0)})
+
+
+def test_c10_s_form_names_the_seeds_case_and_its_analogues():
+    """Review 2026-12-04i item 3: 'the seed's form' over four cases, three of them analogues (the
+    seed: 1024 float32), and the quiz asked 'on this machine's cuda'."""
+    from types import SimpleNamespace
+
+    settings, baseline, _ = cases.gemm_plan(True)
+    assert cases.c10_seed_form(settings) == "the seed's form: 1024 float32; beside it 3 analogues (4096, float16)"
+    assert cases.c10_seed_form([(1024, torch.float32)]) == "the seed's form: 1024 float32"
+    gpu = SimpleNamespace(on_gpu=True, threads=16)
+    assert cases.c10_form(gpu, settings) == cases.c10_seed_form(settings)
+    assert cases.c10_form(gpu, [(256, torch.float16)]).endswith("(the seed: a GPU), 256 float16")
+    cpu = SimpleNamespace(on_gpu=False, threads=2)
+    assert cases.c10_form(cpu, [(1024, torch.float32)]).endswith("float32, torch.matmul only (does it copy?)")
+    with pytest.raises(ValueError, match="lack the seed's case"):
+        cases.c10_seed_form([(4096, torch.float16)])
+    text = cases.c10_quiz_text(*settings[0], True, baseline)
+    assert text.startswith("1024x1024 float32 on this GPU: ") and "cuda" not in text
+    assert cases.c10_quiz_text(1024, torch.float32, False, "x").startswith("1024x1024 float32 on this CPU: ")
+
+
+def test_the_strided_illustration_gives_each_rate_its_copy_ceiling_share():
+    """Review 2026-12-04i item 8: its GB/s (3,929 against 1,812 on the H200) had no ceiling share."""
+    from dataclasses import replace
+
+    shown = _comparison({"stride-aware": 1.0, "contiguous() then kernel": 4.33}, "stride-aware")
+    shown = Comparison(shown.baseline, 1, {
+        label: replace(v, timing=replace(v.timing, gbps=gbps, pct_of_copy_ceiling=pct))
+        for (label, v), (gbps, pct) in zip(shown.variants.items(), [(3929.0, 93.0), (1812.0, 43.0)], strict=True)},
+        shown.order)
+    table = cases.elementwise_table(shown)
+    assert table.columns[table.columns.index("GB/s") + 1] == "of the copy ceiling"
+    assert table.column("of the copy ceiling") == [93.0, 43.0] and "93%" in str(table)
+    plain = cases.elementwise_table(_comparison({"a": 1.0, "b": 2.0}, "a"))  # no rates: no share column
+    assert "of the copy ceiling" not in plain.columns
