@@ -298,10 +298,9 @@ cases.recompile_table(recompiles)
 # %% [markdown]
 # Up to the limit, each new shape pays a compile on its first call; past it, nothing is
 # compiled and the step runs eagerly, still through the compiled wrapper, whose guards for
-# every cached graph run first (so it costs more than plain eager). Whether that loses
-# anything depends on what bound the compiled step: a device time below eager's is the fused
-# kernel's win; a host launch (guards, wrapper) above both device times means the step was
-# launch-bound and the fusion could not show in a loop ("bound by", from the two clocks).
+# every cached graph run first (so it costs more than plain eager). A device time below
+# eager's is the fused kernel's win; a host launch (guards, wrapper) above both device times
+# hides it in a loop. The line under the table reads this run's clocks.
 # With `dynamic=None` (the default) Dynamo makes a second graph with the size as a symbol
 # and reuses it for every later shape (the dynamic=None column: a new graph or not).
 
@@ -400,10 +399,10 @@ chapter.lab.widgets.Timeline(traces["graph replay"]) if "graph replay" in traces
 # %%
 # This run's sweep and timeline on a GPU; without one, the reference GPU's, recorded, judged by
 # the same rule (not saved as this machine's verdict).
+gpu_name = chapter.lab.env.fingerprint().get("gpu_name", str(chapter.device))
 c18_ev, c18_source = cases.c18_case(chapter.on_gpu, sweep_data, gaps_here,
                                     chapter.reference("launch_overhead"),
-                                    chapter.reference("timeline_launch_gaps"),
-                                    chapter.lab.env.fingerprint().get("gpu_name", str(chapter.device)))
+                                    chapter.reference("timeline_launch_gaps"), gpu_name)
 c18 = cases.judge_c18(chapter, c18_ev)
 cases.c18_table(c18_ev, c18_source, c18)
 
@@ -476,8 +475,7 @@ cases.add_table(add_sweep)
 
 # %%
 # Judged on a sweep measured here; a recorded sweep keeps its recorded verdict (the table below).
-c19 = cases.judge_c19(chapter, add_sweep, ceiling.copy_gbps, seed_implied_gbps,
-                      chapter.lab.env.fingerprint().get("gpu_name", str(chapter.device)))
+c19 = cases.judge_c19(chapter, add_sweep, ceiling.copy_gbps, seed_implied_gbps, gpu_name)
 c19 and chapter.table([c19])
 
 # %% [markdown]
@@ -495,10 +493,10 @@ cases.add_table(chapter.here_or_recorded("triton_add_misaligned", can=has_triton
     title="one element fewer: aligned against misaligned, fp16")
 
 # %% [markdown]
-# ### Where fusion pays: a fused chain
+# ### Does fusion pay here? A fused chain
 #
-# Where fusion *does* pay: a chain of elementwise ops. `silu((x + y) * z)` in eager PyTorch is
-# three kernels; fused, it is one. Predict the speed-up.
+# A chain of elementwise ops: `silu((x + y) * z)` in eager PyTorch is three kernels; fused, it
+# is one. Predict the fused path's speed against eager's.
 
 # %% jupyter={"source_hidden": true}
 x_f, y_f, z_f = cases.chain_operands(chapter.sizes, chapter.device)
@@ -506,11 +504,12 @@ n_fused = x_f.numel()
 chain_paths = fused_kernels.paths(x_f, y_f, z_f)
 slow_label, fast_label = list(chain_paths)
 quiz_chain = chapter.lab.widgets.Quiz(
-    f"silu((x + y) * z) on {n_fused * 4 >> 20} MiB float32 arrays: how many times faster is "
-    f"'{fast_label}' than '{slow_label}'?",
+    f"silu((x + y) * z) on {n_fused * 4 >> 20} MiB float32 arrays: '{fast_label}' runs at how "
+    f"many times the speed of '{slow_label}'? (below 1: slower)",
     answer=lambda: cases.chain_speedup(globals().get("chain_cmp"), fast_label), rel_tol=0.25, unit="x",
-    explanation="Bytes decide: 8 arrays' worth against 4 is at most 2x; on a CPU the SiLU's "
-                "exp also costs compute, so less of the time is memory.",
+    explanation="Bytes decide where both paths run at the same bandwidth: half the bytes, about "
+                "2x (the table shows each path's share of the copy ceiling). A CPU's blocked "
+                "loop pays Python per block and SiLU's exp in compute, so it may keep less.",
 )
 quiz_chain
 
@@ -688,6 +687,6 @@ chapter.remember([
     f"({report.graph_break_count} break(s)); torch.cond, {cond_report.graph_count}.",
     f"Recompiles stop at the limit ({limit}): with dynamic=False {new_graphs} of "
     f"{len(recompiles['rows'])} shapes compiled; the rest ran eagerly.",
-    f"Launches cost time of their own: {cases.launch_line(chapter.on_gpu, c18_ev, sweep)}.",
+    f"Launches cost time of their own: {cases.launch_line(chapter.on_gpu, c18_ev, sweep, gpu_name)}.",
     cases.chain_line(chain_bytes, chain_cmp, chain_spread, chain_stated),
 ])

@@ -15,6 +15,8 @@ COPIES = ROOT / "results" / "h200_notebooks"
 # Chapters whose H200 copy predates their current sources: each is re-recorded on the H200
 # (scripts/execute_notebook.py --output-dir results/h200_notebooks) with its issue.
 NOT_YET_RERECORDED: set[str] = {
+    # 2026-12-04i review items 9, 10, 11, 13: the chain's heading and quiz wording, recompile prose, takeaway's gpu_name
+    "04_fusion",
     # 2026-12-04i review items 2, 3, 8: C10's quiz text and form, the strided illustration's table cell
     "02_contiguity_and_hidden_copies",
     # 2026-12-04i review items 1, 8: Mistake 4 timed in child processes, interleaved, its rule priced; GB/s to 4 figures

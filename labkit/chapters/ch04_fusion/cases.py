@@ -185,20 +185,46 @@ def timed_loop(variants: Mapping[str, Callable[[], object]], baseline: str, roun
 
 
 def loop_reading(loop: Mapping, variant: str) -> str:
-    """`variant`'s timed loop against the baseline's, said as the trust rule lets it be said:
-    '1.91x faster (rounds 1.85-1.97)', or that the difference is noise. Only the two timings
-    the ratio is built from (the variant's and the baseline's) can hold it back."""
+    """`variant`'s timed loop as a speed-up over the baseline (the baseline's time / its own,
+    the table's direction: review 2026-12-04i item 8, where the table read 'ratio 1.10x' and
+    the sentence '1.99x faster'), said as the trust rule lets it be said: 'reduce-overhead
+    1.99x (rounds 1.95-2.03)', or why not. Only the two timings the ratio is built from (the
+    variant's and the baseline's) can hold it back; a flag that does is named inline with its
+    size and the margin it beats (`held_back_by`), not folded away."""
     found = {r["variant"]: r for r in loop["rows"]}
     row = found[variant]
     baseline = loop.get("baseline") or loop["rows"][0]["variant"]
     own = [f for f in loop.get("flags") or [] if f.get("timing") in (variant, baseline)]
     r, q25, q75 = float(row["ratio"]), float(row["ratio_q25"]), float(row["ratio_q75"])
-    faster = r <= 1.0
-    value, spread = (1 / r, (1 / q75, 1 / q25)) if faster else (r, (q25, q75))
+    value, spread = 1 / r, (1 / q75, 1 / q25)
     stated = claims.trust.stated_ratio(value, spread, flags=own, what=variant)
     if is_plain_ratio(stated):
-        return f"{variant} {stated} {'faster' if faster else 'slower'}"
+        return f"{variant} {stated}"
+    why = held_back_by(own, value, spread)
+    if why:
+        return f"{variant} {value:.2f}x (rounds {spread[0]:.2f}-{spread[1]:.2f}), not stated: {why}"
     return f"{variant}: {brief(stated)}"
+
+
+def held_back_by(flags: Sequence[object], value: float, spread: Sequence[float],
+                 threshold: float = 1.0) -> str:
+    """Which flagged timing holds a ratio back, in one clause a learner can check: the timing,
+    why the harness flagged it, by how much it could be off, and the margin it beats ("eager's
+    timing is flagged (noisy: IQR 18% of the median) and could be off by ±8.3%, more than the
+    rounds' 8.0% from 1x"). The trust rule's own reason names the same numbers in some sixty
+    words, which a table note folded; a reader then saw a tight spread called noise with no
+    reason (review 2026-12-04i item 8). '' where no flag reaches the margin."""
+    decision = claims.trust.Decision("", value, list(spread), threshold)
+    margin = decision.margin()
+    if margin is None:
+        return ""
+    hits = [f for f in claims.trust.read_flags(flags) if f.uncertainty >= margin]
+    said = [f"{f.timing}'s timing is flagged ({f.why.split(';')[0]}) and could be off by "
+            f"±{f.uncertainty:.1%}" + ("" if f.spread is not None else " (its size not recorded)")
+            for f in hits]
+    if not said:
+        return ""
+    return f"{'; '.join(said)}, more than the rounds' {margin:.1%} from {threshold:g}x"
 
 
 def loop_pace(comparison: bench.Comparison, original: str, changed: str) -> str:
@@ -445,6 +471,9 @@ def recompile_table(record: object) -> Table | None:
     if same_bound:
         step_bound, eager_bound = bounds_by_row[0]
         shown.note(f"bound by, in every row: step {step_bound or '-'}, eager {eager_bound or '-'}")
+    lesson = recompile_lesson(payload["rows"])
+    if lesson:
+        shown.note(lesson)
     if gpu and payload.get("host_from") is None:
         over = sum((r.get("step_host_s") or 0) > r["step_s"] or (r.get("eager_host_s") or 0) > r["eager_s"]
                    for r in payload["rows"])
@@ -452,6 +481,48 @@ def recompile_table(record: object) -> Table | None:
                    f"than the wall time per call; {over} of {len(payload['rows'])} rows show a host "
                    "time above the wall time for that reason (newer runs take it from the timed loop)")
     return shown
+
+
+def _span(values: Sequence[float]) -> str:
+    low, high = min(values), max(values)
+    return f"{low:.1f}x" if f"{low:.1f}" == f"{high:.1f}" else f"{low:.1f}-{high:.1f}x"
+
+
+def recompile_lesson(rows_: Sequence[Mapping]) -> str:
+    """What the recompile table shows, in one line computed from its rows (review 2026-12-04i
+    item 11: the prose above it was generic, and the H200's table, compiled 44-75 us of wall
+    time against eager 22-34 us at every shape with the fused kernel 3x shorter on the GPU,
+    was never read out). On a GPU: how much shorter the fused kernel ran on the device (the
+    shapes that compiled a graph), whether the compiled step's host time (guards, wrapper)
+    exceeded eager's launches, and whether the step won or lost by wall time at every shape,
+    before and after the limit. Without device times (a CPU's eager backend: no fusion, only
+    Dynamo's guards and wrapper) the wall-time part alone. '' for no rows."""
+    if not rows_:
+        return ""
+    wall = [r["step_s"] / r["eager_s"] for r in rows_ if r.get("eager_s")]
+    if not wall:
+        return ""
+    before = [r["new_graph"] for r in rows_]
+    where = ", before and after the limit" if any(before) and not all(before) else ""
+    if min(wall) > 1:
+        outcome = f"the compiled step lost to eager at every shape{where} ({_span(wall)} eager's wall time)"
+    elif max(wall) < 1:
+        outcome = f"the compiled step beat eager at every shape{where} ({_span(wall)} eager's wall time)"
+    else:
+        outcome = (f"the compiled step beat eager at {sum(w < 1 for w in wall)} of {len(wall)} shapes "
+                   f"({_span(wall)} eager's wall time)")
+    fused = [r["eager_device_s"] / r["step_device_s"] for r in rows_
+             if r["new_graph"] and r.get("step_device_s") and r.get("eager_device_s")]
+    if not fused:
+        return f"Here {outcome}."
+    hosts = [(r.get("step_host_s"), r.get("eager_host_s")) for r in rows_]
+    more_host = all(s is not None and e is not None and s > e for s, e in hosts)
+    device = (f"the fused kernel ran {_span(fused)} shorter on the GPU than eager's kernels "
+              "(the shapes compiled)")
+    if more_host and min(wall) > 1:
+        return (f"Here {device}, but guards and the wrapper cost more host time than eager's "
+                f"launches: {outcome}.")
+    return f"Here {device}; {outcome}."
 
 
 # ---------------------------------------------------------------------------- C18: launches
@@ -752,15 +823,16 @@ def comparison_table(record: object, title: str, faster: bool = False) -> Table 
     `chapter.only_on` gives None elsewhere, and a cell must then show nothing, not 'None').
 
     Where the record holds a timed loop (`timed_loop`, under 'loop'), that decides "in a loop":
-    its median per call, ratio and per-round spread are columns, the reading under the table
-    goes through the trust rule, and the computed pace (max of host launch and device time,
-    LOOP_PACE) is only the note's explanation. On the H200 every row of the small MLP is
+    its median per call, speed-up and per-round spread are columns, the reading under the table
+    goes through the trust rule, and no computed pace (max of host launch and device time,
+    LOOP_PACE) is printed beside it (`_timed_loop_table`). On the H200 every row of the small MLP is
     launch-bound, and the computed pace flipped direction across three records (2.68x faster,
     1.05x slower, 1.91x faster: review 2026-12-03h item 4). An older record without a timed
     loop shows the computed pace as such and reads no loop direction from it.
 
-    `faster`: the ratios as speed-ups over the first variant ('times faster', its time / each
-    variant's), for a table read under a quiz that asks 'how many times faster' (review
+    `faster`: the ratios as speed-ups over the first variant ('speed-up', its time / each
+    variant's: review 2026-12-04i item 10, 'times faster 0.56x' read wrong on a CPU), for a
+    table read under a quiz that asks for the speed against the first (review
     2026-12-03g item 8: 04's CPU page showed its own chain as 'times faster 0.56x' and the
     recorded H200 chain under the same quiz as 'ratio 0.49x', a time ratio)."""
     if record is None:
@@ -779,7 +851,7 @@ def comparison_table(record: object, title: str, faster: bool = False) -> Table 
 def _comparison_table(record: object, payload: Mapping, title: str, faster: bool) -> Table:
     """comparison_table's table, before its CUDA-graph note."""
     found = payload["comparison"]
-    ratio = "times faster" if faster else "ratio"
+    ratio = "speed-up" if faster else "ratio"
 
     def said(r: Mapping) -> float:  # the row's ratio in the table's direction
         return 1 / r["ratio"] if faster else r["ratio"]
@@ -820,36 +892,40 @@ def _comparison_table(record: object, payload: Mapping, title: str, faster: bool
 def _timed_loop_table(record: object, payload: Mapping, found: Sequence[Mapping], title: str,
                       faster: bool) -> Table:
     """The comparison with its timed loop (`timed_loop`) as the column that decides a Python
-    loop; the computed pace (max of host launch and device time) stays in the note as the
-    explanation of why each row runs at that pace, not as a reading."""
+    loop. One convention in the table and the sentence under it: each ratio is a speed-up over
+    the baseline (its time / the row's), whatever `faster` says (review 2026-12-04i item 8: the
+    table's 'loop ratio' read compiled 1.10x, slower, while the sentence read reduce-overhead
+    '1.99x faster'). The note says why launch-bound rows run at the host's pace by naming the
+    two columns, without a computed pace (max of host launch and device time) beside the timed
+    loop: two different 'loop' numbers in one paragraph (review 2026-12-04i item 7)."""
+    del faster  # a timed loop always reads as a speed-up
     loop = payload["loop"]
     timed = {r["variant"]: r for r in loop["rows"]}
-    ratio = "times faster" if faster else "ratio"
 
-    def said(value: float) -> float:  # a time ratio in the table's direction
-        return 1 / value if faster else value
-
-    def spread(r: Mapping) -> str:  # the timed loop's per-round spread, in the table's direction
-        low, high = sorted((said(r["ratio_q25"]), said(r["ratio_q75"])))
+    def spread(r: Mapping) -> str:  # the timed loop's per-round spread, as a speed-up
+        low, high = sorted((1 / r["ratio_q25"], 1 / r["ratio_q75"]))
         return f"{low:.2f}-{high:.2f}"
 
     host = any(r.get("host_s") is not None for r in found)  # a GPU's: device time and host launch
     per_call = "device time" if host else "median"
-    shown = rows([{"variant": r["variant"], per_call: r["median_s"], f"{per_call} {ratio}": said(r["ratio"]),
+    speedup = "device speed-up" if host else "speed-up"
+    shown = rows([{"variant": r["variant"], per_call: r["median_s"], speedup: 1 / r["ratio"],
                    **({"host launch": r.get("host_s")} if host else {}),
-                   "loop, timed": timed[r["variant"]]["median_s"], f"loop {ratio}": said(timed[r["variant"]]["ratio"]),
+                   "loop, timed": timed[r["variant"]]["median_s"],
+                   "loop speed-up": 1 / timed[r["variant"]]["ratio"],
                    "loop spread": spread(timed[r["variant"]])}
                   for r in found], title,
-                 units={per_call: "s", f"{per_call} {ratio}": "x", **({"host launch": "s"} if host else {}),
-                        "loop, timed": "s", f"loop {ratio}": "x"})
+                 units={per_call: "s", speedup: "x", **({"host launch": "s"} if host else {}),
+                        "loop, timed": "s", "loop speed-up": "x"})
     bound = [r["variant"] for r in found if r.get("launch_bound")]
-    paces = [max(r["median_s"], r.get("host_s") or 0.0) for r in found]
-    readings = ", ".join(loop_reading(loop, r["variant"]) for r in found[1:])
-    shown.note(f"In a loop ({LOOP_TIMED}, {loop.get('rounds', '?')} interleaved rounds): {readings}."
-               + (f" Why: launch-bound rows ({', '.join(bound)}; host launch above device time) run at "
-                  f"the host's pace ({LOOP_PACE}: "
-                  + ", ".join(f"{r['variant']} {pace * 1e6:.3g} us" for r, pace in zip(found, paces, strict=True))
-                  + ")." if bound else ""))
+    readings = "; ".join(loop_reading(loop, r["variant"]) for r in found[1:])
+    baseline = loop.get("baseline") or found[0]["variant"]
+    which = ("every row is" if len(bound) == len(found) else
+             f"{', '.join(bound)} {'is' if len(bound) == 1 else 'are'}")
+    shown.note(f"In a loop ({LOOP_TIMED}, {loop.get('rounds', '?')} interleaved rounds), speed-up "
+               f"over {baseline}: {readings}."
+               + (f" Why: {which} launch-bound (host launch above device time), so a loop runs "
+                  "at the host's pace." if bound else ""))
     shown.recorded = _where(record)
     return shown
 
@@ -983,12 +1059,12 @@ def chain_bytes(elements: int, slow: str, fast: str) -> dict[str, int]:
 def chain_table(comparison: bench.Comparison, moved: Mapping[str, int], stated: str) -> Table:
     """Per path: median time, speed-up over the baseline (its time / the path's, per round) and
     its spread, bytes moved, GB/s and share of the copy ceiling; the stated speed-up under it,
-    the harness's notes folded. The quiz above asks 'how many times faster', so the table gives
+    the harness's notes folded. The quiz above asks for the speed against eager's, so the table gives
     that direction (review 2026-12-03e item 12: a CPU's blocked path showed 'ratio 1.62x', a
     time ratio, where the quiz's key was 0.62x faster)."""
     shown = Table(f"silu((x + y) * z), {comparison.rounds} interleaved rounds",
-                  ["path", "median", "times faster", "spread", "moves", "GB/s", "of the copy ceiling"],
-                  units={"median": "s", "times faster": "x", "moves": "B", "of the copy ceiling": "%"})
+                  ["path", "median", "speed-up", "spread", "moves", "GB/s", "of the copy ceiling"],
+                  units={"median": "s", "speed-up": "x", "moves": "B", "of the copy ceiling": "%"})
     for label, variant in comparison.variants.items():
         shown.add(label, variant.timing.median_s, 1 / variant.ratio,
                   f"{1 / variant.ratio_q75:.2f}-{1 / variant.ratio_q25:.2f}", moved[label],
@@ -1055,15 +1131,52 @@ def scaler_form(on_gpu: bool) -> str:
 # ---------------------------------------------------------------------------- what to remember
 
 
-def launch_line(on_gpu: bool, c18: Mapping | None, sweep: launch_overhead.LaunchSweep) -> str:
-    """The launch takeaway: the graph's cut on a GPU; the CPU's own cost per tiny op elsewhere."""
-    if on_gpu and c18 is not None:
-        ratio, _, eager_gap, _ = seed_contrast(c18)
-        return (f"a CUDA Graph cut the GPU's wait between kernels from {eager_gap:.2f} us (eager, late "
-                f"in this process: C18's table) to {c18['graph_launch_gap_us']:.2f} us, {ratio:.0f}x "
-                f"({c18['graph_per_node_us']:.2f} us per node with the kernel's run)")
-    return (f"{sweep.fits['eager (CPU ops)'].per_item_us:.1f} us of Python and dispatcher per tiny op "
-            "here; a CUDA Graph removes it on a GPU")
+def launch_line(on_gpu: bool, c18: Mapping | None, sweep: launch_overhead.LaunchSweep,
+                gpu_name: str | None = None, record: Mapping | None = None) -> str:
+    """The launch takeaway: the graph's cut on a GPU; the CPU's own cost per tiny op elsewhere.
+
+    On a GPU it leads with the fresh processes' range (reproduce.py's C18 spread, read from
+    results/reproduce/FRESH_RECORD, never typed; `record` replaces the file in tests) where
+    that record is of this GPU (`gpu_name`), then this process's figures, measured late in it
+    after the chapter's profiled and compiled work (review 2026-12-04i item 13: the takeaway
+    led with 7.34 us and 29x where three fresh processes read 5.87-5.93 us and 22.9-23.2x)."""
+    if not (on_gpu and c18 is not None):
+        return (f"{sweep.fits['eager (CPU ops)'].per_item_us:.1f} us of Python and dispatcher per tiny op "
+                "here; a CUDA Graph removes it on a GPU")
+    ratio, _, eager_gap, _ = seed_contrast(c18)
+    here = (f"{eager_gap:.2f} us (eager) to {c18['graph_launch_gap_us']:.2f} us, {ratio:.0f}x "
+            f"({c18['graph_per_node_us']:.2f} us per node with the kernel's run)")
+    fresh = fresh_launch_range(gpu_name, record)
+    if fresh is None:
+        return f"a CUDA Graph cut the GPU's wait between kernels from {here}, late in this process"
+    runs, eager, graph, contrast = fresh
+    return (f"a CUDA Graph cut the GPU's wait between kernels from {eager} us (eager) to {graph} us, "
+            f"{contrast}x, in {runs} fresh processes (reproduce.py); late in this process, after "
+            f"its profiled and compiled work: from {here}")
+
+
+def fresh_launch_range(gpu_name: str | None, record: Mapping | None = None) -> tuple[object, ...] | None:
+    """(runs, eager gap, graph gap, contrast) as ranges ('5.87-5.93') from reproduce's C18
+    spread, or None: no record, figures missing, or a record of another GPU than `gpu_name`
+    (its range would say nothing of this one)."""
+    if record is None:
+        try:
+            record = json.loads((results.repository_results_dir() / "reproduce" / FRESH_RECORD).read_text())
+        except (OSError, ValueError):
+            return None
+    recorded_gpu = (record.get("fingerprint") or {}).get("gpu_name")
+    if gpu_name is None or recorded_gpu != gpu_name:
+        return None
+    spread = ((record.get("claims") or {}).get("C18") or {}).get("spread") or {}
+    keys = ("eager gap, slope minus kernel (us)", "graph launch gap (us)", "eager gap / graph gap")
+    if not all(k in spread for k in keys):
+        return None
+
+    def span(key: str, digits: int) -> str:
+        low, high = f"{spread[key]['min']:.{digits}f}", f"{spread[key]['max']:.{digits}f}"
+        return low if low == high else f"{low}-{high}"
+
+    return record.get("runs", "?"), span(keys[0], 2), span(keys[1], 2), span(keys[2], 1)
 
 
 def chain_line(moved: Mapping[str, int], comparison: bench.Comparison, spread: Sequence[float],

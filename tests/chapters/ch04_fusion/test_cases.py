@@ -175,10 +175,10 @@ def test_a_launch_bound_comparison_is_read_at_the_loops_pace():
     # review 2026-12-03g item 8: under the chain quiz ('how many times faster') the recorded
     # table reads in the quiz's direction, as the local chain table does, not as a time ratio
     chain = cases.comparison_table(fast, "chain", faster=True)
-    assert "ratio" not in chain.columns and [round(v, 2) for v in chain.column("times faster")] == [1.0, 2.04]
+    assert "ratio" not in chain.columns and [round(v, 2) for v in chain.column("speed-up")] == [1.0, 2.04]
     speed = cases.comparison_table(h200, "reduce-overhead", faster=True)
-    assert [round(v, 2) for v in speed.column("loop times faster")] == [1.0, 0.76, 2.68]
-    assert [round(v, 2) for v in speed.column("device times faster")] == [1.0, 1.11, 1.03]
+    assert [round(v, 2) for v in speed.column("loop speed-up")] == [1.0, 0.76, 2.68]
+    assert [round(v, 2) for v in speed.column("device speed-up")] == [1.0, 1.11, 1.03]
     assert any("Launch-bound (host launch above device time): eager, compiled, reduce-overhead." in n
                for n in speed.notes)
 
@@ -206,19 +206,78 @@ def test_in_a_loop_is_read_from_the_timed_loop_not_the_computed_pace():
     shown = cases.comparison_table({"comparison": comparison, "loop": loop}, "reduce-overhead")
     assert shown.column("loop, timed") == [200e-6, 201e-6, 110e-6] and "loop pace" not in shown.columns
     note = next(n for n in shown.notes if n.startswith("In a loop"))
-    assert note.startswith(f"In a loop ({cases.LOOP_TIMED}, 5 interleaved rounds): ")
-    assert "compiled: 1.00x (rounds 0.97-1.04): no measurable difference" in note  # not "1.15x slower"
-    assert "reduce-overhead 1.82x (rounds 1.79-1.85) faster" in note
-    assert f"({cases.LOOP_PACE}: eager 193 us, compiled 221 us, reduce-overhead 101 us)" in note  # the why
+    assert note.startswith(f"In a loop ({cases.LOOP_TIMED}, 5 interleaved rounds), speed-up over eager: ")
+    assert "compiled: 1.00x (rounds 0.96-1.03): no measurable difference" in note  # not "1.15x slower"
+    assert "reduce-overhead 1.82x (rounds 1.79-1.85)" in note
+    # review 2026-12-04i item 7: the why names the clocks, with no computed pace beside the timed loop
+    assert "every row is launch-bound (host launch above device time)" in note
+    assert cases.LOOP_PACE not in note and "193 us" not in note
     # a flag on the loop's own timings that could carry the ratio across 1x holds the reading back
     noisy = {**loop, "flags": [{"timing": "reduce-overhead", "why": "noisy: IQR 90% of the median",
                                 "spread": 0.9}]}
     held = next(n for n in cases.comparison_table({"comparison": comparison, "loop": noisy}, "ro").notes
                 if n.startswith("In a loop"))
-    assert "reduce-overhead: no ratio to state" in held and "1.82x (rounds 1.79-1.85) faster" not in held
-    speed = cases.comparison_table({"comparison": comparison, "loop": loop}, "ro", faster=True)
-    assert [round(v, 2) for v in speed.column("loop times faster")] == [1.0, 1.0, 1.82]
-    assert speed.column("loop spread")[2] == "1.79-1.85"
+    assert "reduce-overhead 1.82x (rounds 1.79-1.85), not stated: reduce-overhead's timing is flagged" in held
+    assert "could be off by ±90.0%" in held
+    # one convention whatever `faster` says: the table's speed-ups are the sentence's
+    for speed in (shown, cases.comparison_table({"comparison": comparison, "loop": loop}, "ro", faster=True)):
+        assert [round(v, 2) for v in speed.column("loop speed-up")] == [1.0, 1.0, 1.82]
+        assert speed.column("loop spread")[2] == "1.79-1.85" and "loop ratio" not in speed.columns
+
+
+def test_a_held_back_loop_names_its_flag_inline():
+    """Review 2026-12-04i item 8: the H200's reduce-overhead note read 'compiled: no ratio to
+    state: 1.10x (rounds 1.08-1.12) (noise: the trust rule's reason folded)' and a table of time
+    ratios beside a sentence of speed-ups. Now the vetoing flag is named inline (which timing, by
+    how much it could be off, the margin it beats) and both read as speed-ups over eager."""
+    def row(variant, device_s, host_s, ratio):
+        return {"variant": variant, "median_s": device_s, "ratio": ratio, "host_s": host_s,
+                "launch_bound": host_s > device_s}
+    comparison = [row("eager", 29.4e-6, 212e-6, 1.0), row("compiled", 26.1e-6, 255e-6, 0.888),
+                  row("reduce-overhead", 28.1e-6, 117e-6, 0.955)]
+    loop = {"rows": _loop_rows({"eager": 224e-6, "compiled": 246e-6, "reduce-overhead": 113.4e-6},
+                               {"compiled": (1.0798, 1.1155), "reduce-overhead": (0.4919, 0.5139)}),
+            "baseline": "eager", "rounds": 5, "clock": cases.LOOP_TIMED,
+            "flags": [{"timing": "eager", "why": "noisy: IQR 18% of the median; its per-round medians "
+                       "spread 8.3%", "spread": 0.0831},
+                      {"timing": "reduce-overhead", "why": "noisy: IQR 16% of the median", "spread": 0.068}]}
+    shown = cases.comparison_table({"comparison": comparison, "loop": loop}, "small MLP")
+    note = next(n for n in shown.notes if n.startswith("In a loop"))
+    assert ("compiled 0.91x (rounds 0.90-0.93), not stated: eager's timing is flagged (noisy: IQR 18% "
+            "of the median) and could be off by ±8.3%, more than the rounds' 8.0% from 1x") in note
+    assert "reduce-overhead 1.98x (rounds 1.95-2.03)" in note  # its flags are smaller than its margin
+    assert "folded" not in note and "faster" not in note and "slower" not in note
+    assert [round(v, 2) for v in shown.column("loop speed-up")] == [1.0, 0.91, 1.98]
+    assert [round(v, 2) for v in shown.column("device speed-up")] == [1.0, 1.13, 1.05]
+    # a flag too small to reach the margin holds nothing back, and says nothing
+    assert cases.held_back_by([{"timing": "eager", "why": "noisy", "spread": 0.05}], 0.91, (0.90, 0.93)) == ""
+    assert "its size not recorded" in cases.held_back_by([{"timing": "eager", "why": "noisy"}], 0.91, (0.90, 0.93))
+
+
+def test_the_recompile_table_states_its_lesson_from_its_rows():
+    """Review 2026-12-04i item 11: the table showed the fused kernel ~3x shorter on the GPU and
+    the compiled step slower by wall time at every shape, and no line said so."""
+    def row(n, new, step, eager, step_dev=None, eager_dev=None, step_host=None, eager_host=None):
+        return {"elements": n, "new_graph": new, "first_call_s": 0.4, "step_s": step, "eager_s": eager,
+                "step_device_s": step_dev, "eager_device_s": eager_dev, "step_host_s": step_host,
+                "eager_host_s": eager_host}
+    gpu = [row(1024, True, 45.9e-6, 34.2e-6, 1.15e-6, 3.55e-6, 45.2e-6, 33.3e-6),
+           row(8192, True, 46.4e-6, 24.4e-6, 1.47e-6, 4.0e-6, 45.9e-6, 24.0e-6),
+           row(9216, False, 60.1e-6, 22.4e-6, 3.89e-6, 3.84e-6, 59.2e-6, 22.2e-6)]
+    lesson = cases.recompile_lesson(gpu)
+    assert lesson == ("Here the fused kernel ran 2.7-3.1x shorter on the GPU than eager's kernels (the "
+                      "shapes compiled), but guards and the wrapper cost more host time than eager's "
+                      "launches: the compiled step lost to eager at every shape, before and after the "
+                      "limit (1.3-2.7x eager's wall time).")
+    assert lesson in cases.recompile_table({"backend": "inductor", "limit": 1, "host_from": cases.HOST_FROM_LOOP,
+                                            "rows": gpu}).notes
+    won = [row(1024, True, 10e-6, 30e-6, 1e-6, 3e-6, 9e-6, 29e-6)]
+    assert cases.recompile_lesson(won).endswith("; the compiled step beat eager at every shape (0.3x eager's wall time).")
+    cpu = [row(1024, True, 45.9e-6, 6.97e-6), row(2048, False, 59e-6, 21.9e-6)]
+    assert cases.recompile_lesson(cpu) == ("Here the compiled step lost to eager at every shape, before "
+                                           "and after the limit (2.7-6.6x eager's wall time).")
+    mixed = [row(1024, True, 5e-6, 6e-6), row(2048, True, 7e-6, 6e-6)]
+    assert "beat eager at 1 of 2 shapes" in cases.recompile_lesson(mixed) and cases.recompile_lesson([]) == ""
 
 
 def test_the_reduce_overhead_payload_times_its_loop():
@@ -288,12 +347,36 @@ def test_the_launch_takeaway_and_the_cpu_trace():
     line = cases.launch_line(True, {"eager_per_launch_us": 7.0, "graph_launch_gap_us": 0.3,
                                     "graph_per_node_us": 1.2, "graph_kernel_us": 1.0}, sweep)
     assert "wait between kernels from 6.00 us" in line and "0.30 us, 20x" in line
+    assert line.endswith("late in this process")  # no fresh-process record of this GPU named
     shown = cases.sweep_table(sweep, False)
     assert shown.column("way") == list(sweep.fits) and "No GPU here" in shown.notes[0]
     assert shown.column("per kernel") == [fit.per_item_s for fit in sweep.fits.values()]
     assert "kernels per call" in shown.folded[0][1]
     traces = cases.launch_traces(torch.device("cpu"), count=4)
     assert list(traces) == ["eager"] and cases.summaries(traces).folded
+
+
+def test_the_launch_takeaway_leads_with_the_fresh_processes():
+    """Review 2026-12-04i item 13: the takeaway led with 7.34 us and 29x, measured late in the
+    process, where reproduce's three fresh processes read 5.87-5.93 us and 22.9-23.2x. It leads
+    with the record's range (read, never typed) where the record is of this GPU."""
+    ev = {"eager_per_launch_us": 8.38, "graph_launch_gap_us": 0.256, "graph_per_node_us": 1.46,
+          "graph_kernel_us": 1.05}
+    record = {"runs": 3, "fingerprint": {"gpu_name": "NVIDIA H200"}, "claims": {"C18": {"spread": {
+        "eager gap, slope minus kernel (us)": {"min": 5.867, "max": 5.933},
+        "graph launch gap (us)": {"min": 0.25605, "max": 0.25620},
+        "eager gap / graph gap": {"min": 22.913, "max": 23.171}}}}}
+    line = cases.launch_line(True, ev, None, "NVIDIA H200", record)
+    assert line.startswith("a CUDA Graph cut the GPU's wait between kernels from 5.87-5.93 us (eager) "
+                           "to 0.26 us, 22.9-23.2x, in 3 fresh processes (reproduce.py); late in this process")
+    assert line.endswith("from 7.33 us (eager) to 0.26 us, 29x (1.46 us per node with the kernel's run)")
+    other = cases.launch_line(True, ev, None, "NVIDIA A100", record)  # another GPU's range says nothing here
+    assert "fresh processes" not in other and other.startswith("a CUDA Graph cut the GPU's wait between kernels from 7.33 us")
+    on_file = ROOT / "results" / "reproduce" / cases.FRESH_RECORD
+    if on_file.exists():
+        spread = json.loads(on_file.read_text())["claims"]["C18"]["spread"]["eager gap, slope minus kernel (us)"]
+        gpu = json.loads(on_file.read_text())["fingerprint"]["gpu_name"]
+        assert f"from {spread['min']:.2f}-{spread['max']:.2f} us (eager)" in cases.launch_line(True, ev, None, gpu)
 
 
 def _kernels_at(starts, durations):
@@ -434,7 +517,7 @@ def test_the_chain_table_gives_the_quizs_direction_times_faster():
     ratio (1.62x for a path 0.62x as fast). Now it shows the speed-up and its spread."""
     found = _chain_comparison(1.62, 1.5, 1.8)
     shown = cases.chain_table(found, {"eager": 8, "fused": 4}, "0.62x")
-    assert shown.column("times faster") == [pytest.approx(1.0), pytest.approx(1 / 1.62)]
+    assert shown.column("speed-up") == [pytest.approx(1.0), pytest.approx(1 / 1.62)]
     assert shown.column("spread")[1] == f"{1 / 1.8:.2f}-{1 / 1.5:.2f}" and "ratio" not in shown.columns
 
 
