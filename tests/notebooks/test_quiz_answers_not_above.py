@@ -74,8 +74,8 @@ KEYS: dict[str, dict[str, list[str]]] = {
     },
     "03_memory_layouts": {
         "quiz_propagation": ["the first that does not:", "return channels_last (counting"],
-        "quiz_c22": ["[pixels, channels] @ weight from NHWC", "cannot fold into pixels",
-                     "permute(0, 2, 3, 1) is contiguous", "a.permute(0, 2, 3, 1)"],
+        # which convolution launches a layout-conversion kernel (key: the NCHW one): its kernel's name
+        "quiz_c22": ["nchwToNhwcKernel", "NCHW-to-NHWC conversion", "the opposite of the seed's"],
         "quiz_c7": ["NHWC/NCHW", "ResNet-50, NCHW against NHWC"],
     },
     "04_fusion": {
