@@ -33,20 +33,28 @@ MAX_PREFETCH = 4  # the knob sweep's larger prefetch factor
 # Hard wall-time limits (seconds) of the two sweeps. Their cost on the H200 is computed, not
 # typed: cost_model.fit() reads each setting's start-up and step from the recorded reproduce
 # runs (results/reproduce), and cost_model.current_designs() prices this source's plan:
-# about 22 s for the worker sweep (0, 2, 4, 8, 12 workers, three rounds) and about 49 s for
-# the knob sweep (the four rows of the ladder, KNOB_ROUNDS rounds of 1.75-queue windows, a
-# batch per worker of warm-up), 8.2 s a round. The knob budget's share of a round (70 / 6 =
-# 11.7 s) cuts a row only on a host ~40% slower than the H200, so every run measures the same
-# knobs and reproduce.py can compare their calls; on a 2-core CPU both sweeps take a few
-# seconds. On a GPU each knob window spans KNOB_GPU_WINDOW_QUEUES queues of the baseline (28
-# steps at 8 workers, prefetch 2), to lower the per-round noise of the ratios; a CPU keeps one
-# queue. 1.75, not 2 (32 steps): the ladder's + pin row costs 2.6 s more than the uint8 row
-# it replaced and prepare's fresh-batch step timing 0.6 s more than the private one, and
-# the shorter windows pay for both (-3.8 s; cost_model); the per-round noise grows by
-# sqrt(32 / 28), about 7%.
+# about 15 s for the worker sweep (0, 2, 4, 8, 12 workers, WORKER_GPU_ROUNDS rounds on a GPU)
+# and about 35 s for the knob sweep (the four rows of the ladder, KNOB_ROUNDS rounds of
+# one-queue windows, a batch per worker of warm-up), 5.9 s a round. The knob budget's share of
+# a round (70 / 6 = 11.7 s) cuts a row only on a host about twice as slow as the H200, so every
+# run measures the same knobs and reproduce.py can compare their calls; on a 2-core CPU both
+# sweeps take a few seconds.
+# Review 2026-12-04i item 10: the chapter ran 126 s on the H200 (limit 120), its knob sweep
+# 55.6 s and its worker sweep 24.7 s. What the cut costs in spread: a GPU knob window now spans
+# KNOB_GPU_WINDOW_QUEUES = 1 queue of the baseline (16 steps at 8 workers, prefetch 2) against
+# 1.75 (28): -14 s, and the per-round noise grows by sqrt(28 / 16) = 1.32x, so the intervals
+# are about 32% wider (the rounds and the rule stay). The four recorded H200 runs' round
+# ratios (the 2026-12-04 page and the three reproduce runs), their spread widened by 1.32x:
+# 11 of the 12 knob calls stay as they were, one (+ pin, 1.19x [1.03, 1.38] in a reproduce
+# run) becomes not resolved ([0.98, 1.44]); the A/A stays not resolved in all four. The
+# worker sweep runs WORKER_GPU_ROUNDS = 2 rounds on a GPU against 3 (-7.4 s): each count's
+# pooled throughput averages two windows, its noise sqrt(3 / 2) = 1.22x, its spread a pair's
+# range; the three pairs of the 2026-12-04 H200 windows each give the same knee (8). A CPU
+# keeps three rounds and one-queue knob windows (a round costs a fraction of a second there).
 WORKER_SWEEP_BUDGET_S = 45.0
 KNOB_SWEEP_BUDGET_S = 70.0
-KNOB_GPU_WINDOW_QUEUES = 1.75
+KNOB_GPU_WINDOW_QUEUES = 1.0
+WORKER_GPU_ROUNDS = 2  # the worker sweep's rounds on a GPU (a CPU: loader_sweep.WINDOWS)
 # The knob rule (knob_ratio): per round, the knob's throughput over the baseline's (both in
 # that round, so drift that hits both cancels); over the rounds, the geometric mean of those
 # ratios and its Student-t 95% interval (on the log ratios, rounds - 1 degrees of freedom).
@@ -203,11 +211,18 @@ def worker_sweep(bench: Bench, on_progress: Callable[[int, int, str], None] | No
     result = loader_sweep.sweep(bench.data, loader_sweep.grid(sorted(bench.worker_counts),
                                                               plan.batch_size),
                                 bench.step, steps=plan.steps, warmup_steps=plan.warmup_steps,
-                                on_progress=on_progress, budget_s=budget_s, rotate=True)
+                                on_progress=on_progress, budget_s=budget_s, rotate=True,
+                                windows=worker_rounds(bench.step.device.type == "cuda"))
     knee = loader_sweep.knee_of(result, cores=plan.cores, batch_size=plan.batch_size,
                                 sample_cost_s=bench.sample_cost.median_s,
                                 compute_s=bench.step_s)
     return Found(result, knee)
+
+
+def worker_rounds(on_gpu: bool) -> int:
+    """Rounds of the worker sweep: WORKER_GPU_ROUNDS on a GPU (its rounds cost seconds: review
+    2026-12-04i item 10), loader_sweep.WINDOWS on a CPU."""
+    return WORKER_GPU_ROUNDS if on_gpu else loader_sweep.WINDOWS
 
 
 def knee_candidates(spreads: dict[int, tuple[float, float]],
@@ -251,14 +266,18 @@ def knee_key(found: Found) -> Key | int:
 
 
 def plateau(bench: Bench, found: Found, gpu_idle_share: float | None = None,
-            launch_gap_us: float | None = None, loaded: bool = True) -> loader_sweep.Plateau:
+            launch_gap_us: float | None = None, loaded: bool = True,
+            kernels_per_step: float | None = None,
+            gpu_busy_step_s: float | None = None) -> loader_sweep.Plateau:
     """The worker sweep's plateau against the arithmetic: batch / (step + wait). With loaded
     (and a ready batch), the step is timed here on one batch while the plateau's first count
     of workers decodes beside it (fresh_step.ready_beside_decoders: wall and main-thread CPU
     time), apart from the sweep's runs, so the arithmetic predicts (review 2026-12-03h item
     1); else the sweep's own step (a consistency check). The step timed apart on fresh
     batches is split into its measured parts where they agree within their IQRs
-    (gpu_idle_share and launch_gap_us: a timeline's)."""
+    (gpu_idle_share, launch_gap_us, kernels_per_step and gpu_busy_step_s: a timeline's of the
+    step at the knee; workers_needed: the knee's arithmetic, which names the cores the bound
+    where it asks for more workers than there are spare cores)."""
     copy, fresh, private = bench.copy_alone, bench.step_as_swept, bench.private_step
     found_plateau = loader_sweep.plateau_of(found.sweep, found.knee, bench.step_s, bench.compute.median_s,
                                             gpu_idle_share, copy_alone_s=copy.median_s if copy else None,
@@ -272,6 +291,8 @@ def plateau(bench: Bench, found: Found, gpu_idle_share: float | None = None,
                                             "private": private.iqr_s if private else None,
                                             "ready": bench.compute.iqr_s,
                                             "copy": copy.iqr_s if copy else None})
+    found_plateau = replace(found_plateau, workers_needed=found.knee.workers_needed, cores=bench.plan.cores,
+                            kernels_per_step=kernels_per_step, gpu_busy_step_s=gpu_busy_step_s)
     decoding = [c for c in found_plateau.counts if c > 0]
     if not loaded or bench.ready is None or not decoding:  # no workers on the plateau: none to time beside
         return found_plateau
@@ -283,7 +304,7 @@ def plateau(bench: Bench, found: Found, gpu_idle_share: float | None = None,
     return replace(found_plateau, loaded_workers=workers, loaded_step_s=beside.median_s,
                    loaded_cpu_s=beside.cpu_s, loaded_alone_s=beside.alone_median_s,
                    loaded_alone_cpu_s=beside.alone_cpu_median_s, batch_load_s=bench.batch_load_s,
-                   cores=bench.plan.cores)
+                   loaded_times_s=tuple(beside.beside_s), loaded_alone_times_s=tuple(beside.alone_s))
 
 
 def knob_settings(workers: int, batch_size: int, on_gpu: bool) -> list[loader_sweep.Setting]:
@@ -365,7 +386,7 @@ def knob_sweep(bench: Bench, workers: int,
 
 def knob_window_steps(baseline: loader_sweep.Setting, steps: int, on_gpu: bool) -> int:
     """Steps of each knob window (a minimum every row of the sweep is timed over): on a GPU
-    KNOB_GPU_WINDOW_QUEUES of the baseline's queues (workers x prefetch, rounded up; 28 at 8
+    KNOB_GPU_WINDOW_QUEUES of the baseline's queues (workers x prefetch, rounded up; 16 at 8
     workers, prefetch 2), so the windows are one length for every row and each ratio averages
     over more queue refills; on a CPU the plan's steps (measure() raises them to the queue).
     The datasets prepare() builds hold such a round: a queue of warm-up and two of window at

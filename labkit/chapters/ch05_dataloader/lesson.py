@@ -34,6 +34,7 @@ from labkit.chapters.ch05_dataloader import (
     loader_data,
     loader_plots,
     loader_sweep,
+    reproduce,
     shm,
 )
 from labkit.core import results
@@ -203,13 +204,22 @@ class Lesson:
         at_knee = loader_sweep.Setting(num_workers=self.knee.workers, batch_size=self.plan.batch_size)
         trace = timeline.from_profiler(loader_sweep.profile_steps(self.data, at_knee, self.step, steps=3))
         figures = timeline.summary(trace).figures()
-        self.plateau = knee_experiment.plateau(self.bench, self.found, gpu_idle_share=figures["gpu_idle_share"],
-                                               launch_gap_us=figures["launch_gap_mean_us"])
+        profiled = 3  # the steps profiled above: the kernels and GPU busy time of one
+        busy = figures.get("gpu_busy_share")
+        self.plateau = knee_experiment.plateau(
+            self.bench, self.found, gpu_idle_share=figures["gpu_idle_share"],
+            launch_gap_us=figures["launch_gap_mean_us"],
+            kernels_per_step=(figures["kernels"] / profiled if self.on_gpu and figures.get("kernels") else None),
+            gpu_busy_step_s=(busy * figures["window_us"] * 1e-6 / profiled
+                             if self.on_gpu and busy is not None and figures.get("window_us") else None))
         self.chapter.record("plateau", self.plateau.as_dict())
         out = Lines([self.plateau.explanation()])
         old = self.chapter.recorded("plateau")
         if old and not self.on_gpu:
             out.append(recorded_plateau(old))
+        # what the reference's reproduce record reproduced, and on which sources' date (review
+        # 2026-12-04i item 1: a record older than this prediction must not read as its check)
+        out.append(reproduce.reference_scope())
         return out
 
     # --- the other knobs ------------------------------------------------------------------
@@ -334,18 +344,23 @@ class Lesson:
         """Whether the arithmetic's workers fit this machine's spare cores (and the reference's)."""
         spare = max(self.plan.cores - 1, 1)
         needed = self.knee.workers_needed
-        # the plateau's bound where it says the cores are short (review 2026-12-03h item 3: the
-        # page must not call the cores sufficient while its bound names them)
+        # the plateau's bound where it names the cores or the host's side (review 2026-12-03h
+        # item 3, 2026-12-04i items 2 and 3: one bound, the same in the plateau and here)
         plateau = getattr(self, "plateau", None)
-        short = plateau is not None and plateau.bound_name in (
-            "the cores", "the main thread's core, shared with the decoders")
-        out = Lines([
-            f"this machine: the arithmetic asks for {needed:.1f} workers, {spare} core(s) are spare: "
-            + ((f"enough for the workers, but the plateau is bound by {plateau.bound_name} (above): "
-                "the decode has to move or get cheaper." if short else
-                "the cores suffice; tune the loader.") if needed <= spare else
-               f"{needed / spare:.1f}x more than there are: the decode has to move (GPU decoding, "
-               "DALI) or get cheaper (uint8, smaller crops).")])
+        name = plateau.bound_name if plateau is not None else ""
+        if needed > spare:
+            said = (f"{needed / spare:.1f}x more than there are: the cores bound it (the decode), "
+                    "which has to move (GPU decoding, DALI) or get cheaper (uint8, smaller crops).")
+        elif name in ("the cores", "the main thread's core, shared with the decoders"):
+            said = (f"enough for the workers, but the plateau is bound by {name} (above): the "
+                    "decode has to move or get cheaper.")
+        elif name in ("host-bound launches", "the main thread's work"):
+            said = (f"enough for the workers; the plateau is bound by {name} (above), which more "
+                    "workers do not lift.")
+        else:
+            said = "the cores suffice; tune the loader."
+        out = Lines([f"this machine: the arithmetic asks for {needed:.1f} workers, {spare} core(s) "
+                     f"are spare: {said}"])
         old = self.chapter.recorded("knee")
         if old and not self.on_gpu:
             out.append(f"recorded on {_ref()}: the arithmetic asked for "
@@ -837,19 +852,35 @@ def plateau_takeaway(plateau: loader_sweep.Plateau, pin_row: Mapping | None = No
                      control_ok: bool = True) -> str:
     """The plateau's line of the takeaways in one sentence (review 2026-12-03h item 8: it was
     ~100 words copied from the plateau cell): measured against predicted with the band, the
-    bound, and the gain pin_memory should give by moving the hand-over (the wait) off the main
-    thread, beside the gain the knob ladder measured (`pin_row`, its '+ pin' row; none on a
-    CPU, and none that stands when the A/A control failed)."""
+    bound, and the gain pin_memory should give from both its parts (Plateau.pin_gain_range:
+    the wait off the main thread, the pageable copy made pinned; on a GPU only), beside the gain
+    the knob ladder measured (`pin_row`, its '+ pin' row; none that stands when the A/A control
+    failed). Neither arithmetic within its band: 'not predicted this run'."""
     if not plateau.loaded_step_s:
         return _old_plateau_takeaway(plateau)
-    measured = ("not measured here (no GPU)" if pin_row is None else
+    if plateau.agrees:
+        head = (f"The plateau, {plateau.measured:.0f} samples/s, is predicted by batch / (the step "
+                f"{plateau.step_used} + the wait) = {plateau.predicted:.0f} "
+                f"({plateau.measured / plateau.predicted:.2f}x, within {plateau.tolerance:.0%})")
+    elif plateau.cores_agrees:
+        head = (f"The plateau, {plateau.measured:.0f} samples/s, is predicted by the cores' arithmetic "
+                f"({plateau.measured / plateau.cores_ceiling:.2f}x of it)")  # type: ignore[operator]
+    else:  # review 2026-12-04i item 3: neither arithmetic within its band
+        ceiling = (f", the cores' {plateau.measured / plateau.cores_ceiling:.2f}x"
+                   if plateau.cores_ceiling else "")
+        head = (f"The plateau, {plateau.measured:.0f} samples/s, was not predicted this run (step + "
+                f"wait: {plateau.measured / plateau.predicted:.2f}x{ceiling})")
+    text = f"{head} and is bound by {plateau.bound_name}"
+    pin = plateau.pin_gain_range
+    if pin is None:  # no GPU, or no copy timed: no pin_memory prediction (review 2026-12-04i item 3)
+        return text + "."
+    measured = ("not measured" if pin_row is None else
                 CONTROL_FAILED.split(":")[0] if not control_ok else f"measured {against_text(pin_row)}")
-    return (f"The plateau, {plateau.measured:.0f} samples/s, is predicted by batch / (the step "
-            f"{plateau.step_used} + the wait) = {plateau.predicted:.0f} "
-            f"({plateau.measured / plateau.predicted:.2f}x, {'within' if plateau.agrees else 'outside'} "
-            f"{plateau.tolerance:.0%}) and bound by {plateau.bound_name}; pin_memory takes the "
-            f"{plateau.wait_s * 1e3:.1f} ms hand-over off the main thread: predicted "
-            f"{plateau.pin_gain_predicted:.2f}x, {measured}.")
+    # review 2026-12-04i item 7: both of pinning's parts, the wait and the pageable copy
+    return (f"{text}; pin_memory takes the {plateau.wait_s * 1e3:.1f} ms hand-over off the main "
+            f"thread and makes the {plateau.copy_alone_s * 1e3:.1f} ms pageable copy a pinned one: "  # type: ignore[operator]
+            f"predicted {pin[0]:.2f}x (the wait alone) to {pin[1]:.2f}x (and the whole copy), "
+            f"{measured}.")
 
 
 def _old_plateau_takeaway(plateau: loader_sweep.Plateau) -> str:

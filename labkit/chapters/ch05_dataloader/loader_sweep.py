@@ -500,6 +500,12 @@ class Sweep:
             f"{r.setting.label} {100 * r.spread_fraction:.0f}%" for r in noisy)
             + "; read differences within that spread.")
 
+    def __repr__(self) -> str:
+        """One short line: the notebook's text/plain beside the HTML table (review 2026-12-04i
+        item 8: the dataclass's repr was a 10,640-character 'Sweep(runs=[Run(...' dump)."""
+        rows = ", ".join(f"{r.setting.label} {r.samples_per_s:.0f}/s" for r in self.runs)
+        return f"Sweep of {len(self.runs)} setting(s), {self.rounds} round(s), samples/s: {rows}"
+
     def _repr_html_(self) -> str:
         head = ("<tr><th>setting</th><th>samples/s (windows: slowest to fastest)</th>"
                 "<th>waiting share</th><th>wait (median)</th><th>compute (median)</th>"
@@ -841,6 +847,14 @@ class Plateau:
     loaded_alone_cpu_s: float | None = None  # ... and the main thread's CPU
     batch_load_s: float | None = None  # one batch's decode on one core (the cores' arithmetic)
     cores: int | None = None  # this machine's cores (the cores' arithmetic)
+    # review 2026-12-04i items 2 and 3: the few timed steps themselves (their spread is printed),
+    # the workers the arithmetic asks for, and the knee's profiled steps (kernels and GPU busy
+    # time a step: what a host-bound step is bound by)
+    loaded_times_s: tuple[float, ...] = ()  # each step beside the decoders, wall
+    loaded_alone_times_s: tuple[float, ...] = ()  # each step alone, wall
+    workers_needed: float | None = None  # batch x sample cost / step (Knee.workers_needed)
+    kernels_per_step: float | None = None  # the profiled steps' kernels, a step
+    gpu_busy_step_s: float | None = None  # the profiled steps' GPU busy time, a step
 
     @classmethod
     def from_record(cls, record: Mapping) -> Plateau:
@@ -848,6 +862,8 @@ class Plateau:
         known = {f.name for f in dataclass_fields(cls)}
         values = {k: v for k, v in record.items() if k in known}
         values["counts"] = tuple(values.get("counts") or ())
+        for key in ("loaded_times_s", "loaded_alone_times_s"):
+            values[key] = tuple(values.get(key) or ())
         return cls(**values)
 
     @property
@@ -882,8 +898,47 @@ class Plateau:
     @property
     def pin_gain_predicted(self) -> float:
         """The gain pin_memory should give where it moves the hand-over (the wait) off the main
-        thread (its pin thread takes the batch from the workers): (step + wait) / step."""
+        thread (its pin thread takes the batch from the workers): (step + wait) / step. The
+        wait's part only: pin_gain_range adds the copy's."""
         return (self.step_used_s + self.wait_s) / self.step_used_s
+
+    @property
+    def pin_gain_range(self) -> tuple[float, float] | None:
+        """pin_memory's predicted gain from both its parts (review 2026-12-04i item 7): it takes
+        the wait off the main thread, and it turns the step's pageable copy (copy_alone_s,
+        inside the step the prediction uses) into a pinned one. A pinned copy's time lies
+        between none and the pageable one's, so the gain lies between (step + wait) / step
+        (the wait alone) and (step + wait) / (step - copy) (the wait and the whole copy).
+        None without a GPU (nothing to copy, nothing to pin) or without the copy timed."""
+        if not self.on_gpu or not self.copy_alone_s or self.copy_alone_s >= self.step_used_s:
+            return None
+        total = self.step_used_s + self.wait_s
+        return total / self.step_used_s, total / (self.step_used_s - self.copy_alone_s)
+
+    @property
+    def cores_short(self) -> bool:
+        """The arithmetic asks for more workers than the cores left once the main process has
+        one (review 2026-12-04i item 3): then the cores bound the plateau, the decode on them."""
+        return self.workers_needed is not None and self.cores is not None and \
+            self.workers_needed > max(self.cores - 1, 1)
+
+    @property
+    def cores_agrees(self) -> bool:
+        """The measured plateau within the band of the cores' ceiling (either side)."""
+        ceiling = self.cores_ceiling
+        return ceiling is not None and abs(self.measured / ceiling - 1) <= self.tolerance
+
+    @property
+    def predicted_this_run(self) -> bool:
+        """Either prediction (batch / (step + wait), or the cores' ceiling) within its band."""
+        return self.agrees or self.cores_agrees
+
+    @staticmethod
+    def _spread(times: Sequence[float]) -> str:
+        """' (6 steps, 40.2-44.0 ms)': how many steps a median rests on, fastest to slowest."""
+        if not times:
+            return ""
+        return f" ({len(times)} steps, {min(times) * 1e3:.1f}-{max(times) * 1e3:.1f} ms)"
 
     def loaded_text(self) -> str:
         """'the ready step alone 8.8 ms (CPU 8.1); beside 2 decoding workers 34.3 ms (CPU 11.7)'."""
@@ -893,9 +948,10 @@ class Plateau:
             return f" (main thread's CPU {v * 1e3:.1f})" if v is not None else ""
 
         what = "on a private batch, its copy inside," if self.on_gpu else "on a ready batch"
-        return (f"The step {what} alone: {(self.loaded_alone_s or 0) * 1e3:.1f} ms{cpu(self.loaded_alone_cpu_s)}; "
+        return (f"The step {what} alone: {(self.loaded_alone_s or 0) * 1e3:.1f} ms"
+                f"{self._spread(self.loaded_alone_times_s)}{cpu(self.loaded_alone_cpu_s)}; "
                 f"beside {self.loaded_workers} worker(s) decoding without pause: "
-                f"{self.loaded_step_s * 1e3:.1f} ms{cpu(self.loaded_cpu_s)}")
+                f"{self.loaded_step_s * 1e3:.1f} ms{self._spread(self.loaded_times_s)}{cpu(self.loaded_cpu_s)}")
 
     def cores_text(self) -> str:
         """The cores' arithmetic ('' where it does not apply)."""
@@ -999,16 +1055,14 @@ class Plateau:
         if self.wait_share > 0.5:
             return (f"the loader: waiting is {100 * self.wait_share:.0f}% of the plateau's wait + "
                     "step")
+        if self.cores_short:
+            return (f"the cores (the decode): the arithmetic asks for {self.workers_needed:.1f} "
+                    f"workers, {max((self.cores or 1) - 1, 1)} core(s) are spare")
         if self.cores_bound:
             return f"the cores: the decode and the step use them up ({self.cores_text()})"
-        if self.loaded_step_s and self.loaded_alone_s and \
-                self.loaded_step_s > (1 + self.tolerance) * self.loaded_alone_s:
-            off = self.loaded_step_s - (self.loaded_cpu_s or 0)
-            # on a GPU the thread's CPU clock also stops while it waits for the device
-            where = "off its CPU clock (descheduled or waiting for the GPU)" if self.on_gpu else "off its core"
-            return (f"the main thread's core, shared with the decoders: beside them the step "
-                    f"took {self.loaded_step_s / self.loaded_alone_s:.2f}x as long, {off * 1e3:.1f} ms "
-                    f"of it {where}")
+        beside = self._beside_bound()
+        if beside:
+            return beside
         if self.gpu_idle_share is None and self.on_gpu:
             return "the step itself (not profiled here: how long the GPU idles is not known)"
         if self.gpu_idle_share is None:
@@ -1023,6 +1077,40 @@ class Plateau:
                     f"steps{gap}{added}")
         return (f"the GPU's compute: it is busy {100 * (1 - self.gpu_idle_share):.0f}% of the "
                 "profiled steps")
+
+    def _beside_bound(self) -> str:
+        """The bound where the step ran slower beside the decoders beyond the band ('' where it
+        did not, or its CPU time was not measured), read from the two clocks (review
+        2026-12-04i item 2): time-slicing with the decoders shows as time off the main thread's
+        CPU clock, so the core is named shared only where the off-CPU time grew at least as
+        much as the CPU time did. Where the CPU time grew instead, the thread's own work ran
+        slower (the clock does not say why: a busy sibling core, memory bandwidth, or, on a
+        GPU, spinning in the synchronize); on a host-bound GPU step (its profiled GPU idles
+        over HOST_BOUND_IDLE) that work is the launches, named with the profile's kernels and
+        busy time a step."""
+        alone, loaded = self.loaded_alone_s, self.loaded_step_s
+        if not loaded or not alone or loaded <= (1 + self.tolerance) * alone \
+                or self.loaded_cpu_s is None or self.loaded_alone_cpu_s is None:
+            return ""
+        cpu_grew = self.loaded_cpu_s - self.loaded_alone_cpu_s
+        off_alone, off_loaded = alone - self.loaded_alone_cpu_s, loaded - self.loaded_cpu_s
+        off_grew = off_loaded - off_alone
+        clock = "off its CPU clock" if self.on_gpu else "off its core"
+        clocks = (f"its CPU time {self.loaded_alone_cpu_s * 1e3:.1f} -> {self.loaded_cpu_s * 1e3:.1f} ms, "
+                  f"{clock} {off_alone * 1e3:.1f} -> {off_loaded * 1e3:.1f} ms")
+        if off_grew >= cpu_grew and off_grew > 0:
+            return (f"the main thread's core, shared with the decoders: beside them the step took "
+                    f"{loaded / alone:.2f}x as long, {off_grew * 1e3:.1f} ms more of it {clock} "
+                    f"({clocks})")
+        slower = (f"{self.loaded_cpu_s / max(self.loaded_alone_cpu_s, 1e-9):.2f}x slower beside the "
+                  f"decoders ({clocks}: the growth is CPU time, not descheduling)")
+        if self.on_gpu and self.gpu_idle_share is not None and self.gpu_idle_share > HOST_BOUND_IDLE:
+            launches = (f"{self.kernels_per_step:.0f} kernels a step, " if self.kernels_per_step else "")
+            busy = (f"the GPU busy {self.gpu_busy_step_s * 1e3:.1f} of {loaded * 1e3:.1f} ms"
+                    if self.gpu_busy_step_s is not None else
+                    f"the GPU idle {100 * self.gpu_idle_share:.0f}% of the profiled steps")
+            return f"host-bound launches: {launches}{busy}; the main thread's work {slower}"
+        return f"the main thread's work: {slower}"
 
     @property
     def bound_name(self) -> str:
@@ -1100,11 +1188,16 @@ class Plateau:
             text += f". Inside the sweep a step took {self.swept_step_s * 1e3:.1f} ms"
         if self.cores_text() and not self.cores_bound:
             text += f". The cores allow {self.cores_text()}"
+        if not self.predicted_this_run:  # review 2026-12-04i item 3: neither within its band
+            text += ". Not predicted this run: " + (
+                "neither arithmetic lands within its band" if self.cores_ceiling else
+                "the arithmetic does not land within its band")
         return text + f". What bounds it: {self.bound}."
 
     def as_dict(self) -> dict:
         return {**asdict(self), "ceiling": self.ceiling, "predicted": self.predicted,
                 "cores_ceiling": self.cores_ceiling, "pin_gain_predicted": self.pin_gain_predicted,
+                "pin_gain_range": self.pin_gain_range, "predicted_this_run": self.predicted_this_run,
                 "agrees": self.agrees, "step_used": self.step_used, "step_used_s": self.step_used_s,
                 "predicted_apart": self.predicted_apart, "bound": self.bound,
                 "parts_s": self.parts(), "within_noise_s": self.within_noise(),

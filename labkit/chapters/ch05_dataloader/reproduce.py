@@ -9,7 +9,7 @@ and each knob's gain / no gain the same in every run (REPRODUCED_RULE, printed).
 benchmarks/reproduce.py calls it through measure_numbers() and summarise_numbers().
 
 Sized to fit a batch job: on a 16-core H200 host cost_model prices the worker sweep at about
-22 s and the knob sweep at about 49 s (six rounds of the four-row ladder, 1.75-queue windows; hard
+15 s (two rounds) and the knob sweep at about 38 s (six rounds of the four-row ladder, one-queue windows; hard
 budgets knee_experiment.WORKER_SWEEP_BUDGET_S and KNOB_SWEEP_BUDGET_S, 45 s and 70 s); with
 the start-up and the verdicts (~18 s in the record) and the preparation (~10 s) one full run
 is about 100 s and three about 5 minutes; --quick leaves the knob sweep out. Each run's knob calls follow one
@@ -22,7 +22,8 @@ from __future__ import annotations
 
 import logging
 import warnings
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from datetime import datetime
 
 import torch
 
@@ -187,6 +188,52 @@ def plateau_now(run: dict) -> dict | None:
 
 
 RECORDED = "recorded"  # summarise_numbers' default: read the reference's calls from results/
+# The sources whose plateau is predicted from the step timed beside decoding workers, with the
+# check against the reference page's calls (9579bb8, 2026-12-03 23:01 UTC). A reproduce record
+# from before ran older sources: their plateau was read inside the sweep (a consistency check),
+# and no reference check ran (review 2026-12-04i item 1).
+PLATEAU_PREDICTION_SINCE = "2026-12-03T23:01:18+00:00"
+
+
+def record_scope(record: Mapping | None, since: str = PLATEAU_PREDICTION_SINCE) -> str:
+    """What the reference's reproduce record of chapter 05 reproduced, and on which sources, in
+    one line (review 2026-12-04i item 1: the 2026-12-03 22:17 record predates the plateau's
+    prediction, so it must not read as reproducing it). `record`: the JSON that
+    benchmarks/reproduce.py 05 writes (results/reproduce/), or None."""
+    if not isinstance(record, Mapping) or not record.get("recorded_at"):
+        return "Reproduce: no dated reproduce record of this chapter on the reference."
+    at, since_at = datetime.fromisoformat(str(record["recorded_at"])), datetime.fromisoformat(since)
+    summary = record.get("numbers_summary") or {}
+    same, differ = [], []
+    for name, key in (("knee", "knee_agree"), ("knob calls", "knobs_agree")):
+        if key in summary:
+            (same if summary[key] else differ).append(name)
+    claims_seen = record.get("claims") or {}
+    if claims_seen:
+        agreed = sum(1 for v in claims_seen.values() if isinstance(v, Mapping) and v.get("agree"))
+        (same if agreed == len(claims_seen) else differ).append(f"verdicts ({agreed} of {len(claims_seen)})")
+    said = (f"{', '.join(same)} the same" if same else "") + (
+        f"{'; ' if same else ''}{', '.join(differ)} NOT the same" if differ else "")
+    head = f"Reproduce: the reference's {record.get('runs', '?')} runs of {at:%Y-%m-%d %H:%M} UTC"
+    if at < since_at:
+        return (f"{head} ran sources older than this prediction ({since_at:%Y-%m-%d %H:%M}): {said}; "
+                "their plateau was read inside the sweep, this prediction not yet reproduced.")
+    held = summary.get("plateau_held")
+    plateau = (f"; the plateau's prediction held in {held} of {summary.get('plateau_runs')}"
+               if held is not None else "")
+    return f"{head} ran this prediction's sources: {said}{plateau}."
+
+
+def reference_scope(machine: str = results.DEFAULT_REFERENCE) -> str:
+    """record_scope of the reference's record (results/reproduce/<machine>-05_dataloader.json),
+    or why there is none to read."""
+    from labkit.claims import reproduced
+
+    try:
+        record = reproduced.load_record(reproduced.record_path(machine, CHAPTER))
+    except reproduced.ReproduceRecordError as exc:
+        return f"Reproduce: the reference's record is unreadable ({exc})."
+    return record_scope(record)
 
 
 def reference_calls(machine: str = results.DEFAULT_REFERENCE) -> dict | None:

@@ -324,12 +324,15 @@ def test_a_failed_control_withholds_every_knob_call_and_the_plateau_takeaway_is_
     assert lesson.control_failed(failed) and not lesson.control_failed(held)
     assert not lesson.control_failed([base])  # no control measured: nothing to fail
     plateau = loader_sweep.Plateau(64, (8,), 1418.0, 0.0272, 0.0184, 0.0068, 0.66, swept_step_s=0.0388,
-                                   loaded_workers=8, loaded_step_s=0.0388, on_gpu=True)
+                                   loaded_workers=8, loaded_step_s=0.0388, on_gpu=True, copy_alone_s=0.0058)
     said = lesson.plateau_takeaway(plateau, held[2], control_ok=True)
     assert said.count(". ") == 0 and said.endswith(".")  # one sentence
-    assert "predicted 1.18x, measured 1.13x [1.04, 1.24]: a gain" in said
-    assert "predicted 1.18x, control failed." in lesson.plateau_takeaway(plateau, held[2], control_ok=False)
-    assert "not measured here (no GPU)" in lesson.plateau_takeaway(plateau, None)
+    # review 2026-12-04i item 7: both parts, the wait (45.6 / 38.8) and the whole copy (45.6 / 33.0)
+    assert "predicted 1.18x (the wait alone) to 1.38x (and the whole copy), measured 1.13x [1.04, 1.24]: a gain" in said
+    assert "to 1.38x (and the whole copy), control failed." in lesson.plateau_takeaway(plateau, held[2], control_ok=False)
+    # review 2026-12-04i item 3: no pin_memory prediction without a GPU
+    on_cpu = replace(plateau, on_gpu=False)
+    assert on_cpu.pin_gain_range is None and "pin_memory" not in lesson.plateau_takeaway(on_cpu, None)
 
     class Fake:
         knob_rows = failed
@@ -356,3 +359,31 @@ def test_the_cores_line_does_not_call_the_cores_sufficient_when_the_plateau_s_bo
     assert "bound by the main thread's core, shared with the decoders" in line and "suffice" not in line
     fake.plateau = replace(shared, loaded_step_s=0.018)  # beside the decoders as alone: not short
     assert "the cores suffice" in str(lesson.Lesson.cores_text(fake))
+
+
+def test_the_cores_line_names_the_same_bound_as_the_plateau(monkeypatch):
+    """Review 2026-12-04i items 2 and 3: the CPU page's arithmetic asked for 1.7 workers of 1
+    spare core (the cores bound it, the decode); the H200's plateau is bound by host-bound
+    launches, which more workers do not lift."""
+    from types import SimpleNamespace
+
+    from labkit.chapters.ch05_dataloader import loader_sweep
+
+    monkeypatch.setattr(results, "recorded", lambda *a, **k: None)
+    short = loader_sweep.Plateau(16, (1, 2), 863.0, 0.0083, 0.0084, 0.0065, None, loaded_workers=1,
+                                 loaded_step_s=0.0084, loaded_cpu_s=0.0084, loaded_alone_s=0.0115,
+                                 loaded_alone_cpu_s=0.0115, batch_load_s=0.0145, cores=2, workers_needed=1.7)
+    fake = SimpleNamespace(plan=SimpleNamespace(cores=2), knee=SimpleNamespace(workers_needed=1.7),
+                           plateau=short, on_gpu=False, chapter=SimpleNamespace(recorded=lambda key: None))
+    line = str(lesson.Lesson.cores_text(fake))
+    assert "1.7x more than there are: the cores bound it (the decode)" in line
+    assert "The plateau, 863 samples/s, was not predicted this run (step + wait: 0.80x, the cores' 0.70x) " \
+           "and is bound by the cores." == lesson.plateau_takeaway(short)
+    host = loader_sweep.Plateau(64, (8, 12), 1223.0, 0.0375, 0.0292, 0.0085, 0.54, on_gpu=True,
+                                loaded_workers=8, loaded_step_s=0.0421, loaded_cpu_s=0.0299,
+                                loaded_alone_s=0.0285, loaded_alone_cpu_s=0.0179, cores=16, workers_needed=4.2)
+    fake = SimpleNamespace(plan=SimpleNamespace(cores=16), knee=SimpleNamespace(workers_needed=4.2),
+                           plateau=host, on_gpu=True, chapter=SimpleNamespace(recorded=lambda key: None))
+    line = str(lesson.Lesson.cores_text(fake))
+    assert "the plateau is bound by host-bound launches (above), which more workers do not lift" in line
+    assert "shared with the decoders" not in line

@@ -922,13 +922,16 @@ def test_on_a_gpu_the_knobs_are_a_ladder_in_the_seed_s_order_each_read_against_t
     assert knee_experiment.reference_rows([]) == []
 
 
-def test_a_gpu_knob_window_spans_1_75_of_the_baseline_s_queues_and_a_cpu_s_keeps_the_plan():
+def test_a_gpu_knob_window_spans_one_baseline_queue_and_a_cpu_s_keeps_the_plan():
     from labkit.chapters.ch05_dataloader import knee_experiment
 
     base = loader_sweep.Setting(num_workers=8, batch_size=64)
-    assert knee_experiment.knob_window_steps(base, 3, on_gpu=True) == 28  # 1.75 x (8 workers x prefetch 2)
+    # review 2026-12-04i item 10: one queue (16 steps), not 1.75 (28), so 05 fits ~100 s
+    assert knee_experiment.knob_window_steps(base, 3, on_gpu=True) == 16  # 8 workers x prefetch 2
     assert knee_experiment.knob_window_steps(loader_sweep.Setting(num_workers=3, batch_size=64),
-                                             3, on_gpu=True) == 11  # 1.75 x 6, rounded up
+                                             3, on_gpu=True) == 6
+    assert knee_experiment.worker_rounds(on_gpu=True) == 2
+    assert knee_experiment.worker_rounds(on_gpu=False) == loader_sweep.WINDOWS == 3
     assert knee_experiment.knob_window_steps(base, 3, on_gpu=False) == 3  # measure() raises it to 16
     assert knee_experiment.knob_window_steps(loader_sweep.Setting(num_workers=0, batch_size=64),
                                              3, on_gpu=True) == 3
@@ -979,7 +982,7 @@ def test_on_a_cpu_the_cores_are_named_the_bound_when_the_plateau_reaches_their_a
     assert not _loaded_plateau(1099.0).bound.startswith("the cores")
     shared = _loaded_plateau(1099.0, loaded_step_s=0.0200, loaded_cpu_s=0.0100)
     assert shared.bound.startswith("the main thread's core, shared with the decoders: beside them the step "
-                                   "took 2.22x as long, 10.0 ms of it off its core")
+                                   "took 2.22x as long, 10.8 ms more of it off its core")
     assert "The cores allow 2 cores x 16" in shared.explanation()
     assert spent.bound_name == "the cores" and shared.bound_name == "the main thread's core, shared with the decoders"
     assert _loaded_plateau(1099.0).bound_name == "the step itself"  # not '... (no GPU'
@@ -993,3 +996,73 @@ def test_pin_memorys_predicted_gain_is_the_hand_over_it_takes_off_the_main_threa
     45.6 / 38.8 = 1.18x for pin_memory (measured there 1.13x [1.04, 1.24])."""
     plateau = loader_sweep.Plateau(64, (8, 12), 1418.0, 0.0272, 0.0184, 0.0068, 0.66, swept_step_s=0.0388)
     assert plateau.pin_gain_predicted == pytest.approx(0.0456 / 0.0388)
+
+
+def _h200_plateau(**changes) -> loader_sweep.Plateau:
+    """The plateau the H200 recorded on 2026-12-04 (results/nvidia-h200.json, 05_dataloader),
+    with the tuned timeline's 893 kernels and 15.9 ms of GPU busy time a step (47.7 ms over 3
+    profiled steps, the H200 copy's cell 65) where asked."""
+    import json
+    from pathlib import Path
+
+    record = json.loads((Path(__file__).resolve().parents[3] / "results" / "nvidia-h200.json").read_text())
+    plateau = loader_sweep.Plateau.from_record(record["chapters"]["05_dataloader"]["plateau"]["payload"])
+    return dataclasses.replace(plateau, **changes)
+
+
+def test_the_h200_plateau_s_bound_is_host_bound_launches_not_a_shared_core():
+    """Review 2026-12-04i item 2: the H200's step took 42.1 ms beside the decoders against 28.5
+    alone; its CPU time grew 12.0 ms (17.9 -> 29.9) and its time off the CPU clock 1.6 ms
+    (10.6 -> 12.2), and the GPU was busy 15.9 ms a step of 893 kernels. The bound is the host's
+    launches, the main thread's work 1.67x slower; time-slicing (off-CPU time) is not claimed."""
+    plateau = _h200_plateau(kernels_per_step=893.0, gpu_busy_step_s=0.0159)
+    assert plateau.bound_name == "host-bound launches"
+    assert plateau.bound == (
+        "host-bound launches: 893 kernels a step, the GPU busy 15.9 of 42.1 ms; the main thread's work "
+        "1.67x slower beside the decoders (its CPU time 17.9 -> 29.9 ms, off its CPU clock 10.6 -> "
+        "12.2 ms: the growth is CPU time, not descheduling)")
+    assert "shared with the decoders" not in plateau.explanation()
+    # the record as it was (no kernels counted): still host-bound, from the profile's idle share
+    assert _h200_plateau().bound.startswith("host-bound launches: the GPU idle 54% of the profiled steps; ")
+    # where the time off the CPU grew as much as the CPU time did, the shared core is named
+    sliced = _h200_plateau(loaded_cpu_s=0.0185)
+    assert sliced.bound_name == "the main thread's core, shared with the decoders"
+    assert "13.0 ms more of it off its CPU clock" in sliced.bound
+
+
+def test_the_plateau_prints_the_spread_of_the_few_steps_it_rests_on():
+    """Review 2026-12-04i item 2: the 0.97x rests on 3 steps alone and 6 beside the decoders."""
+    plateau = _h200_plateau(loaded_alone_times_s=(0.0281, 0.0285, 0.0297),
+                            loaded_times_s=(0.0402, 0.0415, 0.0420, 0.0423, 0.0431, 0.0440))
+    text = plateau.explanation()
+    assert "alone: 28.5 ms (3 steps, 28.1-29.7 ms) (main thread's CPU 17.9)" in text
+    assert "42.1 ms (6 steps, 40.2-44.0 ms) (main thread's CPU 29.9)" in text
+    assert loader_sweep.Plateau.from_record(plateau.as_dict()).loaded_times_s == plateau.loaded_times_s
+
+
+def test_the_pin_prediction_counts_the_copy_pinning_shortens():
+    """Review 2026-12-04i item 7: the H200's 42.1 ms step holds a 5.8 ms pageable copy; pinning
+    also shortens it, so the gain lies between (42.1 + 8.5) / 42.1 = 1.20x (the wait alone) and
+    (42.1 + 8.5) / (42.1 - 5.8) = 1.39x (the whole copy too); none without a GPU."""
+    low, high = _h200_plateau().pin_gain_range
+    assert low == pytest.approx(1.202, abs=1e-3) and high == pytest.approx(1.393, abs=1e-3)
+    assert _h200_plateau(on_gpu=False).pin_gain_range is None
+    assert _h200_plateau(copy_alone_s=None).pin_gain_range is None
+
+
+def test_the_cpu_page_names_the_cores_when_the_decode_needs_more_workers_than_are_spare():
+    """Review 2026-12-04i item 3, the CPU page of 9e2c1b0: 863/s measured, 1,077 from step + wait
+    (0.80x) and 1,229 from the cores (0.70x), the arithmetic asking for 1.7 workers of 1 spare
+    core, and the bound read 'the step itself'. Now: the cores (the decode), and 'not predicted
+    this run'; within either band it is predicted."""
+    cpu = loader_sweep.Plateau(16, (1, 2), 863.0, 0.0083, 0.0084, 0.0065, None, swept_step_s=0.0104,
+                               wait_share=0.33, loaded_workers=1, loaded_step_s=0.0084,
+                               loaded_cpu_s=0.0084, loaded_alone_s=0.0115, loaded_alone_cpu_s=0.0115,
+                               batch_load_s=0.0145, cores=2, workers_needed=1.7)
+    assert cpu.cores_short and cpu.bound_name == "the cores"
+    assert cpu.bound == "the cores (the decode): the arithmetic asks for 1.7 workers, 1 core(s) are spare"
+    assert not cpu.predicted_this_run
+    assert "Not predicted this run: neither arithmetic lands within its band" in cpu.explanation()
+    assert not dataclasses.replace(cpu, workers_needed=0.9).cores_short
+    assert dataclasses.replace(cpu, measured=1100.0).predicted_this_run  # 1.02x of step + wait
+    assert dataclasses.replace(cpu, measured=1200.0, loaded_step_s=0.004).cores_agrees  # 0.98x of the cores

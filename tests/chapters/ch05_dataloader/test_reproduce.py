@@ -262,3 +262,26 @@ def test_a_run_that_timed_the_step_beside_decoders_is_checked_on_that_prediction
     now = reproduce.plateau_now(dict(numbers(8), plan={"batch_size": 64}, plateau=plateau))
     assert now["step_used"] == "beside 8 decoding worker(s)"
     assert now["predicted"] == pytest.approx(64 / 0.034) and not now["agrees"]  # 1.88k: 0.75x
+
+
+def test_a_record_older_than_the_plateau_prediction_is_labelled_with_its_sources_date():
+    """Review 2026-12-04i item 1: the reference's 2026-12-03 22:17 record ran sources from before
+    the plateau's prediction (2026-12-03 23:01); the page says what it reproduced, and that the
+    prediction has not been reproduced. A record from after it says the prediction's tally."""
+    import json
+    from pathlib import Path
+
+    from labkit.chapters.ch05_dataloader import reproduce
+
+    path = Path(__file__).resolve().parents[3] / "results" / "reproduce" / "nvidia-h200-05_dataloader.json"
+    record = json.loads(path.read_text())
+    said = reproduce.record_scope(record)
+    assert said == ("Reproduce: the reference's 3 runs of 2026-12-03 22:17 UTC ran sources older than this "
+                    "prediction (2026-12-03 23:01): knee, knob calls, verdicts (4 of 4) the same; their plateau "
+                    "was read inside the sweep, this prediction not yet reproduced.")
+    differs = reproduce.record_scope({**record, "numbers_summary": {"knee_agree": True, "knobs_agree": False}})
+    assert "knee, verdicts (4 of 4) the same; knob calls NOT the same" in differs
+    later = reproduce.record_scope({**record, "recorded_at": "2026-12-04T05:00:00+00:00"})
+    assert "not yet reproduced" not in later and "the plateau's prediction held in 3 of 3" in later
+    assert "no dated reproduce record" in reproduce.record_scope(None)
+    assert "no dated" in reproduce.record_scope({"claims": {}})
