@@ -49,7 +49,8 @@
 # takes minutes per network even on the reference GPU (chapter 07 records its build time), so
 # in a room the chapter checks the other export paths here, and on the first few images of the
 # batch (what a path records, and whether it is right on a layout, does not depend on the
-# batch). `python -m labkit.audit` runs AOTInductor on a GPU by default.
+# batch). AOTInductor stays opt-in: `python -m labkit.audit MODEL --exports aoti` runs it (on a
+# GPU within a 100 s compile limit; `LABKIT_AOTI_TIMEOUT_S=600` allows more, and a CPU needs it).
 
 # %%
 import os  # in Google Colab only: fetch the course and install labkit (elsewhere this does nothing)
@@ -65,7 +66,7 @@ from labkit import session
 
 chapter = session.open("09_audit_your_model")  # the door: chapter.lab.<name> is this chapter's modules
 audits = chapter.lab.audits  # the chapter's set-up, audits and tables (ch09's audits.py)
-where = audits.setup(chapter.on_gpu, chapter.sizes.cnn_batch)  # sizes and export paths for this machine
+where = audits.setup(chapter.on_gpu, chapter.sizes.cnn_batch, chapter.sizes.cnn_image)  # sizes, export paths
 where.table()
 
 # %% [markdown]

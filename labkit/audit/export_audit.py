@@ -38,6 +38,8 @@ from pathlib import Path
 import torch
 from torch import nn
 
+from labkit.core import env
+
 NCHW, CHANNELS_LAST, TRANSPOSED = "NCHW", "channels_last", "transposed view"
 LAYOUTS = (NCHW, CHANNELS_LAST, TRANSPOSED)
 CORRECT, REJECTED, WRONG, SKIPPED = "correct", "rejected", "silently wrong", "skipped"
@@ -522,7 +524,8 @@ class PendingAOTI:
         except subprocess.TimeoutExpired:
             os.killpg(self.child.pid, signal.SIGKILL)  # the compile and its worker processes
             self.child.communicate()
-            raise TimeoutError(f"AOTInductor did not compile within {timeout_s:.0f} s on this machine") from None
+            raise TimeoutError(f"AOTInductor did not compile within {timeout_s:.0f} s on this machine "
+                               "(LABKIT_AOTI_TIMEOUT_S=600 allows it 10 minutes)") from None
         if self.child.returncode != 0:
             last = (errors or "").strip().splitlines()[-1:] or ["no message"]
             raise RuntimeError(f"AOTInductor compile failed: {last[0][:200]}")
@@ -656,6 +659,29 @@ class Audit:
         return f"<table><caption>{html.escape(caption)}</caption><tr>{head}</tr>{body}</table>"
 
 
+AOTI_COMMAND = "python -m labkit.audit MODEL --exports aoti"
+
+
+def machine_name(device: torch.device) -> str:
+    """This machine in a few words: the GPU's name on cuda, else the CPU's model and cores."""
+    if device.type == "cuda" and torch.cuda.is_available():
+        return torch.cuda.get_device_name(device)
+    return f"CPU {env.cpu_model()}, {os.cpu_count()} cores"
+
+
+def aoti_skip_reason(device: torch.device) -> str:
+    """Why AOTInductor was not compiled, naming this machine and how to run it. The text used to
+    read "takes minutes on a small CPU ... see the recorded GPU run" on every machine, the H200
+    too, where no such run was recorded (review 2026-12-04i 08-09-99 item 6)."""
+    if device.type == "cuda":
+        return (f"not compiled on this machine ({machine_name(device)}): its compile limit was 0 s "
+                f"(LABKIT_AOTI_TIMEOUT_S=0 or aoti_timeout_s=0); the C++ and Triton compile takes "
+                f"minutes. To run it: LABKIT_AOTI_TIMEOUT_S=600 {AOTI_COMMAND}")
+    return (f"not compiled on this machine ({machine_name(device)}): AOTInductor's C++ compile takes "
+            f"minutes on a CPU, so a CPU run skips it unless given a limit. To run it: "
+            f"LABKIT_AOTI_TIMEOUT_S=600 {AOTI_COMMAND}")
+
+
 def default_aoti_timeout_s(device: torch.device) -> float:
     """0 (skip) on a CPU: the C++ compile takes minutes on a small CPU, past a chapter's budget;
     100 s on a GPU machine (a chapter there must finish within 4 minutes). LABKIT_AOTI_TIMEOUT_S
@@ -741,8 +767,7 @@ def _row(key: str, build: Callable[[], Artifact], inputs: dict[str, torch.Tensor
     if key.startswith("onnx") and not _has_onnx():
         return _skipped(key, "onnx / onnxruntime not installed (pip install onnx onnxruntime onnxscript)")
     if key == "aoti" and aoti_timeout_s <= 0:
-        return _skipped(key, "not compiled here: AOTInductor's C++ compile takes minutes on a small "
-                             "CPU (LABKIT_AOTI_TIMEOUT_S=600 to try); see the recorded GPU run")
+        return _skipped(key, aoti_skip_reason(expected.device))
     try:
         # built with TF32 off on every device: a trace keeps the setting it was traced under
         # (traced_allow_tf32), and one traced with TF32 on read "silently wrong" against the

@@ -93,8 +93,14 @@ def bound_text(k: dict) -> str:
     aside = "" if profiled is None else f"; the profiled pass read {100 * profiled:.0f}%"
     if k.get("host_bound") is None:
         return f"GPU idle not measured (kernel records unavailable){aside}"
-    return (f"GPU idle {100 * k['gpu_idle_share']:.0f}% (unprofiled: device {k['device_ms']:.2f} ms "
-            f"of {k['wall_ms']:.2f} ms per batch): "
+    # the device time (kernel records) and the wall (unprofiled rounds) come from separate runs,
+    # so the device's can exceed the wall's where the GPU is busy throughout; the idle is then
+    # clamped at 0 (device_time.unprofiled_idle), which the text says (review 2026-12-04i item 11)
+    over = k["device_ms"] > k["wall_ms"]
+    figures = (f"device {k['device_ms']:.2f} ms, wall {k['wall_ms']:.2f} ms per batch, from separate runs: "
+               "clamped at 0%" if over else
+               f"device {k['device_ms']:.2f} ms of {k['wall_ms']:.2f} ms per batch")
+    return (f"GPU idle {100 * k['gpu_idle_share']:.0f}% (unprofiled: {figures}): "
             + ("host-bound" if k["host_bound"] else "device-bound") + aside)
 
 

@@ -16,10 +16,15 @@ itself (`tables.judged_today`), so both sides are read by one rule.
 Which is older: records written since `recorded_at` was added carry it, and the fold says
 whether it came before or after the verdict's own `recorded_at` in results/<machine>.json;
 earlier records carry no date (a file's modification time is the checkout's, not the run's).
-Either way the content decides: a record whose evidence today's rule cannot read was measured
-by an older chapter, so it predates the verdict; otherwise the runs are compared as above. (A
-record timed minutes before the verdict in the same device call, as 04's is so its page can
-quote it, is not older in any sense that matters.)
+Either way the content decides whether the runs agree: a record whose evidence today's rule
+cannot read was measured by an older chapter, so it predates the verdict; otherwise the runs
+are compared as above. The dates then decide what the agreement is worth (review 2026-12-04i,
+08-09-99 item 8: 05's reproduce, 2026-12-03 22:17, was counted as reproducing a verdict of
+2026-12-04 03:40 recorded on later sources). A record older than its verdict by more than one
+device call (SAME_CALL_S, the device's per-command limit) cannot come from the call that
+recorded the verdict: its agreeing runs are marked EARLIER_SOURCES, "reproduced on earlier
+sources", and not counted as a reproduction. A record timed minutes before the verdict
+in the same device call, as 04's and 08's are so their pages can quote them, counts.
 """
 
 from __future__ import annotations
@@ -39,6 +44,12 @@ RECORD_FOLDER = "reproduce"  # under the repository's results/ folder
 
 REPRODUCED, NOT_REPRODUCED, NO_RECORD, PREDATES, TOO_FEW, UNREADABLE = (
     "reproduced", "not reproduced", "no record", "predates", "too few runs", "unreadable")
+EARLIER_SOURCES = "reproduced on earlier sources"  # agreeing runs, recorded before the verdict's call
+# One device command runs at most 600 s (benchmarks/rerecord_calls.sh chains calls of under
+# 600 s): a reproduce record older than its verdict by more than this came from an earlier call,
+# so from sources the verdict's own run may have changed.
+SAME_CALL_S = 600
+ALL_REPRODUCED = "Every timing-based reference verdict reproduced 3 of 3."
 
 
 class ReproduceRecordError(ClaimError):
@@ -49,9 +60,12 @@ class ReproduceRecordError(ClaimError):
 class Reproduction:
     """One reference verdict beside its reproduce record.
 
-    status: one of REPRODUCED, NOT_REPRODUCED, NO_RECORD, PREDATES, TOO_FEW, UNREADABLE.
+    status: one of REPRODUCED, NOT_REPRODUCED, NO_RECORD, PREDATES, TOO_FEW, UNREADABLE,
+    EARLIER_SOURCES.
     text: the mark shown beside the verdict ('reproduced 3 of 3', 'NOT reproduced (runs: ...)').
     detail: which file and fields were read, and each run's verdict (folded in the ledger).
+    record_at / verdict_at: the record's and the verdict's recorded_at ('' when not dated), so a
+    headline can say which record is older than its verdict (`headline`).
     """
 
     claim_id: str
@@ -59,11 +73,19 @@ class Reproduction:
     text: str
     detail: str
     runs: tuple[str, ...] = ()  # each run against the verdict: 'the same', or how it differs
+    record_at: str = ""
+    verdict_at: str = ""
 
     @property
     def reproduced(self) -> bool:
         """Only a full reproduction lets the verdict stand as plainly shown."""
         return self.status == REPRODUCED
+
+    @property
+    def earlier(self) -> bool:
+        """The runs agreed, on sources older than the verdict's (EARLIER_SOURCES): said in the
+        headline, not listed among the verdicts whose runs did not reproduce."""
+        return self.status == EARLIER_SOURCES
 
     @property
     def disagrees(self) -> bool:
@@ -184,19 +206,23 @@ def compare(verdict: Verdict, data: dict | None, verdict_recorded_at: str = "",
         return Reproduction(claim_id, NO_RECORD, "no reproduce record",
                             f"{source} judged no {claim_id} (it has {', '.join(data['claims']) or 'none'})")
     dated, theirs = _time(data.get("recorded_at")), _time(verdict_recorded_at)
-    # An earlier record is still compared: the course's device plan runs a chapter's reproduce
-    # just before the chapter itself in the same call (04's page quotes it), so an hour's order
-    # says nothing about the sources; today's rule reading its evidence does (below).
+    # An earlier record is still compared run by run (today's rule reading its evidence, below):
+    # the device plan runs 04's and 08's reproduce just before the chapter in the same call, so
+    # their pages quote it. Only one older than the verdict by more than a call (SAME_CALL_S)
+    # ran on earlier sources: its agreement is marked so, not counted (review 2026-12-04i item 8).
     # the record's date in a few words, or "undated": every row of a chapter repeats it, so the
     # record's keys are not listed (review 2026-12-03h, chapters 08-09-99: each row listed them)
     used = (f"recorded {dated:%Y-%m-%d %H:%M} UTC" if dated else "undated")
     if dated and theirs:
-        used += f", {'before' if dated < theirs else 'after'} the verdict ({theirs:%H:%M})"
+        used += (f", {'before' if dated < theirs else 'after'} the verdict "
+                 f"({theirs:%H:%M}" + ("" if theirs.date() == dated.date() else f" on {theirs:%Y-%m-%d}") + ")")
+    earlier = bool(dated and theirs and (theirs - dated).total_seconds() > SAME_CALL_S)
+    dates = {"record_at": str(data.get("recorded_at") or ""), "verdict_at": verdict_recorded_at}
     try:
         runs, notes = _runs(claim_id, data, verdict)
     except _Unjudgeable as exc:
         return Reproduction(claim_id, PREDATES, "the record predates the verdict (an older chapter's evidence)",
-                            f"{source}, {used}: {exc}")
+                            f"{source}, {used}: {exc}", **dates)
     other_forms = list(dict.fromkeys(run["form"] for run in runs if run["form"] != verdict.form))
     labels = [_run_label(run, verdict, other_forms) for run in runs]
     same = labels.count("the same")
@@ -206,17 +232,23 @@ def compare(verdict: Verdict, data: dict | None, verdict_recorded_at: str = "",
               + _forms_named(verdict, other_forms) + _depends_named(verdict, runs))
     if same < len(runs):
         return Reproduction(claim_id, NOT_REPRODUCED, f"NOT reproduced (runs: {listed(labels)})", detail,
-                            tuple(labels))
+                            tuple(labels), **dates)
     asked, complete = data.get("runs_asked", len(runs)), data.get("complete", True)
     if data.get("quick") or len(runs) < REQUIRED_RUNS or not complete:
         why = ("a --quick smoke test" if data.get("quick") else
                f"{len(runs)} of {asked} runs asked, cut short" if not complete else f"{REQUIRED_RUNS} needed")
         return Reproduction(claim_id, TOO_FEW, f"{same} of {len(runs)} runs agree, too few ({why})", detail,
-                            tuple(labels))
+                            tuple(labels), **dates)
     text = f"reproduced {same} of {len(runs)}"
+    status = REPRODUCED
+    if earlier:  # agreeing runs of an earlier call: not a reproduction of this verdict
+        text = "reproduced on earlier sources"  # the detail keeps the runs' count
+        status = EARLIER_SOURCES
+        detail += (f"; the record is older than the verdict by more than one device call ({SAME_CALL_S} s), "
+                   "so its runs ran on earlier sources: not counted as reproducing this verdict")
     if data.get("numbers_agree") is False:
         text += " (the verdict; the chapter's numbers did not: all_agree false)"
-    return Reproduction(claim_id, REPRODUCED, text, detail, tuple(labels))
+    return Reproduction(claim_id, status, text, detail, tuple(labels), **dates)
 
 
 def marks(verdicts: Mapping[str, Verdict], recorded_at: Mapping[str, str], machine: str) -> dict[str, Reproduction]:
@@ -244,3 +276,33 @@ def marks(verdicts: Mapping[str, Verdict], recorded_at: Mapping[str, str], machi
         except ReproduceRecordError as exc:
             out[claim_id] = Reproduction(claim_id, UNREADABLE, "reproduce record unreadable", str(exc))
     return out
+
+
+def _at(text: str) -> str:
+    """'2026-12-03 22:17 UTC' from an ISO time, or the text as it is."""
+    when = _time(text) if text else None
+    return f"{when:%Y-%m-%d %H:%M} UTC" if when else (text or "undated")
+
+
+def headline(marks: Mapping[str, Reproduction]) -> str:
+    """The ledger's one line on its timing-based reference verdicts: ALL_REPRODUCED only when
+    every one reproduced 3 of 3 on the verdict's own sources; otherwise how many did, and, per
+    chapter, whose record is older than its verdict (counted apart, never in the 3 of 3) or
+    whose runs did not reproduce (review 2026-12-04i, 08-09-99 item 8). Short: 99's page is
+    held to 1,500 words."""
+    if all(mark.reproduced for mark in marks.values()):
+        return ALL_REPRODUCED
+    plain = sum(mark.reproduced for mark in marks.values())
+    parts = [f"{plain} of {len(marks)} timing-based reference verdicts reproduced {REQUIRED_RUNS} of {REQUIRED_RUNS}"]
+    older: dict[str, list[Reproduction]] = {}
+    for mark in marks.values():
+        if mark.earlier:
+            chapter = REGISTRY[mark.claim_id].chapter if mark.claim_id in REGISTRY else "?"
+            older.setdefault(chapter, []).append(mark)
+    for chapter, group in older.items():
+        parts.append(f"{', '.join(m.claim_id for m in group)} ({chapter[:2]}) only on earlier sources: "
+                     f"its record ({_at(group[0].record_at)}) is older than the verdict ({_at(group[0].verdict_at)})")
+    rest = [m.claim_id for m in marks.values() if not m.reproduced and not m.earlier]
+    if rest:
+        parts.append(f"not reproduced {REQUIRED_RUNS} of {REQUIRED_RUNS}: {', '.join(rest)}")
+    return "; ".join(parts) + "."

@@ -16,7 +16,7 @@ from labkit.audit.export_audit import (
     TRANSPOSED,
     WRONG,
 )
-from labkit.core import results
+from labkit.core import env, results
 
 
 @pytest.fixture(scope="module")
@@ -100,6 +100,23 @@ def test_aoti_that_does_not_compile_in_time_is_a_row_not_a_hang(tiny):
     row = audit.row("AOTInductor")
     assert row.outcomes[NCHW].kind == SKIPPED
     assert "did not compile within" in row.note
+
+
+def test_a_skipped_aoti_names_this_machine_and_how_to_run_it(tiny, monkeypatch):
+    """Review 2026-12-04i 08-09-99 item 6: on the H200 the skip read "takes minutes on a small
+    CPU ... see the recorded GPU run", a run that does not exist. The text names the machine
+    it ran on and the command that compiles it, and cites no recorded run."""
+    model, example = tiny
+    row = export_audit.run(model, example, paths=("aoti",), aoti_timeout_s=0).row("AOTInductor")
+    assert row.outcomes[NCHW].kind == SKIPPED
+    assert f"not compiled on this machine (CPU {env.cpu_model()}, " in row.note
+    assert "LABKIT_AOTI_TIMEOUT_S=600 python -m labkit.audit MODEL --exports aoti" in row.note
+    assert "recorded GPU run" not in row.note and "small CPU" not in row.note
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    monkeypatch.setattr(torch.cuda, "get_device_name", lambda device=None: "NVIDIA H200")
+    on_gpu = export_audit.aoti_skip_reason(torch.device("cuda"))
+    assert on_gpu.startswith("not compiled on this machine (NVIDIA H200): its compile limit was 0 s")
+    assert "--exports aoti" in on_gpu and "CPU" not in on_gpu
 
 
 def test_speed_times_only_correct_paths(audit, tiny):

@@ -8,6 +8,7 @@ one its fresh runs did not reproduce is labelled, never a plain outcome."""
 
 import dataclasses
 import json
+from datetime import datetime
 
 import pytest
 
@@ -266,8 +267,20 @@ def test_a_reproduce_record_is_read_per_run_against_the_reference_verdict():
     assert older.status == rp.PREDATES and "cannot read run 1's evidence" in older.detail
     # a dated record is compared by content whichever came first (04's reproduce runs just
     # before its chapter in one device call, so its page can quote it); the fold says the order
-    dated = rp.compare(verdict, _record([_run(verdict)] * 3, recorded_at="2026-12-03T13:20:00+00:00"), VERDICT_AT)
-    assert dated.reproduced and "recorded 2026-12-03 13:20 UTC, before the verdict (18:30); " in dated.detail
+    dated = rp.compare(verdict, _record([_run(verdict)] * 3, recorded_at="2026-12-03T18:27:00+00:00"), VERDICT_AT)
+    assert dated.reproduced and "recorded 2026-12-03 18:27 UTC, before the verdict (18:30); " in dated.detail
+    # older than the verdict by more than one device call: agreeing runs on earlier sources, not
+    # counted as reproducing it (review 2026-12-04i 08-09-99 item 8: 05's of 22:17 beside 03:40)
+    older_call = rp.compare(verdict, _record([_run(verdict)] * 3, recorded_at="2026-12-03T13:20:00+00:00"), VERDICT_AT)
+    assert older_call.status == rp.EARLIER_SOURCES and not older_call.reproduced and not older_call.disagrees
+    assert older_call.text == "reproduced on earlier sources" and older_call.earlier
+    assert older_call.runs == ("the same",) * 3
+    assert "recorded 2026-12-03 13:20 UTC, before the verdict (18:30); " in older_call.detail
+    assert "not counted as reproducing this verdict" in older_call.detail
+    edge = rp.compare(verdict, _record([_run(verdict)] * 3, recorded_at="2026-12-03T18:20:36+00:00"), VERDICT_AT)
+    assert edge.reproduced  # 600 s before: the same call at its longest
+    other_day = rp.compare(verdict, _record([_run(verdict)] * 3, recorded_at="2026-12-02T22:17:00+00:00"), VERDICT_AT)
+    assert "before the verdict (18:30 on 2026-12-03)" in other_day.detail
     after = rp.compare(verdict, _record([_run(verdict)] * 3, recorded_at="2026-12-03T19:00:00+00:00"), VERDICT_AT)
     assert after.reproduced and "recorded 2026-12-03 19:00 UTC, after the verdict (18:30)" in after.detail
     # an undated record says so in one word, not by listing its keys on every row
@@ -282,6 +295,24 @@ def test_a_reproduce_record_is_read_per_run_against_the_reference_verdict():
     # no record, or a record that did not judge this claim
     assert rp.compare(verdict, None).text == "no reproduce record"
     assert "judged no C10" in rp.compare(verdict, {**same, "claims": {}}).detail
+
+
+def test_the_headline_counts_only_reproductions_on_the_verdicts_own_sources():
+    """99's line over its timing-based verdicts (review 2026-12-04i 08-09-99 item 8): 'every ...
+    3 of 3' only when every record is of the verdict's call; an older agreeing record is named
+    with both dates, and runs that disagreed are listed apart."""
+    rp = reproduced
+    verdict = _c10()
+    now = _record([_run(verdict)] * 3, recorded_at="2026-12-03T18:31:00+00:00")
+    old = _record([_run(verdict)] * 3, recorded_at="2026-12-02T22:17:33+00:00")
+    split = _record([_run(verdict), _run(verdict, form="batch 128"), _run(verdict)], recorded_at="2026-12-03T18:31:00+00:00")
+    plain = {"C10": rp.compare(verdict, now, VERDICT_AT)}
+    assert rp.headline(plain) == rp.ALL_REPRODUCED == "Every timing-based reference verdict reproduced 3 of 3."
+    marks = {"C10": rp.compare(verdict, old, VERDICT_AT), "C6": rp.compare(verdict, now, VERDICT_AT)}
+    line = rp.headline(marks)
+    assert line == ("1 of 2 timing-based reference verdicts reproduced 3 of 3; C10 (02) only on earlier sources: "
+                    "its record (2026-12-02 22:17 UTC) is older than the verdict (2026-12-03 18:30 UTC).")
+    assert rp.headline({"C10": rp.compare(verdict, split, VERDICT_AT)}).endswith("not reproduced 3 of 3: C10.")
 
 
 def test_the_ledger_labels_a_reference_verdict_its_fresh_runs_did_not_reproduce(tmp_path, monkeypatch, private_cache):
@@ -343,6 +374,7 @@ def test_every_timing_based_reference_verdict_carries_its_reproduce_mark(private
     rows = {r["claim"]: r for r in ledger.rows()}
     timing = [i for i in ledger.reference_verdicts if claims.get(i).timing_based]
     assert timing, "the committed reference records no timing-based verdict: nothing to check"
+    verdict_times = claims.tables._recorded_at(json.loads((ROOT / "results" / f"{ledger.reference}.json").read_text()))
     for claim_id in timing:
         mark, chapter = ledger.reproductions[claim_id], claims.get(claim_id).chapter
         path = RECORDS / f"{ledger.reference}-{chapter}.json"
@@ -369,6 +401,12 @@ def test_every_timing_based_reference_verdict_carries_its_reproduce_mark(private
         elif mark.reproduced:
             assert mark.text.startswith(f"reproduced {len(entry['verdicts'])} of {len(entry['verdicts'])}")
             assert len(entry["verdicts"]) >= reproduced.REQUIRED_RUNS and not record.get("quick")
+        # a record older than its verdict by more than one device call never counts (item 8, 04i)
+        record_at, verdict_at = record.get("recorded_at"), verdict_times.get(claim_id)
+        if record_at and verdict_at and (datetime.fromisoformat(verdict_at) - datetime.fromisoformat(record_at)
+                                         ).total_seconds() > reproduced.SAME_CALL_S:
+            assert not mark.reproduced and mark.status in (reproduced.EARLIER_SOURCES, reproduced.NOT_REPRODUCED,
+                                                           reproduced.PREDATES, reproduced.TOO_FEW), (claim_id, mark)
 
 
 def test_the_tally_counts_the_unreproduced_apart(private_cache):

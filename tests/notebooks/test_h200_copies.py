@@ -15,6 +15,10 @@ COPIES = ROOT / "results" / "h200_notebooks"
 # Chapters whose H200 copy predates their current sources: each is re-recorded on the H200
 # (scripts/execute_notebook.py --output-dir results/h200_notebooks) with its issue.
 NOT_YET_RERECORDED: set[str] = {
+    # 2026-12-04i 08-09-99 items 6, 11: the set-up reads sizes.cnn_image; AOTInductor opt-in said; clamped idle text
+    "09_audit_your_model",
+    # 2026-12-04i 08-09-99 item 8: the reproduce headline counts a record older than its verdict apart
+    "99_claims_ledger",
     # 2026-12-04i review items 9, 10, 11, 13: the chain's heading and quiz wording, recompile prose, takeaway's gpu_name
     "04_fusion",
     # 2026-12-04i review items 2, 3, 8: C10's quiz text and form, the strided illustration's table cell

@@ -33,11 +33,12 @@ EXPORT_BATCH = 8
 class Setup:
     """Where and how big the chapter's audits run.
 
-    On a GPU: 224x224 images and every export path but AOTInductor (minutes of compile per
-    network: `python -m labkit.audit` runs it), the fix timed for 5 rounds of 200 ms. On a CPU:
-    64x64 images (three audits within about a minute) and the in-process trace only
-    (torch.export and ONNX cost tens of seconds each there; chapter 07 runs them), 3 rounds of
-    300 ms.
+    On a GPU: every export path but AOTInductor (minutes of compile per network:
+    `python -m labkit.audit` runs it), the fix timed for 5 rounds of 200 ms. On a CPU: the
+    in-process trace only (torch.export and ONNX cost tens of seconds each there; chapter 07
+    runs them), 3 rounds of 300 ms. The image side is the session's (`sizes.cnn_image`, which
+    the chapter's first line prints), so the header and the sizes line agree (review 2026-12-04i
+    08-09-99 item 11: the CPU header read 64x64 beside a sizes line of 112).
     """
 
     device: str
@@ -59,11 +60,14 @@ class Setup:
         return shown.note(f"each audit's keep rule for a fix: {recommend.rule()}")
 
 
-def setup(on_gpu: bool, batch: int) -> Setup:
-    """The chapter's settings for a GPU or a CPU run (see `Setup`)."""
-    if not isinstance(batch, int) or isinstance(batch, bool) or batch < 1:
-        raise ValueError(f"batch must be a whole number >= 1, got {batch!r}")
-    return Setup(device="cuda" if on_gpu else "cpu", batch=batch, image=224 if on_gpu else 64,
+def setup(on_gpu: bool, batch: int, image: int | None = None) -> Setup:
+    """The chapter's settings for a GPU or a CPU run (see `Setup`): image is the session's
+    `sizes.cnn_image` (None: 224 on a GPU, 64 on a CPU, the sizes of a test's call)."""
+    for name, value in (("batch", batch), ("image", 1 if image is None else image)):
+        if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+            raise ValueError(f"{name} must be a whole number >= 1, got {value!r}")
+    side = image if image is not None else 224 if on_gpu else 64
+    return Setup(device="cuda" if on_gpu else "cpu", batch=batch, image=side,
                  export_paths=(tuple(p for p in audit.exports.PATHS if p != "aoti") if on_gpu
                                else ("trace",)),
                  rounds=5 if on_gpu else 3, rep_ms=200.0 if on_gpu else 300.0,
@@ -296,7 +300,8 @@ def differences(here: Mapping, there: Mapping) -> str:
     if not apart:
         return ""
     listed = apart[0] if len(apart) == 1 else ", ".join(apart[:-1]) + " and " + apart[-1]
-    return f"The columns differ in {listed}: compare what each audit decided, not its numbers."
+    # a short line: it is printed under each of the three networks (review 2026-12-04i 08-09-99)
+    return f"The columns differ in {listed}: compare decisions, not numbers."
 
 
 def show(chapter: Chapter, result: audit.Report, key: str) -> tables.Table:

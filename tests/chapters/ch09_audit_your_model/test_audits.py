@@ -32,8 +32,18 @@ def test_the_setup_differs_by_machine_and_refuses_a_bad_batch():
     assert any("keep rule" in n and "2%" in n for n in cpu.table().notes)  # printed once, with the set-up
     with pytest.raises(ValueError, match="batch"):
         audits.setup(False, 0)
+    with pytest.raises(ValueError, match="image"):
+        audits.setup(False, 2, 0)
     with pytest.raises(KeyError, match="no network"):
         audits.run(cpu, "AlexNet")
+
+
+def test_the_header_reads_the_sessions_image_size():
+    """Review 2026-12-04i 08-09-99 item 11: the CPU page's header said 64x64 images while its
+    sizes line said cnn_image 112; the set-up takes the session's size, and the header says it."""
+    where = audits.setup(False, 2, 112)
+    assert where.image == 112 and "batch 2, 112x112 images, on cpu" in where.table().title
+    assert audits.setup(True, 64, 224).image == 224
 
 
 @pytest.mark.parametrize("key", KEYS)
