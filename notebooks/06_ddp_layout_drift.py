@@ -253,7 +253,8 @@ tables.hook_table(ddp_run)
 # bucket views: the fold under the table follows it step by step, before and after its late
 # conversion. The notes under the first say what the persistent drift (e) costs in time
 # against the same model converted first (c): the ratio taken inside each round, with its
-# 95% interval over the rounds.
+# 95% interval over the rounds, held back where a noisy timing could carry it across 1x (the
+# trust rule), beside what the permuting copy can cost by arithmetic at chapter 00's copy rate.
 
 # %%
 tables.traffic_table(ddp_run)  # then (d) step by step, and (e) against (c): tables.step_cost

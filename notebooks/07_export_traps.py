@@ -96,14 +96,15 @@ tables.Stack(tables.reference_audit(chapter.here_or_recorded("audit", audit.as_d
 # Paths that gave eager's answer on NCHW, timed interleaved against eager (ratio < 1 is
 # faster), each on the clock of the place it runs (on a GPU machine ONNX Runtime's CPU
 # sessions get the CPU clock and a table of their own). "Fastest" is named only among paths
-# correct on *every* layout. In a loop the host launches a call while the GPU runs the one
+# correct on *every* layout, and only outside a +-2% band; eager's FLOPs and share of chapter
+# 00's matmul ceiling say how near the compute bound it runs. In a loop the host launches a call while the GPU runs the one
 # before, so a call's pace is the slower of its host launch and its device time: the note under
 # the GPU table gives each path's ratio at that pace, which can reverse the device-time ratio.
 
 # %%
 speed = tables.export_audit.speed(audit, example, model)
 kept = tables.eager_allocator_kept(speed, model, example)  # only when the harness's page-fault note applies
-tables.speed_table(speed, audit, kept)
+tables.speed_table(speed, audit, kept, flops=tables.model_flops(model, example))  # FLOPs: eager's ceiling share
 
 # %% [markdown]
 # ## Trap 1: the `contiguous()` that export drops

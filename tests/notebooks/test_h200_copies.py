@@ -25,6 +25,10 @@ NOT_YET_RERECORDED: set[str] = {
     "02_contiguity_and_hidden_copies",
     # 2026-12-04i review items 1, 8: Mistake 4 timed in child processes, interleaved, its rule priced; GB/s to 4 figures
     "00_setup_check",
+    # 2026-12-04i review item 4: (e)/(c) step time under the trust rule, the permuting copy's bound beside it
+    "06_ddp_layout_drift",
+    # 2026-12-04i review items 5, 6, 9: fault control checked, eager's FLOPs/ceiling share and the +-2% band, trap 2's eager strides
+    "07_export_traps",
 }
 
 

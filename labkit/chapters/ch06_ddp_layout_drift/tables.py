@@ -16,12 +16,15 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
+import numpy
 import torch
 
 from labkit.chapters.ch06_ddp_layout_drift import ddp_launch, layout_contract
+from labkit.claims import trust
 from labkit.claims.core import Claim, Verdict
 from labkit.claims.tables import deciding
 from labkit.core import results
+from labkit.measure import ceiling_store
 from labkit.session import Recorded
 from labkit.show import table as tables
 from labkit.show.table import Stack
@@ -72,12 +75,56 @@ def ratio_interval(drifted_s: Sequence[float], matched_s: Sequence[float]) -> tu
     return math.exp(mean), math.exp(mean - half), math.exp(mean + half), n
 
 
-def step_cost(drifted: Mapping, matched: Mapping) -> str:
+def round_spread(row: Mapping) -> float | None:
+    """The relative IQR of a row's per-round medians (IQR / median): by how much the trust rule
+    takes a noisy interleaved timing to be off; None with fewer than two rounds."""
+    rounds = sorted(float(m) for m in row.get("round_medians_s") or [] if m)
+    if len(rounds) < 2:
+        return None
+    q25, q50, q75 = (float(v) for v in numpy.percentile(rounds, [25, 50, 75]))
+    return (q75 - q25) / q50 if q50 > 0 else None
+
+
+def step_flags(drifted: Mapping, matched: Mapping) -> list[trust.Flag]:
+    """The harness's noisy flags on (e) and (c), each sized as the trust rule sizes a timing of an
+    interleaved comparison: the relative IQR of its per-round medians (its IQR/median without
+    rounds)."""
+    flags = []
+    for name, row in (("(e)", drifted), ("(c)", matched)):
+        if row.get("timing_noisy") and row.get("median_step_s"):
+            share = row["iqr_step_s"] / row["median_step_s"]
+            spread = round_spread(row)
+            flags.append(trust.Flag(name, f"noisy: IQR {100 * share:.0f}% of the median",
+                                    share if spread is None else spread))
+    return flags
+
+
+def copy_clause(permuting_bytes: float | None, step_s: float | None, ratio: float, rate: Mapping | None) -> str:
+    """The permuting copy's arithmetic bound beside a step-time ratio, as the ResNet-50 line
+    gives it: its bytes read and written at the copy rate `rate` ({'gbps', 'machine'}), as a share
+    of the step, and 4x that (a permuting copy well below the copy ceiling); where the ratio is
+    outside the no-call band and beyond what 4x the copy could cost, 'not the copy: noise or
+    another cause'. '' without bytes, a step or a rate (review 2026-12-04i item 4)."""
+    if not rate or not permuting_bytes or not step_s or step_s <= 0:
+        return ""
+    seconds = 2 * permuting_bytes / (float(rate["gbps"]) * 1e9)
+    share = seconds / step_s
+    said = (f"; the {bytes_text(permuting_bytes)} permuting copy: {seconds * 1e6:,.1f} us at "
+            f"{float(rate['gbps']):,.0f} GB/s ({rate['machine']}), {400 * share:.2f}% of (c)'s step even at 4x")
+    if ratio > 1 + max(NO_CALL_BAND, 4 * share):
+        said += ": not the copy: noise or another cause"
+    return said
+
+
+def step_cost(drifted: Mapping, matched: Mapping, rate: Mapping | None = None) -> str:
     """(e)/(c) step time from the rounds in which the two were timed interleaved: the geometric
     mean of the per-round ratios with its 95% interval, and what that can say: slower or faster
-    only when the interval excludes 1 and the ratio is outside the +-2% no-call band. A record
-    without rounds (the two timed one after the other, an older run) gives its two medians'
-    ratio and says that it is no measured cost."""
+    only when the interval excludes 1, the ratio is outside the +-2% no-call band and no noisy
+    timing could carry it across 1x (the trust rule, `labkit.claims.TRUST_RULE`: 1.26x with 4 of 5
+    timings noisy was called 'slower', review 2026-12-04i item 4). Given a copy rate, the permuting
+    copy's arithmetic bound is said beside the ratio (`copy_clause`). A record without rounds
+    (the two timed one after the other, an older run) gives its two medians' ratio and says that
+    it is no measured cost."""
     if drifted["median_step_s"] is None or matched["median_step_s"] is None:
         return "not timed"
     found = ratio_interval(drifted.get("round_medians_s") or [], matched.get("round_medians_s") or [])
@@ -86,7 +133,12 @@ def step_cost(drifted: Mapping, matched: Mapping) -> str:
         return (f"(e)/(c) step time {ratio:.2f}x from an older record that timed them one after the other, "
                 "warnings recorded inside the timed steps: not a measured cost")
     ratio, low, high, rounds = found
-    if low > 1 and ratio > 1 + NO_CALL_BAND:
+    held = trust.judge(step_flags(drifted, matched),
+                       [trust.Decision("(e)/(c) step time", ratio, [low, high], 1.0)]).held_back()
+    if held and (low > 1 or high < 1):
+        worst = max(f.uncertainty for f in step_flags(drifted, matched))
+        verdict = f"held back: a noisy timing ({100 * worst:.0f}%) could carry it across 1x"
+    elif low > 1 and ratio > 1 + NO_CALL_BAND:
         verdict = "slower"
     elif high < 1 and ratio < 1 - NO_CALL_BAND:
         verdict = "faster"
@@ -94,9 +146,21 @@ def step_cost(drifted: Mapping, matched: Mapping) -> str:
         verdict = f"a difference inside the +-{100 * NO_CALL_BAND:.0f}% band, too small to call"
     else:
         verdict = "no cost this run can resolve"
-    noisy = " (the harness flags a timing as noisy)" if drifted["timing_noisy"] or matched["timing_noisy"] else ""
     return (f"(e)/(c) step time {ratio:.2f}x (95% interval {low:.2f}-{high:.2f}x, {rounds} interleaved "
-            f"rounds): {verdict}{noisy}")
+            f"rounds): {verdict}"
+            + copy_clause(drifted.get("permuting_bytes"), matched["median_step_s"], ratio, rate))
+
+
+def run_copy_rate(device: str) -> dict | None:
+    """The copy rate of the device a run's step ran on, {'gbps', 'machine'}: chapter 00's
+    ceiling cached on this machine when the run's device is this machine's, else chapter 00's
+    record of the reference machine when the device is that one's (`recorded_copy_rate`); None
+    when neither measured it (then no bound is claimed)."""
+    kind = "cpu" if str(device).lower().startswith("cpu") else "cuda"
+    known = ceiling_store.cached(kind)
+    if known is not None and known.copy_gbps:
+        return {"gbps": float(known.copy_gbps), "machine": "chapter 00"}
+    return recorded_copy_rate(str(device))
 
 
 # ---------------------------------------------------------------------------------------
@@ -114,7 +178,7 @@ def parameters_table(model: torch.nn.Module, model_cl: torch.nn.Module) -> table
             continue
         shown.add(name, str(tuple(p.shape)), str(p.stride()), str(q.stride()))
     if same:
-        shown.fold(f"the other {len(same)} parameters, whose strides channels_last leaves alone", "\n".join(same))
+        shown.fold(f"{len(same)} parameters channels_last leaves alone", "\n".join(same))
     return shown
 
 
@@ -282,7 +346,7 @@ def warnings_table(run: Run, leave_out: Sequence[str] = HOOK_VARIANTS) -> tables
     if errors:
         shown.fold("what was raised", "\n".join(errors))
     if left:
-        shown.note(f"the seed's hook ({', '.join(left)}): under its own question below")
+        shown.note(f"{', '.join(left)}: further below")
     return shown
 
 
@@ -338,13 +402,14 @@ def traffic_table(run: Run) -> Stack:
     rows = run.rows
     columns = ["variant", "into buckets", "out of buckets", "permuting", "permuting @0", "grad memory",
                "step time (median ± IQR)"]
-    shown = tables.Table("bucket traffic per step (rank 0)", columns, units={c: "B" for c in columns[1:6]})
+    shown = tables.Table("bucket traffic per step", columns, units={c: "B" for c in columns[1:6]})
     for name, row in rows.items():
         if name in AMP_ONLY:  # a question about AMP, not about cost: the gradients table answers it
             continue
         shown.add(name, row["into_bucket_bytes"], row["back_to_grad_bytes"], row["permuting_bytes"],
                   row["permuting_bytes_step0"], row["separate_grad_bytes"], time_text(row))
-    shown.note(step_cost(rows["e_late_drift"], rows["c_convert_first"]))  # its bytes are e_late_drift's row
+    shown.note(step_cost(rows["e_late_drift"], rows["c_convert_first"],  # its bytes are e_late_drift's row
+                         run_copy_rate(str(run.result["device"]))))
     peaks = {name: row["peak_memory_bytes"] for name, row in rows.items()
              if name not in AMP_ONLY and row["peak_memory_bytes"]}
     if peaks:  # a GPU run: the range as a note, each variant's folded (they differ by KiB of
@@ -354,7 +419,7 @@ def traffic_table(run: Run) -> Stack:
                    f"peak GPU memory: {low} to {high}")
         shown.fold("peaks per variant",
                    "\n".join(f"{name}: {bytes_text(peak)}" for name, peak in peaks.items()))
-    shown.fold("step time: its clock and what bounds it", (
+    shown.fold("the step time's clock", (
         f"Rank 0's wall clock per training step (forward, backward, the gradient all-reduce over "
         f"{run.result['backend']}{' through host memory' if run.result['backend'] == 'gloo' else ''}, "
         "the optimizer), median ± IQR over its timed steps. For a model this small the all-reduce "

@@ -311,8 +311,8 @@ def form_of(claim_id: str, ev: Mapping) -> str:
     if claim_id == "C15a":
         nearest = ev.get("trace_noncontiguous_example")
         if nearest:
-            return (f"both cases, measured here: traced with {nearest['expression']} and with "
-                    f"{CONTIGUOUS_EXAMPLE}, each fed three layouts (torch {version}, {device})")
+            return (f"measured here: traced with {nearest['expression']} and with "
+                    f"{CONTIGUOUS_EXAMPLE}, fed three layouts (torch {version}, {device})")
         return (f"nearest form, measured here: traced with {CONTIGUOUS_EXAMPLE}, fed three layouts "
                 f"(torch {version}, {device})")
     if claim_id not in C15_IDS:

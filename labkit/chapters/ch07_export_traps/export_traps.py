@@ -252,11 +252,16 @@ class DeclaredNCHW:
     onnx_same_graph: bool | None    # ONNX of the channels_last model == ONNX of the NCHW model
     onnx_transposes: int | None
     eager: object | None = None     # bench Comparison: channels_last model fed NCHW vs channels_last
+    # what eager's first convolution returned for the same NCHW example, set beside export's record
+    # (review 2026-12-04i item 9: on the H200 export recorded contiguous NCHW; eager was never shown)
+    eager_first_conv_output: str | None = None
 
     def lines(self) -> list[str]:
         out = [f"torch.export input: {self.export_input}",
                f"torch.export first conv output: {self.export_first_conv_output}",
                f"torch.jit.trace input: {self.trace_input}"]
+        if self.eager_first_conv_output is not None:
+            out.append(f"{EAGER_FIRST_CONV}: {self.eager_first_conv_output}")
         if self.onnx_same_graph is not None:
             out.append(f"ONNX graph the same as the NCHW model's: {self.onnx_same_graph}; "
                        f"Transpose nodes: {self.onnx_transposes}")
@@ -272,10 +277,26 @@ class DeclaredNCHW:
         CPU export can record channels_last where the H200's recorded contiguous NCHW."""
         layout = self.export_first_conv_output.rsplit(": ", 1)[-1]
         if layout == "channels_last":
-            return (f"On {device}, export recorded the first convolution's output as channels_last: "
-                    "its fake kernel followed the weights, not the NCHW input.")
-        return (f"On {device}, export recorded the first convolution's output as {layout}: no trace "
-                "of the weights' channels_last layout.")
+            return f"On {device}, export's fake kernel followed the weights, not the input."
+        return f"On {device}, export recorded {layout}: no trace of the weights' channels_last layout."
+
+
+EAGER_FIRST_CONV = "eager first conv output"  # DeclaredNCHW.lines()'s line for what eager's first convolution returned
+
+
+def first_conv_output(model: nn.Module, x: torch.Tensor) -> torch.Tensor:
+    """The output of model's first nn.Conv2d when model runs on x (a forward hook, no_grad)."""
+    conv = next((m for m in model.modules() if isinstance(m, nn.Conv2d)), None)
+    if conv is None:
+        raise export_audit.AuditError(f"{type(model).__name__} has no nn.Conv2d")
+    seen: list[torch.Tensor] = []
+    handle = conv.register_forward_hook(lambda _m, _args, out: seen.append(out))
+    try:
+        with torch.no_grad():
+            model(x)
+    finally:
+        handle.remove()
+    return seen[0]
 
 
 def _onnx_op_types(path: Path) -> list[str]:
@@ -298,6 +319,7 @@ def channels_last_declared_nchw(model: nn.Module, example: torch.Tensor, time_it
         conv = next(n for n in program.graph.nodes if n.op == "call_function" and "conv" in str(n.target))
         value = conv.meta["val"]
         traced = torch.jit.trace(model_cl, example)
+    eager_conv = first_conv_output(model_cl, example)  # what runs, beside what export recorded
     trace_type = list(traced.graph.inputs())[1].type()
     same, transposes = None, None
     if export_audit._has_onnx():
@@ -318,7 +340,8 @@ def channels_last_declared_nchw(model: nn.Module, example: torch.Tensor, time_it
     return DeclaredNCHW(export_audit.describe_layout(shape, stride),
                         export_audit.describe_layout(tuple(value.shape), tuple(value.stride())),
                         export_audit.describe_layout(trace_type.sizes(), trace_type.strides()),
-                        same, transposes, comparison)
+                        same, transposes, comparison,
+                        export_audit.describe_layout(tuple(eager_conv.shape), tuple(eager_conv.stride())))
 
 
 # ---------------------------------------------------------------------------------------

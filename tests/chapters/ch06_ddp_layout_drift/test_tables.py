@@ -277,3 +277,24 @@ def test_the_seed_sentence_is_shown_once_with_each_cards_clause_marked():
     assert "C14a: judges the clause marked C14a in the sentence above" in text
     assert "C14b: judges the clause marked C14b in the sentence above" in text
     assert claims.get("C14c").statement in text  # not in the sentence: its own statement
+
+
+def test_a_noisy_step_ratio_is_held_back_and_set_beside_what_the_copy_can_cost():
+    # the CPU page's shape (review 2026-12-04i item 4): 1.26x with noisy timings and a 19.7 KiB copy
+    matched_rounds = [0.0166, 0.0120, 0.0210, 0.0150, 0.0180]
+    drifted_rounds = [m * f for m, f in zip(matched_rounds, [1.10, 1.35, 1.20, 1.45, 1.22], strict=True)]
+    matched = {"median_step_s": 0.01658, "iqr_step_s": 0.00528, "timing_noisy": True,
+               "round_medians_s": matched_rounds, "permuting_bytes": 0}
+    drifted = {"median_step_s": 0.02047, "iqr_step_s": 0.00484, "timing_noisy": True,
+               "round_medians_s": drifted_rounds, "permuting_bytes": 20_173}
+    said = tables.step_cost(drifted, matched, {"gbps": 23.1, "machine": "here"})
+    assert "slower" not in said and "held back: a noisy timing (" in said
+    assert "the 19.7 KiB permuting copy: 1.7 us at 23 GB/s (here)" in said
+    assert said.endswith("0.04% of (c)'s step even at 4x: not the copy: noise or another cause")
+    quiet = {**drifted, "timing_noisy": False}
+    assert ": slower" in tables.step_cost(quiet, {**matched, "timing_noisy": False})  # no flag: the call stands
+    # a copy big enough to explain the ratio is not dismissed
+    big = tables.step_cost({**quiet, "permuting_bytes": 60e6}, {**matched, "timing_noisy": False},
+                           {"gbps": 23.1, "machine": "here"})
+    assert "not the copy" not in big
+    assert tables.copy_clause(20_173, 0.0166, 1.26, None) == ""  # no rate: no bound claimed
