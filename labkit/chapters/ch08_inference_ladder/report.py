@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import html
 import math
+from datetime import datetime, timezone
 
 from labkit.chapters.ch08_inference_ladder import keep, ladder, reproduce
 
@@ -171,11 +172,24 @@ def row(rung: ladder.Rung, strict: ladder.Rung, defaults: ladder.Rung,
     over_strict = ("1.00x" if rung.name == strict.name
                    else f"{rung.speedup_over(strict):.2f}x ({low:.2f} to {high:.2f})")
     over_defaults = "1.00x" if rung.name == defaults.name else f"{rung.speedup_over(defaults):.2f}x"
-    return [rung.name, _kept(rung), f"{rung.images_per_s:,.0f}",
+    return [rung.name, _kept(rung), images_cell(rung, strict),
             f"{100 * rung.iqr_s / rung.median_s:.1f}%", over_strict, over_defaults,
             _gain(rung.gain, rung.gain_spread), _gain(rung.device_gain, rung.device_spread),
             in_rounds(rung, strict), idle, err, pct,
             f"{rung.compile_s:.1f} s", _payback(rung, before)]
+
+
+def images_cell(rung: ladder.Rung, start: ladder.Rung) -> str:
+    """A row's images/s, from the rounds its ratio over the start row comes from. A step built
+    on the start row and re-timed reads that ratio from its deciding re-time (the two rungs
+    alone), so its images/s are that re-time's, with its first timing's beside them: the CPU
+    page printed folding's 88 images/s (first, slow rounds) beside 1.07x over a start of 98
+    (from the re-time), a slower rung read as faster (review 2026-12-04i item 5)."""
+    first = f"{rung.images_per_s:,.0f}"
+    then = (rung.here.get(rung.after) or {}).get("step_images_per_s")
+    if rung.after != start.name or len(rung.timings or []) < 2 or not then:
+        return first
+    return f"{then:,.0f} (first timed: {first})"
 
 
 class LadderTable:
@@ -184,6 +198,7 @@ class LadderTable:
     def __init__(self, rungs: list[ladder.Rung], strict: ladder.Rung, defaults: ladder.Rung,
                  fresh: dict | None = None) -> None:
         by_name = {r.name: r for r in rungs}
+        self.start = strict.name   # the 'over' column is named after the start row (item 5)
         self.rows = [(r.kept, row(r, strict, defaults, by_name.get(r.after))) for r in rungs]
         self.decided = [decided(r) for r in rungs]
         self.based = [base_short(r) for r in rungs]
@@ -192,12 +207,27 @@ class LadderTable:
                                                reproduce.all_steps_line(fresh)) if line)
         # the steps whose gain did not hold over this machine's fresh runs, shown beside the
         # table: a page is one run (review 2026-12-03h item 5)
-        self.fresh = reproduce.not_held_line(fresh)
+        # (not held: the runs disagree, or this run's own gain lies outside them: review
+        # 2026-12-04i item 1), and what the host-only step's gain follows (its base's idle)
+        now = datetime.now(timezone.utc).isoformat(timespec="seconds")
+        host = next((r for r in rungs if r.name == reproduce.HOST_ONLY_STEP and not r.error), None)
+        self.fresh = " ".join(line for line in (
+            reproduce.not_held_line(fresh, {r.name: r.gain for r in rungs if not r.error}, now),
+            "" if host is None else reproduce.host_only_line(
+                fresh, host.gain, (host.here.get(host.after) or {}).get("idle_share"), host.after))
+            if line)
         # the columns shown: not one that says nothing on any row (a CPU's device clock, idle,
         # compile and payback), nor a second baseline that is the first (a CPU's)
         self.shown = [i for i, name in enumerate(COLUMNS)
                       if not (name == "over PyTorch defaults" and defaults is strict)
                       and any(cells[i] not in ("", "n/a", "0.0 s") for _, cells in self.rows)]
+
+    def header(self, i: int, short: bool) -> str:
+        """Column i's header: 'over <start row>' for the speed-up over the start (on a CPU the
+        start is PyTorch's defaults, not strict float32), the short form where short."""
+        if COLUMNS[i] == "over strict float32":
+            return f"over {self.start}"
+        return SHORT_HEADER.get(COLUMNS[i], COLUMNS[i]) if short else COLUMNS[i]
 
     def _cell(self, cells: list[str], i: int, said: str, based: str, short: bool) -> str:
         """One cell as shown: the core's short forms where short, else the full cell."""
@@ -208,8 +238,7 @@ class LadderTable:
         return _core(cells[i], short and i in _RANGED)
 
     def _table(self, columns: list[int], short: bool) -> str:
-        head = "".join(f"<th>{html.escape(SHORT_HEADER.get(COLUMNS[i], COLUMNS[i]) if short else COLUMNS[i])}</th>"
-                       for i in columns)
+        head = "".join(f"<th>{html.escape(self.header(i, short))}</th>" for i in columns)
         body = "".join(f"<tr style='{'' if kept else 'color:#888'}'>"
                        + "".join(f"<td>{html.escape(self._cell(cells, i, said, based, short))}</td>"
                                  for i in columns) + "</tr>"

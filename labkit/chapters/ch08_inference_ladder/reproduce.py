@@ -17,6 +17,8 @@ ladder, where one run kept cudnn.benchmark on a 1.0006x gain and the others did 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from labkit.chapters.ch08_inference_ladder import experiment, keep
 from labkit.claims import reproduced
 from labkit.claims.core import Verdict
@@ -44,6 +46,9 @@ def measure_numbers(quick: bool = False) -> dict:
             "steps": {r.name: {"kept": bool(r.kept), "judged_by": r.judged_by, "gain": r.gain,
                                "gain_spread": list(r.gain_spread) if r.gain_spread else None,
                                "device_gain": r.device_gain, "idle_share": r.idle_share,
+                               # the base's GPU idle in the step's own rounds: what a step that
+                               # cuts host work only (CUDA Graphs) can win, 1 / (1 - it)
+                               "base_idle": (r.here.get(r.after) or {}).get("idle_share"),
                                "unstable": r.unstable, "timings": len(r.timings),
                                "host_pace_us": [t.get("host_pace_us") for t in r.timings]}
                       for r in result.rungs[1:] if not r.error and r.gain is not None},
@@ -159,18 +164,36 @@ def fresh_runs(machine: str) -> dict | None:
             continue
         walls = [s["gain"] for s in seen]
         devices = [s["device_gain"] for s in seen if s.get("device_gain")]
+        idles = [s["idle_share"] for s in seen if s.get("idle_share") is not None]
+        base_idles = [s["base_idle"] for s in seen if s.get("base_idle") is not None]
         steps[name] = {"wall": (min(walls), max(walls)),
                        "device": (min(devices), max(devices)) if devices else None,
+                       "idle": (min(idles), max(idles)) if idles else None,
+                       "base_idle": (min(base_idles), max(base_idles)) if base_idles else None,
                        "unstable": sum(1 for s in seen if s.get("unstable")),
                        "kept": sum(1 for s in seen if s.get("kept")), "runs": len(seen)}
     return {"runs": len(runs), "recorded_at": str(data.get("recorded_at") or ""), "steps": steps,
             "machine": machine} if steps else None
 
 
-def holds(step: dict) -> bool:
-    """Whether a step's wall gain held over the fresh runs (fresh_runs' entry)."""
+def inside(step: dict, gain: float | None) -> bool:
+    """Whether a page's own gain lies inside the fresh runs' wall range, widened by the keep
+    rule's smallest gain that counts (keep.MIN_GAIN, 2%) on each side: a gain the fresh runs
+    did not give is not held by them, however close they were to each other (review 2026-12-04i
+    item 1: the H200 page's CUDA Graphs 1.86x beside fresh runs at 1.18-1.29x)."""
+    if gain is None:
+        return True
     low, high = step["wall"]
-    return not step["unstable"] and low > 0 and high / low - 1 <= HOLDS_WITHIN
+    return low / (1 + keep.MIN_GAIN) <= gain <= high * (1 + keep.MIN_GAIN)
+
+
+def holds(step: dict, gain: float | None = None) -> bool:
+    """Whether a step's wall gain held over the fresh runs (fresh_runs' entry): the runs agree
+    among themselves (none flagged unstable, max / min within HOLDS_WITHIN) and, given the
+    page's own gain for the step, it lies inside their range (`inside`)."""
+    low, high = step["wall"]
+    agree = not step["unstable"] and low > 0 and high / low - 1 <= HOLDS_WITHIN
+    return agree and inside(step, gain)
 
 
 def spread(low: float, high: float) -> str:
@@ -178,30 +201,76 @@ def spread(low: float, high: float) -> str:
     return f"{low:.2f}x" if f"{low:.2f}" == f"{high:.2f}" else f"{low:.2f}-{high:.2f}x"
 
 
-def label(found: dict) -> str:
-    """Where the fresh runs come from, as a page labels them."""
-    when = found["recorded_at"][:16].replace("T", " ")
+def _when(stamp: str) -> str:
+    return stamp[:16].replace("T", " ")
+
+
+def label(found: dict, page_at: str | None = None) -> str:
+    """Where the fresh runs come from, as a page labels them: the record read is the one
+    results/reproduce/ holds now (the current one), with its recorded_at; given the page's own
+    run time (page_at, ISO), whether the fresh runs came before or after it (review 2026-12-04i
+    item 1: the H200 page cited a record superseded by the time it was read)."""
+    when = _when(found["recorded_at"])
+    order = ""
+    if when and page_at:
+        page = _when(page_at)
+        order = (f", before this page's run at {page[11:]}" if found["recorded_at"] < page_at
+                 else f", after this page's run at {page[11:]}")
     return (f"{found['runs']} fresh runs on {found['machine']} (reproduce.py"
-            + (f", {when} UTC" if when else "") + ")")
+            + (f", {when} UTC" if when else "") + order + ")")
 
 
-def not_held_line(found: dict | None) -> str:
-    """The steps whose wall gain did not hold over the fresh runs, each with its wall range, its
-    device-time range and how often it was flagged; '' when every step held or there is no
-    record. (Every step's range, those that held too, is all_steps_line's, for a fold.)"""
+def not_held_line(found: dict | None, gains: Mapping[str, float | None] | None = None,
+                  page_at: str | None = None) -> str:
+    """The steps not held by the fresh runs: those whose wall gain the runs did not agree on
+    (each with its wall range, its device-time range and how often it was flagged), and,
+    given the page's own gains (gains: {step: wall gain}), those whose gain on this page lies
+    outside the runs' range; '' when every step held or there is no record. (Every step's
+    range, those that held too, is all_steps_line's, for a fold.)"""
     if not found:
         return ""
-    steps = found["steps"]
-    loose = [n for n, s in steps.items() if not holds(s)]
+    steps, gains = found["steps"], dict(gains or {})
+    loose = [n for n, s in steps.items() if not holds(s, gains.get(n))]
     if not loose:
         return ""
 
     def one(name: str) -> str:
         s = steps[name]
-        return (f"{name} {spread(*s['wall'])} wall"
-                + (f", {spread(*s['device'])} device time" if s["device"] else "")
-                + (f" (unstable {s['unstable']} of {s['runs']})" if s["unstable"] else ""))
-    return f"Not held over {label(found)}: " + "; ".join(one(n) for n in loose) + "."
+        page = gains.get(name)
+        return (f"{name}" + (f" {page:.2f}x here," if page is not None and not inside(s, page) else "")
+                + f" {spread(*s['wall'])} wall there"
+                + (f" ({spread(*s['device'])} device" if s["device"] else " (")
+                + (f"; unstable {s['unstable']} of {s['runs']})" if s["unstable"] else ")")).replace(" ()", "")
+    return f"Not held by {label(found, page_at)}: " + "; ".join(one(n) for n in loose) + "."
+
+
+HOST_ONLY_STEP = "CUDA Graphs"  # the step that cuts the host's work only (device gain ~1.00x)
+
+
+def host_only_line(found: dict | None, gain: float | None, base_idle: float | None,
+                   base: str, name: str = HOST_ONLY_STEP) -> str:
+    """What the numbers show for a step that removes host work only: its wall gain is about
+    1 / (1 - its base's GPU idle), since it can win back at most the time the GPU waited. This
+    page's (gain, base_idle: the base's unprofiled idle in the step's rounds) beside the fresh
+    runs' (their base's idle in the step's rounds where the record keeps it, else the base
+    step's own idle in its rounds, said so). '' when neither side has the figures. Why: the H200
+    page's CUDA Graphs 1.86x rode on one process's host pace (its base idled 48%); the fresh
+    runs' base idled 20-25% and gave 1.18-1.29x (review 2026-12-04i item 1)."""
+    parts = []
+    if gain is not None and base_idle is not None and base_idle < 1:
+        parts.append(f"{100 * base_idle:.0f}% here, {1 / (1 - base_idle):.2f}x (measured {gain:.2f}x)")
+    step = (found or {}).get("steps", {}).get(name)
+    if step:
+        idle, whose = step.get("base_idle"), ""
+        if idle is None:   # a record before base_idle: the base step's idle in its own rounds
+            idle, whose = (found["steps"].get(base) or {}).get("idle"), f" ({base}'s own step)"
+        if idle is not None and idle[1] < 1:
+            parts.append(f"{100 * idle[0]:.0f}-{100 * idle[1]:.0f}% in the fresh runs{whose}, "
+                         f"{spread(1 / (1 - idle[0]), 1 / (1 - idle[1]))} (measured {spread(*step['wall'])})")
+    if not parts:
+        return ""
+    return (f"{name} only removes host work, so its wall gain is about 1/(1 - its base's GPU idle): "
+            + "; ".join(parts) + ".")
 
 
 def all_steps_line(found: dict | None) -> str:

@@ -25,6 +25,7 @@ from labkit.chapters.ch08_inference_ladder import (
     reproduce,
     roofline,
 )
+from labkit.core import results
 from labkit.session import Recorded
 from labkit.show import table as tables
 from labkit.show.widgets.quiz import Key
@@ -179,12 +180,13 @@ def explanations(rungs: list) -> tables.Table:
 
 
 def regimes_table(run: object) -> tables.Table:
-    """channels_last, fp16 and folding alone on an eager and a compiled-and-graphed base."""
+    """channels_last, fp16 and folding alone on an eager base (and a compiled-and-graphed one
+    where the run measured it: benchmarks/gpu_ladder.py; the chapter leaves it out)."""
     gains = run.regime_gains()
     bases = list(getattr(run, "regime_bases", {}).values())
     tf32 = all(getattr(getattr(base, "settings", None), "tf32", "on") != "off" for base in bases)
     shown = tables.Table("Do the steps simply add up?" + ("" if not bases else
-                         " (TF32 on in both bases)" if tf32 else " (float32 bases: no TF32 on this GPU)"),
+                         " (TF32 on)" if tf32 else " (float32: no TF32 on this GPU)"),
                          ["step", *[f"{regime} ({_base_rate(run.regime_bases[regime])})" for regime in gains]])
     missing = getattr(run, "regimes_missing", {})
     if not gains and not missing:
@@ -212,6 +214,8 @@ def regimes_table(run: object) -> tables.Table:
         shown.note(added + ".")
         if climb:
             shown.fold("composed gains", climb)
+    if not any("compiled" in regime for regime in gains):
+        return shown   # no compiled column: Inductor's layout choice explains nothing here
     import torch._inductor.config as inductor_config  # read only where compile ran
 
     # folded (issue 37): why channels_last may gain little on the compiled base, read from source
@@ -285,10 +289,14 @@ def adds_up_parts(run: object, gains: Mapping[str, Mapping[str, float]]) -> tupl
     noisy = [r.name for r in cells.values() if r.median_s > 0 and r.iqr_s / r.median_s > keep.UNSTABLE_IQR]
     moved_alone = [r.name for r in cells.values() if r.judged_by == keep.NOT_DECIDABLE]
     if unsure or noisy or moved_alone:
-        said += ". Not decidable: " + "; ".join(
+        why = "; ".join(
             ([f"{', '.join(unsure)} unstable on the climb"] if unsure else [])
             + ([f"{', '.join(noisy)} timed with an IQR over {100 * keep.UNSTABLE_IQR:.0f}%"] if noisy else [])
             + ([f"{', '.join(moved_alone)} on a base that moved"] if moved_alone else []))
+        on_device = _adds_up_on_device(names, cells, climbed)
+        # the wall's products decide nothing here: only the device clock's are said
+        said = (f"Do they add up? Undecided on the wall clock ({why}); {on_device}" if on_device
+                else said + f". Not decidable: {why}")
     elif alone_range is None:
         said += f". {p_climb / p_alone:.2f}x apart (no range for the steps alone)"
     elif not _apart(alone_range, climb_range):
@@ -302,6 +310,31 @@ def adds_up_parts(run: object, gains: Mapping[str, Mapping[str, float]]) -> tupl
                      f"{n} {climbed[n].gain:.2f}x on the climb (after {climbed[n].after}), "
                      f"{alone[n]:.2f}x alone" for n in differ))
     return said, composed(run)
+
+
+def _adds_up_on_device(names: list[str], alone: Mapping[str, ladder.Rung],
+                       climbed: Mapping[str, ladder.Rung]) -> str:
+    """The same comparison on device time, per image ('' where a step lacks a device gain):
+    the device clock does not follow the host's pace, so where a wall gain is unstable (the
+    H200's fp16 weights, IQR 27%) its device gain (1.84-1.85x in 3 of 3 fresh runs) still
+    decides whether the steps multiply (review 2026-12-04i item 4: the section concluded
+    nothing on either page)."""
+    both = [alone.get(n) for n in names] + [climbed.get(n) for n in names]
+    if any(r is None or r.device_gain is None for r in both):
+        return ""
+    a_spreads = [tuple(alone[n].device_spread or (alone[n].device_gain,) * 2) for n in names]
+    c_spreads = [tuple(climbed[n].device_spread or (climbed[n].device_gain,) * 2) for n in names]
+    p_alone = float(np.prod([alone[n].device_gain for n in names]))
+    p_climb = float(np.prod([climbed[n].device_gain for n in names]))
+    a_range, c_range = _range_product(a_spreads), _range_product(c_spreads)
+    said = (f"on device time the three multiply to {p_alone:.2f}x alone ({a_range[0]:.2f} to {a_range[1]:.2f}), "
+            f"{p_climb:.2f}x on the climb ({c_range[0]:.2f} to {c_range[1]:.2f})")
+    if not _apart(a_range, c_range):
+        return said + ": the ranges overlap, the steps multiply"
+    differ = [n for n, a, c in zip(names, a_spreads, c_spreads, strict=True) if _apart(a, c)]
+    return (said + f": they do not ({p_climb / p_alone:.2f}x apart): " + "; ".join(
+        f"{n} {climbed[n].device_gain:.2f}x on the climb (after {climbed[n].after}), "
+        f"{alone[n].device_gain:.2f}x alone" for n in differ))
 
 
 def _apart(a: tuple[float, float], b: tuple[float, float]) -> bool:
@@ -411,8 +444,10 @@ def recorded_ladder(recorded: Recorded | Mapping,
         gain = ("" if r.get("gain") is None else f"{r['gain']:.2f}x"
                 + (f" [{spread[0]:.2f}, {spread[1]:.2f}]" if spread else ""))
         again = (fresh or {}).get("steps", {}).get(r.get("name"))
+        # not held: the fresh runs disagree among themselves, or this page's gain lies outside
+        # them (review 2026-12-04i item 1: Graphs 1.86x beside 1.18-1.29x was not marked)
         runs = "" if again is None else reproduce.spread(*again["wall"]) + (
-            "" if reproduce.holds(again) else " (does not hold)")
+            "" if reproduce.holds(again, r.get("gain")) else " (not held by the fresh runs)")
         base = (r.get("here") or {}).get(r.get("after") or "")
         if base:
             idle = "" if base.get("idle_share") is None else f", {100 * base['idle_share']:.0f}%"
@@ -435,12 +470,30 @@ def recorded_ladder(recorded: Recorded | Mapping,
         shown.note("This record predates the base's re-timing: a step's gain and the images/s "
                    "of the row above it come from different runs.")
     if fresh:
-        shown.note(reproduce.not_held_line(fresh) or f"Every step's wall gain held over {reproduce.label(fresh)}.")
+        at = recorded_at(recorded)
+        gains = {r.get("name"): r.get("gain") for r in rungs}
+        shown.note(reproduce.not_held_line(fresh, gains, at)
+                   or f"Every step's wall gain held over {reproduce.label(fresh, at)}.")
+        host = next((r for r in rungs if r.get("name") == reproduce.HOST_ONLY_STEP), None)
+        if host is not None:
+            base = (host.get("here") or {}).get(host.get("after") or "") or {}
+            line = reproduce.host_only_line(fresh, host.get("gain"), base.get("idle_share"),
+                                            host.get("after") or "")
+            if line:
+                shown.note(line)
     added = _recorded_adds_up(recorded)
     if added:
         shown.note(f"Do the steps simply add up? On the reference GPU (recorded), "
                    f"{', '.join(s.name for s in ladder.REGIME_STEPS)}: {added}.")
     return shown
+
+
+def recorded_at(recorded: Recorded) -> str:
+    """The full recorded_at (ISO) of a recorded entry, from its results file ('' when absent):
+    Recorded keeps the date only, and a fresh record of the same day may come before or after."""
+    entry = ((results.load(recorded.machine) or {}).get("chapters", {})
+             .get(recorded.chapter, {}).get(recorded.key) or {})
+    return str(entry.get("recorded_at") or "")
 
 
 def _recorded_adds_up(recorded: Recorded) -> str:
@@ -453,7 +506,8 @@ def _recorded_adds_up(recorded: Recorded) -> str:
     except (KeyError, TypeError, ValueError):
         return ""
     said, _ = adds_up_parts(run, run.regime_gains())
-    return said.removeprefix("Do they add up? ").replace("Alone", "alone", 1)
+    return (said.removeprefix("Do they add up? ").replace("Alone", "alone", 1)
+            .replace("Undecided", "undecided", 1))
 
 
 def _recorded_keep(r: Mapping) -> str:

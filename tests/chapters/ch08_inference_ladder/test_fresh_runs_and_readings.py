@@ -45,9 +45,9 @@ def test_the_fresh_runs_name_the_step_gains_that_did_not_hold(tmp_path, monkeypa
     found = _record(tmp_path, monkeypatch)
     assert found["runs"] == 3 and found["steps"]["fp16 weights"]["wall"] == (0.964, 1.549)
     line = reproduce.not_held_line(found)
-    assert line.startswith("Not held over 3 fresh runs on nvidia-h200 (reproduce.py, 2026-12-03 22:09 UTC)")
-    assert "fp16 weights 0.96-1.55x wall, 1.84x device time (unstable 3 of 3)" in line
-    assert "CUDA Graphs 1.17-2.46x wall, 1.00x device time" in line
+    assert line.startswith("Not held by 3 fresh runs on nvidia-h200 (reproduce.py, 2026-12-03 22:09 UTC)")
+    assert "fp16 weights 0.96-1.55x wall there (1.84x device; unstable 3 of 3)" in line
+    assert "CUDA Graphs 1.17-2.46x wall there (1.00x device)" in line
     assert "TF32" not in line and "torch.compile" not in line
     assert "torch.compile 1.66-1.70x wall" in reproduce.all_steps_line(found)   # the rest: folded
     assert reproduce.fresh_runs("nvidia-a100") is None     # no record: nothing said
@@ -58,7 +58,7 @@ def test_the_ladder_table_shows_them_beside_its_own_step_gains_unfolded(tmp_path
     run, _ = _h200_like()
     shown = report.table(run.rungs, run.strict, run.strict, fresh=found)
     core = shown._repr_html_().split("<details>")[0]
-    assert "Not held over 3 fresh runs" in core and "CUDA Graphs 1.17-2.46x wall" in core
+    assert "Not held by 3 fresh runs" in core and "CUDA Graphs 1.17-2.46x wall" in core
     # every step's range, and the re-timing rules the page's "Reading it" held, are folded
     folded = shown._repr_html_().split("<details>", 1)[1]
     assert "Each step&#x27;s gain in 3 fresh runs" in folded and "re-timed (the two rungs alone" in folded
@@ -132,9 +132,9 @@ def test_the_recorded_ladder_replays_the_corrected_interaction_and_the_fresh_run
     shown = tables.recorded_ladder(Recorded("08_inference_ladder", "ladder", "nvidia-h200", payload, "2026-12-03"),
                                    fresh=found)
     column = shown.column("wall gain in 3 fresh runs")
-    assert column[run.rungs.index(next(r for r in run.rungs if r.name == "CUDA Graphs"))] == "1.17-2.46x (does not hold)"
+    assert column[run.rungs.index(next(r for r in run.rungs if r.name == "CUDA Graphs"))] == "1.17-2.46x (not held by the fresh runs)"
     notes = " ".join(shown.notes)
-    assert "Not held over 3 fresh runs" in notes
+    assert "Not held by 3 fresh runs" in notes
     assert ("On the reference GPU (recorded), channels_last, fp16 weights, Conv-BN folding: alone on "
             "the eager base, the three multiply to 1.67x") in notes and "their own gains on the climb multiply to 1.95x" in notes
 

@@ -88,3 +88,32 @@ def test_the_gate_line_names_the_largest_error_against_its_tolerance_not_the_lar
     for r in rungs:
         r.gate = None
     assert report.gate_line(rungs) == ""
+
+
+def test_a_row_re_timed_over_the_start_shows_its_images_from_the_rounds_of_its_ratio():
+    """Review 2026-12-04i item 5, with the committed CPU copy's numbers: the start (PyTorch's
+    defaults, 2 threads) at 98 images/s; Conv-BN folding first timed at 88 in slow rounds,
+    re-timed alone at 109 over a base of 97, 1.07x over the start read from that re-time. The
+    page printed 88 beside 1.07x (a slower rung read as faster) under 'over strict float32'."""
+    start = _rung("PyTorch defaults (2 threads)", 98.0)
+    folding = _rung("Conv-BN folding", 88.0, after=start.name, kept=True, why="kept: 1.10x wall",
+                    gain=1.10, gain_spread=(1.09, 1.13), over={start.name: (1.07, 1.07, 1.10)},
+                    timings=[{"base_images_per_s": 83.0}, {"base_images_per_s": 97.0}],
+                    here={start.name: {"images_per_s": 97.0, "idle_share": None,
+                                       "step_images_per_s": 109.0}})
+    head, rows = _core_rows(report.table([start, folding], start, start))
+    over = head.index("over PyTorch defaults (2 threads)")   # named after the start row
+    assert "over strict float32" not in head
+    cell = rows[1][head.index("images/s")]
+    assert cell == "109 (first timed: 88)"
+    shown = float(cell.split(" ")[0].replace(",", ""))
+    ratio = float(rows[1][over].split("x")[0])
+    assert ratio > 1 and shown > 98          # faster, and its images/s say so
+    assert abs(shown / ratio / 98 - 1) < 0.05  # the start row's images/s times the ratio
+
+
+def test_a_row_timed_once_keeps_its_own_images():
+    rungs, strict = _climb()
+    head, rows = _core_rows(report.table(rungs, strict, strict))
+    assert [r[head.index("images/s")] for r in rows] == ["3,160", "12,985", "11,215"]
+    assert "over eager strict float32" in head

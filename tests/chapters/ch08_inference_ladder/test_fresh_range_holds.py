@@ -1,0 +1,76 @@
+"""Review 2026-12-04i items 1 and 4 on the recorded files: the H200 page's fp16 weights (1.15x,
+its base 4% idle) and CUDA Graphs (1.86x, its base 48% idle) lie outside the three fresh runs
+of reproduce.py 08 at 03:31 (1.44-1.53x and 1.18-1.29x); the record is read by its recorded_at
+against the page's (03:26); Graphs' wall gain follows 1/(1 - its base's idle); and 'Do the steps
+simply add up?' is decided on device time where the wall's fp16 gain is unstable.
+
+data/h200_2026-12-04.json holds copies of results/reproduce/nvidia-h200-08_inference_ladder.json
+(steps only) and results/nvidia-h200.json's 08 ladder as the review read them, so these tests
+keep reading those records after the next re-recording overwrites the live ones."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+from labkit.chapters.ch08_inference_ladder import reproduce, tables
+from labkit.session import Recorded
+
+DATA = json.loads((Path(__file__).parent / "data" / "h200_2026-12-04.json").read_text())
+
+
+@pytest.fixture
+def recorded(tmp_path, monkeypatch):
+    (tmp_path / "reproduce").mkdir()
+    (tmp_path / "reproduce" / "nvidia-h200-08_inference_ladder.json").write_text(json.dumps(DATA["reproduce"]))
+    (tmp_path / "nvidia-h200.json").write_text(json.dumps(DATA["results"]))
+    monkeypatch.setenv("LABKIT_RESULTS_DIR", str(tmp_path))
+    entry = DATA["results"]["chapters"]["08_inference_ladder"]["ladder"]
+    return Recorded("08_inference_ladder", "ladder", "nvidia-h200", entry["payload"], entry["recorded_at"][:10])
+
+
+def _page_gains(rec):
+    return {r["name"]: r.get("gain") for r in rec["rungs"]}
+
+
+def test_a_page_gain_outside_the_fresh_range_is_not_held(recorded):
+    found = reproduce.fresh_runs("nvidia-h200")
+    gains = _page_gains(recorded)
+    # the runs agree among themselves on Graphs (1.18-1.29x): the old rule held it
+    assert reproduce.holds(found["steps"]["CUDA Graphs"])
+    loose = {n for n, s in found["steps"].items() if not reproduce.holds(s, gains.get(n))}
+    assert loose == {"fp16 weights", "CUDA Graphs"}
+    # within 2% of the range still holds (torch.compile 1.648x beside 1.659-1.716x)
+    assert reproduce.inside(found["steps"]["torch.compile"], gains["torch.compile"])
+
+
+def test_the_recorded_ladder_marks_both_and_reads_the_record_by_its_time(recorded):
+    text = str(tables.recorded_ladder(recorded))
+    rows = {line.split("  ")[0]: line for line in text.splitlines()}
+    assert "(not held by the fresh runs)" in rows["CUDA Graphs"] and "(not held" in rows["fp16 weights"]
+    assert "not held" not in rows["torch.compile"] and "not held" not in rows["TF32"]
+    assert ("Not held by 3 fresh runs on nvidia-h200 (reproduce.py, 2026-12-04 03:31 UTC, "
+            "after this page's run at 03:26)") in text
+    assert "CUDA Graphs 1.86x here, 1.18-1.29x wall there" in text
+    assert "fp16 weights 1.15x here, 1.44-1.53x wall there" in text
+
+
+def test_graphs_wall_gain_follows_its_bases_idle(recorded):
+    text = str(tables.recorded_ladder(recorded))
+    line = next(line for line in text.splitlines() if line.startswith("CUDA Graphs only removes host work"))
+    # 1/(1 - 0.478) on the page; the fresh runs' base (fp16 weights) idled 19.9-25.1%
+    assert "48% here, 1.91x (measured 1.86x)" in line
+    assert "20-25% in the fresh runs" in line and "1.25-1.34x (measured 1.18-1.29x)" in line
+
+
+def test_the_label_says_when_the_record_predates_the_page():
+    found = {"runs": 3, "machine": "nvidia-h200", "recorded_at": "2026-12-03T22:09:27+00:00", "steps": {}}
+    assert "before this page's run at 03:26" in reproduce.label(found, "2026-12-04T03:26:14+00:00")
+
+
+def test_the_steps_add_up_question_is_decided_on_device_time(recorded):
+    text = str(tables.recorded_ladder(recorded))
+    line = next(line for line in text.splitlines() if line.startswith("Do the steps simply add up?"))
+    assert "undecided on the wall clock (fp16 weights unstable on the climb)" in line
+    assert "on device time the three multiply to 1.69x alone" in line and "2.54x on the climb" in line
+    assert "they do not (1.50x apart)" in line and "fp16 weights 1.85x on the climb (after channels_last), 1.37x alone" in line
