@@ -76,7 +76,7 @@ KEYS: dict[str, dict[str, list[str]]] = {
         "quiz_propagation": ["the first that does not:", "return channels_last (counting"],
         # which convolution launches a layout-conversion kernel (key: the NCHW one): its kernel's name
         "quiz_c22": ["nchwToNhwcKernel", "NCHW-to-NHWC conversion", "the opposite of the seed's"],
-        "quiz_c7": ["NHWC/NCHW", "ResNet-50, NCHW against NHWC"],
+        "quiz_c7": ["NHWC/NCHW", "ResNet-50 (eager), img/s"],
     },
     "04_fusion": {
         "quiz_fold": ["folded by hand", "torch.fx fuse"],

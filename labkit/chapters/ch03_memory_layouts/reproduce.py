@@ -4,7 +4,8 @@
 processes. Like the notebook: ResNet-50 (random weights) in NCHW and channels_last, timed
 interleaved through `Chapter.measured` (so the trust rule sees the flags); on a GPU fp16 at
 batch 64 and 128, 224x224, judged where the device bounds images per second
-(`claims.gpu_judged`: batch 128, stated in advance, the seed's 64 shown beside it); the form judged is part of what the runs must
+(`claims.gpu_judged`: both batches by a CUDA Graph replay loop's wall time, stated in advance,
+the eager loops shown beside them); the form judged is part of what the runs must
 agree on (benchmarks/reproduce.py compares outcome, what it depends on, and form); on a CPU float32 at env.sizes()'s batch and image. C22 decides by bytes copied and kernel names, not by timings, so it is not repeated.
 quick=True: a 64x64 image, batch 1, two rounds (a smoke test, not a measurement).
 """
@@ -16,8 +17,8 @@ import copy
 import torch
 
 from labkit import claims, session
-from labkit.chapters.ch03_memory_layouts import cases, device_split
-from labkit.chapters.ch03_memory_layouts.claims import WALL_TIME, loop_ratio
+from labkit.chapters.ch03_memory_layouts import cases
+from labkit.chapters.ch03_memory_layouts.claims import GRAPH_TIME, WALL_TIME, loop_ratio
 from labkit.chapters.ch03_memory_layouts.claims import deciding as c7_deciding
 from labkit.models import resnet
 
@@ -43,11 +44,9 @@ def measure_verdicts(quick: bool = False) -> list[claims.Verdict]:
                                           case=f"{str(dtype).replace('torch.', '')} b{batch}")
         flagged_all += flagged
         runs.append(cases.resnet_run(cmp, dtype, batch, image))
-        if on_gpu:  # as the notebook: device-busy time beside wall time, for host-bound runs
-            x_cl = x.to(memory_format=torch.channels_last)
-            with torch.no_grad():
-                runs[-1].update(device_split.evidence(lambda x=x: net(x), lambda x_cl=x_cl: net_cl(x_cl),
-                                                      rounds=2 if quick else 3))
+        if on_gpu:  # as the notebook: device-busy time beside wall time, and the graph replays
+            runs[-1].update(cases.device_busy(net, net_cl, x))
+            flagged_all += runs[-1].pop("graph_flags", [])
     judged, shown = cases.c7_split(runs, on_gpu and not quick)
     stride1 = torch.empty(1, 3, 4, 4).to(memory_format=torch.channels_last).stride()[1]
     if on_gpu and not quick:  # the notebook's label, naming the batch and quantity judged
@@ -60,14 +59,16 @@ def measure_verdicts(quick: bool = False) -> list[claims.Verdict]:
 
 
 def deciding_ratios(verdict: claims.Verdict) -> dict[str, float]:
-    """The NHWC/NCHW speed ratio that decided, by judged run (device-busy where host-bound),
+    """The NHWC/NCHW speed ratio that decided, by judged run (graph replay, wall time, or
+    device-busy where host-bound),
     and each shown run's: its ratio, and every run's wall ratio in a back-to-back loop beside it."""
     found = {}
     judged = list(verdict.evidence["runs"])
     for r in judged + list(verdict.evidence.get("other_runs") or ()):
         ratio, _, basis = c7_deciding(r)
         name, role = f"{r['dtype']} b{r['batch']}", "decides" if r in judged else "shown"
-        found[f"{name} ({'wall' if basis == WALL_TIME else 'device-busy'}, {role})"] = ratio
+        clock = {WALL_TIME: "wall", GRAPH_TIME: "graph replay"}.get(basis, "device-busy")
+        found[f"{name} ({clock}, {role})"] = ratio
         loop = loop_ratio(r)
         if loop:  # every run's, so the spread over runs shows how far a loop's ratio moves
             found[f"{name} (wall in a loop, shown)"] = loop
