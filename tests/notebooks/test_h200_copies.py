@@ -15,6 +15,8 @@ COPIES = ROOT / "results" / "h200_notebooks"
 # Chapters whose H200 copy predates their current sources: each is re-recorded on the H200
 # (scripts/execute_notebook.py --output-dir results/h200_notebooks) with its issue.
 NOT_YET_RERECORDED: set[str] = {
+    # 2026-12-04i review items 1-4, 6, 7: C7 judged by CUDA Graph replays (fp16 b64, b128), the seed's 1.20x, C22 CPU
+    "03_memory_layouts",
     # 2026-12-04i 08-09-99 items 6, 11: the set-up reads sizes.cnn_image; AOTInductor opt-in said; clamped idle text
     "09_audit_your_model",
     # 2026-12-04i 08-09-99 item 8: the reproduce headline counts a record older than its verdict apart
