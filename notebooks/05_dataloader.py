@@ -92,9 +92,10 @@ chapter.exercise("05.batch_bytes").check(batch_bytes)
 # steps are quick and the median hides the waits. Each setting first warms up for one batch
 # per worker (at start-up every worker decodes its first batch at once; after that wave each
 # hands over one batch per decode, as for the rest of the run), then one window of at least
-# one queue (workers x `prefetch_factor` batches) is timed. The sweep goes round three times,
-# one window of every setting per round (a change in the machine's load then hits all
-# settings alike), and a setting's spread is its slowest and fastest window. *Waiting*,
+# one queue (workers x `prefetch_factor` batches) is timed. The sweep goes round three times
+# (twice on a GPU, where a round costs seconds), one window of every setting per round (a
+# change in the machine's load then hits all settings alike), and a setting's spread is its
+# slowest and fastest window. *Waiting*,
 # wherever this chapter prints it, is the timed steps' wait over their wait + step. Each sweep has
 # a time budget (`knee_experiment.WORKER_SWEEP_BUDGET_S`): on a machine slower than planned
 # it leaves out the largest worker counts or the last round, and says so below.

@@ -31,6 +31,8 @@ NOT_YET_RERECORDED: set[str] = {
     "06_ddp_layout_drift",
     # 2026-12-04i review items 5, 6, 9: fault control checked, eager's FLOPs/ceiling share and the +-2% band, trap 2's eager strides
     "07_export_traps",
+    # 2026-12-04i review items 1, 2, 3, 7, 8, 10: two worker-sweep rounds on a GPU (the sweep's prose), bound and pin range
+    "05_dataloader",
 }
 
 

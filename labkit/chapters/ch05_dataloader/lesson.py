@@ -905,12 +905,16 @@ def recorded_plateau(old: dict) -> str:
         idle = plateau.gpu_idle_share
         apart = (f"; the step timed apart ({plateau.step_s * 1e3:.1f} ms) gives "
                  f"{plateau.predicted_apart:.0f} ({plateau.measured / plateau.predicted_apart:.2f}x)"
-                 if plateau.swept_step_s else "")
+                 if plateau.swept_step_s and not plateau.loaded_step_s else "")
+        # a record with the step beside the decoders: its bound by today's reading of the two
+        # clocks (review 2026-12-04i item 2: 'host-bound launches', not a shared core)
+        bound = (f"bound: {plateau.bound_name} (GPU idle {100 * idle:.0f}%)"
+                 if plateau.loaded_step_s and idle is not None else
+                 f"GPU idle {100 * idle:.0f}%" if idle is not None else plateau.bound)
         return (f"recorded on {_ref()}: {plateau.measured:.0f} samples/s at "
                 f"{', '.join(str(c) for c in plateau.counts)} workers; {plateau.batch_size} / "
                 f"({plateau.step_used_s * 1e3:.1f} ms, the step {plateau.step_used}, + "
                 f"{plateau.wait_s * 1e3:.1f} ms wait) = {plateau.predicted:.0f} "
-                f"({plateau.measured / plateau.predicted:.2f}x){apart}; "
-                f"{f'GPU idle {100 * idle:.0f}%' if idle is not None else plateau.bound}.")
+                f"({plateau.measured / plateau.predicted:.2f}x){apart}; {bound}.")
     except (KeyError, TypeError, ValueError, ZeroDivisionError):  # an older record: its own sentence
         return f"recorded on {_ref()}: {old.get('explanation', 'no plateau recorded')}"

@@ -217,7 +217,7 @@ def record_scope(record: Mapping | None, since: str = PLATEAU_PREDICTION_SINCE) 
     head = f"Reproduce: the reference's {record.get('runs', '?')} runs of {at:%Y-%m-%d %H:%M} UTC"
     if at < since_at:
         return (f"{head} ran sources older than this prediction ({since_at:%Y-%m-%d %H:%M}): {said}; "
-                "their plateau was read inside the sweep, this prediction not yet reproduced.")
+                "this prediction not yet reproduced.")
     held = summary.get("plateau_held")
     plateau = (f"; the plateau's prediction held in {held} of {summary.get('plateau_runs')}"
                if held is not None else "")

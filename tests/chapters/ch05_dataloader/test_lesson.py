@@ -307,6 +307,18 @@ def test_the_plateau_takeaway_and_the_recorded_line_name_the_step_they_used_and_
     assert lesson.recorded_plateau({"explanation": "old words"}).endswith("old words")
 
 
+def test_the_cpu_page_reads_the_reference_s_plateau_bound_by_today_s_rule():
+    """Review 2026-12-04i item 2: the H200's plateau of 2026-12-04 is bound by host-bound
+    launches (its CPU time grew, not its time off the CPU), as the CPU page's reference line says."""
+    import json
+    from pathlib import Path
+
+    record = json.loads((Path(__file__).resolve().parents[3] / "results" / "nvidia-h200.json").read_text())
+    line = lesson.recorded_plateau(record["chapters"]["05_dataloader"]["plateau"]["payload"])
+    assert line.endswith("= 1265 (0.97x); bound: host-bound launches (GPU idle 54%).")
+    assert "timed apart" not in line
+
+
 def _row(label, ratio, low, high, against=None):
     return {"label": label, "ratio": ratio, "ratio_low": low, "ratio_high": high, "level": 0.95,
             "decision": "not resolved", "against": against}

@@ -277,8 +277,8 @@ def test_a_record_older_than_the_plateau_prediction_is_labelled_with_its_sources
     record = json.loads(path.read_text())
     said = reproduce.record_scope(record)
     assert said == ("Reproduce: the reference's 3 runs of 2026-12-03 22:17 UTC ran sources older than this "
-                    "prediction (2026-12-03 23:01): knee, knob calls, verdicts (4 of 4) the same; their plateau "
-                    "was read inside the sweep, this prediction not yet reproduced.")
+                    "prediction (2026-12-03 23:01): knee, knob calls, verdicts (4 of 4) the same; this prediction "
+                    "not yet reproduced.")
     differs = reproduce.record_scope({**record, "numbers_summary": {"knee_agree": True, "knobs_agree": False}})
     assert "knee, verdicts (4 of 4) the same; knob calls NOT the same" in differs
     later = reproduce.record_scope({**record, "recorded_at": "2026-12-04T05:00:00+00:00"})
