@@ -414,8 +414,11 @@ def check_c7(ev: Mapping, th: Mapping) -> tuple[str, str, str]:
 
 
 def _check_c7(ev: Mapping, th: Mapping) -> tuple[str, str, str]:
-    """runs: the runs in the form judged (on a GPU the fp16 run `gpu_judged` picks: the
-    sweep's largest fp16 batch, 128, stated in advance; on a CPU this CPU's runs). other_runs (the seed's fp16 b64 named first where it is among them) (optional) are shown, not judged. kept (optional, CPU): the same
+    """runs: the runs in the form judged (on a GPU the fp16 runs `gpu_judged` picks, stated in
+    advance: b64 and b128 by CUDA Graph replay, or under the eager rule b128 by an eager loop;
+    on a CPU this CPU's runs). other_runs (optional) are shown, not judged (the seed's fp16 b64
+    named first where it is among them). The seed's 1.20x opens the list and a confirmed
+    verdict says whether it was reached (`seed_reached`). kept (optional, CPU): the same
     runs timed with malloc keeping freed memory; flags: timings the harness flagged (the
     trust rule, labkit.claims.trust, applied by Claim.judge to `decisions_c7`, decides whether
     they hold the verdict back)."""

@@ -4,8 +4,8 @@ fp16 eager ResNet-50 at batch 64 leaves an H200 idle much of the time: the host 
 kernels more slowly than the GPU runs them. Then the wall clock times the launches, and a
 ratio of wall times between NCHW and channels_last moves from run to run (1.11x to 1.57x in
 three fresh runs) while what the layout changes, the kernels' own time, stays put. So C7
-is judged on device-busy time where the run is host-bound, and on wall time elsewhere; both
-are shown.
+is judged on CUDA Graph replays (`cases.graph_replays`), which the device bounds, and these
+eager runs are shown beside them: a host-bound one read by device-busy time, both clocks shown.
 
 Which regime a run is in is read from the seed's own quantity: a back-to-back loop of calls,
 timed by the wall clock with no profiler attached, against the kernels' time per call from
