@@ -34,9 +34,9 @@ MAX_PREFETCH = 4  # the knob sweep's larger prefetch factor
 # typed: cost_model.fit() reads each setting's start-up and step from the recorded reproduce
 # runs (results/reproduce), and cost_model.current_designs() prices this source's plan:
 # about 15 s for the worker sweep (0, 2, 4, 8, 12 workers, WORKER_GPU_ROUNDS rounds on a GPU)
-# and about 35 s for the knob sweep (the four rows of the ladder, KNOB_ROUNDS rounds of
-# one-queue windows, a batch per worker of warm-up), 5.9 s a round. The knob budget's share of
-# a round (70 / 6 = 11.7 s) cuts a row only on a host about twice as slow as the H200, so every
+# and about 38 s for the knob sweep (the four rows of the ladder, KNOB_ROUNDS rounds of
+# one-queue windows, a batch per worker of warm-up), 6.3 s a round. The knob budget's share of
+# a round (70 / 6 = 11.7 s) cuts a row only on a host 1.9x as slow as the H200, so every
 # run measures the same knobs and reproduce.py can compare their calls; on a 2-core CPU both
 # sweeps take a few seconds.
 # Review 2026-12-04i item 10: the chapter ran 126 s on the H200 (limit 120), its knob sweep
