@@ -266,16 +266,20 @@ def is_plain_ratio(stated: str) -> bool:
     return re.fullmatch(r"[0-9.]+x( \(rounds [0-9.]+-[0-9.]+\))?", stated.strip()) is not None
 
 
-def noted(shown: Table, sentence: str, stated: str) -> Table:
+def noted(shown: Table, sentence: str, stated: str, why: str = "") -> Table:
     """`sentence` under the table, with `brief(stated)` put in for its '{}'; the trust rule's
     whole reason folded under it when the rule held the ratio back. A ratio the rule did not
     let through is not put into the sentence ('ran at no ratio to state ... the speed' reads
-    as nonsense): the sentence's subject (up to its colon) is followed by what the rule says."""
+    as nonsense): the sentence's subject (up to its colon) is followed by what the rule says,
+    or, given `why` (`held_back_by`: the vetoing flag, its size and the margin), by the ratio
+    and that clause inline (review 2026-12-04i item 8)."""
     if is_plain_ratio(stated):
         shown.note(sentence.format(stated))
         return shown
     subject = sentence.split("{}")[0].rsplit(":", 1)[0].strip()
-    shown.note(f"{subject}: {brief(stated)}")
+    head = stated.removeprefix("no ratio to state: ").partition(", but ")[0]
+    shown.note(f"{subject}: {head}, not stated: {why}" if why and is_plain_ratio(head)
+               else f"{subject}: {brief(stated)}")
     if brief(stated) != stated:
         shown.fold("the trust rule's reason", stated)
     return shown
@@ -1073,7 +1077,9 @@ def chain_table(comparison: bench.Comparison, moved: Mapping[str, int], stated: 
     notes = [f"flagged: {flag['timing']}: {flag['why']}" for flag in comparison.flags()]
     if notes:
         shown.fold(f"the harness's notes ({len(notes)} flagged)", "\n".join(notes))
-    return noted(shown, f"{fast}: {{}} the speed of {slow}.", stated)
+    variant = comparison.variants[fast]
+    why = held_back_by(comparison.flags(), 1 / variant.ratio, (1 / variant.ratio_q75, 1 / variant.ratio_q25))
+    return noted(shown, f"{fast}: {{}} the speed of {slow}.", stated, why)
 
 
 # ---------------------------------------------------------------------------- C21: GradScaler

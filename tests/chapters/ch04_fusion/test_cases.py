@@ -552,3 +552,22 @@ def test_the_folding_timing_names_its_batch_dtype_math_and_ceiling_share():
 def test_no_gap_choice_names_the_seed():
     """Review 2026-12-03h item 11: 'under 0.5 us (the seed's figure)' cued C18's key."""
     assert not any("seed" in choice for choice in cases.GAP_CLASSES)
+
+
+def test_a_held_back_chain_names_its_flag_inline():
+    """Review 2026-12-04i item 8's rule, on the chain table too: a ratio the trust rule holds
+    back is shown with the vetoing flag inline, not '(noise: the trust rule's reason folded)'."""
+    from labkit.show.table import Table
+
+    flags = [{"timing": "eager", "why": "noisy: IQR 30% of the median; its per-round medians spread 20%",
+              "spread": 0.2}]
+    stated = cases.claims.trust.stated_ratio(0.95, (0.90, 0.96), flags=flags, what="fused")
+    assert stated.startswith("no ratio to state")
+    why = cases.held_back_by(flags, 0.95, (0.90, 0.96))
+    shown = cases.noted(Table("chain", ["path"]), "fused: {} the speed of eager.", stated, why)
+    assert shown.notes[0] == ("fused: 0.95x (rounds 0.90-0.96), not stated: eager's timing is flagged "
+                              "(noisy: IQR 30% of the median) and could be off by ±20.0%, more than the "
+                              "rounds' 4.2% from 1x")
+    assert shown.folded  # the rule's whole reason stays folded under it
+    plain = cases.noted(Table("chain", ["path"]), "fused: {} the speed of eager.", stated)
+    assert plain.notes[0].endswith("(noise: the trust rule's reason folded)")  # no why given: as before
