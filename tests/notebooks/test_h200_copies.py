@@ -33,6 +33,8 @@ NOT_YET_RERECORDED: set[str] = {
     "07_export_traps",
     # 2026-12-04i review items 1, 2, 3, 7, 8, 10: two worker-sweep rounds on a GPU (the sweep's prose), bound and pin range
     "05_dataloader",
+    # 2026-12-04i 08-09-99 items 4, 10: the gate cell shows its table with the keep rule folded; no compiled interaction base
+    "08_inference_ladder",
 }
 
 

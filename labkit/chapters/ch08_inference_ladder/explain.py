@@ -26,6 +26,7 @@ from __future__ import annotations
 import re
 
 from labkit.chapters.ch08_inference_ladder import keep, ladder
+from labkit.measure import timeline_stats
 
 CLASS_MOVE = 0.05   # a kernel class's share moving by more than this is named
 # A reading calls a clock faster or slower only when its range excludes 1 (the keep rule's
@@ -96,6 +97,37 @@ def kernel_jump(before: ladder.Rung, after: ladder.Rung) -> str:
         return said + f": each of the {gone:.0f} {name} became {len(each)} ({', '.join(each)})"
     return (said + " (" + ", ".join(f"+{d:.0f} {n}" for d, n in added[:3])
             + "".join(f", {d:.0f} {n}" for d, n in removed[:2]) + ")")
+
+
+COPIES_DROP = 5   # copy/layout kernels per batch a step must remove to have them named
+
+
+def kernel_word(name: str) -> str:
+    """The kernel's own identifier: the one just before its template arguments
+    ('nchwToNhwcKernel' out of 'void cudnn::engines_precompiled::nchwToNhwcKernel<float, ...'),
+    else short_name's."""
+    found = re.search(r"([A-Za-z_][A-Za-z0-9_]*)\s*<", name)
+    return found.group(1) if found and found.group(1) not in _WRAPPERS else short_name(name)
+
+
+def copies_removed(before: ladder.Rung, after: ladder.Rung) -> str:
+    """The copy and layout kernels a step removed, named from the two profiles: 'copies/layout
+    kernels per batch 67 -> 0 (-43 nchwToNhwcKernel, -24 nhwcToNchwKernel)'; '' when the class
+    fell by fewer than COPIES_DROP. Why: channels_last's 1.21x on the H200 is cuDNN's NCHW <->
+    NHWC transposes around each tensor-core convolution going away, which the reading said only
+    as 'the device's work shrank' (review 2026-12-04i item 10)."""
+    c0 = (before.kernel_counts or {}).get(timeline_stats.COPIES)
+    c1 = (after.kernel_counts or {}).get(timeline_stats.COPIES, 0.0)
+    if c0 is None or c0 - c1 < COPIES_DROP:
+        return ""
+    n0, n1 = before.kernel_names or {}, after.kernel_names or {}
+    drops: dict[str, float] = {}
+    for n, count in n0.items():
+        if timeline_stats.kind_class(n, "kernel") == timeline_stats.COPIES and count - n1.get(n, 0.0) >= 1:
+            word = kernel_word(n)
+            drops[word] = drops.get(word, 0.0) + count - n1.get(n, 0.0)
+    named = ", ".join(f"-{d:.0f} {n}" for n, d in sorted(drops.items(), key=lambda m: -m[1])[:3])
+    return f"copies/layout kernels per batch {c0:.0f} -> {c1:.0f}" + (f" ({named})" if named else "")
 
 
 def _gained(gain: float | None, spread: tuple[float, float] | None) -> bool:
@@ -227,6 +259,9 @@ def reading(before: ladder.Rung, after: ladder.Rung) -> str:
     jump = kernel_jump(before, after)
     if jump:
         said.append(jump)
+    gone = copies_removed(before, after)
+    if gone:
+        said.append(gone)
     i0, i1 = base_idle(before, after), step_idle(after)
     if i0 is not None and i1 is not None:
         limit = keep.IDLE_LIMIT

@@ -263,7 +263,7 @@ def host_only_line(found: dict | None, gain: float | None, base_idle: float | No
     if step:
         idle, whose = step.get("base_idle"), ""
         if idle is None:   # a record before base_idle: the base step's idle in its own rounds
-            idle, whose = (found["steps"].get(base) or {}).get("idle"), f" ({base}'s own step)"
+            idle, whose = (found["steps"].get(base) or {}).get("idle"), f" (measured in the {base} step)"
         if idle is not None and idle[1] < 1:
             parts.append(f"{100 * idle[0]:.0f}-{100 * idle[1]:.0f}% in the fresh runs{whose}, "
                          f"{spread(1 / (1 - idle[0]), 1 / (1 - idle[1]))} (measured {spread(*step['wall'])})")

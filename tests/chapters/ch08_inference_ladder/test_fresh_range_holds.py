@@ -74,3 +74,23 @@ def test_the_steps_add_up_question_is_decided_on_device_time(recorded):
     assert "undecided on the wall clock (fp16 weights unstable on the climb)" in line
     assert "on device time the three multiply to 1.69x alone" in line and "2.54x on the climb" in line
     assert "they do not (1.50x apart)" in line and "fp16 weights 1.85x on the climb (after channels_last), 1.37x alone" in line
+
+
+def test_channels_last_names_the_layout_kernels_it_removed():
+    """Item 10: TF32 added cuDNN's NCHW <-> NHWC transposes (67 per batch) that channels_last
+    removes; the reading names them from the profile, not 'the device's work shrank' alone."""
+    from labkit.chapters.ch08_inference_ladder import explain, ladder
+
+    rungs = {r["name"]: ladder.rung_from_dict(r)
+             for r in DATA["results"]["chapters"]["08_inference_ladder"]["ladder"]["payload"]["rungs"]}
+    said = explain.copies_removed(rungs["cudnn.benchmark"], rungs["channels_last"])
+    assert said == "copies/layout kernels per batch 67 -> 0 (-43 nchwToNhwcKernel, -24 nhwcToNchwKernel)"
+    assert said in explain.reading(rungs["cudnn.benchmark"], rungs["channels_last"])
+    assert explain.copies_removed(rungs["TF32"], rungs["cudnn.benchmark"]) == ""   # none removed
+
+
+def test_the_keep_rules_mechanics_are_folded_under_the_gate_table():
+    shown = tables.gate_rules()
+    (summary, text), = shown.folded
+    assert summary == "how the gate and the keep rule work"
+    assert "at least 1.02x" in text and "over 30% the host binds the rung" in text
