@@ -433,3 +433,40 @@ def test_a_regime_whose_base_was_never_timed_does_not_head_its_column_with_zero_
                           regimes_missing={}, regime_gains=lambda: {"compiled": {}})
     shown = tables.regimes_table(run)
     assert shown.columns[1] == "compiled (base not timed)" and shown.rows == [["fp16", "failed"]]
+
+
+def test_the_chapter_leaves_the_compiled_interaction_base_out(monkeypatch):
+    """Review 2026-12-04i item 4: on the H200 the chapter's budget never reached the compiled
+    base, and the page announced a column it left as a hole. The chapter asks for the eager
+    base only (compiled_regime=False): no compiled base is prepared, none is said missing, and
+    every step runs on the eager base. The stand-in ladder only records what it was asked."""
+    from types import SimpleNamespace
+
+    from labkit.chapters.ch08_inference_ladder import experiment
+
+    class Stub:
+        device = torch.device("cpu")
+
+        def __init__(self):
+            self.prepared, self.stepped = [], []
+
+        def prepare(self, name, settings, profiled=True):
+            self.prepared.append(name)
+            return ladder.Live(ladder.Rung(name, settings, 100.0, 0.01, 0.0, 0.0, None), None)
+
+        def step(self, base, name, settings, **kwargs):
+            self.stepped.append(name)
+            return ladder.Rung(name, settings, 100.0, 0.01, 0.0, 0.0, None), base
+
+    result = SimpleNamespace(regimes={}, regime_bases={}, regimes_missing={})
+    lad = Stub()
+    monkeypatch.setattr(ladder, "release_memory", lambda device: None)
+    experiment._interaction(lad, result, deadline=None, compiled=False)
+    assert [n.split(":")[0] for n in lad.prepared] == ["eager"]
+    assert set(result.regimes) == {"eager"} and result.regimes_missing == {}
+    assert lad.stepped == [f"eager: + {s.name}" for s in ladder.REGIME_STEPS]
+    import inspect
+    assert inspect.signature(experiment.run).parameters["compiled_regime"].default is True  # benchmarks keep it
+    from pathlib import Path
+    source = (Path(__file__).resolve().parents[3] / "notebooks" / "08_inference_ladder.py").read_text()
+    assert "compiled_regime=False" in source   # the chapter asks for the eager base only
