@@ -5,8 +5,8 @@
 # wrote, so 99, run last, reads every chapter's fresh record. Make each call the moment the one
 # before returns: the machine stays warm 30 s, and a call that lands on a fresh one prints
 # "chain: no earlier call's reference file" (2026-12-03 18:55: C did, and 99's copy was void).
-# Seconds from the 2026-12-04 03:10 calls: A 600 (its limit, reproduce 07 cut: moved to C), B 524
-# (08 143.7 s, its reproduce 306 s, 09 69 s), C: 05 126 s, reproduce 07 82 s, 99 9 s (+ reproduce 05, ~290 s).
+# Seconds from the 2026-12-04 06:48 calls: A 477 (cold start ~35 s before it), B 511 (reproduce 08
+# 307 s, 08 114 s, 09 86 s; a fresh machine), C 430 (05 84 s, reproduce 05 244 s, reproduce 07 88 s, 99 10 s).
 # Seconds beside each step: the last H200 records (chapter runs, reproduce.py's wall per run).
 #   usage (repo root on the GPU machine, carry [".whl", ".gpu_cache"]):  bash benchmarks/rerecord_calls.sh A|B|C|D
 #   between calls, here:  bash scripts/take_wave.sh <files_at of the call just returned> A|B (~10 s):
@@ -34,7 +34,9 @@ case "${1:-}" in
       # (and, since 2026-12-03, results/reproduce/: every reproduce above runs before it).
       # Probes for a call with time left: benchmarks/gpu_05_warmup.py (~30 s), gpu_05_issue39.py
       # (~120 s), gpu_05_other_cells.py (~60 s, if 05 ran over 120 s), gpu_host_mode.py (08's host pace)
-    CHAIN=1 STEP_TIMEOUT=420 bash benchmarks/gpu_wave.sh "$(nb 05)" "$(repro 05)" "$(repro 07)" "$(nb 99)" ;;
+    # reproduce 05 first, so the page quotes this call's fresh runs (2026-12-04 07:09: the page ran
+    # first and said "not yet reproduced" of sources its reproduce, minutes later, did not reproduce)
+    CHAIN=1 STEP_TIMEOUT=420 bash benchmarks/gpu_wave.sh "$(repro 05)" "$(nb 05)" "$(repro 07)" "$(nb 99)" ;;
   D)  # issue 41 (about 480 s): the one untried combination, the Triton fused epilogue compiled at
       # batch 1024, in three fresh processes (each ~130-160 s: its base, the top rung and batch 1024 are
       # built and timed in the same rounds), so its gain is seen 3 of 3; the Triton op's Hopper check
