@@ -328,14 +328,14 @@ for dtype in plan.dtypes:
         runs[-1].update(chapter.only_on("gpu", lambda pair=nets[dtype], x=x: cases.device_busy(*pair, x)) or {})
         c7_flagged += runs[-1].pop("graph_flags", [])
     chapter.only_on("gpu", lambda dtype=dtype: nets.pop(dtype))  # a GPU frees each dtype's pair; a CPU keeps float32's
-cases.sweep_table(runs)
+cases.c7_tables(runs)  # on a GPU the judged CUDA Graph replays first, then the eager sweep
 
 # %% [markdown]
 # ### Optional: half precision on this CPU
 #
-# On a CPU, half precision is not the seed's question, but is it an option here? One 3x3
-# convolution in each dtype, measured (whether bfloat16 or float16 is fast depends on the
-# CPU's matrix units: AVX-512 BF16, AMX, or none).
+# Half precision is the seed's ARM setting (its table: fp16, batch 64), yet C7's CPU form runs
+# float32. Is half precision an option on this CPU? One 3x3 convolution in each dtype, measured
+# (whether bfloat16 or float16 is fast depends on the CPU's matrix units: AVX-512 BF16, AMX, or none).
 
 # %%
 half_note = cases.half_note(chapter.only_on("cpu", lambda: cases.half_precision(conv, channels)))
@@ -363,8 +363,7 @@ c7 = chapter.judge("C7", {
     "device": str(chapter.device), "half_precision_conv_on_cpu": chapter.only_on("cpu", lambda: half_note),
     "cudnn_allow_tf32": chapter.only_on("gpu", lambda: bool(torch.backends.cudnn.allow_tf32)),
     "conv_nhwc_time_ratio": conv_cmp["NHWC (channels_last)"].ratio,
-}, form=chapter.form(f"float32 (the seed's ARM row), batch {', '.join(map(str, plan.batches))}, "
-                     f"{image}x{image}", there=cases.c7_gpu_form(chapter.device, image, judged)))
+}, form=chapter.form(cases.c7_cpu_form(plan.batches, image), there=cases.c7_gpu_form(chapter.device, image, judged)))
 chapter.table([c7])
 
 # %% [markdown]
@@ -416,11 +415,7 @@ takeaways = [
     f"channels_last is a stride pattern: same shape, strides {img_cl.stride()} for a 1x3x2x2 image.",
     f"It survives a whole ResNet-50: {len(records) - len(dropped)} of {len(records)} modules keep it. "
     f"Of the single ops tried, {', '.join(lost) or 'none'} do not return it.",
-    f"No conversion for the GEMM: the channels_last convolution copied {c22.evidence['conv_conversion_bytes']} "
-    f"bytes and returned {c22.evidence['conv_output_format']}, NCHW's batched GEMM "
-    f"{gemm_evidence['nchw_batched']['copied_bytes']} bytes"
-    + (": the layouts differ in the GEMM's shape (C22)."
-       if gemm_evidence["nchw_batched"]["copied_bytes"] == 0 else " (C22)."),
+    cases.c22_takeaway(c22, c22_reference),  # built from C22's verdict: a GPU's kernels, a CPU's blind spot
     f"{cases.speed_lead(c7)}: NHWC/NCHW img/s {ratios} "
     f"({cases.verdict_tag(c7)}).",
 ]

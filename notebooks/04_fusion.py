@@ -29,7 +29,10 @@
 # **In a 40-minute slot** read the numbered sections and skip those marked *Optional*
 # (Inductor's generated code, compile time, recompiles, `reduce-overhead`, exercise 04.1, what
 # misalignment costs, and GradScaler, C21a and C21b, which is not fusion): they run anyway, so
-# their numbers are there to read later. `scripts/chapter_minutes.py` states the estimate.
+# their numbers are there to read later. The instructor's stopping point, if time runs short:
+# the end of section 3 (CUDA Graphs), about 22 minutes in; then jump to "What to remember".
+# Section 4 (Triton and a fused chain, with exercise 04.3) takes about 14 minutes more.
+# `scripts/chapter_minutes.py` states the estimate.
 
 # %%
 import os  # in Google Colab only: fetch the course and install labkit (elsewhere this does nothing)

@@ -14,7 +14,10 @@ COPIES = ROOT / "results" / "h200_notebooks"
 
 # Chapters whose H200 copy predates their current sources: each is re-recorded on the H200
 # (scripts/execute_notebook.py --output-dir results/h200_notebooks) with its issue.
-NOT_YET_RERECORDED: set[str] = set()
+NOT_YET_RERECORDED: set[str] = {
+    "03_memory_layouts",  # review 2026-12-04j items 1, 3, 4: C7's judged replays shown, C22's takeaway, C7's CPU form
+    "04_fusion",  # review 2026-12-04j item 8: the instructor's stopping point in cell 0
+}
 
 
 def _chapter(source):

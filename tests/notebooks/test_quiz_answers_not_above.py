@@ -76,7 +76,10 @@ KEYS: dict[str, dict[str, list[str]]] = {
         "quiz_propagation": ["the first that does not:", "return channels_last (counting"],
         # which convolution launches a layout-conversion kernel (key: the NCHW one): its kernel's name
         "quiz_c22": ["nchwToNhwcKernel", "NCHW-to-NHWC conversion", "the opposite of the seed's"],
-        "quiz_c7": ["NHWC/NCHW", "ResNet-50 (eager), img/s"],
+        # graded on the conv line under the interleaved table (review 2026-12-04j item 6: neither
+        # token above named it): "The quiz's ratio, NCHW / NHWC GPU (CPU) time per call: 2.377x"
+        "quiz_c7": ["NHWC/NCHW", "ResNet-50 (eager), img/s", "The quiz's ratio", "GPU time per call",
+                    "CPU time per call"],
     },
     "04_fusion": {
         "quiz_fold": ["folded by hand", "torch.fx fuse"],
@@ -84,7 +87,9 @@ KEYS: dict[str, dict[str, list[str]]] = {
         "quiz_c17": ["a condition on a tensor's value breaks", "ends the graph at the comparison", "torch.cond"],
         # the sweep's table: which shapes made a new graph, up to the limit
         "quiz_recompile": ["shape new graph dynamic=None first call", "cache_size_limit"],
-        "quiz_c18": ["launch latency, not time per node", "slope minus kernel"],
+        # the graph's launch gap: the timeline summary (GPU page) and the recorded gaps table (CPU page)
+        "quiz_c18": ["launch latency, not time per node", "slope minus kernel", "launch gap (mean / median)",
+                     "median launch gap"],
         "quiz_c19": ["Triton/PyTorch", "Triton GB/s"],
         # the chain quiz asks the fused path's speed against eager's (neutral wording, review
         # 2026-12-04i item 10): the bytes each path moves make it about 2x at the same bandwidth
@@ -258,3 +263,20 @@ def test_the_check_bites_an_answer_printed_above_its_quiz():
     assert giveaways([html_out, stream, quiz], keys) == {"quiz_x": ["copied 0 B", "BLAS takes a flag"]}
     assert giveaways([prose, quiz, html_out, stream], keys) == {}
     assert quizzes_in([prose, quiz]) == {"quiz_x": 1}
+
+
+# Review 2026-12-04j item 6: (chapter, quiz, the token that names the output grading it).
+GRADED_BY = [("03_memory_layouts", "quiz_c7", "The quiz's ratio"),
+             ("04_fusion", "quiz_c18", "median launch gap")]
+
+
+@pytest.mark.parametrize("chapter, quiz, token", GRADED_BY)
+def test_the_check_bites_a_real_graded_output_moved_above_its_quiz(chapter, quiz, token):
+    """The executed chapter's own output that grades the quiz, moved above the quiz, is caught
+    by its token: the key names the line the quiz is graded on, not only lines near it."""
+    cells = _cells(chapter)
+    at = quizzes_in(cells)[quiz]
+    graded = next(i for i, c in enumerate(cells) if i > at and _normal(token) in _normal(cell_text(c)))
+    assert quiz not in giveaways(cells, KEYS[chapter])
+    moved = cells[:at] + [cells[graded]] + cells[at:graded] + cells[graded + 1:]
+    assert token in giveaways(moved, KEYS[chapter]).get(quiz, [])

@@ -566,9 +566,12 @@ def _seed_table_note(paths: Mapping) -> str:
     def share(p: Mapping) -> str:
         pct = p.get("pct_of_copy_ceiling")
         return "" if pct is None else f" at {pct:.0f}% of the copy ceiling"
+    copy = paths.get("nhwc_to_nchw_copy") or {}  # review 2026-12-04j item 2: what the ratio owes the copy
+    copy_share = (f", its copy alone at {copy['pct_of_copy_ceiling']:.0f}% of the ceiling"
+                  if copy.get("pct_of_copy_ceiling") is not None else "")
     return (f"; not judged, the seed's table's two paths at this shape: NHWC direct "
             f"{1e6 * direct['median_s']:.3g} us{share(direct)}, NHWC -> NCHW then batched "
-            f"{1e6 * seeds['median_s']:.3g} us{share(seeds)} ({seeds['ratio']:.2f}x the direct time; "
+            f"{1e6 * seeds['median_s']:.3g} us{share(seeds)} ({seeds['ratio']:.2f}x the direct time{copy_share}; "
             f"the seed's: {SEED_CONVERTED[0] / SEED_DIRECT[0]:.2f}x)")
 
 

@@ -95,7 +95,10 @@ def test_c18_on_a_cpu_judges_the_recorded_run_without_keeping_it():
     assert "recorded on nvidia-h200" in shown.caption() and shown.column("")[3] == "<- judged"
     # the contrast's two gaps and its ratio are the verdict's; eager's slope and 5-8 us are not
     assert [shown.column("")[i] for i in (4, 5, 7)] == ["", "<- judged", "<- judged"]
-    assert any("(the seed's 5-8 us, not judged), after" in note for note in shown.notes)
+    assert any("(the seed's 5-8 us, not judged)" in note for note in shown.notes)
+    # the recorded evidence is the reference machine's: the reference's fresh range applies to it
+    if (ROOT / "results" / "reproduce" / cases.FRESH_RECORD).exists():
+        assert any("fresh processes'" in note for note in shown.notes)
     assert "no GPU here" in cases.c18_table(None, "nothing recorded").caption()
     chapter = session.open("04_fusion", announce=False)
     chapter.on_gpu = False
@@ -324,21 +327,42 @@ def test_the_chain_quiz_the_bytes_and_the_takeaways():
 
 def test_c18_note_quotes_the_fresh_processes_from_reproduce_s_record():
     """Review 2026-12-03c item 3: the chapter's eager figures come late in one process; the
-    note reads the fresh processes' figures from reproduce's record, and says when there is none."""
-    record = {"runs": 3, "machine": "nvidia-h200", "claims": {"C18": {"spread": {
-        "eager gap, slope minus kernel (us)": {"min": 6.401, "max": 9.857},
-        "slope minus kernel (us)": {"min": 0.1475, "max": 0.1572}}}}}
-    note = cases.fresh_process_note(record)
-    assert note.startswith("after this chapter's profiled and compiled work; 3 fresh processes")
-    assert note.endswith("3 fresh processes (reproduce.py): eager gap 6.40-9.86 us.")
-    assert "no fresh-process figures" in cases.fresh_process_note({"claims": {}})
-    on_file = cases.fresh_process_note()  # results/reproduce/nvidia-h200-04_fusion.json, as recorded
-    assert on_file.startswith("after this chapter's profiled and compiled work")
+    note reads the fresh processes' figures from reproduce's record, and says nothing without
+    one. Review 2026-12-04j item 5: only a record of the GPU the figures came from (an A100's
+    page printed the H200's range), worded from the numbers: inside, above or below the range."""
+    record = {"runs": 3, "machine": "nvidia-h200", "fingerprint": {"gpu_name": "NVIDIA H200"},
+              "claims": {"C18": {"spread": {
+                  "eager gap, slope minus kernel (us)": {"min": 5.98, "max": 8.17},
+                  "slope minus kernel (us)": {"min": 0.1475, "max": 0.1572}}}}}
+    inside = cases.fresh_process_note(7.00, "NVIDIA H200", record)
+    assert inside.startswith("inside the 3 fresh processes' 5.98-8.17 us (reproduce.py)")
+    assert cases.fresh_process_note(8.50, "NVIDIA H200", record).startswith("above the 3 fresh")
+    assert cases.fresh_process_note(5.50, "NVIDIA H200", record).startswith("below the 3 fresh")
+    assert cases.fresh_process_note(8.172, "NVIDIA H200", record).startswith("inside")  # as printed
+    assert cases.fresh_process_note(7.00, "NVIDIA A100-SXM4-80GB", record) == ""  # another GPU's range
+    assert cases.fresh_process_note(7.00, None, record).startswith("inside")  # the reference's, on a CPU
+    assert cases.fresh_process_note(7.00, None, {**record, "machine": "other"}) == ""
+    assert cases.fresh_process_note(7.00, "NVIDIA H200", {"claims": {}, "fingerprint": record["fingerprint"]}) == ""
     # review 2026-12-03d item 2: the page's range is the committed record's, read when the cell runs
     path = ROOT / "results" / "reproduce" / cases.FRESH_RECORD
     if path.exists():
-        spread = json.loads(path.read_text())["claims"]["C18"]["spread"]["eager gap, slope minus kernel (us)"]
-        assert f"eager gap {spread['min']:.2f}-{spread['max']:.2f} us" in on_file
+        on_file = json.loads(path.read_text())
+        spread = on_file["claims"]["C18"]["spread"]["eager gap, slope minus kernel (us)"]
+        shown = cases.fresh_process_note(7.0, on_file["fingerprint"]["gpu_name"])
+        assert f"{spread['min']:.2f}-{spread['max']:.2f} us" in shown
+        assert cases.fresh_process_note(7.0, "NVIDIA A100-SXM4-80GB") == ""
+
+
+def test_the_c18_table_gates_its_fresh_note_on_the_evidence_s_gpu():
+    """Item 5: c18_table passes the evidence's own GPU to the note."""
+    ev = {"graph_per_node_us": 1.44, "graph_kernel_us": 1.03, "graph_launch_gap_us": 0.256,
+          "eager_per_launch_us": 8.0, "eager_launch_gap_us": 15.0, "device": "NVIDIA A100-SXM4-80GB"}
+    a100 = cases.c18_table(ev, "")
+    assert "fresh processes" not in " ".join(a100.notes)
+    path = ROOT / "results" / "reproduce" / cases.FRESH_RECORD
+    if path.exists():
+        gpu = json.loads(path.read_text())["fingerprint"]["gpu_name"]
+        assert "fresh processes" in " ".join(cases.c18_table({**ev, "device": gpu}, "").notes)
 
 
 def test_the_launch_takeaway_and_the_cpu_trace():
@@ -347,7 +371,7 @@ def test_the_launch_takeaway_and_the_cpu_trace():
     line = cases.launch_line(True, {"eager_per_launch_us": 7.0, "graph_launch_gap_us": 0.3,
                                     "graph_per_node_us": 1.2, "graph_kernel_us": 1.0}, sweep)
     assert "wait between kernels from 6.00 us" in line and "0.30 us, 20x" in line
-    assert line.endswith("late in this process")  # no fresh-process record of this GPU named
+    assert line.endswith("in this process")  # no fresh-process record of this GPU named
     shown = cases.sweep_table(sweep, False)
     assert shown.column("way") == list(sweep.fits) and "No GPU here" in shown.notes[0]
     assert shown.column("per kernel") == [fit.per_item_s for fit in sweep.fits.values()]
@@ -368,8 +392,11 @@ def test_the_launch_takeaway_leads_with_the_fresh_processes():
         "eager gap / graph gap": {"min": 22.913, "max": 23.171}}}}}
     line = cases.launch_line(True, ev, None, "NVIDIA H200", record)
     assert line.startswith("a CUDA Graph cut the GPU's wait between kernels from 5.87-5.93 us (eager) "
-                           "to 0.26 us, 22.9-23.2x, in 3 fresh processes (reproduce.py); late in this process")
-    assert line.endswith("from 7.33 us (eager) to 0.26 us, 29x (1.46 us per node with the kernel's run)")
+                           "to 0.26 us, 22.9-23.2x, in 3 fresh processes (reproduce.py); in this process")
+    assert line.endswith("from 7.33 us (eager) to 0.26 us, 29x (1.46 us per node with the kernel's run), "
+                         "the eager gap above their range")
+    inside = cases.launch_line(True, {**ev, "eager_per_launch_us": 6.95}, None, "NVIDIA H200", record)
+    assert inside.endswith("the eager gap inside their range")
     other = cases.launch_line(True, ev, None, "NVIDIA A100", record)  # another GPU's range says nothing here
     assert "fresh processes" not in other and other.startswith("a CUDA Graph cut the GPU's wait between kernels from 7.33 us")
     on_file = ROOT / "results" / "reproduce" / cases.FRESH_RECORD
@@ -571,3 +598,47 @@ def test_a_held_back_chain_names_its_flag_inline():
     assert shown.folded  # the rule's whole reason stays folded under it
     plain = cases.noted(Table("chain", ["path"]), "fused: {} the speed of eager.", stated)
     assert plain.notes[0].endswith("(noise: the trust rule's reason folded)")  # no why given: as before
+
+
+def _minutes_before_sections(source, executed):
+    """Core minutes (chapter_minutes' rates: reading, code cells, quizzes, exercises, output
+    words; run time left out) before each '## ' heading of the chapter, by its first line."""
+    import sys
+
+    sys.path.insert(0, str(ROOT / "scripts"))
+    import chapter_minutes as cm
+
+    cells = cm._cells(source)
+    outputs = json.loads(executed.read_text())["cells"]
+    flags = cm.optional_flags((kind, text) for kind, text, _ in cells)
+    total, seen, before = 0.0, set(), {}
+    for (kind, text, hidden), optional, cell in zip(cells, flags, outputs, strict=True):
+        if kind == "markdown" and text.startswith("## "):
+            before[text.splitlines()[0]] = total
+        if optional:
+            continue
+        read, shown, quiz, ids = cm._cell_minutes(kind, text, hidden)
+        words = sum(cm.output_text_words(o)[0] - cm.output_text_words(o)[1] for o in cell.get("outputs", []))
+        total += (read + shown * cm.CODE_CELL_MINUTES + quiz * cm.QUIZ_MINUTES
+                  + len(ids - seen) * cm.EXERCISE_MINUTES + words / cm.OUTPUT_WPM)
+        seen |= ids
+    return before
+
+
+def test_the_instructors_stopping_point_states_the_estimates_minutes():
+    """Review 2026-12-04j item 8: 04 sits at 38 of 40 minutes; cell 0 names where to stop if
+    time runs short, with a time. Its minutes are chapter_minutes' estimate (within 2), so they
+    cannot drift from what the chapter shows."""
+    import re
+
+    import jupytext
+    source = ROOT / "notebooks" / "04_fusion.py"
+    intro = jupytext.read(source).cells[0].source
+    at = re.search(r"end of section 3 \(CUDA Graphs\), about (\d+) minutes in", intro)
+    more = re.search(r"Section 4 \([^)]*\) takes about (\d+) minutes more", intro)
+    assert at and more, intro
+    before = _minutes_before_sections(source, source.with_suffix(".ipynb"))
+    four = next(v for k, v in before.items() if k.startswith("## 4."))
+    five = next(v for k, v in before.items() if k.startswith("## 5."))
+    assert abs(int(at.group(1)) - four) <= 2, (at.group(1), four)
+    assert abs(int(more.group(1)) - (five - four)) <= 2, (more.group(1), five - four)
