@@ -16,9 +16,12 @@ The seed's sentence (section 4.4) is a chain of four statements, each judged on 
   it reads the contiguous input right and channels_last wrong, the reverse of the seed's trap,
   and the reason says so. The form says which part was measured and which read.
 - C15c: it falls back to the CPU. Measured where Torch-TensorRT runs (the device its
-  PyTorch-run parts ran on); otherwise from documentation, not measured, and 'depends': no
-  documented fallback follows an input's layout, and the one documented CPU fallback (ONNX
-  Runtime's provider list) follows operator support.
+  PyTorch-run parts ran on); otherwise refuted as stated, from documentation, not measured: the
+  seed's trigger is the input's layout, and no documented path turns a layout into a CPU
+  fallback (DLA layers fall back to the GPU; Torch-TensorRT runs what it cannot convert on the
+  tensors' device and makes each input contiguous before binding it). The one documented CPU
+  fallback, ONNX Runtime's provider list, is ONNX Runtime's and follows operator support: kept
+  in the reason as context, not as the seed's trigger (review 2026-12-04j item 4).
 - C15d: +320% latency. A timing: measured only through a TensorRT engine (transposed against
   contiguous input), declared in `decisions_c15d` so `Claim.judge` applies the trust rule
   (flags of the TensorRT timings, named 'TensorRT: ...'); the traced model's own ratio
@@ -149,6 +152,16 @@ def _forced_devices(ev: Mapping) -> str:
     return ", ".join(map(str, ev["tensorrt_fallback_devices"])) or "no device (none)"
 
 
+# Why a "may" can be refuted, not only unobserved (review 2026-12-04j item 10): the trace has no
+# contiguity flag of its own to ignore. It keeps the example's strides as a type and replays ATen
+# operators, and each operator reads the strides of the tensor it is handed at run time; the
+# layouts and examples fed check that on this model. Another model could still lose something
+# (an explicit contiguous() dropped would confirm it), which is why the reason names its scope.
+MAY_REFUTED = ("; a 'may' refuted, not merely unseen: the trace holds no contiguity flag to ignore (it keeps "
+               "the example's strides as a type and replays ATen operators, which read the strides of the "
+               "tensor they are handed), and the layouts fed check that on this model")
+
+
 def check_c15a(ev: Mapping, th: Mapping) -> tuple[str, str, str]:
     """Both cases of the statement where the run traced both: with the seed's kind of example
     (a non-contiguous view) and with a contiguous one ('even when the memory is contiguous');
@@ -160,7 +173,7 @@ def check_c15a(ev: Mapping, th: Mapping) -> tuple[str, str, str]:
     if lost:
         return CONFIRMED, text + seed_example_text(ev), ""
     either = " in either form" if ev.get("trace_noncontiguous_example") else ""
-    return REFUTED, text + f": nothing about contiguity was lost{either}" + seed_example_text(ev), ""
+    return REFUTED, text + f": nothing about contiguity was lost{either}" + MAY_REFUTED + seed_example_text(ev), ""
 
 
 def pointer_engine(outcomes: Mapping[str, str]) -> tuple[str, str]:
@@ -202,13 +215,14 @@ def check_c15b(ev: Mapping, th: Mapping) -> tuple[str, str, str]:
 
 def check_c15c(ev: Mapping, th: Mapping) -> tuple[str, str, str]:
     if not ev["tensorrt_ran"]:
-        return DEPENDS, ("TensorRT not run here: no documented fallback is triggered by an input's layout "
-                         "(DLA layers fall back to the GPU; Torch-TensorRT runs what it cannot convert on "
-                         "the tensors' device); the one documented CPU fallback, ONNX Runtime's provider "
-                         "list (TensorRT, then CUDA, then CPU), follows operator support; read from "
-                         "documentation, not measured"), (
-            "operator support, not the input's layout: which operators each ONNX Runtime provider takes; a "
-            "TensorRT run measures it")
+        return REFUTED, (
+            "Refuted as stated (read from documentation, not measured; TensorRT not run here): the seed's "
+            "trigger is the input's layout, and no documented path turns a layout into a CPU fallback: "
+            "DLA layers fall back to the GPU, never the CPU; Torch-TensorRT runs what it cannot convert "
+            "in PyTorch on the tensors' device, and makes each input contiguous before binding it. "
+            "Context: ONNX Runtime's provider list (TensorRT, then CUDA, then CPU) does fall back to "
+            "the CPU, for operators the providers before it do not take: ONNX Runtime's fallback, "
+            "following operator support, not TensorRT's and not the input's layout"), ""
     devices = list(ev["tensorrt_fallback_devices"])
     text = f"Torch-TensorRT ran; the part forced to run in PyTorch ran on {_forced_devices(ev)}"
     if not devices:
@@ -281,8 +295,9 @@ C15c = Claim(
     "C15c", CHAPTER, SEED_STRIDES, SECTION,
     "This triggers a fallback path that drops inference to the CPU.",
     "a measured Torch-TensorRT run puts the part it cannot run in TensorRT on the CPU",
-    "the part runs on the GPU (measured); 'depends' without TensorRT: the one documented CPU "
-    "fallback (ONNX Runtime's provider list) follows operator support, not the input's layout",
+    "the part runs on the GPU (measured); without TensorRT, from documentation: no documented "
+    "path turns an input's layout into a CPU fallback (the one documented CPU fallback, ONNX "
+    "Runtime's provider list, follows operator support)",
     ("tensorrt_ran", "tensorrt_fallback_devices"),
     check=check_c15c, section_zh=SECTION_ZH, seed_setting=SETTING,
     seed_text="触发 fallback 路径降频至 CPU 推理")

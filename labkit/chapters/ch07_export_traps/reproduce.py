@@ -143,7 +143,7 @@ def measure_numbers(quick: bool = False) -> dict:
         model, example, rep_ms=rep_ms, onnx_path=onnx_path))
     out["trap2_nchw_input"] = _reading(declared.eager, "NCHW input")
     ort = phases.timed("trap 3: ONNX Runtime's layout preference", lambda: export_traps.ort_layout_preference(
-        model, example, rep_ms=rep_ms, onnx_path=onnx_path))
+        model, example, rep_ms=rep_ms if quick else export_traps.ORT_REP_MS, onnx_path=onnx_path))
     if ort.comparison is not None and "NCHW declared, on" in ort.comparison.variants:
         out["trap3_preference_on"] = {**_reading(ort.comparison, "NCHW declared, on"),
                                       "quiz": tables.layout_preference_effect(ort)}

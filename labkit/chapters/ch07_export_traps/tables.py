@@ -213,7 +213,29 @@ def layout_preference_effect(ort_layout: export_traps.OrtLayout | None) -> str:
     if ort_layout is None:
         raise ValueError("run the Trap 3 cell below the quiz first: the answer is read off it")
     on = ort_layout.comparison["NCHW declared, on"].ratio if ort_layout.comparison else 1.0
-    return "faster" if on < 0.9 else "slower" if on > 1.1 else "about the same"
+    return _effect(on)
+
+
+def _effect(ratio: float) -> str:
+    return "faster" if ratio < 0.9 else "slower" if ratio > 1.1 else "about the same"
+
+
+def layout_preference_call(ort_layout: export_traps.OrtLayout | None) -> str:
+    """Trap 3's call with its range, round by round: how many of the interleaved rounds say what
+    the quiz's answer says, and the lowest to highest per-round ratio. One run's median moved
+    0.50-0.68x between H200 runs while the call held 4 of 4 (review 2026-12-04j item 6): the
+    call and the range are what a learner can copy, not one ratio. '' without a timing."""
+    comparison = getattr(ort_layout, "comparison", None)
+    if comparison is None or "NCHW declared, on" not in comparison.variants:
+        return ""
+    variant = comparison["NCHW declared, on"]
+    per_round = [float(r) for r in getattr(variant, "round_ratios", ()) or (variant.ratio_q25, variant.ratio_q75)]
+    call = layout_preference_effect(ort_layout)
+    agree = sum(_effect(r) == call for r in per_round)
+    return (f"the call: with its layout preference on, the NCHW-declared model ran {call} {'as' if call == 'about the same' else 'than'} with it off "
+            f"in {agree} of {len(per_round)} rounds, {min(per_round):.2f}-{max(per_round):.2f}x round by "
+            f"round; read the call and that range: one run's ratio ({variant.ratio:.2f}x here) moves inside "
+            "it from run to run")
 
 
 
@@ -645,6 +667,8 @@ def ort_table(ort_layout: export_traps.OrtLayout, status: Mapping | None = None,
         shown.note(f"the CUDA provider's prefer_nhwc did not run: it needs {missing}"
                    + not_on_the_reference(reference, status))
     timed = tables.comparison(ort_layout.comparison) if ort_layout.comparison is not None else None
+    if timed is not None and layout_preference_call(ort_layout):
+        timed.note(layout_preference_call(ort_layout))
     return Stack(shown, timed)
 
 

@@ -23,7 +23,7 @@ CASES = {
     "C15c": {"confirmed": dict(**TRT, tensorrt_fallback_devices=["cpu"]),
              "refuted": dict(**TRT, tensorrt_fallback_devices=["cuda:0"]),
              "depends": dict(**TRT, tensorrt_fallback_devices=[])},
-    # C15c without TensorRT: 'depends' on operator support (its own test below)
+    # C15c without TensorRT: refuted as stated, from documentation (its own test below)
     "C15d": {"confirmed": dict(**TRT, tensorrt_transposed_ratio=4.2, tensorrt_transposed_ratio_iqr=[4.0, 4.4]),
              "refuted": dict(**TRT, tensorrt_transposed_ratio=1.1, tensorrt_transposed_ratio_iqr=[1.0, 1.2]),
              "depends": dict(**NO_TRT, trace_transposed_ratio=1.3)},
@@ -208,6 +208,14 @@ def test_the_documentation_is_cited():
     assert all("Source" in text or "core/runtime" in text for text in ch07.DOCUMENTED.values())
 
 
+def test_a_refuted_c15a_says_why_a_may_is_refuted_and_a_confirmed_one_does_not():
+    """Review 2026-12-04j item 10: a 'may' is refuted by the mechanism (no flag to ignore), with
+    its scope (this model), not by two examples alone."""
+    kept = judge("C15a", **KEPT).reason
+    assert "a 'may' refuted, not merely unseen" in kept and "on this model" in kept
+    assert "a 'may'" not in judge("C15a", **LOST).reason
+
+
 def test_the_seeds_own_example_as_written_is_reported():
     seed = {"expression": "x.transpose(2, 3).transpose(1, 2)", "shape": [4, 32, 3, 32], "outcome": "raised",
             "error": "RuntimeError: expected input to have 3 channels, but got 32 channels instead"}
@@ -221,11 +229,20 @@ def test_the_seeds_own_example_as_written_is_reported():
                          "but got 32 channels instead), so the nearest form was judged")
 
 
-def test_without_tensorrt_c15c_depends_on_operator_support_and_c15b_follows_its_cards_documentation_branch():
-    """C15c: the documentation table's one CPU fallback (ONNX Runtime's provider list) follows
-    operator support, so no 'refuted' from documentation; C15b: the card names the branch."""
+def test_without_tensorrt_c15c_is_refuted_as_stated_and_c15b_follows_its_cards_documentation_branch():
+    """C15c: the seed's trigger is the input's layout and no documented path turns a layout into
+    a CPU fallback, so refuted as stated, from documentation, not measured (review 2026-12-04j
+    item 4); ONNX Runtime's operator fallback stays in the reason as context. C15b: the card
+    names the branch."""
     c15c = judge("C15c", **NO_TRT)
-    assert c15c.outcome == "depends" and "operator support" in c15c.depends_on
+    assert c15c.outcome == "refuted" and not c15c.depends_on
+    assert c15c.reason.startswith("Refuted as stated (read from documentation, not measured")
+    assert "DLA layers fall back to the GPU" in c15c.reason and "contiguous before binding" in c15c.reason
+    # each documentation sentence the reason leans on is in the cited table
+    assert "never to the CPU" in ch07.DOCUMENTED["tensorrt_engine"]
+    assert "tensors'" in ch07.DOCUMENTED["torch_tensorrt"] and "contiguous" in ch07.DOCUMENTED["torch_tensorrt_inputs"]
     assert "CPU" in ch07.DOCUMENTED["ort_tensorrt_provider"] and "provider list" in c15c.reason
+    assert "operator" in c15c.reason.split("Context:")[1]  # the ORT fallback: context, not the trigger
+    assert "without TensorRT, from documentation" in ch07.C15c.refute_if
     assert judge("C15b", **NO_TRT).outcome == "refuted"
     assert "read from documentation where TensorRT does not run" in ch07.C15b.refute_if

@@ -93,6 +93,28 @@ def test_the_layout_preference_quiz_reads_the_interleaved_ratio(ratio, said):
     assert tables.layout_preference_effect(ort) == said
 
 
+def test_trap_3_states_the_call_with_its_round_by_round_range_not_one_ratio():
+    """Review 2026-12-04j item 6: the page's 0.68x lay outside every reproduce run; the call and
+    the per-round range are what holds, so the note states those (and the ratio as moving)."""
+    variant = SimpleNamespace(ratio=0.68, ratio_q25=0.54, ratio_q75=0.71,
+                              round_ratios=(0.52, 0.54, 0.68, 0.70, 0.71, 0.93, 0.60))
+    ort = SimpleNamespace(comparison=_Cmp(variant, []))
+    said = tables.layout_preference_call(ort)
+    assert "ran faster than with it off in 6 of 7 rounds, 0.52-0.93x round by round" in said
+    assert "(0.68x here) moves inside it" in said
+    without_rounds = SimpleNamespace(comparison=_comparison(1.0, 0.97, 1.04))  # an older comparison
+    assert "about the same as with it off in 2 of 2 rounds, 0.97-1.04x" in tables.layout_preference_call(
+        without_rounds)
+    assert tables.layout_preference_call(SimpleNamespace(comparison=None)) == ""
+
+
+def test_trap_3_takes_several_calls_per_round_on_the_reference_host():
+    """At the reference host's 15-30 ms per session call, the default sampling gives every
+    round at least 3 calls of each session (200 ms over 5 rounds gave one)."""
+    per_round_s = export_traps.ORT_REP_MS * 1e-3 / export_traps.ORT_ROUNDS
+    assert int(per_round_s / 0.030) >= 3 and export_traps.ORT_ROUNDS >= 7
+
+
 def test_a_flagged_ratio_is_stated_briefly_and_never_as_a_result():
     flag = {"timing": "NCHW declared, on", "why": "noisy", "spread": 0.9}
     noisy = _comparison(0.5, 0.45, 0.55, [flag])
