@@ -254,7 +254,9 @@ tables.hook_table(ddp_run)
 # conversion. The notes under the first say what the persistent drift (e) costs in time
 # against the same model converted first (c): the ratio taken inside each round, with its
 # 95% interval over the rounds, held back where a noisy timing could carry it across 1x (the
-# trust rule), beside what the permuting copy can cost by arithmetic at chapter 00's copy rate.
+# trust rule), beside what the permuting copy can cost by arithmetic: its bytes at chapter 00's
+# copy rate or, where that is larger, its kernels at chapter 04's launch gap (a few small copies
+# cost their launches, not their bytes).
 
 # %%
 tables.traffic_table(ddp_run)  # then (d) step by step, and (e) against (c): tables.step_cost

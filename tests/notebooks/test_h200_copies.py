@@ -17,6 +17,7 @@ COPIES = ROOT / "results" / "h200_notebooks"
 NOT_YET_RERECORDED: set[str] = {
     "03_memory_layouts",  # review 2026-12-04j items 1, 3, 4: C7's judged replays shown, C22's takeaway, C7's CPU form
     "04_fusion",  # review 2026-12-04j item 8: the instructor's stopping point in cell 0
+    "06_ddp_layout_drift",  # review 2026-12-04j item 7: the drift-cost markdown names chapter 04's launch gap
 }
 
 

@@ -233,6 +233,7 @@ def variant_summary(result: dict) -> list[dict]:
             "into_bucket_bytes": steady.get("into_bucket_bytes"),
             "back_to_grad_bytes": steady.get("back_to_grad_bytes"),
             "permuting_bytes": steady.get("permuting_bytes"),
+            "permuting_copies": steady.get("permuting_copies"),  # None in a record made before it was counted
             "permuting_bytes_step0": observed[0]["traffic"]["permuting_bytes"] if observed else None,
             "separate_grad_bytes": observed[-1]["separate_grad_bytes"] if observed else None,
             "median_step_s": timing.get("median_s"), "iqr_step_s": timing.get("iqr_s"),

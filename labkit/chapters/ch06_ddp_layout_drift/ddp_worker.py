@@ -199,6 +199,7 @@ class _BucketTraffic(TorchDispatchMode):
         super().__init__()
         self.bucket_storages: set[int] = set()
         self.into_bucket_bytes = self.back_to_grad_bytes = self.permuting_bytes = 0
+        self.permuting_copies = 0  # kernels: small copies cost launches, not bytes (tables.copy_clause)
         self.copies_into = self.copies_back = self.in_place_on_bucket = 0
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):  # noqa: ANN001, ANN204
@@ -228,11 +229,13 @@ class _BucketTraffic(TorchDispatchMode):
     def _permuting(self, dst: torch.Tensor, src: torch.Tensor) -> None:
         if not same_memory_order(list(dst.shape), list(dst.stride()), list(src.stride())):
             self.permuting_bytes += dst.numel() * dst.element_size()
+            self.permuting_copies += 1
 
     def as_dict(self) -> dict:
         return {"into_bucket_bytes": self.into_bucket_bytes, "copies_into": self.copies_into,
                 "back_to_grad_bytes": self.back_to_grad_bytes, "copies_back": self.copies_back,
-                "permuting_bytes": self.permuting_bytes, "in_place_on_bucket": self.in_place_on_bucket}
+                "permuting_bytes": self.permuting_bytes, "permuting_copies": self.permuting_copies,
+                "in_place_on_bucket": self.in_place_on_bucket}
 
 
 def relative_error(value: torch.Tensor, reference: torch.Tensor) -> float:

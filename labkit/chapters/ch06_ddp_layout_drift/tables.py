@@ -99,30 +99,61 @@ def step_flags(drifted: Mapping, matched: Mapping) -> list[trust.Flag]:
     return flags
 
 
-def copy_clause(permuting_bytes: float | None, step_s: float | None, ratio: float, rate: Mapping | None) -> str:
+def launch_term(kernels: Kernels | None, gap: Mapping | None) -> float | None:
+    """Seconds the permuting copies' launches take at the recorded eager launch gap (kernels x
+    gap), or None without a count or a gap. Small copies cost launches, not bytes: three strided
+    copies of 295 KiB move in 0.1 us at the copy rate but take ~9 us each to launch on the H200
+    (review 2026-12-04j item 7)."""
+    if kernels is None or not gap or kernels.count <= 0:
+        return None
+    return kernels.count * float(gap["us"]) * 1e-6
+
+
+def launch_text(kernels: Kernels, gap: Mapping) -> str:
+    """'3 kernels x 9.3 us eager launch gap (chapter 04's timeline, nvidia-h200)', the count's
+    source said where it is an upper bound."""
+    return (f"{'at most ' if kernels.source else ''}{kernels.count} kernel{'s' if kernels.count != 1 else ''}"
+            f"{kernels.source} x {float(gap['us']):.1f} us eager launch gap ({gap['source']})")
+
+
+def copy_clause(permuting_bytes: float | None, step_s: float | None, ratio: float, rate: Mapping | None,
+                kernels: Kernels | None = None, gap: Mapping | None = None) -> str:
     """The permuting copy's arithmetic bound beside a step-time ratio, as the ResNet-50 line
     gives it: its bytes read and written at the copy rate `rate` ({'gbps', 'machine'}), as a share
-    of the step, and 4x that (a permuting copy well below the copy ceiling); where the ratio is
-    outside the no-call band and beyond what 4x the copy could cost, 'not the copy: noise or
-    another cause'. '' without bytes, a step or a rate (review 2026-12-04i item 4)."""
+    of the step, and 4x that (a permuting copy well below the copy ceiling); with a kernel count
+    and a recorded launch gap ({'us', 'source'}), the larger of that and kernels x gap, and which
+    of the two bounds it; where the ratio is outside the no-call band and beyond what the bound
+    allows, 'not the copy: noise or another cause'. '' without bytes, a step or a rate (review
+    2026-12-04i item 4)."""
     if not rate or not permuting_bytes or not step_s or step_s <= 0:
         return ""
     seconds = 2 * permuting_bytes / (float(rate["gbps"]) * 1e9)
     share = seconds / step_s
-    said = (f"; the {bytes_text(permuting_bytes)} permuting copy: {seconds * 1e6:,.1f} us at "
-            f"{float(rate['gbps']):,.0f} GB/s ({rate['machine']}), {400 * share:.2f}% of (c)'s step even at 4x")
-    if ratio > 1 + max(NO_CALL_BAND, 4 * share):
+    launches = launch_term(kernels, gap)
+    if launches is None or kernels is None or gap is None:
+        said = (f"; the {bytes_text(permuting_bytes)} permuting copy: {seconds * 1e6:,.1f} us at "
+                f"{float(rate['gbps']):,.0f} GB/s ({rate['machine']}), {400 * share:.2f}% of (c)'s step even at 4x")
+        bound = 4 * share
+    else:
+        bound = max(4 * seconds, launches) / step_s
+        which = "its launches bound it, not its bytes" if launches >= 4 * seconds else "its bytes bound it"
+        said = (f"; the {bytes_text(permuting_bytes)} permuting copy costs at most "
+                f"{max(4 * seconds, launches) * 1e6:,.0f} us, {100 * bound:.2f}% of (c)'s step: {which} "
+                f"({launch_text(kernels, gap)}: {launches * 1e6:,.0f} us; bytes: {seconds * 1e6:,.1f} us at "
+                f"{float(rate['gbps']):,.0f} GB/s ({rate['machine']}), 4x that {4e6 * seconds:,.1f} us)")
+    if ratio > 1 + max(NO_CALL_BAND, bound):
         said += ": not the copy: noise or another cause"
     return said
 
 
-def step_cost(drifted: Mapping, matched: Mapping, rate: Mapping | None = None) -> str:
+def step_cost(drifted: Mapping, matched: Mapping, rate: Mapping | None = None, gap: Mapping | None = None) -> str:
     """(e)/(c) step time from the rounds in which the two were timed interleaved: the geometric
     mean of the per-round ratios with its 95% interval, and what that can say: slower or faster
     only when the interval excludes 1, the ratio is outside the +-2% no-call band and no noisy
     timing could carry it across 1x (the trust rule, `labkit.claims.TRUST_RULE`: 1.26x with 4 of 5
     timings noisy was called 'slower', review 2026-12-04i item 4). Given a copy rate, the permuting
-    copy's arithmetic bound is said beside the ratio (`copy_clause`). A record without rounds
+    copy's arithmetic bound is said beside the ratio (`copy_clause`; with a launch gap, kernels x
+    gap where that is larger). A record without rounds
     (the two timed one after the other, an older run) gives its two medians' ratio and says that
     it is no measured cost."""
     if drifted["median_step_s"] is None or matched["median_step_s"] is None:
@@ -148,7 +179,8 @@ def step_cost(drifted: Mapping, matched: Mapping, rate: Mapping | None = None) -
         verdict = "no cost this run can resolve"
     return (f"(e)/(c) step time {ratio:.2f}x (95% interval {low:.2f}-{high:.2f}x, {rounds} interleaved "
             f"rounds): {verdict}"
-            + copy_clause(drifted.get("permuting_bytes"), matched["median_step_s"], ratio, rate))
+            + copy_clause(drifted.get("permuting_bytes"), matched["median_step_s"], ratio, rate,
+                          permuting_kernels(drifted), gap))
 
 
 def run_copy_rate(device: str) -> dict | None:
@@ -409,7 +441,7 @@ def traffic_table(run: Run) -> Stack:
         shown.add(name, row["into_bucket_bytes"], row["back_to_grad_bytes"], row["permuting_bytes"],
                   row["permuting_bytes_step0"], row["separate_grad_bytes"], time_text(row))
     shown.note(step_cost(rows["e_late_drift"], rows["c_convert_first"],  # its bytes are e_late_drift's row
-                         run_copy_rate(str(run.result["device"]))))
+                         run_copy_rate(str(run.result["device"])), recorded_launch_gap(str(run.result["device"]))))
     peaks = {name: row["peak_memory_bytes"] for name, row in rows.items()
              if name not in AMP_ONLY and row["peak_memory_bytes"]}
     if peaks:  # a GPU run: the range as a note, each variant's folded (they differ by KiB of
@@ -502,10 +534,14 @@ def resnet50_table(cost: object, not_run: str = "") -> object:
     else:
         shown.note("step times not shown: this record timed (c) and (e) one after the other, so their "
                    "ratio is no measured cost")
+    device = str(value["device"])  # type: ignore[index]
     bound = copy_bound(e_big["permuting_bytes"], c_big["median_step_s"], c_big["iqr_step_s"],
-                       recorded_copy_rate(str(value["device"])))  # type: ignore[index]
+                       recorded_copy_rate(device), permuting_kernels(e_big), recorded_launch_gap(device))
     if bound:
         shown.note(bound)
+    split = step_split(value, c_big)  # type: ignore[arg-type]
+    if split:
+        shown.note(split)
     if not_run:
         shown.note(not_run)
     return shown
@@ -530,13 +566,73 @@ def recorded_copy_rate(device: str, machine: str = results.DEFAULT_REFERENCE) ->
     return {"gbps": float(ceilings["copy_gbps"]), "machine": machine}
 
 
-def copy_bound(permuting_bytes: float, step_s: float, step_iqr_s: float, rate: Mapping | None) -> str:
+@dataclass(frozen=True)
+class Kernels:
+    """How many permuting copy kernels a step runs, and where the count comes from ('' when
+    counted at the dispatcher; otherwise a parenthesis naming the upper bound it stands on)."""
+
+    count: int
+    source: str = ""
+
+
+def permuting_kernels(row: Mapping) -> Kernels | None:
+    """The permuting copies of a row's steady step: counted at the dispatcher where the run
+    recorded them ('permuting_copies'); in an older record, the last step's stride warnings, one
+    per gradient whose strides differ from its bucket view's (an upper bound: a 1x1 kernel's
+    strides differ without moving a byte); None where neither is there."""
+    if row.get("permuting_copies") is not None:
+        return Kernels(int(row["permuting_copies"]))
+    if row.get("permuting_bytes") and row.get("warnings_last_step"):
+        return Kernels(int(row["warnings_last_step"]), " (the last step's stride warnings)")
+    return None
+
+
+def recorded_launch_gap(device: str, machine: str = results.DEFAULT_REFERENCE) -> dict | None:
+    """The eager launch gap chapter 04 recorded on the reference machine (its timeline's median
+    gap between eager kernels), {'us', 'source'}, when the run's device is that machine's (the
+    same test as `recorded_copy_rate`); None otherwise: read from the record, never typed."""
+    if recorded_copy_rate(device, machine) is None:
+        return None
+    gaps = results.recorded("04_fusion", "timeline_launch_gaps", machine)
+    eager = gaps.get("eager") if isinstance(gaps, Mapping) else None
+    if not isinstance(eager, Mapping) or not eager.get("launch_gap_median_us"):
+        return None
+    return {"us": float(eager["launch_gap_median_us"]), "source": f"chapter 04's timeline, {machine}"}
+
+
+def step_split(value: Mapping, matched: Mapping) -> str:
+    """One line on what the ResNet-50 step is made of, compute against the backend's all-reduce
+    (review 2026-12-04j item 7): no run times a step without its all-reduce (DDP's no_sync() would),
+    so the line says the record cannot split it and names neither as the step's bound."""
+    step, buckets = matched.get("median_step_s"), matched.get("into_bucket_bytes")
+    if not step:
+        return ""
+    moved = f" of {bytes_text(buckets)}" if buckets else ""
+    return (f"the record does not split the {step * 1e3:.1f} ms step into compute and "
+            f"{value.get('backend', 'the backend')}'s all-reduce{moved} (through host memory): not measured, so "
+            "neither is named as its bound")
+
+
+def copy_bound(permuting_bytes: float, step_s: float, step_iqr_s: float, rate: Mapping | None,
+               kernels: Kernels | None = None, gap: Mapping | None = None) -> str:
     """What the permuting copy can cost at most, by arithmetic: read and write its bytes at
     the device's measured copy rate (an upper bound on the time: a permuting copy at even a
-    quarter of that rate costs 4x this), against the step and the spread the timing resolves."""
+    quarter of that rate costs 4x this), against the step and the spread the timing resolves.
+    With a kernel count and a recorded launch gap, the bound is the larger of 4x the bytes' time
+    and kernels x gap (many small copies cost launches, not bytes; review 2026-12-04j item 7)."""
     if not rate or permuting_bytes <= 0 or step_s <= 0:
         return ""
     seconds = 2 * permuting_bytes / (float(rate["gbps"]) * 1e9)
+    launches = launch_term(kernels, gap)
+    if launches is not None and kernels is not None and gap is not None:
+        most = max(4 * seconds, launches)
+        which = "its launches bound it, not its bytes" if launches >= 4 * seconds else "its bytes bound it"
+        return (f"by arithmetic: the {bytes_text(permuting_bytes)} permuting copy costs at most {most * 1e6:,.0f} us, "
+                f"{100 * most / step_s:.2f}% of the {step_s * 1e3:.1f} ms step: {which} "
+                f"({launch_text(kernels, gap)}: {launches * 1e6:,.0f} us; bytes read and written at the "
+                f"{float(rate['gbps']):,.0f} GB/s copy rate chapter 00 recorded ({rate['machine']}): "
+                f"{seconds * 1e6:,.0f} us, 4x that {4e6 * seconds:,.0f} us): far below the "
+                f"{100 * step_iqr_s / step_s:.0f}% IQR of that step's time alone, so this timing cannot resolve it")
     return (f"by arithmetic: reading and writing the {bytes_text(permuting_bytes)} permuting copy at the "
             f"{float(rate['gbps']):,.0f} GB/s copy rate chapter 00 recorded ({rate['machine']}) takes "
             f"{seconds * 1e6:,.0f} us, {100 * seconds / step_s:.2f}% of the {step_s * 1e3:.1f} ms step, "

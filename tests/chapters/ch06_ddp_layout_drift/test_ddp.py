@@ -46,6 +46,13 @@ def test_the_variants_are_timed_interleaved_in_rounds_with_no_warning_counted_wh
     rows = {row["name"]: row for row in ddp_launch.variant_summary(result)}
     assert rows["e_late_drift"]["warnings_last_step"] > 0  # the drift persists on its last observed step
     assert len({row["trained_steps"] for row in rows.values()}) == 1  # the same calls in every variant
+    # the permuting copies are counted as kernels (a small copy costs its launch, review 2026-12-04j item 7):
+    # one per gradient whose memory order differs from its bucket view's, not one per warning
+    late = next(r for r in result["ranks"][0] if r["variant"]["name"] == "e_late_drift")["observed"][-1]
+    moved = sum(p["memory_order_differs"] for p in late["parameters"])
+    assert rows["e_late_drift"]["permuting_copies"] == moved > 0
+    assert moved < rows["e_late_drift"]["warnings_last_step"]  # the 1x1 kernel warns without moving a byte
+    assert rows["c_convert_first"]["permuting_copies"] == 0
 
 
 def test_a_rank_that_raises_ends_the_run_with_its_error():

@@ -166,8 +166,9 @@ def test_the_run_records_the_reference_runs_keys_and_shapes():
     recorded = reference["ddp_variants"]["payload"]
     payload = _run().payload()
     assert set(payload) == set(recorded)
-    # the interleaved timing (issue 39) adds its rounds and the steps trained to each row
-    new = {"round_medians_s", "trained_steps"}
+    # the interleaved timing (issue 39) adds its rounds and the steps trained to each row, and the
+    # kernel count of the permuting copies (review 2026-12-04j item 7) is new since the 06:48 record
+    new = {"round_medians_s", "trained_steps", "permuting_copies"}
     assert set(payload["variants"][0]) - new == set(recorded["variants"][0]) - new
 
 
@@ -198,6 +199,47 @@ def test_the_resnet50_drift_cost_is_bounded_by_arithmetic_at_the_recorded_copy_r
     assert tables.copy_bound(45_306_624, 0.0826, 0.0097, None) == ""  # no copy rate: no bound claimed
     assert tables.copy_bound(0, 0.0826, 0.0097, {"gbps": 4243.9, "machine": "m"}) == ""
     assert tables.recorded_copy_rate("a device chapter 00 never measured") is None
+
+
+GAP = {"us": 9.3, "source": "chapter 04's timeline, nvidia-h200"}
+RATE = {"gbps": 4224.0, "machine": "nvidia-h200"}
+
+
+def test_small_permuting_copies_are_bounded_by_their_launches_not_their_bytes():
+    """Review 2026-12-04j item 7: 295 KiB in three kernels is 0.1 us of bytes but ~28 us of
+    launches at chapter 04's eager gap; the bound is the larger, and says which."""
+    said = tables.copy_clause(301_824, 0.00681, 1.01, RATE, tables.Kernels(3), GAP)
+    assert "costs at most 28 us, 0.41% of (c)'s step: its launches bound it, not its bytes" in said
+    assert "3 kernels x 9.3 us eager launch gap (chapter 04's timeline, nvidia-h200)" in said
+    # big copies in few kernels: the bytes bound it
+    big = tables.copy_bound(45_306_624, 0.0648, 0.0025, RATE, tables.Kernels(1), GAP)
+    assert "its bytes bound it" in big and "costs at most 86 us" in big
+    # without a gap (a CPU run, or no chapter 04 record) the bytes alone, as before
+    assert "0.01% of (c)'s step even at 4x" in tables.copy_clause(301_824, 0.00681, 1.01, RATE, tables.Kernels(3))
+
+
+def test_an_older_record_counts_its_stride_warnings_as_an_upper_bound_on_the_kernels():
+    counted = tables.permuting_kernels({"permuting_bytes": 10, "permuting_copies": 2, "warnings_last_step": 3})
+    assert counted == tables.Kernels(2)
+    older = tables.permuting_kernels({"permuting_bytes": 10, "warnings_last_step": 53})
+    assert older.count == 53 and "stride warnings" in older.source
+    assert "at most 53 kernels (the last step's stride warnings)" in tables.launch_text(older, GAP)
+    assert tables.permuting_kernels({"permuting_bytes": 0, "warnings_last_step": 0}) is None
+
+
+def test_the_launch_gap_is_read_from_chapter_04s_record_not_typed():
+    recorded = json.loads((ROOT / "results" / "nvidia-h200.json").read_text())
+    eager = recorded["chapters"]["04_fusion"]["timeline_launch_gaps"]["payload"]["eager"]
+    device = recorded["chapters"]["06_ddp_layout_drift"]["ddp_resnet50_cost"]["payload"]["device"]
+    assert tables.recorded_launch_gap(device)["us"] == eager["launch_gap_median_us"]
+    assert tables.recorded_launch_gap("cpu") is None  # another device: the reference's gap does not apply
+
+
+def test_the_resnet50_record_says_it_cannot_split_compute_from_the_all_reduce():
+    value = {"world_size": 2, "backend": "gloo", "device": "cpu", "config": {"batch": 32, "image": 224}}
+    shown = tables.resnet50_table({**value, "rows": _resnet_rows([0.067, 0.066, 0.068])})
+    assert any(n.startswith("the record does not split the 67.0 ms step into compute and gloo's all-reduce")
+               for n in shown.notes)
 
 
 def test_the_resnet50_cost_runs_only_when_asked_and_says_what_it_would_take(monkeypatch):
