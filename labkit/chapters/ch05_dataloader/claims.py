@@ -129,6 +129,21 @@ def _busy_rows(ev: Mapping, memory: str) -> list[Mapping]:
                   key=lambda r: r["nbytes"])
 
 
+# The seed's setting for C25 (section 4.2): DataLoader(batch_size=64, pin_memory=...) feeding a
+# CNN, then x.to(device, non_blocking=True): a batch of 64 ImageNet crops (3 x 224 x 224) in
+# float32, 38.5 MB, the chapter's own GPU batch. Review 2026-12-04j item 3: the claim was judged
+# "at every size" (64 KiB to 256 MiB), broader than the seed states it.
+SEED_BATCH_BYTES = 64 * 3 * 224 * 224 * 4
+
+
+def seed_rows(rows: list[Mapping], batch: int = SEED_BATCH_BYTES) -> list[Mapping]:
+    """The measured sizes that bracket the seed's batch: the largest at or below it and the
+    smallest at or above it (one row where it was measured exactly or lies outside the sweep)."""
+    below = [r for r in rows if r["nbytes"] <= batch]
+    above = [r for r in rows if r["nbytes"] >= batch]
+    return [r for r in rows if r is (below[-1] if below else None) or r is (above[0] if above else None)]
+
+
 def _said(ev: Mapping) -> str:
     """What torch said during the calls; 'torch said nothing' only where warnings were recorded."""
     if ev.get("warnings"):
@@ -158,15 +173,22 @@ def _check_c25_busy(ev: Mapping, th: Mapping) -> tuple[str, str, str]:
                                "kernel, so this machine shows no asynchronous copy to compare with")
     blocked = [r for r in pageable if r["returned_share"] >= th["blocking_share"]]
     early = [r for r in pageable if r["returned_share"] < th["early_share"]]
-    if len(blocked) == len(pageable):  # the seed says "automatically"; whether torch warns is reported
-        return CONFIRMED, text, ""
-    if len(early) == len(pageable):
-        return REFUTED, text, ""
+    # judged at the seed's setting, a DataLoader batch (review 2026-12-04j item 3); the size
+    # threshold across the sweep is the course's own finding, reported beside the verdict
+    seed = seed_rows(pageable)
+    text += (f". Judged at the seed's batch (64 x 3 x 224 x 224 float32, {SEED_BATCH_BYTES / 1e6:.1f} MB: "
+             f"the {' and '.join(size(r['nbytes']) for r in seed)} rows)")
     if blocked and early and max(r["nbytes"] for r in early) < min(r["nbytes"] for r in blocked):
-        return DEPENDS, text, (f"the copy's size: up to {size(max(r['nbytes'] for r in early))} the "
-                               f"call returned at once, from {size(min(r['nbytes'] for r in blocked))} "
-                               "it waited out the queued kernel")
-    return DEPENDS, text, "a partial block: some calls returned part-way through the queued work"
+        text += (f"; the course's own finding, not the seed's claim: up to {size(max(r['nbytes'] for r in early))} "
+                 f"the call returned at once, from {size(min(r['nbytes'] for r in blocked))} it waited")
+    if all(r["returned_share"] >= th["blocking_share"] for r in seed):
+        return CONFIRMED, text, ""  # the seed says "automatically"; whether torch warns is reported
+    if all(r["returned_share"] < th["early_share"] for r in seed):
+        return REFUTED, text, ""
+    if any(r in early for r in seed) and any(r in blocked for r in seed):
+        return DEPENDS, text, (f"the copy's size, around the seed's batch: {size(seed[0]['nbytes'])} "
+                               f"returned at once, {size(seed[-1]['nbytes'])} waited out the queued kernel")
+    return DEPENDS, text, "a partial block: at the seed's batch a call returned part-way through the queued work"
 
 
 def check_c25(ev: Mapping, th: Mapping) -> tuple[str, str, str]:
@@ -203,7 +225,7 @@ def decisions_c25(ev: Mapping, th: Mapping) -> list[Decision]:
         found = [Decision("pinned", worst["returned_share"], [worst["share_q25"], worst["share_q75"]],
                           th["early_share"])]
         if worst["returned_share"] < th["early_share"]:
-            for r in _busy_rows(ev, "pageable"):
+            for r in seed_rows(_busy_rows(ev, "pageable")):  # the sizes the verdict reads
                 spread = [r["share_q25"], r["share_q75"]]
                 found += [Decision(f"pageable {r['nbytes']} B", r["returned_share"], spread,
                                    th["blocking_share"]),
@@ -223,11 +245,12 @@ C25 = Claim(
     "C25", CHAPTER, SEED_STRIDES, SECTION_42,
     "Without pin_memory, non_blocking=True is automatically degraded to a blocking copy.",
     f"queued behind a ~50 ms kernel, the non_blocking call from pageable memory returns only "
-    f"after >= {BLOCKING_SHARE:.0%} of the queued kernel and its copy, at every size (whether "
-    f"torch warns is recorded and reported); from pinned memory it returns within {EARLY_SHARE:.0%} (the control "
-    "that shows what an asynchronous call looks like here)",
+    f"after >= {BLOCKING_SHARE:.0%} of the queued kernel and its copy at the seed's setting, a "
+    f"DataLoader batch (64 x 3 x 224 x 224 float32, 38.5 MB: the measured sizes either side of "
+    f"it; whether torch warns is recorded and reported); from pinned memory it returns within "
+    f"{EARLY_SHARE:.0%} (the control that shows what an asynchronous call looks like here)",
     f"from pageable memory the non_blocking call returns within {EARLY_SHARE:.0%} of the "
-    "queued work at every size, as from pinned memory (the CPU keeps its run-ahead)",
+    "queued work at the seed's batch, as from pinned memory (the CPU keeps its run-ahead)",
     ("pageable_nb_return_s", "pageable_nb_copy_s", "pinned_nb_return_s", "pinned_nb_copy_s",
      "transfer_bytes"),
     thresholds={"blocking_share": BLOCKING_SHARE, "early_share": EARLY_SHARE},

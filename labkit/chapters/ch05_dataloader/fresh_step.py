@@ -177,11 +177,16 @@ def on_one_batch(step: Callable[..., object], batch: Sequence[torch.Tensor], cal
 
 
 # --- the ready step beside decoding workers (review 2026-12-03h item 1) ---------------------
-# timed steps beside the decoding workers, and alone before them (the alone steps are the
-# decoders' absence, the CPU clock's reference: fewer will do); cost_model prices them on the
-# H200 (plateau_step_seconds: about 0.6 s there)
-LOADED_STEPS = 6
-LOADED_ALONE_STEPS = 3
+# The ready step alone and beside the decoding workers, in LOADED_ROUNDS interleaved rounds of
+# LOADED_STEPS steps each (review 2026-12-04j item 1: 3 alone then 6 beside, once, gave
+# beside/alone 1.28x on the H200 page and 0.85-1.27x in the three reproduce runs of the same
+# sources: the bound it named was noise). Each round times a block alone (the decoders parked)
+# and a block beside them, the order alternating round by round (ABBA: drift hits both alike);
+# the slowdown is the geometric mean of the rounds' ratios with a 95% interval. cost_model
+# prices it on the H200 (plateau_step_seconds: about 4 s there).
+LOADED_STEPS = 10
+LOADED_ALONE_STEPS = 10
+LOADED_ROUNDS = 5
 DECODER_START_S = 20.0  # how long the decoders may take to decode their first batch
 
 
@@ -204,6 +209,7 @@ class LoadedStep:
     alone_cpu_s: tuple[float, ...]
     beside_s: tuple[float, ...]
     beside_cpu_s: tuple[float, ...]
+    rounds: int = 1  # the interleaved rounds the steps came from, in equal blocks, round by round
 
     def __post_init__(self) -> None:
         if not self.alone_s or not self.beside_s or len(self.alone_s) != len(self.alone_cpu_s) \
@@ -241,25 +247,60 @@ class LoadedStep:
         """Beside the decoders over alone (wall time, medians)."""
         return self.median_s / self.alone_median_s
 
+    def round_ratios(self) -> list[float]:
+        """Each round's beside / alone (medians of its two blocks); [] with one round."""
+        if self.rounds < 2 or len(self.alone_s) % self.rounds or len(self.beside_s) % self.rounds:
+            return []
+        a, b = len(self.alone_s) // self.rounds, len(self.beside_s) // self.rounds
+        return [self._median(self.beside_s[r * b:(r + 1) * b]) / self._median(self.alone_s[r * a:(r + 1) * a])
+                for r in range(self.rounds)]
+
+    def slowdown_interval(self) -> tuple[float, float, float] | None:
+        """(geometric mean, low, high) of the rounds' beside / alone, a Student-t 95% interval
+        on their logs (knee_experiment.call's rule); None below two rounds."""
+        ratios = self.round_ratios()
+        if len(ratios) < 2:
+            return None
+        from labkit.chapters.ch05_dataloader import knee_experiment  # it imports this module
+
+        called = knee_experiment.call(ratios, margin=0.0)
+        return called["ratio"], called["ratio_low"], called["ratio_high"]
+
     def as_dict(self) -> dict:
         return {"workers": self.workers, "alone_s": list(self.alone_s), "alone_cpu_s": list(self.alone_cpu_s),
                 "beside_s": list(self.beside_s), "beside_cpu_s": list(self.beside_cpu_s),
                 "median_s": self.median_s, "cpu_s": self.cpu_s, "alone_median_s": self.alone_median_s,
-                "alone_cpu_median_s": self.alone_cpu_median_s, "slowdown": self.slowdown}
+                "alone_cpu_median_s": self.alone_cpu_median_s, "slowdown": self.slowdown,
+                "rounds": self.rounds, "slowdown_interval": self.slowdown_interval()}
 
 
 def _decode_forever(dataset: torch.utils.data.Dataset, batch_size: int, first: object, stop: object,
-                    seed: int) -> None:
+                    seed: int, go: object | None = None, parked: object | None = None) -> None:
     """A decoder process: batch after batch of the dataset, collated and dropped, until `stop`
-    is set; `first` (an Event) is set after the first batch."""
+    is set; `first` (an Event) is set after the first batch. While `go` (an Event, if given) is
+    clear it parks: it drops the batch it is on at the next sample, sets `parked` and waits."""
     torch.set_num_threads(1)
     n = len(dataset)  # type: ignore[arg-type]
     i = seed * batch_size
     while not stop.is_set():  # type: ignore[attr-defined]
-        batch = torch.utils.data.default_collate([dataset[(i + k) % n] for k in range(batch_size)])
-        del batch
-        i += batch_size
-        first.set()  # type: ignore[attr-defined]
+        if go is not None and not go.is_set():  # type: ignore[attr-defined]
+            parked.set()  # type: ignore[union-attr]
+            go.wait(0.05)  # type: ignore[attr-defined]
+            continue
+        if parked is not None:
+            parked.clear()  # type: ignore[attr-defined]
+        samples = []
+        for k in range(batch_size):
+            if (go is not None and not go.is_set()) or stop.is_set():  # type: ignore[attr-defined]
+                break
+            samples.append(dataset[(i + k) % n])
+        else:
+            collated = torch.utils.data.default_collate(samples)  # as a DataLoader worker does
+            del collated, samples
+            i += batch_size
+            first.set()  # type: ignore[attr-defined]
+            continue
+        del samples
 
 
 def _clocked_steps(step: Callable[..., object], batch: object, count: int) -> tuple[list[float], list[float]]:
@@ -274,14 +315,17 @@ def _clocked_steps(step: Callable[..., object], batch: object, count: int) -> tu
 
 def ready_beside_decoders(dataset: torch.utils.data.Dataset, step: Callable[..., object], batch: object,
                           workers: int, batch_size: int, steps: int = LOADED_STEPS,
-                          main_threads: int | None = 1, alone_steps: int = LOADED_ALONE_STEPS) -> LoadedStep:
-    """`alone_steps` ready steps on `batch` alone (after one untimed), then `steps` while
-    `workers` forked processes decode batches of `batch_size` without pause (timed once each
-    has decoded its first), each on the wall clock and the main thread's CPU clock
-    (LoadedStep). main_threads as loader_sweep.measure (one, as the sweep runs the step)."""
-    if steps < 1 or alone_steps < 1 or workers < 0 or batch_size < 1:
-        raise ValueError(f"need steps >= 1, alone_steps >= 1, workers >= 0, batch_size >= 1; got "
-                         f"{steps}, {alone_steps}, {workers}, {batch_size}")
+                          main_threads: int | None = 1, alone_steps: int = LOADED_ALONE_STEPS,
+                          rounds: int = LOADED_ROUNDS) -> LoadedStep:
+    """The ready step on `batch`, after one untimed, in `rounds` interleaved rounds: each a
+    block of `alone_steps` with the decoders parked and a block of `steps` while `workers`
+    forked processes decode batches of `batch_size` without pause (timed once each has
+    decoded its first), alone first in even rounds and beside first in odd ones; each step on
+    the wall clock and the main thread's CPU clock (LoadedStep, its steps round by round).
+    main_threads as loader_sweep.measure (one, as the sweep runs the step)."""
+    if steps < 1 or alone_steps < 1 or workers < 0 or batch_size < 1 or rounds < 1:
+        raise ValueError(f"need steps >= 1, alone_steps >= 1, workers >= 0, batch_size >= 1, "
+                         f"rounds >= 1; got {steps}, {alone_steps}, {workers}, {batch_size}, {rounds}")
     import multiprocessing
 
     previous = torch.get_num_threads()
@@ -289,27 +333,48 @@ def ready_beside_decoders(dataset: torch.utils.data.Dataset, step: Callable[...,
         torch.set_num_threads(main_threads)
     context = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods()
                                           else None)
-    stop = context.Event()
-    procs, firsts = [], []
-    try:
-        step(batch)
-        alone, alone_cpu = _clocked_steps(step, batch, alone_steps)
-        for w in range(workers):
-            first = context.Event()
-            proc = context.Process(target=_decode_forever, args=(dataset, batch_size, first, stop, w),
-                                   daemon=True)
-            proc.start()
-            procs.append(proc)
-            firsts.append(first)
+    stop, go = context.Event(), context.Event()
+    procs, firsts, parks = [], [], []
+    alone: list[float] = []
+    alone_cpu: list[float] = []
+    beside: list[float] = []
+    beside_cpu: list[float] = []
+
+    def park() -> None:  # the decoders stop at their next sample
+        go.clear()
+        for parked in parks:
+            parked.wait(DECODER_START_S)
+
+    def decode() -> None:  # they decode again (after their first batch, once)
+        for parked in parks:
+            parked.clear()
+        go.set()
         deadline = time.perf_counter() + DECODER_START_S
         for first in firsts:
             first.wait(max(0.0, deadline - time.perf_counter()))
-        beside, beside_cpu = _clocked_steps(step, batch, steps)
+
+    try:
+        step(batch)
+        for w in range(workers):
+            first, parked = context.Event(), context.Event()
+            proc = context.Process(target=_decode_forever,
+                                   args=(dataset, batch_size, first, stop, w, go, parked), daemon=True)
+            proc.start()
+            procs.append(proc)
+            firsts.append(first)
+            parks.append(parked)
+        for r in range(rounds):
+            for beside_now in ((False, True) if r % 2 == 0 else (True, False)):
+                (decode if beside_now else park)()
+                wall, cpu = _clocked_steps(step, batch, steps if beside_now else alone_steps)
+                (beside if beside_now else alone).extend(wall)
+                (beside_cpu if beside_now else alone_cpu).extend(cpu)
     finally:
         stop.set()
-        for proc in procs:  # ended at once: a decoder would finish its batch first (~0.2 s on the H200)
+        go.set()
+        for proc in procs:  # ended at once: a decoder would finish its sample first
             proc.terminate()
         for proc in procs:
             proc.join(timeout=5)
         torch.set_num_threads(previous)
-    return LoadedStep(workers, tuple(alone), tuple(alone_cpu), tuple(beside), tuple(beside_cpu))
+    return LoadedStep(workers, tuple(alone), tuple(alone_cpu), tuple(beside), tuple(beside_cpu), rounds)

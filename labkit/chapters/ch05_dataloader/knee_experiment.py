@@ -34,25 +34,29 @@ MAX_PREFETCH = 4  # the knob sweep's larger prefetch factor
 # typed: cost_model.fit() reads each setting's start-up and step from the recorded reproduce
 # runs (results/reproduce), and cost_model.current_designs() prices this source's plan:
 # about 15 s for the worker sweep (0, 2, 4, 8, 12 workers, WORKER_GPU_ROUNDS rounds on a GPU)
-# and about 38 s for the knob sweep (the four rows of the ladder, KNOB_ROUNDS rounds of
-# one-queue windows, a batch per worker of warm-up), 6.3 s a round. The knob budget's share of
-# a round (70 / 6 = 11.7 s) cuts a row only on a host 1.9x as slow as the H200, so every
-# run measures the same knobs and reproduce.py can compare their calls; on a 2-core CPU both
-# sweeps take a few seconds.
-# Review 2026-12-04i item 10: the chapter ran 126 s on the H200 (limit 120), its knob sweep
-# 55.6 s and its worker sweep 24.7 s. What the cut costs in spread: a GPU knob window now spans
-# KNOB_GPU_WINDOW_QUEUES = 1 queue of the baseline (16 steps at 8 workers, prefetch 2) against
-# 1.75 (28): -14 s, and the per-round noise grows by sqrt(28 / 16) = 1.32x, so the intervals
-# are about 32% wider (the rounds and the rule stay). The four recorded H200 runs' round
-# ratios (the 2026-12-04 page and the three reproduce runs), their spread widened by 1.32x:
-# 11 of the 12 knob calls stay as they were, one (+ pin, 1.19x [1.03, 1.38] in a reproduce
-# run) becomes not resolved ([0.98, 1.44]); the A/A stays not resolved in all four. The
-# worker sweep runs WORKER_GPU_ROUNDS = 2 rounds on a GPU against 3 (-7.4 s): each count's
-# pooled throughput averages two windows, its noise sqrt(3 / 2) = 1.22x, its spread a pair's
-# range; the three pairs of the 2026-12-04 H200 windows each give the same knee (8). A CPU
-# keeps three rounds and one-queue knob windows (a round costs a fraction of a second there).
+# and about 63 s for the knob sweep (the four rows of the ladder, KNOB_ROUNDS = 10 rounds of
+# one-queue windows, a batch per worker of warm-up), 6.3 s a round (the 07:09 H200 run: 36.8 s
+# for six). The knob budget (90 s) stops a round only on a host 1.4x as slow as the H200 and
+# leaves its first round a share of 9 s, so every run measures the same rows and rounds and
+# reproduce.py can compare their calls; on a 2-core CPU both sweeps take a few seconds.
+# Why ten rounds and not longer windows (review 2026-12-04j item 2): at 6 rounds of one-queue
+# windows the 07:13 reproduce called + pin a gain in 2 of 3 runs. results/h200_05/
+# gpu_05_window_noise_2026-12-04T0737.json doubled the window (16 -> 32 steps): the sd of the
+# per-round log ratio did not fall (A/A 0.127 -> 0.163, + pin 0.126 -> 0.203), so the noise is
+# per round (start-up, drift), not the window's, and only more rounds narrow the interval
+# (as 1/sqrt(rounds), and t's multiplier falls from 2.57 to 2.26). Persistent workers per
+# setting were weighed and not taken: a paused loader refills its whole queue (16 batches at
+# 8 workers, prefetch 2), so a fair window must first drain it (16 steps, 0.7 s at 45 ms) where
+# the start-up it saves is 0.6 s a row (cost_model.fit), and 32 idle workers would hold 2.5 GB
+# of /dev/shm. What ten rounds buy (simulate_calls, 20,000 sweeps, per-round sd 0.13, the
+# A/A's and + pin's at 07:37): the interval's half-width falls from x1.146 to x1.097 (the
+# resolution: a knob below about 10% cannot be called); a true 1.20x is called a gain in 97.5%
+# of runs (6 rounds: 78%), in 4 runs of 4 (the page and the three reproduce runs) 90% (37%);
+# a true 1.15x 85% (56%), 4 of 4 53% (10%); a true 1.10x 54% (31%), 4 of 4 9% (1%); the top
+# row against + pin (about 1.10x at its sd 0.075) 94%, 4 of 4 78%. A knob near 1.10x therefore
+# stays below what four runs can agree on, and the page prints the resolution beside the table.
 WORKER_SWEEP_BUDGET_S = 45.0
-KNOB_SWEEP_BUDGET_S = 70.0
+KNOB_SWEEP_BUDGET_S = 90.0
 KNOB_GPU_WINDOW_QUEUES = 1.0
 WORKER_GPU_ROUNDS = 2  # the worker sweep's rounds on a GPU (a CPU: loader_sweep.WINDOWS)
 # The knob rule (knob_ratio): per round, the knob's throughput over the baseline's (both in
@@ -67,10 +71,11 @@ WORKER_GPU_ROUNDS = 2  # the worker sweep's rounds on a GPU (a CPU: loader_sweep
 # in brackets): at sd 0.15 an A/A is called a gain or a loss 4.9% of the time (5.3%) and a
 # true 1.3x a gain 92.3% (91.9%); at sd 0.106 (two-queue windows, if the noise falls as
 # 1/sqrt(window)) 4.6% (4.9%) and 99.7% (99.5%). The H200's one-queue runs spread their
-# per-round ratios by about 0.13-0.21 (sd of the log, estimated from each row's range).
+# per-round ratios by about 0.13-0.21 (sd of the log, estimated from each row's range); at
+# the 10 rounds now run, see the numbers above WORKER_SWEEP_BUDGET_S.
 # What a record's warm-ups were (cost_model reads it; a record without it warmed up a queue).
 WARMUP_RULE = "a batch per worker"
-KNOB_ROUNDS = 6
+KNOB_ROUNDS = 10  # even: the balanced order runs in pairs (forward, reversed)
 KNOB_MARGIN = 0.05
 KNOB_LEVEL = 0.95  # the interval's coverage: two-sided, so 2.5% on each side
 # Student t's 97.5% quantiles (two-sided 95%) for 1-30 degrees of freedom (scipy is not in the
@@ -304,7 +309,10 @@ def plateau(bench: Bench, found: Found, gpu_idle_share: float | None = None,
     return replace(found_plateau, loaded_workers=workers, loaded_step_s=beside.median_s,
                    loaded_cpu_s=beside.cpu_s, loaded_alone_s=beside.alone_median_s,
                    loaded_alone_cpu_s=beside.alone_cpu_median_s, batch_load_s=bench.batch_load_s,
-                   loaded_times_s=tuple(beside.beside_s), loaded_alone_times_s=tuple(beside.alone_s))
+                   loaded_times_s=tuple(beside.beside_s), loaded_alone_times_s=tuple(beside.alone_s),
+                   loaded_rounds=beside.rounds, **dict(zip(
+                       ("loaded_slowdown", "loaded_slowdown_low", "loaded_slowdown_high"),
+                       beside.slowdown_interval() or (None, None, None), strict=True)))
 
 
 def knob_settings(workers: int, batch_size: int, on_gpu: bool) -> list[loader_sweep.Setting]:
@@ -315,7 +323,7 @@ def knob_settings(workers: int, batch_size: int, on_gpu: bool) -> list[loader_sw
 
     On a GPU a cumulative ladder in the seed's order (review 2026-12-03e item 2): + pin_memory
     (the seed's first advice, read against the baseline), then + the device prefetcher + uint8
-    (read against + pin). Four rows, six rounds (KNOB_ROUNDS) of KNOB_GPU_WINDOW_QUEUES-long
+    (read against + pin). Four rows, ten rounds (KNOB_ROUNDS) of KNOB_GPU_WINDOW_QUEUES-long
     windows, priced by cost_model within the chapter's time. Not separated there: the device
     prefetcher from uint8 (the CPU list measures uint8 alone; a pageable uint8 copy, a quarter of
     the float32 one, is paid by no GPU row: the uint8 row copies pinned), pinning's copy from

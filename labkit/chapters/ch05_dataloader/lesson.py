@@ -264,6 +264,8 @@ class Lesson:
         if control_failed(self.knob_rows):  # review 2026-12-03h item 3
             shown.note(f"{CONTROL_FAILED} (the A/A row, the baseline against itself, was called "
                        f"{_CALLS[control_call(self.knob_rows)]}).")
+        if resolution_text(self.knob_rows):  # review 2026-12-04j item 2
+            shown.note(resolution_text(self.knob_rows))
         shown.note(self.batch_bytes_text())
         if self.noise_floor_text():
             shown.note(self.noise_floor_text())
@@ -331,7 +333,9 @@ class Lesson:
         if not decided:
             shown.note("recorded before knobs were read round by round against the baseline: no ratios")
         elif gpu_knobs.get("rule") == rule:
-            shown.note(f"called by the rule above, over {gpu_knobs['rounds']} rounds there")
+            half = resolution(gpu_knobs.get("table", []))
+            shown.note(f"called by the rule above, over {gpu_knobs['rounds']} rounds there"
+                       + (f"; resolution +/-{100 * (half - 1):.0f}% (the A/A's)" if half else ""))
         elif not any("level" in r for r in decided.values()):
             shown.note("called by an older rule: every round past the band; median and range shown")
         elif gpu_knobs.get("rule"):
@@ -354,7 +358,7 @@ class Lesson:
         elif name in ("the cores", "the main thread's core, shared with the decoders"):
             said = (f"enough for the workers, but the plateau is bound by {name} (above): the "
                     "decode has to move or get cheaper.")
-        elif name in ("host-bound launches", "the main thread's work"):
+        elif name in ("host-bound launches", "the main thread's work", "the host's side"):
             said = (f"enough for the workers; the plateau is bound by {name} (above), which more "
                     "workers do not lift.")
         else:
@@ -468,7 +472,7 @@ class Lesson:
                 c25 = claims.get("C25").judge(c25.evidence, machine=c25.machine, form=c25.form)
             # what it depends on, or the first clause of its reason; the verdict table has the rest
             finding = (c25.depends_on if c25.outcome == "depends" and c25.depends_on
-                       else c25.reason.split("; ")[0])
+                       else c25_finding(c25.evidence) or c25.reason.split("; ")[0])
             lines.append(f"non_blocking from pageable memory (C25, {c25.outcome}"
                          f"{'' if self.on_gpu else ', recorded'}): {finding}.")
         return lines
@@ -827,6 +831,46 @@ def against_text(row: Mapping) -> str:
 
 
 CONTROL_FAILED = "control failed: no knob call stands this run"
+
+
+def c25_finding(evidence: Mapping) -> str:
+    """C25's takeaway from its busy-stream rows (review 2026-12-04j item 3): what the pageable
+    call did at the seed's batch (the rows the verdict reads, ch05 claims.seed_rows), and the
+    smallest size that waited, labelled the course's own finding; '' without such rows."""
+    from labkit.chapters.ch05_dataloader import claims as ch05_claims
+
+    rows = sorted((r for r in evidence.get("busy_stream") or () if r.get("memory") == "pageable"),
+                  key=lambda r: r["nbytes"])
+    if not rows:
+        return ""
+    seed = ch05_claims.seed_rows(rows)
+    waited = all(r["returned_share"] >= ch05_claims.BLOCKING_SHARE for r in seed)
+    text = (f"at the seed's batch ({ch05_claims.SEED_BATCH_BYTES / 1e6:.1f} MB) the call "
+            + ("waited out the queued kernel" if waited else "did not wait out the queued kernel"))
+    early = [r for r in rows if r["returned_share"] < ch05_claims.EARLY_SHARE]
+    if waited and early:
+        text += f"; up to {max(r['nbytes'] for r in early) / 2**20:g} MiB it returned at once (the course's finding)"
+    return text
+
+
+def resolution(rows: Sequence[Mapping]) -> float | None:
+    """The table's resolution: the A/A row's 95% interval's half-width as a factor
+    (sqrt(high / low): x1.10 is +/-10%), or None without an A/A row with an interval. A knob
+    whose true effect is below it is called a gain in about half the runs at best, so its call
+    cannot be expected to reproduce (review 2026-12-04j item 2)."""
+    aa = next((r for r in rows if str(r.get("label", "")).endswith("(A/A)")), None)
+    if aa is None or aa.get("ratio_low") is None or aa.get("ratio_high") is None:
+        return None
+    return float((aa["ratio_high"] / aa["ratio_low"]) ** 0.5)
+
+
+def resolution_text(rows: Sequence[Mapping]) -> str:
+    """The resolution in one line, '' without an A/A interval."""
+    half = resolution(rows)
+    if half is None:
+        return ""
+    return (f"Resolution: the A/A's interval is +/-{100 * (half - 1):.0f}% wide; an effect smaller "
+            "than that cannot be called this run.")
 
 
 def control_call(rows: Sequence[Mapping]) -> str | None:

@@ -9,10 +9,10 @@ and each knob's gain / no gain the same in every run (REPRODUCED_RULE, printed).
 benchmarks/reproduce.py calls it through measure_numbers() and summarise_numbers().
 
 Sized to fit a batch job: on a 16-core H200 host cost_model prices the worker sweep at about
-15 s (two rounds) and the knob sweep at about 38 s (six rounds of the four-row ladder, one-queue windows; hard
-budgets knee_experiment.WORKER_SWEEP_BUDGET_S and KNOB_SWEEP_BUDGET_S, 45 s and 70 s); with
-the start-up and the verdicts (~18 s in the record) and the preparation (~10 s) one full run
-is about 100 s and three about 5 minutes; --quick leaves the knob sweep out. Each run's knob calls follow one
+15 s (two rounds) and the knob sweep at about 63 s (ten rounds of the four-row ladder, one-queue
+windows; hard budgets knee_experiment.WORKER_SWEEP_BUDGET_S and KNOB_SWEEP_BUDGET_S, 45 s and
+90 s); with the start-up and the verdicts (~18 s in the record) and the preparation (~10 s)
+one full run is about 105 s (74 s at six rounds, 07:13 UTC) and three about 5.5 minutes; --quick leaves the knob sweep out. Each run's knob calls follow one
 printed rule (knee_experiment.knob_rule: the geometric mean of the per-round ratios and its
 95% interval), so the runs compare call by call. last_phases() and
 measure_numbers()['phases'] say where each run's seconds went.
@@ -205,7 +205,12 @@ def record_scope(record: Mapping | None, since: str = PLATEAU_PREDICTION_SINCE) 
     at, since_at = datetime.fromisoformat(str(record["recorded_at"])), datetime.fromisoformat(since)
     summary = record.get("numbers_summary") or {}
     same, differ = [], []
-    for name, key in (("knee", "knee_agree"), ("knob calls", "knobs_agree")):
+    # review 2026-12-04j item 2: a record whose knob sweep ran another number of rounds is no
+    # check of this source's knob calls, whichever way it went
+    rounds = {r.get("knob_rounds") for r in record.get("numbers") or [] if isinstance(r, Mapping)} - {None}
+    other_design = bool(rounds) and rounds != {knee_experiment.KNOB_ROUNDS}
+    knobs = "knob calls" + (f" (at {'/'.join(str(r) for r in sorted(rounds))} rounds)" if other_design else "")
+    for name, key in (("knee", "knee_agree"), (knobs, "knobs_agree")):
         if key in summary:
             (same if summary[key] else differ).append(name)
     claims_seen = record.get("claims") or {}
@@ -221,7 +226,9 @@ def record_scope(record: Mapping | None, since: str = PLATEAU_PREDICTION_SINCE) 
     held = summary.get("plateau_held")
     plateau = (f"; the plateau's prediction held in {held} of {summary.get('plateau_runs')}"
                if held is not None else "")
-    return f"{head} ran this prediction's sources: {said}{plateau}."
+    design = (f"; this source's {knee_experiment.KNOB_ROUNDS} knob rounds not yet reproduced"
+              if other_design else "")
+    return f"{head} ran this prediction's sources: {said}{plateau}{design}."
 
 
 def reference_scope(machine: str = results.DEFAULT_REFERENCE) -> str:

@@ -74,7 +74,8 @@ def test_the_step_beside_decoders_is_timed_on_both_clocks_alone_and_beside():
             pass
 
     before = len(multiprocessing.active_children())
-    loaded = fresh_step.ready_beside_decoders(_Burn(), step, batch=None, workers=1, batch_size=4, steps=3)
+    loaded = fresh_step.ready_beside_decoders(_Burn(), step, batch=None, workers=1, batch_size=4, steps=3,
+                                              alone_steps=3, rounds=1)
     assert loaded.workers == 1 and len(loaded.beside_s) == len(loaded.alone_s) == 3
     assert all(c <= w + 1e-3 for c, w in zip(loaded.beside_cpu_s, loaded.beside_s, strict=True))
     assert loaded.alone_median_s >= 0.004 and loaded.median_s >= 0.004
@@ -82,3 +83,31 @@ def test_the_step_beside_decoders_is_timed_on_both_clocks_alone_and_beside():
     assert len(multiprocessing.active_children()) == before  # the decoders were stopped
     with pytest.raises(ValueError):
         fresh_step.ready_beside_decoders(_Burn(), step, None, workers=1, batch_size=4, steps=0)
+
+
+def test_the_step_beside_decoders_runs_in_interleaved_rounds_with_an_interval():
+    """Review 2026-12-04j item 1: alone and beside in rounds (decoders parked between blocks),
+    each round's beside / alone, and their geometric mean's 95% interval; one round has none."""
+    import multiprocessing
+    import time as _time
+
+    def step(batch):
+        end = _time.perf_counter() + 0.002
+        while _time.perf_counter() < end:
+            pass
+
+    before = len(multiprocessing.active_children())
+    loaded = fresh_step.ready_beside_decoders(_Burn(), step, batch=None, workers=1, batch_size=4, steps=4,
+                                              alone_steps=4, rounds=4)
+    assert loaded.rounds == 4 and len(loaded.alone_s) == len(loaded.beside_s) == 16
+    ratios = loaded.round_ratios()
+    assert len(ratios) == 4 and all(r > 0 for r in ratios)
+    mean, low, high = loaded.slowdown_interval()
+    assert low <= mean <= high
+    assert loaded.as_dict()["slowdown_interval"] == [mean, low, high] or loaded.as_dict()["slowdown_interval"] == (mean, low, high)
+    assert len(multiprocessing.active_children()) == before
+    one = fresh_step.LoadedStep(1, (0.01,), (0.01,), (0.02,), (0.01,))
+    assert one.round_ratios() == [] and one.slowdown_interval() is None
+    made = fresh_step.LoadedStep(1, (0.01, 0.01, 0.02, 0.02), (0.01,) * 4, (0.011, 0.011, 0.02, 0.02),
+                                 (0.01,) * 4, rounds=2)
+    assert made.round_ratios() == pytest.approx([1.1, 1.0])

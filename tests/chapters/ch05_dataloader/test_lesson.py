@@ -313,10 +313,15 @@ def test_the_cpu_page_reads_the_reference_s_plateau_bound_by_today_s_rule():
     import json
     from pathlib import Path
 
-    record = json.loads((Path(__file__).resolve().parents[3] / "results" / "nvidia-h200.json").read_text())
-    line = lesson.recorded_plateau(record["chapters"]["05_dataloader"]["plateau"]["payload"])
-    assert line.endswith("= 1265 (0.97x); bound: host-bound launches (GPU idle 54%).")
+    kept = Path(__file__).resolve().parent / "h200_plateau_2026-12-04T0339.json"  # the live record moves
+    line = lesson.recorded_plateau(json.loads(kept.read_text()))
+    # review 2026-12-04j item 1: one block alone and one beside (no interval) names no bound
+    # from the decoders; the profile's idle share names the host's side
+    assert line.endswith("= 1265 (0.97x); bound: the host's side (GPU idle 54%).")
     assert "timed apart" not in line
+    record = json.loads((Path(__file__).resolve().parents[3] / "results" / "nvidia-h200.json").read_text())
+    live = lesson.recorded_plateau(record["chapters"]["05_dataloader"]["plateau"]["payload"])
+    assert "shared with the decoders" not in live  # the 07:09 page's 1.28x from 3 + 6 steps
 
 
 def _row(label, ratio, low, high, against=None):
@@ -364,7 +369,8 @@ def test_the_cores_line_does_not_call_the_cores_sufficient_when_the_plateau_s_bo
     monkeypatch.setattr(results, "recorded", lambda *a, **k: None)
     shared = loader_sweep.Plateau(16, (2,), 260.0, 0.046, 0.044, 0.0056, None, loaded_workers=2,
                                   loaded_step_s=0.070, loaded_cpu_s=0.012, loaded_alone_s=0.017,
-                                  loaded_alone_cpu_s=0.009, batch_load_s=0.016, cores=2)
+                                  loaded_alone_cpu_s=0.009, batch_load_s=0.016, cores=2, loaded_rounds=5,
+                                  loaded_slowdown=4.1, loaded_slowdown_low=3.5, loaded_slowdown_high=4.8)
     fake = SimpleNamespace(plan=SimpleNamespace(cores=2), knee=SimpleNamespace(workers_needed=0.3),
                            plateau=shared, on_gpu=False, chapter=SimpleNamespace(recorded=lambda key: None))
     line = str(lesson.Lesson.cores_text(fake))
@@ -397,5 +403,35 @@ def test_the_cores_line_names_the_same_bound_as_the_plateau(monkeypatch):
     fake = SimpleNamespace(plan=SimpleNamespace(cores=16), knee=SimpleNamespace(workers_needed=4.2),
                            plateau=host, on_gpu=True, chapter=SimpleNamespace(recorded=lambda key: None))
     line = str(lesson.Lesson.cores_text(fake))
-    assert "the plateau is bound by host-bound launches (above), which more workers do not lift" in line
+    # review 2026-12-04j item 1: no interval over rounds, so the bound is the profile's host side
+    assert "the plateau is bound by the host's side (above), which more workers do not lift" in line
     assert "shared with the decoders" not in line
+    fake.plateau = replace(host, loaded_rounds=5, loaded_slowdown=1.48, loaded_slowdown_low=1.30,
+                           loaded_slowdown_high=1.66)
+    line = str(lesson.Lesson.cores_text(fake))
+    assert "the plateau is bound by host-bound launches (above), which more workers do not lift" in line
+
+
+def test_the_knob_table_prints_its_resolution_from_the_a_a_interval():
+    """Review 2026-12-04j item 2: effects below the A/A's half-width cannot be called; the page
+    says how wide it is (0.84-1.17x: +/-18%), and says nothing without an A/A interval."""
+    base = {"label": "w8 b64", "decision": "baseline"}
+    rows = [base, _row("w8 b64 (A/A)", 0.99, 0.84, 1.17), _row("w8 b64 pin", 1.17, 1.05, 1.30)]
+    assert lesson.resolution(rows) == pytest.approx((1.17 / 0.84) ** 0.5)
+    assert "+/-18%" in lesson.resolution_text(rows)
+    assert lesson.resolution([base]) is None and lesson.resolution_text([base, rows[2]]) == ""
+
+
+def test_c25_s_takeaway_reads_the_seed_s_batch_and_labels_the_size_threshold_as_the_course_s():
+    """Review 2026-12-04j item 3: the H200's rows (up to 2 MiB at once, from 4 MiB waited) read at
+    the seed's batch (38.5 MB: the 16 and 64 MiB rows): waited; the threshold is the course's."""
+    def row(n, share):
+        return {"memory": "pageable", "nbytes": n, "returned_share": share}
+
+    rows = [row(n << 20, 0.003) for n in (1, 2)] + [row(n << 20, 0.99) for n in (4, 16, 64, 256)]
+    said = lesson.c25_finding({"busy_stream": rows})
+    assert said == ("at the seed's batch (38.5 MB) the call waited out the queued kernel; up to 2 MiB it "
+                    "returned at once (the course's finding)")
+    early = lesson.c25_finding({"busy_stream": [row(16 << 20, 0.003), row(64 << 20, 0.99)]})
+    assert early.startswith("at the seed's batch (38.5 MB) the call did not wait out") and "course" not in early
+    assert lesson.c25_finding({}) == ""

@@ -271,10 +271,13 @@ def test_a_record_older_than_the_plateau_prediction_is_labelled_with_its_sources
     import json
     from pathlib import Path
 
-    from labkit.chapters.ch05_dataloader import reproduce
+    from labkit.chapters.ch05_dataloader import knee_experiment, reproduce
 
     path = Path(__file__).resolve().parents[3] / "results" / "reproduce" / "nvidia-h200-05_dataloader.json"
-    record = json.loads(path.read_text())
+    seen = json.loads(path.read_text())  # the live record: its shape; the dates and tallies set here
+    record = {**seen, "recorded_at": "2026-12-03T22:17:00+00:00", "claims": {f"C{i}": {"agree": True} for i in range(4)},
+              "numbers_summary": {"knee_agree": True, "knobs_agree": True, "plateau_held": 3, "plateau_runs": 3},
+              "numbers": [{**r, "knob_rounds": knee_experiment.KNOB_ROUNDS} for r in seen["numbers"]]}
     said = reproduce.record_scope(record)
     assert said == ("Reproduce: the reference's 3 runs of 2026-12-03 22:17 UTC ran sources older than this "
                     "prediction (2026-12-03 23:01): knee, knob calls, verdicts (4 of 4) the same; this prediction "
@@ -283,5 +286,11 @@ def test_a_record_older_than_the_plateau_prediction_is_labelled_with_its_sources
     assert "knee, verdicts (4 of 4) the same; knob calls NOT the same" in differs
     later = reproduce.record_scope({**record, "recorded_at": "2026-12-04T05:00:00+00:00"})
     assert "not yet reproduced" not in later and "the plateau's prediction held in 3 of 3" in later
+    # review 2026-12-04j item 2: a record of another knob design is no check of this one's calls
+    six = {**record, "recorded_at": "2026-12-04T07:13:00+00:00",
+           "numbers": [{**r, "knob_rounds": 6} for r in seen["numbers"]]}
+    assert reproduce.record_scope(six).endswith(
+        f"knee, knob calls (at 6 rounds), verdicts (4 of 4) the same; the plateau's prediction held in 3 of 3; "
+        f"this source's {knee_experiment.KNOB_ROUNDS} knob rounds not yet reproduced.")
     assert "no dated reproduce record" in reproduce.record_scope(None)
     assert "no dated" in reproduce.record_scope({"claims": {}})
