@@ -285,7 +285,9 @@ figure = pitfalls.plot_recorded_curve(chapter.only_on("cpu", lambda: chapter.ref
 # the size of the last-level cache before every call, so each call starts from memory as it
 # would inside a real model. **hot** mode (back to back, cache kept) is for questions about
 # a loop over the same data. The same copy in both modes, sized to fit the cache (on the CPU
-# 1 MiB on one core; on a GPU a quarter of its L2).
+# 1 MiB on one core, against the copy ceiling one core reached; on a GPU a quarter of its L2,
+# each device time beside the host's launch of the copy: a copy this short can run faster than
+# Python launches it, and then a loop of them runs at the launch's pace).
 
 # %%
 small_bytes = pitfalls.hot_cold_source_bytes(str(chapter.device))
@@ -300,17 +302,9 @@ with pitfalls.timing_warnings() as hot_cold_warnings:
 hot_cold_too_fast = bool(hot_cold_warnings)
 chapter.here_or_recorded("cold_vs_hot_here", lambda: {"hot": hot, "cold": cold, "source_bytes": small_bytes,
                                                       "too_fast": hot_cold_too_fast}, can=True)
-hot_cold = chapter.show([{"timing": t.label, "median": t.median_s, "GB/s": t.gbps,
-                          "of the copy ceiling": t.pct_of_copy_ceiling} for t in (hot, cold)],
-                        units={"median": "s", "GB/s": "read + write", "of the copy ceiling": "%"})
-hot_cold.note(f"hot reports {hot.gbps / cold.gbps:.2f}x the bandwidth of cold for the same {size_text} copy")
-if hot_cold_too_fast:
-    hot_cold.note("The harness flagged a timing as too fast to time: at this size a copy lasts only a "
-                  "few times the timer's resolution, so this pair shows little about caches; read the "
-                  "cache curve above instead.")
-if hot.pct_of_copy_ceiling is not None and hot.pct_of_copy_ceiling > 100:
-    hot_cold.note(f"hot claims {hot.pct_of_copy_ceiling:.0f}% of the memory-copy ceiling: more than memory "
-                  "can deliver, so what it measured is the cache")
+# on a GPU: device time with the host's launch beside it; on the CPU: the share of the 1-thread ceiling;
+# under it the ratio, what bound each timing, and a share over 100% named as the cache
+hot_cold = pitfalls.hot_cold_table(hot, cold, size_text, hot_cold_too_fast, measured)
 hot_cold
 
 # %% [markdown]
@@ -347,7 +341,7 @@ allocator_default, allocator_kept = allocator["default"], allocator["kept"]
 allocator_table = chapter.show([{"timing": t.label, "median": t.median_s, "IQR": t.iqr_s,
                                   "page faults per call": t.minor_faults_per_call}
                                  for t in (allocator_default, allocator_kept)], units={"median": "s", "IQR": "s"})
-allocator_table.note(pitfalls.allocator_text(allocator))  # no conclusion where a timing is noisy
+allocator_table.note(pitfalls.allocator_text(allocator))  # a noisy timing vetoes only by the trust rule
 allocator_table
 
 
@@ -493,11 +487,7 @@ takeaways = [
     f"Warm up: the first conv2d on a new shape took {fmt(conv_first['first_call_s'])}, "
     f"{machine.ratio_text(conv_steady[1])} its steady median of {fmt(conv_steady[0])}"
     + (" (both wall-clock)." if conv_steady[2] else " (GPU time: read the ratio as an order of magnitude)."),
-    (f"Know where the data sits: the same {size_text} copy reported {hot.gbps:,.4g} GB/s hot and "
-     f"{cold.gbps:,.4g} GB/s cold ({hot.gbps / cold.gbps:.1f}x)." if not hot_cold_too_fast else
-     f"Know where the data sits, and time enough work: the {size_text} hot/cold pair was too fast "
-     "to time reliably here (a few times the timer's resolution), so the cache curve, not that "
-     "pair, shows the caches."),
+    pitfalls.hot_cold_takeaway(hot, cold, size_text, hot_cold_too_fast),  # with the clock, and its bound
     pitfalls.allocator_takeaway(allocator, fmt),  # both fault counts, and why where the defaults did not fault
     f"See time, not only totals: in three profiled training steps GEMM/conv took "
     f"{100 * gemm_share:.0f}% of the {step_summary.kind_shares_of}"

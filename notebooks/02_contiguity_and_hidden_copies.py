@@ -476,7 +476,7 @@ chapter.record("strided_elementwise" if chapter.on_gpu else "strided_elementwise
                {"kernel": kernel_name, "side": side_ew, "copy_then_over_stride_aware": ew_ratio,
                 "comparison": ew_cmp.table()})
 chapter.show(chapter.lab.cases.elementwise_table(ew_cmp)).note(
-    chapter.lab.cases.elementwise_note(kernel_name, ew_ratio, chapter.on_gpu))
+    chapter.lab.cases.elementwise_note(kernel_name, ew_ratio, chapter.on_gpu, ew_cmp))  # within noise: says so
 
 # %% [markdown]
 # The same illustration on the reference GPU, with Triton kernels (recorded there, not measured
@@ -655,7 +655,7 @@ takeaways = [
     f"for {fetched[misaligned]:.2f}x the bytes, stride 2 {stride_ratio:.2f}x for "
     f"{fetched[strided]:.2f}x (C5b: {c5b.outcome}).",
 ]
-if whole.minor_faults_per_call:
-    takeaways.append(f"A CPU timing partly measures the allocator: {whole.minor_faults_per_call:,.0f} page "
-                     f"faults per .contiguous() of {nbytes >> 20} MiB.")
+allocator_line = chapter.lab.cases.allocator_takeaway(whole, transposed, nbytes)  # the faults, priced
+if allocator_line:  # '' where .contiguous() faulted nothing
+    takeaways.append(allocator_line)
 chapter.remember(takeaways)

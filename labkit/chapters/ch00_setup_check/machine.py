@@ -102,15 +102,17 @@ def sweep_table(source: object) -> Table | Said:
     """Each point of a matmul sweep as a share of its math's best (`power_cap.sweep_rows`).
 
     source: this run's ceilings (a `Ceilings`, with its `sweep`) or the reference's recorded
-    ones (the session's `Recorded`); the title says which."""
+    ones (the session's `Recorded`); the title says which. The share is of this sweep's own best,
+    not of the ceiling the chapters divide by, which may be kept from an earlier run (review
+    2026-12-04j item 10: the H200's fp16 100% is 708 of this sweep, the kept ceiling 751)."""
     sweep = source.sweep if hasattr(source, "sweep") else source.get("sweep") if source else None
     points = power_cap.sweep_rows(sweep)
     if not points:
         return Said("No matmul sweep to show here (a CPU ceilings file from before the sweep, or none recorded).")
     where = f"the reference GPU ({source.label})" if isinstance(source, Recorded) else "this run"
-    return Table(f"sweep from {where}", ["math", "n", "TFLOP/s", "share of the best"],
+    return Table(f"sweep from {where}", ["math", "n", "TFLOP/s", "share of this sweep's best"],
                  [[MATH_NAMES.get(m, m), n, rate, 100 * share] for m, n, rate, share in points],
-                 units={"share of the best": "%"})
+                 units={"share of this sweep's best": "%"})
 
 
 def probe_table(path: Path) -> Table | Said:

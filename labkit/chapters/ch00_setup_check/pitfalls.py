@@ -153,7 +153,10 @@ def hot_cold_source_bytes(device: str = "cpu") -> int:
 
     CPU: 1 MiB (2 MiB working set, inside a server core's L2 or its L3 share). GPU: a quarter
     of the L2 (half of it in use), the most that stays cached: a copy of a few MiB on a GPU is
-    only microseconds, near the launch cost, which the demo then says when the harness flags it.
+    only microseconds, under the host's launch of it (the H200: 5.15 us on the device against
+    21.2 us to launch, review 2026-12-04j item 2), so the demo shows the host launch beside the
+    device time, says when it outlasts it (`hot_cold_notes`), and the quiz counts a launch-bound
+    timing as flagged (`hot_cold_flags`).
     """
     if device.startswith("cuda"):
         l2 = conditions.last_level_cache_bytes(torch.device("cuda"))
@@ -198,7 +201,8 @@ def allocator_effect(fn: Callable[[], object], label: str, threads: int | None =
     slower with 0.9 faults per call, a gap of the process, not of malloc. rep_ms is the
     sampling budget per set-up, split over the rounds.
 
-    Returns both set-ups' timings (the rounds' samples together), faults per call, the ratio
+    Returns both set-ups' timings (the rounds' samples together) and each round's median
+    (what the trust rule sizes a noisy timing by), faults per call, the ratio
     default/kept of the medians and the median of the per-round ratios with its spread,
     whether the gap exceeds the spread (`allocator_decides`), the measured cost of one page
     fault here (`fault_cost_s`, which `allocator_conclusion` prices the fault difference
@@ -219,6 +223,8 @@ def allocator_effect(fn: Callable[[], object], label: str, threads: int | None =
     q25, q75, per_round = ratio_spread([t.median_s for t in parts[False]], [t.median_s for t in parts[True]])
     spread = (default.iqr_s + kept.iqr_s) / 2
     return {
+        "default_round_medians": [t.median_s for t in parts[False]],
+        "kept_round_medians": [t.median_s for t in parts[True]],
         "label": label, "default": default, "kept": kept,
         "default_median_s": default.median_s, "kept_median_s": kept.median_s,
         "default_faults_per_call": default.minor_faults_per_call,
@@ -355,14 +361,66 @@ def threshold_risen(found: Mapping) -> bool | None:
 FAULTS_EXPLAIN_SHARE = 0.5  # the priced fault difference must cover this share of the gap to blame malloc
 
 
-def _is_noisy(found: Mapping) -> bool:
-    """Whether a timing of Mistake 4 is flagged noisy (IQR over 10% of its median): the
-    record's own flag, else each timing's (a Timing, or its dict read back from a record)."""
-    if "noisy" in found:
-        return bool(found["noisy"])
-    flags = [t.get("noisy") if isinstance(t, Mapping) else getattr(t, "noisy", False)
-             for t in (found.get("default"), found.get("kept")) if t is not None]
-    return any(bool(f) for f in flags)
+def _timing_field(timing: object, name: str) -> object:
+    """A field of a Timing, or of its dict read back from a record."""
+    return timing.get(name) if isinstance(timing, Mapping) else getattr(timing, name, None)
+
+
+def _relative_iqr(values: list[float]) -> float | None:
+    """IQR/median of a few per-round medians (None for fewer than two, or a zero median)."""
+    if len(values) < 2:
+        return None
+    stats = summarise(tuple(float(v) for v in values))
+    return stats.iqr_s / stats.median_s if stats.median_s > 0 else None
+
+
+def noise_flags(found: Mapping) -> list[trust.Flag]:
+    """Mistake 4's timings the harness flags noisy (IQR over 10% of the median), as the trust
+    rule's flags, each sized as the rule sizes a timing of an interleaved comparison: the
+    relative IQR of its per-round medians (`allocator_effect` records them), else, on older
+    records, its own IQR/median; a record that says only 'noisy' gives a flag of unknown size
+    (off by up to 2x)."""
+    flags = []
+    for side in ("default", "kept"):
+        timing = found.get(side)
+        if timing is None or not _timing_field(timing, "noisy"):
+            continue
+        label = str(_timing_field(timing, "label") or f"the {side} timing")
+        median, iqr = _timing_field(timing, "median_s"), _timing_field(timing, "iqr_s")
+        own = float(iqr) / float(median) if median and iqr is not None and float(median) > 0 else None
+        rounds = _relative_iqr(list(found.get(f"{side}_round_medians") or ()))
+        size = rounds if rounds is not None else own
+        why = (f"noisy: IQR {100 * own:.0f}% of its median" if own is not None else "noisy")
+        flags.append(trust.Flag(label, why, size))
+    if not flags and found.get("noisy"):
+        flags.append(trust.Flag("a timing of the two", "noisy (recorded without its size)"))
+    return flags
+
+
+def allocator_trust(found: Mapping) -> trust.Trust:
+    """The trust rule on Mistake 4 (review 2026-12-04j item 1): a noisy timing holds the reading
+    back only if it could carry the rounds' default/kept ratio, with its spread, across 1. The
+    CPU page concluded nothing from 3,042 against 2.0 faults and five rounds at 1.39-1.43x
+    because one timing's IQR was 15% of its median, the veto the A/B section teaches against."""
+    ratio = float(found.get("ratio_rounds") or found["default_over_kept"])
+    spread = ([float(found["ratio_q25"]), float(found["ratio_q75"])]
+              if found.get("ratio_q25") is not None and found.get("ratio_q75") is not None else None)
+    return trust.judge(noise_flags(found), [trust.Decision("default/kept", ratio, spread, 1.0)])
+
+
+def _noise_note(found: Mapping) -> str:
+    """What the noisy flags were, where they could not carry the reading ('' where none)."""
+    flags = noise_flags(found)
+    if not flags:
+        return ""
+    low, high = found.get("ratio_q25"), found.get("ratio_q75")
+    rounds = f"{float(low):.2f}-{float(high):.2f}x" if low is not None and high is not None else "the ratio"
+    names = {"(default allocator)": "the defaults'", "(malloc keeps memory)": "the kept one's"}
+    named = "; ".join(next((short for end, short in names.items() if f.timing.endswith(end)), f.timing)
+                      + " " + f.why.removeprefix("noisy: ").replace(" of its median", "")
+                      + (f" (rounds {100 * f.uncertainty:.0f}% apart)" if f.spread is not None else "")
+                      for f in flags)
+    return f"noisy: {named}: too little to carry {rounds} across 1"
 
 
 def fault_account(found: Mapping) -> dict | None:
@@ -393,24 +451,27 @@ def allocator_reading(found: Mapping) -> tuple[str, str]:
     (evidence, verdict): the fault difference priced at the cost of one fault measured here and
     the share of the time gap it covers ('' where nothing is priced), and the verdict.
 
-    With a timing flagged noisy, no verdict: the times cannot carry one. Otherwise 'the
-    allocator changes the result' only where the medians differ beyond their spread *and* the
+    A timing flagged noisy holds the verdict back only where the trust rule says it could carry
+    the rounds' ratio across 1 (`allocator_trust`); a flag too small to is named in the evidence.
+    Otherwise 'the allocator changes the result' only where the medians differ beyond their spread *and* the
     priced fault difference covers at least FAULTS_EXPLAIN_SHARE of the gap, in the same
     direction. The H200 host's page blamed malloc for 16.5 against 22.4 ms with 0 against 0.9
     faults per call: about 2 us of faults for a 5.9 ms gap. Where they do not cover it, the gap
     is named as not the allocator's, with what else differs (`_what_differs`)."""
-    if _is_noisy(found):
-        return "", "a timing is noisy (IQR over 10% of its median): no conclusion from these times; rerun"
     if not found["allocator_decides"]:
         return "", "within the two timings' spread: nothing for the allocator to explain"
+    if allocator_trust(found).veto:
+        return "", ("a noisy timing (IQR over 10% of its median) could carry the rounds' ratio across 1: "
+                    "no conclusion from these times; rerun")
+    noise = _noise_note(found)
     account = fault_account(found)
     if account is None:
-        return "", f"no measured cost of a page fault in this record: no conclusion; {_what_differs(found)}"
+        return noise, f"no measured cost of a page fault in this record: no conclusion; {_what_differs(found)}"
     if account["share"] <= 0:
-        return "", f"the slower one faulted no more pages: not the allocator's; {_what_differs(found)}"
+        return noise, f"the slower one faulted no more pages: not the allocator's; {_what_differs(found)}"
     share = account["share"]
     covered = ("all" if share >= 1 else "under 1%" if share < 0.01 else f"{100 * share:.0f}%")
-    evidence = (f"{faults_text(abs(account['faults']))} {'more' if account['faults'] > 0 else 'fewer'} faults per "
+    evidence = (f"{noise}; " if noise else "") + (f"{faults_text(abs(account['faults']))} {'more' if account['faults'] > 0 else 'fewer'} faults per "
                 f"call with the defaults at {format_seconds(account['cost_s'])} each cost "
                 f"{format_seconds(abs(account['priced_s']))}, {covered} of the "
                 f"{format_seconds(abs(account['gap_s']))} gap")
@@ -445,6 +506,7 @@ def allocator_takeaway(found: Mapping, fmt: Callable[[float], str]) -> str:
     default, kept = found["default"], found["kept"]
     evidence, verdict = allocator_reading(found)
     account = fault_account(found) if evidence else None
+    account = account if account and account["share"] > 0 else None  # priced only where the reading priced it
     priced = (f"; the faults cost {fmt(abs(account['priced_s']))} of the {fmt(abs(account['gap_s']))} gap"
               if account else "")
     text = (f"Know what a CPU timing includes: the CNN forward took {faults_text(default.minor_faults_per_call)} "
@@ -525,16 +587,139 @@ def _hot_cold_pick(ratio: float) -> str:
     return HOT_COLD_CHOICES[0 if ratio < 1.2 else 1 if ratio <= 3 else 2]
 
 
+def launch_flag(timing: object) -> dict | None:
+    """A launch-bound GPU timing (the host's launch outlasts the device time) as a trust-rule
+    flag, or None: the device time (kernel records) is the copy's own cost, but a loop of such
+    calls runs at the host's pace, so what 'hot reports' could be off by host/device - 1."""
+    if not getattr(timing, "launch_bound", False):
+        return None
+    host, device = float(timing.host_s), float(timing.median_s)  # type: ignore[attr-defined]
+    return {"timing": timing.label, "spread": host / device - 1,  # type: ignore[attr-defined]
+            "why": f"launch-bound: host launch {format_seconds(host)} against {format_seconds(device)} on the device"}
+
+
+def hot_cold_flags(hot: object, cold: object) -> list[dict]:
+    """The pair's flags for the quiz: the harness's own (`Timing.flag`) and, where a timing is
+    launch-bound, `launch_flag` (review 2026-12-04j item 2: the H200 key 1.81x sat 0.66 from the
+    3x edge with the hot copy launched in 21.2 us and run in 5.15 us, and nothing was flagged);
+    one flag per timing, the larger size."""
+    flags = []
+    for timing in (hot, cold):
+        found = [f for f in (timing.flag(), launch_flag(timing)) if f is not None]  # type: ignore[attr-defined]
+        if found:
+            flags.append({"timing": found[0]["timing"], "why": ", ".join(f["why"] for f in found),
+                          "spread": max(float(f["spread"]) for f in found)})
+    return flags
+
+
 def hot_cold_class(hot: object, cold: object) -> Key | str:
     """The hot/cold quiz's answer, graded on the careful measurement (the notebook's timings);
-    where a flagged timing of the two could carry the ratio across a choice's edge (the trust
-    rule, `quiz_keys`), both choices count."""
+    where a flagged timing of the two (a launch-bound one counts: `hot_cold_flags`) could carry
+    the ratio across a choice's edge (the trust rule, `quiz_keys`), both choices count."""
     if hot is None or cold is None:
         raise ValueError("run the hot/cold cell below first, then submit again")
     ratio = hot.gbps / cold.gbps  # type: ignore[attr-defined]
-    flags = [f for f in (hot.flag(), cold.flag()) if f is not None]  # type: ignore[attr-defined]
-    return quiz_keys.choice_key(ratio, None, flags, choices=HOT_COLD_CHOICES, edges=(1.2, 3.0),
-                                pick=_hot_cold_pick, what="hot/cold")
+    key = quiz_keys.choice_key(ratio, None, hot_cold_flags(hot, cold), choices=HOT_COLD_CHOICES,
+                               edges=(1.2, 3.0), pick=_hot_cold_pick, what="hot/cold")
+    if isinstance(key, Key) and any(launch_flag(t) for t in (hot, cold)):
+        key = dataclasses.replace(key, why=key.why.replace(
+            "within the noise: ", "by device time it reads one choice, but a loop of these copies runs at "
+            "the host's launch pace, which could move it: ", 1))
+    return key
+
+
+def one_thread_copy_gbps(ceilings: object) -> float | None:
+    """The copy ceiling this CPU reached on one thread (the ceilings' `by_thread_count`: the
+    best over the copy sweep's sizes), or None where not recorded (a GPU; older records) or
+    where the copy ceiling was kept from an earlier run: this run's readings, the 1-thread one
+    among them, were then lower, a loaded machine's (a refresh at 9.1 GB/s beside a kept 26.8)."""
+    details = getattr(ceilings, "details", None) or {}
+    if "copy_gbps" in (details.get("kept_higher") or {}):
+        return None
+    per = details.get("by_thread_count") or {}
+    found = [float(v["1"]) for k, v in per.items() if k.startswith("copy_gbps.") and v.get("1")]
+    return max(found) if found else None
+
+
+def hot_cold_share(timing: object, ceilings: object = None) -> tuple[float | None, str]:
+    """(the timing's share of the copy ceiling in %, which ceiling): on the CPU a 1-thread copy
+    against the ceiling one thread reached (review 2026-12-04j item 9: the 1 MiB cold copy read
+    53% of the 2-thread 26.8 GB/s, 86% of the 1-thread 16.5), else the harness's share."""
+    one = one_thread_copy_gbps(ceilings) if getattr(timing, "threads", None) == 1 else None
+    if one and getattr(timing, "gbps", None):
+        return 100 * float(timing.gbps) / one, "the 1-thread copy ceiling"  # type: ignore[attr-defined]
+    threads = getattr(ceilings, "threads", None)
+    which = (f"the {threads}-thread copy ceiling" if getattr(timing, "threads", None) == 1 and threads and threads > 1
+             else "the copy ceiling")  # a 1-thread copy against a ceiling of more threads says so
+    return getattr(timing, "pct_of_copy_ceiling", None), which
+
+
+def hot_cold_rows(hot: object, cold: object, ceilings: object = None) -> list[dict]:
+    """Mistake 3's table: each timing's median (on a GPU its device time, with the host's launch
+    beside it: review 2026-12-04j item 2), bandwidth and share of the ceiling (`hot_cold_share`)."""
+    rows = []
+    gpu = any(getattr(t, "host_s", None) is not None for t in (hot, cold))
+    for t in (hot, cold):
+        share, which = hot_cold_share(t, ceilings)
+        row = {"timing": t.label, ("device time" if gpu else "median"): t.median_s,  # type: ignore[attr-defined]
+               "GB/s": t.gbps, f"of {which}": share}  # type: ignore[attr-defined]
+        if gpu:
+            row["host launch"] = getattr(t, "host_s", None)
+        rows.append(row)
+    return rows
+
+
+HOT_COLD_UNITS = {"median": "s", "device time": "s", "host launch": "s", "GB/s": "read + write"}
+
+
+def hot_cold_notes(hot: object, cold: object, size_text: str, too_fast: bool,
+                   ceilings: object = None) -> list[str]:
+    """The lines under Mistake 3's table: the ratio, what bound each timing where the host's
+    launch outlasts the device time (a loop runs at the launch's pace), a too-fast flag, and a
+    hot share over 100% named as the cache."""
+    lines = [f"hot reports {hot.gbps / cold.gbps:.2f}x the bandwidth of cold for the same {size_text} copy"  # type: ignore[attr-defined]
+             + (" (device time)" if getattr(hot, "host_s", None) is not None else "")]
+    bound = [t for t in (hot, cold) if getattr(t, "launch_bound", False)]
+    if bound:
+        lines.append("launch-bound: " + "; ".join(
+            f"{t.label} is launched in {format_seconds(t.host_s)} and runs in {format_seconds(t.median_s)}"  # type: ignore[attr-defined]
+            for t in bound)
+            + ". The device time is the copy's own; a loop of such copies runs at the host's pace, "
+              "so the quiz counts every choice the launch could move the ratio to.")
+    if too_fast:
+        lines.append("The harness flagged a timing as too fast to time: at this size a copy lasts only a "
+                     "few times the timer's resolution, so this pair shows little about caches; read the "
+                     "cache curve above instead.")
+    share, which = hot_cold_share(hot, ceilings)
+    if share is not None and share > 100:
+        lines.append(f"hot claims {share:.0f}% of {which.replace('copy ceiling', 'memory-copy ceiling')}: "
+                     "more than memory can deliver, so what it measured is the cache")
+    return lines
+
+
+def hot_cold_table(hot: object, cold: object, size_text: str, too_fast: bool,
+                   ceilings: object = None) -> Table:
+    """Mistake 3's table (`hot_cold_rows`) with its notes (`hot_cold_notes`) under it."""
+    rows = hot_cold_rows(hot, cold, ceilings)
+    table = Table("", list(rows[0]), [list(r.values()) for r in rows],
+                  units={k: HOT_COLD_UNITS.get(k, "%") for k in rows[0] if k != "timing"})
+    for line in hot_cold_notes(hot, cold, size_text, too_fast, ceilings):
+        table.note(line)
+    return table
+
+
+def hot_cold_takeaway(hot: object, cold: object, size_text: str, too_fast: bool) -> str:
+    """Mistake 3's line in 'What to remember', with the clock and, where launch-bound, the bound."""
+    if too_fast:
+        return (f"Know where the data sits, and time enough work: the {size_text} hot/cold pair was too fast "
+                "to time reliably here (a few times the timer's resolution), so the cache curve, not that "
+                "pair, shows the caches.")
+    line = (f"Know where the data sits: the same {size_text} copy reported {hot.gbps:,.4g} GB/s hot and "  # type: ignore[attr-defined]
+            f"{cold.gbps:,.4g} GB/s cold ({hot.gbps / cold.gbps:.1f}x")  # type: ignore[attr-defined]
+    if getattr(hot, "launch_bound", False):
+        return line + (f" by device time; launched in {format_seconds(hot.host_s)} a copy, a loop of "  # type: ignore[attr-defined]
+                       "hot copies runs at the host's pace).")
+    return line + (" by device time)." if getattr(hot, "host_s", None) is not None else ").")
 
 
 GEMM_SHARE_CHOICES = ("under a third", "a third to two thirds", "over two thirds")

@@ -33,7 +33,7 @@ def test_first_calls_and_the_sweep_render_as_tables():
     sweep = {"matmul": {"float32": {"1024": 1.0, "2048": 2.0}}}
     recorded = Recorded("00_setup_check", "ceilings", "nvidia-h200", {"sweep": sweep}, "2026-12-03")
     shown = machine.sweep_table(recorded)
-    assert shown.column("share of the best") == [50.0, 100.0]
+    assert shown.column("share of this sweep's best") == [50.0, 100.0]
     assert "the reference GPU (recorded on nvidia-h200" in shown.title
     assert "No matmul sweep" in machine.sweep_table(Recorded("00_setup_check", "ceilings", "nvidia-h200"))
 

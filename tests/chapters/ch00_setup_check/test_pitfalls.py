@@ -101,6 +101,33 @@ def test_mistake_4_states_no_conclusion_from_a_noisy_timing():
     assert line.endswith("(median 34.7 ms against 28.1 ms): " + pitfalls.allocator_conclusion(noisy) + ".")
 
 
+def test_mistake_4_reads_a_noisy_timing_by_the_trust_rule():
+    """Review 2026-12-04j item 1: the CPU page concluded nothing from 3,042 against 2.0 faults per call
+    and rounds at 1.39-1.43x because the defaults' IQR was 15% of its median (4.27 of 27.9 ms); by
+    the trust rule a 15% flag cannot carry rounds 39% above 1 across it, so the faults are priced."""
+    def timing(label, median, iqr, faults):
+        return SimpleNamespace(label=label, median_s=median, iqr_s=iqr, minor_faults_per_call=faults,
+                               noisy=iqr / median > 0.10)
+
+    cpu = {**allocator(3042, 2.04, 27.9 / 19.4, default_s=27.9e-3, kept_s=19.4e-3, cost=2e-6, noisy=True),
+           "ratio_rounds": 1.41, "ratio_q25": 1.39, "ratio_q75": 1.43,
+           "default": timing("small CNN forward (default allocator)", 27.9e-3, 4.27e-3, 3042),
+           "kept": timing("small CNN forward (malloc keeps memory)", 19.4e-3, 0.524e-3, 2.04),
+           "default_round_medians": [27.1e-3, 27.9e-3, 28.3e-3, 27.6e-3],
+           "kept_round_medians": [19.2e-3, 19.5e-3, 19.9e-3, 19.3e-3]}
+    assert pitfalls.allocator_trust(cpu).veto is None
+    text = pitfalls.allocator_text(cpu)
+    assert "no conclusion" not in text
+    assert "(rounds 1.39-1.43): noisy: the defaults' IQR 15% (rounds 2% apart): too little to carry 1.39-1.43x across 1" in text
+    assert "3,040 more faults per call with the defaults at 2 us each cost 6.08 ms, 72% of the 8.5 ms gap" in text
+    assert text.endswith("here the allocator changes the result.")
+    # the same flag against rounds that reach within 15% of 1 does hold it back
+    near = {**cpu, "ratio_rounds": 1.08, "ratio_q25": 1.05, "ratio_q75": 1.12,
+            "default_round_medians": [22e-3, 27e-3, 31e-3, 25e-3]}
+    assert pitfalls.allocator_trust(near).veto
+    assert "could carry the rounds' ratio across 1: no conclusion" in pitfalls.allocator_text(near)
+
+
 def test_allocator_effect_times_both_setups_in_child_processes_interleaved(monkeypatch):
     """Both set-ups go through run_in_child, alternating (default-kept, kept-default, ...), and each
     set-up's rounds are merged into one timing: samples together, faults weighted by calls."""
@@ -274,3 +301,75 @@ def test_the_cpu_page_prints_the_hot_cold_bandwidths_to_four_figures():
     assert found, "the hot/cold takeaway is missing from the CPU copy"
     for number in found[0]:
         assert len(number.replace(",", "").replace(".", "").lstrip("0")) <= 4, number
+
+
+def _copy_timing(label, median, gbps, pct, *, host=None, threads=None, clock="device (kernel records)"):
+    from labkit.measure.timing import Timing
+
+    return Timing(label=label, device="cuda:0" if host else "cpu", mode="hot", times_s=(median,) * 3,
+                  median_s=median, iqr_s=0.0, min_s=median, count=3, threads=threads, gbps=gbps,
+                  pct_of_copy_ceiling=pct, clock=clock if host else "cpu", host_s=host)
+
+
+H200_HOT = _copy_timing("15 MiB copy, hot", 5.152e-6, 6105.8, 144.5, host=21.157e-6)
+H200_COLD = _copy_timing("15 MiB copy, cold", 9.311e-6, 3378.5, 80.0, host=10.979e-6)
+
+
+def test_a_launch_bound_hot_cold_timing_counts_as_flagged_for_the_quiz():
+    """Review 2026-12-04j item 2: the H200 key was 1.81x ('1.2x to 3x') from a hot copy launched in
+    21.2 us and run in 5.15 us, with nothing flagged; a loop of such copies runs at the host's pace,
+    so the launch counts as a flag (host/device - 1) and the choices it could reach count."""
+    assert H200_HOT.launch_bound and pitfalls.launch_flag(H200_HOT)["spread"] == pytest.approx(21.157 / 5.152 - 1)
+    key = pitfalls.hot_cold_class(H200_HOT, H200_COLD)
+    assert isinstance(key, pitfalls.Key) and key.answer == "1.2x to 3x"
+    assert "more than 3x" in key.choices_right() and "launch pace" in key.why
+    # the same pair, launched faster than it runs: the 145% flag alone cannot reach either edge
+    quick = [dataclasses_replace(t, host_s=1e-6) for t in (H200_HOT, H200_COLD)]
+    assert pitfalls.hot_cold_class(*quick) == "1.2x to 3x"
+
+
+def dataclasses_replace(timing, **changes):
+    import dataclasses
+
+    return dataclasses.replace(timing, **changes)
+
+
+def test_the_hot_cold_table_shows_the_host_launch_and_says_what_bound_it():
+    rows = pitfalls.hot_cold_rows(H200_HOT, H200_COLD)
+    assert rows[0]["host launch"] == pytest.approx(21.157e-6) and rows[0]["device time"] == pytest.approx(5.152e-6)
+    notes = pitfalls.hot_cold_notes(H200_HOT, H200_COLD, "15 MiB", False)
+    assert notes[0] == "hot reports 1.81x the bandwidth of cold for the same 15 MiB copy (device time)"
+    assert notes[1].startswith("launch-bound: 15 MiB copy, hot is launched in 21.2 us and runs in 5.15 us; "
+                               "15 MiB copy, cold is launched in 11 us and runs in 9.31 us.")
+    assert "launched in 21.2 us a copy" in pitfalls.hot_cold_takeaway(H200_HOT, H200_COLD, "15 MiB", False)
+    cpu = _copy_timing("1 MiB copy, cold", 148e-6, 14.17, 53.0, threads=1)
+    assert "host launch" not in pitfalls.hot_cold_rows(cpu, cpu)[0]
+    assert not any(n.startswith("launch-bound") for n in pitfalls.hot_cold_notes(cpu, cpu, "1 MiB", False))
+
+
+def test_a_one_thread_copy_is_set_against_the_one_thread_ceiling():
+    """Review 2026-12-04j item 9: the CPU page put the 1-thread cold copy at 53% of the 2-thread
+    ceiling (26.8 GB/s); the ceilings' own by_thread_count gives 16.5 GB/s for one thread: 86%."""
+    ceilings = SimpleNamespace(details={"by_thread_count": {
+        "copy_gbps.67108864": {"None": 26.8, "1": 16.5}, "copy_gbps.16777216": {"None": 25.0, "1": 15.9},
+        "matmul_tflops.float32.1024": {"None": 0.15, "1": 99.0}}})
+    assert pitfalls.one_thread_copy_gbps(ceilings) == 16.5
+    cold = _copy_timing("1 MiB copy, cold", 148e-6, 14.17, 53.0, threads=1)
+    share, which = pitfalls.hot_cold_share(cold, ceilings)
+    assert share == pytest.approx(85.9, abs=0.1) and which == "the 1-thread copy ceiling"
+    assert "of the 1-thread copy ceiling" in pitfalls.hot_cold_rows(cold, cold, ceilings)[0]
+    assert pitfalls.hot_cold_share(cold, SimpleNamespace(details={})) == (53.0, "the copy ceiling")
+    assert pitfalls.hot_cold_share(H200_HOT, ceilings) == (144.5, "the copy ceiling")  # a GPU: no threads
+    # a refresh that read low (the copy ceiling kept from an earlier run): its 1-thread reading is not used,
+    # and the column names the ceiling's threads
+    loaded = SimpleNamespace(threads=2, details={**ceilings.details, "kept_higher": {"copy_gbps": {"kept": 26.8}}})
+    assert pitfalls.one_thread_copy_gbps(loaded) is None
+    assert pitfalls.hot_cold_share(cold, loaded) == (53.0, "the 2-thread copy ceiling")
+
+
+def test_the_hot_cold_table_carries_its_columns_units_and_notes():
+    table = pitfalls.hot_cold_table(H200_HOT, H200_COLD, "15 MiB", False)
+    assert table.columns == ["timing", "device time", "GB/s", "of the copy ceiling", "host launch"]
+    assert table.notes == pitfalls.hot_cold_notes(H200_HOT, H200_COLD, "15 MiB", False)
+    cpu = _copy_timing("1 MiB copy, cold", 148e-6, 14.17, 53.0, threads=1)
+    assert pitfalls.hot_cold_table(cpu, cpu, "1 MiB", False).columns == ["timing", "median", "GB/s", "of the copy ceiling"]

@@ -115,7 +115,7 @@ def test_kept_evidence_and_the_elementwise_note():
     assert "as fast as" in cases.elementwise_note("triton", 2.0, True)
     assert "transpose copy" in cases.elementwise_note("triton", 4.4, True)
     assert "transpose copy" not in cases.elementwise_note("aten", 1.2, False)
-    assert "Why, on a CPU" in cases.elementwise_note("aten", 0.5, False)
+    assert "Why, on a CPU, a hypothesis" in cases.elementwise_note("aten", 0.5, False)
     assert "Why" not in cases.elementwise_note("triton", 0.5, True)
 
 
@@ -181,12 +181,12 @@ def test_c5b_core_table_shows_each_pattern_with_its_bytes_and_dram_ratio():
           "fetch_unit_bytes": 64}
     rows = cases.c5b_core_rows(ev)
     assert [r["pattern"] for r in rows] == labels
-    assert list(rows[0]) == ["pattern", "fetched / used (64 B units)", "per element", "DRAM ratio",
+    assert list(rows[0]) == ["pattern", "fetched / used (64 B units, from the addresses)", "per element", "DRAM ratio",
                              "GB/s fetched", "of the copy ceiling"]
     assert rows[0]["per element"] == "184 ps" and rows[0]["GB/s fetched"] is None  # rates not recorded
-    assert rows[1]["fetched / used (64 B units)"] == 1.000002 and rows[2]["DRAM ratio"] == pytest.approx(2.01, abs=0.01)
+    assert rows[1]["fetched / used (64 B units, from the addresses)"] == 1.000002 and rows[2]["DRAM ratio"] == pytest.approx(2.01, abs=0.01)
     older = {k: v for k, v in ev.items() if k != "fetched_per_useful_dram"}
-    assert cases.c5b_core_rows(older)[1]["fetched / used (64 B units)"] == 1.0078
+    assert cases.c5b_core_rows(older)[1]["fetched / used (64 B units, from the addresses)"] == 1.0078
     source = (ROOT / "notebooks" / "02_contiguity_and_hidden_copies.py").read_text(encoding="utf-8")
     assert "cases.c5b_core_rows(c5b_ev)" in source and '"the verdict\'s"' not in source
 
@@ -326,6 +326,9 @@ def test_c10_s_form_names_the_seeds_case_and_its_analogues():
         cases.c10_seed_form([(4096, torch.float16)])
     text = cases.c10_quiz_text(*settings[0], True, baseline)
     assert text.startswith("1024x1024 float32 on this GPU: ") and "cuda" not in text
+    # review 2026-12-04j item 3: the key is device time, so the quiz names that clock
+    assert "by the GPU's own time per call (device time" in text and "not a Python loop's wall-clock pace" in text
+    assert "by the CPU time per call" in cases.c10_quiz_text(1024, torch.float32, False, "x")
     assert cases.c10_quiz_text(1024, torch.float32, False, "x").startswith("1024x1024 float32 on this CPU: ")
 
 
@@ -343,3 +346,62 @@ def test_the_strided_illustration_gives_each_rate_its_copy_ceiling_share():
     assert table.column("of the copy ceiling") == [93.0, 43.0] and "93%" in str(table)
     plain = cases.elementwise_table(_comparison({"a": 1.0, "b": 2.0}, "a"))  # no rates: no share column
     assert "of the copy ceiling" not in plain.columns
+
+
+def _ew_comparison(ratio, q25, q75, iqr_share=0.0):
+    from labkit.measure.timing import Comparison, Timing, VariantResult
+
+    def timing(label, median):
+        return Timing(label=label, device="cpu", mode="cold", times_s=(median,) * 3, median_s=median,
+                      iqr_s=iqr_share * median, min_s=median, count=3, threads=2)
+
+    base = VariantResult(timing("stride-aware", 22.7e-3), 1.0, 1.0, 1.0, (1.0,) * 5)
+    copy_then = VariantResult(timing(cases.COPY_THEN, 22.7e-3 * ratio), ratio, q25, q75, (ratio,) * 5)
+    return Comparison(baseline="stride-aware", rounds=5, variants={"stride-aware": base, cases.COPY_THEN: copy_then},
+                      order=("stride-aware", cases.COPY_THEN))
+
+
+def test_the_elementwise_note_follows_its_own_spread():
+    """Review 2026-12-04j item 6: the CPU page printed 'contiguous() then kernel 0.81x 0.77-1.11 (within
+    noise)' and under it 'reading the view directly is 1.24x *slower* than copying first', with a cause."""
+    noisy = _ew_comparison(0.81, 0.77, 1.11)
+    text = cases.elementwise_note("torch-elementwise", 0.81, False, noisy)
+    assert "take the same time within the noise here (0.81x; its rounds (0.77-1.11x) straddle 1x)" in text
+    assert "slower" not in text and "Where a CPU does lose, a hypothesis: " in text and "(not measured here)" in text
+    clear = _ew_comparison(0.81, 0.78, 0.83)
+    assert "1.23x *slower*" in cases.elementwise_note("torch-elementwise", 0.81, False, clear)
+    # a flagged timing that could carry 0.78-0.83 across 1 (30% noisy) makes it noise too
+    flagged = _ew_comparison(0.81, 0.78, 0.83, iqr_share=0.3)
+    assert "within the noise" in cases.elementwise_note("torch-elementwise", 0.81, False, flagged)
+    gpu = cases.elementwise_note("triton", 4.32, True, _ew_comparison(4.32, 4.32, 4.32))
+    assert "whose own speed is not timed alone here" in gpu and "C9 measures" not in gpu
+
+
+def test_the_allocator_takeaway_prices_the_faults_against_the_gap():
+    """Review 2026-12-04j item 7: '16,385 page faults per .contiguous() of 64 MiB' blamed the allocator
+    from a bare count; the number to price is the 27 ms between .contiguous() (143 ms) and copy_ (116 ms)."""
+    from labkit.measure.timing import Timing
+
+    def timing(median, faults, threads=2):
+        return Timing(label="x", device="cpu", mode="cold", times_s=(median,), median_s=median, iqr_s=0.0,
+                      min_s=median, count=1, threads=threads, minor_faults_per_call=faults)
+
+    whole, copied = timing(143e-3, 16385.0), timing(116e-3, 2.0)
+    line = cases.allocator_takeaway(whole, copied, 64 * 2**20, cost_s=3.2e-6)
+    assert line.startswith("Price what a CPU timing includes: .contiguous() of 64 MiB faulted 16,383 more pages per "
+                           "call than copy_ into a buffer made once; at 3.2 us a fault, 26.2 ms: 97% of the 27 ms")
+    assert line.endswith("97% of the 27 ms between them (143 ms against 116 ms): the allocator's cost.")
+    cheap = cases.allocator_takeaway(whole, copied, 64 * 2**20, cost_s=1e-6)
+    assert "30% of the 27 ms between them" in cheap and cheap.endswith("under half: the faults alone do not explain it.")
+    assert "took no longer here" in cases.allocator_takeaway(timing(100e-3, 16385.0), copied, 64 * 2**20, cost_s=1e-6)
+    assert cases.allocator_takeaway(timing(143e-3, 0.0), copied, 64 * 2**20, cost_s=1e-6) == ""
+    assert cases.allocator_takeaway(timing(143e-3, None), copied, 64 * 2**20, cost_s=1e-6) == ""
+
+
+def test_the_fetch_column_says_it_is_computed_and_operands_print_in_mib():
+    """Review 2026-12-04j item 10: the fetch counts come from the addresses, not the hardware; the CPU
+    C10 reason printed '(operand 4194304 B)'."""
+    from labkit.chapters.ch02_contiguity_and_hidden_copies import claims as ch02
+
+    assert cases.fetched_column(32) == "fetched / used (32 B units, from the addresses)"
+    assert ch02._bytes_text(4194304) == "4 MiB" and ch02._bytes_text(1000) == "1,000 B"

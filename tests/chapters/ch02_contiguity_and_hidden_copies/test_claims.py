@@ -451,13 +451,13 @@ def test_a_launch_bound_h200_case_says_what_a_loop_sees():
     case = gemm_case(view=5.98e-6, aware=11.4e-6, ratio=0.52, ratio_iqr=[0.5, 0.54],
                      matmul_view_host_s=21.5e-6, stride_aware_host_s=80.4e-6)
     verdict = judge("C10", cases=[case])
-    bound = "0.52x the stride-aware GEMM's time (host launch over device time"
+    bound = "0.52x the stride-aware GEMM's time (host launch against device time"
     assert verdict.outcome == "refuted" and bound in verdict.reason
     assert "the stride-aware GEMM host 80.4 us, device 11.4 us" in verdict.reason
     assert "torch.matmul 3.7x faster" in verdict.reason
     device_bound = gemm_case(view=1e-3, aware=2e-3, matmul_view_host_s=2e-5, stride_aware_host_s=2e-5)
-    assert "host launch over" not in judge("C10", cases=[device_bound]).reason
-    assert "host launch over" not in judge("C10", cases=[gemm_case()]).reason  # hosts not recorded
+    assert "host launch against" not in judge("C10", cases=[device_bound]).reason
+    assert "host launch against" not in judge("C10", cases=[gemm_case()]).reason  # hosts not recorded
 
 
 def test_every_analogue_form_names_this_device_and_the_seeds():
@@ -551,16 +551,38 @@ def test_every_recorded_c10_loop_said_at_the_hosts_pace_is_within_15_percent_of_
 
 def test_a_loop_with_per_call_times_is_set_beside_each_sides_host_and_device():
     """With each side's per-call wall time (`cases.c10_loop` records them), each side's loop is
-    read against its own host and device figures; one pace where both agree, else both named."""
+    set beside its own host and device figures; a side is launch-bound only where its loop runs
+    over its device time (review 2026-12-04j item 4)."""
     device_paced = dict(H200_C10_FP16, loop_view_s=6.3e-6, loop_baseline_s=11.6e-6)
     text = ch02.launch_bound_text(device_paced)
-    assert "loop 11.6 us per call" in text and "loop 6.3 us" in text and "runs at the device's pace:" in text
+    assert "loop 11.6 us per call: the loop ran at the device's pace, so not launch-bound" in text
+    assert "loop 6.3 us per call" in text and "launch-bound:" not in text and "this run's" not in text
     host_paced = dict(H200_C10_FP16, loop_view_s=22.0e-6, loop_baseline_s=85.0e-6, loop_ratio=0.26,
                       loop_ratio_iqr=[0.25, 0.27])
-    assert "runs at the host's pace: torch.matmul 3.8x faster" in ch02.launch_bound_text(host_paced)
-    mixed = dict(H200_C10_FP16, loop_view_s=6.3e-6, loop_baseline_s=85.0e-6)
-    assert ("runs at neither clock's pace alone (the stride-aware GEMM at the host's, torch.matmul at "
-            "the device's)") in ch02.launch_bound_text(mixed)
+    text = ch02.launch_bound_text(host_paced)
+    assert "the stride-aware GEMM launch-bound: host 88.7 us, device 11.4 us, loop 85 us per call;" in text
+    assert "torch.matmul 3.8x faster (ratio 0.25-0.27; this run's: a launch-bound loop follows the host's speed)" in text
+
+
+H200_C10_SEED_CASE = gemm_case("1024 float32", view=52.32e-6, aware=52.384e-6, ratio=0.9988, ratio_iqr=[0.9936, 1.0015],
+                               matmul_view_host_s=31.889e-6, stride_aware_host_s=146.95e-6, loop_ratio=0.8626,
+                               loop_ratio_iqr=[0.6170, 0.8632], loop_view_s=56.896e-6, loop_baseline_s=66.8e-6)
+
+
+def test_a_launch_figure_the_loop_does_not_bear_out_and_a_loop_ratio_across_an_edge_are_not_stated():
+    """Review 2026-12-04j item 4: the H200 page printed 'the stride-aware GEMM host 147 us, device 52.4 us,
+    loop 66.8 us per call' (a launch that could not repeat every 66.8 us) and 'torch.matmul 1.2x faster
+    (ratio 0.62-0.86)', a loop ratio across the 0.83x edge that read 1.1x, 1.6x and 1.5x in reproduce."""
+    text = ch02.launch_bound_text(H200_C10_SEED_CASE)
+    assert ("the stride-aware GEMM launch-bound: host 147 us, device 52.4 us, loop 66.8 us per call (the host "
+            "figure overstates a call's launch: the loop ran under it)") in text
+    assert "torch.matmul host 31.9 us, device 52.3 us, loop 56.9 us per call;" in text
+    assert "1.2x faster" not in text and "0.62" not in text
+    assert "a loop's ratio, timed by wall clock, left out: its rounds reach across 0.83x or 1.2x" in text
+    assert not ch02.loop_ratio_clear(H200_C10_SEED_CASE)
+    assert ch02.loop_ratio_clear(dict(H200_C10_SEED_CASE, loop_ratio=0.53, loop_ratio_iqr=[0.52, 0.54]))
+    assert not ch02.loop_ratio_clear(dict(H200_C10_SEED_CASE, loop_ratio=0.86, loop_ratio_iqr=[0.6, 0.7]))  # outside
+    assert not ch02.loop_ratio_clear({"loop_ratio": None})
 
 
 def test_a_pace_is_named_only_within_its_tolerance():
