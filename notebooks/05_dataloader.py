@@ -123,14 +123,15 @@ lesson.worker_sweep()  # the sweep's table and plot, then the knee; kept under s
 # workers keep up, a step costs the step itself plus whatever the main process still waits
 # for each batch: taking a batch over from a worker is not free. So batch / (step + wait)
 # should give the plateau. But which step? Beside busy workers the main thread may share a
-# core with them. So the step is timed here, apart from the sweep, on one batch: first alone,
-# then while the plateau's workers decode without pause (what they decode is dropped), each
-# step on two clocks, wall time and the main thread's CPU time (`time.thread_time()`): wall
-# time the CPU clock does not count is time off its core (on a GPU also waiting for it).
-# The wait is the sweep's. On a CPU the cores' arithmetic is set beside it: every batch costs
-# one decode and one step, on the machine's cores, so cores x batch / (decode + step) caps
-# the throughput. The bound named is the one the numbers reach. Each step ends with a
-# synchronize on a GPU, so its time is its own.
+# core with them. So the step is timed here, apart from the sweep, on one batch, in five
+# interleaved rounds: a block alone and a block while the plateau's workers decode without
+# pause (what they decode is dropped), each step on two clocks, wall time and the main
+# thread's CPU time (`time.thread_time()`): wall time the CPU clock does not count is time
+# off its core (on a GPU also waiting for it). The wait is the sweep's. On a CPU the cores'
+# arithmetic is set beside it: cores x batch / (decode + step) caps the throughput. A shared
+# core is named only when the rounds' interval clears the band. Each step ends with a
+# synchronize on a GPU (as a loop that reads its loss every step does), so the host's
+# launches and the GPU's work run in series, not overlapped.
 
 # %%
 lesson.plateau_text()  # kept under plateau
@@ -151,14 +152,13 @@ lesson.plateau_text()  # kept under plateau
 # measure uint8 alone; C23 and C25 below time the pinned copy alone). The first row is the
 # baseline; the second is the baseline again (A/A): what the rule calls when nothing changed.
 #
-# The settings run in six rounds, in pairs: one order, then the same order reversed, so each
-# setting runs as often before the baseline as after it. A knob is read against the baseline
-# *round by round* (both measured in that round, so a change in the machine's load cancels).
-# Its ratio is the geometric mean of the six, with a 95% interval from their spread: a gain
-# only when the whole interval lies above 1x (and the mean clears a 5% band), *no difference*
-# only when it lies inside 0.95-1.05x, and *not resolved* when it is too wide to tell. A knob
-# that does nothing is called a gain or a loss about 5% of the time (the rule in full is folded
-# under the table). A time budget cuts from the end of the list; what it left out is named.
+# The settings run in ten rounds, in pairs: one order, then the same order reversed. A knob
+# is read against the baseline *round by round* (both measured in that round, so a change in
+# the machine's load cancels). Its ratio is the geometric mean of the ten, with a 95% interval
+# from their spread: a gain only when the whole interval lies above 1x (and the mean clears a
+# 5% band), *no difference* only inside 0.95-1.05x, else *not resolved*. A knob that does
+# nothing is called a gain or a loss about 5% of the time (the rule is folded under the
+# table). The A/A's interval is the table's *resolution*: smaller effects cannot be called.
 
 # %%
 lesson.knob_sweep()  # each knob against the baseline, round by round, and the plot; kept under sweep_knobs
@@ -237,7 +237,8 @@ chapter.exercise("05.channels_last_stride").check(channels_last_stride)
 # lead away. So the copy is measured where the harm would be: a kernel of about 50 ms is
 # queued first, then `x.to('cuda', non_blocking=True)` is issued, from pageable and from
 # pinned memory, at sizes from 64 KiB to 256 MiB, and the clock says when the call gives the
-# CPU back. Every warning torch gives during the calls is recorded. The rule first:
+# CPU back. C25 is judged at the seed's setting, a DataLoader batch (38.5 MB); how the other
+# sizes behave is the course's own finding. Torch's warnings are recorded. The rule first:
 
 # %% tags=["nbval-check-output"]
 chapter.claim("C25")

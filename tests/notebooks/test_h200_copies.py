@@ -19,6 +19,7 @@ NOT_YET_RERECORDED: set[str] = {
     "02_contiguity_and_hidden_copies",  # review 2026-12-04j items 6, 7: the illustration's noise, the priced faults
     "03_memory_layouts",  # review 2026-12-04j items 1, 3, 4: C7's judged replays shown, C22's takeaway, C7's CPU form
     "04_fusion",  # review 2026-12-04j item 8: the instructor's stopping point in cell 0
+    "05_dataloader",  # review 2026-12-04j items 1, 2, 3: ten knob rounds, the plateau's interleaved rounds, C25 at the seed's batch
     "06_ddp_layout_drift",  # review 2026-12-04j item 7: the drift-cost markdown names chapter 04's launch gap
 }
 

@@ -244,11 +244,10 @@ def decisions_c25(ev: Mapping, th: Mapping) -> list[Decision]:
 C25 = Claim(
     "C25", CHAPTER, SEED_STRIDES, SECTION_42,
     "Without pin_memory, non_blocking=True is automatically degraded to a blocking copy.",
-    f"queued behind a ~50 ms kernel, the non_blocking call from pageable memory returns only "
-    f"after >= {BLOCKING_SHARE:.0%} of the queued kernel and its copy at the seed's setting, a "
-    f"DataLoader batch (64 x 3 x 224 x 224 float32, 38.5 MB: the measured sizes either side of "
-    f"it; whether torch warns is recorded and reported); from pinned memory it returns within "
-    f"{EARLY_SHARE:.0%} (the control that shows what an asynchronous call looks like here)",
+    f"behind a ~50 ms kernel, the non_blocking call from pageable memory returns only after "
+    f">= {BLOCKING_SHARE:.0%} of the kernel and its copy at the seed's setting, a DataLoader "
+    f"batch (38.5 MB: the sizes measured either side); from pinned memory within "
+    f"{EARLY_SHARE:.0%} (the control)",
     f"from pageable memory the non_blocking call returns within {EARLY_SHARE:.0%} of the "
     "queued work at the seed's batch, as from pinned memory (the CPU keeps its run-ahead)",
     ("pageable_nb_return_s", "pageable_nb_copy_s", "pinned_nb_return_s", "pinned_nb_copy_s",

@@ -266,9 +266,7 @@ class Lesson:
                        f"{_CALLS[control_call(self.knob_rows)]}).")
         if resolution_text(self.knob_rows):  # review 2026-12-04j item 2
             shown.note(resolution_text(self.knob_rows))
-        shown.note(self.batch_bytes_text())
-        if self.noise_floor_text():
-            shown.note(self.noise_floor_text())
+        shown.note(self.batch_bytes_text())  # the resolution above replaced the baseline's two sweeps
         measured = {row["label"] for row in self.knob_rows}
         never = [s.label for s in self._wanted if s.label not in measured]
         if never:
@@ -297,19 +295,6 @@ class Lesson:
             text += ("; to the device, only the pageable float32 copy was timed (the plateau's copy "
                      "part): the uint8 row copies pinned, with the device prefetcher")
         return text + "."
-
-    def noise_floor_text(self) -> str:
-        """The baseline's samples/s here against the same setting in the worker sweep (two
-        sweeps of one setting: how far apart they land). The A/A row in the table is what the
-        rule (printed above it) calls when nothing changed."""
-        base = self.sweep_knobs.runs[0]
-        same = self.sweep_workers.where(num_workers=base.setting.num_workers,
-                                        batch_size=base.setting.batch_size)
-        if not same:
-            return ""
-        return (f"The baseline: {base.samples_per_s:.0f} samples/s here, "
-                f"{same[0].samples_per_s:.0f} in the worker sweep "
-                f"({base.samples_per_s / same[0].samples_per_s - 1:+.0%}).")
 
     def recorded_gpu_knobs(self) -> object:
         """The reference GPU's knob rows (pin_memory, non_blocking, the device prefetcher),
@@ -459,7 +444,7 @@ class Lesson:
             f"The knee sits at {knee.workers} worker(s); the arithmetic asks for {knee.workers_needed:.1f} of "
             f"{plan.cores - 1} spare cores"
             + ("; this grid cannot test whether the two agree." if knee.agrees is None else
-               f"; the two {'agree' if knee.agrees else 'disagree'}."),
+               f"; the two {'agree (coarsely: within one step of the sweep)' if knee.agrees else 'disagree'}."),
             plateau_takeaway(plateau, self._pin_row(), not control_failed(knob_rows)),
             self._knob_takeaway(uint8_row),
             f"channels_last is a 4-D layout: from __getitem__ it raises "
@@ -663,8 +648,10 @@ class Lesson:
             return Shown([*out, claims.recorded_evidence(["C23"])])
         verdict = self.chapter.judge("C23", self._c23_evidence(), form=claims.SEED_FORM)
         claims.save([verdict], self.chapter.key)  # saved at once: a later cell cannot lose it
+        plateau = getattr(self, "plateau", None)
+        link = link_text(curve, plateau.copy_bytes if plateau else None, plateau.copy_alone_s if plateau else None)
         return Shown([loader_plots.bandwidth_figure(curve, seed_lines),
-                      f"{verdict.claim_id} {verdict.label} -- {verdict.reason}"])
+                      *([link] if link else []), f"{verdict.claim_id} {verdict.label} -- {verdict.reason}"])
 
     @_timed
     def c13(self) -> Shown:
@@ -717,12 +704,16 @@ class Lesson:
         """The starving loader and the tuned one under the profiler (overlap); traces kept."""
         at_knee = self.sweep_knobs.runs[0].setting.num_workers
         starving = loader_sweep.Setting(num_workers=0, batch_size=self.plan.batch_size)
+        # on a GPU the knob ladder's top row (review 2026-12-04j item 8: the timeline left out
+        # its uint8, so 'tuned' was not the row the ladder measured)
+        top = self.on_gpu and at_knee > 0
         tuned = loader_sweep.Setting(num_workers=at_knee, batch_size=self.plan.batch_size,
-                                     pin_memory=self.on_gpu, device_prefetch=self.on_gpu and at_knee > 0)
+                                     pin_memory=self.on_gpu, device_prefetch=top, ship_uint8=top)
         overlap: dict[str, dict] = {}
         self.traces: dict[str, object] = {}
         for name, setting in (("starving", starving), ("tuned", tuned)):
-            trace = timeline.from_profiler(loader_sweep.profile_steps(self.data, setting, self.step,
+            data = self.bench.data_uint8 if setting.ship_uint8 else self.data
+            trace = timeline.from_profiler(loader_sweep.profile_steps(data, setting, self.step,
                                                                       steps=OVERLAP_STEPS))
             figures = timeline.summary(trace).figures()
             self.traces[name] = trace
@@ -831,6 +822,32 @@ def against_text(row: Mapping) -> str:
 
 
 CONTROL_FAILED = "control failed: no knob call stands this run"
+
+
+def link_text(curve: Sequence[Mapping], batch_bytes: int | None = None,
+              batch_copy_s: float | None = None) -> str:
+    """The link's ceiling and the pageable rates in one line (review 2026-12-04j item 5: the
+    page printed ~14 GB/s for the batch's pageable copy and 8.7 GB/s at 147 MiB, and nothing
+    reconciled them): the pinned curve's rate at its largest size (the practical ceiling, read
+    from the curve, not from the PCIe generation), and the pageable rate at the batch's size
+    (the plateau's copy part) beside the curve's pageable rates at its two largest sizes. ''
+    without a pinned and a pageable point."""
+    pinned = sorted((p for p in curve if p.get("memory") == "pinned"), key=lambda p: p["nbytes"])
+    pageable = sorted((p for p in curve if p.get("memory") == "pageable"), key=lambda p: p["nbytes"])
+    if not pinned or len(pageable) < 2:
+        return ""
+
+    def mib(n: int) -> str:
+        return f"{n / 2**20:g} MiB"
+
+    batch = (f"{batch_bytes / batch_copy_s / 1e9:.1f} GB/s for the {batch_bytes / 1e6:.1f} MB batch (the "
+             "plateau's copy), " if batch_bytes and batch_copy_s else "")
+    top = pinned[-1]
+    return (f"The link: pinned copies reach {top['gbps']:.1f} GB/s at {mib(top['nbytes'])}, the ceiling "
+            f"measured here. Pageable: {batch}{pageable[-2]['gbps']:.1f} at {mib(pageable[-2]['nbytes'])}, "
+            f"{pageable[-1]['gbps']:.1f} at {mib(pageable[-1]['nbytes'])}: the CPU stages a pageable copy "
+            "through a pinned buffer (CUDA's documentation), so its rate is the CPU's copy's, and it "
+            "changes with the size (why it falls at the largest is not measured here).")
 
 
 def c25_finding(evidence: Mapping) -> str:
@@ -952,7 +969,7 @@ def recorded_plateau(old: dict) -> str:
                  if plateau.swept_step_s and not plateau.loaded_step_s else "")
         # a record with the step beside the decoders: its bound by today's reading of the two
         # clocks (review 2026-12-04i item 2: 'host-bound launches', not a shared core)
-        bound = (f"bound: {plateau.bound_name} (GPU idle {100 * idle:.0f}%)"
+        bound = (f"bound: {plateau.bound_name} (GPU idle {100 * idle:.0f}% of the knee's profiled steps)"
                  if plateau.loaded_step_s and idle is not None else
                  f"GPU idle {100 * idle:.0f}%" if idle is not None else plateau.bound)
         return (f"recorded on {_ref()}: {plateau.measured:.0f} samples/s at "

@@ -1122,9 +1122,9 @@ class Plateau:
         clocks = (f"its CPU time {self.loaded_alone_cpu_s * 1e3:.1f} -> {self.loaded_cpu_s * 1e3:.1f} ms, "
                   f"{clock} {off_alone * 1e3:.1f} -> {off_loaded * 1e3:.1f} ms")
         if off_grew >= cpu_grew and off_grew > 0:
+            # the two clocks themselves are in loaded_text, printed before the bound
             return (f"the main thread's core, shared with the decoders: beside them the step took "
-                    f"{loaded / alone:.2f}x as long, {off_grew * 1e3:.1f} ms more of it {clock} "
-                    f"({clocks})")
+                    f"{loaded / alone:.2f}x as long, {off_grew * 1e3:.1f} ms more of it {clock}")
         slower = (f"{self.loaded_cpu_s / max(self.loaded_alone_cpu_s, 1e-9):.2f}x slower beside the "
                   f"decoders ({clocks}: the growth is CPU time, not descheduling)")
         if self.on_gpu and self.gpu_idle_share is not None and self.gpu_idle_share > HOST_BOUND_IDLE:
