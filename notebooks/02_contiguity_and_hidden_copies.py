@@ -308,8 +308,7 @@ chapter.show(c2_comparisons["3-D batch"], title="3-D batch").note(
 
 # %%
 c2 = chapter.judge("C2", {"cases": c2_cases, "flags": c2_flagged, "device": str(chapter.device)},
-                   form=chapter.lab.cases.form(chapter, "C2", f"{str(matmul_dtype).replace('torch.', '')}"
-                                               + (f", batch {batch}" if chapter.on_gpu else "")))
+                   form=chapter.lab.cases.c2_form(chapter, matmul_dtype, matmul_cases))  # dtype and shapes
 chapter.table([c2])
 
 # %% [markdown]

@@ -485,6 +485,15 @@ def c6_form(chapter: object) -> str:
     return ch02.c6_form(device_name(on_gpu, int(chapter.threads)), on_gpu)  # type: ignore[attr-defined]
 
 
+def c2_form(chapter: object, dtype: torch.dtype, cases: Mapping[str, tuple]) -> str:
+    """C2's form with the shapes it ran (review 2026-12-04j item 8: it named none; x is
+    64x1024x1024 on a GPU, 16x128x256 on a CPU): 'analogue: <device> (the seed: A100), float16,
+    x 64x1024x1024, w 1024x1024'."""
+    x, w = cases["3-D batch"][0], cases["3-D batch"][1]
+    shapes = f"x {'x'.join(map(str, x.shape))}, w {'x'.join(map(str, w.shape))}"
+    return form(chapter, "C2", f"{str(dtype).replace('torch.', '')}, {shapes}")
+
+
 def c5b_form(chapter: object) -> str:
     """C5b's form: on a GPU it says the window (an L1 case) is not measured (review
     2026-12-03h item 3)."""

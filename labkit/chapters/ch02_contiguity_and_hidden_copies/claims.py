@@ -641,14 +641,15 @@ def analogue_form(device: str, seed: str, detail: str = "") -> str:
 
 def c9_form(on_gpu: bool, analogue: str = "") -> str:
     """The form C9 is judged in, truthfully: the seed states it on a CPU with DTLB misses, which
-    the chapter never counts (only bytes copied and copy speed), so no run is the seed's form."""
+    the chapter never counts (only bytes copied and copy speed), so no run is the seed's form.
+    One style on both devices (review 2026-12-04j item 8: the CPU read 'CPU, float32, ...', neither
+    the seed's form nor an analogue): 'analogue: <this device> (the seed: a CPU), float32,
+    128x512x256; measured: ...; <what is not>'."""
     if not isinstance(on_gpu, bool):
         raise TypeError(f"on_gpu must be True or False, got {on_gpu!r}")
-    if on_gpu:
-        return (f"{analogue or analogue_form('a GPU', SEED_DEVICES['C9'])}, float32: bytes copied and copy "
-                "speed measured; no DTLB on this form")
-    return ("CPU, float32, 128x512x256: bytes copied and copy speed measured; the DTLB misses the "
-            "seed names not measured")
+    head = analogue or analogue_form("a GPU" if on_gpu else "a CPU", SEED_DEVICES["C9"])
+    missing = "no DTLB on this form" if on_gpu else "the DTLB misses the seed names not measured"
+    return f"{head}, float32, 128x512x256; measured: bytes copied and copy speed; {missing}"
 
 
 C9 = Claim(

@@ -405,3 +405,23 @@ def test_the_fetch_column_says_it_is_computed_and_operands_print_in_mib():
 
     assert cases.fetched_column(32) == "fetched / used (32 B units, from the addresses)"
     assert ch02._bytes_text(4194304) == "4 MiB" and ch02._bytes_text(1000) == "1,000 B"
+
+
+def test_c9_and_c2_forms_are_in_the_one_style():
+    """Review 2026-12-04j item 8: C9 on the CPU read 'CPU, float32, ...' (neither the seed's form nor an
+    analogue) and C2 named no shapes."""
+    from types import SimpleNamespace
+
+    from labkit.chapters.ch02_contiguity_and_hidden_copies import claims as ch02
+
+    cpu = SimpleNamespace(on_gpu=False, threads=2)
+    head = cases.form(cpu, "C9")
+    assert head.startswith("analogue: ") and head.endswith("(the seed: a CPU)")
+    text = ch02.c9_form(False, head)
+    assert text == (f"{head}, float32, 128x512x256; measured: bytes copied and copy speed; "
+                    "the DTLB misses the seed names not measured")
+    assert ch02.c9_form(True, "analogue: NVIDIA H200 (the seed: a CPU)").endswith(
+        "128x512x256; measured: bytes copied and copy speed; no DTLB on this form")
+    dtype, _, found = cases.matmul_cases(torch.device("cpu"), False, 64)
+    form = cases.c2_form(cpu, dtype, found)
+    assert form.startswith("analogue: ") and form.endswith("(the seed: A100), float32, x 16x128x256, w 256x256")
