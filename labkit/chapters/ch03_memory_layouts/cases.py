@@ -198,9 +198,9 @@ def conversion_note(here: Sequence[str] | None, recorded: Recorded) -> str:
         shown = list(evidence.get("nchw_conversion_kernels", []))  # type: ignore[union-attr]
         where = f"the reference GPU ({recorded.label})"
     found = [k for k in shown if TO_NHWC_KERNEL.search(k)]
-    text = (f"On {where}, the NCHW convolution ran {len(found)} NCHW-to-NHWC conversion kernel(s), "
-            f"e.g. {found[0].split('<')[0].split('::')[-1]}: cuDNN converts NCHW input to NHWC "
-            "internally, the opposite of the seed's 'NHWC must become NCHW'." if found else
+    text = (f"On {where}, the NCHW convolution ran {len(found)} NCHW-to-NHWC conversion kernel(s) "
+            f"({found[0].split('<')[0].split('::')[-1]}): cuDNN converts NCHW input to NHWC, "
+            "the opposite of the seed's 'NHWC must become NCHW'." if found else
             f"On {where}, no NCHW-to-NHWC conversion kernel was profiled.")
     return text  # why a CPU cannot see oneDNN's reorders is on C22's card, not repeated here
 
@@ -591,10 +591,10 @@ def conversion_line(run: Mapping) -> str:
     kinds = run.get("nchw_conversion_kernels") or {}
     named = ", ".join(f"{n} {k}" for k, n in sorted(kinds.items(), key=lambda kv: -kv[1]))
     nhwc = sum((run.get("nhwc_conversion_kernels") or {}).values())
-    return (f"NCHW {run['dtype']} b{run['batch']} forward, profiled: {sum(kinds.values())} layout-conversion "
+    return (f"NCHW b{run['batch']} forward, profiled: {sum(kinds.values())} conversion "
             f"kernels ({named or 'none'}), "
             f"{100 * float(run['nchw_conversion_s']) / float(run['nchw_kernel_s']):.0f}% of its "
-            f"{1e3 * float(run['nchw_kernel_s']):.2f} ms kernel time; NHWC's: {nhwc}.")
+            f"{1e3 * float(run['nchw_kernel_s']):.2f} ms kernel time; NHWC: {nhwc}.")
 
 
 def judged_table(runs: Sequence[Mapping]) -> Table | None:
@@ -620,7 +620,7 @@ def judged_table(runs: Sequence[Mapping]) -> Table | None:
         shown.add(f"{r['dtype']} b{r['batch']}", nchw, nhwc, nhwc / nchw,
                   f"{min(spread):.3f}-{max(spread):.3f}" if spread else "",
                   _share(r, "nchw", nchw), _share(r, "nhwc", nhwc), over)
-    shown.add(f"the seed: A100 {c7_claims.SEED_DTYPE} b{c7_claims.SEED_BATCH}", c7_claims.SEED_NCHW_IMG_S,
+    shown.add(f"the seed (A100, b{c7_claims.SEED_BATCH})", c7_claims.SEED_NCHW_IMG_S,
               c7_claims.SEED_NHWC_IMG_S, c7_claims.SEED_RATIO, "", None, None, "")
     line = next((conversion_line(r) for r in graphs if conversion_line(r)), "")
     return shown.note(line) if line else shown
@@ -890,8 +890,12 @@ def ratios_span(runs: Sequence[Mapping], judged: Sequence[Mapping] = ()) -> str:
     if lead:
         decided = [c7_claims.deciding(j) for j in lead]
         words = "CUDA Graph replay" if decided[0][2] == c7_claims.GRAPH_TIME else _clock_words(lead[0])
-        parts.append(" and ".join(f"{d[0]:.2f}x at {_name(j)}" for j, d in zip(lead, decided, strict=True))
-                     + f" (judged, {words}; the seed: {c7_claims.SEED_RATIO:.2f}x)")
+        ratios = {f"{d[0]:.2f}" for d in decided}
+        same = len(ratios) == 1 and len({j["dtype"] for j in lead}) == 1  # '1.59x at float16 b64 and b128'
+        each = ((f"{decided[0][0]:.2f}x at {lead[0]['dtype']} " + " and ".join(f"b{j['batch']}" for j in lead))
+                if same and len(lead) > 1 else
+                " and ".join(f"{d[0]:.2f}x at {_name(j)}" for j, d in zip(lead, decided, strict=True)))
+        parts.append(each + f" (judged, {words}; the seed: {c7_claims.SEED_RATIO:.2f}x)")
         if decided[0][2] == c7_claims.GRAPH_TIME:  # the eager sweep in one clause: the host-bound lesson
             # the runs by name and their device times are in the sweep just above (a page of 1,500 words)
             walls = sorted(_wall(r) for r in runs)

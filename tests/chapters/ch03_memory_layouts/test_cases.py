@@ -402,8 +402,9 @@ def test_no_displayed_ratio_mixes_the_two_layouts_clocks():
     for text in (shown, line, verdict.reason):
         assert not [m for m in hidden if m in text], text
     # the record's judged runs are CUDA Graph replays, both by wall time; the line and the form say so
-    own = [f"{j['nchw_graph_s'] / j['nhwc_graph_s']:.2f}x at {j['dtype']} b{j['batch']}" for j in judged]
-    assert line.startswith(" and ".join(own) + " (judged, CUDA Graph replay; the seed: 1.20x)")
+    own = {f"{j['nchw_graph_s'] / j['nhwc_graph_s']:.2f}x" for j in judged}  # 1.59x at both batches
+    assert len(own) == 1 and [j["batch"] for j in judged] == [64, 128]
+    assert line.startswith(f"{own.pop()} at float16 b64 and b128 (judged, CUDA Graph replay; the seed: 1.20x)")
     form = cases.c7_gpu_form(torch.device("cuda"), 224, judged)
     assert form.endswith("img/s by a CUDA Graph replay loop's wall time")
 
@@ -635,10 +636,10 @@ def test_the_judged_graph_replays_are_shown_with_their_spread_ceiling_share_and_
     # the share on the replay's clock: the batch's time at the ceiling over the replay's time
     at_ceiling = b64["nchw_pct_of_matmul_ceiling"] / 100 * b64["nchw_harness_s"]
     assert get["NHWC of ceiling"] == pytest.approx(100 * at_ceiling / b64["nhwc_graph_s"])
-    assert shown.rows[-1][:4] == ["the seed: A100 float16 b64", 1820, 2190, pytest.approx(2190 / 1820)]
+    assert shown.rows[-1][:4] == ["the seed (A100, b64)", 1820, 2190, pytest.approx(2190 / 1820)]
     assert "float16 ceiling" in shown.title
-    assert shown.notes[-1] == ("NCHW float16 b64 forward, profiled: 67 layout-conversion kernels (43 nchwToNhwcKernel, "
-                               "24 nhwcToNchwKernel), 17% of its 6.60 ms kernel time; NHWC's: 0.")
+    assert shown.notes[-1] == ("NCHW b64 forward, profiled: 67 conversion kernels (43 nchwToNhwcKernel, "
+                               "24 nhwcToNchwKernel), 17% of its 6.60 ms kernel time; NHWC: 0.")
     both = str(cases.c7_tables(runs))
     assert both.startswith("C7 judged") and "ResNet-50 (eager)" in both
     # a CPU's runs have no replay: the sweep alone
