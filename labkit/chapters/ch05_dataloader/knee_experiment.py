@@ -315,6 +315,29 @@ def plateau(bench: Bench, found: Found, gpu_idle_share: float | None = None,
                        beside.slowdown_interval() or (None, None, None), strict=True)))
 
 
+KNEE_PROFILED_STEPS = 3  # the knee's steps under the profiler (the plateau's bound reads them)
+
+
+def knee_profile(bench: Bench, found: Found) -> dict:
+    """The knee's steps under the profiler, as plateau()'s keyword arguments: the GPU's idle
+    share, the mean launch gap, and on a GPU the kernels and GPU busy time a step. Why here:
+    the plateau's bound is read from them, and reproduce.py must read it as the page does
+    (review 2026-12-04j item 1: its runs recorded 'the step itself (not profiled here)')."""
+    from labkit.measure import timeline
+
+    at_knee = loader_sweep.Setting(num_workers=found.knee.workers, batch_size=bench.plan.batch_size)
+    trace = timeline.from_profiler(loader_sweep.profile_steps(bench.data, at_knee, bench.step,
+                                                              steps=KNEE_PROFILED_STEPS))
+    figures = timeline.summary(trace).figures()
+    on_gpu = bench.step.device.type == "cuda"
+    busy = figures.get("gpu_busy_share")
+    return {"gpu_idle_share": figures["gpu_idle_share"], "launch_gap_us": figures["launch_gap_mean_us"],
+            "kernels_per_step": (figures["kernels"] / KNEE_PROFILED_STEPS
+                                 if on_gpu and figures.get("kernels") else None),
+            "gpu_busy_step_s": (busy * figures["window_us"] * 1e-6 / KNEE_PROFILED_STEPS
+                                if on_gpu and busy is not None and figures.get("window_us") else None)}
+
+
 def knob_settings(workers: int, batch_size: int, on_gpu: bool) -> list[loader_sweep.Setting]:
     """The knob list at `workers` (the knee). The first row is the baseline; the second the
     baseline again (an A/A control, `Setting.control`): what the rule calls when nothing
@@ -600,7 +623,10 @@ def measure_knee(quick: bool = False, knobs: bool = False,
            "arithmetic_workers": found.knee.arithmetic_workers, "agrees": found.knee.agrees,
            "noise": found.sweep.noise_note(), "rounds": found.sweep.rounds,
            "budget_s": budget_s, "budget_note": found.sweep.budget_note(),
-           "knee_testable": found.knee.testable, "plateau": plateau(bench, found).as_dict(),
+           "knee_testable": found.knee.testable,
+           # on a GPU the knee profiled once, so the bound is read as the page reads it
+           "plateau": plateau(bench, found, **(knee_profile(bench, found)
+                                               if bench.step.device.type == "cuda" else {})).as_dict(),
            "warmup_rule": WARMUP_RULE}
     if knobs:
         knob_result = knob_sweep(bench, found.knee.workers, budget_s=knob_budget_s,

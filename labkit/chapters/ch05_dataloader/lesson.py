@@ -201,17 +201,8 @@ class Lesson:
     @_timed
     def plateau_text(self) -> Lines:
         """The plateau, predicted from the step and the wait and read at the knee's timeline."""
-        at_knee = loader_sweep.Setting(num_workers=self.knee.workers, batch_size=self.plan.batch_size)
-        trace = timeline.from_profiler(loader_sweep.profile_steps(self.data, at_knee, self.step, steps=3))
-        figures = timeline.summary(trace).figures()
-        profiled = 3  # the steps profiled above: the kernels and GPU busy time of one
-        busy = figures.get("gpu_busy_share")
-        self.plateau = knee_experiment.plateau(
-            self.bench, self.found, gpu_idle_share=figures["gpu_idle_share"],
-            launch_gap_us=figures["launch_gap_mean_us"],
-            kernels_per_step=(figures["kernels"] / profiled if self.on_gpu and figures.get("kernels") else None),
-            gpu_busy_step_s=(busy * figures["window_us"] * 1e-6 / profiled
-                             if self.on_gpu and busy is not None and figures.get("window_us") else None))
+        self.plateau = knee_experiment.plateau(self.bench, self.found,
+                                               **knee_experiment.knee_profile(self.bench, self.found))
         self.chapter.record("plateau", self.plateau.as_dict())
         out = Lines([self.plateau.explanation()])
         old = self.chapter.recorded("plateau")
@@ -480,7 +471,7 @@ class Lesson:
                     "table's rule): " + "; ".join(
                         f"+ {r['label'][len(r['against']):].strip()} {against_text(r)}" for r in steps) + ".")
         if uint8_row is not None:
-            return ("Knobs at the knee, read round by round against the baseline by the knob table's rule: "
+            return ("Knobs at the knee, by the knob table's rule: "
                     f"uint8 batches alone (normalised on the device) ran {against_text(uint8_row)}.")
         return ("Knobs are read at the knee: the knob table says which were measured; this run "
                 "measured no uint8 row alone.")
@@ -886,8 +877,7 @@ def resolution_text(rows: Sequence[Mapping]) -> str:
     half = resolution(rows)
     if half is None:
         return ""
-    return (f"Resolution: the A/A's interval is +/-{100 * (half - 1):.0f}% wide; an effect smaller "
-            "than that cannot be called this run.")
+    return f"Resolution: the A/A's interval is +/-{100 * (half - 1):.0f}% wide; smaller effects cannot be called."
 
 
 def control_call(rows: Sequence[Mapping]) -> str | None:

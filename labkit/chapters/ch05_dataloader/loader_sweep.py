@@ -958,10 +958,13 @@ class Plateau:
                   f"[{self.loaded_slowdown_low:.2f}, {self.loaded_slowdown_high:.2f}]"
                   if self.loaded_rounds and self.loaded_slowdown is not None
                   and self.loaded_slowdown_low is not None and self.loaded_slowdown_high is not None else "")
+        # with rounds, their interval says the spread (the steps' min-max over 50 steps does not)
+        alone_spread, beside_spread = (("", "") if rounds else
+                                       (self._spread(self.loaded_alone_times_s), self._spread(self.loaded_times_s)))
         return (f"The step {what} alone: {(self.loaded_alone_s or 0) * 1e3:.1f} ms"
-                f"{self._spread(self.loaded_alone_times_s)}{cpu(self.loaded_alone_cpu_s)}; "
+                f"{alone_spread}{cpu(self.loaded_alone_cpu_s)}; "
                 f"beside {self.loaded_workers} worker(s) decoding without pause: "
-                f"{self.loaded_step_s * 1e3:.1f} ms{self._spread(self.loaded_times_s)}{cpu(self.loaded_cpu_s)}"
+                f"{self.loaded_step_s * 1e3:.1f} ms{beside_spread}{cpu(self.loaded_cpu_s)}"
                 f"{rounds}")
 
     def cores_text(self) -> str:

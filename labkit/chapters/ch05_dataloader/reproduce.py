@@ -226,8 +226,7 @@ def record_scope(record: Mapping | None, since: str = PLATEAU_PREDICTION_SINCE) 
     held = summary.get("plateau_held")
     plateau = (f"; the plateau's prediction held in {held} of {summary.get('plateau_runs')}"
                if held is not None else "")
-    design = (f"; this source's {knee_experiment.KNOB_ROUNDS} knob rounds not yet reproduced"
-              if other_design else "")
+    design = (f"; {knee_experiment.KNOB_ROUNDS} knob rounds not yet reproduced" if other_design else "")
     return f"{head} ran this prediction's sources: {said}{plateau}{design}."
 
 
@@ -343,6 +342,12 @@ def summarise_numbers(runs: Sequence[dict], reference: dict | str | None = RECOR
     checked = [p for p in (plateau_now(r) for r in runs) if p]
     held = sum(1 for plateau in checked if plateau["agrees"])
     plateau_agree = held == len(checked)  # held in every run (vacuously, where none recorded one)
+    # review 2026-12-04j item 1: the bound the page names, run by run (each run profiles the knee)
+    bounds = [bound_name(r) for r in runs if bound_name(r)]
+    if bounds:
+        most = max(set(bounds), key=bounds.count)
+        lines.append(f"  the plateau's bound: '{most}' in {bounds.count(most)} of {len(bounds)} runs"
+                     + ("" if len(set(bounds)) == 1 else f" (also {', '.join(sorted(set(bounds) - {most}))})"))
     if checked:
         lines.append(f"  the plateau's arithmetic held in {held} of {len(checked)} runs "
                      f"(measured / predicted: "
@@ -351,6 +356,7 @@ def summarise_numbers(runs: Sequence[dict], reference: dict | str | None = RECOR
                      + ("the same" if plateau_agree else "NOT the same"))
     out = {"knee_agree": agree, "knees": knees, "within_one_step": within, "runs": len(runs),
            "lines": lines, "plateau_held": held, "plateau_runs": len(checked),
+           "bounds": bounds, "bound_agree": len(set(bounds)) <= 1,
            "plateau_agree": plateau_agree}
     knobs = knob_agreement(runs)
     knobs_agree = not knobs or not knobs["differ"]
@@ -445,6 +451,13 @@ def _agreement(run: dict) -> str:
     band = (f": within one step of the sweep, which accepts {_accepted(counts, arithmetic)}"
             if arithmetic in counts else "")
     return ("agrees" if run["agrees"] else "DISAGREES") + band
+
+
+def bound_name(run: Mapping) -> str:
+    """The plateau's bound a run recorded, in a few words (loader_sweep.Plateau.bound_name's
+    reading of the 'bound' sentence); '' where none was recorded."""
+    bound = str(((run.get("plateau") or {}).get("bound")) or "")
+    return bound.split(":")[0].split(" (")[0]
 
 
 def _tolerance(plateau: dict) -> float:

@@ -418,7 +418,7 @@ def test_the_knob_table_prints_its_resolution_from_the_a_a_interval():
     base = {"label": "w8 b64", "decision": "baseline"}
     rows = [base, _row("w8 b64 (A/A)", 0.99, 0.84, 1.17), _row("w8 b64 pin", 1.17, 1.05, 1.30)]
     assert lesson.resolution(rows) == pytest.approx((1.17 / 0.84) ** 0.5)
-    assert "+/-18%" in lesson.resolution_text(rows)
+    assert lesson.resolution_text(rows) == "Resolution: the A/A's interval is +/-18% wide; smaller effects cannot be called."
     assert lesson.resolution([base]) is None and lesson.resolution_text([base, rows[2]]) == ""
 
 
@@ -435,3 +435,18 @@ def test_c25_s_takeaway_reads_the_seed_s_batch_and_labels_the_size_threshold_as_
     early = lesson.c25_finding({"busy_stream": [row(16 << 20, 0.003), row(64 << 20, 0.99)]})
     assert early.startswith("at the seed's batch (38.5 MB) the call did not wait out") and "course" not in early
     assert lesson.c25_finding({}) == ""
+
+
+def test_the_link_line_sets_the_pinned_ceiling_beside_the_pageable_rates():
+    """Review 2026-12-04j item 5: the H200 printed ~14.5 GB/s for the batch's pageable copy and
+    8.7 GB/s at 147 MiB with nothing between them; the line gives the pinned curve's top rate
+    and the pageable rates at the batch and the curve's two largest sizes."""
+    curve = [{"memory": m, "nbytes": n << 20, "gbps": g} for m, n, g in (
+        ("pageable", 16, 15.1), ("pinned", 16, 51.4), ("pageable", 64, 15.8), ("pinned", 64, 54.2),
+        ("pageable", 256, 9.4), ("pinned", 256, 55.2))]
+    said = lesson.link_text(curve, 38_535_680, 0.0026558)
+    assert said.startswith("The link: pinned copies reach 55.2 GB/s at 256 MiB, the ceiling measured here. "
+                           "Pageable: 14.5 GB/s for the 38.5 MB batch (the plateau's copy), 15.8 at 64 MiB, "
+                           "9.4 at 256 MiB")
+    assert "for the" not in lesson.link_text(curve)  # no batch copy timed: the curve alone
+    assert lesson.link_text(curve[:1]) == ""

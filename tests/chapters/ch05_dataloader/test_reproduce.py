@@ -291,6 +291,25 @@ def test_a_record_older_than_the_plateau_prediction_is_labelled_with_its_sources
            "numbers": [{**r, "knob_rounds": 6} for r in seen["numbers"]]}
     assert reproduce.record_scope(six).endswith(
         f"knee, knob calls (at 6 rounds), verdicts (4 of 4) the same; the plateau's prediction held in 3 of 3; "
-        f"this source's {knee_experiment.KNOB_ROUNDS} knob rounds not yet reproduced.")
+        f"{knee_experiment.KNOB_ROUNDS} knob rounds not yet reproduced.")
     assert "no dated reproduce record" in reproduce.record_scope(None)
     assert "no dated" in reproduce.record_scope({"claims": {}})
+
+
+def test_the_plateau_s_bound_is_tallied_run_by_run():
+    """Review 2026-12-04j item 1: the page's bound must be checked by the reproduce runs (each
+    profiles the knee on a GPU); the summary says which bound each run named, and how often."""
+    from labkit.chapters.ch05_dataloader import reproduce
+
+    def run(bound):
+        return dict(numbers(8), plateau={"measured": 1276.0, "predicted": 1280.0, "agrees": True, "bound": bound})
+
+    host = "the host's side: the GPU idles 50% of the profiled steps; each step ends in a synchronize"
+    shared = "the main thread's core, shared with the decoders: beside them the step took 1.30x as long"
+    assert reproduce.bound_name(run(host)) == "the host's side" and reproduce.bound_name(numbers(8)) == ""
+    same = reproduce.summarise_numbers([run(host)] * 3)
+    assert same["bound_agree"] and "  the plateau's bound: 'the host's side' in 3 of 3 runs" in same["lines"]
+    split = reproduce.summarise_numbers([run(host), run(host), run(shared)])
+    assert not split["bound_agree"]
+    assert ("  the plateau's bound: 'the host's side' in 2 of 3 runs (also the main thread's core, shared "
+            "with the decoders)") in split["lines"]
