@@ -436,7 +436,8 @@ class Lesson:
             f"{plan.cores - 1} spare cores"
             + ("; this grid cannot test whether the two agree." if knee.agrees is None else
                f"; the two {'agree (coarsely: within one step of the sweep)' if knee.agrees else 'disagree'}."),
-            plateau_takeaway(plateau, self._pin_row(), not control_failed(knob_rows)),
+            # review 2026-12-04j item 10: the plateau and pin_memory's prediction, one line each
+            *split_takeaway(plateau_takeaway(plateau, self._pin_row(), not control_failed(knob_rows))),
             self._knob_takeaway(uint8_row),
             f"channels_last is a 4-D layout: from __getitem__ it raises "
             f"({self.c26_evidence['error_message']}); put it on the collated batch or in the step (C26).",
@@ -932,6 +933,13 @@ def plateau_takeaway(plateau: loader_sweep.Plateau, pin_row: Mapping | None = No
             f"thread and makes the {plateau.copy_alone_s * 1e3:.1f} ms pageable copy a pinned one: "  # type: ignore[operator]
             f"predicted {pin[0]:.2f}x (the wait alone) to {pin[1]:.2f}x (and the whole copy), "
             f"{measured}.")
+
+
+def split_takeaway(line: str) -> list[str]:
+    """The plateau's takeaway as two lines where it carries pin_memory's prediction (review
+    2026-12-04j item 10: some 70 words in one line): the plateau and its bound, then pinning."""
+    head, sep, pin = line.partition("; pin_memory takes ")
+    return [f"{head}.", f"pin_memory takes {pin}"] if sep else [line]
 
 
 def _old_plateau_takeaway(plateau: loader_sweep.Plateau) -> str:

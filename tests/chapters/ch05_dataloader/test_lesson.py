@@ -450,3 +450,16 @@ def test_the_link_line_sets_the_pinned_ceiling_beside_the_pageable_rates():
                            "9.4 at 256 MiB")
     assert "for the" not in lesson.link_text(curve)  # no batch copy timed: the curve alone
     assert lesson.link_text(curve[:1]) == ""
+
+
+def test_the_plateau_takeaway_splits_from_pin_memory_s_prediction():
+    """Review 2026-12-04j item 10: the plateau, its bound and pinning's prediction were one line."""
+    from labkit.chapters.ch05_dataloader import loader_sweep
+
+    plateau = loader_sweep.Plateau(64, (8, 12), 1418.0, 0.0272, 0.0184, 0.0068, 0.66, swept_step_s=0.0388,
+                                   loaded_workers=8, loaded_step_s=0.0388, on_gpu=True, copy_alone_s=0.0058)
+    head, pin = lesson.split_takeaway(lesson.plateau_takeaway(plateau, None))
+    assert head.endswith("and is bound by the host's side.") and pin.startswith("pin_memory takes the 6.8 ms")
+    assert pin.endswith("not measured.")
+    on_cpu = lesson.plateau_takeaway(replace(plateau, on_gpu=False), None)
+    assert lesson.split_takeaway(on_cpu) == [on_cpu]
