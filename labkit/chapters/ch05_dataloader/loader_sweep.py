@@ -814,7 +814,9 @@ class Plateau:
     arithmetic's: timed apart from the sweep's runs, so batch / (it + wait) is a prediction.
     The bound is read from it: the cores, where the plateau reaches cores x batch / (decode +
     step CPU) within the band (a CPU run: `cores_ceiling`); the main thread's core, where the
-    step beside the decoders takes longer than alone beyond the band; else as before.
+    step beside the decoders takes longer than alone beyond the band, in the 95% interval of
+    interleaved rounds (`loaded_slowdown_low`, review 2026-12-04j item 1: one block of each was
+    noise); else the host's side from the knee's profile, or as before.
     """
 
     batch_size: int
