@@ -151,10 +151,11 @@ lab.report.table(rungs, strict, defaults)
 lab.tables.attribution_table(rungs)
 
 # %% [markdown]
-# Each step's gain, explained by those numbers rather than by the step's name: the reading the
-# figures support, chosen by the numbers (`explain.py`); the figures themselves (wall gain,
-# device-time gain per image, unprofiled idle, kernels per batch, the kernel classes whose share
-# moved) are folded under it, and the decision is the ladder's *kept?*.
+# Each step's gain, explained by those numbers rather than by the step's name (`explain.py`):
+# what the two clocks did, the kernel class whose device ms per batch moved most (and the largest
+# move the other way), and the kernels removed (-) and added (+) by name. An eager rung whose
+# launches x microseconds per launch (the host's pace that day) reach within 20% of its device
+# time sits at the host-bound border: either clock may carry its gain. The figures are folded.
 
 # %%
 lab.tables.explanations(rungs)
@@ -310,7 +311,7 @@ chapter.exercise("08.share_of_climb").check(share)
 # with bias + residual + ReLU fused into its epilogue. Every rung goes through the same gate
 # first (a rung it refuses is shown as refused, never as a speed; one FP8 rung has a scale
 # made wrong on purpose, which it must refuse), is timed interleaved with the rung it
-# changes, and is kept by the ladder's own rule (printed under the gate), re-decided here from
+# changes, and is kept by the ladder's own rule (folded under the gate), re-decided here from
 # the recorded gains; a decision the record made under an earlier rule is marked. Its cold
 # compile is shown with the batches it takes to pay back.
 #

@@ -130,6 +130,123 @@ def copies_removed(before: ladder.Rung, after: ladder.Rung) -> str:
     return f"copies/layout kernels per batch {c0:.0f} -> {c1:.0f}" + (f" ({named})" if named else "")
 
 
+# a kernel class's move in device ms (per batch of the base's size) named beside the largest
+# when it went the other way and moved at least this much
+COUNTER_MOVE_MS = 0.10
+GEMM = "GEMM/conv"   # timeline_stats' class of matmul and convolution kernels
+
+
+def class_ms(rung: ladder.Rung, batch: int | None = None) -> dict[str, float]:
+    """Device milliseconds per `batch` images (the rung's own batch by default) by kernel
+    class, from the rung's profile: its class shares times its device time; {} without a
+    device clock or a profile."""
+    if rung.device_s is None or not rung.kinds:
+        return {}
+    per_batch = 1e3 * rung.device_s * (batch or rung.settings.batch) / rung.settings.batch
+    return {k: share * per_batch for k, share in rung.kinds.items()}
+
+
+def class_shift(before: ladder.Rung, after: ladder.Rung) -> str:
+    """The kernel class whose device ms moved most in a step, with its sign, and the largest
+    move the other way where one reaches COUNTER_MOVE_MS: 'reductions/norms 1.54 -> 0.05 ms
+    (-1.49), elementwise +0.18'; per batch of the base's size. Why: an explanation must follow
+    from the rung's own profile (review 2026-12-04j item 1: torch.compile's reading named 0.12
+    ms of copies while eager BatchNorm's 1.49 ms went and the elementwise tails grew). ''
+    without both profiles on a device clock."""
+    b = before.settings.batch
+    m0, m1 = class_ms(before, b), class_ms(after, b)
+    if not m0 or not m1:
+        return ""
+    moves = sorted(((m1.get(k, 0.0) - m0.get(k, 0.0), k) for k in set(m0) | set(m1)),
+                   key=lambda m: -abs(m[0]))
+    delta, name = moves[0]
+    if abs(delta) < 0.5 * COUNTER_MOVE_MS:
+        return ""
+    said = f"{name} {m0.get(name, 0.0):.2f} -> {m1.get(name, 0.0):.2f} ms ({delta:+.2f})"
+    other = next(((d, k) for d, k in moves[1:] if d * delta < 0 and abs(d) >= COUNTER_MOVE_MS), None)
+    return said + (f", {other[1]} {other[0]:+.2f}" if other else "")
+
+
+def _kernel_group(name: str) -> str:
+    """A kernel's name grouped with its siblings: its own identifier (kernel_word) without the
+    trailing number Inductor gives each generated kernel ('triton_poi_fused_..._relu_10')."""
+    return re.sub(r"_\d+$", "", kernel_word(name))
+
+
+def _of_class(group: str, kind: str | None, top: str) -> bool:
+    """Whether a kernel belongs to the class `top`: by its classified kind, or for norms by its
+    name (the record keeps names cut at 90 characters, and a cut native BatchNorm kernel
+    classifies as 'other')."""
+    return kind == top or (top == "reductions/norms" and "norm" in group)
+
+
+def kernels_moved(before: ladder.Rung, after: ladder.Rung, most: int = 3) -> str:
+    """The kernels a step removed and added most (the `most` largest moves), by name, from the
+    two profiles' most launched kernels: 'kernels 282 -> 106: -53 bn_fw_inf_1C11_kernel_NHWC, +36 triton_poi_fused_...';
+    '' when no name moved by a kernel per batch."""
+    n0, n1 = before.kernel_names or {}, after.kernel_names or {}
+    if not n0 or not n1:
+        return ""
+    moves: dict[str, float] = {}
+    gemm, kind = set(), {}
+    for names, sign in ((n1, 1.0), (n0, -1.0)):
+        for n, count in names.items():
+            moves[_kernel_group(n)] = moves.get(_kernel_group(n), 0.0) + sign * count
+            kind[_kernel_group(n)] = timeline_stats.kind_class(n, "kernel")
+            if kind[_kernel_group(n)] == GEMM:
+                gemm.add(_kernel_group(n))
+    # among kernels that moved as often, those of the class whose device time moved most first
+    b = before.settings.batch
+    m0, m1 = class_ms(before, b), class_ms(after, b)
+    top = max(set(m0) | set(m1), key=lambda k: abs(m1.get(k, 0.0) - m0.get(k, 0.0)), default="")
+    # a GEMM/conv's tile variants trade places between steps: not a mechanism, not named
+    moves = {n: d for n, d in moves.items() if n not in gemm}
+    ranked = sorted(((d, n) for n, d in moves.items() if abs(d) >= 1),
+                    key=lambda m: (-round(abs(m[0])), not _of_class(m[1], kind.get(m[1]), top)))
+    named = ranked[:most - 1]
+    # the last name the largest move of the other sign, where the first ones all went one way
+    # (torch.compile: three eager kernels removed, then the Triton tail that took their place)
+    other = [m for m in ranked[most - 1:] if named and all(m[0] * n[0] < 0 for n in named)]
+    named += other[:1] or ranked[most - 1:most]
+    removed = sorted(m for m in named if m[0] < 0)
+    added = sorted((m for m in named if m[0] > 0), key=lambda m: -m[0])
+    if not removed and not added:
+        return ""
+    # the counts per batch are the attribution table's column, beside the readings
+    return "kernels " + ", ".join(f"{d:+.0f} {n}" for d, n in removed + added)
+
+
+def climb_pace(rungs: list[ladder.Rung]) -> tuple[float, float] | None:
+    """The host's pace over a climb (us per eager launch, lowest and highest of every round's
+    probe): the paces any rung of the run could have met that day; None when none was probed."""
+    probes = [p for r in rungs for t in (r.timings or [{"host_pace_us": r.host_pace_us}])
+              for p in t.get("host_pace_us") or []]
+    return (min(probes), max(probes)) if probes else None
+
+
+BORDER = 0.20   # host ms within this share of device ms (or spanning it): at the border
+
+
+def border(rung: ladder.Rung, pace: tuple[float, float] | None = None) -> str:
+    """Host ms as launches x us per launch beside device ms, and whether the rung sits at the
+    host-bound border, where the 30% idle line flips with the host's pace that minute: 'host 282
+    launches x 8.7-17.2 us = 2.5-4.9 ms, device 4.07 ms: at the border, either clock' (review
+    2026-12-04j item 2: 08's fp16 rung judged by wall and 09's same rung host-bound). pace: the
+    climb's (climb_pace), else the rung's own probes. The launches' cost is a floor on the
+    host's time (Python between launches adds to it), so a rung whose floor reaches within
+    BORDER of its device time is at the border. '' for a graph-launched rung or without a
+    device clock or probe."""
+    launches = (rung.host_launches or {}).get("kernel launches") or 0
+    pace = pace or climb_pace([rung])
+    if launches < 2 or pace is None or rung.device_s is None:
+        return ""
+    device = 1e3 * rung.device_s
+    low, high = launches * pace[0] / 1e3, launches * pace[1] / 1e3
+    at = low <= (1 + BORDER) * device and high >= (1 - BORDER) * device
+    return (f"host {launches:.0f} launches x {pace[0]:.1f}-{pace[1]:.1f} us = {low:.1f}-{high:.1f} ms, "
+            f"device {device:.2f} ms" + (": at the border, either clock" if at else ""))
+
+
 def _gained(gain: float | None, spread: tuple[float, float] | None) -> bool:
     return gain is not None and keep.above(spread) and gain > 1 + MATERIAL
 
@@ -179,8 +296,8 @@ def step_idle(after: ladder.Rung) -> float | None:
     return timings[-1].get("idle") if len(timings) > 1 else after.idle_share
 
 
-def numbers(before: ladder.Rung, after: ladder.Rung) -> str:
-    """The measured figures of one step, as one line."""
+def numbers(before: ladder.Rung, after: ladder.Rung, climb: tuple[float, float] | None = None) -> str:
+    """The measured figures of one step, as one line (climb: the climb's host pace, for `border`)."""
     parts = [f"{after.gain:.2f}x wall" + (f" ({after.gain_spread[0]:.2f} to {after.gain_spread[1]:.2f})"
                                            if after.gain_spread else "")]
     if after.device_gain is not None:
@@ -197,6 +314,9 @@ def numbers(before: ladder.Rung, after: ladder.Rung) -> str:
     if l0 and l1 and l0 != l1:
         parts.append("host launch calls per batch " + ", ".join(
             f"{k} {l0.get(k, 0):.0f} -> {l1.get(k, 0):.0f}" for k in l1 if l0.get(k) or l1.get(k)))
+    edge = border(after, climb)
+    if edge:
+        parts.append(edge)
     moves = class_moves(before, after)
     if moves:
         of = "device time" if after.device_s is not None else "CPU op self time"
@@ -204,8 +324,9 @@ def numbers(before: ladder.Rung, after: ladder.Rung) -> str:
     return "; ".join(parts)
 
 
-def reading(before: ladder.Rung, after: ladder.Rung) -> str:
-    """What the figures say happened (empty when they say nothing clear)."""
+def reading(before: ladder.Rung, after: ladder.Rung, climb: tuple[float, float] | None = None) -> str:
+    """What the figures say happened (empty when they say nothing clear); climb: the climb's
+    host pace (climb_pace), for `border`."""
     wall_up, wall_down = _gained(after.gain, after.gain_spread), _lost(after.gain, after.gain_spread)
     if after.device_gain is None:  # a CPU: one clock only
         if wall_up:
@@ -247,7 +368,7 @@ def reading(before: ladder.Rung, after: ladder.Rung) -> str:
         said.append(f"the device's work shrank ({after.device_gain:.2f}x) and the wall followed "
                     f"part way ({after.gain:.2f}x)")
     elif dev_up and wall_up:
-        said.append("the device's work shrank and the wall followed")
+        said.append("both clocks gained")
     elif dev_down and wall_down:
         said.append("the device did more work and the wall lost too")
     elif dev_down:
@@ -256,12 +377,18 @@ def reading(before: ladder.Rung, after: ladder.Rung) -> str:
         said.append("the wall lost while the device time held: the host did more work per batch")
     else:
         said.append(f"neither clock moved by more than its spread or {100 * MATERIAL:.0f}%")
-    jump = kernel_jump(before, after)
-    if jump:
-        said.append(jump)
-    gone = copies_removed(before, after)
-    if gone:
-        said.append(gone)
+    # what moved in the profile (review 2026-12-04j item 1): the class whose device ms moved
+    # most, with its sign, then the kernels removed and added by name (one kernel become
+    # several said as such)
+    shift = class_shift(before, after)
+    if shift:
+        said.append(shift)
+    moved = kernel_jump(before, after) or kernels_moved(before, after)
+    if moved:
+        said.append(moved)
+    edge = border(after, climb)
+    if edge.endswith("either clock"):
+        said.append(edge)
     i0, i1 = base_idle(before, after), step_idle(after)
     if i0 is not None and i1 is not None:
         limit = keep.IDLE_LIMIT
@@ -312,7 +439,8 @@ def device_reading(before: ladder.Rung, after: ladder.Rung) -> str:
     return "; ".join(said) + "."
 
 
-def parts(before: ladder.Rung, after: ladder.Rung) -> tuple[str, str]:
+def parts(before: ladder.Rung, after: ladder.Rung,
+          climb: tuple[float, float] | None = None) -> tuple[str, str]:
     """One step as (its figures, the reading they support). When its base moved the figures
     end 'Not read: its base moved.' and the reading is the device's alone (`device_reading`,
     '' on a CPU); a failed step's figures are its reason. A notebook shows the reading and
@@ -326,10 +454,10 @@ def parts(before: ladder.Rung, after: ladder.Rung) -> tuple[str, str]:
         host = pace(before, after)
         return (f"{after.gain:.2f}x wall" + (f"; {host}" if host else "")
                 + ". Not read: its base moved."), device_reading(before, after)
-    figures = numbers(before, after)
+    figures = numbers(before, after, climb)
     if len(timings) > 1:
         figures += f" (re-timed {len(timings) - 1}x: its base moved)"
-    said = reading(before, after)
+    said = reading(before, after, climb)
     if said and after.unstable:
         said += " (unstable: tentative)"
     return figures, (f"{said[0].upper()}{said[1:]}." if said else "")

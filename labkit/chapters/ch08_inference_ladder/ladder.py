@@ -143,18 +143,21 @@ STRICT_FP32 = Settings()
 PYTORCH_DEFAULTS = Settings(tf32="conv")  # cuDNN's default: float32 convolutions in TF32
 
 GPU_STEPS = (
-    Step("TF32", {"tf32": "on"}, "float32 math on the tensor cores (10-bit mantissa)"),
-    Step("cudnn.benchmark", {"cudnn_benchmark": True}, "cuDNN times its algorithms for this shape once"),
-    Step("channels_last", {"channels_last": True}, "NHWC: the layout the tensor-core convolutions read"),
+    Step("TF32", {"tf32": "on"}, "float32 math on tensor cores (10-bit mantissa)"),
+    Step("cudnn.benchmark", {"cudnn_benchmark": True}, "cuDNN times its algorithms once"),
+    Step("channels_last", {"channels_last": True}, "NHWC, the layout tensor-core convolutions read"),
     Step("fp16 weights", {"dtype": "float16"}, "half the bytes, tensor cores at full rate"),
     # why it comes here (the GPU, not Python, then sets the pace of every later step) is the
     # page's "Climb" paragraph: said once (review 2026-12-03h: the GPU page's 1,500 words)
-    Step("CUDA Graphs", {"cuda_graphs": True}, "one graph launch per batch instead of one per kernel"),
-    Step("torch.compile", {"compile": "default"}, "Inductor fuses the elementwise work around cuDNN's "
-         "convolutions"),
-    Step("Conv-BN folding", {"fold_bn": True}, "BatchNorm's scale and shift folded into the "
-         "convolutions' weights and bias"),
-    Step("batch 256", {"batch": 256}, "bigger convolutions keep all the SMs busy"),
+    # torch.compile's reason as its profile shows it on the H200 (review 2026-12-04j item 1):
+    # eager BatchNorm's 1.5 ms of kernels go, the Triton elementwise tails grow by 0.2 ms;
+    # Inductor does not fuse into cuDNN's convolutions (extern kernels)
+    Step("CUDA Graphs", {"cuda_graphs": True}, "one launch per batch, not one per kernel"),
+    Step("torch.compile", {"compile": "default"}, "eager BatchNorm's kernels become fused "
+         "Triton tails beside cuDNN's convolutions"),
+    Step("Conv-BN folding", {"fold_bn": True}, "BatchNorm's scale and shift moved into the "
+         "conv weights"),
+    Step("batch 256", {"batch": 256}, "bigger convolutions fill the SMs"),
 )
 # Why this order (2026-12-03 18:45 UTC, three reproduce runs on the H200): with CUDA Graphs and
 # Conv-BN folding after torch.compile, the eager fp16 rungs and the compiled one were timed

@@ -364,7 +364,10 @@ def standing(data: Mapping, per_image: float | None = None, shown_as: str = "",
     # shown: a learner's page has no use for it (review 2026-12-03h item 8)
     later = [row for _, row in (again or []) if row.get("name") == top["name"]]
     conservative = min([top["images_per_s"], *(r["images_per_s"] for r in later)])
-    shown.add("best gated rung", f"{top['name']}: {top['images_per_s']:,.0f} images/s"
+    # one best rung, with the rule that picked it (review 2026-12-04j item 3: a later call's
+    # rung read 'best' over its own call's top rung beside this one)
+    shown.add("best gated rung (the fastest rung the gate passed, by images/s in its own call)",
+              f"{top['name']}: {top['images_per_s']:,.0f} images/s"
               + (f"; measured again: {', '.join(format(r['images_per_s'], ',.0f') for r in later)} "
                  f"(the gap below uses {conservative:,.0f})" if later else ""))
     if top.get("kinds"):

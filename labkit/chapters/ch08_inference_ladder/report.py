@@ -41,7 +41,7 @@ def reading_rules() -> str:
     return (
         "A row's images/s come from its own step's rounds, and the next step re-times it as its "
         "base: the step's base column shows those images/s, which the step gain is a ratio over. "
-        "A step is flagged unstable by the rule printed under the gate. A step whose base moved "
+        "A step is flagged unstable by the rule folded under the gate. A step whose base moved "
         f"is re-timed (the two rungs alone, {times} at most, while the budget lasts). If the "
         "base moved every time, the step is decided only when the decision holds over either "
         "timing of its base, else it is not decidable and not kept; either way its gain is not "
@@ -63,7 +63,7 @@ def _payback(rung: ladder.Rung, before: ladder.Rung | None) -> str:
 def _gain(gain: float | None, spread: tuple[float, float] | None) -> str:
     if gain is None:
         return ""
-    return f"{gain:.2f}x" + (f" ({spread[0]:.2f} to {spread[1]:.2f})" if spread else "")
+    return f"{gain:.2f}x" + (f" ({spread[0]:.2f}-{spread[1]:.2f})" if spread else "")
 
 
 def _kept(rung: ladder.Rung) -> str:
@@ -192,6 +192,29 @@ def images_cell(rung: ladder.Rung, start: ladder.Rung) -> str:
     return f"{then:,.0f} (first timed: {first})"
 
 
+def repeats_line(rungs: list[ladder.Rung]) -> str:
+    """How far a rung timed again moved from its earlier timing over the climb (each step's
+    base re-timed in the step's rounds against the base's own images/s, and a re-timed step's
+    deciding timing against its first), as one line; '' with fewer than two repeats. Why: on a
+    CPU the page read 'not decidable: base moved' and 'Not read: its base moved' row after row
+    before saying how far repeats moved (review 2026-12-04j item 8); a page on such a machine
+    leads with it, so a step gain inside that band is read as what it is."""
+    by_name = {r.name: r for r in rungs}
+    ratios = []
+    for r in rungs:
+        base, own = r.here.get(r.after) or {}, by_name.get(r.after)
+        if base.get("images_per_s") and own is not None and own.images_per_s:
+            ratios.append(base["images_per_s"] / own.images_per_s)
+        if len(r.timings or []) > 1 and base.get("step_images_per_s") and r.images_per_s:
+            ratios.append(base["step_images_per_s"] / r.images_per_s)
+    if len(ratios) < 2:
+        return ""
+    moved = sum(1 for x in ratios if abs(x - 1) > keep.MIN_GAIN)
+    return (f"Repeats on this machine: a rung timed again read {min(ratios):.2f}-{max(ratios):.2f}x "
+            f"its earlier timing ({moved} of {len(ratios)} off by over {100 * keep.MIN_GAIN:.0f}%); "
+            "a step gain inside that band is this machine's noise, not the step.")
+
+
 class LadderTable:
     """The rungs as a table: HTML in a notebook, aligned text elsewhere."""
 
@@ -203,19 +226,23 @@ class LadderTable:
         self.decided = [decided(r) for r in rungs]
         self.based = [base_short(r) for r in rungs]
         self.gate = gate_line(rungs)
+        # one clock (a CPU): the page leads with how far repeats moved (review 2026-12-04j item 8)
+        self.repeats = "" if any(r.device_gain is not None for r in rungs) else repeats_line(rungs)
+        # what the host-only step's gain follows (its base's idle), folded: the takeaways give
+        # this page's rule (review 2026-12-04j item 9), the fold the fresh runs' beside it
+        host = next((r for r in rungs if r.name == reproduce.HOST_ONLY_STEP and not r.error), None)
+        graphs = "" if host is None else reproduce.host_only_line(
+            fresh, host.gain, (host.here.get(host.after) or {}).get("idle_share"), host.after)
         self.note = " ".join(line for line in (host_pace(rungs), steady_line(rungs, strict),
-                                               reproduce.all_steps_line(fresh)) if line)
+                                               reproduce.all_steps_line(fresh), graphs) if line)
         # the steps whose gain did not hold over this machine's fresh runs, shown beside the
         # table: a page is one run (review 2026-12-03h item 5)
         # (not held: the runs disagree, or this run's own gain lies outside them: review
-        # 2026-12-04i item 1), and what the host-only step's gain follows (its base's idle)
+        # 2026-12-04i item 1; what held means and how often each was kept: 2026-12-04j item 7)
         now = datetime.now(timezone.utc).isoformat(timespec="seconds")
-        host = next((r for r in rungs if r.name == reproduce.HOST_ONLY_STEP and not r.error), None)
-        self.fresh = " ".join(line for line in (
-            reproduce.not_held_line(fresh, {r.name: r.gain for r in rungs if not r.error}, now),
-            "" if host is None else reproduce.host_only_line(
-                fresh, host.gain, (host.here.get(host.after) or {}).get("idle_share"), host.after))
-            if line)
+        self.fresh = reproduce.not_held_line(
+            fresh, {r.name: r.gain for r in rungs if not r.error}, now,
+            {r.name: r.device_gain for r in rungs if not r.error})
         # the columns shown: not one that says nothing on any row (a CPU's device clock, idle,
         # compile and payback), nor a second baseline that is the first (a CPU's)
         self.shown = [i for i, name in enumerate(COLUMNS)
@@ -249,13 +276,15 @@ class LadderTable:
         core = [i for i in self.shown if COLUMNS[i] in CORE]
         note = f"<p>{html.escape(self.note)}</p>" if self.note else ""
         gate = "".join(f"<p>{html.escape(line)}</p>" for line in (self.gate, self.fresh) if line)
-        return (self._table(core, short=True) + gate
+        lead = f"<p>{html.escape(self.repeats)}</p>" if self.repeats else ""
+        return (lead + self._table(core, short=True) + gate
                 + "<details><summary>all columns, the keep rule's reasons, the host's pace</summary>"
                 + self._table(self.shown, short=False) + note
                 + f"<p>{html.escape(reading_rules())}</p></details>")
 
     def __str__(self) -> str:
-        return "\n".join([" | ".join(cells[i] for i in self.shown) for _, cells in self.rows]
+        return "\n".join(([self.repeats] if self.repeats else [])
+                         + [" | ".join(cells[i] for i in self.shown) for _, cells in self.rows]
                          + [line for line in (self.gate, self.fresh, self.note) if line])
 
 

@@ -221,27 +221,45 @@ def label(found: dict, page_at: str | None = None) -> str:
 
 
 def not_held_line(found: dict | None, gains: Mapping[str, float | None] | None = None,
-                  page_at: str | None = None) -> str:
-    """The steps not held by the fresh runs: those whose wall gain the runs did not agree on
-    (each with its wall range, its device-time range and how often it was flagged), and,
-    given the page's own gains (gains: {step: wall gain}), those whose gain on this page lies
-    outside the runs' range; '' when every step held or there is no record. (Every step's
-    range, those that held too, is all_steps_line's, for a fold.)"""
+                  page_at: str | None = None,
+                  device_gains: Mapping[str, float | None] | None = None) -> str:
+    """The steps whose gain the fresh runs did not hold, saying what held means and how often
+    each was kept: a step whose runs disagreed ('fp16 weights kept 3 of 3, gain not stable:
+    1.54-1.69x wall, unstable 1 of 3'), and, given the page's own gains (gains: {step: wall
+    gain}; device_gains the same on device time), one whose gain on this page lies outside
+    the runs' range ('torch.compile kept 3 of 3, this page's 1.59x below all 3 on both
+    clocks: 1.63-1.69x wall, 1.59-1.66x device'); '' when every step held or there is no
+    record. Why: 'not held' beside a gain the runs kept 3 of 3 read as a step that did not
+    reproduce (review 2026-12-04j item 7). (Every step's range is all_steps_line's, folded.)"""
     if not found:
         return ""
-    steps, gains = found["steps"], dict(gains or {})
+    steps, gains, device_gains = found["steps"], dict(gains or {}), dict(device_gains or {})
     loose = [n for n, s in steps.items() if not holds(s, gains.get(n))]
     if not loose:
         return ""
 
+    def side(value: float | None, span: tuple[float, float] | None) -> str:
+        if value is None or span is None:
+            return ""
+        return "below" if value < span[0] / (1 + keep.MIN_GAIN) else \
+            "above" if value > span[1] * (1 + keep.MIN_GAIN) else ""
+
     def one(name: str) -> str:
         s = steps[name]
-        page = gains.get(name)
-        return (f"{name}" + (f" {page:.2f}x here," if page is not None and not inside(s, page) else "")
-                + f" {spread(*s['wall'])} wall there"
-                + (f" ({spread(*s['device'])} device" if s["device"] else " (")
-                + (f"; unstable {s['unstable']} of {s['runs']})" if s["unstable"] else ")")).replace(" ()", "")
-    return f"Not held by {label(found, page_at)}: " + "; ".join(one(n) for n in loose) + "."
+        page, runs = gains.get(name), s["runs"]
+        wall = side(page, s["wall"])
+        device = side(device_gains.get(name), s["device"])
+        said = f"{name} kept {s['kept']} of {runs}, "
+        if wall:
+            said += (f"this page's {page:.2f}x {wall} all {runs}"
+                     + (" on both clocks" if device == wall else "") + ": ")
+        else:
+            said += "gain not stable: "
+        return (said + f"{spread(*s['wall'])} wall" + (f", {spread(*s['device'])} device" if s["device"] else "")
+                + (f", unstable {s['unstable']} of {runs}" if s["unstable"] else ""))
+    return (f"Not held by {label(found, page_at)[:-1]}; held: within {100 * HOLDS_WITHIN:.0f}% "
+            "of each other, none unstable, this page's among them): "
+            + "; ".join(one(n) for n in loose) + ".")
 
 
 HOST_ONLY_STEP = "CUDA Graphs"  # the step that cuts the host's work only (device gain ~1.00x)

@@ -10,6 +10,7 @@ stock PyTorch are shown from their recorded run by past_view. Nothing is measure
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 
 import numpy as np
@@ -81,13 +82,14 @@ def gate_rules() -> tables.Table:
                          [[m, f"{t:.2g}", f"{numerics.CENTRED_TOLERANCES[m]:.2g}"]
                           for m, t in numerics.TOLERANCES.items()])
     shown.note(f"and top-1 agreement at least {100 * numerics.MIN_TOP1:.0f}%; a step is "
-               f"{keep.rule()}; host-bound: GPU idle over {100 * keep.IDLE_LIMIT:.0f}%; "
-               f"{keep.unstable_rule()}")
+               f"{keep.rule()}; host-bound: GPU idle over {100 * keep.IDLE_LIMIT:.0f}%")
     # the keep rule's mechanics, folded under the table they apply (review 2026-12-04i item 10:
     # about 380 words of markdown came before the climb's table, most of it rules a learner
-    # cannot use until the table is there)
-    return shown.fold("how the gate and the keep rule work", KEEP_RULE_MECHANICS.format(
-        gain=1 + keep.MIN_GAIN, idle=100 * keep.IDLE_LIMIT))
+    # cannot use until the table is there); the instability rule with them (the GPU page's
+    # 1,500 words, 2026-12-04j)
+    return shown.fold("how the gate and the keep rule work, what 'unstable' means",
+                      KEEP_RULE_MECHANICS.format(gain=1 + keep.MIN_GAIN, idle=100 * keep.IDLE_LIMIT)
+                      + f" A step is flagged {keep.unstable_rule()}.")
 
 
 KEEP_RULE_MECHANICS = (
@@ -113,8 +115,8 @@ KEEP_RULE_MECHANICS = (
 
 def plan_table(plan: object) -> tables.Table:
     """The steps the ladder climbs on this machine, from its starting rung."""
-    return tables.Table(f"The plan on this machine: start from {plan.start.math} eager, batch "
-                        f"{plan.start.batch}, then", ["#", "step", "why"],
+    return tables.Table(f"The plan here: from {plan.start.math} eager, batch {plan.start.batch}",
+                        ["#", "step", "why"],
                         [[n, s.name, s.why] for n, s in enumerate(plan.steps, start=1)])
 
 
@@ -151,13 +153,13 @@ def attribution_table(rungs: list) -> tables.Table:
                 r.device_s, r.profiled_idle, r.kinds,
                 "GPU time" if r.device_s is not None else "CPU op self time", r.kernels_per_batch)))
     if minor:
-        shown.fold(f"under {100 * MINOR:.0f}% everywhere: {', '.join(minor)}", "\n".join(
+        shown.fold(f"classes under {100 * MINOR:.0f}%", "\n".join(
             f"{r.name}: " + ", ".join(f"{k} {100 * r.kinds.get(k, 0.0):.1f}%" for k in minor)
             for r in profiled))
     idles = [f"{r.name} {100 * r.profiled_idle:.0f}%" for r in profiled if r.profiled_idle is not None]
     compared = profiled_against_unprofiled(profiled)
     if idles:
-        shown.fold("profiled idle (secondary)",
+        shown.fold("profiled idle",
                    "; ".join(idles) + (f"\n{compared}" if compared else ""))
     return shown
 
@@ -188,13 +190,14 @@ def explanations(rungs: list) -> tables.Table:
     are folded under the table, one line per step (issue 37)."""
     shown = tables.Table("Each step, explained by its numbers", ["step", "reading"])
     by_name = {r.name: r for r in rungs}
+    pace = explain.climb_pace(rungs)   # the host's pace that day, for the border (item 2)
     figures = []
     for r in rungs[1:]:
         before = by_name.get(r.after)
         if r.error or before is None:
             shown.add(r.name, r.why)
             continue
-        numbers, said = explain.parts(before, r)
+        numbers, said = explain.parts(before, r, pace)
         figures.append(f"{r.name}: {numbers}")
         # the decision is the ladder table's 'kept?' above: not said twice (issue 37)
         shown.add(r.name, said or ("Not read: its base moved." if numbers.endswith("its base moved.")
@@ -322,7 +325,7 @@ def adds_up_parts(run: object, gains: Mapping[str, Mapping[str, float]]) -> tupl
             + ([f"{', '.join(moved_alone)} on a base that moved"] if moved_alone else []))
         on_device = _adds_up_on_device(names, cells, climbed)
         # the wall's products decide nothing here: only the device clock's are said
-        said = (f"Do they add up? Undecided on the wall clock ({why}); {on_device}" if on_device
+        said = (f"Not decided on the wall clock ({why}); {on_device}" if on_device
                 else said + f". Not decidable: {why}")
     elif alone_range is None:
         said += f". {p_climb / p_alone:.2f}x apart (no range for the steps alone)"
@@ -354,13 +357,13 @@ def _adds_up_on_device(names: list[str], alone: Mapping[str, ladder.Rung],
     p_alone = float(np.prod([alone[n].device_gain for n in names]))
     p_climb = float(np.prod([climbed[n].device_gain for n in names]))
     a_range, c_range = _range_product(a_spreads), _range_product(c_spreads)
-    said = (f"on device time the three multiply to {p_alone:.2f}x alone ({a_range[0]:.2f} to {a_range[1]:.2f}), "
-            f"{p_climb:.2f}x on the climb ({c_range[0]:.2f} to {c_range[1]:.2f})")
+    said = (f"on device time the three multiply to {p_alone:.2f}x alone ({a_range[0]:.2f}-{a_range[1]:.2f}), "
+            f"{p_climb:.2f}x on the climb ({c_range[0]:.2f}-{c_range[1]:.2f})")
     if not _apart(a_range, c_range):
         return said + ": the ranges overlap, the steps multiply"
     differ = [n for n, a, c in zip(names, a_spreads, c_spreads, strict=True) if _apart(a, c)]
     return (said + f": they do not ({p_climb / p_alone:.2f}x apart): " + "; ".join(
-        f"{n} {climbed[n].device_gain:.2f}x on the climb (after {climbed[n].after}), "
+        f"{n} {climbed[n].device_gain:.2f}x after {climbed[n].after}, "
         f"{alone[n].device_gain:.2f}x alone" for n in differ))
 
 
@@ -410,9 +413,10 @@ def standing_table(best: object, image: int, matmul_tflops: Mapping[str, float],
     per_image = roofline.flops_per_image(image)
     pairs = [list(pair) for pair in roofline.standing(best.images_per_s, best.settings.math,
                                                       matmul_tflops, per_image, with_source=False)]
-    if copy_gbps:
-        pairs.insert(2, list(roofline.memory_roof(best.images_per_s, best.settings.math, copy_gbps,
-                                                  roofline.conv_output_elements(image))))
+    # the memory roof (an estimate) is folded: the compute roof and the published figure are
+    # what the gap is read against (review 2026-12-04j: 08's GPU page over 1,500 words)
+    memory = list(roofline.memory_roof(best.images_per_s, best.settings.math, copy_gbps,
+                                       roofline.conv_output_elements(image))) if copy_gbps else None
     published = [p for p in pairs if str(p[0]).startswith("published")]
     mlperf = roofline.MLPERF_H200_RESNET50_OFFLINE
     for p in published:   # its conditions are folded with its source (issue 37)
@@ -421,6 +425,8 @@ def standing_table(best: object, image: int, matmul_tflops: Mapping[str, float],
         pairs = [p for p in pairs if p not in published]
     shown = tables.Table(f"Where it stands: ResNet-50 at {image} px, {per_image / 1e9:.2f} GFLOP per "
                          "image (FlopCounterMode)", ["reading", "value"], pairs)
+    if memory:
+        shown.fold("memory roof", f"{memory[0]}: {memory[1]}")
     if not device_name:
         return shown.note(f"MLPerf's H200 figure (224 px, INT8) is not set beside this {image}-px "
                           "CPU rung.")
@@ -428,6 +434,8 @@ def standing_table(best: object, image: int, matmul_tflops: Mapping[str, float],
                f"{mlperf['conditions']}; source: {mlperf['source']}")
     split = roofline.gap_split(best.images_per_s, best.settings.math, per_image, device_name,
                                best.kinds.get(attribution.ELEMENTWISE))
+    if split is not None:
+        split = dataclasses.replace(split, pointer=": the optional section times removing it")
     if split is None:
         shown.note("(the gap's split uses the H200's published peaks: shown on an H200 run)")
     else:
@@ -437,7 +445,7 @@ def standing_table(best: object, image: int, matmul_tflops: Mapping[str, float],
         for line in split.lines(best.settings.math)[3:]:
             shown.note(f"- {line}")
         shown.fold("shares of peak", "\n".join(peaks))
-    return shown.note(f"What closes the gap: {roofline.WHAT_CLOSES_THE_GAP}")
+    return shown.fold("what closes the gap", roofline.WHAT_CLOSES_THE_GAP)
 
 
 RECORDED_MACHINE = "the record's machine"
@@ -460,7 +468,11 @@ def recorded_ladder(recorded: Recorded | Mapping,
     if fresh == RECORDED_MACHINE:
         fresh = reproduce.fresh_runs(recorded.machine) if rungs else None
     has_base = any(r.get("here") for r in rungs)   # a record before the base's re-timing has none
+    # the device-time gain beside the wall's (review 2026-12-04j item 8: the CUDA Graphs quiz
+    # asks which step the GPU does not feel, and the CPU page's recorded ladder had no such column)
+    devices = any(r.get("device_gain") is not None for r in rungs)
     shown = tables.Table("The reference GPU's ladder", ["rung", "images/s", "step gain: wall [IQR]"]
+                         + (["step gain: device time"] if devices else [])
                          + ([f"wall gain in {fresh['runs']} fresh runs"] if fresh else [])
                          + (["its base in the step's rounds (images/s, GPU idle)"] if has_base else [])
                          + ["kept", "math", "error", "compile"], recorded=recorded.label)
@@ -489,7 +501,9 @@ def recorded_ladder(recorded: Recorded | Mapping,
             kept = f"{kept} then; {today}" if today.startswith("today") else f"{kept} ({today})"
         elif flag:
             kept += f", unstable: {flag}"   # every step, kept or not (review 2026-12-03e item 4)
-        shown.add(r["name"], f"{r['images_per_s']:,.0f}", gain, *([runs] if fresh else []),
+        device = "" if r.get("device_gain") is None else f"{r['device_gain']:.2f}x"
+        shown.add(r["name"], f"{r['images_per_s']:,.0f}", gain, *([device] if devices else []),
+                  *([runs] if fresh else []),
                   *([in_rounds] if has_base else []), kept, r["math"],
                   f"{gate['rel_error']:.1e}" if gate.get("rel_error") is not None else "-",
                   f"{r['compile_s']:.1f} s" if r.get("compile_s") else "-")  # "-": nothing compiled
@@ -499,7 +513,8 @@ def recorded_ladder(recorded: Recorded | Mapping,
     if fresh:
         at = recorded_at(recorded)
         gains = {r.get("name"): r.get("gain") for r in rungs}
-        shown.note(reproduce.not_held_line(fresh, gains, at)
+        shown.note(reproduce.not_held_line(fresh, gains, at,
+                                           {r.get("name"): r.get("device_gain") for r in rungs})
                    or f"Every step's wall gain held over {reproduce.label(fresh, at)}.")
         host = next((r for r in rungs if r.get("name") == reproduce.HOST_ONLY_STEP), None)
         if host is not None:
@@ -622,6 +637,7 @@ def takeaways(run: object, verdict: object) -> list[str]:
     regime_gains = run.regime_gains()
     refused = [r.name for r in rungs if r.gate is not None and not r.gate.passed]
     dropped = [r for r in rungs if not r.kept and not r.error and r.gate is not None and r.gate.passed]
+    slower = [r for r in dropped if r.gain is not None and keep.below(r.gain_spread) and r.gain < 1 - keep.MIN_GAIN]
     by_device = [r for r in rungs if r.judged_by == "device time" and r.kept]
     ahead = [r for r in by_device if r.device_gain and r.gain and r.device_gain > r.gain]
     best_rung = next((r for r in rungs if r.name == best_step), None)
@@ -631,7 +647,7 @@ def takeaways(run: object, verdict: object) -> list[str]:
     # the form is said in full by the verdict's own row above; named here, not repeated
     form = "the course's reading of the title" if verdict is not None and verdict.form == \
         experiment.COURSE_FORM else getattr(verdict, "form", "")
-    c24 = (f"C24, judged in {form}: {verdict.label}." if verdict is not None else
+    c24 = (f"C24, in {form}: {verdict.label}." if verdict is not None else
            f"C24 is not judged here: this ladder lacks {', '.join(lacking_steps(run.plan))}.")
     said = [
         f"The kept top rung ({named}): {top.images_per_s:,.0f} images/s, "
@@ -639,25 +655,43 @@ def takeaways(run: object, verdict: object) -> list[str]:
            "default float32" if defaults is not strict else f"{total:.1f}x eager float32")
         + f"; {at_base.speedup_over(strict):.2f}x at the baselines' batch ({at_base.settings.batch}). "
         "Which baseline and batch a speed-up is quoted against changes the headline.",
-        (f"The numerics gate refused {', '.join(refused)}." if refused else
-         "Every rung stayed inside the numerics gate."),
+        # the gate's verdict is in the ladder's own line; a takeaway names only a refusal
+        (f"The numerics gate refused {', '.join(refused)}." if refused else None),
+        graphs_rule(rungs),
         ("No device clock here: every step was judged on the wall clock."
          if one_clock else
          "Kept on device time while the host bound the rung: "
          + "; ".join(f"{r.name} {r.device_gain:.2f}x device time, {r.gain:.2f}x wall" for r in by_device)
          + (f". The device clock showed more than the wall for {', '.join(r.name for r in ahead)}."
-            if ahead else ".") if by_device else
-         "Every kept step gained on the wall clock; none on device time alone."),
+            if ahead else ".") if by_device else None),
         (f"The largest single step was {best_step} ({gains[best_step]:.2f}x over its base"
          + (f"; that rung is {best_rung.speedup_over(defaults):.2f}x PyTorch's defaults"
             if best_rung is not None and defaults is not strict else "") + ")"
-         + (f"; not kept: {dropped_said(dropped)}." if dropped else ".")) if gains else "No step was measured.",
+         # a step not kept is the ladder's grey row; a takeaway names only one that lost
+         + (f"; not kept: {dropped_said(slower)}." if slower else ".")) if gains else "No step was measured.",
         (regimes_said(regime_gains) if regime_gains else
          # on a CPU the interaction table's own note says why it is empty: not said twice
          None if one_clock else "The interaction of steps was not measured in this run (its table says why)."),
         c24,
     ] + ([f"Flagged unstable: {', '.join(unstable)}."] if unstable else [])
     return [line for line in said if line is not None]
+
+
+def graphs_rule(rungs: list) -> str | None:
+    """The lesson of the step that removes host work only, from this ladder: its wall gain is
+    about 1 / (1 - its base's GPU idle), since it can win back at most the time the GPU waited
+    ('CUDA Graphs removes host work only (device time 1.00x): its gain is about 1/(1 - its
+    base's GPU idle): 18% idle, 1.22x predicted, 1.19x measured.'). None without the step, a
+    device clock or its base's idle. Why: the rule the page shows best replaces the gate's line
+    among the takeaways (review 2026-12-04j item 9)."""
+    host = next((r for r in rungs if r.name == reproduce.HOST_ONLY_STEP and not r.error
+                 and r.gain is not None and r.device_gain is not None), None)
+    idle = None if host is None else (host.here.get(host.after) or {}).get("idle_share")
+    if idle is None or idle >= 1:
+        return None
+    return (f"{host.name} removes host work only (device time {host.device_gain:.2f}x): its gain is "
+            f"about 1/(1 - its base's GPU idle): {100 * idle:.0f}% idle, {1 / (1 - idle):.2f}x "
+            f"predicted, {host.gain:.2f}x measured.")
 
 
 def regimes_said(regime_gains: Mapping[str, Mapping[str, float]]) -> str | None:

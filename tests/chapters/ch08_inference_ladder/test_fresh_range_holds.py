@@ -50,9 +50,14 @@ def test_the_recorded_ladder_marks_both_and_reads_the_record_by_its_time(recorde
     assert "(not held by the fresh runs)" in rows["CUDA Graphs"] and "(not held" in rows["fp16 weights"]
     assert "not held" not in rows["torch.compile"] and "not held" not in rows["TF32"]
     assert ("Not held by 3 fresh runs on nvidia-h200 (reproduce.py, 2026-12-04 03:31 UTC, "
-            "after this page's run at 03:26)") in text
-    assert "CUDA Graphs 1.86x here, 1.18-1.29x wall there" in text
-    assert "fp16 weights 1.15x here, 1.44-1.53x wall there" in text
+            "after this page's run at 03:26; held: within 10% of each other, none unstable, "
+            "this page's among them)") in text
+    # review 2026-12-04j item 7: how often each was kept, and which side of the runs the page is
+    assert "CUDA Graphs kept 3 of 3, this page's 1.86x above all 3: 1.18-1.29x wall, 1.00x device" in text
+    assert "fp16 weights kept 3 of 3, this page's 1.15x below all 3: 1.44-1.53x wall" in text
+    # item 8: the recorded ladder (the CPU page's view) has the device-time gain beside the wall's
+    assert "step gain: device time" in text.splitlines()[1]
+    assert "1.00x" in rows["CUDA Graphs"].split("]")[1].split()[0]
 
 
 def test_graphs_wall_gain_follows_its_bases_idle(recorded):
@@ -71,9 +76,9 @@ def test_the_label_says_when_the_record_predates_the_page():
 def test_the_steps_add_up_question_is_decided_on_device_time(recorded):
     text = str(tables.recorded_ladder(recorded))
     line = next(line for line in text.splitlines() if line.startswith("Do the steps simply add up?"))
-    assert "undecided on the wall clock (fp16 weights unstable on the climb)" in line
+    assert "Not decided on the wall clock (fp16 weights unstable on the climb)" in line
     assert "on device time the three multiply to 1.69x alone" in line and "2.54x on the climb" in line
-    assert "they do not (1.50x apart)" in line and "fp16 weights 1.85x on the climb (after channels_last), 1.37x alone" in line
+    assert "they do not (1.50x apart)" in line and "fp16 weights 1.85x after channels_last, 1.37x alone" in line
 
 
 def test_channels_last_names_the_layout_kernels_it_removed():
@@ -85,12 +90,65 @@ def test_channels_last_names_the_layout_kernels_it_removed():
              for r in DATA["results"]["chapters"]["08_inference_ladder"]["ladder"]["payload"]["rungs"]}
     said = explain.copies_removed(rungs["cudnn.benchmark"], rungs["channels_last"])
     assert said == "copies/layout kernels per batch 67 -> 0 (-43 nchwToNhwcKernel, -24 nhwcToNchwKernel)"
-    assert said in explain.reading(rungs["cudnn.benchmark"], rungs["channels_last"])
     assert explain.copies_removed(rungs["TF32"], rungs["cudnn.benchmark"]) == ""   # none removed
+    # the reading (review 2026-12-04j item 1): the class whose ms moved most, then the kernels
+    read = explain.reading(rungs["cudnn.benchmark"], rungs["channels_last"])
+    assert "copies/layout 1.20 -> 0.03 ms (-1.17)" in read and "-43 nchwToNhwcKernel" in read
+    # TF32 added the transposes channels_last then removes: its reading names them
+    read = explain.reading(rungs["eager strict float32"], rungs["TF32"])
+    assert "copies/layout +1.19" in read and "+43 nchwToNhwcKernel" in read
 
 
 def test_the_keep_rules_mechanics_are_folded_under_the_gate_table():
     shown = tables.gate_rules()
     (summary, text), = shown.folded
-    assert summary == "how the gate and the keep rule work"
+    assert summary == "how the gate and the keep rule work, what 'unstable' means"
+    assert "A step is flagged unstable: IQR over 10% of the median" in text
     assert "at least 1.02x" in text and "over 30% the host binds the rung" in text
+
+
+def _h200_rungs():
+    from labkit.chapters.ch08_inference_ladder import ladder
+
+    return {r["name"]: ladder.rung_from_dict(r)
+            for r in DATA["results"]["chapters"]["08_inference_ladder"]["ladder"]["payload"]["rungs"]}
+
+
+def test_the_compile_reading_follows_its_own_profile():
+    """Review 2026-12-04j item 1: torch.compile's reading named 53 copy kernels (0.12 ms) where
+    its profile shows eager BatchNorm's kernels going (reductions/norms -1.5 ms) and the Triton
+    tails growing; the reading names the class with the largest |delta ms|, its sign, the other
+    way's largest move, and the kernels removed and added."""
+    from labkit.chapters.ch08_inference_ladder import explain
+
+    rungs = _h200_rungs()
+    read = explain.reading(rungs["CUDA Graphs"], rungs["torch.compile"])
+    shift = explain.class_shift(rungs["CUDA Graphs"], rungs["torch.compile"])
+    assert shift.startswith("reductions/norms 1.5") and "(-1.4" in shift
+    assert shift in read and "-53 batch_norm_transform_input_channels_last_kernel" in read
+    assert "+" in read.split("kernels ")[1] and "triton_poi_fused" in read
+    # a step whose classes barely moved names none
+    assert explain.class_shift(rungs["TF32"], rungs["cudnn.benchmark"]) == ""
+
+
+def test_the_plan_does_not_say_inductor_fuses_into_cudnns_convolutions():
+    from labkit.chapters.ch08_inference_ladder import ladder
+
+    why = next(s.why for s in ladder.GPU_STEPS if s.name == "torch.compile")
+    assert "BatchNorm" in why and "fuses the elementwise work around" not in why
+
+
+def test_a_rung_at_the_host_bound_border_says_so_with_both_clocks():
+    """Review 2026-12-04j item 2: fp16 weights (eager, 282 launches, 4.07 ms of device time) sits
+    on the host-bound border; launches x us per launch at the climb's pace is printed beside
+    its device ms and it reads 'at the border, either clock'; channels_last is not at it."""
+    from labkit.chapters.ch08_inference_ladder import explain
+
+    rungs = _h200_rungs()
+    climb = explain.climb_pace(list(rungs.values()))
+    fp16 = explain.border(rungs["fp16 weights"], climb)
+    assert fp16.startswith("host 282 launches x 9.2-22.8 us = 2.6-6.4 ms, device 4.06 ms")
+    assert fp16.endswith(": at the border, either clock")
+    assert not explain.border(rungs["channels_last"], climb).endswith("either clock")
+    assert explain.border(rungs["CUDA Graphs"], climb) == ""     # one graph launch: no host sum
+    assert fp16 in explain.reading(rungs["channels_last"], rungs["fp16 weights"], climb)

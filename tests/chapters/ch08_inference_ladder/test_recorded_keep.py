@@ -120,8 +120,10 @@ def test_fp16_weights_is_kept_on_device_time_because_the_rung_is_host_bound_and_
                                             {"rungs": [dict(r, math="-", compile_s=0.0) for r in RECORD_1200]},
                                             "2026-12-03"), fresh=None)
     row = shown.rows[[x[0] for x in shown.rows].index("fp16 weights")]
-    assert row[2].startswith("0.94x") and row[4] == "kept on device time 1.83x (host-bound, GPU idle 51%)"
-    assert shown.rows[[x[0] for x in shown.rows].index("channels_last")][4] == "kept"
+    # (the device-time gain beside the wall's since review 2026-12-04j item 8)
+    assert row[2].startswith("0.94x") and row[3] == "1.83x"
+    assert row[5] == "kept on device time 1.83x (host-bound, GPU idle 51%)"
+    assert shown.rows[[x[0] for x in shown.rows].index("channels_last")][5] == "kept"
 
 
 def test_the_fp16_reading_names_the_wall_loss_and_the_extra_kernels():
