@@ -45,8 +45,9 @@
 # prediction, audited in float32 (each table's input row says so, and on a GPU whether float32
 # ran in TF32); then ResNet-50 again in float16, the precision chapter 08 deploys; then yours.
 #
-# What the chapter leaves to the command: AOTInductor's export path. Its C++ and Triton compile
-# takes minutes per network even on the reference GPU (chapter 07 records its build time), so
+# What the chapter leaves to the command: AOTInductor's export path. Its C++ and Triton build
+# took 128 s for chapter 07's small network on the reference H200 (export 3.9 s, compile 71.9 s,
+# load 45.7 s: 07's record of 2026-12-03, `results/nvidia-h200.json`), so
 # in a room the chapter checks the other export paths here, and on the first few images of the
 # batch (what a path records, and whether it is right on a layout, does not depend on the
 # batch). AOTInductor stays opt-in: `python -m labkit.audit MODEL --exports aoti` runs it (on a
@@ -107,7 +108,11 @@ print(audits.drift_table(resnet_report, "ResNet-50"))
 #
 # On a GPU the float32 audit's timing is a TF32 timing where PyTorch's default left TF32 on
 # (its input row says), not what a deployment runs. So on a GPU, ResNet-50 is audited again in
-# float16 (the same checks and keep rule; export paths were checked above):
+# float16 (the same checks and keep rule; export paths were checked above). It is chapter 08's
+# fp16 weights rung (eager, channels_last, batch 64), which sits on the host-bound border: the
+# host's launches x microseconds per launch come near its device time, so host-bound or not flips
+# with the host's pace that minute. The kernels line prints both sides, and says "at the border,
+# either clock" when they are within 20%:
 
 # %%
 audits.fp16_table(chapter, where)

@@ -24,6 +24,8 @@ data at all; none of them is copy or layout work a fix could remove.
 
 from __future__ import annotations
 
+import dataclasses
+import time
 from dataclasses import dataclass
 
 import numpy as np
@@ -63,6 +65,8 @@ class KernelReport:
     profiled_idle_share: float | None = None  # the profiled pass's (host traced): shown, never decides
     wall_s: float | None = None  # unprofiled wall seconds per batch
     device_s: float | None = None  # device-busy seconds per batch, from kernel records
+    launches: int | None = None  # kernels the profiled pass launched (eager: one host launch each)
+    pace_us: tuple[float, float] | None = None  # the host's us per eager launch, lowest and highest probe
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -74,7 +78,8 @@ class KernelReport:
                            "host_bound": self.host_bound, "idle_rule": IDLE_RULE,
                            "profiled_idle_share": self.profiled_idle_share,
                            "wall_ms": None if self.wall_s is None else 1e3 * self.wall_s,
-                           "device_ms": None if self.device_s is None else 1e3 * self.device_s})
+                           "device_ms": None if self.device_s is None else 1e3 * self.device_s,
+                           "launches": self.launches, "pace_us": self.pace_us})
 
 
 def bound_text(k: dict) -> str:
@@ -101,7 +106,46 @@ def bound_text(k: dict) -> str:
                "clamped at 0%" if over else
                f"device {k['device_ms']:.2f} ms of {k['wall_ms']:.2f} ms per batch")
     return (f"GPU idle {100 * k['gpu_idle_share']:.0f}% (unprofiled: {figures}): "
-            + ("host-bound" if k["host_bound"] else "device-bound") + aside)
+            + ("host-bound" if k["host_bound"] else "device-bound") + aside + border_text(k))
+
+
+BORDER = 0.20   # host ms within this share of device ms (or spanning it): at the border
+
+
+def border_text(k: dict) -> str:
+    """The host's side beside the device's: '; host 282 launches x 8.7-17.2 us = 2.5-4.9 ms
+    beside device 4.05 ms: at the border, either clock' ('' without launches, a pace probe or
+    a device time). Launches x us per launch is a floor on the host's time per batch (Python
+    between launches adds to it); a run whose floor reaches within BORDER of its device time
+    sits on the host-bound border, where the idle line flips with the host's pace that minute.
+    Why: chapter 08 judged its fp16 weights rung (eager, channels_last, batch 64) by wall at 16%
+    idle while this audit called the same rung host-bound (review 2026-12-04j item 2)."""
+    launches, pace, device = k.get("launches"), k.get("pace_us"), k.get("device_ms")
+    if not launches or not pace or not device:
+        return ""
+    low, high = launches * pace[0] / 1e3, launches * pace[1] / 1e3
+    at = low <= (1 + BORDER) * device and high >= (1 - BORDER) * device
+    return (f"; host {launches} launches x {pace[0]:.1f}-{pace[1]:.1f} us = {low:.1f}-{high:.1f} ms "
+            f"beside device {device:.2f} ms" + (": at the border, either clock" if at else ""))
+
+
+PACE_LAUNCHES = 32   # launches per host-pace probe (chapter 08's probe, ladder.host_pace_us)
+PACE_PROBES = 8
+
+
+def host_pace_us(device: torch.device, probes: int = PACE_PROBES) -> tuple[float, float]:
+    """(lowest, highest) microseconds per eager launch of a one-element add over a few probes,
+    the device idle (synchronised before and after each): the host's pace now."""
+    x = torch.zeros(1, device=device)
+    paces = []
+    for _ in range(probes):
+        torch.cuda.synchronize(device)
+        started = time.perf_counter()
+        for _ in range(PACE_LAUNCHES):
+            x.add_(1.0)
+        paces.append(1e6 * (time.perf_counter() - started) / PACE_LAUNCHES)
+        torch.cuda.synchronize(device)
+    return min(paces), max(paces)
 
 
 def bound(device_s: float | None, wall_s: float | None) -> tuple[float | None, bool | None]:
@@ -161,7 +205,11 @@ def profile(model: nn.Module, x: torch.Tensor, warmup: int = 1) -> KernelReport:
     trace = timeline.from_profiler(prof)
     summary = timeline.summary(trace)
     device_s, wall_s = unprofiled(model, x) if on_gpu else (None, None)
-    return from_trace(trace, summary, wall_s=wall_s, device_s=device_s)
+    report = from_trace(trace, summary, wall_s=wall_s, device_s=device_s)
+    if not on_gpu:
+        return report
+    launches = int(np.sum(trace.kind == timeline.KINDS.index("kernel")))
+    return dataclasses.replace(report, launches=launches, pace_us=host_pace_us(x.device))
 
 
 def from_trace(trace: timeline.Trace, summary: timeline_stats.Summary,

@@ -76,6 +76,15 @@ def noisy(ratio: float, q25: float, q75: float) -> bool:
     return ratio > 0 and (q75 - q25) / ratio > NOISY_IQR_FRACTION
 
 
+def noisy_note(ratio: float | None, q25: float | None, q75: float | None) -> str:
+    """', noisy rounds (IQR 33% of the median)' where `noisy`, else '': said beside a wall
+    ratio shown next to the deciding clock (review 2026-12-04j item 10: the H200's fp16 wall
+    0.63x with an IQR 0.42-0.63 read 'faster', unflagged)."""
+    if ratio is None or q25 is None or q75 is None or not noisy(ratio, q25, q75):
+        return ""
+    return f", noisy rounds (IQR {100 * (q75 - q25) / ratio:.0f}% of the median)"
+
+
 def decide(ratio: float, q25: float, q75: float, numerics_ok: bool = True,
            checkable: bool = True) -> str:
     """Which test of `rule()` decides a ratio (variant / original time, per-round quartiles):
@@ -130,8 +139,9 @@ class Recommendation:
         if self.wall_ratio is None:
             return ""
         said = decide(self.wall_ratio, self.wall_q25, self.wall_q75)
-        return "faster" if said == KEPT and self.outcome not in (NUMERICS_OFF, UNCHECKABLE) else (
+        word = "faster" if said == KEPT and self.outcome not in (NUMERICS_OFF, UNCHECKABLE) else (
             SLOWER if said == SLOWER else NOT_FASTER)
+        return word + noisy_note(self.wall_ratio, self.wall_q25, self.wall_q75)
 
     @property
     def wall_faster(self) -> bool:

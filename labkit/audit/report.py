@@ -185,6 +185,8 @@ def summary(report: Report) -> dict:
             "profiled_idle_share": k.profiled_idle_share,
             "wall_ms": None if k.wall_s is None else 1e3 * k.wall_s,
             "device_ms": None if k.device_s is None else 1e3 * k.device_s,
+            # the host's side beside it (review 2026-12-04j item 2): launches x us per launch
+            "launches": k.launches, "pace_us": None if k.pace_us is None else list(k.pace_us),
             "rows": [asdict(r) for r in k.rows[:8]]},
         "exports": [{"path": e.path, "outcome": e.on_this_layout, "others": e.others,
                      "checked_against": e.checked_against, "built_tf32_off": e.built_tf32_off}

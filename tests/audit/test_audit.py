@@ -239,6 +239,30 @@ def test_a_host_bound_run_judges_its_fix_by_device_time(dtype):
     assert r.kernels.host_bound and r.kernels.device_s < r.kernels.wall_s
     first = r.recommendations[0]
     assert first.clock.startswith("device-busy time (kernel records)") and first.ratio_q25 <= first.ratio_q75
+    # the recommendation itself (review 2026-12-04j item 5): 41 tiny convolutions whose NHWC
+    # kernels the device runs no slower; kept on device time, whatever the host-paced wall says
+    assert first.title == "convert to channels_last before the first conv"
+    assert first.kept, first.why
+    # the host's side beside the device's (item 2): 41 eager launches and the host's pace
+    assert r.kernels.launches and r.kernels.launches >= 41 and r.kernels.pace_us is not None
+    assert "launches x" in r.kernels.bound_text()
+
+
+def test_the_host_side_is_printed_beside_the_device_and_the_border_named():
+    """Review 2026-12-04j item 2: chapter 08's fp16 weights rung (282 eager launches, 4.07 ms of
+    device time) at 8.7-17.2 us per launch is 2.5-4.9 ms of host time: at the border; a run far
+    from it says only the figures; a report without launches says nothing."""
+    at = kernels.border_text({"launches": 282, "pace_us": (8.7, 17.2), "device_ms": 4.07})
+    assert at == ("; host 282 launches x 8.7-17.2 us = 2.5-4.9 ms beside device 4.07 ms: "
+                  "at the border, either clock")
+    far = kernels.border_text({"launches": 182, "pace_us": (8.7, 17.2), "device_ms": 7.49})
+    assert far.endswith("beside device 7.49 ms")
+    assert kernels.border_text({"launches": None, "pace_us": None, "device_ms": 4.0}) == ""
+    said = kernels.bound_text({"device": "gpu", "gpu_idle_share": 0.36, "host_bound": True,
+                               "idle_rule": kernels.IDLE_RULE, "profiled_idle_share": None,
+                               "wall_ms": 6.32, "device_ms": 4.05, "launches": 282, "pace_us": [8.7, 17.2]})
+    assert said.startswith("GPU idle 36% (unprofiled: device 4.05 ms of 6.32 ms per batch): host-bound; host 282")
+    assert said.endswith("at the border, either clock")
 
 
 @pytest.mark.parametrize("name, kind, copy", [

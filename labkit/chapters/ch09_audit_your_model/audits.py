@@ -134,7 +134,8 @@ def _ratio(r: Mapping) -> str:
     if r.get("wall_ratio") is not None and r.get("wall_clock") and r["wall_clock"] != r.get("clock"):
         wall = (f"; the batch's own time {r['wall_ratio']:.2f}x, IQR {r['wall_q25']:.2f}-"
                 f"{r['wall_q75']:.2f}: " + ("faster" if r.get("wall_faster") else
-                                             "slower" if r["wall_q25"] > 1 else "no measured gain"))
+                                             "slower" if r["wall_q25"] > 1 else "no measured gain")
+                + recommend.noisy_note(r["wall_ratio"], r["wall_q25"], r["wall_q75"]))
     return f" ({r['ratio']:.2f}x, per-round IQR {r['ratio_q25']:.2f}-{r['ratio_q75']:.2f}{clock}{wall})"
 
 

@@ -152,3 +152,19 @@ def test_a_rung_at_the_host_bound_border_says_so_with_both_clocks():
     assert not explain.border(rungs["channels_last"], climb).endswith("either clock")
     assert explain.border(rungs["CUDA Graphs"], climb) == ""     # one graph launch: no host sum
     assert fp16 in explain.reading(rungs["channels_last"], rungs["fp16 weights"], climb)
+
+
+def test_the_past_defaults_section_names_one_best_rung_and_no_pointer_to_itself():
+    """Review 2026-12-04j item 3: the section printed "'Past the defaults' times removing it"
+    inside Past the defaults, and two rungs read as best; one best rung is named with the rule
+    that picked it, and only the chapter's core points to the optional section."""
+    import pytest
+
+    from labkit.chapters.ch08_inference_ladder import past_view
+
+    shown = past_view.section()
+    if isinstance(shown, str):
+        pytest.skip("no recorded Past the defaults run")
+    text = shown._repr_html_()
+    assert "Past the defaults' times" not in text and "the optional section times" not in text
+    assert "the fastest rung the gate passed, by images/s in its own call" in text
