@@ -10,8 +10,15 @@ the profile). The reading picks among a few cases by those numbers:
   fewer kernels it is fewer launches;
 - the device gained and the wall did not: the device's work shrank while the host set the pace;
   when the wall lost, the host did more per batch (and the kernel count says if it launched more);
-- both gained: the device's work shrank and the wall followed;
+- both gained: 'both clocks gained';
 - the idle share crossing the host-bound threshold either way is said, with both figures.
+
+Then what the profile shows (review 2026-12-04j item 1: torch.compile's reading named 0.12 ms of
+copies where eager BatchNorm's 1.5 ms went): the kernel class whose device ms per batch moved
+most, with its sign, and the largest move the other way (`class_shift`); the kernels removed and
+added by name (`kernels_moved`, or one kernel become several: `kernel_jump`); and, for an eager
+rung whose launches x us per launch reach within 20% of its device time, 'at the border, either
+clock' (`border`, item 2).
 
 A step whose base moved in every timing (keep.NOT_DECIDABLE) gets no wall reading: its gain is
 a ratio over a base the host ran at another pace, so any reading would explain the host, not the

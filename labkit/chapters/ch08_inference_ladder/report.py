@@ -176,7 +176,16 @@ def row(rung: ladder.Rung, strict: ladder.Rung, defaults: ladder.Rung,
             f"{100 * rung.iqr_s / rung.median_s:.1f}%", over_strict, over_defaults,
             _gain(rung.gain, rung.gain_spread), _gain(rung.device_gain, rung.device_spread),
             in_rounds(rung, strict), idle, err, pct,
-            f"{rung.compile_s:.1f} s", _payback(rung, before)]
+            seconds(rung.compile_s), _payback(rung, before)]
+
+
+def seconds(value: float | None) -> str:
+    """A compile time to two significant figures ('0.041 s', '4.2 s', '14 s'), '0.0 s' for none:
+    CUDA Graphs' capture read '0.0 s' beside a payback of 52 batches (review 2026-12-04j
+    item 10), one figure rounded away and the other computed from it."""
+    if not value:
+        return "0.0 s"
+    return f"{value:.0f} s" if value >= 100 else f"{float(f'{value:.2g}'):g} s"
 
 
 def images_cell(rung: ladder.Rung, start: ladder.Rung) -> str:
@@ -281,6 +290,11 @@ class LadderTable:
                 + "<details><summary>all columns, the keep rule's reasons, the host's pace</summary>"
                 + self._table(self.shown, short=False) + note
                 + f"<p>{html.escape(reading_rules())}</p></details>")
+
+    def __repr__(self) -> str:
+        # a viewer without HTML shows text/plain, which is repr(): the table, not
+        # '<LadderTable at 0x...>' (review 2026-12-04j item 10)
+        return str(self)
 
     def __str__(self) -> str:
         return "\n".join(([self.repeats] if self.repeats else [])

@@ -23,6 +23,7 @@ from labkit.chapters.ch08_inference_ladder import (
     keep,
     ladder,
     numerics,
+    report,
     reproduce,
     roofline,
 )
@@ -506,7 +507,7 @@ def recorded_ladder(recorded: Recorded | Mapping,
                   *([runs] if fresh else []),
                   *([in_rounds] if has_base else []), kept, r["math"],
                   f"{gate['rel_error']:.1e}" if gate.get("rel_error") is not None else "-",
-                  f"{r['compile_s']:.1f} s" if r.get("compile_s") else "-")  # "-": nothing compiled
+                  report.seconds(r["compile_s"]) if r.get("compile_s") else "-")  # "-": nothing compiled
     if lacks:
         shown.note("This record predates the base's re-timing: a step's gain and the images/s "
                    "of the row above it come from different runs.")

@@ -178,3 +178,13 @@ def test_a_one_clock_page_leads_with_how_far_repeats_moved():
     assert shown._repr_html_().startswith("<p>Repeats on this machine")
     step.device_gain = 2.3    # a device clock: the line is not shown (the GPU page's words)
     assert report.table([start, step], start, start, fresh=None).repeats == ""
+
+
+def test_compile_seconds_keep_two_figures_and_the_table_has_a_text_form():
+    """Review 2026-12-04j item 10: CUDA Graphs' capture read '0.0 s' beside a payback of 52
+    batches; and a viewer without HTML read '<LadderTable at 0x...>'."""
+    assert report.seconds(0.0404) == "0.04 s" and report.seconds(13.87) == "14 s"
+    assert report.seconds(4.16) == "4.2 s" and report.seconds(0.0) == "0.0 s"
+    run, _ = _h200_like()
+    shown = report.table(run.rungs, run.strict, run.strict, fresh=None)
+    assert repr(shown) == str(shown) and "at 0x" not in repr(shown)
