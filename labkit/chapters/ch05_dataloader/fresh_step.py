@@ -33,7 +33,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from labkit.chapters.ch05_dataloader import loader_sweep
+from labkit.chapters.ch05_dataloader import intervals, loader_sweep
 from labkit.measure import conditions, timing
 
 FRESH_STEPS = 8  # timed steps on fresh batches, after a warm-up of one batch per worker
@@ -257,14 +257,11 @@ class LoadedStep:
 
     def slowdown_interval(self) -> tuple[float, float, float] | None:
         """(geometric mean, low, high) of the rounds' beside / alone, a Student-t 95% interval
-        on their logs (knee_experiment.call's rule); None below two rounds."""
+        on their logs (the knob rule's interval, intervals.geometric_interval); None below two rounds."""
         ratios = self.round_ratios()
         if len(ratios) < 2:
             return None
-        from labkit.chapters.ch05_dataloader import knee_experiment  # it imports this module
-
-        called = knee_experiment.call(ratios, margin=0.0)
-        return called["ratio"], called["ratio_low"], called["ratio_high"]
+        return intervals.geometric_interval(ratios)
 
     def as_dict(self) -> dict:
         return {"workers": self.workers, "alone_s": list(self.alone_s), "alone_cpu_s": list(self.alone_cpu_s),

@@ -24,7 +24,15 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 import torch
 
-from labkit.chapters.ch05_dataloader import fresh_step, loader_data, loader_sweep, shm, train_step
+from labkit.chapters.ch05_dataloader import (
+    fresh_step,
+    intervals,
+    loader_data,
+    loader_sweep,
+    shm,
+    train_step,
+)
+from labkit.chapters.ch05_dataloader.intervals import t_quantile
 from labkit.measure import bench as timing
 from labkit.show.widgets.quiz import Key
 
@@ -78,12 +86,6 @@ WARMUP_RULE = "a batch per worker"
 KNOB_ROUNDS = 10  # even: the balanced order runs in pairs (forward, reversed)
 KNOB_MARGIN = 0.05
 KNOB_LEVEL = 0.95  # the interval's coverage: two-sided, so 2.5% on each side
-# Student t's 97.5% quantiles (two-sided 95%) for 1-30 degrees of freedom (scipy is not in the
-# environment); above 30 the table's last value, a little wider than the true quantile
-# (1.96 at infinity), so the rule only gets more cautious.
-_T975 = (12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
-         2.201, 2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086,
-         2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042)
 
 
 @dataclass
@@ -464,14 +466,6 @@ def call_text(decision: str, low: float | None, high: float | None) -> str:
     return decision
 
 
-def t_quantile(df: int) -> float:
-    """Student t's 97.5% quantile at `df` degrees of freedom (the two-sided 95% interval's
-    multiplier), from the table _T975 (df 1-30; above 30 its df-30 value, a little wide)."""
-    if not isinstance(df, int) or df < 1:
-        raise ValueError(f"degrees of freedom must be an integer >= 1, got {df!r}")
-    return _T975[min(df, len(_T975)) - 1]
-
-
 def call(ratios: Sequence[float], margin: float = KNOB_MARGIN) -> dict:
     """The rule (knob_rule) on per-round ratios to the baseline: their geometric mean, its
     Student-t 95% interval over the rounds (on the logs, rounds - 1 degrees of freedom), and
@@ -497,8 +491,7 @@ def call(ratios: Sequence[float], margin: float = KNOB_MARGIN) -> dict:
     if len(values) < 2:
         return {**out, "ratio_low": None, "ratio_high": None, "decision": UNDECIDED,
                 "stated": f"{mean:.2f}x (one round: no interval, no decision)"}
-    half = t_quantile(len(values) - 1) * float(logs.std(ddof=1)) / np.sqrt(len(values))
-    low, high = float(np.exp(logs.mean() - half)), float(np.exp(logs.mean() + half))
+    _, low, high = intervals.geometric_interval(values)
     decision = judge_interval(mean, low, high, margin)
     return {**out, "ratio_low": low, "ratio_high": high, "decision": decision,
             "stated": f"{mean:.2f}x [{low:.2f}, {high:.2f}]: {call_text(decision, low, high)}"}
