@@ -21,8 +21,6 @@ NOT_YET_RERECORDED: set[str] = {
     "04_fusion",  # review 2026-12-04j item 8: the instructor's stopping point in cell 0
     "05_dataloader",  # review 2026-12-04j items 1, 2, 3: ten knob rounds, the plateau's interleaved rounds, C25 at the seed's batch
     "06_ddp_layout_drift",  # review 2026-12-04j item 7: the drift-cost markdown names chapter 04's launch gap
-    "08_inference_ladder",  # GPU page cut under 1,500 words (1,536 on the 07:05 copy); review 2026-12-04j items 1, 2, 7, 8, 9: readings from each rung's profile, the border, what held means
-    "09_audit_your_model",  # review 2026-12-04j items 2, 4: the fp16 section names 08's border rung; AOTI's build seconds cited
 }
 
 
