@@ -17,8 +17,8 @@
 #
 # `is_contiguous()` asks one question: do the strides say "stored in order, no gaps" for
 # this memory format? Some operations *copy* a view that is not. This chapter finds out which
-# ones do and what a copy costs, and tests seven claims of seed 000 ("A 300% latency spike
-# from broken shape alignment"): C6, C10, C2, C9, C5a and C5b (C2's measurement, like C12,
+# ones do and what a copy costs, and tests eight claims of seed 000 ("A 300% latency spike
+# from broken shape alignment"): C6, C10, C2, C9, C5a, C5b and C5c (C2's measurement, like C12,
 # in an optional section). Each section: you predict, read the claim and its rule, then the
 # measurement and the verdict.
 
@@ -534,7 +534,7 @@ quiz_c5 = chapter.lab.widgets.Quiz(
 quiz_c5
 
 # %% [markdown]
-# The seed says two things here. **C5a**: contiguous tensors are aligned to 64-byte cache
+# The seed says three things here. **C5a**: contiguous tensors are aligned to 64-byte cache
 # lines. That is an address, read off `data_ptr()`: of fresh tensors, and of contiguous views
 # such as `x[1:]`.
 
@@ -579,6 +579,11 @@ print(c5a)
 # %%
 chapter.claim("C5b")
 
+# %% [markdown]
+# **C5c**, the cause the seed gives for that gap: misalignment (64-byte lines, L1 misses).
+# Judged from the same four patterns, with C5b's threshold: misaligned *but contiguous*
+# against aligned contiguous, at the sizes C5b judges (its card: `chapter.claim("C5c")`).
+
 # %%
 cases = chapter.lab.cases
 n = chapter.sizes.copy_bytes // 4 // 4  # a quarter of the copy buffer: far beyond the caches
@@ -591,13 +596,14 @@ chapter.show(chapter.lab.table.rows(cases.c5b_core_rows(c5b_ev), units={
     *cases.c5b_fold(c5b_ev))
 
 # %%
-c5b = chapter.judge("C5b", c5b_ev, form=chapter.lab.cases.c5b_form(chapter))
-chapter.table([c5b])
+c5b = chapter.judge("C5b", c5b_ev, form=cases.c5b_form(chapter))
+c5c = chapter.judge("C5c", c5b_ev, form=cases.c5c_form(chapter))  # the same evidence, read for the cause
+chapter.table([c5b, c5c])
 
 # %% [markdown]
 # ## Verdicts of this chapter
 #
-# The seed states C5a, C5b and C9 on a CPU (cache lines, DTLB misses), and C2, C6 and C10 on a GPU
+# The seed states C5a, C5b, C5c and C9 on a CPU (cache lines, DTLB misses), and C2, C6 and C10 on a GPU
 # (an A100 in fp16; a custom GPU kernel). Each verdict says which form it judged; beside it,
 # the reference GPU run's recorded verdict. C12 is about `torch.compile` on any device.
 
@@ -639,7 +645,7 @@ chapter.exercise("02.is_contiguous_in").check(is_contiguous_in)
 # Each line below is computed from this run's measurements.
 
 # %%
-misaligned, strided = ch02_claims.MISALIGNED_CONTIGUOUS, ch02_claims.ALIGNED_STRIDED
+strided = ch02_claims.ALIGNED_STRIDED
 fetched = c5b_ev["fetched_per_useful_dram"]
 alignment_ratio = ns[ch02_claims.MISALIGNED_CONTIGUOUS] / ns[ch02_claims.ALIGNED_CONTIGUOUS]
 stride_ratio = ns[ch02_claims.ALIGNED_STRIDED] / ns[ch02_claims.ALIGNED_CONTIGUOUS]
@@ -650,9 +656,8 @@ takeaways = [
     f"(C10), {c2_cases[-1]['implicit_copy_bytes']} B for the 3-D batch (C2).",
     f"A copy's cost is its access pattern: transposed against plain, {ch02_claims.c9_rates(c9.evidence)} (C9).",
     f"Contiguous is not aligned: {views_misaligned} of {len(contiguous_views)} contiguous views start "
-    f"off a cache line (C5a). A DRAM-sized sum's time against aligned: misaligned {alignment_ratio:.2f}x "
-    f"for {fetched[misaligned]:.2f}x the bytes, stride 2 {stride_ratio:.2f}x for "
-    f"{fetched[strided]:.2f}x (C5b: {c5b.outcome}).",
+    f"off a cache line (C5a). Per element of a DRAM-sized sum: misaligned {alignment_ratio:.2f}x aligned, "
+    f"stride 2 {stride_ratio:.2f}x for {fetched[strided]:.2f}x the bytes (C5b: {c5b.outcome}; C5c: {c5c.outcome}).",
 ]
 allocator_line = chapter.lab.cases.allocator_takeaway(whole, transposed, nbytes)  # the faults, priced
 if allocator_line:  # '' where .contiguous() faulted nothing

@@ -181,7 +181,10 @@ class Claim:
     on this evidence (or `trust.Decisions`, with cases only shown); `judge` applies the rule
     to them after the check, which returns only its outcome and reason. seed_text: the
     seed's own words for this claim, quoted exactly from the article (Chinese); statement is
-    their English gist, and the ledger's "seed says" column shows the quote.
+    their English gist, and the ledger's "seed says" column shows the quote. evidence_from:
+    another claim's id whose evidence this claim is judged from (one measurement, two
+    statements: C5c, the seed's cause, reads C5b's 2x2); where a results file holds no verdict
+    of its own, the ledger judges it from that claim's saved evidence (`tables.current_verdicts`).
     """
 
     id: str
@@ -200,6 +203,7 @@ class Claim:
     timing_based: bool = False
     decisions: trust.DecisionsFn | None = None
     seed_text: str = ""
+    evidence_from: str = ""
 
     def __post_init__(self) -> None:
         if self.timing_based and self.deterministic:

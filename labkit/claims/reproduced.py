@@ -117,20 +117,25 @@ def _short_depends(depends_on: str) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
-def _runs(claim_id: str, data: dict, verdict: Verdict) -> tuple[list[dict], list[str]]:
+def _runs(claim_id: str, data: dict, verdict: Verdict, record_id: str = "") -> tuple[list[dict], list[str]]:
     """Each run's verdict as today's rule judges its saved evidence ({'outcome', 'depends_on',
-    'form'}), and notes on what could not be judged again (then the run is compared as saved)."""
-    saved = data["claims"][claim_id].get("verdicts")
+    'form'}), and notes on what could not be judged again (then the run is compared as saved).
+    record_id: the id the record keeps the runs under, where the claim is judged from another
+    claim's evidence (`Claim.evidence_from`); its runs are then read from their evidence only."""
+    record_id = record_id or claim_id
+    saved = data["claims"][record_id].get("verdicts")
     if not isinstance(saved, list) or not saved:
-        raise ReproduceRecordError(f"the record's {claim_id} has no list of run verdicts")
+        raise ReproduceRecordError(f"the record's {record_id} has no list of run verdicts")
     evidence = data.get("evidence")
     claim, runs, notes = REGISTRY[claim_id], [], []
     for number, run in enumerate(saved, 1):
         if not isinstance(run, Mapping) or not {"outcome", "depends_on"} <= set(run):
-            raise ReproduceRecordError(f"the record's {claim_id} run {number} lacks its outcome")
-        found = evidence[number - 1].get(claim_id) if isinstance(evidence, list) and len(evidence) >= number \
+            raise ReproduceRecordError(f"the record's {record_id} run {number} lacks its outcome")
+        found = evidence[number - 1].get(record_id) if isinstance(evidence, list) and len(evidence) >= number \
             and isinstance(evidence[number - 1], Mapping) else None
         as_saved = {"outcome": run["outcome"], "depends_on": run["depends_on"], "form": run.get("form", "")}
+        if found is None and record_id != claim_id:  # another claim's outcome says nothing of this one
+            raise _Unjudgeable(f"run {number} kept no {record_id} evidence to judge {claim_id} from")
         if found is None:
             notes.append(f"run {number}: no evidence kept, compared as saved")
             runs.append(as_saved)
@@ -139,7 +144,7 @@ def _runs(claim_id: str, data: dict, verdict: Verdict) -> tuple[list[dict], list
             today = claim.judge(found, machine=verdict.machine, form=as_saved["form"] or "not named")
         except Exception as exc:  # noqa: BLE001 -- evidence of another version: any failure means "cannot"
             raise _Unjudgeable(f"today's rule cannot read run {number}'s evidence ({exc})") from None
-        if (today.outcome, today.depends_on) != (as_saved["outcome"], as_saved["depends_on"]):
+        if record_id == claim_id and (today.outcome, today.depends_on) != (as_saved["outcome"], as_saved["depends_on"]):
             notes.append(f"run {number} saved {as_saved['outcome']}, today's rule reads {today.outcome}")
         runs.append({"outcome": today.outcome, "depends_on": today.depends_on, "form": as_saved["form"]})
     return runs, notes
@@ -202,9 +207,14 @@ def compare(verdict: Verdict, data: dict | None, verdict_recorded_at: str = "",
     claim_id = verdict.claim_id
     if data is None:
         return Reproduction(claim_id, NO_RECORD, "no reproduce record", f"no {source}")
+    record_id = claim_id
     if claim_id not in data["claims"]:
-        return Reproduction(claim_id, NO_RECORD, "no reproduce record",
-                            f"{source} judged no {claim_id} (it has {', '.join(data['claims']) or 'none'})")
+        shared = REGISTRY[claim_id].evidence_from if claim_id in REGISTRY else ""
+        if not shared or shared not in data["claims"]:
+            return Reproduction(claim_id, NO_RECORD, "no reproduce record",
+                                f"{source} judged no {claim_id} (it has {', '.join(data['claims']) or 'none'})")
+        record_id = shared  # judged from that claim's runs' evidence (issue 38: C5c from C5b's)
+        source += f" ({claim_id} judged from {shared}'s runs' evidence)"
     dated, theirs = _time(data.get("recorded_at")), _time(verdict_recorded_at)
     # An earlier record is still compared run by run (today's rule reading its evidence, below):
     # the device plan runs 04's and 08's reproduce just before the chapter in the same call, so
@@ -219,7 +229,7 @@ def compare(verdict: Verdict, data: dict | None, verdict_recorded_at: str = "",
     earlier = bool(dated and theirs and (theirs - dated).total_seconds() > SAME_CALL_S)
     dates = {"record_at": str(data.get("recorded_at") or ""), "verdict_at": verdict_recorded_at}
     try:
-        runs, notes = _runs(claim_id, data, verdict)
+        runs, notes = _runs(claim_id, data, verdict, record_id)
     except _Unjudgeable as exc:
         return Reproduction(claim_id, PREDATES, "the record predates the verdict (an older chapter's evidence)",
                             f"{source}, {used}: {exc}", **dates)
@@ -272,7 +282,9 @@ def marks(verdicts: Mapping[str, Verdict], recorded_at: Mapping[str, str], machi
         try:
             if isinstance(data, ReproduceRecordError):
                 raise data
-            out[claim_id] = compare(verdict, data, recorded_at.get(claim_id, ""), source)
+            at = recorded_at.get(claim_id) or recorded_at.get(claim.evidence_from, "") if claim.evidence_from else \
+                recorded_at.get(claim_id, "")
+            out[claim_id] = compare(verdict, data, at, source)
         except ReproduceRecordError as exc:
             out[claim_id] = Reproduction(claim_id, UNREADABLE, "reproduce record unreadable", str(exc))
     return out

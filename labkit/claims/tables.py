@@ -769,7 +769,41 @@ def current_verdicts(data: dict, recorded: bool = False,
                 stale[verdict.claim_id] = f"{verdict.label}, {why}"
             else:
                 found[verdict.claim_id] = verdict if today is None else today
+    _judge_from_shared_evidence(data, recorded, wanted, found, stale)
     return found, stale
+
+
+def _judge_from_shared_evidence(data: dict, recorded: bool, wanted: set[str] | None,
+                                found: dict[str, Verdict], stale: dict[str, str]) -> None:
+    """Claims judged from another claim's evidence (`Claim.evidence_from`: C5c reads C5b's 2x2)
+    that the file holds no verdict of their own for: judged by today's rule from that claim's
+    saved evidence, its reason saying so (issue 38: the reference recorded C5b before C5c was
+    split off, and its evidence decides both). Out of date where the source verdict is; left
+    out where today's rule cannot read it. Adds to `found` and `stale` in place."""
+    for claim in REGISTRY.values():
+        if (not claim.evidence_from or not claim.tested or claim.id in found or claim.id in stale
+                or (wanted is not None and claim.id not in wanted)):
+            continue
+        for chapter, entries in data.get("chapters", {}).items():
+            entry = entries.get(VERDICT_KEY_PREFIX + claim.evidence_from)
+            if not isinstance(entry, dict) or "payload" not in entry:
+                continue
+            source = Verdict.from_dict(entry["payload"], recorded=recorded)
+            try:
+                today = claim.judge(dict(source.evidence), machine=source.machine, form=source.form,
+                                    kind=source.kind)
+            except Exception:  # noqa: BLE001 -- evidence from another version: any failure means "cannot"
+                continue
+            ran = entries.get(RAN_KEY, {})
+            why = not_judged_by_last_run(entry, chapter, ran.get("recorded_at", ""),
+                                         ran.get("payload", {}).get(RUN_KEY, ""))
+            if why:
+                stale[claim.id] = f"{today.label}, judged from {claim.evidence_from}'s evidence {why}"
+            else:
+                found[claim.id] = replace(today, recorded=recorded, reason=(
+                    f"(judged by today's rule from {claim.evidence_from}'s evidence recorded {_when(entry)}) "
+                    f"{today.reason}"))
+            break
 
 
 def saved_verdicts(machine: str | None = None) -> dict[str, Verdict]:

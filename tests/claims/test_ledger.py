@@ -384,18 +384,22 @@ def test_every_timing_based_reference_verdict_carries_its_reproduce_mark(private
             continue
         assert path.name in mark.detail, claim_id
         record = json.loads(path.read_text())
-        entry = record["claims"].get(claim_id)
+        entry, record_id = record["claims"].get(claim_id), claim_id
+        shared = claims.get(claim_id).evidence_from  # judged from that claim's runs (C5c from C5b's)
+        if entry is None and shared in record["claims"]:
+            entry, record_id = record["claims"][shared], shared
+            assert f"{claim_id} judged from {shared}'s runs' evidence" in mark.detail, claim_id
         if entry is None:
             assert mark.status == reproduced.NO_RECORD, claim_id
             continue
         verdict = ledger.reference_verdicts[claim_id]
-        if not entry["agree"]:  # the runs disagreed among themselves: never a plain outcome
+        if not entry["agree"] and record_id == claim_id:  # the runs disagreed among themselves: never a plain outcome
             assert mark.status in (reproduced.NOT_REPRODUCED, reproduced.PREDATES), (claim_id, mark)
             assert not mark.reproduced
         # each run as today's rule judges its saved evidence, as the reference verdict itself is judged
         # (C25, 2026-12-04j: saved 'depends', judged today 'confirmed' on both sides)
         try:
-            runs, _ = reproduced._runs(claim_id, record, verdict)
+            runs, _ = reproduced._runs(claim_id, record, verdict, record_id)
         except Exception:  # an older chapter's evidence: compared as saved
             runs = entry["verdicts"]
         as_judged = {(v["outcome"], v["depends_on"], v["form"]) for v in runs}
@@ -408,7 +412,7 @@ def test_every_timing_based_reference_verdict_carries_its_reproduce_mark(private
             assert mark.text.startswith(f"reproduced {len(entry['verdicts'])} of {len(entry['verdicts'])}")
             assert len(entry["verdicts"]) >= reproduced.REQUIRED_RUNS and not record.get("quick")
         # a record older than its verdict by more than one device call never counts (item 8, 04i)
-        record_at, verdict_at = record.get("recorded_at"), verdict_times.get(claim_id)
+        record_at, verdict_at = record.get("recorded_at"), verdict_times.get(claim_id) or verdict_times.get(shared)
         if record_at and verdict_at and (datetime.fromisoformat(verdict_at) - datetime.fromisoformat(record_at)
                                          ).total_seconds() > reproduced.SAME_CALL_S:
             assert not mark.reproduced and mark.status in (reproduced.EARLIER_SOURCES, reproduced.NOT_REPRODUCED,

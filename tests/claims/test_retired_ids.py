@@ -12,7 +12,7 @@ from tests.chapters.ch06_ddp_layout_drift.test_claims import MEASURED_HERE
 from tests.paths import ROOT
 
 REFERENCE = ROOT / "results" / "nvidia-h200.json"
-SPLIT = {"C5": ("C5a", "C5b"), "C14": ("C14a", "C14b", "C14c"), "C15": ("C15a", "C15b", "C15c", "C15d"),
+SPLIT = {"C5": ("C5a", "C5b", "C5c"), "C14": ("C14a", "C14b", "C14c"), "C15": ("C15a", "C15b", "C15c", "C15d"),
          "C21": ("C21a", "C21b")}
 
 

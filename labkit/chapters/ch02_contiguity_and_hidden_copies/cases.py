@@ -501,6 +501,15 @@ def c5b_form(chapter: object) -> str:
     return form(chapter, "C5b", "float32, time per element of a sum" + (f"; {ch02.L1_NOT_MEASURED}" if on_gpu else ""))
 
 
+def c5c_form(chapter: object) -> str:
+    """C5c's form (issue 38): the same 2x2 as C5b's, read for alignment alone; an analogue per
+    element of a sum, not the seed's latency or L1 miss rates, with bytes fetched computed from
+    the addresses, not counted by the hardware."""
+    on_gpu = bool(chapter.on_gpu)  # type: ignore[attr-defined]
+    return form(chapter, "C5c", "float32, per element of a sum, not a latency; bytes fetched from the addresses"
+                + (f"; {ch02.L1_NOT_MEASURED}" if on_gpu else ""))
+
+
 def form(chapter: object, claim_id: str, detail: str = "", seed_form_on_gpu: bool = False) -> str:
     """The form a chapter 02 verdict judges, in the one style (`claims.analogue_form`): the
     seed's own where a GPU runs the seed's experiment (`seed_form_on_gpu`; C10 names its cases

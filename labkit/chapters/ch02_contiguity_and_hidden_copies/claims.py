@@ -1,7 +1,8 @@
-"""Chapter 02, contiguity and hidden copies: C2, C5a, C5b, C6, C9, C10, C12.
+"""Chapter 02, contiguity and hidden copies: C2, C5a, C5b, C5c, C6, C9, C10, C12.
 
 C5 was split (C5a: alignment, read off addresses; C5b: the access-cost analogue); its id is
-retired and a recorded verdict:C5 is ignored by the ledger.
+retired and a recorded verdict:C5 is ignored by the ledger. C5b's cause was split off as C5c
+(issue 38: misalignment as the cause, judged from C5b's own evidence, `Claim.evidence_from`).
 
 Each claim reads on one screen: the seed's statement (English gist, section), the rule,
 its named thresholds and its check. Timing-based checks share three rules:
@@ -305,68 +306,68 @@ def _faults(ev: Mapping | None) -> float | None:
     return None if not found else sum(float(v or 0) for v in dict(found).values())
 
 
-def check_c5b(ev: Mapping, th: Mapping) -> tuple[str, str, str]:
-    """The seed's comparison (misaligned AND strided against aligned AND contiguous) per
-    element of a sum, at two sizes: one pass over a DRAM-sized buffer, and many passes over an
-    L1-resident 16 KiB window inside one call. The window counts as L1-resident, and is judged,
-    only where its time shows a cache (`window_case`): otherwise the verdict reads DRAM-sized
-    alone, and the reason says what the window measured. Each cause is read alone (the other two cells
-    of the 2x2) and set beside the bytes its pattern fetches per useful byte (whole 64-byte
-    lines on a CPU, 32-byte sectors on a GPU), so the cost is attributed with numbers."""
+def _window_judged(ev: Mapping, th: Mapping) -> bool:
+    """Whether the window is judged beside DRAM size (for C5b's ratio and C5c's alignment alike):
+    only where its time shows a cache (`window_case`) and DRAM size alone does not name the cause
+    (`_cause_at_dram`), the rule C5b applied before C5c was split off (issue 38)."""
+    return l1_measured(ev) and window_speedup(ev) >= CACHE_EFFECT_SPEEDUP and not _cause_at_dram(ev, th)
+
+
+def _held_back(ev: Mapping, decided: Decisions) -> bool:
+    """Whether the trust rule holds these decisions back (a flag could carry a ratio across its
+    threshold, or the GPU was shared): the reason then leads with numbers, no verdict word."""
+    found = declared(decided)
+    return bool(ev.get("shared_gpu")) or trust_judge(flags_in(ev), found.decisions, found.not_judged).held_back()
+
+
+def _window_tail(ev: Mapping, th: Mapping) -> str:
+    """The reason's part on the window (a CPU's; on a GPU why there is none), and the units."""
     ratio = _c5b_ratios(ev["ns_per_element"], "ns_per_element (DRAM-sized)")
-    measured_l1 = l1_measured(ev)
-    l1 = _c5b_ratios(ev["ns_per_element_l1"], "ns_per_element_l1 (L1-resident)") if measured_l1 else ratio
+    l1 = _c5b_ratios(ev["ns_per_element_l1"], "ns_per_element_l1 (L1-resident)") if l1_measured(ev) else ratio
     fetched, unit = _c5b_fetched(ev)
-    # the DRAM-sized buffer's own bytes where recorded (its misaligned view crosses one more line
-    # in millions: 1.00x), the window's otherwise: one number for one quantity, as the takeaway's
-    dram_fetched = _dram_fetched(ev, fetched)
+    cached = l1_measured(ev) and window_speedup(ev) >= CACHE_EFFECT_SPEEDUP
+    return ((_window_text(ev, l1, fetched) if l1_measured(ev) else
+             f"{L1_NOT_MEASURED}: a GPU's sum over a small window runs another reduction kernel, "
+             "not an L1 read, so only DRAM-sized is measured ")
+            + ("(shown, not judged: the cause is read at DRAM size) " if _cause_at_dram(ev, th) and cached else "")
+            + (f"(bytes fetched in whole {unit}-byte units, computed from the addresses; " if fetched
+               else "(bytes fetched not recorded; ")
+            + "time per element of a sum, not the seed's latencies)")
+
+
+def check_c5b(ev: Mapping, th: Mapping) -> tuple[str, str, str]:
+    """The seed's comparison as stated (misaligned AND strided against aligned AND contiguous)
+    per element of a sum, at two sizes: one pass over a DRAM-sized buffer, and many passes over
+    an L1-resident 16 KiB window inside one call. The window counts as L1-resident, and is
+    judged, only where its time shows a cache and DRAM size alone does not name the cause
+    (`_window_judged`): otherwise the verdict reads DRAM-sized alone, and the reason says what
+    the window measured. The seed's cause (misalignment) is C5c's, judged from the same
+    evidence (issue 38: one verdict, 'depends (on the cause)', hid a confirmation and a
+    refutation)."""
+    ratio = _c5b_ratios(ev["ns_per_element"], "ns_per_element (DRAM-sized)")
+    l1 = _c5b_ratios(ev["ns_per_element_l1"], "ns_per_element_l1 (L1-resident)") if l1_measured(ev) else ratio
+    _c5b_fetched(ev)  # refuses a fetch table that misses a pattern
     iqr, iqr_l1 = dict(ev.get("ratio_iqr") or {}), dict(ev.get("ratio_iqr_l1") or {})
     limit = th["misaligned_costly_ratio"]
     seed_band = band(ratio[MISALIGNED_STRIDED], iqr.get(MISALIGNED_STRIDED), limit)
-    l1_band = band(l1[MISALIGNED_STRIDED], iqr_l1.get(MISALIGNED_STRIDED), limit)
-    alignment_band = band(ratio[MISALIGNED_CONTIGUOUS], iqr.get(MISALIGNED_CONTIGUOUS), limit)
-    alignment_l1 = band(l1[MISALIGNED_CONTIGUOUS], iqr_l1.get(MISALIGNED_CONTIGUOUS), limit)
+    l1_band = (band(l1[MISALIGNED_STRIDED], iqr_l1.get(MISALIGNED_STRIDED), limit)
+               if _window_judged(ev, th) else seed_band)
+    both = ratio[MISALIGNED_STRIDED]
+    # the seed's comparison leads (review 2026-12-04i item 5), inside the card's visible part;
+    # where the trust rule holds the verdict back the numbers lead without 'holds'
+    word = ("the seed's comparison holds at DRAM size: " if seed_band == "above" and not
+            _held_back(ev, decisions_c5b(ev, th)) else "at DRAM size, ")
+    text = (f"{word}misaligned+strided {both:.2f}x aligned+contiguous, the seed's {SEED_RATIO:.2f}x"
+            + _rate_text(ev) + "; its cause, misalignment, is judged as C5c. " + _window_tail(ev, th))
     kept = ev.get("kept")
-    cached = measured_l1 and window_speedup(ev) >= CACHE_EFFECT_SPEEDUP
-    cause_at_dram = _cause_at_dram(ev, th)
-    if not cached or cause_at_dram:  # the verdict reads DRAM-sized alone
-        l1_band, alignment_l1 = seed_band, alignment_band
-    seed = f"the seed's ratio (misaligned+strided / aligned+contiguous) {ratio[MISALIGNED_STRIDED]:.2f}x"
-    if seed_band == "above" and alignment_band == "below" and dram_fetched is not None:
-        # the seed's comparison leads, then its cause (review 2026-12-04i item 5: a reason that
-        # opened with the stride read as "the seed was half right on speed"); the cause at DRAM
-        # size before any window (review 2026-12-03d item 10)
-        # (within tables.NUMBERS_CHARACTERS' visible 190 characters, so the card shows both). Where
-        # the trust rule holds the verdict back (a flag that could carry a ratio across), the
-        # numbers lead without 'holds' and 'does not'
-        decided = declared(decisions_c5b(ev, th))
-        flagged = bool(ev.get("shared_gpu")) or trust_judge(
-            flags_in(ev), decided.decisions, decided.not_judged).held_back()
-        both = ratio[MISALIGNED_STRIDED]
-        lead = (f"at DRAM size, misaligned+strided {both:.2f}x aligned+contiguous (the seed's {SEED_RATIO:.2f}x); "
-                if flagged else f"the seed's comparison holds at DRAM size: misaligned+strided {both:.2f}x "
-                f"aligned+contiguous (its {SEED_RATIO:.2f}x); its cause does not: ")
-        text = (f"{lead}alignment alone {ratio[MISALIGNED_CONTIGUOUS]:.2f}x for "
-                f"{dram_fetched[MISALIGNED_CONTIGUOUS] / dram_fetched[ALIGNED_CONTIGUOUS]:.2f}x the bytes, "
-                f"stride alone {ratio[ALIGNED_STRIDED]:.2f}x for "
-                f"{dram_fetched[ALIGNED_STRIDED] / dram_fetched[ALIGNED_CONTIGUOUS]:.2f}x. ")
-    else:
-        text = f"DRAM-sized: {seed}; {_fetch_text(ratio, dram_fetched)}. "
-    text = text[:-2] + _rate_text(ev) + ". "
     default_faults, kept_faults = _faults(ev), _faults(kept)
     took = kept_took(default_faults, kept_faults) if kept else None
-    text += ((_window_text(ev, l1, fetched) if measured_l1 else
-              f"{L1_NOT_MEASURED}: a GPU's sum over a small window runs another reduction kernel, "
-              "not an L1 read, so only DRAM-sized is measured ")
-             + ("(shown, not judged: the cause is read at DRAM size) " if cause_at_dram and cached else "")
-             + (f"(bytes fetched in whole {unit}-byte units; " if fetched else "(bytes fetched not recorded; ")
-             + "time per element of a sum, not the seed's latencies)")
     if took is False:  # the rerun measured the same allocator: its figure is noise, not read
         text += _did_not_take(default_faults, kept_faults, "the sums")
         kept = None
     else:
         text += _kept_text(kept, "seed_ratio", "the seed's ratio")
-    if "noise" in (seed_band, l1_band, alignment_band, alignment_l1):
+    if "noise" in (seed_band, l1_band):
         return DEPENDS, text, NOISE
     kept_band = (band(float(kept["seed_ratio"]), kept.get("seed_ratio_iqr"), limit)
                  if kept and kept.get("seed_ratio") is not None else None)
@@ -377,27 +378,16 @@ def check_c5b(ev: Mapping, th: Mapping) -> tuple[str, str, str]:
         return (DEPENDS, text, "the size: the seed's gap shows in "
                 f"{'DRAM' if seed_band == 'above' else 'L1'} but not in "
                 f"{'L1' if seed_band == 'above' else 'DRAM'}")
-    if seed_band == "below":
-        return REFUTED, text, ""
-    if alignment_band == alignment_l1 == "below":
-        if dram_fetched is None:
-            return (DEPENDS, text, "the cause: the seed's gap is there, but it comes from the stride, "
-                    "not from alignment")
-        stride_fetch = dram_fetched[ALIGNED_STRIDED] / dram_fetched[ALIGNED_CONTIGUOUS]
-        align_fetch = dram_fetched[MISALIGNED_CONTIGUOUS] / dram_fetched[ALIGNED_CONTIGUOUS]
-        return (DEPENDS, text, f"the cause: the gap is the stride's (every 2nd float32 fetches "
-                f"{stride_fetch:.2f}x the bytes it uses), not alignment's ({align_fetch:.2f}x)")
-    return CONFIRMED, text, ""
+    return (CONFIRMED if seed_band == "above" else REFUTED), text, ""
 
 
 def _cause_at_dram(ev: Mapping, th: Mapping) -> bool:
     """Whether DRAM size alone names the cause: the seed's gap clear above the threshold, alignment
-    alone clear below it, and the bytes each pattern fetches recorded. Then the verdict is
-    'depends' on the cause, read at DRAM size, and the window's timings (shown beside it) are
-    not judged: its noise may hold back only a conclusion that rests on the window (review
-    2026-12-03e item 5: a 64%-noisy misaligned window timing held back the CPU's plain DRAM
-    finding, 'stride alone 2.13x the time for 2.00x the bytes, alignment alone 1.07x for
-    1.00x', which the H200 calls 'depends (on the cause)')."""
+    alone clear below it, and the bytes each pattern fetches recorded. Then the window's timings
+    (shown beside it) are not judged, for C5b or C5c: its noise may hold back only a conclusion
+    that rests on the window (review 2026-12-03e item 5: a 64%-noisy misaligned window timing
+    held back the CPU's plain DRAM finding, 'stride alone 2.13x the time for 2.00x the bytes,
+    alignment alone 1.07x for 1.00x')."""
     ratio = _c5b_ratios(ev["ns_per_element"], "ns_per_element (DRAM-sized)")
     iqr = dict(ev.get("ratio_iqr") or {})
     limit = th["misaligned_costly_ratio"]
@@ -407,45 +397,118 @@ def _cause_at_dram(ev: Mapping, th: Mapping) -> bool:
             and band(ratio[MISALIGNED_CONTIGUOUS], iqr.get(MISALIGNED_CONTIGUOUS), limit) == "below")
 
 
-def decisions_c5b(ev: Mapping, th: Mapping) -> Decisions:
-    """The seed's ratio and alignment alone, DRAM-sized and L1-resident; DRAM-sized alone (the
-    window's cases measured but not judged, so their flags are left out) where the window shows
-    no cache, or where DRAM size alone names the cause (`_cause_at_dram`)."""
+def _c5_decisions(ev: Mapping, th: Mapping, pattern: str, name: str) -> Decisions:
+    """One cell of the 2x2 over aligned-contiguous, DRAM-sized, and in the window where it is
+    judged (`_window_judged`); elsewhere the window's cases are shown or unmeasured, not judged.
+    The 2x2's other two cells decide nothing for this claim (C5b reads the seed's cell, C5c
+    alignment alone): their timings are listed as not judged, so a flag on one holds back only
+    the claim it decides (a flag naming no decision would otherwise apply to all)."""
     ratio = _c5b_ratios(ev["ns_per_element"], "ns_per_element (DRAM-sized)")
     iqr, iqr_l1 = dict(ev.get("ratio_iqr") or {}), dict(ev.get("ratio_iqr_l1") or {})
     limit = th["misaligned_costly_ratio"]
+    others = tuple(p for p in C5_PATTERNS if p not in (ALIGNED_CONTIGUOUS, pattern))
     l1_name = L1_CASE + ": "
-    dram = [Decision("the seed's ratio", ratio[MISALIGNED_STRIDED], iqr.get(MISALIGNED_STRIDED), limit,
-                     (ALIGNED_CONTIGUOUS, MISALIGNED_STRIDED)),
-            Decision("alignment alone", ratio[MISALIGNED_CONTIGUOUS], iqr.get(MISALIGNED_CONTIGUOUS),
-                     limit, (ALIGNED_CONTIGUOUS, MISALIGNED_CONTIGUOUS))]
-    if not l1_measured(ev) or window_speedup(ev) < CACHE_EFFECT_SPEEDUP or _cause_at_dram(ev, th):
-        return Decisions(tuple(dram), (L1_CASE, WINDOW_CASE))  # the window: shown or unmeasured, not judged
+    dram = Decision(name, ratio[pattern], iqr.get(pattern), limit, (ALIGNED_CONTIGUOUS, pattern))
+    if not _window_judged(ev, th):
+        return Decisions((dram,), (L1_CASE, WINDOW_CASE, *others))
     l1 = _c5b_ratios(ev["ns_per_element_l1"], "ns_per_element_l1 (L1-resident)")
-    return Decisions((
-            *dram,
-            Decision(L1_CASE, l1[MISALIGNED_STRIDED], iqr_l1.get(MISALIGNED_STRIDED), limit,
-                     (l1_name + ALIGNED_CONTIGUOUS, l1_name + MISALIGNED_STRIDED)),
-            Decision("alignment alone, " + L1_CASE, l1[MISALIGNED_CONTIGUOUS],
-                     iqr_l1.get(MISALIGNED_CONTIGUOUS), limit,
-                     (l1_name + ALIGNED_CONTIGUOUS, l1_name + MISALIGNED_CONTIGUOUS))))
+    window = L1_CASE if pattern == MISALIGNED_STRIDED else f"{name}, {L1_CASE}"
+    return Decisions((dram, Decision(window, l1[pattern], iqr_l1.get(pattern), limit,
+                                     (l1_name + ALIGNED_CONTIGUOUS, l1_name + pattern))),
+                     (*others, *(l1_name + p for p in others)))
+
+
+def decisions_c5b(ev: Mapping, th: Mapping) -> Decisions:
+    """The seed's ratio (misaligned+strided over aligned+contiguous), DRAM-sized and, where it is
+    judged, in the window (`_window_judged`)."""
+    return _c5_decisions(ev, th, MISALIGNED_STRIDED, "the seed's ratio")
 
 
 C5b = Claim(
     "C5b", CHAPTER, SEED_STRIDES, "2.2 What contiguous tensors really are (effect of alignment)",
     "Misaligned non-contiguous access costs 42.7 ns against 19.1 ns for aligned contiguous "
-    "access (the seed's table, with L1 miss rates).",
-    f"misaligned+strided is > {MISALIGNED_COSTLY_RATIO}x aligned+contiguous per element of a sum "
-    f"(an analogue of the seed's latency), DRAM-sized and L1-resident, and misalignment alone "
-    f"also costs > {MISALIGNED_COSTLY_RATIO}x; each cause is shown beside the bytes it fetches",
-    f"misaligned+strided is <= {MISALIGNED_COSTLY_RATIO}x aligned+contiguous at both sizes; "
-    "'depends' when the gap comes from the stride alone (named with the bytes it fetches), "
-    "shows at one size only, or on the allocator; the window counts only where it shows a cache",
+    "access (the seed's table, 2.24x).",
+    f"misaligned+strided is > {MISALIGNED_COSTLY_RATIO}x aligned+contiguous per element of a sum, "
+    "DRAM-sized, and in the window where it is judged",
+    f"misaligned+strided is <= {MISALIGNED_COSTLY_RATIO}x aligned+contiguous at the sizes judged; "
+    "'depends' when the gap shows at one size only, or on the allocator. Time per element of a "
+    "sum is an analogue of the seed's latency. The window is judged "
+    "only where it shows a cache and DRAM size alone does not name the cause. Its cause is C5c's",
     ("ns_per_element", "ns_per_element_l1"),  # fetched_per_useful too, since issue 38 (read if there)
     thresholds={"misaligned_costly_ratio": MISALIGNED_COSTLY_RATIO}, check=check_c5b, timing_based=True,
     decisions=decisions_c5b,
     section_zh="2.2 contiguous张量的本质 (对齐优化效果对比)",
     seed_setting="a CPU: 64-byte cache lines, per-access latency and L1 miss rates",
+    seed_text='未对齐 非contiguous42.718.3%对齐 contiguous19.12.1%')
+
+
+def check_c5c(ev: Mapping, th: Mapping) -> tuple[str, str, str]:
+    """The seed's cause for C5b's gap, misalignment (64-byte lines, L1 misses), judged from the
+    same 2x2 as C5b: alignment alone (misaligned+contiguous over aligned+contiguous), with the
+    bytes each pattern fetches (computed from the addresses, not counted by hardware), DRAM-sized
+    and in the window where it is judged (`_window_judged`). Refuted when alignment alone is
+    clear below the threshold (the reason names what the stride accounts for); confirmed when
+    it is clear above at every size judged. The kept-memory rerun times only the seed's ratio,
+    so the allocator is not read here (the sums allocate nothing)."""
+    ratio = _c5b_ratios(ev["ns_per_element"], "ns_per_element (DRAM-sized)")
+    l1 = _c5b_ratios(ev["ns_per_element_l1"], "ns_per_element_l1 (L1-resident)") if l1_measured(ev) else ratio
+    fetched, _ = _c5b_fetched(ev)
+    dram_fetched = _dram_fetched(ev, fetched)
+    iqr, iqr_l1 = dict(ev.get("ratio_iqr") or {}), dict(ev.get("ratio_iqr_l1") or {})
+    limit = th["misaligned_costly_ratio"]
+    dram_band = band(ratio[MISALIGNED_CONTIGUOUS], iqr.get(MISALIGNED_CONTIGUOUS), limit)
+    l1_band = (band(l1[MISALIGNED_CONTIGUOUS], iqr_l1.get(MISALIGNED_CONTIGUOUS), limit)
+               if _window_judged(ev, th) else dram_band)
+    gap = ratio[MISALIGNED_STRIDED]
+    if dram_fetched is None:
+        numbers = (f"alignment alone {ratio[MISALIGNED_CONTIGUOUS]:.2f}x, stride alone "
+                   f"{ratio[ALIGNED_STRIDED]:.2f}x (bytes fetched not recorded)")
+    else:
+        base = dram_fetched[ALIGNED_CONTIGUOUS]
+        numbers = (f"alignment alone {ratio[MISALIGNED_CONTIGUOUS]:.2f}x for "
+                   f"{dram_fetched[MISALIGNED_CONTIGUOUS] / base:.2f}x the bytes, stride alone "
+                   f"{ratio[ALIGNED_STRIDED]:.2f}x for {dram_fetched[ALIGNED_STRIDED] / base:.2f}x")
+    clear = not _held_back(ev, decisions_c5c(ev, th))
+    stride_has_it = band(ratio[ALIGNED_STRIDED], iqr.get(ALIGNED_STRIDED), limit) == "above"
+    if clear and dram_band == l1_band == "below":
+        lead = ("misalignment does not explain the gap at DRAM size: " if stride_has_it
+                else "misalignment costs nothing measurable at DRAM size: ")
+    elif clear and dram_band == l1_band == "above":
+        lead = "misalignment costs at DRAM size: "
+    else:
+        lead = "at DRAM size, "
+    text = (f"{lead}{numbers}"
+            + (": the stride's bytes account for the gap" if stride_has_it and dram_band == "below" else "")
+            + f" (misaligned+strided {gap:.2f}x). " + _window_tail(ev, th))
+    if "noise" in (dram_band, l1_band):
+        return DEPENDS, text, NOISE
+    if dram_band != l1_band:
+        return (DEPENDS, text, "the size: alignment alone costs in "
+                f"{'DRAM' if dram_band == 'above' else 'L1'} but not in "
+                f"{'L1' if dram_band == 'above' else 'DRAM'}")
+    return (CONFIRMED if dram_band == "above" else REFUTED), text, ""
+
+
+def decisions_c5c(ev: Mapping, th: Mapping) -> Decisions:
+    """Alignment alone (misaligned+contiguous over aligned+contiguous), DRAM-sized and, where it
+    is judged, in the window (`_window_judged`)."""
+    return _c5_decisions(ev, th, MISALIGNED_CONTIGUOUS, "alignment alone")
+
+
+C5c = Claim(
+    "C5c", CHAPTER, SEED_STRIDES, "2.2 What contiguous tensors really are (effect of alignment)",
+    "C5b's gap comes from misalignment (64-byte cache lines, L1 misses).",
+    f"misaligned+contiguous is > {MISALIGNED_COSTLY_RATIO}x aligned+contiguous per element of a sum, "
+    "at the sizes C5b judges",
+    f"misaligned+contiguous is <= {MISALIGNED_COSTLY_RATIO}x aligned+contiguous at the sizes judged "
+    "(the reason names the stride's share, with the bytes each pattern fetches, computed from the "
+    "addresses); 'depends' when it costs at one size only",
+    ("ns_per_element", "ns_per_element_l1"),
+    thresholds={"misaligned_costly_ratio": MISALIGNED_COSTLY_RATIO}, check=check_c5c, timing_based=True,
+    decisions=decisions_c5c, evidence_from="C5b",
+    section_zh="2.2 contiguous张量的本质 (对齐优化效果对比)",
+    seed_setting="a CPU: 64-byte cache lines, per-access latency and L1 miss rates (18.3% against "
+    "2.1%, not measured here)",
     seed_text='未对齐 非contiguous42.718.3%对齐 contiguous19.12.1%')
 
 
@@ -627,7 +690,7 @@ def decisions_c9(ev: Mapping, th: Mapping) -> list[Decision]:
 
 
 # The device each claim's seed states it on, as a form names it ("the seed: A100").
-SEED_DEVICES = {"C2": "A100", "C6": "a GPU", "C9": "a CPU", "C10": "a GPU", "C5b": "a CPU"}
+SEED_DEVICES = {"C2": "A100", "C6": "a GPU", "C9": "a CPU", "C10": "a GPU", "C5b": "a CPU", "C5c": "a CPU"}
 
 
 def analogue_form(device: str, seed: str, detail: str = "") -> str:
@@ -893,5 +956,5 @@ C12 = Claim(
     section_zh="4.1 模型前向传播瓶颈定位",
     seed_text='Dynamo 将按内存连续性contiguity与 stride 模式自动切分子图')
 
-CLAIMS = [C2, C5a, C5b, C6, C9, C10, C12]
+CLAIMS = [C2, C5a, C5b, C5c, C6, C9, C10, C12]
 

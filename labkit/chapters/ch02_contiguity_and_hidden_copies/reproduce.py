@@ -2,9 +2,10 @@
 
 `benchmarks/reproduce.py 02_contiguity_and_hidden_copies --runs 3` calls `measure_verdicts`
 in fresh processes and compares the verdicts. It measures what the notebook measures for its
-timing-based claims (C2, C5b, C6, C9, C10; the same comparisons, sizes from env.sizes(), the
+timing-based claims (C2, C5b, C5c, C6, C9, C10; the same comparisons, sizes from env.sizes(), the
 same trust rule through `Chapter.measured`), and judges them with the chapter's own checks.
-C5b's 2x2 is `cases.c5b_measure`, the function the notebook calls. C5a and C12 are left to
+C5b's 2x2 is `cases.c5b_measure`, the function the notebook calls; C5c is judged from the same
+evidence (issue 38). C5a and C12 are left to
 the notebook: they decide by addresses and a graph count, not by a timing. quick=True
 shrinks sizes and rounds for a smoke test.
 """
@@ -20,16 +21,16 @@ from labkit.chapters.ch02_contiguity_and_hidden_copies import strided_gemm
 from labkit.measure import copies
 
 KEY = "02_contiguity_and_hidden_copies"
-CLAIM_IDS = ("C2", "C5b", "C6", "C9", "C10")
+CLAIM_IDS = ("C2", "C5b", "C5c", "C6", "C9", "C10")
 
 
 def measure_verdicts(quick: bool = False) -> list[claims.Verdict]:
-    """C2, C5b, C6, C9 and C10 measured and judged here, as the notebook does."""
+    """C2, C5b, C5c, C6, C9 and C10 measured and judged here, as the notebook does."""
     chapter = session.open(KEY, announce=False)
     # quick: back-to-back calls (no cache flush between them), few rounds: a smoke test
     options = dict(rounds=2, rep_ms=20, mode="hot") if quick else dict(rounds=5, rep_ms=200)
     return [_c6(chapter, quick), _c2(chapter, quick, options),
-            _c9(chapter, quick, options), _c10(chapter, quick, options), _c5b(chapter, quick)]
+            _c9(chapter, quick, options), _c10(chapter, quick, options), *_c5(chapter, quick)]
 
 
 def deciding_ratios(verdict: claims.Verdict) -> dict[str, float]:
@@ -40,11 +41,11 @@ def deciding_ratios(verdict: claims.Verdict) -> dict[str, float]:
     if verdict.claim_id == "C2":
         return {c["case"]: stated(c.get("ratio"), c["implicit_median_s"], c["explicit_median_s"])
                 for c in ev["cases"]}
-    if verdict.claim_id == "C5b":
+    if verdict.claim_id in ("C5b", "C5c"):  # C5b: the seed's ratio; C5c: alignment alone
         dram, l1 = ev["ns_per_element"], ev.get("ns_per_element_l1")  # l1: None on a GPU's form
         sizes = (("DRAM-sized", dram),) + (((ch02.window_case(ev), l1),) if l1 else ())
-        return {f"{size}: {label}": ns[label] / ns[ch02.ALIGNED_CONTIGUOUS]
-                for size, ns in sizes for label in (ch02.MISALIGNED_CONTIGUOUS, ch02.MISALIGNED_STRIDED)}
+        label = ch02.MISALIGNED_STRIDED if verdict.claim_id == "C5b" else ch02.MISALIGNED_CONTIGUOUS
+        return {f"{size}: {label}": ns[label] / ns[ch02.ALIGNED_CONTIGUOUS] for size, ns in sizes}
     if verdict.claim_id == "C6":
         return {"narrow": stated(ev.get("narrow_ratio"), ev["narrow_transposed_median_s"],
                                  ev["narrow_contiguous_median_s"])}
@@ -173,8 +174,10 @@ def _c10(chapter: session.Chapter, quick: bool, options: dict) -> claims.Verdict
                          form=ch02_cases.c10_form(chapter, settings))
 
 
-def _c5b(chapter: session.Chapter, quick: bool) -> claims.Verdict:
+def _c5(chapter: session.Chapter, quick: bool) -> tuple[claims.Verdict, claims.Verdict]:
+    """C5b and C5c, judged from one measurement of the 2x2, as the notebook does (issue 38)."""
     count = (1 << 18) if quick else chapter.sizes.copy_bytes // 4 // 4  # the notebook's size
     evidence, _, _ = ch02_cases.c5b_measure(chapter, count, rounds=2 if quick else 5,
                                             rep_ms=20 if quick else 300)
-    return chapter.judge("C5b", evidence, form=ch02_cases.c5b_form(chapter))
+    return (chapter.judge("C5b", evidence, form=ch02_cases.c5b_form(chapter)),
+            chapter.judge("C5c", evidence, form=ch02_cases.c5c_form(chapter)))

@@ -76,9 +76,16 @@ CASES = {
     "C5b": {
         # an old in-order core where a line-crossing load costs: both cells of the gap slow
         "confirmed": c5(misaligned=0.22, both=0.30),
-        # this course's CPUs: the gap is the stride's, alignment alone costs nothing
-        "depends": c5(strided=0.20, both=0.21),
+        # the gap at DRAM size but not in a window that shows a cache
+        "depends": c5(misaligned=0.22, both=0.30, l1=(0.025, 0.025, 0.0275, 0.0275)),
         "refuted": c5(),
+    },
+    "C5c": {
+        # alignment alone 1.6x at both sizes: the seed's cause
+        "confirmed": c5(misaligned=0.16, both=0.30),
+        "depends": c5(misaligned=0.22, both=0.30, l1=(0.025, 0.025, 0.0275, 0.0275)),
+        # this course's CPUs: the gap is the stride's, alignment alone costs nothing
+        "refuted": c5(strided=0.20, both=0.21),
     },
     "C6": {
         "confirmed": dict(copy_bytes=2 << 20, shares_storage=False,
@@ -111,49 +118,70 @@ def test_check_follows_the_evidence(claim_id):
     assert_outcomes_follow_the_evidence(claim_id, CASES[claim_id])
 
 
-def test_c5b_names_the_cause_and_the_size():
-    stride = judge("C5b", **CASES["C5b"]["depends"])
-    assert stride.depends_on.startswith("the cause") and "stride alone 2.00x" in stride.reason
-    assert "fetches 2.00x the bytes it uses" in stride.depends_on and "(1.01x)" in stride.depends_on
-    assert "stride alone 2.00x for 2.00x" in stride.reason and "alignment alone 1.00x for 1.01x the bytes" in stride.reason
-    # review 2026-12-03c item 9 and 2026-12-03d item 10: the reason opens with the DRAM numbers,
-    # so a flag that holds the verdict back ('depends' on noise) leaves them readable first,
-    # inside the card's visible part (tables.NUMBERS_CHARACTERS), before any bookkeeping; review
-    # 2026-12-04i item 5: the seed's comparison first (it holds), then its cause (it does not)
-    lead = ("the seed's comparison holds at DRAM size: misaligned+strided 2.10x aligned+contiguous (its 2.24x); "
-            "its cause does not: alignment alone 1.00x for 1.01x the bytes, stride alone 2.00x for 2.00x")
-    # the card's visible part (tables.deciding) holds the whole lead
-    assert lead in claims_tables.deciding(stride.reason)
-    assert stride.reason.startswith(lead)
+def test_c5b_and_c5c_split_the_seeds_comparison_from_its_cause():
+    """Issue 38 (review 2026-12-04j item 5): C5b's 'depends (on the cause)' hid a confirmation
+    (the seed's comparison) and a refutation (its cause). C5b now judges the comparison alone
+    and never depends on the cause; C5c judges misalignment as the cause, from the same evidence."""
+    cpu = c5(strided=0.20, both=0.21)
+    stride, cause = judge("C5b", **cpu), judge("C5c", **cpu)
+    assert stride.outcome == "confirmed" and "cause" not in stride.label
+    # review 2026-12-04i item 5: the seed's comparison first, inside the card's visible part
+    lead = "the seed's comparison holds at DRAM size: misaligned+strided 2.10x aligned+contiguous, the seed's 2.24x"
+    assert stride.reason.startswith(lead) and lead in claims_tables.deciding(stride.reason)
+    assert "judged as C5c" in stride.reason
+    assert cause.outcome == "refuted"
+    cause_lead = ("misalignment does not explain the gap at DRAM size: alignment alone 1.00x for 1.01x the bytes, "
+                  "stride alone 2.00x for 2.00x")
+    assert cause.reason.startswith(cause_lead) and cause_lead in claims_tables.deciding(cause.reason)
+    assert ": the stride's bytes account for the gap (misaligned+strided 2.10x)" in cause.reason
     # review 2026-12-03e item 5: DRAM size alone names the cause, so the window's noise (a 64%
-    # misaligned window timing on this CPU) no longer holds it back; the window is shown, not judged
+    # misaligned window timing on this CPU) holds back neither; the window is shown, not judged
     noisy_window = {"timing": "L1-resident: misaligned, contiguous", "why": "noisy: IQR 64% of the median",
                     "spread": 0.64}
-    kept = judge("C5b", **CASES["C5b"]["depends"], flags=[noisy_window])
-    assert kept.depends_on == stride.depends_on and kept.reason.startswith(lead)
-    assert "L1-resident" not in kept.depends_on and "shown, not judged" in kept.reason
-    assert "IQR 64%" not in kept.reason  # a flag on a case not judged is left out
-    # a flag on a DRAM-sized timing still holds it back, with the cause still read first
-    noisy_dram = {"timing": ch02.ALIGNED_STRIDED, "why": "noisy: IQR 50% of the median", "spread": 0.5}
+    for claim_id, outcome in (("C5b", "confirmed"), ("C5c", "refuted")):
+        kept = judge(claim_id, **cpu, flags=[noisy_window])
+        assert kept.outcome == outcome and "shown, not judged" in kept.reason, claim_id
+        assert "IQR 64%" not in kept.reason, claim_id  # a flag on a case not judged is left out
+    # a flag on the seed's DRAM-sized timing holds C5b back, the numbers still read first
     noisy_seed = {"timing": ch02.MISALIGNED_STRIDED, "why": "noisy: IQR 50% of the median", "spread": 0.5}
-    held = judge("C5b", **c5(strided=0.20, both=0.16), flags=[noisy_dram, noisy_seed])
+    held = judge("C5b", **c5(strided=0.20, both=0.16), flags=[noisy_seed])
     assert held.depends_on == claims.NOISE_FLAGGED and claims_tables.deciding(held.reason).startswith(
-        "at DRAM size, misaligned+strided 1.60x aligned+contiguous (the seed's 2.24x); alignment alone 1.00x "
-        "for 1.01x the bytes, stride alone 2.00x for 2.00x")
+        "at DRAM size, misaligned+strided 1.60x aligned+contiguous, the seed's 2.24x")
     assert "holds" not in held.reason  # a flagged DRAM timing: the numbers lead, no verdict word
-    # where alignment costs at DRAM size too, the window is judged (and its noise can hold it back)
+    # a flag on alignment alone's timing holds back C5c only where it could carry 1.00x across 1.5
+    noisy_align = {"timing": ch02.MISALIGNED_CONTIGUOUS, "why": "noisy: IQR 80% of the median", "spread": 0.8}
+    assert judge("C5c", **cpu, flags=[noisy_align]).depends_on == claims.NOISE_FLAGGED
+    assert judge("C5b", **cpu, flags=[noisy_align]).outcome == "confirmed"  # not C5b's timing
+    # where alignment costs at DRAM size too, the window is judged for both (its noise can hold C5c back)
     both_costly = c5(misaligned=0.2, strided=0.2, both=0.3)
-    assert len(ch02.decisions_c5b(both_costly, TH5).decisions) == 4
-    held = judge("C5b", **both_costly, flags=[dict(noisy_window, spread=5.0)])
+    assert [d.name for d in ch02.decisions_c5b(both_costly, TH5).decisions] == ["the seed's ratio", ch02.L1_CASE]
+    assert [d.name for d in ch02.decisions_c5c(both_costly, TH5).decisions] == [
+        "alignment alone", "alignment alone, " + ch02.L1_CASE]
+    held = judge("C5c", **both_costly, flags=[dict(noisy_window, spread=5.0)])
     assert held.depends_on == claims.NOISE_FLAGGED and "L1-resident" in held.reason
+    assert judge("C5b", **both_costly, flags=[dict(noisy_window, spread=5.0)]).outcome == "confirmed"
     # DRAM shows the gap, L1 does not: the seed's number is a memory-size effect here
     sized = judge("C5b", **c5(misaligned=0.22, both=0.30, l1=(0.025, 0.025, 0.0275, 0.0275)))
     assert sized.depends_on.startswith("the size") and "in DRAM but not in L1" in sized.depends_on
     assert "analogue" not in sized.depends_on and "not the seed's latencies" in sized.reason
-    with pytest.raises(claims.ClaimError, match="all four patterns"):
-        judge("C5b", **dict(c5(), ns_per_element={ch02.ALIGNED_CONTIGUOUS: 0.1}))
-    with pytest.raises(claims.ClaimError, match="fetched_per_useful needs all four"):
-        judge("C5b", **dict(c5(), fetched_per_useful={ch02.ALIGNED_CONTIGUOUS: 1.0}))
+    for claim_id in ("C5b", "C5c"):
+        with pytest.raises(claims.ClaimError, match="all four patterns"):
+            judge(claim_id, **dict(c5(), ns_per_element={ch02.ALIGNED_CONTIGUOUS: 0.1}))
+        with pytest.raises(claims.ClaimError, match="fetched_per_useful needs all four"):
+            judge(claim_id, **dict(c5(), fetched_per_useful={ch02.ALIGNED_CONTIGUOUS: 1.0}))
+
+
+def test_c5c_is_confirmed_where_alignment_alone_costs_and_c5b_either_way():
+    """Synthetic evidence of a core where a line-crossing load costs: alignment alone 1.6x (over
+    the 1.5x threshold, which counts as not costly), the seed's ratio 3x: both confirmed."""
+    costly = c5(misaligned=0.16, both=0.30)
+    verdict = judge("C5c", **costly)
+    assert verdict.outcome == "confirmed" and verdict.reason.startswith(
+        "misalignment costs at DRAM size: alignment alone 1.60x for 1.01x the bytes")
+    assert judge("C5b", **costly).outcome == "confirmed"
+    at_threshold = c5(misaligned=0.15, both=0.30)  # 1.50x is not above 1.5: not costly
+    assert judge("C5c", **at_threshold).outcome == "refuted"
+    assert "costs nothing measurable" in judge("C5c", **c5()).reason  # no gap, no stride to name
 
 
 TH5 = {"misaligned_costly_ratio": ch02.MISALIGNED_COSTLY_RATIO}
@@ -167,12 +195,14 @@ def test_c5b_judges_the_window_as_l1_only_where_it_shows_a_cache():
              l1=(0.00152, 0.00152, 0.00152, 0.00152))
     verdict = judge("C5b", **gpu)
     assert ch02.window_case(gpu) == "16 KiB window" and ch02.window_speedup(gpu) < ch02.CACHE_EFFECT_SPEEDUP
-    assert verdict.depends_on.startswith("the cause") and "L1" not in verdict.reason
+    assert verdict.outcome == "confirmed" and "L1" not in verdict.reason
+    assert judge("C5c", **gpu).outcome == "refuted"
     assert "1.37x the DRAM-sized time per element" in verdict.reason and "not judged" in verdict.reason
-    assert [d.name for d in ch02.decisions_c5b(gpu, TH5).decisions] == ["the seed's ratio", "alignment alone"]
+    assert [d.name for d in ch02.decisions_c5b(gpu, TH5).decisions] == ["the seed's ratio"]
+    assert [d.name for d in ch02.decisions_c5c(gpu, TH5).decisions] == ["alignment alone"]
     cpu = c5(strided=0.20, both=0.21)  # the window 4x faster: a cache, named and judged
     assert ch02.window_case(cpu) == ch02.L1_CASE and "L1-resident: " in judge("C5b", **cpu).reason
-    assert len(ch02.decisions_c5b(cpu, TH5).decisions) == 2  # the cause at DRAM size: window not judged
+    assert len(ch02.decisions_c5b(cpu, TH5).decisions) == 1  # the cause at DRAM size: window not judged
     assert "more than its bytes explain" not in judge("C5b", **cpu).reason  # 2.00x for 2.00x
     beyond = judge("C5b", **c5(strided=0.20, both=0.21, l1=(0.033, 0.034, 0.116, 0.117))).reason
     assert "stride alone 3.52x for 2.00x, 1.76x more than its bytes explain" in beyond
@@ -327,7 +357,7 @@ def _recorded(path, chapter):
 # How each recorded H200 verdict replays through today's checks. C10 changed on purpose: its
 # recorded evidence judged a different comparison (the elementwise kernel), so today's check
 # refuses it and says what is missing. C5 is retired (split into C5a and C5b): its recorded
-# evidence is replayed into the two new claims below.
+# evidence is replayed into the two new claims below. C5c reads C5b's evidence (issue 38).
 H200_REPLAY = {"C2": "refuted", "C6": "refuted", "C9": "confirmed", "C12": "refuted",
                "C10": "missing"}
 
@@ -389,8 +419,35 @@ def test_retired_c5_evidence_replays_into_c5a_and_c5b():
     for payload in (p for p in (h200, cpu) if p):
         ev = payload["evidence"]
         assert claims.get("C5a").judge(ev).outcome == "refuted"  # x[1:], x[3:] off a line
-        with pytest.raises(claims.ClaimError, match="lacks"):
-            claims.get("C5b").judge(ev)
+        for claim_id in ("C5b", "C5c"):
+            with pytest.raises(claims.ClaimError, match="lacks"):
+                claims.get(claim_id).judge(ev)
+
+
+def test_recorded_h200_c5b_evidence_decides_c5b_and_c5c():
+    """Issue 38: the reference recorded C5b ('depends (on the cause)', 1.80x; alignment alone
+    1.00x) before C5c was split off. Its evidence decides both: C5b confirmed, C5c refuted, and
+    the ledger's reference column judges C5c from C5b's record, saying so."""
+    payload = _recorded(RESULTS, "02_contiguity_and_hidden_copies").get("C5b")
+    if payload is None or "ns_per_element" not in payload["evidence"]:
+        pytest.skip("no recorded H200 C5b with the 2x2")
+    assert claims.get("C5b").judge(payload["evidence"]).outcome == "confirmed"
+    assert claims.get("C5c").judge(payload["evidence"]).outcome == "refuted"
+    data = json.loads(RESULTS.read_text())
+    found, _ = claims_tables.current_verdicts(data, recorded=True, only=["C5c"])
+    if "verdict:C5c" not in data["chapters"]["02_contiguity_and_hidden_copies"]:
+        assert found["C5c"].outcome == "refuted" and found["C5c"].recorded
+        assert found["C5c"].reason.startswith("(judged by today's rule from C5b's evidence recorded")
+    assert found["C5c"].form == payload["form"] or "C5c" in data["chapters"]["02_contiguity_and_hidden_copies"]
+    # its reproduce mark is read from C5b's runs' evidence where the record judged no C5c itself
+    from labkit.claims import reproduced
+    from labkit.core import results as results_io
+    record = reproduced.load_record(reproduced.record_path(results_io.DEFAULT_REFERENCE, "02_contiguity_and_hidden_copies"))
+    if record is None or "C5c" in record["claims"] or not record.get("evidence"):
+        return
+    mark = reproduced.compare(found["C5c"], record, "", "the record")
+    assert mark.reproduced and "C5c judged from C5b's runs' evidence" in mark.detail
+    assert all(label == "the same" for label in mark.runs)
 
 
 def test_c5b_evidence_recorded_before_the_bytes_were_counted_is_still_judged():
@@ -398,8 +455,9 @@ def test_c5b_evidence_recorded_before_the_bytes_were_counted_is_still_judged():
     and its reason says the bytes were not recorded."""
     old = {k: v for k, v in c5(strided=0.20, both=0.21).items() if not k.startswith("fetch")}
     verdict = judge("C5b", **old)
-    assert verdict.depends_on.startswith("the cause") and "bytes fetched not recorded" in verdict.reason
-    assert "the bytes" not in verdict.depends_on
+    assert verdict.outcome == "confirmed" and "bytes fetched not recorded" in verdict.reason
+    cause = judge("C5c", **old)
+    assert cause.outcome == "refuted" and "(bytes fetched not recorded)" in cause.reason
 
 
 def test_a_verdict_states_its_tables_ratio():
@@ -468,18 +526,16 @@ def test_every_analogue_form_names_this_device_and_the_seeds():
         "analogue: NVIDIA H200 (the seed: a CPU), float32")
     with pytest.raises(ValueError, match="names this device"):
         ch02.analogue_form("", "A100")
-    assert set(ch02.SEED_DEVICES) == {"C2", "C6", "C9", "C10", "C5b"}
+    assert set(ch02.SEED_DEVICES) == {"C2", "C6", "C9", "C10", "C5b", "C5c"}
 
 
 def test_c5b_reads_the_dram_buffers_own_bytes_at_dram_size():
     """The DRAM-sized misaligned view crosses one more line in millions (1.00x the bytes); the
     16 KiB window's crosses one in 512 (1.01x). The DRAM text and the cause read the DRAM's."""
     dram = dict(fetched_per_useful_dram=patterns(1.0, 1.0000001, 2.0, 2.0))
-    verdict = judge("C5b", **CASES["C5b"]["depends"], **dram)
-    assert verdict.reason.startswith("the seed's comparison holds at DRAM size: misaligned+strided 2.10x "
-                                     "aligned+contiguous (its 2.24x); its cause does not: alignment alone 1.00x "
+    verdict = judge("C5c", **CASES["C5c"]["refuted"], **dram)
+    assert verdict.reason.startswith("misalignment does not explain the gap at DRAM size: alignment alone 1.00x "
                                      "for 1.00x the bytes, stride alone 2.00x for 2.00x")
-    assert verdict.depends_on.endswith("not alignment's (1.00x)")
     assert "alignment alone 1.00x the time for 1.01x the bytes" in verdict.reason  # the window's, in L1
 
 
@@ -601,14 +657,17 @@ def test_c5b_s_reason_opens_with_the_seeds_comparison_then_its_cause():
     The CPU page's numbers: 2.52x, alignment alone 1.06x for 1.00x, stride 2 2.36x for 2.00x."""
     cpu = c5(aligned=0.160, misaligned=0.168, strided=0.377, both=0.402, l1=(0.04, 0.0425, 0.094, 0.10),
              fetched_per_useful_dram=patterns(1.0, 1.0, 2.0, 2.0))
-    verdict = judge("C5b", **cpu)
-    assert verdict.outcome == "depends" and verdict.depends_on.startswith("the cause")
-    lead = ("the seed's comparison holds at DRAM size: misaligned+strided 2.51x aligned+contiguous (its 2.24x); "
-            "its cause does not: alignment alone 1.05x for 1.00x the bytes, stride alone 2.36x for 2.00x")
+    verdict, cause = judge("C5b", **cpu), judge("C5c", **cpu)
+    assert verdict.outcome == "confirmed" and cause.outcome == "refuted"
+    lead = "the seed's comparison holds at DRAM size: misaligned+strided 2.51x aligned+contiguous, the seed's 2.24x"
+    cause_lead = ("misalignment does not explain the gap at DRAM size: alignment alone 1.05x for 1.00x the bytes, "
+                  "stride alone 2.36x for 2.00x")
     assert verdict.reason.startswith(lead) and lead in claims_tables.deciding(verdict.reason)
-    # a flag too small to carry a ratio across (the CPU page's 13%-noisy aligned timing) keeps the lead
+    assert cause.reason.startswith(cause_lead) and cause_lead in claims_tables.deciding(cause.reason)
+    # a flag too small to carry a ratio across (the CPU page's 13%-noisy aligned timing) keeps the leads
     small = {"timing": ch02.ALIGNED_CONTIGUOUS, "why": "noisy: IQR 13% of the median", "spread": 0.14}
     assert judge("C5b", **cpu, flags=[small]).reason.startswith(lead)
+    assert judge("C5c", **cpu, flags=[small]).reason.startswith(cause_lead)
 
 
 def test_a_time_per_element_reads_in_one_precision():
@@ -628,10 +687,10 @@ def test_c5b_on_a_gpu_form_measures_no_l1_case_and_says_so():
              pct_of_copy_ceiling_dram=patterns(84.0, 84.0, 93.0, 93.0))
     gpu.update(ns_per_element_l1=None, fetch_unit_bytes=32)
     verdict = judge("C5b", **gpu)
-    assert verdict.outcome == "depends" and verdict.depends_on.startswith("the cause")
+    assert verdict.outcome == "confirmed" and judge("C5c", **gpu).outcome == "refuted"
     assert ch02.L1_NOT_MEASURED in verdict.reason and "16 KiB window" not in verdict.reason
     assert "1.12 ps per element, 3,570 GB/s fetched, 84% of the copy ceiling" in verdict.reason
-    assert len(ch02.decisions_c5b(gpu, TH5).decisions) == 2 and ch02.window_case(gpu) == ch02.WINDOW_CASE
+    assert len(ch02.decisions_c5b(gpu, TH5).decisions) == 1 and ch02.window_case(gpu) == ch02.WINDOW_CASE
     assert ch02.per_element_text(0.955) == "955 ps" and ch02.per_element_text(42.7) == "42.7 ns"
 
 
