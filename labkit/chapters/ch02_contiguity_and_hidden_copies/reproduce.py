@@ -80,17 +80,19 @@ def _c6(chapter: session.Chapter, quick: bool) -> claims.Verdict:
 
 
 def _c2(chapter: session.Chapter, quick: bool, options: dict) -> claims.Verdict:
+    """C2 on the page's own cases and form (`cases.matmul_cases`, `cases.c2_form`): on
+    2026-12-04 reproduce built its own and labelled the form 'float16, batch 64' against the
+    page's 'float16, x 64x1024x1024, w 1024x1024', so three refuted runs read 'on another form'
+    and the ledger marked C2 NOT reproduced. --quick keeps small tensors of the same layout."""
     device, on_gpu = chapter.device, chapter.on_gpu
-    dtype = torch.float16 if on_gpu else torch.float32
-    side = 256 if quick else chapter.sizes.matmul_n
-    if on_gpu and not quick:
-        batch, seq, dim = 64, 1024, 1024
+    if quick:
+        dtype = torch.float16 if on_gpu else torch.float32
+        cases = {"2-D": (torch.randn(256, 256, device=device, dtype=dtype),
+                         torch.randn(256, 256, device=device, dtype=dtype), 2 * 256**3),
+                 "3-D batch": (torch.randn(4, 64, 128, device=device, dtype=dtype),
+                               torch.randn(128, 128, device=device, dtype=dtype), 2 * 4 * 64 * 128 * 128)}
     else:
-        batch, seq, dim = (4, 64, 128) if quick else (16, 128, 256)
-    cases = {"2-D": (torch.randn(side, side, device=device, dtype=dtype),
-                     torch.randn(side, side, device=device, dtype=dtype), 2 * side**3),
-             "3-D batch": (torch.randn(batch, seq, dim, device=device, dtype=dtype),
-                           torch.randn(dim, dim, device=device, dtype=dtype), 2 * batch * seq * dim * dim)}
+        dtype, _, cases = ch02_cases.matmul_cases(device, on_gpu, chapter.sizes.matmul_n)
     found, flagged_all = [], []
     for case, (a, w, flops) in cases.items():
         with copies.detect() as log:
@@ -107,8 +109,7 @@ def _c2(chapter: session.Chapter, quick: bool, options: dict) -> claims.Verdict:
                       "explicit_median_s": cmp["x.transpose(0,1).contiguous().matmul(w)"].timing.median_s,
                       "ratio": implicit.ratio, "ratio_iqr": [implicit.ratio_q25, implicit.ratio_q75]})
     return chapter.judge("C2", {"cases": found, "flags": flagged_all, "device": str(device)},
-                         form=ch02_cases.form(chapter, "C2", str(dtype).replace("torch.", "")
-                                              + (f", batch {batch}" if on_gpu else "")))
+                         form=ch02_cases.c2_form(chapter, dtype, cases))
 
 
 def _c9(chapter: session.Chapter, quick: bool, options: dict) -> claims.Verdict:

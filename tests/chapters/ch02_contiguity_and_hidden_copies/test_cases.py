@@ -425,3 +425,29 @@ def test_c9_and_c2_forms_are_in_the_one_style():
     dtype, _, found = cases.matmul_cases(torch.device("cpu"), False, 64)
     form = cases.c2_form(cpu, dtype, found)
     assert form.startswith("analogue: ") and form.endswith("(the seed: A100), float32, x 16x128x256, w 256x256")
+
+
+def test_reproduce_judges_c2_on_the_page_s_cases_and_form():
+    """2026-12-04 14:04 re-record: reproduce.py built C2's form as 'float16, batch 64' while the page
+    built 'float16, x 64x1024x1024, w 1024x1024', so three refuted runs read 'on another form' and
+    the ledger marked C2 NOT reproduced. Both now come from cases.matmul_cases and cases.c2_form."""
+    from types import SimpleNamespace
+
+    from labkit.chapters.ch02_contiguity_and_hidden_copies import reproduce
+
+    judged = {}
+    side = SimpleNamespace(timing=SimpleNamespace(median_s=1e-3), ratio=1.0, ratio_q25=0.9, ratio_q75=1.1)
+
+    def measured(variants, **_):
+        return {name: side for name in variants}, []
+
+    def judge(claim_id, evidence, form):
+        judged.update(claim=claim_id, form=form, cases=[c["case"] for c in evidence["cases"]])
+        return form
+
+    chapter = SimpleNamespace(device=torch.device("cpu"), on_gpu=False, threads=2,
+                              sizes=SimpleNamespace(matmul_n=64), measured=measured, judge=judge)
+    reproduce._c2(chapter, False, {})
+    dtype, _, found = cases.matmul_cases(torch.device("cpu"), False, 64)
+    assert judged["claim"] == "C2" and judged["cases"] == ["2-D", "3-D batch"]
+    assert judged["form"] == cases.c2_form(chapter, dtype, found)
