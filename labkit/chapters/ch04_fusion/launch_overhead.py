@@ -178,8 +178,21 @@ class LaunchSweep:
         return "\n".join(self.rows())
 
 
+SWEEP_ROUNDS = 5  # interleaved rounds per count (2026-12-04 14:00 H200, reproduce 04: counts timed one after
+# the other read 80, 316, 589, 1,066, 526, 988 us eager at N = 1..128 in one fresh process, a burst
+# of host noise across four counts in a row; R^2 0.41 and C18 'depends (noise)' in 2 of 3 runs)
+NOISY_ROUNDS_IQR = 0.10  # a count whose rounds' IQR is over 10% of their median is counted noisy
+
+
+def round_orders(counts: Sequence[int], rounds: int) -> list[tuple[int, ...]]:
+    """The order each round times the counts in: rotated by one each round, so a burst of host
+    noise lands on different counts in different rounds and the per-count median drops it."""
+    counts = tuple(counts)
+    return [counts[r % len(counts):] + counts[:r % len(counts)] for r in range(rounds)]
+
+
 def measure(counts: Sequence[int] = DEFAULT_COUNTS, device: torch.device | None = None,
-            rep_ms: float = 40.0) -> LaunchSweep:
+            rep_ms: float = 40.0, rounds: int = SWEEP_ROUNDS) -> LaunchSweep:
     """Time N tiny kernels per call for each N: eager and (on a GPU) one graph replay.
 
     On a GPU both run in bench's cold mode on the wall clock (clock="wall"): CUDA events
@@ -190,9 +203,15 @@ def measure(counts: Sequence[int] = DEFAULT_COUNTS, device: torch.device | None 
     the kernels' own time; `labkit.measure.clocks` says how, and measures how long the cold
     flush keeps the GPU busy on this GPU.) On a CPU there are no kernel launches: 'eager
     (CPU ops)' is the dispatcher's cost per tiny op, the closest analogue.
+
+    Each count is timed in `rounds` interleaved rounds (`round_orders`, rep_ms shared among
+    them) and its time is the median over rounds: a host's noise comes in bursts longer than
+    one count's timing, and timed one count after the other a burst bent the line.
     """
     from labkit.measure import bench
 
+    if rounds < 1:
+        raise ValueError(f"rounds must be at least 1, got {rounds}")
     device = device or (torch.device("cuda") if torch.cuda.is_available() else torch.device("cpu"))
     counts = tuple(int(c) for c in counts)
     x = torch.zeros(1, device=device)
@@ -202,15 +221,23 @@ def measure(counts: Sequence[int] = DEFAULT_COUNTS, device: torch.device | None 
                 "graph replay": ("cold", lambda n: graph_of(tiny_kernels(x, n)))}
     else:
         ways = {"eager (CPU ops)": ("hot", lambda n: tiny_kernels(x, n))}
+    calls = {(name, n): make(n) for name, (_, make) in ways.items() for n in counts}  # graphs captured once
+    per_round: dict[tuple[str, int], list[float]] = {key: [] for key in calls}
+    for order in round_orders(counts, rounds):
+        for name, (mode, _) in ways.items():
+            for n in order:
+                timing = bench.time(calls[(name, n)], mode=mode, rep_ms=rep_ms / rounds,
+                                    warmup_ms=10.0 / rounds, min_runs=3, label=f"{name}, N={n}",
+                                    device=device, clock="wall")
+                per_round[(name, n)].append(timing.median_s)
     times: dict[str, tuple[float, ...]] = {}
     noisy: dict[str, int] = {}
-    for name, (mode, make) in ways.items():
+    for name in ways:
         medians, flagged = [], 0
         for n in counts:
-            timing = bench.time(make(n), mode=mode, rep_ms=rep_ms, warmup_ms=10.0,
-                                label=f"{name}, N={n}", device=device, clock="wall")
-            medians.append(timing.median_s)
-            flagged += bool(timing.noisy)
+            q25, q50, q75 = np.percentile(per_round[(name, n)], [25, 50, 75])
+            medians.append(float(q50))
+            flagged += bool(q50 > 0 and (q75 - q25) / q50 > NOISY_ROUNDS_IQR)
         times[name], noisy[name] = tuple(medians), flagged
     fits = {name: fit_linear_part(counts, ts) for name, ts in times.items()}
     return LaunchSweep(counts, times, noisy, fits, str(device))
