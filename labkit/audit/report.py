@@ -95,6 +95,9 @@ def text(report: Report, width: int = 60) -> str:
     """A plain-text table per section (cells clipped to `width` characters)."""
     lines = [f"Audit of {report.model} (torch {report.torch_version}; "
              f"{precision(report.dtype, report.tf32, report.device)})"]
+    if report.seconds.get("total") is not None:  # every phase (chapter 09's table names the largest)
+        lines.append(f"audit took {report.seconds['total']:.1f} s (" + ", ".join(
+            f"{k} {v:.1f} s" for k, v in report.seconds.items() if k != "total") + ")")
     for title, head, rows in sections(report):
         lines += ["", title]
         if not rows:

@@ -70,7 +70,9 @@ def shown_unreproduced(copy: Path) -> set[str]:
 
 
 def _copy(name: str, path: Path, listed: bool):
-    marks = [pytest.mark.xfail(strict=True, raises=AssertionError,
+    # not strict: a copy listed for a cell change its marks do not depend on (2026-12-04: 99 opens
+    # C1's row, not C9's) may still show today's marks; once re-recorded the test bites again
+    marks = [pytest.mark.xfail(strict=False, raises=AssertionError,
                                reason="H200 copy not yet re-recorded (NOT_YET_RERECORDED)")] if listed else []
     return pytest.param(path, id=name, marks=marks)
 

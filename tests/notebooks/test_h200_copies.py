@@ -15,12 +15,7 @@ COPIES = ROOT / "results" / "h200_notebooks"
 # Chapters whose H200 copy predates their current sources: each is re-recorded on the H200
 # (scripts/execute_notebook.py --output-dir results/h200_notebooks) with its issue.
 NOT_YET_RERECORDED: set[str] = {
-    "00_setup_check",  # review 2026-12-04j items 2, 9: the hot/cold cell shows the host launch, the 1-thread ceiling
-    "02_contiguity_and_hidden_copies",  # review 2026-12-04j items 6, 7: the illustration's noise, the priced faults
-    "03_memory_layouts",  # review 2026-12-04j items 1, 3, 4: C7's judged replays shown, C22's takeaway, C7's CPU form
-    "04_fusion",  # review 2026-12-04j item 8: the instructor's stopping point in cell 0
-    "05_dataloader",  # review 2026-12-04j items 1, 2, 3: ten knob rounds, the plateau's interleaved rounds, C25 at the seed's batch
-    "06_ddp_layout_drift",  # review 2026-12-04j item 7: the drift-cost markdown names chapter 04's launch gap
+    "99_claims_ledger",  # opens C1's row, not C9's: the 14:01 GPU page read 1,540 words (C9's card 173)
 }
 
 
