@@ -14,6 +14,9 @@
 #   B and C landed on fresh machines; C, after A and B were taken, read them all); when seconds
 #   count, bash scripts/carry_ceilings.sh <files_at> (0.1 s) takes only the ceilings
 #   then here, after the last call:  bash scripts/take_wave.sh <files_at of each call> <name>, in order
+# Run them A, B, C: 99 runs last in C. On 2026-12-04 13:37 the calls ran B, C (cut at 600 s: reproduce 05
+# took 363 s, 05 147 s), then A with 99 added: that A was not chained to C (CHAIN unset, C not yet taken),
+# so 99's H200 copy read 05's morning records. Where C is cut, take it before the next call and chain it.
 set -uo pipefail
 nb() { echo "python3 scripts/execute_notebook.py --output-dir \$WAVE_OUT/nb --cell-seconds \$WAVE_OUT/cells-$1.json notebooks/$1*.py"; }
 repro() { echo "python3 benchmarks/reproduce.py $1 --runs 3"; }
