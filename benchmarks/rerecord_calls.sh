@@ -8,13 +8,13 @@
 # Seconds from the 2026-12-04 06:48 calls: A 477 (cold start ~35 s before it), B 511 (reproduce 08
 # 307 s, 08 114 s, 09 86 s; a fresh machine), C 430 (05 84 s, reproduce 05 244 s, reproduce 07 88 s, 99 10 s).
 # Seconds beside each step: the last H200 records (chapter runs, reproduce.py's wall per run).
-#   usage (repo root on the GPU machine, carry [".whl", ".gpu_cache"]):  bash benchmarks/rerecord_calls.sh A|B|C|D
+#   usage (repo root on the GPU machine, carry [".whl", ".gpu_cache"]):  bash benchmarks/rerecord_calls.sh A|B|C|E|D
 #   between calls, here:  bash scripts/take_wave.sh <files_at of the call just returned> A|B (~10 s):
 #   the next call then carries every fresh record and the ceilings, warm machine or fresh (2026-12-04:
 #   B and C landed on fresh machines; C, after A and B were taken, read them all); when seconds
 #   count, bash scripts/carry_ceilings.sh <files_at> (0.1 s) takes only the ceilings
 #   then here, after the last call:  bash scripts/take_wave.sh <files_at of each call> <name>, in order
-# Run them A, B, C: 99 runs last in C. On 2026-12-04 13:37 the calls ran B, C (cut at 600 s: reproduce 05
+# Run them A, B, C, E: 99 runs last, in E. On 2026-12-04 13:37 the calls ran B, C (cut at 600 s: reproduce 05
 # took 363 s, 05 147 s), then A with 99 added: that A was not chained to C (CHAIN unset, C not yet taken),
 # so 99's H200 copy read 05's morning records. Where C is cut, take it before the next call and chain it.
 set -uo pipefail
@@ -32,14 +32,18 @@ case "${1:-}" in
       # moved adds up to ~10 s a run), 09 (at most 120 s)
     # reproduce first, so the page's note reads this call's fresh ranges (2026-12-04i 08 item 1)
     CHAIN=1 STEP_TIMEOUT=360 bash benchmarks/gpu_wave.sh "$(repro 08)" "$(nb 08)" "$(nb 09)" ;;
-  C)  # ~430 s: 05 (its cell seconds and fresh-batch step recorded by the chapter itself), its
-      # reproduce (about 90 s a run), then the ledger last, reading every chapter's fresh record
-      # (and, since 2026-12-03, results/reproduce/: every reproduce above runs before it).
+  C)  # ~510 s: reproduce 05 first, so the page quotes this call's fresh runs (2026-12-04 07:09: the
+      # page ran first and said "not yet reproduced" of sources its reproduce, minutes later, did
+      # not reproduce), then 05 (its cell seconds and fresh-batch step recorded by the chapter
+      # itself). 2026-12-04 13:47: reproduce 05 363 s (109-132 s a run) and 05 147 s: with
+      # reproduce 07 and 99 behind them the call ran past 600 s, so those two moved to E.
       # Probes for a call with time left: benchmarks/gpu_05_warmup.py (~30 s), gpu_05_issue39.py
       # (~120 s), gpu_05_other_cells.py (~60 s, if 05 ran over 120 s), gpu_host_mode.py (08's host pace)
-    # reproduce 05 first, so the page quotes this call's fresh runs (2026-12-04 07:09: the page ran
-    # first and said "not yet reproduced" of sources its reproduce, minutes later, did not reproduce)
-    CHAIN=1 STEP_TIMEOUT=420 bash benchmarks/gpu_wave.sh "$(repro 05)" "$(nb 05)" "$(repro 07)" "$(nb 99)" ;;
+    CHAIN=1 STEP_TIMEOUT=420 bash benchmarks/gpu_wave.sh "$(repro 05)" "$(nb 05)" ;;
+  E)  # ~100 s, last: reproduce 07 (about 90 s), then the ledger, reading every chapter's fresh
+      # record (and results/reproduce/: every reproduce above runs before it). Chained: take C's
+      # wave into the tree first (scripts/take_wave.sh), so a fresh machine reads it too.
+    CHAIN=1 STEP_TIMEOUT=200 bash benchmarks/gpu_wave.sh "$(repro 07)" "$(nb 99)" ;;
   D)  # issue 41 (about 480 s): the one untried combination, the Triton fused epilogue compiled at
       # batch 1024, in three fresh processes (each ~130-160 s: its base, the top rung and batch 1024 are
       # built and timed in the same rounds), so its gain is seen 3 of 3; the Triton op's Hopper check
@@ -47,5 +51,5 @@ case "${1:-}" in
       # are recorded in results/h200_past_defaults/. Outputs (wave/pd1..3) are read by hand.
     pd() { echo "python3 benchmarks/gpu_past_defaults.py --out \$WAVE_OUT/pd$1 --budget 130 --levers 'Triton compiled at batch 1024'"; }
     SKIP_INSTALL=1 STEP_TIMEOUT=170 bash benchmarks/gpu_wave.sh "$(pd 1)" "$(pd 2)" "$(pd 3)" ;;
-  *) echo "usage: bash benchmarks/rerecord_calls.sh A|B|C|D" >&2; exit 2 ;;
+  *) echo "usage: bash benchmarks/rerecord_calls.sh A|B|C|E|D" >&2; exit 2 ;;
 esac
