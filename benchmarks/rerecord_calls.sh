@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# Every chapter re-recorded on the H200, and every timing verdict reproduced, in three chained
-# device calls of under 600 s each, A, B, C in that order (about 1,700 s with a cold start):
-# benchmarks/gpu_wave.sh runs the steps; B and C restore the reference file the call before
+# Every chapter re-recorded on the H200, and every timing verdict reproduced, in four chained
+# device calls of under 600 s each, A, B, C, E in that order (about 1,750 s with a cold start:
+# the whole session's device time, so issue 41's D waits for a session of its own):
+# benchmarks/gpu_wave.sh runs the steps; B, C and E restore the reference file the call before
 # wrote, so 99, run last, reads every chapter's fresh record. Make each call the moment the one
 # before returns: the machine stays warm 30 s, and a call that lands on a fresh one prints
 # "chain: no earlier call's reference file" (2026-12-03 18:55: C did, and 99's copy was void).
+# Seconds from the 2026-12-04 13:37 calls: A 567 (with 99), B 514, reproduce 05 363, 05 147.
 # Seconds from the 2026-12-04 06:48 calls: A 477 (cold start ~35 s before it), B 511 (reproduce 08
 # 307 s, 08 114 s, 09 86 s; a fresh machine), C 430 (05 84 s, reproduce 05 244 s, reproduce 07 88 s, 99 10 s).
 # Seconds beside each step: the last H200 records (chapter runs, reproduce.py's wall per run).
