@@ -775,20 +775,54 @@ def against_range(value: float, low: float, high: float) -> str:
     return "above" if value > high else "below" if value < low else "inside"
 
 
+def fresh_spread(found: Mapping | None) -> tuple[int, object, dict[str, tuple[float, float]]]:
+    """(runs whose fit the rule accepted, runs in all, {figure: (low, high)} over those runs)
+    from reproduce's C18 record. Review 2026-12-04k item 3: the takeaway read '4.03-8.65 us ...
+    15.7-33.8x, in 3 fresh processes' where 2 of the 3 sweeps were refused (R^2 0.946 and 0.409
+    < 0.95), so their slopes and contrasts were never judged. A run counts where its evidence's
+    fit_r_squared reaches MIN_FIT_R_SQUARED; a record without per-run evidence counts all."""
+    spread = (((found or {}).get("claims") or {}).get("C18") or {}).get("spread") or {}
+    total = (found or {}).get("runs", "?")
+    evidence = (found or {}).get("evidence") or []
+    fits = [((run or {}).get("C18") or {}).get("fit_r_squared") for run in evidence]
+    keep = None
+    if fits and all(f is not None for f in fits):
+        keep = [float(f) >= c19_claims.MIN_FIT_R_SQUARED for f in fits]
+    out: dict[str, tuple[float, float]] = {}
+    for key, figure in spread.items():
+        values = figure.get("runs")
+        if keep is not None and values is not None and len(values) == len(keep):
+            chosen = [float(v) for v, k in zip(values, keep, strict=True) if k]
+            if chosen:
+                out[key] = (min(chosen), max(chosen))
+        elif "min" in figure and "max" in figure:
+            out[key] = (float(figure["min"]), float(figure["max"]))
+    decided = sum(keep) if keep is not None else (total if isinstance(total, int) else 0)
+    return decided, total, out
+
+
+def fresh_runs(decided: int, total: object) -> str:
+    """'3 fresh processes (reproduce.py)', or '1 of 3 fresh processes (reproduce.py; 2 fits
+    refused)' where the rule refused some."""
+    if not isinstance(total, int) or decided == total:
+        return f"{total} fresh processes (reproduce.py)"
+    return f"{decided} of {total} fresh processes (reproduce.py; {total - decided} fits refused)"
+
+
 def fresh_process_note(eager_gap: float, gpu_name: str | None, record: Mapping | None = None) -> str:
     """This process's eager gap against the fresh processes' (reproduce's C18 spread, read from
     `fresh_record`, never typed), worded from the numbers: inside, above or below their range.
     The chapter measures it after its profiled and compiled work; review 2026-12-04j item 5:
     the note implied that reads high, and the 2026-12-04 record (8.17, 5.98, 6.05 us) put the
     in-process 7.00 us inside. '' where no record of this GPU holds the figure."""
-    found = fresh_record(gpu_name, record)
-    spread = (((found or {}).get("claims") or {}).get("C18") or {}).get("spread") or {}
+    decided, total, spread = fresh_spread(fresh_record(gpu_name, record))
     key = "eager gap, slope minus kernel (us)"
     if key not in spread:
         return ""
-    low, high = float(spread[key]["min"]), float(spread[key]["max"])
-    return (f"{against_range(eager_gap, low, high)} the {found.get('runs', '?')} fresh processes' "  # type: ignore[union-attr]
-            f"{low:.2f}-{high:.2f} us (reproduce.py), though measured after this chapter's profiled and compiled work.")
+    low, high = spread[key]
+    span = f"{low:.2f}" if f"{low:.2f}" == f"{high:.2f}" else f"{low:.2f}-{high:.2f}"
+    return (f"{against_range(eager_gap, low, high)} the {span} us of {fresh_runs(decided, total)}; "
+            "this one is measured after the chapter's profiled and compiled work.")
 
 
 def judge_c18(chapter: object, evidence: Mapping | None) -> claims.Verdict | None:
@@ -1180,14 +1214,15 @@ def launch_line(on_gpu: bool, c18: Mapping | None, sweep: launch_overhead.Launch
         return f"a CUDA Graph cut the GPU's wait between kernels from {here}, in this process"
     runs, eager, graph, contrast, (low, high) = fresh
     return (f"a CUDA Graph cut the GPU's wait between kernels from {eager} us (eager) to {graph} us, "
-            f"{contrast}x, in {runs} fresh processes (reproduce.py); in this process, after its "
+            f"{contrast}x, in {runs}; in this process, after its "
             f"profiled and compiled work: from {here}, the eager gap {against_range(eager_gap, low, high)} "
             "their range")
 
 
 def fresh_launch_range(gpu_name: str | None, record: Mapping | None = None) -> tuple[object, ...] | None:
-    """(runs, eager gap, graph gap, contrast, (eager gap's low, high)) as ranges ('5.87-5.93')
-    from reproduce's C18 spread, the eager gap's bounds also as numbers (what `launch_line`
+    """('3 fresh processes' or '1 of 3 fresh processes (2 fits refused)', eager gap, graph gap,
+    contrast, (eager gap's low, high)) as ranges ('5.87-5.93') from reproduce's C18 spread over
+    the runs whose fit the rule accepted (`fresh_spread`), the eager gap's bounds also as numbers (what `launch_line`
     words 'inside / above / below' from), or None: no record, figures missing, or a record of
     another GPU than `gpu_name` (its range would say nothing of this one)."""
     if gpu_name is None:
@@ -1195,17 +1230,16 @@ def fresh_launch_range(gpu_name: str | None, record: Mapping | None = None) -> t
     record = fresh_record(gpu_name, record)
     if record is None:
         return None
-    spread = ((record.get("claims") or {}).get("C18") or {}).get("spread") or {}
+    decided, total, spread = fresh_spread(record)
     keys = ("eager gap, slope minus kernel (us)", "graph launch gap (us)", "eager gap / graph gap")
     if not all(k in spread for k in keys):
         return None
 
     def span(key: str, digits: int) -> str:
-        low, high = f"{spread[key]['min']:.{digits}f}", f"{spread[key]['max']:.{digits}f}"
+        low, high = f"{spread[key][0]:.{digits}f}", f"{spread[key][1]:.{digits}f}"
         return low if low == high else f"{low}-{high}"
 
-    return (record.get("runs", "?"), span(keys[0], 2), span(keys[1], 2), span(keys[2], 1),
-            (float(spread[keys[0]]["min"]), float(spread[keys[0]]["max"])))
+    return (fresh_runs(decided, total), span(keys[0], 2), span(keys[1], 2), span(keys[2], 1), spread[keys[0]])
 
 
 def chain_line(moved: Mapping[str, int], comparison: bench.Comparison, spread: Sequence[float],

@@ -156,16 +156,27 @@ def seed_contrast(ev: Mapping) -> tuple[float, list[float] | None, float, str]:
     return _ratio(eager, graph), interval, eager, how
 
 
+def bad_fit(r_squared: float, least: float) -> str:
+    """The 'depends' reason of a sweep whose times do not lie on a line. Review 2026-12-04k
+    item 3: such runs read 'noise: the spread of the measured ratio straddles the threshold',
+    which is false (their contrasts, 24.8x and 15.7x, were far from 10x): the fit was refused,
+    so no slope and no contrast was judged."""
+    return f"the times do not lie on a line: R^2 {r_squared:.3f} < {least:g}; rerun on a quiet machine"
+
+
 def check_c18(ev: Mapping, th: Mapping) -> tuple[str, str, str]:
     eager, node = float(ev["eager_per_launch_us"]), float(ev["graph_per_node_us"])
     r_squared = float(ev["fit_r_squared"])
     gap, spread, how = _graph_launch_gap(ev)
     ratio, _, eager_gap, eager_how = seed_contrast(ev)
     limit, contrast = th["graph_node_limit_us"], th["contrast_ratio"]
+    fitted = r_squared >= th["min_fit_r_squared"]
+    # a refused fit's slope and contrast are printed as figures the verdict does not use
+    uses = "the verdict uses these" if fitted else "not judged: the fit is refused"
     text = (f"graph replay: launch gap {gap:.2f} us ({how}), per-node time {node:.2f} us (the gap "
             f"plus the kernel's own run); eager: launch gap {eager_gap:.2f} us ({eager_how}; "
             f"{eager:.2f} us per launch, CPU-bound; R^2 >= {r_squared:.3f}); the seed's contrast, "
-            f"eager gap / graph gap: {ratio:.1f}x against {contrast:g}x (the verdict uses these)")
+            f"eager gap / graph gap: {ratio:.1f}x against {contrast:g}x ({uses})")
     other = _other_estimate(ev)
     if other is not None:
         text += (f"; beside it, the graph's per-node slope minus the kernel's duration: {other:.2f} us "
@@ -176,8 +187,8 @@ def check_c18(ev: Mapping, th: Mapping) -> tuple[str, str, str]:
         text += f"; eager's timeline gap {float(ev['eager_launch_gap_us']):.2f} us (profiler on)"
     text += (f"; note, not judged: eager gap {eager_gap:.2f} us against the seed's "
              f"{th['seed_eager_low_us']:g}-{th['seed_eager_high_us']:g} us")
-    if r_squared < th["min_fit_r_squared"]:
-        return DEPENDS, text + "; the times do not lie on a line", NOISE
+    if not fitted:
+        return DEPENDS, text, bad_fit(r_squared, th["min_fit_r_squared"])
     graph_side = band(gap, spread, limit)
     if graph_side == "noise":
         return DEPENDS, text, NOISE

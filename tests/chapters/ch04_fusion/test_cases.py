@@ -98,7 +98,7 @@ def test_c18_on_a_cpu_judges_the_recorded_run_without_keeping_it():
     assert any("(the seed's 5-8 us, not judged)" in note for note in shown.notes)
     # the recorded evidence is the reference machine's: the reference's fresh range applies to it
     if (ROOT / "results" / "reproduce" / cases.FRESH_RECORD).exists():
-        assert any("fresh processes'" in note for note in shown.notes)
+        assert any("fresh processes (reproduce.py" in note for note in shown.notes)
     assert "no GPU here" in cases.c18_table(None, "nothing recorded").caption()
     chapter = session.open("04_fusion", announce=False)
     chapter.on_gpu = False
@@ -335,9 +335,9 @@ def test_c18_note_quotes_the_fresh_processes_from_reproduce_s_record():
                   "eager gap, slope minus kernel (us)": {"min": 5.98, "max": 8.17},
                   "slope minus kernel (us)": {"min": 0.1475, "max": 0.1572}}}}}
     inside = cases.fresh_process_note(7.00, "NVIDIA H200", record)
-    assert inside.startswith("inside the 3 fresh processes' 5.98-8.17 us (reproduce.py)")
-    assert cases.fresh_process_note(8.50, "NVIDIA H200", record).startswith("above the 3 fresh")
-    assert cases.fresh_process_note(5.50, "NVIDIA H200", record).startswith("below the 3 fresh")
+    assert inside.startswith("inside the 5.98-8.17 us of 3 fresh processes (reproduce.py)")
+    assert cases.fresh_process_note(8.50, "NVIDIA H200", record).startswith("above the 5.98")
+    assert cases.fresh_process_note(5.50, "NVIDIA H200", record).startswith("below the 5.98")
     assert cases.fresh_process_note(8.172, "NVIDIA H200", record).startswith("inside")  # as printed
     assert cases.fresh_process_note(7.00, "NVIDIA A100-SXM4-80GB", record) == ""  # another GPU's range
     assert cases.fresh_process_note(7.00, None, record).startswith("inside")  # the reference's, on a CPU
@@ -347,9 +347,9 @@ def test_c18_note_quotes_the_fresh_processes_from_reproduce_s_record():
     path = ROOT / "results" / "reproduce" / cases.FRESH_RECORD
     if path.exists():
         on_file = json.loads(path.read_text())
-        spread = on_file["claims"]["C18"]["spread"]["eager gap, slope minus kernel (us)"]
+        low, high = cases.fresh_spread(on_file)[2]["eager gap, slope minus kernel (us)"]
         shown = cases.fresh_process_note(7.0, on_file["fingerprint"]["gpu_name"])
-        assert f"{spread['min']:.2f}-{spread['max']:.2f} us" in shown
+        assert (f"{low:.2f}-{high:.2f} us" if f"{low:.2f}" != f"{high:.2f}" else f"{low:.2f} us") in shown
         assert cases.fresh_process_note(7.0, "NVIDIA A100-SXM4-80GB") == ""
 
 
@@ -401,9 +401,35 @@ def test_the_launch_takeaway_leads_with_the_fresh_processes():
     assert "fresh processes" not in other and other.startswith("a CUDA Graph cut the GPU's wait between kernels from 7.33 us")
     on_file = ROOT / "results" / "reproduce" / cases.FRESH_RECORD
     if on_file.exists():
-        spread = json.loads(on_file.read_text())["claims"]["C18"]["spread"]["eager gap, slope minus kernel (us)"]
+        low, high = cases.fresh_spread(json.loads(on_file.read_text()))[2]["eager gap, slope minus kernel (us)"]
         gpu = json.loads(on_file.read_text())["fingerprint"]["gpu_name"]
-        assert f"from {spread['min']:.2f}-{spread['max']:.2f} us (eager)" in cases.launch_line(True, ev, None, gpu)
+        span = f"{low:.2f}-{high:.2f}" if f"{low:.2f}" != f"{high:.2f}" else f"{low:.2f}"
+        assert f"from {span} us (eager)" in cases.launch_line(True, ev, None, gpu)
+
+
+def test_the_fresh_range_holds_only_the_runs_whose_fit_was_accepted():
+    """Review 2026-12-04k item 3: the takeaway read '4.03-8.65 us ... 15.7-33.8x, in 3 fresh
+    processes' where the rule refused 2 of the 3 fits (R^2 0.946 and 0.409 < 0.95)."""
+    ev = {"eager_per_launch_us": 8.38, "graph_launch_gap_us": 0.256, "graph_per_node_us": 1.46,
+          "graph_kernel_us": 1.05}
+
+    def figure(*runs):
+        return {"min": min(runs), "max": max(runs), "runs": list(runs)}
+
+    record = {"runs": 3, "fingerprint": {"gpu_name": "NVIDIA H200"},
+              "evidence": [{"C18": {"fit_r_squared": r}} for r in (0.997, 0.946, 0.409)],
+              "claims": {"C18": {"spread": {
+                  "eager gap, slope minus kernel (us)": figure(8.655, 6.353, 4.032),
+                  "graph launch gap (us)": figure(0.2563, 0.2562, 0.2561),
+                  "eager gap / graph gap": figure(33.77, 24.80, 15.75)}}}}
+    line = cases.launch_line(True, ev, None, "NVIDIA H200", record)
+    assert line.startswith("a CUDA Graph cut the GPU's wait between kernels from 8.65 us (eager) to 0.26 us, "
+                           "33.8x, in 1 of 3 fresh processes (reproduce.py; 2 fits refused); in this process")
+    assert "4.03" not in line and "15.7" not in line
+    note = cases.fresh_process_note(7.33, "NVIDIA H200", record)
+    assert note.startswith("below the 8.65 us of 1 of 3 fresh processes (reproduce.py; 2 fits refused)")
+    accepted = {**record, "evidence": [{"C18": {"fit_r_squared": 0.99}}] * 3}
+    assert "from 4.03-8.65 us (eager)" in cases.launch_line(True, ev, None, "NVIDIA H200", accepted)
 
 
 def _kernels_at(starts, durations):

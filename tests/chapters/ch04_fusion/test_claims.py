@@ -79,7 +79,9 @@ def test_noisy_timings_give_depends_on_noise():
     assert straddles.outcome == "depends" and straddles.depends_on == claims.NOISE
     crooked = judge("C18", eager_per_launch_us=6.0, graph_per_node_us=0.3,
                     graph_launch_gap_us=0.2, graph_kernel_us=0.1, fit_r_squared=0.5)
-    assert crooked.depends_on == claims.NOISE
+    # review 2026-12-04k item 3: a refused fit is its own reason, not the ratio's noise
+    assert crooked.depends_on == "the times do not lie on a line: R^2 0.500 < 0.95; rerun on a quiet machine"
+    assert "(not judged: the fit is refused)" in crooked.reason and "the verdict uses these" not in crooked.reason
     # the contrast's interval (from eager's slope interval) straddles 10x: 9.6x-10.4x
     contrast_noise = judge("C18", eager_per_launch_us=3.56, eager_interval_us=[3.49, 3.69],
                            graph_per_node_us=1.3, fit_r_squared=0.999,
