@@ -668,3 +668,53 @@ def test_the_instructors_stopping_point_states_the_estimates_minutes():
     five = next(v for k, v in before.items() if k.startswith("## 5."))
     assert abs(int(at.group(1)) - four) <= 2, (at.group(1), four)
     assert abs(int(more.group(1)) - (five - four)) <= 2, (more.group(1), five - four)
+
+
+def test_a_loop_slower_than_its_host_launch_plus_device_time_is_flagged_not_read():
+    """Review 2026-12-04k item 1: the 13:57 H200 page read eager's loop at 1.02 ms per call
+    beside a 238 us host launch and 29 us of device time, and the add loop at 86 us beside
+    47 + 3.4 us: a disturbed host, printed as measurements. Such a loop is flagged, and no
+    reading that leans on it is stated."""
+    assert cases.disturbed_by(1.02e-3, 238e-6, 29.2e-6) == pytest.approx(3.82, abs=0.01)
+    assert cases.disturbed_by(210e-6, 200e-6, 29e-6) is None  # the quiet record: under the sum
+    assert cases.disturbed_by(1.0, None, 1.0) is None  # a CPU's loop: no host launch apart
+
+    def row(variant, device_s, host_s, ratio):
+        return {"variant": variant, "median_s": device_s, "ratio": ratio, "host_s": host_s,
+                "launch_bound": host_s > device_s}
+    comparison = [row("eager", 29.2e-6, 238e-6, 1.0), row("compiled", 25.9e-6, 331e-6, 0.88),
+                  row("reduce-overhead", 28.0e-6, 113e-6, 0.96)]
+    quiet = {"eager": 250e-6, "compiled": 340e-6, "reduce-overhead": 120e-6}
+    for loops, disturbed in ((quiet, False), ({**quiet, "eager": 1.02e-3}, True)):
+        loop = {"rows": _loop_rows(loops, {}), "baseline": "eager", "flags": [], "rounds": 5}
+        notes = cases.comparison_table({"comparison": comparison, "loop": loop}, "ro").notes
+        said = next(n for n in notes if n.startswith("In a loop"))
+        host = [n for n in notes if n.startswith("Host disturbed")]
+        if disturbed:  # eager is the baseline: every reading leans on it
+            assert "compiled: not stated (disturbed); reduce-overhead: not stated (disturbed)" in said
+            assert host == ["Host disturbed: a loop call took more than host launch + device time "
+                            "(eager 3.8x); those loop readings are not stated."]
+        else:
+            assert "not stated (disturbed)" not in said and host == []
+    add = {"elements": 1 << 20, "aligned": True, "triton_gbps": 70.2, "torch_gbps": 1872.0, "speedup": 0.04,
+           "triton_us": 89.6, "torch_us": 3.36, "triton_host_us": 46.2, "torch_host_us": 47.0,
+           "loop_speedup": 0.61, "loop_speedup_iqr": [0.60, 0.61], "loop_flags": [],
+           "triton_loop_us": 142.0, "torch_loop_us": 86.0}
+    line = cases.small_add_line(add)
+    assert line.endswith("(PyTorch 1.7x); those loop readings are not stated.") and "slower." not in line
+
+
+def test_the_add_table_names_its_flagged_rows_and_an_events_clock_below_kernel_records():
+    """Review 2026-12-04k item 1: the 2^20 row read Triton at 70 GB/s (0.04x), flagged noisy
+    and timed on events, where the larger rows read kernel records; the table said nothing."""
+    def row(n, clock, flags=()):
+        return {"elements": n, "aligned": True, "triton_gbps": 1.0, "torch_gbps": 1.0, "speedup": 1.0,
+                "clock": clock, "flags": list(flags)}
+    records, events = "device (kernel records)", "device"
+    noisy = {"timing": "Triton add", "why": "noisy: IQR 28% of the median; its rounds spread 3.7%"}
+    rows_ = [row(1 << 20, events, [noisy]), row(1 << 21, records), row(1 << 27, events)]
+    assert cases.flagged_rows(rows_) == (
+        "Flagged, read with care: 2^20: Triton add noisy: IQR 28% of the median, timed on 'device' "
+        "(CUDA events, with the launcher), larger sizes on kernel records.")  # 2^27 on events is bench's rule
+    assert cases.flagged_rows([row(1 << 20, records), row(1 << 27, events)]) == ""
+    assert any(n.startswith("Flagged, read with care: 2^20") for n in cases.add_table({"rows": rows_}).notes)
