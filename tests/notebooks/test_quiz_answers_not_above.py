@@ -94,8 +94,12 @@ KEYS: dict[str, dict[str, list[str]]] = {
         # the chain quiz asks the fused path's speed against eager's (neutral wording, review
         # 2026-12-04i item 10): the bytes each path moves make it about 2x at the same bandwidth
         # (the explanation's "half the bytes"), and the payback table prints eager and compiled
-        # times of the same chain
-        "quiz_chain": ["8 arrays' worth", "moves 4", "half the bytes", "pays back after"],
+        # times of the same chain; review 2026-12-04k item 6: the graded line itself ("fused
+        # Triton kernel: 2.03x ... the speed of eager PyTorch"), its table's title and the
+        # payback table's column are named too
+        "quiz_chain": ["8 arrays' worth", "moves 4", "half the bytes", "pays back after",
+                       "the speed of eager PyTorch", "silu((x + y) * z), 5 interleaved rounds",
+                       "calls to pay back"],
         # GradScaler's overflow: what it does is the claim's card and the demo's table
         "quiz_c21": ["skips the step", "skips the optimizer step", "one overflow, then clean steps"],
     },
@@ -267,7 +271,8 @@ def test_the_check_bites_an_answer_printed_above_its_quiz():
 
 # Review 2026-12-04j item 6: (chapter, quiz, the token that names the output grading it).
 GRADED_BY = [("03_memory_layouts", "quiz_c7", "The quiz's ratio"),
-             ("04_fusion", "quiz_c18", "median launch gap")]
+             ("04_fusion", "quiz_c18", "median launch gap"),
+             ("04_fusion", "quiz_chain", "the speed of eager PyTorch")]
 
 
 @pytest.mark.parametrize("chapter, quiz, token", GRADED_BY)
