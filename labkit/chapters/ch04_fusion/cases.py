@@ -570,7 +570,10 @@ def sweep_table(sweep: launch_overhead.LaunchSweep, on_gpu: bool) -> Table:
                   units={"fixed": "s", "per kernel": "s"})
     for way, fit in sweep.fits.items():
         low, high = fit.per_item_interval_us
-        shown.add(way, fit.fixed_s, fit.per_item_s, f"{low:.3f}-{high:.3f} us", round(fit.r_squared, 4))
+        # a fixed part below 0 is not a time (review 2026-12-04k item 10: 'fixed -820 ns'): the
+        # line's intercept, folded below with why, not printed as a cost
+        shown.add(way, fit.fixed_s if fit.fixed_s >= 0 else "below 0", fit.per_item_s,
+                  f"{low:.3f}-{high:.3f} us", round(fit.r_squared, 4))
     medians = Table("", ["kernels per call", *sweep.times_s], units=dict.fromkeys(sweep.times_s, "s"))
     for i, count in enumerate(sweep.counts):
         medians.add(count, *(values[i] for values in sweep.times_s.values()))
@@ -580,7 +583,8 @@ def sweep_table(sweep: launch_overhead.LaunchSweep, on_gpu: bool) -> Table:
     if not on_gpu:
         shown.note("No GPU here: the slope is the host's cost per tiny op (Python + dispatcher).")
     if any(fit.fixed_s < 0 for fit in sweep.fits.values()):
-        shown.fold("a fixed part below 0", "The cost per kernel changes with N "
+        below = ", ".join(f"{way} {fit.fixed_s * 1e9:.0f} ns" for way, fit in sweep.fits.items() if fit.fixed_s < 0)
+        shown.fold("a fixed part below 0", f"The fitted intercept ({below}) is not a time: the cost per kernel changes with N "
                    + ("(the first calls overlap the cache flush before each call)"
                       if on_gpu else "(timed back to back, hot)")
                    + "; only the slope is read.")

@@ -61,11 +61,13 @@ def check_c17(ev: Mapping, th: Mapping) -> tuple[str, str, str]:
         raise ClaimError("C17: Dynamo captured no graph at all; was the function called?")
     reasons = "; ".join(str(r) for r in ev.get("break_reasons", [])) or "none given"
     text = f"torch._dynamo.explain finds {graphs} graph(s) and {breaks} graph break(s)"
+    # review 2026-12-04k item 9: the card's 'with no decorator' is half the statement, not judged
+    unjudged = "; 'no decorator' not judged: Dynamo captures only under a wrapper (here explain)"
     if breaks > 0 or graphs > 1:
-        return REFUTED, f"{text} (reason: {reasons})", ""
+        return REFUTED, f"{text} (reason: {reasons}){unjudged}", ""
     if ev["both_branches_in_graph"]:
-        return CONFIRMED, f"{text}; both branches are in the graph", ""
-    return (DEPENDS, f"{text}, but the graph holds only the branch that was taken",
+        return CONFIRMED, f"{text}; both branches are in the graph{unjudged}", ""
+    return (DEPENDS, f"{text}, but the graph holds only the branch that was taken{unjudged}",
             "the condition: a Python value is specialised (one branch, guarded), not kept")
 
 

@@ -718,3 +718,13 @@ def test_the_add_table_names_its_flagged_rows_and_an_events_clock_below_kernel_r
         "(CUDA events, with the launcher), larger sizes on kernel records.")  # 2^27 on events is bench's rule
     assert cases.flagged_rows([row(1 << 20, records), row(1 << 27, events)]) == ""
     assert any(n.startswith("Flagged, read with care: 2^20") for n in cases.add_table({"rows": rows_}).notes)
+
+
+def test_a_fixed_part_below_zero_is_not_printed_as_a_time():
+    """Review 2026-12-04k item 10: the CPU page's launch fit printed 'fixed -820 ns'."""
+    fit = launch_overhead.LineFit(-8.2e-7, 3.6e-6, 1e-8, 0.999, 6)
+    sweep = launch_overhead.LaunchSweep((1, 4, 8), {"eager (CPU ops)": (3e-6, 14e-6, 28e-6)},
+                                        {"eager (CPU ops)": 0}, {"eager (CPU ops)": fit}, "cpu")
+    shown = cases.sweep_table(sweep, False)
+    assert shown.column("fixed") == ["below 0"] and "-820" not in str(shown).split("(")[0]
+    assert any("(eager (CPU ops) -820 ns) is not a time" in text for _, text in shown.folded)

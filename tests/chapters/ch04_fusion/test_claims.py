@@ -270,3 +270,11 @@ def test_recorded_h200_evidence_replays(claim_id):
     saved = entry["payload"]
     verdict = claims.get(claim_id).judge(saved["evidence"], machine="replay", form=saved["form"])
     assert verdict.outcome == saved["outcome"]
+
+
+def test_c17_says_its_no_decorator_half_is_not_judged():
+    """Review 2026-12-04k item 9: the card says 'with no decorator', and only the graph count
+    is judged; the reason says so in every outcome."""
+    for breaks, both in ((1, False), (0, True), (0, False)):
+        verdict = judge("C17", graph_count=1 + breaks, graph_break_count=breaks, both_branches_in_graph=both)
+        assert verdict.reason.endswith("'no decorator' not judged: Dynamo captures only under a wrapper (here explain)")
