@@ -740,121 +740,55 @@ def _us(seconds: float) -> str:
     return f"{1e6 * seconds:.3g} us"
 
 
-# A loop of calls runs "at the host's pace" only where its per-call wall time is within this
-# share of the host's launch figure, "at the device's pace" where within it of the device time
-# (review 2026-12-04i item 2: the H200 page said "host's pace" for a loop whose 0.55 was the
-# device ratio, 0.53, while host 21.2 against 88.7 us would give 0.24).
+# A side of a C10 case is launch-bound only where a loop of its calls, timed by wall clock, runs
+# more than this share over its device time per call (review 2026-12-04j item 4; 2026-12-04k item 1).
 PACE_TOLERANCE = 0.15
-HOST_PACE, DEVICE_PACE, BOTH_PACE, NO_PACE = ("the host's", "the device's", "the host's and the device's alike",
-                                              "neither clock's")
 
 
-def pace(loop: float, host: float, device: float) -> str:
-    """Which clock a loop ran at, from two figures of the same quantity (per-call times, or
-    ratios): HOST_PACE where `loop` is within PACE_TOLERANCE of `host`, DEVICE_PACE where of
-    `device`, BOTH_PACE where of both (the two clocks agree, so neither is told apart), else
-    NO_PACE. The host's is never said from the launch probe alone: only the timed loop says it."""
-    if min(loop, host, device) <= 0:
-        raise ValueError(f"a pace needs positive figures, got loop {loop}, host {host}, device {device}")
-    near_host, near_device = (abs(loop / x - 1) <= PACE_TOLERANCE for x in (host, device))
-    if near_host and near_device:
-        return BOTH_PACE
-    return HOST_PACE if near_host else DEVICE_PACE if near_device else NO_PACE
+def launch_shown(host: float, loop: float) -> float:
+    """The host launch figure a page may show beside a timed loop: the probe's, capped at the
+    loop's per-call time (review 2026-12-04k item 1: the probe, 3 calls behind a spin, read 141 us
+    for a call a loop repeated every 63.3 us; a call cannot take longer to launch than a loop of
+    them takes per call, so the loop's time is the tighter upper bound)."""
+    if min(host, loop) <= 0:
+        raise ValueError(f"a launch figure needs positive times, got host {host}, loop {loop}")
+    return min(host, loop)
 
 
-def loop_pace(c: Mapping) -> tuple[str, str]:
-    """A launch-bound C10 case's timed loop: (its pace, the figures it was read from). With
-    each side's per-call wall time recorded (`loop_view_s`, `loop_baseline_s`), each side's
-    loop against its own host and device figures, one pace where both sides agree; on records
-    from before them, the loop's ratio against the host figures' (max(host, device) per call)
-    and the device times'. ('', '') where no loop was timed."""
-    timed = c.get("loop_ratio")
-    view_host, aware_host = c.get("matmul_view_host_s"), c.get("stride_aware_host_s")
-    view_dev, aware_dev = c["matmul_view_median_s"], c.get("stride_aware_median_s")
-    if timed is None or view_host is None or aware_host is None or aware_dev is None:
-        return "", ""
+def loop_over_device(c: Mapping) -> dict[str, float]:
+    """Each side's timed loop per call over its device time ({} where no loop was timed per
+    call): the ratio that decides whether a side is launch-bound (over 1 + PACE_TOLERANCE)."""
     view_loop, aware_loop = c.get("loop_view_s"), c.get("loop_baseline_s")
-    if view_loop is not None and aware_loop is not None:
-        sides = {"the stride-aware GEMM": pace(float(aware_loop), aware_host, aware_dev),
-                 "torch.matmul": pace(float(view_loop), view_host, view_dev)}
-        if len(set(sides.values())) == 1:
-            return next(iter(sides.values())), ""
-        return NO_PACE, " alone (" + ", ".join(f"{side} at {p}" for side, p in sides.items()) + ")"
-    host_ratio = max(view_host, view_dev) / max(aware_host, aware_dev)
-    device_ratio = view_dev / aware_dev
-    return (pace(float(timed), host_ratio, device_ratio),
-            f", beside the device times' ratio {device_ratio:.2f} and the host figures' {host_ratio:.2f}")
-
-
-def _side_figures(name: str, host: float, device: float, loop: float | None) -> tuple[str, bool]:
-    """One side of a C10 case: its host launch, device time and loop per call, labelled
-    launch-bound only where the loop's per-call time bears it out, i.e. runs over its device
-    time by more than PACE_TOLERANCE (review 2026-12-04j item 4: 'host 147 us, device 52.4 us,
-    loop 66.8 us per call' called the launch per call, yet it could not repeat every 66.8 us; the
-    probe read 57.5-89.5 us in the reproduce runs). A launch figure over the loop's is named as
-    overstating a call's launch. Returns (the text, whether the loop bears a launch bound out)."""
-    figures = f"host {_us(host)}, device {_us(device)}" + (f", loop {_us(loop)} per call" if loop is not None else "")
-    if host <= device:
-        return f"{name} {figures}", False
-    if loop is None:
-        return f"{name} {figures} (host over device; no loop timed per call)", False
-    if loop <= device * (1 + PACE_TOLERANCE):
-        return f"{name} {figures}: the loop ran at the device's pace, so not launch-bound", False
-    over = (" (the host figure overstates a call's launch: the loop ran under it)"
-            if loop < host * (1 - PACE_TOLERANCE) else "")
-    return f"{name} launch-bound: {figures}{over}", True
-
-
-def loop_ratio_clear(c: Mapping, limit: float = STRIDE_AWARE_WIN_RATIO) -> bool:
-    """Whether a C10 case's loop ratio may be stated: the ratio inside its own rounds' spread and
-    the whole spread on one side of each edge of the quiz's classes (1/limit and limit). The
-    seed's case read 0.62-0.86 on the page (across 0.83) and 1.1x, 1.6x, 1.5x in three
-    reproduce runs, so it is left out; 1024 float16's 0.525-0.534 in all four is stated."""
-    timed = c.get("loop_ratio")
-    if timed is None:
-        return False
-    spread = [float(v) for v in (c.get("loop_ratio_iqr") or [timed, timed])]
-    if not min(spread) <= float(timed) <= max(spread):
-        return False
-    return all(band(float(timed), spread, edge) != "noise" for edge in (1 / limit, limit))
+    aware_dev = c.get("stride_aware_median_s")
+    if view_loop is None or aware_loop is None or aware_dev is None:
+        return {}
+    return {"the stride-aware GEMM": float(aware_loop) / float(aware_dev),
+            "torch.matmul": float(view_loop) / float(c["matmul_view_median_s"])}
 
 
 def launch_bound_text(c: Mapping) -> str:
-    """A GPU case's bound, from its row (review 2026-12-03d item 11): where a call's host launch
-    outlasts its device time, the ratio (device time) may not be what a loop of calls sees.
-    Each side's host, device and (where timed) loop per-call figures, labelled launch-bound only
-    where its loop bears the launch out (`_side_figures`); the loop's ratio only where it is
-    clear of the quiz's edges (`loop_ratio_clear`), else named as left out; older evidence
-    without per-call loops reads the loop's pace from ratios (`loop_pace`), or says its pace
-    was computed, not timed. '' when neither call's host launch outlasts its device time, or
-    the host launches were not recorded."""
+    """A GPU case's bound, from its row, in one deciding ratio per side: a loop of calls timed by
+    wall clock against the device time per call; a side is launch-bound where its loop runs over
+    its device time by more than PACE_TOLERANCE. The host-launch probe decides nothing and is not
+    in the reason (review 2026-12-04k item 1: it read 141 us for a call a loop repeated every
+    63.3 us, and the reason that named both ran to 900 characters); the figures are folded under
+    the table (`cases.c10_table`). The loop's ratio of the two paths is not stated: it read 0.88 on
+    the page and 0.61-0.75 in three reproduce runs, a tenth of its spread. '' where no host launch
+    outlasts its device time, or none was recorded; older records without per-call loops say no
+    loop was timed."""
     view_host, aware_host = c.get("matmul_view_host_s"), c.get("stride_aware_host_s")
     view_dev, aware_dev = c["matmul_view_median_s"], c.get("stride_aware_median_s")
     if view_host is None or aware_host is None or aware_dev is None:
         return ""
     if view_host <= view_dev and aware_host <= aware_dev:
         return ""
-    timed = c.get("loop_ratio")
-    loop = float(timed) if timed is not None else max(view_host, view_dev) / max(aware_host, aware_dev)
-    faster = (f"torch.matmul {1 / loop:.1f}x faster" if loop < 1 else f"torch.matmul {loop:.1f}x slower")
-    view_loop, aware_loop = c.get("loop_view_s"), c.get("loop_baseline_s")
-    per_call = timed is not None and view_loop is not None and aware_loop is not None
-    sides = (_side_figures("the stride-aware GEMM", aware_host, aware_dev, float(aware_loop) if per_call else None),
-             _side_figures("torch.matmul", view_host, view_dev, float(view_loop) if per_call else None))
-    figures = "; ".join(text for text, _ in sides)
-    if timed is None:  # older evidence: the pace computed, not timed; it moved 2.5x-6.9x between H200 runs
-        how = f"a loop's pace computed as max(host, device) per call, not timed: {faster}"
-    elif not loop_ratio_clear(c):
-        edges = f"{1 / STRIDE_AWARE_WIN_RATIO:.2f}x or {STRIDE_AWARE_WIN_RATIO:g}x"
-        how = f"a loop's ratio, timed by wall clock, left out: its rounds reach across {edges}"
-    else:
-        spread = c.get("loop_ratio_iqr") or [loop, loop]
-        said, detail = ("", "") if per_call else loop_pace(c)
-        host_set = any(bound for _, bound in sides)  # the loop then follows this host's speed
-        how = (f"a loop of calls, timed by wall clock{f', runs at {said} pace' if said else ''}: {faster} "
-               f"(ratio {float(spread[0]):.2f}-{float(spread[1]):.2f}{detail}"
-               + ("; this run's: a launch-bound loop follows the host's speed" if host_set else "") + ")")
-    return f" (host launch against device time: {figures}; {how})"
+    ratios = loop_over_device(c)
+    if not ratios:
+        return " (the host's launch probe read over the device time; no loop was timed, so no bound is stated)"
+    bound = [side for side, r in ratios.items() if r > 1 + PACE_TOLERANCE]
+    said = ", ".join(f"{side} {r:.2f}x" for side, r in ratios.items())
+    verdict = (" and ".join(bound) + " launch-bound") if bound else "neither launch-bound"
+    return f" (a loop of calls, per call over device time: {said}; {verdict})"
 
 
 def _c10_gpu_case(c: Mapping, th: Mapping) -> tuple[str, str]:

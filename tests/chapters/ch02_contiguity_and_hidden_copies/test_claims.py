@@ -438,7 +438,7 @@ def test_recorded_h200_c5b_evidence_decides_c5b_and_c5c():
     if "verdict:C5c" not in data["chapters"]["02_contiguity_and_hidden_copies"]:
         assert found["C5c"].outcome == "refuted" and found["C5c"].recorded
         assert found["C5c"].reason.startswith("(judged by today's rule from C5b's evidence recorded")
-    assert found["C5c"].form == payload["form"] or "C5c" in data["chapters"]["02_contiguity_and_hidden_copies"]
+    assert found["C5c"].form == payload["form"] or "verdict:C5c" in data["chapters"]["02_contiguity_and_hidden_copies"]
     # its reproduce mark is read from C5b's runs' evidence where the record judged no C5c itself
     from labkit.claims import reproduced
     from labkit.core import results as results_io
@@ -503,19 +503,17 @@ def test_the_kept_memory_figure_is_read_only_where_the_faults_fell():
     assert ch02.kept_took(None, 3) is None and ch02.kept_took(0, 0) is False and ch02.kept_took(100, 40) is True
 
 
-def test_a_launch_bound_h200_case_says_what_a_loop_sees():
-    """Review 2026-12-03d item 11: the H200's 1024 rows are launch-bound (stride-aware host 80.4 us
-    against device 11.4 us; torch.matmul 21.5 against 5.98), so 0.52x (device) is ~3.7x in a loop."""
+def test_a_launch_bound_h200_case_without_a_timed_loop_states_no_bound():
+    """Review 2026-12-03d item 11, 2026-12-04k item 1: a host-launch probe over the device time
+    (stride-aware host 80.4 us against device 11.4 us) decides nothing without a timed loop."""
     case = gemm_case(view=5.98e-6, aware=11.4e-6, ratio=0.52, ratio_iqr=[0.5, 0.54],
                      matmul_view_host_s=21.5e-6, stride_aware_host_s=80.4e-6)
     verdict = judge("C10", cases=[case])
-    bound = "0.52x the stride-aware GEMM's time (host launch against device time"
-    assert verdict.outcome == "refuted" and bound in verdict.reason
-    assert "the stride-aware GEMM host 80.4 us, device 11.4 us" in verdict.reason
-    assert "torch.matmul 3.7x faster" in verdict.reason
+    assert verdict.outcome == "refuted" and "no loop was timed, so no bound is stated" in verdict.reason
+    assert "80.4 us" not in verdict.reason and "faster" not in verdict.reason
     device_bound = gemm_case(view=1e-3, aware=2e-3, matmul_view_host_s=2e-5, stride_aware_host_s=2e-5)
-    assert "host launch against" not in judge("C10", cases=[device_bound]).reason
-    assert "host launch against" not in judge("C10", cases=[gemm_case()]).reason  # hosts not recorded
+    assert "loop" not in judge("C10", cases=[device_bound]).reason
+    assert "loop" not in judge("C10", cases=[gemm_case()]).reason  # hosts not recorded
 
 
 def test_every_analogue_form_names_this_device_and_the_seeds():
@@ -553,102 +551,42 @@ def test_c6_names_the_clock_it_was_timed_on():
     assert unnamed.reason.endswith("it takes 1.14x the time of narrow on the contiguous tensor")
 
 
-def test_a_launch_bound_case_says_whether_its_loop_was_timed_or_computed():
-    """Review 2026-12-03h item 4: 'torch.matmul 6.9x faster in a loop' was max(host, device),
-    computed, while reproduce read 2.5-2.8x. Where the loop was timed by wall clock the reason
-    gives that ratio and its spread; older evidence says its pace is computed, not timed."""
-    case = gemm_case(view=5.98e-6, aware=11.2e-6, ratio=0.54, ratio_iqr=[0.53, 0.54],
-                     matmul_view_host_s=18.6e-6, stride_aware_host_s=129e-6)
-    computed = judge("C10", cases=[case]).reason
-    assert "computed as max(host, device) per call, not timed: torch.matmul 6.9x faster" in computed
-    timed = judge("C10", cases=[dict(case, loop_ratio=0.38, loop_ratio_iqr=[0.36, 0.40])]).reason
-    assert "timed by wall clock" in timed and "torch.matmul 2.6x faster (ratio 0.36-0.40" in timed
-    assert "computed" not in timed
+# The H200 record of 2026-12-04 13:37-14:07 (results/nvidia-h200.json), C10's two launch-probed cases.
+H200_C10_SEED_CASE = gemm_case("1024 float32", view=52.256e-6, aware=52.64e-6, ratio=0.9927, ratio_iqr=[0.99, 0.995],
+                               matmul_view_host_s=22.46e-6, stride_aware_host_s=140.8e-6, loop_ratio=0.878,
+                               loop_ratio_iqr=[0.876, 0.886], loop_view_s=55.71e-6, loop_baseline_s=63.33e-6)
+H200_C10_FP16 = gemm_case("1024 float16", view=5.952e-6, aware=11.232e-6, ratio=0.53, ratio_iqr=[0.52, 0.54],
+                          matmul_view_host_s=105.4e-6, stride_aware_host_s=187.7e-6, loop_ratio=0.5517,
+                          loop_ratio_iqr=[0.5509, 0.5546], loop_view_s=29.73e-6, loop_baseline_s=53.86e-6)
 
 
-# The H200 record's C10 cases (results/nvidia-h200.json, recorded 2026-12-04T03:15:37, cf03b28):
-# device and host medians and the timed loop's ratio, as the page printed them.
-H200_C10_FP16 = gemm_case("1024 float16", view=5.984e-6, aware=11.392e-6, ratio=0.5253, ratio_iqr=[0.5245, 0.5268],
-                          matmul_view_host_s=21.157e-6, stride_aware_host_s=88.749e-6,
-                          loop_ratio=0.5502, loop_ratio_iqr=[0.5499, 0.5529])
-H200_C10_FP32 = gemm_case("1024 float32", view=52.032e-6, aware=52.224e-6, ratio=0.9963, ratio_iqr=[0.9960, 0.9969],
-                          matmul_view_host_s=30.024e-6, stride_aware_host_s=63.307e-6,
-                          loop_ratio=0.6556, loop_ratio_iqr=[0.6551, 0.6603])
+def test_launch_bound_is_read_from_the_timed_loop_against_device_time_not_the_probe():
+    """Review 2026-12-04k item 1: 'the stride-aware GEMM launch-bound: host 141 us, device 52.6 us,
+    loop 63.3 us per call (the host figure overstates ...)' rested a label on a probe the loop
+    contradicts, and stated a loop ratio (0.88) that read 0.61-0.75 in reproduce. One ratio per side
+    now, loop over device: 63.3/52.6 = 1.20 (bound, over 1.15), 55.7/52.3 = 1.07 (not)."""
+    text = ch02.launch_bound_text(H200_C10_SEED_CASE)
+    assert text == (" (a loop of calls, per call over device time: the stride-aware GEMM 1.20x, "
+                    "torch.matmul 1.07x; the stride-aware GEMM launch-bound)")
+    assert "141" not in text and "faster" not in text and "0.88" not in text
+    both = ch02.launch_bound_text(H200_C10_FP16)
+    assert "the stride-aware GEMM 4.80x, torch.matmul 4.99x; the stride-aware GEMM and torch.matmul launch-bound" in both
+    quiet = dict(H200_C10_SEED_CASE, loop_view_s=53e-6, loop_baseline_s=54e-6)
+    assert ch02.launch_bound_text(quiet).endswith("; neither launch-bound)")
 
 
-def test_a_timed_loop_names_the_clock_its_numbers_show_on_the_h200_record():
-    """Review 2026-12-04i item 2: the H200 page said 'a loop of calls ... runs at the host's
-    pace' for 1024 float16, whose loop ratio 0.55 is the device times' 0.53, while host 21.2
-    against 88.7 us would give 0.24. The record holds no per-call loop times, so its loop ratio
-    is set against the device times' ratio and the host figures': within 15% of one names it."""
-    fp16 = ch02.launch_bound_text(H200_C10_FP16)
-    assert "runs at the device's pace" in fp16 and "host's pace" not in fp16
-    assert "beside the device times' ratio 0.53 and the host figures' 0.24" in fp16
-    # 1024 float32: host figures give 52/63.3 = 0.82, the device 1.00, the loop 0.66: neither
-    fp32 = ch02.launch_bound_text(H200_C10_FP32)
-    assert "runs at neither clock's pace" in fp32 and "host's pace" not in fp32
-    assert "ratio 1.00 and the host figures' 0.82" in fp32
-
-
-def test_every_recorded_c10_loop_said_at_the_hosts_pace_is_within_15_percent_of_it():
-    """Whatever the reference records, 'host's pace' is said only where the numbers give it."""
+def test_the_host_figure_shown_never_exceeds_the_loops_per_call_time():
+    """Review 2026-12-04k item 1: a call cannot take 141 us to launch when a loop of them runs at
+    63.3 us per call; the fold under C10's table shows the launch capped at the loop's time."""
+    assert ch02.launch_shown(140.8e-6, 63.33e-6) == 63.33e-6
+    assert ch02.launch_shown(22.46e-6, 55.71e-6) == 22.46e-6
+    with pytest.raises(ValueError, match="positive"):
+        ch02.launch_shown(0.0, 1.0)
     recorded = json.loads(RESULTS.read_text())["chapters"]["02_contiguity_and_hidden_copies"]["verdict:C10"]
     for case in recorded["payload"]["evidence"]["cases"]:
-        if case.get("loop_ratio") is None:
-            continue
-        text = ch02.launch_bound_text(case)
-        host_ratio = (max(case["matmul_view_host_s"], case["matmul_view_median_s"])
-                      / max(case["stride_aware_host_s"], case["stride_aware_median_s"]))
-        if "host's pace" in text and case.get("loop_view_s") is None:
-            assert abs(case["loop_ratio"] / host_ratio - 1) <= ch02.PACE_TOLERANCE, case["case"]
-        if case.get("loop_view_s") is not None:  # per-call times: each beside its host and device figures
-            assert f"loop {ch02._us(case['loop_view_s'])}" in text
-
-
-def test_a_loop_with_per_call_times_is_set_beside_each_sides_host_and_device():
-    """With each side's per-call wall time (`cases.c10_loop` records them), each side's loop is
-    set beside its own host and device figures; a side is launch-bound only where its loop runs
-    over its device time (review 2026-12-04j item 4)."""
-    device_paced = dict(H200_C10_FP16, loop_view_s=6.3e-6, loop_baseline_s=11.6e-6)
-    text = ch02.launch_bound_text(device_paced)
-    assert "loop 11.6 us per call: the loop ran at the device's pace, so not launch-bound" in text
-    assert "loop 6.3 us per call" in text and "launch-bound:" not in text and "this run's" not in text
-    host_paced = dict(H200_C10_FP16, loop_view_s=22.0e-6, loop_baseline_s=85.0e-6, loop_ratio=0.26,
-                      loop_ratio_iqr=[0.25, 0.27])
-    text = ch02.launch_bound_text(host_paced)
-    assert "the stride-aware GEMM launch-bound: host 88.7 us, device 11.4 us, loop 85 us per call;" in text
-    assert "torch.matmul 3.8x faster (ratio 0.25-0.27; this run's: a launch-bound loop follows the host's speed)" in text
-
-
-H200_C10_SEED_CASE = gemm_case("1024 float32", view=52.32e-6, aware=52.384e-6, ratio=0.9988, ratio_iqr=[0.9936, 1.0015],
-                               matmul_view_host_s=31.889e-6, stride_aware_host_s=146.95e-6, loop_ratio=0.8626,
-                               loop_ratio_iqr=[0.6170, 0.8632], loop_view_s=56.896e-6, loop_baseline_s=66.8e-6)
-
-
-def test_a_launch_figure_the_loop_does_not_bear_out_and_a_loop_ratio_across_an_edge_are_not_stated():
-    """Review 2026-12-04j item 4: the H200 page printed 'the stride-aware GEMM host 147 us, device 52.4 us,
-    loop 66.8 us per call' (a launch that could not repeat every 66.8 us) and 'torch.matmul 1.2x faster
-    (ratio 0.62-0.86)', a loop ratio across the 0.83x edge that read 1.1x, 1.6x and 1.5x in reproduce."""
-    text = ch02.launch_bound_text(H200_C10_SEED_CASE)
-    assert ("the stride-aware GEMM launch-bound: host 147 us, device 52.4 us, loop 66.8 us per call (the host "
-            "figure overstates a call's launch: the loop ran under it)") in text
-    assert "torch.matmul host 31.9 us, device 52.3 us, loop 56.9 us per call;" in text
-    assert "1.2x faster" not in text and "0.62" not in text
-    assert "a loop's ratio, timed by wall clock, left out: its rounds reach across 0.83x or 1.2x" in text
-    assert not ch02.loop_ratio_clear(H200_C10_SEED_CASE)
-    assert ch02.loop_ratio_clear(dict(H200_C10_SEED_CASE, loop_ratio=0.53, loop_ratio_iqr=[0.52, 0.54]))
-    assert not ch02.loop_ratio_clear(dict(H200_C10_SEED_CASE, loop_ratio=0.86, loop_ratio_iqr=[0.6, 0.7]))  # outside
-    assert not ch02.loop_ratio_clear({"loop_ratio": None})
-
-
-def test_a_pace_is_named_only_within_its_tolerance():
-    assert ch02.pace(100.0, 100.0, 20.0) == ch02.HOST_PACE
-    assert ch02.pace(21.0, 100.0, 20.0) == ch02.DEVICE_PACE
-    assert ch02.pace(50.0, 100.0, 20.0) == ch02.NO_PACE
-    assert ch02.pace(1.0, 1.05, 0.95) == ch02.BOTH_PACE
-    assert ch02.pace(0.55, 0.24, 0.53) == ch02.DEVICE_PACE  # the H200's 1024 float16, by ratios
-    with pytest.raises(ValueError, match="positive"):
-        ch02.pace(0.0, 1.0, 1.0)
+        for host, loop in (("stride_aware_host_s", "loop_baseline_s"), ("matmul_view_host_s", "loop_view_s")):
+            if case.get(loop) is not None and case.get(host) is not None:
+                assert ch02.launch_shown(case[host], case[loop]) <= case[loop], case["case"]
 
 
 def test_c5b_s_reason_opens_with_the_seeds_comparison_then_its_cause():
