@@ -145,12 +145,13 @@ lesson.plateau_text()  # kept under plateau
 # memory (the table's note gives them, computed from the shapes). On a GPU a quarter would
 # cross to the device too, but the ladder's uint8 row copies pinned: no row times a pageable
 # uint8 copy. On a CPU also one or four batches prefetched per worker
-# and half and twice the batch, each read against the baseline. On a GPU the seed's advice
-# as a ladder, each step read against the one before: + `pin_memory` (the seed's first
-# advice), then + a *device prefetcher* (copies the next batch on a second CUDA stream while
-# this one computes) and uint8 together; these two are not separated there (the CPU rows
-# measure uint8 alone; C23 and C25 below time the pinned copy alone). The first row is the
-# baseline; the second is the baseline again (A/A): what the rule calls when nothing changed.
+# and half and twice the batch. On a GPU the seed's advice as a ladder: + `pin_memory` (the
+# seed's first advice), then + a *device prefetcher* (copies the next batch on a second CUDA
+# stream while this one computes) and uint8 together; these two are not separated there (the
+# CPU rows measure uint8 alone; C23 and C25 below time the pinned copy alone). Every row is
+# called against the baseline; the top step's increment over + pin is shown beside its call,
+# not called. The first row is the baseline; the second is the baseline again (A/A): what
+# the rule calls when nothing changed.
 #
 # The settings run in ten rounds, in pairs: one order, then the same order reversed. A knob
 # is read against the baseline *round by round* (both measured in that round, so a change in

@@ -237,21 +237,18 @@ class Lesson:
         return Shown([*out, *self.knob_text()])
 
     def knob_text(self) -> Shown:
-        """Each knob's reading against the baseline (its samples/s, range and waiting share:
-        the sweep's table, with the decision), what was not measured, and the plot."""
-        base = self.knob_rows[0]["label"]
-        ladder = any(row.get("against", base) != base for row in self.knob_rows)  # else all vs the baseline
+        """Each knob's call against the baseline (its samples/s, range and waiting share: the
+        sweep's table, with the decision; a ladder step's increment over the step before beside
+        it, shown, not called: call_cell), what was not measured, and the plot."""
         shown = tables.Table(
-            "the knobs at the knee, each read round by round against "
-            + ("the row named" if ladder else "the baseline"),
+            "the knobs at the knee, each called round by round against the baseline",
             ["knob", "samples/s (rounds pooled)", "slowest to fastest window", "waiting",
-             *(["read against"] if ladder else []), "geometric mean [95% interval]: call"],
+             "geometric mean [95% interval]: call"],
             units={"waiting": "%"})
         for row in self.knob_rows:
             shown.add(row["label"], round(row["samples_per_s"]),
                       f"{row['samples_per_s_low']:.0f} to {row['samples_per_s_high']:.0f}",
-                      100 * row["wait_share"], *([row.get("against", "-")] if ladder else []),
-                      against_text(row))
+                      100 * row["wait_share"], call_cell(row, self.knob_rows))
         if control_failed(self.knob_rows):  # review 2026-12-03h item 3
             shown.note(f"{CONTROL_FAILED} (the A/A row, the baseline against itself, was called "
                        f"{_CALLS[control_call(self.knob_rows)]}).")
@@ -289,22 +286,29 @@ class Lesson:
 
     def recorded_gpu_knobs(self) -> object:
         """The reference GPU's knob rows (pin_memory, non_blocking, the device prefetcher),
-        labelled recorded; samples/s from total time (`loader_sweep.row_samples_per_s`)."""
+        labelled recorded; samples/s from total time (`loader_sweep.row_samples_per_s`). Each
+        call is read against the baseline: a row recorded against the step before (the ladder
+        before issue 39's fix) is re-judged from its recorded rounds (knee_experiment.rebased),
+        its old reading shown as the increment, or labelled as read against that row."""
         if self.on_gpu:  # the knob table above is this GPU's own
             return Lines()
         gpu_knobs = self.chapter.recorded("sweep_knobs")
         if gpu_knobs is None:
             return "nothing recorded yet for the reference GPU"
-        decided = {r["label"]: r for r in gpu_knobs.get("table", []) if "stated" in r}
-        shown = tables.Table("the knobs on the reference GPU",
-                             ["knob", "samples/s", "waiting", "read against", "ratio: call"],
+        table = knee_experiment.rebased(gpu_knobs.get("table", []))
+        decided = {r["label"]: r for r in table if "stated" in r}
+        shown = tables.Table("the knobs on the reference GPU, each called against the baseline",
+                             ["knob", "samples/s", "waiting", "ratio: call"],
                              units={"waiting": "%"}, recorded=f"recorded on {_ref()}")
-        base = gpu_knobs["rows"][0]["label"] if gpu_knobs["rows"] else "-"
         for i, row in enumerate(gpu_knobs["rows"]):
             per_round = decided.get(row["label"])
             shown.add(row["label"], round(loader_sweep.row_samples_per_s(row)), 100 * row["wait_share"],
-                      per_round.get("against", base) if per_round else "-",
-                      against_text(per_round) if per_round else "the baseline" if i == 0 and decided else "-")
+                      call_cell(per_round, table) if per_round else "the baseline" if i == 0 and decided else "-")
+        base = table[0]["label"] if table else ""
+        for row in table:
+            if row.get("rebased"):  # its old reading is the increment beside its call
+                shown.note(f"{step_name(row['label'], base)} recorded against "
+                           f"{step_name(row['increment']['over'], base)}; called here from its rounds")
         rule = knee_experiment.knob_rule(gpu_knobs.get("rounds") or 0)
         if not decided:
             shown.note("recorded before knobs were read round by round against the baseline: no ratios")
@@ -459,18 +463,22 @@ class Lesson:
         return next((r for r in self.knob_rows if r["label"] == f"{self.knob_rows[0]['label']} pin"), None)
 
     def _knob_takeaway(self, uint8_row: Mapping | None) -> str:
-        """The knob line of the takeaways: on a GPU the ladder's steps, each against the one
-        before; on a CPU uint8 alone against the baseline. None of them when the A/A control
-        failed (control_failed): the line says so and names the control's interval."""
+        """The knob line of the takeaways: on a GPU the ladder's steps, each called against the
+        baseline, a step's increment over the step before beside it, shown, not called (issue
+        39: no takeaway credits an increment the table did not call); on a CPU uint8 alone
+        against the baseline. None of them when the A/A control failed (control_failed): the
+        line says so and names the control's interval."""
         if control_failed(self.knob_rows):
             aa = next(r for r in self.knob_rows if r["label"].endswith("(A/A)"))
             return (f"Knobs at the knee: the A/A control read {against_text(aa)}, so "
                     f"{CONTROL_FAILED}.")
         steps = [r for r in self.knob_rows[1:] if not r["label"].endswith("(A/A)") and r.get("against")]
         if self.on_gpu and steps:
-            return ("The seed's advice as a ladder, each step against the one before (the knob "
+            base = self.knob_rows[0]["label"]
+            return ("The seed's advice as a ladder, each step called against the baseline (the knob "
                     "table's rule): " + "; ".join(
-                        f"+ {r['label'][len(r['against']):].strip()} {against_text(r)}" for r in steps) + ".")
+                        f"{step_name(r['label'], base)} {call_cell(r, self.knob_rows, brackets=True)}"
+                        for r in steps) + ".")
         if uint8_row is not None:
             return ("Knobs at the knee, by the knob table's rule: "
                     f"uint8 batches alone (normalised on the device) ran {against_text(uint8_row)}.")
@@ -811,6 +819,43 @@ def against_text(row: Mapping) -> str:
     low, high = row["ratio_low"], row["ratio_high"]  # called again by today's rule (the band)
     decision = knee_experiment.judge_interval(row["ratio"], low, high, row.get("margin", knee_experiment.KNOB_MARGIN))
     return f"{row['ratio']:.2f}x [{low:.2f}, {high:.2f}]: {_CALLS[decision]}"
+
+
+def step_name(label: str, base: str) -> str:
+    """A row's label as its change from the baseline ('w8 b64 pin' over 'w8 b64': '+ pin')."""
+    return f"+ {label[len(base):].strip()}" if label.startswith(base) and label != base else label
+
+
+def increment_text(row: Mapping, rows: Sequence[Mapping]) -> str:
+    """A ladder step's increment over the step before, as the table shows it and never calls:
+    'over + pin: 1.10x [0.93, 1.29], shown, not called', and ', within the table's resolution'
+    where its geometric mean lies inside the A/A's half-width (resolution): a step smaller than
+    the table can call. '' for a row without an increment (knee_experiment.increment)."""
+    step = row.get("increment")
+    if not step or step.get("ratio") is None:
+        return ""
+    base = rows[0]["label"] if rows else ""
+    ratio, low, high = step["ratio"], step.get("ratio_low"), step.get("ratio_high")
+    spread = f" [{low:.2f}, {high:.2f}]" if low is not None and high is not None else " (one round)"
+    half = resolution(rows)
+    within = ", within the table's resolution" if half and 1 / half <= ratio <= half else ""
+    return f"over {step_name(step['over'], base)}: {ratio:.2f}x{spread}, shown, not called{within}"
+
+
+def call_cell(row: Mapping, rows: Sequence[Mapping], brackets: bool = False) -> str:
+    """A row's call against the baseline (against_text) with what the reader must know beside
+    it: a ladder step's increment (increment_text, after '; ' or in parentheses), or, for a row
+    of an old record that could not be re-judged ('read_against', knee_experiment.rebased),
+    the row it was read against: 'read against + pin (recorded under the earlier rule)'."""
+    base = rows[0]["label"] if rows else ""
+    text = against_text(row)
+    if row.get("read_against"):
+        return (f"{text}, read against {step_name(row['read_against'], base)} "
+                "(recorded under the earlier rule)")
+    beside = increment_text(row, rows)
+    if not beside:
+        return text
+    return f"{text} ({beside})" if brackets else f"{text}; {beside}"
 
 
 CONTROL_FAILED = "control failed: no knob call stands this run"

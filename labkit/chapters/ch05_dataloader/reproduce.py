@@ -140,6 +140,9 @@ def measure_numbers(quick: bool = False, knobs: bool | None = None) -> dict:
                               for r in knee["knob_table"][1:]}
         out["knob_ratios_are"] = INTERVAL  # [geometric mean, its 95% interval's low and high end]
         out["knob_round_ratios"] = {r["label"]: r.get("round_ratios") for r in knee["knob_table"][1:]}
+        # a ladder step's increment over the step before: shown, never called (issue 39)
+        out["knob_increments"] = {r["label"]: _increment(r["increment"]) for r in knee["knob_table"][1:]
+                                  if r.get("increment")}
         out["knob_budget_note"] = knee["knob_budget_note"]
         out["knob_rounds"] = knee.get("knob_rounds")  # the A/A row's label ends '(A/A)'
         out["knob_window_steps"] = knee.get("knob_window_steps")  # cost_model reads it
@@ -254,7 +257,12 @@ def reference_calls(machine: str = results.DEFAULT_REFERENCE) -> dict | None:
     out: dict = {"plan": (workers or {}).get("plan") if isinstance(workers, dict) else None,
                  "knee": knee.get("workers"), "knobs": {}, "plateau": None}
     knobs = results.recorded(CHAPTER, "sweep_knobs", machine)
-    for row in (knobs or {}).get("table", [])[1:] if isinstance(knobs, dict) else []:
+    # every call against the baseline (issue 39): a row recorded against the step before is
+    # re-judged from its rounds; one that cannot be is no call of today's table, so left out
+    table = knee_experiment.rebased((knobs or {}).get("table", []) if isinstance(knobs, dict) else [])
+    for row in table[1:]:
+        if row.get("read_against"):
+            continue
         ratios = [row.get("ratio"), row.get("ratio_low"), row.get("ratio_high")]
         decision = (knee_experiment.judge_interval(*ratios) if "level" in row and None not in ratios
                     else row.get("decision"))
@@ -408,17 +416,22 @@ def knob_line(run: dict) -> str:
     gain; ...'; a run recorded under the older rule, without 'knob_ratios_are', shows its
     median and the rounds' range, '1.31x (1.20-1.45)'), and its A/A row's median ratio when it
     ran before the baseline against after (an order effect)."""
+    run = rebased_run(run)
     ratios = run.get("knob_ratios") or {}
     interval = run.get("knob_ratios_are") == INTERVAL
     parts = []
     against = run.get("knob_against") or {}
-    base = next(iter(run.get("knob_decisions") or {}), "").removesuffix(" (A/A)")
+    steps = run.get("knob_increments") or {}
+    base = _baseline(run)
     for label, decision in run_decisions(run).items():
         ratio, low, high = (ratios.get(label) or [None, None, None])[:3]
         shown = ("" if None in (ratio, low, high) else f" {ratio:.2f}x [{low:.2f}, {high:.2f}]"
                  if interval else f" {ratio:.2f}x ({low:.2f}-{high:.2f})")
         ref = against.get(label)
-        parts.append(f"{label}{f' (vs {ref})' if ref and ref != base else ''}{shown} {decision}")
+        step = steps.get(label)
+        beside = ("" if not step or None in step[:3] else
+                  f" (over {_step_name(step[3], base)}: {step[0]:.2f}x [{step[1]:.2f}, {step[2]:.2f}], shown, not called)")
+        parts.append(f"{label}{f' (vs {ref})' if ref and ref != base else ''}{shown} {decision}{beside}")
     by_order = run.get("aa_by_order") or {}
     if by_order.get("before_median") is not None and by_order.get("after_median") is not None:
         parts.append(f"A/A ran before the baseline {by_order['before_median']:.2f}x "
@@ -472,11 +485,54 @@ def _plateau_band(plateau: dict) -> str:
             f"{'' if inside else ': MISSES'}")
 
 
+def _increment(step: Mapping) -> list:
+    """A knob_table row's increment as a run records it: [geometric mean, low, high, over]."""
+    return [step.get("ratio"), step.get("ratio_low"), step.get("ratio_high"), step.get("over")]
+
+
+def _step_name(label: str, base: str) -> str:
+    """A row's label as its change from the baseline ('w8 b64 pin' over 'w8 b64': '+ pin')."""
+    return f"+ {label[len(base):].strip()}" if base and label.startswith(base) and label != base else label
+
+
+def _baseline(run: Mapping) -> str:
+    """The baseline's label of a run's knob sweep (its A/A row's label without ' (A/A)')."""
+    return next(iter(run.get("knob_decisions") or {}), "").removesuffix(" (A/A)")
+
+
+def rebased_run(run: dict) -> dict:
+    """A run's knob calls with every row against the baseline (issue 39): a run recorded
+    before the fix read the ladder's top row against + pin ('knob_against'); where it
+    recorded its per-round ratios as intervals (INTERVAL), that row is re-judged against the
+    baseline from its rounds times + pin's (knee_experiment.rebased) and its old reading kept
+    as its increment ('knob_increments', shown, not called). Else the run as it was."""
+    against = run.get("knob_against") or {}
+    base = _baseline(run)
+    rounds = run.get("knob_round_ratios") or {}
+    if (run.get("knob_ratios_are") != INTERVAL or not rounds
+            or all(ref in (None, base) for ref in against.values())):
+        return run
+    ratios = run.get("knob_ratios") or {}
+    table = [{"label": base}] + [
+        {"label": label, "against": against.get(label, base), "decision": decision,
+         "round_ratios": rounds.get(label), "level": knee_experiment.KNOB_LEVEL,
+         **dict(zip(("ratio", "ratio_low", "ratio_high"), (ratios.get(label) or [None] * 3)[:3], strict=True))}
+        for label, decision in (run.get("knob_decisions") or {}).items()]
+    again = knee_experiment.rebased(table)[1:]
+    return {**run, "knob_decisions": {r["label"]: r["decision"] for r in again},
+            "knob_ratios": {r["label"]: [r.get("ratio"), r.get("ratio_low"), r.get("ratio_high")] for r in again},
+            "knob_round_ratios": {r["label"]: r.get("round_ratios") for r in again},
+            "knob_against": {r["label"]: r["against"] for r in again},
+            "knob_increments": {**(run.get("knob_increments") or {}),
+                                **{r["label"]: _increment(r["increment"]) for r in again if r.get("increment")}}}
+
+
 def run_decisions(run: dict) -> dict[str, str]:
-    """One run's knob calls under today's rule: re-judged from each interval where the run
-    recorded one ('knob_ratios_are' INTERVAL: an older band's "no clear difference" becomes
-    "no difference" or "not resolved"), else as recorded with that old label read as not
-    resolved (it was neither a gain nor a loss)."""
+    """One run's knob calls under today's rule, each against the baseline (rebased_run):
+    re-judged from each interval where the run recorded one ('knob_ratios_are' INTERVAL: an
+    older band's "no clear difference" becomes "no difference" or "not resolved"), else as
+    recorded with that old label read as not resolved (it was neither a gain nor a loss)."""
+    run = rebased_run(run)
     ratios = run.get("knob_ratios") or {}
     interval = run.get("knob_ratios_are") == INTERVAL
     out = {}

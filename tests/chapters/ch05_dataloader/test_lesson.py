@@ -1,6 +1,7 @@
 """ch05's lesson.py, the notebook's run: GPU-only measurements are kept under the keys the
 H200 record is read by, and without a GPU the recorded run is shown labelled recorded."""
 
+import json
 from dataclasses import dataclass, field, replace
 
 import pytest
@@ -8,6 +9,7 @@ import pytest
 from labkit import session
 from labkit.chapters.ch05_dataloader import h2d_copies, lesson
 from labkit.core import results
+from tests.paths import ROOT
 
 
 @dataclass
@@ -117,6 +119,15 @@ def test_without_a_gpu_the_recorded_run_is_shown_labelled_recorded(cpu_lesson):
     recorded_rows = results.recorded("05_dataloader", "sweep_knobs")["rows"]
     assert knobs.recorded == f"recorded on {results.DEFAULT_REFERENCE}"
     assert [row[0] for row in knobs.rows] == [row["label"] for row in recorded_rows]
+    # issue 39: every recorded call read against the baseline; the 13:47 page read its top row
+    # against + pin, so it is called again from its rounds and the old reading shown, not called
+    assert "each called against the baseline" in knobs.title
+    cells = {row[0]: row[-1] for row in knobs.rows}
+    reference = json.loads((ROOT / "results" / f"{results.DEFAULT_REFERENCE}.json").read_text())
+    recorded_at = reference["chapters"]["05_dataloader"]["sweep_knobs"]["recorded_at"]
+    if recorded_at == "2026-12-04T13:53:11+00:00":  # the 13:47 page (read against + pin)
+        assert cells["w8 b64 pin devprefetch uint8"] == ("1.32x [1.13, 1.55]: a gain; over + pin: 1.11x "
+                                                         "[0.92, 1.34], shown, not called")
     overlap = cpu_lesson.recorded_overlap()
     assert overlap and all(line.startswith("recorded on") for line in overlap)
 
@@ -183,8 +194,8 @@ def test_on_a_cpu_the_seconds_are_kept_but_not_recorded(monkeypatch):
 
 def test_on_a_gpu_the_knob_ladder_and_the_copy_read_from_the_rows_the_h200_records(monkeypatch):
     """The GPU-only texts of the knob cell and the overlap, fed rows shaped as knob_table makes
-    them on a GPU (the ladder: + pin against the baseline, + devprefetch + uint8 against + pin)
-    and the H200's numbers (a 38.5 MB batch copied pageable in 6.4 ms; the tuned overlap idle
+    them on a GPU (the ladder: every row called against the baseline, + devprefetch + uint8's
+    increment over + pin beside its call, issue 39) and the H200's numbers (a 38.5 MB batch copied pageable in 6.4 ms; the tuned overlap idle
     75%): no GPU is needed to build these sentences, only the rows one records."""
     from types import SimpleNamespace
 
@@ -193,17 +204,23 @@ def test_on_a_gpu_the_knob_ladder_and_the_copy_read_from_the_rows_the_h200_recor
     run = lesson.Lesson(FakeGpuChapter())
     run.plan = loader_sweep.plan(cores=16, gpu=True)  # the H200's: ResNet-50, batch 64
 
-    def row(label, against=None, ratios=()):
+    def row(label, against=None, ratios=(), step=()):
         out = {"label": label, "samples_per_s": 1300.0, "samples_per_s_low": 1200.0,
                "samples_per_s_high": 1400.0, "wait_share": 0.1}
+        if step:
+            out["increment"] = knee_experiment.shown_only({**knee_experiment.call(step), "over": "w8 b64 pin"})
         return {**out, "decision": "baseline"} if against is None else {
             **out, "against": against, **knee_experiment.call(ratios)}
 
+    pin, top = [1.1, 1.12, 1.09, 1.11, 1.1, 1.13], [1.3, 1.2, 1.25, 1.31, 1.28, 1.22]
     run.knob_rows = [row("w8 b64"), row("w8 b64 (A/A)", "w8 b64", [1.0, 1.01, 0.99, 1.0, 1.02, 0.98]),
-                     row("w8 b64 pin", "w8 b64", [1.1, 1.12, 1.09, 1.11, 1.1, 1.13]),
-                     row("w8 b64 pin devprefetch uint8", "w8 b64 pin", [1.3, 1.2, 1.25, 1.31, 1.28, 1.22])]
+                     row("w8 b64 pin", "w8 b64", pin),
+                     row("w8 b64 pin devprefetch uint8", "w8 b64", [a * b for a, b in zip(pin, top, strict=True)], top)]
     said = run._knob_takeaway(None)
-    assert "+ pin 1.11x" in said and "+ devprefetch uint8 1.26x" in said and "A/A" not in said
+    assert "+ pin 1.11x [1.09, 1.12]: a gain;" in said and "A/A" not in said
+    # the top row's call is against the baseline; its increment over + pin is shown, not called
+    assert ("+ pin devprefetch uint8 1.40x [1.35, 1.44]: a gain (over + pin: 1.26x [1.21, 1.31], "
+            "shown, not called)") in said
     side = 3 * 224 * 224
     run.bench = SimpleNamespace(data=SimpleNamespace(sample_bytes=4 * side),
                                 data_uint8=SimpleNamespace(sample_bytes=side),
@@ -463,3 +480,28 @@ def test_the_plateau_takeaway_splits_from_pin_memory_s_prediction():
     assert pin.endswith("not measured.")
     on_cpu = lesson.plateau_takeaway(replace(plateau, on_gpu=False), None)
     assert lesson.split_takeaway(on_cpu) == [on_cpu]
+
+
+def test_an_increment_is_shown_beside_its_call_and_flagged_within_the_table_s_resolution():
+    """Issue 39: a ladder step's increment over the step before is shown, never called; where
+    its geometric mean lies inside the A/A's half-width (the 13:47 reproduce's run 2: 1.08x
+    against +/-16%) the page says it is within the table's resolution."""
+    from labkit.chapters.ch05_dataloader import knee_experiment
+
+    base = {"label": "w8 b64", "decision": "baseline"}
+    aa = {"label": "w8 b64 (A/A)", "against": "w8 b64", **knee_experiment.call([0.85, 1.15, 1.0, 0.9, 1.1, 1.0])}
+    pin = {"label": "w8 b64 pin", "against": "w8 b64", **knee_experiment.call([1.2, 1.25, 1.15, 1.2])}
+
+    def top(step):
+        return {"label": "w8 b64 pin devprefetch uint8", "against": "w8 b64",
+                **knee_experiment.call([1.3, 1.35, 1.4, 1.32]),
+                "increment": knee_experiment.shown_only({**knee_experiment.call(step), "over": "w8 b64 pin"})}
+
+    half = lesson.resolution([base, aa])
+    near, far = top([1.0, 1.2, 0.95, 1.15]), top([1.2, 1.25, 1.22, 1.21])
+    assert 1 < near["increment"]["ratio"] < half < far["increment"]["ratio"]
+    said = lesson.call_cell(near, [base, aa, pin, near])
+    assert said.startswith("1.34x [") and ": a gain; over + pin: " in said
+    assert said.endswith(", shown, not called, within the table's resolution")
+    assert lesson.call_cell(far, [base, aa, pin, far]).endswith(", shown, not called")
+    assert lesson.increment_text(pin, [base, aa, pin]) == "" and lesson.call_cell(pin, [base, pin]) == lesson.against_text(pin)

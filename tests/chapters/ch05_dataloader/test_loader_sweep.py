@@ -886,6 +886,7 @@ def test_a_knob_is_a_gain_only_when_its_interval_excludes_1_and_it_clears_the_ba
     assert [r["decision"] for r in table] == ["baseline", "gain", "not resolved"]
     assert list(knee_experiment.knob_decisions(table).values()) == ["gain", "not resolved"]
     assert [r.get("against") for r in table] == [None, "w2 b16", "w2 b16"]
+    assert all("increment" not in r for r in table)  # no row extends another: no ladder
 
 
 def test_the_a_a_row_is_split_by_whether_it_ran_before_or_after_the_baseline():
@@ -906,21 +907,57 @@ def test_the_knobs_issue_39_names_come_before_the_batch_sizes():
     assert labels == ["w4 b16", "w4 b16 (A/A)", "w4 b16 uint8", "w4 b16 pf1", "w4 b16 pf4", "w4 b8", "w4 b32"]
 
 
-def test_on_a_gpu_the_knobs_are_a_ladder_in_the_seed_s_order_each_read_against_the_step_before(monkeypatch):
+def test_on_a_gpu_the_knobs_are_a_ladder_in_the_seed_s_order_each_called_against_the_baseline(monkeypatch):
     """Review 2026-12-03e item 2: the seed's first advice, pin_memory, gets a throughput row of
-    its own (against the baseline), then the device prefetcher and uint8 on top (against + pin);
-    the A/A against the baseline. On a CPU every knob is read against the baseline."""
+    its own, then the device prefetcher and uint8 on top. Issue 39: every row is called against
+    the baseline (reference_rows); the top row's increment over + pin is shown (step_rows), not
+    called. On a CPU no row extends another: no increments."""
     from labkit.chapters.ch05_dataloader import knee_experiment
 
     monkeypatch.setattr(torch.cuda, "is_available", lambda: True)  # Setting refuses device_prefetch without
     gpu = knee_experiment.knob_settings(8, 64, on_gpu=True)
     assert [s.label for s in gpu] == ["w8 b64", "w8 b64 (A/A)", "w8 b64 pin", "w8 b64 pin devprefetch uint8"]
-    assert knee_experiment.reference_rows(gpu) == [None, 0, 0, 2]
+    assert knee_experiment.reference_rows(gpu) == [None, 0, 0, 0]
+    assert knee_experiment.step_rows(gpu) == [None, None, None, 2]
     cpu = knee_experiment.knob_settings(4, 16, on_gpu=False)
     assert knee_experiment.reference_rows(cpu) == [None] + [0] * (len(cpu) - 1)
-    # a ladder step whose row before was cut (shm, budget) falls back to the baseline
+    assert knee_experiment.step_rows(cpu) == [None] * len(cpu)
+    # a ladder step whose row before was cut (shm, budget): its call alone, no increment
     assert knee_experiment.reference_rows([gpu[0], gpu[1], gpu[3]]) == [None, 0, 0]
-    assert knee_experiment.reference_rows([]) == []
+    assert knee_experiment.step_rows([gpu[0], gpu[1], gpu[3]]) == [None, None, None]
+    assert knee_experiment.reference_rows([]) == [] and knee_experiment.step_rows([]) == []
+
+
+def test_the_ladder_s_top_row_is_called_against_the_baseline_and_its_increment_only_shown(monkeypatch):
+    """Issue 39 (the 13:47 H200 reproduce): read against + pin, the top row's increment near the
+    table's resolution was a gain in 2 of 3 runs. Here + pin is a steady 1.2x and the step on top
+    of it a noisy 1.07x: the top row's call against the baseline is a gain, its increment over
+    + pin is kept beside it with no call, and knob_decisions holds only the calls."""
+    from dataclasses import replace
+
+    from labkit.chapters.ch05_dataloader import knee_experiment
+
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    settings = knee_experiment.knob_settings(8, 64, on_gpu=True)
+    pin = [1.2, 1.25, 1.15, 1.2, 1.22, 1.18]
+    step = [0.9, 1.3, 1.0, 1.25, 0.95, 1.1]
+    ratios = [[1.0] * 6, [1.02, 0.98, 1.01, 0.99, 1.0, 1.0], pin, [a * b for a, b in zip(pin, step, strict=True)]]
+    runs = [replace(run_of(8, 64, [0.01] * 6, [0.01] * 6, [1.0 / r for r in rs]), setting=s)
+            for s, rs in zip(settings, ratios, strict=True)]
+    table = knee_experiment.knob_table(loader_sweep.Sweep(runs))
+    top = table[3]
+    assert [r.get("against") for r in table] == [None, "w8 b64", "w8 b64", "w8 b64"]
+    assert top["decision"] == "gain" and top["round_ratios"] == pytest.approx(ratios[3])
+    increment = top["increment"]
+    assert increment["over"] == "w8 b64 pin" and increment["called"] is False
+    assert "decision" not in increment and "stated" not in increment
+    assert increment["round_ratios"] == pytest.approx(step)
+    # read against + pin (the old rule) the top row would not have been called a gain
+    assert knee_experiment.judge_interval(increment["ratio"], increment["ratio_low"],
+                                          increment["ratio_high"]) == "not resolved"
+    assert knee_experiment.knob_decisions(table) == {"w8 b64 (A/A)": "no difference", "w8 b64 pin": "gain",
+                                                     "w8 b64 pin devprefetch uint8": "gain"}
+    assert all("increment" not in r for r in table[:3])
 
 
 def test_a_gpu_knob_window_spans_one_baseline_queue_and_a_cpu_s_keeps_the_plan():

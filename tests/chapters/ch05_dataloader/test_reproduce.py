@@ -313,3 +313,60 @@ def test_the_plateau_s_bound_is_tallied_run_by_run():
     assert not split["bound_agree"]
     assert ("  the plateau's bound: 'the host's side' in 2 of 3 runs (also the main thread's core, shared "
             "with the decoders)") in split["lines"]
+
+
+TOP = "w8 b64 pin devprefetch uint8"
+RECORD_1347 = "2026-12-04T13:51:07+00:00"  # the 13:47-13:57 H200 record, read against + pin
+
+
+def test_the_recorded_ladder_is_re_judged_against_the_baseline_from_its_rounds():
+    """Issue 39: the 13:47 H200 reproduce read the top row against + pin (gain, not resolved,
+    gain: 1.08x [0.87, 1.35] in run 2). Re-judged against the baseline from its recorded rounds
+    (its ratios to + pin times + pin's to the baseline) it is a gain in 3 of 3: 1.38x [1.27,
+    1.50], 1.34x [1.10, 1.63], 1.36x [1.21, 1.53]; the old reading is kept as the increment,
+    shown, and the runs' calls and the reference page's (1.32x [1.13, 1.55]) agree."""
+    from labkit.core import results
+
+    record = json.loads((ROOT / "results/reproduce/nvidia-h200-05_dataloader.json").read_text())
+    runs = [reproduce.rebased_run(run) for run in record["numbers"]]
+    assert all(set(run["knob_against"].values()) == {"w8 b64"} for run in runs)  # all vs the baseline
+    assert [reproduce.run_decisions(run)[TOP] for run in record["numbers"]] == ["gain"] * 3
+    if record["recorded_at"] == RECORD_1347:
+        assert [run["knob_decisions"][TOP] for run in record["numbers"]] == ["gain", "not resolved", "gain"]
+        assert [[round(x, 2) for x in run["knob_ratios"][TOP]] for run in runs] == [
+            [1.38, 1.27, 1.50], [1.34, 1.10, 1.63], [1.36, 1.21, 1.53]]
+        assert [round(run["knob_increments"][TOP][0], 2) for run in runs] == [1.21, 1.08, 1.15]
+        assert all(run["knob_increments"][TOP][3] == "w8 b64 pin" for run in runs)
+        assert "gain (over + pin: 1.08x [0.87, 1.35], shown, not called)" in reproduce.knob_line(record["numbers"][1])
+    summary = reproduce.summarise_numbers(record["numbers"])  # the old record: no crash
+    assert TOP in summary["knobs"]["same"]
+    # the recorded page (results/nvidia-h200.json's 05 sweep_knobs), re-judged the same way
+    page = results.recorded("05_dataloader", "sweep_knobs", "nvidia-h200")
+    top = knee_experiment.rebased(page["table"])[3]
+    assert top["against"] == "w8 b64" and top["decision"] == "gain"
+    if top.get("rebased"):  # recorded against + pin: its old reading is the increment, uncalled
+        assert top["increment"]["over"] == "w8 b64 pin" and top["increment"]["called"] is False
+        assert "decision" not in top["increment"]
+    assert reproduce.reference_calls("nvidia-h200")["knobs"][TOP] == "gain"
+    assert summary["reference"]["calls"][f"knob {TOP}"] == ("gain", 3)
+
+
+def test_a_recorded_ladder_row_without_rounds_is_labelled_and_left_out_of_the_reference(monkeypatch):
+    """An old record whose top row was read against + pin and kept no per-round ratios cannot be
+    re-judged: it is labelled 'read against + pin (recorded under the earlier rule)' on the page
+    and is no call of the reference that a run is compared with (no crash either)."""
+    from labkit.chapters.ch05_dataloader import lesson
+    from labkit.core import results
+
+    base = {"label": "w8 b64", "decision": "baseline"}
+    pin = {"label": "w8 b64 pin", "against": "w8 b64", **knee_experiment.call([1.2, 1.1, 1.15, 1.2])}
+    top = {"label": TOP, "against": "w8 b64 pin", "ratio": 1.1, "ratio_low": 0.9, "ratio_high": 1.3,
+           "decision": "not resolved", "stated": "1.10x [0.90, 1.30]", "level": 0.95}
+    table = knee_experiment.rebased([base, pin, top])
+    assert table[2]["read_against"] == "w8 b64 pin" and "increment" not in table[2]
+    assert lesson.call_cell(table[2], table).endswith(
+        ": not resolved, read against + pin (recorded under the earlier rule)")
+    recorded = {"sweep_knobs": {"table": [base, pin, top]}, "knee": {"workers": 8}}
+    monkeypatch.setattr(results, "recorded", lambda chapter, key, machine=None: recorded.get(key))
+    calls = reproduce.reference_calls("nvidia-h200")
+    assert calls["knobs"] == {"w8 b64 pin": "gain"}
