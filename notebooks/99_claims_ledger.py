@@ -143,7 +143,7 @@ disagree = ledger.show([{"claim": row["claim"], "this machine": row["this machin
                        "Where this machine and the reference disagree") if differ else None
 for row in differ:
     disagree.fold(f"{row['claim']}: why", row["depends on / why they differ"])
-disagree or "No claim has verdicts on both machines that disagree."
+disagree or print("No claim has verdicts on both machines that disagree.")  # the text, not its repr
 
 # %% [markdown]
 # ## A handout

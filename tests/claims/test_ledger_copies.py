@@ -95,3 +95,56 @@ def test_each_reproduce_mark_in_an_executed_99_matches_the_committed_records(cop
     # above, never counted in its 3 of 3 (review 2026-12-04i 08-09-99 item 8)
     assert shown_unreproduced(copy) == {i for i, m in expected.items() if not m.reproduced and not m.earlier}
     assert reproduced.headline(expected) in html.unescape(_reproduce_cell(copy))
+
+
+def shown_folds(copy: Path) -> dict[str, dict[str, str]]:
+    """{claim id: {label: text}} of each ledger row's folded lines ('reference GPU', 'finding',
+    'reproduced on the reference', ...), unescaped, from an executed copy's compact table."""
+    table = _outputs(copy, "ledger")
+    rows = {}
+    for row in table.split("<tr><td>")[1:]:
+        claim = row.split("</td>")[0]
+        small = row.split("<small>", 1)[1].split("</small>", 1)[0] if "<small>" in row else ""
+        lines = [html.unescape(line) for line in small.split("<br>")]
+        rows[claim] = {line.split(": ", 1)[0]: line.split(": ", 1)[1] for line in lines if ": " in line}
+    return rows
+
+
+def _expected_rows(monkeypatch) -> dict[str, dict]:
+    """The ledger's rows as the committed records give them (the reference's columns only are
+    compared: this machine's differ by machine)."""
+    monkeypatch.setenv("LABKIT_RESULTS_DIR", str(ROOT / "results"))
+    return {row["claim"]: row for row in tables.ledger().rows()}
+
+
+@pytest.mark.parametrize("copy", [
+    _copy("cpu", ROOT / "notebooks" / f"{LEDGER}.ipynb", False),
+    _copy("h200", COPIES / f"{LEDGER}.ipynb", LEDGER in NOT_YET_RERECORDED),
+])
+def test_each_reference_verdict_in_an_executed_99_is_the_committed_one_with_its_times(copy, monkeypatch):
+    """Review 2026-12-04k item 1: the H200 copy of 99 showed C23's finding '8.7 GB/s pageable,
+    54.8 pinned (6.27x)' and C25 'judged ... from evidence recorded 2026-12-04 07:09 UTC', both
+    'reproduce ... recorded 07:13 UTC', where results/nvidia-h200.json holds C23 at 13:53 (9.62x)
+    and the reproduce record is 13:51: the marks matched, so the test above passed. Here each
+    row's reference outcome (with its form and mark), its reproduce line (the record's time and
+    the verdict's) and, where the row shows the reference's finding, that finding (with any
+    're-judged from evidence recorded' time) must be the committed records'."""
+    expected = _expected_rows(monkeypatch)
+    data = results.load(results.DEFAULT_REFERENCE) or {}
+    theirs, _ = tables.current_verdicts(data, recorded=True)
+    assert theirs, "no reference verdict: the records were not read"
+    shown = shown_folds(copy)
+    on_reference = "this machine: " in _outputs(copy, "ledger") and all(
+        shown[c].get("finding", "").startswith("(reference)") is False for c in theirs if c in shown)
+    wrong = {}
+    for claim, verdict in theirs.items():
+        row, want = shown.get(claim, {}), expected[claim]
+        if row.get("reference GPU") != want["reference GPU"]:
+            wrong[claim] = ("outcome", row.get("reference GPU"), want["reference GPU"])
+        elif row.get("reproduced on the reference", "") != want["reproduced detail"]:
+            wrong[claim] = ("reproduce record", row.get("reproduced on the reference"), want["reproduced detail"])
+        elif row.get("finding", "").startswith("(reference) ") or on_reference:
+            finding = row.get("finding", "").removeprefix("(reference) ")
+            if finding != tables.finding(verdict):
+                wrong[claim] = ("finding", finding, tables.finding(verdict))
+    assert not wrong, f"{copy}: reference verdicts shown against the committed records: {wrong}"
