@@ -308,7 +308,7 @@ chapter.claim("C7")
 # One convolution first (`cases.nchw_vs_nhwc`: both layouts timed interleaved through
 # chapter.measured, FLOPs counted by FlopCounterMode on this very network).
 conv_cmp, _ = cases.nchw_vs_nhwc(chapter, conv, conv_cl, act, rep_ms=200)
-chapter.show(conv_cmp).note(cases.conv_clocks_line(conv_cmp))
+cases.conv_table(chapter.show(conv_cmp), conv_cmp).note(cases.conv_clocks_line(conv_cmp))
 
 # %%
 plan = cases.c7_plan(chapter.on_gpu, chapter.sizes.cnn_batch)  # dtypes and batches timed here

@@ -839,8 +839,8 @@ def fresh_process_note(eager_gap: float, gpu_name: str | None, record: Mapping |
         return ""
     low, high = spread[key]
     span = f"{low:.2f}" if f"{low:.2f}" == f"{high:.2f}" else f"{low:.2f}-{high:.2f}"
-    return (f"{against_range(eager_gap, low, high)} the {span} us of {fresh_runs(decided, total)}; "
-            "this one is measured after the chapter's profiled and compiled work.")
+    return (f"{against_range(eager_gap, low, high)} the {span} us of {fresh_runs(decided, total)}, "
+            "this one after the chapter's compiled work.")
 
 
 def judge_c18(chapter: object, evidence: Mapping | None) -> claims.Verdict | None:
@@ -1085,15 +1085,16 @@ def flagged_rows(rows_: Sequence[Mapping]) -> str:
     nothing in the table to say so, while the larger rows were timed from kernel records."""
     said = []
     for i, r in enumerate(rows_):
-        why = [f"{f['timing']} {str(f['why']).split(';')[0]}" for f in r.get("flags") or []]
+        why = [f"{f['timing']} {str(f['why']).split(';')[0].replace(': ', ' (', 1)})" if ": " in str(f["why"])
+               else f"{f['timing']} {f['why']}" for f in r.get("flags") or []]
         # bench reads kernel records for short calls and events for long ones: events at a size
         # below one read from kernel records means the choice was made on a disturbed estimate
         larger = {str(later.get("clock")) for later in rows_[i + 1:] if later["elements"] > r["elements"]}
         if "kernel records" not in str(r.get("clock")) and any("kernel records" in c for c in larger):
-            why.append(f"timed on '{r.get('clock')}' (CUDA events, with the launcher), larger sizes on kernel records")
+            why.append("timed by CUDA events (with the launcher), not kernel records")
         if why:
             said.append(f"{elements(r['elements'])}: {', '.join(why)}")
-    return ("Flagged, read with care: " + "; ".join(said) + ".") if said else ""
+    return ("Flagged: " + "; ".join(said) + ".") if said else ""
 
 
 elements = c19_claims.elements  # '2^20' for a power of two, as the sweep names its sizes
@@ -1120,9 +1121,9 @@ def small_add_line(row: Mapping) -> str:
     disturbed = {name: times for name, loop, host, dev in (
         ("Triton", row.get("triton_loop_us"), host_t, dev_t), ("PyTorch", row.get("torch_loop_us"), host_p, dev_p))
         if (times := disturbed_by(loop, host, dev))}
-    if disturbed:
-        return (f"{head}, a loop of adds ({LOOP_TIMED}: Triton {row['triton_loop_us']:.3g}, PyTorch "
-                f"{row['torch_loop_us']:.3g} us per add). {disturbed_note(disturbed)}")
+    if disturbed:  # the loop's figures are the host's disturbance, not the adds': not read
+        said = ", ".join(f"{name}'s {times:.1f}x" for name, times in disturbed.items())
+        return f"{head}; the loop of adds is not read: host disturbed ({said} launch + device time)."
     speed, (low, high) = float(row["loop_speedup"]), row["loop_speedup_iqr"]
     faster = speed >= 1
     value, spread = (speed, (low, high)) if faster else (1 / speed, (1 / high, 1 / low))

@@ -62,7 +62,7 @@ def check_c17(ev: Mapping, th: Mapping) -> tuple[str, str, str]:
     reasons = "; ".join(str(r) for r in ev.get("break_reasons", [])) or "none given"
     text = f"torch._dynamo.explain finds {graphs} graph(s) and {breaks} graph break(s)"
     # review 2026-12-04k item 9: the card's 'with no decorator' is half the statement, not judged
-    unjudged = "; 'no decorator' not judged: Dynamo captures only under a wrapper (here explain)"
+    unjudged = "; 'no decorator' not judged (Dynamo needs a wrapper)"
     if breaks > 0 or graphs > 1:
         return REFUTED, f"{text} (reason: {reasons}){unjudged}", ""
     if ev["both_branches_in_graph"]:

@@ -427,7 +427,8 @@ def test_the_fresh_range_holds_only_the_runs_whose_fit_was_accepted():
                            "33.8x, in 1 of 3 fresh processes (reproduce.py; 2 fits refused); in this process")
     assert "4.03" not in line and "15.7" not in line
     note = cases.fresh_process_note(7.33, "NVIDIA H200", record)
-    assert note.startswith("below the 8.65 us of 1 of 3 fresh processes (reproduce.py; 2 fits refused)")
+    assert note == ("below the 8.65 us of 1 of 3 fresh processes (reproduce.py; 2 fits refused), "
+                    "this one after the chapter's compiled work.")
     accepted = {**record, "evidence": [{"C18": {"fit_r_squared": 0.99}}] * 3}
     assert "from 4.03-8.65 us (eager)" in cases.launch_line(True, ev, None, "NVIDIA H200", accepted)
 
@@ -701,7 +702,8 @@ def test_a_loop_slower_than_its_host_launch_plus_device_time_is_flagged_not_read
            "loop_speedup": 0.61, "loop_speedup_iqr": [0.60, 0.61], "loop_flags": [],
            "triton_loop_us": 142.0, "torch_loop_us": 86.0}
     line = cases.small_add_line(add)
-    assert line.endswith("(PyTorch 1.7x); those loop readings are not stated.") and "slower." not in line
+    assert line.endswith("; the loop of adds is not read: host disturbed (PyTorch's 1.7x launch + device time).")
+    assert "slower." not in line
 
 
 def test_the_add_table_names_its_flagged_rows_and_an_events_clock_below_kernel_records():
@@ -714,10 +716,10 @@ def test_the_add_table_names_its_flagged_rows_and_an_events_clock_below_kernel_r
     noisy = {"timing": "Triton add", "why": "noisy: IQR 28% of the median; its rounds spread 3.7%"}
     rows_ = [row(1 << 20, events, [noisy]), row(1 << 21, records), row(1 << 27, events)]
     assert cases.flagged_rows(rows_) == (
-        "Flagged, read with care: 2^20: Triton add noisy: IQR 28% of the median, timed on 'device' "
-        "(CUDA events, with the launcher), larger sizes on kernel records.")  # 2^27 on events is bench's rule
+        "Flagged: 2^20: Triton add noisy (IQR 28% of the median), timed by CUDA events (with the "
+        "launcher), not kernel records.")  # 2^27 on events is bench's rule for a long call
     assert cases.flagged_rows([row(1 << 20, records), row(1 << 27, events)]) == ""
-    assert any(n.startswith("Flagged, read with care: 2^20") for n in cases.add_table({"rows": rows_}).notes)
+    assert any(n.startswith("Flagged: 2^20") for n in cases.add_table({"rows": rows_}).notes)
 
 
 def test_a_fixed_part_below_zero_is_not_printed_as_a_time():

@@ -277,4 +277,4 @@ def test_c17_says_its_no_decorator_half_is_not_judged():
     is judged; the reason says so in every outcome."""
     for breaks, both in ((1, False), (0, True), (0, False)):
         verdict = judge("C17", graph_count=1 + breaks, graph_break_count=breaks, both_branches_in_graph=both)
-        assert verdict.reason.endswith("'no decorator' not judged: Dynamo captures only under a wrapper (here explain)")
+        assert verdict.reason.endswith("; 'no decorator' not judged (Dynamo needs a wrapper)")
