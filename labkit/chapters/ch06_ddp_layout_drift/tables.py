@@ -116,6 +116,35 @@ def launch_text(kernels: Kernels, gap: Mapping) -> str:
             f"{kernels.source} x {float(gap['us']):.1f} us eager launch gap ({gap['source']})")
 
 
+def copy_parts(permuting_bytes: float | None, step_s: float | None, ratio: float, rate: Mapping | None,
+               kernels: Kernels | None = None, gap: Mapping | None = None) -> tuple[str, str, bool]:
+    """`copy_clause` in its three parts: (the bound as the page states it, its worked arithmetic
+    ('' when the bytes alone bound it and the statement already holds them), whether the ratio lies
+    outside the no-call band and beyond what the bound allows). The traffic table folds the
+    arithmetic: on the H200 page it and 'not the copy' were 35 of the table's 188 words (review
+    2026-12-04k, chapter 06's page at 1,525 words, over its 1,500)."""
+    if not rate or not permuting_bytes or not step_s or step_s <= 0:
+        return "", "", False
+    seconds = 2 * permuting_bytes / (float(rate["gbps"]) * 1e9)
+    share = seconds / step_s
+    launches = launch_term(kernels, gap)
+    if launches is None or kernels is None or gap is None:
+        said = (f"; the {bytes_text(permuting_bytes)} permuting copy: {seconds * 1e6:,.1f} us at "
+                f"{float(rate['gbps']):,.0f} GB/s ({rate['machine']}), {400 * share:.2f}% of (c)'s step even at 4x")
+        worked, bound = "", 4 * share
+    else:
+        bound = max(4 * seconds, launches) / step_s
+        which = "its launches bound it, not its bytes" if launches >= 4 * seconds else "its bytes bound it"
+        said = (f"; the {bytes_text(permuting_bytes)} permuting copy costs at most "
+                f"{max(4 * seconds, launches) * 1e6:,.0f} us, {100 * bound:.2f}% of (c)'s step: {which}")
+        worked = (f"{launch_text(kernels, gap)}: {launches * 1e6:,.0f} us; bytes: {seconds * 1e6:,.1f} us at "
+                  f"{float(rate['gbps']):,.0f} GB/s ({rate['machine']}), 4x that {4e6 * seconds:,.1f} us")
+    return said, worked, ratio > 1 + max(NO_CALL_BAND, bound)
+
+
+NOT_THE_COPY = ": not the copy: noise or another cause"
+
+
 def copy_clause(permuting_bytes: float | None, step_s: float | None, ratio: float, rate: Mapping | None,
                 kernels: Kernels | None = None, gap: Mapping | None = None) -> str:
     """The permuting copy's arithmetic bound beside a step-time ratio, as the ResNet-50 line
@@ -125,47 +154,48 @@ def copy_clause(permuting_bytes: float | None, step_s: float | None, ratio: floa
     of the two bounds it; where the ratio is outside the no-call band and beyond what the bound
     allows, 'not the copy: noise or another cause'. '' without bytes, a step or a rate (review
     2026-12-04i item 4)."""
-    if not rate or not permuting_bytes or not step_s or step_s <= 0:
-        return ""
-    seconds = 2 * permuting_bytes / (float(rate["gbps"]) * 1e9)
-    share = seconds / step_s
-    launches = launch_term(kernels, gap)
-    if launches is None or kernels is None or gap is None:
-        said = (f"; the {bytes_text(permuting_bytes)} permuting copy: {seconds * 1e6:,.1f} us at "
-                f"{float(rate['gbps']):,.0f} GB/s ({rate['machine']}), {400 * share:.2f}% of (c)'s step even at 4x")
-        bound = 4 * share
-    else:
-        bound = max(4 * seconds, launches) / step_s
-        which = "its launches bound it, not its bytes" if launches >= 4 * seconds else "its bytes bound it"
-        said = (f"; the {bytes_text(permuting_bytes)} permuting copy costs at most "
-                f"{max(4 * seconds, launches) * 1e6:,.0f} us, {100 * bound:.2f}% of (c)'s step: {which} "
-                f"({launch_text(kernels, gap)}: {launches * 1e6:,.0f} us; bytes: {seconds * 1e6:,.1f} us at "
-                f"{float(rate['gbps']):,.0f} GB/s ({rate['machine']}), 4x that {4e6 * seconds:,.1f} us)")
-    if ratio > 1 + max(NO_CALL_BAND, bound):
-        said += ": not the copy: noise or another cause"
-    return said
+    said, worked, beyond = copy_parts(permuting_bytes, step_s, ratio, rate, kernels, gap)
+    return said + (f" ({worked})" if worked else "") + (NOT_THE_COPY if beyond else "")
 
 
 def step_cost(drifted: Mapping, matched: Mapping, rate: Mapping | None = None, gap: Mapping | None = None) -> str:
+    """(e)/(c) step time and what it can say (`step_cost_parts`), the copy's worked arithmetic
+    inline in parentheses, for a line that has no fold beside it."""
+    line, said, worked = _step_cost(drifted, matched, rate, gap)
+    return line.replace(said, f"{said} ({worked})", 1) if said and worked else line
+
+
+def step_cost_parts(drifted: Mapping, matched: Mapping, rate: Mapping | None = None,
+                    gap: Mapping | None = None) -> tuple[str, str]:
     """(e)/(c) step time from the rounds in which the two were timed interleaved: the geometric
     mean of the per-round ratios with its 95% interval, and what that can say: slower or faster
     only when the interval excludes 1, the ratio is outside the +-2% no-call band and no noisy
     timing could carry it across 1x (the trust rule, `labkit.claims.TRUST_RULE`: 1.26x with 4 of 5
     timings noisy was called 'slower', review 2026-12-04i item 4). Given a copy rate, the permuting
-    copy's arithmetic bound is said beside the ratio (`copy_clause`; with a launch gap, kernels x
-    gap where that is larger). A record without rounds
-    (the two timed one after the other, an older run) gives its two medians' ratio and says that
-    it is no measured cost."""
+    copy's arithmetic bound is said beside the ratio (`copy_parts`; with a launch gap, kernels x
+    gap where that is larger), its worked arithmetic returned apart for the table to fold; 'not the
+    copy: noise or another cause' only where a difference was called or held back: beside 'no cost
+    this run can resolve' there is nothing to attribute (the H200 page said both). A record without
+    rounds (the two timed one after the other, an older run) gives its two medians' ratio and says
+    that it is no measured cost. Returns (line, worked arithmetic or '')."""
+    line, _, worked = _step_cost(drifted, matched, rate, gap)
+    return line, worked
+
+
+def _step_cost(drifted: Mapping, matched: Mapping, rate: Mapping | None,
+               gap: Mapping | None) -> tuple[str, str, str]:
+    """(line, the copy's clause as the line holds it, its worked arithmetic)."""
     if drifted["median_step_s"] is None or matched["median_step_s"] is None:
-        return "not timed"
+        return "not timed", "", ""
     found = ratio_interval(drifted.get("round_medians_s") or [], matched.get("round_medians_s") or [])
     if found is None:
         ratio = drifted["median_step_s"] / matched["median_step_s"]
         return (f"(e)/(c) step time {ratio:.2f}x from an older record that timed them one after the other, "
-                "warnings recorded inside the timed steps: not a measured cost")
+                "warnings recorded inside the timed steps: not a measured cost"), "", ""
     ratio, low, high, rounds = found
     held = trust.judge(step_flags(drifted, matched),
                        [trust.Decision("(e)/(c) step time", ratio, [low, high], 1.0)]).held_back()
+    unresolved = False
     if held and (low > 1 or high < 1):
         worst = max(f.uncertainty for f in step_flags(drifted, matched))
         verdict = f"held back: a noisy timing ({100 * worst:.0f}%) could carry it across 1x"
@@ -176,11 +206,11 @@ def step_cost(drifted: Mapping, matched: Mapping, rate: Mapping | None = None, g
     elif low > 1 or high < 1:
         verdict = f"a difference inside the +-{100 * NO_CALL_BAND:.0f}% band, too small to call"
     else:
-        verdict = "no cost this run can resolve"
+        verdict, unresolved = "no cost this run can resolve", True
+    said, worked, beyond = copy_parts(drifted.get("permuting_bytes"), matched["median_step_s"], ratio, rate,
+                                      permuting_kernels(drifted), gap)
     return (f"(e)/(c) step time {ratio:.2f}x (95% interval {low:.2f}-{high:.2f}x, {rounds} interleaved "
-            f"rounds): {verdict}"
-            + copy_clause(drifted.get("permuting_bytes"), matched["median_step_s"], ratio, rate,
-                          permuting_kernels(drifted), gap))
+            f"rounds): {verdict}" + said + (NOT_THE_COPY if beyond and not unresolved else "")), said, worked
 
 
 def run_copy_rate(device: str) -> dict | None:
@@ -401,9 +431,10 @@ def contract_table(run: Run) -> tables.Table:
     shown.fold("where each bucket view's strides come from",
                "\n".join(f"{p['name']}: {p['bucket_stride_source']}" for p in step0))
     warned, free = strides_only(run)
-    shown.note(f"{len(warned)} of {len(step0)} parameters warned; {len(free)} of them "
-               f"({', '.join(free) or 'none'}) differ in strides only, not in memory order: their copy "
-               "is a straight memcpy")
+    # the free ones by name only: the "order differs" column and the takeaway count them already
+    shown.note(f"{len(warned)} of {len(step0)} parameters warned; " + (
+        f"{', '.join(free)} differ{'s' if len(free) == 1 else ''} in strides only, not in memory order: "
+        "a straight memcpy" if free else "each warned one's copy permutes memory order"))
     return shown
 
 
@@ -440,8 +471,10 @@ def traffic_table(run: Run) -> Stack:
             continue
         shown.add(name, row["into_bucket_bytes"], row["back_to_grad_bytes"], row["permuting_bytes"],
                   row["permuting_bytes_step0"], row["separate_grad_bytes"], time_text(row))
-    shown.note(step_cost(rows["e_late_drift"], rows["c_convert_first"],  # its bytes are e_late_drift's row
-                         run_copy_rate(str(run.result["device"])), recorded_launch_gap(str(run.result["device"]))))
+    line, worked = step_cost_parts(rows["e_late_drift"], rows["c_convert_first"],  # its bytes are e_late_drift's row
+                                   run_copy_rate(str(run.result["device"])),
+                                   recorded_launch_gap(str(run.result["device"])))
+    shown.note(line)
     peaks = {name: row["peak_memory_bytes"] for name, row in rows.items()
              if name not in AMP_ONLY and row["peak_memory_bytes"]}
     if peaks:  # a GPU run: the range as a note, each variant's folded (they differ by KiB of
@@ -451,6 +484,8 @@ def traffic_table(run: Run) -> Stack:
                    f"peak GPU memory: {low} to {high}")
         shown.fold("peaks per variant",
                    "\n".join(f"{name}: {bytes_text(peak)}" for name, peak in peaks.items()))
+    if worked:
+        shown.fold("the copy's bound, worked", worked)
     shown.fold("the step time's clock", (
         f"Rank 0's wall clock per training step (forward, backward, the gradient all-reduce over "
         f"{run.result['backend']}{' through host memory' if run.result['backend'] == 'gloo' else ''}, "
@@ -754,10 +789,44 @@ def amp_wording(run: Run) -> str:
 def verdicts(card: object, nearest: Verdict) -> Stack:
     """The chapter's verdict card, and under it C14c judged again on the hook's nearest working
     form (its deciding numbers shown, its whole reason folded; it is not kept as the chapter's
-    C14c, whose form is the hook as written)."""
+    C14c, whose form is the hook as written). The card's form, the same for every claim of one
+    run, is said once (`one_form`), its deciding numbers cut shorter (`SHORT_NUMBERS`)."""
+    shown = card.card() if hasattr(card, "card") else card
     again = tables.Table("", ["judged again", "on", "this machine"],
                          [[nearest.claim_id, "the hook's nearest working form", nearest.label]],
                          marks={"refuted": "#cf222e", "confirmed": "#1a7f37", "depends": "#9a6700"})
     again.fold("form judged and deciding numbers", f"{nearest.form}\n\n{deciding(nearest.reason)}\n\n"
                                                    f"whole reason: {nearest.reason}")
-    return Stack(card, again)
+    return Stack(one_form(shown) if isinstance(shown, tables.Table) else shown, again)
+
+
+FOLDED_REST = "... (the rest folded below)"  # labkit.claims.tables.deciding's mark of a cut reason
+SHORT_NUMBERS = 150  # characters of a reason the card shows (the shared card's 220 less the form's room)
+
+
+def shorter(text: str, limit: int = SHORT_NUMBERS) -> str:
+    """A reason the shared card cut (it ends in FOLDED_REST) cut again at a word boundary
+    within `limit` characters; any other text as it is. The whole reason stays folded."""
+    if not text.endswith(FOLDED_REST):
+        return text
+    head = text[:-len(FOLDED_REST)]
+    return text if len(head) <= limit else head[:limit].rsplit(" ", 1)[0].rstrip(",;:") + FOLDED_REST
+
+
+def one_form(card: tables.Table) -> tables.Table:
+    """The verdict card with its 'form judged' column said once, as the card's first note, when
+    every claim was judged on the same form (chapter 06 judges C14a-c on one run: the H200 page
+    printed 'analogue: gloo, 2 processes on NVIDIA H200, fp16 + GradScaler' three times, 29 of
+    the page's 1,525 words with its heading, review 2026-12-04k), and each deciding number cut by `shorter`. A
+    card whose forms differ keeps its column."""
+    if "form judged" not in card.columns:
+        return card
+    forms = set(card.column("form judged"))
+    if len(forms) != 1 or not next(iter(forms)):
+        return card
+    keep = [i for i, c in enumerate(card.columns) if c != "form judged"]
+    columns = [card.columns[i] for i in keep]
+    rows = [[shorter(v) if isinstance(v, str) else v for v in (row[i] for i in keep)] for row in card.rows]
+    return tables.Table(card.title, columns, rows, {c: u for c, u in card.units.items() if c in columns},
+                        [f"form judged, every claim: {next(iter(forms))}", *card.notes], list(card.folded),
+                        card.recorded, card.marks)

@@ -8,6 +8,7 @@ import torch
 from labkit.chapters.ch06_ddp_layout_drift import claims as ch06
 from labkit.chapters.ch06_ddp_layout_drift import ddp_worker, tables
 from labkit.session import Recorded
+from labkit.show.table import Table
 from tests.paths import ROOT
 
 ERROR = {"type": "TypeError", "message": "_ddp_reduce_hook() takes 1 positional argument but 3 were given"}
@@ -94,7 +95,7 @@ def test_the_run_tables_fold_what_a_reader_opens_on_request():
     every = tables.warnings_table(run, leave_out=())
     assert every.column("stopped")[1] == "raised TypeError" and ERROR["message"] in every.folded[0][1]
     contract = tables.contract_table(run)
-    assert "1 of them (6.weight)" in contract.notes[0] and "warning text" in contract.folded[-1][1]
+    assert "warned; 6.weight differs in strides only" in contract.notes[0] and "warning text" in contract.folded[-1][1]
     assert contract.column("parameter") == ["0.weight", "6.weight"]  # the bias's strides agree: folded
     assert "1.bias" in contract.folded[0][1]
     traffic = tables.traffic_table(run)
@@ -340,3 +341,45 @@ def test_a_noisy_step_ratio_is_held_back_and_set_beside_what_the_copy_can_cost()
                            {"gbps": 23.1, "machine": "here"})
     assert "not the copy" not in big
     assert tables.copy_clause(20_173, 0.0166, 1.26, None) == ""  # no rate: no bound claimed
+
+
+def test_the_traffic_table_folds_the_copys_worked_bound_and_drops_not_the_copy_when_nothing_was_resolved():
+    """Review 2026-12-04k (06's H200 page at 1,525 words): the note keeps the bound and which term
+    sets it; the kernels x gap and bytes arithmetic is folded; 'not the copy: noise or another
+    cause' is not said beside 'no cost this run can resolve' (nothing to attribute)."""
+    rounds = [0.0072, 0.0075, 0.0070, 0.0081, 0.0068, 0.0074]
+    matched = {"median_step_s": 0.00724, "iqr_step_s": 0.001, "timing_noisy": False,
+               "round_medians_s": rounds, "permuting_bytes": 0}
+    drifted = {**matched, "median_step_s": 0.00762, "permuting_bytes": 301_824, "permuting_copies": 2,
+               "round_medians_s": [r * f for r, f in zip(rounds, [0.9, 1.2, 1.0, 1.15, 0.95, 1.02], strict=True)]}
+    line, worked = tables.step_cost_parts(drifted, matched, RATE, GAP)
+    assert ": no cost this run can resolve; the 295 KiB permuting copy costs at most 19 us" in line
+    assert line.endswith("its launches bound it, not its bytes") and "not the copy" not in line
+    assert worked.startswith("2 kernels x 9.3 us eager launch gap (chapter 04's timeline, nvidia-h200): 19 us")
+    assert worked not in line
+    whole = tables.step_cost(drifted, matched, RATE, GAP)  # a line with no fold beside it keeps it inline
+    assert f"its launches bound it, not its bytes ({worked})" in whole
+    called = {**drifted, "round_medians_s": [r * 1.3 for r in rounds]}  # a called difference keeps it
+    assert tables.step_cost_parts(called, matched, RATE, GAP)[0].endswith(": not the copy: noise or another cause")
+
+
+def _card(forms):
+    card = Table("", ["claim", "this machine", "form judged", "deciding numbers", "recorded reference"])
+    long = "word " * 60 + tables.FOLDED_REST
+    for claim_id, form in zip(("C14a", "C14b"), forms, strict=True):
+        card.add(claim_id, "refuted", form, long.replace("word ", "x" * 3 + " ", 1), "this run")
+    return card.fold("statement, source, reason, evidence", "whole")
+
+
+def test_the_verdict_card_says_one_form_once_and_cuts_its_numbers_shorter():
+    """Review 2026-12-04k: C14a-c are judged on one run, so one form; the H200 card printed it
+    three times. A card whose forms differ keeps its column."""
+    one = tables.one_form(_card(["analogue: gloo", "analogue: gloo"]))
+    assert "form judged" not in one.columns and one.notes[0] == "form judged, every claim: analogue: gloo"
+    numbers = one.column("deciding numbers")
+    assert all(n.endswith(tables.FOLDED_REST) and len(n) <= tables.SHORT_NUMBERS + len(tables.FOLDED_REST)
+               for n in numbers)
+    assert one.folded == [("statement, source, reason, evidence", "whole")]
+    two = tables.one_form(_card(["analogue: gloo", "the seed's form"]))
+    assert "form judged" in two.columns
+    assert tables.shorter("short reason") == "short reason"
