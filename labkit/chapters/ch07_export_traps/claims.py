@@ -27,6 +27,12 @@ The seed's sentence (section 4.4) is a chain of four statements, each judged on 
   (flags of the TensorRT timings, named 'TensorRT: ...'); the traced model's own ratio
   ('trace: ...') is shown, never judged. Without TensorRT it is not measured ('depends').
 
+Not judged: the seed's next sentence, "TensorRT 无法启用高效卷积 kernel" (TensorRT cannot enable its
+efficient convolution kernels), `NOT_JUDGED` (review 2026-12-04k item 10). It is the seed's cause
+of C15d's +320%, not a further outcome; which kernel an engine chose is in TensorRT's own layer
+report, and TensorRT cannot be installed on the course's machines (DESIGN's gotchas), while a
+latency (C15d) names no kernel. C15d judges its consequence; the card says so, folded.
+
 Recorded verdicts under the retired id C15 are left out of the ledger and the tables
 (`labkit.claims.tables.saved_verdicts`).
 """
@@ -316,6 +322,17 @@ C15d = Claim(
     seed_text="trace .contiguous()✅ 完全兼容0.3%trace 无 contiguous⚠️ 降频至 CPU320%")
 
 CLAIMS = [C15a, C15b, C15c, C15d]
+
+# The seed's sentence after its code that no C15 letter judges, and why (the module docstring).
+NOT_JUDGED = {
+    "seed_text": "TensorRT 无法启用高效卷积 kernel",
+    "says": "TensorRT cannot enable its efficient convolution kernels",
+    "why": ("the seed's cause of C15d's +320%, not a further outcome. Which convolution kernel an "
+            "engine chose is in TensorRT's own layer report (each layer's tactic), and TensorRT cannot "
+            "be installed on this course's machines; a latency names no kernel. C15d judges the "
+            "consequence, the latency through an engine; on a machine with TensorRT, its layer report "
+            "would be the evidence"),
+}
 C15_IDS = tuple(c.id for c in CLAIMS)
 
 

@@ -381,6 +381,7 @@ class OrtLayout:
     preference_name: str
     sessions: list[LayoutSession]
     comparison: object | None
+    flops: float | None = None  # one call's FLOPs (`model_flops`), so the table can name a ceiling
 
     def lines(self) -> list[str]:
         out = [f"{'declared input':<16}{'layout preference':<20}" + "".join(f"{op:>14}" for op in LAYOUT_NODES)
@@ -488,7 +489,20 @@ def ort_layout_preference(model: nn.Module, example: torch.Tensor, rep_ms: float
                     if s.outcome.kind == export_audit.CORRECT}
         if variants:
             comparison = bench.compare(variants, rounds=rounds, rep_ms=rep_ms, device=ort_clock(provider, example))
-    return OrtLayout(provider.replace("ExecutionProvider", ""), name, sessions, comparison)
+    return OrtLayout(provider.replace("ExecutionProvider", ""), name, sessions, comparison,
+                     model_flops(model, example) if comparison is not None else None)
+
+
+def model_flops(model: nn.Module, example: torch.Tensor) -> float:
+    """FLOPs of one eager call (torch.utils.flop_counter: convolutions and matmuls, 2 per
+    multiply-add), so a timing can say what share of the matmul ceiling it runs at (the speed
+    table's eager; Trap 3's ONNX Runtime sessions run the same model, review 2026-12-04k item 9)."""
+    from torch.utils.flop_counter import FlopCounterMode
+
+    counter = FlopCounterMode(display=False)
+    with torch.no_grad(), counter:
+        model(example)
+    return float(counter.get_total_flops())
 
 
 # ---------------------------------------------------------------------------------------

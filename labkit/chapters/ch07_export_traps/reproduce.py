@@ -39,11 +39,9 @@ from labkit.chapters.ch07_export_traps import export_traps, tables
 from labkit.measure import progress
 
 KEY = "07_export_traps"
-FASTER, SLOWER, NO_DIFFERENCE = "faster", "slower", "no measurable difference"
-# A ratio within this band of 1 is not called faster or slower, however tight its rounds: the
-# power-capped H200 repeats within ~1% (harness parity), so a 1.01x is not a finding.
-NO_CALL_BAND = 0.02
-WITHIN_BAND = f"within +-{100 * NO_CALL_BAND:.0f}% (too small to call)"
+# the rule lives in tables (the page prints Trap 2's call by it too: review 2026-12-04k item 10)
+FASTER, SLOWER, NO_DIFFERENCE = tables.FASTER, tables.SLOWER, tables.NO_DIFFERENCE
+NO_CALL_BAND, WITHIN_BAND = tables.NO_CALL_BAND, tables.WITHIN_BAND
 _log = logging.getLogger(__name__)
 _PHASES = progress.Phases(_log)  # the parts of the last measure_verdicts() call
 _timed = _PHASES.timed
@@ -55,18 +53,8 @@ def last_phases() -> dict[str, float]:
 
 
 def decision(low: float | None, high: float | None, ratio: float | None = None) -> str:
-    """'faster' (the time ratio's whole per-round range below 1 and the ratio more than 2%
-    below it), 'slower' (the mirror), 'within +-2% (too small to call)' (a range on one side of 1
-    with the ratio inside the band), or 'no measurable difference' (the range straddles 1, or
-    there is none). Without a ratio the middle of the range stands for it."""
-    if low is None or high is None:
-        return NO_DIFFERENCE
-    if low <= 1 <= high:
-        return NO_DIFFERENCE
-    middle = (low + high) / 2 if ratio is None else ratio
-    if abs(middle - 1) <= NO_CALL_BAND:
-        return WITHIN_BAND
-    return FASTER if high < 1 else SLOWER
+    """The call a reproduce run keeps: `tables.ratio_call`, the rule the page prints too."""
+    return tables.ratio_call(low, high, ratio)
 
 
 def _reading(comparison: object, name: str) -> dict:
@@ -142,11 +130,15 @@ def measure_numbers(quick: bool = False) -> dict:
     declared = phases.timed("trap 2: NCHW input to the channels_last model", lambda: export_traps.channels_last_declared_nchw(
         model, example, rep_ms=rep_ms, onnx_path=onnx_path))
     out["trap2_nchw_input"] = _reading(declared.eager, "NCHW input")
+    ort_rep_ms = rep_ms if quick else export_traps.ORT_REP_MS
     ort = phases.timed("trap 3: ONNX Runtime's layout preference", lambda: export_traps.ort_layout_preference(
-        model, example, rep_ms=rep_ms if quick else export_traps.ORT_REP_MS, onnx_path=onnx_path))
+        model, example, rep_ms=ort_rep_ms, onnx_path=onnx_path))
     if ort.comparison is not None and "NCHW declared, on" in ort.comparison.variants:
+        # with its sampling, so the page can tell a record taken as it is from an older one
+        # (tables.trap3_reproduced; review 2026-12-04k item 3)
         out["trap3_preference_on"] = {**_reading(ort.comparison, "NCHW declared, on"),
-                                      "quiz": tables.layout_preference_effect(ort)}
+                                      "quiz": tables.layout_preference_effect(ort),
+                                      "sampling": {"rep_ms": ort_rep_ms, "rounds": export_traps.ORT_ROUNDS}}
     out["phases"] = phases.seconds
     return out
 

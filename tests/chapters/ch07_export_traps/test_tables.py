@@ -101,7 +101,7 @@ def test_trap_3_states_the_call_with_its_round_by_round_range_not_one_ratio():
     ort = SimpleNamespace(comparison=_Cmp(variant, []))
     said = tables.layout_preference_call(ort)
     assert "ran faster than with it off in 6 of 7 rounds, 0.52-0.93x round by round" in said
-    assert "(0.68x here) moves inside it" in said
+    assert "not one run's ratio (0.68x here)" in said and "moves inside" not in said
     without_rounds = SimpleNamespace(comparison=_comparison(1.0, 0.97, 1.04))  # an older comparison
     assert "about the same as with it off in 2 of 2 rounds, 0.97-1.04x" in tables.layout_preference_call(
         without_rounds)
@@ -468,3 +468,90 @@ def test_trap_2_sets_eagers_first_conv_beside_what_export_recorded():
     model = export_audit.small_cnn(channels=4).to(memory_format=__import__("torch").channels_last)
     out = export_traps.first_conv_output(model, export_audit.example_input(1, 8))
     assert out.shape[1] == 4
+
+
+def _trap3_record(sampling=None, ratios=(0.50, 0.58, 0.60)):
+    runs = [{"trap3_preference_on": {"ratio": r, **({"sampling": sampling} if sampling else {})}} for r in ratios]
+    return {"machine": "nvidia-h200", "recorded_at": "2026-12-04T07:14:36+00:00", "numbers": runs}
+
+
+def test_trap_3_says_when_the_reproduce_record_predates_its_sampling():
+    """Review 2026-12-04k item 3: the 07:14 reproduce record (0.50-0.60x) predates the 800 ms /
+    7 rounds sampling and lies outside the page's range; the page said the ratio 'moves inside it
+    from run to run'. A record without its sampling predates it; one with it is read as runs."""
+    old = tables.trap3_reproduced(_trap3_record())
+    assert "reproduce record (2026-12-04 07:14 UTC, 3 runs: 0.50-0.60x) predates this sampling" in old
+    assert f"({export_traps.ORT_REP_MS:.0f} ms over {export_traps.ORT_ROUNDS} rounds)" in old
+    other = tables.trap3_reproduced(_trap3_record({"rep_ms": 20.0, "rounds": 7}))
+    assert "was taken another way than this sampling" in other
+    same = tables.trap3_reproduced(_trap3_record(dict(tables.TRAP3_SAMPLING), (0.74, 0.80)))
+    assert same == "; nvidia-h200's reproduce runs (2026-12-04 07:14 UTC, 2 runs, this sampling): 0.74-0.80x"
+    assert tables.trap3_reproduced(None) == "; no reproduce record of it yet"
+    # the committed record is the 07:14 one, taken before the sampling changed (07:51 UTC)
+    assert "predates this sampling" in tables.trap3_reproduced(tables.reproduce_record())
+
+
+def test_cpu_clock_timings_name_a_ceiling_where_chapter_00_measured_only_the_gpu(monkeypatch):
+    """Review 2026-12-04k item 9: on the H200 host chapter 00 caches no CPU ceiling, so 'eager on
+    the CPU: 101 GFLOP/s' named none; the chapter times one there (cpu_ceiling) and says which."""
+    timing = SimpleNamespace(median_s=1e-3, device="cpu")
+    cmp = _ratios(eager=1.0)
+    cmp.variants["eager"].timing = timing
+    monkeypatch.setattr(tables.ceiling_store, "cached", lambda kind: None)
+    monkeypatch.setattr(tables, "cpu_ceiling", lambda: (0.2, "this host's CPU float32 matmul ceiling, 200 GFLOP/s"))
+    assert tables.ceiling_note(cmp, 5e7) == ("eager: 50 MFLOP a call, 50 GFLOP/s, 25% of this host's CPU "
+                                             "float32 matmul ceiling, 200 GFLOP/s")
+    on = SimpleNamespace(timing=SimpleNamespace(median_s=2e-3))
+    ort = SimpleNamespace(flops=5e7, provider="CPU", comparison=SimpleNamespace(variants={"NCHW declared, on": on}))
+    assert tables.cpu_rate_note(ort) == ("50 MFLOP a call: NCHW declared, on 25 GFLOP/s (12%); % of this "
+                                         "host's CPU float32 matmul ceiling, 200 GFLOP/s")
+    assert tables.cpu_rate_note(SimpleNamespace(**{**vars(ort), "provider": "CUDA"})) == ""
+    monkeypatch.setattr(tables, "cpu_ceiling", lambda: None)
+    assert tables.ceiling_note(cmp, 5e7).endswith("(no cpu matmul ceiling measured here)")
+    assert tables.cpu_rate_note(ort) == ""
+
+
+def test_cpu_ceiling_is_timed_only_where_the_course_device_is_not_the_cpu(monkeypatch):
+    monkeypatch.setattr(tables.env, "device", lambda: __import__("torch").device("cpu"))
+    tables.cpu_ceiling.cache_clear()
+    assert tables.cpu_ceiling() is None  # chapter 00's cache is the CPU's ceiling here
+    monkeypatch.setattr(tables.env, "device", lambda: __import__("torch").device("cuda"))
+    monkeypatch.setattr(tables.ceilings, "matmul_tflops", lambda n, dtype, where, rep_ms, threads: n / 1e4)
+    tables.cpu_ceiling.cache_clear()
+    best, where = tables.cpu_ceiling()
+    assert best == max(tables.CPU_CEILING_SIDES) / 1e4 and "timed just now: n 256-1024" in where
+    tables.cpu_ceiling.cache_clear()
+
+
+def test_the_seeds_sentence_no_c15_letter_judges_is_folded_under_the_cards_with_why():
+    """Review 2026-12-04k item 10: "TensorRT 无法启用高效卷积 kernel" was judged by none of C15a-d."""
+    seed = ROOT.parent / "shared" / ch07.C15a.seed
+    if seed.exists():
+        assert ch07.NOT_JUDGED["seed_text"] in seed.read_text()
+    cards = tables.claim_cards(lambda claim_id: claim_id)
+    folded = cards.parts[-1]
+    assert cards.parts[:-1] == [c.id for c in ch07.CLAIMS]
+    assert ch07.NOT_JUDGED["seed_text"] in folded.summary and "C15d judges the consequence" in folded.text
+    assert "<details><summary>not judged" in folded._repr_html_()
+
+
+def _trap2(ratio, q25, q75, flags=()):
+    variant = SimpleNamespace(ratio=ratio, ratio_q25=q25, ratio_q75=q75, timing=SimpleNamespace(shared_gpu=False))
+    cmp = _Cmp(variant, [{**f, "timing": "NCHW input"} for f in flags])
+    cmp.variants = {"NCHW input": variant}
+    return cmp
+
+
+def test_trap_2_prints_its_call_by_the_reproduce_checks_rule():
+    """Review 2026-12-04k item 10: 'NCHW input 1.10x (1.02-1.16)', flagged, had no call and no band
+    on the CPU page while reproduce.py calls Trap 2 with +-2%. The page prints that call, held back
+    where a flagged timing could carry it across 1x."""
+    assert tables.trap2_call(_trap2(1.10, 1.02, 1.16)) == "the call: slower (the rounds against 1x, +-2% band)"
+    assert tables.trap2_call(_trap2(1.012, 1.010, 1.013)).startswith("the call: within +-2% (too small to call)")
+    assert tables.trap2_call(_trap2(1.0, 0.97, 1.04)).startswith("the call: no measurable difference")
+    noisy = _trap2(1.10, 1.02, 1.16, [{"why": "noisy", "spread": 0.5}])
+    assert tables.trap2_call(noisy) == ("the call: slower by the rounds, held back: a flagged timing could "
+                                        "carry it across 1x")
+    assert tables.trap2_call(None) == ""
+    from labkit.chapters.ch07_export_traps import reproduce
+    assert reproduce.decision(1.02, 1.16, 1.10) == tables.ratio_call(1.02, 1.16, 1.10) == reproduce.SLOWER
