@@ -717,13 +717,29 @@ def hot_cold_takeaway(hot: object, cold: object, size_text: str, too_fast: bool)
 GEMM_SHARE_CHOICES = ("under a third", "a third to two thirds", "over two thirds")
 
 
-def gemm_share_class(summary: object) -> str:
+# Within this many points of a third or two thirds, both neighbouring choices count: three
+# profiled steps give one share and no run-to-run spread, and the recorded pages sat on the 2/3
+# edge (59.9% on the H200, 61.8% on the CPU; review 2026-12-04k item 10), where a rerun can flip it.
+GEMM_SHARE_MARGIN = 0.08  # covers both recorded pages: 59.9% is 6.8 points from 2/3
+
+
+def gemm_share_class(summary: object) -> Key | str:
     """Part 4's quiz answer, graded on the timeline the chapter shows: GEMM/conv's share of
-    the profiled training steps (`timeline.summary(...).kind_shares`)."""
+    the profiled training steps (`timeline.summary(...).kind_shares`); within GEMM_SHARE_MARGIN
+    of an edge, the choices on both sides count (a Key saying why)."""
     if summary is None:
         raise ValueError("run the training-step cell below first, then submit again")
     share = summary.kind_shares.get("GEMM/conv", 0.0)  # type: ignore[attr-defined]
-    return GEMM_SHARE_CHOICES[0 if share < 1 / 3 else 1 if share <= 2 / 3 else 2]
+    edges = (1 / 3, 2 / 3)
+    index = 0 if share < edges[0] else 1 if share <= edges[1] else 2
+    near = [i for i, edge in enumerate(edges) if abs(share - edge) <= GEMM_SHARE_MARGIN]
+    if not near:
+        return GEMM_SHARE_CHOICES[index]
+    edge = near[0]
+    return Key(GEMM_SHARE_CHOICES[index], GEMM_SHARE_CHOICES[edge:edge + 2],
+               why=(f"{100 * share:.1f}% is within {100 * GEMM_SHARE_MARGIN:.0f} points of "
+                    f"{'a third' if edge == 0 else 'two thirds'}: one profile of three steps, whose "
+                    "spread between runs is not measured, cannot place it on one side"))
 
 
 def inference(model: torch.nn.Module, images: torch.Tensor) -> Callable[[], torch.Tensor]:

@@ -27,6 +27,15 @@ def test_the_gemm_share_quiz_is_graded_on_the_timeline_shown():
     for share, k in ((0.1, 0), (0.5, 1), (0.9, 2), (0.0, 0)):
         summary = SimpleNamespace(kind_shares={"GEMM/conv": share} if share else {})
         assert pitfalls.gemm_share_class(summary) == pitfalls.GEMM_SHARE_CHOICES[k]
+    # review 2026-12-04k item 10: the pages read 59.9% (H200) and 61.8% (CPU), near the 2/3 edge,
+    # with no run-to-run spread: within 8 points of an edge both neighbouring choices count
+    for share, accepted in ((0.599, (1, 2)), (0.618, (1, 2)), (0.30, (0, 1)), (0.70, (1, 2))):
+        key = pitfalls.gemm_share_class(SimpleNamespace(kind_shares={"GEMM/conv": share}))
+        assert isinstance(key, pitfalls.Key), share
+        assert key.choices_right() == tuple(pitfalls.GEMM_SHARE_CHOICES[i] for i in accepted), share
+        assert "not measured" in key.why
+    assert pitfalls.gemm_share_class(SimpleNamespace(kind_shares={"GEMM/conv": 0.60})).answer == \
+        pitfalls.GEMM_SHARE_CHOICES[1]
 
 
 def allocator(default_faults, kept_faults, ratio, decides=True, *, default_s=None, kept_s=10e-3,
