@@ -843,11 +843,15 @@ def ratios_line(runs: Sequence[Mapping], kept: Sequence[Mapping] = ()) -> str:
     run of the same allocator, and both runs are given (review 2026-12-03d item 8: the
     takeaway said 'b2 1.39x' while the rerun gave 1.15x, 0 faults in both)."""
     second = list(kept) if kept and c7_claims.allocator_took(runs, kept) is False else []
+
+    def said(ratio: float) -> str:  # review 2026-12-04k item 10: under 1x says so in words
+        return f"{ratio:.2f}x" + (" (slower)" if ratio < 1 else "")
+
     parts = []
     for i, r in enumerate(runs):
-        text = f"{r['dtype']} b{r['batch']} {c7_claims.rate_ratio(r):.2f}x"
-        if i < len(second):
-            text += f", then {c7_claims.rate_ratio(second[i]):.2f}x"
+        text = f"{r['dtype']} b{r['batch']} {said(c7_claims.rate_ratio(r))}"
+        if i < len(second):  # the same runs with malloc keeping freed memory (the allocator line below)
+            text += f", rerun {said(c7_claims.rate_ratio(second[i]))}"
         if c7_claims.regime(r)[0] and r.get("nchw_busy_s") and r.get("nhwc_busy_s"):
             text += f" (host-bound; device {r['nchw_busy_s'] / r['nhwc_busy_s']:.2f}x)"
         parts.append(text)

@@ -166,7 +166,11 @@ def test_the_takeaway_gives_both_runs_where_the_kept_rerun_changed_no_faults():
 
     runs = [_run(1, 10.0, 11.2, faults=0.0), _run(2, 10.0, 13.9, faults=0.0)]
     again = [_run(1, 10.0, 10.0, faults=0.0), _run(2, 10.0, 11.5, faults=0.0)]
-    assert cases.ratios_line(runs, again) == "float32 b1 1.12x, then 1.00x; float32 b2 1.39x, then 1.15x"
+    assert cases.ratios_line(runs, again) == "float32 b1 1.12x, rerun 1.00x; float32 b2 1.39x, rerun 1.15x"
+    # review 2026-12-04k item 10: 'b1 0.95x, then 0.88x' said neither what 'then' was nor 'slower'
+    slower = [_run(1, 10.0, 9.5, faults=0.0)]
+    assert cases.ratios_line(slower, [_run(1, 10.0, 8.8, faults=0.0)]) == (
+        "float32 b1 0.95x (slower), rerun 0.88x (slower)")
     took = [_run(1, 10.0, 10.0, faults=0.0), _run(2, 10.0, 11.5, faults=0.0)]
     assert cases.ratios_line([_run(1, 10.0, 11.2, faults=300.0), _run(2, 10.0, 13.9, faults=300.0)],
                              took) == "float32 b1 1.12x, float32 b2 1.39x"  # the allocator's own rerun
