@@ -129,10 +129,45 @@ def c2_what_ran(cases: list[Mapping] | None, case: str = "3-D batch") -> str:
 
 def c2_ran_text(cases: list[Mapping]) -> str:
     """What each case's implicit path ran and copied (the detector's top-level ops, the
-    profiler's copies at every depth), the fold under C2's table that answers its quiz."""
+    profiler's copies at every depth), the fold under C2's table that answers its quiz; the
+    explicit path's ops beside them where recorded (review 2026-12-04k item 4)."""
     return "; ".join(f"{c['case']}: {', '.join(c['implicit_ops'])}, copied {c['implicit_copy_bytes']} B"
                      + (f" (inside: {', '.join(c['copies_inside'])})" if c.get("copies_inside") else
-                        ", no copy inside (profiler)") for c in cases)
+                        ", no copy inside (profiler)")
+                     + (f"; with .contiguous() first: {', '.join(c['explicit_ops'])}" if c.get("explicit_ops") else "")
+                     for c in cases)
+
+
+def _gemm_op(ops: list[str]) -> str:
+    """The matrix multiply a path ran, from its top-level ops: 'bmm', 'mm' or '' (neither)."""
+    names = {str(op).split("::")[-1].split(".")[0] for op in ops}
+    return "bmm" if "bmm" in names else "mm" if names & {"mm", "addmm"} else ""
+
+
+def c2_copy_first_note(cases: list[Mapping], case: str = "3-D batch") -> str:
+    """What copying first did to `case`, from its ratio (implicit over explicit time) and its
+    rounds' spread, with the multiply each path ran (review 2026-12-04k item 4: the page said
+    'Calling .contiguous() first then only adds a copy' above a CPU table where the 3-D batch read
+    1.05x, spread 1.05-1.09, copying first the faster). Where the two paths ran different
+    multiplies, the hypothesis is named: the copied x folds into one [seq x batch, dim] GEMM (mm),
+    the view goes to bmm over the batch."""
+    found = next((c for c in cases if c["case"] == case), None)
+    if found is None:
+        raise ValueError(f"no C2 case {case!r} among {[c['case'] for c in cases]}")
+    ratio = float(found["ratio"])
+    low, high = (float(v) for v in (found.get("ratio_iqr") or [ratio, ratio]))
+    spread = f"{ratio:.2f}x the explicit path's time, rounds {low:.2f}-{high:.2f}"
+    if low > 1:
+        head = f"{case}: copying first was faster here (the view took {spread})"
+    elif high < 1:
+        head = f"{case}: copying first only added a copy here (the view took {spread})"
+    else:
+        head = f"{case}: copying first or not took the same time within the noise ({spread})"
+    implicit, explicit = _gemm_op(found["implicit_ops"]), _gemm_op(found.get("explicit_ops") or [])
+    if implicit and explicit and implicit != explicit:
+        head += (f". The view ran {implicit}, the copy {explicit}: a contiguous x folds into one "
+                 "[seq x batch, dim] GEMM (a hypothesis from the ops, not timed apart)")
+    return head + "."
 
 
 def c2_ceiling_note(comparisons: Mapping[str, Comparison]) -> str:
@@ -202,6 +237,23 @@ C9_CHOICES = (f"under {ch02.STRIDED_PENALTY_RATIO:g}x", f"{ch02.STRIDED_PENALTY_
 MATMUL_SHARE = "matmul ceiling"  # C10's table column: each path's share of the matmul ceiling
 
 
+def without_host(shown: Table) -> Table:
+    """A comparison's table without its host-launch column, the launches folded in one line
+    (review 2026-12-04k item 1: the column is a 3-call probe's, 141 us for a call a loop repeated
+    every 63.3 us; on C9's copies, all under their device time, it decided nothing). As it is
+    where the table has no such column."""
+    if "host launch" not in shown.columns:
+        return shown
+    at = list(shown.columns).index("host launch")
+    out = Table(shown.title, [c for c in shown.columns if c != "host launch"],
+                units={k: u for k, u in shown.units.items() if k != "host launch"})
+    for row in shown.rows:
+        out.add(*row[:at], *row[at + 1:])
+    out.notes, out.folded = list(shown.notes), list(shown.folded)
+    launches = ", ".join(f"{row[0]} {format_seconds(row[at])}" for row in shown.rows if row[at] is not None)
+    return out.fold("host launch", f"host launch per call (a short probe's, an upper bound): {launches}")
+
+
 def c10_launch_text(case: Mapping) -> str:
     """The folded line under C10's table: each side's device time, its loop per call where timed,
     and the host's launch (the probe's, capped at the loop's: `claims.launch_shown`)."""
@@ -237,7 +289,7 @@ def c10_table(comparison: Comparison, case: Mapping, title: str = "") -> Table:
         out.add(*(row[i] for i in keep), share)
     out.notes, out.folded = list(shown.notes), list(shown.folded)
     if len(keep) < len(shown.columns):
-        out.fold("host launch and loop per call", c10_launch_text(case))
+        out.fold("launch and loop", c10_launch_text(case))
     return out
 
 
@@ -310,7 +362,8 @@ def c10_form(chapter: object, settings: list[tuple[int, torch.dtype]]) -> str:
     analogues (`c10_seed_form`); on a CPU, without a stride-aware GEMM, the premise's analogue;
     a GPU without the seed's case (reproduce's quick check) an analogue naming its cases."""
     if not bool(chapter.on_gpu):  # type: ignore[attr-defined]
-        return form(chapter, "C10", "float32, torch.matmul only (does it copy?)")
+        return form(chapter, "C10", "float32 1024x1024", measured="bytes copied, CPU time",
+                    not_measured="a stride-aware GEMM (none on a CPU)")
     if C10_SEED_CASE in settings:
         return c10_seed_form(settings)
     return form(chapter, "C10", ", ".join(f"{n} {str(d).replace('torch.', '')}" for n, d in settings))
@@ -321,10 +374,10 @@ def c10_quiz_text(n: int, dtype: torch.dtype, on_gpu: bool, baseline: str) -> st
     review 2026-12-03h item 11), naming the clock it grades (review 2026-12-04j item 3: on the
     H200 the key 'about the same' comes from device time, 1.00x, while a Python loop timed by the
     wall clock read torch.matmul 1.1-1.6x faster; a learner picturing the loop was marked wrong)."""
-    clock = ("by the GPU's own time per call (device time, as the table below measures it; not a "
-             "Python loop's wall-clock pace)" if on_gpu else "by the CPU time per call")
-    return (f"{n}x{n} {str(dtype).replace('torch.', '')} on this {'GPU' if on_gpu else 'CPU'}: "
-            f"torch.matmul(A.t(), B) against {baseline}, {clock}. Which is faster?")
+    clock = ("by device time per call (the table's clock, not a Python loop's pace)" if on_gpu
+             else "by CPU time per call")
+    return (f"{n}x{n} {str(dtype).replace('torch.', '')} on this {'GPU' if on_gpu else 'CPU'}, {clock}: "
+            f"torch.matmul(A.t(), B) against {baseline}. Which is faster?")
 
 
 def access_patterns(count: int, device: torch.device, repeats: int = 1) -> dict[str, torch.Tensor]:
@@ -336,9 +389,10 @@ def access_patterns(count: int, device: torch.device, repeats: int = 1) -> dict[
     spread over every pass instead of being most of what is timed."""
     if count < 1 or repeats < 1:
         raise ValueError(f"count and repeats must be >= 1, got {count} and {repeats}")
-    buffer = torch.randn(2 * count + 16, device=device)
+    step = ch02.PATTERN_STRIDE
+    buffer = torch.randn(step * count + 16, device=device)
     layout = {ch02.ALIGNED_CONTIGUOUS: (0, 1), ch02.MISALIGNED_CONTIGUOUS: (1, 1),
-              ch02.ALIGNED_STRIDED: (0, 2), ch02.MISALIGNED_STRIDED: (1, 2)}
+              ch02.ALIGNED_STRIDED: (0, step), ch02.MISALIGNED_STRIDED: (1, step)}
     views = {label: (buffer.as_strided((repeats, count), (0, stride), offset) if repeats > 1
                      else buffer.as_strided((count,), (stride,), offset))
              for label, (offset, stride) in layout.items()}
@@ -528,40 +582,50 @@ def c6_form(chapter: object) -> str:
 
 
 def c2_form(chapter: object, dtype: torch.dtype, cases: Mapping[str, tuple]) -> str:
-    """C2's form with the shapes it ran (review 2026-12-04j item 8: it named none; x is
-    64x1024x1024 on a GPU, 16x128x256 on a CPU): 'analogue: <device> (the seed: A100), float16,
-    x 64x1024x1024, w 1024x1024'."""
+    """C2's form with the shapes of every case it judges (review 2026-12-04j item 8: it named
+    none; review 2026-12-04k item 6: then only the 3-D batch's, though the 2-D case is judged
+    too): 'analogue: <device> (the seed: A100); float16, 3-D x 64x1024x1024, w 1024x1024, 2-D
+    8192x8192'."""
+    def dims(t: torch.Tensor) -> str:
+        return "x".join(map(str, t.shape))
+
     x, w = cases["3-D batch"][0], cases["3-D batch"][1]
-    shapes = f"x {'x'.join(map(str, x.shape))}, w {'x'.join(map(str, w.shape))}"
+    shapes = f"3-D x {dims(x)}, w {dims(w)}" + (f", 2-D {dims(cases['2-D'][0])}" if "2-D" in cases else "")
     return form(chapter, "C2", f"{str(dtype).replace('torch.', '')}, {shapes}")
 
 
+C5_NOT_MEASURED = "latency, L1 misses"  # the seed's per-access latency and L1 miss rates: neither measured here
+
+
 def c5b_form(chapter: object) -> str:
-    """C5b's form: on a GPU it says the window (an L1 case) is not measured (review
-    2026-12-03h item 3)."""
+    """C5b's form: the stride the course chose (the seed names none) and what is not measured,
+    the seed's latency and L1 miss rates, and on a GPU an L1-resident case at all (review
+    2026-12-03h item 3; 2026-12-04k items 2 and 6)."""
     on_gpu = bool(chapter.on_gpu)  # type: ignore[attr-defined]
-    return form(chapter, "C5b", "float32, time per element of a sum" + (f"; {ch02.L1_NOT_MEASURED}" if on_gpu else ""))
+    return form(chapter, "C5b", f"float32, stride {ch02.PATTERN_STRIDE}", measured="time per element of a sum",
+                not_measured=C5_NOT_MEASURED + (", an L1 case" if on_gpu else ""))
 
 
 def c5c_form(chapter: object) -> str:
-    """C5c's form (issue 38): the same 2x2 as C5b's, read for alignment alone; an analogue per
-    element of a sum, not the seed's latency or L1 miss rates, with bytes fetched computed from
-    the addresses, not counted by the hardware."""
+    """C5c's form (issue 38): the same 2x2 as C5b's, read for alignment alone, with the bytes
+    fetched computed from the addresses, not counted by the hardware."""
     on_gpu = bool(chapter.on_gpu)  # type: ignore[attr-defined]
-    return form(chapter, "C5c", "float32, per element of a sum, not a latency; bytes fetched from the addresses"
-                + (f"; {ch02.L1_NOT_MEASURED}" if on_gpu else ""))
+    return form(chapter, "C5c", f"float32, stride {ch02.PATTERN_STRIDE}",
+                measured="time and bytes fetched per element of a sum",
+                not_measured=C5_NOT_MEASURED + (", an L1 case" if on_gpu else ""))
 
 
-def form(chapter: object, claim_id: str, detail: str = "", seed_form_on_gpu: bool = False) -> str:
+def form(chapter: object, claim_id: str, detail: str = "", seed_form_on_gpu: bool = False,
+         measured: str = "", not_measured: str = "") -> str:
     """The form a chapter 02 verdict judges, in the one style (`claims.analogue_form`): the
     seed's own where a GPU runs the seed's experiment (`seed_form_on_gpu`; C10 names its cases
     instead, `c10_form`, and C6 is an analogue, `c6_form`), else
-    'analogue: <this device> (the seed: <its device>)' with the detail."""
+    'analogue: <this device> (the seed: <its device>); <detail>; measured: ...; not measured: ...'."""
     on_gpu = bool(chapter.on_gpu)  # type: ignore[attr-defined]
     if on_gpu and seed_form_on_gpu:
         return str(chapter.seed_form)  # type: ignore[attr-defined]
     return ch02.analogue_form(device_name(on_gpu, int(chapter.threads)),  # type: ignore[attr-defined]
-                              ch02.SEED_DEVICES[claim_id], detail)
+                              ch02.SEED_DEVICES[claim_id], detail, measured, not_measured)
 
 
 CONTIGUOUS_CALL = "x.transpose(0, 2).contiguous()"  # C9's variant that allocates on every call

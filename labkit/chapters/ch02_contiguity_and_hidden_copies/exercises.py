@@ -45,9 +45,8 @@ def _bytes_case(rng: random.Random) -> tuple:
 CONTIGUOUS_BYTES = Exercise(
     id=discovery.exercise_id(__name__, "contiguous_bytes"),
     title="how many bytes .contiguous() copies",
-    task="Write contiguous_bytes(shape, stride, itemsize) -> int: the bytes t.contiguous() copies "
-         "for a tensor t of this shape, stride and itemsize: 0 when torch already calls t "
-         "contiguous (it returns t itself), else every element once.",
+    task="Write contiguous_bytes(shape, stride, itemsize) -> int: the bytes t.contiguous() copies: "
+         "0 when torch calls t contiguous (it returns t), else every element once.",
     reference=reference_contiguous_bytes,
     make_case=_bytes_case,
     edge_cases=[((3, 4), (4, 1), 4), ((4, 3), (1, 4), 4), ((2, 1, 3), (3, 99, 1), 2),
@@ -82,8 +81,8 @@ IS_CONTIGUOUS_IN = Exercise(
     id=discovery.exercise_id(__name__, "is_contiguous_in"),
     title="contiguous in which memory format",
     task="Write is_contiguous_in(shape, stride, memory_format) -> bool for a 4-D [N, C, H, W] "
-         "layout: what t.is_contiguous(memory_format=torch.<memory_format>) says, where "
-         "memory_format is 'contiguous_format' (row-major) or 'channels_last' (stored N, H, W, C).",
+         "layout: what t.is_contiguous(memory_format=torch.<memory_format>) says, for "
+         "'contiguous_format' or 'channels_last' (stored N, H, W, C).",
     reference=reference_is_contiguous_in,
     make_case=_format_case,
     edge_cases=[((2, 3, 4, 5), (60, 20, 5, 1), "contiguous_format"),

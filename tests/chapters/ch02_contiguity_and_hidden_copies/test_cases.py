@@ -129,7 +129,7 @@ def test_a_form_names_this_device_and_the_seeds_in_one_style():
 
     cpu = SimpleNamespace(on_gpu=False, threads=2, seed_form=claims.SEED_FORM)
     found = cases.form(cpu, "C2", "float32")
-    assert found.startswith("analogue: ") and found.endswith(", 2 threads (the seed: A100), float32")
+    assert found.startswith("analogue: ") and found.endswith(", 2 threads (the seed: A100); float32")
     assert "CPU analogue" not in found and cases.form(cpu, "C6", seed_form_on_gpu=True).endswith("(the seed: a GPU)")
     gpu = SimpleNamespace(on_gpu=True, threads=16, seed_form=claims.SEED_FORM)
     assert cases.form(gpu, "C10", "float32", seed_form_on_gpu=True) == claims.SEED_FORM
@@ -319,17 +319,19 @@ def test_c10_s_form_names_the_seeds_case_and_its_analogues():
     assert cases.c10_seed_form([(1024, torch.float32)]) == "the seed's form: 1024 float32"
     gpu = SimpleNamespace(on_gpu=True, threads=16)
     assert cases.c10_form(gpu, settings) == cases.c10_seed_form(settings)
-    assert cases.c10_form(gpu, [(256, torch.float16)]).endswith("(the seed: a GPU), 256 float16")
+    assert cases.c10_form(gpu, [(256, torch.float16)]).endswith("(the seed: a GPU); 256 float16")
     cpu = SimpleNamespace(on_gpu=False, threads=2)
-    assert cases.c10_form(cpu, [(1024, torch.float32)]).endswith("float32, torch.matmul only (does it copy?)")
+    assert cases.c10_form(cpu, [(1024, torch.float32)]).endswith(
+        "(the seed: a GPU); float32 1024x1024; measured: bytes copied, CPU time; "
+        "not measured: a stride-aware GEMM (none on a CPU)")
     with pytest.raises(ValueError, match="lack the seed's case"):
         cases.c10_seed_form([(4096, torch.float16)])
     text = cases.c10_quiz_text(*settings[0], True, baseline)
-    assert text.startswith("1024x1024 float32 on this GPU: ") and "cuda" not in text
+    assert text.startswith("1024x1024 float32 on this GPU, ") and "cuda" not in text
     # review 2026-12-04j item 3: the key is device time, so the quiz names that clock
-    assert "by the GPU's own time per call (device time" in text and "not a Python loop's wall-clock pace" in text
-    assert "by the CPU time per call" in cases.c10_quiz_text(1024, torch.float32, False, "x")
-    assert cases.c10_quiz_text(1024, torch.float32, False, "x").startswith("1024x1024 float32 on this CPU: ")
+    assert "by device time per call (the table's clock, not a Python loop's pace)" in text
+    assert cases.c10_quiz_text(1024, torch.float32, False, "x").startswith(
+        "1024x1024 float32 on this CPU, by CPU time per call: ")
 
 
 def test_the_strided_illustration_gives_each_rate_its_copy_ceiling_share():
@@ -428,7 +430,9 @@ def test_c9_and_c2_forms_are_in_the_one_style():
         "128x512x256; measured: bytes copied and copy speed; no DTLB on this form")
     dtype, _, found = cases.matmul_cases(torch.device("cpu"), False, 64)
     form = cases.c2_form(cpu, dtype, found)
-    assert form.startswith("analogue: ") and form.endswith("(the seed: A100), float32, x 16x128x256, w 256x256")
+    # review 2026-12-04k item 6: every case's shapes, the 2-D one too
+    assert form.startswith("analogue: ") and form.endswith(
+        "(the seed: A100); float32, 3-D x 16x128x256, w 256x256, 2-D 64x64")
 
 
 def test_reproduce_judges_c2_on_the_page_s_cases_and_form():
@@ -477,8 +481,59 @@ def test_c10_s_table_shows_each_paths_matmul_ceiling_share_and_folds_the_launch(
     assert "host launch" not in table.columns and table.column(cases.MATMUL_SHARE) == [79.4, 79.9]
     assert "79%" in str(table) and table.title == "1024 float32"
     summary, text = table.folded[-1]
-    assert summary == "host launch and loop per call"
+    assert summary == "launch and loop"
     assert "the stride-aware GEMM: device 52.6 us, loop 63.3 us per call, host launch at most 63.3 us" in text
     assert "141" not in text and "host launch at most 22.5 us" in text
     cpu = cases.c10_table(_comparison({"a": 1.0, "b": 2.0}, "a"), {})  # no host column: nothing folded
     assert not cpu.folded and cases.MATMUL_SHARE in cpu.columns
+
+
+def test_c2_s_note_on_copying_first_follows_the_3d_ratio_and_names_the_fold():
+    """Review 2026-12-04k item 4: the page said 'Calling .contiguous() first then only adds a copy'
+    while its CPU table read the 3-D batch at 1.05x (rounds 1.05-1.09), copying first the faster,
+    the view through bmm and the copy (hypothesis) through one mm."""
+    view_ops = ["aten::transpose.int", "aten::expand", "aten::view", "aten::bmm", "aten::_unsafe_view"]
+    copy_ops = ["aten::transpose.int", "aten::contiguous", "aten::view", "aten::mm", "aten::_unsafe_view"]
+    cpu = {"case": "3-D batch", "ratio": 1.05, "ratio_iqr": [1.05, 1.09], "implicit_ops": view_ops,
+           "explicit_ops": copy_ops}
+    note = cases.c2_copy_first_note([cpu])
+    assert note.startswith("3-D batch: copying first was faster here (the view took 1.05x the explicit path's "
+                           "time, rounds 1.05-1.09). The view ran bmm, the copy mm: a contiguous x folds")
+    assert "only adds a copy" not in note
+    slower = cases.c2_copy_first_note([dict(cpu, ratio=0.8, ratio_iqr=[0.78, 0.82])])
+    assert "copying first only added a copy here" in slower
+    same = cases.c2_copy_first_note([dict(cpu, ratio=1.0, ratio_iqr=[0.97, 1.03], explicit_ops=view_ops)])
+    assert "the same time within the noise" in same and "folds" not in same
+    assert "with .contiguous() first: aten::transpose.int, aten::contiguous" in cases.c2_ran_text(
+        [dict(cpu, implicit_copy_bytes=0, copies_inside=[])])
+    with pytest.raises(ValueError, match="no C2 case"):
+        cases.c2_copy_first_note([dict(cpu, case="2-D")])
+
+
+def test_c5b_and_c5c_forms_name_the_chosen_stride_and_what_is_not_measured():
+    """Review 2026-12-04k items 2 and 6: the seed names no stride and states latency and L1 miss
+    rates, neither measured on either form; the labels read '...; L1 not measured on this form'
+    beside '...; no DTLB on this form'. One style: measured, then not measured."""
+    from types import SimpleNamespace
+
+    gpu, cpu = SimpleNamespace(on_gpu=True, threads=16), SimpleNamespace(on_gpu=False, threads=2)
+    b = cases.c5b_form(gpu)
+    assert b.endswith("; float32, stride 2; measured: time per element of a sum; not measured: latency, "
+                      "L1 misses, an L1 case")
+    assert cases.c5b_form(cpu).endswith("not measured: latency, L1 misses")
+    assert "measured: time and bytes fetched per element of a sum" in cases.c5c_form(cpu)
+    assert ch02.L1_NOT_MEASURED not in b + cases.c5c_form(gpu)
+
+
+def test_a_table_without_its_host_column_folds_the_launches():
+    """Review 2026-12-04k item 1: the host-launch column is a short probe's; C9's table folds it."""
+    from labkit.show.table import Table
+
+    shown = Table("copies", ["variant", "device time", "host launch"], [["plain", 33e-6, 16.8e-6],
+                                                                        ["transposed", 125e-6, None]],
+                  units={"device time": "s", "host launch": "s"})
+    out = cases.without_host(shown)
+    assert out.columns == ["variant", "device time"] and out.rows == [["plain", 33e-6], ["transposed", 125e-6]]
+    assert out.folded[-1] == ("host launch", "host launch per call (a short probe's, an upper bound): plain 16.8 us")
+    bare = Table("t", ["variant", "median"], [["a", 1.0]])
+    assert cases.without_host(bare) is bare

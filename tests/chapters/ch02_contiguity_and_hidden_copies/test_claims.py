@@ -126,7 +126,9 @@ def test_c5b_and_c5c_split_the_seeds_comparison_from_its_cause():
     stride, cause = judge("C5b", **cpu), judge("C5c", **cpu)
     assert stride.outcome == "confirmed" and "cause" not in stride.label
     # review 2026-12-04i item 5: the seed's comparison first, inside the card's visible part
-    lead = "the seed's comparison holds at DRAM size: misaligned+strided 2.10x aligned+contiguous, the seed's 2.24x"
+    # review 2026-12-04k item 2: judged on direction, at a stride the course chose, the seed's 2.24x no target
+    lead = ("the seed's direction holds at DRAM size (over 1.5x): misaligned+strided 2.10x aligned+contiguous at "
+            "stride 2, chosen here; the seed names none (its 2.24x is no target)")
     assert stride.reason.startswith(lead) and lead in claims_tables.deciding(stride.reason)
     assert "judged as C5c" in stride.reason
     assert cause.outcome == "refuted"
@@ -146,7 +148,7 @@ def test_c5b_and_c5c_split_the_seeds_comparison_from_its_cause():
     noisy_seed = {"timing": ch02.MISALIGNED_STRIDED, "why": "noisy: IQR 50% of the median", "spread": 0.5}
     held = judge("C5b", **c5(strided=0.20, both=0.16), flags=[noisy_seed])
     assert held.depends_on == claims.NOISE_FLAGGED and claims_tables.deciding(held.reason).startswith(
-        "at DRAM size, misaligned+strided 1.60x aligned+contiguous, the seed's 2.24x")
+        "at DRAM size, misaligned+strided 1.60x aligned+contiguous at stride 2, chosen here")
     assert "holds" not in held.reason  # a flagged DRAM timing: the numbers lead, no verdict word
     # a flag on alignment alone's timing holds back C5c only where it could carry 1.00x across 1.5
     noisy_align = {"timing": ch02.MISALIGNED_CONTIGUOUS, "why": "noisy: IQR 80% of the median", "spread": 0.8}
@@ -519,7 +521,10 @@ def test_a_launch_bound_h200_case_without_a_timed_loop_states_no_bound():
 def test_every_analogue_form_names_this_device_and_the_seeds():
     """Review 2026-12-03d item 12: one style, 'analogue: <device> (the seed: <device>)'."""
     assert ch02.analogue_form("NVIDIA H200", "A100", "float16, batch 64") == (
-        "analogue: NVIDIA H200 (the seed: A100), float16, batch 64")
+        "analogue: NVIDIA H200 (the seed: A100); float16, batch 64")
+    # review 2026-12-04k item 6: one builder, 'measured: ...; not measured: ...' in that order
+    assert ch02.analogue_form("H200", "a CPU", "float32, stride 2", "time", "latency") == (
+        "analogue: H200 (the seed: a CPU); float32, stride 2; measured: time; not measured: latency")
     assert ch02.c9_form(True, ch02.analogue_form("NVIDIA H200", ch02.SEED_DEVICES["C9"])).startswith(
         "analogue: NVIDIA H200 (the seed: a CPU), float32")
     with pytest.raises(ValueError, match="names this device"):
@@ -597,7 +602,7 @@ def test_c5b_s_reason_opens_with_the_seeds_comparison_then_its_cause():
              fetched_per_useful_dram=patterns(1.0, 1.0, 2.0, 2.0))
     verdict, cause = judge("C5b", **cpu), judge("C5c", **cpu)
     assert verdict.outcome == "confirmed" and cause.outcome == "refuted"
-    lead = "the seed's comparison holds at DRAM size: misaligned+strided 2.51x aligned+contiguous, the seed's 2.24x"
+    lead = "the seed's direction holds at DRAM size (over 1.5x): misaligned+strided 2.51x aligned+contiguous at stride 2"
     cause_lead = ("misalignment does not explain the gap at DRAM size: alignment alone 1.05x for 1.00x the bytes, "
                   "stride alone 2.36x for 2.00x")
     assert verdict.reason.startswith(lead) and lead in claims_tables.deciding(verdict.reason)
@@ -636,6 +641,17 @@ def test_c6_s_form_says_which_form_it_is():
     """Review 2026-12-03h item 9: the H200 labelled C6 'the seed's form' while timing host time
     on CPU tensors against the seed's GPU times."""
     gpu = ch02.c6_form("NVIDIA H200", on_gpu=True)
-    assert gpu.startswith("analogue: NVIDIA H200 (the seed: a GPU)") and "not measured: GPU time" in gpu
-    assert "host time on CPU tensors" in gpu and "the seed's form" not in gpu
-    assert ch02.c6_form("AMD EPYC, 2 threads", on_gpu=False).endswith("narrow's CPU time")
+    assert gpu == ("analogue: NVIDIA H200 (the seed: a GPU); float32 1024x1024; measured: bytes copied, "
+                   "kernels (none), host time; not measured: GPU time (no kernel runs)")
+    assert ch02.c6_form("AMD EPYC, 2 threads", on_gpu=False).endswith(
+        "measured: bytes copied, narrow's CPU time; not measured: GPU time")
+
+
+def test_c9_s_takeaway_gives_each_copys_ceiling_share():
+    """The GPU page ran to 1,541 words (review 2026-12-04k): the takeaway keeps C9's shares, 25%
+    against 95% on the H200, and leaves the GB/s to C9's card; rates where no share is recorded."""
+    ev = {"transposed_gbps": 1072.0, "plain_copy_gbps": 4052.0, "transposed_pct_of_copy_ceiling": 25.2,
+          "plain_pct_of_copy_ceiling": 95.4}
+    assert ch02.c9_shares(ev) == "a transposed copy ran at 25% of the copy ceiling, a plain one at 95%"
+    cpu = dict(ev, transposed_pct_of_copy_ceiling=3.6, plain_pct_of_copy_ceiling=None)
+    assert ch02.c9_shares(cpu).startswith("transposed against plain, 1,072 GB/s against 4,052")
