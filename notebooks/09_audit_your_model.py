@@ -47,8 +47,8 @@
 #
 # What the chapter leaves to the command: AOTInductor's export path. Its C++ and Triton build
 # took about two minutes for chapter 07's small network on the reference H200 (export 3.9 s,
-# compile 71.9 s, load 45.7 s, as 07's recorded H200 page prints them:
-# `results/h200_notebooks/07_export_traps.ipynb`, 2026-12-04), so
+# compile 71.9 s, load 45.7 s, measured 2026-12-03, as 07's recorded H200 page prints them:
+# `results/h200_notebooks/07_export_traps.ipynb`), so
 # in a room the chapter checks the other export paths here, and on the first few images of the
 # batch (what a path records, and whether it is right on a layout, does not depend on the
 # batch). AOTInductor stays opt-in: `python -m labkit.audit MODEL --exports aoti` runs it (on a

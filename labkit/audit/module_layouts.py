@@ -47,11 +47,22 @@ class ModuleRow:
     verdict: str  # kept | dropped | converted | left 4-D | unchanged | ambiguous
     copy_bytes: int
     copy_ops: tuple[str, ...] = field(default=())
+    # the module's class is torch's own (nn.MultiheadAttention, ...): a copy charged to it runs
+    # inside torch, where the user's code cannot move it (review 2026-12-04k item 9)
+    inside_torch: bool = False
 
     @property
     def finding(self) -> bool:
         """A row worth a learner's attention: a dropped layout or a copy."""
         return self.verdict == "dropped" or self.copy_bytes > 0
+
+
+def is_torch_module(module: nn.Module) -> bool:
+    """Whether the module's class is torch's own (defined under the `torch` package: nn.Conv2d,
+    nn.MultiheadAttention), not the user's nor another library's. Why: the audit advised moving
+    by hand a clone charged to a ViT's `self_attn`, which runs inside nn.MultiheadAttention where
+    no user code can move it (review 2026-12-04k item 9)."""
+    return type(module).__module__.split(".")[0] == "torch"
 
 
 def layout_verdict(input_format: str, output_format: str, output_ndim: int) -> str:
@@ -108,6 +119,7 @@ def trace(model: nn.Module, x: torch.Tensor,
         def hook(module: nn.Module, inputs: tuple) -> None:
             first = _first_tensor(inputs)
             call = {"name": name, "kind": type(module).__name__,
+                    "torch": is_torch_module(module),
                     "in": memory_format_of(first) if first is not None else "none",
                     "order": len(calls)}
             calls.append(call)
@@ -150,7 +162,7 @@ def trace(model: nn.Module, x: torch.Tensor,
         row = ModuleRow(call["name"], call["kind"], call["in"], call.get("out", "none"),
                         call.get("shape", ()),
                         layout_verdict(call["in"], call.get("out", "none"), call.get("ndim", 0)),
-                        nbytes, ops)
+                        nbytes, ops, call["torch"])
         if include is None or include(call["name"], None):  # type: ignore[arg-type]
             rows.append(row)
     return rows

@@ -289,21 +289,39 @@ def remaining_copies(rows: list[module_layouts.ModuleRow], share: float | None =
     """A note on the copies left in the audited format ('' when there are none).
 
     share: copy and layout work's share of the profiled time (None: not profiled). Above
-    MOVE_SHARE, or unmeasured, the copies are named as worth moving by hand; below it they are
-    named and left alone, with the share and the line that decided it.
+    MOVE_SHARE, or unmeasured, the copies in the user's own modules are named as worth moving by
+    hand; below it they are named and left alone, with the share and the line that decided it.
+    Copies charged to torch's own modules (nn.MultiheadAttention's) are named apart as not
+    movable from the user's code, whatever the share: the CPU page advised moving by hand a clone
+    inside a ViT's MultiheadAttention (review 2026-12-04k item 9).
     """
-    left = [f"{r.name} ({r.kind}): {human_bytes(r.copy_bytes)} via {', '.join(r.copy_ops)}"
-            for r in rows if r.copy_bytes > 0]
-    if not left:
+    own = [r for r in rows if r.copy_bytes > 0 and not r.inside_torch]
+    inside = [r for r in rows if r.copy_bytes > 0 and r.inside_torch]
+    if not own and not inside:
         return ""
-    named = "; ".join(left[:5]) + (f"; ... and {len(left) - 5} more" if len(left) > 5 else "")
-    if share is None:
-        return f"copies left in the audited format (not profiled: move them by hand if they cost time): {named}"
-    if share > MOVE_SHARE:
-        return (f"copies left in the audited format, worth moving by hand (copy and layout work "
-                f"{100 * share:.1f}% of the time, over {100 * MOVE_SHARE:.0f}%): {named}")
-    return (f"copies left in the audited format, not worth moving (copy and layout work "
-            f"{100 * share:.1f}% of the time, under {100 * MOVE_SHARE:.0f}%): {named}")
+    said = []
+    if own:
+        named = _named(own)
+        if share is None:
+            said.append(f"copies left in the audited format (not profiled: move them by hand if they cost time): {named}")
+        elif share > MOVE_SHARE:
+            said.append(f"copies left in the audited format, worth moving by hand (copy and layout work "
+                        f"{100 * share:.1f}% of the time, over {100 * MOVE_SHARE:.0f}%): {named}")
+        else:
+            said.append(f"copies left in the audited format, not worth moving (copy and layout work "
+                        f"{100 * share:.1f}% of the time, under {100 * MOVE_SHARE:.0f}%): {named}")
+    if inside:
+        kinds = ", ".join(dict.fromkeys(r.kind for r in inside))
+        cost = "" if share is None else f" (copy and layout work {100 * share:.1f}% of the time)"
+        said.append(f"{'Copies' if said else 'copies'} inside torch's {kinds}{cost}, not movable "
+                    f"from your code: {_named(inside)}")
+    return ". ".join(said)
+
+
+def _named(rows: list[module_layouts.ModuleRow]) -> str:
+    """The first five copying modules, each with its bytes and ops, and how many more."""
+    left = [f"{r.name} ({r.kind}): {human_bytes(r.copy_bytes)} via {', '.join(r.copy_ops)}" for r in rows]
+    return "; ".join(left[:5]) + (f"; ... and {len(left) - 5} more" if len(left) > 5 else "")
 
 
 def before_ddp(params: list[ddp_contract.ParameterRow]) -> Recommendation:

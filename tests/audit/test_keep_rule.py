@@ -113,3 +113,25 @@ def test_copies_are_named_worth_moving_only_above_the_printed_share():
 def test_bytes_read_at_once():
     assert [module_layouts.human_bytes(n) for n in (512, 4096, 38731776, 3 << 30)] == [
         "512 B", "4 KiB", "36.9 MiB", "3 GiB"]
+
+
+
+def test_a_copy_inside_torchs_own_module_is_not_advised_to_be_moved_by_hand():
+    """Review 2026-12-04k item 9: the CPU page advised moving by hand a clone charged to a ViT's
+    self_attn, which runs inside nn.MultiheadAttention; the user's own module's copy still is."""
+    rows = module_layouts.trace(nn.Sequential(handmade.Reorder(), nn.ReLU()), handmade.example())
+    assert [r.inside_torch for r in rows] == [False, False, True]   # (model) is the user's
+    assert module_layouts.is_torch_module(nn.MultiheadAttention(8, 2))
+    assert not module_layouts.is_torch_module(handmade.Reorder())
+    mine = next(r for r in rows if r.copy_bytes > 0)
+    theirs = module_layouts.ModuleRow("encoder.layers.0.self_attn", "MultiheadAttention", "contiguous",
+                                      "contiguous", (2, 16, 8), "unchanged", 300 * 1024, ("clone",),
+                                      inside_torch=True)
+    only_torch = recommend.remaining_copies([rows[0], theirs], share=0.2)
+    assert "by hand" not in only_torch and "worth moving" not in only_torch
+    assert only_torch.startswith("copies inside torch's MultiheadAttention (copy and layout work 20.0% "
+                                 "of the time), not movable from your code: encoder.layers.0.self_attn")
+    both = recommend.remaining_copies([rows[0], mine, theirs], share=0.2)
+    moved, kept = both.split(". Copies inside torch's MultiheadAttention")
+    assert "worth moving by hand" in moved and mine.name in moved and "self_attn" not in moved
+    assert "not movable from your code: encoder.layers.0.self_attn" in kept
