@@ -433,11 +433,11 @@ rates = chapter.lab.table.rows(
     units={"GB/s": "read + write", "of the copy ceiling": "%"})
 copies_shown = chapter.lab.table.comparison(copy_cmp, f"{nbytes >> 20} MiB copies, {copy_cmp.rounds} interleaved rounds")
 chapter.show(chapter.lab.cases.without_host(copies_shown)).fold(
-    "the seed's rows, measured",
+    "the seed's rows",
     f"transposed .contiguous() {transposed_log.total_bytes >> 20} MiB, its copy at "
     f"{chapter.lab.claims.gbps_text(transposed.gbps)} GB/s (read + write; if the seed counts one way, it reads half); contiguous .contiguous() "
     f"{contiguous_log.total_bytes} B (returns itself: {same is x3})").fold(
-    "GB/s, ceiling share, page faults", str(rates))
+    "rates, page faults", str(rates))
 
 # %%
 penalty = copy_cmp["transposed copy: dst.copy_(x.transpose(0, 2))"]

@@ -524,7 +524,7 @@ def c6_form(device: str, on_gpu: bool) -> str:
     narrow runs no kernel, so a GPU has no time of its own to give it; the reason says the host
     time was taken on CPU tensors of the same layout."""
     if on_gpu:
-        return analogue_form(device, SEED_DEVICES["C6"], C6_SHAPE, "bytes copied, kernels (none), host time",
+        return analogue_form(device, SEED_DEVICES["C6"], C6_SHAPE, "bytes copied, kernels, host time",
                              "GPU time (no kernel runs)")
     return analogue_form(device, SEED_DEVICES["C6"], C6_SHAPE, "bytes copied, narrow's CPU time", "GPU time")
 
@@ -887,7 +887,7 @@ C10 = Claim(
     "A stride-aware custom GEMM beats default torch.matmul on a transposed 1024x1024 matmul, "
     "which copies 8 MB (8.7 ms and 8 MB against 3.2 ms and 0 B).",
     f"torch.matmul on the transposed view copies and takes > {STRIDE_AWARE_WIN_RATIO}x the "
-    "stride-aware GEMM's time, in every size and dtype measured",
+    "stride-aware GEMM's time, in every case measured",
     f"torch.matmul on the view takes <= {STRIDE_AWARE_WIN_RATIO}x the stride-aware GEMM's time in "
     "every case (without a custom GEMM: torch.matmul copies nothing); 'depends' if mixed",
     ("cases",),

@@ -642,7 +642,7 @@ def test_c6_s_form_says_which_form_it_is():
     on CPU tensors against the seed's GPU times."""
     gpu = ch02.c6_form("NVIDIA H200", on_gpu=True)
     assert gpu == ("analogue: NVIDIA H200 (the seed: a GPU); float32 1024x1024; measured: bytes copied, "
-                   "kernels (none), host time; not measured: GPU time (no kernel runs)")
+                   "kernels, host time; not measured: GPU time (no kernel runs)")
     assert ch02.c6_form("AMD EPYC, 2 threads", on_gpu=False).endswith(
         "measured: bytes copied, narrow's CPU time; not measured: GPU time")
 
