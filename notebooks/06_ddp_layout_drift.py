@@ -255,8 +255,8 @@ tables.hook_table(ddp_run)
 # against the same model converted first (c): the ratio taken inside each round, with its
 # 95% interval over the rounds, held back where a noisy timing could carry it across 1x (the
 # trust rule), beside what the permuting copy can cost by arithmetic: its bytes at chapter 00's
-# copy rate or, where that is larger, its kernels at chapter 04's launch gap (a few small copies
-# cost their launches, not their bytes).
+# copy rate. Not its launches: (c) copies as many gradients into its buckets, one kernel each,
+# so the drift adds no launch, only a permuted read.
 
 # %%
 tables.traffic_table(ddp_run)  # then (d) step by step, and (e) against (c): tables.step_cost
@@ -265,7 +265,7 @@ tables.traffic_table(ddp_run)  # then (d) step by step, and (e) against (c): tab
 # ### Optional: the cost with realistic gradients
 #
 # The model above has kilobytes of gradients (the table says how many): its permuting copy
-# hides in the step's noise. A ResNet-50 has about 94 MB of float32 gradients. On a GPU, when
+# hides in the step's noise. A ResNet-50 copies about 90 MiB of float32 gradients into its buckets. On a GPU, when
 # you ask (`LABKIT_DDP_RESNET50=1` in the kernel's environment), this cell runs (c) converted
 # first against (e) drifted after the rebuild, timed interleaved as above, and records it.
 # Otherwise it shows the reference GPU's record and what running it here would take (steps,

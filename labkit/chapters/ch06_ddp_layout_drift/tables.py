@@ -99,21 +99,15 @@ def step_flags(drifted: Mapping, matched: Mapping) -> list[trust.Flag]:
     return flags
 
 
-def launch_term(kernels: Kernels | None, gap: Mapping | None) -> float | None:
-    """Seconds the permuting copies' launches take at the recorded eager launch gap (kernels x
-    gap), or None without a count or a gap. Small copies cost launches, not bytes: three strided
-    copies of 295 KiB move in 0.1 us at the copy rate but take ~9 us each to launch on the H200
-    (review 2026-12-04j item 7)."""
-    if kernels is None or not gap or kernels.count <= 0:
-        return None
-    return kernels.count * float(gap["us"]) * 1e-6
-
-
-def launch_text(kernels: Kernels, gap: Mapping) -> str:
-    """'3 kernels x 9.3 us eager launch gap (chapter 04's timeline, nvidia-h200)', the count's
-    source said where it is an upper bound."""
-    return (f"{'at most ' if kernels.source else ''}{kernels.count} kernel{'s' if kernels.count != 1 else ''}"
-            f"{kernels.source} x {float(gap['us']):.1f} us eager launch gap ({gap['source']})")
+def no_added_launch(kernels: Kernels) -> str:
+    """'the same 2 copy kernels run in (c): the drift adds no launch' (the count's source said).
+    Why not kernels x launch gap, as before: the control (c) launches the same copy kernels into
+    its buckets (one `mul_out` per gradient, strides matching or not), so only the drift's
+    permuted bytes can cost more (review 2026-12-04k, chapter 06 item 1; 2026-12-04j item 7 had
+    bounded the drift by its launches)."""
+    many = kernels.count != 1
+    return (f"the same {'at most ' if kernels.source else ''}{kernels.count} copy kernel{'s' if many else ''}"
+            f"{kernels.source} {'run' if many else 'runs'} in (c): the drift adds no launch")
 
 
 def copy_parts(permuting_bytes: float | None, step_s: float | None, ratio: float, rate: Mapping | None,
@@ -127,17 +121,15 @@ def copy_parts(permuting_bytes: float | None, step_s: float | None, ratio: float
         return "", "", False
     seconds = 2 * permuting_bytes / (float(rate["gbps"]) * 1e9)
     share = seconds / step_s
-    launches = launch_term(kernels, gap)
-    if launches is None or kernels is None or gap is None:
+    if kernels is None:
         said = (f"; the {bytes_text(permuting_bytes)} permuting copy: {seconds * 1e6:,.1f} us at "
                 f"{float(rate['gbps']):,.0f} GB/s ({rate['machine']}), {400 * share:.2f}% of (c)'s step even at 4x")
         worked, bound = "", 4 * share
     else:
-        bound = max(4 * seconds, launches) / step_s
-        which = "its launches bound it, not its bytes" if launches >= 4 * seconds else "its bytes bound it"
+        bound = 4 * share
         said = (f"; the {bytes_text(permuting_bytes)} permuting copy costs at most "
-                f"{max(4 * seconds, launches) * 1e6:,.0f} us, {100 * bound:.2f}% of (c)'s step: {which}")
-        worked = (f"{launch_text(kernels, gap)}: {launches * 1e6:,.0f} us; bytes: {seconds * 1e6:,.1f} us at "
+                f"{4 * seconds * 1e6:,.1f} us, {100 * bound:.2f}% of (c)'s step: its bytes bound it")
+        worked = (f"{no_added_launch(kernels)}; bytes: {seconds * 1e6:,.1f} us at "
                   f"{float(rate['gbps']):,.0f} GB/s ({rate['machine']}), 4x that {4e6 * seconds:,.1f} us")
     return said, worked, ratio > 1 + max(NO_CALL_BAND, bound)
 
@@ -653,18 +645,16 @@ def copy_bound(permuting_bytes: float, step_s: float, step_iqr_s: float, rate: M
     """What the permuting copy can cost at most, by arithmetic: read and write its bytes at
     the device's measured copy rate (an upper bound on the time: a permuting copy at even a
     quarter of that rate costs 4x this), against the step and the spread the timing resolves.
-    With a kernel count and a recorded launch gap, the bound is the larger of 4x the bytes' time
-    and kernels x gap (many small copies cost launches, not bytes; review 2026-12-04j item 7)."""
+    With a kernel count, the line says the control (c) runs the same copy kernels, so the drift
+    adds no launch (review 2026-12-04k, chapter 06 item 1)."""
     if not rate or permuting_bytes <= 0 or step_s <= 0:
         return ""
     seconds = 2 * permuting_bytes / (float(rate["gbps"]) * 1e9)
-    launches = launch_term(kernels, gap)
-    if launches is not None and kernels is not None and gap is not None:
-        most = max(4 * seconds, launches)
-        which = "its launches bound it, not its bytes" if launches >= 4 * seconds else "its bytes bound it"
+    if kernels is not None:
+        most = 4 * seconds
         return (f"by arithmetic: the {bytes_text(permuting_bytes)} permuting copy costs at most {most * 1e6:,.0f} us, "
-                f"{100 * most / step_s:.2f}% of the {step_s * 1e3:.1f} ms step: {which} "
-                f"({launch_text(kernels, gap)}: {launches * 1e6:,.0f} us; bytes read and written at the "
+                f"{100 * most / step_s:.2f}% of the {step_s * 1e3:.1f} ms step: its bytes bound it "
+                f"({no_added_launch(kernels)}; bytes read and written at the "
                 f"{float(rate['gbps']):,.0f} GB/s copy rate chapter 00 recorded ({rate['machine']}): "
                 f"{seconds * 1e6:,.0f} us, 4x that {4e6 * seconds:,.0f} us): far below the "
                 f"{100 * step_iqr_s / step_s:.0f}% IQR of that step's time alone, so this timing cannot resolve it")

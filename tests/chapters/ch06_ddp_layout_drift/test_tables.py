@@ -206,17 +206,17 @@ GAP = {"us": 9.3, "source": "chapter 04's timeline, nvidia-h200"}
 RATE = {"gbps": 4224.0, "machine": "nvidia-h200"}
 
 
-def test_small_permuting_copies_are_bounded_by_their_launches_not_their_bytes():
-    """Review 2026-12-04j item 7: 295 KiB in three kernels is 0.1 us of bytes but ~28 us of
-    launches at chapter 04's eager gap; the bound is the larger, and says which."""
+def test_the_drift_adds_no_launch_so_its_bytes_bound_its_cost():
+    """Review 2026-12-04k (chapter 06 item 1): the control (c) copies as many gradients into its buckets,
+    one kernel each, so the drift adds no launch; 2026-12-04j item 7 had bounded 295 KiB in three
+    kernels by ~28 us of launches. The bound is 4x the bytes' time at the copy rate."""
     said = tables.copy_clause(301_824, 0.00681, 1.01, RATE, tables.Kernels(3), GAP)
-    assert "costs at most 28 us, 0.41% of (c)'s step: its launches bound it, not its bytes" in said
-    assert "3 kernels x 9.3 us eager launch gap (chapter 04's timeline, nvidia-h200)" in said
-    # big copies in few kernels: the bytes bound it
+    assert "costs at most 0.6 us, 0.01% of (c)'s step: its bytes bound it" in said
+    assert "the same 3 copy kernels run in (c): the drift adds no launch" in said and "launch gap" not in said
     big = tables.copy_bound(45_306_624, 0.0648, 0.0025, RATE, tables.Kernels(1), GAP)
-    assert "its bytes bound it" in big and "costs at most 86 us" in big
-    # without a gap (a CPU run, or no chapter 04 record) the bytes alone, as before
-    assert "0.01% of (c)'s step even at 4x" in tables.copy_clause(301_824, 0.00681, 1.01, RATE, tables.Kernels(3))
+    assert "its bytes bound it" in big and "costs at most 86 us" in big and "1 copy kernel runs in (c)" in big
+    # without a kernel count (a CPU run) the bytes alone, as before
+    assert "0.01% of (c)'s step even at 4x" in tables.copy_clause(301_824, 0.00681, 1.01, RATE)
 
 
 def test_an_older_record_counts_its_stride_warnings_as_an_upper_bound_on_the_kernels():
@@ -224,7 +224,7 @@ def test_an_older_record_counts_its_stride_warnings_as_an_upper_bound_on_the_ker
     assert counted == tables.Kernels(2)
     older = tables.permuting_kernels({"permuting_bytes": 10, "warnings_last_step": 53})
     assert older.count == 53 and "stride warnings" in older.source
-    assert "at most 53 kernels (the last step's stride warnings)" in tables.launch_text(older, GAP)
+    assert "at most 53 copy kernels (the last step's stride warnings) run in (c)" in tables.no_added_launch(older)
     assert tables.permuting_kernels({"permuting_bytes": 0, "warnings_last_step": 0}) is None
 
 
@@ -353,12 +353,12 @@ def test_the_traffic_table_folds_the_copys_worked_bound_and_drops_not_the_copy_w
     drifted = {**matched, "median_step_s": 0.00762, "permuting_bytes": 301_824, "permuting_copies": 2,
                "round_medians_s": [r * f for r, f in zip(rounds, [0.9, 1.2, 1.0, 1.15, 0.95, 1.02], strict=True)]}
     line, worked = tables.step_cost_parts(drifted, matched, RATE, GAP)
-    assert ": no cost this run can resolve; the 295 KiB permuting copy costs at most 19 us" in line
-    assert line.endswith("its launches bound it, not its bytes") and "not the copy" not in line
-    assert worked.startswith("2 kernels x 9.3 us eager launch gap (chapter 04's timeline, nvidia-h200): 19 us")
+    assert ": no cost this run can resolve; the 295 KiB permuting copy costs at most 0.6 us" in line
+    assert line.endswith("its bytes bound it") and "not the copy" not in line
+    assert worked.startswith("the same 2 copy kernels run in (c): the drift adds no launch; bytes: 0.1 us")
     assert worked not in line
     whole = tables.step_cost(drifted, matched, RATE, GAP)  # a line with no fold beside it keeps it inline
-    assert f"its launches bound it, not its bytes ({worked})" in whole
+    assert f"its bytes bound it ({worked})" in whole
     called = {**drifted, "round_medians_s": [r * 1.3 for r in rounds]}  # a called difference keeps it
     assert tables.step_cost_parts(called, matched, RATE, GAP)[0].endswith(": not the copy: noise or another cause")
 
