@@ -125,8 +125,22 @@ def border_text(k: dict) -> str:
         return ""
     low, high = launches * pace[0] / 1e3, launches * pace[1] / 1e3
     at = low <= (1 + BORDER) * device and high >= (1 - BORDER) * device
-    return (f"; host {launches} launches x {pace[0]:.1f}-{pace[1]:.1f} us = {low:.1f}-{high:.1f} ms "
-            f"beside device {device:.2f} ms" + (": at the border, either clock" if at else ""))
+    return (f"; host {launches} launches x {pace[0]:.1f}-{pace[1]:.1f} us = {_span(low, high)} "
+            f"beside device {_span(device)}" + (": at the border, either clock" if at else ""))
+
+
+def _span(low_ms: float, high_ms: float | None = None) -> str:
+    """A time or a range in ms ('2.5-4.9 ms', device '4.07 ms'), or under 1 ms in us to two
+    significant figures ('88-112 us', '40 us'): the H200's small model read '8 launches x
+    11.0-14.0 us = 0.1-0.1 ms beside device 0.04 ms', a range rounded to one number (review
+    2026-12-04k item 10d)."""
+    top = low_ms if high_ms is None else high_ms
+    if top >= 1:
+        return f"{low_ms:.2f} ms" if high_ms is None else f"{low_ms:.1f}-{high_ms:.1f} ms"
+
+    def us(ms: float) -> str:
+        return f"{float(f'{ms * 1e3:.2g}'):g}"
+    return f"{us(low_ms)} us" if high_ms is None else f"{us(low_ms)}-{us(high_ms)} us"
 
 
 PACE_LAUNCHES = 32   # launches per host-pace probe (chapter 08's probe, ladder.host_pace_us)

@@ -283,3 +283,12 @@ def test_convert_before_ddp_is_said_only_where_a_parameter_would_move(clean_repo
     assert not any("before wrapping in DDP" in t for t in titles(clean_report))
     drifting = run(handmade.drift_prone())
     assert any("before wrapping in DDP" in t for t in titles(drifting))
+
+
+def test_a_host_side_under_a_millisecond_is_said_in_microseconds():
+    """Review 2026-12-04k item 10d: the H200's small model read '8 launches x 11.0-14.0 us =
+    0.1-0.1 ms beside device 0.04 ms'."""
+    from labkit.audit import kernels
+
+    said = kernels.border_text({"launches": 8, "pace_us": (11.0, 14.0), "device_ms": 0.04})
+    assert said == "; host 8 launches x 11.0-14.0 us = 88-110 us beside device 40 us"
