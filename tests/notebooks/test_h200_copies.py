@@ -20,6 +20,7 @@ NOT_YET_RERECORDED: set[str] = {
     "03_memory_layouts",  # the conv quiz table's ceiling-share columns (cell change; review 04k item 5)
     "04_fusion",  # BN-folding prose: on a GPU cuDNN adds the bias as its own kernel (04k item 2)
     "05_dataloader",  # the knob cell's markdown: every row called against the baseline (issue 39)
+    "08_inference_ladder",  # quiz on C24's judged form, done line, standing quoted as the table (04k 4, 5, 10b)
     "09_audit_your_model",  # AOTI seconds cited as measured 2026-12-03, as 07's page says (04k 10e)
     "99_claims_ledger",  # opens C1's row, not C9's: the 14:01 GPU page read 1,540 words (C9's card 173)
 }

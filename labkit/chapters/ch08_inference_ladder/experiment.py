@@ -338,7 +338,7 @@ def _interaction(lad: ladder.Ladder, result: Result, deadline: float | None,
     start, base_name = ladder.regime_base()
     bases = {"eager": start, "compiled + CUDA graphs": dataclasses.replace(start, **ladder.COMPILED)}
     if not compiled:
-        del bases["compiled + CUDA graphs"]
+        del bases["compiled + CUDA graphs"]   # (the notebook's text says why: review 2026-12-04k item 3)
     for regime, settings in bases.items():
         if deadline is not None and _clock.perf_counter() > deadline:
             result.regimes_missing[regime] = "skipped: out of the run's time budget"

@@ -393,6 +393,9 @@ def reading(before: ladder.Rung, after: ladder.Rung, climb: tuple[float, float] 
     moved = kernel_jump(before, after) or kernels_moved(before, after)
     if moved:
         said.append(moved)
+    cause = half_batchnorm(before, after, moved)
+    if cause:
+        said.append(cause)
     edge = border(after, climb)
     if edge.endswith("either clock"):
         said.append(edge)
@@ -408,6 +411,25 @@ def reading(before: ladder.Rung, after: ladder.Rung, climb: tuple[float, float] 
         elif i1 - i0 > IDLE_RISE:
             said.append(f"GPU idle rose {100 * i0:.0f}% -> {100 * i1:.0f}%: more host-bound")
     return "; ".join(said)
+
+
+# Why BatchNorm's cuDNN kernel became three native ones when the whole model went to float16
+# (review 2026-12-04k item 2), as read in PyTorch's source (aten/src/ATen/native/Normalization.cpp,
+# `_select_batch_norm_backend`), not measured: cuDNN is chosen for a half input only when the
+# BatchNorm weight is float32, and model.to(float16) converts that weight too. The profile shows
+# the effect (the kernels named beside this line); this names the cause, labelled as read.
+HALF_BN_CAUSE = ("why (read in PyTorch's source, not measured): _select_batch_norm_backend keeps "
+                 "cuDNN for half inputs only with float32 weights, and model.to({dtype}) halved them")
+
+
+def half_batchnorm(before: ladder.Rung, after: ladder.Rung, moved: str) -> str:
+    """The cause of BatchNorm's extra kernels on a whole-model half-precision step
+    (HALF_BN_CAUSE), said only where the step converted the weights (not autocast) from float32
+    and the profile's kernel moves show cuDNN's BatchNorm kernel ('bn_fw') removed; '' otherwise."""
+    half = after.settings.dtype in ("float16", "bfloat16") and before.settings.dtype == "float32"
+    if not half or after.settings.autocast or "bn_fw" not in moved:
+        return ""
+    return HALF_BN_CAUSE.format(dtype=after.settings.dtype)
 
 
 def _median(values: list) -> float | None:
@@ -468,6 +490,20 @@ def parts(before: ladder.Rung, after: ladder.Rung,
     if said and after.unstable:
         said += " (unstable: tentative)"
     return figures, (f"{said[0].upper()}{said[1:]}." if said else "")
+
+
+def not_read(before: ladder.Rung, after: ladder.Rung) -> str:
+    """Why a step whose base moved is not explained, with how far the base moved: 'Not read: its
+    base ran 0.73x, 1.10x its own timing when re-timed (the machine's pace, not the step).'
+    Why: the CPU page read 'Not read: its base moved' on all three steps, saying neither how far
+    nor why that stops a reading (review 2026-12-04k item 5)."""
+    own = before.images_per_s
+    moves = [t["base_images_per_s"] / own for t in after.timings or []
+             if own and t.get("base_images_per_s")]
+    if not moves:
+        return "Not read: its base moved, so a profile difference would be the machine's pace."
+    said = ", ".join(f"{m:.2f}x" for m in moves)
+    return f"Not read: its base ran {said} its own timing when re-timed (the machine's pace, not the step)."
 
 
 def step(before: ladder.Rung, after: ladder.Rung) -> str:

@@ -161,7 +161,7 @@ def gate_line(rungs: list[ladder.Rung]) -> str:
 
 
 def row(rung: ladder.Rung, strict: ladder.Rung, defaults: ladder.Rung,
-        before: ladder.Rung | None) -> list[str]:
+        before: ladder.Rung | None, steady: float | None = None) -> list[str]:
     """One rung's cells, in COLUMNS order."""
     if rung.error:
         return [rung.name, _kept(rung)] + [""] * (len(COLUMNS) - 2)
@@ -172,7 +172,7 @@ def row(rung: ladder.Rung, strict: ladder.Rung, defaults: ladder.Rung,
     over_strict = ("1.00x" if rung.name == strict.name
                    else f"{rung.speedup_over(strict):.2f}x ({low:.2f} to {high:.2f})")
     over_defaults = "1.00x" if rung.name == defaults.name else f"{rung.speedup_over(defaults):.2f}x"
-    return [rung.name, _kept(rung), images_cell(rung, strict),
+    return [rung.name, _kept(rung), images_cell(rung, strict, steady),
             f"{100 * rung.iqr_s / rung.median_s:.1f}%", over_strict, over_defaults,
             _gain(rung.gain, rung.gain_spread), _gain(rung.device_gain, rung.device_spread),
             in_rounds(rung, strict), idle, err, pct,
@@ -188,17 +188,31 @@ def seconds(value: float | None) -> str:
     return f"{value:.0f} s" if value >= 100 else f"{float(f'{value:.2g}'):g} s"
 
 
-def images_cell(rung: ladder.Rung, start: ladder.Rung) -> str:
-    """A row's images/s, from the rounds its ratio over the start row comes from. A step built
-    on the start row and re-timed reads that ratio from its deciding re-time (the two rungs
-    alone), so its images/s are that re-time's, with its first timing's beside them: the CPU
-    page printed folding's 88 images/s (first, slow rounds) beside 1.07x over a start of 98
-    (from the re-time), a slower rung read as faster (review 2026-12-04i item 5)."""
-    first = f"{rung.images_per_s:,.0f}"
+def quoted_images_per_s(rung: ladder.Rung, start: ladder.Rung, steady: float | None = None) -> float:
+    """The one images/s a rung is quoted by everywhere on the page (table, takeaways, standing):
+    the figure its ratio over the start row divides. A step built on the start row and re-timed
+    reads that ratio from its deciding re-time (the two rungs alone), so its images/s are that
+    re-time's; the start row itself is quoted at its median over the run (`steady`, when given),
+    which every 'over' ratio divides. Why: the CPU page's table read 'batch 16: 184 (first
+    timed: 160), 2.00x' while its takeaway and standing quoted 160 beside 2.0x (160/98 is 1.63x),
+    and the start row read 98 at 1.00x while its speed-ups divided by 90 (review 2026-12-04k
+    item 5)."""
+    if rung.name == start.name:
+        return steady or rung.images_per_s
     then = (rung.here.get(rung.after) or {}).get("step_images_per_s")
     if rung.after != start.name or len(rung.timings or []) < 2 or not then:
-        return first
-    return f"{then:,.0f} (first timed: {first})"
+        return rung.images_per_s
+    return then
+
+
+def images_cell(rung: ladder.Rung, start: ladder.Rung, steady: float | None = None) -> str:
+    """A row's images/s, from the rounds its ratio over the start row comes from
+    (`quoted_images_per_s`), with its first timing beside them where they differ: the CPU page
+    printed folding's 88 images/s (first, slow rounds) beside 1.07x over a start of 98 (from the
+    re-time), a slower rung read as faster (review 2026-12-04i item 5)."""
+    first = f"{rung.images_per_s:,.0f}"
+    quoted = f"{quoted_images_per_s(rung, start, steady):,.0f}"
+    return first if quoted == first else f"{quoted} (first timed: {first})"
 
 
 def repeats_line(rungs: list[ladder.Rung]) -> str:
@@ -231,7 +245,8 @@ class LadderTable:
                  fresh: dict | None = None) -> None:
         by_name = {r.name: r for r in rungs}
         self.start = strict.name   # the 'over' column is named after the start row (item 5)
-        self.rows = [(r.kept, row(r, strict, defaults, by_name.get(r.after))) for r in rungs]
+        steady = steady_images_per_s(rungs, strict)   # the start row as its ratios read it (item 5)
+        self.rows = [(r.kept, row(r, strict, defaults, by_name.get(r.after), steady)) for r in rungs]
         self.decided = [decided(r) for r in rungs]
         self.based = [base_short(r) for r in rungs]
         self.gate = gate_line(rungs)
@@ -302,18 +317,28 @@ class LadderTable:
                          + [line for line in (self.gate, self.fresh, self.note) if line])
 
 
-def steady_line(rungs: list[ladder.Rung], strict: ladder.Rung) -> str:
-    """Where the start's median over the run differs from its first timing by more than 2%, the
-    sentence that says the 'over' column reads the median (experiment.settle_baselines), so a
-    row's ratio is not read against the start row's images/s (review 2026-12-03g item 8)."""
+def steady_images_per_s(rungs: list[ladder.Rung], strict: ladder.Rung) -> float | None:
+    """The start's median over the run, as the 'over' column reads it
+    (experiment.settle_baselines), where it differs from its first timing by more than 2%; None
+    where it does not (or no rung was settled)."""
     settled = next((r for r in rungs if r.baseline_scale.get(strict.name)
                     and (r.here.get(strict.name) or {}).get("images_per_s")), None)
     if settled is None:
-        return ""
+        return None
     # the median settle_baselines read, from the state it left: the baseline's images/s in the
     # settled rung's rounds over the scale it applied (not recomputed over another set of rungs)
     steady = settled.here[strict.name]["images_per_s"] / settled.baseline_scale[strict.name]
     if strict.images_per_s <= 0 or abs(steady / strict.images_per_s - 1) <= keep.MIN_GAIN:
+        return None
+    return steady
+
+
+def steady_line(rungs: list[ladder.Rung], strict: ladder.Rung) -> str:
+    """Where the start's median over the run differs from its first timing by more than 2%, the
+    sentence that says the 'over' column reads the median (experiment.settle_baselines), so a
+    row's ratio is not read against the start row's images/s (review 2026-12-03g item 8)."""
+    steady = steady_images_per_s(rungs, strict)
+    if steady is None:
         return ""
     return (f"Speed-ups over {strict.name} read its median over the run, {steady:,.0f} images/s, "
             f"not its first timing ({strict.images_per_s:,.0f}).")

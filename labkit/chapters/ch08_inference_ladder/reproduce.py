@@ -17,7 +17,7 @@ ladder, where one run kept cudnn.benchmark on a 1.0006x gain and the others did 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 from labkit.chapters.ch08_inference_ladder import experiment, keep
 from labkit.claims import reproduced
@@ -257,9 +257,45 @@ def not_held_line(found: dict | None, gains: Mapping[str, float | None] | None =
             said += "gain not stable: "
         return (said + f"{spread(*s['wall'])} wall" + (f", {spread(*s['device'])} device" if s["device"] else "")
                 + (f", unstable {s['unstable']} of {runs}" if s["unstable"] else ""))
+    pairs = split_moved(steps, loose, gains, device_gains, side)
+    paired = {n for pair, _ in pairs for n in pair}
+    said = [one(n) for n in loose if n not in paired] + [text for _, text in pairs]
     return (f"Not held by {label(found, page_at)[:-1]}; held: within {100 * HOLDS_WITHIN:.0f}% "
-            "of each other, none unstable, this page's among them): "
-            + "; ".join(one(n) for n in loose) + ".")
+            "of each other, none unstable, this page's among them): " + "; ".join(said) + ".")
+
+
+def split_moved(steps: Mapping[str, dict], loose: list[str], gains: Mapping[str, float | None],
+                device_gains: Mapping[str, float | None],
+                side: Callable[[float | None, tuple[float, float] | None], str]
+                ) -> list[tuple[tuple[str, str], str]]:
+    """Adjacent steps (in the page's climb order) that missed the fresh runs on opposite sides
+    while their product stayed within the runs' products (lows times lows to highs times highs,
+    keep.MIN_GAIN either side), on device time where both have it, else the wall: the work moved
+    between them and the climb held. [((a, b), 'the split moved between a and b, their product
+    held: ...')]. Why: the H200 page read 'torch.compile 1.73x above all 3 ... Conv-BN folding
+    1.05x below all 3' where the two multiply to 1.80x device time and the fresh runs to
+    1.75-1.78x (review 2026-12-04k item 8)."""
+    order = [n for n in gains if n in steps]
+    found = []
+    for a, b in zip(order, order[1:], strict=False):
+        if a not in loose or b not in loose or any(a in p or b in p for p, _ in found):
+            continue
+        clock = "device" if all(device_gains.get(n) is not None and steps[n]["device"] for n in (a, b)) else "wall"
+        page = {n: (device_gains if clock == "device" else gains).get(n) for n in (a, b)}
+        if any(v is None for v in page.values()) or not all(steps[n][clock] for n in (a, b)):
+            continue
+        sides = {side(page[n], steps[n][clock]) for n in (a, b)}
+        if sides != {"above", "below"}:
+            continue
+        low = steps[a][clock][0] * steps[b][clock][0] / (1 + keep.MIN_GAIN)
+        high = steps[a][clock][1] * steps[b][clock][1] * (1 + keep.MIN_GAIN)
+        product = page[a] * page[b]
+        if low <= product <= high:
+            runs = steps[a][clock][0] * steps[b][clock][0], steps[a][clock][1] * steps[b][clock][1]
+            found.append(((a, b), f"the split moved between {a} ({page[a]:.2f}x) and {b} ({page[b]:.2f}x), "
+                                  f"their product held: {product:.2f}x {'device time' if clock == 'device' else 'wall'}, "
+                                  f"{spread(*runs)} in the runs"))
+    return found
 
 
 HOST_ONLY_STEP = "CUDA Graphs"  # the step that cuts the host's work only (device gain ~1.00x)

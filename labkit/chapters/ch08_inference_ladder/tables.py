@@ -65,6 +65,47 @@ def say(name: str) -> None:
     _PROGRESS["handle"].update(Pretty(f"rung {_PROGRESS['count']} started: {name}"))
 
 
+def say_done(run: object) -> None:
+    """The climb's last progress line, 'done: N rungs in X s', in place of 'rung N started: ...'
+    (the H200 cell's only output read 'rung 14 started: eager: + Conv-BN folding', as if the
+    climb had stopped there: review 2026-12-04k item 10b). N counts every rung measured: the
+    climb's, those past it and the interaction's."""
+    measured = {id(r) for r in [*run.rungs, *run.beyond, *run.regime_bases.values(),
+                                *(r for steps in run.regimes.values() for r in steps.values())]}
+    line = f"done: {len(measured)} rungs in {run.seconds:.0f} s"
+    if _PROGRESS.get("handle") is None:
+        print(line, flush=True)
+        return
+    from IPython.display import Pretty
+
+    _PROGRESS["handle"].update(Pretty(line))
+    _PROGRESS.update(cell=None, handle=None)
+
+
+# The opening quiz's bands (a speed-up's), and the seed's 4.8x among their edges
+TOTAL_CHOICES = ("under 2x", "2x to 4.8x", "4.8x to 7x", "over 7x")
+
+
+def total_question(plan: object, on_gpu: bool) -> str:
+    """The opening quiz's question. On a GPU it asks for the number C24 judges, the best gated
+    rung at the baselines' batch over PyTorch's default float32 (the H200 quiz asked for the top
+    rung at batch 256 over strict float32, a form the chapter says it does not judge: review
+    2026-12-04k item 4); on a CPU, where C24 is not judged, the kept top rung over eager float32."""
+    if on_gpu:
+        return (f"C24's judged form: batch {plan.batch}, the best gated rung over PyTorch's "
+                "default float32 eager (images/s):")
+    return "Top rung against eager float32 (PyTorch's defaults here), in images per second on this machine:"
+
+
+def total_key(run: object, on_gpu: bool) -> str:
+    """The opening quiz's answer, computed from the ladder: the band of the speed-up the
+    question asks for (`total_question`)."""
+    x = (run.top_at_baseline_batch.speedup_over(run.defaults) if on_gpu
+         else run.top.speedup_over(run.strict))
+    return (TOTAL_CHOICES[0] if x < 2 else TOTAL_CHOICES[1] if x < 4.8
+            else TOTAL_CHOICES[2] if x < 7 else TOTAL_CHOICES[3])
+
+
 def budget_s(on_gpu: bool) -> float:
     """The climb's time budget: rungs past it are skipped and shown as skipped."""
     return BUDGET_S[bool(on_gpu)]
@@ -108,7 +149,8 @@ KEEP_RULE_MECHANICS = (
     "interleaved rounds' ratios, with their IQR) and the device-time gain per image (kernel "
     "records of several batches, no host tracing). GPU idle is 1 - device time / unprofiled "
     "wall time per batch; over {idle:.0f}% the host binds the rung, and a step that halves the "
-    "GPU's work (fp16) may hardly move the wall clock. A device-bound rung is judged by wall "
+    "GPU's work may hardly move the wall clock (fp16 by model.to(float16) also adds launches: "
+    "half BatchNorm leaves cuDNN, its reading says why). A device-bound rung is judged by wall "
     "time; on a host-bound rung either clock may carry the gain. Either way the range of the "
     "gain that keeps a step lies wholly above 1 and its median is at least {gain:.2f}x: a gain "
     "of 0.06% can have a range above 1 and still say nothing.")
@@ -192,7 +234,7 @@ def explanations(rungs: list) -> tables.Table:
     shown = tables.Table("Each step, explained by its numbers", ["step", "reading"])
     by_name = {r.name: r for r in rungs}
     pace = explain.climb_pace(rungs)   # the host's pace that day, for the border (item 2)
-    figures = []
+    figures, moved = [], []
     for r in rungs[1:]:
         before = by_name.get(r.after)
         if r.error or before is None:
@@ -201,8 +243,15 @@ def explanations(rungs: list) -> tables.Table:
         numbers, said = explain.parts(before, r, pace)
         figures.append(f"{r.name}: {numbers}")
         # the decision is the ladder table's 'kept?' above: not said twice (issue 37)
-        shown.add(r.name, said or ("Not read: its base moved." if numbers.endswith("its base moved.")
-                                   else "-"))
+        unread = numbers.endswith("its base moved.")
+        moved += [r.name] if unread and not said else []
+        shown.add(r.name, said or (explain.not_read(before, r) if unread else "-"))
+    if moved and len(moved) == len(rungs) - 1:
+        # every step unread (a CPU whose pace moved): why, once (review 2026-12-04k item 5)
+        shown.note("No step is read here: each one's base ran at another speed when timed again, "
+                   "so the difference between two profiles would be this machine's pace, not the "
+                   "step's. The ladder's first line says how far repeats moved; the reference "
+                   "GPU's steps are explained on its recorded ladder below.")
     if figures:
         shown.fold("each step's figures",
                    "\n".join(figures))
@@ -337,9 +386,11 @@ def adds_up_parts(run: object, gains: Mapping[str, Mapping[str, float]]) -> tupl
         differ = [n for n in names if _apart(alone_spreads[n], climb_spreads[n])]
         # the lesson (a step's gain depends on what came before it) is the takeaway's
         # (regimes_said): here the numbers, each step with the rung it was built on
+        worth = worth_said(derived_worth(names, {n: climbed[n].gain for n in names}, alone,
+                                         {n: climbed[n].after for n in names}, differ))
         said += (f". The ranges do not overlap ({apart:.2f}x apart): " + "; ".join(
                      f"{n} {climbed[n].gain:.2f}x on the climb (after {climbed[n].after}), "
-                     f"{alone[n]:.2f}x alone" for n in differ))
+                     f"{alone[n]:.2f}x alone" for n in differ) + (f"; {worth}" if worth else ""))
     return said, composed(run)
 
 
@@ -363,9 +414,40 @@ def _adds_up_on_device(names: list[str], alone: Mapping[str, ladder.Rung],
     if not _apart(a_range, c_range):
         return said + ": the ranges overlap, the steps multiply"
     differ = [n for n, a, c in zip(names, a_spreads, c_spreads, strict=True) if _apart(a, c)]
+    worth = worth_said(derived_worth(names, {n: climbed[n].device_gain for n in names},
+                                     {n: alone[n].device_gain for n in names},
+                                     {n: climbed[n].after for n in names}, differ))
     return (said + f": they do not ({p_climb / p_alone:.2f}x apart): " + "; ".join(
         f"{n} {climbed[n].device_gain:.2f}x after {climbed[n].after}, "
-        f"{alone[n].device_gain:.2f}x alone" for n in differ))
+        f"{alone[n].device_gain:.2f}x alone" for n in differ) + (f"; {worth}" if worth else ""))
+
+
+def derived_worth(names: list[str], climb: Mapping[str, float], alone: Mapping[str, float],
+                  after: Mapping[str, str], differ: list[str]) -> tuple[str, str, float, float, float, float] | None:
+    """What the interaction's own numbers say a step is worth once another is on: for a step n
+    whose gain on the climb (built on step m) and alone differ, m's worth once n is on is
+    m's climb gain x n's climb gain / n's gain alone (both orders reach the same rung: alone n
+    then m, or m then n). Returns (m, n, m's gain before n, m's gain after n, n's gain after m,
+    n's gain alone); None where
+    no differing step was built on another of the three. Why: the H200 page said 'fp16 weights
+    1.84x after channels_last, 1.38x alone ... they do not' and no reason, though its own numbers
+    give it: channels_last 1.22x in TF32 and 1.22 x 1.84 / 1.38 = 1.63x in fp16 (review
+    2026-12-04k item 3)."""
+    for n in differ:
+        m = after.get(n)
+        if m in names and m != n and climb.get(m) and climb.get(n) and alone.get(n):
+            return m, n, climb[m], climb[m] * climb[n] / alone[n], climb[n], alone[n]
+    return None
+
+
+def worth_said(worth: tuple[str, str, float, float, float, float] | None) -> str:
+    """`derived_worth` in words ('' for None): 'so channels_last is worth 1.62x after fp16
+    weights, 1.22x before (derived: 1.22 x 1.84 / 1.38)'; derived from timed gains, not timed."""
+    if worth is None:
+        return ""
+    m, n, before, once, n_after, n_alone = worth
+    return (f"so {m} is worth {once:.2f}x after {n}, {before:.2f}x before "
+            f"(derived: {before:.2f} x {n_after:.2f} / {n_alone:.2f})")
 
 
 def _apart(a: tuple[float, float], b: tuple[float, float]) -> bool:
@@ -407,11 +489,17 @@ def composed(run: object) -> str:
 
 
 def standing_table(best: object, image: int, matmul_tflops: Mapping[str, float],
-                   device_name: str, copy_gbps: float | None = None) -> tables.Table:
+                   device_name: str, copy_gbps: float | None = None,
+                   start: object | None = None) -> tables.Table:
     """The best gated rung beside its precision's compute roof, an estimated memory roof (from
     the conv outputs' bytes and the measured copy bandwidth, when given) and a published
-    figure; on an H200 the gap to the published figure split into precision and efficiency."""
+    figure; on an H200 the gap to the published figure split into precision and efficiency.
+    With the ladder's start row, the rung is read at the images/s the ladder table quotes it by
+    (report.quoted_images_per_s: the CPU page's standing read 160 where its table read 184,
+    review 2026-12-04k item 5)."""
     per_image = roofline.flops_per_image(image)
+    if start is not None:
+        best = dataclasses.replace(best, images_per_s=report.quoted_images_per_s(best, start))
     pairs = [list(pair) for pair in roofline.standing(best.images_per_s, best.settings.math,
                                                       matmul_tflops, per_image, with_source=False)]
     # the memory roof (an estimate) is folded: the compute roof and the published figure are
@@ -648,14 +736,16 @@ def takeaways(run: object, verdict: object) -> list[str]:
     # the form is said in full by the verdict's own row above; named here, not repeated
     form = "the course's reading of the title" if verdict is not None and verdict.form == \
         experiment.COURSE_FORM else getattr(verdict, "form", "")
-    c24 = (f"C24, in {form}: {verdict.label}." if verdict is not None else
+    # the outcome and what it depends on in a few words: the verdict's row above has its reason,
+    # and the headline its numbers (review 2026-12-04k item 4; the GPU page's words)
+    c24 = (f"C24, in {form}: {_short_label(verdict.label)}." if verdict is not None else
            f"C24 is not judged here: this ladder lacks {', '.join(lacking_steps(run.plan))}.")
+    # every number of the headline is a table row's own (review 2026-12-04k item 5): the images/s
+    # its ratio over the start divides, beside that ratio
+    steady = report.steady_images_per_s(rungs, strict)
+    rate = report.quoted_images_per_s(top, strict, steady)
     said = [
-        f"The kept top rung ({named}): {top.images_per_s:,.0f} images/s, "
-        + (f"{total:.1f}x strict float32 eager and {top.speedup_over(defaults):.1f}x PyTorch's "
-           "default float32" if defaults is not strict else f"{total:.1f}x eager float32")
-        + f"; {at_base.speedup_over(strict):.2f}x at the baselines' batch ({at_base.settings.batch}). "
-        "Which baseline and batch a speed-up is quoted against changes the headline.",
+        headline(top, at_base, strict, defaults, rate, named, total),
         # the gate's verdict is in the ladder's own line; a takeaway names only a refusal
         (f"The numerics gate refused {', '.join(refused)}." if refused else None),
         graphs_rule(rungs),
@@ -670,12 +760,39 @@ def takeaways(run: object, verdict: object) -> list[str]:
             if best_rung is not None and defaults is not strict else "") + ")"
          # a step not kept is the ladder's grey row; a takeaway names only one that lost
          + (f"; not kept: {dropped_said(slower)}." if slower else ".")) if gains else "No step was measured.",
-        (regimes_said(regime_gains) if regime_gains else
+        (regimes_said(regime_gains) or interaction_said(run, regime_gains) if regime_gains else
          # on a CPU the interaction table's own note says why it is empty: not said twice
          None if one_clock else "The interaction of steps was not measured in this run (its table says why)."),
         c24,
     ] + ([f"Flagged unstable: {', '.join(unstable)}."] if unstable else [])
     return [line for line in said if line is not None]
+
+
+def _short_label(label: str) -> str:
+    """A verdict's label cut at its reason: 'depends (on the baseline: past 4.8x only ...)' as
+    'depends (on the baseline)'."""
+    head = label.split(":")[0]
+    return head + ")" if head.count("(") > head.count(")") else head
+
+
+def headline(top: object, at_base: object, strict: object, defaults: object, rate: float,
+             named: str, total: float) -> str:
+    """The first takeaway. With two baselines (a GPU) it leads with the form C24 judges, the best
+    rung at the baselines' batch over both, and gives the top rung at a larger batch after it as
+    not a seed step: the H200 page led with '9.8x strict, 4.6x defaults' at batch 256 and never
+    said the judged 4.1x (review 2026-12-04k item 4). With one (a CPU, where C24 is not judged)
+    the kept top rung, at the images/s its ratio divides (item 5)."""
+    if defaults is strict:
+        return (f"The kept top rung ({named}): {rate:,.0f} images/s, {total:.2f}x eager float32; "
+                f"{at_base.speedup_over(strict):.2f}x at the baselines' batch ({at_base.settings.batch}). "
+                "Which baseline and batch a speed-up is quoted against changes the headline.")
+    judged = (f"C24's judged form, batch {at_base.settings.batch} ({at_base.name}): "
+              f"{at_base.speedup_over(strict):.1f}x strict float32 eager, "
+              f"{at_base.speedup_over(defaults):.1f}x PyTorch's default float32")
+    if top is at_base:
+        return judged + "."
+    return (judged + f"; the top rung ({named}, not a seed step): {rate:,.0f} images/s, "
+            f"{total:.1f}x and {top.speedup_over(defaults):.1f}x.")
 
 
 def graphs_rule(rungs: list) -> str | None:
@@ -708,6 +825,40 @@ def regimes_said(regime_gains: Mapping[str, Mapping[str, float]]) -> str | None:
     name = max(both, key=lambda n: max(gains[n]) / min(gains[n]))
     return (f"A step's gain depends on what came before it: {name} " + ", ".join(
         f"{g[name]:.2f}x {regime}" for regime, g in regime_gains.items() if name in g) + ".")
+
+
+def interaction_said(run: object, regime_gains: Mapping[str, Mapping[str, float]]) -> str | None:
+    """With one regime measured (the chapter's eager column), the takeaway the interaction's
+    numbers give (`derived_worth`, device time where every cell has it, else wall): 'A step's
+    worth depends on what came before it: channels_last 1.22x before fp16 weights, 1.63x once
+    they are on (derived, device time).' None where the steps multiply or a step is missing.
+    Why: the page's 'they do not' gave no lesson (review 2026-12-04k item 3)."""
+    names = [s.name for s in ladder.REGIME_STEPS]
+    cells = (getattr(run, "regimes", {}) or {}).get("eager", {})
+    climbed = {r.name: r for r in getattr(run, "rungs", []) if not r.error and r.gain is not None}
+    if not all(n in cells and n in climbed and not cells[n].error for n in names):
+        return None
+    device = all(r.device_gain is not None and r.device_spread for r in
+                 [*(cells[n] for n in names), *(climbed[n] for n in names)])
+    if device:
+        climb = {n: climbed[n].device_gain for n in names}
+        alone = {n: cells[n].device_gain for n in names}
+        spreads = {n: (tuple(climbed[n].device_spread), tuple(cells[n].device_spread)) for n in names}
+    else:
+        climb = {n: climbed[n].gain for n in names}
+        alone = dict(regime_gains.get("eager") or {})
+        base = (getattr(run, "regime_bases", {}) or {}).get("eager")
+        if base is None or not all(n in alone for n in names):
+            return None
+        spreads = {n: (tuple(climbed[n].gain_spread or (climb[n],) * 2),
+                       tuple(cells[n].speedup_spread(base))) for n in names}
+    differ = [n for n in names if _apart(*spreads[n])]
+    worth = derived_worth(names, climb, alone, {n: climbed[n].after for n in names}, differ)
+    if worth is None:
+        return None
+    m, n, before, once = worth[:4]
+    return (f"A step's worth depends on what came before it: {m} {before:.2f}x before {n}, "
+            f"{once:.2f}x after (derived{', device time' if device else ''}).")
 
 
 def dropped_said(dropped: list) -> str:

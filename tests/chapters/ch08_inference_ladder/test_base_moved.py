@@ -76,7 +76,11 @@ def test_a_base_that_moved_in_every_timing_leaves_the_step_not_decidable_and_not
     assert said.endswith("Not read: its base moved.") and "fewer launch calls" not in said
     assert "host pace 33.8 us/launch here, 17.4 in its base's step" in said
     shown = tables.explanations([FP16_1322, rung])
-    assert shown.rows[0][1] == "Not read: its base moved."   # its decision: the ladder's 'kept?'
+    # its decision is the ladder's 'kept?'; the reading says how far its base moved and why that
+    # stops a reading, and, every step unread, a note says so once (review 2026-12-04k item 5)
+    assert shown.rows[0][1] == ("Not read: its base ran 0.51x, 0.52x, 0.52x its own timing when re-timed "
+                                "(the machine's pace, not the step).")
+    assert any(n.startswith("No step is read here") for n in shown.notes)
     assert report.decided(rung) == "not decidable: base moved 3/3"  # why, in its cell
 
 

@@ -1,6 +1,7 @@
 """What left chapter 08's notebook (tables.py): its tables read the run's numbers, say so when
 a part needs a GPU, and re-show the reference GPU's recorded ladder under its recorded key."""
 
+import dataclasses
 from types import SimpleNamespace
 
 import pytest
@@ -325,3 +326,70 @@ def test_the_takeaways_give_the_graphs_rule_not_the_gate_line():
     rule = next(line for line in said if line.startswith("CUDA Graphs removes host work only"))
     assert "18% idle, 1.22x predicted, 1.19x measured" in rule
     assert not any("stayed inside the numerics gate" in line for line in said)
+
+
+def _retimed_cpu_run():
+    """The CPU page of 2026-12-04 14:10: batch 16 built on the start, first timed 160 images/s,
+    decided on a re-time at 184 (2.00x over the start's run median of 90, its first timing 98)."""
+    start = rung("PyTorch defaults", 4, 4 / 98)
+    top = rung("batch 16", 16, 16 / 160, after="PyTorch defaults")
+    top.here = {"PyTorch defaults": {"images_per_s": 83.0, "step_images_per_s": 184.0}}
+    top.timings = [{"gain": (2.1, 2.0, 2.2), "base_images_per_s": 75.0}, {"gain": (2.19, 2.1, 2.3),
+                                                                            "base_images_per_s": 83.0}]
+    top.over = {"PyTorch defaults": (2.00, 1.92, 2.11)}
+    top.baseline_scale = {"PyTorch defaults": 83.0 / 90.0}   # its median over the run: 90
+    return SimpleNamespace(rungs=[start, top], strict=start, defaults=start, top=top,
+                           top_at_baseline_batch=start, regimes={}, regime_bases={}, beyond=[],
+                           regime_gains=lambda: {}, plan=__import__(
+                               "labkit.chapters.ch08_inference_ladder.experiment",
+                               fromlist=["plan"]).plan(False))
+
+
+def test_the_takeaway_and_standing_quote_the_images_per_s_the_tables_ratio_divides():
+    """Review 2026-12-04k item 5: the table read 'batch 16 | 184 (first timed: 160) | 2.00x', the
+    takeaway and the standing '160 images/s, 2.0x' (160/98 is 1.63x), and the start row 98 at
+    1.00x while every ratio divided by 90."""
+    from labkit.chapters.ch08_inference_ladder import report
+
+    run = _retimed_cpu_run()
+    shown = report.table(run.rungs, run.strict, run.defaults, fresh=None)
+    cells = [cells for _, cells in shown.rows]
+    assert cells[0][2] == "90 (first timed: 98)" and cells[1][2] == "184 (first timed: 160)"
+    first = tables.takeaways(run, None)[0]
+    assert first.startswith("The kept top rung (batch 16): 184 images/s, 2.00x eager float32")
+    best = dataclasses.replace(run.top, kinds={})
+    standing = tables.standing_table(best, 32, {"float32": 0.16}, "", start=run.strict)
+    assert standing.rows[0][1].startswith("184 images/s")
+    assert tables.standing_table(best, 32, {"float32": 0.16}, "").rows[0][1].startswith("160 images/s")
+
+
+def test_the_gpu_headline_and_quiz_lead_with_the_judged_form():
+    """Review 2026-12-04k item 4: the H200's first takeaway and opening quiz were the top rung at
+    batch 256 over strict float32 (9.8x, 'over 7x'); C24 judges the best rung at batch 64 over
+    both baselines (8.7x strict, 4.1x defaults), which no takeaway said."""
+    strict, defaults = rung("eager strict float32", 64, 64 / 3180), rung("PyTorch defaults", 64, 64 / 6700)
+    judged = rung("Conv-BN folding", 64, 64 / 27_600, after="torch.compile")
+    top = rung("batch 256", 256, 256 / 31_000, after="Conv-BN folding")
+    judged.over = {strict.name: (8.70, 8.6, 8.8), defaults.name: (4.12, 4.1, 4.2)}
+    top.over = {strict.name: (9.80, 9.7, 9.9), defaults.name: (4.63, 4.6, 4.7)}
+    run = SimpleNamespace(rungs=[strict, defaults, judged, top], strict=strict, defaults=defaults,
+                          top=top, top_at_baseline_batch=judged, regimes={}, regime_bases={},
+                          beyond=[], regime_gains=lambda: {})
+    assert tables.headline(top, judged, strict, defaults, 31_000, "batch 256", 9.80) == (
+        "C24's judged form, batch 64 (Conv-BN folding): 8.7x strict float32 eager, 4.1x PyTorch's "
+        "default float32; the top rung (batch 256, not a seed step): 31,000 images/s, 9.8x and 4.6x.")
+    said = tables.takeaways(run, SimpleNamespace(form="f", label="depends (on the baseline: past 4.8x)"))
+    assert said[0].startswith("C24's judged form") and "C24, in f: depends (on the baseline)." in said
+    assert tables.total_key(run, True) == "2x to 4.8x"      # 4.12x: the judged form's band
+    assert tables.total_key(run, False) == "over 7x"        # (the top rung over the start)
+    plan = SimpleNamespace(batch=64)
+    assert "C24's judged form" in tables.total_question(plan, True) and "batch 64" in tables.total_question(plan, True)
+    assert "default float32" in tables.total_question(plan, True)
+
+
+def test_the_climbs_last_progress_line_says_it_is_done(capsys):
+    """Review 2026-12-04k item 10b: the H200 cell's only output was 'rung 14 started: ...'."""
+    run = cpu_run()
+    run.seconds = 12.4
+    tables.say_done(run)
+    assert capsys.readouterr().out == "done: 2 rungs in 12 s\n"
