@@ -201,8 +201,7 @@ class Lesson:
     @_timed
     def plateau_text(self) -> Lines:
         """The plateau, predicted from the step and the wait and read at the knee's timeline."""
-        self.plateau = knee_experiment.plateau(self.bench, self.found,
-                                               **knee_experiment.knee_profile(self.bench, self.found))
+        self.plateau = knee_experiment.profiled_plateau(self.bench, self.found)
         self.chapter.record("plateau", self.plateau.as_dict())
         out = Lines([self.plateau.explanation()])
         old = self.chapter.recorded("plateau")
@@ -955,6 +954,14 @@ def plateau_takeaway(plateau: loader_sweep.Plateau, pin_row: Mapping | None = No
     failed). Neither arithmetic within its band: 'not predicted this run'."""
     if not plateau.loaded_step_s:
         return _old_plateau_takeaway(plateau)
+    if plateau.drift is not None:  # review 2026-12-04k item 1: no prediction, not 'not predicted'
+        text = (f"The plateau, {plateau.measured:.0f} samples/s: {plateau.drift_text()}; it is bound by "
+                f"{plateau.bound_name}")
+        if plateau.pin_gain_range is None:
+            return text + "."
+        measured = ("not measured" if pin_row is None else
+                    CONTROL_FAILED.split(":")[0] if not control_ok else f"measured {against_text(pin_row)}")
+        return f"{text}; pin_memory takes the hand-over and the pageable copy off the step: {measured}."
     if plateau.agrees:
         head = (f"The plateau, {plateau.measured:.0f} samples/s, is predicted by batch / (the step "
                 f"{plateau.step_used} + the wait) = {plateau.predicted:.0f} "
@@ -1006,19 +1013,23 @@ def recorded_plateau(old: dict) -> str:
     (a record without the parts' IQRs cannot tell a negative part from noise)."""
     try:
         plateau = loader_sweep.Plateau.from_record(old)
-        idle = plateau.gpu_idle_share
+        idle = plateau.idle_share
         apart = (f"; the step timed apart ({plateau.step_s * 1e3:.1f} ms) gives "
                  f"{plateau.predicted_apart:.0f} ({plateau.measured / plateau.predicted_apart:.2f}x)"
                  if plateau.swept_step_s and not plateau.loaded_step_s else "")
         # a record with the step beside the decoders: its bound by today's reading of the two
         # clocks (review 2026-12-04i item 2: 'host-bound launches', not a shared core)
-        bound = (f"bound: {plateau.bound_name} (GPU idle {100 * idle:.0f}% of the knee's profiled steps)"
+        # review 2026-12-04k item 2: the idle share of the unprofiled step where the record has
+        # the GPU's busy time, the profiler's beside it
+        bound = (f"bound: {plateau.bound_name}, {plateau.idle_text().replace('the GPU idles', 'GPU idle')}"
                  if plateau.loaded_step_s and idle is not None else
                  f"GPU idle {100 * idle:.0f}%" if idle is not None else plateau.bound)
+        # review 2026-12-04k item 1: a drifted step (today's rule on the record) predicts nothing
+        arithmetic = (plateau.drift_text() if plateau.drift is not None else
+                      f"{plateau.batch_size} / ({plateau.step_used_s * 1e3:.1f} ms, the step "
+                      f"{plateau.step_used}, + {plateau.wait_s * 1e3:.1f} ms wait) = "
+                      f"{plateau.predicted:.0f} ({plateau.measured / plateau.predicted:.2f}x)")
         return (f"recorded on {_ref()}: {plateau.measured:.0f} samples/s at "
-                f"{', '.join(str(c) for c in plateau.counts)} workers; {plateau.batch_size} / "
-                f"({plateau.step_used_s * 1e3:.1f} ms, the step {plateau.step_used}, + "
-                f"{plateau.wait_s * 1e3:.1f} ms wait) = {plateau.predicted:.0f} "
-                f"({plateau.measured / plateau.predicted:.2f}x){apart}; {bound}.")
+                f"{', '.join(str(c) for c in plateau.counts)} workers; {arithmetic}{apart}; {bound}.")
     except (KeyError, TypeError, ValueError, ZeroDivisionError):  # an older record: its own sentence
         return f"recorded on {_ref()}: {old.get('explanation', 'no plateau recorded')}"

@@ -45,6 +45,7 @@ from torch.utils.data import DataLoader
 
 from labkit.chapters.ch05_dataloader import shm, train_step
 from labkit.measure import conditions
+from labkit.measure.device_time import HOST_BOUND_IDLE_SHARE
 
 NOISY_IQR_FRACTION = 0.10  # as labkit.measure.bench: IQR over 10% of the median is not to be trusted
 _log = logging.getLogger(__name__)  # each setting's seconds, at INFO (reproduce.py shows them)
@@ -771,7 +772,7 @@ def knee_of_rows(rows: Sequence[Mapping], **kwargs: object) -> Knee:
 
 
 PLATEAU_TOLERANCE = 0.15  # the plateau's arithmetic "predicts" it within 15% of what was measured
-HOST_BOUND_IDLE = 0.5  # a step whose GPU idles over half the profiled time is host-bound
+HOST_BOUND_IDLE = 0.5  # profiled idle share over which a record without GPU busy time reads host-bound
 # Which timings each part of the step is read from (Plateau._all_parts): a difference of
 # medians, whose spread is taken as the sum of their IQRs (generous to noise on purpose).
 _PART_TERMS = {"first touch": ("step", "private"), "rest": ("private", "ready", "copy")}
@@ -863,6 +864,10 @@ class Plateau:
     loaded_slowdown: float | None = None
     loaded_slowdown_low: float | None = None
     loaded_slowdown_high: float | None = None
+    # review 2026-12-04k item 1: where the first timing of the step drifted, its (earlier, later)
+    # seconds (drift), and the rounds kept are those timed again after a settle; None in a
+    # record from before, or where the first timing held
+    loaded_first_drift: tuple[float, float] | None = None
 
     @classmethod
     def from_record(cls, record: Mapping) -> Plateau:
@@ -872,6 +877,8 @@ class Plateau:
         values["counts"] = tuple(values.get("counts") or ())
         for key in ("loaded_times_s", "loaded_alone_times_s"):
             values[key] = tuple(values.get(key) or ())
+        if values.get("loaded_first_drift") is not None:
+            values["loaded_first_drift"] = tuple(values["loaded_first_drift"])
         return cls(**values)
 
     @property
@@ -938,8 +945,9 @@ class Plateau:
 
     @property
     def predicted_this_run(self) -> bool:
-        """Either prediction (batch / (step + wait), or the cores' ceiling) within its band."""
-        return self.agrees or self.cores_agrees
+        """Either prediction (batch / (step + wait), or the cores' ceiling) within its band, from
+        a step that did not drift (review 2026-12-04k item 1: then there is no prediction)."""
+        return self.drift is None and (self.agrees or self.cores_agrees)
 
     @staticmethod
     def _spread(times: Sequence[float]) -> str:
@@ -947,6 +955,81 @@ class Plateau:
         if not times:
             return ""
         return f" ({len(times)} steps, {min(times) * 1e3:.1f}-{max(times) * 1e3:.1f} ms)"
+
+    def _halves(self, times: Sequence[float]) -> tuple[float, float] | None:
+        """One arm's median over its first half of rounds and over its last half (the middle
+        round left out where they are odd; fresh_step.ready_beside_decoders keeps each arm's
+        steps round by round); None below two rounds."""
+        rounds = self.loaded_rounds or 1
+        if rounds < 2 or not times or len(times) % rounds:
+            return None
+        half = (len(times) // rounds) * (rounds // 2)
+        return float(np.median(times[:half])), float(np.median(times[-half:]))
+
+    @property
+    def drift(self) -> tuple[float, float] | None:
+        """(earlier, later) seconds where the plateau's step disagrees with itself beyond the
+        band (1 + tolerance, either way), else None. Review 2026-12-04k item 1: on the H200
+        44 of 50 steps beside the decoders took 58-71 ms, then six 34.7-38.5 ms, while one
+        private batch again took 32.1 ms minutes before: a transient slowed both arms alike, so
+        beside / alone cancelled it but the absolute step fed the prediction (1.37x, 'not
+        predicted'). Two checks: each arm's first half of rounds against its last half, then
+        the same step alone here against the private step timed earlier in the run
+        (private_step_s: the same batch, the copy inside on a GPU)."""
+        if not self.loaded_step_s:
+            return None
+        limit = 1 + self.tolerance
+        found = [(max(h) / min(h), h) for h in (self._halves(self.loaded_alone_times_s),
+                                                 self._halves(self.loaded_times_s))
+                 if h is not None and max(h) > limit * min(h)]
+        if found:
+            return max(found)[1]
+        private, alone = self.private_step_s, self.loaded_alone_s
+        if private and alone and max(private, alone) > limit * min(private, alone):
+            return private, alone
+        return None
+
+    def drift_text(self) -> str:
+        """'the step's timing drifted (63 ms, then 38 ms): no prediction from it' ('' without drift)."""
+        drift = self.drift
+        if drift is None:
+            return ""
+        again = ", timed again after a settle" if self.loaded_first_drift else ""
+        return (f"the step's timing drifted ({drift[0] * 1e3:.0f} ms, then {drift[1] * 1e3:.0f} ms"
+                f"{again}): no prediction from it")
+
+    @property
+    def idle_share(self) -> float | None:
+        """The GPU's idle share of the unprofiled step: 1 - GPU busy a step (the knee's profile)
+        / the step timed apart on fresh batches (step_s, as the profiled steps ran: fresh worker
+        batches, the copy inside). Review 2026-12-04k item 2: the profiled share (62% on the
+        H200) is inflated by the profiler, whose steps took longer (893 kernels x 47 us of gaps
+        = 42 ms, more than the 37.7 ms step unprofiled); 1 - 22.9 / 37.7 is 39%. Without the
+        busy time (a record from before, or a CPU) the profiled share, or None."""
+        if self.gpu_busy_step_s is not None and self.step_s > 0:
+            return max(0.0, 1 - self.gpu_busy_step_s / self.step_s)
+        return self.gpu_idle_share
+
+    @property
+    def host_bound(self) -> bool:
+        """The GPU idles over HOST_BOUND_IDLE_SHARE of the unprofiled step (chapter 08's rule),
+        or, in a record without GPU busy time, over HOST_BOUND_IDLE of the profiled steps."""
+        idle = self.idle_share
+        if idle is None:
+            return False
+        return idle > (HOST_BOUND_IDLE_SHARE if self.gpu_busy_step_s is not None else HOST_BOUND_IDLE)
+
+    def idle_text(self) -> str:
+        """'the GPU idles 39% of the unprofiled step (busy 22.9 of 37.7 ms; 62% under the
+        profiler)', or the profiled share labelled as such where no busy time was recorded."""
+        if self.idle_share is None:
+            return ""
+        if self.gpu_busy_step_s is None:
+            return f"the GPU idles {100 * self.idle_share:.0f}% of the profiled steps"
+        profiled = (f"; {100 * self.gpu_idle_share:.0f}% under the profiler"
+                    if self.gpu_idle_share is not None else "")
+        return (f"the GPU idles {100 * self.idle_share:.0f}% of the unprofiled step (busy "
+                f"{self.gpu_busy_step_s * 1e3:.1f} of {self.step_s * 1e3:.1f} ms{profiled})")
 
     def loaded_text(self) -> str:
         """'the ready step alone 8.8 ms (CPU 8.1); beside 2 decoding workers 34.3 ms (CPU 11.7)'."""
@@ -1079,26 +1162,23 @@ class Plateau:
         beside = self._beside_bound()
         if beside:
             return beside
-        if self.gpu_idle_share is None and self.on_gpu:
+        if self.idle_share is None and self.on_gpu:
             return "the step itself (not profiled here: how long the GPU idles is not known)"
-        if self.gpu_idle_share is None:
+        if self.idle_share is None:
             return "the step itself (no GPU: all of it runs on the CPU)"
-        if self.gpu_idle_share > HOST_BOUND_IDLE:
+        if self.host_bound:
             host = {k: v for k, v in self.parts().items() if k != "ready"}  # {} when refused
-            gap = (f" ({self.launch_gap_us:.0f} us between launches)"
-                   if self.launch_gap_us is not None else "")
             added = (f"; {' + '.join(host)} = {sum(host.values()) * 1e3:.1f} of "
                      f"{self.step_s * 1e3:.1f} ms" if host else "")
-            # review 2026-12-04j item 1: what the profile says a step is, and why it is serial
-            profile = (f"; {self.kernels_per_step:.0f} kernels a step, the GPU busy "
-                       f"{self.gpu_busy_step_s * 1e3:.1f} ms of it"
-                       if self.kernels_per_step and self.gpu_busy_step_s is not None else "")
+            # review 2026-12-04j item 1: what the profile says a step is, and why it is serial;
+            # review 2026-12-04k item 2: the share from the unprofiled step, the profiler's
+            # beside it, and no profiled gap between launches (the profiler's, not the step's)
+            kernels = f"; {self.kernels_per_step:.0f} kernels a step" if self.kernels_per_step else ""
             synced = ("; each step ends in a synchronize, so the host's work and the GPU's run "
                       "in series" if self.on_gpu else "")
-            return (f"the host's side: the GPU idles {100 * self.gpu_idle_share:.0f}% of the profiled "
-                    f"steps{gap}{profile}{added}{synced}")
-        return (f"the GPU's compute: it is busy {100 * (1 - self.gpu_idle_share):.0f}% of the "
-                "profiled steps")
+            return f"the host's side: {self.idle_text()}{kernels}{added}{synced}"
+        where = "unprofiled step" if self.gpu_busy_step_s is not None else "profiled steps"
+        return f"the GPU's compute: it is busy {100 * (1 - self.idle_share):.0f}% of the {where}"
 
     def _beside_bound(self) -> str:
         """The bound where the step ran slower beside the decoders beyond the band ('' where it
@@ -1108,7 +1188,7 @@ class Plateau:
         much as the CPU time did. Where the CPU time grew instead, the thread's own work ran
         slower (the clock does not say why: a busy sibling core, memory bandwidth, or, on a
         GPU, spinning in the synchronize); on a host-bound GPU step (its profiled GPU idles
-        over HOST_BOUND_IDLE) that work is the launches, named with the profile's kernels and
+        host_bound) that work is the launches, named with the profile's kernels and
         busy time a step."""
         alone, loaded = self.loaded_alone_s, self.loaded_step_s
         if not loaded or not alone or loaded <= (1 + self.tolerance) * alone \
@@ -1132,11 +1212,11 @@ class Plateau:
                     f"{loaded / alone:.2f}x as long, {off_grew * 1e3:.1f} ms more of it {clock}")
         slower = (f"{self.loaded_cpu_s / max(self.loaded_alone_cpu_s, 1e-9):.2f}x slower beside the "
                   f"decoders ({clocks}: the growth is CPU time, not descheduling)")
-        if self.on_gpu and self.gpu_idle_share is not None and self.gpu_idle_share > HOST_BOUND_IDLE:
+        if self.on_gpu and self.host_bound:
             launches = (f"{self.kernels_per_step:.0f} kernels a step, " if self.kernels_per_step else "")
             busy = (f"the GPU busy {self.gpu_busy_step_s * 1e3:.1f} of {loaded * 1e3:.1f} ms"
                     if self.gpu_busy_step_s is not None else
-                    f"the GPU idle {100 * self.gpu_idle_share:.0f}% of the profiled steps")
+                    f"the GPU idle {100 * (self.idle_share or 0):.0f}% of the profiled steps")
             return f"host-bound launches: {launches}{busy}; the main thread's work {slower}"
         return f"the main thread's work: {slower}"
 
@@ -1208,10 +1288,23 @@ class Plateau:
         ratio = self.measured / self.predicted
         text = (f"The plateau ({', '.join(str(c) for c in self.counts)} worker(s)): "
                 f"{self.measured:.0f} samples/s. {self.loaded_text()}. Each batch waits "
-                f"{self.wait_s * 1e3:.1f} ms (waiting {100 * self.wait_share:.0f}%). Predicted: "
-                f"{self.batch_size} / ({self.step_used_s * 1e3:.1f} + {self.wait_s * 1e3:.1f} ms) = "
-                f"{self.predicted:.0f} against {self.measured:.0f} measured ({ratio:.2f}x: "
-                f"{'within' if self.agrees else 'outside'} the {self.tolerance:.0%} band)")
+                f"{self.wait_s * 1e3:.1f} ms (waiting {100 * self.wait_share:.0f}%). ")
+        drift = self.drift_text()
+        if drift:  # review 2026-12-04k item 1: an instrument failure, not a plateau 'not predicted'
+            text += drift[0].upper() + drift[1:]
+            if self.private_step_s:
+                text += f" (one private batch again took {self.private_step_s * 1e3:.1f} ms earlier)"
+            if self.swept_step_s:
+                text += f". Inside the sweep a step took {self.swept_step_s * 1e3:.1f} ms"
+            return text + f". What bounds it: {self.bound}."
+        if self.loaded_first_drift:
+            first, then = self.loaded_first_drift
+            text += (f"(The first timing drifted, {first * 1e3:.0f} ms then {then * 1e3:.0f} ms: these "
+                     "rounds were timed again after a settle.) ")
+        text += (f"Predicted: "
+                 f"{self.batch_size} / ({self.step_used_s * 1e3:.1f} + {self.wait_s * 1e3:.1f} ms) = "
+                 f"{self.predicted:.0f} against {self.measured:.0f} measured ({ratio:.2f}x: "
+                 f"{'within' if self.agrees else 'outside'} the {self.tolerance:.0%} band)")
         if self.swept_step_s:
             text += f". Inside the sweep a step took {self.swept_step_s * 1e3:.1f} ms"
         if self.cores_text() and not self.cores_bound:
@@ -1227,6 +1320,7 @@ class Plateau:
                 "cores_ceiling": self.cores_ceiling, "pin_gain_predicted": self.pin_gain_predicted,
                 "pin_gain_range": self.pin_gain_range, "predicted_this_run": self.predicted_this_run,
                 "agrees": self.agrees, "step_used": self.step_used, "step_used_s": self.step_used_s,
+                "drift": self.drift, "idle_share": self.idle_share, "host_bound": self.host_bound,
                 "predicted_apart": self.predicted_apart, "bound": self.bound,
                 "parts_s": self.parts(), "within_noise_s": self.within_noise(),
                 "refused_s": self.refused(), "explanation": self.explanation()}

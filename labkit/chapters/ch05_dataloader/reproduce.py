@@ -129,7 +129,7 @@ def measure_numbers(quick: bool = False, knobs: bool | None = None) -> dict:
                                                   "refused_s", "loaded_workers", "loaded_step_s",
                                                   "loaded_cpu_s", "loaded_alone_s",
                                                   "loaded_alone_cpu_s", "cores_ceiling",
-                                                  "pin_gain_predicted")}
+                                                  "pin_gain_predicted", "drift", "idle_share")}
     for key in ("step_as_swept_faults", "private_step_s", "private_step_faults"):
         out[key] = knee.get(key)  # the fresh batch's step against a private one (item 1)
     out["warmup_rule"] = knee.get("warmup_rule")  # cost_model reads the warm-ups' rule
@@ -186,8 +186,17 @@ def plateau_now(run: dict) -> dict | None:
     else:
         predicted, step_used = float(plateau["predicted"]), plateau.get("step_used") or "timed apart"
     measured = float(plateau["measured"])
+    # review 2026-12-04k item 1: a step whose timing drifted predicts nothing (agrees None): as
+    # recorded ('drift'), or by today's rule where the record holds the step's rounds
+    drift = plateau.get("drift")
+    if drift is None:
+        try:
+            drift = loader_sweep.Plateau.from_record(plateau).drift
+        except (TypeError, ValueError):  # a reproduce run's few keys: not enough to judge
+            drift = None
     return {"measured": measured, "predicted": predicted, "step_used": step_used,
-            "agrees": abs(measured / predicted - 1) <= tolerance, "tolerance": tolerance}
+            "agrees": None if drift else abs(measured / predicted - 1) <= tolerance,
+            "tolerance": tolerance, "drift": drift}
 
 
 RECORDED = "recorded"  # summarise_numbers' default: read the reference's calls from results/
@@ -478,7 +487,11 @@ def _tolerance(plateau: dict) -> float:
 
 
 def _plateau_band(plateau: dict) -> str:
-    """'1.16x, outside the 15% band: MISSES': the ratio the check reads, and its band."""
+    """'1.16x, outside the 15% band: MISSES': the ratio the check reads, and its band; 'the
+    step drifted (63 ms, then 38 ms): no prediction' where it did (review 2026-12-04k item 1)."""
+    if plateau.get("drift"):
+        first, then = plateau["drift"]
+        return f"the step drifted ({first * 1e3:.0f} ms, then {then * 1e3:.0f} ms): no prediction"
     ratio = plateau["measured"] / plateau["predicted"]
     inside = plateau["agrees"]
     return (f"{ratio:.2f}x, {'within' if inside else 'outside'} the {_tolerance(plateau):.0%} band"

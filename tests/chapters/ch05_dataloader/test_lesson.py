@@ -334,7 +334,7 @@ def test_the_cpu_page_reads_the_reference_s_plateau_bound_by_today_s_rule():
     line = lesson.recorded_plateau(json.loads(kept.read_text()))
     # review 2026-12-04j item 1: one block alone and one beside (no interval) names no bound
     # from the decoders; the profile's idle share names the host's side
-    assert line.endswith("= 1265 (0.97x); bound: the host's side (GPU idle 54% of the knee's profiled steps).")
+    assert line.endswith("= 1265 (0.97x); bound: the host's side, GPU idle 54% of the profiled steps.")
     assert "timed apart" not in line
     record = json.loads((Path(__file__).resolve().parents[3] / "results" / "nvidia-h200.json").read_text())
     live = lesson.recorded_plateau(record["chapters"]["05_dataloader"]["plateau"]["payload"])
