@@ -49,6 +49,11 @@ MAX_HOLD_S = 1.0           # never spin the GPU for longer than this per call
 # measures call overhead as much as the work.
 OVERHEAD_SHARE = 0.10
 PROBE_CALLS = 3            # calls queued behind one long spin to time the host's launch
+# Probes per host_launch, each its own spin and PROBE_CALLS calls; the median is reported. One
+# probe read 141 us for a GEMM whose timed loop ran at 63 us a call (2026-12-04 H200, chapter 02's
+# C10; the same probe read 54-103 us in three fresh processes): a single probe is one sample
+# of the host's pace, and Python's first pass over a call is slower than the rest.
+PROBES = 5
 
 
 @lru_cache(maxsize=8)
@@ -86,19 +91,23 @@ def hold_for(host_s: float) -> float:
 class HostLaunch:
     """What the host pays to queue one call, and whether the call waits for the GPU."""
 
-    seconds: float        # host time per call, measured while the GPU was held busy
+    seconds: float        # host time per call, measured while the GPU was held busy (median of probes)
     synchronises: bool    # the call returned only after the GPU had drained its queue
+    spread: tuple[float, float] | None = None  # the probes' lowest and highest per-call time
 
 
-def host_launch(run: Callable[[], object], device: torch.device,
-                wall_per_call_s: float) -> HostLaunch:
-    """Time the host's side of `run()` while a spin kernel keeps the GPU busy.
+def median_of_probes(samples: list[float]) -> tuple[float, tuple[float, float]]:
+    """(the median per-call time, (lowest, highest)) of the probes' per-call times."""
+    if not samples:
+        raise ValueError("no probe to summarise: host_launch takes at least one")
+    ordered = sorted(samples)
+    middle = len(ordered) // 2
+    median = ordered[middle] if len(ordered) % 2 else (ordered[middle - 1] + ordered[middle]) / 2
+    return median, (ordered[0], ordered[-1])
 
-    wall_per_call_s is an upper bound of one call (the harness's estimate): the spin lasts
-    longer than PROBE_CALLS of them, so if the stream is idle when the calls return, they
-    waited for the GPU (a synchronisation inside the call, or a queue so long that the host
-    blocked on it), and no hold can put the whole call behind the start event.
-    """
+
+def _probe_once(run: Callable[[], object], device: torch.device, wall_per_call_s: float) -> HostLaunch:
+    """One probe: PROBE_CALLS calls queued behind one spin, timed on the host."""
     key = str(device)
     torch.cuda.synchronize(device)
     hold_s = min(2 * PROBE_CALLS * wall_per_call_s + 2e-3, MAX_HOLD_S)
@@ -113,6 +122,29 @@ def host_launch(run: Callable[[], object], device: torch.device,
     # synchronisation, or more launches than the GPU's queue holds), so no hold can help.
     waited = (not still_busy) or elapsed > 0.8 * hold_s
     return HostLaunch(elapsed / PROBE_CALLS, synchronises=waited)
+
+
+def host_launch(run: Callable[[], object], device: torch.device,
+                wall_per_call_s: float, probes: int = PROBES) -> HostLaunch:
+    """Time the host's side of `run()` while a spin kernel keeps the GPU busy: the median of
+    `probes` probes (`_probe_once`), with their range.
+
+    wall_per_call_s is an upper bound of one call (the harness's estimate): the spin lasts
+    longer than PROBE_CALLS of them, so if the stream is idle when the calls return, they
+    waited for the GPU (a synchronisation inside the call, or a queue so long that the host
+    blocked on it), and no hold can put the whole call behind the start event. A probe that
+    waited ends the probing: its figure is the spin's, and more probes would read the same.
+    """
+    if probes < 1:
+        raise ValueError(f"probes must be at least 1, got {probes}")
+    samples = []
+    for _ in range(probes):
+        one = _probe_once(run, device, wall_per_call_s)
+        if one.synchronises:
+            return one
+        samples.append(one.seconds)
+    median, spread = median_of_probes(samples)
+    return HostLaunch(median, synchronises=False, spread=spread)
 
 
 _flush_durations: dict[str, float] = {}

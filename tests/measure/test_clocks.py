@@ -102,3 +102,17 @@ def test_kernel_records_resolution_is_the_smallest_step_between_distinct_duratio
     steps = [0.800e-6, 0.832e-6, 0.864e-6, 0.832e-6, 0.800e-6]
     assert abs(kernel_records.resolution_s(steps, 500e-9) - 32e-9) < 1e-12
     assert kernel_records.resolution_s([1e-6, 1e-6], 500e-9) == 500e-9  # no step seen: events'
+
+
+def test_the_host_launch_is_the_median_of_several_probes_with_their_range():
+    """2026-12-04 H200: one probe read 141 us for a GEMM whose loop ran at 63 us a call (chapter 02's
+    C10), and 54-103 us in three fresh processes: a single probe is one sample of the host's pace."""
+    from labkit.measure import clocks
+
+    assert clocks.PROBES >= 5
+    assert clocks.median_of_probes([141e-6, 60e-6, 58e-6, 62e-6, 57e-6]) == (60e-6, (57e-6, 141e-6))
+    assert clocks.median_of_probes([2.0, 4.0]) == (3.0, (2.0, 4.0))
+    with pytest.raises(ValueError, match="no probe"):
+        clocks.median_of_probes([])
+    with pytest.raises(ValueError, match="probes"):
+        clocks.host_launch(lambda: None, torch.device("cpu"), 1e-3, probes=0)
