@@ -581,7 +581,8 @@ print(c5a)
 # CPU also over a 16 KiB window read many times inside *one* call (called L1-resident where it
 # runs faster than the big buffer; judged only where that holds and DRAM size alone does not
 # name the cause). A GPU's form measures no L1 case: its sum over such a window runs another
-# reduction kernel, not an L1 read.
+# reduction kernel, not an L1 read. The strided patterns read every 2nd element, a stride chosen
+# here; how the ratio moves with the stride: the optional sweep after the verdicts.
 
 # %%
 chapter.claim("C5b")
@@ -606,6 +607,27 @@ chapter.show(chapter.lab.table.rows(cases.c5b_core_rows(c5b_ev), units={
 c5b = chapter.judge("C5b", c5b_ev, form=cases.c5b_form(chapter))
 c5c = chapter.judge("C5c", c5b_ev, form=cases.c5c_form(chapter))  # the same evidence, read for the cause
 chapter.table([c5b, c5c])
+
+# %% [markdown]
+# ### Optional: C5b's ratio at other strides
+#
+# C5b's strided patterns read every 2nd element (2x the bytes used, its table says). The same
+# DRAM-sized sum at strides 2 to 16, aligned and misaligned, over one buffer the size of C5b's:
+# each time per element against stride 1, beside the bytes fetched per byte used (computed from
+# the addresses: 64-byte lines on a CPU; on a GPU 32-byte sectors, so stride 8 and beyond fetch
+# one sector per element).
+
+# %%
+sweep = cases.stride_sweep(chapter, n)  # cold, interleaved, as C5b's DRAM case; decides no verdict
+chapter.record("stride_sweep" if chapter.on_gpu else "stride_sweep_cpu", sweep)
+chapter.show(cases.stride_sweep_table(sweep)).note(cases.stride_sweep_note(sweep))
+
+# %% [markdown]
+# The reference GPU's sweep (recorded there, not measured here; on a GPU the run's own is above):
+
+# %%
+recorded_sweep = chapter.reference("stride_sweep")
+cases.recorded_sweep_table(recorded_sweep.value, recorded_sweep.label)
 
 # %% [markdown]
 # ## Verdicts of this chapter

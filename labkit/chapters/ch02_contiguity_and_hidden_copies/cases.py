@@ -9,6 +9,7 @@ verdict: the checks are in `claims.py`, and the measurements themselves stay in 
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable, Mapping
 
@@ -431,6 +432,16 @@ def fetched_bytes(view: torch.Tensor, unit: int) -> int:
         size, stride = dims[0]
         last = start + (size - 1) * stride * item + item - 1
         return passes * (last // unit - start // unit + 1) * unit
+    if len(dims) == 1:  # steps of a unit or more: no two elements share a unit, so count each one's
+        size, step = dims[0][0], dims[0][1] * item
+        period = unit // math.gcd(step, unit)  # where an element sits in its unit repeats this often
+
+        def touched(first: int, count: int) -> int:
+            return sum((start + i * step + item - 1) // unit - (start + i * step) // unit + 1
+                       for i in range(first, first + count))
+
+        whole, rest = divmod(size, period)
+        return passes * (whole * touched(0, period) + touched(whole * period, rest)) * unit
     if view.numel() // passes > 1 << 22:
         raise ValueError("fetched_bytes counts units one by one past a single small-stride dimension; "
                          f"this view has {view.numel() // passes:,} elements a pass: give a smaller one")
@@ -563,6 +574,138 @@ def c5b_core_rows(evidence: Mapping) -> list[dict]:
     return [{"pattern": label, fetched_column(unit): fetched[label],
              "per element": ch02.per_element_text(dram[label]), "DRAM ratio": dram[label] / base,
              "GB/s fetched": gbps.get(label), "of the copy ceiling": pct.get(label)} for label in dram]
+
+
+SWEEP_STRIDES = (2, 4, 8, 16)  # C5b's stride and three more (review 2026-12-04k item 2)
+SWEEP_BASELINE = "stride 1, aligned"
+# The time ratio "follows the bytes" where it lies within this factor of the bytes-fetched ratio,
+# either way, at every stride and alignment swept; what the sweep says, not a verdict (C5b and C5c
+# read stride 2 alone).
+FOLLOWS_BYTES_BAND = 1.25
+
+
+def sweep_label(stride: int, misaligned: bool) -> str:
+    """A sweep variant's name: 'stride 4, misaligned' (4 bytes past the buffer's aligned start)."""
+    return f"stride {stride}, {'misaligned' if misaligned else 'aligned'}"
+
+
+def stride_views(span: int, device: torch.device, strides: tuple[int, ...] = SWEEP_STRIDES) -> dict[str, torch.Tensor]:
+    """One fresh buffer of `span` float32 values, read whole at stride 1 (the baseline) and at
+    each stride from its aligned start and 4 bytes past it: every view spans the same bytes, so
+    each one fetches (at most) the same lines or sectors and uses 1/stride of what it covers."""
+    if span < 1 or any(s < 1 or span % s for s in strides):
+        raise ValueError(f"the span ({span}) must be a positive multiple of every stride {strides}")
+    buffer = torch.randn(span + 16, device=device)
+    if buffer.data_ptr() % ch02.CACHE_LINE_BYTES != 0:
+        raise RuntimeError("the allocator gave a buffer off a cache line: the sweep needs an aligned start")
+    views = {SWEEP_BASELINE: buffer.as_strided((span,), (1,), 0)}
+    for stride in strides:
+        for offset in (0, 1):
+            views[sweep_label(stride, bool(offset))] = buffer.as_strided((span // stride,), (stride,), offset)
+    return views
+
+
+def stride_sweep(chapter: object, count: int, strides: tuple[int, ...] = SWEEP_STRIDES,
+                 rounds: int = 5, rep_ms: int = 100) -> dict:
+    """C5b's DRAM-sized sum (cold, interleaved, bench.compare's default mode) at strides 2 to 16,
+    aligned and misaligned, over one buffer the size of C5b's (`count` floats a pattern at
+    stride 2). Per row: the bytes fetched per byte used (whole lines on a CPU, sectors on a GPU,
+    computed from the addresses by `fetched_bytes`), its ratio to stride 1's, and the time per
+    element summed against stride 1 aligned (the interleaved per-call ratio scaled by the
+    element counts). Review 2026-12-04k item 2: C5b's 2.25x is what stride 2 fetches, 2x the
+    bytes; the sweep shows whether the time follows the bytes as the stride grows. Fewer
+    rounds and a shorter budget than C5b's: it decides no verdict."""
+    device, on_gpu = chapter.device, chapter.on_gpu  # type: ignore[attr-defined]
+    unit = SECTOR_BYTES if on_gpu else ch02.CACHE_LINE_BYTES
+    span = ch02.PATTERN_STRIDE * count // max(strides) * max(strides)
+    views = stride_views(span, device, strides)
+    comparison = bench.compare({label: (lambda v=v: v.sum()) for label, v in views.items()},
+                               baseline=SWEEP_BASELINE, rounds=rounds, rep_ms=rep_ms)
+    fetched = fetched_per_useful(views, unit)
+    base_ns = comparison[SWEEP_BASELINE].timing.median_s / span * 1e9
+    rows = []
+    for label, view in views.items():
+        if label == SWEEP_BASELINE:
+            continue
+        scale = span / view.numel()  # per call -> per element: the baseline sums `scale` x as many
+        v = comparison[label]
+        rows.append({"stride": view.stride()[0], "misaligned": view.storage_offset() != 0,
+                     "elements": view.numel(), "fetched_per_useful": fetched[label],
+                     "bytes_ratio": fetched[label] / fetched[SWEEP_BASELINE],
+                     "ns_per_element": v.timing.median_s / view.numel() * 1e9,
+                     "time_ratio": v.ratio * scale, "time_ratio_iqr": [v.ratio_q25 * scale, v.ratio_q75 * scale]})
+    element = views[SWEEP_BASELINE].element_size()
+    return {"fetch_unit_bytes": unit, "span_bytes": span * element, "element_bytes": element,
+            "rounds": comparison.rounds, "baseline_ns_per_element": base_ns, "rows": rows,
+            "flags": comparison.flags(), "device": str(device)}
+
+
+def stride_sweep_table(sweep: Mapping, title: str = "") -> Table:
+    """The sweep's table, a row a stride: the bytes fetched per byte used (computed from the
+    addresses, labelled so), and the time per element against stride 1 aligned, aligned and
+    misaligned, with the aligned pattern's rate of bytes fetched and its time ratio over its
+    bytes' ratio."""
+    by = {(r["stride"], r["misaligned"]): r for r in sweep["rows"]}
+    strides = sorted({r["stride"] for r in sweep["rows"]})
+    unit = sweep["fetch_unit_bytes"]
+    rows = [{"stride": s, fetched_column(unit): by[s, False]["fetched_per_useful"],
+             "per element": ch02.per_element_text(by[s, False]["ns_per_element"]),
+             "GB/s fetched": by[s, False]["fetched_per_useful"] * sweep.get("element_bytes", 4)
+             / by[s, False]["ns_per_element"],
+             "time ratio, aligned": by[s, False]["time_ratio"], "misaligned": by[s, True]["time_ratio"],
+             "time / bytes": by[s, False]["time_ratio"] / by[s, False]["bytes_ratio"]} for s in strides]
+    return table_rows(rows, title=title or f"DRAM-sized sum by stride, {sweep['span_bytes'] >> 20} MiB buffer",
+                      units={"time ratio, aligned": "x", "misaligned": "x", "time / bytes": "x"})
+
+
+def _follows(row: Mapping, band_limit: float) -> tuple[str, float, list[float]]:
+    """One row's time ratio over its bytes ratio, with the rounds' spread, read against the band
+    [1/band_limit, band_limit]: 'within', 'outside' (its spread too), or 'noise' (the spread
+    crosses an edge)."""
+    bytes_ratio = float(row["bytes_ratio"])
+    x = float(row["time_ratio"]) / bytes_ratio
+    spread = [float(q) / bytes_ratio for q in row.get("time_ratio_iqr") or []]
+    high, low = ch02.band(x, spread, band_limit), ch02.band(x, spread, 1 / band_limit)
+    state = ("outside" if high == "above" or low == "below"
+             else "within" if high == "below" and low == "above" else "noise")
+    return state, x, spread
+
+
+def stride_sweep_note(sweep: Mapping, band_limit: float = FOLLOWS_BYTES_BAND) -> str:
+    """What the sweep shows, from its own numbers: the time ratio over the bytes ratio at every
+    stride and alignment, and whether it stays within `band_limit` of 1 with the rounds' spread
+    (the time follows the bytes fetched), where it leaves that band, or where the spread
+    crosses its edge (no reading there); flagged timings named."""
+    read = [(*_follows(r, band_limit), r) for r in sweep["rows"]]
+    low, high = min(x for _, x, _, _ in read), max(x for _, x, _, _ in read)
+    text = (f"against stride 1 aligned, {ch02.per_element_text(sweep['baseline_ns_per_element'])} per element; "
+            f"time ratio over bytes ratio, aligned and misaligned: {low:.2f} to {high:.2f}")
+
+    def where(row: Mapping) -> str:
+        return f"stride {row['stride']} ({'misaligned' if row['misaligned'] else 'aligned'})"
+
+    outside = [(x, r) for state, x, _, r in read if state == "outside"]
+    noisy = [(spread, r) for state, _, spread, r in read if state == "noise"]
+    if outside:
+        x, r = max(outside, key=lambda item: max(item[0], 1 / item[0]))
+        text += (f"; at {where(r)} the time is {x:.2f}x what its bytes' ratio gives, outside {1 / band_limit:.2f}x "
+                 f"to {band_limit:.2f}x with the rounds' spread: the bytes fetched alone do not set it there")
+    elif noisy:
+        text += (f"; within {band_limit:g}x except where the rounds' spread crosses that band, no reading there: "
+                 + ", ".join(f"{where(r)} {min(s):.2f}-{max(s):.2f}" for s, r in noisy))
+    else:
+        text += f", within {band_limit:g}x at every stride, the rounds' spread too: the time follows the bytes fetched"
+    if sweep.get("flags"):
+        text += f"; {len(sweep['flags'])} of {len(sweep['rows']) + 1} timings flagged by the harness"
+    return text + f" ({sweep['rounds']} interleaved rounds; C5b and C5c read stride {ch02.PATTERN_STRIDE} only)."
+
+
+def recorded_sweep_table(sweep: Mapping | None, label: str) -> Table:
+    """The reference machine's sweep as recorded (`label` says where and when), with its note
+    computed from its own rows; where nothing is recorded, one row that says so."""
+    if not sweep:
+        return table_rows([{"the reference GPU's sweep": label}])
+    return stride_sweep_table(sweep, f"the reference GPU's sweep, {label}").note(stride_sweep_note(sweep))
 
 
 def l1_flags(comparison: Comparison, case: str = ch02.L1_CASE) -> list[dict]:

@@ -540,3 +540,91 @@ def test_a_table_without_its_host_column_folds_the_launches():
     assert out.folded[-1] == ("host launch", "host launch per call (a short probe's, an upper bound): plain 16.8 us")
     bare = Table("t", ["variant", "median"], [["a", 1.0]])
     assert cases.without_host(bare) is bare
+
+
+def _one_by_one(view: torch.Tensor, unit: int) -> int:
+    """Every unit a 1-D view's elements touch, counted one element at a time."""
+    item, start = view.element_size(), view.data_ptr()
+    offsets = torch.arange(view.numel(), dtype=torch.int64) * view.stride()[0] * item
+    first, last = (start + offsets) // unit, (start + offsets + item - 1) // unit
+    return int(torch.unique(torch.cat([first, last])).numel()) * unit
+
+
+def test_bytes_fetched_at_strides_of_a_unit_or_more_are_counted_per_element():
+    """Review 2026-12-04k item 2's sweep: a stride of a unit or more touches one unit an element
+    (two where an element straddles one), counted in closed form, so a GPU's stride-16 view of
+    millions of floats is counted (it raised: 'counts units one by one') as one sector each."""
+    buffer = torch.zeros(6000, dtype=torch.float64)
+    for dtype in (torch.float32, torch.float64, torch.int8):
+        base = buffer.view(dtype)
+        for stride in (3, 8, 16, 17, 24, 33):
+            for offset in (0, 1, 3):
+                view = base.as_strided(((base.numel() - offset - 1) // stride,), (stride,), offset)
+                for unit in (32, 64):
+                    assert cases.fetched_bytes(view, unit) == _one_by_one(view, unit), (dtype, stride, offset, unit)
+    big = torch.empty(16 << 22 | 16, device="meta").as_strided((1 << 22 | 1,), (16,), 1)  # past the one-by-one limit
+    assert cases.fetched_bytes(big, cases.SECTOR_BYTES) == big.numel() * cases.SECTOR_BYTES
+    assert cases.fetched_bytes(big, 64) == big.numel() * 64
+
+
+def test_the_stride_views_span_the_same_bytes_aligned_and_4_bytes_in():
+    views = cases.stride_views(64, torch.device("cpu"))
+    assert list(views)[0] == cases.SWEEP_BASELINE and views[cases.SWEEP_BASELINE].numel() == 64
+    assert views["stride 16, misaligned"].stride() == (16,) and views["stride 16, misaligned"].numel() == 4
+    assert views["stride 4, misaligned"].data_ptr() - views["stride 4, aligned"].data_ptr() == 4
+    assert len(views) == 1 + 2 * len(cases.SWEEP_STRIDES)
+    with pytest.raises(ValueError, match="multiple of every stride"):
+        cases.stride_views(24, torch.device("cpu"))
+
+
+@pytest.mark.parametrize("on_gpu", [False, True])
+def test_the_stride_sweep_sets_each_time_beside_its_bytes(on_gpu):
+    """Lines on a CPU: 2, 4, 8, 16x the bytes; sectors on a GPU: stride 8 and 16 fetch one
+    sector an element, 8x both. The time ratio is per element (the per-call ratio times the
+    element counts), and the table says its bytes are computed from the addresses."""
+    sweep = cases.stride_sweep(_Chapter(on_gpu=on_gpu), 1 << 12, rounds=2, rep_ms=5)
+    by = {(r["stride"], r["misaligned"]): r for r in sweep["rows"]}
+    assert set(by) == {(s, m) for s in cases.SWEEP_STRIDES for m in (False, True)}
+    expected = {2: 2, 4: 4, 8: 8, 16: 8 if on_gpu else 16}
+    assert {s: by[s, False]["bytes_ratio"] for s in cases.SWEEP_STRIDES} == expected
+    assert sweep["span_bytes"] == 2 * (1 << 12) * 4 and by[16, False]["elements"] == (1 << 13) // 16
+    for row in sweep["rows"]:
+        low, high = row["time_ratio_iqr"]
+        assert low <= row["time_ratio"] <= high or low == high
+    shown = cases.stride_sweep_table(sweep)
+    assert cases.fetched_column(sweep["fetch_unit_bytes"]) in shown.columns and "from the addresses" in str(shown)
+    assert shown.column("stride") == list(cases.SWEEP_STRIDES)
+    assert "C5b and C5c read stride 2 only" in cases.stride_sweep_note(sweep)
+
+
+def _sweep(over: dict[int, tuple[float, float, float]]) -> dict:
+    """A sweep whose rows read time/bytes as given: stride -> (ratio, spread low, spread high)."""
+    rows = [{"stride": s, "misaligned": m, "elements": 1, "fetched_per_useful": float(s), "bytes_ratio": float(s),
+             "ns_per_element": s * 0.5, "time_ratio": s * x, "time_ratio_iqr": [s * lo, s * hi]}
+            for s, (x, lo, hi) in over.items() for m in (False, True)]
+    return {"fetch_unit_bytes": 64, "span_bytes": 1 << 26, "element_bytes": 4, "rounds": 5,
+            "baseline_ns_per_element": 0.5, "rows": rows, "flags": [], "device": "cpu"}
+
+
+def test_the_sweep_s_reading_follows_its_numbers_and_their_spread():
+    """The note says 'follows the bytes' only where every row's time/bytes, its spread too, is
+    within the band; a row clear outside is named; a spread across an edge gives no reading."""
+    follows = cases.stride_sweep_note(_sweep({2: (1.1, 1.05, 1.15), 4: (0.9, 0.85, 0.95)}))
+    assert "the time follows the bytes fetched" in follows and "0.90 to 1.10" in follows
+    off = cases.stride_sweep_note(_sweep({2: (1.1, 1.05, 1.15), 16: (1.9, 1.8, 2.0)}))
+    assert "at stride 16 (aligned) the time is 1.90x" in off and "follows" not in off
+    below = cases.stride_sweep_note(_sweep({2: (0.6, 0.55, 0.65), 4: (1.0, 1.0, 1.0)}))
+    assert "at stride 2 (aligned) the time is 0.60x" in below
+    noisy = cases.stride_sweep_note(_sweep({2: (1.2, 1.1, 1.4), 4: (1.0, 1.0, 1.0)}))
+    assert "no reading there: stride 2 (aligned) 1.10-1.40" in noisy and "follows the bytes fetched" not in noisy
+    flagged = dict(_sweep({2: (1.0, 1.0, 1.0)}), flags=[{"timing": "stride 2, aligned", "why": "noisy"}])
+    assert "1 of 3 timings flagged" in cases.stride_sweep_note(flagged)
+    shown = cases.stride_sweep_table(_sweep({2: (1.0, 1.0, 1.0)}))
+    assert shown.column("GB/s fetched") == [pytest.approx(2 * 4 / 1.0)]
+
+
+def test_the_reference_sweep_is_shown_as_recorded_or_says_it_is_missing():
+    missing = cases.recorded_sweep_table(None, "nothing recorded on nvidia-h200")
+    assert "nothing recorded on nvidia-h200" in str(missing)
+    recorded = cases.recorded_sweep_table(_sweep({8: (1.0, 1.0, 1.0)}), "recorded on nvidia-h200, 2026-12-05")
+    assert "recorded on nvidia-h200, 2026-12-05" in recorded.title and recorded.notes
