@@ -107,7 +107,7 @@ tables.size_one_table([(32, 16, 1, 1), (16, 3, 3, 3)])  # layout_contract.kept_g
 # %% [markdown]
 # ## The run
 #
-# One run trains seven variants of the same model, one after the other, in every process. The
+# One run trains eight variants of the same model, one after the other, in every process. The
 # processes are fresh Python interpreters that import `labkit.chapters.ch06_ddp_layout_drift.ddp_worker` (read it: it is
 # what runs in each rank), joined exactly as `torchrun` joins them. A rank that fails ends the
 # run with its traceback; a collective that hangs is killed after a timeout, with a message.
@@ -117,6 +117,7 @@ tables.size_one_table([(32, 16, 1, 1), (16, 3, 3, 3)])  # layout_contract.kept_g
 # | a | wrap, then `model.to(memory_format=torch.channels_last)`: the seed's drift |
 # | b | (a) plus the seed's hook, exactly as written |
 # | b2 | (a) plus the seed's hook, given the signature PyTorch calls it with |
+# | b3 | (a) plus the seed's hook body on every parameter's gradient (`p.register_hook`) |
 # | c | convert first, then wrap |
 # | d | (e) with `gradient_as_bucket_view=True` and `zero_grad(set_to_none=False)` |
 # | e | wrap, train two steps, then convert: after DDP rebuilt its buckets |
@@ -234,10 +235,10 @@ tables.hook_table(ddp_run)
 # rank at once. Given the signature PyTorch expects (b2), it runs, but it only restrides the
 # gradients flowing into the model's input (here none: the images do not require grad). It
 # never touches a parameter's gradient, the only thing DDP puts in a bucket, so the warning is
-# exactly as in (a). Nor would a hook that did reach a parameter's gradient help: by the layout
-# contract above, AccumulateGrad gives the gradient its parameter's strides again (on every dim
-# larger than 1), so the mismatch is between the parameter and its bucket view, and it goes
-# away only when the two agree (convert before wrapping).
+# exactly as in (a). (b3) runs the seed's body on every parameter's gradient
+# (`p.register_hook`), the nearest form of its intent. The layout contract predicts no change:
+# AccumulateGrad gives what the hook returns its parameter's strides again (on dims larger than
+# 1), so the gradient still disagrees with its bucket view. The gradients table below tests it.
 #
 # ## What the drift costs
 #
@@ -387,8 +388,9 @@ chapter.save()  # the verdicts, with their evidence, in this machine's results
 tables.verdicts(chapter.table(verdicts), nearest)
 
 # %% [markdown]
-# The hook as written never runs, so C14c as written is refuted by its own `TypeError`; the
-# verdict on its nearest working form, labelled, says whether the idea would have helped.
+# The hook as written never runs, so C14c as written is refuted by its own `TypeError`. Its
+# nearest working form is its body on every parameter's gradient (b3); the verdict on it,
+# labelled, says whether the idea would have helped.
 # The card's last column is the reference GPU run's verdict, labelled as recorded (its form,
 # reason and evidence are folded under the card).
 
@@ -424,7 +426,9 @@ takeaways = [
     "differ only on size-1 dims.",
     f"The seed's hook as written {'raised ' + hook_error.split(':')[0] if hook_error else 'ran'}; fitted to "
     f"PyTorch's signature it left {rows['b2_seed_hook_fitted']['warnings_step0']} of {a['warnings_step0']} "
-    "warnings: it sees input gradients, never the parameters'.",
+    f"warnings (it sees input gradients); on every parameter's gradient (b3) it ran "
+    f"{rows['b3_seed_hook_per_param']['hook_calls']} times and the gradients were "
+    f"{'wrong' if rows['b3_seed_hook_per_param']['wrong_grads'] else 'right'}.",
     f"The ranks stayed bit-identical in {sum(r['params_identical'] for r in trained)} of {len(trained)} "
     f"variants that trained, yet the gradients were {'wrong' if a['wrong_grads'] else 'right'} on (a)'s "
     f"drifted steps ({tables.amp_wording(ddp_run)}) and "

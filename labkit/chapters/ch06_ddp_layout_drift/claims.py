@@ -13,8 +13,8 @@ NCCL reads illegal memory or the numbers drift silently. Its fix, quoted exactly
 That is three statements, judged apart (C14 bundled them, so a verdict of "refuted" hid the
 finding that the gradients are silently wrong; C14 is retired):
 
-- C14a the ranks' views disagree: a rank fails (NCCL illegal memory access) or the ranks'
-  parameters drift apart;
+- C14a the ranks' views disagree, causing an NCCL illegal memory access (the seed's clause; the
+  course also measures whether the ranks' parameters drift apart, its reading of "disagree");
 - C14b, as the seed says it: with channels_last and AMP the all-reduce gives silent numerical
   deviation (the gradients DDP hands the optimizer differ from the true averaged gradients,
   and nothing raises). The seed names no moment; the chapter converts both before wrapping
@@ -25,7 +25,11 @@ finding that the gradients are silently wrong; C14 is retired):
 - C14c the seed's hook fixes it. As written, `register_full_backward_hook` calls it with three
   arguments and it raises TypeError; that is the verdict on the hook as written, and the
   nearest working form (the same hook given the (module, grad_input, grad_output) signature)
-  is judged too, labelled as such.
+  is judged too, labelled as such: the seed's body registered on every parameter
+  (`p.register_hook`), the nearest form of its stated intent (every gradient standard row-major
+  before the all-reduce). The module-level hook given the fitted signature sees input gradients
+  only, so its "refuted" was certain before the run (review 2026-12-04k, chapter 06 item 3); it
+  is still reported beside the hook as written.
 
 The checks read what chapter 06's DDP run (ddp_worker) measured in every rank.
 """
@@ -52,8 +56,8 @@ SEED_FIX_CODE = (
     "model.register_full_backward_hook(_ddp_reduce_hook)")
 MAX_ABS_DIFF_ACROSS_RANKS = 0.0  # "identical" means bit-identical: all-reduce gives every rank the same sum
 SEED_SETTING = "DDP over NCCL on GPUs, a CNN in channels_last, AMP (fp16 autocast with GradScaler)"
-NEAREST_HOOK_FORM = ("nearest working form of the seed's hook: the same body, given the "
-                     "(module, grad_input, grad_output) signature register_full_backward_hook calls")
+NEAREST_HOOK_FORM = ("nearest working form of the seed's hook: its body on every parameter's gradient "
+                     "(p.register_hook), the seed's intent: every gradient row-major before the all-reduce")
 RETIRED = {"C14": ("C14a", "C14b", "C14c")}  # saved verdicts under these ids are ignored by the ledger
 ILLEGAL_ACCESS_WORDS = ("illegal memory access", "NCCL", "CUDA error")
 NCCL_ARM = ("a run over NCCL (two GPUs, one per rank): without one, the ranks' agreement is tested, "
@@ -189,7 +193,9 @@ def when_it_changes(ev: Mapping, wrong: list[Mapping]) -> str:
     if wrong and all(d.get("wrong_every_rank") and d["params_identical"]
                      and not d.get("max_abs_diff_across_ranks") for d in wrong):
         said.append(NOT_ACROSS_RANKS)
-    return WHEN_IT_CHANGES + (f" ({'; '.join(said)})" if said else "")
+    # flat, no inner parenthesis: a label cut at its first colon stays balanced (review 2026-12-04k
+    # item 6: "depends (on when the layout changes (not AMP; not across ranks)" on the card and ledger)
+    return "; ".join([WHEN_IT_CHANGES, *said])
 
 
 def _fixed(hook: Mapping | None) -> bool:
@@ -225,6 +231,14 @@ def check_c14c(ev: Mapping, th: Mapping) -> tuple[str, str, str]:
         return (CONFIRMED, f"With the hook ({hook['name']}) the gradients are right and the ranks "
                 f"identical again ({hook['warnings']} warnings remain)" + fitted_text + ".", "")
     still = ", ".join(hook.get("wrong_grads") or []) or "none"
+    if hook.get("hook") == "seed_per_parameter":
+        kept = hook.get("grad_strides_as_param")
+        return (REFUTED, f"The hook's body on every parameter's gradient ({hook['name']}) ran but did not "
+                f"repair the drift: gradients still wrong for {still}, {hook['warnings']} warnings"
+                + ("; the gradients DDP copied still had their parameters' strides (AccumulateGrad's layout "
+                   "contract restrides what the hook returns)" if kept else
+                   "" if kept is None else "; the gradients DDP copied no longer had their parameters' strides")
+                + fitted_text + ".", "")
     return (REFUTED, f"The hook ({hook['name']}) ran but did not repair the drift: gradients still wrong "
             f"for {still}, {hook['warnings']} warnings. It restrides the module's input gradients, never "
             "a parameter's gradient, the only thing DDP puts in a bucket" + fitted_text + ".", "")
@@ -235,12 +249,13 @@ _COMMON = dict(seed=SEED_STRIDES, section=SECTION, section_zh=SECTION_ZH, seed_s
 
 C14A = Claim(
     id="C14a", chapter=CHAPTER,
+    # the marked clause of the seed's sentence, as the seed says it (review 2026-12-04k item 7: "or
+    # the ranks drift apart" was the course's reading of "the views disagree", now in confirm_if)
     statement="With channels_last and AMP, DDP's gradient all-reduce sees differing strides and "
-              "storage offsets, so the ranks' data views disagree (NCCL illegal memory access, or "
-              "the ranks drift apart).",
+              "storage offsets, so the ranks' data views disagree, causing an NCCL illegal memory access.",
     confirm_if="with the drift provoked (DDP warns of mismatched strides), a rank fails with an illegal "
-               "access or the ranks' parameters differ beyond max_abs_diff_across_ranks, the "
-               "converted-first control staying identical",
+               "access or the ranks' parameters differ beyond max_abs_diff_across_ranks (the ranks drift "
+               "apart: the course's measure of views that disagree), the converted-first control staying identical",
     refute_if="with the drift provoked over NCCL, nothing fails and every rank's parameters stay "
               "bit-identical; over gloo (no NCCL run here) 'depends': the ranks' agreement is tested, "
               "NCCL's illegal memory access is not",
@@ -299,7 +314,9 @@ def evidence_from_run(result: Mapping) -> dict:
                 # each rank compared its own DDP gradients with the hand all-reduce: all flagged some
                 "wrong_every_rank": all(any(o.get("wrong_grads") for o in r.get("observed", []))
                                         for r in reports),
-                "max_abs_diff_across_ranks": max(r["max_abs_diff_across_ranks"] for r in reports)}
+                "max_abs_diff_across_ranks": max(r["max_abs_diff_across_ranks"] for r in reports),
+                "hook": first["variant"].get("hook", "none"),
+                "grad_strides_as_param": _grad_strides_as_param(first)}
 
     drift_names = [n for n in ("a_drift", "e_late_drift") if n in by_name]
     return {"drift_variants": [summary(n) for n in drift_names],
@@ -307,6 +324,8 @@ def evidence_from_run(result: Mapping) -> dict:
             "control": summary("c_convert_first"),
             "seed_fix": summary("b_seed_fix"),
             "seed_hook_fitted": summary("b2_seed_hook_fitted") if "b2_seed_hook_fitted" in by_name else None,
+            "seed_hook_per_param": (summary("b3_seed_hook_per_param")
+                                    if "b3_seed_hook_per_param" in by_name else None),
             "other_variants": [summary(n) for n in ("d_bucket_view",) if n in by_name],
             "amp_off_drift": summary("f_drift_no_amp") if "f_drift_no_amp" in by_name else None,
             "backend": result["backend"], "world_size": result["world_size"],
@@ -314,12 +333,22 @@ def evidence_from_run(result: Mapping) -> dict:
             "amp_dtype": ranks[0][0].get("amp_dtype")}
 
 
+def _grad_strides_as_param(report: Mapping) -> bool | None:
+    """Whether, on the first observed step, every gradient DDP warned about had its parameter's
+    strides (what the reducer copied, after any hook); None when nothing warned or nothing was observed."""
+    observed = report.get("observed") or []
+    warned = [p for p in (observed[0]["parameters"] if observed else []) if p.get("warned")]
+    return all(p["grad_stride"] == p["param_stride"] for p in warned) if warned else None
+
+
 def nearest_form_evidence(ev: Mapping) -> dict:
-    """C14c's evidence with the nearest working form of the hook in the judged slot.
+    """C14c's evidence with the nearest working form of the hook in the judged slot: the seed's
+    body on every parameter's gradient (b3_seed_hook_per_param), not the module-level hook given
+    the fitted signature, which sees input gradients only (review 2026-12-04k item 3).
 
     Judge it with form=NEAREST_HOOK_FORM, so the verdict says it is not the hook as written.
-    Raises ValueError when the run had no such variant (b2_seed_hook_fitted).
+    Raises ValueError when the run had no such variant (b3_seed_hook_per_param).
     """
-    if not ev.get("seed_hook_fitted"):
-        raise ValueError("this run has no b2_seed_hook_fitted variant: add it to the worker config's variants")
-    return {**ev, "seed_fix": ev["seed_hook_fitted"], "seed_hook_fitted": None}
+    if not ev.get("seed_hook_per_param"):
+        raise ValueError("this run has no b3_seed_hook_per_param variant: add it to the worker config's variants")
+    return {**ev, "seed_fix": ev["seed_hook_per_param"], "seed_hook_fitted": None}

@@ -246,5 +246,6 @@ def variant_summary(result: dict) -> list[dict]:
             "params_identical": all(r["params_identical"] for r in everyone),
             "max_abs_diff_across_ranks": max(r["max_abs_diff_across_ranks"] for r in everyone),
             "peak_memory_bytes": first.get("peak_memory_bytes"),
+            "hook_calls": first.get("hook_calls"),  # a per-parameter hook's calls (b3); None in older records
         })
     return rows

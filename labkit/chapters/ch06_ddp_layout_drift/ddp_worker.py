@@ -56,7 +56,7 @@ WARNING_TEXT = "Grad strides do not match bucket view strides"
 _WARNING_LAYOUT = re.compile(r"grad\.sizes\(\) = \[([^\]]*)\], strides\(\) = \[([^\]]*)\]\s*"
                              r"bucket_view\.sizes\(\) = \[([^\]]*)\], strides\(\) = \[([^\]]*)\]")
 CONVERT_MOMENTS = ("before_wrap", "after_wrap", "after_rebuild", "never")
-HOOKS = ("none", "seed", "seed_signature_fitted")
+HOOKS = ("none", "seed", "seed_signature_fitted", "seed_per_parameter")
 # A gradient is "right" when its relative error (norm of the difference over the norm of the
 # reference) is below this. DDP divides before summing and the reference after, which moves
 # float32 only by rounding; bf16 autocast or TF32 convolutions (another algorithm may run in the
@@ -71,7 +71,10 @@ class Variant:
 
     convert_at: when the model goes to channels_last: before DDP wraps it, right after, or
     after the second step (once DDP has rebuilt its buckets). hook: the seed's backward
-    hook as written, or with the signature PyTorch calls it with. amp: False runs the variant
+    hook as written, or with the signature PyTorch calls it with, or its body registered on
+    every parameter (`p.register_hook`), the nearest form of its stated intent (every gradient
+    standard row-major before the all-reduce; review 2026-12-04k, chapter 06 item 3: the
+    module-level hook sees input gradients only, so it could not test the idea). amp: False runs the variant
     in float32 whatever the run's mixed precision (the seed's claim names AMP: does it matter?).
     """
 
@@ -91,6 +94,9 @@ VARIANTS: dict[str, Variant] = {v.name: v for v in (
     Variant("b_seed_fix", "(a) plus the seed's hook, exactly as written", hook="seed"),
     Variant("b2_seed_hook_fitted", "(a) plus the seed's hook, with the signature PyTorch calls it with",
             hook="seed_signature_fitted"),
+    Variant("b3_seed_hook_per_param", "(a) plus the seed's hook body on every parameter's gradient "
+            "(p.register_hook): its stated intent, every gradient row-major before the all-reduce",
+            hook="seed_per_parameter"),
     Variant("c_convert_first", "channels_last applied before wrapping", convert_at="before_wrap"),
     Variant("d_bucket_view", "(e) with gradient_as_bucket_view=True, zero_grad(set_to_none=False)",
             convert_at="after_rebuild", gradient_as_bucket_view=True, set_to_none=False),
@@ -311,6 +317,10 @@ class _Run:
             self.ddp.register_full_backward_hook(_ddp_reduce_hook)  # as the seed writes it
         elif variant.hook == "seed_signature_fitted":
             self.ddp.register_full_backward_hook(_seed_hook_fitted)
+        self.hook_calls = 0  # how often a per-parameter hook ran: a hook that never ran decides nothing
+        if variant.hook == "seed_per_parameter":  # the seed's body where a parameter's gradient passes
+            for parameter in self.ddp.module.parameters():
+                parameter.register_hook(self._counted_seed_hook)
         self.optimizer = torch.optim.SGD(self.ddp.parameters(), lr=0.01, momentum=0.9)
         # The seed's AMP: float16 autocast with a GradScaler (bf16 needs no scaler)
         self.scaler = (torch.amp.GradScaler(device.type) if self.amp_dtype == torch.float16 else None)
@@ -324,6 +334,11 @@ class _Run:
         self.warned: list[dict] = []
         self.other_warnings: set[str] = set()
         self.timed_calls = 0
+
+    def _counted_seed_hook(self, grad: torch.Tensor) -> torch.Tensor | None:
+        """The seed's `_ddp_reduce_hook`, unchanged, on a parameter's gradient; counts its calls."""
+        self.hook_calls += 1
+        return _ddp_reduce_hook(grad)
 
     def _train_step(self, inspect: Callable[[], None] | None = None) -> None:
         with torch.autocast(self.device.type, dtype=self.amp_dtype or torch.bfloat16,
@@ -548,6 +563,7 @@ def finish_variant(run: _Run, report: dict, world: int, timed: dict | None = Non
     report.update(timed or {})
     report["warnings_by_step"] = run.warnings_by_step  # the observed steps: none is timed
     report["trained_steps"] = len(run.warnings_by_step) + run.timed_calls
+    report["hook_calls"] = run.hook_calls
     module = run.ddp.module
     del run.ddp  # a failed backward leaves the reducer mid-iteration: drop it whole
     report.update(ranks_identical(module, world))

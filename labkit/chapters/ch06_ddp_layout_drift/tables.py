@@ -85,6 +85,13 @@ def round_spread(row: Mapping) -> float | None:
     return (q75 - q25) / q50 if q50 > 0 else None
 
 
+def noise_kind(row: Mapping) -> str:
+    """Which noise `step_flags` sized a row's flag by, named where the page prints it: the spread of
+    its per-round medians ('round-to-round') or, without rounds, of its steps ('step-to-step').
+    Review 2026-12-04k item 4: one ResNet-50 line printed 18% and 22% unnamed, two sizes for one noise."""
+    return "round-to-round" if round_spread(row) is not None else "step-to-step"
+
+
 def step_flags(drifted: Mapping, matched: Mapping) -> list[trust.Flag]:
     """The harness's noisy flags on (e) and (c), each sized as the trust rule sizes a timing of an
     interleaved comparison: the relative IQR of its per-round medians (its IQR/median without
@@ -189,8 +196,9 @@ def _step_cost(drifted: Mapping, matched: Mapping, rate: Mapping | None,
                        [trust.Decision("(e)/(c) step time", ratio, [low, high], 1.0)]).held_back()
     unresolved = False
     if held and (low > 1 or high < 1):
-        worst = max(f.uncertainty for f in step_flags(drifted, matched))
-        verdict = f"held back: a noisy timing ({100 * worst:.0f}%) could carry it across 1x"
+        worst = max(step_flags(drifted, matched), key=lambda f: f.uncertainty)
+        verdict = (f"held back: a noisy timing ({noise_kind(drifted if worst.timing == '(e)' else matched)} "
+                   f"{100 * worst.uncertainty:.0f}%) could carry it across 1x")
     elif low > 1 and ratio > 1 + NO_CALL_BAND:
         verdict = "slower"
     elif high < 1 and ratio < 1 - NO_CALL_BAND:
@@ -255,7 +263,7 @@ def size_one_table(shapes: Sequence[tuple[int, ...]]) -> tables.Table:
 
 @dataclass
 class Run:
-    """One launch of the seven variants: the ranks' reports, one summary row per variant, the
+    """One launch of the eight variants: the ranks' reports, one summary row per variant, the
     mixed precision used and how long it took."""
 
     result: dict
@@ -289,7 +297,7 @@ class Run:
 
 
 def run_config(on_gpu: bool) -> dict:
-    """The seven variants' settings: the seed's fp16 AMP and a 64-wide model on 64x64 images on a
+    """The eight variants' settings: the seed's fp16 AMP and a 64-wide model on 64x64 images on a
     GPU; a 16-wide model on 32x32 images and 10 timed steps on a CPU (a chapter's time budget);
     the timed steps split over interleaved rounds (5 steps a block on the GPU, 2 on a CPU)."""
     if on_gpu:
@@ -378,7 +386,8 @@ def runs_of(counts: Sequence[int]) -> str:
 WAYS = ("c_convert_first", "a_drift", "e_late_drift", "d_bucket_view")  # when and how the model is converted
 HELD = {"all zeros": "zeros",  # the worker's diagnosis of a wrong gradient, in a takeaway's words
         "the right values, in the bucket view's memory order, read with the param's strides": "values misplaced"}
-HOOK_VARIANTS = ("b_seed_fix", "b2_seed_hook_fitted")  # what the seed's hook did: quiz_hook's answer
+PER_PARAM_HOOK = "b3_seed_hook_per_param"  # the seed's body on every parameter's gradient: C14c's nearest form
+HOOK_VARIANTS = ("b_seed_fix", "b2_seed_hook_fitted", PER_PARAM_HOOK)  # what the seed's hook did: quiz_hook's answer
 
 
 def warnings_table(run: Run, leave_out: Sequence[str] = HOOK_VARIANTS) -> tables.Table:
@@ -437,17 +446,22 @@ def strides_only(run: Run) -> tuple[list[dict], list[str]]:
 
 
 def hook_table(run: Run) -> tables.Table:
-    """The seed's hook as written (b), given PyTorch's signature (b2), and no hook (a)."""
+    """The seed's hook as written (b), given PyTorch's signature (b2), its body on every parameter's
+    gradient (b3, with how often it ran: a hook that never ran decides nothing), and no hook (a)."""
     shown = tables.Table("", ["variant", "outcome"], marks=WRONG_MARK)
-    for name in ("b_seed_fix", "b2_seed_hook_fitted", "a_drift"):
-        row = run.rows[name]
+    for name in ("b_seed_fix", "b2_seed_hook_fitted", PER_PARAM_HOOK, "a_drift"):
+        row = run.rows.get(name)
+        if row is None:  # a run without b3 (an older record)
+            continue
+        calls = f"; hook calls: {row['hook_calls']}" if name == PER_PARAM_HOOK and row.get("hook_calls") is not None else ""
         shown.add(name, f"raised {row['error']}" if row["error"] else
                   f"ran {row.get('trained_steps', row['steps'])} steps; warnings on step 0: {row['warnings_step0']}, "
-                  f"after: {row['warnings_after_step0']}")
+                  f"after: {row['warnings_after_step0']}{calls}")
     return shown
 
 
 AMP_ONLY = ("f_drift_no_amp",)  # variants that ask whether mixed precision matters, nothing else
+NOT_A_COST = (*AMP_ONLY, PER_PARAM_HOOK)  # ... or whether a hook repairs the drift: the traffic table leaves them out
 
 
 def traffic_table(run: Run) -> Stack:
@@ -459,7 +473,7 @@ def traffic_table(run: Run) -> Stack:
                "step time (median ± IQR)"]
     shown = tables.Table("bucket traffic per step", columns, units={c: "B" for c in columns[1:6]})
     for name, row in rows.items():
-        if name in AMP_ONLY:  # a question about AMP, not about cost: the gradients table answers it
+        if name in NOT_A_COST:  # a question about AMP or the hook, not cost: the gradients table answers it
             continue
         shown.add(name, row["into_bucket_bytes"], row["back_to_grad_bytes"], row["permuting_bytes"],
                   row["permuting_bytes_step0"], row["separate_grad_bytes"], time_text(row))
@@ -656,20 +670,21 @@ def copy_bound(permuting_bytes: float, step_s: float, step_iqr_s: float, rate: M
                 f"{100 * most / step_s:.2f}% of the {step_s * 1e3:.1f} ms step: its bytes bound it "
                 f"({no_added_launch(kernels)}; bytes read and written at the "
                 f"{float(rate['gbps']):,.0f} GB/s copy rate chapter 00 recorded ({rate['machine']}): "
-                f"{seconds * 1e6:,.0f} us, 4x that {4e6 * seconds:,.0f} us): far below the "
+                f"{seconds * 1e6:,.0f} us, 4x that {4e6 * seconds:,.0f} us): far below the step-to-step "
                 f"{100 * step_iqr_s / step_s:.0f}% IQR of that step's time alone, so this timing cannot resolve it")
     return (f"by arithmetic: reading and writing the {bytes_text(permuting_bytes)} permuting copy at the "
             f"{float(rate['gbps']):,.0f} GB/s copy rate chapter 00 recorded ({rate['machine']}) takes "
             f"{seconds * 1e6:,.0f} us, {100 * seconds / step_s:.2f}% of the {step_s * 1e3:.1f} ms step, "
-            f"and 4x that is still {100 * 4 * seconds / step_s:.2f}%: far below the "
+            f"and 4x that is still {100 * 4 * seconds / step_s:.2f}%: far below the step-to-step "
             f"{100 * step_iqr_s / step_s:.0f}% IQR of that step's time alone, so this timing cannot resolve it")
 
 
 def reference_variants(reference: object) -> object:
-    """The reference machine's variants (recorded, labelled), or, when this run is on GPUs (the
-    session measured it here), a line saying so."""
+    """The reference machine's variants (recorded, labelled), or None when this run is on GPUs (the
+    session measured it here: the tables above are the GPU's). The line that said so took 15 words
+    of a GPU page at its 1,500-word limit (review 2026-12-04k item 5, paying for item 3's variant)."""
     if not isinstance(reference, Recorded):
-        return "This run is on GPUs: the tables above are the GPU's (recorded as the reference's variants)."
+        return None
     if not reference:
         return "The reference GPU run (NCCL) has recorded nothing for this chapter yet."
     shown = tables.Table(f"{reference['world_size']} ranks over {reference['backend']} on "

@@ -27,6 +27,11 @@ MEASURED_HERE = dict(drift_variants=[drift(wrong=["0.weight", "3.weight"]),
 
 FITTED_STILL_WRONG = drift("b2_seed_hook_fitted", 3, wrong=["0.weight", "3.weight"])
 MEASURED_HERE["seed_hook_fitted"] = FITTED_STILL_WRONG
+# the seed's body on every parameter's gradient (p.register_hook): measured on this CPU (gloo, torch
+# 2.13), the same 3 warnings and wrong gradients as (a), the gradients DDP copied in their parameters' strides
+PER_PARAM_STILL_WRONG = dict(drift("b3_seed_hook_per_param", 3, wrong=["0.weight", "3.weight"]),
+                             hook="seed_per_parameter", grad_strides_as_param=True)
+MEASURED_HERE["seed_hook_per_param"] = PER_PARAM_STILL_WRONG
 ILLEGAL = "RuntimeError: CUDA error: an illegal memory access was encountered"
 
 CASES = {
@@ -107,8 +112,8 @@ def test_c14b_depends_on_when_the_layout_changes():
 def test_c14b_depends_names_the_seeds_causes_the_same_run_ruled_out():
     """Review 2026-12-03h item 6: not AMP, not across ranks, each only when this run measured it."""
     fp32 = judge("C14b", **MEASURED_HERE, amp_dtype="off")
-    assert fp32.depends_on == ("when the layout changes (not AMP; not across ranks: every rank gets the "
-                               "same wrong gradient)")
+    assert fp32.depends_on == ("when the layout changes; not AMP; not across ranks: every rank gets the "
+                               "same wrong gradient")
     wrong_too = judge("C14b", **MEASURED_HERE, amp_dtype="float16",
                       amp_off_drift=drift("f_drift_no_amp", wrong=["0.weight"]))
     assert ch06.NOT_AMP in wrong_too.depends_on
@@ -156,15 +161,40 @@ def test_c14c_as_written_is_refuted_by_its_type_error_and_reports_the_nearest_fo
     assert "nearest working form" in verdict.reason and "still wrong for 0.weight" in verdict.reason
 
 
-def test_c14c_nearest_form_is_judged_on_its_own_and_labelled():
+def test_c14c_nearest_form_is_the_per_parameter_hook_judged_on_its_own_and_labelled():
+    """Review 2026-12-04k item 3: the nearest form is the seed's body on every parameter's gradient
+    (b3), not the module-level hook fitted to its signature (b2), which never sees a parameter's."""
     ev = ch06.nearest_form_evidence(MEASURED_HERE)
     verdict = claims.get("C14c").judge(ev, machine="test", form=ch06.NEAREST_HOOK_FORM)
-    assert verdict.outcome == "refuted" and "b2_seed_hook_fitted" in verdict.reason
-    assert verdict.form.startswith("nearest working form")
-    fixed = ch06.nearest_form_evidence(dict(MEASURED_HERE, seed_hook_fitted=drift("b2_seed_hook_fitted", 0)))
+    assert verdict.outcome == "refuted" and "b3_seed_hook_per_param" in verdict.reason
+    assert "b2_seed_hook_fitted" not in verdict.reason and "input gradients" not in verdict.reason
+    assert "still had their parameters' strides" in verdict.reason
+    assert verdict.form.startswith("nearest working form") and "p.register_hook" in verdict.form
+    unknown = dict(PER_PARAM_STILL_WRONG, grad_strides_as_param=None)
+    said = claims.get("C14c").judge(dict(ev, seed_fix=unknown), machine="test").reason
+    assert "strides" not in said.split("warnings")[-1]  # not measured: not said
+    fixed = ch06.nearest_form_evidence(dict(MEASURED_HERE, seed_hook_per_param=dict(
+        drift("b3_seed_hook_per_param", 0), hook="seed_per_parameter")))
     assert claims.get("C14c").judge(fixed, machine="test").outcome == "confirmed"
-    with pytest.raises(ValueError, match="b2_seed_hook_fitted"):
-        ch06.nearest_form_evidence(dict(MEASURED_HERE, seed_hook_fitted=None))
+    with pytest.raises(ValueError, match="b3_seed_hook_per_param"):
+        ch06.nearest_form_evidence(dict(MEASURED_HERE, seed_hook_per_param=None))
+
+
+def test_c14a_states_the_seeds_clause_and_measures_the_drift_apart_in_its_rule():
+    """Review 2026-12-04k item 7: the statement is the clause marked C14a, no 'ranks drift apart'."""
+    c14a = claims.get("C14a")
+    assert "drift apart" not in c14a.statement and "drift apart" in c14a.confirm_if
+    clause = ch06.SEED_SENTENCE_MARKED.split("[C14a: ")[1].split("]")[0]
+    assert c14a.statement.rstrip(".").endswith(clause)
+
+
+def test_c14bs_label_stays_balanced_where_it_is_cut():
+    """Review 2026-12-04k item 6: the card's and ledger's cut at the first colon lost a parenthesis."""
+    from labkit.claims.tables import short_label
+
+    verdict = judge("C14b", **MEASURED_HERE, amp_dtype="off")
+    for text in (short_label(verdict), verdict.label, verdict.label.split(":")[0] + ")"):
+        assert text.count("(") == text.count(")"), text
 
 
 def test_c14c_a_hook_that_runs_but_leaves_wrong_gradients_is_refuted():

@@ -55,6 +55,28 @@ def test_the_variants_are_timed_interleaved_in_rounds_with_no_warning_counted_wh
     assert rows["c_convert_first"]["permuting_copies"] == 0
 
 
+def test_the_seeds_hook_on_every_parameter_runs_and_the_drift_stays():
+    """Review 2026-12-04k item 3: C14c's nearest form is the seed's body on each parameter's gradient
+    (p.register_hook). It runs (counted) and, measured here, DDP still warns and hands back the same
+    wrong gradients as (a): the gradients it copies keep their parameters' strides."""
+    from labkit.chapters.ch06_ddp_layout_drift import claims as ch06
+
+    result = ddp_launch.launch({**TINY, "variants": ["a_drift", "b_seed_fix", "b3_seed_hook_per_param", "c_convert_first",
+                                                     "e_late_drift"]}, world_size=2, timeout_s=240)
+    reports = {r["variant"]["name"]: r for r in result["ranks"][0]}
+    hooked, drift = reports["b3_seed_hook_per_param"], reports["a_drift"]
+    assert hooked["hook_calls"] > 0 and drift["hook_calls"] == 0
+    assert hooked["warnings_by_step"] == drift["warnings_by_step"]
+    ev = ch06.evidence_from_run(result)
+    per_param = ev["seed_hook_per_param"]
+    assert per_param["hook"] == "seed_per_parameter" and per_param["grad_strides_as_param"] is True
+    assert per_param["wrong_grads"] == next(d for d in ev["drift_variants"] if d["name"] == "a_drift")["wrong_grads"]
+    from labkit import claims
+
+    verdict = claims.get("C14c").judge(ch06.nearest_form_evidence(ev), machine="test", form=ch06.NEAREST_HOOK_FORM)
+    assert verdict.outcome == "refuted" and "b3_seed_hook_per_param" in verdict.reason
+
+
 def test_a_rank_that_raises_ends_the_run_with_its_error():
     started = time.monotonic()
     with pytest.raises(ddp_launch.DDPRunError, match="rank 1 of 2 failed") as caught:

@@ -39,7 +39,8 @@ def _run(a_steps=(3, 0, 0), a_wrong=None, hook_error=ERROR):
     wrong = a_wrong if a_wrong is not None else {"0.weight": "the right values, in the bucket view's memory "
                                                              "order, read with the param's strides"}
     reports = [_report("a_drift", a_steps, wrong, checksum=2.0), _report("b_seed_fix", (), error=hook_error),
-               _report("b2_seed_hook_fitted", (3, 0, 0)), _report("c_convert_first", (0, 0, 0)),
+               _report("b2_seed_hook_fitted", (3, 0, 0)), _report("b3_seed_hook_per_param", (3, 0, 0), wrong),
+               _report("c_convert_first", (0, 0, 0)),
                _report("d_bucket_view", (1, 0, 0), {"3.weight": "all zeros"}), _report("e_late_drift", (1, 3, 3))]
     if hook_error is None:
         reports[1] = _report("b_seed_fix", (0, 0, 0))
@@ -169,7 +170,8 @@ def test_the_run_records_the_reference_runs_keys_and_shapes():
     assert set(payload) == set(recorded)
     # the interleaved timing (issue 39) adds its rounds and the steps trained to each row, and the
     # kernel count of the permuting copies (review 2026-12-04j item 7) is new since the 06:48 record
-    new = {"round_medians_s", "trained_steps", "permuting_copies"}
+    # and the per-parameter hook's call count (review 2026-12-04k item 3) since the 13:37 record
+    new = {"round_medians_s", "trained_steps", "permuting_copies", "hook_calls"}
     assert set(payload["variants"][0]) - new == set(recorded["variants"][0]) - new
 
 
@@ -183,7 +185,7 @@ def test_recorded_tables_say_so_and_a_missing_record_says_what_is_missing():
     variants = tables.reference_variants(Recorded("06_ddp_layout_drift", "ddp_variants", "nvidia-h200",
                                                   reference["ddp_variants"]["payload"], "2026-12-03"))
     assert variants.column("variant") == [v["name"] for v in reference["ddp_variants"]["payload"]["variants"]]
-    assert "This run is on GPUs" in tables.reference_variants(_run().payload())
+    assert tables.reference_variants(_run().payload()) is None  # measured here: the tables above are it
 
 
 def test_the_nearest_form_is_shown_beside_the_card_with_its_reason_folded():
@@ -331,7 +333,12 @@ def test_a_noisy_step_ratio_is_held_back_and_set_beside_what_the_copy_can_cost()
     drifted = {"median_step_s": 0.02047, "iqr_step_s": 0.00484, "timing_noisy": True,
                "round_medians_s": drifted_rounds, "permuting_bytes": 20_173}
     said = tables.step_cost(drifted, matched, {"gbps": 23.1, "machine": "here"})
-    assert "slower" not in said and "held back: a noisy timing (" in said
+    assert "slower" not in said and "held back: a noisy timing (round-to-round " in said
+    # review 2026-12-04k item 4: each noise figure says which noise it is
+    assert tables.noise_kind(drifted) == "round-to-round" and tables.noise_kind({"round_medians_s": [0.02]}) == (
+        "step-to-step")
+    bound = tables.copy_bound(60e6, 0.085, 0.019, {"gbps": 2000.0, "machine": "here"})
+    assert "the step-to-step 22% IQR" in bound
     assert "the 19.7 KiB permuting copy: 1.7 us at 23 GB/s (here)" in said
     assert said.endswith("0.04% of (c)'s step even at 4x: not the copy: noise or another cause")
     quiet = {**drifted, "timing_noisy": False}
@@ -383,3 +390,16 @@ def test_the_verdict_card_says_one_form_once_and_cuts_its_numbers_shorter():
     two = tables.one_form(_card(["analogue: gloo", "the seed's form"]))
     assert "form judged" in two.columns
     assert tables.shorter("short reason") == "short reason"
+
+
+def test_the_per_parameter_hook_shows_its_calls_in_the_hook_table_only():
+    """Review 2026-12-04k item 3: b3 (the seed's body on every parameter's gradient) is C14c's
+    nearest form; its row says how often the hook ran, and the warnings and traffic tables leave it out."""
+    run = _run()
+    run.result["ranks"][0][3]["hook_calls"] = 42
+    assert run.result["ranks"][0][3]["variant"]["name"] == "b3_seed_hook_per_param"
+    hooks = tables.hook_table(run)
+    assert hooks.column("variant") == ["b_seed_fix", "b2_seed_hook_fitted", "b3_seed_hook_per_param", "a_drift"]
+    assert "hook calls: 42" in hooks.rows[2][1] and "hook calls" not in hooks.rows[1][1]
+    assert "b3_seed_hook_per_param" not in tables.warnings_table(run).column("variant")
+    assert "b3_seed_hook_per_param" not in tables.traffic_table(run).parts[0].column("variant")
