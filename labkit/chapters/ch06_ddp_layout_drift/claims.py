@@ -23,9 +23,8 @@ finding that the gradients are silently wrong; C14 is retired):
   that says "This is not an error", AMP or not) is the course's own finding, not the seed's
   claim: DDP's documentation forbids changing parameters after wrapping;
 - C14c the seed's hook fixes it. As written, `register_full_backward_hook` calls it with three
-  arguments and it raises TypeError; that is the verdict on the hook as written, and the
-  nearest working form (the same hook given the (module, grad_input, grad_output) signature)
-  is judged too, labelled as such: the seed's body registered on every parameter
+  arguments and it raises TypeError; that is the verdict on the hook as written, and its
+  nearest working form is judged too, labelled as such: the seed's body registered on every parameter
   (`p.register_hook`), the nearest form of its stated intent (every gradient standard row-major
   before the all-reduce). The module-level hook given the fitted signature sees input gradients
   only, so its "refuted" was certain before the run (review 2026-12-04k, chapter 06 item 3); it
