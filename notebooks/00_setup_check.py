@@ -243,10 +243,12 @@ machine.first_call_table(chapter.only_on("cpu", lambda: chapter.reference("first
 #
 # Run the same small copy again and again and its data stays in a cache, so the benchmark
 # reports cache speed, not memory speed. Predict first: how much faster does a small copy
-# report, timed back to back (hot), than after a cache flush (cold)? Then sweeping the working
-# set (source + destination) from a few KiB up shows the cache levels as steps in bandwidth.
-# At the far left each call moves so few bytes that the fixed cost of calling a torch op
-# dominates: there the curve measures overhead, another way small benchmarks mislead.
+# report, timed back to back (hot), than after a cache flush (cold)? Then a sweep of the
+# working set from a few KiB up looks for the cache levels as steps in bandwidth. One small
+# copy a call would time the call, not the cache, so each point repeats its work inside one
+# call (on a CPU one sum reading the buffer up to thousands of times, on a GPU a CUDA Graph
+# replaying up to 1,024 copies a launch); the grey line is each point's share of call cost,
+# the text under the curve says which steps showed.
 
 # %% jupyter={"source_hidden": true}
 quiz_hot_cold = chapter.lab.widgets.Quiz(
@@ -264,17 +266,16 @@ quiz_hot_cold = chapter.lab.widgets.Quiz(
 quiz_hot_cold
 
 # %%
-with pitfalls.timing_warnings() as flagged:  # the smallest copies: counted below
+with pitfalls.timing_warnings() as flagged:  # points too fast to time: counted below
     curve = chapter.here_or_recorded("cache_curve_here", lambda: {  # measured, and kept
         "points": pitfalls.cache_curve(chapter.sizes.cache_sweep_max_bytes, device=str(chapter.device)),
         "levels": pitfalls.cache_levels(str(chapter.device))}, can=True)
 figure = pitfalls.plot_cache_curve(curve["points"], curve["levels"],
-                                   f"copy bandwidth against working set ({chapter.device.type}, measured here)")
+                                   f"bandwidth against working set ({chapter.device.type}, measured here)")
 if flagged:
-    print(f"The harness flagged {len(flagged)} of {len(curve['points'])} points (the smallest copies) as too fast "
-          "to time reliably: each call there takes under 20x the timer's resolution, so these points "
-          "show a fixed cost per copy (on a CPU the call's, on a GPU the copy kernel's shortest run) "
-          "more than bandwidth.")
+    print(f"The harness flagged {len(flagged)} of {len(curve['points'])} points as too fast to time reliably "
+          "(under 20x the timer's resolution): read them as a fixed cost, not bandwidth.")
+print(pitfalls.cache_curve_text(curve))
 
 # %%
 # Without a GPU, the reference GPU's cache curve, recorded.

@@ -15,6 +15,7 @@ COPIES = ROOT / "results" / "h200_notebooks"
 # Chapters whose H200 copy predates their current sources: each is re-recorded on the H200
 # (scripts/execute_notebook.py --output-dir results/h200_notebooks) with its issue.
 NOT_YET_RERECORDED: set[str] = {
+    "00_setup_check",  # cache curve: work repeated inside one call, its call share and steps said (04k item 5)
     "06_ddp_layout_drift",  # the drift bounded by its bytes, not launches (review 2026-12-04k 06 item 1); GPU page 1,525 -> ~1,453 (cadf096)
     "02_contiguity_and_hidden_copies",  # C10/C9 tables, C2 note, takeaways, forms (04k 1, 2, 4, 6, 9)
     "03_memory_layouts",  # the conv quiz table's ceiling-share columns (cell change; review 04k item 5)

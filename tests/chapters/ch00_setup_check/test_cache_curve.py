@@ -1,0 +1,146 @@
+"""The cache curve repeats each point's work inside one call (review 2026-12-04k item 5: one copy a
+call made everything left of the last-level cache per-call cost), prices the call's share, and says
+which levels show a step. The GPU path (a CUDA Graph of k copies) is checked here for its structure,
+sizes and fallbacks only, with bench.time stood in for: it has not run on a GPU."""
+
+from types import SimpleNamespace
+
+import pytest
+import torch
+
+from labkit.chapters.ch00_setup_check import pitfalls
+from labkit.measure import bench
+
+KiB, MiB = 2**10, 2**20
+
+
+def test_repeats_fill_a_call_and_respect_the_cap():
+    assert pitfalls.repeats_for(4 * KiB, 8 * MiB) == 2048
+    assert pitfalls.repeats_for(64 * MiB, 8 * MiB) == 1  # at least one pass
+    assert pitfalls.repeats_for(64 * KiB, 256 * MiB, pitfalls.GPU_MAX_COPIES) == pitfalls.GPU_MAX_COPIES
+    with pytest.raises(ValueError):
+        pitfalls.repeats_for(0, 8 * MiB)
+
+
+def test_repeated_copy_copies_k_times_in_one_call():
+    calls = []
+    dst = SimpleNamespace(copy_=lambda src: calls.append(src))
+    run = pitfalls.repeated_copy("src", dst, 5)
+    assert calls == []  # building it copies nothing: the graph captures the call
+    run()
+    assert calls == ["src"] * 5
+    with pytest.raises(ValueError):
+        pitfalls.repeated_copy("src", dst, 0)
+
+
+def test_cpu_points_repeat_inside_one_call_so_the_call_is_a_small_share():
+    points = pitfalls.cache_curve(64 * KiB, min_bytes=4 * KiB, device="cpu", rep_ms=2)
+    assert [p["working_set_bytes"] for p in points] == [4 * KiB, 8 * KiB, 16 * KiB, 32 * KiB, 64 * KiB]
+    for p in points:
+        assert p["op"] == "read" and not p["graph"]
+        assert p["repeats"] * p["working_set_bytes"] >= pitfalls.CPU_BYTES_PER_CALL
+        # one 2 KiB copy a call read 100% call overhead here; the repeated read, a few percent
+        assert p["overhead_share"] is not None and p["overhead_share"] <= pitfalls.OVERHEAD_BOUND
+
+
+def _fake_time(fail_graph: bool, asked: list):
+    def fake(fn, *args, mode="cold", bytes_moved=None, label=None, **kw):
+        asked.append({"mode": mode, "bytes_moved": bytes_moved, "label": label})
+        if mode == "graph" and fail_graph:
+            raise RuntimeError("cannot capture")
+        return SimpleNamespace(median_s=1e-4, iqr_s=1e-6, gbps=(bytes_moved or 0) / 1e-4 / 1e9)
+    return fake
+
+
+def test_gpu_point_is_one_graph_of_k_copies_with_the_floor_share(monkeypatch):
+    asked: list = []
+    monkeypatch.setattr(bench, "time", _fake_time(False, asked))
+    src = torch.ones(64 * KiB // 4)  # 64 KiB source: a 128 KiB working set
+    point = pitfalls._gpu_point(src, torch.empty_like(src), floor_s=5e-8, rep_ms=1)
+    copies = pitfalls.GPU_MAX_COPIES  # 256 MiB / 128 KiB = 2,048, capped
+    assert asked == [{"mode": "graph", "bytes_moved": copies * 128 * KiB, "label": asked[0]["label"]}]
+    assert point["working_set_bytes"] == 128 * KiB and point["repeats"] == copies and point["graph"]
+    assert point["op"] == "copy"
+    assert point["overhead_share"] == pytest.approx(copies * 5e-8 / 1e-4)
+
+
+def test_gpu_point_falls_back_to_one_copy_a_call(monkeypatch):
+    asked: list = []
+    monkeypatch.setattr(bench, "time", _fake_time(True, asked))
+    src = torch.ones(1024)
+    point = pitfalls._gpu_point(src, torch.empty_like(src), floor_s=None, rep_ms=1)
+    assert [a["mode"] for a in asked] == ["graph", "hot"]
+    assert point["repeats"] == 1 and not point["graph"] and point["overhead_share"] is None
+    assert pitfalls._gpu_floor_s(torch.device("cpu"), rep_ms=1) is None  # no graph: no floor
+
+
+def _points(gbps_by_size: dict, share: float = 0.02, op: str = "read") -> list[dict]:
+    return [{"working_set_bytes": s, "gbps": g, "repeats": 8, "overhead_share": share, "graph": op == "copy",
+             "op": op} for s, g in gbps_by_size.items()]
+
+
+LEVELS = {"L1": 32 * KiB, "L2": 512 * KiB, "L3": 32 * MiB}
+
+
+def test_steps_read_each_level_inside_against_beyond():
+    flat_l2 = {4 * KiB: 140, 16 * KiB: 140, 64 * KiB: 60, 256 * KiB: 60, 1 * MiB: 58, 16 * MiB: 58,
+               64 * MiB: 5, 128 * MiB: 5}
+    steps = {s["level"]: s for s in pitfalls.cache_steps(_points(flat_l2), LEVELS)}
+    assert steps["L1"]["shows"] and steps["L3"]["shows"] and steps["L2"]["shows"] is False
+    assert steps["L1"]["inside_gbps"] == 140 and steps["L1"]["beyond_gbps"] == 60
+    text = pitfalls.cache_curve_text({"points": _points(flat_l2), "levels": LEVELS})
+    assert "L1 140 -> 60, step" in text and "L2 60 -> 58, no step" in text
+    assert "Only the last-level edge" not in text  # L1 showed
+
+
+def test_only_the_last_level_edge_is_said_when_no_inner_step_shows():
+    flat = {4 * KiB: 60, 16 * KiB: 60, 64 * KiB: 60, 256 * KiB: 60, 1 * MiB: 58, 16 * MiB: 58,
+            64 * MiB: 5, 128 * MiB: 5}
+    text = pitfalls.cache_curve_text({"points": _points(flat), "levels": LEVELS})
+    assert "Only the last-level edge is visible: streaming reads are prefetched" in text
+    gpu = pitfalls.cache_curve_text({"points": _points({64 * KiB: 900, 8 * MiB: 6000, 16 * MiB: 6100,
+                                                        256 * MiB: 4200, 1024 * MiB: 4200}, op="copy"),
+                                     "levels": {"L2": 60 * MiB}})
+    assert "Fastest inside -> beyond (GB/s): L2 6,100 -> 4,200, step." in gpu
+    assert "Only the last-level edge is visible: a graph removes launches" in gpu
+
+
+def test_overhead_bound_points_are_left_out_of_the_steps():
+    # the small points are fast only because nothing else was priced: with their call cost
+    # over half the median they must not make a step
+    points = _points({4 * KiB: 10, 16 * KiB: 10}, share=0.9) + _points({64 * KiB: 60, 256 * KiB: 60})
+    steps = {s["level"]: s for s in pitfalls.cache_steps(points, LEVELS)}
+    assert steps["L1"]["inside_gbps"] is None and steps["L1"]["shows"] is None
+    text = pitfalls.cache_curve_text({"points": points, "levels": LEVELS})
+    assert "Call cost ≤90% of a point" in text and "up to 16 KiB over half, left out" in text and "L1 too few points" in text
+
+
+def test_a_record_of_one_copy_a_call_says_so():
+    old = [{"working_set_bytes": 64 * KiB, "gbps": 30.0, "median_s": 1e-5, "iqr_s": 1e-7}]
+    said = pitfalls.cache_curve_text({"points": old, "levels": {"L2": 60 * MiB}})
+    assert said == "Recorded one copy a call: left of the L2 line, per-copy cost."
+
+
+def test_the_plot_names_what_was_measured():
+    read = pitfalls.plot_cache_curve(_points({4 * KiB: 100}), {"L1": 32 * KiB}, "t")
+    copy = pitfalls.plot_cache_curve(_points({4 * KiB: 100}, op="copy"), {"L2": 60 * MiB}, "t")
+    assert read.axes[0].get_ylabel() == "read bandwidth, GB/s"
+    assert copy.axes[0].get_ylabel().startswith("copy bandwidth")
+    assert read.axes[1].get_ylabel().startswith("call cost")  # each point's call share, right axis
+    assert [round(y) for y in read.axes[1].lines[0].get_ydata()] == [2]
+    old = pitfalls.plot_cache_curve([{"working_set_bytes": 4 * KiB, "gbps": 1.0}], {"L2": 60 * MiB}, "t")
+    assert len(old.axes) == 1  # a record without shares: no share axis
+
+
+def test_each_cpu_point_keeps_its_fastest_round(monkeypatch):
+    medians = iter([3e-5, 9e-5, 1e-5, 2e-5, 2e-5, 4e-5])  # rounds over two sizes, interleaved
+    seen = []
+
+    def point(buffer, threads, rep_ms):
+        seen.append((buffer.numel() * 4, rep_ms))
+        return {"working_set_bytes": buffer.numel() * 4, "median_s": next(medians)}
+    monkeypatch.setattr(pitfalls, "_cpu_point", point)
+    points = pitfalls.cache_curve(8 * KiB, min_bytes=4 * KiB, device="cpu", rep_ms=30)
+    assert [s for s, _ in seen] == [4 * KiB, 8 * KiB] * pitfalls.CPU_ROUNDS  # the sweep again, not a point thrice
+    assert all(r == pytest.approx(30 / pitfalls.CPU_ROUNDS) for _, r in seen)  # the run time shared out
+    assert [p["median_s"] for p in points] == [1e-5, 2e-5] and points[0]["rounds"] == pitfalls.CPU_ROUNDS
