@@ -380,11 +380,17 @@ def check_c5b(ev: Mapping, th: Mapping) -> tuple[str, str, str]:
     split = allocator_split(seed_band, kept_band, "the seed's ratio")
     if split:
         return split[0], text + "; " + split[1], split[2]
-    if seed_band != l1_band:
-        return (DEPENDS, text, "the size: the seed's gap shows in "
-                f"{'DRAM' if seed_band == 'above' else 'L1'} but not in "
-                f"{'L1' if seed_band == 'above' else 'DRAM'}")
-    return (CONFIRMED if seed_band == "above" else REFUTED), text, ""
+    return _by_size(seed_band, l1_band, text, "the seed's gap shows")
+
+
+def _by_size(dram_band: str, l1_band: str, text: str, what: str) -> tuple[str, str, str]:
+    """C5b's and C5c's last step, one rule for both: the same band at both sizes decides
+    (above: confirmed, below: refuted); bands that differ make it depend on the size, named."""
+    if dram_band != l1_band:
+        return (DEPENDS, text, f"the size: {what} in "
+                f"{'DRAM' if dram_band == 'above' else 'L1'} but not in "
+                f"{'L1' if dram_band == 'above' else 'DRAM'}")
+    return (CONFIRMED if dram_band == "above" else REFUTED), text, ""
 
 
 def _cause_at_dram(ev: Mapping, th: Mapping) -> bool:
@@ -488,11 +494,7 @@ def check_c5c(ev: Mapping, th: Mapping) -> tuple[str, str, str]:
             + f" (misaligned+strided {gap:.2f}x). " + _window_tail(ev, th))
     if "noise" in (dram_band, l1_band):
         return DEPENDS, text, NOISE
-    if dram_band != l1_band:
-        return (DEPENDS, text, "the size: alignment alone costs in "
-                f"{'DRAM' if dram_band == 'above' else 'L1'} but not in "
-                f"{'L1' if dram_band == 'above' else 'DRAM'}")
-    return (CONFIRMED if dram_band == "above" else REFUTED), text, ""
+    return _by_size(dram_band, l1_band, text, "alignment alone costs")
 
 
 def decisions_c5c(ev: Mapping, th: Mapping) -> Decisions:
