@@ -116,3 +116,12 @@ def test_the_host_launch_is_the_median_of_several_probes_with_their_range():
         clocks.median_of_probes([])
     with pytest.raises(ValueError, match="probes"):
         clocks.host_launch(lambda: None, torch.device("cpu"), 1e-3, probes=0)
+
+
+def test_one_probe_that_waited_is_a_hiccup_most_are_a_synchronising_call():
+    """Review of today's GPU paths (2026-12-04): with five probes, one host hiccup longer than a
+    microsecond call's ~2 ms spin would have switched the timing to the wall clock."""
+    from labkit.measure import clocks
+
+    assert not clocks.waits_for_the_gpu(1, 5) and not clocks.waits_for_the_gpu(2, 5)
+    assert clocks.waits_for_the_gpu(3, 5) and clocks.waits_for_the_gpu(1, 1)
