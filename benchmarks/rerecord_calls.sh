@@ -29,7 +29,7 @@ case "${1:-}" in
       # opt-in ResNet-50 DDP run recorded for every other page), 07
     STEP_TIMEOUT=240 bash benchmarks/gpu_wave.sh \
       "$(nb 00)" "$(repro 04)" "$(nb 04)" "$(nb 03)" "$(nb 01)" "$(nb 02)" "LABKIT_DDP_RESNET50=1 $(nb 06)" "$(nb 07)" \
-      "$(repro 03)" "$(repro 02)" ;;  # reproduce 07 moved to C: on 2026-12-04 A ran into the 600 s limit there
+      "$(repro 03)" ;;  # reproduce 02 in E: A ran 567 s at 13:37 and has gained GPU work since  # reproduce 07 moved to C: on 2026-12-04 A ran into the 600 s limit there
   B)  # ~570 s: 08 (at most 150 s), its reproduce (about 95 s a run, re-timing a step whose base
       # moved adds up to ~10 s a run), 09 (at most 120 s)
     # reproduce first, so the page's note reads this call's fresh ranges (2026-12-04i 08 item 1)
@@ -42,10 +42,10 @@ case "${1:-}" in
       # Probes for a call with time left: benchmarks/gpu_05_warmup.py (~30 s), gpu_05_issue39.py
       # (~120 s), gpu_05_other_cells.py (~60 s, if 05 ran over 120 s), gpu_host_mode.py (08's host pace)
     CHAIN=1 STEP_TIMEOUT=420 bash benchmarks/gpu_wave.sh "$(repro 05)" "$(nb 05)" ;;
-  E)  # ~100 s, last: reproduce 07 (about 90 s), then the ledger, reading every chapter's fresh
+  E)  # ~180 s, last: reproduce 07 (about 90 s) and 02 (about 75 s), then the ledger, reading every chapter's fresh
       # record (and results/reproduce/: every reproduce above runs before it). Chained: take C's
       # wave into the tree first (scripts/take_wave.sh), so a fresh machine reads it too.
-    CHAIN=1 STEP_TIMEOUT=200 bash benchmarks/gpu_wave.sh "$(repro 07)" "$(nb 99)" ;;
+    CHAIN=1 STEP_TIMEOUT=200 bash benchmarks/gpu_wave.sh "$(repro 07)" "$(repro 02)" "$(nb 99)" ;;
   D)  # issue 41 (about 480 s): the one untried combination, the Triton fused epilogue compiled at
       # batch 1024, in three fresh processes (each ~130-160 s: its base, the top rung and batch 1024 are
       # built and timed in the same rounds), so its gain is seen 3 of 3; the Triton op's Hopper check
