@@ -54,6 +54,7 @@ PROBE_CALLS = 3            # calls queued behind one long spin to time the host'
 # C10; the same probe read 54-103 us in three fresh processes): a single probe is one sample
 # of the host's pace, and Python's first pass over a call is slower than the rest.
 PROBES = 5
+PROBE_BUDGET_S = 0.05  # the probes' spins per timing at most (a 10 ms call gets one probe, as before)
 
 
 @lru_cache(maxsize=8)
@@ -106,11 +107,23 @@ def median_of_probes(samples: list[float]) -> tuple[float, tuple[float, float]]:
     return median, (ordered[0], ordered[-1])
 
 
+def probe_hold_s(wall_per_call_s: float) -> float:
+    """How long one probe spins: longer than its PROBE_CALLS calls, with 2 ms to spare."""
+    return min(2 * PROBE_CALLS * wall_per_call_s + 2e-3, MAX_HOLD_S)
+
+
+def probes_for(wall_per_call_s: float, most: int = PROBES) -> int:
+    """Probes for a call: up to `most`, their spins within PROBE_BUDGET_S (at least one). A short
+    call, whose launch is as long as its work, gets five; a 10 ms call one, as before, where the
+    launch is a small share of its time and five spins would add a quarter second to its timing."""
+    return max(1, min(most, int(PROBE_BUDGET_S / probe_hold_s(wall_per_call_s))))
+
+
 def _probe_once(run: Callable[[], object], device: torch.device, wall_per_call_s: float) -> HostLaunch:
     """One probe: PROBE_CALLS calls queued behind one spin, timed on the host."""
     key = str(device)
     torch.cuda.synchronize(device)
-    hold_s = min(2 * PROBE_CALLS * wall_per_call_s + 2e-3, MAX_HOLD_S)
+    hold_s = probe_hold_s(wall_per_call_s)
     torch.cuda._sleep(cycles_for(hold_s, key))
     begin = _clock.perf_counter()
     for _ in range(PROBE_CALLS):
@@ -125,9 +138,9 @@ def _probe_once(run: Callable[[], object], device: torch.device, wall_per_call_s
 
 
 def host_launch(run: Callable[[], object], device: torch.device,
-                wall_per_call_s: float, probes: int = PROBES) -> HostLaunch:
+                wall_per_call_s: float, probes: int | None = None) -> HostLaunch:
     """Time the host's side of `run()` while a spin kernel keeps the GPU busy: the median of
-    `probes` probes (`_probe_once`), with their range.
+    `probes` probes (`_probe_once`; `probes_for` the call by default), with their range.
 
     wall_per_call_s is an upper bound of one call (the harness's estimate): the spin lasts
     longer than PROBE_CALLS of them, so if the stream is idle when the calls return, they
@@ -135,6 +148,7 @@ def host_launch(run: Callable[[], object], device: torch.device,
     blocked on it), and no hold can put the whole call behind the start event. The call counts
     as waiting only where most probes waited (`waits_for_the_gpu`); the median is of the others.
     """
+    probes = probes_for(wall_per_call_s) if probes is None else probes
     if probes < 1:
         raise ValueError(f"probes must be at least 1, got {probes}")
     samples: list[float] = []

@@ -125,3 +125,11 @@ def test_one_probe_that_waited_is_a_hiccup_most_are_a_synchronising_call():
 
     assert not clocks.waits_for_the_gpu(1, 5) and not clocks.waits_for_the_gpu(2, 5)
     assert clocks.waits_for_the_gpu(3, 5) and clocks.waits_for_the_gpu(1, 1)
+
+
+def test_short_calls_get_five_probes_and_long_ones_stay_within_the_probe_budget():
+    from labkit.measure import clocks
+
+    assert clocks.probes_for(50e-6) == 5          # a GEMM of 50 us: 2.3 ms a spin
+    assert clocks.probes_for(10e-3) == 1          # a 10 ms call: 62 ms a spin, one probe as before
+    assert clocks.probes_for(2e-3) * clocks.probe_hold_s(2e-3) <= clocks.PROBE_BUDGET_S
