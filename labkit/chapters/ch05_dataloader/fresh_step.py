@@ -33,8 +33,8 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from labkit.chapters.ch05_dataloader import intervals, loader_sweep
-from labkit.measure import conditions, timing
+from labkit.chapters.ch05_dataloader import loader_sweep
+from labkit.measure import conditions, intervals, timing
 
 FRESH_STEPS = 8  # timed steps on fresh batches, after a warm-up of one batch per worker
 FRESH_WORKERS = 4  # workers that feed them (fewer where the sweep has fewer)

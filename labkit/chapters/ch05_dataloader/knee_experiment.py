@@ -26,14 +26,14 @@ import torch
 
 from labkit.chapters.ch05_dataloader import (
     fresh_step,
-    intervals,
     loader_data,
     loader_sweep,
     shm,
     train_step,
 )
-from labkit.chapters.ch05_dataloader.intervals import t_quantile
 from labkit.measure import bench as timing
+from labkit.measure import intervals
+from labkit.measure.intervals import t_quantile
 from labkit.show.widgets.quiz import Key
 
 _log = logging.getLogger(__name__)  # each phase's seconds, at INFO (reproduce.py shows them)

@@ -10,7 +10,6 @@ arrives as the session's `Recorded`, so its table says 'recorded on nvidia-h200,
 
 from __future__ import annotations
 
-import math
 import os
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -24,7 +23,7 @@ from labkit.claims import trust
 from labkit.claims.core import Claim, Verdict
 from labkit.claims.tables import deciding
 from labkit.core import results
-from labkit.measure import ceiling_store
+from labkit.measure import ceiling_store, intervals
 from labkit.session import Recorded
 from labkit.show import table as tables
 from labkit.show.table import Stack
@@ -51,11 +50,6 @@ def time_text(row: Mapping) -> str:
     return f"{row['median_step_s'] * 1e3:.2f} ms ± {row['iqr_step_s'] * 1e3:.2f}{flag}"
 
 
-# Student's t, 97.5th percentile, by degrees of freedom (a two-sided 95% interval; no scipy here).
-T_975 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306, 9: 2.262,
-         10: 2.228, 11: 2.201, 12: 2.179, 13: 2.160, 14: 2.145, 15: 2.131, 16: 2.120, 17: 2.110,
-         18: 2.101, 19: 2.093, 20: 2.086, 21: 2.080, 22: 2.074, 23: 2.069, 24: 2.064, 25: 2.060,
-         26: 2.056, 27: 2.052, 28: 2.048, 29: 2.045, 30: 2.042}
 # A step-time difference inside this band is not called either way, whatever its interval: below
 # the 1-2% at which a shared CPU or a power-capped GPU repeats (harness parity on the H200).
 NO_CALL_BAND = 0.02
@@ -67,12 +61,8 @@ def ratio_interval(drifted_s: Sequence[float], matched_s: Sequence[float]) -> tu
     pairs = [(d, m) for d, m in zip(drifted_s, matched_s, strict=False) if d and m and d > 0 and m > 0]
     if len(pairs) < 2 or len(pairs) != len(drifted_s) or len(pairs) != len(matched_s):
         return None
-    logs = [math.log(d / m) for d, m in pairs]
-    n = len(logs)
-    mean = sum(logs) / n
-    sd = math.sqrt(sum((x - mean) ** 2 for x in logs) / (n - 1))
-    half = T_975[min(n - 1, 30)] * sd / math.sqrt(n)
-    return math.exp(mean), math.exp(mean - half), math.exp(mean + half), n
+    ratio, low, high = intervals.geometric_interval([d / m for d, m in pairs])
+    return ratio, low, high, len(pairs)
 
 
 def round_spread(row: Mapping) -> float | None:

@@ -1,8 +1,10 @@
-"""The Student-t interval chapter 05 puts on per-round ratios, in a module of its own.
+"""The Student-t interval on per-round ratios: the geometric mean of ratios measured in
+interleaved rounds and its two-sided 95% interval, on their logs.
 
-Why apart: the knob rule (knee_experiment.call) and the plateau's beside / alone slowdown
-(fresh_step.LoadedStep.slowdown_interval) read rounds the same way, and knee_experiment
-imports fresh_step: the shared arithmetic lives below both, so neither imports the other.
+Why here, in labkit.measure: chapter 05 (its knob rule, knee_experiment.call, and the plateau's
+beside / alone slowdown, fresh_step.LoadedStep.slowdown_interval) and chapter 06 (the drifted
+step against the converted one, tables.ratio_interval) read rounds the same way; each kept its
+own t table until 2026-12-04, and chapters may not import each other.
 """
 
 from __future__ import annotations
