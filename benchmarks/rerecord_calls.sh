@@ -27,9 +27,11 @@ case "${1:-}" in
       # 2026-12-03 03 ran before 00 and showed other ceilings: TF32 362 against 379); 04
       # reproduced before 04 so its page quotes the fresh record; then 01-03, 06 (its
       # opt-in ResNet-50 DDP run recorded for every other page), 07
+    # 2026-12-04 16:00 session: 01 is left out (its page and sources unchanged since its 13:37
+    # record, not in NOT_YET_RERECORDED), and 06 moved to E with 07: the session's 1,800 s held
+    # A+B+C+E with ~100 s of start and gaps only so (13:37: 1,681 s of calls, 1,783 held)
     STEP_TIMEOUT=240 bash benchmarks/gpu_wave.sh \
-      "$(nb 00)" "$(repro 04)" "$(nb 04)" "$(nb 03)" "$(nb 01)" "$(nb 02)" "LABKIT_DDP_RESNET50=1 $(nb 06)" "$(nb 07)" \
-      "$(repro 03)" ;;  # reproduce 02 in E: A ran 567 s at 13:37 and has gained GPU work since  # reproduce 07 moved to C: on 2026-12-04 A ran into the 600 s limit there
+      "$(nb 00)" "$(repro 04)" "$(nb 04)" "$(nb 03)" "$(nb 02)" "$(repro 03)" "$(repro 02)" ;;
   B)  # ~570 s: 08 (at most 150 s), its reproduce (about 95 s a run, re-timing a step whose base
       # moved adds up to ~10 s a run), 09 (at most 120 s)
     # reproduce first, so the page's note reads this call's fresh ranges (2026-12-04i 08 item 1)
@@ -42,10 +44,12 @@ case "${1:-}" in
       # Probes for a call with time left: benchmarks/gpu_05_warmup.py (~30 s), gpu_05_issue39.py
       # (~120 s), gpu_05_other_cells.py (~60 s, if 05 ran over 120 s), gpu_host_mode.py (08's host pace)
     CHAIN=1 STEP_TIMEOUT=420 bash benchmarks/gpu_wave.sh "$(repro 05)" "$(nb 05)" ;;
-  E)  # ~180 s, last: reproduce 07 (about 90 s) and 02 (about 75 s), then the ledger, reading every chapter's fresh
-      # record (and results/reproduce/: every reproduce above runs before it). Chained: take C's
-      # wave into the tree first (scripts/take_wave.sh), so a fresh machine reads it too.
-    CHAIN=1 STEP_TIMEOUT=200 bash benchmarks/gpu_wave.sh "$(repro 07)" "$(repro 02)" "$(nb 99)" ;;
+  E)  # ~150 s, last: 06 (its opt-in ResNet-50 DDP run, 46 s, not asked: the page shows the 13:37
+      # record, labelled, whose configuration is unchanged), 07, reproduce 07 (about 75 s, within
+      # 600 s of 07's page), then the ledger, reading every chapter's fresh record (and
+      # results/reproduce/: every reproduce above runs before it). Chained: take C's wave into the
+      # tree first (scripts/take_wave.sh), so a fresh machine reads it too.
+    CHAIN=1 STEP_TIMEOUT=200 bash benchmarks/gpu_wave.sh "$(nb 06)" "$(nb 07)" "$(repro 07)" "$(nb 99)" ;;
   D)  # issue 41 (about 480 s): the one untried combination, the Triton fused epilogue compiled at
       # batch 1024, in three fresh processes (each ~130-160 s: its base, the top rung and batch 1024 are
       # built and timed in the same rounds), so its gain is seen 3 of 3; the Triton op's Hopper check
