@@ -14,17 +14,7 @@ COPIES = ROOT / "results" / "h200_notebooks"
 
 # Chapters whose H200 copy predates their current sources: each is re-recorded on the H200
 # (scripts/execute_notebook.py --output-dir results/h200_notebooks) with its issue.
-NOT_YET_RERECORDED: set[str] = {
-    "00_setup_check",  # cache curve: work repeated inside one call, its call share and steps said (04k item 5)
-    "06_ddp_layout_drift",  # the drift bounded by its bytes, not launches (review 2026-12-04k 06 item 1); GPU page 1,525 -> ~1,453 (cadf096)
-    "02_contiguity_and_hidden_copies",  # C10/C9 tables, C2 note, takeaways, forms (04k 1, 2, 4, 6, 9)
-    "03_memory_layouts",  # the conv quiz table's ceiling-share columns (cell change; review 04k item 5)
-    "04_fusion",  # BN-folding prose: on a GPU cuDNN adds the bias as its own kernel (04k item 2)
-    "05_dataloader",  # the knob cell's markdown: every row called against the baseline (issue 39)
-    "08_inference_ladder",  # quiz on C24's judged form, done line, standing quoted as the table (04k 4, 5, 10b)
-    "09_audit_your_model",  # AOTI seconds cited as measured 2026-12-03, as 07's page says (04k 10e)
-    "99_claims_ledger",  # opens C1's row, not C9's: the 14:01 GPU page read 1,540 words (C9's card 173)
-}
+NOT_YET_RERECORDED: set[str] = set()
 
 
 def _chapter(source):

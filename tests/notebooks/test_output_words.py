@@ -24,6 +24,13 @@ CHAPTERS = sorted(p.stem for p in NOTEBOOKS.glob("[0-9][0-9]_*.py"))
 # 06 re-cut: 1480 (the ResNet-50 cost optional, (d)'s steps folded); 05: 1317
 # 99 re-cut (the ledger one compact row per claim): 1393; 08 re-cut: 1426; 07 re-cut: 1463
 NOT_YET_RECUT: set[str] = set()
+# GPU pages over the limit on their latest H200 record, cut since on this CPU (labkit only: the
+# cells, and so test_h200_copies, are unchanged), each waiting for its next re-record. Strict: a
+# record under the limit fails here until its chapter leaves the list.
+GPU_PAGE_OVER_ON_RECORD: dict[str, str] = {
+    "00_setup_check": "1,606 on the 2026-12-04 16:03 record: every ceiling kept (+43), the allocator's faults on that host (+42)",
+    "08_inference_ladder": "1,552 on the 2026-12-04 16:19 record: the interaction's derivation (+90)",
+}
 
 
 def assert_within_limit(words) -> None:
@@ -52,6 +59,9 @@ def _gpu_copy(name: str):
     if name in NOT_YET_RERECORDED:  # executed on older sources: not the page a GPU learner gets now
         return pytest.param(name, marks=pytest.mark.skip(
             reason="its H200 copy predates its sources (test_h200_copies.NOT_YET_RERECORDED)"))
+    if name in GPU_PAGE_OVER_ON_RECORD:
+        return pytest.param(name, marks=pytest.mark.xfail(
+            strict=True, raises=AssertionError, reason=GPU_PAGE_OVER_ON_RECORD[name]))
     return name
 
 
