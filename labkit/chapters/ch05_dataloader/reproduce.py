@@ -21,6 +21,7 @@ measure_numbers()['phases'] say where each run's seconds went.
 from __future__ import annotations
 
 import logging
+import re
 import warnings
 from collections.abc import Mapping, Sequence
 from datetime import datetime
@@ -306,9 +307,10 @@ def reference_agreement(runs: Sequence[dict], reference: dict) -> dict:
         checked = [plateau_now(r) for r in runs]
         found["plateau"] = ("within its band" if reference["plateau"] else "outside its band", sum(
             1 for p in checked if p and p["agrees"] == reference["plateau"]))
-    measured = [run_decisions(r) for r in runs]
+    measured = [{at_knee(label): call for label, call in run_decisions(r).items()} for r in runs]
     for label, kind in (reference.get("knobs") or {}).items():
-        found[f"knob {label}"] = (kind, sum(1 for d in measured if gain_kind(d.get(label, NOT_MEASURED)) == kind))
+        found[f"knob {label}"] = (kind, sum(1 for d in measured
+                                            if gain_kind(d.get(at_knee(label), NOT_MEASURED)) == kind))
     differ = [name for name, (_, n) in found.items() if n < len(runs)]
     return {"calls": found, "differ": differ, "outliers": [k for k, (_, n) in found.items() if n == 0],
             "runs": len(runs)}
@@ -569,6 +571,17 @@ def gain_kind(decision: str) -> str:
     return decision if decision == NOT_MEASURED else GAIN_KINDS.get(decision, "no gain")
 
 
+KNEE_TOKEN = re.compile(r"^w\d+\s+")  # a setting label's worker count ('w8 b64 pin': 'w8 ')
+
+
+def at_knee(label: str) -> str:
+    """A knob's name across runs: its label without the worker count ('w8 b64 pin' and 'w4
+    b64 pin': 'b64 pin'). Each run measures its knobs at its own knee, and the knees may differ
+    by a step (the rule accepts that): the 2026-12-04 16:07 H200 reproduce ran its third
+    run's knobs at 4 workers, and every knob read 'not measured' there under its literal label."""
+    return KNEE_TOKEN.sub("", label)
+
+
 def knob_agreement(runs: Sequence[dict]) -> dict:
     """Across runs: each knob's call in every run that measured knobs (run_decisions), its
     gain / no gain (gain_kind) in each, and the knobs whose gain / no gain was the same in
@@ -576,7 +589,8 @@ def knob_agreement(runs: Sequence[dict]) -> dict:
     for 3 of 3; review 2026-12-03g item 4: 'gain, not resolved, not resolved' passed as 'no
     contradiction' while the chapter printed 'a gain' from one run. 'commonest' gives each
     knob's commonest kind and in how many runs. {} when no run measured knobs."""
-    measured = [run_decisions(r) for r in runs if r.get("knob_decisions") is not None]
+    measured = [{at_knee(label): call for label, call in run_decisions(r).items()}
+                for r in runs if r.get("knob_decisions") is not None]
     if not measured:
         return {}
     labels = list(dict.fromkeys(label for d in measured for label in d))
