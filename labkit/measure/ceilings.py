@@ -201,10 +201,10 @@ def kept_note(result: Ceilings) -> str:
     kept = result.details.get("kept_higher") or {}
     if not kept:
         return ""
-    return "; ".join(
-        f"{key.replace('_gbps', '').replace('_tflops.', ' ')}: kept {v['kept']:.4g} from "
-        f"{str(v['measured_at'])[:16]} (this run read {v['this_run']:.4g})"
-        for key, v in kept.items()) + ": a ceiling is the best reading, and a loaded run reads low"
+    return ("Kept from earlier runs, a ceiling being the best reading (a loaded run reads low): "
+            + "; ".join(f"{key.replace('_gbps', '').replace('_tflops.', ' ')} {v['kept']:.4g} "
+                        f"({str(v['measured_at'])[:16]}; this run {v['this_run']:.4g})"
+                        for key, v in kept.items()) + ".")
 
 
 def copy_bandwidth_gbps(nbytes: int, where: torch.device, rep_ms: float | None = None,

@@ -178,8 +178,8 @@ def test_a_refresh_never_lowers_a_ceiling_of_the_same_machine(monkeypatch):
     assert second.details["kept_higher"] == {"copy_gbps": {"kept": 45.0, "measured_at": "2026-12-03T13:00",
                                                            "this_run": 25.0,
                                                            "sizes": [str(64 << 20), str(128 << 20)]}}
-    assert ceilings.kept_note(second) == ("copy: kept 45 from 2026-12-03T13:00 (this run read 25): a "
-                                          "ceiling is the best reading, and a loaded run reads low")
+    assert ceilings.kept_note(second) == ("Kept from earlier runs, a ceiling being the best reading (a loaded "
+                                          "run reads low): copy 45 (2026-12-03T13:00; this run 25).")
     assert ceilings.cached() == second  # what later chapters read
     third = ceilings.measure(refresh=True)  # a kept reading keeps its own date
     assert third.copy_gbps == 45.0 and third.details["kept_higher"]["copy_gbps"]["measured_at"] == "2026-12-03T13:00"
@@ -187,8 +187,8 @@ def test_a_refresh_never_lowers_a_ceiling_of_the_same_machine(monkeypatch):
     assert third.details["kept_higher"]["matmul_tflops.float32"]["measured_at"] == "2026-12-03T14:00"
     # two kept: the reason said once, at the end (a GPU can keep five; 00's page has 1,500 words)
     assert ceilings.kept_note(third) == (
-        "copy: kept 45 from 2026-12-03T13:00 (this run read 20); matmul float32: kept 1.5 from "
-        "2026-12-03T14:00 (this run read 0.5): a ceiling is the best reading, and a loaded run reads low")
+        "Kept from earlier runs, a ceiling being the best reading (a loaded run reads low): copy 45 "
+        "(2026-12-03T13:00; this run 20); matmul float32 1.5 (2026-12-03T14:00; this run 0.5).")
     assert ceilings.kept_note(first) == ""
 
 

@@ -264,17 +264,17 @@ def cache_curve_text(curve: Mapping) -> str:
         return f"Recorded one copy a call: left of the {last} line, per-copy cost."
     on_gpu = points[0]["op"] == "copy"
     shares = [p["overhead_share"] for p in points if p.get("overhead_share") is not None]
-    cost = (f"Call cost ≤{100 * max(shares):.0f}% of a point (grey, right axis)" if shares
+    cost = (f"Call cost ≤{100 * max(shares):.0f}% of a point (grey)" if shares
             else "Call cost not priced")
     bound = [p["working_set_bytes"] for p in points if (p.get("overhead_share") or 0) > OVERHEAD_BOUND]
     if bound:
-        cost += f"; up to {_size(max(bound))} over half, left out"
+        cost += f"; up to {_size(max(bound))} over half: plotted, not read for steps"
     steps = cache_steps(points, levels)
     said = "; ".join(f"{s['level']} " + (  # its size is in the plot's legend
         "too few points" if s["shows"] is None else
         f"{_gbps(s['inside_gbps'])} -> {_gbps(s['beyond_gbps'])}, {'step' if s['shows'] else 'no step'}")
         for s in steps)
-    text = f"{cost}. Fastest inside -> beyond (GB/s): {said}."
+    text = f"{cost}. Inside -> beyond (GB/s, fastest): {said}."
     if steps and steps[-1]["shows"] and not any(s["shows"] for s in steps[:-1]):
         why = ("a graph removes launches, not each copy kernel's fixed cost on the device" if on_gpu
                else "streaming reads are prefetched, so an inner edge shows only where the next level "
@@ -843,11 +843,10 @@ def hot_cold_notes(hot: object, cold: object, size_text: str, too_fast: bool,
     bound = [t for t in (hot, cold) if getattr(t, "launch_bound", False)]
     if bound:
         lines.append("launch-bound: " + "; ".join(
-            f"{t.label} is launched in {format_seconds(t.host_s)} and runs in {format_seconds(t.median_s)}"  # type: ignore[attr-defined]
+            f"{t.label}: launch {format_seconds(t.host_s)}, device {format_seconds(t.median_s)}"  # type: ignore[attr-defined]
             for t in bound)
-            + ". The device time is the copy's own, and the quiz grades it; a Python loop of such "
-              "copies would run at the host's pace instead (the launch figure is a short probe's, "
-              "an upper bound).")
+            + ". The quiz grades device time; a loop of such copies runs at the launch's pace "
+              "(a short probe's, an upper bound).")
     if too_fast:
         lines.append("The harness flagged a timing as too fast to time: at this size a copy lasts only a "
                      "few times the timer's resolution, so this pair shows little about caches; read the "
@@ -880,8 +879,7 @@ def hot_cold_takeaway(hot: object, cold: object, size_text: str, too_fast: bool)
     line = (f"Know where the data sits: the same {size_text} copy reported {format_value(hot.gbps)} GB/s hot "  # type: ignore[attr-defined]
             f"and {format_value(cold.gbps)} GB/s cold ({hot.gbps / cold.gbps:.1f}x")  # type: ignore[attr-defined]
     if getattr(hot, "launch_bound", False):
-        return line + (f" by device time; launched in {format_seconds(hot.host_s)} a copy, a loop of "  # type: ignore[attr-defined]
-                       "hot copies runs at the host's pace).")
+        return line + " by device time, launch-bound)."
     return line + (" by device time)." if getattr(hot, "host_s", None) is not None else ").")
 
 

@@ -101,7 +101,7 @@ def test_only_the_last_level_edge_is_said_when_no_inner_step_shows():
     gpu = pitfalls.cache_curve_text({"points": _points({64 * KiB: 900, 8 * MiB: 6000, 16 * MiB: 6100,
                                                         256 * MiB: 4200, 1024 * MiB: 4200}, op="copy"),
                                      "levels": {"L2": 60 * MiB}})
-    assert "Fastest inside -> beyond (GB/s): L2 6,100 -> 4,200, step." in gpu
+    assert "Inside -> beyond (GB/s, fastest): L2 6,100 -> 4,200, step." in gpu
     assert "Only the last-level edge is visible: a graph removes launches" in gpu
 
 
@@ -112,7 +112,7 @@ def test_overhead_bound_points_are_left_out_of_the_steps():
     steps = {s["level"]: s for s in pitfalls.cache_steps(points, LEVELS)}
     assert steps["L1"]["inside_gbps"] is None and steps["L1"]["shows"] is None
     text = pitfalls.cache_curve_text({"points": points, "levels": LEVELS})
-    assert "Call cost ≤90% of a point" in text and "up to 16 KiB over half, left out" in text and "L1 too few points" in text
+    assert "Call cost ≤90% of a point" in text and "up to 16 KiB over half: plotted, not read for steps" in text and "L1 too few points" in text
 
 
 def test_a_record_of_one_copy_a_call_says_so():

@@ -33,7 +33,8 @@ def test_first_calls_and_the_sweep_render_as_tables():
     sweep = {"matmul": {"float32": {"1024": 1.0, "2048": 2.0}}}
     recorded = Recorded("00_setup_check", "ceilings", "nvidia-h200", {"sweep": sweep}, "2026-12-03")
     shown = machine.sweep_table(recorded)
-    assert shown.column("share of this sweep's best") == [50.0, 100.0]
+    assert shown.columns == ["math", "n = 1,024", "n = 2,048"]  # one row per math (00's GPU page words)
+    assert shown.rows == [["float32", "1.0 (50%)", "2.0 (100%)"]] and "share of that math's best" in shown.title
     assert "the reference GPU (recorded on nvidia-h200" in shown.title
     assert "No matmul sweep" in machine.sweep_table(Recorded("00_setup_check", "ceilings", "nvidia-h200"))
 
@@ -93,3 +94,13 @@ def test_the_recorded_first_calls_say_they_are_another_experiment():
     shown = str(machine.first_call_table(rows, note=machine.PARITY_FIRST_CALLS))
     assert "(benchmarks/harness_parity.py) are another experiment than the GPU page" in shown
     assert "harness_parity" not in str(machine.first_call_table(rows))
+
+
+def test_the_sizes_table_shows_what_they_were_sized_for_and_folds_every_size():
+    """00's GPU page read 1,606 words on the 2026-12-04 16:03 record (limit 1,500): the sizes'
+    device and memory budget are shown, each size is one click away, not dropped."""
+    sizes = {"device": "cuda", "copy_bytes": 2**30, "matmul_n": 8192, "memory_budget_bytes": 2**31}
+    shown = machine.sizes_table(sizes)
+    assert [row[0] for row in shown.rows] == ["sized for", "memory budget the sizes are chosen within"]
+    (summary, text), = shown.folded
+    assert summary == "every size chosen here" and "1,024 MiB" in text and "8192" in text

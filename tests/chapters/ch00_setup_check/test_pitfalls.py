@@ -340,7 +340,7 @@ def test_the_hot_cold_quiz_grades_device_time_alone_even_where_launch_bound():
     assert pitfalls.hot_cold_class(*quick) == "1.2x to 3x"
     # the line under the table still says what a loop of such copies would pay, apart from the key
     notes = pitfalls.hot_cold_notes(H200_HOT, H200_COLD, "15 MiB", False)
-    assert "the quiz grades it" in notes[1] and "counts every choice" not in " ".join(notes)
+    assert "The quiz grades device time" in notes[1] and "counts every choice" not in " ".join(notes)
 
 
 def dataclasses_replace(timing, **changes):
@@ -354,9 +354,9 @@ def test_the_hot_cold_table_shows_the_host_launch_and_says_what_bound_it():
     assert rows[0]["host launch"] == pytest.approx(21.157e-6) and rows[0]["device time"] == pytest.approx(5.152e-6)
     notes = pitfalls.hot_cold_notes(H200_HOT, H200_COLD, "15 MiB", False)
     assert notes[0] == "hot reports 1.81x the bandwidth of cold for the same 15 MiB copy (device time)"
-    assert notes[1].startswith("launch-bound: 15 MiB copy, hot is launched in 21.2 us and runs in 5.15 us; "
-                               "15 MiB copy, cold is launched in 11 us and runs in 9.31 us.")
-    assert "launched in 21.2 us a copy" in pitfalls.hot_cold_takeaway(H200_HOT, H200_COLD, "15 MiB", False)
+    assert notes[1].startswith("launch-bound: 15 MiB copy, hot: launch 21.2 us, device 5.15 us; "
+                               "15 MiB copy, cold: launch 11 us, device 9.31 us.")
+    assert "by device time, launch-bound)" in pitfalls.hot_cold_takeaway(H200_HOT, H200_COLD, "15 MiB", False)
     cpu = _copy_timing("1 MiB copy, cold", 148e-6, 14.17, 53.0, threads=1)
     assert "host launch" not in pitfalls.hot_cold_rows(cpu, cpu)[0]
     assert not any(n.startswith("launch-bound") for n in pitfalls.hot_cold_notes(cpu, cpu, "1 MiB", False))
