@@ -6,7 +6,9 @@ views (chapter 06: "Grad strides do not match bucket view strides", and, measure
 wrong gradients handed to the optimizer while the ranks stay bit-identical). A parameter is exposed when its channels_last strides differ from its
 contiguous ones in a dimension of size > 1 (a 3x3 convolution weight). Where they differ
 only in size-1 dimensions (a 1x1 convolution weight [O, I, 1, 1]), the layouts address the
-same elements: AccumulateGrad's stride check may still warn, harmlessly.
+same elements: AccumulateGrad keeps such a gradient as the kernel returned it, silently (its
+layout contract ignores size-1 dims), and DDP's reducer, whose stride check
+(`check_grad_layout`) compares every stride, may still warn, harmlessly.
 """
 
 from __future__ import annotations

@@ -26,17 +26,20 @@ finding that the gradients are silently wrong; C14 is retired):
   arguments and it raises TypeError; that is the verdict on the hook as written, and its
   nearest working form is judged too, labelled as such: the seed's body registered on every parameter
   (`p.register_hook`), the nearest form of its stated intent (every gradient standard row-major
-  before the all-reduce). The module-level hook given the fitted signature sees input gradients
-  only, so its "refuted" was certain before the run (review 2026-12-04k, chapter 06 item 3); it
-  is still reported beside the hook as written.
+  before the all-reduce); its verdict is also said in C14c's own reason, so the ledger names it.
+  The module-level hook given the fitted signature sees input gradients only, so its "refuted"
+  was certain before the run (review 2026-12-04k, chapter 06 item 3); it is still reported,
+  as "fitted to PyTorch's signature", never as the nearest form.
 
 The checks read what chapter 06's DDP run (ddp_worker) measured in every rank.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 
+from labkit.chapters.ch06_ddp_layout_drift.ddp_launch import largest_grad_error
 from labkit.chapters.ch06_ddp_layout_drift.ddp_worker import (
     GRAD_TOLERANCE_FLOAT32_CPU,
     GRAD_TOLERANCE_REDUCED,
@@ -118,13 +121,33 @@ def check_c14a(ev: Mapping, th: Mapping) -> tuple[str, str, str]:
     if crashed or apart:
         what = ("a rank failed with " + crashed[0]["error"]) if crashed else "the ranks' parameters drifted apart"
         return CONFIRMED, f"Under the drift {what}. {_setting(ev)}: {detail}", ""
-    if ev.get("backend") != "nccl":  # the claim's other half is NCCL's own memory access
-        return (DEPENDS, "The ranks never disagreed: every rank reduced the same buckets and ended "
-                f"bit-identical, so the claim's drift half is refuted here; its NCCL half (an illegal "
-                f"memory access) is untested: this run used {ev.get('backend', '?')}, and NCCL needs a GPU "
-                f"per rank. {_setting(ev)}: {detail}", NCCL_ARM)
+    if ev.get("backend") != "nccl":  # the clause's illegal access is NCCL's own
+        # review 2026-12-04l item 7: the statement has no "drift half" since it was restated (04k item 7)
+        return (DEPENDS, f"The ranks' views never disagreed (bit-identical parameters, {_identical(ev)}); "
+                f"the illegal memory access needs NCCL: untested, this run used {ev.get('backend', '?')} "
+                f"(NCCL needs a GPU per rank). {_setting(ev)}: {detail}", NCCL_ARM)
     return (REFUTED, "The ranks never disagreed: every rank reduced the same buckets and ended "
             f"bit-identical, with no illegal access, over NCCL. {_setting(ev)}: {detail}", "")
+
+
+def _identical(ev: Mapping) -> str:
+    """'3 of 3 variants': of the drifted variants and the converted-first control in the evidence,
+    how many ended with bit-identical parameters on every rank."""
+    judged = [*ev["drift_variants"], *([ev["control"]] if ev.get("control") else [])]
+    same = sum(bool(d.get("params_identical")) for d in judged)
+    return f"{same} of {len(judged)} variant{'s' if len(judged) != 1 else ''}"
+
+
+def error_margin(variant: Mapping, tolerance: float | None = None) -> str:
+    """' (largest error 2.1e-07, tolerance 1e-04)': a variant's largest relative gradient error over
+    its observed steps and ranks beside the tolerance it was judged by; '' where the evidence does
+    not hold it (a record made before it was carried). Review 2026-12-04l item 3: 'right' showed no
+    margin, and the seed's deviation need not be large."""
+    error = variant.get("largest_grad_error")
+    tolerance = variant.get("grad_tolerance", tolerance)
+    if error is None or not math.isfinite(float(error)):
+        return ""
+    return f" (largest error {float(error):.1e}" + (f", tolerance {float(tolerance):.0e})" if tolerance else ")")
 
 
 def check_c14b(ev: Mapping, th: Mapping) -> tuple[str, str, str]:
@@ -148,7 +171,7 @@ def check_c14b(ev: Mapping, th: Mapping) -> tuple[str, str, str]:
     detail += (f"; converted before wrapping ({control['name']}): "
                + (f"raised {control['error']}" if control.get("error") else
                   f"gradients wrong for {', '.join(control['wrong_grads'])}" if control_wrong else
-                  "gradients right"))
+                  "gradients right" + error_margin(control)))
     amp = ev.get("amp_dtype") or "?"
     amp_text = ("AMP off (float32), so AMP plays no part in it" if amp == "off" else f"autocast {amp}")
     off = ev.get("amp_off_drift")
@@ -159,7 +182,8 @@ def check_c14b(ev: Mapping, th: Mapping) -> tuple[str, str, str]:
     if wrong:
         names = sorted({g for d in wrong for g in d["wrong_grads"]})
         if not control_wrong:
-            return (DEPENDS, f"Converted before DDP was built (the documented way) the gradients were right; "
+            return (DEPENDS, f"Converted before DDP was built (the documented way) the gradients were right"
+                    f"{error_margin(control)}; "
                     f"converted after wrapping, DDP handed the optimizer wrong gradients for {', '.join(names)} "
                     f"(the right values in the wrong places) with only a warning that says 'This is not an "
                     f"error' ({amp_text}; this is the course's own finding, not the seed's claim). "
@@ -197,6 +221,13 @@ def when_it_changes(ev: Mapping, wrong: list[Mapping]) -> str:
     return "; ".join([WHEN_IT_CHANGES, *said])
 
 
+def _ran_text(hook: Mapping) -> str:
+    """What one form of the hook did, in a C14c reason: 'ran, gradients still wrong for 0.weight, 3 warnings'."""
+    return ((f"raised {hook['error']}" if hook.get("error") else
+             f"ran, gradients still wrong for {', '.join(hook['wrong_grads'])}" if hook.get("wrong_grads")
+             else "ran, gradients right") + f", {hook['warnings']} warnings")
+
+
 def _fixed(hook: Mapping | None) -> bool:
     return bool(hook) and not hook.get("error") and not hook.get("wrong_grads") and hook["params_identical"]
 
@@ -205,7 +236,12 @@ def check_c14c(ev: Mapping, th: Mapping) -> tuple[str, str, str]:
     """The seed's hook repairs the drift: it runs, and the gradients are right again.
 
     seed_fix is the hook as it is judged (as written, or the nearest working form when the
-    caller labels the verdict so); seed_hook_fitted, when given, is reported beside it.
+    caller labels the verdict so). seed_hook_per_param, when given and not the judged hook, is
+    the one nearest working form (the seed's body on every parameter's gradient, b3): its own
+    verdict goes into this reason first, so the card and the ledger's row name it (review
+    2026-12-04l item 1: the reason called b2 the nearest form, the card beside it b3).
+    seed_hook_fitted (b2, the module-level hook given PyTorch's signature) is reported after it
+    under that name.
     """
     drifts = list(ev["drift_variants"])
     if not _provoked(drifts):
@@ -214,12 +250,13 @@ def check_c14c(ev: Mapping, th: Mapping) -> tuple[str, str, str]:
     hook = ev["seed_fix"]
     fitted = ev.get("seed_hook_fitted")
     fitted_text = ""
+    nearest = ev.get("seed_hook_per_param")
+    if nearest and nearest is not hook and nearest.get("name") != hook.get("name"):
+        outcome, _, _ = check_c14c(nearest_form_evidence(ev), th)
+        fitted_text = (f"; its nearest working form, the body on every parameter's gradient ({nearest['name']}): "
+                       f"{outcome} ({_ran_text(nearest)})")
     if fitted and fitted is not hook and fitted.get("name") != hook.get("name"):
-        fitted_text = ("; its nearest working form (the signature PyTorch calls) "
-                       + (f"raised {fitted['error']}" if fitted.get("error") else
-                          f"ran, gradients still wrong for {', '.join(fitted['wrong_grads'])}"
-                          if fitted.get("wrong_grads") else "ran, gradients right")
-                       + f", {fitted['warnings']} warnings")
+        fitted_text += f"; fitted to PyTorch's signature ({fitted['name']}) " + _ran_text(fitted)
     if not harmed:
         return (DEPENDS, "The drift did no harm here (gradients right, ranks identical), so there "
                 "was nothing for the hook to fix." + fitted_text, "whether the drift does harm")
@@ -315,6 +352,8 @@ def evidence_from_run(result: Mapping) -> dict:
                                         for r in reports),
                 "max_abs_diff_across_ranks": max(r["max_abs_diff_across_ranks"] for r in reports),
                 "hook": first["variant"].get("hook", "none"),
+                # the margin behind "right" (review 2026-12-04l item 3); None in older records
+                "largest_grad_error": largest_grad_error(reports), "grad_tolerance": first.get("grad_tolerance"),
                 "grad_strides_as_param": _grad_strides_as_param(first)}
 
     drift_names = [n for n in ("a_drift", "e_late_drift") if n in by_name]
@@ -350,4 +389,4 @@ def nearest_form_evidence(ev: Mapping) -> dict:
     """
     if not ev.get("seed_hook_per_param"):
         raise ValueError("this run has no b3_seed_hook_per_param variant: add it to the worker config's variants")
-    return {**ev, "seed_fix": ev["seed_hook_per_param"], "seed_hook_fitted": None}
+    return {**ev, "seed_fix": ev["seed_hook_per_param"], "seed_hook_fitted": None, "seed_hook_per_param": None}

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import math
 import os
 import resource
 import signal
@@ -246,6 +247,20 @@ def variant_summary(result: dict) -> list[dict]:
             "params_identical": all(r["params_identical"] for r in everyone),
             "max_abs_diff_across_ranks": max(r["max_abs_diff_across_ranks"] for r in everyone),
             "peak_memory_bytes": first.get("peak_memory_bytes"),
+            # the gradient check's margin: the largest finite relative error any rank saw on an
+            # observed step, and the tolerance it was judged by (None in older records)
+            "largest_grad_error": largest_grad_error(everyone),
+            "grad_tolerance": first.get("grad_tolerance"),
             "hook_calls": first.get("hook_calls"),  # a per-parameter hook's calls (b3); None in older records
         })
     return rows
+
+
+def largest_grad_error(reports: list[dict]) -> float | None:
+    """The largest finite relative gradient error (||DDP's - reference|| / ||reference||) over every
+    rank's observed steps; None when none was recorded (an older record, or a variant that raised
+    before its first gradient). A GradScaler step with inf/nan gradients is left out: the worker
+    says those apart as nonfinite_grads."""
+    errors = [float(o["largest_grad_error"]) for r in reports for o in r.get("observed") or []
+              if o.get("largest_grad_error") is not None and math.isfinite(float(o["largest_grad_error"]))]
+    return max(errors) if errors else None

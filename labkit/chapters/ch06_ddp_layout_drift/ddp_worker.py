@@ -544,7 +544,10 @@ def start_variant(name: str, config: WorkerConfig, device: torch.device, rank: i
         torch.cuda.reset_peak_memory_stats(device)
     run = _Run(variant, config, device, rank, world)
     report: dict = {"variant": asdict(variant), "error": None,
-                    "amp_dtype": str(run.amp_dtype).replace("torch.", "") if run.amp_dtype else "off"}
+                    "amp_dtype": str(run.amp_dtype).replace("torch.", "") if run.amp_dtype else "off",
+                    # what "right" meant for this variant: the page prints each observed step's
+                    # largest_grad_error beside it (review 2026-12-04l item 3)
+                    "grad_tolerance": run.grad_tolerance}
     try:
         report.update(run.observe())
     except Exception as exc:  # the seed's hook raises TypeError in backward on every rank

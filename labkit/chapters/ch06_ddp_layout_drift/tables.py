@@ -107,55 +107,133 @@ def no_added_launch(kernels: Kernels) -> str:
             f"{kernels.source} {'run' if many else 'runs'} in (c): the drift adds no launch")
 
 
+# Where no transposed copy is recorded for the run's device, a permuting copy is taken to run at
+# this fraction of the straight copy rate, and every line that uses it says it is an assumption.
+ASSUMED_SLOWDOWN = 4.0
+STRIDED_CHAPTER, STRIDED_KEY = "02_contiguity_and_hidden_copies", "strided_elementwise"
+TRANSPOSED_COPY = ("contiguous() then kernel", "stride-aware")  # chapter 02's pair: their difference is the copy
+
+
+def transposed_copy_rate(record: object, copy_gbps: float | None, machine: str) -> dict | None:
+    """The rate of a permuting copy, read from chapter 02's `strided_elementwise` record: its
+    'contiguous() then kernel' minus its 'stride-aware' kernel is `contiguous()` of a transposed
+    8192^2 float32 matrix alone, extra bytes over extra time (the H200: 512 MiB in 0.455 ms,
+    ~1,180 GB/s). {'gbps', 'machine', 'slowdown': chapter 00's copy rate over it}; None when the
+    record lacks either timing or they do not differ. Review 2026-12-04l item 5: the bound's
+    permute penalty was a typed 4x beside a measurement the course already held."""
+    if not isinstance(record, Mapping):
+        return None
+    rows = {str(r.get("variant")): r for r in record.get("comparison") or [] if isinstance(r, Mapping)}
+    copied, aware = rows.get(TRANSPOSED_COPY[0]), rows.get(TRANSPOSED_COPY[1])
+    try:
+        extra_s = float(copied["median_s"]) - float(aware["median_s"])  # type: ignore[index]
+        extra_bytes = float(copied["bytes_moved"]) - float(aware["bytes_moved"])  # type: ignore[index]
+    except (TypeError, KeyError, ValueError):
+        return None
+    if extra_s <= 0 or extra_bytes <= 0:
+        return None
+    gbps = extra_bytes / extra_s / 1e9
+    return {"gbps": gbps, "machine": machine, "slowdown": float(copy_gbps) / gbps if copy_gbps else None}
+
+
+def permuted_copy_rate(device: str, rate: Mapping | None) -> dict | None:
+    """The transposed-copy rate (`transposed_copy_rate`) of the device whose copy rate `rate` is:
+    this machine's chapter 02 record when `rate` is this machine's chapter 00 ceiling (then the
+    reference's, when this machine is the reference's device: a re-record writes there), else the
+    reference machine's record; None where chapter 02 recorded none (then the slowdown is
+    ASSUMED_SLOWDOWN, said as an assumption)."""
+    if not rate:
+        return None
+    if rate.get("machine") == "chapter 00":
+        found = transposed_copy_rate(results.mine(STRIDED_CHAPTER, STRIDED_KEY), rate.get("gbps"), "chapter 02")
+        reference = recorded_copy_rate(device)
+        if found is None and reference is not None:
+            found = transposed_copy_rate(results.recorded(STRIDED_CHAPTER, STRIDED_KEY, reference["machine"]),
+                                         rate.get("gbps"), reference["machine"])
+        return found
+    return transposed_copy_rate(results.recorded(STRIDED_CHAPTER, STRIDED_KEY, str(rate["machine"])),
+                                rate.get("gbps"), str(rate["machine"]))
+
+
+def _permuted_time(seconds: float, permuting_bytes: float, permuted: Mapping | None) -> tuple[float, str, str]:
+    """(the permuting copy's time, how the line names its rate, the worked arithmetic's words):
+    at chapter 02's measured transposed-copy rate, or ASSUMED_SLOWDOWN times the straight copy's
+    time, said to be an assumption."""
+    if permuted:
+        slow = 2 * permuting_bytes / (float(permuted["gbps"]) * 1e9)
+        under = f", {float(permuted['slowdown']):.1f}x under chapter 00's" if permuted.get("slowdown") else ""
+        return (slow, "at a transposed copy's measured rate",
+                f"{slow * 1e6:,.1f} us at {float(permuted['gbps']):,.0f} GB/s, chapter 02's transposed copy "
+                f"({permuted['machine']}{under})")
+    slow = ASSUMED_SLOWDOWN * seconds
+    return (slow, f"at an assumed 1/{ASSUMED_SLOWDOWN:.0f} of the copy rate",
+            f"{ASSUMED_SLOWDOWN:.0f}x that {slow * 1e6:,.1f} us (an assumption: no transposed copy is "
+            "recorded for this device)")
+
+
 def copy_parts(permuting_bytes: float | None, step_s: float | None, ratio: float, rate: Mapping | None,
-               kernels: Kernels | None = None, gap: Mapping | None = None) -> tuple[str, str, bool]:
-    """`copy_clause` in its three parts: (the bound as the page states it, its worked arithmetic
-    ('' when the bytes alone bound it and the statement already holds them), whether the ratio lies
-    outside the no-call band and beyond what the bound allows). The traffic table folds the
-    arithmetic: on the H200 page it and 'not the copy' were 35 of the table's 188 words (review
-    2026-12-04k, chapter 06's page at 1,525 words, over its 1,500)."""
+               kernels: Kernels | None = None, gap: Mapping | None = None,
+               permuted: Mapping | None = None) -> tuple[str, str, bool]:
+    """`copy_clause` in its three parts: (the copy's time as the page states it, its worked
+    arithmetic ('' when there is no kernel count and the statement already holds it), whether the
+    ratio lies outside the no-call band and beyond the copy's share of the step). The copy's time
+    is its bytes read and written at chapter 02's transposed-copy rate (`permuted`), else at
+    ASSUMED_SLOWDOWN under the straight rate, said as an assumption (review 2026-12-04l item 5: a
+    typed 4x). With a kernel count the worked arithmetic says that (c) runs as many copies,
+    straight, so the drift adds no launch, and, given chapter 04's launch gap, when each copy is
+    launch-sized: shorter than the gap, so its bytes bound nothing. The traffic table folds the
+    arithmetic (review 2026-12-04k: the H200 page at 1,525 words)."""
     if not rate or not permuting_bytes or not step_s or step_s <= 0:
         return "", "", False
-    seconds = 2 * permuting_bytes / (float(rate["gbps"]) * 1e9)
-    share = seconds / step_s
+    seconds = 2 * permuting_bytes / (float(rate["gbps"]) * 1e9)  # straight, at the best copy rate: the least time
+    slow, at, how = _permuted_time(seconds, permuting_bytes, permuted)
+    share = slow / step_s
     if kernels is None:
         said = (f"; the {bytes_text(permuting_bytes)} permuting copy: {seconds * 1e6:,.1f} us at "
-                f"{float(rate['gbps']):,.0f} GB/s ({rate['machine']}), {400 * share:.2f}% of (c)'s step even at 4x")
-        worked, bound = "", 4 * share
+                f"{float(rate['gbps']):,.0f} GB/s ({rate['machine']}), {100 * share:.2f}% of (c)'s step {at}")
+        worked = ""
     else:
-        bound = 4 * share
-        said = (f"; the {bytes_text(permuting_bytes)} permuting copy costs at most "
-                f"{4 * seconds * 1e6:,.1f} us, {100 * bound:.2f}% of (c)'s step: its bytes bound it")
-        worked = (f"{no_added_launch(kernels)}; bytes: {seconds * 1e6:,.1f} us at "
-                  f"{float(rate['gbps']):,.0f} GB/s ({rate['machine']}), 4x that {4e6 * seconds:,.1f} us")
-    return said, worked, ratio > 1 + max(NO_CALL_BAND, bound)
+        said = (f"; the {bytes_text(permuting_bytes)} permuting copy: {slow * 1e6:,.1f} us {at}, "
+                f"{100 * share:.2f}% of (c)'s step")
+        worked = (f"{no_added_launch(kernels)}, only a permuted order; bytes: {seconds * 1e6:,.1f} us at "
+                  f"{float(rate['gbps']):,.0f} GB/s ({rate['machine']}), {how}" + launch_sized(slow, kernels, gap))
+    return said, worked, ratio > 1 + max(NO_CALL_BAND, share)
+
+
+def launch_sized(seconds: float, kernels: Kernels, gap: Mapping | None) -> str:
+    """'; each copy is launch-sized: ...' when the copies' time per kernel is under the launch gap
+    chapter 04 recorded (a kernel that short is set by its launch, not its bytes, and (c) pays the
+    same launches); '' without a gap or when the copies are longer."""
+    if not gap or not kernels.count or seconds / kernels.count >= float(gap["us"]) * 1e-6:
+        return ""
+    return (f"; each copy is launch-sized: under the {float(gap['us']):,.1f} us launch gap ({gap['source']}), "
+            "which (c) pays alike")
 
 
 NOT_THE_COPY = ": not the copy: noise or another cause"
 
 
 def copy_clause(permuting_bytes: float | None, step_s: float | None, ratio: float, rate: Mapping | None,
-                kernels: Kernels | None = None, gap: Mapping | None = None) -> str:
-    """The permuting copy's arithmetic bound beside a step-time ratio, as the ResNet-50 line
-    gives it: its bytes read and written at the copy rate `rate` ({'gbps', 'machine'}), as a share
-    of the step, and 4x that (a permuting copy well below the copy ceiling); with a kernel count
-    and a recorded launch gap ({'us', 'source'}), the larger of that and kernels x gap, and which
-    of the two bounds it; where the ratio is outside the no-call band and beyond what the bound
-    allows, 'not the copy: noise or another cause'. '' without bytes, a step or a rate (review
-    2026-12-04i item 4)."""
-    said, worked, beyond = copy_parts(permuting_bytes, step_s, ratio, rate, kernels, gap)
+                kernels: Kernels | None = None, gap: Mapping | None = None,
+                permuted: Mapping | None = None) -> str:
+    """The permuting copy's arithmetic beside a step-time ratio (`copy_parts`), its worked part
+    inline in parentheses; where the ratio is outside the no-call band and beyond the copy's share
+    of the step, 'not the copy: noise or another cause'. '' without bytes, a step or a rate
+    (review 2026-12-04i item 4)."""
+    said, worked, beyond = copy_parts(permuting_bytes, step_s, ratio, rate, kernels, gap, permuted)
     return said + (f" ({worked})" if worked else "") + (NOT_THE_COPY if beyond else "")
 
 
-def step_cost(drifted: Mapping, matched: Mapping, rate: Mapping | None = None, gap: Mapping | None = None) -> str:
+def step_cost(drifted: Mapping, matched: Mapping, rate: Mapping | None = None, gap: Mapping | None = None,
+              permuted: Mapping | None = None) -> str:
     """(e)/(c) step time and what it can say (`step_cost_parts`), the copy's worked arithmetic
     inline in parentheses, for a line that has no fold beside it."""
-    line, said, worked = _step_cost(drifted, matched, rate, gap)
+    line, said, worked = _step_cost(drifted, matched, rate, gap, permuted)
     return line.replace(said, f"{said} ({worked})", 1) if said and worked else line
 
 
 def step_cost_parts(drifted: Mapping, matched: Mapping, rate: Mapping | None = None,
-                    gap: Mapping | None = None) -> tuple[str, str]:
+                    gap: Mapping | None = None, permuted: Mapping | None = None) -> tuple[str, str]:
     """(e)/(c) step time from the rounds in which the two were timed interleaved: the geometric
     mean of the per-round ratios with its 95% interval, and what that can say: slower or faster
     only when the interval excludes 1, the ratio is outside the +-2% no-call band and no noisy
@@ -167,12 +245,12 @@ def step_cost_parts(drifted: Mapping, matched: Mapping, rate: Mapping | None = N
     this run can resolve' there is nothing to attribute (the H200 page said both). A record without
     rounds (the two timed one after the other, an older run) gives its two medians' ratio and says
     that it is no measured cost. Returns (line, worked arithmetic or '')."""
-    line, _, worked = _step_cost(drifted, matched, rate, gap)
+    line, _, worked = _step_cost(drifted, matched, rate, gap, permuted)
     return line, worked
 
 
 def _step_cost(drifted: Mapping, matched: Mapping, rate: Mapping | None,
-               gap: Mapping | None) -> tuple[str, str, str]:
+               gap: Mapping | None, permuted: Mapping | None = None) -> tuple[str, str, str]:
     """(line, the copy's clause as the line holds it, its worked arithmetic)."""
     if drifted["median_step_s"] is None or matched["median_step_s"] is None:
         return "not timed", "", ""
@@ -198,7 +276,7 @@ def _step_cost(drifted: Mapping, matched: Mapping, rate: Mapping | None,
     else:
         verdict, unresolved = "no cost this run can resolve", True
     said, worked, beyond = copy_parts(drifted.get("permuting_bytes"), matched["median_step_s"], ratio, rate,
-                                      permuting_kernels(drifted), gap)
+                                      permuting_kernels(drifted), gap, permuted)
     return (f"(e)/(c) step time {ratio:.2f}x (95% interval {low:.2f}-{high:.2f}x, {rounds} interleaved "
             f"rounds): {verdict}" + said + (NOT_THE_COPY if beyond and not unresolved else "")), said, worked
 
@@ -467,9 +545,10 @@ def traffic_table(run: Run) -> Stack:
             continue
         shown.add(name, row["into_bucket_bytes"], row["back_to_grad_bytes"], row["permuting_bytes"],
                   row["permuting_bytes_step0"], row["separate_grad_bytes"], time_text(row))
+    device = str(run.result["device"])
+    rate = run_copy_rate(device)
     line, worked = step_cost_parts(rows["e_late_drift"], rows["c_convert_first"],  # its bytes are e_late_drift's row
-                                   run_copy_rate(str(run.result["device"])),
-                                   recorded_launch_gap(str(run.result["device"])))
+                                   rate, recorded_launch_gap(device), permuted_copy_rate(device, rate))
     shown.note(line)
     peaks = {name: row["peak_memory_bytes"] for name, row in rows.items()
              if name not in AMP_ONLY and row["peak_memory_bytes"]}
@@ -566,8 +645,9 @@ def resnet50_table(cost: object, not_run: str = "") -> object:
         shown.note("step times not shown: this record timed (c) and (e) one after the other, so their "
                    "ratio is no measured cost")
     device = str(value["device"])  # type: ignore[index]
+    rate = recorded_copy_rate(device)
     bound = copy_bound(e_big["permuting_bytes"], c_big["median_step_s"], c_big["iqr_step_s"],
-                       recorded_copy_rate(device), permuting_kernels(e_big), recorded_launch_gap(device))
+                       rate, permuting_kernels(e_big), recorded_launch_gap(device), permuted_copy_rate(device, rate))
     if bound:
         shown.note(bound)
     split = step_split(value, c_big)  # type: ignore[arg-type]
@@ -645,28 +725,30 @@ def step_split(value: Mapping, matched: Mapping) -> str:
 
 
 def copy_bound(permuting_bytes: float, step_s: float, step_iqr_s: float, rate: Mapping | None,
-               kernels: Kernels | None = None, gap: Mapping | None = None) -> str:
-    """What the permuting copy can cost at most, by arithmetic: read and write its bytes at
-    the device's measured copy rate (an upper bound on the time: a permuting copy at even a
-    quarter of that rate costs 4x this), against the step and the spread the timing resolves.
-    With a kernel count, the line says the control (c) runs the same copy kernels, so the drift
-    adds no launch (review 2026-12-04k, chapter 06 item 1)."""
+               kernels: Kernels | None = None, gap: Mapping | None = None,
+               permuted: Mapping | None = None) -> str:
+    """What the permuting copy costs by arithmetic, against the step and the spread the timing
+    resolves. Its bytes read and written at the device's measured copy rate take the least time
+    a copy of them can (review 2026-12-04l item 5: this docstring called it an upper bound); a
+    permuting copy is slower, at chapter 02's transposed-copy rate where it is recorded
+    (`permuted`, `transposed_copy_rate`), else at ASSUMED_SLOWDOWN under it, said as an
+    assumption. With a kernel count, the line says the control (c) runs the same copy kernels,
+    so the drift adds no launch (review 2026-12-04k, chapter 06 item 1)."""
     if not rate or permuting_bytes <= 0 or step_s <= 0:
         return ""
     seconds = 2 * permuting_bytes / (float(rate["gbps"]) * 1e9)
+    slow, at, how = _permuted_time(seconds, permuting_bytes, permuted)
+    spread = (f"far below the step-to-step {100 * step_iqr_s / step_s:.0f}% IQR of that step's time alone, "
+              "so this timing cannot resolve it")
     if kernels is not None:
-        most = 4 * seconds
-        return (f"by arithmetic: the {bytes_text(permuting_bytes)} permuting copy costs at most {most * 1e6:,.0f} us, "
-                f"{100 * most / step_s:.2f}% of the {step_s * 1e3:.1f} ms step: its bytes bound it "
-                f"({no_added_launch(kernels)}; bytes read and written at the "
-                f"{float(rate['gbps']):,.0f} GB/s copy rate chapter 00 recorded ({rate['machine']}): "
-                f"{seconds * 1e6:,.0f} us, 4x that {4e6 * seconds:,.0f} us): far below the step-to-step "
-                f"{100 * step_iqr_s / step_s:.0f}% IQR of that step's time alone, so this timing cannot resolve it")
+        return (f"by arithmetic: the {bytes_text(permuting_bytes)} permuting copy takes {slow * 1e6:,.0f} us {at}, "
+                f"{100 * slow / step_s:.2f}% of the {step_s * 1e3:.1f} ms step ({no_added_launch(kernels)}; "
+                f"bytes read and written at the {float(rate['gbps']):,.0f} GB/s copy rate chapter 00 recorded "
+                f"({rate['machine']}): {seconds * 1e6:,.0f} us, {how}): {spread}")
     return (f"by arithmetic: reading and writing the {bytes_text(permuting_bytes)} permuting copy at the "
             f"{float(rate['gbps']):,.0f} GB/s copy rate chapter 00 recorded ({rate['machine']}) takes "
             f"{seconds * 1e6:,.0f} us, {100 * seconds / step_s:.2f}% of the {step_s * 1e3:.1f} ms step, "
-            f"and 4x that is still {100 * 4 * seconds / step_s:.2f}%: far below the step-to-step "
-            f"{100 * step_iqr_s / step_s:.0f}% IQR of that step's time alone, so this timing cannot resolve it")
+            f"and {slow * 1e6:,.0f} us {at} is still {100 * slow / step_s:.2f}%: {spread}")
 
 
 def reference_variants(reference: object) -> object:
@@ -687,16 +769,30 @@ def reference_variants(reference: object) -> object:
     return shown
 
 
+def error_text(row: Mapping) -> str:
+    """A row's largest relative gradient error over its observed steps and ranks, beside the
+    tolerance it was judged by: '3.2e-07 (1e-04)'; '-' where the run did not record it (an older
+    record, or a variant that raised). The margin is the evidence that a 'right' variant has no
+    deviation, small or large (review 2026-12-04l item 3: the seed's outcome is a silent
+    deviation, which need not be large; a misplaced gradient is off by about 1 or more)."""
+    error, tolerance = row.get("largest_grad_error"), row.get("grad_tolerance")
+    if error is None:
+        return "-"
+    return f"{float(error):.1e}" + (f" ({float(tolerance):.0e})" if tolerance else "")
+
+
 def gradients_table(run: Run) -> tables.Table:
-    """Per variant: whether the ranks ended bit-identical, and whether each observed step's
-    gradients matched the reference (the explicit all_reduce of local gradients)."""
-    shown = tables.Table("", ["variant", "ranks identical", "gradients"], marks=WRONG_MARK)
+    """Per variant: whether the ranks ended bit-identical, whether each observed step's gradients
+    matched the reference (the explicit all_reduce of local gradients), and the largest relative
+    error measured, beside the tolerance (`error_text`)."""
+    shown = tables.Table("", ["variant", "ranks identical", "gradients", "largest error (tolerance)"],
+                         marks=WRONG_MARK)
     for name, row in run.rows.items():
         if row["error"]:
-            shown.add(name, "-", f"stopped before any gradient: {row['error'].split(':')[0]}")
+            shown.add(name, "-", f"stopped before any gradient: {row['error'].split(':')[0]}", "-")
             continue
         shown.add(name, row["params_identical"], "right on every observed step" if not row["wrong_grads"] else
-                  f"WRONG on steps {row['wrong_grad_steps']} for {', '.join(row['wrong_grads'])}")
+                  f"WRONG on steps {row['wrong_grad_steps']} for {', '.join(row['wrong_grads'])}", error_text(row))
     # (a) and (c) ending with different parameters is not shown: without a control (the same
     # layouts, no DDP) kernel choice alone could explain it (the review of issue 39).
     return shown

@@ -84,13 +84,22 @@ def test_c14a_ranks_that_diverge_without_drift_make_it_depend():
 
 def test_c14a_measured_here_says_the_ranks_stayed_identical():
     verdict = judge("C14a", **MEASURED_HERE)
-    assert verdict.reason.startswith("The ranks never disagreed")
+    assert verdict.reason.startswith("The ranks' views never disagreed (bit-identical parameters, 3 of 3 variants)")
+
+
+def test_c14a_speaks_of_no_drift_half_the_restated_claim_lacks():
+    """Review 2026-12-04l item 7: "the claim's drift half is refuted here" inside a 'depends', of a
+    statement that (restated, 04k item 7) has only the views' disagreement and NCCL's illegal access."""
+    said = judge("C14a", **MEASURED_HERE).reason
+    assert "half" not in said and "refuted" not in said
+    apart = dict(MEASURED_HERE, control=dict(MEASURED_HERE["control"], params_identical=False))
+    assert "(bit-identical parameters, 2 of 3 variants)" in judge("C14a", **apart).reason
 
 
 def test_c14a_over_gloo_cannot_refute_the_nccl_half():
     gloo = judge("C14a", **MEASURED_HERE)
     assert gloo.outcome == "depends" and gloo.depends_on == ch06.NCCL_ARM
-    assert "NCCL half (an illegal memory access) is untested: this run used gloo" in gloo.reason
+    assert "the illegal memory access needs NCCL: untested, this run used gloo" in gloo.reason
     assert judge("C14a", drift_variants=[drift(warnings=0)], control_params_identical=True).outcome == "depends"
     nccl = judge("C14a", **dict(MEASURED_HERE, backend="nccl"))
     assert nccl.outcome == "refuted" and "over NCCL" in nccl.reason
@@ -102,6 +111,16 @@ def test_c14b_reason_opens_with_the_wrong_gradients_and_names_the_bucket_view_va
     assert "wrong gradients for 0.weight, 3.weight" in first_sentence
     assert "the course's own finding, not the seed's claim" in first_sentence
     assert "d_bucket_view gives wrong gradients" in verdict.reason
+
+
+def test_c14b_says_the_controls_margin_where_the_evidence_holds_it():
+    """Review 2026-12-04l item 3: 'right' showed no margin; the seed's deviation need not be large."""
+    control = dict(drift("c_convert_first", 0), largest_grad_error=2.1e-7, grad_tolerance=1e-4)
+    said = judge("C14b", **dict(MEASURED_HERE, control=control)).reason
+    assert said.startswith("Converted before DDP was built (the documented way) the gradients were right "
+                           "(largest error 2.1e-07, tolerance 1e-04); ")
+    assert "largest error" not in judge("C14b", **MEASURED_HERE).reason  # an older record: not said
+    assert ch06.error_margin(dict(control, largest_grad_error=float("nan"))) == ""
 
 
 def test_c14b_depends_on_when_the_layout_changes():
@@ -161,6 +180,22 @@ def test_c14c_as_written_is_refuted_by_its_type_error_and_reports_the_nearest_fo
     assert "nearest working form" in verdict.reason and "still wrong for 0.weight" in verdict.reason
 
 
+def test_c14c_names_one_nearest_form_b3_with_its_verdict_and_b2_as_fitted():
+    """Review 2026-12-04l item 1: the reason (and so the ledger's row) called b2 'its nearest working
+    form' while the card under it judged b3 as that form. One name: b3, its verdict in the reason
+    the ledger saves; b2 is 'fitted to PyTorch's signature'."""
+    said = judge("C14c", **MEASURED_HERE).reason
+    nearest = said.split("nearest working form")[1]
+    assert nearest.startswith(", the body on every parameter's gradient (b3_seed_hook_per_param): refuted (ran")
+    assert said.count("nearest working form") == 1 and "b2_seed_hook_fitted" not in nearest.split(";")[0]
+    assert "; fitted to PyTorch's signature (b2_seed_hook_fitted) ran, gradients still wrong" in said
+    fixed_b3 = dict(drift("b3_seed_hook_per_param", 0), hook="seed_per_parameter")
+    assert "(b3_seed_hook_per_param): confirmed (ran, gradients right" in judge(
+        "C14c", **dict(MEASURED_HERE, seed_hook_per_param=fixed_b3)).reason
+    without = judge("C14c", **dict(MEASURED_HERE, seed_hook_per_param=None)).reason
+    assert "nearest working form" not in without and "fitted to PyTorch's signature" in without
+
+
 def test_c14c_nearest_form_is_the_per_parameter_hook_judged_on_its_own_and_labelled():
     """Review 2026-12-04k item 3: the nearest form is the seed's body on every parameter's gradient
     (b3), not the module-level hook fitted to its signature (b2), which never sees a parameter's."""
@@ -168,6 +203,7 @@ def test_c14c_nearest_form_is_the_per_parameter_hook_judged_on_its_own_and_label
     verdict = claims.get("C14c").judge(ev, machine="test", form=ch06.NEAREST_HOOK_FORM)
     assert verdict.outcome == "refuted" and "b3_seed_hook_per_param" in verdict.reason
     assert "b2_seed_hook_fitted" not in verdict.reason and "input gradients" not in verdict.reason
+    assert verdict.reason.count("b3_seed_hook_per_param") == 1  # judged once, not said again beside itself
     assert "still had their parameters' strides" in verdict.reason
     assert verdict.form.startswith("nearest working form") and "p.register_hook" in verdict.form
     unknown = dict(PER_PARAM_STILL_WRONG, grad_strides_as_param=None)

@@ -24,6 +24,9 @@ def test_two_gloo_ranks_provoke_the_warning_and_stay_identical():
     assert first["warnings_step0"] == 0 and first["wrong_grads"] == []
     assert drift["params_identical"] and first["params_identical"]
     assert drift["max_abs_diff_across_ranks"] == 0.0
+    # the gradient check's margin reaches the row (review 2026-12-04l item 3): float32 on a CPU
+    assert first["grad_tolerance"] == ddp_worker.GRAD_TOLERANCE_FLOAT32_CPU
+    assert first["largest_grad_error"] < first["grad_tolerance"] and drift["largest_grad_error"] > 0.5
     assert drift["permuting_bytes_step0"] > 0 and first["permuting_bytes_step0"] == 0
     params = {p["name"]: p for p in result["ranks"][0][0]["observed"][0]["parameters"]}
     one_by_one = params["6.weight"]

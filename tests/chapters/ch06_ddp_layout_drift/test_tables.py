@@ -5,6 +5,7 @@ import json
 import pytest
 import torch
 
+from labkit import claims
 from labkit.chapters.ch06_ddp_layout_drift import claims as ch06
 from labkit.chapters.ch06_ddp_layout_drift import ddp_worker, tables
 from labkit.session import Recorded
@@ -111,6 +112,30 @@ def test_the_run_tables_fold_what_a_reader_opens_on_request():
     assert len(tables.findings(_run(a_wrong={}), {}).rows) == 1  # d's diagnosis, shown as it is
 
 
+def test_the_gradient_check_prints_its_measured_error_beside_the_tolerance():
+    """Review 2026-12-04l item 3: the worker computed largest_grad_error per observed step, but the
+    row, the record and the page dropped it, so 'right' showed no margin. The largest finite error
+    over every rank's observed steps is carried (a GradScaler step's inf is left out)."""
+    run = _run()
+    errors = {"a_drift": [1.38, 2e-7], "c_convert_first": [3.2e-7, float("inf")]}
+    for rank, reports in enumerate(run.result["ranks"]):
+        run.result["ranks"][rank] = reports = [dict(r, observed=[dict(o) for o in r["observed"]]) for r in reports]
+        for report in reports:
+            report["grad_tolerance"] = 1e-4
+            for o, error in zip(report["observed"], errors.get(report["variant"]["name"], []), strict=False):
+                o["largest_grad_error"] = error * (1 if rank == 0 else 0.5)
+    rows = run.rows
+    assert rows["a_drift"]["largest_grad_error"] == 1.38 and rows["c_convert_first"]["largest_grad_error"] == 3.2e-7
+    assert rows["e_late_drift"]["largest_grad_error"] is None and rows["c_convert_first"]["grad_tolerance"] == 1e-4
+    shown = tables.gradients_table(run)
+    by_name = dict(zip(shown.column("variant"), shown.column("largest error (tolerance)"), strict=True))
+    assert by_name["c_convert_first"] == "3.2e-07 (1e-04)" and by_name["a_drift"] == "1.4e+00 (1e-04)"
+    assert by_name["b_seed_fix"] == "-" and by_name["e_late_drift"] == "-"  # raised; not recorded
+    evidence = ch06.evidence_from_run(run.result)
+    assert evidence["control"]["largest_grad_error"] == 3.2e-7 and evidence["control"]["grad_tolerance"] == 1e-4
+    assert "(largest error 3.2e-07, tolerance 1e-04)" in claims.get("C14b").judge(evidence, machine="t").reason
+
+
 def test_on_a_gpu_peak_memory_is_a_range_under_the_traffic_table_and_each_variant_folded():
     """On the H200 every variant peaked at 523-524 MiB: a column of one number. The range is a
     note, each variant's figure one click away; a CPU run (no peaks) shows neither."""
@@ -171,7 +196,8 @@ def test_the_run_records_the_reference_runs_keys_and_shapes():
     # the interleaved timing (issue 39) adds its rounds and the steps trained to each row, and the
     # kernel count of the permuting copies (review 2026-12-04j item 7) is new since the 06:48 record
     # and the per-parameter hook's call count (review 2026-12-04k item 3) since the 13:37 record
-    new = {"round_medians_s", "trained_steps", "permuting_copies", "hook_calls"}
+    new = {"round_medians_s", "trained_steps", "permuting_copies", "hook_calls",
+           "largest_grad_error", "grad_tolerance"}  # the gradient check's margin, review 2026-12-04l item 3
     assert set(payload["variants"][0]) - new == set(recorded["variants"][0]) - new
 
 
@@ -208,17 +234,55 @@ GAP = {"us": 9.3, "source": "chapter 04's timeline, nvidia-h200"}
 RATE = {"gbps": 4224.0, "machine": "nvidia-h200"}
 
 
-def test_the_drift_adds_no_launch_so_its_bytes_bound_its_cost():
+# chapter 02's strided_elementwise on the H200 (16:07 record): contiguous() of a transposed 8192^2 fp32
+STRIDED = {"comparison": [
+    {"variant": "stride-aware", "median_s": 0.0001366720050573349, "bytes_moved": 536870912},
+    {"variant": "contiguous() then kernel", "median_s": 0.0005919359922409058, "bytes_moved": 1073741824}]}
+PERMUTED = tables.transposed_copy_rate(STRIDED, RATE["gbps"], "nvidia-h200")
+
+
+def test_the_permute_slowdown_is_read_from_chapter_02s_transposed_copy_not_typed():
+    """Review 2026-12-04l item 5: '4x that' was a literal; chapter 02 measured a permuting copy."""
+    assert round(PERMUTED["gbps"]) == 1179 and round(PERMUTED["slowdown"], 2) == 3.58
+    assert tables.transposed_copy_rate({"comparison": STRIDED["comparison"][:1]}, 4224.0, "m") is None
+    assert tables.transposed_copy_rate(None, 4224.0, "m") is None
+    recorded = json.loads((ROOT / "results" / "nvidia-h200.json").read_text())["chapters"]
+    device = recorded["06_ddp_layout_drift"]["ddp_resnet50_cost"]["payload"]["device"]
+    rate = tables.recorded_copy_rate(device)
+    assert tables.permuted_copy_rate(device, rate) == tables.transposed_copy_rate(
+        recorded[tables.STRIDED_CHAPTER][tables.STRIDED_KEY]["payload"], rate["gbps"], "nvidia-h200")
+    assert tables.permuted_copy_rate(device, None) is None
+    said = tables.copy_clause(301_824, 0.00681, 1.01, RATE, tables.Kernels(3), GAP, PERMUTED)
+    assert "permuting copy: 0.5 us at a transposed copy's measured rate, 0.01% of (c)'s step" in said
+    assert "0.5 us at 1,179 GB/s, chapter 02's transposed copy (nvidia-h200, 3.6x under chapter 00's)" in said
+    assert "4x" not in said
+    # no transposed copy recorded: the slowdown is an assumption, and says so
+    assumed = tables.copy_clause(301_824, 0.00681, 1.01, RATE, tables.Kernels(3))
+    assert "at an assumed 1/4 of the copy rate" in assumed and "(an assumption: no transposed copy" in assumed
+
+
+def test_copy_bound_calls_the_bytes_time_at_the_copy_rate_the_least_not_an_upper_bound():
+    """Review 2026-12-04l item 5: its docstring called the least possible time an upper bound."""
+    doc = " ".join(tables.copy_bound.__doc__.split())
+    assert "(an upper bound" not in doc and "take the least time a copy of them can" in doc
+    big = tables.copy_bound(45_306_624, 0.0648, 0.0025, RATE, tables.Kernels(1), GAP, PERMUTED)
+    assert "the 43.2 MiB permuting copy takes 77 us at a transposed copy's measured rate, 0.12% of" in big
+    assert "costs at most" not in big and "bound it" not in big
+
+
+def test_the_drift_adds_no_launch_and_a_small_copy_is_launch_sized():
     """Review 2026-12-04k (chapter 06 item 1): the control (c) copies as many gradients into its buckets,
     one kernel each, so the drift adds no launch; 2026-12-04j item 7 had bounded 295 KiB in three
-    kernels by ~28 us of launches. The bound is 4x the bytes' time at the copy rate."""
-    said = tables.copy_clause(301_824, 0.00681, 1.01, RATE, tables.Kernels(3), GAP)
-    assert "costs at most 0.6 us, 0.01% of (c)'s step: its bytes bound it" in said
-    assert "the same 3 copy kernels run in (c): the drift adds no launch" in said and "launch gap" not in said
-    big = tables.copy_bound(45_306_624, 0.0648, 0.0025, RATE, tables.Kernels(1), GAP)
-    assert "its bytes bound it" in big and "costs at most 86 us" in big and "1 copy kernel runs in (c)" in big
-    # without a kernel count (a CPU run) the bytes alone, as before
-    assert "0.01% of (c)'s step even at 4x" in tables.copy_clause(301_824, 0.00681, 1.01, RATE)
+    kernels by ~28 us of launches. Review 2026-12-04l item 5: a copy that small is launch-sized."""
+    said = tables.copy_clause(301_824, 0.00681, 1.01, RATE, tables.Kernels(3), GAP, PERMUTED)
+    assert "the same 3 copy kernels run in (c): the drift adds no launch, only a permuted order" in said
+    assert "each copy is launch-sized: under the 9.3 us launch gap (chapter 04's timeline" in said
+    assert "launch-sized" not in tables.copy_clause(301_824, 0.00681, 1.01, RATE, tables.Kernels(3), None, PERMUTED)
+    big = tables.copy_bound(45_306_624, 0.0648, 0.0025, RATE, tables.Kernels(1), GAP, PERMUTED)
+    assert "1 copy kernel runs in (c)" in big and "launch-sized" not in big
+    # without a kernel count (a CPU run) the bytes alone, and the rate the share is taken at
+    assert "0.01% of (c)'s step at a transposed copy's measured rate" in tables.copy_clause(
+        301_824, 0.00681, 1.01, RATE, permuted=PERMUTED)
 
 
 def test_an_older_record_counts_its_stride_warnings_as_an_upper_bound_on_the_kernels():
@@ -340,7 +404,7 @@ def test_a_noisy_step_ratio_is_held_back_and_set_beside_what_the_copy_can_cost()
     bound = tables.copy_bound(60e6, 0.085, 0.019, {"gbps": 2000.0, "machine": "here"})
     assert "the step-to-step 22% IQR" in bound
     assert "the 19.7 KiB permuting copy: 1.7 us at 23 GB/s (here)" in said
-    assert said.endswith("0.04% of (c)'s step even at 4x: not the copy: noise or another cause")
+    assert said.endswith("0.04% of (c)'s step at an assumed 1/4 of the copy rate: not the copy: noise or another cause")
     quiet = {**drifted, "timing_noisy": False}
     assert ": slower" in tables.step_cost(quiet, {**matched, "timing_noisy": False})  # no flag: the call stands
     # a copy big enough to explain the ratio is not dismissed
@@ -359,13 +423,14 @@ def test_the_traffic_table_folds_the_copys_worked_bound_and_drops_not_the_copy_w
                "round_medians_s": rounds, "permuting_bytes": 0}
     drifted = {**matched, "median_step_s": 0.00762, "permuting_bytes": 301_824, "permuting_copies": 2,
                "round_medians_s": [r * f for r, f in zip(rounds, [0.9, 1.2, 1.0, 1.15, 0.95, 1.02], strict=True)]}
-    line, worked = tables.step_cost_parts(drifted, matched, RATE, GAP)
-    assert ": no cost this run can resolve; the 295 KiB permuting copy costs at most 0.6 us" in line
-    assert line.endswith("its bytes bound it") and "not the copy" not in line
-    assert worked.startswith("the same 2 copy kernels run in (c): the drift adds no launch; bytes: 0.1 us")
+    line, worked = tables.step_cost_parts(drifted, matched, RATE, GAP, PERMUTED)
+    assert ": no cost this run can resolve; the 295 KiB permuting copy: 0.5 us at a transposed copy's" in line
+    assert line.endswith("0.01% of (c)'s step") and "not the copy" not in line
+    assert worked.startswith("the same 2 copy kernels run in (c): the drift adds no launch, only a permuted "
+                             "order; bytes: 0.1 us")
     assert worked not in line
-    whole = tables.step_cost(drifted, matched, RATE, GAP)  # a line with no fold beside it keeps it inline
-    assert f"its bytes bound it ({worked})" in whole
+    whole = tables.step_cost(drifted, matched, RATE, GAP, PERMUTED)  # a line with no fold beside it keeps it inline
+    assert f"0.01% of (c)'s step ({worked})" in whole
     called = {**drifted, "round_medians_s": [r * 1.3 for r in rounds]}  # a called difference keeps it
     assert tables.step_cost_parts(called, matched, RATE, GAP)[0].endswith(": not the copy: noise or another cause")
 
