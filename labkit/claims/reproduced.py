@@ -75,6 +75,7 @@ class Reproduction:
     runs: tuple[str, ...] = ()  # each run against the verdict: 'the same', or how it differs
     record_at: str = ""
     verdict_at: str = ""
+    cut_short: str = ""  # '2 of 3 runs asked, cut short' where the record is incomplete, else ''
 
     @property
     def reproduced(self) -> bool:
@@ -240,15 +241,19 @@ def compare(verdict: Verdict, data: dict | None, verdict_recorded_at: str = "",
               f"today's rule from its evidence, against the verdict's: " + "; ".join(
                   f"run {n}: {label}" for n, label in enumerate(labels, 1)) + "".join(f"; {n}" for n in notes)
               + _forms_named(verdict, other_forms) + _depends_named(verdict, runs))
-    if same < len(runs):
-        return Reproduction(claim_id, NOT_REPRODUCED, f"NOT reproduced (runs: {listed(labels)})", detail,
-                            tuple(labels), **dates)
     asked, complete = data.get("runs_asked", len(runs)), data.get("complete", True)
+    # an incomplete record says so beside a NOT too (review 2026-12-04l 08-09-99 item 7: the
+    # 16:15 08 record ran 2 of its 3 runs and 99 read "in all 2" with no word of the third)
+    cut = "" if complete else f"{len(runs)} of {asked} runs asked, cut short"
+    if same < len(runs):
+        return Reproduction(claim_id, NOT_REPRODUCED,
+                            f"NOT reproduced (runs: {listed(labels)}{'; ' + cut if cut else ''})", detail,
+                            tuple(labels), cut_short=cut, **dates)
     if data.get("quick") or len(runs) < REQUIRED_RUNS or not complete:
         why = ("a --quick smoke test" if data.get("quick") else
                f"{len(runs)} of {asked} runs asked, cut short" if not complete else f"{REQUIRED_RUNS} needed")
         return Reproduction(claim_id, TOO_FEW, f"{same} of {len(runs)} runs agree, too few ({why})", detail,
-                            tuple(labels), **dates)
+                            tuple(labels), cut_short=cut, **dates)
     text = f"reproduced {same} of {len(runs)}"
     status = REPRODUCED
     if earlier:  # agreeing runs of an earlier call: not a reproduction of this verdict
@@ -314,7 +319,8 @@ def headline(marks: Mapping[str, Reproduction]) -> str:
     for chapter, group in older.items():
         parts.append(f"{', '.join(m.claim_id for m in group)} ({chapter[:2]}) only on earlier sources: "
                      f"its record ({_at(group[0].record_at)}) is older than the verdict ({_at(group[0].verdict_at)})")
-    rest = [m.claim_id for m in marks.values() if not m.reproduced and not m.earlier]
+    rest = [m.claim_id + (f" ({m.cut_short})" if m.cut_short else "")
+            for m in marks.values() if not m.reproduced and not m.earlier]
     if rest:
         parts.append(f"not reproduced {REQUIRED_RUNS} of {REQUIRED_RUNS}: {', '.join(rest)}")
     return "; ".join(parts) + "."

@@ -290,6 +290,14 @@ def test_a_reproduce_record_is_read_per_run_against_the_reference_verdict():
     assert rp.compare(verdict, _record([_run(verdict)] * 2)).status == rp.TOO_FEW
     assert "--quick" in rp.compare(verdict, _record([_run(verdict)] * 3, quick=True)).text
     assert "cut short" in rp.compare(verdict, _record([_run(verdict)] * 2, runs_asked=3, complete=False)).text
+    # ... and beside a NOT, in the mark and in the headline (review 2026-12-04l 08-09-99 item 7: the
+    # 16:15 08 record ran 2 of 3 and 99 read "in all 2" with no word of the third)
+    other = _run(verdict, outcome="refuted" if verdict.outcome != "refuted" else "confirmed", evidence=False)
+    cut = rp.compare(verdict, _record([other] * 2, runs_asked=3, complete=False))
+    assert cut.status == rp.NOT_REPRODUCED and cut.text.endswith("; 2 of 3 runs asked, cut short)")
+    assert "C10 (2 of 3 runs asked, cut short)" in rp.headline({"C10": cut})
+    whole = rp.compare(verdict, _record([other] * 3))
+    assert whole.cut_short == "" and "cut short" not in whole.text + rp.headline({"C10": whole})
     # the chapter's own numbers did not reproduce: said beside the verdict's 3 of 3
     assert "numbers did not" in rp.compare(verdict, _record([_run(verdict)] * 3, numbers_agree=False)).text
     # no record, or a record that did not judge this claim
