@@ -6,6 +6,8 @@
 # wrote, so 99, run last, reads every chapter's fresh record. Make each call the moment the one
 # before returns: the machine stays warm 30 s, and a call that lands on a fresh one prints
 # "chain: no earlier call's reference file" (2026-12-03 18:55: C did, and 99's copy was void).
+# Seconds from the 2026-12-04 16:01 calls: A 481 (fresh machine), B 591 (reproduce 08 cut at 360 s),
+# C 520 (reproduce 05 372, 05 143), E 87 (06 without ResNet-50, 07, 99); 1,750 s held in all.
 # Seconds from the 2026-12-04 13:37 calls: A 567 (with 99), B 514, reproduce 05 363, 05 147.
 # Seconds from the 2026-12-04 06:48 calls: A 477 (cold start ~35 s before it), B 511 (reproduce 08
 # 307 s, 08 114 s, 09 86 s; a fresh machine), C 430 (05 84 s, reproduce 05 244 s, reproduce 07 88 s, 99 10 s).
@@ -32,10 +34,10 @@ case "${1:-}" in
     # A+B+C+E with ~100 s of start and gaps only so (13:37: 1,681 s of calls, 1,783 held)
     STEP_TIMEOUT=240 bash benchmarks/gpu_wave.sh \
       "$(nb 00)" "$(repro 04)" "$(nb 04)" "$(nb 03)" "$(nb 02)" "$(repro 03)" "$(repro 02)" ;;
-  B)  # ~570 s: 08 (at most 150 s), its reproduce (about 95 s a run, re-timing a step whose base
-      # moved adds up to ~10 s a run), 09 (at most 120 s)
-    # reproduce first, so the page's note reads this call's fresh ranges (2026-12-04i 08 item 1)
-    CHAIN=1 STEP_TIMEOUT=360 bash benchmarks/gpu_wave.sh "$(repro 08)" "$(nb 08)" "$(nb 09)" ;;
+  B)  # ~510 s: reproduce 08 first (2026-12-04 16:09: 118.5 and 119.6 s a run, so its 360 s step
+      # limit cut run 3: 400 s now), so the page's note reads this call's fresh ranges
+      # (2026-12-04i 08 item 1), then 08 (137 s at 16:17, limit 150). 09 (86 s) moved to E.
+    CHAIN=1 STEP_TIMEOUT=400 bash benchmarks/gpu_wave.sh "$(repro 08)" "$(nb 08)" ;;
   C)  # ~510 s: reproduce 05 first, so the page quotes this call's fresh runs (2026-12-04 07:09: the
       # page ran first and said "not yet reproduced" of sources its reproduce, minutes later, did
       # not reproduce), then 05 (its cell seconds and fresh-batch step recorded by the chapter
@@ -44,12 +46,14 @@ case "${1:-}" in
       # Probes for a call with time left: benchmarks/gpu_05_warmup.py (~30 s), gpu_05_issue39.py
       # (~120 s), gpu_05_other_cells.py (~60 s, if 05 ran over 120 s), gpu_host_mode.py (08's host pace)
     CHAIN=1 STEP_TIMEOUT=420 bash benchmarks/gpu_wave.sh "$(repro 05)" "$(nb 05)" ;;
-  E)  # ~150 s, last: 06 (its opt-in ResNet-50 DDP run, 46 s, not asked: the page shows the 13:37
-      # record, labelled, whose configuration is unchanged), 07, reproduce 07 (about 75 s, within
-      # 600 s of 07's page), then the ledger, reading every chapter's fresh record (and
+  E)  # ~290 s, last: 09 (86 s at 16:18), 06 with its opt-in ResNet-50 DDP run (~80 s; at 16:27 the
+      # budget left it out and the page showed the 13:37 record), 07, reproduce 07 (about 75 s,
+      # within 600 s of 07's page), then the ledger, reading every chapter's fresh record (and
       # results/reproduce/: every reproduce above runs before it). Chained: take C's wave into the
-      # tree first (scripts/take_wave.sh), so a fresh machine reads it too.
-    CHAIN=1 STEP_TIMEOUT=200 bash benchmarks/gpu_wave.sh "$(nb 06)" "$(nb 07)" "$(repro 07)" "$(nb 99)" ;;
+      # tree first (scripts/take_wave.sh), so a fresh machine reads it too. A+B+C+E ~1,700 s of
+      # calls: with one start and three quick gaps, the session's 1,800 s.
+    CHAIN=1 STEP_TIMEOUT=200 bash benchmarks/gpu_wave.sh "$(nb 09)" "LABKIT_DDP_RESNET50=1 $(nb 06)" "$(nb 07)" \
+      "$(repro 07)" "$(nb 99)" ;;
   D)  # issue 41 (about 480 s): the one untried combination, the Triton fused epilogue compiled at
       # batch 1024, in three fresh processes (each ~130-160 s: its base, the top rung and batch 1024 are
       # built and timed in the same rounds), so its gain is seen 3 of 3; the Triton op's Hopper check
