@@ -255,9 +255,10 @@ tables.hook_table(ddp_run)
 # conversion. The notes under the first say what the persistent drift (e) costs in time
 # against the same model converted first (c): the ratio taken inside each round, with its
 # 95% interval over the rounds, held back where a noisy timing could carry it across 1x (the
-# trust rule), beside what the permuting copy can cost by arithmetic: its bytes at chapter 00's
-# copy rate. Not its launches: (c) copies as many gradients into its buckets, one kernel each,
-# so the drift adds no launch, only a permuted read.
+# trust rule), beside what the permuting copy can cost by arithmetic: its bytes at the rate of
+# chapter 02's transposed copy (where this device has none recorded, an assumed quarter of
+# chapter 00's copy rate, said as such). Not its launches: (c) copies as many gradients into its
+# buckets, one kernel each, so the drift adds no launch, only a permuted read.
 
 # %%
 tables.traffic_table(ddp_run)  # then (d) step by step, and (e) against (c): tables.step_cost
@@ -352,7 +353,7 @@ tables.findings(ddp_run, explanations)
 # [`docs/ddp_layout_drift_issue.md`](../docs/ddp_layout_drift_issue.md).
 
 # %% [markdown]
-# ## Exercise 2: the layout contract, and which gradients DDP warns about
+# ## Optional, after the workshop: Exercise 2, the layout contract and which gradients DDP warns about
 
 # %%
 chapter.exercise("06.drift_report")
@@ -419,9 +420,8 @@ warned, free = tables.strides_only(ddp_run)
 trained = [r for r in rows.values() if not r.get("error")]  # (b) raised before its first step
 hook_error = rows["b_seed_fix"].get("error")
 takeaways = [
-    f"Converting after wrapping warned {a['warnings_step0']} times on step 0 and {a['warnings_after_step0']} "
-    f"in the {a['steps'] - 1} steps after (DDP rebuilds its buckets at the second iteration); converting "
-    f"after that rebuild (e) warned {e['warnings_last_step']} times on its last step.",
+    f"Converting after wrapping warned {tables.warned_steps(ddp_run)} (DDP rebuilds its buckets at the "
+    f"second iteration); converting after that rebuild (e) warned {e['warnings_last_step']} times on its last step.",
     f"Differing strides are not always moved bytes: {len(free)} of {len(warned)} warned parameters "
     "differ only on size-1 dims.",
     f"The seed's hook as written {'raised ' + hook_error.split(':')[0] if hook_error else 'ran'}; fitted to "
@@ -430,11 +430,11 @@ takeaways = [
     f"{rows['b3_seed_hook_per_param']['hook_calls']} times and the gradients were "
     f"{'wrong' if rows['b3_seed_hook_per_param']['wrong_grads'] else 'right'}.",
     f"The ranks stayed bit-identical in {sum(r['params_identical'] for r in trained)} of {len(trained)} "
-    f"variants that trained, yet the gradients were {'wrong' if a['wrong_grads'] else 'right'} on (a)'s "
-    f"drifted steps ({tables.amp_wording(ddp_run)}) and "
-    f"{'wrong' if e['wrong_grads'] else 'right'} in (e): check gradients against a reference, not ranks "
-    "against each other.",
+    f"variants that trained, yet (a)'s gradients were wrong {tables.wrong_for_how_long(ddp_run, 'a_drift')}, "
+    f"and (e)'s {tables.wrong_for_how_long(ddp_run, 'e_late_drift')} ({tables.amp_wording(ddp_run)}): "
+    "check gradients against a reference, not ranks against each other.",
     " ".join(tables.works_and_not(ddp_run)) + " (c), converted before wrapping: "  # from the gradient check
     f"{c['warnings_step0'] + c['warnings_after_step0']} warnings, {tables.bytes_text(c['permuting_bytes'])} permuted.",
+    tables.cost_takeaway(ddp_run),
 ]
 chapter.remember(takeaways)

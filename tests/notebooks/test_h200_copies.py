@@ -14,7 +14,7 @@ COPIES = ROOT / "results" / "h200_notebooks"
 
 # Chapters whose H200 copy predates their current sources: each is re-recorded on the H200
 # (scripts/execute_notebook.py --output-dir results/h200_notebooks) with its issue.
-NOT_YET_RERECORDED: set[str] = set()
+NOT_YET_RERECORDED: set[str] = {"06_ddp_layout_drift"}  # 06: takeaways (one wrong step vs wrong after; cost line), Exercise 2 optional (review 2026-12-04l items 6, 11)
 
 
 def _chapter(source):

@@ -865,6 +865,33 @@ def _letter(name: str) -> str:
     return f"({name.split('_')[0]})"
 
 
+def wrong_for_how_long(run: Run, name: str) -> str:
+    """How long a variant's gradients stayed wrong, from the observed steps of the gradient check:
+    'on step 0 only, repaired by DDP's rebuild at step 1' (the conversion right after wrapping),
+    'on every step from step 2 on, 2 of 4 observed' (after the rebuild: nothing repairs it), other
+    step lists as they are, 'on no step' when right. Review 2026-12-04l item 6: 'wrong on (a)'s
+    drifted steps' and 'wrong in (e)' did not tell one bad step from a permanent error, which is
+    what decides whether a late conversion ruins a run."""
+    row = run.rows[name]
+    wrong, observed = list(row["wrong_grad_steps"]), int(row["steps"])
+    if not wrong:
+        return "on no step"
+    if wrong == [0] and observed > 1:
+        return "on step 0 only, repaired by DDP's rebuild at step 1"
+    if wrong == list(range(wrong[0], observed)) and wrong[0] > 0:
+        return f"on every step from step {wrong[0]} on, {len(wrong)} of {observed} observed"
+    return f"on steps {wrong}"
+
+
+def cost_takeaway(run: Run) -> str:
+    """One computed line on what the persistent drift costs: the (e)/(c) step-time ratio with its
+    interval and what it can say (`step_cost_parts`, its first clause only: the copy's arithmetic
+    is in the traffic table). Review 2026-12-04l item 6 (04k item 8): no takeaway said that the
+    drift's cost is below what a step can resolve."""
+    line, _ = step_cost_parts(run.rows["e_late_drift"], run.rows["c_convert_first"])
+    return f"The persistent drift's cost: {line.split('; ')[0]}."
+
+
 def amp_wording(run: Run) -> str:
     """How the takeaway places AMP: a run without mixed precision says its gradients were float32
     (no 'AMP off too' on a page whose run had AMP off, review 2026-12-03h item 10); a run with it

@@ -468,3 +468,31 @@ def test_the_per_parameter_hook_shows_its_calls_in_the_hook_table_only():
     assert "hook calls: 42" in hooks.rows[2][1] and "hook calls" not in hooks.rows[1][1]
     assert "b3_seed_hook_per_param" not in tables.warnings_table(run).column("variant")
     assert "b3_seed_hook_per_param" not in tables.traffic_table(run).parts[0].column("variant")
+
+
+def test_the_takeaway_tells_one_wrong_step_from_a_gradient_that_stays_wrong():
+    """Review 2026-12-04l item 6: (a) wrong on step 0 only (DDP's rebuild repairs it), (e) wrong on
+    every step after its conversion: 'wrong on (a)'s drifted steps' did not say which."""
+    run = _run()
+    assert tables.wrong_for_how_long(run, "a_drift") == "on step 0 only, repaired by DDP's rebuild at step 1"
+    assert tables.wrong_for_how_long(run, "c_convert_first") == "on no step"
+    for reports in run.result["ranks"]:
+        e = next(r for r in reports if r["variant"]["name"] == "e_late_drift")
+        e["warnings_by_step"] = [1, 1, 3, 3]
+        e["observed"] = [dict(e["observed"][0], step=i, wrong_grads=MISPLACED if i >= 2 else {}) for i in range(4)]
+    assert tables.wrong_for_how_long(run, "e_late_drift") == "on every step from step 2 on, 2 of 4 observed"
+    e["observed"][3]["wrong_grads"] = {}
+    assert tables.wrong_for_how_long(tables.Run(run.result, 1.0), "e_late_drift") == "on steps [2]"
+
+
+def test_the_cost_takeaway_is_the_interleaved_ratio_and_what_it_can_say():
+    """Review 2026-12-04l item 6: one computed cost line (04k item 8)."""
+    run = _run()
+    for reports in run.result["ranks"]:
+        for r in reports:
+            if r["variant"]["name"] in ("c_convert_first", "e_late_drift"):
+                r["round_medians_s"] = [0.010, 0.011, 0.0105] if r["variant"]["name"] == "c_convert_first" else [
+                    0.0101, 0.0109, 0.0106]
+    said = tables.cost_takeaway(run)
+    assert said.startswith("The persistent drift's cost: (e)/(c) step time 1.00x (95% interval")
+    assert said.endswith(": no cost this run can resolve.") and "permuting copy" not in said
