@@ -409,3 +409,21 @@ def test_a_noisy_variant_in_a_comparison_carries_the_spread_of_its_round_medians
     assert "per-round medians spread" in flag["why"]
     drifting = timing.VariantResult(noisy, 1.0, 0.7, 1.3, (1.0,) * 4, (0.6, 0.7, 1.3, 1.4))
     assert drifting.flag()["spread"] > 0.3
+
+
+def test_a_launch_note_never_prints_the_probes_figure(monkeypatch):
+    """Review 2026-12-04l item 2: the H200 page printed 'launch-bound: the host takes 92.9 us to
+    launch this call' from a 3-call probe beside a timed loop of the same call at 82.9 us per call.
+    The note says the probe ran over the device time and prints no launch figure of its own."""
+    from labkit.measure import clocks, sharing
+
+    monkeypatch.setattr(conditions, "timer_resolution_s", lambda where: 1e-9)
+    monkeypatch.setattr(sharing, "others_on_gpu", lambda where: [])
+    t = bench._make_timing([52.0e-6] * 5, "stride-aware GEMM on the view", torch.device("cuda:0"), "cold",
+                           None, None, None, "float32", clock=(clocks.DEVICE, 92.9e-6, ""))
+    note = next(w for w in t.warnings if "launch-bound" in w)
+    assert note.startswith("may be launch-bound: a short host-launch probe") and "52.0 us" in note
+    assert "92.9" not in note and "the host takes" not in note
+    quick = bench._make_timing([52.0e-6] * 5, "torch.matmul on the view", torch.device("cuda:0"), "cold",
+                               None, None, None, "float32", clock=(clocks.DEVICE, 32.0e-6, ""))
+    assert not any("launch" in w for w in quick.warnings)  # a probe under the device time: no note
