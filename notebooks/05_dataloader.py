@@ -137,25 +137,26 @@ lesson.worker_sweep()  # the sweep's table and plot, then the knee; kept under s
 lesson.plateau_text()  # kept under plateau
 
 # %% [markdown]
-# ## The other knobs, at the knee
+# ## The other knobs, at a worker count fixed first
 #
-# With the worker count fixed at the knee: **uint8 batches**: the workers stop at the decoded
-# pixels and the step normalises on its own device (`train_step` does it when a batch arrives
-# as uint8), so the worker skips the float arithmetic and a quarter of the bytes cross shared
-# memory (the table's note gives them, computed from the shapes). On a GPU a quarter would
-# cross to the device too, but the ladder's uint8 row copies pinned: no row times a pageable
-# uint8 copy. On a CPU also one or four batches prefetched per worker
-# and half and twice the batch. On a GPU the seed's advice as a ladder: + `pin_memory` (the
-# seed's first advice), then + a *device prefetcher* (copies the next batch on a second CUDA
-# stream while this one computes) and uint8 together; these two are not separated there (the
-# CPU rows measure uint8 alone; C23 and C25 below time the pinned copy alone). Every row is
-# called against the baseline; the top step's increment over + pin is shown beside its call,
-# not called. The first row is the baseline; the second is the baseline again (A/A): what
-# the rule calls when nothing changed.
+# The knobs run at the arithmetic's worker count (batch x sample cost / step, from the timings
+# above), fixed before any knob runs, not at the measured knee: the knee moves between runs
+# within one step of the sweep, and every run must measure the same settings. **uint8
+# batches**: the workers stop at the decoded pixels and the step normalises on its own device
+# (`train_step` does it when a batch arrives as uint8), so the worker skips the float
+# arithmetic and a quarter of the bytes cross shared memory (the table's note gives them). On
+# a CPU also one or four batches prefetched per worker and half and twice the batch. On a GPU
+# the seed's advice together, the *tuned loader*: `pin_memory`, a *device prefetcher* (copies
+# the next batch on a second CUDA stream while this one computes) and uint8. Pinning alone is
+# not a row there: its gain sits at the table's resolution, so its call could not reproduce;
+# C23 and C25 below time the pinned copy itself. Every row is called against the baseline.
+# The first row is the baseline; the second is the baseline again (A/A): what the rule calls
+# when nothing changed. A time budget never drops a row: on a slow machine every row runs
+# fewer rounds, and the table says so.
 #
-# The settings run in ten rounds, in pairs: one order, then the same order reversed. A knob
-# is read against the baseline *round by round* (both measured in that round, so a change in
-# the machine's load cancels). Its ratio is the geometric mean of the ten, with a 95% interval
+# The settings run in rounds (ten on a CPU, six on a GPU), in pairs: one order, then the same
+# order reversed. A knob is read against the baseline *round by round* (both measured in that
+# round, so a change in the machine's load cancels). Its ratio is the geometric mean of the rounds, with a 95% interval
 # from their spread: a gain only when the whole interval lies above 1x (and the mean clears a
 # 5% band), *no difference* only inside 0.95-1.05x, else *not resolved*. A knob that does
 # nothing is called a gain or a loss about 5% of the time (the rule is folded under the
@@ -423,7 +424,7 @@ lesson.d2h_trap()  # on a GPU kept under d2h_trap
 # ## Optional: the overlap, seen
 #
 # The same steps under the profiler, drawn by `labkit.measure.timeline`: once with the starving
-# loader (no workers) and once at the knee (on a GPU also pinned, with the device
+# loader (no workers) and once at the knob table's worker count (on a GPU also pinned, with the device
 # prefetcher). The lanes show where the step waits; on a GPU the summary gives the GPU's idle
 # share and the share of host-to-device copy time that ran beside kernels. In a host-bound
 # step the copy runs in the GPU's idle gaps, off the critical path: a low share there is no

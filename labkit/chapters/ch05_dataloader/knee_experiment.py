@@ -5,7 +5,7 @@ the number the chapter prints is the number the reproduce check compares.
     from labkit.chapters.ch05_dataloader import knee_experiment
     bench = knee_experiment.prepare()           # dataset, consumer, sample cost, compute time
     found = knee_experiment.worker_sweep(bench) # .sweep, .knee
-    knobs = knee_experiment.knob_sweep(bench, found.knee.workers)
+    knobs = knee_experiment.knob_sweep(bench, knee_experiment.knob_workers(found.knee))
 
 Each sweep has a hard time budget (WORKER_SWEEP_BUDGET_S, KNOB_SWEEP_BUDGET_S): a machine
 slower than planned gets fewer settings (the dearest last) or fewer rounds, and the sweep says
@@ -39,35 +39,29 @@ from labkit.show.widgets.quiz import Key
 _log = logging.getLogger(__name__)  # each phase's seconds, at INFO (reproduce.py shows them)
 MAX_PREFETCH = 4  # the knob sweep's larger prefetch factor
 # Hard wall-time limits (seconds) of the two sweeps. Their cost on the H200 is computed, not
-# typed: cost_model.fit() reads each setting's start-up and step from the recorded reproduce
-# runs (results/reproduce), and cost_model.current_designs() prices this source's plan:
-# about 15 s for the worker sweep (0, 2, 4, 8, 12 workers, WORKER_GPU_ROUNDS rounds on a GPU)
-# and about 63 s for the knob sweep (the four rows of the ladder, KNOB_ROUNDS = 10 rounds of
-# one-queue windows, a batch per worker of warm-up), 6.3 s a round (the 07:09 H200 run: 36.8 s
-# for six). The knob budget (90 s) stops a round only on a host 1.4x as slow as the H200 and
-# leaves its first round a share of 9 s, so every run measures the same rows and rounds and
-# reproduce.py can compare their calls; on a 2-core CPU both sweeps take a few seconds.
-# Why ten rounds and not longer windows (review 2026-12-04j item 2): at 6 rounds of one-queue
-# windows the 07:13 reproduce called + pin a gain in 2 of 3 runs. results/h200_05/
-# gpu_05_window_noise_2026-12-04T0737.json doubled the window (16 -> 32 steps): the sd of the
-# per-round log ratio did not fall (A/A 0.127 -> 0.163, + pin 0.126 -> 0.203), so the noise is
-# per round (start-up, drift), not the window's, and only more rounds narrow the interval
-# (as 1/sqrt(rounds), and t's multiplier falls from 2.57 to 2.26). Persistent workers per
-# setting were weighed and not taken: a paused loader refills its whole queue (16 batches at
-# 8 workers, prefetch 2), so a fair window must first drain it (16 steps, 0.7 s at 45 ms) where
-# the start-up it saves is 0.6 s a row (cost_model.fit), and 32 idle workers would hold 2.5 GB
-# of /dev/shm. What ten rounds buy (simulate_calls, 20,000 sweeps, per-round sd 0.13, the
-# A/A's and + pin's at 07:37): the interval's half-width falls from x1.146 to x1.097 (the
-# resolution: a knob below about 10% cannot be called); a true 1.20x is called a gain in 97.5%
-# of runs (6 rounds: 78%), in 4 runs of 4 (the page and the three reproduce runs) 90% (37%);
-# a true 1.15x 85% (56%), 4 of 4 53% (10%); a true 1.10x 54% (31%), 4 of 4 9% (1%). A knob near
-# 1.10x therefore stays below what four runs can agree on, and the page prints the resolution
-# beside the table. So every row is called against the baseline (issue 39): the 13:47 H200
-# reproduce read the ladder's top row against + pin, 1.08-1.21x, a gain in 2 of 3 runs; against
-# the baseline it is 1.34-1.38x, a gain 3 of 3 (and the 13:47 page's 1.32x [1.13, 1.55]). Its
-# per-round sd there was 0.12-0.28 (the page's 0.22): simulate_calls(1.35, sd, 20,000 sweeps)
-# calls it a gain 100% at 0.12, 97% at 0.22, 85% at 0.28. A ladder step's increment over the
-# step before is shown beside its call, not called (step_rows).
+# typed: cost_model.fit() reads each setting's start-up and step from a recorded reproduce run,
+# and cost_model.measured_seconds() prices this source's plan from the 16:01 H200 run of
+# 2026-12-04 (142.4 s, its knob cell 67.7 s for three rows x ten rounds): about 112 s, the knob
+# cell about 37 s (baseline, A/A and the tuned loader, KNOB_GPU_ROUNDS = 6 rounds of one-queue
+# windows, a batch per worker of warm-up, ~6.2 s a round). The knob budget (90 s) never drops
+# a row (loader_sweep.sweep's whole_rounds, review 2026-12-04l item 2): every row runs every
+# round, and a host ~2.4x as slow as the H200 runs fewer pairs of rounds, said on the page.
+# Why six rounds (review 2026-12-04l item 2, recomputed with simulate_calls, 20,000 sweeps):
+# eight would price the chapter at ~124 s. At six the A/A's interval half-width at per-round
+# sd 0.13 is x1.146 (ten: x1.097), a knob that does nothing is called 4.9% of the time. The
+# tuned row ran 1.27x (sd of its per-round log ratios 0.14), 1.15x (0.09) and 1.40x (0.12, at
+# 4 workers) in the 16:07 reproduce, 1.32x on the 13:47 page: at six rounds a true 1.27x is
+# called a gain in 91% of runs at sd 0.14 (4 runs of 4: 68%), 99.9% at sd 0.09; a true 1.30x
+# 97% at sd 0.13 (4 of 4: 89%); a true 1.15x only 86% at sd 0.09 (4 of 4: 53%). Why "+ pin"
+# alone left the GPU table: a true 1.12x at sd 0.13 is called a gain in 41% of runs at six
+# rounds, 69% at ten, 96% at twenty (4 of 4: 3%, 23%, 84%): no round count the chapter's
+# 120 s afford reproduces it. Why rounds and not longer windows (review 2026-12-04j item 2):
+# results/h200_05/gpu_05_window_noise_2026-12-04T0737.json doubled the window (16 -> 32
+# steps) and the sd of the per-round log ratio did not fall (A/A 0.127 -> 0.163), so the noise
+# is per round (start-up, drift), and only more rounds narrow the interval. Persistent
+# workers per setting were weighed and not taken: a paused loader refills its whole queue (16
+# batches at 8 workers, prefetch 2), so a fair window must first drain it, where the start-up
+# it saves is 0.6 s a row (cost_model.fit), and idle workers would hold GBs of /dev/shm.
 WORKER_SWEEP_BUDGET_S = 45.0
 KNOB_SWEEP_BUDGET_S = 90.0
 KNOB_GPU_WINDOW_QUEUES = 1.0
@@ -84,11 +78,12 @@ WORKER_GPU_ROUNDS = 2  # the worker sweep's rounds on a GPU (a CPU: loader_sweep
 # in brackets): at sd 0.15 an A/A is called a gain or a loss 4.9% of the time (5.3%) and a
 # true 1.3x a gain 92.3% (91.9%); at sd 0.106 (two-queue windows, if the noise falls as
 # 1/sqrt(window)) 4.6% (4.9%) and 99.7% (99.5%). The H200's one-queue runs spread their
-# per-round ratios by about 0.13-0.21 (sd of the log, estimated from each row's range); at
-# the 10 rounds now run, see the numbers above WORKER_SWEEP_BUDGET_S.
+# per-round ratios by about 0.09-0.18 (sd of the log, the 16:07 reproduce); at the rounds now
+# run, see the numbers above WORKER_SWEEP_BUDGET_S.
 # What a record's warm-ups were (cost_model reads it; a record without it warmed up a queue).
 WARMUP_RULE = "a batch per worker"
-KNOB_ROUNDS = 10  # even: the balanced order runs in pairs (forward, reversed)
+KNOB_ROUNDS = 10  # a CPU's knob rounds; even: the balanced order runs in pairs (forward, reversed)
+KNOB_GPU_ROUNDS = 6  # a GPU's (its rounds cost seconds: the numbers above WORKER_SWEEP_BUDGET_S)
 KNOB_MARGIN = 0.05
 KNOB_LEVEL = 0.95  # the interval's coverage: two-sided, so 2.5% on each side
 DRIFT_SETTLE_S = 2.0  # the pause before the plateau's step is timed again (review 2026-12-04k item 1)
@@ -316,13 +311,17 @@ def plateau(bench: Bench, found: Found, gpu_idle_share: float | None = None,
     workers = min(decoding)
 
     def timed() -> loader_sweep.Plateau:
+        # the private step again as prepare() timed it, no worker alive (review 2026-12-04l
+        # item 1: drift is read like with like; about five steps)
+        again = (fresh_step.on_one_batch(bench.step, bench.ready).median_s
+                 if bench.private_step is not None else None)
         beside = fresh_step.ready_beside_decoders(bench.data, bench.step, bench.ready, workers,
                                                   bench.plan.batch_size)
         return replace(found_plateau, loaded_workers=workers, loaded_step_s=beside.median_s,
                        loaded_cpu_s=beside.cpu_s, loaded_alone_s=beside.alone_median_s,
                        loaded_alone_cpu_s=beside.alone_cpu_median_s, batch_load_s=bench.batch_load_s,
                        loaded_times_s=tuple(beside.beside_s), loaded_alone_times_s=tuple(beside.alone_s),
-                       loaded_rounds=beside.rounds, **dict(zip(
+                       loaded_rounds=beside.rounds, private_again_s=again, **dict(zip(
                            ("loaded_slowdown", "loaded_slowdown_low", "loaded_slowdown_high"),
                            beside.slowdown_interval() or (None, None, None), strict=True)))
 
@@ -387,21 +386,21 @@ def knob_settings(workers: int, batch_size: int, on_gpu: bool) -> list[loader_sw
     also shows its increment over the row whose changes it extends (step_rows), not called.
     A time budget cuts from the end, so the order is what must be measured first.
 
-    On a GPU a cumulative ladder in the seed's order (review 2026-12-03e item 2): + pin_memory
-    (the seed's first advice), then + the device prefetcher + uint8 on top (its increment
-    over + pin shown beside its call). Four rows, ten rounds (KNOB_ROUNDS) of KNOB_GPU_WINDOW_QUEUES-long
-    windows, priced by cost_model within the chapter's time. Not separated there: the device
-    prefetcher from uint8 (the CPU list measures uint8 alone; a pageable uint8 copy, a quarter of
-    the float32 one, is paid by no GPU row: the uint8 row copies pinned), pinning's copy from
-    its host thread (C23 and C25 time the pinned copy alone; the optional section the thread),
-    and both prefetch factors (the CPU list). On a CPU (rounds cost a fraction of a second):
+    On a GPU the tuned loader, the seed's advice together: pin_memory + the device prefetcher +
+    uint8 (review 2026-12-04l item 2). Three rows, KNOB_GPU_ROUNDS rounds of
+    KNOB_GPU_WINDOW_QUEUES-long windows, priced by cost_model within the chapter's time. Why
+    "+ pin" alone left the GPU table: its effect sits at the table's resolution (the 16:01 H200
+    page 1.16x [1.09, 1.24] a gain; the 16:07 reproduce 1.12x not resolved, 1.12x a gain, 1.01x
+    not resolved at 4 workers), so its call cannot reproduce at any round count the chapter's
+    120 s afford (about 20-25 rounds at its per-round sd); pinning's own effect is shown by
+    C23's and C25's copy timings. Not separated there: pinning, the device prefetcher and
+    uint8 (the CPU list measures uint8 alone), and both prefetch factors (the CPU list). On a CPU (rounds cost a fraction of a second):
     uint8, prefetch 1 and 4, half and twice the batch (which change the step itself), each
     read against the baseline."""
     base = loader_sweep.Setting(num_workers=workers, batch_size=batch_size)
     out = [base, replace(base, control=True)]
     if on_gpu:
-        pinned = replace(base, pin_memory=True)
-        return [*out, pinned, replace(pinned, device_prefetch=True, ship_uint8=True)]
+        return [*out, replace(base, pin_memory=True, device_prefetch=True, ship_uint8=True)]
     out.append(replace(base, ship_uint8=True))
     if workers:
         out += [replace(base, prefetch_factor=1), replace(base, prefetch_factor=MAX_PREFETCH)]
@@ -447,26 +446,46 @@ def fits(bench: Bench, setting: loader_sweep.Setting) -> bool:
                           setting.batch_size * sample).changed
 
 
+def knob_rounds(on_gpu: bool) -> int:
+    """Rounds of the knob sweep: KNOB_GPU_ROUNDS on a GPU (a round of its three rows costs
+    about 6 s on the H200: cost_model prices the chapter with them), KNOB_ROUNDS on a CPU."""
+    return KNOB_GPU_ROUNDS if on_gpu else KNOB_ROUNDS
+
+
+def knob_workers(knee: loader_sweep.Knee) -> int:
+    """The worker count the knob table runs at: the arithmetic's (Knee.arithmetic_workers: the
+    swept count that batch x sample cost / step asks for, from prepare()'s two timings), not
+    the measured knee. Why (review 2026-12-04l item 5): the 16:07 H200 reproduce measured knees
+    8, 8 and 4 (within one step, as its rule allows), so its third run measured another
+    experiment (at 4 workers the baseline waited 27-30% against 16%); the arithmetic pointed at
+    8 in all three runs and on the page. Fixed before the knob sweep, from inputs no knob
+    changes, every run measures the same settings. The knee where there is no arithmetic."""
+    return knee.workers if knee.arithmetic_workers is None else knee.arithmetic_workers
+
+
 def knob_sweep(bench: Bench, workers: int,
                on_progress: Callable[[int, int, str], None] | None = None,
                budget_s: float | None = KNOB_SWEEP_BUDGET_S,
-               windows: int = KNOB_ROUNDS) -> loader_sweep.Sweep:
+               windows: int | None = None) -> loader_sweep.Sweep:
     """knob_settings() at `workers` (at least 1 where the sweep had workers), measured; a
     setting whose batches in flight would not fit in /dev/shm is left out (compare the labels
     with knob_settings() to see which), and so are those the time budget cuts (the sweep's
     left_out and budget_note() name them). windows: rounds of the sweep, run in the balanced
     order (loader_sweep.round_order: forward then reversed, in pairs), so a knob that changes
     nothing is as likely above the baseline as below; fewer rounds fit more knobs but widen
-    the intervals (t has fewer degrees of freedom). On a GPU every window spans at least
-    KNOB_GPU_WINDOW_QUEUES of the baseline's queues (knob_window_steps)."""
+    the intervals (t has fewer degrees of freedom); None: knob_rounds(). On a GPU every window
+    spans at least KNOB_GPU_WINDOW_QUEUES of the baseline's queues (knob_window_steps). The
+    budget never drops a row (loader_sweep.sweep's whole_rounds, review 2026-12-04l item 2):
+    every row runs every round; on a slow host fewer pairs of rounds, said in budget_note()."""
     at = max(workers, 1 if max(bench.worker_counts) >= 1 else 0)
     on_gpu = bench.step.device.type == "cuda"
+    windows = knob_rounds(on_gpu) if windows is None else windows
     settings = [s for s in knob_settings(at, bench.plan.batch_size, on_gpu) if fits(bench, s)]
     steps = knob_window_steps(settings[0], bench.plan.steps, on_gpu) if settings else bench.plan.steps
     return loader_sweep.sweep(bench.data, settings, bench.step, steps=steps,
                               warmup_steps=bench.plan.warmup_steps, on_progress=on_progress,
                               uint8_dataset=bench.data_uint8, budget_s=budget_s,
-                              windows=windows, balanced=True)
+                              windows=windows, balanced=True, whole_rounds=True)
 
 
 def knob_window_steps(baseline: loader_sweep.Setting, steps: int, on_gpu: bool) -> int:
@@ -603,6 +622,7 @@ def knob_table(knobs: loader_sweep.Sweep) -> list[dict]:
     return [{"label": r.setting.label, "samples_per_s": r.samples_per_s,
              "samples_per_s_low": r.samples_per_s_spread[0],
              "samples_per_s_high": r.samples_per_s_spread[1], "wait_share": r.wait_share,
+             "compute_median_s": r.compute_median_s,
              "vs_first_row": r.samples_per_s / base if base > 0 else None, "noisy": r.noisy,
              **({"against": knobs.runs[ref].setting.label, **knob_ratio(knobs.runs[ref], r)}
                 if ref is not None else {"decision": "baseline"}),
@@ -700,7 +720,7 @@ def knob_decisions(table: Sequence[dict]) -> dict[str, str]:
 def measure_knee(quick: bool = False, knobs: bool = False,
                  budget_s: float | None = WORKER_SWEEP_BUDGET_S,
                  knob_budget_s: float | None = KNOB_SWEEP_BUDGET_S,
-                 knob_windows: int = KNOB_ROUNDS) -> dict:
+                 knob_windows: int | None = None) -> dict:
     """One fresh measurement of the knee (and, with knobs=True, the knob table at it), as plain
     values: what a reproduce check compares across runs.
 
@@ -724,14 +744,17 @@ def measure_knee(quick: bool = False, knobs: bool = False,
            "plateau": profiled_plateau(bench, found, bench.step.device.type == "cuda").as_dict(),
            "warmup_rule": WARMUP_RULE}
     if knobs:
-        knob_result = knob_sweep(bench, found.knee.workers, budget_s=knob_budget_s,
+        knob_result = knob_sweep(bench, knob_workers(found.knee), budget_s=knob_budget_s,
                                  windows=knob_windows)
+        out["knob_workers"] = knob_workers(found.knee)  # fixed before the knob sweep (item 5)
         phases.update({f"knob sweep: {label}": t for label, t in knob_result.seconds.items()})
         out["knob_rows"] = knob_result.rows()
         out["knob_table"] = knob_table(knob_result)
         out["knob_decisions"] = knob_decisions(out["knob_table"])
         out["knob_noise"] = knob_result.noise_note()
         out["knob_budget_note"] = knob_result.budget_note()
+        out["knob_left_out"] = list(knob_result.left_out)
+        out["knob_rounds_asked"] = knob_result.rounds_asked
         out["knob_rounds"] = knob_result.rounds  # the false-call chance: false_call_chance(rounds)
         out["knob_window_steps"] = knob_result.runs[0].window_steps if knob_result.runs else None
         out["knob_rule"] = knob_rule(knob_result.rounds)

@@ -217,8 +217,9 @@ class Lesson:
     def knob_sweep(self) -> Shown:
         """Each knob at the knee, read against the baseline round by round (sweep_knobs)."""
         bench = self.bench
+        self.knob_workers = knee_experiment.knob_workers(self.knee)  # fixed before it runs (item 5)
         wanted = knee_experiment.knob_settings(
-            max(self.knee.workers, 1 if max(bench.worker_counts) else 0), self.plan.batch_size,
+            max(self.knob_workers, 1 if max(bench.worker_counts) else 0), self.plan.batch_size,
             self.on_gpu)
         left_out = [s.label for s in wanted if not knee_experiment.fits(bench, s)]
         out = Shown()
@@ -226,28 +227,41 @@ class Lesson:
             out.append("left out, their batches in flight would not fit in /dev/shm: "
                        + ", ".join(left_out))
         bar = loader_plots.ProgressBar(len(wanted) - len(left_out), "knobs")
-        self.sweep_knobs = knee_experiment.knob_sweep(bench, self.knee.workers, on_progress=bar.update)
+        self.sweep_knobs = knee_experiment.knob_sweep(bench, self.knob_workers, on_progress=bar.update)
         self.knob_rows = knee_experiment.knob_table(self.sweep_knobs)
+        self._wanted = wanted
+        measured = {r.setting.label for r in self.sweep_knobs.runs}
+        # review 2026-12-04l item 2: what was cut is recorded, rows and rounds alike
         self.chapter.record("sweep_knobs", {"rows": self.sweep_knobs.rows(), "table": self.knob_rows,
                                             "rounds": self.sweep_knobs.rounds,
+                                            "rounds_asked": self.sweep_knobs.rounds_asked,
+                                            "left_out": [s.label for s in wanted if s.label not in measured],
+                                            "budget_note": self.sweep_knobs.budget_note(),
+                                            "workers": self.knob_workers, "knee_workers": self.knee.workers,
                                             "rule": knee_experiment.knob_rule(self.sweep_knobs.rounds),
                                             "orders": self.sweep_knobs.orders})
-        self._wanted = wanted
         return Shown([*out, *self.knob_text()])
 
     def knob_text(self) -> Shown:
         """Each knob's call against the baseline (its samples/s, range and waiting share: the
         sweep's table, with the decision; a ladder step's increment over the step before beside
         it, shown, not called: call_cell), what was not measured, and the plot."""
+        workers = self.sweep_knobs.runs[0].setting.num_workers
         shown = tables.Table(
-            "the knobs at the knee, each called round by round against the baseline",
+            f"the knobs at {workers} worker(s), each called round by round against the baseline",
             ["knob", "samples/s (rounds pooled)", "slowest to fastest window", "waiting",
-             "geometric mean [95% interval]: call"],
-            units={"waiting": "%"})
+             "step (median)", "geometric mean [95% interval]: call"],
+            units={"waiting": "%", "step (median)": "ms"})
         for row in self.knob_rows:
+            step = row.get("compute_median_s")
             shown.add(row["label"], round(row["samples_per_s"]),
                       f"{row['samples_per_s_low']:.0f} to {row['samples_per_s_high']:.0f}",
-                      100 * row["wait_share"], call_cell(row, self.knob_rows))
+                      100 * row["wait_share"], "-" if step is None else round(step * 1e3, 1),
+                      call_cell(row, self.knob_rows))
+        shown.note(workers_text(workers, self.knee.workers, self.knee.arithmetic_workers))
+        if windows_text(self.sweep_knobs.runs[0], self.sweep_workers):  # item 3, folded for words
+            shown.fold("a window, and the baseline here against the worker sweep",
+                       windows_text(self.sweep_knobs.runs[0], self.sweep_workers))
         if control_failed(self.knob_rows):  # review 2026-12-03h item 3
             shown.note(f"{CONTROL_FAILED} (the A/A row, the baseline against itself, was called "
                        f"{_CALLS[control_call(self.knob_rows)]}).")
@@ -432,9 +446,7 @@ class Lesson:
         # prefetched uint8 row is another knob's gain too), or none when the budget left it out.
         uint8_row = next((r for r in knob_rows if r["label"] == f"{knob_rows[0]['label']} uint8"), None)
         lines = [
-            f"Measure the wait, and samples over wall time: with no workers a step waited "
-            f"{100 * w0.wait_share:.0f}% of the time; {best.setting.label} waited "
-            f"{100 * best.wait_share:.0f}% and ran {best.samples_per_s / w0.samples_per_s:.1f}x the samples/s.",
+            wait_takeaway(w0, best, sweep.runs),
             f"The knee sits at {knee.workers} worker(s); the arithmetic asks for {knee.workers_needed:.1f} of "
             f"{plan.cores - 1} spare cores"
             + ("; this grid cannot test whether the two agree." if knee.agrees is None else
@@ -474,8 +486,8 @@ class Lesson:
         steps = [r for r in self.knob_rows[1:] if not r["label"].endswith("(A/A)") and r.get("against")]
         if self.on_gpu and steps:
             base = self.knob_rows[0]["label"]
-            return ("The seed's advice as a ladder, each step called against the baseline (the knob "
-                    "table's rule): " + "; ".join(
+            return ("The seed's advice together, called against the baseline by the knob table's "
+                    "rule: " + "; ".join(
                         f"{step_name(r['label'], base)} {call_cell(r, self.knob_rows, brackets=True)}"
                         for r in steps) + ".")
         if uint8_row is not None:
@@ -751,6 +763,38 @@ class Lesson:
 OVERLAP_STEPS = 3  # steps profiled for each loader of the overlap (starving, tuned)
 
 
+def workers_text(workers: int, knee: int, arithmetic: int | None) -> str:
+    """Which worker count the knob table ran at, and why (review 2026-12-04l item 5): the
+    arithmetic's, fixed before the knobs ran, so that every run measures the same settings
+    (the measured knee moves between runs within one step of the sweep: 8, 8, 4 on the H200)."""
+    if arithmetic is None:
+        return f"Workers: {workers}, the measured knee ({knee}); no arithmetic to fix them from."
+    return (f"Workers: {workers}, the arithmetic's count, fixed before the knobs ran (every run "
+            f"measures the same settings); the measured knee: {knee}.")
+
+
+def windows_text(baseline: loader_sweep.Run, workers_sweep: loader_sweep.Sweep) -> str:
+    """What a knob window is, beside the worker sweep's window of the same setting (review
+    2026-12-04l item 3: one setting, 1,335 and 1,041 samples/s on one H200 page): both are
+    one window a round of a queue's steps after a warm-up of a batch per worker, the loader's
+    start-up outside; where the worker sweep ran the baseline's setting, its samples/s and
+    median step beside this table's, so a gap shows whether the step or the wait moved."""
+    if not getattr(baseline, "window_steps", None):
+        return ""
+    text = (f"A window: {baseline.window_steps} steps after {baseline.warmup_steps} of warm-up, "
+            f"start-up outside")
+    same = [r for r in getattr(workers_sweep, "runs", []) if r.setting.label == baseline.setting.label
+            and (r.window_steps, r.warmup_steps) == (baseline.window_steps, baseline.warmup_steps)]
+    if not same or not same[0].compute_median_s > 0:
+        return text + "."
+    there = same[0]
+    return (text + f", as in the worker sweep. There {baseline.setting.label} ran "
+            f"{there.samples_per_s:.0f}/s (step {there.compute_median_s * 1e3:.1f} ms, waiting "
+            f"{100 * there.wait_share:.0f}%), here {baseline.samples_per_s:.0f}/s (step "
+            f"{baseline.compute_median_s * 1e3:.1f} ms, waiting {100 * baseline.wait_share:.0f}%); "
+            f"each call reads its own rounds' baseline.")
+
+
 def gpu_overlap_text(o: Mapping) -> str:
     """', GPU idle 75% of the 3 profiled steps' 36.0 ms (busy 9.0 ms), H2D copy beside kernels 7%
     (...)': the GPU part of an overlap line (the trace's span and the GPU's busy time in it,
@@ -944,6 +988,24 @@ def control_failed(rows: Sequence[Mapping]) -> bool:
     return call is not None and call not in (knee_experiment.NOT_RESOLVED, knee_experiment.NO_DIFFERENCE)
 
 
+def wait_takeaway(w0: loader_sweep.Run, best: loader_sweep.Run, runs: Sequence[loader_sweep.Run]) -> str:
+    """The first takeaway: the wait without workers, and the best setting against it. Where no
+    worker count beat none (review 2026-12-04l item 10: the CPU page read 'w0 b16 waited 56% and
+    ran 1.0x the samples/s'), it says so, with the fastest count that had workers."""
+    head = (f"Measure the wait, and samples over wall time: with no workers a step waited "
+            f"{100 * w0.wait_share:.0f}% of the time; ")
+    if best.setting.num_workers:
+        return (head + f"{best.setting.label} waited {100 * best.wait_share:.0f}% and ran "
+                f"{best.samples_per_s / w0.samples_per_s:.1f}x the samples/s.")
+    others = [r for r in runs if r.setting.num_workers]
+    if not others:
+        return head + "no worker count was swept here."
+    top = max(others, key=lambda r: r.samples_per_s)
+    return (head + f"no worker count beat none here (the fastest with workers, {top.setting.label}, "
+            f"ran {top.samples_per_s / w0.samples_per_s:.2f}x): the workers and the step share "
+            f"this machine's cores.")
+
+
 def plateau_takeaway(plateau: loader_sweep.Plateau, pin_row: Mapping | None = None,
                      control_ok: bool = True) -> str:
     """The plateau's line of the takeaways in one sentence (review 2026-12-03h item 8: it was
@@ -959,7 +1021,7 @@ def plateau_takeaway(plateau: loader_sweep.Plateau, pin_row: Mapping | None = No
                 f"{plateau.bound_name}")
         if plateau.pin_gain_range is None:
             return text + "."
-        measured = ("not measured" if pin_row is None else
+        measured = ("measured only inside the tuned loader (the knob table)" if pin_row is None else
                     CONTROL_FAILED.split(":")[0] if not control_ok else f"measured {against_text(pin_row)}")
         return f"{text}; pin_memory takes the hand-over and the pageable copy off the step: {measured}."
     if plateau.agrees:
@@ -978,7 +1040,7 @@ def plateau_takeaway(plateau: loader_sweep.Plateau, pin_row: Mapping | None = No
     pin = plateau.pin_gain_range
     if pin is None:  # no GPU, or no copy timed: no pin_memory prediction (review 2026-12-04i item 3)
         return text + "."
-    measured = ("not measured" if pin_row is None else
+    measured = ("measured only inside the tuned loader (the knob table)" if pin_row is None else
                 CONTROL_FAILED.split(":")[0] if not control_ok else f"measured {against_text(pin_row)}")
     # review 2026-12-04i item 7: both of pinning's parts, the wait and the pageable copy
     return (f"{text}; pin_memory takes the {plateau.wait_s * 1e3:.1f} ms hand-over off the main "

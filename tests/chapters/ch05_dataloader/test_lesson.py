@@ -238,6 +238,7 @@ def test_on_a_gpu_the_knob_ladder_and_the_copy_read_from_the_rows_the_h200_recor
     # bytes as a note; and the recorded-GPU cell prints nothing on a GPU (the table is its own)
     base = SimpleNamespace(setting=SimpleNamespace(num_workers=8, batch_size=64), samples_per_s=1300.0)
     run.sweep_knobs = SimpleNamespace(rounds=6, runs=[base], budget_note=lambda: "")
+    run.knee = SimpleNamespace(workers=8, arithmetic_workers=8)
     run.sweep_workers = SimpleNamespace(where=lambda **_: [base])
     run._wanted = [SimpleNamespace(label=r["label"]) for r in run.knob_rows]
     monkeypatch.setattr(lesson.loader_plots, "sweep_figure", lambda *a: "a figure")
@@ -477,7 +478,7 @@ def test_the_plateau_takeaway_splits_from_pin_memory_s_prediction():
                                    loaded_workers=8, loaded_step_s=0.0388, on_gpu=True, copy_alone_s=0.0058)
     head, pin = lesson.split_takeaway(lesson.plateau_takeaway(plateau, None))
     assert head.endswith("and is bound by the host's side.") and pin.startswith("pin_memory takes the 6.8 ms")
-    assert pin.endswith("not measured.")
+    assert pin.endswith("measured only inside the tuned loader (the knob table).")
     on_cpu = lesson.plateau_takeaway(replace(plateau, on_gpu=False), None)
     assert lesson.split_takeaway(on_cpu) == [on_cpu]
 

@@ -394,7 +394,7 @@ def test_knob_settings_sit_at_the_knee_and_knees_reproduce_within_one_step():
     assert any(s.ship_uint8 for s in cpu) and not any(s.pin_memory for s in cpu)
     if torch.cuda.is_available():  # device_prefetch settings need a GPU to exist
         gpu = knee_experiment.knob_settings(12, 128, on_gpu=True)
-        assert {"w12 b128 uint8", "w12 b128 pin devprefetch uint8"} <= {s.label for s in gpu}
+        assert {"w12 b128 pin devprefetch uint8"} <= {s.label for s in gpu}
     assert knee_experiment.knees_reproduce([8, 12, 12], [0, 2, 4, 8, 12, 16])
     assert not knee_experiment.knees_reproduce([4, 12], [0, 2, 4, 8, 12, 16])
     with pytest.raises(ValueError, match="at least one"):
@@ -473,6 +473,38 @@ def test_a_time_budget_leaves_out_the_dearest_settings_and_later_rounds_and_says
     assert "ran 2 of 3 rounds" in short.budget_note()
     with pytest.raises(ValueError, match="budget_s"):
         loader_sweep.sweep(data, settings, slow_step, budget_s=0)
+
+
+def test_a_budget_of_whole_rounds_never_drops_a_setting_and_stops_after_a_complete_pair(data):
+    """Review 2026-12-04l item 2: the first round's share cut the ladder's top row from the
+    H200 page. With whole_rounds every setting runs every round that runs; a balanced sweep
+    stops only after a complete pair, and says how many rounds ran."""
+    now = [0.0]
+
+    def clock():
+        return now[0]
+
+    def slow_step(batch, non_blocking):  # each w0 measure: 1 warm-up + 2 steps = 0.3 s
+        now[0] += 0.1
+
+    settings = [loader_sweep.Setting(batch_size=4), loader_sweep.Setting(batch_size=5),
+                loader_sweep.Setting(batch_size=6)]  # a round: 0.9 s
+    # the old rule's first-round share (1.2 / 6 = 0.2 s) would have kept one setting
+    cut = loader_sweep.sweep(data, settings, slow_step, steps=2, warmup_steps=0, windows=6,
+                             budget_s=4.0, clock=clock, balanced=True, whole_rounds=True)
+    assert [r.setting.label for r in cut.runs] == [s.label for s in settings] and not cut.left_out
+    # after 2 rounds (1.8 s) a pair more ends at 3.6 s: runs; after 4 (3.6 s) it would end at 5.4 s
+    assert cut.rounds == 4 and {len(r.window_s) for r in cut.runs} == {4}
+    assert "ran 4 of 6 rounds" in cut.budget_note() and "same rounds" in cut.budget_note()
+    # a budget below one round still measures every setting in a whole first pair (one round
+    # has no interval), never a part of a round
+    tight = loader_sweep.sweep(data, settings, slow_step, steps=2, warmup_steps=0, windows=6,
+                               budget_s=0.5, clock=clock, balanced=True, whole_rounds=True)
+    assert len(tight.runs) == 3 and tight.rounds == 2 and not tight.left_out
+    # without balance one round at a time: after 4 rounds (3.6 s) a fifth ends at 4.5 s
+    plain = loader_sweep.sweep(data, settings, slow_step, steps=2, warmup_steps=0, windows=6,
+                               budget_s=4.6, clock=clock, whole_rounds=True)
+    assert plain.rounds == 5 and len(plain.runs) == 3
 
 
 @pytest.mark.parametrize("cores, counts", [(16, (0, 2, 4, 8, 12)), (17, (0, 2, 4, 8, 12)),
@@ -908,17 +940,30 @@ def test_the_knobs_issue_39_names_come_before_the_batch_sizes():
     assert labels == ["w4 b16", "w4 b16 (A/A)", "w4 b16 uint8", "w4 b16 pf1", "w4 b16 pf4", "w4 b8", "w4 b32"]
 
 
-def test_on_a_gpu_the_knobs_are_a_ladder_in_the_seed_s_order_each_called_against_the_baseline(monkeypatch):
-    """Review 2026-12-03e item 2: the seed's first advice, pin_memory, gets a throughput row of
-    its own, then the device prefetcher and uint8 on top. Issue 39: every row is called against
-    the baseline (reference_rows); the top row's increment over + pin is shown (step_rows), not
-    called. On a CPU no row extends another: no increments."""
+def _ladder(workers: int = 8, batch: int = 64) -> list[loader_sweep.Setting]:
+    """The GPU ladder of the 16:01 sources (a '+ pin' row between), for records made with it."""
+    from dataclasses import replace
+
+    base = loader_sweep.Setting(num_workers=workers, batch_size=batch)
+    pinned = replace(base, pin_memory=True)
+    return [base, replace(base, control=True), pinned,
+            replace(pinned, device_prefetch=True, ship_uint8=True)]
+
+
+def test_on_a_gpu_the_knobs_are_the_baseline_the_a_a_and_the_tuned_loader(monkeypatch):
+    """Review 2026-12-04l item 2: '+ pin' alone sat at the table's resolution (1.16x, 1.12x,
+    1.12x, 1.01x) and left the GPU table; the tuned loader (pin + device prefetch + uint8) is
+    called against the baseline. A ladder recorded with the '+ pin' row still shows the top
+    row's increment over it (step_rows), not called. On a CPU no row extends another."""
     from labkit.chapters.ch05_dataloader import knee_experiment
 
     monkeypatch.setattr(torch.cuda, "is_available", lambda: True)  # Setting refuses device_prefetch without
     gpu = knee_experiment.knob_settings(8, 64, on_gpu=True)
-    assert [s.label for s in gpu] == ["w8 b64", "w8 b64 (A/A)", "w8 b64 pin", "w8 b64 pin devprefetch uint8"]
-    assert knee_experiment.reference_rows(gpu) == [None, 0, 0, 0]
+    assert [s.label for s in gpu] == ["w8 b64", "w8 b64 (A/A)", "w8 b64 pin devprefetch uint8"]
+    assert knee_experiment.reference_rows(gpu) == [None, 0, 0]
+    assert knee_experiment.step_rows(gpu) == [None, None, None]
+    assert knee_experiment.knob_rounds(on_gpu=True) == 6 and knee_experiment.knob_rounds(on_gpu=False) == 10
+    gpu = _ladder()
     assert knee_experiment.step_rows(gpu) == [None, None, None, 2]
     cpu = knee_experiment.knob_settings(4, 16, on_gpu=False)
     assert knee_experiment.reference_rows(cpu) == [None] + [0] * (len(cpu) - 1)
@@ -939,7 +984,7 @@ def test_the_ladder_s_top_row_is_called_against_the_baseline_and_its_increment_o
     from labkit.chapters.ch05_dataloader import knee_experiment
 
     monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
-    settings = knee_experiment.knob_settings(8, 64, on_gpu=True)
+    settings = _ladder()
     pin = [1.2, 1.25, 1.15, 1.2, 1.22, 1.18]
     step = [0.9, 1.3, 1.0, 1.25, 0.95, 1.1]
     ratios = [[1.0] * 6, [1.02, 0.98, 1.01, 0.99, 1.0, 1.0], pin, [a * b for a, b in zip(pin, step, strict=True)]]

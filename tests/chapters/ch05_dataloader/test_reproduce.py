@@ -166,7 +166,9 @@ def test_the_reproduce_tool_records_the_knee_and_the_phases_of_each_run(tmp_path
     assert "the same knee within one step of the sweep in" in done.stdout
     if not torch.cuda.is_available():  # a quick CPU run measures the knobs too: one rule, each call
         run = data["numbers"][0]
-        assert run["knob_rounds"] == knee_experiment.KNOB_ROUNDS and run["knob_rule"] in done.stdout
+        # whole rounds in pairs (a loaded machine may run fewer, never a part of one)
+        assert run["knob_rounds"] <= knee_experiment.KNOB_ROUNDS == run["knob_rounds_asked"]
+        assert run["knob_rounds"] % 2 == 0 and run["knob_rule"] in done.stdout and not run["knob_left_out"]
         assert set(run["knob_decisions"]) == set(run["knob_ratios"]) == set(run["knob_round_ratios"])
         assert run["knob_ratios_are"] == reproduce.INTERVAL
         for label, (mean, low, high) in run["knob_ratios"].items():  # each call with its interval
@@ -245,7 +247,8 @@ def test_each_call_is_compared_with_the_recorded_reference_and_an_outlier_page_i
         in summary["lines"]
     assert any("the recorded reference page is the outlier for knob w8 b64 pin devprefetch uint8" in line
                for line in summary["lines"])
-    assert "  knee: the reference's call (8 workers) in 3 of 3" in summary["lines"]
+    assert any(line.startswith("  knee: the reference's call (within one step of 8 workers; knees ")
+               and line.endswith(") in 3 of 3") for line in summary["lines"]), summary["lines"]
     agreeing = reproduce.summarise_numbers([_knob_run("no gain")] * 3, reference=reference)
     assert agreeing["reference_agree"] and agreeing["agree"]
     # another set-up (a CPU run) is not compared with the GPU page
