@@ -96,15 +96,17 @@ tables.Stack(tables.reference_audit(chapter.here_or_recorded("audit", audit.as_d
 # Paths that gave eager's answer on NCHW, timed interleaved against eager (ratio < 1 is
 # faster), each on the clock of the place it runs (on a GPU machine ONNX Runtime's CPU
 # sessions get the CPU clock and a table of their own). "Fastest" is named only among paths
-# correct on *every* layout, and only outside a +-2% band; eager's FLOPs and share of chapter
-# 00's matmul ceiling say how near the compute bound it runs. In a loop the host launches a call while the GPU runs the one
-# before, so a call's pace is the slower of its host launch and its device time: the note under
-# the GPU table gives each path's ratio at that pace, which can reverse the device-time ratio.
+# correct on *every* layout, only outside a +-2% band, and on the clock that sets the pace. In
+# a loop the host launches a call while the GPU runs the one before, so a call's pace is the
+# slower of its host launch and its device time: where a path's launch outlasts its device time
+# (launch-bound), a loop of calls is timed on the wall clock and decides, device time beside it.
+# Eager's FLOPs and share of chapter 00's matmul ceiling say how near the compute bound it runs.
 
 # %%
 speed = tables.export_audit.speed(audit, example, model)
+loop = chapter.lab.export_traps.timed_loop(speed, audit, example, model)  # a loop's wall time: only where a GPU path is launch-bound
 kept = tables.eager_allocator_kept(speed, model, example)  # only when the harness's page-fault note applies
-tables.speed_table(speed, audit, kept, flops=tables.model_flops(model, example))  # FLOPs: eager's ceiling share
+tables.speed_table(speed, audit, kept, flops=tables.model_flops(model, example), loop=loop)  # FLOPs: eager's ceiling share
 
 # %% [markdown]
 # ## Trap 1: the `contiguous()` that export drops
@@ -262,7 +264,7 @@ with torch.no_grad():
         {"contiguous input": lambda: traced_model(inputs[tables.NCHW]),
          "transposed input": lambda: traced_model(inputs[tables.TRANSPOSED])},
         baseline="contiguous input", case=ch07.TRACE_CASE, rounds=5, rep_ms=200)
-chapter.show(trace_cmp, title="the traced model, without TensorRT")
+tables.comparison_table(trace_cmp, "the traced model, without TensorRT")
 
 # %% [markdown]
 # ## Verdicts of this chapter
@@ -357,18 +359,12 @@ chapter.exercise("07.nhwc_buffer_as_nchw").check(nhwc_as_nchw)
 # Each line below is built from what this run measured.
 
 # %%
-built = [r for r in audit.rows if r.artifact is not None]
-all_right = [r.path for r in built if r.correct_on_all]
-wrong = [(r.path, lay, o) for r in built for lay, o in r.outcomes.items() if o.kind == tables.WRONG]
 export_refusal = dropped.audit.row("torch.export").outcomes[tables.CHANNELS_LAST]
 layout_on = [s for s in ort_layout.sessions if s.declared == "NCHW" and s.preference == "on"][0]
 binding = evidence["pointer_binding"]  # C15b's measured analogue
 misread = [lay for lay, kind in (binding or {}).get("outcomes", {}).items() if kind != tables.CORRECT] or ["no layout"]
 takeaways = [
-    f"Check an exported model on the layouts it will be fed: {len(all_right)} of {len(built)} paths built "
-    f"here gave eager's answer on all three; "
-    + (f"the others gave {len(wrong)} silently wrong answers (e.g. {wrong[0][0]} on "
-       f"{wrong[0][1]})." if wrong else "none was silently wrong."),
+    tables.audit_takeaway(audit, aoti),  # AOTInductor's recorded run where it was not compiled here
     f"A no-op is not recorded: torch.export {'kept' if dropped.kept_by_export(tables.NCHW) else 'dropped'} "
     f"contiguous() for its NCHW example and was {export_refusal.kind} on channels_last input; "
     f"torch.jit.trace {'kept' if dropped.kept_by_trace else 'dropped'} aten::contiguous.",

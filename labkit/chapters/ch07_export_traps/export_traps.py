@@ -566,6 +566,49 @@ def ort_cpu_fallback_cost(model: nn.Module, example: torch.Tensor, rep_ms: float
                          baseline="CUDA provider", rounds=5, rep_ms=rep_ms, device="cpu")
 
 
+LOOP_ROUNDS = 5      # the speed table's own rounds (export_audit.speed)
+LOOP_REP_MS = 300.0  # and its sampling per variant
+
+
+def launch_bound(comparison: object) -> list[str]:
+    """The variants of a GPU comparison whose host launch outlasts their device time
+    (`Timing.launch_bound`): a loop of their calls runs at the host's pace, not the GPU's."""
+    return [name for name, v in getattr(comparison, "variants", {}).items()
+            if getattr(v.timing, "launch_bound", False)]
+
+
+def timed_loop(speed: export_audit.Speed, audit: export_audit.Audit, example: torch.Tensor, model: nn.Module,
+               rounds: int = LOOP_ROUNDS, rep_ms: float = LOOP_REP_MS, force: bool = False) -> object | None:
+    """Where a path on the GPU clock is launch-bound, eager and every path of that comparison
+    timed as a Python loop of calls: bench's hot mode (back to back, the same input, nothing
+    flushed) on the wall clock (nothing holds the GPU while the host launches, so a call is
+    timed at the slower of its launch and its device time), interleaved in rounds like the
+    device-time table. On the H200 every path was launch-bound (eager: launch 690 us, device
+    448 us) and the page called 'fastest' on device time, a clock that did not set the pace
+    (review 2026-12-04l item 9); this is the measured pace the call is taken on. The chapters
+    02 (`c10_loop`) and 04 (`timed_loop`) time their loops the same way.
+
+    Returns the `Comparison`, or None where no path is launch-bound or nothing ran on a GPU
+    clock (`force`: time it anyway, on the first comparison's device; a CPU test does)."""
+    from labkit.measure import bench
+
+    gpu = [c for clock, c in speed.comparisons.items() if clock != export_audit.CPU_CLOCK]
+    comparison = gpu[0] if gpu else (next(iter(speed.comparisons.values()), None) if force else None)
+    if comparison is None or not (force or launch_bound(comparison)):
+        return None
+    x = example.contiguous()
+    calls: dict[str, Callable[[], object]] = {}
+    for name in comparison.variants:  # type: ignore[attr-defined]
+        if name.startswith("eager"):
+            calls[name] = lambda: model(x)
+        else:
+            calls[name] = (lambda fn: lambda: fn(x))(audit.row(name).artifact.run)
+    baseline = next(name for name in calls if name.startswith("eager"))
+    with torch.no_grad(), export_audit._quiet():
+        return bench.compare(calls, baseline=baseline, rounds=rounds, rep_ms=rep_ms, mode="hot",
+                             clock="wall", device=x.device, progress=False)
+
+
 def time_eager_allocator_kept(model: nn.Module, example: torch.Tensor, threads: int | None = None,
                               rep_ms: float = 300.0) -> object:
     """Eager on the CPU timed inside bench.allocator_kept() (glibc's malloc keeps freed memory), in a

@@ -48,19 +48,64 @@ from labkit.show.table import Stack
 
 __all__ = ["CHANNELS_LAST", "CORRECT", "LAYOUTS", "NCHW", "REJECTED", "TRANSPOSED", "WRONG", "export_audit",
            "stated_variant"]
-stated_variant = trust.stated_variant  # a variant's ratio as a sentence may state it (its spread, its flags)
 _VETO = ", but the harness flagged"
 
 
+def _other(flag: Mapping, others: Sequence[str]) -> bool:
+    """Whether a flag names one of `others` (its label, or 'case: label')."""
+    timing = str(flag.get("timing", ""))
+    return any(timing == o or timing.endswith(f": {o}") for o in others)
+
+
+def own_flags(comparison: object, name: str) -> list[dict]:
+    """The comparison's flags that can move name's ratio: its own timing's and the baseline's
+    (the two the ratio is built from), and any flag naming no variant. A flag on a third path
+    cannot: on the CPU page torch.export's noise (off by 116%) held back ONNX Runtime's 0.43x
+    against eager, every round of which lay below 0.6x (review 2026-12-04l item 10)."""
+    variants = list(getattr(comparison, "variants", {}))
+    keep = (name, getattr(comparison, "baseline", None))
+    others = [v for v in variants if v not in keep]
+    found = comparison.flags() if hasattr(comparison, "flags") else []  # type: ignore[attr-defined]
+    return [f for f in found if not (isinstance(f, Mapping) and _other(f, others))]
+
+
+def stated_variant(comparison: object, name: str, threshold: float = 1.0) -> str:
+    """A variant's ratio as a sentence may state it (`trust.stated_ratio`: its spread, the trust
+    rule, a shared GPU), held back only by the flags of the timings it is built from
+    (`own_flags`), not by every flag the comparison raised (`trust.stated_variant` passes them all)."""
+    variant = comparison[name]  # type: ignore[index]
+    shared = any(getattr(v.timing, "shared_gpu", False)
+                 for v in getattr(comparison, "variants", {}).values())
+    return trust.stated_ratio(variant.ratio, [variant.ratio_q25, variant.ratio_q75],
+                              flags=own_flags(comparison, name), threshold=threshold,
+                              shared_gpu=shared, what=name)
+
+
+def vetoing(comparison: object, name: str, threshold: float = 1.0) -> list[str]:
+    """The flagged timings that hold name's ratio back, each as 'torch.export (off by up to
+    116%)': those whose uncertainty could carry the ratio's whole rounds across `threshold`."""
+    variant = comparison[name]  # type: ignore[index]
+    decision = trust.Decision(name, variant.ratio, [variant.ratio_q25, variant.ratio_q75], threshold)
+    said = []
+    for flag in trust.read_flags(own_flags(comparison, name)):
+        if trust.judge([flag], [decision]).veto:
+            said.append(f"{flag.timing} (off by up to {100 * flag.uncertainty:.0f}%)")
+    return said
+
+
 def stated_brief(comparison: object, name: str) -> str:
-    """`stated_variant` without the list of flagged timings that vetoed it: '0.73x (rounds
-    0.54-0.84)' when the ratio may be stated, else 'no ratio to state: 0.73x (rounds ...), the
-    harness flagged timings noisy enough to carry it across 1x'. The whole sentence is what
-    `stated_variant` returns (a table folds it)."""
+    """`stated_variant` without the trust rule's whole sentence: '0.73x (rounds 0.54-0.84)' when
+    the ratio may be stated, else 'no ratio to state: 0.73x (rounds ...): the harness flagged
+    eager (off by up to 30%), enough to carry it across 1x', naming the timings that hold it
+    back (a table folds the whole sentence). The CPU page read '... noisy enough to carry it
+    across 1x of eager's time' (review 2026-12-04l item 10)."""
     stated = stated_variant(comparison, name)
     if _VETO not in stated:
         return stated
-    return stated.split(_VETO)[0] + ", the harness flagged timings noisy enough to carry it across 1x"
+    who = vetoing(comparison, name) or ["a timing"]
+    return (stated.split(_VETO)[0] + f": the harness flagged {', '.join(who)}, enough to carry it "
+            "across 1x")
+
 
 def stated_short(comparison: object, name: str) -> str:
     """A ratio for a sentence of the takeaways: '0.52x (rounds 0.47-0.54)' where it may be
@@ -236,8 +281,9 @@ def layout_preference_call(ort_layout: export_traps.OrtLayout | None) -> str:
     call = layout_preference_effect(ort_layout)
     agree = sum(_effect(r) == call for r in per_round)
     return (f"the call: with its layout preference on, the NCHW-declared model ran {call} {'as' if call == 'about the same' else 'than'} with it off "
-            f"in {agree} of {len(per_round)} rounds, {min(per_round):.2f}-{max(per_round):.2f}x round by "
-            f"round; read the call and that range, not one run's ratio ({variant.ratio:.2f}x here)"
+            f"in {agree} of {len(per_round)} rounds, {min(per_round):.2f}-{max(per_round):.2f}x from its lowest "
+            f"round to its highest (the table's column is their IQR); read the call and that range, not one "
+            f"run's ratio ({variant.ratio:.2f}x here)"
             + trap3_reproduced(reproduce_record()))
 
 
@@ -382,6 +428,31 @@ def aoti_table(result: object) -> object:
         shown = audit_table(payload, title=f"AOTInductor on {payload['device']}", recorded=label, records=False)
         return shown
     return "AOTInductor was compiled in this run: its row is in the audit above."
+
+
+def audit_takeaway(audit: export_audit.Audit, aoti: object) -> str:
+    """The takeaway of the layout audit: how many of the paths built here gave eager's answer on
+    all three layouts, the silently wrong answers of the others, and AOTInductor's outcome where
+    it was not compiled here: its recorded run, labelled recorded (it is the deploy path most like
+    the seed's engine, and the takeaway's '4 of 5 paths built here' left it out: review
+    2026-12-04l item 10). `aoti` is `aoti_result`'s answer."""
+    built = [r for r in audit.rows if r.artifact is not None]
+    right = [r.path for r in built if r.correct_on_all]
+    wrong = [r.path for r in built for o in r.outcomes.values() if o.kind == WRONG]
+    text = (f"Check an exported model on the layouts it will be fed: {len(right)} of {len(built)} paths built "
+            f"here gave eager's answer on all three; "
+            + (f"{', '.join(dict.fromkeys(wrong))} gave {len(wrong)} silently wrong answers."
+               if wrong else "none was silently wrong."))
+    if any(r.path == AOTI_PATH for r in built) or not isinstance(aoti, Recorded):
+        return text  # compiled here: counted above
+    rows = _aoti_rows(aoti.value) if aoti else []  # type: ignore[arg-type]
+    if not rows:
+        return text + " AOTInductor: not compiled here, and no run of it recorded."
+    kinds = [o["kind"] for o in rows[0]["outcomes"].values()]
+    measured = str(dict(aoti.value).get("measured_at", aoti.date))[:10]  # type: ignore[arg-type]
+    said = (f"silently wrong on {kinds.count(WRONG)} of {len(kinds)}" if WRONG in kinds
+            else f"correct on {kinds.count(CORRECT)} of {len(kinds)}")
+    return text + f" AOTInductor (recorded on {aoti.machine}, {measured}): {said}."
 
 
 def reference_audit(reference: object, here: export_audit.Audit | None = None) -> object:
@@ -583,34 +654,140 @@ def ceiling_note(comparison: object, flops: float | None) -> str:
     return said
 
 
+LOOP_CLOCK = "time in a loop"  # the clock a call is taken on where a path is launch-bound
+NOT_RESOLVED = "none resolved"      # the fastest path's ratio is held back: no path is called fastest
+
+
+def comparison_table(comparison: object, title: str = "") -> tables.Table:
+    """`tables.comparison` with its spread column named for what it is: the interquartile range
+    of the per-round ratios. Trap 3 showed 'NCHW declared, on 0.54x 0.54-0.57' in an unlabelled
+    column and '0.47-0.64x round by round' under it, two ranges for one ratio (review 2026-12-04l
+    item 10); bench's own text form calls it 'IQR over rounds'."""
+    shown = tables.comparison(comparison, title)  # type: ignore[arg-type]
+    shown.columns = [RATIO_IQR if c == "ratio spread" else c for c in shown.columns]
+    return shown
+
+
+RATIO_IQR = "IQR over rounds"  # of the ratio: the column beside "ratio"
+
+
+@dataclass(frozen=True)
+class SpeedCall:
+    """The speed table's call: the path named fastest (or why none is), on the clock that sets a
+    loop's pace. `call` is what reproduce.py 07 records and compares across runs; `sentence`
+    what the page prints; `clock` the clock the call was taken on."""
+
+    name: str
+    call: str
+    sentence: str
+    clock: str
+
+
+def _held_back(comparison: object, name: str) -> str:
+    """Why name's ratio may not be stated ('' where it may): the trust rule's flags, rounds that
+    straddle 1x, a ratio outside its own rounds, a shared GPU."""
+    stated = stated_variant(comparison, name)
+    if not stated.startswith("no ") and ": " not in stated:
+        return ""
+    variant = comparison[name]  # type: ignore[index]
+    if vetoing(comparison, name):
+        return f"but the harness flagged {', '.join(vetoing(comparison, name))}, enough to carry it across 1x"
+    if variant.ratio_q25 <= 1 <= variant.ratio_q75:
+        return "its rounds straddle 1x"
+    if not variant.ratio_q25 <= variant.ratio <= variant.ratio_q75:
+        return "the ratio lies outside its own rounds (noise)"
+    return "timed on a shared GPU"
+
+
+def speed_call(comparison: object, correct_on_all: Sequence[str], loop: object | None = None) -> SpeedCall:
+    """The fastest path correct on every layout, called on the clock that sets the pace.
+
+    Where `loop` was timed (`export_traps.timed_loop`: some path on the GPU clock is
+    launch-bound), the call is taken on the loop's wall time, the pace a loop of calls runs at,
+    and the device-time ratio is said beside it; elsewhere on the comparison's own clock (device
+    time, or the CPU's). A path is named fastest only outside the +-2% band (`fastest_call`) and
+    only where the trust rule lets its ratio be stated (`own_flags`): otherwise 'none resolved'
+    and why. The H200 page called 'no path is fastest by more than 2%' on device time while
+    every path was launch-bound (review 2026-12-04l item 9); the CPU page named a path fastest
+    and stated no ratio for it (item 10)."""
+    decided = comparison if loop is None else loop
+    name, call = fastest_call(decided, correct_on_all)
+    clock = LOOP_CLOCK if loop is not None else "device time" if getattr(comparison, "host_column", False) else "time"
+    variant = decided[name]  # type: ignore[index]
+    why = _held_back(decided, name) if call == name else ""
+    if why:
+        call = f"{NOT_RESOLVED} ({name} held back)"
+        sentence = (f"no path correct on all layouts is called fastest: {name} ran {variant.ratio:.2f}x of "
+                    f"eager's {clock} (rounds {variant.ratio_q25:.2f}-{variant.ratio_q75:.2f}), {why}")
+    elif call == name:
+        sentence = f"fastest path correct on all layouts: {name}, {stated_brief(decided, name)} of eager's {clock}"
+    else:
+        sentence = (f"no path correct on all layouts is fastest by more than {100 * FASTEST_BAND:.0f}%: "
+                    f"{call} ({name} {stated_brief(decided, name)})")
+    if loop is not None:
+        bound = export_traps.launch_bound(comparison)
+        said = "every path" if len(bound) == len(getattr(comparison, "variants", {})) else ", ".join(bound)
+        sentence += (f". The call is taken on the loop above (calls back to back, wall clock), the pace a loop "
+                     f"runs at: {said} launch-bound, the host's launch outlasting the device time")
+        if name in getattr(comparison, "variants", {}) and name != getattr(comparison, "baseline", None):
+            sentence += f"; on device time {name} ran {stated_brief(comparison, name)}"
+        call += f" ({LOOP_CLOCK})"
+    elif call == name or call.startswith(NOT_RESOLVED):
+        sentence += host_pace(comparison, name)
+    return SpeedCall(name, call, sentence, clock)
+
+
+def bound_note(comparison: object, loop_timed: bool = False) -> str:
+    """Which bound eager's call runs into, where it is launch-bound: the host's launch per call
+    outlasts its device time, so a loop runs at the launch's pace; what bounds the device time
+    itself (far below the matmul ceiling on the H200, 22.6 TFLOP/s) was not profiled, said as a
+    hypothesis (review 2026-12-04l item 9); `loop_timed`: the table below times a loop's pace.
+    '' where eager is not launch-bound."""
+    name = next((k for k in getattr(comparison, "variants", {}) if k.startswith("eager")), None)
+    if name is None or not getattr(comparison[name].timing, "launch_bound", False):  # type: ignore[index]
+        return ""
+    timing = comparison[name].timing  # type: ignore[index]
+    return (f"{name} is launch-bound by the harness's probe: the host takes {format_seconds(timing.host_s)} to "
+            f"launch a call the GPU runs in {format_seconds(timing.median_s)}"
+            + (" (a loop's own pace is timed below). " if loop_timed else ". ") +
+            "Its device time is below the compute roof (the line above); what bounds it was not profiled "
+            "(hypothesis: cuDNN's kernels for a 3-channel first convolution reach neither roof)")
+
+
 def speed_table(speed: export_audit.Speed, audit: export_audit.Audit, kept: object = None,
-                flops: float | None = None) -> Stack:
+                flops: float | None = None, loop: object | None = None) -> Stack:
     """Each clock's comparison of the correct paths against eager, eager's FLOPs and share of the
-    matmul ceiling (`ceiling_note`), and the fastest path correct on every layout named from its
-    stated ratio only outside the +-2% band (`fastest_call`; never a path wrong somewhere); under
-    the CPU clock's, eager timed again with malloc keeping freed memory when that was measured
-    (`eager_allocator_kept`)."""
+    matmul ceiling (`ceiling_note`) and, where it is launch-bound, its bound (`bound_note`); the
+    loop of calls timed where a GPU path is launch-bound (`export_traps.timed_loop`), on whose
+    wall time the call is then taken; the fastest path correct on every layout named only
+    outside the +-2% band and where its ratio may be stated (`speed_call`; never a path wrong
+    somewhere); under the CPU clock's, eager timed again with malloc keeping freed memory when
+    that was measured (`eager_allocator_kept`)."""
     shown = []
     for clock, comparison in speed.comparisons.items():
-        name, call = fastest_call(comparison, speed.correct_on_all)
-        table = tables.comparison(comparison, title=f"timed with {clock}")
+        paced = loop if clock != export_audit.CPU_CLOCK else None
+        said = speed_call(comparison, speed.correct_on_all, paced)
+        table = comparison_table(comparison, title=f"timed with {clock}")
         if ceiling_note(comparison, flops):
             table.note(ceiling_note(comparison, flops))
+        if bound_note(comparison, paced is not None):
+            table.note(bound_note(comparison, paced is not None))
         if clock == export_audit.CPU_CLOCK and allocator_kept_note(speed, kept):
             table.note(allocator_kept_note(speed, kept))
         table.note("median: pooled over every round; ratio: the median of the per-round ratios (each "
                    "round against eager's in that round), so the two need not divide exactly")
-        if call == name:
-            table.note(f"fastest path correct on all layouts: {name}, {stated_brief(comparison, name)} of "
-                       f"eager's time{host_pace(comparison, name)}")
-        else:
-            table.note(f"no path correct on all layouts is fastest by more than {100 * FASTEST_BAND:.0f}%: "
-                       f"{call} ({name} {stated_brief(comparison, name)}){host_pace(comparison, name)}")
-        if loop_note(comparison):
-            table.note(loop_note(comparison))
-        if stated_brief(comparison, name) != stated_variant(comparison, name):
-            table.fold("why that ratio is not stated", stated_variant(comparison, name))
         shown.append(table)
+        if paced is not None:
+            table = comparison_table(paced, title=f"a loop of calls on {clock.removeprefix('CUDA events on ')}, "
+                                                  "wall clock per call")
+        elif loop_note(comparison):
+            table.note(loop_note(comparison))
+        table.note(said.sentence)
+        if said.name in getattr(paced or comparison, "variants", {}) and \
+                stated_brief(paced or comparison, said.name) != stated_variant(paced or comparison, said.name):
+            table.fold("why that ratio is not stated", stated_variant(paced or comparison, said.name))
+        if paced is not None:
+            shown.append(table)
     left_out = [r.path for r in audit.rows if r.artifact is not None and not r.correct_on_all
                 and r.outcomes[NCHW].kind == CORRECT]
     if left_out:
@@ -706,18 +883,32 @@ def ratio_call(low: float | None, high: float | None, ratio: float | None = None
     return FASTER if high < 1 else SLOWER
 
 
-def trap2_call(comparison: object | None, name: str = "NCHW input") -> str:
-    """Trap 2's call on the page, by the rule the reproduce check uses (`ratio_call`: the rounds'
-    range against 1x, a +-2% band), held back where the harness flagged timings noisy enough to
-    carry the ratio across 1x (the trust rule, `stated_brief`). The CPU page printed 'NCHW input
-    1.10x (1.02-1.16)', flagged, with no call and no band (review 2026-12-04k item 10). ''
-    without a timing."""
+HELD_BACK = "held back"  # a call by the rounds that a flagged timing could carry across 1x
+
+
+def trap2_decision(comparison: object | None, name: str = "NCHW input") -> str:
+    """Trap 2's call as the page prints it and reproduce.py 07 records it: `ratio_call` (the
+    rounds' range against 1x, a +-2% band), and a 'faster' or 'slower' that a flagged timing
+    could carry across 1x (the trust rule, `stated_variant`) as '<call> by the rounds, held
+    back'. NO_DIFFERENCE without a timing."""
     if comparison is None or name not in getattr(comparison, "variants", {}):
-        return ""
+        return NO_DIFFERENCE
     variant = comparison[name]  # type: ignore[index]
     call = ratio_call(variant.ratio_q25, variant.ratio_q75, variant.ratio)
     if call in (FASTER, SLOWER) and _VETO in stated_variant(comparison, name):
-        return f"the call: {call} by the rounds, held back: a flagged timing could carry it across 1x"
+        return f"{call} by the rounds, {HELD_BACK}"
+    return call
+
+
+def trap2_call(comparison: object | None, name: str = "NCHW input") -> str:
+    """Trap 2's call on the page (`trap2_decision`, the rule the reproduce check records). The
+    CPU page printed 'NCHW input 1.10x (1.02-1.16)', flagged, with no call and no band (review
+    2026-12-04k item 10). '' without a timing."""
+    if comparison is None or name not in getattr(comparison, "variants", {}):
+        return ""
+    call = trap2_decision(comparison, name)
+    if call.endswith(HELD_BACK):
+        return f"the call: {call}: a flagged timing could carry it across 1x"
     return f"the call: {call} (the rounds against 1x, +-{100 * NO_CALL_BAND:.0f}% band)"
 
 
@@ -763,7 +954,7 @@ def declared_table(declared: export_traps.DeclaredNCHW, device: object, referenc
         shown.note(f"{reference.label}: export {_beside_eager(_strides_only(there), there_eager)}")  # type: ignore[union-attr]
     timed = None
     if declared.eager is not None:
-        timed = tables.comparison(declared.eager, "eager, channels_last model")
+        timed = comparison_table(declared.eager, "eager, channels_last model")
         timed.note("ratio: median of the rounds' ratios" + (f"; {trap2_call(declared.eager)}"
                                                             if trap2_call(declared.eager) else ""))
     return Stack(shown, timed)
@@ -784,7 +975,7 @@ def ort_table(ort_layout: export_traps.OrtLayout, status: Mapping | None = None,
     if missing and ort_layout.provider == "CPU":
         shown.note(f"the CUDA provider's prefer_nhwc did not run: it needs {missing}"
                    + not_on_the_reference(reference, status))
-    timed = tables.comparison(ort_layout.comparison) if ort_layout.comparison is not None else None
+    timed = comparison_table(ort_layout.comparison) if ort_layout.comparison is not None else None
     if timed is not None and layout_preference_call(ort_layout):
         timed.note(layout_preference_call(ort_layout))
     if timed is not None and cpu_rate_note(ort_layout):
@@ -887,7 +1078,7 @@ def placement_table(placement: Mapping[str, int], fallback: object | None,
                    f"{missing_cuda_provider(status) or 'the CUDA provider to load'}"
                    + not_on_the_reference(reference, status))
         return Stack(shown)
-    return Stack(shown, tables.comparison(fallback, "the whole model on the CPU provider"))  # type: ignore[arg-type]
+    return Stack(shown, comparison_table(fallback, "the whole model on the CPU provider"))  # type: ignore[arg-type]
 
 
 def noncontiguous_trace_table(form: Mapping) -> tables.Table:

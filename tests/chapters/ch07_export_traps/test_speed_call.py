@@ -1,0 +1,225 @@
+"""The speed table's call (review 2026-12-04l items 9 and 10): taken on the clock that sets a
+loop's pace, held back only by the timings its ratio is built from, said in a sentence that
+reads right; the trap tables' spread column named; takeaway 1 with AOTInductor; and
+reproduce.py 07 recording the calls the page prints."""
+
+from types import SimpleNamespace
+
+from labkit.audit import export_audit
+from labkit.audit.export_audit import CORRECT, LAYOUTS, WRONG
+from labkit.chapters.ch07_export_traps import export_traps, reproduce, tables
+from labkit.claims import trust
+from labkit.session import Recorded
+
+ONNX = "ONNX Runtime CPU, numpy feed"
+BINDING = "ONNX Runtime CPU, IOBinding of data_ptr"
+
+
+class _Cmp:
+    """What the tables read of a `bench.compare` result: variants with ratios, rounds and timings,
+    a baseline, the harness's flags, and the rows `labkit.show.table.comparison` shows."""
+
+    def __init__(self, variants, baseline="eager", flags=(), rounds=5):
+        self.variants, self.baseline, self._flags, self.rounds = variants, baseline, list(flags), rounds
+
+    def __getitem__(self, name):
+        return self.variants[name]
+
+    def flags(self, case=""):
+        return self._flags
+
+    @property
+    def host_column(self):
+        return any(v.timing.host_s is not None for v in self.variants.values())
+
+    def table(self):
+        return [{"variant": k, "median_s": v.timing.median_s, "ratio": v.ratio, "ratio_q25": v.ratio_q25,
+                 "ratio_q75": v.ratio_q75, "within_noise": k != self.baseline and v.ratio_q25 <= 1 <= v.ratio_q75,
+                 "gbps": None, "host_s": v.timing.host_s} for k, v in self.variants.items()]
+
+
+def _v(ratio, q25, q75, median_s=1e-3, host_s=None):
+    timing = SimpleNamespace(median_s=median_s, host_s=host_s, shared_gpu=False, warnings=[], label="",
+                             launch_bound=bool(host_s) and host_s > median_s)
+    return SimpleNamespace(ratio=ratio, ratio_q25=q25, ratio_q75=q75, timing=timing)
+
+
+def _cpu_page():
+    """The CPU page of d8b81e9: every round of ONNX Runtime's numpy feed below 0.6x eager's, yet
+    held back by torch.export's and torch.jit.trace's noise (their timings are not in its ratio)."""
+    flags = [{"timing": "eager", "why": "noisy", "spread": 0.095},
+             {"timing": "torch.jit.trace", "why": "noisy", "spread": 0.872},
+             {"timing": "torch.export", "why": "noisy", "spread": 1.16},
+             {"timing": ONNX, "why": "noisy", "spread": 0.147}]
+    return _Cmp({"eager": _v(1.0, 1.0, 1.0), "torch.jit.trace": _v(0.88, 0.86, 1.57),
+                 "torch.export": _v(1.18, 1.07, 2.36), ONNX: _v(0.43, 0.353, 0.563),
+                 BINDING: _v(0.43, 0.36, 0.53)}, flags=flags)
+
+
+def test_a_ratio_is_held_back_only_by_the_timings_it_is_built_from():
+    page = _cpu_page()
+    assert trust.stated_variant(page, ONNX).startswith("no ratio to state")  # the old reading: any flag
+    assert tables.stated_variant(page, ONNX) == "0.43x (rounds 0.35-0.56)"
+    assert [f["timing"] for f in tables.own_flags(page, ONNX)] == ["eager", ONNX]
+    own = _Cmp({"eager": _v(1.0, 1.0, 1.0), ONNX: _v(0.43, 0.353, 0.563)},
+               flags=[{"timing": ONNX, "why": "noisy", "spread": 0.9}])
+    assert tables.stated_variant(own, ONNX).startswith("no ratio to state")  # its own noise still holds it
+    unnamed = _Cmp(own.variants, flags=[{"why": "noisy", "spread": 0.9}])  # naming no timing: kept
+    assert tables.stated_variant(unnamed, ONNX).startswith("no ratio to state")
+
+
+def test_the_cpu_pages_fastest_line_states_the_ratio_or_says_plainly_why_not():
+    said = tables.speed_call(_cpu_page(), ["torch.jit.trace", "torch.export", ONNX])
+    assert said.call == ONNX
+    assert said.sentence == f"fastest path correct on all layouts: {ONNX}, 0.43x (rounds 0.35-0.56) of eager's time"
+    held = _Cmp({"eager": _v(1.0, 1.0, 1.0), ONNX: _v(0.43, 0.353, 0.563)},
+                flags=[{"timing": ONNX, "why": "noisy", "spread": 0.9}])
+    said = tables.speed_call(held, [ONNX])
+    assert said.call == f"{tables.NOT_RESOLVED} ({ONNX} held back)"
+    assert said.sentence == (f"no path correct on all layouts is called fastest: {ONNX} ran 0.43x of eager's "
+                             f"time (rounds 0.35-0.56), but the harness flagged {ONNX} (off by up to 90%), "
+                             "enough to carry it across 1x")
+    brief = tables.stated_brief(held, ONNX)
+    assert brief.endswith(f"the harness flagged {ONNX} (off by up to 90%), enough to carry it across 1x")
+    straddles = _Cmp({"eager": _v(1.0, 1.0, 1.0), ONNX: _v(0.90, 0.85, 1.05)})
+    assert tables.speed_call(straddles, [ONNX]).sentence.endswith("its rounds straddle 1x")
+
+
+def _h200():
+    """The H200 page of 16:31: device time and host launch per call (every path but the trace
+    launch-bound), device ratios within 2% but the trace's."""
+    return _Cmp({"eager": _v(1.0, 1.0, 1.0, 448e-6, 690e-6), "torch.jit.trace": _v(1.23, 1.23, 1.23, 552e-6, 285e-6),
+                 "torch.jit.script": _v(0.98, 0.98, 0.98, 440e-6, 489e-6),
+                 "torch.export": _v(1.0, 1.0, 1.0, 447e-6, 825e-6)})
+
+
+def _loop(script=0.71, trace=0.80):
+    return _Cmp({"eager": _v(1.0, 1.0, 1.0, 700e-6), "torch.jit.trace": _v(trace, trace - 0.01, trace + 0.01, 560e-6),
+                 "torch.jit.script": _v(script, script - 0.01, script + 0.01, 500e-6),
+                 "torch.export": _v(1.20, 1.19, 1.21, 840e-6)})
+
+
+def test_where_paths_are_launch_bound_the_loops_wall_time_decides_with_device_time_beside_it():
+    correct = ["torch.jit.trace", "torch.jit.script", "torch.export"]
+    on_device = tables.speed_call(_h200(), correct)
+    assert on_device.call == "within 2% of eager"  # what the page called on device time
+    said = tables.speed_call(_h200(), correct, _loop())
+    assert said.call == f"torch.jit.script ({tables.LOOP_CLOCK})" and said.clock == tables.LOOP_CLOCK
+    assert said.sentence.startswith("fastest path correct on all layouts: torch.jit.script, 0.71x (rounds "
+                                    "0.70-0.72) of eager's time in a loop. The call is taken on the loop above")
+    assert "eager, torch.jit.script, torch.export launch-bound" in said.sentence
+    assert said.sentence.endswith("on device time torch.jit.script ran 0.98x (rounds 0.98-0.98)")
+    close = tables.speed_call(_h200(), correct, _loop(script=0.99, trace=1.01))
+    assert close.call == f"within 2% of eager ({tables.LOOP_CLOCK})"
+    assert export_traps.launch_bound(_h200()) == ["eager", "torch.jit.script", "torch.export"]
+    assert "launch-bound by the harness's probe: the host takes 690 us to launch a call the GPU runs in 448 us" \
+        in tables.bound_note(_h200())
+    assert tables.bound_note(_cpu_page()) == ""
+
+
+def test_the_speed_table_prints_the_loop_and_the_call_taken_on_it():
+    speed = export_audit.Speed({"CUDA events on cuda:0": _h200(), export_audit.CPU_CLOCK: _cpu_page()},
+                               ["torch.jit.trace", "torch.jit.script", "torch.export", ONNX])
+    audit = SimpleNamespace(rows=[])
+    shown = tables.speed_table(speed, audit, loop=_loop())
+    device, loop, cpu = shown.parts
+    assert tables.RATIO_IQR in device.columns and "ratio spread" not in device.columns
+    assert loop.title == "a loop of calls on cuda:0, wall clock per call"
+    assert any(n.startswith("fastest path correct on all layouts: torch.jit.script") for n in loop.notes)
+    assert not any("fastest" in n for n in device.notes) and any("launch-bound" in n for n in device.notes)
+    assert any(n.startswith(f"fastest path correct on all layouts: {ONNX}") for n in cpu.notes)
+    assert not any("in a loop a call takes max" in n for n in loop.notes + device.notes)  # measured, not computed
+    without = tables.speed_table(speed, audit)  # no loop timed: the device call, the arithmetic note beside it
+    assert len(without.parts) == 2 and any(n.startswith("in a loop of calls") for n in without.parts[0].notes)
+
+
+def test_a_loop_of_calls_is_timed_only_where_a_gpu_path_is_launch_bound():
+    model = export_audit.small_cnn(channels=4)
+    example = export_audit.example_input(1, 8)
+    artifact = SimpleNamespace(run=lambda x: model(x) * 1)
+    audit = SimpleNamespace(row=lambda name: SimpleNamespace(artifact=artifact))
+    cpu = export_audit.Speed({export_audit.CPU_CLOCK: _Cmp({"eager": _v(1, 1, 1), "torch.jit.trace": _v(1, 1, 1)})}, [])
+    assert export_traps.timed_loop(cpu, audit, example, model) is None  # no GPU clock: no launch to bound it
+    quiet = export_audit.Speed({"CUDA events on cuda:0": _Cmp({"eager": _v(1, 1, 1, 1e-3, 1e-5)})}, [])
+    assert export_traps.timed_loop(quiet, audit, example, model) is None  # not launch-bound
+    loop = export_traps.timed_loop(cpu, audit, example, model, rounds=2, rep_ms=5, force=True)
+    assert list(loop.variants) == ["eager", "torch.jit.trace"] and loop.baseline == "eager" and loop.rounds == 2
+
+
+def test_trap_3_names_its_spread_column_and_its_range_apart():
+    rounds = (0.47, 0.54, 0.54, 0.55, 0.57, 0.60, 0.64)
+    on = SimpleNamespace(**vars(_v(0.54, 0.54, 0.57)), round_ratios=rounds)
+    ort = SimpleNamespace(comparison=_Cmp({"NCHW declared, off": _v(1.0, 1.0, 1.0), "NCHW declared, on": on},
+                                          baseline="NCHW declared, off", rounds=7),
+                          sessions=[], provider="GPU", preference_name="", flops=None)
+    timed = tables.ort_table(ort).parts[1]
+    assert timed.columns[3] == tables.RATIO_IQR
+    assert "in 7 of 7 rounds, 0.47-0.64x from its lowest round to its highest (the table's column is their IQR)" \
+        in timed.notes[0]
+
+
+def _audit(with_aoti=False):
+    rows = [export_audit.Row("torch.jit.trace", "r", {lay: export_audit.Outcome(CORRECT) for lay in LAYOUTS}),
+            export_audit.Row(BINDING, "r", {lay: export_audit.Outcome(k) for lay, k in zip(
+                LAYOUTS, (CORRECT, WRONG, WRONG), strict=True)})]
+    if with_aoti:
+        rows.append(export_audit.Row(tables.AOTI_PATH, "r", {lay: export_audit.Outcome(CORRECT) for lay in LAYOUTS}))
+    for row in rows:
+        row.artifact = SimpleNamespace(run=None)
+    return export_audit.Audit(rows, "cpu", (4, 3, 32, 32), "dynamo")
+
+
+def test_takeaway_1_counts_aoti_where_built_and_shows_its_recorded_run_where_not():
+    aoti_rows = [{"path": tables.AOTI_PATH, "records": "compiled", "outcomes": {
+        lay: {"kind": k} for lay, k in zip(LAYOUTS, (CORRECT, WRONG, WRONG), strict=True)}}]
+    recorded = Recorded("07_export_traps", "aoti", "nvidia-h200",
+                        {"rows": aoti_rows, "measured_at": "2026-12-03T10:00:00+00:00"}, "2026-12-04")
+    said = tables.audit_takeaway(_audit(), recorded)
+    assert said == ("Check an exported model on the layouts it will be fed: 1 of 2 paths built here gave eager's "
+                    f"answer on all three; {BINDING} gave 2 silently wrong answers. AOTInductor (recorded on "
+                    "nvidia-h200, 2026-12-03): silently wrong on 2 of 3.")
+    assert "AOTInductor" not in tables.audit_takeaway(_audit(with_aoti=True), {"rows": []})  # counted: 2 of 3
+    assert tables.audit_takeaway(_audit(with_aoti=True), {}).startswith(
+        "Check an exported model on the layouts it will be fed: 2 of 3 paths")
+    nothing = Recorded("07_export_traps", "aoti", "nvidia-h200")
+    assert tables.audit_takeaway(_audit(), nothing).endswith("AOTInductor: not compiled here, and no run of it recorded.")
+
+
+def test_reproduce_records_the_calls_the_page_prints(monkeypatch):
+    """Review 2026-12-04l, 'reproduce 07': a run records the speed call on the loop where one was
+    timed, sampled as the page samples it (export_audit.speed's defaults), Trap 2 held back as the
+    page holds it back, and Trap 3's call as the page prints it (its quiz's answer)."""
+    speed = export_audit.Speed({"CUDA events on cuda:0": _h200(), export_audit.CPU_CLOCK: _cpu_page()},
+                               ["torch.jit.trace", "torch.jit.script", "torch.export", ONNX])
+    trap2 = _Cmp({"channels_last input": _v(1.0, 1.0, 1.0), "NCHW input": _v(1.10, 1.02, 1.16)},
+                  baseline="channels_last input", flags=[{"timing": "NCHW input", "why": "noisy", "spread": 0.5}])
+    on = SimpleNamespace(**vars(_v(0.85, 0.80, 1.02)), round_ratios=(0.8, 0.85, 1.02))
+    ort = SimpleNamespace(comparison=_Cmp({"NCHW declared, off": _v(1, 1, 1), "NCHW declared, on": on},
+                                          baseline="NCHW declared, off"))
+    asked = {}
+
+    def timed(key, value):
+        def measure(*args, **kwargs):
+            asked[key] = kwargs
+            return value
+        return measure
+    monkeypatch.setattr(reproduce.export_audit, "run", lambda *a, **k: SimpleNamespace(rows=[]))
+    monkeypatch.setattr(reproduce.export_audit, "speed", timed("speed", speed))
+    monkeypatch.setattr(reproduce.export_traps, "timed_loop", timed("loop", _loop()))
+    monkeypatch.setattr(reproduce.export_traps, "channels_last_declared_nchw", lambda *a, **k: SimpleNamespace(eager=trap2))
+    monkeypatch.setattr(reproduce.export_traps, "ort_layout_preference", lambda *a, **k: ort)
+    numbers = reproduce.measure_numbers()
+    assert asked == {"speed": {}, "loop": {}}  # the page's sampling: the functions' defaults
+    page = tables.speed_table(speed, SimpleNamespace(rows=[]), loop=_loop())
+    assert numbers["fastest_correct"] == {"CUDA events on cuda:0": f"torch.jit.script ({tables.LOOP_CLOCK})",
+                                          export_audit.CPU_CLOCK: ONNX}
+    for part, call in zip(page.parts[1:], numbers["fastest_correct"].values(), strict=True):
+        assert any(n.startswith(f"fastest path correct on all layouts: {call.split(' (')[0]},") for n in part.notes)
+    assert numbers["trap2_nchw_input"]["decision"] == "slower by the rounds, held back"
+    assert tables.trap2_call(trap2).startswith(f"the call: {numbers['trap2_nchw_input']['decision']}:")
+    trap3 = numbers["trap3_preference_on"]
+    assert trap3["decision"] == tables.layout_preference_effect(ort) == "faster"  # the page's call
+    assert trap3["range_call"] == "no measurable difference"  # the range straddles 1: kept, not judged
+    assert f"ran {trap3['decision']} than with it off" in tables.layout_preference_call(ort)
+    summary = reproduce.summarise_numbers([numbers, numbers])
+    assert summary["agree"] and "Trap 3: the quiz's answer" not in summary["decisions"]
