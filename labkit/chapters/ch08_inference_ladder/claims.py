@@ -11,11 +11,18 @@ defaults, under which cuDNN already runs float32 convolutions in TF32)?
 default float32), so `Claim.judge` applies the trust rule to them: a flagged rung's timing
 named 'over strict float32: <rung>' moves that ratio only, the judged rung's flag both, and
 the top rung's ('top rung: ...', shown when it raises the batch) none.
+
+A baseline's flag is sized by what the judged ratio is built from (`steady_flags`, applied by
+C24's own `judge`): the ratio reads each baseline over the median of its timings in the run
+(`keep.over_steady`), so a noisy timing of it counts for as far as it can move that median, not
+for its own IQR (review 2026-12-04l item 1: one 22% timing vetoed 4.51x [4.43, 4.67] against 4.8).
 """
 
 from __future__ import annotations
 
+import statistics
 from collections.abc import Mapping
+from dataclasses import dataclass
 
 from labkit.chapters.ch08_inference_ladder import keep, numerics
 from labkit.claims.core import (
@@ -26,9 +33,10 @@ from labkit.claims.core import (
     SEED_PIPELINE,
     Claim,
     ClaimError,
+    Verdict,
     band,
 )
-from labkit.claims.trust import Decision, Decisions
+from labkit.claims.trust import FLAGS_KEY, Decision, Decisions
 from labkit.core import discovery
 
 CHAPTER = discovery.chapter_key(__name__)
@@ -81,6 +89,90 @@ def _over_steady_baselines(at: Mapping, ev: Mapping) -> Mapping:
     return out
 
 
+def _baseline_timings(ev: Mapping, name: str) -> tuple[float, list[float]] | None:
+    """A baseline's own timing (the flagged one) and every timing of it the steady median read
+    (each once, as `ladder.baseline_timings`), from the evidence's rungs; None when absent.
+
+    The strict rung is rungs[0] (its own images/s); PyTorch's defaults are first timed in the
+    strict rung's comparison, so their own timing is that rung's `here` entry."""
+    rungs = ev.get("rungs") or []
+    if not rungs:
+        return None
+    start = rungs[0]
+    reads = [float(r["here"][name]["images_per_s"]) for r in rungs if r.get("name") != name
+             and ((r.get("here") or {}).get(name) or {}).get("images_per_s")]
+    if start.get("name") == name:
+        own = float(start.get("images_per_s") or 0.0)
+        reads = reads if own in reads else [own, *reads]
+    else:
+        own = float(((start.get("here") or {}).get(name) or {}).get("images_per_s") or 0.0)
+    if own <= 0 or own not in reads or len(reads) < 2 or any(t <= 0 for t in reads):
+        return None
+    return own, reads
+
+
+def median_moved_by(own: float, reads: list[float], off: float) -> float:
+    """How far (a factor minus one) the median of `reads` moves when the timing `own` among them
+    is off by a factor (1 + off) either way: what a flag on that one timing can do to a ratio
+    read over the median. Never more than `off` (one value moves a median at most as far as
+    itself), and 0 where its neighbours hold the median."""
+    steady = statistics.median(reads)
+    at = reads.index(own)
+    moved = 0.0
+    for factor in (1 + off, 1 / (1 + off)):
+        shifted = statistics.median([*reads[:at], own * factor, *reads[at + 1:]])
+        moved = max(moved, max(steady / shifted, shifted / steady) - 1)
+    return moved
+
+
+def steady_flags(ev: Mapping) -> Mapping:
+    """The evidence with each baseline's flag sized by the ratio it can move.
+
+    C24's ratios read each float32 baseline over the median of its timings in the run, not over
+    any one timing (`keep.over_steady`). The harness flags a baseline's own timing by its IQR
+    over single batches; that timing is one of the median's values, so what it could do to the
+    judged ratio is how far it moves the median, off by its own IQR either way
+    (`median_moved_by`): the per-comparison medians the ratio is built from, as
+    labkit.measure's `VariantResult.flag` sizes a comparison's flag by its per-round medians.
+    Each sized flag keeps its harness size ('harness_spread') and says both in its reason, so the
+    page prints what decided. Evidence whose judged ratio was not read over the steady medians
+    (records before `baseline_scales`, the top rung alone) keeps its flags as recorded."""
+    flags = ev.get(FLAGS_KEY)
+    judged, _ = _judged(ev) if ev.get("speedup_over_strict") is not None else (ev, "")
+    if not flags or judged is ev or "baseline_scales" not in judged:
+        return ev
+    rungs = ev.get("rungs") or []
+    prefixes = (f"{OVER_STRICT}: ", f"{OVER_DEFAULTS}: ")
+    sized = []
+    for flag in flags:
+        timing = str(flag.get("timing", "")) if isinstance(flag, Mapping) else ""
+        name = next((timing[len(p):] for p in prefixes if timing.startswith(p)), None)
+        found = _baseline_timings(ev, name) if name and rungs and "harness_spread" not in flag else None
+        if found is None or flag.get("spread") is None:
+            sized.append(flag)
+            continue
+        own, reads = found
+        off = abs(float(flag["spread"]))
+        moved = median_moved_by(own, reads, off)
+        sized.append({**flag, "spread": moved, "harness_spread": off,
+                      "why": (f"{flag.get('why', 'flagged')}; the ratio reads it as one of {len(reads)} "
+                              f"timings' median, which it moves {100 * moved:.1f}% at most")})
+    return {**ev, FLAGS_KEY: sized}
+
+
+@dataclass(frozen=True)
+class LadderClaim(Claim):
+    """C24's claim: `Claim.judge` over the evidence with its baselines' flags sized by the
+    steady medians the judged ratios read (`steady_flags`), so the trust rule, applied as for
+    every timing-based claim, weighs a flag by the number the ratio is built from. The same
+    judge serves a fresh run, a reproduce run and a recorded verdict judged again."""
+
+    def judge(self, evidence: Mapping, *args: object, **kwargs: object) -> Verdict:  # type: ignore[override]
+        if not isinstance(evidence, Mapping) or not evidence:
+            return super().judge(evidence, *args, **kwargs)  # type: ignore[arg-type]
+        return super().judge(steady_flags(evidence), *args, **kwargs)  # type: ignore[arg-type]
+
+
 def check_c24(ev: Mapping, th: Mapping) -> tuple[str, str, str]:
     """Reached 4.8x? Judged over both float32 baselines at their batch, each with its spread."""
     judged, where = _judged(ev)
@@ -122,7 +214,7 @@ def decisions_c24(ev: Mapping, th: Mapping) -> Decisions:
                                judged.get("defaults_spread"), target)), shown)
 
 
-C24 = Claim(
+C24 = LadderClaim(
     "C24", CHAPTER, SEED_PIPELINE,
     "Title and chapter 5: seven steps raise ResNet-50 inference throughput 4.8x",
     "Seven optimisation steps (JIT compilation to operator fusion) raise ResNet-50 inference "

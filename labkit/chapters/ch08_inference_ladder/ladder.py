@@ -942,9 +942,13 @@ def release(device: torch.device) -> None:
 
 def baseline_timings(base: Rung, rungs: Sequence[Rung]) -> list[float]:
     """Every timing of a float32 baseline in a run: its own, then its images/s in the rounds of
-    each rung it was compared with (`Rung.here`)."""
-    return [base.images_per_s] + [float(r.here[base.name]["images_per_s"]) for r in rungs
-                                  if r is not base and (r.here.get(base.name) or {}).get("images_per_s")]
+    each rung it was compared with (`Rung.here`), each timing once. PyTorch's defaults are first
+    timed in the strict rung's comparison, so the strict rung's `here` holds that same timing:
+    counted twice it weighed double in the steady median, and it was the noisy one on the H200's
+    16:19 record (22% IQR; review 2026-12-04l item 1)."""
+    found = [float(r.here[base.name]["images_per_s"]) for r in rungs
+             if r is not base and (r.here.get(base.name) or {}).get("images_per_s")]
+    return found if base.images_per_s in found else [base.images_per_s, *found]
 
 
 def kept(rungs: Sequence[Rung]) -> list[Rung]:

@@ -172,8 +172,12 @@ def fresh_runs(machine: str) -> dict | None:
                        "base_idle": (min(base_idles), max(base_idles)) if base_idles else None,
                        "unstable": sum(1 for s in seen if s.get("unstable")),
                        "kept": sum(1 for s in seen if s.get("kept")), "runs": len(seen)}
+    # each run's largest step by its wall gain: a takeaway names a largest step only when every
+    # run agrees with the page (review 2026-12-04l item 2: the page's CUDA Graphs, TF32 in both)
+    largest = [max(gained, key=gained.get) for r in runs
+               if (gained := {n: s["gain"] for n, s in r["steps"].items() if s.get("gain")})]
     return {"runs": len(runs), "recorded_at": str(data.get("recorded_at") or ""), "steps": steps,
-            "machine": machine} if steps else None
+            "machine": machine, "largest": largest} if steps else None
 
 
 def inside(step: dict, gain: float | None) -> bool:
@@ -222,7 +226,8 @@ def label(found: dict, page_at: str | None = None) -> str:
 
 def not_held_line(found: dict | None, gains: Mapping[str, float | None] | None = None,
                   page_at: str | None = None,
-                  device_gains: Mapping[str, float | None] | None = None) -> str:
+                  device_gains: Mapping[str, float | None] | None = None,
+                  define: bool = True) -> str:
     """The steps whose gain the fresh runs did not hold, saying what held means and how often
     each was kept: a step whose runs disagreed ('fp16 weights kept 3 of 3, gain not stable:
     1.54-1.69x wall, unstable 1 of 3'), and, given the page's own gains (gains: {step: wall
@@ -230,7 +235,9 @@ def not_held_line(found: dict | None, gains: Mapping[str, float | None] | None =
     the runs' range ('torch.compile kept 3 of 3, this page's 1.59x below all 3 on both
     clocks: 1.63-1.69x wall, 1.59-1.66x device'); '' when every step held or there is no
     record. Why: 'not held' beside a gain the runs kept 3 of 3 read as a step that did not
-    reproduce (review 2026-12-04j item 7). (Every step's range is all_steps_line's, folded.)"""
+    reproduce (review 2026-12-04j item 7). (Every step's range is all_steps_line's, folded.)
+    define=False leaves what 'held' means (HELD_MEANS) to the caller's fold (the GPU page's
+    words, review 2026-12-04l item 2)."""
     if not found:
         return ""
     steps, gains, device_gains = found["steps"], dict(gains or {}), dict(device_gains or {})
@@ -260,8 +267,14 @@ def not_held_line(found: dict | None, gains: Mapping[str, float | None] | None =
     pairs = split_moved(steps, loose, gains, device_gains, side)
     paired = {n for pair, _ in pairs for n in pair}
     said = [one(n) for n in loose if n not in paired] + [text for _, text in pairs]
-    return (f"Not held by {label(found, page_at)[:-1]}; held: within {100 * HOLDS_WITHIN:.0f}% "
-            "of each other, none unstable, this page's among them): " + "; ".join(said) + ".")
+    head = label(found, page_at)
+    if define:
+        head = head[:-1] + f"; {HELD_MEANS})"
+    return f"Not held by {head}: " + "; ".join(said) + "."
+
+
+HELD_MEANS = (f"held: within {100 * HOLDS_WITHIN:.0f}% of each other, none unstable, this page's "
+              "among them")
 
 
 def split_moved(steps: Mapping[str, dict], loose: list[str], gains: Mapping[str, float | None],

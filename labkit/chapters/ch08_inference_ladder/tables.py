@@ -28,6 +28,7 @@ from labkit.chapters.ch08_inference_ladder import (
     roofline,
 )
 from labkit.core import results
+from labkit.measure import timeline_stats
 from labkit.session import Recorded
 from labkit.show import table as tables
 from labkit.show.widgets.quiz import Key
@@ -233,14 +234,13 @@ def explanations(rungs: list) -> tables.Table:
     are folded under the table, one line per step (issue 37)."""
     shown = tables.Table("Each step, explained by its numbers", ["step", "reading"])
     by_name = {r.name: r for r in rungs}
-    pace = explain.climb_pace(rungs)   # the host's pace that day, for the border (item 2)
     figures, moved = [], []
     for r in rungs[1:]:
         before = by_name.get(r.after)
         if r.error or before is None:
             shown.add(r.name, r.why)
             continue
-        numbers, said = explain.parts(before, r, pace)
+        numbers, said = explain.parts(before, r)
         figures.append(f"{r.name}: {numbers}")
         # the decision is the ladder table's 'kept?' above: not said twice (issue 37)
         unread = numbers.endswith("its base moved.")
@@ -270,8 +270,10 @@ def regimes_table(run: object) -> tables.Table:
     missing = getattr(run, "regimes_missing", {})
     if not gains and not missing:
         # the recorded ladder below holds the climb's rungs only, not this table
-        return shown.note("No GPU here: the interaction is measured on a GPU (the steps alone on a TF32 base); "
-                          "the reference GPU's, recorded, is under its ladder below.")
+        # no pointer to the recorded one: its record skipped a cell, so it compares nothing
+        # (review 2026-12-04l item 3)
+        return shown.note("No GPU here: the interaction is measured on a GPU (the steps alone on a "
+                          "TF32 base).")
     steps = list(dict.fromkeys(name for regime in gains for name in run.regimes[regime]))
     idles = []   # each measured cell's unprofiled GPU idle, folded (issue 37)
     for name in steps:
@@ -282,7 +284,7 @@ def regimes_table(run: object) -> tables.Table:
                 idles.append(f"{name}, {regime}: {100 * r.idle_share:.0f}%")
             undecided = r is not None and r.judged_by == keep.NOT_DECIDABLE
             cells.append(f"not decidable ({g[name]:.2f}x, its base moved)" if undecided and name in g else
-                         f"{g[name]:.2f}x" if name in g else
+                         _on_its_clock(r, g[name]) if name in g else
                          "-" if r is None else r.why.split(":")[0])  # 'skipped', 'failed'
         shown.add(name, *cells)
     if idles:
@@ -294,6 +296,14 @@ def regimes_table(run: object) -> tables.Table:
         shown.note(added + ".")
         if climb:
             shown.fold("composed gains", climb)
+    else:
+        unmeasured = [n for n in steps for regime in gains
+                      if getattr(run.regimes[regime].get(n), "error", "") == "skipped"]
+        if unmeasured:   # review 2026-12-04l item 3: the question answered nothing, unsaid
+            on_gpu = any(getattr(b, "device_s", None) is not None for b in bases)
+            took = getattr(run, "seconds", 0.0) or 0.0
+            shown.note(f"Not compared: the {BUDGET_S[on_gpu]} s budget ran out"
+                       + (f" (this run: {took:.0f} s)." if took > 0 else "."))
     if not any("compiled" in regime for regime in gains):
         return shown   # no compiled column: Inductor's layout choice explains nothing here
     import torch._inductor.config as inductor_config  # read only where compile ran
@@ -305,6 +315,19 @@ def regimes_table(run: object) -> tables.Table:
                       "convolutions itself (GraphLowering.decide_layout_opt; read from its source, not "
                       "measured), so the compiled base may already run them in it, and the step's gain "
                       "there is the input's conversion")
+
+
+def _on_its_clock(rung: object, wall: float) -> str:
+    """An interaction cell's gain on the clock the keep rule reads there: device time where the
+    host binds the cell (GPU idle over keep.IDLE_LIMIT, or judged so), with the wall beside it;
+    else the wall. Why: the H200's cells read 1.08x and 0.97x wall at 31% and 35% idle, while
+    the climb judged the same fp16 step on device time (review 2026-12-04l item 3)."""
+    device, idle = getattr(rung, "device_gain", None), getattr(rung, "idle_share", None)
+    host_bound = getattr(rung, "judged_by", "") == "device time" or (
+        idle is not None and idle > keep.IDLE_LIMIT)
+    if device is None or not host_bound:
+        return f"{wall:.2f}x"
+    return f"{device:.2f}x device ({wall:.2f}x wall)"
 
 
 def _base_rate(base: object) -> str:
@@ -488,6 +511,29 @@ def composed(run: object) -> str:
             + (f": bases moved ({'; '.join(moved)})" if moved else ", and no base moved"))
 
 
+def bound_line(best: object, per_image: float, ceiling_tflops: float | None) -> str:
+    """What bound the best rung, from its own profile (review 2026-12-04l item 5): the clock
+    (GPU idle over keep.IDLE_LIMIT: the host), then the GEMM/conv kernels' share of its device
+    time and the rate they run the FLOPs at (FlopCounterMode counts only matmul and conv FLOPs,
+    so all of them run in those kernels) against the measured ceiling of its math, and the
+    elementwise share: 'bound: the device (GPU idle 0%); GEMM/conv 55% of its time at 457
+    TFLOP/s (61% of the float16 ceiling); elementwise 43%: ...'. '' without a device clock,
+    a profile or a ceiling (a CPU, an older record)."""
+    device_s, kinds = getattr(best, "device_s", None), getattr(best, "kinds", None) or {}
+    conv, idle = kinds.get(timeline_stats.GEMM_CONV), getattr(best, "idle_share", None)
+    if not device_s or not conv or not ceiling_tflops or idle is None:
+        return ""
+    rate = per_image / (device_s * conv / best.settings.batch) / 1e12  # type: ignore[attr-defined]
+    who = "the host" if idle > keep.IDLE_LIMIT else "the device"
+    said = (f"bound: {who} (GPU idle {100 * idle:.0f}%); GEMM/conv {100 * conv:.0f}% of its time "
+            f"at {rate:,.0f} TFLOP/s ({100 * rate / ceiling_tflops:.0f}% of the "
+            f"{best.settings.math} ceiling)")  # type: ignore[attr-defined]
+    elementwise = kinds.get(attribution.ELEMENTWISE)
+    if elementwise:
+        said += f"; elementwise {100 * elementwise:.0f}%: the optional section times removing it"
+    return said
+
+
 def standing_table(best: object, image: int, matmul_tflops: Mapping[str, float],
                    device_name: str, copy_gbps: float | None = None,
                    start: object | None = None) -> tables.Table:
@@ -521,10 +567,13 @@ def standing_table(best: object, image: int, matmul_tflops: Mapping[str, float],
                           "CPU rung.")
     shown.fold("MLPerf's conditions, source",
                f"{mlperf['conditions']}; source: {mlperf['source']}")
+    bound = bound_line(best, per_image, matmul_tflops.get(best.settings.math))
     split = roofline.gap_split(best.images_per_s, best.settings.math, per_image, device_name,
-                               best.kinds.get(attribution.ELEMENTWISE))
-    if split is not None:
+                               None if bound else best.kinds.get(attribution.ELEMENTWISE))
+    if split is not None and not bound:
         split = dataclasses.replace(split, pointer=": the optional section times removing it")
+    if bound:
+        shown.note(f"- {bound}")
     if split is None:
         shown.note("(the gap's split uses the H200's published peaks: shown on an H200 run)")
     else:
@@ -717,9 +766,15 @@ def verdict_table(chapter: object, verdict: object | None, plan: object) -> obje
     return chapter.table(pending=["C24"])
 
 
-def takeaways(run: object, verdict: object) -> list[str]:
-    """The chapter's conclusions, each from the ladder it climbed and C24's verdict."""
+def takeaways(run: object, verdict: object,
+              fresh: dict | None | str = report.THIS_MACHINE) -> list[str]:
+    """The chapter's conclusions, each from the ladder it climbed and C24's verdict; fresh: this
+    machine's reproduce runs (reproduce.fresh_runs, read as `report.table` reads them), so the
+    largest step is named as the ladder's only where they agree (`largest_step`)."""
     rungs, strict, defaults, top = run.rungs, run.strict, run.defaults, run.top
+    if fresh == report.THIS_MACHINE:
+        fresh = (reproduce.fresh_runs(reproduce.this_machine())
+                 if any(r.device_gain is not None for r in rungs) else None)
     at_base, total = run.top_at_baseline_batch, top.speedup_over(strict)
     gains = ladder.step_gains(rungs)
     best_step = max(gains, key=gains.get) if gains else "none"
@@ -728,17 +783,12 @@ def takeaways(run: object, verdict: object) -> list[str]:
     dropped = [r for r in rungs if not r.kept and not r.error and r.gate is not None and r.gate.passed]
     slower = [r for r in dropped if r.gain is not None and keep.below(r.gain_spread) and r.gain < 1 - keep.MIN_GAIN]
     by_device = [r for r in rungs if r.judged_by == "device time" and r.kept]
-    ahead = [r for r in by_device if r.device_gain and r.gain and r.device_gain > r.gain]
-    best_rung = next((r for r in rungs if r.name == best_step), None)
     named = top.name if top.name == f"batch {top.settings.batch}" else f"{top.name}, batch {top.settings.batch}"
     one_clock = not any(r.device_gain is not None for r in rungs)
-    unstable = [r.name for r in rungs if r.unstable and r.judged_by != keep.NOT_DECIDABLE]
-    # the form is said in full by the verdict's own row above; named here, not repeated
-    form = "the course's reading of the title" if verdict is not None and verdict.form == \
-        experiment.COURSE_FORM else getattr(verdict, "form", "")
     # the outcome and what it depends on in a few words: the verdict's row above has its reason,
     # and the headline its numbers (review 2026-12-04k item 4; the GPU page's words)
-    c24 = (f"C24, in {form}: {_short_label(verdict.label)}." if verdict is not None else
+    # (the headline names C24's judged form; review 2026-12-04l item 2: each thing once)
+    c24 = (f"C24: {_short_label(verdict.label)}." if verdict is not None else
            f"C24 is not judged here: this ladder lacks {', '.join(lacking_steps(run.plan))}.")
     # every number of the headline is a table row's own (review 2026-12-04k item 5): the images/s
     # its ratio over the start divides, beside that ratio
@@ -751,21 +801,58 @@ def takeaways(run: object, verdict: object) -> list[str]:
         graphs_rule(rungs),
         ("No device clock here: every step was judged on the wall clock."
          if one_clock else
-         "Kept on device time while the host bound the rung: "
-         + "; ".join(f"{r.name} {r.device_gain:.2f}x device time, {r.gain:.2f}x wall" for r in by_device)
-         + (f". The device clock showed more than the wall for {', '.join(r.name for r in ahead)}."
-            if ahead else ".") if by_device else None),
-        (f"The largest single step was {best_step} ({gains[best_step]:.2f}x over its base"
-         + (f"; that rung is {best_rung.speedup_over(defaults):.2f}x PyTorch's defaults"
-            if best_rung is not None and defaults is not strict else "") + ")"
+         "Kept on device time while the host bound it: "
+         + "; ".join(device_kept(r, {x.name: x for x in rungs}.get(r.after)) for r in by_device) + "."
+         if by_device else None),
+        (largest_step(best_step, gains[best_step], fresh)
          # a step not kept is the ladder's grey row; a takeaway names only one that lost
          + (f"; not kept: {dropped_said(slower)}." if slower else ".")) if gains else "No step was measured.",
         (regimes_said(regime_gains) or interaction_said(run, regime_gains) if regime_gains else
          # on a CPU the interaction table's own note says why it is empty: not said twice
          None if one_clock else "The interaction of steps was not measured in this run (its table says why)."),
         c24,
-    ] + ([f"Flagged unstable: {', '.join(unstable)}."] if unstable else [])
+        # no 'Flagged unstable: ...' line: the ladder's 'kept?' column says it of each step
+        # (review 2026-12-04l item 2: each thing once)
+    ]
     return [line for line in said if line is not None]
+
+
+def largest_step(name: str, gain: float, fresh: dict | None) -> str:
+    """The largest step, said as the ladder's only where every fresh run's largest was the same
+    step (reproduce.fresh_runs' 'largest'); otherwise as this run's, with the step the runs
+    found largest and its range: 'The largest step in this run was CUDA Graphs (2.23x); in 2
+    fresh runs TF32 (2 of 2, 1.98-2.13x)'. Without fresh runs it is this run's. Why: the H200
+    page named CUDA Graphs (2.23x) where both fresh runs had TF32 largest, CUDA Graphs at
+    1.53-1.90x: its gain is 1/(1 - its base's idle), the host's pace that minute (review
+    2026-12-04l item 2)."""
+    runs = (fresh or {}).get("largest") or []
+    if runs and all(n == name for n in runs):
+        return f"The largest single step was {name} ({gain:.2f}x; largest in all {len(runs)} fresh runs too)"
+    said = f"The largest step in this run was {name} ({gain:.2f}x)"
+    if not runs:
+        return said
+    other = max(set(runs), key=runs.count)
+    wall = (fresh or {}).get("steps", {}).get(other, {}).get("wall")
+    span = f", {reproduce.spread(*wall)}" if wall else ""
+    return said + f"; in {len(runs)} fresh runs {other} ({runs.count(other)} of {len(runs)}{span})"
+
+
+def device_kept(rung: object, before: object | None) -> str:
+    """A step kept on device time while the host bound it, as a lesson (review 2026-12-04l item
+    6): both clocks, the kernels per batch it added, and where the profile shows BatchNorm in
+    half precision leaving cuDNN (explain.half_batchnorm), what to do instead: 'fp16 weights
+    1.84x device time, 0.92x wall, kernels 182 -> 282 (half BatchNorm left cuDNN: keep it
+    float32, fold it or use autocast)'."""
+    said = f"{rung.name} {rung.device_gain:.2f}x device time, {rung.gain:.2f}x wall"
+    k0 = getattr(before, "kernels_per_batch", None)
+    k1 = rung.kernels_per_batch
+    if before is None or k0 is None or k1 is None or k1 <= 1.05 * k0:
+        return said
+    said += f", kernels {k0:.0f} -> {k1:.0f}"
+    moved = explain.kernel_jump(before, rung) or explain.kernels_moved(before, rung)
+    if explain.half_batchnorm(before, rung, moved):
+        said += " (half BatchNorm left cuDNN: keep it float32, fold it or use autocast)"
+    return said
 
 
 def _short_label(label: str) -> str:

@@ -24,9 +24,10 @@ def test_the_fp16_rungs_reading_names_why_batchnorm_left_cudnn_as_read_in_source
     _select_batch_norm_backend keeps cuDNN for a half input only with a float32 weight."""
     by = {r.name: r for r in run.rungs}
     fp16 = by["fp16 weights"]
-    _, said = explain.parts(by[fp16.after], fp16, explain.climb_pace(run.rungs))
+    figures, said = explain.parts(by[fp16.after], fp16)
     assert "each of the 53 bn_fw_inf_1C11_kernel_NHWC became 3" in said
-    assert "read in PyTorch's source, not measured" in said and "_select_batch_norm_backend" in said
+    # the cause is folded with the figures since review 2026-12-04l (the takeaway gives the lesson)
+    assert "read in PyTorch's source, not measured" in figures and "_select_batch_norm_backend" in figures
     # not on a step that kept float32 weights, nor under autocast
     tf32 = by["TF32"] if "TF32" in by else run.rungs[1]
     assert explain.half_batchnorm(run.rungs[0], tf32, "bn_fw_inf") == ""
