@@ -222,11 +222,12 @@ print(f"[pixels, channels] @ weight from NHWC: {nhwc_mm_log.total_bytes} B copie
       f"(by {', '.join(sorted({e.op for e in nchw_mm_log.copies})) or 'nothing'})")
 
 # %% [markdown]
-# What cuDNN does with an NCHW input, profiled on a GPU (on a CPU: the reference GPU's record,
-# labelled as recorded):
+# What cuDNN converts around each convolution, profiled on a GPU (on a CPU: the reference GPU's
+# record, labelled as recorded):
 
 # %%
-print(cases.conversion_note(chapter.only_on("gpu", lambda: nchw_ops), c22_reference))
+print(cases.conversion_note(chapter.only_on("gpu", lambda: nchw_ops), c22_reference,
+                            chapter.only_on("gpu", lambda: nhwc_ops)))
 
 # %% [markdown]
 # Why the GEMM suits NHWC: the bytes copied from NCHW above come from our own
@@ -331,21 +332,22 @@ for dtype in plan.dtypes:
 cases.c7_tables(runs)  # on a GPU the judged CUDA Graph replays first, then the eager sweep
 
 # %% [markdown]
-# ### Optional: half precision on this CPU
+# ### Optional, a CPU's two questions: half precision and the allocator
+#
+# On a GPU the cells of this section print nothing: its sweep above ran bfloat16 and float16,
+# and PyTorch's CUDA allocator keeps freed memory for the next call.
 #
 # Half precision is the seed's ARM setting (its table: fp16, batch 64), yet C7's CPU form runs
 # float32. Is half precision an option on this CPU? One 3x3 convolution in each dtype, measured
 # (whether bfloat16 or float16 is fast depends on the CPU's matrix units: AVX-512 BF16, AMX, or none).
 
 # %%
-half_note = cases.half_note(chapter.only_on("cpu", lambda: cases.half_precision(conv, channels)))
-print("3x3 convolution time relative to float32 here:", half_note)
+half_note = chapter.only_on("cpu", lambda: cases.half_note(cases.half_precision(conv, channels)))
+chapter.only_on("cpu", lambda: print("3x3 convolution time relative to float32 here:", half_note))
 
 # %% [markdown]
-# ### The allocator's part (a CPU's question)
-#
-# On a CPU the ResNet timings above ran with glibc's default allocator. A forward pass
-# allocates every activation afresh; when malloc hands large freed blocks back to the system,
+# The allocator's part: on a CPU the ResNet timings above ran with glibc's default allocator.
+# A forward pass allocates every activation afresh; when malloc hands large freed blocks back to the system,
 # each call faults them in again. Does that decide the verdict? The same runs, with malloc
 # keeping freed memory (these come last in the chapter: once malloc's thresholds are set by
 # hand, glibc cannot go back to its adaptive default).
@@ -354,6 +356,9 @@ print("3x3 convolution time relative to float32 here:", half_note)
 kept_runs = chapter.only_on("cpu", lambda: cases.kept_runs(chapter, nets[torch.float32], plan.batches,
                                                             image)) or []
 cases.kept_table(runs, kept_runs)
+
+# %% [markdown]
+# ### C7's verdict
 
 # %%
 judged, shown = cases.c7_split(runs, chapter.on_gpu)  # a GPU: fp16 where the device bounds img/s

@@ -70,7 +70,8 @@ chapter.rules()
 # In eval mode BatchNorm uses fixed statistics, so per output channel it is an affine map:
 # `gamma * (y - mean) / sigma + beta` with `sigma = sqrt(var + eps)`. Applied to the output
 # `y = w * x + b` of the convolution before it, it can be folded into that convolution's
-# weight and bias: one kernel and one pass over memory instead of two.
+# weight and bias: one convolution with a bias instead of a convolution and a BatchNorm.
+# Whether that saves a pass over memory depends on the backend (below the timing).
 #
 # Before reading the seed's formula: predict what folding does to a network's outputs.
 

@@ -186,50 +186,114 @@ def conversion_kernels(ops: Sequence[str]) -> list[str]:
     return [k for k in ops if CONVERSION_KERNEL.search(k)]
 
 
-def conversion_note(here: Sequence[str] | None, recorded: Recorded) -> str:
-    """What the NCHW convolution converted: from the ops profiled here (`here`, a GPU's
-    kernels) or, where nothing was profiled (None: on a CPU, oneDNN reorders inside its own
-    kernels, where no profiler sees them), from the reference's recorded C22 evidence
-    (`recorded`: the session's Recorded of 'verdict:C22', labelled as recorded)."""
+def _short(kernel: str) -> str:
+    """A kernel's name without its namespace and template arguments ('nchwToNhwcKernel')."""
+    return kernel.split("<")[0].split("(")[0].split("::")[-1].strip()
+
+
+def _directions(kernels: Sequence[str]) -> tuple[list[str], list[str]]:
+    """(conversions into NHWC, conversions back out to NCHW) among layout-conversion kernels."""
+    into = [k for k in kernels if TO_NHWC_KERNEL.search(k)]
+    return into, [k for k in kernels if CONVERSION_KERNEL.search(k) and k not in into]
+
+
+def _counted(kernels: Sequence[str]) -> str:
+    """'1 nchwToNhwcKernel' or '2 nhwcToNchwKernel': how many ran, by name (the first's)."""
+    return f"{len(kernels)} {_short(kernels[0])}"
+
+
+def conversion_note(here: Sequence[str] | None, recorded: Recorded,
+                    here_nhwc: Sequence[str] | None = None) -> str:
+    """What cuDNN converted around each convolution: from the ops profiled here (`here`, the
+    NCHW convolution's GPU kernels; `here_nhwc`, the channels_last one's) or, where nothing was
+    profiled (None: on a CPU, oneDNN reorders inside its own kernels, where no profiler sees
+    them), from the reference's recorded C22 evidence (`recorded`, labelled as recorded).
+
+    Review 2026-12-04l item 4: the note filtered the NCHW-to-NHWC kernel only and printed '1
+    NCHW-to-NHWC conversion kernel(s) ... the opposite of the seed's', where the H200 ran
+    nchwToNhwcKernel in and nhwcToNchwKernel back out (the seed's own direction, for the
+    output). cuDNN's kernel works in NHWC: the note names both directions, and what the NHWC
+    convolution ran; the seed's claim (cuBLAS) is judged on the GEMM table, not here."""
     if here is not None:
-        shown, where = list(here), "this GPU"
+        nchw, where = conversion_kernels(here), "this GPU"
+        nhwc = None if here_nhwc is None else conversion_kernels(here_nhwc)
     else:
         evidence = recorded.get("evidence") or {}
-        shown = list(evidence.get("nchw_conversion_kernels", []))  # type: ignore[union-attr]
+        nchw = conversion_kernels(list(evidence.get("nchw_conversion_kernels", [])))  # type: ignore[union-attr]
+        nhwc = (conversion_kernels(list(evidence.get("conversion_kernels") or []))  # type: ignore[union-attr]
+                if evidence else None)
         where = f"the reference GPU ({recorded.label})"
-    found = [k for k in shown if TO_NHWC_KERNEL.search(k)]
-    text = (f"On {where}, the NCHW convolution ran {len(found)} NCHW-to-NHWC conversion kernel(s) "
-            f"({found[0].split('<')[0].split('::')[-1]}): cuDNN converts NCHW input to NHWC, "
-            "the opposite of the seed's 'NHWC must become NCHW'." if found else
-            f"On {where}, no NCHW-to-NHWC conversion kernel was profiled.")
-    return text  # why a CPU cannot see oneDNN's reorders is on C22's card, not repeated here
+    into, out = _directions(nchw)
+    if not nchw:
+        return f"On {where}, no layout-conversion kernel was profiled around the NCHW convolution."
+    parts = ([f"converted in ({_counted(into)})"] if into else []) + (
+        [f"back out ({_counted(out)})"] if out else [])
+    kernel = "cuDNN's kernel works in NHWC: " if into else ""
+    text = f"On {where}, {kernel}the NCHW convolution's tensors were {' and '.join(parts)}"
+    if nhwc is not None:
+        text += "; the NHWC one's, neither" if not nhwc else f"; the NHWC one ran {len(nhwc)} conversion kernel(s)"
+    return text + "."  # why a CPU cannot see oneDNN's reorders is on C22's card, not repeated here
+
+
+def gemm_lead(evidence: Mapping | None) -> str:
+    """The channel GEMM table's answer to C22, for the takeaway's lead (review 2026-12-04l
+    item 4: the seed's claim is about cuBLAS, and the GEMM table is what refutes it: on the
+    H200 NHWC's one GEMM and NCHW's batched one copied 0 B, 16.0 and 16.1 us). From C22's
+    evidence: each layout's bytes copied and time, the library named only on a GPU (cuBLAS);
+    '' where the table's two rows are missing."""
+    paths = (evidence or {}).get("gemm_paths") or {}
+    direct, batched = paths.get("nhwc_direct"), paths.get("nchw_batched")
+    if not direct or not batched:
+        return ""
+    on_gpu = str((evidence or {}).get("device", "")).startswith("cuda")
+    copied = {int(direct.get("copied_bytes") or 0), int(batched.get("copied_bytes") or 0)}
+    bytes_said = "0 B copied" if copied == {0} else "bytes copied: " + " and ".join(
+        f"{int(p.get('copied_bytes') or 0):,} B" for p in (direct, batched))
+    return (f"{'cuBLAS' if on_gpu else 'The channel GEMM'} took either layout with {bytes_said}: "
+            f"{format_seconds(float(direct['median_s']))} from NHWC, "
+            f"{format_seconds(float(batched['median_s']))} from NCHW (batched)")
+
+
+def _cudnn_clause(kernels: Sequence[str]) -> str:
+    """'cuDNN converted NCHW in and back out' from the NCHW convolution's conversion kernels
+    (`conversion_note`, above the takeaway, names them); '' where it ran none."""
+    into, out = _directions(conversion_kernels(kernels))
+    if not into and not out:
+        return ""
+    parts = (["in"] if into else []) + (["back out"] if out else [])  # the note above names the kernels
+    return f"cuDNN converted NCHW {' and '.join(parts)}"
 
 
 def c22_takeaway(verdict: object, recorded: Recorded) -> str:
     """The takeaway's C22 line, built from the verdict this run gave (review 2026-12-04j item 3:
     the CPU page said 'No conversion for the GEMM: ... copied 0 bytes' under its own verdict
-    'depends (not observable here)', and the GPU page left out that cuDNN converted NCHW to
-    NHWC, the opposite of the seed's direction and C7's cost). On a GPU: what each convolution
-    launched; on a CPU, that nothing decides here, and the reference GPU's recorded kernels."""
+    'depends (not observable here)'). Review 2026-12-04l item 4: it led with cuDNN's
+    NCHW-to-NHWC kernel and 'the seed has the direction backwards', leaving out the kernel
+    that converts the output back (the seed's direction) and the library the seed names: it
+    leads with the GEMM table (`gemm_lead`: cuBLAS took either layout, 0 B, the same time),
+    then what cuDNN converted, both ways. On a CPU, that nothing decides here, and the
+    reference GPU's recorded table and kernels."""
     ev = getattr(verdict, "evidence", {}) or {}
     outcome = getattr(verdict, "outcome", "")
     tag = f"C22: {outcome}" if outcome else "C22"
-    nhwc_kernels = [k.split("<")[0].split("::")[-1] for k in ev.get("conversion_kernels") or ()]
+    nhwc_kernels = [_short(k) for k in ev.get("conversion_kernels") or ()]
     if outcome == "confirmed":
         return (f"NHWC was converted here: {', '.join(nhwc_kernels) or 'no kernel'}, "
                 f"{ev.get('conv_conversion_bytes', 0)} bytes copied by the channels_last convolution ({tag}).")
     if outcome == "depends":  # a CPU: oneDNN reorders where neither instrument sees
-        found = recorded.get("evidence") if recorded else None
-        to_nhwc = [k for k in (found or {}).get("nchw_conversion_kernels") or () if TO_NHWC_KERNEL.search(k)]
-        there = (f"; the reference GPU ({recorded.label}): cuDNN converted NCHW input to NHWC "
-                 "(nchwToNhwcKernel), not NHWC to NCHW" if to_nhwc else "")
+        found = (recorded.get("evidence") if recorded else None) or {}
+        lead = gemm_lead(found)  # type: ignore[arg-type]
+        cudnn = _cudnn_clause(list(found.get("nchw_conversion_kernels") or ()))  # type: ignore[union-attr]
+        there = "; ".join(x for x in (lead, cudnn + (", NHWC neither" if cudnn and not found.get(  # type: ignore[union-attr]
+            "conversion_kernels") else "")) if x)
+        there = f"; on the reference GPU ({recorded.label}): {there}" if there else ""
         return f"Whether NHWC is converted is not observable on this CPU (oneDNN reorders inside){there} ({tag})."
-    to_nhwc = [k for k in ev.get("nchw_conversion_kernels") or () if TO_NHWC_KERNEL.search(k)]
-    if to_nhwc:
-        name = to_nhwc[0].split("<")[0].split("::")[-1]
-        return (f"cuDNN converted NCHW input to NHWC ({name}); channels_last ran {len(nhwc_kernels)} "
-                f"conversion kernels, copied {ev.get('conv_conversion_bytes', 0)} bytes: "
-                f"the seed has the direction backwards ({tag}).")
+    lead = gemm_lead(ev)
+    cudnn = _cudnn_clause(list(ev.get("nchw_conversion_kernels") or ()))
+    nhwc = (", NHWC neither" if not nhwc_kernels else
+            f"; channels_last ran {len(nhwc_kernels)} conversion kernels")
+    if lead or cudnn:
+        return "; ".join(x for x in (lead, cudnn + nhwc if cudnn else "") if x) + f" ({tag})."
     return (f"Neither convolution converted: the channels_last one ran {len(nhwc_kernels)} conversion kernels "
             f"and copied {ev.get('conv_conversion_bytes', 0)} bytes ({tag}).")
 
@@ -454,7 +518,19 @@ def conv_clocks_line(conv_cmp: Comparison) -> str:
     nchw = conv_cmp[LAYOUTS[0]].timing
     clock = {"device": "GPU time", "device (kernel records)": "GPU time", "wall": "wall time"}.get(
         nchw.clock, "CPU time")
-    return f"The quiz's ratio, NCHW / NHWC {clock} per call: {conv_speedup(conv_cmp):.3f}x" + _which_ratio(conv_cmp) + "."
+    key, medians = conv_speedup(conv_cmp), _medians_ratio(conv_cmp)
+    if medians is not None and (key - 1) * (medians - 1) < 0:
+        # review 2026-12-04l item 6: '0.983x (... 1 / 1.017); the medians' ... give 1.022x' gave
+        # the key one way and the medians the other, both timings flagged noisy
+        return (f"The quiz's ratio, NCHW / NHWC {clock} per call: about 1x (noise): {key:.3f}x"
+                + _which_ratio(conv_cmp) + ", the other way.")
+    return f"The quiz's ratio, NCHW / NHWC {clock} per call: {key:.3f}x" + _which_ratio(conv_cmp) + "."
+
+
+def _medians_ratio(conv_cmp: Comparison) -> float | None:
+    """NCHW's median over NHWC's (the table's pooled medians), or None where NHWC's is not positive."""
+    a, b = float(conv_cmp[LAYOUTS[0]].timing.median_s), float(conv_cmp[LAYOUTS[1]].timing.median_s)
+    return a / b if b > 0 else None
 
 
 def _which_ratio(conv_cmp: Comparison) -> str:
@@ -588,33 +664,90 @@ def conversion_profile(net: torch.nn.Module, net_cl: torch.nn.Module, x: torch.T
     return found | {"conversion_probe_s": time.perf_counter() - begin}
 
 
+# What a forward's kernels are, by name, for the kernel-time split (review 2026-12-04l item 5:
+# the page could not say why NHWC wins on the device; 41% of the H200's 2.55 ms gap was the
+# profiled conversions, the rest unattributed). Read in this order: a conversion first (cuDNN
+# names it *Kernel too), then a GEMM (cuDNN's implicit-GEMM convolutions sm90_xmma_fprop_*,
+# cuBLAS's nvjet_* for the fc layer, cutlass*), then elementwise work (ATen's elementwise and
+# vectorized kernels: ReLU, the residual add; BatchNorm's kernels); the rest (pooling, memsets,
+# reductions) is 'other'.
+KERNEL_KINDS = (
+    ("conversion", CONVERSION_KERNEL),
+    ("GEMM", re.compile(r"(?i)gemm|xmma|fprop|cutlass|nvjet|conv(?!ert)|winograd|\bsm\d+_")),
+    ("elementwise", re.compile(r"(?i)elementwise|vectorized|batch_?norm|\bbn_|relu|clamp|bias|add|mul")),
+)
+
+
+def kernel_kind(name: str) -> str:
+    """Which KERNEL_KINDS entry a kernel's name falls in first, else 'other'."""
+    return next((kind for kind, pattern in KERNEL_KINDS if pattern.search(name)), "other")
+
+
 def conversion_summary(kernels: Sequence[tuple[str, float]]) -> dict:
     """From (kernel name, seconds) pairs of one forward: the layout-conversion kernels by short
     name and count ('conversion_kernels': {'nchwToNhwcKernel': 43, ...}), their seconds
-    ('conversion_s') and every kernel's ('kernel_s')."""
+    ('conversion_s'), every kernel's ('kernel_s'), the seconds by kind ('kernel_split':
+    GEMM, conversion, elementwise, other: `kernel_kind`) and the three longest 'other'
+    kernels by short name ('other_kernels': what the split could not name, kept for a reader
+    of the record, not printed)."""
     counts: dict[str, int] = {}
     spent = 0.0
+    split = {"GEMM": 0.0, "conversion": 0.0, "elementwise": 0.0, "other": 0.0}
+    other: dict[str, float] = {}
     for name, seconds in kernels:
-        if CONVERSION_KERNEL.search(name):
-            short = name.split("<")[0].split("(")[0].split("::")[-1].strip()
+        kind = kernel_kind(name)
+        split[kind] += seconds
+        if kind == "conversion":
+            short = _short(name)
             counts[short] = counts.get(short, 0) + 1
             spent += seconds
+        elif kind == "other":
+            other[_short(name)] = other.get(_short(name), 0.0) + seconds
+    longest = sorted(other, key=lambda k: -other[k])[:3]
     return {"conversion_kernels": counts, "conversion_s": spent,
-            "kernel_s": float(sum(seconds for _, seconds in kernels))}
+            "kernel_s": float(sum(seconds for _, seconds in kernels)), "kernel_split": split,
+            "other_kernels": {k: other[k] for k in longest}}
 
 
 def conversion_line(run: Mapping) -> str:
-    """One line on what the NCHW forward spent converting (`conversion_profile`), or '' where
-    the run was not profiled (a CPU, or a run other than the seed's batch)."""
+    """What the NCHW forward spent converting (`conversion_profile`), and where the two
+    layouts' kernel time differs (`gap_split`), or '' where the run was not profiled (a CPU,
+    or a run other than the seed's batch)."""
     if not run.get("nchw_kernel_s"):
         return ""
     kinds = run.get("nchw_conversion_kernels") or {}
     named = ", ".join(f"{n} {k}" for k, n in sorted(kinds.items(), key=lambda kv: -kv[1]))
     nhwc = sum((run.get("nhwc_conversion_kernels") or {}).values())
-    return (f"NCHW b{run['batch']} forward, profiled: {sum(kinds.values())} conversion "
-            f"kernels ({named or 'none'}), "
+    head = (f"NCHW b{run['batch']} forward, profiled: {sum(kinds.values())} conversion "
+            f"kernels ({named or 'none'})")
+    split = gap_split(run)
+    if split:
+        return f"{head}; NHWC: {nhwc}. {split}"
+    return (f"{head}, "
             f"{100 * float(run['nchw_conversion_s']) / float(run['nchw_kernel_s']):.0f}% of its "
             f"{1e3 * float(run['nchw_kernel_s']):.2f} ms kernel time; NHWC: {nhwc}.")
+
+
+def gap_split(run: Mapping) -> str:
+    """Where NCHW's extra kernel time goes, from the same profile (`conversion_summary`'s
+    kernel_split of each layout): each kind's share of the gap between the two forwards'
+    kernel time, largest first, and the kind that explains most of it; a kind where NHWC
+    spent more counts negative. Review 2026-12-04l item 5: the page said 1.59x with no bound
+    named, and the profiled conversions were 41% of the gap. '' without both splits, or where
+    NHWC's kernels took as long or longer (no gap to split)."""
+    a, b = run.get("nchw_kernel_split"), run.get("nhwc_kernel_split")
+    if not a or not b:
+        return ""
+    total_a, total_b = sum(float(v) for v in a.values()), sum(float(v) for v in b.values())
+    gap = total_a - total_b
+    if gap <= 0:
+        return ""
+    shares = sorted(((k, float(a.get(k, 0.0)) - float(b.get(k, 0.0))) for k in a), key=lambda kv: -kv[1])
+    parts = ", ".join(f"{k} {1e3 * d:.2f} ms ({100 * d / gap:.0f}%)" for k, d in shares)
+    lead, most = shares[0]
+    said = "most of it" if most > gap / 2 else "the largest share"
+    return (f"Kernel time {1e3 * total_a:.2f} ms (NCHW) against {1e3 * total_b:.2f} ms (NHWC); "
+            f"the gap by kind: {parts}: {lead} is {said}.")
 
 
 def judged_table(runs: Sequence[Mapping]) -> Table | None:
@@ -843,19 +976,32 @@ def ratios_line(runs: Sequence[Mapping], kept: Sequence[Mapping] = ()) -> str:
     run of the same allocator, and both runs are given (review 2026-12-03d item 8: the
     takeaway said 'b2 1.39x' while the rerun gave 1.15x, 0 faults in both)."""
     second = list(kept) if kept and c7_claims.allocator_took(runs, kept) is False else []
-
-    def said(ratio: float) -> str:  # review 2026-12-04k item 10: under 1x says so in words
-        return f"{ratio:.2f}x" + (" (slower)" if ratio < 1 else "")
-
     parts = []
     for i, r in enumerate(runs):
-        text = f"{r['dtype']} b{r['batch']} {said(c7_claims.rate_ratio(r))}"
+        text = f"{r['dtype']} b{r['batch']} {direction_said(r)}"
         if i < len(second):  # the same runs with malloc keeping freed memory (the allocator line below)
-            text += f", rerun {said(c7_claims.rate_ratio(second[i]))}"
+            text += f", rerun {direction_said(second[i])}"
         if c7_claims.regime(r)[0] and r.get("nchw_busy_s") and r.get("nhwc_busy_s"):
             text += f" (host-bound; device {r['nchw_busy_s'] / r['nhwc_busy_s']:.2f}x)"
         parts.append(text)
     return "; ".join(parts) if second else ", ".join(parts)
+
+
+def direction_said(run: Mapping) -> str:
+    """A run's NHWC/NCHW ratio with its direction in words only where its per-round spread
+    (`claims.rate_spread`) lies on one side of 1: '0.96x (slower)' where the whole spread is
+    below 1, '0.99x (the same within its spread)' where it holds 1, the bare ratio otherwise
+    (faster, or no spread to read). Review 2026-12-04k item 10 put '(slower)' under any ratio
+    below 1; review 2026-12-04l item 6: 'b2 0.99x (slower)' beside rounds 0.98-1.02 stated a
+    direction inside the noise (DESIGN: no takeaway states a ratio outside its own spread)."""
+    ratio, spread = c7_claims.rate_ratio(run), c7_claims.rate_spread(run)
+    text = f"{ratio:.2f}x"
+    if not spread:
+        return text
+    low, high = round(min(spread), 2), round(max(spread), 2)  # as the table prints them
+    if high < 1:
+        return text + " (slower)"
+    return text + (" (the same within its spread)" if low <= 1 else "")
 
 
 def takeaway_ratios(runs: Sequence[Mapping], kept: Sequence[Mapping] = (), most: int = 4,

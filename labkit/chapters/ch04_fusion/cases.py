@@ -830,17 +830,22 @@ def fresh_runs(decided: int, total: object) -> str:
 def fresh_process_note(eager_gap: float, gpu_name: str | None, record: Mapping | None = None) -> str:
     """This process's eager gap against the fresh processes' (reproduce's C18 spread, read from
     `fresh_record`, never typed), worded from the numbers: inside, above or below their range.
-    The chapter measures it after its profiled and compiled work; review 2026-12-04j item 5:
-    the note implied that reads high, and the 2026-12-04 record (8.17, 5.98, 6.05 us) put the
-    in-process 7.00 us inside. '' where no record of this GPU holds the figure."""
+    Review 2026-12-04j item 5: the note implied that a late reading reads high, and the
+    2026-12-04 record put the in-process 7.00 us inside. Review 2026-12-04l item 1: outside
+    the range it named a cause ('this one after the chapter's compiled work') that nothing
+    measured (the 16:01 page's graph slope was 36% above the fresh runs' too, device-paced
+    work); it says only that the cause is not measured. '' where no record of this GPU holds
+    the figure."""
     decided, total, spread = fresh_spread(fresh_record(gpu_name, record))
     key = "eager gap, slope minus kernel (us)"
     if key not in spread:
         return ""
     low, high = spread[key]
     span = f"{low:.2f}" if f"{low:.2f}" == f"{high:.2f}" else f"{low:.2f}-{high:.2f}"
-    return (f"{against_range(eager_gap, low, high)} the {span} us of {fresh_runs(decided, total)}, "
-            "this one after the chapter's compiled work.")
+    where = against_range(eager_gap, low, high)
+    why = "." if where == "inside" else (
+        f"; why the notebook's process reads {'higher' if where == 'above' else 'lower'} is not measured.")
+    return f"{where} the {span} us of {fresh_runs(decided, total)}{why}"
 
 
 def judge_c18(chapter: object, evidence: Mapping | None) -> claims.Verdict | None:
@@ -1256,8 +1261,7 @@ def launch_line(on_gpu: bool, c18: Mapping | None, sweep: launch_overhead.Launch
 
     On a GPU it leads with the fresh processes' range (reproduce.py's C18 spread, read from
     results/reproduce/FRESH_RECORD, never typed; `record` replaces the file in tests) where
-    that record is of this GPU (`gpu_name`), then this process's figures, measured after the
-    chapter's profiled and compiled work (review 2026-12-04i item 13: the takeaway led with
+    that record is of this GPU (`gpu_name`), then this process's figures (review 2026-12-04i item 13: the takeaway led with
     7.34 us and 29x where three fresh processes read 5.87-5.93 us and 22.9-23.2x), and whether
     its eager gap lies inside, above or below their range (review 2026-12-04j item 5: it said
     'late in this process' as if that read high, where 7.00 us sat inside 5.98-8.17 us)."""
@@ -1271,10 +1275,10 @@ def launch_line(on_gpu: bool, c18: Mapping | None, sweep: launch_overhead.Launch
     if fresh is None:
         return f"a CUDA Graph cut the GPU's wait between kernels from {here}, in this process"
     runs, eager, graph, contrast, (low, high) = fresh
+    where = against_range(eager_gap, low, high)  # review 2026-12-04l item 1: no cause named unmeasured
     return (f"a CUDA Graph cut the GPU's wait between kernels from {eager} us (eager) to {graph} us, "
-            f"{contrast}x, in {runs}; in this process, after its "
-            f"profiled and compiled work: from {here}, the eager gap {against_range(eager_gap, low, high)} "
-            "their range")
+            f"{contrast}x, in {runs}; in the notebook's process: from {here}, the eager gap {where} "
+            "their range" + ("" if where == "inside" else " (why is not measured)"))
 
 
 def fresh_launch_range(gpu_name: str | None, record: Mapping | None = None) -> tuple[object, ...] | None:
@@ -1302,7 +1306,13 @@ def fresh_launch_range(gpu_name: str | None, record: Mapping | None = None) -> t
 
 def chain_line(moved: Mapping[str, int], comparison: bench.Comparison, spread: Sequence[float],
                stated: str) -> str:
-    """The fusion takeaway: fewer bytes paid when the spread lies above 1, else why not."""
+    """The fusion takeaway: fewer bytes paid when the spread lies above 1, else why not.
+
+    Review 2026-12-04l item 7: the CPU page said "'blocked (in cache)' moved 50% of the bytes at
+    48% of the other's bandwidth" where eager ran at 25% and blocked at 12% of the copy
+    ceiling: bandwidth there is only bytes over time, so the sentence was circular. Where
+    every path sits under MEMORY_BOUND_SHARE of the copy ceiling, the line says neither is
+    memory-bound, with the shares measured, and so fewer bytes could not set the pace."""
     slow, fast = list(comparison.variants)[0], list(comparison.variants)[-1]
     rates = {label: v.timing.gbps for label, v in comparison.variants.items()}
     share, stated = moved[fast] / moved[slow], brief(stated)
@@ -1312,5 +1322,15 @@ def chain_line(moved: Mapping[str, int], comparison: bench.Comparison, spread: S
     outcome = (f"slower than '{slow}' in every round ({min(spread):.2f}-{max(spread):.2f}x)"
                if max(spread) < 1 else
                f"not reliably faster than '{slow}' (rounds {min(spread):.2f}-{max(spread):.2f}x)")
+    shares = [comparison.variants[label].timing.pct_of_copy_ceiling for label in (slow, fast)]
+    if all(p is not None for p in shares) and max(shares) < MEMORY_BOUND_SHARE:  # type: ignore[type-var]
+        return (f"Fewer bytes pay only where memory sets the pace: neither path is memory-bound here "
+                f"({shares[0]:.0f}% and {shares[1]:.0f}% of the copy ceiling), so '{fast}', moving "
+                f"{share:.0%} of the bytes, was {outcome}.")
     return (f"Fewer bytes pay only at the same bandwidth: '{fast}' moved {share:.0%} of the bytes "
             f"at {rates[fast] / rates[slow]:.0%} of the other's bandwidth, so it was {outcome}.")
+
+
+# Under this share of the copy ceiling (%) on every path, the chain's takeaway calls neither
+# path memory-bound: bytes over time there is no bandwidth the path was limited by.
+MEMORY_BOUND_SHARE = 50.0

@@ -55,16 +55,24 @@ def test_plans_per_device():
 
 
 def test_conversion_kernels_and_the_note():
+    """Review 2026-12-04l item 4: the note named only the NCHW-to-NHWC kernel; it names both
+    directions (in and back out) and what the NHWC convolution ran."""
     ops = ["void cudnn::nchwToNhwcKernel<float>(...)", "sm90_xmma_fprop", "nhwcToNchwKernel"]
     assert cases.conversion_kernels(ops) == [ops[0], ops[2]]
-    here = cases.conversion_note(ops, Recorded("03_memory_layouts", "verdict:C22", "nvidia-h200"))
-    assert here.startswith("On this GPU, the NCHW convolution ran 1 NCHW-to-NHWC")
+    here = cases.conversion_note(ops, Recorded("03_memory_layouts", "verdict:C22", "nvidia-h200"), ["sm90_xmma"])
+    assert here == ("On this GPU, cuDNN's kernel works in NHWC: the NCHW convolution's tensors were converted "
+                    "in (1 nchwToNhwcKernel) and back out (1 nhwcToNchwKernel); the NHWC one's, neither.")
+    assert "NHWC one" not in cases.conversion_note(ops, Recorded("03_memory_layouts", "verdict:C22", "x"))
     recorded = Recorded("03_memory_layouts", "verdict:C22", "nvidia-h200",
-                        {"evidence": {"nchw_conversion_kernels": ops[:1]}}, "2026-12-01")
+                        {"evidence": {"nchw_conversion_kernels": ops[:1], "conversion_kernels": []}}, "2026-12-01")
     there = cases.conversion_note(None, recorded)
-    assert "recorded on nvidia-h200, 2026-12-01" in there and "1 NCHW-to-NHWC" in there
+    assert "recorded on nvidia-h200, 2026-12-01" in there and "converted in (1 nchwToNhwcKernel)" in there
+    assert "back out" not in there and there.endswith("the NHWC one's, neither.")
+    out_only = cases.conversion_note(["nhwcToNchwKernel", "nhwcToNchwKernel"], recorded, ["nhwcToNchwKernel"])
+    assert "back out (2 nhwcToNchwKernel)" in out_only and "works in NHWC" not in out_only
+    assert "the NHWC one ran 1 conversion kernel(s)" in out_only
     nothing = cases.conversion_note(None, Recorded("03_memory_layouts", "verdict:C22", "nvidia-h200"))
-    assert "no NCHW-to-NHWC conversion kernel" in nothing
+    assert "no layout-conversion kernel was profiled" in nothing
 
 
 def _run(batch, nchw, nhwc, faults=None, **more):
@@ -168,8 +176,8 @@ def test_the_takeaway_gives_both_runs_where_the_kept_rerun_changed_no_faults():
     again = [_run(1, 10.0, 10.0, faults=0.0), _run(2, 10.0, 11.5, faults=0.0)]
     assert cases.ratios_line(runs, again) == "float32 b1 1.12x, rerun 1.00x; float32 b2 1.39x, rerun 1.15x"
     # review 2026-12-04k item 10: 'b1 0.95x, then 0.88x' said neither what 'then' was nor 'slower'
-    slower = [_run(1, 10.0, 9.5, faults=0.0)]
-    assert cases.ratios_line(slower, [_run(1, 10.0, 8.8, faults=0.0)]) == (
+    slower = [_run(1, 10.0, 9.5, faults=0.0, nhwc_time_ratio_iqr=[1.04, 1.06])]
+    assert cases.ratios_line(slower, [_run(1, 10.0, 8.8, faults=0.0, nhwc_time_ratio_iqr=[1.1, 1.2])]) == (
         "float32 b1 0.95x (slower), rerun 0.88x (slower)")
     took = [_run(1, 10.0, 10.0, faults=0.0), _run(2, 10.0, 11.5, faults=0.0)]
     assert cases.ratios_line([_run(1, 10.0, 11.2, faults=300.0), _run(2, 10.0, 13.9, faults=300.0)],
@@ -183,6 +191,42 @@ def test_the_takeaway_gives_both_runs_where_the_kept_rerun_changed_no_faults():
     assert cases.speed_lead(SimpleNamespace(outcome="refuted", depends_on="")) == "channels_last was not faster here"
     assert cases.speed_lead(SimpleNamespace(outcome="depends", depends_on="the allocator")) == (
         "Whether it is faster depends (the allocator)")
+
+
+def test_slower_is_said_only_where_the_whole_spread_lies_below_1():
+    """Review 2026-12-04l item 6: the CPU takeaway read 'float32 b2 0.99x (slower)' beside
+    rounds 0.98-1.02. '(slower)' only where every round's ratio is below 1 (as printed); a
+    spread that holds 1 says so; no spread, no direction in words."""
+    same = _run(2, 10.0, 9.9, faults=0.0, nhwc_time_ratio_iqr=[1 / 1.02, 1 / 0.98])  # speed rounds 0.98-1.02
+    assert cases.direction_said(same) == "0.99x (the same within its spread)"
+    below = _run(1, 10.0, 9.6, faults=0.0, nhwc_time_ratio_iqr=[1 / 0.96, 1 / 0.95])
+    assert cases.direction_said(below) == "0.96x (slower)"
+    assert cases.direction_said(_run(1, 10.0, 9.6, nhwc_time_ratio_iqr=[1.0, 1 / 0.95])) == (
+        "0.96x (the same within its spread)")  # the top round at 1.00x
+    assert cases.direction_said(_run(1, 10.0, 11.0, nhwc_time_ratio_iqr=[0.9, 0.95])) == "1.10x"
+    assert cases.direction_said(_run(1, 10.0, 9.6)) == "0.96x"  # no spread read
+    assert cases.ratios_line([below, same], [below, same]) == (
+        "float32 b1 0.96x (slower), rerun 0.96x (slower); float32 b2 0.99x (the same within its spread), "
+        "rerun 0.99x (the same within its spread)")
+
+
+def test_the_conv_line_says_noise_where_the_key_and_the_medians_disagree():
+    """Review 2026-12-04l item 6: the CPU line gave the key 0.983x (1 / 1.017) and the medians'
+    1.16 / 1.13 ms 1.022x, two directions in one line: it says 'about 1x (noise)' first."""
+    from labkit.measure.timing import Comparison, Timing, VariantResult
+
+    def variant(label, median_s, ratio, rounds):
+        timing = Timing(label=label, device="cpu", mode="cold", times_s=(median_s,), median_s=median_s,
+                        iqr_s=0.0, min_s=median_s, count=1, clock="cpu")
+        return VariantResult(timing, ratio, min(rounds), max(rounds), rounds)
+
+    nchw, nhwc = cases.LAYOUTS
+    cpu = Comparison(nchw, 5, {nchw: variant(nchw, 1.16e-3, 1.0, (1.0,) * 5),
+                               nhwc: variant(nhwc, 1.13e-3, 1.017, (0.99, 1.01, 1.017, 1.03, 1.06))},
+                     (nchw, nhwc))
+    assert cases.conv_clocks_line(cpu) == (
+        "The quiz's ratio, NCHW / NHWC CPU time per call: about 1x (noise): 0.983x (the median of 5 rounds' "
+        "ratios, 1 / 1.017); the medians' 1.16 / 1.13 ms give 1.027x, the other way.")
 
 
 def test_kept_table_and_half_note():
@@ -468,10 +512,10 @@ def test_c22_quiz_answer_is_not_shown_above_it_on_the_cpu_page():
     from tests.notebooks.test_quiz_answers_not_above import cell_text, giveaways, quizzes_in
     page = Path(__file__).resolve().parents[3] / "notebooks" / "03_memory_layouts.ipynb"
     cells = json.loads(page.read_text(encoding="utf-8"))["cells"]
-    tokens = ["NCHW-to-NHWC conversion kernel", "nchwToNhwcKernel", "nhwcToNchwKernel"]
+    tokens = ["converted in (", "back out (", "nchwToNhwcKernel", "nhwcToNchwKernel"]
     assert not giveaways(cells, {"quiz_c22": tokens})
     below = " ".join(cell_text(c) for c in cells[quizzes_in(cells)["quiz_c22"] + 1:])
-    assert "NCHW-to-NHWC conversion kernel" in below
+    assert "converted in (1 nchwToNhwcKernel) and back out (1 nhwcToNchwKernel)" in below
 
 
 # ---------------------------------------------------------------- review 2026-12-04i
@@ -671,27 +715,79 @@ def test_the_conversion_profile_counts_conversion_kernels_and_their_time():
     assert cases.conversion_line({"dtype": "float16", "batch": 64}) == ""
 
 
+def test_the_forward_kernel_time_is_split_by_kind_and_the_gap_named():
+    """Review 2026-12-04l item 5: the H200's NCHW forward ran 2.55 ms more kernel time than
+    NHWC's, of which the conversions were 41%, the rest unattributed. The same profile is
+    split into GEMM / conversion / elementwise / other, and the line names the kind that
+    explains most of the gap (a test that fails without the split: the line had no 'gap')."""
+    assert cases.kernel_kind("void cudnn::engines_precompiled::nhwcToNchwKernel<__half>(y)") == "conversion"
+    assert cases.kernel_kind("sm90_xmma_fprop_implicit_gemm_f16f16_f16f32_f32_nhwckrsc_nhwc") == "GEMM"
+    assert cases.kernel_kind("nvjet_sm90_hsh_64x512_64x2_1x2_h_bz_coopB_NNT") == "GEMM"
+    assert cases.kernel_kind("void at::native::vectorized_elementwise_kernel<4, CUDAFunctor_add>") == "elementwise"
+    assert cases.kernel_kind("void cudnn::bn_fw_inf_1C11_kernel_NCHW<__half>") == "elementwise"
+    assert cases.kernel_kind("void at::native::max_pool_forward_nhwc<c10::Half>") == "other"
+    nchw = [("void cudnn::engines_precompiled::nchwToNhwcKernel<__half>(x)", 1.0e-3),
+            ("sm90_xmma_fprop_implicit_gemm_f16", 4.0e-3), ("void at::native::elementwise_kernel<relu>", 1.2e-3),
+            ("void at::native::max_pool_forward_nchw<c10::Half>", 0.4e-3)]
+    nhwc = [("sm90_xmma_fprop_implicit_gemm_f16", 3.5e-3), ("void at::native::elementwise_kernel<relu>", 0.6e-3),
+            ("void at::native::max_pool_forward_nhwc<c10::Half>", 0.5e-3)]
+    a, b = cases.conversion_summary(nchw), cases.conversion_summary(nhwc)
+    assert a["kernel_split"] == pytest.approx({"GEMM": 4.0e-3, "conversion": 1.0e-3, "elementwise": 1.2e-3,
+                                               "other": 0.4e-3})
+    assert a["other_kernels"] == {"max_pool_forward_nchw": pytest.approx(0.4e-3)}
+    run = {"batch": 64, "nchw_kernel_s": a["kernel_s"], "nchw_conversion_s": a["conversion_s"],
+           "nchw_conversion_kernels": a["conversion_kernels"], "nhwc_conversion_kernels": {},
+           "nchw_kernel_split": a["kernel_split"], "nhwc_kernel_split": b["kernel_split"]}
+    assert cases.conversion_line(run) == (
+        "NCHW b64 forward, profiled: 1 conversion kernels (1 nchwToNhwcKernel); NHWC: 0. Kernel time 6.60 ms "
+        "(NCHW) against 4.60 ms (NHWC); the gap by kind: conversion 1.00 ms (50%), elementwise 0.60 ms (30%), "
+        "GEMM 0.50 ms (25%), other -0.10 ms (-5%): conversion is the largest share.")
+    assert cases.gap_split({**run, "nhwc_kernel_split": a["kernel_split"]}) == ""  # no gap
+    assert cases.gap_split({k: v for k, v in run.items() if k != "nhwc_kernel_split"}) == ""
+
+
 def test_the_c22_takeaway_is_built_from_the_verdict():
     """Review 2026-12-04j item 3: the CPU page said 'No conversion for the GEMM: ... copied 0
-    bytes' under its own 'depends (not observable here)', and the GPU page left out that
-    cuDNN converted NCHW to NHWC. The line follows the outcome; the CPU's cites the reference."""
+    bytes' under its own 'depends (not observable here)'. Review 2026-12-04l item 4: the GPU
+    line led with cuDNN's NCHW-to-NHWC kernel and 'the seed has the direction backwards'; it
+    leads with the cuBLAS table (either layout, 0 B, its times) and names both conversions."""
     from types import SimpleNamespace
 
     from labkit.session import Recorded
-    gpu = {"conversion_kernels": [], "conv_conversion_bytes": 0,
-           "nchw_conversion_kernels": ["void cudnn::engines_precompiled::nchwToNhwcKernel<__half>(x)"]}
+    paths = {"nhwc_direct": {"copied_bytes": 0, "median_s": 16.0e-6},
+             "nchw_batched": {"copied_bytes": 0, "median_s": 16.1e-6}}
+    gpu = {"conversion_kernels": [], "conv_conversion_bytes": 0, "device": "cuda:0", "gemm_paths": paths,
+           "nchw_conversion_kernels": ["void cudnn::engines_precompiled::nchwToNhwcKernel<__half>(x)",
+                                       "void cudnn::engines_precompiled::nhwcToNchwKernel<__half>(y)"]}
     recorded = Recorded("03_memory_layouts", "verdict:C22", "nvidia-h200", {"evidence": gpu}, "2026-12-04")
     refuted = cases.c22_takeaway(SimpleNamespace(evidence=gpu, outcome="refuted"), recorded)
-    assert refuted.startswith("cuDNN converted NCHW input to NHWC (nchwToNhwcKernel)")
-    assert refuted.endswith("the seed has the direction backwards (C22: refuted).")
+    assert refuted == ("cuBLAS took either layout with 0 B copied: 16 us from NHWC, 16.1 us from NCHW (batched); "
+                       "cuDNN converted NCHW in and back out, NHWC neither (C22: refuted).")
+    assert "backwards" not in refuted
     cpu = cases.c22_takeaway(SimpleNamespace(evidence={"conversion_kernels": [], "conv_conversion_bytes": 0},
                                              outcome="depends"), recorded)
-    assert "not observable" in cpu and "No conversion" not in cpu and "copied 0" not in cpu
-    assert "the reference GPU (recorded on nvidia-h200, 2026-12-04): cuDNN converted NCHW input to NHWC" in cpu
+    assert "not observable" in cpu and "No conversion" not in cpu and "not NHWC to NCHW" not in cpu
+    assert ("on the reference GPU (recorded on nvidia-h200, 2026-12-04): cuBLAS took either layout with 0 B "
+            "copied") in cpu and cpu.endswith("cuDNN converted NCHW in and back out, NHWC neither (C22: depends).")
     empty = Recorded("03_memory_layouts", "verdict:C22", "nvidia-h200")
     assert "reference" not in cases.c22_takeaway(SimpleNamespace(evidence={}, outcome="depends"), empty)
     assert cases.c22_takeaway(SimpleNamespace(evidence={"conversion_kernels": ["nhwcToNchwKernel"]},
                                               outcome="confirmed"), recorded).startswith("NHWC was converted here")
+    copied = {**paths, "nchw_batched": {"copied_bytes": 2048, "median_s": 30e-6}}
+    assert cases.gemm_lead({"gemm_paths": copied, "device": "cpu"}).startswith(
+        "The channel GEMM took either layout with bytes copied: 0 B and 2,048 B")
+    assert cases.gemm_lead({"gemm_paths": {"nhwc_direct": paths["nhwc_direct"]}}) == ""
+
+
+def test_the_recorded_h200_c22_note_names_both_conversions():
+    """On the CPU page the note reads results/nvidia-h200.json: the 16:01 record's NCHW
+    convolution ran nchwToNhwcKernel and nhwcToNchwKernel (review 2026-12-04l item 4)."""
+    if not H200_RECORD.exists():
+        pytest.skip("no recorded H200 results")
+    chapter = json.loads(H200_RECORD.read_text())["chapters"]["03_memory_layouts"]["verdict:C22"]
+    recorded = Recorded("03_memory_layouts", "verdict:C22", "nvidia-h200", chapter["payload"])
+    note = cases.conversion_note(None, recorded)
+    assert "converted in (1 nchwToNhwcKernel) and back out (1 nhwcToNchwKernel)" in note
 
 
 def test_the_cpu_form_gives_the_seeds_arm_row_as_fp16_at_batch_64():
