@@ -16,7 +16,7 @@ COPIES = ROOT / "results" / "h200_notebooks"
 # (scripts/execute_notebook.py --output-dir results/h200_notebooks) with its issue.
 NOT_YET_RERECORDED: set[str] = {"06_ddp_layout_drift"}  # 06: takeaways (one wrong step vs wrong after; cost line), Exercise 2 optional (review 2026-12-04l items 6, 11)
 NOT_YET_RERECORDED |= {"07_export_traps"}  # 07: speed call on a timed loop, takeaway 1 with AOTInductor (review 2026-12-04l items 9, 10)
-NOT_YET_RERECORDED |= {"03_memory_layouts", "04_fusion"}  # 03: C22 note both ways, CPU-only cells quiet on a GPU; 04: §1 fold premise, cell 0 minutes (review 2026-12-04l items 3, 4, 10)
+NOT_YET_RERECORDED |= {"03_memory_layouts", "04_fusion"}  # 03: C22 note both ways, CPU-only cells quiet on a GPU; 04: §1 fold premise (review 2026-12-04l items 3, 4, 10)
 NOT_YET_RERECORDED |= {"05_dataloader"}  # 05: knobs at a fixed worker count, tuned loader without "+ pin", six GPU rounds, budget never drops a row (review 2026-12-04l items 2, 5)
 NOT_YET_RERECORDED |= {"02_contiguity_and_hidden_copies"}  # 02: C2 copy priced alone, C5b/C5c and the sweep in one measurement, C5c markdown (review 2026-12-04l items 4, 5, 6)
 
