@@ -381,6 +381,17 @@ def fix_lead(reports: Sequence[audit.Report]) -> str:
     return f"One fix, {ANSWERS.get(len(outcomes), f'{len(outcomes)} answers')} ({', '.join(outcomes)}):"
 
 
+def where_copied(mine: audit.Report) -> str:
+    """The copies line's end: your model's bytes and the modules the copy detector and forward
+    hooks charged them to (review 2026-12-04l 08-09-99 item 11c: 'say which module' followed
+    '0 B, 0 B and 0 B', a claim tied to no finding on the page)."""
+    if not mine.copy_bytes or not mine.copies:
+        return ". Where a copy hides in a total, the copy detector and forward hooks name its module."
+    names = ", ".join(dict.fromkeys(_module(row.name, {row.name: row.kind}) for row in mine.copies))
+    return (f"; in your model {human_bytes(mine.copy_bytes)}, which the copy detector and forward "
+            f"hooks charge to {names}.")
+
+
 def takeaways(resnet: audit.Report, mobile: audit.Report, vit: audit.Report,
               mine: audit.Report) -> Sequence[str]:
     """The chapter's conclusions, each built from the three audits and the learner's."""
@@ -389,8 +400,7 @@ def takeaways(resnet: audit.Report, mobile: audit.Report, vit: audit.Report,
         + " A layout is chosen per network and machine, by measuring.",
         f"Layout drops found: ResNet-50 {len(resnet.drops)}, MobileNetV3 {len(mobile.drops)}, "
         f"ViT {len(vit.drops)}; bytes copied in one forward: {human_bytes(resnet.copy_bytes)}, "
-        f"{human_bytes(mobile.copy_bytes)} and {human_bytes(vit.copy_bytes)}. The copy detector and "
-        "forward hooks say which module, where a total hides it.",
+        f"{human_bytes(mobile.copy_bytes)} and {human_bytes(vit.copy_bytes)}" + where_copied(mine),
         f"DDP: {len(resnet.drift_prone)} of ResNet-50's weights change strides where it matters "
         f"and {len(resnet.harmless)} only in size-1 dims: convert before wrapping.",
         f"Your model: {sum(len(v) for v in mine.findings().values())} findings "

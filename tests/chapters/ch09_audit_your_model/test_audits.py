@@ -212,3 +212,18 @@ def test_a_measured_loss_is_called_slower_not_no_gain():
              "ratio": 1.48, "ratio_q25": 1.27, "ratio_q75": 1.51}
     assert audits.readings({**summary, "recommendations": [first]})[first["title"]].startswith(
         "not kept: slower (1.48x")
+
+
+def test_the_copies_takeaway_names_the_module_your_model_copied_in():
+    """Review 2026-12-04l 08-09-99 item 11c: 'the copy detector and forward hooks say which
+    module' followed '0 B, 0 B and 0 B' on the H200 page, tied to no finding; it now names the
+    learner's module and bytes, and says the general rule only where nothing was copied."""
+    from types import SimpleNamespace
+
+    from labkit.chapters.ch09_audit_your_model import audits
+
+    row = SimpleNamespace(name="1", kind="Apply")
+    mine = SimpleNamespace(copy_bytes=4 * 2**20, copies=[row, row])
+    assert audits.where_copied(mine) == ("; in your model 4 MiB, which the copy detector and forward hooks charge to "
+                                         f"{audits._module('1', {'1': 'Apply'})}.")
+    assert "name its module" in audits.where_copied(SimpleNamespace(copy_bytes=0, copies=[]))
