@@ -269,13 +269,16 @@ tables.traffic_table(ddp_run)  # then (d) step by step, and (e) against (c): tab
 # The model above has kilobytes of gradients (the table says how many): its permuting copy
 # hides in the step's noise. A ResNet-50 copies about 90 MiB of float32 gradients into its buckets. On a GPU, when
 # you ask (`LABKIT_DDP_RESNET50=1` in the kernel's environment), this cell runs (c) converted
-# first against (e) drifted after the rebuild, timed interleaved as above, and records it.
+# first against (e) drifted after the rebuild, timed interleaved as above, with (c) against itself
+# (what the timing resolves) and (c) inside `no_sync()` (its step without the all-reduce), and
+# records it.
 # Otherwise it shows the reference GPU's record and what running it here would take (steps,
 # and the wall time it took there); the notes say what that record can and cannot tell.
 
 # %%
-resnet_config = {"model": "resnet50", "variants": ["c_convert_first", "e_late_drift"], "batch": 32,
-                 "image": 224, "observed_steps": 3, "timed_steps": 30, "timed_rounds": 6}
+resnet_config = {"model": "resnet50", "batch": 32, "image": 224, "observed_steps": 3, "timed_steps": 30,
+                 "timed_rounds": 6,  # (c), (e), (c) again (A/A) and (c) without its all-reduce (no_sync)
+                 "variants": ["c_convert_first", "e_late_drift", "c2_convert_first_again", "c_compute_only"]}
 runs_here = chapter.on_gpu and tables.resnet50_asked()  # opt-in: LABKIT_DDP_RESNET50=1
 big_cost = chapter.here_or_recorded("ddp_resnet50_cost", lambda: tables.resnet50_cost(resnet_config, world_size),
                                     can=runs_here)  # measured and recorded here, or the record, labelled

@@ -598,7 +598,8 @@ def resnet50_steps(config: Mapping) -> int:
 
 def resnet50_cost(config: Mapping, world_size: int, timeout_s: float = 540.0) -> dict:
     """(c) against (e) with a ResNet-50 (about 94 MB of float32 gradients; `config` names the
-    model and the two variants), as recorded under 'ddp_resnet50_cost', with the wall time it
+    model and the variants: the chapter adds (c) again, the A/A pair, and (c) inside no_sync(),
+    its step without the all-reduce), as recorded under 'ddp_resnet50_cost', with the wall time it
     took (its cost to a reader who asks for it: `resnet50_asked`)."""
     started = time.perf_counter()
     big = ddp_launch.launch(dict(config), world_size, timeout_s=timeout_s)
@@ -612,7 +613,11 @@ def resnet50_cost_line(config: Mapping, world_size: int, cost: object, on_gpu: b
     """What running the ResNet-50 cost here would take, and how to ask for it: the steps it
     runs, the wall time the record took (where recorded) and why it did not run here."""
     took = cost.value.get("seconds") if isinstance(cost, Recorded) and cost else None  # type: ignore[union-attr]
-    took_text = (f"it took {took:.0f} s on {cost.machine}" if took  # type: ignore[union-attr]
+    recorded_config = cost.value.get("config") if isinstance(cost, Recorded) and cost else None  # type: ignore[union-attr]
+    steps = resnet50_steps(recorded_config) if isinstance(recorded_config, Mapping) and recorded_config.get(
+        "variants") else None
+    its = f" for its {steps} steps" if steps and steps != resnet50_steps(config) else ""
+    took_text = (f"it took {took:.0f} s on {cost.machine}{its}" if took  # type: ignore[union-attr]
                  else "its wall time was not recorded")
     why = (f"set {RESNET50_OPT_IN}=1 before starting the kernel to run it on this GPU" if on_gpu
            else "it needs a GPU")
@@ -650,7 +655,10 @@ def resnet50_table(cost: object, not_run: str = "") -> object:
                        rate, permuting_kernels(e_big), recorded_launch_gap(device), permuted_copy_rate(device, rate))
     if bound:
         shown.note(bound)
-    split = step_split(value, c_big)  # type: ignore[arg-type]
+    resolution = a_a_line(value["rows"].get(A_A), c_big)  # type: ignore[index]
+    if resolution:
+        shown.note(resolution)
+    split = step_split(value, c_big, value["rows"].get(COMPUTE_ONLY))  # type: ignore[arg-type,index]
     if split:
         shown.note(split)
     if not_run:
@@ -711,17 +719,51 @@ def recorded_launch_gap(device: str, machine: str = results.DEFAULT_REFERENCE) -
     return {"us": float(eager["launch_gap_median_us"]), "source": f"chapter 04's timeline, {machine}"}
 
 
-def step_split(value: Mapping, matched: Mapping) -> str:
+A_A, COMPUTE_ONLY = "c2_convert_first_again", "c_compute_only"  # the worker's timing-only variants
+
+
+def a_a_line(again: Mapping | None, matched: Mapping) -> str:
+    """(c) against itself, timed in the same interleaved rounds: the ratio of two identical
+    variants and its 95% interval, the spread this timing cannot tell from a cost (review
+    2026-12-04l item 4: the control ran 16% slower than (e) with the same compute, and nothing said
+    that the control misbehaved). '' without such a variant or its rounds (an older record)."""
+    if not again:
+        return ""
+    found = ratio_interval(again.get("round_medians_s") or [], matched.get("round_medians_s") or [])
+    if found is None:
+        return ""
+    ratio, low, high, rounds = found
+    return (f"A/A, (c) again against (c): {ratio:.2f}x (95% interval {low:.2f}-{high:.2f}x, {rounds} rounds): "
+            "a ratio inside that is this timing's noise, not a cost")
+
+
+def step_split(value: Mapping, matched: Mapping, compute: Mapping | None = None) -> str:
     """One line on what the ResNet-50 step is made of, compute against the backend's all-reduce
-    (review 2026-12-04j item 7): no run times a step without its all-reduce (DDP's no_sync() would),
-    so the line says the record cannot split it and names neither as the step's bound."""
+    (review 2026-12-04j item 7, 04l item 2). With the compute-only variant (c timed inside DDP's
+    no_sync(), in the same rounds) the step is split: its compute alone, as the geometric mean of
+    the per-round shares of (c)'s step with its interval, and the rest (the all-reduce over the
+    backend and its copies), named as the step's larger part. Without it (an older record) the
+    line says the record cannot split it and names neither as the step's bound."""
     step, buckets = matched.get("median_step_s"), matched.get("into_bucket_bytes")
     if not step:
         return ""
     moved = f" of {bytes_text(buckets)}" if buckets else ""
-    return (f"the record does not split the {step * 1e3:.1f} ms step into compute and "
-            f"{value.get('backend', 'the backend')}'s all-reduce{moved} (through host memory): not measured, so "
-            "neither is named as its bound")
+    backend = value.get("backend", "the backend")
+    found = ratio_interval((compute or {}).get("round_medians_s") or [], matched.get("round_medians_s") or [])
+    if found is None:
+        return (f"the record does not split the {step * 1e3:.1f} ms step into compute and "
+                f"{backend}'s all-reduce{moved} (through host memory): not measured, so "
+                "neither is named as its bound")
+    share, low, high, _ = found
+    if high < 0.5:
+        larger = f": {backend}'s all-reduce sets the step"
+    elif low > 0.5:
+        larger = ": compute sets the step"
+    else:
+        larger = ": neither part is the larger beyond doubt"
+    return (f"the step without its all-reduce (no_sync(), same rounds): {100 * share:.0f}% of (c)'s "
+            f"{step * 1e3:.1f} ms (95% interval {100 * low:.0f}-{100 * high:.0f}%); the rest is "
+            f"{backend}'s all-reduce{moved} and its copies{larger}")
 
 
 def copy_bound(permuting_bytes: float, step_s: float, step_iqr_s: float, rate: Mapping | None,

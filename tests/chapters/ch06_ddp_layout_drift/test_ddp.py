@@ -229,3 +229,20 @@ def test_the_seeds_amp_fp16_with_gradscaler_runs_and_is_checked_against_a_scaled
     assert all(o["nonfinite_grads"] == [] for o in result["ranks"][0][1]["observed"])
     with pytest.raises(ValueError, match="'fp16'"):
         ddp_worker.WorkerConfig.from_dict({"amp": "half"})
+
+
+def test_the_timing_only_variants_run_when_named_and_no_sync_times_a_step_without_its_all_reduce():
+    """Review 2026-12-04l items 2 and 4 (the ResNet-50 cost, opt-in on a GPU): (c) against itself
+    sizes what the timing resolves, and (c) inside no_sync() times its step without the all-reduce.
+    Neither is in a run's default variants (the page's eight)."""
+    assert set(ddp_worker.TIMING_ONLY).isdisjoint(ddp_worker.WorkerConfig().variants)
+    assert ddp_worker.WorkerConfig().variants == ddp_worker.DEFAULT_VARIANTS and len(ddp_worker.DEFAULT_VARIANTS) == 8
+    result = ddp_launch.launch({**TINY, "timed_steps": 2, "timed_rounds": 2,
+                                "variants": ["c_convert_first", "c2_convert_first_again", "c_compute_only"]},
+                               world_size=2, timeout_s=240)
+    rows = {row["name"]: row for row in ddp_launch.variant_summary(result)}
+    assert all(len(rows[n]["round_medians_s"]) == 2 for n in rows)  # timed in the same interleaved rounds
+    assert rows["c2_convert_first_again"]["params_identical"] and rows["c_convert_first"]["params_identical"]
+    # its observed steps reduced (gradients right); its timed steps did not: each rank's own batch moved
+    # its parameters apart, which only a step without the all-reduce can do
+    assert rows["c_compute_only"]["wrong_grads"] == [] and not rows["c_compute_only"]["params_identical"]

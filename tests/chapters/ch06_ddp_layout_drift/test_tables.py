@@ -496,3 +496,32 @@ def test_the_cost_takeaway_is_the_interleaved_ratio_and_what_it_can_say():
     said = tables.cost_takeaway(run)
     assert said.startswith("The persistent drift's cost: (e)/(c) step time 1.00x (95% interval")
     assert said.endswith(": no cost this run can resolve.") and "permuting copy" not in said
+
+
+def test_the_resnet50_table_sizes_its_resolution_with_an_a_a_pair_and_splits_the_step_with_no_sync():
+    """Review 2026-12-04l items 2 and 4: the step named no bound, and the noisy control had no A/A."""
+    value = {"world_size": 2, "backend": "gloo", "device": "cpu", "config": {"batch": 32, "image": 224}}
+    rows = _resnet_rows([0.080, 0.085, 0.082])
+    rows["c2_convert_first_again"] = {**rows["c_convert_first"], "round_medians_s": [0.081, 0.083, 0.084]}
+    rows["c_compute_only"] = {**rows["c_convert_first"], "round_medians_s": [0.020, 0.022, 0.021]}
+    notes = tables.resnet50_table({**value, "rows": rows}).notes
+    a_a = next(n for n in notes if n.startswith("A/A"))
+    assert a_a.startswith("A/A, (c) again against (c): 1.00x (95% interval") and "3 rounds" in a_a
+    split = next(n for n in notes if n.startswith("the step without its all-reduce"))
+    assert "25% of (c)'s 67.0 ms (95% interval" in split and split.endswith(
+        "the rest is gloo's all-reduce of 89.6 MiB and its copies: gloo's all-reduce sets the step")
+    older = tables.resnet50_table({**value, "rows": _resnet_rows([0.080, 0.085, 0.082])}).notes
+    assert not any(n.startswith("A/A") for n in older)
+    assert any(n.startswith("the record does not split") for n in older)
+    half = tables.step_split(value, rows["c_convert_first"], {"round_medians_s": [0.030, 0.055, 0.041]})
+    assert half.endswith("neither part is the larger beyond doubt")
+
+
+def test_the_not_run_line_says_how_many_steps_the_records_wall_time_was_for():
+    config = {"variants": ["c_convert_first", "e_late_drift", "c2_convert_first_again", "c_compute_only"],
+              "observed_steps": 3, "timed_steps": 30}
+    old = {"seconds": 46.0, "config": {**config, "variants": ["c_convert_first", "e_late_drift"]}}
+    said = tables.resnet50_cost_line(config, 2, Recorded("06_ddp_layout_drift", "k", "nvidia-h200", old, "d"), False)
+    assert "2 ranks x 132 ResNet-50 training steps" in said and "it took 46 s on nvidia-h200 for its 66 steps" in said
+    same = {"seconds": 46.0, "config": config}
+    assert "for its" not in tables.resnet50_cost_line(config, 2, Recorded("06", "k", "m", same, "d"), False)
