@@ -25,7 +25,7 @@ from labkit.chapters.ch03_memory_layouts import claims as c7_claims
 from labkit.chapters.ch03_memory_layouts import device_split, propagation
 from labkit.claims import SEED_FORM, quiz_keys
 from labkit.core import env
-from labkit.measure import bench, clocks, copies
+from labkit.measure import bench, clocks, copies, timeline_stats
 from labkit.measure.timing import Comparison, format_seconds
 from labkit.models.resnet import LayerLayout
 from labkit.models.resnet import memory_format_of as memory_format_of
@@ -666,33 +666,31 @@ def conversion_profile(net: torch.nn.Module, net_cl: torch.nn.Module, x: torch.T
 
 # What a forward's kernels are, by name, for the kernel-time split (review 2026-12-04l item 5:
 # the page could not say why NHWC wins on the device; 41% of the H200's 2.55 ms gap was the
-# profiled conversions, the rest unattributed). Read in this order: a conversion first (cuDNN
-# names it *Kernel too), then a GEMM (cuDNN's implicit-GEMM convolutions sm90_xmma_fprop_*,
-# cuBLAS's nvjet_* for the fc layer, cutlass*), then elementwise work (ATen's elementwise and
-# vectorized kernels: ReLU, the residual add; BatchNorm's kernels); the rest (pooling, memsets,
-# reductions) is 'other'.
-KERNEL_KINDS = (
-    ("conversion", CONVERSION_KERNEL),
-    ("GEMM", re.compile(r"(?i)gemm|xmma|fprop|cutlass|nvjet|conv(?!ert)|winograd|\bsm\d+_")),
-    ("elementwise", re.compile(r"(?i)elementwise|vectorized|batch_?norm|\bbn_|relu|clamp|bias|add|mul")),
-)
+# profiled conversions, the rest unattributed). cuDNN's layout conversions (CONVERSION_KERNEL,
+# the kernels the line above counts) first; every other kernel by the course's one classifier
+# (`timeline_stats.kind_class`, tested on H200 names): GEMM/conv, elementwise, and the rest,
+# norms and pooling among them, as 'other' (with its copies and memsets).
+KERNEL_KINDS = ("GEMM/conv", "conversion", "elementwise", "other")
 
 
 def kernel_kind(name: str) -> str:
-    """Which KERNEL_KINDS entry a kernel's name falls in first, else 'other'."""
-    return next((kind for kind, pattern in KERNEL_KINDS if pattern.search(name)), "other")
+    """Which KERNEL_KINDS entry a kernel's time counts as, by its name."""
+    if CONVERSION_KERNEL.search(name):
+        return "conversion"
+    found = timeline_stats.kind_class(name, "kernel")
+    return found if found in KERNEL_KINDS else "other"
 
 
 def conversion_summary(kernels: Sequence[tuple[str, float]]) -> dict:
     """From (kernel name, seconds) pairs of one forward: the layout-conversion kernels by short
     name and count ('conversion_kernels': {'nchwToNhwcKernel': 43, ...}), their seconds
     ('conversion_s'), every kernel's ('kernel_s'), the seconds by kind ('kernel_split':
-    GEMM, conversion, elementwise, other: `kernel_kind`) and the three longest 'other'
+    GEMM/conv, conversion, elementwise, other: `kernel_kind`) and the three longest 'other'
     kernels by short name ('other_kernels': what the split could not name, kept for a reader
     of the record, not printed)."""
     counts: dict[str, int] = {}
     spent = 0.0
-    split = {"GEMM": 0.0, "conversion": 0.0, "elementwise": 0.0, "other": 0.0}
+    split = dict.fromkeys(KERNEL_KINDS, 0.0)
     other: dict[str, float] = {}
     for name, seconds in kernels:
         kind = kernel_kind(name)
