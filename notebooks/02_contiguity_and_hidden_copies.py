@@ -285,11 +285,8 @@ for case, (a, w_, flops) in matmul_cases.items():
         a.transpose(0, 1).matmul(w_)
     with chapter.lab.copies.detect() as explicit_log:
         a.transpose(0, 1).contiguous().matmul(w_)
-    cmp, flagged = chapter.measured({
-        "x.transpose(0,1).matmul(w)": lambda a=a, w_=w_: a.transpose(0, 1).matmul(w_),
-        "x.transpose(0,1).contiguous().matmul(w)": lambda a=a, w_=w_: a.transpose(0, 1).contiguous().matmul(w_),
-    }, baseline="x.transpose(0,1).contiguous().matmul(w)", case=case, rounds=5, rep_ms=300,
-        flops=flops, flops_dtype=matmul_dtype)
+    # the two paths and the explicit path's copy alone, interleaved (the copy priced, decides nothing)
+    cmp, flagged = chapter.lab.cases.c2_measure(chapter, a, w_, flops, matmul_dtype, case)
     c2_comparisons[case] = cmp
     c2_flagged += flagged
     implicit = cmp["x.transpose(0,1).matmul(w)"]
@@ -302,10 +299,11 @@ for case, (a, w_, flops) in matmul_cases.items():
         "explicit_median_s": cmp["x.transpose(0,1).contiguous().matmul(w)"].timing.median_s,
         "ratio": implicit.ratio, "ratio_iqr": [implicit.ratio_q25, implicit.ratio_q75],
         "implicit_pct_of_matmul_ceiling": implicit.timing.pct_of_matmul_ceiling,
+        **chapter.lab.cases.c2_copy_alone(cmp),
     })
 # The quiz's case, the 3-D batch, shown; the 2-D case (and its harness notes) folded under it.
-two_d = chapter.show(c2_comparisons["2-D"], title="2-D")
-chapter.show(c2_comparisons["3-D batch"], title="3-D batch").note(
+two_d = chapter.lab.cases.c2_table(c2_comparisons["2-D"], "2-D")
+chapter.show(chapter.lab.cases.c2_table(c2_comparisons["3-D batch"], "3-D batch")).note(
     chapter.lab.cases.c2_ceiling_note(c2_comparisons)).note(chapter.lab.cases.c2_copy_first_note(c2_cases)).fold(
     "the 2-D case", "\n".join([str(two_d), *(text for _, text in two_d.folded)])).fold(
     "what the implicit path ran", chapter.lab.cases.c2_ran_text(c2_cases))
@@ -319,8 +317,8 @@ chapter.table([c2])
 # Why the view needs no copy when the detector shows none: BLAS
 # takes a 2-D transposed operand as a "transposed" flag, and a 3-D batch that cannot be
 # folded into one matrix without a copy goes to a batched matmul (`bmm`) that reads it
-# through its strides. Whether calling `.contiguous()` first then only adds a copy, or pays for
-# itself by making one large GEMM, the note under C2's table reads from this run's times.
+# through its strides. Calling `.contiguous()` first adds a copy (timed alone, the table's third
+# row) and may fold x into one large GEMM; the note under C2's table prices both from this run.
 
 # %% [markdown]
 # ## Optional: C12, do stride changes split a `torch.compile` graph?
@@ -579,8 +577,8 @@ print(c5a)
 # buffer far beyond every cache, with the bytes the caches fetch per byte used (whole 64-byte
 # lines on a CPU, 32-byte sectors on a GPU), their rate and its share of the copy ceiling. On a
 # CPU also over a 16 KiB window read many times inside *one* call (called L1-resident where it
-# runs faster than the big buffer; judged only where that holds and DRAM size alone does not
-# name the cause). A GPU's form measures no L1 case: its sum over such a window runs another
+# runs faster than the big buffer; C5b judges it only where that holds and DRAM size alone does
+# not name the cause, C5c wherever it holds). A GPU's form measures no L1 case: its sum over such a window runs another
 # reduction kernel, not an L1 read. The strided patterns read every 2nd element, a stride chosen
 # here; how the ratio moves with the stride: the optional sweep after the verdicts.
 
@@ -590,12 +588,14 @@ chapter.claim("C5b")
 # %% [markdown]
 # **C5c**, the cause the seed gives for that gap: misalignment (64-byte lines, L1 misses).
 # Judged from the same four patterns, with C5b's threshold: misaligned *but contiguous*
-# against aligned contiguous, at the sizes C5b judges (its card: `chapter.claim("C5c")`).
+# against aligned contiguous, at DRAM size and, where the window shows a cache, in L1 (its card:
+# `chapter.claim("C5c")`).
 
 # %%
 cases = chapter.lab.cases
 n = chapter.sizes.copy_bytes // 4 // 4  # a quarter of the copy buffer: far beyond the caches
-c5b_ev, alignment_cmp, l1_cmp = cases.c5b_measure(chapter, n)  # l1_cmp: None on a GPU
+# the sweep's strides 4-16 (the optional section below) are timed in the same rounds
+c5b_ev, alignment_cmp, l1_cmp, sweep = cases.stride_sweep(chapter, n)  # l1_cmp: None on a GPU
 ns = c5b_ev["ns_per_element"]
 # Each pattern's bytes fetched, time and rate at DRAM size, where the verdict reads the cause; the
 # window's columns (a CPU's) folded, with its passes per call.
@@ -612,13 +612,13 @@ chapter.table([c5b, c5c])
 # ### Optional: C5b's ratio at other strides
 #
 # C5b's strided patterns read every 2nd element (2x the bytes used, its table says). The same
-# DRAM-sized sum at strides 2 to 16, aligned and misaligned, over one buffer the size of C5b's:
-# each time per element against stride 1, beside the bytes fetched per byte used (computed from
-# the addresses: 64-byte lines on a CPU; on a GPU 32-byte sectors, so stride 8 and beyond fetch
-# one sector per element).
+# DRAM-sized sum at strides 2 to 16, aligned and misaligned, on C5b's buffer and in its rounds
+# (stride 1 and 2 are C5b's own timings): each time per element against stride 1, beside the
+# bytes fetched per byte used (computed from the addresses: 64-byte lines on a CPU; on a GPU
+# 32-byte sectors, so stride 8 and beyond fetch one sector per element, and 64-byte DRAM units
+# beside them, as arithmetic).
 
 # %%
-sweep = cases.stride_sweep(chapter, n)  # cold, interleaved, as C5b's DRAM case; decides no verdict
 chapter.record("stride_sweep" if chapter.on_gpu else "stride_sweep_cpu", sweep)
 chapter.show(cases.stride_sweep_table(sweep)).note(cases.stride_sweep_note(sweep))
 

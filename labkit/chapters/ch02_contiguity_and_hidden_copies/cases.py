@@ -152,13 +152,49 @@ def _gemm_op(ops: list[str]) -> str:
     return "bmm" if "bmm" in names else "mm" if names & {"mm", "addmm"} else ""
 
 
+C2_IMPLICIT = "x.transpose(0,1).matmul(w)"
+C2_EXPLICIT = "x.transpose(0,1).contiguous().matmul(w)"
+C2_COPY = "x.transpose(0,1).contiguous()"  # the explicit path's copy alone, priced (review 2026-12-04l item 6)
+
+
+def c2_measure(chapter: object, x: torch.Tensor, w: torch.Tensor, flops: float, dtype: torch.dtype,
+               case: str, rounds: int = 5, rep_ms: int = 300) -> tuple[Comparison, list[dict]]:
+    """C2's two paths, and the explicit path's copy alone, interleaved in the same rounds
+    (`chapter.measured`): the copy's time, rate and ceiling share price it, so the note can say
+    what the copy cost and what the folded GEMM saved (review 2026-12-04l item 6: 'copying first
+    only added a copy' where the explicit path also ran mm instead of bmm). The copy's flags are
+    left out of what is returned: it decides nothing."""
+    copy_bytes = 2 * x.numel() * x.element_size()  # read x, write its copy
+    cmp, flagged = chapter.measured({  # type: ignore[attr-defined]
+        C2_IMPLICIT: lambda: x.transpose(0, 1).matmul(w),
+        C2_EXPLICIT: lambda: x.transpose(0, 1).contiguous().matmul(w),
+        C2_COPY: lambda: x.transpose(0, 1).contiguous(),
+    }, baseline=C2_EXPLICIT, case=case, rounds=rounds, rep_ms=rep_ms,
+        flops={C2_IMPLICIT: flops, C2_EXPLICIT: flops}, bytes_moved={C2_COPY: copy_bytes}, flops_dtype=dtype)
+    return cmp, [f for f in flagged if not str(f.get("timing", "")).endswith(C2_COPY)]
+
+
+def c2_copy_alone(comparison: Comparison) -> dict:
+    """The copy-alone row's figures for a C2 case ({} where it was not timed: older records)."""
+    if C2_COPY not in comparison.variants:
+        return {}
+    t = comparison[C2_COPY].timing
+    return {"copy_median_s": t.median_s, "copy_gbps": t.gbps, "copy_pct_of_copy_ceiling": t.pct_of_copy_ceiling}
+
+
+def c2_table(comparison: Comparison, title: str) -> Table:
+    """A C2 case's table without its host-launch column (a short probe's, folded: review
+    2026-12-04l item 2), with the copy alone as its third row."""
+    return without_host(table_comparison(comparison, title))
+
+
 def c2_copy_first_note(cases: list[Mapping], case: str = "3-D batch") -> str:
     """What copying first did to `case`, from its ratio (implicit over explicit time) and its
-    rounds' spread, with the multiply each path ran (review 2026-12-04k item 4: the page said
-    'Calling .contiguous() first then only adds a copy' above a CPU table where the 3-D batch read
-    1.05x, spread 1.05-1.09, copying first the faster). Where the two paths ran different
-    multiplies, the hypothesis is named: the copied x folds into one [seq x batch, dim] GEMM (mm),
-    the view goes to bmm over the batch."""
+    rounds' spread, with the multiply each path ran (review 2026-12-04k item 4), and where the
+    copy alone was timed, its price: its time, rate and share of the copy ceiling, and what the
+    explicit path's GEMM took once the copy is subtracted, against the view's (review
+    2026-12-04l item 6: the page said 'copying first only added a copy here' and then that the
+    two paths ran different multiplies, bmm against mm)."""
     found = next((c for c in cases if c["case"] == case), None)
     if found is None:
         raise ValueError(f"no C2 case {case!r} among {[c['case'] for c in cases]}")
@@ -168,11 +204,23 @@ def c2_copy_first_note(cases: list[Mapping], case: str = "3-D batch") -> str:
     if low > 1:
         head = f"{case}: copying first was faster here (the view took {spread})"
     elif high < 1:
-        head = f"{case}: copying first only added a copy here (the view took {spread})"
+        head = f"{case}: copying first was slower here (the view took {spread})"
     else:
         head = f"{case}: copying first or not took the same time within the noise ({spread})"
     implicit, explicit = _gemm_op(found["implicit_ops"]), _gemm_op(found.get("explicit_ops") or [])
-    if implicit and explicit and implicit != explicit:
+    copy_s = found.get("copy_median_s")
+    if copy_s is not None:
+        rate = f", {found['copy_gbps']:,.0f} GB/s" if found.get("copy_gbps") else ""
+        share = (f", {found['copy_pct_of_copy_ceiling']:.0f}% of the copy ceiling"
+                 if found.get("copy_pct_of_copy_ceiling") is not None else "")
+        gemm_s = float(found["explicit_median_s"]) - float(copy_s)
+        head += f". The copy alone took {format_seconds(copy_s)}{rate}{share}"
+        if implicit and explicit and implicit != explicit and gemm_s > 0:
+            view_s = float(found["implicit_median_s"])
+            head += (f"; less the copy, the explicit path's {explicit} took {format_seconds(gemm_s)} against the "
+                     f"view's {implicit} {format_seconds(view_s)} ({gemm_s / view_s:.2f}x, by subtraction, "
+                     "not timed apart): a contiguous x folds into one [seq x batch, dim] GEMM")
+    elif implicit and explicit and implicit != explicit:
         head += (f". The view ran {implicit}, the copy {explicit}: a contiguous x folds into one "
                  "[seq x batch, dim] GEMM (a hypothesis from the ops, not timed apart)")
     return head + "."
@@ -182,7 +230,8 @@ def c2_ceiling_note(comparisons: Mapping[str, Comparison]) -> str:
     """Each C2 case's paths as shares of the matmul ceiling (review 2026-12-03h item 11: the
     92.7% and 56% sat only in the evidence)."""
     shares = {case: {("explicit" if ".contiguous()" in label else "implicit"): v.timing.pct_of_matmul_ceiling
-                     for label, v in cmp.variants.items() if v.timing.pct_of_matmul_ceiling is not None}
+                     for label, v in cmp.variants.items()
+                     if v.timing.pct_of_matmul_ceiling is not None and label != C2_COPY}
               for case, cmp in comparisons.items()}
     text = "of the matmul ceiling: " + "; ".join(
         f"{case}: " + ", ".join(f"{path} {pct:.0f}%" for path, pct in found.items()) for case, found in shares.items())
@@ -470,7 +519,14 @@ SECTOR_BYTES = 32  # what a GPU's caches fetch at a time (NVIDIA: 32-byte sector
 L1_WINDOW = 2048  # floats a window: the strided patterns span 2 x 2048 x 4 B = 16 KiB, inside any L1
 
 
-def c5b_measure(chapter: object, count: int, rounds: int = 5, rep_ms: int = 300) -> tuple[dict, Comparison, Comparison | None]:
+def c5b_measure(chapter: object, count: int, rounds: int = 5, rep_ms: int = 300,
+                sweep_strides: tuple[int, ...] = ()) -> tuple[dict, Comparison, Comparison | None]:
+    """C5b's evidence, its DRAM-sized comparison and the window's (`_c5b_measure`)."""
+    return _c5b_measure(chapter, count, rounds, rep_ms, sweep_strides)[:3]
+
+
+def _c5b_measure(chapter: object, count: int, rounds: int, rep_ms: int, sweep_strides: tuple[int, ...],
+                 ) -> tuple[dict, Comparison, Comparison | None, dict[str, torch.Tensor]]:
     """C5b's evidence, as the notebook and reproduce.py both measure it: the four patterns
     summed once over `count` floats (DRAM-sized), each with the bytes it fetches per useful byte
     (64-byte lines on a CPU, 32-byte sectors on a GPU), the rate of those bytes and its share of
@@ -479,13 +535,19 @@ def c5b_measure(chapter: object, count: int, rounds: int = 5, rep_ms: int = 300)
     over every pass; named so only where its time shows a cache). Not on a GPU (review
     2026-12-03h item 3): there a stride-0 view's sum runs another reduction kernel, which read
     1.36x *slower* than DRAM-sized on the H200, all patterns alike; its evidence says
-    ns_per_element_l1 None ('L1 not measured on this form'). `chapter` is the session's chapter."""
+    ns_per_element_l1 None ('L1 not measured on this form'). `chapter` is the session's chapter.
+    sweep_strides: strides other than C5b's, each aligned and misaligned over C5b's own buffer,
+    timed in the same interleaved rounds (`stride_views_on`; `stride_sweep` reads them from the
+    comparison returned); their flags stay out of C5b's evidence (they decide nothing)."""
     device, on_gpu = chapter.device, chapter.on_gpu  # type: ignore[attr-defined]
     unit = SECTOR_BYTES if on_gpu else ch02.CACHE_LINE_BYTES
     dram = access_patterns(count, device)
     dram_variants = {label: (lambda v=v: v.sum()) for label, v in dram.items()}
-    dram_cmp, flagged = chapter.measured(dram_variants, baseline=ch02.ALIGNED_CONTIGUOUS,  # type: ignore[attr-defined]
-                                         rounds=rounds, rep_ms=rep_ms)
+    extra = stride_views_on(dram, sweep_strides)
+    dram_cmp, flagged = chapter.measured(  # type: ignore[attr-defined]
+        dram_variants | {label: (lambda v=v: v.sum()) for label, v in extra.items()},
+        baseline=ch02.ALIGNED_CONTIGUOUS, rounds=rounds, rep_ms=rep_ms)
+    flagged = [f for f in flagged if not any(str(f.get("timing", "")).endswith(label) for label in extra)]
     l1_cmp, window = None, None
     if not on_gpu:  # hot mode: no cache flush between calls; the window stays in L1 across its passes
         window = access_patterns(L1_WINDOW, device, repeats=max(1, count // L1_WINDOW))
@@ -496,7 +558,7 @@ def c5b_measure(chapter: object, count: int, rounds: int = 5, rep_ms: int = 300)
     shares = [v.timing.overhead_share for v in (l1_cmp.variants.values() if l1_cmp else [])
               if v.timing.overhead_share is not None]
     fetched_dram = fetched_per_useful(dram, unit)
-    ns = per_element(dram_cmp, count)
+    ns = {label: t for label, t in per_element(dram_cmp, count).items() if label in dram}
     element = next(iter(dram.values())).element_size()
     gbps = {label: fetched_dram[label] * element / ns[label] for label in ns}  # bytes per ns = GB/s
     ceiling = ceiling_store.cached(device.type)
@@ -512,15 +574,15 @@ def c5b_measure(chapter: object, count: int, rounds: int = 5, rep_ms: int = 300)
         "l1_call_overhead_share": max(shares) if shares else None,
         "flags": flagged, "kept": kept and kept_alignment(kept),
         # the defaults' faults beside the kept run's: the kept figure is read only where they fell
-        "faults_per_call": {label: v.timing.minor_faults_per_call for label, v in dram_cmp.variants.items()},
-        "ratio_iqr": {label: [v.ratio_q25, v.ratio_q75] for label, v in dram_cmp.variants.items()},
+        "faults_per_call": {label: dram_cmp[label].timing.minor_faults_per_call for label in dram},
+        "ratio_iqr": {label: [dram_cmp[label].ratio_q25, dram_cmp[label].ratio_q75] for label in dram},
         "ratio_iqr_l1": ({label: [v.ratio_q25, v.ratio_q75] for label, v in l1_cmp.variants.items()}
                          if l1_cmp else None),
         "device": str(device),
     }
     # the window's flags carry its name as measured: 'L1-resident' only where it shows a cache
     evidence["flags"] = flagged + (l1_flags(l1_cmp, ch02.window_case(evidence)) if l1_cmp else [])
-    return evidence, dram_cmp, l1_cmp
+    return evidence, dram_cmp, l1_cmp, dram | extra
 
 
 def fetched_column(unit: int) -> str:
@@ -581,7 +643,6 @@ def c5b_core_rows(evidence: Mapping) -> list[dict]:
 
 
 SWEEP_STRIDES = (2, 4, 8, 16)  # C5b's stride and three more (review 2026-12-04k item 2)
-SWEEP_BASELINE = "stride 1, aligned"
 # The time ratio "follows the bytes" where it lies within this factor of the bytes-fetched ratio,
 # either way, at every stride and alignment swept; what the sweep says, not a verdict (C5b and C5c
 # read stride 2 alone).
@@ -593,55 +654,78 @@ def sweep_label(stride: int, misaligned: bool) -> str:
     return f"stride {stride}, {'misaligned' if misaligned else 'aligned'}"
 
 
-def stride_views(span: int, device: torch.device, strides: tuple[int, ...] = SWEEP_STRIDES) -> dict[str, torch.Tensor]:
-    """One fresh buffer of `span` float32 values, read whole at stride 1 (the baseline) and at
-    each stride from its aligned start and 4 bytes past it: every view spans the same bytes, so
-    each one fetches (at most) the same lines or sectors and uses 1/stride of what it covers."""
-    if span < 1 or any(s < 1 or span % s for s in strides):
-        raise ValueError(f"the span ({span}) must be a positive multiple of every stride {strides}")
-    buffer = torch.randn(span + 16, device=device)
-    if buffer.data_ptr() % ch02.CACHE_LINE_BYTES != 0:
-        raise RuntimeError("the allocator gave a buffer off a cache line: the sweep needs an aligned start")
-    views = {SWEEP_BASELINE: buffer.as_strided((span,), (1,), 0)}
+def stride_views_on(patterns: Mapping[str, torch.Tensor], strides: tuple[int, ...]) -> dict[str, torch.Tensor]:
+    """The sweep's views on C5b's own DRAM buffer (`access_patterns`): each stride other than
+    C5b's, from the buffer's aligned start and 4 bytes past it, over the span C5b's strided
+    patterns cover. C5b's four patterns are the sweep's stride 1 and stride 2 (review 2026-12-04l
+    item 4: a second buffer timed in other rounds printed 1.96x beside C5b's 1.81x for one pattern)."""
+    step = ch02.PATTERN_STRIDE
+    strided = patterns[ch02.ALIGNED_STRIDED]
+    if any(s < 1 for s in strides):
+        raise ValueError(f"strides must be positive, got {strides}")
+    whole = math.lcm(*strides) if strides else 1
+    span = strided.shape[-1] * step // whole * whole  # every stride ends on the same element
+    views = {}
     for stride in strides:
+        if stride == step:
+            continue
         for offset in (0, 1):
-            views[sweep_label(stride, bool(offset))] = buffer.as_strided((span // stride,), (stride,), offset)
+            views[sweep_label(stride, bool(offset))] = strided.as_strided((span // stride,), (stride,), offset)
     return views
 
 
 def stride_sweep(chapter: object, count: int, strides: tuple[int, ...] = SWEEP_STRIDES,
-                 rounds: int = 5, rep_ms: int = 100) -> dict:
-    """C5b's DRAM-sized sum (cold, interleaved, bench.compare's default mode) at strides 2 to 16,
-    aligned and misaligned, over one buffer the size of C5b's (`count` floats a pattern at
-    stride 2). Per row: the bytes fetched per byte used (whole lines on a CPU, sectors on a GPU,
-    computed from the addresses by `fetched_bytes`), its ratio to stride 1's, and the time per
-    element summed against stride 1 aligned (the interleaved per-call ratio scaled by the
-    element counts). Review 2026-12-04k item 2: C5b's 2.25x is what stride 2 fetches, 2x the
-    bytes; the sweep shows whether the time follows the bytes as the stride grows. Fewer
-    rounds and a shorter budget than C5b's: it decides no verdict."""
-    device, on_gpu = chapter.device, chapter.on_gpu  # type: ignore[attr-defined]
+                 rounds: int = 5, rep_ms: int = 300) -> tuple[dict, Comparison, Comparison | None, dict]:
+    """C5b's measurement (`c5b_measure`) with the sweep's other strides timed in its rounds, and
+    the sweep read from it: (C5b's evidence, its comparison, the window's, the sweep). The
+    sweep's stride 1 is C5b's aligned-contiguous pattern and its stride 2 C5b's strided ones, so
+    the page prints one number for one pattern (review 2026-12-04l item 4: a second buffer timed
+    in other rounds read 1.96x beside C5b's 1.81x). It decides no verdict."""
+    evidence, comparison, window, views = _c5b_measure(chapter, count, rounds, rep_ms, strides)
+    return evidence, comparison, window, sweep_from(comparison, views, bool(chapter.on_gpu), strides)  # type: ignore[attr-defined]
+
+
+DRAM_FILL_BYTES = 64  # a GPU's DRAM fills L2 two 32-byte sectors at a time (arithmetic, not counted)
+
+
+def sweep_from(comparison: Comparison, views: Mapping[str, torch.Tensor], on_gpu: bool,
+               strides: tuple[int, ...] = SWEEP_STRIDES) -> dict:
+    """The stride sweep's record from C5b's comparison and views (`stride_sweep`). Per row: the
+    bytes fetched per byte used (whole lines on a CPU, 32-byte sectors on a GPU, computed from
+    the addresses by `fetched_bytes`; on a GPU also at DRAM_FILL_BYTES, as arithmetic: review
+    2026-12-04l item 4, stride 16 fetches 8x the sectors but 16x the 64-byte DRAM units, and read
+    15.44x), its ratio to stride 1's, and the time per element against stride 1 aligned (the
+    interleaved per-call ratio scaled by the element counts)."""
     unit = SECTOR_BYTES if on_gpu else ch02.CACHE_LINE_BYTES
-    span = ch02.PATTERN_STRIDE * count // max(strides) * max(strides)
-    views = stride_views(span, device, strides)
-    comparison = bench.compare({label: (lambda v=v: v.sum()) for label, v in views.items()},
-                               baseline=SWEEP_BASELINE, rounds=rounds, rep_ms=rep_ms)
-    fetched = fetched_per_useful(views, unit)
-    base_ns = comparison[SWEEP_BASELINE].timing.median_s / span * 1e9
+    as_swept = {sweep_label(ch02.PATTERN_STRIDE, False): ch02.ALIGNED_STRIDED,
+                sweep_label(ch02.PATTERN_STRIDE, True): ch02.MISALIGNED_STRIDED}
+    as_swept |= {label: label for label in views if label.startswith("stride ")}
+    base = views[ch02.ALIGNED_CONTIGUOUS]
+    swept = {label: views[timed] for label, timed in as_swept.items() if views[timed].stride()[0] in strides}
+    fetched = fetched_per_useful({ch02.ALIGNED_CONTIGUOUS: base, **swept}, unit)
+    dram = fetched_per_useful({ch02.ALIGNED_CONTIGUOUS: base, **swept}, DRAM_FILL_BYTES) if on_gpu else None
     rows = []
-    for label, view in views.items():
-        if label == SWEEP_BASELINE:
-            continue
-        scale = span / view.numel()  # per call -> per element: the baseline sums `scale` x as many
-        v = comparison[label]
+    base_ns = comparison[ch02.ALIGNED_CONTIGUOUS].timing.median_s / base.numel() * 1e9
+    for label, view in swept.items():
+        scale = base.numel() / view.numel()  # per call -> per element
+        v = comparison[as_swept[label]]
+        ns = v.timing.median_s / view.numel() * 1e9
+        # the ratio of medians per element, as C5b's table and verdict read it (`per_element`), so
+        # stride 2 prints C5b's number; the rounds' spread beside it, as C5b's ratio_iqr
         rows.append({"stride": view.stride()[0], "misaligned": view.storage_offset() != 0,
                      "elements": view.numel(), "fetched_per_useful": fetched[label],
-                     "bytes_ratio": fetched[label] / fetched[SWEEP_BASELINE],
-                     "ns_per_element": v.timing.median_s / view.numel() * 1e9,
-                     "time_ratio": v.ratio * scale, "time_ratio_iqr": [v.ratio_q25 * scale, v.ratio_q75 * scale]})
-    element = views[SWEEP_BASELINE].element_size()
-    return {"fetch_unit_bytes": unit, "span_bytes": span * element, "element_bytes": element,
-            "rounds": comparison.rounds, "baseline_ns_per_element": base_ns, "rows": rows,
-            "flags": comparison.flags(), "device": str(device)}
+                     "bytes_ratio": fetched[label] / fetched[ch02.ALIGNED_CONTIGUOUS],
+                     "ns_per_element": ns, "time_ratio": ns / base_ns,
+                     "time_ratio_iqr": [v.ratio_q25 * scale, v.ratio_q75 * scale]}
+                    | ({"dram_bytes_ratio": dram[label] / dram[ch02.ALIGNED_CONTIGUOUS]} if dram else {}))
+    rows.sort(key=lambda r: (r["stride"], r["misaligned"]))
+    timed = {ch02.ALIGNED_CONTIGUOUS, *(as_swept[label] for label in swept)}
+    element = base.element_size()
+    return {"fetch_unit_bytes": unit, "span_bytes": max(v.numel() * v.stride()[0] for v in swept.values()) * element,
+            "element_bytes": element, "rounds": comparison.rounds,
+            "baseline_ns_per_element": base_ns,
+            "rows": rows, "c5b_timings": True, "dram_fill_bytes": DRAM_FILL_BYTES if dram else None,
+            "flags": [f for f in comparison.flags() if str(f.get("timing")) in timed], "device": str(base.device)}
 
 
 def stride_sweep_table(sweep: Mapping, title: str = "") -> Table:
@@ -657,9 +741,18 @@ def stride_sweep_table(sweep: Mapping, title: str = "") -> Table:
              "GB/s fetched": by[s, False]["fetched_per_useful"] * sweep.get("element_bytes", 4)
              / by[s, False]["ns_per_element"],
              "time ratio, aligned": by[s, False]["time_ratio"], "misaligned": by[s, True]["time_ratio"],
-             "time / bytes": by[s, False]["time_ratio"] / by[s, False]["bytes_ratio"]} for s in strides]
+             "time / bytes": by[s, False]["time_ratio"] / by[s, False]["bytes_ratio"]}
+            | ({dram_column(sweep["dram_fill_bytes"]): by[s, False]["dram_bytes_ratio"]}
+               if sweep.get("dram_fill_bytes") else {}) for s in strides]
     return table_rows(rows, title=title or f"DRAM-sized sum by stride, {sweep['span_bytes'] >> 20} MiB buffer",
-                      units={"time ratio, aligned": "x", "misaligned": "x", "time / bytes": "x"})
+                      units={"time ratio, aligned": "x", "misaligned": "x", "time / bytes": "x"}
+                      )
+
+
+def dram_column(fill: int) -> str:
+    """The GPU sweep's DRAM-bytes column: its count is arithmetic on the addresses at DRAM's fill
+    unit, not a hardware count (ncu's dram__bytes_read would measure it)."""
+    return f"DRAM fetched / used ({fill} B, arithmetic)"
 
 
 def _follows(row: Mapping, band_limit: float) -> tuple[str, float, list[float]]:
@@ -699,9 +792,15 @@ def stride_sweep_note(sweep: Mapping, band_limit: float = FOLLOWS_BYTES_BAND) ->
                  + ", ".join(f"{where(r)} {min(s):.2f}-{max(s):.2f}" for s, r in noisy))
     else:
         text += f", within {band_limit:g}x at every stride, the rounds' spread too: the time follows the bytes fetched"
+    if sweep.get("dram_fill_bytes"):
+        over_dram = [float(r["time_ratio"]) / float(r["dram_bytes_ratio"]) for r in sweep["rows"]]
+        text += (f"; over the DRAM bytes ratio counted at {sweep['dram_fill_bytes']} B (arithmetic, a "
+                 f"hypothesis of DRAM's fill unit, not measured): {min(over_dram):.2f} to {max(over_dram):.2f}")
     if sweep.get("flags"):
         text += f"; {len(sweep['flags'])} of {len(sweep['rows']) + 1} timings flagged by the harness"
-    return text + f" ({sweep['rounds']} interleaved rounds; C5b and C5c read stride {ch02.PATTERN_STRIDE} only)."
+    own = (f"timed in C5b's rounds, stride 1 and {ch02.PATTERN_STRIDE} C5b's own patterns; "
+           if sweep.get("c5b_timings") else "")
+    return text + f" ({own}{sweep['rounds']} interleaved rounds; C5b and C5c read stride {ch02.PATTERN_STRIDE} only)."
 
 
 def recorded_sweep_table(sweep: Mapping | None, label: str) -> Table:

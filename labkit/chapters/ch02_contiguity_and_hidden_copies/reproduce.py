@@ -178,7 +178,8 @@ def _c10(chapter: session.Chapter, quick: bool, options: dict) -> claims.Verdict
 def _c5(chapter: session.Chapter, quick: bool) -> tuple[claims.Verdict, claims.Verdict]:
     """C5b and C5c, judged from one measurement of the 2x2, as the notebook does (issue 38)."""
     count = (1 << 18) if quick else chapter.sizes.copy_bytes // 4 // 4  # the notebook's size
+    # the sweep's strides in the same rounds, as the notebook times C5b (review 2026-12-04l item 4)
     evidence, _, _ = ch02_cases.c5b_measure(chapter, count, rounds=2 if quick else 5,
-                                            rep_ms=20 if quick else 300)
+                                            rep_ms=20 if quick else 300, sweep_strides=ch02_cases.SWEEP_STRIDES)
     return (chapter.judge("C5b", evidence, form=ch02_cases.c5b_form(chapter)),
             chapter.judge("C5c", evidence, form=ch02_cases.c5c_form(chapter)))

@@ -505,7 +505,7 @@ def test_c2_s_note_on_copying_first_follows_the_3d_ratio_and_names_the_fold():
                            "time, rounds 1.05-1.09). The view ran bmm, the copy mm: a contiguous x folds")
     assert "only adds a copy" not in note
     slower = cases.c2_copy_first_note([dict(cpu, ratio=0.8, ratio_iqr=[0.78, 0.82])])
-    assert "copying first only added a copy here" in slower
+    assert "copying first was slower here" in slower and "only added a copy" not in slower
     same = cases.c2_copy_first_note([dict(cpu, ratio=1.0, ratio_iqr=[0.97, 1.03], explicit_ops=view_ops)])
     assert "the same time within the noise" in same and "folds" not in same
     assert "with .contiguous() first: aten::transpose.int, aten::contiguous" in cases.c2_ran_text(
@@ -567,14 +567,18 @@ def test_bytes_fetched_at_strides_of_a_unit_or_more_are_counted_per_element():
     assert cases.fetched_bytes(big, 64) == big.numel() * 64
 
 
-def test_the_stride_views_span_the_same_bytes_aligned_and_4_bytes_in():
-    views = cases.stride_views(64, torch.device("cpu"))
-    assert list(views)[0] == cases.SWEEP_BASELINE and views[cases.SWEEP_BASELINE].numel() == 64
-    assert views["stride 16, misaligned"].stride() == (16,) and views["stride 16, misaligned"].numel() == 4
+def test_the_sweep_s_views_sit_on_c5b_s_own_buffer_aligned_and_4_bytes_in():
+    """Review 2026-12-04l item 4: the sweep's strides read C5b's buffer; stride 2 is C5b's own."""
+    patterns = cases.access_patterns(64, torch.device("cpu"))
+    views = cases.stride_views_on(patterns, cases.SWEEP_STRIDES)
+    assert "stride 2, aligned" not in views and len(views) == 2 * (len(cases.SWEEP_STRIDES) - 1)
+    assert views["stride 16, misaligned"].stride() == (16,) and views["stride 16, misaligned"].numel() == 8
+    assert views["stride 4, aligned"].data_ptr() == patterns[ch02.ALIGNED_STRIDED].data_ptr()
     assert views["stride 4, misaligned"].data_ptr() - views["stride 4, aligned"].data_ptr() == 4
-    assert len(views) == 1 + 2 * len(cases.SWEEP_STRIDES)
-    with pytest.raises(ValueError, match="multiple of every stride"):
-        cases.stride_views(24, torch.device("cpu"))
+    odd = cases.stride_views_on(cases.access_patterns(60, torch.device("cpu")), cases.SWEEP_STRIDES)
+    assert odd["stride 16, aligned"].numel() == 7 and odd["stride 4, aligned"].numel() == 28  # 112 of 120
+    with pytest.raises(ValueError, match="positive"):
+        cases.stride_views_on(patterns, (0, 4))
 
 
 @pytest.mark.parametrize("on_gpu", [False, True])
@@ -582,15 +586,29 @@ def test_the_stride_sweep_sets_each_time_beside_its_bytes(on_gpu):
     """Lines on a CPU: 2, 4, 8, 16x the bytes; sectors on a GPU: stride 8 and 16 fetch one
     sector an element, 8x both. The time ratio is per element (the per-call ratio times the
     element counts), and the table says its bytes are computed from the addresses."""
-    sweep = cases.stride_sweep(_Chapter(on_gpu=on_gpu), 1 << 12, rounds=2, rep_ms=5)
+    evidence, comparison, _, sweep = cases.stride_sweep(_Chapter(on_gpu=on_gpu), 1 << 12, rounds=2, rep_ms=5)
     by = {(r["stride"], r["misaligned"]): r for r in sweep["rows"]}
     assert set(by) == {(s, m) for s in cases.SWEEP_STRIDES for m in (False, True)}
     expected = {2: 2, 4: 4, 8: 8, 16: 8 if on_gpu else 16}
     assert {s: by[s, False]["bytes_ratio"] for s in cases.SWEEP_STRIDES} == expected
     assert sweep["span_bytes"] == 2 * (1 << 12) * 4 and by[16, False]["elements"] == (1 << 13) // 16
+    # review 2026-12-04l item 4: one number for one pattern: stride 1 and 2 are C5b's own timings
+    assert sweep["baseline_ns_per_element"] == pytest.approx(evidence["ns_per_element"][ch02.ALIGNED_CONTIGUOUS])
+    ns = evidence["ns_per_element"]  # C5b's DRAM ratios, as its table prints them
+    assert by[2, False]["time_ratio"] == pytest.approx(ns[ch02.ALIGNED_STRIDED] / ns[ch02.ALIGNED_CONTIGUOUS])
+    assert by[2, True]["time_ratio"] == pytest.approx(ns[ch02.MISALIGNED_STRIDED] / ns[ch02.ALIGNED_CONTIGUOUS])
+    assert by[2, True]["ns_per_element"] == pytest.approx(evidence["ns_per_element"][ch02.MISALIGNED_STRIDED])
+    assert set(evidence["ns_per_element"]) == set(ch02.C5_PATTERNS)  # C5b's evidence holds its four alone
+    assert not any("stride 16" in str(f["timing"]) for f in evidence["flags"])
+    # on a GPU, DRAM bytes at 64 B beside the 32 B sectors, labelled as arithmetic
+    assert ("dram_bytes_ratio" in by[16, False]) is on_gpu
+    if on_gpu:
+        assert by[16, False]["dram_bytes_ratio"] == 16 and by[2, False]["dram_bytes_ratio"] == 2
+        assert cases.dram_column(64) in cases.stride_sweep_table(sweep).columns
+        assert "counted at 64 B (arithmetic" in cases.stride_sweep_note(sweep)
     for row in sweep["rows"]:
         low, high = row["time_ratio_iqr"]
-        assert low <= row["time_ratio"] <= high or low == high
+        assert 0 < low <= high
     shown = cases.stride_sweep_table(sweep)
     assert cases.fetched_column(sweep["fetch_unit_bytes"]) in shown.columns and "from the addresses" in str(shown)
     assert shown.column("stride") == list(cases.SWEEP_STRIDES)
@@ -645,3 +663,44 @@ def test_no_host_launch_figure_printed_beside_a_loop_exceeds_its_per_call_time()
         for shown in re.findall(r"host launch at most ([\d.]+) us", side):
             assert float(shown) <= float(loop.group(1)), side
     assert "host launch at most 32 us" in text
+
+
+def test_c2_s_note_prices_the_copy_alone_and_the_fold_apart():
+    """Review 2026-12-04l item 6: the H200 page said '3-D batch: copying first only added a copy
+    here (0.90x) ... The view ran bmm, the copy mm'. With the copy timed alone, the note prices it
+    and says what the explicit path's GEMM took once the copy is subtracted (labelled so)."""
+    h200 = {"case": "3-D batch", "ratio": 0.9015, "ratio_iqr": [0.9015, 0.9037],
+            "implicit_ops": ["aten::transpose.int", "aten::expand", "aten::view", "aten::bmm", "aten::_unsafe_view"],
+            "explicit_ops": ["aten::transpose.int", "aten::clone", "aten::view", "aten::mm", "aten::_unsafe_view"],
+            "implicit_median_s": 327.6e-6, "explicit_median_s": 362.8e-6,
+            "copy_median_s": 70.0e-6, "copy_gbps": 3835.0, "copy_pct_of_copy_ceiling": 90.3}
+    note = cases.c2_copy_first_note([h200])
+    assert "only added a copy" not in note and "copying first was slower here" in note
+    assert "The copy alone took 70 us, 3,835 GB/s, 90% of the copy ceiling" in note
+    assert "less the copy, the explicit path's mm took 293 us against the view's bmm 328 us (0.89x, by subtraction" in note
+    older = cases.c2_copy_first_note([{k: v for k, v in h200.items() if not k.startswith("copy_")}])
+    assert "a hypothesis from the ops, not timed apart" in older  # a record without the copy timed
+
+
+def test_c2_measures_the_copy_alone_in_the_same_rounds_and_its_flags_decide_nothing():
+    """Review 2026-12-04l item 6: the copy alone is a third interleaved variant with bytes, no
+    flops; C2's table drops the probe's host column (item 2)."""
+    x, w = torch.randn(8, 16, 32), torch.randn(32, 32)
+    seen = {}
+
+    class Chapter:
+        def measured(self, variants, baseline, case, **options):
+            from labkit.measure import bench
+            seen.update(options)
+            cmp = bench.compare(variants, baseline=baseline, rounds=2, rep_ms=2, progress=False,
+                                **{k: v for k, v in options.items() if k not in ("rounds", "rep_ms")})
+            return cmp, [{"timing": f"{case}: {cases.C2_COPY}", "why": "noisy"},
+                         {"timing": f"{case}: {cases.C2_IMPLICIT}", "why": "noisy"}]
+
+    cmp, flagged = cases.c2_measure(Chapter(), x, w, 2 * 8 * 16 * 32 * 32, torch.float32, "3-D batch")
+    assert list(cmp.variants) == [cases.C2_IMPLICIT, cases.C2_EXPLICIT, cases.C2_COPY]
+    assert seen["bytes_moved"] == {cases.C2_COPY: 2 * x.numel() * 4} and cases.C2_COPY not in seen["flops"]
+    assert [f["timing"] for f in flagged] == [f"3-D batch: {cases.C2_IMPLICIT}"]
+    found = cases.c2_copy_alone(cmp)
+    assert found["copy_median_s"] == cmp[cases.C2_COPY].timing.median_s and found["copy_gbps"] > 0
+    assert "host launch" not in cases.c2_table(cmp, "3-D batch").columns
