@@ -671,11 +671,17 @@ def conversion_profile(net: torch.nn.Module, net_cl: torch.nn.Module, x: torch.T
 # (`timeline_stats.kind_class`, tested on H200 names): GEMM/conv, elementwise, and the rest,
 # norms and pooling among them, as 'other' (with its copies and memsets).
 KERNEL_KINDS = ("GEMM/conv", "conversion", "elementwise", "other")
+# cuDNN's tensor conversion (convertTensor_kernel, in the H200's float32 records) is a
+# conversion too, counted and named with the layout kernels in the profiled forward's line
+# (C22's quiz keeps to the layout kernels); the course's classifier reads its "conv" as a
+# convolution.
+SPLIT_CONVERSION = re.compile(CONVERSION_KERNEL.pattern + r"|converttensor")
 
 
 def kernel_kind(name: str) -> str:
-    """Which KERNEL_KINDS entry a kernel's time counts as, by its name."""
-    if CONVERSION_KERNEL.search(name):
+    """Which KERNEL_KINDS entry a kernel's time counts as, by its name (a cuDNN workspace
+    init, cask_*, counts with the convolution it prepares, as the course's classifier has it)."""
+    if SPLIT_CONVERSION.search(name):
         return "conversion"
     found = timeline_stats.kind_class(name, "kernel")
     return found if found in KERNEL_KINDS else "other"

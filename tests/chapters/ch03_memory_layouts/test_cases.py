@@ -729,6 +729,11 @@ def test_the_forward_kernel_time_is_split_by_kind_and_the_gap_named():
     assert cases.kernel_kind("void cudnn::bn_fw_inf_1C11_kernel_NHWC<float, float, true, true>(float)") == "other"
     assert cases.kernel_kind("void at::native::max_pool_forward_nhwc<c10::Half>") == "other"
     assert cases.kernel_kind("Memset (Device)") == "other"
+    assert cases.kernel_kind("void cudnn::engines_precompiled::convertTensor_kernel<float, float, float>") == (
+        "conversion")  # not a convolution for its 'conv'
+    assert cases.conversion_summary([("convertTensor_kernel<float>", 1e-5)])["conversion_kernels"] == {
+        "convertTensor_kernel": 1}  # counted and named with the layout conversions, as its time is
+    assert cases.conversion_kernels(["convertTensor_kernel<float>"]) == []  # C22's quiz: layout kernels only
     nchw = [("void cudnn::engines_precompiled::nchwToNhwcKernel<__half>(x)", 1.0e-3),
             ("sm90_xmma_fprop_implicit_gemm_f16", 4.0e-3), ("void at::native::elementwise_kernel<relu>", 1.2e-3),
             ("void at::native::max_pool_forward_nchw<c10::Half>", 0.4e-3)]
