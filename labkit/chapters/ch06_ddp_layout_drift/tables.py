@@ -155,7 +155,8 @@ def permuted_copy_rate(device: str, rate: Mapping | None) -> dict | None:
                                 rate.get("gbps"), str(rate["machine"]))
 
 
-def _permuted_time(seconds: float, permuting_bytes: float, permuted: Mapping | None) -> tuple[float, str, str]:
+def _permuted_time(seconds: float, permuting_bytes: float, permuted: Mapping | None,
+                   digits: int = 1) -> tuple[float, str, str]:
     """(the permuting copy's time, how the line names its rate, the worked arithmetic's words):
     at chapter 02's measured transposed-copy rate, or ASSUMED_SLOWDOWN times the straight copy's
     time, said to be an assumption."""
@@ -163,11 +164,11 @@ def _permuted_time(seconds: float, permuting_bytes: float, permuted: Mapping | N
         slow = 2 * permuting_bytes / (float(permuted["gbps"]) * 1e9)
         under = f", {float(permuted['slowdown']):.1f}x under chapter 00's" if permuted.get("slowdown") else ""
         return (slow, "at a transposed copy's measured rate",
-                f"{slow * 1e6:,.1f} us at {float(permuted['gbps']):,.0f} GB/s, chapter 02's transposed copy "
+                f"{slow * 1e6:,.{digits}f} us at {float(permuted['gbps']):,.0f} GB/s, chapter 02's transposed copy "
                 f"({permuted['machine']}{under})")
     slow = ASSUMED_SLOWDOWN * seconds
     return (slow, f"at an assumed 1/{ASSUMED_SLOWDOWN:.0f} of the copy rate",
-            f"{ASSUMED_SLOWDOWN:.0f}x that {slow * 1e6:,.1f} us (an assumption: no transposed copy is "
+            f"{ASSUMED_SLOWDOWN:.0f}x that {slow * 1e6:,.{digits}f} us (an assumption: no transposed copy is "
             "recorded for this device)")
 
 
@@ -779,7 +780,7 @@ def copy_bound(permuting_bytes: float, step_s: float, step_iqr_s: float, rate: M
     if not rate or permuting_bytes <= 0 or step_s <= 0:
         return ""
     seconds = 2 * permuting_bytes / (float(rate["gbps"]) * 1e9)
-    slow, at, how = _permuted_time(seconds, permuting_bytes, permuted)
+    slow, at, how = _permuted_time(seconds, permuting_bytes, permuted, digits=0)  # the line's whole us
     spread = (f"far below the step-to-step {100 * step_iqr_s / step_s:.0f}% IQR of that step's time alone, "
               "so this timing cannot resolve it")
     if kernels is not None:
