@@ -36,7 +36,7 @@ from labkit.claims.core import (
     Verdict,
     band,
 )
-from labkit.claims.trust import FLAGS_KEY, Decision, Decisions
+from labkit.claims.trust import FLAGS_KEY, LEGACY_FLAG_KEYS, Decision, Decisions
 from labkit.core import discovery
 
 CHAPTER = discovery.chapter_key(__name__)
@@ -136,8 +136,12 @@ def steady_flags(ev: Mapping) -> Mapping:
     labkit.measure's `VariantResult.flag` sizes a comparison's flag by its per-round medians.
     Each sized flag keeps its harness size ('harness_spread') and says both in its reason, so the
     page prints what decided. Evidence whose judged ratio was not read over the steady medians
-    (records before `baseline_scales`, the top rung alone) keeps its flags as recorded."""
+    (records before `baseline_scales`, the top rung alone) keeps its flags as recorded. Flags
+    recorded under an older key (trust.LEGACY_FLAG_KEYS) come back sized under FLAGS_KEY, which
+    the rule reads first."""
     flags = ev.get(FLAGS_KEY)
+    if flags is None:   # a record from before the one key keeps them under an older one
+        flags = next((ev[k] for k in LEGACY_FLAG_KEYS if isinstance(ev.get(k), (list, tuple))), None)
     judged, _ = _judged(ev) if ev.get("speedup_over_strict") is not None else (ev, "")
     if not flags or judged is ev or "baseline_scales" not in judged:
         return ev
@@ -160,7 +164,7 @@ def steady_flags(ev: Mapping) -> Mapping:
     return {**ev, FLAGS_KEY: sized}
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)  # Claim's own repr (its card's text), not a generated one
 class LadderClaim(Claim):
     """C24's claim: `Claim.judge` over the evidence with its baselines' flags sized by the
     steady medians the judged ratios read (`steady_flags`), so the trust rule, applied as for

@@ -52,6 +52,21 @@ def test_the_recorded_baseline_flag_no_longer_vetoes_a_ratio_whose_interval_miss
     assert flag["spread"] == pytest.approx(0.0196, abs=5e-4)
 
 
+def test_the_h200_records_own_c24_evidence_is_judged_on_the_baseline_today():
+    """The same on results/nvidia-h200.json's verdict:C24 as recorded (16:19, 'depends (on
+    noise)' then): today's judge reads it as its two fresh runs did."""
+    from labkit.core import results
+
+    entry = ((results.load("nvidia-h200") or {}).get("chapters", {})
+             .get("08_inference_ladder", {}).get("verdict:C24"))
+    if not entry or not str(entry.get("recorded_at", "")).startswith("2026-12-04T16:19"):
+        pytest.skip("results/nvidia-h200.json holds another C24 record than 2026-12-04 16:19")
+    evidence = entry["payload"]["evidence"]
+    assert evidence["flags"][0]["spread"] == pytest.approx(0.2187, abs=1e-4)
+    verdict = claims.get("C24").judge(evidence, form="the course's reading")
+    assert verdict.label.startswith("depends (on the baseline"), verdict.reason
+
+
 def test_a_baseline_whose_timings_disagree_still_holds_the_verdict_back():
     """The rule can still refuse: with the baseline's other timings at 4,000 and 8,000 images/s
     its flagged 5,820 is the median itself, and 22% off moves the ratio by 18-22%."""
