@@ -58,7 +58,7 @@ RECORD = "results/h200_05/reproduce_05_2026-12-03T1322.json"
 # 1.7 s: it underprices today's knob windows by about 1.34x. So measured_seconds takes that
 # run's 142.4 s, less its knob cell, plus that cell scaled by the model's ratio of this
 # source's knob design to the one it ran (the model's error cancels in the ratio), plus the
-# plateau's re-timed private step (new). TARGET_S bounds it: the brief's ~115 s, DESIGN's
+# plateau's private step timed before and after its rounds (new). TARGET_S bounds it: the brief's ~115 s, DESIGN's
 # 120 s less 4% for how one H200 host differs from another.
 MEASURED_TOTAL_S = 142.4
 MEASURED_AT = "2026-12-04 16:01 UTC"
@@ -515,12 +515,12 @@ def measured_designs() -> dict[str, Design]:
 
 
 def private_again_seconds(record: Mapping) -> float:
-    """The plateau's private step timed again before its rounds (review 2026-12-04l item 1),
-    new since the measured run: one untimed and fresh_step.PRIVATE_CALLS timed calls at the
-    record's step as swept."""
+    """The plateau's private step timed before and after its rounds (review 2026-12-04l item
+    1), new since the measured run: twice one untimed and fresh_step.PRIVATE_CALLS timed calls
+    at the record's step as swept."""
     runs = _record_runs(record)
     step = float(np.mean([float(r.get("step_as_swept_s") or r["compute_s"]) for r in runs]))
-    return (fresh_step.PRIVATE_CALLS + 1) * step
+    return 2 * (fresh_step.PRIVATE_CALLS + 1) * step
 
 
 def measured_seconds(record: Mapping, designs: Mapping[str, Design]) -> float:
@@ -528,7 +528,7 @@ def measured_seconds(record: Mapping, designs: Mapping[str, Design]) -> float:
     conservative cells: MEASURED_TOTAL_S, its knob cell (MEASURED_KNOB_CELL_S) replaced by
     that cell x the model's seconds of `designs`' knob sweep over the measured run's
     (measured_designs; the model fit on `record`), the worker sweep's modelled change, and the
-    plateau's re-timed private step (private_again_seconds)."""
+    plateau's private step timed before and after its rounds (private_again_seconds)."""
     costs = fit(record)
     was = measured_designs()
 

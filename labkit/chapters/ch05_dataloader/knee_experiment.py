@@ -311,17 +311,21 @@ def plateau(bench: Bench, found: Found, gpu_idle_share: float | None = None,
     workers = min(decoding)
 
     def timed() -> loader_sweep.Plateau:
-        # the private step again as prepare() timed it, no worker alive (review 2026-12-04l
-        # item 1: drift is read like with like; about five steps)
-        again = (fresh_step.on_one_batch(bench.step, bench.ready).median_s
-                 if bench.private_step is not None else None)
+        # the private step before and after the rounds, no worker alive either time (review
+        # 2026-12-04l item 1: drift is read like with like; about five steps each)
+        def private() -> float | None:
+            return (fresh_step.on_one_batch(bench.step, bench.ready).median_s
+                    if bench.private_step is not None else None)
+
+        again = private()
         beside = fresh_step.ready_beside_decoders(bench.data, bench.step, bench.ready, workers,
                                                   bench.plan.batch_size)
         return replace(found_plateau, loaded_workers=workers, loaded_step_s=beside.median_s,
                        loaded_cpu_s=beside.cpu_s, loaded_alone_s=beside.alone_median_s,
                        loaded_alone_cpu_s=beside.alone_cpu_median_s, batch_load_s=bench.batch_load_s,
                        loaded_times_s=tuple(beside.beside_s), loaded_alone_times_s=tuple(beside.alone_s),
-                       loaded_rounds=beside.rounds, private_again_s=again, **dict(zip(
+                       loaded_rounds=beside.rounds, private_again_s=again, private_after_s=private(),
+                       **dict(zip(
                            ("loaded_slowdown", "loaded_slowdown_low", "loaded_slowdown_high"),
                            beside.slowdown_interval() or (None, None, None), strict=True)))
 

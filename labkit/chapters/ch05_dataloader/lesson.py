@@ -322,6 +322,8 @@ class Lesson:
             if row.get("rebased"):  # its old reading is the increment beside its call
                 shown.note(f"{step_name(row['label'], base)} recorded against "
                            f"{step_name(row['increment']['over'], base)}; called here from its rounds")
+        if gpu_knobs.get("budget_note"):  # review 2026-12-04l item 2: what its budget cut
+            shown.note(gpu_knobs["budget_note"])
         rule = knee_experiment.knob_rule(gpu_knobs.get("rounds") or 0)
         if not decided:
             shown.note("recorded before knobs were read round by round against the baseline: no ratios")
@@ -491,7 +493,7 @@ class Lesson:
                         f"{step_name(r['label'], base)} {call_cell(r, self.knob_rows, brackets=True)}"
                         for r in steps) + ".")
         if uint8_row is not None:
-            return ("Knobs at the knee, by the knob table's rule: "
+            return ("Knobs, by the knob table's rule: "
                     f"uint8 batches alone (normalised on the device) ran {against_text(uint8_row)}.")
         return ("Knobs are read at the knee: the knob table says which were measured; this run "
                 "measured no uint8 row alone.")
@@ -1017,7 +1019,9 @@ def plateau_takeaway(plateau: loader_sweep.Plateau, pin_row: Mapping | None = No
     if not plateau.loaded_step_s:
         return _old_plateau_takeaway(plateau)
     if plateau.drift is not None:  # review 2026-12-04k item 1: no prediction, not 'not predicted'
-        text = (f"The plateau, {plateau.measured:.0f} samples/s: {plateau.drift_text()}; it is bound by "
+        # the numbers of the drift are in the plateau's cell; here only that it drifted (words)
+        text = (f"The plateau, {plateau.measured:.0f} samples/s: no prediction this run (its step "
+                f"drifted, above); it is bound by "
                 f"{plateau.bound_name}")
         if plateau.pin_gain_range is None:
             return text + "."
@@ -1083,7 +1087,9 @@ def recorded_plateau(old: dict) -> str:
         # clocks (review 2026-12-04i item 2: 'host-bound launches', not a shared core)
         # review 2026-12-04k item 2: the idle share of the unprofiled step where the record has
         # the GPU's busy time, the profiler's beside it
-        bound = (f"bound: {plateau.bound_name}, {plateau.idle_text().replace('the GPU idles', 'GPU idle')}"
+        # the busy and profiled times are on the H200 page; here the share alone (words)
+        of = "the unprofiled step" if plateau.gpu_busy_step_s is not None else "the profiled steps"
+        bound = (f"bound: {plateau.bound_name}, GPU idle {100 * (idle or 0):.0f}% of {of}"
                  if plateau.loaded_step_s and idle is not None else
                  f"GPU idle {100 * idle:.0f}%" if idle is not None else plateau.bound)
         # review 2026-12-04k item 1: a drifted step (today's rule on the record) predicts nothing

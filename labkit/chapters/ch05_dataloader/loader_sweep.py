@@ -886,10 +886,12 @@ class Plateau:
     # seconds (drift), and the rounds kept are those timed again after a settle; None in a
     # record from before, or where the first timing held
     loaded_first_drift: tuple[float, float] | None = None
-    # review 2026-12-04l item 1: the private step timed again right before the plateau's rounds,
-    # as prepare() timed it (no worker alive): like with like, so a change between them is the
-    # machine's, not the conditions'; None in a record from before
+    # review 2026-12-04l item 1: the private step timed right before the plateau's rounds and
+    # right after them, both with no worker alive: like with like, so a change between them is
+    # the machine's, not the conditions'. (prepare()'s private step is not: on the course's
+    # loaded 2-core CPU it ran 1.3-2.7x the one timed here in 3 of 3 runs.) None: from before
     private_again_s: float | None = None
+    private_after_s: float | None = None
 
     @classmethod
     def from_record(cls, record: Mapping) -> Plateau:
@@ -991,14 +993,14 @@ class Plateau:
     def _drifted_arm(self) -> tuple[str, tuple[float, float]] | None:
         """The timing that disagrees with itself beyond the band: an arm whose first half of
         rounds and last half do (the larger where both do: 'alone' or 'beside'), else the
-        private step in prepare() against the same step timed again right before the rounds
+        private step timed right before the rounds against the same step right after them
         ('private'); with its (earlier, later) seconds."""
         limit = 1 + self.tolerance
         found = [(max(h) / min(h), arm, h) for arm, h in (
             ("alone", self._halves(self.loaded_alone_times_s)), ("beside", self._halves(self.loaded_times_s)))
             if h is not None and max(h) > limit * min(h)]
-        if not found and self.private_step_s and self.private_again_s and self.loaded_step_s:
-            pair = (self.private_step_s, self.private_again_s)
+        if not found and self.private_again_s and self.private_after_s and self.loaded_step_s:
+            pair = (self.private_again_s, self.private_after_s)
             if max(pair) > limit * min(pair):
                 return "private", pair
         if not found:
@@ -1010,8 +1012,9 @@ class Plateau:
     def drift(self) -> tuple[float, float] | None:
         """(earlier, later) seconds where the plateau's step disagrees with itself beyond the
         band (1 + tolerance, either way), else None, each check like with like: one arm's first
-        half of rounds against its own last half; the private step timed in prepare() against
-        the same step timed again, no worker alive, right before the rounds (private_again_s).
+        half of rounds against its own last half; the private step timed right before the
+        rounds against the same step right after them, no worker alive either time
+        (private_again_s, private_after_s).
         Review
         2026-12-04k item 1: on the H200 44 of 50 steps beside the decoders took 58-71 ms, then
         six 34.7-38.5 ms: a transient, and the absolute step fed the prediction; the
@@ -1042,9 +1045,9 @@ class Plateau:
             return ""
         arm, (earlier, later) = found
         if arm == "private":
-            return (f"the private step, timed again before these rounds, took {later * 1e3:.1f} ms "
-                    f"against {earlier * 1e3:.1f} ms earlier ({later / earlier:.2f}x, past the "
-                    f"{self.tolerance:.0%} band): the machine changed between them, no prediction from it")
+            return (f"the private step took {earlier * 1e3:.1f} ms before these rounds and "
+                    f"{later * 1e3:.1f} ms after ({later / earlier:.2f}x, past the {self.tolerance:.0%} "
+                    f"band): the machine changed during them, no prediction from it")
         half = (self.loaded_rounds or 2) // 2
         what = "alone" if arm == "alone" else f"beside {self.loaded_workers} decoding worker(s)"
         again = ", timed again after a settle" if self.loaded_first_drift else ""

@@ -131,7 +131,7 @@ def measure_numbers(quick: bool = False, knobs: bool | None = None) -> dict:
                                                   "loaded_cpu_s", "loaded_alone_s",
                                                   "loaded_alone_cpu_s", "cores_ceiling",
                                                   "pin_gain_predicted", "drift", "idle_share",
-                                                  "private_again_s", "private_gap")}
+                                                  "private_again_s", "private_after_s", "private_gap")}
     for key in ("step_as_swept_faults", "private_step_s", "private_step_faults"):
         out[key] = knee.get(key)  # the fresh batch's step against a private one (item 1)
     out["warmup_rule"] = knee.get("warmup_rule")  # cost_model reads the warm-ups' rule
@@ -240,8 +240,13 @@ def record_scope(record: Mapping | None, since: str = PLATEAU_PREDICTION_SINCE) 
     same, differ = [], []
     # review 2026-12-04j item 2: a record whose knob sweep ran another number of rounds is no
     # check of this source's knob calls, whichever way it went
-    rounds = {r.get("knob_rounds") for r in record.get("numbers") or [] if isinstance(r, Mapping)} - {None}
-    other_design = bool(rounds) and rounds != {knee_experiment.KNOB_ROUNDS}
+    runs = [r for r in record.get("numbers") or [] if isinstance(r, Mapping)]
+    rounds = {r.get("knob_rounds") for r in runs} - {None}
+    on_gpu = any((r.get("plan") or {}).get("device") == "cuda" for r in runs)
+    today = knee_experiment.knob_rounds(on_gpu)  # review 2026-12-04l item 2: six on a GPU
+    # ... and a record whose knob rows are not today's (the 16:07 H200 record's '+ pin' row)
+    rows = {_change(label) for r in runs for label in (r.get("knob_decisions") or {})}
+    other_design = bool(rounds) and (rounds != {today} or (on_gpu and rows != set(GPU_KNOB_CHANGES)))
     knobs = "knob calls" + (f" (at {'/'.join(str(r) for r in sorted(rounds))} rounds)" if other_design else "")
     for name, key in (("knee", "knee_agree"), (knobs, "knobs_agree")):
         if key in summary:
@@ -256,11 +261,24 @@ def record_scope(record: Mapping | None, since: str = PLATEAU_PREDICTION_SINCE) 
     if at < since_at:
         return (f"{head} ran sources older than this prediction ({since_at:%Y-%m-%d %H:%M}): {said}; "
                 "this prediction not yet reproduced.")
-    held = summary.get("plateau_held")
-    plateau = (f"; the plateau's prediction held in {held} of {summary.get('plateau_runs')}"
-               if held is not None else "")
-    design = (f"; {knee_experiment.KNOB_ROUNDS} knob rounds not yet reproduced" if other_design else "")
+    held, total = summary.get("plateau_held"), summary.get("plateau_runs")
+    checked = [p for p in (plateau_now(dict(r)) for r in runs) if p]
+    if checked:  # by today's drift rule (review 2026-12-04l item 1), not the record's
+        held, total = sum(1 for p in checked if p["agrees"]), len(checked)
+    plateau = (f"; the plateau's prediction held in {held} of {total}" if held is not None else "")
+    design = (f"; today's knob design ({today} rounds) not yet reproduced" if other_design else "")
     return f"{head} ran this prediction's sources: {said}{plateau}{design}."
+
+
+# The GPU knob rows' changes from the baseline (knee_experiment.knob_settings on a GPU): a
+# record with others ran another design
+GPU_KNOB_CHANGES = ("(A/A)", "pin devprefetch uint8")
+
+
+def _change(label: str) -> str:
+    """A knob label's change from its baseline ('w8 b64 pin devprefetch uint8': 'pin
+    devprefetch uint8'), whatever its worker count."""
+    return re.sub(r"^w\d+ b\d+ ?", "", label)
 
 
 def reference_scope(machine: str = results.DEFAULT_REFERENCE) -> str:

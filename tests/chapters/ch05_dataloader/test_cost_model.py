@@ -128,7 +128,7 @@ def test_the_measured_run_is_priced_back_to_its_own_seconds_and_more_rounds_cost
     assert was["knob sweep"].rounds == cost_model.MEASURED_KNOB_ROUNDS == 10
     assert [r.label for r in was["knob sweep"].rows] == list(cost_model.MEASURED_KNOB_LABELS)
     again = cost_model.private_again_seconds(record)
-    assert 0 < again < 0.5
+    assert 0 < again < 0.8
     assert cost_model.measured_seconds(record, was) == pytest.approx(cost_model.MEASURED_TOTAL_S + again)
     now = cost_model.current_designs()
     more = {**now, "knob sweep": dataclasses.replace(now["knob sweep"], rounds=now["knob sweep"].rounds + 2)}

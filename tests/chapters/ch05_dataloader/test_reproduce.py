@@ -280,7 +280,9 @@ def test_a_record_older_than_the_plateau_prediction_is_labelled_with_its_sources
     seen = json.loads(path.read_text())  # the live record: its shape; the dates and tallies set here
     record = {**seen, "recorded_at": "2026-12-03T22:17:00+00:00", "claims": {f"C{i}": {"agree": True} for i in range(4)},
               "numbers_summary": {"knee_agree": True, "knobs_agree": True, "plateau_held": 3, "plateau_runs": 3},
-              "numbers": [{**r, "knob_rounds": knee_experiment.KNOB_ROUNDS} for r in seen["numbers"]]}
+              "numbers": [{**r, "knob_rounds": knee_experiment.KNOB_GPU_ROUNDS, "knob_decisions": {
+                  k: v for k, v in r["knob_decisions"].items() if not k.endswith(" pin")}}
+                  for r in seen["numbers"]]}  # today's GPU knob design
     said = reproduce.record_scope(record)
     assert said == ("Reproduce: the reference's 3 runs of 2026-12-03 22:17 UTC ran sources older than this "
                     "prediction (2026-12-03 23:01): knee, knob calls, verdicts (4 of 4) the same; this prediction "
@@ -288,13 +290,15 @@ def test_a_record_older_than_the_plateau_prediction_is_labelled_with_its_sources
     differs = reproduce.record_scope({**record, "numbers_summary": {"knee_agree": True, "knobs_agree": False}})
     assert "knee, verdicts (4 of 4) the same; knob calls NOT the same" in differs
     later = reproduce.record_scope({**record, "recorded_at": "2026-12-04T05:00:00+00:00"})
-    assert "not yet reproduced" not in later and "the plateau's prediction held in 3 of 3" in later
+    # the plateau re-judged from the runs by today's drift rule (review 2026-12-04l item 1): the
+    # 16:07 record's first run drifted within its own rounds (49 then 40 ms), the others held
+    assert "not yet reproduced" not in later and "the plateau's prediction held in 2 of 3" in later
     # review 2026-12-04j item 2: a record of another knob design is no check of this one's calls
-    six = {**record, "recorded_at": "2026-12-04T07:13:00+00:00",
-           "numbers": [{**r, "knob_rounds": 6} for r in seen["numbers"]]}
-    assert reproduce.record_scope(six).endswith(
-        f"knee, knob calls (at 6 rounds), verdicts (4 of 4) the same; the plateau's prediction held in 3 of 3; "
-        f"{knee_experiment.KNOB_ROUNDS} knob rounds not yet reproduced.")
+    ten = {**record, "recorded_at": "2026-12-04T07:13:00+00:00",
+           "numbers": [{**r, "knob_rounds": 10} for r in seen["numbers"]]}
+    assert reproduce.record_scope(ten).endswith(
+        "knee, knob calls (at 10 rounds), verdicts (4 of 4) the same; the plateau's prediction held in 2 of 3; "
+        f"today's knob design ({knee_experiment.KNOB_GPU_ROUNDS} rounds) not yet reproduced.")
     assert "no dated reproduce record" in reproduce.record_scope(None)
     assert "no dated" in reproduce.record_scope({"claims": {}})
 
@@ -397,3 +401,30 @@ def test_knobs_are_compared_at_each_runs_knee():
     reference = {"knobs": {"w8 b64 pin": "gain"}, "knee": None, "plateau": None}
     assert reproduce.reference_agreement([dict(r, worker_counts=[0, 4, 8]) for r in runs],
                                          reference)["calls"]["knob w8 b64 pin"] == ("gain", 2)
+
+
+def test_the_reference_line_flags_another_knob_design_and_rejudges_the_plateau(monkeypatch):
+    """Review 2026-12-04l items 1 and 2: the 16:07 H200 record ran four knob rows at ten rounds
+    (today: three at six on a GPU), and its plateau 'held in 1 of 3' by the old veto; by today's
+    rule the runs are judged again from their numbers."""
+    from unittest import mock
+
+    with mock.patch.object(torch.cuda, "is_available", return_value=True):
+        gpu = knee_experiment.knob_settings(8, 64, on_gpu=True)
+    assert tuple(reproduce._change(s.label) for s in gpu[1:]) == reproduce.GPU_KNOB_CHANGES
+    plan = {"device": "cuda", "batch_size": 64}
+    plateau = {"measured": 1194.7, "predicted": 1275.8, "loaded_step_s": 0.0425, "wait_s": 0.0077,
+               "batch_size": 64, "loaded_workers": 8, "tolerance": 0.15, "loaded_alone_s": 0.0373,
+               "drift": [0.0360, 0.0373]}  # the old veto: (private step, alone): not drift today
+    run = {"plan": plan, "knob_rounds": 10, "private_step_s": 0.0360, "plateau": plateau,
+           "knob_decisions": {"w8 b64 (A/A)": "not resolved", "w8 b64 pin": "gain",
+                              "w8 b64 pin devprefetch uint8": "gain"}}
+    record = {"recorded_at": "2026-12-04T16:27:00+00:00", "runs": 1, "numbers": [run],
+              "numbers_summary": {"knee_agree": True, "knobs_agree": True, "plateau_held": 0, "plateau_runs": 1}}
+    line = reproduce.record_scope(record)
+    assert "held in 1 of 1" in line and "today's knob design (6 rounds) not yet reproduced" in line
+    today = {**run, "knob_rounds": 6, "knob_decisions": {"w8 b64 (A/A)": "not resolved",
+                                                         "w8 b64 pin devprefetch uint8": "gain"}}
+    assert "not yet reproduced" not in reproduce.record_scope({**record, "numbers": [today]})
+    drifted = {**plateau, "drift": [0.049, 0.040]}  # a drift of its own (halves): still none
+    assert "held in 0 of 1" in reproduce.record_scope({**record, "numbers": [{**today, "plateau": drifted}]})
