@@ -154,9 +154,11 @@ lab.tables.attribution_table(rungs)
 # %% [markdown]
 # Each step's gain, explained by those numbers rather than by the step's name (`explain.py`):
 # what the two clocks did, the kernel class whose device ms per batch moved most (and the largest
-# move the other way), and the kernels removed (-) and added (+) by name. An eager rung whose
-# launches x microseconds per launch (the host's pace that day) reach within 20% of its device
-# time sits at the host-bound border: either clock may carry its gain. The figures are folded.
+# move the other way), and the kernels removed (-) and added (+) by name. Where the host binds a
+# rung (GPU idle over 30%), the host's time per batch is about the wall's, and its launches x
+# microseconds per launch (the pace in the step's own rounds) are one part of it; a rung within 5
+# points of that 30% sits at the border, where either clock may carry its gain. The figures are
+# folded.
 
 # %%
 lab.tables.explanations(rungs)
@@ -173,7 +175,9 @@ lab.widgets.Timeline(top.trace) if top.trace is not None else print("no profile 
 # Each of channels_last, fp16 and Conv-BN folding alone on an eager base with TF32 on (so TF32
 # is not part of any gain), while the chapter's time budget lasts. Below the table, the three
 # alone, multiplied, against the same three's own gains on the climb, multiplied (on a GPU other
-# steps come between them there): if the steps simply multiplied, the two would agree. Where a
+# steps come between them there): if the steps simply multiplied, the two would agree; a cell the
+# budget cut leaves nothing to compare, and the table says so. A cell the host binds (GPU idle
+# over 30%) is read on device time, as the climb reads it, with its wall beside it. Where a
 # wall gain is too unstable to decide, the same comparison is made on device time per image,
 # which does not follow the host's pace. Folded: whether the climb's step gains, multiplied,
 # give its end to end. Where the two differ, the step built on another says what that other

@@ -19,6 +19,7 @@ NOT_YET_RERECORDED |= {"07_export_traps"}  # 07: speed call on a timed loop, tak
 NOT_YET_RERECORDED |= {"03_memory_layouts", "04_fusion"}  # 03: C22 note both ways, CPU-only cells quiet on a GPU; 04: §1 fold premise (review 2026-12-04l items 3, 4, 10)
 NOT_YET_RERECORDED |= {"05_dataloader"}  # 05: knobs at a fixed worker count, tuned loader without "+ pin", six GPU rounds, budget never drops a row (review 2026-12-04l items 2, 5)
 NOT_YET_RERECORDED |= {"02_contiguity_and_hidden_copies"}  # 02: C2 copy priced alone, C5b/C5c and the sweep in one measurement, C5c markdown (review 2026-12-04l items 4, 5, 6)
+NOT_YET_RERECORDED |= {"08_inference_ladder"}  # 08: the host-bound border and the interaction's budget note in markdown (review 2026-12-04l items 3, 4)
 
 
 def _chapter(source):
