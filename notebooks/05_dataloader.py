@@ -19,7 +19,7 @@
 # When the waiting is not zero, a faster GPU buys nothing. This chapter measures, on the
 # machine it runs on, how much of each step is waiting, where more workers stop helping (the
 # *knee*), what the throughput levels off at (the *plateau*) and whether the arithmetic
-# predicts both, and what each other DataLoader knob does *at* the knee. Then two claims from the first seed article's section 4.2 (DataLoader
+# predicts both, and what each other DataLoader knob does at a worker count fixed first. Then two claims from the first seed article's section 4.2 (DataLoader
 # pipeline tuning): **C25**, "without `pin_memory`, `non_blocking=True` is automatically degraded
 # to a blocking copy" (the claim card's words), and **C26**, "return `tensor.contiguous(memory_format=torch.channels_last)`
 # from `Dataset.__getitem__`".

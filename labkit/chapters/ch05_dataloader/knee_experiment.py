@@ -1,5 +1,5 @@
 """The chapter's two sweeps as one experiment: the worker sweep and its knee, then every knob
-at the knee. The notebook, benchmarks/gpu_05_loader.py and reproduce.py all run this, so
+at the arithmetic's worker count, fixed before the knobs run (knob_workers). The notebook, benchmarks/gpu_05_loader.py and reproduce.py all run this, so
 the number the chapter prints is the number the reproduce check compares.
 
     from labkit.chapters.ch05_dataloader import knee_experiment
