@@ -69,6 +69,21 @@ def shown_unreproduced(copy: Path) -> set[str]:
     return set(re.findall(r"<td[^>]*>(C\d+[a-z]?)</td>", text))
 
 
+# Claims whose ledger row the H200 copy of 99 shows under a rule changed since its record (its
+# cells are unchanged, so test_h200_copies cannot list it): left out of the H200 copy's comparison,
+# each required to differ there (so the list cannot go stale), and the copy's headline unchecked
+# while any is listed. Emptied by the next re-record of 99.
+CHANGED_SINCE_H200_RECORD: dict[str, str] = {
+    "C24": "08's trust rule weighs a flagged baseline by its share of the median (e9e8545 and before), and "
+           "99 says a cut-short record's runs (dc9d4aa): the 16:30 page showed 'depends (on noise)', NOT reproduced",
+    "C5c": "judged at both sizes where both were measured (02, review 2026-12-04l item 5)",
+}
+
+
+def _changed(copy: Path) -> dict[str, str]:
+    return CHANGED_SINCE_H200_RECORD if copy.parent == COPIES else {}
+
+
 def _copy(name: str, path: Path, listed: bool):
     # not strict: a copy listed for a cell change its marks do not depend on (2026-12-04: 99 opens
     # C1's row, not C9's) may still show today's marks; once re-recorded the test bites again
@@ -87,10 +102,12 @@ def test_each_reproduce_mark_in_an_executed_99_matches_the_committed_records(cop
     shown = shown_marks(copy)
     assert set(expected) <= set(shown), f"{copy.name}: rows missing from the ledger table"
     wrong = {claim: (shown[claim], tables._short_mark(mark.text)) for claim, mark in expected.items()
-             if shown[claim] != tables._short_mark(mark.text)}
+             if shown[claim] != tables._short_mark(mark.text) and claim not in _changed(copy)}
     assert not wrong, f"{copy}: shown against today's records: {wrong}"
     unmarked = {claim: mark for claim, mark in shown.items() if mark and claim not in expected}
     assert not unmarked, f"{copy}: marks no record gives: {unmarked}"
+    if _changed(copy):  # the headline and the list of the unreproduced include the changed rows
+        return
     # listed: runs that did not reproduce; a record older than its verdict is said in the line
     # above, never counted in its 3 of 3 (review 2026-12-04i 08-09-99 item 8)
     assert shown_unreproduced(copy) == {i for i, m in expected.items() if not m.reproduced and not m.earlier}
@@ -147,4 +164,7 @@ def test_each_reference_verdict_in_an_executed_99_is_the_committed_one_with_its_
             finding = row.get("finding", "").removeprefix("(reference) ")
             if finding != tables.finding(verdict):
                 wrong[claim] = ("finding", finding, tables.finding(verdict))
+    changed = _changed(copy)
+    assert set(changed) <= set(wrong), f"{copy}: listed as changed but shown as today's: {set(changed) - set(wrong)}"
+    wrong = {claim: why for claim, why in wrong.items() if claim not in changed}
     assert not wrong, f"{copy}: reference verdicts shown against the committed records: {wrong}"
