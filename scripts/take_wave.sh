@@ -3,16 +3,18 @@
 # executed (wave/nb/*.ipynb) are merged into results/nvidia-h200.json and results/h200_notebooks/
 # by scripts/merge_reference.py; reproduce results and other benchmark outputs the call's steps
 # wrote under results/ (their logs name them), or under $WAVE_OUT/repro*, are copied over. Prints each step's status line.
-#   usage: bash scripts/take_wave.sh FILES_AT [NAME]
+# The commit the call ran on is written beside the copies (results/h200_notebooks/SOURCES.json):
+# HEAD when taken, or COMMIT when given; so commit, call, take, and only then commit more.
+#   usage: bash scripts/take_wave.sh FILES_AT [NAME [COMMIT]]
 set -euo pipefail
-files_at=$1; name=${2:-$(date +%H%M%S)}
+files_at=$1; name=${2:-$(date +%H%M%S)}; commit=${3:-}
 dir=/tmp/wave-$name
 rm -rf "$dir" && mkdir -p "$dir" && tar xzf "$files_at/wave.tar.gz" -C "$dir"
 cat "$dir/wave/steps.txt" 2>/dev/null || true
 if ls "$dir"/wave/nb/*.ipynb >/dev/null 2>&1; then
   mkdir -p "$dir/run" && ln -sfn "$dir/wave/nb" "$dir/run/notebooks"
   cp "$dir/wave/results/nvidia-h200.json" "$dir/run/nvidia-h200.json"
-  .venv/bin/python scripts/merge_reference.py "$dir/run"
+  .venv/bin/python scripts/merge_reference.py "$dir/run" ${commit:+--commit "$commit"}
 fi
 # Only what this call's steps wrote ("wrote .../results/<sub>/<file>" in a step's log): the
 # wave's results/ also holds the repo's own older copies, which must not overwrite a newer

@@ -2,8 +2,15 @@
 
 Learners without a GPU, the course site and the reviewers read those copies as "what the H200
 showed"; a copy executed on older sources shows outputs of code that no longer exists. So each
-copy must hold the same cells as its chapter's .py, cell for cell (code and markdown).
+copy must hold the same cells as its chapter's .py, cell for cell (code and markdown), and its
+chapter's labkit package must be as it was at the commit the copy ran on (SOURCES.json, written
+by scripts/merge_reference.py): review 2026-12-04l (03-04 item 10, 04k item 7) found the cells
+compared and the code not, so a copy whose printing changed in labkit passed as current.
 """
+
+import json
+import shutil
+import subprocess
 
 import pytest
 
@@ -11,6 +18,7 @@ from tests.notebooks.test_notebook_pairs import SOURCES, cells_of
 from tests.paths import ROOT
 
 COPIES = ROOT / "results" / "h200_notebooks"
+SOURCES_FILE = COPIES / "SOURCES.json"
 
 # Chapters whose H200 copy predates their current sources: each is re-recorded on the H200
 # (scripts/execute_notebook.py --output-dir results/h200_notebooks) with its issue.
@@ -20,6 +28,8 @@ NOT_YET_RERECORDED |= {"03_memory_layouts", "04_fusion"}  # 03: C22 note both wa
 NOT_YET_RERECORDED |= {"05_dataloader"}  # 05: knobs at a fixed worker count, tuned loader without "+ pin", six GPU rounds, budget never drops a row (review 2026-12-04l items 2, 5)
 NOT_YET_RERECORDED |= {"02_contiguity_and_hidden_copies"}  # 02: C2 copy priced alone, C5b/C5c and the sweep in one measurement, C5c markdown (review 2026-12-04l items 4, 5, 6)
 NOT_YET_RERECORDED |= {"08_inference_ladder"}  # 08: the host-bound border and the interaction's budget note in markdown (review 2026-12-04l items 3, 4)
+NOT_YET_RERECORDED |= {"00_setup_check"}  # 00 (labkit only): sweep and probe tables, kept ceilings, sizes folded for the GPU page's words; hot/cold key
+NOT_YET_RERECORDED |= {"09_audit_your_model"}  # 09 (labkit only): the copies takeaway names the learner's module (review 2026-12-04l item 11c)
 
 
 def _chapter(source):
@@ -39,3 +49,36 @@ def test_the_h200_copy_holds_the_chapters_current_cells(source):
         f"results/h200_notebooks/{copy.name} was executed on other sources ({len(theirs)} cells "
         f"against {len(ours)}; first differing cell {differ[0] if differ else min(len(ours), len(theirs))}): "
         "re-record it on the H200")
+    changed = changed_since_record(source.stem)
+    assert not changed, (f"results/h200_notebooks/{copy.name} ran on {recorded_commit(source.stem)[:7]}; since then "
+                         f"{', '.join(changed)} changed: re-record it on the H200 (or list it in NOT_YET_RERECORDED)")
+
+
+def recorded_commit(chapter: str) -> str:
+    """The commit the chapter's H200 copy ran on ('' where SOURCES.json has none)."""
+    return json.loads(SOURCES_FILE.read_text()).get(chapter, "") if SOURCES_FILE.exists() else ""
+
+
+def chapter_paths(chapter: str) -> list[str]:
+    """What prints a chapter's page: its notebook source and its labkit package (99 has none)."""
+    package = ROOT / "labkit" / "chapters" / f"ch{chapter}"
+    return [f"notebooks/{chapter}.py"] + ([str(package.relative_to(ROOT))] if package.is_dir() else [])
+
+
+def changed_since_record(chapter: str) -> list[str]:
+    """The chapter's files that differ between the copy's recorded commit and the working tree
+    ([] where git, the commit or the record is missing: then only the cells are compared)."""
+    commit = recorded_commit(chapter)
+    if not commit or shutil.which("git") is None or subprocess.run(
+            ["git", "cat-file", "-e", f"{commit}^{{commit}}"], cwd=ROOT, capture_output=True).returncode:
+        return []
+    found = subprocess.run(["git", "diff", "--name-only", commit, "--", *chapter_paths(chapter)],
+                           cwd=ROOT, capture_output=True, text=True, check=True).stdout.split()
+    return sorted(found)
+
+
+def test_every_copy_names_the_commit_it_ran_on():
+    recorded = json.loads(SOURCES_FILE.read_text())
+    assert {s.stem for s in SOURCES} <= set(recorded), "SOURCES.json lacks a chapter's commit"
+    assert chapter_paths("05_dataloader") == ["notebooks/05_dataloader.py", "labkit/chapters/ch05_dataloader"]
+    assert chapter_paths("99_claims_ledger") == ["notebooks/99_claims_ledger.py"]
