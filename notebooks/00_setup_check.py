@@ -278,8 +278,8 @@ if flagged:
 print(pitfalls.cache_curve_text(curve))
 
 # %%
-# Without a GPU, the reference GPU's cache curve, recorded.
-figure = pitfalls.plot_recorded_curve(chapter.only_on("cpu", lambda: chapter.reference("cache_curve")))
+# Without a GPU, the reference GPU's cache curve as this chapter measured it there, recorded.
+figure = pitfalls.plot_recorded_curve(chapter.only_on("cpu", lambda: chapter.reference("cache_curve_here")))
 
 # %% [markdown]
 # What the harness does instead: in its default **cold** mode it overwrites a buffer twice
