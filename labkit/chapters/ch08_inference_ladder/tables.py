@@ -158,9 +158,11 @@ KEEP_RULE_MECHANICS = (
 
 
 def plan_table(plan: object) -> tables.Table:
-    """The steps the ladder climbs on this machine, from its starting rung."""
+    """The steps the ladder climbs on this machine, from its starting rung, each with why it is
+    expected to help: a prediction the climb below tests (review 2026-12-04l 08-09-99 item 11d:
+    'oneDNN's convolutions prefer NHWC' read as a fact beside a CPU step measured at 0.82x)."""
     return tables.Table(f"The plan here: from {plan.start.math} eager, batch {plan.start.batch}",
-                        ["#", "step", "why"],
+                        ["#", "step", "why (predicted)"],
                         [[n, s.name, s.why] for n, s in enumerate(plan.steps, start=1)])
 
 
