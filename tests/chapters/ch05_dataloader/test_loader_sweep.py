@@ -565,9 +565,12 @@ def test_the_start_up_burst_is_one_batch_per_worker():
     # Were a whole queue decoded during the start-up, the steps after one wave would run at the
     # step's 2 ms. They run near the workers' 40 ms instead. The bounds are a factor, not a
     # tolerance: a loaded CI machine (pytest-xdist beside it) read 29.8 ms against 45.4 ms once,
-    # which a 20% band failed while the property held 15-fold.
+    # which a 20% band failed while the property held 15-fold. The same holds between the two
+    # windows: a whole queue decoded ahead would give 2 ms against 40 (0.05x); a CI run of
+    # 2026-12-04 18:10 (three test workers on two cores, the main process slow to start
+    # consuming) read 14.9 ms against 41.1 (0.36x), which a 0.5x bound failed.
     assert after_one_wave > 0.25 * pace and after_the_queue > 0.25 * pace, (after_one_wave, pace)
-    assert after_one_wave > 0.5 * after_the_queue, (after_one_wave, after_the_queue)
+    assert after_one_wave > 0.25 * after_the_queue, (after_one_wave, after_the_queue)
 
 
 def test_a_rotated_sweep_starts_each_round_at_another_setting(data):
