@@ -210,20 +210,28 @@ def test_slower_is_said_only_where_the_whole_spread_lies_below_1():
         "rerun 0.99x (the same within its spread)")
 
 
+def _variant(label, median_s, ratio, rounds):
+    """A CPU conv timing with its per-round ratios, as the conv quiz line reads it."""
+    from labkit.measure.timing import Timing, VariantResult
+
+    timing = Timing(label=label, device="cpu", mode="cold", times_s=(median_s,), median_s=median_s,
+                    iqr_s=0.0, min_s=median_s, count=1, clock="cpu")
+    return VariantResult(timing, ratio, min(rounds), max(rounds), rounds)
+
+
+def _cpu_conv(nchw, nhwc, variants):
+    """NCHW against NHWC over five interleaved rounds (the chapter's conv comparison)."""
+    from labkit.measure.timing import Comparison
+
+    return Comparison(nchw, 5, variants, (nchw, nhwc))
+
+
 def test_the_conv_line_says_noise_where_the_key_and_the_medians_disagree():
     """Review 2026-12-04l item 6: the CPU line gave the key 0.983x (1 / 1.017) and the medians'
     1.16 / 1.13 ms 1.022x, two directions in one line: it says 'about 1x (noise)' first."""
-    from labkit.measure.timing import Comparison, Timing, VariantResult
-
-    def variant(label, median_s, ratio, rounds):
-        timing = Timing(label=label, device="cpu", mode="cold", times_s=(median_s,), median_s=median_s,
-                        iqr_s=0.0, min_s=median_s, count=1, clock="cpu")
-        return VariantResult(timing, ratio, min(rounds), max(rounds), rounds)
-
     nchw, nhwc = cases.LAYOUTS
-    cpu = Comparison(nchw, 5, {nchw: variant(nchw, 1.16e-3, 1.0, (1.0,) * 5),
-                               nhwc: variant(nhwc, 1.13e-3, 1.017, (0.99, 1.01, 1.017, 1.03, 1.06))},
-                     (nchw, nhwc))
+    cpu = _cpu_conv(nchw, nhwc, {nchw: _variant(nchw, 1.16e-3, 1.0, (1.0,) * 5),
+                               nhwc: _variant(nhwc, 1.13e-3, 1.017, (0.99, 1.01, 1.017, 1.03, 1.06))})
     assert cases.conv_clocks_line(cpu) == (
         "The quiz's ratio, NCHW / NHWC CPU time per call: about 1x (noise): 0.983x (the median of 5 rounds' "
         "ratios, 1 / 1.017); the medians' 1.16 / 1.13 ms give 1.027x, the other way.")
@@ -263,17 +271,9 @@ def test_the_conv_line_says_which_ratio_the_quiz_key_is():
     """Review 2026-12-03g item 8: the CPU page showed NHWC 1.1 ms against NCHW 1.39 ms (1.26x)
     beside a key of 1.23x: the key is the median of the rounds' ratios, and the line says so,
     with both medians to 3 digits and their own ratio, so each number shown can be recomputed."""
-    from labkit.measure.timing import Comparison, Timing, VariantResult
-
-    def variant(label, median_s, ratio, rounds):
-        timing = Timing(label=label, device="cpu", mode="cold", times_s=(median_s,), median_s=median_s,
-                        iqr_s=0.0, min_s=median_s, count=1, clock="cpu")
-        return VariantResult(timing, ratio, min(rounds), max(rounds), rounds)
-
     nchw, nhwc = cases.LAYOUTS
-    cpu = Comparison(nchw, 5, {nchw: variant(nchw, 1.39e-3, 1.0, (1.0,) * 5),
-                               nhwc: variant(nhwc, 1.10e-3, 1 / 1.23, (0.7, 0.78, 1 / 1.23, 0.85, 0.9))},
-                     (nchw, nhwc))
+    cpu = _cpu_conv(nchw, nhwc, {nchw: _variant(nchw, 1.39e-3, 1.0, (1.0,) * 5),
+                               nhwc: _variant(nhwc, 1.10e-3, 1 / 1.23, (0.7, 0.78, 1 / 1.23, 0.85, 0.9))})
     line = cases.conv_clocks_line(cpu)
     assert line == ("The quiz's ratio, NCHW / NHWC CPU time per call: 1.230x (the median of 5 rounds' ratios, "
                     "1 / 0.813); the medians' 1.39 / 1.10 ms give 1.264x.")
