@@ -73,11 +73,7 @@ def shown_unreproduced(copy: Path) -> set[str]:
 # cells are unchanged, so test_h200_copies cannot list it): left out of the H200 copy's comparison,
 # each required to differ there (so the list cannot go stale), and the copy's headline unchecked
 # while any is listed. Emptied by the next re-record of 99.
-CHANGED_SINCE_H200_RECORD: dict[str, str] = {
-    "C24": "08's trust rule weighs a flagged baseline by its share of the median (e9e8545 and before), and "
-           "99 says a cut-short record's runs (dc9d4aa): the 16:30 page showed 'depends (on noise)', NOT reproduced",
-    "C5c": "judged at both sizes where both were measured (02, review 2026-12-04l item 5)",
-}
+CHANGED_SINCE_H200_RECORD: dict[str, str] = {}
 
 
 def _changed(copy: Path) -> dict[str, str]:
