@@ -592,9 +592,31 @@ def resnet50_asked() -> bool:
 
 
 def resnet50_steps(config: Mapping) -> int:
-    """Training steps each rank runs for the ResNet-50 cost: every variant's observed steps (each
-    with a reference backward beside it) and its timed ones."""
+    """Training steps each rank is *asked* for per the config: every variant's observed steps
+    (each with a reference backward beside it) and its timed ones. Fewer than it trains: the
+    timing harness also runs untimed calls of the step in every block (a first call, an estimate,
+    a launch probe, a warm-up), so `trained_per_variant` reads what a record really trained."""
     return len(config["variants"]) * (int(config["observed_steps"]) + int(config["timed_steps"]))
+
+
+SAME_SCHEDULE = ("observed_steps", "timed_steps", "timed_rounds")  # what sets how many steps a variant trains
+
+
+def trained_per_variant(recorded_value: object, config: Mapping) -> int | None:
+    """How many training steps a record's variants each trained (its rows' `trained_steps`, the
+    harness's untimed calls included), when the record ran the same schedule as `config`
+    (SAME_SCHEDULE); None otherwise (an older record, or another schedule). Review 2026-12-04m
+    item 3: the page counted 3 + 30 asked steps a variant, the record trained 123."""
+    if not isinstance(recorded_value, Mapping):
+        return None
+    ran = recorded_value.get("config")
+    rows = recorded_value.get("rows")
+    if not isinstance(ran, Mapping) or not isinstance(rows, Mapping) or not rows:
+        return None
+    if any(ran.get(k) != config.get(k) for k in SAME_SCHEDULE):
+        return None
+    counts = {int(r["trained_steps"]) for r in rows.values() if isinstance(r, Mapping) and r.get("trained_steps")}
+    return max(counts) if counts else None
 
 
 def resnet50_cost(config: Mapping, world_size: int, timeout_s: float = 540.0) -> dict:
@@ -612,18 +634,30 @@ def resnet50_cost(config: Mapping, world_size: int, timeout_s: float = 540.0) ->
 
 def resnet50_cost_line(config: Mapping, world_size: int, cost: object, on_gpu: bool) -> str:
     """What running the ResNet-50 cost here would take, and how to ask for it: the steps it
-    runs, the wall time the record took (where recorded) and why it did not run here."""
-    took = cost.value.get("seconds") if isinstance(cost, Recorded) and cost else None  # type: ignore[union-attr]
-    recorded_config = cost.value.get("config") if isinstance(cost, Recorded) and cost else None  # type: ignore[union-attr]
-    steps = resnet50_steps(recorded_config) if isinstance(recorded_config, Mapping) and recorded_config.get(
-        "variants") else None
-    its = f" for its {steps} steps" if steps and steps != resnet50_steps(config) else ""
-    took_text = (f"it took {took:.0f} s on {cost.machine}{its}" if took  # type: ignore[union-attr]
-                 else "its wall time was not recorded")
+    trains and the wall time, both read from the record where it ran the same schedule (its rows'
+    `trained_steps`, the harness's untimed calls included; the time scaled by the variants asked
+    against those it ran, said as an estimate), else the steps asked, said as such; and why it
+    did not run here."""
+    value = cost.value if isinstance(cost, Recorded) and cost else None
+    took = value.get("seconds") if isinstance(value, Mapping) else None
+    per_variant = trained_per_variant(value, config)
+    asked = len(config["variants"])
+    if per_variant:
+        ran = len(value["rows"])  # type: ignore[index]
+        steps = (f"{world_size} ranks x {asked * per_variant} ResNet-50 training steps ({asked} variants x "
+                 f"{per_variant}, as many as the record trained one: "
+                 f"{int(config['observed_steps']) + int(config['timed_steps'])} asked, the rest the timing "
+                 "harness's untimed calls)")
+        took_text = (f"the record took {took:.0f} s on {cost.machine} for its {ran * per_variant}, so about "  # type: ignore[union-attr]
+                     f"{took * asked / ran:.0f} s" if took else "its wall time was not recorded")
+    else:
+        steps = (f"{world_size} ranks x {resnet50_steps(config)} ResNet-50 steps asked (observed and timed; "
+                 "the timing harness adds untimed calls)")
+        took_text = (f"a record of another schedule took {took:.0f} s on {cost.machine}" if took  # type: ignore[union-attr]
+                     else "its wall time was not recorded")
     why = (f"set {RESNET50_OPT_IN}=1 before starting the kernel to run it on this GPU" if on_gpu
            else "it needs a GPU")
-    return (f"not run here: {world_size} ranks x {resnet50_steps(config)} ResNet-50 training steps, "
-            f"gloo through host memory; {took_text}; {why}")
+    return f"not run here: {steps}, gloo through host memory; {took_text}; {why}"
 
 
 def resnet50_table(cost: object, not_run: str = "") -> object:

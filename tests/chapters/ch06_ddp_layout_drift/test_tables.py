@@ -322,10 +322,11 @@ def test_the_resnet50_cost_runs_only_when_asked_and_says_what_it_would_take(monk
     assert tables.resnet50_steps(config) == 66
     old = Recorded("06_ddp_layout_drift", "ddp_resnet50_cost", "nvidia-h200", {"rows": {}}, "2026-12-03")
     said = tables.resnet50_cost_line(config, 2, old, on_gpu=True)
-    assert "2 ranks x 66 ResNet-50 training steps" in said and "wall time was not recorded" in said
+    assert "2 ranks x 66 ResNet-50 steps asked" in said and "wall time was not recorded" in said
     assert f"set {tables.RESNET50_OPT_IN}=1" in said
     timed = Recorded("06_ddp_layout_drift", "ddp_resnet50_cost", "nvidia-h200", {"seconds": 17.4}, "2026-12-04")
-    assert "it took 17 s on nvidia-h200; it needs a GPU" in tables.resnet50_cost_line(config, 2, timed, on_gpu=False)
+    assert "a record of another schedule took 17 s on nvidia-h200; it needs a GPU" in tables.resnet50_cost_line(
+        config, 2, timed, on_gpu=False)
 
 
 def _resnet_rows(rounds):
@@ -518,11 +519,16 @@ def test_the_resnet50_table_sizes_its_resolution_with_an_a_a_pair_and_splits_the
     assert half.endswith("neither part is the larger beyond doubt")
 
 
-def test_the_not_run_line_says_how_many_steps_the_records_wall_time_was_for():
+def test_the_not_run_line_counts_the_steps_the_record_trained_not_those_asked():
+    """Review 2026-12-04m item 3: the page said 132 steps a rank (4 x (3 + 30) asked) and 66 for the
+    record, whose rows say 123 trained a variant (the harness's untimed calls included)."""
     config = {"variants": ["c_convert_first", "e_late_drift", "c2_convert_first_again", "c_compute_only"],
-              "observed_steps": 3, "timed_steps": 30}
-    old = {"seconds": 46.0, "config": {**config, "variants": ["c_convert_first", "e_late_drift"]}}
+              "observed_steps": 3, "timed_steps": 30, "timed_rounds": 6}
+    rows = {name: {"trained_steps": 123} for name in ("c_convert_first", "e_late_drift")}
+    old = {"seconds": 46.0, "config": {**config, "variants": ["c_convert_first", "e_late_drift"]}, "rows": rows}
     said = tables.resnet50_cost_line(config, 2, Recorded("06_ddp_layout_drift", "k", "nvidia-h200", old, "d"), False)
-    assert "2 ranks x 132 ResNet-50 training steps" in said and "it took 46 s on nvidia-h200 for its 66 steps" in said
-    same = {"seconds": 46.0, "config": config}
-    assert "for its" not in tables.resnet50_cost_line(config, 2, Recorded("06", "k", "m", same, "d"), False)
+    assert "2 ranks x 492 ResNet-50 training steps (4 variants x 123" in said
+    assert "the record took 46 s on nvidia-h200 for its 246, so about 92 s" in said
+    other = {**old, "config": {**old["config"], "timed_steps": 20}}  # another schedule: its count does not apply
+    said = tables.resnet50_cost_line(config, 2, Recorded("06", "k", "m", other, "d"), False)
+    assert "2 ranks x 132 ResNet-50 steps asked" in said and "another schedule took 46 s" in said
