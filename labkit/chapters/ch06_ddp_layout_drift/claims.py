@@ -123,7 +123,7 @@ def check_c14a(ev: Mapping, th: Mapping) -> tuple[str, str, str]:
         return CONFIRMED, f"Under the drift {what}. {_setting(ev)}: {detail}", ""
     if ev.get("backend") != "nccl":  # the clause's illegal access is NCCL's own
         # review 2026-12-04l item 7: the statement has no "drift half" since it was restated (04k item 7)
-        return (DEPENDS, f"The ranks' views never disagreed (bit-identical parameters, {_identical(ev)}); "
+        return (DEPENDS, f"The ranks' views never disagreed (bit-identical parameters in {_identical(ev)}); "
                 f"the illegal memory access needs NCCL: untested, this run used {ev.get('backend', '?')} "
                 f"(NCCL needs a GPU per rank). {_setting(ev)}: {detail}", NCCL_ARM)
     return (REFUTED, "The ranks never disagreed: every rank reduced the same buckets and ended "
@@ -131,11 +131,20 @@ def check_c14a(ev: Mapping, th: Mapping) -> tuple[str, str, str]:
 
 
 def _identical(ev: Mapping) -> str:
-    """'3 of 3 variants': of the drifted variants and the converted-first control in the evidence,
-    how many ended with bit-identical parameters on every rank."""
-    judged = [*ev["drift_variants"], *([ev["control"]] if ev.get("control") else [])]
-    same = sum(bool(d.get("params_identical")) for d in judged)
-    return f"{same} of {len(judged)} variant{'s' if len(judged) != 1 else ''}"
+    """'7 of 7 variants that trained': of every variant in the evidence that trained (the drifted
+    ones judged, the converted-first control, the hooks', (d)'s and the float32 drift's; one that
+    raised is left out), how many ended with bit-identical parameters on every rank. The count is
+    the takeaway's, over the same variants: review 2026-12-04m item 5, the card said '3 of 3' (the
+    judged drifts and the control) and the takeaway '7 of 7' of one fact on one page."""
+    found: dict[str, Mapping] = {}
+    for key in ("drift_variants", "control", "seed_fix", "seed_hook_fitted", "seed_hook_per_param",
+                "other_variants", "amp_off_drift"):
+        entry = ev.get(key)
+        for d in (entry if isinstance(entry, list) else [entry] if entry else []):
+            found.setdefault(str(d.get("name")), d)
+    trained = [d for d in found.values() if not d.get("error")]
+    same = sum(bool(d.get("params_identical")) for d in trained)
+    return f"{same} of {len(trained)} variant{'s' if len(trained) != 1 else ''} that trained"
 
 
 def error_margin(variant: Mapping, tolerance: float | None = None) -> str:

@@ -84,7 +84,9 @@ def test_c14a_ranks_that_diverge_without_drift_make_it_depend():
 
 def test_c14a_measured_here_says_the_ranks_stayed_identical():
     verdict = judge("C14a", **MEASURED_HERE)
-    assert verdict.reason.startswith("The ranks' views never disagreed (bit-identical parameters, 3 of 3 variants)")
+    # every variant of the evidence that trained (b raised), the takeaway's count (review 2026-12-04m item 5)
+    assert verdict.reason.startswith("The ranks' views never disagreed (bit-identical parameters in 6 of 6 "
+                                     "variants that trained)")
 
 
 def test_c14a_speaks_of_no_drift_half_the_restated_claim_lacks():
@@ -93,7 +95,7 @@ def test_c14a_speaks_of_no_drift_half_the_restated_claim_lacks():
     said = judge("C14a", **MEASURED_HERE).reason
     assert "half" not in said and "refuted" not in said
     apart = dict(MEASURED_HERE, control=dict(MEASURED_HERE["control"], params_identical=False))
-    assert "(bit-identical parameters, 2 of 3 variants)" in judge("C14a", **apart).reason
+    assert "(bit-identical parameters in 5 of 6 variants that trained)" in judge("C14a", **apart).reason
 
 
 def test_c14a_over_gloo_cannot_refute_the_nccl_half():
