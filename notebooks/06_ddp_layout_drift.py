@@ -434,7 +434,7 @@ takeaways = [
     f"{'wrong' if rows['b3_seed_hook_per_param']['wrong_grads'] else 'right'}.",
     f"The ranks stayed bit-identical in {sum(r['params_identical'] for r in trained)} of {len(trained)} "
     f"variants that trained, yet (a)'s gradients were wrong {tables.wrong_for_how_long(ddp_run, 'a_drift')}, "
-    f"and (e)'s {tables.wrong_for_how_long(ddp_run, 'e_late_drift')} ({tables.amp_wording(ddp_run)}): "
+    f"and (e)'s {tables.wrong_for_how_long(ddp_run, 'e_late_drift')}{tables.amp_wording(ddp_run)}: "
     "check gradients against a reference, not ranks against each other.",
     " ".join(tables.works_and_not(ddp_run)) + " (c), converted before wrapping: "  # from the gradient check
     f"{c['warnings_step0'] + c['warnings_after_step0']} warnings, {tables.bytes_text(c['permuting_bytes'])} permuted.",

@@ -970,15 +970,18 @@ def cost_takeaway(run: Run) -> str:
 
 
 def amp_wording(run: Run) -> str:
-    """How the takeaway places AMP: a run without mixed precision says its gradients were float32
-    (no 'AMP off too' on a page whose run had AMP off, review 2026-12-03h item 10); a run with it
-    reads the float32 drift (f) beside (a)."""
+    """The clause that places AMP, for the end of the takeaway's (a)/(e) sentence: a run without
+    mixed precision says that every variant was float32 (no 'AMP off too' on a page whose run had
+    AMP off, review 2026-12-03h item 10); a run with it names the float32 drift (f), (a)'s
+    conversion with AMP off, and what its gradients were. Review 2026-12-04m item 6: the clause sat
+    in (e)'s parenthesis, and (e) never ran without AMP."""
     if run.amp == "off":
-        return "in float32, no AMP"
+        return "; every variant in float32, no AMP"
     f = run.rows.get("f_drift_no_amp")
     if not f or f["error"]:
-        return f"with {run.amp} AMP"
-    return f"{'wrong' if f['wrong_grads'] else 'right'} with AMP off"
+        return f" (with {run.amp} AMP)"
+    return "; (f), converted as (a) but with AMP off, had " + (
+        "wrong gradients too" if f["wrong_grads"] else "right gradients")
 
 
 def verdicts(card: object, nearest: Verdict) -> Stack:
