@@ -109,24 +109,43 @@ def bound_text(k: dict) -> str:
             + ("host-bound" if k["host_bound"] else "device-bound") + aside + border_text(k))
 
 
-BORDER = 0.20   # host ms within this share of device ms (or spanning it): at the border
+# Chapter 08's host border (labkit.chapters.ch08_inference_ladder.explain.BORDER_POINTS, beside
+# keep.IDLE_LIMIT = HOST_BOUND_IDLE_SHARE): one rule in both chapters, so one line cannot call a
+# run host-bound by the idle share and 'at the border' by another measure (review 2026-12-04m
+# 08-09-99 item 4: the audit's launches x us within 20% of device read 'host-bound ... at the
+# border, either clock' at 52% idle, a rule chapter 08 dropped in review 2026-12-04l item 4).
+BORDER_POINTS = 0.05   # unprofiled idle within this many points of HOST_BOUND_IDLE_SHARE: the border
+
+
+def at_border(idle: float | None) -> bool:
+    """The unprofiled idle sits within BORDER_POINTS of the host-bound line, where the host's
+    pace that minute decides which clock judges (chapter 08's rule)."""
+    return idle is not None and abs(idle - HOST_BOUND_IDLE_SHARE) <= BORDER_POINTS
 
 
 def border_text(k: dict) -> str:
-    """The host's side beside the device's: '; host 282 launches x 8.7-17.2 us = 2.5-4.9 ms
-    beside device 4.05 ms: at the border, either clock' ('' without launches, a pace probe or
-    a device time). Launches x us per launch is a floor on the host's time per batch (Python
-    between launches adds to it); a run whose floor reaches within BORDER of its device time
-    sits on the host-bound border, where the idle line flips with the host's pace that minute.
-    Why: chapter 08 judged its fp16 weights rung (eager, channels_last, batch 64) by wall at 16%
-    idle while this audit called the same rung host-bound (review 2026-12-04j item 2)."""
+    """The host's side beside the device's, by chapter 08's rule ('' without launches, a pace
+    probe or a device time). Launches x us per launch is a floor on the host's time per batch
+    (Python between launches adds to it):
+
+    - host-bound (unprofiled idle over HOST_BOUND_IDLE_SHARE): the host's time per batch is about
+      the wall's, the launches one part of it: '; host ~ the wall: 282 launches x 13.1-16.3 us =
+      3.7-4.6 ms of it';
+    - otherwise: '; host 184 launches x 13.8-19.2 us = 2.5-3.5 ms beside device 7.51 ms';
+
+    and ': at the border, either clock' only where the idle sits within BORDER_POINTS of the line
+    (`at_border`), whichever side it is on."""
     launches, pace, device = k.get("launches"), k.get("pace_us"), k.get("device_ms")
     if not launches or not pace or not device:
         return ""
     low, high = launches * pace[0] / 1e3, launches * pace[1] / 1e3
-    at = low <= (1 + BORDER) * device and high >= (1 - BORDER) * device
-    return (f"; host {launches} launches x {pace[0]:.1f}-{pace[1]:.1f} us = {_span(low, high)} "
-            f"beside device {_span(device)}" + (": at the border, either clock" if at else ""))
+    idle = k.get("gpu_idle_share")
+    cost = f"{launches} launches x {pace[0]:.1f}-{pace[1]:.1f} us = {_span(low, high)}"
+    if k.get("host_bound") and idle is not None and idle > HOST_BOUND_IDLE_SHARE:
+        text = f"; host ~ the wall: {cost} of it"
+    else:
+        text = f"; host {cost} beside device {_span(device)}"
+    return text + (": at the border, either clock" if at_border(idle) else "")
 
 
 def _span(low_ms: float, high_ms: float | None = None) -> str:

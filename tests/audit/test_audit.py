@@ -249,20 +249,43 @@ def test_a_host_bound_run_judges_its_fix_by_device_time(dtype):
 
 
 def test_the_host_side_is_printed_beside_the_device_and_the_border_named():
-    """Review 2026-12-04j item 2: chapter 08's fp16 weights rung (282 eager launches, 4.07 ms of
-    device time) at 8.7-17.2 us per launch is 2.5-4.9 ms of host time: at the border; a run far
-    from it says only the figures; a report without launches says nothing."""
-    at = kernels.border_text({"launches": 282, "pace_us": (8.7, 17.2), "device_ms": 4.07})
-    assert at == ("; host 282 launches x 8.7-17.2 us = 2.5-4.9 ms beside device 4.07 ms: "
-                  "at the border, either clock")
-    far = kernels.border_text({"launches": 182, "pace_us": (8.7, 17.2), "device_ms": 7.49})
-    assert far.endswith("beside device 7.49 ms")
+    """Review 2026-12-04j item 2, then 2026-12-04m 08-09-99 item 4: the host's launches x us per
+    launch beside the device's time, and 'at the border, either clock' by chapter 08's rule only
+    (unprofiled idle within 5 points of the 30% line), never by launches x us near the device's
+    time: the H200's float16 ResNet-50 read 'host-bound' at 52% idle and 'at the border' in the
+    same line."""
+    def line(idle: float, wall: float, device: float, launches: int = 282) -> str:
+        return kernels.bound_text({"device": "gpu", "gpu_idle_share": idle, "host_bound": idle > 0.30,
+                                   "idle_rule": kernels.IDLE_RULE, "profiled_idle_share": None,
+                                   "wall_ms": wall, "device_ms": device, "launches": launches,
+                                   "pace_us": [13.1, 16.3]})
+    # the review's case: host-bound, far past the line, launches near the device's time
+    host = line(0.515, 8.35, 4.05)
+    assert host == ("GPU idle 52% (unprofiled: device 4.05 ms of 8.35 ms per batch): host-bound; "
+                    "host ~ the wall: 282 launches x 13.1-16.3 us = 3.7-4.6 ms of it")
+    assert "border" not in host
+    # within 5 points of 30%, on either side: the border, whichever clock the line names
+    assert line(0.33, 6.04, 4.05).endswith("host-bound; host ~ the wall: 282 launches x 13.1-16.3 us"
+                                           " = 3.7-4.6 ms of it: at the border, either clock")
+    near = line(0.27, 5.55, 4.05)
+    assert "device-bound; host 282 launches" in near and near.endswith("at the border, either clock")
+    # device-bound and far from the line: the figures alone
+    far = line(0.05, 7.90, 7.51, launches=184)
+    assert far.endswith("device-bound; host 184 launches x 13.1-16.3 us = 2.4-3.0 ms beside device 7.51 ms")
     assert kernels.border_text({"launches": None, "pace_us": None, "device_ms": 4.0}) == ""
-    said = kernels.bound_text({"device": "gpu", "gpu_idle_share": 0.36, "host_bound": True,
-                               "idle_rule": kernels.IDLE_RULE, "profiled_idle_share": None,
-                               "wall_ms": 6.32, "device_ms": 4.05, "launches": 282, "pace_us": [8.7, 17.2]})
-    assert said.startswith("GPU idle 36% (unprofiled: device 4.05 ms of 6.32 ms per batch): host-bound; host 282")
-    assert said.endswith("at the border, either clock")
+
+
+def test_the_audit_draws_chapter_08s_border():
+    """One rule in both chapters (review 2026-12-04m 08-09-99 item 4): the audit's line and
+    threshold are chapter 08's, and both mark the same idle shares as at the border."""
+    from labkit.chapters.ch08_inference_ladder import explain, keep
+
+    assert kernels.BORDER_POINTS == explain.BORDER_POINTS
+    assert kernels.HOST_BOUND_IDLE_SHARE == keep.IDLE_LIMIT
+    for idle, at in ((0.24, False), (0.25, True), (0.30, True), (0.35, True), (0.36, False), (0.52, False)):
+        assert kernels.at_border(idle) is at, idle
+        assert (abs(idle - keep.IDLE_LIMIT) <= explain.BORDER_POINTS) is at, idle
+    assert not kernels.at_border(None)
 
 
 @pytest.mark.parametrize("name, kind, copy", [
