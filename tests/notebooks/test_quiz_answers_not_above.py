@@ -74,8 +74,13 @@ KEYS: dict[str, dict[str, list[str]]] = {
     },
     "03_memory_layouts": {
         "quiz_propagation": ["the first that does not:", "return channels_last (counting"],
-        # which convolution launches a layout-conversion kernel (key: the NCHW one): its kernel's name
-        "quiz_c22": ["nchwToNhwcKernel", "NCHW-to-NHWC conversion", "the opposite of the seed's"],
+        # which convolution launches a layout-conversion kernel (key: the NCHW one): its kernels'
+        # names, the note's and C22's reason's wording (review 2026-12-04m 03-04 item 1: the
+        # reason now counts both directions, "ran 1 nchwToNhwcKernel in and 1 nhwcToNchwKernel
+        # out: cuDNN computes in NHWC; the NHWC conv, neither")
+        "quiz_c22": ["nchwToNhwcKernel", "nhwcToNchwKernel", "NCHW-to-NHWC conversion",
+                     "cuDNN computes in NHWC", "cuDNN's kernel works in NHWC", "the NHWC conv, neither",
+                     "the NHWC one's, neither"],
         # graded on the conv line under the interleaved table (review 2026-12-04j item 6: neither
         # token above named it): "The quiz's ratio, NCHW / NHWC GPU (CPU) time per call: 2.377x"
         "quiz_c7": ["NHWC/NCHW", "ResNet-50 (eager), img/s", "The quiz's ratio", "GPU time per call",

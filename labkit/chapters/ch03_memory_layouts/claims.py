@@ -541,12 +541,7 @@ def check_c22(ev: Mapping, th: Mapping) -> tuple[str, str, str]:
             f"{nchw_mm} from NCHW through the [pixels, channels] reshape"
             + ("" if batched is None else
                f", {int(batched)} through NCHW's own batched form W^T @ x.view(N, C, H*W)"))
-    to_nhwc = [k for k in ev.get("nchw_conversion_kernels") or () if "nchwtonhwc" in
-               k.lower().replace("_", "") or "nchw2nhwc" in k.lower()]
-    if to_nhwc:
-        text += (f"; the NCHW conv ran {len(to_nhwc)} NCHW-to-NHWC conversion kernel(s) "
-                 "(e.g. nchwToNhwcKernel): the backend converts NCHW input to NHWC, the "
-                 "opposite of the seed's direction")
+    text += nchw_conversions(ev.get("nchw_conversion_kernels") or (), kernels)
     text += _seed_table_note(ev.get("gemm_paths") or {})
     if conv > 0 or nhwc_mm > 0 or kernels:
         return CONFIRMED, text, ""
@@ -554,6 +549,30 @@ def check_c22(ev: Mapping, th: Mapping) -> tuple[str, str, str]:
         return DEPENDS, text, NOT_OBSERVABLE
     return REFUTED, text, ""
 
+
+
+def _kernel_name(kernel: str) -> str:
+    """A kernel's name without its namespace and template arguments ('nchwToNhwcKernel')."""
+    return (kernel.split("<")[0].split("(")[0].split("::")[-1].split() or [kernel])[-1]
+
+
+def nchw_conversions(nchw_kernels: Sequence[str], nhwc_kernels: Sequence[str]) -> str:
+    """What the NCHW conv converted, each direction counted and named from its kernels: '; the
+    NCHW conv ran 1 nchwToNhwcKernel in and 1 nhwcToNchwKernel out: cuDNN computes in NHWC;
+    the NHWC conv, neither' ('' where it ran no conversion kernel).
+
+    Review 2026-12-04m 03-04 item 1: the reason counted the NCHW-to-NHWC kernel alone and said
+    the backend converts 'the opposite of the seed's direction', while its evidence listed
+    nhwcToNchwKernel too: the conversion back out, NHWC to NCHW, is the seed's direction."""
+    squeezed = [(k, k.lower().replace("_", "")) for k in nchw_kernels]
+    into = [k for k, low in squeezed if "nchwtonhwc" in low or "nchw2nhwc" in low]
+    out = [k for k, low in squeezed if ("nhwctonchw" in low or "nhwc2nchw" in low) and k not in into]
+    if not into and not out:
+        return ""
+    ran = " and ".join(f"{len(ks)} {_kernel_name(ks[0])} {way}" for ks, way in ((into, "in"), (out, "out")) if ks)
+    why = ": cuDNN computes in NHWC" if into else ""
+    nhwc = "the NHWC conv, neither" if not nhwc_kernels else f"the NHWC conv ran {len(nhwc_kernels)}"
+    return f"; the NCHW conv ran {ran}{why}; {nhwc}"
 
 
 def _seed_table_note(paths: Mapping) -> str:
@@ -578,7 +597,8 @@ def _seed_table_note(paths: Mapping) -> str:
 C22 = Claim(
     "C22", CHAPTER, SEED_PIPELINE, "4.1 Rebuilding tensor memory layout (cuBLAS compatibility)",
     "cuBLAS requires NCHW input, so NHWC must be converted (NHWC to NCHW) before the GEMM.",
-    "a layout-conversion copy or kernel is recorded for the conv / channel matmul on NHWC input",
+    "a layout-conversion copy or kernel is recorded for the conv / channel matmul on NHWC input "
+    "(the NCHW conv's conversion kernels, counted in each direction, are shown beside, not judged)",
     "conv and matmul consume NHWC with no conversion copy, profiled on a GPU. On a CPU "
     "'depends (not observable here)': oneDNN reorders inside its own kernels, which neither "
     "aten's copy detector nor the profiler's op list sees, so seeing none there is no "

@@ -145,14 +145,31 @@ def test_recorded_cpu_evidence_replays():
         assert (verdict.outcome, verdict.depends_on) == expected
 
 
-def test_c22_points_out_cudnn_converting_nchw_to_nhwc_on_the_h200():
+def test_c22_counts_cudnns_conversions_both_ways_on_the_h200():
+    """Review 2026-12-04m 03-04 item 1: the reason said cuDNN converts only 'the opposite of
+    the seed's direction' while its evidence listed nhwcToNchwKernel (the seed's direction, for
+    the output) too: it counts each direction from the kernels recorded."""
     payload = _recorded(RESULTS, "03_memory_layouts").get("C22")
     if payload is None:
         pytest.skip("no recorded H200 verdict for C22")
     verdict = claims.get("C22").judge(payload["evidence"], machine="replay")
     assert verdict.outcome == payload["outcome"] == "refuted"
-    assert "NCHW-to-NHWC conversion kernel" in verdict.reason
-    assert "opposite of the seed's direction" in verdict.reason
+    kernels = payload["evidence"]["nchw_conversion_kernels"]
+    into = sum("nchwToNhwcKernel" in k for k in kernels)
+    out = sum("nhwcToNchwKernel" in k for k in kernels)
+    assert into and out  # the record the review read: one of each
+    assert (f"the NCHW conv ran {into} nchwToNhwcKernel in and {out} nhwcToNchwKernel out: "
+            "cuDNN computes in NHWC; the NHWC conv, neither") in verdict.reason
+    assert "opposite" not in verdict.reason
+
+
+def test_c22_reason_names_only_the_directions_its_evidence_holds():
+    base = dict(CASES["C22"]["refuted"], channel_matmul_nchw_batched_copy_bytes=0)
+    out_only = judge("C22", **dict(base, nchw_conversion_kernels=["void nhwcToNchwKernel<float>(x)"] * 2))
+    assert "the NCHW conv ran 2 nhwcToNchwKernel out; the NHWC conv, neither" in out_only.reason
+    assert "cuDNN computes in NHWC" not in out_only.reason  # nothing converted in shows it
+    none = judge("C22", **dict(base, nchw_conversion_kernels=[]))
+    assert "the NCHW conv ran" not in none.reason
 
 
 def test_one_way_checks_say_so_on_their_cards():
