@@ -275,7 +275,7 @@ def _step_cost(drifted: Mapping, matched: Mapping, rate: Mapping | None,
     elif low > 1 or high < 1:
         verdict = f"a difference inside the +-{100 * NO_CALL_BAND:.0f}% band, too small to call"
     else:
-        verdict, unresolved = "no cost this run can resolve", True
+        verdict, unresolved = NO_COST, True
     said, worked, beyond = copy_parts(drifted.get("permuting_bytes"), matched["median_step_s"], ratio, rate,
                                       permuting_kernels(drifted), gap, permuted)
     return (f"(e)/(c) step time {ratio:.2f}x (95% interval {low:.2f}-{high:.2f}x, {rounds} interleaved "
@@ -960,13 +960,23 @@ def wrong_for_how_long(run: Run, name: str) -> str:
     return f"on steps {wrong}"
 
 
+NO_COST = "no cost this run can resolve"  # _step_cost's verdict when the interval holds 1x
+HARM_IS_CORRECTNESS = ": the drift's harm is correctness (wrong gradients), not time"
+
+
 def cost_takeaway(run: Run) -> str:
     """One computed line on what the persistent drift costs: the (e)/(c) step-time ratio with its
-    interval and what it can say (`step_cost_parts`, its first clause only: the copy's arithmetic
-    is in the traffic table). Review 2026-12-04l item 6 (04k item 8): no takeaway said that the
-    drift's cost is below what a step can resolve."""
-    line, _ = step_cost_parts(run.rows["e_late_drift"], run.rows["c_convert_first"])
-    return f"The persistent drift's cost: {line.split('; ')[0]}."
+    interval and what it can say, and the permuting copy's arithmetic beside it, as the traffic
+    table's note says it (`step_cost_parts`; nothing where no copy rate is known). Where the ratio
+    resolves no cost and (e)'s gradients were wrong, it says that the drift's harm is correctness.
+    Review 2026-12-04l item 6 (04k item 8): no takeaway said that the drift's cost is below what a
+    step can resolve; 2026-12-04m item 7: the line cut the bound, the number that says it."""
+    rows, device = run.rows, str(run.result["device"])
+    rate = run_copy_rate(device)
+    line, _ = step_cost_parts(rows["e_late_drift"], rows["c_convert_first"], rate,
+                              recorded_launch_gap(device), permuted_copy_rate(device, rate))
+    harm = HARM_IS_CORRECTNESS if rows["e_late_drift"]["wrong_grads"] and NO_COST in line else ""
+    return f"The persistent drift's cost: {line}{harm}."
 
 
 def amp_wording(run: Run) -> str:

@@ -490,8 +490,13 @@ def test_the_takeaway_tells_one_wrong_step_from_a_gradient_that_stays_wrong():
     assert tables.wrong_for_how_long(tables.Run(run.result, 1.0), "e_late_drift") == "on steps [2]"
 
 
-def test_the_cost_takeaway_is_the_interleaved_ratio_and_what_it_can_say():
-    """Review 2026-12-04l item 6: one computed cost line (04k item 8)."""
+def test_the_cost_takeaway_is_the_interleaved_ratio_and_what_it_can_say(monkeypatch):
+    """Review 2026-12-04l item 6: one computed cost line (04k item 8); 2026-12-04m item 7: it keeps the
+    permuting copy's arithmetic (the number that says the cost is small) and, where (e)'s gradients
+    were wrong, says that the drift's harm is correctness."""
+    monkeypatch.setattr(tables, "run_copy_rate", lambda device: {"gbps": 10.0, "machine": "chapter 00"})
+    monkeypatch.setattr(tables, "permuted_copy_rate", lambda device, rate: None)
+    monkeypatch.setattr(tables, "recorded_launch_gap", lambda device: None)
     run = _run()
     for reports in run.result["ranks"]:
         for r in reports:
@@ -500,7 +505,15 @@ def test_the_cost_takeaway_is_the_interleaved_ratio_and_what_it_can_say():
                     0.0101, 0.0109, 0.0106]
     said = tables.cost_takeaway(run)
     assert said.startswith("The persistent drift's cost: (e)/(c) step time 1.00x (95% interval")
-    assert said.endswith(": no cost this run can resolve.") and "permuting copy" not in said
+    # 512 B read and written at 10 GB/s, 4x for the assumed permute: 0.4 us of a 10 ms step
+    assert ": no cost this run can resolve; the 512 B permuting copy: 0.4 us at an assumed 1/4" in said
+    assert said.endswith("0.00% of (c)'s step.")  # (e)'s gradients right here: no harm claimed
+    for reports in run.result["ranks"]:
+        e = next(r for r in reports if r["variant"]["name"] == "e_late_drift")
+        e["observed"][1]["wrong_grads"] = {"0.weight": "other"}
+    assert tables.cost_takeaway(run).endswith(f"of (c)'s step{tables.HARM_IS_CORRECTNESS}.")
+    monkeypatch.setattr(tables, "run_copy_rate", lambda device: None)  # no rate: no bound claimed
+    assert "permuting copy" not in tables.cost_takeaway(run)
 
 
 def test_the_resnet50_table_sizes_its_resolution_with_an_a_a_pair_and_splits_the_step_with_no_sync():
