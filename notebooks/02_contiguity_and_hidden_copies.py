@@ -240,7 +240,7 @@ for n, dtype in gemm_settings:
         "ratio": view.ratio, "ratio_iqr": [view.ratio_q25, view.ratio_q75],
         "matmul_view_host_s": view.timing.host_s, "stride_aware_host_s": cmp[baseline].timing.host_s,
         "pct_of_matmul_ceiling": {k: v.timing.pct_of_matmul_ceiling for k, v in cmp.variants.items()},
-        # where launch-bound (a GPU's 1024 fp16), the loop's pace timed by wall clock, not computed
+        # on a GPU, every case's loop pace timed by wall clock (not only where a probe fired)
         **chapter.lab.cases.c10_loop(variants, baseline, cmp),
     })
 first_case = next(iter(c10_comparisons))

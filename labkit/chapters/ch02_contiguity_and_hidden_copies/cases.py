@@ -266,25 +266,29 @@ def c10_faster(comparisons: Mapping[str, Comparison] | None) -> Key | str:
 
 def c10_loop(variants: Mapping[str, Callable], baseline: str, comparison: Comparison,
              rounds: int = 5, rep_ms: float = 100.0, force: bool = False) -> dict:
-    """Where a C10 case is launch-bound (a call's host launch outlasts its device time, either
-    side), torch.matmul on the view against the baseline timed as a back-to-back loop by wall
-    clock, interleaved (review 2026-12-03h item 4: the page printed 'torch.matmul 6.9x faster in
-    a loop' computed as max(host, device), while reproduce read 2.5-2.8x). {} where neither
-    side is launch-bound (`force` times it anyway: a CPU has no launch to bound it)."""
+    """On a GPU, every C10 case's torch.matmul on the view against the baseline timed as a
+    back-to-back loop by wall clock, interleaved: each side's per-call pace over its device time
+    decides whether it is launch-bound (`claims.launch_bound_text`). The loop runs for every GPU
+    case (its timings carry a host launch: a device clock), not only where the 3-call probe read
+    over the device time (review 2026-12-04m item 1: the probe fired in 2 of 3 reproduce runs, so
+    a 2x launch-bound Triton call went unmeasured, and unnamed, in the third). {} on a CPU, which
+    has no launch to bound it (`force` times it anyway)."""
     view, base = comparison[VIEW_MATMUL].timing, comparison[baseline].timing
-    bound = any(t.host_s is not None and t.host_s > t.median_s for t in (view, base))
-    if not (bound or force):
+    on_device_clock = any(t.host_s is not None for t in (view, base))
+    if not (on_device_clock or force):
         return {}
     # hot mode: calls back to back, nothing flushed between them, as a Python loop over the same tensors
     loop = bench.compare({VIEW_MATMUL: variants[VIEW_MATMUL], baseline: variants[baseline]},
                          baseline=baseline, rounds=rounds, rep_ms=rep_ms, mode="hot", clock="wall",
                          progress=False)
     timed = loop[VIEW_MATMUL]
-    # each side's per-call wall time too: over its device time, it decides whether that side is
-    # launch-bound (`claims.launch_bound_text`, review 2026-12-04k item 1)
+    # each side's per-call wall time too, and its rounds' medians: over its device time, they
+    # decide whether that side is launch-bound, and with what range (`claims.launch_bound_text`)
     return {"loop_ratio": timed.ratio, "loop_ratio_iqr": [timed.ratio_q25, timed.ratio_q75],
             "loop_clock": timed.timing.clock or "wall", "loop_view_s": timed.timing.median_s,
-            "loop_baseline_s": loop[baseline].timing.median_s}
+            "loop_baseline_s": loop[baseline].timing.median_s,
+            "loop_view_rounds_s": list(timed.round_medians_s),
+            "loop_baseline_rounds_s": list(loop[baseline].round_medians_s)}
 
 
 C9_CHOICES = (f"under {ch02.STRIDED_PENALTY_RATIO:g}x", f"{ch02.STRIDED_PENALTY_RATIO:g}x to 5x",

@@ -820,23 +820,41 @@ def loop_over_device(c: Mapping) -> dict[str, float]:
             "torch.matmul": float(view_loop) / float(c["matmul_view_median_s"])}
 
 
-def pace_label(loop_over_device_ratio: float) -> str:
+def loop_over_device_range(c: Mapping) -> dict[str, tuple[float, float]]:
+    """Each side's loop rounds' medians over its device time, lowest and highest ({} on a record
+    from before the rounds were kept, review 2026-12-04m item 1)."""
+    rounds = {"the stride-aware GEMM": (c.get("loop_baseline_rounds_s"), c.get("stride_aware_median_s")),
+              "torch.matmul": (c.get("loop_view_rounds_s"), c.get("matmul_view_median_s"))}
+    if any(not found or device is None for found, device in rounds.values()):
+        return {}
+    return {side: (min(found) / float(device), max(found) / float(device))
+            for side, (found, device) in rounds.items()}
+
+
+def pace_label(loop_over_device_ratio: float, high: float | None = None) -> str:
     """'launch-bound' over LAUNCH_BOUND_RATIO, 'near launch-bound' over AT_DEVICE_PACE, else
-    'at the GPU's pace': what a timed loop's per-call time over the device time says."""
-    if loop_over_device_ratio > LAUNCH_BOUND_RATIO:
+    'at the GPU's pace': what a timed loop's per-call time over the device time says. Given a
+    range (the loop rounds' lowest and highest), 'launch-bound' only where every round reads over
+    LAUNCH_BOUND_RATIO and 'at the GPU's pace' only where every round reads under AT_DEVICE_PACE
+    (review 2026-12-04m item 1: no label the rounds do not all carry)."""
+    low = loop_over_device_ratio
+    high = low if high is None else high
+    if low > LAUNCH_BOUND_RATIO:
         return "launch-bound"
-    return "near launch-bound" if loop_over_device_ratio > AT_DEVICE_PACE else "at the GPU's pace"
+    return "at the GPU's pace" if high <= AT_DEVICE_PACE else "near launch-bound"
 
 
 def launch_bound_text(c: Mapping) -> str:
     """A GPU case's bound, from its row, in one deciding ratio per side: a loop of calls timed by
-    wall clock against the device time per call, each side labelled by `pace_label`. The
+    wall clock against the device time per call, 'about Nx its device time' with the loop rounds'
+    range, each side labelled by `pace_label` on that range (review 2026-12-04m item 1). The
     host-launch probe decides nothing and is not in the reason (review 2026-12-04k item 1: it read
     141 us for a call a loop repeated every 63.3 us); the figures are folded under the table
     (`cases.c10_table`). The loop's ratio of the two paths is not stated: it read 0.88 on a page
-    and 0.61-0.75 in three reproduce runs, a tenth of its spread. '' where no host launch was
-    recorded or none ran over its device time (the harness then times no loop); a record with a
-    probe over the device time and no loop says so and states no bound."""
+    and 0.61-0.75 in three reproduce runs, a tenth of its spread. Every GPU case times its loop
+    now (`cases.c10_loop`); '' where no host launch was recorded, or on an older record where
+    none ran over its device time; an older record with a probe over the device time and no loop
+    says so and states no bound."""
     view_host, aware_host = c.get("matmul_view_host_s"), c.get("stride_aware_host_s")
     view_dev, aware_dev = c["matmul_view_median_s"], c.get("stride_aware_median_s")
     if view_host is None or aware_host is None or aware_dev is None:
@@ -846,9 +864,16 @@ def launch_bound_text(c: Mapping) -> str:
         if view_host <= view_dev and aware_host <= aware_dev:
             return ""
         return " (the host's launch probe read over the device time; no loop was timed, so no bound is stated)"
-    labels = {side: pace_label(r) for side, r in ratios.items()}
-    said = ", ".join(f"{side} {r:.2f}x ({labels[side]})" for side, r in ratios.items())
-    return f" (a loop of calls, per call over device time: {said})"
+    ranges = loop_over_device_range(c)
+    said = []
+    for side, r in ratios.items():
+        what = "x its device time" if not said else "x"
+        if side in ranges:
+            low, high = ranges[side]
+            said.append(f"{side} about {r:.2f}{what} (rounds {low:.2f}-{high:.2f}x: {pace_label(low, high)})")
+        else:
+            said.append(f"{side} about {r:.2f}{what} ({pace_label(r)})")
+    return f" (a loop of calls, per call: {', '.join(said)})"
 
 
 def _c10_gpu_case(c: Mapping, th: Mapping) -> tuple[str, str]:

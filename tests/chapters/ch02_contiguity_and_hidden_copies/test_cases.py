@@ -1,5 +1,7 @@
 """Chapter 02's cases (moved out of the notebook): the copy table, the 2x2 patterns, the plans."""
 
+import dataclasses
+
 import pytest
 import torch
 
@@ -264,13 +266,23 @@ def test_c5b_s_gpu_form_times_no_window_and_records_the_rate():
     assert "passes in one call" in text and "window ratio" in text
 
 
-def test_c10_s_loop_is_timed_only_where_a_case_is_launch_bound(monkeypatch):
-    """Review 2026-12-03h item 4: the loop's pace is timed (wall clock, interleaved), not computed."""
+def test_c10_s_loop_is_timed_on_every_device_clocked_case_not_only_where_the_probe_fires(monkeypatch):
+    """Review 2026-12-03h item 4: the loop's pace is timed (wall clock, interleaved), not computed.
+    Review 2026-12-04m item 1: it is timed on every GPU case (its timings carry a host launch),
+    a probe under the device time included, so every run decides the launch label by the same
+    measurement; on a CPU (no host launch) it is not."""
     a_view, b = torch.randn(32, 32).t(), torch.randn(32, 32)
     variants = {cases.VIEW_MATMUL: lambda: torch.matmul(a_view, b),
                 "contiguous() then torch.matmul": lambda: torch.matmul(a_view.contiguous(), b)}
     shown = _comparison({cases.VIEW_MATMUL: 1.0, "contiguous() then torch.matmul": 1.0}, "contiguous() then torch.matmul")
-    assert cases.c10_loop(variants, "contiguous() then torch.matmul", shown) == {}  # no host time: not bound
+    assert cases.c10_loop(variants, "contiguous() then torch.matmul", shown) == {}  # no host time: a CPU
+    # a GPU-like case whose probe read under its device time (host 0.5 s for 1 s): timed all the same
+    under = Comparison(shown.baseline, 1, {label: VariantResult(dataclasses.replace(v.timing, host_s=0.5), v.ratio,
+                                                                v.ratio_q25, v.ratio_q75, v.round_ratios)
+                                           for label, v in shown.variants.items()}, shown.order)
+    assert not any(v.timing.host_s > v.timing.median_s for v in under.variants.values())
+    probed = cases.c10_loop(variants, "contiguous() then torch.matmul", under, rounds=2, rep_ms=5)
+    assert probed["loop_view_s"] > 0 and len(probed["loop_view_rounds_s"]) == len(probed["loop_baseline_rounds_s"]) == 2
     loop = cases.c10_loop(variants, "contiguous() then torch.matmul", shown, rounds=2, rep_ms=5, force=True)
     assert loop["loop_ratio"] > 0 and len(loop["loop_ratio_iqr"]) == 2 and loop["loop_clock"]
     # each side's per-call wall time, set beside its host and device figures (review 2026-12-04i item 2)
