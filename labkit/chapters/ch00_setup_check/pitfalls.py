@@ -296,10 +296,10 @@ def hot_cold_source_bytes(device: str = "cpu") -> int:
 
     CPU: 1 MiB (2 MiB working set, inside a server core's L2 or its L3 share). GPU: a quarter
     of the L2 (half of it in use), the most that stays cached: a copy of a few MiB on a GPU is
-    only microseconds, under the host's launch of it (the H200: 5.15 us on the device against
-    21.2 us to launch, review 2026-12-04j item 2), so the demo shows the host launch beside the
-    device time and says when it outlasts it (`hot_cold_notes`); the quiz grades device time
-    alone (`hot_cold_flags`, review 2026-12-04k item 3).
+    only microseconds, possibly under the host's launch of it (review 2026-12-04j item 2), so on a
+    GPU the demo times a loop of the hot copy by wall clock beside its device time and says what
+    bound it (`hot_loop_reading`, review 2026-12-04m item 2); the quiz grades device time alone
+    (`hot_cold_flags`, review 2026-12-04k item 3).
     """
     if device.startswith("cuda"):
         l2 = conditions.last_level_cache_bytes(torch.device("cuda"))
@@ -706,21 +706,20 @@ def ab_reading(comparison: Comparison, variant: str) -> str:
 
 
 def ab_table(comparison: Comparison) -> Table:
-    """The A/B comparison as chapter 00 teaches it: each variant's median, the ratio of the two
-    medians beside the median of its per-round ratios (the comparison's own ratio) and their
-    spread, and what that reading says (`ab_reading`); the harness's flags folded under it."""
+    """The A/B comparison as chapter 00 teaches it: each variant's median (on a GPU its device
+    time), the ratio of the two medians beside the median of its per-round ratios (the
+    comparison's own ratio) and their spread, and what that reading says (`ab_reading`); the
+    harness's flags folded under it. No host-launch column (review 2026-12-04m item 2: a 3-call
+    probe's 102 us for a 21 ms call, read elsewhere on the page as 74.8 us, decides nothing)."""
     base = comparison[comparison.baseline].timing.median_s
-    host = comparison.host_column  # on a GPU: device time, with the host's launch beside it
-    median = "device time" if host else "median"
+    median = "device time" if comparison.host_column else "median"  # on a GPU: device time
     table = Table(f"ratio to {comparison.baseline}, {comparison.rounds} interleaved rounds",
-                  ["variant", median, "ratio of medians", "ratio (rounds)", "rounds' spread", "reading"]
-                  + (["host launch"] if host else []),
-                  units={median: "s", "ratio of medians": "x", "ratio (rounds)": "x"} | ({"host launch": "s"} if host else {}))
+                  ["variant", median, "ratio of medians", "ratio (rounds)", "rounds' spread", "reading"],
+                  units={median: "s", "ratio of medians": "x", "ratio (rounds)": "x"})
     for label, v in comparison.variants.items():
         baseline = label == comparison.baseline
         table.add(label, v.timing.median_s, v.timing.median_s / base, v.ratio,
-                  f"{v.ratio_q25:.2f}-{v.ratio_q75:.2f}", "the baseline" if baseline else ab_reading(comparison, label),
-                  *([v.timing.host_s] if host else []))
+                  f"{v.ratio_q25:.2f}-{v.ratio_q75:.2f}", "the baseline" if baseline else ab_reading(comparison, label))
     flags = [f"flagged: {flag['timing']}: {flag['why']}" for flag in comparison.flags()]
     if flags:
         table.fold(f"the harness's notes ({len(flags)} flagged)", "\n".join(flags))
@@ -816,37 +815,58 @@ def hot_cold_share(timing: object, ceilings: object = None) -> tuple[float | Non
 
 
 def hot_cold_rows(hot: object, cold: object, ceilings: object = None) -> list[dict]:
-    """Mistake 3's table: each timing's median (on a GPU its device time, with the host's launch
-    beside it: review 2026-12-04j item 2), bandwidth and share of the ceiling (`hot_cold_share`)."""
+    """Mistake 3's table: each timing's median (on a GPU its device time), bandwidth and share of
+    the ceiling (`hot_cold_share`). The host's 3-call launch probe is not a column (review
+    2026-12-04m item 2: the same copy_ probed at 16.6 us and 10.7 us, an upper bound each); a
+    loop of hot copies timed by wall clock says what bound them (`hot_loop_reading`)."""
     rows = []
     gpu = any(getattr(t, "host_s", None) is not None for t in (hot, cold))
     for t in (hot, cold):
         share, which = hot_cold_share(t, ceilings)
-        row = {"timing": t.label, ("device time" if gpu else "median"): t.median_s,  # type: ignore[attr-defined]
-               "GB/s": t.gbps, f"of {which}": share}  # type: ignore[attr-defined]
-        if gpu:
-            row["host launch"] = getattr(t, "host_s", None)
-        rows.append(row)
+        rows.append({"timing": t.label, ("device time" if gpu else "median"): t.median_s,  # type: ignore[attr-defined]
+                     "GB/s": t.gbps, f"of {which}": share})  # type: ignore[attr-defined]
     return rows
 
 
-HOT_COLD_UNITS = {"median": "s", "device time": "s", "host launch": "s", "GB/s": "read + write"}
+HOT_COLD_UNITS = {"median": "s", "device time": "s", "GB/s": "read + write"}
+
+
+def hot_loop_reading(hot: object, loop: object) -> str:
+    """What a loop of the hot copy, timed back to back by wall clock (`loop`), says against its
+    device time: 'launch-bound' only where the loop's per-call time exceeds the device time by
+    more than the two timings' spreads (IQR) added, 'may be launch-bound' where it is over the
+    device time within that spread, else 'at the device's pace' (review 2026-12-04m item 2: the
+    page called the pair launch-bound on a 3-call probe it itself named an upper bound)."""
+    device, per_call = float(hot.median_s), float(loop.median_s)  # type: ignore[attr-defined]
+    spread = float(hot.iqr_s) + float(loop.iqr_s)  # type: ignore[attr-defined]
+    if per_call - device > spread:
+        return "launch-bound"
+    return "may be launch-bound" if per_call > device else "at the device's pace"
+
+
+def hot_loop_line(hot: object, loop: object) -> str:
+    """The line under Mistake 3's table on a GPU: the loop's per-call time against the device
+    time, their ratio and spreads, and `hot_loop_reading`."""
+    reading = hot_loop_reading(hot, loop)
+    line = (f"a loop of the hot copy by wall clock: {format_seconds(loop.median_s)} per call "  # type: ignore[attr-defined]
+            f"(IQR {format_seconds(loop.iqr_s)}) against {format_seconds(hot.median_s)} on the device "  # type: ignore[attr-defined]
+            f"(IQR {format_seconds(hot.iqr_s)}), {loop.median_s / hot.median_s:.2f}x: {reading}")  # type: ignore[attr-defined]
+    if reading == "launch-bound":
+        return line + " (a loop of such copies runs at the host's pace). The quiz grades device time."
+    if reading == "may be launch-bound":
+        return line + " (over the device time, within the two spreads). The quiz grades device time."
+    return line + "."
 
 
 def hot_cold_notes(hot: object, cold: object, size_text: str, too_fast: bool,
-                   ceilings: object = None) -> list[str]:
-    """The lines under Mistake 3's table: the ratio, what bound each timing where the host's
-    launch outlasts the device time (a loop runs at the launch's pace), a too-fast flag, and a
-    hot share over 100% named as the cache."""
+                   ceilings: object = None, loop: object = None) -> list[str]:
+    """The lines under Mistake 3's table: the ratio, on a GPU what bound the hot copy by a loop of
+    it timed by wall clock (`hot_loop_line`; no bound where none was timed), a too-fast flag, and
+    a hot share over 100% named as the cache."""
     lines = [f"hot reports {hot.gbps / cold.gbps:.2f}x the bandwidth of cold for the same {size_text} copy"  # type: ignore[attr-defined]
              + (" (device time)" if getattr(hot, "host_s", None) is not None else "")]
-    bound = [t for t in (hot, cold) if getattr(t, "launch_bound", False)]
-    if bound:
-        lines.append("launch-bound: " + "; ".join(
-            f"{t.label}: launch {format_seconds(t.host_s)}, device {format_seconds(t.median_s)}"  # type: ignore[attr-defined]
-            for t in bound)
-            + ". The quiz grades device time; a loop of such copies runs at the launch's pace "
-              "(a short probe's, an upper bound).")
+    if loop is not None:
+        lines.append(hot_loop_line(hot, loop))
     if too_fast:
         lines.append("The harness flagged a timing as too fast to time: at this size a copy lasts only a "
                      "few times the timer's resolution, so this pair shows little about caches; read the "
@@ -859,18 +879,19 @@ def hot_cold_notes(hot: object, cold: object, size_text: str, too_fast: bool,
 
 
 def hot_cold_table(hot: object, cold: object, size_text: str, too_fast: bool,
-                   ceilings: object = None) -> Table:
+                   ceilings: object = None, loop: object = None) -> Table:
     """Mistake 3's table (`hot_cold_rows`) with its notes (`hot_cold_notes`) under it."""
     rows = hot_cold_rows(hot, cold, ceilings)
     table = Table("", list(rows[0]), [list(r.values()) for r in rows],
                   units={k: HOT_COLD_UNITS.get(k, "%") for k in rows[0] if k != "timing"})
-    for line in hot_cold_notes(hot, cold, size_text, too_fast, ceilings):
+    for line in hot_cold_notes(hot, cold, size_text, too_fast, ceilings, loop):
         table.note(line)
     return table
 
 
-def hot_cold_takeaway(hot: object, cold: object, size_text: str, too_fast: bool) -> str:
-    """Mistake 3's line in 'What to remember', with the clock and, where launch-bound, the bound."""
+def hot_cold_takeaway(hot: object, cold: object, size_text: str, too_fast: bool, loop: object = None) -> str:
+    """Mistake 3's line in 'What to remember', with the clock and, where a loop of the hot copy
+    was timed, what it read (`hot_loop_reading`)."""
     if too_fast:
         return (f"Know where the data sits, and time enough work: the {size_text} hot/cold pair was too fast "
                 "to time reliably here (a few times the timer's resolution), so the cache curve, not that "
@@ -878,8 +899,8 @@ def hot_cold_takeaway(hot: object, cold: object, size_text: str, too_fast: bool)
     # the table's own format (review 2026-12-04k item 10: '53.37 GB/s' against the table's 53.4)
     line = (f"Know where the data sits: the same {size_text} copy reported {format_value(hot.gbps)} GB/s hot "  # type: ignore[attr-defined]
             f"and {format_value(cold.gbps)} GB/s cold ({hot.gbps / cold.gbps:.1f}x")  # type: ignore[attr-defined]
-    if getattr(hot, "launch_bound", False):
-        return line + " by device time, launch-bound)."
+    if loop is not None:
+        return line + f" by device time; a loop of it {hot_loop_reading(hot, loop)})."
     return line + (" by device time)." if getattr(hot, "host_s", None) is not None else ").")
 
 

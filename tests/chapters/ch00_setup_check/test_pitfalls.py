@@ -272,8 +272,9 @@ def test_the_ab_table_labels_a_ratio_the_noise_could_make():
     assert "ratio of medians" in shown and "ratio (rounds)" in shown and "the baseline" in shown
     assert "0.97x" in shown and "0.99x" in shown  # the rounds' 0.97x beside the medians' 22.3/22.6
     assert "host launch" not in shown  # a CPU comparison has no host column
-    on_gpu = str(pitfalls.ab_table(_ab(rows, host_s=30e-6)))  # a GPU's: device time, host beside it
-    assert "device time" in on_gpu and "host launch" in on_gpu and "30 us" in on_gpu
+    on_gpu = str(pitfalls.ab_table(_ab(rows, host_s=30e-6)))  # a GPU's: device time, no probe column
+    # review 2026-12-04m item 2: the 3-call probe (102 us for a 21 ms call) is not a column
+    assert "device time" in on_gpu and "host launch" not in on_gpu and "30 us" not in on_gpu
 
 
 def test_the_first_call_is_set_against_a_steady_state_on_its_own_clock():
@@ -339,7 +340,7 @@ def test_the_hot_cold_quiz_grades_device_time_alone_even_where_launch_bound():
     quick = [dataclasses_replace(t, host_s=1e-6) for t in (H200_HOT, H200_COLD)]
     assert pitfalls.hot_cold_class(*quick) == "1.2x to 3x"
     # the line under the table still says what a loop of such copies would pay, apart from the key
-    notes = pitfalls.hot_cold_notes(H200_HOT, H200_COLD, "15 MiB", False)
+    notes = pitfalls.hot_cold_notes(H200_HOT, H200_COLD, "15 MiB", False, loop=H200_HOT_LOOP)
     assert "The quiz grades device time" in notes[1] and "counts every choice" not in " ".join(notes)
 
 
@@ -349,17 +350,37 @@ def dataclasses_replace(timing, **changes):
     return dataclasses.replace(timing, **changes)
 
 
-def test_the_hot_cold_table_shows_the_host_launch_and_says_what_bound_it():
+def _loop(median, iqr):
+    """A loop of the hot copy timed back to back by wall clock."""
+    return dataclasses_replace(H200_HOT, label="15 MiB copy, hot loop", median_s=median, iqr_s=iqr, clock="wall",
+                               host_s=None)
+
+
+H200_HOT_LOOP = _loop(16.6e-6, 0.4e-6)
+
+
+def test_the_hot_copy_is_called_launch_bound_only_on_a_timed_loop_beyond_the_spread():
+    """Review 2026-12-04m item 2: the H200 page called the pair 'launch-bound' on a 3-call probe
+    (16.6 us, then 10.7 us for the same copy_) it itself named an upper bound. The probe is no
+    column and decides nothing; a loop of the hot copy by wall clock says 'launch-bound' only
+    where its per-call time exceeds the device time by more than the two spreads, else 'may be'."""
     rows = pitfalls.hot_cold_rows(H200_HOT, H200_COLD)
-    assert rows[0]["host launch"] == pytest.approx(21.157e-6) and rows[0]["device time"] == pytest.approx(5.152e-6)
+    assert "host launch" not in rows[0] and rows[0]["device time"] == pytest.approx(5.152e-6)
     notes = pitfalls.hot_cold_notes(H200_HOT, H200_COLD, "15 MiB", False)
     assert notes[0] == "hot reports 1.81x the bandwidth of cold for the same 15 MiB copy (device time)"
-    assert notes[1].startswith("launch-bound: 15 MiB copy, hot: launch 21.2 us, device 5.15 us; "
-                               "15 MiB copy, cold: launch 11 us, device 9.31 us.")
-    assert "by device time, launch-bound)" in pitfalls.hot_cold_takeaway(H200_HOT, H200_COLD, "15 MiB", False)
+    assert not any("launch" in n for n in notes)  # no loop timed: the probe alone names no bound
+    assert "launch" not in pitfalls.hot_cold_takeaway(H200_HOT, H200_COLD, "15 MiB", False)
+    bound = pitfalls.hot_cold_notes(H200_HOT, H200_COLD, "15 MiB", False, loop=H200_HOT_LOOP)[1]
+    assert bound.startswith("a loop of the hot copy by wall clock: 16.6 us per call (IQR 400 ns) against 5.15 us "
+                            "on the device (IQR 0 ns), 3.22x: launch-bound")
+    assert pitfalls.hot_cold_takeaway(H200_HOT, H200_COLD, "15 MiB", False, H200_HOT_LOOP).endswith(
+        "(1.8x by device time; a loop of it launch-bound).")
+    near = _loop(5.5e-6, 0.5e-6)  # over the device time by 0.35 us, within a 0.5 us spread
+    assert pitfalls.hot_loop_reading(H200_HOT, near) == "may be launch-bound"
+    assert pitfalls.hot_loop_reading(H200_HOT, _loop(5.0e-6, 0.1e-6)) == "at the device's pace"
     cpu = _copy_timing("1 MiB copy, cold", 148e-6, 14.17, 53.0, threads=1)
     assert "host launch" not in pitfalls.hot_cold_rows(cpu, cpu)[0]
-    assert not any(n.startswith("launch-bound") for n in pitfalls.hot_cold_notes(cpu, cpu, "1 MiB", False))
+    assert not any("launch" in n for n in pitfalls.hot_cold_notes(cpu, cpu, "1 MiB", False))
 
 
 def test_a_one_thread_copy_is_set_against_the_one_thread_ceiling():
@@ -384,8 +405,10 @@ def test_a_one_thread_copy_is_set_against_the_one_thread_ceiling():
 
 def test_the_hot_cold_table_carries_its_columns_units_and_notes():
     table = pitfalls.hot_cold_table(H200_HOT, H200_COLD, "15 MiB", False)
-    assert table.columns == ["timing", "device time", "GB/s", "of the copy ceiling", "host launch"]
+    assert table.columns == ["timing", "device time", "GB/s", "of the copy ceiling"]
     assert table.notes == pitfalls.hot_cold_notes(H200_HOT, H200_COLD, "15 MiB", False)
+    looped = pitfalls.hot_cold_table(H200_HOT, H200_COLD, "15 MiB", False, loop=H200_HOT_LOOP)
+    assert looped.notes == pitfalls.hot_cold_notes(H200_HOT, H200_COLD, "15 MiB", False, loop=H200_HOT_LOOP)
     cpu = _copy_timing("1 MiB copy, cold", 148e-6, 14.17, 53.0, threads=1)
     assert pitfalls.hot_cold_table(cpu, cpu, "1 MiB", False).columns == ["timing", "median", "GB/s", "of the copy ceiling"]
 
