@@ -326,7 +326,7 @@ for dtype in plan.dtypes:
         runs.append(cases.resnet_run(cmp, dtype, batch, image))
         # on a GPU, device-busy time beside wall time: is the run bound by the host's launches?
         # (and for fp16 at batch 64 and 128, each layout's CUDA Graph replay loop: C7's judged runs)
-        runs[-1].update(chapter.only_on("gpu", lambda pair=nets[dtype], x=x: cases.device_busy(*pair, x)) or {})
+        runs[-1].update(chapter.only_on("gpu", lambda pair=nets[dtype], x=x: cases.device_busy(*pair, x, runs[-1])) or {})
         c7_flagged += runs[-1].pop("graph_flags", [])
     chapter.only_on("gpu", lambda dtype=dtype: nets.pop(dtype))  # a GPU frees each dtype's pair; a CPU keeps float32's
 cases.c7_tables(runs)  # on a GPU the judged CUDA Graph replays first, then the eager sweep
