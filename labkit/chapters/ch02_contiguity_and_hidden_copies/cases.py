@@ -972,17 +972,6 @@ def elementwise_note(kernel: str, ratio: float, on_gpu: bool, comparison: Compar
 FAULTS_EXPLAIN_SHARE = 0.5  # as chapter 00's Mistake 4: priced faults must cover half a gap to blame malloc
 
 
-def over_gap_text(share: float) -> str:
-    """The share of a time gap the priced faults cover, as the page says it (chapters stay
-    independent, so chapter 00's twin is not imported): over 100% named as an overestimate of
-    the per-fault price (review 2026-12-04k item 8: the CPU page read '39.2 ms: all of the 35.1
-    ms', 112%; a part priced above the whole says the price, measured apart on a loaded host, is
-    an upper bound)."""
-    if share > 1:
-        return f"{100 * share:.0f}% (the per-fault price is an upper bound here) of"
-    return f"{100 * share:.0f}% of"
-
-
 def allocator_takeaway(whole: Timing, copied: Timing, nbytes: int, cost_s: float | None = None) -> str:
     """The takeaway on the allocator, priced (review 2026-12-04j item 7: the CPU page blamed the
     allocator from a bare count, '16,385 page faults per .contiguous() of 64 MiB', beside a table
@@ -1003,8 +992,10 @@ def allocator_takeaway(whole: Timing, copied: Timing, nbytes: int, cost_s: float
     if gap <= 0:
         return head + ", yet it took no longer here: nothing for the faults to explain."
     share = priced / gap
-    covered = over_gap_text(share)
     verdict = ("the allocator's cost" if share >= FAULTS_EXPLAIN_SHARE
                else "under half: the faults alone do not explain it")
-    return (f"{head}: {covered} the {format_seconds(gap)} between them ({format_seconds(whole.median_s)} "
-            f"against {format_seconds(copied.median_s)}): {verdict}.")
+    between = f"the {format_seconds(gap)} between them ({format_seconds(whole.median_s)} against {format_seconds(copied.median_s)})"
+    if share > 1:  # priced above the gap: a bound, no share (review 2026-12-04k item 8, 2026-12-04m item 3)
+        return (f"{head.rsplit(', ', 1)[0]}, at most {format_seconds(priced)}: the extra faults can account for "
+                f"the whole of {between}: {verdict}.")
+    return f"{head}: {100 * share:.0f}% of {between}: {verdict}."

@@ -62,11 +62,16 @@ def test_mistake_4_blames_the_allocator_only_where_the_priced_faults_cover_half_
     old = pitfalls.allocator_conclusion({**h200, "interleaved": False})
     assert "what else differs: the kept run alone was timed in a child process" in old
     # the CPU page (2,016 against 52 faults, 34.7 against 28.1 ms) at ~5 us a fault: more than the gap,
-    # printed as its share with the price named an upper bound, not 'all of' (review 2026-12-04k item 8)
+    # printed as a bound, never a share over 100% (review 2026-12-04k item 8, 2026-12-04m item 3)
     cpu = allocator(2016, 52, 34.7 / 28.1, default_s=34.7e-3, kept_s=28.1e-3, cost=5e-6)
     assert pitfalls.allocator_conclusion(cpu).endswith(
-        "cost 9.82 ms, 149% (the per-fault price is an upper bound here) of the 6.6 ms gap: "
+        "at 5 us each can account for the whole 6.6 ms gap (priced at most 9.82 ms): "
         "here the allocator changes the result")
+    assert "149%" not in pitfalls.allocator_conclusion(cpu)
+    over = pitfalls.allocator_takeaway({**cpu, "default": SimpleNamespace(minor_faults_per_call=2016, median_s=34.7e-3),
+                                        "kept": SimpleNamespace(minor_faults_per_call=52, median_s=28.1e-3, noisy=False)},
+                                       pitfalls.format_seconds)
+    assert "the extra faults can account for the whole 6.6 ms gap)" in over and "9.82" not in over and "%" not in over
     # the line at half: 1,000 faults a call at 2 us = 2 ms, against gaps of 3.3 ms (60%) and 5 ms (40%)
     assert "changes the result" in pitfalls.allocator_conclusion(allocator(1052, 52, 1.33, cost=2e-6))
     below = pitfalls.allocator_conclusion(allocator(1052, 52, 1.5, cost=2e-6))
