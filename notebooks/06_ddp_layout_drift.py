@@ -107,7 +107,7 @@ tables.size_one_table([(32, 16, 1, 1), (16, 3, 3, 3)])  # layout_contract.kept_g
 # %% [markdown]
 # ## The run
 #
-# One run trains eight variants of the same model, one after the other, in every process. The
+# One run trains nine variants of the same model, one after the other, in every process. The
 # processes are fresh Python interpreters that import `labkit.chapters.ch06_ddp_layout_drift.ddp_worker` (read it: it is
 # what runs in each rank), joined exactly as `torchrun` joins them. A rank that fails ends the
 # run with its traceback; a collective that hangs is killed after a timeout, with a message.
@@ -122,6 +122,7 @@ tables.size_one_table([(32, 16, 1, 1), (16, 3, 3, 3)])  # layout_contract.kept_g
 # | d | (e) with `gradient_as_bucket_view=True` and `zero_grad(set_to_none=False)` |
 # | e | wrap, train two steps, then convert: after DDP rebuilt its buckets |
 # | f | (a) with mixed precision off: does the seed's "with AMP" matter? |
+# | g | (a), then the converted model wrapped again in a new DDP |
 #
 # One rank is not DDP, so a run always has two or more. With two or more GPUs: one process per
 # GPU over NCCL, the seed's setting. With one GPU: two processes share it over **gloo with CUDA
@@ -287,28 +288,6 @@ reference_variants = chapter.here_or_recorded("ddp_variants", ddp_run.payload)
 tables.Stack(tables.resnet50_table(big_cost, not_run), tables.reference_variants(reference_variants))
 
 # %% [markdown]
-# ## The mechanism, in `reducer.cpp`
-#
-# Three steps of DDP's reducer (`torch/csrc/distributed/c10d/reducer.cpp`) decide what the
-# optimizer gets; read them before the next prediction.
-#
-# 1. **Building the buckets** (`initialize_bucket_views`, at wrap time and at the rebuild in
-#    the second iteration): each parameter's *in* view is cut from the flat bucket with the
-#    parameter's strides at that moment, `bucket.as_strided(v.sizes(), v.strides(), offset)`.
-# 2. **Into the bucket** (`mark_variable_ready_dense`): the gradient is written into its *in*
-#    view, dividing while copying (`mul_out(bucket_view, grad, 1/world)`). If the strides
-#    differ it warns "Grad strides do not match bucket view strides ... This is not an error"
-#    and the copy is strided. So far every value lands in the right place.
-# 3. **Back out, after the all-reduce** (`populate_bucket_views_out`, then
-#    `copy_bucket_to_grad`): the *out* views are rebuilt, again with
-#    `tensor.as_strided(v.sizes(), v.strides(), offset)`, from the parameter's **current**
-#    strides, and each gradient is copied back through its *out* view.
-#
-# After a late `channels_last` conversion, step 2 wrote the reduced values in the build-time
-# (NCHW) order, and step 3 reads the same bytes back through channels_last strides. Predict
-# what that does to the gradients before the next table shows them.
-#
-# %% [markdown]
 # ## Do the ranks still agree, and are the gradients right?
 #
 # Two different questions. After every variant each rank gathers every rank's parameters
@@ -347,6 +326,32 @@ explanations = {  # the worker's diagnosis of a wrong gradient, in words
     "other": "the gradient differs from the reference in a way the worker does not recognise",
 }
 tables.findings(ddp_run, explanations)
+
+# %% [markdown]
+# ## The mechanism, in `reducer.cpp`
+#
+# Three steps of DDP's reducer (`torch/csrc/distributed/c10d/reducer.cpp`) decide what the
+# optimizer gets, and explain the tables above.
+#
+# 1. **Building the buckets** (`initialize_bucket_views`, at wrap time and at the rebuild in
+#    the second iteration): each parameter's *in* view is cut from the flat bucket with the
+#    parameter's strides at that moment, `bucket.as_strided(v.sizes(), v.strides(), offset)`.
+# 2. **Into the bucket** (`mark_variable_ready_dense`): the gradient is written into its *in*
+#    view, dividing while copying (`mul_out(bucket_view, grad, 1/world)`). If the strides
+#    differ it warns "Grad strides do not match bucket view strides ... This is not an error"
+#    and the copy is strided. So far every value lands in the right place.
+# 3. **Back out, after the all-reduce** (`populate_bucket_views_out`, then
+#    `copy_bucket_to_grad`): the *out* views are rebuilt, again with
+#    `tensor.as_strided(v.sizes(), v.strides(), offset)`, from the parameter's **current**
+#    strides, and each gradient is copied back through its *out* view.
+#
+# After a late `channels_last` conversion, step 2 wrote the reduced values in the build-time
+# (NCHW) order, and step 3 reads the same bytes back through channels_last strides.
+#
+# So no gradient hook can repair a late conversion: AccumulateGrad gives whatever a hook
+# returns its parameter's strides again (b3 above), and the bucket views keep the strides DDP
+# built them with. Only new bucket views can: convert before wrapping (c), or wrap the
+# converted model in a new DDP (g). The gradients table shows what each did here.
 
 # %% [markdown]
 # The same finding in 64 lines of plain PyTorch, no labkit, for a bug report:

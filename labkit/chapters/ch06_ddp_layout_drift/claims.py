@@ -373,7 +373,8 @@ def evidence_from_run(result: Mapping) -> dict:
             "seed_hook_fitted": summary("b2_seed_hook_fitted") if "b2_seed_hook_fitted" in by_name else None,
             "seed_hook_per_param": (summary("b3_seed_hook_per_param")
                                     if "b3_seed_hook_per_param" in by_name else None),
-            "other_variants": [summary(n) for n in ("d_bucket_view",) if n in by_name],
+            # (g), wrapped again after converting, is here so that C14a counts every variant that trained
+            "other_variants": [summary(n) for n in ("d_bucket_view", "g_convert_then_rewrap") if n in by_name],
             "amp_off_drift": summary("f_drift_no_amp") if "f_drift_no_amp" in by_name else None,
             "backend": result["backend"], "world_size": result["world_size"],
             "device": result["device"], "torch": result["torch"],

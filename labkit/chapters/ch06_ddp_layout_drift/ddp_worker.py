@@ -35,6 +35,7 @@ from __future__ import annotations
 import argparse
 import copy
 import datetime
+import gc
 import json
 import math
 import os
@@ -79,6 +80,10 @@ class Variant:
     no_sync: its timed steps run inside `ddp.no_sync()`, so they time forward, backward and the
     optimizer without the gradient all-reduce (its observed steps reduce as usual, so its gradient
     check holds; after the timed steps the ranks' parameters differ, as they must without a reduce).
+    rewrap: after a conversion right after wrapping, the module is wrapped again in a new DDP and
+    the first one dropped, so the new one builds its bucket views from the converted strides (the
+    other repair than converting first; no gradient hook can be one, since AccumulateGrad restrides
+    what a hook returns: review 2026-12-04m item 10).
     """
 
     name: str
@@ -89,6 +94,7 @@ class Variant:
     set_to_none: bool = True
     amp: bool = True
     no_sync: bool = False  # timed steps inside DDP's no_sync(): the step without its all-reduce
+    rewrap: bool = False  # after the conversion, wrap the module in a new DDP (the old one dropped)
 
 
 LATE_CONVERSION_STEP = 2  # (d) and (e) convert before this observed step: after DDP's rebuild (step 1)
@@ -107,6 +113,8 @@ VARIANTS: dict[str, Variant] = {v.name: v for v in (
     Variant("e_late_drift", "channels_last applied after DDP rebuilt its buckets (step 2)",
             convert_at="after_rebuild"),
     Variant("f_drift_no_amp", "(a) with mixed precision off (float32)", amp=False),
+    Variant("g_convert_then_rewrap", "(a), then wrapped again in a new DDP (the first one dropped)",
+            rewrap=True),
     # timing only, asked for by name (the ResNet-50 cost): not in a run's default variants
     Variant("c2_convert_first_again", "(c) again: (c) against itself sizes what the timing resolves (A/A)",
             convert_at="before_wrap"),
@@ -326,6 +334,14 @@ class _Run:
             gradient_as_bucket_view=variant.gradient_as_bucket_view)
         if variant.convert_at == "after_wrap":
             self.ddp.to(memory_format=torch.channels_last)
+        if variant.rewrap:  # a new DDP around the converted module: its buckets from the new strides
+            first, self.ddp = self.ddp, None
+            del first  # the first reducer and its autograd hooks go with it
+            gc.collect()  # and any cycle that would keep it (and its hooks) alive
+            self.built_strides = {n: list(p.stride()) for n, p in model.named_parameters()}
+            self.ddp = DistributedDataParallel(
+                model, device_ids=[device.index] if device.type == "cuda" else None,
+                gradient_as_bucket_view=variant.gradient_as_bucket_view)
         if variant.hook == "seed":
             self.ddp.register_full_backward_hook(_ddp_reduce_hook)  # as the seed writes it
         elif variant.hook == "seed_signature_fitted":

@@ -80,6 +80,19 @@ def test_the_seeds_hook_on_every_parameter_runs_and_the_drift_stays():
     assert verdict.outcome == "refuted" and "b3_seed_hook_per_param" in verdict.reason
 
 
+def test_wrapping_again_after_the_conversion_repairs_what_no_hook_can():
+    """Review 2026-12-04m item 10: (g) converts right after wrapping, as (a), then wraps the module in
+    a new DDP (the first dropped). Its buckets are built from the new strides: no warning, the
+    gradients right, and the first reducer gone (its bucket traffic would double the count)."""
+    result = ddp_launch.launch({**TINY, "variants": ["a_drift", "c_convert_first", "g_convert_then_rewrap"]},
+                               world_size=2, timeout_s=240)
+    rows = {row["name"]: row for row in ddp_launch.variant_summary(result)}
+    g, a, c = rows["g_convert_then_rewrap"], rows["a_drift"], rows["c_convert_first"]
+    assert a["wrong_grads"] and a["warnings_step0"] > 0  # the drift it repairs
+    assert g["warnings_step0"] == g["warnings_after_step0"] == 0 and g["wrong_grads"] == []
+    assert g["params_identical"] and g["into_bucket_bytes"] == c["into_bucket_bytes"]
+
+
 def test_a_rank_that_raises_ends_the_run_with_its_error():
     started = time.monotonic()
     with pytest.raises(ddp_launch.DDPRunError, match="rank 1 of 2 failed") as caught:
@@ -234,9 +247,9 @@ def test_the_seeds_amp_fp16_with_gradscaler_runs_and_is_checked_against_a_scaled
 def test_the_timing_only_variants_run_when_named_and_no_sync_times_a_step_without_its_all_reduce():
     """Review 2026-12-04l items 2 and 4 (the ResNet-50 cost, opt-in on a GPU): (c) against itself
     sizes what the timing resolves, and (c) inside no_sync() times its step without the all-reduce.
-    Neither is in a run's default variants (the page's eight)."""
+    Neither is in a run's default variants (the page's nine)."""
     assert set(ddp_worker.TIMING_ONLY).isdisjoint(ddp_worker.WorkerConfig().variants)
-    assert ddp_worker.WorkerConfig().variants == ddp_worker.DEFAULT_VARIANTS and len(ddp_worker.DEFAULT_VARIANTS) == 8
+    assert ddp_worker.WorkerConfig().variants == ddp_worker.DEFAULT_VARIANTS and len(ddp_worker.DEFAULT_VARIANTS) == 9
     result = ddp_launch.launch({**TINY, "timed_steps": 2, "timed_rounds": 2,
                                 "variants": ["c_convert_first", "c2_convert_first_again", "c_compute_only"]},
                                world_size=2, timeout_s=240)
