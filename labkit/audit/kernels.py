@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import dataclasses
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -35,10 +36,18 @@ from torch import nn
 from labkit.measure import device_time, timeline, timeline_stats
 from labkit.measure.device_time import HOST_BOUND_IDLE_SHARE  # the course's one threshold
 
-# Batches per unprofiled figure: ResNet-50 at batch 64 takes ~10 ms a batch on an H200, so the
-# three wall rounds and the kernel-record pass cost well under a second.
+# Batches per unprofiled figure: ResNet-50 at batch 64 takes ~8 ms a batch on an H200, so the
+# wall rounds and the kernel-record pass cost well under a second.
 IDLE_BATCHES = 10
-IDLE_ROUNDS = 3
+# Review 2026-12-04m 08-09-99 item 10: the H200's first audit (ResNet-50, float32, channels_last,
+# batch 64) read its wall at 9.86 ms per batch from 3 rounds of 10 batches after one warm-up
+# call, where the same run's fix timing read 7.77 ms and chapter 08's channels_last rung 7.90 ms
+# wall (8 rounds of 400 ms after 50 ms of warm-up), with the device's time equal (7.51 and 7.49
+# ms). So the wall rounds now follow chapter 08's warm-up, and their median is of 5 rounds.
+IDLE_ROUNDS = 5
+WARMUP_S = 0.05   # chapter 08's ladder warms each rung for 50 ms (bench.compare's warmup_ms=50)
+WALL_TIMING = f"{IDLE_ROUNDS} rounds of {IDLE_BATCHES} batches after {1e3 * WARMUP_S:.0f} ms of warm-up"
+EARLIER_WALL_TIMING = "3 rounds of 10 batches after one warm-up call"  # a record without wall_timing
 IDLE_RULE = "unprofiled: 1 - device time (kernel records) / unprofiled wall time per batch"
 
 
@@ -196,9 +205,23 @@ def unprofiled(model: nn.Module, x: torch.Tensor, batches: int = IDLE_BATCHES,
         return model(x)
 
     with torch.no_grad():
+        warm(call, x.device)
         walls = device_time.unprofiled_wall_seconds(call, x.device, batches, rounds)
         busy = device_time.batch_device_seconds(call, x.device, batches)
     return (float(np.median(busy)) if busy else None), float(np.median(walls))
+
+
+def warm(call: Callable[[], object], device: torch.device, seconds: float = WARMUP_S) -> int:
+    """Call `call` for about `seconds` (at least once, each call synchronised on a GPU, so the
+    seconds are the work's): the wall rounds then start on a GPU already at work, as chapter
+    08's rungs do. Returns the number of calls."""
+    started, calls = time.perf_counter(), 0
+    while calls == 0 or time.perf_counter() - started < seconds:
+        call()
+        calls += 1
+        if device.type == "cuda":
+            torch.cuda.synchronize(device)
+    return calls
 
 
 VIEW_OPS = frozenset({"aten::transpose", "aten::permute", "aten::view", "aten::as_strided",
