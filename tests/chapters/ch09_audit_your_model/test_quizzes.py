@@ -22,7 +22,7 @@ CHAPTER = "09_audit_your_model"
 KEYS = {
     # graded on the ResNet-50 audit's drops: its table's "layout drops" row
     "quiz_resnet": ["layout drops", "Audit of labkit:resnet50", "Audit of torchvision:resnet50"],
-    # graded on MobileNetV3's channels_last decision by the batch's own time: its table
+    # graded on MobileNetV3's channels_last decision on the clock its verdict used: its table
     "quiz_mobile": ["Audit of labkit:mobilenet_v3", "Audit of torchvision:mobilenet_v3_large"],
     # graded on the ViT's hidden copies: its table and its full report (every module)
     "quiz_vit": ["Audit of labkit:vit", "Audit of torchvision:vit_b_16", "the full report of labkit:vit",

@@ -1,0 +1,96 @@
+"""Review 2026-12-04m (08-09-99) items 9, 10 and 13c: the MobileNetV3 quiz graded on the clock
+the audit's verdict was judged by, ResNet-50's two timings named with their harnesses beside
+chapter 08's recorded rung, and the takeaways one line each."""
+
+from types import SimpleNamespace
+
+import pytest
+import torch
+
+from labkit.audit import audit, kernels, recommend
+from labkit.chapters.ch09_audit_your_model import audits
+from labkit.core import results
+
+HOST_BOUND = "device-busy time (kernel records): the run is host-bound"
+
+
+def _rec(kept: bool, ratio: float, wall: float, clock: str = HOST_BOUND) -> recommend.Recommendation:
+    return recommend.Recommendation("convert to channels_last before the first conv", kept, "",
+                                    ratio=ratio, ratio_q25=ratio, ratio_q75=ratio, clock=clock,
+                                    outcome=recommend.KEPT if kept else recommend.NOT_FASTER,
+                                    wall_ratio=wall, wall_q25=wall, wall_q75=wall,
+                                    wall_clock="the harness's device clock (CUDA events)")
+
+
+def test_the_mobile_quiz_is_graded_on_the_verdicts_clock():
+    """Item 9: kept on device-busy time while the batch's own time did not gain: 'yes' (the key
+    read the wall ratio, 'no'); not kept although the wall gained: 'no'."""
+    kept = _rec(True, 0.77, 1.00)
+    assert not kept.wall_faster
+    assert audits.quiz_answer(SimpleNamespace(recommendations=[kept])) == "yes"
+    dropped = _rec(False, 1.00, 0.80)
+    assert dropped.wall_faster
+    assert audits.quiz_answer(SimpleNamespace(recommendations=[dropped])) == "no"
+    assert audits.quiz_answer(SimpleNamespace(recommendations=[])) == "no"
+
+
+def _recorded(key: str) -> dict:
+    entry = (results.load("nvidia-h200") or {}).get("chapters", {}).get("09_audit_your_model", {}).get(key)
+    if entry is None:
+        pytest.skip(f"nothing recorded under {key}")
+    return entry["payload"]
+
+
+def test_resnet50s_two_timings_are_named_with_their_harnesses_beside_chapter_08s_rung():
+    """Item 10: the H200's kernels line read 9.86 ms per batch where chapter 08's channels_last
+    rung read 7.90 ms wall; the device's time agreed (7.51, 7.49 ms) and so did the fix's own
+    timing (7.77 ms). The line says which harness gave which figure, from the records."""
+    summary, rung = _recorded(audits.RESNET_KEY), audits.ladder_rung()
+    if rung is None:
+        pytest.skip("chapter 08's ladder is not recorded")
+    line = audits.timed_twice(summary, rung, recorded=True)
+    k, fix = summary["kernels"], summary["recommendations"][0]
+    assert line.startswith("Timed twice on the reference GPU (recorded): the kernels line's wall "
+                           f"{k['wall_ms']:.2f} ms per batch (")
+    # a record made before the wall rounds were warmed says how it was timed then
+    assert (k.get("wall_timing") or kernels.EARLIER_WALL_TIMING) in line
+    assert f"the fix's timing of the same channels_last model {fix['variant_ms']:.2f} ms (interleaved rounds, {fix['clock']})" in line
+    assert (f"chapter 08's channels_last rung, the same configuration: {1e3 * rung['median_s']:.2f} ms "
+            f"wall, device {1e3 * rung['device_s']:.2f} ms (recorded {rung['recorded_at']})") in line
+    # another batch is not the same configuration: 08's figure is left out
+    other = {**summary, "input_shape": [32, *summary["input_shape"][1:]]}
+    assert "chapter 08" not in audits.timed_twice(other, rung)
+    # a CPU's summary has no wall rounds: no line
+    assert audits.timed_twice({**summary, "kernels": {"device": "cpu"}}, rung) == ""
+
+
+def test_the_wall_rounds_are_warmed_as_chapter_08s_rungs_are():
+    """Item 10: the wall rounds start after about WARMUP_S of calls (chapter 08's 50 ms), not one
+    call, and a summary names how its wall was timed."""
+    calls = []
+    assert kernels.warm(lambda: calls.append(1), torch.device("cpu"), seconds=0.0) == 1
+    assert kernels.warm(lambda: calls.append(1), torch.device("cpu"), seconds=0.02) >= 2
+    assert kernels.WARMUP_S == 0.05 and "after 50 ms of warm-up" in kernels.WALL_TIMING
+
+
+def _small(seed: int = 0) -> audit.Report:
+    torch.manual_seed(seed)
+    model = torch.nn.Sequential(torch.nn.Conv2d(3, 4, 3, padding=1), torch.nn.ReLU(),
+                                torch.nn.AdaptiveAvgPool2d(1), torch.nn.Flatten(), torch.nn.Linear(4, 2))
+    return audit.run(model, torch.randn(2, 3, 8, 8), name="small", export_paths=(),
+                     recommend_rounds=1, recommend_rep_ms=5.0, profile=False)
+
+
+def test_the_takeaways_are_one_line_each():
+    """Item 13c: the first takeaway ran to ~90 words (each network's clock and spread, already in
+    its table), the fourth said 'kept' once per fix."""
+    r = _small()
+    lines = audits.takeaways(r, r, r, r)
+    first, mine = lines[0], lines[3]
+    assert first.startswith("One fix, the same answer for all 3 networks here") and len(first.split()) <= 40
+    for name in audits.NETWORK_NAMES:
+        assert f"on {name} (" in first
+    kept = sum(x.kept for x in r.recommendations)
+    assert f"{kept} of {len(r.recommendations)} fixes kept" in mine and ": kept" not in mine
+    for x in r.recommendations:  # only a fix not kept is named, with its outcome
+        assert (f"not kept: {x.title} ({x.outcome})" in mine) is (not x.kept)
