@@ -258,19 +258,25 @@ def check_c14c(ev: Mapping, th: Mapping) -> tuple[str, str, str]:
     harmed = [d for d in drifts if d.get("wrong_grads") or d.get("error") or not d["params_identical"]]
     hook = ev["seed_fix"]
     fitted = ev.get("seed_hook_fitted")
-    fitted_text = ""
+    fitted_text = lead = ""
     nearest = ev.get("seed_hook_per_param")
     if nearest and nearest is not hook and nearest.get("name") != hook.get("name"):
         outcome, _, _ = check_c14c(nearest_form_evidence(ev), th)
         fitted_text = (f"; its nearest working form, the body on every parameter's gradient ({nearest['name']}): "
                        f"{outcome} ({_ran_text(nearest)})")
+        # the two verdicts lead the reason, in its first sentence, which the ledger shows as the
+        # finding (review 2026-12-04m chapter 06 item 11: the ledger's 240 characters ended in the
+        # TypeError's message, before the nearest form's verdict)
+        lead = f"nearest form ({nearest['name']}): {outcome}, " + _ran_text(nearest).removeprefix("ran, ")
     if fitted and fitted is not hook and fitted.get("name") != hook.get("name"):
         fitted_text += f"; fitted to PyTorch's signature ({fitted['name']}) " + _ran_text(fitted)
     if not harmed:
         return (DEPENDS, "The drift did no harm here (gradients right, ranks identical), so there "
                 "was nothing for the hook to fix." + fitted_text, "whether the drift does harm")
     if hook.get("error"):
-        return (REFUTED, f"The hook as written raises {hook['error']} in the first backward: "
+        kind = str(hook["error"]).split(":")[0]
+        first = f"As written: {kind} in the first backward; {lead}. " if lead else ""
+        return (REFUTED, first + f"The hook as written raises {hook['error']} in the first backward: "
                 "register_full_backward_hook calls hook(module, grad_input, grad_output)" + fitted_text + ".", "")
     if _fixed(hook):
         return (CONFIRMED, f"With the hook ({hook['name']}) the gradients are right and the ranks "
