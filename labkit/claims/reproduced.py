@@ -49,7 +49,9 @@ EARLIER_SOURCES = "reproduced on earlier sources"  # agreeing runs, recorded bef
 # 600 s): a reproduce record older than its verdict by more than this came from an earlier call,
 # so from sources the verdict's own run may have changed.
 SAME_CALL_S = 600
-ALL_REPRODUCED = "Every timing-based reference verdict reproduced 3 of 3."
+# the verdicts, not every number a chapter printed beside them (review 2026-12-04m 08-09-99 item
+# 13d: the C23/C25 rows already said so, the headline did not)
+ALL_REPRODUCED = "Every timing-based reference verdict reproduced 3 of 3 (the verdict, not the chapter's numbers)."
 
 
 class ReproduceRecordError(ClaimError):

@@ -315,7 +315,8 @@ def test_the_headline_counts_only_reproductions_on_the_verdicts_own_sources():
     old = _record([_run(verdict)] * 3, recorded_at="2026-12-02T22:17:33+00:00")
     split = _record([_run(verdict), _run(verdict, form="batch 128"), _run(verdict)], recorded_at="2026-12-03T18:31:00+00:00")
     plain = {"C10": rp.compare(verdict, now, VERDICT_AT)}
-    assert rp.headline(plain) == rp.ALL_REPRODUCED == "Every timing-based reference verdict reproduced 3 of 3."
+    assert rp.headline(plain) == rp.ALL_REPRODUCED == (
+        "Every timing-based reference verdict reproduced 3 of 3 (the verdict, not the chapter's numbers).")
     marks = {"C10": rp.compare(verdict, old, VERDICT_AT), "C6": rp.compare(verdict, now, VERDICT_AT)}
     line = rp.headline(marks)
     assert line == ("1 of 2 timing-based reference verdicts reproduced 3 of 3; C10 (02) only on earlier sources: "
