@@ -285,7 +285,8 @@ big_cost = chapter.here_or_recorded("ddp_resnet50_cost", lambda: tables.resnet50
                                     can=runs_here)  # measured and recorded here, or the record, labelled
 not_run = "" if runs_here else tables.resnet50_cost_line(resnet_config, world_size, big_cost, chapter.on_gpu)
 reference_variants = chapter.here_or_recorded("ddp_variants", ddp_run.payload)
-tables.Stack(tables.resnet50_table(big_cost, not_run), tables.reference_variants(reference_variants))
+tables.Stack(tables.resnet50_table(big_cost, not_run, resnet_config["variants"]),
+             tables.reference_variants(reference_variants))
 
 # %% [markdown]
 # ## Do the ranks still agree, and are the gradients right?

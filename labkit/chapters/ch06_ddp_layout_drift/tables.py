@@ -14,6 +14,7 @@ import os
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
+from datetime import datetime, timezone
 
 import numpy
 import torch
@@ -662,9 +663,43 @@ def resnet50_cost_line(config: Mapping, world_size: int, cost: object, on_gpu: b
     return f"not run here: {steps}, gloo through host memory; {took_text}; {why}"
 
 
-def resnet50_table(cost: object, not_run: str = "") -> object:
+def recorded_label(record: Recorded) -> str:
+    """A record's label with its time in UTC, read from the entry's `recorded_at`: 'recorded on
+    nvidia-h200, 2026-12-04 14:01 UTC'; the session's date-only label where the time is not there.
+    Review 2026-12-04m item 1: the ResNet-50 record (14:01) and the page's own variants (19:18)
+    carried one label, 'recorded on nvidia-h200, 2026-12-04', on one page."""
+    data = results.load(record.machine) or {}
+    entry = data.get("chapters", {}).get(record.chapter, {}).get(record.key)
+    at = entry.get("recorded_at") if isinstance(entry, Mapping) else None
+    try:
+        when = datetime.fromisoformat(str(at))
+    except ValueError:
+        return record.label
+    when = (when if when.tzinfo else when.replace(tzinfo=timezone.utc)).astimezone(timezone.utc)
+    return f"recorded on {record.machine}, {when:%Y-%m-%d %H:%M} UTC"
+
+
+TIMING_VARIANT_WORDS = {"c2_convert_first_again": "A/A", "c_compute_only": "no_sync"}
+
+
+def missing_variants(value: Mapping, asked: Sequence[str], when: str) -> str:
+    """'made before this cell's A/A and no_sync variants: neither can print' for a record whose
+    config lacks timing variants the cell asks for ('' when it has them all): what sizes the
+    timing's resolution (A/A) and splits the step (no_sync) is then absent, and the page says so
+    (review 2026-12-04m item 1)."""
+    ran = set((value.get("config") or {}).get("variants") or value.get("rows") or ())
+    missing = [TIMING_VARIANT_WORDS[n] for n in asked if n in TIMING_VARIANT_WORDS and n not in ran]
+    if not missing:
+        return ""
+    which = " and ".join(missing)
+    return (f"this record ({when}) was made before this cell's {which} variant{'s' if len(missing) > 1 else ''}: "
+            f"{'neither' if len(missing) > 1 else 'it'} can print")
+
+
+def resnet50_table(cost: object, not_run: str = "", asked: Sequence[str] = ()) -> object:
     """The ResNet-50 cost, measured here or recorded on the reference GPU (labelled), or what
-    is missing; `not_run` says why it did not run here and what running it would take. A record
+    is missing; `not_run` says why it did not run here and what running it would take; `asked`, the
+    variants the cell asks for, names those a record lacks (`missing_variants`). A record
     whose two step times were taken one after the other (an older run) shows no step-time pair:
     their ratio is no measured cost."""
     if isinstance(cost, Recorded) and not cost:
@@ -675,7 +710,7 @@ def resnet50_table(cost: object, not_run: str = "") -> object:
     shown = tables.Table(f"ResNet-50, {value['world_size']} ranks over {value['backend']} on "  # type: ignore[index]
                          f"{value['device']}, batch {value['config']['batch']} at "  # type: ignore[index]
                          f"{value['config']['image']} px", ["", "(c) converted first", "(e) drifted"],  # type: ignore[index]
-                         recorded=cost.label if isinstance(cost, Recorded) else "")
+                         recorded=recorded_label(cost) if isinstance(cost, Recorded) else "")
     shown.add("permuting copy per step", tables.format_value(c_big["permuting_bytes"], "B"),
               tables.format_value(e_big["permuting_bytes"], "B"))
     shown.add("copied into the buckets", tables.format_value(c_big["into_bucket_bytes"], "B"),
@@ -698,6 +733,10 @@ def resnet50_table(cost: object, not_run: str = "") -> object:
     split = step_split(value, c_big, value["rows"].get(COMPUTE_ONLY))  # type: ignore[arg-type,index]
     if split:
         shown.note(split)
+    if isinstance(cost, Recorded):
+        lacking = missing_variants(value, asked, recorded_label(cost).split(", ", 1)[-1])  # type: ignore[arg-type]
+        if lacking:
+            shown.note(lacking)
     if not_run:
         shown.note(not_run)
     return shown
@@ -841,7 +880,7 @@ def reference_variants(reference: object) -> object:
     shown = tables.Table(f"{reference['world_size']} ranks over {reference['backend']} on "
                          f"{reference['device']}, mixed precision {reference['amp_dtype']}",
                          ["variant", "warnings at step 0", "after", "ranks identical", "step time", "raised"],
-                         recorded=reference.label, marks=WRONG_MARK)
+                         recorded=recorded_label(reference), marks=WRONG_MARK)
     for row in reference["variants"]:  # type: ignore[union-attr]
         shown.add(row["name"], row["warnings_step0"], row["warnings_after_step0"], row["params_identical"],
                   time_text(row), row["error"] or "")

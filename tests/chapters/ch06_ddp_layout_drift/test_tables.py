@@ -204,7 +204,8 @@ def test_recorded_tables_say_so_and_a_missing_record_says_what_is_missing():
     cost = Recorded("06_ddp_layout_drift", "ddp_resnet50_cost", "nvidia-h200",
                     reference["ddp_resnet50_cost"]["payload"], "2026-12-03")
     shown = tables.resnet50_table(cost)
-    assert shown.recorded == "recorded on nvidia-h200, 2026-12-03" and "ResNet-50" in shown.title
+    at = reference["ddp_resnet50_cost"]["recorded_at"]  # its time in UTC, not the session's date (2026-12-04m item 1)
+    assert shown.recorded == f"recorded on nvidia-h200, {at[:10]} {at[11:16]} UTC" and "ResNet-50" in shown.title
     assert "not recorded" in tables.resnet50_table(Recorded("06_ddp_layout_drift", "x", "nvidia-h200"))
     variants = tables.reference_variants(Recorded("06_ddp_layout_drift", "ddp_variants", "nvidia-h200",
                                                   reference["ddp_variants"]["payload"], "2026-12-03"))
@@ -546,3 +547,25 @@ def test_the_not_run_line_counts_the_steps_the_record_trained_not_those_asked():
     other = {**old, "config": {**old["config"], "timed_steps": 20}}  # another schedule: its count does not apply
     said = tables.resnet50_cost_line(config, 2, Recorded("06", "k", "m", other, "d"), False)
     assert "2 ranks x 132 ResNet-50 steps asked" in said and "another schedule took 46 s" in said
+
+
+def test_a_records_label_gives_its_time_and_names_the_timing_variants_it_lacks(tmp_path, monkeypatch):
+    """Review 2026-12-04m item 1: the ResNet-50 record (14:01) and the page's variants (19:18) carried
+    one date-only label; the record was made before the cell's A/A and no_sync variants existed."""
+    value = {"world_size": 2, "backend": "gloo", "device": "cpu", "rows": _resnet_rows([0.080, 0.085, 0.082]),
+             "config": {"batch": 32, "image": 224, "variants": ["c_convert_first", "e_late_drift"]}}
+    (tmp_path / "nvidia-h200.json").write_text(json.dumps({"chapters": {"06_ddp_layout_drift": {
+        "ddp_resnet50_cost": {"payload": value, "recorded_at": "2026-12-04T14:01:13+00:00"}}}}))
+    monkeypatch.setenv("LABKIT_RESULTS_DIR", str(tmp_path))
+    record = Recorded("06_ddp_layout_drift", "ddp_resnet50_cost", "nvidia-h200", value, "2026-12-04")
+    assert tables.recorded_label(record) == "recorded on nvidia-h200, 2026-12-04 14:01 UTC"
+    asked = ["c_convert_first", "e_late_drift", "c2_convert_first_again", "c_compute_only"]
+    shown = tables.resnet50_table(record, "", asked)
+    assert shown.recorded == "recorded on nvidia-h200, 2026-12-04 14:01 UTC"
+    assert ("this record (2026-12-04 14:01 UTC) was made before this cell's A/A and no_sync variants: "
+            "neither can print") in shown.notes
+    whole = {**value, "config": {**value["config"], "variants": asked}}
+    assert not any("made before" in n for n in tables.resnet50_table(
+        Recorded("06_ddp_layout_drift", "ddp_resnet50_cost", "nvidia-h200", whole, "d"), "", asked).notes)
+    missing = Recorded("06_ddp_layout_drift", "nothing_here", "nvidia-h200", value, "2026-12-04")
+    assert tables.recorded_label(missing) == missing.label  # no recorded_at: the session's label
