@@ -600,7 +600,7 @@ ns = c5b_ev["ns_per_element"]
 # Each pattern's bytes fetched, time and rate at DRAM size, where the verdict reads the cause; the
 # window's columns (a CPU's) folded, with its passes per call.
 chapter.show(chapter.lab.table.rows(cases.c5b_core_rows(c5b_ev), units={
-    "DRAM ratio": "x", "of the copy ceiling": "%"}, title="DRAM-sized sum")).fold(
+    "DRAM ratio": "x", cases.C5B_SHARE: "%"}, title="DRAM-sized sum")).fold(
     *cases.c5b_fold(c5b_ev))
 
 # %%

@@ -183,7 +183,7 @@ def test_c5b_core_table_shows_each_pattern_with_its_bytes_and_dram_ratio():
     rows = cases.c5b_core_rows(ev)
     assert [r["pattern"] for r in rows] == labels
     assert list(rows[0]) == ["pattern", "fetched / used (64 B units, from the addresses)", "per element", "DRAM ratio",
-                             "GB/s fetched", "of the copy ceiling"]
+                             "GB/s fetched", "of a read + write copy ceiling"]  # a sum reads only (review 2026-12-04m item 5)
     assert rows[0]["per element"] == "184 ps" and rows[0]["GB/s fetched"] is None  # rates not recorded
     assert rows[1]["fetched / used (64 B units, from the addresses)"] == 1.000002 and rows[2]["DRAM ratio"] == pytest.approx(2.01, abs=0.01)
     older = {k: v for k, v in ev.items() if k != "fetched_per_useful_dram"}
@@ -322,7 +322,9 @@ def test_c2_s_note_gives_each_path_s_share_of_the_matmul_ceiling():
 
     note = cases.c2_ceiling_note({"2-D": pair(92.66, 73.1), "3-D batch": pair(56.2, 50.0)})
     assert note == "of the matmul ceiling: 2-D: implicit 93%, explicit 73%; 3-D batch: implicit 56%, explicit 50%"
-    assert "over 100%" in cases.c2_ceiling_note({"2-D": pair(124.0, 113.0)})
+    over = cases.c2_ceiling_note({"2-D": pair(124.0, 113.0)})
+    # review 2026-12-04m item 5: flagged as a ceiling that read low, never 'ran slower' as a fact
+    assert "over 100%" in over and "read low" in over and "ran slower than these products" not in over
 
 
 def test_c10_s_form_names_the_seeds_case_and_its_analogues():
@@ -504,6 +506,12 @@ def test_c10_s_table_shows_each_paths_matmul_ceiling_share_and_folds_the_launch(
     assert "141" not in text and "host launch at most 22.5 us" in text
     cpu = cases.c10_table(_comparison({"a": 1.0, "b": 2.0}, "a"), {})  # no host column: nothing folded
     assert not cpu.folded and cases.MATMUL_SHARE in cpu.columns
+    assert cases.OVER_MATMUL_CEILING not in table.notes  # 79%: nothing to flag
+    # review 2026-12-04m item 5: the CPU page's 150% and 123% of a ceiling measured under load, flagged
+    loaded = Comparison(base.baseline, 1, {label: replace(v, timing=replace(v.timing, pct_of_matmul_ceiling=pct))
+                                           for (label, v), pct in zip(base.variants.items(), [123.0, 150.0], strict=True)},
+                        base.order)
+    assert cases.OVER_MATMUL_CEILING in cases.c10_table(loaded, {}).notes
 
 
 def test_c2_s_note_on_copying_first_follows_the_3d_ratio_and_names_the_fold():

@@ -683,7 +683,11 @@ def test_c5b_on_a_gpu_form_measures_no_l1_case_and_says_so():
     verdict = judge("C5b", **gpu)
     assert verdict.outcome == "confirmed" and judge("C5c", **gpu).outcome == "refuted"
     assert ch02.L1_NOT_MEASURED in verdict.reason and "16 KiB window" not in verdict.reason
-    assert "1.12 ps per element, 3,570 GB/s fetched, 84% of the copy ceiling" in verdict.reason
+    assert "1.12 ps per element, 3,570 GB/s fetched, 84% of a read + write copy ceiling)" in verdict.reason
+    # review 2026-12-04m item 5: the CPU page's '175% of the copy ceiling', a sum on a loaded ceiling, is flagged
+    loaded = dict(gpu, pct_of_copy_ceiling_dram=patterns(175.0, 173.0, 146.0, 148.0))
+    assert ("175% of a read + write copy ceiling (over 100%: a read-only sum against a copy's rate, on a ceiling "
+            "measured under load: no fact about memory)") in judge("C5b", **loaded).reason
     assert len(ch02.decisions_c5b(gpu, TH5).decisions) == 1 and ch02.window_case(gpu) == ch02.WINDOW_CASE
     assert ch02.per_element_text(0.955) == "955 ps" and ch02.per_element_text(42.7) == "42.7 ns"
 
@@ -698,14 +702,21 @@ def test_c6_s_form_says_which_form_it_is():
         "measured: bytes copied, narrow's CPU time; not measured: GPU time")
 
 
-def test_c9_s_takeaway_gives_each_copys_ceiling_share():
-    """The GPU page ran to 1,541 words (review 2026-12-04k): the takeaway keeps C9's shares, 25%
-    against 95% on the H200, and leaves the GB/s to C9's card; rates where no share is recorded."""
+def test_c9_s_takeaway_sets_the_transposed_copy_against_the_plain_one_with_no_ceiling_share():
+    """Review 2026-12-04m item 5: the CPU takeaway read 'a transposed copy ran at 6.6% of the copy
+    ceiling, a plain one at 159%' on a ceiling measured under load. The takeaway states the penalty
+    against the plain copy timed in the same rounds, and both rates; no share."""
     ev = {"transposed_gbps": 1072.0, "plain_copy_gbps": 4052.0, "transposed_pct_of_copy_ceiling": 25.2,
-          "plain_pct_of_copy_ceiling": 95.4}
-    assert ch02.c9_shares(ev) == "a transposed copy ran at 25% of the copy ceiling, a plain one at 95%"
-    cpu = dict(ev, transposed_pct_of_copy_ceiling=3.6, plain_pct_of_copy_ceiling=None)
-    assert ch02.c9_shares(cpu).startswith("transposed against plain, 1,072 GB/s against 4,052")
+          "plain_pct_of_copy_ceiling": 95.4, "penalty": 3.77}
+    assert ch02.c9_shares(ev) == "a transposed copy took 3.8x a plain copy's time (1,072 against 4,052 GB/s)"
+    cpu = {"transposed_gbps": 0.884, "plain_copy_gbps": 21.2, "transposed_pct_of_copy_ceiling": 6.6,
+           "plain_pct_of_copy_ceiling": 159.0, "penalty": 25.75}
+    assert ch02.c9_shares(cpu) == "a transposed copy took 25.8x a plain copy's time (0.884 against 21.2 GB/s)"
+    assert "%" not in ch02.c9_shares(cpu)
+    # the card: no share of a ceiling the plain copy beat, and it says why
+    assert ch02.c9_rates(cpu) == ("0.884 GB/s against a plain copy's 21.2, read + write (no share of the copy "
+                                  "ceiling: the plain copy read 159% of it, a ceiling that read low)")
+    assert ch02.c9_rates(ev).startswith("1,072 GB/s (25% of the 4,247 GB/s copy ceiling)")
 
 
 def test_c5c_is_judged_in_l1_too_and_says_the_l1_alignment_cost():
