@@ -239,6 +239,10 @@ def variant_summary(result: dict) -> list[dict]:
             "separate_grad_bytes": observed[-1]["separate_grad_bytes"] if observed else None,
             "median_step_s": timing.get("median_s"), "iqr_step_s": timing.get("iqr_s"),
             "timing_noisy": timing.get("noisy"),
+            # the clock bench read the step on, the host's launch per step and whether it was
+            # launch-bound (None in a record made before they were carried: 2026-12-04m item 2)
+            "step_clock": timing.get("clock"), "step_clock_text": timing.get("clock_text"),
+            "host_s": timing.get("host_s"), "launch_bound": timing.get("launch_bound"),
             "round_medians_s": first.get("round_medians_s"),  # None: an older, sequential record
             "wrong_grads": sorted({name for r in everyone for o in r.get("observed", [])
                                    for name in o["wrong_grads"]}),

@@ -44,11 +44,54 @@ def bytes_text(n: float) -> str:
 
 
 def time_text(row: Mapping) -> str:
-    """A variant's step time: median ± IQR in ms, '(noisy)' when the harness flagged it."""
+    """A variant's step time: median ± IQR in ms, '(noisy)' when the harness flagged it,
+    '(launch-bound)' when the harness found the host's launch longer than the device's work in
+    most rounds (a device clock only; review 2026-12-04m item 2)."""
     if row["median_step_s"] is None:
         return "-"
-    flag = " (noisy)" if row["timing_noisy"] else ""
+    flag = (" (noisy)" if row["timing_noisy"] else "") + (" (launch-bound)" if row.get("launch_bound") else "")
     return f"{row['median_step_s'] * 1e3:.2f} ms ± {row['iqr_step_s'] * 1e3:.2f}{flag}"
+
+
+CLOCK_WORDS = {"cpu": "CPU clock", "wall": "wall clock", "device": "device time",
+               "device (kernel records)": "device time"}
+
+
+def step_clock(rows: Sequence[Mapping]) -> str:
+    """The clock the harness read these rows' step times on, in words ('wall clock'), when they
+    share one; '' when none says (an older record) or they differ. Read from the Timing, not
+    typed (review 2026-12-04m item 2: the page said "rank 0's wall clock" of every run)."""
+    found = {row.get("step_clock") for row in rows if row.get("median_step_s") is not None}
+    if len(found) != 1 or None in found:
+        return ""
+    clock = str(next(iter(found)))
+    return CLOCK_WORDS.get(clock, clock)
+
+
+def clock_fold(rows: Mapping[str, Mapping], backend: str) -> str:
+    """What the traffic table's step times are, from the Timing of the converted-first control
+    (c): its clock as bench read it (`clock_text`: a step whose all-reduce synchronises with the
+    host is read on the wall clock), the host's launch per step where a device clock separates it,
+    and whether the rounds were launch-bound; what bounds the step is said only where the timing
+    shows it (launch-bound), never asserted (review 2026-12-04m item 2)."""
+    c = rows.get("c_convert_first") or {}
+    what = c.get("step_clock_text") or "the harness's clock (not recorded)"
+    parts = [f"Rank 0's training step (forward, backward, the gradient all-reduce over {backend}"
+             f"{' through host memory' if backend == 'gloo' else ''}, the optimizer), median ± IQR over its "
+             f"timed steps, read by labkit.measure.bench on: {what}."]
+    bound = [name for name, row in rows.items() if row.get("launch_bound")]
+    if bound:
+        parts.append(f"Launch-bound (the host's launch longer than the device's work in most rounds): "
+                     f"{', '.join(bound)}.")
+    elif c.get("host_s") is not None and c.get("median_step_s"):
+        parts.append(f"(c)'s host launch: {c['host_s'] * 1e3:.2f} ms a step, under its device time: "
+                     "not launch-bound.")
+    else:
+        parts.append("This clock does not split the step into the host's part and the device's, so no "
+                     "part is named as its bound here (the ResNet-50 cell's no_sync variant splits a "
+                     "real model's step into compute and all-reduce).")
+    parts.append("Compare the variants with each other, not with a GPU's speed.")
+    return " ".join(parts)
 
 
 # A step-time difference inside this band is not called either way, whatever its interval: below
@@ -541,8 +584,9 @@ def traffic_table(run: Run) -> Stack:
     outside the buckets and step time; then (d)'s steps one by one and what the persistent drift
     (e) costs against converting first (c); on a GPU, each variant's peak memory (folded)."""
     rows = run.rows
+    clock = step_clock([row for name, row in rows.items() if name not in NOT_A_COST])
     columns = ["variant", "into buckets", "out of buckets", "permuting", "permuting @0", "grad memory",
-               "step time (median ± IQR)"]
+               f"step time (median ± IQR{', ' + clock if clock else ''})"]
     shown = tables.Table("bucket traffic per step", columns, units={c: "B" for c in columns[1:6]})
     for name, row in rows.items():
         if name in NOT_A_COST:  # a question about AMP or the hook, not cost: the gradients table answers it
@@ -565,12 +609,7 @@ def traffic_table(run: Run) -> Stack:
                "the run allocates once (a hypothesis: not measured apart)"]))
     if worked:
         shown.fold("the copy's bound, worked", worked)
-    shown.fold("the step time's clock", (
-        f"Rank 0's wall clock per training step (forward, backward, the gradient all-reduce over "
-        f"{run.result['backend']}{' through host memory' if run.result['backend'] == 'gloo' else ''}, "
-        "the optimizer), median ± IQR over its timed steps. For a model this small the all-reduce "
-        "and Python set the pace, not the device's kernels: compare the variants with each other, "
-        "not with a GPU's speed (the ResNet-50 cell below bounds a real model's cost)."))
+    shown.fold("the step time's clock", clock_fold(rows, str(run.result["backend"])))
     shown.fold("d_bucket_view, step by step", "\n".join(
         f"step {o['step']}: into buckets {size_text(o['traffic']['into_bucket_bytes'])}, out of buckets "
         f"{size_text(o['traffic']['back_to_grad_bytes'])}, grad memory outside the buckets "
@@ -716,7 +755,8 @@ def resnet50_table(cost: object, not_run: str = "", asked: Sequence[str] = ()) -
     shown.add("copied into the buckets", tables.format_value(c_big["into_bucket_bytes"], "B"),
               tables.format_value(e_big["into_bucket_bytes"], "B"))
     if interleaved(e_big, c_big):
-        shown.add("step time", time_text(c_big), time_text(e_big))
+        clock = step_clock([c_big, e_big])
+        shown.add(f"step time ({clock})" if clock else "step time", time_text(c_big), time_text(e_big))
         shown.note(step_cost(e_big, c_big))  # read from the recorded rows, by today's rule
     else:
         shown.note("step times not shown: this record timed (c) and (e) one after the other, so their "

@@ -195,7 +195,9 @@ def test_the_run_records_the_reference_runs_keys_and_shapes():
     # kernel count of the permuting copies (review 2026-12-04j item 7) is new since the 06:48 record
     # and the per-parameter hook's call count (review 2026-12-04k item 3) since the 13:37 record
     new = {"round_medians_s", "trained_steps", "permuting_copies", "hook_calls",
-           "largest_grad_error", "grad_tolerance"}  # the gradient check's margin, review 2026-12-04l item 3
+           "largest_grad_error", "grad_tolerance",  # the gradient check's margin, review 2026-12-04l item 3
+           # the step time's clock and host/device split as bench read them, review 2026-12-04m item 2
+           "step_clock", "step_clock_text", "host_s", "launch_bound"}
     assert set(payload["variants"][0]) - new == set(recorded["variants"][0]) - new
 
 
@@ -569,3 +571,26 @@ def test_a_records_label_gives_its_time_and_names_the_timing_variants_it_lacks(t
         Recorded("06_ddp_layout_drift", "ddp_resnet50_cost", "nvidia-h200", whole, "d"), "", asked).notes)
     missing = Recorded("06_ddp_layout_drift", "nothing_here", "nvidia-h200", value, "2026-12-04")
     assert tables.recorded_label(missing) == missing.label  # no recorded_at: the session's label
+
+
+def test_the_step_times_clock_is_read_from_the_timing_not_typed():
+    """Review 2026-12-04m item 2: 'Rank 0's wall clock' and 'the all-reduce and Python set the pace'
+    were typed; the clock, the host's launch and a launch-bound flag now come from bench's Timing."""
+    run = _run()
+    shown = tables.traffic_table(run).parts[0]
+    assert shown.columns[-1] == "step time (median ± IQR)"  # an older run: no clock said
+    assert "not recorded" in dict(shown.folded)["the step time's clock"]
+    for report in run.result["ranks"][0]:
+        if report.get("timing"):
+            report["timing"].update(clock="wall", clock_text="wall clock (host's pace)", host_s=None,
+                                    launch_bound=False)
+    shown = tables.traffic_table(tables.Run(run.result, 1.0)).parts[0]
+    fold = dict(shown.folded)["the step time's clock"]
+    assert shown.columns[-1] == "step time (median ± IQR, wall clock)"
+    assert "read by labkit.measure.bench on: wall clock (host's pace)" in fold
+    assert "no part is named as its bound" in fold and "Python set the pace" not in fold
+    c = next(r for r in run.result["ranks"][0] if r["variant"]["name"] == "c_convert_first")
+    c["timing"].update(clock="device", clock_text="device time (CUDA events)", host_s=0.012, launch_bound=True)
+    rows = tables.Run(run.result, 1.0).rows
+    assert tables.time_text(rows["c_convert_first"]).endswith("(launch-bound)")
+    assert "Launch-bound (the host's launch longer" in tables.clock_fold(rows, "gloo")
