@@ -88,8 +88,13 @@ def test_the_takeaways_are_one_line_each():
     lines = audits.takeaways(r, r, r, r)
     first, mine = lines[0], lines[3]
     assert first.startswith("One fix, the same answer for all 3 networks here") and len(first.split()) <= 40
-    for name in audits.NETWORK_NAMES:
-        assert f"on {name} (" in first
+    for name in audits.NETWORK_NAMES:  # one answer for all: said once, in the lead
+        assert f"x on {name}" in first and f"on {name} (" not in first
+    # answers that differ are said per network, with the clock where it is device-busy time
+    host = SimpleNamespace(recommendations=[_rec(True, 0.77, 1.00)])
+    assert audits.short_kept("MobileNetV3", host) == "0.77x on MobileNetV3 (device-busy time, kept)"
+    wall = SimpleNamespace(recommendations=[_rec(False, 1.00, 1.00, clock="CPU clock")])
+    assert audits.short_kept("ViT", wall) == "1.00x on ViT (no measured gain)"
     kept = sum(x.kept for x in r.recommendations)
     assert f"{kept} of {len(r.recommendations)} fixes kept" in mine and ": kept" not in mine
     for x in r.recommendations:  # only a fix not kept is named, with its outcome
