@@ -770,11 +770,11 @@ def dram_column(fill: int) -> str:
     return f"DRAM fetched / used ({fill} B, arithmetic)"
 
 
-def _follows(row: Mapping, band_limit: float) -> tuple[str, float, list[float]]:
-    """One row's time ratio over its bytes ratio, with the rounds' spread, read against the band
-    [1/band_limit, band_limit]: 'within', 'outside' (its spread too), or 'noise' (the spread
-    crosses an edge)."""
-    bytes_ratio = float(row["bytes_ratio"])
+def _follows(row: Mapping, band_limit: float, key: str = "bytes_ratio") -> tuple[str, float, list[float]]:
+    """One row's time ratio over its bytes ratio (`key`: the fetch unit's, or DRAM's), with the
+    rounds' spread, read against the band [1/band_limit, band_limit]: 'within', 'outside' (its
+    spread too), or 'noise' (the spread crosses an edge)."""
+    bytes_ratio = float(row[key])
     x = float(row["time_ratio"]) / bytes_ratio
     spread = [float(q) / bytes_ratio for q in row.get("time_ratio_iqr") or []]
     high, low = ch02.band(x, spread, band_limit), ch02.band(x, spread, 1 / band_limit)
@@ -783,34 +783,52 @@ def _follows(row: Mapping, band_limit: float) -> tuple[str, float, list[float]]:
     return state, x, spread
 
 
-def stride_sweep_note(sweep: Mapping, band_limit: float = FOLLOWS_BYTES_BAND) -> str:
-    """What the sweep shows, from its own numbers: the time ratio over the bytes ratio at every
-    stride and alignment, and whether it stays within `band_limit` of 1 with the rounds' spread
-    (the time follows the bytes fetched), where it leaves that band, or where the spread
-    crosses its edge (no reading there); flagged timings named."""
-    read = [(*_follows(r, band_limit), r) for r in sweep["rows"]]
+def _where(row: Mapping) -> str:
+    return f"stride {row['stride']} ({'misaligned' if row['misaligned'] else 'aligned'})"
+
+
+def _band_reading(rows: list[Mapping], band_limit: float, key: str, bytes_said: str) -> tuple[str, str]:
+    """(range, reading) of the rows' time ratio over their bytes ratio (`key`): the range, and
+    'follows' only where every row, its spread too, is within the band; else the row furthest
+    outside it, or the rows whose spread crosses an edge (no reading there)."""
+    read = [(*_follows(r, band_limit, key), r) for r in rows]
     low, high = min(x for _, x, _, _ in read), max(x for _, x, _, _ in read)
-    text = (f"against stride 1 aligned, {ch02.per_element_text(sweep['baseline_ns_per_element'])} per element; "
-            f"time ratio over bytes ratio, aligned and misaligned: {low:.2f} to {high:.2f}")
-
-    def where(row: Mapping) -> str:
-        return f"stride {row['stride']} ({'misaligned' if row['misaligned'] else 'aligned'})"
-
     outside = [(x, r) for state, x, _, r in read if state == "outside"]
     noisy = [(spread, r) for state, _, spread, r in read if state == "noise"]
     if outside:
         x, r = max(outside, key=lambda item: max(item[0], 1 / item[0]))
-        text += (f"; at {where(r)} the time is {x:.2f}x what its bytes' ratio gives, outside {1 / band_limit:.2f}x "
-                 f"to {band_limit:.2f}x with the rounds' spread: the bytes fetched alone do not set it there")
+        said = (f"; at {_where(r)} the time is {x:.2f}x what {bytes_said} give, outside {1 / band_limit:.2f}x "
+                f"to {band_limit:.2f}x with the rounds' spread: those bytes alone do not set it there")
     elif noisy:
-        text += (f"; within {band_limit:g}x except where the rounds' spread crosses that band, no reading there: "
-                 + ", ".join(f"{where(r)} {min(s):.2f}-{max(s):.2f}" for s, r in noisy))
+        said = (f"; within {band_limit:g}x except where the rounds' spread crosses that band, no reading there: "
+                + ", ".join(f"{_where(r)} {min(s):.2f}-{max(s):.2f}" for s, r in noisy))
     else:
-        text += f", within {band_limit:g}x at every stride, the rounds' spread too: the time follows the bytes fetched"
-    if sweep.get("dram_fill_bytes"):
-        over_dram = [float(r["time_ratio"]) / float(r["dram_bytes_ratio"]) for r in sweep["rows"]]
-        text += (f"; over the DRAM bytes ratio counted at {sweep['dram_fill_bytes']} B (arithmetic, a "
-                 f"hypothesis of DRAM's fill unit, not measured): {min(over_dram):.2f} to {max(over_dram):.2f}")
+        said = f", within {band_limit:g}x at every stride, the rounds' spread too: the time follows {bytes_said}"
+    return f"{low:.2f} to {high:.2f}", said
+
+
+def stride_sweep_note(sweep: Mapping, band_limit: float = FOLLOWS_BYTES_BAND) -> str:
+    """What the sweep shows, from its own numbers: the time ratio over the bytes ratio at every
+    stride and alignment, and whether it stays within `band_limit` of 1 with the rounds' spread
+    (the time follows the bytes), where it leaves that band, or where the spread crosses its edge
+    (no reading there); flagged timings named. On a GPU the reading leads with DRAM's 64 B fill,
+    labelled a hypothesis (arithmetic, not measured), and the 32 B sectors' range follows it with
+    no conclusion of its own (review 2026-12-04m item 6: the note said 'at stride 16 the time is
+    1.79x what its bytes give: the bytes fetched alone do not set it', then gave the 64 B reading,
+    0.90 to 0.91, that undoes it)."""
+    text = f"against stride 1 aligned, {ch02.per_element_text(sweep['baseline_ns_per_element'])} per element; "
+    fill = sweep.get("dram_fill_bytes")
+    if fill:
+        span, said = _band_reading(sweep["rows"], band_limit, "dram_bytes_ratio", f"the {fill} B bytes fetched")
+        low, high = span.split(" to ")
+        lead = (f"every stride costs {low}x its {fill} B bytes" if low == high
+                else f"the time ratio over the {fill} B bytes ratio, aligned and misaligned: {span}")
+        sectors, _ = _band_reading(sweep["rows"], band_limit, "bytes_ratio", "")
+        text += (f"if DRAM fills {fill} B (a hypothesis: arithmetic on the addresses, not measured), {lead}{said}; "
+                 f"counted in {sweep['fetch_unit_bytes']} B sectors instead: {sectors}")
+    else:
+        span, said = _band_reading(sweep["rows"], band_limit, "bytes_ratio", "the bytes fetched")
+        text += f"time ratio over bytes ratio, aligned and misaligned: {span}{said}"
     if sweep.get("flags"):
         text += f"; {len(sweep['flags'])} of {len(sweep['rows']) + 1} timings flagged by the harness"
     own = (f"timed in C5b's rounds, stride 1 and {ch02.PATTERN_STRIDE} C5b's own patterns; "
