@@ -128,9 +128,8 @@ audits.fp16_table(chapter, where)
 # %% jupyter={"source_hidden": true}
 mobile_report = audits.run(where, "MobileNetV3")
 quiz_mobile = chapter.lab.widgets.Quiz(
-    "MobileNetV3 on this machine: does converting to channels_last make each batch measurably "
-    "faster on the clock the audit judges the fix by (numerics checked, at least 2% less time "
-    "per batch, in steady rounds)?",
+    "MobileNetV3 on this machine: does channels_last make each batch measurably faster on the "
+    "clock the audit judges it by (numerics checked, at least 2% less time per batch, steady rounds)?",
     choices=["yes", "no"],
     answer=lambda: audits.quiz_answer(mobile_report),
     explanation="Graded on the verdict's clock: the batch's own time (the harness's clock) while "

@@ -360,8 +360,8 @@ def timed_twice(summary: Mapping, rung: Mapping | None, recorded: bool = False) 
         return ""
     how = k.get("wall_timing") or kernels.EARLIER_WALL_TIMING
     line = (f"Timed twice {'on the reference GPU (recorded)' if recorded else 'here'}: the kernels "
-            f"line's wall {k['wall_ms']:.2f} ms per batch ({how}); the fix's timing of the same channels_last "
-            f"model {fix['variant_ms']:.2f} ms (interleaved rounds, {fix['clock'] or 'the harness'})")
+            f"line's wall {k['wall_ms']:.2f} ms per batch ({how}), the fix's {fix['variant_ms']:.2f} ms "
+            f"({fix['clock'] or 'the harness'})")
     shape = list(summary["input_shape"])
     settings = (rung or {}).get("settings") or {}
     same = (rung is not None and rung.get("median_s") and rung.get("device_s")
@@ -370,7 +370,7 @@ def timed_twice(summary: Mapping, rung: Mapping | None, recorded: bool = False) 
             and rung.get("image") == shape[-1] and (summary.get("tf32") or {}).get("convolutions")
             and settings.get("tf32") == "on" and not settings.get("compile") and not settings.get("cuda_graphs"))
     if same:
-        line += (f"; chapter 08's {LADDER_RUNG} rung, the same configuration: {1e3 * rung['median_s']:.2f} ms "
+        line += (f"; chapter 08's {LADDER_RUNG} rung, same configuration: {1e3 * rung['median_s']:.2f} ms "
                  f"wall, device {1e3 * rung['device_s']:.2f} ms (recorded {rung['recorded_at']})")
     return line + "."
 

@@ -54,8 +54,8 @@ def test_resnet50s_two_timings_are_named_with_their_harnesses_beside_chapter_08s
                            f"{k['wall_ms']:.2f} ms per batch (")
     # a record made before the wall rounds were warmed says how it was timed then
     assert (k.get("wall_timing") or kernels.EARLIER_WALL_TIMING) in line
-    assert f"the fix's timing of the same channels_last model {fix['variant_ms']:.2f} ms (interleaved rounds, {fix['clock']})" in line
-    assert (f"chapter 08's channels_last rung, the same configuration: {1e3 * rung['median_s']:.2f} ms "
+    assert f"), the fix's {fix['variant_ms']:.2f} ms ({fix['clock']})" in line
+    assert (f"chapter 08's channels_last rung, same configuration: {1e3 * rung['median_s']:.2f} ms "
             f"wall, device {1e3 * rung['device_s']:.2f} ms (recorded {rung['recorded_at']})") in line
     # another batch is not the same configuration: 08's figure is left out
     other = {**summary, "input_shape": [32, *summary["input_shape"][1:]]}
