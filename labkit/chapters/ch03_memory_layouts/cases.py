@@ -25,6 +25,7 @@ from labkit.chapters.ch03_memory_layouts import claims as c7_claims
 from labkit.chapters.ch03_memory_layouts import device_split, propagation
 from labkit.chapters.ch04_fusion.fused_kernels import disturbed_by
 from labkit.claims import SEED_FORM, quiz_keys
+from labkit.claims.core import band
 from labkit.core import env
 from labkit.measure import bench, clocks, copies, timeline_stats
 from labkit.measure.timing import Comparison, format_seconds
@@ -1050,20 +1051,31 @@ def ratios_line(runs: Sequence[Mapping], kept: Sequence[Mapping] = ()) -> str:
 
 
 def direction_said(run: Mapping) -> str:
-    """A run's NHWC/NCHW ratio with its direction in words only where its per-round spread
-    (`claims.rate_spread`) lies on one side of 1: '0.96x (slower)' where the whole spread is
-    below 1, '0.99x (the same within its spread)' where it holds 1, the bare ratio otherwise
-    (faster, or no spread to read). Review 2026-12-04k item 10 put '(slower)' under any ratio
-    below 1; review 2026-12-04l item 6: 'b2 0.99x (slower)' beside rounds 0.98-1.02 stated a
-    direction inside the noise (DESIGN: no takeaway states a ratio outside its own spread)."""
+    """A run's NHWC/NCHW ratio with what its rounds say, in words: '(within noise)' where the
+    verdict's own rule calls it so (`claims.band` of the deciding ratio and spread against
+    C7's threshold: the mark its reason prints), else '(slower)' where the whole spread is
+    below 1 and '(the same within its spread)' where it holds 1; a ratio of medians outside
+    its rounds gives them ('1.11x (rounds 1.02-1.10, within noise)'). Bare where it is faster
+    beyond its noise, or no spread was read.
+
+    Review 2026-12-04k item 10 put '(slower)' under any ratio below 1; review 2026-12-04l item
+    6: 'b2 0.99x (slower)' beside rounds 0.98-1.02 stated a direction inside the noise. Review
+    2026-12-04m 03-04 item 7: the CPU takeaway qualified b1 and left 'b2 1.11x' bare beside rounds
+    1.02-1.10, while C7's reason called b2 within noise (DESIGN: no takeaway states a ratio
+    outside its own spread)."""
     ratio, spread = c7_claims.rate_ratio(run), c7_claims.rate_spread(run)
     text = f"{ratio:.2f}x"
     if not spread:
         return text
     low, high = round(min(spread), 2), round(max(spread), 2)  # as the table prints them
-    if high < 1:
-        return text + " (slower)"
-    return text + (" (the same within its spread)" if low <= 1 else "")
+    marks = [f"rounds {low:.2f}-{high:.2f}"] if not low <= round(ratio, 2) <= high else []
+    if band(*c7_claims.deciding(run)[:2], c7_claims.CHANNELS_LAST_FASTER_RATIO) == "noise":
+        marks.append("within noise")
+    elif high < 1:
+        marks.append("slower")
+    elif low <= 1:
+        marks.append("the same within its spread")
+    return text + (f" ({', '.join(marks)})" if marks else "")
 
 
 def takeaway_ratios(runs: Sequence[Mapping], kept: Sequence[Mapping] = (), most: int = 4,

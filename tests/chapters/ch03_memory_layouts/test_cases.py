@@ -928,3 +928,19 @@ def test_the_gpu_takeaway_says_what_the_nchw_forward_paid():
     judged, others = _h200_c7_runs()
     line = cases.ratios_span(judged + others, [dict(judged[0], **H200_B64_PROFILE), *judged[1:]])
     assert "(judged, CUDA Graph replay; the seed: 1.20x); NCHW paid 69 conversion kernels" in line
+
+
+def test_the_takeaway_marks_noise_as_c7s_reason_does_and_gives_rounds_a_ratio_lies_outside():
+    """Review 2026-12-04m 03-04 item 7: the CPU page's takeaway read 'float32 b1 1.00x (the
+    same within its spread), ...; float32 b2 1.11x' beside b2's rounds 1.02-1.10, while C7's
+    reason said 'float32 b2 within noise': the noise mark is the verdict's own (its band
+    against 1.05), and a ratio of medians outside its rounds gives them."""
+    b1 = _run(1, 16.6, 16.6, faults=0.0, nhwc_time_ratio_iqr=[1 / 1.02, 1.0])  # rounds 1.00-1.02
+    b2 = _run(2, 21.3, 23.6, faults=0.0, nhwc_time_ratio_iqr=[1 / 1.10, 1 / 1.02])  # rounds 1.02-1.10
+    verdict = claims.get("C7").judge({"channels_last_stride1": 1, "runs": [b1, b2]})
+    assert "(float32 b2 within noise" in verdict.reason
+    assert cases.direction_said(b2) == "1.11x (rounds 1.02-1.10, within noise)"
+    assert cases.direction_said(b1) == "1.00x (the same within its spread)"
+    rerun_b1 = _run(1, 16.6, 16.8, faults=0.0, nhwc_time_ratio_iqr=[1 / 1.06, 1 / 0.99])  # straddles 1.05
+    assert cases.direction_said(rerun_b1) == "1.01x (within noise)"
+    assert cases.direction_said(_run(2, 10.0, 12.0, nhwc_time_ratio_iqr=[0.8, 0.85])) == "1.20x"  # faster
