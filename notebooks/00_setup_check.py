@@ -392,15 +392,15 @@ pitfalls.ab_table(comparison)
 # Predict first:
 
 # %% jupyter={"source_hidden": true}
-quiz_gemm_share = chapter.lab.widgets.Quiz(
-    "Three training steps of a small convolutional network on this machine, profiled: what share "
-    "of the busy time (on a GPU its kernels' time, on a CPU the operators' own time) goes to "
-    "convolutions and matrix multiplications (GEMM/conv)?",
-    choices=list(pitfalls.GEMM_SHARE_CHOICES),
-    answer=lambda: pitfalls.gemm_share_class(globals().get("step_summary")),
-    holds=3,  # the steps' summary, the timeline and the share; not the rest of the chapter
+quiz_busy = chapter.lab.widgets.Quiz(
+    "Three training steps of a small convolutional network on this machine, profiled: for what "
+    "share of the profiled span is the processor doing the work busy (on a GPU the GPU, on a CPU "
+    "the busiest thread)?",
+    choices=list(pitfalls.BUSY_CHOICES),
+    answer=lambda: pitfalls.busy_class(globals().get("step_summary")),
+    holds=3,  # the steps' summary, the timeline and the shares; not the rest of the chapter
 )
-quiz_gemm_share
+quiz_busy
 
 # %%
 step_model = torch.nn.Sequential(
@@ -497,7 +497,8 @@ takeaways = [
     f"See time, not only totals: in three profiled training steps GEMM/conv took "
     f"{100 * gemm_share:.0f}% of the {step_summary.kind_shares_of}"
     + (f", and the GPU was idle {100 * step_summary.gpu_idle_share:.0f}% of its span (the timeline above)."
-       if step_summary.gpu_idle_share is not None else " (the timeline above)."),
+       if step_summary.gpu_idle_share is not None else
+       f", and the busiest thread was busy {100 * busiest:.0f}% of its span (the timeline above)."),
     f"Compare interleaved, read the spread: torch.mm(a, b), the same product as a @ b, took "
     f"{same_product['ratio']:.2f}x its time (rounds {same_product['ratio_q25']:.2f} to "
     f"{same_product['ratio_q75']:.2f}), {within}.",
