@@ -269,9 +269,11 @@ quiz_hot_cold
 with pitfalls.timing_warnings() as flagged:  # points too fast to time: counted below
     curve = chapter.here_or_recorded("cache_curve_here", lambda: {  # measured, and kept
         "points": pitfalls.cache_curve(chapter.sizes.cache_sweep_max_bytes, device=str(chapter.device)),
-        "levels": pitfalls.cache_levels(str(chapter.device))}, can=True)
+        "levels": pitfalls.cache_levels(str(chapter.device)),
+        "copy_ceiling_gbps": measured.copy_gbps if chapter.on_gpu else None}, can=True)  # a GPU's curve is copies
 figure = pitfalls.plot_cache_curve(curve["points"], curve["levels"],
-                                   f"bandwidth against working set ({chapter.device.type}, measured here)")
+                                   f"bandwidth against working set ({chapter.device.type}, measured here)",
+                                   curve.get("copy_ceiling_gbps"))
 if flagged:
     print(f"The harness flagged {len(flagged)} of {len(curve['points'])} points as too fast to time reliably "
           "(under 20x the timer's resolution): read them as a fixed cost, not bandwidth.")

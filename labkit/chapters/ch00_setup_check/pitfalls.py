@@ -117,6 +117,9 @@ GPU_MAX_COPIES = 1024             # copies one graph holds at most (capture time
 GPU_FLOOR_COPIES = 256            # one-element copies in the graph that prices a copy kernel's fixed cost
 STEP_RATIO = 0.8                  # a step shows where the bandwidth just beyond a level is under 0.8x just inside it
 CPU_ROUNDS = 3                    # a CPU point is timed in 3 rounds over the sweep (other helpers load this machine)
+# a GPU point too (review 2026-12-04m item 4: the H200's 1 GiB point, timed in one round, read 2,747 GB/s
+# against 4,168 at 512 MiB and a 4,245 GB/s copy ceiling measured on a 1 GiB copy in the same run)
+GPU_ROUNDS = 3
 OVERHEAD_BOUND = 0.5              # a point whose call cost explains over half its median is read as overhead
 
 
@@ -214,14 +217,25 @@ def cache_curve(max_bytes: int, min_bytes: int = 4096, device: str | None = None
     sizes = []
     while min_bytes * 2 ** len(sizes) <= max_bytes:
         sizes.append(min_bytes * 2 ** len(sizes))
-    rounds = 1 if on_gpu else CPU_ROUNDS
+    rounds = GPU_ROUNDS if on_gpu else CPU_ROUNDS
+
+    def point(size: int) -> dict:
+        count = size // 4 // (2 if on_gpu else 1)
+        return (_gpu_point(src[:count], dst[:count], floor_s, rep_ms / rounds)
+                if dst is not None else _cpu_point(src[:count], threads, rep_ms / rounds))
+    return swept_in_rounds(sizes, rounds, point)
+
+
+def swept_in_rounds(sizes: list[int], rounds: int, point: Callable[[int], dict]) -> list[dict]:
+    """Every size timed by `point`, the whole sweep `rounds` times, so a burst of other load (or a
+    one-off cost, such as a first use of a large buffer) hits one round of a point; each point
+    keeps its fastest round, since such costs only slow it, and says how many rounds it took."""
+    if rounds < 1:
+        raise ValueError(f"rounds must be >= 1, got {rounds}")
     taken: dict[int, list[dict]] = {size: [] for size in sizes}
-    for _ in range(rounds):  # the sweep again, so a burst of another process's load hits one round of a point
+    for _ in range(rounds):
         for size in sizes:
-            count = size // 4 // (2 if on_gpu else 1)
-            taken[size].append(_gpu_point(src[:count], dst[:count], floor_s, rep_ms / rounds)
-                               if dst is not None else _cpu_point(src[:count], threads, rep_ms / rounds))
-    # load from elsewhere only slows a read, so each point keeps its fastest round
+            taken[size].append(point(size))
     return [min(found, key=lambda p: p["median_s"]) | {"rounds": rounds} for found in taken.values()]
 
 
@@ -275,6 +289,11 @@ def cache_curve_text(curve: Mapping) -> str:
         f"{_gbps(s['inside_gbps'])} -> {_gbps(s['beyond_gbps'])}, {'step' if s['shows'] else 'no step'}")
         for s in steps)
     text = f"{cost}. Inside -> beyond (GB/s, fastest): {said}."
+    ceiling = curve.get("copy_ceiling_gbps") if on_gpu else None
+    if ceiling:  # the largest point against the copy ceiling, with its rounds (review 2026-12-04m item 4)
+        top = max(points, key=lambda p: p["working_set_bytes"])
+        text += (f" Largest point, {_size(top['working_set_bytes'])}: {100 * top['gbps'] / ceiling:.0f}% of the "
+                 f"{_gbps(ceiling)} GB/s copy ceiling (fastest of {top.get('rounds', 1)} rounds).")
     if steps and steps[-1]["shows"] and not any(s["shows"] for s in steps[:-1]):
         why = ("a graph removes launches, not each copy kernel's fixed cost on the device" if on_gpu
                else "streaming reads are prefetched, so an inner edge shows only where the next level "
@@ -307,12 +326,16 @@ def hot_cold_source_bytes(device: str = "cpu") -> int:
     return 2**20
 
 
-def plot_cache_curve(points: list[dict], levels: dict[str, int], title: str):  # noqa: ANN201
-    """The curve on log axes with the cache sizes marked as vertical lines."""
+def plot_cache_curve(points: list[dict], levels: dict[str, int], title: str,  # noqa: ANN201
+                     ceiling_gbps: float | None = None):
+    """The curve on log axes with the cache sizes marked as vertical lines and, for a copy curve
+    (a GPU's), the copy ceiling as a horizontal one (review 2026-12-04m item 4)."""
     import matplotlib.pyplot as plt
 
     fig, ax = plt.subplots(figsize=(7, 3.5))
     ax.plot([p["working_set_bytes"] for p in points], [p["gbps"] for p in points], "o-")
+    if ceiling_gbps and points and points[0].get("op") == "copy":  # a read curve is not a copy's
+        ax.axhline(ceiling_gbps, color="grey", linestyle="-.", label=f"copy ceiling = {ceiling_gbps:,.0f} GB/s")
     ax.set_xscale("log", base=2)
     read = bool(points) and points[0].get("op") == "read"  # the CPU's curve: a sum, no destination
     ax.set_xlabel("working set (bytes)" if read else "working set: source + destination (bytes)")
@@ -984,4 +1007,5 @@ def plot_recorded_curve(recorded: object):  # noqa: ANN201 -- a matplotlib figur
         return None
     print(cache_curve_text(recorded))
     return plot_cache_curve(recorded["points"], recorded["levels"],
-                            f"copy bandwidth against working set (reference GPU, {recorded.label})")
+                            f"copy bandwidth against working set (reference GPU, {recorded.label})",
+                            recorded.get("copy_ceiling_gbps"))

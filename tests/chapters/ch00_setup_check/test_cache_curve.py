@@ -144,3 +144,33 @@ def test_each_cpu_point_keeps_its_fastest_round(monkeypatch):
     assert [s for s, _ in seen] == [4 * KiB, 8 * KiB] * pitfalls.CPU_ROUNDS  # the sweep again, not a point thrice
     assert all(r == pytest.approx(30 / pitfalls.CPU_ROUNDS) for _, r in seen)  # the run time shared out
     assert [p["median_s"] for p in points] == [1e-5, 2e-5] and points[0]["rounds"] == pitfalls.CPU_ROUNDS
+
+
+def test_a_gpu_point_is_timed_in_three_rounds_and_keeps_its_fastest():
+    """Review 2026-12-04m item 4: the H200's 1 GiB point was timed in one round (2,747 GB/s, against
+    4,168 at 512 MiB and a 4,245 GB/s ceiling on a 1 GiB copy in the same run). Every GPU point is
+    now timed in GPU_ROUNDS rounds over the whole sweep, the fastest kept, as the CPU's are."""
+    assert pitfalls.GPU_ROUNDS >= 3
+    medians = iter([9e-3, 1e-3, 2e-3, 3e-3, 4e-3, 1e-3])  # a slow first round at the largest size
+    seen = []
+
+    def point(size):
+        seen.append(size)
+        return {"working_set_bytes": size, "median_s": next(medians)}
+    points = pitfalls.swept_in_rounds([512 * MiB, 1024 * MiB], 3, point)
+    assert seen == [512 * MiB, 1024 * MiB] * 3  # the sweep again, not a point thrice
+    assert [p["median_s"] for p in points] == [2e-3, 1e-3] and {p["rounds"] for p in points} == {3}
+    with pytest.raises(ValueError, match="rounds"):
+        pitfalls.swept_in_rounds([4 * KiB], 0, point)
+
+
+def test_a_copy_curve_draws_the_copy_ceiling_and_sets_its_largest_point_against_it():
+    """Review 2026-12-04m item 4: no ceiling line, and nothing said of the 1 GiB point's fall."""
+    pts = [dict(p, rounds=3) for p in _points({256 * MiB: 4202, 512 * MiB: 4168, 1024 * MiB: 2747}, op="copy")]
+    fig = pitfalls.plot_cache_curve(pts, {"L2": 60 * MiB}, "t", ceiling_gbps=4245.0)
+    assert any(list(line.get_ydata()) == [4245.0, 4245.0] for line in fig.axes[0].lines)
+    read = pitfalls.plot_cache_curve(_points({4 * KiB: 100}), {"L1": 32 * KiB}, "t", ceiling_gbps=30.0)
+    assert not any(list(line.get_ydata()) == [30.0, 30.0] for line in read.axes[0].lines)  # a read is not a copy
+    text = pitfalls.cache_curve_text({"points": pts, "levels": {"L2": 60 * MiB}, "copy_ceiling_gbps": 4245.0})
+    assert text.endswith("Largest point, 1024 MiB: 65% of the 4,245 GB/s copy ceiling (fastest of 3 rounds).")
+    assert "copy ceiling" not in pitfalls.cache_curve_text({"points": pts, "levels": {"L2": 60 * MiB}})
