@@ -430,9 +430,9 @@ cases.comparison_table(chapter.here_or_recorded("reduce_overhead", lambda: cases
 # guards and the launches, on the CPU), and a loop of calls timed on the wall clock in
 # interleaved rounds: the column that decides here. Where the host launch is longer than the
 # device time, the row is launch-bound, and only less host work per call speeds it up. One
-# graph replay removes the launches but not the rest: where reduce-overhead's loop is still
-# host-paced, what is left is the host work of a replay call (the guards, the wrapper, the
-# input copies).
+# graph replay removes the launches but not the rest. The host-launch column is a probe (calls
+# queued behind a spin), not the loop: the note under the table says how far each loop lies
+# from it; what makes up a replay call's host time is not measured here.
 
 # %% [markdown]
 # ## 4. Triton: an add, and a fused chain (C19)

@@ -761,3 +761,27 @@ def test_a_fixed_part_below_zero_is_not_printed_as_a_time():
     shown = cases.sweep_table(sweep, False)
     assert shown.column("fixed") == ["below 0"] and "-820" not in str(shown).split("(")[0]
     assert any("(eager (CPU ops) -820 ns) is not a time" in text for _, text in shown.folded)
+
+
+def test_the_why_line_says_what_the_loop_shows_against_its_probe():
+    """Review 2026-12-04m 03-04 item 4: the 18:55 H200 note read 'every row is launch-bound
+    (host launch above device time), so a loop runs at the host's pace' above a table whose
+    loops ran at 303 us against eager's 198 us launch, 355 against compiled's 237 and 158
+    against reduce-overhead's 266: no row at its probe. The line says how far each is from it."""
+    def row(variant, device_s, host_s, ratio):
+        return {"variant": variant, "median_s": device_s, "ratio": ratio, "host_s": host_s,
+                "launch_bound": host_s > device_s}
+    comparison = [row("eager", 29.1e-6, 198e-6, 1.0), row("compiled", 26.1e-6, 237e-6, 0.897),
+                  row("reduce-overhead", 28.4e-6, 266e-6, 0.976)]
+    loop = {"rows": _loop_rows({"eager": 303e-6, "compiled": 355e-6, "reduce-overhead": 158e-6},
+                               {"compiled": (1.14, 1.20), "reduce-overhead": (0.51, 0.53)}),
+            "baseline": "eager", "flags": [], "rounds": 5, "clock": cases.LOOP_TIMED}
+    note = next(n for n in cases.comparison_table({"comparison": comparison, "loop": loop}, "ro").notes
+                if n.startswith("In a loop"))
+    assert "so a loop runs at the host's pace" not in note
+    assert ("Why: the host-launch probe does not predict these loops: a loop call took 1.33x (eager), 1.35x "
+            "(compiled) its host launch + device time (under the 1.5x that marks a disturbed host) (per-call "
+            "work the probe misses); 0.59x (reduce-overhead) its host launch (the probe over-reads).") in note
+    assert "Timed twice" not in note
+    again = cases.comparison_table({"comparison": comparison, "loop": {**loop, "retimed": True}}, "ro")
+    assert any("Timed twice: the first loop read disturbed." in n for n in again.notes)
