@@ -963,39 +963,55 @@ def elementwise_noise(comparison: Comparison | None) -> str:
     return quiz_keys.crossable(row.ratio, [row.ratio_q25, row.ratio_q75], flags, 1.0, timings, COPY_THEN)
 
 
+COPY_ALONE = "x.t().contiguous() alone"  # the illustration's copy, timed in the same rounds
+
+
+def elementwise_copy_text(comparison: Comparison | None) -> str:
+    """The illustration's copy alone, where it was timed in the same rounds: its time, rate and
+    share of the copy ceiling (flagged over 105%), as C2 prices its copy (review 2026-12-04m item
+    8: 'its copy is ATen's transpose copy ..., whose own speed is not timed alone here'). ''
+    where it was not timed."""
+    if comparison is None or COPY_ALONE not in comparison.variants:
+        return ""
+    t = comparison[COPY_ALONE].timing
+    rate = f", {t.gbps:,.0f} GB/s" if t.gbps and t.gbps >= 100 else (f", {t.gbps:.3g} GB/s" if t.gbps else "")
+    pct = t.pct_of_copy_ceiling
+    share = ("" if pct is None else f", {pct:.0f}% of the copy ceiling" + (
+        " (over 100%: a ceiling that read low)" if pct > ch02.OVER_CEILING_PCT else ""))
+    return f"Its copy alone ({COPY_ALONE}) took {format_seconds(t.median_s)}{rate}{share}."
+
+
 def elementwise_note(kernel: str, ratio: float, on_gpu: bool, comparison: Comparison | None = None) -> str:
     """What the elementwise illustration found, in words: the same within the noise where its
     own spread says so (review 2026-12-04j item 6: the CPU page said 'reading the view directly
     is 1.24x *slower*', and why, over rounds 0.77-1.11 its own table called within noise), and
-    on a CPU the blocked-transpose mechanism as a hypothesis, which this run does not measure.
+    on a CPU the blocked-transpose mechanism as a hypothesis, which this run does not measure;
+    the copy alone priced where the comparison timed it (`elementwise_copy_text`).
     ratio: copy-then-kernel time over stride-aware time; comparison: the one it came from."""
     cpu_why = ("x.t().contiguous() of a 2-D same-dtype matrix of at least 60x60 takes ATen's blocked "
                "transpose (60x60 blocks), then the two ops run on contiguous memory, while the "
                "stride-aware path's reads jump a whole row apart (not measured here)")
+    copy = elementwise_copy_text(comparison)
+    tail = f" {copy}" if copy else ""
     noise = elementwise_noise(comparison)
     if noise:
         text = (f"{kernel}: reading the view directly and copying first take the same time within the "
                 f"noise here ({ratio:.2f}x; {noise}).")
         if not on_gpu:
             text += f" Where a CPU does lose, a hypothesis: {cpu_why}."
-        return text
+        return text + tail
     if ratio >= 1:
         text = f"{kernel}: reading the view directly is {ratio:.2f}x as fast as copying first."
         if on_gpu and ratio > 2:  # the bytes explain 2x (4N against 2N); the rest is the copy's speed
-            text += (" Past the 2x its bytes explain (4N moved against 2N): its copy is ATen's "
-                     "transpose copy of this 2-D .t(), whose own speed is not timed alone here (C9 "
-                     "times another copy, a 3-D transpose(0, 2)).")
-        return text
+            text += (" Past the 2x its bytes explain (4N moved against 2N): " + (
+                f"the copy's own speed. {copy}" if copy else
+                "its copy is ATen's transpose copy of this 2-D .t(), whose own speed is not timed alone here."))
+            return text
+        return text + tail
     text = f"{kernel}: reading the view directly is {1 / ratio:.2f}x *slower* than copying first."
     if not on_gpu:
         text += f" Why, on a CPU, a hypothesis: {cpu_why}."
-    return text
-    text = f"{kernel}: reading the view directly is {1 / ratio:.2f}x *slower* than copying first."
-    if not on_gpu:
-        text += (" Why, on a CPU: x.t().contiguous() of a 2-D same-dtype matrix of at least 60x60 "
-                 "takes ATen's blocked transpose (60x60 blocks), then the two ops run on contiguous "
-                 "memory; the stride-aware path's reads jump a whole row apart.")
-    return text
+    return text + tail
 
 
 FAULTS_EXPLAIN_SHARE = 0.5  # as chapter 00's Mistake 4: priced faults must cover half a gap to blame malloc

@@ -749,3 +749,35 @@ def test_c2_measures_the_copy_alone_in_the_same_rounds_and_its_flags_decide_noth
     found = cases.c2_copy_alone(cmp)
     assert found["copy_median_s"] == cmp[cases.C2_COPY].timing.median_s and found["copy_gbps"] > 0
     assert "host launch" not in cases.c2_table(cmp, "3-D batch").columns
+
+
+def test_the_illustrations_copy_is_timed_alone_and_priced():
+    """Review 2026-12-04m item 8: the H200 note read '4.33x ... its copy is ATen's transpose copy of this
+    2-D .t(), whose own speed is not timed alone here'. The copy alone runs in the same rounds and the
+    note prices it (time, rate, share of the copy ceiling), as C2 prices its copy."""
+    from dataclasses import replace
+
+    from labkit.measure.timing import VariantResult
+
+    shown = _ew_comparison(4.33, 4.30, 4.36)
+    copy = VariantResult(replace(shown["stride-aware"].timing, label=cases.COPY_ALONE, median_s=452e-6, gbps=1188.0,
+                                 pct_of_copy_ceiling=28.0), 0.77, 0.77, 0.77, (0.77,) * 5)
+    timed = replace(shown, variants={**shown.variants, cases.COPY_ALONE: copy},
+                    order=(*shown.order, cases.COPY_ALONE))
+    gpu = cases.elementwise_note("triton", 4.33, True, timed)
+    assert gpu == ("triton: reading the view directly is 4.33x as fast as copying first. Past the 2x its bytes "
+                   "explain (4N moved against 2N): the copy's own speed. Its copy alone (x.t().contiguous() alone) "
+                   "took 452 us, 1,188 GB/s, 28% of the copy ceiling.")
+    assert "not timed alone" not in gpu
+    cpu = cases.elementwise_note("torch-elementwise", 0.81, False, replace(timed, variants={
+        **_ew_comparison(0.81, 0.78, 0.83).variants, cases.COPY_ALONE: copy}))
+    assert cpu.endswith("Its copy alone (x.t().contiguous() alone) took 452 us, 1,188 GB/s, 28% of the copy ceiling.")
+    assert cases.elementwise_copy_text(None) == "" and cases.elementwise_copy_text(shown) == ""
+
+
+def test_the_recorded_reference_cells_show_only_on_a_cpu():
+    """Review 2026-12-04m item 8: on the GPU page the 'recorded' sweep and illustration cells reprinted
+    the run's own numbers under the run's own table; they show only where no GPU ran them."""
+    source = (ROOT / "notebooks" / "02_contiguity_and_hidden_copies.py").read_text(encoding="utf-8")
+    assert 'chapter.only_on("cpu", lambda: chapter.reference("strided_elementwise"))' in source
+    assert 'chapter.only_on("cpu", lambda: chapter.reference("stride_sweep"))' in source
