@@ -597,8 +597,7 @@ def _seed_table_note(paths: Mapping) -> str:
 C22 = Claim(
     "C22", CHAPTER, SEED_PIPELINE, "4.1 Rebuilding tensor memory layout (cuBLAS compatibility)",
     "cuBLAS requires NCHW input, so NHWC must be converted (NHWC to NCHW) before the GEMM.",
-    "a layout-conversion copy or kernel is recorded for the conv / channel matmul on NHWC input "
-    "(the NCHW conv's conversion kernels, counted in each direction, are shown beside, not judged)",
+    "a layout-conversion copy or kernel is recorded for the conv / channel matmul on NHWC input",
     "conv and matmul consume NHWC with no conversion copy, profiled on a GPU. On a CPU "
     "'depends (not observable here)': oneDNN reorders inside its own kernels, which neither "
     "aten's copy detector nor the profiler's op list sees, so seeing none there is no "
@@ -606,7 +605,8 @@ C22 = Claim(
     "decides. The seed's performance table "
     f"({SEED_TABLE}) cannot be judged as it stands: it names no GEMM shape (N, H, W, C, output "
     "channels), no GPU, no dtype and no bytes behind its bandwidth share, and its milliseconds "
-    "depend on all four; both paths are timed at this chapter's shape and shown, not judged",
+    "depend on all four; both paths are timed at this chapter's shape and shown, not judged; so "
+    "are the NCHW conv's conversion kernels, counted in each direction",
     ("conv_conversion_bytes", "conversion_kernels", "conv_output_format",
      "channel_matmul_nhwc_copy_bytes", "channel_matmul_nchw_copy_bytes"), check=check_c22,
     section_zh="4.1 Tensor内存布局重构 (cuBLAS兼容性适配)", seed_setting="a GPU with cuBLAS",
