@@ -261,7 +261,7 @@ chapter.table([c10])
 # %% [markdown]
 # ### Optional: C2, the 2-D matrix and the seed's 3-D batch
 #
-# C10 answered C2's question for a 2-D matrix. The seed's case is a 3-D batch: `x` is
+# The seed's case is a 3-D batch: `x` is
 # [batch, seq, dim], and `x.transpose(0, 1)` is a [seq, batch, dim] view of it. Predict what
 # `matmul` does with that view; C2 is then timed and judged.
 
@@ -452,6 +452,7 @@ c9 = chapter.judge("C9", {
     "contiguous_call_page_fault_share": whole.page_fault_share,
     "transposed_pct_of_copy_ceiling": transposed.pct_of_copy_ceiling,
     "plain_pct_of_copy_ceiling": plain.pct_of_copy_ceiling, "device": str(chapter.device),
+    "transposed_inner_stride_bytes": x3_t.stride()[-1] * x3_t.element_size(),  # what its reads step
 }, form=chapter.lab.claims.c9_form(chapter.on_gpu, chapter.lab.cases.form(chapter, "C9")))
 chapter.table([c9])
 

@@ -613,7 +613,7 @@ def _seed_rows_text(rows: Mapping[str, float], free_when_contiguous: bool) -> st
     GB/s read + write, to three figures (review 2026-12-03e item 12: 0.363 and 0.27 GB/s, two
     different copies, read '0.4' and '0.3' at one decimal); a row with no copy says so."""
     return ", ".join(
-        f"{k} {gbps_text(2 * float(v) / 1000)} GB/s (read + write)" if float(v) > 0 else
+        f"{k} {_gbps_big(2 * float(v) / 1000)} GB/s (read + write)" if float(v) > 0 else
         f"{k}: {'no copy (returns itself)' if free_when_contiguous else 'not timed'}"
         for k, v in rows.items())
 
@@ -669,6 +669,22 @@ def _pct(share: float) -> str:
     return f"{share:.0f}%" if share >= 10 else f"{share:.2g}%"
 
 
+PAGE_BYTES = 4096  # a CPU's base page: one DTLB entry each
+
+
+def _dtlb_hypothesis(ev: Mapping) -> str:
+    """On a CPU, where the transposed copy's reads step a page or more apart, what its penalty
+    fits, as a hypothesis (review 2026-12-04m item 10: 25.7x at 6.6% fits a DTLB miss per
+    element, inner stride 512 KiB). '' on a GPU, or where the stride was not recorded."""
+    stride = ev.get("transposed_inner_stride_bytes")
+    if not stride or str(ev.get("device", "cpu")).startswith("cuda") or int(stride) < PAGE_BYTES:
+        return ""
+    step = int(stride)
+    step_text = _bytes_text(step) if step >= 2**20 else f"{step >> 10} KiB" if step % 1024 == 0 else f"{step:,} B"
+    return (f" (a hypothesis: its reads step {step_text} apart, a new {PAGE_BYTES >> 10} KiB page "
+            "each element, which fits a DTLB miss per element)")
+
+
 def _seed_rows_reproduced(rows: Mapping[str, float]) -> bool:
     """Whether this run's two rows (MB/s one way, transposed first) come within SEED_ROW_FACTOR
     of the seed's 18,420 and 920 MB/s; a row with no copy (0) reproduces nothing."""
@@ -716,7 +732,7 @@ def check_c9(ev: Mapping, th: Mapping) -> tuple[str, str, str]:
                  f"(the seed's 18,420 and 920 MB/s one way are {gbps_text(2 * SEED_C9_MB_S['transposed'] / 1000)} "
                  f"and {gbps_text(2 * SEED_C9_MB_S['natively contiguous'] / 1000)} GB/s read + write; here: "
                  + _seed_rows_text(rows, free_when_contiguous) + ")")
-    text += "; its DTLB counts not measured"
+    text += "; its DTLB counts not measured" + _dtlb_hypothesis(ev)
     if not (full_copy and free_when_contiguous):
         return REFUTED, text, ""
     if where == "noise":

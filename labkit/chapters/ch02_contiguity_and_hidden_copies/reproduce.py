@@ -140,7 +140,7 @@ def _c9(chapter: session.Chapter, quick: bool, options: dict) -> claims.Verdict:
         "contiguous_returns_self": same is x, "contiguous_copy_bytes": contiguous_log.total_bytes,
         "transposed_gbps": penalty.timing.gbps, "plain_copy_gbps": plain.timing.gbps,
         "penalty": penalty.ratio, "penalty_iqr": [penalty.ratio_q25, penalty.ratio_q75], "flags": flagged,
-        "device": str(device),
+        "device": str(device), "transposed_inner_stride_bytes": x_t.stride()[-1] * x_t.element_size(),
     }, form=ch02.c9_form(chapter.on_gpu, ch02_cases.form(chapter, "C9")))
 
 

@@ -233,7 +233,8 @@ def test_the_profile_table_shows_the_copy_and_leaves_the_profiler_s_bookkeeping_
     # review 2026-12-04k item 10: the copy's 8.35 us once, on its kernel's row, not on aten::copy_'s too
     assert gpu.column("self device") == [None, pytest.approx(8.352e-6), None]
     assert gpu.notes == ["an op's device time is its kernels', shown on the kernels' rows.",
-                         "left out, the profiler's own bookkeeping: Activity Buffer Request (1,992 us of host time)."]
+                         "left out, the profiler's own bookkeeping: Activity Buffer Request (1,992 us of host time).",
+                         cases.PROFILED_HOST]  # review 2026-12-04m item 10: profiled host times caveated
 
 
 class _Chapter:

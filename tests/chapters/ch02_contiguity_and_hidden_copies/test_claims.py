@@ -223,7 +223,8 @@ def test_c9_gives_the_seeds_rows_in_the_reasons_one_unit():
     a copy that does not happen."""
     rows = {"contiguous() of the transposed tensor": 538283.0, "contiguous() of the natively contiguous tensor": 0.0}
     reason = judge("C9", **c9(seed_rows_mb_s=rows)).reason
-    assert "contiguous() of the transposed tensor 1076.6 GB/s (read + write)" in reason
+    # review 2026-12-04m item 10: the reason's own format ('1,077'), not '1076.6' beside '1,075'
+    assert "contiguous() of the transposed tensor 1,077 GB/s (read + write)" in reason
     assert "natively contiguous tensor: no copy (returns itself)" in reason
     slow = judge("C9", **c9(transposed_gbps=0.363, seed_rows_mb_s={**rows, "contiguous() of the transposed tensor": 135.0}))
     assert "0.363 GB/s against 9" in slow.reason and "tensor 0.27 GB/s" in slow.reason  # item 12: not 0.4, 0.3
@@ -245,6 +246,20 @@ def test_c9_says_costly_against_a_plain_copy_and_what_it_did_not_reproduce():
     assert cheap.reason.startswith("not costly against a plain copy") and cheap.outcome == "depends"
     near = {"contiguous() of the transposed tensor": 17_000.0, "contiguous() of the natively contiguous tensor": 1_000.0}
     assert ch02._seed_rows_reproduced(near) and not ch02._seed_rows_reproduced(rows)
+
+
+def test_c9_on_a_cpu_names_the_dtlb_miss_its_stride_fits_as_a_hypothesis():
+    """Review 2026-12-04m item 10: the CPU's 25.7x at 6.6% of the ceiling fits a DTLB miss per element
+    (its reads step 512 KiB apart); the reason says so as a hypothesis, on a CPU only."""
+    cpu = judge("C9", **c9(penalty=25.75, penalty_iqr=[21.3, 27.3], transposed_inner_stride_bytes=512 << 10,
+                           device="cpu")).reason
+    assert cpu.endswith("its DTLB counts not measured (a hypothesis: its reads step 512 KiB apart, a new 4 KiB "
+                        "page each element, which fits a DTLB miss per element)")
+    gpu = judge("C9", **c9(penalty=3.76, penalty_iqr=[3.7, 3.8], transposed_inner_stride_bytes=512 << 10,
+                           device="cuda:0")).reason
+    assert gpu.endswith("its DTLB counts not measured")
+    near = judge("C9", **c9(penalty=3.0, penalty_iqr=[2.9, 3.1], transposed_inner_stride_bytes=1024)).reason
+    assert near.endswith("its DTLB counts not measured")
 
 
 def test_c5a_reads_the_views_and_needs_them():
