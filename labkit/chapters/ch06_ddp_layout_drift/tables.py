@@ -1042,7 +1042,7 @@ def wrong_for_how_long(run: Run, name: str) -> str:
 
 
 NO_COST = "no cost this run can resolve"  # _step_cost's verdict when the interval holds 1x
-HARM_IS_CORRECTNESS = ": the drift's harm is correctness (wrong gradients), not time"
+HARM_IS_CORRECTNESS = ": its harm is wrong gradients, not time"
 
 
 def cost_takeaway(run: Run) -> str:
@@ -1067,12 +1067,11 @@ def amp_wording(run: Run) -> str:
     conversion with AMP off, and what its gradients were. Review 2026-12-04m item 6: the clause sat
     in (e)'s parenthesis, and (e) never ran without AMP."""
     if run.amp == "off":
-        return "; every variant in float32, no AMP"
+        return "; all in float32, no AMP"
     f = run.rows.get("f_drift_no_amp")
     if not f or f["error"]:
         return f" (with {run.amp} AMP)"
-    return "; (f), converted as (a) but with AMP off, had " + (
-        "wrong gradients too" if f["wrong_grads"] else "right gradients")
+    return "; (f), (a) without AMP, had " + ("wrong gradients too" if f["wrong_grads"] else "right gradients")
 
 
 def verdicts(card: object, nearest: Verdict) -> Stack:

@@ -374,12 +374,10 @@ def test_what_works_is_read_off_the_gradient_check_not_typed():
 
 def test_the_amp_wording_follows_the_runs_mixed_precision():
     """Review 2026-12-03h item 10: 'wrong with AMP off too' on a run whose AMP was off."""
-    assert tables.amp_wording(_ways_run(amp="off")) == "; every variant in float32, no AMP"
+    assert tables.amp_wording(_ways_run(amp="off")) == "; all in float32, no AMP"
     # (f) named for the AMP-off result, not (e), which never ran without AMP (review 2026-12-04m item 6)
-    assert tables.amp_wording(_ways_run(amp="float16")) == (
-        "; (f), converted as (a) but with AMP off, had wrong gradients too")
-    assert tables.amp_wording(_ways_run(amp="float16", f_wrong=False)) == (
-        "; (f), converted as (a) but with AMP off, had right gradients")
+    assert tables.amp_wording(_ways_run(amp="float16")) == "; (f), (a) without AMP, had wrong gradients too"
+    assert tables.amp_wording(_ways_run(amp="float16", f_wrong=False)) == "; (f), (a) without AMP, had right gradients"
 
 
 def test_the_seed_sentence_is_shown_once_with_each_cards_clause_marked():
