@@ -157,17 +157,23 @@ def probe_table(path: Path) -> Table | Said:
 
 
 def no_sync_table(no_sync: object) -> Table | Said:
-    """Mistake 1 (GPU): a stopwatch without synchronize against one with it and the harness."""
+    """Mistake 1 (GPU): a stopwatch without synchronize against one with it and the harness, and
+    where recorded the harness's rate as a share of the matmul ceiling (review 2026-12-04m item
+    10: it says the synchronised figure is the real one)."""
     if not no_sync:
         return Said("This machine has no GPU, and no reference GPU run has been recorded yet "
                     "(results/nvidia-h200.json lacks it), so there is nothing to show here.")
-    return Table("", ["", provenance(no_sync)], [
+    rows = [
         ["matmul", f"{no_sync['n']}^3 {no_sync['dtype']}"],
         ["stopwatch, no synchronize", no_sync["no_sync_s"]],
         ["stopwatch with synchronize", no_sync["with_sync_s"]],
         ["labkit.measure.bench median (CUDA events)", no_sync["harness_median_s"]],
         ["no-sync understates the time by", f"{no_sync['understatement']:.0f}x"],
-    ], units={provenance(no_sync): "s"})
+    ]
+    tflops, pct = no_sync.get("harness_tflops"), no_sync.get("harness_pct_of_matmul_ceiling")
+    if tflops and pct:
+        rows.append(["the bench median's rate", f"{tflops:,.0f} TFLOP/s, {pct:.0f}% of the matmul ceiling"])
+    return Table("", ["", provenance(no_sync)], rows, units={provenance(no_sync): "s"})
 
 
 def whole_ratio(ratio: float) -> float | int:

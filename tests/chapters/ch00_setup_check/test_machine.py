@@ -104,3 +104,11 @@ def test_the_sizes_table_shows_what_they_were_sized_for_and_folds_every_size():
     assert [row[0] for row in shown.rows] == ["sized for", "memory budget the sizes are chosen within"]
     (summary, text), = shown.folded
     assert summary == "every size chosen here" and "1,024 MiB" in text and "8192" in text
+
+
+def test_mistake_1_sets_the_harness_median_against_the_matmul_ceiling():
+    """Review 2026-12-04m item 10: 183 us for 2*4096^3 bf16 is 751 TFLOP/s, 97% of 771; saying so tells
+    the learner that the synchronised figure is the real one. A record without the share shows none."""
+    shown = str(machine.no_sync_table({**NO_SYNC, "harness_tflops": 751.0, "harness_pct_of_matmul_ceiling": 97.4}))
+    assert "751 TFLOP/s, 97% of the matmul ceiling" in shown
+    assert "TFLOP/s" not in str(machine.no_sync_table(NO_SYNC))
