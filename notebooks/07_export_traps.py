@@ -63,9 +63,7 @@ quiz_audit = chapter.lab.widgets.Quiz(
     "error, when fed a channels_last tensor holding the same values?",
     choices=["none of them", *tables.AUDIT_CHOICES.values()],
     answer=lambda: tables.first_silently_wrong(globals().get("audit")),  # the audit below
-    explanation="ONNX Runtime's IOBinding gets a data pointer and the declared shape, never the "
-                "strides, so it reads channels_last memory as if it were NCHW. The numpy feed "
-                "copies a strided array to a dense one first.",
+    explanation=tables.EXPLAIN["audit"],  # kept in tables.py: it gives the answer away
 )
 quiz_audit
 
@@ -98,9 +96,11 @@ tables.Stack(tables.reference_audit(chapter.here_or_recorded("audit", audit.as_d
 # sessions get the CPU clock and a table of their own). "Fastest" is named only among paths
 # correct on *every* layout, only outside a +-2% band, and on the clock that sets the pace. In
 # a loop the host launches a call while the GPU runs the one before, so a call's pace is the
-# slower of its host launch and its device time: where a path's launch outlasts its device time
-# (launch-bound), a loop of calls is timed on the wall clock and decides, device time beside it.
-# Eager's FLOPs and share of chapter 00's matmul ceiling say how near the compute bound it runs.
+# slower of its host launch and its device time: where the harness's launch probe outlasts a
+# device time, a loop of calls is timed on the wall clock, and a path is set against eager in
+# that loop where either runs over 1.5x its device time in it (launch-bound, chapter 02's rule),
+# else on device time. Eager's FLOPs and share of chapter 00's matmul ceiling say how near the
+# compute bound it runs.
 
 # %%
 speed = tables.export_audit.speed(audit, example, model)
@@ -122,8 +122,7 @@ quiz_dropped = chapter.lab.widgets.Quiz(
     "the exported module ...",
     choices=list(tables.KIND_CHOICES.values()),
     answer=lambda: tables.export_on_channels_last(globals().get("dropped")),  # Trap 1 below
-    explanation="The exported graph has no contiguous() (it was a no-op for the example), so the "
-                "view meets the channels_last conv output and refuses it.",
+    explanation=tables.EXPLAIN["dropped"],
 )
 quiz_dropped
 
@@ -174,8 +173,7 @@ quiz_ort = chapter.lab.widgets.Quiz(
     "model runs ... than with it off.",
     choices=["faster", "about the same", "slower"],
     answer=lambda: tables.layout_preference_effect(globals().get("ort_layout")),  # Trap 3 below
-    explanation="Faster by more than 10%, slower by more than 10%, or within 10%: timed "
-                "interleaved below, after each session was checked against eager.",
+    explanation=tables.EXPLAIN["ort"],
 )
 quiz_ort
 
@@ -299,7 +297,8 @@ evidence = {
 c15 = {claim_id: chapter.judge(claim_id, evidence, form=ch07.form_of(claim_id, evidence))
        for claim_id in ("C15a", "C15b", "C15c", "C15d")}
 chapter.save()
-for key, payload in tables.recorded_payloads(audit, dropped, conv_strides, ort_layout, trt, declared).items():
+for key, payload in tables.recorded_payloads(audit, dropped, conv_strides, ort_layout, trt, declared,
+                                             speed=speed, loop=loop, device=chapter.device).items():
     chapter.record(key, payload)  # the keys the reference run was recorded under
 chapter.table(list(c15.values()))  # the seed's own trace example, as written, is in C15a's reason
 

@@ -20,9 +20,13 @@ not (`summarise_numbers`):
   a flagged timing could carry it across 1x);
 - the speed table's fastest path correct on every layout, per clock, as the page calls it
   (`tables.speed_call`: named only outside +-2% and where the trust rule lets its ratio be
-  stated; on the GPU, where a path is launch-bound, taken on a loop's wall time timed as the
-  page times it, `export_traps.timed_loop`; AOTInductor left out: its compile would take most
-  of a run; the chapter times it once). Each measurement is sampled as the page samples it.
+  stated; on the GPU, where the launch probe outlasts a device time, each path set against
+  eager in a loop's wall time, timed as the page times it (`export_traps.timed_loop`), where
+  either runs launch-bound in it by chapter 02's rule, else on device time; AOTInductor left
+  out: its compile would take most of a run; the chapter times it once), with the timings it
+  is taken on (`tables.speed_record`), and each clock's call compared with the recorded
+  page's (`page_calls`, `reference_agreement`: 'NOT reproduced' where a run called otherwise;
+  review 2026-12-04m item 1). Each measurement is sampled as the page samples it.
 
 A range decision is 'faster' or 'slower' only when the whole per-round range lies on one side of
 1 and the ratio is more than 2% from it; a range on one side with the ratio within 2% is
@@ -32,8 +36,10 @@ H200 host (no AOTInductor), so three runs take about 2 minutes; quick: fewer rou
 
 from __future__ import annotations
 
+import json
 import logging
-from collections.abc import Sequence
+import re
+from collections.abc import Mapping, Sequence
 
 import torch
 
@@ -41,6 +47,7 @@ from labkit import claims, session
 from labkit.audit import export_audit
 from labkit.chapters.ch07_export_traps import claims as ch07
 from labkit.chapters.ch07_export_traps import export_traps, tables
+from labkit.core import results
 from labkit.measure import progress
 
 KEY = "07_export_traps"
@@ -134,6 +141,9 @@ def measure_numbers(quick: bool = False) -> dict:
     loop = phases.timed("speed table: a loop of calls", lambda: export_traps.timed_loop(
         speed, audit, example, model, **looped))  # None unless a GPU path is launch-bound, as on the page
     out["fastest_correct"] = fastest_calls(speed, loop)
+    # the timings the call is taken on: each path's device time and probe, the loop's per call and
+    # over device time (review 2026-12-04m item 1: the record kept only the call)
+    out["speed"] = tables.speed_record(speed, loop)
     declared = phases.timed("trap 2: NCHW input to the channels_last model", lambda: export_traps.channels_last_declared_nchw(
         model, example, rep_ms=rep_ms, onnx_path=onnx_path))
     out["trap2_nchw_input"] = {**_reading(declared.eager, "NCHW input"),
@@ -163,12 +173,92 @@ def fastest_calls(speed: export_audit.Speed, loop: object | None) -> dict[str, s
 
 STATEMENTS = {"trap2_nchw_input": "Trap 2: the channels_last model fed NCHW against channels_last",
               "trap3_preference_on": "Trap 3: ONNX Runtime's layout preference on against off"}
+RECORDED = "recorded"  # summarise_numbers' default: read the recorded page's calls from results/
+SPEED_CELL = "tables.speed_table("  # the page's speed cell, in its H200 copy
+_CALL_LINE = re.compile(r"^(?:fastest path correct on all layouts: (?P<named>.+?), (?:\d|no )"
+                        r"|no path correct on all layouts is fastest by more than \d+%: (?P<band>.+?) \("
+                        r"|no path correct on all layouts is called fastest: (?P<held>.+?) ran )")
 
 
-def summarise_numbers(runs: Sequence[dict]) -> dict:
+def _call_of_line(line: str) -> str | None:
+    """A page's speed-call sentence as the call reproduce records (`tables.call_kind`'s form)."""
+    found = _CALL_LINE.match(line)
+    if found is None:
+        return None
+    if found["held"]:
+        return f"{tables.NOT_RESOLVED} ({found['held']} held back)"
+    return found["named"] or found["band"]
+
+
+def calls_in_copy(text: str) -> dict[str, str]:
+    """The speed calls a page printed, per clock, read off its speed cell's text output: each
+    call line belongs to the clock of the 'timed with <clock>' table above it (a loop's table
+    keeps its device table's clock)."""
+    calls, clock = {}, None
+    for line in text.splitlines():
+        if line.startswith("timed with "):
+            clock = line.removeprefix("timed with ").strip()
+        call = _call_of_line(line.strip())
+        if call is not None and clock is not None:
+            calls[clock] = call
+    return calls
+
+
+def page_calls(machine: str = results.DEFAULT_REFERENCE) -> dict | None:
+    """The recorded reference page's speed calls, as the runs' are compared with them (review
+    2026-12-04m item 1: 05's 'reference' check, for 07): {'calls': {clock: call kind}, 'device',
+    'source'}. From the page's record (key 'speed_call', recorded from the next re-record on),
+    else read off the page's H200 copy (results/h200_notebooks/07_export_traps.ipynb, the page as
+    it printed it); None where neither is present."""
+    payload = results.recorded(KEY, "speed_call", machine)
+    if isinstance(payload, Mapping) and payload.get("calls"):
+        return {"calls": {c: tables.call_kind(str(v)) for c, v in payload["calls"].items()},
+                "device": payload.get("device"), "source": f"{machine}'s recorded page"}
+    copy = results.repository_results_dir() / "h200_notebooks" / f"{KEY}.ipynb"
+    if machine != results.DEFAULT_REFERENCE or not copy.is_file():
+        return None
+    try:
+        cells = json.loads(copy.read_text()).get("cells", [])
+    except ValueError:
+        return None
+    for cell in cells:
+        if cell.get("cell_type") == "code" and SPEED_CELL in "".join(cell.get("source", "")):
+            text = "".join("".join(o.get("text") or (o.get("data") or {}).get("text/plain") or "")
+                           for o in cell.get("outputs", []))
+            calls = calls_in_copy(text)
+            devices = re.findall(r"CUDA events on (\S+)", text)
+            return {"calls": calls, "device": devices[0] if devices else None,
+                    "source": f"{machine}'s page (its H200 copy)"} if calls else None
+    return None
+
+
+def reference_agreement(runs: Sequence[dict], reference: Mapping) -> dict:
+    """Each clock's call the page made against every run's (`tables.call_kind`: the call, not the
+    clock it was taken on): {clock: (the page's call, in how many runs)}, and 'differ', the
+    clocks where not every run called what the page called. Only runs on the page's device are
+    compared ('runs'); a CPU run is not the H200 page's."""
+    same_device = [r for r in runs if reference.get("device") and r.get("device") == reference["device"]]
+    found = {}
+    for clock, call in (reference.get("calls") or {}).items():
+        seen = [tables.call_kind(str((r.get("fastest_correct") or {}).get(clock, "not measured")))
+                for r in same_device]
+        found[clock] = (call, sum(1 for c in seen if c == call))
+    differ = [clock for clock, (_, n) in found.items() if n < len(same_device)]
+    return {"calls": found, "differ": differ, "runs": len(same_device)}
+
+
+def _loop_line(run: Mapping) -> str:
+    """One run's loop of calls per path: its ratio to eager and its per call over device time."""
+    loop = (run.get("speed") or {}).get("loop") or {}
+    return ", ".join(f"{name} {row['ratio']:.2f}x (loop over device {row['over_device']:.2f}x)"
+                     for name, row in loop.items() if row.get("over_device") is not None)
+
+
+def summarise_numbers(runs: Sequence[dict], reference: Mapping | str | None = RECORDED) -> dict:
     """Across runs: each timing statement's decision as the page calls it (Trap 3's is its
     quiz's answer) and the fastest correct path per clock, in every run, and whether each was
-    the same in all."""
+    the same in all; then each clock's call against the recorded page's own (`page_calls`,
+    `reference_agreement`: 'NOT reproduced' where a run called otherwise). 'agree' is both."""
     if not runs:
         raise ValueError("summarise_numbers needs the numbers of at least one run")
     seen: dict[str, list[str]] = {}
@@ -185,4 +275,24 @@ def summarise_numbers(runs: Sequence[dict]) -> dict:
         ratios = ", ".join(f"{key} {r[key]['ratio']:.2f}x ({r[key]['low']:.2f}-{r[key]['high']:.2f})"
                            for key in STATEMENTS if key in r)
         lines.append(f"    run {i}: {ratios}")
-    return {"agree": len(same) == len(seen), "decisions": seen, "same": same, "lines": lines}
+        if _loop_line(r):
+            lines.append(f"      loop of calls: {_loop_line(r)}")
+    if reference == RECORDED:
+        reference = page_calls()
+    out = {"decisions": seen, "same": same, "lines": lines}
+    reference_agree = True
+    if isinstance(reference, Mapping):
+        against = reference_agreement(runs, reference)
+        if against["runs"]:
+            out["reference"] = against
+            reference_agree = not against["differ"]
+            for clock, (call, n) in against["calls"].items():
+                lines.append(f"  fastest correct path ({clock}): {reference.get('source', 'the page')}'s call "
+                             f"({call}) in {n} of {against['runs']}"
+                             + ("" if n == against["runs"] else ": NOT reproduced"))
+    out["reference_agree"] = reference_agree
+    out["agree"] = len(same) == len(seen) and reference_agree
+    lines.append("  chapter 07's numbers: each call the same in every run"
+                 + (" and as the recorded page called it" if "reference" in out else "")
+                 + f" -> {'reproduced' if out['agree'] else 'NOT reproduced'}")
+    return out

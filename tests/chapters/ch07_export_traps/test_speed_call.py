@@ -106,14 +106,18 @@ def test_where_paths_are_launch_bound_the_loops_wall_time_decides_with_device_ti
     said = tables.speed_call(_h200(), correct, _loop())
     assert said.call == f"torch.jit.script ({tables.LOOP_CLOCK})" and said.clock == tables.LOOP_CLOCK
     assert said.sentence.startswith("fastest path correct on all layouts: torch.jit.script, 0.71x (rounds "
-                                    "0.70-0.72) of eager's time in a loop. The call is taken on the loop above")
-    assert "eager, torch.jit.script, torch.export launch-bound" in said.sentence
-    assert said.sentence.endswith("on device time torch.jit.script ran 0.98x (rounds 0.98-0.98)")
+                                    f"0.70-0.72) of eager's time in a loop. The clock: {tables.PACE_RULE}")
+    # eager's loop ran 700 us a call against 448 us of device time: launch-bound by chapter 02's rule
+    assert said.sentence.endswith("loop per call over device time: eager 1.56x, torch.jit.trace 1.01x, "
+                                  "torch.jit.script 1.14x, torch.export 1.88x")
     close = tables.speed_call(_h200(), correct, _loop(script=0.99, trace=1.01))
     assert close.call == f"within 2% of eager ({tables.LOOP_CLOCK})"
     assert export_traps.launch_bound(_h200()) == ["eager", "torch.jit.script", "torch.export"]
     assert "launch-bound by the harness's probe: the host takes 690 us to launch a call the GPU runs in 448 us" \
-        in tables.bound_note(_h200())
+        in tables.bound_note(_h200())  # no loop timed: the probe's figures
+    assert tables.bound_note(_h200(), _loop()).startswith(
+        "eager is launch-bound by the harness's probe; the loop below ran 1.56x eager's device time: "
+        "launch-bound (chapter 02's rule)")
     assert tables.bound_note(_cpu_page()) == ""
 
 
@@ -223,3 +227,129 @@ def test_reproduce_records_the_calls_the_page_prints(monkeypatch):
     assert f"ran {trap3['decision']} than with it off" in tables.layout_preference_call(ort)
     summary = reproduce.summarise_numbers([numbers, numbers])
     assert summary["agree"] and "Trap 3: the quiz's answer" not in summary["decisions"]
+
+
+def _h200_1920():
+    """The 19:20 H200 page (results/h200_notebooks/07, cell 11): device time and probe, and its loop."""
+    device = _Cmp({"eager": _v(1.0, 1.0, 1.0, 446e-6, 602e-6), "torch.jit.trace": _v(1.24, 1.23, 1.24, 552e-6, 193e-6),
+                   "torch.jit.script": _v(0.98, 0.98, 0.98, 438e-6, 299e-6),
+                   "torch.export": _v(1.0, 1.0, 1.0, 445e-6, 767e-6)})
+    loop = _Cmp({"eager": _v(1.0, 1.0, 1.0, 516e-6, 589e-6), "torch.jit.trace": _v(1.06, 1.06, 1.06, 548e-6, 308e-6),
+                 "torch.jit.script": _v(0.84, 0.84, 0.84, 437e-6, 404e-6),
+                 "torch.export": _v(1.36, 1.36, 1.47, 723e-6, 742e-6)})
+    return device, loop
+
+
+CORRECT_ON_ALL = ["torch.jit.trace", "torch.jit.script", "torch.export"]
+
+
+def test_the_call_reads_each_pair_on_the_clock_chapter_02s_rule_picks():
+    """Review 2026-12-04m item 1: the 19:20 page called torch.jit.script 0.84x on its loop, where
+    eager's loop ran 1.16x its device time (near launch-bound, not launch-bound, by chapter 02's
+    rule), while 3 fresh runs called within 2%: by one rule on the same two timings the page
+    reads that pair on device time, and says what the loop alone would call."""
+    device, loop = _h200_1920()
+    assert {k: round(v, 2) for k, v in tables.loop_over_device(device, loop).items()} == {
+        "eager": 1.16, "torch.jit.trace": 0.99, "torch.jit.script": 1.0, "torch.export": 1.62}
+    paced = tables.Paced(device, loop)
+    assert paced.clocks == {"eager": tables.DEVICE_CLOCK, "torch.jit.trace": tables.DEVICE_CLOCK,
+                            "torch.jit.script": tables.DEVICE_CLOCK, "torch.export": tables.LOOP_CLOCK}
+    said = tables.speed_call(device, CORRECT_ON_ALL, loop)
+    assert said.call == f"within 2% of eager ({tables.DEVICE_CLOCK})"
+    assert tables.call_kind(said.call) == tables.call_kind(f"within 2% of eager ({tables.LOOP_CLOCK})")
+    assert "the loop alone would call torch.jit.script (torch.jit.script 0.84x (rounds 0.84-0.84))" in said.sentence
+    assert [tables.pace_label(r) for r in (1.04, 1.16, 1.62)] == ["at the GPU's pace", "near launch-bound", "launch-bound"]
+
+
+def test_the_pace_rule_is_chapter_02s():
+    from labkit.chapters.ch02_contiguity_and_hidden_copies import claims as ch02
+
+    assert (tables.LAUNCH_BOUND_RATIO, tables.AT_DEVICE_PACE) == (ch02.LAUNCH_BOUND_RATIO, ch02.AT_DEVICE_PACE)
+    assert [tables.pace_label(r) for r in (1.0, 1.2, 1.6)] == [ch02.pace_label(r) for r in (1.0, 1.2, 1.6)]
+
+
+def test_the_launch_never_reads_over_the_loop_and_the_loops_column_is_wall_time():
+    """Review 2026-12-04m item 5: the page printed eager's launch at 602 us beside a loop of 516 us
+    a call, and headed the loop's wall-clock column 'device time'."""
+    device, loop = _h200_1920()
+    speed = export_audit.Speed({"CUDA events on cuda:0": device}, CORRECT_ON_ALL)
+    shown = tables.speed_table(speed, SimpleNamespace(rows=[]), loop=loop, record=False)
+    timed, looped = shown.parts
+    assert tables.HOST_AT_MOST in timed.columns and "host launch" not in timed.columns
+    at = timed.columns.index(tables.HOST_AT_MOST)
+    launches = {row[0]: row[at] for row in timed.rows}
+    assert launches == {"eager": 516e-6, "torch.jit.trace": 193e-6, "torch.jit.script": 299e-6, "torch.export": 723e-6}
+    walls = {row[0]: row[1] for row in looped.rows}
+    assert all(launches[name] <= walls[name] for name in launches)
+    assert looped.columns[1] == tables.WALL_PER_CALL and "device time" not in looped.columns
+    assert "host launch" not in looped.columns and looped.units[tables.WALL_PER_CALL] == "s"
+    bound = next(n for n in timed.notes if "launch-bound by the harness's probe" in n)
+    assert bound.startswith("eager is launch-bound by the harness's probe; the loop below ran 1.16x eager's "
+                            "device time: near launch-bound (chapter 02's rule)")
+    assert "602" not in " ".join(timed.notes + looped.notes)
+
+
+def _record(calls, device="cuda:0", clock="CUDA events on cuda:0"):
+    return {"machine": "nvidia-h200", "recorded_at": "2026-12-04T19:20:38+00:00",
+            "numbers": [{"device": device, "fastest_correct": {clock: c}} for c in calls]}
+
+
+def test_the_page_says_what_fresh_processes_called_from_the_record_present():
+    device, loop = _h200_1920()
+    speed = export_audit.Speed({"CUDA events on cuda:0": device}, CORRECT_ON_ALL)
+    within = f"within 2% of eager ({tables.LOOP_CLOCK})"
+    record = _record([within, within, f"torch.jit.script ({tables.LOOP_CLOCK})"])
+    shown = tables.speed_table(speed, SimpleNamespace(rows=[]), loop=loop, record=record)
+    assert shown.parts[1].notes[-1].endswith(
+        f"; fresh processes (nvidia-h200's reproduce, 2026-12-04 19:20 UTC): {within} in 2 of 3, "
+        f"torch.jit.script ({tables.LOOP_CLOCK}) in 1 of 3")
+    assert tables.reproduced_calls(_record([within], clock="CPU clock"), "CUDA events on cuda:0") == ""
+
+
+def test_reproduce_compares_each_runs_call_with_the_recorded_pages():
+    """Review 2026-12-04m item 1: 3 of 3 runs called within 2% where the page called
+    torch.jit.script, and the record said all_agree: the runs were compared only with each other."""
+    def run(call):
+        reading = {"ratio": 1.01, "low": 1.01, "high": 1.01, "decision": tables.WITHIN_BAND}
+        return {"device": "cuda:0", "fastest_correct": {"CUDA events on cuda:0": call, "CPU clock": ONNX},
+                "trap2_nchw_input": reading, "trap3_preference_on": {**reading, "decision": "faster"}}
+    within = f"within 2% of eager ({tables.LOOP_CLOCK})"
+    page = {"calls": {"CUDA events on cuda:0": "torch.jit.script", "CPU clock": ONNX}, "device": "cuda:0",
+            "source": "the page"}
+    differ = reproduce.summarise_numbers([run(within)] * 3, reference=page)
+    assert not differ["agree"] and differ["reference"]["differ"] == ["CUDA events on cuda:0"]
+    assert ("  fastest correct path (CUDA events on cuda:0): the page's call (torch.jit.script) in 0 of 3: "
+            "NOT reproduced") in differ["lines"]
+    assert f"  fastest correct path (CPU clock): the page's call ({ONNX}) in 3 of 3" in differ["lines"]
+    assert differ["lines"][-1].endswith("-> NOT reproduced")
+    same = reproduce.summarise_numbers([run(within)] * 3, reference={**page, "calls": {
+        "CUDA events on cuda:0": "within 2% of eager"}})
+    assert same["agree"] and same["lines"][-1].endswith("-> reproduced")
+    cpu = reproduce.summarise_numbers([{**run(within), "device": "cpu"}], reference=page)
+    assert "reference" not in cpu and cpu["agree"]  # a CPU run is not the H200 page's
+
+
+def test_the_recorded_pages_calls_are_read_off_its_copy_where_no_record_holds_them():
+    text = ("timed with CUDA events on cuda:0\nvariant ...\n\na loop of calls on cuda:0, wall clock per call\n"
+            "fastest path correct on all layouts: torch.jit.script, 0.84x (rounds 0.84-0.84) of eager's time in a loop\n"
+            f"timed with CPU clock\nfastest path correct on all layouts: {ONNX}, 0.22x (rounds 0.21-0.23) of eager's time\n")
+    assert reproduce.calls_in_copy(text) == {"CUDA events on cuda:0": "torch.jit.script", "CPU clock": ONNX}
+    band = "no path correct on all layouts is fastest by more than 2%: within 2% of eager (torch.jit.script 0.98x, device time)"
+    held = f"no path correct on all layouts is called fastest: {ONNX} ran 0.43x of eager's time (rounds 0.35-0.56), but"
+    assert reproduce.calls_in_copy(f"timed with X\n{band}\ntimed with Y\n{held}\n") == {
+        "X": "within 2% of eager", "Y": f"{tables.NOT_RESOLVED} ({ONNX} held back)"}
+    found = reproduce.page_calls()  # the committed H200 copy (19:20), while its record has no 'speed_call'
+    if found is not None:
+        assert set(found["calls"]) <= {"CUDA events on cuda:0", export_audit.CPU_CLOCK} and found["device"] == "cuda:0"
+
+
+def test_reproduce_records_the_timings_the_call_is_taken_on():
+    device, loop = _h200_1920()
+    speed = export_audit.Speed({"CUDA events on cuda:0": device, export_audit.CPU_CLOCK: _cpu_page()},
+                               [*CORRECT_ON_ALL, ONNX])
+    kept = tables.speed_record(speed, loop)
+    assert kept["calls"] == {"CUDA events on cuda:0": f"within 2% of eager ({tables.DEVICE_CLOCK})",
+                             export_audit.CPU_CLOCK: ONNX}
+    assert kept["loop_clock"] == "CUDA events on cuda:0" and round(kept["loop"]["eager"]["over_device"], 2) == 1.16
+    assert kept["timings"]["CUDA events on cuda:0"]["eager"]["host_probe_s"] == 602e-6
+    assert kept["loop"]["torch.jit.script"]["ratio"] == 0.84 and kept["rule"] == tables.PACE_RULE

@@ -161,12 +161,16 @@ def test_the_documentation_is_folded_with_its_sources_named():
     assert all(text in shown.folded[0][1] for text in ch07.DOCUMENTED.values())
 
 
-def test_the_recorded_payloads_keep_the_reference_runs_keys_and_shapes():
+def test_the_recorded_payloads_keep_the_reference_runs_keys_and_shapes(monkeypatch):
     reference = json.loads((ROOT / "results" / "nvidia-h200.json").read_text())["chapters"]["07_export_traps"]
     fake = SimpleNamespace(as_dict=lambda: {"device": "cpu"}, lines=lambda: ["a line"])
     trt = tables.TensorRT({"cuda": False}, export_traps.TensorRTRun(False, "no CUDA GPU here"),
                           export_traps.OrtTensorRTRun(False, "no CUDA GPU here"))
-    kept = tables.recorded_payloads(fake, fake, fake, fake, trt, declared=fake)
+    monkeypatch.setattr(tables, "speed_record", lambda speed, loop: {"calls": {"CPU clock": "eager"}})
+    kept = tables.recorded_payloads(fake, fake, fake, fake, trt, declared=fake, speed=fake, device="cuda:0")
+    # the speed call with its device (review 2026-12-04m item 1), recorded from the next re-record on
+    assert kept["speed_call"] == {"calls": {"CPU clock": "eager"}, "device": "cuda:0"}
+    assert "speed_call" not in tables.recorded_payloads(fake, fake, fake, fake, trt, declared=fake)
     # 'aoti' is recorded by aoti_result (AOTInductor's row, carried over with its date), not here
     assert set(kept) - set(tables.NOT_YET_RECORDED) == {
         k for k in reference if k not in ("ran", "aoti") and not k.startswith("verdict:")}
@@ -487,8 +491,14 @@ def test_trap_3_says_when_the_reproduce_record_predates_its_sampling():
     same = tables.trap3_reproduced(_trap3_record(dict(tables.TRAP3_SAMPLING), (0.74, 0.80)))
     assert same == "; nvidia-h200's reproduce runs (2026-12-04 07:14 UTC, 2 runs, this sampling): 0.74-0.80x"
     assert tables.trap3_reproduced(None) == "; no reproduce record of it yet"
-    # the committed record is the 07:14 one, taken before the sampling changed (07:51 UTC)
-    assert "predates this sampling" in tables.trap3_reproduced(tables.reproduce_record())
+    # what this record cannot say, not 'no record yet says': a later record may (review 2026-12-04m item 8)
+    assert "so it cannot say how far this ratio moves between runs" in old and "no record yet" not in old
+    # the record present is cited as it is, its time and range computed from its runs
+    present = tables.reproduce_record()
+    ratios = [r["trap3_preference_on"]["ratio"] for r in present["numbers"]]
+    when = present["recorded_at"][:16].replace("T", " ")
+    said = tables.trap3_reproduced(present)
+    assert f"({when} UTC, {len(ratios)} runs" in said and f"{min(ratios):.2f}-{max(ratios):.2f}x" in said
 
 
 def test_cpu_clock_timings_name_a_ceiling_where_chapter_00_measured_only_the_gpu(monkeypatch):
