@@ -319,8 +319,8 @@ C14B = Claim(
               "causing an NCCL illegal memory access or silent numerical deviation (judged here: the "
               "silent deviation).",
     confirm_if="a gradient DDP hands the optimizer differs from the true averaged one (the ranks' local "
-               "gradients all-reduced by hand; tolerance 1e-4 relative in float32 on a CPU, 5e-2 in reduced "
-               "precision and in a GPU's float32, whose convolutions may run in TF32), nothing raised, even when converted before wrapping (the documented way)",
+               "gradients all-reduced by hand; tolerance 1e-4 relative in float32 on a CPU, 5e-2 otherwise "
+               "(reduced precision, TF32 convolutions), nothing raised, even when converted before wrapping (the documented way)",
     refute_if="every gradient on every observed step matches the true one, converted before wrapping "
               "and after; 'depends' (on when the layout changes) when only the conversion after "
               "wrapping gives wrong gradients",
