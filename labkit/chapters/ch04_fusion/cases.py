@@ -759,7 +759,7 @@ def c18_table(evidence: Mapping | None, where: str, verdict: claims.Verdict | No
     # the graph gap's trace step is under the gaps table (`step_note`), not repeated here
     # the fresh processes' range only where their record is of the GPU this evidence came from
     # (review 2026-12-04j item 5): this run's GPU, or the reference machine's recorded evidence
-    fresh = fresh_process_note(eager_gap, ev.get("device") or None)
+    fresh = fresh_process_note(eager_gap, ev.get("device") or None, graph_slope=float(ev["graph_per_node_us"]))
     shown.note(f"eager gap {eager_gap:.2f} us (the seed's 5-8 us, not judged)" + (f"; {fresh}" if fresh else "."))
     if verdict is None:
         return shown
@@ -827,7 +827,17 @@ def fresh_runs(decided: int, total: object) -> str:
     return f"{decided} of {total} fresh processes (reproduce.py; {total - decided} fits refused)"
 
 
-def fresh_process_note(eager_gap: float, gpu_name: str | None, record: Mapping | None = None) -> str:
+def fresh_slopes(found: Mapping | None) -> tuple[float, float] | None:
+    """(lowest, highest) graph per-node slope (us) over reproduce's C18 runs whose fit the rule
+    accepted (their evidence's graph_per_node_us), or None where the record holds none."""
+    slopes = [float(c18["graph_per_node_us"]) for run in (found or {}).get("evidence") or []
+              if (c18 := (run or {}).get("C18") or {}).get("graph_per_node_us") is not None
+              and float(c18.get("fit_r_squared", 1.0)) >= c19_claims.MIN_FIT_R_SQUARED]
+    return (min(slopes), max(slopes)) if slopes else None
+
+
+def fresh_process_note(eager_gap: float, gpu_name: str | None, record: Mapping | None = None,
+                       graph_slope: float | None = None) -> str:
     """This process's eager gap against the fresh processes' (reproduce's C18 spread, read from
     `fresh_record`, never typed), worded from the numbers: inside, above or below their range.
     Review 2026-12-04j item 5: the note implied that a late reading reads high, and the
@@ -836,16 +846,25 @@ def fresh_process_note(eager_gap: float, gpu_name: str | None, record: Mapping |
     measured (the 16:01 page's graph slope was 36% above the fresh runs' too, device-paced
     work); it says only that the cause is not measured. '' where no record of this GPU holds
     the figure."""
-    decided, total, spread = fresh_spread(fresh_record(gpu_name, record))
+    found = fresh_record(gpu_name, record)
+    decided, total, spread = fresh_spread(found)
     key = "eager gap, slope minus kernel (us)"
     if key not in spread:
         return ""
     low, high = spread[key]
     span = f"{low:.2f}" if f"{low:.2f}" == f"{high:.2f}" else f"{low:.2f}-{high:.2f}"
     where = against_range(eager_gap, low, high)
-    why = "." if where == "inside" else (
-        f"; why the notebook's process reads {'higher' if where == 'above' else 'lower'} is not measured.")
-    return f"{where} the {span} us of {fresh_runs(decided, total)}{why}"
+    # review 2026-12-04m 03-04 item 5: the graph's slope lay outside the fresh runs too (1.40 us
+    # against 1.25-1.26 at 18:55, 1.62 against 1.19 at 16:01), unsaid: said where it lies outside
+    slopes = fresh_slopes(found) if graph_slope is not None else None
+    slope_where = against_range(graph_slope, *slopes) if slopes else "inside"  # type: ignore[arg-type]
+    graph = (f", graph slope {graph_slope:.2f} us {slope_where} their {slopes[0]:.2f}-{slopes[1]:.2f}"  # type: ignore[index]
+             if slope_where != "inside" else "")
+    if where == "inside" and not graph:
+        return f"{where} the {span} us of {fresh_runs(decided, total)}."
+    why = (f"why the notebook's process reads {'higher' if where == 'above' else 'lower'} is not measured"
+           if not graph else "why is not measured")
+    return f"{where} the {span} us of {fresh_runs(decided, total)}{graph}; {why}."
 
 
 def judge_c18(chapter: object, evidence: Mapping | None) -> claims.Verdict | None:

@@ -158,6 +158,24 @@ def seed_contrast(ev: Mapping) -> tuple[float, list[float] | None, float, str]:
     return _ratio(eager, graph), interval, eager, how
 
 
+def mixed_why(ev: Mapping) -> str:
+    """Why the contrast judged takes each side's gap from a different instrument (eager's
+    unprofiled slope minus the kernel, the graph's timeline gap), with both like-for-like
+    contrasts beside it. Review 2026-12-04m 03-04 item 5: the reason rejected for the graph the
+    subtraction it used for eager; the reason is its size: the kernel's time is a small part of
+    eager's slope but most of the graph's, so the graph's difference reads the subtraction
+    more than the gap, while eager's timeline gap is slowed by the profiler (the host sets it)."""
+    node, eager = float(ev["graph_per_node_us"]), float(ev["eager_per_launch_us"])
+    kernel = float(ev["graph_kernel_us"])
+    text = (f"not judged: the kernel's {kernel:.2f} us is {kernel / node:.0%} of the graph's slope but "
+            f"{kernel / eager:.0%} of eager's, so there the difference reads the subtraction more than the gap")
+    profiled, slopes = ev.get("eager_launch_gap_us"), _ratio(eager - kernel, node - kernel)
+    if profiled is not None and ev.get("graph_launch_gap_us") is not None:
+        text += (f"; like for like: timelines (profiler on) {_ratio(float(profiled), float(ev['graph_launch_gap_us'])):.1f}x, "
+                 f"slopes minus kernel {slopes:.1f}x")
+    return text
+
+
 def bad_fit(r_squared: float, least: float) -> str:
     """The 'depends' reason of a sweep whose times do not lie on a line. Review 2026-12-04k
     item 3: such runs read 'noise: the spread of the measured ratio straddles the threshold',
@@ -175,14 +193,13 @@ def check_c18(ev: Mapping, th: Mapping) -> tuple[str, str, str]:
     fitted = r_squared >= th["min_fit_r_squared"]
     # a refused fit's slope and contrast are printed as figures the verdict does not use
     uses = "the verdict uses these" if fitted else "not judged: the fit is refused"
-    text = (f"graph replay: launch gap {gap:.2f} us ({how}), per-node time {node:.2f} us (the gap "
-            f"plus the kernel's own run); eager: launch gap {eager_gap:.2f} us ({eager_how}; "
+    text = (f"graph replay: launch gap {gap:.2f} us ({how}), per-node time {node:.2f} us; "
+            f"eager: launch gap {eager_gap:.2f} us ({eager_how}; "
             f"{eager:.2f} us per launch, CPU-bound; R^2 >= {r_squared:.3f}); the seed's contrast, "
             f"eager gap / graph gap: {ratio:.1f}x against {contrast:g}x ({uses})")
     other = _other_estimate(ev)
     if other is not None:
-        text += (f"; beside it, the graph's per-node slope minus the kernel's duration: {other:.2f} us "
-                 "(not judged: it subtracts a profiled replay's kernel time from an unprofiled sweep's slope)")
+        text += f"; beside it, the graph's per-node slope minus the kernel's duration: {other:.2f} us ({mixed_why(ev)})"
         if (other < limit) != (gap < limit):
             text += f"; the two estimates lie on either side of {limit} us"
     if ev.get("eager_launch_gap_us") is not None and eager_how.startswith("the fitted"):
