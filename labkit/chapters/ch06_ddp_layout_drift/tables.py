@@ -87,9 +87,11 @@ def clock_fold(rows: Mapping[str, Mapping], backend: str) -> str:
         parts.append(f"(c)'s host launch: {c['host_s'] * 1e3:.2f} ms a step, under its device time: "
                      "not launch-bound.")
     else:
-        parts.append("This clock does not split the step into the host's part and the device's, so no "
-                     "part is named as its bound here (the ResNet-50 cell's no_sync variant splits a "
-                     "real model's step into compute and all-reduce).")
+        split = ("The CPU does all of the step, and this timing does not split its compute from the "
+                 "all-reduce" if c.get("step_clock") == "cpu" else
+                 "This clock does not split the step into the host's part and the device's")
+        parts.append(f"{split}, so no part is named as its bound here (the ResNet-50 cell's no_sync "
+                     "variant splits a real model's step into compute and all-reduce).")
     parts.append("Compare the variants with each other, not with a GPU's speed.")
     return " ".join(parts)
 
