@@ -1095,30 +1095,46 @@ def ratio_call(low: float | None, high: float | None, ratio: float | None = None
 HELD_BACK = "held back"  # a call by the rounds that a flagged timing could carry across 1x
 
 
-def trap2_decision(comparison: object | None, name: str = "NCHW input") -> str:
+def _trap2_decided(comparison: object, loop: object | None) -> object:
+    """What Trap 2's call reads: the device-time comparison, or, where a loop was timed, the pair
+    on the clock PACE_RULE picks (`Paced`), the speed table's rule."""
+    return comparison if loop is None else Paced(comparison, loop)
+
+
+def trap2_decision(comparison: object | None, name: str = "NCHW input", loop: object | None = None) -> str:
     """Trap 2's call as the page prints it and reproduce.py 07 records it: `ratio_call` (the
     rounds' range against 1x, a +-2% band), and a 'faster' or 'slower' that a flagged timing
     could carry across 1x (the trust rule, `stated_variant`) as '<call> by the rounds, held
-    back'. NO_DIFFERENCE without a timing."""
+    back'; where a loop of the two calls was timed (`DeclaredNCHW.loop`), on the clock the
+    speed table's rule picks (review 2026-12-04m item 10: 440 against 445 us of device time
+    was called while the probe read both launch-bound). NO_DIFFERENCE without a timing."""
     if comparison is None or name not in getattr(comparison, "variants", {}):
         return NO_DIFFERENCE
-    variant = comparison[name]  # type: ignore[index]
+    decided = _trap2_decided(comparison, loop)
+    variant = decided[name]  # type: ignore[index]
     call = ratio_call(variant.ratio_q25, variant.ratio_q75, variant.ratio)
-    if call in (FASTER, SLOWER) and _VETO in stated_variant(comparison, name):
+    if call in (FASTER, SLOWER) and _VETO in stated_variant(decided, name):
         return f"{call} by the rounds, {HELD_BACK}"
     return call
 
 
-def trap2_call(comparison: object | None, name: str = "NCHW input") -> str:
-    """Trap 2's call on the page (`trap2_decision`, the rule the reproduce check records). The
-    CPU page printed 'NCHW input 1.10x (1.02-1.16)', flagged, with no call and no band (review
-    2026-12-04k item 10). '' without a timing."""
+def trap2_call(comparison: object | None, name: str = "NCHW input", loop: object | None = None) -> str:
+    """Trap 2's call on the page (`trap2_decision`, the rule the reproduce check records), with
+    the clock it was taken on where a loop was timed. The CPU page printed 'NCHW input 1.10x
+    (1.02-1.16)', flagged, with no call and no band (review 2026-12-04k item 10). '' without a
+    timing."""
     if comparison is None or name not in getattr(comparison, "variants", {}):
         return ""
-    call = trap2_decision(comparison, name)
+    call = trap2_decision(comparison, name, loop)
     if call.endswith(HELD_BACK):
         return f"the call: {call}: a flagged timing could carry it across 1x"
-    return f"the call: {call} (the rounds against 1x, +-{100 * NO_CALL_BAND:.0f}% band)"
+    said = f"the call: {call} (the rounds against 1x, +-{100 * NO_CALL_BAND:.0f}% band"
+    if loop is None:
+        return said + ")"
+    decided = _trap2_decided(comparison, loop)
+    paces = decided.paces  # type: ignore[attr-defined]
+    return (said + f", on {decided.clocks.get(name, DEVICE_CLOCK)}: {PACE_RULE}; loop per call over "  # type: ignore[attr-defined]
+            "device time: " + ", ".join(f"{n} {r:.2f}x" for n, r in paces.items()) + ")")
 
 
 FIRST_CONV = "torch.export first conv output"  # the line of DeclaredNCHW.lines() that differs by device
@@ -1161,12 +1177,16 @@ def declared_table(declared: export_traps.DeclaredNCHW, device: object, referenc
     shown.note(declared.export_layout_sentence(device))
     if there and there != here:  # its strides only: the shape is the reference's example's
         shown.note(f"{reference.label}: export {_beside_eager(_strides_only(there), there_eager)}")  # type: ignore[union-attr]
-    timed = None
+    timed = looped = None
+    loop = getattr(declared, "loop", None)
     if declared.eager is not None:
         timed = comparison_table(declared.eager, "eager, channels_last model")
-        timed.note("ratio: median of the rounds' ratios" + (f"; {trap2_call(declared.eager)}"
-                                                            if trap2_call(declared.eager) else ""))
-    return Stack(shown, timed)
+        if loop is not None:  # the launch capped at the loop's per call, the loop's own table
+            timed = _capped_host(timed, declared.eager, loop)
+            looped = loop_table(loop, str(getattr(device, "type", device)))
+        said = trap2_call(declared.eager, loop=loop)
+        (looped or timed).note("ratio: median of the rounds' ratios" + (f"; {said}" if said else ""))
+    return Stack(shown, timed, looped)
 
 
 def ort_table(ort_layout: export_traps.OrtLayout, status: Mapping | None = None,

@@ -353,3 +353,33 @@ def test_reproduce_records_the_timings_the_call_is_taken_on():
     assert kept["loop_clock"] == "CUDA events on cuda:0" and round(kept["loop"]["eager"]["over_device"], 2) == 1.16
     assert kept["timings"]["CUDA events on cuda:0"]["eager"]["host_probe_s"] == 602e-6
     assert kept["loop"]["torch.jit.script"]["ratio"] == 0.84 and kept["rule"] == tables.PACE_RULE
+
+
+def test_trap_2_is_called_on_the_clock_the_speed_tables_rule_picks():
+    """Review 2026-12-04m item 10: Trap 2's 'within +-2%' was taken on device time (440 against
+    445 us) while the probe read both inputs launch-bound (584 and 648 us)."""
+    device = _Cmp({"channels_last input": _v(1.0, 1.0, 1.0, 440e-6, 584e-6),
+                   "NCHW input": _v(1.01, 1.01, 1.01, 445e-6, 648e-6)}, baseline="channels_last input")
+    at_pace = _Cmp({"channels_last input": _v(1.0, 1.0, 1.0, 450e-6), "NCHW input": _v(1.12, 1.11, 1.13, 505e-6)},
+                   baseline="channels_last input")
+    assert tables.trap2_decision(device) == tables.trap2_decision(device, loop=at_pace) == tables.WITHIN_BAND
+    bound = _Cmp({"channels_last input": _v(1.0, 1.0, 1.0, 700e-6), "NCHW input": _v(1.12, 1.11, 1.13, 785e-6)},
+                 baseline="channels_last input")  # 1.59x and 1.76x their device time: launch-bound
+    assert tables.trap2_decision(device, loop=bound) == tables.SLOWER
+    said = tables.trap2_call(device, loop=bound)
+    assert said.startswith(f"the call: slower (the rounds against 1x, +-2% band, on {tables.LOOP_CLOCK}: ")
+    declared = SimpleNamespace(lines=lambda: ["torch.export input: x", "torch.jit.trace input: y"],
+                               export_input="x", trace_input="y", eager=device, loop=bound,
+                               export_layout_sentence=lambda device: "a sentence")
+    shown = tables.declared_table(declared, "cuda:0")
+    timed, looped = shown.parts[1:]
+    assert tables.HOST_AT_MOST in timed.columns and looped.columns[1] == tables.WALL_PER_CALL
+    assert looped.notes[-1].endswith(said)
+
+
+def test_trap_2_times_its_loop_where_asked():
+    model = export_audit.small_cnn(channels=4)
+    example = export_audit.example_input(1, 8)
+    found = export_traps.channels_last_declared_nchw(model, example, rep_ms=5, force_loop=True)
+    assert list(found.loop.variants) == ["channels_last input", "NCHW input"]
+    assert export_traps.channels_last_declared_nchw(model, example, rep_ms=5).loop is None  # a CPU: no launch
