@@ -472,8 +472,8 @@ chapter.claim("C19")
 # %%
 fused_kernels = chapter.lab.fused_kernels
 seed_implied_gbps = fused_kernels.implied_bandwidth_gbps(28.9, torch.float16)
-print(f"28.9 TFLOP/s of fp16 adds would move {seed_implied_gbps / 1000:.0f} TB/s (the copy ceiling "
-      f"here: {ceiling.copy_gbps:.0f} GB/s)")
+c19_ev, c19_where = cases.c19_evidence(None, chapter.only_on("cpu", lambda: chapter.reference("verdict:C19")))
+print(cases.seed_rate_line(seed_implied_gbps, ceiling.copy_gbps, c19_ev, c19_where))  # recorded ceiling on a CPU
 add_counts = fused_kernels.aligned_sizes(chapter.sizes.copy_bytes // 2 // 3)
 # Measured with Triton on a GPU; without them, the reference GPU's sweep, recorded.
 add_sweep = chapter.here_or_recorded("triton_add_sweep", can=has_triton, measure=lambda: {
@@ -689,11 +689,12 @@ new_graphs = sum(row["new_graph"] for row in recompiles["rows"])
 chapter.remember([
     f"Fold a frozen model: folded, ResNet-50 matched its original to float32 rounding "
     f"({folded_error['max_rel_error']:.0e} relative); one training step later the stale folded "
-    f"copy was off by {stale['folded copy']['max_rel_error']:.0e}.",
+    f"copy was off by {stale['folded copy']['max_rel_error']:.0e}; "
+    f"{cases.fold_speed(folding_stated, folding_gain, folding_spread)}{' by device time' if chapter.on_gpu else ''}.",
     f"A value branch breaks the graph: the seed's function made {report.graph_count} graphs "
-    f"({report.graph_break_count} break(s)); torch.cond, {cond_report.graph_count}.",
-    f"Recompiles stop at the limit ({limit}): with dynamic=False {new_graphs} of "
-    f"{len(recompiles['rows'])} shapes compiled; the rest ran eagerly.",
+    f"({report.graph_break_count} break(s)); torch.cond, {cond_report.graph_count}. Recompiles stop at "
+    f"the limit ({limit}): with dynamic=False {new_graphs} of {len(recompiles['rows'])} shapes compiled.",
     f"Launches cost time of their own: {cases.launch_line(chapter.on_gpu, c18_ev, sweep, gpu_name)}.",
+    cases.add_line(*cases.c19_evidence(c19, chapter.reference("verdict:C19"))),  # this run's, else recorded
     cases.chain_line(chain_bytes, chain_cmp, chain_spread, chain_stated),
 ])

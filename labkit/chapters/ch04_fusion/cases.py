@@ -221,24 +221,26 @@ def loop_reading(loop: Mapping, variant: str) -> str:
 
 
 def held_back_by(flags: Sequence[object], value: float, spread: Sequence[float],
-                 threshold: float = 1.0) -> str:
+                 threshold: float = 1.0, short: bool = False) -> str:
     """Which flagged timing holds a ratio back, in one clause a learner can check: the timing,
     why the harness flagged it, by how much it could be off, and the margin it beats ("eager's
     timing is flagged (noisy: IQR 18% of the median) and could be off by ±8.3%, more than the
     rounds' 8.0% from 1x"). The trust rule's own reason names the same numbers in some sixty
     words, which a table note folded; a reader then saw a tight spread called noise with no
-    reason (review 2026-12-04i item 8). '' where no flag reaches the margin."""
+    reason (review 2026-12-04i item 8). '' where no flag reaches the margin. `short`: the
+    clause a page's sentence carries ("eager's timing (noisy) ±8.3%, over the rounds' 8.0% from
+    1x"; review 2026-12-04m: a noisy CPU run of 04 reached 1,504 words of its 1,500)."""
     decision = claims.trust.Decision("", value, list(spread), threshold)
     margin = decision.margin()
     if margin is None:
         return ""
     hits = [f for f in claims.trust.read_flags(flags) if f.uncertainty >= margin]
-    said = [f"{f.timing}'s timing is flagged ({f.why.split(';')[0]}) and could be off by "
-            f"±{f.uncertainty:.1%}" + ("" if f.spread is not None else " (its size not recorded)")
-            for f in hits]
+    said = [(f"{f.timing}'s timing ({f.why.split(':')[0]}) ±{f.uncertainty:.1%}" if short else
+             f"{f.timing}'s timing is flagged ({f.why.split(';')[0]}) and could be off by ±{f.uncertainty:.1%}")
+            + ("" if f.spread is not None else " (its size not recorded)") for f in hits]
     if not said:
         return ""
-    return f"{'; '.join(said)}, more than the rounds' {margin:.1%} from {threshold:g}x"
+    return f"{'; '.join(said)}, {'over' if short else 'more than'} the rounds' {margin:.1%} from {threshold:g}x"
 
 
 def loop_pace(comparison: bench.Comparison, original: str, changed: str) -> str:
@@ -292,7 +294,9 @@ def noted(shown: Table, sentence: str, stated: str, why: str = "") -> Table:
         return shown
     subject = sentence.split("{}")[0].rsplit(":", 1)[0].strip()
     head = stated.removeprefix("no ratio to state: ").partition(", but ")[0]
-    shown.note(f"{subject}: {head}, not stated: {why}" if why and is_plain_ratio(head)
+    # review 2026-12-04m: the sentence is kept, its ratio held back by name ('... the speed of
+    # eager PyTorch, not stated: ...'), the flag in `held_back_by`'s short clause
+    shown.note(f"{sentence.format(head).rstrip('.')}, not stated: {why}" if why and is_plain_ratio(head)
                else f"{subject}: {brief(stated)}")
     if brief(stated) != stated:
         shown.fold("the trust rule's reason", stated)
@@ -1210,6 +1214,56 @@ def judge_c19(chapter: object, add_sweep: object, copy_gbps: float,
     }, form=f"analogue: {device_name} (the seed: A100), fp16, sizes up to {elements(largest['elements'])}")
 
 
+def c19_evidence(verdict: claims.Verdict | None, recorded: object) -> tuple[Mapping | None, str]:
+    """(C19's evidence, '' or the label of the reference run it was recorded on): this run's
+    verdict's where Triton ran here, else the reference GPU's recorded verdict's."""
+    if verdict is not None:
+        return verdict.evidence, ""
+    payload = _payload(recorded)
+    if not payload or not payload.get("evidence"):
+        return None, ""
+    return payload["evidence"], _where(recorded)
+
+
+def seed_rate_line(seed_gbps: float, here_gbps: float, evidence: Mapping | None, where: str) -> str:
+    """What the seed's 28.9 TFLOP/s would move, beside the copy ceiling of the machine whose
+    add table follows: this machine's where Triton ran here, else the reference GPU's recorded
+    one, labelled so. Review 2026-12-04m 03-04 item 8: the CPU page set the recorded H200
+    table under 'the copy ceiling here: 13 GB/s'."""
+    if where and evidence and evidence.get("copy_ceiling_gbps"):
+        ceiling = f"the copy ceiling {where}: {float(evidence['copy_ceiling_gbps']):,.0f} GB/s"
+    else:
+        ceiling = f"the copy ceiling here: {here_gbps:,.0f} GB/s"
+    return f"28.9 TFLOP/s of fp16 adds would move {seed_gbps / 1000:.0f} TB/s ({ceiling})"
+
+
+def add_line(evidence: Mapping | None, where: str) -> str:
+    """The Triton add's takeaway, from C19's evidence (the sweep's largest size, by device time):
+    each add's share of the copy ceiling, their ratio, and what that leaves of the seed's 2.3x;
+    the reference run named where the evidence is recorded. '' without evidence. Review
+    2026-12-04m 03-04 item 6: 'What to remember' had no line on the section that refutes it."""
+    if not evidence or not evidence.get("copy_ceiling_gbps"):
+        return ""
+    ceiling = float(evidence["copy_ceiling_gbps"])
+    triton, torch_ = float(evidence["triton_gbps"]), float(evidence["torch_gbps"])
+    share = (f"both at {triton / ceiling:.0%} of the copy ceiling" if f"{triton / ceiling:.0%}" == f"{torch_ / ceiling:.0%}"
+             else f"at {triton / ceiling:.0%} and {torch_ / ceiling:.0%} of the copy ceiling")
+    room = ceiling / torch_  # the most any add could gain on PyTorch's: reaching the ceiling
+    seed = f"the seed's {c19_claims.SEED_TRITON_SPEEDUP:.1f}x"
+    so = (f"no kernel can win {seed}" if room < c19_claims.SEED_TRITON_SPEEDUP else
+          f"an add at the ceiling could win {room:.1f}x, {seed} within reach")
+    return (f"An add is memory-bound: Triton and PyTorch {share} ({triton / torch_:.2f}x), so {so}"
+            + (f" ({where})." if where else "."))
+
+
+def fold_speed(stated: str, gain: float, spread: Sequence[float]) -> str:
+    """Folding's measured speed for the fold takeaway: the stated ratio, or its value and rounds
+    said to be noise where the trust rule held it back (review 2026-12-04m 03-04 item 6)."""
+    if is_plain_ratio(stated):
+        return f"folded, it ran at {stated} the original's speed"
+    return f"its speed within noise ({gain:.2f}x, rounds {min(spread):.2f}-{max(spread):.2f})"
+
+
 def chain_operands(sizes: object, device: torch.device) -> tuple[torch.Tensor, ...]:
     """x, y, z for silu((x + y) * z): a quarter of the copy size per float32 array on a GPU,
     an eighth on a CPU."""
@@ -1251,7 +1305,8 @@ def chain_table(comparison: bench.Comparison, moved: Mapping[str, int], stated: 
     if notes:
         shown.fold(f"the harness's notes ({len(notes)} flagged)", "\n".join(notes))
     variant = comparison.variants[fast]
-    why = held_back_by(comparison.flags(), 1 / variant.ratio, (1 / variant.ratio_q75, 1 / variant.ratio_q25))
+    why = held_back_by(comparison.flags(), 1 / variant.ratio, (1 / variant.ratio_q75, 1 / variant.ratio_q25),
+                       short=True)
     return noted(shown, f"{fast}: {{}} the speed of {slow}.", stated, why)
 
 
