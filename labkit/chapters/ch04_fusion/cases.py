@@ -416,7 +416,17 @@ def payback_table(record: object) -> Table | str:
                   units={"first call": "s", "eager call": "s", "compiled call": "s"},
                   recorded=_where(record))
     return shown.add(payload["elements"], payload["first_call_s"], payload["eager_s"],
-                     payload["compiled_s"], payload["calls_to_pay_back"])
+                     payload["compiled_s"], about(payload["calls_to_pay_back"]))
+
+
+def about(count: object) -> object:
+    """A count of calls to two significant figures, said so ('about 7,300'): it divides a
+    first-call time measured once by a per-call gain (review 2026-12-04m 03-04 item 11: '7,301'
+    claimed a precision the one compile does not have). Anything but a number as it is."""
+    if isinstance(count, bool) or not isinstance(count, (int, float)) or not math.isfinite(count) or count < 100:
+        return count
+    digits = len(str(int(count))) - 2
+    return f"about {round(count, -digits):,.0f}"
 
 
 # ---------------------------------------------------------------------------- recompiles

@@ -2,6 +2,7 @@
 renderers, the last run on what the reference H200 recorded so a CPU exercises them."""
 
 import json
+import math
 from pathlib import Path
 
 import pytest
@@ -853,3 +854,9 @@ def test_the_seed_rate_line_names_the_ceiling_of_the_table_below_it():
         "2026-12-04: 4,245 GB/s)")
     assert cases.seed_rate_line(173400.0, 4100.0, ev, "").endswith("(the copy ceiling here: 4,100 GB/s)")
     assert cases.c19_evidence(None, None) == (None, "")
+
+
+def test_calls_to_pay_back_are_given_to_two_figures():
+    """Review 2026-12-04m 03-04 item 11: '7,301' calls from one timed compile."""
+    assert cases.about(7301) == "about 7,300" and cases.about(128450.0) == "about 130,000"
+    assert cases.about(42) == 42 and cases.about(math.inf) == math.inf and cases.about(None) is None
