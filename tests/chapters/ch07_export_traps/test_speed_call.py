@@ -367,14 +367,20 @@ def test_trap_2_is_called_on_the_clock_the_speed_tables_rule_picks():
                  baseline="channels_last input")  # 1.59x and 1.76x their device time: launch-bound
     assert tables.trap2_decision(device, loop=bound) == tables.SLOWER
     said = tables.trap2_call(device, loop=bound)
-    assert said.startswith(f"the call: slower (the rounds against 1x, +-2% band, on {tables.LOOP_CLOCK}: ")
+    assert said == f"the call: slower (the rounds against 1x, +-2% band, {tables.LOOP_CLOCK})"
+    assert tables.trap2_call(device, loop=at_pace).endswith(f"+-2% band, {tables.DEVICE_CLOCK})")
     declared = SimpleNamespace(lines=lambda: ["torch.export input: x", "torch.jit.trace input: y"],
                                export_input="x", trace_input="y", eager=device, loop=bound,
                                export_layout_sentence=lambda device: "a sentence")
-    shown = tables.declared_table(declared, "cuda:0")
-    timed, looped = shown.parts[1:]
-    assert tables.HOST_AT_MOST in timed.columns and looped.columns[1] == tables.WALL_PER_CALL
-    assert looped.notes[-1].endswith(said)
+    timed = tables.declared_table(declared, "cuda:0").parts[1]
+    assert tables.HOST_AT_MOST in timed.columns and "host launch" not in timed.columns
+    assert {row[0]: row[timed.columns.index(tables.HOST_AT_MOST)] for row in timed.rows} == {
+        "channels_last input": 584e-6, "NCHW input": 648e-6}  # under the loop's 700 and 785 us
+    assert timed.notes[-1].endswith(said)
+    summary, text = timed.folded[-1]
+    assert summary == "the loop of calls" and text.startswith(
+        "a loop of calls, wall clock per call: channels_last input 700 us (1.59x its device time), "
+        "NCHW input 785 us (1.76x its device time); the clock: each path is set against the channels_last input")
 
 
 def test_trap_2_times_its_loop_where_asked():
