@@ -674,6 +674,12 @@ print(f"{c21a}\n{c21b}")
 chapter.save()
 chapter.table(pending=[c.id for c in chapter.claims() if c.id not in {v.claim_id for v in chapter.verdicts}])
 
+# %% [markdown]
+# ### Optional: the list the course's tests compare
+#
+# The verdicts every machine judges, one per line: the test run compares this cell's output
+# with the committed copy's (nothing here a learner needs; review 2026-12-04m item 11).
+
 # %% tags=["nbval-check-output"]
 # C18 and C19 are judged only on a GPU (pending here): the checked structure is that of the
 # claims every machine judges; the table above shows all six.

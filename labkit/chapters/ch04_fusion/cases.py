@@ -154,8 +154,10 @@ def fold_timing_form(model: torch.nn.Module, images: torch.Tensor, comparison: b
     ceiling = matmul_tflops.get(math_key)
     share = f", {100 * rate / ceiling:.0f}% of the {math_key} matmul ceiling" if ceiling else ""
     batch, _, height, _ = images.shape
-    return (f"Batch {batch}, {height}x{height}, {str(images.dtype).replace('torch.', '')} (convolutions in "
-            f"{math_name} math): the original ran {flops / 1e9:.3g} GFLOP at {rate:.3g} TFLOP/s{share}.")
+    dtype = str(images.dtype).replace("torch.", "")
+    math_said = "" if math_name == dtype else f" (convolutions in {math_name} math)"  # a CPU's float32: said once
+    return (f"Batch {batch}, {height}x{height}, {dtype}{math_said}: the original ran {flops / 1e9:.3g} GFLOP "
+            f"at {rate:.3g} TFLOP/s{share}.")
 
 
 # What a computed loop figure is (review 2026-12-03e item 11): the slower of the host's launch
@@ -235,6 +237,8 @@ def held_back_by(flags: Sequence[object], value: float, spread: Sequence[float],
     if margin is None:
         return ""
     hits = [f for f in claims.trust.read_flags(flags) if f.uncertainty >= margin]
+    if short:  # the largest alone: one is enough to hold the ratio back (the rest are folded)
+        hits = sorted(hits, key=lambda f: -f.uncertainty)[:1]
     said = [(f"{f.timing}'s timing ({f.why.split(':')[0]}) ±{f.uncertainty:.1%}" if short else
              f"{f.timing}'s timing is flagged ({f.why.split(';')[0]}) and could be off by ±{f.uncertainty:.1%}")
             + ("" if f.spread is not None else " (its size not recorded)") for f in hits]
@@ -1241,7 +1245,7 @@ def seed_rate_line(seed_gbps: float, here_gbps: float, evidence: Mapping | None,
     one, labelled so. Review 2026-12-04m 03-04 item 8: the CPU page set the recorded H200
     table under 'the copy ceiling here: 13 GB/s'."""
     if where and evidence and evidence.get("copy_ceiling_gbps"):
-        ceiling = f"the copy ceiling {where}: {float(evidence['copy_ceiling_gbps']):,.0f} GB/s"
+        ceiling = f"the copy ceiling {where.split(',')[0]}: {float(evidence['copy_ceiling_gbps']):,.0f} GB/s"
     else:
         ceiling = f"the copy ceiling here: {here_gbps:,.0f} GB/s"
     return f"28.9 TFLOP/s of fp16 adds would move {seed_gbps / 1000:.0f} TB/s ({ceiling})"
@@ -1260,18 +1264,18 @@ def add_line(evidence: Mapping | None, where: str) -> str:
              else f"at {triton / ceiling:.0%} and {torch_ / ceiling:.0%} of the copy ceiling")
     room = ceiling / torch_  # the most any add could gain on PyTorch's: reaching the ceiling
     seed = f"the seed's {c19_claims.SEED_TRITON_SPEEDUP:.1f}x"
-    so = (f"no kernel can win {seed}" if room < c19_claims.SEED_TRITON_SPEEDUP else
+    so = (f"no kernel wins {seed}" if room < c19_claims.SEED_TRITON_SPEEDUP else
           f"an add at the ceiling could win {room:.1f}x, {seed} within reach")
-    return (f"An add is memory-bound: Triton and PyTorch {share} ({triton / torch_:.2f}x), so {so}"
-            + (f" ({where})." if where else "."))
+    return (f"An add is memory-bound: Triton and PyTorch {share} ({triton / torch_:.2f}x); {so}"
+            + (f" ({where.split(',')[0]})." if where else "."))
 
 
 def fold_speed(stated: str, gain: float, spread: Sequence[float]) -> str:
     """Folding's measured speed for the fold takeaway: the stated ratio, or its value and rounds
     said to be noise where the trust rule held it back (review 2026-12-04m 03-04 item 6)."""
     if is_plain_ratio(stated):
-        return f"folded, it ran at {stated} the original's speed"
-    return f"its speed within noise ({gain:.2f}x, rounds {min(spread):.2f}-{max(spread):.2f})"
+        return f"it ran at {stated} the original's speed"
+    return f"its speed: noise ({gain:.2f}x, rounds {min(spread):.2f}-{max(spread):.2f})"
 
 
 def chain_operands(sizes: object, device: torch.device) -> tuple[torch.Tensor, ...]:

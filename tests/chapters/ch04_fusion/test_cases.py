@@ -629,7 +629,8 @@ def test_the_folding_timing_names_its_batch_dtype_math_and_ceiling_share():
     cmp = _comparison({"original": 1e-3}, "original")
     line = cases.fold_timing_form(conv, images, cmp, "original", {"float32": 0.02}, on_gpu=False)
     rate = flops / 1e-3 / 1e12
-    assert line == (f"Batch 2, 16x16, float32 (convolutions in float32 math): the original ran "
+    # review 2026-12-04m: a float32 run in float32 math names its dtype once (TF32 on a GPU is said)
+    assert line == (f"Batch 2, 16x16, float32: the original ran "
                     f"{flops / 1e9:.3g} GFLOP at {rate:.3g} TFLOP/s, {100 * rate / 0.02:.0f}% of the float32 "
                     "matmul ceiling.")
     assert "% of" not in cases.fold_timing_form(conv, images, cmp, "original", {}, on_gpu=False)
@@ -658,6 +659,8 @@ def test_a_held_back_chain_names_its_flag_inline():
     # eager PyTorch') and names the flag in a short clause, so a noisy run stays under 1,500 words
     short = cases.held_back_by(flags, 0.95, (0.90, 0.96), short=True)
     assert short == "eager's timing (noisy) ±20.0%, over the rounds' 4.2% from 1x"
+    two = [*flags, {"timing": "fused", "why": "noisy: IQR 12% of the median", "spread": 0.1}]
+    assert cases.held_back_by(two, 0.95, (0.90, 0.96), short=True) == short  # the largest flag alone
     assert cases.noted(Table("chain", ["path"]), "fused: {} the speed of eager PyTorch.", stated, short).notes[0] == (
         "fused: 0.95x (rounds 0.90-0.96) the speed of eager PyTorch, not stated: eager's timing (noisy) ±20.0%, "
         "over the rounds' 4.2% from 1x")
@@ -833,16 +836,16 @@ def test_what_to_remember_has_the_triton_add_and_folding_s_speed():
     GB/s on the H200, both at the copy ceiling) nor on folding's measured speed (1.03x)."""
     ev = {"triton_gbps": 4263.9, "torch_gbps": 4256.7, "copy_ceiling_gbps": 4245.2}
     assert cases.add_line(ev, "recorded on nvidia-h200, 2026-12-04") == (
-        "An add is memory-bound: Triton and PyTorch both at 100% of the copy ceiling (1.00x), so no kernel "
-        "can win the seed's 2.3x (recorded on nvidia-h200, 2026-12-04).")
+        "An add is memory-bound: Triton and PyTorch both at 100% of the copy ceiling (1.00x); no kernel "
+        "wins the seed's 2.3x (recorded on nvidia-h200).")
     slow = cases.add_line({"triton_gbps": 2000.0, "torch_gbps": 1000.0, "copy_ceiling_gbps": 4000.0}, "")
-    assert slow == ("An add is memory-bound: Triton and PyTorch at 50% and 25% of the copy ceiling (2.00x), so an "
+    assert slow == ("An add is memory-bound: Triton and PyTorch at 50% and 25% of the copy ceiling (2.00x); an "
                     "add at the ceiling could win 4.0x, the seed's 2.3x within reach.")
     assert cases.add_line(None, "") == ""
     assert cases.fold_speed("1.03x (rounds 1.03-1.03)", 1.03, (1.03, 1.03)) == (
-        "folded, it ran at 1.03x (rounds 1.03-1.03) the original's speed")
+        "it ran at 1.03x (rounds 1.03-1.03) the original's speed")
     assert cases.fold_speed("no ratio to state: 1.19x, but ...", 1.19, (1.16, 1.49)) == (
-        "its speed within noise (1.19x, rounds 1.16-1.49)")
+        "its speed: noise (1.19x, rounds 1.16-1.49)")
 
 
 def test_the_seed_rate_line_names_the_ceiling_of_the_table_below_it():
@@ -850,8 +853,7 @@ def test_the_seed_rate_line_names_the_ceiling_of_the_table_below_it():
     above the recorded H200 add table; without Triton here it gives the recorded ceiling."""
     ev = {"copy_ceiling_gbps": 4245.2}
     assert cases.seed_rate_line(173400.0, 13.0, ev, "recorded on nvidia-h200, 2026-12-04") == (
-        "28.9 TFLOP/s of fp16 adds would move 173 TB/s (the copy ceiling recorded on nvidia-h200, "
-        "2026-12-04: 4,245 GB/s)")
+        "28.9 TFLOP/s of fp16 adds would move 173 TB/s (the copy ceiling recorded on nvidia-h200: 4,245 GB/s)")
     assert cases.seed_rate_line(173400.0, 4100.0, ev, "").endswith("(the copy ceiling here: 4,100 GB/s)")
     assert cases.c19_evidence(None, None) == (None, "")
 
