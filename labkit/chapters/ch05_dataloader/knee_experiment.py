@@ -584,6 +584,51 @@ def knob_ratio(baseline: loader_sweep.Run, run: loader_sweep.Run, margin: float 
     return call([k / b for k, b in zip(knob, base, strict=True)], margin)
 
 
+A_A = "(A/A)"  # the label's end of the A/A control row (the baseline again)
+
+
+def control_reach(table: Sequence[Mapping]) -> float | None:
+    """What the A/A control shows in one run, as a factor: its distance from 1 times its 95%
+    interval's half-width (0.98x [0.90, 1.07]: x1.11; 1.10x [1.02, 1.18]: x1.18), or None
+    without an A/A row with an interval. Review 2026-12-04m item 2: the table's resolution
+    was the A/A's half-width alone (+/-9% on the H200 page), which holds only the rounds'
+    spread; in the third H200 reproduce run two identical loaders read 1.10x [1.02, 1.18],
+    1.10x when the A/A ran before the baseline and 1.09x after it: a run-level difference
+    that the per-round interval does not cover (its cause is not measured). Two identical
+    loaders then differ by up to this factor, and no knob effect within it can be told from
+    theirs."""
+    aa = next((r for r in table if str(r.get("label", "")).endswith(A_A)), None)
+    if aa is None or None in (aa.get("ratio"), aa.get("ratio_low"), aa.get("ratio_high")):
+        return None
+    ratio = float(aa["ratio"])
+    return max(ratio, 1 / ratio) * float((aa["ratio_high"] / aa["ratio_low"]) ** 0.5)
+
+
+def controlled(table: Sequence[Mapping]) -> list[dict]:
+    """A knob table whose gains and losses clear the A/A's reach in that run (control_reach):
+    a gain only where its geometric mean lies above the reach, a loss only where it lies below
+    its inverse (the reach takes the place of the 5% band where it is wider: the band says what
+    no effect looks like in advance, the A/A what it looked like in this run; the interval must
+    still clear 1x, judge_interval). A call within it becomes not resolved, 'within_control'
+    naming the reach. The A/A row itself keeps the plain rule's call (a called A/A fails the
+    control: lesson.control_failed, and no knob call of the run stands). A table without an
+    A/A interval is returned as it is."""
+    out = [dict(row) for row in table]
+    reach = control_reach(out)
+    if reach is None:
+        return out
+    for row in out[1:]:
+        if str(row.get("label", "")).endswith(A_A) or row.get("ratio_low") is None:
+            continue
+        gain_within = row.get("decision") == GAIN and row["ratio"] <= reach
+        loss_within = row.get("decision") == LOSS and row["ratio"] >= 1 / reach
+        if gain_within or loss_within:
+            row.update(decision=NOT_RESOLVED, within_control=reach,
+                       stated=f"{row['ratio']:.2f}x [{row['ratio_low']:.2f}, {row['ratio_high']:.2f}]: "
+                              f"{NOT_RESOLVED} (within the A/A's x{reach:.2f})")
+    return out
+
+
 def knob_rule(rounds: int, margin: float = KNOB_MARGIN) -> str:
     """The rule that makes the knob table's calls, with its numbers, in one sentence (printed
     above the table: a rule that decides is shown)."""
@@ -594,8 +639,9 @@ def knob_rule(rounds: int, margin: float = KNOB_MARGIN) -> str:
             f"{t_quantile(rounds - 1):.2f}); a gain when low > 1x and the mean > {1 + margin:.2f}x, "
             f"a loss when high < 1x and the mean < {1 / (1 + margin):.2f}x, no difference when "
             f"[low, high] lies inside {band(margin)[0]:.2f}-{band(margin)[1]:.2f}x, else not "
-            f"resolved. A knob that does nothing: called a gain or a loss "
-            f"{100 * false_call_chance(rounds):.0f}% of the time (nominal).")
+            f"resolved. A gain's or a loss's mean must also clear what the A/A shows in that run "
+            f"(its distance from 1 times its half-width, or the inverse), else not resolved. A knob that does nothing: called a gain or a loss "
+            f"{100 * false_call_chance(rounds):.0f}% of the time by the interval alone (nominal).")
 
 
 def increment(before: loader_sweep.Run, run: loader_sweep.Run) -> dict:
@@ -623,7 +669,7 @@ def knob_table(knobs: loader_sweep.Sweep) -> list[dict]:
     base = first.samples_per_s
     settings = [r.setting for r in knobs.runs]
     refs, steps = reference_rows(settings), step_rows(settings)
-    return [{"label": r.setting.label, "samples_per_s": r.samples_per_s,
+    return controlled([{"label": r.setting.label, "samples_per_s": r.samples_per_s,
              "samples_per_s_low": r.samples_per_s_spread[0],
              "samples_per_s_high": r.samples_per_s_spread[1], "wait_share": r.wait_share,
              "compute_median_s": r.compute_median_s,
@@ -631,7 +677,7 @@ def knob_table(knobs: loader_sweep.Sweep) -> list[dict]:
              **({"against": knobs.runs[ref].setting.label, **knob_ratio(knobs.runs[ref], r)}
                 if ref is not None else {"decision": "baseline"}),
              **({"increment": increment(knobs.runs[step], r)} if step is not None else {})}
-            for r, ref, step in zip(knobs.runs, refs, steps, strict=True)]
+            for r, ref, step in zip(knobs.runs, refs, steps, strict=True)])
 
 
 def rebased(table: Sequence[Mapping]) -> list[dict]:
@@ -664,7 +710,7 @@ def rebased(table: Sequence[Mapping]) -> list[dict]:
         row.update(call([a * b for a, b in zip(mine, theirs, strict=True)],
                         row.get("margin", KNOB_MARGIN)))
         row.update({"against": base, "increment": {**old, "over": ref}, "rebased": True})
-    return out
+    return controlled(out)
 
 
 def false_call_chance(rounds: int, level: float = KNOB_LEVEL) -> float:

@@ -424,6 +424,8 @@ def summarise_numbers(runs: Sequence[dict], reference: dict | str | None = RECOR
         out["knobs"] = knobs
         rules = list(dict.fromkeys(r["knob_rule"] for r in runs if r.get("knob_rule")))
         lines.extend(f"  {rule}" for rule in rules)
+        today = {knee_experiment.knob_rule(r["knob_rounds"]) for r in runs if r.get("knob_rounds")}
+        lines.extend(f"  re-read by today's rule: {rule}" for rule in sorted(today - set(rules)))
         for i, r in enumerate(runs, start=1):
             lines.append(f"    run {i}: {knob_line(r)}")
         for label, seen in knobs["decisions"].items():
@@ -484,6 +486,14 @@ def knob_line(run: dict) -> str:
         beside = ("" if not step or None in step[:3] else
                   f" (over {_step_name(step[3], base)}: {step[0]:.2f}x [{step[1]:.2f}, {step[2]:.2f}], shown, not called)")
         parts.append(f"{label}{f' (vs {ref})' if ref and ref != base else ''}{shown} {decision}{beside}")
+    reach = knee_experiment.control_reach([{"label": label, **dict(zip(
+        ("ratio", "ratio_low", "ratio_high"), (list(v or []) + [None] * 3)[:3], strict=True))}
+        for label, v in ratios.items()]) if interval else None
+    if reach is not None:  # review 2026-12-04m item 2: the run's resolution, the A/A's reach
+        aa = next((d for label, d in run_decisions(run).items() if label.endswith(knee_experiment.A_A)), None)
+        failed = ("; the A/A itself was called: control failed, no knob call of this run stands on a page"
+                  if aa in (knee_experiment.GAIN, knee_experiment.LOSS) else "")
+        parts.append(f"the A/A's reach (its distance from 1 times its half-width): x{reach:.2f}{failed}")
     by_order = run.get("aa_by_order") or {}
     if by_order.get("before_median") is not None and by_order.get("after_median") is not None:
         parts.append(f"A/A ran before the baseline {by_order['before_median']:.2f}x "
@@ -599,7 +609,15 @@ def run_decisions(run: dict) -> dict[str, str]:
         else:
             out[label] = (knee_experiment.NOT_RESOLVED if decision == knee_experiment.OLD_NO_CLEAR
                           else decision)
-    return out
+    if not interval:
+        return out
+    # review 2026-12-04m item 2: a gain or a loss clears the A/A's reach in that run, as the page
+    table = [{"label": _baseline(run)}] + [
+        {"label": label, "decision": decision,
+         **dict(zip(("ratio", "ratio_low", "ratio_high"), (list(ratios.get(label) or []) + [None] * 3)[:3],
+                    strict=True))}
+        for label, decision in out.items()]
+    return {row["label"]: row["decision"] for row in knee_experiment.controlled(table)[1:]}
 
 
 GAIN_KINDS = {knee_experiment.GAIN: "gain", knee_experiment.LOSS: "loss"}  # every other call: no gain
@@ -644,3 +662,46 @@ def knob_agreement(runs: Sequence[dict]) -> dict:
     same = [label for label, seen in kinds.items() if len(set(seen)) == 1 and seen[0] != NOT_MEASURED]
     return {"decisions": decisions, "kinds": kinds, "commonest": commonest, "same": same,
             "differ": [label for label in labels if label not in same], "runs": len(measured)}
+
+
+def reference_knob_runs(machine: str = results.DEFAULT_REFERENCE) -> dict[str, list[dict]]:
+    """Each knob's ratio in every run of the reference's reproduce record (review 2026-12-04m
+    item 2: the page's tuned row read 1.29x [1.24, 1.34] and the three reproduce runs 1.33x,
+    1.42x and 1.51x, two of them outside that interval): {knob name across runs (at_knee):
+    [{'ratio', 'low', 'high', 'control_failed'}, ...]}, one entry a run in its order, where
+    'control_failed' says the run's A/A was itself called a gain or a loss. {} without a
+    readable record."""
+    from labkit.claims import reproduced
+
+    try:
+        record = reproduced.load_record(reproduced.record_path(machine, CHAPTER))
+    except reproduced.ReproduceRecordError:
+        return {}
+    out: dict[str, list[dict]] = {}
+    for run in (r for r in (record or {}).get("numbers") or [] if isinstance(r, Mapping)):
+        if run.get("knob_ratios_are") != INTERVAL:
+            continue
+        run = rebased_run(dict(run))
+        decisions = run_decisions(run)
+        failed = any(label.endswith(knee_experiment.A_A) and d in (knee_experiment.GAIN, knee_experiment.LOSS)
+                     for label, d in decisions.items())
+        for label, values in (run.get("knob_ratios") or {}).items():
+            ratio, low, high = (list(values or []) + [None] * 3)[:3]
+            if ratio is not None:
+                out.setdefault(at_knee(label), []).append(
+                    {"ratio": ratio, "low": low, "high": high, "control_failed": failed})
+    return out
+
+
+def runs_text(seen: Sequence[Mapping], row: Mapping | None = None) -> str:
+    """'1.33x, 1.42x, 1.51x (run 3's A/A was called: control failed); 2 of 3 outside this
+    run's interval': a knob's ratio run by run (reference_knob_runs), and, given this page's
+    row, how many lie outside its interval."""
+    text = ", ".join(f"{s['ratio']:.2f}x" for s in seen)
+    failed = [str(i) for i, s in enumerate(seen, start=1) if s["control_failed"]]
+    if failed:
+        text += f" (run {', '.join(failed)}: its control failed)"
+    if row is not None and row.get("ratio_low") is not None and row.get("ratio_high") is not None:
+        out = sum(1 for s in seen if not row["ratio_low"] <= s["ratio"] <= row["ratio_high"])
+        text += f"; {out} of {len(seen)} outside this run's interval"
+    return text
