@@ -108,8 +108,7 @@ quiz_knee = chapter.lab.widgets.Quiz(
     f"This machine has {lesson.plan.cores} cores. With how many workers is throughput within 10% of "
     f"the best of {list(lesson.bench.worker_counts)}?",
     answer=lambda: lesson.knee_key(), kind="number",  # runs the sweep when answered
-    explanation="Each worker produces one batch per (batch x sample cost) seconds on its own "
-                "core; the step needs one per compute time; and the main process needs a core too.",
+    explanation=chapter.lab.lesson.EXPLAIN["knee"],  # shown after an answer
 )
 quiz_knee
 
@@ -160,7 +159,10 @@ lesson.plateau_text()  # kept under plateau
 # from their spread: a gain only when the whole interval lies above 1x (and the mean clears a
 # 5% band), *no difference* only inside 0.95-1.05x, else *not resolved*. A knob that does
 # nothing is called a gain or a loss about 5% of the time (the rule is folded under the
-# table). The A/A's interval is the table's *resolution*: smaller effects cannot be called.
+# table). What the A/A shows, its distance from 1 times its half-width, is the table's
+# *resolution*: a gain's or a loss's mean must clear it too (on the H200 one run's A/A read
+# 1.10x [1.02, 1.18], two identical loaders 10% apart), and a run whose A/A is itself called
+# has no knob call that stands.
 
 # %%
 lesson.knob_sweep()  # each knob against the baseline, round by round, and the plot; kept under sweep_knobs
@@ -247,11 +249,12 @@ chapter.claim("C25")
 
 # %% [markdown]
 # Predict: a kernel of about 50 ms is queued on the GPU. Then `x.to('cuda', non_blocking=True)`
-# is called with `x` in ordinary (pageable) host memory, 256 MiB. When does the call return?
+# is called with `x` a DataLoader batch (38.5 MB) in ordinary (pageable) host memory. When does
+# the call return?
 
 # %% jupyter={"source_hidden": true}
 quiz_nb = chapter.lab.widgets.Quiz(
-    "A 50 ms kernel is queued; then x.to('cuda', non_blocking=True) with x pageable (256 MiB). "
+    "A 50 ms kernel is queued; then x.to('cuda', non_blocking=True) with x a pageable batch (38.5 MB). "
     "When does the call return?",
     choices=["at once: the CPU goes on while the kernel runs",
              "after the queued kernel and the copy: the CPU waits"],
@@ -310,7 +313,7 @@ quiz_startup = chapter.lab.widgets.Quiz(
     choices=["every epoch, the first included", "every epoch after the first",
              "none: no measurable difference"],
     answer=lesson.which_first_batches_are_faster,
-    explanation="The first epoch must start its workers either way; only later epochs can reuse them.",
+    explanation=chapter.lab.lesson.EXPLAIN["startup"],  # shown after an answer
 )
 quiz_startup
 
@@ -426,9 +429,8 @@ lesson.d2h_trap()  # on a GPU kept under d2h_trap
 # The same steps under the profiler, drawn by `labkit.measure.timeline`: once with the starving
 # loader (no workers) and once at the knob table's worker count (on a GPU also pinned, with the device
 # prefetcher). The lanes show where the step waits; on a GPU the summary gives the GPU's idle
-# share and the share of host-to-device copy time that ran beside kernels. In a host-bound
-# step the copy runs in the GPU's idle gaps, off the critical path: a low share there is no
-# failure of the prefetcher.
+# share and the share of host-to-device copy time that ran beside kernels (a low share says
+# only that the copies did not overlap kernels; where they ran on the host's path is not timed).
 
 # %%
 lesson.overlap()  # kept under overlap

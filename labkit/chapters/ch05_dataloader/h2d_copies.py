@@ -205,7 +205,10 @@ def call_return_times(nbytes: int = 256 * 2**20, repeats: int = 7) -> list[CallR
 # 64 KiB to 256 MiB; 2, 4 and 8 MiB locate where the pageable call starts to wait (the H200
 # returned at once at 1 MiB and waited from 16 MiB: review 2026-12-03d). Each size costs
 # about 0.4 s (4 calls behind a 50 ms kernel, pageable and pinned: cost_model.busy_stream_s).
-BUSY_SIZES = (64 * 2**10, 2**20, 2 * 2**20, 4 * 2**20, 8 * 2**20, 16 * 2**20, 64 * 2**20, 256 * 2**20)
+# the seed's batch among them (64 x 3 x 224 x 224 float32, 38,535,168 B: claims.SEED_BATCH_BYTES), so
+# C25 is judged on its own row, not on the 16 and 64 MiB rows around it (review 2026-12-04m item 6)
+BUSY_SIZES = (64 * 2**10, 2**20, 2 * 2**20, 4 * 2**20, 8 * 2**20, 16 * 2**20, 64 * 3 * 224 * 224 * 4,
+              64 * 2**20, 256 * 2**20)
 BUSY_KERNEL_S = 0.05  # the queued kernel: about 50 ms of GPU time, as a training step's kernels
 # Timed calls per size and memory (after one warm-up), the median read. The two outcomes lie
 # 300x apart (0.15-0.3 ms at once against 50-90 ms after the kernel, on the H200), so one odd

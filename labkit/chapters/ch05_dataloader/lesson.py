@@ -66,6 +66,16 @@ class Shown(list):
                 display(item)
 
 
+# The quizzes' explanations, shown after an answer (review 2026-12-04m item 7: written into the
+# notebook's quiz cell, 'only later epochs can reuse them' gave the startup quiz's key away to
+# anyone reading the cell's source before answering)
+EXPLAIN = {
+    "knee": ("Each worker produces one batch per (batch x sample cost) seconds on its own core; the "
+             "step needs one per compute time; and the main process needs a core too."),
+    "startup": "The first epoch must start its workers either way; only later epochs can reuse them.",
+}
+
+
 def _ref() -> str:
     return results.DEFAULT_REFERENCE
 
@@ -324,19 +334,22 @@ class Lesson:
                            f"{step_name(row['increment']['over'], base)}; called here from its rounds")
         if gpu_knobs.get("budget_note"):  # review 2026-12-04l item 2: what its budget cut
             shown.note(gpu_knobs["budget_note"])
-        rule = knee_experiment.knob_rule(gpu_knobs.get("rounds") or 0)
         if not decided:
             shown.note("recorded before knobs were read round by round against the baseline: no ratios")
-        elif gpu_knobs.get("rule") == rule:
-            half = resolution(gpu_knobs.get("table", []))
-            shown.note(f"called by the rule above, over {gpu_knobs['rounds']} rounds there"
-                       + (f"; resolution +/-{100 * (half - 1):.0f}% (the A/A's)" if half else ""))
         elif not any("level" in r for r in decided.values()):
             shown.note("called by an older rule: every round past the band; median and range shown")
         elif gpu_knobs.get("rule"):
-            shown.note("called again from their intervals by the rule above")
+            reach = resolution(table)
+            shown.note(f"called by the rule above ({gpu_knobs['rounds']} rounds)"
+                       + (f"; resolution {100 * (reach - 1):.0f}% (the A/A's reach)" if reach else ""))
         else:
             shown.note("called by an older rule: every round above or below 1x, no band")
+        runs = reproduce.reference_knob_runs()  # review 2026-12-04m item 2: the size across runs
+        for row in table[1:]:
+            seen = runs.get(reproduce.at_knee(row["label"]))
+            if seen and not row["label"].endswith("(A/A)"):
+                shown.note(f"{step_name(row['label'], base)} in the reference's {len(seen)} reproduce "
+                           f"runs: {reproduce.runs_text(seen, row)}")
         return shown
 
     def cores_text(self) -> Lines:
@@ -390,9 +403,11 @@ class Lesson:
         found = self.busy_returns() if self.on_gpu else self.chapter.recorded("busy_stream")
         if not found:
             return "nothing recorded yet"
-        largest = max(r["nbytes"] for r in found["rows"])
-        row = next(r for r in found["rows"] if r["memory"] == "pageable" and r["nbytes"] == largest)
-        return ("after the queued kernel and the copy: the CPU waits" if row["waited_for_kernel"]
+        # review 2026-12-04m item 10: keyed on the row C25 is judged at, the seed's batch (or
+        # the rows around it in a record without it), not on the largest size
+        pageable = sorted((r for r in found["rows"] if r["memory"] == "pageable"), key=lambda r: r["nbytes"])
+        seed = ch05_claims.seed_rows(pageable)
+        return ("after the queued kernel and the copy: the CPU waits" if all(r["waited_for_kernel"] for r in seed)
                 else "at once: the CPU goes on while the kernel runs")
 
     def c25(self, busy: Any) -> Shown:
@@ -486,15 +501,23 @@ class Lesson:
             return (f"Knobs at the knee: the A/A control read {against_text(aa)}, so "
                     f"{CONTROL_FAILED}.")
         steps = [r for r in self.knob_rows[1:] if not r["label"].endswith("(A/A)") and r.get("against")]
+        base = self.knob_rows[0]["label"]
         if self.on_gpu and steps:
-            base = self.knob_rows[0]["label"]
+            runs = reproduce.reference_knob_runs()  # review 2026-12-04m item 2: call + range across runs
             return ("The seed's advice together, called against the baseline by the knob table's "
                     "rule: " + "; ".join(
                         f"{step_name(r['label'], base)} {call_cell(r, self.knob_rows, brackets=True)}"
+                        + (f" (the reference's reproduce runs: {reproduce.runs_text(runs[reproduce.at_knee(r['label'])], r)})"
+                           if runs.get(reproduce.at_knee(r["label"])) else "")
                         for r in steps) + ".")
+        # review 2026-12-04m item 10: the calls that stand, then uint8 alone whatever its call
+        called = [r for r in steps if r.get("decision") in (knee_experiment.GAIN, knee_experiment.LOSS)
+                  and r is not uint8_row]
+        said = [f"{r['label']} {against_text(r)}" for r in called]
         if uint8_row is not None:
-            return ("Knobs, by the knob table's rule: "
-                    f"uint8 batches alone (normalised on the device) ran {against_text(uint8_row)}.")
+            said.append(f"uint8 alone {against_text(uint8_row)}")
+        if said:
+            return "Knobs, by the knob table's rule: " + "; ".join(said) + "."
         return ("Knobs are read at the knee: the knob table says which were measured; this run "
                 "measured no uint8 row alone.")
 
@@ -817,7 +840,8 @@ def gpu_overlap_text(o: Mapping) -> str:
     text = (f", GPU idle {100 * idle:.0f}%{of}, H2D copy beside kernels "
             f"{100 * (o.get('h2d_overlap_share') or 0):.0f}%")
     if idle > loader_sweep.HOST_BOUND_IDLE and (o.get("waiting_share") or 0) < 0.5:
-        text += " (host-bound: the copy runs in the GPU's idle gaps, off the critical path)"
+        # review 2026-12-04m item 9: that the copy ran in the idle gaps was never measured
+        text += " (host-bound: the GPU idles while the step hardly waits for data)"
     return text
 
 
@@ -944,7 +968,12 @@ def c25_finding(evidence: Mapping) -> str:
         return ""
     seed = ch05_claims.seed_rows(rows)
     waited = all(r["returned_share"] >= ch05_claims.BLOCKING_SHARE for r in seed)
-    text = (f"at the seed's batch ({ch05_claims.SEED_BATCH_BYTES / 1e6:.1f} MB) the call "
+    # review 2026-12-04m item 6: 'at the seed's batch' only where that row was measured
+    where = (f"at the seed's batch ({ch05_claims.SEED_BATCH_BYTES / 1e6:.1f} MB)"
+             if [r["nbytes"] for r in seed] == [ch05_claims.SEED_BATCH_BYTES] else
+             f"at {' and '.join(format(r['nbytes'] / 2**20, 'g') for r in seed)} MiB, "
+             f"around the seed's batch ({ch05_claims.SEED_BATCH_BYTES / 1e6:.1f} MB),")
+    text = (f"{where} the call "
             + ("waited out the queued kernel" if waited else "did not wait out the queued kernel"))
     early = [r for r in rows if r["returned_share"] < ch05_claims.EARLY_SHARE]
     if waited and early:
@@ -953,22 +982,24 @@ def c25_finding(evidence: Mapping) -> str:
 
 
 def resolution(rows: Sequence[Mapping]) -> float | None:
-    """The table's resolution: the A/A row's 95% interval's half-width as a factor
-    (sqrt(high / low): x1.10 is +/-10%), or None without an A/A row with an interval. A knob
-    whose true effect is below it is called a gain in about half the runs at best, so its call
-    cannot be expected to reproduce (review 2026-12-04j item 2)."""
-    aa = next((r for r in rows if str(r.get("label", "")).endswith("(A/A)")), None)
-    if aa is None or aa.get("ratio_low") is None or aa.get("ratio_high") is None:
-        return None
-    return float((aa["ratio_high"] / aa["ratio_low"]) ** 0.5)
+    """The table's resolution: what the A/A shows in this run, its distance from 1 times its
+    95% interval's half-width, as a factor (knee_experiment.control_reach), or None without an
+    A/A row with an interval. Review 2026-12-04m item 2: it was the half-width alone ('+/-9%'
+    on the H200 page), and a reproduce run's A/A then read 1.10x [1.02, 1.18]: two identical
+    loaders 10% apart, beyond that interval. A knob's mean must clear it to be called
+    (knee_experiment.controlled)."""
+    return knee_experiment.control_reach(rows)
 
 
 def resolution_text(rows: Sequence[Mapping]) -> str:
     """The resolution in one line, '' without an A/A interval."""
-    half = resolution(rows)
-    if half is None:
+    reach = resolution(rows)
+    if reach is None:
         return ""
-    return f"Resolution: the A/A's interval is +/-{100 * (half - 1):.0f}% wide; smaller effects cannot be called."
+    aa = next(r for r in rows if str(r.get("label", "")).endswith("(A/A)"))
+    return (f"Resolution: the A/A read {aa['ratio']:.2f}x [{aa['ratio_low']:.2f}, {aa['ratio_high']:.2f}], "
+            f"so two identical loaders differ by up to {100 * (reach - 1):.0f}% here (its distance from 1 "
+            f"times its half-width); a call's mean must clear that.")
 
 
 def control_call(rows: Sequence[Mapping]) -> str | None:
@@ -1020,18 +1051,14 @@ def plateau_takeaway(plateau: loader_sweep.Plateau, pin_row: Mapping | None = No
         return _old_plateau_takeaway(plateau)
     if plateau.drift is not None:  # review 2026-12-04k item 1: no prediction, not 'not predicted'
         # the numbers of the drift are in the plateau's cell; here only that it drifted (words)
-        text = (f"The plateau, {plateau.measured:.0f} samples/s: no prediction this run (its step "
-                f"drifted, above); it is bound by "
-                f"{plateau.bound_name}")
-        if plateau.pin_gain_range is None:
-            return text + "."
-        measured = ("measured only inside the tuned loader (the knob table)" if pin_row is None else
-                    CONTROL_FAILED.split(":")[0] if not control_ok else f"measured {against_text(pin_row)}")
-        return f"{text}; pin_memory takes the hand-over and the pageable copy off the step: {measured}."
-    if plateau.agrees:
-        head = (f"The plateau, {plateau.measured:.0f} samples/s, is predicted by batch / (the step "
-                f"{plateau.step_used} + the wait) = {plateau.predicted:.0f} "
-                f"({plateau.measured / plateau.predicted:.2f}x, within {plateau.tolerance:.0%})")
+        return (f"The plateau, {plateau.measured:.0f} samples/s: no check this run (its step "
+                f"drifted, above); it is bound by {plateau.bound_name}.")
+    if plateau.agrees:  # review 2026-12-04m item 3: the wait is the plateau runs' own
+        head = (f"The plateau, {plateau.measured:.0f} samples/s, is consistent with batch / (the step "
+                f"{plateau.step_used} + its runs' own wait) = {plateau.predicted:.0f} "
+                f"({plateau.measured / plateau.predicted:.2f}x)"
+                + (f"; the {plateau.wait_s * 1e3:.1f} ms wait a batch ({100 * plateau.wait_share:.0f}%) "
+                   "is not explained," if plateau.wait_text() else ""))
     elif plateau.cores_agrees:
         head = (f"The plateau, {plateau.measured:.0f} samples/s, is predicted by the cores' arithmetic "
                 f"({plateau.measured / plateau.cores_ceiling:.2f}x of it)")  # type: ignore[operator]
@@ -1040,17 +1067,10 @@ def plateau_takeaway(plateau: loader_sweep.Plateau, pin_row: Mapping | None = No
                    if plateau.cores_ceiling else "")
         head = (f"The plateau, {plateau.measured:.0f} samples/s, was not predicted this run (step + "
                 f"wait: {plateau.measured / plateau.predicted:.2f}x{ceiling})")
-    text = f"{head} and is bound by {plateau.bound_name}"
-    pin = plateau.pin_gain_range
-    if pin is None:  # no GPU, or no copy timed: no pin_memory prediction (review 2026-12-04i item 3)
-        return text + "."
-    measured = ("measured only inside the tuned loader (the knob table)" if pin_row is None else
-                CONTROL_FAILED.split(":")[0] if not control_ok else f"measured {against_text(pin_row)}")
-    # review 2026-12-04i item 7: both of pinning's parts, the wait and the pageable copy
-    return (f"{text}; pin_memory takes the {plateau.wait_s * 1e3:.1f} ms hand-over off the main "
-            f"thread and makes the {plateau.copy_alone_s * 1e3:.1f} ms pageable copy a pinned one: "  # type: ignore[operator]
-            f"predicted {pin[0]:.2f}x (the wait alone) to {pin[1]:.2f}x (and the whole copy), "
-            f"{measured}.")
+    # review 2026-12-04m item 4: no pin_memory line here. Its arithmetic (Plateau.pin_gain_range,
+    # recorded) was never tested: no row changes pin_memory alone, and the tuned row changes
+    # three things; a takeaway states what was measured
+    return f"{head} and is bound by {plateau.bound_name}."
 
 
 def split_takeaway(line: str) -> list[str]:
@@ -1095,8 +1115,11 @@ def recorded_plateau(old: dict) -> str:
         # review 2026-12-04k item 1: a drifted step (today's rule on the record) predicts nothing
         arithmetic = (plateau.drift_text() if plateau.drift is not None else
                       f"{plateau.batch_size} / ({plateau.step_used_s * 1e3:.1f} ms, the step "
-                      f"{plateau.step_used}, + {plateau.wait_s * 1e3:.1f} ms wait) = "
-                      f"{plateau.predicted:.0f} ({plateau.measured / plateau.predicted:.2f}x)")
+                      f"{plateau.step_used}, + {plateau.wait_s * 1e3:.1f} ms, its runs' own wait) = "
+                      f"{plateau.predicted:.0f} ({plateau.measured / plateau.predicted:.2f}x, a "
+                      f"consistency check"
+                      + (f"; the wait, {100 * plateau.wait_share:.0f}%, not explained)" if plateau.wait_text()
+                         else ")"))
         return (f"recorded on {_ref()}: {plateau.measured:.0f} samples/s at "
                 f"{', '.join(str(c) for c in plateau.counts)} workers; {arithmetic}{apart}; {bound}.")
     except (KeyError, TypeError, ValueError, ZeroDivisionError):  # an older record: its own sentence

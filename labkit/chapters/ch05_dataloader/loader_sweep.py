@@ -1365,19 +1365,43 @@ class Plateau:
             first, then = self.loaded_first_drift
             text += (f"(The first timing drifted, {first * 1e3:.0f} ms then {then * 1e3:.0f} ms: these "
                      "rounds were timed again after a settle.) ")
-        text += self.gap_text() + (f"Predicted: "
-                 f"{self.batch_size} / ({self.step_used_s * 1e3:.1f} + {self.wait_s * 1e3:.1f} ms) = "
+        # review 2026-12-04m item 3: the wait is the plateau runs' own mean wait (plateau_of), so
+        # this is a consistency check, not an independent prediction; what it leaves unexplained
+        # is the wait itself, with the workers' supply against the step's demand beside it
+        text += self.gap_text() + (f"A consistency check, not a prediction (the wait is the plateau "
+                 f"runs' own): {self.batch_size} / ({self.step_used_s * 1e3:.1f} + {self.wait_s * 1e3:.1f} ms) = "
                  f"{self.predicted:.0f} against {self.measured:.0f} measured ({ratio:.2f}x: "
                  f"{'within' if self.agrees else 'outside'} the {self.tolerance:.0%} band)")
+        text += self.wait_text()
         if self.swept_step_s:
             text += f". Inside the sweep a step took {self.swept_step_s * 1e3:.1f} ms"
         if self.cores_text() and not self.cores_bound:
             text += f". The cores allow {self.cores_text()}"
         if not self.predicted_this_run:  # review 2026-12-04i item 3: neither within its band
-            text += ". Not predicted this run: " + (
+            text += ". The check misses this run: " + (
                 "neither arithmetic lands within its band" if self.cores_ceiling else
                 "the arithmetic does not land within its band")
         return text + f". What bounds it: {self.bound}."
+
+    @property
+    def supply(self) -> float | None:
+        """The plateau's first worker count over the workers the arithmetic asks for: how many
+        times the batches the step takes the workers decode (None where not measured)."""
+        if not self.loaded_workers or not self.workers_needed:
+            return None
+        return self.loaded_workers / self.workers_needed
+
+    def wait_text(self) -> str:
+        """What the check leaves unexplained (review 2026-12-04m item 3): the wait itself.
+        '. Not explained: the 8.3 ms wait a batch (16%), while 8 workers decode 1.6x the
+        batches the step takes' where the workers out-supply the step ('' where they do not:
+        then the wait is the decode's, and the bound says so)."""
+        supply = self.supply
+        if supply is None or supply <= 1 + self.tolerance:
+            return ""
+        return (f". Not explained: the {self.wait_s * 1e3:.1f} ms wait a batch "
+                f"({100 * self.wait_share:.0f}%), while {self.loaded_workers} workers decode "
+                f"{supply:.1f}x the batches the step takes")
 
     def as_dict(self) -> dict:
         return {**asdict(self), "ceiling": self.ceiling, "predicted": self.predicted,

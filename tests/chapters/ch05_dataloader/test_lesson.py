@@ -311,8 +311,8 @@ def test_the_plateau_takeaway_and_the_recorded_line_name_the_step_they_used_and_
     from labkit.chapters.ch05_dataloader import loader_sweep
 
     line = lesson.recorded_plateau(H200_PLATEAU)
-    assert ("1327 samples/s at 8, 12 workers; 64 / (40.6 ms, the step inside the sweep, + 7.6 ms wait) "
-            "= 1329 (1.00x); the step timed apart (31.0 ms) gives 1658 (0.80x); GPU idle 62%.") in line
+    assert ("1327 samples/s at 8, 12 workers; 64 / (40.6 ms, the step inside the sweep, + 7.6 ms, its "
+            "runs' own wait) = 1329 (1.00x, a consistency check); the step timed apart (31.0 ms) gives 1658 (0.80x); GPU idle 62%.") in line
     assert "host batch adds" not in line
     plateau = loader_sweep.Plateau.from_record(H200_PLATEAU)
     assert plateau.refused() and plateau.parts() == {}
@@ -335,7 +335,8 @@ def test_the_cpu_page_reads_the_reference_s_plateau_bound_by_today_s_rule():
     line = lesson.recorded_plateau(json.loads(kept.read_text()))
     # review 2026-12-04j item 1: one block alone and one beside (no interval) names no bound
     # from the decoders; the profile's idle share names the host's side
-    assert line.endswith("= 1265 (0.97x); bound: the host's side, GPU idle 54% of the profiled steps.")
+    assert line.endswith("= 1265 (0.97x, a consistency check); bound: the host's side, GPU idle 54% of the "
+                         "profiled steps.")  # review 2026-12-04m item 3: the wait is the runs' own
     assert "timed apart" not in line
     record = json.loads((Path(__file__).resolve().parents[3] / "results" / "nvidia-h200.json").read_text())
     live = lesson.recorded_plateau(record["chapters"]["05_dataloader"]["plateau"]["payload"])
@@ -362,9 +363,10 @@ def test_a_failed_control_withholds_every_knob_call_and_the_plateau_takeaway_is_
                                    loaded_workers=8, loaded_step_s=0.0388, on_gpu=True, copy_alone_s=0.0058)
     said = lesson.plateau_takeaway(plateau, held[2], control_ok=True)
     assert said.count(". ") == 0 and said.endswith(".")  # one sentence
-    # review 2026-12-04i item 7: both parts, the wait (45.6 / 38.8) and the whole copy (45.6 / 33.0)
-    assert "predicted 1.18x (the wait alone) to 1.38x (and the whole copy), measured 1.13x [1.04, 1.24]: a gain" in said
-    assert "to 1.38x (and the whole copy), control failed." in lesson.plateau_takeaway(plateau, held[2], control_ok=False)
+    # review 2026-12-04m item 4: pin_memory's arithmetic (recorded) is no takeaway: never tested
+    assert plateau.pin_gain_range == pytest.approx((0.0456 / 0.0388, 0.0456 / 0.0330))
+    assert "pin_memory" not in said and "predicted" not in said
+    assert "pin_memory" not in lesson.plateau_takeaway(plateau, held[2], control_ok=False)
     # review 2026-12-04i item 3: no pin_memory prediction without a GPU
     on_cpu = replace(plateau, on_gpu=False)
     assert on_cpu.pin_gain_range is None and "pin_memory" not in lesson.plateau_takeaway(on_cpu, None)
@@ -431,13 +433,20 @@ def test_the_cores_line_names_the_same_bound_as_the_plateau(monkeypatch):
 
 
 def test_the_knob_table_prints_its_resolution_from_the_a_a_interval():
-    """Review 2026-12-04j item 2: effects below the A/A's half-width cannot be called; the page
-    says how wide it is (0.84-1.17x: +/-18%), and says nothing without an A/A interval."""
+    """Review 2026-12-04j item 2: effects within what the A/A shows cannot be called; the page
+    says how far (0.99x [0.84, 1.17]), and says nothing without an A/A interval. Review
+    2026-12-04m item 2: the half-width alone (+/-18% here) left out the A/A's own distance from
+    1, and an H200 reproduce run's A/A read 1.10x [1.02, 1.18]: the resolution is its distance
+    from 1 times its half-width (x1.19 here, x1.18 there)."""
     base = {"label": "w8 b64", "decision": "baseline"}
     rows = [base, _row("w8 b64 (A/A)", 0.99, 0.84, 1.17), _row("w8 b64 pin", 1.17, 1.05, 1.30)]
-    assert lesson.resolution(rows) == pytest.approx((1.17 / 0.84) ** 0.5)
-    assert lesson.resolution_text(rows) == "Resolution: the A/A's interval is +/-18% wide; smaller effects cannot be called."
+    assert lesson.resolution(rows) == pytest.approx((1 / 0.99) * (1.17 / 0.84) ** 0.5)
+    assert lesson.resolution_text(rows) == (
+        "Resolution: the A/A read 0.99x [0.84, 1.17], so two identical loaders differ by up to 19% here "
+        "(its distance from 1 times its half-width); a call's mean must clear that.")
     assert lesson.resolution([base]) is None and lesson.resolution_text([base, rows[2]]) == ""
+    run3 = [base, _row("w8 b64 (A/A)", 1.10, 1.02, 1.18)]
+    assert lesson.resolution(run3) == pytest.approx(1.10 * (1.18 / 1.02) ** 0.5)
 
 
 def test_c25_s_takeaway_reads_the_seed_s_batch_and_labels_the_size_threshold_as_the_course_s():
@@ -448,10 +457,14 @@ def test_c25_s_takeaway_reads_the_seed_s_batch_and_labels_the_size_threshold_as_
 
     rows = [row(n << 20, 0.003) for n in (1, 2)] + [row(n << 20, 0.99) for n in (4, 16, 64, 256)]
     said = lesson.c25_finding({"busy_stream": rows})
-    assert said == ("at the seed's batch (38.5 MB) the call waited out the queued kernel; up to 2 MiB it "
-                    "returned at once (the course's finding)")
+    # review 2026-12-04m item 6: without a row at the seed's batch the line names the rows it read
+    assert said == ("at 16 and 64 MiB, around the seed's batch (38.5 MB), the call waited out the queued "
+                    "kernel; up to 2 MiB it returned at once (the course's finding)")
+    seed = lesson.c25_finding({"busy_stream": [*rows, row(38_535_168, 0.99)]})
+    assert seed.startswith("at the seed's batch (38.5 MB) the call waited out the queued kernel")
     early = lesson.c25_finding({"busy_stream": [row(16 << 20, 0.003), row(64 << 20, 0.99)]})
-    assert early.startswith("at the seed's batch (38.5 MB) the call did not wait out") and "course" not in early
+    assert early.startswith("at 16 and 64 MiB, around the seed's batch (38.5 MB), the call did not wait out")
+    assert "course" not in early
     assert lesson.c25_finding({}) == ""
 
 
@@ -470,17 +483,23 @@ def test_the_link_line_sets_the_pinned_ceiling_beside_the_pageable_rates():
     assert lesson.link_text(curve[:1]) == ""
 
 
-def test_the_plateau_takeaway_splits_from_pin_memory_s_prediction():
-    """Review 2026-12-04j item 10: the plateau, its bound and pinning's prediction were one line."""
+def test_the_plateau_takeaway_is_a_consistency_check_and_names_the_wait_it_leaves_unexplained():
+    """Review 2026-12-04m items 3 and 4: the wait is the plateau runs' own, so batch / (step +
+    wait) is a consistency check, and the wait itself (8 workers decoding 1.6x what the step
+    takes) is not explained; pin_memory's untested arithmetic is no takeaway."""
     from labkit.chapters.ch05_dataloader import loader_sweep
 
-    plateau = loader_sweep.Plateau(64, (8, 12), 1418.0, 0.0272, 0.0184, 0.0068, 0.66, swept_step_s=0.0388,
-                                   loaded_workers=8, loaded_step_s=0.0388, on_gpu=True, copy_alone_s=0.0058)
-    head, pin = lesson.split_takeaway(lesson.plateau_takeaway(plateau, None))
-    assert head.endswith("and is bound by the host's side.") and pin.startswith("pin_memory takes the 6.8 ms")
-    assert pin.endswith("measured only inside the tuned loader (the knob table).")
-    on_cpu = lesson.plateau_takeaway(replace(plateau, on_gpu=False), None)
-    assert lesson.split_takeaway(on_cpu) == [on_cpu]
+    plateau = loader_sweep.Plateau(64, (8, 12), 1192.0, 0.0413, 0.028, 0.0083, 0.69, swept_step_s=0.0454,
+                                   loaded_workers=8, loaded_step_s=0.0455, on_gpu=True, copy_alone_s=0.0040,
+                                   wait_share=0.16, workers_needed=4.9)
+    (line,) = lesson.split_takeaway(lesson.plateau_takeaway(plateau, None))
+    assert line == ("The plateau, 1192 samples/s, is consistent with batch / (the step beside 8 decoding "
+                    "worker(s) + its runs' own wait) = 1190 (1.00x); the 8.3 ms wait a batch (16%) is not "
+                    "explained, and is bound by the host's side.")
+    assert "8 workers decode 1.6x the batches the step takes" in plateau.explanation()
+    assert "A consistency check, not a prediction" in plateau.explanation()
+    starved = replace(plateau, workers_needed=7.5)  # the workers barely keep up: the wait is theirs
+    assert starved.wait_text() == "" and "not explained" not in lesson.plateau_takeaway(starved, None)
 
 
 def test_an_increment_is_shown_beside_its_call_and_flagged_within_the_table_s_resolution():

@@ -1047,7 +1047,7 @@ def test_the_plateau_is_predicted_from_the_step_timed_beside_decoding_workers():
     assert plateau.step_used == "beside 2 decoding worker(s)"
     assert plateau.predicted == pytest.approx(16 / (0.0100 + 0.0037))
     text = plateau.explanation()
-    assert "Predicted: 16 / (10.0 + 3.7 ms) = 1168 against 1099 measured (0.94x: within the 15% band)" in text
+    assert "A consistency check, not a prediction (the wait is the plateau runs' own): 16 / (10.0 + 3.7 ms) = 1168 against 1099 measured (0.94x: within the 15% band)" in text
     assert "main thread's CPU 9.5" in text and "Inside the sweep a step took 9.8 ms" in text
     assert plateau.as_dict()["predicted"] == pytest.approx(plateau.predicted)
     # the step missing, the check falls back to the sweep's own step (a consistency check)
@@ -1152,7 +1152,7 @@ def test_the_cpu_page_names_the_cores_when_the_decode_needs_more_workers_than_ar
     assert cpu.cores_short and cpu.bound_name == "the cores"
     assert cpu.bound == "the cores (the decode): the arithmetic asks for 1.7 workers, 1 core(s) are spare"
     assert not cpu.predicted_this_run
-    assert "Not predicted this run: neither arithmetic lands within its band" in cpu.explanation()
+    assert "The check misses this run: neither arithmetic lands within its band" in cpu.explanation()
     assert not dataclasses.replace(cpu, workers_needed=0.9).cores_short
     assert dataclasses.replace(cpu, measured=1100.0).predicted_this_run  # 1.02x of step + wait
     assert dataclasses.replace(cpu, measured=1200.0, loaded_step_s=0.004).cores_agrees  # 0.98x of the cores

@@ -62,7 +62,7 @@ def test_the_13_51_record_without_a_retimed_private_step_is_read_without_the_old
     assert plateau.drift is None and plateau.private_gap == pytest.approx(0.0595 / 0.0321)
     text = plateau.explanation()
     assert "took 1.85x the private step timed before any worker ran (32.1 ms): two conditions" in text
-    assert "Predicted:" in text and "Not predicted this run" in text
+    assert "A consistency check" in text and "The check misses this run" in text
 
 
 def test_rounds_whose_halves_disagree_drift_and_say_why_in_numbers():
@@ -76,16 +76,16 @@ def test_rounds_whose_halves_disagree_drift_and_say_why_in_numbers():
     text = plateau.explanation()
     assert ("the step beside 8 decoding worker(s) drifted within its own rounds: 61.0 ms over its first 2 "
             "rounds, 38.0 ms over its last 2 (0.62x, past the 15% band): no prediction from it") in text.lower()
-    assert "Predicted:" not in text and not plateau.predicted_this_run
+    assert "A consistency check" not in text and not plateau.predicted_this_run
     takeaway = lesson.plateau_takeaway(plateau)
-    assert "no prediction this run (its step drifted, above)" in takeaway and "not predicted" not in takeaway
+    assert "no check this run (its step drifted, above)" in takeaway and "not predicted" not in takeaway
 
 
 def test_steady_rounds_that_agree_with_the_private_step_predict_as_before():
     steady = _h200(loaded_times_s=_steady(33.0), loaded_alone_times_s=_steady(32.5),
                    loaded_step_s=0.0330, loaded_alone_s=0.0325)
     assert steady.drift is None
-    assert "Predicted: 64 / (33.0 + 7.7 ms) = 1572" in steady.explanation()
+    assert "A consistency check, not a prediction (the wait is the plateau runs' own): 64 / (33.0 + 7.7 ms) = 1572" in steady.explanation()
     assert "drifted" not in steady.explanation() and "two conditions" not in steady.explanation()
 
 
@@ -100,7 +100,7 @@ def test_a_steady_gap_to_the_private_step_is_a_finding_and_a_real_drift_of_it_ve
                  loaded_alone_s=0.0443, private_step_s=0.0355, private_again_s=0.0358, private_after_s=0.0362)
     page = dataclasses.replace(page, measured=1335.0, wait_s=0.0077)
     assert page.drift is None and page.agrees and page.predicted_this_run
-    assert "1.25x the private step" in page.explanation() and "Predicted: 64 / (46.8 + 7.7 ms) = 1174" in page.explanation()
+    assert "1.25x the private step" in page.explanation() and "A consistency check, not a prediction (the wait is the plateau runs' own): 64 / (46.8 + 7.7 ms) = 1174" in page.explanation()
     changed = dataclasses.replace(page, private_after_s=0.058)
     assert changed.drift == pytest.approx((0.0358, 0.058)) and not changed.predicted_this_run
     assert ("the private step took 35.8 ms before these rounds and 58.0 ms after (1.62x, past the 15% "
@@ -170,7 +170,7 @@ def test_a_drifted_step_is_timed_again_after_a_settle_and_kept_when_it_agrees(mo
     assert plateau.drift is None and plateau.loaded_step_s == pytest.approx(0.033)
     assert plateau.loaded_first_drift == pytest.approx((0.0610, 0.0380), abs=1e-4)
     assert "The first timing drifted, 61 ms then 38 ms" in plateau.explanation()
-    assert "Predicted:" in plateau.explanation()
+    assert "A consistency check" in plateau.explanation()
 
 
 def test_a_step_that_still_drifts_after_the_settle_predicts_nothing(monkeypatch):
