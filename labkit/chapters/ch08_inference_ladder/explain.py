@@ -478,7 +478,9 @@ def device_reading(before: ladder.Rung, after: ladder.Rung) -> str:
     if k0 and k1 and graphs and not (before.host_launches or {}).get("graph launches"):
         said.append(f"{k1:.0f} kernels, launched as {graphs:.0f} graph")
     elif k0 and k1:
-        said.append(f"{k0:.0f} -> {k1:.0f} kernels")
+        # a jump in kernels named by what was added, beside the reading it explains (review
+        # 2026-12-04m item 1: fp16's BatchNorm kernels were shown only in the C24 evidence JSON)
+        said.append(kernel_jump(before, after) or f"{k0:.0f} -> {k1:.0f} kernels")
     said += class_moves(before, after)
     return "; ".join(said) + "."
 

@@ -268,7 +268,7 @@ class LadderTable:
             fresh, {r.name: r.gain for r in rungs if not r.error}, now,
             {r.name: r.device_gain for r in rungs if not r.error}, define=False)
         if self.fresh:   # what 'held' means, folded with the keep rule's reasons
-            self.note = f"{self.note} Not held: not {reproduce.HELD_MEANS}.".strip()
+            self.note = f"{self.note} Held means: {reproduce.HELD_MEANS}.".strip()
         # the columns shown: not one that says nothing on any row (a CPU's device clock, idle,
         # compile and payback), nor a second baseline that is the first (a CPU's)
         self.shown = [i for i, name in enumerate(COLUMNS)

@@ -166,18 +166,41 @@ def fresh_runs(machine: str) -> dict | None:
         devices = [s["device_gain"] for s in seen if s.get("device_gain")]
         idles = [s["idle_share"] for s in seen if s.get("idle_share") is not None]
         base_idles = [s["base_idle"] for s in seen if s.get("base_idle") is not None]
+        kept = sum(1 for s in seen if s.get("kept"))
         steps[name] = {"wall": (min(walls), max(walls)),
                        "device": (min(devices), max(devices)) if devices else None,
                        "idle": (min(idles), max(idles)) if idles else None,
                        "base_idle": (min(base_idles), max(base_idles)) if base_idles else None,
                        "unstable": sum(1 for s in seen if s.get("unstable")),
-                       "kept": sum(1 for s in seen if s.get("kept")), "runs": len(seen)}
+                       # the flags that could flip the keep decision (`could_flip`): the only
+                       # ones that count against 'held' (review 2026-12-04m item 5)
+                       "flips": sum(1 for s in seen if s.get("unstable")
+                                    and could_flip(s, 0 < kept < len(seen))),
+                       "kept": kept, "runs": len(seen)}
     # each run's largest step by its wall gain: a takeaway names a largest step only when every
     # run agrees with the page (review 2026-12-04l item 2: the page's CUDA Graphs, TF32 in both)
     largest = [max(gained, key=gained.get) for r in runs
                if (gained := {n: s["gain"] for n, s in r["steps"].items() if s.get("gain")})]
+    # each run's wall gains by step, so a page can rank its steps as the runs did, leaving out
+    # the steps PyTorch's defaults already take (review 2026-12-04m item 3)
+    gains = [{n: s["gain"] for n, s in r["steps"].items() if s.get("gain")} for r in runs]
     return {"runs": len(runs), "recorded_at": str(data.get("recorded_at") or ""), "steps": steps,
-            "machine": machine, "largest": largest} if steps else None
+            "machine": machine, "largest": largest, "gains": gains} if steps else None
+
+
+def could_flip(run_step: Mapping, split: bool = False) -> bool:
+    """Whether one run's instability flag could flip that run's keep decision: the runs did not
+    all decide the step alike (split), or the run's wall-gain range reaches a boundary of the
+    keep rule (1, or 1 + keep.MIN_GAIN); a run without a range could. Why: cudnn.benchmark read
+    'not held ... unstable 1 of 3' beside 0.999-1.000x wall, not kept in every run, its flagged
+    run's range 0.9988-0.99995 wholly below 1 (review 2026-12-04m item 5)."""
+    if split:
+        return True
+    spread = run_step.get("gain_spread")
+    if not spread:
+        return True
+    low, high = spread
+    return any(low <= edge <= high for edge in (1.0, 1.0 + keep.MIN_GAIN))
 
 
 def inside(step: dict, gain: float | None) -> bool:
@@ -193,10 +216,13 @@ def inside(step: dict, gain: float | None) -> bool:
 
 def holds(step: dict, gain: float | None = None) -> bool:
     """Whether a step's wall gain held over the fresh runs (fresh_runs' entry): the runs agree
-    among themselves (none flagged unstable, max / min within HOLDS_WITHIN) and, given the
-    page's own gain for the step, it lies inside their range (`inside`)."""
+    among themselves (no run flagged unstable where the flag could flip its keep decision,
+    `could_flip`; an entry without that count counts every flag; max / min within
+    HOLDS_WITHIN) and, given the page's own gain for the step, it lies inside their range
+    (`inside`)."""
     low, high = step["wall"]
-    agree = not step["unstable"] and low > 0 and high / low - 1 <= HOLDS_WITHIN
+    flagged = step.get("flips", step["unstable"])
+    agree = not flagged and low > 0 and high / low - 1 <= HOLDS_WITHIN
     return agree and inside(step, gain)
 
 
@@ -269,12 +295,14 @@ def not_held_line(found: dict | None, gains: Mapping[str, float | None] | None =
     said = [one(n) for n in loose if n not in paired] + [text for _, text in pairs]
     head = label(found, page_at)
     if define:
-        head = head[:-1] + f"; {HELD_MEANS})"
+        head = head[:-1] + f"; held: {HELD_MEANS})"
     return f"Not held by {head}: " + "; ".join(said) + "."
 
 
-HELD_MEANS = (f"held: within {100 * HOLDS_WITHIN:.0f}% of each other, none unstable, this page's "
-              "among them")
+# what 'held' means, without the word itself: a caller puts it after 'held:' or 'Held means:'
+# (review 2026-12-04m item 5: the fold read 'Not held: not held: within 10% ...')
+HELD_MEANS = (f"within {100 * HOLDS_WITHIN:.0f}% of each other, no run's instability flag able "
+              "to flip its keep decision, this page's among them")
 
 
 def split_moved(steps: Mapping[str, dict], loose: list[str], gains: Mapping[str, float | None],

@@ -50,8 +50,8 @@ def test_the_recorded_ladder_marks_both_and_reads_the_record_by_its_time(recorde
     assert "(not held by the fresh runs)" in rows["CUDA Graphs"] and "(not held" in rows["fp16 weights"]
     assert "not held" not in rows["torch.compile"] and "not held" not in rows["TF32"]
     assert ("Not held by 3 fresh runs on nvidia-h200 (reproduce.py, 2026-12-04 03:31 UTC, "
-            "after this page's run at 03:26; held: within 10% of each other, none unstable, "
-            "this page's among them)") in text
+            "after this page's run at 03:26; held: within 10% of each other, no run's instability "
+            "flag able to flip its keep decision, this page's among them)") in text
     # review 2026-12-04j item 7: how often each was kept, and which side of the runs the page is
     assert "CUDA Graphs kept 3 of 3, this page's 1.86x above all 3: 1.18-1.29x wall, 1.00x device" in text
     assert "fp16 weights kept 3 of 3, this page's 1.15x below all 3: 1.44-1.53x wall" in text

@@ -46,7 +46,8 @@ def test_the_fresh_runs_name_the_step_gains_that_did_not_hold(tmp_path, monkeypa
     assert found["runs"] == 3 and found["steps"]["fp16 weights"]["wall"] == (0.964, 1.549)
     line = reproduce.not_held_line(found)
     assert line.startswith("Not held by 3 fresh runs on nvidia-h200 (reproduce.py, 2026-12-03 22:09 UTC; "
-                           "held: within 10% of each other, none unstable, this page's among them)")
+                           "held: within 10% of each other, no run's instability flag able to flip its keep "
+                           "decision, this page's among them)")
     # 'not held' says what held means and that the steps were still kept (review 2026-12-04j item 7)
     assert "fp16 weights kept 3 of 3, gain not stable: 0.96-1.55x wall, 1.84x device, unstable 3 of 3" in line
     assert "CUDA Graphs kept 3 of 3, gain not stable: 1.17-2.46x wall, 1.00x device" in line
