@@ -165,11 +165,14 @@ def decide(gate_passed: bool, gate_why: str, wall_gain: float, wall_spread: tupl
     device = f"{device_gain:.2f}x device time{_range(device_spread)}"
     host = f"host-bound (GPU idle up to {100 * max(idles):.0f}% > {100 * IDLE_LIMIT:.0f}%)"
     if gained(wall_gain, wall_spread):
+        # a trade only where the loss is material (review 2026-12-04m item 13b: CUDA Graphs'
+        # 1.00x (0.99 to 1.00) device time read 'the device time it costs')
         trade = ": a trade, the device time it costs shows once the host bound goes" \
-            if below(device_spread) else ""
+            if below(device_spread) and device_gain < 1 - MIN_GAIN else ""
         return Decision(True, "wall", wall_gain, f"{host}: {wall}, {device}{trade}")
     if gained(device_gain, device_spread):
-        trade = ": a trade, slower on the wall until the host bound goes" if below(wall_spread) else ""
+        trade = (": a trade, slower on the wall until the host bound goes"
+                 if below(wall_spread) and wall_gain < 1 - MIN_GAIN else "")
         return Decision(True, "device time", device_gain, f"{host}: {device}, {wall}{trade}")
     if below(wall_spread) or below(device_spread):
         return Decision(False, "device time", device_gain,

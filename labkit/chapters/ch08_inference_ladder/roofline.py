@@ -161,8 +161,10 @@ class GapSplit:
             f"MLPerf's figure is {self.published_tflops:,.0f} TFLOP/s at the same FLOPs per image: "
             f"{100 * self.published_share_of_peak:.0f}% of the published dense INT8 peak "
             f"({spec['int8']:,.0f} TOP/s)",
-            f"the {self.gap:.1f}x gap = {self.precision:.1f}x precision (INT8's peak over {math}'s) "
-            f"x {self.efficiency:.1f}x efficiency (share of peak reached)",
+            # two decimals each, so the product reads right (review 2026-12-04m item 13a: '3.1x
+            # = 2.0x x 1.5x' for 3.08 = 2.00 x 1.54)
+            f"the {self.gap:.2f}x gap = {self.precision:.2f}x precision (INT8's peak over {math}'s) "
+            f"x {self.efficiency:.2f}x efficiency (share of peak reached)",
         ]
         if self.elementwise_share is not None:
             said.append(f"{100 * self.elementwise_share:.0f}% of the best rung's device time is "

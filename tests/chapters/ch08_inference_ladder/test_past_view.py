@@ -90,7 +90,7 @@ def test_the_gap_to_mlperf_is_split_from_the_records_best_rung():
     # (review 2026-12-03h item 8), though the record holds one
     assert "batch 1024: 33,000 images/s" in text and "35,000" not in text and "target" not in text
     assert "issue" not in text     # an issue a learner cannot read is not pointed at
-    assert f"the {split.gap:.1f}x gap = {split.precision:.1f}x precision" in text
+    assert f"the {split.gap:.2f}x gap = {split.precision:.2f}x precision" in text
     assert math.isclose(split.gap, split.precision * split.efficiency)
     assert "published: MLPerf" in text and "35%" in text     # the best rung's elementwise share
     # off an H200 the split is not made (its peaks are the H200's)

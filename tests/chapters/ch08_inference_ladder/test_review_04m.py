@@ -89,3 +89,33 @@ def test_held_says_what_it_means_once_and_a_flag_that_cannot_flip_the_decision_d
 def test_the_verdicts_outcome_is_not_a_takeaway_beside_the_headline(run, fresh):
     said = tables.takeaways(run, VERDICT, fresh=fresh)
     assert said[0].startswith("C24's judged form") and not any(line.startswith("C24:") for line in said)
+
+
+def test_the_evidence_leads_with_the_judged_numbers(run):
+    """Item 8: the fold opened with the top rung's unjudged 9.77x at batch 256."""
+    from labkit.claims.registry import get
+
+    verdict = get("C24").judge(run.evidence(), form=run.plan.form)
+    keys = list(verdict.evidence)
+    assert keys[0] == "at_baseline_batch" and keys[-1] == "rungs"
+    assert keys.index("baseline_batch") < keys.index("speedup_over_strict")
+
+
+def test_a_trade_is_said_only_where_the_loss_is_material():
+    """Item 13b: CUDA Graphs' 1.00x (0.99 to 1.00) device time read 'the device time it costs'."""
+    from labkit.chapters.ch08_inference_ladder import keep
+
+    graphs = keep.decide(True, "", 2.11, (2.09, 2.15), 0.995, (0.99, 0.999), 0.54, 0.02)
+    assert graphs.kept and "a trade" not in graphs.why
+    costly = keep.decide(True, "", 2.11, (2.09, 2.15), 0.90, (0.89, 0.91), 0.54, 0.02)
+    assert "the device time it costs" in costly.why
+
+
+def test_the_gap_split_multiplies_as_printed():
+    """Item 13a: '3.1x gap = 2.0x precision x 1.5x efficiency' for 3.08 = 2.00 x 1.54."""
+    from labkit.chapters.ch08_inference_ladder import roofline
+
+    split = roofline.gap_split(30_842.0, "float16", roofline.flops_per_image(224), "NVIDIA H200", None)
+    line = next(x for x in split.lines("float16") if "gap =" in x)
+    gap, precision, efficiency = (float(w.rstrip("x")) for w in line.split() if w.endswith("x") and w[0].isdigit())
+    assert abs(precision * efficiency - gap) <= 0.011
