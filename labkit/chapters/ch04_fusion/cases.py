@@ -1208,7 +1208,9 @@ def small_add_line(row: Mapping) -> str:
     stated = claims.trust.stated_ratio(value, spread, flags=row.get("loop_flags"), what="Triton add")
     reading = (f"Triton {stated} {'faster' if faster else 'slower'}" if is_plain_ratio(stated)
                else f"Triton: {brief(stated)}")
-    return (f"{head}, a loop of adds ({LOOP_TIMED}: Triton {row['triton_loop_us']:.3g}, PyTorch "
+    # 'wall clock' alone: a loop of adds is back-to-back calls already (review 2026-12-04m: a noisy
+    # CPU run of 04 read 1,503 core words; this line is on it, recorded)
+    return (f"{head}, a loop of adds (wall clock: Triton {row['triton_loop_us']:.3g}, PyTorch "
             f"{row['torch_loop_us']:.3g} us per add): {reading}.")
 
 

@@ -546,7 +546,7 @@ def test_the_sweep_says_what_a_loop_of_small_adds_pays_beside_the_seeds_latencie
     timed = {**row, "loop_speedup": 0.4, "loop_speedup_iqr": [0.38, 0.42], "loop_flags": [],
              "triton_loop_us": 33.0, "torch_loop_us": 13.2}
     assert cases.small_add_line(timed).endswith(
-        f"a loop of adds ({cases.LOOP_TIMED}: Triton 33, PyTorch 13.2 us per add): Triton 2.50x "
+        "a loop of adds (wall clock: Triton 33, PyTorch 13.2 us per add): Triton 2.50x "
         "(rounds 2.38-2.63) slower.")
     flagged = {**timed, "loop_flags": [{"timing": "Triton add", "why": "noisy", "spread": 2.0}]}
     assert "Triton: no ratio to state" in cases.small_add_line(flagged)
