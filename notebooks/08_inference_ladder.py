@@ -99,22 +99,8 @@ lab.tables.gate_rules()
 # %% [markdown]
 # ## Climb
 #
-# Each rung changes one setting of the one before it. On a GPU, CUDA Graphs come before
-# torch.compile and Conv-BN folding: once one graph launch replaces each kernel's, the GPU and
-# not Python sets the pace, so every later step is judged on the GPU's work (the H200's host
-# ran at two speeds within one run, and steps timed while it set the pace flipped between
-# runs). The fold's compile column (on a GPU) shows what each compiled rung cost to get ready,
-# cold (the climb compiles into an empty Inductor cache).
-
-# %%
-lab.tables.plan_table(plan)
-
-# %%
-# A time budget (lab.tables.BUDGET_S): rungs past it are skipped and shown as skipped.
-ladder_run = lab.experiment.run(chapter.device, progress=lab.tables.say,
-                                budget_s=lab.tables.budget_s(chapter.on_gpu), compiled_regime=False)
-lab.tables.say_done(ladder_run)
-rungs, strict, defaults, top = ladder_run.rungs, ladder_run.strict, ladder_run.defaults, ladder_run.top
+# Each rung changes one setting of the one before it, and each step is read on two clocks: the
+# wall and, on a GPU, the GPU's own. Predict before the plan:
 
 # %% jupyter={"source_hidden": true}
 quiz_unfelt = lab.widgets.Quiz(
@@ -124,6 +110,32 @@ quiz_unfelt = lab.widgets.Quiz(
     explanation="Computed from the ladder: the step gains on both clocks, wall and device time.",
 )
 quiz_unfelt
+
+# %% [markdown]
+# The plan. On a GPU, CUDA Graphs come before torch.compile and Conv-BN folding: once one graph
+# launch replaces each kernel's, the GPU and not Python sets the pace, so every later step is
+# judged on the GPU's work (the H200's host ran at two speeds within one run, and steps timed
+# while it set the pace flipped between runs). The fold's compile column (on a GPU) shows what
+# each compiled rung cost to get ready, cold (the climb compiles into an empty Inductor cache).
+
+# %%
+lab.tables.plan_table(plan)
+
+# %% [markdown]
+# On a machine without a GPU, the reference H200's ladder comes first, as recorded (a
+# measurement from another machine, not from this run): it is the lesson, with each step's wall
+# gain over the reference's fresh runs and its interaction's comparison. This machine's own
+# ladder follows it.
+
+# %%
+lab.tables.reference_ladder(chapter)
+
+# %%
+# A time budget (lab.tables.BUDGET_S): rungs past it are skipped and shown as skipped.
+ladder_run = lab.experiment.run(chapter.device, progress=lab.tables.say,
+                                budget_s=lab.tables.budget_s(chapter.on_gpu), compiled_regime=False)
+lab.tables.say_done(ladder_run)
+rungs, strict, defaults, top = ladder_run.rungs, ladder_run.strict, ladder_run.defaults, ladder_run.top
 
 # %%
 lab.report.table(rungs, strict, defaults)
@@ -173,10 +185,12 @@ lab.widgets.Timeline(top.trace) if top.trace is not None else print("no profile 
 # ## Do the steps simply add up?
 #
 # Each of channels_last, fp16 and Conv-BN folding alone on an eager base with TF32 on (so TF32
-# is not part of any gain), while the chapter's time budget lasts. Below the table, the three
-# alone, multiplied, against the same three's own gains on the climb, multiplied (on a GPU other
-# steps come between them there): if the steps simply multiplied, the two would agree; a cell the
-# budget cut leaves nothing to compare, and the table says so. A cell the host binds (GPU idle
+# is not part of any gain), in what is left of the chapter's time budget after the climb (on the
+# H200 the climb takes most of it, so a cell may be cut: the table says how much was left).
+# Where all three ran, below the table the three alone, multiplied, against the same three's own
+# gains on the climb, multiplied (on a GPU other steps come between them there): if the steps
+# simply multiplied, the two would agree. A step measured alone whose gain differs from its gain
+# on the climb is named either way. A cell the host binds (GPU idle
 # over 30%) is read on device time, as the climb reads it, with its wall beside it. Where a
 # wall gain is too unstable to decide, the same comparison is made on device time per image,
 # which does not follow the host's pace. Folded: whether the climb's step gains, multiplied,
@@ -217,15 +231,8 @@ lab.tables.standing_table(ladder_run.best, plan.image, ceiling.matmul_tflops,
 # %%
 c24 = lab.tables.judge_c24(chapter, ladder_run)  # None on a CPU: its ladder lacks the seed's steps
 chapter.save()
+lab.tables.record_ladder(chapter, ladder_run)  # on a GPU: this run's ladder, as the reference's record
 lab.tables.verdict_table(chapter, c24, plan)
-
-# %% [markdown]
-# On a GPU this run's ladder is recorded here; on a machine without one, here is the reference
-# H200 ladder, as recorded (a measurement from another machine, not from this run), with each
-# step's wall gain over the reference's fresh runs and its interaction's comparison:
-
-# %%
-lab.tables.recorded_ladder(chapter.here_or_recorded("ladder", ladder_run.record))
 
 # %% [markdown]
 # ## Exercises

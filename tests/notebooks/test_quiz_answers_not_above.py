@@ -110,6 +110,17 @@ KEYS: dict[str, dict[str, list[str]]] = {
         # GradScaler's overflow: what it does is the claim's card and the demo's table
         "quiz_c21": ["skips the step", "skips the optimizer step", "one overflow, then clean steps"],
     },
+    "08_inference_ladder": {
+        # graded on C24's judged speed-up over PyTorch's default float32 at batch 64 (a GPU: the
+        # headline takeaway and the table's folded column) or the kept top rung over eager
+        # float32 (a CPU: its headline takeaway)
+        "quiz_total": ["C24's judged form, batch", "The kept top rung (", "over PyTorch defaults"],
+        # review 2026-12-04m item 6: the climb's markdown and the plan's CUDA Graphs row stated
+        # the answer two cells above the quiz; graded on the step gains' device-time column
+        "quiz_unfelt": ["one launch per batch", "the GPU and not Python sets the pace",
+                        "The gain is the host's", "removes host work only", "only removes host work",
+                        "step gain: device time"],
+    },
     "06_ddp_layout_drift": {
         # graded on variant (a)'s row of the warnings table (its title, per observed step)
         "quiz_steps": ["per observed step (rank 0"],

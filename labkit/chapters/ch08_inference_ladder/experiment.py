@@ -211,7 +211,8 @@ class Result:
                    {g: {n: ladder.rung_from_dict(d) for n, d in s.items()}
                     for g, s in (record.get("regimes") or {}).items()},
                    {g: ladder.rung_from_dict(d) for g, d in (record.get("regime_bases") or {}).items()},
-                   dict(record.get("regimes_missing") or {}), float(record.get("seconds") or 0.0))
+                   dict(record.get("regimes_missing") or {}), float(record.get("seconds") or 0.0),
+                   section_s={k: float(v) for k, v in (record.get("section_s") or {}).items()})
 
     def record(self) -> dict:
         """Everything measured, JSON-ready, for results/ and the GPU script's output."""

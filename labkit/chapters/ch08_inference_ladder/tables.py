@@ -98,13 +98,27 @@ def total_question(plan: object, on_gpu: bool) -> str:
     return "Top rung against eager float32 (PyTorch's defaults here), in images per second on this machine:"
 
 
-def total_key(run: object, on_gpu: bool) -> str:
-    """The opening quiz's answer, computed from the ladder: the band of the speed-up the
-    question asks for (`total_question`)."""
-    x = (run.top_at_baseline_batch.speedup_over(run.defaults) if on_gpu
-         else run.top.speedup_over(run.strict))
+def _band(x: float) -> str:
     return (TOTAL_CHOICES[0] if x < 2 else TOTAL_CHOICES[1] if x < 4.8
             else TOTAL_CHOICES[2] if x < 7 else TOTAL_CHOICES[3])
+
+
+def total_key(run: object, on_gpu: bool) -> Key | str:
+    """The opening quiz's answer, computed from the ladder: the band of the speed-up the
+    question asks for (`total_question`); where its interleaved spread crosses a band's edge, a
+    Key accepting every band the spread reaches (review 2026-12-04m item 12: one band from the
+    median, whatever the spread)."""
+    rung, base = (run.top_at_baseline_batch, run.defaults) if on_gpu else (run.top, run.strict)
+    x = rung.speedup_over(base)
+    try:
+        low, high = rung.speedup_spread(base)
+    except (AttributeError, KeyError, TypeError, ValueError):
+        return _band(x)
+    bands = tuple(dict.fromkeys(_band(v) for v in (low, x, high)))
+    if len(bands) == 1:
+        return bands[0]
+    return Key(_band(x), bands, f"The speed-up, {x:.2f}x, has an interleaved spread of "
+               f"{low:.2f}-{high:.2f}x across a band's edge: each band it reaches is right.")
 
 
 def budget_s(on_gpu: bool) -> float:
@@ -304,8 +318,16 @@ def regimes_table(run: object) -> tables.Table:
         if unmeasured:   # review 2026-12-04l item 3: the question answered nothing, unsaid
             on_gpu = any(getattr(b, "device_s", None) is not None for b in bases)
             took = getattr(run, "seconds", 0.0) or 0.0
-            shown.note(f"Not compared: the {BUDGET_S[on_gpu]} s budget ran out"
+            climb = (getattr(run, "section_s", None) or {}).get("climb")
+            # how much of the budget the climb itself used, from this run (review 2026-12-04m
+            # item 2: on the H200 the climb takes 99-124 s of the 120, so a cell is cut)
+            used = (f": the climb took {climb:.0f} s of it, leaving "
+                    f"{max(BUDGET_S[on_gpu] - climb, 0):.0f} s for the steps alone" if climb else "")
+            shown.note(f"Not compared: the {BUDGET_S[on_gpu]} s budget ran out{used}"
                        + (f" (this run: {took:.0f} s)." if took > 0 else "."))
+            apart = alone_against_climb(run)
+            if apart:
+                shown.note(apart)
     if not any("compiled" in regime for regime in gains):
         return shown   # no compiled column: Inductor's layout choice explains nothing here
     import torch._inductor.config as inductor_config  # read only where compile ran
@@ -317,6 +339,36 @@ def regimes_table(run: object) -> tables.Table:
                       "convolutions itself (GraphLowering.decide_layout_opt; read from its source, not "
                       "measured), so the compiled base may already run them in it, and the step's gain "
                       "there is the input's conversion")
+
+
+def alone_against_climb(run: object) -> str:
+    """Each step measured alone whose gain, on the clock its cell is read on (`_on_its_clock`),
+    lies apart from its own gain on the climb: 'Measured both ways: fp16 weights 1.38x device
+    time alone, 1.84x on the climb after channels_last: a step's gain depends on what came
+    before it.' '' where none lies apart. Why: with a cell cut by the budget the section said
+    nothing, though fp16 alone on the NCHW base against fp16 after channels_last is an
+    interaction its two cells show (review 2026-12-04m item 2)."""
+    cells = (getattr(run, "regimes", {}) or {}).get("eager", {})
+    base = (getattr(run, "regime_bases", {}) or {}).get("eager")
+    climbed = {r.name: r for r in getattr(run, "rungs", []) if not r.error and r.gain is not None}
+    said = []
+    for s in ladder.REGIME_STEPS:
+        cell, on_climb = cells.get(s.name), climbed.get(s.name)
+        if cell is None or cell.error or on_climb is None or base is None:
+            continue
+        device = _on_its_clock(cell, 1.0) != "1.00x" and cell.device_spread and on_climb.device_spread
+        if device:
+            alone, climb = cell.device_gain, on_climb.device_gain
+            spreads = (tuple(cell.device_spread), tuple(on_climb.device_spread))
+        else:
+            alone, climb = cell.speedup_over(base), on_climb.gain
+            spreads = (tuple(cell.speedup_spread(base)), tuple(on_climb.gain_spread or (climb, climb)))
+        if _apart(*spreads) and abs(climb / alone - 1) > keep.MIN_GAIN:
+            said.append(f"{s.name} {alone:.2f}x{' device time' if device else ''} alone, {climb:.2f}x "
+                        f"on the climb after {on_climb.after}")
+    if not said:
+        return ""
+    return "Measured both ways: " + "; ".join(said) + ": a step's gain depends on what came before it."
 
 
 def _on_its_clock(rung: object, wall: float) -> str:
@@ -586,6 +638,23 @@ def standing_table(best: object, image: int, matmul_tflops: Mapping[str, float],
             shown.note(f"- {line}")
         shown.fold("shares of peak", "\n".join(peaks))
     return shown.fold("what closes the gap", roofline.WHAT_CLOSES_THE_GAP)
+
+
+def reference_ladder(chapter: object) -> tables.Table | None:
+    """The reference GPU's recorded ladder right after the plan on a machine without a GPU (the
+    chapter's lesson before this CPU's noise: review 2026-12-04m item 12); on a GPU one line,
+    since this run's ladder is climbed below (and recorded by `record_ladder`)."""
+    if chapter.on_gpu:
+        print("This GPU's ladder is climbed below and recorded with the verdict.")
+        return None
+    return recorded_ladder(chapter.reference("ladder"))
+
+
+def record_ladder(chapter: object, run: object) -> None:
+    """This run's ladder recorded where it measures the reference (a GPU:
+    chapter.here_or_recorded), nothing on a CPU, whose page showed the reference's above."""
+    if chapter.on_gpu:
+        chapter.here_or_recorded("ladder", run.record)
 
 
 RECORDED_MACHINE = "the record's machine"

@@ -119,3 +119,38 @@ def test_the_gap_split_multiplies_as_printed():
     line = next(x for x in split.lines("float16") if "gap =" in x)
     gap, precision, efficiency = (float(w.rstrip("x")) for w in line.split() if w.endswith("x") and w[0].isdigit())
     assert abs(precision * efficiency - gap) <= 0.011
+
+
+def test_the_interaction_says_how_much_the_climb_left_and_what_its_measured_cells_show(run):
+    """Item 2: 'Not compared: the 120 s budget ran out', the climb's own share unsaid, and fp16
+    alone (1.38x device) against fp16 after channels_last (1.84x) not said."""
+    text = str(tables.regimes_table(run))
+    assert "the climb took 112 s of it, leaving 8 s for the steps alone (this run: 124 s)" in text
+    assert ("Measured both ways: fp16 weights 1.38x device time alone, 1.84x on the climb after "
+            "channels_last") in text
+    # channels_last alone (1.21x) agrees with its climb gain (1.20x): not named
+    assert "channels_last 1.2" not in tables.alone_against_climb(run)
+
+
+def test_the_opening_quiz_accepts_every_band_its_spread_reaches(run):
+    """Item 12: one band from the median, whatever the spread."""
+    assert tables.total_key(run, True) == "2x to 4.8x"     # 4.13x (4.1-4.2): one band
+    judged = run.top_at_baseline_batch
+    judged.over[run.defaults.name] = (4.75, 4.70, 4.85)
+    key = tables.total_key(run, True)
+    assert key.answer == "2x to 4.8x" and key.choices_right() == ("2x to 4.8x", "4.8x to 7x")
+
+
+def test_the_cpu_page_shows_the_reference_ladder_after_the_plan_and_a_gpu_records_its_own(monkeypatch):
+    """Item 12: the recorded H200 ladder came after this CPU's ladder, standing and verdict."""
+    calls = []
+    cpu = SimpleNamespace(on_gpu=False, reference=lambda key: calls.append(("reference", key)) or {"rungs": []})
+    assert tables.reference_ladder(cpu) is None and calls == [("reference", "ladder")]
+    gpu = SimpleNamespace(on_gpu=True, here_or_recorded=lambda key, measure: calls.append(("record", key)))
+    assert tables.reference_ladder(gpu) is None
+    tables.record_ladder(gpu, SimpleNamespace(record=dict))
+    tables.record_ladder(cpu, SimpleNamespace(record=dict))
+    assert calls == [("reference", "ladder"), ("record", "ladder")]
+    source = (Path(__file__).parents[3] / "notebooks" / "08_inference_ladder.py").read_text()
+    assert source.index("lab.tables.reference_ladder(chapter)") < source.index("ladder_run = lab.experiment.run(")
+    assert source.index("quiz_unfelt = ") < source.index("lab.tables.plan_table(plan)")
