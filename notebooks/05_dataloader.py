@@ -128,9 +128,7 @@ lesson.worker_sweep()  # the sweep's table and plot, then the knee; kept under s
 # thread's CPU time (`time.thread_time()`): wall time the CPU clock does not count is time
 # off its core (on a GPU also waiting for it). The wait is the sweep's. On a CPU the cores'
 # arithmetic is set beside it: cores x batch / (decode + step) caps the throughput. A shared
-# core is named only when the rounds' interval clears the band. Each step ends with a
-# synchronize on a GPU (as a loop that reads its loss every step does), so the host's
-# launches and the GPU's work run in series, not overlapped.
+# core is named only when the rounds' interval clears the band.
 
 # %%
 lesson.plateau_text()  # kept under plateau
@@ -150,8 +148,7 @@ lesson.plateau_text()  # kept under plateau
 # not a row there: its gain sits at the table's resolution, so its call could not reproduce;
 # C23 and C25 below time the pinned copy itself. Every row is called against the baseline.
 # The first row is the baseline; the second is the baseline again (A/A): what the rule calls
-# when nothing changed. A time budget never drops a row: on a slow machine every row runs
-# fewer rounds, and the table says so.
+# when nothing changed.
 #
 # The settings run in rounds (ten on a CPU, six on a GPU), in pairs: one order, then the same
 # order reversed. A knob is read against the baseline *round by round* (both measured in that
@@ -159,10 +156,9 @@ lesson.plateau_text()  # kept under plateau
 # from their spread: a gain only when the whole interval lies above 1x (and the mean clears a
 # 5% band), *no difference* only inside 0.95-1.05x, else *not resolved*. A knob that does
 # nothing is called a gain or a loss about 5% of the time (the rule is folded under the
-# table). What the A/A shows, its distance from 1 times its half-width, is the table's
-# *resolution*: a gain's or a loss's mean must clear it too (on the H200 one run's A/A read
-# 1.10x [1.02, 1.18], two identical loaders 10% apart), and a run whose A/A is itself called
-# has no knob call that stands.
+# table). What the A/A shows (its distance from 1 times its half-width) is the table's
+# *resolution*: a call's mean must clear it, and a run whose A/A is itself called keeps no
+# knob call.
 
 # %%
 lesson.knob_sweep()  # each knob against the baseline, round by round, and the plot; kept under sweep_knobs

@@ -270,7 +270,7 @@ class Lesson:
                       call_cell(row, self.knob_rows))
         shown.note(workers_text(workers, self.knee.workers, self.knee.arithmetic_workers))
         if windows_text(self.sweep_knobs.runs[0], self.sweep_workers):  # item 3, folded for words
-            shown.fold("a window, and the baseline here against the worker sweep",
+            shown.fold("the window, against the worker sweep",
                        windows_text(self.sweep_knobs.runs[0], self.sweep_workers))
         if control_failed(self.knob_rows):  # review 2026-12-03h item 3
             shown.note(f"{CONTROL_FAILED} (the A/A row, the baseline against itself, was called "
@@ -340,7 +340,7 @@ class Lesson:
             shown.note("called by an older rule: every round past the band; median and range shown")
         elif gpu_knobs.get("rule"):
             reach = resolution(table)
-            shown.note(f"called by the rule above ({gpu_knobs['rounds']} rounds)"
+            shown.note(f"the rule above, {gpu_knobs['rounds']} rounds"
                        + (f"; resolution {100 * (reach - 1):.0f}% (the A/A's reach)" if reach else ""))
         else:
             shown.note("called by an older rule: every round above or below 1x, no band")
@@ -348,8 +348,8 @@ class Lesson:
         for row in table[1:]:
             seen = runs.get(reproduce.at_knee(row["label"]))
             if seen and not row["label"].endswith("(A/A)"):
-                shown.note(f"{step_name(row['label'], base)} in the reference's {len(seen)} reproduce "
-                           f"runs: {reproduce.runs_text(seen, row)}")
+                shown.note(f"{step_name(row['label'], base)}, {len(seen)} reproduce runs: "
+                           f"{reproduce.runs_text(seen, row)}")
         return shown
 
     def cores_text(self) -> Lines:
@@ -448,8 +448,7 @@ class Lesson:
                            "before the busy-stream measurement above existed:")
                 out.append(claims.recorded_evidence(["C25"]))
             else:  # the table above is its evidence; the verdicts' table below has its reason
-                out.append(f"C25 needs a CUDA GPU (it times host-to-device copies); recorded on "
-                           f"{_ref()} from the table above: {old.label}")
+                out.append(f"C25 (a CUDA GPU's claim), recorded on {_ref()} from the table above: {old.label}")
         return out
 
     # --- what to remember -----------------------------------------------------------------
@@ -794,8 +793,7 @@ def workers_text(workers: int, knee: int, arithmetic: int | None) -> str:
     (the measured knee moves between runs within one step of the sweep: 8, 8, 4 on the H200)."""
     if arithmetic is None:
         return f"Workers: {workers}, the measured knee ({knee}); no arithmetic to fix them from."
-    return (f"Workers: {workers}, the arithmetic's count, fixed before the knobs ran (every run "
-            f"measures the same settings); the measured knee: {knee}.")
+    return f"Workers: {workers}, the arithmetic's count, fixed before the knobs ran (the knee: {knee})."
 
 
 def windows_text(baseline: loader_sweep.Run, workers_sweep: loader_sweep.Sweep) -> str:
@@ -887,6 +885,8 @@ def against_text(row: Mapping) -> str:
         return f"{row['ratio']:.2f}x ({row['ratio_low']:.2f}-{row['ratio_high']:.2f}): {_CALLS[row['decision']]}"
     low, high = row["ratio_low"], row["ratio_high"]  # called again by today's rule (the band)
     decision = knee_experiment.judge_interval(row["ratio"], low, high, row.get("margin", knee_experiment.KNOB_MARGIN))
+    if row.get("within_control"):  # review 2026-12-04m item 2: within what the A/A shows
+        return f"{row['ratio']:.2f}x [{low:.2f}, {high:.2f}]: {_CALLS[knee_experiment.NOT_RESOLVED]}, within the A/A's reach"
     return f"{row['ratio']:.2f}x [{low:.2f}, {high:.2f}]: {_CALLS[decision]}"
 
 
@@ -996,10 +996,8 @@ def resolution_text(rows: Sequence[Mapping]) -> str:
     reach = resolution(rows)
     if reach is None:
         return ""
-    aa = next(r for r in rows if str(r.get("label", "")).endswith("(A/A)"))
-    return (f"Resolution: the A/A read {aa['ratio']:.2f}x [{aa['ratio_low']:.2f}, {aa['ratio_high']:.2f}], "
-            f"so two identical loaders differ by up to {100 * (reach - 1):.0f}% here (its distance from 1 "
-            f"times its half-width); a call's mean must clear that.")
+    # the A/A's read is its row above; how the reach is taken, the markdown above the table
+    return f"Resolution: identical loaders (the A/A) differ by up to {100 * (reach - 1):.0f}% here; a call's mean must clear that."
 
 
 def control_call(rows: Sequence[Mapping]) -> str | None:
@@ -1085,11 +1083,13 @@ def _old_plateau_takeaway(plateau: loader_sweep.Plateau) -> str:
     2026-12-03g item 2: the takeaway said 'outside 15%' from the step timed apart while the
     page printed the step inside the sweep that gives the plateau): which step, its ratio,
     the step timed apart beside it, and the bound (no split where the parts were refused)."""
+    # review 2026-12-04m item 3: a consistency check where the step is the sweep's own; the step
+    # timed apart beside it stays in the plateau's cell above (words: 1,500 a page)
+    check = ": a consistency check" if plateau.swept_step_s else ""
     return (f"The plateau: {plateau.measured:.0f} samples/s against {plateau.predicted:.0f} from "
             f"batch / (the step {plateau.step_used}, {plateau.step_used_s * 1e3:.1f} ms, + wait), "
-            f"{'within' if plateau.agrees else 'outside'} {plateau.tolerance:.0%}. "
-            + "".join(f"{apart} " for apart in (plateau.apart_text(),) if apart)
-            + f"What bounds it: {plateau.bound}.")
+            f"{'within' if plateau.agrees else 'outside'} {plateau.tolerance:.0%}{check}. "
+            f"What bounds it: {plateau.bound}.")
 
 
 def recorded_plateau(old: dict) -> str:
@@ -1108,8 +1108,9 @@ def recorded_plateau(old: dict) -> str:
         # review 2026-12-04k item 2: the idle share of the unprofiled step where the record has
         # the GPU's busy time, the profiler's beside it
         # the busy and profiled times are on the H200 page; here the share alone (words)
-        of = "the unprofiled step" if plateau.gpu_busy_step_s is not None else "the profiled steps"
-        bound = (f"bound: {plateau.bound_name}, GPU idle {100 * (idle or 0):.0f}% of {of}"
+        # review 2026-12-04m item 9: the idle share there is taken on another step than this
+        # line's (41.3 against 45.5 ms on the 18:55 H200 page): the bound's name alone
+        bound = (f"bound: {plateau.bound_name}"
                  if plateau.loaded_step_s and idle is not None else
                  f"GPU idle {100 * idle:.0f}%" if idle is not None else plateau.bound)
         # review 2026-12-04k item 1: a drifted step (today's rule on the record) predicts nothing

@@ -265,9 +265,10 @@ def record_scope(record: Mapping | None, since: str = PLATEAU_PREDICTION_SINCE) 
     checked = [p for p in (plateau_now(dict(r)) for r in runs) if p]
     if checked:  # by today's drift rule (review 2026-12-04l item 1), not the record's
         held, total = sum(1 for p in checked if p["agrees"]), len(checked)
-    plateau = (f"; the plateau's prediction held in {held} of {total}" if held is not None else "")
+    # review 2026-12-04m item 3: batch / (step + its runs' own wait) is a consistency check
+    plateau = (f"; the plateau's check held in {held} of {total}" if held is not None else "")
     design = (f"; today's knob design ({today} rounds) not yet reproduced" if other_design else "")
-    return f"{head} ran this prediction's sources: {said}{plateau}{design}."
+    return f"{head} ran these sources: {said}{plateau}{design}."
 
 
 # The GPU knob rows' changes from the baseline (knee_experiment.knob_settings on a GPU): a
@@ -703,5 +704,5 @@ def runs_text(seen: Sequence[Mapping], row: Mapping | None = None) -> str:
         text += f" (run {', '.join(failed)}: its control failed)"
     if row is not None and row.get("ratio_low") is not None and row.get("ratio_high") is not None:
         out = sum(1 for s in seen if not row["ratio_low"] <= s["ratio"] <= row["ratio_high"])
-        text += f"; {out} of {len(seen)} outside this run's interval"
+        text += f"; {out} of {len(seen)} outside this interval"
     return text

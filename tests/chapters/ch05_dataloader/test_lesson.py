@@ -318,9 +318,10 @@ def test_the_plateau_takeaway_and_the_recorded_line_name_the_step_they_used_and_
     assert plateau.refused() and plateau.parts() == {}
     said = lesson.plateau_takeaway(plateau)
     assert said.startswith("The plateau: 1327 samples/s against 1329 from batch / (the step inside the "
-                           "sweep, 40.6 ms, + wait), within 15%. The step timed apart (31.0 ms) gives 1658 "
-                           "(0.80x): inside the sweep the step took 1.31x as long, page faults 591 against 594")
-    assert "not measured" in said and "first touch =" not in said and "outside" not in said
+                           "sweep, 40.6 ms, + wait), within 15%: a consistency check. What bounds it:")
+    # the step timed apart is the plateau cell's (review 2026-12-04m: the takeaway's words)
+    assert "first touch =" not in said and "outside" not in said and "timed apart" not in said
+    assert "The step timed apart (31.0 ms) gives 1658 (0.80x)" in plateau.explanation()
     # an older record that lacks what the line needs keeps its own sentence
     assert lesson.recorded_plateau({"explanation": "old words"}).endswith("old words")
 
@@ -335,8 +336,8 @@ def test_the_cpu_page_reads_the_reference_s_plateau_bound_by_today_s_rule():
     line = lesson.recorded_plateau(json.loads(kept.read_text()))
     # review 2026-12-04j item 1: one block alone and one beside (no interval) names no bound
     # from the decoders; the profile's idle share names the host's side
-    assert line.endswith("= 1265 (0.97x, a consistency check); bound: the host's side, GPU idle 54% of the "
-                         "profiled steps.")  # review 2026-12-04m item 3: the wait is the runs' own
+    # review 2026-12-04m items 3 and 9: the wait is the runs' own; no idle share on another step
+    assert line.endswith("= 1265 (0.97x, a consistency check); bound: the host's side.")
     assert "timed apart" not in line
     record = json.loads((Path(__file__).resolve().parents[3] / "results" / "nvidia-h200.json").read_text())
     live = lesson.recorded_plateau(record["chapters"]["05_dataloader"]["plateau"]["payload"])
@@ -442,8 +443,7 @@ def test_the_knob_table_prints_its_resolution_from_the_a_a_interval():
     rows = [base, _row("w8 b64 (A/A)", 0.99, 0.84, 1.17), _row("w8 b64 pin", 1.17, 1.05, 1.30)]
     assert lesson.resolution(rows) == pytest.approx((1 / 0.99) * (1.17 / 0.84) ** 0.5)
     assert lesson.resolution_text(rows) == (
-        "Resolution: the A/A read 0.99x [0.84, 1.17], so two identical loaders differ by up to 19% here "
-        "(its distance from 1 times its half-width); a call's mean must clear that.")
+        "Resolution: identical loaders (the A/A) differ by up to 19% here; a call's mean must clear that.")
     assert lesson.resolution([base]) is None and lesson.resolution_text([base, rows[2]]) == ""
     run3 = [base, _row("w8 b64 (A/A)", 1.10, 1.02, 1.18)]
     assert lesson.resolution(run3) == pytest.approx(1.10 * (1.18 / 1.02) ** 0.5)
