@@ -498,9 +498,9 @@ class Sweep:
         noisy = [r for r in self.runs if r.noisy]
         if not noisy:
             return ""
-        return (f"Noisy (windows spread over {100 * NOISY_IQR_FRACTION:.0f}%, slowest to fastest): " + ", ".join(
+        return (f"Noisy (windows spread over {100 * NOISY_IQR_FRACTION:.0f}%): " + ", ".join(
             f"{r.setting.label} {100 * r.spread_fraction:.0f}%" for r in noisy)
-            + "; read differences within that spread.")
+            + "; read differences within it.")
 
     def __repr__(self) -> str:
         """One short line: the notebook's text/plain beside the HTML table (review 2026-12-04i
