@@ -98,7 +98,25 @@ def test_judging_twice_sizes_once_and_older_evidence_keeps_its_flags():
 
 
 @pytest.fixture(scope="module")
-def run():
+def record_dir(tmp_path_factory):
+    """The records this review read (16:19 ladder, 16:15 fresh runs), copied to
+    data/h200_2026-12-04l.json: the live ones were re-recorded at 19:06-19:09 (review
+    2026-12-04m), and these tests pin the numbers the review quoted."""
+    import json
+    from pathlib import Path
+
+    data = json.loads((Path(__file__).parent / "data" / "h200_2026-12-04l.json").read_text())
+    folder = tmp_path_factory.mktemp("h200_04l")
+    (folder / "reproduce").mkdir()
+    (folder / "reproduce" / "nvidia-h200-08_inference_ladder.json").write_text(json.dumps(data["reproduce"]))
+    (folder / "nvidia-h200.json").write_text(json.dumps(data["results"]))
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("LABKIT_RESULTS_DIR", str(folder))
+        yield folder
+
+
+@pytest.fixture(scope="module")
+def run(record_dir):
     from tests.chapters.ch08_inference_ladder.test_gpu_page_words import _h200_run
 
     return _h200_run()
@@ -136,7 +154,7 @@ def test_the_largest_step_is_the_ladders_only_where_every_fresh_run_agrees():
     assert tables.largest_step("TF32", 2.03, None) == "The largest step in this run was TF32 (2.03x)"
 
 
-def test_the_recorded_fresh_runs_give_each_runs_largest_step():
+def test_the_recorded_fresh_runs_give_each_runs_largest_step(record_dir):
     from labkit.chapters.ch08_inference_ladder import reproduce
 
     found = reproduce.fresh_runs("nvidia-h200")
