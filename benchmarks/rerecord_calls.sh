@@ -6,6 +6,14 @@
 # wrote, so 99, run last, reads every chapter's fresh record. Make each call the moment the one
 # before returns: the machine stays warm 30 s, and a call that lands on a fresh one prints
 # "chain: no earlier call's reference file" (2026-12-03 18:55: C did, and 99's copy was void).
+# Seconds from the 2026-12-04 18:55 calls (a fresh machine, no ceilings carried: A's 00 swept them): A 404,
+# B 483 (reproduce 08 336 s: 106-122 s a run, all 3 within its 400 s limit), C 386 (reproduce 05 266, 05 108),
+# E 295 (09 92, 06 36, 07 40, reproduce 07 98, 99 10); 1,628 s held, 172 s left: E2 did not fit. Since then
+# 00 times its GPU cache curve in 3 rounds, 02 times C10's loop on every GPU case, 06 runs a variant (g) and
+# 07 times Trap 2 as a loop where launch-bound: expect each of A and E a little longer.
+# 05 and 07's reproduce compare their runs with the recorded page: 05's runs first in C (its page quotes
+# them), so its reference lines judge the page before; re-judge against the fresh page after taking C:
+#   .venv/bin/python -c 'import json; from labkit.chapters.ch05_dataloader import reproduce as r; d=json.load(open("results/reproduce/nvidia-h200-05_dataloader.json")); print(chr(10).join(r.summarise_numbers(d["numbers"])["lines"]))'
 # Seconds from the 2026-12-04 16:01 calls: A 481 (fresh machine), B 591 (reproduce 08 cut at 360 s),
 # C 520 (reproduce 05 372, 05 143), E 87 (06 without ResNet-50, 07, 99); 1,750 s held in all.
 # Seconds from the 2026-12-04 13:37 calls: A 567 (with 99), B 514, reproduce 05 363, 05 147.

@@ -73,7 +73,12 @@ def shown_unreproduced(copy: Path) -> set[str]:
 # cells are unchanged, so test_h200_copies cannot list it): left out of the H200 copy's comparison,
 # each required to differ there (so the list cannot go stale), and the copy's headline unchecked
 # while any is listed. Emptied by the next re-record of 99.
-CHANGED_SINCE_H200_RECORD: dict[str, str] = {}
+CHANGED_SINCE_H200_RECORD: dict[str, str] = {
+    "C22": "03's reason counts cuDNN's conversions both ways and the card changed, so the recorded row is judged "
+           "again from its stored evidence (review 2026-12-04m 03-04 item 1)",
+    "C14b": "06's card says which tolerance a GPU's float32 variant is judged by, so the recorded row is judged "
+            "again (review 2026-12-04m 06 item 4); the headline adds '(the verdict, not the chapter's numbers)' (6baa451)",
+}
 
 
 def _changed(copy: Path) -> dict[str, str]:

@@ -622,6 +622,9 @@ def test_a_side_is_named_launch_bound_only_where_every_loop_round_reads_over_the
 H200_C10_LOOP_OVER_DEVICE = {"page": (1.59, 1.07), "run 1": (2.38, 1.41), "run 2": (1.88, 1.21), "run 3": (1.42, 1.16)}
 
 
+@pytest.mark.xfail(strict=True, raises=AssertionError,
+                   reason="the 18:55 reproduce record of 02 predates cases.c10_loop timing every GPU case "
+                          "(review 2026-12-04m 00-02 item 1): holds once 02 is re-recorded on the H200")
 def test_the_launch_labels_of_four_h200_runs_do_not_contradict_each_other():
     """Review 2026-12-04l item 2: the page said torch.matmul was not launch-bound (1.07x, under
     the old 1.15 line) and three reproduce runs said it was (1.41x, 1.21x, 1.16x). No run's label
