@@ -223,3 +223,17 @@ def overhead_share(overhead_s: float | None, median_s: float) -> float | None:
     if overhead_s is None or median_s <= 0:
         return None
     return min(overhead_s / median_s, 1.0)
+
+
+DISTURBED_LOOP_FACTOR = 1.5
+
+
+def disturbed_by(loop_s: float | None, host_s: float | None, device_s: float | None,
+                 factor: float = DISTURBED_LOOP_FACTOR) -> float | None:
+    """How many times its host launch + device time a timed loop's call took, where that is
+    above `factor` (a disturbed host: the loop's figures are not the code's); None where it is
+    not, or where a figure is missing (a CPU's loop has no host launch measured apart)."""
+    if None in (loop_s, host_s, device_s) or float(host_s) + float(device_s) <= 0:  # type: ignore[arg-type]
+        return None
+    times = float(loop_s) / (float(host_s) + float(device_s))  # type: ignore[arg-type]
+    return times if times > factor else None

@@ -23,11 +23,11 @@ from torch.utils.flop_counter import FlopCounterMode
 
 from labkit.chapters.ch03_memory_layouts import claims as c7_claims
 from labkit.chapters.ch03_memory_layouts import device_split, propagation
-from labkit.chapters.ch04_fusion.fused_kernels import disturbed_by
 from labkit.claims import SEED_FORM, quiz_keys
 from labkit.claims.core import band
 from labkit.core import env
 from labkit.measure import bench, clocks, copies, timeline_stats
+from labkit.measure.clocks import disturbed_by
 from labkit.measure.timing import Comparison, format_seconds
 from labkit.models.resnet import LayerLayout
 from labkit.models.resnet import memory_format_of as memory_format_of
@@ -1158,7 +1158,7 @@ def ratios_span(runs: Sequence[Mapping], judged: Sequence[Mapping] = ()) -> str:
 
 def disturbed(run: Mapping) -> list[str]:
     """The layouts ('NCHW', 'NHWC') of a GPU run whose back-to-back loop took more than
-    `fused_kernels.DISTURBED_LOOP_FACTOR` times its host launch plus its kernels' time (04's
+    `clocks.DISTURBED_LOOP_FACTOR` times its host launch plus its kernels' time (04's
     rule, `disturbed_by`: a loop costs at most the two, so a slower one timed a disturbed host,
     not the code); [] where none did or a figure is missing (a CPU, or no host launch read)."""
     return [name for name, k in (("NCHW", "nchw"), ("NHWC", "nhwc"))

@@ -24,6 +24,8 @@ from functools import lru_cache
 
 import torch
 
+from labkit.measure import clocks
+
 BLOCK = 1024  # elements per Triton program: 4 KB of float32 in, enough loads in flight
 CPU_BLOCK_ELEMENTS = 32 * 1024  # 128 KB per float32 operand: x, y, z and two temporaries fit in L2
 
@@ -244,18 +246,10 @@ def add_sweep(counts: list[int], dtype: torch.dtype = torch.float16, rounds: int
 # not paced by the code. Review 2026-12-04k item 1: the 13:57 H200 page printed eager's loop at
 # 1.02 ms per call beside a 238 us host launch and 29 us of device time (3.8x their sum), and
 # the add loop at 86 us per add beside 47 + 3.4 us (1.7x); the previous record read 210 us.
-DISTURBED_LOOP_FACTOR = 1.5
-
-
-def disturbed_by(loop_s: float | None, host_s: float | None, device_s: float | None,
-                 factor: float = DISTURBED_LOOP_FACTOR) -> float | None:
-    """How many times its host launch + device time a timed loop's call took, where that is
-    above `factor` (a disturbed host: the loop's figures are not the code's); None where it is
-    not, or where a figure is missing (a CPU's loop has no host launch measured apart)."""
-    if None in (loop_s, host_s, device_s) or float(host_s) + float(device_s) <= 0:  # type: ignore[arg-type]
-        return None
-    times = float(loop_s) / (float(host_s) + float(device_s))  # type: ignore[arg-type]
-    return times if times > factor else None
+# a timed loop above its host launch + device time: a disturbed host (the rule is labkit.measure's,
+# so chapter 03 reads it without importing this chapter)
+DISTURBED_LOOP_FACTOR = clocks.DISTURBED_LOOP_FACTOR
+disturbed_by = clocks.disturbed_by
 
 
 def timed_loop_row(adds: dict[str, Callable[[], object]], rounds: int, rep_ms: float) -> dict:
