@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from labkit.chapters.ch08_inference_ladder import attribution, keep, ladder, past_defaults, roofline
@@ -133,18 +133,41 @@ def _speed(row: Mapping) -> tuple[str, str]:
     return f"{row['images_per_s']:,.0f}", shown
 
 
-def _keep(row: Mapping) -> str:
+def _keep(row: Mapping, rows: Sequence[Mapping] = ()) -> str:
     """Kept or not by today's rule, from the row's own gain; a record that decided otherwise
-    (review 2026-12-03e item 2: freezing kept on 1.010x, under the 2% minimum) says so."""
+    (review 2026-12-03e item 2: freezing kept on 1.010x, under the 2% minimum) says so.
+
+    A lever with a control of its own (OWN_CONTROL) among `rows` is kept only when it also
+    gains over that control (review 2026-12-04m 08-09-99 item 7: 'freezing at batch 1024' was
+    kept on 1.078x over the top rung, where batch 1024 alone gave 1.077x: the batch, not the
+    freezing, made the gain). Its interval over the control is the conservative quotient of
+    the two intervals (its low over the control's high, its high over the control's low)."""
     if row.get("status") == "refused":
         return "refused"
     if row.get("status") != "measured" or not row.get("gain"):
         return "-"
     today = past_defaults.keep(True, "", tuple(row["gain"]))
     said = "kept" if today.kept else "not kept"
-    if row.get("kept") is not None and bool(row["kept"]) != today.kept:
+    control = _control_row(row, rows)
+    if today.kept and control is not None:
+        (got, low, high), (base, base_low, base_high) = row["gain"], control["gain"]
+        over = past_defaults.keep(True, "", (got / base, min(low / base_high, got / base),
+                                             max(high / base_low, got / base)))
+        if not over.kept:
+            said = f"not kept ({got / base:.2f}x over {control['name']}, its own control)"
+    if row.get("kept") is not None and bool(row["kept"]) != said.startswith("kept"):
         said += f" (the record: {'kept' if row['kept'] else 'not kept'}, an earlier rule)"
     return said
+
+
+def _control_row(row: Mapping, rows: Sequence[Mapping]) -> Mapping | None:
+    """The measured control row of a lever in OWN_CONTROL, unless the record timed the lever
+    over it already (its base is the control: its gain is the gain over the control)."""
+    name = OWN_CONTROL.get(str(row.get("name")))
+    if name is None or row.get("base") == name:
+        return None
+    return next((r for r in rows if r.get("name") == name and r.get("status") == "measured"
+                 and r.get("gain")), None)
 
 
 def _present(data: Mapping) -> list[str]:
@@ -178,7 +201,7 @@ def rows_table(data: Mapping, shown_as: str = "") -> tables.Table:
             continue
         speed, gain = _speed(row)
         device_s, idle = row.get("device_s"), row.get("idle_share")
-        shown.add(row["name"], _gate(row, data.get("gate_images"), str(data.get("fp8_gate_math") or "")), speed, gain, _keep(row), _num(row.get("compile_s"), ".1f"),
+        shown.add(row["name"], _gate(row, data.get("gate_images"), str(data.get("fp8_gate_math") or "")), speed, gain, _keep(row, data["rows"]), _num(row.get("compile_s"), ".1f"),
                   _num(row.get("payback_batches"), ",.0f"),
                   _num(None if device_s is None else 1e3 * device_s, ".2f"),
                   _num(None if idle is None else 100 * idle, ".0f") + ("%" if idle is not None else ""),

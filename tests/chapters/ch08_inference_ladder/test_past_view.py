@@ -177,3 +177,20 @@ def test_a_recorded_keep_is_re_decided_by_todays_rule_and_a_difference_said():
     from labkit.chapters.ch08_inference_ladder import past_defaults
 
     assert "no material gain" in past_defaults.keep(True, "", (1.0096, 1.0033, 1.0222)).why
+
+
+def test_a_lever_with_its_own_control_is_kept_only_over_that_control_too():
+    """Review 2026-12-04m 08-09-99 item 7: the record kept 'freezing at batch 1024' on 1.078x over
+    the top rung where batch 1024 alone gave 1.077x; the batch made the gain, so it is not kept,
+    and the record's own decision is said beside today's."""
+    batch = _row("batch 1024", "measured", 33_254.0, gain=[1.0768, 1.0534, 1.0791], kept=True)
+    frozen = _row("freezing at batch 1024", "measured", 33_178.0, gain=[1.078, 1.066, 1.079], kept=True)
+    said = past_view._keep(frozen, [batch, frozen])
+    assert said.startswith("not kept (1.00x over batch 1024, its own control)")
+    assert said.endswith("(the record: kept, an earlier rule)")
+    assert past_view._keep(frozen) == "kept"                     # without its control: the top rung only
+    assert past_view._keep(batch, [batch, frozen]) == "kept"     # batch 1024 has no control of its own
+    faster = dict(frozen, gain=[1.20, 1.18, 1.22])               # a lever that gains over its control too
+    assert past_view._keep(faster, [batch, faster]) == "kept"
+    timed_over = dict(frozen, base="batch 1024")                 # its gain is over the control already
+    assert past_view._keep(timed_over, [batch, timed_over]) == "kept"
