@@ -157,14 +157,17 @@ def test_recorded_comparisons_and_payback_are_labelled():
     assert "nothing recorded" in cases.payback_table(nothing)
 
 
+def _comparison_row(variant: str, device_s: float, host_s: float, ratio: float) -> dict:
+    """One row of 04's device-time comparison, launch-bound where the host launch is the longer."""
+    return {"variant": variant, "median_s": device_s, "ratio": ratio, "host_s": host_s,
+            "launch_bound": host_s > device_s}
+
+
 def test_a_launch_bound_comparison_is_read_at_the_loops_pace():
     """Review 2026-12-03d item 3: the H200's small MLP is launch-bound in every row (host 300 /
     397 / 112 us against 26-29 us on the device); the loop ratio, the slower clock's, decides."""
-    def row(variant, device_s, host_s, ratio):
-        return {"variant": variant, "median_s": device_s, "ratio": ratio, "host_s": host_s,
-                "launch_bound": host_s > device_s}
-    h200 = {"comparison": [row("eager", 28.8e-6, 299.8e-6, 1.0), row("compiled", 25.9e-6, 396.8e-6, 0.90),
-                           row("reduce-overhead", 28.0e-6, 112.0e-6, 0.97)]}
+    h200 = {"comparison": [_comparison_row("eager", 28.8e-6, 299.8e-6, 1.0), _comparison_row("compiled", 25.9e-6, 396.8e-6, 0.90),
+                           _comparison_row("reduce-overhead", 28.0e-6, 112.0e-6, 0.97)]}
     shown = cases.comparison_table(h200, "reduce-overhead")
     assert shown.column("loop pace") == [299.8e-6, 396.8e-6, 112.0e-6]
     assert [round(v, 2) for v in shown.column("loop ratio")] == [1.0, 1.32, 0.37]
@@ -172,9 +175,9 @@ def test_a_launch_bound_comparison_is_read_at_the_loops_pace():
     # computed pace (it flipped across three H200 records); it explains which clock bounds a row
     assert not any("In a loop" in n or "faster" in n or "slower" in n for n in shown.notes)
     assert any(cases.LOOP_PACE in n and "timed no loop" in n for n in shown.notes)  # computed, said so
-    cpu = {"comparison": [dict(row("eager", 1e-3, 0.0, 1.0), host_s=None)]}
+    cpu = {"comparison": [dict(_comparison_row("eager", 1e-3, 0.0, 1.0), host_s=None)]}
     assert "loop ratio" not in cases.comparison_table(cpu, "cpu").columns  # no launch measured: no loop column
-    fast = {"comparison": [row("eager", 500e-6, 47e-6, 1.0), row("fused", 250e-6, 31e-6, 0.49)]}
+    fast = {"comparison": [_comparison_row("eager", 500e-6, 47e-6, 1.0), _comparison_row("fused", 250e-6, 31e-6, 0.49)]}
     assert "loop ratio" not in cases.comparison_table(fast, "chain").columns  # device-paced: device time decides
     # review 2026-12-03g item 8: under the chain quiz ('how many times faster') the recorded
     # table reads in the quiz's direction, as the local chain table does, not as a time ratio
@@ -198,11 +201,8 @@ def test_in_a_loop_is_read_from_the_timed_loop_not_the_computed_pace():
     device time) and read 2.68x faster, 1.05x slower and 1.91x faster in three H200 records. A
     record with a timed loop (wall clock, back to back, interleaved rounds) is read from that
     loop, through the trust rule; the computed pace stays in the note as the explanation."""
-    def row(variant, device_s, host_s, ratio):
-        return {"variant": variant, "median_s": device_s, "ratio": ratio, "host_s": host_s,
-                "launch_bound": host_s > device_s}
-    comparison = [row("eager", 28.7e-6, 193e-6, 1.0), row("compiled", 26.4e-6, 221e-6, 0.92),
-                  row("reduce-overhead", 28.4e-6, 101e-6, 0.99)]
+    comparison = [_comparison_row("eager", 28.7e-6, 193e-6, 1.0), _comparison_row("compiled", 26.4e-6, 221e-6, 0.92),
+                  _comparison_row("reduce-overhead", 28.4e-6, 101e-6, 0.99)]
     # the timed loop disagrees with the computed pace on compiled (equal, not 1.15x slower)
     loop = {"rows": _loop_rows({"eager": 200e-6, "compiled": 201e-6, "reduce-overhead": 110e-6},
                                {"compiled": (0.97, 1.04), "reduce-overhead": (0.54, 0.56)}),
@@ -234,11 +234,8 @@ def test_a_held_back_loop_names_its_flag_inline():
     state: 1.10x (rounds 1.08-1.12) (noise: the trust rule's reason folded)' and a table of time
     ratios beside a sentence of speed-ups. Now the vetoing flag is named inline (which timing, by
     how much it could be off, the margin it beats) and both read as speed-ups over eager."""
-    def row(variant, device_s, host_s, ratio):
-        return {"variant": variant, "median_s": device_s, "ratio": ratio, "host_s": host_s,
-                "launch_bound": host_s > device_s}
-    comparison = [row("eager", 29.4e-6, 212e-6, 1.0), row("compiled", 26.1e-6, 255e-6, 0.888),
-                  row("reduce-overhead", 28.1e-6, 117e-6, 0.955)]
+    comparison = [_comparison_row("eager", 29.4e-6, 212e-6, 1.0), _comparison_row("compiled", 26.1e-6, 255e-6, 0.888),
+                  _comparison_row("reduce-overhead", 28.1e-6, 117e-6, 0.955)]
     loop = {"rows": _loop_rows({"eager": 224e-6, "compiled": 246e-6, "reduce-overhead": 113.4e-6},
                                {"compiled": (1.0798, 1.1155), "reduce-overhead": (0.4919, 0.5139)}),
             "baseline": "eager", "rounds": 5, "clock": cases.LOOP_TIMED,
@@ -722,11 +719,8 @@ def test_a_loop_slower_than_its_host_launch_plus_device_time_is_flagged_not_read
     assert cases.disturbed_by(210e-6, 200e-6, 29e-6) is None  # the quiet record: under the sum
     assert cases.disturbed_by(1.0, None, 1.0) is None  # a CPU's loop: no host launch apart
 
-    def row(variant, device_s, host_s, ratio):
-        return {"variant": variant, "median_s": device_s, "ratio": ratio, "host_s": host_s,
-                "launch_bound": host_s > device_s}
-    comparison = [row("eager", 29.2e-6, 238e-6, 1.0), row("compiled", 25.9e-6, 331e-6, 0.88),
-                  row("reduce-overhead", 28.0e-6, 113e-6, 0.96)]
+    comparison = [_comparison_row("eager", 29.2e-6, 238e-6, 1.0), _comparison_row("compiled", 25.9e-6, 331e-6, 0.88),
+                  _comparison_row("reduce-overhead", 28.0e-6, 113e-6, 0.96)]
     quiet = {"eager": 250e-6, "compiled": 340e-6, "reduce-overhead": 120e-6}
     for loops, disturbed in ((quiet, False), ({**quiet, "eager": 1.02e-3}, True)):
         loop = {"rows": _loop_rows(loops, {}), "baseline": "eager", "flags": [], "rounds": 5}
@@ -779,11 +773,8 @@ def test_the_why_line_says_what_the_loop_shows_against_its_probe():
     (host launch above device time), so a loop runs at the host's pace' above a table whose
     loops ran at 303 us against eager's 198 us launch, 355 against compiled's 237 and 158
     against reduce-overhead's 266: no row at its probe. The line says how far each is from it."""
-    def row(variant, device_s, host_s, ratio):
-        return {"variant": variant, "median_s": device_s, "ratio": ratio, "host_s": host_s,
-                "launch_bound": host_s > device_s}
-    comparison = [row("eager", 29.1e-6, 198e-6, 1.0), row("compiled", 26.1e-6, 237e-6, 0.897),
-                  row("reduce-overhead", 28.4e-6, 266e-6, 0.976)]
+    comparison = [_comparison_row("eager", 29.1e-6, 198e-6, 1.0), _comparison_row("compiled", 26.1e-6, 237e-6, 0.897),
+                  _comparison_row("reduce-overhead", 28.4e-6, 266e-6, 0.976)]
     loop = {"rows": _loop_rows({"eager": 303e-6, "compiled": 355e-6, "reduce-overhead": 158e-6},
                                {"compiled": (1.14, 1.20), "reduce-overhead": (0.51, 0.53)}),
             "baseline": "eager", "flags": [], "rounds": 5, "clock": cases.LOOP_TIMED}
