@@ -72,7 +72,13 @@ def run_all(tmp_path_factory):
                 kind = reply["header"]["msg_type"]
                 if kind == "status" and reply["content"]["execution_state"] == "idle":
                     return seen
-                if kind in ("stream", "display_data", "execute_result"):
+                if (kind == "stream" and seen and seen[-1][0] == "stream"
+                        and seen[-1][1]["name"] == reply["content"]["name"]):
+                    # The kernel may flush one print in two messages (its text, then the
+                    # newline); JupyterLab joins consecutive stream messages into one output.
+                    last = seen[-1][1]
+                    seen[-1] = ("stream", {**last, "text": last["text"] + reply["content"]["text"]})
+                elif kind in ("stream", "display_data", "execute_result"):
                     seen.append((kind, reply["content"]))
 
         yield nb, probe, as_cell
