@@ -141,17 +141,21 @@ folding_gain, folding_spread, folding_stated = cases.stated_gain(folding_cmp, "R
 chapter.here_or_recorded("folding_speed", can=True, measure=lambda: {  # measured, and kept
     "comparison": folding_cmp.table(), "speedup": folding_gain, "batch": fold_batch, "image": fold_image})
 pace = cases.loop_pace(folding_cmp, "ResNet-50 with BatchNorm", "ResNet-50, BatchNorm folded")  # GPU only
+fold_ran = cases.fold_kernels(model, folded, images, folding_cmp, "ResNet-50 with BatchNorm",
+                              "ResNet-50, BatchNorm folded", chapter.on_gpu)  # one profiled forward each
+chapter.record(cases.key_here("fold_kernels", chapter.on_gpu), fold_ran)
 cases.noted(chapter.show(folding_cmp), "folded: ran at {} the original's speed"
             + (f" by device time. {pace}" if pace else ""), folding_stated).note(cases.fold_timing_form(
-    model, images, folding_cmp, "ResNet-50 with BatchNorm", ceiling.matmul_tflops, chapter.on_gpu))
+    model, images, folding_cmp, "ResNet-50 with BatchNorm", ceiling.matmul_tflops, chapter.on_gpu)).note(
+    cases.fold_kernel_lines(fold_ran, None if chapter.on_gpu else chapter.reference("fold_kernels")))
 
 # %% [markdown]
 # Each eval-mode BatchNorm is one more pass over an activation (read, write). Folding removes
 # the 53 BatchNorms but gives each convolution a bias, and on a GPU in eager mode cuDNN adds
-# a bias as a kernel of its own (PyTorch's `Convolution.cpp`): folding swaps each BatchNorm
-# pass for a bias-add pass, about the same bytes and launches. The measured ratio above says
-# what that leaves. Folding pays where the bias and ReLU run inside the convolution's epilogue,
-# as a compiler or an inference engine (Inductor, TensorRT) fuses them.
+# a bias as a kernel of its own (PyTorch's `Convolution.cpp`): the profiled line above counts
+# what went out and what came in, and the module calls the host no longer makes. Folding pays
+# where the bias and ReLU run inside the convolution's epilogue, as a compiler or an inference
+# engine (Inductor, TensorRT) fuses them.
 #
 # ### Optional: two traps
 #

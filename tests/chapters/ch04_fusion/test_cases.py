@@ -853,3 +853,41 @@ def test_calls_to_pay_back_are_given_to_two_figures():
     """Review 2026-12-04m 03-04 item 11: '7,301' calls from one timed compile."""
     assert cases.about(7301) == "about 7,300" and cases.about(128450.0) == "about 130,000"
     assert cases.about(42) == 42 and cases.about(math.inf) == math.inf and cases.about(None) is None
+
+
+def test_the_folding_line_counts_each_forwards_kernels_and_module_calls():
+    # review 2026-12-04m 03-04 item 9: the bias-add mechanism shown, not asserted. A fake GPU
+    # record as the H200's eager ResNet-50 would give it: 53 BatchNorm kernels out, 53 bias adds in.
+    bn = "void at::native::batch_norm_transform_input_kernel<float, float, float, int>(...)"
+    add = ("void at::native::elementwise_kernel<128, 2, at::native::gpu_kernel_impl_nocast<"
+           "at::native::CUDAFunctorOnSelf_add<float> >(at::TensorIteratorBase&)::{lambda(int)#1}>(int)")
+    conv = "sm90_xmma_fprop_implicit_gemm_tf32f32_tf32f32_f32_nhwckrsc_nchw(...)"
+    gpu = {"on_gpu": True,
+           "original": {"ran": {conv: 53, bn: 53, "relu": 49}, "module_calls": 183, "host_s": 7.10e-3},
+           "folded": {"ran": {conv: 53, add: 53, "relu": 49}, "module_calls": 106, "host_s": 4.91e-3}}
+    line = cases.fold_kernel_line(gpu)
+    assert line.startswith("One forward, profiled: 155 kernels -> 155 ")
+    assert "out: 53 batch_norm_transform_input_kernel; in: 53 elementwise add" in line
+    assert "module calls 183 -> 106" in line
+    assert "host launch 7.10 -> 4.91 ms (-2.19 ms, 28 us per module call fewer)" in line
+    # a CPU launches no kernels: its aten ops, and no host launch
+    cpu = {"on_gpu": False, "original": {"ran": {"aten::conv2d": 2, "aten::batch_norm": 2}, "module_calls": 5,
+                                         "host_s": None},
+           "folded": {"ran": {"aten::conv2d": 2}, "module_calls": 3, "host_s": None}}
+    line = cases.fold_kernel_line(cpu)
+    assert line == "One forward, profiled: 4 aten ops -> 2 (out: 2 batch_norm; in: none); module calls 5 -> 3."
+    recorded = Recorded("04_fusion", "fold_kernels", "nvidia-h200", gpu, "2026-12-05")
+    both = cases.fold_kernel_lines(cpu, recorded)
+    assert both.startswith(line) and "On the reference GPU (recorded on nvidia-h200, 2026-12-05): One forward" in both
+    assert cases.fold_kernel_lines(cpu, Recorded("04_fusion", "fold_kernels", "nvidia-h200")) == line
+
+
+def test_a_forward_is_profiled_with_its_module_calls():
+    model = torch.nn.Sequential(torch.nn.Conv2d(3, 4, 3), torch.nn.BatchNorm2d(4), torch.nn.ReLU()).eval()
+    folded = cases.folding.fold_model(model)
+    images = torch.randn(1, 3, 8, 8)
+    found = cases.forward_profile(model, images, on_gpu=False)
+    assert found["module_calls"] == 4  # the Sequential and its three
+    assert found["ran"].get("aten::batch_norm") == 1 and found["ran"].get("aten::conv2d") == 1
+    after = cases.forward_profile(folded, images, on_gpu=False)
+    assert "aten::batch_norm" not in after["ran"] and after["ran"].get("aten::conv2d") == 1
