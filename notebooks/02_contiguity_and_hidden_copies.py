@@ -244,8 +244,8 @@ for n, dtype in gemm_settings:
         **chapter.lab.cases.c10_loop(variants, baseline, cmp),
     })
 first_case = next(iter(c10_comparisons))
-chapter.show(chapter.lab.cases.c10_table(c10_comparisons[first_case], c10_cases[0], title=first_case)).note(
-    chapter.lab.cases.c10_copy_note(c10_cases))
+c10_shown = chapter.lab.cases.c10_table(c10_comparisons[first_case], c10_cases[0], title=first_case)
+chapter.show(chapter.lab.cases.c10_every_case(c10_shown, c10_cases)).note(chapter.lab.cases.c10_copy_note(c10_cases))
 
 # %%
 c10 = chapter.judge("C10", {"cases": c10_cases, "flags": c10_flagged, "device": str(chapter.device)},

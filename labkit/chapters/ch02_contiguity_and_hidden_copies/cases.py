@@ -366,6 +366,24 @@ def c10_table(comparison: Comparison, case: Mapping, title: str = "") -> Table:
     return out
 
 
+def c10_every_case(shown: Table, cases: list[Mapping]) -> Table:
+    """C10's table with every case folded under it where more than one was measured (a GPU's
+    four): each case's ratio, its interquartile range, and each side's timed loop per call over
+    its device time with its label (`claims.launch_bound_text`), which C10's short reason names
+    only where launch-bound (review 2026-12-04m item 10: the reason held all of it, ~900
+    characters). As it is with one case (a CPU's: the reason says it all)."""
+    if len(cases) < 2:
+        return shown
+    lines = []
+    for c in cases:
+        ratio = ch02.stated_ratio(c.get("ratio"), c["matmul_view_median_s"], c["stride_aware_median_s"])
+        iqr = c.get("ratio_iqr")
+        spread = f" (IQR {iqr[0]:.3f}-{iqr[1]:.3f}x)" if iqr else ""
+        lines.append(f"{c['case']}: torch.matmul on the view {ratio:.2f}x the stride-aware GEMM's time{spread}"
+                     + ch02.launch_bound_text(c))
+    return shown.fold("every case", "\n".join(lines))
+
+
 # review 2026-12-04m item 5: a share over 105% of a ceiling measured once, under load, is flagged, not stated
 OVER_MATMUL_CEILING = ("over 100% of the matmul ceiling: that ceiling, measured once and cached, read low "
                        "(under load, or another shape ran a faster kernel); not these products' efficiency")

@@ -907,13 +907,57 @@ def launch_bound_text(c: Mapping) -> str:
     return f" (a loop of calls, per call: {', '.join(said)})"
 
 
-def _c10_gpu_case(c: Mapping, th: Mapping) -> tuple[str, str]:
-    """(band of torch.matmul-on-the-view / stride-aware GEMM, one line of text)."""
+def _c10_gpu_case(c: Mapping, th: Mapping) -> tuple[str, float]:
+    """(band of torch.matmul-on-the-view / stride-aware GEMM, that ratio)."""
     ratio = stated_ratio(c.get("ratio"), c["matmul_view_median_s"], c["stride_aware_median_s"])
-    where = band(ratio, c.get("ratio_iqr"), th["stride_aware_win_ratio"])
-    copied = int(c["matmul_view_copy_bytes"])
-    return where, (f"{c['case']}: torch.matmul on the view copied {copied} B and takes "
-                   f"{ratio:.2f}x the stride-aware GEMM's time" + launch_bound_text(c))
+    return band(ratio, c.get("ratio_iqr"), th["stride_aware_win_ratio"]), ratio
+
+
+def _c10_launch_summary(cases: list[Mapping]) -> str:
+    """The sides a timed loop names launch-bound, case by case, each with its loop's per-call
+    time over its device time (`pace_label` on the loop rounds' range where recorded): the
+    reason's last clause, '' where no case timed a loop and no probe read over the device time
+    (review 2026-12-04m item 10: C10's reason was one ~900-character sentence; each side's loop,
+    'near' labels included, is under the table: `cases.c10_cases_fold`)."""
+    bound, probe_only, looped, every_round = [], [], False, True
+    for c in cases:
+        ratios = loop_over_device(c)
+        if not ratios:
+            if launch_bound_text(c):  # an older record: a probe over the device time, no loop
+                probe_only.append(c["case"])
+            continue
+        looped = True
+        ranges = loop_over_device_range(c)
+        every_round = every_round and bool(ranges)
+        sides = [(side, r) for side, r in ratios.items() if pace_label(*ranges.get(side, (r,))) == "launch-bound"]
+        if len(sides) == len(ratios):
+            bound.append(f"{c['case']} both ({', '.join(f'{r:.2f}x' for _, r in sides)})")
+        elif sides:
+            bound.append(f"{c['case']} " + ", ".join(f"{side} ({r:.2f}x)" for side, r in sides))
+    said = []
+    if bound:
+        said.append(f"launch-bound (a loop of calls over {LAUNCH_BOUND_RATIO:g}x its device time"
+                    + (" in every round" if every_round else "") + "): " + "; ".join(bound))
+    elif looped:
+        said.append(f"no side launch-bound (no timed loop over {LAUNCH_BOUND_RATIO:g}x its device time)")
+    if probe_only:
+        said.append(f"{', '.join(probe_only)}: the host's launch probe read over the device time; no loop "
+                    "was timed, so no bound is stated")
+    return "; " + "; ".join(said) if said else ""
+
+
+def _c10_gpu_text(cases: list[Mapping], ratios: list[float]) -> str:
+    """C10's reason on a GPU in one short sentence (review 2026-12-04m item 10): the bytes
+    torch.matmul on the view copied (once where every case agrees), its time over the
+    stride-aware GEMM's per case, then the launch-bound sides (`_c10_launch_summary`)."""
+    copied = [int(c["matmul_view_copy_bytes"]) for c in cases]
+    if len(set(copied)) == 1:
+        bytes_said = f"copied {copied[0]} B" + (f" in all {len(cases)} cases" if len(cases) > 1 else "")
+    else:
+        bytes_said = "copied " + ", ".join(f"{b} B ({c['case']})" for b, c in zip(copied, cases, strict=True))
+    times = ", ".join(f"{r:.2f}x ({c['case']})" for r, c in zip(ratios, cases, strict=True))
+    return (f"torch.matmul on the view {bytes_said} and takes {times} the stride-aware GEMM's time"
+            + _c10_launch_summary(cases))
 
 
 def check_c10(ev: Mapping, th: Mapping) -> tuple[str, str, str]:
@@ -926,7 +970,7 @@ def check_c10(ev: Mapping, th: Mapping) -> tuple[str, str, str]:
     gpu_form = all(c.get("stride_aware_median_s") is not None for c in cases)
     if gpu_form:
         found = [_c10_gpu_case(c, th) for c in cases]
-        text = "; ".join(line for _, line in found)
+        text = _c10_gpu_text(cases, [r for _, r in found])
         if any(b == "noise" for b, _ in found):
             return DEPENDS, text, NOISE
         wins = [c for c, (b, _) in zip(cases, found, strict=True) if b == "above"]

@@ -782,3 +782,19 @@ def test_the_recorded_reference_cells_show_only_on_a_cpu():
     source = (ROOT / "notebooks" / "02_contiguity_and_hidden_copies.py").read_text(encoding="utf-8")
     assert 'chapter.only_on("cpu", lambda: chapter.reference("strided_elementwise"))' in source
     assert 'chapter.only_on("cpu", lambda: chapter.reference("stride_sweep"))' in source
+
+
+def test_c10_s_every_case_is_folded_under_its_table_with_each_sides_loop():
+    """Review 2026-12-04m item 10: the per-case detail left C10's reason for a fold under its table:
+    each case's ratio and IQR and each side's loop over device time with its label."""
+    from labkit.show.table import Table
+    from tests.chapters.ch02_contiguity_and_hidden_copies.test_claims import H200_C10_1858
+    shown = cases.c10_every_case(Table("1024 float32", ["a"]), H200_C10_1858)
+    (title, text), = shown.folded
+    lines = text.splitlines()
+    assert title == "every case" and len(lines) == 4
+    assert lines[0] == ("1024 float32: torch.matmul on the view 0.99x the stride-aware GEMM's time (IQR 0.990-0.992x) "
+                        "(a loop of calls, per call: the stride-aware GEMM about 1.98x its device time (launch-bound), "
+                        "torch.matmul about 1.19x (near launch-bound))")
+    assert lines[3] == "4096 float32: torch.matmul on the view 0.89x the stride-aware GEMM's time (IQR 0.889-0.890x)"
+    assert cases.c10_every_case(Table("cpu", ["a"]), H200_C10_1858[:1]).folded == []  # one case: the reason says it

@@ -765,3 +765,49 @@ def test_c5c_is_judged_in_l1_too_and_says_the_l1_alignment_cost():
     on_gpu = judge("C5c", **gpu)
     assert on_gpu.outcome == "refuted" and ch02.L1_NOT_MEASURED in on_gpu.reason and "in L1" not in on_gpu.reason.split(".")[0]
     assert len(ch02.decisions_c5c(gpu, TH5).decisions) == 1
+
+
+# The 18:58 H200 page's C10 cases (results/h200_notebooks/02_*.ipynb, cell 23): device times, ratios
+# and each side's loop per call, as recorded (no loop rounds on that record).
+H200_C10_1858 = [
+    gemm_case("1024 float32", view=5.2063e-05, aware=5.2479e-05, ratio=0.9912, ratio_iqr=[0.9901, 0.9924],
+              matmul_view_host_s=4.01e-05, stride_aware_host_s=1.310e-04, loop_view_s=6.2016e-05,
+              loop_baseline_s=1.03728e-04),
+    gemm_case("1024 float16", view=5.984e-06, aware=1.1232e-05, ratio=0.5314, ratio_iqr=[0.5312, 0.5358],
+              matmul_view_host_s=5.36e-05, stride_aware_host_s=1.205e-04, loop_view_s=2.6720e-05,
+              loop_baseline_s=4.9184e-05),
+    gemm_case("4096 float16", view=1.8397e-04, aware=2.5942e-04, ratio=0.7063, ratio_iqr=[0.7045, 0.7175],
+              matmul_view_host_s=2.72e-05, stride_aware_host_s=4.45e-05),
+    gemm_case("4096 float32", view=2.6541e-03, aware=2.9851e-03, ratio=0.8897, ratio_iqr=[0.8886, 0.8899],
+              matmul_view_host_s=8.02e-05, stride_aware_host_s=1.380e-04),
+]
+
+
+def test_c10_s_gpu_reason_is_short_and_names_only_the_launch_bound_sides():
+    """Review 2026-12-04m item 10: C10's reason was one ~900-character sentence, a clause per case
+    with each side's loop. Now: the bytes copied once where every case agrees, the four ratios,
+    then only the launch-bound sides with their loop over device time, every figure from the
+    evidence; each case's loop ('near' labels too) is folded under C10's table (`cases.c10_every_case`)."""
+    verdict = judge("C10", cases=H200_C10_1858)
+    assert verdict.outcome == "refuted"
+    assert verdict.reason == (
+        "torch.matmul on the view copied 0 B in all 4 cases and takes 0.99x (1024 float32), 0.53x (1024 float16), "
+        "0.71x (4096 float16), 0.89x (4096 float32) the stride-aware GEMM's time; launch-bound (a loop of calls "
+        "over 1.5x its device time): 1024 float32 the stride-aware GEMM (1.98x); 1024 float16 both (4.38x, 4.47x)")
+    assert len(verdict.reason) < 400 and "near launch-bound" not in verdict.reason
+    # the ratios are in the card's visible part (claims_tables.deciding cuts at NUMBERS_CHARACTERS)
+    assert "0.89x (4096 float32)" in claims_tables.deciding(verdict.reason)
+    # with the loop rounds recorded, the rule says 'in every round', and a side a round reads under
+    # 1.5x is not named launch-bound
+    rounds = [dict(H200_C10_1858[0], loop_baseline_rounds_s=[1.0e-4, 1.04e-4, 1.1e-4],
+                   loop_view_rounds_s=[6.0e-5, 6.2e-5, 6.4e-5]),
+              dict(H200_C10_1858[1], loop_baseline_rounds_s=[4.9e-5, 5.0e-5, 5.1e-5],
+                   loop_view_rounds_s=[7.0e-6, 2.6e-5, 2.7e-5])]
+    timed = judge("C10", cases=rounds)
+    assert timed.reason.endswith("(a loop of calls over 1.5x its device time in every round): 1024 float32 the "
+                                 "stride-aware GEMM (1.98x); 1024 float16 the stride-aware GEMM (4.38x)")
+    quiet = [dict(c, loop_view_s=c["matmul_view_median_s"], loop_baseline_s=c["stride_aware_median_s"])
+             for c in H200_C10_1858[:2]]
+    assert judge("C10", cases=quiet).reason.endswith("; no side launch-bound (no timed loop over 1.5x its device time)")
+    copied = judge("C10", cases=[H200_C10_1858[2], dict(H200_C10_1858[3], matmul_view_copy_bytes=8 << 20)])
+    assert "copied 0 B (4096 float16), 8388608 B (4096 float32) and takes" in copied.reason
