@@ -235,8 +235,8 @@ machine.first_call_table(first_calls)
 
 # %%
 # Without a GPU, the reference GPU's first calls (its CUDA context among them), recorded.
-machine.first_call_table(chapter.only_on("cpu", lambda: chapter.reference("first_call")),
-                         note=machine.PARITY_FIRST_CALLS)
+parity_calls = chapter.only_on("cpu", lambda: chapter.reference("first_call"))
+machine.first_call_table(parity_calls, note=machine.parity_first_calls_note(parity_calls))
 
 # %% [markdown]
 # ### Mistake 3: timing the cache

@@ -86,14 +86,21 @@ def test_a_first_call_ratio_divides_like_clocks_or_says_it_does_not():
     assert machine.first_over_steady(cpu_old)[2]
 
 
-def test_the_recorded_first_calls_say_they_are_another_experiment():
+def test_the_recorded_first_calls_say_which_record_and_date_and_what_renews_them():
     """Review 2026-12-04i item 8: the CPU page's recorded GPU first calls (harness_parity: fill 5.5x)
-    and the GPU page's own fill row (1.8x) are different experiments; the note under the table says so."""
-    rows = [{"label": "allocate and fill 1 GiB (first cudaMalloc)", "first_call_s": 1.28e-3,
-             "steady_median_s": 2.32e-4, "first_over_steady": 5.5}]
-    shown = str(machine.first_call_table(rows, note=machine.PARITY_FIRST_CALLS))
-    assert "(benchmarks/harness_parity.py) are another experiment than the GPU page" in shown
+    and the GPU page's own fill row (1.8x) are different experiments. Review 2026-12-04m item 9: the
+    rows are from harness_parity's record of 2026-12-03, which the chapter's GPU run does not renew:
+    the note names the script, the machine and date read from the record, and what renews them."""
+    rows = Recorded("00_setup_check", "first_call", "nvidia-h200", [
+        {"label": "allocate and fill 1 GiB (first cudaMalloc)", "first_call_s": 1.28e-3,
+         "steady_median_s": 2.32e-4, "first_over_steady": 5.5}], date="2026-12-03")
+    note = machine.parity_first_calls_note(rows)
+    shown = str(machine.first_call_table(rows, note=note))
+    assert "Recorded by benchmarks/harness_parity.py in a fresh process (nvidia-h200, 2026-12-03)" in shown
+    assert "that script's next GPU run renews them, the chapter's own GPU run does not" in shown
+    assert "unlike the GPU page's Mistake 2 fill" in shown
     assert "harness_parity" not in str(machine.first_call_table(rows))
+    assert "(the reference GPU)" in machine.parity_first_calls_note(None)
 
 
 def test_the_sizes_table_shows_what_they_were_sized_for_and_folds_every_size():
