@@ -679,17 +679,6 @@ chapter.save()
 chapter.table(pending=[c.id for c in chapter.claims() if c.id not in {v.claim_id for v in chapter.verdicts}])
 
 # %% [markdown]
-# ### Optional: the list the course's tests compare
-#
-# The verdicts every machine judges, one per line: the test run compares this cell's output
-# with the committed copy's (nothing here a learner needs; review 2026-12-04m item 11).
-
-# %% tags=["nbval-check-output"]
-# C18 and C19 are judged only on a GPU (pending here): the checked structure is that of the
-# claims every machine judges; the table above shows all six.
-print(chapter.table([v for v in chapter.verdicts if v.claim_id not in ("C18", "C19")]).structure())
-
-# %% [markdown]
 # ## What to remember
 #
 # Each line below is built from what this run measured.

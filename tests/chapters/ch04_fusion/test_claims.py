@@ -278,3 +278,37 @@ def test_c17_says_its_no_decorator_half_is_not_judged():
     for breaks, both in ((1, False), (0, True), (0, False)):
         verdict = judge("C17", graph_count=1 + breaks, graph_break_count=breaks, both_branches_in_graph=both)
         assert verdict.reason.endswith("; 'no decorator' not judged (Dynamo needs a wrapper)")
+
+
+def test_the_verdicts_every_machine_judges_alike_from_the_chapters_own_steps():
+    """What 04's page printed as an optional cell for nbval (review 2026-12-04m 03-04 item 11: a
+    test scaffold, not the lesson): the deterministic verdicts, judged here from the notebook's
+    own steps on this CPU (C17 from Dynamo's explain of the seed's function, C21a and C21b from
+    GradScaler's steps), read as the verdict table's deterministic structure."""
+    import torch
+
+    from labkit.chapters.ch04_fusion import cases, fusion
+
+    def seed_function(x, y):
+        return x + y if x.sum() > 0 else x * y
+
+    report = fusion.explain(seed_function, -torch.ones(8), torch.ones(8))
+    c17 = claims.get("C17").judge({**report.as_dict(), "both_branches_in_graph": any(
+        "cond" in code for code in report.graph_code)})
+    weight = torch.nn.Parameter(torch.ones(4))
+    demo = cases.make_scaler(False, growth_interval=3)
+    overflow = cases.scaled_step(demo, weight, torch.full((4,), 1e35))
+    clean = [cases.scaled_step(demo, weight, torch.ones(4)) for _ in range(3)]
+    at_one = cases.make_scaler(False, init_scale=1.0)
+    cases.scaled_step(at_one, weight, torch.full((4,), float("inf")))
+    at_top = cases.make_scaler(False, init_scale=2.0**24, growth_interval=1)
+    cases.scaled_step(at_top, weight, torch.ones(4))
+    form = cases.scaler_form(False)
+    c21a = claims.get("C21a").judge({
+        **cases.scaler_defaults(cases.make_scaler(False)), "overflow_step": overflow,
+        "growth_step": {**clean[-1], "clean_steps": 3}, "demo_growth_interval": 3, "scaler_device": "cpu"},
+        form=form)
+    c21b = claims.get("C21b").judge({"min_scale_seen": at_one.get_scale(), "max_scale_seen": at_top.get_scale(),
+                                      "scaler_device": "cpu"}, form=form)
+    structure = claims.VerdictTable([c17, c21a, c21b]).structure().splitlines()
+    assert structure[1:] == ["C17: refuted", "C21a: confirmed", "C21b: refuted"]
