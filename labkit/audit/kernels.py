@@ -76,6 +76,7 @@ class KernelReport:
     device_s: float | None = None  # device-busy seconds per batch, from kernel records
     launches: int | None = None  # kernels the profiled pass launched (eager: one host launch each)
     pace_us: tuple[float, float] | None = None  # the host's us per eager launch, lowest and highest probe
+    wall_rounds_s: tuple[float, ...] | None = None  # each unprofiled wall round, per batch, in order
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -201,6 +202,18 @@ def unprofiled(model: nn.Module, x: torch.Tensor, batches: int = IDLE_BATCHES,
                rounds: int = IDLE_ROUNDS) -> tuple[float | None, float]:
     """(device-busy seconds per batch from kernel records or None, unprofiled wall seconds per
     batch): the medians, on a GPU (no_grad, as the profiled pass)."""
+    busy, walls = unprofiled_rounds(model, x, batches, rounds)
+    return (float(np.median(busy)) if busy else None), float(np.median(walls))
+
+
+def unprofiled_rounds(model: nn.Module, x: torch.Tensor, batches: int = IDLE_BATCHES,
+                      rounds: int = IDLE_ROUNDS) -> tuple[list[float], list[float]]:
+    """(each batch's device-busy seconds from kernel records, [] without them; each wall round's
+    seconds per batch, in the order timed), after `warm`. The model is the one the profiled pass
+    ran: module_layouts.trace removed its hooks and left the copy detector before this (a test
+    holds it), so the rounds time the network alone. Each round is kept (review 2026-12-04m
+    08-09-99 item 10): the H200's 9.86 ms was a median of 3 rounds, and whether the first rounds
+    ran slower than the later ones (a GPU still coming up to speed) is read from them."""
     def call() -> object:
         return model(x)
 
@@ -208,7 +221,7 @@ def unprofiled(model: nn.Module, x: torch.Tensor, batches: int = IDLE_BATCHES,
         warm(call, x.device)
         walls = device_time.unprofiled_wall_seconds(call, x.device, batches, rounds)
         busy = device_time.batch_device_seconds(call, x.device, batches)
-    return (float(np.median(busy)) if busy else None), float(np.median(walls))
+    return list(busy), list(walls)
 
 
 def warm(call: Callable[[], object], device: torch.device, seconds: float = WARMUP_S) -> int:
@@ -260,12 +273,14 @@ def profile(model: nn.Module, x: torch.Tensor, warmup: int = 1) -> KernelReport:
                 torch.cuda.synchronize()
     trace = timeline.from_profiler(prof)
     summary = timeline.summary(trace)
-    device_s, wall_s = unprofiled(model, x) if on_gpu else (None, None)
-    report = from_trace(trace, summary, wall_s=wall_s, device_s=device_s)
     if not on_gpu:
-        return report
+        return from_trace(trace, summary)
+    busy, walls = unprofiled_rounds(model, x)
+    report = from_trace(trace, summary, wall_s=float(np.median(walls)),
+                        device_s=float(np.median(busy)) if busy else None)
     launches = int(np.sum(trace.kind == timeline.KINDS.index("kernel")))
-    return dataclasses.replace(report, launches=launches, pace_us=host_pace_us(x.device))
+    return dataclasses.replace(report, launches=launches, pace_us=host_pace_us(x.device),
+                               wall_rounds_s=tuple(walls))
 
 
 def from_trace(trace: timeline.Trace, summary: timeline_stats.Summary,

@@ -188,6 +188,9 @@ def summary(report: Report) -> dict:
             "profiled_idle_share": k.profiled_idle_share,
             "wall_ms": None if k.wall_s is None else 1e3 * k.wall_s,
             "wall_timing": kernels.WALL_TIMING if k.wall_s is not None else None,
+            # each round, in order: a slow first round shows a GPU still coming up to speed
+            # (review 2026-12-04m 08-09-99 item 10)
+            "wall_rounds_ms": None if k.wall_rounds_s is None else [1e3 * w for w in k.wall_rounds_s],
             "device_ms": None if k.device_s is None else 1e3 * k.device_s,
             # the host's side beside it (review 2026-12-04j item 2): launches x us per launch
             "launches": k.launches, "pace_us": None if k.pace_us is None else list(k.pace_us),

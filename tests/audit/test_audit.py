@@ -315,3 +315,40 @@ def test_a_host_side_under_a_millisecond_is_said_in_microseconds():
 
     said = kernels.border_text({"launches": 8, "pace_us": (11.0, 14.0), "device_ms": 0.04})
     assert said == "; host 8 launches x 11.0-14.0 us = 88-110 us beside device 40 us"
+
+
+def test_the_profiled_and_unprofiled_passes_time_the_network_without_the_audits_hooks(monkeypatch):
+    """Review 2026-12-04m 08-09-99 item 10 asked whether the kernels line's wall (9.86 ms on the
+    H200, against 7.90 ms for chapter 08's same rung) was timed with the audit's forward hooks
+    or copy detector attached: it is not. When the kernels pass (profile, then the unprofiled
+    rounds) starts, no module of the audited model carries a hook and no dispatch mode is on."""
+    from torch.utils._python_dispatch import _get_current_dispatch_mode
+
+    seen = {}
+    real = kernels.profile
+
+    def watched(model, x, *args, **kw):
+        seen["hooks"] = sum(len(m._forward_hooks) + len(m._forward_pre_hooks) for m in model.modules())
+        seen["mode"] = _get_current_dispatch_mode()
+        return real(model, x, *args, **kw)
+
+    monkeypatch.setattr(kernels, "profile", watched)
+    run(handmade.hidden_copy(), recommend_rounds=0)
+    assert seen == {"hooks": 0, "mode": None}
+
+
+def test_each_wall_round_is_kept_in_order(monkeypatch):
+    """Item 10: the rounds behind the wall's median are recorded in the order timed, so a record
+    shows whether its first rounds ran slower (a GPU still coming up to speed)."""
+    from labkit.measure import device_time
+
+    monkeypatch.setattr(device_time, "batch_device_seconds", lambda run, dev, n: [7.5e-3] * n)
+    monkeypatch.setattr(device_time, "unprofiled_wall_seconds",
+                        lambda run, dev, n, rounds: [9.9e-3, 9.8e-3, 7.9e-3, 7.8e-3, 7.9e-3][:rounds])
+    busy, walls = kernels.unprofiled_rounds(handmade.clean(), handmade.example())
+    assert walls == [9.9e-3, 9.8e-3, 7.9e-3, 7.8e-3, 7.9e-3] and len(busy) == kernels.IDLE_BATCHES
+    k = kernels.KernelReport("gpu", (), 0.0, "GPU time", 0.0, False, wall_s=7.9e-3, device_s=7.5e-3,
+                             wall_rounds_s=tuple(walls))
+    r = run(handmade.clean(), recommend_rounds=0)
+    r.kernels = k
+    assert report.summary(r)["kernels"]["wall_rounds_ms"] == pytest.approx([9.9, 9.8, 7.9, 7.8, 7.9])
