@@ -225,4 +225,4 @@ chapter.exercise("09.drift_status").check(status)
 
 # %%
 chapter.save()
-chapter.remember(audits.takeaways(resnet_report, mobile_report, vit_report, my_report))
+chapter.remember(audits.takeaways(resnet_report, mobile_report, vit_report, my_report, chapter))

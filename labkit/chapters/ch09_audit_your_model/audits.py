@@ -16,6 +16,7 @@ import html
 import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from types import SimpleNamespace
 
 import torch
 
@@ -404,8 +405,23 @@ def drift_table(result: audit.Report, name: str) -> tables.Table:
 
 # ---------------------------------------------------------------- what to remember
 
-def _outcome(result: audit.Report) -> str:
-    first = result.recommendations[0] if result.recommendations else None
+def _first(result: audit.Report | Mapping) -> object | None:
+    """The audit's first recommendation (channels_last's, for a network with a convolution): a
+    Report's, or a recorded summary's (a dict) with the same attributes, so a takeaway reads the
+    reference GPU's recorded audit as it reads this run's."""
+    if not isinstance(result, Mapping):
+        return result.recommendations[0] if result.recommendations else None
+    first = (result.get("recommendations") or [None])[0]
+    if first is None:
+        return None
+    return SimpleNamespace(timed=first.get("ratio") is not None, ratio=first.get("ratio"),
+                           ratio_q25=first.get("ratio_q25"), ratio_q75=first.get("ratio_q75"),
+                           clock=first.get("clock") or "", outcome=first.get("outcome") or "",
+                           kept=bool(first.get("kept")))
+
+
+def _outcome(result: audit.Report | Mapping) -> str:
+    first = _first(result)
     return "not timed" if first is None or not first.timed else first.outcome or (
         "kept" if first.kept else "not kept")
 
@@ -413,12 +429,13 @@ def _outcome(result: audit.Report) -> str:
 ANSWERS = {1: "one answer", 2: "two answers", 3: "three answers"}
 
 
-def fix_lead(reports: Sequence[audit.Report]) -> str:
+def fix_lead(reports: Sequence[audit.Report | Mapping], where: str = " here") -> str:
     """The first takeaway's lead, from the count of distinct decisions on channels_last:
-    'One fix, three answers' only when the networks' audits decided three ways."""
+    'One fix, three answers' only when the networks' audits decided three ways (where: ' here',
+    or '' for the reference GPU's recorded audits, which the line names before it)."""
     outcomes = list(dict.fromkeys(_outcome(r) for r in reports))
     if len(outcomes) == 1:
-        return f"One fix, the same answer for all {len(reports)} networks here ({outcomes[0]}):"
+        return f"One fix, the same answer for all {len(reports)} networks{where} ({outcomes[0]}):"
     return f"One fix, {ANSWERS.get(len(outcomes), f'{len(outcomes)} answers')} ({', '.join(outcomes)}):"
 
 
@@ -440,7 +457,7 @@ def short_kept(name: str, result: audit.Report, outcome: bool = True) -> str:
     """'0.82x on ResNet-50 (kept)', '0.77x on MobileNetV3 (device-busy time, kept)': the first
     takeaway's part for one network (its clock and spread are in the network's table); without
     the outcome where every network's was the same (the lead says it once)."""
-    first = result.recommendations[0] if result.recommendations else None
+    first = _first(result)
     if first is None or not first.timed:
         return f"not timed on {name}"
     said = (["device-busy time"] if first.clock.startswith("device-busy") else []) + (
@@ -456,18 +473,57 @@ def quiz_answer(result: audit.Report) -> str:
     return "yes" if first is not None and first.timed and first.kept else "no"
 
 
+AUDIT_KEYS = (RESNET_KEY, "audit_mobilenetv3", "audit_vit")  # what `show` records, per network
+
+
+def recorded_audits(chapter: Chapter | None) -> tuple[Mapping, ...] | None:
+    """The reference GPU's recorded summaries of the three networks (AUDIT_KEYS), where the
+    chapter runs on a CPU and all three are recorded; else None."""
+    if chapter is None or chapter.on_gpu:
+        return None
+    found = tuple(chapter.reference(key).value for key in AUDIT_KEYS)
+    return found if all(isinstance(s, Mapping) for s in found) else None
+
+
+def fix_line(three: Sequence[audit.Report | Mapping], where: str = " here") -> str:
+    """The channels_last fix over the three networks: the lead and each network's ratio."""
+    return (fix_lead(three, where) + " channels_last over NCHW's time "
+            + ", ".join(short_kept(n, r, outcome=len({_outcome(x) for x in three}) > 1)
+                        for n, r in zip(NETWORK_NAMES, three, strict=True)))
+
+
+def here_ratios(three: Sequence[audit.Report]) -> str:
+    """'1.12x (slower), 0.75x (kept, noisy rounds), ...': this run's ratios in the networks'
+    order, after the reference GPU's on a CPU page."""
+    def one(result: audit.Report) -> str:
+        first = _first(result)
+        if first is None or not first.timed:
+            return "not timed"
+        shaky = first.ratio_q25 is not None and recommend.noisy(first.ratio, first.ratio_q25, first.ratio_q75)
+        return f"{first.ratio:.2f}x ({_outcome(result)}{', noisy rounds' if shaky else ''})"
+    return ", ".join(one(r) for r in three)
+
+
 def takeaways(resnet: audit.Report, mobile: audit.Report, vit: audit.Report,
-              mine: audit.Report) -> Sequence[str]:
+              mine: audit.Report, chapter: Chapter | None = None) -> Sequence[str]:
     """The chapter's conclusions, each built from the three audits and the learner's: one line
     each (review 2026-12-04m 08-09-99 item 13c: the first ran to ~90 words, the fourth said
-    'kept' three times)."""
+    'kept' three times).
+
+    On a CPU (`chapter` given, the reference GPU's three audits recorded), the first line leads
+    with the reference GPU's decisions, labelled recorded, and gives this CPU's ratios after them
+    (review 2026-12-04m 08-09-99 item 12: the CPU page's lesson came from a small, shared CPU's
+    noisy rounds, the GPU's decisions only in the tables' second column)."""
     three, fixes = (resnet, mobile, vit), mine.recommendations
     kept = [r for r in fixes if r.kept]
+    reference = recorded_audits(chapter)
+    lead = fix_line(three) if reference is None else fix_line(reference, where="")
+    first = lead if reference is None else "On the reference GPU (recorded): " + lead[0].lower() + lead[1:]
+    first += ": a layout is chosen per network and machine, by measuring"
+    if reference is not None:
+        first += f"; here ({resnet.device}): {here_ratios(three)}"
     return [
-        fix_lead(three) + " channels_last over NCHW's time "
-        + ", ".join(short_kept(n, r, outcome=len({_outcome(x) for x in three}) > 1)
-                    for n, r in zip(NETWORK_NAMES, three, strict=True))
-        + ": a layout is chosen per network and machine, by measuring.",
+        first + ".",
         f"Layout drops found: ResNet-50 {len(resnet.drops)}, MobileNetV3 {len(mobile.drops)}, "
         f"ViT {len(vit.drops)}; bytes copied in one forward: {human_bytes(resnet.copy_bytes)}, "
         f"{human_bytes(mobile.copy_bytes)} and {human_bytes(vit.copy_bytes)}" + where_copied(mine),
