@@ -891,3 +891,14 @@ def test_a_forward_is_profiled_with_its_module_calls():
     assert found["ran"].get("aten::batch_norm") == 1 and found["ran"].get("aten::conv2d") == 1
     after = cases.forward_profile(folded, images, on_gpu=False)
     assert "aten::batch_norm" not in after["ran"] and after["ran"].get("aten::conv2d") == 1
+
+
+def test_the_profiled_runs_name_whose_span_they_give():
+    # review 2026-12-04m 03-04 item 11: 'span 83.3 us' (the GPU's) beside the widget's 'over 1.02 ms'
+    from labkit.measure import example_traces, timeline
+
+    cpu = cases.summaries(cases.launch_traces(torch.device("cpu"), count=4))
+    assert cpu.columns[-1] == "trace span" and not cpu.notes
+    gpu = cases.summaries({"graph replay": timeline.from_chrome(example_traces.training_trace())})
+    assert gpu.columns[-1] == "GPU span (first kernel to last)"
+    assert gpu.notes == ["The timelines below span the whole trace, the host's calls and syncs included."]
