@@ -433,7 +433,7 @@ copies_shown = chapter.lab.table.comparison(copy_cmp, f"{nbytes >> 20} MiB copie
 chapter.show(chapter.lab.cases.without_host(copies_shown)).fold(
     "the seed's rows",
     f"transposed .contiguous() {transposed_log.total_bytes >> 20} MiB, its copy at "
-    f"{chapter.lab.claims.gbps_text(transposed.gbps)} GB/s (read + write; if the seed counts one way, it reads half); contiguous .contiguous() "
+    f"{chapter.lab.claims.seed_rows_rate(transposed.gbps)}; contiguous .contiguous() "
     f"{contiguous_log.total_bytes} B (returns itself: {same is x3})").fold(
     "rates, page faults", str(rates))
 

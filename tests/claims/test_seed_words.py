@@ -74,8 +74,10 @@ def test_a_gist_with_a_number_has_it_in_the_quote_too():
 
 def test_c9s_form_says_the_dtlb_misses_are_not_measured():
     form = ch02.c9_form(on_gpu=False)
-    assert form != claims.SEED_FORM and "DTLB misses the seed names not measured" in form
+    # one style on both devices (review 2026-12-04m 00-02 item 10): 'not measured: ...' last
+    assert form != claims.SEED_FORM and form.endswith("; not measured: the DTLB misses the seed counts")
     assert claims.form_kind(form) == "analogue"
-    assert "no DTLB" in ch02.c9_form(on_gpu=True, analogue="analogue: NVIDIA H200 (the seed: a CPU)")
+    assert ch02.c9_form(on_gpu=True, analogue="analogue: NVIDIA H200 (the seed: a CPU)").endswith(
+        "; not measured: the DTLB misses the seed counts")
     with pytest.raises(TypeError, match="on_gpu"):
         ch02.c9_form("cpu")  # type: ignore[arg-type]

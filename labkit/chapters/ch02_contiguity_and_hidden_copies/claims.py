@@ -629,6 +629,14 @@ def _gbps_big(gbps: float) -> str:
     return f"{gbps:,.0f}" if gbps >= 100 else gbps_text(gbps)
 
 
+def seed_rows_rate(gbps: float) -> str:
+    """The transposed .contiguous()'s rate in the fold of the seed's rows, in the reason's format
+    and count (review 2026-12-04m item 10: the fold printed '1074.8 GB/s' beside the reason's
+    '1,075', and hedged 'if the seed counts one way, it reads half' where the reason reads the
+    seed's MB/s as one way): read + write, then one way, the count set against the seed's rows."""
+    return f"{_gbps_big(gbps)} GB/s read + write, {_gbps_big(gbps / 2)} one way (the seed's rows' count)"
+
+
 # A share of a ceiling up to this reads 'at the ceiling' (chapter 00's rule); above it the ceiling
 # read low (measured under load, at another size) or the byte count is wrong: no fact to state.
 OVER_CEILING_PCT = 105.0
@@ -784,12 +792,16 @@ def c9_form(on_gpu: bool, analogue: str = "") -> str:
     the chapter never counts (only bytes copied and copy speed), so no run is the seed's form.
     One style on both devices (review 2026-12-04j item 8: the CPU read 'CPU, float32, ...', neither
     the seed's form nor an analogue): 'analogue: <this device> (the seed: a CPU), float32,
-    128x512x256; measured: ...; <what is not>'."""
+    128x512x256; measured: ...; not measured: ...', in `analogue_form`'s order and words on both
+    devices (review 2026-12-04m item 10: the CPU read 'the DTLB misses the seed names not
+    measured', the GPU 'no DTLB on this form', C5b 'not measured: latency, L1 misses')."""
     if not isinstance(on_gpu, bool):
         raise TypeError(f"on_gpu must be True or False, got {on_gpu!r}")
     head = analogue or analogue_form("a GPU" if on_gpu else "a CPU", SEED_DEVICES["C9"])
-    missing = "no DTLB on this form" if on_gpu else "the DTLB misses the seed names not measured"
-    return f"{head}, float32, 128x512x256; measured: bytes copied and copy speed; {missing}"
+    return f"{head}; float32, 128x512x256; measured: bytes copied, copy speed; not measured: {C9_NOT_MEASURED}"
+
+
+C9_NOT_MEASURED = "the DTLB misses the seed counts"
 
 
 C9 = Claim(
@@ -1033,7 +1045,10 @@ C10 = Claim(
 
 def check_c12(ev: Mapping, th: Mapping) -> tuple[str, str, str]:
     exists, breaks = bool(ev["config_exists"]), int(ev["graph_break_count"])
-    text = (f"output_graph_debug {'exists' if exists else 'does not exist'} in this torch; "
+    # the torch version the setting was looked up in, from the evidence (review 2026-12-04m item 10:
+    # 'the seed's form' on torch 2.13.0 here beside 2.11.0 on the H200, neither named)
+    version = f"torch {ev['torch']}" if ev.get("torch") else "this torch"
+    text = (f"output_graph_debug {'exists' if exists else 'does not exist'} in {version}; "
             f"torch._dynamo.explain finds {ev['graph_count']} graph(s), {breaks} break(s) "
             "in stride-changing code")
     return (CONFIRMED if exists and breaks > 0 else REFUTED), text, ""

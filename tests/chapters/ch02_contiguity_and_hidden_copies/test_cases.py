@@ -445,10 +445,12 @@ def test_c9_and_c2_forms_are_in_the_one_style():
     head = cases.form(cpu, "C9")
     assert head.startswith("analogue: ") and head.endswith("(the seed: a CPU)")
     text = ch02.c9_form(False, head)
-    assert text == (f"{head}, float32, 128x512x256; measured: bytes copied and copy speed; "
-                    "the DTLB misses the seed names not measured")
-    assert ch02.c9_form(True, "analogue: NVIDIA H200 (the seed: a CPU)").endswith(
-        "128x512x256; measured: bytes copied and copy speed; no DTLB on this form")
+    # review 2026-12-04m item 10: one style on both devices, 'measured: ...; not measured: ...'
+    assert text == (f"{head}; float32, 128x512x256; measured: bytes copied, copy speed; "
+                    "not measured: the DTLB misses the seed counts")
+    assert ch02.c9_form(True, "analogue: NVIDIA H200 (the seed: a CPU)") == (
+        "analogue: NVIDIA H200 (the seed: a CPU); float32, 128x512x256; measured: bytes copied, copy speed; "
+        "not measured: the DTLB misses the seed counts")
     dtype, _, found = cases.matmul_cases(torch.device("cpu"), False, 64)
     form = cases.c2_form(cpu, dtype, found)
     # review 2026-12-04k item 6: every case's shapes, the 2-D one too

@@ -544,7 +544,7 @@ def test_every_analogue_form_names_this_device_and_the_seeds():
     assert ch02.analogue_form("H200", "a CPU", "float32, stride 2", "time", "latency") == (
         "analogue: H200 (the seed: a CPU); float32, stride 2; measured: time; not measured: latency")
     assert ch02.c9_form(True, ch02.analogue_form("NVIDIA H200", ch02.SEED_DEVICES["C9"])).startswith(
-        "analogue: NVIDIA H200 (the seed: a CPU), float32")
+        "analogue: NVIDIA H200 (the seed: a CPU); float32")
     with pytest.raises(ValueError, match="names this device"):
         ch02.analogue_form("", "A100")
     assert set(ch02.SEED_DEVICES) == {"C2", "C6", "C9", "C10", "C5b", "C5c"}
@@ -811,3 +811,20 @@ def test_c10_s_gpu_reason_is_short_and_names_only_the_launch_bound_sides():
     assert judge("C10", cases=quiet).reason.endswith("; no side launch-bound (no timed loop over 1.5x its device time)")
     copied = judge("C10", cases=[H200_C10_1858[2], dict(H200_C10_1858[3], matmul_view_copy_bytes=8 << 20)])
     assert "copied 0 B (4096 float16), 8388608 B (4096 float32) and takes" in copied.reason
+
+
+def test_c12_names_the_torch_version_it_looked_the_setting_up_in():
+    """Review 2026-12-04m item 10: C12 is judged on the seed's form on torch 2.13.0 (CPU) and
+    2.11.0 (H200); the reason names the version from the evidence ('this torch' on a record without it)."""
+    found = dict(config_exists=False, setting_error="", graph_count=1, graph_break_count=0,
+                 control_graph_break_count=1)
+    assert judge("C12", **found, torch="2.13.0+cpu").reason.startswith(
+        "output_graph_debug does not exist in torch 2.13.0+cpu; torch._dynamo.explain finds 1 graph(s)")
+    assert judge("C12", **found).reason.startswith("output_graph_debug does not exist in this torch;")
+
+
+def test_the_seed_rows_fold_reads_the_rate_as_the_reason_does():
+    """Review 2026-12-04m item 10: the fold printed '1074.8 GB/s' beside the reason's '1,075' and
+    hedged the seed's count the reason asserts (MB/s one way)."""
+    assert ch02.seed_rows_rate(1074.8) == "1,075 GB/s read + write, 537 one way (the seed's rows' count)"
+    assert ch02.seed_rows_rate(0.71) == "0.71 GB/s read + write, 0.355 one way (the seed's rows' count)"
