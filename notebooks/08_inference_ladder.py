@@ -185,19 +185,20 @@ lab.widgets.Timeline(top.trace) if top.trace is not None else print("no profile 
 # ## Do the steps simply add up?
 #
 # Each of channels_last, fp16 and Conv-BN folding alone on an eager base with TF32 on (so TF32
-# is not part of any gain), in what is left of the chapter's time budget after the climb (on the
-# H200 the climb takes most of it, so a cell may be cut: the table says how much was left).
-# Where all three ran, below the table the three alone, multiplied, against the same three's own
-# gains on the climb, multiplied (on a GPU other steps come between them there): if the steps
-# simply multiplied, the two would agree. A step measured alone whose gain differs from its gain
-# on the climb is named either way. A cell the host binds (GPU idle
-# over 30%) is read on device time, as the climb reads it, with its wall beside it. Where a
-# wall gain is too unstable to decide, the same comparison is made on device time per image,
-# which does not follow the host's pace. Folded: whether the climb's step gains, multiplied,
-# give its end to end. Where the two differ, the step built on another says what that other
-# step is worth after it, derived from these gains. A compiled-and-graphed base (where
-# channels_last may gain little: Inductor can choose the layout itself) is left out for the
-# chapter's time; `benchmarks/gpu_ladder.py` measures it.
+# is not part of any gain). On a GPU the three cells have time of their own after the climb,
+# each timed with its base in fewer rounds than a climb's step. Below the table: the three
+# alone, multiplied, against the same three's own gains on the climb, multiplied (on a GPU
+# other steps come between them there); if the steps simply multiplied, the two would agree.
+# A cell the host binds (GPU idle over 30%) is read on device time, as the climb reads it, with
+# its wall beside it; where a wall gain is too unstable to decide, the comparison is made on
+# device time per image. Folded: whether the climb's step gains, multiplied, give its end to
+# end, and what a step built on another is worth after it.
+#
+# A compiled-and-graphed base is left out for the chapter's time. There channels_last gains
+# little: with `layout_optimization` on (the default), Inductor lays a compiled inference
+# graph's convolutions out channels_last itself (`GraphLowering.decide_layout_opt`, read in
+# torch's source, not measured here), so its NCHW base already runs them in NHWC. The fold
+# under the table holds the recorded run of that base.
 
 # %%
 lab.tables.regimes_table(ladder_run)

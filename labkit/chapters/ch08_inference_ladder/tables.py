@@ -288,8 +288,9 @@ def regimes_table(run: object) -> tables.Table:
         # the recorded ladder below holds the climb's rungs only, not this table
         # no pointer to the recorded one: its record skipped a cell, so it compares nothing
         # (review 2026-12-04l item 3)
-        return shown.note("No GPU here: the interaction is measured on a GPU (the steps alone on a "
-                          "TF32 base).")
+        shown.note("No GPU here: the interaction is measured on a GPU (the steps alone on a "
+                   "TF32 base).")
+        return _fold_compiled_layout(shown)
     steps = list(dict.fromkeys(name for regime in gains for name in run.regimes[regime]))
     idles = []   # each measured cell's unprofiled GPU idle, folded (issue 37)
     for name in steps:
@@ -318,27 +319,82 @@ def regimes_table(run: object) -> tables.Table:
         if unmeasured:   # review 2026-12-04l item 3: the question answered nothing, unsaid
             on_gpu = any(getattr(b, "device_s", None) is not None for b in bases)
             took = getattr(run, "seconds", 0.0) or 0.0
-            climb = (getattr(run, "section_s", None) or {}).get("climb")
-            # how much of the budget the climb itself used, from this run (review 2026-12-04m
-            # item 2: on the H200 the climb takes 99-124 s of the 120, so a cell is cut)
-            used = (f": the climb took {climb:.0f} s of it, leaving "
-                    f"{max(BUDGET_S[on_gpu] - climb, 0):.0f} s for the steps alone" if climb else "")
-            shown.note(f"Not compared: the {BUDGET_S[on_gpu]} s budget ran out{used}"
-                       + (f" (this run: {took:.0f} s)." if took > 0 else "."))
+            sections = getattr(run, "section_s", None) or {}
+            climb, own = sections.get("climb"), getattr(run, "interaction_allowance_s", 0.0) or 0.0
+            if own > 0:
+                # the interaction had time of its own (experiment.INTERACTION_S) and still ran out
+                shown.note(f"Not compared: the steps alone ran out of their own {own:.0f} s "
+                           f"(they took {sections.get('interaction', 0.0):.0f} s"
+                           + (f", the climb {climb:.0f} s" if climb else "") + ").")
+            else:
+                # a record from before that time: how much of the budget the climb itself used
+                # (review 2026-12-04m item 2: on the H200 the climb took 99-124 s of the 120)
+                used = (f": the climb took {climb:.0f} s of it, leaving "
+                        f"{max(BUDGET_S[on_gpu] - climb, 0):.0f} s for the steps alone" if climb else "")
+                shown.note(f"Not compared: the {BUDGET_S[on_gpu]} s budget ran out{used}"
+                           + (f" (this run: {took:.0f} s)." if took > 0 else "."))
             apart = alone_against_climb(run)
             if apart:
                 shown.note(apart)
     if not any("compiled" in regime for regime in gains):
-        return shown   # no compiled column: Inductor's layout choice explains nothing here
-    import torch._inductor.config as inductor_config  # read only where compile ran
+        # no compiled column (the chapter's run): the recorded one, with why, folded
+        return _fold_compiled_layout(shown)
+    return shown.fold("channels_last under torch.compile", layout_read())
 
-    # folded (issue 37): why channels_last may gain little on the compiled base, read from source
-    return shown.fold("Inductor's layout_optimization",
-                      f"Inductor's layout_optimization is {inductor_config.layout_optimization} in this "
-                      "torch: when on, Inductor may choose channels_last for a compiled graph's "
-                      "convolutions itself (GraphLowering.decide_layout_opt; read from its source, not "
-                      "measured), so the compiled base may already run them in it, and the step's gain "
-                      "there is the input's conversion")
+
+# benchmarks/gpu_ladder.py's recorded runs with a compiled-and-graphed column (under results/)
+COMPILED_LADDER_RUNS = "h200_ladder/run*.json"
+
+
+def layout_read() -> str:
+    """Why channels_last gains little once torch.compile runs the graph, read from Inductor's
+    source in this torch (labelled so: not measured)."""
+    import torch._inductor.config as inductor_config
+
+    return ("Read from Inductor's source (torch 2.13), not measured: "
+            f"torch._inductor.config.layout_optimization (here, torch {torch.__version__}: "
+            f"{inductor_config.layout_optimization}); when on, GraphLowering.decide_layout_opt lays a compiled inference graph's "
+            "convolutions out channels_last itself, unless it finds a grouped convolution or its "
+            "FLOP-weighted estimate of each convolution's speed in that layout predicts a loss. "
+            "So a compiled NCHW base already runs its convolutions in NHWC, and the step "
+            "changes little more than where the input is converted.")
+
+
+def recorded_compiled_layout(folder: object | None = None) -> str:
+    """channels_last's gain on the compiled-and-graphed base beside the eager one, from the
+    first of benchmarks/gpu_ladder.py's recorded runs that measured both ('' where none did);
+    labelled recorded, with its file and torch. Why: the chapter leaves that base out for its
+    time, and issue 40 asked why channels_last gives only ~1.03x under compile."""
+    import json
+    from pathlib import Path
+
+    root = Path(folder) if folder is not None else results.repository_results_dir()
+    for path in sorted(root.glob(COMPILED_LADDER_RUNS)):
+        try:
+            record = json.loads(path.read_text())
+        except (OSError, ValueError):
+            continue
+        regimes, bases = record.get("regimes") or {}, record.get("regime_bases") or {}
+        said = []
+        for regime in ("compiled + CUDA graphs", "eager"):
+            cell, base = (regimes.get(regime) or {}).get("channels_last"), bases.get(regime)
+            if not cell or not base or cell.get("error") or base.get("name") not in (cell.get("over") or {}):
+                break
+            gain, low, high = cell["over"][base["name"]]
+            said.append(f"{gain:.2f}x [{low:.2f}, {high:.2f}] on the {regime} base "
+                        f"({base['images_per_s']:,.0f} images/s)")
+        if len(said) == 2:
+            return (f"channels_last {said[0]}, {said[1]} (recorded: results/{path.relative_to(root)}, "
+                    f"benchmarks/gpu_ladder.py on an {record.get('device', 'unnamed GPU')}, torch "
+                    f"{record.get('torch', '?')}).")
+    return ""
+
+
+def _fold_compiled_layout(shown: tables.Table) -> tables.Table:
+    """The recorded compiled-base gain of channels_last and why it is small, folded under the
+    interaction (no counted words: the GPU page's tables are at their share of 1,500)."""
+    recorded = recorded_compiled_layout()
+    return shown.fold("channels_last under torch.compile", (recorded + " " if recorded else "") + layout_read())
 
 
 def alone_against_climb(run: object) -> str:

@@ -154,3 +154,85 @@ def test_the_cpu_page_shows_the_reference_ladder_after_the_plan_and_a_gpu_record
     source = (Path(__file__).parents[3] / "notebooks" / "08_inference_ladder.py").read_text()
     assert source.index("lab.tables.reference_ladder(chapter)") < source.index("ladder_run = lab.experiment.run(")
     assert source.index("quiz_unfelt = ") < source.index("lab.tables.plan_table(plan)")
+
+
+def test_the_interaction_has_time_of_its_own_and_fewer_rounds_so_all_three_cells_are_measured(monkeypatch):
+    """Item 2, structural: on the H200 the climb took 112 s of the 120 s budget and the third
+    cell (Conv-BN folding alone) was cut, so 'Do they add up?' compared nothing in two records.
+    The interaction now has INTERACTION_S of its own from when it begins, and its cells are timed
+    in INTERACTION_ROUNDS rounds (the ladder's own put back after). The stand-in ladder measures
+    nothing: each cell's timing advances a fake clock by the 19:09 record's 3 s."""
+    from labkit.chapters.ch08_inference_ladder import ladder
+
+    now = [112.0]                      # the climb's end on the 19:09 record; the budget ends at 120
+    monkeypatch.setattr(experiment._clock, "perf_counter", lambda: now[0])
+    monkeypatch.setattr(ladder, "release_memory", lambda device: None)
+
+    class Stub:
+        device, rounds = None, 8
+
+        def __init__(self):
+            self.stepped = []
+
+        def prepare(self, name, settings, profiled=True):
+            now[0] += 0.8
+            return ladder.Live(ladder.Rung(name, settings, 100.0, 0.01, 0.0, 0.0, None), None)
+
+        def step(self, base, name, settings, **kwargs):
+            self.stepped.append((name, self.rounds))
+            now[0] += 3.0 if "fp16" not in name else 6.2
+            return ladder.Rung(name, settings, 100.0, 0.01, 0.0, 0.0, None), base
+
+    lad = Stub()
+    result = SimpleNamespace(regimes={}, regime_bases={}, regimes_missing={})
+    until = experiment.interaction_deadline(120.0, now[0])
+    assert until == 112.0 + experiment.INTERACTION_S
+    experiment._interaction(lad, result, until, compiled=False, rounds=experiment.INTERACTION_ROUNDS)
+    assert [n for n, _ in lad.stepped] == [f"eager: + {s.name}" for s in ladder.REGIME_STEPS]
+    assert {r for _, r in lad.stepped} == {experiment.INTERACTION_ROUNDS} and lad.rounds == 8
+    assert not any(r.error for r in result.regimes["eager"].values())
+    # within the budget the climb left, the later of the two ends holds
+    assert experiment.interaction_deadline(300.0, 112.0) == 300.0
+    assert experiment.interaction_deadline(None, 112.0) is None
+
+
+def test_a_cut_cell_under_the_interactions_own_time_says_so_not_the_climbs_budget(run):
+    """Where the interaction had its own seconds and still ran out (a slow GPU), the note names
+    those seconds and what the steps took, not the climb's share of the chapter's budget."""
+    run.interaction_allowance_s = 20.0
+    run.section_s = {"climb": 112.0, "interaction": 21.4}
+    text = str(tables.regimes_table(run))
+    assert "Not compared: the steps alone ran out of their own 20 s (they took 21 s, the climb 112 s)." in text
+    assert "budget ran out" not in text
+
+
+def test_channels_last_under_compile_is_explained_from_the_record_and_inductors_own_rule(tmp_path):
+    """Issue 40: 'chapter 08 never explains why channels_last gives only 1.03x under compile'.
+    The interaction folds the recorded compiled-base gain (benchmarks/gpu_ladder.py's run with
+    that column) and the source reading; here the reading is checked against this torch: its
+    own decide_layout_opt, run on ResNet-50's inference graph (fake tensors, no convolution
+    computed), lays the convolutions out channels_last."""
+    import torch
+    from torch._inductor.graph import GraphLowering
+    from torch.func import functional_call
+    from torch.fx.experimental.proxy_tensor import make_fx
+
+    from labkit.models import resnet
+
+    said = tables.recorded_compiled_layout()
+    assert "channels_last 1.03x [1.03, 1.03] on the compiled + CUDA graphs base" in said
+    assert "1.20x [1.19, 1.21] on the eager base" in said and "(recorded: results/h200_ladder/" in said
+    assert tables.recorded_compiled_layout(tmp_path) == ""          # no record: nothing said
+    assert "not measured" in tables.layout_read()
+    folded = tables.regimes_table(SimpleNamespace(regime_gains=dict, regime_bases={},
+                                                  regimes_missing={}, regimes={}))
+    assert any("1.03x" in text for _, text in folded.folded)
+
+    model = resnet.resnet50().eval()
+    weights = {**dict(model.named_parameters()), **dict(model.named_buffers())}
+    with torch.no_grad():
+        graph = make_fx(lambda w, x: functional_call(model, w, (x,)), tracing_mode="fake")(
+            weights, torch.randn(1, 3, 64, 64))
+    # the CPU's own branch (oneDNN: always channels_last) off, so the GPU's heuristic decides
+    with torch.backends.mkldnn.flags(enabled=False):
+        assert GraphLowering.decide_layout_opt(graph, is_inference=True) is True
