@@ -64,10 +64,10 @@ SLOWER = "slower"
 
 def rule() -> str:
     """The keep rule in words, for the report and the chapter to print."""
-    return (f"kept only when the numerics pass, the per-round ratio's upper quartile is below 1 "
-            f"and its median saves at least {100 * MIN_GAIN:.0f}% (at most {1 - MIN_GAIN:.2f}x); "
-            f"rounds whose IQR is over {100 * NOISY_IQR_FRACTION:.0f}% of the median are noisy, and "
-            f"a noisy fix is kept only when its upper quartile saves {100 * MIN_GAIN:.0f}% too")
+    return (f"kept only when the numerics pass and the per-round ratio's median saves at least "
+            f"{100 * MIN_GAIN:.0f}% (at most {1 - MIN_GAIN:.2f}x), its upper quartile below 1; in "
+            f"noisy rounds (IQR over {100 * NOISY_IQR_FRACTION:.0f}% of the median) the upper "
+            f"quartile must save {100 * MIN_GAIN:.0f}% too")
 
 
 def noisy(ratio: float, q25: float, q75: float) -> bool:

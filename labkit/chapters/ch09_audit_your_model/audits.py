@@ -235,9 +235,15 @@ def traced_in_tf32(summary: Mapping, checked: Sequence[Mapping]) -> str:
     return "; the trace ran in TF32 against strict float32: not like for like"
 
 
-def audit_table(result: audit.Report, recorded: Recorded | None = None) -> tables.Table:
+APART_AGAIN = "The columns differ as in the table above."
+
+
+def audit_table(result: audit.Report, recorded: Recorded | None = None,
+                apart_said: str = "") -> tables.Table:
     """One audit as a table: its readings here and, if given, the reference run's recorded
-    ones beside them (a `labkit.session.Recorded`); the full report and the reasons folded."""
+    ones beside them (a `labkit.session.Recorded`); the full report and the reasons folded.
+    apart_said: the differences line a table above already printed; the same line is then said
+    in short (APART_AGAIN), not again in full under each network."""
     here = readings(report.summary(result))
     reference = None if recorded is None else recorded.value
     there = readings(reference) if isinstance(reference, Mapping) else {}
@@ -255,7 +261,7 @@ def audit_table(result: audit.Report, recorded: Recorded | None = None) -> table
         if isinstance(reference, Mapping):
             apart = differences(report.summary(result), reference)
             if apart:
-                shown.note(apart)
+                shown.note(APART_AGAIN if apart == apart_said else apart)
     shown.fold("why each recommendation was or was not kept",
                "\n".join(f"{r.title}: {r.why}" for r in result.recommendations))
     shown.fold("the full report (every section)", report.text(result))
@@ -317,13 +323,22 @@ def differences(here: Mapping, there: Mapping) -> str:
     return f"The columns differ in {listed}: compare decisions, not numbers."
 
 
+# [the chapter, the differences line it printed last], so its next network's table says the
+# same line in short (review 2026-12-04m 08-09-99 item 12: the CPU page's words went to the first
+# takeaway); the chapter itself is held, not its id, which a later object could reuse
+_APART_SHOWN: list = [None, ""]
+
+
 def show(chapter: Chapter, result: audit.Report, key: str) -> tables.Table:
     """Record the audit's summary under `key` (this run's, on any machine, as before) and show
     it, beside the reference GPU's recorded summary when the chapter runs on a CPU; under
     ResNet-50's, which harness timed it how (`timed_twice`)."""
     chapter.record(key, report.summary(result))
     recorded = None if chapter.on_gpu else chapter.reference(key)
-    shown = audit_table(result, recorded)
+    said = _APART_SHOWN[1] if _APART_SHOWN[0] is chapter else ""
+    shown = audit_table(result, recorded, apart_said=said)
+    if isinstance(getattr(recorded, "value", None), Mapping):
+        _APART_SHOWN[:] = [chapter, differences(report.summary(result), recorded.value) or said]
     if key == RESNET_KEY:
         line = (timed_twice(report.summary(result), ladder_rung()) if chapter.on_gpu else
                 timed_twice(recorded.value, ladder_rung(), recorded=True)

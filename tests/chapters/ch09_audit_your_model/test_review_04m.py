@@ -137,3 +137,29 @@ def test_here_ratios_say_which_rounds_were_noisy():
         ratio_q75=0.78, outcome=recommend.KEPT)])
     steady = SimpleNamespace(recommendations=[_rec(False, 1.12, 1.12, clock="CPU clock")])
     assert audits.here_ratios([steady, noisy]) == "1.12x (no measured gain), 0.75x (kept, noisy rounds)"
+
+
+def test_the_columns_differences_are_said_in_full_once_then_in_short():
+    """Item 12 (words for the recorded lesson): 'The columns differ in network, image size, batch,
+    device and precision: compare decisions, not numbers.' was printed under each of the three
+    networks; the second and third tables with the same differences say it in short."""
+    from labkit.audit import report
+    from labkit.session import Recorded
+
+    r = _small()
+    summary = {**report.summary(r), "device": "cuda", "model": "torchvision:x",
+               "input_shape": [64, 3, 224, 224]}
+    chapter = SimpleNamespace(on_gpu=False, record=lambda key, value: None,
+                              reference=lambda key: Recorded("09_audit_your_model", key, "nvidia-h200",
+                                                             summary, "2026-12-04"))
+    first = audits.show(chapter, r, "audit_mobilenetv3").notes
+    again = audits.show(chapter, r, "audit_vit").notes
+    full = audits.differences(report.summary(r), summary)
+    assert full.startswith("The columns differ in network, image size, batch, device") and full in first
+    assert audits.APART_AGAIN in again and full not in again
+    # a table whose columns differ otherwise says its own line in full
+    other = {**summary, "input_shape": [2, 3, 8, 8], "model": report.summary(r)["model"]}
+    chapter2 = SimpleNamespace(**{**vars(chapter), "reference": lambda key: Recorded(
+        "09_audit_your_model", key, "nvidia-h200", other, "2026-12-04")})
+    audits._APART_SHOWN[:] = [chapter2, full]
+    assert audits.differences(report.summary(r), other) in audits.show(chapter2, r, "audit_vit").notes
