@@ -178,19 +178,31 @@ def test_one_way_checks_say_so_on_their_cards():
     assert "can only come out one way" in claims.get("C12").refute_if
 
 
-def test_c22_names_nchws_batched_gemm_and_leaves_the_seeds_table_unjudged():
+def test_c22_names_nchws_batched_gemm_and_judges_the_direction_of_the_seeds_table():
     """Issue 38: the reason says NCHW's own batched form copied nothing, and shows the seed's
-    two paths timed here beside the seed's ratio; the card says why the table is not judged."""
+    two paths timed here beside the seed's ratio. Review 2026-12-04m 03-04 item 11: the table's
+    direction (converting first faster, 0.70x) is judged on the ratio's rounds and the GEMM
+    timings' flags; its milliseconds are not (the card says why); the outcome stays the
+    conversion's."""
     paths = {"nhwc_direct": {"median_s": 20e-6, "ratio": 1.0, "pct_of_copy_ceiling": 70.0},
-             "nhwc_to_nchw": {"median_s": 34e-6, "ratio": 1.7, "pct_of_copy_ceiling": 80.0}}
+             "nhwc_to_nchw": {"median_s": 34e-6, "ratio": 1.7, "ratio_spread": [1.65, 1.72],
+                              "pct_of_copy_ceiling": 80.0}}
     verdict = judge("C22", **CASES["C22"]["refuted"], channel_matmul_nchw_batched_copy_bytes=0,
                     gemm_paths=paths)
-    assert verdict.outcome == "refuted"  # the timings decide nothing
+    assert verdict.outcome == "refuted"  # the conversion decides; the direction is judged apart
     assert "0 through NCHW's own batched form" in verdict.reason
     assert "NHWC direct 20 us at 70% of the copy ceiling" in verdict.reason
-    assert "1.70x the direct time; the seed's: 0.70x" in verdict.reason
+    assert ("the seed's table's direction (converting first faster, its 0.70x) refuted at this shape"
+            in verdict.reason)
+    assert "1.70x (rounds 1.65-1.72) the direct time" in verdict.reason
+    faster = {**paths, "nhwc_to_nchw": {**paths["nhwc_to_nchw"], "ratio": 0.7, "ratio_spread": [0.68, 0.72]}}
+    assert c7.table_direction(faster) == ("holds", "0.70x (rounds 0.68-0.72)")
+    straddles = {**paths, "nhwc_to_nchw": {**paths["nhwc_to_nchw"], "ratio": 1.01, "ratio_spread": [0.97, 1.04]}}
+    assert c7.table_direction(straddles)[0] == "not decided"
+    assert c7.table_direction({"nhwc_direct": paths["nhwc_direct"]}) == ("", "")
     card = claims.get("C22").refute_if
-    assert "cannot be judged" in card and "no GEMM shape" in card and "12.7 ms" in card
+    assert "its direction, converting first faster, is judged" in card
+    assert "no GEMM shape" in card and "12.7 ms" in card and "cannot be judged" not in card
 
 
 def test_c7_names_the_device_bound_runs_beside_the_judged_one():
