@@ -94,9 +94,11 @@ tables.Stack(tables.reference_audit(chapter.here_or_recorded("audit", audit.as_d
 # Paths that gave eager's answer on NCHW, timed interleaved against eager (ratio < 1 is
 # faster), each on the clock of the place it runs (on a GPU machine ONNX Runtime's CPU
 # sessions get the CPU clock and a table of their own). "Fastest" is named only among paths
-# correct on *every* layout, only outside a +-2% band, and on the clock that sets the pace. In
-# a loop the host launches a call while the GPU runs the one before, so a call's pace is the
-# slower of its host launch and its device time: where the harness's launch probe outlasts a
+# correct on *every* layout, on the clock that sets the pace, and only where it beats eager and
+# the runner-up by Trap 2's rule (the rounds' IQR on one side of 1x, the ratio over 2% from it);
+# otherwise the call is a tie, as the reproduce check calls it. In a loop the host launches a
+# call while the GPU runs the one before, so a call's pace is the slower of its host launch and
+# its device time: where the harness's launch probe outlasts a
 # device time, a loop of calls is timed on the wall clock, and a path is set against eager in
 # that loop where either runs over 1.5x its device time in it (launch-bound, chapter 02's rule),
 # else on device time. Eager's FLOPs and share of chapter 00's matmul ceiling say how near the

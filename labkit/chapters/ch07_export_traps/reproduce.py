@@ -19,8 +19,9 @@ not (`summarise_numbers`):
   page prints it (`tables.trap2_decision`: the rounds against 1x, a +-2% band, held back where
   a flagged timing could carry it across 1x);
 - the speed table's fastest path correct on every layout, per clock, as the page calls it
-  (`tables.speed_call`: named only outside +-2% and where the trust rule lets its ratio be
-  stated; on the GPU, where the launch probe outlasts a device time, each path set against
+  (`tables.speed_call`: named only where it beats eager and the runner-up by `tables.ratio_call`,
+  every round on one side and more than 2% from 1x, else a tie, and where the trust rule lets
+  its ratio be stated; on the GPU, where the launch probe outlasts a device time, each path set against
   eager in a loop's wall time, timed as the page times it (`export_traps.timed_loop`), where
   either runs launch-bound in it by chapter 02's rule, else on device time; AOTInductor left
   out: its compile would take most of a run; the chapter times it once), with the timings it
@@ -181,17 +182,19 @@ RECORDED = "recorded"  # summarise_numbers' default: read the recorded page's ca
 SPEED_CELL = "tables.speed_table("  # the page's speed cell, in its H200 copy
 _CALL_LINE = re.compile(r"^(?:fastest path correct on all layouts: (?P<named>.+?), (?:\d|no )"
                         r"|no path correct on all layouts is fastest by more than \d+%: (?P<band>.+?) \("
+                        r"|no path correct on all layouts is called fastest, a tie: (?P<tie>.+?) \("
                         r"|no path correct on all layouts is called fastest: (?P<held>.+?) ran )")
 
 
 def _call_of_line(line: str) -> str | None:
-    """A page's speed-call sentence as the call reproduce records (`tables.call_kind`'s form)."""
+    """A page's speed-call sentence as the call reproduce records (`tables.call_kind`'s form: a
+    tie as a tie, however the page worded it)."""
     found = _CALL_LINE.match(line)
     if found is None:
         return None
     if found["held"]:
         return f"{tables.NOT_RESOLVED} ({found['held']} held back)"
-    return found["named"] or found["band"]
+    return tables.call_kind(found["named"] or found["band"] or found["tie"])
 
 
 def calls_in_copy(text: str) -> dict[str, str]:
@@ -244,6 +247,7 @@ def reference_agreement(runs: Sequence[dict], reference: Mapping) -> dict:
     same_device = [r for r in runs if reference.get("device") and r.get("device") == reference["device"]]
     found = {}
     for clock, call in (reference.get("calls") or {}).items():
+        call = tables.call_kind(str(call))  # a tie as a tie, however it was worded
         seen = [tables.call_kind(str((r.get("fastest_correct") or {}).get(clock, "not measured")))
                 for r in same_device]
         found[clock] = (call, sum(1 for c in seen if c == call))

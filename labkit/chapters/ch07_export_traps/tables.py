@@ -21,6 +21,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import numpy
 import torch
 from torch import nn
 
@@ -561,23 +562,71 @@ def allocator_kept_note(speed: export_audit.Speed, kept: object) -> str:
 
 
 FASTEST_BAND = 0.02  # "fastest" only outside +-2%, the band trap 2 and chapter 06 use (review 2026-12-04i item 6)
+TIE_WITH_EAGER = "tie with eager"  # the call where no path correct on all layouts beats eager by `ratio_call`
+_TIE_OF = " tie"                   # '<a> and <b> tie': two paths neither of which beats the other
+
+
+def _spread(variant: object) -> tuple[float, float, float]:
+    """A variant's ratio and its rounds' IQR (the ratio itself where a record kept no rounds)."""
+    ratio = float(variant.ratio)  # type: ignore[attr-defined]
+    return ratio, float(getattr(variant, "ratio_q25", ratio)), float(getattr(variant, "ratio_q75", ratio))
+
+
+def _against(comparison: object, name: str, other: str) -> str:
+    """`ratio_call` of name's time against other's (other slower: FASTER). Against the baseline,
+    on name's rounds; against another path timed in the same rounds (the same clock), on the rounds'
+    quotients (the baseline cancels in each round); else, from the two ratios: FASTER only where the
+    rounds' ranges do not overlap and the ratios lie more than 2% apart."""
+    mine = comparison[name]  # type: ignore[index]
+    if other == getattr(comparison, "baseline", None) or other.startswith("eager"):
+        ratio, low, high = _spread(mine)
+        return ratio_call(low, high, ratio)
+    theirs = comparison[other]  # type: ignore[index]
+    clocks = getattr(comparison, "clocks", {})
+    a, b = getattr(mine, "round_ratios", None), getattr(theirs, "round_ratios", None)
+    if a and b and len(a) == len(b) and clocks.get(name) == clocks.get(other):
+        per_round = [x / y for x, y in zip(a, b, strict=True)]
+        low, mid, high = (float(q) for q in numpy.percentile(per_round, [25, 50, 75]))
+        return ratio_call(low, high, mid)
+    (r1, _, high1), (r2, low2, _) = _spread(mine), _spread(theirs)
+    apart = high1 < low2 and r1 < r2 * (1 - NO_CALL_BAND)
+    return FASTER if apart else NO_DIFFERENCE
 
 
 def fastest_call(comparison: object, correct_on_all: Sequence[str]) -> tuple[str, str]:
-    """The fastest path correct on every layout (eager included) and what may be said of it: its
-    name when it beats eager and every other such path by more than FASTEST_BAND, else 'within
-    2% of eager' or '<a> and <b> within 2% of each other' (0.99x on the H200 was called
-    'fastest' though it is 7 us in 444). Returns (the fastest path, the call)."""
+    """The fastest path correct on every layout (eager included) and what may be said of it, by
+    the rule Trap 2 and reproduce.py 07 call a ratio by (`ratio_call`: every round on one side of
+    1x and more than 2% from it): its name where it beats eager and the runner-up by that rule;
+    else a tie, never a name (review 2026-12-04m item 1: the 19:20 H200 page named torch.jit.script
+    on a 0.84x that 3 fresh runs read within 2%): TIE_WITH_EAGER where the best does not beat
+    eager (within +-2%, or its rounds reach 1x), '<a> and <b> tie' where it does not beat the
+    runner-up. Returns (the path the call is about, the call)."""
     eligible = {k: comparison[k].ratio for k in comparison.variants  # type: ignore[attr-defined,index]
                 if k.startswith("eager") or k in correct_on_all}
     ranked = sorted(eligible, key=eligible.get)  # type: ignore[arg-type]
     best = ranked[0]
     eager = next(k for k in ranked if k.startswith("eager"))
-    if best != eager and eligible[best] >= 1 - FASTEST_BAND:
-        return best, f"within {100 * FASTEST_BAND:.0f}% of eager"
-    if len(ranked) > 1 and eligible[ranked[1]] <= eligible[best] * (1 + FASTEST_BAND):
-        return best, f"{best} and {ranked[1]} within {100 * FASTEST_BAND:.0f}% of each other"
+    if len(ranked) == 1:
+        return best, best
+    if best == eager:  # no path below eager: eager is fastest only where the runner-up is slower
+        return (best, best) if _against(comparison, ranked[1], eager) == SLOWER else (ranked[1], TIE_WITH_EAGER)
+    if _against(comparison, best, eager) != FASTER:
+        return best, TIE_WITH_EAGER
+    if ranked[1] != eager and _against(comparison, best, ranked[1]) != FASTER:
+        return best, f"{' and '.join(sorted((best, ranked[1])))}{_TIE_OF}"
     return best, best
+
+
+def tie_reason(comparison: object, name: str, call: str) -> str:
+    """Why a tie is one, in a few words: 'within +-2%' or 'its rounds reach 1x' (of eager's), or
+    '... of each other' for two paths."""
+    if call == TIE_WITH_EAGER:
+        ratio, low, high = _spread(comparison[name])  # type: ignore[index]
+        return f"within +-{100 * NO_CALL_BAND:.0f}%" if ratio_call(low, high, ratio) == WITHIN_BAND \
+            else "its rounds reach 1x"
+    other = next((n for n in call.removesuffix(_TIE_OF).split(" and ") if n != name), name)
+    said = _against(comparison, name, other) if other in getattr(comparison, "variants", {}) else ""
+    return f"within +-{100 * NO_CALL_BAND:.0f}% of {other}" if said == WITHIN_BAND else f"within noise of {other}"
 
 
 model_flops = export_traps.model_flops  # the notebook's name for it (tables.model_flops)
@@ -792,10 +841,18 @@ class Paced:
 
 def call_kind(call: str) -> str:
     """A recorded call without the clock it was taken on ('torch.jit.script (time in a loop)':
-    'torch.jit.script'): what a page and a reproduce run must share."""
+    'torch.jit.script'): what a page and a reproduce run must share. A tie recorded before ties
+    were named so ('within 2% of eager', '<a> and <b> within 2% of each other') reads as the tie
+    it was (TIE_WITH_EAGER, '<a> and <b> tie', the names sorted)."""
     for clock in (LOOP_CLOCK, DEVICE_CLOCK, "time"):
         if call.endswith(f" ({clock})"):
-            return call[: -len(clock) - 3]
+            call = call[: -len(clock) - 3]
+            break
+    if call == f"within {100 * FASTEST_BAND:.0f}% of eager":
+        return TIE_WITH_EAGER
+    for ending in (f" within {100 * FASTEST_BAND:.0f}% of each other", _TIE_OF):
+        if call.endswith(ending) and " and " in call:
+            return " and ".join(sorted(call[: -len(ending)].split(" and ", 1))) + _TIE_OF
     return call
 
 
@@ -806,9 +863,10 @@ def speed_call(comparison: object, correct_on_all: Sequence[str], loop: object |
     launch-bound by the harness's probe), each path is read against eager on the clock PACE_RULE
     picks (`Paced`): the loop's wall time where that pair runs launch-bound in the loop, else
     device time; the loop's own call is said beside it where it differs. Elsewhere on the
-    comparison's own clock (device time, or the CPU's). A path is named fastest only outside the
-    +-2% band (`fastest_call`) and only where the trust rule lets its ratio be stated
-    (`own_flags`): otherwise 'none resolved' and why. The page and reproduce.py 07 call it by this
+    comparison's own clock (device time, or the CPU's). A path is named fastest only where it
+    beats eager and the runner-up by `ratio_call` (`fastest_call`: otherwise a tie, within +-2% or
+    within the rounds' noise) and where the trust rule lets its ratio be stated (`own_flags`):
+    otherwise 'none resolved' and why. The page and reproduce.py 07 call it by this
     one function on the same two timings (review 2026-12-04m item 1: the 19:20 page called
     torch.jit.script 0.84x on its loop, where eager ran 1.16x its device time, and 3 fresh runs
     called within 2%)."""
@@ -827,16 +885,17 @@ def speed_call(comparison: object, correct_on_all: Sequence[str], loop: object |
                     f"eager's {of} (rounds {variant.ratio_q25:.2f}-{variant.ratio_q75:.2f}), {why}")
     elif call == name:
         sentence = f"fastest path correct on all layouts: {name}, {stated_brief(decided, name)} of eager's {of}"
-    else:
-        sentence = (f"no path correct on all layouts is fastest by more than {100 * FASTEST_BAND:.0f}%: "
-                    f"{call} ({name} {stated_brief(decided, name)}, {of})")
+    else:  # a tie: by the rule, no path beats the other (review 2026-12-04m item 1)
+        sentence = (f"no path correct on all layouts is called fastest, a tie: {call} ({name} "
+                    f"{variant.ratio:.2f}x of eager's {of}, rounds {variant.ratio_q25:.2f}-{variant.ratio_q75:.2f}: "
+                    f"{tie_reason(decided, name, call)})")
     if loop is not None:
         paces = decided.paces  # type: ignore[attr-defined]
         sentence += (f". The clock: {PACE_RULE}; loop per call over device time: "
                      + ", ".join(f"{n} {r:.2f}x" for n, r in paces.items()))
         alone, alone_call = fastest_call(loop, correct_on_all)
         if call_kind(alone_call) != call_kind(call) and alone in getattr(loop, "variants", {}):
-            sentence += (f"; the loop alone would call {alone_call} ({alone} {stated_brief(loop, alone)}), "
+            sentence += (f"; the loop alone would call: {alone_call} ({alone} {stated_brief(loop, alone)}), "
                          f"not taken: under {LAUNCH_BOUND_RATIO:g}x a loop's excess moves between processes")
         call += f" ({clock})"
     elif call == name or call.startswith(NOT_RESOLVED):
@@ -1087,7 +1146,7 @@ def ratio_call(low: float | None, high: float | None, ratio: float | None = None
     if low <= 1 <= high:
         return NO_DIFFERENCE
     middle = (low + high) / 2 if ratio is None else ratio
-    if abs(middle - 1) <= NO_CALL_BAND:
+    if abs(middle - 1) <= NO_CALL_BAND + 1e-9:  # 0.98x is within the band, as printed
         return WITHIN_BAND
     return FASTER if high < 1 else SLOWER
 

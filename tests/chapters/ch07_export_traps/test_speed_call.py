@@ -81,8 +81,11 @@ def test_the_cpu_pages_fastest_line_states_the_ratio_or_says_plainly_why_not():
                              "enough to carry it across 1x")
     brief = tables.stated_brief(held, ONNX)
     assert brief.endswith(f"the harness flagged {ONNX} (off by up to 90%), enough to carry it across 1x")
-    straddles = _Cmp({"eager": _v(1.0, 1.0, 1.0), ONNX: _v(0.90, 0.85, 1.05)})
-    assert tables.speed_call(straddles, [ONNX]).sentence.endswith("its rounds straddle 1x")
+    straddles = _Cmp({"eager": _v(1.0, 1.0, 1.0), ONNX: _v(0.90, 0.85, 1.05)})  # within noise: a tie
+    said = tables.speed_call(straddles, [ONNX])
+    assert said.call == tables.TIE_WITH_EAGER
+    assert said.sentence == (f"no path correct on all layouts is called fastest, a tie: tie with eager ({ONNX} "
+                             "0.90x of eager's time, rounds 0.85-1.05: its rounds reach 1x)")
 
 
 def _h200():
@@ -102,7 +105,10 @@ def _loop(script=0.71, trace=0.80):
 def test_where_paths_are_launch_bound_the_loops_wall_time_decides_with_device_time_beside_it():
     correct = ["torch.jit.trace", "torch.jit.script", "torch.export"]
     on_device = tables.speed_call(_h200(), correct)
-    assert on_device.call == "within 2% of eager"  # what the page called on device time
+    assert on_device.call == tables.TIE_WITH_EAGER  # what the page called on device time
+    assert on_device.sentence.startswith("no path correct on all layouts is called fastest, a tie: tie with eager "
+                                         "(torch.jit.script 0.98x of eager's device time, rounds 0.98-0.98: "
+                                         "within +-2%)")
     said = tables.speed_call(_h200(), correct, _loop())
     assert said.call == f"torch.jit.script ({tables.LOOP_CLOCK})" and said.clock == tables.LOOP_CLOCK
     assert said.sentence.startswith("fastest path correct on all layouts: torch.jit.script, 0.71x (rounds "
@@ -111,7 +117,7 @@ def test_where_paths_are_launch_bound_the_loops_wall_time_decides_with_device_ti
     assert said.sentence.endswith("loop per call over device time: eager 1.56x, torch.jit.trace 1.01x, "
                                   "torch.jit.script 1.14x, torch.export 1.88x")
     close = tables.speed_call(_h200(), correct, _loop(script=0.99, trace=1.01))
-    assert close.call == f"within 2% of eager ({tables.LOOP_CLOCK})"
+    assert close.call == f"{tables.TIE_WITH_EAGER} ({tables.LOOP_CLOCK})"
     assert export_traps.launch_bound(_h200()) == ["eager", "torch.jit.script", "torch.export"]
     assert "launch-bound by the harness's probe: the host takes 690 us to launch a call the GPU runs in 448 us" \
         in tables.bound_note(_h200())  # no loop timed: the probe's figures
@@ -255,9 +261,9 @@ def test_the_call_reads_each_pair_on_the_clock_chapter_02s_rule_picks():
     assert paced.clocks == {"eager": tables.DEVICE_CLOCK, "torch.jit.trace": tables.DEVICE_CLOCK,
                             "torch.jit.script": tables.DEVICE_CLOCK, "torch.export": tables.LOOP_CLOCK}
     said = tables.speed_call(device, CORRECT_ON_ALL, loop)
-    assert said.call == f"within 2% of eager ({tables.DEVICE_CLOCK})"
-    assert tables.call_kind(said.call) == tables.call_kind(f"within 2% of eager ({tables.LOOP_CLOCK})")
-    assert "the loop alone would call torch.jit.script (torch.jit.script 0.84x (rounds 0.84-0.84))" in said.sentence
+    assert said.call == f"{tables.TIE_WITH_EAGER} ({tables.DEVICE_CLOCK})"
+    assert tables.call_kind(said.call) == tables.call_kind(f"within 2% of eager ({tables.LOOP_CLOCK})")  # the old word
+    assert "the loop alone would call: torch.jit.script (torch.jit.script 0.84x (rounds 0.84-0.84))" in said.sentence
     assert [tables.pace_label(r) for r in (1.04, 1.16, 1.62)] == ["at the GPU's pace", "near launch-bound", "launch-bound"]
 
 
@@ -336,8 +342,11 @@ def test_the_recorded_pages_calls_are_read_off_its_copy_where_no_record_holds_th
     assert reproduce.calls_in_copy(text) == {"CUDA events on cuda:0": "torch.jit.script", "CPU clock": ONNX}
     band = "no path correct on all layouts is fastest by more than 2%: within 2% of eager (torch.jit.script 0.98x, device time)"
     held = f"no path correct on all layouts is called fastest: {ONNX} ran 0.43x of eager's time (rounds 0.35-0.56), but"
-    assert reproduce.calls_in_copy(f"timed with X\n{band}\ntimed with Y\n{held}\n") == {
-        "X": "within 2% of eager", "Y": f"{tables.NOT_RESOLVED} ({ONNX} held back)"}
+    tie = ("no path correct on all layouts is called fastest, a tie: torch.jit.trace and torch.jit.script tie "
+           "(torch.jit.script 0.80x of eager's time, rounds 0.79-0.81: within noise of torch.jit.trace)")
+    assert reproduce.calls_in_copy(f"timed with X\n{band}\ntimed with Y\n{held}\ntimed with Z\n{tie}\n") == {
+        "X": tables.TIE_WITH_EAGER, "Y": f"{tables.NOT_RESOLVED} ({ONNX} held back)",
+        "Z": "torch.jit.script and torch.jit.trace tie"}
     found = reproduce.page_calls()  # the committed H200 copy (19:20), while its record has no 'speed_call'
     if found is not None:
         assert set(found["calls"]) <= {"CUDA events on cuda:0", export_audit.CPU_CLOCK} and found["device"] == "cuda:0"
@@ -348,7 +357,7 @@ def test_reproduce_records_the_timings_the_call_is_taken_on():
     speed = export_audit.Speed({"CUDA events on cuda:0": device, export_audit.CPU_CLOCK: _cpu_page()},
                                [*CORRECT_ON_ALL, ONNX])
     kept = tables.speed_record(speed, loop)
-    assert kept["calls"] == {"CUDA events on cuda:0": f"within 2% of eager ({tables.DEVICE_CLOCK})",
+    assert kept["calls"] == {"CUDA events on cuda:0": f"{tables.TIE_WITH_EAGER} ({tables.DEVICE_CLOCK})",
                              export_audit.CPU_CLOCK: ONNX}
     assert kept["loop_clock"] == "CUDA events on cuda:0" and round(kept["loop"]["eager"]["over_device"], 2) == 1.16
     assert kept["timings"]["CUDA events on cuda:0"]["eager"]["host_probe_s"] == 602e-6
@@ -389,3 +398,36 @@ def test_trap_2_times_its_loop_where_asked():
     found = export_traps.channels_last_declared_nchw(model, example, rep_ms=5, force_loop=True)
     assert list(found.loop.variants) == ["channels_last input", "NCHW input"]
     assert export_traps.channels_last_declared_nchw(model, example, rep_ms=5).loop is None  # a CPU: no launch
+
+
+def _rounds(ratio, rounds):
+    variant = _v(ratio, min(rounds), max(rounds))
+    return SimpleNamespace(**vars(variant), round_ratios=tuple(rounds))
+
+
+def test_a_within_noise_result_is_a_tie_by_the_rule_trap_2_and_reproduce_use():
+    """Review 2026-12-04m item 1: the page names a fastest path by `ratio_call` (every round on one
+    side of 1x, more than 2% from it), the rule reproduce.py 07 and Trap 2 apply; a best path
+    within +-2% or whose rounds reach 1x, or one no faster than its runner-up round by round, is a
+    tie, and a tie reads as a tie however a page or a record worded it."""
+    noisy = _Cmp({"eager": _v(1.0, 1.0, 1.0), "a": _v(0.93, 0.90, 1.01)})
+    assert tables.fastest_call(noisy, ["a"]) == ("a", tables.TIE_WITH_EAGER)
+    assert tables.speed_call(noisy, ["a"]).sentence.endswith("rounds 0.90-1.01: its rounds reach 1x)")
+    # two paths faster than eager: named only where it beats the runner-up in the same rounds
+    a = _rounds(0.80, (0.78, 0.80, 0.82, 0.80, 0.79))
+    close = _Cmp({"eager": _v(1.0, 1.0, 1.0), "a": a, "b": _rounds(0.81, (0.81, 0.79, 0.83, 0.80, 0.80))})
+    assert tables.fastest_call(close, ["a", "b"]) == ("a", "a and b tie")
+    assert tables.speed_call(close, ["a", "b"]).sentence.endswith(": within noise of b)")  # quotients straddle 1x
+    apart = _Cmp({"eager": _v(1.0, 1.0, 1.0), "a": a, "b": _rounds(0.90, (0.88, 0.91, 0.90, 0.89, 0.92))})
+    assert tables.fastest_call(apart, ["a", "b"]) == ("a", "a")
+    crossing = _Cmp({"eager": _v(1.0, 1.0, 1.0), "a": a, "b": _rounds(0.86, (0.74, 0.86, 0.95, 0.78, 0.90))})
+    assert tables.fastest_call(crossing, ["a", "b"]) == ("a", "a and b tie")  # b's rounds cross a's
+    # one rule for the page and a run: the same call from the same timings, a tie compared as a tie
+    speed = export_audit.Speed({"CUDA events on cuda:0": noisy}, ["a"])
+    assert reproduce.fastest_calls(speed, None) == tables.speed_record(speed, None)["calls"] == {
+        "CUDA events on cuda:0": tables.TIE_WITH_EAGER}
+    page = {"calls": {"CUDA events on cuda:0": tables.TIE_WITH_EAGER}, "device": "cuda:0", "source": "the page"}
+    runs = [{"device": "cuda:0", "fastest_correct": {"CUDA events on cuda:0": call}}
+            for call in (f"within 2% of eager ({tables.LOOP_CLOCK})", f"{tables.TIE_WITH_EAGER} ({tables.DEVICE_CLOCK})")]
+    assert reproduce.reference_agreement(runs, page)["differ"] == []
+    assert tables.call_kind("b and a within 2% of each other") == tables.call_kind("a and b tie") == "a and b tie"
