@@ -413,7 +413,7 @@ def knob_settings(workers: int, batch_size: int, on_gpu: bool) -> list[loader_sw
 
 def _changes(setting: loader_sweep.Setting, base: loader_sweep.Setting) -> set[tuple[str, object]]:
     return {(name, value) for name, value in setting.as_dict().items()
-            if name != "control" and value != getattr(base, name)}
+            if name not in ("control", "replica") and value != getattr(base, name)}
 
 
 def reference_rows(settings: Sequence[loader_sweep.Setting]) -> list[int | None]:
@@ -470,7 +470,8 @@ def knob_workers(knee: loader_sweep.Knee) -> int:
 def knob_sweep(bench: Bench, workers: int,
                on_progress: Callable[[int, int, str], None] | None = None,
                budget_s: float | None = KNOB_SWEEP_BUDGET_S,
-               windows: int | None = None) -> loader_sweep.Sweep:
+               windows: int | None = None,
+               settings: Sequence[loader_sweep.Setting] | None = None) -> loader_sweep.Sweep:
     """knob_settings() at `workers` (at least 1 where the sweep had workers), measured; a
     setting whose batches in flight would not fit in /dev/shm is left out (compare the labels
     with knob_settings() to see which), and so are those the time budget cuts (the sweep's
@@ -480,11 +481,14 @@ def knob_sweep(bench: Bench, workers: int,
     the intervals (t has fewer degrees of freedom); None: knob_rounds(). On a GPU every window
     spans at least KNOB_GPU_WINDOW_QUEUES of the baseline's queues (knob_window_steps). The
     budget never drops a row (loader_sweep.sweep's whole_rounds, review 2026-12-04l item 2):
-    every row runs every round; on a slow host fewer pairs of rounds, said in budget_note()."""
+    every row runs every round; on a slow host fewer pairs of rounds, said in budget_note().
+    settings: other rows in the place of knob_settings() (identical_settings: the A/A probe),
+    timed exactly as the table's."""
     at = max(workers, 1 if max(bench.worker_counts) >= 1 else 0)
     on_gpu = bench.step.device.type == "cuda"
     windows = knob_rounds(on_gpu) if windows is None else windows
-    settings = [s for s in knob_settings(at, bench.plan.batch_size, on_gpu) if fits(bench, s)]
+    chosen = knob_settings(at, bench.plan.batch_size, on_gpu) if settings is None else settings
+    settings = [s for s in chosen if fits(bench, s)]
     steps = knob_window_steps(settings[0], bench.plan.steps, on_gpu) if settings else bench.plan.steps
     return loader_sweep.sweep(bench.data, settings, bench.step, steps=steps,
                               warmup_steps=bench.plan.warmup_steps, on_progress=on_progress,
@@ -761,6 +765,139 @@ def control_by_order(table: Sequence[dict], orders: Sequence[Sequence[str]]) -> 
     return {**split, **{f"{k}_median": float(np.median(v)) if v else None for k, v in split.items()}}
 
 
+def identical_settings(workers: int, batch_size: int, copies: int = 4) -> list[loader_sweep.Setting]:
+    """`copies` identical loaders as the knob table builds its first two rows: the baseline,
+    its A/A copy, and further copies numbered 2, 3, ... (Setting.replica, the label only).
+    Why (the 2026-12-04 19:13 H200 reproduce, run 3: the A/A read 1.10x [1.02, 1.18] before
+    and after the baseline): with more than two identical rows, a difference between loaders
+    that holds over a run's rounds (loader_effect) is told apart from the rounds' noise."""
+    if copies < 2:
+        raise ValueError(f"an A/A probe needs at least 2 identical loaders, got {copies}")
+    base = loader_sweep.Setting(num_workers=workers, batch_size=batch_size)
+    return [base, replace(base, control=True),
+            *(replace(base, control=True, replica=k) for k in range(2, copies))]
+
+
+F_SIMULATIONS = 20_000  # draws of the null that give an F statistic its chance (f_chance)
+
+
+def _loader_f(logs: np.ndarray) -> tuple[float, float]:
+    """A two-way table's (rounds x loaders, one value a cell) loaders' F and the residual's sd."""
+    rounds, loaders = logs.shape
+    resid = logs - logs.mean(axis=1, keepdims=True) - logs.mean(axis=0, keepdims=True) + logs.mean()
+    ms_res = float((resid ** 2).sum()) / ((rounds - 1) * (loaders - 1))
+    ms_loader = rounds * float(((logs.mean(axis=0) - logs.mean()) ** 2).sum()) / (loaders - 1)
+    return (ms_loader / ms_res if ms_res > 0 else math.inf), math.sqrt(ms_res)
+
+
+def _groups_f(groups: Sequence[Sequence[float]]) -> float:
+    """One-way F: the groups' means against the spread within them."""
+    values = [np.asarray(g, dtype=float) for g in groups]
+    everything = np.concatenate(values)
+    within = sum(float(((g - g.mean()) ** 2).sum()) for g in values) / (len(everything) - len(values))
+    between = sum(len(g) * (g.mean() - everything.mean()) ** 2 for g in values) / (len(values) - 1)
+    return float(between / within) if within > 0 else math.inf
+
+
+def f_chance(observed: float, draw: Callable[[np.random.Generator], float],
+             sims: int = F_SIMULATIONS, seed: int = 0) -> float:
+    """The share of `sims` draws of the null (identical loaders, normal noise: `draw` returns
+    one F from simulated data shaped as the measured) at or above `observed`: the F test's
+    p-value without scipy (seeded, so a record reads the same again)."""
+    rng = np.random.default_rng(seed)
+    return sum(1 for _ in range(sims) if draw(rng) >= observed) / sims
+
+
+def runs_effect(groups: Sequence[Sequence[float]]) -> dict | None:
+    """Whether the A/A's mean moves from run to run more than its rounds predict: the per-round
+    log ratios of each run as one group, a one-way F and its chance under no run-level effect
+    (f_chance). The 19:13 H200 reproduce's three runs read 0.95x, 1.01x and 1.10x with per-round
+    sds 0.15, 0.13 and 0.07 (log): F 2.1, a chance of about 0.16, so the third run's 1.10x
+    is what rounds this noisy give about one run in six, and its interval was narrow because
+    its own six rounds happened to spread less. None with fewer than two runs of two rounds."""
+    logs = [np.log(np.asarray(g, dtype=float)) for g in groups if len(g) >= 2]
+    if len(logs) < 2:
+        return None
+    f = _groups_f(logs)
+    sizes = [len(g) for g in logs]
+    within = math.sqrt(sum(float(((g - g.mean()) ** 2).sum()) for g in logs) / (sum(sizes) - len(sizes)))
+    return {"f": f, "chance": f_chance(f, lambda rng: _groups_f([rng.normal(size=n) for n in sizes])),
+            "means": [float(math.exp(g.mean())) for g in logs], "round_sd": within,
+            "run_sd_expected": within / math.sqrt(float(np.mean(sizes))),
+            "run_sd": float(np.std([g.mean() for g in logs], ddof=1))}
+
+
+def runs_effect_text(effect: Mapping | None) -> str:
+    """The A/A across runs in one line (runs_effect)."""
+    if not effect:
+        return ""
+    verdict = ("more than its rounds predict: a run-level effect" if effect["chance"] < 0.05 else
+               "no more than its rounds predict (no run-level effect shown)")
+    return (f"the A/A across runs: {', '.join(f'{m:.2f}x' for m in effect['means'])}; run means spread "
+            f"{effect['run_sd']:.3f} (sd of log) against {effect['run_sd_expected']:.3f} from the rounds' "
+            f"{effect['round_sd']:.3f}: F {effect['f']:.1f}, chance {effect['chance']:.2f}, {verdict}")
+
+
+def loader_effect(knobs: loader_sweep.Sweep) -> dict:
+    """A sweep of identical loaders (identical_settings) read for what could make one of them
+    differ: each round's log throughput less its round's mean (drift cancels) and less each
+    loader's mean, then (a) the loaders' means against the rounds' noise (two-way F, its
+    chance under identical loaders: f_chance; an A/A 'gain' that holds for the run shows as a
+    loader effect), (b) the mean residual by position within the round and (c) by the row run
+    just before it (across rounds too: a neighbour's after-effect), and (d) each loader's
+    first batch (start-up, outside the timed window) in the first round. Each copy's call
+    against the baseline is knob_table's."""
+    runs = knobs.runs
+    labels = [r.setting.label for r in runs]
+    logs = np.log(np.array([r.window_throughputs for r in runs], dtype=float)).T  # rounds x loaders
+    rounds, loaders = logs.shape
+    if rounds < 2 or loaders < 2:
+        raise ValueError(f"loader_effect needs 2 or more rounds of 2 or more loaders, got {rounds} x {loaders}")
+    f, res_sd = _loader_f(logs)
+    chance = f_chance(f, lambda rng: _loader_f(rng.normal(size=(rounds, loaders)))[0])
+    centred = logs - logs.mean(axis=1, keepdims=True)
+    resid = centred - centred.mean(axis=0, keepdims=True)
+    by_position: dict[int, list[float]] = {}
+    by_before: dict[str, list[float]] = {}
+    previous = "(start of the sweep)"
+    for r, order in enumerate(knobs.orders[:rounds]):
+        for position, label in enumerate(order):
+            value = float(resid[r, labels.index(label)])
+            by_position.setdefault(position, []).append(value)
+            by_before.setdefault(previous, []).append(value)
+            previous = label
+    table = knob_table(knobs)
+    return {"labels": labels, "rounds": rounds, "loader_f": f, "loader_chance": chance,
+            "residual_sd": res_sd,
+            "loader_means": {label: float(math.exp(m)) for label, m in
+                             zip(labels, centred.mean(axis=0) - centred.mean(axis=0)[0], strict=True)},
+            "by_position": {p: float(math.exp(np.mean(v))) for p, v in sorted(by_position.items())},
+            "after": {k: float(math.exp(np.mean(v))) for k, v in by_before.items()},
+            "first_batch_s": {r.setting.label: r.first_batch_s for r in runs},
+            "calls": {row["label"]: row.get("stated") for row in table[1:]},
+            "round_rates": {r.setting.label: r.window_throughputs for r in runs},
+            "orders": knobs.orders}
+
+
+def loader_effect_lines(effect: Mapping) -> list[str]:
+    """loader_effect as lines to print."""
+    verdict = ("the loaders differ beyond the rounds' noise" if effect["loader_chance"] < 0.05
+               else "no difference between the loaders beyond the rounds' noise")
+    return [f"{len(effect['labels'])} identical loaders x {effect['rounds']} rounds; residual sd "
+            f"(log) {effect['residual_sd']:.3f}; loaders' F {effect['loader_f']:.2f}, chance "
+            f"{effect['loader_chance']:.2f}: {verdict}",
+            "each copy against the baseline (the table's rule): " + "; ".join(
+                f"{k}: {v}" for k, v in effect["calls"].items()),
+            "each loader's mean over the baseline's (rounds' drift removed): " + ", ".join(
+                f"{k} {v:.3f}x" for k, v in effect["loader_means"].items()),
+            "by position in the round (after loader and round): " + ", ".join(
+                f"{p + 1}: {v:.3f}x" for p, v in effect["by_position"].items()),
+            "by the loader run just before: " + ", ".join(
+                f"{k}: {v:.3f}x" for k, v in effect["after"].items()),
+            "first batch (start-up, not timed) in round 1: " + ", ".join(
+                f"{k} {v * 1e3:.0f} ms" for k, v in effect["first_batch_s"].items())]
+
+
 def knob_decisions(table: Sequence[dict]) -> dict[str, str]:
     """{label: decision} of a knob_table (the baseline left out): what a reproduce check
     compares across runs."""
@@ -810,6 +947,9 @@ def measure_knee(quick: bool = False, knobs: bool = False,
         out["knob_rule"] = knob_rule(knob_result.rounds)
         out["knob_orders"] = knob_result.orders
         out["aa_by_order"] = control_by_order(out["knob_table"], knob_result.orders)
+        # every row's throughput round by round, the baseline's too: which of two identical
+        # loaders moved when their ratio does (the A/A probe's question, at no extra time)
+        out["knob_round_rates"] = {r.setting.label: r.window_throughputs for r in knob_result.runs}
     phases["total"] = time.perf_counter() - started
     out["phases"] = phases
     return out

@@ -72,6 +72,9 @@ class Setting:
     device_prefetch: bool = False
     ship_uint8: bool = False  # the dataset hands out uint8 images; the step normalises them
     control: bool = False  # an A/A control: the same loader as without it, run as a row of its own
+    # a further identical copy's number (2, 3, ...; with control): the label only, so a probe
+    # can time several identical loaders as rows of one sweep (benchmarks/probe_05_aa.py)
+    replica: int = 0
 
     def __post_init__(self) -> None:
         if not isinstance(self.num_workers, int) or self.num_workers < 0:
@@ -85,6 +88,9 @@ class Setting:
         if self.device_prefetch and not torch.cuda.is_available():
             raise ValueError("device_prefetch copies batches to a GPU on a side stream; there is "
                              "no GPU here, so leave it False")
+        if self.replica and (not self.control or not isinstance(self.replica, int) or self.replica < 2):
+            raise ValueError(f"replica numbers a further A/A copy (control=True): 2, 3, ...; got "
+                             f"{self.replica!r} with control={self.control}")
         if self.prefetch_factor is not None and (not isinstance(self.prefetch_factor, int)
                                                  or self.prefetch_factor < 1):
             raise ValueError(f"prefetch_factor must be None or a whole number >= 1, got "
@@ -100,7 +106,8 @@ class Setting:
                                         ("persist", self.persistent_workers),
                                         ("devprefetch", self.device_prefetch),
                                         ("uint8", self.ship_uint8),
-                                        ("(A/A)", self.control)) if on]
+                                        ("(A/A)", self.control and not self.replica),
+                                        (f"(A/A {self.replica})", self.replica)) if on]
         return " ".join(parts)
 
     def as_dict(self) -> dict:

@@ -155,6 +155,7 @@ def measure_numbers(quick: bool = False, knobs: bool | None = None) -> dict:
         out["knob_rule"] = knee.get("knob_rule")
         out["knob_orders"] = knee.get("knob_orders")
         out["aa_by_order"] = knee.get("aa_by_order")
+        out["knob_round_rates"] = knee.get("knob_round_rates")  # every row, round by round
     out["samples_per_s"] = {str(r["num_workers"]): r["samples_per_s"] for r in knee["rows"]}
     out["wait_share"] = {str(r["num_workers"]): r["wait_share"] for r in knee["rows"]}
     out["explanation"] = knee["knee"]["explanation"]
@@ -429,6 +430,10 @@ def summarise_numbers(runs: Sequence[dict], reference: dict | str | None = RECOR
         lines.extend(f"  re-read by today's rule: {rule}" for rule in sorted(today - set(rules)))
         for i, r in enumerate(runs, start=1):
             lines.append(f"    run {i}: {knob_line(r)}")
+        effect = aa_runs_effect(runs)
+        if effect:  # the A/A probe's question across runs, at no extra time
+            out["aa_runs_effect"] = effect
+            lines.append(f"  {knee_experiment.runs_effect_text(effect)}")
         for label, seen in knobs["decisions"].items():
             kind, n = knobs["commonest"][label]
             lines.append(f"  knob {label}: {', '.join(seen)} -> {kind} in {n} of {len(seen)}: "
@@ -464,6 +469,15 @@ def summarise_numbers(runs: Sequence[dict], reference: dict | str | None = RECOR
 
 
 INTERVAL = "geometric mean [95% interval]"
+
+
+def aa_runs_effect(runs: Sequence[Mapping]) -> dict | None:
+    """knee_experiment.runs_effect over the runs' A/A per-round ratios (knob_round_ratios):
+    whether the A/A's mean moves from run to run more than its rounds predict. None with fewer
+    than two runs that recorded them."""
+    groups = [next((v for label, v in (r.get("knob_round_ratios") or {}).items()
+                    if label.endswith(knee_experiment.A_A) and v), None) for r in runs]
+    return knee_experiment.runs_effect([g for g in groups if g])
 
 
 def knob_line(run: dict) -> str:
