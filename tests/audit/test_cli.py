@@ -77,3 +77,42 @@ def test_an_unknown_dtype_is_refused_by_the_audit_itself():
 
     with pytest.raises(audit.AuditError, match="dtype 'int8'"):
         audit.run(handmade.clean(), handmade.example(), dtype="int8")
+
+
+def test_the_command_prints_no_profiler_lines_on_either_stream():
+    """Issue 40 asks that the profiler's 'USDT:' lines stay off stdout; the command also keeps
+    them off stderr (kineto's start and stop lines say nothing the report reads)."""
+    import os
+    import subprocess
+    import sys
+
+    env = {k: v for k, v in os.environ.items() if k != "KINETO_LOG_LEVEL"}
+    done = subprocess.run([sys.executable, "-m", "labkit.audit", SPEC, *FAST, "--exports", "none"],
+                          capture_output=True, text=True, env=env, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert "Audit of" in done.stdout and "USDT" not in done.stdout + done.stderr
+
+
+def test_the_gpu_evidence_script_asks_for_what_exists():
+    """Review 2026-12-04m 08-09-99 item 11: benchmarks/gpu_audit_evidence.sh is the next GPU
+    session's command for the audit's missing evidence; its test selection must reach the
+    host-bound GPU test and its audit commands must parse (a typo would cost device time)."""
+    import re
+    import shlex
+
+    from tests.audit import test_audit
+    from tests.paths import ROOT
+
+    script = (ROOT / "benchmarks" / "gpu_audit_evidence.sh").read_text()
+    selected = re.search(r"tests/audit/test_audit.py \\\s*-k (\w+)", script).group(1)
+    assert selected in "test_a_host_bound_run_judges_its_fix_by_device_time"
+    assert hasattr(test_audit, "test_a_host_bound_run_judges_its_fix_by_device_time")
+    runs = re.findall(r"spec=(\S+); shape=\(([^)]*)\)", script)
+    assert [spec for spec, _ in runs] == ["labkit.audit.export_audit:small_cnn", "torchvision:resnet50"]
+    for spec, shape in runs:
+        args = cli.parser().parse_args([spec, *shlex.split(shape), "--device", "cuda",
+                                        "--exports", "aoti", "--rounds", "0"])
+        assert cli._paths(args.exports) == ("aoti",) and args.rounds == 0
+        if not spec.startswith("torchvision:"):
+            from labkit.audit import models
+            assert isinstance(models.load(spec), torch.nn.Module)
