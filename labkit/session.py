@@ -178,6 +178,16 @@ class Rules:
                 f"{html.escape(claims.TRUST_RULE)}</details></div>")
 
 
+def analogue_form(device: str, seed: str, detail: str = "") -> str:
+    """The one style of a form judged away from the seed's setting: 'analogue: <device> (the
+    seed: <the seed's setting>); <detail>' (review 2026-12-04m 03-04 item 10: 'the seed's form',
+    'analogue: NVIDIA H200 (the seed: A100), fp16, ...' and 'the seed's contrast (ratio of gaps)',
+    naming no device, on one page). Chapter 02's forms (`claims.analogue_form` there) read the same."""
+    if not device or not seed:
+        raise ValueError(f"an analogue form names the device and the seed's setting, got {device!r} and {seed!r}")
+    return f"analogue: {device} (the seed: {seed})" + (f"; {detail}" if detail else "")
+
+
 @dataclass
 class Chapter:
     """A chapter being run: its key, where it runs, its problem sizes and its verdicts."""
@@ -203,12 +213,21 @@ class Chapter:
         """The form of a verdict measured in the seed's own setting (whatever the device)."""
         return claims.SEED_FORM
 
-    def form(self, here: str = "", there: str = claims.SEED_FORM) -> str:
+    def form(self, here: str = "", there: str = claims.SEED_FORM, seed: str = "") -> str:
         """The form a verdict judges: `there` (default the seed's own form) when measured on
-        a GPU, else this machine's analogue with `here` appended ('float32')."""
+        a GPU, else this machine's analogue with `here` appended ('float32'); given the seed's
+        setting (`seed`, 'a GPU with cuBLAS'), in `analogue_form`'s one style."""
         if self.on_gpu:
             return there
+        if seed:
+            return self.analogue_form(seed, here)
         return f"{self.analogue}, {here}" if here else self.analogue
+
+    def analogue_form(self, seed: str, detail: str = "", device: str = "") -> str:
+        """A form measured away from the seed's setting, in the course's one style
+        (`analogue_form`): 'analogue: <this device> (the seed: <seed>); <detail>'; `device`
+        names another device whose record is judged (the reference GPU's, on a CPU)."""
+        return analogue_form(device or self.device_name, seed, detail)
 
     def rules(self) -> Rules:
         """The trust rule, to print once per chapter (cards link back to it)."""
@@ -281,14 +300,20 @@ class Chapter:
                         str(entry.get("recorded_at", ""))[:10])
 
     @property
+    def device_name(self) -> str:
+        """This machine's device as a form names it: the GPU's name ('NVIDIA H200'), else the
+        CPU's model and its threads ('AMD EPYC 7B13, 2 threads')."""
+        found = env.fingerprint()
+        if self.on_gpu:
+            return str(found.get("gpu_name") or "a GPU")
+        return f"{found.get('cpu_model') or 'this CPU'}, {self.threads} threads"
+
+    @property
     def analogue(self) -> str:
         """The form a verdict judges when measured here rather than in the seed's setting."""
         # one style with the chapters' own forms ('analogue: NVIDIA H200 (the seed: A100)'),
         # naming the device, not its type (review 2026-12-03d item 12: 'GPU analogue: cuda')
-        found = env.fingerprint()
-        if self.on_gpu:
-            return f"analogue: {found.get('gpu_name') or 'a GPU'}"
-        return f"analogue: {found.get('cpu_model') or 'this CPU'}, {self.threads} threads"
+        return f"analogue: {self.device_name}"
 
     def judge(self, claim_id: str, evidence: dict, form: str = claims.SEED_FORM) -> claims.Verdict:
         """The claim's verdict from this run's evidence, kept for the chapter's table and save."""

@@ -656,11 +656,11 @@ chapter.show([{"step": name, **step} for name, step in
 c21a = chapter.judge("C21a", {
     **scaler_defaults, "overflow_step": overflow_step, "growth_step": growth_step,
     "demo_growth_interval": 3, "scaler_device": chapter.device.type,
-}, form=cases.scaler_form(chapter.on_gpu))
+}, form=cases.scaler_form(chapter))
 c21b = chapter.judge("C21b", {
     "min_scale_seen": at_one.get_scale(), "max_scale_seen": at_top.get_scale(),
     "scaler_device": chapter.device.type,
-}, form=cases.scaler_form(chapter.on_gpu))
+}, form=cases.scaler_form(chapter))
 print(f"{c21a}\n{c21b}")
 
 # %% [markdown]

@@ -109,6 +109,13 @@ def test_rules_print_the_trust_rule_once_and_forms_follow_the_device():
     assert cpu.form("float32").startswith("analogue: ") and cpu.form("float32").endswith(", 4 threads, float32")
     assert "GPU analogue" not in gpu.analogue and gpu.analogue.startswith("analogue: ")  # one style
     assert cpu.form() == cpu.analogue
+    # review 2026-12-04m 03-04 item 10: one builder for every analogue, the seed's setting named
+    assert cpu.form("float32", seed="a GPU") == f"analogue: {cpu.device_name} (the seed: a GPU); float32"
+    assert gpu.form("float32", seed="a GPU") == claims.SEED_FORM  # the seed's own setting on a GPU
+    assert gpu.analogue_form("A100", "fp16", device="NVIDIA H200") == "analogue: NVIDIA H200 (the seed: A100); fp16"
+    assert session.analogue_form("NVIDIA H200", "A100") == "analogue: NVIDIA H200 (the seed: A100)"
+    with pytest.raises(ValueError, match="names the device and the seed's setting"):
+        session.analogue_form("", "A100")
 
 
 def test_show_renders_comparisons_and_rows_and_refuses_the_rest(monkeypatch):

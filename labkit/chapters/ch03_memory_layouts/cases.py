@@ -34,7 +34,7 @@ from labkit.models.resnet import memory_format_of as memory_format_of
 from labkit.models.resnet import parameter_count as parameter_count
 from labkit.models.resnet import resnet50 as resnet50
 from labkit.models.resnet import trace_layouts as trace_layouts
-from labkit.session import Chapter, Recorded
+from labkit.session import Chapter, Recorded, analogue_form
 from labkit.show import figures
 from labkit.show.table import Stack, Table
 from labkit.show.widgets.quiz import Key
@@ -1281,12 +1281,17 @@ def kept_table(runs: Sequence[Mapping], kept: Sequence[Mapping]) -> Table | None
     return shown
 
 
+# C7's seed settings as a form names them (`session.analogue_form`): its GPU row's and its ARM row's
+C7_GPU_SEED = "A100"
+C7_CPU_SEED = f"its ARM row, fp16, batch {c7_claims.SEED_BATCH} at {c7_claims.SEED_IMAGE}x{c7_claims.SEED_IMAGE}"
+
+
 def c7_cpu_form(batches: Sequence[int], image: int) -> str:
-    """The form C7 judges on a CPU: the CPU analogue of the seed's ARM row, which the seed's
-    table gives in fp16 at batch 64 and 224x224 like its GPU row (review 2026-12-04j item 4:
-    the form said 'float32 (the seed's ARM row)' as if that row were float32)."""
-    return (f"float32 (the seed's ARM row: fp16, batch {c7_claims.SEED_BATCH} at {c7_claims.SEED_IMAGE}), "
-            f"batch {', '.join(map(str, batches))}, {image}x{image}")
+    """What C7 judges on a CPU, after the analogue's head (`chapter.form(..., seed=C7_CPU_SEED)`):
+    the CPU analogue of the seed's ARM row, which the seed's table gives in fp16 at batch 64 and
+    224x224 like its GPU row (review 2026-12-04j item 4: the form said 'float32 (the seed's ARM
+    row)' as if that row were float32)."""
+    return f"float32, batch {', '.join(map(str, batches))}, {image}x{image}"
 
 
 def c7_tables(runs: Sequence[Mapping]) -> Table | Stack:
@@ -1332,5 +1337,5 @@ def c7_gpu_form(device: torch.device, image: int, judged: Sequence[Mapping] = ()
                 "device-busy time (host-bound: img/s would time the host)")
     seed = ("" if c7_claims.SEED_BATCH in batches else f" (the seed's {c7_claims.SEED_BATCH} shown beside)")
     failed = "" if by_graph or not runs or not runs[0].get("graph_error") else ", graph capture failed"
-    return (f"analogue: {gpu_name} (the seed: A100), fp16, batch {' and '.join(map(str, batches))}{seed}, "
-            f"{image}x{image}, {quantity}{failed}")
+    return analogue_form(gpu_name, C7_GPU_SEED, f"fp16, batch {' and '.join(map(str, batches))}{seed}, "
+                         f"{image}x{image}, {quantity}{failed}")

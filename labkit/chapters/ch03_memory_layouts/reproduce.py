@@ -52,8 +52,8 @@ def measure_verdicts(quick: bool = False) -> list[claims.Verdict]:
     if on_gpu and not quick:  # the notebook's label, naming the batch and quantity judged
         form = cases.c7_gpu_form(device, image, judged)
     else:
-        form = (f"{chapter.analogue}, {str(dtype).replace('torch.', '')}, batch "
-                f"{', '.join(map(str, batches))}, {image}x{image}")
+        form = chapter.analogue_form(cases.C7_GPU_SEED if on_gpu else cases.C7_CPU_SEED, f"{str(dtype).replace('torch.', '')}, batch "
+                                     f"{', '.join(map(str, batches))}, {image}x{image}")
     return [chapter.judge("C7", {"channels_last_stride1": stride1, "runs": judged, "other_runs": shown,
                                  "flags": flagged_all, "device": str(device)}, form=form)]
 

@@ -1005,8 +1005,20 @@ def judge_c18(chapter: object, evidence: Mapping | None) -> claims.Verdict | Non
     if evidence is None:
         return None
     if chapter.on_gpu:  # type: ignore[attr-defined]
-        return chapter.judge("C18", dict(evidence), form=C18_FORM)  # type: ignore[attr-defined]
-    return claims.get("C18").judge(dict(evidence), machine=results.DEFAULT_REFERENCE, form=C18_FORM)
+        return chapter.judge("C18", dict(evidence), form=c18_form(chapter))  # type: ignore[attr-defined]
+    return claims.get("C18").judge(dict(evidence), machine=results.DEFAULT_REFERENCE,
+                                   form=c18_form(chapter, str(evidence.get("device") or "the reference GPU")))
+
+
+C18_SEED = "a CUDA GPU"  # the seed's setting (C18's card): fixed-shape batch inference on any CUDA GPU
+
+
+def c18_form(chapter: object, device: str = "") -> str:
+    """C18's form in the course's one style (`Chapter.analogue_form`), naming the GPU whose host
+    set the eager gap (review 2026-12-04m 03-04 item 10: 'the seed's contrast (ratio of gaps)'
+    named no device): 'analogue: NVIDIA H200 (the seed: a CUDA GPU); the seed's contrast (ratio
+    of gaps)'; `device`, a recorded run's GPU judged on another machine."""
+    return chapter.analogue_form(C18_SEED, C18_FORM, device=device)  # type: ignore[attr-defined]
 
 
 def reduce_overhead(device: torch.device, layers: int = 6, width: int = 512) -> dict:
@@ -1341,7 +1353,8 @@ def judge_c19(chapter: object, add_sweep: object, copy_gbps: float,
         "seed_implied_gbps": seed_implied_gbps, "elements": largest["elements"],
         "dtype": "float16", "flags": largest["flags"], "sweep": add_sweep["rows"],  # type: ignore[index]
         "device": device_name,
-    }, form=f"analogue: {device_name} (the seed: A100), fp16, sizes up to {elements(largest['elements'])}")
+    }, form=chapter.analogue_form("A100", f"fp16, sizes up to {elements(largest['elements'])}",  # type: ignore[attr-defined]
+                                  device=device_name))
 
 
 def c19_evidence(verdict: claims.Verdict | None, recorded: object) -> tuple[Mapping | None, str]:
@@ -1487,9 +1500,14 @@ def scaler_defaults(scaler: torch.amp.GradScaler) -> dict:
             "backoff_factor": scaler.get_backoff_factor(), "growth_factor": scaler.get_growth_factor()}
 
 
-def scaler_form(on_gpu: bool) -> str:
-    """The form a GradScaler verdict judges: the seed's on a GPU, the CPU scaler's analogue."""
-    return claims.SEED_FORM if on_gpu else "analogue: torch.amp.GradScaler('cpu'), float32"
+SCALER_SEED = "CUDA AMP, torch.amp.GradScaler('cuda')"  # C21's setting, as a form names it
+
+
+def scaler_form(chapter: object) -> str:
+    """The form a GradScaler verdict judges: the seed's on a GPU, else the CPU scaler's analogue
+    in the course's one style ('analogue: <this CPU> (the seed: CUDA AMP, ...); ...': review
+    2026-12-04m 03-04 item 10)."""
+    return chapter.form("torch.amp.GradScaler('cpu'), float32", seed=SCALER_SEED)  # type: ignore[attr-defined]
 
 
 # ---------------------------------------------------------------------------- what to remember

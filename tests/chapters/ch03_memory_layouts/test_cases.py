@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from labkit import claims
+from labkit import claims, session
 from labkit.chapters.ch03_memory_layouts import cases
 from labkit.chapters.ch03_memory_layouts import claims as claims_c7
 from labkit.session import Recorded
@@ -801,7 +801,12 @@ def test_the_recorded_h200_c22_note_names_both_conversions():
 def test_the_cpu_form_gives_the_seeds_arm_row_as_fp16_at_batch_64():
     """Review 2026-12-04j item 4: 'float32 (the seed's ARM row)' read as if that row were float32;
     the seed's table header covers it: ResNet-50, batch=64, FP16."""
-    assert cases.c7_cpu_form([1, 2], 112) == "float32 (the seed's ARM row: fp16, batch 64 at 224), batch 1, 2, 112x112"
+    assert cases.c7_cpu_form([1, 2], 112) == "float32, batch 1, 2, 112x112"
+    assert cases.C7_CPU_SEED == "its ARM row, fp16, batch 64 at 224x224"
+    # review 2026-12-04m 03-04 item 10: one style, through the session's builder
+    cpu = session.Chapter("03_memory_layouts", torch.device("cpu"), None, False, 2)  # type: ignore[arg-type]
+    assert cpu.form(cases.c7_cpu_form([1, 2], 112), seed=cases.C7_CPU_SEED) == (
+        f"analogue: {cpu.device_name} (the seed: its ARM row, fp16, batch 64 at 224x224); float32, batch 1, 2, 112x112")
 
 
 def test_the_half_precision_note_says_why_the_cpu_form_runs_float32():

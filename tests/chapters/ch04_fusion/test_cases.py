@@ -302,7 +302,21 @@ def test_the_scale_is_printed_whole_with_its_power_of_two():
 def test_gradscaler_quiz_and_steps():
     assert cases.overflow_outcome(torch.device("cpu")) == cases.OVERFLOW_CLASSES[0]
     assert cases.scaler_defaults(cases.make_scaler(False))["init_scale"] == 65536.0
-    assert cases.scaler_form(True) == cases.claims.SEED_FORM and "analogue: " in cases.scaler_form(False)
+    gpu = session.Chapter("04_fusion", torch.device("cuda"), None, True, 4)  # type: ignore[arg-type]
+    cpu = session.Chapter("04_fusion", torch.device("cpu"), None, False, 2)  # type: ignore[arg-type]
+    assert cases.scaler_form(gpu) == cases.claims.SEED_FORM
+    # review 2026-12-04m 03-04 item 10: the course's one analogue style, this CPU named
+    assert cases.scaler_form(cpu) == (f"analogue: {cpu.device_name} (the seed: CUDA AMP, "
+                                      "torch.amp.GradScaler('cuda')); torch.amp.GradScaler('cpu'), float32")
+
+
+def test_c18_and_c19_forms_name_their_gpu_in_the_one_style(monkeypatch):
+    # review 2026-12-04m 03-04 item 10: C18's 'the seed's contrast (ratio of gaps)' named no device
+    gpu = session.Chapter("04_fusion", torch.device("cuda"), None, True, 4)  # type: ignore[arg-type]
+    monkeypatch.setattr(session.env, "fingerprint", lambda: {"gpu_name": "NVIDIA H200"})
+    assert cases.c18_form(gpu) == "analogue: NVIDIA H200 (the seed: a CUDA GPU); the seed's contrast (ratio of gaps)"
+    cpu = session.Chapter("04_fusion", torch.device("cpu"), None, False, 2)  # type: ignore[arg-type]
+    assert cases.c18_form(cpu, "NVIDIA H200") == cases.c18_form(gpu)  # a recorded run judged on a CPU
 
 
 def test_the_chain_quiz_the_bytes_and_the_takeaways():
