@@ -27,7 +27,8 @@ not (`summarise_numbers`):
   out: its compile would take most of a run; the chapter times it once), with the timings it
   is taken on (`tables.speed_record`), and each clock's call compared with the recorded
   page's (`page_calls`, `reference_agreement`: 'NOT reproduced' where a run called otherwise;
-  review 2026-12-04m item 1). Each measurement is sampled as the page samples it.
+  review 2026-12-04m item 1), Trap 2's and Trap 3's calls too (the page's record 'trap_calls',
+  else its H200 copy). Each measurement is sampled as the page samples it.
 
 A range decision is 'faster' or 'slower' only when the whole per-round range lies on one side of
 1 and the ratio is more than 2% from it; a range on one side with the ratio within 2% is
@@ -211,16 +212,43 @@ def calls_in_copy(text: str) -> dict[str, str]:
     return calls
 
 
+_TRAP2_LINE = re.compile(r"the call: (.+?)(?: \(the rounds against 1x|: a flagged timing)")
+_TRAP3_LINE = re.compile(r"the NCHW-declared model ran (faster|slower|about the same) ")
+
+
+def _cell_text(cell: Mapping) -> str:
+    return "".join("".join(o.get("text") or (o.get("data") or {}).get("text/plain") or "")
+                   for o in cell.get("outputs", []))
+
+
+def statements_in_copy(cells: Sequence[Mapping]) -> dict[str, str]:
+    """Trap 2's and Trap 3's calls as a page's copy printed them (its declared_table and ort_table
+    cells), keyed as the runs record them."""
+    found = {}
+    for cell in cells:
+        source = "".join(cell.get("source", "")) if cell.get("cell_type") == "code" else ""
+        for marker, key, pattern in (("tables.declared_table(", "trap2_nchw_input", _TRAP2_LINE),
+                                     ("tables.ort_table(", "trap3_preference_on", _TRAP3_LINE)):
+            if marker in source and (hit := pattern.search(_cell_text(cell))):
+                found[key] = hit[1]
+    return found
+
+
 def page_calls(machine: str = results.DEFAULT_REFERENCE) -> dict | None:
-    """The recorded reference page's speed calls, as the runs' are compared with them (review
-    2026-12-04m item 1: 05's 'reference' check, for 07): {'calls': {clock: call kind}, 'device',
-    'source'}. From the page's record (key 'speed_call', recorded from the next re-record on),
-    else read off the page's H200 copy (results/h200_notebooks/07_export_traps.ipynb, the page as
-    it printed it); None where neither is present."""
+    """The recorded reference page's calls, as the runs' are compared with them (review
+    2026-12-04m item 1: 05's 'reference' check, for 07): {'calls': {clock: call kind},
+    'statements': {Trap 2's and 3's key: call}, 'device', 'source'}. From the page's record (keys
+    'speed_call' and 'trap_calls', recorded from the next re-record on), else read off the page's
+    H200 copy (results/h200_notebooks/07_export_traps.ipynb, the page as it printed it); None where
+    neither is present."""
     payload = results.recorded(KEY, "speed_call", machine)
     if isinstance(payload, Mapping) and payload.get("calls"):
+        traps = results.recorded(KEY, "trap_calls", machine)
+        statements = {k: str(v) for k, v in (traps or {}).items() if k in STATEMENTS} \
+            if isinstance(traps, Mapping) else {}
         return {"calls": {c: tables.call_kind(str(v)) for c, v in payload["calls"].items()},
-                "device": payload.get("device"), "source": f"{machine}'s recorded page"}
+                "statements": statements, "device": payload.get("device"),
+                "source": f"{machine}'s recorded page"}
     copy = results.repository_results_dir() / "h200_notebooks" / f"{KEY}.ipynb"
     if machine != results.DEFAULT_REFERENCE or not copy.is_file():
         return None
@@ -230,20 +258,21 @@ def page_calls(machine: str = results.DEFAULT_REFERENCE) -> dict | None:
         return None
     for cell in cells:
         if cell.get("cell_type") == "code" and SPEED_CELL in "".join(cell.get("source", "")):
-            text = "".join("".join(o.get("text") or (o.get("data") or {}).get("text/plain") or "")
-                           for o in cell.get("outputs", []))
+            text = _cell_text(cell)
             calls = calls_in_copy(text)
             devices = re.findall(r"CUDA events on (\S+)", text)
-            return {"calls": calls, "device": devices[0] if devices else None,
+            return {"calls": calls, "statements": statements_in_copy(cells),
+                    "device": devices[0] if devices else None,
                     "source": f"{machine}'s page (its H200 copy)"} if calls else None
     return None
 
 
 def reference_agreement(runs: Sequence[dict], reference: Mapping) -> dict:
     """Each clock's call the page made against every run's (`tables.call_kind`: the call, not the
-    clock it was taken on): {clock: (the page's call, in how many runs)}, and 'differ', the
-    clocks where not every run called what the page called. Only runs on the page's device are
-    compared ('runs'); a CPU run is not the H200 page's."""
+    clock it was taken on): {clock: (the page's call, in how many runs)}; Trap 2's and Trap 3's
+    calls likewise ('statements', {key: (the page's call, in how many runs)}); and 'differ', the
+    clocks and statements where not every run called what the page called. Only runs on the page's
+    device are compared ('runs'); a CPU run is not the H200 page's."""
     same_device = [r for r in runs if reference.get("device") and r.get("device") == reference["device"]]
     found = {}
     for clock, call in (reference.get("calls") or {}).items():
@@ -251,8 +280,12 @@ def reference_agreement(runs: Sequence[dict], reference: Mapping) -> dict:
         seen = [tables.call_kind(str((r.get("fastest_correct") or {}).get(clock, "not measured")))
                 for r in same_device]
         found[clock] = (call, sum(1 for c in seen if c == call))
-    differ = [clock for clock, (_, n) in found.items() if n < len(same_device)]
-    return {"calls": found, "differ": differ, "runs": len(same_device)}
+    statements = {}
+    for key, call in (reference.get("statements") or {}).items():
+        seen = [str((r.get(key) or {}).get("decision", "not measured")) for r in same_device]
+        statements[key] = (str(call), seen.count(str(call)))
+    differ = [name for name, (_, n) in (found | statements).items() if n < len(same_device)]
+    return {"calls": found, "statements": statements, "differ": differ, "runs": len(same_device)}
 
 
 def _loop_line(run: Mapping) -> str:
@@ -265,7 +298,7 @@ def _loop_line(run: Mapping) -> str:
 def summarise_numbers(runs: Sequence[dict], reference: Mapping | str | None = RECORDED) -> dict:
     """Across runs: each timing statement's decision as the page calls it (Trap 3's is its
     quiz's answer) and the fastest correct path per clock, in every run, and whether each was
-    the same in all; then each clock's call against the recorded page's own (`page_calls`,
+    the same in all; then each of those calls against the recorded page's own (`page_calls`,
     `reference_agreement`: 'NOT reproduced' where a run called otherwise). 'agree' is both."""
     if not runs:
         raise ValueError("summarise_numbers needs the numbers of at least one run")
@@ -294,8 +327,10 @@ def summarise_numbers(runs: Sequence[dict], reference: Mapping | str | None = RE
         if against["runs"]:
             out["reference"] = against
             reference_agree = not against["differ"]
-            for clock, (call, n) in against["calls"].items():
-                lines.append(f"  fastest correct path ({clock}): {reference.get('source', 'the page')}'s call "
+            said = {f"fastest correct path ({clock})": v for clock, v in against["calls"].items()}
+            said |= {STATEMENTS[key]: v for key, v in against["statements"].items()}
+            for label, (call, n) in said.items():
+                lines.append(f"  {label}: {reference.get('source', 'the page')}'s call "
                              f"({call}) in {n} of {against['runs']}"
                              + ("" if n == against["runs"] else ": NOT reproduced"))
     out["reference_agree"] = reference_agree

@@ -976,13 +976,21 @@ def loop_table(loop: object, clock: str) -> tables.Table:
     return out
 
 
+def worded(call: str) -> str:
+    """A recorded call as this page words it (`call_kind`: a tie as a tie), its clock kept."""
+    for clock in (LOOP_CLOCK, DEVICE_CLOCK, "time"):
+        if call.endswith(f" ({clock})"):
+            return f"{call_kind(call)} ({clock})"
+    return call_kind(call)
+
+
 def reproduced_calls(record: Mapping | None, clock: str) -> str:
     """What the reference's reproduce runs (fresh processes) called on `clock`, counted, from the
     record present ('; fresh processes (nvidia-h200's reproduce, 2026-12-04 19:20 UTC): within 2%
     of eager (time in a loop) in 3 of 3'): the page's call sits beside theirs (review 2026-12-04m
     item 1). '' without a record of that clock."""
     runs = [r for r in (record or {}).get("numbers") or [] if isinstance(r, Mapping)]
-    calls = [str((r.get("fastest_correct") or {}).get(clock)) for r in runs
+    calls = [worded(str((r.get("fastest_correct") or {}).get(clock))) for r in runs
              if (r.get("fastest_correct") or {}).get(clock)]
     if not calls:
         return ""
@@ -1437,7 +1445,7 @@ def ratio_and_spread(comparison: object | None, name: str) -> tuple[float | None
     return variant.ratio, [variant.ratio_q25, variant.ratio_q75]
 
 
-NOT_YET_RECORDED: tuple[str, ...] = ("speed_call",)  # keys the reference run records from its next run on (review 2026-12-04m item 1)
+NOT_YET_RECORDED: tuple[str, ...] = ("speed_call", "trap_calls")  # recorded from the next run on (review 2026-12-04m item 1)
 
 
 def recorded_payloads(audit: export_audit.Audit, dropped: export_traps.DroppedContiguous,
@@ -1457,4 +1465,20 @@ def recorded_payloads(audit: export_audit.Audit, dropped: export_traps.DroppedCo
         kept["declared_nchw"] = declared.lines()
     if speed is not None:
         kept["speed_call"] = {**speed_record(speed, loop), "device": None if device is None else str(device)}
+    kept["trap_calls"] = trap_calls(declared, ort_layout, device)
     return kept
+
+
+def trap_calls(declared: export_traps.DeclaredNCHW | None, ort_layout: export_traps.OrtLayout | None,
+               device: object = None) -> dict:
+    """Trap 2's and Trap 3's calls as the page prints them (`trap2_decision`, the quiz's
+    `layout_preference_effect`), keyed as reproduce.py 07 records its runs' (review 2026-12-04m
+    item 1: the runs were compared only with each other), and the device they ran on."""
+    calls: dict = {"device": None if device is None else str(device)}
+    if declared is not None:
+        calls["trap2_nchw_input"] = trap2_decision(getattr(declared, "eager", None),
+                                                   loop=getattr(declared, "loop", None))
+    comparison = getattr(ort_layout, "comparison", None)
+    if comparison is not None and "NCHW declared, on" in comparison.variants:
+        calls["trap3_preference_on"] = layout_preference_effect(ort_layout)
+    return calls

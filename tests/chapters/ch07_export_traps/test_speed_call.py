@@ -303,13 +303,15 @@ def _record(calls, device="cuda:0", clock="CUDA events on cuda:0"):
 def test_the_page_says_what_fresh_processes_called_from_the_record_present():
     device, loop = _h200_1920()
     speed = export_audit.Speed({"CUDA events on cuda:0": device}, CORRECT_ON_ALL)
-    within = f"within 2% of eager ({tables.LOOP_CLOCK})"
+    within = f"{tables.TIE_WITH_EAGER} ({tables.LOOP_CLOCK})"
     record = _record([within, within, f"torch.jit.script ({tables.LOOP_CLOCK})"])
     shown = tables.speed_table(speed, SimpleNamespace(rows=[]), loop=loop, record=record)
     assert shown.parts[1].notes[-1].endswith(
         f"; fresh processes (nvidia-h200's reproduce, 2026-12-04 19:20 UTC): {within} in 2 of 3, "
         f"torch.jit.script ({tables.LOOP_CLOCK}) in 1 of 3")
     assert tables.reproduced_calls(_record([within], clock="CPU clock"), "CUDA events on cuda:0") == ""
+    old = tables.reproduced_calls(_record(["within 2% of eager (time in a loop)"] * 3), "CUDA events on cuda:0")
+    assert old.endswith(f": {tables.TIE_WITH_EAGER} ({tables.LOOP_CLOCK}) in 3 of 3")  # the 19:20 record, reworded
 
 
 def test_reproduce_compares_each_runs_call_with_the_recorded_pages():
@@ -431,3 +433,32 @@ def test_a_within_noise_result_is_a_tie_by_the_rule_trap_2_and_reproduce_use():
             for call in (f"within 2% of eager ({tables.LOOP_CLOCK})", f"{tables.TIE_WITH_EAGER} ({tables.DEVICE_CLOCK})")]
     assert reproduce.reference_agreement(runs, page)["differ"] == []
     assert tables.call_kind("b and a within 2% of each other") == tables.call_kind("a and b tie") == "a and b tie"
+
+
+def test_reproduce_compares_trap_2_and_3_with_the_page_too():
+    """Review 2026-12-04m item 1 ('compares each call with the page'): the page records Trap 2's
+    and Trap 3's calls as the runs record them, and a run that calls otherwise is NOT reproduced;
+    where the page left no record, they are read off its H200 copy."""
+    trap2 = _Cmp({"channels_last input": _v(1.0, 1.0, 1.0), "NCHW input": _v(1.01, 1.01, 1.01)},
+                 baseline="channels_last input")
+    on = SimpleNamespace(**vars(_v(0.57, 0.53, 0.61)), round_ratios=(0.53, 0.57, 0.61))
+    ort = SimpleNamespace(comparison=_Cmp({"NCHW declared, off": _v(1, 1, 1), "NCHW declared, on": on},
+                                          baseline="NCHW declared, off"))
+    kept = tables.trap_calls(SimpleNamespace(eager=trap2, loop=None), ort, "cuda:0")
+    assert kept == {"device": "cuda:0", "trap2_nchw_input": tables.WITHIN_BAND, "trap3_preference_on": "faster"}
+    page = {"calls": {}, "statements": {k: v for k, v in kept.items() if k != "device"}, "device": "cuda:0"}
+    run = {"device": "cuda:0", "fastest_correct": {}, "trap2_nchw_input": {"decision": tables.WITHIN_BAND},
+           "trap3_preference_on": {"decision": "faster"}}
+    assert reproduce.reference_agreement([run] * 3, page)["differ"] == []
+    other = {**run, "trap2_nchw_input": {"decision": tables.SLOWER}}
+    against = reproduce.reference_agreement([run, other, run], page)
+    assert against["differ"] == ["trap2_nchw_input"] and against["statements"]["trap2_nchw_input"] == (
+        tables.WITHIN_BAND, 2)
+    cells = [{"cell_type": "code", "source": "tables.declared_table(declared, ...)", "outputs": [{"text": (
+        "ratio: median of the rounds' ratios; the call: within +-2% (too small to call) (the rounds against "
+        "1x, +-2% band)\n")}]},
+        {"cell_type": "code", "source": "tables.ort_table(ort_layout)", "outputs": [{"text": (
+            "the call: with its layout preference on, the NCHW-declared model ran faster than with it off in 7 "
+            "of 7 rounds\n")}]}]
+    assert reproduce.statements_in_copy(cells) == {"trap2_nchw_input": tables.WITHIN_BAND,
+                                                   "trap3_preference_on": "faster"}
