@@ -375,6 +375,9 @@ def timed_twice(summary: Mapping, rung: Mapping | None, recorded: bool = False) 
     if k.get("wall_ms") is None or fix is None:
         return ""
     how = k.get("wall_timing") or kernels.EARLIER_WALL_TIMING
+    rounds = k.get("wall_rounds_ms") or []
+    if len(rounds) > 1:  # each round in the order timed: a slow first round shows a warming GPU
+        how += f"; rounds {', '.join(f'{w:.2f}' for w in rounds)} ms"
     line = (f"Timed twice {'on the reference GPU (recorded)' if recorded else 'here'}: the kernels "
             f"line's wall {k['wall_ms']:.2f} ms per batch ({how}), the fix's {fix['variant_ms']:.2f} ms "
             f"({fix['clock'] or 'the harness'})")

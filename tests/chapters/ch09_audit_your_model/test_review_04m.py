@@ -163,3 +163,14 @@ def test_the_columns_differences_are_said_in_full_once_then_in_short():
         "09_audit_your_model", key, "nvidia-h200", other, "2026-12-04")})
     audits._APART_SHOWN[:] = [chapter2, full]
     assert audits.differences(report.summary(r), other) in audits.show(chapter2, r, "audit_vit").notes
+
+
+def test_the_timings_line_gives_each_wall_round_where_recorded():
+    """Item 10: a record with the wall's rounds (the audit keeps them since review 2026-12-04m)
+    prints them in the order timed, so a page shows whether the first rounds ran slower."""
+    summary, rung = _recorded(audits.RESNET_KEY), audits.ladder_rung()
+    kernels_rec = {**summary["kernels"], "wall_timing": kernels.WALL_TIMING,
+                   "wall_rounds_ms": [9.91, 9.84, 7.93, 7.9, 7.88]}
+    line = audits.timed_twice({**summary, "kernels": kernels_rec}, rung, recorded=True)
+    assert f"({kernels.WALL_TIMING}; rounds 9.91, 9.84, 7.93, 7.90, 7.88 ms)" in line
+    assert "; rounds " not in audits.timed_twice({**summary, "kernels": {**kernels_rec, "wall_rounds_ms": None}}, rung)
