@@ -74,8 +74,8 @@ tables.audit_table(audit)
 
 # %% [markdown]
 # `torch.jit.trace` and `torch.export` *record* the example's strides but never check them:
-# their graphs call ATen operators, which follow whatever strides they are given (or refuse
-# them, as trap 1 shows). `script` records no shape at all. ONNX has no strides (its tensors
+# their graphs call ATen operators, which take whatever strides they are given as eager
+# PyTorch's do. `script` records no shape at all. ONNX has no strides (its tensors
 # are dense, row-major), so the layout question moves to whoever hands ONNX Runtime its
 # input: a numpy array is copied to dense first, a bound pointer is not. AOTInductor's code
 # assumes the example's strides and checks them only when `AOTI_RUNTIME_CHECK_INPUTS=1` is

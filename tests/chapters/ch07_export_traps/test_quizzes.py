@@ -35,3 +35,12 @@ def test_no_quiz_cell_holds_its_explanations_words():
         shared = _shingles(tables.EXPLAIN[key]) & _shingles(cell)
         assert not shared, (key, shared)
     assert set(tables.EXPLAIN) == {"audit", "dropped", "ort"}
+
+
+def test_no_prose_between_the_audit_and_trap_1s_quiz_names_its_answer():
+    """The audit's note said ATen operators 'follow whatever strides they are given (or refuse
+    them, as trap 1 shows)' above the Trap 1 quiz, whose answer is that the export raises an error."""
+    text = NOTEBOOK.read_text()
+    between = text[text.index("quiz_audit = "):text.index("quiz_dropped = ")]
+    prose = " ".join(line for line in between.splitlines() if line.startswith("#")).lower()
+    assert not [word for word in ("refus", "raises", "error", "reject") if word in prose]
