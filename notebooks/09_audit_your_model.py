@@ -46,10 +46,8 @@
 # ran in TF32); then ResNet-50 again in float16, the precision chapter 08 deploys; then yours.
 #
 # What the chapter leaves to the command: AOTInductor's export path. Its C++ and Triton build
-# took about two minutes for chapter 07's small network on the reference H200 (export 3.9 s,
-# compile 71.9 s, load 45.7 s, measured 2026-12-03, as 07's recorded H200 page prints them:
-# `results/h200_notebooks/07_export_traps.ipynb`), so
-# in a room the chapter checks the other export paths here, and on the first few images of the
+# takes minutes even for chapter 07's small network (the set-up table below prints the seconds
+# the reference GPU recorded for it), so in a room the chapter checks the other export paths here, and on the first few images of the
 # batch (what a path records, and whether it is right on a layout, does not depend on the
 # batch). AOTInductor stays opt-in: `python -m labkit.audit MODEL --exports aoti` runs it (on a
 # GPU within a 100 s compile limit; `LABKIT_AOTI_TIMEOUT_S=600` allows more, and a CPU needs it).

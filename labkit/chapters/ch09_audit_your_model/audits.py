@@ -59,7 +59,28 @@ class Setup:
         against = export_audit.reference_math(self.device, export_audit.tf32_flags())
         shown.note(f"export paths checked here: {', '.join(self.export_paths)} "
                    f"(on the batch's first {EXPORT_BATCH} images, against {against})")
+        aoti = aoti_recorded()
+        if aoti:
+            shown.note(aoti)
         return shown.note(f"each audit's keep rule for a fix: {recommend.rule()}")
+
+
+AOTI_CHAPTER, AOTI_KEY = "07_export_traps", "aoti"
+
+
+def aoti_recorded(machine: str = results.DEFAULT_REFERENCE) -> str:
+    """Why AOTInductor is left to the command, from chapter 07's recorded AOTInductor build on
+    the reference GPU (its seconds and date, as 07's page prints them), not typed into the
+    chapter's prose (review 2026-12-04m fix round: a number from a record is printed from it);
+    '' where nothing is recorded."""
+    entry = (results.load(machine) or {}).get("chapters", {}).get(AOTI_CHAPTER, {}).get(AOTI_KEY) or {}
+    payload = entry.get("payload") or {}
+    row = next((r for r in payload.get("rows") or [] if r.get("path") == "AOTInductor"), None)
+    if not row or row.get("build_s") is None:
+        return ""
+    return (f"AOTInductor, left to the command (--exports aoti): {row['build_s']:.0f} s to build chapter "
+            f"07's small network on the reference GPU (recorded "
+            f"{payload.get('measured_at') or str(entry.get('recorded_at', ''))[:10]})")
 
 
 def setup(on_gpu: bool, batch: int, image: int | None = None) -> Setup:
