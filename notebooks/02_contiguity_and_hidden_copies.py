@@ -584,7 +584,8 @@ print(c5a)
 # runs faster than the big buffer; C5b judges it only where that holds and DRAM size alone does
 # not name the cause, C5c wherever it holds). A GPU's form measures no L1 case: its sum over such a window runs another
 # reduction kernel, not an L1 read. The strided patterns read every 2nd element, a stride chosen
-# here; how the ratio moves with the stride: the optional sweep after the verdicts.
+# here; how the ratio moves with the stride: the optional sweep after the verdicts; the seed's
+# latency, per dependent access: the optional chase after the sweep.
 
 # %%
 chapter.claim("C5b")
@@ -633,6 +634,29 @@ chapter.show(cases.stride_sweep_table(sweep)).note(cases.stride_sweep_note(sweep
 # %%
 recorded_sweep = chapter.only_on("cpu", lambda: chapter.reference("stride_sweep"))
 cases.recorded_sweep_table(recorded_sweep.value, recorded_sweep.label) if recorded_sweep is not None else None
+
+# %% [markdown]
+# ### Optional: latency, a chain of dependent loads
+#
+# The seed's 42.7 and 19.1 ns are latencies: each access waits for the one before. A pointer
+# chase measures that: each element holds the index of the next, followed thousands of times
+# inside one call (`labkit/chapters/ch02_contiguity_and_hidden_copies/chase.py`). On a GPU one
+# Triton program follows C5b's four patterns and strides 8 and 16 through fresh memory (each
+# access's 32-byte sectors counted from its addresses), then C5b's four inside a 16 KiB window,
+# the GPU's L1 case. On a CPU a Python loop is too slow to tell those apart: it follows random
+# 64-byte lines inside 16 KiB, over C5b's buffer size page by page, and in random pages.
+# It decides no verdict (C5b and C5c judge the sums).
+
+# %%
+chase = chapter.lab.chase
+chase_record, _ = chase.measure(chapter.device, chapter.on_gpu, chapter.sizes.copy_bytes // 2)  # C5b's buffer size
+chapter.record("chase" if chapter.on_gpu else "chase_cpu", chase_record)
+chapter.show(chase.table(chase_record)).note(chase.note(chase_record))
+
+# %%
+# Without a GPU, the reference GPU's chase (recorded there, not measured here)
+recorded_chase = chapter.only_on("cpu", lambda: chapter.reference("chase"))
+chase.recorded_table(recorded_chase) if recorded_chase is not None else None
 
 # %% [markdown]
 # ## Verdicts of this chapter

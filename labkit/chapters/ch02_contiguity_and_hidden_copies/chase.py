@@ -1,0 +1,331 @@
+"""C5b's seed quantity, latency per access, measured as a chain of dependent loads (issue 38).
+
+The seed's 42.7 ns against 19.1 ns are per-access latencies; C5b and C5c judge a sum's time per
+element, an amortised cost. A pointer chase makes each load wait for the one before it: an
+int32 buffer where the element at each visited position holds the index of the next, read
+`steps` times inside one call (one kernel, or one Python loop), so the call's own cost is a
+small share of what is timed and the time per step is a latency.
+
+- On a GPU, one Triton program follows the chain (`chase_triton`, the kernel `_kernel`): per
+  pattern, the four of C5b's 2x2 (aligned or 4 bytes in, stride 1 or 2) and strides 8 and 16
+  (32 B and 64 B apart: a new sector, a new 64 B line each step), each over fresh memory with
+  the last-level cache flushed before each call (DRAM-sized: no position read twice in a call),
+  and C5b's four again inside a 16 KiB window read for many laps (the GPU's L1 case, which
+  C5b's sum cannot make: a stride-0 view runs another reduction kernel). Each pattern's bytes
+  fetched are counted from the visited addresses (`cases.fetched_bytes`: 32-byte sectors, and
+  64-byte units beside them), so the time per step divides into a time per sector fetched:
+  where that stays flat across patterns, the sectors a pattern fetches, not its alignment, set
+  its cost.
+- On a CPU, a Python loop follows the chain (`Follower`, each call going on where the last
+  stopped). The interpreter's own cost per step, tens of nanoseconds, is most of a step, and a
+  sequential chain's lines are prefetched, so C5b's patterns would all read alike: instead
+  random 64-byte lines are followed inside a 16 KiB window (L1), over a buffer beyond the
+  caches page by page (a new line each step, a new 4 KiB page every 64), and over it in random
+  pages (a new page nearly every step). The differences per step cancel the interpreter's cost:
+  what a new line costs beyond an L1 hit (prefetchers may hide part of it), and what a new page
+  costs beyond that (a page-table walk: C9's DTLB misses, a hypothesis).
+
+Nothing here decides a verdict: C5b and C5c read the sums. Triton is imported only on a GPU (or
+with TRITON_INTERPRET=1, for a test), so this module imports on a CPU-only machine without it.
+"""
+
+import os
+from collections.abc import Callable, Mapping
+from functools import lru_cache
+
+import torch
+
+from labkit.chapters.ch02_contiguity_and_hidden_copies import claims as ch02
+from labkit.measure import bench
+from labkit.measure.timing import Comparison
+from labkit.show.table import Table
+from labkit.show.table import rows as table_rows
+
+GPU_STEPS = 4096  # dependent loads per call at DRAM size: 0.3-3 ms a call, so a launch is under 2% of it
+WINDOW_STEPS = 16384  # inside the 16 KiB window: 4 laps at stride 1, 8 at stride 2 (the first lap misses L1)
+WINDOW_ELEMENTS = 4096  # int32: 16 KiB, inside any L1
+GPU_STRIDES = (1, 2, 8, 16)  # int32 elements: C5b's 1 and 2; 32 B (a sector a step); 64 B (a line a step)
+CPU_STEPS = 20000  # Python steps per call: a few ms, so the call's own cost is small beside it
+PAGE_BYTES = 4096  # a CPU's base page: one DTLB entry
+LINE_INTS = ch02.CACHE_LINE_BYTES // 4
+DRAM_UNIT = 64  # bytes; a DRAM fill as the stride sweep counts it (a hypothesis, beside the 32 B sectors)
+FLAT_PER_SECTOR = 1.25  # 'flat': every pattern's ns per sector within this of the lowest (the sweep's band)
+RANDOM_WINDOW = "random lines, 16 KiB window"
+PAGE_BY_PAGE = "random lines, page by page"  # DRAM-sized: a new page every 64 steps
+RANDOM_DRAM = "random lines, random pages"  # DRAM-sized: a new page nearly every step
+
+
+def _label(offset: int, stride: int) -> str:
+    """C5b's own labels at its stride and 1; 'aligned, every 8th element' beyond."""
+    if stride == 1:
+        return ch02.ALIGNED_CONTIGUOUS if offset == 0 else ch02.MISALIGNED_CONTIGUOUS
+    if stride == ch02.PATTERN_STRIDE:
+        return ch02.ALIGNED_STRIDED if offset == 0 else ch02.MISALIGNED_STRIDED
+    return f"{'aligned' if offset == 0 else 'misaligned'}, every {stride}th element"
+
+
+def chain(positions: torch.Tensor, size: int, device: torch.device | str = "cpu") -> torch.Tensor:
+    """An int32 buffer of `size` elements where `positions[k]` holds `positions[k + 1]` (the last
+    holds the first: a cycle), so following it from `positions[0]` visits them in order. Every
+    other element is -1. Checked to start on a 64-byte line, so the offsets mean what they say."""
+    pos = positions.to(torch.int64).cpu()
+    if pos.numel() < 1 or int(pos.min()) < 0 or int(pos.max()) >= size:
+        raise ValueError(f"positions must lie in [0, {size}), got {pos.numel()} from {int(pos.min())}")
+    if torch.unique(pos).numel() != pos.numel():
+        raise ValueError("a chain visits each position once a lap: the positions repeat")
+    buf = torch.full((size,), -1, dtype=torch.int32)
+    buf[pos] = torch.roll(pos, -1).to(torch.int32)
+    out = buf.to(device)
+    if out.data_ptr() % ch02.CACHE_LINE_BYTES != 0:
+        raise RuntimeError("the allocator gave a chain off a cache line: its offsets need an aligned start")
+    return out
+
+
+def strided_positions(offset: int, stride: int, count: int) -> torch.Tensor:
+    """`count` positions `stride` apart from `offset`, in order (a sequential chain)."""
+    return offset + stride * torch.arange(count, dtype=torch.int64)
+
+
+def random_line_positions(lines: int, generator: torch.Generator | None = None) -> torch.Tensor:
+    """One int32 at the start of each of `lines` 64-byte lines, in a random order (a prefetcher
+    cannot guess the next line)."""
+    return torch.randperm(lines, generator=generator) * LINE_INTS
+
+
+def visited_view(buf: torch.Tensor, offset: int, stride: int, count: int) -> torch.Tensor:
+    """The elements a sequential chain reads, as a view: what `cases.fetched_bytes` counts."""
+    return buf.as_strided((count,), (stride,), offset)
+
+
+def gpu_chains(device: torch.device | str, steps: int = GPU_STEPS, strides: tuple[int, ...] = GPU_STRIDES,
+               window_steps: int = WINDOW_STEPS) -> dict[str, dict]:
+    """The GPU's chains: each of `strides` aligned and 4 bytes in, `steps` positions over fresh
+    memory ('DRAM-sized', one lap a call), and C5b's four again cycling inside a 16 KiB window
+    for `window_steps` steps ('16 KiB window'). Per pattern: its buffer, its start, its steps,
+    its size ('DRAM-sized' or '16 KiB window') and its visited view (DRAM-sized only)."""
+    found = {}
+    for stride in strides:
+        for offset in (0, 1):
+            size = offset + stride * steps + LINE_INTS
+            buf = chain(strided_positions(offset, stride, steps), size, device)
+            found[_label(offset, stride)] = {"buf": buf, "start": offset, "steps": steps, "size": "DRAM-sized",
+                                             "view": visited_view(buf, offset, stride, steps)}
+    for stride in (1, ch02.PATTERN_STRIDE):
+        for offset in (0, 1):
+            lap = (WINDOW_ELEMENTS - LINE_INTS) // stride
+            buf = chain(strided_positions(offset, stride, lap), WINDOW_ELEMENTS, device)
+            found[f"{_label(offset, stride)}, 16 KiB window"] = {
+                "buf": buf, "start": offset, "steps": window_steps, "size": "16 KiB window", "laps": window_steps / lap}
+    return found
+
+
+def page_local_positions(lines: int, generator: torch.Generator | None = None) -> torch.Tensor:
+    """One int32 at the start of each of `lines` 64-byte lines, page by page (4 KiB, 64 lines)
+    in order, the lines of each page in a random order: a new line each step, a new page (a DTLB
+    miss) only every 64 steps."""
+    per_page = PAGE_BYTES // ch02.CACHE_LINE_BYTES
+    pages = lines // per_page
+    order = torch.argsort(torch.rand(pages, per_page, generator=generator), dim=1)
+    return ((torch.arange(pages)[:, None] * per_page + order).reshape(-1)) * LINE_INTS
+
+
+def cpu_chains(dram_bytes: int, steps: int = CPU_STEPS, seed: int = 0) -> dict[str, dict]:
+    """The CPU's three chains of random 64-byte lines: inside 16 KiB (L1), over `dram_bytes`
+    page by page (DRAM, a DTLB miss every 64 steps) and over `dram_bytes` in a random order of
+    pages too (DRAM and, nearly every step, a page-table walk)."""
+    gen = torch.Generator().manual_seed(seed)
+    lines = dram_bytes // PAGE_BYTES * (PAGE_BYTES // ch02.CACHE_LINE_BYTES)
+    if lines < steps:
+        raise ValueError(f"{dram_bytes:,} B holds {lines:,} lines, fewer than the {steps:,} steps a call takes")
+    found = {RANDOM_WINDOW: (random_line_positions(WINDOW_ELEMENTS // LINE_INTS, gen), WINDOW_ELEMENTS, "16 KiB window"),
+             PAGE_BY_PAGE: (page_local_positions(lines, gen), lines * LINE_INTS, "DRAM-sized"),
+             RANDOM_DRAM: (random_line_positions(lines, gen), lines * LINE_INTS, "DRAM-sized")}
+    return {label: {"buf": chain(pos, size), "start": int(pos[0]), "steps": steps, "size": where}
+            for label, (pos, size, where) in found.items()}
+
+
+@lru_cache(maxsize=1)
+def _kernel() -> Callable:
+    """The chase kernel, compiled on first use (imports triton here, never at module import)."""
+    import triton
+    import triton.language as tl
+
+    @triton.jit(do_not_specialize=["start", "steps"])
+    def chase_kernel(chain_ptr, out_ptr, start, steps):  # noqa: ANN001, ANN202
+        idx = start
+        for _ in range(steps):
+            idx = tl.load(chain_ptr + idx)  # the next address is the value just loaded
+        tl.store(out_ptr, idx)
+
+    return chase_kernel
+
+
+def chase_triton(buf: torch.Tensor, start: int, steps: int, out: torch.Tensor) -> torch.Tensor:
+    """Follow `buf`'s chain from `start` for `steps` dependent loads in one Triton program (one
+    warp); the index reached is stored in `out` (so the loads cannot be dropped)."""
+    if buf.device.type != "cuda" and os.environ.get("TRITON_INTERPRET") != "1":
+        raise ValueError(f"chase_triton takes a CUDA tensor (or TRITON_INTERPRET=1), got {buf.device}")
+    _kernel()[(1,)](buf, out, start, steps, num_warps=1)
+    return out
+
+
+def chase_python(buf: torch.Tensor, start: int, steps: int) -> int:
+    """Follow a CPU chain for `steps` dependent loads in a Python loop over its memory."""
+    memory = memoryview(buf.numpy())
+    idx = start
+    for _ in range(steps):
+        idx = memory[idx]
+    return idx
+
+
+class Follower:
+    """A CPU chain followed `steps` at a time, each call going on where the last stopped, so the
+    calls of a timing walk the whole buffer instead of the same first lines again (which a hot
+    timing would then read from the caches, not DRAM)."""
+
+    def __init__(self, buf: torch.Tensor, start: int, steps: int) -> None:
+        self.memory, self.at, self.steps = memoryview(buf.numpy()), start, steps
+
+    def __call__(self) -> int:
+        memory, idx = self.memory, self.at
+        for _ in range(self.steps):
+            idx = memory[idx]
+        self.at = idx
+        return idx
+
+
+def _start(found: Mapping) -> int:
+    """A chain's first position (where its positions begin: page by page, a page's first line)."""
+    return int(found["start"])
+
+
+def measure(device: torch.device | str, on_gpu: bool, dram_bytes: int, rounds: int = 3,
+            rep_ms: float = 60.0) -> tuple[dict, Comparison]:
+    """Every chain followed and timed in interleaved rounds (`bench.compare`): on a GPU cold (the
+    last-level cache flushed before each call; the window's first lap misses, later laps hit L1),
+    on a CPU hot (the random lines miss anyway; each call goes on where the last stopped) over
+    `dram_bytes` (C5b's buffer size, beyond the caches). About 1-3 s on either device, the
+    Triton kernel's compile included. Returns (the record, the comparison)."""
+    chains = gpu_chains(device) if on_gpu else cpu_chains(dram_bytes)
+    out = torch.zeros(1, dtype=torch.int32, device=device)
+    variants = {}
+    for label, found in chains.items():
+        start, steps = _start(found), int(found["steps"])
+        variants[label] = ((lambda b=found["buf"], s=start, n=steps: chase_triton(b, s, n, out)) if on_gpu
+                           else Follower(found["buf"], start, steps))
+    baseline = ch02.ALIGNED_CONTIGUOUS if on_gpu else RANDOM_WINDOW
+    cmp = bench.compare(variants, baseline=baseline, rounds=rounds, rep_ms=rep_ms,
+                        mode="cold" if on_gpu else "hot", device=device, progress=False)
+    return record(chains, cmp, on_gpu) | ({} if on_gpu else {"dram_bytes": dram_bytes}), cmp
+
+
+def record(chains: Mapping[str, Mapping], cmp: Comparison, on_gpu: bool) -> dict:
+    """The chase's record: per pattern, ns per step and its rounds' spread; on a GPU also the
+    32-byte sectors and 64-byte units its visited addresses touch per step (counted, not timed)."""
+    from labkit.chapters.ch02_contiguity_and_hidden_copies import cases
+
+    rows = []
+    for label, found in chains.items():
+        v = cmp[label]
+        steps = int(found["steps"])
+        row = {"pattern": label, "size": found["size"], "steps": steps, "ns_per_step": 1e9 * v.timing.median_s / steps,
+               "ratio": v.ratio, "ratio_iqr": [v.ratio_q25, v.ratio_q75],
+               "rounds_spread": max(v.round_medians_s) / min(v.round_medians_s) if v.round_medians_s else None}
+        if "view" in found:
+            row["sectors_per_step"] = cases.fetched_bytes(found["view"], cases.SECTOR_BYTES) / cases.SECTOR_BYTES / steps
+            row["dram_units_per_step"] = cases.fetched_bytes(found["view"], DRAM_UNIT) / DRAM_UNIT / steps
+        if "laps" in found:
+            row["laps"] = found["laps"]
+        rows.append(row)
+    return {"rows": rows, "rounds": cmp.rounds, "on_gpu": on_gpu, "clock": "device" if on_gpu else "wall"}
+
+
+def _rows(rec: Mapping, size: str) -> dict[str, dict]:
+    return {r["pattern"]: r for r in rec["rows"] if r["size"] == size}
+
+
+def table(rec: Mapping, title: str = "") -> Table:
+    """The chase as a table: per pattern, ns per dependent access and its ratio to the aligned
+    contiguous chain of its size; on a GPU the sectors each access fetches and ns per sector."""
+
+    shown = []
+    for size in ("DRAM-sized", "16 KiB window"):
+        found = _rows(rec, size)
+        base = next((r for label, r in found.items() if label.startswith(ch02.ALIGNED_CONTIGUOUS)), None)
+        for label, r in found.items():
+            row = {"chain": label if rec["on_gpu"] else r["pattern"], "ns per access": r["ns_per_step"]}
+            if rec["on_gpu"]:
+                row["x aligned, contiguous"] = r["ns_per_step"] / base["ns_per_step"]
+                row["32 B sectors per access"] = r.get("sectors_per_step")
+                row["ns per sector"] = (r["ns_per_step"] / r["sectors_per_step"]) if r.get("sectors_per_step") else None
+            shown.append(row)
+    units = {"ns per access": "ns"} | ({"x aligned, contiguous": "x", "ns per sector": "ns"} if rec["on_gpu"] else {})
+    return table_rows(shown, title or f"a chain of dependent loads, {rec['rounds']} interleaved rounds", units)
+
+
+def _spread(values: list[float]) -> tuple[float, float]:
+    return min(values), max(values)
+
+
+ROUNDS_SPREAD = 1.25  # a chain whose slowest round is over this times its fastest: the note says so
+
+
+def _noise(rec: Mapping) -> str:
+    """' (noisy: ...)' naming each chain whose rounds' medians spread over ROUNDS_SPREAD, '' if none."""
+    wide = [f"{r['pattern']} {r['rounds_spread']:.2f}x" for r in rec["rows"]
+            if r.get("rounds_spread") and r["rounds_spread"] > ROUNDS_SPREAD]
+    return f" Noisy: rounds spread {', '.join(wide)} (slowest over fastest); read these as rough." if wide else ""
+
+
+def note(rec: Mapping) -> str:
+    """What the chase says, computed from its rows (nothing here is typed in). On a GPU:
+    alignment alone and stride 2 per access beside their sectors; whether ns per 32 B sector
+    stays within FLAT_PER_SECTOR across the DRAM-sized patterns (then the sectors fetched set
+    the cost), else whether ns per 64 B unit does (DRAM's 64 B fill, a hypothesis), else that
+    neither does; and the window's ratios (the GPU's L1 case). On a CPU: DRAM's cost beyond L1."""
+    if not rec["on_gpu"]:
+        steps = {r["pattern"]: r["ns_per_step"] for r in rec["rows"]}
+        near, local, far = (steps[k] for k in (RANDOM_WINDOW, PAGE_BY_PAGE, RANDOM_DRAM))
+        return (f"a dependent load of a random line took {near:.0f} ns a step inside 16 KiB, {local:.0f} ns over "
+                f"{rec['dram_bytes'] >> 20} MiB page by page, {far:.0f} ns in random pages: a new line of a page "
+                f"{local - near:.0f} ns more than an L1 hit (prefetchers may hide part of DRAM's latency), a new "
+                f"4 KiB page each step {far - local:.0f} ns more (a page-table walk, the DTLB misses C9's seed "
+                "counts: a hypothesis). The Python loop's own cost per step cancels in each difference; it is too "
+                "slow to tell C5b's sequential patterns apart, so C5b's sums attribute the cost on a CPU." + _noise(rec))
+    dram = _rows(rec, "DRAM-sized")
+    a, m, s = (dram[k] for k in (ch02.ALIGNED_CONTIGUOUS, ch02.MISALIGNED_CONTIGUOUS, ch02.ALIGNED_STRIDED))
+    text = (f"per dependent access at DRAM size, alignment alone {m['ns_per_step'] / a['ns_per_step']:.2f}x for "
+            f"{m['sectors_per_step'] / a['sectors_per_step']:.2f}x the sectors, stride {ch02.PATTERN_STRIDE} "
+            f"{s['ns_per_step'] / a['ns_per_step']:.2f}x for {s['sectors_per_step'] / a['sectors_per_step']:.2f}x. ")
+    per_sector = _spread([r["ns_per_step"] / r["sectors_per_step"] for r in dram.values()])
+    per_unit = _spread([r["ns_per_step"] / r["dram_units_per_step"] for r in dram.values()])
+    if per_sector[1] <= FLAT_PER_SECTOR * per_sector[0]:
+        text += (f"Every pattern costs {per_sector[0]:.0f}-{per_sector[1]:.0f} ns per 32 B sector fetched: the "
+                 "sectors a pattern fetches, not its alignment, set its cost")
+    elif per_unit[1] <= FLAT_PER_SECTOR * per_unit[0]:
+        text += (f"Per 32 B sector the patterns spread {per_sector[1] / per_sector[0]:.2f}x ({per_sector[0]:.0f}-"
+                 f"{per_sector[1]:.0f} ns), per 64 B unit {per_unit[1] / per_unit[0]:.2f}x ({per_unit[0]:.0f}-"
+                 f"{per_unit[1]:.0f} ns): the 64 B units fetched set the cost (DRAM filling 64 B, a hypothesis), "
+                 "not alignment")
+    else:
+        text += (f"Neither the sectors nor 64 B units fetched set it alone: {per_sector[0]:.0f}-{per_sector[1]:.0f} "
+                 f"ns per sector, {per_unit[0]:.0f}-{per_unit[1]:.0f} ns per 64 B unit")
+    window = _rows(rec, "16 KiB window")
+    if window:
+        wa, wm, ws = (window[f"{k}, 16 KiB window"] for k in (ch02.ALIGNED_CONTIGUOUS, ch02.MISALIGNED_CONTIGUOUS,
+                                                               ch02.ALIGNED_STRIDED))
+        text += (f". In a 16 KiB window ({wa['laps']:.0f} laps a call, L1 after the first): alignment alone "
+                 f"{wm['ns_per_step'] / wa['ns_per_step']:.2f}x, stride {ch02.PATTERN_STRIDE} "
+                 f"{ws['ns_per_step'] / wa['ns_per_step']:.2f}x per access")
+    return text + "." + _noise(rec)
+
+
+def recorded_table(recorded: object) -> Table:
+    """The reference GPU's chase as recorded (its label says where and when), its note computed
+    from its own rows; where nothing is recorded yet, one row that says so (the chase is new
+    with issue 38's C5b bullet: the next GPU run of the chapter records it)."""
+    value = getattr(recorded, "value", None)
+    label = getattr(recorded, "label", "nothing recorded")
+    if not value:
+        return table_rows([{"the reference GPU's chase": f"{label} (the chapter's next GPU run records it)"}])
+    return table(value, f"the reference GPU's chase, {label}").note(note(value))

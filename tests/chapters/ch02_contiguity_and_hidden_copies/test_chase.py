@@ -1,0 +1,153 @@
+"""C5b's latency, a chain of dependent loads (issue 38's C5b bullet): the chains, the bytes each
+access fetches, the note read from the rows, and the Triton kernel under TRITON_INTERPRET=1."""
+
+import os
+import subprocess
+import sys
+import textwrap
+
+import pytest
+import torch
+
+from labkit.chapters.ch02_contiguity_and_hidden_copies import chase
+from labkit.chapters.ch02_contiguity_and_hidden_copies import claims as ch02
+from labkit.measure.timing import Comparison, Timing, VariantResult
+from tests.paths import ROOT
+
+
+def test_a_chain_visits_its_positions_in_order_and_cycles():
+    pos = torch.tensor([3, 7, 1, 12])
+    buf = chase.chain(pos, 16)
+    assert buf.dtype == torch.int32 and buf.data_ptr() % 64 == 0
+    assert [chase.chase_python(buf, 3, k) for k in range(5)] == [3, 7, 1, 12, 3]
+    assert int((buf >= 0).sum()) == 4
+    follow = chase.Follower(buf, 3, 3)
+    assert follow() == 12 and follow() == 1  # each call goes on where the last stopped
+    with pytest.raises(ValueError, match="repeat"):
+        chase.chain(torch.tensor([1, 1]), 4)
+    with pytest.raises(ValueError, match="must lie in"):
+        chase.chain(torch.tensor([4]), 4)
+
+
+def test_the_gpu_chains_fetch_the_sectors_their_strides_say():
+    """Per access at DRAM size: stride 1 fetches 1/8 of a 32 B sector (4 B of 32), stride 2 1/4,
+    stride 8 and 16 one sector each, 64 B units 1/2 and 1 at strides 8 and 16; the misaligned
+    start crosses one more sector in the whole chain at most."""
+    chains = chase.gpu_chains("cpu", steps=1024, window_steps=64)
+    assert len(chains) == 12
+    sectors = {label: chase_fetched(f, 32) for label, f in chains.items() if "view" in f}
+    assert sectors[ch02.ALIGNED_CONTIGUOUS] == 1 / 8 and sectors[ch02.ALIGNED_STRIDED] == 1 / 4
+    assert sectors["aligned, every 8th element"] == 1.0 == sectors["aligned, every 16th element"]
+    assert 1 / 8 <= sectors[ch02.MISALIGNED_CONTIGUOUS] <= 1 / 8 + 1 / 1024
+    assert chase_fetched(chains["aligned, every 8th element"], 64) == 0.5
+    window = chains[f"{ch02.ALIGNED_CONTIGUOUS}, 16 KiB window"]
+    assert window["size"] == "16 KiB window" and window["buf"].numel() * 4 == 16 << 10
+
+
+def chase_fetched(found, unit):
+    from labkit.chapters.ch02_contiguity_and_hidden_copies import cases
+
+    return cases.fetched_bytes(found["view"], unit) / unit / found["steps"]
+
+
+def test_the_cpu_chains_walk_random_lines_page_by_page_and_in_random_pages():
+    chains = chase.cpu_chains(1 << 20, steps=256)
+    assert set(chains) == {chase.RANDOM_WINDOW, chase.PAGE_BY_PAGE, chase.RANDOM_DRAM}
+    local = chains[chase.PAGE_BY_PAGE]["buf"]
+    visited, at = [], chase._start(chains[chase.PAGE_BY_PAGE])
+    for _ in range(128):
+        visited.append(at)
+        at = int(local[at])
+    pages = [p * 4 // 4096 for p in visited]
+    assert pages[:64] == [pages[0]] * 64 and len(set(pages[64:])) == 1  # 64 lines a page, then the next page
+    assert all(p % 16 == 0 for p in visited)  # each at the start of a 64-byte line
+    with pytest.raises(ValueError, match="fewer than"):
+        chase.cpu_chains(64 << 10, steps=20000)
+
+
+def _cmp(ns: dict[str, float], steps: dict[str, int], baseline: str) -> Comparison:
+    variants = {}
+    for label, v in ns.items():
+        s = v * steps[label] * 1e-9
+        t = Timing(label=label, device="cuda", mode="cold", times_s=(s,), median_s=s, iqr_s=0.0, min_s=s, count=1)
+        variants[label] = VariantResult(t, 1.0, 1.0, 1.0, (s,))
+    return Comparison(baseline, 3, variants, tuple(ns))
+
+
+def _gpu_record(per_sector: float, per_unit: float | None = None, window_ratio: float = 1.0) -> dict:
+    """A GPU record whose DRAM chains cost `per_sector` ns per 32 B sector (or, given
+    `per_unit`, that many ns per 64 B unit), and whose window's misaligned chain is `window_ratio`."""
+    chains = chase.gpu_chains("cpu", steps=4096, window_steps=16384)
+    ns = {}
+    for label, f in chains.items():
+        if "view" in f:
+            ns[label] = (per_unit * chase_fetched(f, 64)) if per_unit else per_sector * chase_fetched(f, 32)
+        else:
+            ns[label] = 20.0 * (window_ratio if label.startswith("misaligned, contiguous") else 1.0)
+    return chase.record(chains, _cmp(ns, {k: f["steps"] for k, f in chains.items()}, ch02.ALIGNED_CONTIGUOUS), True)
+
+
+def test_the_gpu_note_attributes_the_cost_from_the_rows():
+    """Issue 38: the cost attributed to alignment or stride with the bytes each pattern fetches.
+    The note's conclusion is read from the rows: flat per sector -> the sectors set it; flat per
+    64 B unit only -> DRAM's 64 B fill (a hypothesis); neither -> says so."""
+    flat = chase.note(_gpu_record(per_sector=600.0))
+    assert flat.startswith("per dependent access at DRAM size, alignment alone 1.00x for 1.00x the sectors, "
+                           "stride 2 2.00x for 2.00x.")
+    assert "Every pattern costs 600-600 ns per 32 B sector fetched: the sectors a pattern fetches, not its " \
+           "alignment, set its cost" in flat
+    assert flat.endswith("In a 16 KiB window (4 laps a call, L1 after the first): alignment alone 1.00x, "
+                         "stride 2 1.00x per access.")
+    unit = chase.note(_gpu_record(per_sector=0, per_unit=700.0))
+    assert "per 64 B unit 1.00x (700-700 ns): the 64 B units fetched set the cost (DRAM filling 64 B, a hypothesis)" in unit
+    rec = _gpu_record(per_sector=600.0)
+    dear = next(r for r in rec["rows"] if r["pattern"] == "aligned, every 8th element")
+    dear["ns_per_step"] *= 3  # one pattern three times dearer per sector and per unit
+    assert "Neither the sectors nor 64 B units fetched set it alone" in chase.note(rec)
+    window = chase.note(_gpu_record(per_sector=600.0, window_ratio=1.5))
+    assert "alignment alone 1.50x, stride 2 1.00x per access." in window
+    shown = chase.table(rec)
+    assert shown.columns == ["chain", "ns per access", "x aligned, contiguous", "32 B sectors per access",
+                             "ns per sector"] and len(shown.rows) == 12
+
+
+def test_the_cpu_note_prints_the_differences_from_the_rows():
+    chains = chase.cpu_chains(1 << 20, steps=256)
+    ns = {chase.RANDOM_WINDOW: 60.0, chase.PAGE_BY_PAGE: 100.0, chase.RANDOM_DRAM: 600.0}
+    rec = chase.record(chains, _cmp(ns, {k: 256 for k in ns}, chase.RANDOM_WINDOW), False) | {"dram_bytes": 1 << 20}
+    text = chase.note(rec)
+    assert text.startswith("a dependent load of a random line took 60 ns a step inside 16 KiB, 100 ns over 1 MiB "
+                           "page by page, 600 ns in random pages: a new line of a page 40 ns more than an L1 hit")
+    assert "a new 4 KiB page each step 500 ns more (a page-table walk" in text
+    assert chase.table(rec).columns == ["chain", "ns per access"] and "Noisy" not in text
+    rec["rows"][1]["rounds_spread"] = 1.6  # a loaded machine: the note says which chain and how much
+    assert chase.note(rec).endswith(" Noisy: rounds spread random lines, page by page 1.60x (slowest over "
+                                    "fastest); read these as rough.")
+
+
+def test_nothing_recorded_says_so():
+    from labkit.session import Recorded
+
+    shown = chase.recorded_table(Recorded("02_contiguity_and_hidden_copies", "chase", "nvidia-h200"))
+    assert "the chapter's next GPU run records it" in str(shown)
+
+
+def test_the_triton_chase_follows_the_chain_in_the_interpreter():
+    """The GPU kernel, run by Triton's interpreter on the CPU (in a subprocess: TRITON_INTERPRET
+    must be set before triton is imported, and must not leak into other tests)."""
+    pytest.importorskip("triton")
+    script = textwrap.dedent("""
+        import torch
+        from labkit.chapters.ch02_contiguity_and_hidden_copies import chase
+        out = torch.zeros(1, dtype=torch.int32)
+        for label, f in chase.gpu_chains("cpu", steps=64, window_steps=300).items():
+            start = chase._start(f)
+            for steps in (f["steps"] - 1, f["steps"]):
+                got = int(chase.chase_triton(f["buf"], start, steps, out)[0])
+                assert got == chase.chase_python(f["buf"], start, steps), (label, steps)
+        print("ok")
+    """)
+    env = dict(os.environ, TRITON_INTERPRET="1")
+    done = subprocess.run([sys.executable, "-c", script], cwd=ROOT, env=env, capture_output=True, text=True,
+                          timeout=300)
+    assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr[-2000:]
