@@ -62,7 +62,7 @@ class Setup:
         aoti = aoti_recorded()
         if aoti:
             shown.note(aoti)
-        return shown.note(f"each audit's keep rule for a fix: {recommend.rule()}")
+        return shown.note(f"keep rule for a fix: {recommend.rule()}")
 
 
 AOTI_CHAPTER, AOTI_KEY = "07_export_traps", "aoti"
@@ -78,7 +78,7 @@ def aoti_recorded(machine: str = results.DEFAULT_REFERENCE) -> str:
     row = next((r for r in payload.get("rows") or [] if r.get("path") == "AOTInductor"), None)
     if not row or row.get("build_s") is None:
         return ""
-    return (f"AOTInductor, left to the command (--exports aoti): {row['build_s']:.0f} s to build chapter "
+    return (f"AOTInductor, left to the command: {row['build_s']:.0f} s to build chapter "
             f"07's small network on the reference GPU (recorded "
             f"{payload.get('measured_at') or str(entry.get('recorded_at', ''))[:10]})")
 
@@ -531,38 +531,23 @@ def fix_line(three: Sequence[audit.Report | Mapping], where: str = " here") -> s
                         for n, r in zip(NETWORK_NAMES, three, strict=True)))
 
 
-def here_ratios(three: Sequence[audit.Report]) -> str:
-    """'1.12x (slower), 0.75x (kept, noisy rounds), ...': this run's ratios in the networks'
-    order, after the reference GPU's on a CPU page."""
-    def one(result: audit.Report) -> str:
-        first = _first(result)
-        if first is None or not first.timed:
-            return "not timed"
-        shaky = first.ratio_q25 is not None and recommend.noisy(first.ratio, first.ratio_q25, first.ratio_q75)
-        return f"{first.ratio:.2f}x ({_outcome(result)}{', noisy rounds' if shaky else ''})"
-    return ", ".join(one(r) for r in three)
-
-
 def takeaways(resnet: audit.Report, mobile: audit.Report, vit: audit.Report,
               mine: audit.Report, chapter: Chapter | None = None) -> Sequence[str]:
     """The chapter's conclusions, each built from the three audits and the learner's: one line
     each (review 2026-12-04m 08-09-99 item 13c: the first ran to ~90 words, the fourth said
     'kept' three times).
 
-    On a CPU (`chapter` given, the reference GPU's three audits recorded), the first line leads
-    with the reference GPU's decisions, labelled recorded, and gives this CPU's ratios after them
-    (review 2026-12-04m 08-09-99 item 12: the CPU page's lesson came from a small, shared CPU's
-    noisy rounds, the GPU's decisions only in the tables' second column)."""
+    On a CPU (`chapter` given, the reference GPU's three audits recorded), the first line is the
+    reference GPU's decisions, labelled recorded; this CPU's own calls stay in each table's first
+    column (review 2026-12-04m 08-09-99 item 12: the CPU page's lesson came from a small, shared
+    CPU's noisy rounds, the GPU's decisions only in the tables' second column)."""
     three, fixes = (resnet, mobile, vit), mine.recommendations
     kept = [r for r in fixes if r.kept]
     reference = recorded_audits(chapter)
     lead = fix_line(three) if reference is None else fix_line(reference, where="")
     first = lead if reference is None else "On the reference GPU (recorded): " + lead[0].lower() + lead[1:]
-    first += ": a layout is chosen per network and machine, by measuring"
-    if reference is not None:
-        first += f"; here ({resnet.device}): {here_ratios(three)}"
     return [
-        first + ".",
+        first + ": a layout is chosen per network and machine, by measuring.",
         f"Layout drops found: ResNet-50 {len(resnet.drops)}, MobileNetV3 {len(mobile.drops)}, "
         f"ViT {len(vit.drops)}; bytes copied in one forward: {human_bytes(resnet.copy_bytes)}, "
         f"{human_bytes(mobile.copy_bytes)} and {human_bytes(vit.copy_bytes)}" + where_copied(mine),
