@@ -183,7 +183,7 @@ RECORDED = "recorded"  # summarise_numbers' default: read the recorded page's ca
 SPEED_CELL = "tables.speed_table("  # the page's speed cell, in its H200 copy
 _CALL_LINE = re.compile(r"^(?:fastest path correct on all layouts: (?P<named>.+?), (?:\d|no )"
                         r"|no path correct on all layouts is fastest by more than \d+%: (?P<band>.+?) \("
-                        r"|no path correct on all layouts is called fastest, a tie: (?P<tie>.+?) \("
+                        r"|no path correct on all layouts is called fastest: (?:a (?P<eager_tie>tie with eager)|(?P<tie>[^()]+? tie)) \("
                         r"|no path correct on all layouts is called fastest: (?P<held>.+?) ran )")
 
 
@@ -195,7 +195,7 @@ def _call_of_line(line: str) -> str | None:
         return None
     if found["held"]:
         return f"{tables.NOT_RESOLVED} ({found['held']} held back)"
-    return tables.call_kind(found["named"] or found["band"] or found["tie"])
+    return tables.call_kind(found["named"] or found["band"] or found["eager_tie"] or found["tie"])
 
 
 def calls_in_copy(text: str) -> dict[str, str]:

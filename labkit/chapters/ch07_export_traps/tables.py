@@ -886,7 +886,7 @@ def speed_call(comparison: object, correct_on_all: Sequence[str], loop: object |
     elif call == name:
         sentence = f"fastest path correct on all layouts: {name}, {stated_brief(decided, name)} of eager's {of}"
     else:  # a tie: by the rule, no path beats the other (review 2026-12-04m item 1)
-        sentence = (f"no path correct on all layouts is called fastest, a tie: {call} ({name} "
+        sentence = (f"no path correct on all layouts is called fastest: {'a ' if call == TIE_WITH_EAGER else ''}{call} ({name} "
                     f"{variant.ratio:.2f}x of eager's {of}, rounds {variant.ratio_q25:.2f}-{variant.ratio_q75:.2f}: "
                     f"{tie_reason(decided, name, call)})")
     if loop is not None:

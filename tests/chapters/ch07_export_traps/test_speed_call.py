@@ -84,7 +84,7 @@ def test_the_cpu_pages_fastest_line_states_the_ratio_or_says_plainly_why_not():
     straddles = _Cmp({"eager": _v(1.0, 1.0, 1.0), ONNX: _v(0.90, 0.85, 1.05)})  # within noise: a tie
     said = tables.speed_call(straddles, [ONNX])
     assert said.call == tables.TIE_WITH_EAGER
-    assert said.sentence == (f"no path correct on all layouts is called fastest, a tie: tie with eager ({ONNX} "
+    assert said.sentence == (f"no path correct on all layouts is called fastest: a tie with eager ({ONNX} "
                              "0.90x of eager's time, rounds 0.85-1.05: its rounds reach 1x)")
 
 
@@ -106,7 +106,7 @@ def test_where_paths_are_launch_bound_the_loops_wall_time_decides_with_device_ti
     correct = ["torch.jit.trace", "torch.jit.script", "torch.export"]
     on_device = tables.speed_call(_h200(), correct)
     assert on_device.call == tables.TIE_WITH_EAGER  # what the page called on device time
-    assert on_device.sentence.startswith("no path correct on all layouts is called fastest, a tie: tie with eager "
+    assert on_device.sentence.startswith("no path correct on all layouts is called fastest: a tie with eager "
                                          "(torch.jit.script 0.98x of eager's device time, rounds 0.98-0.98: "
                                          "within +-2%)")
     said = tables.speed_call(_h200(), correct, _loop())
@@ -344,7 +344,7 @@ def test_the_recorded_pages_calls_are_read_off_its_copy_where_no_record_holds_th
     assert reproduce.calls_in_copy(text) == {"CUDA events on cuda:0": "torch.jit.script", "CPU clock": ONNX}
     band = "no path correct on all layouts is fastest by more than 2%: within 2% of eager (torch.jit.script 0.98x, device time)"
     held = f"no path correct on all layouts is called fastest: {ONNX} ran 0.43x of eager's time (rounds 0.35-0.56), but"
-    tie = ("no path correct on all layouts is called fastest, a tie: torch.jit.trace and torch.jit.script tie "
+    tie = ("no path correct on all layouts is called fastest: torch.jit.trace and torch.jit.script tie "
            "(torch.jit.script 0.80x of eager's time, rounds 0.79-0.81: within noise of torch.jit.trace)")
     assert reproduce.calls_in_copy(f"timed with X\n{band}\ntimed with Y\n{held}\ntimed with Z\n{tie}\n") == {
         "X": tables.TIE_WITH_EAGER, "Y": f"{tables.NOT_RESOLVED} ({ONNX} held back)",
@@ -433,6 +433,11 @@ def test_a_within_noise_result_is_a_tie_by_the_rule_trap_2_and_reproduce_use():
             for call in (f"within 2% of eager ({tables.LOOP_CLOCK})", f"{tables.TIE_WITH_EAGER} ({tables.DEVICE_CLOCK})")]
     assert reproduce.reference_agreement(runs, page)["differ"] == []
     assert tables.call_kind("b and a within 2% of each other") == tables.call_kind("a and b tie") == "a and b tie"
+    # a page's copy reads back as the call the page made (`page_calls` where no record holds it)
+    device, loop = _h200_1920()
+    for said in (tables.speed_call(noisy, ["a"]), tables.speed_call(close, ["a", "b"]),
+                 tables.speed_call(apart, ["a", "b"]), tables.speed_call(device, CORRECT_ON_ALL, loop)):
+        assert reproduce._call_of_line(said.sentence) == tables.call_kind(said.call), said.sentence
 
 
 def test_reproduce_compares_trap_2_and_3_with_the_page_too():
