@@ -203,15 +203,15 @@ def ratio_text(ratio: float) -> str:
 
 def parity_first_calls_note(rows: object) -> str:
     """The note under the reference GPU's first calls on a CPU page (review 2026-12-04m item 9):
-    which record they come from and its date, read from the record (`Recorded`), that the
-    chapter's own GPU run does not renew them and benchmarks/harness_parity.py does, and why they
-    differ from the GPU page's Mistake 2 table. The rows teach what no CPU can show: the CUDA
-    context and cuBLAS set-up, paid once per process, which only a fresh process's first calls
-    time (the notebook's GPU run has its context by then)."""
-    where = f"{rows.machine}, {rows.date}" if isinstance(rows, Recorded) and rows.date else "the reference GPU"
-    return (f"Recorded by benchmarks/harness_parity.py in a fresh process ({where}); that script's next GPU "
-            "run renews them, the chapter's own GPU run does not. Its fill allocates the 1 GiB inside the "
-            "first call (the first cudaMalloc), unlike the GPU page's Mistake 2 fill.")
+    the record they come from (the table's column names its machine and date, read from the
+    record), that the chapter's own GPU run does not renew them and benchmarks/harness_parity.py
+    does, and why they differ from the GPU page's Mistake 2 table. The rows teach what no CPU can
+    show: the CUDA context and cuBLAS set-up, paid once per process, which only a fresh process's
+    first calls time (the notebook's GPU run has its context by then)."""
+    when = f" on {rows.date}" if isinstance(rows, Recorded) and rows.date else ""
+    return (f"Recorded by benchmarks/harness_parity.py in a fresh process{when}: its next GPU run renews them "
+            "(this chapter's does not). Its fill allocates the 1 GiB in the first call (the first cudaMalloc), "
+            "unlike Mistake 2's.")
 
 
 def first_call_table(rows: object, where: str = "", note: str = "") -> Table | Said | None:
