@@ -336,33 +336,34 @@ def _changed(counts: Mapping[str, int], than: Mapping[str, int]) -> str:
     return ", ".join(shown + ([f"{rest} other"] if rest else [])) or "none"
 
 
-def fold_kernel_line(profiles: Mapping[str, Mapping]) -> str:
+def fold_kernel_line(profiles: Mapping[str, Mapping], host: bool = True) -> str:
     """What one forward of the original and of the folded network ran (`forward_profile` of
     each, with the host launch per call the timing measured, `host_s`, None on a CPU), in one
-    line: kernels (aten ops on a CPU) and module calls before and after, what went and came, and
-    on a GPU the host launch's change and its share per module call fewer."""
+    line: kernels (aten ops on a CPU) before and after and what went and came, module calls
+    before and after, and on a GPU (`host`) the host launch's change (the table above gives
+    both) over the module calls fewer."""
     a, b = profiles["original"], profiles["folded"]
     unit = "kernels" if profiles.get("on_gpu") else "aten ops"
     ran_a, ran_b = a["ran"], b["ran"]
     line = (f"One forward, profiled: {sum(ran_a.values())} {unit} -> {sum(ran_b.values())} "
-            f"(out: {_changed(ran_a, ran_b)}; in: {_changed(ran_b, ran_a)}); "
+            f"(out: {_changed(ran_a, ran_b)}; in: {_changed(ran_b, ran_a)}), "
             f"module calls {a['module_calls']} -> {b['module_calls']}")
     host_a, host_b = a.get("host_s"), b.get("host_s")
     fewer = a["module_calls"] - b["module_calls"]
-    if host_a is not None and host_b is not None:
-        per = f", {1e6 * (host_a - host_b) / fewer:.0f} us per module call fewer" if fewer > 0 else ""
-        line += (f"; host launch {1e3 * host_a:.2f} -> {1e3 * host_b:.2f} ms "
-                 f"({1e3 * (host_b - host_a):+.2f} ms{per})")
+    if host and host_a is not None and host_b is not None:
+        per = f", {1e6 * (host_a - host_b) / fewer:.0f} us per call fewer" if fewer > 0 else ""
+        line += f"; host launch {1e3 * (host_b - host_a):+.2f} ms{per}"
     return line + "."
 
 
 def fold_kernel_lines(here: Mapping, recorded: object = None) -> str:
-    """`fold_kernel_line` of this run, and on a CPU the reference GPU's from its record
+    """`fold_kernel_line` of this run, and on a CPU the reference GPU's kernels from its record
     (`recorded`, a `Recorded`, labelled), where one is kept: the prose's cuDNN bias kernel is a
     GPU's, which a CPU's aten ops do not show."""
     line = fold_kernel_line(here)
     if recorded and isinstance(getattr(recorded, "value", None), Mapping):
-        line += f" On the reference GPU ({recorded.label}): {fold_kernel_line(recorded.value)}"  # type: ignore[attr-defined]
+        found = fold_kernel_line(recorded.value, host=False)  # type: ignore[attr-defined]
+        line += f" Reference GPU ({recorded.label}): {found.removeprefix('One forward, profiled: ')}"  # type: ignore[attr-defined]
     return line
 
 
@@ -806,16 +807,14 @@ def summaries(traces: Mapping[str, timeline.Trace]) -> Table:
     both traces, not one each).
 
     The span is the GPU's own (first kernel to last) on a GPU trace and the whole trace's on a
-    CPU one, headed so: review 2026-12-04m 03-04 item 11 read the H200's 'span 83.3 us' beside
+    CPU one, headed so ('GPU span', 'trace span'): review 2026-12-04m 03-04 item 11 read the H200's 'span 83.3 us' beside
     the timeline widget's 'over 1.02 ms' for the same replay, which covers the whole trace."""
     figures = {name: timeline.summary(trace).figures() for name, trace in traces.items()}
     on_gpu = any(f["device"] == "gpu" for f in figures.values())
-    span = "GPU span (first kernel to last)" if on_gpu else "trace span"
+    span = "GPU span" if on_gpu else "trace span"  # the widgets below span the whole trace
     shown = Table("the profiled runs", ["way", "events", span], units={span: "s"})
     for name, found in figures.items():
         shown.add(name, found.get("events"), found["window_us"] * 1e-6)
-    if on_gpu:
-        shown.note("The timelines below span the whole trace, the host's calls and syncs included.")
     return shown.fold("each timeline's summary", "\n\n".join(
         f"{name}:\n{timeline.summary(trace)}" for name, trace in traces.items()))
 
