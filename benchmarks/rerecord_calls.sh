@@ -61,7 +61,12 @@ case "${1:-}" in
       # 06's opt-in ResNet-50 DDP run (LABKIT_DDP_RESNET50=1) is not asked here: since bfbfdce it
       # adds an A/A pair and a no_sync() split (132 steps, about twice the 46 s of 13:37), more
       # than the session's 1,800 s leave; give it a call of its own (E2) when seconds remain, before 99.
-    CHAIN=1 STEP_TIMEOUT=200 bash benchmarks/gpu_wave.sh "$(nb 09)" "$(nb 06)" "$(nb 07)" "$(repro 07)" "$(nb 99)" ;;
+      # 2026-12-04n: reproduce 07 before 07, as 05's in C, so the page cites this call's runs, not a
+      # record gone by then (review 2026-12-04m 05-07 item 8); re-judge it against the fresh page after
+      # taking E (the one-liner above, ch07_export_traps in place of ch05_dataloader). Then the audit's
+      # host-bound test under CUDA (~20 s, review 2026-12-04m 08-09-99 item 11), logs under wave/audit_evidence/.
+    CHAIN=1 STEP_TIMEOUT=200 bash benchmarks/gpu_wave.sh "$(nb 09)" "$(nb 06)" "$(repro 07)" "$(nb 07)" \
+      "bash benchmarks/gpu_audit_evidence.sh tests" "$(nb 99)" ;;
   E2) # ~120 s, optional, before E's 99 if run: 06 with its ResNet-50 DDP run
     CHAIN=1 STEP_TIMEOUT=240 bash benchmarks/gpu_wave.sh "LABKIT_DDP_RESNET50=1 $(nb 06)" ;;
   D)  # issue 41 (about 480 s): the one untried combination, the Triton fused epilogue compiled at
