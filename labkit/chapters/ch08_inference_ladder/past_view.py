@@ -335,20 +335,50 @@ def _ms_by_class(row: Mapping) -> dict[str, float]:
     return {k: 1e3 * row["device_s"] * v for k, v in (row.get("kinds") or {}).items()} if row.get("device_s") else {}
 
 
+def _fused_pair(rows: list) -> tuple[Mapping, Mapping] | None:
+    """(the top rung, the fused-epilogue rung), each with a device time and the two classes."""
+    top = next((r for r in rows if r.get("name") == "top rung" and r.get("device_s")), None)
+    fused = next((r for r in rows if str(r.get("name", "")).rstrip(f" {LATER}") == FUSED
+                  and r.get("status") == "measured" and r.get("device_s")), None)
+    if top is None or fused is None:
+        return None
+    a, b = _ms_by_class(top), _ms_by_class(fused)
+    gemm, elem = timeline_stats.GEMM_CONV, attribution.ELEMENTWISE
+    if gemm not in a or gemm not in b or elem not in a or elem not in b:
+        return None
+    return top, fused
+
+
+def fused_net(data: Mapping | None) -> float | None:
+    """The share of the top rung's device time per batch the fused-epilogue rung saved, net
+    (the elementwise tails removed less the GEMM time added), from a record; None without both
+    rungs. The core page's standing line points at this, not at the elementwise share alone
+    (review 2026-12-04m item 7: 'elementwise 39%: the optional section times removing it'
+    beside a section whose fused rung saved 5% net)."""
+    pair = _fused_pair(list((data or {}).get("rows") or []))
+    return None if pair is None else 1 - pair[1]["device_s"] / pair[0]["device_s"]
+
+
+def recorded_fused_net() -> float | None:
+    """fused_net of the reference's record, its later calls included (None without one)."""
+    try:
+        data = load()
+    except PastViewError:
+        return None
+    return None if data is None else fused_net(with_later_calls(data, recorded_path()))
+
+
 def fused_vs_top(rows: list) -> str:
     """The fused-epilogue rung's device time per class in ms beside the top rung's, each from
     its own record (two calls): the epilogues removed the elementwise tails and the GEMMs took
     part of it back (review 2026-12-04i item 2: the page said the 40% elementwise share was
     efficiency lost, where its own fused rung bought ~5% for removing most of it)."""
-    top = next((r for r in rows if r.get("name") == "top rung" and r.get("device_s")), None)
-    fused = next((r for r in rows if str(r.get("name", "")).rstrip(f" {LATER}") == FUSED
-                  and r.get("status") == "measured" and r.get("device_s")), None)
-    if top is None or fused is None:
+    pair = _fused_pair(rows)
+    if pair is None:
         return ""
+    top, fused = pair
     a, b = _ms_by_class(top), _ms_by_class(fused)
     gemm, elem = timeline_stats.GEMM_CONV, attribution.ELEMENTWISE
-    if gemm not in a or gemm not in b or elem not in a or elem not in b:
-        return ""
     total_a, total_b = 1e3 * top["device_s"], 1e3 * fused["device_s"]
     removed, rose = a[elem] - b[elem], b[gemm] - a[gemm]
     back = "all" if rose >= removed else "most" if rose > removed / 2 else "part"

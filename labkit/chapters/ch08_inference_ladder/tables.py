@@ -23,6 +23,7 @@ from labkit.chapters.ch08_inference_ladder import (
     keep,
     ladder,
     numerics,
+    past_view,
     report,
     reproduce,
     roofline,
@@ -640,8 +641,19 @@ def bound_line(best: object, per_image: float, ceiling_tflops: float | None) -> 
             f"{best.settings.math} ceiling)")  # type: ignore[attr-defined]
     elementwise = kinds.get(attribution.ELEMENTWISE)
     if elementwise:
-        said += f"; elementwise {100 * elementwise:.0f}%: the optional section times removing it"
+        # what removing it bought, net, from the optional section's record (review 2026-12-04m
+        # item 7: 'the optional section times removing it' beside its fused rung's net 5%)
+        said += f"; elementwise {100 * elementwise:.0f}%" + fused_pointer()
     return said
+
+
+def fused_pointer() -> str:
+    """What fusing the elementwise tails away bought, net, in the optional section's record
+    (past_view.recorded_fused_net): ' (fused into GEMM epilogues: 5% less device time net,
+    recorded, optional section)'; '' without that record."""
+    net = past_view.recorded_fused_net()
+    return ("" if net is None else f" (fused into GEMM epilogues: {100 * net:.0f}% less device time "
+            "net, recorded, optional section)")
 
 
 def standing_table(best: object, image: int, matmul_tflops: Mapping[str, float],
@@ -681,7 +693,7 @@ def standing_table(best: object, image: int, matmul_tflops: Mapping[str, float],
     split = roofline.gap_split(best.images_per_s, best.settings.math, per_image, device_name,
                                None if bound else best.kinds.get(attribution.ELEMENTWISE))
     if split is not None and not bound:
-        split = dataclasses.replace(split, pointer=": the optional section times removing it")
+        split = dataclasses.replace(split, pointer=fused_pointer())
     if bound:
         shown.note(f"- {bound}")
     if split is None:

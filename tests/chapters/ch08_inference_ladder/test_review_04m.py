@@ -236,3 +236,19 @@ def test_channels_last_under_compile_is_explained_from_the_record_and_inductors_
     # the CPU's own branch (oneDNN: always channels_last) off, so the GPU's heuristic decides
     with torch.backends.mkldnn.flags(enabled=False):
         assert GraphLowering.decide_layout_opt(graph, is_inference=True) is True
+
+
+def test_the_standing_line_points_at_the_fused_rungs_net_gain_not_at_removing_the_share(run):
+    """Item 7: 'elementwise 39%: the optional section times removing it' oversold a section
+    whose fused epilogues removed 2.2 ms of tails and gave most of it back in GEMM time (net 5%).
+    The share is the best rung's own profile; the net is the section's record, read."""
+    from labkit.chapters.ch08_inference_ladder import attribution, past_view
+
+    best = run.best
+    line = tables.bound_line(best, 8.18e9, 729.0)
+    share = 100 * best.kinds[attribution.ELEMENTWISE]
+    net = past_view.recorded_fused_net()
+    assert net is not None and f"{100 * net:.0f}%" == "5%"
+    assert line.endswith(f"; elementwise {share:.0f}% (fused into GEMM epilogues: 5% less device time "
+                         "net, recorded, optional section)")
+    assert "times removing it" not in line
