@@ -614,8 +614,8 @@ def _seed_table_note(paths: Mapping, flags: object = None) -> str:
     copy_share = (f", its copy alone at {copy['pct_of_copy_ceiling']:.0f}% of the ceiling"
                   if copy.get("pct_of_copy_ceiling") is not None else "")
     word, stated = table_direction(paths, flags)
-    return (f"; the seed's table's direction (converting first faster, its "
-            f"{SEED_CONVERTED[0] / SEED_DIRECT[0]:.2f}x) {word} at this shape: NHWC direct "
+    return (f"; the seed's table's {SEED_CONVERTED[0] / SEED_DIRECT[0]:.2f}x (converting first faster): "
+            f"{word} at this shape: NHWC direct "
             f"{1e6 * direct['median_s']:.3g} us{share(direct)}, NHWC -> NCHW then batched "
             f"{1e6 * seeds['median_s']:.3g} us{share(seeds)}, {stated} the direct time{copy_share}")
 

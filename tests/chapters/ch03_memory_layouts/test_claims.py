@@ -192,8 +192,7 @@ def test_c22_names_nchws_batched_gemm_and_judges_the_direction_of_the_seeds_tabl
     assert verdict.outcome == "refuted"  # the conversion decides; the direction is judged apart
     assert "0 through NCHW's own batched form" in verdict.reason
     assert "NHWC direct 20 us at 70% of the copy ceiling" in verdict.reason
-    assert ("the seed's table's direction (converting first faster, its 0.70x) refuted at this shape"
-            in verdict.reason)
+    assert "the seed's table's 0.70x (converting first faster): refuted at this shape" in verdict.reason
     assert "1.70x (rounds 1.65-1.72) the direct time" in verdict.reason
     faster = {**paths, "nhwc_to_nchw": {**paths["nhwc_to_nchw"], "ratio": 0.7, "ratio_spread": [0.68, 0.72]}}
     assert c7.table_direction(faster) == ("holds", "0.70x (rounds 0.68-0.72)")
