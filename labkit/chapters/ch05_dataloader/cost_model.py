@@ -363,6 +363,7 @@ class PrepareParts:
     fresh_workers: int = 0
     fresh_steps: int = 0
     private_calls: int = 0
+    handover_waves: float = 0.0  # the pause before the hand-over is timed, in batch decodes
 
 
 RECORDED_PREPARE = PrepareParts(harness_ms=800.0)  # rep_ms=600, warmup_ms=200 at 41892d9
@@ -373,14 +374,15 @@ def current_prepare() -> PrepareParts:
     the plan's largest count on H200_CORES cores)."""
     most = max(loader_sweep.plan(cores=H200_CORES, gpu=True).worker_counts)
     return PrepareParts(0.0, fresh_step.workers_for(most, H200_CORES), fresh_step.FRESH_STEPS,
-                        fresh_step.PRIVATE_CALLS)
+                        fresh_step.PRIVATE_CALLS, fresh_step.HANDOVER_WAVES)
 
 
 def prepare_seconds(parts: PrepareParts, costs: Mapping[str, Cost], record: Mapping) -> float:
     """Seconds of the step timing in prepare(): the harness's, plus the fresh steps priced as a
     worker-sweep round of `fresh_workers` (its start-up, and warm-up + steps at that loader's
     pace: the loop waits for batches too), plus the private calls at the record's step as
-    swept (a private batch's, then)."""
+    swept (a private batch's, then), plus the pause before the hand-over (handover_waves batch
+    decodes at the record's sample cost)."""
     runs = _record_runs(record)
     batch = int(runs[0]["plan"]["batch_size"])
     out = parts.harness_ms * 1e-3
@@ -390,6 +392,8 @@ def prepare_seconds(parts: PrepareParts, costs: Mapping[str, Cost], record: Mapp
     if parts.private_calls:
         step = float(np.mean([float(r.get("step_as_swept_s") or r["compute_s"]) for r in runs]))
         out += (parts.private_calls + 1) * step
+    if parts.handover_waves:  # the pause before the hand-over (its next() calls: milliseconds)
+        out += parts.handover_waves * float(np.mean([float(r["sample_cost_s"]) * batch for r in runs]))
     return out
 
 

@@ -39,6 +39,12 @@ from labkit.measure import conditions, intervals, timing
 FRESH_STEPS = 8  # timed steps on fresh batches, after a warm-up of one batch per worker
 FRESH_WORKERS = 4  # workers that feed them (fewer where the sweep has fewer)
 PRIVATE_CALLS = 4  # timed calls on one private batch, after one untimed call
+# The hand-over (review 2026-12-04m item 3): after the fresh steps the loader is left alone for
+# HANDOVER_WAVES batch decodes (each worker has its prefetch factor, 2, in flight, so its
+# queue is full by then), then a next() per batch in flight is timed: each takes a batch already
+# decoded and queued, so its time is the hand-over alone (unpickling the batch from shared
+# memory, the index sent back), none of it the decode. On the H200 about 0.6 s.
+HANDOVER_WAVES = 3.0
 
 
 def workers_for(most: int, cores: int) -> int:
@@ -67,6 +73,7 @@ class StepTimes:
     times_s: tuple[float, ...]
     faults: tuple[int, ...]  # minor faults during each step; () where getrusage is missing
     batch_bytes: int
+    handover_s: tuple[float, ...] = ()  # next() on a batch already queued (on_fresh_batches)
 
     def __post_init__(self) -> None:
         if not self.times_s or (self.faults and len(self.faults) != len(self.times_s)):
@@ -82,6 +89,11 @@ class StepTimes:
         return timing.summarise(self.times_s).iqr_s
 
     @property
+    def handover_median_s(self) -> float | None:
+        """The median hand-over of a queued batch (None where not timed)."""
+        return float(np.median(self.handover_s)) if self.handover_s else None
+
+    @property
     def faults_per_step(self) -> float | None:
         """The median step's minor faults (None where they cannot be counted)."""
         return float(np.median(self.faults)) if self.faults else None
@@ -94,7 +106,8 @@ class StepTimes:
     def as_dict(self) -> dict:
         return {"label": self.label, "times_s": list(self.times_s), "faults": list(self.faults),
                 "batch_bytes": self.batch_bytes, "median_s": self.median_s, "iqr_s": self.iqr_s,
-                "faults_per_step": self.faults_per_step, "pages": self.pages}
+                "faults_per_step": self.faults_per_step, "pages": self.pages,
+                "handover_s": list(self.handover_s), "handover_median_s": self.handover_median_s}
 
     def line(self, pages: bool = True, faults: bool = True) -> str:
         """One line: the median and IQR, (faults) the faults a step, and (pages) the batch's pages."""
@@ -129,18 +142,25 @@ def _batch_bytes(batch: Sequence[torch.Tensor]) -> int:
 
 
 def on_fresh_batches(dataset: torch.utils.data.Dataset, step: Callable[..., object], workers: int,
-                     batch_size: int, steps: int = FRESH_STEPS, main_threads: int | None = 1) -> StepTimes:
+                     batch_size: int, steps: int = FRESH_STEPS, main_threads: int | None = 1,
+                     handover_after_s: float | None = None) -> StepTimes:
     """`steps` steps, each on the next batch from a loader of `workers` workers (each batch a
     fresh shared-memory segment, as in the sweep), after a warm-up of one batch per worker
     (the start-up burst, as the sweep's warm-up); only the step is timed, not the wait.
-    main_threads as loader_sweep.measure (one, as the sweep runs the step)."""
+    main_threads as loader_sweep.measure (one, as the sweep runs the step).
+    handover_after_s: then leave the loader alone that long (its workers fill their queue:
+    HANDOVER_WAVES batch decodes) and time a next() per batch in flight (workers x the
+    default prefetch factor), each on a batch already queued: the hand-over alone (StepTimes.handover_s; review 2026-12-04m item 3: the
+    plateau's wait was never split from it). None: not timed (no workers: nothing queued)."""
     if steps < 1 or workers < 0 or batch_size < 1:
         raise ValueError(f"need steps >= 1, workers >= 0, batch_size >= 1; got {steps}, {workers}, "
                          f"{batch_size}")
     warm = max(workers, 1)
-    if len(dataset) < (warm + steps) * batch_size:  # type: ignore[arg-type]
-        raise ValueError(f"the dataset has {len(dataset)} samples; {warm + steps} batches of "  # type: ignore[arg-type]
-                         f"{batch_size} need {(warm + steps) * batch_size}")
+    # every batch in flight (a worker's prefetch factor each) is queued after the pause
+    handing = workers * loader_sweep.DEFAULT_PREFETCH if handover_after_s is not None else 0
+    if len(dataset) < (warm + steps + handing) * batch_size:  # type: ignore[arg-type]
+        raise ValueError(f"the dataset has {len(dataset)} samples; {warm + steps + handing} batches of "  # type: ignore[arg-type]
+                         f"{batch_size} need {(warm + steps + handing) * batch_size}")
     setting = loader_sweep.Setting(num_workers=workers, batch_size=batch_size)
     previous = torch.get_num_threads()
     if main_threads is not None:
@@ -152,11 +172,18 @@ def on_fresh_batches(dataset: torch.utils.data.Dataset, step: Callable[..., obje
             first = next(iterator)
             step(first)
         times, faults = _timed_steps(step, lambda: next(iterator), steps)
+        handover = []
+        if handing:
+            time.sleep(handover_after_s)  # type: ignore[arg-type]
+            for _ in range(handing):
+                start = time.perf_counter()
+                next(iterator)
+                handover.append(time.perf_counter() - start)
     finally:
         loader_sweep.close(loader, iterator)
         torch.set_num_threads(previous)
     return StepTimes(f"step, fresh batches from {workers} worker(s)", tuple(times), tuple(faults),
-                     _batch_bytes(first))
+                     _batch_bytes(first), tuple(handover))
 
 
 def on_one_batch(step: Callable[..., object], batch: Sequence[torch.Tensor], calls: int = PRIVATE_CALLS,

@@ -133,6 +133,7 @@ class Bench:
                 "step_as_swept_faults": fresh.faults_per_step if fresh else None,
                 "private_step_s": private.median_s if private else None,
                 "private_step_faults": private.faults_per_step if private else None,
+                "handover_s": fresh.handover_median_s if fresh else None,
                 "workers_needed": loader_sweep.workers_needed(
                     self.plan.batch_size, self.sample_cost.median_s, self.step_s)}
 
@@ -189,7 +190,8 @@ def prepare(quick: bool = False, chosen: loader_sweep.Plan | None = None) -> Ben
     # as the sweep runs it: batches fresh from workers, the copy inside (fresh_step says why),
     # and the same step on one private batch again, each with its page faults
     fresh = fresh_step.on_fresh_batches(data, step, fresh_step.workers_for(max(counts), chosen.cores),
-                                        chosen.batch_size)
+                                        chosen.batch_size, handover_after_s=handover_settle_s(
+                                            chosen.batch_size, sample_cost.median_s))
     private = fresh_step.on_one_batch(step, host)
     copy_alone = None
     if step.device.type != "cpu":
@@ -199,6 +201,13 @@ def prepare(quick: bool = False, chosen: loader_sweep.Plan | None = None) -> Ben
     lap("prepare: one step as swept, and its copy alone")
     return Bench(chosen, data, data_uint8, step, sample_cost, compute, tuple(counts), phases,
                  fresh, copy_alone, private, list(host))
+
+
+def handover_settle_s(batch_size: int, sample_cost_s: float) -> float:
+    """How long prepare() leaves the fresh steps' loader alone before it times the hand-over:
+    fresh_step.HANDOVER_WAVES batch decodes (batch x one sample's cost), so every worker's
+    queue is full (review 2026-12-04m item 3)."""
+    return fresh_step.HANDOVER_WAVES * batch_size * sample_cost_s
 
 
 @dataclass
@@ -302,7 +311,8 @@ def plateau(bench: Bench, found: Found, gpu_idle_share: float | None = None,
                                             "ready": bench.compute.iqr_s,
                                             "copy": copy.iqr_s if copy else None})
     found_plateau = replace(found_plateau, workers_needed=found.knee.workers_needed, cores=bench.plan.cores,
-                            kernels_per_step=kernels_per_step, gpu_busy_step_s=gpu_busy_step_s)
+                            kernels_per_step=kernels_per_step, gpu_busy_step_s=gpu_busy_step_s,
+                            handover_s=fresh.handover_median_s if fresh else None)
     decoding = [c for c in found_plateau.counts if c > 0]
     if not loaded or bench.ready is None or not decoding:  # no workers on the plateau: none to time beside
         return found_plateau

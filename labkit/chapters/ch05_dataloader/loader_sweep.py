@@ -899,6 +899,9 @@ class Plateau:
     # loaded 2-core CPU it ran 1.3-2.7x the one timed here in 3 of 3 runs.) None: from before
     private_again_s: float | None = None
     private_after_s: float | None = None
+    # review 2026-12-04m item 3: the hand-over alone, next() on a batch already queued (timed
+    # in prepare(), fresh_step.on_fresh_batches); None: not timed (a record from before)
+    handover_s: float | None = None
 
     @classmethod
     def from_record(cls, record: Mapping) -> Plateau:
@@ -1006,14 +1009,40 @@ class Plateau:
         found = [(max(h) / min(h), arm, h) for arm, h in (
             ("alone", self._halves(self.loaded_alone_times_s)), ("beside", self._halves(self.loaded_times_s)))
             if h is not None and max(h) > limit * min(h)]
-        if not found and self.private_again_s and self.private_after_s and self.loaded_step_s:
-            pair = (self.private_again_s, self.private_after_s)
-            if max(pair) > limit * min(pair):
-                return "private", pair
+        if not found and self._private_moved() and not self.direct_holds:
+            return "private", (self.private_again_s, self.private_after_s)  # type: ignore[return-value]
         if not found:
             return None
         _, arm, halves = max(found)
         return arm, halves
+
+    def _private_moved(self) -> bool:
+        """The private step timed right before the rounds and right after them differ beyond
+        the band (no worker alive either time)."""
+        if not (self.private_again_s and self.private_after_s and self.loaded_step_s):
+            return False
+        pair = (self.private_again_s, self.private_after_s)
+        return max(pair) > (1 + self.tolerance) * min(pair)
+
+    @property
+    def direct_holds(self) -> bool:
+        """The step beside the decoders (timed apart) within the band of the step inside the
+        sweep's plateau runs: the direct check of the step the arithmetic uses. Review
+        2026-12-04m item 3: the H200 reproduce's run 1 was vetoed by the private step before
+        and after the rounds (46 then 38 ms), an indirect check, while the direct one held
+        (beside 44.1 against inside 44.0 ms) and so did the plateau (1.00x)."""
+        return bool(self.swept_step_s and self.loaded_step_s
+                    and abs(self.loaded_step_s / self.swept_step_s - 1) <= self.tolerance)
+
+    def private_note(self) -> str:
+        """Where the private step moved around the rounds but the direct check held: a note,
+        not a veto ('' otherwise)."""
+        if not self._private_moved() or not self.direct_holds:
+            return ""
+        return (f"(The private step moved around these rounds, {self.private_again_s * 1e3:.1f} then "  # type: ignore[operator]
+                f"{self.private_after_s * 1e3:.1f} ms, but the step beside the decoders agrees with "  # type: ignore[operator]
+                f"the step inside the sweep, {self.loaded_step_s * 1e3:.1f} against "  # type: ignore[operator]
+                f"{self.swept_step_s * 1e3:.1f} ms: a note, not a veto.) ")  # type: ignore[operator]
 
     @property
     def drift(self) -> tuple[float, float] | None:
@@ -1148,6 +1177,25 @@ class Plateau:
     def predicted_apart(self) -> float:
         """Samples/s from the step timed apart: batch / (step_s + per-batch wait)."""
         return self.batch_size / (self.step_s + self.wait_s)
+
+    @property
+    def predicted_handover(self) -> float | None:
+        """A prediction from two timings apart from the sweep's runs (review 2026-12-04m item
+        3): batch / (the step beside the decoders + the hand-over of a queued batch). None
+        where either was not timed."""
+        if not self.loaded_step_s or self.handover_s is None:
+            return None
+        return self.batch_size / (self.loaded_step_s + self.handover_s)
+
+    def handover_text(self) -> str:
+        """'. Timed apart, the hand-over of a queued batch: 0.4 ms; 64 / (45.5 + 0.4 ms) = 1394,
+        a prediction: 0.85x of the measured' ('' where not timed)."""
+        predicted = self.predicted_handover
+        if predicted is None:
+            return ""
+        return (f". Timed apart, the hand-over of a queued batch: {self.handover_s * 1e3:.1f} ms; "  # type: ignore[operator]
+                f"{self.batch_size} / ({self.loaded_step_s * 1e3:.1f} + {self.handover_s * 1e3:.1f} ms) = "  # type: ignore[operator]
+                f"{predicted:.0f}, a prediction: {self.measured / predicted:.2f}x of the measured")
 
     @property
     def agrees(self) -> bool:
@@ -1375,7 +1423,7 @@ class Plateau:
         # review 2026-12-04m item 3: the wait is the plateau runs' own mean wait (plateau_of), so
         # this is a consistency check, not an independent prediction; what it leaves unexplained
         # is the wait itself, with the workers' supply against the step's demand beside it
-        text += self.gap_text() + (f"A consistency check, not a prediction (the wait is the plateau "
+        text += self.gap_text() + self.private_note() + (f"A consistency check, not a prediction (the wait is the plateau "
                  f"runs' own): {self.batch_size} / ({self.step_used_s * 1e3:.1f} + {self.wait_s * 1e3:.1f} ms) = "
                  f"{self.predicted:.0f} against {self.measured:.0f} measured ({ratio:.2f}x: "
                  f"{'within' if self.agrees else 'outside'} the {self.tolerance:.0%} band)")
@@ -1404,8 +1452,13 @@ class Plateau:
         batches the step takes' where the workers out-supply the step ('' where they do not:
         then the wait is the decode's, and the bound says so)."""
         supply = self.supply
+        handed = self.handover_text()
         if supply is None or supply <= 1 + self.tolerance:
-            return ""
+            return handed
+        if self.handover_s is not None:  # the hand-over timed: what of the wait it leaves
+            return (handed + f"; not explained: {max(self.wait_s - self.handover_s, 0) * 1e3:.1f} ms "
+                    f"of the wait, while {self.loaded_workers} workers decode {supply:.1f}x the "
+                    "batches the step takes")
         return (f". Not explained: the {self.wait_s * 1e3:.1f} ms wait a batch "
                 f"({100 * self.wait_share:.0f}%), while {self.loaded_workers} workers decode "
                 f"{supply:.1f}x the batches the step takes")
@@ -1415,7 +1468,8 @@ class Plateau:
                 "cores_ceiling": self.cores_ceiling, "pin_gain_predicted": self.pin_gain_predicted,
                 "pin_gain_range": self.pin_gain_range, "predicted_this_run": self.predicted_this_run,
                 "agrees": self.agrees, "step_used": self.step_used, "step_used_s": self.step_used_s,
-                "drift": self.drift, "private_gap": self.private_gap, "idle_share": self.idle_share, "host_bound": self.host_bound,
+                "drift": self.drift, "private_gap": self.private_gap,
+                "predicted_handover": self.predicted_handover, "idle_share": self.idle_share, "host_bound": self.host_bound,
                 "predicted_apart": self.predicted_apart, "bound": self.bound,
                 "parts_s": self.parts(), "within_noise_s": self.within_noise(),
                 "refused_s": self.refused(), "explanation": self.explanation()}

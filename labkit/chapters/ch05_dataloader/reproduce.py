@@ -131,7 +131,8 @@ def measure_numbers(quick: bool = False, knobs: bool | None = None) -> dict:
                                                   "loaded_cpu_s", "loaded_alone_s",
                                                   "loaded_alone_cpu_s", "cores_ceiling",
                                                   "pin_gain_predicted", "drift", "idle_share",
-                                                  "private_again_s", "private_after_s", "private_gap")}
+                                                  "private_again_s", "private_after_s", "private_gap",
+                                                  "handover_s", "predicted_handover")}
     for key in ("step_as_swept_faults", "private_step_s", "private_step_faults"):
         out[key] = knee.get(key)  # the fresh batch's step against a private one (item 1)
     out["warmup_rule"] = knee.get("warmup_rule")  # cost_model reads the warm-ups' rule
@@ -217,6 +218,14 @@ def old_veto(plateau: Mapping, private_step_s: float | None = None) -> list | No
     alone = plateau.get("loaded_alone_s")
     if drift and private and alone and [round(float(v), 9) for v in drift] == [
             round(float(private), 9), round(float(alone), 9)]:
+        return None
+    # review 2026-12-04m item 3: the private step before and after the rounds, where the direct
+    # check (the step beside the decoders against the step inside the sweep) held: a note
+    again, after = plateau.get("private_again_s"), plateau.get("private_after_s")
+    loaded, swept = plateau.get("loaded_step_s"), plateau.get("swept_step_s")
+    if drift and again and after and loaded and swept and [round(float(v), 9) for v in drift] == [
+            round(float(again), 9), round(float(after), 9)] \
+            and abs(float(loaded) / float(swept) - 1) <= _tolerance(dict(plateau)):
         return None
     return drift
 
@@ -390,6 +399,11 @@ def summarise_numbers(runs: Sequence[dict], reference: dict | str | None = RECOR
             lines.append(f"      plateau {plateau['measured']:.0f} samples/s against "
                          f"{plateau['predicted']:.0f} from the step {plateau['step_used']} "
                          f"({_plateau_band(plateau)}); bound: {r['plateau']['bound']}")
+            handed = r["plateau"].get("predicted_handover")
+            if handed:  # review 2026-12-04m item 3: the step beside + the hand-over, both timed apart
+                lines.append(f"      the hand-over of a queued batch {r['plateau']['handover_s'] * 1e3:.1f} ms: "
+                             f"step beside + hand-over predicts {handed:.0f} "
+                             f"({plateau['measured'] / handed:.2f}x of the measured)")
         if r.get("budget_note"):
             lines.append(f"      {r['budget_note']}")
     if len(runs) > 1 and all(r.get("sample_cost_s") for r in runs):  # the input moves between runs

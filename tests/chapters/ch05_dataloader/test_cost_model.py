@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from labkit.chapters.ch05_dataloader import cost_model, knee_experiment
+from labkit.chapters.ch05_dataloader import cost_model, fresh_step, knee_experiment
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -147,8 +147,10 @@ def test_prepare_s_step_timing_is_priced_from_its_parameters():
     now = cost_model.current_prepare()
     w4 = costs[f"worker sweep: w{now.fresh_workers} b64"]
     step = sum(r["step_as_swept_s"] for r in record["numbers"]) / len(record["numbers"])
+    pause = now.handover_waves * sum(r["sample_cost_s"] * 64 for r in record["numbers"]) / len(record["numbers"])
+    assert now.handover_waves == fresh_step.HANDOVER_WAVES and 0.3 < pause < 1.0  # the hand-over's pause
     assert cost_model.prepare_seconds(now, costs, record) == pytest.approx(
-        w4.round_s(now.fresh_workers, now.fresh_steps) + (now.private_calls + 1) * step)
+        w4.round_s(now.fresh_workers, now.fresh_steps) + (now.private_calls + 1) * step + pause)
     assert cost_model.prepare_seconds(cost_model.RECORDED_PREPARE, costs, record) == pytest.approx(0.8)
     more = dataclasses.replace(now, fresh_steps=now.fresh_steps + 10)
     assert cost_model.prepare_seconds(more, costs, record) > cost_model.prepare_seconds(now, costs, record)
