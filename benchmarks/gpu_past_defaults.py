@@ -10,13 +10,15 @@ default + one CUDA graph, batch 256; labkit.chapters.ch08_inference_ladder.past_
    bias + residual + ReLU in its epilogue, and FP8 `_scaled_mm` + the same tails; with
    their errors against float32 (fused_epilogue.bench_shapes);
 2. the top rung, gated and timed; then each lever: the top rung at batch 64, freezing,
-   conv_1x1_as_mm, batch 512 and 1024, the Triton fused epilogue as a custom op inside the
-   top rung's torch.compile + CUDA graph (at batch 256 and 1024, over the top rung and
-   batch 1024), freezing + conv_1x1_as_mm, FP8 per-tensor and per-channel (and a wrong
-   scale the gate must refuse), the GEMM path in torch and the eager Triton fused epilogue,
-   max-autotune without and with Inductor's CUDA graphs. Each one is
-   gated before it is timed (interleaved with the top rung), kept by the ladder's rule (its
-   gain's IQR above 1, its median at least 1.02x), with its cold compile, device time per batch, idle share and payback.
+   conv_1x1_as_mm, freezing + conv_1x1_as_mm (over freezing), batch 512 and 1024, the Triton
+   fused epilogue as a custom op inside the top rung's torch.compile + CUDA graph (at batch
+   256 and 1024, over the top rung and batch 1024), FP8 per-tensor and per-channel (and a
+   wrong scale the gate must refuse), the GEMM path in torch and the eager Triton fused
+   epilogue (over that GEMM path), max-autotune without and with Inductor's CUDA graphs. Each
+   one is gated before it is timed, interleaved with its base (the top rung, or the rung it
+   differs from by that lever alone: its own control), kept by the ladder's rule (its gain's
+   IQR above 1, its median at least 1.02x), with its cold compile, device time per batch,
+   idle share and payback. A kept base is released after the last lever judged over it.
 
 A lever that fails records its error and the run goes on; levers that would start past
 --budget seconds are skipped as such (each max-autotune lever needs ~150 s left to start;

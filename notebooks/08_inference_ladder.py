@@ -326,9 +326,12 @@ chapter.exercise("08.share_of_climb").check(share)
 # `torch._scaled_mm` GEMMs with scales calibrated on the chapter's images, and a Triton GEMM
 # with bias + residual + ReLU fused into its epilogue. Every rung goes through the same gate
 # first (a rung it refuses is shown as refused, never as a speed; one FP8 rung has a scale
-# made wrong on purpose, which it must refuse), is timed interleaved with the rung it
-# changes, and is kept by the ladder's own rule (folded under the gate), re-decided here from
-# the recorded gains; a decision the record made under an earlier rule is marked. Its cold
+# made wrong on purpose, which it must refuse), is timed interleaved with its base (the top
+# rung; for a lever that also changes the batch or the regime, the rung it differs from by
+# that lever alone, its own control), and is kept by the ladder's own rule (folded under the
+# gate), re-decided here from the recorded gains; a decision the record made under an earlier
+# rule is marked, and a gain the record took over the top rung instead of the lever's own
+# control is said as the ratio of two gains under the table. Its cold
 # compile is shown with the batches it takes to pay back.
 #
 # That climb takes minutes on an H200 (the recorded run's own time, and any lever its budget

@@ -147,9 +147,14 @@ def gpu_levers() -> list[Lever]:
         Lever(AT_64, "the baseline's batch: what batch 256 is worth", {"batch": 64},
               needs=("cuda",), stays=True),
         Lever("freezing", "weights as constants: folded and laid out at compile time",
-              {"freezing": True}, needs=inductor),
+              {"freezing": True}, needs=inductor, stays=True),
         Lever("conv_1x1_as_mm", "1x1 convolutions lowered to GEMMs Inductor can fuse epilogues into",
               inductor={"conv_1x1_as_mm": True}, needs=inductor),
+        # timed interleaved with freezing, its own control, right after it: its gain over the
+        # top rung mixed freezing's in, and over freezing it was a ratio of two gains from
+        # separate rounds (review 2026-12-04m 08-09-99 item 7); freezing is released after it
+        Lever("freezing + conv_1x1_as_mm", "the two Inductor levers together; over freezing",
+              {"freezing": True}, inductor={"conv_1x1_as_mm": True}, needs=inductor, base="freezing"),
         Lever("batch 512", "more work per launch and per graph replay", {"batch": 512},
               needs=("cuda",)),
         Lever("batch 1024", "more work per launch and per graph replay", {"batch": 1024},
@@ -192,8 +197,6 @@ def gpu_levers() -> list[Lever]:
               "ReLU into (cuBLAS, chosen in default mode, is an extern kernel it cannot fuse into)",
               {"compile": "max-autotune-no-cudagraphs"}, inductor={"conv_1x1_as_mm": True},
               needs=inductor, est_s=200),
-        Lever("freezing + conv_1x1_as_mm", "the two Inductor levers together",
-              {"freezing": True}, inductor={"conv_1x1_as_mm": True}, needs=inductor),
         Lever("FP8 per-channel weights", fp8_why + "; one weight scale per output channel "
               "(row-wise _scaled_mm, bf16 out)", model="fp8:per-channel", needs=("cuda", "fp8")),
         Lever("FP8 per-tensor, fast accumulation", fp8_why + "; _scaled_mm's use_fast_accum",
@@ -523,7 +526,7 @@ class Runner:
         rows = [self.measure_top()]
         if on_row:
             on_row(rows[0])
-        for lever in levers:
+        for at, lever in enumerate(levers):
             try:
                 row = self.measure(lever, deadline)
             except Exception as failure:  # noqa: BLE001 -- never lose the run to one lever
@@ -533,7 +536,19 @@ class Runner:
             rows.append(row)
             if on_row:
                 on_row(row)
+            self.release_bases({later.base for later in levers[at + 1:]})
         return rows
+
+    def release_bases(self, needed: set[str]) -> None:
+        """Drop every kept base but the top rung that no later lever is judged over: each kept
+        base joins every later comparison's rounds, so one kept past its last lever only costs
+        GPU time (freezing, kept for 'freezing + conv_1x1_as_mm' right after it)."""
+        for name in [n for n in self.bases if n != TOP_NAME and n not in needed]:
+            live, _ = self.bases.pop(name)
+            if live in self.ladder.baselines:
+                self.ladder.baselines.remove(live)
+            live.prepared = None
+            ladder.release_memory(self.device)
 
 
 # ---------------------------------------------------------------------------- reading

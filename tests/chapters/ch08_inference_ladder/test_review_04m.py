@@ -252,3 +252,40 @@ def test_the_standing_line_points_at_the_fused_rungs_net_gain_not_at_removing_th
     assert line.endswith(f"; elementwise {share:.0f}% (fused into GEMM epilogues: 5% less device time "
                          "net, recorded, optional section)")
     assert "times removing it" not in line
+
+
+def test_every_combined_lever_is_timed_interleaved_with_its_own_control_and_released_after():
+    """Item 7 / issue 41: 'timed interleaved with the rung it changes' was untrue for combined
+    rows: freezing + conv_1x1_as_mm was timed against the top rung only, and its gain over
+    freezing was a ratio of two gains from separate rounds. Each lever with a control of its
+    own (past_view.OWN_CONTROL) now has that control as its base, which stays prepared (joins
+    the lever's rounds) and comes before it; a kept base is released after the last lever
+    judged over it, so it costs no other comparison's rounds."""
+    from labkit.chapters.ch08_inference_ladder import past_defaults, past_view
+
+    levers = past_defaults.gpu_levers()
+    at = {lever.name: i for i, lever in enumerate(levers)}
+    by = {lever.name: lever for lever in levers}
+    for lever, control in past_view.OWN_CONTROL.items():
+        assert by[lever].base == control and by[control].stays and at[control] < at[lever], lever
+    assert at["freezing + conv_1x1_as_mm"] == at["conv_1x1_as_mm"] + 1
+
+    class Live:
+        prepared = "model"
+
+    runner = object.__new__(past_defaults.Runner)
+    runner.device = None
+    top, freezing, batch64 = Live(), Live(), Live()
+    runner.ladder = SimpleNamespace(baselines=[top, batch64, freezing])
+    runner.bases = {past_defaults.TOP_NAME: (top, None), past_defaults.AT_64: (batch64, None),
+                    "freezing": (freezing, None)}
+    import labkit.chapters.ch08_inference_ladder.ladder as ladder_module
+    released = []
+    original = ladder_module.release_memory
+    ladder_module.release_memory = released.append
+    try:
+        runner.release_bases({past_defaults.AT_64, past_defaults.TOP_NAME})
+    finally:
+        ladder_module.release_memory = original
+    assert set(runner.bases) == {past_defaults.TOP_NAME, past_defaults.AT_64}
+    assert runner.ladder.baselines == [top, batch64] and freezing.prepared is None and released
