@@ -140,8 +140,16 @@ def cpu_chains(dram_bytes: int, steps: int = CPU_STEPS, seed: int = 0) -> dict[s
     found = {RANDOM_WINDOW: (random_line_positions(WINDOW_ELEMENTS // LINE_INTS, gen), WINDOW_ELEMENTS, "16 KiB window"),
              PAGE_BY_PAGE: (page_local_positions(lines, gen), lines * LINE_INTS, "DRAM-sized"),
              RANDOM_DRAM: (random_line_positions(lines, gen), lines * LINE_INTS, "DRAM-sized")}
-    return {label: {"buf": chain(pos, size), "start": int(pos[0]), "steps": steps, "size": where}
+    return {label: {"buf": chain(pos, size), "start": int(pos[0]), "steps": steps, "size": where, "positions": pos}
             for label, (pos, size, where) in found.items()}
+
+
+def distinct_per_step(positions: torch.Tensor, steps: int, unit_bytes: int) -> float:
+    """Distinct `unit_bytes` blocks (64 B lines, 4 KiB pages) a call's `steps` visits of a
+    cyclic chain touch, per step: the lines or DTLB entries it needs, counted from the addresses
+    (the window's 256 lines are touched again and again: 256 over 20,000 steps)."""
+    visited = positions[torch.arange(steps) % positions.numel()] * 4
+    return torch.unique(visited // unit_bytes).numel() / steps
 
 
 @lru_cache(maxsize=1)
@@ -234,6 +242,9 @@ def record(chains: Mapping[str, Mapping], cmp: Comparison, on_gpu: bool) -> dict
         if "view" in found:
             row["sectors_per_step"] = cases.fetched_bytes(found["view"], cases.SECTOR_BYTES) / cases.SECTOR_BYTES / steps
             row["dram_units_per_step"] = cases.fetched_bytes(found["view"], DRAM_UNIT) / DRAM_UNIT / steps
+        if "positions" in found:
+            row["lines_per_step"] = distinct_per_step(found["positions"], steps, ch02.CACHE_LINE_BYTES)
+            row["pages_per_step"] = distinct_per_step(found["positions"], steps, PAGE_BYTES)
         if "laps" in found:
             row["laps"] = found["laps"]
         rows.append(row)
@@ -258,6 +269,9 @@ def table(rec: Mapping, title: str = "") -> Table:
                 row["x aligned, contiguous"] = r["ns_per_step"] / base["ns_per_step"]
                 row["32 B sectors per access"] = r.get("sectors_per_step")
                 row["ns per sector"] = (r["ns_per_step"] / r["sectors_per_step"]) if r.get("sectors_per_step") else None
+            elif "lines_per_step" in r:  # a CPU's: what each access needs, from its addresses
+                row["64 B lines per access"] = r["lines_per_step"]
+                row["4 KiB pages per access"] = r["pages_per_step"]
             shown.append(row)
     units = {"ns per access": "ns"} | ({"x aligned, contiguous": "x", "ns per sector": "ns"} if rec["on_gpu"] else {})
     return table_rows(shown, title or f"a chain of dependent loads, {rec['rounds']} interleaved rounds", units)
@@ -288,9 +302,9 @@ def note(rec: Mapping) -> str:
         near, local, far = (steps[k] for k in (RANDOM_WINDOW, PAGE_BY_PAGE, RANDOM_DRAM))
         return (f"a dependent load of a random line took {near:.0f} ns a step inside 16 KiB, {local:.0f} ns over "
                 f"{rec['dram_bytes'] >> 20} MiB page by page, {far:.0f} ns in random pages: a new line of a page "
-                f"{local - near:.0f} ns more than an L1 hit (prefetchers may hide part of DRAM's latency), a new "
-                f"4 KiB page each step {far - local:.0f} ns more (a page-table walk, the DTLB misses C9's seed "
-                "counts: a hypothesis). The Python loop's own cost per step cancels in each difference; it is too "
+                f"{local - near:.0f} ns more than an L1 hit (prefetchers may hide part of DRAM's latency), random "
+                f"pages {far - local:.0f} ns more again (page-table walks, the DTLB misses C9's seed counts: a "
+                "hypothesis). The Python loop's own cost per step cancels in each difference; it is too "
                 "slow to tell C5b's sequential patterns apart, so C5b's sums attribute the cost on a CPU." + _noise(rec))
     dram = _rows(rec, "DRAM-sized")
     a, m, s = (dram[k] for k in (ch02.ALIGNED_CONTIGUOUS, ch02.MISALIGNED_CONTIGUOUS, ch02.ALIGNED_STRIDED))

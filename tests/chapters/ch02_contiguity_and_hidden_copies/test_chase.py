@@ -118,8 +118,16 @@ def test_the_cpu_note_prints_the_differences_from_the_rows():
     text = chase.note(rec)
     assert text.startswith("a dependent load of a random line took 60 ns a step inside 16 KiB, 100 ns over 1 MiB "
                            "page by page, 600 ns in random pages: a new line of a page 40 ns more than an L1 hit")
-    assert "a new 4 KiB page each step 500 ns more (a page-table walk" in text
-    assert chase.table(rec).columns == ["chain", "ns per access"] and "Noisy" not in text
+    assert "random pages 500 ns more again (page-table walks" in text
+    shown = chase.table(rec)
+    assert shown.columns == ["chain", "ns per access", "64 B lines per access", "4 KiB pages per access"]
+    assert "Noisy" not in text
+    # counted from the addresses: the window's 256 lines over 256 steps, one a step; page by page
+    # one line a step and a page every 64; random pages, most steps a page of their own
+    per = {r["pattern"]: (r["lines_per_step"], r["pages_per_step"]) for r in rec["rows"]}
+    assert per[chase.RANDOM_WINDOW] == (1.0, 4 / 256) and per[chase.PAGE_BY_PAGE] == (1.0, 4 / 256)
+    assert per[chase.RANDOM_DRAM][0] == 1.0 and per[chase.RANDOM_DRAM][1] > 0.5  # 256 random of 256 pages
+    assert chase.distinct_per_step(torch.arange(16) * 16, 1600, 64) == 16 / 1600  # a window read 100 times
     rec["rows"][1]["rounds_spread"] = 1.6  # a loaded machine: the note says which chain and how much
     assert chase.note(rec).endswith(" Noisy: rounds spread random lines, page by page 1.60x (slowest over "
                                     "fastest); read these as rough.")
