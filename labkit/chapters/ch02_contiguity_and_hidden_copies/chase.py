@@ -328,7 +328,7 @@ def note(rec: Mapping) -> str:
     if window:
         wa, wm, ws = (window[f"{k}, 16 KiB window"] for k in (ch02.ALIGNED_CONTIGUOUS, ch02.MISALIGNED_CONTIGUOUS,
                                                                ch02.ALIGNED_STRIDED))
-        text += (f". In a 16 KiB window ({wa['laps']:.0f} laps a call, L1 after the first): alignment alone "
+        text += (f". In a 16 KiB window ({wa['laps']:.0f} laps a call; 16 KiB fits in L1): alignment alone "
                  f"{wm['ns_per_step'] / wa['ns_per_step']:.2f}x, stride {ch02.PATTERN_STRIDE} "
                  f"{ws['ns_per_step'] / wa['ns_per_step']:.2f}x per access")
     return text + "." + _noise(rec)

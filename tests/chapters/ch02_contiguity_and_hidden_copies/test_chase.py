@@ -96,7 +96,7 @@ def test_the_gpu_note_attributes_the_cost_from_the_rows():
                            "stride 2 2.00x for 2.00x.")
     assert "Every pattern costs 600-600 ns per 32 B sector fetched: the sectors a pattern fetches, not its " \
            "alignment, set its cost" in flat
-    assert flat.endswith("In a 16 KiB window (4 laps a call, L1 after the first): alignment alone 1.00x, "
+    assert flat.endswith("In a 16 KiB window (4 laps a call; 16 KiB fits in L1): alignment alone 1.00x, "
                          "stride 2 1.00x per access.")
     unit = chase.note(_gpu_record(per_sector=0, per_unit=700.0))
     assert "per 64 B unit 1.00x (700-700 ns): the 64 B units fetched set the cost (DRAM filling 64 B, a hypothesis)" in unit
