@@ -13,7 +13,7 @@ default + one CUDA graph, batch 256; labkit.chapters.ch08_inference_ladder.past_
    conv_1x1_as_mm, freezing + conv_1x1_as_mm (over freezing), batch 512 and 1024, the Triton
    fused epilogue as a custom op inside the top rung's torch.compile + CUDA graph (at batch
    256 and 1024, over the top rung and batch 1024), FP8 per-tensor and per-channel (and a
-   wrong scale the gate must refuse), the GEMM path in torch and the eager Triton fused
+   wrong scale the gate must refuse), INT8 per-channel (torch._int_mm), the GEMM path in torch and the eager Triton fused
    epilogue (over that GEMM path), max-autotune without and with Inductor's CUDA graphs. Each
    one is gated before it is timed, interleaved with its base (the top rung, or the rung it
    differs from by that lever alone: its own control), kept by the ladder's rule (its gain's

@@ -566,7 +566,8 @@ class Conv1x1(nn.Module):
     backend: "torch" (reference: matmul then separate elementwise), "triton" (one fused
     kernel, called directly: eager only), "op" (the custom op `gemm_bias_res_relu`: the same
     Triton kernel on CUDA, the reference on the CPU, one node to torch.compile), or an
-    fp8.Fp8Gemm (the GEMM in e4m3; bias, residual and ReLU in torch after it).
+    fp8.Fp8Gemm (the GEMM in e4m3; bias, residual and ReLU in torch after it), or an
+    int8.Int8Gemm (the GEMM in int8 through torch._int_mm; the same tails after it).
     """
 
     def __init__(self, conv: nn.Conv2d, backend: str = "torch", gemm: nn.Module | None = None) -> None:
@@ -574,10 +575,12 @@ class Conv1x1(nn.Module):
         if not (isinstance(conv, nn.Conv2d) and conv.kernel_size == (1, 1) and conv.stride == (1, 1)
                 and conv.groups == 1 and conv.padding in ((0, 0), "valid")):
             raise EpilogueError(f"only a 1x1, stride-1, ungrouped, unpadded convolution is a GEMM: {conv}")
-        if backend not in ("torch", "triton", "op", "fp8"):
-            raise EpilogueError(f"backend must be 'torch', 'triton', 'op' or 'fp8', got {backend!r}")
+        if backend not in ("torch", "triton", "op", "fp8", "int8"):
+            raise EpilogueError(f"backend must be 'torch', 'triton', 'op', 'fp8' or 'int8', got {backend!r}")
         if backend == "fp8" and not isinstance(gemm, fp8.Fp8Gemm):
             raise EpilogueError("the fp8 backend needs its fp8.Fp8Gemm")
+        if backend == "int8" and type(gemm).__name__ != "Int8Gemm":
+            raise EpilogueError("the int8 backend needs its int8.Int8Gemm")
         self.backend = backend
         weight = conv.weight.detach().flatten(1)                          # [Cout, Cin]
         bias = conv.bias.detach() if conv.bias is not None else torch.zeros(conv.out_channels)

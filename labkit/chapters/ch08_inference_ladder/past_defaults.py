@@ -9,7 +9,7 @@ torch.compile default mode, one CUDA graph per batch, batch 256). Each lever cha
   without them (the ladder's graph instead), and larger batches (512, 1024);
 - FP8 (e4m3) for the 1x1 convolutions as `torch._scaled_mm` GEMMs (`fp8`), per-tensor and
   per-channel weight scales, plus one deliberately wrong activation scale that the gate
-  must refuse;
+  must refuse; and INT8 for the same GEMMs through `torch._int_mm` (`int8`), gated alike;
 - the 1x1 convolutions as a Triton GEMM with bias + residual + ReLU in its epilogue
   (`fused_epilogue`), and the same GEMM path in plain torch as its control, both eager + the
   ladder's CUDA graph; and the same Triton GEMM as the custom op `labkit::gemm_bias_res_relu`
@@ -49,7 +49,7 @@ from dataclasses import dataclass, field
 import torch
 from torch import nn
 
-from labkit.chapters.ch08_inference_ladder import cudnn_fused, fp8, ladder, numerics
+from labkit.chapters.ch08_inference_ladder import cudnn_fused, fp8, int8, ladder, numerics
 from labkit.chapters.ch08_inference_ladder import fused_epilogue as fe
 from labkit.chapters.ch08_inference_ladder import keep as keep_rule
 
@@ -201,6 +201,10 @@ def gpu_levers() -> list[Lever]:
               "(row-wise _scaled_mm, bf16 out)", model="fp8:per-channel", needs=("cuda", "fp8")),
         Lever("FP8 per-tensor, fast accumulation", fp8_why + "; _scaled_mm's use_fast_accum",
               model="fp8:per-tensor:fast", needs=("cuda", "fp8")),
+        # issue 41: 'INT8 where PyTorch can run it on the GPU' (int8.py says how and why)
+        Lever("INT8 per-channel weights", "the same 1x1 GEMMs in int8 through torch._int_mm on the "
+              "integer tensor cores; a weight scale per output channel, the calibrated activation "
+              "scale per layer", model="int8", needs=("cuda", "int8")),
         Lever("freezing at batch 64", "freezing at the baseline's batch", {"batch": 64, "freezing": True},
               needs=inductor, base=AT_64),
         Lever("conv_1x1_as_mm at batch 64", "conv_1x1_as_mm at the baseline's batch", {"batch": 64},
@@ -277,6 +281,10 @@ def missing(lever: Lever, device: torch.device) -> str:
     if "fp8" in lever.needs and fe.missing_fp8(device):
         return (f"{fe.missing_fp8(device)}; the emulated FP8 rungs gate the same e4m3 values"
                 if not on_gpu else fe.missing_fp8(device))
+    if "int8" in lever.needs and not hasattr(torch, "_int_mm"):
+        return "this torch has no torch._int_mm"
+    if "int8" in lever.needs and not on_gpu:
+        return "the GPU's top rung: torch._int_mm's int8 GEMMs on a CUDA GPU's integer tensor cores"
     if "inductor" in lever.needs and not on_gpu:
         return ("an Inductor lever on the GPU's top rung (torch.compile and CUDA graphs); on this "
                 "CPU each compile takes ~30 s and there are no CUDA graphs")
@@ -336,6 +344,15 @@ def _fp8_model(folded: nn.Module, amax: dict[str, float], mode: str, emulate: bo
     return fe.GemmResNet(folded, make)
 
 
+def _int8_model(folded: nn.Module, amax: dict[str, float]) -> fe.GemmResNet:
+    """The folded network with its GEMM-shaped 1x1 convolutions in int8 (int8.Int8Gemm)."""
+    def make(name: str, conv: nn.Conv2d) -> fe.Conv1x1 | None:
+        if name not in amax or not fp8.is_gemm_conv(conv):
+            return None
+        return fe.Conv1x1(conv, "int8", int8.Int8Gemm(conv, amax[name]))
+    return fe.GemmResNet(folded, make)
+
+
 def _tuned_afresh(folded: nn.Module) -> fe.GemmResNet:
     """The custom-op GEMM network, with the autotuner's earlier choices dropped: the shape
     timing or an earlier rung may have tuned these shapes, and this rung's compile seconds
@@ -386,6 +403,8 @@ class Runner:
             return _tuned_afresh
         if lever.model == "cudnn-fused":
             return cudnn_fused.fused_model
+        if lever.model == "int8":
+            return lambda folded: _int8_model(folded, self.amax())
         emulate = self.device.type != "cuda"
         if lever.model == "fp8-wrong":
             return lambda folded: _fp8_model(folded, self.amax(), "per-tensor", emulate, WRONG_SCALE)
@@ -476,15 +495,19 @@ class Runner:
 
     def _judge(self, row: Row, lever: Lever, made: ladder.Live) -> None:
         prepared = made.prepared
-        math_ = FP8_GATE_MATH if lever.model.startswith("fp8") else made.rung.settings.math
+        low = lever.model.startswith(("fp8", "int8"))   # held to the same loosest tolerance
+        math_ = FP8_GATE_MATH if low else made.rung.settings.math
         rows = prepared.output.shape[0]
         gate = numerics.check(prepared.output, self.ladder.reference[:rows], math_)
         row.gate, row.compile_s = gate.as_dict(), prepared.compile_s
         # A wrong rung must be refused and an exact transform (batch, freezing, a GEMM in the
         # same precision) must pass; for FP8 the gate's verdict is the finding, not a check.
-        row.as_expected = None if lever.model.startswith("fp8:") else gate.passed == lever.honest
+        row.as_expected = (None if lever.model.startswith("fp8:") or lever.model == "int8"
+                           else gate.passed == lever.honest)
         if lever.model == "triton-op":
             row.note = fe.tuning_note(fe.tuned())
+        if lever.model == "int8":
+            row.note = FP16_PARTS.replace("FP8", "INT8")
         if lever.model.startswith("fp8"):
             row.note = FP16_PARTS + (" (emulated: dequantised e4m3 values, float32 matmul)"
                                      if self.device.type != "cuda" else "")
