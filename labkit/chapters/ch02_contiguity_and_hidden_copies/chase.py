@@ -308,7 +308,7 @@ def note(rec: Mapping) -> str:
                 "slow to tell C5b's sequential patterns apart, so C5b's sums attribute the cost on a CPU." + _noise(rec))
     dram = _rows(rec, "DRAM-sized")
     a, m, s = (dram[k] for k in (ch02.ALIGNED_CONTIGUOUS, ch02.MISALIGNED_CONTIGUOUS, ch02.ALIGNED_STRIDED))
-    text = (f"per dependent access at DRAM size, alignment alone {m['ns_per_step'] / a['ns_per_step']:.2f}x for "
+    text = (f"per dependent access from DRAM (L2 flushed before each call, each position read once), alignment alone {m['ns_per_step'] / a['ns_per_step']:.2f}x for "
             f"{m['sectors_per_step'] / a['sectors_per_step']:.2f}x the sectors, stride {ch02.PATTERN_STRIDE} "
             f"{s['ns_per_step'] / a['ns_per_step']:.2f}x for {s['sectors_per_step'] / a['sectors_per_step']:.2f}x. ")
     per_sector = _spread([r["ns_per_step"] / r["sectors_per_step"] for r in dram.values()])

@@ -92,7 +92,8 @@ def test_the_gpu_note_attributes_the_cost_from_the_rows():
     The note's conclusion is read from the rows: flat per sector -> the sectors set it; flat per
     64 B unit only -> DRAM's 64 B fill (a hypothesis); neither -> says so."""
     flat = chase.note(_gpu_record(per_sector=600.0))
-    assert flat.startswith("per dependent access at DRAM size, alignment alone 1.00x for 1.00x the sectors, "
+    assert flat.startswith("per dependent access from DRAM (L2 flushed before each call, each position read once), "
+                           "alignment alone 1.00x for 1.00x the sectors, "
                            "stride 2 2.00x for 2.00x.")
     assert "Every pattern costs 600-600 ns per 32 B sector fetched: the sectors a pattern fetches, not its " \
            "alignment, set its cost" in flat
