@@ -300,10 +300,10 @@ def note(rec: Mapping) -> str:
     if not rec["on_gpu"]:
         steps = {r["pattern"]: r["ns_per_step"] for r in rec["rows"]}
         near, local, far = (steps[k] for k in (RANDOM_WINDOW, PAGE_BY_PAGE, RANDOM_DRAM))
-        return (f"a dependent load of a random line took {near:.0f} ns a step inside 16 KiB, {local:.0f} ns over "
-                f"{rec['dram_bytes'] >> 20} MiB page by page, {far:.0f} ns in random pages: a new line of a page "
-                f"{local - near:.0f} ns more than an L1 hit (prefetchers may hide part of DRAM's latency), random "
-                f"pages {far - local:.0f} ns more again (page-table walks, the DTLB misses C9's seed counts: a "
+        return (f"a dependent load of a random line took {near:,.0f} ns a step inside 16 KiB, {local:,.0f} ns over "
+                f"{rec['dram_bytes'] >> 20} MiB page by page, {far:,.0f} ns in random pages: a new line of a page "
+                f"{local - near:,.0f} ns more than an L1 hit (prefetchers may hide part of DRAM's latency), random "
+                f"pages {far - local:,.0f} ns more again (page-table walks, the DTLB misses C9's seed counts: a "
                 "hypothesis). The Python loop's own cost per step cancels in each difference; it is too "
                 "slow to tell C5b's sequential patterns apart, so C5b's sums attribute the cost on a CPU." + _noise(rec))
     dram = _rows(rec, "DRAM-sized")
@@ -314,16 +314,16 @@ def note(rec: Mapping) -> str:
     per_sector = _spread([r["ns_per_step"] / r["sectors_per_step"] for r in dram.values()])
     per_unit = _spread([r["ns_per_step"] / r["dram_units_per_step"] for r in dram.values()])
     if per_sector[1] <= FLAT_PER_SECTOR * per_sector[0]:
-        text += (f"Every pattern costs {per_sector[0]:.0f}-{per_sector[1]:.0f} ns per 32 B sector fetched: the "
+        text += (f"Every pattern costs {per_sector[0]:,.0f}-{per_sector[1]:,.0f} ns per 32 B sector fetched: the "
                  "sectors a pattern fetches, not its alignment, set its cost")
     elif per_unit[1] <= FLAT_PER_SECTOR * per_unit[0]:
-        text += (f"Per 32 B sector the patterns spread {per_sector[1] / per_sector[0]:.2f}x ({per_sector[0]:.0f}-"
-                 f"{per_sector[1]:.0f} ns), per 64 B unit {per_unit[1] / per_unit[0]:.2f}x ({per_unit[0]:.0f}-"
-                 f"{per_unit[1]:.0f} ns): the 64 B units fetched set the cost (DRAM filling 64 B, a hypothesis), "
+        text += (f"Per 32 B sector the patterns spread {per_sector[1] / per_sector[0]:.2f}x ({per_sector[0]:,.0f}-"
+                 f"{per_sector[1]:,.0f} ns), per 64 B unit {per_unit[1] / per_unit[0]:.2f}x ({per_unit[0]:,.0f}-"
+                 f"{per_unit[1]:,.0f} ns): the 64 B units fetched set the cost (DRAM filling 64 B, a hypothesis), "
                  "not alignment")
     else:
-        text += (f"Neither the sectors nor 64 B units fetched set it alone: {per_sector[0]:.0f}-{per_sector[1]:.0f} "
-                 f"ns per sector, {per_unit[0]:.0f}-{per_unit[1]:.0f} ns per 64 B unit")
+        text += (f"Neither the sectors nor 64 B units fetched set it alone: {per_sector[0]:,.0f}-{per_sector[1]:,.0f} "
+                 f"ns per sector, {per_unit[0]:,.0f}-{per_unit[1]:,.0f} ns per 64 B unit")
     window = _rows(rec, "16 KiB window")
     if window:
         wa, wm, ws = (window[f"{k}, 16 KiB window"] for k in (ch02.ALIGNED_CONTIGUOUS, ch02.MISALIGNED_CONTIGUOUS,
