@@ -25,10 +25,10 @@
 # from `Dataset.__getitem__`".
 #
 # **Time: under 40 minutes** for the main part (`scripts/chapter_minutes.py` counts its
-# reading, quizzes, three exercises and the run on a CPU; on a GPU the run takes a few
-# minutes). The sections after *What to remember* are **optional depth** (start-up, what
+# reading, quizzes, three exercises and the run on a CPU, and the optional part's minutes
+# apart). The sections after *What to remember* are **optional depth** (start-up, what
 # pinning costs, the seed's host-to-device claims C13 and C23, a device-to-host trap, the
-# profiler's timeline): about a quarter of an hour more, for after the workshop.
+# profiler's timeline), for after the workshop.
 
 # %%
 import os  # in Google Colab only: fetch the course and install labkit (elsewhere this does nothing)
@@ -126,9 +126,11 @@ lesson.worker_sweep()  # the sweep's table and plot, then the knee; kept under s
 # interleaved rounds: a block alone and a block while the plateau's workers decode without
 # pause (what they decode is dropped), each step on two clocks, wall time and the main
 # thread's CPU time (`time.thread_time()`): wall time the CPU clock does not count is time
-# off its core (on a GPU also waiting for it). The wait is the sweep's. On a CPU the cores'
-# arithmetic is set beside it: cores x batch / (decode + step) caps the throughput. A shared
-# core is named only when the rounds' interval clears the band.
+# off its core (on a GPU also waiting for it). The wait is the sweep's, so batch / (step +
+# wait) is a consistency check; the prediction uses the *hand-over* instead, timed apart in
+# `prepare`: `next()` on batches already queued, once the workers have filled their queue. On
+# a CPU the cores' arithmetic is set beside it: cores x batch / (decode + step) caps the
+# throughput. A shared core is named only when the rounds' interval clears the band.
 
 # %%
 lesson.plateau_text()  # kept under plateau

@@ -258,14 +258,14 @@ class Lesson:
         it, shown, not called: call_cell), what was not measured, and the plot."""
         workers = self.sweep_knobs.runs[0].setting.num_workers
         shown = tables.Table(
-            f"the knobs at {workers} worker(s), each called round by round against the baseline",
-            ["knob", "samples/s (rounds pooled)", "slowest to fastest window", "waiting",
+            f"the knobs at {workers} worker(s), called round by round against the baseline",
+            ["knob", "samples/s", "windows, slowest-fastest", "waiting",
              "step (median)", "geometric mean [95% interval]: call"],
             units={"waiting": "%", "step (median)": "ms"})
         for row in self.knob_rows:
             step = row.get("compute_median_s")
             shown.add(row["label"], round(row["samples_per_s"]),
-                      f"{row['samples_per_s_low']:.0f} to {row['samples_per_s_high']:.0f}",
+                      f"{row['samples_per_s_low']:.0f}-{row['samples_per_s_high']:.0f}",
                       100 * row["wait_share"], "-" if step is None else round(step * 1e3, 1),
                       call_cell(row, self.knob_rows))
         shown.note(workers_text(workers, self.knee.workers, self.knee.arithmetic_workers))
@@ -419,16 +419,17 @@ class Lesson:
             kernel_ms = max(r["kernel_s"] for r in busy["rows"]) * 1e3
             out.append(f"when x.to('cuda', non_blocking=True) returned, behind a {kernel_ms:.0f} ms "
                        f"queued kernel{label}; 'done': the kernel and the copy finished")
-            out.append(f"{'size':>10} {'pageable':>10} {'pinned':>10} {'done':>10}")
+            # the units in the header, not in every cell (the same numbers in fewer words)
+            out.append(f"{'size (MiB)':>10} {'pageable (ms)':>13} {'pinned (ms)':>13} {'done (ms)':>10}")
             by_size: dict[int, dict[str, dict]] = {}
             for r in busy["rows"]:
                 by_size.setdefault(r["nbytes"], {})[r["memory"]] = r
             for nbytes, pair in sorted(by_size.items()):
-                returned = {m: (f"{pair[m]['call_return_s'] * 1e3:.2f} ms" if m in pair else "-")
+                returned = {m: (f"{pair[m]['call_return_s'] * 1e3:.2f}" if m in pair else "-")
                             for m in ("pageable", "pinned")}
                 done = max(r["done_s"] for r in pair.values()) * 1e3
-                out.append(f"{nbytes / 2**20:6.2f} MiB {returned['pageable']:>10} "
-                           f"{returned['pinned']:>10} {done:7.2f} ms")
+                out.append(f"{nbytes / 2**20:10.2f} {returned['pageable']:>13} "
+                           f"{returned['pinned']:>13} {done:10.2f}")
             out.append("torch warned: " + "; ".join(busy["warnings"]) if busy["warnings"] else
                        "torch gave no warning during these calls (its warnings were recorded)")
         else:
@@ -793,7 +794,7 @@ def workers_text(workers: int, knee: int, arithmetic: int | None) -> str:
     (the measured knee moves between runs within one step of the sweep: 8, 8, 4 on the H200)."""
     if arithmetic is None:
         return f"Workers: {workers}, the measured knee ({knee}); no arithmetic to fix them from."
-    return f"Workers: {workers}, the arithmetic's count, fixed before the knobs ran (the knee: {knee})."
+    return f"Workers: {workers}, the arithmetic's (the knee: {knee})."
 
 
 def windows_text(baseline: loader_sweep.Run, workers_sweep: loader_sweep.Sweep) -> str:
@@ -1056,7 +1057,10 @@ def plateau_takeaway(plateau: loader_sweep.Plateau, pin_row: Mapping | None = No
                 f"{plateau.step_used} + its runs' own wait) = {plateau.predicted:.0f} "
                 f"({plateau.measured / plateau.predicted:.2f}x)"
                 + (f"; the {plateau.wait_s * 1e3:.1f} ms wait a batch ({100 * plateau.wait_share:.0f}%) "
-                   "is not explained," if plateau.wait_text() else ""))
+                   "is not explained," if plateau.wait_unexplained and plateau.handover_s is None else "")
+                # review 2026-12-04m item 3: the step beside + the hand-over, both timed apart
+                + (f"; the step + the hand-over timed apart predict {plateau.predicted_handover:.0f} "
+                   f"({plateau.measured / plateau.predicted_handover:.2f}x)," if plateau.predicted_handover else ""))
     elif plateau.cores_agrees:
         head = (f"The plateau, {plateau.measured:.0f} samples/s, is predicted by the cores' arithmetic "
                 f"({plateau.measured / plateau.cores_ceiling:.2f}x of it)")  # type: ignore[operator]
@@ -1119,8 +1123,12 @@ def recorded_plateau(old: dict) -> str:
                       f"{plateau.step_used}, + {plateau.wait_s * 1e3:.1f} ms, its runs' own wait) = "
                       f"{plateau.predicted:.0f} ({plateau.measured / plateau.predicted:.2f}x, a "
                       f"consistency check"
-                      + (f"; the wait, {100 * plateau.wait_share:.0f}%, not explained)" if plateau.wait_text()
-                         else ")"))
+                      + (f"; the wait, {100 * plateau.wait_share:.0f}%, not explained)"
+                         if plateau.wait_unexplained and plateau.handover_s is None else ")")
+                      + (f"; the step + the hand-over ({plateau.handover_s * 1e3:.1f} ms), timed apart, "
+                         f"predict {plateau.predicted_handover:.0f} "
+                         f"({plateau.measured / plateau.predicted_handover:.2f}x)"
+                         if plateau.predicted_handover else ""))
         return (f"recorded on {_ref()}: {plateau.measured:.0f} samples/s at "
                 f"{', '.join(str(c) for c in plateau.counts)} workers; {arithmetic}{apart}; {bound}.")
     except (KeyError, TypeError, ValueError, ZeroDivisionError):  # an older record: its own sentence

@@ -764,10 +764,10 @@ def find_knee(points: Sequence[tuple[int, float]], tolerance: float = KNEE_TOLER
         arithmetic = min((w for w in throughputs if w >= asked), default=max(throughputs))
         testable = any(steps_apart(list(throughputs), w, arithmetic) > 1 for w in throughputs)
         agrees = steps_apart(list(throughputs), knee, arithmetic) <= 1 if testable else None
-        text += (f" The arithmetic: loading a batch takes {batch_size} x {sample_cost_s * 1e3:.2f} ms "
-                 f"= {load_s * 1e3:.0f} ms of one core, a step takes {compute_s * 1e3:.0f} ms, "
-                 f"so about {needed:.1f} worker(s) keep up; this machine has {cores} core(s), "
-                 f"{spare} left once the main process has one, so it asks for {asked} "
+        text += (f" The arithmetic: a batch's decode takes {batch_size} x {sample_cost_s * 1e3:.2f} ms "
+                 f"= {load_s * 1e3:.0f} ms of one core, a step {compute_s * 1e3:.0f} ms, "
+                 f"so about {needed:.1f} worker(s) keep up; of {cores} core(s), "
+                 f"{spare} spare once the main process has one: it asks for {asked} "
                  f"({arithmetic} in this sweep). ")
         if not testable:
             text += (f"This grid {sorted(throughputs)} cannot test the agreement: every "
@@ -1097,8 +1097,8 @@ class Plateau:
         gap = self.private_gap
         if gap is None or abs(gap - 1) <= self.tolerance:
             return ""
-        return (f"The step alone here took {gap:.2f}x the private step timed before any worker ran "
-                f"({self.private_step_s * 1e3:.1f} ms): two conditions, not drift. ")  # type: ignore[operator]
+        return (f"Alone here: {gap:.2f}x the private step timed before any worker ran "
+                f"({self.private_step_s * 1e3:.1f} ms), another condition, not drift. ")  # type: ignore[operator]
 
     @property
     def idle_share(self) -> float | None:
@@ -1446,6 +1446,11 @@ class Plateau:
             return None
         return self.loaded_workers / self.workers_needed
 
+    @property
+    def wait_unexplained(self) -> bool:
+        """The workers out-supply the step beyond the band, so the wait is not the decode's."""
+        return self.supply is not None and self.supply > 1 + self.tolerance
+
     def wait_text(self) -> str:
         """What the check leaves unexplained (review 2026-12-04m item 3): the wait itself.
         '. Not explained: the 8.3 ms wait a batch (16%), while 8 workers decode 1.6x the
@@ -1453,7 +1458,7 @@ class Plateau:
         then the wait is the decode's, and the bound says so)."""
         supply = self.supply
         handed = self.handover_text()
-        if supply is None or supply <= 1 + self.tolerance:
+        if not self.wait_unexplained:
             return handed
         if self.handover_s is not None:  # the hand-over timed: what of the wait it leaves
             return (handed + f"; not explained: {max(self.wait_s - self.handover_s, 0) * 1e3:.1f} ms "

@@ -94,3 +94,18 @@ def test_a_moved_private_step_is_a_note_where_the_direct_check_holds():
     assert reproduce.plateau_now(record)["agrees"] is True
     record["plateau"]["swept_step_s"] = 0.0360
     assert reproduce.plateau_now(record)["agrees"] is None  # the direct check failed: still vetoed
+
+
+def test_the_takeaway_and_the_recorded_line_give_the_prediction_from_the_hand_over(monkeypatch):
+    from labkit.chapters.ch05_dataloader import lesson
+
+    page = _plateau(handover_s=0.0006)
+    line = lesson.plateau_takeaway(page)
+    assert "is consistent with batch / (the step beside 8 decoding worker(s) + its runs' own wait)" in line
+    assert "; the step + the hand-over timed apart predict 1431 (0.85x)," in line and "not explained" not in line
+    # without the hand-over, the wait the workers' supply leaves is said not explained, as before
+    assert "is not explained," in lesson.plateau_takeaway(_plateau())
+    monkeypatch.setattr(lesson, "_ref", lambda: "nvidia-h200")
+    recorded = lesson.recorded_plateau(page.as_dict())
+    assert "the step + the hand-over (0.6 ms), timed apart, predict 1431 (0.85x)" in recorded
+    assert "not explained" not in recorded and "not explained" in lesson.recorded_plateau(_plateau().as_dict())

@@ -270,7 +270,7 @@ def test_on_a_gpu_c25_is_judged_from_the_busy_table_and_its_reason_is_left_to_th
     text = "\n".join(str(line) for line in lesson.Lesson(chapter).c25(rows))
     verdict = saved[0]
     assert verdict.claim_id == "C25" and f"C25 {verdict.label}; its reason: in the verdicts' table below" in text
-    assert verdict.reason not in text and "256.00 MiB" in text
+    assert verdict.reason not in text and "size (MiB)" in text and "    256.00 " in text
 
 
 def test_prepare_keeps_the_profilers_cycle_note_off_the_page_and_lets_other_warnings_through(monkeypatch):

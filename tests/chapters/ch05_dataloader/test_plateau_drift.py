@@ -61,7 +61,7 @@ def test_the_13_51_record_without_a_retimed_private_step_is_read_without_the_old
     plateau = _h200()
     assert plateau.drift is None and plateau.private_gap == pytest.approx(0.0595 / 0.0321)
     text = plateau.explanation()
-    assert "took 1.85x the private step timed before any worker ran (32.1 ms): two conditions" in text
+    assert "Alone here: 1.85x the private step timed before any worker ran (32.1 ms), another condition" in text
     assert "A consistency check" in text and "The check misses this run" in text
 
 
