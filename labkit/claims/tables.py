@@ -104,7 +104,7 @@ class VerdictTable:
         if ref is None:
             return f"nothing recorded yet for {self.reference or 'the reference'}"
         form = "" if ref.form == SEED_FORM else f", {ref.form}"
-        return f"{ref.label} (recorded, {ref.machine}{form})"
+        return f"{ref.label} (recorded, {machine_shown(ref.machine)}{form})"
 
     def structure(self) -> str:
         """Column names and claim ids, with verdicts only where they cannot vary by machine."""
@@ -143,7 +143,8 @@ class VerdictTable:
         shows outcomes only, the forms folded with the rest (each card above showed its own)."""
         machines = {ref.machine for ref in self.recorded.values()}
         one_machine = next(iter(machines)) if len(machines) == 1 and not self.recording_reference else ""
-        reference = f"reference (recorded, {one_machine})" if one_machine else "recorded reference"
+        reference = (f"reference (recorded, {machine_shown(one_machine)})" if one_machine
+                     else "recorded reference")
         columns = ["claim", "this machine"] + ([] if self.summary else ["form judged", "deciding numbers"])
         shown = tables.Table("", [*columns, reference], marks=_COLOURS)
         by_id = {v.claim_id: v for v in self.verdicts}
@@ -168,7 +169,7 @@ class VerdictTable:
             return row["recorded reference"]
         same = verdict is not None and verdict.label == ref.label
         text = "the same" if same else short_label(ref)
-        return text if named == ref.machine else f"{text} (recorded, {ref.machine})"
+        return text if named == ref.machine else f"{text} (recorded, {machine_shown(ref.machine)})"
 
     def _repr_html_(self) -> str:
         return self.card()._repr_html_()
@@ -209,7 +210,7 @@ def _evidence_text(row: dict, verdict: Verdict | None, ref: Verdict | None) -> s
         if verdict.thresholds:
             lines.append(f"thresholds: {dict(verdict.thresholds)}")
     if ref is not None:
-        lines.append(f"recorded reference ({ref.machine}, {ref.form}): {ref.label}: {ref.reason}")
+        lines.append(f"recorded reference ({machine_shown(ref.machine)}, {ref.form}): {ref.label}: {ref.reason}")
     return "\n".join(lines)
 
 
@@ -276,11 +277,19 @@ def _short_mark(mark: str) -> str:
     return mark.split(" (")[0] + (" (the verdict, not the chapter's numbers)" if "numbers did not" in mark else "")
 
 
+def machine_shown(machine: str) -> str:
+    """A verdict's machine as the pages spell the reference elsewhere: 'NVIDIA_H200' (the
+    device key a verdict stores) shown as 'nvidia-h200', the key of results/nvidia-h200.json and
+    of every 'recorded on nvidia-h200, <date>' label, so one page never names one GPU two ways
+    (review 2026-12-04m 03-04 item 10)."""
+    return machine.lower().replace("_", "-")
+
+
 def _why_they_differ(mine: Verdict, theirs: Verdict) -> str:
     """Name what differs between two machines' verdicts on one claim: device, form, torch."""
     reasons = []
     if mine.machine != theirs.machine:
-        reasons.append(f"device: {mine.machine} against {theirs.machine}")
+        reasons.append(f"device: {machine_shown(mine.machine)} against {machine_shown(theirs.machine)}")
     if mine.form != theirs.form:
         reasons.append(f"form judged: '{mine.form}' against '{theirs.form}'")
     return "; ".join(reasons) or "same device and form: a timing near its threshold (rerun)"

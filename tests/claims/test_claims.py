@@ -154,7 +154,7 @@ def test_ledger_says_why_machines_differ_and_exports(tmp_path, monkeypatch, priv
     row = {r["claim"]: r for r in ledger.rows()}["C10"]
     assert row["this machine"] == "refuted [CPU analogue: float32]"
     assert row["reference GPU"] == "confirmed [the seed's form]; no reproduce record"  # C10 is timing-based
-    assert "device: cpu-box against NVIDIA_H200" in row["depends on / why they differ"]
+    assert "device: cpu-box against nvidia-h200" in row["depends on / why they differ"]
     assert "form judged" in row["depends on / why they differ"]
     markdown, page = ledger.export(tmp_path / "handout")
     link = "02_contiguity_and_hidden_copies.py"  # from the handout's folder to the chapter itself
