@@ -198,7 +198,7 @@ lab.widgets.Timeline(top.trace) if top.trace is not None else print("no profile 
 # little: with `layout_optimization` on (the default), Inductor lays a compiled inference
 # graph's convolutions out channels_last itself (`GraphLowering.decide_layout_opt`, read in
 # torch's source, not measured here), so its NCHW base already runs them in NHWC. The fold
-# under the table holds the recorded run of that base.
+# under the table ("compiled base") holds the recorded run of that base.
 
 # %%
 lab.tables.regimes_table(ladder_run)

@@ -146,7 +146,8 @@ GPU_STEPS = (
     Step("TF32", {"tf32": "on"}, "float32 math on tensor cores (10-bit mantissa)"),
     Step("cudnn.benchmark", {"cudnn_benchmark": True}, "cuDNN times its algorithms once"),
     Step("channels_last", {"channels_last": True}, "NHWC, the layout tensor-core convolutions read"),
-    Step("fp16 weights", {"dtype": "float16"}, "half the bytes, tensor cores at full rate"),
+    Step("fp16 weights", {"dtype": "float16"}, "half the bytes, tensor cores at full rate; "
+         "BatchNorm stays float32 (cuDNN's kernel)"),
     # why it comes here (the GPU, not Python, then sets the pace of every later step) is the
     # page's "Climb" paragraph: said once (review 2026-12-03h: the GPU page's 1,500 words)
     # torch.compile's reason as its profile shows it on the H200 (review 2026-12-04j item 1):
@@ -350,7 +351,8 @@ def prepare(settings: Settings, device: torch.device, image: int,
         model = transform(model)
     dtype = DTYPES[settings.dtype]
     memory_format = torch.channels_last if settings.channels_last else torch.contiguous_format
-    model = model.to(device=device, dtype=dtype, memory_format=memory_format)
+    model = batchnorm_float32(model.to(device=device, dtype=dtype, memory_format=memory_format),
+                              settings.dtype)
     images = numerics.tiled(_images(gate_images(device), image, numerics.CAPTURE_SEED),
                             settings.batch)
     x = images.to(device=device, dtype=dtype).contiguous(memory_format=memory_format)
@@ -442,6 +444,24 @@ def _graphed(forward: Callable, x: torch.Tensor) -> tuple[Callable[[], object], 
 def _sync(device: torch.device) -> None:
     if device.type == "cuda":
         torch.cuda.synchronize(device)
+
+
+def batchnorm_float32(model: nn.Module, dtype: str) -> nn.Module:
+    """In a float16 model, each BatchNorm's weights and statistics back in float32 (in place).
+
+    Why: cuDNN's BatchNorm takes a half input only with float32 weights (ATen's use_cudnn
+    test); an all-half BatchNorm falls back to ATen's own kernels, three per layer where cuDNN
+    ran one. On the H200 that turned the 53 layers' 53 kernels into 159 (182 -> 282 per batch),
+    made the fp16 rung host-bound at 17-54% GPU idle, and its wall gain followed the host's pace
+    over the fresh runs (0.94-1.61x; review 2026-12-04m item 1, 04k and 04l item 2). The
+    output stays half (cuDNN's, and Inductor's decomposition casts back to the input's dtype),
+    as autocast's BatchNorm does; a folded model has no BatchNorm left, so nothing changes.
+    Other dtypes are returned as they are (cuDNN takes no bfloat16 BatchNorm either way)."""
+    if dtype == "float16":
+        for module in model.modules():
+            if isinstance(module, nn.modules.batchnorm._BatchNorm):
+                module.float()
+    return model
 
 
 def reference_logits(device: torch.device, image: int,

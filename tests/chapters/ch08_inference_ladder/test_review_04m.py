@@ -249,8 +249,8 @@ def test_the_standing_line_points_at_the_fused_rungs_net_gain_not_at_removing_th
     share = 100 * best.kinds[attribution.ELEMENTWISE]
     net = past_view.recorded_fused_net()
     assert net is not None and f"{100 * net:.0f}%" == "5%"
-    assert line.endswith(f"; elementwise {share:.0f}% (fused into GEMM epilogues: 5% less device time "
-                         "net, recorded, optional section)")
+    assert line.endswith(f"; elementwise {share:.0f}% (fusing it into GEMM epilogues saved 5% net: "
+                         "the optional section, recorded)")
     assert "times removing it" not in line
 
 
@@ -289,3 +289,30 @@ def test_every_combined_lever_is_timed_interleaved_with_its_own_control_and_rele
         ladder_module.release_memory = original
     assert set(runner.bases) == {past_defaults.TOP_NAME, past_defaults.AT_64}
     assert runner.ladder.baselines == [top, batch64] and freezing.prepared is None and released
+
+
+def test_the_fp16_rung_keeps_batchnorm_float32_so_cudnn_runs_it_and_its_output_stays_half():
+    """Item 1's fix (04k, 04l item 2): model.to(float16) made every BatchNorm half, which cuDNN
+    does not take (half input, float32 weights only), so each of its 53 kernels became three
+    of ATen's on the H200 (182 -> 282 per batch) and the rung went host-bound (17-54% idle over
+    the runs, wall 0.94-1.61x). The rung now keeps BatchNorm's weights and statistics float32;
+    its convolutions, activations and output stay float16. A folded model has no BatchNorm.
+    On the CPU (no cuDNN) the same model runs; the H200's kernels and idle are the next record's."""
+    import torch
+
+    from labkit.chapters.ch08_inference_ladder import ladder, numerics
+
+    def small():
+        return torch.nn.Sequential(torch.nn.Conv2d(3, 16, 3), torch.nn.BatchNorm2d(16), torch.nn.ReLU(),
+                                   torch.nn.AdaptiveAvgPool2d(1), torch.nn.Flatten(), torch.nn.Linear(16, 10))
+
+    half = ladder.batchnorm_float32(small().half(), "float16")
+    assert half[0].weight.dtype == torch.float16 and half[1].weight.dtype == torch.float32
+    assert half[1].running_var.dtype == torch.float32 and half[5].weight.dtype == torch.float16
+    bf16 = ladder.batchnorm_float32(small().bfloat16(), "bfloat16")
+    assert bf16[1].weight.dtype == torch.bfloat16               # cuDNN takes no bf16 BatchNorm
+    with torch.no_grad():
+        assert half.eval()(torch.randn(2, 3, 16, 16).half()).dtype == torch.float16
+    prepared = ladder.prepare(ladder.Settings(dtype="float16", batch=2), torch.device("cpu"), 16, small)
+    reference = ladder.reference_logits(torch.device("cpu"), 16, small)
+    assert numerics.check(prepared.output, reference[:prepared.output.shape[0]], "float16").passed
