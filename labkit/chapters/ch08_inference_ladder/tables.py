@@ -307,7 +307,7 @@ def regimes_table(run: object) -> tables.Table:
                          "-" if r is None else r.why.split(":")[0])  # 'skipped', 'failed'
         shown.add(name, *cells)
     if idles:
-        shown.fold("GPU idle per cell", "; ".join(idles))
+        shown.fold("idle per cell", "; ".join(idles))
     for regime, why in missing.items():
         shown.note(f"{regime}: not measured ({why})")
     added, climb = adds_up_parts(run, gains)

@@ -62,7 +62,7 @@ def test_the_gpu_shaped_interaction_table_reads_each_regime():
                                                 for r, s in regimes.items()})
     shown = tables.regimes_table(run)
     assert shown.rows == [["fp16", "2.00x", "1.25x"]]
-    assert dict(shown.folded)["GPU idle per cell"] == "fp16, eager: 40%"   # folded (issue 37)
+    assert dict(shown.folded)["idle per cell"] == "fp16, eager: 40%"   # folded (issue 37)
     # why channels_last may gain little compiled: read from Inductor's source, folded (issue 37)
     assert not shown.notes and any("layout_optimization" in text for _, text in shown.folded)
     late = rung("folding", 64, 0.1, after="graphed base", kept=False)
