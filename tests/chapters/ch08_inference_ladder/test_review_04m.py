@@ -316,3 +316,27 @@ def test_the_fp16_rung_keeps_batchnorm_float32_so_cudnn_runs_it_and_its_output_s
     prepared = ladder.prepare(ladder.Settings(dtype="float16", batch=2), torch.device("cpu"), 16, small)
     reference = ladder.reference_logits(torch.device("cpu"), 16, small)
     assert numerics.check(prepared.output, reference[:prepared.output.shape[0]], "float16").passed
+
+
+def test_a_compiled_fp16_model_with_float32_batchnorm_stays_half_and_right():
+    """The climb compiles the fp16 rung (torch.compile comes before folding): Inductor's
+    BatchNorm decomposition takes the half input with float32 weights and casts back to half.
+    Checked with Inductor on the CPU (a tiny network; the GPU's is the next record's)."""
+    import copy
+
+    import torch
+
+    from labkit.chapters.ch08_inference_ladder import ladder, numerics
+
+    model = torch.nn.Sequential(torch.nn.Conv2d(3, 16, 3), torch.nn.BatchNorm2d(16), torch.nn.ReLU(),
+                                torch.nn.Conv2d(16, 16, 1), torch.nn.BatchNorm2d(16)).eval()
+    with torch.no_grad():
+        model[1].running_var.uniform_(0.5, 2.0)
+        model[1].running_mean.uniform_(-1.0, 1.0)
+    x = torch.randn(2, 3, 16, 16, generator=torch.Generator().manual_seed(0))
+    with torch.no_grad():
+        expected = model(x)
+        half = ladder.batchnorm_float32(copy.deepcopy(model).half(), "float16")
+        compiled = torch.compile(half, backend="inductor", dynamic=False)(x.half())
+    assert compiled.dtype == torch.float16
+    assert numerics.relative_error(compiled.float(), expected) < 1e-2
