@@ -173,8 +173,8 @@ class Lesson:
                                    "the copy alone": (bench.copy_alone, "lesson.bench.copy_alone")}))
         free = shm.free_bytes()
         out += [f"loading a batch takes {bench.batch_load_s / bench.step_s:.1f}x the step",
-                f"/dev/shm free: {'unknown' if free is None else f'{free / 2**20:.0f} MiB'}; the "
-                f"sweep uses the worker counts that fit: {list(bench.worker_counts)}"]
+                f"/dev/shm free: {'unknown' if free is None else f'{free / 2**20:.0f} MiB'}; "
+                f"worker counts that fit: {list(bench.worker_counts)}"]
         return Shown([str(out), loader_plots.samples_figure(bench.data)])
 
     # --- the worker sweep -----------------------------------------------------------------
@@ -320,7 +320,7 @@ class Lesson:
             return "nothing recorded yet for the reference GPU"
         table = knee_experiment.rebased(gpu_knobs.get("table", []))
         decided = {r["label"]: r for r in table if "stated" in r}
-        shown = tables.Table("the knobs on the reference GPU, each called against the baseline",
+        shown = tables.Table("the reference GPU's knobs, called against the baseline",
                              ["knob", "samples/s", "waiting", "ratio: call"],
                              units={"waiting": "%"}, recorded=f"recorded on {_ref()}")
         for i, row in enumerate(gpu_knobs["rows"]):
@@ -371,12 +371,11 @@ class Lesson:
                     "workers do not lift.")
         else:
             said = "the cores suffice; tune the loader."
-        out = Lines([f"this machine: the arithmetic asks for {needed:.1f} workers, {spare} core(s) "
-                     f"are spare: {said}"])
+        out = Lines([f"this machine: {needed:.1f} workers asked, {spare} core(s) spare: {said}"])
         old = self.chapter.recorded("knee")
         if old and not self.on_gpu:
-            out.append(f"recorded on {_ref()}: the arithmetic asked for "
-                       f"{old['workers_needed']:.1f} workers of {old['cores'] - 1} spare cores")
+            out.append(f"recorded on {_ref()}: {old['workers_needed']:.1f} workers asked, "
+                       f"{old['cores'] - 1} cores spare")
         return out
 
     # --- C26 ------------------------------------------------------------------------------
@@ -418,7 +417,7 @@ class Lesson:
         if busy:
             kernel_ms = max(r["kernel_s"] for r in busy["rows"]) * 1e3
             out.append(f"when x.to('cuda', non_blocking=True) returned, behind a {kernel_ms:.0f} ms "
-                       f"queued kernel{label}; 'done': the kernel and the copy finished")
+                       f"queued kernel{label}; 'done': kernel and copy finished")
             # the units in the header, not in every cell (the same numbers in fewer words)
             out.append(f"{'size (MiB)':>10} {'pageable (ms)':>13} {'pinned (ms)':>13} {'done (ms)':>10}")
             by_size: dict[int, dict[str, dict]] = {}
@@ -431,7 +430,7 @@ class Lesson:
                 out.append(f"{nbytes / 2**20:10.2f} {returned['pageable']:>13} "
                            f"{returned['pinned']:>13} {done:10.2f}")
             out.append("torch warned: " + "; ".join(busy["warnings"]) if busy["warnings"] else
-                       "torch gave no warning during these calls (its warnings were recorded)")
+                       "torch gave no warning during these calls (warnings recorded)")
         else:
             out.append("Nothing recorded behind a queued kernel yet on the reference GPU.")
         if self.on_gpu:
@@ -517,7 +516,7 @@ class Lesson:
         if uint8_row is not None:
             said.append(f"uint8 alone {against_text(uint8_row)}")
         if said:
-            return "Knobs, by the knob table's rule: " + "; ".join(said) + "."
+            return "Knobs, by the table's rule: " + "; ".join(said) + "."
         return ("Knobs are read at the knee: the knob table says which were measured; this run "
                 "measured no uint8 row alone.")
 
@@ -998,7 +997,7 @@ def resolution_text(rows: Sequence[Mapping]) -> str:
     if reach is None:
         return ""
     # the A/A's read is its row above; how the reach is taken, the markdown above the table
-    return f"Resolution: identical loaders (the A/A) differ by up to {100 * (reach - 1):.0f}% here; a call's mean must clear that."
+    return f"Resolution: identical loaders (the A/A) differ by up to {100 * (reach - 1):.0f}% here; a call must clear that."
 
 
 def control_call(rows: Sequence[Mapping]) -> str | None:
@@ -1123,7 +1122,7 @@ def recorded_plateau(old: dict) -> str:
                       f"{plateau.step_used}, + {plateau.wait_s * 1e3:.1f} ms, its runs' own wait) = "
                       f"{plateau.predicted:.0f} ({plateau.measured / plateau.predicted:.2f}x, a "
                       f"consistency check"
-                      + (f"; the wait, {100 * plateau.wait_share:.0f}%, not explained)"
+                      + (f"; the {100 * plateau.wait_share:.0f}% wait not explained)"
                          if plateau.wait_unexplained and plateau.handover_s is None else ")")
                       + (f"; the step + the hand-over ({plateau.handover_s * 1e3:.1f} ms), timed apart, "
                          f"predict {plateau.predicted_handover:.0f} "

@@ -516,12 +516,12 @@ class Sweep:
         return f"Sweep of {len(self.runs)} setting(s), {self.rounds} round(s), samples/s: {rows}"
 
     def _repr_html_(self) -> str:
-        head = ("<tr><th>setting</th><th>samples/s (windows: slowest to fastest)</th>"
+        head = ("<tr><th>setting</th><th>samples/s (windows: slowest-fastest)</th>"
                 "<th>waiting share</th><th>wait (median)</th><th>compute (median)</th>"
                 "<th>steps timed</th><th>first batch</th><th></th></tr>")
         body = "".join(
             f"<tr><td>{r.setting.label}</td><td>{r.samples_per_s:.0f} "
-            f"({r.samples_per_s_spread[0]:.0f} to {r.samples_per_s_spread[1]:.0f})</td>"
+            f"({r.samples_per_s_spread[0]:.0f}-{r.samples_per_s_spread[1]:.0f})</td>"
             f"<td>{100 * r.wait_share:.0f}%</td><td>{r.wait_median_s * 1e3:.1f} ms</td>"
             f"<td>{r.compute_median_s * 1e3:.1f} ms</td>"
             f"<td>{len(r.windows)} x {r.window_steps or len(r.wait_s)}</td>"
@@ -1138,7 +1138,7 @@ class Plateau:
         if not self.loaded_step_s:
             return ""
         def cpu(v: float | None) -> str:
-            return f" (main thread's CPU {v * 1e3:.1f})" if v is not None else ""
+            return f" (its CPU {v * 1e3:.1f})" if v is not None else ""
 
         what = "on a private batch, its copy inside," if self.on_gpu else "on a ready batch"
         rounds = (f"; beside / alone over {self.loaded_rounds} interleaved rounds {self.loaded_slowdown:.2f}x "
@@ -1150,7 +1150,7 @@ class Plateau:
                                        (self._spread(self.loaded_alone_times_s), self._spread(self.loaded_times_s)))
         return (f"The step {what} alone: {(self.loaded_alone_s or 0) * 1e3:.1f} ms"
                 f"{alone_spread}{cpu(self.loaded_alone_cpu_s)}; "
-                f"beside {self.loaded_workers} worker(s) decoding without pause: "
+                f"beside {self.loaded_workers} decoding worker(s): "
                 f"{self.loaded_step_s * 1e3:.1f} ms{beside_spread}{cpu(self.loaded_cpu_s)}"
                 f"{rounds}")
 
@@ -1188,14 +1188,14 @@ class Plateau:
         return self.batch_size / (self.loaded_step_s + self.handover_s)
 
     def handover_text(self) -> str:
-        """'. Timed apart, the hand-over of a queued batch: 0.4 ms; 64 / (45.5 + 0.4 ms) = 1394,
-        a prediction: 0.85x of the measured' ('' where not timed)."""
+        """'. The hand-over of a queued batch, timed apart: 0.4 ms; 64 / (45.5 + 0.4 ms) = 1394
+        predicted (measured 0.85x)' ('' where not timed)."""
         predicted = self.predicted_handover
         if predicted is None:
             return ""
-        return (f". Timed apart, the hand-over of a queued batch: {self.handover_s * 1e3:.1f} ms; "  # type: ignore[operator]
+        return (f". The hand-over of a queued batch, timed apart: {self.handover_s * 1e3:.1f} ms; "  # type: ignore[operator]
                 f"{self.batch_size} / ({self.loaded_step_s * 1e3:.1f} + {self.handover_s * 1e3:.1f} ms) = "  # type: ignore[operator]
-                f"{predicted:.0f}, a prediction: {self.measured / predicted:.2f}x of the measured")
+                f"{predicted:.0f} predicted (measured {self.measured / predicted:.2f}x)")
 
     @property
     def agrees(self) -> bool:
@@ -1423,7 +1423,7 @@ class Plateau:
         # review 2026-12-04m item 3: the wait is the plateau runs' own mean wait (plateau_of), so
         # this is a consistency check, not an independent prediction; what it leaves unexplained
         # is the wait itself, with the workers' supply against the step's demand beside it
-        text += self.gap_text() + self.private_note() + (f"A consistency check, not a prediction (the wait is the plateau "
+        text += self.gap_text() + self.private_note() + (f"A consistency check (the wait is these "
                  f"runs' own): {self.batch_size} / ({self.step_used_s * 1e3:.1f} + {self.wait_s * 1e3:.1f} ms) = "
                  f"{self.predicted:.0f} against {self.measured:.0f} measured ({ratio:.2f}x: "
                  f"{'within' if self.agrees else 'outside'} the {self.tolerance:.0%} band)")
@@ -1433,9 +1433,9 @@ class Plateau:
         if self.cores_text() and not self.cores_bound:
             text += f". The cores allow {self.cores_text()}"
         if not self.predicted_this_run:  # review 2026-12-04i item 3: neither within its band
-            text += ". The check misses this run: " + (
-                "neither arithmetic lands within its band" if self.cores_ceiling else
-                "the arithmetic does not land within its band")
+            text += ". This run misses: " + (
+                "neither arithmetic within its band" if self.cores_ceiling else
+                "the arithmetic outside its band")
         return text + f". What bounds it: {self.bound}."
 
     @property

@@ -69,11 +69,11 @@ def test_the_plateau_is_predicted_from_the_step_beside_and_the_hand_over():
     page = _plateau(handover_s=0.0006)
     assert page.predicted_handover == pytest.approx(64 / (0.04413 + 0.0006))
     text = page.explanation()
-    assert (". Timed apart, the hand-over of a queued batch: 0.6 ms; 64 / (44.1 + 0.6 ms) = 1431, a "
-            "prediction: 0.85x of the measured; not explained: 7.9 ms of the wait, while 8 workers decode "
+    assert (". The hand-over of a queued batch, timed apart: 0.6 ms; 64 / (44.1 + 0.6 ms) = 1431 "
+            "predicted (measured 0.85x); not explained: 7.9 ms of the wait, while 8 workers decode "
             "1.4x the batches the step takes") in text
     # the consistency check stays what it was, and stays the reproduce check's
-    assert "A consistency check, not a prediction (the wait is the plateau runs' own): 64 / (44.1 + 8.5 ms)" in text
+    assert "A consistency check (the wait is these runs' own): 64 / (44.1 + 8.5 ms)" in text
     assert page.agrees and page.as_dict()["predicted_handover"] == pytest.approx(page.predicted_handover)
     assert loader_sweep.Plateau.from_record(page.as_dict()).handover_s == 0.0006
 

@@ -121,7 +121,7 @@ def test_without_a_gpu_the_recorded_run_is_shown_labelled_recorded(cpu_lesson):
     assert [row[0] for row in knobs.rows] == [row["label"] for row in recorded_rows]
     # issue 39: every recorded call read against the baseline; the 13:47 page read its top row
     # against + pin, so it is called again from its rounds and the old reading shown, not called
-    assert "each called against the baseline" in knobs.title
+    assert "knobs, called against the baseline" in knobs.title
     cells = {row[0]: row[-1] for row in knobs.rows}
     reference = json.loads((ROOT / "results" / f"{results.DEFAULT_REFERENCE}.json").read_text())
     recorded_at = reference["chapters"]["05_dataloader"]["sweep_knobs"]["recorded_at"]
@@ -443,7 +443,7 @@ def test_the_knob_table_prints_its_resolution_from_the_a_a_interval():
     rows = [base, _row("w8 b64 (A/A)", 0.99, 0.84, 1.17), _row("w8 b64 pin", 1.17, 1.05, 1.30)]
     assert lesson.resolution(rows) == pytest.approx((1 / 0.99) * (1.17 / 0.84) ** 0.5)
     assert lesson.resolution_text(rows) == (
-        "Resolution: identical loaders (the A/A) differ by up to 19% here; a call's mean must clear that.")
+        "Resolution: identical loaders (the A/A) differ by up to 19% here; a call must clear that.")
     assert lesson.resolution([base]) is None and lesson.resolution_text([base, rows[2]]) == ""
     run3 = [base, _row("w8 b64 (A/A)", 1.10, 1.02, 1.18)]
     assert lesson.resolution(run3) == pytest.approx(1.10 * (1.18 / 1.02) ** 0.5)
@@ -497,7 +497,7 @@ def test_the_plateau_takeaway_is_a_consistency_check_and_names_the_wait_it_leave
                     "worker(s) + its runs' own wait) = 1190 (1.00x); the 8.3 ms wait a batch (16%) is not "
                     "explained, and is bound by the host's side.")
     assert "8 workers decode 1.6x the batches the step takes" in plateau.explanation()
-    assert "A consistency check, not a prediction" in plateau.explanation()
+    assert "A consistency check (the wait is these runs' own)" in plateau.explanation()
     starved = replace(plateau, workers_needed=7.5)  # the workers barely keep up: the wait is theirs
     assert starved.wait_text() == "" and "not explained" not in lesson.plateau_takeaway(starved, None)
 

@@ -1047,8 +1047,8 @@ def test_the_plateau_is_predicted_from_the_step_timed_beside_decoding_workers():
     assert plateau.step_used == "beside 2 decoding worker(s)"
     assert plateau.predicted == pytest.approx(16 / (0.0100 + 0.0037))
     text = plateau.explanation()
-    assert "A consistency check, not a prediction (the wait is the plateau runs' own): 16 / (10.0 + 3.7 ms) = 1168 against 1099 measured (0.94x: within the 15% band)" in text
-    assert "main thread's CPU 9.5" in text and "Inside the sweep a step took 9.8 ms" in text
+    assert "A consistency check (the wait is these runs' own): 16 / (10.0 + 3.7 ms) = 1168 against 1099 measured (0.94x: within the 15% band)" in text
+    assert "(its CPU 9.5)" in text and "Inside the sweep a step took 9.8 ms" in text
     assert plateau.as_dict()["predicted"] == pytest.approx(plateau.predicted)
     # the step missing, the check falls back to the sweep's own step (a consistency check)
     assert "consistency check" in _loaded_plateau(1099.0, loaded_step_s=None).explanation()
@@ -1125,8 +1125,8 @@ def test_the_plateau_prints_the_spread_of_the_few_steps_it_rests_on():
     plateau = _h200_plateau(loaded_alone_times_s=(0.0281, 0.0285, 0.0297),
                             loaded_times_s=(0.0402, 0.0415, 0.0420, 0.0423, 0.0431, 0.0440))
     text = plateau.explanation()
-    assert "alone: 28.5 ms (3 steps, 28.1-29.7 ms) (main thread's CPU 17.9)" in text
-    assert "42.1 ms (6 steps, 40.2-44.0 ms) (main thread's CPU 29.9)" in text
+    assert "alone: 28.5 ms (3 steps, 28.1-29.7 ms) (its CPU 17.9)" in text
+    assert "42.1 ms (6 steps, 40.2-44.0 ms) (its CPU 29.9)" in text
     assert loader_sweep.Plateau.from_record(plateau.as_dict()).loaded_times_s == plateau.loaded_times_s
 
 
@@ -1152,7 +1152,7 @@ def test_the_cpu_page_names_the_cores_when_the_decode_needs_more_workers_than_ar
     assert cpu.cores_short and cpu.bound_name == "the cores"
     assert cpu.bound == "the cores (the decode): the arithmetic asks for 1.7 workers, 1 core(s) are spare"
     assert not cpu.predicted_this_run
-    assert "The check misses this run: neither arithmetic lands within its band" in cpu.explanation()
+    assert "This run misses: neither arithmetic within its band" in cpu.explanation()
     assert not dataclasses.replace(cpu, workers_needed=0.9).cores_short
     assert dataclasses.replace(cpu, measured=1100.0).predicted_this_run  # 1.02x of step + wait
     assert dataclasses.replace(cpu, measured=1200.0, loaded_step_s=0.004).cores_agrees  # 0.98x of the cores

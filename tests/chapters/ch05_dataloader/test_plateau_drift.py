@@ -62,7 +62,7 @@ def test_the_13_51_record_without_a_retimed_private_step_is_read_without_the_old
     assert plateau.drift is None and plateau.private_gap == pytest.approx(0.0595 / 0.0321)
     text = plateau.explanation()
     assert "Alone here: 1.85x the private step timed before any worker ran (32.1 ms), another condition" in text
-    assert "A consistency check" in text and "The check misses this run" in text
+    assert "A consistency check" in text and "This run misses" in text
 
 
 def test_rounds_whose_halves_disagree_drift_and_say_why_in_numbers():
@@ -85,7 +85,7 @@ def test_steady_rounds_that_agree_with_the_private_step_predict_as_before():
     steady = _h200(loaded_times_s=_steady(33.0), loaded_alone_times_s=_steady(32.5),
                    loaded_step_s=0.0330, loaded_alone_s=0.0325)
     assert steady.drift is None
-    assert "A consistency check, not a prediction (the wait is the plateau runs' own): 64 / (33.0 + 7.7 ms) = 1572" in steady.explanation()
+    assert "A consistency check (the wait is these runs' own): 64 / (33.0 + 7.7 ms) = 1572" in steady.explanation()
     assert "drifted" not in steady.explanation() and "two conditions" not in steady.explanation()
 
 
@@ -100,7 +100,7 @@ def test_a_steady_gap_to_the_private_step_is_a_finding_and_a_real_drift_of_it_ve
                  loaded_alone_s=0.0443, private_step_s=0.0355, private_again_s=0.0358, private_after_s=0.0362)
     page = dataclasses.replace(page, measured=1335.0, wait_s=0.0077)
     assert page.drift is None and page.agrees and page.predicted_this_run
-    assert "1.25x the private step" in page.explanation() and "A consistency check, not a prediction (the wait is the plateau runs' own): 64 / (46.8 + 7.7 ms) = 1174" in page.explanation()
+    assert "1.25x the private step" in page.explanation() and "A consistency check (the wait is these runs' own): 64 / (46.8 + 7.7 ms) = 1174" in page.explanation()
     # review 2026-12-04m item 3: the private pair vetoes only where the direct check fails
     # too (the step beside, 46.8 ms, against the step inside the sweep: here 38.0 ms, 1.23x);
     # where that check holds (41.1 ms, 1.14x) the moved private step is a note, not a veto
