@@ -34,7 +34,7 @@ import torch
 from torch import nn
 
 from labkit.measure import device_time, timeline, timeline_stats
-from labkit.measure.device_time import HOST_BOUND_IDLE_SHARE  # the course's one threshold
+from labkit.measure.device_time import HOST_BOUND_IDLE_SHARE, at_border  # ch 08's line and border
 
 # Batches per unprofiled figure: ResNet-50 at batch 64 takes ~8 ms a batch on an H200, so the
 # wall rounds and the kernel-record pass cost well under a second.
@@ -117,20 +117,6 @@ def bound_text(k: dict) -> str:
                f"device {k['device_ms']:.2f} ms of {k['wall_ms']:.2f} ms per batch")
     return (f"GPU idle {100 * k['gpu_idle_share']:.0f}% (unprofiled: {figures}): "
             + ("host-bound" if k["host_bound"] else "device-bound") + aside + border_text(k))
-
-
-# Chapter 08's host border (labkit.chapters.ch08_inference_ladder.explain.BORDER_POINTS, beside
-# keep.IDLE_LIMIT = HOST_BOUND_IDLE_SHARE): one rule in both chapters, so one line cannot call a
-# run host-bound by the idle share and 'at the border' by another measure (review 2026-12-04m
-# 08-09-99 item 4: the audit's launches x us within 20% of device read 'host-bound ... at the
-# border, either clock' at 52% idle, a rule chapter 08 dropped in review 2026-12-04l item 4).
-BORDER_POINTS = 0.05   # unprofiled idle within this many points of HOST_BOUND_IDLE_SHARE: the border
-
-
-def at_border(idle: float | None) -> bool:
-    """The unprofiled idle sits within BORDER_POINTS of the host-bound line, where the host's
-    pace that minute decides which clock judges (chapter 08's rule)."""
-    return idle is not None and abs(idle - HOST_BOUND_IDLE_SHARE) <= BORDER_POINTS
 
 
 def border_text(k: dict) -> str:

@@ -33,6 +33,17 @@ from labkit.measure import conditions, timeline, timeline_stats
 from labkit.measure.timing import format_seconds
 
 HOST_BOUND_IDLE_SHARE = 0.30  # the GPU idles more than this share of the wall time: host-bound
+# The border around that line: an unprofiled idle within this many points of it is where the
+# host's pace that minute decides which clock judges ('at the border, either clock'). One rule
+# for chapter 08's ladder and the audit (review 2026-12-04m 08-09-99 item 4: the audit had kept a
+# border of its own, launches x us within 20% of device time, that chapter 08 had dropped).
+BORDER_POINTS = 0.05
+
+
+def at_border(idle: float | None) -> bool:
+    """The unprofiled idle share sits within BORDER_POINTS of HOST_BOUND_IDLE_SHARE, on either
+    side; False without an idle share."""
+    return idle is not None and abs(idle - HOST_BOUND_IDLE_SHARE) <= BORDER_POINTS
 
 
 @dataclass(frozen=True)

@@ -279,8 +279,11 @@ def test_the_audit_draws_chapter_08s_border():
     """One rule in both chapters (review 2026-12-04m 08-09-99 item 4): the audit's line and
     threshold are chapter 08's, and both mark the same idle shares as at the border."""
     from labkit.chapters.ch08_inference_ladder import explain, keep
+    from labkit.measure import device_time
 
-    assert kernels.BORDER_POINTS == explain.BORDER_POINTS
+    # one function, defined once in labkit.measure.device_time, called by both
+    assert kernels.at_border is explain.at_border is device_time.at_border
+    assert explain.BORDER_POINTS == device_time.BORDER_POINTS
     assert kernels.HOST_BOUND_IDLE_SHARE == keep.IDLE_LIMIT
     for idle, at in ((0.24, False), (0.25, True), (0.30, True), (0.35, True), (0.36, False), (0.52, False)):
         assert kernels.at_border(idle) is at, idle

@@ -35,6 +35,7 @@ import re
 
 from labkit.chapters.ch08_inference_ladder import keep, ladder
 from labkit.measure import timeline_stats
+from labkit.measure.device_time import BORDER_POINTS, at_border
 
 CLASS_MOVE = 0.05   # a kernel class's share moving by more than this is named
 # A reading calls a clock faster or slower only when its range excludes 1 (the keep rule's
@@ -232,7 +233,6 @@ def own_pace(rung: ladder.Rung) -> float | None:
     return _median(probes) if probes else None
 
 
-BORDER_POINTS = 0.05   # unprofiled idle within this many points of keep.IDLE_LIMIT: the border
 
 
 def border(rung: ladder.Rung) -> str:
@@ -257,8 +257,7 @@ def border(rung: ladder.Rung) -> str:
                 f"{launches:.0f} launches x {pace:.1f} us = {cost:.1f} ms of it")
     else:
         text = f"host {launches:.0f} launches x {pace:.1f} us = {cost:.1f} ms, device {device:.2f} ms"
-    at = idle is not None and abs(idle - keep.IDLE_LIMIT) <= BORDER_POINTS
-    return text + (": at the border, either clock" if at else "")
+    return text + (": at the border, either clock" if at_border(idle) else "")
 
 
 def shown_border(rung: ladder.Rung) -> str:
