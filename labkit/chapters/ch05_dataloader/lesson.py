@@ -684,7 +684,8 @@ class Lesson:
         verdict = self.chapter.judge("C23", self._c23_evidence(), form=claims.SEED_FORM)
         claims.save([verdict], self.chapter.key)  # saved at once: a later cell cannot lose it
         plateau = getattr(self, "plateau", None)
-        link = link_text(curve, plateau.copy_bytes if plateau else None, plateau.copy_alone_s if plateau else None)
+        link = link_text(curve, plateau.copy_bytes if plateau else None, plateau.copy_alone_s if plateau else None,
+                         seed=verdict.evidence)
         return Shown([loader_plots.bandwidth_figure(curve, seed_lines),
                       *([link] if link else []), f"{verdict.claim_id} {verdict.label} -- {verdict.reason}"])
 
@@ -931,13 +932,16 @@ CONTROL_FAILED = "control failed: no knob call stands this run"
 
 
 def link_text(curve: Sequence[Mapping], batch_bytes: int | None = None,
-              batch_copy_s: float | None = None) -> str:
+              batch_copy_s: float | None = None, seed: Mapping | None = None) -> str:
     """The link's ceiling and the pageable rates in one line (review 2026-12-04j item 5: the
     page printed ~14 GB/s for the batch's pageable copy and 8.7 GB/s at 147 MiB, and nothing
     reconciled them): the pinned curve's rate at its largest size (the practical ceiling, read
     from the curve, not from the PCIe generation), and the pageable rate at the batch's size
     (the plateau's copy part) beside the curve's pageable rates at its two largest sizes. ''
-    without a pinned and a pageable point."""
+    without a pinned and a pageable point. seed: C23's evidence ('pageable_gbps',
+    'transfer_bytes'), its pageable copy at the seed's size timed interleaved with the pinned
+    ones: set beside the curve's rates either side of that size (review 2026-12-04m item 10:
+    6.3 GB/s at 147 MiB against the curve's 5.6 at 64 and 5.4 at 256 MiB, unremarked)."""
     pinned = sorted((p for p in curve if p.get("memory") == "pinned"), key=lambda p: p["nbytes"])
     pageable = sorted((p for p in curve if p.get("memory") == "pageable"), key=lambda p: p["nbytes"])
     if not pinned or len(pageable) < 2:
@@ -949,11 +953,21 @@ def link_text(curve: Sequence[Mapping], batch_bytes: int | None = None,
     batch = (f"{batch_bytes / batch_copy_s / 1e9:.1f} GB/s for the {batch_bytes / 1e6:.1f} MB batch (the "
              "plateau's copy), " if batch_bytes and batch_copy_s else "")
     top = pinned[-1]
-    return (f"The link: pinned copies reach {top['gbps']:.1f} GB/s at {mib(top['nbytes'])}, the ceiling "
+    text = (f"The link: pinned copies reach {top['gbps']:.1f} GB/s at {mib(top['nbytes'])}, the ceiling "
             f"measured here. Pageable: {batch}{pageable[-2]['gbps']:.1f} at {mib(pageable[-2]['nbytes'])}, "
             f"{pageable[-1]['gbps']:.1f} at {mib(pageable[-1]['nbytes'])}: the CPU stages a pageable copy "
             "through a pinned buffer (CUDA's documentation), so its rate is the CPU's copy's, and it "
             "changes with the size (why it falls at the largest is not measured here).")
+    size, rate = (seed or {}).get("transfer_bytes"), (seed or {}).get("pageable_gbps")
+    below = [p for p in pageable if size and p["nbytes"] < size]
+    above = [p for p in pageable if size and p["nbytes"] > size]
+    if rate and below and above:
+        text += (f" At the seed's {size / 2**20:.0f} MiB, timed interleaved with the pinned copies, "
+                 f"pageable ran {rate:.1f} GB/s against the curve's {below[-1]['gbps']:.1f} at "
+                 f"{mib(below[-1]['nbytes'])} and {above[0]['gbps']:.1f} at {mib(above[0]['nbytes'])}: two "
+                 "timings at different moments, and the curve has no point at that size (what moved "
+                 "the rate is not measured).")
+    return text
 
 
 def c25_finding(evidence: Mapping) -> str:

@@ -480,6 +480,13 @@ def test_the_link_line_sets_the_pinned_ceiling_beside_the_pageable_rates():
                            "Pageable: 14.5 GB/s for the 38.5 MB batch (the plateau's copy), 15.8 at 64 MiB, "
                            "9.4 at 256 MiB")
     assert "for the" not in lesson.link_text(curve)  # no batch copy timed: the curve alone
+    # review 2026-12-04m item 10: the seed's size, timed interleaved, beside the curve either side
+    at_seed = lesson.link_text(curve, seed={"pageable_gbps": 6.3, "transfer_bytes": 147 << 20})
+    assert at_seed.endswith("At the seed's 147 MiB, timed interleaved with the pinned copies, pageable ran "
+                            "6.3 GB/s against the curve's 15.8 at 64 MiB and 9.4 at 256 MiB: two timings at "
+                            "different moments, and the curve has no point at that size (what moved the rate "
+                            "is not measured).")
+    assert "seed's" not in lesson.link_text(curve, seed={"pageable_gbps": 6.3, "transfer_bytes": 1 << 40})
     assert lesson.link_text(curve[:1]) == ""
 
 
