@@ -753,10 +753,15 @@ class Lesson:
                                                                       steps=OVERLAP_STEPS))
             figures = timeline.summary(trace).figures()
             self.traces[name] = trace
+            # review 2026-12-04m item 9: the same loader's step unprofiled, from the knob table's
+            # windows (batch / its samples/s), so its GPU idle share is not the profiler's alone
+            row = next((r for r in getattr(self, "knob_rows", []) if r["label"] == setting.label), None)
             overlap[name] = {"setting": setting.label, **loader_sweep.waiting_in_trace(trace),
                              "gpu_idle_share": figures["gpu_idle_share"],
                              "h2d_overlap_share": figures["h2d_overlap_share"],
-                             "window_us": figures["window_us"], "steps": OVERLAP_STEPS}
+                             "window_us": figures["window_us"], "steps": OVERLAP_STEPS,
+                             "unprofiled_step_s": (setting.batch_size / row["samples_per_s"]
+                                                   if row and row.get("samples_per_s") else None)}
         self.chapter.record("overlap", overlap)
         out = Lines()
         for name, o in overlap.items():
@@ -841,6 +846,11 @@ def gpu_overlap_text(o: Mapping) -> str:
     if idle > loader_sweep.HOST_BOUND_IDLE and (o.get("waiting_share") or 0) < 0.5:
         # review 2026-12-04m item 9: that the copy ran in the idle gaps was never measured
         text += " (host-bound: the GPU idles while the step hardly waits for data)"
+    step = o.get("unprofiled_step_s")
+    if step and window and steps:  # item 9: the share of the step the knob table timed unprofiled
+        busy = window * (1 - idle) * 1e-6 / steps
+        text += (f"; unprofiled, the knob table's windows ran this loader's step in {step * 1e3:.1f} ms: "
+                 f"GPU busy {busy * 1e3:.1f} ms of it, idle {100 * max(0.0, 1 - busy / step):.0f}%")
     return text
 
 

@@ -255,6 +255,12 @@ def test_on_a_gpu_the_knob_ladder_and_the_copy_read_from_the_rows_the_h200_recor
     # with the trace's span recorded, the share says what it is a share of (review 03g item 9)
     said = lesson.gpu_overlap_text({**tuned, "window_us": 36_000.0, "steps": 3})
     assert said.startswith(", GPU idle 75% of the 3 profiled steps' 36.0 ms (busy 9.0 ms), H2D copy beside kernels 7%")
+    # review 2026-12-04m item 9: beside the profiler's share, the unprofiled step's (the knob
+    # table's windows: 64 / 1,355 samples/s = 47.2 ms), GPU busy 3.0 ms a step of it
+    unprofiled = lesson.gpu_overlap_text({**tuned, "window_us": 36_000.0, "steps": 3, "unprofiled_step_s": 64 / 1355})
+    assert unprofiled.endswith("; unprofiled, the knob table's windows ran this loader's step in 47.2 ms: "
+                               "GPU busy 3.0 ms of it, idle 94%")
+    assert "unprofiled" not in said
 
 
 def test_on_a_gpu_c25_is_judged_from_the_busy_table_and_its_reason_is_left_to_the_verdicts_table(monkeypatch):
