@@ -1039,10 +1039,10 @@ class Plateau:
         not a veto ('' otherwise)."""
         if not self._private_moved() or not self.direct_holds:
             return ""
-        return (f"(The private step moved around these rounds, {self.private_again_s * 1e3:.1f} then "  # type: ignore[operator]
-                f"{self.private_after_s * 1e3:.1f} ms, but the step beside the decoders agrees with "  # type: ignore[operator]
-                f"the step inside the sweep, {self.loaded_step_s * 1e3:.1f} against "  # type: ignore[operator]
-                f"{self.swept_step_s * 1e3:.1f} ms: a note, not a veto.) ")  # type: ignore[operator]
+        return (f"(The private step moved, {self.private_again_s * 1e3:.1f} then "  # type: ignore[operator]
+                f"{self.private_after_s * 1e3:.1f} ms, but the step beside agrees with the step inside "  # type: ignore[operator]
+                f"the sweep, {self.loaded_step_s * 1e3:.1f} against "  # type: ignore[operator]
+                f"{self.swept_step_s * 1e3:.1f} ms: no veto.) ")  # type: ignore[operator]
 
     @property
     def drift(self) -> tuple[float, float] | None:
@@ -1098,7 +1098,7 @@ class Plateau:
         if gap is None or abs(gap - 1) <= self.tolerance:
             return ""
         return (f"Alone here: {gap:.2f}x the private step timed before any worker ran "
-                f"({self.private_step_s * 1e3:.1f} ms), another condition, not drift. ")  # type: ignore[operator]
+                f"({self.private_step_s * 1e3:.1f} ms): another condition. ")  # type: ignore[operator]
 
     @property
     def idle_share(self) -> float | None:
@@ -1461,9 +1461,8 @@ class Plateau:
         if not self.wait_unexplained:
             return handed
         if self.handover_s is not None:  # the hand-over timed: what of the wait it leaves
-            return (handed + f"; not explained: {max(self.wait_s - self.handover_s, 0) * 1e3:.1f} ms "
-                    f"of the wait, while {self.loaded_workers} workers decode {supply:.1f}x the "
-                    "batches the step takes")
+            return (handed + f"; {max(self.wait_s - self.handover_s, 0) * 1e3:.1f} ms of the wait not "
+                    f"explained, {self.loaded_workers} workers decoding {supply:.1f}x the step's batches")
         return (f". Not explained: the {self.wait_s * 1e3:.1f} ms wait a batch "
                 f"({100 * self.wait_share:.0f}%), while {self.loaded_workers} workers decode "
                 f"{supply:.1f}x the batches the step takes")

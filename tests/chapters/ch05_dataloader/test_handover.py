@@ -70,8 +70,8 @@ def test_the_plateau_is_predicted_from_the_step_beside_and_the_hand_over():
     assert page.predicted_handover == pytest.approx(64 / (0.04413 + 0.0006))
     text = page.explanation()
     assert (". The hand-over of a queued batch, timed apart: 0.6 ms; 64 / (44.1 + 0.6 ms) = 1431 "
-            "predicted (measured 0.85x); not explained: 7.9 ms of the wait, while 8 workers decode "
-            "1.4x the batches the step takes") in text
+            "predicted (measured 0.85x); 7.9 ms of the wait not explained, 8 workers decoding "
+            "1.4x the step's batches") in text
     # the consistency check stays what it was, and stays the reproduce check's
     assert "A consistency check (the wait is these runs' own): 64 / (44.1 + 8.5 ms)" in text
     assert page.agrees and page.as_dict()["predicted_handover"] == pytest.approx(page.predicted_handover)
@@ -83,7 +83,7 @@ def test_a_moved_private_step_is_a_note_where_the_direct_check_holds():
     1.00x while the step beside (44.1 ms) agreed with the step inside the sweep (44.0 ms)."""
     run1 = _plateau()
     assert run1.direct_holds and run1.drift is None and run1.predicted_this_run
-    assert "46.1 then 37.6 ms, but the step beside the decoders agrees with the step inside the sweep" in run1.explanation()
+    assert "46.1 then 37.6 ms, but the step beside agrees with the step inside the sweep" in run1.explanation()
     off = dataclasses.replace(run1, swept_step_s=0.0360)  # beside 1.23x inside: the direct check fails
     assert not off.direct_holds and off.drift == pytest.approx((0.04613, 0.03762))
     # the record as reproduce kept it (its recorded 'drift' is the private pair): re-judged, it holds

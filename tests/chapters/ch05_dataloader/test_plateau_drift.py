@@ -61,7 +61,7 @@ def test_the_13_51_record_without_a_retimed_private_step_is_read_without_the_old
     plateau = _h200()
     assert plateau.drift is None and plateau.private_gap == pytest.approx(0.0595 / 0.0321)
     text = plateau.explanation()
-    assert "Alone here: 1.85x the private step timed before any worker ran (32.1 ms), another condition" in text
+    assert "Alone here: 1.85x the private step timed before any worker ran (32.1 ms): another condition" in text
     assert "A consistency check" in text and "This run misses" in text
 
 
@@ -106,9 +106,8 @@ def test_a_steady_gap_to_the_private_step_is_a_finding_and_a_real_drift_of_it_ve
     # where that check holds (41.1 ms, 1.14x) the moved private step is a note, not a veto
     noted = dataclasses.replace(page, private_after_s=0.058)
     assert noted.direct_holds and noted.drift is None and noted.predicted_this_run
-    assert ("(The private step moved around these rounds, 35.8 then 58.0 ms, but the step beside the "
-            "decoders agrees with the step inside the sweep, 46.8 against 41.1 ms: a note, not a veto.)"
-            in noted.explanation())
+    assert ("(The private step moved, 35.8 then 58.0 ms, but the step beside agrees with the step "
+            "inside the sweep, 46.8 against 41.1 ms: no veto.)" in noted.explanation())
     changed = dataclasses.replace(page, private_after_s=0.058, swept_step_s=0.0380)
     assert not changed.direct_holds and changed.private_note() == ""
     assert changed.drift == pytest.approx((0.0358, 0.058)) and not changed.predicted_this_run
