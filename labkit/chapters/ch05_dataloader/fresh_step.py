@@ -39,12 +39,23 @@ from labkit.measure import conditions, intervals, timing
 FRESH_STEPS = 8  # timed steps on fresh batches, after a warm-up of one batch per worker
 FRESH_WORKERS = 4  # workers that feed them (fewer where the sweep has fewer)
 PRIVATE_CALLS = 4  # timed calls on one private batch, after one untimed call
-# The hand-over (review 2026-12-04m item 3): after the fresh steps the loader is left alone for
-# HANDOVER_WAVES batch decodes (each worker has its prefetch factor, 2, in flight, so its
-# queue is full by then), then a next() per batch in flight is timed: each takes a batch already
-# decoded and queued, so its time is the hand-over alone (unpickling the batch from shared
-# memory, the index sent back), none of it the decode. On the H200 about 0.6 s.
+# The hand-over (review 2026-12-04m item 3; 2026-12-04n items 2, 3): after the fresh steps the
+# loader is left alone until every batch in flight (workers x prefetch factor) is queued, read
+# from the loader's own queue every HANDOVER_POLL_S (where the platform cannot read it: a pause of
+# HANDOVER_WAVES batch decodes), then a next() per batch in flight is timed. Each takes a batch
+# already decoded and queued, but each also sends an index, so a worker starts decoding again:
+# the i-th next() of a round (from 0) runs beside min(i, workers) decoding workers. The first
+# `workers` of a round are the restart (fewer than all decoding), the rest run beside every worker
+# decoding: the plateau's condition (its workers decode while the step takes a batch), so that
+# median is the hand-over the prediction uses. Rounds repeat until HANDOVER_MIN such timings
+# are kept (a 1-worker CPU: one a round). A next() over HANDOVER_DROP of a batch decode waited for
+# a decode: dropped, and counted.
 HANDOVER_WAVES = 3.0
+HANDOVER_POLL_S = 0.02
+HANDOVER_SETTLE_S = 0.05  # after the queue is full: the workers' feeder threads finish writing
+HANDOVER_MIN = 4
+HANDOVER_DROP = 0.25
+HANDOVER_MAX_ROUNDS = 8
 
 
 def workers_for(most: int, cores: int) -> int:
@@ -74,6 +85,10 @@ class StepTimes:
     faults: tuple[int, ...]  # minor faults during each step; () where getrusage is missing
     batch_bytes: int
     handover_s: tuple[float, ...] = ()  # next() on a batch already queued (on_fresh_batches)
+    handover_decoding: tuple[int, ...] = ()  # workers decoding during each of those next() calls
+    handover_workers: int = 0
+    handover_dropped: int = 0  # next() calls over HANDOVER_DROP of a decode: not in handover_s
+    handover_waits_s: tuple[float, ...] = ()  # each round's pause until its queue was full
 
     def __post_init__(self) -> None:
         if not self.times_s or (self.faults and len(self.faults) != len(self.times_s)):
@@ -88,10 +103,24 @@ class StepTimes:
     def iqr_s(self) -> float:
         return timing.summarise(self.times_s).iqr_s
 
+    def _handed(self, busy: bool) -> list[float]:
+        if not self.handover_decoding:  # an old record: every time one condition
+            return list(self.handover_s)
+        return [t for t, d in zip(self.handover_s, self.handover_decoding, strict=True)
+                if (d >= self.handover_workers) == busy]
+
     @property
     def handover_median_s(self) -> float | None:
-        """The median hand-over of a queued batch (None where not timed)."""
-        return float(np.median(self.handover_s)) if self.handover_s else None
+        """The median hand-over of a queued batch beside every worker decoding: the plateau's
+        condition (None where not timed)."""
+        busy = self._handed(True)
+        return float(np.median(busy)) if busy else None
+
+    @property
+    def handover_restart_median_s(self) -> float | None:
+        """The median hand-over as the workers restart (fewer than all of them decoding)."""
+        idle = self._handed(False) if self.handover_decoding else []
+        return float(np.median(idle)) if idle else None
 
     @property
     def faults_per_step(self) -> float | None:
@@ -107,7 +136,10 @@ class StepTimes:
         return {"label": self.label, "times_s": list(self.times_s), "faults": list(self.faults),
                 "batch_bytes": self.batch_bytes, "median_s": self.median_s, "iqr_s": self.iqr_s,
                 "faults_per_step": self.faults_per_step, "pages": self.pages,
-                "handover_s": list(self.handover_s), "handover_median_s": self.handover_median_s}
+                "handover_s": list(self.handover_s), "handover_median_s": self.handover_median_s,
+                "handover_decoding": list(self.handover_decoding), "handover_workers": self.handover_workers,
+                "handover_dropped": self.handover_dropped, "handover_waits_s": list(self.handover_waits_s),
+                "handover_restart_median_s": self.handover_restart_median_s}
 
     def line(self, pages: bool = True, faults: bool = True) -> str:
         """One line: the median and IQR, (faults) the faults a step, and (pages) the batch's pages."""
@@ -141,23 +173,62 @@ def _batch_bytes(batch: Sequence[torch.Tensor]) -> int:
     return int(sum(t.nbytes for t in batch))
 
 
+def _queued(iterator: object) -> tuple[int, int] | None:
+    """(batches queued, batches in flight) of a multi-worker DataLoader iterator, read from its
+    queue and its count of indices sent and not yet taken; None where the platform cannot
+    read a queue's size (macOS) or the iterator has no such parts."""
+    try:
+        return (int(iterator._data_queue.qsize()),  # type: ignore[attr-defined]
+                int(iterator._tasks_outstanding))  # type: ignore[attr-defined]
+    except (AttributeError, NotImplementedError, OSError):
+        return None
+
+
+def _wait_full(iterator: object, pause_s: float, wait_full: bool) -> float:
+    """Leave the loader alone until every batch in flight is queued (polled every
+    HANDOVER_POLL_S, then HANDOVER_SETTLE_S more), at most 4 x pause_s; where the queue cannot
+    be read, or not wait_full, pause_s. Returns the seconds waited."""
+    start = time.perf_counter()
+    if not wait_full or _queued(iterator) is None:
+        time.sleep(pause_s)
+        return time.perf_counter() - start
+    while time.perf_counter() - start < 4 * pause_s:
+        queued, flight = _queued(iterator)  # type: ignore[misc]
+        if queued >= flight:
+            time.sleep(HANDOVER_SETTLE_S)
+            break
+        time.sleep(HANDOVER_POLL_S)
+    return time.perf_counter() - start
+
+
+def _handover_rounds(workers: int, prefetch: int = loader_sweep.DEFAULT_PREFETCH) -> int:
+    """Rounds that give HANDOVER_MIN timings beside every worker decoding, none dropped."""
+    busy = workers * (prefetch - 1)
+    return -(-HANDOVER_MIN // busy) if busy else 0
+
+
 def on_fresh_batches(dataset: torch.utils.data.Dataset, step: Callable[..., object], workers: int,
                      batch_size: int, steps: int = FRESH_STEPS, main_threads: int | None = 1,
-                     handover_after_s: float | None = None) -> StepTimes:
+                     handover_after_s: float | None = None, decode_s: float | None = None,
+                     wait_full: bool = True) -> StepTimes:
     """`steps` steps, each on the next batch from a loader of `workers` workers (each batch a
     fresh shared-memory segment, as in the sweep), after a warm-up of one batch per worker
     (the start-up burst, as the sweep's warm-up); only the step is timed, not the wait.
     main_threads as loader_sweep.measure (one, as the sweep runs the step).
-    handover_after_s: then leave the loader alone that long (its workers fill their queue:
-    HANDOVER_WAVES batch decodes) and time a next() per batch in flight (workers x the
-    default prefetch factor), each on a batch already queued: the hand-over alone (StepTimes.handover_s; review 2026-12-04m item 3: the
-    plateau's wait was never split from it). None: not timed (no workers: nothing queued)."""
+    handover_after_s: then time the hand-over of queued batches in rounds (the comment at
+    HANDOVER_WAVES says how): each round leaves the loader alone until every batch in flight is
+    queued (wait_full; at most 4 x handover_after_s, or handover_after_s where the queue cannot be
+    read or not wait_full), then times a next() per batch in flight, each labelled with the workers
+    decoding beside it; a next() over HANDOVER_DROP x decode_s (a batch's decode) is dropped and
+    counted. None: not timed (no workers: nothing queued)."""
     if steps < 1 or workers < 0 or batch_size < 1:
         raise ValueError(f"need steps >= 1, workers >= 0, batch_size >= 1; got {steps}, {workers}, "
                          f"{batch_size}")
     warm = max(workers, 1)
     # every batch in flight (a worker's prefetch factor each) is queued after the pause
-    handing = workers * loader_sweep.DEFAULT_PREFETCH if handover_after_s is not None else 0
+    flight = workers * loader_sweep.DEFAULT_PREFETCH if handover_after_s is not None else 0
+    rounds = _handover_rounds(workers) if flight else 0
+    handing = flight * rounds
     if len(dataset) < (warm + steps + handing) * batch_size:  # type: ignore[arg-type]
         raise ValueError(f"the dataset has {len(dataset)} samples; {warm + steps + handing} batches of "  # type: ignore[arg-type]
                          f"{batch_size} need {(warm + steps + handing) * batch_size}")
@@ -167,23 +238,44 @@ def on_fresh_batches(dataset: torch.utils.data.Dataset, step: Callable[..., obje
         torch.set_num_threads(main_threads)
     loader = loader_sweep.make_loader(dataset, setting)
     iterator = iter(loader)
+    handover: list[float] = []
+    decoding: list[int] = []
+    waits: list[float] = []
+    dropped = 0
+    longest = HANDOVER_DROP * decode_s if decode_s else None
     try:
         for _ in range(warm):
             first = next(iterator)
             step(first)
         times, faults = _timed_steps(step, lambda: next(iterator), steps)
-        handover = []
-        if handing:
-            time.sleep(handover_after_s)  # type: ignore[arg-type]
-            for _ in range(handing):
-                start = time.perf_counter()
-                next(iterator)
-                handover.append(time.perf_counter() - start)
+        try:  # the sampler may run out in a round added for a dropped timing
+            kept = 0
+            for _ in range(HANDOVER_MAX_ROUNDS if rounds else 0):
+                if kept >= HANDOVER_MIN:
+                    break
+                waits.append(_wait_full(iterator, handover_after_s, wait_full))  # type: ignore[arg-type]
+                state = _queued(iterator)
+                in_flight = min(flight, state[1]) if state is not None else flight
+                if in_flight <= 0:  # the sampler ran out
+                    break
+                for i in range(in_flight):
+                    start = time.perf_counter()
+                    next(iterator)
+                    took = time.perf_counter() - start
+                    if longest is not None and took > longest:
+                        dropped += 1  # waited for a decode: not a hand-over
+                        continue
+                    handover.append(took)
+                    decoding.append(min(i, workers))
+                    kept += i >= workers
+        except StopIteration:
+            pass
     finally:
         loader_sweep.close(loader, iterator)
         torch.set_num_threads(previous)
     return StepTimes(f"step, fresh batches from {workers} worker(s)", tuple(times), tuple(faults),
-                     _batch_bytes(first), tuple(handover))
+                     _batch_bytes(first), tuple(handover), tuple(decoding), workers if flight else 0,
+                     dropped, tuple(waits))
 
 
 def on_one_batch(step: Callable[..., object], batch: Sequence[torch.Tensor], calls: int = PRIVATE_CALLS,

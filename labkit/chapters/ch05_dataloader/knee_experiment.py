@@ -134,6 +134,8 @@ class Bench:
                 "private_step_s": private.median_s if private else None,
                 "private_step_faults": private.faults_per_step if private else None,
                 "handover_s": fresh.handover_median_s if fresh else None,
+                "handover_restart_s": fresh.handover_restart_median_s if fresh else None,
+                "handover_dropped": fresh.handover_dropped if fresh else 0,
                 "workers_needed": loader_sweep.workers_needed(
                     self.plan.batch_size, self.sample_cost.median_s, self.step_s)}
 
@@ -191,7 +193,8 @@ def prepare(quick: bool = False, chosen: loader_sweep.Plan | None = None) -> Ben
     # and the same step on one private batch again, each with its page faults
     fresh = fresh_step.on_fresh_batches(data, step, fresh_step.workers_for(max(counts), chosen.cores),
                                         chosen.batch_size, handover_after_s=handover_settle_s(
-                                            chosen.batch_size, sample_cost.median_s))
+                                            chosen.batch_size, sample_cost.median_s),
+                                        decode_s=chosen.batch_size * sample_cost.median_s)
     private = fresh_step.on_one_batch(step, host)
     copy_alone = None
     if step.device.type != "cpu":
@@ -204,9 +207,12 @@ def prepare(quick: bool = False, chosen: loader_sweep.Plan | None = None) -> Ben
 
 
 def handover_settle_s(batch_size: int, sample_cost_s: float) -> float:
-    """How long prepare() leaves the fresh steps' loader alone before it times the hand-over:
-    fresh_step.HANDOVER_WAVES batch decodes (batch x one sample's cost), so every worker's
-    queue is full (review 2026-12-04m item 3)."""
+    """The pause before a round of hand-over timings where the loader's queue cannot be read
+    (and a quarter of the most prepare() waits for a full queue where it can):
+    fresh_step.HANDOVER_WAVES batch decodes (batch x one sample's cost; review 2026-12-04m
+    item 3). Workers decode slower than the main process's hot decode (the H200's 4 workers
+    about 250 ms a batch against 202: review 2026-12-04n item 3), so where it can, prepare()
+    waits on the queue itself, not on this arithmetic."""
     return fresh_step.HANDOVER_WAVES * batch_size * sample_cost_s
 
 
@@ -312,7 +318,9 @@ def plateau(bench: Bench, found: Found, gpu_idle_share: float | None = None,
                                             "copy": copy.iqr_s if copy else None})
     found_plateau = replace(found_plateau, workers_needed=found.knee.workers_needed, cores=bench.plan.cores,
                             kernels_per_step=kernels_per_step, gpu_busy_step_s=gpu_busy_step_s,
-                            handover_s=fresh.handover_median_s if fresh else None)
+                            handover_s=fresh.handover_median_s if fresh else None,
+                            handover_restart_s=fresh.handover_restart_median_s if fresh else None,
+                            handover_dropped=fresh.handover_dropped if fresh else 0)
     decoding = [c for c in found_plateau.counts if c > 0]
     if not loaded or bench.ready is None or not decoding:  # no workers on the plateau: none to time beside
         return found_plateau

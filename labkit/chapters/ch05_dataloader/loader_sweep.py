@@ -902,6 +902,11 @@ class Plateau:
     # review 2026-12-04m item 3: the hand-over alone, next() on a batch already queued (timed
     # in prepare(), fresh_step.on_fresh_batches); None: not timed (a record from before)
     handover_s: float | None = None
+    # review 2026-12-04n item 2: handover_s is the median beside every worker decoding (the
+    # plateau's condition); this one as the workers restart (fewer decoding), and the next()
+    # calls dropped as waits for a decode (fresh_step.HANDOVER_DROP). None/0: not recorded
+    handover_restart_s: float | None = None
+    handover_dropped: int = 0
 
     @classmethod
     def from_record(cls, record: Mapping) -> Plateau:
@@ -1188,12 +1193,17 @@ class Plateau:
         return self.batch_size / (self.loaded_step_s + self.handover_s)
 
     def handover_text(self) -> str:
-        """'. The hand-over of a queued batch, timed apart: 0.4 ms; 64 / (45.5 + 0.4 ms) = 1394
-        predicted (measured 0.85x)' ('' where not timed)."""
+        """'. The hand-over of a queued batch, timed apart beside every worker decoding: 0.4 ms
+        (0.2 as they restart); 64 / (45.5 + 0.4 ms) = 1394 predicted (measured 0.85x)' ('' where
+        not timed; review 2026-12-04n item 2: the two conditions apart, the plateau's used)."""
         predicted = self.predicted_handover
         if predicted is None:
             return ""
-        return (f". The hand-over of a queued batch, timed apart: {self.handover_s * 1e3:.1f} ms; "  # type: ignore[operator]
+        restart = (f" ({self.handover_restart_s * 1e3:.1f} as they restart"
+                   if self.handover_restart_s is not None else "")
+        dropped = f"; {self.handover_dropped} dropped as a decode" if self.handover_dropped else ""
+        return (f". The hand-over of a queued batch, timed apart beside every worker decoding: "
+                f"{self.handover_s * 1e3:.1f} ms{restart}{dropped}{')' if restart else ''}; "  # type: ignore[operator]
                 f"{self.batch_size} / ({self.loaded_step_s * 1e3:.1f} + {self.handover_s * 1e3:.1f} ms) = "  # type: ignore[operator]
                 f"{predicted:.0f} predicted (measured {self.measured / predicted:.2f}x)")
 

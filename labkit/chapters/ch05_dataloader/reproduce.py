@@ -401,7 +401,11 @@ def summarise_numbers(runs: Sequence[dict], reference: dict | str | None = RECOR
                          f"({_plateau_band(plateau)}); bound: {r['plateau']['bound']}")
             handed = r["plateau"].get("predicted_handover")
             if handed:  # review 2026-12-04m item 3: the step beside + the hand-over, both timed apart
-                lines.append(f"      the hand-over of a queued batch {r['plateau']['handover_s'] * 1e3:.1f} ms: "
+                restart = r["plateau"].get("handover_restart_s")
+                lines.append(f"      the hand-over of a queued batch beside every worker decoding "
+                             f"{r['plateau']['handover_s'] * 1e3:.1f} ms"
+                             + (f" ({restart * 1e3:.1f} as they restart)" if restart is not None else "")
+                             + ": "
                              f"step beside + hand-over predicts {handed:.0f} "
                              f"({plateau['measured'] / handed:.2f}x of the measured)")
         if r.get("budget_note"):

@@ -34,21 +34,50 @@ def quick_step(batch, non_blocking: bool = False) -> float:
 
 def test_the_hand_over_is_timed_on_queued_batches_not_on_the_decode():
     """A batch takes 4 x 15 ms = 60 ms to decode and the step nothing, so the steps drain the
-    queue; after a pause of three decodes every batch in flight (2 workers x prefetch 2) is
-    queued, and each next() takes a small part of one decode. Without the pause the first
-    next() waits for a decode: the pause is what makes it the hand-over alone."""
+    queue; each round waits until every batch in flight (2 workers x prefetch 2) is queued, and
+    each next() takes a small part of one decode. Without the wait the first next() waits for a
+    decode: the wait is what makes it the hand-over alone (review 2026-12-04n items 2, 3: the
+    two conditions labelled apart, at least HANDOVER_MIN beside every worker decoding)."""
     data = SlowSamples(4 * 40, 0.015)
     handed = fresh_step.on_fresh_batches(data, quick_step, workers=2, batch_size=4, steps=4,
-                                         handover_after_s=knee_experiment.handover_settle_s(4, 0.015))
-    assert len(handed.handover_s) == 2 * loader_sweep.DEFAULT_PREFETCH
+                                         handover_after_s=knee_experiment.handover_settle_s(4, 0.015),
+                                         decode_s=4 * 0.015)
+    # each round: the first 2 next() calls as the workers restart (0, then 1 decoding), 2 beside both
+    assert handed.handover_decoding == (0, 1, 2, 2) * 2 and handed.handover_workers == 2, handed
+    assert handed.handover_dropped == 0 and len(handed.handover_waits_s) == 2
     assert handed.handover_median_s < 0.5 * 4 * 0.015, handed.handover_s
     assert handed.as_dict()["handover_median_s"] == handed.handover_median_s
+    assert handed.as_dict()["handover_restart_median_s"] == handed.handover_restart_median_s
     rushed = fresh_step.on_fresh_batches(data, quick_step, workers=2, batch_size=4, steps=4,
-                                         handover_after_s=0.0)
+                                         handover_after_s=0.0, wait_full=False)
     assert max(rushed.handover_s) > 0.5 * 4 * 0.015, rushed.handover_s  # waited for a decode
     plain = fresh_step.on_fresh_batches(data, quick_step, workers=2, batch_size=4, steps=4)
     assert plain.handover_s == () and plain.handover_median_s is None
     assert knee_experiment.handover_settle_s(64, 0.00324) == pytest.approx(fresh_step.HANDOVER_WAVES * 64 * 0.00324)
+
+
+def test_one_worker_still_gives_the_minimum_of_timings_and_a_decode_is_dropped():
+    """The 2-core CPU page's one worker: prefetch 2 queues two batches a round, one beside the
+    decoding worker, so the rounds repeat until HANDOVER_MIN of those (the median of 2 was
+    their mean: review 2026-12-04n item 3). Rushed (no wait), a next() that waits for a decode
+    is dropped and counted, not timed as a hand-over."""
+    data = SlowSamples(4 * 60, 0.01)
+    one = fresh_step.on_fresh_batches(data, quick_step, workers=1, batch_size=4, steps=2,
+                                      handover_after_s=0.12, decode_s=0.04)
+    assert one.handover_decoding.count(1) == fresh_step.HANDOVER_MIN
+    assert one.handover_decoding.count(0) == fresh_step.HANDOVER_MIN and one.handover_dropped == 0
+    rushed = fresh_step.on_fresh_batches(data, quick_step, workers=1, batch_size=4, steps=2,
+                                         handover_after_s=0.0, decode_s=0.04, wait_full=False)
+    assert rushed.handover_dropped >= 1 and all(t <= 0.01 for t in rushed.handover_s), rushed
+
+
+def test_the_median_used_is_the_one_beside_every_worker_decoding():
+    times = fresh_step.StepTimes("t", (0.01,), (), 64, (0.0001, 0.0002, 0.003, 0.005),
+                                 (0, 1, 2, 2), 2)
+    assert times.handover_median_s == pytest.approx(0.004)
+    assert times.handover_restart_median_s == pytest.approx(0.00015)
+    old = fresh_step.StepTimes("t", (0.01,), (), 64, (0.0001, 0.0002, 0.003))  # a record from before
+    assert old.handover_median_s == pytest.approx(0.0002) and old.handover_restart_median_s is None
 
 
 def _plateau(**changes) -> loader_sweep.Plateau:
@@ -69,7 +98,8 @@ def test_the_plateau_is_predicted_from_the_step_beside_and_the_hand_over():
     page = _plateau(handover_s=0.0006)
     assert page.predicted_handover == pytest.approx(64 / (0.04413 + 0.0006))
     text = page.explanation()
-    assert (". The hand-over of a queued batch, timed apart: 0.6 ms; 64 / (44.1 + 0.6 ms) = 1431 "
+    assert (". The hand-over of a queued batch, timed apart beside every worker decoding: 0.6 ms; "
+            "64 / (44.1 + 0.6 ms) = 1431 "
             "predicted (measured 0.85x); 7.9 ms of the wait not explained, 8 workers decoding "
             "1.4x the step's batches") in text
     # the consistency check stays what it was, and stays the reproduce check's
@@ -109,3 +139,13 @@ def test_the_takeaway_and_the_recorded_line_give_the_prediction_from_the_hand_ov
     recorded = lesson.recorded_plateau(page.as_dict())
     assert "the step + the hand-over (0.6 ms), timed apart, predict 1431 (0.85x)" in recorded
     assert "not explained" not in recorded and "not explained" in lesson.recorded_plateau(_plateau().as_dict())
+
+
+def test_the_hand_over_line_labels_both_conditions():
+    """Review 2026-12-04n item 2: the prediction's hand-over is the one beside every worker
+    decoding; the restart's median and the dropped calls are printed beside it."""
+    page = _plateau(handover_s=0.0006, handover_restart_s=0.0002, handover_dropped=1)
+    assert ("timed apart beside every worker decoding: 0.6 ms (0.2 as they restart; 1 dropped as a "
+            "decode); 64 / (44.1 + 0.6 ms)") in page.handover_text()
+    again = loader_sweep.Plateau.from_record(page.as_dict())
+    assert again.handover_restart_s == 0.0002 and again.handover_dropped == 1
