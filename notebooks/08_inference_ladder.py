@@ -132,8 +132,8 @@ lab.tables.reference_ladder(chapter)
 
 # %%
 # A time budget (lab.tables.BUDGET_S): rungs past it are skipped and shown as skipped.
-ladder_run = lab.experiment.run(chapter.device, progress=lab.tables.say,
-                                budget_s=lab.tables.budget_s(chapter.on_gpu), compiled_regime=False)
+ladder_run = lab.experiment.run(chapter.device, progress=lab.tables.say, compiled_regime=False,
+                                budget_s=lab.tables.budget_s(chapter.on_gpu), end_s=lab.tables.end_s(chapter.on_gpu))
 lab.tables.say_done(ladder_run)
 rungs, strict, defaults, top = ladder_run.rungs, ladder_run.strict, ladder_run.defaults, ladder_run.top
 

@@ -42,6 +42,17 @@ CLIMB_BUDGET_S = 420.0
 # at 5 cost about what two did at 8 (about 12 s, fp16's 3.2 s preparation included).
 INTERACTION_S = 20.0
 INTERACTION_ROUNDS = 5
+# ... but never past the chapter's own limit on the H200 (issue 40: 150 s), whatever the climb
+# took (review 2026-12-04n item 5: the climb may run to CLIMB_BUDGET_S, and a climb of 125 s
+# plus the interaction's own 20 s and the chapter's other cells would pass 150 s). The last
+# cell may begin only INTERACTION_END_S after the run began: the chapter's limit, less its cells
+# other than the run (the 19:09 record: 134.8 s chapter, 124.2 s run, so 10.6 s), less a cell
+# begun just before the end, which runs to its end (5 rounds and fp16's 3.2 s preparation, and
+# a re-time of it where its base moves: 2.7-3.0 s a cell at 8 rounds on that record).
+CHAPTER_LIMIT_S = 150.0
+OUTSIDE_RUN_S = 11.0
+LAST_CELL_S = 9.0
+INTERACTION_END_S = CHAPTER_LIMIT_S - OUTSIDE_RUN_S - LAST_CELL_S
 
 # The seed's title names no GPU, baseline, batch or precision (its 4.8x comes from a serving
 # TPS table), so the GPU run judges the course's reading of it, and says so.
@@ -132,6 +143,7 @@ class Result:
     inductor_cache: str = ""          # the fresh folder the climb compiled into (cold_compiles)
     section_s: dict[str, float] = field(default_factory=dict)  # climb, beyond, interaction: wall s
     interaction_allowance_s: float = 0.0  # the interaction's own seconds (0: a record before them)
+    interaction_capped: bool = False  # its own seconds cut by end_s (the chapter's limit)
 
     def phases(self) -> dict[str, float]:
         """Seconds by phase (prepare, profile, device, timing) over every rung of the run: where
@@ -224,7 +236,8 @@ class Result:
                    {g: ladder.rung_from_dict(d) for g, d in (record.get("regime_bases") or {}).items()},
                    dict(record.get("regimes_missing") or {}), float(record.get("seconds") or 0.0),
                    section_s={k: float(v) for k, v in (record.get("section_s") or {}).items()},
-                   interaction_allowance_s=float(record.get("interaction_allowance_s") or 0.0))
+                   interaction_allowance_s=float(record.get("interaction_allowance_s") or 0.0),
+                   interaction_capped=bool(record.get("interaction_capped")))
 
     def record(self) -> dict:
         """Everything measured, JSON-ready, for results/ and the GPU script's output."""
@@ -237,6 +250,7 @@ class Result:
                 "batch": self.plan.batch, "seconds": self.seconds,
                 "inductor_cache": self.inductor_cache, "section_s": dict(self.section_s),
                 "interaction_allowance_s": self.interaction_allowance_s,
+                "interaction_capped": self.interaction_capped,
                 "phase_s": self.phases()}
 
 
@@ -267,7 +281,7 @@ def run(device: torch.device, quick: bool = False, beyond: bool = False, regimes
         max_autotune: bool = False, budget_s: float | None = None,
         progress: Callable[[str], None] | None = None,
         model_factory: Callable[[], nn.Module] = resnet.resnet50,
-        compiled_regime: bool = True) -> Result:
+        compiled_regime: bool = True, end_s: float | None = None) -> Result:
     """Climb the gated ladder on `device` with a cold Inductor cache; rungs past budget_s (from
     now) are skipped, not run (on a GPU the climb's own only past CLIMB_BUDGET_S).
 
@@ -278,17 +292,20 @@ def run(device: torch.device, quick: bool = False, beyond: bool = False, regimes
     compiled_regime: whether the interaction also runs the compiled-and-graphed base; the
     chapter leaves it out (on the H200 its ~150 s budget never reached it, and the page showed
     a column with a hole: review 2026-12-04i item 4); benchmarks/gpu_ladder.py keeps it.
+    end_s: seconds from the start after which no interaction cell begins, whatever its own
+    INTERACTION_S would allow (the chapter's: INTERACTION_END_S; None: no such end).
     """
     with cold_compiles() as folder:
         result = _run(device, quick, beyond, regimes, max_autotune, budget_s, progress, model_factory,
-                      compiled_regime)
+                      compiled_regime, end_s)
     result.inductor_cache = folder
     return result
 
 
 def _run(device: torch.device, quick: bool, beyond: bool, regimes: bool, max_autotune: bool,
          budget_s: float | None, progress: Callable[[str], None] | None,
-         model_factory: Callable[[], nn.Module], compiled_regime: bool = True) -> Result:
+         model_factory: Callable[[], nn.Module], compiled_regime: bool = True,
+         end_s: float | None = None) -> Result:
     started = _clock.perf_counter()
     on_gpu = device.type == "cuda"
     deadline = None if budget_s is None else started + budget_s
@@ -324,8 +341,9 @@ def _run(device: torch.device, quick: bool, beyond: bool, regimes: bool, max_aut
     settle_baselines(result.rungs + result.beyond, [strict.rung, defaults.rung])
     if on_gpu and regimes:
         before = _clock.perf_counter()
-        until = interaction_deadline(deadline, before)
-        result.interaction_allowance_s = 0.0 if until is None else until - before
+        until = interaction_deadline(deadline, before, None if end_s is None else started + end_s)
+        result.interaction_allowance_s = 0.0 if until is None else max(until - before, 0.0)
+        result.interaction_capped = until is not None and until < before + INTERACTION_S
         _interaction(lad, result, until, compiled_regime, rounds=INTERACTION_ROUNDS)
         result.section_s["interaction"] = _clock.perf_counter() - before
     ladder.release(device)
@@ -333,11 +351,15 @@ def _run(device: torch.device, quick: bool, beyond: bool, regimes: bool, max_aut
     return result
 
 
-def interaction_deadline(deadline: float | None, now: float) -> float | None:
+def interaction_deadline(deadline: float | None, now: float, end: float | None = None) -> float | None:
     """When the interaction's last cell may begin: INTERACTION_S from now, or the run's
-    deadline where that is later (None: no deadline). The climb's use of the budget no longer
-    cuts a cell (review 2026-12-04m item 2)."""
-    return None if deadline is None else max(deadline, now + INTERACTION_S)
+    deadline where that is later (None: no deadline), and never after `end` (the chapter's
+    limit less what follows: review 2026-12-04n item 5). The climb's use of the budget no
+    longer cuts a cell (review 2026-12-04m item 2) unless it ran into that end."""
+    if deadline is None:
+        return None
+    until = max(deadline, now + INTERACTION_S)
+    return until if end is None else min(until, end)
 
 
 def _skipped(s: ladder.Step, base: ladder.Live) -> ladder.Rung:

@@ -408,6 +408,9 @@ def reading(before: ladder.Rung, after: ladder.Rung) -> str:
     moved = kernel_jump(before, after) or kernels_moved(before, after)
     if moved:
         said.append(moved)
+    norm = batchnorm_ran_as(before, after, moved)
+    if norm:
+        said.append(norm)
     # the cause (read in PyTorch's source) is folded with the figures; the takeaway gives the
     # lesson (review 2026-12-04l items 2 and 6: each thing once, the GPU page's words)
     edge = shown_border(after)
@@ -444,6 +447,28 @@ def half_batchnorm(before: ladder.Rung, after: ladder.Rung, moved: str) -> str:
     if not half or after.settings.autocast or "bn_fw" not in moved:
         return ""
     return HALF_BN_CAUSE.format(dtype=after.settings.dtype)
+
+
+def batchnorm_ran_as(before: ladder.Rung, after: ladder.Rung, moved: str = "") -> str:
+    """On a step to half precision, the BatchNorm kernels the rung's own profile launched, by
+    name and count per batch: 'BatchNorm ran as 53 bn_fw_inf_1C11_kernel_NHWC a batch'; '' on
+    other steps, without a profile, when no kernel's name is a BatchNorm's, or when `moved`
+    (the reading's kernel moves) already names them. Why: the plan said fp16's BatchNorm ran
+    in cuDNN's kernel, which nobody had profiled (review 2026-12-04n item 1: in eval mode a
+    half input with float32 weights may take ATen's own mixed-type path); the profile says."""
+    half = after.settings.dtype in ("float16", "bfloat16") and before.settings.dtype == "float32"
+    names = after.kernel_names or {}
+    if not half or not names:
+        return ""
+    found: dict[str, float] = {}
+    for n, count in names.items():
+        word = kernel_word(n)
+        if re.search(r"(^|_)(bn|batch_?norm)(_|$)", word, re.IGNORECASE) and count >= 1:
+            found[word] = found.get(word, 0.0) + count
+    named = [(c, w) for w, c in sorted(found.items(), key=lambda m: -m[1]) if w not in moved]
+    if not named:
+        return ""
+    return "BatchNorm ran as " + ", ".join(f"{c:.0f} {w}" for c, w in named[:2]) + " a batch"
 
 
 def _median(values: list) -> float | None:

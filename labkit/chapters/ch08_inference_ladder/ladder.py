@@ -147,7 +147,7 @@ GPU_STEPS = (
     Step("cudnn.benchmark", {"cudnn_benchmark": True}, "cuDNN times its algorithms once"),
     Step("channels_last", {"channels_last": True}, "NHWC, the layout tensor-core convolutions read"),
     Step("fp16 weights", {"dtype": "float16"}, "half the bytes, tensor cores at full rate; "
-         "BatchNorm stays float32 (cuDNN's kernel)"),
+         "BatchNorm's weights stay float32"),
     # why it comes here (the GPU, not Python, then sets the pace of every later step) is the
     # page's "Climb" paragraph: said once (review 2026-12-03h: the GPU page's 1,500 words)
     # torch.compile's reason as its profile shows it on the H200 (review 2026-12-04j item 1):

@@ -39,7 +39,7 @@ from labkit.show.widgets.quiz import Key
 # own rungs, which C24 is judged on (experiment.CLIMB_BUDGET_S). On the GPU it keeps the
 # chapter within issue 40's 150 s there: the interaction table runs while time is left, and a
 # rung it skips is shown as skipped.
-GPU_CHAPTER_TARGET_S = 150
+GPU_CHAPTER_TARGET_S = experiment.CHAPTER_LIMIT_S   # issue 40
 BUDGET_S = {True: 120, False: 75}
 
 
@@ -127,6 +127,13 @@ def budget_s(on_gpu: bool) -> float:
     return BUDGET_S[bool(on_gpu)]
 
 
+def end_s(on_gpu: bool) -> float | None:
+    """On a GPU, the seconds into the run after which no interaction cell begins, so the chapter
+    keeps to its limit however long the climb ran (experiment.INTERACTION_END_S); None on a CPU,
+    which runs no interaction."""
+    return experiment.INTERACTION_END_S if on_gpu else None
+
+
 def ceiling_line(ceiling: object) -> str:
     """This machine's measured ceilings in one line (the ladder table's 'share of the ceiling'
     is against them), not the Ceilings record's whole repr."""
@@ -165,10 +172,9 @@ KEEP_RULE_MECHANICS = (
     "interleaved rounds' ratios, with their IQR) and the device-time gain per image (kernel "
     "records of several batches, no host tracing). GPU idle is 1 - device time / unprofiled "
     "wall time per batch; over {idle:.0f}% the host binds the rung, and a step that halves the "
-    "GPU's work may hardly move the wall clock (fp16 keeps BatchNorm in float32: an all-half "
-    "BatchNorm leaves cuDNN for three kernels a layer, which made an earlier H200 fp16 rung "
-    "host-bound). A device-bound rung is judged by wall "
-    "time; on a host-bound rung either clock may carry the gain. Either way the range of the "
+    "GPU's work may hardly move the wall clock (fp16 keeps BatchNorm's weights in float32: "
+    "an all-half BatchNorm added kernels to every layer on an earlier H200 run). A device-bound "
+    "rung is judged by wall time; on a host-bound rung either clock may carry the gain. Either way the range of the "
     "gain that keeps a step lies wholly above 1 and its median is at least {gain:.2f}x: a gain "
     "of 0.06% can have a range above 1 and still say nothing.")
 
@@ -323,7 +329,14 @@ def regimes_table(run: object) -> tables.Table:
             took = getattr(run, "seconds", 0.0) or 0.0
             sections = getattr(run, "section_s", None) or {}
             climb, own = sections.get("climb"), getattr(run, "interaction_allowance_s", 0.0) or 0.0
-            if own > 0:
+            if getattr(run, "interaction_capped", False):
+                # the climb ran long and the chapter's limit cut the interaction's own time
+                # (review 2026-12-04n item 5): what cut it, said
+                shown.note(f"Not compared: the climb took {climb or 0.0:.0f} s, so the steps alone had "
+                           f"{own:.0f} s of their own {experiment.INTERACTION_S:.0f} before the "
+                           f"chapter's {experiment.CHAPTER_LIMIT_S:.0f} s limit on the GPU (they took "
+                           f"{sections.get('interaction', 0.0):.0f} s).")
+            elif own > 0:
                 # the interaction had time of its own (experiment.INTERACTION_S) and still ran out
                 shown.note(f"Not compared: the steps alone ran out of their own {own:.0f} s "
                            f"(they took {sections.get('interaction', 0.0):.0f} s"

@@ -1,0 +1,130 @@
+"""Review 2026-12-04n (chapters 08, 09, 99), chapter 08's items: the fp16 rung's host bound said
+only as measured (item 1), the chapter's H200 time bounded when the climb runs long (item 5)."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+from labkit.chapters.ch08_inference_ladder import experiment, explain, ladder, tables
+
+RECORD = Path(__file__).parents[3] / "results" / "nvidia-h200.json"
+
+
+def _recorded_rungs() -> list:
+    payload = json.loads(RECORD.read_text())["chapters"]["08_inference_ladder"]["ladder"]["payload"]
+    return [ladder.rung_from_dict(r) for r in payload["rungs"]]
+
+
+def test_the_typed_texts_name_no_unprofiled_kernel_and_no_cause_of_the_host_bound():
+    """Item 1: the plan named 'cuDNN's kernel' for fp16's BatchNorm, which no profile showed,
+    and the keep rule's mechanics gave the half BatchNorm as the cause of the fp16 rung's host
+    bound, which its removed launches (about 1.5 ms of 8.35) cannot carry alone."""
+    fp16 = next(s for s in ladder.GPU_STEPS if s.name == "fp16 weights")
+    assert "cuDNN" not in fp16.why and "float32" in fp16.why
+    said = tables.KEEP_RULE_MECHANICS
+    assert "host-bound)" not in said and "which made" not in said
+    assert "fp16 keeps BatchNorm's weights in float32" in said
+
+
+def test_the_fp16_reading_names_the_batchnorm_kernel_its_own_profile_launched():
+    """Item 1: the page names the BatchNorm kernel from the rung's own profile. On a rung whose
+    profile kept cuDNN's kernel (the kernel moves do not name it) the reading says so, with its
+    count; on the recorded all-half rung, whose reading already names the kernel that replaced
+    it, it is not said twice; other steps and a rung without a profile say nothing."""
+    rungs = _recorded_rungs()
+    cl, fp16 = next((a, b) for a, b in zip(rungs, rungs[1:], strict=False) if b.name == "fp16 weights")
+    assert explain.batchnorm_ran_as(cl, fp16) == (
+        "BatchNorm ran as 53 batch_norm_transform_input_channels_last_kernel a batch")
+    moved = explain.kernel_jump(cl, fp16) or explain.kernels_moved(cl, fp16)
+    assert explain.batchnorm_ran_as(cl, fp16, moved) == ""
+    kept = dataclasses.replace(fp16, kernel_names=dict(cl.kernel_names),
+                               kernels_per_batch=cl.kernels_per_batch)
+    assert "BatchNorm ran as 53 bn_fw_inf_1C11_kernel_NHWC a batch" in explain.reading(cl, kept)
+    assert explain.batchnorm_ran_as(rungs[0], rungs[1]) == ""          # TF32: not a half step
+    assert explain.batchnorm_ran_as(cl, dataclasses.replace(fp16, kernel_names=None)) == ""
+
+
+@pytest.mark.parametrize("climb_s, begins_by, capped", [
+    (99.0, 120.0, False),    # a short climb: the run's budget ends later than its own 20 s
+    (105.0, 125.0, False),   # its own 20 s, inside the end
+    (112.0, 130.0, True),    # the 19:09 record's climb: 18 s left, three cells need about 13
+    (125.0, 130.0, True),    # a long climb: cut at the chapter's end
+    (140.0, 130.0, True),    # past the end: no cell begins
+])
+def test_the_interaction_never_pushes_the_chapter_past_its_limit(climb_s, begins_by, capped):
+    """Item 5, the budget arithmetic: the last interaction cell begins by the run's start plus
+    INTERACTION_END_S, which is the chapter's 150 s less its other cells and a cell begun just
+    before that end; so the chapter's time is at most that end plus a cell plus its other cells,
+    whatever the climb took (the climb itself is C24's evidence and is not cut)."""
+    assert experiment.INTERACTION_END_S == 130.0
+    assert experiment.INTERACTION_END_S + experiment.LAST_CELL_S + experiment.OUTSIDE_RUN_S \
+        <= experiment.CHAPTER_LIMIT_S == tables.GPU_CHAPTER_TARGET_S
+    # the 19:09 record: 10.6 s outside the run; a cell at 5 rounds with fp16's preparation ~6 s
+    assert experiment.OUTSIDE_RUN_S >= 134.8 - 124.2 and experiment.LAST_CELL_S >= 6.2
+    until = experiment.interaction_deadline(tables.budget_s(True), climb_s, tables.end_s(True))
+    assert until == begins_by
+    assert (until < climb_s + experiment.INTERACTION_S) == capped
+    assert tables.end_s(False) is None
+    assert experiment.interaction_deadline(120.0, 112.0) == 132.0     # no end: as before
+
+
+def test_a_long_climb_skips_the_cells_past_the_end_and_the_page_says_what_cut_them(monkeypatch):
+    """Item 5, end to end on a stand-in ladder and a fake clock: a climb of 125 s leaves the
+    steps alone 5 s before the end, so the first cell runs and the later ones are skipped; the
+    table's note names the climb's seconds and the chapter's limit, not a budget of their own."""
+    now = [0.0]
+    monkeypatch.setattr(experiment._clock, "perf_counter", lambda: now[0])
+    monkeypatch.setattr(ladder, "release_memory", lambda device: None)
+    monkeypatch.setattr(ladder, "release", lambda device: None)
+
+    rung = lambda name, settings: ladder.Rung(name, settings, 100.0, 0.01, 0.0, 0.0, None)  # noqa: E731
+
+    class Stub:
+        device, rounds, top = SimpleNamespace(type="cuda"), 8, None
+
+        def __init__(self, *args, **kwargs):
+            self.stepped = []
+
+        def baseline(self, name, settings):
+            return ladder.Live(rung(name, settings), None)
+
+        def compare(self, lives):
+            pass
+
+        def climb(self, steps, strict, deadline, retime_until=None):
+            now[0] += 125.0
+            rungs = [dataclasses.replace(rung(s.name, s.apply(strict.rung.settings)), kept=True)
+                     for s in steps]
+            self.top = ladder.Live(rungs[-1], None)
+            return rungs
+
+        def prepare(self, name, settings, profiled=True):
+            now[0] += 0.8
+            return ladder.Live(rung(name, settings), None)
+
+        def step(self, base, name, settings, **kwargs):
+            self.stepped.append(name)
+            now[0] += 6.2
+            return rung(name, settings), base
+
+    monkeypatch.setattr(ladder, "Ladder", Stub)
+    monkeypatch.setattr(experiment, "settle_baselines", lambda rungs, bases: None)
+    result = experiment._run(SimpleNamespace(type="cuda"), False, False, True, False,
+                             tables.budget_s(True), None, lambda: None, compiled_regime=False,
+                             end_s=tables.end_s(True))
+    assert result.interaction_capped
+    assert result.interaction_allowance_s == pytest.approx(experiment.INTERACTION_END_S - 125.0)
+    cells = result.regimes["eager"]
+    assert [r.error for r in cells.values()] == ["", "skipped", "skipped"]
+    assert result.seconds <= experiment.INTERACTION_END_S + experiment.LAST_CELL_S
+    again = experiment.Result.from_record(json.loads(json.dumps(result.record())))
+    assert again.interaction_capped
+    text = str(tables.regimes_table(again))
+    assert (f"Not compared: the climb took 125 s, so the steps alone had "
+            f"{experiment.INTERACTION_END_S - 125.0:.0f} s of their own 20 before the chapter's 150 s "
+            f"limit on the GPU") in text
