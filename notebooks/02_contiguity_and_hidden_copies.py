@@ -643,15 +643,19 @@ cases.recorded_sweep_table(recorded_sweep.value, recorded_sweep.label) if record
 # inside one call (`labkit/chapters/ch02_contiguity_and_hidden_copies/chase.py`). On a GPU one
 # Triton program follows C5b's four patterns and strides 8 and 16 through fresh memory (each
 # access's 32-byte sectors counted from its addresses), then C5b's four inside a 16 KiB window,
-# the GPU's L1 case. On a CPU a Python loop is too slow to tell those apart: it follows random
+# the GPU's L1 case (many laps less one lap, so the first lap's misses drop out). On a CPU a Python loop is too slow to tell those apart: it follows random
 # 64-byte lines inside 16 KiB, over C5b's buffer size page by page, and in random pages.
 # It decides no verdict (C5b and C5c judge the sums).
 
 # %%
 chase = chapter.lab.chase
-chase_record, _ = chase.measure(chapter.device, chapter.on_gpu, chapter.sizes.copy_bytes // 2)  # C5b's buffer size
-chapter.record("chase" if chapter.on_gpu else "chase_cpu", chase_record)
-chapter.show(chase.table(chase_record)).note(chase.note(chase_record))
+# optional, deciding nothing: a failure (a Triton compile error) prints why, and the chapter goes on
+chase_record, chase_failed = chase.measure_or_why(chapter.device, chapter.on_gpu, chapter.sizes.copy_bytes // 2)
+if chase_record is None:
+    print(chase_failed)
+else:
+    chapter.record("chase" if chapter.on_gpu else "chase_cpu", chase_record)
+chapter.show(chase.table(chase_record)).note(chase.note(chase_record)) if chase_record is not None else None
 
 # %%
 # Without a GPU, the reference GPU's chase (recorded there, not measured here)

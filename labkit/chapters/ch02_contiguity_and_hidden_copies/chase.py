@@ -8,14 +8,18 @@ small share of what is timed and the time per step is a latency.
 
 - On a GPU, one Triton program follows the chain (`chase_triton`, the kernel `_kernel`): per
   pattern, the four of C5b's 2x2 (aligned or 4 bytes in, stride 1 or 2) and strides 8 and 16
-  (32 B and 64 B apart: a new sector, a new 64 B line each step), each over fresh memory with
-  the last-level cache flushed before each call (DRAM-sized: no position read twice in a call),
-  and C5b's four again inside a 16 KiB window read for many laps (the GPU's L1 case, which
-  C5b's sum cannot make: a stride-0 view runs another reduction kernel). Each pattern's bytes
-  fetched are counted from the visited addresses (`cases.fetched_bytes`: 32-byte sectors, and
-  64-byte units beside them), so the time per step divides into a time per sector fetched:
-  where that stays flat across patterns, the sectors a pattern fetches, not its alignment, set
-  its cost.
+  (32 B and 64 B apart: a new sector, a new 64 B line each step), each over fresh memory for
+  one lap with the last-level cache flushed before each call ('cold, one lap': each sector's
+  first load from DRAM or L2, the loads after it in the same sector from L1), and C5b's four
+  again inside a 16 KiB window (the GPU's L1 case, which C5b's sum cannot make: a stride-0 view
+  runs another reduction kernel), timed at WINDOW_LAPS laps and at one lap, the difference over
+  the laps between: the first lap's misses drop out, so the window's time per access is L1's
+  (review 2026-12-04n item 1). Each cold pattern's bytes fetched are counted from the visited
+  addresses (`cases.fetched_bytes`: 32-byte sectors, and 64-byte units beside them); its time
+  per access less the window's L1 access, over its sectors per access, is a time per sector
+  beyond an L1 hit. The note compares alignment alone and stride 2 with the sectors each
+  fetches, on that time beyond L1 (review 2026-12-04n item 2: divided whole, the L1 hits a
+  stride-1 chain makes between its sectors made the per-sector times differ whatever set them).
 - On a CPU, a Python loop follows the chain (`Follower`, each call going on where the last
   stopped). The interpreter's own cost per step, tens of nanoseconds, is most of a step, and a
   sequential chain's lines are prefetched, so C5b's patterns would all read alike: instead
@@ -42,14 +46,16 @@ from labkit.show.table import Table
 from labkit.show.table import rows as table_rows
 
 GPU_STEPS = 4096  # dependent loads per call at DRAM size: 0.3-3 ms a call, so a launch is under 2% of it
-WINDOW_STEPS = 16384  # inside the 16 KiB window: 4 laps at stride 1, 8 at stride 2 (the first lap misses L1)
+WINDOW_LAPS = 17  # inside the 16 KiB window, against one lap: 16 laps between (the first lap's misses drop out)
+ONE_LAP = ", one lap"  # the window's one-lap variant's label suffix (timed, not shown)
 WINDOW_ELEMENTS = 4096  # int32: 16 KiB, inside any L1
 GPU_STRIDES = (1, 2, 8, 16)  # int32 elements: C5b's 1 and 2; 32 B (a sector a step); 64 B (a line a step)
 CPU_STEPS = 20000  # Python steps per call: a few ms, so the call's own cost is small beside it
 PAGE_BYTES = 4096  # a CPU's base page: one DTLB entry
 LINE_INTS = ch02.CACHE_LINE_BYTES // 4
 DRAM_UNIT = 64  # bytes; a DRAM fill as the stride sweep counts it (a hypothesis, beside the 32 B sectors)
-FLAT_PER_SECTOR = 1.25  # 'flat': every pattern's ns per sector within this of the lowest (the sweep's band)
+FLAT_PER_SECTOR = 1.25  # 'in proportion to its sectors': a ratio beyond L1 within this of the sectors' ratio
+COLD = "cold, one lap"  # the GPU's chains over fresh memory, L2 flushed before each call
 RANDOM_WINDOW = "random lines, 16 KiB window"
 PAGE_BY_PAGE = "random lines, page by page"  # DRAM-sized: a new page every 64 steps
 RANDOM_DRAM = "random lines, random pages"  # DRAM-sized: a new page nearly every step
@@ -98,24 +104,28 @@ def visited_view(buf: torch.Tensor, offset: int, stride: int, count: int) -> tor
 
 
 def gpu_chains(device: torch.device | str, steps: int = GPU_STEPS, strides: tuple[int, ...] = GPU_STRIDES,
-               window_steps: int = WINDOW_STEPS) -> dict[str, dict]:
+               window_laps: int = WINDOW_LAPS) -> dict[str, dict]:
     """The GPU's chains: each of `strides` aligned and 4 bytes in, `steps` positions over fresh
-    memory ('DRAM-sized', one lap a call), and C5b's four again cycling inside a 16 KiB window
-    for `window_steps` steps ('16 KiB window'). Per pattern: its buffer, its start, its steps,
-    its size ('DRAM-sized' or '16 KiB window') and its visited view (DRAM-sized only)."""
+    memory (COLD, one lap a call), and C5b's four again cycling inside a 16 KiB window for
+    `window_laps` laps ('16 KiB window'; `lap_steps` a lap, timed alone too). Per pattern: its
+    buffer, its start, its steps, its size (COLD or '16 KiB window') and its visited view (COLD
+    only)."""
+    if window_laps < 2:
+        raise ValueError(f"the window needs at least 2 laps to subtract a one-lap call, got {window_laps}")
     found = {}
     for stride in strides:
         for offset in (0, 1):
             size = offset + stride * steps + LINE_INTS
             buf = chain(strided_positions(offset, stride, steps), size, device)
-            found[_label(offset, stride)] = {"buf": buf, "start": offset, "steps": steps, "size": "DRAM-sized",
+            found[_label(offset, stride)] = {"buf": buf, "start": offset, "steps": steps, "size": COLD,
                                              "view": visited_view(buf, offset, stride, steps)}
     for stride in (1, ch02.PATTERN_STRIDE):
         for offset in (0, 1):
             lap = (WINDOW_ELEMENTS - LINE_INTS) // stride
             buf = chain(strided_positions(offset, stride, lap), WINDOW_ELEMENTS, device)
             found[f"{_label(offset, stride)}, 16 KiB window"] = {
-                "buf": buf, "start": offset, "steps": window_steps, "size": "16 KiB window", "laps": window_steps / lap}
+                "buf": buf, "start": offset, "steps": window_laps * lap, "size": "16 KiB window",
+                "laps": window_laps, "lap_steps": lap}
     return found
 
 
@@ -210,26 +220,58 @@ def _start(found: Mapping) -> int:
 def measure(device: torch.device | str, on_gpu: bool, dram_bytes: int, rounds: int = 3,
             rep_ms: float = 60.0) -> tuple[dict, Comparison]:
     """Every chain followed and timed in interleaved rounds (`bench.compare`): on a GPU cold (the
-    last-level cache flushed before each call; the window's first lap misses, later laps hit L1),
-    on a CPU hot (the random lines miss anyway; each call goes on where the last stopped) over
-    `dram_bytes` (C5b's buffer size, beyond the caches). About 1-3 s on either device, the
-    Triton kernel's compile included. Returns (the record, the comparison)."""
+    last-level cache flushed before each call; each window chain also at one lap, whose time the
+    record subtracts), on a CPU hot (the random lines miss anyway; each call goes on where the
+    last stopped) over `dram_bytes` (C5b's buffer size, beyond the caches). About 2-4 s on either
+    device, the Triton kernel's compile included. Returns (the record, the comparison)."""
     chains = gpu_chains(device) if on_gpu else cpu_chains(dram_bytes)
     out = torch.zeros(1, dtype=torch.int32, device=device)
     variants = {}
     for label, found in chains.items():
         start, steps = _start(found), int(found["steps"])
-        variants[label] = ((lambda b=found["buf"], s=start, n=steps: chase_triton(b, s, n, out)) if on_gpu
-                           else Follower(found["buf"], start, steps))
+        if not on_gpu:
+            variants[label] = Follower(found["buf"], start, steps)
+            continue
+        variants[label] = lambda b=found["buf"], s=start, n=steps: chase_triton(b, s, n, out)
+        if "lap_steps" in found:
+            variants[label + ONE_LAP] = lambda b=found["buf"], s=start, n=int(found["lap_steps"]): chase_triton(
+                b, s, n, out)
     baseline = ch02.ALIGNED_CONTIGUOUS if on_gpu else RANDOM_WINDOW
     cmp = bench.compare(variants, baseline=baseline, rounds=rounds, rep_ms=rep_ms,
                         mode="cold" if on_gpu else "hot", device=device, progress=False)
     return record(chains, cmp, on_gpu) | ({} if on_gpu else {"dram_bytes": dram_bytes}), cmp
 
 
+def measure_or_why(device: torch.device | str, on_gpu: bool, dram_bytes: int) -> tuple[dict | None, str]:
+    """`measure`, or (None, why) where it raised: the chase is optional and decides nothing, so a
+    failure (a Triton compile error on a new machine) must not stop the chapter before its
+    verdicts; the page prints the reason instead of the table (review 2026-12-04n item 3)."""
+    try:
+        return measure(device, on_gpu, dram_bytes)[0], ""
+    except Exception as err:  # noqa: BLE001 - any failure is shown, never hidden
+        first = (str(err).strip().splitlines() or [""])[0]
+        first = first if len(first) <= 200 else first[:197] + "..."
+        return None, f"the chase did not run here: {type(err).__name__}: {first} (nothing recorded)"
+
+
+def _window_per_step(found: Mapping, cmp: Comparison, label: str) -> dict:
+    """A window chain's L1 time per access: its WINDOW_LAPS-lap call less its one-lap call, over
+    the steps between (pooled medians, and per round where both have rounds); the first lap's
+    share of the long call (its misses: the one-lap call beyond the laps' L1 pace)."""
+    lap, steps = int(found["lap_steps"]), int(found["steps"])
+    full, one = cmp[label], cmp[label + ONE_LAP]
+    per = (full.timing.median_s - one.timing.median_s) / (steps - lap)
+    rounds = [(f - o) / (steps - lap) for f, o in zip(full.round_medians_s, one.round_medians_s, strict=False)]
+    first = one.timing.median_s - per * lap
+    return {"ns_per_step": 1e9 * per, "one_lap_ns_per_step": 1e9 * one.timing.median_s / lap,
+            "first_lap_share": first / full.timing.median_s if full.timing.median_s > 0 else None,
+            "rounds_spread": (max(rounds) / min(rounds)) if rounds and min(rounds) > 0 else None}
+
+
 def record(chains: Mapping[str, Mapping], cmp: Comparison, on_gpu: bool) -> dict:
-    """The chase's record: per pattern, ns per step and its rounds' spread; on a GPU also the
-    32-byte sectors and 64-byte units its visited addresses touch per step (counted, not timed)."""
+    """The chase's record: per pattern, ns per step and its rounds' spread (a window chain's from
+    its long call less its one-lap call, `_window_per_step`); on a GPU also the 32-byte sectors
+    and 64-byte units its visited addresses touch per step (counted, not timed)."""
     from labkit.chapters.ch02_contiguity_and_hidden_copies import cases
 
     rows = []
@@ -245,8 +287,9 @@ def record(chains: Mapping[str, Mapping], cmp: Comparison, on_gpu: bool) -> dict
         if "positions" in found:
             row["lines_per_step"] = distinct_per_step(found["positions"], steps, ch02.CACHE_LINE_BYTES)
             row["pages_per_step"] = distinct_per_step(found["positions"], steps, PAGE_BYTES)
-        if "laps" in found:
-            row["laps"] = found["laps"]
+        if "lap_steps" in found:
+            row |= {"laps": found["laps"], "lap_steps": int(found["lap_steps"])} | _window_per_step(found, cmp, label)
+            del row["ratio"], row["ratio_iqr"]  # the whole call's ratio to a cold chain means nothing here
         rows.append(row)
     return {"rows": rows, "rounds": cmp.rounds, "on_gpu": on_gpu, "clock": "device" if on_gpu else "wall"}
 
@@ -255,25 +298,43 @@ def _rows(rec: Mapping, size: str) -> dict[str, dict]:
     return {r["pattern"]: r for r in rec["rows"] if r["size"] == size}
 
 
-def table(rec: Mapping, title: str = "") -> Table:
-    """The chase as a table: per pattern, ns per dependent access and its ratio to the aligned
-    contiguous chain of its size; on a GPU the sectors each access fetches and ns per sector."""
+def _l1_ns(rec: Mapping) -> float | None:
+    """The window's aligned contiguous chain's time per access (L1's), None if not recorded."""
+    found = _rows(rec, "16 KiB window").get(f"{ch02.ALIGNED_CONTIGUOUS}, 16 KiB window")
+    return found["ns_per_step"] if found else None
 
+
+def _beyond_l1(r: Mapping, l1: float | None, unit: str = "sectors_per_step") -> float | None:
+    """A cold row's ns per sector (or 64 B unit) beyond an L1 hit: its time per access less the
+    window's L1 access, over the sectors it fetches per access."""
+    if l1 is None or not r.get(unit):
+        return None
+    return (r["ns_per_step"] - l1) / r[unit]
+
+
+SECTORS_BEYOND_L1 = "per sector beyond an L1 hit"
+
+
+def table(rec: Mapping, title: str = "") -> Table:
+    """The chase as a table: per pattern, ns per dependent access; on a GPU its ratio to the
+    aligned contiguous chain of its size, the sectors each access fetches and the ns per sector
+    beyond an L1 hit (`_beyond_l1`); on a CPU the lines and pages a call's accesses touch."""
+    l1 = _l1_ns(rec) if rec["on_gpu"] else None
     shown = []
-    for size in ("DRAM-sized", "16 KiB window"):
+    for size in dict.fromkeys(r["size"] for r in rec["rows"]):
         found = _rows(rec, size)
         base = next((r for label, r in found.items() if label.startswith(ch02.ALIGNED_CONTIGUOUS)), None)
         for label, r in found.items():
-            row = {"chain": label if rec["on_gpu"] else r["pattern"], "ns per access": r["ns_per_step"]}
+            row = {"chain": label if rec["on_gpu"] else r["pattern"], "per access": r["ns_per_step"]}
             if rec["on_gpu"]:
                 row["x aligned, contiguous"] = r["ns_per_step"] / base["ns_per_step"]
                 row["32 B sectors per access"] = r.get("sectors_per_step")
-                row["ns per sector"] = (r["ns_per_step"] / r["sectors_per_step"]) if r.get("sectors_per_step") else None
+                row[SECTORS_BEYOND_L1] = _beyond_l1(r, l1)
             elif "lines_per_step" in r:  # a CPU's: what each access needs, from its addresses
                 row["64 B lines per access"] = r["lines_per_step"]
-                row["4 KiB pages per access"] = r["pages_per_step"]
+                row["distinct 4 KiB pages per access (a call)"] = r["pages_per_step"]
             shown.append(row)
-    units = {"ns per access": "ns"} | ({"x aligned, contiguous": "x", "ns per sector": "ns"} if rec["on_gpu"] else {})
+    units = {"per access": "ns"} | ({"x aligned, contiguous": "x", SECTORS_BEYOND_L1: "ns"} if rec["on_gpu"] else {})
     return table_rows(shown, title or f"a chain of dependent loads, {rec['rounds']} interleaved rounds", units)
 
 
@@ -291,12 +352,23 @@ def _noise(rec: Mapping) -> str:
     return f" Noisy: rounds spread {', '.join(wide)} (slowest over fastest); read these as rough." if wide else ""
 
 
+def _against_sectors(name: str, got: float, sectors: float) -> str:
+    """One pattern's cost beyond L1 against its sectors' ratio: in proportion within
+    FLAT_PER_SECTOR, else more or less than its sectors account for."""
+    if got > FLAT_PER_SECTOR * sectors:
+        return f"{name} {got:.2f}x for {sectors:.2f}x the sectors: more than its sectors account for"
+    if got * FLAT_PER_SECTOR < sectors:
+        return f"{name} {got:.2f}x for {sectors:.2f}x the sectors: less than its sectors account for"
+    return f"{name} {got:.2f}x for {sectors:.2f}x the sectors: in proportion"
+
+
 def note(rec: Mapping) -> str:
-    """What the chase says, computed from its rows (nothing here is typed in). On a GPU:
-    alignment alone and stride 2 per access beside their sectors; whether ns per 32 B sector
-    stays within FLAT_PER_SECTOR across the DRAM-sized patterns (then the sectors fetched set
-    the cost), else whether ns per 64 B unit does (DRAM's 64 B fill, a hypothesis), else that
-    neither does; and the window's ratios (the GPU's L1 case). On a CPU: DRAM's cost beyond L1."""
+    """What the chase says, computed from its rows (nothing here is typed in). On a GPU: alignment
+    alone and stride 2 per access beside their sectors (the deciding readings, first); then, less
+    the window's L1 access, each against its sectors' ratio (`_against_sectors`: either way), the
+    verdict 'the sectors set it' only where both are in proportion; the spread of ns per sector
+    and per 64 B unit beyond L1 as a hypothesis line; the window's ratios and its first lap's
+    share. On a CPU: DRAM's cost beyond L1."""
     if not rec["on_gpu"]:
         steps = {r["pattern"]: r["ns_per_step"] for r in rec["rows"]}
         near, local, far = (steps[k] for k in (RANDOM_WINDOW, PAGE_BY_PAGE, RANDOM_DRAM))
@@ -306,31 +378,39 @@ def note(rec: Mapping) -> str:
                 f"pages {far - local:,.0f} ns more again (page-table walks, the DTLB misses C9's seed counts: a "
                 "hypothesis). The Python loop's own cost per step cancels in each difference; it is too "
                 "slow to tell C5b's sequential patterns apart, so C5b's sums attribute the cost on a CPU." + _noise(rec))
-    dram = _rows(rec, "DRAM-sized")
-    a, m, s = (dram[k] for k in (ch02.ALIGNED_CONTIGUOUS, ch02.MISALIGNED_CONTIGUOUS, ch02.ALIGNED_STRIDED))
-    text = (f"per dependent access from DRAM (L2 flushed before each call, each position read once), alignment alone {m['ns_per_step'] / a['ns_per_step']:.2f}x for "
-            f"{m['sectors_per_step'] / a['sectors_per_step']:.2f}x the sectors, stride {ch02.PATTERN_STRIDE} "
-            f"{s['ns_per_step'] / a['ns_per_step']:.2f}x for {s['sectors_per_step'] / a['sectors_per_step']:.2f}x. ")
-    per_sector = _spread([r["ns_per_step"] / r["sectors_per_step"] for r in dram.values()])
-    per_unit = _spread([r["ns_per_step"] / r["dram_units_per_step"] for r in dram.values()])
-    if per_sector[1] <= FLAT_PER_SECTOR * per_sector[0]:
-        text += (f"Every pattern costs {per_sector[0]:,.0f}-{per_sector[1]:,.0f} ns per 32 B sector fetched: the "
-                 "sectors a pattern fetches, not its alignment, set its cost")
-    elif per_unit[1] <= FLAT_PER_SECTOR * per_unit[0]:
-        text += (f"Per 32 B sector the patterns spread {per_sector[1] / per_sector[0]:.2f}x ({per_sector[0]:,.0f}-"
-                 f"{per_sector[1]:,.0f} ns), per 64 B unit {per_unit[1] / per_unit[0]:.2f}x ({per_unit[0]:,.0f}-"
-                 f"{per_unit[1]:,.0f} ns): the 64 B units fetched set the cost (DRAM filling 64 B, a hypothesis), "
-                 "not alignment")
-    else:
-        text += (f"Neither the sectors nor 64 B units fetched set it alone: {per_sector[0]:,.0f}-{per_sector[1]:,.0f} "
-                 f"ns per sector, {per_unit[0]:,.0f}-{per_unit[1]:,.0f} ns per 64 B unit")
+    cold = _rows(rec, COLD)
+    a, m, s = (cold[k] for k in (ch02.ALIGNED_CONTIGUOUS, ch02.MISALIGNED_CONTIGUOUS, ch02.ALIGNED_STRIDED))
+    sm, ss = m["sectors_per_step"] / a["sectors_per_step"], s["sectors_per_step"] / a["sectors_per_step"]
+    text = (f"cold, one lap (each sector's first load from DRAM or L2, the rest from L1), per access: alignment "
+            f"alone {m['ns_per_step'] / a['ns_per_step']:.2f}x for {sm:.2f}x the sectors, stride "
+            f"{ch02.PATTERN_STRIDE} {s['ns_per_step'] / a['ns_per_step']:.2f}x for {ss:.2f}x. ")
+    l1 = _l1_ns(rec)
+    if l1 is None:
+        return text + "No window was timed, so no L1 time to take out." + _noise(rec)
+    if a["ns_per_step"] <= l1:
+        return (text + f"The aligned cold chain ran no slower than the window's L1 access ({l1:,.1f} ns): "
+                "nothing beyond L1 to attribute." + _noise(rec))
+    beyond = a["ns_per_step"] - l1
+    parts = [_against_sectors("alignment alone", (m["ns_per_step"] - l1) / beyond, sm),
+             _against_sectors(f"stride {ch02.PATTERN_STRIDE}", (s["ns_per_step"] - l1) / beyond, ss)]
+    verdict = ("so the sectors fetched, not alignment, set the cost" if all(p.endswith("in proportion") for p in parts)
+               else "so the sectors alone do not set it here")
+    text += f"Less the window's L1 access ({l1:,.1f} ns): {'; '.join(parts)}; {verdict}. "
+    per_sector = _spread([_beyond_l1(r, l1) for r in cold.values()])
+    per_unit = _spread([_beyond_l1(r, l1, "dram_units_per_step") for r in cold.values()])
+    def _ratio(low_high: tuple[float, float]) -> str:
+        return f" ({low_high[1] / low_high[0]:.2f}x)" if low_high[0] > 0 else ""
+
+    text += (f"Beyond L1, a hypothesis to read, not a verdict: {per_sector[0]:,.0f}-{per_sector[1]:,.0f} ns per "
+             f"32 B sector{_ratio(per_sector)}, {per_unit[0]:,.0f}-{per_unit[1]:,.0f} ns per 64 B "
+             f"unit{_ratio(per_unit)} across the cold chains")
     window = _rows(rec, "16 KiB window")
-    if window:
-        wa, wm, ws = (window[f"{k}, 16 KiB window"] for k in (ch02.ALIGNED_CONTIGUOUS, ch02.MISALIGNED_CONTIGUOUS,
-                                                               ch02.ALIGNED_STRIDED))
-        text += (f". In a 16 KiB window ({wa['laps']:.0f} laps a call; 16 KiB fits in L1): alignment alone "
-                 f"{wm['ns_per_step'] / wa['ns_per_step']:.2f}x, stride {ch02.PATTERN_STRIDE} "
-                 f"{ws['ns_per_step'] / wa['ns_per_step']:.2f}x per access")
+    wa, wm, ws = (window[f"{k}, 16 KiB window"] for k in (ch02.ALIGNED_CONTIGUOUS, ch02.MISALIGNED_CONTIGUOUS,
+                                                           ch02.ALIGNED_STRIDED))
+    share = wa.get("first_lap_share")
+    misses = f"the first lap's misses, {share:.0%} of a call," if share is not None else "the first lap's misses"
+    text += (f". In a 16 KiB window (L1: {wa['laps']} laps less a one-lap call, so {misses} drop out): alignment alone {wm['ns_per_step'] / wa['ns_per_step']:.2f}x, "
+             f"stride {ch02.PATTERN_STRIDE} {ws['ns_per_step'] / wa['ns_per_step']:.2f}x per access")
     return text + "." + _noise(rec)
 
 

@@ -33,7 +33,7 @@ def test_the_gpu_chains_fetch_the_sectors_their_strides_say():
     """Per access at DRAM size: stride 1 fetches 1/8 of a 32 B sector (4 B of 32), stride 2 1/4,
     stride 8 and 16 one sector each, 64 B units 1/2 and 1 at strides 8 and 16; the misaligned
     start crosses one more sector in the whole chain at most."""
-    chains = chase.gpu_chains("cpu", steps=1024, window_steps=64)
+    chains = chase.gpu_chains("cpu", steps=1024, window_laps=2)
     assert len(chains) == 12
     sectors = {label: chase_fetched(f, 32) for label, f in chains.items() if "view" in f}
     assert sectors[ch02.ALIGNED_CONTIGUOUS] == 1 / 8 and sectors[ch02.ALIGNED_STRIDED] == 1 / 4
@@ -70,46 +70,80 @@ def _cmp(ns: dict[str, float], steps: dict[str, int], baseline: str) -> Comparis
     for label, v in ns.items():
         s = v * steps[label] * 1e-9
         t = Timing(label=label, device="cuda", mode="cold", times_s=(s,), median_s=s, iqr_s=0.0, min_s=s, count=1)
-        variants[label] = VariantResult(t, 1.0, 1.0, 1.0, (s,))
+        variants[label] = VariantResult(t, 1.0, 1.0, 1.0, (s, s, s))
     return Comparison(baseline, 3, variants, tuple(ns))
 
 
-def _gpu_record(per_sector: float, per_unit: float | None = None, window_ratio: float = 1.0) -> dict:
-    """A GPU record whose DRAM chains cost `per_sector` ns per 32 B sector (or, given
-    `per_unit`, that many ns per 64 B unit), and whose window's misaligned chain is `window_ratio`."""
-    chains = chase.gpu_chains("cpu", steps=4096, window_steps=16384)
-    ns = {}
+L1_NS = 20.0  # the fakes' L1 hit
+MISS_NS = 400.0  # the fakes' first-lap miss per sector of the window
+
+
+def _gpu_record(per_sector: float, per_unit: float | None = None, window_ratio: float = 1.0,
+                alignment_extra: float = 1.0) -> dict:
+    """A GPU record whose cold chains cost an L1 hit a load plus `per_sector` ns beyond it per 32 B
+    sector (or, given `per_unit`, per 64 B unit): a stride-1 chain's loads between its sectors are
+    L1 hits, as on the GPU (review 2026-12-04n item 2). The misaligned contiguous chain's time
+    beyond L1 is `alignment_extra` times its sectors'. The window's calls: L1 a load plus the first
+    lap's misses (MISS_NS a sector), at 17 laps and at one; its misaligned chain `window_ratio`."""
+    chains = chase.gpu_chains("cpu", steps=4096)
+    ns, steps = {}, {}
     for label, f in chains.items():
         if "view" in f:
-            ns[label] = (per_unit * chase_fetched(f, 64)) if per_unit else per_sector * chase_fetched(f, 32)
-        else:
-            ns[label] = 20.0 * (window_ratio if label.startswith("misaligned, contiguous") else 1.0)
-    return chase.record(chains, _cmp(ns, {k: f["steps"] for k, f in chains.items()}, ch02.ALIGNED_CONTIGUOUS), True)
+            beyond = (per_unit * chase_fetched(f, 64)) if per_unit else per_sector * chase_fetched(f, 32)
+            ns[label] = L1_NS + beyond * (alignment_extra if label == ch02.MISALIGNED_CONTIGUOUS else 1.0)
+            steps[label] = f["steps"]
+            continue
+        l1 = L1_NS * (window_ratio if label.startswith("misaligned, contiguous") else 1.0)
+        first = MISS_NS * f["lap_steps"] * 4 / 32  # the lap's sectors, each missed once
+        for name, n in ((label, f["steps"]), (label + chase.ONE_LAP, f["lap_steps"])):
+            ns[name], steps[name] = (l1 * n + first) / n, n
+    return chase.record(chains, _cmp(ns, steps, ch02.ALIGNED_CONTIGUOUS), True)
 
 
 def test_the_gpu_note_attributes_the_cost_from_the_rows():
-    """Issue 38: the cost attributed to alignment or stride with the bytes each pattern fetches.
-    The note's conclusion is read from the rows: flat per sector -> the sectors set it; flat per
-    64 B unit only -> DRAM's 64 B fill (a hypothesis); neither -> says so."""
-    flat = chase.note(_gpu_record(per_sector=600.0))
-    assert flat.startswith("per dependent access from DRAM (L2 flushed before each call, each position read once), "
-                           "alignment alone 1.00x for 1.00x the sectors, "
-                           "stride 2 2.00x for 2.00x.")
-    assert "Every pattern costs 600-600 ns per 32 B sector fetched: the sectors a pattern fetches, not its " \
-           "alignment, set its cost" in flat
-    assert flat.endswith("In a 16 KiB window (4 laps a call; 16 KiB fits in L1): alignment alone 1.00x, "
-                         "stride 2 1.00x per access.")
-    unit = chase.note(_gpu_record(per_sector=0, per_unit=700.0))
-    assert "per 64 B unit 1.00x (700-700 ns): the 64 B units fetched set the cost (DRAM filling 64 B, a hypothesis)" in unit
+    """Issue 38: the cost attributed to alignment or stride with the bytes each pattern fetches,
+    beyond the window's L1 access (review 2026-12-04n item 2: a stride-1 chain's L1 hits between
+    its sectors, divided whole by its sectors, made the patterns differ per sector whatever set
+    them). The deciding readings come first; the verdict can go either way."""
     rec = _gpu_record(per_sector=600.0)
-    dear = next(r for r in rec["rows"] if r["pattern"] == "aligned, every 8th element")
-    dear["ns_per_step"] *= 3  # one pattern three times dearer per sector and per unit
-    assert "Neither the sectors nor 64 B units fetched set it alone" in chase.note(rec)
+    window = {r["pattern"]: r for r in rec["rows"] if r["size"] == "16 KiB window"}
+    aligned = window[f"{ch02.ALIGNED_CONTIGUOUS}, 16 KiB window"]
+    # item 1: the one-lap call's misses drop out of the window's time per access: L1's, exactly
+    assert aligned["ns_per_step"] == pytest.approx(L1_NS) and aligned["laps"] == 17
+    assert aligned["one_lap_ns_per_step"] == pytest.approx(L1_NS + MISS_NS / 8)
+    flat = chase.note(rec)
+    # the whole times per access: 20 + 600/8 = 95 ns, and 20 + 600/4 = 170 ns for stride 2
+    assert flat.startswith("cold, one lap (each sector's first load from DRAM or L2, the rest from L1), per access: "
+                           "alignment alone 1.00x for 1.00x the sectors, stride 2 1.79x for 2.00x. ")
+    assert ("Less the window's L1 access (20.0 ns): alignment alone 1.00x for 1.00x the sectors: in proportion; "
+            "stride 2 2.00x for 2.00x the sectors: in proportion; so the sectors fetched, not alignment, set the "
+            "cost.") in flat
+    assert "600-600 ns per 32 B sector (1.00x)" in flat and "a hypothesis to read, not a verdict" in flat
+    share = (MISS_NS * 510) / (L1_NS * 17 * 4080 + MISS_NS * 510)
+    assert flat.endswith(f"In a 16 KiB window (L1: 17 laps less a one-lap call, so the first lap's misses, "
+                         f"{share:.0%} of a call, drop out): alignment alone 1.00x, stride 2 1.00x per access.")
+    # the other way: alignment alone dearer than its sectors
+    dear = chase.note(_gpu_record(per_sector=600.0, alignment_extra=1.6))
+    assert "alignment alone 1.60x for 1.00x the sectors: more than its sectors account for" in dear
+    assert "so the sectors alone do not set it here" in dear
+    unit = chase.note(_gpu_record(per_sector=0, per_unit=700.0))
+    assert "700-700 ns per 64 B unit (1.00x)" in unit
     window = chase.note(_gpu_record(per_sector=600.0, window_ratio=1.5))
     assert "alignment alone 1.50x, stride 2 1.00x per access." in window
     shown = chase.table(rec)
-    assert shown.columns == ["chain", "ns per access", "x aligned, contiguous", "32 B sectors per access",
-                             "ns per sector"] and len(shown.rows) == 12
+    assert shown.columns == ["chain", "per access", "x aligned, contiguous", "32 B sectors per access",
+                             chase.SECTORS_BEYOND_L1] and len(shown.rows) == 12
+    assert "per access (ns)" in str(shown) and "ns per access (ns)" not in str(shown)
+
+
+def test_a_failed_chase_says_why_and_records_nothing(monkeypatch):
+    """Review 2026-12-04n item 3: a compile failure prints a line and the chapter goes on."""
+    def fail(*_a, **_k):
+        raise RuntimeError("PTX assembly failed\nlong log")
+
+    monkeypatch.setattr(chase, "measure", fail)
+    got, why = chase.measure_or_why("cpu", True, 1 << 20)
+    assert got is None and why == "the chase did not run here: RuntimeError: PTX assembly failed (nothing recorded)"
 
 
 def test_the_cpu_note_prints_the_differences_from_the_rows():
@@ -121,7 +155,7 @@ def test_the_cpu_note_prints_the_differences_from_the_rows():
                            "page by page, 600 ns in random pages: a new line of a page 40 ns more than an L1 hit")
     assert "random pages 500 ns more again (page-table walks" in text
     shown = chase.table(rec)
-    assert shown.columns == ["chain", "ns per access", "64 B lines per access", "4 KiB pages per access"]
+    assert shown.columns == ["chain", "per access", "64 B lines per access", "distinct 4 KiB pages per access (a call)"]
     assert "Noisy" not in text
     # counted from the addresses: the window's 256 lines over 256 steps, one a step; page by page
     # one line a step and a page every 64; random pages, most steps a page of their own
@@ -149,9 +183,9 @@ def test_the_triton_chase_follows_the_chain_in_the_interpreter():
         import torch
         from labkit.chapters.ch02_contiguity_and_hidden_copies import chase
         out = torch.zeros(1, dtype=torch.int32)
-        for label, f in chase.gpu_chains("cpu", steps=64, window_steps=300).items():
+        for label, f in chase.gpu_chains("cpu", steps=64, window_laps=2).items():
             start = chase._start(f)
-            for steps in (f["steps"] - 1, f["steps"]):
+            for steps in (f["steps"] - 1, f["steps"], f.get("lap_steps", 1)):
                 got = int(chase.chase_triton(f["buf"], start, steps, out)[0])
                 assert got == chase.chase_python(f["buf"], start, steps), (label, steps)
         print("ok")
