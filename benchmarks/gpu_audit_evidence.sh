@@ -6,7 +6,7 @@
 # copied by hand into results/h200_probes/audit/ (and that folder's README updated).
 #
 #   usage (repo root on the GPU machine, alone or as a step of benchmarks/gpu_wave.sh):
-#     bash benchmarks/gpu_audit_evidence.sh tests        # ~20 s: pytest tests/audit -k host_bound
+#     bash benchmarks/gpu_audit_evidence.sh tests        # ~25 s: pytest tests/audit -k host_bound
 #     bash benchmarks/gpu_audit_evidence.sh aoti         # ~135 s: AOTInductor on chapter 07's small
 #                                                        # network (07's H200 page: export 3.9 s,
 #                                                        # compile 71.9 s, load 45.7 s)
@@ -22,8 +22,11 @@ python3 -c 'import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)' 
   echo "gpu_audit_evidence: no CUDA GPU here: the evidence needs one" >&2; exit 2; }
 case "${1:-}" in
   tests)
-    # the host-bound case (41 tiny convolutions at batch 1) in float32 and float16, skipped without
-    # CUDA, beside 3 CPU tests of the same name: '5 passed' with no SKIPPED line is the evidence
+    # the host-bound case (41 tiny convolutions at batch 1) in float32 and float16, and a float16
+    # model's half BatchNorms kept float32 judged by device time (review 2026-12-04n 08-09-99
+    # item 2), skipped without CUDA, beside 3 CPU tests of the same name: '6 passed' with no
+    # SKIPPED line is the evidence. In float16 the channels_last fix is held to the keep rule's
+    # decision from its own ratios, not to 'kept' (item 6: NHWC at 8 channels in half, never timed)
     log="$out/gpu_tests_host_bound_$day.log"
     { git rev-parse --short HEAD 2>/dev/null; nvidia-smi --query-gpu=name --format=csv,noheader; } > "$log"
     timeout 200 python3 -m pytest -q -rs -o addopts="" -p no:cacheprovider tests/audit/test_audit.py \

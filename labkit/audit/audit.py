@@ -192,6 +192,16 @@ def run(model: nn.Module, example: torch.Tensor, device: str = "cpu",
             recommendations.append(moved)
     elif not recommend.has_conv(original):
         notes.append("no Conv2d in the model: channels_last was not timed")
+    # review 2026-12-04n 08-09-99 item 2: model.to(float16) made every BatchNorm half, which
+    # chapter 08's fp16 rung no longer runs; timed like the fix above, on the audited layout
+    half_bn = recommend.half_batchnorms(audited)
+    if half_bn and recommend_rounds > 0:
+        recommendations.append(recommend.batchnorm_float32(
+            audited, x, recommend_rounds, recommend_rep_ms,
+            host_bound=profiled.host_bound if profiled else None))
+    elif half_bn:
+        notes.append(f"{len(half_bn)} BatchNorm modules ran in float16: keeping them float32 "
+                     f"({recommend.BATCHNORM_SOURCE}) was not timed (no rounds)")
     if any(p.status == ddp_contract.DRIFT for p in parameters):
         # said only where a late conversion would move a parameter's elements
         recommendations.append(recommend.before_ddp(parameters))

@@ -23,6 +23,12 @@
   one's decision (`timing_of`). Copies no layout change removes are named for the learner to
   move by hand only when the profile puts copy and layout work above MOVE_SHARE of the time
   (`remaining_copies`): below it, moving them gains nothing measurable.
+- "keep BatchNorm float32": a float16 audit's model was cast whole (`model.to(float16)`), so
+  every BatchNorm ran all-half, which chapter 08's fp16 rung no longer does (on a GPU: ATen's
+  own kernels, three a layer, where cuDNN takes a half input with float32 weights in one). Where
+  the audited model holds half BatchNorms, the same model with them float32 (the activations
+  stay half) is checked and timed against it by the same `measured` and `rule()` as
+  channels_last, device-busy time included when host-bound.
 - "convert before DDP": decided by strides alone (labkit ddp_contract): a correctness fix,
   not a speed-up, so it is not timed.
 """
@@ -186,6 +192,63 @@ def device_ratios(original: object, variant: object, device: torch.device,
     return ratios
 
 
+def measured(base: tuple[str, object], fix: tuple[str, object], want: torch.Tensor,
+             got: torch.Tensor, example: torch.Tensor, rounds: int, rep_ms: float,
+             host_bound: bool | None) -> tuple[dict, str]:
+    """One fix's numerics, timing and decision by `rule()`: (the Recommendation's timing fields,
+    its why). base and fix are (label, a call running one batch); want and got their outputs.
+
+    Numerics: got within the tolerance of the device and the example's precision of want,
+    relative to want's largest value. Timing: both interleaved in rounds (bench.compare); where
+    the run is host-bound on a GPU, judged by device-busy time from kernel records instead, the
+    harness's ratio kept beside it (see the module's note)."""
+    (base_label, run_original), (fix_label, run_variant) = base, fix
+    error = _relative_error(got, want)
+    tolerance = max(TOLERANCE.get(example.device.type, 1e-4),
+                    REDUCED_TOLERANCE.get(example.dtype, 0.0))
+    result = bench.compare({base_label: run_original, fix_label: run_variant},
+                           rounds=rounds, rep_ms=rep_ms, mode="hot", progress=False,
+                           device=example.device)
+    v, o = result[fix_label], result[base_label]
+    ratio, q25, q75 = v.ratio, v.ratio_q25, v.ratio_q75
+    clock = ("CPU clock" if example.device.type == "cpu"
+             else "the harness's device clock (CUDA events)")
+    wall = dict(wall_ratio=ratio, wall_q25=q25, wall_q75=q75, wall_clock=clock)
+    if host_bound and example.device.type == "cuda":
+        from labkit.measure import kernel_records
+
+        try:
+            with torch.no_grad():
+                ratios = device_ratios(run_original, run_variant, example.device, rounds)
+            q25, ratio, q75 = (float(q) for q in np.percentile(ratios, [25, 50, 75]))
+            clock = "device-busy time (kernel records): the run is host-bound"
+        except kernel_records.RecordsUnavailable as why_not:
+            clock += f" (host-bound, but kernel records unavailable: {why_not})"
+    numerics_ok = error <= tolerance
+    checkable = float(want.abs().max()) > 0
+    outcome = decide(ratio, q25, q75, numerics_ok, checkable)
+    said = f"{ratio:.3f}x the time (per-round IQR {q25:.3f}-{q75:.3f}; judged by {clock})"
+    if noisy(ratio, q25, q75):
+        said += (f"; noisy rounds (IQR {100 * (q75 - q25) / ratio:.0f}% of the median, over "
+                     f"{100 * NOISY_IQR_FRACTION:.0f}%)")
+    why = {UNCHECKABLE: f"{UNCHECKABLE}: the model's output is all zeros on this input, so any "
+                        f"variant agrees with it (a zero-initialised last layer?); not kept: {said}",
+           NUMERICS_OFF: f"numerics off: max relative error {error:.2g} > {tolerance:g}",
+           KEPT: f"faster in the rounds: {said}",
+           NOISY: f"too noisy to call: {said}: its upper quartile saves under "
+                  f"{100 * MIN_GAIN:.0f}% (rerun on a quieter machine)",
+           SLOWER: f"slower: {said}",
+           NOT_FASTER: f"no measured gain of {100 * MIN_GAIN:.0f}% here: {said}"}[outcome]
+    if wall["wall_clock"] != clock:
+        why += (f"; the batch's own time (the harness's clock) {wall['wall_ratio']:.3f}x "
+                f"(IQR {wall['wall_q25']:.3f}-{wall['wall_q75']:.3f})")
+    timing = dict(ratio=ratio, ratio_q25=q25, ratio_q75=q75, clock=clock,
+                  original_ms=o.timing.median_s * 1e3, original_iqr_ms=o.timing.iqr_s * 1e3,
+                  variant_ms=v.timing.median_s * 1e3, variant_iqr_ms=v.timing.iqr_s * 1e3,
+                  max_error=error, outcome=outcome, output_scale=float(want.abs().max()), **wall)
+    return timing, why
+
+
 def channels_last(model: nn.Module, example: torch.Tensor, rounds: int = 5,
                   rep_ms: float = 1000.0,
                   known: dict[str, list[module_layouts.ModuleRow]] | None = None,
@@ -205,9 +268,6 @@ def channels_last(model: nn.Module, example: torch.Tensor, rounds: int = 5,
     x_cl = example.contiguous(memory_format=torch.channels_last)
     with torch.no_grad():
         want, got = original(x_plain), variant(x_cl)
-    error = _relative_error(got, want)
-    tolerance = max(TOLERANCE.get(example.device.type, 1e-4),
-                    REDUCED_TOLERANCE.get(example.dtype, 0.0))
     before = known.get("contiguous") or module_layouts.trace(original, x_plain)
     after = known.get("channels_last") or module_layouts.trace(variant, x_cl)
     bytes_before = sum(r.copy_bytes for r in before)
@@ -221,47 +281,10 @@ def channels_last(model: nn.Module, example: torch.Tensor, rounds: int = 5,
         with torch.no_grad():
             return variant(x_cl)
 
-    result = bench.compare({"NCHW as given": run_original, "channels_last": run_variant},
-                           rounds=rounds, rep_ms=rep_ms, mode="hot", progress=False,
-                           device=example.device)
-    v, o = result["channels_last"], result["NCHW as given"]
-    ratio, q25, q75 = v.ratio, v.ratio_q25, v.ratio_q75
-    clock = ("CPU clock" if example.device.type == "cpu"
-             else "the harness's device clock (CUDA events)")
-    wall = dict(wall_ratio=ratio, wall_q25=q25, wall_q75=q75, wall_clock=clock)
-    if host_bound and example.device.type == "cuda":
-        from labkit.measure import kernel_records
-
-        try:
-            with torch.no_grad():
-                ratios = device_ratios(run_original, run_variant, example.device, rounds)
-            q25, ratio, q75 = (float(q) for q in np.percentile(ratios, [25, 50, 75]))
-            clock = "device-busy time (kernel records): the run is host-bound"
-        except kernel_records.RecordsUnavailable as why_not:
-            clock += f" (host-bound, but kernel records unavailable: {why_not})"
-    numerics_ok = error <= tolerance
-    checkable = float(want.abs().max()) > 0
-    outcome = decide(ratio, q25, q75, numerics_ok, checkable)
-    kept = outcome == KEPT
-    measured = f"{ratio:.3f}x the time (per-round IQR {q25:.3f}-{q75:.3f}; judged by {clock})"
-    if noisy(ratio, q25, q75):
-        measured += (f"; noisy rounds (IQR {100 * (q75 - q25) / ratio:.0f}% of the median, over "
-                     f"{100 * NOISY_IQR_FRACTION:.0f}%)")
-    why = {UNCHECKABLE: f"{UNCHECKABLE}: the model's output is all zeros on this input, so any "
-                        f"variant agrees with it (a zero-initialised last layer?); not kept: {measured}",
-           NUMERICS_OFF: f"numerics off: max relative error {error:.2g} > {tolerance:g}",
-           KEPT: f"faster in the rounds: {measured}",
-           NOISY: f"too noisy to call: {measured}: its upper quartile saves under "
-                  f"{100 * MIN_GAIN:.0f}% (rerun on a quieter machine)",
-           SLOWER: f"slower: {measured}",
-           NOT_FASTER: f"no measured gain of {100 * MIN_GAIN:.0f}% here: {measured}"}[outcome]
-    if wall["wall_clock"] != clock:
-        why += (f"; the batch's own time (the harness's clock) {wall['wall_ratio']:.3f}x "
-                f"(IQR {wall['wall_q25']:.3f}-{wall['wall_q75']:.3f})")
-    timing = dict(ratio=ratio, ratio_q25=q25, ratio_q75=q75, clock=clock,
-                  original_ms=o.timing.median_s * 1e3, original_iqr_ms=o.timing.iqr_s * 1e3,
-                  variant_ms=v.timing.median_s * 1e3, variant_iqr_ms=v.timing.iqr_s * 1e3,
-                  max_error=error, outcome=outcome, output_scale=float(want.abs().max()), **wall)
+    timing, why = measured(("NCHW as given", run_original), ("channels_last", run_variant),
+                           want, got, example, rounds, rep_ms, host_bound)
+    kept = timing["outcome"] == KEPT
+    outcome = timing["outcome"]
     first = Recommendation("convert to channels_last before the first conv", kept, why,
                            copy_bytes=(bytes_before, bytes_after), **timing)
     removed = _removed_copies(before, after)
@@ -275,6 +298,61 @@ def channels_last(model: nn.Module, example: torch.Tensor, rounds: int = 5,
         details=tuple(f"{name}: {human_bytes(nbytes)} copied on NCHW, 0 B on channels_last"
                       for name, nbytes in removed))
     return first, moved
+
+
+# chapter 08's fp16 rung keeps BatchNorm float32 (its ladder.batchnorm_float32): an audit cannot
+# import a chapter (the import contract), so the same few lines live here, and a test holds the two
+# to the same result
+BATCHNORM_SOURCE = "chapter 08's ladder.batchnorm_float32"
+
+
+def half_batchnorms(model: nn.Module) -> list[str]:
+    """The names of the model's BatchNorm modules holding float16 weights or statistics: what
+    `model.to(torch.float16)` makes of every BatchNorm, run then all in half (on a GPU, ATen's
+    own kernels instead of cuDNN's one: chapter 08)."""
+    return [name for name, m in model.named_modules()
+            if isinstance(m, nn.modules.batchnorm._BatchNorm)
+            and any(t.dtype == torch.float16 for t in (*m.parameters(recurse=False),
+                                                       *m.buffers(recurse=False)))]
+
+
+def batchnorm_to_float32(model: nn.Module) -> nn.Module:
+    """Each BatchNorm's weights and statistics back in float32, in place; the activations stay
+    float16 (the BatchNorm's output keeps its input's dtype)."""
+    for m in model.modules():
+        if isinstance(m, nn.modules.batchnorm._BatchNorm):
+            m.float()
+    return model
+
+
+def batchnorm_float32(model: nn.Module, example: torch.Tensor, rounds: int = 5,
+                      rep_ms: float = 1000.0, host_bound: bool | None = None,
+                      ) -> Recommendation | None:
+    """Time the float16 model with its BatchNorms float32 against the model as audited (every
+    BatchNorm half), on the audited input and layout, by `measured` (numerics within float16's
+    tolerance; device-busy time when host-bound); None where no BatchNorm is half."""
+    names = half_batchnorms(model)
+    if not names:
+        return None
+    variant = batchnorm_to_float32(copy.deepcopy(model))
+
+    def run_original() -> object:
+        with torch.no_grad():
+            return model(example)
+
+    def run_variant() -> object:
+        with torch.no_grad():
+            return variant(example)
+
+    want, got = run_original(), run_variant()
+    timing, why = measured(("all-half BatchNorm", run_original), ("BatchNorm float32", run_variant),
+                           want, got, example, rounds, rep_ms, host_bound)
+    listed = ", ".join(names[:3]) + (f", ... ({len(names)} in all)" if len(names) > 3 else "")
+    return Recommendation(
+        f"keep BatchNorm float32 ({len(names)} in float16; {BATCHNORM_SOURCE})",
+        timing["outcome"] == KEPT, why,
+        details=(f"half BatchNorm: {listed}; the variant keeps their weights and statistics "
+                 f"float32, its activations float16 (output {got.dtype})",), **timing)
 
 
 def _removed_copies(before: list[module_layouts.ModuleRow],

@@ -44,6 +44,21 @@ def drift_prone() -> nn.Module:
     return nn.Sequential(nn.Conv2d(3, 8, 3, padding=1), *_head(8))
 
 
+def with_batchnorm(channels: int = 8, layers: int = 2) -> nn.Module:
+    """Convolutions each followed by a BatchNorm whose statistics are not the identity's (so
+    running them in float16 or float32 changes the numbers): the float16 audit's BatchNorm case."""
+    torch.manual_seed(0)
+    body: list[nn.Module] = [nn.Conv2d(3, channels, 1)]
+    for _ in range(layers):
+        norm = nn.BatchNorm2d(channels)
+        norm.running_mean.uniform_(-0.5, 0.5)
+        norm.running_var.uniform_(0.5, 2.0)
+        nn.init.uniform_(norm.weight, 0.5, 1.5)
+        nn.init.uniform_(norm.bias, -0.2, 0.2)
+        body += [norm, nn.ReLU(), nn.Conv2d(channels, channels, 1)]
+    return nn.Sequential(*body, *_head(channels))
+
+
 def build_model() -> nn.Module:
     """What `python -m labkit.audit tests.audit.handmade:build_model` loads."""
     return hidden_copy()
