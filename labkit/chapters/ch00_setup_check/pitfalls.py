@@ -863,6 +863,34 @@ def hot_cold_rows(hot: object, cold: object, ceilings: object = None) -> list[di
 HOT_COLD_UNITS = {"median": "s", "device time": "s", "GB/s": "read + write"}
 
 
+LOOP_CALLS = 1000  # calls a round of `loop_per_call`: milliseconds at a few microseconds a call
+LOOP_CLOCK = f"wall (perf_counter around {LOOP_CALLS} calls and one synchronize)"
+
+
+def loop_per_call(fn: Callable[[], object], device: str, label: str, calls: int = LOOP_CALLS, rounds: int = 7,
+                  bytes_moved: int | None = None) -> Timing:
+    """A loop's pace per call, as a Python loop runs it: perf_counter around `calls` back-to-back
+    calls and one synchronize at the end, over `calls`, per round (one round first to warm up).
+    No CUDA events bracket each call, so their own few microseconds (kernel_records.py) are not
+    counted against a device time read from kernel records (review 2026-12-04n item 4: events
+    around each call made a loop at the device's pace read 'launch-bound')."""
+    sync = torch.cuda.synchronize if str(device).startswith("cuda") else (lambda: None)
+    per_call = []
+    for _ in range(rounds + 1):
+        sync()
+        start = _clock.perf_counter()
+        for _ in range(calls):
+            fn()
+        sync()
+        per_call.append((_clock.perf_counter() - start) / calls)
+    times = tuple(per_call[1:])
+    q = statistics.quantiles(times, n=4) if len(times) > 1 else [times[0]] * 3
+    median = statistics.median(times)
+    return Timing(label=label, device=str(device), mode="hot", times_s=times, median_s=median, iqr_s=q[2] - q[0],
+                  min_s=min(times), count=calls * rounds, bytes_moved=bytes_moved,
+                  gbps=(bytes_moved / median / 1e9) if bytes_moved else None, clock=LOOP_CLOCK)
+
+
 def hot_loop_reading(hot: object, loop: object) -> str:
     """What a loop of the hot copy, timed back to back by wall clock (`loop`), says against its
     device time: 'launch-bound' only where the loop's per-call time exceeds the device time by
@@ -880,7 +908,7 @@ def hot_loop_line(hot: object, loop: object) -> str:
     """The line under Mistake 3's table on a GPU: the loop's per-call time against the device
     time, their ratio and spreads, and `hot_loop_reading`."""
     reading = hot_loop_reading(hot, loop)
-    line = (f"a loop of the hot copy by wall clock: {format_seconds(loop.median_s)} per call "  # type: ignore[attr-defined]
+    line = (f"a loop of the hot copy by wall clock, one sync: {format_seconds(loop.median_s)} per call "  # type: ignore[attr-defined]
             f"(IQR {format_seconds(loop.iqr_s)}) against {format_seconds(hot.median_s)} on the device "  # type: ignore[attr-defined]
             f"(IQR {format_seconds(hot.iqr_s)}), {loop.median_s / hot.median_s:.2f}x: {reading}")  # type: ignore[attr-defined]
     if reading == "launch-bound":

@@ -384,7 +384,7 @@ def test_the_hot_copy_is_called_launch_bound_only_on_a_timed_loop_beyond_the_spr
     assert not any("launch" in n for n in notes)  # no loop timed: the probe alone names no bound
     assert "launch" not in pitfalls.hot_cold_takeaway(H200_HOT, H200_COLD, "15 MiB", False)
     bound = pitfalls.hot_cold_notes(H200_HOT, H200_COLD, "15 MiB", False, loop=H200_HOT_LOOP)[1]
-    assert bound.startswith("a loop of the hot copy by wall clock: 16.6 us per call (IQR 400 ns) against 5.15 us "
+    assert bound.startswith("a loop of the hot copy by wall clock, one sync: 16.6 us per call (IQR 400 ns) against 5.15 us "
                             "on the device (IQR 0 ns), 3.22x: launch-bound")
     assert pitfalls.hot_cold_takeaway(H200_HOT, H200_COLD, "15 MiB", False, H200_HOT_LOOP).endswith(
         "(1.8x by device time; a loop of it launch-bound).")
@@ -394,6 +394,21 @@ def test_the_hot_copy_is_called_launch_bound_only_on_a_timed_loop_beyond_the_spr
     cpu = _copy_timing("1 MiB copy, cold", 148e-6, 14.17, 53.0, threads=1)
     assert "host launch" not in pitfalls.hot_cold_rows(cpu, cpu)[0]
     assert not any("launch" in n for n in pitfalls.hot_cold_notes(cpu, cpu, "1 MiB", False))
+
+
+def test_the_hot_loop_is_timed_around_many_calls_with_one_sync(monkeypatch):
+    """Review 2026-12-04n item 4: the loop's per-call time was CUDA events around each call (a few
+    microseconds of their own) against a device time from kernel records. Now perf_counter around
+    LOOP_CALLS calls and one synchronize: a call's own cost is what the loop pays, nothing more."""
+    ticks = iter(range(100))
+    monkeypatch.setattr(pitfalls._clock, "perf_counter", lambda: next(ticks) * 1e-3)  # 1 ms a round
+    calls = []
+    loop = pitfalls.loop_per_call(lambda: calls.append(1), "cpu", "copy, hot loop", calls=100, rounds=3,
+                                  bytes_moved=2000)
+    assert len(calls) == 400  # a warm-up round, then 3 timed
+    assert loop.median_s == pytest.approx(1e-5) and loop.iqr_s == pytest.approx(0.0) and loop.count == 300
+    assert loop.clock == pitfalls.LOOP_CLOCK and "one synchronize" in loop.clock and loop.mode == "hot"
+    assert loop.gbps == pytest.approx(2000 / 1e-5 / 1e9)
 
 
 def test_a_one_thread_copy_is_set_against_the_one_thread_ceiling():
