@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 import re
+import time
 from collections.abc import Callable, Mapping
 
 import torch
@@ -270,31 +271,53 @@ def c10_faster(comparisons: Mapping[str, Comparison] | None) -> Key | str:
                                     choices=C10_CHOICES, edges=(1 / limit, limit), pick=_c10_class)
 
 
+LOOP_CLOCK = "wall (perf_counter around back-to-back calls and one synchronize)"
+
+
+def _loop_round(fn: Callable, calls: int, sync: Callable[[], None]) -> float:
+    """One round of a Python loop: perf_counter around `calls` calls and one synchronize, per call."""
+    sync()
+    start = time.perf_counter()
+    for _ in range(calls):
+        fn()
+    sync()
+    return (time.perf_counter() - start) / calls
+
+
 def c10_loop(variants: Mapping[str, Callable], baseline: str, comparison: Comparison,
              rounds: int = 5, rep_ms: float = 100.0, force: bool = False) -> dict:
     """On a GPU, every C10 case's torch.matmul on the view against the baseline timed as a
-    back-to-back loop by wall clock, interleaved: each side's per-call pace over its device time
-    decides whether it is launch-bound (`claims.launch_bound_text`). The loop runs for every GPU
-    case (its timings carry a host launch: a device clock), not only where the 3-call probe read
-    over the device time (review 2026-12-04m item 1: the probe fired in 2 of 3 reproduce runs, so
-    a 2x launch-bound Triton call went unmeasured, and unnamed, in the third). {} on a CPU, which
-    has no launch to bound it (`force` times it anyway)."""
+    back-to-back loop, interleaved round by round: perf_counter around many calls and one
+    synchronize (no CUDA events around each call, whose own microseconds a device time from
+    kernel records does not carry: review 2026-12-04n item 4), each side's per-call pace over its
+    device time deciding whether it is launch-bound (`claims.launch_bound_text`). The loop runs
+    for every GPU case (its timings carry a host launch), not only where the 3-call probe read
+    over the device time (review 2026-12-04m item 1). {} on a CPU, which has no launch to bound
+    it (`force` times it anyway)."""
     view, base = comparison[VIEW_MATMUL].timing, comparison[baseline].timing
     on_device_clock = any(t.host_s is not None for t in (view, base))
     if not (on_device_clock or force):
         return {}
-    # hot mode: calls back to back, nothing flushed between them, as a Python loop over the same tensors
-    loop = bench.compare({VIEW_MATMUL: variants[VIEW_MATMUL], baseline: variants[baseline]},
-                         baseline=baseline, rounds=rounds, rep_ms=rep_ms, mode="hot", clock="wall",
-                         progress=False)
-    timed = loop[VIEW_MATMUL]
+    on_cuda = str(view.device).startswith("cuda")
+    sync = torch.cuda.synchronize if on_cuda else (lambda: None)
+    sides = {VIEW_MATMUL: variants[VIEW_MATMUL], baseline: variants[baseline]}
+    calls = {}
+    for label, fn in sides.items():  # a warm-up round sizes each side's calls to about rep_ms
+        estimate = max(_loop_round(fn, 5, sync), 1e-7)
+        calls[label] = int(min(max(rep_ms / 1e3 / estimate, 10), 5000))
+    per_round: dict[str, list[float]] = {label: [] for label in sides}
+    for r in range(rounds):  # interleaved, the order alternating, as bench.compare does
+        for label in (list(sides) if r % 2 == 0 else list(sides)[::-1]):
+            per_round[label].append(_loop_round(sides[label], calls[label], sync))
+    ratios = sorted(v / b for v, b in zip(per_round[VIEW_MATMUL], per_round[baseline], strict=True))
+    q25, q50, q75 = (float(torch.quantile(torch.tensor(ratios, dtype=torch.float64), q)) for q in (0.25, 0.5, 0.75))
+    median = {label: float(torch.quantile(torch.tensor(times, dtype=torch.float64), 0.5))
+              for label, times in per_round.items()}
     # each side's per-call wall time too, and its rounds' medians: over its device time, they
     # decide whether that side is launch-bound, and with what range (`claims.launch_bound_text`)
-    return {"loop_ratio": timed.ratio, "loop_ratio_iqr": [timed.ratio_q25, timed.ratio_q75],
-            "loop_clock": timed.timing.clock or "wall", "loop_view_s": timed.timing.median_s,
-            "loop_baseline_s": loop[baseline].timing.median_s,
-            "loop_view_rounds_s": list(timed.round_medians_s),
-            "loop_baseline_rounds_s": list(loop[baseline].round_medians_s)}
+    return {"loop_ratio": q50, "loop_ratio_iqr": [q25, q75], "loop_clock": LOOP_CLOCK,
+            "loop_view_s": median[VIEW_MATMUL], "loop_baseline_s": median[baseline],
+            "loop_view_rounds_s": per_round[VIEW_MATMUL], "loop_baseline_rounds_s": per_round[baseline]}
 
 
 C9_CHOICES = (f"under {ch02.STRIDED_PENALTY_RATIO:g}x", f"{ch02.STRIDED_PENALTY_RATIO:g}x to 5x",

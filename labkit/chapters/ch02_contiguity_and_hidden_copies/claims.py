@@ -910,7 +910,7 @@ def launch_bound_text(c: Mapping) -> str:
     ranges = loop_over_device_range(c)
     said = []
     for side, r in ratios.items():
-        what = "x its device time" if not said else "x"
+        what = "x its cold device time" if not said else "x"
         if side in ranges:
             low, high = ranges[side]
             said.append(f"{side} about {r:.2f}{what} (rounds {low:.2f}-{high:.2f}x: {pace_label(low, high)})")

@@ -590,13 +590,13 @@ def test_launch_bound_is_read_from_the_timed_loop_against_device_time_not_the_pr
     now, loop over device, labelled by `pace_label` (review 2026-12-04l item 2): 63.3/52.6 = 1.20 and
     55.7/52.3 = 1.07 are both near launch-bound, under 1.5x."""
     text = ch02.launch_bound_text(H200_C10_SEED_CASE)
-    assert text == (" (a loop of calls, per call: the stride-aware GEMM about 1.20x its device time (near launch-bound), "
+    assert text == (" (a loop of calls, per call: the stride-aware GEMM about 1.20x its cold device time (near launch-bound), "
                     "torch.matmul about 1.07x (near launch-bound))")
     assert "141" not in text and "faster" not in text and "0.88" not in text
     both = ch02.launch_bound_text(H200_C10_FP16)
-    assert "the stride-aware GEMM about 4.80x its device time (launch-bound), torch.matmul about 4.99x (launch-bound)" in both
+    assert "the stride-aware GEMM about 4.80x its cold device time (launch-bound), torch.matmul about 4.99x (launch-bound)" in both
     quiet = dict(H200_C10_SEED_CASE, loop_view_s=53e-6, loop_baseline_s=54e-6)
-    assert ch02.launch_bound_text(quiet).endswith("about 1.03x its device time (at the GPU's pace), "
+    assert ch02.launch_bound_text(quiet).endswith("about 1.03x its cold device time (at the GPU's pace), "
                                                   "torch.matmul about 1.01x (at the GPU's pace))")
 
 
@@ -608,7 +608,7 @@ def test_a_side_is_named_launch_bound_only_where_every_loop_round_reads_over_the
     timed = dict(H200_C10_SEED_CASE, loop_baseline_rounds_s=[100e-6, 104e-6, 110e-6],
                  loop_view_rounds_s=[54e-6, 56e-6, 90e-6])
     text = ch02.launch_bound_text(timed)
-    assert "the stride-aware GEMM about 1.20x its device time (rounds 1.90-2.09x: launch-bound)" in text
+    assert "the stride-aware GEMM about 1.20x its cold device time (rounds 1.90-2.09x: launch-bound)" in text
     assert "torch.matmul about 1.07x (rounds 1.03-1.72x: near launch-bound)" in text
     assert ch02.pace_label(1.4, 1.6) == "near launch-bound" and ch02.pace_label(1.51, 3.0) == "launch-bound"
     assert ch02.pace_label(1.0, 1.04) == "at the GPU's pace" and ch02.pace_label(1.0, 1.06) == "near launch-bound"
