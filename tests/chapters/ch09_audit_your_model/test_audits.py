@@ -227,3 +227,26 @@ def test_the_copies_takeaway_names_the_module_your_model_copied_in():
     assert audits.where_copied(mine) == ("; in your model 4 MiB, which the copy detector and forward hooks charge to "
                                          f"{audits._module('1', {'1': 'Apply'})}.")
     assert "name its module" in audits.where_copied(SimpleNamespace(copy_bytes=0, copies=[]))
+
+
+def test_the_float16_table_shows_the_batchnorm_fix_after_channels_last():
+    """Review 2026-12-04n 08-09-99 item 2: a float16 audit of a model with BatchNorm times keeping
+    them float32 (chapter 08's fp16 rung); the float16 table shows its decision below
+    channels_last's, as recorded (here a CPU's float16 audit of a small model standing in for
+    the GPU's ResNet-50)."""
+    from types import SimpleNamespace
+
+    from tests.audit import handmade
+
+    result = audit.run(handmade.with_batchnorm(), handmade.example(), export_paths=(),
+                       recommend_rounds=2, recommend_rep_ms=20.0, dtype="float16")
+    summary = {**report.summary(result), "device": "cuda"}
+    recorded = Recorded("09_audit_your_model", audits.FP16_KEY, "nvidia-h200", summary, "2026-12-04")
+    chapter = SimpleNamespace(on_gpu=False, reference=lambda key: recorded)
+    rows = dict(audits.fp16_table(chapter, audits.setup(False, 2)).rows)
+    names = list(rows)
+    bn = "keep BatchNorm float32 (2 in float16; chapter 08's ladder.batchnorm_float32)"
+    assert names[-2:] == ["convert to channels_last before the first conv", bn]
+    fix = next(r for r in result.recommendations if r.title == bn)
+    assert rows[bn].startswith(("kept" if fix.kept else "not kept") + (": " + fix.outcome if not fix.kept else ""))
+    assert f"{fix.ratio:.2f}x" in rows[bn]
