@@ -896,6 +896,14 @@ def against_text(row: Mapping) -> str:
         return f"{row['ratio']:.2f}x ({row['ratio_low']:.2f}-{row['ratio_high']:.2f}): {_CALLS[row['decision']]}"
     low, high = row["ratio_low"], row["ratio_high"]  # called again by today's rule (the band)
     decision = knee_experiment.judge_interval(row["ratio"], low, high, row.get("margin", knee_experiment.KNOB_MARGIN))
+    if str(row.get("label", "")).endswith(knee_experiment.A_A) and decision in (knee_experiment.GAIN,
+                                                                               knee_experiment.LOSS):
+        wide = knee_experiment.control_interval(row)  # review 2026-12-04n item 4: its own rule
+        own = knee_experiment.control_decision(row)
+        if wide is not None and own not in (knee_experiment.GAIN, knee_experiment.LOSS):
+            return (f"{row['ratio']:.2f}x [{low:.2f}, {high:.2f}]: {_CALLS[decision]} at 95% (a sound control: "
+                    f"1 run in 20), held at its {100 * knee_experiment.CONTROL_LEVEL:.2f}% "
+                    f"[{wide[0]:.2f}, {wide[1]:.2f}]")
     if row.get("within_control"):  # review 2026-12-04m item 2: within what the A/A shows
         return f"{row['ratio']:.2f}x [{low:.2f}, {high:.2f}]: {_CALLS[knee_experiment.NOT_RESOLVED]}, within the A/A's reach"
     return f"{row['ratio']:.2f}x [{low:.2f}, {high:.2f}]: {_CALLS[decision]}"
@@ -1025,13 +1033,14 @@ def resolution_text(rows: Sequence[Mapping]) -> str:
 
 
 def control_call(rows: Sequence[Mapping]) -> str | None:
-    """The A/A row's call by today's rule (knee_experiment.judge_interval on its interval), or
-    None where no A/A row with an interval was measured."""
+    """The A/A row's call by the control's own rule (knee_experiment.control_decision: its
+    interval widened to CONTROL_LEVEL; review 2026-12-04n item 4: at the knobs' 95% a sound
+    control failed one of a re-record's four A/As up to 19% of the time), or None where no A/A
+    row with an interval was measured."""
     aa = next((r for r in rows if str(r.get("label", "")).endswith("(A/A)")), None)
     if aa is None or aa.get("ratio") is None or aa.get("ratio_low") is None:
         return None
-    return knee_experiment.judge_interval(aa["ratio"], aa["ratio_low"], aa["ratio_high"],
-                                          aa.get("margin", knee_experiment.KNOB_MARGIN))
+    return knee_experiment.control_decision(aa)
 
 
 def control_failed(rows: Sequence[Mapping]) -> bool:

@@ -518,6 +518,11 @@ def knob_line(run: dict) -> str:
         step = steps.get(label)
         beside = ("" if not step or None in step[:3] else
                   f" (over {_step_name(step[3], base)}: {step[0]:.2f}x [{step[1]:.2f}, {step[2]:.2f}], shown, not called)")
+        if (label.endswith(knee_experiment.A_A) and interval and None not in (ratio, low, high)
+                and knee_experiment.judge_interval(ratio, low, high) in (knee_experiment.GAIN, knee_experiment.LOSS)
+                and decision not in (knee_experiment.GAIN, knee_experiment.LOSS)):  # review 2026-12-04n item 4
+            decision = (f"{decision} by the control's {100 * knee_experiment.CONTROL_LEVEL:.2f}% interval "
+                        f"({knee_experiment.judge_interval(ratio, low, high)} at 95%: about 1 run in 20)")
         parts.append(f"{label}{f' (vs {ref})' if ref and ref != base else ''}{shown} {decision}{beside}")
     reach = knee_experiment.control_reach([{"label": label, **dict(zip(
         ("ratio", "ratio_low", "ratio_high"), (list(v or []) + [None] * 3)[:3], strict=True))}
@@ -646,7 +651,8 @@ def run_decisions(run: dict) -> dict[str, str]:
         return out
     # review 2026-12-04m item 2: a gain or a loss clears the A/A's reach in that run, as the page
     table = [{"label": _baseline(run)}] + [
-        {"label": label, "decision": decision,
+        {"label": label, "decision": decision, "rounds": run.get("knob_rounds"),
+         "round_ratios": (run.get("knob_round_ratios") or {}).get(label),
          **dict(zip(("ratio", "ratio_low", "ratio_high"), (list(ratios.get(label) or []) + [None] * 3)[:3],
                     strict=True))}
         for label, decision in out.items()]
