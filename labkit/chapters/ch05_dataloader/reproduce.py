@@ -169,8 +169,9 @@ def measure_numbers(quick: bool = False, knobs: bool | None = None) -> dict:
 REPRODUCED_RULE = ("the rule for 'reproduced': every run's knee within one step of the sweep of "
                    "every other's; the plateau's arithmetic within its band in every run; each "
                    "knob's gain / no gain the same in every run (a loss counts apart from no gain; "
-                   "a run that did not measure a knob fails it); and each of those calls the "
-                   "recorded reference page's own in every run")
+                   "a run that did not measure a knob fails it; the A/A by the control's own "
+                   f"{100 * knee_experiment.CONTROL_LEVEL:.2f}% interval, knee_experiment.control_rule); "
+                   "and each of those calls the recorded reference page's own in every run")
 
 
 def plateau_now(run: dict) -> dict | None:

@@ -79,6 +79,12 @@ def test_rounds_whose_halves_disagree_drift_and_say_why_in_numbers():
     assert "A consistency check" not in text and not plateau.predicted_this_run
     takeaway = lesson.plateau_takeaway(plateau)
     assert "no check this run (its step drifted, above)" in takeaway and "not predicted" not in takeaway
+    # review 2026-12-04n item 5: the hand-over, timed in prepare() apart from the drifting step,
+    # still shows; only the prediction from the step is withheld
+    handed = dataclasses.replace(plateau, handover_s=0.0004, handover_restart_s=0.0002)
+    text = handed.explanation()
+    assert ". The hand-over of a queued batch, timed apart beside every worker decoding: 0.4 ms (0.2 as they restart)" in text
+    assert "predicted (measured" not in text and "A consistency check" not in text
 
 
 def test_steady_rounds_that_agree_with_the_private_step_predict_as_before():
