@@ -849,7 +849,9 @@ def gpu_overlap_text(o: Mapping) -> str:
     step = o.get("unprofiled_step_s")
     if step and window and steps:  # item 9: the share of the step the knob table timed unprofiled
         busy = window * (1 - idle) * 1e-6 / steps
-        text += (f"; unprofiled, the knob table's windows ran this loader's step in {step * 1e3:.1f} ms: "
+        # review 2026-12-04n item 6: batch / samples/s is a batch's wall time, its wait included,
+        # not the step (the knob table's 'step (median)' column): worded as what it is
+        text += (f"; unprofiled, a batch took {step * 1e3:.1f} ms in the knob table's windows (wait included): "
                  f"GPU busy {busy * 1e3:.1f} ms of it, idle {100 * max(0.0, 1 - busy / step):.0f}%")
     return text
 

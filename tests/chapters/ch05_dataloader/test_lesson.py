@@ -258,7 +258,7 @@ def test_on_a_gpu_the_knob_ladder_and_the_copy_read_from_the_rows_the_h200_recor
     # review 2026-12-04m item 9: beside the profiler's share, the unprofiled step's (the knob
     # table's windows: 64 / 1,355 samples/s = 47.2 ms), GPU busy 3.0 ms a step of it
     unprofiled = lesson.gpu_overlap_text({**tuned, "window_us": 36_000.0, "steps": 3, "unprofiled_step_s": 64 / 1355})
-    assert unprofiled.endswith("; unprofiled, the knob table's windows ran this loader's step in 47.2 ms: "
+    assert unprofiled.endswith("; unprofiled, a batch took 47.2 ms in the knob table's windows (wait included): "
                                "GPU busy 3.0 ms of it, idle 94%")
     assert "unprofiled" not in said
 
