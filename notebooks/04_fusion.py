@@ -479,7 +479,8 @@ chapter.claim("C19")
 fused_kernels = chapter.lab.fused_kernels
 seed_implied_gbps = fused_kernels.implied_bandwidth_gbps(28.9, torch.float16)
 c19_ev, c19_where = cases.c19_evidence(None, None if has_triton else chapter.reference("verdict:C19"))
-print(cases.seed_rate_line(seed_implied_gbps, ceiling.copy_gbps, c19_ev, c19_where))  # the recorded ceiling without Triton
+if not has_triton:  # with Triton, C19's card below says it (review 2026-12-04n 03-04 item 1: said once)
+    print(cases.seed_rate_line(seed_implied_gbps, ceiling.copy_gbps, c19_ev, c19_where))  # the recorded ceiling
 add_counts = fused_kernels.aligned_sizes(chapter.sizes.copy_bytes // 2 // 3)
 # Measured with Triton on a GPU; without them, the reference GPU's sweep, recorded.
 add_sweep = chapter.here_or_recorded("triton_add_sweep", can=has_triton, measure=lambda: {

@@ -1237,13 +1237,13 @@ def loop_against_probe(found: Sequence[Mapping], timed: Mapping[str, Mapping], b
             return ""
         which = "every row is" if len(at) == len(found) else f"{', '.join(at)} {'is' if len(at) == 1 else 'are'}"
         return f" Why: {which} launch-bound (host launch above device time), so a loop runs at the host's pace."
-    past = f" (under the {DISTURBED_LOOP_FACTOR:g}x that marks a disturbed host)" if not any(
-        disturbed_by(timed[r["variant"]]["median_s"], r.get("host_s"), r["median_s"]) for r in found) else ""
-    parts = ([f"{', '.join(above)} its host launch + device time{past} (per-call work the probe misses)"]
+    # review 2026-12-04n 03-04 item 1: in fewer words for the GPU page's 1,500-word core (the
+    # disturbed-host factor's clause gone: `disturbed_note` says it where a loop passes it)
+    parts = ([f"{', '.join(above)} its host launch + device time (per-call work the probe misses)"]
              if above else [])
-    parts += [f"{', '.join(below)} its host launch (the probe over-reads)"] if below else []
-    parts += [f"{', '.join(at)} at its host launch's pace"] if at else []
-    return " Why: the host-launch probe does not predict these loops: a loop call took " + "; ".join(parts) + "."
+    parts += [f"{', '.join(below)} the launch alone (the probe over-reads)"] if below else []
+    parts += [f"{', '.join(at)} at the launch's pace"] if at else []
+    return " Why: a loop call took " + "; ".join(parts) + "."
 
 
 def _faster(speedup: float) -> str:
@@ -1551,16 +1551,17 @@ def launch_line(on_gpu: bool, c18: Mapping | None, sweep: launch_overhead.Launch
         return (f"{sweep.fits['eager (CPU ops)'].per_item_us:.1f} us of Python and dispatcher per tiny op "
                 "here; a CUDA Graph removes it on a GPU")
     ratio, _, eager_gap, _ = seed_contrast(c18)
-    here = (f"{eager_gap:.2f} us (eager) to {c18['graph_launch_gap_us']:.2f} us, {ratio:.0f}x "
-            f"({c18['graph_per_node_us']:.2f} us per node with the kernel's run)")
+    here = f"{eager_gap:.2f} us (eager) to {c18['graph_launch_gap_us']:.2f} us, {ratio:.0f}x"
     fresh = fresh_launch_range(gpu_name, record)
     if fresh is None:
-        return f"a CUDA Graph cut the GPU's wait between kernels from {here}, in this process"
-    runs, eager, graph, contrast, (low, high) = fresh
-    where = against_range(eager_gap, low, high)  # review 2026-12-04l item 1: no cause named unmeasured
+        return (f"a CUDA Graph cut the GPU's wait between kernels from {here} "
+                f"({c18['graph_per_node_us']:.2f} us per node with the kernel's run), in this process")
+    runs, eager, graph, contrast, _ = fresh
+    # review 2026-12-04n 03-04 item 1: this process's contrast alone, for the GPU page's 1,500-word
+    # core; its gaps, per-node slope and where its eager gap lies against the fresh range (no cause
+    # named unmeasured, review 2026-12-04l item 1) are C18's table note above (`fresh_process_note`)
     return (f"a CUDA Graph cut the GPU's wait between kernels from {eager} us (eager) to {graph} us, "
-            f"{contrast}x, in {runs}; in the notebook's process: from {here}, the eager gap {where} "
-            "their range" + ("" if where == "inside" else " (why is not measured)"))
+            f"{contrast}x, in {runs}; {ratio:.0f}x in this process")
 
 
 def fresh_launch_range(gpu_name: str | None, record: Mapping | None = None) -> tuple[object, ...] | None:
