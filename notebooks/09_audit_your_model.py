@@ -111,7 +111,9 @@ print(audits.drift_table(resnet_report, "ResNet-50"))
 # fp16 weights rung (eager, channels_last, batch 64), where the host's pace that minute decides
 # whether the GPU idles past the 30% host-bound line. The kernels line prints the host's launches
 # beside the device's time, and says "at the border, either clock" only where the unprofiled idle
-# is within 5 points of 30% (chapter 08's rule):
+# is within 5 points of 30% (chapter 08's rule). Casting the whole model to float16 makes every
+# BatchNorm half too, which chapter 08's rung avoids, so the audit also times keeping them float32
+# under the same keep rule:
 
 # %%
 audits.fp16_table(chapter, where)
