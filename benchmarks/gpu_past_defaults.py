@@ -32,6 +32,9 @@ A name may hold commas; each named lever's base (the rung it is judged over) is 
 top rung always runs. The compiled Triton pair (~3-4 min on an H200 with the shape timing):
     python3 benchmarks/gpu_past_defaults.py --out DIR --budget 300 \
         --levers "Triton fused epilogue, compiled,Triton compiled at batch 1024"
+Issue 41's check (the best rung 3 of 3 at 35,000 images/s or more, spread at most 5%) runs
+this script for one lever in fresh processes and judges them:
+    python3 benchmarks/reproduce.py 08-past --levers 'Triton compiled at batch 1024' --runs 3
 Writes DIR/past_defaults.json after every rung (a cut-off run keeps what it measured) and
 DIR/past_defaults.txt at the end. Exit 0 when the run completed and every rung was as expected
 (honest rungs passed the gate, the wrong one refused), 1 otherwise, 2 on a crash.

@@ -128,3 +128,21 @@ def test_a_long_climb_skips_the_cells_past_the_end_and_the_page_says_what_cut_th
     assert (f"Not compared: the climb took 125 s, so the steps alone had "
             f"{experiment.INTERACTION_END_S - 125.0:.0f} s of their own 20 before the chapter's 150 s "
             f"limit on the GPU") in text
+
+
+def test_the_int8_lever_is_said_untimed_until_a_record_times_it():
+    """Item 4: the INT8 lever had no row on any page and no scheduled GPU call. The section says
+    it was built and checked on the CPU and not yet timed on a GPU, until a record (or a later
+    call's file beside it, marked *) has its row measured or refused."""
+    from labkit.chapters.ch08_inference_ladder import past_view
+
+    line = "INT8 per-channel weights: built and checked on the CPU; not yet timed on a GPU."
+    assert line in str(past_view.section())                     # the recorded H200 run has no row
+    row = {"name": "INT8 per-channel weights", "status": "measured"}
+    assert past_view.untimed([row]) == []
+    assert past_view.untimed([{**row, "name": f"{row['name']} {past_view.LATER}"}]) == []
+    assert past_view.untimed([{**row, "status": "refused"}]) == []
+    assert past_view.untimed([{**row, "status": "skipped"}]) == ["INT8 per-channel weights"]
+    data = {"rows": [{"name": "top rung", "status": "measured", "images_per_s": 1.0}, row], "image": 224}
+    assert line not in str(past_view.rows_table(data))
+    assert line in str(past_view.rows_table({**data, "rows": data["rows"][:1]}))
