@@ -852,6 +852,21 @@ def test_a_disturbed_loop_is_read_by_device_busy_time_and_marked():
     assert "(loop disturbed)" not in str(cases.sweep_detail([calm]))
 
 
+def test_the_disturbed_rule_fires_on_the_loop_that_motivated_it():
+    """Review 2026-12-04n 03-04 item 3: against host launch + kernels the rule never fired on the
+    18:55 record, not even on fp16 b64's NHWC loop (8.86 ms against 5.03 ms of host launch and
+    4.07 ms of kernels: 0.97x the sum). A back-to-back loop costs about the larger of the two:
+    1.76x here, disturbed; its float32 b64 neighbour (1.03x) and a run with no host launch read
+    (the record's NCHW side) are not."""
+    fp16_b64 = {"nchw_loop_s": 8.471e-3, "nchw_host_s": None, "nchw_busy_s": 6.576e-3,
+                "nhwc_loop_s": 8.862e-3, "nhwc_host_s": 5.030e-3, "nhwc_busy_s": 4.066e-3}
+    fp32_b64 = {"nchw_loop_s": 9.442e-3, "nchw_host_s": 5.293e-3, "nchw_busy_s": 9.119e-3,
+                "nhwc_loop_s": 7.787e-3, "nhwc_host_s": 4.770e-3, "nhwc_busy_s": 7.525e-3}
+    assert cases.disturbed(fp16_b64) == ["NHWC"] and cases.disturbed(fp32_b64) == []
+    assert round(cases.loop_over_pace(8.862e-3, 5.030e-3, 4.066e-3), 2) == 1.76
+    assert cases.loop_over_pace(8.471e-3, None, 6.576e-3) is None
+
+
 def test_a_disturbed_loop_is_timed_once_more(monkeypatch):
     """Review 2026-12-04m 03-04 item 2: as 04 does, a disturbed pair of loops is timed again."""
     calls = []
