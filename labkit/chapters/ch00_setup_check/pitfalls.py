@@ -296,7 +296,7 @@ def cache_curve_text(curve: Mapping) -> str:
     if ceiling:  # the largest point against the copy ceiling, with its rounds (review 2026-12-04m item 4)
         top = max(points, key=lambda p: p["working_set_bytes"])
         text += (f" Largest point, {_size(top['working_set_bytes'])}: {100 * top['gbps'] / ceiling:.0f}% of the "
-                 f"{_gbps(ceiling)} GB/s copy ceiling (fastest of {top.get('rounds', 1)} rounds).")
+                 f"{_gbps(ceiling)} GB/s copy ceiling (best of {top.get('rounds', 1)}).")
     if steps and steps[-1]["shows"] and not any(s["shows"] for s in steps[:-1]):
         why = ("a graph removes launches, not each copy kernel's fixed cost on the device" if on_gpu
                else "streaming reads are prefetched, so an inner edge shows only where the next level "
@@ -912,7 +912,7 @@ def hot_loop_line(hot: object, loop: object) -> str:
             f"(IQR {format_seconds(loop.iqr_s)}) against {format_seconds(hot.median_s)} on the device "  # type: ignore[attr-defined]
             f"(IQR {format_seconds(hot.iqr_s)}), {loop.median_s / hot.median_s:.2f}x: {reading}")  # type: ignore[attr-defined]
     if reading == "launch-bound":
-        return line + " (a loop of such copies runs at the host's pace). The quiz grades device time."
+        return line + ". The quiz grades device time."
     if reading == "may be launch-bound":
         return line + " (over the device time, within the two spreads). The quiz grades device time."
     return line + "."

@@ -172,5 +172,5 @@ def test_a_copy_curve_draws_the_copy_ceiling_and_sets_its_largest_point_against_
     read = pitfalls.plot_cache_curve(_points({4 * KiB: 100}), {"L1": 32 * KiB}, "t", ceiling_gbps=30.0)
     assert not any(list(line.get_ydata()) == [30.0, 30.0] for line in read.axes[0].lines)  # a read is not a copy
     text = pitfalls.cache_curve_text({"points": pts, "levels": {"L2": 60 * MiB}, "copy_ceiling_gbps": 4245.0})
-    assert text.endswith("Largest point, 1024 MiB: 65% of the 4,245 GB/s copy ceiling (fastest of 3 rounds).")
+    assert text.endswith("Largest point, 1024 MiB: 65% of the 4,245 GB/s copy ceiling (best of 3).")
     assert "copy ceiling" not in pitfalls.cache_curve_text({"points": pts, "levels": {"L2": 60 * MiB}})
