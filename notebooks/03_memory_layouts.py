@@ -266,7 +266,7 @@ c22 = chapter.judge("C22", {
     "channel_matmul_nhwc_copy_bytes": nhwc_mm_log.total_bytes,
     "channel_matmul_nchw_copy_bytes": nchw_mm_log.total_bytes,
     "channel_matmul_nchw_batched_copy_bytes": gemm_evidence["nchw_batched"]["copied_bytes"],
-    "gemm_paths": gemm_evidence, "gemm_flags": gemm_flagged,
+    "gemm_paths": gemm_evidence, "gemm_flags": gemm_flagged, "gemm_shape": list(act.shape),
     "backend_ops": nhwc_ops, "device": str(chapter.device), "dtype": str(conv_dtype),
 }, form=chapter.form(f"float32, batch {chapter.sizes.cnn_batch}", seed="a GPU with cuBLAS"))
 gemm_table

@@ -543,7 +543,7 @@ def check_c22(ev: Mapping, th: Mapping) -> tuple[str, str, str]:
             + ("" if batched is None else
                f", {int(batched)} through NCHW's own batched form W^T @ x.view(N, C, H*W)"))
     text += nchw_conversions(ev.get("nchw_conversion_kernels") or (), kernels)
-    text += _seed_table_note(ev.get("gemm_paths") or {}, ev.get("gemm_flags"))
+    text += _seed_table_note(ev.get("gemm_paths") or {}, ev.get("gemm_flags"), ev.get("gemm_shape"))
     if conv > 0 or nhwc_mm > 0 or kernels:
         return CONFIRMED, text, ""
     if str(ev.get("device", "")).startswith("cpu"):  # review 2026-12-04i item 4: blind, not a 'no'
@@ -576,33 +576,87 @@ def nchw_conversions(nchw_kernels: Sequence[str], nhwc_kernels: Sequence[str]) -
     return f"; the NCHW conv ran {ran}{why}; {nhwc}"
 
 
+PLAIN_RATIO = re.compile(r"[0-9.]+x( \(rounds [0-9.]+-[0-9.]+\))?")
+
+
+def ratio_flags(paths: Mapping, flags: object = None) -> list:
+    """The flags of the two timings the seed's-table ratio is made of (the NHWC direct GEMM and
+    the seed's path), out of all of C22's GEMM timings' flags (`gemm_flags`).
+
+    Review 2026-12-04n 03-04 item 4: a flag on NCHW's batched GEMM or on the copy timed alone
+    held back a ratio neither enters (the CPU page's 'no ratio to state: 1.21x ..., but the
+    harness flagged C22 GEMM paths: NCHW: W^T @ x.view(N, C, H*W), batched ...')."""
+    own = [str((paths.get(role) or {}).get("path") or "") for role in ("nhwc_direct", "nhwc_to_nchw")]
+    own = [p for p in own if p]
+
+    def timing(flag: object) -> str:
+        return str(flag.get("timing", "")) if isinstance(flag, Mapping) else str(flag)
+    return [f for f in (flags if isinstance(flags, (list, tuple)) else [])
+            if not own or any(timing(f).endswith(p) for p in own)]
+
+
+def _undecided_why(stated: str, flags: Sequence[object], seeds_path: str = "") -> str:
+    """Why the trust rule did not state the ratio, in a few words ('noise: the seed's path
+    spread 49% over its rounds', the largest flag), as 04's `brief` does: the rule's whole
+    reason runs to a hundred words."""
+    spread = [f for f in flags if isinstance(f, Mapping) and f.get("spread") is not None]
+    if ", but " in stated and spread:
+        worst = max(spread, key=lambda f: float(f["spread"]))
+        seeds = bool(seeds_path) and str(worst.get("timing", "")).endswith(seeds_path)
+        who = "the seed's path" if seeds else "the direct GEMM"
+        return f"noise: {who} spread {100 * float(worst['spread']):.0f}% over its rounds"
+    if "straddle" in stated:
+        return "noise: its rounds straddle 1x"
+    if "lies outside" in stated:
+        return "noise: its rounds disagree"
+    if "shared GPU" in stated:
+        return "noise: a shared GPU"
+    return "noise"
+
+
 def table_direction(paths: Mapping, flags: object = None) -> tuple[str, str]:
     """The seed's table's direction, judged at this chapter's shape: the seed's converted path
     (NHWC -> NCHW, then cuBLAS) ran in 0.70x its direct one's time (8.9 against 12.7 ms), so
     converting first is faster. Here the seed's path's time over the NHWC GEMM's, with its
-    per-round spread and the GEMM timings' flags (the trust rule, `stated_ratio`): 'holds' below
-    1x, 'refuted' above it, 'not decided' where the rule does not state the ratio. Returns
-    (that word, the ratio as stated); ('', '') where the two paths were not timed.
+    per-round spread and the flags of those two timings only (`ratio_flags`; the trust rule,
+    `stated_ratio`): 'confirmed' below 1x, 'refuted' above it (the words of a claim card),
+    'not decided (noise: ...)' where the rule does not state the ratio. Returns (that word,
+    the ratio: as stated where plain, else its value and rounds alone); ('', '') where the two
+    paths were not timed.
 
     Review 2026-12-04m 03-04 item 11 (last round's 10e): the card said the table 'cannot be
     judged' while its reason printed 6.58x against the seed's 0.70x; its milliseconds depend on a
     shape, GPU and dtype it does not name, its direction does not: converting adds a read and a
-    write of the whole activation in front of a GEMM that already moves it."""
+    write of the whole activation in front of a GEMM that already moves it. Review 2026-12-04n
+    item 4: flags of other timings vetoed it, 'holds' sat beside a card's 'confirmed'."""
     seeds = paths.get("nhwc_to_nchw") or {}
     if not paths.get("nhwc_direct") or not seeds:
         return "", ""
     spread = seeds.get("ratio_spread")
-    stated = stated_ratio(float(seeds["ratio"]), spread if spread else None, flags=flags,
+    own = ratio_flags(paths, flags)
+    stated = stated_ratio(float(seeds["ratio"]), spread if spread else None, flags=own,
                           what=str(seeds.get("path", "the seed's path")))
-    if not re.fullmatch(r"[0-9.]+x( \(rounds [0-9.]+-[0-9.]+\))?", stated):
-        return "not decided", stated
-    return ("holds" if float(seeds["ratio"]) < 1 else "refuted"), stated
+    if not PLAIN_RATIO.fullmatch(stated):
+        head = stated.removeprefix("no ratio to state: ").removeprefix("no stable ratio: ")
+        head = re.split(r", but |: no measurable| lies outside|, timed on", head)[0]
+        return f"not decided ({_undecided_why(stated, own, str(seeds.get('path') or ''))})", head
+    return ("confirmed" if float(seeds["ratio"]) < 1 else "refuted"), stated
 
 
-def _seed_table_note(paths: Mapping, flags: object = None) -> str:
+def gemm_shape(shape: object) -> str:
+    """'[N*H*W, C] @ W, N=64, C=256, H*W=56x56' from an NCHW activation's shape; 'this shape'
+    where none is given (a record from before the shape was kept)."""
+    if not isinstance(shape, (list, tuple)) or len(shape) != 4:
+        return "this shape"
+    n, c, h, w = (int(v) for v in shape)
+    return f"[N*H*W, C] @ W, N={n}, C={c}, H*W={h}x{w}"
+
+
+def _seed_table_note(paths: Mapping, flags: object = None, shape: object = None) -> str:
     """The seed's table beside this machine's two paths (`cases.gemm_paths`): its direction
-    judged (`table_direction`), its milliseconds shown, not judged (the seed names no shape,
-    GPU or dtype: C22's card)."""
+    judged (`table_direction`) at the GEMM's shape (`gemm_shape`), its milliseconds shown, not
+    judged (the seed names no shape, GPU or dtype: C22's card). 'the direct time' follows a
+    ratio the rule states, never the rule's own words (review 2026-12-04n 03-04 item 4)."""
     direct, seeds = paths.get("nhwc_direct"), paths.get("nhwc_to_nchw")
     if not direct or not seeds:
         return ""
@@ -614,10 +668,11 @@ def _seed_table_note(paths: Mapping, flags: object = None) -> str:
     copy_share = (f", its copy alone at {copy['pct_of_copy_ceiling']:.0f}% of the ceiling"
                   if copy.get("pct_of_copy_ceiling") is not None else "")
     word, stated = table_direction(paths, flags)
+    ratio = f"ratio {stated}" if word.startswith("not decided") else f"{stated} the direct time"
     return (f"; the seed's table's {SEED_CONVERTED[0] / SEED_DIRECT[0]:.2f}x (converting first faster): "
-            f"{word} at this shape: NHWC direct "
+            f"{word} at {gemm_shape(shape)}: NHWC direct "
             f"{1e6 * direct['median_s']:.3g} us{share(direct)}, NHWC -> NCHW then batched "
-            f"{1e6 * seeds['median_s']:.3g} us{share(seeds)}, {stated} the direct time{copy_share}")
+            f"{1e6 * seeds['median_s']:.3g} us{share(seeds)}, {ratio}{copy_share}")
 
 
 C22 = Claim(
