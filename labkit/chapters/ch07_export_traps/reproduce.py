@@ -20,7 +20,8 @@ not (`summarise_numbers`):
   a flagged timing could carry it across 1x);
 - the speed table's fastest path correct on every layout, per clock, as the page calls it
   (`tables.speed_call`: named only where it beats eager and the runner-up by `tables.ratio_call`,
-  every round on one side and more than 2% from 1x, else a tie, and where the trust rule lets
+  the rounds' IQR as printed clear of the +-2% band, 'at the band's edge' where they cross it,
+  else a tie, and where the trust rule lets
   its ratio be stated; on the GPU, where the launch probe outlasts a device time, each path set against
   eager in a loop's wall time, timed as the page times it (`export_traps.timed_loop`), where
   either runs launch-bound in it by chapter 02's rule, else on device time; AOTInductor left
@@ -30,9 +31,11 @@ not (`summarise_numbers`):
   review 2026-12-04m item 1), Trap 2's and Trap 3's calls too (the page's record 'trap_calls',
   else its H200 copy). Each measurement is sampled as the page samples it.
 
-A range decision is 'faster' or 'slower' only when the whole per-round range lies on one side of
-1 and the ratio is more than 2% from it; a range on one side with the ratio within 2% is
-'within +-2% (too small to call)' (Trap 2's 1.01x on the H200); else 'no measurable difference'. About 40 s a run on an
+A range decision is 'faster' or 'slower' only when the whole per-round IQR, as printed (two
+decimals), lies more than 2% from 1x (review 2026-12-04n 05-07 item 1: not the median alone); a
+range on one side inside the band is 'within +-2% (too small to call)' (Trap 2's 1.01x on the
+H200); one that crosses the band's edge 'at the +-2% band's edge (not called)'; else 'no
+measurable difference'. About 40 s a run on an
 H200 host (no AOTInductor), so three runs take about 2 minutes; quick: fewer rounds.
 """
 
@@ -55,7 +58,7 @@ from labkit.measure import progress
 KEY = "07_export_traps"
 # the rule lives in tables (the page prints Trap 2's call by it too: review 2026-12-04k item 10)
 FASTER, SLOWER, NO_DIFFERENCE = tables.FASTER, tables.SLOWER, tables.NO_DIFFERENCE
-NO_CALL_BAND, WITHIN_BAND = tables.NO_CALL_BAND, tables.WITHIN_BAND
+NO_CALL_BAND, WITHIN_BAND, AT_EDGE = tables.NO_CALL_BAND, tables.WITHIN_BAND, tables.AT_EDGE
 _log = logging.getLogger(__name__)
 _PHASES = progress.Phases(_log)  # the parts of the last measure_verdicts() call
 _timed = _PHASES.timed
@@ -184,6 +187,7 @@ SPEED_CELL = "tables.speed_table("  # the page's speed cell, in its H200 copy
 _CALL_LINE = re.compile(r"^(?:fastest path correct on all layouts: (?P<named>.+?), (?:\d|no )"
                         r"|no path correct on all layouts is fastest by more than \d+%: (?P<band>.+?) \("
                         r"|no path correct on all layouts is called fastest: (?:a (?P<eager_tie>tie with eager)|(?P<tie>[^()]+? tie)) \("
+                        r"|no path correct on all layouts is called fastest: (?P<edge>at the band's edge with eager) \("
                         r"|no path correct on all layouts is called fastest: (?P<held>.+?) ran )")
 
 
@@ -195,7 +199,7 @@ def _call_of_line(line: str) -> str | None:
         return None
     if found["held"]:
         return f"{tables.NOT_RESOLVED} ({found['held']} held back)"
-    return tables.call_kind(found["named"] or found["band"] or found["eager_tie"] or found["tie"])
+    return tables.call_kind(found["named"] or found["band"] or found["eager_tie"] or found["tie"] or found["edge"])
 
 
 def calls_in_copy(text: str) -> dict[str, str]:

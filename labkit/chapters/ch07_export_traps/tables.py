@@ -563,6 +563,9 @@ def allocator_kept_note(speed: export_audit.Speed, kept: object) -> str:
 
 FASTEST_BAND = 0.02  # "fastest" only outside +-2%, the band trap 2 and chapter 06 use (review 2026-12-04i item 6)
 TIE_WITH_EAGER = "tie with eager"  # the call where no path correct on all layouts beats eager by `ratio_call`
+# the best path's rounds cross the band's edge against eager (`ratio_call`'s AT_EDGE): neither
+# named nor a tie, a call of its own kind (review 2026-12-04n 05-07 item 1)
+EDGE_WITH_EAGER = "at the band's edge with eager"
 _TIE_OF = " tie"                   # '<a> and <b> tie': two paths neither of which beats the other
 
 
@@ -595,9 +598,10 @@ def _against(comparison: object, name: str, other: str) -> str:
 
 def fastest_call(comparison: object, correct_on_all: Sequence[str]) -> tuple[str, str]:
     """The fastest path correct on every layout (eager included) and what may be said of it, by
-    the rule Trap 2 and reproduce.py 07 call a ratio by (`ratio_call`: every round on one side of
-    1x and more than 2% from it): its name where it beats eager and the runner-up by that rule;
-    else a tie, never a name (review 2026-12-04m item 1: the 19:20 H200 page named torch.jit.script
+    the rule Trap 2 and reproduce.py 07 call a ratio by (`ratio_call`: the rounds' whole IQR, as
+    printed, clear of the +-2% band): its name where it beats eager and the runner-up by that rule;
+    EDGE_WITH_EAGER where its rounds cross the band's edge against eager (review 2026-12-04n
+    05-07 item 1); else a tie, never a name (review 2026-12-04m item 1: the 19:20 H200 page named torch.jit.script
     on a 0.84x that 3 fresh runs read within 2%): TIE_WITH_EAGER where the best does not beat
     eager (within +-2%, or its rounds reach 1x), '<a> and <b> tie' where it does not beat the
     runner-up. Returns (the path the call is about, the call)."""
@@ -609,9 +613,11 @@ def fastest_call(comparison: object, correct_on_all: Sequence[str]) -> tuple[str
     if len(ranked) == 1:
         return best, best
     if best == eager:  # no path below eager: eager is fastest only where the runner-up is slower
-        return (best, best) if _against(comparison, ranked[1], eager) == SLOWER else (ranked[1], TIE_WITH_EAGER)
-    if _against(comparison, best, eager) != FASTER:
-        return best, TIE_WITH_EAGER
+        said = _against(comparison, ranked[1], eager)
+        return (best, best) if said == SLOWER else (ranked[1], EDGE_WITH_EAGER if said == AT_EDGE else TIE_WITH_EAGER)
+    said = _against(comparison, best, eager)
+    if said != FASTER:
+        return best, EDGE_WITH_EAGER if said == AT_EDGE else TIE_WITH_EAGER
     if ranked[1] != eager and _against(comparison, best, ranked[1]) != FASTER:
         return best, f"{' and '.join(sorted((best, ranked[1])))}{_TIE_OF}"
     return best, best
@@ -619,7 +625,11 @@ def fastest_call(comparison: object, correct_on_all: Sequence[str]) -> tuple[str
 
 def tie_reason(comparison: object, name: str, call: str) -> str:
     """Why a tie is one, in a few words: 'within +-2%' or 'its rounds reach 1x' (of eager's), or
-    '... of each other' for two paths."""
+    '... of each other' for two paths; for EDGE_WITH_EAGER, the edge its rounds cross."""
+    if call == EDGE_WITH_EAGER:
+        _, low, high = _spread(comparison[name])  # type: ignore[index]
+        edge = 1 - NO_CALL_BAND if high < 1 else 1 + NO_CALL_BAND
+        return f"its rounds cross {edge:.2f}x, the band's edge"
     if call == TIE_WITH_EAGER:
         ratio, low, high = _spread(comparison[name])  # type: ignore[index]
         return f"within +-{100 * NO_CALL_BAND:.0f}%" if ratio_call(low, high, ratio) == WITHIN_BAND \
@@ -864,8 +874,9 @@ def speed_call(comparison: object, correct_on_all: Sequence[str], loop: object |
     picks (`Paced`): the loop's wall time where that pair runs launch-bound in the loop, else
     device time; the loop's own call is said beside it where it differs. Elsewhere on the
     comparison's own clock (device time, or the CPU's). A path is named fastest only where it
-    beats eager and the runner-up by `ratio_call` (`fastest_call`: otherwise a tie, within +-2% or
-    within the rounds' noise) and where the trust rule lets its ratio be stated (`own_flags`):
+    beats eager and the runner-up by `ratio_call` (`fastest_call`: the rounds' IQR as printed
+    clear of the +-2% band; where they cross its edge, EDGE_WITH_EAGER; otherwise a tie, within
+    +-2% or within the rounds' noise) and where the trust rule lets its ratio be stated (`own_flags`):
     otherwise 'none resolved' and why. The page and reproduce.py 07 call it by this
     one function on the same two timings (review 2026-12-04m item 1: the 19:20 page called
     torch.jit.script 0.84x on its loop, where eager ran 1.16x its device time, and 3 fresh runs
@@ -885,7 +896,7 @@ def speed_call(comparison: object, correct_on_all: Sequence[str], loop: object |
                     f"eager's {of} (rounds {variant.ratio_q25:.2f}-{variant.ratio_q75:.2f}), {why}")
     elif call == name:
         sentence = f"fastest path correct on all layouts: {name}, {stated_brief(decided, name)} of eager's {of}"
-    else:  # a tie: by the rule, no path beats the other (review 2026-12-04m item 1)
+    else:  # a tie or the band's edge: by the rule, no path beats the other (review 2026-12-04m item 1)
         sentence = (f"no path correct on all layouts is called fastest: {'a ' if call == TIE_WITH_EAGER else ''}{call} ({name} "
                     f"{variant.ratio:.2f}x of eager's {of}, rounds {variant.ratio_q25:.2f}-{variant.ratio_q75:.2f}: "
                     f"{tie_reason(decided, name, call)})")
@@ -1056,6 +1067,8 @@ def speed_table(speed: export_audit.Speed, audit: export_audit.Audit, kept: obje
             decided = Paced(comparison, paced)
             found = reproduce_record() if record is None else record if isinstance(record, Mapping) else None
             sentence += reproduced_calls(found, clock)
+            if band_reason(found):  # why 2%: what fresh processes moved by (review 2026-12-04n 05-07 item 7)
+                sentence += f"; {band_reason(found)}"
         elif loop_note(comparison):
             table.note(loop_note(comparison))
         table.note(sentence)
@@ -1138,25 +1151,89 @@ def conv_strides_table(conv_strides: export_traps.ConvStrides, reference: object
 
 FASTER, SLOWER, NO_DIFFERENCE = "faster", "slower", "no measurable difference"
 # A ratio within this band of 1 is not called faster or slower, however tight its rounds: the
-# power-capped H200 repeats within ~1% (harness parity), so a 1.01x is not a finding.
+# power-capped H200 repeats within ~1% (harness parity), and fresh processes move a device-time
+# ratio by less than half of it (`process_spread` prints by how much, from the reproduce record).
 NO_CALL_BAND = 0.02
 WITHIN_BAND = f"within +-{100 * NO_CALL_BAND:.0f}% (too small to call)"
+# the rounds cross the band's edge: neither a call nor a tie (review 2026-12-04n 05-07 item 1: the
+# H200's torch.jit.script at 0.982x, rounds 0.98-0.98, sat on a 2% edge decided by the median alone)
+AT_EDGE = f"at the +-{100 * NO_CALL_BAND:.0f}% band's edge (not called)"
+
+
+def _hundredths(value: float) -> int:
+    """A ratio as the page prints it ('0.98x'), in hundredths: the call and the printed rounds
+    cannot disagree (review 2026-12-04n 05-07 item 1: ratio_call(0.979, 0.980, 0.9795) said
+    'faster' of a ratio printed 0.98x)."""
+    return round(100 * float(f"{value:.2f}"))
 
 
 def ratio_call(low: float | None, high: float | None, ratio: float | None = None) -> str:
-    """'faster' (the time ratio's whole per-round range below 1 and the ratio more than 2%
-    below it), 'slower' (the mirror), 'within +-2% (too small to call)' (a range on one side of 1
-    with the ratio inside the band), or 'no measurable difference' (the range straddles 1, or
-    there is none). Without a ratio the middle of the range stands for it. The reproduce check
-    calls Trap 2 and 3 by it (`reproduce.decision`), and the page prints Trap 2's by it."""
+    """A time ratio's call from its rounds' IQR (low-high) as printed (two decimals), never from
+    the median alone: 'faster' where the whole IQR lies below the +-2% band (q75 under 0.98x),
+    'slower' the mirror (q25 over 1.02x), 'within +-2% (too small to call)' where the whole IQR
+    lies inside the band on one side of 1x, 'no measurable difference' where the rounds reach 1x
+    (or there are none), else AT_EDGE: the rounds cross the band's edge, so no call and no tie
+    (review 2026-12-04n 05-07 item 1). `ratio` is kept for the callers' form; the rounds decide.
+    The reproduce check calls Trap 2 and 3 by it (`reproduce.decision`), the page prints Trap
+    2's by it, and the speed table names a fastest path by it (`fastest_call`)."""
     if low is None or high is None:
         return NO_DIFFERENCE
     if low <= 1 <= high:
         return NO_DIFFERENCE
-    middle = (low + high) / 2 if ratio is None else ratio
-    if abs(middle - 1) <= NO_CALL_BAND + 1e-9:  # 0.98x is within the band, as printed
+    band, q25, q75 = round(100 * NO_CALL_BAND), _hundredths(low), _hundredths(high)
+    if q75 < 100 - band:
+        return FASTER
+    if q25 > 100 + band:
+        return SLOWER
+    if 100 - band <= q25 and q75 <= 100 + band:
         return WITHIN_BAND
-    return FASTER if high < 1 else SLOWER
+    return AT_EDGE
+
+
+def process_spread(record: Mapping | None) -> tuple[float, str] | None:
+    """The most a device-time ratio moved between the fresh processes of a reproduce record
+    (max - min over its runs of one ratio: each path's on the speed table's GPU clock, Trap 2's,
+    C15d's traced model's), and whose; None without two runs on a GPU. What the +-2% band is
+    set against (review 2026-12-04n 05-07 items 1 and 7)."""
+    runs = [r for r in (record or {}).get("numbers") or [] if isinstance(r, Mapping)
+            and str(r.get("device", "")).startswith("cuda")]
+    seen: dict[str, list[float]] = {}
+    for run in runs:
+        speed = run.get("speed") or {}
+        for clock, timed in (speed.get("timings") or {}).items():
+            if clock == export_audit.CPU_CLOCK or not isinstance(timed, Mapping):
+                continue
+            for name, row in timed.items():
+                if not name.startswith("eager") and isinstance(row, Mapping) and row.get("ratio"):
+                    seen.setdefault(f"{name}'s", []).append(float(row["ratio"]))
+        if (run.get("trap2_nchw_input") or {}).get("ratio"):
+            seen.setdefault("Trap 2's", []).append(float(run["trap2_nchw_input"]["ratio"]))
+    evidence = [e.get("C15d") or {} for e in (record or {}).get("evidence") or [] if isinstance(e, Mapping)]
+    traced = [float(e["trace_transposed_ratio"]) for e in evidence
+              if e.get("trace_transposed_ratio") and str(e.get("device", "")).startswith("cuda")]
+    if traced:
+        seen["C15d's traced model's"] = traced
+    spreads = {who: max(v) - min(v) for who, v in seen.items() if len(v) >= 2}
+    if not spreads:
+        return None
+    who = max(spreads, key=spreads.get)  # type: ignore[arg-type]
+    return spreads[who], who
+
+
+def band_reason(record: Mapping | None) -> str:
+    """Why the band is 2%, from the reproduce record present: '+-2% band: 5.0x the 0.4% a
+    device-time ratio moved between fresh processes (Trap 2's, reproduce 19:20 UTC)' (review
+    2026-12-04n 05-07 item 7: the page stated the band, not why); where the band is not twice
+    that spread, it says a call near its edge may not reproduce. '' without such a record."""
+    found = process_spread(record)
+    if found is None:
+        return ""
+    spread, who = found
+    when = str(record.get("recorded_at", ""))[11:16]  # type: ignore[union-attr]
+    said = f"+-{100 * NO_CALL_BAND:.0f}% band: "
+    said += (f"{NO_CALL_BAND / spread:.1f}x the " if spread else "over the ")
+    said += f"{100 * spread:.1f}% a device-time ratio moved between fresh processes ({who}, reproduce {when} UTC)"
+    return said + ("" if 2 * spread <= NO_CALL_BAND else ": under twice it, a call near its edge may not reproduce")
 
 
 HELD_BACK = "held back"  # a call by the rounds that a flagged timing could carry across 1x

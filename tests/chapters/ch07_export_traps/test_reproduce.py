@@ -38,5 +38,21 @@ def test_the_summary_says_which_statements_were_the_same_in_every_run():
 
 def test_a_ratio_in_the_band_is_not_called_even_with_a_range_on_one_side():
     assert reproduce.decision(1.010, 1.013, 1.012) == reproduce.WITHIN_BAND
-    assert reproduce.decision(1.01, 1.10, 1.05) == reproduce.SLOWER  # the ratio, not the range's middle
+    # review 2026-12-04n 05-07 item 1: the rounds decide, not the ratio alone: an IQR that
+    # reaches into the band is at its edge, however far out the median lies
+    assert reproduce.decision(1.01, 1.10, 1.05) == reproduce.AT_EDGE
+    assert reproduce.decision(1.03, 1.10, 1.05) == reproduce.SLOWER
     assert reproduce.decision(0.61, 0.71, 0.70) == reproduce.FASTER
+
+
+@pytest.mark.parametrize(("low", "high", "ratio", "said"), [
+    # the review's case: printed '0.98x (rounds 0.98-0.98)', so inside the band, never 'faster'
+    (0.979, 0.980, 0.9795, reproduce.WITHIN_BAND), (0.9795, 0.9805, 0.98, reproduce.WITHIN_BAND),
+    # the H200's torch.jit.script on device time (19:20): 438 against 446 us, rounds 0.98-0.98
+    (0.981, 0.983, 0.982, reproduce.WITHIN_BAND),
+    # rounds printed 0.97-0.98: they cross the band's edge, neither a call nor a tie
+    (0.973, 0.979, 0.976, reproduce.AT_EDGE), (1.018, 1.026, 1.022, reproduce.AT_EDGE),
+    # the whole IQR printed below 0.98x: faster; above 1.02x: slower
+    (0.970, 0.974, 0.972, reproduce.FASTER), (1.026, 1.03, 1.028, reproduce.SLOWER)])
+def test_the_call_is_taken_on_the_rounds_as_printed_with_an_edge_between_a_call_and_a_tie(low, high, ratio, said):
+    assert reproduce.decision(low, high, ratio) == said

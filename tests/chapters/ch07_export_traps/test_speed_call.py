@@ -201,7 +201,7 @@ def test_reproduce_records_the_calls_the_page_prints(monkeypatch):
     page holds it back, and Trap 3's call as the page prints it (its quiz's answer)."""
     speed = export_audit.Speed({"CUDA events on cuda:0": _h200(), export_audit.CPU_CLOCK: _cpu_page()},
                                ["torch.jit.trace", "torch.jit.script", "torch.export", ONNX])
-    trap2 = _Cmp({"channels_last input": _v(1.0, 1.0, 1.0), "NCHW input": _v(1.10, 1.02, 1.16)},
+    trap2 = _Cmp({"channels_last input": _v(1.0, 1.0, 1.0), "NCHW input": _v(1.10, 1.03, 1.16)},  # rounds clear of the band
                   baseline="channels_last input", flags=[{"timing": "NCHW input", "why": "noisy", "spread": 0.5}])
     on = SimpleNamespace(**vars(_v(0.85, 0.80, 1.02)), round_ratios=(0.8, 0.85, 1.02))
     ort = SimpleNamespace(comparison=_Cmp({"NCHW declared, off": _v(1, 1, 1), "NCHW declared, on": on},
@@ -467,3 +467,58 @@ def test_reproduce_compares_trap_2_and_3_with_the_page_too():
             "of 7 rounds\n")}]}]
     assert reproduce.statements_in_copy(cells) == {"trap2_nchw_input": tables.WITHIN_BAND,
                                                    "trap3_preference_on": "faster"}
+
+
+def test_the_fastest_call_needs_the_rounds_clear_of_the_band_with_an_edge_of_its_own():
+    """Review 2026-12-04n 05-07 item 1: the H200's torch.jit.script at 0.982x of eager's device
+    time (rounds 0.98-0.98) sat on the 2% edge, decided by the median alone (0.979 'faster',
+    0.981 a tie). The call now takes the rounds' IQR as printed: 0.98-0.98 is a tie in every
+    process whose rounds print 0.98 or above; rounds that cross 0.98x are 'at the band's edge',
+    a call of its own kind, never the name."""
+    device, _ = _h200_1920()
+    for q25, q75, ratio in ((0.979, 0.980, 0.9795), (0.9795, 0.9805, 0.98), (0.981, 0.983, 0.982)):
+        edge = _Cmp({**device.variants, "torch.jit.script": _v(ratio, q25, q75, 438e-6, 299e-6)})
+        assert tables.fastest_call(edge, CORRECT_ON_ALL) == ("torch.jit.script", tables.TIE_WITH_EAGER)
+    crossing = _Cmp({**device.variants, "torch.jit.script": _v(0.976, 0.973, 0.979, 436e-6, 299e-6)})
+    assert tables.fastest_call(crossing, CORRECT_ON_ALL) == ("torch.jit.script", tables.EDGE_WITH_EAGER)
+    said = tables.speed_call(crossing, CORRECT_ON_ALL)
+    assert said.call == tables.EDGE_WITH_EAGER
+    assert said.sentence.startswith("no path correct on all layouts is called fastest: at the band's edge with "
+                                    "eager (torch.jit.script 0.98x of eager's device time, rounds 0.97-0.98: its "
+                                    "rounds cross 0.98x, the band's edge)")
+    assert reproduce._call_of_line(said.sentence) == tables.call_kind(said.call) == tables.EDGE_WITH_EAGER
+    assert tables.call_kind(tables.EDGE_WITH_EAGER) not in (tables.TIE_WITH_EAGER, "torch.jit.script")
+    clear = _Cmp({**device.variants, "torch.jit.script": _v(0.972, 0.970, 0.974, 434e-6, 299e-6)})
+    assert tables.fastest_call(clear, CORRECT_ON_ALL) == ("torch.jit.script", "torch.jit.script")
+    # eager best, the runner-up's rounds crossing 1.02x: the edge too, not 'eager'
+    slower = _Cmp({"eager": _v(1.0, 1.0, 1.0), "a": _v(1.022, 1.018, 1.026)})
+    assert tables.fastest_call(slower, ["a"]) == ("a", tables.EDGE_WITH_EAGER)
+    # a run at the edge against a page's tie is NOT reproduced: the edge is its own kind
+    page = {"calls": {"CUDA events on cuda:0": tables.TIE_WITH_EAGER}, "device": "cuda:0", "source": "the page"}
+    runs = [{"device": "cuda:0", "fastest_correct": {"CUDA events on cuda:0": f"{tables.EDGE_WITH_EAGER} "
+                                                                             f"({tables.DEVICE_CLOCK})"}}]
+    assert reproduce.reference_agreement(runs, page)["differ"] == ["CUDA events on cuda:0"]
+
+
+def test_the_band_is_printed_with_what_fresh_processes_moved_a_ratio_by():
+    """Review 2026-12-04n 05-07 item 7: the band's width with its reason, from the reproduce
+    record: the most one device-time ratio moved across its fresh runs (max - min)."""
+    def run(trap2, script=None):
+        speed = {"timings": {"CUDA events on cuda:0": {"eager": {"ratio": 1.0},
+                                                       "torch.jit.script": {"ratio": script}}}} if script else {}
+        return {"device": "cuda:0", "trap2_nchw_input": {"ratio": trap2}, "speed": speed}
+    record = {"recorded_at": "2026-12-04T19:20:38+00:00", "numbers": [run(1.0094), run(1.0115), run(1.0134)]}
+    spread, who = tables.process_spread(record)
+    assert abs(spread - 0.0040) < 1e-9 and who == "Trap 2's"
+    assert tables.band_reason(record) == ("+-2% band: 5.0x the 0.4% a device-time ratio moved between fresh "
+                                          "processes (Trap 2's, reproduce 19:20 UTC)")
+    wide = {**record, "numbers": [run(1.01, 0.975), run(1.01, 0.987)]}  # the speed table's own ratio
+    assert tables.process_spread(wide)[1] == "torch.jit.script's"
+    assert tables.band_reason(wide).endswith(": under twice it, a call near its edge may not reproduce")
+    assert tables.band_reason(None) == tables.band_reason({"numbers": [run(1.01)]}) == ""  # one run: no spread
+    cpu = {"numbers": [{**run(1.01), "device": "cpu"}, {**run(1.05), "device": "cpu"}]}
+    assert tables.process_spread(cpu) is None  # a CPU's ratios are not device time
+    # the record in the repository, where one is present, gives a reason the band exceeds
+    found = tables.process_spread(tables.reproduce_record())
+    if found is not None:
+        assert 0 < found[0] <= tables.NO_CALL_BAND

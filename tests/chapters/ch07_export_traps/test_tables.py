@@ -558,12 +558,16 @@ def test_trap_2_prints_its_call_by_the_reproduce_checks_rule():
     """Review 2026-12-04k item 10: 'NCHW input 1.10x (1.02-1.16)', flagged, had no call and no band
     on the CPU page while reproduce.py calls Trap 2 with +-2%. The page prints that call, held back
     where a flagged timing could carry it across 1x."""
-    assert tables.trap2_call(_trap2(1.10, 1.02, 1.16)) == "the call: slower (the rounds against 1x, +-2% band)"
+    assert tables.trap2_call(_trap2(1.10, 1.03, 1.16)) == "the call: slower (the rounds against 1x, +-2% band)"
+    # review 2026-12-04n 05-07 item 1: rounds printed 1.02-1.16 reach the band's edge: no call
+    assert tables.trap2_call(_trap2(1.10, 1.02, 1.16)) == ("the call: at the +-2% band's edge (not called) "
+                                                           "(the rounds against 1x, +-2% band)")
     assert tables.trap2_call(_trap2(1.012, 1.010, 1.013)).startswith("the call: within +-2% (too small to call)")
     assert tables.trap2_call(_trap2(1.0, 0.97, 1.04)).startswith("the call: no measurable difference")
-    noisy = _trap2(1.10, 1.02, 1.16, [{"why": "noisy", "spread": 0.5}])
+    noisy = _trap2(1.10, 1.03, 1.16, [{"why": "noisy", "spread": 0.5}])
     assert tables.trap2_call(noisy) == ("the call: slower by the rounds, held back: a flagged timing could "
                                         "carry it across 1x")
     assert tables.trap2_call(None) == ""
     from labkit.chapters.ch07_export_traps import reproduce
-    assert reproduce.decision(1.02, 1.16, 1.10) == tables.ratio_call(1.02, 1.16, 1.10) == reproduce.SLOWER
+    assert reproduce.decision(1.03, 1.16, 1.10) == tables.ratio_call(1.03, 1.16, 1.10) == reproduce.SLOWER
+    assert reproduce.decision(1.02, 1.16, 1.10) == tables.ratio_call(1.02, 1.16, 1.10) == reproduce.AT_EDGE
