@@ -538,7 +538,7 @@ quiz_c5 = chapter.lab.widgets.Quiz(
     answer=lambda: {(True, True): "contiguous and 64-byte aligned", (True, False): "contiguous, not aligned",
                     (False, True): "not contiguous, aligned", (False, False): "neither"}[
         (torch.empty(1000)[1:].is_contiguous(), torch.empty(1000)[1:].data_ptr() % 64 == 0)],
-    holds=7,  # C5a to C5c and the verdicts; not the exercises below, which give nothing away
+    holds=4,  # C5a and C5b's card; quiz_c5c holds C5b and C5c's table and verdicts
 )
 quiz_c5
 
@@ -594,7 +594,16 @@ chapter.claim("C5b")
 # **C5c**, the cause the seed gives for that gap: misalignment (64-byte lines, L1 misses).
 # Judged from the same four patterns, with C5b's threshold: misaligned *but contiguous*
 # against aligned contiguous, at DRAM size and, where the window shows a cache, in L1 (its card:
-# `chapter.claim("C5c")`).
+# `chapter.claim("C5c")`). Predict alignment alone first:
+
+# %% jupyter={"source_hidden": true}
+quiz_c5c = chapter.lab.widgets.Quiz(
+    "Contiguous but 4 bytes off a line, summed beyond the caches: its time per element against aligned?",
+    choices=list(chapter.lab.cases.C5C_CHOICES),
+    answer=lambda: chapter.lab.cases.c5c_alignment_alone(globals().get("alignment_cmp")),
+    holds=6,  # the table, the verdicts, the sweep and the chase: each reads alignment alone
+)
+quiz_c5c
 
 # %%
 cases = chapter.lab.cases

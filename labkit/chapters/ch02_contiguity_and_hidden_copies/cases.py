@@ -320,6 +320,25 @@ def c10_loop(variants: Mapping[str, Callable], baseline: str, comparison: Compar
             "loop_view_rounds_s": per_round[VIEW_MATMUL], "loop_baseline_rounds_s": per_round[baseline]}
 
 
+# C5c's prediction (review 2026-12-04n item 6): alignment alone at DRAM size, its edges 1.1x and the verdicts' 1.5x
+C5C_CHOICES = ("within 10%", f"1.1x to {ch02.MISALIGNED_COSTLY_RATIO:g}x", f"over {ch02.MISALIGNED_COSTLY_RATIO:g}x")
+C5C_EDGES = (1.1, ch02.MISALIGNED_COSTLY_RATIO)
+
+
+def _c5c_class(ratio: float) -> str:
+    return C5C_CHOICES[0 if ratio <= C5C_EDGES[0] else 1 if ratio <= C5C_EDGES[1] else 2]
+
+
+def c5c_alignment_alone(comparison: Comparison | None) -> Key | str:
+    """The C5c quiz's answer: misaligned contiguous over aligned contiguous in C5b's DRAM-sized
+    comparison (the table's 'DRAM ratio'), where the spread or a flagged timing could carry it
+    across an edge, both sides count (the trust rule)."""
+    if comparison is None:
+        raise ValueError("run the C5b measurement cell below first, then submit again")
+    return quiz_keys.comparison_key(comparison, ch02.MISALIGNED_CONTIGUOUS, choices=C5C_CHOICES,
+                                    edges=C5C_EDGES, pick=_c5c_class)
+
+
 C9_CHOICES = (f"under {ch02.STRIDED_PENALTY_RATIO:g}x", f"{ch02.STRIDED_PENALTY_RATIO:g}x to 5x",
               "more than 5x")
 

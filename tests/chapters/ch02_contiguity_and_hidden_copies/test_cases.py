@@ -92,6 +92,17 @@ def test_the_c2_quiz_asks_what_runs_and_reads_this_runs_ops():
     assert "aten::bmm" in cases.c2_ran_text([measured]) and "no copy inside" in cases.c2_ran_text([measured])
 
 
+def test_the_c5c_quiz_is_graded_on_alignment_alone_at_dram_size():
+    """Review 2026-12-04n item 6: C5c's prediction, misaligned contiguous over aligned contiguous
+    in C5b's own DRAM comparison, with the verdicts' 1.5x as an edge."""
+    with pytest.raises(ValueError, match="run the C5b measurement cell"):
+        cases.c5c_alignment_alone(None)
+    label = ch02.MISALIGNED_CONTIGUOUS
+    for ratio, k in ((1.02, 0), (1.26, 1), (1.8, 2)):
+        assert cases.c5c_alignment_alone(_comparison({ch02.ALIGNED_CONTIGUOUS: 1.0, label: ratio},
+                                                     ch02.ALIGNED_CONTIGUOUS)) == cases.C5C_CHOICES[k]
+
+
 def test_the_c10_and_c9_quizzes_are_graded_on_the_measurement_shown():
     with pytest.raises(ValueError, match="run the C10 measurement cell"):
         cases.c10_faster(None)

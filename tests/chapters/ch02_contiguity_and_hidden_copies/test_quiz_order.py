@@ -18,6 +18,8 @@ GIVEAWAYS = {
         # nothing visible above C10's quiz may multiply a transposed view
         "quiz_c10": ["x.t().matmul(w)", "copies_inside(", ".matmul(", "c10_comparisons"],
         "quiz_c9": ["x.contiguous()", "x3.contiguous()", "x3_t.contiguous()", "copy_cmp"],
+        # C5c's prediction (review 2026-12-04n item 6): nothing visible above it may time the patterns
+        "quiz_c5c": ["stride_sweep(", "alignment_cmp", "c5b_measure", "chase.measure"],
     },
     "03_memory_layouts": {"quiz_c22": [".reshape(-1, channels)"]},
 }
@@ -50,7 +52,7 @@ def test_the_c9_choices_do_not_state_the_answer():
 
 
 # quiz -> the variable its answer reads (made by the measurement that grades it)
-GRADED_BY = {"quiz_c10": "c10_comparisons", "quiz_c2": "c2_comparisons"}
+GRADED_BY = {"quiz_c10": "c10_comparisons", "quiz_c2": "c2_comparisons", "quiz_c5c": "alignment_cmp"}
 
 
 def headings_between(cells, quiz: str, graded_by: str) -> list[str]:
