@@ -34,7 +34,7 @@ not (`summarise_numbers`):
 A range decision is 'faster' or 'slower' only when the whole per-round IQR, as printed (two
 decimals), lies more than 2% from 1x (review 2026-12-04n 05-07 item 1: not the median alone); a
 range on one side inside the band is 'within +-2% (too small to call)' (Trap 2's 1.01x on the
-H200); one that crosses the band's edge 'at the +-2% band's edge (not called)'; else 'no
+H200); one that crosses the band's edge 'at the band's edge (not called)'; else 'no
 measurable difference'. About 40 s a run on an
 H200 host (no AOTInductor), so three runs take about 2 minutes; quick: fewer rounds.
 """

@@ -1157,7 +1157,7 @@ NO_CALL_BAND = 0.02
 WITHIN_BAND = f"within +-{100 * NO_CALL_BAND:.0f}% (too small to call)"
 # the rounds cross the band's edge: neither a call nor a tie (review 2026-12-04n 05-07 item 1: the
 # H200's torch.jit.script at 0.982x, rounds 0.98-0.98, sat on a 2% edge decided by the median alone)
-AT_EDGE = f"at the +-{100 * NO_CALL_BAND:.0f}% band's edge (not called)"
+AT_EDGE = "at the band's edge (not called)"  # the +-2% band: the line that prints it names it
 
 
 def _hundredths(value: float) -> int:

@@ -560,7 +560,7 @@ def test_trap_2_prints_its_call_by_the_reproduce_checks_rule():
     where a flagged timing could carry it across 1x."""
     assert tables.trap2_call(_trap2(1.10, 1.03, 1.16)) == "the call: slower (the rounds against 1x, +-2% band)"
     # review 2026-12-04n 05-07 item 1: rounds printed 1.02-1.16 reach the band's edge: no call
-    assert tables.trap2_call(_trap2(1.10, 1.02, 1.16)) == ("the call: at the +-2% band's edge (not called) "
+    assert tables.trap2_call(_trap2(1.10, 1.02, 1.16)) == ("the call: at the band's edge (not called) "
                                                            "(the rounds against 1x, +-2% band)")
     assert tables.trap2_call(_trap2(1.012, 1.010, 1.013)).startswith("the call: within +-2% (too small to call)")
     assert tables.trap2_call(_trap2(1.0, 0.97, 1.04)).startswith("the call: no measurable difference")
