@@ -56,6 +56,9 @@ KEYS: dict[str, dict[str, list[str]]] = {
     },
     "02_contiguity_and_hidden_copies": {
         "quiz_c6": ["narrow on the transposed view:", "narrow on transposed y"],
+        # C5c asks whether misalignment alone (stride 1, offset by one element) slows a DRAM-sized
+        # sum as the seed says: the table's DRAM ratio and the sum's label below it are the key
+        "quiz_c5c": ["DRAM-sized sum", "DRAM ratio"],
         # C10 asks the time of torch.matmul on the view against the verdict's baseline: its
         # table's label, C2's 2-D comparison (the same question on a CPU) and the explanation
         # that BLAS reads a transposed operand as a flag. It is graded on the seed's case, 1024
