@@ -176,11 +176,19 @@ def ops_run(fn: Callable[[], object], on_gpu: bool) -> list[str]:
     return sorted({e.name for e in prof.events() if e.device_type == wanted})
 
 
+def kernel_name(op: str) -> str:
+    """An op's or kernel's name for a table cell: without a CUDA kernel's template arguments
+    ('nchwToNhwcKernel<__half, __half, float, false, ...>' said four words more per kernel on
+    the H200's page), and a C++ kernel ('void cudnn::engines_precompiled::nchwToNhwcKernel')
+    without its return type and namespaces (review 2026-12-04n 03-04 item 1: three words each,
+    nothing a learner reads); an aten op keeps its 'aten::'."""
+    name = op.split("<")[0]
+    return name.removeprefix("void ").split("::")[-1] if name.startswith("void ") else name
+
+
 def ran_line(ops: Sequence[str], width: int = 80) -> str:
-    """What ran, for a table cell: each op or kernel by name, without a CUDA kernel's template
-    arguments ('nchwToNhwcKernel<__half, __half, float, false, ...>' said four words more per
-    kernel on the H200's page, and nothing a learner reads), cut at `width` characters."""
-    return "; ".join(op.split("<")[0][:width] for op in ops)
+    """What ran, for a table cell: each op or kernel by `kernel_name`, cut at `width` characters."""
+    return "; ".join(kernel_name(op)[:width] for op in ops)
 
 
 def conversion_kernels(ops: Sequence[str]) -> list[str]:
@@ -388,7 +396,7 @@ def gemm_paths(chapter: Chapter, act: torch.Tensor, act_cl: torch.Tensor,
                           "ran": [op.split("<")[0] for op in ran[k]]}
         shown.add(k, copied[k], t.median_s, ratio, f"{spread[0]:.2f}-{spread[1]:.2f}",
                   t.pct_of_copy_ceiling, None if k == COPY_ALONE else t.pct_of_matmul_ceiling,
-                  "; ".join(op.split("<")[0][:48] for op in ran[k]))
+                  "; ".join(kernel_name(op)[:48] for op in ran[k]))
     shown.note(rounds_note("vs one GEMM") + " The same numbers "
                f"from all three: {same_product(paths, act.shape[1])}")
     line = split_note(evidence)
@@ -807,10 +815,10 @@ def gap_split(run: Mapping) -> str:
     parts = ", ".join(f"{label.get(k, k)} {1e3 * d:.2f} ms ({100 * d / gap:.0f}%)" for k, d in shares)
     tied = [label.get(k, k) for k, d in shares if shares[0][1] - d <= TIE_SHARE * gap]
     if len(tied) > 1:
-        verdict = f"{' and '.join(tied)} tie for the largest share"
+        verdict = f"{' and '.join(tied)} tie"  # review 2026-12-04n 03-04 item 1: the shares beside say of what
     else:
         verdict = f"{tied[0]} is {'most of it' if shares[0][1] > gap / 2 else 'the largest share'}"
-    return (f"Kernel time {1e3 * total_a:.2f} ms (NCHW) against {1e3 * total_b:.2f} ms (NHWC); "
+    return (f"Kernel time {1e3 * total_a:.2f} ms (NCHW), {1e3 * total_b:.2f} ms (NHWC); "
             f"the gap by kind: {parts}: {verdict}.")
 
 
@@ -1142,9 +1150,11 @@ def ratios_span(runs: Sequence[Mapping], judged: Sequence[Mapping] = ()) -> str:
                 if same and len(lead) > 1 else
                 " and ".join(f"{d[0]:.2f}x at {_name(j)}" for j, d in zip(lead, decided, strict=True)))
         parts.append(each + f" (judged, {words}; the seed: {c7_claims.SEED_RATIO:.2f}x)")
-        if decided[0][2] == c7_claims.GRAPH_TIME:  # why NCHW is slower, and the eager sweep in one clause
+        if decided[0][2] == c7_claims.GRAPH_TIME:  # why NCHW is slower
+            # review 2026-12-04n 03-04 item 1: the eager sweep's span (`eager_span`) is said once,
+            # in the note under C7's judged table, not again here (the GPU page's 1,500-word core)
             why = next((w for j in lead if (w := slower_because(j))), "")
-            return "; ".join([*parts, *([why] if why else []), eager_span(runs)])
+            return "; ".join([*parts, *([why] if why else [])])
     if bound[False]:
         parts.append(f"{_span(_wall, bound[False])} over {len(bound[False])} device-bound run(s)")
     if bound[None]:
@@ -1326,13 +1336,16 @@ def c7_tables(runs: Sequence[Mapping]) -> Table | Stack:
     # words of a 1,500 limit; the takeaway already spans it).
     # Review 2026-12-04m item 2: each run by its card's clock (`card_ratio`), the wall span beside
     # it as the lesson (fp16 b64's host-bound loop read 0.96x by wall time, 1.62x by device time)
+    # Review 2026-12-04n 03-04 item 1: the wall span (Python's launches) moves into the fold, for
+    # the GPU page's 1,500-word core.
     host = [r for r in runs if c7_claims.regime(r)[0]]
     walls = sorted(_wall(r) for r in runs)
     return judged.note(
         f"Eager loops, not judged ({len(runs)} runs, folded): NHWC/NCHW {_span(card_ratio, runs)}, the "
-        f"{len(host)} host-bound by device-busy time (by wall time {walls[0]:.2f}x to {walls[-1]:.2f}x: "
-        "Python's launches)."
-    ).fold("the eager sweep, every column", str(sweep_detail(runs)))
+        f"{len(host)} host-bound by device-busy time."
+    ).fold("the eager sweep, every column",
+           f"{sweep_detail(runs)}\nBy wall time {walls[0]:.2f}x to {walls[-1]:.2f}x: the host-bound loops "
+           "time Python's launches.")
 
 
 def c7_gpu_form(device: torch.device, image: int, judged: Sequence[Mapping] = ()) -> str:

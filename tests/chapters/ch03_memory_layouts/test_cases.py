@@ -386,8 +386,7 @@ def test_the_gemm_table_shows_one_ratio_the_ratio_of_its_medians_with_the_rounds
 def test_the_ran_line_names_kernels_without_their_template_arguments():
     ops = ["Memset (Device)", "void cudnn::engines_precompiled::nchwToNhwcKernel<__half, __half, float, false, true>(x)",
            "aten::convolution"]
-    assert cases.ran_line(ops) == ("Memset (Device); void cudnn::engines_precompiled::nchwToNhwcKernel; "
-                                   "aten::convolution")
+    assert cases.ran_line(ops) == "Memset (Device); nchwToNhwcKernel; aten::convolution"
     assert cases.ran_line(["x" * 100], width=8) == "x" * 8 and cases.ran_line([]) == ""
 
 
@@ -698,6 +697,8 @@ def test_the_judged_graph_replays_are_shown_with_their_spread_ceiling_share_and_
     (summary, folded), = both.folded
     assert summary == "the eager sweep, every column" and folded.startswith("ResNet-50 (eager)")
     assert both.notes[-1].startswith(f"Eager loops, not judged ({len(runs)} runs, folded): NHWC/NCHW ")
+    # review 2026-12-04n 03-04 item 1: the wall span (Python's launches) is in the fold, not the note
+    assert "by wall time" not in both.notes[-1] and "host-bound loops time Python's launches." in folded
     # a CPU's runs have no replay: the sweep alone
     assert cases.judged_table([_run(1, 10.0, 12.0)]) is None
     assert str(cases.c7_tables([_run(1, 10.0, 12.0)])) == str(cases.sweep_table([_run(1, 10.0, 12.0)]))
@@ -748,7 +749,7 @@ def test_the_forward_kernel_time_is_split_by_kind_and_the_gap_named():
            "nchw_kernel_split": a["kernel_split"], "nhwc_kernel_split": b["kernel_split"]}
     assert cases.conversion_line(run) == (
         "NCHW b64 forward, profiled: 1 conversion kernels (1 nchwToNhwcKernel); NHWC: 0. Kernel time 6.60 ms "
-        "(NCHW) against 4.60 ms (NHWC); the gap by kind: conversion 1.00 ms (50%), elementwise 0.60 ms (30%), "
+        "(NCHW), 4.60 ms (NHWC); the gap by kind: conversion 1.00 ms (50%), elementwise 0.60 ms (30%), "
         "GEMM/conv 0.50 ms (25%), other -0.10 ms (-5%): conversion is the largest share.")
     assert cases.gap_split({**run, "nhwc_kernel_split": a["kernel_split"]}) == ""  # no gap
     assert cases.gap_split({k: v for k, v in run.items() if k != "nhwc_kernel_split"}) == ""
@@ -830,9 +831,13 @@ def test_the_gpu_takeaway_leaves_the_eager_runs_names_to_the_sweep_above():
     # (fp16 b64's eager loop read 0.96x by wall time, 1.62x by device-busy time)
     eager = [{k: v for k, v in r.items() if k != claims_c7.BY_GRAPH} for r in judged + others]
     read = sorted(claims_c7.deciding(r)[0] for r in eager)
-    assert line.endswith(f"; eager loops {read[0]:.2f}x to {read[-1]:.2f}x, host-bound ones by device-busy time")
+    # review 2026-12-04n 03-04 item 1: the span is said once, under C7's judged table, not again
+    # in the takeaway (the GPU page's 1,500-word core); `eager_span` still reads each by its card's clock
+    assert "eager loops" not in line and line.endswith("(judged, CUDA Graph replay; the seed: 1.20x)")
+    span = cases.eager_span(judged + others)
+    assert span == f"eager loops {read[0]:.2f}x to {read[-1]:.2f}x, host-bound ones by device-busy time"
     fp16_b64 = next(r for r in eager if (r["dtype"], r["batch"]) == ("float16", 64))
-    assert claims_c7.regime(fp16_b64)[0] and f"{claims_c7.rate_ratio(fp16_b64):.2f}x" not in line.split("eager")[1]
+    assert claims_c7.regime(fp16_b64)[0] and f"{claims_c7.rate_ratio(fp16_b64):.2f}x" not in span
 
 
 def test_a_disturbed_loop_is_read_by_device_busy_time_and_marked():
@@ -925,7 +930,7 @@ def test_the_kernel_split_calls_a_tie_a_tie_and_names_other_by_its_kernels():
     BatchNorm kernel, 2.26 ms in NCHW against 1.20 ms in channels_last."""
     line = cases.gap_split(H200_B64_PROFILE)
     assert "BatchNorm 1.05 ms (42%), conversion 1.05 ms (42%), GEMM/conv 0.43 ms (17%)" in line
-    assert line.endswith(": BatchNorm and conversion tie for the largest share.")
+    assert line.endswith(": BatchNorm and conversion tie.")  # review 2026-12-04n item 1: fewer words
     assert "elementwise" not in line and "other" not in line  # -0.00 ms left out; 'other' named
     assert cases.other_family(H200_B64_PROFILE) == ("BatchNorm", pytest.approx(2.257586e-3),
                                                     pytest.approx(1.204624e-3))
@@ -936,7 +941,7 @@ def test_the_kernel_split_calls_a_tie_a_tie_and_names_other_by_its_kernels():
     assert cases.gap_split(apart).endswith(": BatchNorm is the largest share.")
     # no record of 'other's kernels: the kind keeps its name
     bare = {k: v for k, v in H200_B64_PROFILE.items() if not k.endswith("other_kernels")}
-    assert ": other and conversion tie for the largest share." in cases.gap_split(bare)
+    assert ": other and conversion tie." in cases.gap_split(bare)
 
 
 def test_the_gpu_takeaway_says_what_the_nchw_forward_paid():
