@@ -48,8 +48,9 @@ PRIVATE_CALLS = 4  # timed calls on one private batch, after one untimed call
 # `workers` of a round are the restart (fewer than all decoding), the rest run beside every worker
 # decoding: the plateau's condition (its workers decode while the step takes a batch), so that
 # median is the hand-over the prediction uses. Rounds repeat until HANDOVER_MIN such timings
-# are kept (a 1-worker CPU: one a round). A next() over HANDOVER_DROP of a batch decode waited for
-# a decode: dropped, and counted.
+# are kept (a 1-worker CPU: one a round). In a round whose queue was not seen full (the platform
+# cannot read it, or the wait ran out), a next() over HANDOVER_DROP of a batch decode waited for a
+# decode: dropped, and counted; a round seen full drops none (every batch it times was queued).
 HANDOVER_WAVES = 3.0
 HANDOVER_POLL_S = 0.02
 HANDOVER_SETTLE_S = 0.05  # after the queue is full: the workers' feeder threads finish writing
@@ -184,21 +185,22 @@ def _queued(iterator: object) -> tuple[int, int] | None:
         return None
 
 
-def _wait_full(iterator: object, pause_s: float, wait_full: bool) -> float:
+def _wait_full(iterator: object, pause_s: float, wait_full: bool) -> tuple[float, bool]:
     """Leave the loader alone until every batch in flight is queued (polled every
-    HANDOVER_POLL_S, then HANDOVER_SETTLE_S more), at most 4 x pause_s; where the queue cannot
-    be read, or not wait_full, pause_s. Returns the seconds waited."""
+    HANDOVER_POLL_S, then HANDOVER_SETTLE_S more), at most max(4 x pause_s, 1 s); where the
+    queue cannot be read, or not wait_full, pause_s. Returns the seconds waited and whether the
+    queue was seen full."""
     start = time.perf_counter()
     if not wait_full or _queued(iterator) is None:
         time.sleep(pause_s)
-        return time.perf_counter() - start
-    while time.perf_counter() - start < 4 * pause_s:
+        return time.perf_counter() - start, False
+    while time.perf_counter() - start < max(4 * pause_s, 1.0):
         queued, flight = _queued(iterator)  # type: ignore[misc]
         if queued >= flight:
             time.sleep(HANDOVER_SETTLE_S)
-            break
+            return time.perf_counter() - start, True
         time.sleep(HANDOVER_POLL_S)
-    return time.perf_counter() - start
+    return time.perf_counter() - start, False
 
 
 def _handover_rounds(workers: int, prefetch: int = loader_sweep.DEFAULT_PREFETCH) -> int:
@@ -219,8 +221,8 @@ def on_fresh_batches(dataset: torch.utils.data.Dataset, step: Callable[..., obje
     HANDOVER_WAVES says how): each round leaves the loader alone until every batch in flight is
     queued (wait_full; at most 4 x handover_after_s, or handover_after_s where the queue cannot be
     read or not wait_full), then times a next() per batch in flight, each labelled with the workers
-    decoding beside it; a next() over HANDOVER_DROP x decode_s (a batch's decode) is dropped and
-    counted. None: not timed (no workers: nothing queued)."""
+    decoding beside it; in a round whose queue was not seen full, a next() over HANDOVER_DROP x
+    decode_s (a batch's decode) is dropped and counted. None: not timed (no workers: nothing queued)."""
     if steps < 1 or workers < 0 or batch_size < 1:
         raise ValueError(f"need steps >= 1, workers >= 0, batch_size >= 1; got {steps}, {workers}, "
                          f"{batch_size}")
@@ -253,7 +255,8 @@ def on_fresh_batches(dataset: torch.utils.data.Dataset, step: Callable[..., obje
             for _ in range(HANDOVER_MAX_ROUNDS if rounds else 0):
                 if kept >= HANDOVER_MIN:
                     break
-                waits.append(_wait_full(iterator, handover_after_s, wait_full))  # type: ignore[arg-type]
+                waited, full = _wait_full(iterator, handover_after_s, wait_full)  # type: ignore[arg-type]
+                waits.append(waited)
                 state = _queued(iterator)
                 in_flight = min(flight, state[1]) if state is not None else flight
                 if in_flight <= 0:  # the sampler ran out
@@ -262,7 +265,10 @@ def on_fresh_batches(dataset: torch.utils.data.Dataset, step: Callable[..., obje
                     start = time.perf_counter()
                     next(iterator)
                     took = time.perf_counter() - start
-                    if longest is not None and took > longest:
+                    # a queue seen full holds every batch timed: none waits for a decode, so none
+                    # is dropped (the CPU page's loaded 2 cores: 15 of 16 hand-overs over a quarter
+                    # of the main process's decode, all of them queued: dropping biased the median)
+                    if not full and longest is not None and took > longest:
                         dropped += 1  # waited for a decode: not a hand-over
                         continue
                     handover.append(took)

@@ -149,3 +149,13 @@ def test_the_hand_over_line_labels_both_conditions():
             "decode); 64 / (44.1 + 0.6 ms)") in page.handover_text()
     again = loader_sweep.Plateau.from_record(page.as_dict())
     assert again.handover_restart_s == 0.0002 and again.handover_dropped == 1
+
+
+def test_a_round_seen_full_drops_no_hand_over_however_slow():
+    """A queue seen full holds every batch the round times, so no next() there waits for a
+    decode: none is dropped, even against a decode far shorter than any hand-over (the CPU
+    page's loaded run dropped 15 of 16 queued hand-overs, a median of the fast ones)."""
+    data = SlowSamples(4 * 60, 0.01)
+    full = fresh_step.on_fresh_batches(data, quick_step, workers=1, batch_size=4, steps=2,
+                                       handover_after_s=0.12, decode_s=1e-9)
+    assert full.handover_dropped == 0 and len(full.handover_s) == 2 * fresh_step.HANDOVER_MIN
