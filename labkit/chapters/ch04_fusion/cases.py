@@ -134,7 +134,30 @@ def stated_gain(comparison: bench.Comparison, faster: str) -> tuple[float, tuple
     variant = comparison[faster]
     gain = 1 / variant.ratio
     spread = (1 / variant.ratio_q75, 1 / variant.ratio_q25)
+    drift = drifted(comparison, faster)
+    if drift:
+        return gain, spread, f"no ratio to state: {drift}"
     return gain, spread, claims.trust.stated_ratio(gain, spread, flags=comparison.flags(), what=faster)
+
+
+def drifted(comparison: bench.Comparison, faster: str) -> str:
+    """'the rounds drifted (medians 1.55x, per-round 1.07-1.17x): read neither' where the ratio
+    of the table's pooled medians (the baseline's over `faster`'s) lies outside every round's
+    own ratio (min to max of the per-round speed-ups): the rounds moved between them, so
+    neither the medians nor the per-round ratio is the code's; '' otherwise.
+
+    Review 2026-12-04n 03-04 item 6: the CPU page's folding table showed 82.2 against 53.2 ms
+    (1.55x) beside a ratio column of 0.91x (0.86-0.94) and 'no ratio to state: 1.10x (rounds
+    1.07-1.17)', the trust rule reading only the per-round ratios."""
+    variant, base = comparison[faster], comparison[comparison.baseline]
+    rounds = [1 / r for r in variant.round_ratios if r > 0]
+    if not rounds or variant.timing.median_s <= 0:
+        return ""
+    pooled = base.timing.median_s / variant.timing.median_s
+    low, high = min(rounds), max(rounds)
+    if low <= pooled <= high:
+        return ""
+    return f"the rounds drifted (medians {pooled:.2f}x, per-round {low:.2f}-{high:.2f}x): read neither"
 
 
 def fold_timing_form(model: torch.nn.Module, images: torch.Tensor, comparison: bench.Comparison,
@@ -1428,6 +1451,8 @@ def fold_speed(stated: str, gain: float, spread: Sequence[float]) -> str:
     said to be noise where the trust rule held it back (review 2026-12-04m 03-04 item 6)."""
     if is_plain_ratio(stated):
         return f"it ran at {stated} the original's speed"
+    if "drifted" in stated:  # review 2026-12-04n 03-04 item 6: neither figure read
+        return f"its speed: {stated.removeprefix('no ratio to state: ')}"
     return f"its speed: noise ({gain:.2f}x, rounds {min(spread):.2f}-{max(spread):.2f})"
 
 

@@ -12,6 +12,7 @@ from labkit import session
 from labkit.chapters.ch04_fusion import cases, fused_kernels, fusion, launch_overhead
 from labkit.measure.timing import Comparison, Timing, VariantResult
 from labkit.session import Recorded
+from labkit.show.table import Table
 
 ROOT = Path(__file__).resolve().parents[3]
 RESULTS = ROOT / "results" / "nvidia-h200.json"
@@ -55,6 +56,31 @@ def test_a_gain_is_stated_inside_its_spread_and_noise_is_said():
     assert stated.startswith("2.00x")
     _, _, even = cases.stated_gain(_comparison({"a": 1.0, "b": 1.0}, "a", 0.9, 1.1), "b")
     assert "2.00x" not in even
+
+
+def test_rounds_that_drifted_state_neither_the_medians_nor_the_ratio():
+    """Review 2026-12-04n 03-04 item 6: the CPU page's folding table read 82.2 against 53.2 ms
+    (1.55x by the medians) beside a per-round 0.91x (0.86-0.94) and 'no ratio to state: 1.10x
+    (rounds 1.07-1.17)': the pooled medians outside every round's ratio mean the rounds moved."""
+    base = Timing(label="a", device="cpu", mode="hot", times_s=(82.2e-3,), median_s=82.2e-3, iqr_s=0.0,
+                  min_s=82.2e-3, count=1)
+    fold = Timing(label="b", device="cpu", mode="hot", times_s=(53.2e-3,), median_s=53.2e-3, iqr_s=0.0,
+                  min_s=53.2e-3, count=1)
+    rounds = (0.86, 0.90, 0.91, 0.93, 0.94)
+    cmp = Comparison("a", 5, {"a": VariantResult(base, 1.0, 1.0, 1.0, (1.0,) * 5),
+                              "b": VariantResult(fold, 0.91, 0.86, 0.94, rounds)}, ("a", "b"))
+    gain, spread, stated = cases.stated_gain(cmp, "b")
+    assert stated == "no ratio to state: the rounds drifted (medians 1.55x, per-round 1.06-1.16x): read neither"
+    shown = cases.noted(Table("t", ["x"]), "folded: ran at {} the original's speed", stated)
+    assert shown.notes == ["folded: no ratio to state: the rounds drifted (medians 1.55x, per-round "
+                           "1.06-1.16x): read neither"]
+    assert cases.fold_speed(stated, gain, spread) == ("its speed: the rounds drifted (medians 1.55x, "
+                                                      "per-round 1.06-1.16x): read neither")
+    # medians inside the rounds: the trust rule decides as before
+    steady = Comparison("a", 5, {**cmp.variants, "b": VariantResult(
+        Timing(label="b", device="cpu", mode="hot", times_s=(75e-3,), median_s=75e-3, iqr_s=0.0, min_s=75e-3,
+               count=1), 0.91, 0.90, 0.92, rounds)}, ("a", "b"))
+    assert cases.drifted(steady, "b") == "" and "drifted" not in cases.stated_gain(steady, "b")[2]
 
 
 def test_stale_weights_are_told_by_the_tolerance():
