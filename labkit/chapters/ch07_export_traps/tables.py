@@ -294,8 +294,8 @@ def layout_preference_call(ort_layout: export_traps.OrtLayout | None) -> str:
     call = layout_preference_effect(ort_layout)
     agree = sum(_effect(r) == call for r in per_round)
     return (f"the call: with its layout preference on, the NCHW-declared model ran {call} {'as' if call == 'about the same' else 'than'} with it off "
-            f"in {agree} of {len(per_round)} rounds, {min(per_round):.2f}-{max(per_round):.2f}x from its lowest "
-            f"round to its highest (the table's column is their IQR); read the call and that range, not one "
+            f"in {agree} of {len(per_round)} rounds, {min(per_round):.2f}-{max(per_round):.2f}x, lowest to "
+            f"highest round (the table's column: their IQR); read the call and that range, not one "
             f"run's ratio ({variant.ratio:.2f}x here)"
             + trap3_reproduced(reproduce_record()))
 

@@ -164,7 +164,7 @@ def test_trap_3_names_its_spread_column_and_its_range_apart():
                           sessions=[], provider="GPU", preference_name="", flops=None)
     timed = tables.ort_table(ort).parts[1]
     assert timed.columns[3] == tables.RATIO_IQR
-    assert "in 7 of 7 rounds, 0.47-0.64x from its lowest round to its highest (the table's column is their IQR)" \
+    assert "in 7 of 7 rounds, 0.47-0.64x, lowest to highest round (the table's column: their IQR)" \
         in timed.notes[0]
 
 
