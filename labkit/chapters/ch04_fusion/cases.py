@@ -31,7 +31,7 @@ import torch.fx.experimental.optimization as fx_optimization
 from labkit import claims
 from labkit.chapters.ch04_fusion import claims as c19_claims
 from labkit.chapters.ch04_fusion import fused_kernels, fusion, launch_overhead
-from labkit.chapters.ch04_fusion.claims import C18_FORM, seed_contrast
+from labkit.chapters.ch04_fusion.claims import seed_contrast
 from labkit.claims import quiz_keys
 from labkit.core import results
 from labkit.measure import bench, timeline
@@ -1061,11 +1061,15 @@ C18_SEED = "a CUDA GPU"  # the seed's setting (C18's card): fixed-shape batch in
 
 
 def c18_form(chapter: object, device: str = "") -> str:
-    """C18's form in the course's one style (`Chapter.analogue_form`), naming the GPU whose host
-    set the eager gap (review 2026-12-04m 03-04 item 10: 'the seed's contrast (ratio of gaps)'
-    named no device): 'analogue: NVIDIA H200 (the seed: a CUDA GPU); the seed's contrast (ratio
-    of gaps)'; `device`, a recorded run's GPU judged on another machine."""
-    return chapter.analogue_form(C18_SEED, C18_FORM, device=device)  # type: ignore[attr-defined]
+    """C18's form by the course's one rule: the seed's form where the measurement's device meets
+    the seed's setting, an analogue naming the device (`Chapter.analogue_form`) where it does
+    not. C18's evidence is always a CUDA GPU's (CUDA Graph replays: C18_SEED, the seed's
+    setting), this run's on a GPU page and the recorded run's (`device`) on a CPU page alike,
+    so its form is the seed's, as C22's on a GPU (`Chapter.form`).
+
+    Review 2026-12-04n 03-04 item 5: the H200 page labelled C22 'the seed's form' and C18
+    'analogue: NVIDIA H200 (the seed: a CUDA GPU)', the same situation two ways."""
+    return chapter.seed_form  # type: ignore[attr-defined]
 
 
 def reduce_overhead(device: torch.device, layers: int = 6, width: int = 512) -> dict:

@@ -336,13 +336,26 @@ def test_gradscaler_quiz_and_steps():
                                       "torch.amp.GradScaler('cuda')); torch.amp.GradScaler('cpu'), float32")
 
 
-def test_c18_and_c19_forms_name_their_gpu_in_the_one_style(monkeypatch):
-    # review 2026-12-04m 03-04 item 10: C18's 'the seed's contrast (ratio of gaps)' named no device
+def test_a_form_in_the_seeds_setting_is_the_seeds_form_by_one_rule(monkeypatch):
+    """Review 2026-12-04n 03-04 item 5: the H200 page labelled C22 'the seed's form' and C18
+    'analogue: NVIDIA H200 (the seed: a CUDA GPU)': an H200 is a CUDA GPU, so both were in the
+    seed's setting. One rule: where the device meets the seed's setting, the seed's form, and
+    `analogue_form` is never called; elsewhere the analogue names the device."""
     gpu = session.Chapter("04_fusion", torch.device("cuda"), None, True, 4)  # type: ignore[arg-type]
-    monkeypatch.setattr(session.env, "fingerprint", lambda: {"gpu_name": "NVIDIA H200"})
-    assert cases.c18_form(gpu) == "analogue: NVIDIA H200 (the seed: a CUDA GPU); the seed's contrast (ratio of gaps)"
     cpu = session.Chapter("04_fusion", torch.device("cpu"), None, False, 2)  # type: ignore[arg-type]
-    assert cases.c18_form(cpu, "NVIDIA H200") == cases.c18_form(gpu)  # a recorded run judged on a CPU
+    monkeypatch.setattr(session.env, "fingerprint", lambda: {"gpu_name": "NVIDIA H200"})
+    real = session.analogue_form
+
+    def never(*args, **kwargs):
+        raise AssertionError(f"analogue_form called in the seed's setting: {args}")
+    monkeypatch.setattr(session, "analogue_form", never)
+    assert cases.c18_form(gpu) == cases.claims.SEED_FORM  # C18 on a CUDA GPU
+    assert cases.c18_form(cpu, "NVIDIA H200") == cases.claims.SEED_FORM  # the recorded H200 run, on a CPU page
+    assert gpu.form("float32, batch 64", seed="a GPU with cuBLAS") == cases.claims.SEED_FORM  # 03's C22
+    assert cases.scaler_form(gpu) == cases.claims.SEED_FORM  # CUDA AMP's setting
+    monkeypatch.setattr(session, "analogue_form", real)
+    # away from the seed's setting the analogue names the device: C22 on this CPU
+    assert cpu.form("float32, batch 2", seed="a GPU with cuBLAS").startswith(f"analogue: {cpu.device_name} (the seed: ")
 
 
 def test_the_chain_quiz_the_bytes_and_the_takeaways():
