@@ -201,7 +201,7 @@ lab.widgets.Timeline(top.trace) if top.trace is not None else print("no profile 
 # under the table ("compiled base") holds the recorded run of that base.
 
 # %%
-lab.tables.regimes_table(ladder_run)
+lab.tables.regimes_table(ladder_run, chapter)  # on a CPU: the reference GPU's, recorded
 
 # %% [markdown]
 # ## Where it stands

@@ -282,10 +282,22 @@ def explanations(rungs: list) -> tables.Table:
     return shown
 
 
-def regimes_table(run: object) -> tables.Table:
+def regimes_table(run: object, chapter: object = None) -> tables.Table:
     """channels_last, fp16 and folding alone on an eager base (and a compiled-and-graphed one
-    where the run measured it: benchmarks/gpu_ladder.py; the chapter leaves it out)."""
+    where the run measured it: benchmarks/gpu_ladder.py; the chapter leaves it out). On a
+    machine that measured none (a CPU), the reference GPU's recorded interaction, labelled
+    recorded, where `chapter` is given and its record has one (review 2026-12-04n item 7: the
+    CPU page's table was empty beside a recorded channels_last 1.20x and fp16 below its base)."""
     gains = run.regime_gains()
+    if not gains and not getattr(run, "regimes_missing", {}) and chapter is not None \
+            and not getattr(chapter, "on_gpu", False):
+        recorded = chapter.reference("ladder")
+        if isinstance(recorded, Recorded) and (recorded.get("regimes") or {}).get("eager"):
+            shown = regimes_table(experiment.Result.from_record(recorded.value))
+            shown.recorded = recorded.label
+            shown.notes = [n.replace("(this run: ", "(the recorded run: ") for n in shown.notes]
+            return shown.note("No GPU here: the interaction is measured on a GPU; above, the "
+                              "reference GPU's, as recorded.")
     bases = list(getattr(run, "regime_bases", {}).values())
     tf32 = all(getattr(getattr(base, "settings", None), "tf32", "on") != "off" for base in bases)
     shown = tables.Table("Do the steps simply add up?" + ("" if not bases else
@@ -540,6 +552,13 @@ def adds_up_parts(run: object, gains: Mapping[str, Mapping[str, float]]) -> tupl
         said += (f". The ranges do not overlap ({apart:.2f}x apart): " + "; ".join(
                      f"{n} {climbed[n].gain:.2f}x on the climb (after {climbed[n].after}), "
                      f"{alone[n]:.2f}x alone" for n in differ) + (f"; {worth}" if worth else ""))
+    # a step the climb took on compiled code is judged alone on eager: its two gains measure
+    # different things, so a gap there is where it sits, not steps interacting (review
+    # 2026-12-04n item 8: folding, 0.90x device time in eager, 1.09x wall over torch.compile)
+    compiled = [n for n in names if climbed[n].settings.compile]
+    if compiled:
+        said += (f"; {', '.join(compiled)} on the climb {'is' if len(compiled) == 1 else 'are'} "
+                 "judged on compiled code, alone on eager: the two gains measure different things")
     return said, composed(run)
 
 

@@ -146,3 +146,37 @@ def test_the_int8_lever_is_said_untimed_until_a_record_times_it():
     data = {"rows": [{"name": "top rung", "status": "measured", "images_per_s": 1.0}, row], "image": 224}
     assert line not in str(past_view.rows_table(data))
     assert line in str(past_view.rows_table({**data, "rows": data["rows"][:1]}))
+
+
+def test_the_cpu_page_shows_the_recorded_interaction_labelled_recorded():
+    """Item 7: on a CPU (no cell measured) the table is the reference GPU's recorded interaction,
+    labelled recorded, its figures read from the record; without a chapter or a record with an
+    interaction, the CPU note as before; on a GPU the run's own table."""
+    from labkit.session import Recorded
+
+    payload = json.loads(RECORD.read_text())["chapters"]["08_inference_ladder"]["ladder"]["payload"]
+    recorded = Recorded("08_inference_ladder", "ladder", "nvidia-h200", payload, "2026-12-04")
+    cpu = SimpleNamespace(on_gpu=False, reference=lambda key: recorded)
+    empty = SimpleNamespace(regime_gains=dict, regime_bases={}, regimes_missing={}, regimes={})
+    shown = tables.regimes_table(empty, cpu)
+    assert shown.recorded == "recorded on nvidia-h200, 2026-12-04"
+    gains = experiment.Result.from_record(payload).regime_gains()["eager"]
+    assert f"{gains['channels_last']:.2f}x" in str(shown) and "this run" not in str(shown)
+    assert "above, the reference GPU's, as recorded" in str(shown)
+    assert "No GPU here: the interaction is measured on a GPU (the steps alone" in str(
+        tables.regimes_table(empty))
+    nothing = SimpleNamespace(on_gpu=False, reference=lambda key: Recorded("08", "ladder", "nvidia-h200"))
+    assert not tables.regimes_table(empty, nothing).recorded
+
+
+def test_a_step_the_climb_took_on_compiled_code_is_said_to_measure_something_else():
+    """Item 8: folding is judged alone on the eager base and on the climb over torch.compile:
+    the comparison says the two gains measure different things, naming the step."""
+    run = experiment.Result.from_record(
+        json.loads(RECORD.read_text())["chapters"]["08_inference_ladder"]["ladder"]["payload"])
+    run = dataclasses.replace(run, regimes={}, regime_bases={})   # the gains alone, no ranges
+    gains = {"eager": {s.name: 1.1 for s in ladder.REGIME_STEPS}}
+    said, _ = tables.adds_up_parts(run, gains)
+    assert said.startswith("Do they add up?")
+    assert said.endswith("; Conv-BN folding on the climb is judged on compiled code, alone on "
+                         "eager: the two gains measure different things")
