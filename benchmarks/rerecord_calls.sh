@@ -65,16 +65,30 @@ case "${1:-}" in
       # record gone by then (review 2026-12-04m 05-07 item 8); re-judge it against the fresh page after
       # taking E (the one-liner above, ch07_export_traps in place of ch05_dataloader). Then the audit's
       # host-bound test under CUDA (~20 s, review 2026-12-04m 08-09-99 item 11), logs under wave/audit_evidence/.
+      # Expected (2026-12-04n, estimates, not measured): 09 ~96 s (its float16 audit times BatchNorm float32 too),
+      # 06 ~40 s (variant g), reproduce 07 ~110-130 s (Trap 2 and the speed table timed as loops; 98 s at
+      # 18:55), 07 ~42 s, the audit tests ~25 s (6 of them), 99 ~10 s: ~330-350 s, each step under its 200 s.
     CHAIN=1 STEP_TIMEOUT=200 bash benchmarks/gpu_wave.sh "$(nb 09)" "$(nb 06)" "$(repro 07)" "$(nb 07)" \
       "bash benchmarks/gpu_audit_evidence.sh tests" "$(nb 99)" ;;
   E2) # ~120 s, optional, before E's 99 if run: 06 with its ResNet-50 DDP run
     CHAIN=1 STEP_TIMEOUT=240 bash benchmarks/gpu_wave.sh "LABKIT_DDP_RESNET50=1 $(nb 06)" ;;
-  D)  # issue 41 (about 480 s): the one untried combination, the Triton fused epilogue compiled at
-      # batch 1024, in three fresh processes (each ~130-160 s: its base, the top rung and batch 1024 are
-      # built and timed in the same rounds), so its gain is seen 3 of 3; the Triton op's Hopper check
-      # (263 of 263 cases, 2026-12-03 22:21) and the lever at batch 256 (32,999 images/s, 1.051x)
-      # are recorded in results/h200_past_defaults/. Outputs (wave/pd1..3) are read by hand.
-    pd() { echo "python3 benchmarks/gpu_past_defaults.py --out \$WAVE_OUT/pd$1 --budget 130 --levers 'Triton compiled at batch 1024'"; }
-    SKIP_INSTALL=1 STEP_TIMEOUT=170 bash benchmarks/gpu_wave.sh "$(pd 1)" "$(pd 2)" "$(pd 3)" ;;
-  *) echo "usage: bash benchmarks/rerecord_calls.sh A|B|C|E|E2|D" >&2; exit 2 ;;
+  D)  # issue 41's check (about 390-450 s), a session of its own after A, B, C, E: the one untried combination,
+      # the Triton fused epilogue compiled at batch 1024, in three fresh processes judged by reproduce.py
+      # 08-past (gated, >= 35,000 images/s in every run, spread <= 5%; exit 1 = not reproduced). The
+      # 2026-12-04n pre-flight review predicts 33,200-34,950 images/s from the recorded device time (Triton
+      # at batch 256: 7.41 ms a batch, 1.064x device gain; batch 1024: 1.001-1.022x), so 'NOT reproduced'
+      # is likely: then the note gives what bound it from the runs' profiles. Then INT8 timed once (~45 s):
+      # copy wave/pd_int8/past_defaults.json to results/h200_past_defaults/past_defaults_int8.json.
+    SKIP_INSTALL=1 STEP_TIMEOUT=480 bash benchmarks/gpu_wave.sh \
+      "python3 benchmarks/reproduce.py 08-past --levers 'Triton compiled at batch 1024' --runs 3" \
+      "python3 benchmarks/gpu_past_defaults.py --out \$WAVE_OUT/pd_int8 --budget 60 --no-shapes --levers 'INT8 per-channel weights'" ;;
+  F)  # evidence no chapter page prints, for a call with seconds left after D (each estimated, not measured):
+      # 06's ResNet-50 DDP run is E2; here the audit's AOTInductor on chapter 07's small network (~135 s,
+      # review 2026-12-04m 08-09-99 item 11; logs to results/h200_probes/audit/ by hand), 00's first-call
+      # records renewed (benchmarks/harness_parity.py; the CPU page shows them dated 2026-12-03; review
+      # 2026-12-04n 00-02 item 7), and 05's A/A probe of four identical loaders (~45 s, issue 39).
+    CHAIN=1 STEP_TIMEOUT=300 bash benchmarks/gpu_wave.sh "bash benchmarks/gpu_audit_evidence.sh aoti" \
+      "python3 benchmarks/harness_parity.py \$WAVE_OUT/harness_parity --record-as nvidia-h200" \
+      "python3 benchmarks/probe_05_aa.py --out \$WAVE_OUT/probe_05_aa --rounds 4" ;;
+  *) echo "usage: bash benchmarks/rerecord_calls.sh A|B|C|E|E2|D|F" >&2; exit 2 ;;
 esac
