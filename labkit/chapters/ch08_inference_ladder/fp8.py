@@ -134,7 +134,26 @@ def calibrate_amax(model: nn.Module, images: torch.Tensor, names: list[str]) -> 
     return amax
 
 
-class Fp8Gemm(nn.Module):
+class QuantisedBuffers(nn.Module):
+    """A module whose buffers hold quantised weights and float32 scales that must survive a
+    model-wide move: `.half()` or `.to(float16)` would round the scales and cast e4m3/int8
+    weights. Its `_apply` moves every buffer to the new device but keeps its dtype; the
+    `anchor` buffer (uint8, never read) is what the move is applied to, so it tells the device.
+    Shared by Fp8Gemm and int8.Int8Gemm."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.register_buffer("anchor", torch.zeros(1, dtype=torch.uint8))  # where a move put us
+
+    def _apply(self, fn: Callable, recurse: bool = True) -> QuantisedBuffers:
+        kept = {n: b for n, b in self._buffers.items() if n != "anchor" and b is not None}
+        super()._apply(fn, recurse)
+        for name, buffer in kept.items():
+            self._buffers[name] = buffer.to(self.anchor.device)
+        return self
+
+
+class Fp8Gemm(QuantisedBuffers):
     """One 1x1 convolution's GEMM in e4m3: [M, Cin] activations x [Cin, Cout] weight -> [M, Cout].
 
     emulate: dequantise both operands and multiply in float32, which is what `_scaled_mm`
@@ -157,16 +176,7 @@ class Fp8Gemm(nn.Module):
         self.register_buffer("weight_q", q)                               # [Cout, Cin] e4m3
         self.register_buffer("w_scale", w_scale.float())                  # [] or [Cout]
         self.register_buffer("a_scale", scale_for(self.act_amax).float())  # []
-        self.register_buffer("anchor", torch.zeros(1, dtype=torch.uint8))  # where a move put us
         self.out_features = conv.out_channels
-
-    def _apply(self, fn: Callable, recurse: bool = True) -> Fp8Gemm:
-        """Move with the model, but keep e4m3 weights and float32 scales (see the module's note)."""
-        kept = {n: b for n, b in self._buffers.items() if n != "anchor" and b is not None}
-        super()._apply(fn, recurse)
-        for name, buffer in kept.items():
-            self._buffers[name] = buffer.to(self.anchor.device)
-        return self
 
     def extra_repr(self) -> str:
         return f"{tuple(self.weight_q.shape)}, {self.mode}, act amax {self.act_amax:.3g}"

@@ -17,8 +17,6 @@ needs the first operand's rows over 16 and both channel counts multiples of 8, w
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 import torch
 from torch import nn
 
@@ -49,7 +47,7 @@ def round_trip_error(weight: torch.Tensor) -> float:
     return float(torch.linalg.vector_norm(back - w) / norm) if norm > 0 else 0.0
 
 
-class Int8Gemm(nn.Module):
+class Int8Gemm(fp8.QuantisedBuffers):
     """One 1x1 convolution's GEMM in int8: [M, Cin] activations x [Cin, Cout] weight -> [M, Cout].
 
     forward(a, out_dtype) quantises a with the calibrated per-tensor scale, runs
@@ -67,16 +65,7 @@ class Int8Gemm(nn.Module):
         self.register_buffer("weight_q", quantise(weight, w_scale.view(-1, 1)))   # [Cout, Cin] int8
         self.register_buffer("w_scale", w_scale.float())
         self.register_buffer("a_scale", scale_for(self.act_amax).float())
-        self.register_buffer("anchor", torch.zeros(1, dtype=torch.uint8))  # where a move put us
         self.out_features = conv.out_channels
-
-    def _apply(self, fn: Callable, recurse: bool = True) -> Int8Gemm:
-        """Move with the model but keep the float32 scales float32 (a .half() would round them)."""
-        kept = {n: b for n, b in self._buffers.items() if n != "anchor" and b is not None}
-        super()._apply(fn, recurse)
-        for name, buffer in kept.items():
-            self._buffers[name] = buffer.to(self.anchor.device)
-        return self
 
     def extra_repr(self) -> str:
         return f"{tuple(self.weight_q.shape)}, per-channel int8, act amax {self.act_amax:.3g}"
