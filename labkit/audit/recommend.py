@@ -36,6 +36,7 @@
 from __future__ import annotations
 
 import copy
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -273,14 +274,7 @@ def channels_last(model: nn.Module, example: torch.Tensor, rounds: int = 5,
     bytes_before = sum(r.copy_bytes for r in before)
     bytes_after = sum(r.copy_bytes for r in after)
 
-    def run_original() -> object:
-        with torch.no_grad():
-            return original(x_plain)
-
-    def run_variant() -> object:
-        with torch.no_grad():
-            return variant(x_cl)
-
+    run_original, run_variant = _inference(original, x_plain), _inference(variant, x_cl)
     timing, why = measured(("NCHW as given", run_original), ("channels_last", run_variant),
                            want, got, example, rounds, rep_ms, host_bound)
     kept = timing["outcome"] == KEPT
@@ -336,14 +330,7 @@ def batchnorm_float32(model: nn.Module, example: torch.Tensor, rounds: int = 5,
         return None
     variant = batchnorm_to_float32(copy.deepcopy(model))
 
-    def run_original() -> object:
-        with torch.no_grad():
-            return model(example)
-
-    def run_variant() -> object:
-        with torch.no_grad():
-            return variant(example)
-
+    run_original, run_variant = _inference(model, example), _inference(variant, example)
     want, got = run_original(), run_variant()
     timing, why = measured(("all-half BatchNorm", run_original), ("BatchNorm float32", run_variant),
                            want, got, example, rounds, rep_ms, host_bound)
@@ -353,6 +340,14 @@ def batchnorm_float32(model: nn.Module, example: torch.Tensor, rounds: int = 5,
         timing["outcome"] == KEPT, why,
         details=(f"half BatchNorm: {listed}; the variant keeps their weights and statistics "
                  f"float32, its activations float16 (output {got.dtype})",), **timing)
+
+
+def _inference(module: nn.Module, x: torch.Tensor) -> Callable[[], object]:
+    """module(x) without autograd, as a no-argument call for `measured` to time."""
+    def run() -> object:
+        with torch.no_grad():
+            return module(x)
+    return run
 
 
 def _removed_copies(before: list[module_layouts.ModuleRow],
