@@ -228,6 +228,21 @@ def overhead_share(overhead_s: float | None, median_s: float) -> float | None:
 DISTURBED_LOOP_FACTOR = 1.5
 
 
+def loop_round(fn: Callable[[], object], calls: int, sync: Callable[[], None]) -> float:
+    """One round of a Python loop's pace, seconds per call: perf_counter around `calls`
+    back-to-back calls of fn, synchronized (`sync`, e.g. torch.cuda.synchronize, or a no-op on a
+    CPU) before and once after, so the GPU's queue drains inside the window and no per-call CUDA
+    event adds its own microseconds (the pace chapters 00, 02 and 03 set beside device time)."""
+    if isinstance(calls, bool) or not isinstance(calls, int) or calls < 1:
+        raise ValueError(f"calls must be a whole number >= 1, got {calls!r}")
+    sync()
+    start = _clock.perf_counter()
+    for _ in range(calls):
+        fn()
+    sync()
+    return (_clock.perf_counter() - start) / calls
+
+
 def disturbed_by(loop_s: float | None, host_s: float | None, device_s: float | None,
                  factor: float = DISTURBED_LOOP_FACTOR) -> float | None:
     """How many times its host launch + device time a timed loop's call took, where that is

@@ -133,3 +133,20 @@ def test_short_calls_get_five_probes_and_long_ones_stay_within_the_probe_budget(
     assert clocks.probes_for(50e-6) == 5          # a GEMM of 50 us: 2.3 ms a spin
     assert clocks.probes_for(10e-3) == 1          # a 10 ms call: 62 ms a spin, one probe as before
     assert clocks.probes_for(2e-3) * clocks.probe_hold_s(2e-3) <= clocks.PROBE_BUDGET_S
+
+
+def test_loop_round_is_the_wall_per_call_between_two_synchronizes(monkeypatch):
+    """One Python loop's pace (chapters 00, 02, 03): sync, `calls` calls, sync, over `calls`."""
+    import pytest
+
+    from labkit.measure import clocks
+
+    events = []
+    ticks = iter([1.0, 1.5])
+    monkeypatch.setattr(clocks._clock, "perf_counter", lambda: next(ticks))
+    got = clocks.loop_round(lambda: events.append("call"), 5, lambda: events.append("sync"))
+    assert got == pytest.approx(0.1)
+    assert events == ["sync"] + ["call"] * 5 + ["sync"]
+    for bad in (0, -1, 2.5, True, "3"):
+        with pytest.raises(ValueError, match="calls must be a whole number"):
+            clocks.loop_round(lambda: None, bad, lambda: None)

@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterator, Mapping
 import torch
 
 from labkit.claims import quiz_keys, trust
-from labkit.measure import bench, conditions
+from labkit.measure import bench, clocks, conditions
 from labkit.measure.timing import (
     NOISY_IQR_FRACTION,
     Comparison,
@@ -877,12 +877,7 @@ def loop_per_call(fn: Callable[[], object], device: str, label: str, calls: int 
     sync = torch.cuda.synchronize if str(device).startswith("cuda") else (lambda: None)
     per_call = []
     for _ in range(rounds + 1):
-        sync()
-        start = _clock.perf_counter()
-        for _ in range(calls):
-            fn()
-        sync()
-        per_call.append((_clock.perf_counter() - start) / calls)
+        per_call.append(clocks.loop_round(fn, calls, sync))
     times = tuple(per_call[1:])
     q = statistics.quantiles(times, n=4) if len(times) > 1 else [times[0]] * 3
     median = statistics.median(times)

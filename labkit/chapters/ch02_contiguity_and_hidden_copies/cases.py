@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import math
 import re
-import time
 from collections.abc import Callable, Mapping
 
 import torch
@@ -19,7 +18,7 @@ import torch
 from labkit.chapters.ch02_contiguity_and_hidden_copies import claims as ch02
 from labkit.claims import quiz_keys
 from labkit.core import env
-from labkit.measure import bench, ceiling_store, conditions, copies
+from labkit.measure import bench, ceiling_store, clocks, conditions, copies
 from labkit.measure.timing import Comparison, Timing, format_seconds
 from labkit.show.table import Table
 from labkit.show.table import comparison as table_comparison
@@ -274,16 +273,6 @@ def c10_faster(comparisons: Mapping[str, Comparison] | None) -> Key | str:
 LOOP_CLOCK = "wall (perf_counter around back-to-back calls and one synchronize)"
 
 
-def _loop_round(fn: Callable, calls: int, sync: Callable[[], None]) -> float:
-    """One round of a Python loop: perf_counter around `calls` calls and one synchronize, per call."""
-    sync()
-    start = time.perf_counter()
-    for _ in range(calls):
-        fn()
-    sync()
-    return (time.perf_counter() - start) / calls
-
-
 def c10_loop(variants: Mapping[str, Callable], baseline: str, comparison: Comparison,
              rounds: int = 5, rep_ms: float = 100.0, force: bool = False) -> dict:
     """On a GPU, every C10 case's torch.matmul on the view against the baseline timed as a
@@ -303,12 +292,12 @@ def c10_loop(variants: Mapping[str, Callable], baseline: str, comparison: Compar
     sides = {VIEW_MATMUL: variants[VIEW_MATMUL], baseline: variants[baseline]}
     calls = {}
     for label, fn in sides.items():  # a warm-up round sizes each side's calls to about rep_ms
-        estimate = max(_loop_round(fn, 5, sync), 1e-7)
+        estimate = max(clocks.loop_round(fn, 5, sync), 1e-7)
         calls[label] = int(min(max(rep_ms / 1e3 / estimate, 10), 5000))
     per_round: dict[str, list[float]] = {label: [] for label in sides}
     for r in range(rounds):  # interleaved, the order alternating, as bench.compare does
         for label in (list(sides) if r % 2 == 0 else list(sides)[::-1]):
-            per_round[label].append(_loop_round(sides[label], calls[label], sync))
+            per_round[label].append(clocks.loop_round(sides[label], calls[label], sync))
     ratios = sorted(v / b for v, b in zip(per_round[VIEW_MATMUL], per_round[baseline], strict=True))
     q25, q50, q75 = (float(torch.quantile(torch.tensor(ratios, dtype=torch.float64), q)) for q in (0.25, 0.5, 0.75))
     median = {label: float(torch.quantile(torch.tensor(times, dtype=torch.float64), 0.5))

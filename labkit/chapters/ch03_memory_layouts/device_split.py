@@ -17,12 +17,11 @@ layouts, interleaved round by round.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 
 import torch
 
-from labkit.measure import device_time
+from labkit.measure import clocks, device_time
 
 
 def loop_seconds(fn: Callable[[], object], calls: int, warmup: int = 2) -> float:
@@ -33,12 +32,7 @@ def loop_seconds(fn: Callable[[], object], calls: int, warmup: int = 2) -> float
     sync = torch.cuda.synchronize if torch.cuda.is_available() else (lambda: None)
     for _ in range(warmup):
         fn()
-    sync()
-    begin = time.perf_counter()
-    for _ in range(calls):
-        fn()
-    sync()
-    return (time.perf_counter() - begin) / calls
+    return clocks.loop_round(fn, calls, sync)
 
 
 def _median(values: list[float]) -> float:
