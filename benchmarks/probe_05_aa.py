@@ -57,6 +57,13 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=None,
                         help="workers of each loader (default the arithmetic's, as knob_workers)")
     args = parser.parse_args()
+    # bad numbers are refused here, before the minute of preparing the loaders, as a usage error
+    if args.copies < 2:
+        parser.error(f"--copies must be at least 2 (a baseline and one identical copy), got {args.copies}")
+    for name in ("rounds", "workers"):
+        value = getattr(args, name)
+        if value is not None and value < (1 if name == "rounds" else 0):
+            parser.error(f"--{name} must be at least {1 if name == 'rounds' else 0}, got {value}")
     args.out.mkdir(parents=True, exist_ok=True)
     path = args.out / "probe_05_aa.json"
     started = time.perf_counter()
