@@ -1,39 +1,40 @@
 #!/usr/bin/env bash
 # Every chapter re-recorded on the H200, and every timing verdict reproduced, in four chained
-# device calls of under 600 s each, A, B, C, E in that order (about 1,750 s with a cold start:
-# the whole session's device time, so issue 41's D waits for a session of its own):
-# benchmarks/gpu_wave.sh runs the steps; B, C and E restore the reference file the call before
-# wrote, so 99, run last, reads every chapter's fresh record. Make each call the moment the one
-# before returns: the machine stays warm 30 s, and a call that lands on a fresh one prints
-# "chain: no earlier call's reference file" (2026-12-03 18:55: C did, and 99's copy was void).
-# Seconds from the 2026-12-04 18:55 calls (a fresh machine, no ceilings carried: A's 00 swept them): A 404,
-# B 483 (reproduce 08 336 s: 106-122 s a run, all 3 within its 400 s limit), C 386 (reproduce 05 266, 05 108),
-# E 295 (09 92, 06 36, 07 40, reproduce 07 98, 99 10); 1,628 s held, 172 s left: E2 did not fit. Since then
-# 00 times its GPU cache curve in 3 rounds, 02 times C10's loop on every GPU case, 06 runs a variant (g) and
-# 07 times Trap 2 as a loop where launch-bound: expect each of A and E a little longer.
-# 05 and 07's reproduce compare their runs with the recorded page: 05's runs first in C (its page quotes
-# them), so its reference lines judge the page before; re-judge against the fresh page after taking C:
+# device calls of under 600 s each, A, B, C, E in that order: benchmarks/gpu_wave.sh runs the steps;
+# B, C and E restore the reference file the call before wrote, so 99, run last, reads every chapter's
+# fresh record. Make each call the moment the one before returns: the machine stays warm 30 s, and a
+# call that lands on a fresh one prints "chain: no earlier call's reference file".
+#
+# The budget (the session holds 1,800 s of device time, cold start included; plan from this table):
+#   call  steps                                            2026-12-04 18:55 (s)  expected next (s)
+#   A     00, repro 04, 04, 03, 02, repro 03, repro 02      404                   ~430 (00's 3-round cache curve,
+#                                                                                       02's C10 loop on every case,
+#                                                                                       02's Triton chase: a compile)
+#   B     repro 08, 08                                     483 (repro 336, 08 135)  ~490 (INT8 lever untimed on the page)
+#   C     repro 05, 05                                     386 (repro 266, 05 108)  ~390
+#   E     09, 06, repro 07, 07, audit tests, 99            295                   ~330-350 (09's float32 BatchNorm,
+#                                                                                       06's variant g, 07's loops,
+#                                                                                       the audit tests ~25 s)
+#   held in all (calls + cold start ~60 s + gaps)          1,628 (172 s left)    ~1,720-1,770 (estimate, not measured)
+# Margin is under 80 s: before E, read `status` budget_left; under ~380 s, run E-lean (E without the
+# audit's GPU tests, which move to F) so 06, 07, reproduce 07 and 99 still run. E2, D and F want
+# sessions (or seconds) of their own.
+#
+# 05 and 07's reproduce compare their runs with the recorded page; each runs before its page in the
+# same call (the page cites the fresh runs), so re-judge it against the fresh page after taking C / E:
 #   .venv/bin/python -c 'import json; from labkit.chapters.ch05_dataloader import reproduce as r; d=json.load(open("results/reproduce/nvidia-h200-05_dataloader.json")); print(chr(10).join(r.summarise_numbers(d["numbers"])["lines"]))'
-# Seconds from the 2026-12-04 16:01 calls: A 481 (fresh machine), B 591 (reproduce 08 cut at 360 s),
-# C 520 (reproduce 05 372, 05 143), E 87 (06 without ResNet-50, 07, 99); 1,750 s held in all.
-# Seconds from the 2026-12-04 13:37 calls: A 567 (with 99), B 514, reproduce 05 363, 05 147.
-# Seconds from the 2026-12-04 06:48 calls: A 477 (cold start ~35 s before it), B 511 (reproduce 08
-# 307 s, 08 114 s, 09 86 s; a fresh machine), C 430 (05 84 s, reproduce 05 244 s, reproduce 07 88 s, 99 10 s).
-# Seconds beside each step: the last H200 records (chapter runs, reproduce.py's wall per run).
-#   usage (repo root on the GPU machine, carry [".whl", ".gpu_cache"]):  bash benchmarks/rerecord_calls.sh A|B|C|E|D
+# (ch07_export_traps in place of ch05_dataloader for 07).
+#   usage (repo root on the GPU machine, carry [".whl", ".gpu_cache"]):  bash benchmarks/rerecord_calls.sh A|B|C|E|E-lean|E2|D|F
 #   between calls, here:  bash scripts/take_wave.sh <files_at of the call just returned> A|B (~10 s):
-#   the next call then carries every fresh record and the ceilings, warm machine or fresh (2026-12-04:
-#   B and C landed on fresh machines; C, after A and B were taken, read them all); when seconds
-#   count, bash scripts/carry_ceilings.sh <files_at> (0.1 s) takes only the ceilings
-#   then here, after the last call:  bash scripts/take_wave.sh <files_at of each call> <name>, in order
-# Run them A, B, C, E: 99 runs last, in E. On 2026-12-04 13:37 the calls ran B, C (cut at 600 s: reproduce 05
-# took 363 s, 05 147 s), then A with 99 added: that A was not chained to C (CHAIN unset, C not yet taken),
-# so 99's H200 copy read 05's morning records. Where C is cut, take it before the next call and chain it.
+#   the next call then carries every fresh record and the ceilings, warm machine or fresh; when
+#   seconds count, bash scripts/carry_ceilings.sh <files_at> (0.1 s) takes only the ceilings.
+# History: 2026-12-04 13:37, B and C ran before A, so 99's copy read 05's morning records (not
+# chained): run them A, B, C, E. 16:01: reproduce 08 cut at its 360 s step limit (400 s now).
 set -uo pipefail
 nb() { echo "python3 scripts/execute_notebook.py --output-dir \$WAVE_OUT/nb --cell-seconds \$WAVE_OUT/cells-$1.json notebooks/$1*.py"; }
 repro() { echo "python3 benchmarks/reproduce.py $1 --runs 3"; }
 case "${1:-}" in
-  A)  # ~545 s: 00 first, whose full ceiling sweep every later chapter reads from the cache (on
+  A)  # ~430 s (404 at 18:55): 00 first, whose full ceiling sweep every later chapter reads from the cache (on
       # 2026-12-03 03 ran before 00 and showed other ceilings: TF32 362 against 379); 04
       # reproduced before 04 so its page quotes the fresh record; then 01-03, 06 (its
       # opt-in ResNet-50 DDP run recorded for every other page), 07
@@ -42,11 +43,11 @@ case "${1:-}" in
     # A+B+C+E with ~100 s of start and gaps only so (13:37: 1,681 s of calls, 1,783 held)
     STEP_TIMEOUT=240 bash benchmarks/gpu_wave.sh \
       "$(nb 00)" "$(repro 04)" "$(nb 04)" "$(nb 03)" "$(nb 02)" "$(repro 03)" "$(repro 02)" ;;
-  B)  # ~510 s: reproduce 08 first (2026-12-04 16:09: 118.5 and 119.6 s a run, so its 360 s step
+  B)  # ~490 s (483 at 18:55): reproduce 08 first (2026-12-04 16:09: 118.5 and 119.6 s a run, so its 360 s step
       # limit cut run 3: 400 s now), so the page's note reads this call's fresh ranges
       # (2026-12-04i 08 item 1), then 08 (137 s at 16:17, limit 150). 09 (86 s) moved to E.
     CHAIN=1 STEP_TIMEOUT=400 bash benchmarks/gpu_wave.sh "$(repro 08)" "$(nb 08)" ;;
-  C)  # ~510 s: reproduce 05 first, so the page quotes this call's fresh runs (2026-12-04 07:09: the
+  C)  # ~390 s (386 at 18:55): reproduce 05 first, so the page quotes this call's fresh runs (2026-12-04 07:09: the
       # page ran first and said "not yet reproduced" of sources its reproduce, minutes later, did
       # not reproduce), then 05 (its cell seconds and fresh-batch step recorded by the chapter
       # itself). 2026-12-04 13:47: reproduce 05 363 s (109-132 s a run) and 05 147 s: with
@@ -54,7 +55,7 @@ case "${1:-}" in
       # Probes for a call with time left: benchmarks/gpu_05_warmup.py (~30 s), gpu_05_issue39.py
       # (~120 s), gpu_05_other_cells.py (~60 s, if 05 ran over 120 s), gpu_host_mode.py (08's host pace)
     CHAIN=1 STEP_TIMEOUT=420 bash benchmarks/gpu_wave.sh "$(repro 05)" "$(nb 05)" ;;
-  E)  # ~250 s, last: 09 (86 s at 16:18), 06, 07, reproduce 07 (about 75 s, within 600 s of 07's
+  E)  # ~330-350 s (295 at 18:55), last: 09 (86 s at 16:18), 06, 07, reproduce 07 (about 75 s, within 600 s of 07's
       # page), then the ledger, reading every chapter's fresh record (and results/reproduce/: every
       # reproduce above runs before it). Chained: take C's wave into the tree first
       # (scripts/take_wave.sh), so a fresh machine reads it too. A+B+C+E ~1,660 s of calls.
@@ -70,6 +71,8 @@ case "${1:-}" in
       # 18:55), 07 ~42 s, the audit tests ~25 s (6 of them), 99 ~10 s: ~330-350 s, each step under its 200 s.
     CHAIN=1 STEP_TIMEOUT=200 bash benchmarks/gpu_wave.sh "$(nb 09)" "$(nb 06)" "$(repro 07)" "$(nb 07)" \
       "bash benchmarks/gpu_audit_evidence.sh tests" "$(nb 99)" ;;
+  E-lean)  # ~310-325 s: E without the audit's GPU tests (they move to F), when budget_left is short
+    CHAIN=1 STEP_TIMEOUT=200 bash benchmarks/gpu_wave.sh "$(nb 09)" "$(nb 06)" "$(repro 07)" "$(nb 07)" "$(nb 99)" ;;
   E2) # ~120 s, optional, before E's 99 if run: 06 with its ResNet-50 DDP run
     CHAIN=1 STEP_TIMEOUT=240 bash benchmarks/gpu_wave.sh "LABKIT_DDP_RESNET50=1 $(nb 06)" ;;
   D)  # issue 41's check (about 390-450 s), a session of its own after A, B, C, E: the one untried combination,
@@ -87,8 +90,9 @@ case "${1:-}" in
       # review 2026-12-04m 08-09-99 item 11; logs to results/h200_probes/audit/ by hand), 00's first-call
       # records renewed (benchmarks/harness_parity.py; the CPU page shows them dated 2026-12-03; review
       # 2026-12-04n 00-02 item 7), and 05's A/A probe of four identical loaders (~45 s, issue 39).
+      # After E-lean, the audit's GPU tests too (~25 s): bash benchmarks/gpu_audit_evidence.sh tests.
     CHAIN=1 STEP_TIMEOUT=300 bash benchmarks/gpu_wave.sh "bash benchmarks/gpu_audit_evidence.sh aoti" \
       "python3 benchmarks/harness_parity.py \$WAVE_OUT/harness_parity --record-as nvidia-h200" \
       "python3 benchmarks/probe_05_aa.py --out \$WAVE_OUT/probe_05_aa --rounds 4" ;;
-  *) echo "usage: bash benchmarks/rerecord_calls.sh A|B|C|E|E2|D|F" >&2; exit 2 ;;
+  *) echo "usage: bash benchmarks/rerecord_calls.sh A|B|C|E|E-lean|E2|D|F" >&2; exit 2 ;;
 esac
