@@ -28,6 +28,10 @@
 #   between calls, here:  bash scripts/take_wave.sh <files_at of the call just returned> A|B (~10 s):
 #   the next call then carries every fresh record and the ceilings, warm machine or fresh; when
 #   seconds count, bash scripts/carry_ceilings.sh <files_at> (0.1 s) takes only the ceilings.
+# After the last call is taken: re-execute every CPU copy here (they quote the recorded H200 lines,
+# e.g. 00's hot copy and 02's chase, and would cite the superseded record otherwise; ~4 min):
+#   for f in notebooks/[0-9]*.py; do OMP_WAIT_POLICY=PASSIVE .venv/bin/python scripts/execute_notebook.py $f; done
+# then tests/notebooks/test_output_words.py and test_h200_copies.py (review 2026-12-05o 00-02 item 4).
 # History: 2026-12-04 13:37, B and C ran before A, so 99's copy read 05's morning records (not
 # chained): run them A, B, C, E. 16:01: reproduce 08 cut at its 360 s step limit (400 s now).
 set -uo pipefail
