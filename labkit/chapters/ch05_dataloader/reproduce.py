@@ -309,7 +309,8 @@ def reference_calls(machine: str = results.DEFAULT_REFERENCE) -> dict | None:
     """The recorded reference page's own calls (review 2026-12-03h item 2: the page called
     '+ devprefetch uint8' not resolved while 3 of 3 reproduce runs called it a gain, and the
     check compared the runs only with each other): {'plan', 'knee', 'knobs': {label: gain
-    kind}, 'plateau': agrees}; None where nothing is recorded."""
+    kind}, 'plateau': agrees}; None where nothing is recorded. The knobs by the runs' own rule
+    (run_decisions): the A/A by the control's interval, the knobs beyond the A/A's reach."""
     knee = results.recorded(CHAPTER, "knee", machine)
     if not isinstance(knee, dict):
         return None
@@ -320,13 +321,16 @@ def reference_calls(machine: str = results.DEFAULT_REFERENCE) -> dict | None:
     # every call against the baseline (issue 39): a row recorded against the step before is
     # re-judged from its rounds; one that cannot be is no call of today's table, so left out
     table = knee_experiment.rebased((knobs or {}).get("table", []) if isinstance(knobs, dict) else [])
+    # review 2026-12-05o 05-07 item 1: the page's calls read by the rule the runs are read by
+    # (run_decisions): each interval re-judged, then the control (controlled: the A/A by its own
+    # 98.75% interval, a knob's gain or loss only beyond the A/A's reach), not at 95% alone
     for row in table[1:]:
-        if row.get("read_against"):
-            continue
         ratios = [row.get("ratio"), row.get("ratio_low"), row.get("ratio_high")]
-        decision = (knee_experiment.judge_interval(*ratios) if "level" in row and None not in ratios
-                    else row.get("decision"))
-        out["knobs"][row["label"]] = gain_kind(decision)
+        if "level" in row and None not in ratios:
+            row["decision"] = knee_experiment.judge_interval(*ratios)
+    for row in knee_experiment.controlled(table)[1:]:
+        if not row.get("read_against"):
+            out["knobs"][row["label"]] = gain_kind(row.get("decision"))
     plateau = results.recorded(CHAPTER, "plateau", machine)
     checked = plateau_now({"plateau": plateau}) if isinstance(plateau, dict) else None
     out["plateau"] = None if checked is None else checked["agrees"]

@@ -431,3 +431,38 @@ def test_the_reference_line_flags_another_knob_design_and_rejudges_the_plateau(m
     assert "not yet reproduced" not in reproduce.record_scope({**record, "numbers": [today]})
     drifted = {**plateau, "drift": [0.049, 0.040]}  # a drift of its own (halves): still none
     assert "held in 0 of 1" in reproduce.record_scope({**record, "numbers": [{**today, "plateau": drifted}]})
+
+
+# the 19:13 H200 reproduce's run 3, round by round: its A/A read 1.10x [1.02, 1.18] at 95%
+RUN3_AA = [1.0293841532279036, 1.1025559149228599, 1.0163149376915181, 1.08777645756547,
+           1.2048435334839303, 1.1560743921886971]
+RUN3_TUNED = [1.5886000938662264, 1.524325716425462, 1.5909589810705864, 1.600971877581887,
+              1.3962304476577514, 1.36545433587759]
+
+
+def test_the_reference_page_s_calls_are_read_by_the_control_rule_the_runs_are_read_by(monkeypatch):
+    """Review 2026-12-05o 05-07 item 1: reference_calls judged the page's A/A at 95% (run 3's
+    1.10x [1.02, 1.18]: a gain) while the runs' A/A is held at the control's 98.75% (not
+    resolved): a fresh page whose A/A lands so made every reproduce 'NOT reproduced'. Now the
+    page reads 'no gain' there, as run_decisions reads the same numbers."""
+    from labkit.core import results
+
+    aa = {"label": "w8 b64 (A/A)", "against": "w8 b64", **knee_experiment.call(RUN3_AA)}
+    tuned = {"label": "w8 b64 pin devprefetch uint8", "against": "w8 b64", **knee_experiment.call(RUN3_TUNED)}
+    assert aa["decision"] == knee_experiment.GAIN  # at 95% alone
+    recorded = {"sweep_knobs": {"table": [{"label": "w8 b64", "decision": "baseline"}, aa, tuned]},
+                "knee": {"workers": 8}}
+    monkeypatch.setattr(results, "recorded", lambda chapter, key, machine=None: recorded.get(key))
+    calls = reproduce.reference_calls("nvidia-h200")
+    assert calls["knobs"] == {"w8 b64 (A/A)": "no gain", "w8 b64 pin devprefetch uint8": "gain"}
+    run = {"knob_decisions": {"w8 b64 (A/A)": "gain", "w8 b64 pin devprefetch uint8": "gain"},
+           "knob_ratios": {r["label"]: [r["ratio"], r["ratio_low"], r["ratio_high"]] for r in (aa, tuned)},
+           "knob_round_ratios": {r["label"]: r["round_ratios"] for r in (aa, tuned)},
+           "knob_ratios_are": reproduce.INTERVAL, "knob_rounds": 6}
+    assert {k: reproduce.gain_kind(v) for k, v in reproduce.run_decisions(run).items()} == calls["knobs"]
+    # a tuned row within the A/A's reach is no gain on the page either (the page's within_control)
+    near = {"label": "w8 b64 pin devprefetch uint8", "against": "w8 b64",
+            **knee_experiment.call([1.12, 1.10, 1.14, 1.11, 1.13, 1.12])}
+    assert near["decision"] == knee_experiment.GAIN
+    recorded["sweep_knobs"]["table"][2] = near
+    assert reproduce.reference_calls("nvidia-h200")["knobs"]["w8 b64 pin devprefetch uint8"] == "no gain"
