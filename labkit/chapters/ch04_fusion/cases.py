@@ -1068,8 +1068,12 @@ def c18_form(chapter: object, device: str = "") -> str:
     so its form is the seed's, as C22's on a GPU (`Chapter.form`).
 
     Review 2026-12-04n 03-04 item 5: the H200 page labelled C22 'the seed's form' and C18
-    'analogue: NVIDIA H200 (the seed: a CUDA GPU)', the same situation two ways."""
-    return chapter.seed_form  # type: ignore[attr-defined]
+    'analogue: NVIDIA H200 (the seed: a CUDA GPU)', the same situation two ways. Review
+    2026-12-05o 03-04 item 4: the bare 'the seed's form' hid that the card judges eager's gap
+    by a derived contrast (`c19_claims.C18_FORM`), its seed range only printed (an 8.77 us eager
+    gap confirmed under a label saying the claim was judged as stated): the detail is said."""
+    eager = f"{c19_claims.SEED_EAGER_LOW_US:g}-{c19_claims.SEED_EAGER_HIGH_US:g} us"
+    return f"{chapter.seed_form}; eager by {c19_claims.C18_FORM}, its {eager} printed"  # type: ignore[attr-defined]
 
 
 def reduce_overhead(device: torch.device, layers: int = 6, width: int = 512) -> dict:

@@ -349,8 +349,11 @@ def test_a_form_in_the_seeds_setting_is_the_seeds_form_by_one_rule(monkeypatch):
     def never(*args, **kwargs):
         raise AssertionError(f"analogue_form called in the seed's setting: {args}")
     monkeypatch.setattr(session, "analogue_form", never)
-    assert cases.c18_form(gpu) == cases.claims.SEED_FORM  # C18 on a CUDA GPU
-    assert cases.c18_form(cpu, "NVIDIA H200") == cases.claims.SEED_FORM  # the recorded H200 run, on a CPU page
+    # C18 on a CUDA GPU, and the recorded H200 run on a CPU page: the seed's form with what the card
+    # judges eager's gap by (review 2026-12-05o 03-04 item 4)
+    c18 = f"{cases.claims.SEED_FORM}; eager by the seed's contrast (ratio of gaps), its 5-8 us printed"
+    assert cases.c18_form(gpu) == c18
+    assert cases.c18_form(cpu, "NVIDIA H200") == c18
     assert gpu.form("float32, batch 64", seed="a GPU with cuBLAS") == cases.claims.SEED_FORM  # 03's C22
     assert cases.scaler_form(gpu) == cases.claims.SEED_FORM  # CUDA AMP's setting
     monkeypatch.setattr(session, "analogue_form", real)
