@@ -221,8 +221,10 @@ def test_c18_recorded_h200_sweep_and_timeline_replay_their_verdict():
         # recorded under this rule: it replays exactly
         assert (verdict.outcome, verdict.depends_on) == (recorded["outcome"], recorded["depends_on"])
         # review 2026-12-04n item 5: a CUDA GPU's run is in the seed's setting, the seed's form;
-        # records before it named the form by C18_FORM (after 2026-12-04m item 10, its GPU before it)
-        assert recorded["form"] == claims.SEED_FORM or recorded["form"].endswith(ch04.C18_FORM)
+        # records before it named the form by C18_FORM (after 2026-12-04m item 10, its GPU before it);
+        # review 2026-12-05o 03-04 item 4: the seed's form, then what eager's gap is judged by
+        assert (recorded["form"] == claims.SEED_FORM or recorded["form"].endswith(ch04.C18_FORM)
+                or recorded["form"].startswith(f"{claims.SEED_FORM}; eager by {ch04.C18_FORM}"))
     elif recorded is not None:
         # recorded under the older rule (eager's slope within 5-8 us): the same evidence, judged
         # again by the card's rule, carries the same numbers into its reason
