@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterator, Mapping
 import torch
 
 from labkit.claims import quiz_keys, trust
-from labkit.measure import bench, clocks, conditions
+from labkit.measure import bench, clocks, conditions, pace
 from labkit.measure.timing import (
     NOISY_IQR_FRACTION,
     Comparison,
@@ -886,31 +886,35 @@ def loop_per_call(fn: Callable[[], object], device: str, label: str, calls: int 
                   gbps=(bytes_moved / median / 1e9) if bytes_moved else None, clock=LOOP_CLOCK)
 
 
+def hot_loop_range(hot: object, loop: object) -> tuple[float, float]:
+    """A loop of the hot copy (`loop`, wall clock) over its device time (`hot`'s median): its
+    rounds' fastest and slowest per-call times, each over the device time."""
+    device = float(hot.median_s)  # type: ignore[attr-defined]
+    times = [float(t) for t in (getattr(loop, "times_s", None) or (loop.median_s,))]  # type: ignore[attr-defined]
+    return min(times) / device, max(times) / device
+
+
 def hot_loop_reading(hot: object, loop: object) -> str:
     """What a loop of the hot copy, timed back to back by wall clock (`loop`), says against its
-    device time: 'launch-bound' only where the loop's per-call time exceeds the device time by
-    more than the two timings' spreads (IQR) added, 'may be launch-bound' where it is over the
-    device time within that spread, else 'at the device's pace' (review 2026-12-04m item 2: the
-    page called the pair launch-bound on a 3-call probe it itself named an upper bound)."""
-    device, per_call = float(hot.median_s), float(loop.median_s)  # type: ignore[attr-defined]
-    spread = float(hot.iqr_s) + float(loop.iqr_s)  # type: ignore[attr-defined]
-    if per_call - device > spread:
-        return "launch-bound"
-    return "may be launch-bound" if per_call > device else "at the device's pace"
+    device time: chapter 02's rule (`labkit.measure.pace.pace_label`) on the loop rounds' range,
+    'launch-bound' only where every round is over 1.5x the device time, 'at the GPU's pace' only
+    where every round is within 5% of it, else 'near launch-bound' (review 2026-12-05o 00-02 item
+    1: a rule of its own, any excess over the two IQRs, called a 1.05x loop 'launch-bound', and
+    the device time from kernel records leaves out the gap between back-to-back kernels, so it
+    could hardly read anything else on an H200; review 2026-12-04m item 2 before it)."""
+    return pace.pace_label(*hot_loop_range(hot, loop))
 
 
 def hot_loop_line(hot: object, loop: object) -> str:
     """The line under Mistake 3's table on a GPU: the loop's per-call time against the device
-    time, their ratio and spreads, and `hot_loop_reading`."""
+    time, the ratio with the rounds' range, and `hot_loop_reading`; where the loop is not at the
+    GPU's pace, that the quiz grades device time."""
     reading = hot_loop_reading(hot, loop)
-    line = (f"a loop of the hot copy by wall clock, one sync: {format_seconds(loop.median_s)} per call "  # type: ignore[attr-defined]
-            f"(IQR {format_seconds(loop.iqr_s)}) against {format_seconds(hot.median_s)} on the device "  # type: ignore[attr-defined]
-            f"(IQR {format_seconds(hot.iqr_s)}), {loop.median_s / hot.median_s:.2f}x: {reading}")  # type: ignore[attr-defined]
-    if reading == "launch-bound":
-        return line + ". The quiz grades device time."
-    if reading == "may be launch-bound":
-        return line + " (over the device time, within the two spreads). The quiz grades device time."
-    return line + "."
+    low, high = hot_loop_range(hot, loop)
+    line = (f"a loop of the hot copy by wall clock, one sync: {format_seconds(loop.median_s)} per call against "  # type: ignore[attr-defined]
+            f"{format_seconds(hot.median_s)} on the device, {loop.median_s / hot.median_s:.2f}x "  # type: ignore[attr-defined]
+            f"(rounds {low:.2f}-{high:.2f}x): {reading}")
+    return line + ("." if reading == pace.AT_GPU_PACE else ". The quiz grades device time.")
 
 
 def hot_cold_notes(hot: object, cold: object, size_text: str, too_fast: bool,
@@ -955,7 +959,7 @@ def hot_cold_takeaway(hot: object, cold: object, size_text: str, too_fast: bool,
     line = (f"Know where the data sits: the same {size_text} copy reported {format_value(hot.gbps)} GB/s hot "  # type: ignore[attr-defined]
             f"and {format_value(cold.gbps)} GB/s cold ({hot.gbps / cold.gbps:.1f}x")  # type: ignore[attr-defined]
     if loop is not None:
-        return line + f" by device time; a loop of it {hot_loop_reading(hot, loop)})."
+        return line + f" by device time; a loop of it {loop.median_s / hot.median_s:.2f}x, {hot_loop_reading(hot, loop)})."  # type: ignore[attr-defined]
     return line + (" by device time)." if getattr(hot, "host_s", None) is not None else ").")
 
 

@@ -40,6 +40,9 @@ from labkit.claims.trust import judge as trust_judge
 from labkit.core import discovery
 from labkit.measure.conditions import KEPT_TOOK_SHARE as KEPT_TOOK_SHARE
 from labkit.measure.conditions import kept_took
+from labkit.measure.pace import AT_DEVICE_PACE as AT_DEVICE_PACE
+from labkit.measure.pace import LAUNCH_BOUND_RATIO as LAUNCH_BOUND_RATIO
+from labkit.measure.pace import pace_label as pace_label
 
 CHAPTER = discovery.chapter_key(__name__)
 
@@ -830,16 +833,8 @@ def _us(seconds: float) -> str:
 
 
 # A side of a C10 case is read from a loop of its calls, timed by wall clock, over its device time
-# per call (review 2026-12-04j item 4; 2026-12-04k item 1; 2026-12-04l item 2). One threshold gave
-# labels that four H200 runs of the same case did not agree on: torch.matmul at 1024 float32 read
-# 1.07x on the 16:01 page ('not launch-bound', under 1.15) and 1.41x, 1.21x, 1.16x in the three
-# reproduce runs ('launch-bound'); the stride-aware GEMM read 1.59x, 2.38x, 1.88x, 1.42x. So a side
-# is 'launch-bound' only where its loop runs over LAUNCH_BOUND_RATIO times its device time, 'near
-# launch-bound' between AT_DEVICE_PACE and that (the ratio printed beside it), and at the GPU's pace
-# below: on that record no run then says the opposite of another, only 'near' beside 'bound'.
-PACE_TOLERANCE = 0.05   # a loop within 5% of the device time runs at the GPU's pace
-AT_DEVICE_PACE = 1 + PACE_TOLERANCE
-LAUNCH_BOUND_RATIO = 1.5  # half again the GPU's time: above the 1.07-1.41x torch.matmul spread of four runs
+# per call, by the rule chapter 00 reads its hot loop by too (`labkit.measure.pace`: its docstring
+# says why 1.05x and 1.5x; review 2026-12-05o 00-02 item 1 moved it there from here).
 
 
 def launch_shown(host: float, loop: float) -> float:
@@ -872,19 +867,6 @@ def loop_over_device_range(c: Mapping) -> dict[str, tuple[float, float]]:
         return {}
     return {side: (min(found) / float(device), max(found) / float(device))
             for side, (found, device) in rounds.items()}
-
-
-def pace_label(loop_over_device_ratio: float, high: float | None = None) -> str:
-    """'launch-bound' over LAUNCH_BOUND_RATIO, 'near launch-bound' over AT_DEVICE_PACE, else
-    'at the GPU's pace': what a timed loop's per-call time over the device time says. Given a
-    range (the loop rounds' lowest and highest), 'launch-bound' only where every round reads over
-    LAUNCH_BOUND_RATIO and 'at the GPU's pace' only where every round reads under AT_DEVICE_PACE
-    (review 2026-12-04m item 1: no label the rounds do not all carry)."""
-    low = loop_over_device_ratio
-    high = low if high is None else high
-    if low > LAUNCH_BOUND_RATIO:
-        return "launch-bound"
-    return "at the GPU's pace" if high <= AT_DEVICE_PACE else "near launch-bound"
 
 
 def launch_bound_text(c: Mapping) -> str:

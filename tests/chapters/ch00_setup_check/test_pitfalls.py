@@ -6,6 +6,7 @@ from types import SimpleNamespace
 import pytest
 
 from labkit.chapters.ch00_setup_check import pitfalls
+from labkit.measure import pace
 
 
 def test_cpu_demo_is_one_mib():
@@ -363,10 +364,11 @@ def dataclasses_replace(timing, **changes):
     return dataclasses.replace(timing, **changes)
 
 
-def _loop(median, iqr):
-    """A loop of the hot copy timed back to back by wall clock."""
+def _loop(median, iqr, times=None):
+    """A loop of the hot copy timed back to back by wall clock (its rounds `times`, else three at
+    the median)."""
     return dataclasses_replace(H200_HOT, label="15 MiB copy, hot loop", median_s=median, iqr_s=iqr, clock="wall",
-                               host_s=None)
+                               host_s=None, times_s=tuple(times or (median,) * 3))
 
 
 H200_HOT_LOOP = _loop(16.6e-6, 0.4e-6)
@@ -375,8 +377,8 @@ H200_HOT_LOOP = _loop(16.6e-6, 0.4e-6)
 def test_the_hot_copy_is_called_launch_bound_only_on_a_timed_loop_beyond_the_spread():
     """Review 2026-12-04m item 2: the H200 page called the pair 'launch-bound' on a 3-call probe
     (16.6 us, then 10.7 us for the same copy_) it itself named an upper bound. The probe is no
-    column and decides nothing; a loop of the hot copy by wall clock says 'launch-bound' only
-    where its per-call time exceeds the device time by more than the two spreads, else 'may be'."""
+    column and decides nothing; a loop of the hot copy by wall clock says what bound it (by
+    chapter 02's rule since review 2026-12-05o 00-02 item 1: the test below)."""
     rows = pitfalls.hot_cold_rows(H200_HOT, H200_COLD)
     assert "host launch" not in rows[0] and rows[0]["device time"] == pytest.approx(5.152e-6)
     notes = pitfalls.hot_cold_notes(H200_HOT, H200_COLD, "15 MiB", False)
@@ -384,16 +386,33 @@ def test_the_hot_copy_is_called_launch_bound_only_on_a_timed_loop_beyond_the_spr
     assert not any("launch" in n for n in notes)  # no loop timed: the probe alone names no bound
     assert "launch" not in pitfalls.hot_cold_takeaway(H200_HOT, H200_COLD, "15 MiB", False)
     bound = pitfalls.hot_cold_notes(H200_HOT, H200_COLD, "15 MiB", False, loop=H200_HOT_LOOP)[1]
-    assert bound.startswith("a loop of the hot copy by wall clock, one sync: 16.6 us per call (IQR 400 ns) against 5.15 us "
-                            "on the device (IQR 0 ns), 3.22x: launch-bound")
+    assert bound == ("a loop of the hot copy by wall clock, one sync: 16.6 us per call against 5.15 us on the device, "
+                     "3.22x (rounds 3.22-3.22x): launch-bound. The quiz grades device time.")
     assert pitfalls.hot_cold_takeaway(H200_HOT, H200_COLD, "15 MiB", False, H200_HOT_LOOP).endswith(
-        "(1.8x by device time; a loop of it launch-bound).")
-    near = _loop(5.5e-6, 0.5e-6)  # over the device time by 0.35 us, within a 0.5 us spread
-    assert pitfalls.hot_loop_reading(H200_HOT, near) == "may be launch-bound"
-    assert pitfalls.hot_loop_reading(H200_HOT, _loop(5.0e-6, 0.1e-6)) == "at the device's pace"
+        "(1.8x by device time; a loop of it 3.22x, launch-bound).")
     cpu = _copy_timing("1 MiB copy, cold", 148e-6, 14.17, 53.0, threads=1)
     assert "host launch" not in pitfalls.hot_cold_rows(cpu, cpu)[0]
     assert not any("launch" in n for n in pitfalls.hot_cold_notes(cpu, cpu, "1 MiB", False))
+
+
+def test_the_hot_loop_is_read_by_chapter_02s_rule_on_its_rounds():
+    """Review 2026-12-05o 00-02 item 1: any excess over the two IQRs read 'launch-bound', so a loop
+    at 1.05x and one at 1.21x of the recorded 5.12 us hot copy both did, while chapter 02's rule
+    (`labkit.measure.pace`) reads them 'at the GPU's pace' and 'near launch-bound'. One rule now,
+    on the loop rounds' range: a label every round carries."""
+    hot = dataclasses_replace(H200_HOT, median_s=5.12e-6, iqr_s=97e-9, times_s=(5.12e-6,) * 3)
+    paced = _loop(5.36e-6, 0.05e-6, times=(5.33e-6, 5.36e-6, 5.37e-6))  # 1.05x, every round within 5%
+    assert pitfalls.hot_loop_reading(hot, paced) == "at the GPU's pace" == pace.pace_label(1.05)
+    assert pitfalls.hot_loop_line(hot, paced).endswith("1.05x (rounds 1.04-1.05x): at the GPU's pace.")
+    near = _loop(6.2e-6, 0.1e-6, times=(6.1e-6, 6.2e-6, 6.3e-6))  # 1.21x
+    assert pitfalls.hot_loop_reading(hot, near) == "near launch-bound" == pace.pace_label(6.1 / 5.12, 6.3 / 5.12)
+    assert pitfalls.hot_loop_line(hot, near).endswith("1.21x (rounds 1.19-1.23x): near launch-bound. "
+                                                      "The quiz grades device time.")
+    assert pitfalls.hot_cold_takeaway(hot, H200_COLD, "15 MiB", False, near).endswith(
+        "a loop of it 1.21x, near launch-bound).")
+    # a round within 5% does not make the loop 'at the GPU's pace'; one under 1.5x not 'launch-bound'
+    assert pitfalls.hot_loop_reading(hot, _loop(5.3e-6, 0.3e-6, times=(5.2e-6, 5.3e-6, 5.9e-6))) == "near launch-bound"
+    assert pitfalls.hot_loop_reading(hot, _loop(9e-6, 2e-6, times=(7.5e-6, 9e-6, 12e-6))) == "near launch-bound"
 
 
 def test_the_hot_loop_is_timed_around_many_calls_with_one_sync(monkeypatch):
