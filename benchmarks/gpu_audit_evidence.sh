@@ -6,7 +6,7 @@
 # copied by hand into results/h200_probes/audit/ (and that folder's README updated).
 #
 #   usage (repo root on the GPU machine, alone or as a step of benchmarks/gpu_wave.sh):
-#     bash benchmarks/gpu_audit_evidence.sh tests        # ~25 s: pytest tests/audit -k host_bound
+#     bash benchmarks/gpu_audit_evidence.sh tests        # ~25 s (estimated; 90 s cap): pytest tests/audit -k host_bound
 #     bash benchmarks/gpu_audit_evidence.sh aoti         # ~135 s: AOTInductor on chapter 07's small
 #                                                        # network (07's H200 page: export 3.9 s,
 #                                                        # compile 71.9 s, load 45.7 s)
@@ -29,7 +29,7 @@ case "${1:-}" in
     # decision from its own ratios, not to 'kept' (item 6: NHWC at 8 channels in half, never timed)
     log="$out/gpu_tests_host_bound_$day.log"
     { git rev-parse --short HEAD 2>/dev/null; nvidia-smi --query-gpu=name --format=csv,noheader; } > "$log"
-    timeout 200 python3 -m pytest -q -rs -o addopts="" -p no:cacheprovider tests/audit/test_audit.py \
+    timeout 90 python3 -m pytest -q -rs -o addopts="" -p no:cacheprovider tests/audit/test_audit.py \
       -k host_bound >> "$log" 2>&1
     status=$?
     tail -3 "$log"

@@ -12,13 +12,13 @@
 #                                                                                       02's Triton chase: a compile)
 #   B     repro 08, 08                                     483 (repro 336, 08 135)  ~490 (INT8 lever untimed on the page)
 #   C     repro 05, 05                                     386 (repro 266, 05 108)  ~390
-#   E     09, 06, repro 07, 07, audit tests, 99            295                   ~330-350 (09's float32 BatchNorm,
+#   E     09, 06, repro 07, 07, 99, audit tests            295                   ~330-350 (09's float32 BatchNorm,
 #                                                                                       06's variant g, 07's loops,
 #                                                                                       the audit tests ~25 s)
 #   held in all (calls + cold start ~60 s + gaps)          1,628 (172 s left)    ~1,720-1,770 (estimate, not measured)
-# Margin is under 80 s: before E, read `status` budget_left; under ~380 s, run E-lean (E without the
-# audit's GPU tests, which move to F) so 06, 07, reproduce 07 and 99 still run. E2, D and F want
-# sessions (or seconds) of their own.
+# Margin is under 80 s: E runs the audit's GPU tests last, after 99, so a short session loses that
+# evidence, not the ledger; before E, read `status` budget_left, and under ~360 s run E-lean (E without
+# the tests, which move to F). E2, D and F want sessions (or seconds) of their own.
 #
 # 05 and 07's reproduce compare their runs with the recorded page; each runs before its page in the
 # same call (the page cites the fresh runs), so re-judge it against the fresh page after taking C / E:
@@ -50,6 +50,10 @@ case "${1:-}" in
   B)  # ~490 s (483 at 18:55): reproduce 08 first (2026-12-04 16:09: 118.5 and 119.6 s a run, so its 360 s step
       # limit cut run 3: 400 s now), so the page's note reads this call's fresh ranges
       # (2026-12-04i 08 item 1), then 08 (137 s at 16:17, limit 150). 09 (86 s) moved to E.
+      # After taking B, before the page is read as the record: over the 3 runs in
+      # results/reproduce/nvidia-h200-08_inference_ladder.json, read the fp16 rung's idle share and
+      # CUDA Graphs' 'kept' (review 2026-12-04n 08-09-99 item 1; 2026-12-05o item 6d), and run
+      # tests/notebooks/test_output_words.py -k 08 on the fresh H200 copy.
     CHAIN=1 STEP_TIMEOUT=400 bash benchmarks/gpu_wave.sh "$(repro 08)" "$(nb 08)" ;;
   C)  # ~390 s (386 at 18:55): reproduce 05 first, so the page quotes this call's fresh runs (2026-12-04 07:09: the
       # page ran first and said "not yet reproduced" of sources its reproduce, minutes later, did
@@ -73,8 +77,10 @@ case "${1:-}" in
       # Expected (2026-12-04n, estimates, not measured): 09 ~96 s (its float16 audit times BatchNorm float32 too),
       # 06 ~40 s (variant g), reproduce 07 ~110-130 s (Trap 2 and the speed table timed as loops; 98 s at
       # 18:55), 07 ~42 s, the audit tests ~25 s (6 of them), 99 ~10 s: ~330-350 s, each step under its 200 s.
+      # The audit tests run after 99 (review 2026-12-05o 08-09-99 item 2): 99 reads nothing they write,
+      # so a short session loses the evidence, not the ledger.
     CHAIN=1 STEP_TIMEOUT=200 bash benchmarks/gpu_wave.sh "$(nb 09)" "$(nb 06)" "$(repro 07)" "$(nb 07)" \
-      "bash benchmarks/gpu_audit_evidence.sh tests" "$(nb 99)" ;;
+      "$(nb 99)" "bash benchmarks/gpu_audit_evidence.sh tests" ;;
   E-lean)  # ~310-325 s: E without the audit's GPU tests (they move to F), when budget_left is short
     CHAIN=1 STEP_TIMEOUT=200 bash benchmarks/gpu_wave.sh "$(nb 09)" "$(nb 06)" "$(repro 07)" "$(nb 07)" "$(nb 99)" ;;
   E2) # ~120 s, optional, before E's 99 if run: 06 with its ResNet-50 DDP run
@@ -84,11 +90,11 @@ case "${1:-}" in
       # 08-past (gated, >= 35,000 images/s in every run, spread <= 5%; exit 1 = not reproduced). The
       # 2026-12-04n pre-flight review predicts 33,200-34,950 images/s from the recorded device time (Triton
       # at batch 256: 7.41 ms a batch, 1.064x device gain; batch 1024: 1.001-1.022x), so 'NOT reproduced'
-      # is likely: then the note gives what bound it from the runs' profiles. Then INT8 timed once (~45 s):
+      # is likely: then the note gives what bound it from the runs' profiles. Then INT8 timed once (~45-60 s; --budget 90: a cold top rung takes ~15 s of it, review 2026-12-05o 08-09-99 item 6e):
       # copy wave/pd_int8/past_defaults.json to results/h200_past_defaults/past_defaults_int8.json.
     SKIP_INSTALL=1 STEP_TIMEOUT=480 bash benchmarks/gpu_wave.sh \
       "python3 benchmarks/reproduce.py 08-past --levers 'Triton compiled at batch 1024' --runs 3" \
-      "python3 benchmarks/gpu_past_defaults.py --out \$WAVE_OUT/pd_int8 --budget 60 --no-shapes --levers 'INT8 per-channel weights'" ;;
+      "python3 benchmarks/gpu_past_defaults.py --out \$WAVE_OUT/pd_int8 --budget 90 --no-shapes --levers 'INT8 per-channel weights'" ;;
   F)  # evidence no chapter page prints, for a call with seconds left after D (each estimated, not measured):
       # 06's ResNet-50 DDP run is E2; here the audit's AOTInductor on chapter 07's small network (~135 s,
       # review 2026-12-04m 08-09-99 item 11; logs to results/h200_probes/audit/ by hand), 00's first-call
