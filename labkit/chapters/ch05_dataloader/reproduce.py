@@ -132,7 +132,10 @@ def measure_numbers(quick: bool = False, knobs: bool | None = None) -> dict:
                                                   "loaded_alone_cpu_s", "cores_ceiling",
                                                   "pin_gain_predicted", "drift", "idle_share",
                                                   "private_again_s", "private_after_s", "private_gap",
-                                                  "handover_s", "predicted_handover")}
+                                                  "handover_s", "predicted_handover",
+                                                  # review 2026-12-05o 05-07 item 6: the restart's
+                                                  # median and the dropped count reach the record
+                                                  "handover_restart_s", "handover_dropped")}
     for key in ("step_as_swept_faults", "private_step_s", "private_step_faults"):
         out[key] = knee.get(key)  # the fresh batch's step against a private one (item 1)
     out["warmup_rule"] = knee.get("warmup_rule")  # cost_model reads the warm-ups' rule
@@ -407,9 +410,12 @@ def summarise_numbers(runs: Sequence[dict], reference: dict | str | None = RECOR
             handed = r["plateau"].get("predicted_handover")
             if handed:  # review 2026-12-04m item 3: the step beside + the hand-over, both timed apart
                 restart = r["plateau"].get("handover_restart_s")
+                dropped = r["plateau"].get("handover_dropped")
+                notes = ([f"{restart * 1e3:.1f} as they restart"] if restart is not None else []) + (
+                    [f"{dropped} dropped as a decode"] if dropped else [])
                 lines.append(f"      the hand-over of a queued batch beside every worker decoding "
                              f"{r['plateau']['handover_s'] * 1e3:.1f} ms"
-                             + (f" ({restart * 1e3:.1f} as they restart)" if restart is not None else "")
+                             + (f" ({'; '.join(notes)})" if notes else "")
                              + ": "
                              f"step beside + hand-over predicts {handed:.0f} "
                              f"({plateau['measured'] / handed:.2f}x of the measured)")

@@ -159,3 +159,23 @@ def test_a_round_seen_full_drops_no_hand_over_however_slow():
     full = fresh_step.on_fresh_batches(data, quick_step, workers=1, batch_size=4, steps=2,
                                        handover_after_s=0.12, decode_s=1e-9)
     assert full.handover_dropped == 0 and len(full.handover_s) == 2 * fresh_step.HANDOVER_MIN
+
+
+def test_the_hand_over_s_two_conditions_reach_the_reproduce_record(monkeypatch):
+    """Review 2026-12-05o 05-07 item 6: measure_numbers kept handover_s but not the restart's
+    median nor the dropped count, so summarise_numbers' '(... as they restart)' never printed
+    for a real run. Through measure_numbers' own dict shape now."""
+    page = _plateau(handover_s=0.0006, handover_restart_s=0.0002, handover_dropped=1)
+    knee = {key: None for key in ("worker_counts", "measured_counts", "knee_workers", "arithmetic_workers",
+                                  "agrees", "workers_needed", "sample_cost_s", "compute_s", "batch_load_s",
+                                  "noise", "rounds", "budget_s", "budget_note", "phases", "plan")}
+    knee.update(worker_counts=[0, 4, 8, 12], knee_workers=8, arithmetic_workers=8, agrees=True,
+                workers_needed=5.7, sample_cost_s=0.0036, compute_s=0.036, batch_load_s=0.23,
+                plan={"batch_size": 64, "device": "cuda"}, plateau=page.as_dict(),
+                rows=[{"num_workers": 8, "samples_per_s": 1215.0, "wait_share": 0.16}],
+                knee={"explanation": "the knee"})
+    monkeypatch.setattr(reproduce, "measure_knee", lambda quick, knobs=False: knee)
+    run = reproduce.measure_numbers(quick=True, knobs=False)
+    assert run["plateau"]["handover_restart_s"] == 0.0002 and run["plateau"]["handover_dropped"] == 1
+    lines = reproduce.summarise_numbers([run], reference=None)["lines"]
+    assert any("0.6 ms (0.2 as they restart; 1 dropped as a decode)" in line for line in lines), lines
