@@ -59,6 +59,7 @@ COLD = "cold, one lap"  # the GPU's chains over fresh memory, L2 flushed before 
 RANDOM_WINDOW = "random lines, 16 KiB window"
 PAGE_BY_PAGE = "random lines, page by page"  # DRAM-sized: a new page every 64 steps
 RANDOM_DRAM = "random lines, random pages"  # DRAM-sized: a new page nearly every step
+SKIP_ENV = "LABKIT_SKIP_CHASE"  # =1: `measure_or_why` runs no chase (a session whose smoke run failed)
 
 
 def _label(offset: int, stride: int) -> str:
@@ -196,6 +197,25 @@ def chase_python(buf: torch.Tensor, start: int, steps: int) -> int:
     return idx
 
 
+def check_ends(chains: Mapping[str, Mapping], follow: Callable[[torch.Tensor, int, int], int]) -> int:
+    """Each chain followed once by `follow(buf, start, steps)` (the Triton kernel, on the GPU),
+    for its own steps and, for a window chain, its one-lap steps, its end index compared with
+    the one a Python loop reaches on a copy of its buffer on the CPU (`chase_python`). A kernel
+    compiled wrong (loads hoisted, the loop shortened) would time something else and print
+    plausible, untrue latencies: a RuntimeError naming the chain says so instead (review
+    2026-12-05o 00-02 item 2). Returns the number of runs checked."""
+    checked = 0
+    for label, found in chains.items():
+        start, host = _start(found), found["buf"].cpu()
+        for steps in dict.fromkeys((int(found["steps"]), int(found.get("lap_steps", found["steps"])))):
+            got, want = int(follow(found["buf"], start, steps)), chase_python(host, start, steps)
+            if got != want:
+                raise RuntimeError(f"the chase kernel ended at index {got}, not {want}, on '{label}' after "
+                                   f"{steps:,} steps: its times would not be this chain's")
+            checked += 1
+    return checked
+
+
 class Follower:
     """A CPU chain followed `steps` at a time, each call going on where the last stopped, so the
     calls of a timing walk the whole buffer instead of the same first lines again (which a hot
@@ -222,10 +242,13 @@ def measure(device: torch.device | str, on_gpu: bool, dram_bytes: int, rounds: i
     """Every chain followed and timed in interleaved rounds (`bench.compare`): on a GPU cold (the
     last-level cache flushed before each call; each window chain also at one lap, whose time the
     record subtracts), on a CPU hot (the random lines miss anyway; each call goes on where the
-    last stopped) over `dram_bytes` (C5b's buffer size, beyond the caches). About 2-4 s on either
-    device, the Triton kernel's compile included. Returns (the record, the comparison)."""
+    last stopped) over `dram_bytes` (C5b's buffer size, beyond the caches). On a GPU every chain's
+    end index is checked first (`check_ends`: ~0.1 s). About 2-4 s on either device, the Triton
+    kernel's compile included. Returns (the record, the comparison)."""
     chains = gpu_chains(device) if on_gpu else cpu_chains(dram_bytes)
     out = torch.zeros(1, dtype=torch.int32, device=device)
+    if on_gpu:  # the kernel's end index checked on every chain before any is timed (item 2)
+        check_ends(chains, lambda b, s, n: int(chase_triton(b, s, n, out)[0]))
     variants = {}
     for label, found in chains.items():
         start, steps = _start(found), int(found["steps"])
@@ -245,13 +268,20 @@ def measure(device: torch.device | str, on_gpu: bool, dram_bytes: int, rounds: i
 def measure_or_why(device: torch.device | str, on_gpu: bool, dram_bytes: int) -> tuple[dict | None, str]:
     """`measure`, or (None, why) where it raised: the chase is optional and decides nothing, so a
     failure (a Triton compile error on a new machine) must not stop the chapter before its
-    verdicts; the page prints the reason instead of the table (review 2026-12-04n item 3)."""
+    verdicts; the page prints the reason instead of the table (review 2026-12-04n item 3). A CUDA
+    error (an illegal address) is sticky: the process's GPU is lost whatever this catches, so the
+    reason says so; with SKIP_ENV set to 1 the chase is not run at all, for a session whose smoke
+    run (benchmarks/smoke_chase.py) failed (review 2026-12-05o 00-02 item 2)."""
+    if os.environ.get(SKIP_ENV) == "1":
+        return None, f"the chase was not run here ({SKIP_ENV}=1; nothing recorded)"
     try:
         return measure(device, on_gpu, dram_bytes)[0], ""
     except Exception as err:  # noqa: BLE001 - any failure is shown, never hidden
         first = (str(err).strip().splitlines() or [""])[0]
         first = first if len(first) <= 200 else first[:197] + "..."
-        return None, f"the chase did not run here: {type(err).__name__}: {first} (nothing recorded)"
+        lost = ("; a CUDA error leaves this process's GPU unusable, so the cells below fail too"
+                if "CUDA error" in str(err) else "")
+        return None, f"the chase did not run here: {type(err).__name__}: {first} (nothing recorded{lost})"
 
 
 def _window_per_step(found: Mapping, cmp: Comparison, label: str) -> dict:

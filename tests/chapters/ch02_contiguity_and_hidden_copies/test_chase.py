@@ -146,6 +146,41 @@ def test_a_failed_chase_says_why_and_records_nothing(monkeypatch):
     assert got is None and why == "the chase did not run here: RuntimeError: PTX assembly failed (nothing recorded)"
 
 
+def test_a_chase_that_ends_elsewhere_is_refused_before_it_is_timed():
+    """Review 2026-12-05o 00-02 item 2: nothing compared the kernel's end index with the chain's,
+    so a miscompiled loop (loads hoisted, the loop shortened) would print plausible latencies.
+    Every chain, and a window's one-lap call, is followed once and checked against Python's."""
+    chains = chase.gpu_chains("cpu", steps=64, window_laps=2)
+    seen = []
+
+    def right(buf, start, steps):
+        seen.append(steps)
+        return chase.chase_python(buf, start, steps)
+
+    assert chase.check_ends(chains, right) == 16 == len(seen)  # 12 chains, 4 windows twice
+    with pytest.raises(RuntimeError, match=r"ended at index \d+, not \d+, on 'aligned, contiguous' after 64 steps"):
+        chase.check_ends(chains, lambda b, s, n: chase.chase_python(b, s, n - 1))  # one load dropped
+    window = {k: v for k, v in chains.items() if "window" in k}
+    lap = window[f"{ch02.ALIGNED_CONTIGUOUS}, 16 KiB window"]["lap_steps"]
+    with pytest.raises(RuntimeError, match=f"16 KiB window' after {lap:,} steps"):  # the one-lap call alone wrong
+        chase.check_ends(window, lambda b, s, n: chase.chase_python(b, s, n + (n == lap)))
+
+
+def test_a_cuda_fault_says_the_gpu_is_lost_and_the_chase_can_be_skipped(monkeypatch):
+    """Review 2026-12-05o 00-02 item 2: a CUDA fault is sticky (the cells below fail whatever is
+    caught), so the reason says so; SKIP_ENV=1 runs no chase, for a session whose smoke failed."""
+    def fault(*_a, **_k):
+        raise RuntimeError("CUDA error: an illegal memory access was encountered\nmore")
+
+    monkeypatch.setattr(chase, "measure", fault)
+    got, why = chase.measure_or_why("cuda", True, 1 << 20)
+    assert got is None and why.endswith("(nothing recorded; a CUDA error leaves this process's GPU unusable, "
+                                        "so the cells below fail too)")
+    monkeypatch.setenv(chase.SKIP_ENV, "1")
+    assert chase.measure_or_why("cuda", True, 1 << 20) == (
+        None, "the chase was not run here (LABKIT_SKIP_CHASE=1; nothing recorded)")
+
+
 def test_the_cpu_note_prints_the_differences_from_the_rows():
     chains = chase.cpu_chains(1 << 20, steps=256)
     ns = {chase.RANDOM_WINDOW: 60.0, chase.PAGE_BY_PAGE: 100.0, chase.RANDOM_DRAM: 600.0}
@@ -180,17 +215,38 @@ def test_the_triton_chase_follows_the_chain_in_the_interpreter():
     must be set before triton is imported, and must not leak into other tests)."""
     pytest.importorskip("triton")
     script = textwrap.dedent("""
+        import pytest
         import torch
         from labkit.chapters.ch02_contiguity_and_hidden_copies import chase
         out = torch.zeros(1, dtype=torch.int32)
-        for label, f in chase.gpu_chains("cpu", steps=64, window_laps=2).items():
+        chains = chase.gpu_chains("cpu", steps=64, window_laps=2)
+        for label, f in chains.items():
             start = chase._start(f)
             for steps in (f["steps"] - 1, f["steps"], f.get("lap_steps", 1)):
                 got = int(chase.chase_triton(f["buf"], start, steps, out)[0])
                 assert got == chase.chase_python(f["buf"], start, steps), (label, steps)
+        # the end-index check the chapter runs before timing (review 2026-12-05o 00-02 item 2):
+        # the kernel passes it, and a kernel one load short is refused
+        assert chase.check_ends(chains, lambda b, s, n: int(chase.chase_triton(b, s, n, out)[0])) == 16
+        with pytest.raises(RuntimeError, match="the chase kernel ended at index"):
+            chase.check_ends(chains, lambda b, s, n: int(chase.chase_triton(b, s, n - 1, out)[0]))
         print("ok")
     """)
     env = dict(os.environ, TRITON_INTERPRET="1")
     done = subprocess.run([sys.executable, "-c", script], cwd=ROOT, env=env, capture_output=True, text=True,
                           timeout=300)
     assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr[-2000:]
+    # the smoke run at the head of a GPU session, here under the interpreter: the same check
+    smoke = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "smoke_chase.py")], cwd=ROOT, env=env,
+                           capture_output=True, text=True, timeout=300)
+    assert smoke.returncode == 0 and smoke.stdout.startswith("chase ok: 16 runs of 12 chains"), smoke.stdout
+
+
+def test_the_smoke_run_says_where_there_is_no_cuda():
+    """Without CUDA (and no interpreter asked for) the smoke script checks nothing, says so, exits 0."""
+    if torch.cuda.is_available():
+        pytest.skip("this machine has CUDA: the smoke run checks the kernel there")
+    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
+    done = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "smoke_chase.py")], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and done.stdout.startswith("chase smoke: no CUDA on this machine"), done.stderr
