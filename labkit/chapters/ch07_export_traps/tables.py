@@ -1067,8 +1067,11 @@ def speed_table(speed: export_audit.Speed, audit: export_audit.Audit, kept: obje
             decided = Paced(comparison, paced)
             found = reproduce_record() if record is None else record if isinstance(record, Mapping) else None
             sentence += reproduced_calls(found, clock)
-            if band_reason(found):  # why 2%: what fresh processes moved by (review 2026-12-04n 05-07 item 7)
-                sentence += f"; {band_reason(found)}"
+            # why 2%: what fresh processes moved the called path's ratio by (review 2026-12-04n
+            # 05-07 item 7; 2026-12-05o item 7: that path's, relative, not the most of any path)
+            reason = band_reason(found, f"{said.name}'s")
+            if reason:
+                sentence += f"; {reason}"
         elif loop_note(comparison):
             table.note(loop_note(comparison))
         table.note(sentence)
@@ -1152,7 +1155,8 @@ def conv_strides_table(conv_strides: export_traps.ConvStrides, reference: object
 FASTER, SLOWER, NO_DIFFERENCE = "faster", "slower", "no measurable difference"
 # A ratio within this band of 1 is not called faster or slower, however tight its rounds: the
 # power-capped H200 repeats within ~1% (harness parity), and fresh processes move a device-time
-# ratio by less than half of it (`process_spread` prints by how much, from the reproduce record).
+# ratio by less than half of it (`process_spread` prints by how much, from the reproduce record,
+# for the path a call is about).
 NO_CALL_BAND = 0.02
 WITHIN_BAND = f"within +-{100 * NO_CALL_BAND:.0f}% (too small to call)"
 # the rounds cross the band's edge: neither a call nor a tie (review 2026-12-04n 05-07 item 1: the
@@ -1190,11 +1194,14 @@ def ratio_call(low: float | None, high: float | None, ratio: float | None = None
     return AT_EDGE
 
 
-def process_spread(record: Mapping | None) -> tuple[float, str] | None:
-    """The most a device-time ratio moved between the fresh processes of a reproduce record
-    (max - min over its runs of one ratio: each path's on the speed table's GPU clock, Trap 2's,
-    C15d's traced model's), and whose; None without two runs on a GPU. What the +-2% band is
-    set against (review 2026-12-04n 05-07 items 1 and 7)."""
+def process_spread(record: Mapping | None, about: str | None = None) -> tuple[float, str] | None:
+    """How far one device-time ratio moved between the fresh processes of a reproduce record,
+    relative (max / min - 1 over its runs), and whose: `about`'s ('torch.jit.script's', "Trap
+    2's", "C15d's traced model's": the path a call is about), or without it the most any ratio
+    moved (each path's on the speed table's GPU clock, Trap 2's, C15d's traced model's). None
+    without two runs on a GPU, or where `about` was not timed in two. What the +-2% band is set
+    against (review 2026-12-04n 05-07 items 1 and 7; review 2026-12-05o 05-07 item 7: the most
+    of any path, absolute, took torch.jit.trace's 1.23x into the reason for a tie at 0.98x)."""
     runs = [r for r in (record or {}).get("numbers") or [] if isinstance(r, Mapping)
             and str(r.get("device", "")).startswith("cuda")]
     seen: dict[str, list[float]] = {}
@@ -1213,26 +1220,29 @@ def process_spread(record: Mapping | None) -> tuple[float, str] | None:
               if e.get("trace_transposed_ratio") and str(e.get("device", "")).startswith("cuda")]
     if traced:
         seen["C15d's traced model's"] = traced
-    spreads = {who: max(v) - min(v) for who, v in seen.items() if len(v) >= 2}
+    spreads = {who: max(v) / min(v) - 1 for who, v in seen.items() if len(v) >= 2}
+    if about is not None:
+        return (spreads[about], about) if about in spreads else None
     if not spreads:
         return None
     who = max(spreads, key=spreads.get)  # type: ignore[arg-type]
     return spreads[who], who
 
 
-def band_reason(record: Mapping | None) -> str:
-    """Why the band is 2%, from the reproduce record present: '+-2% band: 5.0x the 0.4% a
-    device-time ratio moved between fresh processes (Trap 2's, reproduce 19:20 UTC)' (review
-    2026-12-04n 05-07 item 7: the page stated the band, not why); where the band is not twice
-    that spread, it says a call near its edge may not reproduce. '' without such a record."""
-    found = process_spread(record)
+def band_reason(record: Mapping | None, about: str | None = None) -> str:
+    """Why the band is 2%, from the reproduce record present: '+-2% band: 2.0x the 1.0%
+    torch.jit.script's ratio moved (max / min) between fresh processes (reproduce 19:20 UTC)'
+    (review 2026-12-04n 05-07 item 7: the page stated the band, not why), the spread of the
+    ratio the call is about (`about`, process_spread); where the band is not twice that spread,
+    it says a call near its edge may not reproduce. '' without such a record."""
+    found = process_spread(record, about)
     if found is None:
         return ""
     spread, who = found
     when = str(record.get("recorded_at", ""))[11:16]  # type: ignore[union-attr]
     said = f"+-{100 * NO_CALL_BAND:.0f}% band: "
     said += (f"{NO_CALL_BAND / spread:.1f}x the " if spread else "over the ")
-    said += f"{100 * spread:.1f}% a device-time ratio moved between fresh processes ({who}, reproduce {when} UTC)"
+    said += f"{100 * spread:.1f}% {who} ratio moved (max / min) between fresh processes (reproduce {when} UTC)"
     return said + ("" if 2 * spread <= NO_CALL_BAND else ": under twice it, a call near its edge may not reproduce")
 
 

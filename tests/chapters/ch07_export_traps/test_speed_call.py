@@ -5,6 +5,8 @@ reproduce.py 07 recording the calls the page prints."""
 
 from types import SimpleNamespace
 
+import pytest
+
 from labkit.audit import export_audit
 from labkit.audit.export_audit import CORRECT, LAYOUTS, WRONG
 from labkit.chapters.ch07_export_traps import export_traps, reproduce, tables
@@ -502,19 +504,34 @@ def test_the_fastest_call_needs_the_rounds_clear_of_the_band_with_an_edge_of_its
 
 def test_the_band_is_printed_with_what_fresh_processes_moved_a_ratio_by():
     """Review 2026-12-04n 05-07 item 7: the band's width with its reason, from the reproduce
-    record: the most one device-time ratio moved across its fresh runs (max - min)."""
-    def run(trap2, script=None):
-        speed = {"timings": {"CUDA events on cuda:0": {"eager": {"ratio": 1.0},
-                                                       "torch.jit.script": {"ratio": script}}}} if script else {}
+    record: how far one device-time ratio moved across its fresh runs, relative (max / min - 1).
+    Review 2026-12-05o 05-07 item 7: the ratio the call is about, named, not the most any path
+    moved (torch.jit.trace's 1.23x moving 1.1 points cast doubt on a tie at 0.98x)."""
+    def run(trap2, script=None, trace=None):
+        timed = {"eager": {"ratio": 1.0}}
+        timed.update({"torch.jit.script": {"ratio": script}} if script else {})
+        timed.update({"torch.jit.trace": {"ratio": trace}} if trace else {})
+        speed = {"timings": {"CUDA events on cuda:0": timed}} if script or trace else {}
         return {"device": "cuda:0", "trap2_nchw_input": {"ratio": trap2}, "speed": speed}
     record = {"recorded_at": "2026-12-04T19:20:38+00:00", "numbers": [run(1.0094), run(1.0115), run(1.0134)]}
     spread, who = tables.process_spread(record)
-    assert abs(spread - 0.0040) < 1e-9 and who == "Trap 2's"
-    assert tables.band_reason(record) == ("+-2% band: 5.0x the 0.4% a device-time ratio moved between fresh "
-                                          "processes (Trap 2's, reproduce 19:20 UTC)")
+    assert spread == pytest.approx(1.0134 / 1.0094 - 1) and who == "Trap 2's"
+    assert tables.band_reason(record) == ("+-2% band: 5.0x the 0.4% Trap 2's ratio moved (max / min) between "
+                                          "fresh processes (reproduce 19:20 UTC)")
     wide = {**record, "numbers": [run(1.01, 0.975), run(1.01, 0.987)]}  # the speed table's own ratio
     assert tables.process_spread(wide)[1] == "torch.jit.script's"
     assert tables.band_reason(wide).endswith(": under twice it, a call near its edge may not reproduce")
+    # the tie's own path: torch.jit.script at 0.980-0.988x moved 0.8%; torch.jit.trace 1.23-1.25x
+    # moved more in points, and is not what a tie of torch.jit.script is read against
+    mixed = {**record, "numbers": [run(1.01, 0.980, 1.230), run(1.01, 0.988, 1.250)]}
+    assert tables.process_spread(mixed)[1] == "torch.jit.trace's"  # the most of any path, absent `about`
+    spread, who = tables.process_spread(mixed, "torch.jit.script's")
+    assert who == "torch.jit.script's" and spread == pytest.approx(0.988 / 0.980 - 1)
+    assert tables.band_reason(mixed, "torch.jit.script's") == (
+        "+-2% band: 2.4x the 0.8% torch.jit.script's ratio moved (max / min) between fresh processes "
+        "(reproduce 19:20 UTC)")
+    assert tables.process_spread(mixed, "Trap 2's") == (0.0, "Trap 2's")
+    assert tables.band_reason(record, "torch.jit.script's") == ""  # not timed in two runs: no reason
     assert tables.band_reason(None) == tables.band_reason({"numbers": [run(1.01)]}) == ""  # one run: no spread
     cpu = {"numbers": [{**run(1.01), "device": "cpu"}, {**run(1.05), "device": "cpu"}]}
     assert tables.process_spread(cpu) is None  # a CPU's ratios are not device time
