@@ -96,7 +96,7 @@ tables.Stack(tables.reference_audit(chapter.here_or_recorded("audit", audit.as_d
 # sessions get the CPU clock and a table of their own). "Fastest" is named only among paths
 # correct on *every* layout, on the clock that sets the pace, and only where it beats eager and
 # the runner-up by Trap 2's rule (the rounds' whole IQR, as printed, more than 2% from 1x; 2%:
-# several times what fresh processes moved a ratio by, which the GPU page prints from the
+# several times what fresh processes moved the called path's ratio by, which the GPU page prints from the
 # reproduce check); rounds that cross the band's edge are "at the band's edge", not called;
 # otherwise the call is a tie, as the reproduce check calls it. In a loop the host launches a
 # call while the GPU runs the one before, so a call's pace is the slower of its host launch and
