@@ -343,8 +343,16 @@ def _run(device: torch.device, quick: bool, beyond: bool, regimes: bool, max_aut
         before = _clock.perf_counter()
         until = interaction_deadline(deadline, before, None if end_s is None else started + end_s)
         result.interaction_allowance_s = 0.0 if until is None else max(until - before, 0.0)
-        result.interaction_capped = until is not None and until < before + INTERACTION_S
-        _interaction(lad, result, until, compiled_regime, rounds=INTERACTION_ROUNDS)
+        # the chapter's limit binds where its end comes before the interaction's own seconds run
+        # out; what it skips then says so, and the record says "capped" only where a cell or a
+        # regime was skipped (review 2026-12-05o 08-09-99 item 3: a climb past the end read
+        # "skipped: out of the run's time budget", and a climb of 110-130 s recorded a cut that
+        # never happened)
+        limited = until is not None and until < before + INTERACTION_S
+        why = (f"skipped: the chapter's {CHAPTER_LIMIT_S:.0f} s limit on the GPU (the climb took "
+               f"{result.section_s['climb']:.0f} s)" if limited else SKIPPED)
+        _interaction(lad, result, until, compiled_regime, rounds=INTERACTION_ROUNDS, why=why)
+        result.interaction_capped = limited and interaction_skipped(result)
         result.section_s["interaction"] = _clock.perf_counter() - before
     ladder.release(device)
     result.seconds = _clock.perf_counter() - started
@@ -362,10 +370,18 @@ def interaction_deadline(deadline: float | None, now: float, end: float | None =
     return until if end is None else min(until, end)
 
 
-def _skipped(s: ladder.Step, base: ladder.Live) -> ladder.Rung:
+SKIPPED = "skipped: out of the run's time budget"
+
+
+def interaction_skipped(result: Result) -> bool:
+    """Whether the interaction skipped a regime or a cell (for lack of time)."""
+    return (any(why.startswith("skipped") for why in result.regimes_missing.values())
+            or any(r.error == "skipped" for cells in result.regimes.values() for r in cells.values()))
+
+
+def _skipped(s: ladder.Step, base: ladder.Live, why: str = SKIPPED) -> ladder.Rung:
     return ladder.Rung(s.name, s.apply(base.rung.settings), 0.0, 0.0, 0.0, 0.0, None,
-                       after=base.rung.name, kept=False,
-                       why="skipped: out of the run's time budget", error="skipped")
+                       after=base.rung.name, kept=False, why=why, error="skipped")
 
 
 def release_compiled(lad: ladder.Ladder) -> None:
@@ -373,7 +389,7 @@ def release_compiled(lad: ladder.Ladder) -> None:
 
 
 def _interaction(lad: ladder.Ladder, result: Result, deadline: float | None,
-                 compiled: bool = True, rounds: int | None = None) -> None:
+                 compiled: bool = True, rounds: int | None = None, why: str = SKIPPED) -> None:
     """Each of channels_last, fp16 and folding alone, in eager and compiled-and-graphed, TF32 on.
 
     Each step is timed interleaved with its regime's base only, not with the two float32
@@ -383,26 +399,28 @@ def _interaction(lad: ladder.Ladder, result: Result, deadline: float | None,
     share, which come from the timing and the kernel records; a profile per rung was eight
     host-traced profiler sessions nothing read. rounds: at most this many interleaved rounds
     per cell (INTERACTION_ROUNDS on the chapter's run), the ladder's own put back after.
+    why: what a cell or regime skipped at the deadline says cut it (the run's budget, or the
+    chapter's limit).
     """
     own = getattr(lad, "rounds", None)
     if rounds and own:
         lad.rounds = min(rounds, own)
     try:
-        _interaction_cells(lad, result, deadline, compiled)
+        _interaction_cells(lad, result, deadline, compiled, why)
     finally:
         if own is not None:
             lad.rounds = own
 
 
 def _interaction_cells(lad: ladder.Ladder, result: Result, deadline: float | None,
-                       compiled: bool) -> None:
+                       compiled: bool, why: str = SKIPPED) -> None:
     start, base_name = ladder.regime_base()
     bases = {"eager": start, "compiled + CUDA graphs": dataclasses.replace(start, **ladder.COMPILED)}
     if not compiled:
         del bases["compiled + CUDA graphs"]   # (the notebook's text says why: review 2026-12-04k item 3)
     for regime, settings in bases.items():
         if deadline is not None and _clock.perf_counter() > deadline:
-            result.regimes_missing[regime] = "skipped: out of the run's time budget"
+            result.regimes_missing[regime] = why
             continue
         base = lad.prepare(f"{regime}: {base_name}", settings, profiled=False)
         if isinstance(base, ladder.Rung):
@@ -413,7 +431,7 @@ def _interaction_cells(lad: ladder.Ladder, result: Result, deadline: float | Non
         result.regimes[regime] = {}
         for s in ladder.REGIME_STEPS:
             if deadline is not None and _clock.perf_counter() > deadline:
-                result.regimes[regime][s.name] = _skipped(s, base)
+                result.regimes[regime][s.name] = _skipped(s, base, why)
                 continue
             rung, _ = lad.step(base, f"{regime}: + {s.name}", s.apply(settings), with_baselines=False,
                                profiled=False, retime_until=deadline)
@@ -424,7 +442,6 @@ def _interaction_cells(lad: ladder.Ladder, result: Result, deadline: float | Non
             # out before a step began: the base was never timed, so no column ('base 0
             # images/s' over three 'skipped' cells) but a note, as for a regime not begun
             del result.regimes[regime]
-            result.regimes_missing[regime] = ("skipped: out of the run's time budget (its base was "
-                                              "prepared; no step began in time)")
+            result.regimes_missing[regime] = f"{why} (its base was prepared; no step began in time)"
         base.prepared = None
         ladder.release_memory(lad.device)
