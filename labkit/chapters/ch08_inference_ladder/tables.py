@@ -172,8 +172,7 @@ KEEP_RULE_MECHANICS = (
     "interleaved rounds' ratios, with their IQR) and the device-time gain per image (kernel "
     "records of several batches, no host tracing). GPU idle is 1 - device time / unprofiled "
     "wall time per batch; over {idle:.0f}% the host binds the rung, and a step that halves the "
-    "GPU's work may hardly move the wall clock (fp16 keeps BatchNorm's weights in float32: "
-    "an all-half BatchNorm added kernels to every layer on an earlier H200 run). A device-bound "
+    "GPU's work may hardly move the wall clock. A device-bound "
     "rung is judged by wall time; on a host-bound rung either clock may carry the gain. Either way the range of the "
     "gain that keeps a step lies wholly above 1 and its median is at least {gain:.2f}x: a gain "
     "of 0.06% can have a range above 1 and still say nothing.")
