@@ -644,12 +644,13 @@ def table_direction(paths: Mapping, flags: object = None) -> tuple[str, str]:
 
 
 def gemm_shape(shape: object) -> str:
-    """'[N*H*W, C] @ W, N=64, C=256, H*W=56x56' from an NCHW activation's shape; 'this shape'
-    where none is given (a record from before the shape was kept)."""
+    """'[N*H*W, C] @ W, N=64, C=256, HxW=56x56' from an NCHW activation's shape (HxW a pair, not
+    the product H*W: review 2026-12-05o 03-04 item 6); 'this shape' where none is given (a record
+    from before the shape was kept)."""
     if not isinstance(shape, (list, tuple)) or len(shape) != 4:
         return "this shape"
     n, c, h, w = (int(v) for v in shape)
-    return f"[N*H*W, C] @ W, N={n}, C={c}, H*W={h}x{w}"
+    return f"[N*H*W, C] @ W, N={n}, C={c}, HxW={h}x{w}"
 
 
 def _seed_table_note(paths: Mapping, flags: object = None, shape: object = None) -> str:

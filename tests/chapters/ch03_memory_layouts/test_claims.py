@@ -225,12 +225,12 @@ def test_c22_direction_is_held_back_only_by_its_own_timings_flags():
     assert word == "not decided (noise: the seed's path spread 49% over its rounds)"
     assert head == "1.21x (rounds 1.19-1.45)"
     note = c7._seed_table_note(paths, others + own, [2, 64, 56, 56])
-    assert "not decided (noise: the seed's path spread 49% over its rounds) at [N*H*W, C] @ W, N=2, C=64, H*W=56x56" in note
+    assert "not decided (noise: the seed's path spread 49% over its rounds) at [N*H*W, C] @ W, N=2, C=64, HxW=56x56" in note
     assert note.endswith("ratio 1.21x (rounds 1.19-1.45)") and "the direct time" not in note
     assert "harness flagged" not in note and "holds" not in note
     plain = c7._seed_table_note(paths, others, [2, 64, 56, 56])
     assert plain.endswith("1.21x (rounds 1.19-1.45) the direct time")
-    assert ": refuted at [N*H*W, C] @ W, N=2, C=64, H*W=56x56:" in plain
+    assert ": refuted at [N*H*W, C] @ W, N=2, C=64, HxW=56x56:" in plain
 
 
 def test_c7_names_the_device_bound_runs_beside_the_judged_one():
