@@ -650,8 +650,8 @@ cases.recorded_sweep_table(recorded_sweep.value, recorded_sweep.label) if record
 # The seed's 42.7 and 19.1 ns are latencies: each access waits for the one before. A pointer
 # chase measures that: each element holds the index of the next, followed thousands of times
 # inside one call (`labkit/chapters/ch02_contiguity_and_hidden_copies/chase.py`). On a GPU one
-# Triton program follows C5b's four patterns and strides 8 and 16 through fresh memory (each
-# access's 32-byte sectors counted from its addresses), then C5b's four inside a 16 KiB window,
+# Triton program follows C5b's four patterns and strides 8 and 16 once, with L2 flushed before
+# each call (each access's 32-byte sectors counted from its addresses), then C5b's four inside a 16 KiB window,
 # the GPU's L1 case (many laps less one lap, so the first lap's misses drop out). On a CPU a Python loop is too slow to tell those apart: it follows random
 # 64-byte lines inside 16 KiB, over C5b's buffer size page by page, and in random pages.
 # It decides no verdict (C5b and C5c judge the sums).

@@ -8,8 +8,8 @@ small share of what is timed and the time per step is a latency.
 
 - On a GPU, one Triton program follows the chain (`chase_triton`, the kernel `_kernel`): per
   pattern, the four of C5b's 2x2 (aligned or 4 bytes in, stride 1 or 2) and strides 8 and 16
-  (32 B and 64 B apart: a new sector, a new 64 B line each step), each over fresh memory for
-  one lap with the last-level cache flushed before each call ('cold, one lap': each sector's
+  (32 B and 64 B apart: a new sector, a new 64 B line each step), each for one lap with the
+  last-level cache flushed before each call ('cold, one lap': each sector's
   first load from DRAM or L2, the loads after it in the same sector from L1), and C5b's four
   again inside a 16 KiB window (the GPU's L1 case, which C5b's sum cannot make: a stride-0 view
   runs another reduction kernel), timed at WINDOW_LAPS laps and at one lap, the difference over
@@ -55,7 +55,7 @@ PAGE_BYTES = 4096  # a CPU's base page: one DTLB entry
 LINE_INTS = ch02.CACHE_LINE_BYTES // 4
 DRAM_UNIT = 64  # bytes; a DRAM fill as the stride sweep counts it (a hypothesis, beside the 32 B sectors)
 FLAT_PER_SECTOR = 1.25  # 'in proportion to its sectors': a ratio beyond L1 within this of the sectors' ratio
-COLD = "cold, one lap"  # the GPU's chains over fresh memory, L2 flushed before each call
+COLD = "cold, one lap"  # the GPU's chains, L2 flushed before each call
 RANDOM_WINDOW = "random lines, 16 KiB window"
 PAGE_BY_PAGE = "random lines, page by page"  # DRAM-sized: a new page every 64 steps
 RANDOM_DRAM = "random lines, random pages"  # DRAM-sized: a new page nearly every step
@@ -106,8 +106,8 @@ def visited_view(buf: torch.Tensor, offset: int, stride: int, count: int) -> tor
 
 def gpu_chains(device: torch.device | str, steps: int = GPU_STEPS, strides: tuple[int, ...] = GPU_STRIDES,
                window_laps: int = WINDOW_LAPS) -> dict[str, dict]:
-    """The GPU's chains: each of `strides` aligned and 4 bytes in, `steps` positions over fresh
-    memory (COLD, one lap a call), and C5b's four again cycling inside a 16 KiB window for
+    """The GPU's chains: each of `strides` aligned and 4 bytes in, `steps` positions, read with L2
+    flushed before each call (COLD, one lap a call), and C5b's four again cycling inside a 16 KiB window for
     `window_laps` laps ('16 KiB window'; `lap_steps` a lap, timed alone too). Per pattern: its
     buffer, its start, its steps, its size (COLD or '16 KiB window') and its visited view (COLD
     only)."""
@@ -294,6 +294,8 @@ def _window_per_step(found: Mapping, cmp: Comparison, label: str) -> dict:
     rounds = [(f - o) / (steps - lap) for f, o in zip(full.round_medians_s, one.round_medians_s, strict=False)]
     first = one.timing.median_s - per * lap
     return {"ns_per_step": 1e9 * per, "one_lap_ns_per_step": 1e9 * one.timing.median_s / lap,
+            "one_lap_rounds_spread": (max(one.round_medians_s) / min(one.round_medians_s)
+                                      if one.round_medians_s and min(one.round_medians_s) > 0 else None),
             "first_lap_share": first / full.timing.median_s if full.timing.median_s > 0 else None,
             "rounds_spread": (max(rounds) / min(rounds)) if rounds and min(rounds) > 0 else None}
 
@@ -365,11 +367,22 @@ def table(rec: Mapping, title: str = "") -> Table:
                 row["distinct 4 KiB pages per access (a call)"] = r["pages_per_step"]
             shown.append(row)
     units = {"per access": "ns"} | ({"x aligned, contiguous": "x", SECTORS_BEYOND_L1: "ns"} if rec["on_gpu"] else {})
-    return table_rows(shown, title or f"a chain of dependent loads, {rec['rounds']} interleaved rounds", units)
+    title = f"{title}: " if title else ""
+    return table_rows(shown, f"{title}a chain of dependent loads, {rec['rounds']} interleaved rounds, {clock_text(rec)}",
+                      units)
 
 
-def _spread(values: list[float]) -> tuple[float, float]:
-    return min(values), max(values)
+def clock_text(rec: Mapping) -> str:
+    """The clock the chase's times are read by (review 2026-12-05o 00-02 item 3: the title gave none)."""
+    if rec["on_gpu"]:
+        return "device time (CUDA events), L2 flushed before each call"
+    return "wall clock of a Python loop (hot)"
+
+
+def _spread(values: list[float | None]) -> tuple[float, float] | None:
+    """(lowest, highest) of the values given, None where none is."""
+    found = [v for v in values if v is not None]
+    return (min(found), max(found)) if found else None
 
 
 ROUNDS_SPREAD = 1.25  # a chain whose slowest round is over this times its fastest: the note says so
@@ -392,6 +405,56 @@ def _against_sectors(name: str, got: float, sectors: float) -> str:
     return f"{name} {got:.2f}x for {sectors:.2f}x the sectors: in proportion"
 
 
+def _seed_pair(rec: Mapping, cold: Mapping[str, Mapping]) -> str:
+    """The seed's own comparison as a latency (review 2026-12-05o 00-02 item 3): misaligned every
+    2nd element against aligned contiguous per dependent access, cold, one lap, beside the seed's
+    (`ch02.SEED_NS`), and the same pair inside the 16 KiB window (L1) where it was timed."""
+    worst, best = cold[ch02.MISALIGNED_STRIDED]["ns_per_step"], cold[ch02.ALIGNED_CONTIGUOUS]["ns_per_step"]
+    window = _rows(rec, "16 KiB window")
+    w_worst, w_best = (window.get(f"{k}, 16 KiB window") for k in (ch02.MISALIGNED_STRIDED, ch02.ALIGNED_CONTIGUOUS))
+    in_l1 = f"; in L1 (the window) {w_worst['ns_per_step'] / w_best['ns_per_step']:.2f}x" if w_worst and w_best else ""
+    return (f"The seed's pair as a latency, cold, one lap: {ch02.MISALIGNED_STRIDED} {worst:,.1f} ns against "
+            f"{ch02.ALIGNED_CONTIGUOUS} {best:,.1f} ns per dependent access ({worst / best:.2f}x; the seed, on a "
+            f"CPU: {ch02.SEED_NS[0]:g} against {ch02.SEED_NS[1]:g} ns, {ch02.SEED_RATIO:.2f}x){in_l1}. ")
+
+
+def _cold_against_one_lap(rec: Mapping, a: Mapping) -> str:
+    """The check the chase carries (review 2026-12-05o 00-02 item 7): the cold aligned contiguous
+    chain and the window's one-lap call both read 16 KiB once, cold, so their times per access
+    should agree within their rounds' spread; where they do not, the cold rows are suspect."""
+    w = _rows(rec, "16 KiB window").get(f"{ch02.ALIGNED_CONTIGUOUS}, 16 KiB window")
+    if not w or not w.get("one_lap_ns_per_step"):
+        return ""
+    cold, one = a["ns_per_step"], w["one_lap_ns_per_step"]
+    spread = max([x for x in (a.get("rounds_spread"), w.get("one_lap_rounds_spread")) if x] or [1.0])
+    apart = max(cold, one) / min(cold, one)
+    said = (f"The same 16 KiB read once, cold, two ways: the aligned contiguous chain {cold:,.1f} ns, the window's "
+            f"one-lap call {one:,.1f} ns per access ({apart:.2f}x apart, rounds spread {spread:.2f}x)")
+    if apart > spread:
+        return said + ": further apart than their rounds, so read the cold rows as suspect. "
+    return said + ": they agree. "
+
+
+def _beyond_l1_spread(cold: Mapping[str, Mapping], l1: float) -> str:
+    """The hypothesis line: the range of ns per 32 B sector and per 64 B unit beyond L1 across the
+    cold chains slower than L1 (review 2026-12-05o 00-02 item 7: a chain at or under the window's
+    L1 access gave a negative time per sector); the chains left out are named."""
+    above = {k: r for k, r in cold.items() if r["ns_per_step"] > l1}
+    left = [k for k in cold if k not in above]
+    per_sector = _spread([_beyond_l1(r, l1) for r in above.values()])
+    per_unit = _spread([_beyond_l1(r, l1, "dram_units_per_step") for r in above.values()])
+    if per_sector is None or per_unit is None:
+        return "No cold chain ran slower than L1: no time per sector beyond it"
+
+    def _ratio(low_high: tuple[float, float]) -> str:
+        return f" ({low_high[1] / low_high[0]:.2f}x)" if low_high[0] > 0 else ""
+
+    out = "" if not left else f" ({', '.join(left)} left out: at or under L1)"
+    return (f"Beyond L1, a hypothesis to read, not a verdict: {per_sector[0]:,.0f}-{per_sector[1]:,.0f} ns per "
+            f"32 B sector{_ratio(per_sector)}, {per_unit[0]:,.0f}-{per_unit[1]:,.0f} ns per 64 B "
+            f"unit{_ratio(per_unit)} across the cold chains{out}")
+
+
 def note(rec: Mapping) -> str:
     """What the chase says, computed from its rows (nothing here is typed in). On a GPU: alignment
     alone and stride 2 per access beside their sectors (the deciding readings, first); then, less
@@ -411,29 +474,24 @@ def note(rec: Mapping) -> str:
     cold = _rows(rec, COLD)
     a, m, s = (cold[k] for k in (ch02.ALIGNED_CONTIGUOUS, ch02.MISALIGNED_CONTIGUOUS, ch02.ALIGNED_STRIDED))
     sm, ss = m["sectors_per_step"] / a["sectors_per_step"], s["sectors_per_step"] / a["sectors_per_step"]
-    text = (f"cold, one lap (each sector's first load from DRAM or L2, the rest from L1), per access: alignment "
-            f"alone {m['ns_per_step'] / a['ns_per_step']:.2f}x for {sm:.2f}x the sectors, stride "
-            f"{ch02.PATTERN_STRIDE} {s['ns_per_step'] / a['ns_per_step']:.2f}x for {ss:.2f}x. ")
+    text = _seed_pair(rec, cold) + _cold_against_one_lap(rec, a)
+    text += (f"Cold, one lap (each sector's first load from DRAM or L2, the rest from L1), per access: alignment "
+             f"alone {m['ns_per_step'] / a['ns_per_step']:.2f}x for {sm:.2f}x the sectors, stride "
+             f"{ch02.PATTERN_STRIDE} {s['ns_per_step'] / a['ns_per_step']:.2f}x for {ss:.2f}x. ")
     l1 = _l1_ns(rec)
     if l1 is None:
         return text + "No window was timed, so no L1 time to take out." + _noise(rec)
     if a["ns_per_step"] <= l1:
         return (text + f"The aligned cold chain ran no slower than the window's L1 access ({l1:,.1f} ns): "
-                "nothing beyond L1 to attribute." + _noise(rec))
+                "nothing beyond L1 to attribute (L1 may keep its lines across calls, which the flush of L2 "
+                "does not reach: a hypothesis)." + _noise(rec))
     beyond = a["ns_per_step"] - l1
     parts = [_against_sectors("alignment alone", (m["ns_per_step"] - l1) / beyond, sm),
              _against_sectors(f"stride {ch02.PATTERN_STRIDE}", (s["ns_per_step"] - l1) / beyond, ss)]
     verdict = ("so the sectors fetched, not alignment, set the cost" if all(p.endswith("in proportion") for p in parts)
                else "so the sectors alone do not set it here")
     text += f"Less the window's L1 access ({l1:,.1f} ns): {'; '.join(parts)}; {verdict}. "
-    per_sector = _spread([_beyond_l1(r, l1) for r in cold.values()])
-    per_unit = _spread([_beyond_l1(r, l1, "dram_units_per_step") for r in cold.values()])
-    def _ratio(low_high: tuple[float, float]) -> str:
-        return f" ({low_high[1] / low_high[0]:.2f}x)" if low_high[0] > 0 else ""
-
-    text += (f"Beyond L1, a hypothesis to read, not a verdict: {per_sector[0]:,.0f}-{per_sector[1]:,.0f} ns per "
-             f"32 B sector{_ratio(per_sector)}, {per_unit[0]:,.0f}-{per_unit[1]:,.0f} ns per 64 B "
-             f"unit{_ratio(per_unit)} across the cold chains")
+    text += _beyond_l1_spread(cold, l1)
     window = _rows(rec, "16 KiB window")
     wa, wm, ws = (window[f"{k}, 16 KiB window"] for k in (ch02.ALIGNED_CONTIGUOUS, ch02.MISALIGNED_CONTIGUOUS,
                                                            ch02.ALIGNED_STRIDED))

@@ -112,9 +112,15 @@ def test_the_gpu_note_attributes_the_cost_from_the_rows():
     assert aligned["ns_per_step"] == pytest.approx(L1_NS) and aligned["laps"] == 17
     assert aligned["one_lap_ns_per_step"] == pytest.approx(L1_NS + MISS_NS / 8)
     flat = chase.note(rec)
-    # the whole times per access: 20 + 600/8 = 95 ns, and 20 + 600/4 = 170 ns for stride 2
-    assert flat.startswith("cold, one lap (each sector's first load from DRAM or L2, the rest from L1), per access: "
-                           "alignment alone 1.00x for 1.00x the sectors, stride 2 1.79x for 2.00x. ")
+    # the whole times per access: 20 + 600/8 = 95 ns, and 20 + 600/4 = 170 ns for stride 2; the
+    # seed's own pair first (review 2026-12-05o 00-02 item 3): misaligned every 2nd crosses one
+    # more sector in the chain, 20 + 600 * (1025/4096) ns
+    worst = L1_NS + 600.0 * chase_fetched(chase.gpu_chains("cpu", steps=4096)[ch02.MISALIGNED_STRIDED], 32)
+    assert flat.startswith(f"The seed's pair as a latency, cold, one lap: misaligned, every 2nd element {worst:.1f} ns "
+                           f"against aligned, contiguous 95.0 ns per dependent access ({worst / 95:.2f}x; the seed, on "
+                           "a CPU: 42.7 against 19.1 ns, 2.24x); in L1 (the window) 1.00x. ")
+    assert ("Cold, one lap (each sector's first load from DRAM or L2, the rest from L1), per access: "
+            "alignment alone 1.00x for 1.00x the sectors, stride 2 1.79x for 2.00x. ") in flat
     assert ("Less the window's L1 access (20.0 ns): alignment alone 1.00x for 1.00x the sectors: in proportion; "
             "stride 2 2.00x for 2.00x the sectors: in proportion; so the sectors fetched, not alignment, set the "
             "cost.") in flat
@@ -134,6 +140,43 @@ def test_the_gpu_note_attributes_the_cost_from_the_rows():
     assert shown.columns == ["chain", "per access", "x aligned, contiguous", "32 B sectors per access",
                              chase.SECTORS_BEYOND_L1] and len(shown.rows) == 12
     assert "per access (ns)" in str(shown) and "ns per access (ns)" not in str(shown)
+    # the clock in the title (review 2026-12-05o 00-02 item 3)
+    assert shown.title == "a chain of dependent loads, 3 interleaved rounds, device time (CUDA events), L2 flushed " \
+                          "before each call"
+
+
+def test_the_cold_chain_and_the_windows_one_lap_call_check_each_other():
+    """Review 2026-12-05o 00-02 item 7: the cold aligned contiguous chain (4,096 steps over 16 KiB)
+    and the window's one-lap call (4,080 steps over the same 16 KiB, cold) time nearly the same
+    thing; side by side, and further apart than their rounds' spread, the cold rows are suspect."""
+    rec = _gpu_record(per_sector=400.0)  # the fakes' window misses 400 ns a sector: the same as cold
+    assert "The same 16 KiB read once, cold, two ways: the aligned contiguous chain 70.0 ns, the window's one-lap " \
+           "call 70.0 ns per access (1.00x apart, rounds spread 1.00x): they agree. " in chase.note(rec)
+    far = _gpu_record(per_sector=400.0)
+    for r in far["rows"]:
+        if r["pattern"] == ch02.ALIGNED_CONTIGUOUS:
+            r["ns_per_step"], r["rounds_spread"] = 21.0, 1.1  # near L1: the flush did not reach it?
+    text = chase.note(far)
+    assert "(3.33x apart, rounds spread 1.10x): further apart than their rounds, so read the cold rows as suspect. " \
+           in text
+    assert "nothing beyond L1 to attribute (L1 may keep its lines across calls" not in text  # 21 > 20: above L1
+    for r in far["rows"]:
+        if r["pattern"] == ch02.ALIGNED_CONTIGUOUS:
+            r["ns_per_step"] = 19.0
+    assert "nothing beyond L1 to attribute (L1 may keep its lines across calls, which the flush of L2 does not " \
+           "reach: a hypothesis)." in chase.note(far)
+
+
+def test_a_cold_chain_at_l1_is_left_out_of_the_spread_beyond_l1():
+    """Review 2026-12-05o 00-02 item 7: a cold row at or under the window's L1 access printed a
+    negative 'ns per sector'; it is left out of the spread, and named."""
+    rec = _gpu_record(per_sector=600.0)
+    for r in rec["rows"]:
+        if r["pattern"] == "misaligned, every 16th element":
+            r["ns_per_step"] = 15.0
+    text = chase.note(rec)
+    assert "600-600 ns per 32 B sector (1.00x)" in text and "-" + "5 ns" not in text
+    assert "across the cold chains (misaligned, every 16th element left out: at or under L1)" in text
 
 
 def test_a_failed_chase_says_why_and_records_nothing(monkeypatch):
