@@ -728,7 +728,7 @@ takeaways = [
     f"A copy's cost is its access pattern: {ch02_claims.c9_shares(c9.evidence)} (C9).",
     f"Contiguous is not aligned: {views_misaligned} of {len(contiguous_views)} contiguous views start "
     f"off a cache line (C5a). Summed at DRAM size: misaligned {alignment_ratio:.2f}x aligned, "
-    f"stride 2 {stride_ratio:.2f}x for {fetched[strided]:.2f}x the bytes (C5b: {c5b.outcome}; C5c: {c5c.outcome}).",
+    f"stride 2 {stride_ratio:.2f}x for {fetched[strided]:.2f}x the bytes (C5b: {c5b.label}; C5c: {c5c.label}).",
 ]
 allocator_line = chapter.lab.cases.allocator_takeaway(whole, transposed, nbytes)  # the faults, priced
 if allocator_line:  # '' where .contiguous() faulted nothing

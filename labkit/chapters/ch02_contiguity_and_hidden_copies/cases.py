@@ -309,8 +309,10 @@ def c10_loop(variants: Mapping[str, Callable], baseline: str, comparison: Compar
             "loop_view_rounds_s": per_round[VIEW_MATMUL], "loop_baseline_rounds_s": per_round[baseline]}
 
 
-# C5c's prediction (review 2026-12-04n item 6): alignment alone at DRAM size, its edges 1.1x and the verdicts' 1.5x
-C5C_CHOICES = ("within 10%", f"1.1x to {ch02.MISALIGNED_COSTLY_RATIO:g}x", f"over {ch02.MISALIGNED_COSTLY_RATIO:g}x")
+# C5c's prediction (review 2026-12-04n item 6): alignment alone at DRAM size, its edges 1.1x and the verdicts' 1.5x;
+# the first choice 'under 1.1x', as the key grades it (review 2026-12-05o 00-02 item 6: 'within 10%' was keyed for
+# any ratio up to 1.1x, a misaligned sum at 0.85x among them)
+C5C_CHOICES = ("under 1.1x", f"1.1x to {ch02.MISALIGNED_COSTLY_RATIO:g}x", f"over {ch02.MISALIGNED_COSTLY_RATIO:g}x")
 C5C_EDGES = (1.1, ch02.MISALIGNED_COSTLY_RATIO)
 
 

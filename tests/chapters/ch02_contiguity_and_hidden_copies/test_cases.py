@@ -98,9 +98,11 @@ def test_the_c5c_quiz_is_graded_on_alignment_alone_at_dram_size():
     with pytest.raises(ValueError, match="run the C5b measurement cell"):
         cases.c5c_alignment_alone(None)
     label = ch02.MISALIGNED_CONTIGUOUS
-    for ratio, k in ((1.02, 0), (1.26, 1), (1.8, 2)):
+    for ratio, k in ((1.02, 0), (0.85, 0), (1.26, 1), (1.8, 2)):
         assert cases.c5c_alignment_alone(_comparison({ch02.ALIGNED_CONTIGUOUS: 1.0, label: ratio},
                                                      ch02.ALIGNED_CONTIGUOUS)) == cases.C5C_CHOICES[k]
+    # review 2026-12-05o 00-02 item 6: the first choice says what its key grades (0.85x is no 'within 10%')
+    assert cases.C5C_CHOICES == ("under 1.1x", "1.1x to 1.5x", "over 1.5x")
 
 
 def test_the_c10_and_c9_quizzes_are_graded_on_the_measurement_shown():
