@@ -46,11 +46,15 @@ PRIVATE_CALLS = 4  # timed calls on one private batch, after one untimed call
 # already decoded and queued, but each also sends an index, so a worker starts decoding again:
 # the i-th next() of a round (from 0) runs beside min(i, workers) decoding workers. The first
 # `workers` of a round are the restart (fewer than all decoding), the rest run beside every worker
-# decoding: the plateau's condition (its workers decode while the step takes a batch), so that
-# median is the hand-over the prediction uses. Rounds repeat until HANDOVER_MIN such timings
+# of this loader decoding, the plateau's condition at this loader's count (its workers decode
+# while the step takes a batch), so that median is the hand-over the prediction uses. The count
+# is prepare()'s (workers_for: at most FRESH_WORKERS), not the plateau's (8 on the H200): the page
+# prints both (review 2026-12-05o item 3). Rounds repeat until HANDOVER_MIN such timings
 # are kept (a 1-worker CPU: one a round). In a round whose queue was not seen full (the platform
 # cannot read it, or the wait ran out), a next() over HANDOVER_DROP of a batch decode waited for a
 # decode: dropped, and counted; a round seen full drops none (every batch it times was queued).
+# Before each round, batches the calls before took off the queue out of order (torch stashes
+# them and returns them later without unpickling) are taken untimed (_drain_stashed).
 HANDOVER_WAVES = 3.0
 HANDOVER_POLL_S = 0.02
 HANDOVER_SETTLE_S = 0.05  # after the queue is full: the workers' feeder threads finish writing
@@ -90,6 +94,7 @@ class StepTimes:
     handover_workers: int = 0
     handover_dropped: int = 0  # next() calls over HANDOVER_DROP of a decode: not in handover_s
     handover_waits_s: tuple[float, ...] = ()  # each round's pause until its queue was full
+    handover_drained: int = 0  # batches stashed out of order, taken untimed before a round
 
     def __post_init__(self) -> None:
         if not self.times_s or (self.faults and len(self.faults) != len(self.times_s)):
@@ -112,8 +117,8 @@ class StepTimes:
 
     @property
     def handover_median_s(self) -> float | None:
-        """The median hand-over of a queued batch beside every worker decoding: the plateau's
-        condition (None where not timed)."""
+        """The median hand-over of a queued batch beside every worker of this loader decoding
+        (handover_workers of them; None where not timed)."""
         busy = self._handed(True)
         return float(np.median(busy)) if busy else None
 
@@ -140,6 +145,7 @@ class StepTimes:
                 "handover_s": list(self.handover_s), "handover_median_s": self.handover_median_s,
                 "handover_decoding": list(self.handover_decoding), "handover_workers": self.handover_workers,
                 "handover_dropped": self.handover_dropped, "handover_waits_s": list(self.handover_waits_s),
+                "handover_drained": self.handover_drained,
                 "handover_restart_median_s": self.handover_restart_median_s}
 
     def line(self, pages: bool = True, faults: bool = True) -> str:
@@ -203,6 +209,30 @@ def _wait_full(iterator: object, pause_s: float, wait_full: bool) -> tuple[float
     return time.perf_counter() - start, False
 
 
+def _stashed(iterator: object) -> int:
+    """Batches a multi-worker DataLoader iterator took off its queue out of order and keeps for
+    their turn (torch's _task_info entries that carry their data: _next_data stashes a batch that
+    arrives before the one it waits for, and returns it later without unpickling); 0 where the
+    iterator has no such part."""
+    try:
+        return sum(1 for info in iterator._task_info.values() if len(info) == 2)  # type: ignore[attr-defined]
+    except (AttributeError, TypeError):
+        return 0
+
+
+def _drain_stashed(iterator: object, most: int) -> int:
+    """next() untimed until no batch is stashed (at most `most` calls), so that a round's first
+    timed next() is not a stashed batch returned in microseconds, labelled as a restart's
+    hand-over, with the labels after it shifted by one (review 2026-12-05o item 9; stashed
+    batches are not in _tasks_outstanding, so the round's count of batches in flight left them
+    out). Returns the calls made."""
+    calls = 0
+    while calls < most and _stashed(iterator):
+        next(iterator)  # type: ignore[call-overload]
+        calls += 1
+    return calls
+
+
 def _handover_rounds(workers: int, prefetch: int = loader_sweep.DEFAULT_PREFETCH) -> int:
     """Rounds that give HANDOVER_MIN timings beside every worker decoding, none dropped."""
     busy = workers * (prefetch - 1)
@@ -243,7 +273,7 @@ def on_fresh_batches(dataset: torch.utils.data.Dataset, step: Callable[..., obje
     handover: list[float] = []
     decoding: list[int] = []
     waits: list[float] = []
-    dropped = 0
+    dropped = drained = 0
     longest = HANDOVER_DROP * decode_s if decode_s else None
     try:
         for _ in range(warm):
@@ -255,6 +285,8 @@ def on_fresh_batches(dataset: torch.utils.data.Dataset, step: Callable[..., obje
             for _ in range(HANDOVER_MAX_ROUNDS if rounds else 0):
                 if kept >= HANDOVER_MIN:
                     break
+                # batches stashed out of order by the calls before: taken untimed, then the wait
+                drained += _drain_stashed(iterator, 2 * flight)
                 waited, full = _wait_full(iterator, handover_after_s, wait_full)  # type: ignore[arg-type]
                 waits.append(waited)
                 state = _queued(iterator)
@@ -281,7 +313,7 @@ def on_fresh_batches(dataset: torch.utils.data.Dataset, step: Callable[..., obje
         torch.set_num_threads(previous)
     return StepTimes(f"step, fresh batches from {workers} worker(s)", tuple(times), tuple(faults),
                      _batch_bytes(first), tuple(handover), tuple(decoding), workers if flight else 0,
-                     dropped, tuple(waits))
+                     dropped, tuple(waits), drained)
 
 
 def on_one_batch(step: Callable[..., object], batch: Sequence[torch.Tensor], calls: int = PRIVATE_CALLS,

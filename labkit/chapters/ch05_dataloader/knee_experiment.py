@@ -148,6 +148,7 @@ class Bench:
                 "handover_s": fresh.handover_median_s if fresh else None,
                 "handover_restart_s": fresh.handover_restart_median_s if fresh else None,
                 "handover_dropped": fresh.handover_dropped if fresh else 0,
+                "handover_workers": fresh.handover_workers if fresh else None,
                 "workers_needed": loader_sweep.workers_needed(
                     self.plan.batch_size, self.sample_cost.median_s, self.step_s)}
 
@@ -332,7 +333,8 @@ def plateau(bench: Bench, found: Found, gpu_idle_share: float | None = None,
                             kernels_per_step=kernels_per_step, gpu_busy_step_s=gpu_busy_step_s,
                             handover_s=fresh.handover_median_s if fresh else None,
                             handover_restart_s=fresh.handover_restart_median_s if fresh else None,
-                            handover_dropped=fresh.handover_dropped if fresh else 0)
+                            handover_dropped=fresh.handover_dropped if fresh else 0,
+                            handover_workers=fresh.handover_workers or None if fresh else None)
     decoding = [c for c in found_plateau.counts if c > 0]
     if not loaded or bench.ready is None or not decoding:  # no workers on the plateau: none to time beside
         return found_plateau

@@ -1092,9 +1092,10 @@ def plateau_takeaway(plateau: loader_sweep.Plateau, pin_row: Mapping | None = No
                 f"({plateau.measured / plateau.predicted:.2f}x)"
                 + (f"; the {plateau.wait_s * 1e3:.1f} ms wait a batch ({100 * plateau.wait_share:.0f}%) "
                    "is not explained," if plateau.wait_unexplained and plateau.handover_s is None else "")
-                # review 2026-12-04m item 3: the step beside + the hand-over, both timed apart
+                # review 2026-12-04m item 3: the step beside + the hand-over, both timed apart;
+                # 2026-12-05o item 4: only where the workers out-supply the step, with its band
                 + (f"; the step + the hand-over timed apart predict {plateau.predicted_handover:.0f} "
-                   f"({plateau.measured / plateau.predicted_handover:.2f}x)," if plateau.predicted_handover else ""))
+                   f"({plateau.handover_band()})," if plateau.handover_predicts else ""))
     elif plateau.cores_agrees:
         head = (f"The plateau, {plateau.measured:.0f} samples/s, is predicted by the cores' arithmetic "
                 f"({plateau.measured / plateau.cores_ceiling:.2f}x of it)")  # type: ignore[operator]
@@ -1160,9 +1161,8 @@ def recorded_plateau(old: dict) -> str:
                       + (f"; the {100 * plateau.wait_share:.0f}% wait not explained)"
                          if plateau.wait_unexplained and plateau.handover_s is None else ")")
                       + (f"; the step + the hand-over ({plateau.handover_s * 1e3:.1f} ms), timed apart, "
-                         f"predict {plateau.predicted_handover:.0f} "
-                         f"({plateau.measured / plateau.predicted_handover:.2f}x)"
-                         if plateau.predicted_handover else ""))
+                         f"predict {plateau.predicted_handover:.0f} ({plateau.handover_band()})"
+                         if plateau.handover_predicts else ""))
         return (f"recorded on {_ref()}: {plateau.measured:.0f} samples/s at "
                 f"{', '.join(str(c) for c in plateau.counts)} workers; {arithmetic}{apart}; {bound}.")
     except (KeyError, TypeError, ValueError, ZeroDivisionError):  # an older record: its own sentence

@@ -803,6 +803,17 @@ HOST_BOUND_IDLE = 0.5  # profiled idle share over which a record without GPU bus
 _PART_TERMS = {"first touch": ("step", "private"), "rest": ("private", "ready", "copy")}
 
 
+def handover_beside(handover_workers: int | None, loaded_workers: int | None) -> str:
+    """Whom the hand-over was timed beside: 'its 4 decoding worker(s) (the plateau's: 8)' where
+    that is not the plateau's count (review 2026-12-05o item 3: prepare()'s loader has at most
+    fresh_step.FRESH_WORKERS), 'every worker decoding' in a record without the count."""
+    if not handover_workers:
+        return "every worker decoding"
+    plateau = (f" (the plateau's: {loaded_workers})"
+               if loaded_workers and loaded_workers != handover_workers else "")
+    return f"its {handover_workers} decoding worker(s){plateau}"
+
+
 @dataclass(frozen=True)
 class Plateau:
     """What the throughput levels off at, what the arithmetic gives for it, and what bounds it.
@@ -907,6 +918,10 @@ class Plateau:
     # calls dropped as waits for a decode (fresh_step.HANDOVER_DROP). None/0: not recorded
     handover_restart_s: float | None = None
     handover_dropped: int = 0
+    # review 2026-12-05o item 3: the workers decoding beside those timings (prepare()'s fresh
+    # loader, fresh_step.workers_for: at most FRESH_WORKERS, 4, where the plateau ran 8 on the
+    # H200); None: not recorded
+    handover_workers: int | None = None
 
     @classmethod
     def from_record(cls, record: Mapping) -> Plateau:
@@ -1193,26 +1208,51 @@ class Plateau:
         return self.batch_size / (self.loaded_step_s + self.handover_s)
 
     def handover_measured_text(self) -> str:
-        """'. The hand-over of a queued batch, timed apart beside every worker decoding: 0.4 ms
-        (0.2 as they restart)': the timing alone, no prediction ('' where not timed)."""
+        """'. The hand-over of a queued batch, timed apart beside its 4 decoding worker(s) (the
+        plateau's: 8): 0.4 ms (0.2 as they restart)': the timing alone, no prediction ('' where
+        not timed)."""
         if self.handover_s is None:
             return ""
         restart = (f" ({self.handover_restart_s * 1e3:.1f} as they restart"
                    if self.handover_restart_s is not None else "")
         dropped = f"; {self.handover_dropped} dropped as a decode" if self.handover_dropped else ""
-        return (f". The hand-over of a queued batch, timed apart beside every worker decoding: "
+        return (f". The hand-over of a queued batch, timed apart beside "
+                f"{handover_beside(self.handover_workers, self.loaded_workers)}: "
                 f"{self.handover_s * 1e3:.1f} ms{restart}{dropped}{')' if restart else ''}")
+
+    @property
+    def handover_predicts(self) -> bool:
+        """Whether batch / (step beside + hand-over) is a prediction of this plateau: only where
+        the workers out-supply the step (wait_unexplained). Where the decode bounds it (supply
+        within the band), step + hand-over models a plateau it is not (review 2026-12-05o item 4:
+        the CPU page printed 1565 predicted, 0.82x, beside 'bound by the cores')."""
+        return self.predicted_handover is not None and self.wait_unexplained
+
+    @property
+    def handover_agrees(self) -> bool | None:
+        """measured / (step beside + hand-over) within the tolerance; None where not predicted."""
+        predicted = self.predicted_handover
+        return None if predicted is None else abs(self.measured / predicted - 1) <= self.tolerance
+
+    def handover_band(self) -> str:
+        """'0.85x: outside the 15% band' (the consistency check's band); '' where not predicted."""
+        predicted = self.predicted_handover
+        if predicted is None:
+            return ""
+        return (f"{self.measured / predicted:.2f}x: {'within' if self.handover_agrees else 'outside'} "
+                f"the {self.tolerance:.0%} band")
 
     def handover_text(self) -> str:
         """'. The hand-over of a queued batch, timed apart beside every worker decoding: 0.4 ms
-        (0.2 as they restart); 64 / (45.5 + 0.4 ms) = 1394 predicted (measured 0.85x)' ('' where
-        not timed; review 2026-12-04n item 2: the two conditions apart, the plateau's used)."""
+        (0.2 as they restart); 64 / (45.5 + 0.4 ms) = 1394 predicted (measured 0.85x: outside the
+        15% band)' ('' where not timed; review 2026-12-04n item 2: the two conditions apart, the
+        plateau's used; review 2026-12-05o item 4: judged against the band)."""
         predicted = self.predicted_handover
         if predicted is None:
             return ""
         return (self.handover_measured_text() + "; "
                 f"{self.batch_size} / ({self.loaded_step_s * 1e3:.1f} + {self.handover_s * 1e3:.1f} ms) = "  # type: ignore[operator]
-                f"{predicted:.0f} predicted (measured {self.measured / predicted:.2f}x)")
+                f"{predicted:.0f} predicted (measured {self.handover_band()})")
 
     @property
     def agrees(self) -> bool:
@@ -1473,12 +1513,14 @@ class Plateau:
     def wait_text(self) -> str:
         """What the check leaves unexplained (review 2026-12-04m item 3): the wait itself.
         '. Not explained: the 8.3 ms wait a batch (16%), while 8 workers decode 1.6x the
-        batches the step takes' where the workers out-supply the step ('' where they do not:
-        then the wait is the decode's, and the bound says so)."""
+        batches the step takes' where the workers out-supply the step, with the hand-over's
+        prediction where timed (handover_text); where they do not, the wait is the decode's and
+        the bound says so: the hand-over's timing alone, no prediction from it ('' untimed)."""
         supply = self.supply
+        if not self.wait_unexplained:  # review 2026-12-05o item 4: the hand-over predicts nothing here
+            measured = self.handover_measured_text()
+            return measured + ("; no prediction from it: the decode bounds this plateau" if measured else "")
         handed = self.handover_text()
-        if not self.wait_unexplained:
-            return handed
         if self.handover_s is not None:  # the hand-over timed: what of the wait it leaves
             return (handed + f"; {max(self.wait_s - self.handover_s, 0) * 1e3:.1f} ms of the wait not "
                     f"explained, {self.loaded_workers} workers decoding {supply:.1f}x the step's batches")

@@ -135,7 +135,8 @@ def measure_numbers(quick: bool = False, knobs: bool | None = None) -> dict:
                                                   "handover_s", "predicted_handover",
                                                   # review 2026-12-05o 05-07 item 6: the restart's
                                                   # median and the dropped count reach the record
-                                                  "handover_restart_s", "handover_dropped")}
+                                                  "handover_restart_s", "handover_dropped",
+                                                  "handover_workers")}
     for key in ("step_as_swept_faults", "private_step_s", "private_step_faults"):
         out[key] = knee.get(key)  # the fresh batch's step against a private one (item 1)
     out["warmup_rule"] = knee.get("warmup_rule")  # cost_model reads the warm-ups' rule
@@ -413,12 +414,17 @@ def summarise_numbers(runs: Sequence[dict], reference: dict | str | None = RECOR
                 dropped = r["plateau"].get("handover_dropped")
                 notes = ([f"{restart * 1e3:.1f} as they restart"] if restart is not None else []) + (
                     [f"{dropped} dropped as a decode"] if dropped else [])
-                lines.append(f"      the hand-over of a queued batch beside every worker decoding "
+                beside = loader_sweep.handover_beside(r["plateau"].get("handover_workers"),
+                                                      r["plateau"].get("loaded_workers"))
+                ratio = plateau["measured"] / handed
+                lines.append(f"      the hand-over of a queued batch beside {beside} "
                              f"{r['plateau']['handover_s'] * 1e3:.1f} ms"
                              + (f" ({'; '.join(notes)})" if notes else "")
                              + ": "
                              f"step beside + hand-over predicts {handed:.0f} "
-                             f"({plateau['measured'] / handed:.2f}x of the measured)")
+                             f"({ratio:.2f}x of the measured: "
+                             f"{'within' if abs(ratio - 1) <= plateau['tolerance'] else 'outside'} "
+                             f"the {plateau['tolerance']:.0%} band)")
         if r.get("budget_note"):
             lines.append(f"      {r['budget_note']}")
     if len(runs) > 1 and all(r.get("sample_cost_s") for r in runs):  # the input moves between runs
