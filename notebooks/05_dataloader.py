@@ -159,9 +159,8 @@ lesson.plateau_text()  # kept under plateau
 # 5% band), *no difference* only inside 0.95-1.05x, else *not resolved*. A knob that does
 # nothing is called a gain or a loss about 5% of the time (the rule is folded under the
 # table). What the A/A shows (its distance from 1 times its half-width) is the table's
-# *resolution*: a call's mean must clear it. The A/A is judged by its own wider interval
-# (98.75%: a re-record's four A/As, the page and reproduce's three runs, then fail a sound
-# control at most 5% of the time), and a run whose A/A fails it keeps no knob call.
+# *resolution*: a call's mean must clear it. The A/A row is the control: if it is itself
+# called, no knob call of that run stands (its own rule is folded under the table).
 
 # %%
 lesson.knob_sweep()  # each knob against the baseline, round by round, and the plot; kept under sweep_knobs
