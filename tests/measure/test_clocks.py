@@ -150,3 +150,37 @@ def test_loop_round_is_the_wall_per_call_between_two_synchronizes(monkeypatch):
     for bad in (0, -1, 2.5, True, "3"):
         with pytest.raises(ValueError, match="calls must be a whole number"):
             clocks.loop_round(lambda: None, bad, lambda: None)
+
+
+def test_one_disturbed_loop_rule_over_its_pace_and_its_rounds_disagreeing():
+    """Review 2026-12-05o 03-04 item 3: chapter 03 judged a loop against the larger of its host
+    launch and device time, 04 against their sum, and 04's steady eager loop (303 us against
+    198 us of host launch and 29 us of device time, 1.53x its pace) read disturbed by 03's rule.
+    One rule: over DISTURBED_LOOP_FACTOR times the pace *and* rounds spread past
+    DISTURBED_ROUNDS_SPREAD. On the 18:55 H200 record it flags 03's fp16 b64 NHWC loop (rounds
+    9.15, 8.86, 4.73 ms) and neither 04's eager loop nor 03's steady float32 b64 one."""
+    assert clocks.loop_over_pace(303e-6, 198e-6, 29e-6) == pytest.approx(303 / 198)
+    assert clocks.loop_over_pace(9.442e-3, 5.293e-3, 9.119e-3) is None  # 1.04x its pace
+    assert clocks.loop_over_pace(1.0, None, 1.0) is None  # a CPU's loop: no host launch apart
+    assert clocks.loop_over_pace(1.0, 0.0, 0.0) is None
+    assert clocks.rounds_spread([9.15e-3, 8.86e-3, 4.73e-3]) == pytest.approx(9.15 / 4.73)
+    assert clocks.rounds_spread([1.0]) is None and clocks.rounds_spread(None) is None
+    assert clocks.rounds_spread([1.0, 0.0]) is None
+    nhwc = clocks.disturbed_by(8.862e-3, 5.030e-3, 4.066e-3, rounds=[9.15e-3, 8.86e-3, 4.73e-3])
+    assert nhwc == pytest.approx(8.862 / 5.030)
+    # 04's eager loop: over its pace but steady (rounds within 1.3x): not disturbed
+    assert clocks.disturbed_by(303e-6, 198e-6, 29e-6, rounds=[290e-6, 303e-6, 318e-6]) is None
+    # rounds that disagree but a loop at its pace: not disturbed either; no rounds: not said
+    assert clocks.disturbed_by(5.2e-3, 5.0e-3, 4.0e-3, rounds=[4.0e-3, 5.2e-3, 6.0e-3]) is None
+    assert clocks.disturbed_by(8.862e-3, 5.030e-3, 4.066e-3) is None
+
+
+def test_a_steady_loop_over_its_pace_is_work_the_probe_misses_not_a_disturbance():
+    """Review 2026-12-05o 03-04 item 3: where the excess is steady, both chapters say 'per-call work
+    the probe misses'. 04's compiled loop (355 us against a 237 us launch, 1.50x) is over its pace
+    by more than OVER_PACE_FACTOR; one at 1.1x is not; one whose rounds disagree is not steady."""
+    assert clocks.steady_excess(355e-6, 237e-6, 26e-6) == pytest.approx(355 / 237)
+    assert clocks.steady_excess(303e-6, 198e-6, 29e-6, rounds=[290e-6, 303e-6, 318e-6]) == pytest.approx(303 / 198)
+    assert clocks.steady_excess(220e-6, 198e-6, 29e-6) is None
+    assert clocks.steady_excess(303e-6, 198e-6, 29e-6, rounds=[200e-6, 303e-6, 318e-6]) is None
+    assert clocks.steady_excess(303e-6, None, 29e-6) is None

@@ -27,7 +27,6 @@ from labkit.claims import SEED_FORM, quiz_keys
 from labkit.claims.core import band
 from labkit.core import env
 from labkit.measure import bench, clocks, copies, timeline_stats
-from labkit.measure.clocks import DISTURBED_LOOP_FACTOR
 from labkit.measure.timing import Comparison, format_seconds
 from labkit.models.resnet import LayerLayout
 from labkit.models.resnet import memory_format_of as memory_format_of
@@ -643,11 +642,11 @@ def device_busy(net: torch.nn.Module, net_cl: torch.nn.Module, x: torch.Tensor,
     layout's CUDA Graph replay loop (`graph_replays`), its flags under 'graph_flags'.
 
     `host`: the run's host launches (`nchw_host_s`, `nhwc_host_s`, from `resnet_run`); where a
-    loop took more than DISTURBED_LOOP_FACTOR times the larger of its host launch and its
-    kernels (`disturbed`, `loop_over_pace`), the pair is timed once more and kept as
-    'loop_retimed' (review 2026-12-04m 03-04 item 2; 2026-12-04n item 3: the rule now fires on
-    fp16 b64's NHWC loop of the 18:55 record); a loop still disturbed then is marked so in the
-    sweep and read by device-busy time in the takeaway's span."""
+    loop was disturbed (`disturbed`: over its pace, the larger of its host launch and its
+    kernels, with rounds that disagree: `clocks.disturbed_by`), the pair is timed once more and
+    kept as 'loop_retimed' (review 2026-12-04m 03-04 item 2; 2026-12-04n item 3; 2026-12-05o item
+    3: on the 18:55 record the rule fires on fp16 b64's NHWC loop alone); a loop still disturbed
+    then is marked so in the sweep."""
     x_cl = x.to(memory_format=torch.channels_last)
     with torch.no_grad():
         found = device_split.evidence(lambda: net(x), lambda: net_cl(x_cl))
@@ -989,7 +988,7 @@ def sweep_detail(runs: Sequence[Mapping]) -> Table:
             host_bound = c7_claims.regime(r)[0]
             row += ([100 * r["nchw_idle_share"], 100 * r["nhwc_idle_share"], _loop_excess(r),
                      ("" if host_bound is None else "host" if host_bound else "device")
-                     + (" (loop disturbed)" if disturbed(r) else ""),
+                     + (" (loop disturbed)" if disturbed(r) else " (loop over pace)" if over_pace(r) else ""),
                      r["nchw_busy_s"] / r["nhwc_busy_s"]] if busy else [None] * 5)
         shown.add(*row)
     shown.note(rounds_note(rate[2], "lowest-highest" if rate[0] == LOOP_COLUMNS[0] else "middle half"))
@@ -998,7 +997,27 @@ def sweep_detail(runs: Sequence[Mapping]) -> Table:
                    "unprofiled clocks: a back-to-back loop's wall time per batch against its kernels' "
                    f"time (loop over kernels, NCHW / NHWC), host-bound past "
                    f"+{100 * c7_claims.LOOP_MARGIN:.0f}% (C7's card).")
+        rule = loop_rule_note(runs)
+        if rule:
+            shown.note(rule)
     return shown
+
+
+def loop_rule_note(runs: Sequence[Mapping]) -> str:
+    """What the sweep's loop marks mean, said only where one is shown, and which loops could not be
+    checked (`launch_unread`); '' where there is nothing to say. One rule with chapter 04's
+    (`clocks.disturbed_by`, review 2026-12-05o 03-04 items 3 and 6)."""
+    parts = []
+    if any(disturbed(r) for r in runs):
+        parts.append(f"loop disturbed: over {clocks.DISTURBED_LOOP_FACTOR:g}x the larger of host launch "
+                     f"and kernels, its rounds spread over {clocks.DISTURBED_ROUNDS_SPREAD:g}x (timed twice)")
+    if any(over_pace(r) for r in runs):
+        parts.append(f"loop over pace: over {clocks.OVER_PACE_FACTOR:g}x it with steady rounds, "
+                     "per-call work the probe misses")
+    unread = launch_unread(runs)
+    if unread:
+        parts.append(f"{', '.join(unread)}: host launch not readable, the call waits for the GPU")
+    return "; ".join(parts) + "." if parts else ""
 
 
 def ceiling_seconds(run: Mapping) -> float | None:
@@ -1151,8 +1170,8 @@ def ratios_span(runs: Sequence[Mapping], judged: Sequence[Mapping] = ()) -> str:
                 " and ".join(f"{d[0]:.2f}x at {_name(j)}" for j, d in zip(lead, decided, strict=True)))
         parts.append(each + f" (judged, {words}; the seed: {c7_claims.SEED_RATIO:.2f}x)")
         if decided[0][2] == c7_claims.GRAPH_TIME:  # why NCHW is slower
-            # review 2026-12-04n 03-04 item 1: the eager sweep's span (`eager_span`) is said once,
-            # in the note under C7's judged table, not again here (the GPU page's 1,500-word core)
+            # review 2026-12-04n 03-04 item 1: the eager sweep's span is said once, in the note
+            # under C7's judged table (`c7_tables`), not again here (the GPU page's 1,500-word core)
             why = next((w for j in lead if (w := slower_because(j))), "")
             return "; ".join([*parts, *([why] if why else [])])
     if bound[False]:
@@ -1169,50 +1188,57 @@ def ratios_span(runs: Sequence[Mapping], judged: Sequence[Mapping] = ()) -> str:
 
 
 def loop_over_pace(loop_s: float | None, host_s: float | None, busy_s: float | None) -> float | None:
-    """How many times its pace a back-to-back loop's call took, where that is above
-    `clocks.DISTURBED_LOOP_FACTOR` (a disturbed host: the loop's figures are not the code's);
-    None where it is not, or a figure is missing (a CPU, or no host launch read).
+    """How many times its pace (the larger of its host launch and its kernels' time) a
+    back-to-back loop's call took, where that is above `clocks.DISTURBED_LOOP_FACTOR`; None where
+    it is not, or a figure is missing (a CPU, or no host launch read): `clocks.loop_over_pace`.
 
     A loop of asynchronous calls overlaps the host's launches with the device's work, so it
     costs about the larger of the two a call, not their sum. Review 2026-12-04n 03-04 item 3:
-    against the sum (04's `disturbed_by`, `clocks`) the rule never fired on the 18:55 record,
-    not even on the case that motivated it, fp16 b64's NHWC loop at 8.86 ms against 5.03 ms of
-    host launch and 4.07 ms of kernels (0.97x the sum, 1.76x the larger)."""
-    if None in (loop_s, host_s, busy_s):
-        return None
-    pace = max(float(host_s), float(busy_s))  # type: ignore[arg-type]
-    if pace <= 0:
-        return None
-    times = float(loop_s) / pace  # type: ignore[arg-type]
-    return times if times > DISTURBED_LOOP_FACTOR else None
+    against the sum the rule never fired on the 18:55 record, not even on fp16 b64's NHWC loop
+    at 8.86 ms against 5.03 ms of host launch and 4.07 ms of kernels (1.76x the larger)."""
+    return clocks.loop_over_pace(loop_s, host_s, busy_s)
 
 
 def disturbed(run: Mapping) -> list[str]:
-    """The layouts ('NCHW', 'NHWC') of a GPU run whose back-to-back loop took more than
-    `clocks.DISTURBED_LOOP_FACTOR` times the larger of its host launch and its kernels' time
-    (`loop_over_pace`), only where the host launch was read; [] where none did."""
+    """The layouts ('NCHW', 'NHWC') of a GPU run whose back-to-back loop was disturbed by the
+    course's one rule (`clocks.disturbed_by`, chapter 04's too): over its pace (`loop_over_pace`)
+    and its rounds (`*_loop_rounds`) disagreeing past `clocks.DISTURBED_ROUNDS_SPREAD`; [] where
+    none was (or no host launch was read). Review 2026-12-05o 03-04 item 3: 03 called a loop
+    disturbed by its excess alone, 04 by the sum; what marked the motivating loop was its rounds
+    (9.15, 8.86 and 4.73 ms), not its excess."""
     return [name for name, k in (("NCHW", "nchw"), ("NHWC", "nhwc"))
-            if loop_over_pace(run.get(f"{k}_loop_s"), run.get(f"{k}_host_s"), run.get(f"{k}_busy_s"))]
+            if clocks.disturbed_by(run.get(f"{k}_loop_s"), run.get(f"{k}_host_s"), run.get(f"{k}_busy_s"),
+                                   rounds=run.get(f"{k}_loop_rounds"))]
+
+
+def over_pace(run: Mapping) -> list[str]:
+    """The layouts of a GPU run whose loop was over its pace with rounds that agree
+    (`clocks.steady_excess`, chapter 04's too): per-call work the host-launch probe misses, not a
+    disturbed host (`disturbed`)."""
+    return [name for name, k in (("NCHW", "nchw"), ("NHWC", "nhwc"))
+            if clocks.steady_excess(run.get(f"{k}_loop_s"), run.get(f"{k}_host_s"), run.get(f"{k}_busy_s"),
+                                    rounds=run.get(f"{k}_loop_rounds"))]
+
+
+def launch_unread(runs: Sequence[Mapping]) -> list[str]:
+    """'NCHW float16/bfloat16' and the like: each layout with the dtypes whose traced GPU runs read
+    no host launch (the harness's probe found each call waiting for the GPU), so neither its pace
+    nor a disturbance can be read (review 2026-12-05o 03-04 item 6: the H200's NCHW fp16/bf16
+    loops, rounds of 8.47, 10.16 and 7.25 ms at fp16 b64, were never checked, the page silent)."""
+    found: dict[str, list[str]] = {}
+    for r in runs:
+        for name, k in (("NCHW", "nchw"), ("NHWC", "nhwc")):
+            if r.get(f"{k}_busy_s") and r.get(f"{k}_loop_s") and r.get(f"{k}_host_s") is None:
+                found.setdefault(name, [])
+                if r["dtype"] not in found[name]:
+                    found[name].append(r["dtype"])
+    return [f"{name} {'/'.join(dtypes)}" for name, dtypes in found.items()]
 
 
 def card_ratio(run: Mapping) -> float:
     """An eager run's NHWC/NCHW speed by its card's clock (`claims.deciding`, not its replay's:
     wall time where the device bounds the loop, device-busy time where the host does)."""
     return c7_claims.deciding({k: v for k, v in run.items() if k != c7_claims.BY_GRAPH})[0]
-
-
-def eager_span(runs: Sequence[Mapping]) -> str:
-    """The eager sweep's NHWC/NCHW span for a GPU takeaway, each run by its card's clock
-    (`card_ratio`). A disturbed loop (`disturbed`: well above its host launch and its kernels) is
-    always over its kernels by more than the card's margin, so it is read by device-busy time
-    too: no wall ratio of a disturbed host sets the span.
-
-    Review 2026-12-04m 03-04 item 2: the takeaway said 'eager loops 0.96x to 1.57x by wall
-    time', its low end fp16 b64's host-bound loop (NHWC rounds 9.15, 8.86 and 4.73 ms against
-    4.07 ms of kernels; three fresh runs read 1.11-1.57x by wall time), which C7's card reads by
-    device-busy time (1.62x there)."""
-    read = sorted(card_ratio(r) for r in runs)
-    return f"eager loops {read[0]:.2f}x to {read[-1]:.2f}x, host-bound ones by device-busy time"
 
 
 def slower_because(run: Mapping) -> str:

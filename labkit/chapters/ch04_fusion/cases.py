@@ -34,7 +34,7 @@ from labkit.chapters.ch04_fusion import fused_kernels, fusion, launch_overhead
 from labkit.chapters.ch04_fusion.claims import seed_contrast
 from labkit.claims import quiz_keys
 from labkit.core import results
-from labkit.measure import bench, timeline
+from labkit.measure import bench, clocks, timeline
 from labkit.models import folding, resnet
 from labkit.show.table import Table, rows
 from labkit.show.widgets.quiz import Key
@@ -202,17 +202,26 @@ def timed_loop(variants: Mapping[str, Callable[[], object]], baseline: str, roun
     slower than its kernels run is timed at the host's pace), interleaved in `rounds` rounds
     so each round's ratio to `baseline` gives a spread the trust rule reads.
 
-    Returns {'rows': bench's rows (median per call, ratio to baseline, its per-round spread),
-    'baseline', 'flags': the harness's flags, 'rounds', 'clock': LOOP_TIMED}. On a CPU the clock is the
-    CPU's: a loop there is what the harness times anyway."""
+    Returns {'rows': bench's rows (median per call, ratio to baseline, its per-round spread, and
+    'round_medians_s', the variant's median in each round: what tells a disturbed host,
+    `disturbed_by`), 'baseline', 'flags': the harness's flags, 'rounds', 'clock': LOOP_TIMED}. On a
+    CPU the clock is the CPU's: a loop there is what the harness times anyway."""
     cmp = bench.compare(dict(variants), baseline=baseline, rounds=rounds, rep_ms=rep_ms, mode="hot",
                         clock="wall", progress=False)
-    return {"rows": cmp.table(), "baseline": baseline, "flags": cmp.flags(), "rounds": cmp.rounds,
+    rows_ = [{**r, "round_medians_s": list(cmp[r["variant"]].round_medians_s)} for r in cmp.table()]
+    return {"rows": rows_, "baseline": baseline, "flags": cmp.flags(), "rounds": cmp.rounds,
             "clock": LOOP_TIMED}
 
 
 DISTURBED_LOOP_FACTOR = fused_kernels.DISTURBED_LOOP_FACTOR
-disturbed_by = fused_kernels.disturbed_by  # a timed loop above host launch + device time: a disturbed host
+# a timed loop over its pace whose rounds disagree: a disturbed host (the course's one rule, `clocks`)
+disturbed_by = fused_kernels.disturbed_by
+
+
+def loop_disturbed(loop_row: Mapping, host_s: float | None, device_s: float) -> float | None:
+    """`disturbed_by` of one timed loop's row (`timed_loop`: its median and its rounds, the
+    'round_medians_s' an older record lacks) against its host launch and device time."""
+    return disturbed_by(loop_row["median_s"], host_s, device_s, rounds=loop_row.get("round_medians_s"))
 
 
 def disturbed_note(found: Mapping[str, float]) -> str:
@@ -221,8 +230,8 @@ def disturbed_note(found: Mapping[str, float]) -> str:
     if not found:
         return ""
     said = ", ".join(f"{name} {times:.1f}x" for name, times in found.items())
-    return (f"Host disturbed: a loop call took more than host launch + device time ({said}); "
-            "those loop readings are not stated.")
+    return (f"Host disturbed: a loop call took over {DISTURBED_LOOP_FACTOR:g}x its pace ({said}), its "
+            f"rounds spread over {clocks.DISTURBED_ROUNDS_SPREAD:g}x; those loop readings are not stated.")
 
 
 def loop_reading(loop: Mapping, variant: str) -> str:
@@ -1097,9 +1106,9 @@ def reduce_overhead(device: torch.device, layers: int = 6, width: int = 512) -> 
         cmp = bench.compare(variants, baseline="eager", rounds=5, rep_ms=200)
         # the loop a reader's code runs, timed (review 2026-12-03h item 4): it decides "in a loop"
         loop = timed_loop(variants, "eager")
-        # a loop above its host launch + device time was disturbed: timed once more, and the
-        # table still flags it if the second is too (review 2026-12-04k item 1)
-        if any(disturbed_by(loop_row["median_s"], row.get("host_s"), row["median_s"])
+        # a disturbed loop (over its pace, its rounds disagreeing) is timed once more, and the
+        # table still flags it if the second is too (review 2026-12-04k item 1; 2026-12-05o item 3)
+        if any(loop_disturbed(loop_row, row.get("host_s"), row["median_s"])
                for row, loop_row in zip(cmp.table(), loop["rows"], strict=True)):
             loop = {**timed_loop(variants, "eager"), "retimed": True}
     # whether reduce-overhead captured a graph at all (review 2026-12-03g item 2: the H200 row
@@ -1225,7 +1234,7 @@ def _timed_loop_table(record: object, payload: Mapping, found: Sequence[Mapping]
     bound = [r["variant"] for r in found if r.get("launch_bound")]
     baseline = loop.get("baseline") or found[0]["variant"]
     disturbed = {r["variant"]: times for r in found
-                 if (times := disturbed_by(timed[r["variant"]]["median_s"], r.get("host_s"), r["median_s"]))}
+                 if (times := loop_disturbed(timed[r["variant"]], r.get("host_s"), r["median_s"]))}
     readings = "; ".join(
         f"{r['variant']}: not stated (disturbed)" if {r["variant"], baseline} & set(disturbed)
         else loop_reading(loop, r["variant"]) for r in found[1:])
@@ -1242,12 +1251,18 @@ PROBE_OVER_READ = 0.8  # a loop call under 0.8x its host-launch probe: the probe
 
 
 def loop_against_probe(found: Sequence[Mapping], timed: Mapping[str, Mapping], bound: Sequence[str]) -> str:
-    """' Why: ...': what each timed loop shows against its host-launch probe. A loop of calls
-    costs at most each call's host launch plus its device time; at about the probe, a
-    launch-bound row runs at the host's pace. Where a loop call took longer than host launch
-    plus device time, the probe missed per-call work (a disturbed host past
-    DISTURBED_LOOP_FACTOR of it: `disturbed_note` then, and the loop timed twice); well under
-    the probe (PROBE_OVER_READ), it over-read.
+    """' Why: ...': what each timed loop shows against its host-launch probe. A loop of
+    asynchronous calls costs about the larger of each call's host launch and its device time
+    (its pace); at about the probe, a launch-bound row runs at the host's pace. Where a loop
+    call took over `clocks.OVER_PACE_FACTOR` times its pace with steady rounds, the probe missed
+    per-call work (`clocks.steady_excess`; over DISTURBED_LOOP_FACTOR with rounds that disagree,
+    a disturbed host: `disturbed_note` then, and the loop timed twice); well under the probe
+    (PROBE_OVER_READ), it over-read.
+
+    Review 2026-12-05o 03-04 item 3: this line measured against host launch + device time and
+    called eager's 303 us against 198 + 29 us (1.33x) per-call work, where chapter 03's rule
+    called the same 1.53x its pace disturbed: one rule now (`clocks.loop_over_pace`,
+    `clocks.disturbed_by`), the steady excess said here, the disturbed one in its note.
 
     Review 2026-12-04m 03-04 item 4: the H200 note said 'every row is launch-bound ..., so a
     loop runs at the host's pace' beside eager's loop at 303 us against a 198 us launch,
@@ -1257,8 +1272,11 @@ def loop_against_probe(found: Sequence[Mapping], timed: Mapping[str, Mapping], b
         host, device, loop = r.get("host_s"), float(r["median_s"]), float(timed[r["variant"]]["median_s"])
         if host is None:
             return ""
-        if loop > float(host) + device:
-            above.append(f"{loop / (float(host) + device):.2f}x ({r['variant']})")
+        if clocks.loop_over_pace(loop, host, device, clocks.OVER_PACE_FACTOR) is not None:
+            # steady: work the probe misses; a disturbed one has its own note (`disturbed_note`)
+            steady = clocks.steady_excess(loop, host, device, rounds=timed[r["variant"]].get("round_medians_s"))
+            if steady is not None:
+                above.append(f"{steady:.2f}x ({r['variant']})")
         elif loop < PROBE_OVER_READ * float(host):
             below.append(f"{loop / float(host):.2f}x ({r['variant']})")
         elif r["variant"] in bound:
@@ -1270,7 +1288,7 @@ def loop_against_probe(found: Sequence[Mapping], timed: Mapping[str, Mapping], b
         return f" Why: {which} launch-bound (host launch above device time), so a loop runs at the host's pace."
     # review 2026-12-04n 03-04 item 1: in fewer words for the GPU page's 1,500-word core (the
     # disturbed-host factor's clause gone: `disturbed_note` says it where a loop passes it)
-    parts = ([f"{', '.join(above)} its host launch + device time (per-call work the probe misses)"]
+    parts = ([f"{', '.join(above)} its pace (per-call work the probe misses)"]
              if above else [])
     parts += [f"{', '.join(below)} the launch alone (the probe over-reads)"] if below else []
     parts += [f"{', '.join(at)} at the launch's pace"] if at else []
@@ -1377,12 +1395,11 @@ def small_add_line(row: Mapping) -> str:
             f"{host_p:.3g} us)")
     if row.get("loop_speedup") is None:
         return f"{head}: this record timed no loop of adds, so no loop direction is read from these."
-    disturbed = {name: times for name, loop, host, dev in (
-        ("Triton", row.get("triton_loop_us"), host_t, dev_t), ("PyTorch", row.get("torch_loop_us"), host_p, dev_p))
-        if (times := disturbed_by(loop, host, dev))}
+    disturbed = {name: times for name, k, host, dev in (("Triton", "triton", host_t, dev_t), ("PyTorch", "torch", host_p, dev_p))
+                 if (times := disturbed_by(row.get(f"{k}_loop_us"), host, dev, rounds=row.get(f"{k}_loop_rounds_us")))}
     if disturbed:  # the loop's figures are the host's disturbance, not the adds': not read
         said = ", ".join(f"{name}'s {times:.1f}x" for name, times in disturbed.items())
-        return f"{head}; the loop of adds is not read: host disturbed ({said} launch + device time)."
+        return f"{head}; the loop of adds is not read: host disturbed ({said} its pace, rounds disagreeing)."
     speed, (low, high) = float(row["loop_speedup"]), row["loop_speedup_iqr"]
     faster = speed >= 1
     value, spread = (speed, (low, high)) if faster else (1 / speed, (1 / high, 1 / low))

@@ -234,20 +234,20 @@ def add_sweep(counts: list[int], dtype: torch.dtype = torch.float16, rounds: int
         if n == counts[0]:  # the smallest size: a loop of such adds, timed (review 2026-12-03h item 4)
             row = rows[-1]
             row.update(timed_loop_row(adds, rounds, rep_ms))
-            if any(disturbed_by(row[f"{k}_loop_us"], row[f"{k}_host_us"], row[f"{k}_us"]) for k in ("triton", "torch")):
+            if any(disturbed_by(row[f"{k}_loop_us"], row[f"{k}_host_us"], row[f"{k}_us"],
+                                rounds=row[f"{k}_loop_rounds_us"]) for k in ("triton", "torch")):
                 # timed once more where the host disturbed it (review 2026-12-04k item 1)
                 row.update(timed_loop_row(adds, rounds, rep_ms), loop_retimed=True)
         del a, b, out_triton, out_torch
     return rows
 
 
-# A loop of back-to-back calls costs at most each call's host launch plus its device time (the
-# host waits for nothing longer); a loop timed well above that sum was disturbed by the host,
-# not paced by the code. Review 2026-12-04k item 1: the 13:57 H200 page printed eager's loop at
-# 1.02 ms per call beside a 238 us host launch and 29 us of device time (3.8x their sum), and
-# the add loop at 86 us per add beside 47 + 3.4 us (1.7x); the previous record read 210 us.
-# a timed loop above its host launch + device time: a disturbed host (the rule is labkit.measure's,
-# so chapter 03 reads it without importing this chapter)
+# A loop of back-to-back calls costs about the larger of each call's host launch and its device
+# time (its pace); a loop timed well above it whose rounds disagree was disturbed by the host, not
+# paced by the code. Review 2026-12-04k item 1: the 13:57 H200 page printed eager's loop at
+# 1.02 ms per call beside a 238 us host launch and 29 us of device time, and the add loop at 86 us
+# per add beside 47 + 3.4 us; the previous record read 210 us. Review 2026-12-05o 03-04 item 3:
+# one rule with chapter 03 (labkit.measure's `clocks.disturbed_by`), its rounds deciding.
 DISTURBED_LOOP_FACTOR = clocks.DISTURBED_LOOP_FACTOR
 disturbed_by = clocks.disturbed_by
 
@@ -257,8 +257,9 @@ def timed_loop_row(adds: dict[str, Callable[[], object]], rounds: int, rep_ms: f
     calls back to back (bench's hot mode, as a loop over the same tensors) on the wall clock
     (clock='wall': the GPU waits while the host launches), interleaved in rounds. Keys:
     loop_speedup (PyTorch's loop time / Triton's, > 1 when Triton's loop is faster), its
-    per-round spread loop_speedup_iqr, loop_flags (the trust rule's evidence), and each
-    loop's time per add (triton_loop_us, torch_loop_us)."""
+    per-round spread loop_speedup_iqr, loop_flags (the trust rule's evidence), each loop's time
+    per add (triton_loop_us, torch_loop_us) and per round (triton_loop_rounds_us,
+    torch_loop_rounds_us: what tells a disturbed host, `disturbed_by`)."""
     from labkit.measure import bench
 
     loop = bench.compare(adds, baseline="PyTorch add", rounds=rounds, rep_ms=rep_ms, mode="hot",
@@ -267,7 +268,9 @@ def timed_loop_row(adds: dict[str, Callable[[], object]], rounds: int, rep_ms: f
     return {"loop_speedup": 1 / ratio.ratio, "loop_speedup_iqr": [1 / ratio.ratio_q75, 1 / ratio.ratio_q25],
             "loop_flags": loop.flags(), "loop_rounds": loop.rounds,
             "triton_loop_us": ratio.timing.median_s * 1e6,
-            "torch_loop_us": loop["PyTorch add"].timing.median_s * 1e6}
+            "torch_loop_us": loop["PyTorch add"].timing.median_s * 1e6,
+            "triton_loop_rounds_us": [t * 1e6 for t in ratio.round_medians_s],
+            "torch_loop_rounds_us": [t * 1e6 for t in loop["PyTorch add"].round_medians_s]}
 
 
 def _us(seconds: float | None) -> float | None:

@@ -831,52 +831,103 @@ def test_the_gpu_takeaway_leaves_the_eager_runs_names_to_the_sweep_above():
     # (fp16 b64's eager loop read 0.96x by wall time, 1.62x by device-busy time)
     eager = [{k: v for k, v in r.items() if k != claims_c7.BY_GRAPH} for r in judged + others]
     read = sorted(claims_c7.deciding(r)[0] for r in eager)
-    # review 2026-12-04n 03-04 item 1: the span is said once, under C7's judged table, not again
-    # in the takeaway (the GPU page's 1,500-word core); `eager_span` still reads each by its card's clock
+    # review 2026-12-04n 03-04 item 1: the span is said once, under C7's judged table (each run by
+    # its card's clock), not again in the takeaway (the GPU page's 1,500-word core)
     assert "eager loops" not in line and line.endswith("(judged, CUDA Graph replay; the seed: 1.20x)")
-    span = cases.eager_span(judged + others)
-    assert span == f"eager loops {read[0]:.2f}x to {read[-1]:.2f}x, host-bound ones by device-busy time"
+    span = cases.c7_tables(judged + others).notes[-1]
+    assert f"NHWC/NCHW {read[0]:.2f}x (" in span and f"to {read[-1]:.2f}x (" in span
     fp16_b64 = next(r for r in eager if (r["dtype"], r["batch"]) == ("float16", 64))
     assert claims_c7.regime(fp16_b64)[0] and f"{claims_c7.rate_ratio(fp16_b64):.2f}x" not in span
 
 
-def test_a_disturbed_loop_is_read_by_device_busy_time_and_marked():
-    """Review 2026-12-04m 03-04 item 2: a loop above its host launch plus its kernels timed a
-    disturbed host (04's rule, `disturbed_by`); such a loop is host-bound by C7's margin, so
-    its run is read by device-busy time in the span, and the sweep marks it."""
+def test_a_disturbed_loop_is_marked_and_a_steady_excess_is_said_as_work_the_probe_misses():
+    """Review 2026-12-05o 03-04 item 3: one rule with chapter 04 (`clocks.disturbed_by`): a loop
+    over 1.5x its pace whose rounds disagree (past 1.3x) is disturbed, marked in the sweep and its
+    note; one over its pace with steady rounds is per-call work the probe misses, said so."""
     _, others = _h200_c7_runs()
     calm = next(r for r in others if not claims_c7.regime(r)[0] and r.get("nhwc_host_s"))
-    loop = 3 * (calm["nhwc_host_s"] + calm["nhwc_busy_s"])
-    slowed = dict(calm, nhwc_loop_s=loop, nhwc_loop_rounds=[loop] * 3)
-    assert cases.disturbed(slowed) == ["NHWC"] and cases.disturbed(calm) == []
-    line = cases.eager_span([slowed])
-    device = calm["nchw_busy_s"] / calm["nhwc_busy_s"]
-    assert line.startswith(f"eager loops {device:.2f}x to {device:.2f}x, host-bound ones by device-busy time")
-    assert f"{claims_c7.rate_ratio(slowed):.2f}x" not in line
-    assert "(loop disturbed)" in str(cases.sweep_detail([slowed]))
-    assert "(loop disturbed)" not in str(cases.sweep_detail([calm]))
+    loop = 3 * max(calm["nhwc_host_s"], calm["nhwc_busy_s"])
+    shaken = dict(calm, nhwc_loop_s=loop, nhwc_loop_rounds=[loop, 0.5 * loop, loop])
+    steady = dict(calm, nhwc_loop_s=loop, nhwc_loop_rounds=[loop] * 3)
+    assert cases.disturbed(shaken) == ["NHWC"] and cases.over_pace(shaken) == []
+    assert cases.disturbed(steady) == [] and cases.over_pace(steady) == ["NHWC"]
+    assert cases.disturbed(calm) == [] and cases.over_pace(calm) == []
+    assert "(loop disturbed)" in str(cases.sweep_detail([shaken]))
+    assert "its rounds spread over 1.3x (timed twice)" in cases.loop_rule_note([shaken])
+    assert "(loop over pace)" in str(cases.sweep_detail([steady]))
+    assert "per-call work the probe misses" in cases.loop_rule_note([steady])
+    plain = str(cases.sweep_detail([calm]))
+    assert "(loop disturbed)" not in plain and "(loop over pace)" not in plain
 
 
 def test_the_disturbed_rule_fires_on_the_loop_that_motivated_it():
     """Review 2026-12-04n 03-04 item 3: against host launch + kernels the rule never fired on the
     18:55 record, not even on fp16 b64's NHWC loop (8.86 ms against 5.03 ms of host launch and
     4.07 ms of kernels: 0.97x the sum). A back-to-back loop costs about the larger of the two:
-    1.76x here, disturbed; its float32 b64 neighbour (1.03x) and a run with no host launch read
-    (the record's NCHW side) are not."""
-    fp16_b64 = {"nchw_loop_s": 8.471e-3, "nchw_host_s": None, "nchw_busy_s": 6.576e-3,
-                "nhwc_loop_s": 8.862e-3, "nhwc_host_s": 5.030e-3, "nhwc_busy_s": 4.066e-3}
-    fp32_b64 = {"nchw_loop_s": 9.442e-3, "nchw_host_s": 5.293e-3, "nchw_busy_s": 9.119e-3,
-                "nhwc_loop_s": 7.787e-3, "nhwc_host_s": 4.770e-3, "nhwc_busy_s": 7.525e-3}
+    1.76x here. Review 2026-12-05o item 3: what marks it disturbed is its rounds (9.15, 8.86 and
+    4.73 ms, 1.93x); its float32 b64 neighbour (1.03x) and a run with no host launch read (the
+    record's NCHW side) are not. Item 6: the NCHW half-precision loops, whose host launch the
+    probe cannot read, are named as not checked."""
+    fp16_b64 = {"dtype": "float16", "batch": 64,
+                "nchw_loop_s": 8.471e-3, "nchw_host_s": None, "nchw_busy_s": 6.576e-3,
+                "nchw_loop_rounds": [8.47e-3, 10.16e-3, 7.25e-3],
+                "nhwc_loop_s": 8.862e-3, "nhwc_host_s": 5.030e-3, "nhwc_busy_s": 4.066e-3,
+                "nhwc_loop_rounds": [9.15e-3, 8.86e-3, 4.73e-3]}
+    fp32_b64 = {"dtype": "float32", "batch": 64,
+                "nchw_loop_s": 9.442e-3, "nchw_host_s": 5.293e-3, "nchw_busy_s": 9.119e-3,
+                "nhwc_loop_s": 7.787e-3, "nhwc_host_s": 4.770e-3, "nhwc_busy_s": 7.525e-3,
+                "nchw_loop_rounds": [9.43e-3, 9.44e-3, 9.46e-3], "nhwc_loop_rounds": [7.77e-3, 7.79e-3, 7.79e-3]}
     assert cases.disturbed(fp16_b64) == ["NHWC"] and cases.disturbed(fp32_b64) == []
     assert round(cases.loop_over_pace(8.862e-3, 5.030e-3, 4.066e-3), 2) == 1.76
     assert cases.loop_over_pace(8.471e-3, None, 6.576e-3) is None
+    assert cases.launch_unread([fp16_b64, fp32_b64, dict(fp16_b64, dtype="bfloat16")]) == ["NCHW float16/bfloat16"]
+    assert cases.loop_rule_note([fp16_b64]).endswith(
+        "; NCHW float16: host launch not readable, the call waits for the GPU.")
+    assert cases.loop_rule_note([fp32_b64]) == ""
+
+
+# The 18:55 H200 record's C7 sweep (results/nvidia-h200.json, 2026-12-04), in ms: per layout
+# (loop, host launch, kernels, the loop's rounds); NCHW half precision read no host launch.
+SWEEP_1855 = (
+    ("float16", 64, (8.471, None, 6.576, (8.471, 10.164, 7.25)), (8.862, 5.03, 4.066, (9.154, 8.862, 4.728))),
+    ("float16", 128, (12.817, None, 12.433, (12.811, 12.817, 12.825)), (8.187, 4.861, 7.747, (8.181, 8.197, 8.187))),
+    ("float32", 16, (4.741, 5.099, 2.765, (4.741, 4.647, 4.833)), (4.624, 4.552, 2.479, (4.624, 4.877, 4.499))),
+    ("float32", 64, (9.442, 5.293, 9.119, (9.426, 9.442, 9.46)), (7.787, 4.77, 7.525, (7.774, 7.787, 7.789))),
+    ("float32", 128, (17.732, 5.906, 17.451, (17.703, 17.732, 17.755)),
+     (14.337, 5.917, 14.035, (14.345, 14.337, 14.33))),
+    ("bfloat16", 16, (5.926, None, 2.186, (5.926, 6.096, 5.393)), (4.897, 4.757, 1.469, (5.855, 4.825, 4.897))),
+    ("bfloat16", 64, (7.176, None, 6.807, (7.174, 7.176, 7.183)), (4.981, 4.785, 4.34, (5.579, 4.824, 4.981))),
+    ("bfloat16", 128, (13.251, None, 12.944, (13.239, 13.257, 13.251)), (8.654, 4.883, 8.287, (8.654, 8.65, 8.658))),
+    ("float16", 16, (6.245, None, 2.111, (6.245, 6.505, 5.422)), (5.059, 4.705, 1.392, (5.646, 5.059, 4.76))),
+)
+
+
+def test_on_the_recorded_sweep_the_rule_flags_only_the_fp16_b64_nhwc_loop():
+    """Review 2026-12-05o 03-04 item 3: on the 18:55 record the one rule flags exactly fp16 b64's
+    NHWC loop (rounds 9.15/4.73 = 1.93x) and calls no other loop over its pace; item 6: the NCHW
+    fp16/bf16 loops are named as not checkable (no host launch read)."""
+    def ms(v):
+        return None if v is None else v * 1e-3
+
+    runs = []
+    for dtype, batch, *layouts in SWEEP_1855:
+        run = {"dtype": dtype, "batch": batch}
+        for k, (loop, host, busy, rounds) in zip(("nchw", "nhwc"), layouts, strict=True):
+            run |= {f"{k}_loop_s": ms(loop), f"{k}_host_s": ms(host), f"{k}_busy_s": ms(busy),
+                    f"{k}_loop_rounds": [ms(r) for r in rounds]}
+        runs.append(run)
+    assert [(r["dtype"], r["batch"], cases.disturbed(r)) for r in runs if cases.disturbed(r)] == [
+        ("float16", 64, ["NHWC"])]
+    assert not any(cases.over_pace(r) for r in runs)
+    assert cases.launch_unread(runs) == ["NCHW float16/bfloat16"]
 
 
 def test_a_disturbed_loop_is_timed_once_more(monkeypatch):
     """Review 2026-12-04m 03-04 item 2: as 04 does, a disturbed pair of loops is timed again."""
     calls = []
-    slow = {"nchw_loop_s": 1.0, "nhwc_loop_s": 1.0, "nchw_busy_s": 0.1, "nhwc_busy_s": 0.1}
-    calm = dict(slow, nchw_loop_s=0.25, nhwc_loop_s=0.25)
+    slow = {"nchw_loop_s": 1.0, "nhwc_loop_s": 1.0, "nchw_busy_s": 0.1, "nhwc_busy_s": 0.1,
+            "nchw_loop_rounds": [1.0, 0.5, 1.0], "nhwc_loop_rounds": [1.0, 1.0, 1.0]}  # NCHW's rounds disagree
+    calm = dict(slow, nchw_loop_s=0.25, nhwc_loop_s=0.25, nchw_loop_rounds=[0.25] * 3)
     monkeypatch.setattr(cases.device_split, "evidence", lambda *a: calls.append(1) or (slow if len(calls) == 1 else calm))
     net = torch.nn.Identity()
     found = cases.device_busy(net, net, torch.zeros(1, 3, 2, 2), {"nchw_host_s": 0.2, "nhwc_host_s": 0.2})
@@ -884,6 +935,13 @@ def test_a_disturbed_loop_is_timed_once_more(monkeypatch):
     calls.clear()
     assert "loop_retimed" not in cases.device_busy(net, net, torch.zeros(1, 3, 2, 2),
                                                    {"nchw_host_s": 2.0, "nhwc_host_s": 2.0})
+    # review 2026-12-05o 03-04 item 3: a loop over its pace with steady rounds is not retimed
+    steady = dict(slow, nchw_loop_rounds=[1.0] * 3)
+    calls.clear()
+    monkeypatch.setattr(cases.device_split, "evidence", lambda *a: calls.append(1) or steady)
+    assert "loop_retimed" not in cases.device_busy(net, net, torch.zeros(1, 3, 2, 2),
+                                                   {"nchw_host_s": 0.2, "nhwc_host_s": 0.2})
+    assert len(calls) == 1
 
 
 def test_the_conv_quiz_table_shows_each_layouts_share_of_the_ceiling():

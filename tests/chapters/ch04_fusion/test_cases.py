@@ -216,10 +216,12 @@ def test_a_launch_bound_comparison_is_read_at_the_loops_pace():
                for n in speed.notes)
 
 
-def _loop_rows(medians: dict[str, float], spreads: dict[str, tuple[float, float]]) -> list[dict]:
+def _loop_rows(medians: dict[str, float], spreads: dict[str, tuple[float, float]],
+               rounds: dict[str, list[float]] | None = None) -> list[dict]:
     base = next(iter(medians.values()))
     return [{"variant": k, "median_s": m, "ratio": m / base, "ratio_q25": spreads.get(k, (1.0, 1.0))[0],
-             "ratio_q75": spreads.get(k, (1.0, 1.0))[1]} for k, m in medians.items()]
+             "ratio_q75": spreads.get(k, (1.0, 1.0))[1],
+             **({"round_medians_s": rounds[k]} if rounds and k in rounds else {})} for k, m in medians.items()]
 
 
 def test_in_a_loop_is_read_from_the_timed_loop_not_the_computed_pace():
@@ -764,36 +766,50 @@ def test_the_instructors_stopping_point_states_the_estimates_minutes():
     assert abs(int(more.group(1)) - (five - four)) <= 2, (more.group(1), five - four)
 
 
-def test_a_loop_slower_than_its_host_launch_plus_device_time_is_flagged_not_read():
+def test_a_loop_over_its_pace_with_rounds_that_disagree_is_flagged_not_read():
     """Review 2026-12-04k item 1: the 13:57 H200 page read eager's loop at 1.02 ms per call
     beside a 238 us host launch and 29 us of device time, and the add loop at 86 us beside
     47 + 3.4 us: a disturbed host, printed as measurements. Such a loop is flagged, and no
-    reading that leans on it is stated."""
-    assert cases.disturbed_by(1.02e-3, 238e-6, 29.2e-6) == pytest.approx(3.82, abs=0.01)
-    assert cases.disturbed_by(210e-6, 200e-6, 29e-6) is None  # the quiet record: under the sum
-    assert cases.disturbed_by(1.0, None, 1.0) is None  # a CPU's loop: no host launch apart
+    reading that leans on it is stated. Review 2026-12-05o 03-04 item 3: one rule with chapter
+    03 (`clocks.disturbed_by`): over 1.5x its pace (the larger of host launch and device time)
+    *and* rounds that disagree past 1.3x; a steady excess is per-call work the probe misses."""
+    shaken = [1.02e-3, 0.45e-3, 1.1e-3]
+    assert cases.disturbed_by(1.02e-3, 238e-6, 29.2e-6, rounds=shaken) == pytest.approx(1.02 / 0.238)
+    assert cases.disturbed_by(1.02e-3, 238e-6, 29.2e-6, rounds=[1.0e-3, 1.02e-3, 1.05e-3]) is None  # steady
+    assert cases.disturbed_by(1.02e-3, 238e-6, 29.2e-6) is None  # no rounds kept: not said
+    assert cases.disturbed_by(210e-6, 200e-6, 29e-6, rounds=shaken) is None  # at its pace
+    assert cases.disturbed_by(1.0, None, 1.0, rounds=shaken) is None  # a CPU's loop: no host launch apart
 
     comparison = [_comparison_row("eager", 29.2e-6, 238e-6, 1.0), _comparison_row("compiled", 25.9e-6, 331e-6, 0.88),
                   _comparison_row("reduce-overhead", 28.0e-6, 113e-6, 0.96)]
     quiet = {"eager": 250e-6, "compiled": 340e-6, "reduce-overhead": 120e-6}
-    for loops, disturbed in ((quiet, False), ({**quiet, "eager": 1.02e-3}, True)):
-        loop = {"rows": _loop_rows(loops, {}), "baseline": "eager", "flags": [], "rounds": 5}
+    slow = {**quiet, "eager": 1.02e-3}
+    for loops, rounds, disturbed in ((quiet, None, False), (slow, {"eager": shaken}, True),
+                                     (slow, {"eager": [1.0e-3, 1.02e-3, 1.05e-3]}, False)):
+        loop = {"rows": _loop_rows(loops, {}, rounds), "baseline": "eager", "flags": [], "rounds": 5}
         notes = cases.comparison_table({"comparison": comparison, "loop": loop}, "ro").notes
         said = next(n for n in notes if n.startswith("In a loop"))
         host = [n for n in notes if n.startswith("Host disturbed")]
         if disturbed:  # eager is the baseline: every reading leans on it
             assert "compiled: not stated (disturbed); reduce-overhead: not stated (disturbed)" in said
-            assert host == ["Host disturbed: a loop call took more than host launch + device time "
-                            "(eager 3.8x); those loop readings are not stated."]
+            assert host == ["Host disturbed: a loop call took over 1.5x its pace (eager 4.3x), its rounds "
+                            "spread over 1.3x; those loop readings are not stated."]
+            assert "per-call work the probe misses" not in said
         else:
             assert "not stated (disturbed)" not in said and host == []
+        if loops is slow and not disturbed:  # the same excess, steady: work the probe misses
+            assert "Why: a loop call took 4.29x (eager) its pace (per-call work the probe misses)" in said
     add = {"elements": 1 << 20, "aligned": True, "triton_gbps": 70.2, "torch_gbps": 1872.0, "speedup": 0.04,
            "triton_us": 89.6, "torch_us": 3.36, "triton_host_us": 46.2, "torch_host_us": 47.0,
            "loop_speedup": 0.61, "loop_speedup_iqr": [0.60, 0.61], "loop_flags": [],
-           "triton_loop_us": 142.0, "torch_loop_us": 86.0}
+           "triton_loop_us": 142.0, "torch_loop_us": 86.0,
+           "triton_loop_rounds_us": [140.0, 142.0, 143.0], "torch_loop_rounds_us": [86.0, 40.0, 90.0]}
     line = cases.small_add_line(add)
-    assert line.endswith("; the loop of adds is not read: host disturbed (PyTorch's 1.7x launch + device time).")
+    assert line.endswith("; the loop of adds is not read: host disturbed (PyTorch's 1.8x its pace, rounds "
+                         "disagreeing).")
     assert "slower." not in line
+    steady = cases.small_add_line({**add, "torch_loop_rounds_us": [85.0, 86.0, 87.0]})
+    assert "not read" not in steady and steady.endswith("slower.")
 
 
 def test_the_add_table_names_its_flagged_rows_and_an_events_clock_below_kernel_records():
@@ -835,9 +851,10 @@ def test_the_why_line_says_what_the_loop_shows_against_its_probe():
     note = next(n for n in cases.comparison_table({"comparison": comparison, "loop": loop}, "ro").notes
                 if n.startswith("In a loop"))
     assert "so a loop runs at the host's pace" not in note
-    # review 2026-12-04n 03-04 item 1: 45 words cut to 30 for the GPU page's 1,500-word core
-    assert ("Why: a loop call took 1.33x (eager), 1.35x (compiled) its host launch + device time (per-call "
-            "work the probe misses); 0.59x (reduce-overhead) the launch alone (the probe over-reads).") in note
+    # review 2026-12-04n 03-04 item 1: 45 words cut to 30 for the GPU page's 1,500-word core; review
+    # 2026-12-05o item 3: against its pace (the larger of host launch and device time), chapter 03's rule
+    assert ("Why: a loop call took 1.53x (eager), 1.50x (compiled) its pace (per-call work the probe "
+            "misses); 0.59x (reduce-overhead) the launch alone (the probe over-reads).") in note
     assert "Timed twice" not in note
     again = cases.comparison_table({"comparison": comparison, "loop": {**loop, "retimed": True}}, "ro")
     assert any("Timed twice: the first loop read disturbed." in n for n in again.notes)
