@@ -562,9 +562,9 @@ line = ch02_claims.CACHE_LINE_BYTES
 fresh_misaligned = sum(t.data_ptr() % line != 0 for t in fresh)
 view_offsets = {name: v.data_ptr() % line for name, v in contiguous_views.items()}
 views_misaligned = sum(offset != 0 for offset in view_offsets.values())
+# the fresh allocations' count is C5a's verdict's, printed below
 chapter.show([{"view": name, "contiguous": v.is_contiguous(), f"data_ptr % {line}": view_offsets[name]}
-              for name, v in contiguous_views.items()]).note(
-    f"fresh allocations: {fresh_misaligned} of {len(fresh)} start off a {line}-byte line")
+              for name, v in contiguous_views.items()])
 
 # %% tags=["nbval-check-output"]
 c5a = chapter.judge("C5a", {
@@ -598,7 +598,7 @@ chapter.claim("C5b")
 
 # %% jupyter={"source_hidden": true}
 quiz_c5c = chapter.lab.widgets.Quiz(
-    "Contiguous but 4 bytes off a line, summed beyond the caches: its time per element against aligned?",
+    "Contiguous, 4 bytes off a line, summed beyond the caches: time per element against aligned?",
     choices=list(chapter.lab.cases.C5C_CHOICES),
     answer=lambda: chapter.lab.cases.c5c_alignment_alone(globals().get("alignment_cmp")),
     holds=6,  # the table, the verdicts, the sweep and the chase: each reads alignment alone
@@ -728,7 +728,7 @@ takeaways = [
     f"A copy's cost is its access pattern: {ch02_claims.c9_shares(c9.evidence)} (C9).",
     f"Contiguous is not aligned: {views_misaligned} of {len(contiguous_views)} contiguous views start "
     f"off a cache line (C5a). Summed at DRAM size: misaligned {alignment_ratio:.2f}x aligned, "
-    f"stride 2 {stride_ratio:.2f}x for {fetched[strided]:.2f}x the bytes (C5b: {c5b.label}; C5c: {c5c.label}).",
+    f"stride 2 {stride_ratio:.2f}x for {fetched[strided]:.2f}x the bytes (C5b: {ch02_claims.short_label(c5b)}; C5c: {ch02_claims.short_label(c5c)}).",
 ]
 allocator_line = chapter.lab.cases.allocator_takeaway(whole, transposed, nbytes)  # the faults, priced
 if allocator_line:  # '' where .contiguous() faulted nothing

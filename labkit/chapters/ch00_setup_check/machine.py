@@ -147,7 +147,7 @@ def probe_table(path: Path) -> Table | Said:
     zero = next((r for r in rows if r["data"] == "zeros"), None)
     watts = sorted(r["power_w"] for r in rows)
     flag = (f" (power cap flag in {rnd['capped_samples']} of {rnd['samples']} samples)" if separates else
-            f"; the power cap flag (0x4) was set in every sample, {watts[0]:,.0f} W and "
+            f"; the power cap flag was set in every sample, {watts[0]:,.0f} W and "
             f"{watts[-1]:,.0f} W alike: it separates nothing")
     return shown.note(
         f"On random data the GPU runs at {rnd['clock_mhz']:,.0f} MHz and {rnd['power_w']:,.0f} W"
@@ -210,8 +210,7 @@ def parity_first_calls_note(rows: object) -> str:
     first calls time (the notebook's GPU run has its context by then)."""
     when = f" on {rows.date}" if isinstance(rows, Recorded) and rows.date else ""
     return (f"Recorded by benchmarks/harness_parity.py in a fresh process{when}: its next GPU run renews them "
-            "(this chapter's does not). Its fill allocates the 1 GiB in the first call (the first cudaMalloc), "
-            "unlike Mistake 2's.")
+            "(this chapter's does not). Its fill includes the first cudaMalloc, unlike Mistake 2's.")
 
 
 def first_call_table(rows: object, where: str = "", note: str = "") -> Table | Said | None:
@@ -247,7 +246,7 @@ def gpu_allocator_line(found: object) -> str:
 def sharing_line(on_gpu: bool, others: list) -> str:
     """Whether other processes use this GPU now (the driver's process list, read just now)."""
     if not on_gpu:
-        return "No GPU here: nothing to share (others_on_gpu() is [] on a CPU)."
+        return "No GPU here: nothing to share."
     if others:
         return f"{len(others)} other process(es) use this GPU now: timings taken now measure a share of it."
     return "No other process uses this GPU now (the driver's process list, read just now)."

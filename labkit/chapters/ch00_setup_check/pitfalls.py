@@ -679,13 +679,13 @@ def allocator_conclusion(found: Mapping) -> str:
 
 
 def allocator_text(found: Mapping) -> str:
-    """Mistake 4's numbers and its conclusion (`allocator_conclusion`), under its table."""
-    default, kept = faults_text(found["default_faults_per_call"]), faults_text(found["kept_faults_per_call"])
+    """Mistake 4's ratio and its conclusion (`allocator_conclusion`), under its table. The fault
+    counts are the table's own column, not repeated here (review 2026-12-05o 00-02 item 5: the
+    page's words; the takeaway states them, `faults_text`)."""
     why = why_defaults(found)
     rounds = (f" (rounds {found['ratio_q25']:.2f}-{found['ratio_q75']:.2f})" if found.get("interleaved") else "")
-    return (f"{found['note']}: {default} page faults per call with the defaults, {kept} with "
-            f"malloc keeping its memory; the default median is {found['default_over_kept']:.2f}x the "
-            f"other{rounds}: {allocator_conclusion(found)}." + (f" {why}" if why else ""))
+    return (f"{found['note']}: the defaults' median is {found['default_over_kept']:.2f}x that with malloc keeping "
+            f"its memory{rounds}: {allocator_conclusion(found)}." + (f" {why}" if why else ""))
 
 
 def allocator_takeaway(found: Mapping, fmt: Callable[[float], str]) -> str:

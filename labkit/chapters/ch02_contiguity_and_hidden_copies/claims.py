@@ -35,6 +35,7 @@ from labkit.claims.core import (
     ClaimError,
     band,
 )
+from labkit.claims.tables import short_label as short_label
 from labkit.claims.trust import Decision, Decisions, declared, flags_in
 from labkit.claims.trust import judge as trust_judge
 from labkit.core import discovery

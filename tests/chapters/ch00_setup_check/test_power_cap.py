@@ -35,7 +35,7 @@ def test_the_probe_table_says_the_flag_does_not_separate_the_cases(tmp_path):
     shown = machine.probe_table(path)
     assert "power cap flag (samples)" not in shown.columns  # a column that separates nothing is left out
     assert len(shown.notes) == 1 and shown.notes[0].endswith(
-        "the power cap flag (0x4) was set in every sample, 384 W and 695 W alike: it separates nothing.")
+        "the power cap flag was set in every sample, 384 W and 695 W alike: it separates nothing.")
     runs = json.loads(path.read_text())
     for run in runs:
         if run["data"] == "zeros":
