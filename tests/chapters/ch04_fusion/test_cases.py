@@ -982,30 +982,37 @@ def test_the_folding_line_counts_each_forwards_kernels_and_module_calls():
     conv = "sm90_xmma_fprop_implicit_gemm_tf32f32_tf32f32_f32_nhwckrsc_nchw(...)"
     gpu = {"on_gpu": True,
            "original": {"ran": {conv: 53, bn: 53, "relu": 49}, "module_calls": 183, "batchnorm_calls": 53,
-                        "stable": True, "host_s": 7.10e-3},
+                        "container_calls": 24, "stable": True, "host_s": 7.10e-3},
            "folded": {"ran": {conv: 53, add: 53, "relu": 49}, "module_calls": 106, "batchnorm_calls": 0,
-                      "stable": True, "host_s": 4.91e-3}}
+                      "container_calls": 0, "stable": True, "host_s": 4.91e-3}}
     line = cases.fold_kernel_line(gpu)
     # review 2026-12-04n 03-04 item 2: the host's saving is not divided by the module calls
     # fewer (77, of which 53 BatchNorms and 24 containers the flat folded graph does not call)
+    # review 2026-12-05o 03-04 item 5: '(53 BatchNorms)' read as 106 including 53 BatchNorms
     assert line == ("One forward, profiled: 155 kernels -> 155 (out: 53 batch_norm_transform_input_kernel; "
-                    "in: 53 elementwise add), module calls 183 -> 106 (53 BatchNorms); host launch -2.19 ms.")
+                    "in: 53 elementwise add), module calls 183 -> 106 (77 fewer: 53 BatchNorms, 24 containers); "
+                    "host launch -2.19 ms.")
+    older = {**gpu, "original": {k: v for k, v in gpu["original"].items() if k != "container_calls"}}
+    assert "module calls 183 -> 106 (77 fewer: 53 BatchNorms);" in cases.fold_kernel_line(older)
+    odd = {**gpu, "folded": {**gpu["folded"], "module_calls": 100}}
+    assert "(83 fewer: 53 BatchNorms, 24 containers, 6 other)" in cases.fold_kernel_line(odd)
     assert "per call" not in line
     # item 7: two profiles of a network that counted differently show no counts
     shaky = {**gpu, "folded": {**gpu["folded"], "stable": False}}
     assert cases.fold_kernel_line(shaky) == (
         "One forward, profiled: kernel counts unstable between two profiles, not shown, "
-        "module calls 183 -> 106 (53 BatchNorms); host launch -2.19 ms.")
+        "module calls 183 -> 106 (77 fewer: 53 BatchNorms, 24 containers); host launch -2.19 ms.")
     # a CPU launches no kernels: its aten ops, and no host launch
     cpu = {"on_gpu": False, "original": {"ran": {"aten::conv2d": 2, "aten::batch_norm": 2}, "module_calls": 5,
                                          "host_s": None},
            "folded": {"ran": {"aten::conv2d": 2}, "module_calls": 3, "host_s": None}}
     line = cases.fold_kernel_line(cpu)
-    assert line == "One forward, profiled: 4 aten ops -> 2 (out: 2 batch_norm; in: none), module calls 5 -> 3."
+    assert line == "One forward, profiled: 4 aten ops -> 2 (out: 2 batch_norm; in: none), module calls 5 -> 3 (2 fewer)."
     recorded = Recorded("04_fusion", "fold_kernels", "nvidia-h200", gpu, "2026-12-05")
     both = cases.fold_kernel_lines(cpu, recorded)
     assert both == (f"{line} Reference GPU (recorded on nvidia-h200, 2026-12-05): 155 kernels -> 155 (out: 53 "
-                    "batch_norm_transform_input_kernel; in: 53 elementwise add), module calls 183 -> 106 (53 BatchNorms).")
+                    "batch_norm_transform_input_kernel; in: 53 elementwise add), module calls 183 -> 106 (77 fewer: 53 BatchNorms, "
+                    "24 containers).")
     assert cases.fold_kernel_lines(cpu, Recorded("04_fusion", "fold_kernels", "nvidia-h200")) == line
 
 
@@ -1016,6 +1023,7 @@ def test_a_forward_is_profiled_with_its_module_calls():
     found = cases.forward_profile(model, images, on_gpu=False)
     assert found["module_calls"] == 4  # the Sequential and its three
     assert found["batchnorm_calls"] == 1 and found["stable"] is True
+    assert found["container_calls"] == 1  # the Sequential (review 2026-12-05o 03-04 item 5)
     assert found["ran"].get("aten::batch_norm") == 1 and found["ran"].get("aten::conv2d") == 1
     after = cases.forward_profile(folded, images, on_gpu=False)
     assert "aten::batch_norm" not in after["ran"] and after["ran"].get("aten::conv2d") == 1
