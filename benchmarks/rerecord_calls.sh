@@ -7,8 +7,8 @@
 #
 # The budget (the session holds 1,800 s of device time, cold start included; plan from this table):
 #   call  steps                                            2026-12-04 18:55 (s)  expected next (s)
-#   A     00, repro 04, 04, 03, 02, repro 03, repro 02      404                   ~430 (00's 3-round cache curve,
-#                                                                                       02's C10 loop on every case,
+#   A     smoke chase, 00, repro 04, 04, 03, 02, repro 03,  404                   ~440 (00's 3-round cache curve,
+#         repro 02                                                                      02's C10 loop on every case,
 #                                                                                       02's Triton chase: a compile)
 #   B     repro 08, 08                                     483 (repro 336, 08 135)  ~490 (INT8 lever untimed on the page)
 #   C     repro 05, 05                                     386 (repro 266, 05 108)  ~390
@@ -45,8 +45,15 @@ case "${1:-}" in
     # 2026-12-04 16:00 session: 01 is left out (its page and sources unchanged since its 13:37
     # record, not in NOT_YET_RERECORDED), and 06 moved to E with 07: the session's 1,800 s held
     # A+B+C+E with ~100 s of start and gaps only so (13:37: 1,681 s of calls, 1,783 held)
+    # 2026-12-05o: first, 02's Triton chase compiled and its end index checked (~10 s,
+    # benchmarks/smoke_chase.py); where that fails, 02 runs with LABKIT_SKIP_CHASE=1 (the chase is
+    # optional and decides no verdict; a CUDA fault inside it would be sticky and lose 02's later
+    # cells and its record) and steps.txt shows the smoke step's rc 1 (review 2026-12-05o 00-02 item 2)
     STEP_TIMEOUT=240 bash benchmarks/gpu_wave.sh \
-      "$(nb 00)" "$(repro 04)" "$(nb 04)" "$(nb 03)" "$(nb 02)" "$(repro 03)" "$(repro 02)" ;;
+      "python3 benchmarks/smoke_chase.py || { touch \$WAVE_OUT/chase_failed; exit 1; }" \
+      "$(nb 00)" "$(repro 04)" "$(nb 04)" "$(nb 03)" \
+      "LABKIT_SKIP_CHASE=\$(test -e \$WAVE_OUT/chase_failed && echo 1 || echo 0) $(nb 02)" \
+      "$(repro 03)" "$(repro 02)" ;;
   B)  # ~490 s (483 at 18:55): reproduce 08 first (2026-12-04 16:09: 118.5 and 119.6 s a run, so its 360 s step
       # limit cut run 3: 400 s now), so the page's note reads this call's fresh ranges
       # (2026-12-04i 08 item 1), then 08 (137 s at 16:17, limit 150). 09 (86 s) moved to E.
