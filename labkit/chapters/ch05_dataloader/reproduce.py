@@ -20,6 +20,7 @@ measure_numbers()['phases'] say where each run's seconds went.
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import re
 import warnings
@@ -31,13 +32,17 @@ import torch
 from labkit import claims
 from labkit.chapters.ch05_dataloader import (
     channels_last_probe,
+    fresh_step,
     h2d_copies,
     knee_experiment,
+    loader_data,
     loader_sweep,
+    shm,
+    train_step,
 )
 from labkit.claims.core import Verdict
 from labkit.core import results
-from labkit.measure import progress
+from labkit.measure import intervals, progress
 
 CHAPTER = "05_dataloader"
 C25_BYTES = 256 * 2**20
@@ -164,7 +169,26 @@ def measure_numbers(quick: bool = False, knobs: bool | None = None) -> dict:
     out["samples_per_s"] = {str(r["num_workers"]): r["samples_per_s"] for r in knee["rows"]}
     out["wait_share"] = {str(r["num_workers"]): r["wait_share"] for r in knee["rows"]}
     out["explanation"] = knee["knee"]["explanation"]
+    out["sources"] = sources_fingerprint()  # which sources measured and judged this run (item 5)
     return out
+
+
+# The modules a run's numbers come from and are judged by: a record whose runs carry another
+# fingerprint (or none: records from before 2026-12-05) ran other sources (review 2026-12-05o
+# 05-07 item 5: the page said the 19:13 runs 'ran these sources', run on bc15233 before the
+# hand-over and control-rule changes).
+MEASURING_MODULES = (fresh_step, knee_experiment, loader_data, loader_sweep, shm, train_step)
+
+
+def sources_fingerprint() -> str:
+    """The first 12 hex digits of a SHA-256 over the measuring modules' source files, the
+    interval's and this one (MEASURING_MODULES): what a reproduce record's runs store as
+    'sources'."""
+    digest = hashlib.sha256()
+    for path in (*(m.__file__ for m in MEASURING_MODULES), intervals.__file__, __file__):
+        with open(path, "rb") as handle:  # type: ignore[arg-type]
+            digest.update(handle.read())
+    return digest.hexdigest()[:12]
 
 
 # What 'reproduced' means for chapter 05 (review 2026-12-03g item 4: it passed a knob called
@@ -283,7 +307,27 @@ def record_scope(record: Mapping | None, since: str = PLATEAU_PREDICTION_SINCE) 
     # review 2026-12-04m item 3: batch / (step + its runs' own wait) is a consistency check
     plateau = (f"; the plateau's check held in {held} of {total}" if held is not None else "")
     design = (f"; today's knob design ({today} rounds) not yet reproduced" if other_design else "")
-    return f"{head} ran these sources: {said}{plateau}{design}."
+    # review 2026-12-05o 05-07 item 5: 'these sources' only where every run stored this
+    # chapter's fingerprint; else the stored calls as recorded, a call that today's rule reads
+    # otherwise said as re-read by a rule set after the runs (never as their reproduce)
+    if runs and all(r.get("sources") == sources_fingerprint() for r in runs):
+        return f"{head} ran these sources: {said}{plateau}{design}."
+    return (f"{head} ran older sources: {said}{_rejudged(runs, summary)}{plateau}{design}; "
+            "these sources not yet reproduced.")
+
+
+def _rejudged(runs: Sequence[Mapping], summary: Mapping) -> str:
+    """' (re-read by a rule set after these runs: knob calls the same)': the stored knee and knob
+    calls that summarise_numbers reads otherwise today ('' where none, or the runs' numbers
+    cannot be read again)."""
+    try:
+        again = summarise_numbers([dict(r) for r in runs])
+    except (KeyError, TypeError, ValueError, ZeroDivisionError):
+        return ""
+    moved = [f"{name} {'the same' if again[key] else 'NOT the same'}"
+             for name, key in (("knee", "knee_agree"), ("knob calls", "knobs_agree"))
+             if key in summary and key in again and bool(summary[key]) != bool(again[key])]
+    return f" (re-read by a rule set after these runs: {', '.join(moved)})" if moved else ""
 
 
 # The GPU knob rows' changes from the baseline (knee_experiment.knob_settings on a GPU): a

@@ -178,6 +178,7 @@ def test_the_hand_over_s_two_conditions_reach_the_reproduce_record(monkeypatch):
     monkeypatch.setattr(reproduce, "measure_knee", lambda quick, knobs=False: knee)
     run = reproduce.measure_numbers(quick=True, knobs=False)
     assert run["plateau"]["handover_restart_s"] == 0.0002 and run["plateau"]["handover_dropped"] == 1
+    assert run["sources"] == reproduce.sources_fingerprint()  # review 2026-12-05o item 5
     lines = reproduce.summarise_numbers([run], reference=None)["lines"]
     assert any("0.6 ms (0.2 as they restart; 1 dropped as a decode)" in line for line in lines), lines
 

@@ -289,7 +289,9 @@ def test_a_record_older_than_the_plateau_prediction_is_labelled_with_its_sources
                     "not yet reproduced.")
     differs = reproduce.record_scope({**record, "numbers_summary": {"knee_agree": True, "knobs_agree": False}})
     assert "knee, verdicts (4 of 4) the same; knob calls NOT the same" in differs
-    later = reproduce.record_scope({**record, "recorded_at": "2026-12-04T05:00:00+00:00"})
+    # runs that stored this chapter's sources (review 2026-12-05o 05-07 item 5)
+    ours = [{**r, "sources": reproduce.sources_fingerprint()} for r in record["numbers"]]
+    later = reproduce.record_scope({**record, "recorded_at": "2026-12-04T05:00:00+00:00", "numbers": ours})
     # the plateau re-judged from the runs by today's drift rule (review 2026-12-04l item 1; the
     # live 19:13 record's first run was vetoed by its private step, 46 then 38 ms, while the
     # step beside agreed with the step inside, 44.1 against 44.0 ms: review 2026-12-04m item 3
@@ -298,10 +300,22 @@ def test_a_record_older_than_the_plateau_prediction_is_labelled_with_its_sources
     assert "not yet reproduced" not in later and f"the plateau's check held in {held} of 3" in later
     # review 2026-12-04j item 2: a record of another knob design is no check of this one's calls
     ten = {**record, "recorded_at": "2026-12-04T07:13:00+00:00",
-           "numbers": [{**r, "knob_rounds": 10} for r in seen["numbers"]]}
+           "numbers": [{**r, "knob_rounds": 10} for r in ours]}
     assert reproduce.record_scope(ten).endswith(
         f"knee, knob calls (at 10 rounds), verdicts (4 of 4) the same; the plateau's check held in {held} of 3; "
         f"today's knob design ({knee_experiment.KNOB_GPU_ROUNDS} rounds) not yet reproduced.")
+    # review 2026-12-05o 05-07 item 5: runs without this chapter's fingerprint ran older sources:
+    # never 'these sources', and the chapter's sources not yet reproduced
+    older = reproduce.record_scope({**record, "recorded_at": "2026-12-04T05:00:00+00:00"})
+    assert "ran older sources: knee, knob calls, verdicts (4 of 4) the same" in older
+    assert "ran these sources" not in older and older.endswith("; these sources not yet reproduced.")
+    other = [{**r, "sources": "0" * 12} for r in ours]
+    assert "ran older sources" in reproduce.record_scope({**record, "recorded_at": "2026-12-04T05:00:00+00:00",
+                                                           "numbers": other})
+    if seen["recorded_at"] == "2026-12-04T19:13:57+00:00":  # the live record: stored 'NOT the same'
+        live = reproduce.record_scope(seen)
+        assert ("ran older sources: knee, verdicts (4 of 4) the same; knob calls NOT the same (re-read by "
+                "a rule set after these runs: knob calls the same)") in live, live
     assert "no dated reproduce record" in reproduce.record_scope(None)
     assert "no dated" in reproduce.record_scope({"claims": {}})
 
@@ -426,8 +440,8 @@ def test_the_reference_line_flags_another_knob_design_and_rejudges_the_plateau(m
               "numbers_summary": {"knee_agree": True, "knobs_agree": True, "plateau_held": 0, "plateau_runs": 1}}
     line = reproduce.record_scope(record)
     assert "held in 1 of 1" in line and "today's knob design (6 rounds) not yet reproduced" in line
-    today = {**run, "knob_rounds": 6, "knob_decisions": {"w8 b64 (A/A)": "not resolved",
-                                                         "w8 b64 pin devprefetch uint8": "gain"}}
+    today = {**run, "knob_rounds": 6, "sources": reproduce.sources_fingerprint(),
+             "knob_decisions": {"w8 b64 (A/A)": "not resolved", "w8 b64 pin devprefetch uint8": "gain"}}
     assert "not yet reproduced" not in reproduce.record_scope({**record, "numbers": [today]})
     drifted = {**plateau, "drift": [0.049, 0.040]}  # a drift of its own (halves): still none
     assert "held in 0 of 1" in reproduce.record_scope({**record, "numbers": [{**today, "plateau": drifted}]})
