@@ -1,0 +1,69 @@
+"""benchmarks/rerecord_calls.sh, read before any device time is spent on it: every call it names
+parses, and every step it hands to benchmarks/gpu_wave.sh names a chapter, a reproduce target or
+a script that exists here. A typo in the plan would otherwise surface only on the H200, as a
+failed step in the one session that has the seconds for it. gpu_wave.sh is replaced by a script
+that prints the steps; nothing runs."""
+
+import shlex
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tests.paths import ROOT
+
+SCRIPT = ROOT / "benchmarks" / "rerecord_calls.sh"
+CALLS = ("A", "B", "C", "E", "E-lean", "E2", "D", "F")
+
+
+def steps(call: str, tmp_path: Path) -> list[str]:
+    """The commands one call hands to gpu_wave.sh, in order (gpu_wave.sh swapped for an echo)."""
+    echo = tmp_path / "echo_wave.sh"
+    echo.write_text('for c in "$@"; do printf "%s\\n" "$c"; done\n')
+    text = SCRIPT.read_text().replace("bash benchmarks/gpu_wave.sh", f"bash {echo}")
+    plan = tmp_path / "plan.sh"
+    plan.write_text(text)
+    done = subprocess.run(["bash", str(plan), call], cwd=ROOT, capture_output=True, text=True, timeout=30)
+    assert done.returncode == 0, done.stderr
+    return [line for line in done.stdout.splitlines() if line.strip()]
+
+
+def test_the_script_parses():
+    assert subprocess.run(["bash", "-n", str(SCRIPT)], capture_output=True, timeout=30).returncode == 0
+
+
+def test_an_unknown_call_is_refused_with_its_usage(tmp_path):
+    done = subprocess.run(["bash", str(SCRIPT), "Z"], cwd=ROOT, capture_output=True, text=True, timeout=30)
+    assert done.returncode == 2 and "usage" in done.stderr
+
+
+@pytest.mark.parametrize("call", CALLS)
+def test_every_step_names_what_exists(call, tmp_path):
+    commands = steps(call, tmp_path)
+    assert commands, f"call {call} hands no step to gpu_wave.sh"
+    for command in commands:
+        words = shlex.split(command.replace("\\$", "$"), posix=True)
+        for word in words:
+            if word.startswith("notebooks/") and word.endswith("*.py"):
+                assert sorted(ROOT.glob(word)), f"call {call}: {word} matches no chapter"
+            elif word.startswith(("benchmarks/", "scripts/")) and word.endswith((".py", ".sh")):
+                assert (ROOT / word).is_file(), f"call {call}: {word} does not exist"
+        if "benchmarks/reproduce.py" in words:
+            target = words[words.index("benchmarks/reproduce.py") + 1]
+            if target != "08-past":
+                assert sorted(ROOT.glob(f"notebooks/{target}*.py")), f"call {call}: reproduce {target}?"
+
+
+def test_call_a_guards_chapter_02_by_the_chase_smoke_run(tmp_path):
+    commands = steps("A", tmp_path)
+    assert "benchmarks/smoke_chase.py" in commands[0]
+    chapter_02 = next(c for c in commands if "notebooks/02" in c)
+    assert "LABKIT_SKIP_CHASE" in chapter_02
+
+
+def test_call_e_runs_the_ledger_before_the_audit_evidence(tmp_path):
+    commands = steps("E", tmp_path)
+    ledger = next(i for i, c in enumerate(commands) if "notebooks/99" in c)
+    audit = next(i for i, c in enumerate(commands) if "gpu_audit_evidence.sh" in c)
+    assert ledger < audit
+    assert not any("gpu_audit_evidence.sh" in c for c in steps("E-lean", tmp_path))
