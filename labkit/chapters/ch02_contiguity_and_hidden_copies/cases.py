@@ -1089,14 +1089,15 @@ def allocator_takeaway(whole: Timing, copied: Timing, nbytes: int, cost_s: float
     priced = faults * cost / max(1, int(whole.threads or 1))
     gap = whole.median_s - copied.median_s
     head = (f"Price what a CPU timing includes: .contiguous() of {nbytes >> 20} MiB faulted {faults:,.0f} more "
-            f"pages per call than copy_ into a buffer made once; at {format_seconds(cost)} a fault, "
+            f"pages per call than copy_ into a kept buffer; at {format_seconds(cost)} a fault, "
             f"{format_seconds(priced)}")
     if gap <= 0:
         return head + ", yet it took no longer here: nothing for the faults to explain."
     share = priced / gap
     verdict = ("the allocator's cost" if share >= FAULTS_EXPLAIN_SHARE
                else "under half: the faults alone do not explain it")
-    between = f"the {format_seconds(gap)} between them ({format_seconds(whole.median_s)} against {format_seconds(copied.median_s)})"
+    # the two medians are C9's table's, just above (review 2026-12-05o 00-02 item 5: the page's words)
+    between = f"the {format_seconds(gap)} between their medians"
     if share > 1:  # priced above the gap: a bound, no share (review 2026-12-04k item 8, 2026-12-04m item 3)
         return (f"{head.rsplit(', ', 1)[0]}, at most {format_seconds(priced)}: the extra faults can account for "
                 f"the whole of {between}: {verdict}.")
