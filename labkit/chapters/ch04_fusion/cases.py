@@ -34,7 +34,7 @@ from labkit.chapters.ch04_fusion import fused_kernels, fusion, launch_overhead
 from labkit.chapters.ch04_fusion.claims import seed_contrast
 from labkit.claims import quiz_keys
 from labkit.core import results
-from labkit.measure import bench, clocks, timeline
+from labkit.measure import bench, clocks, kernel_records, timeline
 from labkit.models import folding, resnet
 from labkit.show.table import Table, rows
 from labkit.show.widgets.quiz import Key
@@ -322,10 +322,12 @@ ELEMENTWISE_OPS = (re.compile(r"Functor(?:OnSelf|OnOther)?_(\w+?)[<>,]"),
                    re.compile(r"(?<![A-Za-z])(?!gpu_)(\w+?)_kernel_(?:cuda|impl)"))
 
 
-def _profile_once(model: torch.nn.Module, images: torch.Tensor, on_gpu: bool) -> tuple[Counter, int, int, int]:
-    """One profiled forward of `model`: what it ran (CUDA kernels on a GPU, top-level aten ops on a
-    CPU), its nn.Module calls, how many of those were BatchNorms and how many containers (a module
-    with children of its own: a Sequential, a Bottleneck, the network)."""
+def _profile_once(model: torch.nn.Module, images: torch.Tensor,
+                  on_gpu: bool) -> tuple[Counter | None, int, int, int]:
+    """One profiled forward of `model`: what it ran (CUDA kernels on a GPU, after the profile's
+    head marks, `kernel_records.profile_after_marks`, None where the profiler dropped them; top-level
+    aten ops on a CPU), its nn.Module calls, how many of those were BatchNorms and how many
+    containers (a module with children of its own: a Sequential, a Bottleneck, the network)."""
     calls = [0, 0, 0]
 
     def count(module: torch.nn.Module, args: object) -> None:
@@ -333,43 +335,41 @@ def _profile_once(model: torch.nn.Module, images: torch.Tensor, on_gpu: bool) ->
         calls[1] += isinstance(module, torch.nn.modules.batchnorm._BatchNorm)
         calls[2] += next(module.children(), None) is not None
 
-    activity = torch.profiler.ProfilerActivity.CUDA if on_gpu else torch.profiler.ProfilerActivity.CPU
     hook = torch.nn.modules.module.register_module_forward_pre_hook(count)
     try:
-        with warnings.catch_warnings():
-            warnings.filterwarnings("ignore", message=".*Profiler clears events.*")
-            with torch.profiler.profile(activities=[activity]) as prof:
-                model(images)
-                if on_gpu:
-                    torch.cuda.synchronize()
+        if on_gpu:
+            after = kernel_records.profile_after_marks(lambda: model(images), images.device)
+            names = None if after is None else [e.name for e in after]
+        else:
+            with warnings.catch_warnings():
+                warnings.filterwarnings("ignore", message=".*Profiler clears events.*")
+                with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CPU]) as prof:
+                    model(images)
+            names = [e.name for e in prof.events() if e.cpu_parent is None]
     finally:
         hook.remove()
-    if on_gpu:
-        names = [e.name for e in prof.events() if e.device_type == torch.autograd.DeviceType.CUDA]
-    else:
-        names = [e.name for e in prof.events() if e.cpu_parent is None]
-    return Counter(names), calls[0], calls[1], calls[2]
+    return (None if names is None else Counter(names)), calls[0], calls[1], calls[2]
 
 
 def forward_profile(model: torch.nn.Module, images: torch.Tensor, on_gpu: bool) -> dict:
-    """One forward of `model` (after one unprofiled warm-up) under the profiler, twice: `ran`,
-    how many of each kernel it launched on a GPU (CUDA kernels) or, on a CPU, which launches
-    none, of each aten op Python called (the top-level ops); `module_calls`, how many nn.Module
-    calls it made (a global forward pre-hook counting them), `batchnorm_calls` how many of those
-    were BatchNorms; `stable`, whether the two profiles counted the same.
+    """One forward of `model` (after one unprofiled warm-up) under the profiler: `ran`, how many
+    of each kernel it launched on a GPU (CUDA kernels) or, on a CPU, which launches none, of
+    each aten op Python called (the top-level ops); `module_calls`, how many nn.Module calls it
+    made (a global forward pre-hook counting them), `batchnorm_calls` and `container_calls` how
+    many of those were BatchNorms and containers; `complete`, whether the kernels are whole.
 
     Review 2026-12-04n 03-04 item 7: a process that has opened several CUPTI sessions may lose
-    kernel records at a session's start (pytorch/pytorch#192021); a count short by one would
-    read as a mechanism, so the forward is profiled twice and its counts are shown only where
-    the two agree."""
+    kernel records at a session's start (pytorch/pytorch#192021). Review 2026-12-05o item 2: two
+    profiles that both lost records agreed, so agreement proved nothing; the profile now opens
+    with head marks that take the loss (`kernel_records.profile_after_marks`), and where none is
+    left, `complete` is False and no count is shown (`ran` empty)."""
     with torch.no_grad():
         model(images)  # warm-up: cuDNN's algorithm choice and the allocator out of the profile
         if on_gpu:
             torch.cuda.synchronize()
-        first, second = (_profile_once(model, images, on_gpu) for _ in range(2))
-    ran, calls, batchnorms, containers = second
-    return {"ran": dict(ran), "module_calls": calls, "batchnorm_calls": batchnorms,
-            "container_calls": containers, "stable": first[0] == ran}
+        ran, calls, batchnorms, containers = _profile_once(model, images, on_gpu)
+    return {"ran": dict(ran or {}), "module_calls": calls, "batchnorm_calls": batchnorms,
+            "container_calls": containers, "complete": ran is not None}
 
 
 def kernel_short(name: str) -> str:
@@ -405,16 +405,18 @@ def fold_kernel_line(profiles: Mapping[str, Mapping], host: bool = True) -> str:
 
     Review 2026-12-04n 03-04 item 2: the line divided the host's saving by the module calls
     fewer ('28 us per call fewer'), most of which are containers fold_model's flat graph no
-    longer calls, not BatchNorms; the saving is one figure, the causes counted beside it. Item
-    7: where the two profiles of a network counted different kernels, no count is shown."""
+    longer calls, not BatchNorms; the saving is one figure, the causes counted beside it. Review
+    2026-12-05o item 2: where a profile's kernels are not whole (`complete` False; an older
+    record's `stable` False), no count is shown: 'kernel counts incomplete (profiler dropped
+    records)'."""
     a, b = profiles["original"], profiles["folded"]
     unit = "kernels" if profiles.get("on_gpu") else "aten ops"
     ran_a, ran_b = a["ran"], b["ran"]
-    if a.get("stable", True) and b.get("stable", True):
+    if all(p.get("complete", p.get("stable", True)) for p in (a, b)):
         line = (f"One forward, profiled: {sum(ran_a.values())} {unit} -> {sum(ran_b.values())} "
                 f"(out: {_changed(ran_a, ran_b)}; in: {_changed(ran_b, ran_a)})")
     else:
-        line = f"One forward, profiled: {unit.removesuffix('s')} counts unstable between two profiles, not shown"
+        line = f"One forward, profiled: {unit.removesuffix('s')} {kernel_records.INCOMPLETE}"
     line += f", module calls {a['module_calls']} -> {b['module_calls']}" + _fewer_calls(a, b)
     host_a, host_b = a.get("host_s"), b.get("host_s")
     if host and host_a is not None and host_b is not None:

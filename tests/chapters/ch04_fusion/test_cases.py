@@ -982,9 +982,9 @@ def test_the_folding_line_counts_each_forwards_kernels_and_module_calls():
     conv = "sm90_xmma_fprop_implicit_gemm_tf32f32_tf32f32_f32_nhwckrsc_nchw(...)"
     gpu = {"on_gpu": True,
            "original": {"ran": {conv: 53, bn: 53, "relu": 49}, "module_calls": 183, "batchnorm_calls": 53,
-                        "container_calls": 24, "stable": True, "host_s": 7.10e-3},
+                        "container_calls": 24, "complete": True, "host_s": 7.10e-3},
            "folded": {"ran": {conv: 53, add: 53, "relu": 49}, "module_calls": 106, "batchnorm_calls": 0,
-                      "container_calls": 0, "stable": True, "host_s": 4.91e-3}}
+                      "container_calls": 0, "complete": True, "host_s": 4.91e-3}}
     line = cases.fold_kernel_line(gpu)
     # review 2026-12-04n 03-04 item 2: the host's saving is not divided by the module calls
     # fewer (77, of which 53 BatchNorms and 24 containers the flat folded graph does not call)
@@ -997,11 +997,14 @@ def test_the_folding_line_counts_each_forwards_kernels_and_module_calls():
     odd = {**gpu, "folded": {**gpu["folded"], "module_calls": 100}}
     assert "(83 fewer: 53 BatchNorms, 24 containers, 6 other)" in cases.fold_kernel_line(odd)
     assert "per call" not in line
-    # item 7: two profiles of a network that counted differently show no counts
-    shaky = {**gpu, "folded": {**gpu["folded"], "stable": False}}
-    assert cases.fold_kernel_line(shaky) == (
-        "One forward, profiled: kernel counts unstable between two profiles, not shown, "
-        "module calls 183 -> 106 (77 fewer: 53 BatchNorms, 24 containers); host launch -2.19 ms.")
+    # review 2026-12-05o 03-04 item 2: a profile whose head marks were all lost shows no counts
+    # (nor does an older record whose two profiles counted differently)
+    for shaky in ({**gpu, "folded": {**gpu["folded"], "complete": False}},
+                  {**gpu, "original": {**{k: v for k, v in gpu["original"].items() if k != "complete"},
+                                       "stable": False}}):
+        assert cases.fold_kernel_line(shaky) == (
+            "One forward, profiled: kernel counts incomplete (profiler dropped records), "
+            "module calls 183 -> 106 (77 fewer: 53 BatchNorms, 24 containers); host launch -2.19 ms.")
     # a CPU launches no kernels: its aten ops, and no host launch
     cpu = {"on_gpu": False, "original": {"ran": {"aten::conv2d": 2, "aten::batch_norm": 2}, "module_calls": 5,
                                          "host_s": None},
@@ -1022,7 +1025,7 @@ def test_a_forward_is_profiled_with_its_module_calls():
     images = torch.randn(1, 3, 8, 8)
     found = cases.forward_profile(model, images, on_gpu=False)
     assert found["module_calls"] == 4  # the Sequential and its three
-    assert found["batchnorm_calls"] == 1 and found["stable"] is True
+    assert found["batchnorm_calls"] == 1 and found["complete"] is True
     assert found["container_calls"] == 1  # the Sequential (review 2026-12-05o 03-04 item 5)
     assert found["ran"].get("aten::batch_norm") == 1 and found["ran"].get("aten::conv2d") == 1
     after = cases.forward_profile(folded, images, on_gpu=False)
@@ -1038,3 +1041,26 @@ def test_the_profiled_runs_name_whose_span_they_give():
     assert cpu.columns[-1] == "trace span"
     gpu = cases.summaries({"graph replay": timeline.from_chrome(example_traces.training_trace())})
     assert gpu.columns[-1] == "GPU span"
+
+
+def test_a_gpu_forward_is_counted_after_its_head_marks(monkeypatch):
+    """Review 2026-12-05o 03-04 item 2: one profile behind head marks; where the profiler kept
+    none of them, the kernels are not counted (`complete` False, nothing in `ran`)."""
+    from types import SimpleNamespace
+
+    seen = []
+
+    def fake(run, device):
+        seen.append(device)
+        run()
+        return None if len(seen) == 2 else [SimpleNamespace(name="conv"), SimpleNamespace(name="relu")]
+    monkeypatch.setattr(cases.kernel_records, "profile_after_marks", fake)
+    monkeypatch.setattr(torch.cuda, "synchronize", lambda *a: None)  # the warm-up's, on this CPU
+    model = torch.nn.Sequential(torch.nn.Conv2d(3, 4, 3), torch.nn.ReLU()).eval()
+    images = torch.randn(1, 3, 8, 8)
+    whole = cases.forward_profile(model, images, on_gpu=True)
+    assert whole["ran"] == {"conv": 1, "relu": 1} and whole["complete"] is True
+    assert whole["module_calls"] == 3 and whole["container_calls"] == 1
+    lost = cases.forward_profile(model, images, on_gpu=True)
+    assert lost["ran"] == {} and lost["complete"] is False and lost["module_calls"] == 3
+    assert len(seen) == 2  # one profile per forward, not two
