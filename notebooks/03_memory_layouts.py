@@ -268,6 +268,7 @@ c22 = chapter.judge("C22", {
     "channel_matmul_nchw_batched_copy_bytes": gemm_evidence["nchw_batched"]["copied_bytes"],
     "gemm_paths": gemm_evidence, "gemm_flags": gemm_flagged, "gemm_shape": list(act.shape),
     "backend_ops": nhwc_ops, "device": str(chapter.device), "dtype": str(conv_dtype),
+    "kernels_complete": cases.complete(nhwc_ops) and cases.complete(nchw_ops),
 }, form=chapter.form(f"float32, batch {chapter.sizes.cnn_batch}", seed="a GPU with cuBLAS"))
 gemm_table
 

@@ -26,7 +26,7 @@ from labkit.chapters.ch03_memory_layouts import device_split, propagation
 from labkit.claims import SEED_FORM, quiz_keys
 from labkit.claims.core import band
 from labkit.core import env
-from labkit.measure import bench, clocks, copies, timeline_stats
+from labkit.measure import bench, clocks, copies, kernel_records, timeline_stats
 from labkit.measure.timing import Comparison, format_seconds
 from labkit.models.resnet import LayerLayout
 from labkit.models.resnet import memory_format_of as memory_format_of
@@ -149,6 +149,8 @@ def conversion_quiz_key(nchw_ops: Sequence[str] | None, nhwc_ops: Sequence[str] 
     if on_gpu:
         if nchw_ops is None or nhwc_ops is None:
             raise ValueError("run the convolutions' profiling cell below first, then submit again")
+        if not (complete(nchw_ops) and complete(nhwc_ops)):  # review 2026-12-05o 03-04 item 2
+            raise ValueError(f"not graded: kernel {INCOMPLETE}")
         nchw, nhwc = conversion_kernels(nchw_ops), conversion_kernels(nhwc_ops)
     else:
         evidence = recorded.get("evidence") or {}
@@ -161,18 +163,32 @@ def conversion_quiz_key(nchw_ops: Sequence[str] | None, nhwc_ops: Sequence[str] 
 
 
 def ops_run(fn: Callable[[], object], on_gpu: bool) -> list[str]:
-    """Names of what ran, from the profiler: CUDA kernels on a GPU, aten ops on a CPU."""
-    activity = torch.profiler.ProfilerActivity.CUDA if on_gpu else torch.profiler.ProfilerActivity.CPU
+    """Names of what ran, from the profiler: CUDA kernels on a GPU (those after the profile's head
+    marks, `kernel_records.profile_after_marks`; [INCOMPLETE] where the profiler dropped every
+    mark, so its first kernels may be gone too), aten ops on a CPU.
+
+    Review 2026-12-05o 03-04 item 2: a profile late in a process may lose its first kernel records
+    (pytorch/pytorch#192021), and C22's first kernel is the finding itself ('1 nchwToNhwcKernel
+    in')."""
+    if on_gpu:
+        with torch.no_grad():
+            after = kernel_records.profile_after_marks(fn, torch.device("cuda", torch.cuda.current_device()))
+        return [INCOMPLETE] if after is None else sorted({e.name for e in after})
     with warnings.catch_warnings():
-        # On a GPU the profiler warns at exit that it 'clears events at the end of each cycle'
-        # (37 words on the H200's page); one profile is one cycle, so no event is lost.
+        # the profiler's note that it 'clears events at the end of each cycle' (37 words on the
+        # H200's page): one profile is one cycle, so no event is lost
         warnings.filterwarnings("ignore", message=".*Profiler clears events.*")
-        with torch.no_grad(), torch.profiler.profile(activities=[activity]) as prof:
+        with torch.no_grad(), torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CPU]) as prof:
             fn()
-            if on_gpu:
-                torch.cuda.synchronize()
-    wanted = torch.autograd.DeviceType.CUDA if on_gpu else torch.autograd.DeviceType.CPU
-    return sorted({e.name for e in prof.events() if e.device_type == wanted})
+    return sorted({e.name for e in prof.events() if e.device_type == torch.autograd.DeviceType.CPU})
+
+
+INCOMPLETE = kernel_records.INCOMPLETE  # what `ops_run` gives for a GPU profile that kept no head mark
+
+
+def complete(ops: Sequence[str] | None) -> bool:
+    """Whether a list of what ran (`ops_run`) is whole: not the profiler's INCOMPLETE."""
+    return INCOMPLETE not in (ops or ())
 
 
 def kernel_name(op: str) -> str:
@@ -224,6 +240,8 @@ def conversion_note(here: Sequence[str] | None, recorded: Recorded,
     output). cuDNN's kernel works in NHWC: the note names both directions, and what the NHWC
     convolution ran; the seed's claim (cuBLAS) is judged on the GEMM table, not here."""
     if here is not None:
+        if not (complete(here) and complete(here_nhwc)):  # review 2026-12-05o 03-04 item 2
+            return f"On this GPU, the convolutions' kernel {INCOMPLETE}: no conversion read."
         nchw, where = conversion_kernels(here), "this GPU"
         nhwc = None if here_nhwc is None else conversion_kernels(here_nhwc)
     else:
@@ -372,7 +390,8 @@ def gemm_paths(chapter: Chapter, act: torch.Tensor, act_cl: torch.Tensor,
     timed = {**paths, COPY_ALONE: lambda: act_cl.contiguous()}
     with torch.no_grad():
         copied = {k: copies.bytes_copied(f) for k, f in timed.items()}
-        ran = {k: [op for op in ops_run(f, on_gpu) if GEMM_OP.search(op)] for k, f in timed.items()}
+        ran = {k: [op for op in ops_run(f, on_gpu) if GEMM_OP.search(op) or op == INCOMPLETE]
+               for k, f in timed.items()}
         cmp, flagged = chapter.measured(timed, baseline=GEMM_PATHS["nhwc_direct"], case="C22 GEMM paths",
                                         rounds=5,
                                         rep_ms=100, bytes_moved=moved, flops=flops,
@@ -670,16 +689,14 @@ def conversion_profile(net: torch.nn.Module, net_cl: torch.nn.Module, x: torch.T
     begin = time.perf_counter()
     x_cl = x.to(memory_format=torch.channels_last)
     found: dict = {}
-    with warnings.catch_warnings():
-        warnings.filterwarnings("ignore", message=".*Profiler clears events.*")
-        for layout, fn in (("nchw", lambda: net(x)), ("nhwc", lambda: net_cl(x_cl))):
-            with torch.no_grad(), torch.profiler.profile(
-                    activities=[torch.profiler.ProfilerActivity.CUDA]) as prof:
-                fn()
-                torch.cuda.synchronize()
-            kernels = [(e.name, e.time_range.elapsed_us() * 1e-6) for e in prof.events()
-                       if e.device_type == torch.autograd.DeviceType.CUDA]
-            found |= {f"{layout}_{k}": v for k, v in conversion_summary(kernels).items()}
+    for layout, fn in (("nchw", lambda: net(x)), ("nhwc", lambda: net_cl(x_cl))):
+        with torch.no_grad():  # behind head marks (review 2026-12-05o 03-04 item 2)
+            after = kernel_records.profile_after_marks(fn, x.device)
+        if after is None:  # the profiler kept no head mark: the forward's first kernels may be gone
+            found[f"{layout}_kernels_complete"] = False
+            continue
+        kernels = [(e.name, e.time_range.elapsed_us() * 1e-6) for e in after]
+        found |= {f"{layout}_{k}": v for k, v in conversion_summary(kernels).items()}
     return found | {"conversion_probe_s": time.perf_counter() - begin}
 
 
@@ -736,6 +753,8 @@ def conversion_line(run: Mapping) -> str:
     """What the NCHW forward spent converting (`conversion_profile`), and where the two
     layouts' kernel time differs (`gap_split`), or '' where the run was not profiled (a CPU,
     or a run other than the seed's batch)."""
+    if False in (run.get("nchw_kernels_complete"), run.get("nhwc_kernels_complete")):
+        return f"NCHW b{run['batch']} forward, profiled: kernel {INCOMPLETE}."  # review 2026-12-05o item 2
     if not run.get("nchw_kernel_s"):
         return ""
     kinds = run.get("nchw_conversion_kernels") or {}

@@ -531,6 +531,8 @@ SEED_TABLE = (f"NHWC -> cuBLAS (no conversion) {SEED_DIRECT[0]} ms at {SEED_DIRE
 # Why C22 on a CPU is not judged (shown 'depends (on what is not observable here)'): what would
 # confirm it is invisible to both instruments there, so seeing nothing is no evidence of nothing.
 NOT_OBSERVABLE = "what is not observable here: oneDNN reorders inside its kernels"
+# Why C22 on a GPU whose profile kept none of its head marks is not judged (`kernel_records`).
+DROPPED = "the profiler: it dropped the convolutions' first kernel records"
 
 
 def check_c22(ev: Mapping, th: Mapping) -> tuple[str, str, str]:
@@ -546,6 +548,8 @@ def check_c22(ev: Mapping, th: Mapping) -> tuple[str, str, str]:
     text += _seed_table_note(ev.get("gemm_paths") or {}, ev.get("gemm_flags"), ev.get("gemm_shape"))
     if conv > 0 or nhwc_mm > 0 or kernels:
         return CONFIRMED, text, ""
+    if ev.get("kernels_complete") is False:  # review 2026-12-05o 03-04 item 2: none seen is not none run
+        return DEPENDS, text, DROPPED
     if str(ev.get("device", "")).startswith("cpu"):  # review 2026-12-04i item 4: blind, not a 'no'
         return DEPENDS, text, NOT_OBSERVABLE
     return REFUTED, text, ""

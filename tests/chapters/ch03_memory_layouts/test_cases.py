@@ -1027,3 +1027,41 @@ def test_the_takeaway_marks_noise_as_c7s_reason_does_and_gives_rounds_a_ratio_li
     rerun_b1 = _run(1, 16.6, 16.8, faults=0.0, nhwc_time_ratio_iqr=[1 / 1.06, 1 / 0.99])  # straddles 1.05
     assert cases.direction_said(rerun_b1) == "1.01x (within noise)"
     assert cases.direction_said(_run(2, 10.0, 12.0, nhwc_time_ratio_iqr=[0.8, 0.85])) == "1.20x"  # faster
+
+
+def test_gpu_profiles_are_read_after_their_head_marks_and_a_lost_one_says_so(monkeypatch):
+    """Review 2026-12-05o 03-04 item 2: 03's profiles (C22's convolutions and GEMM paths,
+    `conversion_profile`'s forwards) had no guard against a profile that lost its first kernel
+    records, and C22's first kernel is the finding ('1 nchwToNhwcKernel in'). Each is read after
+    its head marks (`kernel_records.profile_after_marks`); where none is left, the page says
+    'counts incomplete (profiler dropped records)' and grades nothing on it."""
+    from types import SimpleNamespace
+
+    answers = []
+
+    def fake(run, device):
+        run()
+        return answers.pop(0)
+    monkeypatch.setattr(cases.kernel_records, "profile_after_marks", fake)
+    monkeypatch.setattr(torch.cuda, "current_device", lambda: 0)
+
+    def event(name, us=10.0):
+        return SimpleNamespace(name=name, time_range=SimpleNamespace(elapsed_us=lambda: us))
+    into = "void cudnn::engines_precompiled::nchwToNhwcKernel<__half>(...)"
+    answers[:] = [[event(into), event("conv")], None]
+    nchw, nhwc = cases.ops_run(lambda: None, True), cases.ops_run(lambda: None, True)
+    assert cases.conversion_kernels(nchw) == [into] and nhwc == [cases.INCOMPLETE]
+    assert cases.complete(nchw) and not cases.complete(nhwc)
+    assert cases.ran_line(nhwc) == "counts incomplete (profiler dropped records)"
+    recorded = Recorded("03_memory_layouts", "verdict:C22", "nvidia-h200")
+    with pytest.raises(ValueError, match="not graded: kernel counts incomplete"):
+        cases.conversion_quiz_key(nchw, nhwc, True, recorded)
+    assert cases.conversion_quiz_key(nchw, ["conv"], True, recorded) == cases.CONVERSION_CHOICES[0]
+    assert cases.conversion_note(nchw, recorded, nhwc) == (
+        "On this GPU, the convolutions' kernel counts incomplete (profiler dropped records): no conversion read.")
+    # the whole forward: NHWC's profile lost, so no split of the two is read
+    answers[:] = [[event(into), event("conv")], None]
+    found = cases.conversion_profile(torch.nn.Identity(), torch.nn.Identity(), torch.zeros(1, 3, 2, 2))
+    assert found["nhwc_kernels_complete"] is False and "nchw_kernel_s" in found
+    run = {"batch": 64, **found}
+    assert cases.conversion_line(run) == "NCHW b64 forward, profiled: kernel counts incomplete (profiler dropped records)."

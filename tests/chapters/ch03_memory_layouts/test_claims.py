@@ -531,3 +531,15 @@ def test_c22_on_a_cpu_depends_on_what_it_cannot_observe():
     assert cpu.label == "depends (on what is not observable here: oneDNN reorders inside its kernels)"
     assert judge("C22", **seen_none, device="cuda:0").outcome == "refuted"
     assert judge("C22", **dict(seen_none, conversion_kernels=["nhwcToNchwKernel"]), device="cpu").outcome == "confirmed"
+
+
+def test_c22_on_a_gpu_whose_profile_lost_its_head_marks_is_not_refuted():
+    """Review 2026-12-05o 03-04 item 2: a profile that kept none of its head marks may have lost
+    the convolutions' first kernels (pytorch/pytorch#192021), so seeing no conversion kernel there
+    refutes nothing: it depends on the profiler; bytes copied still confirm."""
+    seen_none = dict(CASES["C22"]["refuted"])
+    lost = judge("C22", **seen_none, device="cuda:0", kernels_complete=False)
+    assert (lost.outcome, lost.depends_on) == ("depends", c7.DROPPED)
+    assert judge("C22", **seen_none, device="cuda:0", kernels_complete=True).outcome == "refuted"
+    copied = dict(seen_none, conv_conversion_bytes=4096)
+    assert judge("C22", **copied, device="cuda:0", kernels_complete=False).outcome == "confirmed"
