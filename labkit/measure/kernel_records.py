@@ -74,7 +74,8 @@ def spin_record_names(device: str) -> tuple[str, ...]:
     where = torch.device(device)
     torch.cuda.synchronize(where)
     with profile(activities=[ProfilerActivity.CUDA]) as prof:
-        mark_head()
+        with torch.cuda.device(where):
+            mark_head()
         torch.cuda.synchronize(where)
     names = tuple(dict.fromkeys(name for name, _, _ in _gpu_records(prof)))
     if names:
@@ -120,7 +121,8 @@ def profile_after_marks(run: Callable[[], object], device: torch.device | str,
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", message=".*Profiler clears events.*")
         with profile(activities=[ProfilerActivity.CUDA]) as prof:
-            mark_head(marks)
+            with torch.cuda.device(where):  # the marks on the stream the work is measured on
+                mark_head(marks)
             run()
             torch.cuda.synchronize(where)
         events = list(prof.events())
