@@ -198,7 +198,8 @@ def run(model: nn.Module, example: torch.Tensor, device: str = "cpu",
     if half_bn and recommend_rounds > 0:
         recommendations.append(recommend.batchnorm_float32(
             audited, x, recommend_rounds, recommend_rep_ms,
-            host_bound=profiled.host_bound if profiled else None))
+            host_bound=profiled.host_bound if profiled else None,
+            launches=profiled.launches if profiled else None))
     elif half_bn:
         notes.append(f"{len(half_bn)} BatchNorm modules ran in float16: keeping them float32 "
                      f"({recommend.BATCHNORM_SOURCE}) was not timed (no rounds)")

@@ -264,9 +264,31 @@ def profile(model: nn.Module, x: torch.Tensor, warmup: int = 1) -> KernelReport:
     busy, walls = unprofiled_rounds(model, x)
     report = from_trace(trace, summary, wall_s=float(np.median(walls)),
                         device_s=float(np.median(busy)) if busy else None)
-    launches = int(np.sum(trace.kind == timeline.KINDS.index("kernel")))
-    return dataclasses.replace(report, launches=launches, pace_us=host_pace_us(x.device),
+    return dataclasses.replace(report, launches=kernel_count(trace), pace_us=host_pace_us(x.device),
                                wall_rounds_s=tuple(walls))
+
+
+def kernel_count(trace: timeline.Trace) -> int:
+    """The kernels a profiled pass launched (eager: one host launch each)."""
+    return int(np.sum(trace.kind == timeline.KINDS.index("kernel")))
+
+
+def launches(model: nn.Module, x: torch.Tensor, warmup: int = 1) -> int | None:
+    """The kernels one profiled forward pass of model(x) launches (no_grad, after `warmup`
+    passes), as `profile` counts them, without its unprofiled rounds: what a fix's variant is
+    read by beside the audited model's `KernelReport.launches` (review 2026-12-05o 08-09-99
+    items 1 and 5). None on a CPU (no kernels)."""
+    if x.device.type != "cuda":
+        return None
+    activities = [torch.profiler.ProfilerActivity.CPU, torch.profiler.ProfilerActivity.CUDA]
+    with torch.no_grad():
+        for _ in range(warmup):
+            model(x)
+        torch.cuda.synchronize()
+        with torch.profiler.profile(activities=activities) as prof:
+            model(x)
+            torch.cuda.synchronize()
+    return kernel_count(timeline.from_profiler(prof))
 
 
 def from_trace(trace: timeline.Trace, summary: timeline_stats.Summary,

@@ -28,7 +28,10 @@
   own kernels, three a layer, where cuDNN takes a half input with float32 weights in one). Where
   the audited model holds half BatchNorms, the same model with them float32 (the activations
   stay half) is checked and timed against it by the same `measured` and `rule()` as
-  channels_last, device-busy time included when host-bound.
+  channels_last, device-busy time included when host-bound. On a GPU the variant's kernels are
+  also counted in one profiled pass (`kernels.launches`) beside the audited model's
+  (`launches`): where the run is host-bound, the launches are the host's side of the fix, which
+  the device's clock that judges it does not see.
 - "convert before DDP": decided by strides alone (labkit ddp_contract): a correctness fix,
   not a speed-up, so it is not timed.
 """
@@ -43,7 +46,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from labkit.audit import ddp_contract, module_layouts
+from labkit.audit import ddp_contract, kernels, module_layouts
 from labkit.audit.module_layouts import human_bytes
 from labkit.measure import bench
 from labkit.measure.timing import NOISY_IQR_FRACTION
@@ -134,6 +137,7 @@ class Recommendation:
     wall_clock: str = ""
     output_scale: float | None = None  # max |output| of the original: what max_error is relative to
     timing_of: str = ""  # the recommendation whose timing decides this one (the same variant)
+    launches: tuple[int, int] | None = None  # kernels a batch (original, variant), one profiled pass each
 
     @property
     def timed(self) -> bool:
@@ -321,10 +325,14 @@ def batchnorm_to_float32(model: nn.Module) -> nn.Module:
 
 def batchnorm_float32(model: nn.Module, example: torch.Tensor, rounds: int = 5,
                       rep_ms: float = 1000.0, host_bound: bool | None = None,
-                      ) -> Recommendation | None:
+                      launches: int | None = None) -> Recommendation | None:
     """Time the float16 model with its BatchNorms float32 against the model as audited (every
     BatchNorm half), on the audited input and layout, by `measured` (numerics within float16's
-    tolerance; device-busy time when host-bound); None where no BatchNorm is half."""
+    tolerance; device-busy time when host-bound); None where no BatchNorm is half.
+
+    launches: the audited model's kernels a batch (its profiled pass, `KernelReport.launches`);
+    where given, the variant's are counted in one profiled pass (`kernels.launches`, on a GPU)
+    and both kept in `launches` and said in the details."""
     names = half_batchnorms(model)
     if not names:
         return None
@@ -335,11 +343,21 @@ def batchnorm_float32(model: nn.Module, example: torch.Tensor, rounds: int = 5,
     timing, why = measured(("all-half BatchNorm", run_original), ("BatchNorm float32", run_variant),
                            want, got, example, rounds, rep_ms, host_bound)
     listed = ", ".join(names[:3]) + (f", ... ({len(names)} in all)" if len(names) > 3 else "")
+    counted = None if launches is None else kernels.launches(variant, example)
+    pair = None if counted is None else (int(launches), counted)
+    # the title names the fix, the source the details (review 2026-12-05o 08-09-99 item 5)
     return Recommendation(
-        f"keep BatchNorm float32 ({len(names)} in float16; {BATCHNORM_SOURCE})",
+        f"keep BatchNorm float32 ({len(names)} of them half)",
         timing["outcome"] == KEPT, why,
         details=(f"half BatchNorm: {listed}; the variant keeps their weights and statistics "
-                 f"float32, its activations float16 (output {got.dtype})",), **timing)
+                 f"float32, its activations float16 (output {got.dtype}), as {BATCHNORM_SOURCE}",
+                 *(() if pair is None else (f"{launches_text(pair)} (one profiled pass each)",))),
+        launches=pair, **timing)
+
+
+def launches_text(pair: tuple[int, int] | list[int] | None) -> str:
+    """'launches a batch 282 -> 176' ('' without the pair)."""
+    return "" if not pair else f"launches a batch {pair[0]} -> {pair[1]}"
 
 
 def _inference(module: nn.Module, x: torch.Tensor) -> Callable[[], object]:

@@ -207,7 +207,8 @@ def summary(report: Report) -> dict:
                              "wall_q25": r.wall_q25, "wall_q75": r.wall_q75,
                              "wall_clock": r.wall_clock, "wall_faster": r.wall_faster,
                              "max_error": r.max_error, "output_scale": r.output_scale,
-                             "timing_of": r.timing_of}
+                             "timing_of": r.timing_of,
+                             "launches": None if r.launches is None else list(r.launches)}
                             for r in report.recommendations],
         "seconds": report.seconds,
     }

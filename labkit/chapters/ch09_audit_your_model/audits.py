@@ -224,7 +224,9 @@ def readings(summary: Mapping) -> dict[str, str]:
             f"max |error| {first['max_error'] * first['output_scale']:.2g} against outputs up to "
             f"{first['output_scale']:.3g}")
     for r in summary["recommendations"]:
-        out[r["title"]] = _decision(r) + _ratio(r)
+        # the host's side of a fix the device's clock judged (review 2026-12-05o 08-09-99 item 5)
+        launched = recommend.launches_text(r.get("launches"))
+        out[r["title"]] = _decision(r) + _ratio(r) + (f"; {launched}" if launched else "")
     seconds = summary.get("seconds") or {}
     if seconds.get("total") is not None:  # where a room's wait goes, on each machine
         out["the audit's own time"] = own_time(seconds)
