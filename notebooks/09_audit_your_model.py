@@ -108,12 +108,12 @@ print(audits.drift_table(resnet_report, "ResNet-50"))
 # On a GPU the float32 audit's timing is a TF32 timing where PyTorch's default left TF32 on
 # (its input row says), not what a deployment runs. So on a GPU, ResNet-50 is audited again in
 # float16 (the same checks and keep rule; export paths were checked above). It is chapter 08's
-# fp16 weights rung (eager, channels_last, batch 64), where the host's pace that minute decides
-# whether the GPU idles past the 30% host-bound line. The kernels line prints the host's launches
-# beside the device's time, and says "at the border, either clock" only where the unprofiled idle
-# is within 5 points of 30% (chapter 08's rule). Casting the whole model to float16 makes every
-# BatchNorm half too, which chapter 08's rung avoids, so the audit also times keeping them float32
-# under the same keep rule:
+# fp16 weights rung (eager, channels_last, batch 64) as `model.to(float16)` leaves it, every
+# BatchNorm half (08's rung keeps them float32, which the audit times below, with the kernels a
+# batch each launches). The host's pace that minute decides whether the GPU idles past the 30%
+# host-bound line. The kernels line prints the host's launches beside the device's time, and says
+# "at the border, either clock" only where the unprofiled idle is within 5 points of 30%
+# (chapter 08's rule):
 
 # %%
 audits.fp16_table(chapter, where)
