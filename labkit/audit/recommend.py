@@ -331,8 +331,12 @@ def batchnorm_float32(model: nn.Module, example: torch.Tensor, rounds: int = 5,
     tolerance; device-busy time when host-bound); None where no BatchNorm is half.
 
     launches: the audited model's kernels a batch (its profiled pass, `KernelReport.launches`);
-    where given, the variant's are counted in one profiled pass (`kernels.launches`, on a GPU)
-    and both kept in `launches` and said in the details."""
+    where given, the audited model and the variant are each counted again in one profiled pass
+    (`kernels.launches`, on a GPU), back to back, and both kept in `launches` and said in the
+    details: two adjacent profiles, not the audit's first one against one a dozen profiling
+    sessions later, where a CUPTI losing head records per session (pytorch/pytorch#192021)
+    would skew the difference (review 2026-12-05o2 item 1); `launches` stands where the
+    re-count gives none."""
     names = half_batchnorms(model)
     if not names:
         return None
@@ -343,8 +347,9 @@ def batchnorm_float32(model: nn.Module, example: torch.Tensor, rounds: int = 5,
     timing, why = measured(("all-half BatchNorm", run_original), ("BatchNorm float32", run_variant),
                            want, got, example, rounds, rep_ms, host_bound)
     listed = ", ".join(names[:3]) + (f", ... ({len(names)} in all)" if len(names) > 3 else "")
+    original = None if launches is None else kernels.launches(model, example)
     counted = None if launches is None else kernels.launches(variant, example)
-    pair = None if counted is None else (int(launches), counted)
+    pair = None if counted is None else (int(launches if original is None else original), counted)
     # the title names the fix, the source the details (review 2026-12-05o 08-09-99 item 5)
     return Recommendation(
         f"keep BatchNorm float32 ({len(names)} of them half)",

@@ -464,8 +464,9 @@ def test_a_host_bound_float16_audit_keeps_float32_batchnorm_by_device_time():
     assert r.kernels.host_bound
     fix = next(m for m in r.recommendations if m.title.startswith("keep BatchNorm float32"))
     assert fix.title == f"keep BatchNorm float32 ({BATCHNORM_LAYERS} of them half)"
-    # the audited model's launches are its profiled pass's, the kernels line's
-    assert fix.launches[0] == r.kernels.launches
+    # the audited model's launches, re-counted beside the variant's, agree with its first
+    # profiled pass (the kernels line's) within 2: a profile losing head records would not
+    assert abs(fix.launches[0] - r.kernels.launches) <= 2, (fix.launches, r.kernels.launches)
     assert_kept_by_device_time_with_fewer_launches(fix)
 
 
@@ -483,13 +484,14 @@ def test_the_gpu_batchnorm_checks_pass_a_kept_fix_and_catch_each_way_it_could_be
 
     def counted(model, x):
         seen.append(recommend.half_batchnorms(model))
-        return 64
+        return 104 if seen[-1] else 64
 
     monkeypatch.setattr(kernels, "launches", counted)
     half = handmade.with_batchnorm().half()
     fix = recommend.batchnorm_float32(half, handmade.example().half(), rounds=2, rep_ms=20.0,
-                                      launches=104)
-    assert seen == [[]] and fix.launches == (104, 64)
+                                      launches=100)
+    # both counted back to back, the model as audited first, then the variant (no half BatchNorm)
+    assert len(seen) == 2 and seen[0] and seen[1] == [] and fix.launches == (104, 64)
     assert fix.details[-1] == "launches a batch 104 -> 64 (one profiled pass each)"
     whole = run(handmade.clean(), recommend_rounds=0)
     whole.recommendations = [fix]
