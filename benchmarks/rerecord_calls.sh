@@ -48,9 +48,10 @@ case "${1:-}" in
     # 2026-12-05o: first, 02's Triton chase compiled and its end index checked (~10 s,
     # benchmarks/smoke_chase.py); where that fails, 02 runs with LABKIT_SKIP_CHASE=1 (the chase is
     # optional and decides no verdict; a CUDA fault inside it would be sticky and lose 02's later
-    # cells and its record) and steps.txt shows the smoke step's rc 1 (review 2026-12-05o 00-02 item 2)
+    # cells and its record) and steps.txt shows the smoke step's rc 1 (review 2026-12-05o 00-02 item 2);
+    # its own 60 s limit makes a hung compile a failed smoke, not a step killed before it could say so (o2 item 2)
     STEP_TIMEOUT=240 bash benchmarks/gpu_wave.sh \
-      "python3 benchmarks/smoke_chase.py || { touch \$WAVE_OUT/chase_failed; exit 1; }" \
+      "timeout 60 python3 benchmarks/smoke_chase.py || { touch \$WAVE_OUT/chase_failed; exit 1; }" \
       "$(nb 00)" "$(repro 04)" "$(nb 04)" "$(nb 03)" \
       "LABKIT_SKIP_CHASE=\$(test -e \$WAVE_OUT/chase_failed && echo 1 || echo 0) $(nb 02)" \
       "$(repro 03)" "$(repro 02)" ;;

@@ -57,6 +57,7 @@ def test_every_step_names_what_exists(call, tmp_path):
 def test_call_a_guards_chapter_02_by_the_chase_smoke_run(tmp_path):
     commands = steps("A", tmp_path)
     assert "benchmarks/smoke_chase.py" in commands[0]
+    assert commands[0].startswith("timeout "), "a hung smoke run must fail within its own limit"
     chapter_02 = next(c for c in commands if "notebooks/02" in c)
     assert "LABKIT_SKIP_CHASE" in chapter_02
 
