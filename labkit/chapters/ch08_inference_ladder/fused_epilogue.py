@@ -173,9 +173,10 @@ def _source() -> Callable:
     checks is what the GPU compiles."""
     import triton.language as tl
 
-    def gemm_bias_res_relu(a_ptr, b_ptr, bias_ptr, res_ptr, c_ptr, M, N, K,  # noqa: ANN001, ANN202
+    def gemm_bias_res_relu(a_ptr, b_ptr, bias_ptr, res_ptr, c_ptr, pro_ptr, M, N, K,  # noqa: ANN001, ANN202
                            stride_am, stride_ak, stride_bk, stride_bn, stride_rm, stride_rn,  # noqa: ANN001
                            stride_cm, stride_cn, HAS_RES: tl.constexpr, RELU: tl.constexpr,  # noqa: ANN001
+                           HAS_PRO: tl.constexpr,
                            PRECISION: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
                            BLOCK_K: tl.constexpr, GROUP_M: tl.constexpr):
         # Grouped tile order (GROUP_M row tiles share each column tile of B while it is in L2).
@@ -198,6 +199,13 @@ def _source() -> Callable:
             k_left = K - k0
             a = tl.load(a_ptrs, mask=(offs_m[:, None] < M) & (offs_k[None, :] < k_left), other=0.0)
             b = tl.load(b_ptrs, mask=(offs_k[:, None] < k_left) & (offs_n[None, :] < N), other=0.0)
+            if HAS_PRO:
+                # The prologue (fused_prologue.py): the layer before left its output without its
+                # bias and ReLU; they are applied here to each A tile as it is loaded, in fp32 and
+                # rounded once to A's dtype. Past K, A's zeros become ReLU(bias): B's zeros there
+                # keep them out of the sum.
+                pro = tl.load(pro_ptr + k0 + offs_k, mask=offs_k < k_left, other=0.0)
+                a = tl.maximum(a.to(tl.float32) + pro.to(tl.float32)[None, :], 0.0).to(a.dtype)
             # fp16/bf16 operands: tensor cores, fp32 accumulation. fp32 operands: PRECISION says
             # "tf32" or "ieee", as torch's matmul setting does for the reference.
             acc = tl.dot(a, b, acc, input_precision=PRECISION)
@@ -228,11 +236,11 @@ def _kernel() -> object:
     configs = [triton.Config({"BLOCK_M": m, "BLOCK_N": n, "BLOCK_K": k, "GROUP_M": 8},
                              num_stages=stages, num_warps=warps)
                for m, n, k, stages, warps in TUNING_CONFIGS]
-    # Tuned once per (M, N, K, HAS_RES, PRECISION) and the tensors' dtypes (Triton appends
+    # Tuned once per (M, N, K, HAS_RES, HAS_PRO, PRECISION) and the tensors' dtypes (Triton appends
     # those) on its first call (the rung's warm-up, so a rung's compile seconds hold it, and
     # before any CUDA graph capture: tuning syncs and allocates), and the choice kept for the
     # process (`tuned`, `forget_tuning`).
-    _KERNEL = triton.autotune(configs=configs, key=["M", "N", "K", "HAS_RES", "PRECISION"])(
+    _KERNEL = triton.autotune(configs=configs, key=["M", "N", "K", "HAS_RES", "HAS_PRO", "PRECISION"])(
         triton.jit(_source()))
     return _KERNEL
 
@@ -280,9 +288,10 @@ def _max_offset(t: torch.Tensor) -> int:
 
 
 def check_gemm(a: torch.Tensor, weight_t: torch.Tensor, bias: torch.Tensor,
-               residual: torch.Tensor | None) -> None:
+               residual: torch.Tensor | None, in_bias: torch.Tensor | None = None) -> None:
     """What the Triton launch needs, checked before it (an EpilogueError, never a kernel fault):
-    shapes that multiply, one dtype the tensor cores take, one device, and offsets int32 holds."""
+    shapes that multiply, one dtype the tensor cores take, one device, and offsets int32 holds;
+    in_bias (the prologue's, `fused_prologue`) is [K], on a's device."""
     if a.dim() != 2 or weight_t.dim() != 2 or a.shape[1] != weight_t.shape[0]:
         raise EpilogueError(f"a {tuple(a.shape)} and weight_t {tuple(weight_t.shape)} do not "
                             "multiply as [M, K] x [K, N]")
@@ -291,6 +300,9 @@ def check_gemm(a: torch.Tensor, weight_t: torch.Tensor, bias: torch.Tensor,
         raise EpilogueError(f"bias {tuple(bias.shape)} is not [N] = [{n}]")
     if residual is not None and residual.shape != (m, n):
         raise EpilogueError(f"residual {tuple(residual.shape)} is not [M, N] = {(m, n)}")
+    if in_bias is not None and (in_bias.shape != (a.shape[1],) or in_bias.device != a.device):
+        raise EpilogueError(f"in_bias {tuple(in_bias.shape)} on {in_bias.device} is not [K] = "
+                            f"[{a.shape[1]}] on {a.device}")
     if a.dtype not in GEMM_DTYPES or weight_t.dtype != a.dtype:
         raise EpilogueError(f"a ({a.dtype}) and weight_t ({weight_t.dtype}) must share one of "
                             f"{[str(d) for d in GEMM_DTYPES]}")
@@ -360,10 +372,11 @@ def triton_gemm(a: torch.Tensor, weight_t: torch.Tensor, bias: torch.Tensor,
 def launch_gemm(a: torch.Tensor, weight_t: torch.Tensor, bias: torch.Tensor,
                 residual: torch.Tensor | None = None, relu: bool = True,
                 config: tuple[int, int, int, int, int] | None = None,
-                interpret: bool = False) -> tuple[torch.Tensor, object]:
+                interpret: bool = False, in_bias: torch.Tensor | None = None) -> tuple[torch.Tensor, object]:
     """`triton_gemm`'s output and what Triton's launch returned: on the GPU the compiled
-    kernel (its metadata holds the shared memory and registers it took), None interpreted."""
-    check_gemm(a, weight_t, bias, residual)
+    kernel (its metadata holds the shared memory and registers it took), None interpreted.
+    in_bias: the prologue's per-K bias, A read as relu(A + in_bias) (`fused_prologue`)."""
+    check_gemm(a, weight_t, bias, residual, in_bias)
     if interpret:
         if a.device.type != "cpu":
             raise EpilogueError(f"Triton's interpreter runs on CPU tensors, got {a.device}")
@@ -384,13 +397,15 @@ def launch_gemm(a: torch.Tensor, weight_t: torch.Tensor, bias: torch.Tensor,
     out = torch.empty((m, n), device=a.device, dtype=a.dtype)
     res = residual if residual is not None else out   # never read: HAS_RES is False
     bias = bias.contiguous()                           # read as bias_ptr + column
-    args = (a, weight_t, bias, res, out, m, n, k, a.stride(0), a.stride(1),
+    pro = in_bias.contiguous() if in_bias is not None else bias   # never read: HAS_PRO is False
+    args = (a, weight_t, bias, res, out, pro, m, n, k, a.stride(0), a.stride(1),
             weight_t.stride(0), weight_t.stride(1), res.stride(0), res.stride(1),
             out.stride(0), out.stride(1))
     # float32 operands as torch's matmul setting says; fp16/bf16 ones take Triton's own default
     # ("tf32", which only float32 reads), so their kernel compiles exactly as it did before.
     precision = fp32_precision() if a.dtype == torch.float32 else "tf32"
-    flags = {"HAS_RES": residual is not None, "RELU": bool(relu), "PRECISION": precision}
+    flags = {"HAS_RES": residual is not None, "RELU": bool(relu), "HAS_PRO": in_bias is not None,
+             "PRECISION": precision}
     if config is None:
         def grid(meta: dict) -> tuple[int]:
             return (_tiles(m, meta["BLOCK_M"]) * _tiles(n, meta["BLOCK_N"]),)

@@ -1,0 +1,131 @@
+"""The 3x3 convolution's tail moved into the next GEMM: each Bottleneck's conv2 (cuDNN) leaves
+its output without its bias and ReLU, and conv3's Triton GEMM applies them to each tile of its
+A operand as it loads it (a prologue), before the bias + residual + ReLU of its own epilogue.
+
+Why. With the 1x1 convolutions as Triton GEMMs with fused epilogues (`fused_epilogue`, the
+"Triton fused epilogue, compiled" rung), the H200 profile still spent 12% of its device time
+in elementwise kernels (results/h200_past_defaults/past_defaults_triton_compiled.txt): mostly
+the bias + ReLU after every 3x3 convolution, which cuDNN runs as an extern kernel Inductor
+cannot fuse into. Each is one read and one write of the 3x3's output. The only reader of that
+output is conv3, which loads it anyway: applying bias + ReLU there costs a few fp32 operations
+per loaded element (a tile of A is loaded once per column tile of the output, so BLOCK_N
+output columns share each), and the separate pass disappears. Whether Hopper's MMA pipeline
+keeps its pace with A modified in registers is what the GPU run measures.
+
+Numerics. The bias is added in fp32 to the 3x3's fp16 output and rounded once, where cuDNN
+added it inside its kernel before one rounding: two roundings instead of one, on the gate's
+tolerance like every rung. What stays outside: the stem, the stride-2 shortcuts' bias (the
+residual conv3 reads), the pool and the classifier.
+"""
+
+from __future__ import annotations
+
+import torch
+from torch import nn
+
+from labkit.chapters.ch08_inference_ladder import fused_epilogue as fe
+
+OP_NAME = "labkit::bias_relu_gemm_bias_res_relu"
+OP_SCHEMA = ("(Tensor x, Tensor in_bias, Tensor weight_t, Tensor bias, Tensor? residual, "
+             "bool relu) -> Tensor")
+
+
+def _check(x: torch.Tensor, in_bias: torch.Tensor, weight_t: torch.Tensor, bias: torch.Tensor,
+           residual: torch.Tensor | None) -> None:
+    fe._check_op(x, weight_t, bias, residual)
+    if in_bias.shape != (x.shape[1],) or in_bias.dtype != x.dtype:
+        raise fe.EpilogueError(f"in_bias {tuple(in_bias.shape)} ({in_bias.dtype}) is not [K] = "
+                               f"[{x.shape[1]}] of x's {x.dtype}")
+
+
+def prologue_reference(a: torch.Tensor, in_bias: torch.Tensor) -> torch.Tensor:
+    """relu(a + in_bias) as the kernel's prologue computes it: in fp32, rounded once to a's dtype."""
+    return torch.relu(a.float() + in_bias.float()).to(a.dtype)
+
+
+@torch.library.custom_op(OP_NAME, mutates_args=(), device_types="cpu", schema=OP_SCHEMA)
+def bias_relu_gemm_bias_res_relu(x: torch.Tensor, in_bias: torch.Tensor, weight_t: torch.Tensor,
+                                 bias: torch.Tensor, residual: torch.Tensor | None,
+                                 relu: bool) -> torch.Tensor:
+    """relu(conv1x1(relu(x + in_bias)) + bias + residual) as one op: x [N, K, H, W] (the 3x3's
+    output before its bias and ReLU), in_bias [K], weight_t [K, Cout]. The CPU's kernel is the
+    torch reference; CUDA's the Triton GEMM with its prologue. The output is channels_last."""
+    _check(x, in_bias, weight_t, bias, residual)
+    res = fe.to_rows(residual) if residual is not None else None
+    a = prologue_reference(fe.to_rows(x), in_bias)
+    return fe.from_rows(fe.reference(a, weight_t.t(), bias, res, relu), x)
+
+
+@bias_relu_gemm_bias_res_relu.register_kernel("cuda")
+def _cuda(x: torch.Tensor, in_bias: torch.Tensor, weight_t: torch.Tensor, bias: torch.Tensor,
+          residual: torch.Tensor | None, relu: bool) -> torch.Tensor:
+    return triton_conv1x1(x, in_bias, weight_t, bias, residual, relu)
+
+
+@bias_relu_gemm_bias_res_relu.register_fake
+def _fake(x: torch.Tensor, in_bias: torch.Tensor, weight_t: torch.Tensor, bias: torch.Tensor,
+          residual: torch.Tensor | None, relu: bool) -> torch.Tensor:
+    """What the compiler sees: the output's shape, dtype and channels_last strides."""
+    _check(x, in_bias, weight_t, bias, residual)
+    n, _, h, w = x.shape
+    cout = weight_t.shape[1]
+    return x.new_empty_strided((n, cout, h, w), fe.channels_last_strides(n, cout, h, w))
+
+
+def triton_conv1x1(x: torch.Tensor, in_bias: torch.Tensor, weight_t: torch.Tensor,
+                   bias: torch.Tensor, residual: torch.Tensor | None = None, relu: bool = True,
+                   config: tuple[int, int, int, int, int] | None = None,
+                   interpret: bool = False) -> torch.Tensor:
+    """The op's CUDA kernel (or, with interpret=True and a config, the same source under Triton's
+    interpreter on CPU tensors): `fused_epilogue.launch_gemm` with the prologue's bias."""
+    _check(x, in_bias, weight_t, bias, residual)
+    res = fe.to_rows(residual) if residual is not None else None
+    out, _ = fe.launch_gemm(fe.to_rows(x), weight_t, bias, res, relu, config, interpret,
+                            in_bias=in_bias)
+    return fe.from_rows(out, x)
+
+
+def _without_bias(conv: nn.Conv2d) -> nn.Conv2d:
+    """The same convolution with no bias (its weights shared, not copied)."""
+    bare = nn.Conv2d(conv.in_channels, conv.out_channels, conv.kernel_size, conv.stride,
+                     conv.padding, conv.dilation, conv.groups, bias=False,
+                     device=conv.weight.device, dtype=conv.weight.dtype)
+    bare.weight = conv.weight
+    return bare
+
+
+class PrologueResNet(fe.GemmResNet):
+    """`fused_epilogue.GemmResNet` on the custom op (`fused_epilogue.op_backend`), with every
+    Bottleneck's conv2 bias-less and its bias + ReLU in conv3's GEMM prologue:
+    relu(conv3(relu(conv2'(relu(conv1(x))) + b2)) + shortcut(x)), the middle relu in conv3."""
+
+    def __init__(self, folded: nn.Module) -> None:
+        super().__init__(folded, fe.op_backend)
+        for block in self.blocks:
+            conv2, conv3 = block.conv2, block.conv3
+            if not isinstance(conv3, fe.Conv1x1) or conv3.backend != "op":
+                raise fe.EpilogueError("the prologue needs every conv3 as the custom op")
+            if conv2.bias is None:
+                raise fe.EpilogueError("conv2 has no bias to move: fold the BatchNorms first")
+            block.conv2_bias = nn.Parameter(conv2.bias.detach().clone(), requires_grad=False)
+            block.conv2 = _without_bias(conv2)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        x = self.maxpool(torch.relu(self.stem(x)))
+        for block in self.blocks:
+            down = getattr(block, "downsample", None)
+            shortcut = x if down is None else (down(x, relu=False) if isinstance(down, fe.Conv1x1)
+                                               else down(x))
+            out = block.conv1(x) if isinstance(block.conv1, fe.Conv1x1) else torch.relu(block.conv1(x))
+            out = block.conv2(out)                # bare: its bias and ReLU are conv3's prologue
+            x = bias_relu_gemm_bias_res_relu(out, block.conv2_bias, block.conv3.weight,
+                                             block.conv3.bias, shortcut, True)
+        x = torch.flatten(nn.functional.adaptive_avg_pool2d(x, 1), 1)
+        return self.fc(x)
+
+
+def prologue_model(folded: nn.Module) -> PrologueResNet:
+    """The folded ResNet-50 with the prologue path, its Triton tuning started afresh (so a rung's
+    compile seconds hold its own tuning, as `past_defaults._tuned_afresh`)."""
+    fe.forget_tuning()
+    return PrologueResNet(folded)
