@@ -18,13 +18,13 @@
 #   held in all (calls + cold start ~60 s + gaps)          1,628 (172 s left)    ~1,720-1,770 (estimate, not measured)
 # Margin is under 80 s: E runs the audit's GPU tests last, after 99, so a short session loses that
 # evidence, not the ledger; before E, read `status` budget_left, and under ~360 s run E-lean (E without
-# the tests, which move to F). E2, D and F want sessions (or seconds) of their own.
+# the tests, which move to F). E2, D1, D2 and F want sessions (or seconds) of their own (D1 ~480 s, D2 ~510 s, F ~300 s: one session).
 #
 # 05 and 07's reproduce compare their runs with the recorded page; each runs before its page in the
 # same call (the page cites the fresh runs), so re-judge it against the fresh page after taking C / E:
 #   .venv/bin/python -c 'import json; from labkit.chapters.ch05_dataloader import reproduce as r; d=json.load(open("results/reproduce/nvidia-h200-05_dataloader.json")); print(chr(10).join(r.summarise_numbers(d["numbers"])["lines"]))'
 # (ch07_export_traps in place of ch05_dataloader for 07).
-#   usage (repo root on the GPU machine, carry [".whl", ".gpu_cache"]):  bash benchmarks/rerecord_calls.sh A|B|C|E|E-lean|E2|D|F
+#   usage (repo root on the GPU machine, carry [".whl", ".gpu_cache"]):  bash benchmarks/rerecord_calls.sh A|B|C|E|E-lean|E2|D1|D2 <lever>|F
 #   between calls, here:  bash scripts/take_wave.sh <files_at of the call just returned> A|B (~10 s):
 #   the next call then carries every fresh record and the ceilings, warm machine or fresh; when
 #   seconds count, bash scripts/carry_ceilings.sh <files_at> (0.1 s) takes only the ceilings.
@@ -93,17 +93,27 @@ case "${1:-}" in
     CHAIN=1 STEP_TIMEOUT=200 bash benchmarks/gpu_wave.sh "$(nb 09)" "$(nb 06)" "$(repro 07)" "$(nb 07)" "$(nb 99)" ;;
   E2) # ~120 s, optional, before E's 99 if run: 06 with its ResNet-50 DDP run
     CHAIN=1 STEP_TIMEOUT=240 bash benchmarks/gpu_wave.sh "LABKIT_DDP_RESNET50=1 $(nb 06)" ;;
-  D)  # issue 41's check (about 390-450 s), a session of its own after A, B, C, E: the one untried combination,
-      # the Triton fused epilogue compiled at batch 1024, in three fresh processes judged by reproduce.py
-      # 08-past (gated, >= 35,000 images/s in every run, spread <= 5%; exit 1 = not reproduced). The
-      # 2026-12-04n pre-flight review predicts 33,200-34,950 images/s from the recorded device time (Triton
-      # at batch 256: 7.41 ms a batch, 1.064x device gain; batch 1024: 1.001-1.022x), so 'NOT reproduced'
-      # is likely: then the note gives what bound it from the runs' profiles. Then INT8 timed once (~45-60 s; --budget 90: a cold top rung takes ~15 s of it, review 2026-12-05o 08-09-99 item 6e):
-      # copy wave/pd_int8/past_defaults.json to results/h200_past_defaults/past_defaults_int8.json.
+  D1) # issue 41, a session of its own after A, B, C, E (~480 s): one process times the Triton rungs
+      # and the new prologue rungs (fused_prologue.py: each 3x3's bias + ReLU applied by the next
+      # GEMM as it loads its operand; built and checked on the CPU and in Triton's interpreter, never
+      # run on a GPU), each interleaved with its control (the top rung, batch 1024), gated, profiled.
+      # Read its table, then reproduce the best gated rung in D2. The 2026-12-04n review predicted the
+      # epilogue-only rung at batch 1024 at 33,200-34,950 images/s (under the 35,000 goal); the prologue
+      # removes most of the 12% of device time the Triton rung still spent in elementwise kernels.
+      # Copy wave/pd_prologue/past_defaults.{json,txt} to results/h200_past_defaults/past_defaults_prologue.*
     SKIP_INSTALL=1 STEP_TIMEOUT=480 bash benchmarks/gpu_wave.sh \
-      "python3 benchmarks/reproduce.py 08-past --levers 'Triton compiled at batch 1024' --runs 3" \
+      "python3 benchmarks/gpu_past_defaults.py --out \$WAVE_OUT/pd_prologue --budget 400 --no-shapes --levers 'Triton fused epilogue, compiled,Triton compiled at batch 1024,Triton prologue, compiled,Triton prologue at batch 1024'" ;;
+  D2) # issue 41's check (~450-510 s): the lever named as the second argument (D1's best gated rung, e.g.
+      # 'Triton prologue at batch 1024'), in three fresh processes judged by reproduce.py 08-past
+      # (gated, >= 35,000 images/s in every run, spread <= 5%; exit 1 = not reproduced; then the note
+      # gives what bound it from the runs' profiles). Then INT8 timed once (~45-60 s; --budget 90: a
+      # cold top rung takes ~15 s of it, review 2026-12-05o 08-09-99 item 6e): copy
+      # wave/pd_int8/past_defaults.json to results/h200_past_defaults/past_defaults_int8.json.
+    lever=${2:?usage: bash benchmarks/rerecord_calls.sh D2 '<lever name>'}
+    SKIP_INSTALL=1 STEP_TIMEOUT=480 bash benchmarks/gpu_wave.sh \
+      "python3 benchmarks/reproduce.py 08-past --levers '$lever' --runs 3" \
       "python3 benchmarks/gpu_past_defaults.py --out \$WAVE_OUT/pd_int8 --budget 90 --no-shapes --levers 'INT8 per-channel weights'" ;;
-  F)  # evidence no chapter page prints, for a call with seconds left after D (each estimated, not measured):
+  F)  # evidence no chapter page prints, for a call with seconds left after D1, D2 (each estimated, not measured):
       # 06's ResNet-50 DDP run is E2; here the audit's AOTInductor on chapter 07's small network (~135 s,
       # review 2026-12-04m 08-09-99 item 11; logs to results/h200_probes/audit/ by hand), 00's first-call
       # records renewed (benchmarks/harness_parity.py; the CPU page shows them dated 2026-12-03; review
@@ -112,5 +122,5 @@ case "${1:-}" in
     CHAIN=1 STEP_TIMEOUT=300 bash benchmarks/gpu_wave.sh "bash benchmarks/gpu_audit_evidence.sh aoti" \
       "python3 benchmarks/harness_parity.py \$WAVE_OUT/harness_parity --record-as nvidia-h200" \
       "python3 benchmarks/probe_05_aa.py --out \$WAVE_OUT/probe_05_aa --rounds 4" ;;
-  *) echo "usage: bash benchmarks/rerecord_calls.sh A|B|C|E|E-lean|E2|D|F" >&2; exit 2 ;;
+  *) echo "usage: bash benchmarks/rerecord_calls.sh A|B|C|E|E-lean|E2|D1|D2 <lever>|F" >&2; exit 2 ;;
 esac

@@ -13,17 +13,19 @@ import pytest
 from tests.paths import ROOT
 
 SCRIPT = ROOT / "benchmarks" / "rerecord_calls.sh"
-CALLS = ("A", "B", "C", "E", "E-lean", "E2", "D", "F")
+CALLS = ("A", "B", "C", "E", "E-lean", "E2", "D1", "D2", "F")
+EXAMPLE_LEVER = "Triton prologue at batch 1024"   # D2 takes D1's best gated rung by name
 
 
-def steps(call: str, tmp_path: Path) -> list[str]:
+def steps(call: str, tmp_path: Path, *more: str) -> list[str]:
     """The commands one call hands to gpu_wave.sh, in order (gpu_wave.sh swapped for an echo)."""
     echo = tmp_path / "echo_wave.sh"
     echo.write_text('for c in "$@"; do printf "%s\\n" "$c"; done\n')
     text = SCRIPT.read_text().replace("bash benchmarks/gpu_wave.sh", f"bash {echo}")
     plan = tmp_path / "plan.sh"
     plan.write_text(text)
-    done = subprocess.run(["bash", str(plan), call], cwd=ROOT, capture_output=True, text=True, timeout=30)
+    extra = list(more) or ([EXAMPLE_LEVER] if call == "D2" else [])
+    done = subprocess.run(["bash", str(plan), call, *extra], cwd=ROOT, capture_output=True, text=True, timeout=30)
     assert done.returncode == 0, done.stderr
     return [line for line in done.stdout.splitlines() if line.strip()]
 
@@ -68,3 +70,18 @@ def test_call_e_runs_the_ledger_before_the_audit_evidence(tmp_path):
     audit = next(i for i, c in enumerate(commands) if "gpu_audit_evidence.sh" in c)
     assert ledger < audit
     assert not any("gpu_audit_evidence.sh" in c for c in steps("E-lean", tmp_path))
+
+
+def test_the_past_defaults_calls_name_levers_the_script_knows(tmp_path):
+    """D1's --levers and D2's example parse as gpu_past_defaults.py's lever names (a misspelt
+    one would stop the call with a usage error on the GPU), and D2 without a lever says so."""
+    from labkit.chapters.ch08_inference_ladder import past_defaults
+
+    known = [lever.name for lever in past_defaults.gpu_levers()]
+    for command in steps("D1", tmp_path) + steps("D2", tmp_path):
+        words = shlex.split(command.replace("\\$", "$"))
+        if "--levers" in words:
+            assert past_defaults.parse_names(words[words.index("--levers") + 1], known)
+    assert EXAMPLE_LEVER in known
+    done = subprocess.run(["bash", str(SCRIPT), "D2"], cwd=ROOT, capture_output=True, text=True, timeout=30)
+    assert done.returncode != 0 and "lever" in done.stderr
