@@ -323,8 +323,9 @@ chapter.exercise("08.share_of_climb").check(share)
 # The ladder stops at stock PyTorch. `benchmarks/gpu_past_defaults.py` climbs on from its top
 # rung: Inductor's own levers (freezing, `conv_1x1_as_mm`, max-autotune where its time budget
 # allows, larger batches), FP8 (e4m3) for the 1x1 convolutions as
-# `torch._scaled_mm` GEMMs with scales calibrated on the chapter's images, and a Triton GEMM
-# with bias + residual + ReLU fused into its epilogue. Every rung goes through the same gate
+# `torch._scaled_mm` GEMMs with scales calibrated on the chapter's images, a Triton GEMM
+# with bias + residual + ReLU fused into its epilogue, and the same GEMM applying the 3x3
+# convolution's bias + ReLU to its input as it loads it (a prologue). Every rung goes through the same gate
 # first (a rung it refuses is shown as refused, never as a speed; one FP8 rung has a scale
 # made wrong on purpose, which it must refuse), is timed interleaved with its base (the top
 # rung; for a lever that also changes the batch or the regime, the rung it differs from by
