@@ -202,8 +202,8 @@ def _source() -> Callable:
             if HAS_PRO:
                 # The prologue (fused_prologue.py): the layer before left its output without its
                 # bias and ReLU; they are applied here to each A tile as it is loaded, in fp32 and
-                # rounded once to A's dtype. Past K, A's zeros become ReLU(bias): B's zeros there
-                # keep them out of the sum.
+                # rounded once to A's dtype. Past K the bias loads as 0, so A stays 0 there; rows
+                # past M become relu(bias), and their outputs are masked at the store.
                 pro = tl.load(pro_ptr + k0 + offs_k, mask=offs_k < k_left, other=0.0)
                 a = tl.maximum(a.to(tl.float32) + pro.to(tl.float32)[None, :], 0.0).to(a.dtype)
             # fp16/bf16 operands: tensor cores, fp32 accumulation. fp32 operands: PRECISION says
