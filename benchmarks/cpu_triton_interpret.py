@@ -82,28 +82,31 @@ def _sweep(fe: object, torch: object, args: argparse.Namespace, interpret: bool,
     for shape in shapes:
         batch, side, k, n = args.batch, shape["side"], shape["K"], shape["N"]
         for residual, relu in ((True, True), (False, True), (False, False)):
-            cases.append((batch, side, k, n, residual, relu, True))
+            cases.append((batch, side, k, n, residual, relu, True, False))
+        if shape["residual"]:   # a conv3: also with the 3x3's bias + ReLU as its prologue
+            cases.append((batch, side, k, n, True, True, True, True))
     for batch, side, k, n in EDGES[: 2 if args.quick else None]:
-        cases.append((batch, side, k, n, True, True, True))
-        cases.append((batch, side, k, n, True, True, False))   # NCHW input: to_rows copies
+        cases.append((batch, side, k, n, True, True, True, False))
+        cases.append((batch, side, k, n, True, True, False, False))   # NCHW input: to_rows copies
+        cases.append((batch, side, k, n, True, True, True, True))     # off the tiles, with a prologue
     rows: list[dict] = []
     for dtype in dtypes:
-        for batch, side, k, n, residual, relu, nhwc in cases:
+        for batch, side, k, n, residual, relu, nhwc, prologue in cases:
             for config in configs + ([] if interpret else [None]):   # None: the autotuner
                 if args.budget and time.perf_counter() - args.started > args.budget:
                     args.cut = f"stopped at {args.budget:.0f} s (--budget) after {len(rows)} cases"
                     return rows
                 started = time.perf_counter()
                 row = fe.check_case(batch, side, k, n, residual, relu, dtype, config, interpret,
-                                    device, channels_last=nhwc)
+                                    device, channels_last=nhwc, prologue=prologue)
                 row["seconds"] = round(time.perf_counter() - started, 3)
                 _expected_misfit(fe, row, config, dtype)
-                if not interpret and "error" not in row:
+                if not interpret and "error" not in row and not prologue:   # _time has no prologue
                     row["device_ms"] = _time(fe, torch, batch, side, k, n, residual, relu, dtype,
                                              config, device, nhwc)
                 rows.append(row)
                 print(f"{row['dtype']:>8} M={row['M']:<6} K={k:<5} N={n:<5} res={residual!s:<5} "
-                      f"relu={relu!s:<5} {row['layout']:<13} {row['config']:<17} "
+                      f"relu={relu!s:<5} pro={prologue!s:<5} {row['layout']:<13} {row['config']:<17} "
                       f"max_rel={row.get('max_rel', float('nan')):.2e} "
                       f"{'pass' if row['passed'] else 'FAIL ' + row.get('error', '')}", flush=True)
     return rows

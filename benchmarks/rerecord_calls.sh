@@ -99,7 +99,9 @@ case "${1:-}" in
       # run on a GPU), each interleaved with its control (the top rung, batch 1024), gated, profiled.
       # Read its table, then reproduce the best gated rung in D2. The 2026-12-04n review predicted the
       # epilogue-only rung at batch 1024 at 33,200-34,950 images/s (under the 35,000 goal); the prologue
-      # removes most of the 12% of device time the Triton rung still spent in elementwise kernels.
+      # removes about half (by bytes moved) of the 12% of device time the Triton rung still spent in
+      # elementwise kernels, and each prologue rung is timed interleaved with the Triton rung it changes.
+      # The 2026-12-05o3 read predicts ~34,200 images/s at batch 256, ~35,300 at 1024 (33,800-37,100).
       # Copy wave/pd_prologue/past_defaults.{json,txt} to results/h200_past_defaults/past_defaults_prologue.*
     SKIP_INSTALL=1 STEP_TIMEOUT=480 bash benchmarks/gpu_wave.sh \
       "python3 benchmarks/gpu_past_defaults.py --out \$WAVE_OUT/pd_prologue --budget 400 --no-shapes --levers 'Triton fused epilogue, compiled,Triton compiled at batch 1024,Triton prologue, compiled,Triton prologue at batch 1024'" ;;

@@ -201,11 +201,13 @@ def _source() -> Callable:
             b = tl.load(b_ptrs, mask=(offs_k[:, None] < k_left) & (offs_n[None, :] < N), other=0.0)
             if HAS_PRO:
                 # The prologue (fused_prologue.py): the layer before left its output without its
-                # bias and ReLU; they are applied here to each A tile as it is loaded, in fp32 and
-                # rounded once to A's dtype. Past K the bias loads as 0, so A stays 0 there; rows
-                # past M become relu(bias), and their outputs are masked at the store.
+                # bias and ReLU; they are applied here to each A tile as it is loaded, in A's own
+                # dtype: one fp16 add is rounded once, bit for bit what fp32's sum rounded to fp16
+                # gives, at a quarter of the instructions (review 2026-12-05o3 item 2; a literal
+                # 0.0 would promote the max to fp32). Past K the bias loads as 0, so A stays 0
+                # there; rows past M become relu(bias), and their outputs are masked at the store.
                 pro = tl.load(pro_ptr + k0 + offs_k, mask=offs_k < k_left, other=0.0)
-                a = tl.maximum(a.to(tl.float32) + pro.to(tl.float32)[None, :], 0.0).to(a.dtype)
+                a = tl.maximum(a + pro[None, :], tl.zeros_like(a))
             # fp16/bf16 operands: tensor cores, fp32 accumulation. fp32 operands: PRECISION says
             # "tf32" or "ieee", as torch's matmul setting does for the reference.
             acc = tl.dot(a, b, acc, input_precision=PRECISION)
@@ -300,9 +302,10 @@ def check_gemm(a: torch.Tensor, weight_t: torch.Tensor, bias: torch.Tensor,
         raise EpilogueError(f"bias {tuple(bias.shape)} is not [N] = [{n}]")
     if residual is not None and residual.shape != (m, n):
         raise EpilogueError(f"residual {tuple(residual.shape)} is not [M, N] = {(m, n)}")
-    if in_bias is not None and (in_bias.shape != (a.shape[1],) or in_bias.device != a.device):
-        raise EpilogueError(f"in_bias {tuple(in_bias.shape)} on {in_bias.device} is not [K] = "
-                            f"[{a.shape[1]}] on {a.device}")
+    if in_bias is not None and (in_bias.shape != (a.shape[1],) or in_bias.device != a.device
+                                or in_bias.dtype != a.dtype):
+        raise EpilogueError(f"in_bias {tuple(in_bias.shape)} ({in_bias.dtype}) on {in_bias.device} "
+                            f"is not [K] = [{a.shape[1]}] of a's {a.dtype} on {a.device}")
     if a.dtype not in GEMM_DTYPES or weight_t.dtype != a.dtype:
         raise EpilogueError(f"a ({a.dtype}) and weight_t ({weight_t.dtype}) must share one of "
                             f"{[str(d) for d in GEMM_DTYPES]}")
@@ -435,10 +438,10 @@ def triton_conv1x1(x: torch.Tensor, weight_t: torch.Tensor, bias: torch.Tensor,
 def _conv1x1_launch(x: torch.Tensor, weight_t: torch.Tensor, bias: torch.Tensor,
                     residual: torch.Tensor | None, relu: bool,
                     config: tuple[int, int, int, int, int] | None,
-                    interpret: bool) -> tuple[torch.Tensor, object]:
+                    interpret: bool, in_bias: torch.Tensor | None = None) -> tuple[torch.Tensor, object]:
     _check_op(x, weight_t, bias, residual)
     res = to_rows(residual) if residual is not None else None
-    out, launched = launch_gemm(to_rows(x), weight_t, bias, res, relu, config, interpret)
+    out, launched = launch_gemm(to_rows(x), weight_t, bias, res, relu, config, interpret, in_bias)
     return from_rows(out, x), launched
 
 
@@ -468,18 +471,19 @@ def compare(out: torch.Tensor, ref: torch.Tensor, tolerance: float) -> dict:
 def check_case(batch: int, side: int, k: int, n: int, residual: bool, relu: bool,
                dtype: torch.dtype, config: tuple[int, int, int, int, int] | None,
                interpret: bool, device: torch.device | str = "cpu", seed: int = 0,
-               channels_last: bool = True) -> dict:
+               channels_last: bool = True, prologue: bool = False) -> dict:
     """One 1x1 convolution through the op's Triton path (`triton_conv1x1`) against float64
     PyTorch: its errors, its output's shape/dtype/strides against the op's fake's, and on the
-    GPU the compiled kernel's shared memory, registers and spills. Failures are recorded
-    (error), never raised: a sweep reports every case."""
+    GPU the compiled kernel's shared memory, registers and spills. prologue: the input is read
+    as relu(x + in_bias) in the kernel (`fused_prologue`), the reference likewise. Failures are
+    recorded (error), never raised: a sweep reports every case."""
     from torch._subclasses.fake_tensor import FakeTensorMode
 
     device = torch.device(device)
     row: dict = {"batch": batch, "side": side, "M": batch * side * side, "K": k, "N": n,
                  "residual": residual, "relu": relu, "dtype": str(dtype).replace("torch.", ""),
                  "config": config_name(config) if config else "autotuned",
-                 "layout": "channels_last" if channels_last else "nchw"}
+                 "layout": "channels_last" if channels_last else "nchw", "prologue": prologue}
     tf32 = dtype == torch.float32 and fp32_precision() == "tf32" and not interpret
     tolerance = TOLERANCES[row["dtype"] + (" tf32" if tf32 else "")]
     try:
@@ -488,13 +492,18 @@ def check_case(batch: int, side: int, k: int, n: int, residual: bool, relu: bool
         def randn(*shape: int) -> torch.Tensor:
             return torch.randn(*shape, generator=g, device=device)
         layout = torch.channels_last if channels_last else torch.contiguous_format
-        x = torch.relu(randn(batch, k, side, side)).to(dtype).contiguous(memory_format=layout)
+        x = (randn(batch, k, side, side) if prologue else torch.relu(randn(batch, k, side, side)))
+        x = x.to(dtype).contiguous(memory_format=layout)
+        in_bias = (0.5 * randn(k)).to(dtype) if prologue else None
         weight_t = (randn(k, n) / k ** 0.5).to(dtype)
         bias = (0.5 * randn(n)).to(dtype)
         res = (randn(batch, n, side, side).to(dtype).contiguous(memory_format=layout)
                if residual else None)
-        out, launched = _conv1x1_launch(x, weight_t, bias, res, relu, config, interpret)
-        ref = to_rows(x).double() @ weight_t.double() + bias.double()
+        out, launched = _conv1x1_launch(x, weight_t, bias, res, relu, config, interpret, in_bias)
+        rows = to_rows(x).double()
+        if in_bias is not None:   # the prologue rounded to x's dtype once, as the kernel's add
+            rows = torch.relu(to_rows(x).float() + in_bias.float()).to(dtype).double()
+        ref = rows @ weight_t.double() + bias.double()
         if res is not None:
             ref = ref + to_rows(res).double()
         ref = from_rows(torch.relu(ref) if relu else ref, x)

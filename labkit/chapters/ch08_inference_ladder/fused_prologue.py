@@ -4,18 +4,24 @@ A operand as it loads it (a prologue), before the bias + residual + ReLU of its 
 
 Why. With the 1x1 convolutions as Triton GEMMs with fused epilogues (`fused_epilogue`, the
 "Triton fused epilogue, compiled" rung), the H200 profile still spent 12% of its device time
-in elementwise kernels (results/h200_past_defaults/past_defaults_triton_compiled.txt): mostly
-the bias + ReLU after every 3x3 convolution, which cuDNN runs as an extern kernel Inductor
-cannot fuse into. Each is one read and one write of the 3x3's output. The only reader of that
-output is conv3, which loads it anyway: applying bias + ReLU there costs a few fp32 operations
-per loaded element (a tile of A is loaded once per column tile of the output, so BLOCK_N
-output columns share each), and the separate pass disappears. Whether Hopper's MMA pipeline
-keeps its pace with A modified in registers is what the GPU run measures.
+in elementwise kernels (results/h200_past_defaults/past_defaults_triton_compiled.txt). About
+half of that, estimated from the bytes they move, is the bias + ReLU after each of the 16 3x3
+convolutions, which cuDNN runs as extern kernels Inductor cannot fuse into; the rest is the
+stem's bias + ReLU and the stride-2 shortcuts' bias adds, which stay. Each 3x3 tail is one read
+and one write of the 3x3's output. Its only reader is conv3, which loads it anyway: applying
+bias + ReLU there costs two fp16 operations per loaded element (a tile of A is loaded once per
+column tile of the output, so 2 to 16 times over, layer1 to layer4), and the separate pass
+disappears. Whether Hopper's MMA keeps its pace with A in registers (the prologue moves the
+wgmma's A operand from shared memory to registers) is what the GPU run measures
+(benchmarks/rerecord_calls.sh D1).
 
-Numerics. The bias is added in fp32 to the 3x3's fp16 output and rounded once, where cuDNN
-added it inside its kernel before one rounding: two roundings instead of one, on the gate's
-tolerance like every rung. What stays outside: the stem, the stride-2 shortcuts' bias (the
-residual conv3 reads), the pool and the classifier.
+Numerics. On CUDA, Inductor peels a convolution's bias off for cuDNN and adds it in its own
+fp32 pointwise kernel, rounded once to fp16; the prologue's single fp16 add rounds the same sum
+once, so the two rungs should agree to the bit or nearly. The rung is gated against strict
+float32 like every rung, and its logits are compared with the Triton rung's it changes
+(`past_defaults.error_against`, in its note): a dropped or misplaced bias shows there at 1e-2
+and more. What stays outside: the stem, the stride-2 shortcuts' bias (the residual conv3
+reads), the pool and the classifier.
 """
 
 from __future__ import annotations
@@ -39,7 +45,8 @@ def _check(x: torch.Tensor, in_bias: torch.Tensor, weight_t: torch.Tensor, bias:
 
 
 def prologue_reference(a: torch.Tensor, in_bias: torch.Tensor) -> torch.Tensor:
-    """relu(a + in_bias) as the kernel's prologue computes it: in fp32, rounded once to a's dtype."""
+    """relu(a + in_bias) rounded once to a's dtype: the kernel's one add in a's dtype (fp32's
+    sum of two fp16 values is exact, so rounding it once gives the same bits)."""
     return torch.relu(a.float() + in_bias.float()).to(a.dtype)
 
 

@@ -175,20 +175,24 @@ def gpu_levers() -> list[Lever]:
         # est_s: Inductor's compile (~3-4 s), the autotuning (13 shapes x 5 configs, each timed
         # ~0.15 s by Triton's do_bench, plus ~15 kernel compiles a cold Triton cache pays once),
         # the interleaved timing and the profile (~10 s at batch 1024)
+        # Each Triton rung stays prepared for the prologue rung right after it, which is timed
+        # interleaved with it: the prologue is judged over the rung it changes, not over the top
+        # rung (where it would inherit the epilogue's gain; review 2026-12-05o3 item 1).
         Lever(TRITON_COMPILED, triton_compiled + "; over the top rung, which differs only in "
               "its 1x1 path (cuDNN + Inductor's separate tails)", model="triton-op",
-              needs=("cuda", "triton", "inductor"), est_s=75),
+              needs=("cuda", "triton", "inductor"), est_s=75, stays=True),
+        # The 3x3s' bias + ReLU moved into conv3's GEMM prologue (fused_prologue.py): about half
+        # of the 12% of device time the Triton rung still spent in elementwise kernels on the
+        # H200 (2026-12-03), estimated from the bytes those tails move; D1's kernel classes show it.
+        Lever(PROLOGUE_COMPILED, prologue + "; over the Triton rung it changes",
+              model="triton-op-prologue", needs=("cuda", "triton", "inductor"), est_s=60,
+              base=TRITON_COMPILED),
         Lever(TRITON_COMPILED_1024, triton_compiled + " at batch 1024; over batch 1024",
               {"batch": 1024}, model="triton-op", needs=("cuda", "triton", "inductor"), est_s=60,
-              base="batch 1024"),
-        # The 3x3s' bias + ReLU moved into conv3's GEMM prologue (fused_prologue.py): the
-        # elementwise kernels left on the Triton rung (12% of its device time on the H200,
-        # 2026-12-03) are mostly those. Judged as the two above, over the same controls.
-        Lever(PROLOGUE_COMPILED, prologue + "; over the top rung", model="triton-op-prologue",
-              needs=("cuda", "triton", "inductor"), est_s=75),
-        Lever(PROLOGUE_COMPILED_1024, prologue + " at batch 1024; over batch 1024", {"batch": 1024},
-              model="triton-op-prologue", needs=("cuda", "triton", "inductor"), est_s=60,
-              base="batch 1024"),
+              base="batch 1024", stays=True),
+        Lever(PROLOGUE_COMPILED_1024, prologue + " at batch 1024; over the Triton rung at batch "
+              "1024", {"batch": 1024}, model="triton-op-prologue",
+              needs=("cuda", "triton", "inductor"), est_s=60, base=TRITON_COMPILED_1024),
         # judged over batch 1024 (its own control), so its gain is freezing's, not the batch's
         Lever("freezing at batch 1024", "the best stock setting measured before (about 33,000 img/s)",
               {"freezing": True, "batch": 1024}, needs=inductor, est_s=40, base="batch 1024"),
@@ -339,6 +343,7 @@ class Row:
     tflops: float | None = None       # images/s x ResNet-50's FLOPs per image at this size
     pct_of_ceiling: float | None = None  # of this machine's measured matmul ceiling, where cached
     device_s: float | None = None     # device-busy seconds per batch, from kernel records
+    error_vs_base: float | None = None  # relative L2 error of its logits against its base's
     idle_share: float | None = None   # 1 - device_s / median_s (the unprofiled wall)
     kinds: dict = field(default_factory=dict)
     payback_batches: float | None = None         # the whole cold compile
@@ -384,6 +389,15 @@ def _tuned_afresh(folded: nn.Module) -> fe.GemmResNet:
 FP16_PARTS = ("the 7x7 stem, every 3x3 convolution, the stride-2 1x1 shortcuts and the classifier "
               "stay fp16 (fp8's notes say why); the bias, residual and ReLU run in fp16 after the "
               "FP8 GEMM")
+
+
+def error_against(prepared: object, base: object) -> float | None:
+    """The relative L2 error of a rung's gate logits against its base's (`numerics.relative_error`),
+    None where either has none or their shapes differ (another batch)."""
+    out, ref = getattr(prepared, "output", None), getattr(base, "output", None)
+    if out is None or ref is None or out.shape != ref.shape:
+        return None
+    return numerics.relative_error(out, ref)
 
 
 class Runner:
@@ -543,6 +557,12 @@ class Runner:
             return
         self.ladder.compare([made])
         base_live, base_row = self.bases[lever.base]
+        row.error_vs_base = error_against(prepared, base_live.prepared)
+        if lever.model == "triton-op-prologue" and row.error_vs_base is not None:
+            # the gate's tolerance is for lower precision; against the rung it changes, which
+            # computes the same bias + ReLU in fp32 rounded once, a wrong prologue shows at
+            # 1e-2 and more where a right one reads ~0 (review 2026-12-05o3 item 3)
+            row.note += f"; against {lever.base}: relative error {row.error_vs_base:.1e}"
         rung, base = made.rung, base_live.rung
         row.status = "measured"
         self._fill_timing(row, rung)

@@ -42,7 +42,9 @@ HOW_TO_CLIMB = ("python3 benchmarks/gpu_past_defaults.py --out past  (a GPU; the
 OWN_CONTROL = {"Triton fused epilogue": "GEMM path in torch (control)",
                "freezing at batch 1024": "batch 1024",
                "freezing + conv_1x1_as_mm": "freezing",
-               "Triton compiled at batch 1024": "batch 1024"}
+               "Triton compiled at batch 1024": "batch 1024",
+               "Triton prologue, compiled": "Triton fused epilogue, compiled",
+               "Triton prologue at batch 1024": "Triton compiled at batch 1024"}
 # a lever run outside the top rung's regime (compiled + the ladder's CUDA graph) says so in its why
 OTHER_REGIME = "eager + CUDA graph"
 # attribution's kernel classes, in the order shown, with their short names for a column head

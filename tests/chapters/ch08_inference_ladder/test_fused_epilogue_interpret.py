@@ -170,6 +170,7 @@ def test_the_kernel_under_tritons_interpreter_matches_pytorch(tmp_path):
     assert len({c["config"] for c in cases}) >= 2 and {c["layout"] for c in cases} == {"channels_last", "nchw"}
     assert {(c["residual"], c["relu"]) for c in cases} >= {(True, True), (False, True), (False, False)}
     assert any(c["M"] % 64 for c in cases) and any(c["K"] % 64 for c in cases)
+    assert any(c["prologue"] and c["M"] % 64 for c in cases)   # the prologue, off the tiles too
     for case in cases:
         assert case["passed"] and case["layout_ok"] and case["max_rel"] <= case["tolerance"], case
     # the whole folded ResNet-50 on the interpreted kernel, eager and through Inductor

@@ -140,21 +140,26 @@ def test_the_kernels_prologue_under_tritons_interpreter_matches_pytorch():
     assert done.returncode == 0 and "prologue ok" in done.stdout, done.stdout[-2000:] + done.stderr[-3000:]
 
 
-def test_the_prologue_levers_follow_the_epilogue_ones_over_the_same_controls():
+def test_each_prologue_lever_is_judged_over_the_triton_rung_it_changes():
+    """Review 2026-12-05o3 item 1: over the top rung the prologue would inherit the epilogue
+    rung's own gain; each Triton rung stays prepared for the prologue rung right after it."""
     from labkit.chapters.ch08_inference_ladder import past_defaults as pd
 
     levers = pd.gpu_levers()
     names = [lv.name for lv in levers]
-    at = names.index(pd.TRITON_COMPILED_1024)
-    assert names[at + 1:at + 3] == [pd.PROLOGUE_COMPILED, pd.PROLOGUE_COMPILED_1024]
+    at = names.index("batch 1024")
+    assert names[at + 1:at + 5] == [pd.TRITON_COMPILED, pd.PROLOGUE_COMPILED,
+                                    pd.TRITON_COMPILED_1024, pd.PROLOGUE_COMPILED_1024]
     by = {lv.name: lv for lv in levers}
     for lever, twin in ((pd.PROLOGUE_COMPILED, pd.TRITON_COMPILED),
                         (pd.PROLOGUE_COMPILED_1024, pd.TRITON_COMPILED_1024)):
         mine, theirs = by[lever], by[twin]
-        assert (mine.base, mine.change, mine.needs) == (theirs.base, theirs.change, theirs.needs)
+        assert mine.base == twin and theirs.stays
+        assert (mine.change, mine.needs) == (theirs.change, theirs.needs)
         assert mine.model == "triton-op-prologue" and mine.honest and len(lever) <= 34
     chosen, added = pd.select(levers, pd.PROLOGUE_COMPILED_1024)
-    assert [lv.name for lv in chosen] == ["batch 1024", pd.PROLOGUE_COMPILED_1024] and added == ["batch 1024"]
+    assert [lv.name for lv in chosen] == ["batch 1024", pd.TRITON_COMPILED_1024, pd.PROLOGUE_COMPILED_1024]
+    assert added == ["batch 1024", pd.TRITON_COMPILED_1024]
 
 
 def test_the_compiled_prologue_rung_passes_the_gate_and_is_timed_on_the_cpu():
@@ -171,4 +176,21 @@ def test_the_compiled_prologue_rung_passes_the_gate_and_is_timed_on_the_cpu():
     assert row.gate["passed"] and row.as_expected is True
     assert row.gate["rel_error"] < 1e-4
     assert row.images_per_s > 0 and row.note.startswith("autotuner:")
+    # against its base's logits (o3 item 3): the same bias + ReLU, so ~0, and said in the note
+    assert row.error_vs_base is not None and row.error_vs_base < 1e-4
+    assert f"against {pd.TOP_NAME}: relative error" in row.note
     torch._dynamo.reset()
+
+
+def test_error_against_a_base_reads_only_logits_of_the_same_shape():
+    from types import SimpleNamespace
+
+    from labkit.chapters.ch08_inference_ladder import past_defaults as pd
+
+    logits = torch.randn(4, 10)
+    same = pd.error_against(SimpleNamespace(output=logits), SimpleNamespace(output=logits.clone()))
+    assert same == 0.0
+    wrong = pd.error_against(SimpleNamespace(output=logits + 1), SimpleNamespace(output=logits))
+    assert wrong > 1e-2
+    assert pd.error_against(SimpleNamespace(output=logits[:2]), SimpleNamespace(output=logits)) is None
+    assert pd.error_against(None, SimpleNamespace(output=logits)) is None
