@@ -2,6 +2,7 @@
 the audit's verdict was judged by, ResNet-50's two timings named with their harnesses beside
 chapter 08's recorded rung, and the takeaways one line each."""
 
+import re
 from types import SimpleNamespace
 
 import pytest
@@ -115,8 +116,12 @@ def test_on_a_cpu_the_first_takeaway_leads_with_the_reference_gpus_decisions():
     assert first.startswith("On the reference GPU (recorded): one fix, ")
     for name, key in zip(audits.NETWORK_NAMES, audits.AUDIT_KEYS, strict=True):
         assert f"{recorded[key]['recommendations'][0]['ratio']:.2f}x on {name}" in first
-    # this CPU's ratios are its tables' first column, not the lesson
-    assert f"{r.recommendations[0].ratio:.2f}x" not in first
+    # this CPU's ratios are its tables' first column, not the lesson: the line's ratios are the
+    # recorded ones and no others (a CPU ratio that happens to equal a recorded one, 1.00x beside
+    # ViT's recorded 1.00x, made a 'not in' check fail by coincidence: CI 2026-12-05)
+    shown = sorted(re.findall(r"\d+\.\d\dx", first))
+    assert shown == sorted(f"{recorded[key]['recommendations'][0]['ratio']:.2f}x"
+                           for key in audits.AUDIT_KEYS), first
     # on a GPU, or without the three records, the line is this run's alone, as before
     for other in (SimpleNamespace(on_gpu=True, reference=chapter.reference),
                   SimpleNamespace(on_gpu=False, reference=lambda key: Recorded(
