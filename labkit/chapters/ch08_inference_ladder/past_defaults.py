@@ -125,6 +125,8 @@ TRITON_COMPILED = "Triton fused epilogue, compiled"
 TRITON_COMPILED_1024 = "Triton compiled at batch 1024"
 PROLOGUE_COMPILED = "Triton prologue, compiled"
 PROLOGUE_COMPILED_1024 = "Triton prologue at batch 1024"
+PROLOGUE_FROZEN_1024 = "Triton prologue, frozen, b1024"
+PROLOGUE_2048 = "Triton prologue at batch 2048"
 
 
 @dataclass(frozen=True)
@@ -192,7 +194,17 @@ def gpu_levers() -> list[Lever]:
               base="batch 1024", stays=True),
         Lever(PROLOGUE_COMPILED_1024, prologue + " at batch 1024; over the Triton rung at batch "
               "1024", {"batch": 1024}, model="triton-op-prologue",
-              needs=("cuda", "triton", "inductor"), est_s=60, base=TRITON_COMPILED_1024),
+              needs=("cuda", "triton", "inductor"), est_s=60, base=TRITON_COMPILED_1024, stays=True),
+        # The last steps measured on the prologue rung at batch 1024 (34,634 images/s, 3% idle,
+        # the H200 2026-12-05): freezing (1.01x on the top rung) and a batch twice as large
+        # (batch 512 to 1024 gave the top rung 1.02x of device time); each over that rung.
+        # Batch 2048 keeps the kernel's int32 offsets (layer1's 6.4M rows x 256 < 2**31).
+        Lever(PROLOGUE_FROZEN_1024, prologue + " at batch 1024, with freezing; over the prologue "
+              "rung at batch 1024", {"batch": 1024, "freezing": True}, model="triton-op-prologue",
+              needs=("cuda", "triton", "inductor"), est_s=60, base=PROLOGUE_COMPILED_1024),
+        Lever(PROLOGUE_2048, prologue + " at batch 2048; over the prologue rung at batch 1024",
+              {"batch": 2048}, model="triton-op-prologue", needs=("cuda", "triton", "inductor"),
+              est_s=90, base=PROLOGUE_COMPILED_1024),
         # judged over batch 1024 (its own control), so its gain is freezing's, not the batch's
         Lever("freezing at batch 1024", "the best stock setting measured before (about 33,000 img/s)",
               {"freezing": True, "batch": 1024}, needs=inductor, est_s=40, base="batch 1024"),
