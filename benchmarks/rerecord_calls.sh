@@ -111,9 +111,11 @@ case "${1:-}" in
       # gives what bound it from the runs' profiles). Then INT8 timed once (~45-60 s; --budget 90: a
       # cold top rung takes ~15 s of it, review 2026-12-05o 08-09-99 item 6e): copy
       # wave/pd_int8/past_defaults.json to results/h200_past_defaults/past_defaults_int8.json.
+    # --budget 240 a run: a prologue lever brings its bases (batch 1024, the Triton rung, and for
+    # the last two the prologue rung at 1024), whose est_s add up past reproduce's default 130 s
     lever=${2:?usage: bash benchmarks/rerecord_calls.sh D2 '<lever name>'}
     SKIP_INSTALL=1 STEP_TIMEOUT=480 bash benchmarks/gpu_wave.sh \
-      "python3 benchmarks/reproduce.py 08-past --levers '$lever' --runs 3" \
+      "python3 benchmarks/reproduce.py 08-past --levers '$lever' --runs 3 --budget 240" \
       "python3 benchmarks/gpu_past_defaults.py --out \$WAVE_OUT/pd_int8 --budget 90 --no-shapes --levers 'INT8 per-channel weights'" ;;
   F)  # evidence no chapter page prints, for a call with seconds left after D1, D2 (each estimated, not measured):
       # 06's ResNet-50 DDP run is E2; here the audit's AOTInductor on chapter 07's small network (~135 s,
