@@ -3,26 +3,48 @@
 rung's, both batch-1024 measurements with the rerun as the conservative one and its gain named
 host idle (device gain 1.001), what bound the best rung, and the FP8 per-channel row's gate."""
 
+import shutil
+from pathlib import Path
+
 from labkit.chapters.ch08_inference_ladder import past_view
 
-
-def _standing() -> str:
-    data = past_view.with_later_calls(past_view.load(), past_view.recorded_path())
-    return str(past_view.standing(data, again=past_view.reruns(past_view.recorded_path())))
+# the call of 2026-12-05 (issue 41's D1), whose prologue rung became the best gated rung
+PROLOGUE_CALL = "past_defaults_prologue.json"
 
 
-def test_the_fused_rung_shows_its_time_per_class_beside_the_top_rungs():
-    said = _standing()
+def _standing(folder: Path | None = None) -> str:
+    main = past_view.recorded_path() if folder is None else folder / past_view.recorded_path().name
+    data = past_view.with_later_calls(past_view.load(main), main)
+    return str(past_view.standing(data, again=past_view.reruns(main)))
+
+
+def _records_before_the_prologue_call(tmp_path: Path) -> Path:
+    """The committed records as they stood before the 2026-12-05 call: batch 1024 the best rung."""
+    source = past_view.recorded_path().parent
+    for path in source.iterdir():
+        if path.is_file() and path.name != PROLOGUE_CALL and not path.name.startswith(
+                PROLOGUE_CALL.removesuffix(".json")):
+            shutil.copy(path, tmp_path / path.name)
+    return tmp_path
+
+
+def test_the_fused_rung_shows_its_time_per_class_beside_the_top_rungs(tmp_path):
+    said = _standing(_records_before_the_prologue_call(tmp_path))
     # 7.77 ms at 57/40 against 7.41 ms at 85/12: elementwise 3.1 -> 0.9 ms, GEMM/conv 4.4 -> 6.3 ms
     assert "top rung GEMM/conv 4.4, elementwise 3.1 of 7.77" in said
     assert "Triton fused epilogue, compiled * GEMM/conv 6.3, elementwise 0.9 of 7.41" in said
     assert "removed 2.2 ms of elementwise tails; its GEMM/conv time rose 1.9 ms" in said
     assert "net 5% less device time" in said and "different calls" in said
     assert "efficiency lost there" not in said
+    # with the 2026-12-05 call the fused rung read is that call's (7.35 ms at 85/12)
+    now = _standing()
+    assert "Triton fused epilogue, compiled * GEMM/conv 6.3, elementwise 0.9 of 7.35" in now
+    assert "removed 2.3 ms of elementwise tails; its GEMM/conv time rose 1.9 ms" in now
 
 
-def test_both_batch_1024_measurements_are_shown_the_rerun_as_the_conservative_one():
-    said = _standing()
+def test_both_batch_1024_measurements_are_shown_the_rerun_as_the_conservative_one(tmp_path):
+    """Where batch 1024 is the best rung (the records before 2026-12-05's prologue call)."""
+    said = _standing(_records_before_the_prologue_call(tmp_path))
     assert "batch 1024: 33,254 images/s; measured again: 31,783 (the gap below uses 31,783)" in said
     assert "1.043x over its call's top rung, against 33,254 and 1.077x here; the conservative figure is this one" in said
     assert "moved 1.001x, so the gain is host idle removed, not GPU work" in said
@@ -30,10 +52,16 @@ def test_both_batch_1024_measurements_are_shown_the_rerun_as_the_conservative_on
     assert "the best rung runs 260 TFLOP/s" in said
 
 
-def test_what_bound_the_best_rung_is_said_in_one_line():
-    said = _standing()
+def test_what_bound_the_best_rung_is_said_in_one_line(tmp_path):
+    said = _standing(_records_before_the_prologue_call(tmp_path))
     assert ("What bound batch 1024: the device (GPU idle 1%, the host-bound line 30%); its device "
             "time: GEMM/conv 57%, elementwise 40%.") in said
+    # the committed records now: the prologue rung of 2026-12-05, marked as a later call's
+    now = _standing()
+    assert "Triton prologue at batch 1024 *: 34,634 images/s" in now
+    assert ("What bound Triton prologue at batch 1024 *: the device (GPU idle 3%, the host-bound line "
+            "30%); its device time: GEMM/conv 90%, elementwise 7%.") in now
+    assert "the best rung runs 283 TFLOP/s" in now
 
 
 def test_the_fp8_per_channel_row_names_the_gate_that_passed_it():
