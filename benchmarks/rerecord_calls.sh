@@ -18,7 +18,7 @@
 #   held in all (calls + cold start ~60 s + gaps)          1,628 (172 s left)    ~1,720-1,770 (estimate, not measured)
 # Margin is under 80 s: E runs the audit's GPU tests last, after 99, so a short session loses that
 # evidence, not the ledger; before E, read `status` budget_left, and under ~360 s run E-lean (E without
-# the tests, which move to F). E2, D1, D2 and F want sessions (or seconds) of their own (D1 ~480 s, D2 ~510 s, F ~300 s: one session).
+# the tests, which move to F). E2, D1, D2 and F want sessions (or seconds) of their own (D1 155 s, D2 ~430 s, F ~300 s: one session).
 #
 # 05 and 07's reproduce compare their runs with the recorded page; each runs before its page in the
 # same call (the page cites the fresh runs), so re-judge it against the fresh page after taking C / E:
@@ -93,20 +93,18 @@ case "${1:-}" in
     CHAIN=1 STEP_TIMEOUT=200 bash benchmarks/gpu_wave.sh "$(nb 09)" "$(nb 06)" "$(repro 07)" "$(nb 07)" "$(nb 99)" ;;
   E2) # ~120 s, optional, before E's 99 if run: 06 with its ResNet-50 DDP run
     CHAIN=1 STEP_TIMEOUT=240 bash benchmarks/gpu_wave.sh "LABKIT_DDP_RESNET50=1 $(nb 06)" ;;
-  D1) # issue 41, a session of its own after A, B, C, E (~480 s): one process times the Triton rungs
-      # and the new prologue rungs (fused_prologue.py: each 3x3's bias + ReLU applied by the next
-      # GEMM as it loads its operand; built and checked on the CPU and in Triton's interpreter, never
-      # run on a GPU), each interleaved with its control (the top rung, batch 1024), gated, profiled.
-      # Read its table, then reproduce the best gated rung in D2. The 2026-12-04n review predicted the
-      # epilogue-only rung at batch 1024 at 33,200-34,950 images/s (under the 35,000 goal); the prologue
-      # removes about half (by bytes moved) of the 12% of device time the Triton rung still spent in
-      # elementwise kernels, and each prologue rung is timed interleaved with the Triton rung it changes.
-      # The 2026-12-05o3 read predicts ~34,200 images/s at batch 256, ~35,300 at 1024 (33,800-37,100).
-      # Copy wave/pd_prologue/past_defaults.{json,txt} to results/h200_past_defaults/past_defaults_prologue.*
+  D1) # issue 41: one process times the Triton rungs and the prologue rungs (fused_prologue.py: each
+      # 3x3's bias + ReLU applied by the next GEMM as it loads its operand), each interleaved with the
+      # rung it changes, gated, profiled. Ran 2026-12-05 in 155 s on a fresh machine (the record:
+      # results/h200_past_defaults/past_defaults_prologue.*, copied there from wave/pd_prologue/):
+      # the prologue at batch 1024 34,634 images/s, the best gated rung; D2 then reproduced the batch
+      # 2048 lever built on it (results/reproduce/nvidia-h200-08_past_defaults.json: NOT reproduced
+      # at 35,000, 0 of 3; the prologue at 1024 34,499-34,670 in the same runs). Run it again only
+      # after a change to those rungs.
     SKIP_INSTALL=1 STEP_TIMEOUT=480 bash benchmarks/gpu_wave.sh \
       "python3 benchmarks/gpu_past_defaults.py --out \$WAVE_OUT/pd_prologue --budget 400 --no-shapes --levers 'Triton fused epilogue, compiled,Triton compiled at batch 1024,Triton prologue, compiled,Triton prologue at batch 1024'" ;;
-  D2) # issue 41's check (~450-510 s): the lever named as the second argument (D1's best gated rung, e.g.
-      # 'Triton prologue at batch 1024'), in three fresh processes judged by reproduce.py 08-past
+  D2) # issue 41's check (~370-430 s; 365 s on 2026-12-05 for batch 2048): the lever named as the second
+      # argument (e.g. 'Triton prologue at batch 1024'), in three fresh processes judged by reproduce.py 08-past
       # (gated, >= 35,000 images/s in every run, spread <= 5%; exit 1 = not reproduced; then the note
       # gives what bound it from the runs' profiles). Then INT8 timed once (~45-60 s; --budget 90: a
       # cold top rung takes ~15 s of it, review 2026-12-05o 08-09-99 item 6e): copy

@@ -84,6 +84,13 @@ def reference(a: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | None,
     return torch.relu(out) if relu else out
 
 
+def prologue_reference(a: torch.Tensor, in_bias: torch.Tensor) -> torch.Tensor:
+    """relu(a + in_bias) rounded once to a's dtype: what the kernel's prologue (HAS_PRO) computes
+    with one add in a's dtype (fp32's sum of two fp16 values is exact, so rounding it once gives
+    the same bits; `fused_prologue`)."""
+    return torch.relu(a.float() + in_bias.float()).to(a.dtype)
+
+
 @functools.lru_cache(maxsize=1)
 def triton_available() -> str:
     """'' when the Triton kernel can run here, else why not."""
@@ -502,7 +509,7 @@ def check_case(batch: int, side: int, k: int, n: int, residual: bool, relu: bool
         out, launched = _conv1x1_launch(x, weight_t, bias, res, relu, config, interpret, in_bias)
         rows = to_rows(x).double()
         if in_bias is not None:   # the prologue rounded to x's dtype once, as the kernel's add
-            rows = torch.relu(to_rows(x).float() + in_bias.float()).to(dtype).double()
+            rows = prologue_reference(to_rows(x), in_bias).double()
         ref = rows @ weight_t.double() + bias.double()
         if res is not None:
             ref = ref + to_rows(res).double()
@@ -681,13 +688,17 @@ class GemmResNet(nn.Module):
             shortcut = x if down is None else (down(x, relu=False) if isinstance(down, Conv1x1)
                                                else down(x))
             out = block.conv1(x) if isinstance(block.conv1, Conv1x1) else torch.relu(block.conv1(x))
-            out = torch.relu(block.conv2(out))
-            if isinstance(block.conv3, Conv1x1):
-                x = block.conv3(out, residual=shortcut)
-            else:
-                x = torch.relu(block.conv3(out) + shortcut)
+            x = self.tail(block, out, shortcut)
         x = torch.flatten(nn.functional.adaptive_avg_pool2d(x, 1), 1)
         return self.fc(x)
+
+    def tail(self, block: nn.Module, out: torch.Tensor, shortcut: torch.Tensor) -> torch.Tensor:
+        """A Bottleneck from conv1's output on: relu(conv3(relu(conv2(out))) + shortcut), the
+        residual and ReLU in conv3's epilogue where it is a GEMM (`fused_prologue` overrides it)."""
+        out = torch.relu(block.conv2(out))
+        if isinstance(block.conv3, Conv1x1):
+            return block.conv3(out, residual=shortcut)
+        return torch.relu(block.conv3(out) + shortcut)
 
 
 def gemm_convs(model: nn.Module) -> list[str]:

@@ -11,9 +11,10 @@ stem's bias + ReLU and the stride-2 shortcuts' bias adds, which stay. Each 3x3 t
 and one write of the 3x3's output. Its only reader is conv3, which loads it anyway: applying
 bias + ReLU there costs two fp16 operations per loaded element (a tile of A is loaded once per
 column tile of the output, so 2 to 16 times over, layer1 to layer4), and the separate pass
-disappears. Whether Hopper's MMA keeps its pace with A in registers (the prologue moves the
-wgmma's A operand from shared memory to registers) is what the GPU run measures
-(benchmarks/rerecord_calls.sh D1).
+disappears, if Hopper's MMA keeps its pace with A in registers (the prologue moves the wgmma's
+A operand from shared memory to registers). On the H200 it did, on balance: the rung ran 1.062x
+the Triton rung it changes at batch 256 and 1.020x at batch 1024, by wall time in the same
+rounds, 1.028x and 1.022x by device time (results/h200_past_defaults/past_defaults_prologue.txt).
 
 Numerics. On CUDA, Inductor peels a convolution's bias off for cuDNN and adds it in its own
 fp32 pointwise kernel, rounded once to fp16; the prologue's single fp16 add rounds the same sum
@@ -44,12 +45,6 @@ def _check(x: torch.Tensor, in_bias: torch.Tensor, weight_t: torch.Tensor, bias:
                                f"[{x.shape[1]}] of x's {x.dtype}")
 
 
-def prologue_reference(a: torch.Tensor, in_bias: torch.Tensor) -> torch.Tensor:
-    """relu(a + in_bias) rounded once to a's dtype: the kernel's one add in a's dtype (fp32's
-    sum of two fp16 values is exact, so rounding it once gives the same bits)."""
-    return torch.relu(a.float() + in_bias.float()).to(a.dtype)
-
-
 @torch.library.custom_op(OP_NAME, mutates_args=(), device_types="cpu", schema=OP_SCHEMA)
 def bias_relu_gemm_bias_res_relu(x: torch.Tensor, in_bias: torch.Tensor, weight_t: torch.Tensor,
                                  bias: torch.Tensor, residual: torch.Tensor | None,
@@ -59,7 +54,7 @@ def bias_relu_gemm_bias_res_relu(x: torch.Tensor, in_bias: torch.Tensor, weight_
     torch reference; CUDA's the Triton GEMM with its prologue. The output is channels_last."""
     _check(x, in_bias, weight_t, bias, residual)
     res = fe.to_rows(residual) if residual is not None else None
-    a = prologue_reference(fe.to_rows(x), in_bias)
+    a = fe.prologue_reference(fe.to_rows(x), in_bias)
     return fe.from_rows(fe.reference(a, weight_t.t(), bias, res, relu), x)
 
 
@@ -117,22 +112,7 @@ class PrologueResNet(fe.GemmResNet):
             block.conv2_bias = nn.Parameter(conv2.bias.detach().clone(), requires_grad=False)
             block.conv2 = _without_bias(conv2)
 
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
-        x = self.maxpool(torch.relu(self.stem(x)))
-        for block in self.blocks:
-            down = getattr(block, "downsample", None)
-            shortcut = x if down is None else (down(x, relu=False) if isinstance(down, fe.Conv1x1)
-                                               else down(x))
-            out = block.conv1(x) if isinstance(block.conv1, fe.Conv1x1) else torch.relu(block.conv1(x))
-            out = block.conv2(out)                # bare: its bias and ReLU are conv3's prologue
-            x = bias_relu_gemm_bias_res_relu(out, block.conv2_bias, block.conv3.weight,
-                                             block.conv3.bias, shortcut, True)
-        x = torch.flatten(nn.functional.adaptive_avg_pool2d(x, 1), 1)
-        return self.fc(x)
-
-
-def prologue_model(folded: nn.Module) -> PrologueResNet:
-    """The folded ResNet-50 with the prologue path, its Triton tuning started afresh (so a rung's
-    compile seconds hold its own tuning, as `past_defaults._tuned_afresh`)."""
-    fe.forget_tuning()
-    return PrologueResNet(folded)
+    def tail(self, block: nn.Module, out: torch.Tensor, shortcut: torch.Tensor) -> torch.Tensor:
+        """conv2 bare, its bias and ReLU in conv3's prologue, conv3's epilogue as the base's."""
+        return bias_relu_gemm_bias_res_relu(block.conv2(out), block.conv2_bias, block.conv3.weight,
+                                            block.conv3.bias, shortcut, True)

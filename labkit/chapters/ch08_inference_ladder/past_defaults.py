@@ -195,9 +195,9 @@ def gpu_levers() -> list[Lever]:
         Lever(PROLOGUE_COMPILED_1024, prologue + " at batch 1024; over the Triton rung at batch "
               "1024", {"batch": 1024}, model="triton-op-prologue",
               needs=("cuda", "triton", "inductor"), est_s=60, base=TRITON_COMPILED_1024, stays=True),
-        # The last steps measured on the prologue rung at batch 1024 (34,634 images/s, 3% idle,
-        # the H200 2026-12-05): freezing (1.01x on the top rung) and a batch twice as large
-        # (batch 512 to 1024 gave the top rung 1.02x of device time); each over that rung.
+        # Two steps on the prologue rung at batch 1024 (the best gated rung, 3% idle on the H200,
+        # 2026-12-05), each over that rung: freezing (1.01x on the top rung; not yet timed here)
+        # and a batch twice as large (timed by reproduce.py 08-past: no gain, 0.986-1.000x).
         # Batch 2048 keeps the kernel's int32 offsets (layer1's 6.4M rows x 256 < 2**31).
         Lever(PROLOGUE_FROZEN_1024, prologue + " at batch 1024, with freezing; over the prologue "
               "rung at batch 1024", {"batch": 1024, "freezing": True}, model="triton-op-prologue",
@@ -390,12 +390,12 @@ def _int8_model(folded: nn.Module, amax: dict[str, float]) -> fe.GemmResNet:
     return fe.GemmResNet(folded, make)
 
 
-def _tuned_afresh(folded: nn.Module) -> fe.GemmResNet:
-    """The custom-op GEMM network, with the autotuner's earlier choices dropped: the shape
-    timing or an earlier rung may have tuned these shapes, and this rung's compile seconds
-    should hold its own tuning."""
+def _tuned_afresh(folded: nn.Module, prologue: bool = False) -> fe.GemmResNet:
+    """The custom-op GEMM network (with the 3x3s' tails in conv3's prologue where asked), with
+    the autotuner's earlier choices dropped: the shape timing or an earlier rung may have tuned
+    these shapes, and this rung's compile seconds should hold its own tuning."""
     fe.forget_tuning()
-    return fe.GemmResNet(folded, fe.op_backend)
+    return fused_prologue.PrologueResNet(folded) if prologue else fe.GemmResNet(folded, fe.op_backend)
 
 
 FP16_PARTS = ("the 7x7 stem, every 3x3 convolution, the stride-2 1x1 shortcuts and the classifier "
@@ -448,7 +448,7 @@ class Runner:
         if lever.model == "triton-op":
             return _tuned_afresh
         if lever.model == "triton-op-prologue":
-            return fused_prologue.prologue_model
+            return lambda folded: _tuned_afresh(folded, prologue=True)
         if lever.model == "cudnn-fused":
             return cudnn_fused.fused_model
         if lever.model == "int8":

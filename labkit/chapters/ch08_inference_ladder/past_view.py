@@ -213,7 +213,10 @@ def rows_table(data: Mapping, shown_as: str = "") -> tables.Table:
                    + "; ".join(data["later_calls"]))
     if skipped:  # said, not folded: a lever the budget skipped is not a lever measured
         shown.note(f"Not run or failed ({len(skipped)}): " + "; ".join(skipped))
-    for line in untimed_lines(data["rows"]):
+    check = data.get("reproduced")
+    if check:
+        shown.note(reproduce_line(check))
+    for line in untimed_lines(data["rows"], [check["lever"]] if check else []):
         shown.note(line)
     top = dict(data.get("top_settings") or {})
     if top:
@@ -244,16 +247,17 @@ UNTIMED = "built and checked on the CPU; not yet timed on a GPU"
 UNTIMED_MODELS = ("int8", "triton-op-prologue")
 
 
-def untimed(rows: Sequence[Mapping]) -> list[str]:
+def untimed(rows: Sequence[Mapping], timed_elsewhere: Sequence[str] = ()) -> list[str]:
     """The GPU levers of UNTIMED_MODELS that no row of the record reached on a GPU (measured,
-    refused or gated; a later call's row, marked LATER, counts), in the script's order."""
+    refused or gated; a later call's row, marked LATER, counts) nor a reproduce check timed
+    (`timed_elsewhere`), in the script's order."""
     reached = {str(r.get("name", "")).removesuffix(f" {LATER}") for r in rows
-               if r.get("status") in ("measured", "refused", "gated only")}
+               if r.get("status") in ("measured", "refused", "gated only")} | set(timed_elsewhere)
     return [lv.name for lv in past_defaults.gpu_levers()
             if lv.model in UNTIMED_MODELS and lv.name not in reached]
 
 
-def untimed_lines(rows: Sequence[Mapping]) -> list[str]:
+def untimed_lines(rows: Sequence[Mapping], timed_elsewhere: Sequence[str] = ()) -> list[str]:
     """A line for each `untimed` lever: UNTIMED where no GPU row names it; where a row says the
     GPU call skipped it or it failed (listed under 'Not run or failed'), that instead (review
     2026-12-05o 08-09-99 item 6b: a failed INT8 row read as failed and as not yet timed)."""
@@ -261,7 +265,40 @@ def untimed_lines(rows: Sequence[Mapping]) -> list[str]:
              if r.get("status") in ("skipped", "failed")}
     said = {"failed": "tried on a GPU: failed (see above)",
             "skipped": "on the GPU call: skipped (see above)"}
-    return [f"{lever}: {said[tried[lever]] if lever in tried else UNTIMED}." for lever in untimed(rows)]
+    return [f"{lever}: {said[tried[lever]] if lever in tried else UNTIMED}."
+            for lever in untimed(rows, timed_elsewhere)]
+
+
+REPRODUCED = "*-08_past_defaults.json"   # benchmarks/reproduce.py 08-past's record, in results/reproduce/
+
+
+def reproduce_check(main: Path) -> dict | None:
+    """Issue 41's check beside the reference record: reproduce.py 08-past's judged runs of one
+    lever (results/reproduce/<machine>-08_past_defaults.json), None where there is none or
+    `main` is not the reference's record (a learner's own file has no such check)."""
+    if main != recorded_path():
+        return None
+    found = sorted((main.parent.parent / "reproduce").glob(REPRODUCED))
+    if not found:
+        return None
+    record = json.loads(found[-1].read_text(encoding="utf-8"))
+    return {**record.get("judged", {}), "file": f"results/reproduce/{found[-1].name}",
+            "recorded_at": str(record.get("recorded_at", ""))[:16].replace("T", " ")}
+
+
+def reproduce_line(check: Mapping) -> str:
+    """The check in one line, from its runs: speeds, gate, spread, the goal held in how many."""
+    runs = check.get("runs") or []
+    speeds = [r["images_per_s"] for r in runs if r.get("images_per_s")]
+    gated = sum(bool(r.get("gated")) for r in runs)
+    span = f"{min(speeds):,.0f}-{max(speeds):,.0f} images/s" if speeds else "no speed"
+    verdict = "reproduced" if check.get("reproduced") else "NOT reproduced"
+    return (f"Reproduced? {check.get('lever')!s} in {len(runs)} fresh processes (benchmarks/reproduce.py "
+            f"08-past, recorded {check.get('recorded_at')} UTC, {check.get('file')}): {span}, gated in "
+            f"{gated} of {len(runs)}, spread {100 * float(check.get('spread') or 0):.1f}% (at most "
+            f"{100 * float(check.get('max_spread') or 0):.0f}%); at least "
+            f"{float(check.get('goal_images_per_s') or 0):,.0f} images/s in {check.get('held', 0)} of "
+            f"{len(runs)}: {verdict}.")
 
 
 def own_controls(rows: list) -> list[str]:
@@ -503,7 +540,7 @@ def with_later_calls(data: Mapping, main: Path) -> dict:
     it (a call run with --levers, say) adds its rows but its own top rung, marked LATER, each
     gain over that call's own top rung timed in the same rounds. Their files are named in
     'later_calls'."""
-    merged = {**data, "rows": list(data["rows"]), "later_calls": []}
+    merged = {**data, "rows": list(data["rows"]), "later_calls": [], "reproduced": reproduce_check(main)}
     for extra in sorted(main.parent.glob(f"{main.stem}_*.json")):
         later = load(extra)
         own_top = next((r for r in later["rows"] if r.get("name") == "top rung"), {})

@@ -66,12 +66,14 @@ def test_the_compiled_levers_are_skipped_here_with_the_reason():
         assert "Triton" in why and fe.triton_available() in why
 
 
-def test_the_compiled_op_rung_passes_the_gate_and_is_timed_on_the_cpu():
+@pytest.mark.parametrize("model", ["triton-op", "triton-op-prologue"])
+def test_the_compiled_op_rung_passes_the_gate_and_is_timed_on_the_cpu(model):
     """The levers' own path (transform, ladder.prepare's torch.compile, the gate, interleaved
-    timing) with the op's CPU kernel: Inductor on this CPU, judged over the top rung."""
+    timing) with the op's CPU kernel: Inductor on this CPU, judged over the top rung; the
+    prologue's op (fused_prologue) the same way."""
     runner = pd.Runner(torch.device("cpu"), 32, pd.CPU_TOP, rounds=2, rep_ms=20.0, profile_batches=0)
-    lever = pd.Lever("the op, compiled (CPU)", "the custom op inside torch.compile",
-                     {"compile": "default"}, model="triton-op", est_s=0)
+    lever = pd.Lever(f"{model}, compiled (CPU)", "the custom op inside torch.compile",
+                     {"compile": "default"}, model=model, est_s=0)
     assert runner.measure_top().status == "measured"
     row = runner.measure(lever)
     assert row.status == "measured", row.note
@@ -79,6 +81,10 @@ def test_the_compiled_op_rung_passes_the_gate_and_is_timed_on_the_cpu():
     assert row.gate["rel_error"] < 1e-5            # float32: the GEMM path is exact to rounding
     assert row.compile_s > 0 and row.images_per_s > 0 and row.gain is not None
     assert row.note.startswith("autotuner:")       # no Triton here: nothing tuned, and it says so
+    # against its base's logits (review 2026-12-05o3 item 3): the same arithmetic, so ~0; the
+    # prologue rung says it in its note
+    assert row.error_vs_base is not None and row.error_vs_base < 1e-5
+    assert (f"against {pd.TOP_NAME}: relative error" in row.note) is (model == "triton-op-prologue")
     torch._dynamo.reset()
 
 

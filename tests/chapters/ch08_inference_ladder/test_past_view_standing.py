@@ -70,3 +70,22 @@ def test_the_fp8_per_channel_row_names_the_gate_that_passed_it():
     assert "passed: 5.9e-02 (tol 0.12 bfloat16); on an earlier gate: 16 images" in row
     top = next(line for line in rows if line.startswith("top rung "))
     assert "earlier gate" not in top   # an fp16 rung far inside its tolerance says nothing more
+
+
+def test_issue_41s_reproduce_check_is_said_from_its_record_and_its_lever_not_called_untimed(tmp_path):
+    """The 2026-12-05 check (reproduce.py 08-past on the prologue at batch 2048) is printed
+    under the table from results/reproduce/, and that lever is no longer 'not yet timed'."""
+    rows = str(past_view.rows_table(past_view.with_later_calls(past_view.load(), past_view.recorded_path())))
+    assert ("Reproduced? Triton prologue at batch 2048 in 3 fresh processes (benchmarks/reproduce.py "
+            "08-past, recorded 2026-12-05 03:03 UTC") in rows
+    assert "34,325-34,657 images/s, gated in 3 of 3, spread 1.0% (at most 5%)" in rows
+    assert "at least 35,000 images/s in 0 of 3: NOT reproduced." in rows
+    assert f"Triton prologue at batch 2048: {past_view.UNTIMED}" not in rows
+    # a learner's own record beside no such check: nothing said, the lever untimed as before
+    folder = _records_before_the_prologue_call(tmp_path)
+    own = past_view.with_later_calls(past_view.load(folder / "past_defaults.json"), folder / "past_defaults.json")
+    assert own["reproduced"] is None and "Reproduced?" not in str(past_view.rows_table(own))
+    check = {"lever": "x", "runs": [{"images_per_s": 36_000.0, "gated": True}] * 3, "reproduced": True,
+             "spread": 0.0, "max_spread": 0.05, "goal_images_per_s": 35_000, "held": 3,
+             "recorded_at": "2027-01-01 00:00", "file": "f.json"}
+    assert past_view.reproduce_line(check).endswith("at least 35,000 images/s in 3 of 3: reproduced.")
