@@ -24,7 +24,7 @@
 # same call (the page cites the fresh runs), so re-judge it against the fresh page after taking C / E:
 #   .venv/bin/python -c 'import json; from labkit.chapters.ch05_dataloader import reproduce as r; d=json.load(open("results/reproduce/nvidia-h200-05_dataloader.json")); print(chr(10).join(r.summarise_numbers(d["numbers"])["lines"]))'
 # (ch07_export_traps in place of ch05_dataloader for 07).
-#   usage (repo root on the GPU machine, carry [".whl", ".gpu_cache"]):  bash benchmarks/rerecord_calls.sh A|B|C|E|E-lean|E2|D1|D2 <lever>|F
+#   usage (repo root on the GPU machine, carry [".whl", ".gpu_cache"]):  bash benchmarks/rerecord_calls.sh A|B|C|E|E-lean|L|E2|D1|D2 <lever>|F
 #   between calls, here:  bash scripts/take_wave.sh <files_at of the call just returned> A|B (~10 s):
 #   the next call then carries every fresh record and the ceilings, warm machine or fresh; when
 #   seconds count, bash scripts/carry_ceilings.sh <files_at> (0.1 s) takes only the ceilings.
@@ -91,6 +91,10 @@ case "${1:-}" in
       "$(nb 99)" "bash benchmarks/gpu_audit_evidence.sh tests" ;;
   E-lean)  # ~310-325 s: E without the audit's GPU tests (they move to F), when budget_left is short
     CHAIN=1 STEP_TIMEOUT=200 bash benchmarks/gpu_wave.sh "$(nb 09)" "$(nb 06)" "$(repro 07)" "$(nb 07)" "$(nb 99)" ;;
+  L)  # ~20-30 s of work, the ledger alone: after a session whose budget held some calls and not the
+      # rest (2026-12-05: A and B ran, C and E did not), 99's H200 copy re-read against the records
+      # those calls wrote, so it shows no superseded row; E's 99 re-records it again later
+    CHAIN=1 STEP_TIMEOUT=120 bash benchmarks/gpu_wave.sh "$(nb 99)" ;;
   E2) # ~120 s, optional, before E's 99 if run: 06 with its ResNet-50 DDP run
     CHAIN=1 STEP_TIMEOUT=240 bash benchmarks/gpu_wave.sh "LABKIT_DDP_RESNET50=1 $(nb 06)" ;;
   D1) # issue 41: one process times the Triton rungs and the prologue rungs (fused_prologue.py: each
@@ -124,5 +128,5 @@ case "${1:-}" in
     CHAIN=1 STEP_TIMEOUT=300 bash benchmarks/gpu_wave.sh "bash benchmarks/gpu_audit_evidence.sh aoti" \
       "python3 benchmarks/harness_parity.py \$WAVE_OUT/harness_parity --record-as nvidia-h200" \
       "python3 benchmarks/probe_05_aa.py --out \$WAVE_OUT/probe_05_aa --rounds 4" ;;
-  *) echo "usage: bash benchmarks/rerecord_calls.sh A|B|C|E|E-lean|E2|D1|D2 <lever>|F" >&2; exit 2 ;;
+  *) echo "usage: bash benchmarks/rerecord_calls.sh A|B|C|E|E-lean|L|E2|D1|D2 <lever>|F" >&2; exit 2 ;;
 esac

@@ -13,7 +13,7 @@ import pytest
 from tests.paths import ROOT
 
 SCRIPT = ROOT / "benchmarks" / "rerecord_calls.sh"
-CALLS = ("A", "B", "C", "E", "E-lean", "E2", "D1", "D2", "F")
+CALLS = ("A", "B", "C", "E", "E-lean", "L", "E2", "D1", "D2", "F")
 EXAMPLE_LEVER = "Triton prologue at batch 1024"   # D2 takes D1's best gated rung by name
 
 

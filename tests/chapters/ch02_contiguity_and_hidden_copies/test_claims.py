@@ -622,9 +622,6 @@ def test_a_side_is_named_launch_bound_only_where_every_loop_round_reads_over_the
 H200_C10_LOOP_OVER_DEVICE = {"page": (1.59, 1.07), "run 1": (2.38, 1.41), "run 2": (1.88, 1.21), "run 3": (1.42, 1.16)}
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError,
-                   reason="the 18:55 reproduce record of 02 predates cases.c10_loop timing every GPU case "
-                          "(review 2026-12-04m 00-02 item 1): holds once 02 is re-recorded on the H200")
 def test_the_launch_labels_of_four_h200_runs_do_not_contradict_each_other():
     """Review 2026-12-04l item 2: the page said torch.matmul was not launch-bound (1.07x, under
     the old 1.15 line) and three reproduce runs said it was (1.41x, 1.21x, 1.16x). No run's label
@@ -640,9 +637,9 @@ def test_the_launch_labels_of_four_h200_runs_do_not_contradict_each_other():
     runs = [e["C10"]["cases"][0] for e in json.loads(reproduce.read_text())["evidence"] if "C10" in e]
     found = [(c["loop_baseline_s"] / c["stride_aware_median_s"], c["loop_view_s"] / c["matmul_view_median_s"])
              for c in runs if c.get("loop_view_s")]
-    # the 18:55 record has 2: its run 2 timed no loop, since the loop then ran only where the probe
-    # fired (review 2026-12-04m item 1); `cases.c10_loop` now times it on every GPU case, so a
-    # re-record of 02 holds 3 of 3
+    # the 2026-12-04 18:55 record had 2: its run 2 timed no loop, since the loop then ran only where
+    # the probe fired (review 2026-12-04m item 1); `cases.c10_loop` times it on every GPU case, and
+    # the 2026-12-05 04:00 re-record (call A, 9d58b58) holds 3 of 3
     assert len(found) == 3, f"{len(found)} of 3 reproduce runs timed C10's loop: re-record 02 on the H200"
     for side in (0, 1):
         labels = {ch02.pace_label(r[side]) for r in found}
