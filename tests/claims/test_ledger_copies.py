@@ -74,10 +74,7 @@ def shown_unreproduced(copy: Path) -> set[str]:
 # each required to differ there (so the list cannot go stale), and the copy's headline unchecked
 # while any is listed. Emptied by the next re-record of 99.
 CHANGED_SINCE_H200_RECORD: dict[str, str] = {
-    "C24": "08's reproduce record of 2026-12-05 04:09 (call B, sources 9d58b58) is NOT reproduced (top rung spread "
-           "5.6%, CUDA Graphs kept in 1 of 3) where 99's H200 copy of 2026-12-04 read 3 of 3; 99 not yet re-recorded",
-    "C14b": "06's card says which tolerance a GPU's float32 variant is judged by, so the recorded row is judged "
-            "again (review 2026-12-04m 06 item 4); the headline adds '(the verdict, not the chapter's numbers)' (6baa451)",
+    # emptied by the re-record of 99 on 2026-12-05 04:27 (call L, sources 75dc7f0)
 }
 
 

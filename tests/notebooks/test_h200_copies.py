@@ -24,11 +24,11 @@ SOURCES_FILE = COPIES / "SOURCES.json"
 # (scripts/execute_notebook.py --output-dir results/h200_notebooks) with its issue.
 NOT_YET_RERECORDED: set[str] = set()  # filled below, chapter by chapter
 # After the 18:55-19:22 record (bc15233), review 2026-12-04m's fixes (docs/reviews/2026-12-04m-*.md);
-# 00, 02, 03, 04 and 08 re-recorded 2026-12-05 03:50-04:15 on 9d58b58 (calls A and B), the rest not yet:
+# 00, 02, 03, 04 and 08 re-recorded 2026-12-05 03:50-04:15 on 9d58b58 (calls A and B), 99 and 09 at
+# 04:27-04:30 (calls L and 09 alone, on 75dc7f0), the rest not yet:
 NOT_YET_RERECORDED |= {"05_dataloader"}  # 05: knob resolution from the A/A's whole deviation, plateau a consistency check, C25 at the seed's batch (items 2-4, 6)
 NOT_YET_RERECORDED |= {"06_ddp_layout_drift"}  # 06: variant (g) re-wrap, step clock from the Timing, records with their times (items 1-10)
 NOT_YET_RERECORDED |= {"07_export_traps"}  # 07: fastest-path call on one rule with reproduce, launch at most the loop (items 1, 5, 7)
-NOT_YET_RERECORDED |= {"09_audit_your_model"}  # 09: the audit's border is 08's rule, quiz on the verdict's clock, timings line (items 4, 9, 10)
 
 
 def _chapter(source):
