@@ -446,12 +446,43 @@ def _fewer_calls(a: Mapping, b: Mapping) -> str:
 def fold_kernel_lines(here: Mapping, recorded: object = None) -> str:
     """`fold_kernel_line` of this run, and on a CPU the reference GPU's kernels from its record
     (`recorded`, a `Recorded`, labelled), where one is kept: the prose's cuDNN bias kernel is a
-    GPU's, which a CPU's aten ops do not show."""
+    GPU's, which a CPU's aten ops do not show.
+
+    Review 2026-12-05p 03-04 item 2: the recorded clause repeated the module calls (the same
+    network's, the same as this run's) and full kernel names, and pushed the CPU page over its
+    1,500 words; it now gives the kernel counts and what went and came, briefly
+    (`_changed_briefly`)."""
     line = fold_kernel_line(here)
     if recorded and isinstance(getattr(recorded, "value", None), Mapping):
-        found = fold_kernel_line(recorded.value, host=False)  # type: ignore[attr-defined]
-        line += f" Reference GPU ({recorded.label}): {found.removeprefix('One forward, profiled: ')}"  # type: ignore[attr-defined]
+        line += f" Reference GPU ({recorded.label}): {_recorded_kernels(recorded.value)}."  # type: ignore[attr-defined]
     return line
+
+
+def _recorded_kernels(profiles: Mapping[str, Mapping]) -> str:
+    """'280 -> 280 kernels (53 BatchNorm out, 53 add in)' from a GPU record's two profiles, or
+    the incomplete note where a profile's kernels are not whole."""
+    a, b = profiles["original"], profiles["folded"]
+    if not all(p.get("complete", p.get("stable", True)) for p in (a, b)):
+        return f"kernel {kernel_records.INCOMPLETE}"
+    ran_a, ran_b = a["ran"], b["ran"]
+    return (f"{sum(ran_a.values())} -> {sum(ran_b.values())} kernels "
+            f"({_changed_briefly(ran_a, ran_b, 'out')}, {_changed_briefly(ran_b, ran_a, 'in')})")
+
+
+def _changed_briefly(counts: Mapping[str, int], than: Mapping[str, int], way: str) -> str:
+    """`_changed` in a few words: a BatchNorm kernel (cuDNN's bn_*, ATen's batch_norm_*) named
+    'BatchNorm', an elementwise kernel by its op ('53 add out'), others by short name; 'none out'."""
+    more: Counter[str] = Counter()
+    for name, n in counts.items():
+        if n > than.get(name, 0):
+            short = kernel_short(name)
+            if re.search(r"(^|_)(bn|batch_norm)_", short):
+                short = "BatchNorm"
+            more[short.removeprefix("elementwise ").strip() or short] += n - than.get(name, 0)
+    if not more:
+        return f"none {way}"
+    return ", ".join(f"{n} {name} {way}" for name, n in more.most_common(2)) + (
+        f", {sum(more.values()) - sum(n for _, n in more.most_common(2))} other {way}" if len(more) > 2 else "")
 
 
 def fold_kernels(model: torch.nn.Module, folded: torch.nn.Module, images: torch.Tensor,
