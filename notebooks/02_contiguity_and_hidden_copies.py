@@ -582,8 +582,8 @@ print(c5a)
 # lines on a CPU, 32-byte sectors on a GPU), their rate and its share of the copy ceiling. On a
 # CPU also over a 16 KiB window read many times inside *one* call (called L1-resident where it
 # runs faster than the big buffer; C5b judges it only where that holds and DRAM size alone does
-# not name the cause, C5c wherever it holds). A GPU's form measures no L1 case: its sum over such a window runs another
-# reduction kernel, not an L1 read. The strided patterns read every 2nd element, a stride chosen
+# not name the cause, C5c wherever it holds). A GPU's sum measures no L1 case (the chase does): its sum over such a
+# window runs another reduction kernel, not an L1 read. The strided patterns read every 2nd element, a stride chosen
 # here; how the ratio moves with the stride: the optional sweep after the verdicts; the seed's
 # latency, per dependent access: the optional chase after the sweep.
 
@@ -730,6 +730,7 @@ takeaways = [
     f"off a cache line (C5a). Summed at DRAM size: misaligned {alignment_ratio:.2f}x aligned, "
     f"stride 2 {stride_ratio:.2f}x for {fetched[strided]:.2f}x the bytes (C5b: {ch02_claims.short_label(c5b)}; C5c: {ch02_claims.short_label(c5c)}).",
 ]
+takeaways[-1] += chase.latency_takeaway(chase_record)  # on a GPU: the seed's pair per dependent access
 allocator_line = chapter.lab.cases.allocator_takeaway(whole, transposed, nbytes)  # the faults, priced
 if allocator_line:  # '' where .contiguous() faulted nothing
     takeaways.append(allocator_line)

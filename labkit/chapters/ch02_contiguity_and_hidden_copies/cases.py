@@ -684,7 +684,7 @@ def c5b_fold(evidence: Mapping) -> tuple[str, str]:
         # a 2026-12-03 run stayed fixed while the record moved on): the reason alone
         return ("why no L1 case", f"{ch02.L1_NOT_MEASURED}: a GPU's sum over a small window repeated "
                 "(a stride-0 view) runs another reduction kernel, not an L1 read, so its time would be "
-                "that kernel's, not a cache's")
+                "that kernel's, not a cache's (the optional chase below times L1)")
     rows = table_rows(c5b_rows(evidence), units={"DRAM ratio": "x", "window ratio": "x"})
     window = ch02.window_case(evidence)
     share = evidence.get("l1_call_overhead_share")
@@ -937,23 +937,34 @@ def c2_form(chapter: object, dtype: torch.dtype, cases: Mapping[str, tuple]) -> 
     return form(chapter, "C2", f"{str(dtype).replace('torch.', '')}, {shapes}")
 
 
-C5_NOT_MEASURED = "latency, L1 misses"  # the seed's per-access latency and L1 miss rates: neither measured here
+C5_NOT_MEASURED = "latency, L1 misses"  # a CPU's form: the seed's per-access latency and L1 miss rates
+# A GPU's form (review 2026-12-05p 00-02 item 2): the chapter's optional chase times the seed's
+# latency per dependent access and an L1 window on the GPU, beside the sums, deciding nothing; the
+# L1 miss rates stay unmeasured (no hardware counters are read). One string on the page and in
+# reproduce, which compares forms.
+C5_CHASE = "latency and an L1 window in the optional chase (not judged)"
+C5_NOT_MEASURED_GPU = "L1 miss rates"
+
+
+def _c5_form(chapter: object, claim_id: str, measured: str) -> str:
+    on_gpu = bool(chapter.on_gpu)  # type: ignore[attr-defined]
+    return form(chapter, claim_id, f"float32, stride {ch02.PATTERN_STRIDE}",
+                measured=f"{measured}, and {C5_CHASE}" if on_gpu else measured,
+                not_measured=C5_NOT_MEASURED_GPU if on_gpu else C5_NOT_MEASURED)
 
 
 def c5b_form(chapter: object) -> str:
     """C5b's form: the stride the course chose (the seed names none) and what is not measured,
-    the seed's latency and L1 miss rates (review 2026-12-03h item 3; 2026-12-04k items 2 and 6).
-    A GPU's lack of an L1-resident case is said under the table ('why no L1 case') and in the reason."""
-    return form(chapter, "C5b", f"float32, stride {ch02.PATTERN_STRIDE}", measured="time per element of a sum",
-                not_measured=C5_NOT_MEASURED)
+    the seed's latency and L1 miss rates on a CPU, the L1 miss rates on a GPU, whose chase
+    times latency and L1 apart (review 2026-12-03h item 3; 2026-12-04k items 2 and 6; 2026-12-05p
+    00-02 item 2). A GPU's lack of an L1 case in the sum is said under the table and in the reason."""
+    return _c5_form(chapter, "C5b", "time per element of a sum")
 
 
 def c5c_form(chapter: object) -> str:
     """C5c's form (issue 38): the same 2x2 as C5b's, read for alignment alone, with the bytes
     fetched computed from the addresses, not counted by the hardware."""
-    return form(chapter, "C5c", f"float32, stride {ch02.PATTERN_STRIDE}",
-                measured="time, bytes fetched per element of a sum",
-                not_measured=C5_NOT_MEASURED)
+    return _c5_form(chapter, "C5c", "time, bytes fetched per element of a sum")
 
 
 def form(chapter: object, claim_id: str, detail: str = "", seed_form_on_gpu: bool = False,

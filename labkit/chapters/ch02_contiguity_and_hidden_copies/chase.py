@@ -421,6 +421,22 @@ def _seed_pair(rec: Mapping, cold: Mapping[str, Mapping]) -> str:
 AGREE = 1.05  # the two cold readings of a pattern agree within this, or their rounds' spread if wider
 
 
+def latency_takeaway(rec: Mapping | None) -> str:
+    """The seed's pair as a latency for the page's last lines (review 2026-12-05p 00-02 item 2: the
+    takeaway named the sums alone, beside a chase that measured the seed's quantity): ' As a
+    latency (the chase): 1.59x cold, 1.00x in L1.' from a GPU's rows; '' where no GPU chase ran
+    (a CPU's chase follows random lines, not C5b's patterns)."""
+    if not rec or not rec.get("on_gpu"):
+        return ""
+    cold, window = _rows(rec, COLD), _rows(rec, "16 KiB window")
+    pair = (ch02.MISALIGNED_STRIDED, ch02.ALIGNED_CONTIGUOUS)
+    if not all(k in cold for k in pair):
+        return ""
+    text = f" As a latency (the chase): {cold[pair[0]]['ns_per_step'] / cold[pair[1]]['ns_per_step']:.2f}x cold"
+    w = [window.get(f"{k}, 16 KiB window") for k in pair]
+    return text + (f", {w[0]['ns_per_step'] / w[1]['ns_per_step']:.2f}x in L1." if all(w) else ".")
+
+
 def _cold_against_one_lap(rec: Mapping, cold: Mapping[str, Mapping]) -> str:
     """The check the chase carries (review 2026-12-05o 00-02 item 7): each of C5b's four patterns
     is read once, cold, two ways, by its cold chain and by its window's one-lap call, so the two

@@ -240,8 +240,10 @@ def _dram_fetched(ev: Mapping, window: dict[str, float] | None) -> dict[str, flo
 
 # Review 2026-12-03h item 3: on a GPU the window (a stride-0 view summed) runs another reduction
 # kernel, 1.36x *slower* per element than DRAM-sized on the H200, all four patterns alike: no
-# cache read. The GPU form no longer measures it (evidence ns_per_element_l1: None) and says so.
-L1_NOT_MEASURED = "L1 not measured on this form"
+# cache read. The GPU form no longer measures it (evidence ns_per_element_l1: None) and says so;
+# the chapter's optional chase times L1 on the GPU (review 2026-12-05p 00-02 item 2: 'L1 not
+# measured on this form' sat above it), so the words say the sum has no L1 case.
+L1_NOT_MEASURED = "no L1 case in the sum"
 
 
 def l1_measured(ev: Mapping) -> bool:
@@ -348,7 +350,7 @@ def _window_tail(ev: Mapping, th: Mapping, judged: bool = False) -> str:
     cached = l1_measured(ev) and window_speedup(ev) >= CACHE_EFFECT_SPEEDUP
     return ((_window_text(ev, l1, fetched) if l1_measured(ev) else
              f"{L1_NOT_MEASURED}: a GPU's sum over a small window runs another reduction kernel, "
-             "not an L1 read, so only DRAM-sized is measured ")
+             "not an L1 read, so only DRAM-sized is judged (latency and L1: the optional chase, not judged) ")
             + ("(shown, not judged: the cause is read at DRAM size) "
                if _cause_at_dram(ev, th) and cached and not judged else "")
             + (f"(bytes fetched in whole {unit}-byte units, computed from the addresses; " if fetched
