@@ -1,7 +1,7 @@
 """The cache curve repeats each point's work inside one call (review 2026-12-04k item 5: one copy a
 call made everything left of the last-level cache per-call cost), prices the call's share, and says
 which levels show a step. The GPU path (a CUDA Graph of k copies) is checked here for its structure,
-sizes and fallbacks only, with bench.time stood in for: it has not run on a GPU."""
+sizes and fallbacks only, with bench.time stood in for; its text on the points the H200 recorded."""
 
 from types import SimpleNamespace
 
@@ -172,5 +172,26 @@ def test_a_copy_curve_draws_the_copy_ceiling_and_sets_its_largest_point_against_
     read = pitfalls.plot_cache_curve(_points({4 * KiB: 100}), {"L1": 32 * KiB}, "t", ceiling_gbps=30.0)
     assert not any(list(line.get_ydata()) == [30.0, 30.0] for line in read.axes[0].lines)  # a read is not a copy
     text = pitfalls.cache_curve_text({"points": pts, "levels": {"L2": 60 * MiB}, "copy_ceiling_gbps": 4245.0})
-    assert text.endswith("Largest point, 1024 MiB: 65% of the 4,245 GB/s copy ceiling (best of 3).")
+    # review 2026-12-05p 00-02 item 3: under 0.8x the fastest other point beyond L2, the largest
+    # point is this point's anomaly, not memory's rate
+    assert text.endswith("Largest point, 1024 MiB: 65% of the 4,245 GB/s copy ceiling (best of 3), 0.65x the "
+                         "fastest point beyond L2 (256 MiB, 4,202 GB/s): an anomaly of this point, not memory's "
+                         "rate (not read).")
     assert "copy ceiling" not in pitfalls.cache_curve_text({"points": pts, "levels": {"L2": 60 * MiB}})
+    near = [dict(p, rounds=3) for p in _points({256 * MiB: 4202, 512 * MiB: 4168, 1024 * MiB: 3400}, op="copy")]
+    assert pitfalls.cache_curve_text({"points": near, "levels": {"L2": 60 * MiB}, "copy_ceiling_gbps": 4245.0}) \
+        .endswith("Largest point, 1024 MiB: 80% of the 4,245 GB/s copy ceiling (best of 3).")  # 0.81x: read
+
+
+def test_the_h200s_recorded_1gib_point_is_called_an_anomaly_not_memorys_rate():
+    """Review 2026-12-05p 00-02 item 3, on the H200's curve as recorded 2026-12-05 03:50: the 1 GiB
+    point (a copy of 512 MiB into 512 MiB) took 3.1x the 512 MiB point's time for 2x the bytes,
+    while the copy ceiling, measured at 1 GiB in the same run, was near 256 and 512 MiB's rate."""
+    import json
+    from pathlib import Path
+
+    curve = json.loads((Path(__file__).parent / "h200_cache_curve_2026-12-05.json").read_text())
+    text = pitfalls.cache_curve_text(curve)
+    assert ("Largest point, 1024 MiB: 63% of the 4,245 GB/s copy ceiling (best of 3), 0.64x the fastest point "
+            "beyond L2 (256 MiB, 4,177 GB/s): an anomaly of this point, not memory's rate (not read).") in text
+    assert "L2 6,141 -> 4,177, step" in text  # the step reads the fastest beyond, not the largest point
