@@ -98,7 +98,7 @@ measured
 # The same ceilings as recorded on the course's reference GPU (an NVIDIA H200), for scale:
 
 # %%
-print(chapter.lab.results.describe_machine())
+print(machine.reference_machine_line())  # each ceiling's own date: under the table
 reference = chapter.reference("ceilings")
 machine.ceilings_table(measured, reference)
 

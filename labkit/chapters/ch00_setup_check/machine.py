@@ -100,10 +100,46 @@ def ceilings_table(measured: object, reference: object) -> Table | Said:
     for math in dict.fromkeys([*measured.matmul_tflops, *theirs["matmul_tflops"]]):
         rows.append((f"matmul {MATH_NAMES.get(math, math)} (TFLOP/s)",
                      measured.matmul_tflops.get(math), theirs["matmul_tflops"].get(math)))
-    return Table("", ["ceiling", "this machine", f"reference GPU ({provenance(reference)})",
-                      "reference / this machine"],
-                 [[name, _rate(mine) if mine else "not measured here", _rate(ref),
-                   f"{ref / mine:,.0f}x" if mine and ref else ""] for name, mine, ref in rows])
+    shown = Table("", ["ceiling", "this machine", f"reference GPU ({provenance(reference)})",
+                       "reference / this machine"],
+                  [[name, _rate(mine) if mine else "not measured here", _rate(ref),
+                    f"{ref / mine:,.0f}x" if mine and ref else ""] for name, mine, ref in rows])
+    dates = ceilings_dates(theirs)
+    return shown.note(dates) if dates else shown
+
+
+def _minute(stamp: object) -> str:
+    return str(stamp)[:16].replace("T", " ")
+
+
+def ceilings_dates(ceilings: Mapping) -> str:
+    """When the reference's ceilings were measured, each kept one with its own date (review
+    2026-12-05p 00-02 item 7: the page printed the results file's last write, 04:12, for ceilings
+    measured 03:49, two of them kept from the day before). '' where no date is recorded."""
+    measured_at = ceilings.get("measured_at")
+    if not measured_at:
+        return ""
+    kept = dict(dict(ceilings.get("details") or {}).get("kept_higher") or {})
+    names = {"copy_gbps": "copy", **{f"matmul_tflops.{m}": f"matmul {n}" for m, n in MATH_NAMES.items()}}
+    by_date: dict[str, list[str]] = {}
+    for key, found in kept.items():
+        if isinstance(found, Mapping) and found.get("measured_at"):
+            by_date.setdefault(_minute(found["measured_at"]), []).append(names.get(key, key))
+    older = "; ".join(f"{' and '.join(what)} kept from {when} (a ceiling keeps its best reading)"
+                      for when, what in sorted(by_date.items()))
+    return f"Reference ceilings measured {_minute(measured_at)} UTC" + (f"; {older}" if older else "") + "."
+
+
+def reference_machine_line(machine: str = results.DEFAULT_REFERENCE) -> str:
+    """The reference machine in one line, GPU, driver and torch, without the results file's last
+    write, which is no measurement's date (review 2026-12-05p 00-02 item 7: the ceilings printed
+    under it carry their own, `ceilings_dates`)."""
+    data = results.load(machine)
+    if data is None:
+        return results.describe_machine(machine)  # says that nothing is recorded
+    fp = data.get("fingerprint", {})
+    return (f"{machine}: {fp.get('gpu_name') or fp.get('cpu_model', '?')}, driver {fp.get('gpu_driver', 'n/a')}, "
+            f"torch {fp.get('torch', '?')}")
 
 
 def sweep_table(source: object) -> Table | Said:
@@ -239,8 +275,21 @@ def gpu_allocator_line(found: object) -> str:
         return "No GPU here and no reference GPU run recorded yet: nothing to show."
     from labkit.measure.timing import format_seconds
 
-    return (f"{provenance(found)}: {found['cudamalloc_segments_during_timing']} new cudaMalloc "
-            f"segments during {found['calls_timed']} timed calls (median {format_seconds(found['median_s'])})")
+    n = int(found["cudamalloc_segments_during_timing"])
+    # review 2026-12-05p 00-02 item 7: '1 new cudaMalloc segments', unnamed, beside prose that
+    # promises none: the grammar, the segments' sizes and pools where recorded (since 2026-12-05),
+    # and what the count shows
+    sizes = found.get("new_segments")
+    listed = ", ".join(f"{_mib(s['bytes'])} {s['pool']} pool" for s in sizes or [])
+    named = (f" ({listed})" if sizes else
+             " (which allocation made it: not recorded)" if n and sizes is None else "")
+    return (f"{provenance(found)}: {n} new cudaMalloc segment{'' if n == 1 else 's'}{named} during "
+            f"{found['calls_timed']} timed calls (median {format_seconds(found['median_s'])}): "
+            + ("none" if n == 0 else "not one a call") + ", the calls' tensors served from memory the allocator kept")
+
+
+def _mib(nbytes: int) -> str:
+    return f"{nbytes / 2**20:g} MiB" if nbytes >= 2**20 else f"{nbytes // 2**10} KiB"
 
 
 def sharing_line(on_gpu: bool, others: list) -> str:

@@ -541,18 +541,23 @@ def why_defaults(found: Mapping) -> str:
     if default > max(kept, 1.0):
         return ""
     rule = "glibc raises its mmap threshold to each freed mmapped block's size, up to 32 MiB"
+    # 'did not fault' only where they faulted none (review 2026-12-05p 00-02 item 7: the H200 page
+    # said it beside 2.15 faults per call, against 2.46 with malloc keeping its memory)
+    head = ("The defaults did not fault here" if faults_text(default) == "0" else
+            f"The defaults faulted no more than with malloc keeping its memory ({faults_text(default)} against "
+            f"{faults_text(kept)} per call)")
     probed = _probed(found)
     if probed is None:
-        return f"The defaults did not fault here; the likely reason ({rule}) was not probed in this record."
+        return f"{head}; the likely reason ({rule}) was not probed in this record."
     heap, mapped = probed
     where = ((f"malloc served up to {_size(max(heap))} from the heap" if heap else
               f"malloc served no probed size ({_size(min(PROBE_BYTES))} up) from the heap")
              + (f", {_size(min(mapped))} by mmap" if mapped else ""))
     if not heap:
-        return (f"The defaults did not fault here, though {where} (probed here): this model's blocks "
-                "may all sit under the threshold.")
-    return (f"The defaults did not fault here: {rule}; this process's earlier frees had raised it "
-            f"(probed here: {where}), so its blocks stay on the heap, reused without faults.")
+        return f"{head}, though {where} (probed here): this model's blocks may all sit under the threshold."
+    reused = "reused without faults" if faults_text(default) == "0" else "reused as when malloc keeps them"
+    return (f"{head}: {rule}; this process's earlier frees had raised it "
+            f"(probed here: {where}), so its blocks stay on the heap, {reused}.")
 
 
 def threshold_risen(found: Mapping) -> bool | None:
@@ -710,7 +715,9 @@ def allocator_text(found: Mapping) -> str:
     counts are the table's own column, not repeated here (review 2026-12-05o 00-02 item 5: the
     page's words; the takeaway states them, `faults_text`)."""
     why = why_defaults(found)
-    rounds = (f" (rounds {found['ratio_q25']:.2f}-{found['ratio_q75']:.2f})" if found.get("interleaved") else "")
+    # the rounds' ratios' IQR, named as such (review 2026-12-05p 00-02 item 7: 'rounds 0.91-0.98' read
+    # as their range, which was 0.74-1.00)
+    rounds = (f" (rounds' IQR {found['ratio_q25']:.2f}-{found['ratio_q75']:.2f})" if found.get("interleaved") else "")
     return (f"{found['note']}: the defaults' median is {found['default_over_kept']:.2f}x that with malloc keeping "
             f"its memory{rounds}: {allocator_conclusion(found)}." + (f" {why}" if why else ""))
 
@@ -734,8 +741,9 @@ def allocator_takeaway(found: Mapping, fmt: Callable[[float], str]) -> str:
             f"malloc keeping its memory (median {fmt(default.median_s)} against {fmt(kept.median_s)}{priced}): "
             f"{verdict}")
     if why_defaults(found):  # why, at length, is under Mistake 4's table
-        text += ("; the defaults did not fault: glibc's raised mmap threshold already kept the memory"
-                 if threshold_risen(found) else "; the defaults did not fault (why: under Mistake 4's table)")
+        did = ("did not fault" if faults_text(default.minor_faults_per_call) == "0" else "faulted no more")
+        text += (f"; the defaults {did}: glibc's raised mmap threshold already kept the memory"
+                 if threshold_risen(found) else f"; the defaults {did} (why: under Mistake 4's table)")
     return text + "."
 
 
@@ -1041,6 +1049,16 @@ def inference(model: torch.nn.Module, images: torch.Tensor) -> Callable[[], torc
     return forward
 
 
+def _segments() -> dict[int, dict] | None:
+    """The caching allocator's cudaMalloc segments now, by address: size and pool ('small' holds
+    blocks under 1 MiB); None where the snapshot cannot be read (it only names, never decides)."""
+    try:
+        return {int(s["address"]): {"bytes": int(s["total_size"]), "pool": str(s.get("segment_type", "?"))}
+                for s in torch.cuda.memory_snapshot()}
+    except Exception:  # noqa: BLE001 - an unreadable snapshot leaves the segments unnamed, nothing more
+        return None
+
+
 def gpu_allocator_segments(model: torch.nn.Module, images: torch.Tensor) -> dict:
     """GPU: the cudaMalloc segments made while `model` on `images` is timed. PyTorch's caching
     allocator keeps freed GPU memory for the next allocation, so after the first call (which
@@ -1049,9 +1067,13 @@ def gpu_allocator_segments(model: torch.nn.Module, images: torch.Tensor) -> dict
     forward()
     torch.cuda.synchronize()
     before = torch.cuda.memory_stats()["segment.all.allocated"]
+    held = _segments()
     timed = bench.time(forward, label="small CNN forward, GPU")
+    # each new segment's size and pool (review 2026-12-05p 00-02 item 7: the H200 made 1, unnamed)
+    after = _segments()
+    new = None if held is None or after is None else [s for address, s in after.items() if address not in held]
     return {"cudamalloc_segments_during_timing": torch.cuda.memory_stats()["segment.all.allocated"] - before,
-            "calls_timed": timed.count, "median_s": timed.median_s}
+            "calls_timed": timed.count, "median_s": timed.median_s, "new_segments": new}
 
 
 def plot_recorded_curve(recorded: object):  # noqa: ANN201 -- a matplotlib figure, or None

@@ -121,3 +121,32 @@ def test_mistake_1_sets_the_harness_median_against_the_matmul_ceiling():
     shown = str(machine.no_sync_table({**NO_SYNC, "harness_tflops": 751.0, "harness_pct_of_matmul_ceiling": 97.4}))
     assert "751 TFLOP/s, 97% of the matmul ceiling" in shown
     assert "TFLOP/s" not in str(machine.no_sync_table(NO_SYNC))
+
+
+def test_the_gpu_allocator_line_counts_in_good_grammar_and_names_the_new_segments():
+    """Review 2026-12-05p 00-02 item 7: the H200 printed '1 new cudaMalloc segments', unnamed, under
+    prose that promises none. One segment in the singular; the sizes and pools where recorded; an
+    older record says which allocation made it was not recorded."""
+    old = {"cudamalloc_segments_during_timing": 1, "calls_timed": 178, "median_s": 73.5e-6}
+    assert machine.gpu_allocator_line(old) == (
+        "measured here: 1 new cudaMalloc segment (which allocation made it: not recorded) during 178 timed calls "
+        "(median 73.5 us): not one a call, the calls' tensors served from memory the allocator kept")
+    named = machine.gpu_allocator_line(old | {"new_segments": [{"bytes": 2 << 20, "pool": "small"}]})
+    assert "1 new cudaMalloc segment (2 MiB small pool) during 178" in named
+    none = machine.gpu_allocator_line(old | {"cudamalloc_segments_during_timing": 0, "new_segments": []})
+    assert "0 new cudaMalloc segments during 178 timed calls (median 73.5 us): none," in none
+
+
+def test_the_reference_ceilings_carry_their_own_dates_not_the_files_last_write():
+    """Review 2026-12-05p 00-02 item 7: the CPU page printed 'recorded 2026-12-05T04:12:12' (the
+    results file's last write) above ceilings measured at 03:49:51, two kept from 2026-12-04 18:54."""
+    ceilings = {"copy_gbps": 4245.0, "matmul_tflops": {"float32": 51.4}, "measured_at": "2026-12-05T03:49:51+00:00",
+                "details": {"kept_higher": {
+                    "copy_gbps": {"kept": 4245.0, "measured_at": "2026-12-04T18:54:43+00:00", "this_run": 4220.0},
+                    "matmul_tflops.float32": {"kept": 51.4, "measured_at": "2026-12-04T18:54:43+00:00"}}}}
+    assert machine.ceilings_dates(ceilings) == ("Reference ceilings measured 2026-12-05 03:49 UTC; copy and matmul "
+                                                "float32 kept from 2026-12-04 18:54 (a ceiling keeps its best reading).")
+    assert machine.ceilings_dates({**ceilings, "details": {}}) == "Reference ceilings measured 2026-12-05 03:49 UTC."
+    assert machine.ceilings_dates({"copy_gbps": 1.0}) == ""
+    line = machine.reference_machine_line()
+    assert "recorded" not in line and line.startswith("nvidia-h200: ")
