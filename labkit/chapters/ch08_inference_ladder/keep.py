@@ -49,7 +49,10 @@ lasts, and decides on the first timing whose base held (`base_moved` says ''). W
 held, `over_moved_base`: the step is decided only when every timing gives the same decision
 read over the base as re-timed and over the base's own step (a batch step 2.2x over every
 timing is a gain whichever way the base ran); when the readings differ it is not decidable,
-not kept, both gains printed, and the climb goes on from the base.
+not kept, both gains printed, and the climb goes on from the base; the ladder tries such a
+step once more after the last rung at the baselines' batch, by this same rule
+(ladder.Ladder.retry: one refused step made every later rung host-bound, review 2026-12-05p 08
+item 1).
 """
 
 from __future__ import annotations

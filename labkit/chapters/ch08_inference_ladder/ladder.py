@@ -148,8 +148,10 @@ GPU_STEPS = (
     Step("channels_last", {"channels_last": True}, "NHWC, the layout tensor-core convolutions read"),
     Step("fp16 weights", {"dtype": "float16"}, "half the bytes, tensor cores at full rate; "
          "BatchNorm's weights stay float32"),
-    # why it comes here (the GPU, not Python, then sets the pace of every later step) is the
-    # page's "Climb" paragraph: said once (review 2026-12-03h: the GPU page's 1,500 words)
+    # why it comes here (where it is kept, the GPU, not Python, sets the pace of every later
+    # step) is the page's "Climb" paragraph: said once (review 2026-12-03h: the GPU page's
+    # 1,500 words); where it is not decidable, later rungs are built without it and may run
+    # host-bound, and it is tried again after folding (Ladder.retry)
     # torch.compile's reason as its profile shows it on the H200 (review 2026-12-04j item 1):
     # eager BatchNorm's 1.5 ms of kernels go, the Triton elementwise tails grow by 0.2 ms;
     # Inductor does not fuse into cuDNN's convolutions (extern kernels)
@@ -166,9 +168,14 @@ GPU_STEPS = (
 # within a run; folding's wall gain (1.03-1.17x; 0.90x device time in eager) and CUDA Graphs'
 # base (15,900-26,000 images/s) followed the host, so folding was kept in 2 runs of 3, CUDA
 # Graphs was not decidable in 1, and the top rung was three different models (28,010-30,495
-# images/s). Graphs first take the host out of every later rung; folding is judged where it
-# pays, on compiled code (its device time there: 25,453 images/s unfolded, 27,219-28,532
-# folded, at batch 64).
+# images/s). Graphs first take the host out of every later rung where they are kept; folding
+# is judged where it pays, on compiled code (its device time there: 25,453 images/s unfolded,
+# 27,219-28,532 folded, at batch 64). Not where Graphs are refused: on 2026-12-05 they were not
+# decidable in 2 of 3 reproduce runs and on the page (eager fp16, their base, timed in the
+# host's fast mode in its own step and the slow one in theirs), every later rung was built
+# without them, and torch.compile and folding ran host-bound (GPU idle 46-53%), C24's judged
+# rung among them. So a not-decidable step is tried again over the last rung at batch 64
+# (Ladder.retry, review 2026-12-05p 08 item 1).
 
 
 def gpu_steps(lacks_tf32: str | None = None) -> tuple[Step, ...]:
@@ -502,6 +509,7 @@ class Rung:
     # kernels per batch by class and by name (the most launched), from the profile
     kernel_counts: dict = dataclasses.field(default_factory=dict)
     kernel_names: dict = dataclasses.field(default_factory=dict)
+    kernel_ms: dict = dataclasses.field(default_factory=dict)  # device ms per batch by kernel name
     gain: float | None = None     # the step's wall gain over `after`, as the keep rule saw it
     gain_spread: tuple[float, float] | None = None  # its IQR over rounds
     device_gain: float | None = None  # the step's device-time gain per image over `after`
@@ -556,7 +564,7 @@ class Rung:
                 "device_samples": list(self.device_samples),
                 "kernels_per_batch": self.kernels_per_batch, "kinds": self.kinds,
                 "kernel_counts": dict(self.kernel_counts), "kernel_names": dict(self.kernel_names),
-                "gain": self.gain, "gain_spread": list(self.gain_spread) if self.gain_spread else None,
+                "kernel_ms": dict(self.kernel_ms), "gain": self.gain, "gain_spread": list(self.gain_spread) if self.gain_spread else None,
                 "device_gain": self.device_gain,
                 "device_spread": list(self.device_spread) if self.device_spread else None,
                 "over": {k: list(v) for k, v in self.over.items()}, "error": self.error,
@@ -581,7 +589,7 @@ def rung_from_dict(d: Mapping) -> Rung:
         if fields.get(k):
             fields[k] = tuple(fields[k])
     fields["over"] = {k: tuple(v) for k, v in (fields.get("over") or {}).items()}
-    for k in ("here", "baseline_scale", "kinds", "kernel_counts", "kernel_names"):
+    for k in ("here", "baseline_scale", "kinds", "kernel_counts", "kernel_names", "kernel_ms"):
         fields[k] = dict(fields.get(k) or {})
     for k in ("timings", "host_pace_us", "device_samples"):
         fields[k] = list(fields.get(k) or [])
@@ -659,6 +667,7 @@ class Ladder:
             rung.host_launches = figures.host_launches
             rung.kernel_counts = dict(figures.kernel_counts or {})
             rung.kernel_names = dict(figures.kernel_names or {})
+            rung.kernel_ms = dict(figures.kernel_ms or {})
         if samples:
             rung.device_samples = samples
             rung.device_s = float(np.median(samples))
@@ -826,11 +835,19 @@ class Ladder:
                 "host_pace_us": pace}
 
     def climb(self, steps: Sequence[Step], start: Live, deadline: float | None = None,
-              retime_until: float | None = None) -> list[Rung]:
+              retime_until: float | None = None, retry_until: float | None = None) -> list[Rung]:
         """Apply the steps in order from start; a rung past the deadline (perf_counter) is
-        skipped; a step whose base moved is re-timed only before retime_until (see step)."""
-        rungs, current = [], start
+        skipped; a step whose base moved is re-timed only before retime_until (see step).
+
+        A step that was not decidable (keep.NOT_DECIDABLE) is tried once more after the last
+        rung at the start's batch, before the step that raises the batch (`retry`), judged by
+        the same rule, and begun only before retry_until (None: always); past it the retry is
+        shown as skipped."""
+        rungs, current, retried = [], start, False
         for s in steps:
+            if not retried and "batch" in s.change and s.change["batch"] != start.rung.settings.batch:
+                retried = True
+                current = self.retry(steps, rungs, current, retry_until, retime_until)
             settings = s.apply(current.rung.settings)
             if deadline is not None and _clock.perf_counter() > deadline:
                 rungs.append(Rung(s.name, settings, 0.0, 0.0, 0.0, 0.0, None, after=current.rung.name,
@@ -843,8 +860,58 @@ class Ladder:
                 release_memory(self.device)
             current = after
             rungs.append(rung)
+        if not retried:
+            current = self.retry(steps, rungs, current, retry_until, retime_until)
         self.top = current
         return rungs
+
+    def retry(self, steps: Sequence[Step], rungs: list[Rung], current: Live,
+              retry_until: float | None, retime_until: float | None) -> Live:
+        """Each step of the climb so far that was not decidable, tried once more from `current`
+        (appended to rungs as '<step>, retried'); returns the rung the climb goes on from.
+
+        Why: on the H200 (2026-12-05) CUDA Graphs was not decidable over eager fp16 (its base
+        timed in the host's fast mode in its own step and the slow one in Graphs' rounds), so
+        every later rung was built without graphs, and the compiled batch-64 rung C24 is
+        judged on ran host-bound (GPU idle 46-53%). Over compiled, folded code the host's pace
+        matters less; the retry is judged by the same `decide` / `over_moved_base`, and "not
+        decidable" still never counts as kept (review 2026-12-05p 08 item 1a)."""
+        undecided = [r.name for r in rungs if r.judged_by == keep.NOT_DECIDABLE and not r.error]
+        for s in steps:
+            if s.name not in undecided:
+                continue
+            name = f"{s.name}{RETRIED}"
+            settings = s.apply(current.rung.settings)
+            if settings == current.rung.settings:
+                continue
+            if retry_until is not None and _clock.perf_counter() > retry_until:
+                rungs.append(Rung(name, settings, 0.0, 0.0, 0.0, 0.0, None, after=current.rung.name,
+                                  kept=False, error="skipped",
+                                  why="retry skipped: out of the run's time for it"))
+                continue
+            until = retime_until if retry_until is None or retime_until is None else min(retime_until, retry_until)
+            rung, after = self.step(current, name, settings, retime_until=until)
+            if after is not current and current not in self.baselines:
+                current.prepared = None
+                release_memory(self.device)
+            current = after
+            rungs.append(rung)
+        return current
+
+
+RETRIED = ", retried"   # a not-decidable step tried again after the last rung at the start's batch
+# what a retry costs (prepare: a compile warm from the folded rung's, capture, gate; one
+# comparison with the baselines), and the step that raises the batch after it (H200 records of
+# 2026-12-05: folding's compile 4.5-7.0 s, a step's rounds 6-10 s; the batch-256 step 12.6-16.6 s,
+# 13.3 s on the page; estimates, not measured for the retry itself):
+# a caller begins the retry only where both fit before its end (experiment.retry_deadline)
+RETRY_S = 12.0
+LAST_STEP_S = 14.0
+
+
+def step_name(name: str) -> str:
+    """A rung's step name without RETRIED: a retried step is the same step, later."""
+    return name[:-len(RETRIED)] if name.endswith(RETRIED) else name
 
 
 def idle_share(device_s: float | None, wall_s: float) -> float | None:
