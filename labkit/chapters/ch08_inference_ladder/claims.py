@@ -199,12 +199,35 @@ def check_c24(ev: Mapping, th: Mapping) -> tuple[str, str, str]:
                  "seed's steps")
     if "noise" in (over_strict, over_defaults):
         return DEPENDS, text, NOISE
+    idle = judged_idle(ev, judged)
+    if idle is not None and idle > keep.IDLE_LIMIT and "below" in (over_strict, over_defaults):
+        # a host-bound rung measures the host: its shortfall says nothing of the seven steps
+        # (review 2026-12-05p 08 item 1b: run 1 read 'refuted' at 4.3x on a rung idling 51%)
+        return DEPENDS, text + f"; short of {target}x on a host-bound rung", host_bound(idle)
     if over_strict == over_defaults == "above":
         return CONFIRMED, text + f": past {target}x over both", ""
     if over_strict == over_defaults == "below":
         return REFUTED, text + f": short of {target}x over both", ""
     return (DEPENDS, text, "the baseline: past 4.8x only over strict float32; PyTorch's default "
             "float32 already runs convolutions in TF32")
+
+
+def host_bound(idle: float) -> str:
+    """What C24 depends on when its judged rung is host-bound: it is not decided there."""
+    return (f"not decided: the deciding rung is host-bound (GPU idle {100 * idle:.0f}% > "
+            f"{100 * keep.IDLE_LIMIT:.0f}%, unprofiled)")
+
+
+def judged_idle(ev: Mapping, judged: Mapping | None = None) -> float | None:
+    """The judged rung's unprofiled GPU idle: its at_baseline_batch entry's, else (a record from
+    before that entry) its rung's in the evidence; None where neither has it (a CPU)."""
+    judged = _judged(ev)[0] if judged is None else judged
+    idle = judged.get("idle_share")
+    if idle is None and judged is not ev:
+        name = (ev.get("at_baseline_batch") or {}).get("rung")
+        rung = next((r for r in ev.get("rungs") or [] if r.get("name") == name), None)
+        idle = (rung or {}).get("idle_share")
+    return None if idle is None else float(idle)
 
 
 def decisions_c24(ev: Mapping, th: Mapping) -> Decisions:
