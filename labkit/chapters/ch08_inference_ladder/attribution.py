@@ -56,9 +56,16 @@ class Figures:
     # 182 -> 282 per batch, unidentified in the records before these were kept)
     kernel_counts: dict[str, float] | None = None
     kernel_names: dict[str, float] | None = None
+    # device ms per batch by kernel name (the KERNEL_MS_KEPT longest, the rest summed under
+    # OTHER_KERNELS): where a rung's device time varies between processes (the H200's batch-256
+    # rung: 7.97-8.39 ms a batch over six processes, GEMM/conv flat, elementwise 3.15-3.51 ms;
+    # counts alone could not say which kernels; review 2026-12-05p 08 item 2)
+    kernel_ms: dict[str, float] | None = None
 
 
 NAMES_KEPT = 12
+KERNEL_MS_KEPT = 24
+OTHER_KERNELS = "(other kernels)"
 NAME_CHARS = 90
 # name prefixes (the runtime may append a suffix: cudaLaunchKernelExC_v11060, cuLaunchKernelEx)
 KERNEL_LAUNCH_CALLS = ("cudaLaunchKernel", "cuLaunchKernel", "cudaLaunchCooperativeKernel")
@@ -99,14 +106,27 @@ def of_trace(trace: timeline.Trace, batches: int) -> Figures:
     launched = int(np.count_nonzero(is_kernel)) / batches
     by_class: dict[str, float] = {}
     by_name: dict[str, float] = {}
+    ms: dict[str, float] = {}
     for i in np.flatnonzero(is_kernel).tolist():
         name = trace.names[trace.name_id[i]]
         cls = kernel_class(name, "kernel")
         by_class[cls] = by_class.get(cls, 0.0) + 1.0 / batches
         by_name[name[:NAME_CHARS]] = by_name.get(name[:NAME_CHARS], 0.0) + 1.0 / batches
+        ms[name[:NAME_CHARS]] = ms.get(name[:NAME_CHARS], 0.0) + float(trace.duration_us[i]) * 1e-3 / batches
     names = dict(sorted(by_name.items(), key=lambda kv: -kv[1])[:NAMES_KEPT])
     return Figures(busy_s, summary.gpu_idle_share, kinds, "GPU time", launched,
-                   host_launches(trace, batches), by_class, names)
+                   host_launches(trace, batches), by_class, names, kernel_ms_kept(ms))
+
+
+def kernel_ms_kept(ms: dict[str, float]) -> dict[str, float]:
+    """The KERNEL_MS_KEPT longest kernels' device ms per batch, the rest summed under
+    OTHER_KERNELS, longest first."""
+    ranked = sorted(ms.items(), key=lambda kv: -kv[1])
+    kept = {k: round(v, 5) for k, v in ranked[:KERNEL_MS_KEPT]}
+    rest = sum(v for _, v in ranked[KERNEL_MS_KEPT:])
+    if rest > 0:
+        kept[OTHER_KERNELS] = round(rest, 5)
+    return kept
 
 
 def line(figures: Figures, say_of: bool = True) -> str:

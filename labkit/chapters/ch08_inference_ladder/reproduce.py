@@ -17,6 +17,9 @@ ladder, where one run kept cudnn.benchmark on a 1.0006x gain and the others did 
 
 from __future__ import annotations
 
+import json
+import statistics
+import subprocess
 from collections.abc import Callable, Mapping
 
 from labkit.chapters.ch08_inference_ladder import experiment, keep
@@ -33,8 +36,16 @@ TOP_SPREAD = 0.05
 _CLIMBED: dict[bool, experiment.Result] = {}
 
 
+# A reproduce run's climb ends here (seconds from its start): a not-decidable step's retry
+# (ladder.Ladder.retry) begins only where it and the batch step fit before it, so a run never
+# grows past the longest of the 2026-12-05 record (ladders of 118-124 s, 127-134 s a run with
+# start-up, 398 s of the call's 400 s for three runs; review 2026-12-05p 08 item 1a).
+LADDER_END_S = 124.0
+
+
 def _climb(quick: bool) -> experiment.Result:
-    return experiment.run(env.device(), quick=quick, beyond=False, regimes=False)
+    return experiment.run(env.device(), quick=quick, beyond=False, regimes=False,
+                          climb_end_s=LADDER_END_S)
 
 
 def measure_numbers(quick: bool = False) -> dict:
@@ -52,7 +63,10 @@ def measure_numbers(quick: bool = False) -> dict:
                                "unstable": r.unstable, "timings": len(r.timings),
                                "host_pace_us": [t.get("host_pace_us") for t in r.timings]}
                       for r in result.rungs[1:] if not r.error and r.gain is not None},
-            "top": {"name": top.name, "batch": top.settings.batch, "images_per_s": top.images_per_s},
+            # the top rung's device clock beside its wall figure (review 2026-12-05p 08 item 2)
+            "top": {"name": top.name, "batch": top.settings.batch, "images_per_s": top.images_per_s,
+                    "device_images_per_s": (top.settings.batch / top.device_s if top.device_s else None),
+                    "idle_share": top.idle_share, "kernel_ms": dict(top.kernel_ms)},
             "at_baseline_batch": {"name": at_base.name, "images_per_s": at_base.images_per_s},
             "phases": {"ladder": result.seconds}}
 
@@ -92,6 +106,9 @@ def summarise_numbers(runs: list[dict]) -> dict:
         lines.append(f"  top rung: {' / '.join(sorted({t['name'] for t in tops}))}, "
                      f"{min(rates):,.0f} to {max(rates):,.0f} images/s (spread {100 * spread:.1f}%, "
                      f"limit {100 * TOP_SPREAD:.0f}%)" + ("" if top_agree else ": NOT the same"))
+        device = device_line(tops)
+        if device:
+            lines.append(device)
     agree = steps_agree and top_agree
     names = list(dict.fromkeys(name for run in runs for name in run.get("steps") or {}))
     for name in names:
@@ -104,6 +121,27 @@ def summarise_numbers(runs: list[dict]) -> dict:
                      + (f", not decidable (base moved) in {undecided}" if undecided else ""))
     return {"agree": agree, "steps_agree": steps_agree, "top_agree": top_agree, "lines": lines,
             "kept": [list(s) for s in sets]}
+
+
+def device_line(tops: list[dict]) -> str:
+    """Each run's top rung on both clocks: wall images/s, the images/s its device time alone
+    allows, and its unprofiled GPU idle, with the spread of the device-bound figures; '' when no
+    run recorded its device clock (a record before it, or a CPU). Why: the H200's 5.6% top-rung
+    spread was mostly device time (device-bound 30,493-32,123 images/s, idle 1-2%), which a
+    fix on the host side alone cannot close (review 2026-12-05p 08 item 2)."""
+    device = [t.get("device_images_per_s") for t in tops]
+    if not any(device):
+        return ""
+    each = "; ".join(
+        f"run {i} {t['images_per_s']:,.0f} wall, "
+        + (f"{t['device_images_per_s']:,.0f} device-bound" if t.get("device_images_per_s") else "no device clock")
+        + (f", idle {100 * t['idle_share']:.1f}%" if t.get("idle_share") is not None else "")
+        for i, t in enumerate(tops, start=1))
+    found = [d for d in device if d]
+    spread = max(found) / min(found) - 1
+    return (f"  top rung's device clock: {each} (device-bound spread {100 * spread:.1f}%: "
+            + ("the device's own time varied" if spread > TOP_SPREAD else "the device's time held")
+            + ")")
 
 
 def deciding_ratios(verdict: Verdict) -> dict[str, float]:
@@ -184,8 +222,15 @@ def fresh_runs(machine: str) -> dict | None:
     # each run's wall gains by step, so a page can rank its steps as the runs did, leaving out
     # the steps PyTorch's defaults already take (review 2026-12-04m item 3)
     gains = [{n: s["gain"] for n, s in r["steps"].items() if s.get("gain")} for r in runs]
+    # the host's pace in each timing of each step (the median of its probes, µs per launch)
+    pace = [float(statistics.median(p)) for r in runs for s in r["steps"].values()
+            for p in s.get("host_pace_us") or [] if p]
+    # the steps each run kept, so a takeaway names a step as held only where every run kept it
+    # (review 2026-12-05p 08 item 3: cudnn.benchmark, kept in 0 of 3, read 'held')
+    kept_sets = [[n for n, s in r["steps"].items() if s.get("kept")] for r in runs]
     return {"runs": len(runs), "recorded_at": str(data.get("recorded_at") or ""), "steps": steps,
-            "machine": machine, "largest": largest, "gains": gains} if steps else None
+            "machine": machine, "largest": largest, "gains": gains, "pace": pace,
+            "kept_sets": kept_sets} if steps else None
 
 
 def could_flip(run_step: Mapping, split: bool = False) -> bool:
@@ -292,12 +337,24 @@ def not_held_line(found: dict | None, gains: Mapping[str, float | None] | None =
                 + (f", unstable {s['unstable']} of {runs}" if s["unstable"] else ""))
     pairs = split_moved(steps, loose, gains, device_gains, side)
     paired = {n for pair, _ in pairs for n in pair}
-    said = [one(n) for n in loose if n not in paired] + [text for _, text in pairs]
+    alone = [n for n in loose if n not in paired]
+    if len(alone) > COMPACT_OVER:
+        # many steps loose (a noisy host): each named with how often it was kept, its ranges in
+        # the fold (all_steps_line), so the page stays within its words (review 2026-12-05p 08:
+        # five such sentences, about 100 words, on the 04:12 H200 page)
+        said = ["the wall gains of " + ", ".join(f"{n} (kept {steps[n]['kept']}/{steps[n]['runs']})"
+                                                 for n in alone) + ", their ranges folded"]
+    else:
+        said = [one(n) for n in alone]
+    said += [text for _, text in pairs]
     head = label(found, page_at)
     if define:
         head = head[:-1] + f"; held: {HELD_MEANS})"
     return f"Not held by {head}: " + "; ".join(said) + "."
 
+
+# more steps than this loose: named only, their ranges folded (not_held_line)
+COMPACT_OVER = 3
 
 # what 'held' means, without the word itself: a caller puts it after 'held:' or 'Held means:'
 # (review 2026-12-04m item 5: the fold read 'Not held: not held: within 10% ...')
@@ -375,3 +432,143 @@ def all_steps_line(found: dict | None) -> str:
     return f"Each step's gain in {label(found)}: " + "; ".join(
         f"{n} {spread(*s['wall'])} wall" + (f", {spread(*s['device'])} device" if s["device"] else "")
         for n, s in found["steps"].items()) + "."
+
+
+# ------------------------------------------------------------------ C24 beside its fresh runs
+def _label(verdict: Mapping) -> str:
+    """'refuted', 'depends (the baseline)': a recorded verdict's outcome and what it depends on,
+    in a few words."""
+    depends = str(verdict.get("depends_on") or "").split(":")[0].split(";")[0].strip()
+    return str(verdict.get("outcome")) + (f" ({depends})" if depends else "")
+
+
+def c24_runs(data: Mapping | None) -> dict | None:
+    """C24's fresh runs in a reproduce record: each run's verdict label, its deciding rung's
+    images/s and unprofiled idle, its top rung's images/s, the deciding ratios' ranges, and
+    whether the runs agree (the same verdict, and the numbers summary's 'agree' where it has
+    one); None without C24's verdicts."""
+    verdicts = (((data or {}).get("claims") or {}).get("C24") or {}).get("verdicts") or []
+    if not verdicts:
+        return None
+    from labkit.chapters.ch08_inference_ladder import claims as ch08_claims
+    evidence = [(e or {}).get("C24") or {} for e in (data.get("evidence") or [])]
+    deciding = [float((e.get("at_baseline_batch") or {}).get("images_per_s") or 0) for e in evidence]
+    idles = [ch08_claims.judged_idle(e) if e.get("speedup_over_strict") is not None else None
+             for e in evidence]
+    tops = [float(e.get("top_images_per_s") or 0) for e in evidence]
+    spread = ((data.get("claims") or {}).get("C24") or {}).get("spread") or {}
+    ratios = [spread.get(k) for k in spread if k.endswith("(decides)")]
+    labels = [_label(v) for v in verdicts]
+    summary = data.get("numbers_summary") or {}
+    return {"labels": labels, "deciding": deciding, "idles": idles, "tops": tops,
+            "ratios": [(r["min"], r["max"]) for r in ratios if r],
+            "verdicts_agree": len(set(labels)) == 1,
+            "agree": len(set(labels)) == 1 and summary.get("agree", True) is not False,
+            "recorded_at": str(data.get("recorded_at") or ""),
+            "undecided": {n: sum(1 for r in data.get("numbers") or [] if ((r.get("steps") or {}).get(n) or {})
+                                 .get("judged_by") == keep.NOT_DECIDABLE)
+                          for n in dict.fromkeys(n for r in data.get("numbers") or [] for n in r.get("steps") or {})}}
+
+
+def verdict_line(machine: str, page_at: str | None = None) -> str:
+    """C24's fresh runs in one line, under a page's verdict: 'Not reproduced by 3 fresh runs
+    (2026-12-05 04:09 UTC, before this page's run at 04:12): C24 refuted, depends (the baseline),
+    depends (the baseline); deciding rung 13,651-27,769 images/s, host-bound in run 1 (idle 51%);
+    top rung 30,043-31,721 images/s (spread 5.6% > 5%)', or 'Reproduced by 3 fresh runs (...): C24
+    depends (the baseline) in 3 of 3'; '' without a record. Read from results/reproduce/, as the
+    08-past line is (review 2026-12-05p 08 item 3: the page's 'depends' said nothing of three
+    fresh runs 3 minutes earlier that disagreed)."""
+    try:
+        data = reproduced.load_record(reproduced.record_path(machine, CHAPTER))
+    except reproduced.ReproduceRecordError:
+        return ""
+    found = c24_runs(data)
+    if not found:
+        return ""
+    n = len(found["labels"])
+    when = _when(found["recorded_at"])
+    order = ""
+    if when and page_at:
+        order = (f", before this page's run at {_when(page_at)[11:]}" if found["recorded_at"] < page_at
+                 else f", after this page's run at {_when(page_at)[11:]}")
+    head = f"{n} fresh runs ({when} UTC{order})" if when else f"{n} fresh runs"
+    if found["agree"]:
+        return f"Reproduced by {head}: C24 {found['labels'][0]} in {n} of {n}."
+    said = f"Not reproduced by {head}: C24 {', '.join(found['labels'])}"
+    rates = [d for d in found["deciding"] if d > 0]
+    if rates:
+        bound = [f"run {i}" for i, idle in enumerate(found["idles"], start=1)
+                 if idle is not None and idle > keep.IDLE_LIMIT]
+        worst = max((i for i in found["idles"] if i is not None), default=None)
+        said += (f"; deciding rung {min(rates):,.0f}-{max(rates):,.0f} images/s"
+                 + (f", host-bound in {', '.join(bound)} (idle up to {100 * worst:.0f}%)" if bound else ""))
+    tops = [t for t in found["tops"] if t > 0]
+    if tops:
+        spread = max(tops) / min(tops) - 1
+        said += (f"; top rung {min(tops):,.0f}-{max(tops):,.0f} images/s (spread {100 * spread:.1f}%"
+                 + (f" > {100 * TOP_SPREAD:.0f}%" if spread > TOP_SPREAD else "") + ")")
+    return said + "."
+
+
+def why_differs(found: Mapping) -> str:
+    """Why the fresh runs may read otherwise than the record: the steps not decidable in some
+    runs, and the runs whose judged rung ran host-bound; '' when neither."""
+    parts = [f"{n} not decidable in {k} of {len(found['labels'])}" for n, k in found["undecided"].items() if k]
+    bound = [i for i, idle in enumerate(found["idles"], start=1) if idle is not None and idle > keep.IDLE_LIMIT]
+    if bound:
+        idles = ", ".join(f"{100 * found['idles'][i - 1]:.0f}%" for i in bound)
+        parts.append("the judged rung host-bound in run " + ", ".join(str(i) for i in bound)
+                     + f" (idle {idles})")
+    return "; ".join(parts)
+
+
+def last_reproduced(machine: str, most: int = 12) -> str:
+    """The last reproduce record of C24 whose runs agreed, from results/'s own history (git): 'the
+    record of 2026-12-04 19:06 (results/ at ca79418): depends (the baseline) in 3 of 3, deciding
+    ratios 8.69-9.01x and 4.11-4.24x'; '' where there is no history (a shallow clone) or none
+    agreed in the last `most` versions. Read, never typed (review 2026-12-05p 08 item 4)."""
+    path = reproduced.record_path(machine, CHAPTER)
+    try:
+        root = subprocess.run(["git", "rev-parse", "--show-toplevel"], cwd=path.parent, capture_output=True,
+                              text=True, timeout=10, check=True).stdout.strip()
+        rel = path.resolve().relative_to(root).as_posix()
+        commits = subprocess.run(["git", "log", f"-{most}", "--format=%H", "--", rel], cwd=root,
+                                 capture_output=True, text=True, timeout=10, check=True).stdout.split()
+    except (OSError, ValueError, subprocess.SubprocessError):
+        return ""
+    for commit in commits:
+        try:
+            text = subprocess.run(["git", "show", f"{commit}:{rel}"], cwd=root, capture_output=True,
+                                  text=True, timeout=10, check=True).stdout
+            found = c24_runs(json.loads(text))
+        except (OSError, ValueError, subprocess.SubprocessError):
+            continue
+        if found and found["verdicts_agree"] and len(found["labels"]) >= reproduced.REQUIRED_RUNS:
+            n = len(found["labels"])
+            ratios = " and ".join(spread(*r) for r in found["ratios"])
+            return (f"the record of {_when(found['recorded_at'])} UTC (results/ at {commit[:7]}): "
+                    f"{found['labels'][0]} in {n} of {n}" + (f", deciding ratios {ratios}" if ratios else ""))
+    return ""
+
+
+def reference_note(machine: str, verdict_at: str = "") -> str:
+    """Under the recorded reference verdict (a page without a GPU): whether the fresh runs
+    reproduced it, why not, and the last record that did ('' without a record). Why: the CPU
+    page showed a recorded 'depends (on noise)' that three fresh runs contradicted, and nothing
+    on reproduction (review 2026-12-05p 08 item 4)."""
+    try:
+        data = reproduced.load_record(reproduced.record_path(machine, CHAPTER))
+    except reproduced.ReproduceRecordError:
+        return ""
+    found = c24_runs(data)
+    if not found:
+        return ""
+    n, when = len(found["labels"]), _when(found["recorded_at"])
+    head = f"The recorded reference ({machine}" + (f", {_when(verdict_at)} UTC" if verdict_at else "") + ")"
+    if found["agree"]:
+        return f"{head}: reproduced by {n} fresh runs ({when} UTC), {found['labels'][0]} in {n} of {n}."
+    why = why_differs(found)
+    last = last_reproduced(machine)
+    return (f"{head}: NOT reproduced: {n} fresh runs ({when} UTC) read {', '.join(found['labels'])}"
+            + (f"; why: {why}" if why else "") + "."
+            + (f" Last reproduced: {last}." if last else ""))
