@@ -106,17 +106,6 @@ chapter.lab.cases.copy_table(operations)
 # `aten/src/ATen/native/Copy.cpp`); every other strided copy (a 3-D permutation, a cast, any
 # copy on a GPU) goes through TensorIterator's general elementwise loop. C9 times that general
 # loop, on a 3-D permutation.
-#
-# ### Optional: two more ways to see a copy
-#
-# Storage pointers (a view shares its base's storage: `copies.shares_storage`), and the
-# profiler's list of what ran (on a GPU: the kernels; `aten::copy_` on either path):
-
-# %%
-big = torch.randn(1024, 1024, device=chapter.device)
-big.t().contiguous()  # warm-up: the first call loads kernels and allocates; the profile is of a later one
-# profiled after one discarded profile, without the profiler's own bookkeeping rows
-chapter.lab.cases.profile_table(lambda: big.t().contiguous(), chapter.device)
 
 # %% [markdown]
 # ## C6: does `narrow` on a transposed view copy?
@@ -455,6 +444,19 @@ c9 = chapter.judge("C9", {
     "transposed_inner_stride_bytes": x3_t.stride()[-1] * x3_t.element_size(),  # what its reads step
 }, form=chapter.lab.claims.c9_form(chapter.on_gpu, chapter.lab.cases.form(chapter, "C9")))
 chapter.table([c9])
+
+# %% [markdown]
+# ### Optional: two more ways to see a copy
+#
+# Storage pointers (a view shares its base's storage: `copies.shares_storage`), and the
+# profiler's list of what ran (on a GPU: the kernels; `aten::copy_` on either path). Below
+# C9's verdict: its times would answer C9's quiz.
+
+# %%
+big = torch.randn(1024, 1024, device=chapter.device)
+big.t().contiguous()  # warm-up: the first call loads kernels and allocates; the profile is of a later one
+# profiled after one discarded profile, without the profiler's own bookkeeping rows
+chapter.lab.cases.profile_table(lambda: big.t().contiguous(), chapter.device)
 
 # %% [markdown]
 # ### Optional: what a stride-aware kernel saves when there is a copy
