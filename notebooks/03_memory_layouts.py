@@ -161,8 +161,8 @@ lost = [k for k, (fmt, _) in outcomes.items() if fmt not in ("channels_last", "b
 ops_table.note(f"a.contiguous() copies {outcomes['a.contiguous()'][1]} bytes: it means contiguous_format, "
                "so on a channels_last tensor it is a full layout conversion, not a no-op.")
 if outcomes["a + b (b NCHW)"][0] != outcomes["b + a"][0]:
-    ops_table.note(f"a + b gives {outcomes['a + b (b NCHW)'][0]}, b + a gives {outcomes['b + a'][0]}: with "
-                   "mixed layouts the output follows the first operand, so the order of a sum decides the layout.")
+    ops_table.note(f"a + b gives {outcomes['a + b (b NCHW)'][0]}, b + a {outcomes['b + a'][0]}: with "
+                   "mixed layouts the output follows the first operand.")
 ops_table
 
 # %% [markdown]
@@ -330,6 +330,7 @@ for dtype in plan.dtypes:
         runs[-1].update(chapter.only_on("gpu", lambda pair=nets[dtype], x=x: cases.device_busy(*pair, x, runs[-1])) or {})
         c7_flagged += runs[-1].pop("graph_flags", [])
     chapter.only_on("gpu", lambda dtype=dtype: nets.pop(dtype))  # a GPU frees each dtype's pair; a CPU keeps float32's
+chapter.only_on("gpu", lambda: cases.attach_fresh(runs))  # beside each run, reproduce.py's in fresh processes
 cases.c7_tables(runs)  # on a GPU the judged CUDA Graph replays first, then the eager sweep
 
 # %% [markdown]
@@ -424,7 +425,7 @@ takeaways = [
     f"Of the single ops tried, {', '.join(lost) or 'none'} do not return it.",
     cases.c22_takeaway(c22, c22_reference),  # built from C22's verdict: a GPU's kernels, a CPU's blind spot
     f"{cases.speed_lead(c7)}: NHWC/NCHW img/s {ratios} "
-    f"({cases.verdict_tag(c7)}).",
+    f"({cases.verdict_tag(c7)}){cases.recorded_c7(chapter.only_on('cpu', lambda: chapter.reference('verdict:C7')))}.",
 ]
 if kept_runs:
     c7_same_allocator = chapter.lab.claims.allocator_took(runs, kept_runs) is False

@@ -11,8 +11,10 @@ decides a verdict: the checks are in `claims.py`; the measuring loops stay in th
 from __future__ import annotations
 
 import copy
+import json
 import math
 import re
+import statistics
 import time
 import warnings
 from collections.abc import Callable, Mapping, Sequence
@@ -25,7 +27,7 @@ from labkit.chapters.ch03_memory_layouts import claims as c7_claims
 from labkit.chapters.ch03_memory_layouts import device_split, propagation
 from labkit.claims import SEED_FORM, quiz_keys
 from labkit.claims.core import band
-from labkit.core import env
+from labkit.core import env, results
 from labkit.measure import bench, clocks, copies, kernel_records, timeline_stats
 from labkit.measure.timing import Comparison, format_seconds
 from labkit.models.resnet import LayerLayout
@@ -313,7 +315,11 @@ def c22_takeaway(verdict: object, recorded: Recorded) -> str:
         cudnn = _cudnn_clause(list(found.get("nchw_conversion_kernels") or ()))  # type: ignore[union-attr]
         there = "; ".join(x for x in (lead, cudnn + (", NHWC neither" if cudnn and not found.get(  # type: ignore[union-attr]
             "conversion_kernels") else "")) if x)
-        there = f"; on the reference GPU ({recorded.label}): {there}" if there else ""
+        # review 2026-12-05p 03-04 item 3: '(C22: depends)' after the reference GPU's kernels read
+        # as that GPU's conclusion, which was refuted: each verdict is tagged with where it was given
+        if there and recorded.get("outcome"):
+            tag = f"C22: {outcome} here, {recorded.get('outcome')} there"
+        there = f"; {recorded.label}: {there}" if there else ""
         return f"Whether NHWC is converted is not observable on this CPU (oneDNN reorders inside){there} ({tag})."
     lead = gemm_lead(ev)
     cudnn = _cudnn_clause(list(ev.get("nchw_conversion_kernels") or ()))
@@ -1163,6 +1169,34 @@ def _clock_words(run: Mapping) -> str:
     return found[2]
 
 
+def _judged_each(lead: Sequence[Mapping]) -> tuple[str, str]:
+    """(the clock, '1.59x at float16 b64 and b128') of C7's judged runs (`claims.deciding`)."""
+    decided = [c7_claims.deciding(j) for j in lead]
+    words = "CUDA Graph replay" if decided[0][2] == c7_claims.GRAPH_TIME else _clock_words(lead[0])
+    ratios = {f"{d[0]:.2f}" for d in decided}
+    same = len(ratios) == 1 and len({j["dtype"] for j in lead}) == 1  # '1.59x at float16 b64 and b128'
+    each = ((f"{decided[0][0]:.2f}x at {lead[0]['dtype']} " + " and ".join(f"b{j['batch']}" for j in lead))
+            if same and len(lead) > 1 else
+            " and ".join(f"{d[0]:.2f}x at {_name(j)}" for j, d in zip(lead, decided, strict=True)))
+    return words, each
+
+
+def recorded_c7(recorded: Recorded | None) -> str:
+    """For a CPU's takeaway, the reference GPU's judged C7 runs from its recorded verdict:
+    '; recorded on nvidia-h200, 2026-12-05: 1.59x at float16 b64 and b128, CUDA Graph replay
+    (confirmed there)'; '' where none is recorded (or on a GPU, given None). Review 2026-12-05p
+    03-04 item 3: the CPU's C7 line quoted no recorded GPU figure."""
+    runs = list((recorded.get("evidence") or {}).get("runs") or ()) if recorded else []  # type: ignore[union-attr]
+    if not runs:
+        return ""
+    try:
+        words, each = _judged_each(runs)
+    except (KeyError, TypeError, ValueError, ZeroDivisionError):
+        return ""
+    outcome = recorded.get("outcome")  # type: ignore[union-attr]
+    return f"; {recorded.label}: {each}, {words}" + (f" ({outcome} there)" if outcome else "")  # type: ignore[union-attr]
+
+
 def ratios_span(runs: Sequence[Mapping], judged: Sequence[Mapping] = ()) -> str:
     """A GPU sweep's NHWC/NCHW speed for the takeaway, led by what the device bounds: the judged
     run's wall ratio (where given), the span of the device-bound runs' wall ratios, then the
@@ -1181,12 +1215,7 @@ def ratios_span(runs: Sequence[Mapping], judged: Sequence[Mapping] = ()) -> str:
     parts = []
     if lead:
         decided = [c7_claims.deciding(j) for j in lead]
-        words = "CUDA Graph replay" if decided[0][2] == c7_claims.GRAPH_TIME else _clock_words(lead[0])
-        ratios = {f"{d[0]:.2f}" for d in decided}
-        same = len(ratios) == 1 and len({j["dtype"] for j in lead}) == 1  # '1.59x at float16 b64 and b128'
-        each = ((f"{decided[0][0]:.2f}x at {lead[0]['dtype']} " + " and ".join(f"b{j['batch']}" for j in lead))
-                if same and len(lead) > 1 else
-                " and ".join(f"{d[0]:.2f}x at {_name(j)}" for j, d in zip(lead, decided, strict=True)))
+        words, each = _judged_each(lead)
         parts.append(each + f" (judged, {words}; the seed: {c7_claims.SEED_RATIO:.2f}x)")
         if decided[0][2] == c7_claims.GRAPH_TIME:  # why NCHW is slower
             # review 2026-12-04n 03-04 item 1: the eager sweep's span is said once, in the note
@@ -1369,6 +1398,90 @@ def c7_cpu_form(batches: Sequence[int], image: int) -> str:
     return f"float32, batch {', '.join(map(str, batches))}, {image}x{image}"
 
 
+FRESH_RECORD = "nvidia-h200-03_memory_layouts.json"  # reproduce.py's C7 runs, each a fresh process
+
+
+def fresh_record(gpu_name: str | None, record: Mapping | None = None) -> Mapping | None:
+    """reproduce.py's C7 record (results/reproduce/FRESH_RECORD; `record` replaces the file in
+    tests), only where it is of this GPU (`gpu_name`, its fingerprint's): another GPU's page
+    does not read the H200's fresh runs as its own. None otherwise."""
+    if record is None:
+        try:
+            record = json.loads((results.repository_results_dir() / "reproduce" / FRESH_RECORD).read_text())
+        except (OSError, ValueError):
+            return None
+    return record if gpu_name and (record.get("fingerprint") or {}).get("gpu_name") == gpu_name else None
+
+
+def attach_fresh(runs: Sequence[Mapping], record: Mapping | None = None, gpu_name: str | None = None) -> int:
+    """Beside each of this page's GPU runs (`claims.FRESH`), reproduce.py's same run (dtype and
+    batch) in its fresh processes: the eager loop's NHWC/NCHW range, how many were host-bound
+    (`claims.regime`), each layout's median loop and kernel time, and when they were recorded.
+    Read from `fresh_record` (never typed); `gpu_name` defaults to this machine's. Returns how
+    many runs got one (0 on a CPU or another GPU).
+
+    Review 2026-12-05p 03-04 item 1: the notebook's host-paced figures moved 1.4-2.2x against
+    the fresh processes while its device figures held; fp16 b128's eager loop read 1.18x,
+    host-bound, on the page and 1.58x, device-bound, in reproduce 3 of 3, unsaid."""
+    found = fresh_record(gpu_name if gpu_name is not None else str(env.fingerprint().get("gpu_name") or ""), record)
+    if not found:
+        return 0
+    same: dict[str, list[Mapping]] = {}
+    for run in found.get("evidence") or []:
+        c7 = (run or {}).get("C7") or {}
+        for r in list(c7.get("runs") or ()) + list(c7.get("other_runs") or ()):
+            if c7_claims.loop_ratio(r) is not None:
+                same.setdefault(_name(r), []).append(r)
+    attached = 0
+    for r in runs:
+        there = same.get(_name(r))
+        if not there:
+            continue
+        loops = [float(c7_claims.loop_ratio(x)) for x in there]  # type: ignore[arg-type]
+        r[c7_claims.FRESH] = {  # type: ignore[index]
+            "loop_ratio": [min(loops), max(loops)], "runs": len(there),
+            "host_bound": sum(1 for x in there if c7_claims.regime(x)[0]),
+            **{f"{k}_{t}_s": statistics.median(float(x[f"{k}_{t}_s"]) for x in there)
+               for k in ("nchw", "nhwc") for t in ("loop", "busy") if all(x.get(f"{k}_{t}_s") for x in there)},
+            "recorded_at": str(found.get("recorded_at", ""))[:16].replace("T", " "),
+        }
+        attached += 1
+    return attached
+
+
+def fresh_note(runs: Sequence[Mapping]) -> str:
+    """One line where this page's eager loops read otherwise than the fresh processes'
+    (`claims.fresh_differs`), '' elsewhere: each such run's ratio and regime here and there,
+    and the layout whose loop moved most against theirs with its kernels beside it. 'this
+    process's host was slower' only where that loop took over FRESH_MARGIN longer while its
+    kernels' time stayed within it; otherwise 'why is not measured'."""
+    differ = [r for r in runs if c7_claims.fresh_differs(r)]
+    if not differ:
+        return ""
+    parts, slower = [], True
+    for r in differ:
+        f = r[c7_claims.FRESH]
+        span = "-".join(dict.fromkeys(f"{v:.2f}" for v in f["loop_ratio"]))
+        text = (f"{_name(r)}'s eager loop {c7_claims.loop_ratio(r):.2f}x here "
+                f"({'host' if c7_claims.regime(r)[0] else 'device'}-bound), {span}x there ({c7_claims.fresh_regime(f)})")
+        moved = [(float(r[f"{k}_loop_s"]) / f[f"{k}_loop_s"], k) for k in ("nchw", "nhwc")
+                 if r.get(f"{k}_loop_s") and f.get(f"{k}_loop_s")]
+        if moved:
+            loop, k = max(moved)
+            kernels = (float(r[f"{k}_busy_s"]) / f[f"{k}_busy_s"] if r.get(f"{k}_busy_s") and f.get(f"{k}_busy_s")
+                       else None)
+            text += f"; its {k.upper()} loop {loop:.2f}x theirs" + (f", its kernels {kernels:.2f}x" if kernels else "")
+            slower = slower and loop > 1 + c7_claims.FRESH_MARGIN and kernels is not None and (
+                abs(kernels - 1) <= c7_claims.FRESH_MARGIN)
+        else:
+            slower = False
+        parts.append(text)
+    f = differ[0][c7_claims.FRESH]
+    why = "this process's host was slower" if slower else "why is not measured"
+    return (f"Beside {f['runs']} fresh processes (reproduce.py, recorded {f['recorded_at']} UTC): "
+            + "; ".join(parts) + f": {why}.")
+
+
 def c7_tables(runs: Sequence[Mapping]) -> Table | Stack:
     """C7's measurements in one cell: on a GPU the judged CUDA Graph replays (`judged_table`)
     with the eager sweep, the host-bound lesson, in one line and folded (`sweep_detail`); on a
@@ -1385,10 +1498,11 @@ def c7_tables(runs: Sequence[Mapping]) -> Table | Stack:
     # the GPU page's 1,500-word core.
     host = [r for r in runs if c7_claims.regime(r)[0]]
     walls = sorted(_wall(r) for r in runs)
-    return judged.note(
+    judged = judged.note(
         f"Eager loops, not judged ({len(runs)} runs, folded): NHWC/NCHW {_span(card_ratio, runs)}, the "
-        f"{len(host)} host-bound by device-busy time."
-    ).fold("the eager sweep, every column",
+        f"{len(host)} host-bound by device-busy time.")
+    fresh = fresh_note(runs)  # review 2026-12-05p 03-04 item 1: where reproduce's fresh processes read otherwise
+    return (judged.note(fresh) if fresh else judged).fold("the eager sweep, every column",
            f"{sweep_detail(runs)}\nBy wall time {walls[0]:.2f}x to {walls[-1]:.2f}x: the host-bound loops "
            "time Python's launches.")
 

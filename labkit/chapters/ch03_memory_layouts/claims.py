@@ -301,6 +301,32 @@ def _excess(r: Mapping) -> str:
                      for k in ("nchw", "nhwc")) + f" loop over its kernels, past +{100 * LOOP_MARGIN:.0f}%"
 
 
+FRESH = "fresh_processes"  # a GPU page's run: reproduce.py's same runs in fresh processes (`cases.attach_fresh`)
+FRESH_MARGIN = 0.05  # an eager loop's ratio this far outside the fresh processes' range is said
+
+
+def fresh_differs(run: Mapping) -> bool:
+    """Whether this process's eager loop reads otherwise than reproduce.py's fresh processes
+    (`run[FRESH]`, attached on a GPU page): its regime (`regime`) is not that of every fresh
+    run, or its NHWC/NCHW loop ratio lies over FRESH_MARGIN outside their range. Review
+    2026-12-05p 03-04 item 1: the page read fp16 b128's eager loop 1.18x, host-bound, where
+    reproduce read 1.58x, device-bound, 3 of 3, and the page did not say so."""
+    fresh, loop = run.get(FRESH) or {}, loop_ratio(run)
+    if not fresh or loop is None or not fresh.get("loop_ratio"):
+        return False
+    low, high = fresh["loop_ratio"]
+    host = regime(run)[0]
+    bound = fresh.get("host_bound", 0)
+    regime_differs = host is not None and bound != (fresh.get("runs", 0) if host else 0)
+    return regime_differs or not low / (1 + FRESH_MARGIN) <= loop <= high * (1 + FRESH_MARGIN)
+
+
+def fresh_regime(fresh: Mapping) -> str:
+    """'device-bound', 'host-bound' or '2 of 3 host-bound' over the fresh processes' runs."""
+    bound, total = fresh.get("host_bound", 0), fresh.get("runs", 0)
+    return "host-bound" if bound == total else "device-bound" if bound == 0 else f"{bound} of {total} host-bound"
+
+
 def _graph_beside(r: Mapping) -> str:
     """' by CUDA Graph replay (replay +1% / +2% over its kernels; eager loop 1.14x, host-bound)':
     the replay's own distance from its kernels (traced, `device_split`) shows the device bounded
@@ -313,6 +339,10 @@ def _graph_beside(r: Mapping) -> str:
     loop = loop_ratio(r)
     if loop:
         parts.append(f"eager loop {loop:.2f}x" + (", host-bound" if regime(r)[0] else ""))
+        if fresh_differs(r):  # review 2026-12-05p 03-04 item 1: a fresh process's reading beside it
+            f = r[FRESH]
+            span = "-".join(dict.fromkeys(f"{v:.2f}" for v in f["loop_ratio"]))
+            parts.append(f"{span}x, {fresh_regime(f)}, in {f['runs']} fresh processes")
     return " by CUDA Graph replay" + (f" ({'; '.join(parts)})" if parts else "")
 
 

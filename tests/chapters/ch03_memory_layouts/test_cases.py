@@ -776,10 +776,16 @@ def test_the_c22_takeaway_is_built_from_the_verdict():
     cpu = cases.c22_takeaway(SimpleNamespace(evidence={"conversion_kernels": [], "conv_conversion_bytes": 0},
                                              outcome="depends"), recorded)
     assert "not observable" in cpu and "No conversion" not in cpu and "not NHWC to NCHW" not in cpu
-    assert ("on the reference GPU (recorded on nvidia-h200, 2026-12-04): cuBLAS took either layout with 0 B "
+    assert ("; recorded on nvidia-h200, 2026-12-04: cuBLAS took either layout with 0 B "
             "copied") in cpu and cpu.endswith("cuDNN converted NCHW in and back out, NHWC neither (C22: depends).")
+    # review 2026-12-05p 03-04 item 3: the recorded GPU's kernels tagged with its own verdict, not this CPU's
+    refuted_there = Recorded("03_memory_layouts", "verdict:C22", "nvidia-h200", {"evidence": gpu, "outcome": "refuted"},
+                             "2026-12-05")
+    assert cases.c22_takeaway(SimpleNamespace(evidence={"conversion_kernels": [], "conv_conversion_bytes": 0},
+                                              outcome="depends"), refuted_there).endswith(
+        "NHWC neither (C22: depends here, refuted there).")
     empty = Recorded("03_memory_layouts", "verdict:C22", "nvidia-h200")
-    assert "reference" not in cases.c22_takeaway(SimpleNamespace(evidence={}, outcome="depends"), empty)
+    assert "recorded" not in cases.c22_takeaway(SimpleNamespace(evidence={}, outcome="depends"), empty)
     assert cases.c22_takeaway(SimpleNamespace(evidence={"conversion_kernels": ["nhwcToNchwKernel"]},
                                               outcome="confirmed"), recorded).startswith("NHWC was converted here")
     copied = {**paths, "nchw_batched": {"copied_bytes": 2048, "median_s": 30e-6}}
@@ -1065,3 +1071,57 @@ def test_gpu_profiles_are_read_after_their_head_marks_and_a_lost_one_says_so(mon
     assert found["nhwc_kernels_complete"] is False and "nchw_kernel_s" in found
     run = {"batch": 64, **found}
     assert cases.conversion_line(run) == "NCHW b64 forward, profiled: kernel counts incomplete (profiler dropped records)."
+
+
+def test_the_cpu_c7_takeaway_quotes_the_recorded_gpu_judged_runs():
+    """Review 2026-12-05p 03-04 item 3: the CPU's C7 line quoted no recorded H200 figure; it
+    gives the recorded verdict's judged runs, from the record (never typed), tagged as there."""
+    from labkit.session import Recorded
+    payload = json.loads((Path(__file__).resolve().parents[3] / "results" / "nvidia-h200.json").read_text())[
+        "chapters"]["03_memory_layouts"]["verdict:C7"]["payload"]
+    recorded = Recorded("03_memory_layouts", "verdict:C7", "nvidia-h200", payload, "2026-12-05")
+    runs = payload["evidence"]["runs"]
+    ratio = {f"{float(r['nchw_graph_s']) / float(r['nhwc_graph_s']):.2f}" for r in runs}
+    line = cases.recorded_c7(recorded)
+    assert line.startswith("; recorded on nvidia-h200, 2026-12-05: ") and line.endswith(
+        f"CUDA Graph replay ({payload['outcome']} there)")
+    assert len(ratio) != 1 or f"{ratio.pop()}x at float16 b64 and b128" in line
+    assert cases.recorded_c7(None) == ""
+    assert cases.recorded_c7(Recorded("03_memory_layouts", "verdict:C7", "nvidia-h200")) == ""
+
+
+def test_the_eager_loops_are_read_beside_reproduces_fresh_processes():
+    """Review 2026-12-05p 03-04 item 1: the H200 page read fp16 b128's eager loop 1.18x,
+    host-bound, where reproduce's 3 fresh processes read 1.58x, device-bound, and the page did
+    not say so. On the recorded inputs (the page's runs, reproduce's record): the note and the
+    C7 reason say it, from the records; fp16 b64, inside the fresh range, is not mentioned."""
+    import copy
+
+    from labkit.chapters.ch03_memory_layouts import claims as c7_claims
+    root = Path(__file__).resolve().parents[3] / "results"
+    record = json.loads((root / "reproduce" / cases.FRESH_RECORD).read_text())
+    page = json.loads((root / "nvidia-h200.json").read_text())["chapters"]["03_memory_layouts"]["verdict:C7"]
+    evidence = page["payload"]["evidence"]
+    runs = copy.deepcopy(evidence["runs"] + evidence["other_runs"])
+    gpu = record["fingerprint"]["gpu_name"]
+    assert cases.attach_fresh(runs, record, "another GPU") == 0 and cases.fresh_note(runs) == ""
+    assert cases.attach_fresh(runs, record, gpu) == 2  # reproduce times the two judged runs
+    b64, b128 = (next(r for r in runs if (r["dtype"], r["batch"]) == ("float16", b)) for b in (64, 128))
+    assert not c7_claims.fresh_differs(b64) and c7_claims.fresh_differs(b128)
+    fresh = b128[c7_claims.FRESH]
+    low, high = fresh["loop_ratio"]
+    assert fresh["runs"] == 3 and fresh["host_bound"] == 0 and low <= high
+    note = cases.fresh_note(runs)
+    loop = float(b128["nhwc_loop_s"]) / fresh["nhwc_loop_s"]
+    assert note.startswith("Beside 3 fresh processes (reproduce.py, recorded 2026-12-05 03:56 UTC): float16 b128's "
+                           f"eager loop {c7_claims.loop_ratio(b128):.2f}x here (host-bound), {low:.2f}")
+    assert f"x there (device-bound); its NHWC loop {loop:.2f}x theirs, its kernels 1.00x" in note
+    assert note.endswith(": this process's host was slower.") and "b64" not in note
+    assert c7_claims._graph_beside(b128).endswith(", device-bound, in 3 fresh processes)")
+    assert "fresh" not in c7_claims._graph_beside(b64)
+    # slower kernels beside the slower loop: the host is not named as the cause
+    busy = copy.deepcopy(b128)
+    busy["nhwc_busy_s"], busy["nchw_busy_s"] = 1.3 * busy["nhwc_busy_s"], 1.3 * busy["nchw_busy_s"]
+    assert cases.fresh_note([busy]).endswith(", its kernels 1.30x: why is not measured.")
+    # no record of this GPU: nothing attached, the reason unchanged
+    assert cases.fresh_record("NVIDIA H200", {"fingerprint": {"gpu_name": "NVIDIA A100"}}) is None
