@@ -6,25 +6,28 @@
 # call that lands on a fresh one prints "chain: no earlier call's reference file".
 #
 # The budget (the session holds 1,800 s of device time, cold start included; plan from this table):
-#   call  steps                                            2026-12-04 18:55 (s)  expected next (s)
-#   A     smoke chase, 00, repro 04, 04, 03, 02, repro 03,  404                   ~440 (00's 3-round cache curve,
-#         repro 02                                                                      02's C10 loop on every case,
-#                                                                                       02's Triton chase: a compile)
-#   B     repro 08, 08                                     483 (repro 336, 08 135)  ~490 (INT8 lever untimed on the page)
-#   C     repro 05, 05                                     386 (repro 266, 05 108)  ~390
-#   E     09, 06, repro 07, 07, 99, audit tests            295                   ~330-350 (09's float32 BatchNorm,
-#                                                                                       06's variant g, 07's loops,
-#                                                                                       the audit tests ~25 s)
-#   held in all (calls + cold start ~60 s + gaps)          1,628 (172 s left)    ~1,720-1,770 (estimate, not measured)
-# Margin is under 80 s: E runs the audit's GPU tests last, after 99, so a short session loses that
-# evidence, not the ledger; before E, read `status` budget_left, and under ~360 s run E-lean (E without
-# the tests, which move to F). E2, D1, D2 and F want sessions (or seconds) of their own (D1 155 s, D2 ~430 s, F ~300 s: one session).
-#
+#   call  steps                                            2026-12-04 18:55 (s)  2026-12-05 03:50 (s)
+#   A     smoke chase, 00, repro 04, 04, 03, 02, repro 03,  404                   514 (a host ~1.5x slower;
+#         repro 02                                                                      held 696 with its cold start)
+#   B     repro 08, 08                                     483 (repro 336, 08 135)  546 (repro 398 of its 400 s
+#                                                                                       limit, 08 142 of 150; cold)
+#   C     repro 05, 05                                     386 (repro 266, 05 108)  not run
+#   E     09, 06, repro 07, 07, 99, audit tests            295                   not run (L 14 s, 09 alone 76 s)
+#   held in all (calls + cold starts + gaps)               1,628 (172 s left)    1,694 for A, B, L, 09 (+91 s: a
+#                                                                                       call that found no machine)
+# 2026-12-05: a cold start cost 100-180 s outside the command, twice in one session, and a call that
+# finds no machine 91 s and a ten-minute back-off: A+B+C+E (~1,900 s held today) no longer fits one
+# session. The plan for the next one, after review 2026-12-05p's fixes, is P, B-repro, C, E-08
+# (~1,500 s of commands + one cold start): P re-records 00, 04, 03, 02 without their reproduce runs
+# (the fixes change what their pages print, not what decides a verdict; the 2026-12-05 03:57-04:04
+# reproduce records measured the same code, 3 of 3), B-repro reproduces 08 on its new ladder (the
+# retried CUDA Graphs step), C is 05, E-08 is 08's page then E-lean. If a call finds no machine,
+# drop P (00-04's pages are then stale, not untrue: test_h200_copies lists them).
 # 05 and 07's reproduce compare their runs with the recorded page; each runs before its page in the
 # same call (the page cites the fresh runs), so re-judge it against the fresh page after taking C / E:
 #   .venv/bin/python -c 'import json; from labkit.chapters.ch05_dataloader import reproduce as r; d=json.load(open("results/reproduce/nvidia-h200-05_dataloader.json")); print(chr(10).join(r.summarise_numbers(d["numbers"])["lines"]))'
 # (ch07_export_traps in place of ch05_dataloader for 07).
-#   usage (repo root on the GPU machine, carry [".whl", ".gpu_cache"]):  bash benchmarks/rerecord_calls.sh A|B|C|E|E-lean|L|E2|D1|D2 <lever>|F
+#   usage (repo root on the GPU machine, carry [".whl", ".gpu_cache"]):  bash benchmarks/rerecord_calls.sh A|B|C|E|E-lean|P|B-repro|E-08|L|E2|D1|D2 <lever>|F
 #   between calls, here:  bash scripts/take_wave.sh <files_at of the call just returned> A|B (~10 s):
 #   the next call then carries every fresh record and the ceilings, warm machine or fresh; when
 #   seconds count, bash scripts/carry_ceilings.sh <files_at> (0.1 s) takes only the ceilings.
@@ -91,6 +94,22 @@ case "${1:-}" in
       "$(nb 99)" "bash benchmarks/gpu_audit_evidence.sh tests" ;;
   E-lean)  # ~310-325 s: E without the audit's GPU tests (they move to F), when budget_left is short
     CHAIN=1 STEP_TIMEOUT=200 bash benchmarks/gpu_wave.sh "$(nb 09)" "$(nb 06)" "$(repro 07)" "$(nb 07)" "$(nb 99)" ;;
+  P)  # ~270 s (estimate): round p's probes first (the profiler-tax hypothesis behind 03/04's slower host
+      # figures, ~30 s; 00's 1 GiB cache point other ways, ~10 s), then A's pages without their
+      # reproduce runs (see the header): 00 38 s, 04 61, 03 84, 02 48 on 2026-12-05
+    STEP_TIMEOUT=200 bash benchmarks/gpu_wave.sh \
+      "timeout 60 python3 benchmarks/probe_profiler_tax.py --measure --out \$WAVE_OUT/profiler_tax" \
+      "timeout 40 python3 benchmarks/probe_00_cache_point.py" \
+      "timeout 60 python3 benchmarks/smoke_chase.py || { touch \$WAVE_OUT/chase_failed; exit 1; }" \
+      "$(nb 00)" "$(nb 04)" "$(nb 03)" \
+      "LABKIT_SKIP_CHASE=\$(test -e \$WAVE_OUT/chase_failed && echo 1 || echo 0) $(nb 02)" ;;
+  B-repro)  # ~400 s: reproduce 08 alone (398 s on 2026-12-05 against a 400 s limit; a retried step
+      # begins only where it fits before the run's end, so a run does not grow); its page moves to E-08
+    CHAIN=1 STEP_TIMEOUT=450 bash benchmarks/gpu_wave.sh "$(repro 08)" ;;
+  E-08)  # ~420 s (estimate): 08's page (142 s on 2026-12-05, limit 150) after its reproduce in B-repro,
+      # then E-lean: 09 reads 08's keep rule, 99 reads every record
+    CHAIN=1 STEP_TIMEOUT=200 bash benchmarks/gpu_wave.sh "$(nb 08)" "$(nb 09)" "$(nb 06)" "$(repro 07)" \
+      "$(nb 07)" "$(nb 99)" ;;
   L)  # ~20-30 s of work, the ledger alone: after a session whose budget held some calls and not the
       # rest (2026-12-05: A and B ran, C and E did not), 99's H200 copy re-read against the records
       # those calls wrote, so it shows no superseded row; E's 99 re-records it again later
@@ -128,5 +147,5 @@ case "${1:-}" in
     CHAIN=1 STEP_TIMEOUT=300 bash benchmarks/gpu_wave.sh "bash benchmarks/gpu_audit_evidence.sh aoti" \
       "python3 benchmarks/harness_parity.py \$WAVE_OUT/harness_parity --record-as nvidia-h200" \
       "python3 benchmarks/probe_05_aa.py --out \$WAVE_OUT/probe_05_aa --rounds 4" ;;
-  *) echo "usage: bash benchmarks/rerecord_calls.sh A|B|C|E|E-lean|L|E2|D1|D2 <lever>|F" >&2; exit 2 ;;
+  *) echo "usage: bash benchmarks/rerecord_calls.sh A|B|C|E|E-lean|P|B-repro|E-08|L|E2|D1|D2 <lever>|F" >&2; exit 2 ;;
 esac

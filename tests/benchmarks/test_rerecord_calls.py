@@ -13,7 +13,7 @@ import pytest
 from tests.paths import ROOT
 
 SCRIPT = ROOT / "benchmarks" / "rerecord_calls.sh"
-CALLS = ("A", "B", "C", "E", "E-lean", "L", "E2", "D1", "D2", "F")
+CALLS = ("A", "B", "C", "E", "E-lean", "P", "B-repro", "E-08", "L", "E2", "D1", "D2", "F")
 EXAMPLE_LEVER = "Triton prologue at batch 1024"   # D2 takes D1's best gated rung by name
 
 
@@ -85,3 +85,18 @@ def test_the_past_defaults_calls_name_levers_the_script_knows(tmp_path):
     assert EXAMPLE_LEVER in known
     done = subprocess.run(["bash", str(SCRIPT), "D2"], cwd=ROOT, capture_output=True, text=True, timeout=30)
     assert done.returncode != 0 and "lever" in done.stderr
+
+
+def test_call_e08_runs_the_ladders_page_before_the_audit_and_the_ledger_last(tmp_path):
+    """The 2026-12-05 plan: 08's page before 09 (which reads 08's keep rule) and 99 last."""
+    commands = steps("E-08", tmp_path)
+    order = [next(i for i, c in enumerate(commands) if f"notebooks/{n}" in c) for n in ("08", "09", "99")]
+    assert order == sorted(order) and order[-1] == len(commands) - 1
+
+
+def test_call_p_guards_chapter_02_by_the_chase_smoke_run_too(tmp_path):
+    commands = steps("P", tmp_path)
+    smoke = next(i for i, c in enumerate(commands) if "benchmarks/smoke_chase.py" in c)
+    chapter_02 = next(i for i, c in enumerate(commands) if "notebooks/02" in c)
+    assert smoke < chapter_02 and "LABKIT_SKIP_CHASE" in commands[chapter_02]
+    assert all(c.startswith("timeout ") for c in commands if "probe_" in c or "smoke_chase" in c)
