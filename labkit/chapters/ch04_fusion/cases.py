@@ -413,8 +413,9 @@ def fold_kernel_line(profiles: Mapping[str, Mapping], host: bool = True) -> str:
     unit = "kernels" if profiles.get("on_gpu") else "aten ops"
     ran_a, ran_b = a["ran"], b["ran"]
     if all(p.get("complete", p.get("stable", True)) for p in (a, b)):
+        came = _changed(ran_b, ran_a)  # review 2026-12-05p 03-04 item 2: '; in: none' left out (the 1,500 words)
         line = (f"One forward, profiled: {sum(ran_a.values())} {unit} -> {sum(ran_b.values())} "
-                f"(out: {_changed(ran_a, ran_b)}; in: {_changed(ran_b, ran_a)})")
+                f"(out: {_changed(ran_a, ran_b)}" + ("" if came == "none" else f"; in: {came}") + ")")
     else:
         line = f"One forward, profiled: {unit.removesuffix('s')} {kernel_records.INCOMPLETE}"
     line += f", module calls {a['module_calls']} -> {b['module_calls']}" + _fewer_calls(a, b)
@@ -454,7 +455,8 @@ def fold_kernel_lines(here: Mapping, recorded: object = None) -> str:
     (`_changed_briefly`)."""
     line = fold_kernel_line(here)
     if recorded and isinstance(getattr(recorded, "value", None), Mapping):
-        line += f" Reference GPU ({recorded.label}): {_recorded_kernels(recorded.value)}."  # type: ignore[attr-defined]
+        when = f"recorded {recorded.date}" if getattr(recorded, "date", "") else "recorded"
+        line += f" {recorded.machine} ({when}): {_recorded_kernels(recorded.value)}."  # type: ignore[attr-defined]
     return line
 
 
@@ -1008,7 +1010,10 @@ def c18_table(evidence: Mapping | None, where: str, verdict: claims.Verdict | No
     # the graph gap's trace step is under the gaps table (`step_note`), not repeated here
     # the fresh processes' range only where their record is of the GPU this evidence came from
     # (review 2026-12-04j item 5): this run's GPU, or the reference machine's recorded evidence
-    fresh = fresh_process_note(eager_gap, ev.get("device") or None, graph_slope=float(ev["graph_per_node_us"]))
+    # review 2026-12-05p 03-04 item 1b: this run's own figures (`where` empty) name a slower host
+    # where only they moved; a CPU's recorded ones keep 'not measured' (its 1,500-word core)
+    fresh = fresh_process_note(eager_gap, ev.get("device") or None, graph_slope=float(ev["graph_per_node_us"]),
+                               kernel=None if where else float(ev["graph_kernel_us"]))
     shown.note(f"eager gap {eager_gap:.2f} us (the seed's 5-8 us, not judged)" + (f"; {fresh}" if fresh else "."))
     if verdict is None:
         return shown
@@ -1085,8 +1090,37 @@ def fresh_slopes(found: Mapping | None) -> tuple[float, float] | None:
     return (min(slopes), max(slopes)) if slopes else None
 
 
+FRESH_MARGIN = 0.05  # a kernel this near the fresh processes' is 'the same kernel' (`slower_host`)
+
+
+def fresh_kernels(found: Mapping | None) -> tuple[float, float] | None:
+    """(lowest, highest) profiled kernel time (us, `graph_kernel_us`) over reproduce's C18 runs,
+    or None where the record holds none."""
+    kernels = [float(c18["graph_kernel_us"]) for run in (found or {}).get("evidence") or []
+               if (c18 := (run or {}).get("C18") or {}).get("graph_kernel_us") is not None]
+    return (min(kernels), max(kernels)) if kernels else None
+
+
+def slower_host(kernel: float | None, found: Mapping | None) -> str:
+    """Where this process's launch figures lie above the fresh processes' and its profiled
+    kernel is theirs (within FRESH_MARGIN of their range): 'its kernel as theirs (1.04 us;
+    1.05): this process's host was slower, as are the host launches below', else ''.
+    Review 2026-12-05p 03-04 item 1b: the slow page said 'why is not measured' where the
+    device figures held and only the host-paced ones moved; said once, above the reduce-
+    overhead and small-add notes, whose host launches are this process's too."""
+    kernels = fresh_kernels(found)
+    if kernel is None or kernels is None:
+        return ""
+    low, high = kernels
+    if not low / (1 + FRESH_MARGIN) <= kernel <= high * (1 + FRESH_MARGIN):
+        return ""
+    theirs = "-".join(dict.fromkeys(f"{v:.2f}" for v in kernels))
+    return (f"its kernel as theirs ({kernel:.2f} us; {theirs}): this process's host was slower, "
+            "as are the host launches below")
+
+
 def fresh_process_note(eager_gap: float, gpu_name: str | None, record: Mapping | None = None,
-                       graph_slope: float | None = None) -> str:
+                       graph_slope: float | None = None, kernel: float | None = None) -> str:
     """This process's eager gap against the fresh processes' (reproduce's C18 spread, read from
     `fresh_record`, never typed), worded from the numbers: inside, above or below their range.
     Review 2026-12-04j item 5: the note implied that a late reading reads high, and the
@@ -1113,6 +1147,8 @@ def fresh_process_note(eager_gap: float, gpu_name: str | None, record: Mapping |
         return f"{where} the {span} us of {fresh_runs(decided, total)}."
     why = (f"why the notebook's process reads {'higher' if where == 'above' else 'lower'} is not measured"
            if not graph else "why is not measured")
+    if where == "above" and slope_where in ("above", "inside"):  # `kernel` is given for this run's own figures
+        why = slower_host(kernel, found) or why
     return f"{where} the {span} us of {fresh_runs(decided, total)}{graph}; {why}."
 
 
@@ -1723,7 +1759,7 @@ def chain_line(moved: Mapping[str, int], comparison: bench.Comparison, spread: S
     shares = [comparison.variants[label].timing.pct_of_copy_ceiling for label in (slow, fast)]
     if all(p is not None for p in shares) and max(shares) < MEMORY_BOUND_SHARE:  # type: ignore[type-var]
         return (f"Fewer bytes pay only where memory sets the pace: neither path is memory-bound here "
-                f"({shares[0]:.0f}% and {shares[1]:.0f}% of the copy ceiling), so '{fast}', moving "
+                f"({shares[0]:.0f}% and {shares[1]:.0f}% of the copy ceiling); '{fast}', with "
                 f"{share:.0%} of the bytes, was {outcome}.")
     return (f"Fewer bytes pay only at the same bandwidth: '{fast}' moved {share:.0%} of the bytes "
             f"at {rates[fast] / rates[slow]:.0%} of the other's bandwidth, so it was {outcome}.")

@@ -97,7 +97,7 @@ FOLD_BATCHNORM = Exercise(
     id=discovery.exercise_id(__name__, "fold_batchnorm"),
     title="fold BatchNorm into the convolution's weight and bias",
     task="Write fold(weight, bias, mean, var, gamma, beta, eps) -> (folded_weight, "
-         "folded_bias) so that a convolution with the folded weight and bias computes "
+         "folded_bias) so that a convolution with them computes "
          "BatchNorm(conv(x)) in eval mode. weight is [out, in, kh, kw]; the other tensors have "
          "one value per output channel.",
     reference=reference_fold,
@@ -164,9 +164,9 @@ FUSED_CHAIN = MemoryBudgetExercise(
     id=discovery.exercise_id(__name__, "fused_chain"),
     title="silu((x + y) * z) without a full-size intermediate",
     task="Write chain(x, y, z) -> silu((x + y) * z) for 1-D float32 tensors, making no new "
-         "memory beyond the output and at most 1 MiB more. Eager PyTorch writes two "
-         "full-size intermediates and reads them back; a fused kernel keeps them in registers, "
-         "a CPU block by block in cache.",
+         "memory beyond the output and at most 1 MiB more. Eager PyTorch writes and "
+         "rereads two full-size intermediates; a fused kernel keeps them in registers, a CPU "
+         "in cache.",
     reference=reference_chain,
     make_case=_chain_case,
     edge_cases=[tuple(torch.full((1_000_000,), v) for v in (0.5, -1.0, 2.0)),
