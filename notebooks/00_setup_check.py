@@ -92,14 +92,14 @@ measured = chapter.here_or_recorded("ceilings", lambda: chapter.lab.ceilings.mea
 assert measured.copy_gbps > 0 and all(rate > 0 for rate in measured.matmul_tflops.values())
 if chapter.lab.ceilings.kept_note(measured):
     print(chapter.lab.ceilings.kept_note(measured))
-measured
+machine.ceilings_line(measured)  # every field: measured.as_dict()
 
 # %% [markdown]
 # The same ceilings as recorded on the course's reference GPU (an NVIDIA H200), for scale:
 
 # %%
-print(machine.reference_machine_line())  # each ceiling's own date: under the table
 reference = chapter.reference("ceilings")
+print(machine.reference_machine_line(reference))  # with its ceilings' own dates
 machine.ceilings_table(measured, reference)
 
 # %% [markdown]
@@ -161,7 +161,7 @@ n = chapter.sizes.matmul_n
 a = torch.randn(n, n, device=chapter.device)
 b = torch.randn(n, n, device=chapter.device)
 matmul_timing = bench.time(lambda: a @ b, flops=2 * n**3, rep_ms=400, label=f"{n}x{n} float32 matmul")
-matmul_timing
+machine.timing_table(matmul_timing)  # every field: matmul_timing (a labkit.measure.timing.Timing)
 
 # %%
 figure = chapter.lab.timing_plots.plot_timing(matmul_timing)

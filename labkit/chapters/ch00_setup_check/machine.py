@@ -86,6 +86,33 @@ def _rate(value: float | None) -> str:
     return "-" if not value else (f"{value:,.0f}" if value >= 100 else f"{value:.3g}")
 
 
+def ceilings_line(measured: object) -> Said:
+    """This machine's ceilings in one line, with when they were measured (review 2026-12-05p 00-02
+    item 6: the page printed the `Ceilings` dataclass's repr, ~1,900 characters, every sweep point
+    and the fingerprint in it; the sweep has its own table below)."""
+    rates = ", ".join(f"{MATH_NAMES.get(math, math)} {_rate(rate)}"
+                      for math, rate in measured.matmul_tflops.items())  # type: ignore[attr-defined]
+    when = _minute(getattr(measured, "measured_at", "")) or "time not recorded"
+    return Said(f"Ceilings of this machine (measured {when} UTC): copy {_rate(measured.copy_gbps)} GB/s "  # type: ignore[attr-defined]
+                f"(read + write); matmul TFLOP/s: {rates}.")
+
+
+def timing_table(timing: object) -> Table:
+    """One `bench.time` result as a short table, median, IQR, runs and its share of the matmul
+    ceiling, its warnings under it (review 2026-12-05p 00-02 item 6: the page printed the `Timing`
+    repr, 18 samples and 30 fields; the plot below shows the samples)."""
+    from labkit.measure.timing import format_seconds
+
+    t = timing
+    pct = getattr(t, "pct_of_matmul_ceiling", None)
+    row = [t.label, format_seconds(t.median_s), format_seconds(t.iqr_s),  # type: ignore[attr-defined]
+           format_seconds(t.min_s), t.count, f"{pct:.0f}%" if pct else "-"]  # type: ignore[attr-defined]
+    shown = Table("", ["timing", "median", "IQR", "min", "runs", "of the matmul ceiling"], [row])
+    for warning in getattr(t, "warnings", ()) or ():
+        shown.note(warning)
+    return shown
+
+
 def ceilings_table(measured: object, reference: object) -> Table | Said:
     """This machine's ceilings beside the reference's recorded ones, with their ratio.
 
@@ -104,8 +131,7 @@ def ceilings_table(measured: object, reference: object) -> Table | Said:
                        "reference / this machine"],
                   [[name, _rate(mine) if mine else "not measured here", _rate(ref),
                     f"{ref / mine:,.0f}x" if mine and ref else ""] for name, mine, ref in rows])
-    dates = ceilings_dates(theirs)
-    return shown.note(dates) if dates else shown
+    return shown
 
 
 def _minute(stamp: object) -> str:
@@ -125,21 +151,23 @@ def ceilings_dates(ceilings: Mapping) -> str:
     for key, found in kept.items():
         if isinstance(found, Mapping) and found.get("measured_at"):
             by_date.setdefault(_minute(found["measured_at"]), []).append(names.get(key, key))
-    older = "; ".join(f"{' and '.join(what)} kept from {when} (a ceiling keeps its best reading)"
-                      for when, what in sorted(by_date.items()))
-    return f"Reference ceilings measured {_minute(measured_at)} UTC" + (f"; {older}" if older else "") + "."
+    older = "; ".join(f"{', '.join(what)}: kept from {when}" for when, what in sorted(by_date.items()))
+    return f"ceilings of {_minute(measured_at)} UTC" + (f" ({older})" if older else "")
 
 
-def reference_machine_line(machine: str = results.DEFAULT_REFERENCE) -> str:
-    """The reference machine in one line, GPU, driver and torch, without the results file's last
-    write, which is no measurement's date (review 2026-12-05p 00-02 item 7: the ceilings printed
-    under it carry their own, `ceilings_dates`)."""
+def reference_machine_line(reference: object, machine: str = results.DEFAULT_REFERENCE) -> str:
+    """The reference machine in one line, GPU, driver and torch, and the dates of its ceilings
+    (`ceilings_dates`, from `reference`, the session's `Recorded` of them), not the results file's
+    last write, which is no measurement's date (review 2026-12-05p 00-02 item 7)."""
     data = results.load(machine)
     if data is None:
         return results.describe_machine(machine)  # says that nothing is recorded
     fp = data.get("fingerprint", {})
+    theirs = getattr(reference, "value", reference)
+    recording = os.environ.get(results.REFERENCE_ENV, "").strip() == machine  # its ceilings: this run's, above
+    dates = ceilings_dates(theirs) if isinstance(theirs, Mapping) and not recording else ""
     return (f"{machine}: {fp.get('gpu_name') or fp.get('cpu_model', '?')}, driver {fp.get('gpu_driver', 'n/a')}, "
-            f"torch {fp.get('torch', '?')}")
+            f"torch {fp.get('torch', '?')}" + (f"; {dates}" if dates else ""))
 
 
 def sweep_table(source: object) -> Table | Said:
@@ -282,10 +310,10 @@ def gpu_allocator_line(found: object) -> str:
     sizes = found.get("new_segments")
     listed = ", ".join(f"{_mib(s['bytes'])} {s['pool']} pool" for s in sizes or [])
     named = (f" ({listed})" if sizes else
-             " (which allocation made it: not recorded)" if n and sizes is None else "")
+             "")
     return (f"{provenance(found)}: {n} new cudaMalloc segment{'' if n == 1 else 's'}{named} during "
-            f"{found['calls_timed']} timed calls (median {format_seconds(found['median_s'])}): "
-            + ("none" if n == 0 else "not one a call") + ", the calls' tensors served from memory the allocator kept")
+            f"{found['calls_timed']} timed calls (median {format_seconds(found['median_s'])})"
+            + ("" if n == 0 else ": not one a call"))
 
 
 def _mib(nbytes: int) -> str:

@@ -276,8 +276,8 @@ ANOMALY_RATIO = 0.8  # a largest point under this times the fastest other point 
 
 def _largest_point_anomaly(points: list[dict], levels: Mapping[str, int], top: Mapping) -> str:
     """Where the largest point runs under ANOMALY_RATIO times the fastest other point beyond the
-    last-level cache, ', 0.65x the fastest point beyond L2 (256 MiB, 4,177 GB/s): an anomaly of
-    this point, not memory's rate (not read)'; else ''. Review 2026-12-05p 00-02 item 3: the
+    last-level cache, ', 0.65x the 256 MiB point: its own anomaly, not memory's rate' (the
+    fastest point beyond it named); else ''. Review 2026-12-05p 00-02 item 3: the
     H200's 1 GiB point read 63% of a copy ceiling measured at that same size while 256 and 512 MiB
     ran near it, so 'beyond the cache, 63%' was the point's, not DRAM's (its cause is not known:
     benchmarks/probe_00_cache_point.py times it other ways on a GPU)."""
@@ -292,8 +292,7 @@ def _largest_point_anomaly(points: list[dict], levels: Mapping[str, int], top: M
     ratio = top["gbps"] / best["gbps"]
     if ratio >= ANOMALY_RATIO:
         return ""
-    return (f", {ratio:.2f}x the fastest point beyond {last} ({_size(best['working_set_bytes'])}, "
-            f"{_gbps(best['gbps'])} GB/s): an anomaly of this point, not memory's rate (not read)")
+    return f", {ratio:.2f}x the {_size(best['working_set_bytes'])} point: its own anomaly, not memory's rate"
 
 
 def cache_curve_text(curve: Mapping) -> str:
@@ -544,8 +543,7 @@ def why_defaults(found: Mapping) -> str:
     # 'did not fault' only where they faulted none (review 2026-12-05p 00-02 item 7: the H200 page
     # said it beside 2.15 faults per call, against 2.46 with malloc keeping its memory)
     head = ("The defaults did not fault here" if faults_text(default) == "0" else
-            f"The defaults faulted no more than with malloc keeping its memory ({faults_text(default)} against "
-            f"{faults_text(kept)} per call)")
+            "The defaults faulted no more than kept memory")  # the counts: the table's column
     probed = _probed(found)
     if probed is None:
         return f"{head}; the likely reason ({rule}) was not probed in this record."
@@ -555,7 +553,7 @@ def why_defaults(found: Mapping) -> str:
              + (f", {_size(min(mapped))} by mmap" if mapped else ""))
     if not heap:
         return f"{head}, though {where} (probed here): this model's blocks may all sit under the threshold."
-    reused = "reused without faults" if faults_text(default) == "0" else "reused as when malloc keeps them"
+    reused = "reused without faults" if faults_text(default) == "0" else "reused"
     return (f"{head}: {rule}; this process's earlier frees had raised it "
             f"(probed here: {where}), so its blocks stay on the heap, {reused}.")
 

@@ -175,8 +175,7 @@ def test_a_copy_curve_draws_the_copy_ceiling_and_sets_its_largest_point_against_
     # review 2026-12-05p 00-02 item 3: under 0.8x the fastest other point beyond L2, the largest
     # point is this point's anomaly, not memory's rate
     assert text.endswith("Largest point, 1024 MiB: 65% of the 4,245 GB/s copy ceiling (best of 3), 0.65x the "
-                         "fastest point beyond L2 (256 MiB, 4,202 GB/s): an anomaly of this point, not memory's "
-                         "rate (not read).")
+                         "256 MiB point: its own anomaly, not memory's rate.")
     assert "copy ceiling" not in pitfalls.cache_curve_text({"points": pts, "levels": {"L2": 60 * MiB}})
     near = [dict(p, rounds=3) for p in _points({256 * MiB: 4202, 512 * MiB: 4168, 1024 * MiB: 3400}, op="copy")]
     assert pitfalls.cache_curve_text({"points": near, "levels": {"L2": 60 * MiB}, "copy_ceiling_gbps": 4245.0}) \
@@ -192,6 +191,6 @@ def test_the_h200s_recorded_1gib_point_is_called_an_anomaly_not_memorys_rate():
 
     curve = json.loads((Path(__file__).parent / "h200_cache_curve_2026-12-05.json").read_text())
     text = pitfalls.cache_curve_text(curve)
-    assert ("Largest point, 1024 MiB: 63% of the 4,245 GB/s copy ceiling (best of 3), 0.64x the fastest point "
-            "beyond L2 (256 MiB, 4,177 GB/s): an anomaly of this point, not memory's rate (not read).") in text
+    assert ("Largest point, 1024 MiB: 63% of the 4,245 GB/s copy ceiling (best of 3), 0.64x the 256 MiB point: "
+            "its own anomaly, not memory's rate.") in text
     assert "L2 6,141 -> 4,177, step" in text  # the step reads the fastest beyond, not the largest point

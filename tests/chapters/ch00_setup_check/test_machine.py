@@ -125,16 +125,15 @@ def test_mistake_1_sets_the_harness_median_against_the_matmul_ceiling():
 
 def test_the_gpu_allocator_line_counts_in_good_grammar_and_names_the_new_segments():
     """Review 2026-12-05p 00-02 item 7: the H200 printed '1 new cudaMalloc segments', unnamed, under
-    prose that promises none. One segment in the singular; the sizes and pools where recorded; an
-    older record says which allocation made it was not recorded."""
+    prose that promises none. One segment in the singular, and not one a call; the sizes and pools
+    where recorded (from the next GPU run)."""
     old = {"cudamalloc_segments_during_timing": 1, "calls_timed": 178, "median_s": 73.5e-6}
-    assert machine.gpu_allocator_line(old) == (
-        "measured here: 1 new cudaMalloc segment (which allocation made it: not recorded) during 178 timed calls "
-        "(median 73.5 us): not one a call, the calls' tensors served from memory the allocator kept")
+    assert machine.gpu_allocator_line(old) == ("measured here: 1 new cudaMalloc segment during 178 timed calls "
+                                               "(median 73.5 us): not one a call")
     named = machine.gpu_allocator_line(old | {"new_segments": [{"bytes": 2 << 20, "pool": "small"}]})
     assert "1 new cudaMalloc segment (2 MiB small pool) during 178" in named
     none = machine.gpu_allocator_line(old | {"cudamalloc_segments_during_timing": 0, "new_segments": []})
-    assert "0 new cudaMalloc segments during 178 timed calls (median 73.5 us): none," in none
+    assert none.endswith("0 new cudaMalloc segments during 178 timed calls (median 73.5 us)")
 
 
 def test_the_reference_ceilings_carry_their_own_dates_not_the_files_last_write():
@@ -144,9 +143,47 @@ def test_the_reference_ceilings_carry_their_own_dates_not_the_files_last_write()
                 "details": {"kept_higher": {
                     "copy_gbps": {"kept": 4245.0, "measured_at": "2026-12-04T18:54:43+00:00", "this_run": 4220.0},
                     "matmul_tflops.float32": {"kept": 51.4, "measured_at": "2026-12-04T18:54:43+00:00"}}}}
-    assert machine.ceilings_dates(ceilings) == ("Reference ceilings measured 2026-12-05 03:49 UTC; copy and matmul "
-                                                "float32 kept from 2026-12-04 18:54 (a ceiling keeps its best reading).")
-    assert machine.ceilings_dates({**ceilings, "details": {}}) == "Reference ceilings measured 2026-12-05 03:49 UTC."
+    assert machine.ceilings_dates(ceilings) == ("ceilings of 2026-12-05 03:49 UTC (copy, matmul float32: kept from "
+                                                "2026-12-04 18:54)")
+    assert machine.ceilings_dates({**ceilings, "details": {}}) == "ceilings of 2026-12-05 03:49 UTC"
     assert machine.ceilings_dates({"copy_gbps": 1.0}) == ""
-    line = machine.reference_machine_line()
+    recorded = Recorded("00_setup_check", "ceilings", "nvidia-h200", ceilings, "2026-12-05")
+    line = machine.reference_machine_line(recorded)
     assert "recorded" not in line and line.startswith("nvidia-h200: ")
+    assert line.endswith("; ceilings of 2026-12-05 03:49 UTC (copy, matmul float32: kept from 2026-12-04 18:54)")
+    assert "ceilings of" not in machine.reference_machine_line(None)
+
+
+def test_a_run_that_records_the_reference_gives_no_older_dates(monkeypatch):
+    """Where this run records the reference, its own ceilings are above: the file's older ones' dates
+    would be another run's."""
+    from labkit.core import results
+
+    monkeypatch.setenv(results.REFERENCE_ENV, results.DEFAULT_REFERENCE)
+    recorded = Recorded("00_setup_check", "ceilings", "nvidia-h200", {"measured_at": "2026-12-05T03:49:51"}, "x")
+    assert "ceilings of" not in machine.reference_machine_line(recorded)
+
+
+def test_the_ceilings_show_as_one_line_not_the_dataclass_repr():
+    """Review 2026-12-05p 00-02 item 6: the page printed `Ceilings(...)`, about 1,900 characters."""
+    from labkit.measure.ceiling_store import Ceilings
+
+    found = Ceilings(device_key="NVIDIA_H200", device="cuda:0", copy_gbps=4245.2, copy_bytes=2**30,
+                     matmul_tflops={"float32": 51.4, "tfloat32": 393.5}, matmul_n=8192,
+                     measured_at="2026-12-05T03:49:51+00:00")
+    line = machine.ceilings_line(found)
+    assert repr(line) == ("Ceilings of this machine (measured 2026-12-05 03:49 UTC): copy 4,245 GB/s (read + write); "
+                          "matmul TFLOP/s: float32 51.4, TF32 (float32 data) 394.")
+
+
+def test_a_timing_shows_as_a_short_table_with_its_warnings():
+    """Review 2026-12-05p 00-02 item 6: the page printed `Timing(...)`, 18 samples and 30 fields."""
+    from labkit.measure.timing import Timing
+
+    t = Timing(label="8192x8192 float32 matmul", device="cuda:0", mode="cold", times_s=(0.0215, 0.0214, 0.0216),
+               median_s=0.0215, iqr_s=2.6e-5, min_s=0.0214, count=3, pct_of_matmul_ceiling=99.4,
+               warnings=("noisy: IQR is 31% of the median",))
+    shown = machine.timing_table(t)
+    assert shown.columns == ["timing", "median", "IQR", "min", "runs", "of the matmul ceiling"]
+    assert shown.rows == [["8192x8192 float32 matmul", "21.5 ms", "26 us", "21.4 ms", 3, "99%"]]
+    assert "noisy: IQR is 31% of the median" in str(shown) and "times_s" not in str(shown)
