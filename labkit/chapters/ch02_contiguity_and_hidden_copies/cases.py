@@ -942,14 +942,14 @@ C5_NOT_MEASURED = "latency, L1 misses"  # a CPU's form: the seed's per-access la
 # latency per dependent access and an L1 window on the GPU, beside the sums, deciding nothing; the
 # L1 miss rates stay unmeasured (no hardware counters are read). One string on the page and in
 # reproduce, which compares forms.
-C5_CHASE = "latency and an L1 window in the optional chase (not judged)"
+C5_CHASE = "the optional chase: latency, L1 (not judged)"
 C5_NOT_MEASURED_GPU = "L1 miss rates"
 
 
 def _c5_form(chapter: object, claim_id: str, measured: str) -> str:
     on_gpu = bool(chapter.on_gpu)  # type: ignore[attr-defined]
     return form(chapter, claim_id, f"float32, stride {ch02.PATTERN_STRIDE}",
-                measured=f"{measured}, and {C5_CHASE}" if on_gpu else measured,
+                measured=f"{measured}; {C5_CHASE}" if on_gpu else measured,
                 not_measured=C5_NOT_MEASURED_GPU if on_gpu else C5_NOT_MEASURED)
 
 

@@ -561,10 +561,10 @@ def test_c5b_and_c5c_forms_name_the_chosen_stride_and_what_is_not_measured():
     b = cases.c5b_form(gpu)
     # review 2026-12-05p 00-02 item 2: a GPU's page measures latency and an L1 window in the chase,
     # so its form no longer calls them 'not measured'; the L1 miss rates stay unmeasured
-    assert b.endswith("; float32, stride 2; measured: time per element of a sum, and latency and an L1 window "
-                      "in the optional chase (not judged); not measured: L1 miss rates")
-    assert cases.c5c_form(gpu).endswith("measured: time, bytes fetched per element of a sum, and latency and an "
-                                        "L1 window in the optional chase (not judged); not measured: L1 miss rates")
+    assert b.endswith("; float32, stride 2; measured: time per element of a sum; the optional chase: latency, L1 "
+                      "(not judged); not measured: L1 miss rates")
+    assert cases.c5c_form(gpu).endswith("measured: time, bytes fetched per element of a sum; the optional chase: "
+                                        "latency, L1 (not judged); not measured: L1 miss rates")
     assert cases.c5b_form(cpu).endswith("; float32, stride 2; measured: time per element of a sum; "
                                         "not measured: latency, L1 misses")
     assert "measured: time, bytes fetched per element of a sum; not measured" in cases.c5c_form(cpu)
