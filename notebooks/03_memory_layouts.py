@@ -39,6 +39,7 @@ chapter = session.open("03_memory_layouts")
 # The chapter object is the door: the chapter's own cases (labkit/chapters/ch03_memory_layouts/
 # cases.py) and the course's instruments are chapter.lab.<name>.
 cases, copies = chapter.lab.cases, chapter.lab.copies
+pace_start = chapter.only_on("gpu", lambda: chapter.record("host_pace_start", cases.host_pace(chapter.device, "start")))
 
 # %% [markdown]
 # Every timing below is shown as a share of this machine's ceilings (measured once, then
@@ -381,6 +382,7 @@ chapter.table([c7])
 # says which form it judged, and the reference GPU run's recorded verdict is beside it.
 
 # %%
+pace_end = chapter.only_on("gpu", lambda: chapter.record("host_pace_end", cases.host_pace(chapter.device, "end")))  # kept, not shown
 chapter.save()
 chapter.table()
 

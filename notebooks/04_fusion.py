@@ -51,6 +51,7 @@ cases = chapter.lab.cases  # this chapter's cases, tables and quiz answers (labk
 # chapter.lab also holds its instruments (fusion, launch_overhead, fused_kernels) and the
 # course's (bench, timeline, widgets); chapter.here_or_recorded measures here, or shows the
 # reference GPU's run labelled recorded.
+pace_start = chapter.only_on("gpu", lambda: chapter.record("host_pace_start", cases.host_pace(chapter.device, "start")))
 
 # %% [markdown]
 # Every timing below is read against this machine's copy ceiling (measured once, then cached).
@@ -678,6 +679,7 @@ print(f"{c21a}\n{c21b}")
 # GPU (an H200). C18 and C19 need a GPU: on a CPU they show only the recorded verdict.
 
 # %%
+pace_end = chapter.only_on("gpu", lambda: chapter.record("host_pace_end", cases.host_pace(chapter.device, "end")))  # kept, not shown
 chapter.save()
 chapter.table(pending=[c.id for c in chapter.claims() if c.id not in {v.claim_id for v in chapter.verdicts}])
 

@@ -1531,3 +1531,20 @@ def c7_gpu_form(device: torch.device, image: int, judged: Sequence[Mapping] = ()
     failed = "" if by_graph or not runs or not runs[0].get("graph_error") else ", graph capture failed"
     return analogue_form(gpu_name, C7_GPU_SEED, f"fp16, batch {' and '.join(map(str, batches))}{seed}, "
                          f"{image}x{image}, {quantity}{failed}")
+
+
+def host_pace(device: torch.device, when: str) -> dict | None:
+    """The host's pace at one point of the chapter (`when`: 'start' or 'end'): the host launch
+    of one `x.add_(1)` behind a spin (`clocks.host_launch`, its probes' median and range, us),
+    on a GPU; None elsewhere. Review 2026-12-05p 03-04 item 1c: the 2026-12-05 page's host-paced
+    figures ran 1.4-2.2x slower than reproduce's fresh processes and the record measured nothing
+    about the host's speed; recorded at the chapter's start and end (results/, not printed),
+    the next record says whether the process slowed as it went (well under a second)."""
+    if device.type != "cuda":
+        return None
+    x = torch.zeros(256, device=device)
+    x.add_(1)
+    torch.cuda.synchronize(device)
+    found = clocks.host_launch(lambda: x.add_(1), device, wall_per_call_s=50e-6)
+    return {"when": when, "host_launch_us": found.seconds * 1e6, "synchronises": found.synchronises,
+            "spread_us": [v * 1e6 for v in found.spread] if found.spread else None}

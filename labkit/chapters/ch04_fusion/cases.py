@@ -1768,3 +1768,20 @@ def chain_line(moved: Mapping[str, int], comparison: bench.Comparison, spread: S
 # Under this share of the copy ceiling (%) on every path, the chain's takeaway calls neither
 # path memory-bound: bytes over time there is no bandwidth the path was limited by.
 MEMORY_BOUND_SHARE = 50.0
+
+
+def host_pace(device: torch.device, when: str) -> dict | None:
+    """The host's pace at one point of the chapter (`when`: 'start' or 'end'): the host launch
+    of one `x.add_(1)` behind a spin (`clocks.host_launch`, its probes' median and range, us),
+    on a GPU; None elsewhere. Review 2026-12-05p 03-04 item 1c: the 2026-12-05 page's host-paced
+    figures ran 1.4-2.2x slower than reproduce's fresh processes and the record measured nothing
+    about the host's speed; recorded at the chapter's start and end (results/, not printed),
+    the next record says whether the process slowed as it went (well under a second)."""
+    if device.type != "cuda":
+        return None
+    x = torch.zeros(256, device=device)
+    x.add_(1)
+    torch.cuda.synchronize(device)
+    found = clocks.host_launch(lambda: x.add_(1), device, wall_per_call_s=50e-6)
+    return {"when": when, "host_launch_us": found.seconds * 1e6, "synchronises": found.synchronises,
+            "spread_us": [v * 1e6 for v in found.spread] if found.spread else None}

@@ -1125,3 +1125,9 @@ def test_the_eager_loops_are_read_beside_reproduces_fresh_processes():
     assert cases.fresh_note([busy]).endswith(", its kernels 1.30x: why is not measured.")
     # no record of this GPU: nothing attached, the reason unchanged
     assert cases.fresh_record("NVIDIA H200", {"fingerprint": {"gpu_name": "NVIDIA A100"}}) is None
+
+
+def test_the_host_pace_is_kept_on_a_gpu_only():
+    """Review 2026-12-05p 03-04 item 1c: the chapter records the host launch of one x.add_(1)
+    at its start and end on a GPU (results/, not printed); a CPU records nothing."""
+    assert cases.host_pace(torch.device("cpu"), "start") is None

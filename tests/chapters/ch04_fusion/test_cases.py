@@ -1096,3 +1096,9 @@ def test_the_c18_note_names_a_slower_host_only_where_the_kernel_held():
     assert "host was slower" not in str(cases.c18_table(ev, "recorded on nvidia-h200, 2026-12-05"))
     inside = cases.fresh_process_note(0.5 * (low + high), ev["device"], {**record}, kernel=low)
     assert "host was slower" not in inside
+
+
+def test_the_host_pace_is_kept_on_a_gpu_only():
+    """Review 2026-12-05p 03-04 item 1c: the chapter records the host launch of one x.add_(1)
+    at its start and end on a GPU (results/, not printed); a CPU records nothing."""
+    assert cases.host_pace(torch.device("cpu"), "start") is None
