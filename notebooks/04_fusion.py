@@ -342,8 +342,9 @@ quiz_c18 = chapter.lab.widgets.Quiz(
     answer=lambda: cases.graph_gap_class(globals().get("c18_ev"), chapter.on_gpu,
                                          chapter.reference("timeline_launch_gaps")),
     explanation="A graph removes the CPU's launch work: the GPU starts the next node almost at "
-                "once. Each node still runs its own kernel, so the time per node (the fitted "
-                "slope below) is larger than the gap; the verdict judges the gap.",
+                "once. Each node still runs its own kernel, and the fitted slope below is timed "
+                "on the wall clock, so it also holds the host's replay work: the time per node "
+                "is larger than the gap; the verdict judges the gap.",
 )
 quiz_c18
 
@@ -403,12 +404,13 @@ chapter.lab.widgets.Timeline(traces["graph replay"]) if "graph replay" in traces
 #
 # The seed's numbers are *launch latency*: how long the GPU waits between one kernel and the
 # next. The fitted slope of the graph replay is not that: each node's time includes the tiny
-# kernel's own run. Two ways to get the gap itself: the timeline's median gap between kernels,
-# or the slope minus the kernel's duration (GPU busy time / kernels on the timeline); the
-# verdict uses the timeline's. For eager, the slope is
-# the launch-to-launch time; the GPU waits that minus the same kernel's run. What the seed
-# claims is the contrast, so the verdict judges eager's gap over the graph's against 10x (its
-# 5/0.5). Eager's gap alone is the host's speed: it is printed against 5-8 us, not judged.
+# kernel's own run and, since the sweep times replays on the wall clock, the host's replay
+# work (so the slope can move with the host's speed). Two ways to get the gap itself: the
+# timeline's median gap between kernels, or the slope minus the kernel's duration (GPU busy
+# time / kernels on the timeline; it keeps the host's share); the verdict uses the timeline's.
+# For eager, the slope is the launch-to-launch time; the GPU waits that minus the same
+# kernel's run. What the seed claims is the contrast, so the verdict judges eager's gap over
+# the graph's against 10x (its 5/0.5). Eager's gap alone is the host's speed: it is printed against 5-8 us, not judged.
 
 # %%
 # This run's sweep and timeline on a GPU; without one, the reference GPU's, recorded, judged by

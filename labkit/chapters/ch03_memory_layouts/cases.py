@@ -1041,7 +1041,11 @@ def loop_rule_note(runs: Sequence[Mapping]) -> str:
                      "per-call work the probe misses")
     unread = launch_unread(runs)
     if unread:
-        parts.append(f"{', '.join(unread)}: host launch not readable, the call waits for the GPU")
+        # review 2026-12-05p 03-04 item 7: 'the call waits for the GPU' named a synchronisation
+        # that is probably not there: the probe's queued forwards (NCHW half: ~1,050 launches)
+        # may fill the GPU's launch queue, and the host blocks on it; which, is not measured
+        parts.append(f"{', '.join(unread)}: host launch not readable, the host blocked ({clocks.PROBE_CALLS} "
+                     "queued forwards may fill the GPU's launch queue, or the call synchronises)")
     return "; ".join(parts) + "." if parts else ""
 
 
@@ -1498,9 +1502,11 @@ def c7_tables(runs: Sequence[Mapping]) -> Table | Stack:
     # the GPU page's 1,500-word core.
     host = [r for r in runs if c7_claims.regime(r)[0]]
     walls = sorted(_wall(r) for r in runs)
+    # review 2026-12-05p 03-04 item 5: the span mixes clocks (a host-bound run's device-busy
+    # ratio, a device-bound one's wall ratio), and says so: it is the layout's effect
     judged = judged.note(
-        f"Eager loops, not judged ({len(runs)} runs, folded): NHWC/NCHW {_span(card_ratio, runs)}, the "
-        f"{len(host)} host-bound by device-busy time.")
+        f"Eager loops, not judged ({len(runs)} runs, folded): layout effect {_span(card_ratio, runs)}, "
+        f"device-busy where host-bound ({len(host)} runs).")
     fresh = fresh_note(runs)  # review 2026-12-05p 03-04 item 1: where reproduce's fresh processes read otherwise
     return (judged.note(fresh) if fresh else judged).fold("the eager sweep, every column",
            f"{sweep_detail(runs)}\nBy wall time {walls[0]:.2f}x to {walls[-1]:.2f}x: the host-bound loops "

@@ -998,7 +998,9 @@ def c18_table(evidence: Mapping | None, where: str, verdict: claims.Verdict | No
     ratio, _, eager_gap, eager_how = seed_contrast(ev)
     by_slope = eager_how.startswith("the fitted")
     shown = Table("C18: launch latency, not time per node", ["quantity", "us", ""], [
-        ["graph replay, per node (fitted slope)", ev["graph_per_node_us"], ""],
+        # review 2026-12-05p 03-04 item 4: the slope is timed on the wall clock, so it holds the
+        # host's replay work (it moved 1.15 -> 1.72 us with the host; the kernel and gap held)
+        ["graph replay, per node (fitted slope, wall clock)", ev["graph_per_node_us"], ""],
         ["  the kernel's own run (timeline busy / kernels)", ev["graph_kernel_us"], ""],
         ["  slope minus kernel", ev["graph_per_node_us"] - ev["graph_kernel_us"], ""],
         ["  launch gap (timeline median)", ev["graph_launch_gap_us"], uses],
