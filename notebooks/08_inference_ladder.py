@@ -113,10 +113,14 @@ quiz_unfelt
 
 # %% [markdown]
 # The plan. On a GPU, CUDA Graphs come before torch.compile and Conv-BN folding: once one graph
-# launch replaces each kernel's, the GPU and not Python sets the pace, so every later step is
-# judged on the GPU's work (the H200's host ran at two speeds within one run, and steps timed
-# while it set the pace flipped between runs). The fold's compile column (on a GPU) shows what
-# each compiled rung cost to get ready, cold (the climb compiles into an empty Inductor cache).
+# launch replaces each kernel's, the GPU and not Python sets the pace, so where Graphs are kept
+# every later step is judged on the GPU's work (the H200's host ran at two speeds within one
+# run, and steps timed while it set the pace flipped between runs). Where Graphs are not
+# decidable (their base timed fast in its own step and slow in theirs), the rungs after them
+# are built without graphs and can run host-bound; the climb then tries Graphs once more over
+# the compiled, folded rung, by the same rule, before it raises the batch ("…, retried").
+# The fold's compile column (on a GPU) shows what each compiled rung cost to get ready, cold
+# (the climb compiles into an empty Inductor cache).
 
 # %%
 lab.tables.plan_table(plan)

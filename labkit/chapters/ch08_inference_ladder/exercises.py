@@ -167,10 +167,8 @@ FIRST_BROKEN = Exercise(
     title="which rung breaks the numerics gate",
     task="Write first_broken(ref, rungs) -> str | None. ref is strict float32's logits; rungs "
          "is a list of (name, logits, math) in climbing order. Return the name of the first rung "
-         "whose relative L2 error exceeds the tolerance of its math (numerics.TOLERANCES: "
-         + ", ".join(f"{m} {t:.2g}" for m, t in numerics.TOLERANCES.items())
-         + "), or whose logits are not all finite; None if "
-         "every rung passes.",
+         "whose relative L2 error exceeds the tolerance of its math (numerics.TOLERANCES, the "
+         "gate's table above), or whose logits are not all finite; None if every rung passes.",
     reference=reference_first_broken,
     make_case=_rungs_case,
     hint="Compute each rung's ||out - ref|| / ||ref|| and compare it with the tolerance of its "
@@ -208,11 +206,10 @@ def _tensors_close(expected: object, got: object) -> bool:
 GRAPH_REPLAY = Exercise(
     id=discovery.exercise_id(__name__, "graph_replay"),
     title="replay a captured CUDA graph on new input, and match eager",
-    task="Write replayed(model, x, new_x) -> Tensor. On a GPU: warm the model up on a side "
-         "stream, capture model(x) in a torch.cuda.CUDAGraph (under torch.no_grad()), then copy "
-         "new_x INTO x (x.copy_(new_x): a graph reads the same memory every replay), replay, and "
-         "return a clone of the captured output. On a CPU (no graphs): copy new_x into x, "
-         "return model(x).",
+    task="Write replayed(model, x, new_x) -> Tensor. On a GPU: warm up on a side stream, "
+         "capture model(x) in a torch.cuda.CUDAGraph (under torch.no_grad()), copy new_x INTO x "
+         "(a graph reads the same memory every replay), replay, return a clone of the captured "
+         "output. On a CPU: copy new_x into x, return model(x).",
     reference=reference_replayed,
     make_case=_model_case,
     hint="Warm up first: s = torch.cuda.Stream(); s.wait_stream(torch.cuda.current_stream()); "

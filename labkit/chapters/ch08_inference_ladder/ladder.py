@@ -156,8 +156,8 @@ GPU_STEPS = (
     # eager BatchNorm's 1.5 ms of kernels go, the Triton elementwise tails grow by 0.2 ms;
     # Inductor does not fuse into cuDNN's convolutions (extern kernels)
     Step("CUDA Graphs", {"cuda_graphs": True}, "one launch per batch, not one per kernel"),
-    Step("torch.compile", {"compile": "default"}, "eager BatchNorm's kernels become fused "
-         "Triton tails beside cuDNN's convolutions"),
+    Step("torch.compile", {"compile": "default"}, "BatchNorm's kernels fused into Triton tails "
+         "beside cuDNN's convolutions"),
     Step("Conv-BN folding", {"fold_bn": True}, "BatchNorm's scale and shift moved into the "
          "conv weights"),
     Step("batch 256", {"batch": 256}, "bigger convolutions fill the SMs"),

@@ -134,7 +134,7 @@ def base_short(rung: ladder.Rung) -> str:
     text = f"{base['images_per_s']:,.0f}"
     if len(rung.timings or []) > 1:
         then = base.get("step_images_per_s") or rung.images_per_s
-        text += f" (re-timed; the rung {then:,.0f} then)"
+        text += f" (re-timed; rung {then:,.0f})"   # (fewer words: review 2026-12-05p 08, the GPU page)
     return text
 
 
@@ -267,6 +267,10 @@ class LadderTable:
         self.fresh = reproduce.not_held_line(
             fresh, {r.name: r.gain for r in rungs if not r.error}, now,
             {r.name: r.device_gain for r in rungs if not r.error}, define=False)
+        split = reproduce.folded_split(fresh, {r.name: r.gain for r in rungs if not r.error},
+                                       {r.name: r.device_gain for r in rungs if not r.error})
+        if split:   # the not-held line named its steps only: the split that held, folded
+            self.note = f"{self.note} {split}".strip()
         if self.fresh:   # what 'held' means, folded with the keep rule's reasons
             self.note = f"{self.note} Held means: {reproduce.HELD_MEANS}.".strip()
         # the columns shown: not one that says nothing on any row (a CPU's device clock, idle,

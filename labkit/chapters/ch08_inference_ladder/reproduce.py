@@ -339,22 +339,48 @@ def not_held_line(found: dict | None, gains: Mapping[str, float | None] | None =
     paired = {n for pair, _ in pairs for n in pair}
     alone = [n for n in loose if n not in paired]
     if len(alone) > COMPACT_OVER:
-        # many steps loose (a noisy host): each named with how often it was kept, its ranges in
-        # the fold (all_steps_line), so the page stays within its words (review 2026-12-05p 08:
-        # five such sentences, about 100 words, on the 04:12 H200 page)
-        said = ["the wall gains of " + ", ".join(f"{n} (kept {steps[n]['kept']}/{steps[n]['runs']})"
-                                                 for n in alone) + ", their ranges folded"]
+        # many steps loose (a noisy host): each named, with how often it was kept where not in
+        # every run, its ranges and any split in the fold (all_steps_line), so the page stays
+        # within its words (review 2026-12-05p 08: five such sentences and a split, about 100
+        # words, on the 04:12 H200 page)
+        said = ["the wall gains of " + ", ".join(
+            n + ("" if steps[n]["kept"] == steps[n]["runs"] else f" (kept {steps[n]['kept']}/{steps[n]['runs']})")
+            for n in alone) + (" and a split" if pairs else "") + "; ranges folded"]
     else:
-        said = [one(n) for n in alone]
-    said += [text for _, text in pairs]
+        said = [one(n) for n in alone] + [text for _, text in pairs]
     head = label(found, page_at)
-    if define:
+    if len(alone) > COMPACT_OVER and not define:
+        # named only: where and when the runs were is the verdict's line and the fold's
+        head = f"the {found['runs']} fresh runs"
+    elif define:
         head = head[:-1] + f"; held: {HELD_MEANS})"
     return f"Not held by {head}: " + "; ".join(said) + "."
 
 
 # more steps than this loose: named only, their ranges folded (not_held_line)
 COMPACT_OVER = 3
+
+
+def folded_split(found: dict | None, gains: Mapping[str, float | None] | None = None,
+                 device_gains: Mapping[str, float | None] | None = None) -> str:
+    """The split_moved sentences that not_held_line leaves to the fold when it names its loose
+    steps only (more than COMPACT_OVER of them); '' otherwise."""
+    if not found:
+        return ""
+    steps, gains, device_gains = found["steps"], dict(gains or {}), dict(device_gains or {})
+    loose = [n for n, s in steps.items() if not holds(s, gains.get(n))]
+
+    def side(value: float | None, span: tuple[float, float] | None) -> str:
+        if value is None or span is None:
+            return ""
+        return "below" if value < span[0] / (1 + keep.MIN_GAIN) else \
+            "above" if value > span[1] * (1 + keep.MIN_GAIN) else ""
+    pairs = split_moved(steps, loose, gains, device_gains, side)
+    paired = {n for pair, _ in pairs for n in pair}
+    if len([n for n in loose if n not in paired]) <= COMPACT_OVER or not pairs:
+        return ""
+    text = "; ".join(t for _, t in pairs)
+    return text[0].upper() + text[1:] + "."
 
 # what 'held' means, without the word itself: a caller puts it after 'held:' or 'Held means:'
 # (review 2026-12-04m item 5: the fold read 'Not held: not held: within 10% ...')
@@ -487,25 +513,26 @@ def verdict_line(machine: str, page_at: str | None = None) -> str:
         return ""
     n = len(found["labels"])
     when = _when(found["recorded_at"])
-    order = ""
-    if when and page_at:
-        order = (f", before this page's run at {_when(page_at)[11:]}" if found["recorded_at"] < page_at
-                 else f", after this page's run at {_when(page_at)[11:]}")
-    head = f"{n} fresh runs ({when} UTC{order})" if when else f"{n} fresh runs"
+    # the record's time beside the page's own, so the order shows (the page's words: no sentence)
+    here = f"; this page {_when(page_at)[11:]}" if when and page_at else ""
+    head = f"{n} fresh runs ({when} UTC{here})" if when else f"{n} fresh runs"
     if found["agree"]:
         return f"Reproduced by {head}: C24 {found['labels'][0]} in {n} of {n}."
-    said = f"Not reproduced by {head}: C24 {', '.join(found['labels'])}"
+    # outcomes only: what each depends on is the record's (the CPU page's note gives them)
+    outcomes = [label.split(" (")[0] for label in found["labels"]]
+    said = f"Not reproduced by {head}: C24 {', '.join(outcomes)}"
     rates = [d for d in found["deciding"] if d > 0]
     if rates:
         bound = [f"run {i}" for i, idle in enumerate(found["idles"], start=1)
                  if idle is not None and idle > keep.IDLE_LIMIT]
         worst = max((i for i in found["idles"] if i is not None), default=None)
         said += (f"; deciding rung {min(rates):,.0f}-{max(rates):,.0f} images/s"
-                 + (f", host-bound in {', '.join(bound)} (idle up to {100 * worst:.0f}%)" if bound else ""))
+                 + (f", host-bound in {', '.join(bound)} (idle {'up to ' if len(bound) > 1 else ''}"
+                    f"{100 * worst:.0f}%)" if bound else ""))
     tops = [t for t in found["tops"] if t > 0]
     if tops:
         spread = max(tops) / min(tops) - 1
-        said += (f"; top rung {min(tops):,.0f}-{max(tops):,.0f} images/s (spread {100 * spread:.1f}%"
+        said += (f"; top rung {min(tops):,.0f}-{max(tops):,.0f} ({100 * spread:.1f}%"
                  + (f" > {100 * TOP_SPREAD:.0f}%" if spread > TOP_SPREAD else "") + ")")
     return said + "."
 

@@ -46,7 +46,7 @@ def test_the_core_shows_the_base_each_step_gain_divides_out_of():
     head, rows = _core_rows(report.table(rungs, strict, strict))
     base_col = head.index("step&#x27;s base, images/s")
     speed, gain = head.index("images/s"), head.index("step gain: wall")
-    assert [r[base_col] for r in rows] == ["", "3,160", "6,636 (re-timed; the rung 11,140 then)"]
+    assert [r[base_col] for r in rows] == ["", "3,160", "6,636 (re-timed; rung 11,140)"]
     # a room divides what it sees: the rung's images/s (in the deciding timing, where re-timed)
     # over the base shown is the step gain, within 2%, where over the row above
     # (11,215 / 12,985 = 0.86x) it is not
