@@ -273,6 +273,9 @@ class LadderTable:
             self.note = f"{self.note} {split}".strip()
         if self.fresh:   # what 'held' means, folded with the keep rule's reasons
             self.note = f"{self.note} Held means: {reproduce.HELD_MEANS}.".strip()
+        if reproduce.RANGES_FOLDED in self.fresh:
+            # most steps loose (a noisy host): the whole line folded, the takeaways say it once
+            self.note, self.fresh = f"{self.fresh} {self.note}", ""
         # the columns shown: not one that says nothing on any row (a CPU's device clock, idle,
         # compile and payback), nor a second baseline that is the first (a CPU's)
         self.shown = [i for i, name in enumerate(COLUMNS)

@@ -345,7 +345,7 @@ def not_held_line(found: dict | None, gains: Mapping[str, float | None] | None =
         # words, on the 04:12 H200 page)
         said = ["the wall gains of " + ", ".join(
             n + ("" if steps[n]["kept"] == steps[n]["runs"] else f" (kept {steps[n]['kept']}/{steps[n]['runs']})")
-            for n in alone) + (" and a split" if pairs else "") + "; ranges folded"]
+            for n in alone) + (" and a split" if pairs else "") + RANGES_FOLDED]
     else:
         said = [one(n) for n in alone] + [text for _, text in pairs]
     head = label(found, page_at)
@@ -357,8 +357,11 @@ def not_held_line(found: dict | None, gains: Mapping[str, float | None] | None =
     return f"Not held by {head}: " + "; ".join(said) + "."
 
 
-# more steps than this loose: named only, their ranges folded (not_held_line)
+# more steps than this loose: named only, their ranges folded (not_held_line), and the line
+# itself folded beside the ladder (report.table): the takeaways' one line on the host-paced
+# steps and the verdict's fresh-runs line say it in the core (the GPU page's 1,500 words)
 COMPACT_OVER = 3
+RANGES_FOLDED = "; ranges folded"
 
 
 def folded_split(found: dict | None, gains: Mapping[str, float | None] | None = None,
@@ -515,6 +518,8 @@ def verdict_line(machine: str, page_at: str | None = None) -> str:
     when = _when(found["recorded_at"])
     # the record's time beside the page's own, so the order shows (the page's words: no sentence)
     here = f"; this page {_when(page_at)[11:]}" if when and page_at else ""
+    if here and when[:10] == _when(page_at)[:10]:
+        when = when[11:]   # the same day as the page: its time says the order
     head = f"{n} fresh runs ({when} UTC{here})" if when else f"{n} fresh runs"
     if found["agree"]:
         return f"Reproduced by {head}: C24 {found['labels'][0]} in {n} of {n}."
