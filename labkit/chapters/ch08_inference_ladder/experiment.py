@@ -340,7 +340,8 @@ def _run(device: torch.device, quick: bool, beyond: bool, regimes: bool, max_aut
     # a step whose base moved is re-timed only within budget_s: a re-time takes time from the
     # interaction table (which runs while the budget lasts), never past the chapter's minutes
     climbed = lad.climb(p.steps, strict, climb_deadline, retime_until=deadline,
-                        retry_until=retry_deadline(started, on_gpu, deadline, end_s, climb_end_s))
+                        retry_until=retry_deadline(started, on_gpu, deadline, end_s, climb_end_s),
+                        retry=on_gpu)
     rungs = [strict.rung] + climbed
     top_live = lad.top
     kept_rungs = ladder.kept(rungs)

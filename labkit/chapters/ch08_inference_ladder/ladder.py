@@ -835,15 +835,17 @@ class Ladder:
                 "host_pace_us": pace}
 
     def climb(self, steps: Sequence[Step], start: Live, deadline: float | None = None,
-              retime_until: float | None = None, retry_until: float | None = None) -> list[Rung]:
+              retime_until: float | None = None, retry_until: float | None = None,
+              retry: bool = True) -> list[Rung]:
         """Apply the steps in order from start; a rung past the deadline (perf_counter) is
         skipped; a step whose base moved is re-timed only before retime_until (see step).
 
         A step that was not decidable (keep.NOT_DECIDABLE) is tried once more after the last
         rung at the start's batch, before the step that raises the batch (`retry`), judged by
         the same rule, and begun only before retry_until (None: always); past it the retry is
-        shown as skipped."""
-        rungs, current, retried = [], start, False
+        shown as skipped. retry=False: no retry (a CPU's ladder: its noise leaves steps not
+        decidable often, and a retry there costs the page's time and words for no lesson)."""
+        rungs, current, retried = [], start, not retry
         for s in steps:
             if not retried and "batch" in s.change and s.change["batch"] != start.rung.settings.batch:
                 retried = True

@@ -494,6 +494,8 @@ def c24_runs(data: Mapping | None) -> dict | None:
             "verdicts_agree": len(set(labels)) == 1,
             "agree": len(set(labels)) == 1 and summary.get("agree", True) is not False,
             "recorded_at": str(data.get("recorded_at") or ""),
+            "kept": {n: sum(1 for r in data.get("numbers") or [] if ((r.get("steps") or {}).get(n) or {}).get("kept"))
+                     for n in dict.fromkeys(n for r in data.get("numbers") or [] for n in r.get("steps") or {})},
             "undecided": {n: sum(1 for r in data.get("numbers") or [] if ((r.get("steps") or {}).get(n) or {})
                                  .get("judged_by") == keep.NOT_DECIDABLE)
                           for n in dict.fromkeys(n for r in data.get("numbers") or [] for n in r.get("steps") or {})}}
@@ -545,7 +547,9 @@ def verdict_line(machine: str, page_at: str | None = None) -> str:
 def why_differs(found: Mapping) -> str:
     """Why the fresh runs may read otherwise than the record: the steps not decidable in some
     runs, and the runs whose judged rung ran host-bound; '' when neither."""
-    parts = [f"{n} not decidable in {k} of {len(found['labels'])}" for n, k in found["undecided"].items() if k]
+    # a step not decidable in some runs and kept in others: the runs climbed other recipes
+    parts = [f"{n} not decidable in {k} of {len(found['labels'])}" for n, k in found["undecided"].items()
+             if k and found["kept"].get(n)]
     bound = [i for i, idle in enumerate(found["idles"], start=1) if idle is not None and idle > keep.IDLE_LIMIT]
     if bound:
         idles = ", ".join(f"{100 * found['idles'][i - 1]:.0f}%" for i in bound)
@@ -578,8 +582,8 @@ def last_reproduced(machine: str, most: int = 12) -> str:
         if found and found["verdicts_agree"] and len(found["labels"]) >= reproduced.REQUIRED_RUNS:
             n = len(found["labels"])
             ratios = " and ".join(spread(*r) for r in found["ratios"])
-            return (f"the record of {_when(found['recorded_at'])} UTC (results/ at {commit[:7]}): "
-                    f"{found['labels'][0]} in {n} of {n}" + (f", deciding ratios {ratios}" if ratios else ""))
+            return (f"{_when(found['recorded_at'])} UTC (results/ at {commit[:7]}), "
+                    f"{found['labels'][0]} {n} of {n}" + (f" at {ratios}" if ratios else ""))
     return ""
 
 
@@ -596,11 +600,13 @@ def reference_note(machine: str, verdict_at: str = "") -> str:
     if not found:
         return ""
     n, when = len(found["labels"]), _when(found["recorded_at"])
-    head = f"The recorded reference ({machine}" + (f", {_when(verdict_at)} UTC" if verdict_at else "") + ")"
+    head = f"Recorded reference ({machine}" + (f", {_when(verdict_at)} UTC" if verdict_at else "") + ")"
+    if verdict_at and when[:10] == _when(verdict_at)[:10]:
+        when = when[11:]
     if found["agree"]:
-        return f"{head}: reproduced by {n} fresh runs ({when} UTC), {found['labels'][0]} in {n} of {n}."
+        return f"{head}: reproduced by {n} fresh runs ({when} UTC), {found['labels'][0]} {n} of {n}."
     why = why_differs(found)
     last = last_reproduced(machine)
-    return (f"{head}: NOT reproduced: {n} fresh runs ({when} UTC) read {', '.join(found['labels'])}"
+    return (f"{head}: NOT reproduced by {n} fresh runs ({when} UTC): {', '.join(found['labels'])}"
             + (f"; why: {why}" if why else "") + "."
             + (f" Last reproduced: {last}." if last else ""))

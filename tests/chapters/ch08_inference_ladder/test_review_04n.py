@@ -99,7 +99,7 @@ def test_a_long_climb_skips_the_cells_past_the_end_and_the_page_says_what_cut_th
         def compare(self, lives):
             pass
 
-        def climb(self, steps, strict, deadline, retime_until=None, retry_until=None):
+        def climb(self, steps, strict, deadline, retime_until=None, retry_until=None, retry=True):
             now[0] += 125.0
             rungs = [dataclasses.replace(rung(s.name, s.apply(strict.rung.settings)), kept=True)
                      for s in steps]

@@ -36,7 +36,7 @@ def _run(monkeypatch, climb_s: float, end_s: float | None = None):
         def compare(self, lives):
             pass
 
-        def climb(self, steps, strict, deadline, retime_until=None, retry_until=None):
+        def climb(self, steps, strict, deadline, retime_until=None, retry_until=None, retry=True):
             now[0] += climb_s
             rungs = [dataclasses.replace(rung(s.name, s.apply(strict.rung.settings)), kept=True)
                      for s in steps]

@@ -171,7 +171,7 @@ def test_the_verdicts_fresh_runs_and_the_recorded_references_reproduction_are_re
     assert f"{min(found['deciding']):,.0f}-{max(found['deciding']):,.0f} images/s" in line
     last = reproduce.last_reproduced("nvidia-h200")
     if last:   # with results/'s history (not in a shallow clone)
-        assert f"Last reproduced: {last}" in note and " in 3 of 3" in last
+        assert f"Last reproduced: {last}" in note and " 3 of 3" in last
 
 
 def test_a_step_kept_in_no_fresh_run_is_not_named_held_and_the_graphs_line_says_it_was_not_kept():
@@ -207,3 +207,9 @@ def test_the_evidence_carries_the_judged_rungs_idle_and_the_top_rungs_device_clo
     if run.top.device_s:
         assert ev["top_device_images_per_s"] == pytest.approx(run.top.settings.batch / run.top.device_s)
     json.dumps(ev)   # JSON-ready
+
+
+def test_a_cpu_ladder_is_not_retried():
+    lad = StubLadder()
+    rungs = lad.climb(STEPS, _start(), retry=False)
+    assert not any(r.name.endswith(ladder.RETRIED) for r in rungs)
