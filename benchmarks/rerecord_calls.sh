@@ -103,9 +103,11 @@ case "${1:-}" in
       "timeout 60 python3 benchmarks/smoke_chase.py || { touch \$WAVE_OUT/chase_failed; exit 1; }" \
       "$(nb 00)" "$(nb 04)" "$(nb 03)" \
       "LABKIT_SKIP_CHASE=\$(test -e \$WAVE_OUT/chase_failed && echo 1 || echo 0) $(nb 02)" ;;
-  B-repro)  # ~400 s: reproduce 08 alone (398 s on 2026-12-05 against a 400 s limit; a retried step
-      # begins only where it fits before the run's end, so a run does not grow); its page moves to E-08
-    CHAIN=1 STEP_TIMEOUT=450 bash benchmarks/gpu_wave.sh "$(repro 08)" ;;
+  B-repro)  # ~400-480 s: reproduce 08 alone (398 s on 2026-12-05); a not-decidable step's retry
+      # (~26 s with the batch step after it) begins only where it fits before 150 s of a run
+      # (reproduce.LADDER_END_S, the page's own end), so a run lasts at most ~160 s with start-up;
+      # its page moves to E-08
+    CHAIN=1 STEP_TIMEOUT=540 bash benchmarks/gpu_wave.sh "$(repro 08)" ;;
   E-08)  # ~420 s (estimate): 08's page (142 s on 2026-12-05, limit 150) after its reproduce in B-repro,
       # then E-lean: 09 reads 08's keep rule, 99 reads every record
     CHAIN=1 STEP_TIMEOUT=200 bash benchmarks/gpu_wave.sh "$(nb 08)" "$(nb 09)" "$(nb 06)" "$(repro 07)" \

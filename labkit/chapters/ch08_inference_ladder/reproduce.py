@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import json
 import statistics
-import subprocess
 from collections.abc import Callable, Mapping
 
 from labkit.chapters.ch08_inference_ladder import experiment, keep
@@ -37,10 +36,13 @@ _CLIMBED: dict[bool, experiment.Result] = {}
 
 
 # A reproduce run's climb ends here (seconds from its start): a not-decidable step's retry
-# (ladder.Ladder.retry) begins only where it and the batch step fit before it, so a run never
-# grows past the longest of the 2026-12-05 record (ladders of 118-124 s, 127-134 s a run with
-# start-up, 398 s of the call's 400 s for three runs; review 2026-12-05p 08 item 1a).
-LADDER_END_S = 124.0
+# (ladder.Ladder.retry) begins only where it and the batch step fit before it. The page's own end
+# (experiment.CHAPTER_LIMIT_S, 150 s), so a reproduce run can retry wherever the page could: on the
+# 2026-12-05 record (ladders of 118-124 s, folding done by 102-109 s) a 124 s end left no run room
+# for the retry, and a run reproduces the page only if it may climb the same recipe. A run then
+# lasts at most about 160 s with its start-up: benchmarks/rerecord_calls.sh B-repro runs
+# reproduce 08 alone with a step limit of 540 s (review 2026-12-05p 08 item 1a).
+LADDER_END_S = experiment.CHAPTER_LIMIT_S
 
 
 def _climb(quick: bool) -> experiment.Result:
@@ -558,33 +560,29 @@ def why_differs(found: Mapping) -> str:
     return "; ".join(parts)
 
 
-def last_reproduced(machine: str, most: int = 12) -> str:
-    """The last reproduce record of C24 whose runs agreed, from results/'s own history (git): 'the
-    record of 2026-12-04 19:06 (results/ at ca79418): depends (the baseline) in 3 of 3, deciding
-    ratios 8.69-9.01x and 4.11-4.24x'; '' where there is no history (a shallow clone) or none
-    agreed in the last `most` versions. Read, never typed (review 2026-12-05p 08 item 4)."""
+def last_reproduced(machine: str) -> str:
+    """The last superseded reproduce record of C24 whose runs agreed, kept as a file beside the
+    record (results/reproduce/superseded/<machine>-08_inference_ladder-<when>.json, copied there
+    when a record is replaced): 'the record of 2026-12-04 19:06 UTC (superseded/...-2026-12-04T19-06.json),
+    depends (the baseline) 3 of 3 at 8.69-9.01x and 4.11-4.24x'; '' where none agreed. Read, never
+    typed (review 2026-12-05p 08 item 4); a file, not git's history, so a shallow clone (Colab,
+    Binder) shows it too."""
     path = reproduced.record_path(machine, CHAPTER)
-    try:
-        root = subprocess.run(["git", "rev-parse", "--show-toplevel"], cwd=path.parent, capture_output=True,
-                              text=True, timeout=10, check=True).stdout.strip()
-        rel = path.resolve().relative_to(root).as_posix()
-        commits = subprocess.run(["git", "log", f"-{most}", "--format=%H", "--", rel], cwd=root,
-                                 capture_output=True, text=True, timeout=10, check=True).stdout.split()
-    except (OSError, ValueError, subprocess.SubprocessError):
-        return ""
-    for commit in commits:
+    kept = []
+    for old in sorted((path.parent / "superseded").glob(f"{path.stem}-*.json")):
         try:
-            text = subprocess.run(["git", "show", f"{commit}:{rel}"], cwd=root, capture_output=True,
-                                  text=True, timeout=10, check=True).stdout
-            found = c24_runs(json.loads(text))
-        except (OSError, ValueError, subprocess.SubprocessError):
+            found = c24_runs(json.loads(old.read_text()))
+        except (OSError, ValueError):
             continue
         if found and found["verdicts_agree"] and len(found["labels"]) >= reproduced.REQUIRED_RUNS:
-            n = len(found["labels"])
-            ratios = " and ".join(spread(*r) for r in found["ratios"])
-            return (f"{_when(found['recorded_at'])} UTC (results/ at {commit[:7]}), "
-                    f"{found['labels'][0]} {n} of {n}" + (f" at {ratios}" if ratios else ""))
-    return ""
+            kept.append((str(found["recorded_at"]), old.name, found))
+    if not kept:
+        return ""
+    _, name, found = max(kept, key=lambda k: k[0])
+    n = len(found["labels"])
+    ratios = " and ".join(spread(*r) for r in found["ratios"])
+    return (f"{_when(found['recorded_at'])} UTC (reproduce/superseded/{name}), "
+            f"{found['labels'][0]} {n} of {n}" + (f" at {ratios}" if ratios else ""))
 
 
 def reference_note(machine: str, verdict_at: str = "") -> str:

@@ -169,9 +169,11 @@ def test_the_verdicts_fresh_runs_and_the_recorded_references_reproduction_are_re
     for rate in found["deciding"]:
         assert rate <= max(found["deciding"])
     assert f"{min(found['deciding']):,.0f}-{max(found['deciding']):,.0f} images/s" in line
+    # the last record that reproduced, from its file under results/reproduce/superseded/ (a
+    # shallow clone has it too): 2026-12-04 19:06, depends (the baseline) 3 of 3
     last = reproduce.last_reproduced("nvidia-h200")
-    if last:   # with results/'s history (not in a shallow clone)
-        assert f"Last reproduced: {last}" in note and " 3 of 3" in last
+    assert last.startswith("2026-12-04 19:06 UTC") and " 3 of 3" in last
+    assert f"Last reproduced: {last}" in note
 
 
 def test_a_step_kept_in_no_fresh_run_is_not_named_held_and_the_graphs_line_says_it_was_not_kept():
