@@ -74,7 +74,10 @@ def shown_unreproduced(copy: Path) -> set[str]:
 # each required to differ there (so the list cannot go stale), and the copy's headline unchecked
 # while any is listed. Emptied by the next re-record of 99.
 CHANGED_SINCE_H200_RECORD: dict[str, str] = {
-    # emptied by the re-record of 99 on 2026-12-05 04:27 (call L, sources 75dc7f0)
+    # emptied by the re-record of 99 on 2026-12-05 04:27 (call L, sources 75dc7f0); since then:
+    "C24": "08's rule does not decide C24 on a host-bound deciding rung (review 2026-12-05p 08 item 1b), so "
+           "the fresh reproduce run 1 of 04:09, judged again from its evidence, reads 'depends (on the host: "
+           "...)' where 99's H200 copy of 04:27 reads 'refuted'",
 }
 
 

@@ -214,8 +214,9 @@ def check_c24(ev: Mapping, th: Mapping) -> tuple[str, str, str]:
 
 def host_bound(idle: float) -> str:
     """What C24 depends on when its judged rung is host-bound: it is not decided there."""
-    return (f"not decided: the deciding rung is host-bound (GPU idle {100 * idle:.0f}% > "
-            f"{100 * keep.IDLE_LIMIT:.0f}%, unprofiled)")
+    # read after 'depends (on ': 'depends (on the host: the deciding rung is host-bound ...)'
+    return (f"the host: the deciding rung is host-bound (GPU idle {100 * idle:.0f}% > "
+            f"{100 * keep.IDLE_LIMIT:.0f}%, unprofiled), so not decided")
 
 
 def judged_idle(ev: Mapping, judged: Mapping | None = None) -> float | None:

@@ -120,14 +120,15 @@ def test_c24_is_not_decided_on_a_host_bound_deciding_rung():
         idle = claims.judged_idle(ev)
         if idle is not None and idle > keep.IDLE_LIMIT:
             assert verdict.outcome != "refuted"
-            assert verdict.depends_on.startswith("not decided: the deciding rung is host-bound (GPU idle")
+            assert verdict.depends_on.startswith("the host: the deciding rung is host-bound (GPU idle")
+            assert verdict.depends_on.endswith("so not decided")
         elif recorded["outcome"] == "depends" and recorded["depends_on"].startswith("the baseline"):
             assert verdict.depends_on.startswith("the baseline")
     # a stub: the same numbers device-bound are refuted
     ev = {"at_baseline_batch": {"rung": "r", "speedup_over_strict": 4.3, "speedup_over_defaults": 2.0,
                                 "strict_spread": [4.2, 4.5], "defaults_spread": [1.9, 2.1], "idle_share": 0.51},
           "top_rung": "r", "steps_kept": 5, "speedup_over_strict": 4.3, "speedup_over_defaults": 2.0}
-    assert claims.check_c24(ev, {"seed_speedup": 4.8})[2].startswith("not decided")
+    assert claims.check_c24(ev, {"seed_speedup": 4.8})[2].startswith("the host: ")
     ev["at_baseline_batch"]["idle_share"] = 0.1
     assert claims.check_c24(ev, {"seed_speedup": 4.8})[0] == "refuted"
 
