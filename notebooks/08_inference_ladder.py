@@ -189,8 +189,9 @@ lab.widgets.Timeline(top.trace) if top.trace is not None else print("no profile 
 # ## Do the steps simply add up?
 #
 # Each of channels_last, fp16 and Conv-BN folding alone on an eager base with TF32 on (so TF32
-# is not part of any gain). On a GPU the three cells have time of their own after the climb,
-# each timed with its base in fewer rounds than a climb's step. Below the table: the three
+# is not part of any gain). On a GPU the three cells have time of their own after the climb
+# (unless a retried step used it: the note says so), each timed with its base in fewer rounds
+# than a climb's step. Below the table: the three
 # alone, multiplied, against the same three's own gains on the climb, multiplied (on a GPU
 # other steps come between them there); if the steps simply multiplied, the two would agree.
 # A cell the host binds (GPU idle over 30%) is read on device time, as the climb reads it, with

@@ -878,7 +878,8 @@ class Ladder:
         judged on ran host-bound (GPU idle 46-53%). Over compiled, folded code the host's pace
         matters less; the retry is judged by the same `decide` / `over_moved_base`, and "not
         decidable" still never counts as kept (review 2026-12-05p 08 item 1a)."""
-        undecided = [r.name for r in rungs if r.judged_by == keep.NOT_DECIDABLE and not r.error]
+        undecided = [r.name for r in rungs if r.judged_by == keep.NOT_DECIDABLE and not r.error
+                     and r.name in RETRY_STEPS]
         for s in steps:
             if s.name not in undecided:
                 continue
@@ -907,8 +908,14 @@ RETRIED = ", retried"   # a not-decidable step tried again after the last rung a
 # 2026-12-05: folding's compile 4.5-7.0 s, a step's rounds 6-10 s; the batch-256 step 12.6-16.6 s,
 # 13.3 s on the page; estimates, not measured for the retry itself):
 # a caller begins the retry only where both fit before its end (experiment.retry_deadline)
-RETRY_S = 12.0
-LAST_STEP_S = 14.0
+# (review 2026-12-05p2 08 item 2: the measured maxima, so a page at 2026-12-05's pace keeps its
+# 150 s: prepare 5-8 s + a first timing 5.4-7.5 s; the batch step 12.4-16.6 s)
+RETRY_S = 15.0
+LAST_STEP_S = 17.0
+# the steps a retry may try again: CUDA Graphs only, the step whose worth is the host's pace by
+# construction (device gain ~1.00x); a not-decidable cudnn.benchmark (~1.00x) would spend the
+# window Graphs' retry needs (review 2026-12-05p2 08 item 4)
+RETRY_STEPS = ("CUDA Graphs",)
 
 
 def step_name(name: str) -> str:

@@ -21,7 +21,7 @@ import json
 import statistics
 from collections.abc import Callable, Mapping
 
-from labkit.chapters.ch08_inference_ladder import experiment, keep
+from labkit.chapters.ch08_inference_ladder import experiment, keep, ladder
 from labkit.claims import reproduced
 from labkit.claims.core import Verdict
 from labkit.claims.registry import get
@@ -92,8 +92,10 @@ def summarise_numbers(runs: list[dict]) -> dict:
     all_agree includes it); 'steps_agree' the keep sets alone."""
     if not runs:
         raise ValueError("no runs to summarise")
+    # by step, not rung name: a step kept on its retry ('CUDA Graphs, retried') is the step kept
+    # first time in another run, the same recipe (review 2026-12-05p2 08 item 1)
     sets = [tuple(run.get("kept") or ()) for run in runs]
-    steps_agree = len(set(sets)) == 1
+    steps_agree = len({frozenset(ladder.step_name(n) for n in s) for s in sets}) == 1
     lines = ([f"  steps kept: the same in {len(runs)} of {len(runs)} ({len(sets[0])}: "
               f"{', '.join(sets[0])})"] if steps_agree else
              ["  steps kept: NOT the same over the runs: " + "; ".join(
@@ -229,7 +231,7 @@ def fresh_runs(machine: str) -> dict | None:
             for p in s.get("host_pace_us") or [] if p]
     # the steps each run kept, so a takeaway names a step as held only where every run kept it
     # (review 2026-12-05p 08 item 3: cudnn.benchmark, kept in 0 of 3, read 'held')
-    kept_sets = [[n for n, s in r["steps"].items() if s.get("kept")] for r in runs]
+    kept_sets = [[ladder.step_name(n) for n, s in r["steps"].items() if s.get("kept")] for r in runs]
     return {"runs": len(runs), "recorded_at": str(data.get("recorded_at") or ""), "steps": steps,
             "machine": machine, "largest": largest, "gains": gains, "pace": pace,
             "kept_sets": kept_sets} if steps else None

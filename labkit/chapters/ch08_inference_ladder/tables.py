@@ -326,6 +326,10 @@ def regimes_table(run: object, chapter: object = None) -> tables.Table:
         shown.add(name, *cells)
     if idles:
         shown.fold("idle per cell", "; ".join(idles))
+    if not gains and missing:
+        # every cell skipped (a retried step took the climb past the interaction's start): one row
+        # says so, not a header over nothing (review 2026-12-05p2 08 item 3)
+        shown.add("none of the three cells was measured")
     for regime, why in missing.items():
         shown.note(f"{regime}: not measured ({why})")
     added, climb = adds_up_parts(run, gains)

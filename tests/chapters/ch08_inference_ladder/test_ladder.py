@@ -418,7 +418,10 @@ def test_an_interaction_regime_whose_base_ate_the_budget_is_a_note_not_an_untime
     run = SimpleNamespace(regimes=result.regimes, regime_bases=result.regime_bases,
                           regimes_missing=result.regimes_missing, regime_gains=dict)
     shown = tables.regimes_table(run)
-    assert not shown.rows and "eager: not measured (skipped" in shown.notes[0]
+    # no untimed column; one row says none was measured, not a header over nothing (review
+    # 2026-12-05p2 08 item 3)
+    assert shown.columns == ["step"] and shown.rows == [["none of the three cells was measured"]]
+    assert "eager: not measured (skipped" in shown.notes[0]
 
 
 def test_a_regime_whose_base_was_never_timed_does_not_head_its_column_with_zero_images_per_s():

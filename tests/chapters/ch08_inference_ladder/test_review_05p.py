@@ -216,3 +216,27 @@ def test_a_cpu_ladder_is_not_retried():
     lad = StubLadder()
     rungs = lad.climb(STEPS, _start(), retry=False)
     assert not any(r.name.endswith(ladder.RETRIED) for r in rungs)
+
+
+def test_only_cuda_graphs_is_retried_and_a_retry_that_reaches_the_same_recipe_reproduces():
+    """Review 2026-12-05p2 08 items 4 and 1: a not-decidable cudnn.benchmark (about 1.00x) is not
+    retried (it would spend the window Graphs' retry needs); and runs that keep Graphs first time
+    and on the retry climbed the same recipe: their keep sets agree by step, and the fresh runs'
+    keep sets name the step, so a takeaway can call it held."""
+    lad = StubLadder(undecided=("cudnn.benchmark", "CUDA Graphs"))
+    names = [r.name for r in lad.climb(STEPS, _start())]
+    assert "cudnn.benchmark, retried" not in names and "CUDA Graphs, retried" in names
+    assert ladder.RETRY_STEPS == (reproduce.HOST_ONLY_STEP,)
+
+    def run(kept):
+        return {"kept": list(kept), "steps": {}, "top": {"name": "batch 256", "batch": 256,
+                                                         "images_per_s": 31000.0}}
+    first = ("TF32", "CUDA Graphs", "torch.compile", "Conv-BN folding", "batch 256")
+    later = ("TF32", "torch.compile", "Conv-BN folding", "CUDA Graphs, retried", "batch 256")
+    said = reproduce.summarise_numbers([run(first), run(later), run(later)])
+    assert said["steps_agree"] and said["agree"]
+    assert not reproduce.summarise_numbers([run(first), run(later[:2] + later[3:])])["steps_agree"]
+    # the page's time: the retry begins where it, the batch step and the cells outside the run fit
+    page = experiment.retry_deadline(0.0, True, 120.0, experiment.INTERACTION_END_S, None)
+    assert page + ladder.RETRY_S + ladder.LAST_STEP_S <= experiment.INTERACTION_END_S + experiment.LAST_CELL_S
+    assert ladder.RETRY_S >= 15.0 and ladder.LAST_STEP_S >= 16.6   # the measured maxima of 2026-12-05
