@@ -69,13 +69,45 @@ def gpu_cycles_per_s(device: str) -> float:
         torch.cuda.synchronize()
         cycles = 2_000_000
         torch.cuda._sleep(cycles)  # the first launch loads the kernel
-        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        start.record()
-        torch.cuda._sleep(cycles)
-        end.record()
-        end.synchronize()
-        seconds = start.elapsed_time(end) * 1e-3
-    return cycles / seconds if seconds > 0 else 2.0e9
+        # Warm the clock first, then keep the fastest of a few spins. Called as a process's
+        # first GPU work (03 and 04 probe the host's pace at their start), one spin right after
+        # an idle GPU's first launch could read the idle clock (the H200: 345 MHz idle, 1,980
+        # boosted), and every later hold would then last up to ~5.7x less than intended; a rate
+        # read high only lengthens holds (review 2026-12-05p2 00-04 item 2).
+        torch.cuda._sleep(WARM_CYCLES)
+        rates = []
+        for _ in range(3):
+            start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            start.record()
+            torch.cuda._sleep(cycles)
+            end.record()
+            end.synchronize()
+            seconds = start.elapsed_time(end) * 1e-3
+            if seconds > 0:
+                rates.append(cycles / seconds)
+    return max(rates) if rates else 2.0e9
+
+
+# the spin before the rate is read: ~20 ms at the H200's boost clock, ~120 ms at its idle one
+WARM_CYCLES = 40_000_000
+
+
+def host_pace(device: torch.device, when: str) -> dict | None:
+    """The host's pace at one point of a chapter (`when`: 'start' or 'end'): the host launch of
+    one `x.add_(1)` behind a spin (`host_launch`, its probes' median and range, us) and the spin
+    rate it was held by, on a GPU; None elsewhere. Why: the 2026-12-05 pages of 03 and 04 ran
+    their host-paced figures 1.4-2.2x slower than reproduce's fresh processes, and the record
+    measured nothing about the host's speed; kept at a chapter's start and end, the next record
+    says whether the process slowed as it went (review 2026-12-05p 03-04 item 1c)."""
+    if device.type != "cuda":
+        return None
+    x = torch.zeros(256, device=device)
+    x.add_(1)
+    torch.cuda.synchronize(device)
+    found = host_launch(lambda: x.add_(1), device, wall_per_call_s=50e-6)
+    return {"when": when, "host_launch_us": found.seconds * 1e6, "synchronises": found.synchronises,
+            "spread_us": [v * 1e6 for v in found.spread] if found.spread else None,
+            "spin_cycles_per_s": gpu_cycles_per_s(str(device))}
 
 
 def cycles_for(seconds: float, device: str) -> int:

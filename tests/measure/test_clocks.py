@@ -184,3 +184,46 @@ def test_a_steady_loop_over_its_pace_is_work_the_probe_misses_not_a_disturbance(
     assert clocks.steady_excess(220e-6, 198e-6, 29e-6) is None
     assert clocks.steady_excess(303e-6, 198e-6, 29e-6, rounds=[200e-6, 303e-6, 318e-6]) is None
     assert clocks.steady_excess(303e-6, None, 29e-6) is None
+
+
+def test_the_spin_rate_is_read_on_a_warmed_clock_not_an_idle_one(monkeypatch):
+    """Review 2026-12-05p2 00-04 item 2: 03 and 04 probe the host's pace as their first GPU work;
+    a rate read right after an idle GPU's first launch would be the idle clock's (the H200: 345 MHz
+    idle, 1,980 boosted), and every later hold would last up to ~5.7x less than intended. A fake
+    GPU whose clock boosts after 10 ms of spinning: the rate read is the boosted one."""
+    import contextlib
+
+    from labkit.measure import clocks
+
+    state = {"t": 0.0, "spun": 0.0}
+
+    def clock_hz():
+        return 1.98e9 if state["spun"] > 0.010 else 345e6
+
+    def sleep(cycles):
+        took = cycles / clock_hz()
+        state["t"] += took
+        state["spun"] += took
+
+    class Event:
+        def __init__(self, enable_timing=False):
+            self.at = None
+
+        def record(self):
+            self.at = state["t"]
+
+        def synchronize(self):
+            pass
+
+        def elapsed_time(self, other):
+            return (other.at - self.at) * 1e3
+
+    monkeypatch.setattr(clocks.torch.cuda, "device", lambda where: contextlib.nullcontext())
+    monkeypatch.setattr(clocks.torch.cuda, "synchronize", lambda *a: None)
+    monkeypatch.setattr(clocks.torch.cuda, "_sleep", sleep)
+    monkeypatch.setattr(clocks.torch.cuda, "Event", Event)
+    clocks.gpu_cycles_per_s.cache_clear()
+    try:
+        assert clocks.gpu_cycles_per_s("cuda:0") == pytest.approx(1.98e9)
+    finally:
+        clocks.gpu_cycles_per_s.cache_clear()

@@ -1481,7 +1481,11 @@ def fresh_note(runs: Sequence[Mapping]) -> str:
             slower = False
         parts.append(text)
     f = differ[0][c7_claims.FRESH]
-    why = "this process's host was slower" if slower else "why is not measured"
+    # only the host-paced figures moved, its kernels the same: a slower process or a slower machine
+    # (the fresh processes may be another call's), which nothing here tells apart (review
+    # 2026-12-05p2 00-04 item 4; benchmarks/probe_profiler_tax.py tests one cause)
+    why = ("only its host-paced time moved, its kernels the same (why is not measured)" if slower
+           else "why is not measured")
     return (f"Beside {f['runs']} fresh processes (reproduce.py, recorded {f['recorded_at']} UTC): "
             + "; ".join(parts) + f": {why}.")
 
@@ -1539,18 +1543,5 @@ def c7_gpu_form(device: torch.device, image: int, judged: Sequence[Mapping] = ()
                          f"{image}x{image}, {quantity}{failed}")
 
 
-def host_pace(device: torch.device, when: str) -> dict | None:
-    """The host's pace at one point of the chapter (`when`: 'start' or 'end'): the host launch
-    of one `x.add_(1)` behind a spin (`clocks.host_launch`, its probes' median and range, us),
-    on a GPU; None elsewhere. Review 2026-12-05p 03-04 item 1c: the 2026-12-05 page's host-paced
-    figures ran 1.4-2.2x slower than reproduce's fresh processes and the record measured nothing
-    about the host's speed; recorded at the chapter's start and end (results/, not printed),
-    the next record says whether the process slowed as it went (well under a second)."""
-    if device.type != "cuda":
-        return None
-    x = torch.zeros(256, device=device)
-    x.add_(1)
-    torch.cuda.synchronize(device)
-    found = clocks.host_launch(lambda: x.add_(1), device, wall_per_call_s=50e-6)
-    return {"when": when, "host_launch_us": found.seconds * 1e6, "synchronises": found.synchronises,
-            "spread_us": [v * 1e6 for v in found.spread] if found.spread else None}
+# the host's pace at the chapter's start and end, kept in results/ (review 2026-12-05p 03-04 item 1c)
+host_pace = clocks.host_pace

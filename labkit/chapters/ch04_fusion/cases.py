@@ -1117,8 +1117,10 @@ def slower_host(kernel: float | None, found: Mapping | None) -> str:
     if not low / (1 + FRESH_MARGIN) <= kernel <= high * (1 + FRESH_MARGIN):
         return ""
     theirs = "-".join(dict.fromkeys(f"{v:.2f}" for v in kernels))
-    return (f"its kernel as theirs ({kernel:.2f} us; {theirs}): this process's host was slower, "
-            "as are the host launches below")
+    # a slower process or a slower machine (the fresh processes may be another call's): nothing
+    # here tells them apart (review 2026-12-05p2 00-04 item 4)
+    return (f"its kernel as theirs ({kernel:.2f} us; {theirs}): only the host-paced figures moved, "
+            "as do the host launches below (why is not measured)")
 
 
 def fresh_process_note(eager_gap: float, gpu_name: str | None, record: Mapping | None = None,
@@ -1772,18 +1774,5 @@ def chain_line(moved: Mapping[str, int], comparison: bench.Comparison, spread: S
 MEMORY_BOUND_SHARE = 50.0
 
 
-def host_pace(device: torch.device, when: str) -> dict | None:
-    """The host's pace at one point of the chapter (`when`: 'start' or 'end'): the host launch
-    of one `x.add_(1)` behind a spin (`clocks.host_launch`, its probes' median and range, us),
-    on a GPU; None elsewhere. Review 2026-12-05p 03-04 item 1c: the 2026-12-05 page's host-paced
-    figures ran 1.4-2.2x slower than reproduce's fresh processes and the record measured nothing
-    about the host's speed; recorded at the chapter's start and end (results/, not printed),
-    the next record says whether the process slowed as it went (well under a second)."""
-    if device.type != "cuda":
-        return None
-    x = torch.zeros(256, device=device)
-    x.add_(1)
-    torch.cuda.synchronize(device)
-    found = clocks.host_launch(lambda: x.add_(1), device, wall_per_call_s=50e-6)
-    return {"when": when, "host_launch_us": found.seconds * 1e6, "synchronises": found.synchronises,
-            "spread_us": [v * 1e6 for v in found.spread] if found.spread else None}
+# the host's pace at the chapter's start and end, kept in results/ (review 2026-12-05p 03-04 item 1c)
+host_pace = clocks.host_pace
