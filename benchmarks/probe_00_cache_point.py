@@ -50,11 +50,16 @@ def main(max_bytes: int = GiB) -> int:
     def said(how: str, size: int, t_s: float, gbps: float, iqr_s: float | None = None) -> None:
         iqr = f", IQR {1e6 * iqr_s:.2f} us" if iqr_s is not None else ""
         rows.append(f"{how:<34} {size >> 20:>5} MiB  {1e6 * t_s:>9.1f} us  {gbps:>7,.0f} GB/s{iqr}")
+        print(rows[-1], flush=True)  # as it is taken: a run cut by its timeout still says what it measured
 
     src = torch.empty(count, device=where).fill_(1.5)
     dst = torch.empty_like(src)  # as the curve: never written before its first point
+    print(f"cache-point probe on {torch.cuda.get_device_name(where)} (working set = src + dst; device time; "
+          "median of each timing):", flush=True)
+    # half size first: its 'first' row copies into a dst never written; the full size's 'first' row then
+    # finds dst's first half written (review 2026-12-05p2 00-04 item 5: the label said otherwise)
     for attempt in ("first", "again"):
-        for n in (count, count // 2):
+        for n in (count // 2, count):
             p = pitfalls._gpu_point(src[:n], dst[:n], None, REP_MS)
             said(f"as the curve ({attempt}{', graph' if p['graph'] else ', NO graph'})", p["working_set_bytes"],
                  p["median_s"], p["gbps"], p["iqr_s"])
@@ -71,9 +76,6 @@ def main(max_bytes: int = GiB) -> int:
     fresh_dst = torch.empty_like(fresh_src)
     p = pitfalls._gpu_point(fresh_src, fresh_dst, None, REP_MS)
     said("graph, as the ceiling's buffers", p["working_set_bytes"], p["median_s"], p["gbps"], p["iqr_s"])
-    print(f"cache-point probe on {torch.cuda.get_device_name(where)} (working set = src + dst; device time; "
-          "median of each timing):")
-    print("\n".join(rows))
     print(f"probe took {time.perf_counter() - began:.1f} s")
     return 0
 

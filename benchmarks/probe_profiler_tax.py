@@ -117,8 +117,9 @@ def ratios(before: dict, after: dict) -> dict:
     return out
 
 
-def describe(before: dict, after: dict, sessions: int) -> list[str]:
-    """The lines printed: each measure before and after, its ratio, and what the ratios say."""
+def describe(before: dict, after: dict, sessions: int, control: dict | None = None) -> list[str]:
+    """The lines printed: each measure before and after, its ratio, the A/A control's drift
+    (`control`: the before reading taken again), and what the ratios say."""
     lines, found = [], ratios(before, after)
     for key, label in (("loop", "x.add_(1) loop, wall per launch"), ("probe", "host launch of one x.add_(1)")):
         if key in found:
@@ -131,9 +132,18 @@ def describe(before: dict, after: dict, sessions: int) -> list[str]:
         if key in found:
             lines.append(f"04's sweep, {way} slope: before {slope:.3f} us, after {after['sweep'][way]:.3f} us: "
                          f"{found[key]:.2f}x")
-    taxed = [k for k, v in found.items() if v > TAXED]
+    # the A/A control (review 2026-12-05p2 00-04 item 3): the same reading twice with no session
+    # between; a measure reads as taxed only above TAXED and above its own control's drift
+    same = ratios(before, control) if control else {}
+    for key, drift in same.items():
+        lines.append(f"control, {key}: the before reading taken again, no session between: {drift:.2f}x")
+    def bar(key: str) -> float:
+        drift = same.get(key)
+        return max(TAXED, drift, 1 / drift) if drift else TAXED
+    taxed = [k for k, v in found.items() if v > bar(k)]
     lines.append(f"verdict: {'taxed (' + ', '.join(taxed) + ')' if taxed else 'no tax'} "
-                 f"(a ratio above {TAXED:.2f}x reads as a tax)" if found else "verdict: nothing to compare")
+                 f"(a ratio above {TAXED:.2f}x and above its control's drift reads as a tax)"
+                 if found else "verdict: nothing to compare")
     return lines
 
 
@@ -159,19 +169,24 @@ def main(argv: list[str] | None = None) -> int:
             net(images)
 
     forward()
+    # each reading printed as it is taken, so a run cut by its timeout still says what it measured
     before = reading(x, args.measure)
+    print(f"before: {json.dumps(before)}", flush=True)
+    control = reading(x, args.measure)
+    print(f"before, again (the control): {json.dumps(control)}", flush=True)
     kept = [profile_once(forward, device) for _ in range(args.sessions)]
     after = reading(x, args.measure)
-    lines = describe(before, after, args.sessions)
+    print(f"after {args.sessions} sessions: {json.dumps(after)}", flush=True)
+    lines = describe(before, after, args.sessions, control)
     for line in lines:
-        print(line)
+        print(line, flush=True)
     seconds = time.perf_counter() - started
     print(f"({args.sessions} sessions kept {kept} events; {device}; {seconds:.1f} s)")
     if args.out:
         args.out.mkdir(parents=True, exist_ok=True)
         (args.out / "probe_profiler_tax.json").write_text(json.dumps({
             "device": torch.cuda.get_device_name() if device.type == "cuda" else "cpu", "torch": torch.__version__,
-            "sessions": args.sessions, "events_kept": kept, "before": before, "after": after,
+            "sessions": args.sessions, "events_kept": kept, "before": before, "control": control, "after": after,
             "ratios": ratios(before, after), "lines": lines, "seconds": seconds}, indent=1))
     return 0
 

@@ -17,17 +17,19 @@
 #                                                                                       call that found no machine)
 # 2026-12-05: a cold start cost 100-180 s outside the command, twice in one session, and a call that
 # finds no machine 91 s and a ten-minute back-off: A+B+C+E (~1,900 s held today) no longer fits one
-# session. The plan for the next one, after review 2026-12-05p's fixes, is P, B-repro, C, E-08
-# (~1,500 s of commands + one cold start): P re-records 00, 04, 03, 02 without their reproduce runs
-# (the fixes change what their pages print, not what decides a verdict; the 2026-12-05 03:57-04:04
-# reproduce records measured the same code, 3 of 3), B-repro reproduces 08 on its new ladder (the
-# retried CUDA Graphs step), C is 05, E-08 is 08's page then E-lean. If a call finds no machine,
-# drop P (00-04's pages are then stale, not untrue: test_h200_copies lists them).
+# session. The plan for the next one, after review 2026-12-05p's fixes: A, B-repro, E-08 (~1,450 s of
+# commands + one cold start), then C in the session after. A runs whole again: 02's C5b/C5c form
+# changed (a reproduce record on the old form reads "NOT reproduced (on another form)"), and a
+# record older than its page reads "reproduced on earlier sources" (review 2026-12-05p2 00-04
+# item 1). B-repro reproduces 08 on its new ladder (the retried CUDA Graphs step), then round p's
+# probes; E-08 is 08's page then E-lean (09, 06, reproduce 07, 07, 99). 05 waits for C (issue 39
+# needs 05 and 07 reproduced together). If a call finds no machine, keep A and B-repro; E-08's 99
+# then waits too (test_ledger_copies lists what its H200 copy shows stale).
 # 05 and 07's reproduce compare their runs with the recorded page; each runs before its page in the
 # same call (the page cites the fresh runs), so re-judge it against the fresh page after taking C / E:
 #   .venv/bin/python -c 'import json; from labkit.chapters.ch05_dataloader import reproduce as r; d=json.load(open("results/reproduce/nvidia-h200-05_dataloader.json")); print(chr(10).join(r.summarise_numbers(d["numbers"])["lines"]))'
 # (ch07_export_traps in place of ch05_dataloader for 07).
-#   usage (repo root on the GPU machine, carry [".whl", ".gpu_cache"]):  bash benchmarks/rerecord_calls.sh A|B|C|E|E-lean|P|B-repro|E-08|L|E2|D1|D2 <lever>|F
+#   usage (repo root on the GPU machine, carry [".whl", ".gpu_cache"]):  bash benchmarks/rerecord_calls.sh A|B|C|E|E-lean|B-repro|E-08|L|E2|D1|D2 <lever>|F
 #   between calls, here:  bash scripts/take_wave.sh <files_at of the call just returned> A|B (~10 s):
 #   the next call then carries every fresh record and the ceilings, warm machine or fresh; when
 #   seconds count, bash scripts/carry_ceilings.sh <files_at> (0.1 s) takes only the ceilings.
@@ -94,20 +96,16 @@ case "${1:-}" in
       "$(nb 99)" "bash benchmarks/gpu_audit_evidence.sh tests" ;;
   E-lean)  # ~310-325 s: E without the audit's GPU tests (they move to F), when budget_left is short
     CHAIN=1 STEP_TIMEOUT=200 bash benchmarks/gpu_wave.sh "$(nb 09)" "$(nb 06)" "$(repro 07)" "$(nb 07)" "$(nb 99)" ;;
-  P)  # ~270 s (estimate): round p's probes first (the profiler-tax hypothesis behind 03/04's slower host
-      # figures, ~30 s; 00's 1 GiB cache point other ways, ~10 s), then A's pages without their
-      # reproduce runs (see the header): 00 38 s, 04 61, 03 84, 02 48 on 2026-12-05
-    STEP_TIMEOUT=200 bash benchmarks/gpu_wave.sh \
-      "timeout 60 python3 benchmarks/probe_profiler_tax.py --measure --out \$WAVE_OUT/profiler_tax" \
-      "timeout 40 python3 benchmarks/probe_00_cache_point.py" \
-      "timeout 60 python3 benchmarks/smoke_chase.py || { touch \$WAVE_OUT/chase_failed; exit 1; }" \
-      "$(nb 00)" "$(nb 04)" "$(nb 03)" \
-      "LABKIT_SKIP_CHASE=\$(test -e \$WAVE_OUT/chase_failed && echo 1 || echo 0) $(nb 02)" ;;
   B-repro)  # ~400-480 s: reproduce 08 alone (398 s on 2026-12-05); a not-decidable step's retry
       # (~26 s with the batch step after it) begins only where it fits before 150 s of a run
       # (reproduce.LADDER_END_S, the page's own end), so a run lasts at most ~160 s with start-up;
       # its page moves to E-08
-    CHAIN=1 STEP_TIMEOUT=540 bash benchmarks/gpu_wave.sh "$(repro 08)" ;;
+      # Then round p's probes (~40 s; each under its own timeout): the profiler-tax hypothesis
+      # behind 03/04's slower host figures, and 00's 1 GiB cache point other ways. Copy
+      # wave/profiler_tax/*.json to results/h200_probes/ by hand after taking the wave.
+    CHAIN=1 STEP_TIMEOUT=540 bash benchmarks/gpu_wave.sh "$(repro 08)" \
+      "timeout 60 python3 benchmarks/probe_profiler_tax.py --measure --out \$WAVE_OUT/profiler_tax" \
+      "timeout 40 python3 benchmarks/probe_00_cache_point.py" ;;
   E-08)  # ~420 s (estimate): 08's page (142 s on 2026-12-05, limit 150) after its reproduce in B-repro,
       # then E-lean: 09 reads 08's keep rule, 99 reads every record
     CHAIN=1 STEP_TIMEOUT=200 bash benchmarks/gpu_wave.sh "$(nb 08)" "$(nb 09)" "$(nb 06)" "$(repro 07)" \
@@ -149,5 +147,5 @@ case "${1:-}" in
     CHAIN=1 STEP_TIMEOUT=300 bash benchmarks/gpu_wave.sh "bash benchmarks/gpu_audit_evidence.sh aoti" \
       "python3 benchmarks/harness_parity.py \$WAVE_OUT/harness_parity --record-as nvidia-h200" \
       "python3 benchmarks/probe_05_aa.py --out \$WAVE_OUT/probe_05_aa --rounds 4" ;;
-  *) echo "usage: bash benchmarks/rerecord_calls.sh A|B|C|E|E-lean|P|B-repro|E-08|L|E2|D1|D2 <lever>|F" >&2; exit 2 ;;
+  *) echo "usage: bash benchmarks/rerecord_calls.sh A|B|C|E|E-lean|B-repro|E-08|L|E2|D1|D2 <lever>|F" >&2; exit 2 ;;
 esac

@@ -54,5 +54,12 @@ def test_a_ratio_above_the_stated_margin_reads_as_a_tax():
     lines = probe.describe(before, after, 5)
     assert lines[0] == ("x.add_(1) loop, wall per launch: before 10.00 us (9.50-10.50), after 5 profiler sessions "
                         "15.00 us (14.00-16.00): 1.50x")
-    assert lines[-1] == f"verdict: taxed (loop) (a ratio above {probe.TAXED:.2f}x reads as a tax)"
+    assert lines[-1] == (f"verdict: taxed (loop) (a ratio above {probe.TAXED:.2f}x and above its control's "
+                         "drift reads as a tax)")
     assert probe.describe(before, before, 5)[-1].startswith("verdict: no tax")
+    # review 2026-12-05p2 00-04 item 3: a control that drifts as much as the sessions did is no tax
+    drifted = {"loop": {"median_us": 15.5, "low_us": 15.0, "high_us": 16.0}, "probe": None}
+    lines = probe.describe(before, after, 5, drifted)
+    assert "control, loop: the before reading taken again, no session between: 1.55x" in lines
+    assert lines[-1].startswith("verdict: no tax")
+    assert probe.describe(before, after, 5, before)[-1].startswith("verdict: taxed (loop)")

@@ -13,7 +13,7 @@ import pytest
 from tests.paths import ROOT
 
 SCRIPT = ROOT / "benchmarks" / "rerecord_calls.sh"
-CALLS = ("A", "B", "C", "E", "E-lean", "P", "B-repro", "E-08", "L", "E2", "D1", "D2", "F")
+CALLS = ("A", "B", "C", "E", "E-lean", "B-repro", "E-08", "L", "E2", "D1", "D2", "F")
 EXAMPLE_LEVER = "Triton prologue at batch 1024"   # D2 takes D1's best gated rung by name
 
 
@@ -94,9 +94,8 @@ def test_call_e08_runs_the_ladders_page_before_the_audit_and_the_ledger_last(tmp
     assert order == sorted(order) and order[-1] == len(commands) - 1
 
 
-def test_call_p_guards_chapter_02_by_the_chase_smoke_run_too(tmp_path):
-    commands = steps("P", tmp_path)
-    smoke = next(i for i, c in enumerate(commands) if "benchmarks/smoke_chase.py" in c)
-    chapter_02 = next(i for i, c in enumerate(commands) if "notebooks/02" in c)
-    assert smoke < chapter_02 and "LABKIT_SKIP_CHASE" in commands[chapter_02]
-    assert all(c.startswith("timeout ") for c in commands if "probe_" in c or "smoke_chase" in c)
+def test_call_b_repro_runs_the_probes_after_the_reproduce_each_under_its_own_timeout(tmp_path):
+    commands = steps("B-repro", tmp_path)
+    assert "benchmarks/reproduce.py 08" in commands[0]
+    probes = [c for c in commands[1:] if "probe_" in c]
+    assert len(probes) == 2 and all(c.startswith("timeout ") for c in probes)
