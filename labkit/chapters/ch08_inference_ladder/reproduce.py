@@ -505,6 +505,14 @@ def c24_runs(data: Mapping | None) -> dict | None:
                           for n in dict.fromkeys(n for r in data.get("numbers") or [] for n in r.get("steps") or {})}}
 
 
+def _c24_record(machine: str) -> dict | None:
+    """C24's fresh runs (`c24_runs`) from the machine's reproduce record; None without one."""
+    try:
+        return c24_runs(reproduced.load_record(reproduced.record_path(machine, CHAPTER)))
+    except reproduced.ReproduceRecordError:
+        return None
+
+
 def verdict_line(machine: str, page_at: str | None = None) -> str:
     """C24's fresh runs in one line, under a page's verdict: 'Not reproduced by 3 fresh runs
     (2026-12-05 04:09 UTC, before this page's run at 04:12): C24 refuted, depends (the baseline),
@@ -513,11 +521,7 @@ def verdict_line(machine: str, page_at: str | None = None) -> str:
     depends (the baseline) in 3 of 3'; '' without a record. Read from results/reproduce/, as the
     08-past line is (review 2026-12-05p 08 item 3: the page's 'depends' said nothing of three
     fresh runs 3 minutes earlier that disagreed)."""
-    try:
-        data = reproduced.load_record(reproduced.record_path(machine, CHAPTER))
-    except reproduced.ReproduceRecordError:
-        return ""
-    found = c24_runs(data)
+    found = _c24_record(machine)
     if not found:
         return ""
     n = len(found["labels"])
@@ -592,11 +596,7 @@ def reference_note(machine: str, verdict_at: str = "") -> str:
     reproduced it, why not, and the last record that did ('' without a record). Why: the CPU
     page showed a recorded 'depends (on noise)' that three fresh runs contradicted, and nothing
     on reproduction (review 2026-12-05p 08 item 4)."""
-    try:
-        data = reproduced.load_record(reproduced.record_path(machine, CHAPTER))
-    except reproduced.ReproduceRecordError:
-        return ""
-    found = c24_runs(data)
+    found = _c24_record(machine)
     if not found:
         return ""
     n, when = len(found["labels"]), _when(found["recorded_at"])
