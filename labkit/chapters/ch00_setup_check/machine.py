@@ -127,11 +127,10 @@ def ceilings_table(measured: object, reference: object) -> Table | Said:
     for math in dict.fromkeys([*measured.matmul_tflops, *theirs["matmul_tflops"]]):
         rows.append((f"matmul {MATH_NAMES.get(math, math)} (TFLOP/s)",
                      measured.matmul_tflops.get(math), theirs["matmul_tflops"].get(math)))
-    shown = Table("", ["ceiling", "this machine", f"reference GPU ({provenance(reference)})",
-                       "reference / this machine"],
-                  [[name, _rate(mine) if mine else "not measured here", _rate(ref),
-                    f"{ref / mine:,.0f}x" if mine and ref else ""] for name, mine, ref in rows])
-    return shown
+    return Table("", ["ceiling", "this machine", f"reference GPU ({provenance(reference)})",
+                      "reference / this machine"],
+                 [[name, _rate(mine) if mine else "not measured here", _rate(ref),
+                   f"{ref / mine:,.0f}x" if mine and ref else ""] for name, mine, ref in rows])
 
 
 def _minute(stamp: object) -> str:
@@ -307,10 +306,9 @@ def gpu_allocator_line(found: object) -> str:
     # review 2026-12-05p 00-02 item 7: '1 new cudaMalloc segments', unnamed, beside prose that
     # promises none: the grammar, the segments' sizes and pools where recorded (since 2026-12-05),
     # and what the count shows
-    sizes = found.get("new_segments")
-    listed = ", ".join(f"{_mib(s['bytes'])} {s['pool']} pool" for s in sizes or [])
-    named = (f" ({listed})" if sizes else
-             "")
+    sizes = found.get("new_segments") or []
+    listed = ", ".join(f"{_mib(s['bytes'])} {s['pool']} pool" for s in sizes)
+    named = f" ({listed})" if sizes else ""
     return (f"{provenance(found)}: {n} new cudaMalloc segment{'' if n == 1 else 's'}{named} during "
             f"{found['calls_timed']} timed calls (median {format_seconds(found['median_s'])})"
             + ("" if n == 0 else ": not one a call"))

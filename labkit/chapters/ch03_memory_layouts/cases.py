@@ -1456,9 +1456,9 @@ def attach_fresh(runs: Sequence[Mapping], record: Mapping | None = None, gpu_nam
 def fresh_note(runs: Sequence[Mapping]) -> str:
     """One line where this page's eager loops read otherwise than the fresh processes'
     (`claims.fresh_differs`), '' elsewhere: each such run's ratio and regime here and there,
-    and the layout whose loop moved most against theirs with its kernels beside it. 'this
-    process's host was slower' only where that loop took over FRESH_MARGIN longer while its
-    kernels' time stayed within it; otherwise 'why is not measured'."""
+    and the layout whose loop moved most against theirs with its kernels beside it. 'only its
+    host-paced time moved, its kernels the same' only where that loop took over FRESH_MARGIN
+    longer while its kernels' time stayed within it; the cause is not measured either way."""
     differ = [r for r in runs if c7_claims.fresh_differs(r)]
     if not differ:
         return ""

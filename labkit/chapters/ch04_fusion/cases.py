@@ -1106,7 +1106,8 @@ def fresh_kernels(found: Mapping | None) -> tuple[float, float] | None:
 def slower_host(kernel: float | None, found: Mapping | None) -> str:
     """Where this process's launch figures lie above the fresh processes' and its profiled
     kernel is theirs (within FRESH_MARGIN of their range): 'its kernel as theirs (1.04 us;
-    1.05): this process's host was slower, as are the host launches below', else ''.
+    1.05): only the host-paced figures moved, as do the host launches below (why is not
+    measured)', else ''.
     Review 2026-12-05p 03-04 item 1b: the slow page said 'why is not measured' where the
     device figures held and only the host-paced ones moved; said once, above the reduce-
     overhead and small-add notes, whose host launches are this process's too."""

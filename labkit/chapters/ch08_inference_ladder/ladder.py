@@ -857,10 +857,7 @@ class Ladder:
                                   error="skipped"))
                 continue
             rung, after = self.step(current, s.name, settings, retime_until=retime_until)
-            if after is not current and current not in self.baselines:
-                current.prepared = None  # drop the superseded rung's model and graphs
-                release_memory(self.device)
-            current = after
+            current = self._move_on(current, after)
             rungs.append(rung)
         if not retried:
             current = self.retry(steps, rungs, current, retry_until, retime_until)
@@ -894,12 +891,17 @@ class Ladder:
                 continue
             until = retime_until if retry_until is None or retime_until is None else min(retime_until, retry_until)
             rung, after = self.step(current, name, settings, retime_until=until)
-            if after is not current and current not in self.baselines:
-                current.prepared = None
-                release_memory(self.device)
-            current = after
+            current = self._move_on(current, after)
             rungs.append(rung)
         return current
+
+    def _move_on(self, current: Live, after: Live) -> Live:
+        """The rung the climb goes on from; a superseded one (not a baseline) drops its model
+        and graphs, so a climb holds one network besides the baselines."""
+        if after is not current and current not in self.baselines:
+            current.prepared = None
+            release_memory(self.device)
+        return after
 
 
 RETRIED = ", retried"   # a not-decidable step tried again after the last rung at the start's batch

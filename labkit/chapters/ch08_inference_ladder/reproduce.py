@@ -299,6 +299,15 @@ def label(found: dict, page_at: str | None = None) -> str:
             + (f", {when} UTC" if when else "") + order + ")")
 
 
+def _side(value: float | None, span: tuple[float, float] | None) -> str:
+    """Where this page's gain lies against the fresh runs' range: 'below', 'above' (beyond
+    keep.MIN_GAIN of it) or '' (within it, or unknown)."""
+    if value is None or span is None:
+        return ""
+    return "below" if value < span[0] / (1 + keep.MIN_GAIN) else \
+        "above" if value > span[1] * (1 + keep.MIN_GAIN) else ""
+
+
 def not_held_line(found: dict | None, gains: Mapping[str, float | None] | None = None,
                   page_at: str | None = None,
                   device_gains: Mapping[str, float | None] | None = None,
@@ -320,17 +329,11 @@ def not_held_line(found: dict | None, gains: Mapping[str, float | None] | None =
     if not loose:
         return ""
 
-    def side(value: float | None, span: tuple[float, float] | None) -> str:
-        if value is None or span is None:
-            return ""
-        return "below" if value < span[0] / (1 + keep.MIN_GAIN) else \
-            "above" if value > span[1] * (1 + keep.MIN_GAIN) else ""
-
     def one(name: str) -> str:
         s = steps[name]
         page, runs = gains.get(name), s["runs"]
-        wall = side(page, s["wall"])
-        device = side(device_gains.get(name), s["device"])
+        wall = _side(page, s["wall"])
+        device = _side(device_gains.get(name), s["device"])
         said = f"{name} kept {s['kept']} of {runs}, "
         if wall:
             said += (f"this page's {page:.2f}x {wall} all {runs}"
@@ -339,7 +342,7 @@ def not_held_line(found: dict | None, gains: Mapping[str, float | None] | None =
             said += "gain not stable: "
         return (said + f"{spread(*s['wall'])} wall" + (f", {spread(*s['device'])} device" if s["device"] else "")
                 + (f", unstable {s['unstable']} of {runs}" if s["unstable"] else ""))
-    pairs = split_moved(steps, loose, gains, device_gains, side)
+    pairs = split_moved(steps, loose, gains, device_gains, _side)
     paired = {n for pair, _ in pairs for n in pair}
     alone = [n for n in loose if n not in paired]
     if len(alone) > COMPACT_OVER:
@@ -377,12 +380,7 @@ def folded_split(found: dict | None, gains: Mapping[str, float | None] | None = 
     steps, gains, device_gains = found["steps"], dict(gains or {}), dict(device_gains or {})
     loose = [n for n, s in steps.items() if not holds(s, gains.get(n))]
 
-    def side(value: float | None, span: tuple[float, float] | None) -> str:
-        if value is None or span is None:
-            return ""
-        return "below" if value < span[0] / (1 + keep.MIN_GAIN) else \
-            "above" if value > span[1] * (1 + keep.MIN_GAIN) else ""
-    pairs = split_moved(steps, loose, gains, device_gains, side)
+    pairs = split_moved(steps, loose, gains, device_gains, _side)
     paired = {n for pair, _ in pairs for n in pair}
     if len([n for n in loose if n not in paired]) <= COMPACT_OVER or not pairs:
         return ""
@@ -498,11 +496,18 @@ def c24_runs(data: Mapping | None) -> dict | None:
             "verdicts_agree": len(set(labels)) == 1,
             "agree": len(set(labels)) == 1 and summary.get("agree", True) is not False,
             "recorded_at": str(data.get("recorded_at") or ""),
-            "kept": {n: sum(1 for r in data.get("numbers") or [] if ((r.get("steps") or {}).get(n) or {}).get("kept"))
-                     for n in dict.fromkeys(n for r in data.get("numbers") or [] for n in r.get("steps") or {})},
-            "undecided": {n: sum(1 for r in data.get("numbers") or [] if ((r.get("steps") or {}).get(n) or {})
-                                 .get("judged_by") == keep.NOT_DECIDABLE)
-                          for n in dict.fromkeys(n for r in data.get("numbers") or [] for n in r.get("steps") or {})}}
+            "kept": _runs_where(data, lambda s: bool(s.get("kept"))),
+            "undecided": _runs_where(data, lambda s: s.get("judged_by") == keep.NOT_DECIDABLE)}
+
+
+def _runs_where(data: Mapping, test: Callable[[Mapping], bool]) -> dict[str, int]:
+    """Per step (by `ladder.step_name`: a retried step is the step), in how many of the record's
+    runs any of its rungs passed `test`."""
+    runs = [r.get("steps") or {} for r in data.get("numbers") or []]
+    names = dict.fromkeys(ladder.step_name(n) for steps in runs for n in steps)
+    return {name: sum(1 for steps in runs if any(test(s or {}) for n, s in steps.items()
+                                                 if ladder.step_name(n) == name))
+            for name in names}
 
 
 def _c24_record(machine: str) -> dict | None:

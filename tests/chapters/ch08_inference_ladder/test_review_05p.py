@@ -240,3 +240,16 @@ def test_only_cuda_graphs_is_retried_and_a_retry_that_reaches_the_same_recipe_re
     page = experiment.retry_deadline(0.0, True, 120.0, experiment.INTERACTION_END_S, None)
     assert page + ladder.RETRY_S + ladder.LAST_STEP_S <= experiment.INTERACTION_END_S + experiment.LAST_CELL_S
     assert ladder.RETRY_S >= 15.0 and ladder.LAST_STEP_S >= 16.6   # the measured maxima of 2026-12-05
+
+
+def test_the_records_step_counts_read_a_retried_step_as_the_step():
+    """A run that kept CUDA Graphs on its retry kept the step; its first try's refusal still
+    counts as not decidable in that run, once (review 2026-12-05p2 08 item 1, in c24_runs)."""
+    data = {"numbers": [
+        {"steps": {"CUDA Graphs": {"kept": True, "judged_by": "wall"}}},
+        {"steps": {"CUDA Graphs": {"kept": False, "judged_by": keep.NOT_DECIDABLE},
+                   "CUDA Graphs, retried": {"kept": True, "judged_by": "wall"}}},
+        {"steps": {"CUDA Graphs": {"kept": False, "judged_by": keep.NOT_DECIDABLE},
+                   "CUDA Graphs, retried": {"kept": False, "judged_by": keep.NOT_DECIDABLE}}}]}
+    assert reproduce._runs_where(data, lambda s: bool(s.get("kept"))) == {"CUDA Graphs": 2}
+    assert reproduce._runs_where(data, lambda s: s.get("judged_by") == keep.NOT_DECIDABLE) == {"CUDA Graphs": 2}
