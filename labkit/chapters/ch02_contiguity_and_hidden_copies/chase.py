@@ -17,9 +17,11 @@ small share of what is timed and the time per step is a latency.
   (review 2026-12-04n item 1). Each cold pattern's bytes fetched are counted from the visited
   addresses (`cases.fetched_bytes`: 32-byte sectors, and 64-byte units beside them); its time
   per access less the window's L1 access, over its sectors per access, is a time per sector
-  beyond an L1 hit. The note compares alignment alone and stride 2 with the sectors each
-  fetches, on that time beyond L1 (review 2026-12-04n item 2: divided whole, the L1 hits a
-  stride-1 chain makes between its sectors made the per-sector times differ whatever set them).
+  beyond an L1 hit; not one cost, so the note fits two (`sector_model`: a 64 B unit's first
+  sector, its second) to strides 8 and 16 and checks them on C5b's four. The note compares
+  alignment alone and stride 2 with the sectors each fetches, on that time beyond L1 (review
+  2026-12-04n item 2: divided whole, the L1 hits a stride-1 chain makes between its sectors
+  made the per-sector times differ whatever set them).
 - On a CPU, a Python loop follows the chain (`Follower`, each call going on where the last
   stopped). The interpreter's own cost per step, tens of nanoseconds, is most of a step, and a
   sequential chain's lines are prefetched, so C5b's patterns would all read alike: instead
@@ -379,12 +381,6 @@ def clock_text(rec: Mapping) -> str:
     return "wall clock of a Python loop (hot)"
 
 
-def _spread(values: list[float | None]) -> tuple[float, float] | None:
-    """(lowest, highest) of the values given, None where none is."""
-    found = [v for v in values if v is not None]
-    return (min(found), max(found)) if found else None
-
-
 ROUNDS_SPREAD = 1.25  # a chain whose slowest round is over this times its fastest: the note says so
 
 
@@ -464,33 +460,72 @@ def _cold_against_one_lap(rec: Mapping, cold: Mapping[str, Mapping]) -> str:
     return said + f": they agree, so row differences under {100 * (apart - 1):.1f}% are not read. "
 
 
-def _beyond_l1_spread(cold: Mapping[str, Mapping], l1: float) -> str:
-    """The hypothesis line: the range of ns per 32 B sector and per 64 B unit beyond L1 across the
-    cold chains slower than L1 (review 2026-12-05o 00-02 item 7: a chain at or under the window's
-    L1 access gave a negative time per sector); the chains left out are named."""
-    above = {k: r for k, r in cold.items() if r["ns_per_step"] > l1}
-    left = [k for k in cold if k not in above]
-    per_sector = _spread([_beyond_l1(r, l1) for r in above.values()])
-    per_unit = _spread([_beyond_l1(r, l1, "dram_units_per_step") for r in above.values()])
-    if per_sector is None or per_unit is None:
-        return "No cold chain ran slower than L1: no time per sector beyond it"
+FIT_STRIDES = (8, 16)  # the chains fetching a sector a step: every 16th, each its 64 B unit's first; every 8th, half
 
-    def _ratio(low_high: tuple[float, float]) -> str:
-        return f" ({low_high[1] / low_high[0]:.2f}x)" if low_high[0] > 0 else ""
 
-    out = "" if not left else f" ({', '.join(left)} left out: at or under L1)"
-    return (f"Beyond L1, a hypothesis to read, not a verdict: {per_sector[0]:,.0f}-{per_sector[1]:,.0f} ns per "
-            f"32 B sector{_ratio(per_sector)}, {per_unit[0]:,.0f}-{per_unit[1]:,.0f} ns per 64 B "
-            f"unit{_ratio(per_unit)} across the cold chains{out}")
+def sector_model(cold: Mapping[str, Mapping], l1: float) -> dict | None:
+    """Review 2026-12-05p 00-02 item 4: one cost per 32 B sector or per 64 B unit (the ranges the
+    note printed) fit none of the H200's cold rows, where two costs might fit all of them: a 64 B
+    unit's first sector (from DRAM?) and its second (from L2?). A cold row's time per access, as
+    L1's plus those costs per access: `l1 + units * first + (sectors - units) * second`, with units
+    and sectors the row's counted 64 B units and 32 B sectors per access (each unit touched has
+    one first sector). The two costs are fitted by least squares to the chains at FIT_STRIDES
+    (aligned and misaligned: a sector a step, every one a unit's first at stride 16, half at 8);
+    every other cold row's time per access is predicted and checked, within AGREE or its rounds'
+    spread (the larger). Arithmetic on the rows, nothing timed. Returns {'first', 'second',
+    'fitted_on', 'checks': [(label, measured ns, predicted ns, within)]}, None where the fit rows
+    are missing or cannot separate the two costs."""
+    fit_labels = [_label(offset, stride) for stride in FIT_STRIDES for offset in (0, 1)]
+    rows = [cold[k] for k in fit_labels if k in cold and cold[k].get("dram_units_per_step") is not None]
+    if len(rows) < 2:
+        return None
+    xs = [(r["dram_units_per_step"], r["sectors_per_step"] - r["dram_units_per_step"]) for r in rows]
+    ys = [r["ns_per_step"] - l1 for r in rows]
+    aa, ab, bb = (sum(x[i] * x[j] for x in xs) for i, j in ((0, 0), (0, 1), (1, 1)))
+    ay, by = (sum(x[i] * y for x, y in zip(xs, ys, strict=True)) for i in (0, 1))
+    det = aa * bb - ab * ab
+    if det <= 1e-9 * aa * bb:  # one kind of row only: the two costs are not separable
+        return None
+    first, second = (bb * ay - ab * by) / det, (aa * by - ab * ay) / det
+    checks = []
+    for label, r in cold.items():
+        if label in fit_labels or r.get("dram_units_per_step") is None:
+            continue
+        units = r["dram_units_per_step"]
+        predicted = l1 + units * first + (r["sectors_per_step"] - units) * second
+        got = r["ns_per_step"]
+        apart = max(got, predicted) / min(got, predicted) if min(got, predicted) > 0 else float("inf")
+        checks.append((label, got, predicted, apart <= max(AGREE, r.get("rounds_spread") or 1.0)))
+    return {"first": first, "second": second, "fitted_on": [r["pattern"] for r in rows], "checks": checks}
+
+
+def _model_line(cold: Mapping[str, Mapping], l1: float) -> str:
+    """The note's line beyond L1 (replacing the two one-cost ranges, review 2026-12-05p 00-02
+    item 4): the two fitted costs, each other cold row measured against predicted, and which the
+    model explains, all from `sector_model` on this run's rows."""
+    fit = sector_model(cold, l1)
+    if fit is None:
+        return "Beyond L1: the every-8th and every-16th chains are missing, so no model of it"
+    if fit["first"] < 0 or fit["second"] < 0:
+        return (f"Beyond L1, a 64 B unit's first and second 32 B sectors fitted to the every-8th and every-16th "
+                f"chains cost {fit['first']:,.0f} and {fit['second']:,.0f} ns: a negative cost, no model")
+    pairs = "; ".join(f"{label} {got:,.1f}/{want:,.1f}" for label, got, want, _ in fit["checks"])
+    missed = [label for label, *_, within in fit["checks"] if not within]
+    tolerance = f"{100 * (AGREE - 1):.0f}%"
+    verdict = (f"outside {tolerance} or its rounds' spread: {', '.join(missed)}, which the model does not explain"
+               if missed else f"all within {tolerance}: it fits them")
+    return (f"Beyond L1, a hypothesis fitted to the every-8th and every-16th chains: a 64 B unit's first 32 B "
+            f"sector {fit['first']:,.0f} ns (DRAM?), its second {fit['second']:,.0f} ns (L2?); measured/predicted "
+            f"ns: {pairs}; {verdict}")
 
 
 def note(rec: Mapping) -> str:
     """What the chase says, computed from its rows (nothing here is typed in). On a GPU: alignment
     alone and stride 2 per access beside their sectors (the deciding readings, first); then, less
     the window's L1 access, each against its sectors' ratio (`_against_sectors`: either way), the
-    verdict 'the sectors set it' only where both are in proportion; the spread of ns per sector
-    and per 64 B unit beyond L1 as a hypothesis line; the window's ratios and its first lap's
-    share. On a CPU: DRAM's cost beyond L1."""
+    verdict 'the sectors set it' only where both are in proportion; beyond L1, two costs per 64 B
+    unit fitted and checked on the other cold rows (`sector_model`); the window's ratios and its
+    first lap's share. On a CPU: DRAM's cost beyond L1."""
     if not rec["on_gpu"]:
         steps = {r["pattern"]: r["ns_per_step"] for r in rec["rows"]}
         near, local, far = (steps[k] for k in (RANDOM_WINDOW, PAGE_BY_PAGE, RANDOM_DRAM))
@@ -504,8 +539,8 @@ def note(rec: Mapping) -> str:
     a, m, s = (cold[k] for k in (ch02.ALIGNED_CONTIGUOUS, ch02.MISALIGNED_CONTIGUOUS, ch02.ALIGNED_STRIDED))
     sm, ss = m["sectors_per_step"] / a["sectors_per_step"], s["sectors_per_step"] / a["sectors_per_step"]
     text = _seed_pair(rec, cold) + _cold_against_one_lap(rec, cold)
-    text += (f"Cold, one lap (each sector's first load from DRAM or L2, the rest from L1), per access: alignment "
-             f"alone {m['ns_per_step'] / a['ns_per_step']:.2f}x for {sm:.2f}x the sectors, stride "
+    text += (f"Cold, one lap (a sector's later loads hit L1), per access: alignment alone "
+             f"{m['ns_per_step'] / a['ns_per_step']:.2f}x for {sm:.2f}x the sectors, stride "
              f"{ch02.PATTERN_STRIDE} {s['ns_per_step'] / a['ns_per_step']:.2f}x for {ss:.2f}x. ")
     l1 = _l1_ns(rec)
     if l1 is None:
@@ -520,7 +555,7 @@ def note(rec: Mapping) -> str:
     verdict = ("so the sectors fetched, not alignment, set the cost" if all(p.endswith("in proportion") for p in parts)
                else "so the sectors alone do not set it here")
     text += f"Less the window's L1 access ({l1:,.1f} ns): {'; '.join(parts)}; {verdict}. "
-    text += _beyond_l1_spread(cold, l1)
+    text += _model_line(cold, l1)
     window = _rows(rec, "16 KiB window")
     wa, wm, ws = (window[f"{k}, 16 KiB window"] for k in (ch02.ALIGNED_CONTIGUOUS, ch02.MISALIGNED_CONTIGUOUS,
                                                            ch02.ALIGNED_STRIDED))
