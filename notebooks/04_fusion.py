@@ -288,15 +288,17 @@ def chain(x: torch.Tensor, y: torch.Tensor, z: torch.Tensor) -> torch.Tensor:
 #
 # Dynamo specialises a graph to the shapes it saw. With `dynamic=False`, every new input shape
 # is a new compile, until Dynamo's recompile limit; after that it stops compiling this code
-# and runs it eagerly. Predict where that happens.
+# and runs it eagerly. Predict what a call costs then.
 
 # %% jupyter={"source_hidden": true}
 quiz_recompile = chapter.lab.widgets.Quiz(
-    "With torch.compile(fn, dynamic=False), called on one new shape after another: after how "
-    "many distinct shapes does Dynamo stop compiling new graphs for fn?",
-    answer=fusion.recompile_limit, rel_tol=0.0, unit="shapes",
-    explanation="torch._dynamo.config.recompile_limit (cache_size_limit in older torch): after "
-                "that many versions of one frame, Dynamo logs a warning and runs it eagerly.",
+    "torch.compile(fn, dynamic=False), called on one new shape after another: past Dynamo's "
+    "recompile limit, a call of the compiled fn costs (wall time per call) ...",
+    choices=list(cases.RECOMPILE_COST_CLASSES),  # graded on the sweep below, past its limit
+    answer=lambda: cases.recompile_cost_key(globals().get("recompiles")),
+    explanation="Past the limit nothing is compiled, but each call still goes through the "
+                "compiled wrapper, whose guards for every cached graph run before fn runs "
+                "eagerly: host work plain eager does not pay.",
 )
 quiz_recompile
 
@@ -312,7 +314,7 @@ cases.recompile_table(recompiles)
 # %% [markdown]
 # Up to the limit, each new shape pays a compile on its first call; past it, nothing is
 # compiled and the step runs eagerly, still through the compiled wrapper, whose guards for
-# every cached graph run first (so it costs more than plain eager). A device time below
+# every cached graph run first (host work plain eager does not pay). A device time below
 # eager's is the fused kernel's win; a host launch (guards, wrapper) above both device times
 # hides it in a loop. The line under the table reads this run's clocks.
 # With `dynamic=None` (the default) Dynamo makes a second graph with the size as a symbol
@@ -440,8 +442,8 @@ cases.comparison_table(chapter.here_or_recorded("reduce_overhead", lambda: cases
 # interleaved rounds: the column that decides here. Where the host launch is longer than the
 # device time, the row is launch-bound, and only less host work per call speeds it up. One
 # graph replay removes the launches but not the rest. The host-launch column is a probe (calls
-# queued behind a spin), not the loop: the note under the table says how far each loop lies
-# from it; what makes up a replay call's host time is not measured here.
+# queued behind a spin), not the loop; what makes up a replay call's host time is not
+# measured here.
 
 # %% [markdown]
 # ## 4. Triton: an add, and a fused chain (C19)
@@ -698,8 +700,8 @@ chapter.remember([
     f"copy was off by {stale['folded copy']['max_rel_error']:.0e}; "
     f"{cases.fold_speed(folding_stated, folding_gain, folding_spread)}{' by device time' if chapter.on_gpu else ''}.",
     f"A value branch breaks the graph: the seed's function made {report.graph_count} graphs "
-    f"({report.graph_break_count} break(s)); torch.cond, {cond_report.graph_count}. Recompiles stop at "
-    f"the limit ({limit}): with dynamic=False {new_graphs} of {len(recompiles['rows'])} shapes compiled.",
+    f"({report.graph_break_count} break(s)); torch.cond, {cond_report.graph_count}. With dynamic=False, "
+    f"recompiles stopped at the limit: {new_graphs} of {len(recompiles['rows'])} shapes compiled.",
     f"Launches cost time of their own: {cases.launch_line(chapter.on_gpu, c18_ev, sweep, gpu_name)}.",
     cases.add_line(*cases.c19_evidence(c19, chapter.reference("verdict:C19"))),  # this run's, else recorded
     cases.chain_line(chain_bytes, chain_cmp, chain_spread, chain_stated),

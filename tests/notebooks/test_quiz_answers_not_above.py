@@ -95,8 +95,11 @@ KEYS: dict[str, dict[str, list[str]]] = {
         "quiz_fold": ["folded by hand", "torch.fx fuse"],
         # the section's intro explains graph breaks (the premise); the answer is where this one breaks
         "quiz_c17": ["a condition on a tensor's value breaks", "ends the graph at the comparison", "torch.cond"],
-        # the sweep's table: which shapes made a new graph, up to the limit
-        "quiz_recompile": ["shape new graph dynamic=None first call", "cache_size_limit"],
+        # review 2026-12-05p 03-04 item 10: what a compiled call costs past the limit against
+        # eager (it asked the limit, a config value): the sweep's wall-time columns that grade
+        # it, the lesson under the table, and the wrapper's guards the markdown below explains
+        "quiz_recompile": ["step per call eager per call", "the compiled step lost to eager",
+                           "the compiled step beat eager", "still through the compiled wrapper"],
         # the graph's launch gap: the timeline summary (GPU page) and the recorded gaps table (CPU page)
         "quiz_c18": ["launch latency, not time per node", "slope minus kernel", "launch gap (mean / median)",
                      "median launch gap"],
