@@ -286,8 +286,8 @@ chapter.table([c22])
 # %% jupyter={"source_hidden": true}
 quiz_c7 = chapter.lab.widgets.Quiz(
     f"On this machine ({chapter.device.type}, {str(conv_dtype).replace('torch.', '')}), how much less "
-    "time per call does one 3x3 convolution take in channels_last? (NCHW / NHWC: GPU time on a GPU, "
-    "CPU time on a CPU; one convolution, not the network C7 judges)",
+    "time per call does one 3x3 convolution take in channels_last? (NCHW / NHWC "
+    f"{'GPU' if chapter.on_gpu else 'CPU'} time; one convolution, not the network C7 judges)",
     answer=lambda: cases.conv_quiz_key(globals().get("conv_cmp")), rel_tol=0.2, unit="x",
 )
 quiz_c7

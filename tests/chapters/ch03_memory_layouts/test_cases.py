@@ -455,7 +455,7 @@ def test_no_displayed_ratio_mixes_the_two_layouts_clocks():
     # the record's judged runs are CUDA Graph replays, both by wall time; the line and the form say so
     own = {f"{j['nchw_graph_s'] / j['nhwc_graph_s']:.2f}x" for j in judged}  # 1.59x at both batches
     assert len(own) == 1 and [j["batch"] for j in judged] == [64, 128]
-    assert line.startswith(f"{own.pop()} at float16 b64 and b128 (judged, CUDA Graph replay; the seed: 1.20x)")
+    assert line.startswith(f"{own.pop()} at float16 b64 and b128 (judged, CUDA Graph replay)")
     form = cases.c7_gpu_form(torch.device("cuda"), 224, judged)
     assert form.endswith("img/s by a CUDA Graph replay loop's wall time")
 
@@ -696,7 +696,7 @@ def test_the_judged_graph_replays_are_shown_with_their_spread_ceiling_share_and_
     # review 2026-12-04k (03's GPU page at 1,512 words): the eager sweep in one line, its table folded
     (summary, folded), = both.folded
     assert summary == "the eager sweep, every column" and folded.startswith("ResNet-50 (eager)")
-    assert both.notes[-1].startswith(f"Eager loops, not judged ({len(runs)} runs, folded): layout effect ")
+    assert both.notes[-1].startswith(f"Eager loops ({len(runs)} runs, folded): layout effect ")
     assert both.notes[-1].endswith(" runs).") and "device-busy where host-bound (" in both.notes[-1]
     # review 2026-12-04n 03-04 item 1: the wall span (Python's launches) is in the fold, not the note
     assert "by wall time" not in both.notes[-1] and "host-bound loops time Python's launches." in folded
@@ -840,7 +840,7 @@ def test_the_gpu_takeaway_leaves_the_eager_runs_names_to_the_sweep_above():
     read = sorted(claims_c7.deciding(r)[0] for r in eager)
     # review 2026-12-04n 03-04 item 1: the span is said once, under C7's judged table (each run by
     # its card's clock), not again in the takeaway (the GPU page's 1,500-word core)
-    assert "eager loops" not in line and line.endswith("(judged, CUDA Graph replay; the seed: 1.20x)")
+    assert "eager loops" not in line and "(judged, CUDA Graph replay)" in line
     span = cases.c7_tables(judged + others).notes[-1]
     assert f"layout effect {read[0]:.2f}x (" in span and f"to {read[-1]:.2f}x (" in span
     fp16_b64 = next(r for r in eager if (r["dtype"], r["batch"]) == ("float16", 64))
@@ -1018,7 +1018,30 @@ def test_the_gpu_takeaway_says_what_the_nchw_forward_paid():
     assert cases.slower_because({"batch": 64}) == ""
     judged, others = _h200_c7_runs()
     line = cases.ratios_span(judged + others, [dict(judged[0], **H200_B64_PROFILE), *judged[1:]])
-    assert "(judged, CUDA Graph replay; the seed: 1.20x); NCHW paid 69 conversion kernels" in line
+    assert "(judged, CUDA Graph replay); NCHW paid 69 conversion kernels" in line
+    assert line.endswith("(2.26 against 1.20 ms); " + cases.eager_lesson(judged))
+
+
+def test_a_graph_judged_takeaway_carries_the_eager_lesson_computed_from_the_run():
+    """Review 2026-12-05p 03-04 item 6: the takeaway lost the eager lesson issue 38 asked for. On
+    the pinned H200 record fp16 b64's eager loop is host-bound by C7's rule: its wall ratio,
+    computed, is said paced by Python's launches; a device-bound loop is said so; a run with no
+    regime (a CPU's) or one a fresh process reads otherwise says nothing."""
+    judged, others = _h200_c7_runs()
+    b64 = next(j for j in judged if j["batch"] == 64)
+    assert claims_c7.regime(b64)[0] is True
+    wall = claims_c7.rate_ratio(b64)
+    assert wall == pytest.approx(b64["nchw_loop_s"] / b64["nhwc_loop_s"])
+    lesson = f"eager at float16 b64: {wall:.2f}x, paced by Python's launches, not the layout"
+    assert cases.eager_lesson(judged) == cases.eager_lesson(judged[::-1]) == lesson  # the seed's batch
+    assert cases.ratios_span(judged + others, judged).endswith("(judged, CUDA Graph replay); " + lesson)
+    device = dict(b64, nchw_loop_s=1.01 * b64["nchw_busy_s"], nhwc_loop_s=1.02 * b64["nhwc_busy_s"])
+    assert claims_c7.regime(device)[0] is False
+    assert cases.eager_lesson([device]) == f"eager at float16 b64: {claims_c7.rate_ratio(device):.2f}x, device-bound"
+    assert cases.eager_lesson([_run(64, 10.0, 11.0)]) == "" and cases.eager_lesson([]) == ""
+    other = dict(b64, **{claims_c7.FRESH: {"runs": 3, "host_bound": 0, "loop_ratio": [1.5, 1.6],
+                                           "recorded_at": "2026-12-05T04:00"}})
+    assert claims_c7.fresh_differs(other) and cases.eager_lesson([other]) == ""
 
 
 def test_the_takeaway_marks_noise_as_c7s_reason_does_and_gives_rounds_a_ratio_lies_outside():
