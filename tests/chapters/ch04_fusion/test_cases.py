@@ -904,7 +904,10 @@ def test_a_loop_over_its_pace_with_rounds_that_disagree_is_flagged_not_read():
                          "disagreeing).")
     assert "slower." not in line
     steady = cases.small_add_line({**add, "torch_loop_rounds_us": [85.0, 86.0, 87.0]})
-    assert "not read" not in steady and steady.endswith("slower.")
+    # review 2026-12-05p 03-04 item 9: a steady loop over its pace is read by the one rule and said
+    assert "not read" not in steady and steady.endswith(
+        f"slower; Triton's loop {142.0 / 89.6:.2f}x its pace, PyTorch's loop {86.0 / 47.0:.2f}x its pace "
+        "(per-call work the probe misses).")
 
 
 def test_the_add_table_names_its_flagged_rows_and_an_events_clock_below_kernel_records():
