@@ -71,10 +71,17 @@ def _bf16_dot_probe() -> dict:
     return {"max_rel": float((c - want).abs().max() / want.abs().max())}
 
 
+def _configs(fe: object, name: str) -> list[tuple]:
+    """The configs a run forces: a set of fused_epilogue.TUNING_SETS, or what 'wide' adds."""
+    if name == "wide-extra":
+        return list(fe.WIDE_EXTRA_CONFIGS)
+    return list(fe.TUNING_SETS[name])
+
+
 def _sweep(fe: object, torch: object, args: argparse.Namespace, interpret: bool,
            device: str) -> list[dict]:
     dtypes = [getattr(torch, d) for d in args.dtypes.split(",")]
-    configs = list(fe.TUNING_CONFIGS)
+    configs = _configs(fe, args.configs)
     shapes = fe.resnet50_gemm_shapes(args.batch, args.image)
     if args.quick:   # the test's few: two ResNet shapes, two configs, two edges
         shapes, configs = [shapes[0], shapes[-1]], configs[::3][:2]
@@ -258,6 +265,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--image", type=int, default=None, help="default 200 (cpu) / 224 (cuda)")
     parser.add_argument("--dtypes", default="float16,float32", help="comma-separated")
     parser.add_argument("--quick", action="store_true", help="a few cases only (the test's)")
+    parser.add_argument("--configs", default="standard", choices=("standard", "wide", "wide-extra"),
+                        help="the configs forced in turn: fused_epilogue.TUNING_SETS' 'standard' "
+                             "(the default), 'wide', or only the configs 'wide' adds ('wide-extra')")
     parser.add_argument("--budget", type=float, default=None,
                         help="seconds after which no case starts (default: none on cpu, 240 on cuda)")
     args = parser.parse_args(argv)
@@ -276,7 +286,7 @@ def main(argv: list[str] | None = None) -> int:
 
     why = fe.interpreter_missing() if interpret else fe.triton_available()
     record: dict = {"torch": torch.__version__, "argv": sys.argv[1:], "batch": args.batch,
-                    "image": args.image, "configs": [fe.config_name(c) for c in fe.TUNING_CONFIGS]}
+                    "image": args.image, "configs": [fe.config_name(c) for c in _configs(fe, args.configs)]}
     if interpret:
         record["machine"] = "this CPU, Triton interpreter"
         record["cpu"] = platform.processor() or platform.machine()

@@ -183,6 +183,9 @@ def main(argv: list[str] | None = None) -> int:
             if b.kinds:
                 text.append("  its device time by kernel class: " + ", ".join(
                     f"{k} {100 * v:.0f}%" for k, v in b.kinds.items()))
+            if past_defaults.longest_kernels(b):
+                text.append("  its longest kernels (device ms per batch): "
+                            + past_defaults.longest_kernels(b))
         elif best:
             text.append(f"best gated rung here: {best[0].name}, {best[0].images_per_s:,.0f} images/s "
                         "(a CPU smoke run: the goal is the H200's)")

@@ -29,7 +29,7 @@
 # same call (the page cites the fresh runs), so re-judge it against the fresh page after taking C / E:
 #   .venv/bin/python -c 'import json; from labkit.chapters.ch05_dataloader import reproduce as r; d=json.load(open("results/reproduce/nvidia-h200-05_dataloader.json")); print(chr(10).join(r.summarise_numbers(d["numbers"])["lines"]))'
 # (ch07_export_traps in place of ch05_dataloader for 07).
-#   usage (repo root on the GPU machine, carry [".whl", ".gpu_cache"]):  bash benchmarks/rerecord_calls.sh A|B|C|E|E-lean|B-repro|E-08|L|E2|D1|D2 <lever>|F
+#   usage (repo root on the GPU machine, carry [".whl", ".gpu_cache"]):  bash benchmarks/rerecord_calls.sh A|B|C|E|E-lean|B-repro|E-08|L|E2|D1|D2 <lever>|D3|F
 #   between calls, here:  bash scripts/take_wave.sh <files_at of the call just returned> A|B (~10 s):
 #   the next call then carries every fresh record and the ceilings, warm machine or fresh; when
 #   seconds count, bash scripts/carry_ceilings.sh <files_at> (0.1 s) takes only the ceilings.
@@ -138,6 +138,16 @@ case "${1:-}" in
     SKIP_INSTALL=1 STEP_TIMEOUT=480 bash benchmarks/gpu_wave.sh \
       "python3 benchmarks/reproduce.py 08-past --levers '$lever' --runs 3 --budget 240" \
       "python3 benchmarks/gpu_past_defaults.py --out \$WAVE_OUT/pd_int8 --budget 90 --no-shapes --levers 'INT8 per-channel weights'" ;;
+  D3) # issue 41's next lever (~480-560 s, estimated, not measured; after A, B-repro, E-08 and C have
+      # run, or in a session they do not need): the prologue rung at batch 1024 with the autotuner
+      # choosing from 12 tile configs instead of 5 (fused_epilogue.WIDE_EXTRA_CONFIGS; checked under
+      # Triton's interpreter: results/h200_past_defaults/cpu_triton_interpret_wide_extra.json), timed
+      # interleaved with that rung, gated, profiled (the best rung's longest kernels now reach the
+      # record), in three fresh processes judged by reproduce.py 08-past as D2 judges its lever.
+      # --budget 300 a run: its bases (batch 1024, the Triton and prologue rungs at 1024) ~130 s,
+      # the lever ~100 s on a cold Triton cache (runs 2 and 3 find the first's compiled kernels).
+    SKIP_INSTALL=1 STEP_TIMEOUT=590 bash benchmarks/gpu_wave.sh \
+      "python3 benchmarks/reproduce.py 08-past --levers 'Triton prologue b1024, wide tuning' --runs 3 --budget 300" ;;
   F)  # evidence no chapter page prints, for a call with seconds left after D1, D2 (each estimated, not measured):
       # 06's ResNet-50 DDP run is E2; here the audit's AOTInductor on chapter 07's small network (~135 s,
       # review 2026-12-04m 08-09-99 item 11; logs to results/h200_probes/audit/ by hand), 00's first-call
@@ -147,5 +157,5 @@ case "${1:-}" in
     CHAIN=1 STEP_TIMEOUT=300 bash benchmarks/gpu_wave.sh "bash benchmarks/gpu_audit_evidence.sh aoti" \
       "python3 benchmarks/harness_parity.py \$WAVE_OUT/harness_parity --record-as nvidia-h200" \
       "python3 benchmarks/probe_05_aa.py --out \$WAVE_OUT/probe_05_aa --rounds 4" ;;
-  *) echo "usage: bash benchmarks/rerecord_calls.sh A|B|C|E|E-lean|B-repro|E-08|L|E2|D1|D2 <lever>|F" >&2; exit 2 ;;
+  *) echo "usage: bash benchmarks/rerecord_calls.sh A|B|C|E|E-lean|B-repro|E-08|L|E2|D1|D2 <lever>|D3|F" >&2; exit 2 ;;
 esac

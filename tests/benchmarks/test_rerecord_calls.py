@@ -13,7 +13,7 @@ import pytest
 from tests.paths import ROOT
 
 SCRIPT = ROOT / "benchmarks" / "rerecord_calls.sh"
-CALLS = ("A", "B", "C", "E", "E-lean", "B-repro", "E-08", "L", "E2", "D1", "D2", "F")
+CALLS = ("A", "B", "C", "E", "E-lean", "B-repro", "E-08", "L", "E2", "D1", "D2", "D3", "F")
 EXAMPLE_LEVER = "Triton prologue at batch 1024"   # D2 takes D1's best gated rung by name
 
 
@@ -78,7 +78,7 @@ def test_the_past_defaults_calls_name_levers_the_script_knows(tmp_path):
     from labkit.chapters.ch08_inference_ladder import past_defaults
 
     known = [lever.name for lever in past_defaults.gpu_levers()]
-    for command in steps("D1", tmp_path) + steps("D2", tmp_path):
+    for command in steps("D1", tmp_path) + steps("D2", tmp_path) + steps("D3", tmp_path):
         words = shlex.split(command.replace("\\$", "$"))
         if "--levers" in words:
             assert past_defaults.parse_names(words[words.index("--levers") + 1], known)

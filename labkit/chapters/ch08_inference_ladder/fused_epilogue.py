@@ -36,10 +36,11 @@ TF32, Hopper's MMA code, timing, CUDA graph capture) the same script checks with
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import functools
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 import torch
 from torch import nn
@@ -103,7 +104,8 @@ def triton_available() -> str:
     return ""
 
 
-_KERNEL = None        # the compiled, autotuned kernel (CUDA), built on first use
+_KERNELS: dict[str, object] = {}   # the compiled, autotuned kernel (CUDA) per config set, built on first use
+_TUNING = "standard"               # the config set `launch_gemm` tunes from now (`tuning`)
 _INTERPRETED = None   # the same kernel under Triton's interpreter (CPU tensors, numpy), untuned
 
 # (BLOCK_M, BLOCK_N, BLOCK_K, stages, warps): Triton's matmul tutorial's shapes for Hopper-class
@@ -121,6 +123,26 @@ TUNING_CONFIGS = (
     (64, 128, 64, 4, 4),
     (128, 64, 64, 4, 4),
 )
+# Issue 41's "wider tuning" lever (past_defaults.PROLOGUE_WIDE_1024) tunes from these too. Why
+# they might help, from the H200's shape timing at batch 256 (results/h200_past_defaults/
+# past_defaults.json, "shapes"), set against each GEMM's FLOP and byte floors, the fused GEMMs
+# furthest from their floors were mostly those with a residual or K = 64 (one K step), where
+# a 3- or 4-stage pipeline buys nothing and its shared memory holds each SM to one block, so no
+# other block's loads overlap one block's epilogue (the residual read, the store). Two stages
+# or smaller tiles let 2-4 blocks share an SM; a 128-deep K step halves the loop of the K = 1024
+# and 2048 GEMMs; 256x128 is the 128x256 tile for the GEMMs with few output columns. Each fits
+# an H200 SM's 227 KiB in fp16 (the largest, 128x128x128 over 3 stages, 192 KiB). Whether any
+# is faster is the autotuner's to time per shape, and the lever's to show.
+WIDE_EXTRA_CONFIGS = (
+    (128, 256, 64, 2, 8),
+    (256, 128, 64, 3, 8),
+    (128, 128, 64, 2, 4),
+    (128, 64, 64, 2, 4),
+    (64, 256, 64, 3, 4),
+    (128, 128, 128, 3, 8),
+    (128, 256, 32, 4, 8),
+)
+TUNING_SETS = {"standard": TUNING_CONFIGS, "wide": TUNING_CONFIGS + WIDE_EXTRA_CONFIGS}
 INT32_LIMIT = 2 ** 31   # the kernel's element offsets are int32 (tl.arange times a stride)
 
 
@@ -133,8 +155,26 @@ def shared_memory_bytes(config: tuple[int, int, int, int, int], element_bytes: i
 def tuned() -> dict[str, str]:
     """The config the autotuner chose for each key it tuned in this process ({} before any),
     as 'BLOCK_MxBLOCK_NxBLOCK_K wW sS'; the key is Triton's (M, N, K, HAS_RES, PRECISION, dtypes...)."""
-    cache = getattr(_KERNEL, "cache", None) or {}
+    cache = getattr(_KERNELS.get(_TUNING), "cache", None) or {}
     return {str(key): config_name(config) for key, config in cache.items()}
+
+
+@contextlib.contextmanager
+def tuning(config_set: str) -> Iterator[None]:
+    """Tune (and report `tuned`, `forget_tuning`) from TUNING_SETS[config_set] inside the block.
+
+    Each set has its own autotuner, so its choices never leak into another set's rungs. A rung
+    built inside the block keeps its kernels after it: a captured CUDA graph replays them
+    without asking the autotuner, and its first call (warm-up) is where the tuning happens.
+    """
+    global _TUNING
+    if config_set not in TUNING_SETS:
+        raise EpilogueError(f"no config set {config_set!r}; the sets are {sorted(TUNING_SETS)}")
+    before, _TUNING = _TUNING, config_set
+    try:
+        yield
+    finally:
+        _TUNING = before
 
 
 def config_name(config: object) -> str:
@@ -147,15 +187,17 @@ def config_name(config: object) -> str:
             f"w{getattr(config, 'num_warps', '?')} s{getattr(config, 'num_stages', '?')}")
 
 
-def tuning_note(choices: dict[str, str]) -> str:
-    """The autotuner's choices in one line: how many shapes, which configs how often."""
+def tuning_note(choices: dict[str, str], of: int | None = None) -> str:
+    """The autotuner's choices in one line: how many shapes (from how many configs, where `of`
+    says), which configs how often."""
     if not choices:
         return "autotuner: no shape tuned in this process"
     counts: dict[str, int] = {}
     for name in choices.values():
         counts[name] = counts.get(name, 0) + 1
     ranked = sorted(counts.items(), key=lambda item: -item[1])
-    return (f"autotuned {len(choices)} shape(s) before timing; chose "
+    source = "" if of is None else f" from {of} configs"
+    return (f"autotuned {len(choices)} shape(s){source} before timing; chose "
             + ", ".join(f"{name} x{count}" for name, count in ranked))
 
 
@@ -166,7 +208,7 @@ def forget_tuning() -> int:
     shape timing or an earlier rung may have tuned the same shapes in this process. Live rungs
     are unaffected: a captured CUDA graph replays its kernels without asking the autotuner.
     """
-    cache = getattr(_KERNEL, "cache", None)
+    cache = getattr(_KERNELS.get(_TUNING), "cache", None)
     if not cache:
         return 0
     count = len(cache)
@@ -236,22 +278,22 @@ def _source() -> Callable:
 
 
 def _kernel() -> object:
-    """The compiled kernel behind the autotuner, built on first use."""
-    global _KERNEL
-    if _KERNEL is not None:
-        return _KERNEL
+    """The compiled kernel behind the current config set's autotuner, built on first use."""
+    if _TUNING in _KERNELS:
+        return _KERNELS[_TUNING]
     import triton
 
     configs = [triton.Config({"BLOCK_M": m, "BLOCK_N": n, "BLOCK_K": k, "GROUP_M": 8},
                              num_stages=stages, num_warps=warps)
-               for m, n, k, stages, warps in TUNING_CONFIGS]
+               for m, n, k, stages, warps in TUNING_SETS[_TUNING]]
     # Tuned once per (M, N, K, HAS_RES, HAS_PRO, PRECISION) and the tensors' dtypes (Triton appends
     # those) on its first call (the rung's warm-up, so a rung's compile seconds hold it, and
     # before any CUDA graph capture: tuning syncs and allocates), and the choice kept for the
     # process (`tuned`, `forget_tuning`).
-    _KERNEL = triton.autotune(configs=configs, key=["M", "N", "K", "HAS_RES", "HAS_PRO", "PRECISION"])(
+    kernel = triton.autotune(configs=configs, key=["M", "N", "K", "HAS_RES", "HAS_PRO", "PRECISION"])(
         triton.jit(_source()))
-    return _KERNEL
+    _KERNELS[_TUNING] = kernel
+    return kernel
 
 
 def interpreter_missing() -> str:

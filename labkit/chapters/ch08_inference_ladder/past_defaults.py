@@ -50,6 +50,7 @@ import torch
 from torch import nn
 
 from labkit.chapters.ch08_inference_ladder import (
+    attribution,
     cudnn_fused,
     fp8,
     fused_prologue,
@@ -127,6 +128,7 @@ PROLOGUE_COMPILED = "Triton prologue, compiled"
 PROLOGUE_COMPILED_1024 = "Triton prologue at batch 1024"
 PROLOGUE_FROZEN_1024 = "Triton prologue, frozen, b1024"
 PROLOGUE_2048 = "Triton prologue at batch 2048"
+PROLOGUE_WIDE_1024 = "Triton prologue b1024, wide tuning"
 
 
 @dataclass(frozen=True)
@@ -137,7 +139,8 @@ class Lever:
     why: str
     change: dict = field(default_factory=dict)     # ladder.Settings fields changed
     inductor: dict = field(default_factory=dict)   # torch._inductor.config patched while compiling
-    model: str = ""        # "", "gemm-torch", "triton", "triton-op", "triton-op-prologue", "cudnn-fused",
+    model: str = ""        # "", "gemm-torch", "triton", "triton-op", "triton-op-prologue",
+    #                        "triton-op-prologue-wide", "cudnn-fused",
     #                        "fp8:<mode>", "fp8-wrong", "int8"
     honest: bool = True    # False: a wrong rung the gate must refuse
     needs: tuple = ()      # "cuda", "inductor", "triton", "fp8"
@@ -205,6 +208,15 @@ def gpu_levers() -> list[Lever]:
         Lever(PROLOGUE_2048, prologue + " at batch 2048; over the prologue rung at batch 1024",
               {"batch": 2048}, model="triton-op-prologue", needs=("cuda", "triton", "inductor"),
               est_s=90, base=PROLOGUE_COMPILED_1024),
+        # The same rung with the autotuner choosing from fused_epilogue.TUNING_SETS["wide"] (the
+        # standard configs and WIDE_EXTRA_CONFIGS, whose comment says which and why): its own
+        # autotuner, so the base keeps its choices while both are timed interleaved.
+        # est_s: 13 shapes x 12 configs timed, ~30 more kernel compiles on a cold Triton cache.
+        Lever(PROLOGUE_WIDE_1024, prologue + " at batch 1024, each GEMM shape's config chosen from "
+              f"{len(fe.TUNING_SETS['wide'])} tile configs instead of {len(fe.TUNING_SETS['standard'])}; "
+              "over the prologue rung at batch 1024", {"batch": 1024},
+              model="triton-op-prologue-wide", needs=("cuda", "triton", "inductor"), est_s=100,
+              base=PROLOGUE_COMPILED_1024),
         # judged over batch 1024 (its own control), so its gain is freezing's, not the batch's
         Lever("freezing at batch 1024", "the best stock setting measured before (about 33,000 img/s)",
               {"freezing": True, "batch": 1024}, needs=inductor, est_s=40, base="batch 1024"),
@@ -358,6 +370,7 @@ class Row:
     error_vs_base: float | None = None  # relative L2 error of its logits against its base's
     idle_share: float | None = None   # 1 - device_s / median_s (the unprofiled wall)
     kinds: dict = field(default_factory=dict)
+    kernel_ms: dict = field(default_factory=dict)  # device ms per batch by kernel name, longest first
     payback_batches: float | None = None         # the whole cold compile
     extra_payback_batches: float | None = None   # compile beyond the top rung's own
     seconds: float = 0.0
@@ -388,6 +401,11 @@ def _int8_model(folded: nn.Module, amax: dict[str, float]) -> fe.GemmResNet:
             return None
         return fe.Conv1x1(conv, "int8", int8.Int8Gemm(conv, amax[name]))
     return fe.GemmResNet(folded, make)
+
+
+def config_set(lever: Lever | None) -> str:
+    """The Triton GEMM's config set a lever tunes from (fused_epilogue.TUNING_SETS)."""
+    return "wide" if lever is not None and lever.model.endswith("-wide") else "standard"
 
 
 def _tuned_afresh(folded: nn.Module, prologue: bool = False) -> fe.GemmResNet:
@@ -447,7 +465,7 @@ class Runner:
             return lambda folded: fe.GemmResNet(folded, fe.triton_backend)
         if lever.model == "triton-op":
             return _tuned_afresh
-        if lever.model == "triton-op-prologue":
+        if lever.model in ("triton-op-prologue", "triton-op-prologue-wide"):
             return lambda folded: _tuned_afresh(folded, prologue=True)
         if lever.model == "cudnn-fused":
             return cudnn_fused.fused_model
@@ -467,7 +485,8 @@ class Runner:
             import torch._inductor.config as inductor_config
 
             patch = inductor_config.patch(**lever.inductor)
-        with patch:
+        # the Triton GEMMs tune on the rung's first calls, inside prepare: from the lever's set
+        with patch, fe.tuning(config_set(lever)):
             return self.ladder.prepare(name, settings, self.transform(lever) if lever else None)
 
     def measure_top(self) -> Row:
@@ -500,7 +519,7 @@ class Runner:
         row.images_per_s, row.median_s, row.iqr_s = rung.images_per_s, rung.median_s, rung.iqr_s
         row.tflops = rung.images_per_s * self.ladder.flops_per_image / 1e12
         row.pct_of_ceiling = rung.pct_of_ceiling
-        row.device_s, row.kinds = rung.device_s, dict(rung.kinds)
+        row.device_s, row.kinds, row.kernel_ms = rung.device_s, dict(rung.kinds), dict(rung.kernel_ms)
         if rung.device_s is not None and rung.median_s > 0:   # from the unprofiled wall time
             row.idle_share = max(0.0, 1.0 - rung.device_s / rung.median_s)
 
@@ -553,7 +572,8 @@ class Runner:
         row.as_expected = (None if lever.model.startswith("fp8:") or lever.model == "int8"
                            else gate.passed == lever.honest)
         if lever.model.startswith("triton-op"):
-            row.note = fe.tuning_note(fe.tuned())
+            with fe.tuning(config_set(lever)):
+                row.note = fe.tuning_note(fe.tuned(), of=len(fe.TUNING_SETS[config_set(lever)]))
         if lever.model == "int8":
             row.note = FP16_PARTS.replace("FP8", "INT8")
         if lever.model.startswith("fp8"):
@@ -570,10 +590,11 @@ class Runner:
         self.ladder.compare([made])
         base_live, base_row = self.bases[lever.base]
         row.error_vs_base = error_against(prepared, base_live.prepared)
-        if lever.model == "triton-op-prologue" and row.error_vs_base is not None:
+        if lever.model.startswith("triton-op-prologue") and row.error_vs_base is not None:
             # the gate's tolerance is for lower precision; against the rung it changes, which
             # computes the same bias + ReLU in fp32 rounded once, a wrong prologue shows at
-            # 1e-2 and more where a right one reads ~0 (review 2026-12-05o3 item 3)
+            # 1e-2 and more where a right one reads ~0 (review 2026-12-05o3 item 3); a wider
+            # tuning's other K tiles only reorder the fp32 sums (~1e-4 at most)
             row.note += f"; against {lever.base}: relative error {row.error_vs_base:.1e}"
         rung, base = made.rung, base_live.rung
         row.status = "measured"
@@ -629,6 +650,15 @@ class Runner:
 
 
 # ---------------------------------------------------------------------------- reading
+def longest_kernels(row: Row, count: int = 6) -> str:
+    """The row's `count` longest kernels by device ms per batch, as one line ('' when none were
+    profiled): which kernels the time between the rung and its floors sits in."""
+    named = [(k, v) for k, v in row.kernel_ms.items() if k != attribution.OTHER_KERNELS][:count]
+    if not named:
+        return ""
+    return "; ".join(f"{name[:60]} {ms:.2f} ms" for name, ms in named)
+
+
 def ranked(rows: Sequence[Row]) -> list[Row]:
     """The measured, gated rungs by images/s (refused, failed and skipped rungs never rank)."""
     return sorted([r for r in rows if r.status == "measured" and r.images_per_s],

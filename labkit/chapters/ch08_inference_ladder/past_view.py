@@ -244,7 +244,7 @@ def rows_table(data: Mapping, shown_as: str = "") -> tables.Table:
 # no GPU record has timed yet: said, not left out (review 2026-12-04n item 4: the INT8 lever had
 # no row on any page and no scheduled GPU call)
 UNTIMED = "built and checked on the CPU; not yet timed on a GPU"
-UNTIMED_MODELS = ("int8", "triton-op-prologue")
+UNTIMED_MODELS = ("int8", "triton-op-prologue", "triton-op-prologue-wide")
 
 
 def untimed(rows: Sequence[Mapping], timed_elsewhere: Sequence[str] = ()) -> list[str]:

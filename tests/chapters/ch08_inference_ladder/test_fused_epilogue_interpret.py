@@ -155,11 +155,13 @@ def test_check_case_records_a_failure_instead_of_raising():
 # ------------------------------------------------------------------ Triton's interpreter
 @pytest.mark.skipif(NO_TRITON, reason="triton is not importable here (CI has none): the kernel "
                                       "runs under Triton's interpreter only where triton is")
-def test_the_kernel_under_tritons_interpreter_matches_pytorch(tmp_path):
-    """A subprocess, because Triton chooses the interpreter when it is first imported."""
+@pytest.mark.parametrize("configs", ["standard", "wide-extra"])
+def test_the_kernel_under_tritons_interpreter_matches_pytorch(tmp_path, configs):
+    """A subprocess, because Triton chooses the interpreter when it is first imported; the
+    standard configs, and those issue 41's wider tuning adds (other K tiles, two stages)."""
     env = dict(os.environ, TRITON_INTERPRET="1")
     done = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "cpu_triton_interpret.py"),
-                           "--out", str(tmp_path), "--quick"], cwd=ROOT, env=env,
+                           "--out", str(tmp_path), "--quick", "--configs", configs], cwd=ROOT, env=env,
                           capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     record = json.loads((tmp_path / "cpu_triton_interpret.json").read_text())
@@ -168,6 +170,8 @@ def test_the_kernel_under_tritons_interpreter_matches_pytorch(tmp_path):
     assert len(cases) == record["passed"] >= 40 and record["failed"] == 0
     assert {c["dtype"] for c in cases} == {"float16", "float32"}
     assert len({c["config"] for c in cases}) >= 2 and {c["layout"] for c in cases} == {"channels_last", "nchw"}
+    forced = fe.WIDE_EXTRA_CONFIGS if configs == "wide-extra" else fe.TUNING_CONFIGS
+    assert {c["config"] for c in cases} <= {fe.config_name(c) for c in forced}
     assert {(c["residual"], c["relu"]) for c in cases} >= {(True, True), (False, True), (False, False)}
     assert any(c["M"] % 64 for c in cases) and any(c["K"] % 64 for c in cases)
     assert any(c["prologue"] and c["M"] % 64 for c in cases)   # the prologue, off the tiles too

@@ -158,6 +158,44 @@ def test_tuning_configs_fit_hopper_shared_memory_and_warps():
     assert (128, 256, 64, 3, 8) in fe.TUNING_CONFIGS
 
 
+def test_the_wide_set_adds_configs_that_fit_an_h200_sm_in_fp16():
+    """Issue 41's wider tuning: the standard configs first, then new ones, each fitting an
+    H200 SM's 227 KiB usable shared memory in fp16 (the lever is fp16)."""
+    wide = fe.TUNING_SETS["wide"]
+    assert fe.TUNING_SETS["standard"] == fe.TUNING_CONFIGS == wide[:len(fe.TUNING_CONFIGS)]
+    assert len(set(wide)) == len(wide) > len(fe.TUNING_CONFIGS)
+    for config in wide:
+        bm, bn, bk, stages, warps = config
+        assert fe.shared_memory_bytes(config, 2) <= 227 * 1024, config
+        assert warps in (4, 8) and stages >= 2 and bk in (32, 64, 128) and bm * bn <= 128 * 256
+    assert any(stages == 2 for *_, stages, _ in fe.WIDE_EXTRA_CONFIGS)   # for K = 64's one step
+
+
+def test_each_config_set_has_its_own_tuning_and_the_block_restores_the_last(monkeypatch):
+    """`tuning` picks the set `tuned`/`forget_tuning` read (and the CUDA launch tunes from);
+    another set's choices stay untouched; an unknown set is refused, not silently standard."""
+    standard = types.SimpleNamespace(cache={("k1",): _config(128, 256, 64, 8, 3)})
+    wide = types.SimpleNamespace(cache={("k1",): _config(128, 128, 128, 8, 3),
+                                        ("k2",): _config(128, 64, 64, 4, 2)})
+    monkeypatch.setattr(fe, "_KERNELS", {"standard": standard, "wide": wide})
+    assert list(fe.tuned().values()) == ["128x256x64 w8 s3"]
+    with fe.tuning("wide"):
+        assert sorted(fe.tuned().values()) == ["128x128x128 w8 s3", "128x64x64 w4 s2"]
+        assert fe.forget_tuning() == 2 and fe.tuned() == {}
+    assert list(fe.tuned().values()) == ["128x256x64 w8 s3"]   # restored, untouched
+    with pytest.raises(fe.EpilogueError, match="no config set 'widest'"):
+        with fe.tuning("widest"):
+            pass
+    with pytest.raises(RuntimeError), fe.tuning("wide"):
+        raise RuntimeError("a rung that fails inside the block")
+    assert fe._TUNING == "standard"                               # restored after a failure too
+
+
+def _config(bm: int, bn: int, bk: int, warps: int, stages: int) -> types.SimpleNamespace:
+    return types.SimpleNamespace(kwargs={"BLOCK_M": bm, "BLOCK_N": bn, "BLOCK_K": bk},
+                                 num_warps=warps, num_stages=stages)
+
+
 def test_tuning_note_counts_the_chosen_configs():
     config = types.SimpleNamespace(kwargs={"BLOCK_M": 128, "BLOCK_N": 256, "BLOCK_K": 64},
                                    num_warps=8, num_stages=3)
@@ -165,6 +203,7 @@ def test_tuning_note_counts_the_chosen_configs():
     note = fe.tuning_note({"a": "128x256x64 w8 s3", "b": "64x128x64 w4 s4", "c": "128x256x64 w8 s3"})
     assert note.startswith("autotuned 3 shape(s)") and "128x256x64 w8 s3 x2, 64x128x64 w4 s4 x1" in note
     assert "no shape" in fe.tuning_note({})
+    assert fe.tuning_note({"a": "128x256x64 w8 s3"}, of=12).startswith("autotuned 1 shape(s) from 12 configs")
 
 
 # ------------------------------------------------------------------ the GPU

@@ -66,7 +66,7 @@ def test_the_compiled_levers_are_skipped_here_with_the_reason():
         assert "Triton" in why and fe.triton_available() in why
 
 
-@pytest.mark.parametrize("model", ["triton-op", "triton-op-prologue"])
+@pytest.mark.parametrize("model", ["triton-op", "triton-op-prologue", "triton-op-prologue-wide"])
 def test_the_compiled_op_rung_passes_the_gate_and_is_timed_on_the_cpu(model):
     """The levers' own path (transform, ladder.prepare's torch.compile, the gate, interleaved
     timing) with the op's CPU kernel: Inductor on this CPU, judged over the top rung; the
@@ -84,7 +84,7 @@ def test_the_compiled_op_rung_passes_the_gate_and_is_timed_on_the_cpu(model):
     # against its base's logits (review 2026-12-05o3 item 3): the same arithmetic, so ~0; the
     # prologue rung says it in its note
     assert row.error_vs_base is not None and row.error_vs_base < 1e-5
-    assert (f"against {pd.TOP_NAME}: relative error" in row.note) is (model == "triton-op-prologue")
+    assert (f"against {pd.TOP_NAME}: relative error" in row.note) is model.startswith("triton-op-prologue")
     torch._dynamo.reset()
 
 
@@ -103,3 +103,31 @@ def test_script_runs_only_the_named_levers_with_their_bases(tmp_path, monkeypatc
     assert all(r["status"] == "skipped" and r["note"] for r in rows[1:])
     with pytest.raises(SystemExit):
         gpu_past_defaults.main(["--out", str(tmp_path), "--device", "cpu", "--levers", "no such lever"])
+
+
+# ------------------------------------------------------------------ issue 41: the wider tuning
+def test_the_wider_tuning_lever_is_the_prologue_rung_at_1024_with_more_configs():
+    levers = pd.gpu_levers()
+    by = {lv.name: lv for lv in levers}
+    wide, base = by[pd.PROLOGUE_WIDE_1024], by[pd.PROLOGUE_COMPILED_1024]
+    # one change from its base: the config set, nothing else
+    assert wide.base == pd.PROLOGUE_COMPILED_1024 and base.stays
+    assert (wide.change, wide.needs, wide.inductor) == (base.change, base.needs, base.inductor)
+    assert wide.model == base.model + "-wide" and wide.honest and len(wide.name) <= 34
+    assert pd.config_set(wide) == "wide" and pd.config_set(base) == pd.config_set(None) == "standard"
+    assert wide.est_s > base.est_s                 # 12 configs to time and compile, not 5
+    n_wide, n_std = len(fe.TUNING_SETS["wide"]), len(fe.TUNING_SETS["standard"])
+    assert f"from {n_wide} tile configs instead of {n_std}" in wide.why
+    chosen, added = pd.select(levers, pd.PROLOGUE_WIDE_1024)
+    assert [lv.name for lv in chosen] == ["batch 1024", pd.TRITON_COMPILED_1024,
+                                          pd.PROLOGUE_COMPILED_1024, pd.PROLOGUE_WIDE_1024]
+    assert added == ["batch 1024", pd.TRITON_COMPILED_1024, pd.PROLOGUE_COMPILED_1024]
+
+
+def test_longest_kernels_names_the_profiled_kernels_longest_first_without_the_rest():
+    row = pd.Row("r", "why", "measured", kernel_ms={"cudnn_conv_a": 3.5, "triton_gemm_b": 2.25,
+                                                    "(other kernels)": 9.0})
+    assert pd.longest_kernels(row) == "cudnn_conv_a 3.50 ms; triton_gemm_b 2.25 ms"
+    assert pd.longest_kernels(row, count=1) == "cudnn_conv_a 3.50 ms"
+    assert pd.longest_kernels(pd.Row("r", "why", "measured")) == ""
+    assert "kernel_ms" in row.as_dict()

@@ -154,7 +154,7 @@ def test_the_int8_lever_is_said_untimed_until_a_record_times_it():
     assert int8 in past_view.untimed([{**row, "status": "skipped"}])
     # the other untimed levers (the prologue's) are said apart, each by its own row
     assert set(past_view.untimed([row])) == {
-        lv.name for lv in past_defaults.gpu_levers() if lv.model == "triton-op-prologue"}
+        lv.name for lv in past_defaults.gpu_levers() if lv.model.startswith("triton-op-prologue")}
     data = {"rows": [{"name": "top rung", "status": "measured", "images_per_s": 1.0}, row], "image": 224}
     assert line not in str(past_view.rows_table(data))
     assert line in str(past_view.rows_table({**data, "rows": data["rows"][:1]}))
