@@ -21,7 +21,7 @@ import json
 import statistics
 from collections.abc import Callable, Mapping
 
-from labkit.chapters.ch08_inference_ladder import experiment, keep, ladder
+from labkit.chapters.ch08_inference_ladder import autotune_picks, experiment, keep, ladder
 from labkit.claims import reproduced
 from labkit.claims.core import Verdict
 from labkit.claims.registry import get
@@ -51,8 +51,11 @@ def _climb(quick: bool) -> experiment.Result:
 
 
 def measure_numbers(quick: bool = False) -> dict:
-    """Climb the ladder once; the steps kept and each step's gains, for summarise_numbers."""
-    result = _climb(quick)
+    """Climb the ladder once; the steps kept and each step's gains, for summarise_numbers, and
+    what Inductor's runtime autotuning timed and kept in this process (autotune_picks: whether
+    fresh processes compile the same programs)."""
+    with autotune_picks.recording() as autotuned:
+        result = _climb(quick)
     _CLIMBED[quick] = result
     top, at_base = result.top, result.top_at_baseline_batch
     return {"kept": [r.name for r in result.rungs[1:] if r.kept and not r.error],
@@ -70,7 +73,7 @@ def measure_numbers(quick: bool = False) -> dict:
                     "device_images_per_s": (top.settings.batch / top.device_s if top.device_s else None),
                     "idle_share": top.idle_share, "kernel_ms": dict(top.kernel_ms)},
             "at_baseline_batch": {"name": at_base.name, "images_per_s": at_base.images_per_s},
-            "phases": {"ladder": result.seconds}}
+            "phases": {"ladder": result.seconds}, "inductor_autotune": autotuned}
 
 
 def measure_verdicts(quick: bool = False) -> list[Verdict]:
@@ -123,8 +126,27 @@ def summarise_numbers(runs: list[dict]) -> dict:
         lines.append(f"      step {name}: wall gain {min(gains):.3f}x to {max(gains):.3f}x, "
                      f"kept in {kept} of {len(seen)}"
                      + (f", not decidable (base moved) in {undecided}" if undecided else ""))
+    picks = autotune_line(runs)
+    if picks:
+        lines.append(picks)
     return {"agree": agree, "steps_agree": steps_agree, "top_agree": top_agree, "lines": lines,
             "kept": [list(s) for s in sets]}
+
+
+def autotune_line(runs: list[dict]) -> str:
+    """Whether the runs' compiles kept the same configs where Inductor timed several (one line,
+    '' where a run recorded none: a record before it, or a CPU). Shown, not judged: it tells
+    whether a top rung's device time that varies between processes (`device_line`) may come
+    from the programs each compile chose (autotune_picks)."""
+    recorded = [run.get("inductor_autotune") for run in runs]
+    if len(runs) < 2 or not all(recorded):
+        return ""
+    found = autotune_picks.across_runs(recorded)
+    differ, close = found["picks_differ"], found["decided_within_noise"]
+    return (f"  Inductor's runtime autotuning: {found['timed_in_every_run']} kernels timed in every run; "
+            f"the config kept differs between runs for {len(differ)}"
+            + (f" ({', '.join(differ[:4])}{', ...' if len(differ) > 4 else ''})" if differ else "")
+            + f"; {len(close)} decided by under {100 * found['margin_close']:.0f}% in some run")
 
 
 def device_line(tops: list[dict]) -> str:
