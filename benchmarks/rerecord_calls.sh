@@ -22,7 +22,10 @@
 # changed (a reproduce record on the old form reads "NOT reproduced (on another form)"), and a
 # record older than its page reads "reproduced on earlier sources" (review 2026-12-05p2 00-04
 # item 1). B-repro reproduces 08 on its new ladder (the retried CUDA Graphs step), then round p's
-# probes; E-08 is 08's page then E-lean (09, 06, reproduce 07, 07, 99). 05 waits for C (issue 39
+# probes; E-08 is 08's page then E-lean (09, 06, reproduce 07, 07, 99). B-repro's runs also record
+# what Inductor's runtime autotuning kept in each process (autotune_picks): its summary line says
+# whether the compiled rungs' device time, which varied between the 2026-12-05 runs while the
+# eager rungs' held, may come from each compile keeping other configs. D3 (issue 41) comes after. 05 waits for C (issue 39
 # needs 05 and 07 reproduced together). If a call finds no machine, keep A and B-repro; E-08's 99
 # then waits too (test_ledger_copies lists what its H200 copy shows stale).
 # 05 and 07's reproduce compare their runs with the recorded page; each runs before its page in the
