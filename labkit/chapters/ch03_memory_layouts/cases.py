@@ -1246,7 +1246,7 @@ def ratios_span(runs: Sequence[Mapping], judged: Sequence[Mapping] = ()) -> str:
 
 def eager_lesson(lead: Sequence[Mapping]) -> str:
     """The eager loop of the judged run at the seed's batch (else the first judged run), for a
-    graph-judged takeaway: 'eager at float16 b64: 1.11x, paced by Python's launches, not the
+    graph-judged takeaway: 'eager at float16 b64: 1.11x, host-paced, so it understates the
     layout' where C7's rule reads it host-bound (`claims.regime`), 'eager at float16 b64: 1.55x,
     device-bound' where not; its NHWC/NCHW ratio by the loop's wall time (`_wall`), computed
     here. '' where no regime is read (a CPU, an older record), or where this process's loop reads
@@ -1261,7 +1261,7 @@ def eager_lesson(lead: Sequence[Mapping]) -> str:
     if host is None or c7_claims.fresh_differs(run):
         return ""
     return (f"eager at {_name(run)}: {_wall(run):.2f}x, "
-            + ("paced by Python's launches, not the layout" if host else "device-bound"))
+            + ("host-paced, so it understates the layout" if host else "device-bound"))
 
 
 def loop_over_pace(loop_s: float | None, host_s: float | None, busy_s: float | None) -> float | None:

@@ -19,6 +19,8 @@ there (a CPU build compiles C++; another torch), nothing is recorded.
 from __future__ import annotations
 
 import contextlib
+import math
+import os
 from collections.abc import Iterator, Sequence
 
 MARGIN_CLOSE = 0.03   # a pick decided by under 3% between its two fastest configs: within noise
@@ -26,7 +28,9 @@ MARGIN_CLOSE = 0.03   # a pick decided by under 3% between its two fastest confi
 
 @contextlib.contextmanager
 def recording() -> Iterator[list[dict]]:
-    """Inside the block, each autotuning Inductor runs appends {"kernel", "ms": {config: ms}}."""
+    """Inside the block, each autotuning Inductor runs appends {"kernel", "source", "ms": {config:
+    ms}}: source is the kernel file's name, which Inductor makes a hash of the kernel's code, so
+    the same kernel is known in another process; a config that failed to run has ms None."""
     seen: list[dict] = []
     try:
         from torch._inductor.runtime import triton_heuristics
@@ -40,7 +44,9 @@ def recording() -> Iterator[list[dict]]:
         timings = original(self, *args, **kwargs)
         try:
             seen.append({"kernel": getattr(getattr(self, "fn", None), "__name__", "?"),
-                         "ms": {str(getattr(launcher, "config", launcher)): float(ms)
+                         "source": os.path.basename(str(getattr(self, "filename", None) or "")),
+                         "ms": {str(getattr(launcher, "config", launcher)):
+                                (float(ms) if math.isfinite(ms) else None)
                                 for launcher, ms in timings.items()}})
         except Exception:  # noqa: BLE001 -- observing must never break Inductor's own call
             pass
@@ -56,7 +62,7 @@ def recording() -> Iterator[list[dict]]:
 def pick(entry: dict) -> tuple[str, float]:
     """The config the autotuner kept (the fastest) and its margin: the second fastest's ms over
     the fastest's, minus 1 (inf where only one config ran)."""
-    ranked = sorted(entry["ms"].items(), key=lambda item: item[1])
+    ranked = sorted(((c, ms) for c, ms in entry["ms"].items() if ms is not None), key=lambda item: item[1])
     if not ranked:
         return "", float("inf")
     best, best_ms = ranked[0]
@@ -65,14 +71,15 @@ def pick(entry: dict) -> tuple[str, float]:
     return best, ranked[1][1] / best_ms - 1
 
 
-def _keyed(entries: Sequence[dict]) -> dict[tuple[str, int], dict]:
-    """Entries by (kernel name, its occurrence in the process): the climb compiles the same rungs
-    in the same order, and one name may be timed once per compiled rung."""
-    counts: dict[str, int] = {}
+def _keyed(entries: Sequence[dict]) -> dict[tuple[str, str, int], dict]:
+    """Entries by (kernel name, its code's hash, its occurrence among those): runs need not
+    compile the same rungs (one may keep CUDA Graphs and another not), so a kernel is matched by
+    its code, not by where it came in the run; the same code timed again counts on."""
+    counts: dict[tuple[str, str], int] = {}
     keyed = {}
     for entry in entries:
-        name = entry.get("kernel", "?")
-        keyed[(name, counts.get(name, 0))] = entry
+        name = (entry.get("kernel", "?"), entry.get("source", ""))
+        keyed[(*name, counts.get(name, 0))] = entry
         counts[name] = counts.get(name, 0) + 1
     return keyed
 
@@ -86,8 +93,8 @@ def across_runs(runs: Sequence[Sequence[dict]]) -> dict:
     for key in sorted(common):
         picks = [pick(k[key]) for k in keyed]
         if len({config for config, _ in picks}) > 1:
-            differ.append(f"{key[0]}#{key[1]}")
+            differ.append(f"{key[0]}#{key[2]}")
         if min(margin for _, margin in picks) < MARGIN_CLOSE:
-            close.append(f"{key[0]}#{key[1]}")
+            close.append(f"{key[0]}#{key[2]}")
     return {"runs": len(runs), "timed_in_every_run": len(common), "picks_differ": differ,
             "decided_within_noise": close, "margin_close": MARGIN_CLOSE}

@@ -1032,7 +1032,7 @@ def test_a_graph_judged_takeaway_carries_the_eager_lesson_computed_from_the_run(
     assert claims_c7.regime(b64)[0] is True
     wall = claims_c7.rate_ratio(b64)
     assert wall == pytest.approx(b64["nchw_loop_s"] / b64["nhwc_loop_s"])
-    lesson = f"eager at float16 b64: {wall:.2f}x, paced by Python's launches, not the layout"
+    lesson = f"eager at float16 b64: {wall:.2f}x, host-paced, so it understates the layout"
     assert cases.eager_lesson(judged) == cases.eager_lesson(judged[::-1]) == lesson  # the seed's batch
     assert cases.ratios_span(judged + others, judged).endswith("(judged, CUDA Graph replay); " + lesson)
     device = dict(b64, nchw_loop_s=1.01 * b64["nchw_busy_s"], nhwc_loop_s=1.02 * b64["nhwc_busy_s"])

@@ -28,10 +28,12 @@ def test_recording_keeps_each_timing_returns_inductors_own_result_and_restores(m
     original = th.CachingAutotuner.benchmark_all_configs
     tuner = object.__new__(th.CachingAutotuner)
     tuner.fn = types.SimpleNamespace(__name__="triton_poi_fused_relu_0")
+    tuner.filename = "/tmp/inductor-x/ab/cabc123.py"
     with ap.recording() as seen:
         assert tuner.benchmark_all_configs(1, 2) is timings        # Inductor's result, untouched
     assert th.CachingAutotuner.benchmark_all_configs is original      # restored
-    assert seen == [{"kernel": "triton_poi_fused_relu_0", "ms": {"XBLOCK: 512": 0.050, "XBLOCK: 1024": 0.048}}]
+    assert seen == [{"kernel": "triton_poi_fused_relu_0", "source": "cabc123.py",
+                     "ms": {"XBLOCK: 512": 0.050, "XBLOCK: 1024": 0.048}}]
     config, margin = ap.pick(seen[0])
     assert config == "XBLOCK: 1024" and margin == pytest.approx(0.050 / 0.048 - 1)
     tuner.benchmark_all_configs()
@@ -48,8 +50,20 @@ def test_a_failed_timing_still_raises_and_the_patch_is_undone(monkeypatch):
     assert th.CachingAutotuner.benchmark_all_configs is broken
 
 
+def test_a_config_that_failed_is_kept_as_none_and_never_picked(monkeypatch):
+    ok, failed = _Launcher("XBLOCK: 512"), _Launcher("XBLOCK: 1024")
+    monkeypatch.setattr(th.CachingAutotuner, "benchmark_all_configs",
+                        lambda self, *a, **k: {ok: 0.05, failed: float("inf")})
+    tuner = object.__new__(th.CachingAutotuner)
+    with ap.recording() as seen:
+        tuner.benchmark_all_configs()
+    assert seen[0]["ms"] == {"XBLOCK: 512": 0.05, "XBLOCK: 1024": None}   # JSON without Infinity
+    assert seen[0]["kernel"] == "?" and seen[0]["source"] == ""          # no fn, no filename here
+    assert ap.pick(seen[0]) == ("XBLOCK: 512", float("inf"))
+
+
 def _run(*picks: tuple[str, dict]) -> list[dict]:
-    return [{"kernel": name, "ms": ms} for name, ms in picks]
+    return [{"kernel": name, "source": f"c{name}.py", "ms": ms} for name, ms in picks]
 
 
 def test_across_runs_aligns_kernels_by_name_and_occurrence_and_names_the_ones_that_differ():
@@ -60,6 +74,12 @@ def test_across_runs_aligns_kernels_by_name_and_occurrence_and_names_the_ones_th
     assert found["timed_in_every_run"] == 3
     assert found["picks_differ"] == ["k_add#0"]                 # the second k_add agrees
     assert found["decided_within_noise"] == ["k_add#0"]         # 1% and 2% margins
+    # a run that compiled one rung more (another kernel first) still matches kernels by code
+    other = [{"kernel": "k_graph", "source": "cgraph.py", "ms": {a: 1.0, b: 1.5}}, *run2]
+    assert ap.across_runs([run1, other])["picks_differ"] == ["k_add#0"]
+    # the same name with other code (another shape) is another kernel
+    moved = [{**run2[0], "source": "cother.py"}, *run2[1:]]
+    assert ap.across_runs([run1, moved])["timed_in_every_run"] == 2
     same = ap.across_runs([run1, run1])
     assert same["picks_differ"] == [] and same["timed_in_every_run"] == 3
     assert ap.pick({"kernel": "k", "ms": {a: 1.0}}) == (a, float("inf"))
