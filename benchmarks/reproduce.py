@@ -319,6 +319,9 @@ def write_past(path: Path, args: argparse.Namespace, runs: list[dict], judged: d
         "complete": complete, "recorded_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         "argv": ["--levers", args.levers, "--runs", str(args.runs), "--budget", f"{args.budget:g}"],
         "fingerprint": env.fingerprint(), "judged": judged,
+        # where the runs were handed one Triton kernel cache (rerecord_calls.sh D3), its folder:
+        # the runs shared compiled kernels (each still compiled and autotuned its own rungs)
+        "shared_triton_cache": os.environ.get("TRITON_CACHE_DIR"),
         "all_agree": judged["reproduced"],
         "records": runs,
     }, indent=1, default=str))

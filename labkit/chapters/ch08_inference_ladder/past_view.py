@@ -186,8 +186,9 @@ def _classes(row: Mapping, classes: list[str]) -> str:
     return "/".join(f"{100 * kinds.get(k, 0.0):.0f}" for k in classes)
 
 
-def rows_table(data: Mapping, shown_as: str = "") -> tables.Table:
-    """One row per rung of the record, in the order it ran."""
+def rows_table(data: Mapping, shown_as: str = "", ladder_top: object | None = None) -> tables.Table:
+    """One row per rung of the record, in the order it ran; ladder_top (the chapter's own top
+    rung on a GPU) is compared with the record's under it (`top_note`)."""
     classes = _present(data)
     shown = tables.Table(
         f"Past the defaults: ResNet-50 at {data.get('image', '?')} px from the top rung "
@@ -218,11 +219,9 @@ def rows_table(data: Mapping, shown_as: str = "") -> tables.Table:
         shown.note(reproduce_line(check))
     for line in untimed_lines(data["rows"], [check["lever"]] if check else []):
         shown.note(line)
-    top = dict(data.get("top_settings") or {})
-    if top:
-        on = [k for k, v in top.items() if v not in (False, None, "off", "float32") and k != "batch"]
-        shown.note("The record's top rung: " + ", ".join(f"{k}={top[k]}" for k in on)
-                   + "; the ladder above keeps its own steps, so its top may differ.")
+    note = top_note(data, ladder_top)
+    if note:
+        shown.note(note)
     controls = own_controls(data["rows"])
     if controls:
         shown.note("Over its own control (a ratio of two gains over the top rung): " + "; ".join(controls))
@@ -283,7 +282,8 @@ def reproduce_check(main: Path) -> dict | None:
         return None
     record = json.loads(found[-1].read_text(encoding="utf-8"))
     return {**record.get("judged", {}), "file": f"results/reproduce/{found[-1].name}",
-            "recorded_at": str(record.get("recorded_at", ""))[:16].replace("T", " ")}
+            "recorded_at": str(record.get("recorded_at", ""))[:16].replace("T", " "),
+            "shared_triton_cache": bool(record.get("shared_triton_cache"))}
 
 
 def reproduce_line(check: Mapping) -> str:
@@ -293,7 +293,8 @@ def reproduce_line(check: Mapping) -> str:
     gated = sum(bool(r.get("gated")) for r in runs)
     span = f"{min(speeds):,.0f}-{max(speeds):,.0f} images/s" if speeds else "no speed"
     verdict = "reproduced" if check.get("reproduced") else "NOT reproduced"
-    return (f"Reproduced? {check.get('lever')!s} in {len(runs)} fresh processes (benchmarks/reproduce.py "
+    shared = ", sharing one Triton kernel cache" if check.get("shared_triton_cache") else ""
+    return (f"Reproduced? {check.get('lever')!s} in {len(runs)} fresh processes{shared} (benchmarks/reproduce.py "
             f"08-past, recorded {check.get('recorded_at')} UTC, {check.get('file')}): {span}, gated in "
             f"{gated} of {len(runs)}, spread {100 * float(check.get('spread') or 0):.1f}% (at most "
             f"{100 * float(check.get('max_spread') or 0):.0f}%); at least "
@@ -518,9 +519,35 @@ def standing(data: Mapping, per_image: float | None = None, shown_as: str = "",
     return shown.note(f"{roofline.H200_DENSE_SPEC['label']} ({roofline.H200_DENSE_SPEC['source']}).")
 
 
-def section(path: str | Path | None = None) -> tables.Stack | str:
+def top_note(data: Mapping, ladder_top: object | None = None) -> str:
+    """The record's top rung, and whether the chapter's own ladder reached the same settings:
+    with ladder_top (a ladder.Rung, on a GPU) the settings that differ and both images/s, said;
+    without it, that the ladder keeps its own steps, so its top may differ. Why: on the H200 of
+    2026-12-05 the page's ladder kept no CUDA Graphs and the section still said 'may' (review
+    2026-12-05p 08 item 6c). '' when the record names no top rung."""
+    top = dict(data.get("top_settings") or {})
+    if not top:
+        return ""
+    on = [k for k, v in top.items() if v not in (False, None, "off", "float32") and k != "batch"]
+    said = "The record's top rung: " + ", ".join(f"{k}={top[k]}" for k in on) + f", batch {top.get('batch')}"
+    settings = getattr(ladder_top, "settings", None)
+    if settings is None:
+        return said + "; the ladder above keeps its own steps, so its top may differ."
+    differ = [f"{k}={getattr(settings, k)} (record: {top[k]})" for k in top
+              if hasattr(settings, k) and getattr(settings, k) != top[k]]
+    record_top = next((r.get("images_per_s") for r in data.get("rows") or []
+                       if r.get("name") == "top rung" and r.get("images_per_s")), None)
+    speeds = (f"{getattr(ladder_top, 'images_per_s', 0.0):,.0f} images/s here"
+              + (f", {record_top:,.0f} in the record" if record_top else ""))
+    if not differ:
+        return said + f"; the ladder above reached the same settings ({speeds})."
+    return said + f"; the ladder above's top differs: {', '.join(differ)} ({speeds})."
+
+
+def section(path: str | Path | None = None, ladder_top: object | None = None) -> tables.Stack | str:
     """The whole optional section: the rungs, then where the best one stands; from the
-    reference's record unless a path to a learner's own past_defaults.json is given."""
+    reference's record unless a path to a learner's own past_defaults.json is given. ladder_top:
+    the chapter's own top rung where it ran on a GPU, compared with the record's (`top_note`)."""
     data = load(path)
     if data is None:
         where = path if path is not None else "results/" + RECORDED.as_posix()
@@ -529,7 +556,8 @@ def section(path: str | Path | None = None) -> tables.Stack | str:
     main = Path(path) if path is not None else recorded_path()
     data = with_later_calls(data, main)
     shown_as = label(data, path)
-    return tables.Stack(rows_table(data, shown_as), standing(data, shown_as=shown_as, again=reruns(main)))
+    return tables.Stack(rows_table(data, shown_as, ladder_top),
+                        standing(data, shown_as=shown_as, again=reruns(main)))
 
 
 LATER = "*"   # marks a row measured in a later call of the script (its own file beside the first)

@@ -4,6 +4,7 @@ rung's, both batch-1024 measurements with the rerun as the conservative one and 
 host idle (device gain 1.001), what bound the best rung, and the FP8 per-channel row's gate."""
 
 import shutil
+import types
 from pathlib import Path
 
 from labkit.chapters.ch08_inference_ladder import past_view
@@ -89,3 +90,32 @@ def test_issue_41s_reproduce_check_is_said_from_its_record_and_its_lever_not_cal
              "spread": 0.0, "max_spread": 0.05, "goal_images_per_s": 35_000, "held": 3,
              "recorded_at": "2027-01-01 00:00", "file": "f.json"}
     assert past_view.reproduce_line(check).endswith("at least 35,000 images/s in 3 of 3: reproduced.")
+
+
+def test_the_records_top_rung_is_compared_with_the_ladders_own_where_one_ran_on_a_gpu():
+    """Review 2026-12-05p 08 item 6c: the section said 'its top may differ' under a page whose
+    ladder had kept no CUDA Graphs; given the ladder's top rung, it says what differs."""
+    from labkit.chapters.ch08_inference_ladder import ladder
+
+    data = past_view.load()
+    record = dict(data["top_settings"])
+    assert past_view.top_note(data).endswith("the ladder above keeps its own steps, so its top may differ.")
+    same = types.SimpleNamespace(settings=ladder.Settings(**record), images_per_s=30_687.0)
+    assert "the ladder above reached the same settings (30,687 images/s here" in past_view.top_note(data, same)
+    other = types.SimpleNamespace(settings=ladder.Settings(**{**record, "cuda_graphs": False}),
+                                  images_per_s=30_687.0)
+    note = past_view.top_note(data, other)
+    assert "the ladder above's top differs: cuda_graphs=False (record: True) (30,687 images/s here, " in note
+    top = next(r for r in data["rows"] if r["name"] == "top rung")
+    assert f"{top['images_per_s']:,.0f} in the record" in note
+    assert past_view.top_note({"rows": []}) == ""
+    assert note in str(past_view.rows_table(data, "", other))
+
+
+def test_a_check_whose_runs_shared_a_triton_cache_says_so():
+    check = {"lever": "x", "runs": [{"images_per_s": 36_000.0, "gated": True}] * 3, "reproduced": True,
+             "spread": 0.0, "max_spread": 0.05, "goal_images_per_s": 35_000, "held": 3,
+             "recorded_at": "2027-01-01 00:00", "file": "f.json"}
+    assert "in 3 fresh processes (benchmarks" in past_view.reproduce_line(check)
+    shared = past_view.reproduce_line({**check, "shared_triton_cache": True})
+    assert "in 3 fresh processes, sharing one Triton kernel cache (benchmarks" in shared
