@@ -347,4 +347,4 @@ chapter.exercise("08.share_of_climb").check(share)
 # `lab.past_view.section("past/past_defaults.json")`.
 
 # %%
-lab.past_view.section(ladder_top=ladder_run.top if chapter.on_gpu else None)
+lab.past_view.section(ladder_top=ladder_run.top, on_gpu=chapter.on_gpu)

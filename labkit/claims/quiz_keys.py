@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 
 from labkit.claims import trust
-from labkit.show.widgets.quiz import Key
+from labkit.show.widgets.quiz import Key, NotYetMeasured  # noqa: F401 -- the chapters raise it
 
 
 def _flags_of(flags: Iterable[object] | None, timings: Sequence[str]) -> list[trust.Flag]:

@@ -847,7 +847,7 @@ def hot_cold_class(hot: object, cold: object) -> Key | str:
     of the two could carry the ratio across a choice's edge (the trust rule, `quiz_keys`), both
     choices count. The host's launch does not move the key (`hot_cold_flags`)."""
     if hot is None or cold is None:
-        raise ValueError("run the hot/cold cell below first, then submit again")
+        raise quiz_keys.NotYetMeasured("run the hot/cold cell below first, then submit again")
     ratio = hot.gbps / cold.gbps  # type: ignore[attr-defined]
     return quiz_keys.choice_key(ratio, None, hot_cold_flags(hot, cold), choices=HOT_COLD_CHOICES,
                                 edges=(1.2, 3.0), pick=_hot_cold_pick, what="hot/cold")
@@ -1024,7 +1024,7 @@ def busy_class(summary: object) -> Key | str:
     H200's GPU idle 96% of its span). Within BUSY_MARGIN of an edge both neighbouring choices
     count (a Key saying why)."""
     if summary is None:
-        raise ValueError("run the training-step cell below first, then submit again")
+        raise quiz_keys.NotYetMeasured("run the training-step cell below first, then submit again")
     share, who = busy_share(summary)
     edges = (1 / 3, 2 / 3)
     index = 0 if share < edges[0] else 1 if share <= edges[1] else 2

@@ -130,7 +130,7 @@ def c2_what_ran(cases: list[Mapping] | None, case: str = "3-D batch") -> str:
     third; else one matrix multiply (mm) the second. An error until C2's cell has run."""
     found = next((c for c in cases or [] if c["case"] == case), None)
     if found is None:
-        raise ValueError("run the C2 measurement cell below first, then submit again")
+        raise quiz_keys.NotYetMeasured("run the C2 measurement cell below first, then submit again")
     ops = {str(op).split("::")[-1].split(".")[0] for op in found["implicit_ops"]}
     if int(found["implicit_copy_bytes"]) > 0 or found.get("copies_inside"):
         return C2_CHOICES[0]
@@ -264,7 +264,7 @@ def c10_faster(comparisons: Mapping[str, Comparison] | None) -> Key | str:
     threshold (STRIDE_AWARE_WIN_RATIO) as the edge of 'about the same'. Where the spread or a
     flagged timing could carry the ratio across that edge (the trust rule), both sides count."""
     if not comparisons:
-        raise ValueError("run the C10 measurement cell below first, then submit again")
+        raise quiz_keys.NotYetMeasured("run the C10 measurement cell below first, then submit again")
     limit = ch02.STRIDE_AWARE_WIN_RATIO  # view time / baseline time
     return quiz_keys.comparison_key(next(iter(comparisons.values())), VIEW_MATMUL,
                                     choices=C10_CHOICES, edges=(1 / limit, limit), pick=_c10_class)
@@ -325,7 +325,7 @@ def c5c_alignment_alone(comparison: Comparison | None) -> Key | str:
     comparison (the table's 'DRAM ratio'), where the spread or a flagged timing could carry it
     across an edge, both sides count (the trust rule)."""
     if comparison is None:
-        raise ValueError("run the C5b measurement cell below first, then submit again")
+        raise quiz_keys.NotYetMeasured("run the C5b measurement cell below first, then submit again")
     return quiz_keys.comparison_key(comparison, ch02.MISALIGNED_CONTIGUOUS, choices=C5C_CHOICES,
                                     edges=C5C_EDGES, pick=_c5c_class)
 
@@ -443,7 +443,7 @@ def c9_penalty(comparison: Comparison | None) -> Key | str:
     the chapter shows (the penalty its verdict rests on); both classes count where the noise
     could carry it across an edge (the trust rule)."""
     if comparison is None:
-        raise ValueError("run the C9 measurement cell below first, then submit again")
+        raise quiz_keys.NotYetMeasured("run the C9 measurement cell below first, then submit again")
     return quiz_keys.comparison_key(comparison, "transposed copy: dst.copy_(x.transpose(0, 2))",
                                     choices=C9_CHOICES, edges=(ch02.STRIDED_PENALTY_RATIO, 5.0),
                                     pick=_c9_class)

@@ -514,9 +514,13 @@ def _model_line(cold: Mapping[str, Mapping], l1: float) -> str:
     tolerance = f"{100 * (AGREE - 1):.0f}%"
     verdict = (f"outside {tolerance} or its rounds' spread: {', '.join(missed)}, which the model does not explain"
                if missed else f"all within {tolerance}: it fits them")
-    return (f"Beyond L1, a hypothesis fitted to the every-8th and every-16th chains: a 64 B unit's first 32 B "
-            f"sector {fit['first']:,.0f} ns (DRAM?), its second {fit['second']:,.0f} ns (L2?); measured/predicted "
-            f"ns: {pairs}; {verdict}")
+    # what a '64 B unit' is, what the two costs might be and how a row is predicted, said where
+    # they are used (review 2026-12-05q browser item 6)
+    return (f"Beyond L1, a hypothesis fitted to the every-8th and every-16th chains: each 64 B unit "
+            f"(two 32 B sectors) costs {fit['first']:,.0f} ns for the first sector read from it "
+            f"(perhaps DRAM's latency) and {fit['second']:,.0f} ns for its second (perhaps L2's); "
+            f"a row is predicted as the window's L1 access ({l1:,.1f} ns) plus its sectors' costs per "
+            f"access; measured/predicted ns: {pairs}; {verdict}")
 
 
 def note(rec: Mapping) -> str:

@@ -150,7 +150,7 @@ def conversion_quiz_key(nchw_ops: Sequence[str] | None, nhwc_ops: Sequence[str] 
     `conversion_kernels`, the NHWC convolution's)."""
     if on_gpu:
         if nchw_ops is None or nhwc_ops is None:
-            raise ValueError("run the convolutions' profiling cell below first, then submit again")
+            raise quiz_keys.NotYetMeasured("run the convolutions' profiling cell below first, then submit again")
         if not (complete(nchw_ops) and complete(nhwc_ops)):  # review 2026-12-05o 03-04 item 2
             raise ValueError(f"not graded: kernel {INCOMPLETE}")
         nchw, nhwc = conversion_kernels(nchw_ops), conversion_kernels(nhwc_ops)
@@ -511,7 +511,7 @@ def conv_speedup(conv_cmp: Comparison | None) -> float:
     """C7's quiz answer, NCHW time / NHWC time, read from the chapter's careful interleaved
     comparison of the one convolution (`nchw_vs_nhwc`, the table it shows), not re-measured."""
     if conv_cmp is None:
-        raise ValueError("run the convolution's measurement cell below first, then submit again")
+        raise quiz_keys.NotYetMeasured("run the convolution's measurement cell below first, then submit again")
     return 1.0 / conv_cmp[LAYOUTS[1]].ratio  # NHWC's ratio is NHWC time / NCHW time
 
 
@@ -520,7 +520,7 @@ def conv_quiz_key(conv_cmp: Comparison | None) -> Key:
     its two timings allow (the trust rule, `quiz_keys`): a prediction near any of them is right,
     and the learner reads the span, so a noisy run does not mark only its own draw right."""
     if conv_cmp is None:
-        raise ValueError("run the convolution's measurement cell below first, then submit again")
+        raise quiz_keys.NotYetMeasured("run the convolution's measurement cell below first, then submit again")
     return quiz_keys.comparison_key(conv_cmp, LAYOUTS[1], inverse=True)
 
 

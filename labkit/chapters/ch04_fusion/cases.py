@@ -15,6 +15,7 @@ the notebook imports one name.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import json
 import logging
 import math
@@ -774,13 +775,20 @@ def recompile_cost_key(record: object) -> Key | str:
     rule's quiz keys (`quiz_keys.choice_key`: where the shapes straddle an edge, both choices
     count). Run the sweep cell first."""
     if record is None:
-        raise ValueError("run the sweep cell below first, then submit again")
+        raise quiz_keys.NotYetMeasured("run the sweep cell below first, then submit again")
     ratios = past_limit(record)
     if not ratios:
         raise ValueError("the sweep timed no shape past the recompile limit")
-    return quiz_keys.choice_key(float(np.median(ratios)), [min(ratios), max(ratios)], None,
-                                choices=RECOMPILE_COST_CLASSES, edges=RECOMPILE_COST_EDGES,
-                                pick=recompile_cost_class, what="compiled step past the limit")
+    median = float(np.median(ratios))
+    key = quiz_keys.choice_key(median, [min(ratios), max(ratios)], None,
+                               choices=RECOMPILE_COST_CLASSES, edges=RECOMPILE_COST_EDGES,
+                               pick=recompile_cost_class, what="compiled step past the limit")
+    # the figure the class came from, read after grading (review 2026-12-05q browser item 2)
+    measured = (f"a compiled call took {median:.1f}x eager's wall time, {_span(ratios)} over the "
+                f"{len(ratios)} shapes past the limit")
+    if isinstance(key, Key):
+        return dataclasses.replace(key, why=f"{measured}; {key.why}")
+    return Key(key, (key,), why=measured)
 
 
 def _span(values: Sequence[float]) -> str:
@@ -834,7 +842,7 @@ def graph_gap_class(evidence: Mapping | None, on_gpu: bool, recorded_gaps: objec
     reference GPU's recorded one, as a choice."""
     if on_gpu:
         if evidence is None:
-            raise ValueError("run the timeline and the verdict cells below first, then submit again")
+            raise quiz_keys.NotYetMeasured("run the timeline and the verdict cells below first, then submit again")
         gap_us = evidence["graph_launch_gap_us"]
     else:
         gaps = _payload(recorded_gaps)
@@ -1451,8 +1459,9 @@ def triton_add_class(measured: object, has_triton: bool, recorded: object) -> Ke
     `quiz_keys`), both classes count."""
     payload = _payload(measured if has_triton else recorded)
     if payload is None:
-        raise ValueError("run the sweep cell below first, then submit again" if has_triton else
-                         "no GPU here and no aligned sweep recorded yet for the reference GPU")
+        if has_triton:
+            raise quiz_keys.NotYetMeasured("run the sweep cell below first, then submit again")
+        raise ValueError("no GPU here and no aligned sweep recorded yet for the reference GPU")
     row = payload["rows"][-1]
     classes = fused_kernels.ADD_SPEED_CLASSES[::-1]  # from Triton slowest to fastest
     return quiz_keys.choice_key(row["speedup"], row.get("speedup_iqr"), row.get("flags"),
@@ -1554,7 +1563,8 @@ def small_add_line(row: Mapping) -> str:
 
 
 def small_add_excess(row: Mapping) -> str:
-    """"; PyTorch's loop 1.73x its pace (per-call work the probe misses)": each add's loop that the
+    """"; PyTorch's loop 1.73x its pace (pace: max of host launch and device time; excess: per-call
+    work neither sees)": each add's loop that the
     course's one rule (`clocks.steady_excess`, as `loop_against_probe` reads the other loops) calls
     a steady excess over its pace (the larger of its host launch and its device time); '' where
     none is. Review 2026-12-05p 03-04 item 9: PyTorch's loop of small adds ran 30.8 us against a
@@ -1562,7 +1572,10 @@ def small_add_excess(row: Mapping) -> str:
     over = [f"{name}'s loop {times:.2f}x its pace" for name, k in (("Triton", "triton"), ("PyTorch", "torch"))
             if (times := clocks.steady_excess(row.get(f"{k}_loop_us"), row.get(f"{k}_host_us"), row.get(f"{k}_us"),
                                               rounds=row.get(f"{k}_loop_rounds_us")))]
-    return f"; {', '.join(over)} (per-call work the probe misses)" if over else ""
+    # the note says what its pace is: the chapter's table label (LOOP_PACE) is in another section
+    # (review 2026-12-05q browser item 4)
+    return (f"; {', '.join(over)} (pace: max of host launch and device time; excess: per-call "
+            "work neither sees)") if over else ""
 
 
 def judge_c19(chapter: object, add_sweep: object, copy_gbps: float,
@@ -1647,7 +1660,7 @@ def chain_speedup(comparison: bench.Comparison | None, faster: str = "") -> Key:
     timings allow (the trust rule, `claims.quiz_keys`); not graded where the rounds drifted
     (`drifted`: the table's note reads neither figure)."""
     if comparison is None:
-        raise ValueError("run the measurement cell below first, then submit again")
+        raise quiz_keys.NotYetMeasured("run the measurement cell below first, then submit again")
     drift = drifted(comparison, faster)
     if drift:  # review 2026-12-05o 03-04 item 1: the note below says read neither, so no key either
         raise ValueError(f"not graded: {drift.removesuffix(': read neither')}")

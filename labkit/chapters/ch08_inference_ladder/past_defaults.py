@@ -147,6 +147,8 @@ class Lever:
     est_s: float = 30.0    # start it only with this much of the budget left
     base: str = TOP_NAME   # the rung it is one change from, timed interleaved with it
     stays: bool = False    # kept prepared as the base of later levers
+    short: str = ""        # what it changes in a few words, where its name does not say (the
+    #                        section's list of levers not yet timed)
 
 
 def gpu_levers() -> list[Lever]:
@@ -216,7 +218,10 @@ def gpu_levers() -> list[Lever]:
               f"{len(fe.TUNING_SETS['wide'])} tile configs instead of {len(fe.TUNING_SETS['standard'])}; "
               "over the prologue rung at batch 1024", {"batch": 1024},
               model="triton-op-prologue-wide", needs=("cuda", "triton", "inductor"), est_s=100,
-              base=PROLOGUE_COMPILED_1024),
+              base=PROLOGUE_COMPILED_1024,
+              short=f"the prologue rung at batch 1024 with its Triton GEMM autotuned over "
+                    f"{len(fe.TUNING_SETS['wide'])} tile configs, not {len(fe.TUNING_SETS['standard'])}; "
+                    "each checked under Triton's CPU interpreter"),
         # judged over batch 1024 (its own control), so its gain is freezing's, not the batch's
         Lever("freezing at batch 1024", "the best stock setting measured before (about 33,000 img/s)",
               {"freezing": True, "batch": 1024}, needs=inductor, est_s=40, base="batch 1024"),

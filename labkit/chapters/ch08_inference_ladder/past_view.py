@@ -186,9 +186,10 @@ def _classes(row: Mapping, classes: list[str]) -> str:
     return "/".join(f"{100 * kinds.get(k, 0.0):.0f}" for k in classes)
 
 
-def rows_table(data: Mapping, shown_as: str = "", ladder_top: object | None = None) -> tables.Table:
+def rows_table(data: Mapping, shown_as: str = "", ladder_top: object | None = None,
+               on_gpu: bool = True) -> tables.Table:
     """One row per rung of the record, in the order it ran; ladder_top (the chapter's own top
-    rung on a GPU) is compared with the record's under it (`top_note`)."""
+    rung, on_gpu or not) is compared with the record's under it (`top_note`)."""
     classes = _present(data)
     shown = tables.Table(
         f"Past the defaults: ResNet-50 at {data.get('image', '?')} px from the top rung "
@@ -219,7 +220,7 @@ def rows_table(data: Mapping, shown_as: str = "", ladder_top: object | None = No
         shown.note(reproduce_line(check))
     for line in untimed_lines(data["rows"], [check["lever"]] if check else []):
         shown.note(line)
-    note = top_note(data, ladder_top)
+    note = top_note(data, ladder_top, on_gpu)
     if note:
         shown.note(note)
     controls = own_controls(data["rows"])
@@ -242,7 +243,7 @@ def rows_table(data: Mapping, shown_as: str = "", ladder_top: object | None = No
 # A lever the script builds and the CPU tests check (its GEMM against torch's, and the gate) that
 # no GPU record has timed yet: said, not left out (review 2026-12-04n item 4: the INT8 lever had
 # no row on any page and no scheduled GPU call)
-UNTIMED = "built and checked on the CPU; not yet timed on a GPU"
+UNTIMED = "built and checked on the CPU against PyTorch; not yet timed on a GPU"
 UNTIMED_MODELS = ("int8", "triton-op-prologue", "triton-op-prologue-wide")
 
 
@@ -264,7 +265,9 @@ def untimed_lines(rows: Sequence[Mapping], timed_elsewhere: Sequence[str] = ()) 
              if r.get("status") in ("skipped", "failed")}
     said = {"failed": "tried on a GPU: failed (see above)",
             "skipped": "on the GPU call: skipped (see above)"}
-    return [f"{lever}: {said[tried[lever]] if lever in tried else UNTIMED}."
+    shorts = {lv.name: lv.short for lv in past_defaults.gpu_levers() if lv.short}
+    return [f"{lever}{f' ({shorts[lever]})' if lever in shorts else ''}: "
+            f"{said[tried[lever]] if lever in tried else UNTIMED}."
             for lever in untimed(rows, timed_elsewhere)]
 
 
@@ -519,12 +522,14 @@ def standing(data: Mapping, per_image: float | None = None, shown_as: str = "",
     return shown.note(f"{roofline.H200_DENSE_SPEC['label']} ({roofline.H200_DENSE_SPEC['source']}).")
 
 
-def top_note(data: Mapping, ladder_top: object | None = None) -> str:
+def top_note(data: Mapping, ladder_top: object | None = None, on_gpu: bool = True) -> str:
     """The record's top rung, and whether the chapter's own ladder reached the same settings:
-    with ladder_top (a ladder.Rung, on a GPU) the settings that differ and both images/s, said;
-    without it, that the ladder keeps its own steps, so its top may differ. Why: on the H200 of
-    2026-12-05 the page's ladder kept no CUDA Graphs and the section still said 'may' (review
-    2026-12-05p 08 item 6c). '' when the record names no top rung."""
+    with ladder_top (a ladder.Rung) from a GPU, the settings that differ and both images/s;
+    from a CPU (on_gpu False), that it ran on this CPU, not the record's GPU; without it, that
+    the ladder keeps its own steps, so its top may differ. Why: on the H200 of 2026-12-05 the
+    page's ladder kept no CUDA Graphs and the section still said 'may' (review 2026-12-05p 08
+    item 6c), and the CPU page said 'may' of a float32 batch-16 top (review 2026-12-05q browser
+    item 9). '' when the record names no top rung."""
     top = dict(data.get("top_settings") or {})
     if not top:
         return ""
@@ -533,6 +538,9 @@ def top_note(data: Mapping, ladder_top: object | None = None) -> str:
     settings = getattr(ladder_top, "settings", None)
     if settings is None:
         return said + "; the ladder above keeps its own steps, so its top may differ."
+    if not on_gpu:
+        return (said + f"; the ladder above ran on this CPU (its top: {getattr(ladder_top, 'name', '?')}, "
+                f"{getattr(ladder_top, 'images_per_s', 0.0):,.0f} images/s), not on the record's GPU.")
     differ = [f"{k}={getattr(settings, k)} (record: {top[k]})" for k in top
               if hasattr(settings, k) and getattr(settings, k) != top[k]]
     record_top = next((r.get("images_per_s") for r in data.get("rows") or []
@@ -544,10 +552,12 @@ def top_note(data: Mapping, ladder_top: object | None = None) -> str:
     return said + f"; the ladder above's top differs: {', '.join(differ)} ({speeds})."
 
 
-def section(path: str | Path | None = None, ladder_top: object | None = None) -> tables.Stack | str:
+def section(path: str | Path | None = None, ladder_top: object | None = None,
+            on_gpu: bool = True) -> tables.Stack | str:
     """The whole optional section: the rungs, then where the best one stands; from the
     reference's record unless a path to a learner's own past_defaults.json is given. ladder_top:
-    the chapter's own top rung where it ran on a GPU, compared with the record's (`top_note`)."""
+    the chapter's own top rung (on_gpu: whether it ran on a GPU), compared with the record's
+    (`top_note`)."""
     data = load(path)
     if data is None:
         where = path if path is not None else "results/" + RECORDED.as_posix()
@@ -556,7 +566,7 @@ def section(path: str | Path | None = None, ladder_top: object | None = None) ->
     main = Path(path) if path is not None else recorded_path()
     data = with_later_calls(data, main)
     shown_as = label(data, path)
-    return tables.Stack(rows_table(data, shown_as, ladder_top),
+    return tables.Stack(rows_table(data, shown_as, ladder_top, on_gpu),
                         standing(data, shown_as=shown_as, again=reruns(main)))
 
 

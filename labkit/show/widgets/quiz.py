@@ -60,6 +60,12 @@ class QuizError(ValueError):
     """A response or answer the quiz cannot grade; the message says what to do."""
 
 
+class NotYetMeasured(ValueError):
+    """Raised by a quiz's answer function whose measurement a cell below makes, before that
+    cell has run; its message says which cell. The quiz then says 'not graded yet', not that
+    the code failed (a learner who answers before running on is doing what the quiz asks)."""
+
+
 # Units that make the answer a ratio: '1.2x', '1.2 x', '1.2×' and '120%' all mean 1.2 times.
 RATIO_UNITS = ("x", "×")
 
@@ -404,6 +410,8 @@ class Quiz(Widget):
                     f"the answer needs {err.name or 'a value'}, which is not defined yet (a cell "
                     "below this quiz makes it): run on (Shift+Enter), then submit again; your "
                     "prediction stays here.") from None
+            except NotYetMeasured as err:  # measured by a cell below: not graded yet
+                raise QuizError(f"not graded yet: {err}; your prediction stays here.") from None
             except Exception as err:  # the learner's code: report it, keep the kernel alive
                 raise QuizError(
                     f"the code that computes the answer raised {type(err).__name__}: {err}"

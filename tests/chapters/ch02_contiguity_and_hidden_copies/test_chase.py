@@ -126,8 +126,10 @@ def test_the_gpu_note_attributes_the_cost_from_the_rows():
             "stride 2 2.00x for 2.00x the sectors: in proportion; so the sectors fetched, not alignment, set the "
             "cost.") in flat
     # one cost a sector is the two-cost model with both costs equal: fitted, it predicts C5b's four
-    assert ("Beyond L1, a hypothesis fitted to the every-8th and every-16th chains: a 64 B unit's first 32 B sector "
-            "600 ns (DRAM?), its second 600 ns (L2?); measured/predicted ns: aligned, contiguous 95.0/95.0;") in flat
+    assert ("Beyond L1, a hypothesis fitted to the every-8th and every-16th chains: each 64 B unit (two 32 B "
+            "sectors) costs 600 ns for the first sector read from it (perhaps DRAM's latency) and 600 ns for its "
+            "second (perhaps L2's); a row is predicted as the window's L1 access") in flat
+    assert "per access; measured/predicted ns: aligned, contiguous 95.0/95.0;" in flat
     assert "all within 5%: it fits them. " in flat
     share = (MISS_NS * 510) / (L1_NS * 17 * 4080 + MISS_NS * 510)
     assert flat.endswith(f"In a 16 KiB window (L1: 17 laps less a one-lap call, so the first lap's misses, "
@@ -137,7 +139,8 @@ def test_the_gpu_note_attributes_the_cost_from_the_rows():
     assert "alignment alone 1.60x for 1.00x the sectors: more than its sectors account for" in dear
     assert "so the sectors alone do not set it here" in dear
     unit = chase.note(_gpu_record(per_sector=0, per_unit=700.0))
-    assert "first 32 B sector 700 ns (DRAM?), its second 0 ns (L2?)" in unit and "it fits them" in unit
+    assert "costs 700 ns for the first sector read from it (perhaps DRAM's latency) and 0 ns for its second" in unit
+    assert "it fits them" in unit
     window = chase.note(_gpu_record(per_sector=600.0, window_ratio=1.5))
     assert "alignment alone 1.50x, stride 2 1.00x per access." in window
     shown = chase.table(rec)
@@ -228,7 +231,8 @@ def test_two_costs_a_64_byte_unit_fit_the_recorded_h200_chase():
     assert max(per_sector) / min(per_sector) > 1.4
     text = chase.note(rec)
     first, second = f"{fit['first']:,.0f}", f"{fit['second']:,.0f}"
-    assert f"a 64 B unit's first 32 B sector {first} ns (DRAM?), its second {second} ns (L2?)" in text
+    assert (f"each 64 B unit (two 32 B sectors) costs {first} ns for the first sector read from it (perhaps "
+            f"DRAM's latency) and {second} ns for its second (perhaps L2's)") in text
     for label, got, want, _ in fit["checks"]:
         assert f"{label} {got:,.1f}/{want:,.1f}" in text
     assert "all within 5%: it fits them. " in text and "per 64 B unit" not in text

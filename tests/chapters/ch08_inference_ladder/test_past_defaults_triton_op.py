@@ -118,6 +118,12 @@ def test_the_wider_tuning_lever_is_the_prologue_rung_at_1024_with_more_configs()
     assert wide.est_s > base.est_s                 # 12 configs to time and compile, not 5
     n_wide, n_std = len(fe.TUNING_SETS["wide"]), len(fe.TUNING_SETS["standard"])
     assert f"from {n_wide} tile configs instead of {n_std}" in wide.why
+    assert f"autotuned over {n_wide} tile configs, not {n_std}" in wide.short
+    from labkit.chapters.ch08_inference_ladder import past_view
+
+    # the section's not-yet-timed list says what the lever changes, its name alone does not
+    assert (f"{pd.PROLOGUE_WIDE_1024} ({wide.short}): {past_view.UNTIMED}." in
+            past_view.untimed_lines([{"name": "top rung", "status": "measured"}]))
     chosen, added = pd.select(levers, pd.PROLOGUE_WIDE_1024)
     assert [lv.name for lv in chosen] == ["batch 1024", pd.TRITON_COMPILED_1024,
                                           pd.PROLOGUE_COMPILED_1024, pd.PROLOGUE_WIDE_1024]

@@ -109,6 +109,10 @@ def test_the_records_top_rung_is_compared_with_the_ladders_own_where_one_ran_on_
     top = next(r for r in data["rows"] if r["name"] == "top rung")
     assert f"{top['images_per_s']:,.0f} in the record" in note
     assert past_view.top_note({"rows": []}) == ""
+    cpu = types.SimpleNamespace(name="batch 16", settings=ladder.Settings(**{**record, "dtype": "float32"}),
+                                images_per_s=302.0)
+    assert past_view.top_note(data, cpu, on_gpu=False).endswith(
+        "; the ladder above ran on this CPU (its top: batch 16, 302 images/s), not on the record's GPU.")
     assert note in str(past_view.rows_table(data, "", other))
 
 

@@ -144,7 +144,7 @@ def test_the_int8_lever_is_said_untimed_until_a_record_times_it():
     call's file beside it, marked *) has its row measured or refused."""
     from labkit.chapters.ch08_inference_ladder import past_view
 
-    line = "INT8 per-channel weights: built and checked on the CPU; not yet timed on a GPU."
+    line = "INT8 per-channel weights: built and checked on the CPU against PyTorch; not yet timed on a GPU."
     assert line in str(past_view.section())                     # the recorded H200 run has no row
     row = {"name": "INT8 per-channel weights", "status": "measured"}
     int8 = "INT8 per-channel weights"

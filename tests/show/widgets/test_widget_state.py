@@ -405,6 +405,27 @@ def test_a_raising_answer_shows_its_error_and_the_kernel_carries_on():
     assert quiz.submit("3") is True and quiz.error == ""  # retried after a failure
 
 
+def test_an_answer_measured_below_says_not_graded_yet_and_grades_once_it_is():
+    """A quiz answered before the cell that measures its answer has run: the learner did what
+    the quiz asks, so it reads 'not graded yet' and what to run, not that the code raised."""
+    from labkit.show.widgets.quiz import NotYetMeasured
+
+    measured: list[int] = []
+
+    def answer() -> int:
+        if not measured:
+            raise NotYetMeasured("run the sweep cell below first, then submit again")
+        return measured[0]
+
+    quiz = Quiz("n?", answer=answer)
+    assert quiz.submit("3") is None
+    assert quiz.error == ("not graded yet: run the sweep cell below first, then submit again; "
+                          "your prediction stays here.")
+    assert "raised" not in quiz.error and quiz.correct is None
+    measured.append(3)
+    assert quiz.submit("3") is True and quiz.error == ""
+
+
 def test_submission_trait_is_what_the_browser_writes():
     quiz = Quiz("n?", answer=lambda: 1 / 0)
     quiz.submission = {"response": "1", "seq": 1}
