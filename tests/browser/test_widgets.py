@@ -82,7 +82,7 @@ def demo(lab, browser):
         accept_kernel_dialog(page)
         run_all_cells(page)
         wait_for_idle(page, timeout_s=180)
-        page.locator(".lt-quiz").nth(2).wait_for(timeout=90_000)  # the last widget drawn
+        page.locator(".lt-quiz").nth(3).wait_for(timeout=90_000)  # the last widget drawn
     except Exception:
         SCREENSHOTS.mkdir(exist_ok=True)
         page.screenshot(path=str(SCREENSHOTS / "widget_demo_failed.png"), full_page=True)
@@ -283,6 +283,24 @@ def test_quiz_shows_the_error_when_the_answer_code_raises(demo):
     assert quiz.locator("[data-role=result]").get_attribute("data-correct") is None
     assert error_outputs(demo) == []  # shown in the widget, not as a traceback
     shot(quiz, "quiz_error")
+
+
+def test_a_late_answer_is_said_waited_for_then_shown(demo):
+    """A submission the kernel has not handled within answer_wait_ms says so and what to do (a
+    busy kernel answers when its cell ends; one restarted since the quiz was drawn never will:
+    review 2026-12-05q browser 05-07 item 2); the answer, when it comes, replaces the note."""
+    quiz = demo.locator(".lt-quiz").nth(3)
+    quiz.locator("input[data-role=answer]").fill("3")
+    quiz.locator("button[data-role=submit]").click()
+    error = quiz.locator("[data-role=error]")
+    wait_until(lambda: error.inner_text(), what="the note that no answer came yet")
+    assert error.inner_text().startswith("No answer from the kernel yet.")
+    assert "run the quiz's cell again (Shift+Enter)" in error.inner_text()
+    assert quiz.locator("[data-role=result]").inner_text() == "Computing the answer in the kernel…"
+    result = quiz.locator("[data-role=result][data-correct]")
+    result.wait_for(timeout=15_000)
+    assert result.get_attribute("data-correct") == "true" and error.inner_text() == ""
+    shot(quiz, "quiz_late_answer")
 
 
 def test_no_javascript_errors_in_the_page(demo):

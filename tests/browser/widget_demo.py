@@ -17,6 +17,8 @@
 # `labkit.core.layout`).
 
 # %%
+import time
+
 import torch
 
 from labkit.show import widgets
@@ -59,3 +61,10 @@ widgets.Quiz("Bytes in a float32 tensor of shape (3, 4)?", answer=lambda: torch.
 
 # %%
 widgets.Quiz("A quiz whose answer code raises", answer=lambda: torch.zeros(2)[5].item())
+
+# %%
+# its answer takes longer than the browser waits for one (answer_wait_ms), as a kernel busy
+# with a long cell does; a kernel that restarted since never answers: the same note shows
+slow_quiz = widgets.Quiz("A quiz whose answer comes late", answer=lambda: (time.sleep(3.0), 3)[1])
+slow_quiz.answer_wait_ms = 1000
+slow_quiz  # noqa: B018 -- displayed as the cell's value

@@ -82,7 +82,7 @@ function quizNodes(host, model) {
   quizCount += 1;
   const q = {
     model, groupName: `lt-quiz-${quizCount}-${Math.random().toString(36).slice(2, 8)}`,
-    answerInput: null, radios: [], seq: 0,
+    answerInput: null, radios: [], seq: 0, answered: 0, slow: null,
   };
   q.root = el("div", "lt-quiz");
   q.root.dataset.lmSuppressShortcuts = "true";
@@ -108,11 +108,30 @@ function response(q) {
   return chosen ? chosen.value : "";
 }
 
+// What a learner reads when the kernel has not answered a submission in time: it is busy
+// running a cell (it answers when that cell ends), or this quiz was drawn from a saved chapter
+// whose kernel has restarted since, which will never answer (no kernel holds the quiz).
+const NO_ANSWER = "No answer from the kernel yet. If a cell is running, the answer comes when " +
+  "it ends; if the kernel restarted since this quiz was drawn, run the quiz's cell again " +
+  "(Shift+Enter) and answer there.";
+
+// Say NO_ANSWER if this submission is not handled within the quiz's answer_wait_ms.
+function waitForKernel(q) {
+  clearTimeout(q.slow);
+  const seq = q.seq;
+  q.slow = setTimeout(() => {
+    if (q.seq === seq && q.answered < seq) q.error.textContent = NO_ANSWER;
+  }, q.model.get("answer_wait_ms") || 10000);
+}
+
 function send(q) {
   q.seq += 1;
   q.result.textContent = "Computing the answer in the kernel…";
   delete q.result.dataset.correct;
   q.error.textContent = "";
+  q.computed.textContent = ""; // the last answer's lines go: they are not this submission's
+  q.explanation.textContent = "";
+  waitForKernel(q);
   q.model.set("submission", { response: response(q), seq: q.seq });
   q.model.save_changes();
 }
@@ -122,6 +141,7 @@ function send(q) {
 function listenToAnswers(q) {
   q.skip.addEventListener("click", () => {
     q.seq += 1;
+    waitForKernel(q);
     q.model.set("submission", { skip: true, seq: q.seq });
     q.model.save_changes();
   });
@@ -142,6 +162,8 @@ function listenToAnswers(q) {
 // The verdict the kernel computed (right or wrong, and the answer), or the error.
 function showResult(q) {
   const { model, result, computed, explanation, error } = q;
+  q.answered = q.seq; // the kernel handled what was sent: no NO_ANSWER for it
+  clearTimeout(q.slow);
   const correct = model.get("correct");
   const message = model.get("error");
   error.textContent = message || "";
@@ -184,6 +206,7 @@ function render({ model, el: host }) {
 
   return () => {
     for (const name of events) model.off(name, show);
+    clearTimeout(q.slow);
     q.root.remove();
   };
 }

@@ -246,6 +246,9 @@ class Quiz(Widget):
     error = traitlets.Unicode("").tag(sync=True)
     attempts = traitlets.Int(0, help="graded submissions so far").tag(sync=True)
     handled = traitlets.Int(0, help="submissions handled, graded or not").tag(sync=True)
+    answer_wait_ms = traitlets.Int(
+        10_000, help="how long the browser waits for the kernel to handle a submission before "
+                     "saying it has not (busy, or restarted since the quiz was drawn)").tag(sync=True)
     skipped = traitlets.Bool(False, help="the learner chose to see the answer unpredicted").tag(
         sync=True)
 
