@@ -115,8 +115,8 @@ tables.speed_table(speed, audit, kept, flops=tables.model_flops(model, example),
 # %% [markdown]
 # ## Trap 1: the `contiguous()` that export drops
 #
-# This model calls `.contiguous()` on a convolution's output, then `.view(n, -1)`. In eager
-# PyTorch that is correct for every input: `contiguous()` copies when it must. But for a
+# A second model calls `.contiguous()` on a convolution's output, then `.view(n, -1)`. That
+# is correct for every input: `contiguous()` copies when it must. But for a
 # contiguous NCHW example, `contiguous()` does nothing, and a tracer that records what
 # *ran* has nothing to record.
 
@@ -127,6 +127,7 @@ quiz_dropped = chapter.lab.widgets.Quiz(
     choices=list(tables.KIND_CHOICES.values()),
     answer=lambda: tables.export_on_channels_last(globals().get("dropped")),  # Trap 1 below
     explanation=tables.EXPLAIN["dropped"],
+    holds=1,  # Trap 1's tables; not Trap 2
 )
 quiz_dropped
 
@@ -176,8 +177,9 @@ quiz_ort = chapter.lab.widgets.Quiz(
     "ONNX Runtime, NCHW-declared model, on this machine: with its layout preference on, the "
     "model runs ... than with it off.",
     choices=["faster", "about the same", "slower"],
-    answer=lambda: tables.layout_preference_effect(globals().get("ort_layout")),  # Trap 3 below
+    answer=lambda: tables.layout_preference_key(globals().get("ort_layout")),  # Trap 3 below, with its figures
     explanation=tables.EXPLAIN["ort"],
+    holds=1,  # Trap 3's tables; not the core sections after this optional one
 )
 quiz_ort
 
@@ -369,7 +371,8 @@ misread = [lay for lay, kind in (binding or {}).get("outcomes", {}).items() if k
 takeaways = [
     tables.audit_takeaway(audit, aoti),  # AOTInductor's recorded run where it was not compiled here
     f"A no-op is not recorded: torch.export {'kept' if dropped.kept_by_export(tables.NCHW) else 'dropped'} "
-    f"contiguous() for its NCHW example and was {export_refusal.kind} on channels_last input; "
+    f"contiguous() for its NCHW example and {'raised an error' if export_refusal.kind == tables.REJECTED else 'was ' + export_refusal.kind} "
+    "on channels_last input; "
     f"torch.jit.trace {'kept' if dropped.kept_by_trace else 'dropped'} aten::contiguous.",
     f"Layout choices do not survive into ONNX: the channels_last model's graph is "
     f"{'the same as' if declared.onnx_same_graph else 'different from'} the NCHW model's, and ONNX Runtime "

@@ -46,6 +46,7 @@ from labkit.measure.timing import format_seconds
 from labkit.session import Recorded
 from labkit.show import table as tables
 from labkit.show.table import Stack
+from labkit.show.widgets.quiz import Key
 
 __all__ = ["CHANNELS_LAST", "CORRECT", "LAYOUTS", "NCHW", "REJECTED", "TRANSPOSED", "WRONG", "export_audit",
            "stated_variant"]
@@ -77,9 +78,9 @@ def stated_variant(comparison: object, name: str, threshold: float = 1.0) -> str
     variant = comparison[name]  # type: ignore[index]
     shared = any(getattr(v.timing, "shared_gpu", False)
                  for v in getattr(comparison, "variants", {}).values())
-    return trust.stated_ratio(variant.ratio, [variant.ratio_q25, variant.ratio_q75],
-                              flags=own_flags(comparison, name), threshold=threshold,
-                              shared_gpu=shared, what=name)
+    return iqr_words(trust.stated_ratio(variant.ratio, [variant.ratio_q25, variant.ratio_q75],
+                                        flags=own_flags(comparison, name), threshold=threshold,
+                                        shared_gpu=shared, what=name))
 
 
 def vetoing(comparison: object, name: str, threshold: float = 1.0) -> list[str]:
@@ -95,7 +96,7 @@ def vetoing(comparison: object, name: str, threshold: float = 1.0) -> list[str]:
 
 
 def stated_brief(comparison: object, name: str) -> str:
-    """`stated_variant` without the trust rule's whole sentence: '0.73x (rounds 0.54-0.84)' when
+    """`stated_variant` without the trust rule's whole sentence: '0.73x (IQR 0.54-0.84)' when
     the ratio may be stated, else 'no ratio to state: 0.73x (rounds ...): the harness flagged
     eager (off by up to 30%), enough to carry it across 1x', naming the timings that hold it
     back (a table folds the whole sentence). The CPU page read '... noisy enough to carry it
@@ -108,19 +109,26 @@ def stated_brief(comparison: object, name: str) -> str:
             "across 1x")
 
 
+def iqr_words(stated: str) -> str:
+    """`trust.stated_ratio`'s '(rounds 0.42-0.48)' is the rounds' IQR (ratio_q25-ratio_q75), while
+    Trap 3's range is lowest to highest round: this page names the IQR as such (review
+    2026-12-05q browser 05-07 item 5: 'rounds' meant two things on one page)."""
+    return stated.replace(" (rounds ", " (IQR ")
+
+
 def stated_short(comparison: object, name: str) -> str:
-    """A ratio for a sentence of the takeaways: '0.52x (rounds 0.47-0.54)' where it may be
-    stated, 'not resolved (rounds 0.83-1.33 straddle 1x)' where the rounds straddle 1 (a point
+    """A ratio for a sentence of the takeaways: '0.52x (IQR 0.47-0.54)' where it may be
+    stated, 'not resolved (IQR 0.83-1.33 straddles 1x)' where the rounds straddle 1 (a point
     ratio there, the median of the rounds' ratios, can sit far from the medians' own: 1.25x
-    beside medians 1.04x apart on this CPU), else 'no stable ratio (rounds 0.61-0.74)'."""
+    beside medians 1.04x apart on this CPU), else 'no stable ratio (IQR 0.61-0.74)'."""
     stated = stated_brief(comparison, name)
     variant = comparison[name]  # type: ignore[index]
     if stated.startswith("no "):
-        stated = f"no stable ratio (rounds {variant.ratio_q25:.2f}-{variant.ratio_q75:.2f})"
+        stated = f"no stable ratio (IQR {variant.ratio_q25:.2f}-{variant.ratio_q75:.2f})"
     elif variant.ratio_q25 <= 1 <= variant.ratio_q75:  # no ratio to quote: the rounds straddle 1
         # 'not resolved', not 'no difference': rounds of 0.97-1.20 allow a 20% cost (review
         # 2026-12-03g item 8, as chapter 05 says it)
-        stated = f"not resolved (rounds {variant.ratio_q25:.2f}-{variant.ratio_q75:.2f} straddle 1x)"
+        stated = f"not resolved (IQR {variant.ratio_q25:.2f}-{variant.ratio_q75:.2f} straddles 1x)"
     return stated + host_pace(comparison, name)
 
 
@@ -179,7 +187,15 @@ def loop_note(comparison: object) -> str:
 
 
 # Outcome kinds stand out in HTML as the audit's own table colours them.
-OUTCOME_MARKS = {CORRECT: "#1a7f37", REJECTED: "#9a6700", WRONG: "#cf222e", SKIPPED: "#57606a"}
+# A refusal is shown in the quiz's word, 'raises' (review 2026-12-05q browser 05-07 item 6: the
+# audit said 'correct', Trap 1 'rejected', its quiz 'raises an error'); the records keep REJECTED.
+SHOWN_KIND = {REJECTED: "raises"}
+OUTCOME_MARKS = {CORRECT: "#1a7f37", SHOWN_KIND[REJECTED]: "#9a6700", WRONG: "#cf222e", SKIPPED: "#57606a"}
+
+
+def shown_kind(kind: str) -> str:
+    """An outcome kind as a table cell shows it."""
+    return SHOWN_KIND.get(kind, kind)
 
 
 # ---------------------------------------------------------------------------------------
@@ -244,8 +260,8 @@ EXPLAIN = {
              "dense one first.",
     "dropped": "The exported graph has no contiguous() (it was a no-op for the example), so the view meets "
                "the channels_last conv output and refuses it.",
-    "ort": "Faster by more than 10%, slower by more than 10%, or within 10%: timed interleaved below, after "
-           "each session was checked against eager.",
+    "ort": "Called on the median of the rounds' ratios, on against off: faster or slower past 10%, else "
+           "about the same.",
 }
 
 
@@ -275,6 +291,20 @@ def layout_preference_effect(ort_layout: export_traps.OrtLayout | None) -> str:
         raise ValueError("run the Trap 3 cell below the quiz first: the answer is read off it")
     on = ort_layout.comparison["NCHW declared, on"].ratio if ort_layout.comparison else 1.0
     return _effect(on)
+
+
+def layout_preference_key(ort_layout: export_traps.OrtLayout | None) -> Key:
+    """The Trap 3 quiz's answer with the figures it was called on, as its feedback reads them:
+    'faster (0.60x, 7 of 7 rounds faster)' (review 2026-12-05q browser 05-07 item 7: the
+    feedback said how the call is made, not what it came to)."""
+    call = layout_preference_effect(ort_layout)
+    comparison = getattr(ort_layout, "comparison", None)
+    if comparison is None or "NCHW declared, on" not in comparison.variants:
+        return Key(call, why="no interleaved timing: called at 1x")
+    variant = comparison["NCHW declared, on"]
+    per_round = [float(r) for r in getattr(variant, "round_ratios", ()) or (variant.ratio_q25, variant.ratio_q75)]
+    agree = sum(_effect(r) == call for r in per_round)
+    return Key(call, why=f"{variant.ratio:.2f}x, {agree} of {len(per_round)} rounds {call}")
 
 
 def _effect(ratio: float) -> str:
@@ -343,7 +373,7 @@ def _outcome_rows(rows: Sequence[Mapping]) -> tuple[list[list[object]], list[str
     path's note (how it was fed, why it was not built) and each outcome's detail."""
     shown, details = [], []
     for r in rows:
-        shown.append([r["path"], r["records"], *(r["outcomes"][lay]["kind"] for lay in LAYOUTS)])
+        shown.append([r["path"], r["records"], *(shown_kind(r["outcomes"][lay]["kind"]) for lay in LAYOUTS)])
         details += [f"{r['path']}: {r['note']}"] if r.get("note") else []
         details += [f"{r['path']} on {lay}: {r['outcomes'][lay]['detail']}" for lay in LAYOUTS
                     if r["outcomes"][lay].get("detail")]
@@ -893,12 +923,12 @@ def speed_call(comparison: object, correct_on_all: Sequence[str], loop: object |
     if why:
         call = f"{NOT_RESOLVED} ({name} held back)"
         sentence = (f"no path correct on all layouts is called fastest: {name} ran {variant.ratio:.2f}x of "
-                    f"eager's {of} (rounds {variant.ratio_q25:.2f}-{variant.ratio_q75:.2f}), {why}")
+                    f"eager's {of} (IQR {variant.ratio_q25:.2f}-{variant.ratio_q75:.2f}), {why}")
     elif call == name:
         sentence = f"fastest path correct on all layouts: {name}, {stated_brief(decided, name)} of eager's {of}"
     else:  # a tie or the band's edge: by the rule, no path beats the other (review 2026-12-04m item 1)
         sentence = (f"no path correct on all layouts is called fastest: {'a ' if call == TIE_WITH_EAGER else ''}{call} ({name} "
-                    f"{variant.ratio:.2f}x of eager's {of}, rounds {variant.ratio_q25:.2f}-{variant.ratio_q75:.2f}: "
+                    f"{variant.ratio:.2f}x of eager's {of}, IQR {variant.ratio_q25:.2f}-{variant.ratio_q75:.2f}: "
                     f"{tie_reason(decided, name, call)})")
     if loop is not None:
         paces = decided.paces  # type: ignore[attr-defined]
@@ -1106,7 +1136,7 @@ def dropped_table(dropped: export_traps.DroppedContiguous) -> tables.Table:
         shown.add(f"torch.export, {lay} example",
                   f"{' -> '.join(dropped.exported_ops[lay])} (contiguous() "
                   f"{'kept' if dropped.kept_by_export(lay) else 'dropped'})",
-                  *(outcomes[name].kind for name in LAYOUTS))
+                  *(shown_kind(outcomes[name].kind) for name in LAYOUTS))
         details += [f"torch.export, {lay} example, on {name}: {o.detail}" for name, o in outcomes.items() if o.detail]
     shown.fold("every graph, and why a path refused", "\n".join(dropped.lines() + details))
     return shown
@@ -1363,7 +1393,7 @@ def ort_table(ort_layout: export_traps.OrtLayout, status: Mapping | None = None,
                          columns, marks=OUTCOME_MARKS)
     for s in ort_layout.sessions:
         shown.add(s.declared, s.preference, *(s.node_counts.get(op, 0) for op in export_traps.LAYOUT_NODES),
-                  sum(s.node_counts.values()), s.outcome.kind)
+                  sum(s.node_counts.values()), shown_kind(s.outcome.kind))
     missing = missing_cuda_provider(status)
     if missing and ort_layout.provider == "CPU":
         shown.note(f"the CUDA provider's prefer_nhwc did not run: it needs {missing}"

@@ -61,7 +61,7 @@ def _cpu_page():
 def test_a_ratio_is_held_back_only_by_the_timings_it_is_built_from():
     page = _cpu_page()
     assert trust.stated_variant(page, ONNX).startswith("no ratio to state")  # the old reading: any flag
-    assert tables.stated_variant(page, ONNX) == "0.43x (rounds 0.35-0.56)"
+    assert tables.stated_variant(page, ONNX) == "0.43x (IQR 0.35-0.56)"
     assert [f["timing"] for f in tables.own_flags(page, ONNX)] == ["eager", ONNX]
     own = _Cmp({"eager": _v(1.0, 1.0, 1.0), ONNX: _v(0.43, 0.353, 0.563)},
                flags=[{"timing": ONNX, "why": "noisy", "spread": 0.9}])
@@ -73,13 +73,13 @@ def test_a_ratio_is_held_back_only_by_the_timings_it_is_built_from():
 def test_the_cpu_pages_fastest_line_states_the_ratio_or_says_plainly_why_not():
     said = tables.speed_call(_cpu_page(), ["torch.jit.trace", "torch.export", ONNX])
     assert said.call == ONNX
-    assert said.sentence == f"fastest path correct on all layouts: {ONNX}, 0.43x (rounds 0.35-0.56) of eager's time"
+    assert said.sentence == f"fastest path correct on all layouts: {ONNX}, 0.43x (IQR 0.35-0.56) of eager's time"
     held = _Cmp({"eager": _v(1.0, 1.0, 1.0), ONNX: _v(0.43, 0.353, 0.563)},
                 flags=[{"timing": ONNX, "why": "noisy", "spread": 0.9}])
     said = tables.speed_call(held, [ONNX])
     assert said.call == f"{tables.NOT_RESOLVED} ({ONNX} held back)"
     assert said.sentence == (f"no path correct on all layouts is called fastest: {ONNX} ran 0.43x of eager's "
-                             f"time (rounds 0.35-0.56), but the harness flagged {ONNX} (off by up to 90%), "
+                             f"time (IQR 0.35-0.56), but the harness flagged {ONNX} (off by up to 90%), "
                              "enough to carry it across 1x")
     brief = tables.stated_brief(held, ONNX)
     assert brief.endswith(f"the harness flagged {ONNX} (off by up to 90%), enough to carry it across 1x")
@@ -87,7 +87,7 @@ def test_the_cpu_pages_fastest_line_states_the_ratio_or_says_plainly_why_not():
     said = tables.speed_call(straddles, [ONNX])
     assert said.call == tables.TIE_WITH_EAGER
     assert said.sentence == (f"no path correct on all layouts is called fastest: a tie with eager ({ONNX} "
-                             "0.90x of eager's time, rounds 0.85-1.05: its rounds reach 1x)")
+                             "0.90x of eager's time, IQR 0.85-1.05: its rounds reach 1x)")
 
 
 def _h200():
@@ -109,11 +109,11 @@ def test_where_paths_are_launch_bound_the_loops_wall_time_decides_with_device_ti
     on_device = tables.speed_call(_h200(), correct)
     assert on_device.call == tables.TIE_WITH_EAGER  # what the page called on device time
     assert on_device.sentence.startswith("no path correct on all layouts is called fastest: a tie with eager "
-                                         "(torch.jit.script 0.98x of eager's device time, rounds 0.98-0.98: "
+                                         "(torch.jit.script 0.98x of eager's device time, IQR 0.98-0.98: "
                                          "within +-2%)")
     said = tables.speed_call(_h200(), correct, _loop())
     assert said.call == f"torch.jit.script ({tables.LOOP_CLOCK})" and said.clock == tables.LOOP_CLOCK
-    assert said.sentence.startswith("fastest path correct on all layouts: torch.jit.script, 0.71x (rounds "
+    assert said.sentence.startswith("fastest path correct on all layouts: torch.jit.script, 0.71x (IQR "
                                     f"0.70-0.72) of eager's time in a loop. The clock: {tables.PACE_RULE}")
     # eager's loop ran 700 us a call against 448 us of device time: launch-bound by chapter 02's rule
     assert said.sentence.endswith("loop per call over device time: eager 1.56x, torch.jit.trace 1.01x, "
@@ -265,7 +265,7 @@ def test_the_call_reads_each_pair_on_the_clock_chapter_02s_rule_picks():
     said = tables.speed_call(device, CORRECT_ON_ALL, loop)
     assert said.call == f"{tables.TIE_WITH_EAGER} ({tables.DEVICE_CLOCK})"
     assert tables.call_kind(said.call) == tables.call_kind(f"within 2% of eager ({tables.LOOP_CLOCK})")  # the old word
-    assert "the loop alone would call: torch.jit.script (torch.jit.script 0.84x (rounds 0.84-0.84))" in said.sentence
+    assert "the loop alone would call: torch.jit.script (torch.jit.script 0.84x (IQR 0.84-0.84))" in said.sentence
     assert [tables.pace_label(r) for r in (1.04, 1.16, 1.62)] == ["at the GPU's pace", "near launch-bound", "launch-bound"]
 
 
@@ -341,13 +341,13 @@ def test_reproduce_compares_each_runs_call_with_the_recorded_pages():
 
 def test_the_recorded_pages_calls_are_read_off_its_copy_where_no_record_holds_them():
     text = ("timed with CUDA events on cuda:0\nvariant ...\n\na loop of calls on cuda:0, wall clock per call\n"
-            "fastest path correct on all layouts: torch.jit.script, 0.84x (rounds 0.84-0.84) of eager's time in a loop\n"
-            f"timed with CPU clock\nfastest path correct on all layouts: {ONNX}, 0.22x (rounds 0.21-0.23) of eager's time\n")
+            "fastest path correct on all layouts: torch.jit.script, 0.84x (IQR 0.84-0.84) of eager's time in a loop\n"
+            f"timed with CPU clock\nfastest path correct on all layouts: {ONNX}, 0.22x (IQR 0.21-0.23) of eager's time\n")
     assert reproduce.calls_in_copy(text) == {"CUDA events on cuda:0": "torch.jit.script", "CPU clock": ONNX}
     band = "no path correct on all layouts is fastest by more than 2%: within 2% of eager (torch.jit.script 0.98x, device time)"
-    held = f"no path correct on all layouts is called fastest: {ONNX} ran 0.43x of eager's time (rounds 0.35-0.56), but"
+    held = f"no path correct on all layouts is called fastest: {ONNX} ran 0.43x of eager's time (IQR 0.35-0.56), but"
     tie = ("no path correct on all layouts is called fastest: torch.jit.trace and torch.jit.script tie "
-           "(torch.jit.script 0.80x of eager's time, rounds 0.79-0.81: within noise of torch.jit.trace)")
+           "(torch.jit.script 0.80x of eager's time, IQR 0.79-0.81: within noise of torch.jit.trace)")
     assert reproduce.calls_in_copy(f"timed with X\n{band}\ntimed with Y\n{held}\ntimed with Z\n{tie}\n") == {
         "X": tables.TIE_WITH_EAGER, "Y": f"{tables.NOT_RESOLVED} ({ONNX} held back)",
         "Z": "torch.jit.script and torch.jit.trace tie"}
@@ -416,7 +416,7 @@ def test_a_within_noise_result_is_a_tie_by_the_rule_trap_2_and_reproduce_use():
     tie, and a tie reads as a tie however a page or a record worded it."""
     noisy = _Cmp({"eager": _v(1.0, 1.0, 1.0), "a": _v(0.93, 0.90, 1.01)})
     assert tables.fastest_call(noisy, ["a"]) == ("a", tables.TIE_WITH_EAGER)
-    assert tables.speed_call(noisy, ["a"]).sentence.endswith("rounds 0.90-1.01: its rounds reach 1x)")
+    assert tables.speed_call(noisy, ["a"]).sentence.endswith("IQR 0.90-1.01: its rounds reach 1x)")
     # two paths faster than eager: named only where it beats the runner-up in the same rounds
     a = _rounds(0.80, (0.78, 0.80, 0.82, 0.80, 0.79))
     close = _Cmp({"eager": _v(1.0, 1.0, 1.0), "a": a, "b": _rounds(0.81, (0.81, 0.79, 0.83, 0.80, 0.80))})
@@ -486,7 +486,7 @@ def test_the_fastest_call_needs_the_rounds_clear_of_the_band_with_an_edge_of_its
     said = tables.speed_call(crossing, CORRECT_ON_ALL)
     assert said.call == tables.EDGE_WITH_EAGER
     assert said.sentence.startswith("no path correct on all layouts is called fastest: at the band's edge with "
-                                    "eager (torch.jit.script 0.98x of eager's device time, rounds 0.97-0.98: its "
+                                    "eager (torch.jit.script 0.98x of eager's device time, IQR 0.97-0.98: its "
                                     "rounds cross 0.98x, the band's edge)")
     assert reproduce._call_of_line(said.sentence) == tables.call_kind(said.call) == tables.EDGE_WITH_EAGER
     assert tables.call_kind(tables.EDGE_WITH_EAGER) not in (tables.TIE_WITH_EAGER, "torch.jit.script")

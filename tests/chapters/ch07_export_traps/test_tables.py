@@ -10,6 +10,7 @@ from labkit.audit.export_audit import CHANNELS_LAST, CORRECT, LAYOUTS, NCHW, REJ
 from labkit.chapters.ch07_export_traps import claims as ch07
 from labkit.chapters.ch07_export_traps import export_traps, tables
 from labkit.session import Recorded
+from labkit.show.widgets import quiz
 from tests.paths import ROOT
 
 
@@ -93,6 +94,15 @@ def test_the_layout_preference_quiz_reads_the_interleaved_ratio(ratio, said):
     assert tables.layout_preference_effect(ort) == said
 
 
+def test_the_layout_preference_quiz_feedback_carries_its_computed_figures():
+    """Review 2026-12-05q browser 05-07 item 7: the feedback said how the call is made, no number."""
+    variant = SimpleNamespace(ratio=0.60, ratio_q25=0.55, ratio_q75=0.65, round_ratios=(0.5, 0.6, 0.95, 0.62),
+                              timing=SimpleNamespace(shared_gpu=False))
+    key = tables.layout_preference_key(SimpleNamespace(comparison=_Cmp(variant, [])))
+    assert key.answer == "faster" and key.choices_right() == ("faster",)
+    assert quiz.describe(key, "choice") == "faster (0.60x, 3 of 4 rounds faster)"
+
+
 def test_trap_3_states_the_call_with_its_round_by_round_range_not_one_ratio():
     """Review 2026-12-04j item 6: the page's 0.68x lay outside every reproduce run; the call and
     the per-round range are what holds, so the note states those (and the ratio as moving)."""
@@ -143,7 +153,8 @@ def test_the_dropped_contiguous_table_names_what_each_tracer_kept():
     found = export_traps.dropped_contiguous(batch=2, image=8, paths=("trace", "export"))
     shown = tables.dropped_table(found)
     by_path = dict(zip(shown.column("path"), shown.column(CHANNELS_LAST), strict=True))
-    assert by_path["torch.export"] == REJECTED and by_path["torch.jit.trace"] == CORRECT
+    # shown in the quiz's word (review 2026-12-05q browser 05-07 item 6)
+    assert by_path["torch.export"] == tables.shown_kind(REJECTED) == "raises" and by_path["torch.jit.trace"] == CORRECT
     assert "contiguous" in shown.column("ops recorded")[0]  # the trace kept the call
     assert "conv2d -> relu -> view" in shown.column("ops recorded")[1]  # the NCHW export dropped it: in the table
     # review 2026-12-03h item 10: the channels_last export fed every layout, its own included
@@ -186,12 +197,12 @@ def test_the_recorded_payloads_keep_the_reference_runs_keys_and_shapes(monkeypat
 
 def test_a_takeaway_states_an_unstable_ratio_as_its_rounds_only():
     outside = _comparison(0.63, 0.55, 0.57)  # the ratio outside its own rounds: not stable
-    assert tables.stated_short(outside, "NCHW declared, on") == "no stable ratio (rounds 0.55-0.57)"
+    assert tables.stated_short(outside, "NCHW declared, on") == "no stable ratio (IQR 0.55-0.57)"
     quiet = _comparison(0.5, 0.45, 0.55)
     assert tables.stated_short(quiet, "NCHW declared, on") == tables.stated_variant(quiet, "NCHW declared, on")
     # the CPU's traced model: 1.25x, rounds 0.83-1.33 (pooled medians 1.04x apart): no ratio quoted
     straddles = _comparison(1.25, 0.83, 1.33)
-    assert tables.stated_short(straddles, "NCHW declared, on") == "not resolved (rounds 0.83-1.33 straddle 1x)"
+    assert tables.stated_short(straddles, "NCHW declared, on") == "not resolved (IQR 0.83-1.33 straddles 1x)"
 
 
 def test_the_reference_audit_shows_only_the_paths_whose_outcomes_differ_from_this_run():
