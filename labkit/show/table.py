@@ -31,7 +31,19 @@ from labkit.measure.timing import Comparison, format_seconds
 
 KIND = "labkit.table"  # what to_dict writes under "kind", so a recorded payload is known again
 STYLE = "border-collapse:collapse;max-width:100%"
-CELL = "text-align:left;padding:2px 8px;vertical-align:top;overflow-wrap:anywhere"
+CELL = "text-align:left;padding:2px 8px;vertical-align:top"
+# A text cell breaks inside a word only where it holds a token too long to keep whole (a
+# kernel's name, a path): 'anywhere' also lets a narrow column split short words ('corre/ct',
+# 'C1/5a'; review 2026-12-05q browser 05-07 item 4), so other cells wrap at spaces only and a
+# table too wide for its page scrolls (its wrapper's overflow-x) instead.
+LONG_TOKEN = 24
+
+
+def wrap_style(text: str) -> str:
+    """The cell's overflow-wrap: 'anywhere' where a token of text is over LONG_TOKEN characters,
+    else 'break-word' (a word is split only if it alone is wider than the page)."""
+    long = any(len(token) > LONG_TOKEN for token in text.split())
+    return ";overflow-wrap:" + ("anywhere" if long else "break-word")
 NUMBER = "text-align:right;padding:2px 8px;vertical-align:top;font-variant-numeric:tabular-nums"
 
 
@@ -173,9 +185,10 @@ class Table:
         numeric = [all(isinstance(v, (int, float)) and not isinstance(v, bool) or v is None
                        for v in self.column(c)) and any(v is not None for v in self.column(c))
                    for c in self.columns]
-        head = "".join(f"<th style='{NUMBER if n else CELL}'>{html.escape(self.header(c))}</th>"
+        head = "".join(f"<th style='{NUMBER if n else CELL + wrap_style(self.header(c))}'>"
+                       f"{html.escape(self.header(c))}</th>"
                        for c, n in zip(self.columns, numeric, strict=True))
-        body = "".join("<tr>" + "".join(f"<td style='{NUMBER if n else CELL}{self._mark(v)}'>"
+        body = "".join("<tr>" + "".join(f"<td style='{NUMBER if n else CELL + wrap_style(v)}{self._mark(v)}'>"
                                         f"{html.escape(v)}</td>"
                                         for v, n in zip(row, numeric, strict=True)) + "</tr>"
                        for row in self.cells())

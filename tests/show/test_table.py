@@ -85,3 +85,20 @@ def test_a_sweep_is_one_row_per_point():
     t = table.sweep("n", [1024, 2048], {"TFLOP/s": [1.5, 2.5]}, title="matmul")
     assert t.rows == [[1024, 1.5], [2048, 2.5]] and t.header("TFLOP/s") == "TFLOP/s"
     assert table.rows([{"a": 1, "b": 2}]).columns == ["a", "b"]
+
+
+def test_a_cell_splits_words_only_where_it_holds_a_token_too_long_to_keep_whole():
+    """Review 2026-12-05q browser 05-07 item 4: 'overflow-wrap:anywhere' on every cell let a
+    narrow column split 'correct' and 'C15a'; now only a cell with a token over LONG_TOKEN
+    characters (a kernel's name) may break inside it, and the others wrap at spaces."""
+    table_module = table
+    kernel = "sm90_xmma_fprop_implicit_gemm_f16f16_f16f32_f32_nhwckrsc_nhwc"
+    shown = table.Table("t", ["claim", "kernel"])
+    shown.add("C15a correct", kernel)
+    page = shown._repr_html_()
+    assert "C15a correct</td>" in page and kernel in page
+    short = table_module.wrap_style("C15a correct")
+    assert short == ";overflow-wrap:break-word" and f"{short}'>C15a correct</td>" in page
+    assert f";overflow-wrap:anywhere'>{kernel}</td>" in page
+    assert table_module.wrap_style("x" * table_module.LONG_TOKEN) == ";overflow-wrap:break-word"
+    assert table_module.wrap_style("x" * (table_module.LONG_TOKEN + 1)) == ";overflow-wrap:anywhere"
