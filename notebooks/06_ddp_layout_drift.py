@@ -116,7 +116,7 @@ tables.size_one_table([(32, 16, 1, 1), (16, 3, 3, 3)])  # layout_contract.kept_g
 # | --- | --- |
 # | a | wrap, then `model.to(memory_format=torch.channels_last)`: the seed's drift |
 # | b | (a) plus the seed's hook, exactly as written |
-# | b2 | (a) plus the seed's hook, given the signature PyTorch calls it with |
+# | b2 | (a) plus the seed's hook, fitted (below) |
 # | b3 | (a) plus the seed's hook body on every parameter's gradient (`p.register_hook`) |
 # | c | convert first, then wrap |
 # | d | (e) with `gradient_as_bucket_view=True` and `zero_grad(set_to_none=False)` |
@@ -189,6 +189,7 @@ quiz_1x1 = chapter.lab.widgets.Quiz(
     choices=list(tables.ORDER_CHOICES),
     answer=lambda: tables.one_by_one_moves_bytes(ddp_run),
     explanation="A dim of size 1 is never stepped along: its stride says nothing about memory order.",
+    holds=1,  # the contract table; not Exercise 1
 )
 quiz_1x1
 
@@ -255,7 +256,7 @@ tables.hook_table(ddp_run)
 # bucket views: the fold under the table follows it step by step, before and after its late
 # conversion. The notes under the first say what the persistent drift (e) costs in time
 # against the same model converted first (c): the ratio taken inside each round, with its
-# 95% interval over the rounds, held back where a noisy timing could carry it across 1x (the
+# 95% interval over the rounds, not called where a noisy timing could carry it across 1x (the
 # trust rule), beside what the permuting copy can cost by arithmetic: its bytes at the rate of
 # chapter 02's transposed copy (where this device has none recorded, an assumed quarter of
 # chapter 00's copy rate, said as such). Not its launches: (c) copies as many gradients into its
@@ -306,6 +307,7 @@ quiz_grads = chapter.lab.widgets.Quiz(
     answer=lambda: tables.drifted_grads(ddp_run),
     explanation="The warning itself says 'This is not an error, but may impair performance.' "
                 "Compare with the reference gradients below.",
+    holds=3,  # the gradients table, the findings and the verdicts (Exercise 2 now follows them)
 )
 quiz_grads
 
@@ -362,21 +364,6 @@ tables.findings(ddp_run, explanations)
 # [`docs/ddp_layout_drift_issue.md`](../docs/ddp_layout_drift_issue.md).
 
 # %% [markdown]
-# ## Optional, after the workshop: Exercise 2, the layout contract and which gradients DDP warns about
-
-# %%
-chapter.exercise("06.drift_report")
-
-
-# %%
-def drift_report(shape: tuple[int, ...], grad_stride: tuple[int, ...]) -> tuple[tuple[int, ...], bool]:
-    raise NotImplementedError  # your code here
-
-
-# %% tags=["nbval-check-output"]
-chapter.exercise("06.drift_report").check(drift_report)
-
-# %% [markdown]
 # ## The verdicts: C14a, C14b, C14c
 #
 # The seed's setting is NCCL across GPUs with AMP as fp16 autocast plus GradScaler. A run is
@@ -403,6 +390,21 @@ tables.verdicts(chapter.table(verdicts), nearest)
 # labelled, says whether the idea would have helped.
 # The card's last column is the reference GPU run's verdict, labelled as recorded (its form,
 # reason and evidence are folded under the card).
+
+# %% [markdown]
+# ## Optional, after the workshop: Exercise 2, the layout contract and which gradients DDP warns about
+
+# %%
+chapter.exercise("06.drift_report")
+
+
+# %%
+def drift_report(shape: tuple[int, ...], grad_stride: tuple[int, ...]) -> tuple[tuple[int, ...], bool]:
+    raise NotImplementedError  # your code here
+
+
+# %% tags=["nbval-check-output"]
+chapter.exercise("06.drift_report").check(drift_report)
 
 # %% [markdown]
 # ## Optional: on several machines, the same run with torchrun

@@ -190,7 +190,7 @@ def permuted_copy_rate(device: str, rate: Mapping | None) -> dict | None:
     ASSUMED_SLOWDOWN, said as an assumption)."""
     if not rate:
         return None
-    if rate.get("machine") == "chapter 00":
+    if rate.get("machine") == OWN_RATE:
         found = transposed_copy_rate(results.mine(STRIDED_CHAPTER, STRIDED_KEY), rate.get("gbps"), "chapter 02")
         reference = recorded_copy_rate(device)
         if found is None and reference is not None:
@@ -237,13 +237,13 @@ def copy_parts(permuting_bytes: float | None, step_s: float | None, ratio: float
     share = slow / step_s
     if kernels is None:
         said = (f"; the {bytes_text(permuting_bytes)} permuting copy: {seconds * 1e6:,.1f} us at "
-                f"{float(rate['gbps']):,.0f} GB/s ({rate['machine']}), {100 * share:.2f}% of (c)'s step {at}")
+                f"{float(rate['gbps']):,.0f} GB/s (chapter 00, {rate_source(rate)}), {100 * share:.2f}% of (c)'s step {at}")
         worked = ""
     else:
         said = (f"; the {bytes_text(permuting_bytes)} permuting copy: {slow * 1e6:,.1f} us {at}, "
                 f"{100 * share:.2f}% of (c)'s step")
         worked = (f"{no_added_launch(kernels)}, only a permuted order; bytes: {seconds * 1e6:,.1f} us at "
-                  f"{float(rate['gbps']):,.0f} GB/s ({rate['machine']}), {how}" + launch_sized(slow, kernels, gap))
+                  f"{float(rate['gbps']):,.0f} GB/s (chapter 00, {rate_source(rate)}), {how}" + launch_sized(slow, kernels, gap))
     return said, worked, ratio > 1 + max(NO_CALL_BAND, share)
 
 
@@ -312,7 +312,7 @@ def _step_cost(drifted: Mapping, matched: Mapping, rate: Mapping | None,
     unresolved = False
     if held and (low > 1 or high < 1):
         worst = max(step_flags(drifted, matched), key=lambda f: f.uncertainty)
-        verdict = (f"held back: a noisy timing ({noise_kind(drifted if worst.timing == '(e)' else matched)} "
+        verdict = (f"not called: a noisy timing ({noise_kind(drifted if worst.timing == '(e)' else matched)} "
                    f"{100 * worst.uncertainty:.0f}%) could carry it across 1x")
     elif low > 1 and ratio > 1 + NO_CALL_BAND:
         verdict = "slower"
@@ -328,6 +328,15 @@ def _step_cost(drifted: Mapping, matched: Mapping, rate: Mapping | None,
             f"rounds): {verdict}" + said + (NOT_THE_COPY if beyond and not unresolved else "")), said, worked
 
 
+OWN_RATE = "chapter 00"  # run_copy_rate's 'machine' for this machine's own chapter 00 ceiling
+
+
+def rate_source(rate: Mapping) -> str:
+    """Whose chapter 00 record a copy rate is: 'this machine', or the machine it was recorded on
+    (review 2026-12-05q browser 05-07 item 11: '(chapter 00)' did not say whose)."""
+    return "this machine" if rate.get("machine") == OWN_RATE else str(rate.get("machine"))
+
+
 def run_copy_rate(device: str) -> dict | None:
     """The copy rate of the device a run's step ran on, {'gbps', 'machine'}: chapter 00's
     ceiling cached on this machine when the run's device is this machine's, else chapter 00's
@@ -336,7 +345,7 @@ def run_copy_rate(device: str) -> dict | None:
     kind = "cpu" if str(device).lower().startswith("cpu") else "cuda"
     known = ceiling_store.cached(kind)
     if known is not None and known.copy_gbps:
-        return {"gbps": float(known.copy_gbps), "machine": "chapter 00"}
+        return {"gbps": float(known.copy_gbps), "machine": OWN_RATE}
     return recorded_copy_rate(str(device))
 
 
@@ -488,14 +497,15 @@ def drifted_grads(run: Run | None) -> str:
 
 
 def runs_of(counts: Sequence[int]) -> str:
-    """Per-step counts with repeats written once: [3, 0, 0, 0] -> '3 0x3' ('-' for none)."""
+    """Per-step counts with repeats written once: [3, 0, 0, 0] -> '3, 0 ×3' ('-' for none; review
+    2026-12-05q browser 05-07 item 10: '3 0x3' read as hex)."""
     out: list[str] = []
     for i, n in enumerate(counts):
         if i and n == counts[i - 1]:
             continue
         repeat = next((k for k in range(i, len(counts)) if counts[k] != n), len(counts)) - i
-        out.append(f"{n}x{repeat}" if repeat > 1 else str(n))
-    return " ".join(out) or "-"
+        out.append(f"{n} ×{repeat}" if repeat > 1 else str(n))
+    return ", ".join(out) or "-"
 
 
 REWRAP = "g_convert_then_rewrap"  # converted after wrapping, then wrapped again: the other repair
@@ -512,7 +522,7 @@ def warnings_table(run: Run, leave_out: Sequence[str] = HOOK_VARIANTS) -> tables
     The variants in `leave_out` (by default the seed's hook, b and b2) are not shown: whether
     the hook raised is the answer to a quiz further down, whose own table shows them."""
     shown = tables.Table("'Grad strides do not match bucket view strides', per observed step (rank 0; "
-                         "0x3: 0 on 3 steps in a row)", ["variant", "warnings per step", "stopped"],
+                         "0 ×3: 0 on 3 steps in a row)", ["variant", "warnings per step", "stopped"],
                          marks=WRONG_MARK)
     errors, left = [], []
     for name, report in zip(run.rows, run.result["ranks"][0], strict=True):
@@ -904,9 +914,9 @@ def copy_bound(permuting_bytes: float, step_s: float, step_iqr_s: float, rate: M
         return (f"by arithmetic: the {bytes_text(permuting_bytes)} permuting copy takes {slow * 1e6:,.0f} us {at}, "
                 f"{100 * slow / step_s:.2f}% of the {step_s * 1e3:.1f} ms step ({no_added_launch(kernels)}; "
                 f"bytes read and written at the {float(rate['gbps']):,.0f} GB/s copy rate chapter 00 recorded "
-                f"({rate['machine']}): {seconds * 1e6:,.0f} us, {how}): {spread}")
+                f"({rate_source(rate)}): {seconds * 1e6:,.0f} us, {how}): {spread}")
     return (f"by arithmetic: reading and writing the {bytes_text(permuting_bytes)} permuting copy at the "
-            f"{float(rate['gbps']):,.0f} GB/s copy rate chapter 00 recorded ({rate['machine']}) takes "
+            f"{float(rate['gbps']):,.0f} GB/s copy rate chapter 00 recorded ({rate_source(rate)}) takes "
             f"{seconds * 1e6:,.0f} us, {100 * seconds / step_s:.2f}% of the {step_s * 1e3:.1f} ms step, "
             f"and {slow * 1e6:,.0f} us {at} is still {100 * slow / step_s:.2f}%: {spread}")
 

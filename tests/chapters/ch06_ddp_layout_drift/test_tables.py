@@ -93,7 +93,7 @@ def test_the_run_tables_fold_what_a_reader_opens_on_request():
     # the seed's hook (b, b2) is quiz_hook's answer, further down: left out here, said so
     assert warnings.column("variant") == ["a_drift", "c_convert_first", "d_bucket_view", "e_late_drift"]
     assert "raised TypeError" not in str(warnings) and "b_seed_fix, b2_seed_hook_fitted" in warnings.notes[0]
-    assert warnings.column("warnings per step")[0] == "3 0x2"
+    assert warnings.column("warnings per step")[0] == "3, 0 ×2"
     every = tables.warnings_table(run, leave_out=())
     assert every.column("stopped")[1] == "raised TypeError" and ERROR["message"] in every.folded[0][1]
     contract = tables.contract_table(run)
@@ -152,8 +152,8 @@ def test_on_a_gpu_each_variants_peak_memory_is_folded_with_no_range():
     assert len(lines) == len(run.rows) + 1 and "a_drift, built first" in lines[-1] and "hypothesis" in lines[-1]
 
 
-@pytest.mark.parametrize(("counts", "shown"), [([], "-"), ([3], "3"), ([3, 0, 0, 0], "3 0x3"),
-                                               ([1, 1, 3, 3, 3], "1x2 3x3"), ([0, 1, 0], "0 1 0")])
+@pytest.mark.parametrize(("counts", "shown"), [([], "-"), ([3], "3"), ([3, 0, 0, 0], "3, 0 ×3"),
+                                               ([1, 1, 3, 3, 3], "1 ×2, 3 ×3"), ([0, 1, 0], "0, 1, 0")])
 def test_repeated_counts_are_written_once(counts, shown):
     assert tables.runs_of(counts) == shown
 
@@ -401,13 +401,15 @@ def test_a_noisy_step_ratio_is_held_back_and_set_beside_what_the_copy_can_cost()
     drifted = {"median_step_s": 0.02047, "iqr_step_s": 0.00484, "timing_noisy": True,
                "round_medians_s": drifted_rounds, "permuting_bytes": 20_173}
     said = tables.step_cost(drifted, matched, {"gbps": 23.1, "machine": "here"})
-    assert "slower" not in said and "held back: a noisy timing (round-to-round " in said
+    assert "slower" not in said and "not called: a noisy timing (round-to-round " in said
     # review 2026-12-04k item 4: each noise figure says which noise it is
     assert tables.noise_kind(drifted) == "round-to-round" and tables.noise_kind({"round_medians_s": [0.02]}) == (
         "step-to-step")
     bound = tables.copy_bound(60e6, 0.085, 0.019, {"gbps": 2000.0, "machine": "here"})
     assert "the step-to-step 22% IQR" in bound
-    assert "the 19.7 KiB permuting copy: 1.7 us at 23 GB/s (here)" in said
+    assert "the 19.7 KiB permuting copy: 1.7 us at 23 GB/s (chapter 00, here)" in said
+    # this machine's own ceiling says whose it is (review 2026-12-05q browser 05-07 item 11)
+    assert tables.rate_source({"gbps": 29.0, "machine": tables.OWN_RATE}) == "this machine"
     assert said.endswith("0.04% of (c)'s step at an assumed 1/4 of the copy rate: not the copy: noise or another cause")
     quiet = {**drifted, "timing_noisy": False}
     assert ": slower" in tables.step_cost(quiet, {**matched, "timing_noisy": False})  # no flag: the call stands
