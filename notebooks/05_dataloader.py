@@ -109,6 +109,7 @@ quiz_knee = chapter.lab.widgets.Quiz(
     f"the best of {list(lesson.bench.worker_counts)}?",
     answer=lambda: lesson.knee_key(), kind="number",  # runs the sweep when answered
     explanation=chapter.lab.lesson.EXPLAIN["knee"],  # shown after an answer
+    holds=3,  # the sweep, the plateau and the knob table (it names the knee); not C26 or the exercises
 )
 quiz_knee
 
@@ -312,6 +313,7 @@ quiz_startup = chapter.lab.widgets.Quiz(
              "none: no measurable difference"],
     answer=lesson.which_first_batches_are_faster,
     explanation=chapter.lab.lesson.EXPLAIN["startup"],  # shown after an answer
+    holds=1,  # the start-up timings; not what pinning costs
 )
 quiz_startup
 
@@ -410,6 +412,7 @@ quiz_trap = chapter.lab.widgets.Quiz(
     "Reading a pinned host tensor right after host.copy_(gpu_tensor, non_blocking=True) gives ...",
     choices=["the GPU's values", "old values: the copy has not happened yet", "an error"],
     answer=lesson.what_the_early_read_gives,
+    holds=1,  # the trap's reads; not the overlap
 )
 quiz_trap
 

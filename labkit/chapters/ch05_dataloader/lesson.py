@@ -17,6 +17,7 @@ shown labelled recorded elsewhere).
 from __future__ import annotations
 
 import functools
+import html
 import inspect
 import os
 import time
@@ -51,6 +52,33 @@ class Lines(list):
 
     def __repr__(self) -> str:
         return str(self)
+
+
+# A setting's label spelt out where the knob tables show it (review 2026-12-05q browser 05-07
+# item 10: 'w1 b16 pf1' was never spelt out)
+KNOB_COLUMN = "setting (w workers, b batch, pf prefetch)"
+
+
+class FoldedLines(Lines):
+    """Lines with evidence folded under them: a closed <details> in HTML (only its summary is
+    read until opened), its summary named in text, as `tables.Table` folds."""
+
+    def __init__(self, lines: Sequence[str] = (), folds: Sequence[tuple[str, str]] = ()) -> None:
+        super().__init__(lines)
+        self.folds = list(folds)
+
+    def __str__(self) -> str:
+        said = "\n".join(str(line) for line in self)
+        if self.folds:
+            said += f"\n({len(self.folds)} folded: {', '.join(s for s, _ in self.folds)})"
+        return said
+
+    def _repr_html_(self) -> str:
+        lines = html.escape("\n".join(str(line) for line in self))
+        folds = "".join(f"<details><summary>{html.escape(s)}</summary>"
+                        f"<pre style='white-space:pre-wrap'>{html.escape(t)}</pre></details>"
+                        for s, t in self.folds)
+        return f"<pre style='white-space:pre-wrap'>{lines}</pre>{folds}"
 
 
 class Shown(list):
@@ -209,18 +237,45 @@ class Lesson:
 
     # --- the plateau ----------------------------------------------------------------------
     @_timed
-    def plateau_text(self) -> Lines:
+    def plateau_text(self) -> FoldedLines:
         """The plateau, predicted from the step and the wait and read at the knee's timeline."""
         self.plateau = knee_experiment.profiled_plateau(self.bench, self.found)
         self.chapter.record("plateau", self.plateau.as_dict())
-        out = Lines([self.plateau.explanation()])
+        out = FoldedLines([self.plateau.explanation()])
+        spread = self.step_spread()
+        if spread:
+            out.append(spread)
         old = self.chapter.recorded("plateau")
         if old and not self.on_gpu:
             out.append(recorded_plateau(old))
         # what the reference's reproduce record reproduced, and on which sources' date (review
-        # 2026-12-04i item 1: a record older than this prediction must not read as its check)
-        out.append(reproduce.reference_scope())
+        # 2026-12-04i item 1: a record older than this prediction must not read as its check),
+        # folded: upkeep, not the lesson (review 2026-12-05q browser 05-07 item 8)
+        out.folds.append(("the reference's reproduce runs", reproduce.reference_scope()))
         return out
+
+    def step_spread(self) -> str:
+        """One line over the CPU page's timings of one step (review 2026-12-05q browser 05-07
+        item 8: eight figures of one step, 7.1 to 12.1 ms, and fresh batches faster than the
+        private one, against the page faults the prose sets up): their range, and whether
+        fresh batches were slower than the private one here. '' on a GPU, whose plateau gives
+        the step's parts, or with fewer than two timings."""
+        if self.on_gpu:
+            return ""
+        bench, plateau = self.bench, self.plateau
+        fresh = bench.step_as_swept.median_s if bench.step_as_swept else None
+        private = bench.private_step.median_s if bench.private_step is not None else None
+        sweep = getattr(self, "sweep_workers", None)
+        seen = [fresh, private, plateau.loaded_alone_s, plateau.loaded_step_s, plateau.swept_step_s,
+                *(plateau.drift or ()), *(r.get("compute_median_s") for r in (sweep.rows() if sweep else []))]
+        seen = [float(s) for s in seen if s]
+        if len(seen) < 2:
+            return ""
+        said = (f"On {self.plan.cores} shared cores this step measured {min(seen) * 1e3:.1f}-"
+                f"{max(seen) * 1e3:.1f} ms across the timings above")
+        if fresh and private:
+            said += f"; fresh batches were {'not slower' if fresh <= private else 'slower'} here"
+        return said + "."
 
     # --- the other knobs ------------------------------------------------------------------
     @_timed
@@ -259,7 +314,7 @@ class Lesson:
         workers = self.sweep_knobs.runs[0].setting.num_workers
         shown = tables.Table(
             f"the knobs at {workers} worker(s), called round by round against the baseline",
-            ["knob", "samples/s", "windows, slowest-fastest", "waiting",
+            [KNOB_COLUMN, "samples/s", "windows, slowest-fastest", "waiting",
              "step (median)", "geometric mean [95% interval]: call"],
             units={"waiting": "%", "step (median)": "ms"})
         for row in self.knob_rows:
@@ -321,7 +376,7 @@ class Lesson:
         table = knee_experiment.rebased(gpu_knobs.get("table", []))
         decided = {r["label"]: r for r in table if "stated" in r}
         shown = tables.Table("the reference GPU's knobs, called against the baseline",
-                             ["knob", "samples/s", "waiting", "ratio: call"],
+                             [KNOB_COLUMN, "samples/s", "waiting", "ratio: call"],
                              units={"waiting": "%"}, recorded=f"recorded on {_ref()}")
         for i, row in enumerate(gpu_knobs["rows"]):
             per_round = decided.get(row["label"])

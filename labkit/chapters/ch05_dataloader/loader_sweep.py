@@ -516,7 +516,7 @@ class Sweep:
         return f"Sweep of {len(self.runs)} setting(s), {self.rounds} round(s), samples/s: {rows}"
 
     def _repr_html_(self) -> str:
-        head = ("<tr><th>setting</th><th>samples/s (windows: slowest-fastest)</th>"
+        head = ("<tr><th>setting (w workers, b batch)</th><th>samples/s (windows: slowest-fastest)</th>"
                 "<th>waiting share</th><th>wait (median)</th><th>compute (median)</th>"
                 "<th>steps timed</th><th>first batch</th><th></th></tr>")
         body = "".join(

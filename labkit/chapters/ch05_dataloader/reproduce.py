@@ -789,19 +789,33 @@ def reference_knob_runs(machine: str = results.DEFAULT_REFERENCE) -> dict[str, l
             ratio, low, high = (list(values or []) + [None] * 3)[:3]
             if ratio is not None:
                 out.setdefault(at_knee(label), []).append(
-                    {"ratio": ratio, "low": low, "high": high, "control_failed": failed})
+                    {"ratio": ratio, "low": low, "high": high, "control_failed": failed,
+                     "decision": decisions.get(label)})
     return out
 
 
+_RUN_CALLS = {knee_experiment.GAIN: "a gain", knee_experiment.LOSS: "a loss",
+              knee_experiment.NO_DIFFERENCE: "no difference", knee_experiment.NOT_RESOLVED: "not resolved"}
+
+
 def runs_text(seen: Sequence[Mapping], row: Mapping | None = None) -> str:
-    """'1.33x, 1.42x, 1.51x (run 3's A/A was called: control failed); 2 of 3 outside this
-    run's interval': a knob's ratio run by run (reference_knob_runs), and, given this page's
-    row, how many lie outside its interval."""
+    """'1.33x, 1.42x, 1.51x (run 3: its control failed): a gain in all 3; 2 of 3 outside this
+    interval, which covers one run's rounds, not a new run': a knob's ratio run by run
+    (reference_knob_runs), the runs' own call where they all made the same one, and, given
+    this page's row, how many lie outside its interval and why that is no contradiction
+    (review 2026-12-05q browser 05-07 item 9: '1.29x [1.24, 1.34]: a gain' beside '2 of 3
+    outside this interval' read as one at a glance)."""
     text = ", ".join(f"{s['ratio']:.2f}x" for s in seen)
     failed = [str(i) for i, s in enumerate(seen, start=1) if s["control_failed"]]
     if failed:
         text += f" (run {', '.join(failed)}: its control failed)"
+    calls = {s.get("decision") for s in seen}
+    if len(calls) == 1 and None not in calls and len(seen) > 1:
+        call = calls.pop()
+        text += f": {_RUN_CALLS.get(call, call)} in all {len(seen)}"
     if row is not None and row.get("ratio_low") is not None and row.get("ratio_high") is not None:
         out = sum(1 for s in seen if not row["ratio_low"] <= s["ratio"] <= row["ratio_high"])
         text += f"; {out} of {len(seen)} outside this interval"
+        if out:
+            text += ", which covers one run's rounds, not a new run"
     return text

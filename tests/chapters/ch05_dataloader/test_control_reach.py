@@ -59,7 +59,12 @@ def test_reproduce_re_judges_each_run_by_its_own_a_a_and_says_when_the_control_f
     seen = [{"ratio": r, "low": None, "high": None, "control_failed": f}
             for r, f in ((1.33, False), (1.42, False), (1.51, True))]
     assert reproduce.runs_text(seen, {"ratio_low": 1.24, "ratio_high": 1.34}) == (
-        "1.33x, 1.42x, 1.51x (run 3: its control failed); 2 of 3 outside this interval")
+        "1.33x, 1.42x, 1.51x (run 3: its control failed); 2 of 3 outside this interval, which covers "
+        "one run's rounds, not a new run")
+    # review 2026-12-05q browser 05-07 item 9: the runs' own call, where all made the same one
+    called = [dict(s, decision="gain") for s in seen]
+    assert reproduce.runs_text(called, {"ratio_low": 1.24, "ratio_high": 1.34}).startswith(
+        "1.33x, 1.42x, 1.51x (run 3: its control failed): a gain in all 3; 2 of 3 outside")
 
 
 def test_no_quiz_cell_of_chapter_05_carries_its_explanation_in_its_source():

@@ -538,3 +538,26 @@ def test_an_increment_is_shown_beside_its_call_and_flagged_within_the_table_s_re
     assert said.endswith(", shown, not called, within the table's resolution")
     assert lesson.call_cell(far, [base, aa, pin, far]).endswith(", shown, not called")
     assert lesson.increment_text(pin, [base, aa, pin]) == "" and lesson.call_cell(pin, [base, pin]) == lesson.against_text(pin)
+
+
+def test_the_cpu_page_says_the_range_of_its_step_timings_and_folds_the_reproduce_upkeep():
+    """Review 2026-12-05q browser 05-07 item 8: eight figures of one step (7.1-12.1 ms), fresh
+    batches faster than the private one, and a 'Reproduce: ... re-read by a rule set' line of
+    upkeep in the plateau's text. One computed line says the range and whether fresh batches
+    were slower; the reproduce scope stays one click away, in a fold."""
+    from types import SimpleNamespace
+
+    run = lesson.Lesson(FakeGpuChapter(on_gpu=False))
+    run.bench = SimpleNamespace(step_as_swept=SimpleNamespace(median_s=0.0084),
+                                private_step=SimpleNamespace(median_s=0.0104))
+    run.plateau = SimpleNamespace(loaded_alone_s=0.0092, loaded_step_s=0.0081, swept_step_s=0.0113,
+                                  drift=(0.0071, 0.0084))
+    run.sweep_workers = SimpleNamespace(rows=lambda: [{"compute_median_s": 0.0099}, {"compute_median_s": 0.0121}])
+    assert run.step_spread() == (f"On {run.plan.cores} shared cores this step measured 7.1-12.1 ms across the "
+                                 "timings above; fresh batches were not slower here.")
+    run.bench.step_as_swept.median_s = 0.0110
+    assert run.step_spread().endswith("; fresh batches were slower here.")
+    assert lesson.Lesson(FakeGpuChapter(on_gpu=True)).step_spread() == ""
+    shown = lesson.FoldedLines(["the plateau"], [("the reference's reproduce runs", "Reproduce: 3 runs")])
+    assert str(shown) == "the plateau\n(1 folded: the reference's reproduce runs)"
+    assert "<details><summary>the reference&#x27;s reproduce runs</summary>" in shown._repr_html_()
