@@ -261,6 +261,7 @@ quiz_c2 = chapter.lab.widgets.Quiz(
     "3-D batch: what does x.transpose(0, 1).matmul(w) run, and does it copy x?",
     choices=list(chapter.lab.cases.C2_CHOICES),
     answer=lambda: chapter.lab.cases.c2_what_ran(globals().get("c2_cases")),
+    holds=3,  # C2's card, table and verdict; not the C12 section, which answers no quiz
 )
 quiz_c2
 
@@ -379,6 +380,9 @@ quiz_c9 = chapter.lab.widgets.Quiz(
     "many times a plain copy's time does it take?",
     choices=list(chapter.lab.cases.C9_CHOICES),
     answer=lambda: chapter.lab.cases.c9_penalty(globals().get("copy_cmp")),
+    # C9's card, table and verdict, the profile and the copy alone (their times answer it);
+    # not the reference GPU's kernel ratio or the table of which operations copy
+    holds=5,
 )
 quiz_c9
 
@@ -540,7 +544,7 @@ quiz_c5 = chapter.lab.widgets.Quiz(
     answer=lambda: {(True, True): "contiguous and 64-byte aligned", (True, False): "contiguous, not aligned",
                     (False, True): "not contiguous, aligned", (False, False): "neither"}[
         (torch.empty(1000)[1:].is_contiguous(), torch.empty(1000)[1:].data_ptr() % 64 == 0)],
-    holds=4,  # C5a and C5b's card; quiz_c5c holds C5b and C5c's table and verdicts
+    holds=3,  # C5a's card, views and verdict; not C5b's card (the seed's claim)
 )
 quiz_c5
 
