@@ -289,6 +289,7 @@ quiz_c7 = chapter.lab.widgets.Quiz(
     "time per call does one 3x3 convolution take in channels_last? (NCHW / NHWC "
     f"{'GPU' if chapter.on_gpu else 'CPU'} time; one convolution, not the network C7 judges)",
     answer=lambda: cases.conv_quiz_key(globals().get("conv_cmp")), rel_tol=0.2, unit="x",
+    holds=7,  # C7's card, timings and verdict, and the verdicts table; not the exercises
 )
 quiz_c7
 
