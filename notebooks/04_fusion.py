@@ -85,6 +85,7 @@ quiz_fold = chapter.lab.widgets.Quiz(
     explanation="The folded convolution computes the same affine maps in a different order "
                 "(w * gamma / sigma instead of (w * x) then * gamma / sigma), so rounding differs "
                 "in the last bits: equal to float32 rounding, not bit for bit.",
+    holds=3,  # C20's card, the error table and the verdict; not the speed, the traps or 04.2
 )
 quiz_fold
 
@@ -347,6 +348,7 @@ quiz_c18 = chapter.lab.widgets.Quiz(
                 "once. Each node still runs its own kernel, and the fitted slope below is timed "
                 "on the wall clock, so it also holds the host's replay work: the time per node "
                 "is larger than the gap; the verdict judges the gap.",
+    holds=9,  # C18 up to its verdict (exercise 04.1 sits between); not reduce-overhead
 )
 quiz_c18
 
@@ -529,6 +531,7 @@ quiz_chain = chapter.lab.widgets.Quiz(
     explanation="Bytes decide where both paths run at the same bandwidth: half the bytes, about "
                 "2x (the table shows each path's share of the copy ceiling). A CPU's blocked "
                 "loop pays Python per block and SiLU's exp in compute, so it may keep less.",
+    holds=4,  # the chain's table, the reference GPU's, the code and the payback; not 04.3
 )
 quiz_chain
 
