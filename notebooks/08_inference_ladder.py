@@ -66,6 +66,8 @@ quiz_total = lab.widgets.Quiz(
     answer=lambda: lab.tables.total_key(ladder_run, chapter.on_gpu),
     explanation="Computed from the ladder below: on a GPU the judged rung over PyTorch's default "
                 "float32 at the baselines' batch; on a CPU the kept top rung over eager float32.",
+    # C24's card and the gate give nothing away; the ladder that answers it is quiz_unfelt's
+    holds=0,
 )
 quiz_total
 
@@ -108,6 +110,7 @@ quiz_unfelt = lab.widgets.Quiz(
     choices=list(lab.tables.UNFELT_CHOICES),
     answer=lambda: lab.tables.unfelt_key(lab.tables.unfelt_ladder(chapter, rungs)),
     explanation="Computed from the ladder: the step gains on both clocks, wall and device time.",
+    holds=10,  # the plan, ladders, time shares, standing and C24's verdict; not the exercises
 )
 quiz_unfelt
 
