@@ -607,7 +607,7 @@ quiz_c5c = chapter.lab.widgets.Quiz(
     "Contiguous, 4 bytes off a line, summed beyond the caches: time per element against aligned?",
     choices=list(chapter.lab.cases.C5C_CHOICES),
     answer=lambda: chapter.lab.cases.c5c_alignment_alone(globals().get("alignment_cmp")),
-    holds=6,  # the table, the verdicts, the sweep and the chase: each reads alignment alone
+    holds=7,  # the table, the verdicts, the sweep, the chase and the chapter's verdicts (C5c's among them)
 )
 quiz_c5c
 

@@ -109,7 +109,7 @@ quiz_knee = chapter.lab.widgets.Quiz(
     f"the best of {list(lesson.bench.worker_counts)}?",
     answer=lambda: lesson.knee_key(), kind="number",  # runs the sweep when answered
     explanation=chapter.lab.lesson.EXPLAIN["knee"],  # shown after an answer
-    holds=3,  # the sweep, the plateau and the knob table (it names the knee); not C26 or the exercises
+    holds=5,  # the sweep, the plateau, the knob tables (they name the knee) and the cores line (its worker count points to it); not C26 or the exercises
 )
 quiz_knee
 

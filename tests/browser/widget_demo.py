@@ -20,6 +20,7 @@
 import time
 
 import torch
+import traitlets
 
 from labkit.show import widgets
 
@@ -63,8 +64,23 @@ widgets.Quiz("Bytes in a float32 tensor of shape (3, 4)?", answer=lambda: torch.
 widgets.Quiz("A quiz whose answer code raises", answer=lambda: torch.zeros(2)[5].item())
 
 # %%
-# its answer takes longer than the browser waits for one (answer_wait_ms), as a kernel busy
-# with a long cell does; a kernel that restarted since never answers: the same note shows
+# its answer takes longer than the browser waits (answer_wait_ms), but the kernel takes the
+# submission up at once: no note, the answer when it comes
 slow_quiz = widgets.Quiz("A quiz whose answer comes late", answer=lambda: (time.sleep(3.0), 3)[1])
 slow_quiz.answer_wait_ms = 1000
 slow_quiz  # noqa: B018 -- displayed as the cell's value
+
+
+# %%
+class Unheard(widgets.Quiz):
+    """A quiz no kernel takes submissions from: what a saved chapter's quiz is after its kernel
+    restarted (or while the kernel is busy with a long cell)."""
+
+    @traitlets.observe("submission")
+    def _on_submission(self, change: traitlets.Bunch) -> None:
+        pass
+
+
+unheard = Unheard("A quiz whose kernel never answers", answer=3)
+unheard.answer_wait_ms = 1000
+unheard  # noqa: B018 -- displayed as the cell's value

@@ -82,7 +82,7 @@ function quizNodes(host, model) {
   quizCount += 1;
   const q = {
     model, groupName: `lt-quiz-${quizCount}-${Math.random().toString(36).slice(2, 8)}`,
-    answerInput: null, radios: [], seq: 0, answered: 0, slow: null,
+    answerInput: null, radios: [], seq: 0, slow: null,
   };
   q.root = el("div", "lt-quiz");
   q.root.dataset.lmSuppressShortcuts = "true";
@@ -115,17 +115,32 @@ const NO_ANSWER = "No answer from the kernel yet. If a cell is running, the answ
   "it ends; if the kernel restarted since this quiz was drawn, run the quiz's cell again " +
   "(Shift+Enter) and answer there.";
 
-// Say NO_ANSWER if this submission is not handled within the quiz's answer_wait_ms.
+// Say NO_ANSWER if the kernel has not taken this submission up (`received`, which a live
+// kernel sends before it computes the answer) within the quiz's answer_wait_ms.
 function waitForKernel(q) {
   clearTimeout(q.slow);
   const seq = q.seq;
   q.slow = setTimeout(() => {
-    if (q.seq === seq && q.answered < seq) q.error.textContent = NO_ANSWER;
+    if (q.seq === seq && (q.model.get("received") || 0) < seq) q.error.textContent = NO_ANSWER;
   }, q.model.get("answer_wait_ms") || 10000);
 }
 
+// The kernel took the latest submission up: stop waiting (its answer may still take a while).
+function taken(q) {
+  if ((q.model.get("received") || 0) >= q.seq) {
+    clearTimeout(q.slow);
+    if (q.error.textContent === NO_ANSWER) q.error.textContent = "";
+  }
+}
+
+// The next submission's number: past any the model says a kernel took up (a saved chapter's
+// state keeps the old kernel's count), so `received` counts only this one's uptake.
+function nextSeq(q) {
+  q.seq = Math.max(q.seq, q.model.get("received") || 0) + 1;
+}
+
 function send(q) {
-  q.seq += 1;
+  nextSeq(q);
   q.result.textContent = "Computing the answer in the kernel…";
   delete q.result.dataset.correct;
   q.error.textContent = "";
@@ -140,7 +155,7 @@ function send(q) {
 // not reach us inside JupyterLab, which handles keypress events on the page.)
 function listenToAnswers(q) {
   q.skip.addEventListener("click", () => {
-    q.seq += 1;
+    nextSeq(q);
     waitForKernel(q);
     q.model.set("submission", { skip: true, seq: q.seq });
     q.model.save_changes();
@@ -162,8 +177,7 @@ function listenToAnswers(q) {
 // The verdict the kernel computed (right or wrong, and the answer), or the error.
 function showResult(q) {
   const { model, result, computed, explanation, error } = q;
-  q.answered = q.seq; // the kernel handled what was sent: no NO_ANSWER for it
-  clearTimeout(q.slow);
+  taken(q); // a reply to an earlier submission leaves a later one's wait running
   const correct = model.get("correct");
   const message = model.get("error");
   error.textContent = message || "";
@@ -199,13 +213,16 @@ function render({ model, el: host }) {
   const q = quizNodes(host, model);
   listenToAnswers(q);
   const show = () => showResult(q);
+  const take = () => taken(q);
   const events = ["change:handled"];
   for (const name of events) model.on(name, show);
+  model.on("change:received", take);
   restoreAnswer(q);
   show();
 
   return () => {
     for (const name of events) model.off(name, show);
+    model.off("change:received", take);
     clearTimeout(q.slow);
     q.root.remove();
   };

@@ -246,8 +246,10 @@ class Quiz(Widget):
     error = traitlets.Unicode("").tag(sync=True)
     attempts = traitlets.Int(0, help="graded submissions so far").tag(sync=True)
     handled = traitlets.Int(0, help="submissions handled, graded or not").tag(sync=True)
+    received = traitlets.Int(0, help="the last submission's seq the kernel took up, sent before "
+                                     "it computes the answer (which may take seconds)").tag(sync=True)
     answer_wait_ms = traitlets.Int(
-        10_000, help="how long the browser waits for the kernel to handle a submission before "
+        10_000, help="how long the browser waits for the kernel to take a submission up before "
                      "saying it has not (busy, or restarted since the quiz was drawn)").tag(sync=True)
     skipped = traitlets.Bool(False, help="the learner chose to see the answer unpredicted").tag(
         sync=True)
@@ -454,6 +456,9 @@ class Quiz(Widget):
     @traitlets.observe("submission")
     def _on_submission(self, change: traitlets.Bunch) -> None:
         sent = change["new"]
+        if sent:  # said at once, before any answer is computed: this kernel is alive and has it
+            seq = sent.get("seq")
+            self.received = seq if isinstance(seq, int) and not isinstance(seq, bool) else self.received + 1
         if sent and sent.get("skip"):
             self.skip()
         elif sent:

@@ -26,6 +26,8 @@ HELD = [
     'big = torch.randn(1024, 1024',
     'strided_kernels = chapter.lab.strided_kernels',
     'c5a = chapter.judge("C5a"',
+    # the chapter's verdicts, C5c's among them, right after C5c's section (review 2026-12-05q3 item 4)
+    'chapter.save()',
 ]
 # cells no quiz holds: they answer none
 FREE = [
