@@ -1,9 +1,9 @@
 """What torch.compile's runtime autotuning chose in one process, and whether fresh processes agree.
 
 Why this exists: on the H200 (reproduce 08, 2026-12-05) the same rungs read the same device
-time in three fresh processes when eager (within about 0.2%), but the compiled ones did not
+time in three fresh processes when eager (within about 0.5%), but the compiled ones did not
 (batch 256: 31.1, 32.1 and 32.6 us of device time per image, each process steady within about
-0.2%), with the same kernel names. One cause that fits: in default mode Inductor times two or
+0.3%), with the same kernel names. One cause that fits: in default mode Inductor times two or
 more launch configs of each pointwise Triton kernel on its first call
 (`torch._inductor.config.triton.autotune_pointwise`, on by default) and keeps the fastest; where
 two configs time within the timing's noise, each process may keep another one, and each cold
