@@ -300,8 +300,12 @@ def _spread_pair(spread: Sequence[float] | None) -> tuple[float, float] | None:
 
 def stated_ratio(ratio: float, spread: Sequence[float] | None = None, *,
                  flags: Iterable[object] | None = None, threshold: float = 1.0,
-                 shared_gpu: bool = False, what: str = "") -> str:
+                 shared_gpu: bool = False, what: str = "", spread_name: str = "rounds") -> str:
     """A ratio as a sentence may state it, or what it is instead: noise.
+
+    spread_name labels the spread as the caller took it: 'rounds' (lowest to highest round, the
+    default) or 'IQR' where it passes the rounds' quartiles (a page using both must tell them
+    apart; review 2026-12-05q browser 05-07 item 5).
 
     '1.77x (rounds 1.70-1.85)' when the ratio lies inside its own per-round spread, the
     spread stays on one side of `threshold` (default 1.0: faster or slower at all), no flag
@@ -311,11 +315,12 @@ def stated_ratio(ratio: float, spread: Sequence[float] | None = None, *,
     """
     ratio = float(ratio)
     pair = _spread_pair(spread)
-    shown = f"{ratio:.2f}x" + (f" (rounds {pair[0]:.2f}-{pair[1]:.2f})" if pair else "")
+    shown = f"{ratio:.2f}x" + (f" ({spread_name} {pair[0]:.2f}-{pair[1]:.2f})" if pair else "")
     if not math.isfinite(ratio) or ratio <= 0:
         return f"no ratio ({ratio!r}: not measured)"
     if pair and not pair[0] <= ratio <= pair[1]:
-        return (f"no stable ratio: {ratio:.2f}x lies outside its own rounds' {pair[0]:.2f}-"
+        own = "rounds'" if spread_name == "rounds" else f"rounds' {spread_name}"
+        return (f"no stable ratio: {ratio:.2f}x lies outside its own {own} {pair[0]:.2f}-"
                 f"{pair[1]:.2f}x (noise: the rounds disagree; rerun on a quiet machine)")
     if pair and pair[0] <= threshold <= pair[1]:
         return f"{shown}: no measurable difference from {threshold:g}x (the rounds straddle it)"

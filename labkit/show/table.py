@@ -47,6 +47,18 @@ def wrap_style(text: str) -> str:
 NUMBER = "text-align:right;padding:2px 8px;vertical-align:top;font-variant-numeric:tabular-nums"
 
 
+def folds_text(folds: Sequence[tuple[str, str]]) -> str:
+    """Folded evidence in plain text: only what each fold is called ('(2 folded: a, b)')."""
+    return f"({len(folds)} folded: {', '.join(s for s, _ in folds)})"
+
+
+def folds_html(folds: Sequence[tuple[str, str]]) -> str:
+    """Folded evidence in HTML: a closed <details> per (summary, text), read only when opened."""
+    return "".join(f"<details><summary>{html.escape(s)}</summary>"
+                   f"<pre style='white-space:pre-wrap'>{html.escape(t)}</pre></details>"
+                   for s, t in folds)
+
+
 class TableError(ValueError):
     """A table was given rows or columns it cannot show (a row of the wrong length, a bad unit)."""
 
@@ -175,7 +187,7 @@ class Table:
         lines += ["  ".join(v.ljust(w) for v, w in zip(r, widths, strict=True)).rstrip() for r in cells]
         lines += self.notes
         if self.folded:
-            lines.append(f"({len(self.folded)} folded: {', '.join(s for s, _ in self.folded)})")
+            lines.append(folds_text(self.folded))
         return "\n".join(lines)
 
     def __repr__(self) -> str:
@@ -197,9 +209,7 @@ class Table:
                  + (f" <span style='color:#6e7781'>({html.escape(self.recorded)})</span>"
                     if self.recorded else "") + "</caption>") if caption else ""
         notes = "".join(f"<div>{html.escape(n)}</div>" for n in self.notes)
-        folded = "".join(f"<details><summary>{html.escape(s)}</summary>"
-                         f"<pre style='white-space:pre-wrap'>{html.escape(t)}</pre></details>"
-                         for s, t in self.folded)
+        folded = folds_html(self.folded)
         return (f"<div class='lt-table' style='max-width:100%;overflow-x:auto'>"
                 f"<table style='{STYLE}'>{badge}<tr>{head}</tr>{body}</table>{notes}{folded}</div>")
 

@@ -173,6 +173,9 @@ def test_stated_ratio_says_noise_where_the_measurement_does_not_support_it():
     assert trust.stated_ratio(3.0, [2.9, 3.1], flags=[{"timing": "t", "spread": 0.4}]).startswith("3.00x")
     assert "shared" in trust.stated_ratio(3.0, [2.9, 3.1], shared_gpu=True)
     assert trust.stated_ratio(2.0, None) == "2.00x"
+    # a caller passing the rounds' quartiles names them (a page with both must tell them apart)
+    assert trust.stated_ratio(1.02, [1.01, 1.03], spread_name="IQR") == "1.02x (IQR 1.01-1.03)"
+    assert "outside its own rounds' IQR 1.54-1.83x" in trust.stated_ratio(1.47, [1.54, 1.83], spread_name="IQR")
 
 
 def test_stated_variant_reads_a_comparison():

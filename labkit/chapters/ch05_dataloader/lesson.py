@@ -69,16 +69,11 @@ class FoldedLines(Lines):
 
     def __str__(self) -> str:
         said = "\n".join(str(line) for line in self)
-        if self.folds:
-            said += f"\n({len(self.folds)} folded: {', '.join(s for s, _ in self.folds)})"
-        return said
+        return said + ("\n" + tables.folds_text(self.folds) if self.folds else "")
 
     def _repr_html_(self) -> str:
         lines = html.escape("\n".join(str(line) for line in self))
-        folds = "".join(f"<details><summary>{html.escape(s)}</summary>"
-                        f"<pre style='white-space:pre-wrap'>{html.escape(t)}</pre></details>"
-                        for s, t in self.folds)
-        return f"<pre style='white-space:pre-wrap'>{lines}</pre>{folds}"
+        return f"<pre style='white-space:pre-wrap'>{lines}</pre>{tables.folds_html(self.folds)}"
 
 
 class Shown(list):
@@ -271,7 +266,7 @@ class Lesson:
         seen = [float(s) for s in seen if s]
         if len(seen) < 2:
             return ""
-        said = (f"On {self.plan.cores} shared cores this step measured {min(seen) * 1e3:.1f}-"
+        said = (f"On this CPU's {self.plan.cores} cores this step measured {min(seen) * 1e3:.1f}-"
                 f"{max(seen) * 1e3:.1f} ms across the timings above")
         if fresh and private:
             said += f"; fresh batches were {'not slower' if fresh <= private else 'slower'} here"

@@ -78,9 +78,11 @@ def stated_variant(comparison: object, name: str, threshold: float = 1.0) -> str
     variant = comparison[name]  # type: ignore[index]
     shared = any(getattr(v.timing, "shared_gpu", False)
                  for v in getattr(comparison, "variants", {}).values())
-    return iqr_words(trust.stated_ratio(variant.ratio, [variant.ratio_q25, variant.ratio_q75],
-                                        flags=own_flags(comparison, name), threshold=threshold,
-                                        shared_gpu=shared, what=name))
+    # the quartiles of the rounds' ratios, named as such: Trap 3's range is lowest to highest
+    # round (review 2026-12-05q browser 05-07 item 5: 'rounds' meant two things on one page)
+    return trust.stated_ratio(variant.ratio, [variant.ratio_q25, variant.ratio_q75],
+                              flags=own_flags(comparison, name), threshold=threshold,
+                              shared_gpu=shared, what=name, spread_name="IQR")
 
 
 def vetoing(comparison: object, name: str, threshold: float = 1.0) -> list[str]:
@@ -107,13 +109,6 @@ def stated_brief(comparison: object, name: str) -> str:
     who = vetoing(comparison, name) or ["a timing"]
     return (stated.split(_VETO)[0] + f": the harness flagged {', '.join(who)}, enough to carry it "
             "across 1x")
-
-
-def iqr_words(stated: str) -> str:
-    """`trust.stated_ratio`'s '(rounds 0.42-0.48)' is the rounds' IQR (ratio_q25-ratio_q75), while
-    Trap 3's range is lowest to highest round: this page names the IQR as such (review
-    2026-12-05q browser 05-07 item 5: 'rounds' meant two things on one page)."""
-    return stated.replace(" (rounds ", " (IQR ")
 
 
 def stated_short(comparison: object, name: str) -> str:

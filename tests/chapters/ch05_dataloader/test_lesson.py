@@ -553,7 +553,7 @@ def test_the_cpu_page_says_the_range_of_its_step_timings_and_folds_the_reproduce
     run.plateau = SimpleNamespace(loaded_alone_s=0.0092, loaded_step_s=0.0081, swept_step_s=0.0113,
                                   drift=(0.0071, 0.0084))
     run.sweep_workers = SimpleNamespace(rows=lambda: [{"compute_median_s": 0.0099}, {"compute_median_s": 0.0121}])
-    assert run.step_spread() == (f"On {run.plan.cores} shared cores this step measured 7.1-12.1 ms across the "
+    assert run.step_spread() == (f"On this CPU's {run.plan.cores} cores this step measured 7.1-12.1 ms across the "
                                  "timings above; fresh batches were not slower here.")
     run.bench.step_as_swept.median_s = 0.0110
     assert run.step_spread().endswith("; fresh batches were slower here.")
