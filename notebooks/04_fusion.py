@@ -348,7 +348,7 @@ quiz_c18 = chapter.lab.widgets.Quiz(
                 "once. Each node still runs its own kernel, and the fitted slope below is timed "
                 "on the wall clock, so it also holds the host's replay work: the time per node "
                 "is larger than the gap; the verdict judges the gap.",
-    holds=9,  # C18 up to its verdict (exercise 04.1 sits between); not reduce-overhead
+    holds=6,  # C18 up to its verdict; not exercise 04.1 (after it) or reduce-overhead
 )
 quiz_c18
 
@@ -363,23 +363,6 @@ sweep_data = chapter.here_or_recorded(cases.key_here("launch_overhead", chapter.
 cases.plot_sweeps(sweep_data, f"this machine ({chapter.device.type})",
                   chapter.only_on("cpu", lambda: chapter.reference("launch_overhead")))
 cases.sweep_table(sweep, chapter.on_gpu)
-
-# %% [markdown]
-# ### Optional exercise 04.1: fit the line
-#
-# The numbers above come from a least-squares fit. Write it yourself.
-
-# %%
-chapter.exercise("04.fit_launch_overhead")
-
-
-# %%
-def fit(counts, times_s):
-    raise NotImplementedError  # your code here
-
-
-# %% tags=["nbval-check-output"]
-chapter.exercise("04.fit_launch_overhead").check(fit)
 
 # %% [markdown]
 # ### The launch gaps on a timeline
@@ -425,6 +408,24 @@ c18_ev, c18_source = cases.c18_case(chapter.on_gpu, sweep_data, gaps_here,
                                     chapter.reference("timeline_launch_gaps"), gpu_name)
 c18 = cases.judge_c18(chapter, c18_ev)
 cases.c18_table(c18_ev, c18_source, c18)
+
+# %% [markdown]
+# ### Optional exercise 04.1: fit the line
+#
+# The sweep's fixed cost and slope (the table under the sweep's plot, above) come from a
+# least-squares fit. Write it yourself.
+
+# %%
+chapter.exercise("04.fit_launch_overhead")
+
+
+# %%
+def fit(counts, times_s):
+    raise NotImplementedError  # your code here
+
+
+# %% tags=["nbval-check-output"]
+chapter.exercise("04.fit_launch_overhead").check(fit)
 
 # %% [markdown]
 # ### Optional: `mode="reduce-overhead"`, CUDA Graphs inside torch.compile
