@@ -40,6 +40,14 @@ if [ "${CHAIN:-0}" = 1 ]; then
   fi
 fi
 nvidia-smi > "$out/nvidia-smi.txt" 2>&1
+# A call for the nvidia-h200 kind may be served by an H100 (the device's README): its timings
+# must not land in the H200's reference file, so such a call stops here, before any step runs,
+# and says so (GPU_CHECK=0 skips this, for a REFERENCE named after the card that serves it)
+gpu_name=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)
+if [ "${GPU_CHECK:-1}" = 1 ] && [ "${LABKIT_RECORD_REFERENCE}" = nvidia-h200 ] && ! grep -q H200 <<<"$gpu_name"; then
+  echo "wrong card: this machine's GPU is '${gpu_name:-none}', not an H200: nothing run, nothing recorded" | tee -a "$out/steps.txt"
+  exit 3
+fi
 pack() {
   mkdir -p .wave_state/reproduce && cp "$reference_file" .wave_state/ 2>/dev/null  # for a CHAIN=1 call after this one
   cp results/reproduce/*.json .wave_state/reproduce/ 2>/dev/null
