@@ -27,7 +27,7 @@
 # generated GPU code), which show the result recorded on the reference H200, labelled recorded.
 #
 # **In a 40-minute slot** read the numbered sections and skip those marked *Optional*
-# (Inductor's generated code, compile time, recompiles, `reduce-overhead`, exercise 04.1, what
+# (Inductor's generated code, compile time, recompiles, exercise 04.1, `reduce-overhead`, what
 # misalignment costs, and GradScaler, C21a and C21b, which is not fusion): they run anyway, so
 # their numbers are there to read later. The instructor's stopping point, if time runs short:
 # the end of section 3 (CUDA Graphs), about 22 minutes in; then jump to "What to remember".

@@ -99,7 +99,7 @@ def vetoing(comparison: object, name: str, threshold: float = 1.0) -> list[str]:
 
 def stated_brief(comparison: object, name: str) -> str:
     """`stated_variant` without the trust rule's whole sentence: '0.73x (IQR 0.54-0.84)' when
-    the ratio may be stated, else 'no ratio to state: 0.73x (rounds ...): the harness flagged
+    the ratio may be stated, else 'no ratio to state: 0.73x (IQR ...): the harness flagged
     eager (off by up to 30%), enough to carry it across 1x', naming the timings that hold it
     back (a table folds the whole sentence). The CPU page read '... noisy enough to carry it
     across 1x of eager's time' (review 2026-12-04l item 10)."""
@@ -293,13 +293,22 @@ def layout_preference_key(ort_layout: export_traps.OrtLayout | None) -> Key:
     'faster (0.60x, 7 of 7 rounds faster)' (review 2026-12-05q browser 05-07 item 7: the
     feedback said how the call is made, not what it came to)."""
     call = layout_preference_effect(ort_layout)
+    rounds = _rounds_calling(ort_layout, call)
+    if rounds is None:
+        return Key(call, why="no interleaved timing: called at 1x")
+    variant, per_round, agree = rounds
+    return Key(call, why=f"{variant.ratio:.2f}x, {agree} of {len(per_round)} rounds {call}")
+
+
+def _rounds_calling(ort_layout: export_traps.OrtLayout | None, call: str) -> tuple[object, list[float], int] | None:
+    """The preference-on variant, its per-round ratios, and how many of them make `call`
+    (None without an interleaved timing): what the quiz's key and the call line both count."""
     comparison = getattr(ort_layout, "comparison", None)
     if comparison is None or "NCHW declared, on" not in comparison.variants:
-        return Key(call, why="no interleaved timing: called at 1x")
+        return None
     variant = comparison["NCHW declared, on"]
     per_round = [float(r) for r in getattr(variant, "round_ratios", ()) or (variant.ratio_q25, variant.ratio_q75)]
-    agree = sum(_effect(r) == call for r in per_round)
-    return Key(call, why=f"{variant.ratio:.2f}x, {agree} of {len(per_round)} rounds {call}")
+    return variant, per_round, sum(_effect(r) == call for r in per_round)
 
 
 def _effect(ratio: float) -> str:
@@ -311,13 +320,11 @@ def layout_preference_call(ort_layout: export_traps.OrtLayout | None) -> str:
     the quiz's answer says, and the lowest to highest per-round ratio. One run's median moved
     0.50-0.68x between H200 runs while the call held 4 of 4 (review 2026-12-04j item 6): the
     call and the range are what a learner can copy, not one ratio. '' without a timing."""
-    comparison = getattr(ort_layout, "comparison", None)
-    if comparison is None or "NCHW declared, on" not in comparison.variants:
-        return ""
-    variant = comparison["NCHW declared, on"]
-    per_round = [float(r) for r in getattr(variant, "round_ratios", ()) or (variant.ratio_q25, variant.ratio_q75)]
     call = layout_preference_effect(ort_layout)
-    agree = sum(_effect(r) == call for r in per_round)
+    rounds = _rounds_calling(ort_layout, call)
+    if rounds is None:
+        return ""
+    variant, per_round, agree = rounds
     return (f"the call: with its layout preference on, the NCHW-declared model ran {call} {'as' if call == 'about the same' else 'than'} with it off "
             f"in {agree} of {len(per_round)} rounds, {min(per_round):.2f}-{max(per_round):.2f}x, lowest to "
             f"highest round (the table's column: their IQR); read the call and that range, not one "
