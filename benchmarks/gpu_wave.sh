@@ -11,7 +11,7 @@
 #        SKIP_INSTALL=1 when the Jupyter wheels (.whl) are not needed or already installed,
 #        CHAIN=1 in a call that follows another on the same warm machine: the reference file the
 #        earlier call wrote is restored first (the device sends the repo's own copy afresh each
-#        call; the last one is kept in .wave_state/, git-ignored, which the machine keeps), so
+#        call; the last one is kept in .wave_state/ (WAVE_STATE), git-ignored, which the machine keeps), so
 #        chapter 99 run in a later call reads every chapter recorded in the earlier ones (and
 #        results/reproduce/, kept the same way, every reproduce record they wrote)
 set -uo pipefail
@@ -28,12 +28,13 @@ export LABKIT_CACHE_DIR=${LABKIT_CACHE_DIR:-$PWD/.gpu_cache}
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
 mkdir -p "$LABKIT_CACHE_DIR"
 reference_file=results/${LABKIT_RECORD_REFERENCE}.json
+state=${WAVE_STATE:-.wave_state}  # a test points it elsewhere, so it leaves nothing in the repo
 if [ "${CHAIN:-0}" = 1 ]; then
-  if [ -f ".wave_state/${LABKIT_RECORD_REFERENCE}.json" ]; then
-    cp ".wave_state/${LABKIT_RECORD_REFERENCE}.json" "$reference_file"
+  if [ -f "$state/${LABKIT_RECORD_REFERENCE}.json" ]; then
+    cp "$state/${LABKIT_RECORD_REFERENCE}.json" "$reference_file"
     # and the reproduce records: chapter 99 reads them (2026-12-03 22:20: a chained 99 read the
     # repo's older C7 record, not the call before's fresh one, and showed C7 "NOT reproduced")
-    cp .wave_state/reproduce/*.json results/reproduce/ 2>/dev/null || true
+    cp "$state"/reproduce/*.json results/reproduce/ 2>/dev/null || true
     echo "chain: restored $reference_file and results/reproduce/ from the earlier call" | tee -a "$out/steps.txt"
   else
     echo "chain: no earlier call's reference file on this machine (a fresh one?)" | tee -a "$out/steps.txt"
@@ -49,8 +50,8 @@ if [ "${GPU_CHECK:-1}" = 1 ] && [ "${LABKIT_RECORD_REFERENCE}" = nvidia-h200 ] &
   exit 3
 fi
 pack() {
-  mkdir -p .wave_state/reproduce && cp "$reference_file" .wave_state/ 2>/dev/null  # for a CHAIN=1 call after this one
-  cp results/reproduce/*.json .wave_state/reproduce/ 2>/dev/null
+  mkdir -p "$state/reproduce" && cp "$reference_file" "$state/" 2>/dev/null  # for a CHAIN=1 call after this one
+  cp results/reproduce/*.json "$state/reproduce/" 2>/dev/null
   rm -rf "$out/results" "$out/gpu_cache"
   cp -r results "$out/results"  # the reference file and whatever the jobs wrote under results/
   mkdir -p "$out/gpu_cache"  # the measured ceilings: carry them back to reuse one set per machine

@@ -27,7 +27,8 @@ def _wave(tmp_path: Path, card: str, **env: str) -> tuple[subprocess.CompletedPr
         ["bash", "benchmarks/gpu_wave.sh", f"touch {marker}"], cwd=ROOT, capture_output=True,
         text=True, timeout=60,
         env={**os.environ, "PATH": f"{bin_dir}:{os.environ['PATH']}", "OUT": str(tmp_path / "out"),
-             "SKIP_INSTALL": "1", "LABKIT_CACHE_DIR": str(tmp_path / "cache"), **env})
+             "SKIP_INSTALL": "1", "LABKIT_CACHE_DIR": str(tmp_path / "cache"),
+             "WAVE_STATE": str(tmp_path / "state"), **env})
     return done, marker
 
 
