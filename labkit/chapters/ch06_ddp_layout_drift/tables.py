@@ -30,6 +30,7 @@ from labkit.show import table as tables
 from labkit.show.table import Stack
 
 WRONG_MARK = {"WRONG": "#cf222e", "raised": "#9a6700"}
+OWN_RATE = "chapter 00"  # run_copy_rate's 'machine' for this machine's own chapter 00 ceiling
 
 
 def size_text(n: int | None) -> str:
@@ -326,9 +327,6 @@ def _step_cost(drifted: Mapping, matched: Mapping, rate: Mapping | None,
                                       permuting_kernels(drifted), gap, permuted)
     return (f"(e)/(c) step time {ratio:.2f}x (95% interval {low:.2f}-{high:.2f}x, {rounds} interleaved "
             f"rounds): {verdict}" + said + (NOT_THE_COPY if beyond and not unresolved else "")), said, worked
-
-
-OWN_RATE = "chapter 00"  # run_copy_rate's 'machine' for this machine's own chapter 00 ceiling
 
 
 def rate_source(rate: Mapping) -> str:
