@@ -43,10 +43,14 @@ fi
 nvidia-smi > "$out/nvidia-smi.txt" 2>&1
 # A call for the nvidia-h200 kind may be served by an H100 (the device's README): its timings
 # must not land in the H200's reference file, so such a call stops here, before any step runs,
-# and says so (GPU_CHECK=0 skips this, for a REFERENCE named after the card that serves it)
+# and says so (the check applies only where REFERENCE is nvidia-h200; GPU_CHECK=0 skips it)
+# (torch's name for the card where nvidia-smi cannot say: review 2026-12-05r2 item 4)
 gpu_name=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)
-if [ "${GPU_CHECK:-1}" = 1 ] && [ "${LABKIT_RECORD_REFERENCE}" = nvidia-h200 ] && ! grep -q H200 <<<"$gpu_name"; then
-  echo "wrong card: this machine's GPU is '${gpu_name:-none}', not an H200: nothing run, nothing recorded" | tee -a "$out/steps.txt"
+[ -n "$gpu_name" ] || gpu_name=$(python3 -c 'import torch; print(torch.cuda.get_device_name(0))' 2>/dev/null)
+if [ "${GPU_CHECK:-1}" = 1 ] && [ "${LABKIT_RECORD_REFERENCE}" = nvidia-h200 ] && ! grep -qw H200 <<<"$gpu_name"; then
+  echo "wrong card: this machine's GPU is '${gpu_name:-not readable by nvidia-smi or torch}', not an H200: nothing run, nothing recorded" | tee -a "$out/steps.txt"
+  # steps.txt and nvidia-smi.txt only, so scripts/take_wave.sh shows why (it reads the tarball)
+  tar czf "${OUT:-/tmp/out}/wave.tar.gz" -C "$(dirname "$out")" wave
   exit 3
 fi
 pack() {

@@ -300,14 +300,16 @@ def _spread_pair(spread: Sequence[float] | None) -> tuple[float, float] | None:
 
 def stated_ratio(ratio: float, spread: Sequence[float] | None = None, *,
                  flags: Iterable[object] | None = None, threshold: float = 1.0,
-                 shared_gpu: bool = False, what: str = "", spread_name: str = "rounds") -> str:
+                 shared_gpu: bool = False, what: str = "", spread_name: str = "IQR") -> str:
     """A ratio as a sentence may state it, or what it is instead: noise.
 
-    spread_name labels the spread as the caller took it: 'rounds' (lowest to highest round, the
-    default) or 'IQR' where it passes the rounds' quartiles (a page using both must tell them
-    apart; review 2026-12-05q browser 05-07 item 5).
+    spread_name labels the spread as the caller took it: 'IQR' (the default: the per-round
+    ratios' quartiles, a `Comparison` variant's ratio_q25 and ratio_q75, which every caller
+    passes) or 'rounds' where a caller passes the lowest and highest round. A page using both
+    must tell them apart (review 2026-12-05q browser 05-07 item 5); the default said 'rounds'
+    of quartiles until review 2026-12-05r2 item 3.
 
-    '1.77x (rounds 1.70-1.85)' when the ratio lies inside its own per-round spread, the
+    '1.77x (IQR 1.70-1.85)' when the ratio lies inside its own per-round spread, the
     spread stays on one side of `threshold` (default 1.0: faster or slower at all), no flag
     could carry it across (the trust rule, as a `Decision`) and the GPU was not shared.
     Otherwise a fragment that names the number as noise and why, so a takeaway never

@@ -37,6 +37,14 @@ def test_other_card_stops_before_any_step(tmp_path: Path, card: str) -> None:
     done, marker = _wave(tmp_path, card)
     assert done.returncode == 3, done.stdout + done.stderr
     assert "wrong card" in done.stdout and not marker.exists()
+    # the tarball holds why, for scripts/take_wave.sh to print (review 2026-12-05r2 item 2)
+    listed = subprocess.run(["tar", "tzf", str(tmp_path / "out" / "wave.tar.gz")], capture_output=True, text=True)
+    assert "wave/steps.txt" in listed.stdout.split()
+
+
+def test_a_grace_hopper_is_not_an_h200(tmp_path: Path) -> None:
+    done, marker = _wave(tmp_path, "NVIDIA GH200 480GB")
+    assert done.returncode == 3 and not marker.exists(), done.stdout + done.stderr
 
 
 def test_h200_runs_its_steps(tmp_path: Path) -> None:

@@ -166,7 +166,7 @@ def test_stated_ratio_says_noise_where_the_measurement_does_not_support_it():
     # the cases: a ratio outside its own rounds is not stated as a result
     assert trust.stated_ratio(1.77, [0.58, 1.73]).startswith("no stable ratio")
     assert trust.stated_ratio(1.47, [1.54, 1.83]).startswith("no stable ratio")
-    assert trust.stated_ratio(1.02, [1.01, 1.03]) == "1.02x (rounds 1.01-1.03)"
+    assert trust.stated_ratio(1.02, [1.01, 1.03]) == "1.02x (IQR 1.01-1.03)"
     assert "no measurable difference" in trust.stated_ratio(0.99, [0.97, 1.02])
     flagged = trust.stated_ratio(1.05, [1.04, 1.06], flags=[{"timing": "t", "spread": 0.4}])
     assert flagged.startswith("no ratio to state") and "40%" in flagged
@@ -187,7 +187,7 @@ def test_stated_variant_reads_a_comparison():
     quiet = Comparison("base", 3, {"base": VariantResult(timing("base", 0.01), 1, 1, 1, (1.0,) * 3),
                                    "fast": VariantResult(timing("fast", 0.01), 0.5, 0.49, 0.51,
                                                          (0.5,) * 3)}, ("base", "fast"))
-    assert trust.stated_variant(quiet, "fast") == "0.50x (rounds 0.49-0.51)"
+    assert trust.stated_variant(quiet, "fast") == "0.50x (IQR 0.49-0.51)"
     loud = Comparison("base", 3, {"base": VariantResult(timing("base", 0.3), 1, 1, 1, (1.0,) * 3),
                                   "fast": VariantResult(timing("fast", 0.01), 0.8, 0.79, 0.81,
                                                         (0.8,) * 3)}, ("base", "fast"))

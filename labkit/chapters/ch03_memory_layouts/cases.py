@@ -1113,7 +1113,8 @@ def direction_said(run: Mapping) -> str:
     verdict's own rule calls it so (`claims.band` of the deciding ratio and spread against
     C7's threshold: the mark its reason prints), else '(slower)' where the whole spread is
     below 1 and '(the same within its spread)' where it holds 1; a ratio of medians outside
-    its rounds gives them ('1.11x (rounds 1.02-1.10, within noise)'). Bare where it is faster
+    its spread gives it ('1.11x (IQR 1.02-1.10, within noise)'; 'rounds' for a loop's lowest-highest
+    round). Bare where it is faster
     beyond its noise, or no spread was read.
 
     Review 2026-12-04k item 10 put '(slower)' under any ratio below 1; review 2026-12-04l item
@@ -1126,7 +1127,10 @@ def direction_said(run: Mapping) -> str:
     if not spread:
         return text
     low, high = round(min(spread), 2), round(max(spread), 2)  # as the table prints them
-    marks = [f"rounds {low:.2f}-{high:.2f}"] if not low <= round(ratio, 2) <= high else []
+    # named as `rate_spread` took it: the loops' lowest-highest round, else the harness's IQR
+    found = c7_claims.rates(run)
+    name = "rounds" if found is not None and found[2] == c7_claims.LOOP_CLOCK else "IQR"
+    marks = [f"{name} {low:.2f}-{high:.2f}"] if not low <= round(ratio, 2) <= high else []
     if band(*c7_claims.deciding(run)[:2], c7_claims.CHANNELS_LAST_FASTER_RATIO) == "noise":
         marks.append("within noise")
     elif high < 1:

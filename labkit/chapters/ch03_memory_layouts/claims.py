@@ -627,7 +627,7 @@ def nchw_conversions(nchw_kernels: Sequence[str], nhwc_kernels: Sequence[str]) -
     return f"; the NCHW conv ran {ran}{why}; {nhwc}"
 
 
-PLAIN_RATIO = re.compile(r"[0-9.]+x( \(rounds [0-9.]+-[0-9.]+\))?")
+PLAIN_RATIO = re.compile(r"[0-9.]+x( \((IQR|rounds) [0-9.]+-[0-9.]+\))?")
 
 
 def ratio_flags(paths: Mapping, flags: object = None) -> list:

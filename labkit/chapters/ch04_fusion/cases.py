@@ -249,7 +249,7 @@ def loop_reading(loop: Mapping, variant: str) -> str:
     """`variant`'s timed loop as a speed-up over the baseline (the baseline's time / its own,
     the table's direction: review 2026-12-04i item 8, where the table read 'ratio 1.10x' and
     the sentence '1.99x faster'), said as the trust rule lets it be said: 'reduce-overhead
-    1.99x (rounds 1.95-2.03)', or why not. Only the two timings the ratio is built from (the
+    1.99x (IQR 1.95-2.03)', or why not. Only the two timings the ratio is built from (the
     variant's and the baseline's) can hold it back; a flag that does is named inline with its
     size and the margin it beats (`held_back_by`), not folded away."""
     found = {r["variant"]: r for r in loop["rows"]}
@@ -263,7 +263,7 @@ def loop_reading(loop: Mapping, variant: str) -> str:
         return f"{variant} {stated}"
     why = held_back_by(own, value, spread)
     if why:
-        return f"{variant} {value:.2f}x (rounds {spread[0]:.2f}-{spread[1]:.2f}), not stated: {why}"
+        return f"{variant} {value:.2f}x (IQR {spread[0]:.2f}-{spread[1]:.2f}), not stated: {why}"
     return f"{variant}: {brief(stated)}"
 
 
@@ -508,10 +508,10 @@ def brief(stated: str) -> str:
 
 
 def is_plain_ratio(stated: str) -> bool:
-    """Whether `stated` is a ratio a sentence may state ('1.32x' or '1.32x (rounds 1.29-1.43)'),
+    """Whether `stated` is a ratio a sentence may state ('1.32x' or '1.32x (IQR 1.29-1.43)'),
     not what the trust rule says instead ('no ratio to state: ...', '...: no measurable
     difference ...')."""
-    return re.fullmatch(r"[0-9.]+x( \(rounds [0-9.]+-[0-9.]+\))?", stated.strip()) is not None
+    return re.fullmatch(r"[0-9.]+x( \((IQR|rounds) [0-9.]+-[0-9.]+\))?", stated.strip()) is not None
 
 
 def noted(shown: Table, sentence: str, stated: str, why: str = "") -> Table:
@@ -1809,7 +1809,8 @@ def fresh_launch_range(gpu_name: str | None, record: Mapping | None = None) -> t
 
 def chain_line(moved: Mapping[str, int], comparison: bench.Comparison, spread: Sequence[float],
                stated: str) -> str:
-    """The fusion takeaway: fewer bytes paid when the spread lies above 1, else why not.
+    """The fusion takeaway: fewer bytes paid when the spread (the per-round speed-ups' IQR) lies
+    above 1, else why not.
 
     Review 2026-12-04l item 7: the CPU page said "'blocked (in cache)' moved 50% of the bytes at
     48% of the other's bandwidth" where eager ran at 25% and blocked at 12% of the copy
@@ -1822,9 +1823,16 @@ def chain_line(moved: Mapping[str, int], comparison: bench.Comparison, spread: S
     if min(spread) > 1:
         return (f"Fusion pays in bytes: '{fast}' moved {share:.0%} of the chain's bytes "
                 f"and ran at {stated} the speed of '{slow}'.")
-    outcome = (f"slower than '{slow}' in every round ({min(spread):.2f}-{max(spread):.2f}x)"
-               if max(spread) < 1 else
-               f"not reliably faster than '{slow}' (rounds {min(spread):.2f}-{max(spread):.2f}x)")
+    # 'in every round' is read from the rounds themselves, not from the IQR `spread` (review
+    # 2026-12-05r2 item 3: the quartiles of five rounds can sit under 1 while one round does not)
+    rounds = [1 / r for r in comparison[fast].round_ratios if r > 0]  # each round's speed-up
+    slower = sum(r < 1 for r in rounds)
+    if rounds and slower == len(rounds):
+        outcome = f"slower than '{slow}' in every round ({min(rounds):.2f}-{max(rounds):.2f}x)"
+    elif max(spread) < 1:
+        outcome = f"slower than '{slow}' in {slower} of {len(rounds)} rounds (IQR {min(spread):.2f}-{max(spread):.2f}x)"
+    else:
+        outcome = f"not reliably faster than '{slow}' (IQR {min(spread):.2f}-{max(spread):.2f}x)"
     shares = [comparison.variants[label].timing.pct_of_copy_ceiling for label in (slow, fast)]
     if all(p is not None for p in shares) and max(shares) < MEMORY_BOUND_SHARE:  # type: ignore[type-var]
         return (f"Fewer bytes pay only where memory sets the pace: neither path is memory-bound here "

@@ -1053,11 +1053,16 @@ def test_the_takeaway_marks_noise_as_c7s_reason_does_and_gives_rounds_a_ratio_li
     b2 = _run(2, 21.3, 23.6, faults=0.0, nhwc_time_ratio_iqr=[1 / 1.10, 1 / 1.02])  # rounds 1.02-1.10
     verdict = claims.get("C7").judge({"channels_last_stride1": 1, "runs": [b1, b2]})
     assert "(float32 b2 within noise" in verdict.reason
-    assert cases.direction_said(b2) == "1.11x (rounds 1.02-1.10, within noise)"
+    assert cases.direction_said(b2) == "1.11x (IQR 1.02-1.10, within noise)"
     assert cases.direction_said(b1) == "1.00x (the same within its spread)"
     rerun_b1 = _run(1, 16.6, 16.8, faults=0.0, nhwc_time_ratio_iqr=[1 / 1.06, 1 / 0.99])  # straddles 1.05
     assert cases.direction_said(rerun_b1) == "1.01x (within noise)"
     assert cases.direction_said(_run(2, 10.0, 12.0, nhwc_time_ratio_iqr=[0.8, 0.85])) == "1.20x"  # faster
+    # a GPU run's loops give their lowest-highest round, named 'rounds'; the harness's quartiles
+    # above are named 'IQR' (review 2026-12-05r2 item 3)
+    looped = _run(64, 10.0, 12.0, nchw_loop_s=1.0, nhwc_loop_s=0.9, nchw_loop_rounds=[1.0, 1.02, 1.05],
+                  nhwc_loop_rounds=[1.0, 1.0, 1.0])
+    assert cases.direction_said(looped).startswith("1.11x (rounds 1.00-1.05")
 
 
 def test_gpu_profiles_are_read_after_their_head_marks_and_a_lost_one_says_so(monkeypatch):

@@ -193,12 +193,12 @@ def test_c22_names_nchws_batched_gemm_and_judges_the_direction_of_the_seeds_tabl
     assert "0 through NCHW's own batched form" in verdict.reason
     assert "NHWC direct 20 us at 70% of the copy ceiling" in verdict.reason
     assert "the seed's table's 0.70x (converting first faster): refuted at this shape" in verdict.reason
-    assert "1.70x (rounds 1.65-1.72) the direct time" in verdict.reason
+    assert "1.70x (IQR 1.65-1.72) the direct time" in verdict.reason
     faster = {**paths, "nhwc_to_nchw": {**paths["nhwc_to_nchw"], "ratio": 0.7, "ratio_spread": [0.68, 0.72]}}
     # review 2026-12-04n 03-04 item 4: a card's words, 'confirmed' / 'refuted', not 'holds'
-    assert c7.table_direction(faster) == ("confirmed", "0.70x (rounds 0.68-0.72)")
+    assert c7.table_direction(faster) == ("confirmed", "0.70x (IQR 0.68-0.72)")
     straddles = {**paths, "nhwc_to_nchw": {**paths["nhwc_to_nchw"], "ratio": 1.01, "ratio_spread": [0.97, 1.04]}}
-    assert c7.table_direction(straddles) == ("not decided (noise: its rounds straddle 1x)", "1.01x (rounds 0.97-1.04)")
+    assert c7.table_direction(straddles) == ("not decided (noise: its rounds straddle 1x)", "1.01x (IQR 0.97-1.04)")
     assert c7.table_direction({"nhwc_direct": paths["nhwc_direct"]}) == ("", "")
     card = claims.get("C22").refute_if
     assert "its direction, converting first faster, is judged" in card
@@ -207,7 +207,7 @@ def test_c22_names_nchws_batched_gemm_and_judges_the_direction_of_the_seeds_tabl
 
 def test_c22_direction_is_held_back_only_by_its_own_timings_flags():
     """Review 2026-12-04n 03-04 item 4: the CPU page's C22 read 'not decided at this shape: ...
-    no ratio to state: 1.21x (rounds 1.19-1.45), but the harness flagged C22 GEMM paths: NCHW:
+    no ratio to state: 1.21x (IQR 1.19-1.45), but the harness flagged C22 GEMM paths: NCHW:
     W^T @ x.view(N, C, H*W), batched ... (noise) the direct time': flags on timings outside the
     ratio (NCHW's batched GEMM, the copy alone) vetoed it, the rule's whole reason went into the
     sentence, 'the direct time' followed it, and the shape was not named."""
@@ -219,17 +219,17 @@ def test_c22_direction_is_held_back_only_by_its_own_timings_flags():
         return {"timing": f"C22 GEMM paths: {path}", "why": f"noisy: spread {100 * spread:.0f}%", "spread": spread}
     others = [flag("NCHW: W^T @ x.view(N, C, H*W), batched", 0.73), flag("the seed's path: its copy alone", 0.27)]
     assert c7.ratio_flags(paths, others) == []
-    assert c7.table_direction(paths, others) == ("refuted", "1.21x (rounds 1.19-1.45)")
+    assert c7.table_direction(paths, others) == ("refuted", "1.21x (IQR 1.19-1.45)")
     own = [flag(seeds, 0.49), flag(direct, 0.30)]
     word, head = c7.table_direction(paths, others + own)
     assert word == "not decided (noise: the seed's path spread 49% over its rounds)"
-    assert head == "1.21x (rounds 1.19-1.45)"
+    assert head == "1.21x (IQR 1.19-1.45)"
     note = c7._seed_table_note(paths, others + own, [2, 64, 56, 56])
     assert "not decided (noise: the seed's path spread 49% over its rounds) at [N*H*W, C] @ W, N=2, C=64, HxW=56x56" in note
-    assert note.endswith("ratio 1.21x (rounds 1.19-1.45)") and "the direct time" not in note
+    assert note.endswith("ratio 1.21x (IQR 1.19-1.45)") and "the direct time" not in note
     assert "harness flagged" not in note and "holds" not in note
     plain = c7._seed_table_note(paths, others, [2, 64, 56, 56])
-    assert plain.endswith("1.21x (rounds 1.19-1.45) the direct time")
+    assert plain.endswith("1.21x (IQR 1.19-1.45) the direct time")
     assert ": refuted at [N*H*W, C] @ W, N=2, C=64, HxW=56x56:" in plain
 
 

@@ -288,8 +288,8 @@ def test_in_a_loop_is_read_from_the_timed_loop_not_the_computed_pace():
     assert shown.column("loop, timed") == [200e-6, 201e-6, 110e-6] and "loop pace" not in shown.columns
     note = next(n for n in shown.notes if n.startswith("In a loop"))
     assert note.startswith(f"In a loop ({cases.LOOP_TIMED}, 5 interleaved rounds), speed-up over eager: ")
-    assert "compiled: 1.00x (rounds 0.96-1.03): no measurable difference" in note  # not "1.15x slower"
-    assert "reduce-overhead 1.82x (rounds 1.79-1.85)" in note
+    assert "compiled: 1.00x (IQR 0.96-1.03): no measurable difference" in note  # not "1.15x slower"
+    assert "reduce-overhead 1.82x (IQR 1.79-1.85)" in note
     # review 2026-12-04i item 7: the why names the clocks, with no computed pace beside the timed loop
     assert "every row is launch-bound (host launch above device time)" in note
     assert cases.LOOP_PACE not in note and "193 us" not in note
@@ -298,7 +298,7 @@ def test_in_a_loop_is_read_from_the_timed_loop_not_the_computed_pace():
                                 "spread": 0.9}]}
     held = next(n for n in cases.comparison_table({"comparison": comparison, "loop": noisy}, "ro").notes
                 if n.startswith("In a loop"))
-    assert "reduce-overhead 1.82x (rounds 1.79-1.85), not stated: reduce-overhead's timing is flagged" in held
+    assert "reduce-overhead 1.82x (IQR 1.79-1.85), not stated: reduce-overhead's timing is flagged" in held
     assert "could be off by ±90.0%" in held
     # one convention whatever `faster` says: the table's speed-ups are the sentence's
     for speed in (shown, cases.comparison_table({"comparison": comparison, "loop": loop}, "ro", faster=True)):
@@ -321,9 +321,9 @@ def test_a_held_back_loop_names_its_flag_inline():
                       {"timing": "reduce-overhead", "why": "noisy: IQR 16% of the median", "spread": 0.068}]}
     shown = cases.comparison_table({"comparison": comparison, "loop": loop}, "small MLP")
     note = next(n for n in shown.notes if n.startswith("In a loop"))
-    assert ("compiled 0.91x (rounds 0.90-0.93), not stated: eager's timing is flagged (noisy: IQR 18% "
+    assert ("compiled 0.91x (IQR 0.90-0.93), not stated: eager's timing is flagged (noisy: IQR 18% "
             "of the median) and could be off by ±8.3%, more than the rounds' 8.0% from 1x") in note
-    assert "reduce-overhead 1.98x (rounds 1.95-2.03)" in note  # its flags are smaller than its margin
+    assert "reduce-overhead 1.98x (IQR 1.95-2.03)" in note  # its flags are smaller than its margin
     assert "folded" not in note and "faster" not in note and "slower" not in note
     assert [round(v, 2) for v in shown.column("loop speed-up")] == [1.0, 0.91, 1.98]
     assert [round(v, 2) for v in shown.column("device speed-up")] == [1.0, 1.13, 1.05]
@@ -458,9 +458,18 @@ def test_the_chain_quiz_the_bytes_and_the_takeaways():
     slower = cases.chain_line(moved, cmp, (0.9, 1.1), "noise")
     assert slower.startswith("Fewer bytes pay only") and "at 50% of the other's bandwidth" in slower
     assert "not reliably faster" in slower
-    # review 2026-12-03c item 10: every round below 1 is slower, not 'not reliably faster'
-    every = cases.chain_line(moved, cmp, (0.59, 0.65), "0.64x")
-    assert "slower than" in every and "in every round (0.59-0.65x)" in every and "reliably" not in every
+    # review 2026-12-03c item 10: every round below 1 is slower, not 'not reliably faster';
+    # review 2026-12-05r2 item 3: 'every round' is read from the rounds, not from the IQR
+    def rounds_at(*speedups):
+        fused = cmp.variants["fused"]
+        return Comparison("eager", len(speedups), {**cmp.variants, "fused": VariantResult(
+            fused.timing, fused.ratio, fused.ratio_q25, fused.ratio_q75, tuple(1 / s for s in speedups))},
+            tuple(cmp.variants))
+
+    every = cases.chain_line(moved, rounds_at(0.55, 0.6, 0.64, 0.66, 0.7), (0.59, 0.65), "0.64x")
+    assert "slower than" in every and "in every round (0.55-0.70x)" in every and "reliably" not in every
+    most = cases.chain_line(moved, rounds_at(0.55, 0.6, 0.64, 0.66, 1.2), (0.59, 0.65), "0.64x")
+    assert "in 4 of 5 rounds (IQR 0.59-0.65x)" in most and "every round" not in most
 
 
 def test_the_chain_line_calls_neither_path_memory_bound_under_half_the_ceiling():
@@ -474,13 +483,15 @@ def test_the_chain_line_calls_neither_path_memory_bound_under_half_the_ceiling()
                           0.95, 1.07, gbps={"eager PyTorch (3 ops)": 7.73, "blocked (in cache)": 3.69})
         for label, pct in shares.items():
             object.__setattr__(cmp.variants[label].timing, "pct_of_copy_ceiling", pct)
+        # its rounds' speed-ups on both sides of 1, as the IQR 0.93-1.05 passed below says
+        object.__setattr__(cmp.variants["blocked (in cache)"], "round_ratios", tuple(1 / s for s in (0.9, 0.95, 1.0, 1.05, 1.1)))
         return cmp
 
     cpu = cases.chain_line(moved, cmp_at({"eager PyTorch (3 ops)": 25.0, "blocked (in cache)": 12.0}),
                            (0.93, 1.05), "noise")
     assert cpu == ("Fewer bytes pay only where memory sets the pace: neither path is memory-bound here (25% and "
                    "12% of the copy ceiling); 'blocked (in cache)', with 50% of the bytes, was not reliably "
-                   "faster than 'eager PyTorch (3 ops)' (rounds 0.93-1.05x).")
+                   "faster than 'eager PyTorch (3 ops)' (IQR 0.93-1.05x).")
     assert "bandwidth" not in cpu
     bound = cases.chain_line(moved, cmp_at({"eager PyTorch (3 ops)": 80.0, "blocked (in cache)": 40.0}),
                              (0.93, 1.05), "noise")
@@ -682,7 +693,7 @@ def test_the_sweep_says_what_a_loop_of_small_adds_pays_beside_the_seeds_latencie
              "triton_loop_us": 33.0, "torch_loop_us": 13.2}
     assert cases.small_add_line(timed).endswith(
         "a loop of adds (Triton 33, PyTorch 13.2 us per add): Triton 2.50x "
-        "(rounds 2.38-2.63) slower.")
+        "(IQR 2.38-2.63) slower.")
     flagged = {**timed, "loop_flags": [{"timing": "Triton add", "why": "noisy", "spread": 2.0}]}
     assert "Triton: no ratio to state" in cases.small_add_line(flagged)
     assert cases.small_add_line({**row, "triton_host_us": None}) == ""  # no launch measured: nothing said
@@ -808,7 +819,7 @@ def test_a_held_back_chain_names_its_flag_inline():
     assert stated.startswith("no ratio to state")
     why = cases.held_back_by(flags, 0.95, (0.90, 0.96))
     shown = cases.noted(Table("chain", ["path"]), "fused: {} the speed of eager.", stated, why)
-    assert shown.notes[0] == ("fused: 0.95x (rounds 0.90-0.96) the speed of eager, not stated: eager's timing "
+    assert shown.notes[0] == ("fused: 0.95x (IQR 0.90-0.96) the speed of eager, not stated: eager's timing "
                               "is flagged (noisy: IQR 30% of the median) and could be off by ±20.0%, more than "
                               "the rounds' 4.2% from 1x")
     # review 2026-12-04m: the page's chain line keeps its sentence (the quiz's graded 'the speed of
@@ -818,7 +829,7 @@ def test_a_held_back_chain_names_its_flag_inline():
     two = [*flags, {"timing": "fused", "why": "noisy: IQR 12% of the median", "spread": 0.1}]
     assert cases.held_back_by(two, 0.95, (0.90, 0.96), short=True) == short  # the largest flag alone
     assert cases.noted(Table("chain", ["path"]), "fused: {} the speed of eager PyTorch.", stated, short).notes[0] == (
-        "fused: 0.95x (rounds 0.90-0.96) the speed of eager PyTorch, not stated: eager's timing (noisy) ±20.0%, "
+        "fused: 0.95x (IQR 0.90-0.96) the speed of eager PyTorch, not stated: eager's timing (noisy) ±20.0%, "
         "over the rounds' 4.2% from 1x")
     assert shown.folded  # the rule's whole reason stays folded under it
     plain = cases.noted(Table("chain", ["path"]), "fused: {} the speed of eager.", stated)
