@@ -18,6 +18,20 @@ set -uo pipefail
 started=$(date +%s)
 out=${OUT:-/tmp/out}/wave
 mkdir -p "$out"
+nvidia-smi > "$out/nvidia-smi.txt" 2>&1
+# A call for the nvidia-h200 kind may be served by an H100 (the device's README): its timings
+# must not land in the H200's reference file, so such a call stops here, before any step runs,
+# and says so (the check applies only where REFERENCE is nvidia-h200; GPU_CHECK=0 skips it),
+# before the wheels are installed, so a wrong card costs seconds; torch names the card where
+# nvidia-smi cannot (review 2026-12-05r2 item 3). On "wrong card": give_back, then call again.
+gpu_name=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)
+[ -n "$gpu_name" ] || gpu_name=$(python3 -c 'import torch; print(torch.cuda.get_device_name(0))' 2>/dev/null)
+if [ "${GPU_CHECK:-1}" = 1 ] && [ "${REFERENCE:-nvidia-h200}" = nvidia-h200 ] && ! grep -qw H200 <<<"$gpu_name"; then
+  echo "wrong card: this machine's GPU is '${gpu_name:-not readable by nvidia-smi or torch}', not an H200: nothing run, nothing recorded" | tee -a "$out/steps.txt"
+  # steps.txt and nvidia-smi.txt only, so scripts/take_wave.sh shows why (it reads the tarball)
+  tar czf "${OUT:-/tmp/out}/wave.tar.gz" -C "$(dirname "$out")" wave
+  exit 3
+fi
 if [ "${SKIP_INSTALL:-0}" != 1 ] && ls .whl/*.whl >/dev/null 2>&1; then
   python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \
     --target /tmp/site .whl/*.whl > "$out/pip.log" 2>&1 || tail -5 "$out/pip.log"
@@ -39,19 +53,6 @@ if [ "${CHAIN:-0}" = 1 ]; then
   else
     echo "chain: no earlier call's reference file on this machine (a fresh one?)" | tee -a "$out/steps.txt"
   fi
-fi
-nvidia-smi > "$out/nvidia-smi.txt" 2>&1
-# A call for the nvidia-h200 kind may be served by an H100 (the device's README): its timings
-# must not land in the H200's reference file, so such a call stops here, before any step runs,
-# and says so (the check applies only where REFERENCE is nvidia-h200; GPU_CHECK=0 skips it)
-# (torch's name for the card where nvidia-smi cannot say: review 2026-12-05r2 item 4)
-gpu_name=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)
-[ -n "$gpu_name" ] || gpu_name=$(python3 -c 'import torch; print(torch.cuda.get_device_name(0))' 2>/dev/null)
-if [ "${GPU_CHECK:-1}" = 1 ] && [ "${LABKIT_RECORD_REFERENCE}" = nvidia-h200 ] && ! grep -qw H200 <<<"$gpu_name"; then
-  echo "wrong card: this machine's GPU is '${gpu_name:-not readable by nvidia-smi or torch}', not an H200: nothing run, nothing recorded" | tee -a "$out/steps.txt"
-  # steps.txt and nvidia-smi.txt only, so scripts/take_wave.sh shows why (it reads the tarball)
-  tar czf "${OUT:-/tmp/out}/wave.tar.gz" -C "$(dirname "$out")" wave
-  exit 3
 fi
 pack() {
   mkdir -p "$state/reproduce" && cp "$reference_file" "$state/" 2>/dev/null  # for a CHAIN=1 call after this one

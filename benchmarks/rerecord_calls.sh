@@ -30,7 +30,10 @@
 # then waits too (test_ledger_copies lists what its H200 copy shows stale).
 # 2026-12-05 09:02-11:10: no call found a machine (seven tries, 91 s each, 721 s of the 1,800 s
 # spent on nothing; sessions beside this one were refused too): the plan above stands as it is.
-# gpu_wave.sh now stops a wave meant for the H200's file on any other card ("wrong card", rc 3).
+# gpu_wave.sh now stops a wave meant for the H200's file on any other card ("wrong card", rc 3),
+# before installing anything: then give_back (a later call would reach the same warm H100) and
+# call again; the plan is unchanged, one call later.
+# 2026-12-05 11:45-: five calls for nvidia-h200 and one for nvidia-h100-x1 found no machine.
 # 05 and 07's reproduce compare their runs with the recorded page; each runs before its page in the
 # same call (the page cites the fresh runs), so re-judge it against the fresh page after taking C / E:
 #   .venv/bin/python -c 'import json; from labkit.chapters.ch05_dataloader import reproduce as r; d=json.load(open("results/reproduce/nvidia-h200-05_dataloader.json")); print(chr(10).join(r.summarise_numbers(d["numbers"])["lines"]))'
