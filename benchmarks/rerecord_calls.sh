@@ -33,8 +33,8 @@
 # gpu_wave.sh now stops a wave meant for the H200's file on any other card ("wrong card", rc 3),
 # before installing anything: then give_back (a later call would reach the same warm H100) and
 # call again; the plan is unchanged, one call later.
-# 2026-12-05 11:45-13:58: nine calls for nvidia-h200 (11:46-13:46) and one for nvidia-h100-x1 found no
-# machine (826 s of the 1,800 spent on nothing): the plan stands, A first.
+# 2026-12-05 11:45-14:10: ten calls for nvidia-h200 (11:46-14:09) and one for nvidia-h100-x1 found no
+# machine (917 s of the 1,800 spent on nothing): the plan stands, A first.
 # 05 and 07's reproduce compare their runs with the recorded page; each runs before its page in the
 # same call (the page cites the fresh runs), so re-judge it against the fresh page after taking C / E:
 #   .venv/bin/python -c 'import json; from labkit.chapters.ch05_dataloader import reproduce as r; d=json.load(open("results/reproduce/nvidia-h200-05_dataloader.json")); print(chr(10).join(r.summarise_numbers(d["numbers"])["lines"]))'
