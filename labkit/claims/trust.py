@@ -45,6 +45,7 @@ read back from the older keys ("distrusted", "noisy", a timing's "<name>_noisy":
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -332,6 +333,17 @@ def stated_ratio(ratio: float, spread: Sequence[float] | None = None, *,
     if shared_gpu:
         return f"no ratio to state: {shown}, timed on a shared GPU (other processes used it)"
     return shown
+
+
+_PLAIN_RATIO = re.compile(r"[0-9.]+x( \((IQR|rounds) [0-9.]+-[0-9.]+\))?")
+
+
+def is_plain_ratio(stated: str) -> bool:
+    """Whether `stated_ratio` stated a ratio a sentence may carry ('1.32x', '1.32x (IQR
+    1.29-1.43)', or 'rounds' for a lowest-highest spread), not what the trust rule says instead
+    ('no ratio to state: ...', '...: no measurable difference ...'). Chapters 03 and 04 each
+    kept their own copy of this pattern, which had to learn every spread label twice."""
+    return _PLAIN_RATIO.fullmatch(stated.strip()) is not None
 
 
 def stated_variant(comparison: object, name: str, threshold: float = 1.0) -> str:

@@ -178,6 +178,17 @@ def test_stated_ratio_says_noise_where_the_measurement_does_not_support_it():
     assert "outside its own rounds' IQR 1.54-1.83x" in trust.stated_ratio(1.47, [1.54, 1.83], spread_name="IQR")
 
 
+def test_a_plain_ratio_is_told_from_noise_under_either_spread_label():
+    """03 and 04 decide whether a sentence may carry a stated ratio with one test, beside the
+    function that words it: each label stated_ratio prints passes, each noise form does not."""
+    assert trust.is_plain_ratio(trust.stated_ratio(1.32, [1.29, 1.43]))  # '1.32x (IQR 1.29-1.43)'
+    assert trust.is_plain_ratio(trust.stated_ratio(1.32, [1.29, 1.43], spread_name="rounds"))
+    assert trust.is_plain_ratio("1.32x")
+    for noise in (trust.stated_ratio(0.99, [0.97, 1.02]), trust.stated_ratio(1.77, [0.58, 1.73]),
+                  trust.stated_ratio(float("nan")), "no ratio (nan: not measured)"):
+        assert not trust.is_plain_ratio(noise), noise
+
+
 def test_stated_variant_reads_a_comparison():
     from labkit.measure.timing import Comparison, Timing, VariantResult
 

@@ -16,7 +16,15 @@ from labkit.claims.core import (
     ClaimError,
     band,
 )
-from labkit.claims.trust import Decision, Decisions, applies, flags_in, names, stated_ratio
+from labkit.claims.trust import (
+    Decision,
+    Decisions,
+    applies,
+    flags_in,
+    is_plain_ratio,
+    names,
+    stated_ratio,
+)
 from labkit.core import discovery
 from labkit.measure import clocks
 from labkit.measure.conditions import kept_took
@@ -627,9 +635,6 @@ def nchw_conversions(nchw_kernels: Sequence[str], nhwc_kernels: Sequence[str]) -
     return f"; the NCHW conv ran {ran}{why}; {nhwc}"
 
 
-PLAIN_RATIO = re.compile(r"[0-9.]+x( \((IQR|rounds) [0-9.]+-[0-9.]+\))?")
-
-
 def ratio_flags(paths: Mapping, flags: object = None) -> list:
     """The flags of the two timings the seed's-table ratio is made of (the NHWC direct GEMM and
     the seed's path), out of all of C22's GEMM timings' flags (`gemm_flags`).
@@ -687,7 +692,7 @@ def table_direction(paths: Mapping, flags: object = None) -> tuple[str, str]:
     own = ratio_flags(paths, flags)
     stated = stated_ratio(float(seeds["ratio"]), spread if spread else None, flags=own,
                           what=str(seeds.get("path", "the seed's path")))
-    if not PLAIN_RATIO.fullmatch(stated):
+    if not is_plain_ratio(stated):
         head = stated.removeprefix("no ratio to state: ").removeprefix("no stable ratio: ")
         head = re.split(r", but |: no measurable| lies outside|, timed on", head)[0]
         return f"not decided ({_undecided_why(stated, own, str(seeds.get('path') or ''))})", head

@@ -259,7 +259,7 @@ def loop_reading(loop: Mapping, variant: str) -> str:
     r, q25, q75 = float(row["ratio"]), float(row["ratio_q25"]), float(row["ratio_q75"])
     value, spread = 1 / r, (1 / q75, 1 / q25)
     stated = claims.trust.stated_ratio(value, spread, flags=own, what=variant)
-    if is_plain_ratio(stated):
+    if claims.trust.is_plain_ratio(stated):
         return f"{variant} {stated}"
     why = held_back_by(own, value, spread)
     if why:
@@ -507,13 +507,6 @@ def brief(stated: str) -> str:
     return f"{head} (noise: the trust rule's reason folded)" if held else stated
 
 
-def is_plain_ratio(stated: str) -> bool:
-    """Whether `stated` is a ratio a sentence may state ('1.32x' or '1.32x (IQR 1.29-1.43)'),
-    not what the trust rule says instead ('no ratio to state: ...', '...: no measurable
-    difference ...')."""
-    return re.fullmatch(r"[0-9.]+x( \((IQR|rounds) [0-9.]+-[0-9.]+\))?", stated.strip()) is not None
-
-
 def noted(shown: Table, sentence: str, stated: str, why: str = "") -> Table:
     """`sentence` under the table, with `brief(stated)` put in for its '{}'; the trust rule's
     whole reason folded under it when the rule held the ratio back. A ratio the rule did not
@@ -521,14 +514,14 @@ def noted(shown: Table, sentence: str, stated: str, why: str = "") -> Table:
     as nonsense): the sentence's subject (up to its colon) is followed by what the rule says,
     or, given `why` (`held_back_by`: the vetoing flag, its size and the margin), by the ratio
     and that clause inline (review 2026-12-04i item 8)."""
-    if is_plain_ratio(stated):
+    if claims.trust.is_plain_ratio(stated):
         shown.note(sentence.format(stated))
         return shown
     subject = sentence.split("{}")[0].rsplit(":", 1)[0].strip()
     head = stated.removeprefix("no ratio to state: ").partition(", but ")[0]
     # review 2026-12-04m: the sentence is kept, its ratio held back by name ('... the speed of
     # eager PyTorch, not stated: ...'), the flag in `held_back_by`'s short clause
-    shown.note(f"{sentence.format(head).rstrip('.')}, not stated: {why}" if why and is_plain_ratio(head)
+    shown.note(f"{sentence.format(head).rstrip('.')}, not stated: {why}" if why and claims.trust.is_plain_ratio(head)
                else f"{subject}: {brief(stated)}")
     if brief(stated) != stated:
         shown.fold("the trust rule's reason", stated)
@@ -1554,7 +1547,7 @@ def small_add_line(row: Mapping) -> str:
     faster = speed >= 1
     value, spread = (speed, (low, high)) if faster else (1 / speed, (1 / high, 1 / low))
     stated = claims.trust.stated_ratio(value, spread, flags=row.get("loop_flags"), what="Triton add")
-    reading = (f"Triton {stated} {'faster' if faster else 'slower'}" if is_plain_ratio(stated)
+    reading = (f"Triton {stated} {'faster' if faster else 'slower'}" if claims.trust.is_plain_ratio(stated)
                else f"Triton: {brief(stated)}")
     # no clock named: a loop of adds is back-to-back calls on the wall clock already (review
     # 2026-12-04m: a noisy CPU run of 04 read 1,503 core words; this line is on it, recorded)
@@ -1640,7 +1633,7 @@ def add_line(evidence: Mapping | None, where: str) -> str:
 def fold_speed(stated: str, gain: float, spread: Sequence[float]) -> str:
     """Folding's measured speed for the fold takeaway: the stated ratio, or its value and rounds
     said to be noise where the trust rule held it back (review 2026-12-04m 03-04 item 6)."""
-    if is_plain_ratio(stated):
+    if claims.trust.is_plain_ratio(stated):
         return f"it ran at {stated} the original's speed"
     if "drifted" in stated:  # review 2026-12-04n 03-04 item 6: neither figure read
         return f"its speed: {stated.removeprefix('no ratio to state: ')}"

@@ -738,7 +738,7 @@ def test_a_ratio_the_trust_rule_held_back_is_not_put_into_a_sentence():
     straddle = cases.noted(Table("", ["a"]), "fused: {} the speed of eager.",
                            "1.02x (rounds 0.98-1.06): no measurable difference from 1x (the rounds straddle it)")
     assert "fused: 1.02x (rounds 0.98-1.06): no measurable difference" in str(straddle)
-    assert cases.is_plain_ratio("1.32x") and not cases.is_plain_ratio("no ratio (nan: not measured)")
+    assert cases.claims.trust.is_plain_ratio("1.32x") and not cases.claims.trust.is_plain_ratio("no ratio (nan: not measured)")
 
 
 def test_a_bound_shared_by_every_row_is_said_once():
