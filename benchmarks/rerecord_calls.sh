@@ -39,7 +39,7 @@
 # same call (the page cites the fresh runs), so re-judge it against the fresh page after taking C / E:
 #   .venv/bin/python -c 'import json; from labkit.chapters.ch05_dataloader import reproduce as r; d=json.load(open("results/reproduce/nvidia-h200-05_dataloader.json")); print(chr(10).join(r.summarise_numbers(d["numbers"])["lines"]))'
 # (ch07_export_traps in place of ch05_dataloader for 07).
-#   usage (repo root on the GPU machine, carry [".whl", ".gpu_cache"]):  bash benchmarks/rerecord_calls.sh A|B|C|E|E-lean|B-repro|E-08|L|E2|D1|D2 <lever>|D3|F
+#   usage (repo root on the GPU machine, carry [".whl", ".gpu_cache"]):  bash benchmarks/rerecord_calls.sh A|B|C|E|E-lean|B-repro|E-08|L|E2|D1|D2 <lever>|D3|F|S
 #   between calls, here:  bash scripts/take_wave.sh <files_at of the call just returned> A|B (~10 s):
 #   the next call then carries every fresh record and the ceilings, warm machine or fresh; when
 #   seconds count, bash scripts/carry_ceilings.sh <files_at> (0.1 s) takes only the ceilings.
@@ -173,5 +173,17 @@ case "${1:-}" in
     CHAIN=1 STEP_TIMEOUT=300 bash benchmarks/gpu_wave.sh "bash benchmarks/gpu_audit_evidence.sh aoti" \
       "python3 benchmarks/harness_parity.py \$WAVE_OUT/harness_parity --record-as nvidia-h200" \
       "python3 benchmarks/probe_05_aa.py --out \$WAVE_OUT/probe_05_aa --rounds 4" ;;
-  *) echo "usage: bash benchmarks/rerecord_calls.sh A|B|C|E|E-lean|B-repro|E-08|L|E2|D1|D2 <lever>|D3|F" >&2; exit 2 ;;
+  S)  # ~400-480 s (estimate, not measured): a smoke run of the sources changed since the last record
+      # on a card that is not the reference, e.g. nvidia-h100-x1 while no H200 comes (2026-12-05: 21
+      # calls in three sessions found none). Nothing lands in the H200's file: REFERENCE=nvidia-h100
+      # writes results/nvidia-h100.json, and take_wave.sh is not used; the call says whether the
+      # current sources run on a Hopper GPU (the test files with CUDA cases, addopts off: no nbval there; 02's chase, 00, 02, 03, 04, 08
+      # top to bottom), not what the H200 measures. Copy wave/steps.txt, the pytest log and each
+      # page's verdict lines to results/h100_smoke/ by hand.
+    REFERENCE=nvidia-h100 STEP_TIMEOUT=200 bash benchmarks/gpu_wave.sh \
+      "timeout 150 python3 -m pytest -q -o addopts= -p no:cacheprovider --continue-on-collection-errors \$(grep -rlE 'cuda.is_available|mark.gpu' tests --include='test_*.py') > \$WAVE_OUT/gpu_pytest.log 2>&1; rc=\$?; tail -5 \$WAVE_OUT/gpu_pytest.log; exit \$rc" \
+      "timeout 60 python3 benchmarks/smoke_chase.py || { touch \$WAVE_OUT/chase_failed; exit 1; }" \
+      "$(nb 00)" "$(nb 04)" "$(nb 03)" \
+      "LABKIT_SKIP_CHASE=\$(test -e \$WAVE_OUT/chase_failed && echo 1 || echo 0) $(nb 02)" "$(nb 08)" ;;
+  *) echo "usage: bash benchmarks/rerecord_calls.sh A|B|C|E|E-lean|B-repro|E-08|L|E2|D1|D2 <lever>|D3|F|S" >&2; exit 2 ;;
 esac
