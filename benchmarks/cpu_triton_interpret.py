@@ -335,6 +335,9 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{record['passed']} of {len(rows)} cases passed, {record['expected_misfits']} configs "
           f"too big for shared memory as predicted, {len(failed)} failed, in {record['seconds']} s"
           f"{'; ' + args.cut if args.cut else ''}; wrote {path}")
+    if failed and all("only 0-dimensional arrays" in str(r.get("error", "")) for r in failed):
+        print("every failure is Triton 3.6's interpreter under NumPy 2.4, not the kernel "
+              "(triton-lang/triton#9171): run it with numpy<2.4, e.g. pip install 'numpy<2.4'")
     return 1 if failed else 0
 
 

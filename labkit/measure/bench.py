@@ -29,6 +29,7 @@ import gc
 import time as _clock
 import warnings
 from collections.abc import Callable, Mapping
+from typing import NoReturn
 
 import numpy as np
 import torch
@@ -112,7 +113,7 @@ def time(fn: Callable, *args: object, mode: str = "cold", warmup_ms: float = 25.
     flops = conditions.check_amount(flops, "flops", label)
     flops_dtype = _check_flops_dtype(flops_dtype)
     _check_flag(keep_allocator_memory, "keep_allocator_memory")
-    where = conditions.resolve_device(device, fn, args)
+    where = _resolve_device(label, device, fn, args)
     threads = conditions.threads_for(where, threads)
     clock = _check_clock(clock)
     kept = allocator_kept() if keep_allocator_memory else contextlib.nullcontext(None)
@@ -162,7 +163,7 @@ def compare(variants: dict[str, Callable], baseline: str | None = None, rounds: 
     _check_flag(keep_allocator_memory, "keep_allocator_memory")
     if progress is not None and not isinstance(progress, bool):
         raise TypeError(f"progress must be True, False or None, got {progress!r}")
-    places = {label: conditions.resolve_device(device, fn, ()) for label, fn in variants.items()}
+    places = {label: _resolve_device(label, device, fn, ()) for label, fn in variants.items()}
     if len({p.type for p in places.values()}) > 1:
         raise ValueError(f"variants run on different devices {dict(places)}; compare like with like")
     where = next(iter(places.values()))
@@ -523,6 +524,19 @@ def _capture_graph(fn: Callable, args: tuple, label: str) -> Callable[[], object
     return graph.replay
 
 
+def _resolve_device(label: str, device: str | torch.device | None, fn: Callable,
+                    args: tuple) -> torch.device:
+    """conditions.resolve_device, with its one call of fn (made on a GPU machine where no tensor
+    says where fn runs) explained like a timed call when it runs out of memory; the harness's
+    own refusals (a device mismatch) pass unchanged, with no note blaming the function."""
+    __tracebackhide__ = True
+    try:
+        return conditions.resolve_device(device, fn, args)
+    except torch.cuda.OutOfMemoryError as exc:
+        oom_text = str(exc).strip().splitlines()[0] if str(exc).strip() else "out of memory"
+    _raise_out_of_memory(label, "the probe of where it runs", oom_text)
+
+
 def _guarded(label: str, phase: str, action: Callable[[], object]) -> object:
     """Run `action`; leave the user's exceptions as they were, but explain out-of-memory.
 
@@ -542,6 +556,12 @@ def _guarded(label: str, phase: str, action: Callable[[], object]) -> object:
             exc.add_note(f"(raised by the function timed as {label!r}, during {phase}; "
                          "labkit.measure.bench re-raised it unchanged)")
         raise
+    _raise_out_of_memory(label, phase, oom_text)
+
+
+def _raise_out_of_memory(label: str, phase: str, oom_text: str) -> NoReturn:
+    """Free what the failed call left cached and say what to do, without its frames."""
+    __tracebackhide__ = True
     freed = _release_memory()
     raise OutOfMemoryDuringTiming(
         f"{label!r} ran out of memory during {phase}: {oom_text}. The harness released "

@@ -134,6 +134,8 @@ def test_compare_interleaves_in_rounds(monkeypatch):
         c["typo"]
 
 
+@pytest.mark.skipif(torch.cuda.is_available(),
+                    reason="the ci profile caps rounds on a machine without a GPU (env._ci_on_a_cpu)")
 def test_the_suites_ci_profile_takes_at_most_three_rounds_on_a_cpu(monkeypatch):
     monkeypatch.setenv("LABKIT_SIZES", "ci")
     c = bench.compare({"a": lambda: None, "b": lambda: None}, baseline="a", rounds=7,
@@ -199,6 +201,34 @@ def test_function_that_raises_keeps_its_own_exception(fail_on_call):
     assert frames[-1].name == "_raises_key_error"  # the traceback ends in the user's code
     notes = getattr(info.value, "__notes__", [])
     assert not notes or "re-raised it unchanged" in notes[0]
+
+
+def test_out_of_memory_in_the_probe_of_where_it_runs_is_explained(monkeypatch):
+    # On a GPU machine a function with no tensor in sight is called once under the profiler to
+    # learn where it runs (conditions.launches_gpu_work); an out-of-memory there was raised raw
+    # (found on an H100, 2026-12-05). Stand-in for that call on any machine: the probe calls fn.
+    def probe(device, fn, args):
+        fn(*args)
+        return torch.device("cpu")
+
+    monkeypatch.setattr(bench.conditions, "resolve_device", probe)
+
+    def fn():
+        raise torch.cuda.OutOfMemoryError("CUDA out of memory. Tried to allocate 2.00 GiB")
+
+    for call in (lambda: bench.time(fn, **QUICK),
+                 lambda: bench.compare({"a": fn, "b": fn}, rounds=2, warmup_ms=0, rep_ms=1)):
+        with pytest.raises(bench.OutOfMemoryDuringTiming, match="during the probe of where it runs") as info:
+            call()
+        assert "Tried to allocate 2.00 GiB" in str(info.value) and info.value.__context__ is None
+
+    def refuses(device, fn, args):  # the harness's own refusal passes unchanged, with no note
+        raise ValueError("asked for cuda, the tensors are on cpu")
+
+    monkeypatch.setattr(bench.conditions, "resolve_device", refuses)
+    with pytest.raises(ValueError, match="asked for cuda") as info:
+        bench.time(fn, **QUICK)
+    assert not getattr(info.value, "__notes__", [])
 
 
 def test_out_of_memory_is_explained_and_memory_released(monkeypatch):

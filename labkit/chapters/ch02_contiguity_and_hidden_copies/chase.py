@@ -487,6 +487,9 @@ def sector_model(cold: Mapping[str, Mapping], l1: float) -> dict | None:
     if det <= 1e-9 * aa * bb:  # one kind of row only: the two costs are not separable
         return None
     first, second = (bb * ay - ab * by) / det, (aa * by - ab * ay) / det
+    # a cost within half a nanosecond below zero is the solve's rounding (an exact zero came out
+    # as -1e-14 with the H100 machine's BLAS, 2026-12-05, and read 'a negative cost, -0 ns')
+    first, second = (0.0 if -0.5 < v < 0 else v for v in (first, second))
     checks = []
     for label, r in cold.items():
         if label in fit_labels or r.get("dram_units_per_step") is None:

@@ -16,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import re
 import time
+import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -173,9 +174,15 @@ def without_compile_caches() -> contextlib.AbstractContextManager:
     """
     import torch._inductor.config as inductor_config
 
-    if hasattr(inductor_config, "force_disable_caches"):
-        return inductor_config.patch(force_disable_caches=True)
-    return contextlib.nullcontext()
+    if not hasattr(inductor_config, "force_disable_caches"):
+        return contextlib.nullcontext()
+    stack = contextlib.ExitStack()
+    stack.enter_context(inductor_config.patch(force_disable_caches=True))
+    # dynamo then says, once per compile, that it disabled its profile-guided cache too: the
+    # point of this context, not news to the learner (the GPU pages printed it twice)
+    stack.enter_context(warnings.catch_warnings())
+    warnings.filterwarnings("ignore", message=".*dynamo_pgo force disabled.*")
+    return stack
 
 
 def inductor_code(fn: Callable, *args: object) -> tuple[object, list[str]]:

@@ -699,6 +699,8 @@ class GemmResNet(nn.Module):
     make returns the Conv1x1 that replaces a convolution, or None to keep it a convolution.
     The forward is Bottleneck's, written out so the residual add and ReLU can go into conv3's
     epilogue: relu(conv3(relu(conv2(relu(conv1(x))))) + shortcut(x)).
+    It shares the folded model's modules (the stem, the 3x3s, fc): moving or casting it moves
+    the folded model too, so build it on a copy where the folded model is still needed.
     """
 
     def __init__(self, folded: nn.Module, make: Callable[[str, nn.Conv2d], Conv1x1 | None]) -> None:

@@ -18,6 +18,7 @@ import pytest
 import torch
 
 from labkit.chapters.ch08_inference_ladder import fused_epilogue as fe
+from tests import triton_interpreter
 
 ROOT = Path(__file__).resolve().parents[3]
 NO_TRITON = importlib.util.find_spec("triton") is None
@@ -159,6 +160,8 @@ def test_check_case_records_a_failure_instead_of_raising():
 def test_the_kernel_under_tritons_interpreter_matches_pytorch(tmp_path, configs):
     """A subprocess, because Triton chooses the interpreter when it is first imported; the
     standard configs, and those issue 41's wider tuning adds (other K tiles, two stages)."""
+    if triton_interpreter.cannot_loop():  # Triton 3.6 with NumPy 2.4 (the module says why)
+        pytest.skip(triton_interpreter.cannot_loop())
     env = dict(os.environ, TRITON_INTERPRET="1")
     done = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "cpu_triton_interpret.py"),
                            "--out", str(tmp_path), "--quick", "--configs", configs], cwd=ROOT, env=env,
