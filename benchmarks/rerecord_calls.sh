@@ -35,6 +35,10 @@
 # call again; the plan is unchanged, one call later.
 # 2026-12-05 11:45-14:10: ten calls for nvidia-h200 (11:46-14:09) and one for nvidia-h100-x1 found no
 # machine (917 s of the 1,800 spent on nothing): the plan stands, A first.
+# 2026-12-05 14:46-15:40: three calls found no machine and two were refused during the back-off
+# (about 15 s each, yet the budget fell ~100 s for each); the fourth was served an H100 (rc 3, "wrong
+# card", 0.4 s): S ran on it warm (520 s; results/h100_smoke/), then its CUDA tests with -n 8 (165 s).
+# 449 s were left: too few for A (~514 s plus a cold start). The plan stands, A first.
 # 05 and 07's reproduce compare their runs with the recorded page; each runs before its page in the
 # same call (the page cites the fresh runs), so re-judge it against the fresh page after taking C / E:
 #   .venv/bin/python -c 'import json; from labkit.chapters.ch05_dataloader import reproduce as r; d=json.load(open("results/reproduce/nvidia-h200-05_dataloader.json")); print(chr(10).join(r.summarise_numbers(d["numbers"])["lines"]))'
@@ -173,7 +177,8 @@ case "${1:-}" in
     CHAIN=1 STEP_TIMEOUT=300 bash benchmarks/gpu_wave.sh "bash benchmarks/gpu_audit_evidence.sh aoti" \
       "python3 benchmarks/harness_parity.py \$WAVE_OUT/harness_parity --record-as nvidia-h200" \
       "python3 benchmarks/probe_05_aa.py --out \$WAVE_OUT/probe_05_aa --rounds 4" ;;
-  S)  # ~400-480 s (estimate, not measured): a smoke run of the sources changed since the last record
+  S)  # 520 s on an H100, 2026-12-05 (its pytest step cut at 150 s; with -n 8 the tests alone took 165 s,
+      # 7 other processes then sharing the GPU): a smoke run of the sources changed since the last record
       # on a card that is not the reference, e.g. nvidia-h100-x1 while no H200 comes (2026-12-05: 21
       # calls in three sessions found none). Nothing lands in the H200's file: REFERENCE=nvidia-h100
       # writes results/nvidia-h100.json, and take_wave.sh is not used; the call says whether the
