@@ -43,7 +43,7 @@
 # same call (the page cites the fresh runs), so re-judge it against the fresh page after taking C / E:
 #   .venv/bin/python -c 'import json; from labkit.chapters.ch05_dataloader import reproduce as r; d=json.load(open("results/reproduce/nvidia-h200-05_dataloader.json")); print(chr(10).join(r.summarise_numbers(d["numbers"])["lines"]))'
 # (ch07_export_traps in place of ch05_dataloader for 07).
-#   usage (repo root on the GPU machine, carry [".whl", ".gpu_cache"]):  bash benchmarks/rerecord_calls.sh A|B|C|E|E-lean|B-repro|E-08|L|E2|D1|D2 <lever>|D3|F|S
+#   usage (repo root on the GPU machine, carry [".whl", ".gpu_cache"]):  bash benchmarks/rerecord_calls.sh A|A1|B|C|E|E-lean|B-repro|E-08|L|E2|D1|D2 <lever>|D3|F|S
 #   between calls, here:  bash scripts/take_wave.sh <files_at of the call just returned> A|B (~10 s):
 #   the next call then carries every fresh record and the ceilings, warm machine or fresh; when
 #   seconds count, bash scripts/carry_ceilings.sh <files_at> (0.1 s) takes only the ceilings.
@@ -74,6 +74,12 @@ case "${1:-}" in
       "$(nb 00)" "$(repro 04)" "$(nb 04)" "$(nb 03)" \
       "LABKIT_SKIP_CHASE=\$(test -e \$WAVE_OUT/chase_failed && echo 1 || echo 0) $(nb 02)" \
       "$(repro 03)" "$(repro 02)" ;;
+  A1) # ~215 s of commands (estimate from the 03:50 record: smoke 12, 00 38, reproduce 04 ~90, 04 61), for a
+      # session with under ~600 s left: 00 and 04 re-recorded on their final sources, 04 reproduced first;
+      # A's 03, 02 and their reproduce runs wait for a call that has the time
+    STEP_TIMEOUT=240 bash benchmarks/gpu_wave.sh \
+      "timeout 60 python3 benchmarks/smoke_chase.py || { touch \$WAVE_OUT/chase_failed; exit 1; }" \
+      "$(nb 00)" "$(repro 04)" "$(nb 04)" ;;
   B)  # ~490 s (483 at 18:55): reproduce 08 first (2026-12-04 16:09: 118.5 and 119.6 s a run, so its 360 s step
       # limit cut run 3: 400 s now), so the page's note reads this call's fresh ranges
       # (2026-12-04i 08 item 1), then 08 (137 s at 16:17, limit 150). 09 (86 s) moved to E.
@@ -190,5 +196,5 @@ case "${1:-}" in
       "timeout 60 python3 benchmarks/smoke_chase.py || { touch \$WAVE_OUT/chase_failed; exit 1; }" \
       "$(nb 00)" "$(nb 04)" "$(nb 03)" \
       "LABKIT_SKIP_CHASE=\$(test -e \$WAVE_OUT/chase_failed && echo 1 || echo 0) $(nb 02)" "$(nb 08)" ;;
-  *) echo "usage: bash benchmarks/rerecord_calls.sh A|B|C|E|E-lean|B-repro|E-08|L|E2|D1|D2 <lever>|D3|F|S" >&2; exit 2 ;;
+  *) echo "usage: bash benchmarks/rerecord_calls.sh A|A1|B|C|E|E-lean|B-repro|E-08|L|E2|D1|D2 <lever>|D3|F|S" >&2; exit 2 ;;
 esac
