@@ -76,10 +76,13 @@ def test_a_launch_bound_gpu_call_is_reported_by_device_time():
     wall = bench.time(slow_to_launch, mode="cold", clock="wall")
     assert dev.clock == clocks.RECORDS and dev.launch_bound and dev.host_s > 25e-6
     assert wall.clock == "wall" and wall.median_s > 25e-6 > 2 * dev.median_s
-    # the profiler's own figure for the same calls (hot, back to back): the same kernel
+    # the profiler's own figure for the same calls (hot, back to back): the same kernel, read
+    # against a hot timing (the cold one flushes L2 first: on an H100, 2026-12-05, its 6 MB ran
+    # 4.19 us cold against 1.90 us hot, outside this check's factor of two; alone, the rest held)
     records = device_time.device_time(slow_to_launch, calls=20)
-    assert dev.median_s == pytest.approx(records.device_busy_s, rel=1.0), (
-        dev.median_s, records.device_busy_s)
+    hot = bench.time(slow_to_launch, mode="hot")
+    assert hot.median_s == pytest.approx(records.device_busy_s, rel=1.0), (
+        hot.median_s, records.device_busy_s)
 
 
 @gpu
