@@ -349,8 +349,8 @@ def _window_tail(ev: Mapping, th: Mapping, judged: bool = False) -> str:
     fetched, unit = _c5b_fetched(ev)
     cached = l1_measured(ev) and window_speedup(ev) >= CACHE_EFFECT_SPEEDUP
     return ((_window_text(ev, l1, fetched) if l1_measured(ev) else
-             f"{L1_NOT_MEASURED}: a GPU's sum over a small window runs another reduction kernel, "
-             "not an L1 read, so only DRAM-sized is judged (latency and L1: the optional chase, not judged) ")
+             f"{L1_NOT_MEASURED}: on a GPU a small window's sum is another reduction kernel, not an "
+             "L1 read (latency and L1: the optional chase, not judged) ")
             + ("(shown, not judged: the cause is read at DRAM size) "
                if _cause_at_dram(ev, th) and cached and not judged else "")
             + (f"(bytes fetched in whole {unit}-byte units, computed from the addresses; " if fetched
