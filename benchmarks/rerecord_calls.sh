@@ -43,7 +43,7 @@
 # same call (the page cites the fresh runs), so re-judge it against the fresh page after taking C / E:
 #   .venv/bin/python -c 'import json; from labkit.chapters.ch05_dataloader import reproduce as r; d=json.load(open("results/reproduce/nvidia-h200-05_dataloader.json")); print(chr(10).join(r.summarise_numbers(d["numbers"])["lines"]))'
 # (ch07_export_traps in place of ch05_dataloader for 07).
-#   usage (repo root on the GPU machine, carry [".whl", ".gpu_cache"]):  bash benchmarks/rerecord_calls.sh A|A1|B|C|E|E-lean|B-repro|E-08|L|E2|D1|D2 <lever>|D3|F|S
+#   usage (repo root on the GPU machine, carry [".whl", ".gpu_cache"]):  bash benchmarks/rerecord_calls.sh A|A1|B|C|E|E-lean|B-repro|E-08|L|E2|D1|D2 <lever>|D3|F|S|T
 #   between calls, here:  bash scripts/take_wave.sh <files_at of the call just returned> A|B (~10 s):
 #   the next call then carries every fresh record and the ceilings, warm machine or fresh; when
 #   seconds count, bash scripts/carry_ceilings.sh <files_at> (0.1 s) takes only the ceilings.
@@ -74,12 +74,10 @@ case "${1:-}" in
       "$(nb 00)" "$(repro 04)" "$(nb 04)" "$(nb 03)" \
       "LABKIT_SKIP_CHASE=\$(test -e \$WAVE_OUT/chase_failed && echo 1 || echo 0) $(nb 02)" \
       "$(repro 03)" "$(repro 02)" ;;
-  A1) # ~215 s of commands (estimate from the 03:50 record: smoke 12, 00 38, reproduce 04 ~90, 04 61), for a
-      # session with under ~600 s left: 00 and 04 re-recorded on their final sources, 04 reproduced first;
-      # A's 03, 02 and their reproduce runs wait for a call that has the time
-    STEP_TIMEOUT=240 bash benchmarks/gpu_wave.sh \
-      "timeout 60 python3 benchmarks/smoke_chase.py || { touch \$WAVE_OUT/chase_failed; exit 1; }" \
-      "$(nb 00)" "$(repro 04)" "$(nb 04)" ;;
+  A1) # ~200 s of commands (estimate from the 03:50 record: 00 38, reproduce 04 ~90, 04 61), for a session
+      # with under ~600 s left: 00 and 04 re-recorded on their final sources, 04 reproduced first;
+      # A's 03, 02 (and the chase's smoke run, which only 02 reads) wait for a call that has the time
+    STEP_TIMEOUT=240 bash benchmarks/gpu_wave.sh "$(nb 00)" "$(repro 04)" "$(nb 04)" ;;
   B)  # ~490 s (483 at 18:55): reproduce 08 first (2026-12-04 16:09: 118.5 and 119.6 s a run, so its 360 s step
       # limit cut run 3: 400 s now), so the page's note reads this call's fresh ranges
       # (2026-12-04i 08 item 1), then 08 (137 s at 16:17, limit 150). 09 (86 s) moved to E.
@@ -183,18 +181,21 @@ case "${1:-}" in
     CHAIN=1 STEP_TIMEOUT=300 bash benchmarks/gpu_wave.sh "bash benchmarks/gpu_audit_evidence.sh aoti" \
       "python3 benchmarks/harness_parity.py \$WAVE_OUT/harness_parity --record-as nvidia-h200" \
       "python3 benchmarks/probe_05_aa.py --out \$WAVE_OUT/probe_05_aa --rounds 4" ;;
-  S)  # 520 s on an H100, 2026-12-05 (its pytest step cut at 150 s; with -n 8 the tests alone took 165 s,
-      # 7 other processes then sharing the GPU): a smoke run of the sources changed since the last record
-      # on a card that is not the reference, e.g. nvidia-h100-x1 while no H200 comes (2026-12-05: 21
+  S)  # ~370 s (520 s on an H100, 2026-12-05, with a test step since moved to T that its 150 s cut short): a
+      # smoke run of the sources changed since the last record
+      # on a card that is not the reference, e.g. nvidia-h100-x1 while no H200 comes (2026-12-05: 20
       # calls in three sessions found none). Nothing lands in the H200's file: REFERENCE=nvidia-h100
       # writes results/nvidia-h100.json, and take_wave.sh is not used; the call says whether the
-      # current sources run on a Hopper GPU (the test files with CUDA cases, addopts off: no nbval there; 02's chase, 00, 02, 03, 04, 08
-      # top to bottom), not what the H200 measures. Copy wave/steps.txt, the pytest log and each
-      # page's verdict lines to results/h100_smoke/ by hand.
+      # current sources run on a Hopper GPU (02's chase, 00, 02, 03, 04, 08 top to bottom), not what
+      # the H200 measures. Copy wave/steps.txt and each page's verdicts to results/h100_smoke/ by hand.
     REFERENCE=nvidia-h100 STEP_TIMEOUT=200 bash benchmarks/gpu_wave.sh \
-      "timeout 150 python3 -m pytest -q -o addopts= -p no:cacheprovider --continue-on-collection-errors \$(grep -rlE 'cuda.is_available|mark.gpu' tests --include='test_*.py') > \$WAVE_OUT/gpu_pytest.log 2>&1; rc=\$?; tail -5 \$WAVE_OUT/gpu_pytest.log; exit \$rc" \
       "timeout 60 python3 benchmarks/smoke_chase.py || { touch \$WAVE_OUT/chase_failed; exit 1; }" \
       "$(nb 00)" "$(nb 04)" "$(nb 03)" \
       "LABKIT_SKIP_CHASE=\$(test -e \$WAVE_OUT/chase_failed && echo 1 || echo 0) $(nb 02)" "$(nb 08)" ;;
-  *) echo "usage: bash benchmarks/rerecord_calls.sh A|A1|B|C|E|E-lean|B-repro|E-08|L|E2|D1|D2 <lever>|D3|F|S" >&2; exit 2 ;;
+  T)  # ~300-450 s (estimate: the 6 files of the H100's 7 failures took 130 s alone, one test at a time;
+      # all such files took 160 s with 8 workers, whose shared GPU failed a launch-bound check): the
+      # test files with CUDA cases (addopts off: no nbval there), 4 workers, one call
+    REFERENCE=nvidia-h100 STEP_TIMEOUT=560 bash benchmarks/gpu_wave.sh \
+      "timeout 540 python3 -m pytest -q -rfs -n 4 -o addopts= -p no:cacheprovider --continue-on-collection-errors \$(grep -rlE 'cuda.is_available|mark.gpu' tests --include='test_*.py') > \$WAVE_OUT/gpu_pytest.log 2>&1; rc=\$?; grep -E '^(FAILED|ERROR)|passed|failed' \$WAVE_OUT/gpu_pytest.log | tail -20; exit \$rc" ;;
+  *) echo "usage: bash benchmarks/rerecord_calls.sh A|A1|B|C|E|E-lean|B-repro|E-08|L|E2|D1|D2 <lever>|D3|F|S|T" >&2; exit 2 ;;
 esac

@@ -460,6 +460,7 @@ def _cold_against_one_lap(rec: Mapping, cold: Mapping[str, Mapping]) -> str:
     return said + f": they agree, so row differences under {100 * (apart - 1):.1f}% are not read. "
 
 
+ROUNDING_NS = 1e-6  # a fitted cost closer to zero than this is zero (sector_model)
 FIT_STRIDES = (8, 16)  # the chains fetching a sector a step: every 16th, each its 64 B unit's first; every 8th, half
 
 
@@ -487,9 +488,10 @@ def sector_model(cold: Mapping[str, Mapping], l1: float) -> dict | None:
     if det <= 1e-9 * aa * bb:  # one kind of row only: the two costs are not separable
         return None
     first, second = (bb * ay - ab * by) / det, (aa * by - ab * ay) / det
-    # a cost within half a nanosecond below zero is the solve's rounding (an exact zero came out
-    # as -1e-14 with the H100 machine's BLAS, 2026-12-05, and read 'a negative cost, -0 ns')
-    first, second = (0.0 if -0.5 < v < 0 else v for v in (first, second))
+    # a cost a hair from zero is rounding in the sums above: on the H100 machine (2026-12-05) a
+    # fit whose second cost is exactly zero read 'a negative cost, no model' (cause there not
+    # traced; here the same rows give exactly 0); -0.0 too, which would print as '-0 ns'
+    first, second = (0.0 if abs(v) < ROUNDING_NS else v for v in (first, second))
     checks = []
     for label, r in cold.items():
         if label in fit_labels or r.get("dram_units_per_step") is None:

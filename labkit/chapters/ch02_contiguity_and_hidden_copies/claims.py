@@ -350,7 +350,7 @@ def _window_tail(ev: Mapping, th: Mapping, judged: bool = False) -> str:
     cached = l1_measured(ev) and window_speedup(ev) >= CACHE_EFFECT_SPEEDUP
     return ((_window_text(ev, l1, fetched) if l1_measured(ev) else
              f"{L1_NOT_MEASURED}: on a GPU a small window's sum is another reduction kernel, not an "
-             "L1 read (latency and L1: the optional chase, not judged) ")
+             "L1 read; DRAM-sized alone is judged (latency and L1: the optional chase) ")
             + ("(shown, not judged: the cause is read at DRAM size) "
                if _cause_at_dram(ev, th) and cached and not judged else "")
             + (f"(bytes fetched in whole {unit}-byte units, computed from the addresses; " if fetched

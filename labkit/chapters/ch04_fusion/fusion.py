@@ -17,7 +17,7 @@ import contextlib
 import re
 import time
 import warnings
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import torch
@@ -166,7 +166,8 @@ def inductor_kernels(source_code: str) -> dict[str, str]:
     return {m.group(1): m.group(4).strip("\n") for m in _KERNEL_DEFINITION.finditer(source_code)}
 
 
-def without_compile_caches() -> contextlib.AbstractContextManager:
+@contextlib.contextmanager
+def without_compile_caches() -> Iterator[None]:
     """A context in which Inductor compiles from scratch (its on-disk caches ignored).
 
     Without it a second run, or a graph compiled earlier in the same session, may come from
@@ -175,14 +176,13 @@ def without_compile_caches() -> contextlib.AbstractContextManager:
     import torch._inductor.config as inductor_config
 
     if not hasattr(inductor_config, "force_disable_caches"):
-        return contextlib.nullcontext()
-    stack = contextlib.ExitStack()
-    stack.enter_context(inductor_config.patch(force_disable_caches=True))
-    # dynamo then says, once per compile, that it disabled its profile-guided cache too: the
-    # point of this context, not news to the learner (the GPU pages printed it twice)
-    stack.enter_context(warnings.catch_warnings())
-    warnings.filterwarnings("ignore", message=".*dynamo_pgo force disabled.*")
-    return stack
+        yield
+        return
+    with inductor_config.patch(force_disable_caches=True), warnings.catch_warnings():
+        # dynamo then says, once per compile, that it disabled its profile-guided cache too:
+        # the point of this context, not news to the learner (the GPU pages printed it twice)
+        warnings.filterwarnings("ignore", message=".*dynamo_pgo force disabled.*")
+        yield
 
 
 def inductor_code(fn: Callable, *args: object) -> tuple[object, list[str]]:

@@ -393,7 +393,7 @@ def test_the_smoke_run_says_where_there_is_no_cuda():
 def test_a_zero_cost_fitted_a_hair_below_zero_reads_as_zero():
     """On an H100 (2026-12-05) a second-sector cost of exactly zero came out of the solve a
     hair below zero and the note read 'a negative cost, no model'. Rows built with a second
-    cost of -1e-12 ns fit 0 ns and the model line; a cost a nanosecond below zero is still refused."""
+    cost of -1e-12 ns (or -0.0) fit 0 ns and the model line; a nanosecond below zero is refused."""
     rec, _ = _recorded_h200_chase()
     cold, l1 = chase._rows(rec, chase.COLD), chase._l1_ns(rec)
 
@@ -409,4 +409,5 @@ def test_a_zero_cost_fitted_a_hair_below_zero_reads_as_zero():
     fit = chase.sector_model(rows(-1e-12), l1)
     assert fit["second"] == 0.0 and fit["first"] == pytest.approx(700.0)
     assert "and 0 ns for its second" in chase._model_line(rows(-1e-12), l1)
+    assert "and 0 ns for its second" in chase._model_line(rows(-0.0), l1)
     assert "a negative cost, no model" in chase._model_line(rows(-1.0), l1)

@@ -761,6 +761,7 @@ def test_c5c_is_judged_in_l1_too_and_says_the_l1_alignment_cost():
     gpu = dict(cpu, ns_per_element_l1=None, fetch_unit_bytes=32)
     on_gpu = judge("C5c", **gpu)
     assert on_gpu.outcome == "refuted" and ch02.L1_NOT_MEASURED in on_gpu.reason and "in L1" not in on_gpu.reason.split(".")[0]
+    assert "DRAM-sized alone is judged" in on_gpu.reason
     assert len(ch02.decisions_c5c(gpu, TH5).decisions) == 1
 
 
