@@ -25,17 +25,23 @@ profiled once on a GPU machine: if it runs nothing on the GPU, it is timed with 
 from __future__ import annotations
 
 import contextlib
-import gc
 import time as _clock
 import warnings
 from collections.abc import Callable, Mapping
-from typing import NoReturn
 
 import numpy as np
 import torch
 
 from labkit.core import env
-from labkit.measure import ceiling_store, clocks, conditions, kernel_records, sharing, timing
+from labkit.measure import (
+    ceiling_store,
+    clocks,
+    conditions,
+    kernel_records,
+    out_of_memory,
+    sharing,
+    timing,
+)
 from labkit.measure import progress as progress_bars
 from labkit.measure.conditions import allocator_kept, allocator_note
 from labkit.measure.device_time import DeviceTime, device_time
@@ -52,8 +58,7 @@ class TimingWarning(UserWarning):
     """A measurement was taken but should not be trusted as it stands."""
 
 
-class OutOfMemoryDuringTiming(MemoryError):
-    """The timed function ran out of (GPU) memory; the harness released what it could."""
+OutOfMemoryDuringTiming = out_of_memory.OutOfMemoryDuringTiming  # where callers have caught it
 
 
 def time(fn: Callable, *args: object, mode: str = "cold", warmup_ms: float = 25.0,
@@ -530,11 +535,8 @@ def _resolve_device(label: str, device: str | torch.device | None, fn: Callable,
     says where fn runs) explained like a timed call when it runs out of memory; the harness's
     own refusals (a device mismatch) pass unchanged, with no note blaming the function."""
     __tracebackhide__ = True
-    try:
-        return conditions.resolve_device(device, fn, args)
-    except torch.cuda.OutOfMemoryError as exc:
-        oom_text = str(exc).strip().splitlines()[0] if str(exc).strip() else "out of memory"
-    _raise_out_of_memory(label, "the probe of where it runs", oom_text)
+    return out_of_memory.explained(label, "the probe of where it runs",
+                                   lambda: conditions.resolve_device(device, fn, args))
 
 
 def _guarded(label: str, phase: str, action: Callable[[], object]) -> object:
@@ -550,35 +552,13 @@ def _guarded(label: str, phase: str, action: Callable[[], object]) -> object:
     try:
         return action()
     except torch.cuda.OutOfMemoryError as exc:
-        oom_text = str(exc).strip().splitlines()[0] if str(exc).strip() else "out of memory"
+        oom_text = out_of_memory.first_line(exc)
     except Exception as exc:
         if hasattr(exc, "add_note"):
             exc.add_note(f"(raised by the function timed as {label!r}, during {phase}; "
                          "labkit.measure.bench re-raised it unchanged)")
         raise
-    _raise_out_of_memory(label, phase, oom_text)
-
-
-def _raise_out_of_memory(label: str, phase: str, oom_text: str) -> NoReturn:
-    """Free what the failed call left cached and say what to do, without its frames."""
-    __tracebackhide__ = True
-    freed = _release_memory()
-    raise OutOfMemoryDuringTiming(
-        f"{label!r} ran out of memory during {phase}: {oom_text}. The harness released "
-        f"the cached memory ({freed}); the kernel is still usable. Use smaller tensors "
-        "(labkit.core.env.sizes() gives sizes that fit this machine) or free tensors you no "
-        "longer need (del x) before timing.")
-
-
-def _release_memory() -> str:
-    gc.collect()
-    if not torch.cuda.is_available():
-        torch.cuda.empty_cache()  # a no-op without CUDA; kept so the path is the same
-        return "no GPU memory in use"
-    before = torch.cuda.memory_reserved()
-    torch.cuda.empty_cache()
-    after = torch.cuda.memory_reserved()
-    return f"reserved GPU memory {before / 2**20:.0f} MiB -> {after / 2**20:.0f} MiB"
+    out_of_memory.raise_explained(label, phase, oom_text)
 
 
 # ---------------------------------------------------------------------------------------

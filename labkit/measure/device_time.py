@@ -29,7 +29,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from labkit.measure import conditions, timeline, timeline_stats
+from labkit.measure import conditions, out_of_memory, timeline, timeline_stats
 from labkit.measure.timing import format_seconds
 
 HOST_BOUND_IDLE_SHARE = 0.30  # the GPU idles more than this share of the wall time: host-bound
@@ -125,7 +125,6 @@ def device_time(fn: Callable, *args: object, calls: int = 20, warmup: int = 3,
     The profiler adds a little host overhead per launch, so the idle share it reports is an
     upper bound for very short kernels; it never changes the device-busy time.
     """
-    import torch
 
     _check_share(threshold)
     if isinstance(calls, bool) or not isinstance(calls, int) or calls < 1:
@@ -135,6 +134,17 @@ def device_time(fn: Callable, *args: object, calls: int = 20, warmup: int = 3,
     if not callable(fn):
         raise TypeError(f"device_time needs a function to call, got {type(fn).__name__}")
     label = label or conditions.describe(fn)
+    # every call of fn below, the probe of where it runs included, may run out of GPU memory:
+    # explained, the cache freed and the kernel usable, as labkit.measure.bench does
+    return out_of_memory.explained(label, "device_time's calls",
+                                   lambda: _measure(fn, args, calls, warmup, device, label, threshold))
+
+
+def _measure(fn: Callable, args: tuple, calls: int, warmup: int, device: object, label: str,
+             threshold: float) -> DeviceTime:
+    """device_time's calls: warm-up, then `calls` back to back (under the profiler on a GPU)."""
+    import torch
+
     where = conditions.resolve_device(device, fn, args)
     for _ in range(warmup):
         fn(*args)

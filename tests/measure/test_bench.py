@@ -457,3 +457,28 @@ def test_a_launch_note_never_prints_the_probes_figure(monkeypatch):
     quick = bench._make_timing([52.0e-6] * 5, "torch.matmul on the view", torch.device("cuda:0"), "cold",
                                None, None, None, "float32", clock=(clocks.DEVICE, 32.0e-6, ""))
     assert not any("launch" in w for w in quick.warnings)  # a probe under the device time: no note
+
+
+def test_device_time_explains_an_out_of_memory_like_the_timings(monkeypatch):
+    """labkit.measure.device_time called the function raw: an out-of-memory in its warm-up, its
+    traced calls or its probe of where the function runs reached the learner with the frames
+    that hold the tensors (the read of 2026-12-05s, item 7). It now says what to do, as
+    bench.time does, and frees the cache; other errors pass unchanged."""
+    from labkit.measure import device_time
+
+    released = []
+    monkeypatch.setattr(torch.cuda, "empty_cache", lambda: released.append(True))
+
+    def fn():
+        raise torch.cuda.OutOfMemoryError("CUDA out of memory. Tried to allocate 3.00 GiB")
+
+    with pytest.raises(bench.OutOfMemoryDuringTiming, match="during device_time's calls") as info:
+        device_time.device_time(fn, calls=2, warmup=1, label="big")
+    assert "'big' ran out of memory" in str(info.value) and "Tried to allocate 3.00 GiB" in str(info.value)
+    assert info.value.__context__ is None and released
+
+    def broken():
+        raise KeyError("a learner's own bug")
+
+    with pytest.raises(KeyError, match="a learner's own bug"):
+        device_time.device_time(broken, calls=2, warmup=1)
