@@ -183,7 +183,7 @@ case "${1:-}" in
       "python3 benchmarks/probe_05_aa.py --out \$WAVE_OUT/probe_05_aa --rounds 4" ;;
   S)  # ~370 s (520 s on an H100, 2026-12-05, with a test step since moved to T that its 150 s cut short): a
       # smoke run of the sources changed since the last record
-      # on a card that is not the reference, e.g. nvidia-h100-x1 while no H200 comes (2026-12-05: 20
+      # on a card that is not the reference, e.g. nvidia-h100-x1 while no H200 comes (2026-12-05: 20 H200
       # calls in three sessions found none). Nothing lands in the H200's file: REFERENCE=nvidia-h100
       # writes results/nvidia-h100.json, and take_wave.sh is not used; the call says whether the
       # current sources run on a Hopper GPU (02's chase, 00, 02, 03, 04, 08 top to bottom), not what
