@@ -548,17 +548,19 @@ def _guarded(label: str, phase: str, action: Callable[[], object]) -> object:
     cache and raises a short error that says what to do.
     """
     __tracebackhide__ = True
-    oom_text = None
-    try:
-        return action()
-    except torch.cuda.OutOfMemoryError as exc:
-        oom_text = out_of_memory.first_line(exc)
-    except Exception as exc:
-        if hasattr(exc, "add_note"):
-            exc.add_note(f"(raised by the function timed as {label!r}, during {phase}; "
-                         "labkit.measure.bench re-raised it unchanged)")
-        raise
-    out_of_memory.raise_explained(label, phase, oom_text)
+
+    def noted() -> object:
+        try:
+            return action()
+        except torch.cuda.OutOfMemoryError:
+            raise  # out_of_memory.explained's to explain
+        except Exception as exc:
+            if hasattr(exc, "add_note"):
+                exc.add_note(f"(raised by the function timed as {label!r}, during {phase}; "
+                             "labkit.measure.bench re-raised it unchanged)")
+            raise
+
+    return out_of_memory.explained(label, phase, noted)
 
 
 # ---------------------------------------------------------------------------------------

@@ -125,7 +125,6 @@ def device_time(fn: Callable, *args: object, calls: int = 20, warmup: int = 3,
     The profiler adds a little host overhead per launch, so the idle share it reports is an
     upper bound for very short kernels; it never changes the device-busy time.
     """
-
     _check_share(threshold)
     if isinstance(calls, bool) or not isinstance(calls, int) or calls < 1:
         raise ValueError(f"calls must be a whole number >= 1, got {calls!r}")

@@ -22,7 +22,7 @@ class OutOfMemoryDuringTiming(MemoryError):
     """The timed function ran out of (GPU) memory; the harness released what it could."""
 
 
-def first_line(exc: BaseException) -> str:
+def _first_line(exc: BaseException) -> str:
     """torch's message, first line only (its advice on allocator settings follows it)."""
     text = str(exc).strip()
     return text.splitlines()[0] if text else "out of memory"
@@ -34,14 +34,14 @@ def explained(label: str, phase: str, action: Callable[[], T]) -> T:
     try:
         return action()
     except torch.cuda.OutOfMemoryError as exc:
-        text = first_line(exc)
-    raise_explained(label, phase, text)  # outside the except: no __context__ keeps the frames
+        text = _first_line(exc)
+    _raise_explained(label, phase, text)  # outside the except: no __context__ keeps the frames
 
 
-def raise_explained(label: str, phase: str, oom_text: str) -> NoReturn:
+def _raise_explained(label: str, phase: str, oom_text: str) -> NoReturn:
     """Free what the failed call left cached and say what to do."""
     __tracebackhide__ = True
-    freed = release_memory()
+    freed = _release_memory()
     raise OutOfMemoryDuringTiming(
         f"{label!r} ran out of memory during {phase}: {oom_text}. The harness released "
         f"the cached memory ({freed}); the kernel is still usable. Use smaller tensors "
@@ -49,7 +49,7 @@ def raise_explained(label: str, phase: str, oom_text: str) -> NoReturn:
         "longer need (del x) before timing.")
 
 
-def release_memory() -> str:
+def _release_memory() -> str:
     """Collect garbage and empty the CUDA allocator's cache; say how much it held before and after."""
     gc.collect()
     if not torch.cuda.is_available():

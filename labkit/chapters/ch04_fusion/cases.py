@@ -1822,8 +1822,9 @@ def chain_line(moved: Mapping[str, int], comparison: bench.Comparison, spread: S
     slower = sum(r < 1 for r in rounds)
     if rounds and slower == len(rounds):
         outcome = f"slower than '{slow}' in every round ({min(rounds):.2f}-{max(rounds):.2f}x)"
-    elif max(spread) < 1:
-        outcome = f"slower than '{slow}' in {slower} of {len(rounds)} rounds (IQR {min(spread):.2f}-{max(spread):.2f}x)"
+    elif max(spread) < 1:  # the count only where the rounds were kept (an older record has none)
+        counted = f" in {slower} of {len(rounds)} rounds" if rounds else ""
+        outcome = f"slower than '{slow}'{counted} (IQR {min(spread):.2f}-{max(spread):.2f}x)"
     else:
         outcome = f"not reliably faster than '{slow}' (IQR {min(spread):.2f}-{max(spread):.2f}x)"
     shares = [comparison.variants[label].timing.pct_of_copy_ceiling for label in (slow, fast)]

@@ -470,6 +470,9 @@ def test_the_chain_quiz_the_bytes_and_the_takeaways():
     assert "slower than" in every and "in every round (0.55-0.70x)" in every and "reliably" not in every
     most = cases.chain_line(moved, rounds_at(0.55, 0.6, 0.64, 0.66, 1.2), (0.59, 0.65), "0.64x")
     assert "in 4 of 5 rounds (IQR 0.59-0.65x)" in most and "every round" not in most
+    # no rounds kept: the IQR alone, no 'in 0 of 0 rounds'
+    none = cases.chain_line(moved, rounds_at(), (0.59, 0.65), "0.64x")
+    assert "slower than 'eager' (IQR 0.59-0.65x)" in none and "rounds" not in none
 
 
 def test_the_chain_line_calls_neither_path_memory_bound_under_half_the_ceiling():
