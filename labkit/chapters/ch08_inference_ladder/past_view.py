@@ -186,30 +186,28 @@ def _classes(row: Mapping, classes: list[str]) -> str:
     return "/".join(f"{100 * kinds.get(k, 0.0):.0f}" for k in classes)
 
 
+def _shown_rows(data: Mapping) -> list[Mapping]:
+    """The rungs a table lists: every row but a skipped or failed one (said in a note)."""
+    return [r for r in data["rows"] if r.get("status") not in ("skipped", "failed")]
+
+
 def rows_table(data: Mapping, shown_as: str = "", ladder_top: object | None = None,
                on_gpu: bool = True) -> tables.Table:
-    """One row per rung of the record, in the order it ran; ladder_top (the chapter's own top
-    rung, on_gpu or not) is compared with the record's under it (`top_note`)."""
-    classes = _present(data)
+    """One row per rung of the record, in the order it ran: its gate, speed, gain and whether
+    it is kept; what each costs and where its device time goes is `cost_table`'s (one table of
+    ten columns scrolled sideways on a laptop). ladder_top (the chapter's own top rung, on_gpu
+    or not) is compared with the record's under it (`top_note`)."""
     shown = tables.Table(
         f"Past the defaults: ResNet-50 at {data.get('image', '?')} px from the top rung "
         f"(batch {dict(data.get('top_settings') or {}).get('batch', '?')})",
-        ["rung", "gate vs strict float32", "images/s", "gain over its base [IQR]", "keep",
-         "compile s (cold)", "payback batches", "device ms/batch", "GPU idle",
-         "time by class, %: " + "/".join(CLASSES.get(k, k) for k in classes)],
+        ["rung", "gate vs strict float32", "images/s", "gain over its base [IQR]", "keep"],
         recorded=shown_as, marks=MARKS)
-    skipped = []
-    for row in data["rows"]:
-        if row.get("status") in ("skipped", "failed"):
-            skipped.append(f"{row['name']} ({row['status']}: {str(row.get('note', ''))[:140]})")
-            continue
+    skipped = [f"{row['name']} ({row['status']}: {str(row.get('note', ''))[:140]})"
+               for row in data["rows"] if row.get("status") in ("skipped", "failed")]
+    for row in _shown_rows(data):
         speed, gain = _speed(row)
-        device_s, idle = row.get("device_s"), row.get("idle_share")
-        shown.add(row["name"], _gate(row, data.get("gate_images"), str(data.get("fp8_gate_math") or "")), speed, gain, _keep(row, data["rows"]), _num(row.get("compile_s"), ".1f"),
-                  _num(row.get("payback_batches"), ",.0f"),
-                  _num(None if device_s is None else 1e3 * device_s, ".2f"),
-                  _num(None if idle is None else 100 * idle, ".0f") + ("%" if idle is not None else ""),
-                  _classes(row, classes))
+        shown.add(row["name"], _gate(row, data.get("gate_images"), str(data.get("fp8_gate_math") or "")),
+                  speed, gain, _keep(row, data["rows"]))
     if data.get("later_calls"):
         shown.note(f"{LATER}: measured in a later call, over that call's own top rung: "
                    + "; ".join(data["later_calls"]))
@@ -228,12 +226,32 @@ def rows_table(data: Mapping, shown_as: str = "", ladder_top: object | None = No
         shown.note("Over its own control (a ratio of two gains over the top rung): " + "; ".join(controls))
     if data.get("seconds"):
         shown.note(f"The recorded climb took {data['seconds']:.0f} s.")
-    shown.note("time by class: device time on a GPU (kernel records), CPU op self time on a CPU; "
-               "payback: batches until the cold compile is repaid by the time saved per batch.")
     fp8 = next((r.get("note") for r in data["rows"] if "FP8" in r["name"] and r.get("note")
                 and r.get("status") not in ("skipped", "failed")), None)
     if fp8:
         shown.note(f"FP8 rungs: {fp8}; gated at {data.get('fp8_gate_math', 'bfloat16')}'s tolerance.")
+    return shown
+
+
+def cost_table(data: Mapping, shown_as: str = "") -> tables.Table:
+    """The same rungs, in the same order, by what they cost (the cold compile and the batches
+    it takes to repay) and what bound them (device time per batch, GPU idle, device time by
+    kernel class): the profile every explanation of a rung must follow from."""
+    classes = _present(data)
+    shown = tables.Table(
+        "What each rung costs and where its time goes",
+        ["rung", "compile s (cold)", "payback batches", "device ms/batch", "GPU idle",
+         "time by class, %: " + "/".join(CLASSES.get(k, k) for k in classes)],
+        recorded=shown_as, marks=MARKS)
+    for row in _shown_rows(data):
+        device_s, idle = row.get("device_s"), row.get("idle_share")
+        shown.add(row["name"], _num(row.get("compile_s"), ".1f"),
+                  _num(row.get("payback_batches"), ",.0f"),
+                  _num(None if device_s is None else 1e3 * device_s, ".2f"),
+                  _num(None if idle is None else 100 * idle, ".0f") + ("%" if idle is not None else ""),
+                  _classes(row, classes))
+    shown.note("time by class: device time on a GPU (kernel records), CPU op self time on a CPU; "
+               "payback: batches until the cold compile is repaid by the time saved per batch.")
     shapes = data.get("shapes") or {}
     if shapes.get("total_ms_per_batch"):
         shown.note(_shapes_note(shapes["total_ms_per_batch"], data["rows"]))
@@ -566,7 +584,7 @@ def section(path: str | Path | None = None, ladder_top: object | None = None,
     main = Path(path) if path is not None else recorded_path()
     data = with_later_calls(data, main)
     shown_as = label(data, path)
-    return tables.Stack(rows_table(data, shown_as, ladder_top, on_gpu),
+    return tables.Stack(rows_table(data, shown_as, ladder_top, on_gpu), cost_table(data, shown_as),
                         standing(data, shown_as=shown_as, again=reruns(main)))
 
 
