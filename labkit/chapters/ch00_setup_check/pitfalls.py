@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterator, Mapping
 import torch
 
 from labkit.claims import quiz_keys, trust
-from labkit.measure import bench, clocks, conditions, pace
+from labkit.measure import bench, clocks, conditions, out_of_memory, pace
 from labkit.measure.timing import (
     NOISY_IQR_FRACTION,
     Comparison,
@@ -89,24 +89,36 @@ def first_call_vs_steady(fn: Callable[[], object], label: str, device: str | Non
     "a new shape"; review 2026-12-03e item 7), so a row about a new shape first runs one
     convolution on another shape.
     """
-    where = conditions.resolve_device(device, fn, ())
+    # the probe of where fn runs, the warm-up, the first call and the wall-clock calls are this
+    # function's own calls of fn: an out-of-memory in them is explained, the cache freed and the
+    # kernel usable, as in the harness's timings (review 2026-12-05s: it reached the learner raw)
+    where = out_of_memory.explained(label, "the probe of where it runs",
+                                    lambda: conditions.resolve_device(device, fn, ()))
     threads = conditions.threads_for(where, threads)
     sync = torch.cuda.synchronize if where.type == "cuda" else (lambda: None)
-    with conditions.fixed_threads(threads):
+
+    def first_call() -> float:
         if warm is not None:
             warm()
             sync()
         start = _clock.perf_counter()
         fn()
         sync()
-        first_s = _clock.perf_counter() - start
-        steady = bench.time(fn, mode="hot", label=label, device=where, threads=threads)
+        return _clock.perf_counter() - start
+
+    def wall_clock_calls() -> list[float]:
         walls = []
         for _ in range(max(1, wall_calls)):
             start = _clock.perf_counter()
             fn()
             sync()
             walls.append(_clock.perf_counter() - start)
+        return walls
+
+    with conditions.fixed_threads(threads):
+        first_s = out_of_memory.explained(label, "its first call", first_call)
+        steady = bench.time(fn, mode="hot", label=label, device=where, threads=threads)
+        walls = out_of_memory.explained(label, "the wall-clock calls", wall_clock_calls)
     steady_wall_s = max(statistics.median(walls), 1e-9)
     return {"label": label, "device": str(where), "first_call_s": first_s,
             "steady_median_s": steady.median_s, "steady_iqr_s": steady.iqr_s,

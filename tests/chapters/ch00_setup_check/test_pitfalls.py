@@ -323,6 +323,44 @@ def test_a_warm_up_runs_once_before_the_first_call_untimed():
     assert row["first_call_s"] >= 0
 
 
+@pytest.mark.parametrize("fails_on", ["warm", "first", "walls"])
+def test_an_out_of_memory_in_the_first_call_row_is_explained_not_raw(fails_on, monkeypatch):
+    """Review 2026-12-05s (noticed): first_call_vs_steady's own calls of fn (its warm-up, the first
+    call, the wall-clock calls) let torch's out-of-memory reach the learner raw, while the
+    harness's timings explained it. Each now raises the harness's explained error."""
+    import torch
+
+    from labkit.measure.out_of_memory import OutOfMemoryDuringTiming
+
+    calls = {"n": 0}
+
+    def fn():
+        calls["n"] += 1
+        # the first call is call 1; bench's hot timing makes many more; the wall calls come last
+        if (fails_on == "first" and calls["n"] == 1) or (fails_on == "walls" and calls["n"] > 1
+                                                         and calls.get("timed")):
+            raise torch.cuda.OutOfMemoryError("CUDA out of memory. Tried to allocate 2.00 GiB")
+
+    def warm():
+        if fails_on == "warm":
+            raise torch.cuda.OutOfMemoryError("CUDA out of memory. Tried to allocate 2.00 GiB")
+
+    real_time = pitfalls.bench.time
+
+    def timed(*args, **kwargs):      # the harness's own timing runs, then the wall calls fail
+        result = real_time(*args, **kwargs)
+        calls["timed"] = True
+        return result
+
+    monkeypatch.setattr(pitfalls.bench, "time", timed)
+    with pytest.raises(OutOfMemoryDuringTiming) as raised:
+        pitfalls.first_call_vs_steady(fn, "a big call", device="cpu", threads=1, wall_calls=2, warm=warm)
+    said = str(raised.value)
+    assert said.startswith("'a big call' ran out of memory during ")
+    assert ("the wall-clock calls" if fails_on == "walls" else "its first call") in said
+    assert "the kernel is still usable" in said and raised.value.__context__ is None
+
+
 def test_the_cpu_page_prints_the_hot_cold_bandwidths_as_its_table_does():
     """Review 2026-12-04i item 8: the takeaway read '6105.8 GB/s hot and 3378.1 GB/s cold'; review
     2026-12-04k item 10: then '53.37 GB/s' against the table's 53.4. The takeaway writes each
