@@ -23,17 +23,8 @@ SOURCES_FILE = COPIES / "SOURCES.json"
 # Chapters whose H200 copy predates their current sources: each is re-recorded on the H200
 # (scripts/execute_notebook.py --output-dir results/h200_notebooks) with its issue.
 NOT_YET_RERECORDED: set[str] = set()  # filled below, chapter by chapter
-# After the 18:55-19:22 record (bc15233), review 2026-12-04m's fixes (docs/reviews/2026-12-04m-*.md);
-# 00, 02, 03, 04 and 08 re-recorded 2026-12-05 03:50-04:15 on 9d58b58 (calls A and B), 99 and 09 at
-# 04:27-04:30 (calls L and 09 alone, on 75dc7f0), the rest not yet:
-# Review 2026-12-05p's fixes (docs/reviews/2026-12-05p-*.md) after that record; re-recorded by the
-# next session's P (00-04) and B-repro + E-08 (08) calls (benchmarks/rerecord_calls.sh):
-NOT_YET_RERECORDED |= {"00_setup_check", "02_contiguity_and_hidden_copies"}  # 00: cache point's anomaly, reprs; 02: chase cross-check, C5b/C5c forms (items 1-3, 5-7)
-NOT_YET_RERECORDED |= {"03_memory_layouts", "04_fusion"}  # 03: eager runs beside reproduce's, C22/C7 tags; 04: fold clause, slope label (items 1-5, 7)
-NOT_YET_RERECORDED |= {"08_inference_ladder"}  # 08: a not-decidable step retried, C24 not decided on a host-bound rung, fresh runs under the verdict (items 1-5)
-NOT_YET_RERECORDED |= {"05_dataloader"}  # 05: knob resolution from the A/A's whole deviation, plateau a consistency check, C25 at the seed's batch (items 2-4, 6)
-NOT_YET_RERECORDED |= {"06_ddp_layout_drift"}  # 06: variant (g) re-wrap, step clock from the Timing, records with their times (items 1-10)
-NOT_YET_RERECORDED |= {"07_export_traps"}  # 07: fastest-path call on one rule with reproduce, launch at most the loop (items 1, 5, 7)
+# Every chapter re-recorded on the H200 on 2026-12-05 17:38-18:05 (calls A, B-repro, E-08 and 05
+# alone, on c131800; 01 is unchanged since its 2026-12-04 13:37 record): none is listed.
 
 
 def _chapter(source):
