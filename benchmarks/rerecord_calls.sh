@@ -8,7 +8,7 @@
 # The budget (the session holds 1,800 s of device time, cold start included; plan from this table):
 #   call  steps                                            2026-12-04 18:55 (s)  2026-12-05 03:50 (s)
 #   A     smoke chase, 00, repro 04, 04, 03, 02, repro 03,  404                   514 (a host ~1.5x slower;
-#         repro 02                                                                      held 696 with its cold start)
+#         repro 02 (reordered 17:38: each repro before its page)                        held 696 with its cold start)
 #   B     repro 08, 08                                     483 (repro 336, 08 135)  546 (repro 398 of its 400 s
 #                                                                                       limit, 08 142 of 150; cold)
 #   C     repro 05, 05                                     386 (repro 266, 05 108)  not run
@@ -39,6 +39,11 @@
 # (about 15 s each, yet the budget fell ~100 s for each); the fourth was served an H100 (rc 3, "wrong
 # card", 0.4 s): S ran on it warm (520 s; results/h100_smoke/), then its CUDA tests with -n 8 (165 s).
 # 449 s were left: too few for A (~514 s plus a cold start). The plan stands, A first.
+# 2026-12-05 17:38-18:08 (after one call at 17:10 found no machine and one was refused in the
+# back-off): A 429 s (cold start in its 700 s held), B-repro 364, E-08 323, 05's page alone 96 (C's
+# reproduce 05, ~270-360 s, did not fit the 393 s left), then CUDA test files in three calls (22,
+# 28, 100 s; results/h200_probes/gpu_pytest_2026-12-05.log). Next: C (reproduce 05, 05), 07's page
+# (its reproduce.py changed after the record), D3 (issue 41).
 # 05 and 07's reproduce compare their runs with the recorded page; each runs before its page in the
 # same call (the page cites the fresh runs), so re-judge it against the fresh page after taking C / E:
 #   .venv/bin/python -c 'import json; from labkit.chapters.ch05_dataloader import reproduce as r; d=json.load(open("results/reproduce/nvidia-h200-05_dataloader.json")); print(chr(10).join(r.summarise_numbers(d["numbers"])["lines"]))'
@@ -69,11 +74,13 @@ case "${1:-}" in
     # optional and decides no verdict; a CUDA fault inside it would be sticky and lose 02's later
     # cells and its record) and steps.txt shows the smoke step's rc 1 (review 2026-12-05o 00-02 item 2);
     # its own 60 s limit makes a hung compile a failed smoke, not a step killed before it could say so (o2 item 2)
+    # 2026-12-05 17:38: 03's page ran before reproduce 03 and set its eager loops beside the
+    # 03:56 record's fresh processes, not the call's own; each chapter is now reproduced first,
+    # as 04 was, so its page quotes the fresh runs
     STEP_TIMEOUT=240 bash benchmarks/gpu_wave.sh \
       "timeout 60 python3 benchmarks/smoke_chase.py || { touch \$WAVE_OUT/chase_failed; exit 1; }" \
-      "$(nb 00)" "$(repro 04)" "$(nb 04)" "$(nb 03)" \
-      "LABKIT_SKIP_CHASE=\$(test -e \$WAVE_OUT/chase_failed && echo 1 || echo 0) $(nb 02)" \
-      "$(repro 03)" "$(repro 02)" ;;
+      "$(nb 00)" "$(repro 04)" "$(nb 04)" "$(repro 03)" "$(nb 03)" "$(repro 02)" \
+      "LABKIT_SKIP_CHASE=\$(test -e \$WAVE_OUT/chase_failed && echo 1 || echo 0) $(nb 02)" ;;
   A1) # ~200 s of commands (estimate from the 03:50 record: 00 38, reproduce 04 ~90, 04 61), for a session
       # with under ~600 s left: 00 and 04 re-recorded on their final sources, 04 reproduced first;
       # A's 03, 02 (and the chase's smoke run, which only 02 reads) wait for a call that has the time

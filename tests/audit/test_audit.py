@@ -249,13 +249,11 @@ def test_a_host_bound_run_judges_its_fix_by_device_time(dtype):
     assert first.title == "convert to channels_last before the first conv"
     assert first.outcome == recommend.decide(first.ratio, first.ratio_q25, first.ratio_q75), first.why
     assert first.kept is (first.outcome == recommend.KEPT) and first.outcome != recommend.NUMERICS_OFF
-    if dtype == "float32" and "H200" in torch.cuda.get_device_name():
-        # 41 tiny float32 convolutions whose NHWC kernels the H200 ran no slower (kept,
-        # 2026-12-04 03:43). Elsewhere, and in float16, NHWC against NCHW at 8 channels is
-        # another cuDNN choice: which way it goes is the GPU's answer, not this test's
-        # assumption (review 2026-12-04n 08-09-99 item 6; an H100, 2026-12-05, ran the float32
-        # NHWC kernels at 1.155x the device time: not kept), so there only the rule is held
-        assert first.kept, first.why
+    # Which way NHWC goes against NCHW for 41 tiny convolutions at 8 channels is another cuDNN
+    # choice: the GPU's answer, not this test's assumption (review 2026-12-04n 08-09-99 item 6).
+    # The H200 kept it in float32 on 2026-12-04 03:43 and read it 1.112x slower on 2026-12-05
+    # 18:05 (three other test workers on the same GPU); an H100 read 1.155x. So on every GPU
+    # only the clock and the rule are held, above.
     # the host's side beside the device's (item 2): 41 eager launches and the host's pace
     assert r.kernels.launches and r.kernels.launches >= 41 and r.kernels.pace_us is not None
     assert "launches x" in r.kernels.bound_text()

@@ -1564,9 +1564,6 @@ def ratio_and_spread(comparison: object | None, name: str) -> tuple[float | None
     return variant.ratio, [variant.ratio_q25, variant.ratio_q75]
 
 
-NOT_YET_RECORDED: tuple[str, ...] = ("speed_call", "trap_calls")  # recorded from the next run on (review 2026-12-04m item 1)
-
-
 def recorded_payloads(audit: export_audit.Audit, dropped: export_traps.DroppedContiguous,
                       conv_strides: export_traps.ConvStrides, ort_layout: export_traps.OrtLayout,
                       trt: TensorRT, declared: export_traps.DeclaredNCHW | None = None,

@@ -100,6 +100,9 @@ def test_non_blocking_from_pageable_still_blocks():
     assert rows[("pinned", True)].blocked_share < 0.5
 
 
+CLOCKS_APART_S = 50e-6  # the kernel's head start before the host's clock starts, at most
+
+
 @gpu
 @needs_gpu
 def test_behind_a_queued_kernel_a_pinned_call_returns_at_once_and_warnings_are_recorded():
@@ -107,7 +110,11 @@ def test_behind_a_queued_kernel_a_pinned_call_returns_at_once_and_warnings_are_r
     assert {(r.memory, r.nbytes) for r in rows} == {(m, n) for m in ("pageable", "pinned")
                                                      for n in (64 * 2**10, 64 * 2**20)}
     for r in rows:
-        assert 0.01 < r.kernel_s < 0.04 and r.done_s >= r.kernel_s  # the calibrated kernel ran
+        # the calibrated kernel ran, and the copy finished after it: done_s starts on the host's
+        # clock once the kernel is queued, when it may have run some microseconds already, and
+        # kernel_s is its own events' span, so "after" holds to that head start (the H200,
+        # 2026-12-05: 19,956 us done, 19,960 us kernel)
+        assert 0.01 < r.kernel_s < 0.04 and r.done_s >= r.kernel_s - CLOCKS_APART_S
         if r.memory == "pinned":
             assert r.returned_share < 0.2 and not r.waited_for_kernel
     assert isinstance(said, list)

@@ -26,8 +26,12 @@ def test_two_gloo_ranks_provoke_the_warning_and_stay_identical():
     assert first["warnings_step0"] == 0 and first["wrong_grads"] == []
     assert drift["params_identical"] and first["params_identical"]
     assert drift["max_abs_diff_across_ranks"] == 0.0
-    # the gradient check's margin reaches the row (review 2026-12-04l item 3): float32 on a CPU
-    assert first["grad_tolerance"] == ddp_worker.GRAD_TOLERANCE_FLOAT32_CPU
+    # the gradient check's margin reaches the row (review 2026-12-04l item 3): float32's on a CPU;
+    # on a GPU machine the two gloo ranks share its GPU (TF32 convolutions: the reduced margin;
+    # the H200, 2026-12-05, ran this test so)
+    on_cpu = result["device"] == "cpu"
+    assert first["grad_tolerance"] == (ddp_worker.GRAD_TOLERANCE_FLOAT32_CPU if on_cpu
+                                       else ddp_worker.GRAD_TOLERANCE_REDUCED)
     assert first["largest_grad_error"] < first["grad_tolerance"] and drift["largest_grad_error"] > 0.5
     assert drift["permuting_bytes_step0"] > 0 and first["permuting_bytes_step0"] == 0
     params = {p["name"]: p for p in result["ranks"][0][0]["observed"][0]["parameters"]}

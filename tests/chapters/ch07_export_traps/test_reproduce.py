@@ -36,6 +36,21 @@ def test_the_summary_says_which_statements_were_the_same_in_every_run():
         reproduce.summarise_numbers([])
 
 
+def test_a_fastest_call_taken_on_another_clock_is_the_same_call_across_runs():
+    """The 2026-12-05 17:55 H200 runs recorded 'tie with eager (device time)' in run 1 (which
+    timed a loop and kept device time) and 'tie with eager' in runs 2 and 3 (no loop): one call,
+    which the page comparison already reads as one (`tables.call_kind`), while the across-run
+    line said 'NOT the same'. A different call is still different."""
+    runs = [_run(fastest=call) for call in ("tie with eager (device time)", "tie with eager", "tie with eager")]
+    said = reproduce.summarise_numbers(runs, reference=None)
+    assert "fastest correct path (CPU clock)" in said["same"] and said["agree"]
+    line = next(x for x in said["lines"] if x.startswith("  fastest correct path"))
+    assert line.endswith("tie with eager (device time), tie with eager, tie with eager -> the same in 3 of 3")
+    other = reproduce.summarise_numbers([_run(fastest="tie with eager"), _run(fastest="torch.jit.script")],
+                                        reference=None)
+    assert "fastest correct path (CPU clock)" not in other["same"] and not other["agree"]
+
+
 def test_a_ratio_in_the_band_is_not_called_even_with_a_range_on_one_side():
     assert reproduce.decision(1.010, 1.013, 1.012) == reproduce.WITHIN_BAND
     # review 2026-12-04n 05-07 item 1: the rounds decide, not the ratio alone: an IQR that
