@@ -74,10 +74,11 @@ def shown_unreproduced(copy: Path) -> set[str]:
 # each required to differ there (so the list cannot go stale), and the copy's headline unchecked
 # while any is listed. Emptied by the next re-record of 99.
 CHANGED_SINCE_H200_RECORD: dict[str, str] = {
-    # emptied by the re-record of 99 on 2026-12-05 04:27 (call L, sources 75dc7f0); since then:
-    "C24": "08's rule does not decide C24 on a host-bound deciding rung (review 2026-12-05p 08 item 1b), so "
-           "the fresh reproduce run 1 of 04:09, judged again from its evidence, reads 'depends (on the host: "
-           "...)' where 99's H200 copy of 04:27 reads 'refuted'",
+    # emptied by the re-record of 99 on 2026-12-05 17:59 (call E-08, sources c131800); since then:
+    "C23": "05's page was re-recorded after 99, in the next call (18:03, '05 alone'): its reproduce record "
+           "(2026-12-04 18:55) is now older than its verdicts by more than one call, so the ledger reads "
+           "'reproduced on earlier sources' where 99's H200 copy reads 'reproduced 3 of 3'",
+    "C25": "as C23: chapter 05's other timing-based claim",
 }
 
 
