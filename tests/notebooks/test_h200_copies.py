@@ -26,6 +26,7 @@ NOT_YET_RERECORDED: set[str] = set()  # filled below, chapter by chapter
 # Every chapter re-recorded on the H200 on 2026-12-05 17:38-18:05 (calls A, B-repro, E-08 and 05
 # alone, on c131800; 01 is unchanged since its 2026-12-04 13:37 record). Changed since:
 NOT_YET_RERECORDED |= {"07_export_traps"}  # reproduce.py's across-run compare reads a call as the page does; tables' NOT_YET_RECORDED gone (the page does not import reproduce.py: its output is unchanged)
+NOT_YET_RERECORDED |= {"08_inference_ladder"}  # keep.over_moved_base reads a step over its base's own step from the rung's images/s (review 2026-12-05t 08 item 1); timings carry iqr_share
 
 
 def _chapter(source):

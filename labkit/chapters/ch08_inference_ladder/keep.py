@@ -58,6 +58,7 @@ item 1).
 from __future__ import annotations
 
 import statistics
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from labkit.measure.device_time import HOST_BOUND_IDLE_SHARE
@@ -232,17 +233,27 @@ def unstable(iqr_share: float, base_images_per_s: float, base_iqr_share: float,
 
 def over_moved_base(base_images_per_s: float, base_idle: float | None, timings: list[dict],
                     device_gain: float | None = None,
-                    device_spread: tuple[float, float] | None = None) -> Decision:
+                    device_spread: tuple[float, float] | None = None,
+                    base_iqr_share: float | None = None) -> Decision:
     """A step whose base moved in every timing of it: decided only when the decision does not
     depend on which timing of the base it is read over, else not decidable (not kept).
 
     Each timing is read twice by `decide`: over the base as re-timed there (the gain measured),
-    and over the base's own step (that gain times the base's re-timed images/s over its own,
-    base_images_per_s, with the base's own idle, base_idle). When every reading keeps, or none
-    does, that is the decision, said with the move; when they differ (the H200's folding: 1.68x
-    over a base re-timed 49% slow, 0.86x over the base's own step) it is NOT_DECIDABLE, both
+    and over the base's own step, with the base's own idle (base_idle). When every reading keeps,
+    or none does, that is the decision, said with the move; when they differ (the H200's folding:
+    1.68x over a base re-timed 49% slow, 0.86x over the base's own step) it is NOT_DECIDABLE, both
     gains printed. timings: {"gain": (median, q25, q75), "base_images_per_s", "base_idle",
-    "idle"} per timing."""
+    "idle", and, since 2026-12-05, "images_per_s" and "iqr_share"} per timing.
+
+    Over its own step is the rung's images/s in that timing over the base's in its own step,
+    each with its own IQR (`iqr_share`, base_iqr_share: IQR over the median of the time per
+    batch), the interval their quartiles allow. Review 2026-12-05t 08 item 1: it was the
+    re-timed gain's quartiles scaled by the base's re-timed median over its own, and a base that
+    switched speed within the rounds counted twice: the H200's CUDA Graphs step (the rung
+    13,365-13,397 images/s in every timing, its base 12,767 in its own step) read [0.84, ...]
+    over its own step, a fast-base round scaled again by 0.80, and was not decidable in one
+    fresh run of three. A timing (or base) without its IQR (a record before that) is read the
+    old way."""
     if not timings:
         raise ValueError("a step needs at least one timing")
     if base_images_per_s <= 0:
@@ -252,9 +263,9 @@ def over_moved_base(base_images_per_s: float, base_idle: float | None, timings: 
         gain, low, high = t["gain"]
         readings.append(decide(True, "", gain, (low, high), device_gain, device_spread,
                                t.get("base_idle"), t.get("idle")))
-        scale = t["base_images_per_s"] / base_images_per_s
-        own.append(gain * scale)
-        readings.append(decide(True, "", gain * scale, (low * scale, high * scale), device_gain,
+        over_own = _over_own_step(t, base_images_per_s, base_iqr_share)
+        own.append(over_own[0])
+        readings.append(decide(True, "", over_own[0], over_own[1], device_gain,
                                device_spread, base_idle, t.get("idle")))
     n = len(timings)
     if len({r.kept for r in readings}) == 1:
@@ -267,6 +278,20 @@ def over_moved_base(base_images_per_s: float, base_idle: float | None, timings: 
                     f"not decidable: base moved in {n} of {n} timings; {measured} over it as "
                     f"re-timed, {', '.join(f'{g:.2f}x' for g in own)} over its own step's "
                     f"{base_images_per_s:,.0f}")
+
+
+def _over_own_step(timing: Mapping, base_images_per_s: float,
+                   base_iqr_share: float | None) -> tuple[float, tuple[float, float]]:
+    """(gain, (low, high)) of one timing's rung over the base's own step (see over_moved_base).
+    A time per batch t with IQR share r spans images/s from 1/(t (1 + r/2)) to 1/(t (1 - r/2))."""
+    images, share = timing.get("images_per_s"), timing.get("iqr_share")
+    if images and share is not None and base_iqr_share is not None and max(share, base_iqr_share) < 2:
+        gain = images / base_images_per_s
+        return gain, (gain * (1 - base_iqr_share / 2) / (1 + share / 2),
+                      gain * (1 + base_iqr_share / 2) / (1 - share / 2))
+    gain, low, high = timing["gain"]   # a record without the IQRs: the re-timed gain, scaled
+    scale = timing["base_images_per_s"] / base_images_per_s
+    return gain * scale, (low * scale, high * scale)
 
 
 def over_steady(gain: float, spread: tuple[float, float], here: float | None,

@@ -770,6 +770,7 @@ class Ladder:
         timing = {"gain": tuple(rung.over[before.name]),
                   "base_images_per_s": base_here.get("images_per_s"),
                   "images_per_s": rung.images_per_s,
+                  "iqr_share": rung.iqr_s / rung.median_s if rung.median_s > 0 else None,
                   "base_idle": base_here.get("idle_share", before.idle_share),
                   "idle": rung.idle_share, "host_pace_us": list(rung.host_pace_us)}
         timing["base_moved"] = keep.base_moved(before.images_per_s, before_iqr,
@@ -794,7 +795,7 @@ class Ladder:
                                       "step_images_per_s": last["images_per_s"]}
         if rung.gate.passed and last["base_moved"]:
             decision = keep.over_moved_base(before.images_per_s, before.idle_share, rung.timings,
-                                            rung.device_gain, rung.device_spread)
+                                            rung.device_gain, rung.device_spread, before_iqr)
         else:
             decision = keep.decide(rung.gate.passed, rung.gate.why, rung.gain, rung.gain_spread,
                                    rung.device_gain, rung.device_spread, last["base_idle"],
@@ -830,6 +831,8 @@ class Ladder:
         return {"gain": (float(median), float(q25), float(q75)),
                 "base_images_per_s": base.rung.settings.batch / per_batch[names[0]],
                 "images_per_s": made.rung.settings.batch / per_batch[names[1]],
+                "iqr_share": (result[names[1]].timing.iqr_s / result[names[1]].timing.median_s
+                              if result[names[1]].timing.median_s > 0 else None),
                 "base_idle": idle_share(base.rung.device_s, per_batch[names[0]]),
                 "idle": idle_share(made.rung.device_s, per_batch[names[1]]),
                 "host_pace_us": pace}

@@ -159,3 +159,34 @@ def test_a_wall_gain_names_the_clock_that_carried_it_not_a_threshold_label():
     # a CPU: no device clock, nothing said about one
     d = keep.decide(True, "", 1.5, (1.4, 1.6))
     assert d.kept and "device" not in d.why and "idle" not in d.why
+
+
+def test_over_its_own_step_reads_the_rung_over_the_base_not_the_scaled_round_gains():
+    """Review 2026-12-05t 08 item 1: the H200's CUDA Graphs step in fresh run 1 (17:52): the rung
+    ran 13,365-13,397 images/s in every timing, its base (eager fp16, batch 64) 12,767 (IQR
+    12,735-12,798) in its own step and 8,376-10,269 in Graphs' rounds, switching speed within
+    them. Over its own step the old reading scaled the re-timed gain's quartiles by the base's
+    medians (a fast-base round, 1.048x, times 0.80: 0.84) and called it not decidable; read as
+    the rung over the base's own step, each with its IQR, it is 1.047x and kept. The folding case
+    of 2026-12-03e (1.68x over a base re-timed 49% slow, 0.86x over its own step) stays not
+    decidable, and a record without the IQRs is read as before."""
+    base_own, base_iqr = 12_767.0, (12_798 - 12_735) / 12_767
+    timings = [{"gain": (1.30, 1.048, 1.55), "base_images_per_s": 10_269.0, "images_per_s": 13_380.0,
+                "iqr_share": 0.001, "base_idle": 0.33, "idle": 0.013},
+               {"gain": (1.58, 1.53, 1.63), "base_images_per_s": 8_470.0, "images_per_s": 13_390.0,
+                "iqr_share": 0.001, "base_idle": 0.38, "idle": 0.013}]
+    graphs = keep.over_moved_base(base_own, 0.06, timings, 0.999, (0.998, 1.0), base_iqr)
+    assert graphs.kept and graphs.judged_by != keep.NOT_DECIDABLE
+    assert "same decision either way" in graphs.why
+    gain, (low, high) = keep._over_own_step(timings[0], base_own, base_iqr)
+    assert gain == pytest.approx(13_380 / 12_767) and 1.04 < low < gain < high < 1.06
+    # the same timings without the IQRs (a record before them): the old reading, not decidable
+    old = keep.over_moved_base(base_own, 0.06, [{k: v for k, v in t.items() if k != "iqr_share"}
+                                                for t in timings], 0.999, (0.998, 1.0), base_iqr)
+    assert old.judged_by == keep.NOT_DECIDABLE and not old.kept
+    # the folding case: 1.68x over a base re-timed 49% slow, the rung 0.86x its base's own step
+    folded = [{"gain": (1.68, 1.64, 1.72), "base_images_per_s": 0.51 * 20_000.0,
+               "images_per_s": 0.86 * 20_000.0, "iqr_share": 0.01, "base_idle": 0.2, "idle": 0.1}]
+    fold = keep.over_moved_base(20_000.0, 0.1, folded, 0.97, (0.96, 0.98), 0.01)
+    assert fold.judged_by == keep.NOT_DECIDABLE and not fold.kept
+    assert "0.86x over its own step's 20,000" in fold.why

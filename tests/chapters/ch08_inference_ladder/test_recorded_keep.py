@@ -75,7 +75,8 @@ def decided(r, base):
     if timings and timings[-1].get("base_moved"):
         return keep.over_moved_base(base["images_per_s"], base.get("idle_share"),
                                     [{**t, "gain": tuple(t["gain"])} for t in timings], r["device_gain"],
-                                    tuple(r["device_spread"]) if r["device_spread"] else None)
+                                    tuple(r["device_spread"]) if r["device_spread"] else None,
+                                    base["iqr_s"] / base["median_s"] if base.get("median_s") else None)
     idles = ((timings[-1]["base_idle"], timings[-1]["idle"]) if timings else
              (r["here"][base["name"]]["idle_share"], r["idle_share"]))
     return keep.decide(True, "", r["gain"], tuple(r["gain_spread"]), r["device_gain"],
