@@ -238,12 +238,49 @@ LEDGER_COLUMNS = ("claim", "chapter", "seed says", "this machine", "reference GP
 
 
 def finding(verdict: Verdict | None) -> str:
-    """The verdict's finding in one sentence: its reason up to the first full stop (the checks
-    open their reasons with it), at most 240 characters."""
+    """The verdict's finding in one sentence: its reason up to the first full stop outside
+    brackets (`first_sentence`; the checks open their reasons with it), at most 240 characters.
+    Where a bracket held a full stop (a quoted error), that bracket is the part written '(...)'
+    when the sentence is too long, so the clause after it stays."""
     if verdict is None:
         return ""
-    first = verdict.reason.split(". ")[0].strip().rstrip(".")
+    reason = verdict.reason
+    first = first_sentence(reason).strip().rstrip(".")
+    naive = reason.split(". ")[0]
+    if len(first) > 240 and len(naive) < len(first):
+        first = _bracket_written_short(first, len(naive))
     return first if len(first) <= 240 else first[:237] + "..."
+
+
+def first_sentence(text: str) -> str:
+    """`text` up to its first '. ' outside brackets: a quoted error inside parentheses keeps its
+    own full stops. Review 2026-12-05t 99 item 5: C8a's row read 'the seed's example holds
+    (view(-1, 4) raised RuntimeError: ... subspaces' and lost its ', but the rule does not:
+    view(3, 2, 2, 2) ... succeeded', the half that made it 'refuted'."""
+    depth = 0
+    for i, char in enumerate(text):
+        if char in "([{":
+            depth += 1
+        elif char in ")]}":
+            depth = max(0, depth - 1)
+        elif char == "." and depth == 0 and text[i + 1:i + 2] == " ":
+            return text[:i]
+    return text
+
+
+def _bracket_written_short(text: str, inside: int) -> str:
+    """`text` with the top-level (...) span that holds position `inside` written '(...)'."""
+    depth, start = 0, 0
+    for i, char in enumerate(text):
+        if char == "(":
+            start, depth = (i, 1) if depth == 0 else (start, depth + 1)
+        elif char == ")" and depth:
+            depth -= 1
+            if depth == 0 and start <= inside <= i:
+                return text[:start] + "(...)" + text[i + 1:]
+    return text
+
+
 def chapter_notebook(chapter: str, notebooks: Path | None) -> str:
     """The chapter's notebook source ('03_memory_layouts.py') in the folder `notebooks`, or ''
     if it is not there (or no folder was given). labkit never guesses where the repository's

@@ -15,3 +15,24 @@ def test_the_ledgers_c14c_finding_holds_both_verdicts():
     # the detail follows, as before: the error's message and the fitted form (b2)
     assert "takes 1 positional argument" in verdict.reason.split(". ", 1)[1]
     assert "fitted to PyTorch's signature (b2_seed_hook_fitted)" in verdict.reason
+
+
+def test_a_full_stop_inside_a_quoted_error_does_not_end_the_finding():
+    """Review 2026-12-05t 99 item 5: C8a's reason quotes torch's error, whose own full stops
+    ended the finding inside the bracket: the row read 'refuted | the seed's example holds
+    (view(-1, 4) raised RuntimeError: ... subspaces' and lost the clause that refutes it."""
+    from types import SimpleNamespace
+
+    from labkit.claims.tables import first_sentence
+
+    reason = ("the seed's example holds (view(-1, 4) raised RuntimeError: view size is not compatible "
+              "with input tensor's size and stride (at least one dimension spans across two contiguous "
+              "subspaces). Use .reshape(...) instead.), but the rule does not: view(3, 2, 2, 2) of the "
+              "same non-contiguous tensor succeeded. view needs the dims it merges to be stride-compatible")
+    assert first_sentence(reason).endswith("of the same non-contiguous tensor succeeded")
+    shown = finding(SimpleNamespace(reason=reason))
+    assert shown == ("the seed's example holds (...), but the rule does not: view(3, 2, 2, 2) of the "
+                     "same non-contiguous tensor succeeded")
+    # a reason whose first full stop is outside any bracket reads as before
+    plain = SimpleNamespace(reason="1.59x by CUDA Graph replay (replay +0%). The rest follows.")
+    assert finding(plain) == "1.59x by CUDA Graph replay (replay +0%)"

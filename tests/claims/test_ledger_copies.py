@@ -79,6 +79,8 @@ CHANGED_SINCE_H200_RECORD: dict[str, str] = {
            "(2026-12-04 18:55) is now older than its verdicts by more than one call, so the ledger reads "
            "'reproduced on earlier sources' where 99's H200 copy reads 'reproduced 3 of 3'",
     "C25": "as C23: chapter 05's other timing-based claim",
+    "C8a": "the ledger's finding no longer ends at a full stop inside C8a's quoted error "
+           "(tables.first_sentence, review 2026-12-05t 99 item 5): 99's H200 copy shows the cut row",
 }
 
 

@@ -80,7 +80,7 @@ def test_issue_41s_reproduce_check_is_said_from_its_record_and_its_lever_not_cal
     assert ("Reproduced? Triton prologue at batch 2048 in 3 fresh processes (benchmarks/reproduce.py "
             "08-past, recorded 2026-12-05 03:03 UTC") in rows
     assert "34,325-34,657 images/s, gated in 3 of 3, spread 1.0% (at most 5%)" in rows
-    assert "at least 35,000 images/s in 0 of 3: NOT reproduced." in rows
+    assert "at least 35,000 images/s in 0 of 3: its speed reproduced, the goal NOT reached." in rows
     assert f"Triton prologue at batch 2048: {past_view.UNTIMED}" not in rows
     # a learner's own record beside no such check: nothing said, the lever untimed as before
     folder = _records_before_the_prologue_call(tmp_path)
@@ -90,6 +90,13 @@ def test_issue_41s_reproduce_check_is_said_from_its_record_and_its_lever_not_cal
              "spread": 0.0, "max_spread": 0.05, "goal_images_per_s": 35_000, "held": 3,
              "recorded_at": "2027-01-01 00:00", "file": "f.json"}
     assert past_view.reproduce_line(check).endswith("at least 35,000 images/s in 3 of 3: reproduced.")
+    # a rung that missed the goal is not called unreproduced for its speed; one that was not
+    # gated every time, or spread too wide, is
+    short = {**check, "runs": [{"images_per_s": 34_000.0, "gated": True}] * 3, "reproduced": False, "held": 0}
+    assert past_view.reproduce_line(short).endswith("in 0 of 3: its speed reproduced, the goal NOT reached.")
+    assert past_view.reproduce_line({**short, "spread": 0.06}).endswith("in 0 of 3: NOT reproduced.")
+    refused = {**short, "runs": [{"images_per_s": 34_000.0, "gated": True}] * 2 + [{"gated": False}]}
+    assert past_view.reproduce_line(refused).endswith(": NOT reproduced.")
 
 
 def test_the_records_top_rung_is_compared_with_the_ladders_own_where_one_ran_on_a_gpu():
