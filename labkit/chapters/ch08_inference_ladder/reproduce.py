@@ -560,9 +560,11 @@ def verdict_line(machine: str, page_at: str | None = None) -> str:
     head = f"{n} fresh runs ({when} UTC{here})" if when else f"{n} fresh runs"
     if found["agree"]:
         return f"Reproduced by {head}: C24 {found['labels'][0]} in {n} of {n}."
-    # outcomes only: what each depends on is the record's (the CPU page's note gives them)
-    outcomes = [label.split(" (")[0] for label in found["labels"]]
-    said = f"Not reproduced by {head}: C24 {', '.join(outcomes)}"
+    # each run's outcome with what it depends on, in a few words, and why the runs differ
+    # (review 2026-12-05t 08 item 2: 'C24 depends, depends, depends' hid a 'depends (noise)'
+    # beside two 'depends (the baseline)'; the CPU page's note said it, the GPU page did not)
+    why = why_differs(found)
+    said = f"Not reproduced by {head}: C24 {', '.join(found['labels'])}" + (f"; why: {why}" if why else "")
     rates = [d for d in found["deciding"] if d > 0]
     if rates:
         bound = [f"run {i}" for i, idle in enumerate(found["idles"], start=1)

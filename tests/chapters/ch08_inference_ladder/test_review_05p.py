@@ -164,7 +164,10 @@ def test_the_verdicts_fresh_runs_and_the_recorded_references_reproduction_are_re
         return
     assert line.startswith(f"Not reproduced by {len(found['labels'])} fresh runs")
     # the page's line gives each run's outcome, the reference's note what each depends on
-    assert ", ".join(label.split(" (")[0] for label in found["labels"]) in line
+    # each run's outcome with what it depends on (review 2026-12-05t 08 item 2), and why they differ
+    assert f"C24 {', '.join(found['labels'])}" in line
+    why = reproduce.why_differs(found)
+    assert (f"; why: {why}" in line) if why else "why:" not in line
     assert ", ".join(found["labels"]) in note
     assert "NOT reproduced" in note
     for rate in found["deciding"]:
