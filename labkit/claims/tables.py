@@ -205,13 +205,34 @@ def _evidence_text(row: dict, verdict: Verdict | None, ref: Verdict | None) -> s
              f"form judged: {form}", f"this machine: {row['this machine']}",
              f"reason: {row['reason']}"]
     if verdict is not None:
-        lines.append("evidence: " + json.dumps(results.to_jsonable(verdict.evidence), indent=1,
-                                               ensure_ascii=False))
+        lines.append(_evidence_shown(verdict))
         if verdict.thresholds:
             lines.append(f"thresholds: {dict(verdict.thresholds)}")
     if ref is not None:
         lines.append(f"recorded reference ({machine_shown(ref.machine)}, {ref.form}): {ref.label}: {ref.reason}")
     return "\n".join(lines)
+
+
+# Over this many characters a verdict's evidence is named by its keys, not printed: 08's C24 held
+# every rung's kernel tables, 65 KB of a fold no learner reads (review 2026-12-05t 08 item 6);
+# every other verdict's is under 13,000 characters and is printed whole, as before.
+EVIDENCE_SHOWN_CHARS = 20_000
+
+
+def _evidence_shown(verdict: Verdict) -> str:
+    """'evidence: {...}' whole, or, past EVIDENCE_SHOWN_CHARS, without its largest entries (named,
+    and where the whole is kept) until the rest fits."""
+    evidence = results.to_jsonable(verdict.evidence)
+    text = json.dumps(evidence, indent=1, ensure_ascii=False)
+    if len(text) <= EVIDENCE_SHOWN_CHARS or not isinstance(evidence, dict):
+        return "evidence: " + text
+    kept, left_out = dict(evidence), []
+    while kept and len(json.dumps(kept, indent=1, ensure_ascii=False)) > EVIDENCE_SHOWN_CHARS:
+        largest = max(kept, key=lambda k: len(json.dumps(kept[k], ensure_ascii=False)))
+        left_out.append(f"{largest} ({len(json.dumps(kept.pop(largest), ensure_ascii=False)):,} characters)")
+    return ("evidence: " + json.dumps(kept, indent=1, ensure_ascii=False)
+            + f"\nnot shown here: {', '.join(left_out)}; the whole is kept with the chapter's results "
+              f"(labkit.core.results, key 'verdict:{verdict.claim_id}')")
 
 
 def table(verdicts: Iterable[Verdict], pending: Iterable[str] = (),

@@ -36,3 +36,21 @@ def test_a_full_stop_inside_a_quoted_error_does_not_end_the_finding():
     # a reason whose first full stop is outside any bracket reads as before
     plain = SimpleNamespace(reason="1.59x by CUDA Graph replay (replay +0%). The rest follows.")
     assert finding(plain) == "1.59x by CUDA Graph replay (replay +0%)"
+
+
+def test_a_huge_evidence_is_folded_without_its_largest_entries_named():
+    """Review 2026-12-05t 08 item 6: C24's fold printed 65 KB of evidence (every rung's kernel
+    tables). Past EVIDENCE_SHOWN_CHARS the largest entries are left out, named, and the rest
+    (the deciding rung, the flags) shown; a small evidence is printed whole, as before."""
+    from types import SimpleNamespace
+
+    from labkit.claims import tables
+
+    big = SimpleNamespace(claim_id="C24", evidence={"at_baseline_batch": {"name": "Conv-BN folding"},
+                                                     "flags": [], "rungs": ["x" * 100] * 400})
+    shown = tables._evidence_shown(big)
+    assert '"at_baseline_batch"' in shown and '"flags"' in shown and '"rungs"' not in shown.split("not shown")[0]
+    assert shown.endswith("key 'verdict:C24')") and "not shown here: rungs (" in shown
+    assert len(shown) < tables.EVIDENCE_SHOWN_CHARS
+    small = SimpleNamespace(claim_id="C7", evidence={"runs": [1, 2]})
+    assert tables._evidence_shown(small).startswith("evidence: {") and "not shown" not in tables._evidence_shown(small)
