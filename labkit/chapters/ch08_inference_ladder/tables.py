@@ -552,7 +552,7 @@ def adds_up_parts(run: object, gains: Mapping[str, Mapping[str, float]]) -> tupl
         # the lesson (a step's gain depends on what came before it) is the takeaway's
         # (regimes_said): here the numbers, each step with the rung it was built on
         worth = worth_said(derived_worth(names, {n: climbed[n].gain for n in names}, alone,
-                                         {n: climbed[n].after for n in names}, differ))
+                                         {n: climbed[n].after for n in names}, differ), "wall time")
         said += (f". The ranges do not overlap ({apart:.2f}x apart): " + "; ".join(
                      f"{n} {climbed[n].gain:.2f}x on the climb (after {climbed[n].after}), "
                      f"{alone[n]:.2f}x alone" for n in differ) + (f"; {worth}" if worth else ""))
@@ -591,7 +591,7 @@ def _adds_up_on_device(names: list[str], alone: Mapping[str, ladder.Rung],
               if _apart(a, c) and abs(climbed[n].device_gain / alone[n].device_gain - 1) > keep.MIN_GAIN]
     worth = worth_said(derived_worth(names, {n: climbed[n].device_gain for n in names},
                                      {n: alone[n].device_gain for n in names},
-                                     {n: climbed[n].after for n in names}, differ))
+                                     {n: climbed[n].after for n in names}, differ), "device time")
     return (said + f": they do not ({p_climb / p_alone:.2f}x apart): " + "; ".join(
         f"{n} {climbed[n].device_gain:.2f}x after {climbed[n].after}, "
         f"{alone[n].device_gain:.2f}x alone" for n in differ) + (f"; {worth}" if worth else ""))
@@ -615,14 +615,16 @@ def derived_worth(names: list[str], climb: Mapping[str, float], alone: Mapping[s
     return None
 
 
-def worth_said(worth: tuple[str, str, float, float, float, float] | None) -> str:
+def worth_said(worth: tuple[str, str, float, float, float, float] | None, clock: str = "") -> str:
     """`derived_worth` in words ('' for None): 'so channels_last is worth 1.62x after fp16
-    weights, 1.22x before (derived: 1.22 x 1.84 / 1.38)'; derived from timed gains, not timed."""
+    weights, 1.22x before (derived, device time: 1.22 x 1.84 / 1.38)'; derived from timed gains,
+    not timed, on the clock named (review 2026-12-05t 08 item 7: the fold's 1.32x on wall time
+    and the takeaway's 1.34x on device time each read as the one figure)."""
     if worth is None:
         return ""
     m, n, before, once, n_after, n_alone = worth
     return (f"so {m} is worth {once:.2f}x after {n}, {before:.2f}x before "
-            f"(derived: {before:.2f} x {n_after:.2f} / {n_alone:.2f})")
+            f"(derived{', ' + clock if clock else ''}: {before:.2f} x {n_after:.2f} / {n_alone:.2f})")
 
 
 def _apart(a: tuple[float, float], b: tuple[float, float]) -> bool:
