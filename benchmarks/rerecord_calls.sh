@@ -42,8 +42,11 @@
 # 2026-12-05 17:38-18:08 (after one call at 17:10 found no machine and one was refused in the
 # back-off): A 429 s (cold start in its 700 s held), B-repro 364, E-08 323, 05's page alone 96 (C's
 # reproduce 05, ~270-360 s, did not fit the 393 s left), then CUDA test files in three calls (22,
-# 28, 100 s; results/h200_probes/gpu_pytest_2026-12-05.log). Next: C (reproduce 05, 05), 07's page
-# (its reproduce.py changed after the record), D3 (issue 41).
+# 28, 100 s; results/h200_probes/gpu_pytest_2026-12-05.log). Review 2026-12-05t's fixes then changed
+# 00, 02, 03, 04, 07 and 08 (08's keep rule: a moved base read over its own step from the rung's
+# images/s, which run 1's CUDA Graphs step failed). Next session, in order: A (its reproduce runs now
+# before their pages), B-repro (08 reproduced on the new rule), E-08, then C (reproduce 05, 05) and
+# D3 (issue 41) as the budget allows; ch08's CUDA tests were never run on the H200 (T).
 # 05 and 07's reproduce compare their runs with the recorded page; each runs before its page in the
 # same call (the page cites the fresh runs), so re-judge it against the fresh page after taking C / E:
 #   .venv/bin/python -c 'import json; from labkit.chapters.ch05_dataloader import reproduce as r; d=json.load(open("results/reproduce/nvidia-h200-05_dataloader.json")); print(chr(10).join(r.summarise_numbers(d["numbers"])["lines"]))'

@@ -277,7 +277,7 @@ figure = pitfalls.plot_cache_curve(curve["points"], curve["levels"],
 if flagged:
     print(f"The harness flagged {len(flagged)} of {len(curve['points'])} points as too fast to time reliably "
           "(under 20x the timer's resolution): read them as a fixed cost, not bandwidth.")
-print(pitfalls.cache_curve_text(curve))
+print(pitfalls.cache_curve_text(curve, pitfalls.cache_point_probe(torch.cuda.get_device_name() if chapter.on_gpu else "")))
 
 # %%
 # Without a GPU, the reference GPU's cache curve as this chapter measured it there, recorded.
@@ -288,7 +288,8 @@ figure = pitfalls.plot_recorded_curve(chapter.only_on("cpu", lambda: chapter.ref
 # the size of the last-level cache before every call, so each call starts from memory as it
 # would inside a real model. **hot** mode (back to back, cache kept) is for questions about
 # a loop over the same data. The same copy in both modes, sized to fit the cache (on the CPU
-# 1 MiB on one core, against the copy ceiling one core reached; on a GPU a quarter of its L2,
+# 1 MiB on one core, against the copy ceiling the table names: one core's where this run measured
+# it; on a GPU a quarter of its L2,
 # by device time, and the hot copy also as a loop timed by wall clock: a copy this short can run
 # faster than Python launches it, and then a loop of them runs at the launch's pace).
 

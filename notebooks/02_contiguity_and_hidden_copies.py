@@ -18,7 +18,7 @@
 # `is_contiguous()` asks one question: do the strides say "stored in order, no gaps" for
 # this memory format? Some operations *copy* a view that is not. This chapter finds out which
 # ones do and what a copy costs, and tests eight claims of seed 000 ("A 300% latency spike
-# from broken shape alignment"): C6, C10, C2, C9, C5a, C5b and C5c (C2's measurement, like C12,
+# from broken shape alignment"): C6, C9, C10, C2, C5a, C5b and C5c (C2's measurement, like C12,
 # in an optional section). Each section: you predict, read the claim and its rule, then the
 # measurement and the verdict.
 
@@ -166,6 +166,143 @@ chapter.table([c6])
 # not of moving data. On a GPU the profiler lists no kernel for it at all.
 
 # %% [markdown]
+# ## C9: what `contiguous()` costs
+#
+# The seed's tensor: 128x512x256 float32 (64 MiB), transposed with `transpose(0, 2)`.
+# Predict first.
+
+# %% jupyter={"source_hidden": true}
+x3 = torch.randn(128, 512, 256, device=chapter.device)
+x3_t = x3.transpose(0, 2)
+nbytes = x3.numel() * x3.element_size()
+quiz_c9 = chapter.lab.widgets.Quiz(
+    f"Copying x.transpose(0, 2) of this {nbytes >> 20} MiB tensor into a contiguous buffer: how "
+    "many times a plain copy's time does it take?",
+    choices=list(chapter.lab.cases.C9_CHOICES),
+    answer=lambda: chapter.lab.cases.c9_penalty(globals().get("copy_cmp")),
+    # C9's card, table and verdict, the profile and the copy alone (their times answer it);
+    # not the reference GPU's kernel ratio or the table of which operations copy
+    holds=5,
+)
+quiz_c9
+
+# %% [markdown]
+# The claim's table has two rows: `contiguous()` on the transposed tensor, "costly" at
+# 18,420 MB/s, against a "natively contiguous tensor" at 920 MB/s: the costly one 20 times
+# *faster*, and the second moves no data at all (it returns the tensor itself). Both rows are
+# measured as written, then what can say whether a transposed copy is costly: the same bytes
+# copied plainly (`dst.copy_(x)`) against copied from the transposed view.
+
+# %%
+chapter.claim("C9")
+
+# %%
+with copies.detect() as transposed_log:
+    x3_t.contiguous()
+with copies.detect() as contiguous_log:
+    same = x3.contiguous()
+destination = torch.empty_like(x3)
+copy_variants = {
+    "plain copy: dst.copy_(x)": lambda: destination.copy_(x3),
+    "transposed copy: dst.copy_(x.transpose(0, 2))": lambda: destination.view(x3_t.shape).copy_(x3_t),
+    "x.transpose(0, 2).contiguous()": lambda: x3_t.contiguous(),
+}
+# copy_ writes into a buffer made once; .contiguous() allocates its 64 MiB on every call (on a
+# CPU, glibc returns a block that large to the kernel on free, so each call faults its pages in
+# again: the page-fault column). The seed's row is read from the copy_ variant, which allocates
+# nothing, so it times the copy, not the allocator.
+copy_cmp, c9_flagged = chapter.measured(copy_variants, baseline="plain copy: dst.copy_(x)", rounds=5,
+                                        rep_ms=300, bytes_moved=2 * nbytes)
+plain = copy_cmp["plain copy: dst.copy_(x)"].timing
+transposed = copy_cmp["transposed copy: dst.copy_(x.transpose(0, 2))"].timing
+whole = copy_cmp["x.transpose(0, 2).contiguous()"].timing
+seed_rows = {"contiguous() of the transposed tensor": nbytes / transposed.median_s / 1e6,
+             "contiguous() of the natively contiguous tensor": 0.0}
+rates = chapter.lab.table.rows(
+    [{"timing": t.label, "GB/s": t.gbps, "of the copy ceiling": t.pct_of_copy_ceiling or 0,
+      "page faults per call": t.minor_faults_per_call} for t in (plain, transposed, whole)],
+    units={"GB/s": "read + write", "of the copy ceiling": "%"})
+copies_shown = chapter.lab.table.comparison(copy_cmp, f"{nbytes >> 20} MiB copies, {copy_cmp.rounds} interleaved rounds")
+chapter.show(chapter.lab.cases.without_host(copies_shown)).fold(
+    "the seed's rows",
+    f"transposed .contiguous() {transposed_log.total_bytes >> 20} MiB, its copy at "
+    f"{chapter.lab.claims.seed_rows_rate(transposed.gbps)}; contiguous .contiguous() "
+    f"{contiguous_log.total_bytes} B (returns itself: {same is x3})").fold(
+    "rates, page faults", str(rates))
+
+# %%
+penalty = copy_cmp["transposed copy: dst.copy_(x.transpose(0, 2))"]
+c9 = chapter.judge("C9", {
+    "transposed_copy_bytes": transposed_log.total_bytes, "expected_bytes": nbytes,
+    "contiguous_returns_self": same is x3, "contiguous_copy_bytes": contiguous_log.total_bytes,
+    "transposed_gbps": transposed.gbps, "plain_copy_gbps": plain.gbps,
+    "penalty_iqr": [penalty.ratio_q25, penalty.ratio_q75], "flags": c9_flagged,
+    "penalty": penalty.ratio, "seed_rows_mb_s": seed_rows,
+    "contiguous_call_penalty": copy_cmp["x.transpose(0, 2).contiguous()"].ratio,
+    "contiguous_call_penalty_iqr": [copy_cmp["x.transpose(0, 2).contiguous()"].ratio_q25,
+                                    copy_cmp["x.transpose(0, 2).contiguous()"].ratio_q75],
+    "contiguous_call_gbps": whole.gbps, "contiguous_call_faults_per_call": whole.minor_faults_per_call,
+    "contiguous_call_page_fault_share": whole.page_fault_share,
+    "transposed_pct_of_copy_ceiling": transposed.pct_of_copy_ceiling,
+    "plain_pct_of_copy_ceiling": plain.pct_of_copy_ceiling, "device": str(chapter.device),
+    "transposed_inner_stride_bytes": x3_t.stride()[-1] * x3_t.element_size(),  # what its reads step
+    "transposed_elements": x3_t.numel(),  # a DTLB miss per element would be this many
+}, form=chapter.lab.claims.c9_form(chapter.on_gpu, chapter.lab.cases.form(chapter, "C9")))
+chapter.table([c9])
+
+# %% [markdown]
+# ### Optional: two more ways to see a copy
+#
+# Storage pointers (a view shares its base's storage: `copies.shares_storage`), and the
+# profiler's list of what ran (on a GPU: the kernels; `aten::copy_` on either path). Below
+# C9's verdict: its times would answer C9's quiz.
+
+# %%
+big = torch.randn(1024, 1024, device=chapter.device)
+big.t().contiguous()  # warm-up: the first call loads kernels and allocates; the profile is of a later one
+# profiled after one discarded profile, without the profiler's own bookkeeping rows
+chapter.lab.cases.profile_table(lambda: big.t().contiguous(), chapter.device)
+
+# %% [markdown]
+# ### Optional: what a stride-aware kernel saves when there is a copy
+#
+# **An illustration, not the claim:** an elementwise kernel, `y = x.t() * 2 + 1`, shows what
+# a stride-aware kernel saves when there *is* a copy to save. On a GPU both paths are Triton
+# kernels (`labkit/chapters/ch02_contiguity_and_hidden_copies/strided_kernels.py`):
+# copy-then-kernel moves 4N bytes, reading the view directly 2N. On a CPU they are PyTorch's
+# own elementwise ops, which read strided views directly too, in two ops (a mul, then an add
+# in place): 6N bytes against 4N.
+
+# %%
+strided_kernels = chapter.lab.strided_kernels
+side_ew = int((chapter.sizes.copy_bytes // 4 // 4) ** 0.5) // 64 * 64
+view_t = torch.randn(side_ew, side_ew, device=chapter.device).t()
+result = torch.empty(view_t.shape, device=chapter.device)
+kernel_name, ew_variants = strided_kernels.paths(view_t, result)
+copy_alone = chapter.lab.cases.COPY_ALONE  # the copy alone, in the same rounds: priced, decides nothing
+ew_cmp = chapter.lab.bench.compare({**ew_variants, copy_alone: lambda: view_t.contiguous()},
+                                   baseline="stride-aware", rounds=5, rep_ms=300, bytes_moved={
+    "stride-aware": strided_kernels.bytes_moved(view_t, "strided", kernel_name),
+    "contiguous() then kernel": strided_kernels.bytes_moved(view_t, "copy_then_kernel", kernel_name),
+    copy_alone: 2 * view_t.numel() * view_t.element_size()})
+ew_ratio = ew_cmp["contiguous() then kernel"].ratio  # copy-then time / stride-aware time
+chapter.record("strided_elementwise" if chapter.on_gpu else "strided_elementwise_cpu",
+               {"kernel": kernel_name, "side": side_ew, "copy_then_over_stride_aware": ew_ratio,
+                "comparison": ew_cmp.table()})
+chapter.show(chapter.lab.cases.elementwise_table(ew_cmp)).note(
+    chapter.lab.cases.elementwise_note(kernel_name, ew_ratio, chapter.on_gpu, ew_cmp))  # within noise: says so
+
+# %% [markdown]
+# Without a GPU, the same illustration on the reference GPU, with Triton kernels (recorded there,
+# not measured here; a GPU shows only its own, above):
+
+# %%
+recorded_ew = chapter.only_on("cpu", lambda: chapter.reference("strided_elementwise"))
+chapter.show([{"where": recorded_ew.label, "kernel": recorded_ew.get("kernel"),
+               "copy-then-kernel / stride-aware": recorded_ew.get("copy_then_over_stride_aware")}],
+             units={"copy-then-kernel / stride-aware": "x"}) if recorded_ew is not None else None
+
+# %% [markdown]
 # ## C10 and C2: does a transposed operand make `matmul` copy?
 #
 # Two claims of the seed ask it. **C10**, the seed's own experiment: `A.t() @ B` for 1024x1024
@@ -243,7 +380,8 @@ chapter.table([c10])
 
 # %% [markdown]
 # On a CPU the verdict judges the claim's premise: does `torch.matmul` copy the transposed
-# operand? BLAS takes a transposed matrix as a flag, so it does not; the seed's GPU form,
+# 2-D operand? BLAS takes a transposed matrix as a flag, so it does not (a 3-D batch is C2's
+# question, below); the seed's GPU form,
 # recorded on the H200, is in the table at the end. (The seed's "8 MB": copying one 1024x1024
 # float32 operand reads 4 MiB and writes 4 MiB.)
 
@@ -366,145 +504,9 @@ c12 = chapter.judge("C12", {
 chapter.table([c12])
 
 # %% [markdown]
-# ## C9: what `contiguous()` costs
-#
-# The seed's tensor: 128x512x256 float32 (64 MiB), transposed with `transpose(0, 2)`.
-# Predict first.
-
-# %% jupyter={"source_hidden": true}
-x3 = torch.randn(128, 512, 256, device=chapter.device)
-x3_t = x3.transpose(0, 2)
-nbytes = x3.numel() * x3.element_size()
-quiz_c9 = chapter.lab.widgets.Quiz(
-    f"Copying x.transpose(0, 2) of this {nbytes >> 20} MiB tensor into a contiguous buffer: how "
-    "many times a plain copy's time does it take?",
-    choices=list(chapter.lab.cases.C9_CHOICES),
-    answer=lambda: chapter.lab.cases.c9_penalty(globals().get("copy_cmp")),
-    # C9's card, table and verdict, the profile and the copy alone (their times answer it);
-    # not the reference GPU's kernel ratio or the table of which operations copy
-    holds=5,
-)
-quiz_c9
-
-# %% [markdown]
-# The claim's table has two rows: `contiguous()` on the transposed tensor, "costly" at
-# 18,420 MB/s, against a "natively contiguous tensor" at 920 MB/s: the costly one 20 times
-# *faster*, and the second moves no data at all (it returns the tensor itself). Both rows are
-# measured as written, then what can say whether a transposed copy is costly: the same bytes
-# copied plainly (`dst.copy_(x)`) against copied from the transposed view.
-
-# %%
-chapter.claim("C9")
-
-# %%
-with copies.detect() as transposed_log:
-    x3_t.contiguous()
-with copies.detect() as contiguous_log:
-    same = x3.contiguous()
-destination = torch.empty_like(x3)
-copy_variants = {
-    "plain copy: dst.copy_(x)": lambda: destination.copy_(x3),
-    "transposed copy: dst.copy_(x.transpose(0, 2))": lambda: destination.view(x3_t.shape).copy_(x3_t),
-    "x.transpose(0, 2).contiguous()": lambda: x3_t.contiguous(),
-}
-# copy_ writes into a buffer made once; .contiguous() allocates its 64 MiB on every call (on a
-# CPU, glibc returns a block that large to the kernel on free, so each call faults its pages in
-# again: the page-fault column). The seed's row is read from the copy_ variant, which allocates
-# nothing, so it times the copy, not the allocator.
-copy_cmp, c9_flagged = chapter.measured(copy_variants, baseline="plain copy: dst.copy_(x)", rounds=5,
-                                        rep_ms=300, bytes_moved=2 * nbytes)
-plain = copy_cmp["plain copy: dst.copy_(x)"].timing
-transposed = copy_cmp["transposed copy: dst.copy_(x.transpose(0, 2))"].timing
-whole = copy_cmp["x.transpose(0, 2).contiguous()"].timing
-seed_rows = {"contiguous() of the transposed tensor": nbytes / transposed.median_s / 1e6,
-             "contiguous() of the natively contiguous tensor": 0.0}
-rates = chapter.lab.table.rows(
-    [{"timing": t.label, "GB/s": t.gbps, "of the copy ceiling": t.pct_of_copy_ceiling or 0,
-      "page faults per call": t.minor_faults_per_call} for t in (plain, transposed, whole)],
-    units={"GB/s": "read + write", "of the copy ceiling": "%"})
-copies_shown = chapter.lab.table.comparison(copy_cmp, f"{nbytes >> 20} MiB copies, {copy_cmp.rounds} interleaved rounds")
-chapter.show(chapter.lab.cases.without_host(copies_shown)).fold(
-    "the seed's rows",
-    f"transposed .contiguous() {transposed_log.total_bytes >> 20} MiB, its copy at "
-    f"{chapter.lab.claims.seed_rows_rate(transposed.gbps)}; contiguous .contiguous() "
-    f"{contiguous_log.total_bytes} B (returns itself: {same is x3})").fold(
-    "rates, page faults", str(rates))
-
-# %%
-penalty = copy_cmp["transposed copy: dst.copy_(x.transpose(0, 2))"]
-c9 = chapter.judge("C9", {
-    "transposed_copy_bytes": transposed_log.total_bytes, "expected_bytes": nbytes,
-    "contiguous_returns_self": same is x3, "contiguous_copy_bytes": contiguous_log.total_bytes,
-    "transposed_gbps": transposed.gbps, "plain_copy_gbps": plain.gbps,
-    "penalty_iqr": [penalty.ratio_q25, penalty.ratio_q75], "flags": c9_flagged,
-    "penalty": penalty.ratio, "seed_rows_mb_s": seed_rows,
-    "contiguous_call_penalty": copy_cmp["x.transpose(0, 2).contiguous()"].ratio,
-    "contiguous_call_penalty_iqr": [copy_cmp["x.transpose(0, 2).contiguous()"].ratio_q25,
-                                    copy_cmp["x.transpose(0, 2).contiguous()"].ratio_q75],
-    "contiguous_call_gbps": whole.gbps, "contiguous_call_faults_per_call": whole.minor_faults_per_call,
-    "contiguous_call_page_fault_share": whole.page_fault_share,
-    "transposed_pct_of_copy_ceiling": transposed.pct_of_copy_ceiling,
-    "plain_pct_of_copy_ceiling": plain.pct_of_copy_ceiling, "device": str(chapter.device),
-    "transposed_inner_stride_bytes": x3_t.stride()[-1] * x3_t.element_size(),  # what its reads step
-}, form=chapter.lab.claims.c9_form(chapter.on_gpu, chapter.lab.cases.form(chapter, "C9")))
-chapter.table([c9])
-
-# %% [markdown]
-# ### Optional: two more ways to see a copy
-#
-# Storage pointers (a view shares its base's storage: `copies.shares_storage`), and the
-# profiler's list of what ran (on a GPU: the kernels; `aten::copy_` on either path). Below
-# C9's verdict: its times would answer C9's quiz.
-
-# %%
-big = torch.randn(1024, 1024, device=chapter.device)
-big.t().contiguous()  # warm-up: the first call loads kernels and allocates; the profile is of a later one
-# profiled after one discarded profile, without the profiler's own bookkeeping rows
-chapter.lab.cases.profile_table(lambda: big.t().contiguous(), chapter.device)
-
-# %% [markdown]
-# ### Optional: what a stride-aware kernel saves when there is a copy
-#
-# **An illustration, not the claim:** an elementwise kernel, `y = x.t() * 2 + 1`, shows what
-# a stride-aware kernel saves when there *is* a copy to save. On a GPU both paths are Triton
-# kernels (`labkit/chapters/ch02_contiguity_and_hidden_copies/strided_kernels.py`):
-# copy-then-kernel moves 4N bytes, reading the view directly 2N. On a CPU they are PyTorch's
-# own elementwise ops, which read strided views directly too, in two ops (a mul, then an add
-# in place): 6N bytes against 4N.
-
-# %%
-strided_kernels = chapter.lab.strided_kernels
-side_ew = int((chapter.sizes.copy_bytes // 4 // 4) ** 0.5) // 64 * 64
-view_t = torch.randn(side_ew, side_ew, device=chapter.device).t()
-result = torch.empty(view_t.shape, device=chapter.device)
-kernel_name, ew_variants = strided_kernels.paths(view_t, result)
-copy_alone = chapter.lab.cases.COPY_ALONE  # the copy alone, in the same rounds: priced, decides nothing
-ew_cmp = chapter.lab.bench.compare({**ew_variants, copy_alone: lambda: view_t.contiguous()},
-                                   baseline="stride-aware", rounds=5, rep_ms=300, bytes_moved={
-    "stride-aware": strided_kernels.bytes_moved(view_t, "strided", kernel_name),
-    "contiguous() then kernel": strided_kernels.bytes_moved(view_t, "copy_then_kernel", kernel_name),
-    copy_alone: 2 * view_t.numel() * view_t.element_size()})
-ew_ratio = ew_cmp["contiguous() then kernel"].ratio  # copy-then time / stride-aware time
-chapter.record("strided_elementwise" if chapter.on_gpu else "strided_elementwise_cpu",
-               {"kernel": kernel_name, "side": side_ew, "copy_then_over_stride_aware": ew_ratio,
-                "comparison": ew_cmp.table()})
-chapter.show(chapter.lab.cases.elementwise_table(ew_cmp)).note(
-    chapter.lab.cases.elementwise_note(kernel_name, ew_ratio, chapter.on_gpu, ew_cmp))  # within noise: says so
-
-# %% [markdown]
-# Without a GPU, the same illustration on the reference GPU, with Triton kernels (recorded there,
-# not measured here; a GPU shows only its own, above):
-
-# %%
-recorded_ew = chapter.only_on("cpu", lambda: chapter.reference("strided_elementwise"))
-chapter.show([{"where": recorded_ew.label, "kernel": recorded_ew.get("kernel"),
-               "copy-then-kernel / stride-aware": recorded_ew.get("copy_then_over_stride_aware")}],
-             units={"copy-then-kernel / stride-aware": "x"}) if recorded_ew is not None else None
-
-# %% [markdown]
 # ## Optional: which operations copy, the whole table
 #
-# The operations C6, C10, C2 and C9 asked about, in one table, with the storage pointers:
+# The operations C6, C9, C10 and C2 asked about, in one table, with the storage pointers:
 
 # %% tags=["nbval-check-output"]
 chapter.lab.cases.copy_table({

@@ -95,7 +95,8 @@ print(f"{len(changed)} of {parameters} parameters restrided, all 4-D: {all_4d}")
 #
 # Forward hooks record what each module received and returned. Predict first: in a
 # channels_last ResNet-50 fed a channels_last image, which module is the first whose output
-# is no longer (only) channels_last?
+# is no longer channels_last? (A 1x1 map, which either format describes, counts as
+# channels_last.)
 
 # %% jupyter={"source_hidden": true}
 probe_image = cases.probe_side(chapter.on_gpu)
@@ -231,9 +232,8 @@ print(cases.conversion_note(chapter.only_on("gpu", lambda: nchw_ops), c22_refere
                             chapter.only_on("gpu", lambda: nhwc_ops)))
 
 # %% [markdown]
-# Why the GEMM suits NHWC: the bytes copied from NCHW above come from our own
-# `permute(0, 2, 3, 1).reshape(-1, C)`, and from
-# the batch dim. Flattening to `[pixels, channels]` folds N into the pixel dim: after the
+# Why a `[pixels, channels]` matrix needs NHWC: the bytes copied from NCHW above come from
+# our own `permute(0, 2, 3, 1).reshape(-1, C)`, and from the batch dim. Flattening to `[pixels, channels]` folds N into the pixel dim: after the
 # permute, N's stride is C*H*W while H*W pixels of one image span only H*W, so N and the
 # pixels cannot merge into one stride and `reshape` copies. For one image (N = 1) the same
 # view *is* a matrix, with strides (1, H*W), and nothing is copied:
@@ -424,7 +424,7 @@ chapter.exercise("03.element_at").check(element_at)
 ratios = cases.takeaway_ratios(runs, kept_runs, judged=judged)  # a CPU's few runs each; a GPU's by regime
 takeaways = [
     f"channels_last is a stride pattern: same shape, strides {img_cl.stride()} for a 1x3x2x2 image.",
-    f"It survives a whole ResNet-50: {len(records) - len(dropped)} of {len(records)} modules keep it. "
+    f"It survives a whole ResNet-50: {len(records) - len(dropped)} of {len(records)} module calls keep it. "
     f"Of the single ops tried, {', '.join(lost) or 'none'} do not return it.",
     cases.c22_takeaway(c22, c22_reference),  # built from C22's verdict: a GPU's kernels, a CPU's blind spot
     f"{cases.speed_lead(c7)}: NHWC/NCHW img/s {ratios} "

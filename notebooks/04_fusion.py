@@ -153,9 +153,9 @@ cases.noted(chapter.show(folding_cmp), "folded: ran at {} the original's speed"
 
 # %% [markdown]
 # Each eval-mode BatchNorm is one more pass over an activation (read, write). Folding removes
-# the 53 BatchNorms but gives each convolution a bias, and on a GPU in eager mode cuDNN adds
-# a bias as a kernel of its own (PyTorch's `Convolution.cpp`): the profiled line above counts
-# what went out and what came in. Its module calls fall by more than the BatchNorms: the folded
+# the 53 BatchNorms but gives each convolution a bias, and on a GPU in eager mode PyTorch adds
+# it after cuDNN's convolution, as a kernel of its own (`Convolution.cpp`): the profiled line
+# above counts what went out and what came in. Its module calls fall by more than the BatchNorms: the folded
 # network is one flat graph, so its containers are not called either; the host's saving is not
 # timed apart by cause. Folding pays
 # where the bias and ReLU run inside the convolution's epilogue, as a compiler or an inference

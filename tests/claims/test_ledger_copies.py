@@ -79,6 +79,10 @@ CHANGED_SINCE_H200_RECORD: dict[str, str] = {
            "(2026-12-04 18:55) is now older than its verdicts by more than one call, so the ledger reads "
            "'reproduced on earlier sources' where 99's H200 copy reads 'reproduced 3 of 3'",
     "C25": "as C23: chapter 05's other timing-based claim",
+    "C7": "03's C7 check changed after 99's record (review 2026-12-05t 03-04 item 5: its CPU form quotes the "
+          "seed's ARM row): the recorded evidence is re-judged by today's rule, so its finding reads "
+          "'(judged by today's rule from evidence recorded ...)'",
+    "C22": "as C7: 03's claims module changed (C22's card split into sentences, item 10)",
     "C8a": "the ledger's finding no longer ends at a full stop inside C8a's quoted error "
            "(tables.first_sentence, review 2026-12-05t 99 item 5): 99's H200 copy shows the cut row",
 }

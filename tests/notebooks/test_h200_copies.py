@@ -27,6 +27,8 @@ NOT_YET_RERECORDED: set[str] = set()  # filled below, chapter by chapter
 # alone, on c131800; 01 is unchanged since its 2026-12-04 13:37 record). Changed since:
 NOT_YET_RERECORDED |= {"07_export_traps"}  # reproduce.py's across-run compare reads a call as the page does; tables' NOT_YET_RECORDED gone (the page does not import reproduce.py: its output is unchanged)
 NOT_YET_RERECORDED |= {"08_inference_ladder"}  # keep.over_moved_base reads a step over its base's own step from the rung's images/s (review 2026-12-05t 08 item 1); timings carry iqr_share
+NOT_YET_RERECORDED |= {"00_setup_check", "02_contiguity_and_hidden_copies"}  # review 2026-12-05t 00-02 items 1, 2, 4, 6, 9: C9's section before C2's copy row, the kept ceiling named, the 1 GiB point from the probe, DTLB count, allocator and chase wording
+NOT_YET_RERECORDED |= {"03_memory_layouts", "04_fusion"}  # review 2026-12-05t 03-04 items 5, 6, 7, 9, 10: C7's CPU form quotes the ARM row, quiz wording, kernels-not-bytes clause, labels
 
 
 def _chapter(source):

@@ -72,9 +72,13 @@ KEYS: dict[str, dict[str, list[str]]] = {
         # premise above it, not a key: it says nothing of a 3-D view.
         "quiz_c2": ["aten::bmm", "what the implicit path ran", "batched matmul", "(bmm)",
                     "B for the 3-D batch"],
-        # C9 asks the transposed copy's penalty: the comparison's labels and the seed's rows
+        # C9 asks the transposed copy's penalty: the comparison's labels and the seed's rows.
+        # Review 2026-12-05t 00-02 item 2: C2's table, then above C9's quiz, printed its copy
+        # alone's rate and share of the copy ceiling (x.transpose(0,1).contiguous(), "The copy
+        # alone took ... of the copy ceiling"), which bracket the penalty; C9 now comes first
         "quiz_c9": ["transposed copy: dst.copy_", "the seed's rows, measured",
-                    "A copy's cost is its access pattern"],
+                    "A copy's cost is its access pattern", "x.transpose(0,1).contiguous()",
+                    "The copy alone took"],
         "quiz_c5": ["data_ptr % 64", "start off a 64-byte line", "Contiguous is not aligned"],
     },
     "03_memory_layouts": {

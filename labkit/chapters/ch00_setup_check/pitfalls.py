@@ -13,14 +13,17 @@ import copy
 import ctypes
 import ctypes.util
 import dataclasses
+import re
 import statistics
 import time as _clock
 import warnings
 from collections.abc import Callable, Iterator, Mapping
+from pathlib import Path
 
 import torch
 
 from labkit.claims import quiz_keys, trust
+from labkit.core import results
 from labkit.measure import bench, clocks, conditions, out_of_memory, pace
 from labkit.measure.timing import (
     NOISY_IQR_FRACTION,
@@ -286,7 +289,45 @@ def _gbps(value: float) -> str:
 ANOMALY_RATIO = 0.8  # a largest point under this times the fastest other point beyond the last level
 
 
-def _largest_point_anomaly(points: list[dict], levels: Mapping[str, int], top: Mapping) -> str:
+def cache_point_probe(device: str) -> Path | None:
+    """The latest recorded cache-point probe (results/h200_probes/probe_00_cache_point_*.log,
+    benchmarks/probe_00_cache_point.py) where it ran on `device` ('NVIDIA H200', or a record's
+    machine, 'nvidia-h200'); None where there is none for that device."""
+    found = sorted((results.repository_results_dir() / "h200_probes").glob("probe_00_cache_point_*.log"))
+    if not found:
+        return None
+    head = found[-1].read_text().splitlines()[0] if found[-1].read_text() else ""
+    ran_on = re.search(r" on (.+?) \(", head)
+    same = ran_on is not None and ran_on.group(1).lower().replace(" ", "-") == str(device).lower().replace(" ", "-")
+    return found[-1] if same else None
+
+
+PROBE_ROW = re.compile(r"^(?P<label>\S.*?)\s{2,}(?P<mib>\d+) MiB\s+\S+ \S+\s+(?P<gbps>[\d,.]+) GB/s")
+
+
+def _probe_reading(path: Path | None, working_set_bytes: int) -> str:
+    """What the recorded probe found for the largest point's copy (review 2026-12-05t 00-02 item
+    4: the page called the 1 GiB point 'its own anomaly' while the probe had found it the CUDA
+    graph's): the graph replay's rate (as the curve times it) against the same copy without a
+    graph, hot and cold, from the log's rows; '' where the log has no such rows at that size."""
+    if path is None:
+        return ""
+    rows = {}
+    for line in path.read_text().splitlines():
+        m = PROBE_ROW.match(line)
+        if m and int(m["mib"]) << 20 == working_set_bytes:
+            rows.setdefault(m["label"].strip(), float(m["gbps"].replace(",", "")))
+    graph = next((v for k, v in rows.items() if k.startswith("as the curve")), None)
+    hot, cold = rows.get("no graph, hot"), rows.get("no graph, cold")
+    if graph is None or hot is None or cold is None:
+        return ""
+    return (f"; a probe recorded on that GPU ({path.name}): replayed in a CUDA graph, as the curve times it, "
+            f"this copy runs at {_gbps(graph)} GB/s, without a graph at {_gbps(hot)} (hot) and {_gbps(cold)} "
+            "(cold): the low point is the graph replay's, not memory's")
+
+
+def _largest_point_anomaly(points: list[dict], levels: Mapping[str, int], top: Mapping,
+                           probe: Path | None = None) -> str:
     """Where the largest point runs under ANOMALY_RATIO times the fastest other point beyond the
     last-level cache, ', 0.65x the 256 MiB point: its own anomaly, not memory's rate' (the
     fastest point beyond it named); else ''. Review 2026-12-05p 00-02 item 3: the
@@ -304,10 +345,13 @@ def _largest_point_anomaly(points: list[dict], levels: Mapping[str, int], top: M
     ratio = top["gbps"] / best["gbps"]
     if ratio >= ANOMALY_RATIO:
         return ""
+    said = _probe_reading(probe, top["working_set_bytes"])
+    if said:
+        return f", {ratio:.2f}x the {_size(best['working_set_bytes'])} point{said}"
     return f", {ratio:.2f}x the {_size(best['working_set_bytes'])} point: its own anomaly, not memory's rate"
 
 
-def cache_curve_text(curve: Mapping) -> str:
+def cache_curve_text(curve: Mapping, probe: Path | None = None) -> str:
     """What the curve shows, from its points (how each was timed is in the page's prose): the
     largest share of a median a call's cost explains (each point's is plotted), each level's fastest point inside -> beyond and whether that is a step,
     and where only the last-level edge shows, that and why (review 2026-12-04k item 5). A record
@@ -334,7 +378,7 @@ def cache_curve_text(curve: Mapping) -> str:
         top = max(points, key=lambda p: p["working_set_bytes"])
         text += (f" Largest point, {_size(top['working_set_bytes'])}: {100 * top['gbps'] / ceiling:.0f}% of the "
                  f"{_gbps(ceiling)} GB/s copy ceiling (best of {top.get('rounds', 1)})"
-                 + _largest_point_anomaly(points, levels, top) + ".")
+                 + _largest_point_anomaly(points, levels, top, probe) + ".")
     if steps and steps[-1]["shows"] and not any(s["shows"] for s in steps[:-1]):
         why = ("a graph removes launches, not each copy kernel's fixed cost on the device" if on_gpu
                else "streaming reads are prefetched, so an inner edge shows only where the next level "
@@ -979,7 +1023,21 @@ def hot_cold_notes(hot: object, cold: object, size_text: str, too_fast: bool,
     if share is not None and share > 100:
         lines.append(f"hot claims {share:.0f}% of {which.replace('copy ceiling', 'memory-copy ceiling')}: "
                      "more than memory can deliver, so what it measured is the cache")
-    return lines
+    kept = kept_ceiling_line(hot, ceilings)
+    return lines + ([kept] if kept else [])
+
+
+def kept_ceiling_line(timing: object, ceilings: object) -> str:
+    """Why a 1-thread copy is set against a ceiling of more threads (review 2026-12-05t 00-02 item
+    1: the page said 'the copy ceiling one core reached' above a table of the 2-thread one): the
+    copy ceiling was kept from an earlier run, so this run's lower 1-thread reading is not used.
+    '' where the 1-thread ceiling was used, or the timing is not a 1-thread one."""
+    details = getattr(ceilings, "details", None) or {}
+    if getattr(timing, "threads", None) != 1 or "copy_gbps" not in (details.get("kept_higher") or {}):
+        return ""
+    _, which = hot_cold_share(timing, ceilings)
+    return (f"Shares are of {which}, not one thread's: the copy ceiling was kept from an earlier run, "
+            "and this run's own readings, the 1-thread one among them, were lower")
 
 
 def hot_cold_table(hot: object, cold: object, size_text: str, too_fast: bool,
@@ -1094,7 +1152,7 @@ def plot_recorded_curve(recorded: object):  # noqa: ANN201 -- a matplotlib figur
     if not recorded:
         print("No reference GPU run recorded yet: the GPU's cache curve is not shown.")
         return None
-    print(cache_curve_text(recorded))
+    print(cache_curve_text(recorded, cache_point_probe(getattr(recorded, "machine", ""))))
     return plot_cache_curve(recorded["points"], recorded["levels"],
                             f"copy bandwidth against working set (reference GPU, {recorded.label})",
                             recorded.get("copy_ceiling_gbps"))

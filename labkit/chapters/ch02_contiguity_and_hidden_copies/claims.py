@@ -628,6 +628,7 @@ def _seed_rows_text(rows: Mapping[str, float], free_when_contiguous: bool) -> st
 # contiguous one. They are reproduced only where both come within this factor.
 SEED_C9_MB_S = {"transposed": 18_420.0, "natively contiguous": 920.0}
 SEED_ROW_FACTOR = 1.5
+SEED_C9_DTLB_MISSES = 2.7e6  # the seed's DTLB misses for its transposed 128x512x256 copy ("2.7M")
 
 
 def _gbps_big(gbps: float) -> str:
@@ -688,15 +689,27 @@ PAGE_BYTES = 4096  # a CPU's base page: one DTLB entry each
 
 def _dtlb_hypothesis(ev: Mapping) -> str:
     """On a CPU, where the transposed copy's reads step a page or more apart, what its penalty
-    fits, as a hypothesis (review 2026-12-04m item 10: 25.7x at 6.6% fits a DTLB miss per
-    element, inner stride 512 KiB). '' on a GPU, or where the stride was not recorded."""
+    may come from, as a hypothesis (review 2026-12-04m item 10: inner stride 512 KiB, a new page
+    each element), with the misses one per element predicts beside the seed's count (review
+    2026-12-05t 00-02 item 6). '' on a GPU, or where the stride was not recorded."""
     stride = ev.get("transposed_inner_stride_bytes")
     if not stride or str(ev.get("device", "cpu")).startswith("cuda") or int(stride) < PAGE_BYTES:
         return ""
     step = int(stride)
     step_text = _bytes_text(step) if step >= 2**20 else f"{step >> 10} KiB" if step % 1024 == 0 else f"{step:,} B"
-    return (f" (a hypothesis: its reads step {step_text} apart, a new {PAGE_BYTES >> 10} KiB page "
-            "each element, which fits a DTLB miss per element)")
+    head = f" (a hypothesis: its reads step {step_text} apart, a new {PAGE_BYTES >> 10} KiB page each element"
+    elements = ev.get("transposed_elements")
+    if not elements:  # older evidence: the count a miss per element predicts cannot be stated
+        return head + ", which could cost a DTLB miss per element)"
+    # review 2026-12-05t 00-02 item 6: 'fits a DTLB miss per element' where one miss per element is
+    # 16.8M misses, 6x the seed's 2.7M: the predicted count stated beside the seed's
+    predicted = int(elements)
+    ratio = predicted / SEED_C9_DTLB_MISSES
+    against = (f"near the seed's {SEED_C9_DTLB_MISSES / 1e6:.1f}M" if 1 / SEED_ROW_FACTOR <= ratio <= SEED_ROW_FACTOR
+               else f"{ratio:.1f}x the seed's {SEED_C9_DTLB_MISSES / 1e6:.1f}M, so the seed's count is not one "
+               "miss per element" if ratio > 1
+               else f"{1 / ratio:.1f}x under the seed's {SEED_C9_DTLB_MISSES / 1e6:.1f}M")
+    return head + f"; one DTLB miss per element would be {predicted / 1e6:.1f}M misses, {against})"
 
 
 def _seed_rows_reproduced(rows: Mapping[str, float]) -> bool:

@@ -141,6 +141,7 @@ def _c9(chapter: session.Chapter, quick: bool, options: dict) -> claims.Verdict:
         "transposed_gbps": penalty.timing.gbps, "plain_copy_gbps": plain.timing.gbps,
         "penalty": penalty.ratio, "penalty_iqr": [penalty.ratio_q25, penalty.ratio_q75], "flags": flagged,
         "device": str(device), "transposed_inner_stride_bytes": x_t.stride()[-1] * x_t.element_size(),
+        "transposed_elements": x_t.numel(),
     }, form=ch02.c9_form(chapter.on_gpu, ch02_cases.form(chapter, "C9")))
 
 

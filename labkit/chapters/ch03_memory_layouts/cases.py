@@ -89,12 +89,12 @@ def propagation_table(records: Sequence[LayerLayout], last: int = 2) -> Table:
     for r in records:
         counts[(r.kind, r.verdict)] = counts.get((r.kind, r.verdict), 0) + 1
     shown = Table("modules of a channels_last ResNet-50 fed a channels_last image",
-                  ["module kind", "channels_last", "count"])
+                  ["module kind", "channels_last", "calls"])
     for (kind, verdict), count in counts.items():
         shown.add(kind, verdict, count)
     first = propagation.first_not_channels_last(records)
     kept = sum(r.output_format in propagation.STILL_CHANNELS_LAST for r in records)
-    shown.note(f"{kept} of {len(records)} modules return channels_last (counting a 1x1 map, where "
+    shown.note(f"{kept} of {len(records)} module calls return channels_last (counting a 1x1 map, where "
                f"both formats agree); the first that does not: {first.name} ({first.kind}, "
                f"output {first.output_format}).")
     return shown.fold(f"the last {last} modules: what each got and returned", "\n".join(
@@ -402,10 +402,13 @@ def gemm_paths(chapter: Chapter, act: torch.Tensor, act_cl: torch.Tensor,
                                         rounds=5,
                                         rep_ms=100, bytes_moved=moved, flops=flops,
                                         flops_dtype=math_of(act.dtype, on_gpu))
+    # the time column names its clock (review 2026-12-05t 03-04 item 10: 'time' did not say a
+    # GPU's was device time)
+    clock = clock_name(cmp[GEMM_PATHS["nhwc_direct"]].timing.clock)
     shown = Table(f"the channel GEMM of a {'x'.join(map(str, act.shape))} activation, three ways",
-                  ["path", "copied", "time", "vs one GEMM", "rounds", "of copy ceiling",
+                  ["path", "copied", clock, "vs one GEMM", "rounds", "of copy ceiling",
                    "of matmul ceiling", "ran"],
-                  units={"copied": "B", "time": "s", "vs one GEMM": "x", "of copy ceiling": "%",
+                  units={"copied": "B", clock: "s", "vs one GEMM": "x", "of copy ceiling": "%",
                          "of matmul ceiling": "%"})
     evidence = {}
     direct = cmp[GEMM_PATHS["nhwc_direct"]].timing.median_s
@@ -544,14 +547,20 @@ def conv_table(shown: Table, conv_cmp: Comparison) -> Table:
     return out
 
 
+def clock_name(clock: str) -> str:
+    """A timing's clock in a table's words: 'GPU time' (device time, by events or kernel
+    records), 'wall time', else 'CPU time'."""
+    return {"device": "GPU time", "device (kernel records)": "GPU time", "wall": "wall time"}.get(
+        clock, "CPU time")
+
+
 def conv_clocks_line(conv_cmp: Comparison) -> str:
     """The quiz's own quantity, NCHW time / NHWC time per call (the table above shows its
     inverse, NHWC against NCHW), on the clock the table read. Review 2026-12-04i item 7: a
     loop's pace was added here as max(host launch, GPU time), computed, not timed; what a loop
     of calls gains is timed, for the whole network, in C7's sweep (its eager loops) instead."""
     nchw = conv_cmp[LAYOUTS[0]].timing
-    clock = {"device": "GPU time", "device (kernel records)": "GPU time", "wall": "wall time"}.get(
-        nchw.clock, "CPU time")
+    clock = clock_name(nchw.clock)
     key, medians = conv_speedup(conv_cmp), _medians_ratio(conv_cmp)
     if medians is not None and (key - 1) * (medians - 1) < 0:
         # review 2026-12-04l item 6: '0.983x (... 1 / 1.017); the medians' ... give 1.022x' gave

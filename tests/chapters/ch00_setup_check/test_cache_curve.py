@@ -194,3 +194,26 @@ def test_the_h200s_recorded_1gib_point_is_called_an_anomaly_not_memorys_rate():
     assert ("Largest point, 1024 MiB: 63% of the 4,245 GB/s copy ceiling (best of 3), 0.64x the 256 MiB point: "
             "its own anomaly, not memory's rate.") in text
     assert "L2 6,141 -> 4,177, step" in text  # the step reads the fastest beyond, not the largest point
+
+
+def test_the_anomaly_names_the_graph_replay_where_the_recorded_probe_found_it(tmp_path):
+    """Review 2026-12-05t 00-02 item 4: the 17:50 probe timed the 1 GiB copy replayed in a CUDA
+    graph at 2,750 GB/s and without a graph at 4,157 (hot) and 4,143 (cold); the page called the
+    point 'its own anomaly'. With the probe's log the line says whose it is, from the log's rows."""
+    import json
+    from pathlib import Path
+
+    curve = json.loads((Path(__file__).parent / "h200_cache_curve_2026-12-05.json").read_text())
+    log = tmp_path / "probe_00_cache_point_2026-12-05T1750.log"
+    log.write_text("cache-point probe on NVIDIA H200 (working set = src + dst; device time; median of each timing):\n"
+                   "as the curve (first, graph)          512 MiB      129.0 us    4,163 GB/s, IQR 2.06 us\n"
+                   "as the curve (first, graph)         1024 MiB      390.4 us    2,750 GB/s, IQR 0.26 us\n"
+                   "no graph, hot                       1024 MiB      258.3 us    4,157 GB/s, IQR 2.32 us\n"
+                   "no graph, cold                      1024 MiB      259.2 us    4,143 GB/s, IQR 1.91 us\n")
+    text = pitfalls.cache_curve_text(curve, log)
+    assert ("0.64x the 256 MiB point; a probe recorded on that GPU (probe_00_cache_point_2026-12-05T1750.log): "
+            "replayed in a CUDA graph, as the curve times it, this copy runs at 2,750 GB/s, without a graph at "
+            "4,157 (hot) and 4,143 (cold): the low point is the graph replay's, not memory's.") in text
+    assert "its own anomaly" not in text
+    log.write_text(log.read_text().replace("1024 MiB", "2048 MiB"))  # no row at the point's size
+    assert "its own anomaly, not memory's rate." in pitfalls.cache_curve_text(curve, log)

@@ -497,6 +497,10 @@ def test_a_one_thread_copy_is_set_against_the_one_thread_ceiling():
     loaded = SimpleNamespace(threads=2, details={**ceilings.details, "kept_higher": {"copy_gbps": {"kept": 26.8}}})
     assert pitfalls.one_thread_copy_gbps(loaded) is None
     assert pitfalls.hot_cold_share(cold, loaded) == (53.0, "the 2-thread copy ceiling")
+    # review 2026-12-05t 00-02 item 1: the note says which ceiling and why, computed from the same record
+    assert pitfalls.kept_ceiling_line(cold, loaded).startswith(
+        "Shares are of the 2-thread copy ceiling, not one thread's: the copy ceiling was kept from an earlier run")
+    assert pitfalls.kept_ceiling_line(cold, ceilings) == ""
 
 
 def test_the_hot_cold_table_carries_its_columns_units_and_notes():

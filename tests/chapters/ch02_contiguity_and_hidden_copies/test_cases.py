@@ -422,7 +422,8 @@ def test_the_allocator_takeaway_prices_the_faults_against_the_gap():
     whole, copied = timing(143e-3, 16385.0), timing(116e-3, 2.0)
     line = cases.allocator_takeaway(whole, copied, 64 * 2**20, cost_s=3.2e-6)
     assert line.startswith("Price what a CPU timing includes: .contiguous() of 64 MiB faulted 16,383 more pages per "
-                           "call than copy_ into a kept buffer; at 3.2 us a fault, 26.2 ms: 97% of the 27 ms")
+                           "call than copy_ into a kept buffer; at 3.2 us a fault, 52.4 ms / 2 threads faulting in "
+                           "parallel = 26.2 ms: 97% of the 27 ms")
     assert line.endswith("97% of the 27 ms between their medians: the allocator's cost.")
     cheap = cases.allocator_takeaway(whole, copied, 64 * 2**20, cost_s=1e-6)
     assert "30% of the 27 ms between their medians" in cheap and cheap.endswith("under half: the faults alone do not explain it.")
@@ -432,9 +433,12 @@ def test_the_allocator_takeaway_prices_the_faults_against_the_gap():
     # priced above the gap (the CPU page: 39.7 ms against 35.9 ms): a bound, never a share over 100%
     # (review 2026-12-04k item 8, 2026-12-04m item 3)
     over = cases.allocator_takeaway(whole, copied, 64 * 2**20, cost_s=4.78e-6)
-    assert over.endswith("at 4.78 us a fault, at most 39.2 ms: the extra faults can account for the whole of the "
-                         "27 ms between their medians: the allocator's cost.")
+    assert over.endswith("at 4.78 us a fault, at most 78.3 ms / 2 threads faulting in parallel = 39.2 ms: the extra "
+                         "faults can account for the whole of the 27 ms between their medians: the allocator's cost.")
     assert "%" not in over
+    # review 2026-12-05t 00-02 item 9b: the division by the threads is stated; one thread, none
+    one = cases.allocator_takeaway(timing(143e-3, 16385.0, threads=1), copied, 64 * 2**20, cost_s=1e-6)
+    assert "at 1 us a fault, 16.4 ms: 61% of the 27 ms" in one and "threads" not in one
 
 
 def test_the_fetch_column_says_it_is_computed_and_operands_print_in_mib():

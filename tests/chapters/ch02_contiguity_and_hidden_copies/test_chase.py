@@ -160,7 +160,7 @@ def test_the_cold_chain_and_the_windows_one_lap_call_check_each_other():
     rec = _gpu_record(per_sector=400.0)  # the fakes' window misses 400 ns a sector: the same as cold
     assert "Each of C5b's four patterns read once, cold, two ways (its cold chain, its window's one-lap call): " \
            "the largest gap 0.1% (misaligned, contiguous, 70.1 against 70.0 ns): " \
-           "they agree, so row differences under 0.1% are not read. " in chase.note(rec)
+           "they agree, so row differences under 0.3% (the gap on either of two rows) are not read. " in chase.note(rec)
     far = _gpu_record(per_sector=400.0)
     for r in far["rows"]:
         if r["pattern"] == ch02.ALIGNED_CONTIGUOUS:
@@ -195,7 +195,7 @@ def test_the_recorded_h200_chase_agrees_within_its_largest_gap():
     text = chase.note(rec)
     assert "suspect" not in text
     assert "the largest gap 3.8% (aligned, every 2nd element, 76.6 against 79.6 ns): they agree, so row " \
-           "differences under 3.8% are not read. " in text
+           "differences under 7.6% (the gap on either of two rows) are not read. " in text
     # review 2026-12-05p 00-02 item 2: the page's last lines give the seed's pair as a latency
     assert chase.latency_takeaway(rec) == " As a latency (the chase): 1.59x cold, 1.00x in L1."
     assert chase.latency_takeaway(None) == "" == chase.latency_takeaway(dict(rec, on_gpu=False))

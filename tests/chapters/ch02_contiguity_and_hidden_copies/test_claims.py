@@ -254,7 +254,13 @@ def test_c9_on_a_cpu_names_the_dtlb_miss_its_stride_fits_as_a_hypothesis():
     cpu = judge("C9", **c9(penalty=25.75, penalty_iqr=[21.3, 27.3], transposed_inner_stride_bytes=512 << 10,
                            device="cpu")).reason
     assert cpu.endswith("its DTLB counts not measured (a hypothesis: its reads step 512 KiB apart, a new 4 KiB "
-                        "page each element, which fits a DTLB miss per element)")
+                        "page each element, which could cost a DTLB miss per element)")
+    # review 2026-12-05t 00-02 item 6: the count one miss per element predicts, beside the seed's
+    counted = judge("C9", **c9(penalty=25.75, penalty_iqr=[21.3, 27.3], transposed_inner_stride_bytes=512 << 10,
+                               transposed_elements=128 * 512 * 256, device="cpu")).reason
+    assert counted.endswith("a new 4 KiB page each element; one DTLB miss per element would be 16.8M misses, "
+                            "6.2x the seed's 2.7M, so the seed's count is not one miss per element)")
+    assert "fits" not in counted
     gpu = judge("C9", **c9(penalty=3.76, penalty_iqr=[3.7, 3.8], transposed_inner_stride_bytes=512 << 10,
                            device="cuda:0")).reason
     assert gpu.endswith("its DTLB counts not measured")

@@ -26,7 +26,7 @@ def test_propagation_table_counts_and_names_the_first_drop():
     records = cases.trace_layouts(cases.channels_last(model),
                                   torch.randn(1, 3, 8, 8).to(memory_format=torch.channels_last))
     shown = cases.propagation_table(records, last=2)
-    assert sum(shown.column("count")) == len(records)
+    assert sum(shown.column("calls")) == len(records)
     assert "the first that does not" in shown.notes[0]
     assert len(shown.notes) == 1  # the last modules' formats folded under it, one line each
     (summary, lines), = shown.folded
@@ -381,6 +381,9 @@ def test_the_gemm_table_shows_one_ratio_the_ratio_of_its_medians_with_the_rounds
     shown, evidence, _ = cases.gemm_paths(chapter, act, act_cl, torch.randn(act.shape[1], act.shape[1]))
     assert shown.column("vs one GEMM")[1] == pytest.approx(327 / 338)
     assert shown.column("rounds")[1] == "1.00-1.12" and evidence["nchw_batched"]["ratio_spread"] == [1.0, 1.12]
+    # review 2026-12-05t 03-04 item 10: the time column names its clock
+    assert shown.column("CPU time")[0] == pytest.approx(338e-6)
+    assert cases.clock_name("device") == cases.clock_name("device (kernel records)") == "GPU time"
 
 
 def test_the_ran_line_names_kernels_without_their_template_arguments():

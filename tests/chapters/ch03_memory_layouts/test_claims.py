@@ -138,7 +138,7 @@ def test_recorded_cpu_evidence_replays():
             # batch 1 and 2 at 112x112 (review 2026-12-03h item 8): 'depends' on size, whatever
             # its noise said, the ratios shown
             expected = ("depends", c7.SIZE)
-            assert verdict.reason.startswith("shown, not judged, at batch 1, 2 at 112x112 (the seed: 1.20x): ")
+            assert verdict.reason.startswith("shown, not judged, at batch 1, 2 at 112x112 (the seed's ARM row: 1.39x): ")
         if claim_id == "C22" and payload["outcome"] == "refuted":
             # review 2026-12-04i item 4: a CPU cannot see oneDNN's reorders, so none seen is no 'no'
             expected = ("depends", c7.NOT_OBSERVABLE)
@@ -446,7 +446,8 @@ def test_c7_runs_smaller_than_the_seeds_depend_on_size():
     verdict = judge("C7", channels_last_stride1=1, runs=small, kept=dict(runs=small), flags=[flag])
     assert (verdict.outcome, verdict.depends_on) == ("depends", c7.SIZE)
     assert verdict.label == "depends (on size: not run at the seed's size here, batch 64 at 224x224)"
-    assert verdict.reason.startswith("shown, not judged, at batch 1, 2 at 112x112 (the seed: 1.20x): float32 b1: 0.97x, "
+    assert verdict.reason.startswith("shown, not judged, at batch 1, 2 at 112x112 (the seed's ARM row: 1.39x): "
+                                     "float32 b1: 0.97x, "
                                      "float32 b2: 1.03x")
     assert "left out" not in verdict.reason
     # one run at 224 but batch 16 is still smaller; batch 64 at 224 is the seed's and is judged
@@ -504,6 +505,25 @@ def test_c7_falls_back_to_the_eager_rule_where_capture_failed_and_says_so():
     verdict = judge("C7", channels_last_stride1=1, runs=judged, other_runs=shown)
     assert f"(CUDA Graph capture failed, so the eager rule: {why})" in verdict.reason
     assert cases.c7_gpu_form(torch.device("cuda"), 224, judged).endswith("graph capture failed")
+
+
+def test_c7_cpu_form_prints_the_seeds_arm_row():
+    """Review 2026-12-05t 03-04 item 5: C7's CPU form is set against the seed's ARM row
+    (142 -> 198 img/s, 1.39x), yet its reason printed the A100's 1.20x; a CPU's reason and its
+    'reached' line read the ARM row's ratio, a GPU's the A100's."""
+    assert c7.SEED_ARM_RATIO == pytest.approx(198 / 142)
+    small = [_cpu_run(1, 112, 27.8, 27.0), _cpu_run(2, 112, 36.0, 37.0)]
+    for ev in (dict(runs=small), dict(runs=small, device="cpu")):
+        reason = judge("C7", channels_last_stride1=1, **ev).reason
+        assert reason.startswith("shown, not judged, at batch 1, 2 at 112x112 (the seed's ARM row: 1.39x): ")
+        assert "1.20x" not in reason
+    seed_size = [_cpu_run(64, 224, 100.0, 130.0)]
+    cpu = judge("C7", channels_last_stride1=1, runs=seed_size, device="cpu")
+    assert cpu.outcome == "confirmed"
+    assert cpu.reason.startswith("NHWC/NCHW speed (the seed's ARM row: 1.39x): float32 b64: 1.30x")
+    assert "the seed's 39% not reached here" in cpu.reason
+    gpu = judge("C7", channels_last_stride1=1, runs=[run(nchw=1000.0, nhwc=1160.0)], device="cuda:0")
+    assert gpu.reason.startswith("NHWC/NCHW speed (the seed: 1.20x): ")
 
 
 def test_c7_names_the_form_when_the_seeds_20_percent_is_not_reached():

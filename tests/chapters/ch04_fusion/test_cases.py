@@ -344,11 +344,15 @@ def test_the_recompile_table_states_its_lesson_from_its_rows():
            row(9216, False, 60.1e-6, 22.4e-6, 3.89e-6, 3.84e-6, 59.2e-6, 22.2e-6)]
     lesson = cases.recompile_lesson(gpu)
     assert lesson == ("Here the fused kernel ran 2.7-3.1x shorter on the GPU than eager's kernels (the "
-                      "shapes compiled), but guards and the wrapper cost more host time than eager's "
+                      "shapes compiled: 1,024-8,192 elements, where its time grew 1.3x for 8x the bytes, so "
+                      "the ratio counts kernels, not bytes), but guards and the wrapper cost more host time than eager's "
                       "launches: the compiled step lost to eager at every shape, before and after the "
                       "limit (1.3-2.7x eager's wall time).")
     assert lesson in cases.recompile_table({"backend": "inductor", "limit": 1, "host_from": cases.HOST_FROM_LOOP,
                                             "rows": gpu}).notes
+    # review 2026-12-05t 03-04 item 7: where the fused kernel's time follows its bytes, no such clause
+    big = [row(2 ** 25, True, 130e-6, 260e-6, 120e-6, 250e-6), row(2 ** 26, True, 250e-6, 510e-6, 240e-6, 500e-6)]
+    assert "counts kernels" not in cases.recompile_lesson(big) and cases.kernels_not_bytes(gpu[:1]) == ""
     won = [row(1024, True, 10e-6, 30e-6, 1e-6, 3e-6, 9e-6, 29e-6)]
     assert cases.recompile_lesson(won).endswith("; the compiled step beat eager at every shape (0.3x eager's wall time).")
     cpu = [row(1024, True, 45.9e-6, 6.97e-6), row(2048, False, 59e-6, 21.9e-6)]
