@@ -157,7 +157,9 @@ quiz_vit = chapter.lab.widgets.Quiz(
     answer=lambda: "yes" if vit_report.copies else "no",
     explanation="A hidden copy is an op that moves existing values (clone, contiguous, ...), "
                 "charged to the innermost module running when it happened; joining tensors "
-                "(cat, stack: the class token) makes new data on purpose and is not counted.",
+                "(cat, stack: the class token) makes new data on purpose and is not counted. The "
+                "answer is this machine's: it depends on which ViT was loaded (the table at the top "
+                "names it) and on the attention path PyTorch picks for it.",
     holds=2,  # the audit's table and its full report; not your model's audit or the exercises
 )
 quiz_vit

@@ -58,11 +58,19 @@ class Setup:
                              [[name, spec] for name, spec in self.networks.items()])
         against = export_audit.reference_math(self.device, export_audit.tf32_flags())
         shown.note(f"export paths checked here: {', '.join(self.export_paths)} "
-                   f"(on the batch's first {EXPORT_BATCH} images, against {against})")
+                   f"(on {_export_images(self.batch)}, against {against})")
         aoti = aoti_recorded()
         if aoti:
             shown.note(aoti)
         return shown.note(f"keep rule for a fix: {recommend.rule()}")
+
+
+def _export_images(batch: int) -> str:
+    """Which images the export paths are checked on: the batch's first EXPORT_BATCH, or the whole
+    batch where it is smaller (review 2026-12-05t 09 item 8: 'the batch's first 8 images' at
+    batch 2 on the CPU page)."""
+    return (f"the batch's first {EXPORT_BATCH} images" if batch > EXPORT_BATCH
+            else f"the whole batch ({batch} image{'s' if batch != 1 else ''})")
 
 
 AOTI_CHAPTER, AOTI_KEY = "07_export_traps", "aoti"

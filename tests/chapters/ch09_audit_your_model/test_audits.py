@@ -256,3 +256,11 @@ def test_the_float16_table_shows_the_batchnorm_fix_after_channels_last():
     assert rows[bn].startswith(("kept" if fix.kept else "not kept") + (": " + fix.outcome if not fix.kept else ""))
     assert f"{fix.ratio:.2f}x" in rows[bn] and rows[bn].endswith("; launches a batch 282 -> 176")
     assert "launches" not in rows[names[-2]]
+
+
+def test_the_export_note_names_the_images_it_checks():
+    """Review 2026-12-05t 09 item 8: the CPU page read 'on the batch's first 8 images' at batch 2."""
+    from labkit.chapters.ch09_audit_your_model import audits
+
+    assert audits._export_images(2) == "the whole batch (2 images)"
+    assert audits._export_images(audits.EXPORT_BATCH + 8) == f"the batch's first {audits.EXPORT_BATCH} images"
