@@ -290,8 +290,10 @@ figure = pitfalls.plot_recorded_curve(chapter.only_on("cpu", lambda: chapter.ref
 # a loop over the same data. The same copy in both modes, sized to fit the cache (on the CPU
 # 1 MiB on one core, against the copy ceiling the table names: one core's where this run measured
 # it; on a GPU a quarter of its L2,
-# by device time, and the hot copy also as a loop timed by wall clock: a copy this short can run
-# faster than Python launches it, and then a loop of them runs at the launch's pace).
+# by device time, the GPU's own time on the work, read from CUDA events or its kernel records,
+# not the host's clock; and the hot copy also as a loop timed by wall clock: a copy this short can
+# run faster than Python launches it, and then a loop of them runs at the launch's pace, which
+# the course calls launch-bound).
 
 # %%
 small_bytes = pitfalls.hot_cold_source_bytes(str(chapter.device))

@@ -104,7 +104,8 @@ chapter.lab.cases.copy_table(operations)
 # Not every strided copy is done the same way. On a CPU, a *2-D* same-dtype transpose of at
 # least 60x60 takes a special path that copies 60x60 blocks (`copy_same_type_transpose_` in
 # `aten/src/ATen/native/Copy.cpp`); every other strided copy (a 3-D permutation, a cast, any
-# copy on a GPU) goes through TensorIterator's general elementwise loop. C9 times that general
+# copy on a GPU) goes through TensorIterator's general elementwise loop (TensorIterator: PyTorch's
+# one loop over tensors of any strides). C9 times that general
 # loop, on a 3-D permutation.
 
 # %% [markdown]
@@ -380,7 +381,8 @@ chapter.table([c10])
 
 # %% [markdown]
 # On a CPU the verdict judges the claim's premise: does `torch.matmul` copy the transposed
-# 2-D operand? BLAS takes a transposed matrix as a flag, so it does not (a 3-D batch is C2's
+# 2-D operand? BLAS (the matrix-multiply library: MKL or OpenBLAS on a CPU, cuBLAS on a GPU)
+# takes a transposed matrix as a flag, so it does not (a 3-D batch is C2's
 # question, below); the seed's GPU form,
 # recorded on the H200, is in the table at the end. (The seed's "8 MB": copying one 1024x1024
 # float32 operand reads 4 MiB and writes 4 MiB.)
@@ -587,7 +589,8 @@ print(c5a)
 # against aligned *and* contiguous (19.1 ns), per-access latencies. The analogue here: the
 # time per element of a sum, for all four combinations (so each cause is read alone), over a
 # buffer far beyond every cache, with the bytes the caches fetch per byte used (whole 64-byte
-# lines on a CPU, 32-byte sectors on a GPU), their rate and its share of the copy ceiling. On a
+# lines on a CPU, 32-byte sectors on a GPU, the unit a GPU's memory system moves), their rate and
+# its share of the copy ceiling. On a
 # CPU also over a 16 KiB window read many times inside *one* call (called L1-resident where it
 # runs faster than the big buffer; C5b judges it only where that holds and DRAM size alone does
 # not name the cause, C5c wherever it holds). A GPU's sum measures no L1 case (the chase does): its sum over such a
@@ -682,7 +685,8 @@ chase.recorded_table(recorded_chase) if recorded_chase is not None else None
 # %% [markdown]
 # ## Verdicts of this chapter
 #
-# The seed states C5a, C5b, C5c and C9 on a CPU (cache lines, DTLB misses), and C2, C6 and C10 on a GPU
+# The seed states C5a, C5b, C5c and C9 on a CPU (cache lines, DTLB misses: the data TLB caches
+# page-address translations, and a miss walks the page table), and C2, C6 and C10 on a GPU
 # (an A100 in fp16; a custom GPU kernel). Each verdict says which form it judged; beside it,
 # the reference GPU run's recorded verdict. C12 is about `torch.compile` on any device.
 
