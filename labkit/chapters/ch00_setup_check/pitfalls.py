@@ -296,7 +296,7 @@ def cache_point_probe(device: str) -> Path | None:
     found = sorted((results.repository_results_dir() / "h200_probes").glob("probe_00_cache_point_*.log"))
     if not found:
         return None
-    head = found[-1].read_text().splitlines()[0] if found[-1].read_text() else ""
+    head = next(iter(found[-1].read_text().splitlines()), "")
     ran_on = re.search(r" on (.+?) \(", head)
     same = ran_on is not None and ran_on.group(1).lower().replace(" ", "-") == str(device).lower().replace(" ", "-")
     return found[-1] if same else None

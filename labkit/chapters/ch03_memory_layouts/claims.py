@@ -44,7 +44,6 @@ SEED_IMAGE = 224  # the seed's ResNet-50 input side (ImageNet's), for the GPU an
 SEED_NCHW_IMG_S, SEED_NHWC_IMG_S = 1820, 2190  # the seed's A100 fp16 row
 SEED_RATIO = SEED_NHWC_IMG_S / SEED_NCHW_IMG_S  # 1.20x: printed beside each deciding ratio, never a threshold
 SPEED = "NHWC/NCHW speed: "  # how `_speedups` opens a list of ratios
-SEED_SPEED = f"NHWC/NCHW speed (the seed: {SEED_RATIO:.2f}x): "  # the judged list's opening
 # The seed's ARM A78 CPU row (same table: fp16, batch 64, 224x224), the row C7's CPU form is set
 # against (review 2026-12-05t 03-04 item 5: the CPU reason printed the A100's 1.20x beside it)
 SEED_ARM_NCHW_IMG_S, SEED_ARM_NHWC_IMG_S = 142, 198
@@ -392,7 +391,7 @@ def seed_row(ev: Mapping) -> tuple[str, float]:
 def seed_speed(ev: Mapping) -> str:
     """The judged list's opening, with the seed row's ratio ('NHWC/NCHW speed (the seed: 1.20x): ')."""
     name, ratio = seed_row(ev)
-    return SEED_SPEED if ratio == SEED_RATIO else f"NHWC/NCHW speed ({name}: {ratio:.2f}x): "
+    return f"NHWC/NCHW speed ({name}: {ratio:.2f}x): "
 
 
 def seed_reached(runs: Sequence[Mapping], seed_ratio: float = SEED_RATIO) -> str:
@@ -489,9 +488,8 @@ def check_c7(ev: Mapping, th: Mapping) -> tuple[str, str, str]:
     measured = smaller_than_seed(ev["runs"])
     if measured:  # the ratios are shown; at these sizes they judge nothing (`smaller_than_seed`)
         shown = text.replace("within noise, left out", "within noise")  # nothing is judged to leave out
-        shown = shown.removeprefix(seed_speed(ev)).replace(  # nothing judged
-            seed_reached(ev["runs"], seed_row(ev)[1]), "")
         name, ratio = seed_row(ev)  # a CPU's is the ARM row (review 2026-12-05t 03-04 item 5)
+        shown = shown.removeprefix(seed_speed(ev)).replace(seed_reached(ev["runs"], ratio), "")  # nothing judged
         return DEPENDS, f"shown, not judged, at {measured} ({name}: {ratio:.2f}x): " + shown, SIZE
     return outcome, noise_lead(ev, th, depends_on) + text, depends_on
 
