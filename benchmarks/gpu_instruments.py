@@ -10,7 +10,8 @@
    target: Triton within 0.8-1.25x of PyTorch at every size (the recorded sweep on the old
    clock read 0.47-0.50x below 2^25, the launcher's ~15 us inside the window).
 
-Writes OUT_DIR/gpu_instruments.json.
+Writes OUT_DIR/gpu_instruments.json (only there: an instrument's record is not a chapter's, so
+nothing goes into results/<machine>.json; review 2026-12-05t 03-04 item 8).
 """
 
 from __future__ import annotations
@@ -39,7 +40,6 @@ def main() -> int:
     sizes = fused_kernels.aligned_sizes(2**28, smallest=2**20)
     rows = fused_kernels.add_sweep(sizes, rounds=5)
     report["c19_sweep"] = rows
-    results.record("04_fusion", "add_sweep_device_time", rows)
     print(f"{'elements':>10} {'Triton us':>10} {'PyTorch us':>11} {'speed-up':>9} {'spread':>13} "
           f"{'host T/P us':>13} {'T GB/s':>8}", flush=True)
     inside = True
