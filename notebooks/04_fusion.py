@@ -52,6 +52,9 @@ cases = chapter.lab.cases  # this chapter's cases, tables and quiz answers (labk
 # course's (bench, timeline, widgets); chapter.here_or_recorded measures here, or shows the
 # reference GPU's run labelled recorded.
 pace_start = chapter.only_on("gpu", lambda: chapter.record("host_pace_start", cases.host_pace(chapter.device, "start")))
+# C18's launch sweep (section 3) is measured here, before this page's first profiler session:
+# profiler sessions slow a process's later graph replays (results/h200_probes/probe_profiler_tax_*).
+chapter.lab.launch_overhead.measure_first(chapter.device)
 
 # %% [markdown]
 # Every timing below is read against this machine's copy ceiling (measured once, then cached).
@@ -297,27 +300,33 @@ quiz_recompile = chapter.lab.widgets.Quiz(
     "recompile limit, a call of the compiled fn costs (wall time per call) ...",
     choices=list(cases.RECOMPILE_COST_CLASSES),  # graded on the sweep below, past its limit
     answer=lambda: cases.recompile_cost_key(globals().get("recompiles")),
-    explanation="Past the limit nothing is compiled, but each call still goes through the "
-                "compiled wrapper, whose guards for every cached graph run before fn runs "
-                "eagerly: host work plain eager does not pay.",
+    explanation="Past the limit Dynamo compiles nothing more: each call runs fn's eager kernels, "
+                "through the compiled wrapper. What a fused kernel saved (Inductor, on a GPU) is gone, and the "
+                "wrapper's host work is added; it shows on the wall clock only where the host, "
+                "not the kernels, sets the pace. The table shows both clocks.",
 )
 quiz_recompile
 
 # %%
 limit = fusion.recompile_limit()
-# Shapes 1024, 2048, ... three past the limit, with dynamic=False and dynamic=None; each timed by
-# wall time per call (a compiled call spends its time in guards and a Python wrapper on the host,
-# an eager one in kernels: only wall time compares them), on a GPU also by device time and host launch.
+# New shapes up to three past the limit (a GPU: 2^25 elements + 0, 1024, 2048, ... on the H200, where
+# fusion wins, with the small shapes as one line; a CPU: 1024, 2048, ...), with dynamic=False and
+# dynamic=None; each timed by wall time per call (a compiled call spends its time in guards and a
+# wrapper on the host, an eager one in kernels: only wall time compares them), on a GPU also by
+# device time and the host's time per call in that loop.
 recompiles = chapter.here_or_recorded("recompile_sweep", can=True, measure=lambda: cases.recompile_sweep(
-    chain, limit, chapter.device, compile_backend))
+    chain, limit, chapter.device, compile_backend, cases.recompile_elements(chapter.sizes, chapter.on_gpu)))
 cases.recompile_table(recompiles)
 
 # %% [markdown]
 # Up to the limit, each new shape pays a compile on its first call; past it, nothing is
-# compiled and the step runs eagerly, still through the compiled wrapper, whose guards for
-# every cached graph run first (host work plain eager does not pay). A device time below
-# eager's is the fused kernel's win; a host launch (guards, wrapper) above both device times
-# hides it in a loop. The line under the table reads this run's clocks.
+# compiled and the step runs fn's eager kernels, still through the compiled wrapper. A device
+# time below eager's is the fused kernel's win, and past the limit the device column says
+# whether it is gone; a host time per call above the device time hides either in a loop. On a
+# GPU the sweep runs where fusion wins on wall time (tens of millions of elements); the small
+# shapes, where host work sets every call's pace, are one line under it. On a CPU the backend is
+# `eager`: nothing is fused, so the table shows the wrapper's cost alone. The lines under the
+# table read this run's clocks.
 # With `dynamic=None` (the default) Dynamo makes a second graph with the size as a symbol
 # and reuses it for every later shape (the dynamic=None column: a new graph or not).
 
@@ -356,9 +365,9 @@ quiz_c18
 chapter.claim("C18")
 
 # %%
-sweep = chapter.lab.launch_overhead.measure(device=chapter.device)
-sweep_data = chapter.here_or_recorded(cases.key_here("launch_overhead", chapter.on_gpu), sweep.as_dict,
-                                      can=True)  # measured, and kept
+sweep = chapter.lab.launch_overhead.measured(chapter.device)  # at the top of the page, before any profile
+sweep_data = chapter.here_or_recorded(cases.key_here("launch_overhead", chapter.on_gpu), lambda: {
+    **sweep.as_dict(), "measured": cases.SWEEP_FIRST}, can=True)  # measured, and kept
 # This machine's sweep drawn; beside it, without a GPU, the reference GPU's, recorded.
 cases.plot_sweeps(sweep_data, f"this machine ({chapter.device.type})",
                   chapter.only_on("cpu", lambda: chapter.reference("launch_overhead")))
@@ -392,7 +401,8 @@ chapter.lab.widgets.Timeline(traces["graph replay"]) if "graph replay" in traces
 # The seed's numbers are *launch latency*: how long the GPU waits between one kernel and the
 # next. The fitted slope of the graph replay is not that: each node's time includes the tiny
 # kernel's own run and, since the sweep times replays on the wall clock, the host's replay
-# work (so the slope can move with the host's speed). Two ways to get the gap itself: the
+# work (so the slope can move with the host's speed; a GPU's sweep also times the same replays on
+# the device, CUDA events behind a spin: the GPU's side alone). Two ways to get the gap itself: the
 # timeline's median gap between kernels, or the slope minus the kernel's duration (GPU busy
 # time / kernels on the timeline; it keeps the host's share); the verdict uses the timeline's.
 # For eager, the slope is the launch-to-launch time; the GPU waits that minus the same
@@ -440,13 +450,13 @@ cases.comparison_table(chapter.here_or_recorded("reduce_overhead", lambda: cases
                        "eager, compiled and reduce-overhead: a small MLP at batch 1")
 
 # %% [markdown]
-# Each variant's device time (its kernels on the GPU), its host launch per call (Python, the
-# guards and the launches, on the CPU), and a loop of calls timed on the wall clock in
-# interleaved rounds: the column that decides here. Where the host launch is longer than the
-# device time, the row is launch-bound, and only less host work per call speeds it up. One
-# graph replay removes the launches but not the rest. The host-launch column is a probe (calls
-# queued behind a spin), not the loop; what makes up a replay call's host time is not
-# measured here.
+# Each variant's device time (its kernels on the GPU), its host time per call (Python, the
+# guards and the launches, on the CPU: taken from a loop of 50 calls, until they returned, as
+# the recompile sweep takes it), and a loop of calls timed on the wall clock in interleaved
+# rounds: the column that decides here. Where the host time per call is longer than the device
+# time, the row is launch-bound, and only less host work per call speeds it up. One graph
+# replay removes the launches but not the rest; what makes up a replay call's host time is
+# not measured here.
 
 # %% [markdown]
 # ## 4. Triton: an add, and a fused chain (C19)

@@ -657,8 +657,9 @@ def about(count: object) -> object:
 # ---------------------------------------------------------------------------- recompiles
 
 
-def recompile_sweep(fn: Callable, limit: int, device: torch.device, backend: str) -> dict:
-    """Shapes 1024, 2048, ... up to three past Dynamo's recompile limit, compiled with
+def recompile_sweep(fn: Callable, limit: int, device: torch.device, backend: str,
+                    elements: int = 1024) -> dict:
+    """Shapes `elements`, + 1024, + 2048, ... up to three past Dynamo's recompile limit, compiled with
     dynamic=False and with dynamic=None: per shape whether a graph was compiled, the first
     call, wall time per call (50 calls, synchronised at the end) of the compiled step and of
     eager with the host's launch time per call in that same loop (the calls returned, before
@@ -666,8 +667,33 @@ def recompile_sweep(fn: Callable, limit: int, device: torch.device, backend: str
     Wall time, because a compiled call spends its time in guards and a Python wrapper on the
     host and an eager one in kernels: only wall time compares them. The host time comes from
     the loop that gives the wall time, so it can never exceed it (the harness's cold calls,
-    each after a cache flush, gave host times above the loop's wall time: another run)."""
-    shapes = [1024 * (k + 1) for k in range(limit + 3)]
+    each after a cache flush, gave host times above the loop's wall time: another run).
+
+    With `elements` above SMALL_SHAPE (a GPU's `recompile_elements`: 2^25 on the H200), the
+    sweep of small shapes (1024, 2048, ...) runs too, kept under 'small' and shown as one line
+    (`small_sweep_line`): at 1-11K elements host work sets the pace of every call, compiled or
+    not, so that sweep cannot show what the limit costs (review 2026-12-05t 03-04 item 2)."""
+    payload = {"backend": backend, "limit": limit, "timed_by": "wall time per call",
+               "host_from": HOST_FROM_LOOP, "rows": _recompile_rows(fn, limit, device, backend, elements)}
+    if elements != SMALL_SHAPE:  # review 2026-12-05t 03-04 item 2: the small sweep kept, as one line
+        payload["small"] = {"rows": _recompile_rows(fn, limit, device, backend, SMALL_SHAPE)}
+    return payload
+
+
+SMALL_SHAPE = 1024  # the small sweep's first shape and its step: 1024, 2048, ...
+
+
+def recompile_elements(sizes: object, on_gpu: bool) -> int:
+    """The recompile sweep's first shape: on a GPU the compile-payback size (an eighth of the copy
+    size in float32: 2^25 elements on the H200), where the fused kernel wins on wall time; on a
+    CPU SMALL_SHAPE (the eager backend fuses nothing, and Binder's 2 GB would not hold 33
+    large shapes)."""
+    return sizes.copy_bytes // 4 // 8 if on_gpu else SMALL_SHAPE  # type: ignore[attr-defined]
+
+
+def _recompile_rows(fn: Callable, limit: int, device: torch.device, backend: str, first: int) -> list[dict]:
+    """One recompile sweep's rows: shapes first, first + 1024, ... (limit + 3 of them)."""
+    shapes = [first + SMALL_SHAPE * k for k in range(limit + 3)]
     inputs = [tuple(torch.randn(n, device=device) for _ in range(3)) for n in shapes]
     sync = torch.cuda.synchronize if device.type == "cuda" else None
     step, steps = fusion.recompile_sweep(fn, inputs, backend=backend, dynamic=False, sync=sync)
@@ -676,15 +702,14 @@ def recompile_sweep(fn: Callable, limit: int, device: torch.device, backend: str
     step_clocks = [fusion.device_and_host_per_call(step, args) for args in inputs]
     eager_clocks = [fusion.device_and_host_per_call(fn, args) for args in inputs]
     _, automatic = fusion.recompile_sweep(fn, inputs, backend=backend, dynamic=None, sync=sync)
-    return {"backend": backend, "limit": limit, "timed_by": "wall time per call",
-            "host_from": HOST_FROM_LOOP,
-            "rows": [{"elements": s.shape[0], "new_graph": s.new_graph,
-                      "first_call_s": s.first_call_s, "step_s": t[0], "eager_s": e[0],
-                      "step_device_s": sc[0], "step_host_s": t[1],
-                      "eager_device_s": ec[0], "eager_host_s": e[1],
-                      "dynamic_none_new_graph": a.new_graph}
-                     for s, a, t, e, sc, ec in zip(steps, automatic, step_times, eager_times,
-                                                   step_clocks, eager_clocks, strict=True)]}
+    del inputs, step
+    return [{"elements": s.shape[0], "new_graph": s.new_graph,
+             "first_call_s": s.first_call_s, "step_s": t[0], "eager_s": e[0],
+             "step_device_s": sc[0], "step_host_s": t[1],
+             "eager_device_s": ec[0], "eager_host_s": e[1],
+             "dynamic_none_new_graph": a.new_graph}
+            for s, a, t, e, sc, ec in zip(steps, automatic, step_times, eager_times,
+                                          step_clocks, eager_clocks, strict=True)]
 
 
 HOST_FROM_LOOP = "the timed loop: host time per call until the 50 calls returned, before the sync"
@@ -731,6 +756,9 @@ def recompile_table(record: object) -> Table | None:
     lesson = recompile_lesson(payload["rows"])
     if lesson:
         shown.note(lesson)
+    small = small_sweep_line((payload.get("small") or {}).get("rows") or [])
+    if small:
+        shown.note(small)
     if gpu and payload.get("host_from") is None:
         over = sum((r.get("step_host_s") or 0) > r["step_s"] or (r.get("eager_host_s") or 0) > r["eager_s"]
                    for r in payload["rows"])
@@ -804,41 +832,74 @@ def kernels_not_bytes(compiled: Sequence[Mapping]) -> str:
             f"for {more:.0f}x the bytes, so the ratio counts kernels, not bytes")
 
 
+def _wall_ratios(rows_: Sequence[Mapping]) -> list[float]:
+    """The compiled step's wall time per call over eager's, row by row."""
+    return [r["step_s"] / r["eager_s"] for r in rows_ if r.get("eager_s")]
+
+
+def _outcome(rows_: Sequence[Mapping]) -> str:
+    """Won or lost by wall time, with the step's wall time over eager's before the limit (the rows
+    that compiled a graph) and past it, each measured apart (review 2026-12-05t 03-04 item 2: one
+    span over both hid that the limit changed nothing)."""
+    wall = _wall_ratios(rows_)
+    before, past = _wall_ratios([r for r in rows_ if r["new_graph"]]), _wall_ratios([r for r in rows_ if not r["new_graph"]])
+    split = (f": {_span(before)} eager's wall time before the limit, {_span(past)} past it" if before and past
+             else f" ({_span(wall)} eager's wall time)")
+    if min(wall) > 1:
+        return f"the compiled step lost to eager at every shape{split}"
+    if max(wall) < 1:
+        return f"the compiled step beat eager at every shape{split}"
+    if before and past:
+        return f"the compiled step took {split.removeprefix(': ')}"
+    return f"the compiled step beat eager at {sum(w < 1 for w in wall)} of {len(wall)} shapes{split}"
+
+
 def recompile_lesson(rows_: Sequence[Mapping]) -> str:
     """What the recompile table shows, in one line computed from its rows (review 2026-12-04i
-    item 11: the prose above it was generic, and the H200's table, compiled 44-75 us of wall
-    time against eager 22-34 us at every shape with the fused kernel 3x shorter on the GPU,
-    was never read out). On a GPU: how much shorter the fused kernel ran on the device (the
-    shapes that compiled a graph), whether the compiled step's host time (guards, wrapper)
-    exceeded eager's launches, and whether the step won or lost by wall time at every shape,
-    before and after the limit. Without device times (a CPU's eager backend: no fusion, only
-    Dynamo's guards and wrapper) the wall-time part alone. '' for no rows."""
-    if not rows_:
+    item 11: the prose above it was generic). On a GPU: how much shorter the fused kernel ran on
+    the device where a graph was compiled, the step's device time over eager's past the limit
+    (eager's kernels again, or not), and the step's wall time over eager's before the limit and
+    past it, each apart (review 2026-12-05t 03-04 item 2); where the step's host time exceeded
+    eager's and it lost everywhere, that too. Without device times (a CPU's eager backend: no
+    fusion, only Dynamo's guards and wrapper) the wall-time part alone. '' for no rows."""
+    if not rows_ or not _wall_ratios(rows_):
         return ""
-    wall = [r["step_s"] / r["eager_s"] for r in rows_ if r.get("eager_s")]
-    if not wall:
-        return ""
-    before = [r["new_graph"] for r in rows_]
-    where = ", before and after the limit" if any(before) and not all(before) else ""
-    if min(wall) > 1:
-        outcome = f"the compiled step lost to eager at every shape{where} ({_span(wall)} eager's wall time)"
-    elif max(wall) < 1:
-        outcome = f"the compiled step beat eager at every shape{where} ({_span(wall)} eager's wall time)"
-    else:
-        outcome = (f"the compiled step beat eager at {sum(w < 1 for w in wall)} of {len(wall)} shapes "
-                   f"({_span(wall)} eager's wall time)")
+    outcome = _outcome(rows_)
     compiled = [r for r in rows_ if r["new_graph"] and r.get("step_device_s") and r.get("eager_device_s")]
     fused = [r["eager_device_s"] / r["step_device_s"] for r in compiled]
     if not fused:
         return f"Here {outcome}."
+    past = [r["step_device_s"] / r["eager_device_s"] for r in rows_
+            if not r["new_graph"] and r.get("step_device_s") and r.get("eager_device_s")]
+    wall = _wall_ratios(rows_)
     hosts = [(r.get("step_host_s"), r.get("eager_host_s")) for r in rows_]
     more_host = all(s is not None and e is not None and s > e for s, e in hosts)
     device = (f"the fused kernel ran {_span(fused)} shorter on the GPU than eager's kernels "
-              f"(the shapes compiled{kernels_not_bytes(compiled)})")
+              f"(the shapes compiled{kernels_not_bytes(compiled)})"
+              + (f"; past the limit the step's device time was {_span(past)} eager's" if past else ""))
     if more_host and min(wall) > 1:
         return (f"Here {device}, but guards and the wrapper cost more host time than eager's "
                 f"launches: {outcome}.")
     return f"Here {device}; {outcome}."
+
+
+def small_sweep_line(rows_: Sequence[Mapping]) -> str:
+    """The small shapes' sweep (a GPU's 'small', 1,024-11,264 elements) in one line: the step's
+    wall time over eager's before the limit and past it, and, where every call's host time in the
+    loop exceeded its device time, that host work set the pace, so the fused kernel's shorter
+    device time did not show. '' without rows."""
+    if not rows_ or not _wall_ratios(rows_):
+        return ""
+    sizes = [r["elements"] for r in rows_]
+    line = f"Small shapes, {min(sizes):,}-{max(sizes):,} elements: {_outcome(rows_)}"
+    host_bound = all(fusion.bound_by(r[f"{k}_s"], r.get(f"{k}_device_s"), r.get(f"{k}_host_s")) == "host launch"
+                     for r in rows_ for k in ("step", "eager"))
+    fused = [r["eager_device_s"] / r["step_device_s"] for r in rows_
+             if r["new_graph"] and r.get("step_device_s") and r.get("eager_device_s")]
+    if host_bound and fused:
+        line += (f"; every call host-bound (host per call above device time), so the fused kernel's "
+                 f"{_span(fused)} shorter device time did not show")
+    return line + "."
 
 
 # ---------------------------------------------------------------------------- C18: launches
@@ -877,9 +938,9 @@ def sweep_table(sweep: launch_overhead.LaunchSweep, on_gpu: bool) -> Table:
         medians.add(count, *(values[i] for values in sweep.times_s.values()))
     shown.fold(f"the medians per call at {len(sweep.counts)} counts", str(medians))
     if max(sweep.counts) > launch_overhead.FIT_UP_TO:  # the linear part only (review 2026-12-03h item 10)
-        shown.note(f"Fitted up to N = {launch_overhead.FIT_UP_TO}; larger N drawn, not fitted.")
+        shown.note(f"Fitted up to N = {launch_overhead.FIT_UP_TO} (larger N: drawn only).")
     if not on_gpu:
-        shown.note("No GPU here: the slope is the host's cost per tiny op (Python + dispatcher).")
+        shown.note("No GPU here: the slope is the host's cost per tiny op.")
     if any(fit.fixed_s < 0 for fit in sweep.fits.values()):
         below = ", ".join(f"{way} {fit.fixed_s * 1e9:.0f} ns" for way, fit in sweep.fits.items() if fit.fixed_s < 0)
         shown.fold("a fixed part below 0", f"The fitted intercept ({below}) is not a time: the cost per kernel changes with N "
@@ -1022,6 +1083,9 @@ def c18_evidence(sweep_data: Mapping, gaps: Mapping) -> dict:
             "eager_interval_us": eager_fit["per_item_interval_us"],
             "graph_per_node_us": graph_fit["per_item_us"],
             "graph_interval_us": graph_fit["per_item_interval_us"],
+            # the replay's slope on the device (events after a spin), where the sweep timed it
+            "graph_device_per_node_us": (sweep_data["fits"].get(launch_overhead.DEVICE_WAY) or {}).get("per_item_us"),
+            "sweep_measured": sweep_data.get("measured", ""),
             "graph_fixed_us": graph_fit["fixed_us"],
             "graph_launch_gap_us": replay["launch_gap_median_us"], "graph_kernel_us": kernel_us,
             "eager_launch_gap_us": gaps["eager"]["launch_gap_median_us"],
@@ -1054,6 +1118,9 @@ def c18_table(evidence: Mapping | None, where: str, verdict: claims.Verdict | No
         # review 2026-12-05p 03-04 item 4: the slope is timed on the wall clock, so it holds the
         # host's replay work (it moved 1.15 -> 1.72 us with the host; the kernel and gap held)
         ["graph replay, per node (fitted slope, wall clock)", ev["graph_per_node_us"], ""],
+        # review 2026-12-05t 03-04 item 3: the same replays timed on the device (events after a spin)
+        *([["  on the device (events, fitted slope)", ev["graph_device_per_node_us"], ""]]
+          if ev.get("graph_device_per_node_us") is not None else []),
         # review 2026-12-05p 03-04 items 9 and 10: shorter labels pay for the small-add note's
         # steady-excess clause on the 1,500-word core ("the seed's contrast" is the card's)
         ["  kernel run (timeline busy / kernels)", ev["graph_kernel_us"], ""],
@@ -1070,8 +1137,11 @@ def c18_table(evidence: Mapping | None, where: str, verdict: claims.Verdict | No
     # review 2026-12-05p 03-04 item 1b: this run's own figures (`where` empty) name a slower host
     # where only they moved; a CPU's recorded ones keep 'not measured' (its 1,500-word core)
     fresh = fresh_process_note(eager_gap, ev.get("device") or None, graph_slope=float(ev["graph_per_node_us"]),
-                               kernel=None if where else float(ev["graph_kernel_us"]))
+                               kernel=None if where else float(ev["graph_kernel_us"]),
+                               after_profiling=ev.get("sweep_measured") != SWEEP_FIRST)
     shown.note(f"eager gap {eager_gap:.2f} us (the seed's 5-8 us, not judged)" + (f"; {fresh}" if fresh else "."))
+    if TAX_SAID in fresh:  # review 2026-12-05t 03-04 item 3: the project's probe of the drift, cited
+        shown.fold(TAX_FOLD, f"The graph replay's wall slope: {profiler_tax()}.")
     if verdict is None:
         return shown
     # The outcome under the table; its reason, which restates the table's numbers, folded.
@@ -1179,8 +1249,40 @@ def slower_host(kernel: float | None, found: Mapping | None) -> str:
             "as do the host launches below (why is not measured)")
 
 
+# Where the notebook measures C18's launch sweep: first, before any profiler session of the page
+# (kept with the sweep's record, so a note knows a sweep measured after the page's profiles)
+SWEEP_FIRST = "first in the page, before its profiler sessions"
+PROFILER_TAX_PROBE = "h200_probes/probe_profiler_tax_2026-12-05T1750.json"  # benchmarks/probe_profiler_tax.py
+TAX_WAY = "sweep: graph replay"
+TAX_SAID = "timed after profiler sessions (tax: folded)"  # the note's clause; the probe folded
+TAX_FOLD = "profiler tax probe"
+
+
+def profiler_tax(found: Mapping | None = None) -> str:
+    """The profiler-tax probe's graph-replay finding in one clause, read from its record
+    (results/PROFILER_TAX_PROBE; `found` replaces it in tests): 'profiler sessions earlier in a
+    process raised it in a probe (1.150 -> 1.351 us after 5 sessions, 1.17x; control 1.02x:
+    results/h200_probes/...)'; '' where the record or its figures are missing. Review 2026-12-05t
+    03-04 item 3: the page said 'why is not measured' beside the project's own probe of it."""
+    if found is None:
+        try:
+            found = json.loads((results.repository_results_dir() / PROFILER_TAX_PROBE).read_text())
+        except (OSError, ValueError):
+            return ""
+    way = TAX_WAY.removeprefix("sweep: ")
+    before = ((found.get("before") or {}).get("sweep") or {}).get(way)
+    after = ((found.get("after") or {}).get("sweep") or {}).get(way)
+    control = ((found.get("control") or {}).get("sweep") or {}).get(way)
+    if not (before and after and control):
+        return ""
+    return (f"profiler sessions earlier in a process raised it in a probe ({before:.3f} -> {after:.3f} us "
+            f"after {found.get('sessions', '?')} sessions, {after / before:.2f}x; control {control / before:.2f}x: "
+            f"results/{PROFILER_TAX_PROBE})")
+
+
 def fresh_process_note(eager_gap: float, gpu_name: str | None, record: Mapping | None = None,
-                       graph_slope: float | None = None, kernel: float | None = None) -> str:
+                       graph_slope: float | None = None, kernel: float | None = None,
+                       after_profiling: bool = False, tax: Mapping | None = None) -> str:
     """This process's eager gap against the fresh processes' (reproduce's C18 spread, read from
     `fresh_record`, never typed), worded from the numbers: inside, above or below their range.
     Review 2026-12-04j item 5: the note implied that a late reading reads high, and the
@@ -1209,6 +1311,11 @@ def fresh_process_note(eager_gap: float, gpu_name: str | None, record: Mapping |
            if not graph else "why is not measured")
     if where == "above" and slope_where in ("above", "inside"):  # `kernel` is given for this run's own figures
         why = slower_host(kernel, found) or why
+    # a wall slope above theirs, timed after the page's profiler sessions: the probe measured that
+    # tax (its figures folded under C18's table, `c18_table`: the 1,500-word core)
+    if slope_where == "above" and after_profiling and profiler_tax(tax):
+        why = TAX_SAID + ("" if where == "inside" else
+                          f"; why the eager gap reads {'higher' if where == 'above' else 'lower'} is not measured")
     return f"{where} the {span} us of {fresh_runs(decided, total)}{graph}; {why}."
 
 
@@ -1246,7 +1353,9 @@ def reduce_overhead(device: torch.device, layers: int = 6, width: int = 512) -> 
     """A small MLP (`layers` x Linear(width) + GELU) at batch 1: eager, torch.compile and
     mode='reduce-overhead' timed interleaved (the payload under 'reduce_overhead'): device time
     and host launch per call (bench's default clock), then a loop of calls timed on the wall
-    clock (`timed_loop`, under 'loop'), which is what decides "in a loop"."""
+    clock (`timed_loop`, under 'loop'), which is what decides "in a loop", and each variant's
+    host time per call in a loop of 50 calls (HOST_FROM_LOOP, under 'loop_host': what the table
+    shows and reads launch-bound from; the probe's host launch over-read the loops 1.8-2.5x)."""
     mlp = torch.nn.Sequential(*[m for _ in range(layers)
                                 for m in (torch.nn.Linear(width, width), torch.nn.GELU())]).to(device).eval()
     one = torch.randn(1, width, device=device)
@@ -1268,12 +1377,18 @@ def reduce_overhead(device: torch.device, layers: int = 6, width: int = 512) -> 
         if any(loop_disturbed(loop_row, row.get("host_s"), row["median_s"])
                for row, loop_row in zip(cmp.table(), loop["rows"], strict=True)):
             loop = {**timed_loop(variants, "eager"), "retimed": True}
+        # the host's time per call from a timed loop of calls (`fusion.wall_and_host_per_call`, as
+        # `recompile_sweep` takes it: HOST_FROM_LOOP), not the harness's probe, which over-read the
+        # H200's loops 1.8-2.5x (review 2026-12-05t 03-04 item 4)
+        sync = torch.cuda.synchronize if device.type == "cuda" else None
+        loop_host = {name: dict(zip(("wall_s", "host_s"), fusion.wall_and_host_per_call(fn, (), sync=sync),
+                                    strict=True)) for name, fn in variants.items()}
     # whether reduce-overhead captured a graph at all (review 2026-12-03g item 2: the H200 row
     # went from 2.68x faster at 13:22 to 1.05x slower at 18:27, its host launch equal to plain
     # compile's, as if no graph ran); Inductor counts each skip (torch/_inductor/cudagraph_utils.py)
     skips = None if counters is None else int(counters["inductor"]["cudagraph_skips"] - skipped_before)
     return {"comparison": cmp.table(), "loop": loop, "layers": layers, "width": width, "batch": 1,
-            "cudagraph_skips": skips}
+            "cudagraph_skips": skips, "loop_host": loop_host, "host_from": HOST_FROM_LOOP}
 
 
 def _inductor_counters() -> object | None:
@@ -1377,31 +1492,57 @@ def _timed_loop_table(record: object, payload: Mapping, found: Sequence[Mapping]
         low, high = sorted((1 / r["ratio_q25"], 1 / r["ratio_q75"]))
         return f"{low:.2f}-{high:.2f}"
 
-    host = any(r.get("host_s") is not None for r in found)  # a GPU's: device time and host launch
-    per_call = "device time" if host else "median"
-    speedup = "device speed-up" if host else "speed-up"
+    device = any(r.get("host_s") is not None for r in found)  # a GPU's: the median is device time
+    per_call = "device time" if device else "median"
+    speedup = "device speed-up" if device else "speed-up"
+    # the host's time per call from a timed loop (`loop_hosts`); the harness's probe, which over-read
+    # the loops 1.8-2.5x, is no longer shown (review 2026-12-05t 03-04 item 4)
+    hosts = loop_hosts(payload)
+    host = "host per call, loop"
     shown = rows([{"variant": r["variant"], per_call: r["median_s"], speedup: 1 / r["ratio"],
-                   **({"host launch": r.get("host_s")} if host else {}),
+                   **({host: hosts[r["variant"]]} if hosts else {}),
                    "loop, timed": timed[r["variant"]]["median_s"],
                    "loop speed-up": 1 / timed[r["variant"]]["ratio"],
                    "loop spread": spread(timed[r["variant"]])}
                   for r in found], title,
-                 units={per_call: "s", speedup: "x", **({"host launch": "s"} if host else {}),
+                 units={per_call: "s", speedup: "x", **({host: "s"} if hosts else {}),
                         "loop, timed": "s", "loop speed-up": "x"})
-    bound = [r["variant"] for r in found if r.get("launch_bound")]
     baseline = loop.get("baseline") or found[0]["variant"]
     disturbed = {r["variant"]: times for r in found
-                 if (times := loop_disturbed(timed[r["variant"]], r.get("host_s"), r["median_s"]))}
+                 if (times := loop_disturbed(timed[r["variant"]], hosts.get(r["variant"], r.get("host_s")),
+                                             r["median_s"]))}
     readings = "; ".join(
         f"{r['variant']}: not stated (disturbed)" if {r["variant"], baseline} & set(disturbed)
         else loop_reading(loop, r["variant"]) for r in found[1:])
     shown.note(f"In a loop ({LOOP_TIMED}, {loop.get('rounds', '?')} interleaved rounds), speed-up "
-               f"over {baseline}: {readings}." + loop_against_probe(found, timed, bound)
+               f"over {baseline}: {readings}." + (launch_bound_line(found, hosts) if device else "")
                + (" Timed twice: the first loop read disturbed." if loop.get("retimed") else ""))
     if disturbed:
         shown.note(disturbed_note(disturbed))
     shown.recorded = _where(record)
     return shown
+
+
+def loop_hosts(payload: Mapping) -> dict[str, float]:
+    """{variant: host seconds per call} from the record's loop of calls (`reduce_overhead`'s
+    'loop_host', HOST_FROM_LOOP: the host's time until the calls returned, before the sync), {}
+    for an older record, which kept only the harness's probe (it over-read the loops 1.8-2.5x:
+    review 2026-12-05t 03-04 item 4; not shown)."""
+    found = payload.get("loop_host") or {}
+    return {name: float(v["host_s"]) for name, v in found.items() if v.get("host_s") is not None}
+
+
+def launch_bound_line(found: Sequence[Mapping], hosts: Mapping[str, float]) -> str:
+    """' Launch-bound (host per call in the loop above device time): eager, compiled.' or that
+    none is, from each row's device time against its host time per call in a loop (`loop_hosts`);
+    an older record, whose host figure was the probe: that launch-bound is not read from it."""
+    if not hosts or not all(r["variant"] in hosts for r in found):
+        return " Host time per call not taken from a loop in this record: launch-bound not read."
+    bound = [r["variant"] for r in found if hosts[r["variant"]] > float(r["median_s"])]
+    if not bound:
+        return " No row launch-bound: host per call in the loop under device time in each."
+    which = "every row" if len(bound) == len(found) else ", ".join(bound)
+    return f" Launch-bound (host per call in the loop above device time): {which}."
 
 
 PROBE_OVER_READ = 0.8  # a loop call under 0.8x its host-launch probe: the probe over-read
