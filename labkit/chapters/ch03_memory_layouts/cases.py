@@ -1242,7 +1242,7 @@ def ratios_span(runs: Sequence[Mapping], judged: Sequence[Mapping] = ()) -> str:
             # review 2026-12-04n 03-04 item 1: the eager sweep's span is said once, in the note
             # under C7's judged table (`c7_tables`), not again here (the GPU page's 1,500-word core)
             why = next((w for j in lead if (w := slower_because(j))), "")
-            eager = eager_lesson(lead)
+            eager = eager_lesson(runs)  # the sweep's fp16 b16 (review 2026-12-05t 03-04 item 1)
             return "; ".join([*parts, *([why] if why else []), *([eager] if eager else [])])
     if bound[False]:
         parts.append(f"{_span(_wall, bound[False])} over {len(bound[False])} device-bound run(s)")
@@ -1257,24 +1257,87 @@ def ratios_span(runs: Sequence[Mapping], judged: Sequence[Mapping] = ()) -> str:
     return "; ".join(parts)
 
 
-def eager_lesson(lead: Sequence[Mapping]) -> str:
-    """The eager loop of the judged run at the seed's batch (else the first judged run), for a
-    graph-judged takeaway: 'eager at float16 b64: 1.11x, host-paced, so it understates the
-    layout' where C7's rule reads it host-bound (`claims.regime`), 'eager at float16 b64: 1.55x,
-    device-bound' where not; its NHWC/NCHW ratio by the loop's wall time (`_wall`), computed
-    here. '' where no regime is read (a CPU, an older record), or where this process's loop reads
-    otherwise than reproduce's fresh processes (`claims.fresh_differs`: the note under C7's
-    judged table says so, and the takeaway states nothing that a fresh process contradicts).
-    Review 2026-12-05p 03-04 item 6: the 18:55 takeaway's eager lesson ('eager loops 0.96x to
-    1.57x by wall time, 4 of 9 host-bound') was gone, leaving the graph figure alone."""
-    if not lead:
-        return ""
-    run = next((j for j in lead if j.get("batch") == c7_claims.SEED_BATCH), lead[0])
+# C7's eager lesson (review 2026-12-05t 03-04 item 1): fp16 at batch 16, stated in advance, the
+# sweep's fp16 run where the host's launches pace the loop (on the H200 the GPU idled 70-78%); the
+# seed's b64 is not it: its NHWC loop ran 1.8-2.0x its pace in fresh processes, neither launch- nor
+# device-bound, and its eager ratio moved 1.13-1.47x from process to process
+LESSON_BATCH = 16
+
+
+def launch_bound(run: Mapping) -> tuple[bool | None, str]:
+    """(paced by the host's launches?, in a few words why or why not) for one GPU run's eager
+    loops, by the page's own rules all at once: C7's card calls it host-bound (`claims.regime`:
+    a loop over LOOP_MARGIN longer than its kernels), the profiled trace agrees (each layout's
+    GPU idle over HOST_BOUND_IDLE_SHARE), no loop runs over its pace (`clocks.loop_over_pace`
+    past OVER_PACE_FACTOR: per-call work the probe misses, or a disturbed host) and, where the
+    host launch was read, it exceeds the kernels' time. (True, 'GPU idle 70-78%'); (False,
+    'device-bound') or (False, 'host-bound not established: ...'); (None, '') where no regime is
+    read (a CPU, an older record)."""
     host = c7_claims.regime(run)[0]
-    if host is None or c7_claims.fresh_differs(run):
+    if host is None:
+        return None, ""
+    if not host:
+        return False, "device-bound"
+    idle = [run.get("nchw_idle_share"), run.get("nhwc_idle_share")]
+    found = sorted(100 * float(v) for v in idle if v is not None)
+    why = ""
+    if len(found) < 2 or found[0] <= 100 * c7_claims.HOST_BOUND_IDLE_SHARE:
+        why = "GPU idle " + ("not traced" if len(found) < 2 else f"{found[0]:.0f}%")
+    for k in ("nchw", "nhwc"):
+        loop, launch, busy = run.get(f"{k}_loop_s"), run.get(f"{k}_host_s"), run.get(f"{k}_busy_s")
+        times = clocks.loop_over_pace(loop, launch, busy, clocks.OVER_PACE_FACTOR)
+        if not why and times is not None:
+            why = f"{k.upper()} loop {times:.1f}x its pace"
+        elif not why and launch is not None and busy and float(launch) < float(busy):
+            why = f"{k.upper()} launches shorter than its kernels"
+    if why:
+        return False, f"host-bound not established: {why}"
+    return True, f"GPU idle {found[0]:.0f}-{found[-1]:.0f}%" if round(found[0]) != round(found[-1]) else (
+        f"GPU idle {found[0]:.0f}%")
+
+
+def eager_lesson(runs: Sequence[Mapping]) -> str:
+    """The eager lesson of a graph-judged GPU takeaway, computed from the sweep's runs: fp16 at
+    LESSON_BATCH (stated in advance), its NHWC/NCHW ratio by its loops' wall time (`_wall`) against
+    its device-busy ratio (`_device`), and whether the host's launches pace it (`launch_bound`:
+    'host-bound (GPU idle 70-78%)' only where the page's rules all say so), with reproduce's fresh
+    processes beside it (`claims.FRESH`: the same where they agree, their range where not; 'not
+    yet in reproduce's fresh processes' where this GPU's record lacks the run). Then the seed's b64,
+    only where its eager loop moved past FRESH_MARGIN between this process and the fresh ones:
+    its range, as the host's variance, not as a lesson. '' where no run has a regime read (a CPU).
+
+    Review 2026-12-05t 03-04 item 1: the lesson was b64's eager loop, called host-bound while it ran
+    1.8-2.0x its pace in fresh processes, and dropped altogether where a fresh process read
+    otherwise (1.13-1.47x in the 17:44 record)."""
+    if not any(c7_claims.regime(r)[0] is not None for r in runs):
         return ""
-    return (f"eager at {_name(run)}: {_wall(run):.2f}x, "
-            + ("host-paced, so it understates the layout" if host else "device-bound"))
+    fresh_read = any(c7_claims.FRESH in r for r in runs)  # this GPU's reproduce record was read
+    run = next((r for r in runs if r.get("dtype") == c7_claims.SEED_DTYPE and r.get("batch") == LESSON_BATCH), None)
+    paced, why = launch_bound(run) if run is not None else (None, "")
+    if run is None or paced is None or not run.get("nchw_busy_s") or not run.get("nhwc_busy_s"):
+        parts = [f"the eager lesson ({c7_claims.SEED_DTYPE} b{LESSON_BATCH}) is not recorded here"]
+    else:
+        text = (f"eager {_name(run)}, {'host-bound (' + why + ')' if paced else why}: "
+                f"{_wall(run):.2f}x by wall time, {_device(run):.2f}x by device-busy time")
+        fresh = run.get(c7_claims.FRESH)
+        if fresh and c7_claims.fresh_differs(run):
+            span = "-".join(dict.fromkeys(f"{v:.2f}" for v in fresh["loop_ratio"]))
+            text += f" ({span}x, {c7_claims.fresh_regime(fresh)}, in {fresh['runs']} fresh processes)"
+        elif fresh:
+            text += f" ({fresh['runs']} fresh processes agree)"
+        elif fresh_read:
+            text += " (not yet in reproduce's fresh processes)"
+        parts = [text]
+    seed = next((r for r in runs if r.get("dtype") == c7_claims.SEED_DTYPE and r.get("batch") == c7_claims.SEED_BATCH
+                 and (r.get(c7_claims.FRESH) or {}).get("loop_ratio") and c7_claims.loop_ratio(r)), None)
+    if seed is not None:
+        fresh, here = seed[c7_claims.FRESH], float(c7_claims.loop_ratio(seed))  # type: ignore[arg-type]
+        low, high = min(here, *fresh["loop_ratio"]), max(here, *fresh["loop_ratio"])
+        if high > low * (1 + c7_claims.FRESH_MARGIN):
+            span = "-".join(dict.fromkeys(f"{v:.2f}" for v in fresh["loop_ratio"]))
+            parts.append(f"{_name(seed)}'s eager loop, {here:.2f}x here and {span}x in {fresh['runs']} "
+                         "fresh processes, is host variance")
+    return "; ".join(parts)
 
 
 def loop_over_pace(loop_s: float | None, host_s: float | None, busy_s: float | None) -> float | None:
@@ -1497,7 +1560,9 @@ def fresh_note(runs: Sequence[Mapping]) -> str:
     and the layout whose loop moved most against theirs with its kernels beside it. 'only its
     host-paced time moved, its kernels the same' only where that loop took over FRESH_MARGIN
     longer while its kernels' time stayed within it; the cause is not measured either way."""
-    differ = [r for r in runs if c7_claims.fresh_differs(r)]
+    # the lesson's batch is left to the takeaway, which sets it beside the fresh processes
+    # (`eager_lesson`): said once, not twice (03's page is at its 1,500 words)
+    differ = [r for r in runs if c7_claims.fresh_differs(r) and r.get("batch") != LESSON_BATCH]
     if not differ:
         return ""
     parts, slower = [], True

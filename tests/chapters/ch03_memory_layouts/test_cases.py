@@ -1022,29 +1022,24 @@ def test_the_gpu_takeaway_says_what_the_nchw_forward_paid():
     judged, others = _h200_c7_runs()
     line = cases.ratios_span(judged + others, [dict(judged[0], **H200_B64_PROFILE), *judged[1:]])
     assert "(judged, CUDA Graph replay); NCHW paid 69 conversion kernels" in line
-    assert line.endswith("(2.26 against 1.20 ms); " + cases.eager_lesson(judged))
+    assert line.endswith("(2.26 against 1.20 ms); " + cases.eager_lesson(judged + others))
 
 
 def test_a_graph_judged_takeaway_carries_the_eager_lesson_computed_from_the_run():
-    """Review 2026-12-05p 03-04 item 6: the takeaway lost the eager lesson issue 38 asked for. On
-    the pinned H200 record fp16 b64's eager loop is host-bound by C7's rule: its wall ratio,
-    computed, is said paced by Python's launches; a device-bound loop is said so; a run with no
-    regime (a CPU's) or one a fresh process reads otherwise says nothing."""
+    """Review 2026-12-05p 03-04 item 6: the takeaway lost the eager lesson issue 38 asked for.
+    Review 2026-12-05t 03-04 item 1: the lesson is fp16 b16's (host-bound by C7's rule, its trace
+    and its pace), not b64's; on the pinned H200 record its wall ratio and device-busy ratio are
+    computed from the run (tests/chapters/ch03_memory_layouts/test_eager_lesson.py tests the rest)."""
     judged, others = _h200_c7_runs()
-    b64 = next(j for j in judged if j["batch"] == 64)
-    assert claims_c7.regime(b64)[0] is True
-    wall = claims_c7.rate_ratio(b64)
-    assert wall == pytest.approx(b64["nchw_loop_s"] / b64["nhwc_loop_s"])
-    lesson = f"eager at float16 b64: {wall:.2f}x, host-paced, so it understates the layout"
-    assert cases.eager_lesson(judged) == cases.eager_lesson(judged[::-1]) == lesson  # the seed's batch
+    b16 = next(r for r in others if (r["dtype"], r["batch"]) == ("float16", 16))
+    assert claims_c7.regime(b16)[0] is True
+    wall = claims_c7.rate_ratio(b16)
+    assert wall == pytest.approx(b16["nchw_loop_s"] / b16["nhwc_loop_s"])
+    lesson = cases.eager_lesson(judged + others)
+    assert "eager float16 b16, " in lesson and f"{wall:.2f}x by wall time, " in lesson
+    assert cases.eager_lesson(judged + others) == cases.eager_lesson((judged + others)[::-1])
     assert cases.ratios_span(judged + others, judged).endswith("(judged, CUDA Graph replay); " + lesson)
-    device = dict(b64, nchw_loop_s=1.01 * b64["nchw_busy_s"], nhwc_loop_s=1.02 * b64["nhwc_busy_s"])
-    assert claims_c7.regime(device)[0] is False
-    assert cases.eager_lesson([device]) == f"eager at float16 b64: {claims_c7.rate_ratio(device):.2f}x, device-bound"
     assert cases.eager_lesson([_run(64, 10.0, 11.0)]) == "" and cases.eager_lesson([]) == ""
-    other = dict(b64, **{claims_c7.FRESH: {"runs": 3, "host_bound": 0, "loop_ratio": [1.5, 1.6],
-                                           "recorded_at": "2026-12-05T04:00"}})
-    assert claims_c7.fresh_differs(other) and cases.eager_lesson([other]) == ""
 
 
 def test_the_takeaway_marks_noise_as_c7s_reason_does_and_gives_rounds_a_ratio_lies_outside():
@@ -1142,7 +1137,9 @@ def test_the_eager_loops_are_read_beside_reproduces_fresh_processes():
         r.pop(c7_claims.FRESH, None)
     gpu = record["fingerprint"]["gpu_name"]
     assert cases.attach_fresh(runs, record, "another GPU") == 0 and cases.fresh_note(runs) == ""
-    assert cases.attach_fresh(runs, record, gpu) == 2  # reproduce times the two judged runs
+    timed = {cases._name(r) for e in record["evidence"] for r in e["C7"]["runs"] + e["C7"]["other_runs"]}
+    # reproduce times the two judged runs (and, from review 2026-12-05t 03-04 item 1, fp16 b16)
+    assert cases.attach_fresh(runs, record, gpu) == len(timed & {cases._name(r) for r in runs}) >= 2
     note = cases.fresh_note(runs)
     judged = [r for r in runs if c7_claims.FRESH in r]
     for r in judged:                    # named in the note and beside the verdict iff it differs
