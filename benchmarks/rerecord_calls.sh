@@ -51,7 +51,7 @@
 # same call (the page cites the fresh runs), so re-judge it against the fresh page after taking C / E:
 #   .venv/bin/python -c 'import json; from labkit.chapters.ch05_dataloader import reproduce as r; d=json.load(open("results/reproduce/nvidia-h200-05_dataloader.json")); print(chr(10).join(r.summarise_numbers(d["numbers"])["lines"]))'
 # (ch07_export_traps in place of ch05_dataloader for 07).
-#   usage (repo root on the GPU machine, carry [".whl", ".gpu_cache"]):  bash benchmarks/rerecord_calls.sh A|A1|B|C|E|E-lean|B-repro|E-08|L|E2|D1|D2 <lever>|D3|F|S|T
+#   usage (repo root on the GPU machine, carry [".whl", ".gpu_cache"]):  bash benchmarks/rerecord_calls.sh A|A1|B|C|C-repro|E|E-lean|B-repro|E-08|L|E2|D1|D2 <lever>|D3|F|S|T
 #   between calls, here:  bash scripts/take_wave.sh <files_at of the call just returned> A|B (~10 s):
 #   the next call then carries every fresh record and the ceilings, warm machine or fresh; when
 #   seconds count, bash scripts/carry_ceilings.sh <files_at> (0.1 s) takes only the ceilings.
@@ -65,7 +65,7 @@ set -uo pipefail
 nb() { echo "python3 scripts/execute_notebook.py --output-dir \$WAVE_OUT/nb --cell-seconds \$WAVE_OUT/cells-$1.json notebooks/$1*.py"; }
 repro() { echo "python3 benchmarks/reproduce.py $1 --runs 3"; }
 case "${1:-}" in
-  A)  # ~430 s (404 at 18:55): 00 first, whose full ceiling sweep every later chapter reads from the cache (on
+  A)  # ~450 s (429 on 2026-12-05 17:38, without 01, last since 2026-12-05u: its C8c takeaway is computed): 00 first, whose full ceiling sweep every later chapter reads from the cache (on
       # 2026-12-03 03 ran before 00 and showed other ceilings: TF32 362 against 379); 04
       # reproduced before 04 so its page quotes the fresh record; then 01-03, 06 (its
       # opt-in ResNet-50 DDP run recorded for every other page), 07
@@ -83,7 +83,7 @@ case "${1:-}" in
     STEP_TIMEOUT=240 bash benchmarks/gpu_wave.sh \
       "timeout 60 python3 benchmarks/smoke_chase.py || { touch \$WAVE_OUT/chase_failed; exit 1; }" \
       "$(nb 00)" "$(repro 04)" "$(nb 04)" "$(repro 03)" "$(nb 03)" "$(repro 02)" \
-      "LABKIT_SKIP_CHASE=\$(test -e \$WAVE_OUT/chase_failed && echo 1 || echo 0) $(nb 02)" ;;
+      "LABKIT_SKIP_CHASE=\$(test -e \$WAVE_OUT/chase_failed && echo 1 || echo 0) $(nb 02)" "$(nb 01)" ;;
   A1) # ~200 s of commands (estimate from the 03:50 record: 00 38, reproduce 04 ~90, 04 61), for a session
       # with under ~600 s left: 00 and 04 re-recorded on their final sources, 04 reproduced first;
       # A's 03, 02 (and the chase's smoke run, which only 02 reads) wait for a call that has the time
@@ -136,8 +136,12 @@ case "${1:-}" in
       "timeout 40 python3 benchmarks/probe_00_cache_point.py" ;;
   E-08)  # ~420 s (estimate): 08's page (142 s on 2026-12-05, limit 150) after its reproduce in B-repro,
       # then E-lean: 09 reads 08's keep rule, 99 reads every record
-    CHAIN=1 STEP_TIMEOUT=200 bash benchmarks/gpu_wave.sh "$(nb 08)" "$(nb 09)" "$(nb 06)" "$(repro 07)" \
+      # 2026-12-05u: 06 left out (its page and sources unchanged since its 17:38 record; ~28 s saved)
+    CHAIN=1 STEP_TIMEOUT=200 bash benchmarks/gpu_wave.sh "$(nb 08)" "$(nb 09)" "$(repro 07)" \
       "$(nb 07)" "$(nb 99)" ;;
+  C-repro)  # ~270-360 s: reproduce 05 alone, where 05's page is current (recorded 2026-12-05 18:05 on the
+      # same sources: its record is then after the verdict, so the runs count); after it, L (99)
+    CHAIN=1 STEP_TIMEOUT=420 bash benchmarks/gpu_wave.sh "$(repro 05)" ;;
   L)  # ~20-30 s of work, the ledger alone: after a session whose budget held some calls and not the
       # rest (2026-12-05: A and B ran, C and E did not), 99's H200 copy re-read against the records
       # those calls wrote, so it shows no superseded row; E's 99 re-records it again later
@@ -207,5 +211,5 @@ case "${1:-}" in
       # test files with CUDA cases (addopts off: no nbval there), 4 workers, one call
     REFERENCE=nvidia-h100 STEP_TIMEOUT=560 bash benchmarks/gpu_wave.sh \
       "timeout 540 python3 -m pytest -q -rfs -n 4 -o addopts= -p no:cacheprovider --continue-on-collection-errors \$(grep -rlE 'cuda.is_available|mark.gpu' tests --include='test_*.py') > \$WAVE_OUT/gpu_pytest.log 2>&1; rc=\$?; grep -E '^(FAILED|ERROR)|passed|failed' \$WAVE_OUT/gpu_pytest.log | tail -20; exit \$rc" ;;
-  *) echo "usage: bash benchmarks/rerecord_calls.sh A|A1|B|C|E|E-lean|B-repro|E-08|L|E2|D1|D2 <lever>|D3|F|S|T" >&2; exit 2 ;;
+  *) echo "usage: bash benchmarks/rerecord_calls.sh A|A1|B|C|C-repro|E|E-lean|B-repro|E-08|L|E2|D1|D2 <lever>|D3|F|S|T" >&2; exit 2 ;;
 esac

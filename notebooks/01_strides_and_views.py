@@ -517,8 +517,9 @@ takeaways = [
     f"{c3.evidence['byte_formula_mismatches']} (multiply by the itemsize, add the storage offset).",
     f"view needs stride-compatible dims, not a contiguous tensor: on y with strides {y.stride()}, "
     f"view(3, 2, 2, 2) worked and view(-1, 4) raised; reshape(-1, 4) copied {reshape_bytes} bytes instead.",
-    f"Read the real error: permute(0, 0, 1) raised {error_type} ('{error_message}'), "
-    "not the seed's IndexError: repeated dim.",
+    "Read the real error: permute(0, 0, 1) " + (f"raised {error_type} ('{error_message}')" if raised
+                                                 else "raised nothing")
+    + f"; the seed says IndexError: repeated dim (C8c {c8c.outcome}).",
     f"as_strided copies nothing and overlap is allowed; {len(tools_worked)} of {len(tools_tried)} "
     f"capture tools here captured it correctly ({', '.join(tools_worked) or 'none'}).",
 ]

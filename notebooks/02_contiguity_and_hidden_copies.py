@@ -588,7 +588,7 @@ print(c5a)
 # **C5b**, the cost: the seed compares misaligned *and* non-contiguous access (42.7 ns)
 # against aligned *and* contiguous (19.1 ns), per-access latencies. The analogue here: the
 # time per element of a sum, for all four combinations (so each cause is read alone), over a
-# buffer far beyond every cache, with the bytes the caches fetch per byte used (whole 64-byte
+# buffer far beyond L2 (the table's title sets it against the last-level cache), with the bytes the caches fetch per byte used (whole 64-byte
 # lines on a CPU, 32-byte sectors on a GPU, the unit a GPU's memory system moves), their rate and
 # its share of the copy ceiling. On a
 # CPU also over a 16 KiB window read many times inside *one* call (called L1-resident where it
@@ -609,7 +609,7 @@ chapter.claim("C5b")
 
 # %% jupyter={"source_hidden": true}
 quiz_c5c = chapter.lab.widgets.Quiz(
-    "Contiguous, 4 bytes off a line, summed beyond the caches: time per element against aligned?",
+    "Contiguous, 4 bytes off a line, summed over the big buffer: time per element against aligned?",
     choices=list(chapter.lab.cases.C5C_CHOICES),
     answer=lambda: chapter.lab.cases.c5c_alignment_alone(globals().get("alignment_cmp")),
     holds=7,  # the table, the verdicts, the sweep, the chase and the chapter's verdicts (C5c's among them)
@@ -618,14 +618,14 @@ quiz_c5c
 
 # %%
 cases = chapter.lab.cases
-n = chapter.sizes.copy_bytes // 4 // 4  # a quarter of the copy buffer: far beyond the caches
+n = chapter.sizes.copy_bytes // 4 // 4  # a quarter of the copy buffer: far beyond L2
 # the sweep's strides 4-16 (the optional section below) are timed in the same rounds
 c5b_ev, alignment_cmp, l1_cmp, sweep = cases.stride_sweep(chapter, n)  # l1_cmp: None on a GPU
 ns = c5b_ev["ns_per_element"]
 # Each pattern's bytes fetched, time and rate at DRAM size, where the verdict reads the cause; the
 # window's columns (a CPU's) folded, with its passes per call.
 chapter.show(chapter.lab.table.rows(cases.c5b_core_rows(c5b_ev), units={
-    "DRAM ratio": "x", cases.C5B_SHARE: "%"}, title="DRAM-sized sum")).fold(
+    "DRAM ratio": "x", cases.C5B_SHARE: "%"}, title=cases.sum_title(n * 4, chapter.device))).fold(
     *cases.c5b_fold(c5b_ev))
 
 # %%
@@ -693,6 +693,15 @@ chase.recorded_table(recorded_chase) if recorded_chase is not None else None
 # %%
 chapter.save()
 chapter.table()
+
+# %% [markdown]
+# ### Optional: how far the figures move between processes
+#
+# The reference GPU's timing verdicts in fresh processes (recorded, on a CPU too): the spread
+# between processes, which one page's rounds do not show.
+
+# %%
+print(cases.fresh_ranges(chapter.key))
 
 # %% [markdown]
 # ## Exercises

@@ -290,13 +290,29 @@ _flush_buffers: dict[str, torch.Tensor] = {}
 GPU_MIN_FLUSH_BYTES = 256 * 2**20
 
 
+# On a CPU the flush is held for the kernel's life, in host memory the chapters also need: a
+# VM's sysfs may report a host-sized L3 (480 MiB on the course's 2-core CPU machine, so a
+# 960 MiB flush, nearly half of a 2 GB Binder container). It is capped at a quarter of the
+# usable memory (`env.memory_limit_bytes`): 512 MiB on Binder, still more than that L3
+# (review 2026-12-05t 00-02 item 7).
+CPU_FLUSH_MEMORY_SHARE = 4
+
+
+def flush_bytes(where: torch.device) -> int:
+    """How many bytes the cold-mode flush writes: twice the last-level cache, at least 256 MB
+    on a GPU, at most a quarter of usable host memory on a CPU."""
+    size = 2 * last_level_cache_bytes(where)
+    if where.type == "cuda":
+        return max(size, GPU_MIN_FLUSH_BYTES)
+    return min(size, env.memory_limit_bytes() // CPU_FLUSH_MEMORY_SHARE)
+
+
 def flush_buffer(where: torch.device) -> torch.Tensor:
-    """A buffer twice the last-level cache: writing it evicts whatever a call left there."""
+    """A buffer twice the last-level cache (`flush_bytes`): writing it evicts whatever a call
+    left there."""
     key = str(where)
     if key not in _flush_buffers:
-        size = 2 * last_level_cache_bytes(where)
-        if where.type == "cuda":
-            size = max(size, GPU_MIN_FLUSH_BYTES)
+        size = flush_bytes(where)
         _flush_buffers[key] = torch.empty(size // 4, dtype=torch.int32, device=where)
     return _flush_buffers[key]
 

@@ -97,7 +97,16 @@ def test_cold_mode_flushes_with_a_buffer_twice_the_last_level_cache():
                    max_runs=3)
     assert t.mode == "cold" and t.count == 3
     buffer = conditions.flush_buffer(torch.device("cpu"))
-    assert buffer.numel() * 4 == 2 * conditions.last_level_cache_bytes(torch.device("cpu"))
+    assert buffer.numel() * 4 == conditions.flush_bytes(torch.device("cpu"))
+
+
+def test_the_cpu_flush_is_twice_the_l3_capped_at_a_quarter_of_usable_memory(monkeypatch):
+    cpu = torch.device("cpu")
+    monkeypatch.setattr(conditions, "last_level_cache_bytes", lambda where: 480 * 2**20)
+    monkeypatch.setenv("LABKIT_MEMORY_LIMIT_BYTES", str(64 * 2**30))
+    assert conditions.flush_bytes(cpu) == 960 * 2**20  # a large machine: twice the L3
+    monkeypatch.setenv("LABKIT_MEMORY_LIMIT_BYTES", str(2 * 2**30))  # Binder's 2 GB
+    assert conditions.flush_bytes(cpu) == 512 * 2**20  # a quarter, still more than the L3
 
 
 def test_arguments_are_passed_to_the_function():

@@ -29,6 +29,7 @@ NOT_YET_RERECORDED |= {"07_export_traps"}  # reproduce.py's across-run compare r
 NOT_YET_RERECORDED |= {"08_inference_ladder"}  # keep.over_moved_base reads a step over its base's own step from the rung's images/s (review 2026-12-05t 08 item 1); timings carry iqr_share
 NOT_YET_RERECORDED |= {"00_setup_check", "02_contiguity_and_hidden_copies"}  # review 2026-12-05t 00-02 items 1, 2, 4, 6, 9: C9's section before C2's copy row, the kept ceiling named, the 1 GiB point from the probe, DTLB count, allocator and chase wording
 NOT_YET_RERECORDED |= {"03_memory_layouts", "04_fusion"}  # review 2026-12-05t 03-04 items 5, 6, 7, 9, 10: C7's CPU form quotes the ARM row, quiz wording, kernels-not-bytes clause, labels
+NOT_YET_RERECORDED |= {"01_strides_and_views"}  # review 2026-12-05t 00-02 item 11: C8c's takeaway built from its verdict, not typed
 NOT_YET_RERECORDED |= {"09_audit_your_model"}  # review 2026-12-05t 09 item 8: the export note names the images it checks; the ViT quiz says its answer is this machine's
 
 

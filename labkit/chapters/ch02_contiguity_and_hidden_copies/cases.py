@@ -16,8 +16,8 @@ from collections.abc import Callable, Mapping
 import torch
 
 from labkit.chapters.ch02_contiguity_and_hidden_copies import claims as ch02
-from labkit.claims import quiz_keys
-from labkit.core import env
+from labkit.claims import quiz_keys, reproduced
+from labkit.core import env, results
 from labkit.measure import bench, ceiling_store, clocks, conditions, copies
 from labkit.measure.timing import Comparison, Timing, format_seconds
 from labkit.show.table import Table
@@ -1117,3 +1117,47 @@ def allocator_takeaway(whole: Timing, copied: Timing, nbytes: int, cost_s: float
         return (f"{head.rsplit(', ', 1)[0]}, at most {spread}{format_seconds(priced)}: the extra faults can account for "
                 f"the whole of {between}: {verdict}.")
     return f"{head}: {100 * share:.0f}% of {between}: {verdict}."
+
+
+def sum_title(nbytes: int, where: torch.device) -> str:
+    """C5b's table title: the buffer's size against the last-level cache this machine reports.
+    A VM's sysfs may report a host-sized L3 (480 MiB on the course's 2-core CPU machine), so a
+    64 MiB "DRAM-sized" buffer may sit in L3; the title says where it sits rather than assume
+    (review 2026-12-05t 00-02 item 3). C5b's ratios do not depend on it (lines are fetched
+    whole from L3 too); what the rates mean does."""
+    last = conditions.last_level_cache_bytes(where)
+    name = "L2" if where.type == "cuda" else "L3"
+    size = f"{nbytes / 2**20:,.0f} MiB"
+    if nbytes > last:
+        return f"DRAM-sized sum ({size}, {nbytes / last:.1f}x {name})"
+    return f"Sum inside the reported {name} ({nbytes / 2**20:,.0f} of {last / 2**20:,.0f} MiB; 'DRAM' below)"
+
+
+def fresh_ranges(chapter_key: str, record: Mapping | None = None,
+                 machine: str = results.DEFAULT_REFERENCE) -> str:
+    """The reference GPU's timing verdicts in reproduce's fresh processes, each deciding figure's
+    range over the runs, and how far the processes moved: a page's rounds run in one process and
+    understate that (its C9 3.78x against 3.70-3.71x in fresh ones; review 2026-12-05t 00-02
+    item 8). `record` replaces results/reproduce/<machine>-<chapter_key>.json in tests; none: ''.
+    Ratios shown beside a verdict and not deciding it ('... / device', '... shown') are left out."""
+    if record is None:
+        record = reproduced.load_record(reproduced.record_path(machine, chapter_key))
+    if not record or not record.get("claims"):
+        return ""
+    parts, moved = [], 0.0
+    for claim_id, found in record["claims"].items():
+        spans = {label: s for label, s in (found.get("spread") or {}).items()
+                 if "/ device" not in label and "shown" not in label and s.get("min")}
+        if not spans:
+            continue
+        parts.append(f"{claim_id} " + ", ".join(f"{label} {s['min']:.2f}-{s['max']:.2f}x" for label, s in spans.items()))
+        moved = max([moved] + [s["max"] / s["min"] - 1 for s in spans.values()])
+    if not parts:
+        return ""
+    runs = record.get("runs") if isinstance(record.get("runs"), int) else len(record.get("seconds") or ())
+    when = str(record.get("recorded_at", ""))[:16].replace("T", " ")
+    agree = "every verdict the same in all" if all(f.get("agree") for f in record["claims"].values()) \
+        else "NOT every verdict the same in"
+    return (f"{record.get('machine', 'the reference GPU')} in {runs} fresh processes (benchmarks/reproduce.py, "
+            f"recorded {when} UTC; {agree} {runs}): " + "; ".join(parts)
+            + f". Between processes a figure moved up to {moved:.1%}: a figure above is one process's.")

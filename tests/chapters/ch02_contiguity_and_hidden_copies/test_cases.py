@@ -822,3 +822,26 @@ def test_c10_s_every_case_is_folded_under_its_table_with_each_sides_loop():
                         "torch.matmul about 1.19x (near launch-bound))")
     assert lines[3] == "4096 float32: torch.matmul on the view 0.89x the stride-aware GEMM's time (IQR 0.889-0.890x)"
     assert cases.c10_every_case(Table("cpu", ["a"]), H200_C10_1858[:1]).folded == []  # one case: the reason says it
+
+
+def test_the_sum_title_sets_the_buffer_against_the_reported_last_level_cache(monkeypatch):
+    from labkit.measure import conditions
+    monkeypatch.setattr(conditions, "last_level_cache_bytes", lambda where: 480 * 2**20)
+    inside = cases.sum_title(64 * 2**20, torch.device("cpu"))
+    assert inside == "Sum inside the reported L3 (64 of 480 MiB; 'DRAM' below)"
+    monkeypatch.setattr(conditions, "last_level_cache_bytes", lambda where: 60 * 2**20)
+    assert cases.sum_title(256 * 2**20, torch.device("cuda")) == "DRAM-sized sum (256 MiB, 4.3x L2)"
+
+
+def test_fresh_ranges_gives_each_deciding_figure_s_range_and_leaves_shown_ratios_out():
+    record = {"machine": "nvidia-h200", "runs": 3, "recorded_at": "2026-12-05T17:46:20+00:00", "claims": {
+        "C9": {"agree": True, "spread": {"penalty": {"min": 3.70, "max": 3.74}}},
+        "C10": {"agree": True, "spread": {"1024 float16": {"min": 0.53, "max": 0.54},
+                                          "1024 float16: torch.matmul loop / device": {"min": 2.6, "max": 4.0}}}}}
+    line = cases.fresh_ranges("02_contiguity_and_hidden_copies", record)
+    assert "3 fresh processes" in line and "every verdict the same in all 3" in line
+    assert "C9 penalty 3.70-3.74x" in line and "C10 1024 float16 0.53-0.54x" in line
+    assert "loop / device" not in line and "up to 1.9%" in line  # 0.54 / 0.53 - 1, not the loop's 54%
+    record["claims"]["C9"]["agree"] = False
+    assert "NOT every verdict the same" in cases.fresh_ranges("02_contiguity_and_hidden_copies", record)
+    assert cases.fresh_ranges("02_contiguity_and_hidden_copies", {"claims": {}}) == ""
