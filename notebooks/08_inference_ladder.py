@@ -30,7 +30,8 @@
 #   gain is at least 2%, and whether the host bound the rung is read from unprofiled timing.
 #
 # Then it asks where the time went at each rung, whether the steps simply add up, what
-# compiling costs, and where the result stands beside published figures.
+# compiling costs, and where the result stands beside published figures. The sections headed
+# "Optional" are optional: the chapter's 40 minutes assume you skip them.
 
 # %%
 import os  # in Google Colab only: fetch the course and install labkit (elsewhere this does nothing)
@@ -118,12 +119,18 @@ quiz_unfelt
 # The plan. On a GPU, CUDA Graphs come before torch.compile and Conv-BN folding: once one graph
 # launch replaces each kernel's, the GPU and not Python sets the pace, so where Graphs are kept
 # every later step is judged on the GPU's work (the H200's host ran at two speeds within one
-# run, and steps timed while it set the pace flipped between runs). Where Graphs are not
-# decidable (their base timed fast in its own step and slow in theirs), the rungs after them
-# are built without graphs and can run host-bound; the climb then tries Graphs once more over
-# the compiled, folded rung, by the same rule, before it raises the batch ("…, retried").
-# The fold's compile column (on a GPU) shows what each compiled rung cost to get ready, cold
-# (the climb compiles into an empty Inductor cache).
+# run, and steps timed while it set the pace flipped between runs). The fold's compile column
+# (on a GPU) shows what each compiled rung cost to get ready, cold (the climb compiles into an
+# empty Inductor cache).
+#
+# <details><summary>Where Graphs are not decidable: the retry</summary>
+#
+# Where Graphs are not decidable (their base timed fast in its own step and slow in theirs),
+# the rungs after them are built without graphs and can run host-bound; the climb then tries
+# Graphs once more over the compiled, folded rung, by the same rule, before it raises the batch
+# ("…, retried").
+#
+# </details>
 
 # %%
 lab.tables.plan_table(plan)

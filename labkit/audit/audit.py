@@ -183,10 +183,14 @@ def run(model: nn.Module, example: torch.Tensor, device: str = "cpu",
     recommendations = []
     if export_batch is not None and export_batch < x_plain.shape[0] and export_paths:
         notes.append(f"export paths checked on the first {export_batch} of the {x_plain.shape[0]} images")
+    # in reduced precision (the deployed one) a GPU fix the stream's clock judges also has its
+    # device-busy time read beside it (review 2026-12-05t 08-09-99 item 9)
+    busy_too = dtype != "float32"
     if recommend.has_conv(original) and recommend_rounds > 0:
         first, moved = recommend.channels_last(original, x_plain, recommend_rounds, recommend_rep_ms,
                                                 known={memory_format: modules},
-                                                host_bound=profiled.host_bound if profiled else None)
+                                                host_bound=profiled.host_bound if profiled else None,
+                                                busy_too=busy_too)
         recommendations.append(first)
         if moved is not None:
             recommendations.append(moved)
@@ -199,7 +203,7 @@ def run(model: nn.Module, example: torch.Tensor, device: str = "cpu",
         recommendations.append(recommend.batchnorm_float32(
             audited, x, recommend_rounds, recommend_rep_ms,
             host_bound=profiled.host_bound if profiled else None,
-            launches=profiled.launches if profiled else None))
+            launches=profiled.launches if profiled else None, busy_too=busy_too))
     elif half_bn:
         notes.append(f"{len(half_bn)} BatchNorm modules ran in float16: keeping them float32 "
                      f"({recommend.BATCHNORM_SOURCE}) was not timed (no rounds)")

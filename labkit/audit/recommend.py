@@ -58,6 +58,19 @@ REDUCED_TOLERANCE = {torch.float16: 1e-2, torch.bfloat16: 5e-2}
 # A fix must save at least this share of the time to be kept: chapter 08's keep rule's line
 # (its keep.MIN_GAIN), under which a step says nothing about where the time went.
 MIN_GAIN = 0.02
+# What bench.compare's GPU clock times (review 2026-12-05t 08-09-99 item 9): CUDA events bracket
+# the stream, the gaps where the GPU idles waiting for the host included, so it is the batch's
+# time on the GPU's stream, not device-busy time (the kernels' own time, from kernel records).
+STREAM_CLOCK = "the stream's time per batch (CUDA events: idle gaps included)"
+# the name records made before 2026-12-05 gave that clock; `clock_name` reads it as STREAM_CLOCK
+EARLIER_STREAM_CLOCK = "the harness's device clock (CUDA events)"
+BUSY_CLOCK = "device-busy time (kernel records)"
+
+
+def clock_name(label: str) -> str:
+    """A recorded clock's label as the audit names it now (the stream's time, never 'device
+    clock', for CUDA events)."""
+    return label.replace(EARLIER_STREAM_CLOCK, STREAM_CLOCK)
 # Copy and layout work above this share of the profiled time: copies left are worth moving by
 # hand; below it (the H200's ViT: 0.1% of GPU time) the audit names them and leaves them.
 MOVE_SHARE = 0.05
@@ -138,6 +151,11 @@ class Recommendation:
     output_scale: float | None = None  # max |output| of the original: what max_error is relative to
     timing_of: str = ""  # the recommendation whose timing decides this one (the same variant)
     launches: tuple[int, int] | None = None  # kernels a batch (original, variant), one profiled pass each
+    # device-busy time (kernel records), per-round ratio and quartiles, timed beside the stream's
+    # clock where that clock judged a GPU fix and `measured` was asked for both (busy_too)
+    busy_ratio: float | None = None
+    busy_q25: float | None = None
+    busy_q75: float | None = None
 
     @property
     def timed(self) -> bool:
@@ -199,14 +217,16 @@ def device_ratios(original: object, variant: object, device: torch.device,
 
 def measured(base: tuple[str, object], fix: tuple[str, object], want: torch.Tensor,
              got: torch.Tensor, example: torch.Tensor, rounds: int, rep_ms: float,
-             host_bound: bool | None) -> tuple[dict, str]:
+             host_bound: bool | None, busy_too: bool = False) -> tuple[dict, str]:
     """One fix's numerics, timing and decision by `rule()`: (the Recommendation's timing fields,
     its why). base and fix are (label, a call running one batch); want and got their outputs.
 
     Numerics: got within the tolerance of the device and the example's precision of want,
     relative to want's largest value. Timing: both interleaved in rounds (bench.compare); where
     the run is host-bound on a GPU, judged by device-busy time from kernel records instead, the
-    harness's ratio kept beside it (see the module's note)."""
+    harness's ratio kept beside it (see the module's note). busy_too: where the stream's clock
+    judges a GPU fix (not host-bound), device-busy time is also read from kernel records, in as
+    many interleaved rounds, and shown beside it (it does not decide)."""
     (base_label, run_original), (fix_label, run_variant) = base, fix
     error = _relative_error(got, want)
     tolerance = max(TOLERANCE.get(example.device.type, 1e-4),
@@ -216,8 +236,7 @@ def measured(base: tuple[str, object], fix: tuple[str, object], want: torch.Tens
                            device=example.device)
     v, o = result[fix_label], result[base_label]
     ratio, q25, q75 = v.ratio, v.ratio_q25, v.ratio_q75
-    clock = ("CPU clock" if example.device.type == "cpu"
-             else "the harness's device clock (CUDA events)")
+    clock = "CPU clock" if example.device.type == "cpu" else STREAM_CLOCK
     wall = dict(wall_ratio=ratio, wall_q25=q25, wall_q75=q75, wall_clock=clock)
     if host_bound and example.device.type == "cuda":
         from labkit.measure import kernel_records
@@ -226,9 +245,20 @@ def measured(base: tuple[str, object], fix: tuple[str, object], want: torch.Tens
             with torch.no_grad():
                 ratios = device_ratios(run_original, run_variant, example.device, rounds)
             q25, ratio, q75 = (float(q) for q in np.percentile(ratios, [25, 50, 75]))
-            clock = "device-busy time (kernel records): the run is host-bound"
+            clock = f"{BUSY_CLOCK}: the run is host-bound"
         except kernel_records.RecordsUnavailable as why_not:
             clock += f" (host-bound, but kernel records unavailable: {why_not})"
+    busy = {}
+    if busy_too and not host_bound and example.device.type == "cuda":
+        from labkit.measure import kernel_records
+
+        try:
+            with torch.no_grad():
+                busy_ratios = device_ratios(run_original, run_variant, example.device, rounds)
+            b25, b50, b75 = (float(q) for q in np.percentile(busy_ratios, [25, 50, 75]))
+            busy = dict(busy_q25=b25, busy_ratio=b50, busy_q75=b75)
+        except kernel_records.RecordsUnavailable:
+            busy = {}
     numerics_ok = error <= tolerance
     checkable = float(want.abs().max()) > 0
     outcome = decide(ratio, q25, q75, numerics_ok, checkable)
@@ -247,17 +277,20 @@ def measured(base: tuple[str, object], fix: tuple[str, object], want: torch.Tens
     if wall["wall_clock"] != clock:
         why += (f"; the batch's own time (the harness's clock) {wall['wall_ratio']:.3f}x "
                 f"(IQR {wall['wall_q25']:.3f}-{wall['wall_q75']:.3f})")
+    if busy:
+        why += (f"; {BUSY_CLOCK} beside it {busy['busy_ratio']:.3f}x "
+                f"(IQR {busy['busy_q25']:.3f}-{busy['busy_q75']:.3f}), not deciding")
     timing = dict(ratio=ratio, ratio_q25=q25, ratio_q75=q75, clock=clock,
                   original_ms=o.timing.median_s * 1e3, original_iqr_ms=o.timing.iqr_s * 1e3,
                   variant_ms=v.timing.median_s * 1e3, variant_iqr_ms=v.timing.iqr_s * 1e3,
-                  max_error=error, outcome=outcome, output_scale=float(want.abs().max()), **wall)
+                  max_error=error, outcome=outcome, output_scale=float(want.abs().max()), **wall, **busy)
     return timing, why
 
 
 def channels_last(model: nn.Module, example: torch.Tensor, rounds: int = 5,
                   rep_ms: float = 1000.0,
                   known: dict[str, list[module_layouts.ModuleRow]] | None = None,
-                  host_bound: bool | None = None,
+                  host_bound: bool | None = None, busy_too: bool = False,
                   ) -> tuple[Recommendation, Recommendation | None]:
     """Time channels_last against NCHW; also the copies it moved away, module by module.
 
@@ -280,7 +313,7 @@ def channels_last(model: nn.Module, example: torch.Tensor, rounds: int = 5,
 
     run_original, run_variant = _inference(original, x_plain), _inference(variant, x_cl)
     timing, why = measured(("NCHW as given", run_original), ("channels_last", run_variant),
-                           want, got, example, rounds, rep_ms, host_bound)
+                           want, got, example, rounds, rep_ms, host_bound, busy_too)
     kept = timing["outcome"] == KEPT
     outcome = timing["outcome"]
     first = Recommendation("convert to channels_last before the first conv", kept, why,
@@ -325,7 +358,7 @@ def batchnorm_to_float32(model: nn.Module) -> nn.Module:
 
 def batchnorm_float32(model: nn.Module, example: torch.Tensor, rounds: int = 5,
                       rep_ms: float = 1000.0, host_bound: bool | None = None,
-                      launches: int | None = None) -> Recommendation | None:
+                      launches: int | None = None, busy_too: bool = False) -> Recommendation | None:
     """Time the float16 model with its BatchNorms float32 against the model as audited (every
     BatchNorm half), on the audited input and layout, by `measured` (numerics within float16's
     tolerance; device-busy time when host-bound); None where no BatchNorm is half.
@@ -345,7 +378,7 @@ def batchnorm_float32(model: nn.Module, example: torch.Tensor, rounds: int = 5,
     run_original, run_variant = _inference(model, example), _inference(variant, example)
     want, got = run_original(), run_variant()
     timing, why = measured(("all-half BatchNorm", run_original), ("BatchNorm float32", run_variant),
-                           want, got, example, rounds, rep_ms, host_bound)
+                           want, got, example, rounds, rep_ms, host_bound, busy_too)
     listed = ", ".join(names[:3]) + (f", ... ({len(names)} in all)" if len(names) > 3 else "")
     original = None if launches is None else kernels.launches(model, example)
     counted = None if launches is None else kernels.launches(variant, example)

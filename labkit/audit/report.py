@@ -208,7 +208,9 @@ def summary(report: Report) -> dict:
                              "wall_clock": r.wall_clock, "wall_faster": r.wall_faster,
                              "max_error": r.max_error, "output_scale": r.output_scale,
                              "timing_of": r.timing_of,
-                             "launches": None if r.launches is None else list(r.launches)}
+                             "launches": None if r.launches is None else list(r.launches),
+                             # device-busy time beside the stream's clock (review 2026-12-05t item 9)
+                             "busy_ratio": r.busy_ratio, "busy_q25": r.busy_q25, "busy_q75": r.busy_q75}
                             for r in report.recommendations],
         "seconds": report.seconds,
     }
@@ -230,5 +232,5 @@ def summary_text(data: dict) -> str:
     for e in data["exports"]:
         lines.append(f"  export {e['path']}: {e['outcome']}")
     for r in data["recommendations"]:
-        lines.append(f"  {'KEPT' if r['kept'] else 'not kept'}: {r['title']}: {r['why']}")
+        lines.append(f"  {'KEPT' if r['kept'] else 'not kept'}: {r['title']}: {recommend.clock_name(r['why'])}")
     return "\n".join(lines)

@@ -116,3 +116,40 @@ def test_the_gpu_evidence_script_asks_for_what_exists():
         if not spec.startswith("torchvision:"):
             from labkit.audit import models
             assert isinstance(models.load(spec), torch.nn.Module)
+
+
+def test_a_non_square_saved_batch_is_audited_at_its_own_height_and_width(tmp_path, capsys):
+    """Review 2026-12-05t 08-09-99 item 10: cli.py read the image side as example.shape[-1], as
+    if every input were square; a non-square batch is audited as given, or refused in one line."""
+    torch.save(torch.randn(2, 3, 6, 10), tmp_path / "wide.pt")
+    assert cli.main([SPEC, "--input", str(tmp_path / "wide.pt"), "--device", "cpu",
+                     "--rounds", "0"]) == 0
+    assert "(2, 3, 6, 10) float32 on cpu" in capsys.readouterr().out
+    assert cli.main(["labkit:vit", "--input", str(tmp_path / "wide.pt"), "--device", "cpu",
+                     "--rounds", "0"]) == cli.EXIT_BAD_INPUT
+    err = capsys.readouterr().err
+    assert "labkit:vit needs square images, got 6x10" in err and "Traceback" not in err
+
+
+def test_the_cpu_default_is_the_cheaper_plan_and_says_so(capsys, monkeypatch):
+    """Review 2026-12-05t 08-09-99 item 10: on a CPU the default runs fewer rounds and no export
+    paths unless asked, and its output and --help say so."""
+    from labkit.audit import audit
+
+    seen = {}
+    real = audit.run
+
+    def spy(*args, **kwargs):
+        seen.update(kwargs)
+        return real(*args, **{**kwargs, "recommend_rounds": 0})
+
+    monkeypatch.setattr(audit, "run", spy)
+    assert cli.main([SPEC, "--batch", "2", "--image", "8", "--device", "cpu"]) == 0
+    out = capsys.readouterr().out
+    assert seen["export_paths"] == () and seen["recommend_rounds"] == cli.CPU_ROUNDS < 3
+    assert out.startswith("CPU plan: ") and "export paths off (the CPU default" in out
+    assert f"{cli.CPU_ROUNDS} interleaved rounds" in out
+    assert cli.main([SPEC, "--batch", "2", "--image", "8", "--device", "cpu", "--exports", "trace"]) == 0
+    assert seen["export_paths"] == ("trace",) and "export paths: trace (--exports)" in capsys.readouterr().out
+    helped = cli.parser().format_help()
+    assert "none on a CPU" in helped and "cheaper plan" in helped

@@ -191,6 +191,15 @@ def _shown_rows(data: Mapping) -> list[Mapping]:
     return [r for r in data["rows"] if r.get("status") not in ("skipped", "failed")]
 
 
+def levers(rows: Sequence[Mapping]) -> list[list[Mapping]]:
+    """The rows grouped by lever, in the order each lever first ran: a lever measured in several
+    calls (its name the same but for the later-call mark) is one group, its calls in order."""
+    grouped: dict[str, list[Mapping]] = {}
+    for r in rows:
+        grouped.setdefault(str(r.get("name", "")).removesuffix(f" {LATER}"), []).append(r)
+    return list(grouped.values())
+
+
 def rows_table(data: Mapping, shown_as: str = "", ladder_top: object | None = None,
                on_gpu: bool = True) -> tables.Table:
     """One row per rung of the record, in the order it ran: its gate, speed, gain and whether
@@ -204,10 +213,23 @@ def rows_table(data: Mapping, shown_as: str = "", ladder_top: object | None = No
         recorded=shown_as, marks=MARKS)
     skipped = [f"{row['name']} ({row['status']}: {str(row.get('note', ''))[:140]})"
                for row in data["rows"] if row.get("status") in ("skipped", "failed")]
-    for row in _shown_rows(data):
-        speed, gain = _speed(row)
+    for calls in levers(_shown_rows(data)):
+        row = calls[0]
+        if len(calls) == 1:
+            speed, gain = _speed(row)
+            shown.add(row["name"], _gate(row, data.get("gate_images"), str(data.get("fp8_gate_math") or "")),
+                      speed, gain, _keep(row, data["rows"]))
+            continue
+        # one lever measured in several calls is one row (review 2026-12-05t 08 item 4: the
+        # fused epilogue read kept 1.051x in one call and not kept 1.005x in another, two rows)
+        speeds, gains, kept = [], [], 0
+        for r in calls:
+            speed, gain = _speed(r)
+            speeds.append(speed)
+            gains.append(f"{gain} (call {r.get('call', 'the record')})")
+            kept += _keep(r, data["rows"]).startswith("kept")
         shown.add(row["name"], _gate(row, data.get("gate_images"), str(data.get("fp8_gate_math") or "")),
-                  speed, gain, _keep(row, data["rows"]))
+                  " / ".join(speeds), "; ".join(gains), f"kept in {kept} of {len(calls)} calls")
     if data.get("later_calls"):
         shown.note(f"{LATER}: measured in a later call, over that call's own top rung: "
                    + "; ".join(data["later_calls"]))
@@ -243,19 +265,34 @@ def cost_table(data: Mapping, shown_as: str = "") -> tables.Table:
         ["rung", "compile s (cold)", "payback batches", "device ms/batch", "GPU idle",
          "time by class, %: " + "/".join(CLASSES.get(k, k) for k in classes)],
         recorded=shown_as, marks=MARKS)
-    for row in _shown_rows(data):
-        device_s, idle = row.get("device_s"), row.get("idle_share")
-        shown.add(row["name"], _num(row.get("compile_s"), ".1f"),
-                  _num(row.get("payback_batches"), ",.0f"),
-                  _num(None if device_s is None else 1e3 * device_s, ".2f"),
-                  _num(None if idle is None else 100 * idle, ".0f") + ("%" if idle is not None else ""),
-                  _classes(row, classes))
+    for calls in levers(_shown_rows(data)):
+        cells = []
+        for row in calls:
+            device_s, idle = row.get("device_s"), row.get("idle_share")
+            cells.append((_num(row.get("compile_s"), ".1f"), _num(row.get("payback_batches"), ",.0f"),
+                          _num(None if device_s is None else 1e3 * device_s, ".2f"),
+                          _num(None if idle is None else 100 * idle, ".0f") + ("%" if idle is not None else ""),
+                          _classes(row, classes)))
+        shown.add(calls[0]["name"], *(" / ".join(c[i] for c in cells) for i in range(5)))
     shown.note("time by class: device time on a GPU (kernel records), CPU op self time on a CPU; "
-               "payback: batches until the cold compile is repaid by the time saved per batch.")
+               "payback: batches until the cold compile is repaid by the time saved per batch"
+               + ("; a lever measured in several calls: each call's figures, in the table above's order"
+                  if any(len(c) > 1 for c in levers(_shown_rows(data))) else "") + ".")
     shapes = data.get("shapes") or {}
     if shapes.get("total_ms_per_batch"):
-        shown.note(_shapes_note(shapes["total_ms_per_batch"], data["rows"]))
+        # a pointer, not the timings (review 2026-12-05t 08 item 4): timed alone, outside the
+        # network, they do not predict what the layers cost inside it
+        shown.note(shapes_pointer(shapes["total_ms_per_batch"], data["rows"]))
     return shown
+
+
+def shapes_pointer(totals: Mapping[str, float], rows: list) -> str:
+    """One line pointing at the record's 1x1 shape-by-shape timings, not showing them."""
+    top = next((r for r in rows if r.get("name") == "top rung" and r.get("device_s")), None)
+    why = ("; timed alone they add up past the top rung's whole device time, so they do not "
+           "predict the network's cost" if top is not None and max(totals.values()) > 1e3 * top["device_s"]
+           else "")
+    return f"The 1x1 convolutions timed shape by shape outside the network: the record's 'shapes'{why}."
 
 
 # A lever the script builds and the CPU tests check (its GEMM against torch's, and the gate) that
@@ -430,28 +467,37 @@ def _ms_by_class(row: Mapping) -> dict[str, float]:
     return {k: 1e3 * row["device_s"] * v for k, v in (row.get("kinds") or {}).items()} if row.get("device_s") else {}
 
 
-def _fused_pair(rows: list) -> tuple[Mapping, Mapping] | None:
-    """(the top rung, the fused-epilogue rung), each with a device time and the two classes."""
-    top = next((r for r in rows if r.get("name") == "top rung" and r.get("device_s")), None)
-    fused = next((r for r in rows if str(r.get("name", "")).rstrip(f" {LATER}") == FUSED
-                  and r.get("status") == "measured" and r.get("device_s")), None)
-    if top is None or fused is None:
-        return None
-    a, b = _ms_by_class(top), _ms_by_class(fused)
+def _fused_pairs(rows: list) -> list[tuple[Mapping, Mapping]]:
+    """(its top rung, the fused-epilogue rung) for each call that measured the fused rung, each
+    with a device time and the two classes: a later call's row over that call's own top rung
+    (`call_top`), the record's over the record's."""
+    main_top = next((r for r in rows if r.get("name") == "top rung" and r.get("device_s")), None)
     gemm, elem = timeline_stats.GEMM_CONV, attribution.ELEMENTWISE
-    if gemm not in a or gemm not in b or elem not in a or elem not in b:
-        return None
-    return top, fused
+    pairs = []
+    for fused in (r for r in rows if str(r.get("name", "")).rstrip(f" {LATER}") == FUSED
+                  and r.get("status") == "measured" and r.get("device_s")):
+        top = fused.get("call_top") if (fused.get("call_top") or {}).get("device_s") else main_top
+        if top is None:
+            continue
+        a, b = _ms_by_class(top), _ms_by_class(fused)
+        if gemm in a and gemm in b and elem in a and elem in b:
+            pairs.append((top, fused))
+    return pairs
 
 
 def fused_net(data: Mapping | None) -> float | None:
-    """The share of the top rung's device time per batch the fused-epilogue rung saved, net
-    (the elementwise tails removed less the GEMM time added), from a record; None without both
-    rungs. The core page's standing line points at this, not at the elementwise share alone
-    (review 2026-12-04m item 7: 'elementwise 39%: the optional section times removing it'
-    beside a section whose fused rung saved 5% net)."""
-    pair = _fused_pair(list((data or {}).get("rows") or []))
-    return None if pair is None else 1 - pair[1]["device_s"] / pair[0]["device_s"]
+    """The share of its top rung's device time per batch the fused-epilogue rung saved, net
+    (the elementwise tails removed less the GEMM time added), from a record: the lowest over the
+    calls that measured it (review 2026-12-05t 08 item 4: the reading rested on one of two);
+    None without both rungs. The core page's standing line points at this, not at the
+    elementwise share alone (review 2026-12-04m item 7)."""
+    pairs = _fused_pairs(list((data or {}).get("rows") or []))
+    return min((1 - f["device_s"] / t["device_s"] for t, f in pairs), default=None)
+
+
+def fused_calls(data: Mapping | None) -> int:
+    """How many calls measured the fused-epilogue rung with a profile (fused_net's)."""
+    return len(_fused_pairs(list((data or {}).get("rows") or [])))
 
 
 def recorded_fused_net() -> float | None:
@@ -463,26 +509,36 @@ def recorded_fused_net() -> float | None:
     return None if data is None else fused_net(with_later_calls(data, recorded_path()))
 
 
+def recorded_fused_calls() -> int:
+    """fused_calls of the reference's record, its later calls included (0 without one)."""
+    try:
+        data = load()
+    except PastViewError:
+        return 0
+    return 0 if data is None else fused_calls(with_later_calls(data, recorded_path()))
+
+
 def fused_vs_top(rows: list) -> str:
-    """The fused-epilogue rung's device time per class in ms beside the top rung's, each from
-    its own record (two calls): the epilogues removed the elementwise tails and the GEMMs took
-    part of it back (review 2026-12-04i item 2: the page said the 40% elementwise share was
-    efficiency lost, where its own fused rung bought ~5% for removing most of it)."""
-    pair = _fused_pair(rows)
-    if pair is None:
-        return ""
-    top, fused = pair
-    a, b = _ms_by_class(top), _ms_by_class(fused)
+    """For each call that measured it, the fused-epilogue rung's device time per class in ms
+    beside that call's top rung's: the epilogues removed the elementwise tails and the GEMMs
+    took part of it back (review 2026-12-04i item 2); every call is said, none alone (review
+    2026-12-05t 08 item 4)."""
+    said = []
     gemm, elem = timeline_stats.GEMM_CONV, attribution.ELEMENTWISE
-    total_a, total_b = 1e3 * top["device_s"], 1e3 * fused["device_s"]
-    removed, rose = a[elem] - b[elem], b[gemm] - a[gemm]
-    back = "all" if rose >= removed else "most" if rose > removed / 2 else "part"
-    return (f"Device time per batch by class, ms (the two rungs from different calls): top rung "
-            f"{gemm} {a[gemm]:.1f}, {elem} {a[elem]:.1f} of {total_a:.2f}; {fused['name']} {gemm} "
-            f"{b[gemm]:.1f}, {elem} {b[elem]:.1f} of {total_b:.2f}. The fused epilogues removed "
-            f"{a[elem] - b[elem]:.1f} ms of elementwise tails; its {gemm} time rose "
-            f"{b[gemm] - a[gemm]:.1f} ms, taking {back} of it back: net "
-            f"{100 * (1 - total_b / total_a):.0f}% less device time.")
+    for top, fused in _fused_pairs(rows):
+        a, b = _ms_by_class(top), _ms_by_class(fused)
+        total_a, total_b = 1e3 * top["device_s"], 1e3 * fused["device_s"]
+        removed, rose = a[elem] - b[elem], b[gemm] - a[gemm]
+        back = "all" if rose >= removed else "most" if rose > removed / 2 else "part"
+        call = f"call {fused['call']}" if fused.get("call") else "the record's call"
+        said.append(f"{call}: top rung {gemm} {a[gemm]:.1f}, {elem} {a[elem]:.1f} of {total_a:.2f}; "
+                    f"fused {gemm} {b[gemm]:.1f}, {elem} {b[elem]:.1f} of {total_b:.2f}: "
+                    f"{removed:.1f} ms of elementwise tails removed, {gemm} time up {rose:.1f} ms "
+                    f"({back} of it back), net {100 * (1 - total_b / total_a):.0f}% less device time")
+    if not said:
+        return ""
+    return (f"{FUSED}, device time per batch by class, ms, over its own call's top rung, in "
+            f"{len(said)} call{'s' if len(said) > 1 else ''}: " + "; ".join(said) + ".")
 
 
 def bound_line(top: Mapping) -> str:
@@ -607,6 +663,8 @@ def with_later_calls(data: Mapping, main: Path) -> dict:
         own_top = next((r for r in later["rows"] if r.get("name") == "top rung"), {})
         merged["later_calls"].append(f"{extra.name} (its top rung {own_top.get('images_per_s') or 0:,.0f} "
                                      "images/s)")
-        merged["rows"] += [{**r, "name": f"{r['name']} {LATER}"} for r in later["rows"]
-                           if r.get("name") != "top rung"]
+        call = f"{extra.name}, {str(later.get('recorded_at') or '?')[:16].replace('T', ' ')}"
+        merged["rows"] += [{**r, "name": f"{r['name']} {LATER}", "call": call,
+                            "call_top": {k: own_top.get(k) for k in ("device_s", "kinds", "name")}}
+                           for r in later["rows"] if r.get("name") != "top rung"]
     return merged

@@ -294,6 +294,8 @@ def regimes_table(run: object, chapter: object = None) -> tables.Table:
         recorded = chapter.reference("ladder")
         if isinstance(recorded, Recorded) and (recorded.get("regimes") or {}).get("eager"):
             shown = regimes_table(experiment.Result.from_record(recorded.value))
+            # the TF32 in the heading is the recorded GPU's, said so on a CPU (review 2026-12-05t 08 item 12)
+            shown.title = shown.title.replace(" (TF32 on)", " (on the recorded GPU, TF32 on)")
             shown.recorded = recorded.label
             shown.notes = [n.replace("(this run: ", "(the recorded run: ") for n in shown.notes]
             return shown.note("No GPU here: the interaction is measured on a GPU; above, the "
@@ -694,8 +696,10 @@ def fused_pointer() -> str:
     """What fusing the elementwise tails away bought, net, in the optional section's record
     (past_view.recorded_fused_net): ' (fusing it into GEMM epilogues saved 5% net: the
     optional section, recorded)'; '' without that record."""
-    net = past_view.recorded_fused_net()
-    return ("" if net is None else f" (fusing it into GEMM epilogues saved {100 * net:.0f}% net: "
+    net, calls = past_view.recorded_fused_net(), past_view.recorded_fused_calls()
+    # the lowest over the calls that measured it, not one call's (review 2026-12-05t 08 item 4)
+    over = f", the lower of {calls} calls" if calls > 1 else ""
+    return ("" if net is None else f" (fusing it into GEMM epilogues saved {100 * net:.0f}% net{over}: "
             "the optional section, recorded)")
 
 

@@ -155,7 +155,7 @@ class Apply(torch.nn.Module):
 
 # ---------------------------------------------------------------- a summary as a column
 
-def _ratio(r: Mapping) -> str:
+def _ratio(r: Mapping, busy_expected: bool = False) -> str:
     if r.get("timing_of"):
         return " (same variant as above: its timing decides)"
     if r.get("ratio") is None:
@@ -167,7 +167,23 @@ def _ratio(r: Mapping) -> str:
                 f"{r['wall_q75']:.2f}: " + ("faster" if r.get("wall_faster") else
                                              "slower" if r["wall_q25"] > 1 else "no measured gain")
                 + recommend.noisy_note(r["wall_ratio"], r["wall_q25"], r["wall_q75"]))
-    return f" ({r['ratio']:.2f}x, per-round IQR {r['ratio_q25']:.2f}-{r['ratio_q75']:.2f}{clock}{wall})"
+    return (f" ({r['ratio']:.2f}x, per-round IQR {r['ratio_q25']:.2f}-{r['ratio_q75']:.2f}"
+            f"{recommend.clock_name(clock)}{wall}{_busy(r, busy_expected)})")
+
+
+def _busy(r: Mapping, expected: bool = False) -> str:
+    """'; device-busy time (kernel records) 1.15x, IQR 1.14-1.16: slower' where the fix was also
+    timed on the device's own clock beside the stream's (review 2026-12-05t 08-09-99 item 9: CUDA
+    events time the stream, idle gaps included); on a GPU record made before that, it says the
+    record has no device-busy time (`expected`: a reduced-precision GPU audit, which times both);
+    '' on a CPU or where the stream's clock did not judge."""
+    if r.get("busy_ratio") is not None:
+        word = recommend.decide(r["busy_ratio"], r["busy_q25"], r["busy_q75"])
+        return (f"; {recommend.BUSY_CLOCK} {r['busy_ratio']:.2f}x, IQR {r['busy_q25']:.2f}-"
+                f"{r['busy_q75']:.2f}: " + ("faster" if word == recommend.KEPT else word))
+    if expected and recommend.clock_name(r.get("clock") or "") == recommend.STREAM_CLOCK:
+        return "; device-busy time: not timed in this record (recorded before the audit timed it)"
+    return ""
 
 
 def _decision(r: Mapping) -> str:
@@ -234,7 +250,8 @@ def readings(summary: Mapping) -> dict[str, str]:
     for r in summary["recommendations"]:
         # the host's side of a fix the device's clock judged (review 2026-12-05o 08-09-99 item 5)
         launched = recommend.launches_text(r.get("launches"))
-        out[r["title"]] = _decision(r) + _ratio(r) + (f"; {launched}" if launched else "")
+        busy_expected = summary["device"].startswith("cuda") and summary.get("dtype", "float32") != "float32"
+        out[r["title"]] = _decision(r) + _ratio(r, busy_expected) + (f"; {launched}" if launched else "")
     seconds = summary.get("seconds") or {}
     if seconds.get("total") is not None:  # where a room's wait goes, on each machine
         out["the audit's own time"] = own_time(seconds)
@@ -331,10 +348,41 @@ def fp16_table(chapter: Chapter, where: Setup) -> tables.Table:
         decided = [k for k in r if k.startswith(FP16_FIXES)]
         for name in (*FP16_READINGS, *decided):
             shown.add(name, r.get(name, "-"))
+    sides = batchnorm_sides(mine or there)
+    if sides:
+        shown.note(sides)
     if not mine:
         shown.note("Not run on a CPU: float16 is what a GPU deploys (chapter 08).")
         shown.note(f"reference GPU: {label}" if there else "No float16 audit recorded on the reference GPU yet.")
     return shown
+
+
+def batchnorm_sides(summary: Mapping | None) -> str:
+    """Keeping BatchNorm float32 as a trade of the host's time against the device's, both sides
+    from the float16 audit's own numbers, and the side chapter 08's fp16 rung took (review
+    2026-12-05t 08-09-99 item 3: 08 keeps them float32, 09's audit rejected that on the same
+    GPU, and neither page said they weigh the same trade differently); '' where the audit did
+    not time the fix or count its launches."""
+    r = next((r for r in (summary or {}).get("recommendations", [])
+              if r["title"].startswith("keep BatchNorm float32")), None)
+    if r is None or r.get("ratio") is None or not r.get("launches"):
+        return ""
+    before, after = r["launches"]
+    device = (f"{r['busy_ratio']:.2f}x the device-busy time" if r.get("busy_ratio") is not None
+              else "device-busy time not timed in this record")
+    k = (summary.get("kernels") or {})
+    idle = k.get("gpu_idle_share")
+    limit = kernels.HOST_BOUND_IDLE_SHARE
+    why = ("" if idle is None else
+           f" The all-half model idled the GPU {100 * idle:.0f}% in this audit (host-bound past "
+           f"{100 * limit:.0f}%).")
+    verdict = ("keeps them too" if r["kept"] else "does not keep them")
+    return (f"A trade, two clocks: BatchNorm float32 launches {before - after} fewer kernels a "
+            f"batch ({before} -> {after}: the host's side) for {r['ratio']:.2f}x the stream's time "
+            f"and {device} (the device's side).{why} Chapter 08's fp16 rung takes the host's side: "
+            f"where the host sets the pace (a rung near the {100 * limit:.0f}% line) fewer launches "
+            "hold its step's gain steady from run to run. This audit judges the batch's time on "
+            f"this GPU, the device's side, and {verdict}.")
 
 
 def differences(here: Mapping, there: Mapping) -> str:

@@ -30,17 +30,49 @@ def _records_before_the_prologue_call(tmp_path: Path) -> Path:
 
 
 def test_the_fused_rung_shows_its_time_per_class_beside_the_top_rungs(tmp_path):
+    """Each call that measured the fused rung is read over that call's own top rung, every call
+    said (review 2026-12-05t 08 item 4: 'net 5% less device time' rested on one of two calls)."""
     said = _standing(_records_before_the_prologue_call(tmp_path))
-    # 7.77 ms at 57/40 against 7.41 ms at 85/12: elementwise 3.1 -> 0.9 ms, GEMM/conv 4.4 -> 6.3 ms
-    assert "top rung GEMM/conv 4.4, elementwise 3.1 of 7.77" in said
-    assert "Triton fused epilogue, compiled * GEMM/conv 6.3, elementwise 0.9 of 7.41" in said
-    assert "removed 2.2 ms of elementwise tails; its GEMM/conv time rose 1.9 ms" in said
-    assert "net 5% less device time" in said and "different calls" in said
+    # the call of 2026-12-03 22:19 alone: its top rung 7.88 ms at 56/40 against 7.41 ms at 85/12
+    assert "in 1 call: call past_defaults_triton_compiled.json, 2026-12-03 22:19" in said
+    assert "top rung GEMM/conv 4.4, elementwise 3.2 of 7.88; fused GEMM/conv 6.3, elementwise 0.9 of 7.41" in said
+    assert "net 6% less device time" in said
     assert "efficiency lost there" not in said
-    # with the 2026-12-05 call the fused rung read is that call's (7.35 ms at 85/12)
+    # with the 2026-12-05 call both calls are read, each over its own top rung
     now = _standing()
-    assert "Triton fused epilogue, compiled * GEMM/conv 6.3, elementwise 0.9 of 7.35" in now
-    assert "removed 2.3 ms of elementwise tails; its GEMM/conv time rose 1.9 ms" in now
+    assert "in 2 calls: call past_defaults_prologue.json, 2026-12-05 02:08" in now
+    assert "of 8.05; fused GEMM/conv 6.3, elementwise 0.9 of 7.35" in now and "net 9% less" in now
+    assert "call past_defaults_triton_compiled.json, 2026-12-03 22:19" in now and "net 6% less" in now
+    # the core page's pointer takes the lower of the two calls, and says so
+    assert past_view.recorded_fused_calls() == 2
+    assert f"{100 * past_view.recorded_fused_net():.0f}" == "6"
+
+
+def test_a_lever_measured_in_two_calls_is_one_row_kept_in_1_of_2_calls_both_named():
+    """Review 2026-12-05t 08 item 4: 'Triton fused epilogue, compiled *' showed as two rungs,
+    kept 1.051x (2026-12-03 22:19) and not kept 1.005x [0.994-1.038] (2026-12-05 02:08)."""
+    data = past_view.with_later_calls(past_view.load(), past_view.recorded_path())
+    rows = past_view.rows_table(data).rows
+    fused = [r for r in rows if r[0].startswith("Triton fused epilogue, compiled")]
+    assert len(fused) == 1 and fused[0][4] == "kept in 1 of 2 calls"
+    assert "1.005x [0.994-1.038] over top rung (call past_defaults_prologue.json, 2026-12-05 02:08)" in fused[0][3]
+    assert "1.051x [1.046-1.062] over top rung (call past_defaults_triton_compiled.json, 2026-12-03 22:19)" in fused[0][3]
+    costs = past_view.cost_table(data)
+    assert sum(r[0].startswith("Triton fused epilogue, compiled") for r in costs.rows) == 1
+    # the 1x1 shape-by-shape timings are a pointer, not a table of timings
+    said = " ".join(costs.notes)
+    assert "the record's 'shapes'" in said and "cudnn + separate" not in said and " ms," not in said
+    # synthetic: a lever kept in both calls, and one not kept in either
+    def row(name, gain, call):
+        return {"name": f"{name} {past_view.LATER}", "status": "measured", "images_per_s": 1.0,
+                "gain": gain, "call": call}
+    synthetic = {"rows": [{"name": "top rung", "status": "measured", "images_per_s": 1.0},
+                          row("a", [1.1, 1.05, 1.12], "x.json, 2027-01-01 00:00"),
+                          row("a", [1.08, 1.04, 1.1], "y.json, 2027-01-02 00:00"),
+                          row("b", [0.9, 0.88, 0.92], "x.json, 2027-01-01 00:00"),
+                          row("b", [1.0, 0.99, 1.01], "y.json, 2027-01-02 00:00")]}
+    keeps = {r[0]: r[4] for r in past_view.rows_table(synthetic).rows}
+    assert keeps == {"top rung": "-", "a *": "kept in 2 of 2 calls", "b *": "kept in 0 of 2 calls"}
 
 
 def test_both_batch_1024_measurements_are_shown_the_rerun_as_the_conservative_one(tmp_path):
