@@ -1,7 +1,8 @@
 """Check the audit command's budget on a CPU: ResNet-50 within 60 s and 1.5 GB (issue 29).
 
 Runs `python -m labkit.audit labkit:resnet50 --device cpu --out DIR` (the CPU defaults:
-batch 2, 64x64, exports trace and export, 3 interleaved rounds) in a fresh process,
+batch 2, 64x64, 2 interleaved rounds of 300 ms, no export paths unless --exports asks; since
+2026-12-05u, review 2026-12-05t 08-09-99 item 10) in a fresh process,
 and reads the child's wall time and peak resident memory (getrusage). Exits 1 when either
 budget is exceeded, and says by how much; the machine's load is printed beside it, since a
 shared CPU stretches wall time.
