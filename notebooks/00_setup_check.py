@@ -153,14 +153,17 @@ chapter.exercise("00.copy_gbps").check(copy_gbps)
 # `bench.time(fn)` first calls the function for 25 ms and throws those calls away (the
 # warm-up), then calls it for about 100 ms and reports the **median** (robust to a few slow
 # outliers), the **IQR** (its spread), the min and the number of runs, and warns when the
-# spread exceeds 10% of the median. Here is one matmul timed, with every sample plotted:
+# spread exceeds 10% of the median. Here is one matmul timed back to back (`mode="hot"`: the
+# default flushes the caches before every call, which on a CPU costs more than this matmul and
+# would leave few samples; hot and cold are compared below), with every sample plotted:
 
 # %%
 bench = chapter.lab.bench
 n = chapter.sizes.matmul_n
 a = torch.randn(n, n, device=chapter.device)
 b = torch.randn(n, n, device=chapter.device)
-matmul_timing = bench.time(lambda: a @ b, flops=2 * n**3, rep_ms=400, label=f"{n}x{n} float32 matmul")
+matmul_timing = bench.time(lambda: a @ b, flops=2 * n**3, rep_ms=400, mode="hot",
+                           label=f"{n}x{n} float32 matmul")
 machine.timing_table(matmul_timing)  # every field: matmul_timing (a labkit.measure.timing.Timing)
 
 # %%
