@@ -47,6 +47,13 @@
 # images/s, which run 1's CUDA Graphs step failed). Next session, in order: A (its reproduce runs now
 # before their pages), B-repro (08 reproduced on the new rule), E-08, then C (reproduce 05, 05) and
 # D3 (issue 41) as the budget allows; ch08's CUDA tests were never run on the H200 (T).
+# 2026-12-05 20:20 (session u): no machine was lent at all ("no new device machine is lent at
+# present"); review 2026-12-05t's measured items were built on the CPU instead (03's b16 lesson and
+# reproduce, 04's recompile sweep at 2^25 + k*1024, its C18 sweep before any profiler with graph
+# replay on the device, its loop host column; 02's buffer against the L3; 01's computed C8c
+# takeaway; 08/09's BatchNorm trade and the audit's clocks), none yet run on a GPU. Next session, in
+# order: A (now with 01: its page changed), B-repro, E-08 (without 06: unchanged since 17:38),
+# C-repro (reproduce 05 alone: its page is current), L (99 reading them all), then D3 and T.
 # 05 and 07's reproduce compare their runs with the recorded page; each runs before its page in the
 # same call (the page cites the fresh runs), so re-judge it against the fresh page after taking C / E:
 #   .venv/bin/python -c 'import json; from labkit.chapters.ch05_dataloader import reproduce as r; d=json.load(open("results/reproduce/nvidia-h200-05_dataloader.json")); print(chr(10).join(r.summarise_numbers(d["numbers"])["lines"]))'
