@@ -364,7 +364,13 @@ def _graph_beside(r: Mapping) -> str:
             + " over its kernels")
     loop = loop_ratio(r)
     if loop:
-        parts.append(f"eager loop {loop:.2f}x" + (", host-bound" if regime(r)[0] else ""))
+        # what the regime rule measured (a loop past its kernels), not 'host-bound', which the
+        # takeaway's lesson keeps for a run every rule calls so (`cases.launch_bound`; review
+        # 2026-12-05u 00-04 item 4: one page, two meanings)
+        over = [float(r[f"{k}_loop_s"]) / float(r[f"{k}_busy_s"]) - 1 for k in ("nchw", "nhwc")
+                if r.get(f"{k}_loop_s") and r.get(f"{k}_busy_s")]
+        parts.append(f"eager loop {loop:.2f}x" + (f", +{100 * max(over):.0f}% over kernels"
+                                                  if regime(r)[0] and over else ""))
         if fresh_differs(r):  # review 2026-12-05p 03-04 item 1: a fresh process's reading beside it
             f = r[FRESH]
             span = "-".join(dict.fromkeys(f"{v:.2f}" for v in f["loop_ratio"]))
@@ -763,16 +769,12 @@ C22 = Claim(
     "C22", CHAPTER, SEED_PIPELINE, "4.1 Rebuilding tensor memory layout (cuBLAS compatibility)",
     "cuBLAS requires NCHW input, so NHWC must be converted (NHWC to NCHW) before the GEMM.",
     "a layout-conversion copy or kernel is recorded for the conv / channel matmul on NHWC input",
-    "conv and matmul consume NHWC with no conversion copy, profiled on a GPU. On a CPU "
-    "'depends (not observable here)': oneDNN reorders inside its own kernels, which neither "
-    "aten's copy detector nor the profiler's op list sees, so seeing none there is no "
-    "evidence of none; only the GPU form, where cuDNN's conversion kernels are profiled, "
-    "decides. The seed's performance table "
-    f"({SEED_TABLE}): its direction, converting first faster, is judged in the reason at this "
-    "chapter's shape, refuted where the seed's path takes longer than the direct GEMM across its "
-    "rounds. That does not set the outcome, which is whether the conversion is needed. Its "
-    "milliseconds are not judged: it names no GEMM shape, GPU or dtype. The NCHW conv's conversion "
-    "kernels are shown, counted in each direction, not judged",
+    "conv and matmul consume NHWC with no conversion copy, profiled on a GPU. "
+    "On a CPU: 'depends (not observable here)': oneDNN reorders inside its kernels, unseen by "
+    "the copy detector and the profiler. "
+    f"The seed's table: {SEED_TABLE}. Its direction (converting first faster) is judged in the "
+    "reason, not the outcome; its milliseconds name no shape, GPU or dtype, so are not judged. "
+    "The NCHW conv's conversion kernels: counted, not judged",
     ("conv_conversion_bytes", "conversion_kernels", "conv_output_format",
      "channel_matmul_nhwc_copy_bytes", "channel_matmul_nchw_copy_bytes"), check=check_c22,
     section_zh="4.1 Tensor内存布局重构 (cuBLAS兼容性适配)", seed_setting="a GPU with cuBLAS",

@@ -1051,10 +1051,14 @@ def test_the_takeaway_marks_noise_as_c7s_reason_does_and_gives_rounds_a_ratio_li
     b2 = _run(2, 21.3, 23.6, faults=0.0, nhwc_time_ratio_iqr=[1 / 1.10, 1 / 1.02])  # rounds 1.02-1.10
     verdict = claims.get("C7").judge({"channels_last_stride1": 1, "runs": [b1, b2]})
     assert "(float32 b2 within noise" in verdict.reason
-    assert cases.direction_said(b2) == "1.11x (IQR 1.02-1.10, within noise)"
+    assert cases.direction_said(b2) == "1.11x (IQR 1.02-1.10, within noise of 1.05x)"
+    # review 2026-12-05u 00-04 item 3: where the run kept its per-round ratios' median, the
+    # takeaway states that, inside its IQR, not the ratio of medians outside it
+    kept_median = {**b2, "nhwc_time_ratio_median": 1 / 1.06}
+    assert cases.direction_said(kept_median) == "1.06x (rounds' median; IQR 1.02-1.10, within noise of 1.05x)"
     assert cases.direction_said(b1) == "1.00x (the same within its spread)"
     rerun_b1 = _run(1, 16.6, 16.8, faults=0.0, nhwc_time_ratio_iqr=[1 / 1.06, 1 / 0.99])  # straddles 1.05
-    assert cases.direction_said(rerun_b1) == "1.01x (within noise)"
+    assert cases.direction_said(rerun_b1) == "1.01x (within noise of 1.05x)"
     assert cases.direction_said(_run(2, 10.0, 12.0, nhwc_time_ratio_iqr=[0.8, 0.85])) == "1.20x"  # faster
     # a GPU run's loops give their lowest-highest round, named 'rounds'; the harness's quartiles
     # above are named 'IQR' (review 2026-12-05r2 item 3)
