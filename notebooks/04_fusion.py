@@ -30,9 +30,9 @@
 # (Inductor's generated code, compile time, recompiles, exercise 04.1, `reduce-overhead`, what
 # misalignment costs, and GradScaler, C21a and C21b, which is not fusion): they run anyway, so
 # their numbers are there to read later. The instructor's stopping point, if time runs short:
-# the end of section 3 (CUDA Graphs), about 22 minutes in; then jump to "What to remember".
-# Section 4 (Triton and a fused chain, with exercise 04.3) takes about 14 minutes more.
-# `scripts/chapter_minutes.py` states the estimate.
+# the end of section 3 (CUDA Graphs); then jump to "What to remember". Section 4 (Triton and a
+# fused chain, with exercise 04.3) follows it. `scripts/chapter_minutes.py` estimates the minutes,
+# core and optional apart; the course website shows its estimate on this chapter's page.
 
 # %%
 import os  # in Google Colab only: fetch the course and install labkit (elsewhere this does nothing)
@@ -288,53 +288,6 @@ def chain(x: torch.Tensor, y: torch.Tensor, z: torch.Tensor) -> torch.Tensor:
 
 
 # %% [markdown]
-# ### Optional: recompiles, and the cliff
-#
-# Dynamo specialises a graph to the shapes it saw. With `dynamic=False`, every new input shape
-# is a new compile, until Dynamo's recompile limit; after that it stops compiling this code
-# and runs it eagerly. Predict what a call costs then.
-
-# %% jupyter={"source_hidden": true}
-quiz_recompile = chapter.lab.widgets.Quiz(
-    "torch.compile(fn, dynamic=False), called on one new shape after another: past Dynamo's "
-    "recompile limit, a call of the compiled fn costs (wall time per call) ...",
-    choices=list(cases.RECOMPILE_COST_CLASSES),  # graded on the sweep below, past its limit
-    answer=lambda: cases.recompile_cost_key(globals().get("recompiles")),
-    explanation="Past the limit Dynamo compiles nothing more: each call runs fn's eager kernels, "
-                "through the compiled wrapper. What a fused kernel saved (Inductor, on a GPU) is gone, and the "
-                "wrapper's host work is added; it shows on the wall clock only where the host, "
-                "not the kernels, sets the pace. The table shows both clocks.",
-)
-quiz_recompile
-
-# %%
-limit = fusion.recompile_limit()
-# New shapes up to three past the limit (a GPU: 2^25 elements + 0, 1024, 2048, ... on the H200, where
-# fusion wins, with the small shapes as one line; a CPU: 1024, 2048, ...), with dynamic=False and
-# dynamic=None; each timed by wall time per call (a compiled call spends its time in guards and a
-# wrapper on the host, an eager one in kernels: only wall time compares them), on a GPU also by
-# device time and the host's time per call in that loop.
-recompiles = chapter.here_or_recorded("recompile_sweep", can=True, measure=lambda: cases.recompile_sweep(
-    chain, limit, chapter.device, compile_backend, cases.recompile_elements(chapter.sizes, chapter.on_gpu)))
-cases.recompile_table(recompiles)
-
-# %% [markdown]
-# Up to the limit, each new shape pays a compile on its first call; past it, nothing is
-# compiled and the step runs fn's eager kernels, still through the compiled wrapper. A device
-# time below eager's is the fused kernel's win, and past the limit the device column says
-# whether it is gone; a host time per call above the device time hides either in a loop. On a
-# GPU the sweep runs where fusion wins on wall time (tens of millions of elements); the small
-# shapes, where host work sets every call's pace, are one line under it. On a CPU the backend is
-# `eager`: nothing is fused, so the table shows the wrapper's cost alone. The lines under the
-# table read this run's clocks.
-# With `dynamic=None` (the default) Dynamo makes a second graph with the size as a symbol
-# and reuses it for every later shape (the dynamic=None column: a new graph or not).
-
-# %%
-# Without a GPU, the same sweep on the reference GPU with Inductor, recorded.
-cases.recompile_table(chapter.only_on("cpu", lambda: chapter.reference("recompile_sweep")))
-
-# %% [markdown]
 # ## 3. CUDA Graphs: what a launch costs (C18)
 #
 # Every eager kernel launch goes through Python, PyTorch's dispatcher and the CUDA driver. A
@@ -367,7 +320,7 @@ chapter.claim("C18")
 # %%
 sweep = chapter.lab.launch_overhead.measured(chapter.device)  # at the top of the page, before any profile
 sweep_data = chapter.here_or_recorded(cases.key_here("launch_overhead", chapter.on_gpu), lambda: {
-    **sweep.as_dict(), "measured": cases.SWEEP_FIRST}, can=True)  # measured, and kept
+    **sweep.as_dict(), "measured": cases.sweep_measured(sweep)}, can=True)  # measured, and kept
 # This machine's sweep drawn; beside it, without a GPU, the reference GPU's, recorded.
 cases.plot_sweeps(sweep_data, f"this machine ({chapter.device.type})",
                   chapter.only_on("cpu", lambda: chapter.reference("launch_overhead")))
@@ -450,13 +403,13 @@ cases.comparison_table(chapter.here_or_recorded("reduce_overhead", lambda: cases
                        "eager, compiled and reduce-overhead: a small MLP at batch 1")
 
 # %% [markdown]
-# Each variant's device time (its kernels on the GPU), its host time per call (Python, the
-# guards and the launches, on the CPU: taken from a loop of 50 calls, until they returned, as
-# the recompile sweep takes it), and a loop of calls timed on the wall clock in interleaved
-# rounds: the column that decides here. Where the host time per call is longer than the device
-# time, the row is launch-bound, and only less host work per call speeds it up. One graph
-# replay removes the launches but not the rest; what makes up a replay call's host time is
-# not measured here.
+# Each variant's device time (its kernels on the GPU) and a loop of calls timed on the wall
+# clock in interleaved rounds: the column that decides here. A row is launch-bound where the
+# host's time per call (Python, the guards and the launches, on the CPU) is longer than its
+# device time; then only less host work per call speeds it up. The line under the table says
+# whether its record took that host time from a loop of calls, and which rows it reads as
+# launch-bound. One graph replay removes the launches but not the rest; what makes up a replay
+# call's host time is not measured here.
 
 # %% [markdown]
 # ## 4. Triton: an add, and a fused chain (C19)
@@ -598,6 +551,54 @@ print(cases.inductor_excerpts(chapter.here_or_recorded(
 # Measured on a GPU (a real compile: Inductor's disk cache off); on a CPU the reference GPU's, recorded.
 cases.payback_table(chapter.here_or_recorded("compile_payback", lambda: cases.compile_payback(
     chain, chapter.sizes.copy_bytes // 4 // 8, chapter.device)))
+
+# %% [markdown]
+# ### Optional: recompiles, and the cliff
+#
+# Dynamo specialises a graph to the shapes it saw. With `dynamic=False`, every new input shape
+# is a new compile, until Dynamo's recompile limit; after that it stops compiling this code
+# and runs it eagerly. Predict what a call costs then.
+
+# %% jupyter={"source_hidden": true}
+quiz_recompile = chapter.lab.widgets.Quiz(
+    "torch.compile(fn, dynamic=False), called on one new shape after another: past Dynamo's "
+    "recompile limit, a call of the compiled fn costs (wall time per call) ...",
+    choices=list(cases.RECOMPILE_COST_CLASSES),  # graded on the sweep below, past its limit
+    answer=lambda: cases.recompile_cost_key(globals().get("recompiles")),
+    explanation="Past the limit Dynamo compiles nothing more: each call runs fn's eager kernels, "
+                "through the compiled wrapper. What a fused kernel saved (Inductor, on a GPU) is gone, and the "
+                "wrapper's host work is added; it shows on the wall clock only where the host, "
+                "not the kernels, sets the pace. The table shows both clocks.",
+    holds=2,  # the sweep measured here and the reference GPU's; not section 5
+)
+quiz_recompile
+
+# %%
+limit = fusion.recompile_limit()
+# New shapes up to three past the limit, with dynamic=False and dynamic=None: a GPU's from the
+# compile payback's size above (capped to its memory budget) + 0, 1024, 2048, ..., the small
+# shapes 1024, 2048, ... as one line; a CPU's 1024, 2048, .... Each timed by wall time per call
+# (a compiled call spends its time in guards and a wrapper on the host, an eager one in kernels:
+# only wall time compares them), on a GPU also by device time and the host's time per call in
+# that loop. Each shape's inputs are made in turn and freed before the next shape's.
+recompiles = chapter.here_or_recorded("recompile_sweep", can=True, measure=lambda: cases.recompile_sweep(
+    chain, limit, chapter.device, compile_backend, cases.recompile_elements(chapter.sizes, chapter.on_gpu, limit)))
+cases.recompile_table(recompiles)
+
+# %% [markdown]
+# Up to the limit, each new shape pays a compile on its first call; past it, nothing is
+# compiled and the step runs fn's eager kernels, still through the compiled wrapper. A device
+# time below eager's is the fused kernel's win, and past the limit the device column says
+# whether it is gone; a host time per call above the device time hides either in a loop. The
+# first line under a GPU's table says which shapes it swept. On a CPU the backend is `eager`:
+# nothing is fused, so the table shows the wrapper's cost alone. The lines under each table read
+# its own clocks.
+# With `dynamic=None` (the default) Dynamo makes a second graph with the size as a symbol
+# and reuses it for every later shape (the dynamic=None column: a new graph or not).
+
+# %%
+# Without a GPU, the same sweep on the reference GPU with Inductor, recorded.
+cases.recompile_table(chapter.only_on("cpu", lambda: chapter.reference("recompile_sweep")))
 
 # %% [markdown]
 # ### Exercise 04.3: a fused chain without full-size intermediates

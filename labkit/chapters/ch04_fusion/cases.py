@@ -681,35 +681,67 @@ def recompile_sweep(fn: Callable, limit: int, device: torch.device, backend: str
 
 
 SMALL_SHAPE = 1024  # the small sweep's first shape and its step: 1024, 2048, ...
+# float32 arrays of one shape alive at once in the sweep: x, y, z, eager's two intermediates and
+# the output (the fused step: the inputs and the output)
+RECOMPILE_ARRAYS = 6
 
 
-def recompile_elements(sizes: object, on_gpu: bool) -> int:
+def recompile_elements(sizes: object, on_gpu: bool, limit: int = 8) -> int:
     """The recompile sweep's first shape: on a GPU the compile-payback size (an eighth of the copy
     size in float32: 2^25 elements on the H200), where the fused kernel wins on wall time; on a
     CPU SMALL_SHAPE (the eager backend fuses nothing, and Binder's 2 GB would not hold 33
-    large shapes)."""
-    return sizes.copy_bytes // 4 // 8 if on_gpu else SMALL_SHAPE  # type: ignore[attr-defined]
+    large shapes).
+
+    On a GPU it is capped so that every one of the sweep's limit + 3 shapes, RECOMPILE_ARRAYS
+    arrays each, would fit the machine's memory budget (`sizes.memory_budget_bytes`, a quarter
+    of the GPU's memory) even if none were freed: the sweep makes and frees each shape's inputs
+    in turn (`shape_inputs`), and the cap holds if a compiled graph kept some alive (review
+    2026-12-05u 00-04 item 5d: a 15 GB Colab T4 must be safe). A multiple of SMALL_SHAPE, at
+    least SMALL_SHAPE.
+
+    One SMALL_SHAPE past the payback size: compile_payback, earlier in the page, compiles the
+    same chain statically at exactly that size, and Triton's on-disk cache (which
+    `fusion.without_compile_caches` leaves on) would hand the sweep's first shape a warm
+    kernel, its compile seconds read low (the GPU-path review of 2026-12-05u, item 2)."""
+    if not on_gpu:
+        return SMALL_SHAPE
+    wanted = sizes.copy_bytes // 4 // 8  # type: ignore[attr-defined]
+    budget = getattr(sizes, "memory_budget_bytes", None)
+    if budget:
+        wanted = min(wanted, int(budget) // (4 * RECOMPILE_ARRAYS * (limit + 3)) - SMALL_SHAPE)
+    return max(SMALL_SHAPE, wanted // SMALL_SHAPE * SMALL_SHAPE + SMALL_SHAPE)
+
+
+def shape_inputs(shapes: Sequence[int], device: torch.device) -> Iterator[tuple[torch.Tensor, ...]]:
+    """Three float32 inputs of each shape, made when the loop reaches it (a generator): a loop
+    that lets go of one shape's tuple before asking for the next holds one shape's at a time."""
+    for n in shapes:
+        yield tuple(torch.randn(n, device=device) for _ in range(3))
 
 
 def _recompile_rows(fn: Callable, limit: int, device: torch.device, backend: str, first: int) -> list[dict]:
-    """One recompile sweep's rows: shapes first, first + 1024, ... (limit + 3 of them)."""
+    """One recompile sweep's rows: shapes first, first + 1024, ... (limit + 3 of them). Each
+    shape's inputs are made when it is compiled or timed and freed before the next's (review
+    2026-12-05u 00-04 item 5d: all 11 shapes' were made up front, 4.4 GB on the H200)."""
     shapes = [first + SMALL_SHAPE * k for k in range(limit + 3)]
-    inputs = [tuple(torch.randn(n, device=device) for _ in range(3)) for n in shapes]
     sync = torch.cuda.synchronize if device.type == "cuda" else None
-    step, steps = fusion.recompile_sweep(fn, inputs, backend=backend, dynamic=False, sync=sync)
-    step_times = [fusion.wall_and_host_per_call(step, args, sync=sync) for args in inputs]
-    eager_times = [fusion.wall_and_host_per_call(fn, args, sync=sync) for args in inputs]
-    step_clocks = [fusion.device_and_host_per_call(step, args) for args in inputs]
-    eager_clocks = [fusion.device_and_host_per_call(fn, args) for args in inputs]
-    _, automatic = fusion.recompile_sweep(fn, inputs, backend=backend, dynamic=None, sync=sync)
-    del inputs, step
+    step, steps = fusion.recompile_sweep(fn, shape_inputs(shapes, device), backend=backend,
+                                         dynamic=False, sync=sync)
+    timed = []
+    for args in shape_inputs(shapes, device):  # every shape compiled (or not) first, then timed
+        timed.append((fusion.wall_and_host_per_call(step, args, sync=sync),
+                      fusion.wall_and_host_per_call(fn, args, sync=sync),
+                      fusion.device_and_host_per_call(step, args), fusion.device_and_host_per_call(fn, args)))
+        del args  # this shape's inputs go before the next shape's are made
+    del step
+    _, automatic = fusion.recompile_sweep(fn, shape_inputs(shapes, device), backend=backend,
+                                          dynamic=None, sync=sync)
     return [{"elements": s.shape[0], "new_graph": s.new_graph,
              "first_call_s": s.first_call_s, "step_s": t[0], "eager_s": e[0],
              "step_device_s": sc[0], "step_host_s": t[1],
              "eager_device_s": ec[0], "eager_host_s": e[1],
              "dynamic_none_new_graph": a.new_graph}
-            for s, a, t, e, sc, ec in zip(steps, automatic, step_times, eager_times,
-                                          step_clocks, eager_clocks, strict=True)]
+            for s, a, (t, e, sc, ec) in zip(steps, automatic, timed, strict=True)]
 
 
 HOST_FROM_LOOP = "the timed loop: host time per call until the 50 calls returned, before the sync"
@@ -750,6 +782,9 @@ def recompile_table(record: object) -> Table | None:
                        r.get("eager_host_s")]
             values += [] if same_bound else [f"{bounds[0] or '-'}, {bounds[1] or '-'}"]
         shown.add(*values)
+    swept = swept_line(payload) if gpu else ""
+    if swept:
+        shown.note(swept)
     if same_bound:
         step_bound, eager_bound = bounds_by_row[0]
         shown.note(f"bound by, in every row: step {step_bound or '-'}, eager {eager_bound or '-'}")
@@ -766,6 +801,23 @@ def recompile_table(record: object) -> Table | None:
                    f"than the wall time per call; {over} of {len(payload['rows'])} rows show a host "
                    "time above the wall time for that reason (newer runs take it from the timed loop)")
     return shown
+
+
+def swept_line(payload: Mapping) -> str:
+    """Which shapes a GPU's recompile record swept, read from its keys (review 2026-12-05u 00-04
+    item 6: the markdown described the large-shape sweep above a recorded table of small shapes
+    only): with 'small', its rows' span and where the small shapes are; without it, from
+    SMALL_SHAPE, that the record swept small shapes only (the H200's of 2026-12-05 17:41 predates
+    the large-shape sweep); '' for no rows."""
+    sizes = [r["elements"] for r in payload.get("rows") or ()]
+    if not sizes:
+        return ""
+    span = f"{min(sizes):,}-{max(sizes):,} elements"
+    if (payload.get("small") or {}).get("rows"):
+        return f"Shapes {span}; the small shapes' sweep is the last line."
+    if min(sizes) <= SMALL_SHAPE:
+        return f"Small shapes only ({span}); no sweep at large shapes in this record."
+    return f"Shapes {span}."
 
 
 # The recompile quiz's choices (review 2026-12-05p 03-04 item 10: it asked the limit, a config
@@ -941,6 +993,8 @@ def sweep_table(sweep: launch_overhead.LaunchSweep, on_gpu: bool) -> Table:
         shown.note(f"Fitted up to N = {launch_overhead.FIT_UP_TO} (larger N: drawn only).")
     if not on_gpu:
         shown.note("No GPU here: the slope is the host's cost per tiny op.")
+    for said in sweep.notes:  # what the sweep could not time (review 2026-12-05u 00-04 item 5a)
+        shown.note(said)
     if any(fit.fixed_s < 0 for fit in sweep.fits.values()):
         below = ", ".join(f"{way} {fit.fixed_s * 1e9:.0f} ns" for way, fit in sweep.fits.items() if fit.fixed_s < 0)
         shown.fold("a fixed part below 0", f"The fitted intercept ({below}) is not a time: the cost per kernel changes with N "
@@ -1252,6 +1306,15 @@ def slower_host(kernel: float | None, found: Mapping | None) -> str:
 # Where the notebook measures C18's launch sweep: first, before any profiler session of the page
 # (kept with the sweep's record, so a note knows a sweep measured after the page's profiles)
 SWEEP_FIRST = "first in the page, before its profiler sessions"
+SWEEP_AGAIN = "measured again, after the page's profiler sessions"  # C18's cell run a second time
+
+
+def sweep_measured(sweep: launch_overhead.LaunchSweep) -> str:
+    """Where the sweep C18's cell shows was measured, for its record: SWEEP_FIRST for the one
+    `launch_overhead.measure_first` took at the top of the page (`first`), SWEEP_AGAIN for one
+    measured when the cell ran again (review 2026-12-05u 00-04 item 5b: a re-run was stamped
+    first, and the note then dropped the profiler-tax clause for the sweep it applies to)."""
+    return SWEEP_FIRST if sweep.first else SWEEP_AGAIN
 PROFILER_TAX_PROBE = "h200_probes/probe_profiler_tax_2026-12-05T1750.json"  # benchmarks/probe_profiler_tax.py
 TAX_WAY = "sweep: graph replay"
 TAX_SAID = "timed after profiler sessions (tax: folded)"  # the note's clause; the probe folded

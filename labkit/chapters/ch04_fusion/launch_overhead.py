@@ -16,6 +16,7 @@ timings with a known slope and intercept; `measure` takes the timings with labki
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -162,13 +163,20 @@ class LaunchSweep:
     noisy: dict[str, int]
     fits: dict[str, LineFit]
     device: str
+    # what the sweep could not time, said under its table, not printed where it ran (review
+    # 2026-12-05u 00-04 item 5a: the page's first cell measures it, 30 cells above C18)
+    notes: tuple[str, ...] = ()
+    # handed out by `measured` as the sweep `measure_first` took, before the page's profiler
+    # sessions; False for one measured later (a re-run cell: review 2026-12-05u 00-04 item 5b)
+    first: bool = False
 
     def as_dict(self) -> dict:
         """Plain values (for results and claim evidence)."""
         return {"counts": list(self.counts), "device": self.device,
                 "times_us": {k: [v * 1e6 for v in ts] for k, ts in self.times_s.items()},
                 "noisy_points": dict(self.noisy),
-                "fits": {k: f.as_dict() for k, f in self.fits.items()}, "fit_up_to": FIT_UP_TO}
+                "fits": {k: f.as_dict() for k, f in self.fits.items()}, "fit_up_to": FIT_UP_TO,
+                **({"notes": list(self.notes)} if self.notes else {})}
 
     def rows(self) -> list[str]:
         """One line per way of launching: its fit."""
@@ -203,7 +211,9 @@ def device_per_call_s(run: Callable[[], None], calls: int, device: torch.device)
             start.record()
             run()
             end.record()
-        held = not torch.cuda.current_stream(device).query()
+        # held while the spin still runs once every run is queued: the first start event, right
+        # behind the spin, not yet reached (the stream's own query would read the queued runs)
+        held = not starts[0].query()
         torch.cuda.synchronize(device)
         if held:
             break
@@ -261,6 +271,7 @@ def measure(counts: Sequence[int] = DEFAULT_COUNTS, device: torch.device | None 
     per_round: dict[tuple[str, int], list[float]] = {key: [] for key in calls}
     on_device = [DEVICE_WAY] if device.type == "cuda" else []  # the same replays, on the device
     per_round.update({(DEVICE_WAY, n): [] for n in counts for _ in on_device})
+    notes: list[str] = []
     for order in round_orders(counts, rounds):
         for name, (mode, _) in ways.items():
             for n in order:
@@ -269,16 +280,15 @@ def measure(counts: Sequence[int] = DEFAULT_COUNTS, device: torch.device | None 
                                     device=device, clock="wall")
                 per_round[(name, n)].append(timing.median_s)
         for n in order if on_device else ():
-            try:
-                per_round[(DEVICE_WAY, n)].append(float(np.median(
-                    device_per_call_s(calls[("graph replay", n)], DEVICE_CALLS, device))))
-            except RuntimeError as exc:  # an extra view of the replays: C18 is judged without it
-                print(f"graph replay on the device not timed ({type(exc).__name__}: {exc}); "
-                      "C18 reads the wall-clock sweep alone")
+            got = device_or_note(lambda n=n: float(np.median(
+                device_per_call_s(calls[("graph replay", n)], DEVICE_CALLS, device))))
+            if isinstance(got, str):  # not timed: the note goes with the sweep, under C18's table
+                notes.append(got)
                 on_device = []
                 for key in [k for k in per_round if k[0] == DEVICE_WAY]:
                     del per_round[key]
                 break
+            per_round[(DEVICE_WAY, n)].append(got)
     times: dict[str, tuple[float, ...]] = {}
     noisy: dict[str, int] = {}
     for name in [*ways, *on_device]:
@@ -289,7 +299,28 @@ def measure(counts: Sequence[int] = DEFAULT_COUNTS, device: torch.device | None 
             flagged += bool(q50 > 0 and (q75 - q25) / q50 > NOISY_ROUNDS_IQR)
         times[name], noisy[name] = tuple(medians), flagged
     fits = {name: fit_linear_part(counts, ts) for name, ts in times.items()}
-    return LaunchSweep(counts, times, noisy, fits, str(device))
+    return LaunchSweep(counts, times, noisy, fits, str(device), tuple(notes))
+
+
+def device_or_note(time_one: Callable[[], float]) -> float | str:
+    """`time_one()`, or where it raises anything (an Exception, not only a RuntimeError: an older
+    torch without `torch.cuda._sleep` raises AttributeError, a clock read ValueError), the note
+    `not_timed_note` makes of it. The replays' device time is an extra view: C18 is judged
+    without it, so no failure of it stops the page (review 2026-12-05u 00-04 item 5c), and it is
+    said under C18's fit table, not where the sweep ran (item 5a)."""
+    try:
+        return time_one()
+    except Exception as exc:  # any failure: the wall-clock sweep alone
+        return not_timed_note(exc)
+
+
+def not_timed_note(exc: BaseException) -> str:
+    """The note a sweep keeps where its replays could not be timed on the device: the error's
+    type and first line (at most 160 characters), and what C18 reads instead."""
+    said = (str(exc).strip().splitlines() or [""])[0]
+    said = said if len(said) <= 160 else said[:157] + "..."
+    return (f"Graph replay on the device not timed ({type(exc).__name__}" + (f": {said}" if said else "")
+            + "); C18 reads the wall-clock sweep alone.")
 
 
 # Review 2026-12-05t 03-04 item 3: profiler sessions earlier in a process slow its later graph
@@ -306,5 +337,8 @@ def measure_first(device: torch.device) -> None:
 
 
 def measured(device: torch.device) -> LaunchSweep:
-    """The sweep `measure_first` took on `device` (handed out once), else one measured now."""
-    return _FIRST.pop(str(device), None) or measure(device=device)
+    """The sweep `measure_first` took on `device`, handed out once with `first` set; else (the
+    cell run again, after the page's profiler sessions) one measured now, `first` unset, so the
+    page stamps it as measured after them (review 2026-12-05u 00-04 item 5b)."""
+    kept = _FIRST.pop(str(device), None)
+    return dataclasses.replace(kept, first=True) if kept is not None else measure(device=device)
