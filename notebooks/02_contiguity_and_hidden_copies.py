@@ -268,11 +268,12 @@ chapter.lab.cases.profile_table(lambda: big.t().contiguous(), chapter.device)
 # ### Optional: what a stride-aware kernel saves when there is a copy
 #
 # **An illustration, not the claim:** an elementwise kernel, `y = x.t() * 2 + 1`, shows what
-# a stride-aware kernel saves when there *is* a copy to save. On a GPU both paths are Triton
-# kernels (`labkit/chapters/ch02_contiguity_and_hidden_copies/strided_kernels.py`):
-# copy-then-kernel moves 4N bytes, reading the view directly 2N. On a CPU they are PyTorch's
-# own elementwise ops, which read strided views directly too, in two ops (a mul, then an add
-# in place): 6N bytes against 4N.
+# a stride-aware kernel saves when there *is* a copy to save. On a GPU the stride-aware path is
+# one Triton kernel that reads the view, 2N bytes; copy-then-kernel is ATen's `x.contiguous()`
+# then a Triton kernel for contiguous memory, 4N bytes, so the copy's own speed counts too
+# (`labkit/chapters/ch02_contiguity_and_hidden_copies/strided_kernels.py`). On a CPU both are
+# PyTorch's own elementwise ops, which read strided views directly too, in two ops (a mul, then
+# an add in place): 6N bytes against 4N.
 
 # %%
 strided_kernels = chapter.lab.strided_kernels
@@ -289,19 +290,18 @@ ew_cmp = chapter.lab.bench.compare({**ew_variants, copy_alone: lambda: view_t.co
 ew_ratio = ew_cmp["contiguous() then kernel"].ratio  # copy-then time / stride-aware time
 chapter.record("strided_elementwise" if chapter.on_gpu else "strided_elementwise_cpu",
                {"kernel": kernel_name, "side": side_ew, "copy_then_over_stride_aware": ew_ratio,
+                "copy_alone_pct_of_copy_ceiling": ew_cmp[copy_alone].timing.pct_of_copy_ceiling,
                 "comparison": ew_cmp.table()})
 chapter.show(chapter.lab.cases.elementwise_table(ew_cmp)).note(
     chapter.lab.cases.elementwise_note(kernel_name, ew_ratio, chapter.on_gpu, ew_cmp))  # within noise: says so
 
 # %% [markdown]
-# Without a GPU, the same illustration on the reference GPU, with Triton kernels (recorded there,
+# Without a GPU, the same illustration on the reference GPU, with its copy alone (recorded there,
 # not measured here; a GPU shows only its own, above):
 
 # %%
 recorded_ew = chapter.only_on("cpu", lambda: chapter.reference("strided_elementwise"))
-chapter.show([{"where": recorded_ew.label, "kernel": recorded_ew.get("kernel"),
-               "copy-then-kernel / stride-aware": recorded_ew.get("copy_then_over_stride_aware")}],
-             units={"copy-then-kernel / stride-aware": "x"}) if recorded_ew is not None else None
+chapter.lab.cases.recorded_elementwise_table(recorded_ew) if recorded_ew is not None else None
 
 # %% [markdown]
 # ## C10 and C2: does a transposed operand make `matmul` copy?
@@ -319,8 +319,8 @@ gemm_settings, baseline, gemm_rounds = chapter.lab.cases.gemm_plan(chapter.on_gp
 first_n, first_dtype = gemm_settings[0]
 quiz_c10 = chapter.lab.widgets.Quiz(
     chapter.lab.cases.c10_quiz_text(first_n, first_dtype, chapter.on_gpu, baseline),
-    choices=list(chapter.lab.cases.C10_CHOICES),
-    answer=lambda: chapter.lab.cases.c10_faster(globals().get("c10_comparisons")),
+    choices=list(chapter.lab.cases.c10_choices(baseline)),  # the third names the baseline
+    answer=lambda: chapter.lab.cases.c10_faster(globals().get("c10_comparisons"), baseline),
 )
 quiz_c10
 
@@ -586,17 +586,22 @@ print(c5a)
 
 # %% [markdown]
 # **C5b**, the cost: the seed compares misaligned *and* non-contiguous access (42.7 ns)
-# against aligned *and* contiguous (19.1 ns), per-access latencies. The analogue here: the
-# time per element of a sum, for all four combinations (so each cause is read alone), over a
-# buffer far beyond L2 (the table's title sets it against the last-level cache), with the bytes the caches fetch per byte used (whole 64-byte
-# lines on a CPU, 32-byte sectors on a GPU, the unit a GPU's memory system moves), their rate and
-# its share of the copy ceiling. On a
-# CPU also over a 16 KiB window read many times inside *one* call (called L1-resident where it
-# runs faster than the big buffer; C5b judges it only where that holds and DRAM size alone does
-# not name the cause, C5c wherever it holds). A GPU's sum measures no L1 case (the chase does): its sum over such a
-# window runs another reduction kernel, not an L1 read. The strided patterns read every 2nd element, a stride chosen
-# here; how the ratio moves with the stride: the optional sweep after the verdicts; the seed's
-# latency, per dependent access: the optional chase after the sweep.
+# against aligned *and* contiguous (19.1 ns), per-access latencies.
+#
+# **What is summed:** the time per element of a sum, for all four combinations (each cause
+# read alone; the strided patterns read every 2nd element, a stride chosen here), over one big
+# buffer. The table's title says where it sits against the caches this machine reports, and the
+# page names it so throughout ("DRAM", or "L3" where the reported L3 holds it). Beside each time:
+# the bytes the caches fetch per byte used (64-byte lines on a CPU, 32-byte sectors on a GPU),
+# their rate and its share of the copy ceiling. On a CPU also a 16 KiB window read many times
+# inside *one* call (L1-resident where it runs faster than the big buffer); a GPU's sum has no
+# L1 case (its sum over such a window runs another reduction kernel).
+#
+# **What is judged:** C5b, the seed's pair on the big buffer, and the window only where it shows
+# a cache and the big buffer alone does not name the cause; C5c, below, alignment alone.
+#
+# **Optional, after the verdicts:** the ratio at other strides (the sweep) and the seed's
+# latency per dependent access (the chase, which on a GPU also times L1).
 
 # %%
 chapter.claim("C5b")
@@ -604,7 +609,7 @@ chapter.claim("C5b")
 # %% [markdown]
 # **C5c**, the cause the seed gives for that gap: misalignment (64-byte lines, L1 misses).
 # Judged from the same four patterns, with C5b's threshold: misaligned *but contiguous*
-# against aligned contiguous, at DRAM size and, where the window shows a cache, in L1 (its card:
+# against aligned contiguous, on the big buffer and, where the window shows a cache, in L1 (its card:
 # `chapter.claim("C5c")`). Predict alignment alone first:
 
 # %% jupyter={"source_hidden": true}
@@ -618,15 +623,14 @@ quiz_c5c
 
 # %%
 cases = chapter.lab.cases
-n = chapter.sizes.copy_bytes // 4 // 4  # a quarter of the copy buffer: far beyond L2
+n = chapter.sizes.copy_bytes // 4 // 4  # floats: the contiguous patterns read n, the strided ones span 2n
 # the sweep's strides 4-16 (the optional section below) are timed in the same rounds
 c5b_ev, alignment_cmp, l1_cmp, sweep = cases.stride_sweep(chapter, n)  # l1_cmp: None on a GPU
 ns = c5b_ev["ns_per_element"]
-# Each pattern's bytes fetched, time and rate at DRAM size, where the verdict reads the cause; the
-# window's columns (a CPU's) folded, with its passes per call.
-chapter.show(chapter.lab.table.rows(cases.c5b_core_rows(c5b_ev), units={
-    "DRAM ratio": "x", cases.C5B_SHARE: "%"}, title=cases.sum_title(n * 4, chapter.device))).fold(
-    *cases.c5b_fold(c5b_ev))
+# Each pattern's bytes fetched, time and rate on the big buffer (its place, computed, in the title
+# and the ratio's column), where the verdict reads the cause; the window's columns (a CPU's)
+# folded, with its passes per call.
+chapter.show(cases.c5b_table(c5b_ev)).fold(*cases.c5b_fold(c5b_ev))
 
 # %%
 c5b = chapter.judge("C5b", c5b_ev, form=cases.c5b_form(chapter))
@@ -637,7 +641,7 @@ chapter.table([c5b, c5c])
 # ### Optional: C5b's ratio at other strides
 #
 # C5b's strided patterns read every 2nd element (2x the bytes used, its table says). The same
-# DRAM-sized sum at strides 2 to 16, aligned and misaligned, on C5b's buffer and in its rounds
+# sum at strides 2 to 16, aligned and misaligned, on C5b's buffer and in its rounds
 # (stride 1 and 2 are C5b's own timings): each time per element against stride 1, beside the
 # bytes fetched per byte used (computed from the addresses: 64-byte lines on a CPU; on a GPU
 # 32-byte sectors, so stride 8 and beyond fetch one sector per element, and 64-byte DRAM units
@@ -698,10 +702,12 @@ chapter.table()
 # ### Optional: how far the figures move between processes
 #
 # The reference GPU's timing verdicts in fresh processes (recorded, on a CPU too): the spread
-# between processes, which one page's rounds do not show.
+# between processes, which one page's rounds do not show. On that GPU, this page's own figures
+# stand beside each range, inside or outside it.
 
 # %%
-print(cases.fresh_ranges(chapter.key))
+# on a GPU, this page's own deciding figures beside each range: inside or outside
+print(cases.fresh_ranges(chapter.key, here=cases.page_figures([c6, c2, c9, c10, c5b, c5c]) if chapter.on_gpu else None))
 
 # %% [markdown]
 # ## Exercises
@@ -748,7 +754,7 @@ takeaways = [
     f"{c2_cases[-1]['implicit_copy_bytes']} B on the 3-D batch (C2).",
     f"A copy's cost is its access pattern: {ch02_claims.c9_shares(c9.evidence)} (C9).",
     f"Contiguous is not aligned: {views_misaligned} of {len(contiguous_views)} contiguous views start "
-    f"off a cache line (C5a). Summed at DRAM size: misaligned {alignment_ratio:.2f}x aligned, "
+    f"off a cache line (C5a). Summed {ch02_claims.at_place(c5b_ev)}: misaligned {alignment_ratio:.2f}x aligned, "
     f"stride 2 {stride_ratio:.2f}x for {fetched[strided]:.2f}x the bytes (C5b: {ch02_claims.short_label(c5b)}; C5c: {ch02_claims.short_label(c5c)}).",
 ]
 takeaways[-1] += chase.latency_takeaway(chase_record)  # on a GPU: the seed's pair per dependent access

@@ -56,9 +56,11 @@ KEYS: dict[str, dict[str, list[str]]] = {
     },
     "02_contiguity_and_hidden_copies": {
         "quiz_c6": ["narrow on the transposed view:", "narrow on transposed y"],
-        # C5c asks whether misalignment alone (stride 1, offset by one element) slows a DRAM-sized
-        # sum as the seed says: the table's DRAM ratio and the sum's label below it are the key
-        "quiz_c5c": ["DRAM-sized sum", "DRAM ratio"],
+        # C5c asks whether misalignment alone (stride 1, offset by one element) slows a sum over
+        # the big buffer as the seed says: the table's ratio column and the sum's label below it
+        # are the key, both named for the buffer's place (review 2026-12-05u 00-04 item 2: DRAM,
+        # or L3 where the reported L3 holds it, as on the course's CPU)
+        "quiz_c5c": ["DRAM-sized sum", "DRAM ratio", "L3-sized sum", "L3 ratio"],
         # C10 asks the time of torch.matmul on the view against the verdict's baseline: its
         # table's label, C2's 2-D comparison (the same question on a CPU) and the explanation
         # that BLAS reads a transposed operand as a flag. It is graded on the seed's case, 1024
@@ -116,7 +118,12 @@ KEYS: dict[str, dict[str, list[str]]] = {
         # payback table's column are named too
         "quiz_chain": ["8 arrays' worth", "moves 4", "half the bytes", "pays back after",
                        "the speed of eager PyTorch", "silu((x + y) * z), 5 interleaved rounds",
-                       "calls to pay back"],
+                       "calls to pay back",
+                       # review 2026-12-05u 00-04 item 1: a GPU's recompile sweep at 2^25 elements
+                       # states the answer in its device columns (step about 125 us, eager about
+                       # 250 us) and its lesson ("the fused kernel ran 2.0x shorter on the GPU
+                       # than eager's kernels"): the section now sits below the chain's payback
+                       "step device", "eager device", "shorter on the GPU than eager's kernels"],
         # GradScaler's overflow: what it does is the claim's card and the demo's table
         "quiz_c21": ["skips the step", "skips the optimizer step", "one overflow, then clean steps"],
     },

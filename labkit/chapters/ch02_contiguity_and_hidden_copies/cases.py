@@ -248,26 +248,35 @@ def c2_ceiling_note(comparisons: Mapping[str, Comparison]) -> str:
 
 
 VIEW_MATMUL = "torch.matmul on the view"
-C10_CHOICES = ("torch.matmul on the view",
-               f"about the same (within {ch02.STRIDE_AWARE_WIN_RATIO:g}x either way)",
-               "the path it is compared against")
+CPU_GEMM_BASELINE = "contiguous() then torch.matmul"  # C10's baseline without a stride-aware GEMM (`gemm_plan`)
 
 
-def _c10_class(ratio: float) -> str:
-    limit = ch02.STRIDE_AWARE_WIN_RATIO
-    return C10_CHOICES[1] if 1 / limit <= ratio <= limit else C10_CHOICES[0 if ratio < 1 else 2]
+def c10_choices(baseline: str = CPU_GEMM_BASELINE) -> tuple[str, str, str]:
+    """C10's quiz choices, the third naming the path the view is compared against (review
+    2026-12-05u 00-04 item 10: 'the path it is compared against'): `gemm_plan`'s baseline,
+    'contiguous() then torch.matmul' on a CPU, the stride-aware GEMM on a GPU."""
+    return (VIEW_MATMUL, f"about the same (within {ch02.STRIDE_AWARE_WIN_RATIO:g}x either way)", baseline)
 
 
-def c10_faster(comparisons: Mapping[str, Comparison] | None) -> Key | str:
+C10_CHOICES = c10_choices()  # a CPU's
+
+
+def c10_faster(comparisons: Mapping[str, Comparison] | None, baseline: str = CPU_GEMM_BASELINE) -> Key | str:
     """C10's quiz answer, graded on the first case of the measurement the chapter shows (its
-    table): torch.matmul on the transposed view against the baseline, with the verdict's own
-    threshold (STRIDE_AWARE_WIN_RATIO) as the edge of 'about the same'. Where the spread or a
-    flagged timing could carry the ratio across that edge (the trust rule), both sides count."""
+    table): torch.matmul on the transposed view against the baseline (named by the third choice,
+    `c10_choices`), with the verdict's own threshold (STRIDE_AWARE_WIN_RATIO) as the edge of
+    'about the same'. Where the spread or a flagged timing could carry the ratio across that
+    edge (the trust rule), both sides count."""
     if not comparisons:
         raise quiz_keys.NotYetMeasured("run the C10 measurement cell below first, then submit again")
     limit = ch02.STRIDE_AWARE_WIN_RATIO  # view time / baseline time
+    choices = c10_choices(baseline)
+
+    def pick(ratio: float) -> str:
+        return choices[1] if 1 / limit <= ratio <= limit else choices[0 if ratio < 1 else 2]
+
     return quiz_keys.comparison_key(next(iter(comparisons.values())), VIEW_MATMUL,
-                                    choices=C10_CHOICES, edges=(1 / limit, limit), pick=_c10_class)
+                                    choices=choices, edges=(1 / limit, limit), pick=pick)
 
 
 LOOP_CLOCK = "wall (perf_counter around back-to-back calls and one synchronize)"
@@ -322,7 +331,7 @@ def _c5c_class(ratio: float) -> str:
 
 def c5c_alignment_alone(comparison: Comparison | None) -> Key | str:
     """The C5c quiz's answer: misaligned contiguous over aligned contiguous in C5b's DRAM-sized
-    comparison (the table's 'DRAM ratio'), where the spread or a flagged timing could carry it
+    comparison (the table's ratio column, `ratio_column`), where the spread or a flagged timing could carry it
     across an edge, both sides count (the trust rule)."""
     if comparison is None:
         raise quiz_keys.NotYetMeasured("run the C5b measurement cell below first, then submit again")
@@ -464,7 +473,7 @@ def gemm_plan(on_gpu: bool) -> tuple[list[tuple[int, torch.dtype]], str, int]:
         others = [(n, dt) for n in (1024, 4096) for dt in (torch.float16, torch.float32)
                   if (n, dt) != C10_SEED_CASE]
         return [C10_SEED_CASE, *others], "stride-aware GEMM on the view", 7
-    return [C10_SEED_CASE], "contiguous() then torch.matmul", 5
+    return [C10_SEED_CASE], CPU_GEMM_BASELINE, 5
 
 
 def c10_seed_form(settings: list[tuple[int, torch.dtype]]) -> str:
@@ -530,6 +539,28 @@ def access_patterns(count: int, device: torch.device, repeats: int = 1) -> dict[
     if views[ch02.MISALIGNED_STRIDED].data_ptr() % ch02.CACHE_LINE_BYTES != 4:
         raise RuntimeError("the misaligned views do not start 4 bytes past a cache line")
     return views
+
+
+def buffer_span(views: Mapping[str, torch.Tensor]) -> int:
+    """Bytes from the lowest to the highest address the views read: C5b's strided patterns span
+    twice the contiguous ones' count (review 2026-12-05u 00-04 item 2: the title said 32 MiB of
+    a 64 MiB buffer)."""
+    if not views:
+        raise ValueError("buffer_span needs at least one view")
+    starts, ends = [], []
+    for v in views.values():
+        reach = sum((size - 1) * abs(stride) for size, stride in zip(v.shape, v.stride(), strict=True) if size > 0)
+        starts.append(v.data_ptr())
+        ends.append(v.data_ptr() + (reach + 1) * v.element_size())
+    return max(ends) - min(starts)
+
+
+def reported_caches(where: torch.device) -> dict[str, int]:
+    """The cache sizes this machine reports, past L1, by name: a GPU's L2, a CPU's L2 and L3 (per
+    core for L2, from sysfs: a VM's may be its host's). {} where the CPU reports none."""
+    if where.type == "cuda":
+        return {"L2": conditions.last_level_cache_bytes(where)}
+    return {f"L{level}": size for level, size in sorted(conditions.cpu_cache_sizes().items()) if level >= 2}
 
 
 def fetched_bytes(view: torch.Tensor, unit: int) -> int:
@@ -630,6 +661,8 @@ def _c5b_measure(chapter: object, count: int, rounds: int, rep_ms: int, sweep_st
     element = next(iter(dram.values())).element_size()
     gbps = {label: fetched_dram[label] * element / ns[label] for label in ns}  # bytes per ns = GB/s
     ceiling = ceiling_store.cached(device.type)
+    caches = reported_caches(device)
+    span = buffer_span(dram)
     evidence = {
         "ns_per_element": ns,
         "ns_per_element_l1": per_element(l1_cmp, next(iter(window.values())).numel()) if l1_cmp and window else None,
@@ -647,6 +680,10 @@ def _c5b_measure(chapter: object, count: int, rounds: int, rep_ms: int, sweep_st
         "ratio_iqr_l1": ({label: [v.ratio_q25, v.ratio_q75] for label, v in l1_cmp.variants.items()}
                          if l1_cmp else None),
         "device": str(device),
+        # where the buffer sits against the caches this machine reports (review 2026-12-05u 00-04
+        # item 2): the strided patterns' span, twice the contiguous ones'; one label for the page
+        "buffer_bytes": span, "contiguous_bytes": count * element, "reported_cache_bytes": caches,
+        ch02.PLACE_KEY: ch02.buffer_place(span, caches),
     }
     # the window's flags carry its name as measured: 'L1-resident' only where it shows a cache
     evidence["flags"] = flagged + (l1_flags(l1_cmp, ch02.window_case(evidence)) if l1_cmp else [])
@@ -669,7 +706,7 @@ def c5b_rows(evidence: Mapping) -> list[dict]:
     unit, window = evidence["fetch_unit_bytes"], ch02.window_case(evidence)
     fetched = evidence.get("fetched_per_useful_dram") or evidence["fetched_per_useful"]
     return [{"pattern": label, fetched_column(unit): fetched[label],
-             "DRAM-sized": ch02.per_element_text(dram[label]), "DRAM ratio": dram[label] / base}
+             ch02.sized(evidence): ch02.per_element_text(dram[label]), ratio_column(evidence): dram[label] / base}
             | ({window: ch02.per_element_text(l1[label]),
                 "window ratio": l1[label] / l1[ch02.ALIGNED_CONTIGUOUS]} if l1 else {})
             for label in dram]
@@ -685,7 +722,7 @@ def c5b_fold(evidence: Mapping) -> tuple[str, str]:
         return ("why no L1 case", f"{ch02.L1_NOT_MEASURED}: a GPU's sum over a small window repeated "
                 "(a stride-0 view) runs another reduction kernel, not an L1 read, so its time would be "
                 "that kernel's, not a cache's (the optional chase below times L1)")
-    rows = table_rows(c5b_rows(evidence), units={"DRAM ratio": "x", "window ratio": "x"})
+    rows = table_rows(c5b_rows(evidence), units={ratio_column(evidence): "x", "window ratio": "x"})
     window = ch02.window_case(evidence)
     share = evidence.get("l1_call_overhead_share")
     return ("each pattern's times, and the window's", f"{rows}\n{window}: {evidence['l1_passes_per_call']:,} "
@@ -706,7 +743,7 @@ def c5b_core_rows(evidence: Mapping) -> list[dict]:
     gbps = evidence.get("gbps_fetched_dram") or {}
     pct = evidence.get("pct_of_copy_ceiling_dram") or {}
     return [{"pattern": label, fetched_column(unit): fetched[label],
-             "per element": ch02.per_element_text(dram[label]), "DRAM ratio": dram[label] / base,
+             "per element": ch02.per_element_text(dram[label]), ratio_column(evidence): dram[label] / base,
              "GB/s fetched": gbps.get(label), C5B_SHARE: pct.get(label)} for label in dram]
 
 
@@ -754,7 +791,8 @@ def stride_sweep(chapter: object, count: int, strides: tuple[int, ...] = SWEEP_S
     the page prints one number for one pattern (review 2026-12-04l item 4: a second buffer timed
     in other rounds read 1.96x beside C5b's 1.81x). It decides no verdict."""
     evidence, comparison, window, views = _c5b_measure(chapter, count, rounds, rep_ms, strides)
-    return evidence, comparison, window, sweep_from(comparison, views, bool(chapter.on_gpu), strides)  # type: ignore[attr-defined]
+    sweep = sweep_from(comparison, views, bool(chapter.on_gpu), strides)  # type: ignore[attr-defined]
+    return evidence, comparison, window, sweep | {ch02.PLACE_KEY: ch02.place(evidence)}  # C5b's buffer, its label
 
 
 DRAM_FILL_BYTES = 64  # a GPU's DRAM fills L2 two 32-byte sectors at a time (arithmetic, not counted)
@@ -816,7 +854,7 @@ def stride_sweep_table(sweep: Mapping, title: str = "") -> Table:
              "time / bytes": by[s, False]["time_ratio"] / by[s, False]["bytes_ratio"]}
             | ({dram_column(sweep["dram_fill_bytes"]): by[s, False]["dram_bytes_ratio"]}
                if sweep.get("dram_fill_bytes") else {}) for s in strides]
-    return table_rows(rows, title=title or f"DRAM-sized sum by stride, {sweep['span_bytes'] >> 20} MiB buffer",
+    return table_rows(rows, title=title or f"{ch02.sized(sweep)} sum by stride, {sweep['span_bytes'] >> 20} MiB buffer",
                       units={"time ratio, aligned": "x", "misaligned": "x", "time / bytes": "x"}
                       )
 
@@ -1072,7 +1110,7 @@ def elementwise_note(kernel: str, ratio: float, on_gpu: bool, comparison: Compar
         text = f"{kernel}: reading the view directly is {ratio:.2f}x as fast as copying first."
         if on_gpu and ratio > 2:  # the bytes explain 2x (4N against 2N); the rest is the copy's speed
             text += (" Past the 2x its bytes explain (4N moved against 2N): " + (
-                f"the copy's own speed. {copy}" if copy else
+                f"the speed of its copy, ATen's x.t().contiguous(). {copy}" if copy else
                 "its copy is ATen's transpose copy of this 2-D .t(), whose own speed is not timed alone here."))
             return text
         return text + tail
@@ -1080,6 +1118,54 @@ def elementwise_note(kernel: str, ratio: float, on_gpu: bool, comparison: Compar
     if not on_gpu:
         text += f" Why, on a CPU, a hypothesis: {cpu_why}."
     return text + tail
+
+
+COPY_THEN_GPU = ("copy-then-kernel: ATen's x.t().contiguous() (its copy alone, timed in the same rounds), then a "
+                 "Triton kernel for contiguous memory; stride-aware: one Triton kernel reading the view")
+
+
+def recorded_copy_alone(payload: Mapping, ceiling_gbps: float | None = None) -> str:
+    """The recorded illustration's copy alone, from its comparison's row: time, rate and share of
+    the copy ceiling (review 2026-12-05u 00-04 item 7: the CPU page showed the reference's 4.36x
+    without the 27% that explains half of it). The share as recorded where the record has it
+    (`copy_alone_pct_of_copy_ceiling`), else against `ceiling_gbps` (the reference's recorded copy
+    ceiling, said so); '' where the record timed no copy alone."""
+    row = next((r for r in payload.get("comparison") or () if r.get("variant") == COPY_ALONE), None)
+    if not row or not row.get("median_s"):
+        return ""
+    text = format_seconds(float(row["median_s"]))
+    gbps = row.get("gbps")
+    if gbps:
+        text += f", {float(gbps):,.0f} GB/s"
+    pct = payload.get("copy_alone_pct_of_copy_ceiling")
+    if pct is not None:
+        return text + f", {float(pct):.0f}% of the copy ceiling"
+    if gbps and ceiling_gbps:
+        return text + f", {100 * float(gbps) / float(ceiling_gbps):.0f}% of the {float(ceiling_gbps):,.0f} GB/s copy ceiling recorded there"
+    return text
+
+
+def reference_copy_ceiling(machine: str = results.DEFAULT_REFERENCE) -> float | None:
+    """The reference machine's recorded copy ceiling (chapter 00's 'ceilings'), or None."""
+    entry = ((results.load(machine) or {}).get("chapters", {}).get("00_setup_check", {}).get("ceilings") or {})
+    found = (entry.get("payload") or {}).get("copy_gbps")
+    return float(found) if found else None
+
+
+def recorded_elementwise_table(recorded: object) -> Table:
+    """The reference GPU's illustration as recorded (its label says where and when): the ratio of
+    copy-then-kernel over stride-aware and, where recorded, its copy alone (`recorded_copy_alone`),
+    with what each path ran (COPY_THEN_GPU)."""
+    label = getattr(recorded, "label", "nothing recorded")
+    payload = getattr(recorded, "value", None) or {}
+    if not payload:
+        return table_rows([{"the reference GPU's illustration": label}])
+    copy = recorded_copy_alone(payload, reference_copy_ceiling())
+    shown = table_rows([{"where": label, "kernel": payload.get("kernel"),
+                         "copy-then-kernel / stride-aware": payload.get("copy_then_over_stride_aware")}
+                        | ({"its copy alone": copy} if copy else {})],
+                       units={"copy-then-kernel / stride-aware": "x"})
+    return shown.note(COPY_THEN_GPU) if payload.get("kernel") == "triton" else shown
 
 
 FAULTS_EXPLAIN_SHARE = 0.5  # as chapter 00's Mistake 4: priced faults must cover half a gap to blame malloc
@@ -1102,55 +1188,121 @@ def allocator_takeaway(whole: Timing, copied: Timing, nbytes: int, cost_s: float
     gap = whole.median_s - copied.median_s
     # the division by the threads stated, computed (review 2026-12-05t 00-02 item 9b: "16,385 pages
     # ... at 1.38 us a fault, at most 11.3 ms" read as a wrong product, 22.6 ms, halved unsaid)
-    spread = (f"{format_seconds(faults * cost)} / {threads} threads faulting in parallel = " if threads > 1 else "")
-    head = (f"Price what a CPU timing includes: .contiguous() of {nbytes >> 20} MiB faulted {faults:,.0f} more "
-            f"pages per call than copy_ into a kept buffer; at {format_seconds(cost)} a fault, "
-            f"{spread}{format_seconds(priced)}")
+    # and that the threads fault in parallel is assumed, not measured (review 2026-12-05u 00-04 item 10)
+    spread = f"{format_seconds(faults * cost)} / {threads} threads = " if threads > 1 else ""
+    who = "both" if threads == 2 else f"all {threads}"
+    parallel = f" if {who} fault in parallel (not measured)" if threads > 1 else ""
+    lead = (f"Price what a CPU timing includes: .contiguous() of {nbytes >> 20} MiB faulted {faults:,.0f} more "
+            f"pages per call than copy_ into a kept buffer; at {format_seconds(cost)} a fault")
+    priced_text = f"{spread}{format_seconds(priced)}{parallel}"
     if gap <= 0:
-        return head + ", yet it took no longer here: nothing for the faults to explain."
+        return f"{lead}, {priced_text}, yet it took no longer here: nothing for the faults to explain."
     share = priced / gap
     verdict = ("the allocator's cost" if share >= FAULTS_EXPLAIN_SHARE
                else "under half: the faults alone do not explain it")
     # the two medians are C9's table's, just above (review 2026-12-05o 00-02 item 5: the page's words)
     between = f"the {format_seconds(gap)} between their medians"
     if share > 1:  # priced above the gap: a bound, no share (review 2026-12-04k item 8, 2026-12-04m item 3)
-        return (f"{head.rsplit(', ', 1)[0]}, at most {spread}{format_seconds(priced)}: the extra faults can account for "
+        return (f"{lead}, at most {priced_text}: the extra faults can account for "
                 f"the whole of {between}: {verdict}.")
-    return f"{head}: {100 * share:.0f}% of {between}: {verdict}."
+    return f"{lead}, {priced_text}: {100 * share:.0f}% of {between}: {verdict}."
 
 
-def sum_title(nbytes: int, where: torch.device) -> str:
-    """C5b's table title: the buffer's size against the last-level cache this machine reports.
-    A VM's sysfs may report a host-sized L3 (480 MiB on the course's 2-core CPU machine), so a
-    64 MiB "DRAM-sized" buffer may sit in L3; the title says where it sits rather than assume
-    (review 2026-12-05t 00-02 item 3). C5b's ratios do not depend on it (lines are fetched
-    whole from L3 too); what the rates mean does."""
-    last = conditions.last_level_cache_bytes(where)
-    name = "L2" if where.type == "cuda" else "L3"
-    size = f"{nbytes / 2**20:,.0f} MiB"
-    if nbytes > last:
-        return f"DRAM-sized sum ({size}, {nbytes / last:.1f}x {name})"
-    return f"Sum inside the reported {name} ({nbytes / 2**20:,.0f} of {last / 2**20:,.0f} MiB; 'DRAM' below)"
+def _mib(nbytes: float) -> str:
+    return f"{nbytes / 2**20:,.0f} MiB"
+
+
+def sum_title(evidence: Mapping) -> str:
+    """C5b's table title: the buffer's place (`claims.place`, the label the page uses for it
+    throughout), its span and the contiguous patterns' share of it, against the cache sizes this
+    machine reports. A VM's sysfs may report a host-sized L3 (480 MiB on the course's 2-core CPU
+    machine), so a 64 MiB buffer sits inside it: 'L3-sized', said as reported, not verified
+    (review 2026-12-05t 00-02 item 3; 2026-12-05u 00-04 item 2: the title said 32 MiB, the
+    contiguous span, beside a sweep's '64 MiB buffer', and 'DRAM' everywhere else). Evidence
+    without the buffer's sizes (recorded before them): the place alone."""
+    where, span = ch02.place(evidence), evidence.get("buffer_bytes")
+    if not span:
+        return f"{ch02.sized(evidence)} sum"
+    caches = {k: int(v) for k, v in dict(evidence.get("reported_cache_bytes") or {}).items()}
+    head = f"{ch02.sized(evidence)} sum over {_mib(span)}"
+    contiguous = int(evidence.get("contiguous_bytes") or 0)
+    if contiguous and ch02.buffer_place(contiguous, caches) != where:  # the contiguous half sits elsewhere
+        head += f" (contiguous patterns: its first {_mib(contiguous)}, {ch02.buffer_place(contiguous, caches)}-sized)"
+    if not caches:
+        return head + ": this machine reports no cache sizes"
+    if where == ch02.DRAM:
+        last, size = max(caches.items(), key=lambda item: item[1])
+        return head + f", {span / size:.1f}x the reported {_mib(size)} {last}"
+    return head + f", inside the reported {_mib(caches[where])} {where}"
+
+
+def c5b_table(evidence: Mapping) -> Table:
+    """C5b's visible table (`c5b_core_rows`) under its title (`sum_title`), the ratio column
+    named for the buffer's place ('L3 ratio', 'DRAM ratio')."""
+    return table_rows(c5b_core_rows(evidence), units={ratio_column(evidence): "x", C5B_SHARE: "%"},
+                      title=sum_title(evidence))
+
+
+def ratio_column(evidence: Mapping) -> str:
+    """The big buffer's ratio column: 'DRAM ratio', or 'L3 ratio' where it sits inside the L3
+    this machine reports (`claims.place`)."""
+    return f"{ch02.place(evidence)} ratio"
+
+
+def page_figures(verdicts: list) -> dict[str, dict[str, float]]:
+    """This page's deciding figures, by claim and by the labels reproduce records them under
+    (`reproduce.deciding_ratios`), for `fresh_ranges`. A verdict whose evidence lacks a figure
+    is left out, never an error: the line is optional."""
+    from labkit.chapters.ch02_contiguity_and_hidden_copies import reproduce
+
+    found: dict[str, dict[str, float]] = {}
+    for verdict in verdicts:
+        try:
+            found[verdict.claim_id] = {k: float(v) for k, v in reproduce.deciding_ratios(verdict).items()}
+        except (KeyError, TypeError, ValueError, ZeroDivisionError):
+            continue
+    return found
+
+
+def _against_range(x: float, low: float, high: float) -> str:
+    """' (this page 3.78x, outside: 1.9% above)', ' (this page 3.71x, inside)'."""
+    if low <= x <= high:
+        return f" (this page {x:.2f}x, inside)"
+    off = x / high - 1 if x > high else 1 - x / low
+    by = f"{off:.1%}" if off >= 0.001 else "under 0.1%"
+    return f" (this page {x:.2f}x, outside: {by} {'above' if x > high else 'below'})"
 
 
 def fresh_ranges(chapter_key: str, record: Mapping | None = None,
-                 machine: str = results.DEFAULT_REFERENCE) -> str:
+                 machine: str = results.DEFAULT_REFERENCE, here: Mapping[str, Mapping[str, float]] | None = None,
+                 here_device: str | None = None) -> str:
     """The reference GPU's timing verdicts in reproduce's fresh processes, each deciding figure's
     range over the runs, and how far the processes moved: a page's rounds run in one process and
     understate that (its C9 3.78x against 3.70-3.71x in fresh ones; review 2026-12-05t 00-02
     item 8). `record` replaces results/reproduce/<machine>-<chapter_key>.json in tests; none: ''.
-    Ratios shown beside a verdict and not deciding it ('... / device', '... shown') are left out."""
+    Ratios shown beside a verdict and not deciding it ('... / device', '... shown') are left out.
+    here: this page's deciding figures (`page_figures`; a GPU's page), each set beside its range,
+    inside or outside (review 2026-12-05u 00-04 item 9), where this page ran on the recorded GPU
+    (`here_device`, its name; by default this machine's); on another GPU the line says so instead."""
     if record is None:
         record = reproduced.load_record(reproduced.record_path(machine, chapter_key))
     if not record or not record.get("claims"):
         return ""
+    recorded_gpu = (record.get("fingerprint") or {}).get("gpu_name")
+    if here is not None and here_device is None:
+        here_device = env.fingerprint().get("gpu_name")
+    same = here is not None and bool(recorded_gpu) and here_device == recorded_gpu
     parts, moved = [], 0.0
     for claim_id, found in record["claims"].items():
         spans = {label: s for label, s in (found.get("spread") or {}).items()
                  if "/ device" not in label and "shown" not in label and s.get("min")}
         if not spans:
             continue
-        parts.append(f"{claim_id} " + ", ".join(f"{label} {s['min']:.2f}-{s['max']:.2f}x" for label, s in spans.items()))
+        mine = (here or {}).get(claim_id, {}) if same else {}
+        parts.append(f"{claim_id} " + ", ".join(
+            f"{label} {s['min']:.2f}-{s['max']:.2f}x"
+            + (_against_range(float(mine[label]), float(s["min"]), float(s["max"])) if label in mine else "")
+            for label, s in spans.items()))
         moved = max([moved] + [s["max"] / s["min"] - 1 for s in spans.values()])
     if not parts:
         return ""
@@ -1158,6 +1310,8 @@ def fresh_ranges(chapter_key: str, record: Mapping | None = None,
     when = str(record.get("recorded_at", ""))[:16].replace("T", " ")
     agree = "every verdict the same in all" if all(f.get("agree") for f in record["claims"].values()) \
         else "NOT every verdict the same in"
+    other = (f" This page ran on {here_device or 'another machine'}, not {recorded_gpu or 'the recorded GPU'}: "
+             "its figures are not set against these." if here is not None and not same else "")
     return (f"{record.get('machine', 'the reference GPU')} in {runs} fresh processes (benchmarks/reproduce.py, "
             f"recorded {when} UTC; {agree} {runs}): " + "; ".join(parts)
-            + f". Between processes a figure moved up to {moved:.1%}: a figure above is one process's.")
+            + f". Between processes a figure moved up to {moved:.1%}: a figure above is one process's." + other)

@@ -244,7 +244,8 @@ def measure(device: torch.device | str, on_gpu: bool, dram_bytes: int, rounds: i
     """Every chain followed and timed in interleaved rounds (`bench.compare`): on a GPU cold (the
     last-level cache flushed before each call; each window chain also at one lap, whose time the
     record subtracts), on a CPU hot (the random lines miss anyway; each call goes on where the
-    last stopped) over `dram_bytes` (C5b's buffer size, beyond the caches). On a GPU every chain's
+    last stopped) over `dram_bytes` (C5b's buffer size; on a CPU its place against the reported
+    caches is recorded, `claims.buffer_place`). On a GPU every chain's
     end index is checked first (`check_ends`: ~0.1 s). About 2-4 s on either device, the Triton
     kernel's compile included. Returns (the record, the comparison)."""
     chains = gpu_chains(device) if on_gpu else cpu_chains(dram_bytes)
@@ -264,7 +265,14 @@ def measure(device: torch.device | str, on_gpu: bool, dram_bytes: int, rounds: i
     baseline = ch02.ALIGNED_CONTIGUOUS if on_gpu else RANDOM_WINDOW
     cmp = bench.compare(variants, baseline=baseline, rounds=rounds, rep_ms=rep_ms,
                         mode="cold" if on_gpu else "hot", device=device, progress=False)
-    return record(chains, cmp, on_gpu) | ({} if on_gpu else {"dram_bytes": dram_bytes}), cmp
+    # a CPU's chains over dram_bytes: where that buffer sits against the caches this machine
+    # reports, C5b's label (review 2026-12-05u 00-04 item 2: '64 MiB ... DRAM's latency' inside a
+    # reported 480 MiB L3, timed hot)
+    from labkit.chapters.ch02_contiguity_and_hidden_copies import cases
+
+    place = {} if on_gpu else {"dram_bytes": dram_bytes, ch02.PLACE_KEY: ch02.buffer_place(
+        dram_bytes, cases.reported_caches(torch.device(device)))}
+    return record(chains, cmp, on_gpu) | place, cmp
 
 
 def measure_or_why(device: torch.device | str, on_gpu: bool, dram_bytes: int) -> tuple[dict | None, str]:
@@ -543,9 +551,10 @@ def note(rec: Mapping) -> str:
     if not rec["on_gpu"]:
         steps = {r["pattern"]: r["ns_per_step"] for r in rec["rows"]}
         near, local, far = (steps[k] for k in (RANDOM_WINDOW, PAGE_BY_PAGE, RANDOM_DRAM))
+        where = ch02.place(rec)  # DRAM in a record from before the label
         return (f"a dependent load of a random line took {near:,.0f} ns a step inside 16 KiB, {local:,.0f} ns over "
-                f"{rec['dram_bytes'] >> 20} MiB page by page, {far:,.0f} ns in random pages: a new line of a page "
-                f"{local - near:,.0f} ns more than an L1 hit (prefetchers may hide part of DRAM's latency), random "
+                f"{rec['dram_bytes'] >> 20} MiB ({where}-sized) page by page, {far:,.0f} ns in random pages: a new line "
+                f"of a page {local - near:,.0f} ns more than an L1 hit (prefetchers may hide part of {where}'s latency), random "
                 f"pages {far - local:,.0f} ns more again (page-table walks, the DTLB misses C9's seed counts: a "
                 "hypothesis). The Python loop's own cost per step cancels in each difference; it is too "
                 "slow to tell C5b's sequential patterns apart, so C5b's sums attribute the cost on a CPU." + _noise(rec))

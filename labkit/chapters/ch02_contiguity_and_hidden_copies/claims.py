@@ -74,6 +74,41 @@ WINDOW_CASE = "16 KiB window"  # the same window's name where its time shows no 
 # bound, not a cache's; a CPU core read it about 4x faster.)
 CACHE_EFFECT_SPEEDUP = 1.2
 
+# Where C5b's buffer sits (review 2026-12-05u 00-04 item 2): one label, computed from the buffer's
+# span against the cache sizes this machine reports, and used wherever the page names the place:
+# the table's title and columns, C5b's and C5c's reasons, the takeaway, the sweep, the chase. A VM
+# may report a host-sized L3 (480 MiB on the course's 2-core CPU machine), so a 64 MiB buffer the
+# page used to call "DRAM-sized" sits inside the L3 it reports: there it is "L3". Evidence recorded
+# before the label (no PLACE_KEY) was measured beyond the last-level cache on the GPU and read "DRAM".
+PLACE_KEY = "buffer_place"
+DRAM = "DRAM"
+
+
+def buffer_place(nbytes: int, caches: Mapping[str, int]) -> str:
+    """The smallest reported cache level ({'L2': bytes, 'L3': bytes}) that holds `nbytes`, or
+    DRAM beyond the largest (or where no cache size is reported)."""
+    if nbytes <= 0:
+        raise ValueError(f"a buffer's size must be positive, got {nbytes}")
+    for name, size in sorted(caches.items(), key=lambda item: item[1]):
+        if 0 < nbytes <= size:
+            return str(name)
+    return DRAM
+
+
+def place(ev: Mapping) -> str:
+    """The place C5b's evidence names ('DRAM', 'L3'), DRAM where it was recorded before the label."""
+    return str(ev.get(PLACE_KEY) or DRAM)
+
+
+def sized(ev: Mapping) -> str:
+    """'DRAM-sized', 'L3-sized': the buffer's place as an adjective."""
+    return f"{place(ev)}-sized"
+
+
+def at_place(ev: Mapping) -> str:
+    """'at DRAM size', 'at L3 size': where a reason reads the buffer's timings."""
+    return f"at {place(ev)} size"
+
 
 def allocator_split(default_band: str, kept_band: str | None, what: str) -> tuple[str, str, str] | None:
     """'depends' on the allocator when default malloc and a kept-memory malloc disagree."""
@@ -309,7 +344,7 @@ def _window_text(ev: Mapping, l1: Mapping[str, float], fetched: Mapping[str, flo
         return text + " "
     spread = max(l1.values()) / min(l1.values())
     return (f"{WINDOW_CASE} read many times in one call (a stride-0 view): {1 / speedup:.2f}x the "
-            f"DRAM-sized time per element, and its four patterns within {100 * (spread - 1):.1f}% "
+            f"{sized(ev)} time per element, and its four patterns within {100 * (spread - 1):.1f}% "
             "of each other: no cache effect, so its time is not the memory's and is not judged ")
 
 
@@ -350,8 +385,8 @@ def _window_tail(ev: Mapping, th: Mapping, judged: bool = False) -> str:
     cached = l1_measured(ev) and window_speedup(ev) >= CACHE_EFFECT_SPEEDUP
     return ((_window_text(ev, l1, fetched) if l1_measured(ev) else
              f"{L1_NOT_MEASURED}: on a GPU a small window's sum is another reduction kernel, not an "
-             "L1 read; DRAM-sized alone is judged (latency and L1: the optional chase) ")
-            + ("(shown, not judged: the cause is read at DRAM size) "
+             f"L1 read; {sized(ev)} alone is judged (latency and L1: the optional chase) ")
+            + (f"(shown, not judged: the cause is read {at_place(ev)}) "
                if _cause_at_dram(ev, th) and cached and not judged else "")
             + (f"(bytes fetched in whole {unit}-byte units, computed from the addresses; " if fetched
                else "(bytes fetched not recorded; ")
@@ -380,8 +415,8 @@ def check_c5b(ev: Mapping, th: Mapping) -> tuple[str, str, str]:
     # where the trust rule holds the verdict back the numbers lead without 'holds'
     # judged on direction (over the threshold), at a stride the seed never names (review
     # 2026-12-04k item 2): the seed's 2.24x is no target, the stride sets the ratio
-    word = (f"the seed's direction holds at DRAM size (over {limit:g}x): " if seed_band == "above" and not
-            _held_back(ev, decisions_c5b(ev, th)) else "at DRAM size, ")
+    word = (f"the seed's direction holds {at_place(ev)} (over {limit:g}x): " if seed_band == "above" and not
+            _held_back(ev, decisions_c5b(ev, th)) else f"{at_place(ev)}, ")
     text = (f"{word}misaligned+strided {both:.2f}x aligned+contiguous at stride {PATTERN_STRIDE}, chosen here; "
             f"the seed names none (its {SEED_RATIO:.2f}x is no target)"
             + _rate_text(ev) + "; its cause, misalignment, is judged as C5c. " + _window_tail(ev, th))
@@ -400,16 +435,17 @@ def check_c5b(ev: Mapping, th: Mapping) -> tuple[str, str, str]:
     split = allocator_split(seed_band, kept_band, "the seed's ratio")
     if split:
         return split[0], text + "; " + split[1], split[2]
-    return _by_size(seed_band, l1_band, text, "the seed's gap shows")
+    return _by_size(seed_band, l1_band, text, "the seed's gap shows", place(ev))
 
 
-def _by_size(dram_band: str, l1_band: str, text: str, what: str) -> tuple[str, str, str]:
+def _by_size(dram_band: str, l1_band: str, text: str, what: str, where: str = DRAM) -> tuple[str, str, str]:
     """C5b's and C5c's last step, one rule for both: the same band at both sizes decides
-    (above: confirmed, below: refuted); bands that differ make it depend on the size, named."""
+    (above: confirmed, below: refuted); bands that differ make it depend on the size, named
+    (`where`: the big buffer's place, `place`)."""
     if dram_band != l1_band:
         return (DEPENDS, text, f"the size: {what} in "
-                f"{'DRAM' if dram_band == 'above' else 'L1'} but not in "
-                f"{'L1' if dram_band == 'above' else 'DRAM'}")
+                f"{where if dram_band == 'above' else 'L1'} but not in "
+                f"{'L1' if dram_band == 'above' else where}")
     return (CONFIRMED if dram_band == "above" else REFUTED), text, ""
 
 
@@ -461,12 +497,12 @@ C5b = Claim(
     "C5b", CHAPTER, SEED_STRIDES, "2.2 What contiguous tensors really are (effect of alignment)",
     "Misaligned non-contiguous access costs 42.7 ns against 19.1 ns for aligned contiguous "
     "access (the seed's table, 2.24x).",
-    f"misaligned+strided > {MISALIGNED_COSTLY_RATIO}x aligned+contiguous per element of a sum, "
-    "DRAM-sized (and in the window, where judged)",
+    f"misaligned+strided > {MISALIGNED_COSTLY_RATIO}x aligned+contiguous per element of a big buffer's "
+    "sum (and in the window, where judged)",
     f"misaligned+strided is <= {MISALIGNED_COSTLY_RATIO}x aligned+contiguous at the sizes judged; "
     "'depends' when the gap shows at one size only, or on the allocator. Time per element of a "
     "sum is an analogue of the seed's latency. The window is judged "
-    "only where it shows a cache and DRAM size alone does not name the cause. Its cause is C5c's",
+    "only where it shows a cache and the buffer alone does not name the cause. Its cause is C5c's",
     ("ns_per_element", "ns_per_element_l1"),  # fetched_per_useful too, since issue 38 (read if there)
     thresholds={"misaligned_costly_ratio": MISALIGNED_COSTLY_RATIO}, check=check_c5b, timing_based=True,
     decisions=decisions_c5b,
@@ -504,14 +540,14 @@ def check_c5c(ev: Mapping, th: Mapping) -> tuple[str, str, str]:
                    f"{ratio[ALIGNED_STRIDED]:.2f}x for {dram_fetched[ALIGNED_STRIDED] / base:.2f}x")
     clear = not _held_back(ev, decisions_c5c(ev, th))
     stride_has_it = band(ratio[ALIGNED_STRIDED], iqr.get(ALIGNED_STRIDED), limit) == "above"
-    sizes = "at DRAM size and in L1" if in_l1 else "at DRAM size"
+    sizes = f"{at_place(ev)} and in L1" if in_l1 else at_place(ev)
     if clear and dram_band == l1_band == "below":
         lead = (f"misalignment does not explain the gap {sizes}: " if stride_has_it
                 else f"misalignment costs nothing measurable {sizes}: ")
     elif clear and dram_band == l1_band == "above":
         lead = f"misalignment costs {sizes}: "
     else:
-        lead = "at DRAM size, "
+        lead = f"{at_place(ev)}, "
     # the L1 case's alignment cost, said beside DRAM size's where the window is judged (review
     # 2026-12-04l item 5: 'alignment alone costs 1.20x in L1, below 1.5x')
     l1_said = (f"; in L1 alignment alone costs {l1[MISALIGNED_CONTIGUOUS]:.2f}x, "
@@ -522,7 +558,7 @@ def check_c5c(ev: Mapping, th: Mapping) -> tuple[str, str, str]:
             + f" (misaligned+strided {gap:.2f}x){l1_said}. " + _window_tail(ev, th, judged=in_l1))
     if "noise" in (dram_band, l1_band):
         return DEPENDS, text, NOISE
-    return _by_size(dram_band, l1_band, text, "alignment alone costs")
+    return _by_size(dram_band, l1_band, text, "alignment alone costs", place(ev))
 
 
 def decisions_c5c(ev: Mapping, th: Mapping) -> Decisions:
@@ -534,8 +570,8 @@ def decisions_c5c(ev: Mapping, th: Mapping) -> Decisions:
 C5c = Claim(
     "C5c", CHAPTER, SEED_STRIDES, "2.2 What contiguous tensors really are (effect of alignment)",
     "C5b's gap comes from misalignment (64-byte cache lines, L1 misses).",
-    f"misaligned+contiguous is > {MISALIGNED_COSTLY_RATIO}x aligned+contiguous per element of a sum, "
-    "DRAM-sized and L1-resident (where the window shows a cache; a GPU's form has no L1 case)",
+    f"misaligned+contiguous is > {MISALIGNED_COSTLY_RATIO}x aligned+contiguous per element of a big buffer's "
+    "sum and L1-resident (where the window shows a cache; a GPU's form has no L1 case)",
     f"misaligned+contiguous is <= {MISALIGNED_COSTLY_RATIO}x aligned+contiguous at both sizes "
     "(the reason names the stride's share, with the bytes each pattern fetches, computed from the "
     "addresses); 'depends' when it costs at one size only",

@@ -43,7 +43,7 @@ def deciding_ratios(verdict: claims.Verdict) -> dict[str, float]:
                 for c in ev["cases"]}
     if verdict.claim_id in ("C5b", "C5c"):  # C5b: the seed's ratio; C5c: alignment alone
         dram, l1 = ev["ns_per_element"], ev.get("ns_per_element_l1")  # l1: None on a GPU's form
-        sizes = (("DRAM-sized", dram),) + (((ch02.window_case(ev), l1),) if l1 else ())
+        sizes = ((ch02.sized(ev), dram),) + (((ch02.window_case(ev), l1),) if l1 else ())  # 'DRAM-sized', 'L3-sized'
         label = ch02.MISALIGNED_STRIDED if verdict.claim_id == "C5b" else ch02.MISALIGNED_CONTIGUOUS
         return {f"{size}: {label}": ns[label] / ns[ch02.ALIGNED_CONTIGUOUS] for size, ns in sizes}
     if verdict.claim_id == "C6":

@@ -202,7 +202,10 @@ def test_c5b_core_table_shows_each_pattern_with_its_bytes_and_dram_ratio():
     older = {k: v for k, v in ev.items() if k != "fetched_per_useful_dram"}
     assert cases.c5b_core_rows(older)[1]["fetched / used (64 B units, from the addresses)"] == 1.0078
     source = (ROOT / "notebooks" / "02_contiguity_and_hidden_copies.py").read_text(encoding="utf-8")
-    assert "cases.c5b_core_rows(c5b_ev)" in source and '"the verdict\'s"' not in source
+    assert "cases.c5b_table(c5b_ev)" in source and '"the verdict\'s"' not in source
+    # review 2026-12-05u 00-04 item 2: the ratio column is named for the buffer's place
+    inside = cases.c5b_core_rows(ev | {ch02.PLACE_KEY: "L3"})
+    assert "L3 ratio" in inside[0] and "DRAM ratio" not in inside[0]
 
 
 def test_the_profile_table_shows_the_copy_and_leaves_the_profiler_s_bookkeeping_out(monkeypatch):
@@ -422,8 +425,8 @@ def test_the_allocator_takeaway_prices_the_faults_against_the_gap():
     whole, copied = timing(143e-3, 16385.0), timing(116e-3, 2.0)
     line = cases.allocator_takeaway(whole, copied, 64 * 2**20, cost_s=3.2e-6)
     assert line.startswith("Price what a CPU timing includes: .contiguous() of 64 MiB faulted 16,383 more pages per "
-                           "call than copy_ into a kept buffer; at 3.2 us a fault, 52.4 ms / 2 threads faulting in "
-                           "parallel = 26.2 ms: 97% of the 27 ms")
+                           "call than copy_ into a kept buffer; at 3.2 us a fault, 52.4 ms / 2 threads = 26.2 ms if "
+                           "both fault in parallel (not measured): 97% of the 27 ms")
     assert line.endswith("97% of the 27 ms between their medians: the allocator's cost.")
     cheap = cases.allocator_takeaway(whole, copied, 64 * 2**20, cost_s=1e-6)
     assert "30% of the 27 ms between their medians" in cheap and cheap.endswith("under half: the faults alone do not explain it.")
@@ -433,8 +436,13 @@ def test_the_allocator_takeaway_prices_the_faults_against_the_gap():
     # priced above the gap (the CPU page: 39.7 ms against 35.9 ms): a bound, never a share over 100%
     # (review 2026-12-04k item 8, 2026-12-04m item 3)
     over = cases.allocator_takeaway(whole, copied, 64 * 2**20, cost_s=4.78e-6)
-    assert over.endswith("at 4.78 us a fault, at most 78.3 ms / 2 threads faulting in parallel = 39.2 ms: the extra "
-                         "faults can account for the whole of the 27 ms between their medians: the allocator's cost.")
+    # review 2026-12-05u 00-04 item 10: that the threads fault in parallel is assumed, and said so
+    assert over.endswith("at 4.78 us a fault, at most 78.3 ms / 2 threads = 39.2 ms if both fault in parallel (not "
+                         "measured): the extra faults can account for the whole of the 27 ms between their medians: "
+                         "the allocator's cost.")
+    four = cases.allocator_takeaway(timing(143e-3, 16385.0, threads=4), copied, 64 * 2**20, cost_s=1e-6)
+    assert "16.4 ms / 4 threads = 4.1 ms if all 4 fault in parallel (not measured): " in four
+    assert "took no longer here" in cases.allocator_takeaway(timing(100e-3, 16385.0), copied, 64 * 2**20, cost_s=1e-6)
     assert "%" not in over
     # review 2026-12-05t 00-02 item 9b: the division by the threads is stated; one thread, none
     one = cases.allocator_takeaway(timing(143e-3, 16385.0, threads=1), copied, 64 * 2**20, cost_s=1e-6)
@@ -647,6 +655,14 @@ def test_the_stride_sweep_sets_each_time_beside_its_bytes(on_gpu):
     assert by[2, True]["ns_per_element"] == pytest.approx(evidence["ns_per_element"][ch02.MISALIGNED_STRIDED])
     assert set(evidence["ns_per_element"]) == set(ch02.C5_PATTERNS)  # C5b's evidence holds its four alone
     assert not any("stride 16" in str(f["timing"]) for f in evidence["flags"])
+    # review 2026-12-05u 00-04 item 2: the evidence records the buffer's span (the strided patterns',
+    # twice the contiguous count) and its place against the reported caches; the sweep, C5b's buffer, its label
+    assert evidence["buffer_bytes"] == 2 * (1 << 12) * 4 and evidence["contiguous_bytes"] == (1 << 12) * 4
+    assert evidence["reported_cache_bytes"] == cases.reported_caches(torch.device("cpu"))
+    assert evidence[ch02.PLACE_KEY] == ch02.buffer_place(evidence["buffer_bytes"], evidence["reported_cache_bytes"])
+    assert sweep[ch02.PLACE_KEY] == evidence[ch02.PLACE_KEY]
+    assert cases.stride_sweep_table(sweep).title.startswith(f"{ch02.sized(evidence)} sum by stride")
+    assert cases.c5b_table(evidence).title == cases.sum_title(evidence)
     # on a GPU, DRAM bytes at 64 B beside the 32 B sectors, labelled as arithmetic
     assert ("dram_bytes_ratio" in by[16, False]) is on_gpu
     if on_gpu:
@@ -791,7 +807,7 @@ def test_the_illustrations_copy_is_timed_alone_and_priced():
                     order=(*shown.order, cases.COPY_ALONE))
     gpu = cases.elementwise_note("triton", 4.33, True, timed)
     assert gpu == ("triton: reading the view directly is 4.33x as fast as copying first. Past the 2x its bytes "
-                   "explain (4N moved against 2N): the copy's own speed. Its copy alone (x.t().contiguous() alone) "
+                   "explain (4N moved against 2N): the speed of its copy, ATen's x.t().contiguous(). Its copy alone (x.t().contiguous() alone) "
                    "took 452 us, 1,188 GB/s, 28% of the copy ceiling.")
     assert "not timed alone" not in gpu
     cpu = cases.elementwise_note("torch-elementwise", 0.81, False, replace(timed, variants={
@@ -824,13 +840,58 @@ def test_c10_s_every_case_is_folded_under_its_table_with_each_sides_loop():
     assert cases.c10_every_case(Table("cpu", ["a"]), H200_C10_1858[:1]).folded == []  # one case: the reason says it
 
 
-def test_the_sum_title_sets_the_buffer_against_the_reported_last_level_cache(monkeypatch):
-    from labkit.measure import conditions
-    monkeypatch.setattr(conditions, "last_level_cache_bytes", lambda where: 480 * 2**20)
-    inside = cases.sum_title(64 * 2**20, torch.device("cpu"))
-    assert inside == "Sum inside the reported L3 (64 of 480 MiB; 'DRAM' below)"
-    monkeypatch.setattr(conditions, "last_level_cache_bytes", lambda where: 60 * 2**20)
-    assert cases.sum_title(256 * 2**20, torch.device("cuda")) == "DRAM-sized sum (256 MiB, 4.3x L2)"
+def test_the_buffer_s_place_is_one_label_from_its_span_against_the_reported_caches():
+    """Review 2026-12-05u 00-04 item 2: the title said the buffer sat inside the reported L3 while
+    the columns, both reasons, the takeaway, the sweep and the chase said DRAM. One label, computed
+    from the span (the strided patterns': twice the contiguous count) against the reported caches."""
+    cpu = {"L2": 2 * 2**20, "L3": 480 * 2**20}
+    assert ch02.buffer_place(64 * 2**20, cpu) == "L3"
+    assert ch02.buffer_place(1024 * 2**20, cpu) == "DRAM"
+    assert ch02.buffer_place(1 * 2**20, cpu) == "L2"
+    assert ch02.buffer_place(512 * 2**20, {"L2": 60 * 2**20}) == "DRAM"
+    assert ch02.buffer_place(64 * 2**20, {}) == "DRAM"  # no cache reported: nothing holds it
+    with pytest.raises(ValueError):
+        ch02.buffer_place(0, cpu)
+    # an older record (no label) reads as it did: DRAM
+    assert ch02.place({}) == "DRAM" and ch02.sized({}) == "DRAM-sized" and ch02.at_place({}) == "at DRAM size"
+    inside = {ch02.PLACE_KEY: "L3"}
+    assert ch02.sized(inside) == "L3-sized" and ch02.at_place(inside) == "at L3 size"
+
+
+def test_the_span_is_the_strided_patterns_and_the_title_says_where_it_sits():
+    """Review 2026-12-05u 00-04 item 2: 'Sum inside the reported L3 (32 of 480 MiB ...)' counted the
+    contiguous patterns' span only; the strided patterns and the sweep span 64 MiB."""
+    count = 1 << 16
+    views = cases.access_patterns(count, torch.device("cpu"))
+    span = cases.buffer_span(views)
+    assert span == (2 * (count - 1) + 2) * 4  # misaligned strided: offset 1, its last element at 1 + 2(count-1)
+    assert cases.buffer_span({"one": views[ch02.ALIGNED_CONTIGUOUS]}) == count * 4
+    mib = 2**20
+    ev = {"buffer_bytes": 64 * mib, "contiguous_bytes": 32 * mib, ch02.PLACE_KEY: "L3",
+          "reported_cache_bytes": {"L2": 2 * mib, "L3": 480 * mib}}
+    assert cases.sum_title(ev) == "L3-sized sum over 64 MiB, inside the reported 480 MiB L3"
+    gpu = {"buffer_bytes": 512 * mib, "contiguous_bytes": 256 * mib, ch02.PLACE_KEY: "DRAM",
+           "reported_cache_bytes": {"L2": 60 * mib}}
+    assert cases.sum_title(gpu) == "DRAM-sized sum over 512 MiB, 8.5x the reported 60 MiB L2"
+    # where the contiguous patterns' half sits elsewhere than the whole buffer, the title says so
+    split = {"buffer_bytes": 64 * mib, "contiguous_bytes": 32 * mib, ch02.PLACE_KEY: "DRAM",
+             "reported_cache_bytes": {"L2": 2 * mib, "L3": 48 * mib}}
+    assert cases.sum_title(split) == ("DRAM-sized sum over 64 MiB (contiguous patterns: its first 32 MiB, L3-sized), "
+                                      "1.3x the reported 48 MiB L3")
+    assert cases.sum_title({}) == "DRAM-sized sum"  # evidence from before the sizes were recorded
+    assert cases.sum_title(ev | {"reported_cache_bytes": {}}).endswith(": this machine reports no cache sizes")
+    assert cases.ratio_column(ev) == "L3 ratio" and cases.ratio_column({}) == "DRAM ratio"
+    # the sweep's title carries the same label (the page's sweep record) and an older record's reads DRAM
+    sweep = _sweep({2: (1.0, 1.0, 1.0)})
+    assert cases.stride_sweep_table(sweep | {ch02.PLACE_KEY: "L3"}).title.startswith("L3-sized sum by stride, ")
+    assert cases.stride_sweep_table(sweep).title.startswith("DRAM-sized sum by stride, ")
+
+
+def test_the_notebook_names_the_place_from_the_evidence_and_types_no_dram():
+    """Review 2026-12-05u 00-04 item 2: the takeaway said 'Summed at DRAM size' beside an L3 title."""
+    source = (ROOT / "notebooks" / "02_contiguity_and_hidden_copies.py").read_text(encoding="utf-8")
+    code = "\n".join(line for line in source.splitlines() if not line.startswith("#"))
+    assert "at_place(c5b_ev)" in code and "DRAM" not in code
 
 
 def test_fresh_ranges_gives_each_deciding_figure_s_range_and_leaves_shown_ratios_out():
@@ -845,3 +906,83 @@ def test_fresh_ranges_gives_each_deciding_figure_s_range_and_leaves_shown_ratios
     record["claims"]["C9"]["agree"] = False
     assert "NOT every verdict the same" in cases.fresh_ranges("02_contiguity_and_hidden_copies", record)
     assert cases.fresh_ranges("02_contiguity_and_hidden_copies", {"claims": {}}) == ""
+
+
+def test_on_the_recorded_gpu_the_fresh_ranges_set_this_page_s_figures_beside_them():
+    """Review 2026-12-05u 00-04 item 9: 'C9 penalty 3.70-3.71x' beside a page whose own C9 read
+    3.78x, outside by 2%, which the line never said."""
+    record = {"machine": "nvidia-h200", "runs": 3, "recorded_at": "2026-12-05T17:46:20+00:00",
+              "fingerprint": {"gpu_name": "NVIDIA H200"}, "claims": {
+                  "C9": {"agree": True, "spread": {"penalty": {"min": 3.70, "max": 3.71}}},
+                  "C10": {"agree": True, "spread": {"1024 float16": {"min": 0.53, "max": 0.54}}},
+                  "C5b": {"agree": True, "spread": {"DRAM-sized: misaligned, every 2nd element":
+                                                    {"min": 1.80, "max": 1.82}}}}}
+    here = {"C9": {"penalty": 3.78}, "C10": {"1024 float16": 0.535, "1024 float16: torch.matmul loop / device": 3.0},
+            "C5b": {"DRAM-sized: misaligned, every 2nd element": 1.75}}
+    line = cases.fresh_ranges("02_contiguity_and_hidden_copies", record, here=here, here_device="NVIDIA H200")
+    assert "C9 penalty 3.70-3.71x (this page 3.78x, outside: 1.9% above)" in line
+    assert "C10 1024 float16 0.53-0.54x (this page 0.54x, inside)" in line and "loop / device" not in line
+    assert "DRAM-sized: misaligned, every 2nd element 1.80-1.82x (this page 1.75x, outside: 2.8% below)" in line
+    assert cases._against_range(3.7104, 3.70, 3.71) == " (this page 3.71x, outside: under 0.1% above)"
+    # another GPU's page: its figures are not set against the reference's, and it says so
+    other = cases.fresh_ranges("02_contiguity_and_hidden_copies", record, here=here, here_device="Tesla T4")
+    assert "this page" not in other and other.endswith(
+        "This page ran on Tesla T4, not NVIDIA H200: its figures are not set against these.")
+    # a CPU's page (here None) and an old record without a fingerprint say nothing of this page
+    assert "this page" not in cases.fresh_ranges("02_contiguity_and_hidden_copies", record).lower()
+    old = {k: v for k, v in record.items() if k != "fingerprint"}
+    assert "(this page" not in cases.fresh_ranges("02_contiguity_and_hidden_copies", old, here=here,
+                                                  here_device="NVIDIA H200")
+
+
+def test_the_page_s_figures_are_reproduce_s_and_a_verdict_without_them_is_left_out():
+    from types import SimpleNamespace
+
+    c9 = SimpleNamespace(claim_id="C9", evidence={"penalty": 3.78, "plain_copy_gbps": 4000.0, "transposed_gbps": 1000.0})
+    c5b = SimpleNamespace(claim_id="C5b", evidence={"ns_per_element": {ch02.ALIGNED_CONTIGUOUS: 1.0,
+                                                                       ch02.MISALIGNED_STRIDED: 1.8},
+                                                    ch02.PLACE_KEY: "DRAM"})
+    broken = SimpleNamespace(claim_id="C6", evidence={})
+    found = cases.page_figures([c9, c5b, broken])
+    assert found == {"C9": {"penalty": 3.78}, "C5b": {"DRAM-sized: misaligned, every 2nd element": 1.8}}
+    # reproduce's label follows the place, so a CPU's fresh processes name theirs
+    c5b.evidence[ch02.PLACE_KEY] = "L3"
+    assert list(cases.page_figures([c5b])["C5b"]) == ["L3-sized: misaligned, every 2nd element"]
+
+
+def test_the_recorded_illustration_carries_its_copy_alone_and_says_what_each_path_ran():
+    """Review 2026-12-05u 00-04 item 7: 'On a GPU both paths are Triton kernels', and the CPU page
+    showed 'triton | 4.36x' without the copy alone's 27% that explains about half of it."""
+    from types import SimpleNamespace
+
+    payload = {"kernel": "triton", "copy_then_over_stride_aware": 4.36, "comparison": [
+        {"variant": "stride-aware", "median_s": 136e-6, "gbps": 3945.0},
+        {"variant": cases.COPY_ALONE, "median_s": 465.6e-6, "gbps": 1153.0}]}
+    assert cases.recorded_copy_alone(payload, 4246.0) == (
+        "466 us, 1,153 GB/s, 27% of the 4,246 GB/s copy ceiling recorded there")
+    assert cases.recorded_copy_alone(payload | {"copy_alone_pct_of_copy_ceiling": 27.2}, 9999.0) == (
+        "466 us, 1,153 GB/s, 27% of the copy ceiling")  # as recorded, where the record has it
+    assert cases.recorded_copy_alone(payload, None) == "466 us, 1,153 GB/s"
+    assert cases.recorded_copy_alone({"comparison": payload["comparison"][:1]}, 4246.0) == ""
+    shown = cases.recorded_elementwise_table(SimpleNamespace(label="recorded on nvidia-h200, 2026-12-05", value=payload))
+    assert shown.columns == ["where", "kernel", "copy-then-kernel / stride-aware", "its copy alone"]
+    assert any("ATen's x.t().contiguous()" in n and "Triton kernel" in n for n in shown.notes)
+    older = cases.recorded_elementwise_table(SimpleNamespace(label="x", value={"kernel": "triton",
+                                                                              "copy_then_over_stride_aware": 4.3}))
+    assert older.columns == ["where", "kernel", "copy-then-kernel / stride-aware"]
+    assert cases.recorded_elementwise_table(SimpleNamespace(label="nothing recorded", value=None)).columns == [
+        "the reference GPU's illustration"]
+    source = (ROOT / "notebooks" / "02_contiguity_and_hidden_copies.py").read_text(encoding="utf-8")
+    assert "both paths are Triton" not in source and "ATen's `x.contiguous()`" in source
+
+
+def test_c10_s_quiz_names_the_path_the_view_is_compared_against():
+    """Review 2026-12-05u 00-04 item 10: its third choice read 'the path it is compared against'."""
+    assert cases.C10_CHOICES[2] == "contiguous() then torch.matmul" == cases.gemm_plan(False)[1]
+    gpu_baseline = cases.gemm_plan(True)[1]
+    assert cases.c10_choices(gpu_baseline)[2] == gpu_baseline
+    view = cases.VIEW_MATMUL
+    first = {"1024 float32": _comparison({view: 1.3}, view)}
+    assert cases.c10_faster(first, gpu_baseline) == gpu_baseline
+    assert cases.c10_faster({"1024 float32": _comparison({view: 0.5}, view)}, gpu_baseline) == view
+    assert "compared against" not in " ".join(cases.C10_CHOICES)

@@ -323,7 +323,12 @@ def test_the_cpu_note_prints_the_differences_from_the_rows():
     rec = chase.record(chains, _cmp(ns, {k: 256 for k in ns}, chase.RANDOM_WINDOW), False) | {"dram_bytes": 1 << 20}
     text = chase.note(rec)
     assert text.startswith("a dependent load of a random line took 60 ns a step inside 16 KiB, 100 ns over 1 MiB "
-                           "page by page, 600 ns in random pages: a new line of a page 40 ns more than an L1 hit")
+                           "(DRAM-sized) page by page, 600 ns in random pages: a new line of a page 40 ns more than an "
+                           "L1 hit (prefetchers may hide part of DRAM's latency)")  # a record without a place: DRAM
+    # review 2026-12-05u 00-04 item 2: the buffer's place, C5b's label, where recorded ('L3': inside the reported L3)
+    inside = chase.note(rec | {ch02.PLACE_KEY: "L3"})
+    assert "100 ns over 1 MiB (L3-sized) page by page" in inside and "part of L3's latency" in inside
+    assert "DRAM" not in inside
     assert "random pages 500 ns more again (page-table walks" in text
     shown = chase.table(rec)
     assert shown.columns == ["chain", "per access", "64 B lines per access", "distinct 4 KiB pages per access (a call)"]
@@ -411,3 +416,14 @@ def test_a_zero_cost_fitted_a_hair_below_zero_reads_as_zero():
     assert "and 0 ns for its second" in chase._model_line(rows(-1e-12), l1)
     assert "and 0 ns for its second" in chase._model_line(rows(-0.0), l1)
     assert "a negative cost, no model" in chase._model_line(rows(-1.0), l1)
+
+
+def test_a_cpu_chase_records_where_its_buffer_sits_against_the_reported_caches(monkeypatch):
+    """Review 2026-12-05u 00-04 item 2: '83 ns over 64 MiB ... DRAM's latency' inside a reported 480 MiB L3."""
+    from labkit.chapters.ch02_contiguity_and_hidden_copies import cases
+
+    monkeypatch.setattr(cases, "reported_caches", lambda where: {"L2": 2 * 2**20, "L3": 480 * 2**20})
+    rec, _ = chase.measure("cpu", False, 2 << 20, rounds=1, rep_ms=1.0)  # 32,768 lines, over CPU_STEPS
+    assert rec["dram_bytes"] == 2 << 20 and rec[ch02.PLACE_KEY] == "L2"
+    monkeypatch.setattr(cases, "reported_caches", lambda where: {"L2": 1 << 19})
+    assert chase.measure("cpu", False, 2 << 20, rounds=1, rep_ms=1.0)[0][ch02.PLACE_KEY] == "DRAM"

@@ -176,6 +176,34 @@ def test_c5b_and_c5c_split_the_seeds_comparison_from_its_cause():
             judge(claim_id, **dict(c5(), fetched_per_useful={ch02.ALIGNED_CONTIGUOUS: 1.0}))
 
 
+def test_c5b_and_c5c_name_the_buffer_s_place_and_decide_as_before():
+    """Review 2026-12-05u 00-04 item 2: the reasons said 'at DRAM size' beside a title that put the
+    buffer inside the reported L3. The place (evidence's buffer_place) words them; the outcomes,
+    the decisions and what they depend on are those of the same evidence without it; evidence
+    recorded before the label reads 'DRAM', as it did."""
+    cases = {"seed holds, cause refuted": c5(strided=0.20, both=0.21),
+             "both costly": c5(misaligned=0.16, both=0.30),
+             "the size": c5(misaligned=0.22, both=0.30, l1=(0.025, 0.025, 0.0275, 0.0275)),
+             "no cache": c5(aligned=0.00111, misaligned=0.00111, strided=0.0020, both=0.0020,
+                            l1=(0.00152, 0.00152, 0.00152, 0.00152)),
+             "a GPU's form": dict(c5(strided=0.20, both=0.21), ns_per_element_l1=None)}
+    noisy_seed = {"timing": ch02.MISALIGNED_STRIDED, "why": "noisy: IQR 50% of the median", "spread": 0.5}
+    cases["held back"] = dict(c5(strided=0.20, both=0.16), flags=[noisy_seed])
+    for name, ev in cases.items():
+        for claim_id in ("C5b", "C5c"):
+            old, new = judge(claim_id, **ev), judge(claim_id, **ev, buffer_place="L3")
+            assert (new.outcome, new.depends_on.replace("L3", "DRAM")) == (old.outcome, old.depends_on), name
+            assert new.reason == old.reason.replace("at DRAM size", "at L3 size").replace(
+                "DRAM-sized", "L3-sized"), name
+            assert "DRAM" not in new.reason and "DRAM" not in new.depends_on, name
+            assert "at L3 size" in new.reason or "L3-sized" in new.reason, name
+    lead = judge("C5b", **cases["seed holds, cause refuted"], buffer_place="L3").reason
+    assert lead.startswith("the seed's direction holds at L3 size (over 1.5x): misaligned+strided 2.10x")
+    cause = judge("C5c", **cases["seed holds, cause refuted"], buffer_place="L3").reason
+    assert cause.startswith("misalignment does not explain the gap at L3 size and in L1: ")
+    assert "in L3 but not in L1" in judge("C5b", **cases["the size"], buffer_place="L3").depends_on
+
+
 def test_c5c_is_confirmed_where_alignment_alone_costs_and_c5b_either_way():
     """Synthetic evidence of a core where a line-crossing load costs: alignment alone 1.6x (over
     the 1.5x threshold, which counts as not costly), the seed's ratio 3x: both confirmed."""
