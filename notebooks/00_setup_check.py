@@ -75,7 +75,8 @@ machine.sizes_table(chapter.sizes.as_dict())
 #
 # Two numbers bound almost everything in this course:
 # - **copy bandwidth**: how many bytes per second a plain `dst.copy_(src)` moves, counting the
-#   bytes read *and* the bytes written, on a buffer larger than the caches;
+#   bytes read *and* the bytes written, on a large buffer (the result's line says where it sits
+#   against the caches this machine reports);
 # - **matmul rate**: floating-point operations per second of a large square matmul
 #   (`2 n^3` per call), in float32 and, on a GPU, also in TF32 (float32 data, tensor-core
 #   math), bfloat16 and float16.
@@ -92,7 +93,7 @@ measured = chapter.here_or_recorded("ceilings", lambda: chapter.lab.ceilings.mea
 assert measured.copy_gbps > 0 and all(rate > 0 for rate in measured.matmul_tflops.values())
 if chapter.lab.ceilings.kept_note(measured):
     print(chapter.lab.ceilings.kept_note(measured))
-machine.ceilings_line(measured)  # every field: measured.as_dict()
+machine.ceilings_line(measured, machine.reported_caches(str(chapter.device)))  # every field: measured.as_dict()
 
 # %% [markdown]
 # The same ceilings as recorded on the course's reference GPU (an NVIDIA H200), for scale:

@@ -116,12 +116,8 @@ quiz_unfelt = lab.widgets.Quiz(
 quiz_unfelt
 
 # %% [markdown]
-# The plan. On a GPU, CUDA Graphs come before torch.compile and Conv-BN folding: once one graph
-# launch replaces each kernel's, the GPU and not Python sets the pace, so where Graphs are kept
-# every later step is judged on the GPU's work (the H200's host ran at two speeds within one
-# run, and steps timed while it set the pace flipped between runs). The fold's compile column
-# (on a GPU) shows what each compiled rung cost to get ready, cold (the climb compiles into an
-# empty Inductor cache).
+# The plan; why its steps come in this order is folded under it, shown once the quiz above is
+# answered.
 #
 # <details><summary>Where Graphs are not decidable: the retry</summary>
 #

@@ -295,7 +295,9 @@ def build_trace(model: nn.Module, example: torch.Tensor) -> Artifact:
     sizes, strides = graph_input.sizes(), graph_input.strides()
     records = (f"graph input type {describe_layout(sizes, strides)}" if sizes and strides
                else f"graph input type {graph_input}")
-    tf32 = traced_allow_tf32(traced)
+    # TF32 is a GPU's: on a CPU the recorded flag changes nothing, so it is not said there
+    # (review 2026-12-05u 08-09-99 item 8: the CPU page's export table carried it)
+    tf32 = traced_allow_tf32(traced) if example.device.type == "cuda" else None
     note = ("" if tf32 is None else
             f"its convolutions record allow_tf32={int(tf32)}: a trace keeps the TF32 setting it was "
             "traced under")

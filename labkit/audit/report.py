@@ -63,7 +63,11 @@ def sections(report: Report, all_modules: bool = False) -> list[Section]:
                                                 "other layouts"],
                 [[e.path, e.records, e.on_this_layout, e.detail,
                   ", ".join(f"{k}: {v}" for k, v in e.others.items())] for e in report.exports]))
-    out.append((f"Recommendations (measured; {recommend.rule()})",
+    # the input the timed decisions belong to, in the heading, since the why column is cut on a
+    # terminal (review 2026-12-05u item 2: a decision at 64 px and one at 112 px disagreed unsaid)
+    decided = (f"; timed decisions for input {tuple(report.input_shape)}"
+               if any(r.timed for r in report.recommendations) else "")
+    out.append((f"Recommendations (measured; {recommend.rule()}{decided})",
                 ["recommendation", "kept", "why", "original", "variant", "copies (orig -> variant)"],
                 [[r.title, "yes" if r.kept else "no", r.why + "".join(f"; {d}" for d in r.details),
                   _ms(r.original_ms, r.original_iqr_ms), _ms(r.variant_ms, r.variant_iqr_ms),
@@ -207,10 +211,11 @@ def summary(report: Report) -> dict:
                              "wall_q25": r.wall_q25, "wall_q75": r.wall_q75,
                              "wall_clock": r.wall_clock, "wall_faster": r.wall_faster,
                              "max_error": r.max_error, "output_scale": r.output_scale,
-                             "timing_of": r.timing_of,
+                             "timing_of": r.timing_of, "convolutions": list(r.convolutions),
                              "launches": None if r.launches is None else list(r.launches),
                              # device-busy time beside the stream's clock (review 2026-12-05t item 9)
-                             "busy_ratio": r.busy_ratio, "busy_q25": r.busy_q25, "busy_q75": r.busy_q75}
+                             "busy_ratio": r.busy_ratio, "busy_q25": r.busy_q25, "busy_q75": r.busy_q75,
+                             "busy_unavailable": r.busy_unavailable}
                             for r in report.recommendations],
         "seconds": report.seconds,
     }

@@ -29,6 +29,7 @@ in the same device call, as 04's and 08's are so their pages can quote them, cou
 
 from __future__ import annotations
 
+import importlib
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -161,7 +162,7 @@ def _run_label(run: dict, verdict: Verdict, other_forms: list[str]) -> str:
     """'the same', or how a run differs: its outcome, what it depends on, another form (named
     'form A', 'form B' in `other_forms`' order when the runs judged more than one)."""
     if (run["outcome"], run["depends_on"], run["form"]) == (verdict.outcome, verdict.depends_on, verdict.form):
-        return "the same"
+        return SAME
     label = run["outcome"]
     if run["depends_on"] and run["depends_on"] != verdict.depends_on:
         label += f" (on {_short_depends(run['depends_on'])})"
@@ -188,11 +189,43 @@ def _forms_named(verdict: Verdict, other_forms: list[str]) -> str:
             + "".join(f"; {name}: '{form}'" for name, form in zip(named, other_forms, strict=True)))
 
 
+SAME = "the same"        # a run's label where it gave the verdict's outcome, depends and form
+AS_VERDICT = "as the verdict"   # how such runs are said in a line (review 2026-12-05u item 3)
+
+
 def listed(labels: tuple[str, ...] | list[str]) -> str:
-    """Runs' labels in a line: 'a, b, c', or 'x in all 3' when every run said the same."""
-    if len(labels) > 1 and len(set(labels)) == 1:
-        return f"{labels[0]} in all {len(labels)}"
-    return ", ".join(labels)
+    """Runs' labels in a line, runs in a row with one label said together: 'run 1: a; runs 2-3:
+    as the verdict', or 'x in all 3' when every run said the same. Review 2026-12-05u item 3:
+    'depends (on noise), the same, the same' read as three noise runs."""
+    said = [AS_VERDICT if label == SAME else label for label in labels]
+    if len(said) > 1 and len(set(said)) == 1:
+        return f"{said[0]} in all {len(said)}"
+    groups: list[list[int]] = []
+    for number, label in enumerate(said, 1):
+        if groups and said[groups[-1][-1] - 1] == label:
+            groups[-1].append(number)
+        else:
+            groups.append([number])
+    return "; ".join((f"run {g[0]}" if len(g) == 1 else f"runs {g[0]}-{g[-1]}") + f": {said[g[0] - 1]}"
+                     for g in groups)
+
+
+def earlier_rule(claim_id: str, data: Mapping) -> dict[int, str]:
+    """Per run (from 1), what its chapter says of a rule since replaced that decided part of the
+    run's evidence, where the chapter's reproduce module has `earlier_rule(data, claim_id) ->
+    {run: [step, ...]}` and `earlier_rule_said(steps) -> str` (chapter 08: its ladder's keep
+    decisions). Today's rule re-judges a claim's threshold from a run's evidence, not the
+    decisions the chapter made inside it (review 2026-12-05u item 3). {} where none, or where the
+    chapter cannot say."""
+    claim = REGISTRY.get(claim_id)
+    if claim is None:
+        return {}
+    try:
+        module = importlib.import_module(f"labkit.chapters.ch{claim.chapter}.reproduce")
+        found = module.earlier_rule(data, claim_id)
+        return {int(n): str(module.earlier_rule_said(list(steps))) for n, steps in found.items() if steps}
+    except (ImportError, AttributeError, TypeError, ValueError):
+        return {}
 
 
 def _time(text: object) -> datetime | None:
@@ -238,9 +271,15 @@ def compare(verdict: Verdict, data: dict | None, verdict_recorded_at: str = "",
                             f"{source}, {used}: {exc}", **dates)
     other_forms = list(dict.fromkeys(run["form"] for run in runs if run["form"] != verdict.form))
     labels = [_run_label(run, verdict, other_forms) for run in runs]
-    same = labels.count("the same")
+    same = labels.count(SAME)
+    # a run part of whose evidence a since-replaced chapter rule decided says so in its label
+    superseded = earlier_rule(record_id, data)
+    labels = [(AS_VERDICT if label == SAME else label) + f", its {superseded[n]}" if n in superseded else label
+              for n, label in enumerate(labels, 1)]
+    stands = ("" if not superseded else
+              " (the claim's rule; the chapter's decisions inside that evidence stand as each run made them)")
     detail = (f"{source}, {used}; each run's outcome, what it depends on and form, judged again by "
-              f"today's rule from its evidence, against the verdict's: " + "; ".join(
+              f"today's rule from its evidence{stands}, against the verdict's: " + "; ".join(
                   f"run {n}: {label}" for n, label in enumerate(labels, 1)) + "".join(f"; {n}" for n in notes)
               + _forms_named(verdict, other_forms) + _depends_named(verdict, runs))
     asked, complete = data.get("runs_asked", len(runs)), data.get("complete", True)
@@ -249,7 +288,7 @@ def compare(verdict: Verdict, data: dict | None, verdict_recorded_at: str = "",
     cut = "" if complete else f"{len(runs)} of {asked} runs asked, cut short"
     if same < len(runs):
         return Reproduction(claim_id, NOT_REPRODUCED,
-                            f"NOT reproduced (runs: {listed(labels)}{'; ' + cut if cut else ''})", detail,
+                            f"NOT reproduced ({listed(labels)}{'; ' + cut if cut else ''})", detail,
                             tuple(labels), cut_short=cut, **dates)
     if data.get("quick") or len(runs) < REQUIRED_RUNS or not complete:
         why = ("a --quick smoke test" if data.get("quick") else

@@ -146,7 +146,10 @@ def test_the_cpu_default_is_the_cheaper_plan_and_says_so(capsys, monkeypatch):
     monkeypatch.setattr(audit, "run", spy)
     assert cli.main([SPEC, "--batch", "2", "--image", "8", "--device", "cpu"]) == 0
     out = capsys.readouterr().out
-    assert seen["export_paths"] == () and seen["recommend_rounds"] == cli.CPU_ROUNDS < 3
+    # since review 2026-12-05u item 2: the fewest rounds a fix can be kept on, not 2
+    from labkit.audit import recommend
+
+    assert seen["export_paths"] == () and seen["recommend_rounds"] == cli.CPU_ROUNDS == recommend.MIN_ROUNDS
     assert out.startswith("CPU plan: ") and "export paths off (the CPU default" in out
     assert f"{cli.CPU_ROUNDS} interleaved rounds" in out
     assert cli.main([SPEC, "--batch", "2", "--image", "8", "--device", "cpu", "--exports", "trace"]) == 0

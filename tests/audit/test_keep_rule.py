@@ -13,8 +13,10 @@ from tests.audit import handmade
 
 @pytest.mark.parametrize("ratio, q25, q75, numerics, outcome", [
     (0.998, 0.997, 0.999, True, recommend.NOT_FASTER),  # the H200's ViT: under 2%, not kept
-    (0.95, 0.85, 0.99, True, recommend.NOISY),          # rounds 15% apart: the gain is not carried
-    (0.84, 0.64, 0.92, True, recommend.KEPT),           # the CPU's ViT: noisy, but its q75 saves 8%
+    (0.95, 0.85, 0.99, True, recommend.NOT_DECIDABLE),  # rounds 15% apart: the gain is not carried
+    # the CPU's ViT: noisy, its q75 saving 8%; still noisy after its re-time, never kept since
+    # review 2026-12-05u item 2 (one disturbed round of two read "KEPT 0.64x")
+    (0.84, 0.64, 0.92, True, recommend.NOT_DECIDABLE),
     (1.70, 1.42, 1.75, True, recommend.SLOWER),         # a noisy loss is still a loss
     (0.77, 0.75, 0.78, True, recommend.KEPT),           # MobileNetV3: a measured gain
     (1.48, 1.27, 1.51, True, recommend.SLOWER),         # ResNet-50 on the CPU: slower, not "no gain"
@@ -51,7 +53,7 @@ def test_a_cpu_run_judges_and_shows_one_clock_with_the_output_scale():
                   recommend_rep_ms=20.0)
     first = r.recommendations[0]
     assert first.wall_clock == first.clock == "CPU clock" and first.wall_ratio == first.ratio
-    assert first.outcome in (recommend.KEPT, recommend.SLOWER, recommend.NOT_FASTER, recommend.NOISY)
+    assert first.outcome in (recommend.KEPT, recommend.SLOWER, recommend.NOT_FASTER, recommend.NOT_DECIDABLE)
     assert first.kept == (first.outcome == recommend.KEPT)
     assert first.output_scale and first.output_scale > 0
     assert recommend.rule() in report.text(r, width=400)

@@ -108,3 +108,21 @@ def test_on_a_cpu_it_says_it_needs_a_cuda_gpu_and_runs_nothing(tmp_path):
     assert done.returncode == 2, done.stderr
     assert "08-past needs a CUDA GPU" in done.stderr and "Traceback" not in done.stderr
     assert not list(tmp_path.iterdir())
+
+
+def test_without_levers_it_judges_the_reference_records_best_kept_rung(tmp_path, capsys):
+    """Review 2026-12-05u item 1: the 2026-12-05 call typed 'Triton prologue at batch 2048', a
+    rung its own keep rule refused in 3 of 3 runs; without --levers the path now judges the
+    reference record's best kept rung, and writes that name into its record's argv."""
+    tool = load_tool()
+    calls = []
+
+    def once(lever, budget, timeout):
+        calls.append(lever)
+        return fake_run(35_500.0, lever=lever)
+
+    assert tool.past_main(args(tmp_path, levers=""), gpu=True, run_once_fn=once) == 0
+    assert calls == ["Triton prologue at batch 1024"] * 3
+    assert "judging the reference record's best kept rung, Triton prologue at batch 1024" in capsys.readouterr().out
+    (path,) = tmp_path.glob("*-08_past_defaults.json")
+    assert json.loads(path.read_text())["argv"][:2] == ["--levers", "Triton prologue at batch 1024"]

@@ -250,7 +250,8 @@ def test_a_reproduce_record_is_read_per_run_against_the_reference_verdict():
     # one run judged another form: not the same verdict (as benchmarks/reproduce.py counts it)
     other = rp.compare(verdict, _record([_run(verdict), _run(verdict, form="batch 128"), _run(verdict)]))
     assert other.status == rp.NOT_REPRODUCED and other.disagrees
-    assert other.text == f"NOT reproduced (runs: the same, {verdict.outcome} on another form, the same)"
+    assert other.text == (f"NOT reproduced (run 1: as the verdict; run 2: {verdict.outcome} on another form; "
+                          "run 3: as the verdict)")
     # runs that judged two other forms among them (C7 on the H200): each form named, and listed
     two = rp.compare(verdict, _record([_run(verdict, form="batch 128"), _run(verdict, form="batch 128"),
                                        _run(verdict, form="device time")]))
@@ -341,7 +342,8 @@ def test_the_ledger_labels_a_reference_verdict_its_fresh_runs_did_not_reproduce(
     ledger = claims.ledger()
     shown = row(ledger)
     assert shown["reference GPU"].startswith(f"{verdict.outcome} (NOT reproduced) [")
-    assert shown["reference GPU"].endswith(f"; in fresh runs: the same, {verdict.outcome} on another form, the same")
+    assert shown["reference GPU"].endswith(f"; in fresh runs: run 1: as the verdict; run 2: {verdict.outcome} "
+                                           "on another form; run 3: as the verdict")
     assert not shown["reference settled"] and "run 2:" in shown["reproduced detail"]
     kind = claims.form_kind(verdict.form)
     assert ledger.tally("reference GPU")[kind] == {f"{verdict.outcome} (not reproduced)": 1}

@@ -85,6 +85,13 @@ CHANGED_SINCE_H200_RECORD: dict[str, str] = {
     "C22": "as C7: 03's claims module changed (C22's card split into sentences, item 10)",
     "C8a": "the ledger's finding no longer ends at a full stop inside C8a's quoted error "
            "(tables.first_sentence, review 2026-12-05t 99 item 5): 99's H200 copy shows the cut row",
+    "C5b": "02's claims module changed after 99's record (86c17c3, review 2026-12-05u 00-04 item 2: the "
+           "buffer's place in C5b/C5c's reasons): the recorded evidence is re-judged by today's rule, so its "
+           "finding reads '(judged by today's rule from evidence recorded ...)'",
+    "C5c": "as C5b: chapter 02's other claim on the same evidence",
+    "C24": "its fresh runs are said 'run 1: ...; runs 2-3: as the verdict', and run 1 names the CUDA Graphs "
+           "step the keep rule before 981ef6e left not decidable (review 2026-12-05u 08-09-99 item 3): "
+           "99's H200 copy reads 'runs: ..., the same, the same'",
 }
 
 

@@ -86,15 +86,50 @@ def _rate(value: float | None) -> str:
     return "-" if not value else (f"{value:,.0f}" if value >= 100 else f"{value:.3g}")
 
 
-def ceilings_line(measured: object) -> Said:
+def ceilings_line(measured: object, caches: Mapping[str, int] | None = None) -> Said:
     """This machine's ceilings in one line, with when they were measured (review 2026-12-05p 00-02
     item 6: the page printed the `Ceilings` dataclass's repr, ~1,900 characters, every sweep point
-    and the fingerprint in it; the sweep has its own table below)."""
+    and the fingerprint in it; the sweep has its own table below). With `caches` (the sizes this
+    machine reports past L1, `reported_caches`), where the copy's buffers sit against them
+    (`copy_buffer_text`)."""
     rates = ", ".join(f"{MATH_NAMES.get(math, math)} {_rate(rate)}"
                       for math, rate in measured.matmul_tflops.items())  # type: ignore[attr-defined]
     when = _minute(getattr(measured, "measured_at", "")) or "time not recorded"
+    where = copy_buffer_text(getattr(measured, "copy_bytes", 0), caches) if caches is not None else ""
     return Said(f"Ceilings of this machine (measured {when} UTC): copy {_rate(measured.copy_gbps)} GB/s "  # type: ignore[attr-defined]
-                f"(read + write); matmul TFLOP/s: {rates}.")
+                f"(read + write); matmul TFLOP/s: {rates}." + (f" {where}" if where else ""))
+
+
+def reported_caches(device: str) -> dict[str, int]:
+    """The cache sizes this machine reports past L1, by name: a GPU's L2, a CPU's L2 and L3 (from
+    sysfs, where a VM may report its host's)."""
+    from labkit.measure import conditions
+
+    if device.startswith("cuda"):
+        import torch
+
+        return {"L2": conditions.last_level_cache_bytes(torch.device(device))}
+    return {f"L{level}": size for level, size in sorted(conditions.cpu_cache_sizes().items()) if level >= 2}
+
+
+def copy_buffer_text(copy_bytes: int | None, caches: Mapping[str, int]) -> str:
+    """Where the copy ceiling's buffers (source and destination, `copy_bytes` each) sit against
+    the caches this machine reports (review 2026-12-05u 00-04 item 2: the page said 'a buffer
+    larger than the caches' on a CPU whose reported L3, 480 MiB, holds both 128 MiB buffers): beyond
+    the largest, or inside it, said as reported and not verified. '' without a size or caches."""
+    if not copy_bytes or not caches:
+        return ""
+    both = 2 * int(copy_bytes)  # source and destination
+    ordered = sorted(caches.items(), key=lambda item: item[1])
+    head = f"The copy's buffers, {_mib(copy_bytes)} each"
+    last, last_size = ordered[-1]
+    if both > last_size:
+        return head + f", are beyond the reported {_mib(last_size)} {last}."
+    holds = next((name, size) for name, size in ordered if both <= size)
+    below = [name for name, size in ordered if size < both]
+    beyond = f"beyond {below[-1]}, " if below else ""
+    # unverified: a VM's sysfs may report its host's cache (480 MiB of L3 on the course's 2-core CPU machine)
+    return head + f": {beyond}inside the reported {_mib(holds[1])} {holds[0]} (unverified)."
 
 
 def timing_table(timing: object) -> Table:

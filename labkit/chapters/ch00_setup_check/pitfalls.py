@@ -362,11 +362,13 @@ def cache_curve_text(curve: Mapping, probe: Path | None = None) -> str:
         return f"Recorded one copy a call: left of the {last} line, per-copy cost."
     on_gpu = points[0]["op"] == "copy"
     shares = [p["overhead_share"] for p in points if p.get("overhead_share") is not None]
-    cost = (f"Call cost ≤{100 * max(shares):.0f}% of a point (grey)" if shares
-            else "Call cost not priced")
+    # review 2026-12-05u 00-04 item 10: 'Call cost ≤100% of a point (grey); up to 4 MiB over half:
+    # plotted, not read for steps' said what the grey line is in shorthand
+    cost = (f"The grey line: the call's own share of each point (at most {100 * max(shares):.0f}%)"
+            if shares else "Call cost not priced")
     bound = [p["working_set_bytes"] for p in points if (p.get("overhead_share") or 0) > OVERHEAD_BOUND]
     if bound:
-        cost += f"; up to {_size(max(bound))} over half: plotted, not read for steps"
+        cost += f"; points over half (up to {_size(max(bound))}) are drawn but not read"
     steps = cache_steps(points, levels)
     said = "; ".join(f"{s['level']} " + (  # its size is in the plot's legend
         "too few points" if s["shows"] is None else
@@ -1036,8 +1038,8 @@ def kept_ceiling_line(timing: object, ceilings: object) -> str:
     if getattr(timing, "threads", None) != 1 or "copy_gbps" not in (details.get("kept_higher") or {}):
         return ""
     _, which = hot_cold_share(timing, ceilings)
-    return (f"Shares are of {which}, not one thread's: the copy ceiling was kept from an earlier run, "
-            "and this run's own readings, the 1-thread one among them, were lower")
+    return (f"Shares are of {which}, not one thread's: the copy ceiling was kept from an earlier run "
+            "(this run read lower)")
 
 
 def hot_cold_table(hot: object, cold: object, size_text: str, too_fast: bool,

@@ -351,9 +351,12 @@ def reading(before: ladder.Rung, after: ladder.Rung) -> str:
     """What the figures say happened (empty when they say nothing clear)."""
     wall_up, wall_down = _gained(after.gain, after.gain_spread), _lost(after.gain, after.gain_spread)
     if after.device_gain is None:  # a CPU: one clock only
-        if wall_up:
-            return "faster on the wall clock"
-        return "slower on the wall clock" if wall_down else "no measured change on the wall clock"
+        said = ("faster on the wall clock" if wall_up else
+                "slower on the wall clock" if wall_down else "no measured change on the wall clock")
+        # with the class whose share of the CPU's time moved most, as a GPU reading names one
+        # (review 2026-12-05u item 6: bf16 autocast read 'slower' beside copies/layout 0% -> 28%)
+        moves = class_moves(before, after)
+        return said + (f"; {moves[0]}" if moves else "")
     dev_up, dev_down = (_gained(after.device_gain, after.device_spread),
                         _lost(after.device_gain, after.device_spread))
     said = []
@@ -468,13 +471,37 @@ def batchnorm_ran_as(before: ladder.Rung, after: ladder.Rung, moved: str = "") -
     named = [(c, w) for w, c in sorted(found.items(), key=lambda m: -m[1]) if w not in moved]
     if not named:
         return ""
-    return (BATCHNORM_TRADE + ", ".join(f"{c:.0f} {w}" for c, w in named[:2]) + " a batch")
+    return (batchnorm_kept() + ", ran as " + ", ".join(f"{c:.0f} {w}" for c, w in named[:2]) + " a batch")
 
 
-# The fp16 rung keeps BatchNorm in float32 (`ladder.batchnorm_float32`): fewer launches a batch for
-# more device time, a trade chapter 09's audit times on both clocks and, judged by device time,
-# does not keep (review 2026-12-05t 08-09-99 item 3: the two chapters read as contradicting).
-BATCHNORM_TRADE = "BatchNorm, float32 (fewer launches, more device time), ran as "
+# The fp16 rung keeps BatchNorm in float32 (`ladder.batchnorm_float32`), a setting no keep rule
+# of this ladder decides; chapter 09's float16 audit times it against all-half BatchNorm on both
+# clocks. The reading says what it is set against and quotes that audit's record (review
+# 2026-12-05u item 4: 'fewer launches, more device time' read as contradicting the step's own
+# device-time drop, 7.49 -> 4.72 ms, and named no comparison).
+BATCHNORM_KEPT = "BatchNorm kept float32"
+AUDIT_CHAPTER, AUDIT_KEY = "09_audit_your_model", "audit_resnet50_fp16"
+
+
+def batchnorm_kept(machine: str | None = None) -> str:
+    """'BatchNorm kept float32 (against all-half: 176 against 282 launches a batch, 1.12x the
+    stream's time in 09's recorded audit)', read from chapter 09's float16 audit in the reference
+    record (results/<machine>.json, labelled recorded); without it (or a record missing a
+    field), 'BatchNorm kept float32 (not timed against all-half here)'."""
+    from labkit.core import results
+
+    try:
+        payload = ((results.load(machine or results.DEFAULT_REFERENCE) or {}).get("chapters", {})
+                   .get(AUDIT_CHAPTER, {}).get(AUDIT_KEY) or {}).get("payload") or {}
+        fix = next(r for r in payload.get("recommendations") or []
+                   if str(r.get("title", "")).startswith("keep BatchNorm float32"))
+        half, kept = (int(n) for n in fix["launches"])
+        ratio = float(fix["ratio"])
+    except (StopIteration, KeyError, TypeError, ValueError, AttributeError, OSError):
+        return f"{BATCHNORM_KEPT} (not timed against all-half here)"
+    clock = "the stream's time" if "CUDA events" in str(fix.get("clock", "")) else "the time"
+    return (f"{BATCHNORM_KEPT} (against all-half: {kept} against {half} launches a batch, "
+            f"{ratio:.2f}x {clock} in 09's recorded audit)")
 
 
 def _median(values: list) -> float | None:

@@ -80,6 +80,12 @@ MIN_GAIN = 0.02
 RETIMES = 2
 # the judged_by of a step whose base never held: its gain says nothing about the step
 NOT_DECIDABLE = "not decidable"
+# When `over_moved_base` began to read a step over its base's own step with each timing's IQR
+# (981ef6e; review 2026-12-05t 08 item 1): a recorded step decided over a moved base from
+# timings without 'iqr_share' was decided by the reading before it (`earlier_reading`), which a
+# record cannot be re-judged by (review 2026-12-05u item 3).
+OVER_OWN_STEP_SINCE = "2026-12-05 18:43 UTC"
+OVER_OWN_STEP_COMMIT = "981ef6e"
 
 
 @dataclass(frozen=True)
@@ -314,3 +320,12 @@ def over_steady(gain: float, spread: tuple[float, float], here: float | None,
     steady = statistics.median(timings)
     scale = here / steady
     return gain * scale, (spread[0] * scale, spread[1] * scale), scale
+
+
+def earlier_reading(step: Mapping) -> bool:
+    """A recorded step decided over a base that moved in every timing (`over_moved_base`) from
+    timings that lack the IQR share today's reading takes: decided by the keep rule before
+    OVER_OWN_STEP_SINCE. False where the record does not say (no timings, no 'base_moved')."""
+    timings = [t for t in step.get("timings") or [] if isinstance(t, Mapping)]
+    return bool(timings) and all(t.get("base_moved") for t in timings) and \
+        any(t.get("iqr_share") is None for t in timings)

@@ -233,9 +233,12 @@ def repeats_line(rungs: list[ladder.Rung]) -> str:
     if len(ratios) < 2:
         return ""
     moved = sum(1 for x in ratios if abs(x - 1) > keep.MIN_GAIN)
+    # the band is drift between separate timings, which a step's interleaved rounds cancel: not
+    # called the step's noise (review 2026-12-05u item 6: channels_last 1.08x, interleaved, read
+    # as noise under a header that said so)
     return (f"Repeats on this machine: a rung timed again read {min(ratios):.2f}-{max(ratios):.2f}x "
-            f"its earlier timing ({moved} of {len(ratios)} off by over {100 * keep.MIN_GAIN:.0f}%); "
-            "a step gain inside that band is this machine's noise, not the step.")
+            f"its earlier timing ({moved} of {len(ratios)} off by over {100 * keep.MIN_GAIN:.0f}%): "
+            "drift between timings, which a step's interleaved rounds cancel.")
 
 
 class LadderTable:
@@ -257,8 +260,14 @@ class LadderTable:
         host = next((r for r in rungs if r.name == reproduce.HOST_ONLY_STEP and not r.error), None)
         graphs = "" if host is None else reproduce.host_only_line(
             fresh, host.gain, (host.here.get(host.after) or {}).get("idle_share"), host.after)
+        # the steps that cut the GPU's work while the host set the pace, one line (tables.host_paced):
+        # folded here beside the fresh runs' ranges, not a takeaway (review 2026-12-05u item 5)
+        from labkit.chapters.ch08_inference_ladder import tables as ch08_tables
+
+        paced = ch08_tables.host_paced(rungs, [r for r in rungs if r.judged_by == "device time" and r.kept],
+                                       fresh) if any(r.device_gain is not None for r in rungs) else None
         self.note = " ".join(line for line in (host_pace(rungs), steady_line(rungs, strict),
-                                               reproduce.all_steps_line(fresh), graphs) if line)
+                                               reproduce.all_steps_line(fresh), graphs, paced) if line)
         # the steps whose gain did not hold over this machine's fresh runs, shown beside the
         # table: a page is one run (review 2026-12-03h item 5)
         # (not held: the runs disagree, or this run's own gain lies outside them: review

@@ -254,9 +254,13 @@ def fresh_runs(machine: str) -> dict | None:
     # the steps each run kept, so a takeaway names a step as held only where every run kept it
     # (review 2026-12-05p 08 item 3: cudnn.benchmark, kept in 0 of 3, read 'held')
     kept_sets = [[ladder.step_name(n) for n, s in r["steps"].items() if s.get("kept")] for r in runs]
+    # the runs (from 1) whose climb a since-replaced keep reading left a step not decidable in
+    # (`earlier_rule`), where the record's runs and evidence line up one to one
+    earlier = (earlier_rule(data) if len(runs) == len((data or {}).get("numbers") or [])
+               == len((data or {}).get("evidence") or []) else {})
     return {"runs": len(runs), "recorded_at": str(data.get("recorded_at") or ""), "steps": steps,
             "machine": machine, "largest": largest, "gains": gains, "pace": pace,
-            "kept_sets": kept_sets} if steps else None
+            "kept_sets": kept_sets, "earlier": earlier} if steps else None
 
 
 def could_flip(run_step: Mapping, split: bool = False) -> bool:
@@ -519,7 +523,35 @@ def c24_runs(data: Mapping | None) -> dict | None:
             "agree": len(set(labels)) == 1 and summary.get("agree", True) is not False,
             "recorded_at": str(data.get("recorded_at") or ""),
             "kept": _runs_where(data, lambda s: bool(s.get("kept"))),
-            "undecided": _runs_where(data, lambda s: s.get("judged_by") == keep.NOT_DECIDABLE)}
+            "undecided": _runs_where(data, lambda s: s.get("judged_by") == keep.NOT_DECIDABLE),
+            "earlier": earlier_rule(data)}
+
+
+def earlier_rule(data: Mapping | None, claim_id: str = "C24") -> dict[int, list[str]]:
+    """Per run (numbered from 1), the steps of its C24 evidence not decidable under the keep
+    rule before keep.OVER_OWN_STEP_SINCE (`keep.earlier_reading`), by `ladder.step_name` (a retry
+    is its step). Today's C24 rule re-judges a run's threshold from its evidence; the ladder's
+    keep decisions inside it stand as the run made them, so a run whose climb a since-replaced
+    reading decided says so (review 2026-12-05u item 3: run 1's 'depends (noise)' followed from a
+    CUDA Graphs step that reading left not decidable). {} for another claim or a newer record.
+    `labkit.claims.reproduced` asks each chapter's reproduce module for this, by name."""
+    if claim_id != "C24":
+        return {}
+    found: dict[int, list[str]] = {}
+    for number, run in enumerate((data or {}).get("evidence") or [], start=1):
+        rungs = (((run or {}).get("C24") or {}).get("rungs") or []) if isinstance(run, Mapping) else []
+        names = [ladder.step_name(str(r.get("name"))) for r in rungs if isinstance(r, Mapping)
+                 and r.get("judged_by") == keep.NOT_DECIDABLE and keep.earlier_reading(r)]
+        if names:
+            found[number] = list(dict.fromkeys(names))
+    return found
+
+
+def earlier_rule_said(steps: list[str]) -> str:
+    """'CUDA Graphs not decidable under the keep rule before 2026-12-05 18:43 UTC (981ef6e), not
+    yet re-run under today's'."""
+    return (f"{', '.join(steps)} not decidable under the keep rule before {keep.OVER_OWN_STEP_SINCE} "
+            f"({keep.OVER_OWN_STEP_COMMIT}), not yet re-run under today's")
 
 
 def _runs_where(data: Mapping, test: Callable[[Mapping], bool]) -> dict[str, int]:
@@ -585,8 +617,10 @@ def why_differs(found: Mapping) -> str:
     """Why the fresh runs may read otherwise than the record: the steps not decidable in some
     runs, and the runs whose judged rung ran host-bound; '' when neither."""
     # a step not decidable in some runs and kept in others: the runs climbed other recipes
-    parts = [f"{n} not decidable in {k} of {len(found['labels'])}" for n, k in found["undecided"].items()
-             if k and found["kept"].get(n)]
+    earlier = {n for steps in (found.get("earlier") or {}).values() for n in steps}
+    parts = [f"{n} not decidable in {k} of {len(found['labels'])}"
+             + (f" (under the keep rule before {keep.OVER_OWN_STEP_COMMIT})" if n in earlier else "")
+             for n, k in found["undecided"].items() if k and found["kept"].get(n)]
     bound = [i for i, idle in enumerate(found["idles"], start=1) if idle is not None and idle > keep.IDLE_LIMIT]
     if bound:
         idles = ", ".join(f"{100 * found['idles'][i - 1]:.0f}%" for i in bound)

@@ -183,9 +183,22 @@ def plan_table(plan: object) -> tables.Table:
     """The steps the ladder climbs on this machine, from its starting rung, each with why it is
     expected to help: a prediction the climb below tests (review 2026-12-04l 08-09-99 item 11d:
     'oneDNN's convolutions prefer NHWC' read as a fact beside a CPU step measured at 0.82x)."""
-    return tables.Table(f"The plan here: from {plan.start.math} eager, batch {plan.start.batch}",
-                        ["#", "step", "why (predicted)"],
-                        [[n, s.name, s.why] for n, s in enumerate(plan.steps, start=1)])
+    shown = tables.Table(f"The plan here: from {plan.start.math} eager, batch {plan.start.batch}",
+                         ["#", "step", "why (predicted)"],
+                         [[n, s.name, s.why] for n, s in enumerate(plan.steps, start=1)])
+    # held with the table under the quiz on the step the GPU does not feel, and folded: the
+    # order's reason says what CUDA Graphs do (review 2026-12-05u item 11: it sat in the markdown
+    # right under the quiz, answering it)
+    return shown.fold("why this order", PLAN_ORDER)
+
+
+# the GPU ladder's order, why: folded under the plan (`plan_table`)
+PLAN_ORDER = ("On a GPU, CUDA Graphs come before torch.compile and Conv-BN folding: once one graph "
+              "launch replaces each kernel's, the GPU and not Python sets the pace, so where Graphs "
+              "are kept every later step is judged on the GPU's work (the H200's host ran at two "
+              "speeds within one run, and steps timed while it set the pace flipped between runs). "
+              "The fold's compile column (on a GPU) shows what each compiled rung cost to get ready, "
+              "cold (the climb compiles into an empty Inductor cache).")
 
 
 MINOR = 0.05   # a kernel class under this share on every rung is folded, not a column
@@ -338,7 +351,7 @@ def regimes_table(run: object, chapter: object = None) -> tables.Table:
     if added:
         shown.note(added + ".")
         if climb:
-            shown.fold("composed gains", climb)
+            shown.fold("derived worth, composed gains" if " is worth " in climb else "composed gains", climb)
     else:
         unmeasured = [n for n in steps for regime in gains
                       if getattr(run.regimes[regime].get(n), "error", "") == "skipped"]
@@ -517,6 +530,7 @@ def adds_up_parts(run: object, gains: Mapping[str, Mapping[str, float]]) -> tupl
     climbed = {r.name: r for r in getattr(run, "rungs", []) if not r.error and r.gain is not None}
     if not all(n in alone for n in names) or not all(n in climbed for n in names):
         return "", ""
+    worth = ""   # what a step is worth after another, derived: folded (the takeaway says it)
     regime = (getattr(run, "regimes", {}) or {}).get("eager", {})
     base = (getattr(run, "regime_bases", {}) or {}).get("eager")
     cells = {n: regime[n] for n in names if n in regime}
@@ -539,7 +553,7 @@ def adds_up_parts(run: object, gains: Mapping[str, Mapping[str, float]]) -> tupl
             ([f"{', '.join(unsure)} unstable on the climb"] if unsure else [])
             + ([f"{', '.join(noisy)} timed with an IQR over {100 * keep.UNSTABLE_IQR:.0f}%"] if noisy else [])
             + ([f"{', '.join(moved_alone)} on a base that moved"] if moved_alone else []))
-        on_device = _adds_up_on_device(names, cells, climbed)
+        on_device, worth = _adds_up_on_device(names, cells, climbed)
         # the wall's products decide nothing here: only the device clock's are said
         said = (f"Not decided on the wall clock ({why}); {on_device}" if on_device
                 else said + f". Not decidable: {why}")
@@ -557,7 +571,7 @@ def adds_up_parts(run: object, gains: Mapping[str, Mapping[str, float]]) -> tupl
                                          {n: climbed[n].after for n in names}, differ), "wall time")
         said += (f". The ranges do not overlap ({apart:.2f}x apart): " + "; ".join(
                      f"{n} {climbed[n].gain:.2f}x on the climb (after {climbed[n].after}), "
-                     f"{alone[n]:.2f}x alone" for n in differ) + (f"; {worth}" if worth else ""))
+                     f"{alone[n]:.2f}x alone" for n in differ))
     # a step the climb took on compiled code is judged alone on eager: its two gains measure
     # different things, so a gap there is where it sits, not steps interacting (review
     # 2026-12-04n item 8: folding, 0.90x device time in eager, 1.09x wall over torch.compile)
@@ -565,19 +579,24 @@ def adds_up_parts(run: object, gains: Mapping[str, Mapping[str, float]]) -> tupl
     if compiled:
         said += (f"; {', '.join(compiled)} on the climb {'is' if len(compiled) == 1 else 'are'} "
                  "judged on compiled code, alone on eager: the two gains measure different things")
-    return said, composed(run)
+    # the derived worth is the takeaway's, on both clocks (interaction_said): here it is folded
+    # with the composed gains, not said a second time beside a takeaway that names another clock
+    # (review 2026-12-05u items 5 and 7: 1.32x wall here, 1.34x device there, read as a clash)
+    return said, " ".join(x for x in ((worth[0].upper() + worth[1:] + ".") if worth else "",
+                                      composed(run)) if x)
 
 
 def _adds_up_on_device(names: list[str], alone: Mapping[str, ladder.Rung],
-                       climbed: Mapping[str, ladder.Rung]) -> str:
-    """The same comparison on device time, per image ('' where a step lacks a device gain):
+                       climbed: Mapping[str, ladder.Rung]) -> tuple[str, str]:
+    """(the same comparison on device time, per image; the derived worth, `worth_said`), each ''
+    where it has none (a step without a device gain: both):
     the device clock does not follow the host's pace, so where a wall gain is unstable (the
     H200's fp16 weights, IQR 27%) its device gain (1.84-1.85x in 3 of 3 fresh runs) still
     decides whether the steps multiply (review 2026-12-04i item 4: the section concluded
     nothing on either page)."""
     both = [alone.get(n) for n in names] + [climbed.get(n) for n in names]
     if any(r is None or r.device_gain is None for r in both):
-        return ""
+        return "", ""
     a_spreads = [tuple(alone[n].device_spread or (alone[n].device_gain,) * 2) for n in names]
     c_spreads = [tuple(climbed[n].device_spread or (climbed[n].device_gain,) * 2) for n in names]
     p_alone = float(np.prod([alone[n].device_gain for n in names]))
@@ -586,7 +605,7 @@ def _adds_up_on_device(names: list[str], alone: Mapping[str, ladder.Rung],
     said = (f"on device time the three multiply to {p_alone:.2f}x alone ({a_range[0]:.2f}-{a_range[1]:.2f}), "
             f"{p_climb:.2f}x on the climb ({c_range[0]:.2f}-{c_range[1]:.2f})")
     if not _apart(a_range, c_range):
-        return said + ": the ranges overlap, the steps multiply"
+        return said + ": the ranges overlap, the steps multiply", ""
     # a step is named where its two ranges are apart by more than the keep rule's 2%: the
     # H200's channels_last read 1.22x and 1.21x, apart on device time's narrow ranges
     differ = [n for n, a, c in zip(names, a_spreads, c_spreads, strict=True)
@@ -596,7 +615,7 @@ def _adds_up_on_device(names: list[str], alone: Mapping[str, ladder.Rung],
                                      {n: climbed[n].after for n in names}, differ), "device time")
     return (said + f": they do not ({p_climb / p_alone:.2f}x apart): " + "; ".join(
         f"{n} {climbed[n].device_gain:.2f}x after {climbed[n].after}, "
-        f"{alone[n].device_gain:.2f}x alone" for n in differ) + (f"; {worth}" if worth else ""))
+        f"{alone[n].device_gain:.2f}x alone" for n in differ)), worth
 
 
 def derived_worth(names: list[str], climb: Mapping[str, float], alone: Mapping[str, float],
@@ -956,8 +975,9 @@ def verdict_table(chapter: object, verdict: object | None, plan: object) -> obje
         _display(shown)
         print(line)
         return None
-    print(f"C24 is not judged here: this CPU's ladder lacks {', '.join(lacking_steps(plan))} "
-          "(the seed's run from JIT compilation to operator fusion). Recorded on the GPU:")
+    # (the markdown above says these are the seed's steps: not said again, the page's words)
+    print(f"C24 is not judged here: this CPU's ladder lacks {', '.join(lacking_steps(plan))}. "
+          "Recorded on the GPU:")
     # whether the recorded reference reproduced, why not, and the last record that did
     # (review 2026-12-05p 08 item 4), read from results/
     note = reproduce.reference_note(results.DEFAULT_REFERENCE, _verdict_recorded_at())
@@ -998,7 +1018,6 @@ def takeaways(run: object, verdict: object,
     refused = [r.name for r in rungs if r.gate is not None and not r.gate.passed]
     dropped = [r for r in rungs if not r.kept and not r.error and r.gate is not None and r.gate.passed]
     slower = [r for r in dropped if r.gain is not None and keep.below(r.gain_spread) and r.gain < 1 - keep.MIN_GAIN]
-    by_device = [r for r in rungs if r.judged_by == "device time" and r.kept]
     named = top.name if top.name == f"batch {top.settings.batch}" else f"{top.name}, batch {top.settings.batch}"
     one_clock = not any(r.device_gain is not None for r in rungs)
     # the outcome and what it depends on in a few words: the verdict's row above has its reason,
@@ -1015,8 +1034,10 @@ def takeaways(run: object, verdict: object,
         # the gate's verdict is in the ladder's own line; a takeaway names only a refusal
         (f"The numerics gate refused {', '.join(refused)}." if refused else None),
         graphs_rule(rungs, fresh),
-        ("No device clock here: every step was judged on the wall clock."
-         if one_clock else host_paced(rungs, by_device, fresh)),
+        # the device-time gains that held while the wall followed the host: folded under the
+        # ladder with the fresh runs' other ranges (report.LadderTable; review 2026-12-05u item 5:
+        # the GPU page at its word limit before the run)
+        ("No device clock here: every step was judged on the wall clock." if one_clock else None),
         (largest_step(best_step, gains[best_step], fresh, rungs=rungs, defaults=defaults)
          # a step not kept is the ladder's grey row; a takeaway names only one that lost
          + (f"; not kept: {dropped_said(slower)}." if slower else ".")) if gains else "No step was measured.",
@@ -1104,13 +1125,30 @@ def largest_step(name: str, gain: float, fresh: dict | None, rungs: list | None 
                 # GPU page's words: review 2026-12-05p 08)
                 + ".")
     best = max(held, key=held.get)
+    # each number labelled (review 2026-12-05u item 7: '(1.55x; 1.55x)' named neither)
     said = (f"The largest step past PyTorch's defaults that held over {runs} fresh runs: {best} "
-            f"({held[best]:.2f}x; {reproduce.spread(*steps[best]['wall'])})")
+            f"({held[best]:.2f}x here, {reproduce.spread(*steps[best]['wall'])} in the runs)")
     if top != best and by_name.get(top) is not None:
         wall = steps.get(top, {}).get("wall")
         said += (f"; {top} {ranked[top]:.2f}x here" + (f", {reproduce.spread(*wall)} in the runs" if wall else "")
-                 + " (not held)")
+                 + " (not held" + _without_earlier(top, fresh) + ")")
     return said + f". {said_taken[0].upper()}{said_taken[1:]}"
+
+
+def _without_earlier(step: str, fresh: dict | None) -> str:
+    """'; 1.82-1.86x without run 1, climbed under a replaced keep rule': a step's wall range over
+    the fresh runs whose climb no since-replaced keep reading decided (reproduce.earlier_rule),
+    where some run's was and the rest measured the step; '' otherwise. Why: torch.compile's
+    1.36x came from run 1, whose CUDA Graphs step the reading before 981ef6e left not decidable,
+    so its torch.compile ran ungraphed (review 2026-12-05u item 7)."""
+    earlier = sorted((fresh or {}).get("earlier") or {})
+    gains = (fresh or {}).get("gains") or []
+    rest = [g[step] for n, g in enumerate(gains, 1) if n not in earlier and step in g]
+    if not earlier or not rest:
+        return ""
+    runs = ", ".join(str(n) for n in earlier)
+    return (f"; {reproduce.spread(min(rest), max(rest))} without run{'s' if len(earlier) > 1 else ''} "
+            f"{runs}, climbed under a replaced keep rule")
 
 
 def _largest_as_before(name: str, gain: float, fresh: dict | None) -> str:
@@ -1344,8 +1382,22 @@ def interaction_said(run: object, regime_gains: Mapping[str, Mapping[str, float]
     if worth is None:
         return None
     m, n, before, once = worth[:4]
+    # the fold under the interaction table derives the same worth on the wall: both clocks said
+    # here, each named (review 2026-12-05u item 7: 1.34x device and 1.32x wall read as a clash)
+    wall = _wall_worth(run, names, climbed, regime_gains, m, n) if device else None
     return (f"A step's worth depends on what came before it: {m} {before:.2f}x before {n}, "
-            f"{once:.2f}x after (derived{', device time' if device else ''}).")
+            f"{once:.2f}x after (derived{', device time' if device else ''}"
+            + (f"; wall time {wall:.2f}x" if wall is not None else "") + ").")
+
+
+def _wall_worth(run: object, names: list[str], climbed: Mapping[str, object],
+                regime_gains: Mapping[str, Mapping[str, float]], m: str, n: str) -> float | None:
+    """m's worth after n on the wall clock (`derived_worth` from the climb's wall gains and the
+    eager cells' wall gains, as the interaction's fold derives it); None where a gain is missing."""
+    alone = dict(regime_gains.get("eager") or {})
+    climb = {k: climbed[k].gain for k in names if getattr(climbed.get(k), "gain", None) is not None}
+    worth = derived_worth(names, climb, alone, {k: climbed[k].after for k in names}, [n])
+    return None if worth is None or worth[0] != m else worth[3]
 
 
 def dropped_said(dropped: list) -> str:

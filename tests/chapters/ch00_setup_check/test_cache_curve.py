@@ -112,7 +112,10 @@ def test_overhead_bound_points_are_left_out_of_the_steps():
     steps = {s["level"]: s for s in pitfalls.cache_steps(points, LEVELS)}
     assert steps["L1"]["inside_gbps"] is None and steps["L1"]["shows"] is None
     text = pitfalls.cache_curve_text({"points": points, "levels": LEVELS})
-    assert "Call cost ≤90% of a point" in text and "up to 16 KiB over half: plotted, not read for steps" in text and "L1 too few points" in text
+    # review 2026-12-05u 00-04 item 10: the grey line said in words, not 'Call cost ≤90% of a point (grey)'
+    assert text.startswith("The grey line: the call's own share of each point (at most 90%); "
+                           "points over half (up to 16 KiB) are drawn but not read.")
+    assert "L1 too few points" in text and "Call cost ≤" not in text
 
 
 def test_a_record_of_one_copy_a_call_says_so():

@@ -4,6 +4,7 @@ import pytest
 
 from labkit.chapters.ch00_setup_check import machine, pitfalls
 from labkit.session import Recorded
+from tests.paths import ROOT
 
 NO_SYNC = {"n": 4096, "dtype": "bfloat16", "no_sync_s": 3e-5, "with_sync_s": 1.8e-4,
            "harness_median_s": 1.9e-4, "understatement": 6.2}
@@ -174,6 +175,32 @@ def test_the_ceilings_show_as_one_line_not_the_dataclass_repr():
     line = machine.ceilings_line(found)
     assert repr(line) == ("Ceilings of this machine (measured 2026-12-05 03:49 UTC): copy 4,245 GB/s (read + write); "
                           "matmul TFLOP/s: float32 51.4, TF32 (float32 data) 394.")
+
+
+def test_the_ceilings_line_says_where_the_copy_s_buffers_sit_against_the_reported_caches():
+    """Review 2026-12-05u 00-04 item 2: 'on a buffer larger than the caches' on a CPU whose reported
+    L3 (480 MiB) holds both 128 MiB buffers; where they are inside it, the line says so."""
+    from labkit.measure.ceiling_store import Ceilings
+
+    mib = 2**20
+    cpu = {"L2": 2 * mib, "L3": 480 * mib}
+    assert machine.copy_buffer_text(128 * mib, cpu) == (
+        "The copy's buffers, 128 MiB each: beyond L2, inside the reported 480 MiB L3 (unverified).")
+    assert machine.copy_buffer_text(2**30, {"L2": 60 * mib}) == "The copy's buffers, 1024 MiB each, are beyond the reported 60 MiB L2."
+    # both buffers count: 2 x 256 MiB is beyond the 480 MiB L3, 2 x 240 MiB inside it
+    assert machine.copy_buffer_text(256 * mib, cpu).endswith(", are beyond the reported 480 MiB L3.")
+    assert "inside the reported 480 MiB L3" in machine.copy_buffer_text(240 * mib, cpu)
+    assert machine.copy_buffer_text(mib // 2, cpu) == "The copy's buffers, 512 KiB each: inside the reported 2 MiB L2 (unverified)."
+    assert machine.copy_buffer_text(0, cpu) == "" and machine.copy_buffer_text(128 * mib, {}) == ""
+    found = Ceilings(device_key="cpu", device="cpu", copy_gbps=36.8, copy_bytes=128 * mib,
+                     matmul_tflops={"float32": 0.344}, matmul_n=1024, measured_at="2026-12-05T20:24:00+00:00")
+    line = machine.ceilings_line(found, cpu)
+    assert line.endswith("matmul TFLOP/s: float32 0.344. The copy's buffers, 128 MiB each: beyond L2, inside the reported "
+                         "480 MiB L3 (unverified).")
+    assert "buffers" not in machine.ceilings_line(found)  # no caches given: the line as before
+    assert set(machine.reported_caches("cpu")) <= {"L2", "L3", "L4"}
+    source = (ROOT / "notebooks" / "00_setup_check.py").read_text(encoding="utf-8")
+    assert "larger than the caches" not in source and "machine.reported_caches(" in source
 
 
 def test_a_timing_shows_as_a_short_table_with_its_warnings():

@@ -55,7 +55,8 @@ def test_resnet50s_two_timings_are_named_with_their_harnesses_beside_chapter_08s
                            f"{k['wall_ms']:.2f} ms per batch (")
     # a record made before the wall rounds were warmed says how it was timed then
     assert (k.get("wall_timing") or kernels.EARLIER_WALL_TIMING) in line
-    assert f"), the fix's {fix['variant_ms']:.2f} ms ({fix['clock']})" in line
+    # the clock under today's name (review 2026-12-05u 08-09-99 item 8)
+    assert f"), the fix's {fix['variant_ms']:.2f} ms (the stream's time)" in line
     assert (f"chapter 08's channels_last rung, same configuration: {1e3 * rung['median_s']:.2f} ms "
             f"wall, device {1e3 * rung['device_s']:.2f} ms (recorded {rung['recorded_at']})") in line
     # another batch is not the same configuration: 08's figure is left out

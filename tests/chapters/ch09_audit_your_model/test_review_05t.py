@@ -36,8 +36,14 @@ def test_the_batchnorm_fix_is_said_as_a_trade_with_the_side_chapter_08_took():
     old = _recorded()
     said = audits.batchnorm_sides(old)
     assert "106 fewer kernels a batch (282 -> 176: the host's side) for 1.12x the stream's time" in said
-    assert "Chapter 08's fp16 rung takes the host's side" in said and "does not keep them" in said
-    assert "idled the GPU 17% in this audit" in said
+    assert "Chapter 08's fp16 rung sets them float32 without timing that choice" in said
+    assert "does not keep them" in said
+    # review 2026-12-05u item 4: the bound is this audit's, the line beside it; no typed rationale
+    assert "idled the GPU 17% in this audit (device-bound: under the 30% host-bound line)" in said
+    assert "near the" not in said and "host-bound past" not in said
+    busy = copy.deepcopy(old)
+    busy["kernels"]["gpu_idle_share"] = 0.41
+    assert "idled the GPU 41% in this audit (host-bound: over the 30% line)" in audits.batchnorm_sides(busy)
     kept = copy.deepcopy(old)
     bn = kept["recommendations"][1]
     bn.update(kept=True, busy_ratio=0.97, busy_q25=0.96, busy_q75=0.98)
