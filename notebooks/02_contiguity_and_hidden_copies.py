@@ -707,7 +707,8 @@ chapter.table()
 
 # %%
 # on a GPU, this page's own deciding figures beside each range: inside or outside
-print(cases.fresh_ranges(chapter.key, here=cases.page_figures([c6, c2, c9, c10, c5b, c5c]) if chapter.on_gpu else None))
+print(cases.fresh_ranges(chapter.key, here=chapter.lab.reproduce.page_figures([c6, c2, c9, c10, c5b, c5c])
+                         if chapter.on_gpu else None))
 
 # %% [markdown]
 # ## Exercises

@@ -1249,21 +1249,6 @@ def ratio_column(evidence: Mapping) -> str:
     return f"{ch02.place(evidence)} ratio"
 
 
-def page_figures(verdicts: list) -> dict[str, dict[str, float]]:
-    """This page's deciding figures, by claim and by the labels reproduce records them under
-    (`reproduce.deciding_ratios`), for `fresh_ranges`. A verdict whose evidence lacks a figure
-    is left out, never an error: the line is optional."""
-    from labkit.chapters.ch02_contiguity_and_hidden_copies import reproduce
-
-    found: dict[str, dict[str, float]] = {}
-    for verdict in verdicts:
-        try:
-            found[verdict.claim_id] = {k: float(v) for k, v in reproduce.deciding_ratios(verdict).items()}
-        except (KeyError, TypeError, ValueError, ZeroDivisionError):
-            continue
-    return found
-
-
 def _against_range(x: float, low: float, high: float) -> str:
     """' (this page 3.78x, outside: 1.9% above)', ' (this page 3.71x, inside)'."""
     if low <= x <= high:
@@ -1281,7 +1266,7 @@ def fresh_ranges(chapter_key: str, record: Mapping | None = None,
     understate that (its C9 3.78x against 3.70-3.71x in fresh ones; review 2026-12-05t 00-02
     item 8). `record` replaces results/reproduce/<machine>-<chapter_key>.json in tests; none: ''.
     Ratios shown beside a verdict and not deciding it ('... / device', '... shown') are left out.
-    here: this page's deciding figures (`page_figures`; a GPU's page), each set beside its range,
+    here: this page's deciding figures (`reproduce.page_figures`; a GPU's page), each set beside its range,
     inside or outside (review 2026-12-05u 00-04 item 9), where this page ran on the recorded GPU
     (`here_device`, its name; by default this machine's); on another GPU the line says so instead."""
     if record is None:

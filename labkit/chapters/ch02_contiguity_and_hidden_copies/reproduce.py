@@ -190,3 +190,17 @@ def _c5(chapter: session.Chapter, quick: bool) -> tuple[claims.Verdict, claims.V
                                             rep_ms=20 if quick else 300, sweep_strides=ch02_cases.SWEEP_STRIDES)
     return (chapter.judge("C5b", evidence, form=ch02_cases.c5b_form(chapter)),
             chapter.judge("C5c", evidence, form=ch02_cases.c5c_form(chapter)))
+
+
+def page_figures(verdicts: list) -> dict[str, dict[str, float]]:
+    """This page's deciding figures, by claim and by the labels reproduce records them under
+    (`deciding_ratios`), for `cases.fresh_ranges`. A verdict whose evidence lacks a figure is
+    left out, never an error: the line is optional. Here, not in cases: cases is what this
+    module measures with, so reading it from there would tie the two in a circle."""
+    found: dict[str, dict[str, float]] = {}
+    for verdict in verdicts:
+        try:
+            found[verdict.claim_id] = {k: float(v) for k, v in deciding_ratios(verdict).items()}
+        except (KeyError, TypeError, ValueError, ZeroDivisionError):
+            continue
+    return found

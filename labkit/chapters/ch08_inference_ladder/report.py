@@ -17,7 +17,7 @@ import html
 import math
 from datetime import datetime, timezone
 
-from labkit.chapters.ch08_inference_ladder import keep, ladder, reproduce
+from labkit.chapters.ch08_inference_ladder import host_paced, keep, ladder, reproduce
 
 COLUMNS = ("rung", "kept?", "images/s", "IQR", "over strict float32", "over PyTorch defaults",
            "step gain: wall", "step gain: device time", "its base in the step's rounds",
@@ -260,11 +260,9 @@ class LadderTable:
         host = next((r for r in rungs if r.name == reproduce.HOST_ONLY_STEP and not r.error), None)
         graphs = "" if host is None else reproduce.host_only_line(
             fresh, host.gain, (host.here.get(host.after) or {}).get("idle_share"), host.after)
-        # the steps that cut the GPU's work while the host set the pace, one line (tables.host_paced):
+        # the steps that cut the GPU's work while the host set the pace, one line (host_paced.host_paced):
         # folded here beside the fresh runs' ranges, not a takeaway (review 2026-12-05u item 5)
-        from labkit.chapters.ch08_inference_ladder import tables as ch08_tables
-
-        paced = ch08_tables.host_paced(rungs, [r for r in rungs if r.judged_by == "device time" and r.kept],
+        paced = host_paced.host_paced(rungs, [r for r in rungs if r.judged_by == "device time" and r.kept],
                                        fresh) if any(r.device_gain is not None for r in rungs) else None
         self.note = " ".join(line for line in (host_pace(rungs), steady_line(rungs, strict),
                                                reproduce.all_steps_line(fresh), graphs, paced) if line)

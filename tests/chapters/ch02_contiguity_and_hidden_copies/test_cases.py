@@ -7,6 +7,7 @@ import torch
 
 from labkit.chapters.ch02_contiguity_and_hidden_copies import cases
 from labkit.chapters.ch02_contiguity_and_hidden_copies import claims as ch02
+from labkit.chapters.ch02_contiguity_and_hidden_copies import reproduce as ch02_reproduce
 from labkit.measure.timing import Comparison, Timing, VariantResult
 from tests.paths import ROOT
 
@@ -943,11 +944,11 @@ def test_the_page_s_figures_are_reproduce_s_and_a_verdict_without_them_is_left_o
                                                                        ch02.MISALIGNED_STRIDED: 1.8},
                                                     ch02.PLACE_KEY: "DRAM"})
     broken = SimpleNamespace(claim_id="C6", evidence={})
-    found = cases.page_figures([c9, c5b, broken])
+    found = ch02_reproduce.page_figures([c9, c5b, broken])
     assert found == {"C9": {"penalty": 3.78}, "C5b": {"DRAM-sized: misaligned, every 2nd element": 1.8}}
     # reproduce's label follows the place, so a CPU's fresh processes name theirs
     c5b.evidence[ch02.PLACE_KEY] = "L3"
-    assert list(cases.page_figures([c5b])["C5b"]) == ["L3-sized: misaligned, every 2nd element"]
+    assert list(ch02_reproduce.page_figures([c5b])["C5b"]) == ["L3-sized: misaligned, every 2nd element"]
 
 
 def test_the_recorded_illustration_carries_its_copy_alone_and_says_what_each_path_ran():
