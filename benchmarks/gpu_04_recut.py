@@ -122,7 +122,7 @@ def main() -> None:
     part(record, "folding_and_stale", lambda: folding_and_stale(device, sizes))
     part(record, "inductor_kernels", lambda: cases.inductor_excerpts(cases.inductor_kernels(chain, device)))
     part(record, "compile_payback", lambda: str(cases.payback_table(
-        cases.compile_payback(chain, sizes.copy_bytes // 4 // 8, device))))
+        cases.compile_payback(chain, cases.payback_elements(sizes), device))))
     part(record, "recompile_sweep", lambda: str(cases.recompile_table(cases.recompile_sweep(
         chain, fusion.recompile_limit(), device, cases.compile_backend(True)))))
     part(record, "launches_c18", lambda: launches(device, judge))

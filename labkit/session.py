@@ -49,6 +49,7 @@ from labkit.show import table as tables
 INSTRUMENTS = {
     "bench": "labkit.measure.bench", "ceilings": "labkit.measure.ceilings",
     "copies": "labkit.measure.copies", "sharing": "labkit.measure.sharing",
+    "conditions": "labkit.measure.conditions",
     "timeline": "labkit.measure.timeline", "timing": "labkit.measure.timing",
     "env": "labkit.core.env", "layout": "labkit.core.layout", "results": "labkit.core.results",
     "widgets": "labkit.show.widgets", "timing_plots": "labkit.show.timing_plots",

@@ -93,7 +93,7 @@ measured = chapter.here_or_recorded("ceilings", lambda: chapter.lab.ceilings.mea
 assert measured.copy_gbps > 0 and all(rate > 0 for rate in measured.matmul_tflops.values())
 if chapter.lab.ceilings.kept_note(measured):
     print(chapter.lab.ceilings.kept_note(measured))
-machine.ceilings_line(measured, machine.reported_caches(str(chapter.device)))  # every field: measured.as_dict()
+machine.ceilings_line(measured, chapter.lab.conditions.reported_caches(chapter.device))  # every field: measured.as_dict()
 
 # %% [markdown]
 # The same ceilings as recorded on the course's reference GPU (an NVIDIA H200), for scale:
@@ -154,9 +154,9 @@ chapter.exercise("00.copy_gbps").check(copy_gbps)
 # `bench.time(fn)` first calls the function for 25 ms and throws those calls away (the
 # warm-up), then calls it for about 100 ms and reports the **median** (robust to a few slow
 # outliers), the **IQR** (its spread), the min and the number of runs, and warns when the
-# spread exceeds 10% of the median. Here is one matmul timed back to back (`mode="hot"`: the
-# default flushes the caches before every call, which on a CPU costs more than this matmul and
-# would leave few samples; hot and cold are compared below), with every sample plotted:
+# spread exceeds 10% of the median. Here is one matmul timed back to back (`mode="hot"`; the
+# default, cold, flushes the caches before every call: the two are compared below), with every
+# sample plotted:
 
 # %%
 bench = chapter.lab.bench

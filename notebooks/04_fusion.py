@@ -550,7 +550,7 @@ print(cases.inductor_excerpts(chapter.here_or_recorded(
 # %%
 # Measured on a GPU (a real compile: Inductor's disk cache off); on a CPU the reference GPU's, recorded.
 cases.payback_table(chapter.here_or_recorded("compile_payback", lambda: cases.compile_payback(
-    chain, chapter.sizes.copy_bytes // 4 // 8, chapter.device)))
+    chain, cases.payback_elements(chapter.sizes), chapter.device)))
 
 # %% [markdown]
 # ### Optional: recompiles, and the cliff

@@ -116,17 +116,8 @@ quiz_unfelt = lab.widgets.Quiz(
 quiz_unfelt
 
 # %% [markdown]
-# The plan; why its steps come in this order is folded under it, shown once the quiz above is
-# answered.
-#
-# <details><summary>Where Graphs are not decidable: the retry</summary>
-#
-# Where Graphs are not decidable (their base timed fast in its own step and slow in theirs),
-# the rungs after them are built without graphs and can run host-bound; the climb then tries
-# Graphs once more over the compiled, folded rung, by the same rule, before it raises the batch
-# ("…, retried").
-#
-# </details>
+# The plan; why its steps come in this order, and what the climb does where a step is not
+# decidable, is folded under it, shown once the quiz above is answered.
 
 # %%
 lab.tables.plan_table(plan)

@@ -86,6 +86,9 @@ def saved_input(path: Path) -> torch.Tensor:
                else type(loaded).__name__)
         raise audit.AuditError(f"--input {path}: needs one floating-point [N, C, H, W] tensor, got {got} "
                                "(save it with torch.save(batch, path))")
+    if loaded.numel() == 0:  # a batch of no images: nothing to time or compare
+        raise audit.AuditError(f"--input {path}: the tensor is empty (shape {tuple(loaded.shape)}); "
+                               "save a batch of at least one image")
     return loaded
 
 

@@ -260,12 +260,13 @@ def measured(base: tuple[str, object], fix: tuple[str, object], want: torch.Tens
     judges a GPU fix (not host-bound), device-busy time is also read from kernel records, in as
     many interleaved rounds, and shown beside it (it does not decide)."""
     (base_label, run_original), (fix_label, run_variant) = base, fix
+    rounds = max(rounds, MIN_ROUNDS)  # every clock below: the stream's, and device-busy time
     error = _relative_error(got, want)
     tolerance = max(TOLERANCE.get(example.device.type, 1e-4),
                     REDUCED_TOLERANCE.get(example.dtype, 0.0))
     def timed() -> object:
         return bench.compare({base_label: run_original, fix_label: run_variant},
-                             rounds=max(rounds, MIN_ROUNDS), rep_ms=rep_ms, mode="hot", progress=False,
+                             rounds=rounds, rep_ms=rep_ms, mode="hot", progress=False,
                              device=example.device)
     result = timed()
     # noisy rounds are re-timed once; still noisy, the fix is not decidable (`decide`). Where the

@@ -280,6 +280,28 @@ def cpu_cache_sizes() -> dict[int, int]:
     return sizes
 
 
+def reported_caches(where: torch.device) -> dict[str, int]:
+    """The cache sizes this machine reports past L1, by name: a GPU's L2, a CPU's L2 and L3 (per
+    core for L2, from sysfs, where a VM may report its host's). {} where the CPU reports none."""
+    if where.type == "cuda":
+        return {"L2": last_level_cache_bytes(where)}
+    return {f"L{level}": size for level, size in sorted(cpu_cache_sizes().items()) if level >= 2}
+
+
+BEYOND_CACHES = "DRAM"  # `cache_place` of a size no reported cache holds
+
+
+def cache_place(nbytes: int, caches: dict[str, int]) -> str:
+    """The smallest reported cache level ({'L2': bytes, 'L3': bytes}, `reported_caches`) that
+    holds `nbytes`, or BEYOND_CACHES past the largest (or where no cache size is reported)."""
+    if nbytes <= 0:
+        raise ValueError(f"a buffer's size must be positive, got {nbytes}")
+    for name, size in sorted(caches.items(), key=lambda item: item[1]):
+        if 0 < nbytes <= size:
+            return str(name)
+    return BEYOND_CACHES
+
+
 _flush_buffers: dict[str, torch.Tensor] = {}
 
 

@@ -97,3 +97,16 @@ def test_a_lost_device_busy_reading_says_why_and_is_not_read_as_an_old_record():
     assert audits._busy(lost, expected=True) == "; device-busy time: not read (records lost)"
     old = {"clock": recommend.STREAM_CLOCK, "busy_ratio": None}
     assert "recorded before the audit timed it" in audits._busy(old, expected=True)
+
+
+def test_an_empty_saved_input_gets_a_clear_error(tmp_path, capsys):
+    """The diff re-read of 2026-12-05u: a (0, 3, 64, 64) --input ended in a traceback from the
+    numerics check; it is a bad input, said in one line (exit status 2)."""
+    import torch
+
+    from labkit.audit import cli
+
+    path = tmp_path / "empty.pt"
+    torch.save(torch.randn(0, 3, 64, 64), path)
+    assert cli.main(["labkit:resnet50", "--device", "cpu", "--input", str(path), "--rounds", "0"]) == cli.EXIT_BAD_INPUT
+    assert "the tensor is empty" in capsys.readouterr().err

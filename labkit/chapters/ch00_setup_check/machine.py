@@ -15,6 +15,7 @@ from pathlib import Path
 
 from labkit.chapters.ch00_setup_check import power_cap
 from labkit.core import results
+from labkit.measure import conditions
 from labkit.session import Recorded
 from labkit.show.table import Table
 
@@ -90,7 +91,7 @@ def ceilings_line(measured: object, caches: Mapping[str, int] | None = None) -> 
     """This machine's ceilings in one line, with when they were measured (review 2026-12-05p 00-02
     item 6: the page printed the `Ceilings` dataclass's repr, ~1,900 characters, every sweep point
     and the fingerprint in it; the sweep has its own table below). With `caches` (the sizes this
-    machine reports past L1, `reported_caches`), where the copy's buffers sit against them
+    machine reports past L1, `conditions.reported_caches`), where the copy's buffers sit against them
     (`copy_buffer_text`)."""
     rates = ", ".join(f"{MATH_NAMES.get(math, math)} {_rate(rate)}"
                       for math, rate in measured.matmul_tflops.items())  # type: ignore[attr-defined]
@@ -98,18 +99,6 @@ def ceilings_line(measured: object, caches: Mapping[str, int] | None = None) -> 
     where = copy_buffer_text(getattr(measured, "copy_bytes", 0), caches) if caches is not None else ""
     return Said(f"Ceilings of this machine (measured {when} UTC): copy {_rate(measured.copy_gbps)} GB/s "  # type: ignore[attr-defined]
                 f"(read + write); matmul TFLOP/s: {rates}." + (f" {where}" if where else ""))
-
-
-def reported_caches(device: str) -> dict[str, int]:
-    """The cache sizes this machine reports past L1, by name: a GPU's L2, a CPU's L2 and L3 (from
-    sysfs, where a VM may report its host's)."""
-    from labkit.measure import conditions
-
-    if device.startswith("cuda"):
-        import torch
-
-        return {"L2": conditions.last_level_cache_bytes(torch.device(device))}
-    return {f"L{level}": size for level, size in sorted(conditions.cpu_cache_sizes().items()) if level >= 2}
 
 
 def copy_buffer_text(copy_bytes: int | None, caches: Mapping[str, int]) -> str:
@@ -122,14 +111,14 @@ def copy_buffer_text(copy_bytes: int | None, caches: Mapping[str, int]) -> str:
     both = 2 * int(copy_bytes)  # source and destination
     ordered = sorted(caches.items(), key=lambda item: item[1])
     head = f"The copy's buffers, {_mib(copy_bytes)} each"
-    last, last_size = ordered[-1]
-    if both > last_size:
+    holds = conditions.cache_place(both, dict(caches))
+    if holds == conditions.BEYOND_CACHES:
+        last, last_size = ordered[-1]
         return head + f", are beyond the reported {_mib(last_size)} {last}."
-    holds = next((name, size) for name, size in ordered if both <= size)
     below = [name for name, size in ordered if size < both]
     beyond = f"beyond {below[-1]}, " if below else ""
     # unverified: a VM's sysfs may report its host's cache (480 MiB of L3 on the course's 2-core CPU machine)
-    return head + f": {beyond}inside the reported {_mib(holds[1])} {holds[0]} (unverified)."
+    return head + f": {beyond}inside the reported {_mib(caches[holds])} {holds} (unverified)."
 
 
 def timing_table(timing: object) -> Table:

@@ -258,9 +258,6 @@ def c10_choices(baseline: str = CPU_GEMM_BASELINE) -> tuple[str, str, str]:
     return (VIEW_MATMUL, f"about the same (within {ch02.STRIDE_AWARE_WIN_RATIO:g}x either way)", baseline)
 
 
-C10_CHOICES = c10_choices()  # a CPU's
-
-
 def c10_faster(comparisons: Mapping[str, Comparison] | None, baseline: str = CPU_GEMM_BASELINE) -> Key | str:
     """C10's quiz answer, graded on the first case of the measurement the chapter shows (its
     table): torch.matmul on the transposed view against the baseline (named by the third choice,
@@ -555,14 +552,6 @@ def buffer_span(views: Mapping[str, torch.Tensor]) -> int:
     return max(ends) - min(starts)
 
 
-def reported_caches(where: torch.device) -> dict[str, int]:
-    """The cache sizes this machine reports, past L1, by name: a GPU's L2, a CPU's L2 and L3 (per
-    core for L2, from sysfs: a VM's may be its host's). {} where the CPU reports none."""
-    if where.type == "cuda":
-        return {"L2": conditions.last_level_cache_bytes(where)}
-    return {f"L{level}": size for level, size in sorted(conditions.cpu_cache_sizes().items()) if level >= 2}
-
-
 def fetched_bytes(view: torch.Tensor, unit: int) -> int:
     """Bytes the memory system moves to read `view` once through: every whole `unit` (a CPU's
     64-byte cache line, a GPU's 32-byte sector) that one of its elements touches, counted from
@@ -661,7 +650,7 @@ def _c5b_measure(chapter: object, count: int, rounds: int, rep_ms: int, sweep_st
     element = next(iter(dram.values())).element_size()
     gbps = {label: fetched_dram[label] * element / ns[label] for label in ns}  # bytes per ns = GB/s
     ceiling = ceiling_store.cached(device.type)
-    caches = reported_caches(device)
+    caches = conditions.reported_caches(device)
     span = buffer_span(dram)
     evidence = {
         "ns_per_element": ns,
@@ -683,7 +672,7 @@ def _c5b_measure(chapter: object, count: int, rounds: int, rep_ms: int, sweep_st
         # where the buffer sits against the caches this machine reports (review 2026-12-05u 00-04
         # item 2): the strided patterns' span, twice the contiguous ones'; one label for the page
         "buffer_bytes": span, "contiguous_bytes": count * element, "reported_cache_bytes": caches,
-        ch02.PLACE_KEY: ch02.buffer_place(span, caches),
+        ch02.PLACE_KEY: conditions.cache_place(span, caches),
     }
     # the window's flags carry its name as measured: 'L1-resident' only where it shows a cache
     evidence["flags"] = flagged + (l1_flags(l1_cmp, ch02.window_case(evidence)) if l1_cmp else [])
@@ -1147,8 +1136,7 @@ def recorded_copy_alone(payload: Mapping, ceiling_gbps: float | None = None) -> 
 
 def reference_copy_ceiling(machine: str = results.DEFAULT_REFERENCE) -> float | None:
     """The reference machine's recorded copy ceiling (chapter 00's 'ceilings'), or None."""
-    entry = ((results.load(machine) or {}).get("chapters", {}).get("00_setup_check", {}).get("ceilings") or {})
-    found = (entry.get("payload") or {}).get("copy_gbps")
+    found = (results.recorded("00_setup_check", "ceilings", machine) or {}).get("copy_gbps")
     return float(found) if found else None
 
 
@@ -1226,8 +1214,8 @@ def sum_title(evidence: Mapping) -> str:
     caches = {k: int(v) for k, v in dict(evidence.get("reported_cache_bytes") or {}).items()}
     head = f"{ch02.sized(evidence)} sum over {_mib(span)}"
     contiguous = int(evidence.get("contiguous_bytes") or 0)
-    if contiguous and ch02.buffer_place(contiguous, caches) != where:  # the contiguous half sits elsewhere
-        head += f" (contiguous patterns: its first {_mib(contiguous)}, {ch02.buffer_place(contiguous, caches)}-sized)"
+    if contiguous and conditions.cache_place(contiguous, caches) != where:  # the contiguous half sits elsewhere
+        head += f" (contiguous patterns: its first {_mib(contiguous)}, {conditions.cache_place(contiguous, caches)}-sized)"
     if not caches:
         return head + ": this machine reports no cache sizes"
     if where == ch02.DRAM:

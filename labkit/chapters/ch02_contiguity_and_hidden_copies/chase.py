@@ -42,7 +42,7 @@ from functools import lru_cache
 import torch
 
 from labkit.chapters.ch02_contiguity_and_hidden_copies import claims as ch02
-from labkit.measure import bench
+from labkit.measure import bench, conditions
 from labkit.measure.timing import Comparison
 from labkit.show.table import Table
 from labkit.show.table import rows as table_rows
@@ -245,7 +245,7 @@ def measure(device: torch.device | str, on_gpu: bool, dram_bytes: int, rounds: i
     last-level cache flushed before each call; each window chain also at one lap, whose time the
     record subtracts), on a CPU hot (the random lines miss anyway; each call goes on where the
     last stopped) over `dram_bytes` (C5b's buffer size; on a CPU its place against the reported
-    caches is recorded, `claims.buffer_place`). On a GPU every chain's
+    caches is recorded, `conditions.cache_place`). On a GPU every chain's
     end index is checked first (`check_ends`: ~0.1 s). About 2-4 s on either device, the Triton
     kernel's compile included. Returns (the record, the comparison)."""
     chains = gpu_chains(device) if on_gpu else cpu_chains(dram_bytes)
@@ -268,10 +268,8 @@ def measure(device: torch.device | str, on_gpu: bool, dram_bytes: int, rounds: i
     # a CPU's chains over dram_bytes: where that buffer sits against the caches this machine
     # reports, C5b's label (review 2026-12-05u 00-04 item 2: '64 MiB ... DRAM's latency' inside a
     # reported 480 MiB L3, timed hot)
-    from labkit.chapters.ch02_contiguity_and_hidden_copies import cases
-
-    place = {} if on_gpu else {"dram_bytes": dram_bytes, ch02.PLACE_KEY: ch02.buffer_place(
-        dram_bytes, cases.reported_caches(torch.device(device)))}
+    place = {} if on_gpu else {"dram_bytes": dram_bytes, ch02.PLACE_KEY: conditions.cache_place(
+        dram_bytes, conditions.reported_caches(torch.device(device)))}
     return record(chains, cmp, on_gpu) | place, cmp
 
 

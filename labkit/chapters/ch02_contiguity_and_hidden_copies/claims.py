@@ -39,6 +39,7 @@ from labkit.claims.tables import short_label as short_label
 from labkit.claims.trust import Decision, Decisions, declared, flags_in
 from labkit.claims.trust import judge as trust_judge
 from labkit.core import discovery
+from labkit.measure import conditions
 from labkit.measure.conditions import KEPT_TOOK_SHARE as KEPT_TOOK_SHARE
 from labkit.measure.conditions import kept_took
 from labkit.measure.pace import AT_DEVICE_PACE as AT_DEVICE_PACE
@@ -81,18 +82,7 @@ CACHE_EFFECT_SPEEDUP = 1.2
 # page used to call "DRAM-sized" sits inside the L3 it reports: there it is "L3". Evidence recorded
 # before the label (no PLACE_KEY) was measured beyond the last-level cache on the GPU and read "DRAM".
 PLACE_KEY = "buffer_place"
-DRAM = "DRAM"
-
-
-def buffer_place(nbytes: int, caches: Mapping[str, int]) -> str:
-    """The smallest reported cache level ({'L2': bytes, 'L3': bytes}) that holds `nbytes`, or
-    DRAM beyond the largest (or where no cache size is reported)."""
-    if nbytes <= 0:
-        raise ValueError(f"a buffer's size must be positive, got {nbytes}")
-    for name, size in sorted(caches.items(), key=lambda item: item[1]):
-        if 0 < nbytes <= size:
-            return str(name)
-    return DRAM
+DRAM = conditions.BEYOND_CACHES  # the place of a buffer no reported cache holds (`conditions.cache_place`)
 
 
 def place(ev: Mapping) -> str:

@@ -686,6 +686,12 @@ SMALL_SHAPE = 1024  # the small sweep's first shape and its step: 1024, 2048, ..
 RECOMPILE_ARRAYS = 6
 
 
+def payback_elements(sizes: object) -> int:
+    """The compile-payback chain's size: an eighth of the copy size in float32 elements (2^25 on
+    the H200's 1 GiB), where the fused kernel wins on wall time; the recompile sweep starts from it."""
+    return sizes.copy_bytes // 4 // 8  # type: ignore[attr-defined]
+
+
 def recompile_elements(sizes: object, on_gpu: bool, limit: int = 8) -> int:
     """The recompile sweep's first shape: on a GPU the compile-payback size (an eighth of the copy
     size in float32: 2^25 elements on the H200), where the fused kernel wins on wall time; on a
@@ -705,7 +711,7 @@ def recompile_elements(sizes: object, on_gpu: bool, limit: int = 8) -> int:
     kernel, its compile seconds read low (the GPU-path review of 2026-12-05u, item 2)."""
     if not on_gpu:
         return SMALL_SHAPE
-    wanted = sizes.copy_bytes // 4 // 8  # type: ignore[attr-defined]
+    wanted = payback_elements(sizes)
     budget = getattr(sizes, "memory_budget_bytes", None)
     if budget:
         wanted = min(wanted, int(budget) // (4 * RECOMPILE_ARRAYS * (limit + 3)) - SMALL_SHAPE)
@@ -1608,54 +1614,6 @@ def launch_bound_line(found: Sequence[Mapping], hosts: Mapping[str, float]) -> s
     return f" Launch-bound (host per call in the loop above device time): {which}."
 
 
-PROBE_OVER_READ = 0.8  # a loop call under 0.8x its host-launch probe: the probe over-read
-
-
-def loop_against_probe(found: Sequence[Mapping], timed: Mapping[str, Mapping], bound: Sequence[str]) -> str:
-    """' Why: ...': what each timed loop shows against its host-launch probe. A loop of
-    asynchronous calls costs about the larger of each call's host launch and its device time
-    (its pace); at about the probe, a launch-bound row runs at the host's pace. Where a loop
-    call took over `clocks.OVER_PACE_FACTOR` times its pace with steady rounds, the probe missed
-    per-call work (`clocks.steady_excess`; over DISTURBED_LOOP_FACTOR with rounds that disagree,
-    a disturbed host: `disturbed_note` then, and the loop timed twice); well under the probe
-    (PROBE_OVER_READ), it over-read.
-
-    Review 2026-12-05o 03-04 item 3: this line measured against host launch + device time and
-    called eager's 303 us against 198 + 29 us (1.33x) per-call work, where chapter 03's rule
-    called the same 1.53x its pace disturbed: one rule now (`clocks.loop_over_pace`,
-    `clocks.disturbed_by`), the steady excess said here, the disturbed one in its note.
-
-    Review 2026-12-04m 03-04 item 4: the H200 note said 'every row is launch-bound ..., so a
-    loop runs at the host's pace' beside eager's loop at 303 us against a 198 us launch,
-    compiled's 355 against 237 and reduce-overhead's 158 against 266: no row at its probe."""
-    above, below, at = [], [], []
-    for r in found:
-        host, device, loop = r.get("host_s"), float(r["median_s"]), float(timed[r["variant"]]["median_s"])
-        if host is None:
-            return ""
-        if clocks.loop_over_pace(loop, host, device, clocks.OVER_PACE_FACTOR) is not None:
-            # steady: work the probe misses; a disturbed one has its own note (`disturbed_note`)
-            steady = clocks.steady_excess(loop, host, device, rounds=timed[r["variant"]].get("round_medians_s"))
-            if steady is not None:
-                above.append(f"{steady:.2f}x ({r['variant']})")
-        elif loop < PROBE_OVER_READ * float(host):
-            below.append(f"{loop / float(host):.2f}x ({r['variant']})")
-        elif r["variant"] in bound:
-            at.append(r["variant"])
-    if not above and not below:
-        if not at:
-            return ""
-        which = "every row is" if len(at) == len(found) else f"{', '.join(at)} {'is' if len(at) == 1 else 'are'}"
-        return f" Why: {which} launch-bound (host launch above device time), so a loop runs at the host's pace."
-    # review 2026-12-04n 03-04 item 1: in fewer words for the GPU page's 1,500-word core (the
-    # disturbed-host factor's clause gone: `disturbed_note` says it where a loop passes it)
-    parts = ([f"{', '.join(above)} its pace (per-call work the probe misses)"]
-             if above else [])
-    parts += [f"{', '.join(below)} the launch alone (the probe over-reads)"] if below else []
-    parts += [f"{', '.join(at)} at the launch's pace"] if at else []
-    return " Why: a loop call took " + "; ".join(parts) + "."
-
-
 def _faster(speedup: float) -> str:
     """'2.68x faster' or '1.32x slower' (a speed-up over the baseline, said in words)."""
     return f"{speedup:.2f}x faster" if speedup >= 1 else f"{1 / speedup:.2f}x slower"
@@ -1777,7 +1735,7 @@ def small_add_line(row: Mapping) -> str:
 def small_add_excess(row: Mapping) -> str:
     """"; PyTorch's loop 1.73x its pace (pace: max of host launch and device time; excess: per-call
     work neither sees)": each add's loop that the
-    course's one rule (`clocks.steady_excess`, as `loop_against_probe` reads the other loops) calls
+    course's one rule (`clocks.steady_excess`) calls
     a steady excess over its pace (the larger of its host launch and its device time); '' where
     none is. Review 2026-12-05p 03-04 item 9: PyTorch's loop of small adds ran 30.8 us against a
     17.8 us probe with steady rounds, and the note said only 'Triton 1.68x slower'."""

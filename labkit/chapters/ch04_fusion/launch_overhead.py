@@ -199,7 +199,7 @@ def device_per_call_s(run: Callable[[], None], calls: int, device: torch.device)
     """`calls` runs of `run` (GPU work only) queued behind one spin kernel, each between two CUDA
     events: the GPU's time per run, the host's launches hidden behind the spin (as bench's device
     clock holds the GPU). Where the spin ended before the host had queued them all, the spin is
-    made 4x longer and the runs timed again (once)."""
+    made 4x longer and the runs timed again (once); where that too ended early, RuntimeError."""
     from labkit.measure import clocks
 
     for hold in (HOLD_PER_CALL_S, 4 * HOLD_PER_CALL_S):
@@ -216,8 +216,10 @@ def device_per_call_s(run: Callable[[], None], calls: int, device: torch.device)
         held = not starts[0].query()
         torch.cuda.synchronize(device)
         if held:
-            break
-    return [start.elapsed_time(end) * 1e-3 for start, end in zip(starts, ends, strict=True)]
+            return [start.elapsed_time(end) * 1e-3 for start, end in zip(starts, ends, strict=True)]
+    # even the longer spin ended before the runs were queued: the events would hold the host's
+    # queueing, not the GPU's time alone; `device_or_note` turns this into the fit table's note
+    raise RuntimeError(f"the spin ended before {calls} replays were queued, twice: not timed on the device")
 
 
 SWEEP_ROUNDS = 5  # interleaved rounds per count (2026-12-04 14:00 H200, reproduce 04: counts timed one after

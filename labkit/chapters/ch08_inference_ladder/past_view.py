@@ -447,7 +447,7 @@ def reproduce_line(check: Mapping) -> str:
     if climbs:
         bests = [best_kept(rows) for rows in climbs]
         names = [_plain(b) if b else "none" for b in bests]
-        judged = max(set(names), key=names.count)
+        judged = max(dict.fromkeys(names), key=names.count)  # a tie: the first run's, every time
         runs = [{"images_per_s": b.get("images_per_s"), "gated": bool((b.get("gate") or {}).get("passed"))}
                 if b is not None and _plain(b) == judged else {} for b in bests]
         what = f"the best kept rung of each of {len(climbs)} fresh processes: {judged}, in {names.count(judged)} of {len(climbs)}"

@@ -1,8 +1,10 @@
 """Chapter 00's tables: measured here or recorded, and each says which."""
 
 import pytest
+import torch
 
 from labkit.chapters.ch00_setup_check import machine, pitfalls
+from labkit.measure import conditions
 from labkit.session import Recorded
 from tests.paths import ROOT
 
@@ -198,9 +200,9 @@ def test_the_ceilings_line_says_where_the_copy_s_buffers_sit_against_the_reporte
     assert line.endswith("matmul TFLOP/s: float32 0.344. The copy's buffers, 128 MiB each: beyond L2, inside the reported "
                          "480 MiB L3 (unverified).")
     assert "buffers" not in machine.ceilings_line(found)  # no caches given: the line as before
-    assert set(machine.reported_caches("cpu")) <= {"L2", "L3", "L4"}
+    assert set(conditions.reported_caches(torch.device("cpu"))) <= {"L2", "L3", "L4"}
     source = (ROOT / "notebooks" / "00_setup_check.py").read_text(encoding="utf-8")
-    assert "larger than the caches" not in source and "machine.reported_caches(" in source
+    assert "larger than the caches" not in source and "conditions.reported_caches(" in source
 
 
 def test_a_timing_shows_as_a_short_table_with_its_warnings():

@@ -8,6 +8,7 @@ import torch
 from labkit.chapters.ch02_contiguity_and_hidden_copies import cases
 from labkit.chapters.ch02_contiguity_and_hidden_copies import claims as ch02
 from labkit.chapters.ch02_contiguity_and_hidden_copies import reproduce as ch02_reproduce
+from labkit.measure import conditions
 from labkit.measure.timing import Comparison, Timing, VariantResult
 from tests.paths import ROOT
 
@@ -112,7 +113,7 @@ def test_the_c10_and_c9_quizzes_are_graded_on_the_measurement_shown():
     view = cases.VIEW_MATMUL
     for ratio, k in ((0.5, 0), (1.1, 1), (0.9, 1), (1.3, 2)):  # the verdict's 1.2x edge
         first = {"1024 float16": _comparison({view: ratio}, view), "4096 float16": _comparison({view: 9.0}, view)}
-        assert cases.c10_faster(first) == cases.C10_CHOICES[k]
+        assert cases.c10_faster(first) == cases.c10_choices()[k]
     with pytest.raises(ValueError, match="run the C9 measurement cell"):
         cases.c9_penalty(None)
     label = "transposed copy: dst.copy_(x.transpose(0, 2))"
@@ -163,8 +164,8 @@ def test_a_quiz_graded_within_the_noise_accepts_about_the_same():
         return Comparison(label, 1, {label: VariantResult(v.timing, ratio, low, high, (ratio,))}, (label,))
 
     key = cases.c10_faster({"1024 float32": spread(view, 0.78, 0.63, 0.91)})
-    assert key.choices_right() == cases.C10_CHOICES[:2] and "straddle" in key.why
-    assert cases.c10_faster({"1024 float32": spread(view, 0.5, 0.45, 0.55)}) == cases.C10_CHOICES[0]
+    assert key.choices_right() == cases.c10_choices()[:2] and "straddle" in key.why
+    assert cases.c10_faster({"1024 float32": spread(view, 0.5, 0.45, 0.55)}) == cases.c10_choices()[0]
     label = "transposed copy: dst.copy_(x.transpose(0, 2))"
     assert cases.c9_penalty(spread(label, 4.5, 4.0, 6.0)).choices_right() == cases.C9_CHOICES[1:]
 
@@ -659,8 +660,8 @@ def test_the_stride_sweep_sets_each_time_beside_its_bytes(on_gpu):
     # review 2026-12-05u 00-04 item 2: the evidence records the buffer's span (the strided patterns',
     # twice the contiguous count) and its place against the reported caches; the sweep, C5b's buffer, its label
     assert evidence["buffer_bytes"] == 2 * (1 << 12) * 4 and evidence["contiguous_bytes"] == (1 << 12) * 4
-    assert evidence["reported_cache_bytes"] == cases.reported_caches(torch.device("cpu"))
-    assert evidence[ch02.PLACE_KEY] == ch02.buffer_place(evidence["buffer_bytes"], evidence["reported_cache_bytes"])
+    assert evidence["reported_cache_bytes"] == conditions.reported_caches(torch.device("cpu"))
+    assert evidence[ch02.PLACE_KEY] == conditions.cache_place(evidence["buffer_bytes"], evidence["reported_cache_bytes"])
     assert sweep[ch02.PLACE_KEY] == evidence[ch02.PLACE_KEY]
     assert cases.stride_sweep_table(sweep).title.startswith(f"{ch02.sized(evidence)} sum by stride")
     assert cases.c5b_table(evidence).title == cases.sum_title(evidence)
@@ -846,13 +847,13 @@ def test_the_buffer_s_place_is_one_label_from_its_span_against_the_reported_cach
     the columns, both reasons, the takeaway, the sweep and the chase said DRAM. One label, computed
     from the span (the strided patterns': twice the contiguous count) against the reported caches."""
     cpu = {"L2": 2 * 2**20, "L3": 480 * 2**20}
-    assert ch02.buffer_place(64 * 2**20, cpu) == "L3"
-    assert ch02.buffer_place(1024 * 2**20, cpu) == "DRAM"
-    assert ch02.buffer_place(1 * 2**20, cpu) == "L2"
-    assert ch02.buffer_place(512 * 2**20, {"L2": 60 * 2**20}) == "DRAM"
-    assert ch02.buffer_place(64 * 2**20, {}) == "DRAM"  # no cache reported: nothing holds it
+    assert conditions.cache_place(64 * 2**20, cpu) == "L3"
+    assert conditions.cache_place(1024 * 2**20, cpu) == "DRAM"
+    assert conditions.cache_place(1 * 2**20, cpu) == "L2"
+    assert conditions.cache_place(512 * 2**20, {"L2": 60 * 2**20}) == "DRAM"
+    assert conditions.cache_place(64 * 2**20, {}) == "DRAM"  # no cache reported: nothing holds it
     with pytest.raises(ValueError):
-        ch02.buffer_place(0, cpu)
+        conditions.cache_place(0, cpu)
     # an older record (no label) reads as it did: DRAM
     assert ch02.place({}) == "DRAM" and ch02.sized({}) == "DRAM-sized" and ch02.at_place({}) == "at DRAM size"
     inside = {ch02.PLACE_KEY: "L3"}
@@ -979,11 +980,11 @@ def test_the_recorded_illustration_carries_its_copy_alone_and_says_what_each_pat
 
 def test_c10_s_quiz_names_the_path_the_view_is_compared_against():
     """Review 2026-12-05u 00-04 item 10: its third choice read 'the path it is compared against'."""
-    assert cases.C10_CHOICES[2] == "contiguous() then torch.matmul" == cases.gemm_plan(False)[1]
+    assert cases.c10_choices()[2] == "contiguous() then torch.matmul" == cases.gemm_plan(False)[1]
     gpu_baseline = cases.gemm_plan(True)[1]
     assert cases.c10_choices(gpu_baseline)[2] == gpu_baseline
     view = cases.VIEW_MATMUL
     first = {"1024 float32": _comparison({view: 1.3}, view)}
     assert cases.c10_faster(first, gpu_baseline) == gpu_baseline
     assert cases.c10_faster({"1024 float32": _comparison({view: 0.5}, view)}, gpu_baseline) == view
-    assert "compared against" not in " ".join(cases.C10_CHOICES)
+    assert "compared against" not in " ".join(cases.c10_choices())

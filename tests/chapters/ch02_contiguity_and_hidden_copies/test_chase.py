@@ -11,6 +11,7 @@ import torch
 
 from labkit.chapters.ch02_contiguity_and_hidden_copies import chase
 from labkit.chapters.ch02_contiguity_and_hidden_copies import claims as ch02
+from labkit.measure import conditions
 from labkit.measure.timing import Comparison, Timing, VariantResult
 from tests import triton_interpreter
 from tests.paths import ROOT
@@ -420,10 +421,9 @@ def test_a_zero_cost_fitted_a_hair_below_zero_reads_as_zero():
 
 def test_a_cpu_chase_records_where_its_buffer_sits_against_the_reported_caches(monkeypatch):
     """Review 2026-12-05u 00-04 item 2: '83 ns over 64 MiB ... DRAM's latency' inside a reported 480 MiB L3."""
-    from labkit.chapters.ch02_contiguity_and_hidden_copies import cases
 
-    monkeypatch.setattr(cases, "reported_caches", lambda where: {"L2": 2 * 2**20, "L3": 480 * 2**20})
+    monkeypatch.setattr(conditions, "reported_caches", lambda where: {"L2": 2 * 2**20, "L3": 480 * 2**20})
     rec, _ = chase.measure("cpu", False, 2 << 20, rounds=1, rep_ms=1.0)  # 32,768 lines, over CPU_STEPS
     assert rec["dram_bytes"] == 2 << 20 and rec[ch02.PLACE_KEY] == "L2"
-    monkeypatch.setattr(cases, "reported_caches", lambda where: {"L2": 1 << 19})
+    monkeypatch.setattr(conditions, "reported_caches", lambda where: {"L2": 1 << 19})
     assert chase.measure("cpu", False, 2 << 20, rounds=1, rep_ms=1.0)[0][ch02.PLACE_KEY] == "DRAM"

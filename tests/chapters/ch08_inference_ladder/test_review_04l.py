@@ -204,9 +204,9 @@ def dataclasses_replace(rung, **changes):
 
 def test_the_fp16_takeaway_is_one_lesson(run):
     """Item 6: both clocks, the kernels it added and what to do, in one line, said once."""
-    from labkit.chapters.ch08_inference_ladder import tables
+    from labkit.chapters.ch08_inference_ladder import host_paced
 
     by = {r.name: r for r in run.rungs}
-    said = tables.device_kept(by["fp16 weights"], by["channels_last"])
+    said = host_paced.device_kept(by["fp16 weights"], by["channels_last"])
     assert said == ("fp16 weights 1.84x device time, 0.92x wall, kernels 182 -> 282 (half BatchNorm "
                     "left cuDNN: keep it float32, fold it or use autocast)")
