@@ -29,7 +29,6 @@ in the same device call, as 04's and 08's are so their pages can quote them, cou
 
 from __future__ import annotations
 
-import importlib
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -38,7 +37,7 @@ from pathlib import Path
 
 from labkit.claims.core import ClaimError, Verdict
 from labkit.claims.registry import REGISTRY
-from labkit.core import results
+from labkit.core import discovery, results
 
 REQUIRED_RUNS = 3  # the curriculum: the same verdict in 3 of 3 fresh runs
 RECORD_FOLDER = "reproduce"  # under the repository's results/ folder
@@ -220,11 +219,13 @@ def earlier_rule(claim_id: str, data: Mapping) -> dict[int, str]:
     claim = REGISTRY.get(claim_id)
     if claim is None:
         return {}
-    try:
-        module = importlib.import_module(f"labkit.chapters.ch{claim.chapter}.reproduce")
+    module = discovery.module(claim.chapter, "reproduce")
+    if module is None or not hasattr(module, "earlier_rule"):
+        return {}
+    try:  # a record of another version: its evidence may lack what the chapter reads
         found = module.earlier_rule(data, claim_id)
         return {int(n): str(module.earlier_rule_said(list(steps))) for n, steps in found.items() if steps}
-    except (ImportError, AttributeError, TypeError, ValueError):
+    except (KeyError, TypeError, ValueError):
         return {}
 
 
