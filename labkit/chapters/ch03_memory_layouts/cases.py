@@ -1340,22 +1340,32 @@ def eager_lesson(runs: Sequence[Mapping]) -> str:
         elif fresh_read:
             text += " (not yet in reproduce's fresh processes)"
         parts = [text]
-    seed = next((r for r in runs if r.get("dtype") == c7_claims.SEED_DTYPE and r.get("batch") == c7_claims.SEED_BATCH
-                 and (r.get(c7_claims.FRESH) or {}).get("loop_ratio") and c7_claims.loop_ratio(r)), None)
+    seed = seed_moved(runs)
     if seed is not None:
         fresh, here = seed[c7_claims.FRESH], float(c7_claims.loop_ratio(seed))  # type: ignore[arg-type]
-        low, high = min(here, *fresh["loop_ratio"]), max(here, *fresh["loop_ratio"])
-        if high > low * (1 + c7_claims.FRESH_MARGIN):
-            span = "-".join(dict.fromkeys(f"{v:.2f}" for v in fresh["loop_ratio"]))
-            # what moved, from the kernels' time here and there (review 2026-12-05u 00-04 item 4:
-            # 'is host variance' was asserted, not measured)
-            kernels = [float(seed[f"{k}_busy_s"]) / float(fresh[f"{k}_busy_s"]) for k in ("nchw", "nhwc")
-                       if seed.get(f"{k}_busy_s") and fresh.get(f"{k}_busy_s")]
-            same = bool(kernels) and all(abs(v - 1) <= c7_claims.FRESH_MARGIN for v in kernels)
-            parts.append(f"{_name(seed)}'s eager loop, {here:.2f}x here and {span}x in {fresh['runs']} "
-                         "fresh processes: " + ("kernels unchanged, the host's loop moved" if same
-                                                 else "why is not measured"))
+        span = "-".join(dict.fromkeys(f"{v:.2f}" for v in fresh["loop_ratio"]))
+        # what moved, from the kernels' time here and there (review 2026-12-05u 00-04 item 4:
+        # 'is host variance' was asserted, not measured)
+        kernels = [float(seed[f"{k}_busy_s"]) / float(fresh[f"{k}_busy_s"]) for k in ("nchw", "nhwc")
+                   if seed.get(f"{k}_busy_s") and fresh.get(f"{k}_busy_s")]
+        same = bool(kernels) and all(abs(v - 1) <= c7_claims.FRESH_MARGIN for v in kernels)
+        parts.append(f"{_name(seed)}'s eager loop, {here:.2f}x here and {span}x in {fresh['runs']} "
+                     "fresh processes: " + ("kernels unchanged, the host's loop moved" if same
+                                             else "why is not measured"))
     return "; ".join(parts)
+
+
+def seed_moved(runs: Sequence[Mapping]) -> Mapping | None:
+    """The seed's run (fp16 b64) where its eager loop here and in reproduce's fresh processes
+    span over FRESH_MARGIN: the takeaway states its range (`eager_lesson`), so the note under C7's
+    table (`fresh_note`) leaves it out; None where it held or has no fresh reading."""
+    seed = next((r for r in runs if r.get("dtype") == c7_claims.SEED_DTYPE and r.get("batch") == c7_claims.SEED_BATCH
+                 and (r.get(c7_claims.FRESH) or {}).get("loop_ratio") and c7_claims.loop_ratio(r)), None)
+    if seed is None:
+        return None
+    here, there = float(c7_claims.loop_ratio(seed)), seed[c7_claims.FRESH]["loop_ratio"]  # type: ignore[arg-type]
+    low, high = min(here, *there), max(here, *there)
+    return seed if high > low * (1 + c7_claims.FRESH_MARGIN) else None
 
 
 def loop_over_pace(loop_s: float | None, host_s: float | None, busy_s: float | None) -> float | None:
@@ -1578,9 +1588,11 @@ def fresh_note(runs: Sequence[Mapping]) -> str:
     and the layout whose loop moved most against theirs with its kernels beside it. 'only its
     host-paced time moved, its kernels the same' only where that loop took over FRESH_MARGIN
     longer while its kernels' time stayed within it; the cause is not measured either way."""
-    # the lesson's batch is left to the takeaway, which sets it beside the fresh processes
-    # (`eager_lesson`): said once, not twice (03's page is at its 1,500 words)
-    differ = [r for r in runs if c7_claims.fresh_differs(r) and r.get("batch") != LESSON_BATCH]
+    # the lesson's batch, and the seed's b64 where its range moved, are left to the takeaway,
+    # which sets them beside the fresh processes (`eager_lesson`): said once, not twice (03's
+    # page is at its 1,500 words; review 2026-12-05u re-read)
+    moved = seed_moved(runs)
+    differ = [r for r in runs if c7_claims.fresh_differs(r) and r.get("batch") != LESSON_BATCH and r is not moved]
     if not differ:
         return ""
     parts, slower = [], True

@@ -104,9 +104,17 @@ def test_b64s_fresh_range_is_host_variance_and_the_fresh_b16_is_read_beside_the_
     assert not c7.fresh_differs(b16) and "(3 fresh processes agree)" in cases.eager_lesson(runs)
     b16[c7.FRESH] = _fresh([1.40, 1.45], 1)
     assert c7.fresh_differs(b16) and "(1.40-1.45x, 1 of 3 host-bound, in 3 fresh processes)" in cases.eager_lesson(runs)
+    # the note under C7's table leaves b64 to the takeaway where the takeaway states its range
+    # (said once); b128, which the takeaway does not state, stays in the note
+    runs[2][c7.FRESH] = _fresh([1.30, 1.32], 3)
+    b64[c7.FRESH] = _fresh([1.10, 1.15], 3)  # this page's 1.44x outside the fresh range
+    assert cases.seed_moved(runs) is b64 and c7.fresh_differs(b64) and c7.fresh_differs(runs[2])
+    note = cases.fresh_note(runs)
+    assert "float16 b64" not in note and note.count("float16 b128's eager loop") == 1
+    del runs[2][c7.FRESH]
     # b64 steady across processes: no variance to give
     b64[c7.FRESH] = _fresh([here, here * 1.01], 3)
-    assert "b64's eager loop" not in cases.eager_lesson(runs)
+    assert "b64's eager loop" not in cases.eager_lesson(runs) and cases.seed_moved(runs) is None
 
 
 def test_an_old_record_without_b16_is_read_without_error():
