@@ -62,15 +62,22 @@ def recorded_path() -> Path:
     return results.repository_results_dir() / RECORDED
 
 
-def recorded_best_kept() -> str | None:
-    """The name of the reference record's best kept rung (`best_kept`, its later calls
-    included), without the later-call mark: the lever benchmarks/reproduce.py 08-past judges
-    when its call names none (review 2026-12-05u item 1). None without a record or a kept rung."""
+def recorded_with_later() -> dict | None:
+    """The reference's record with its later calls' rows (`with_later_calls`), read once for
+    the three readings below; None without one, or where it cannot be read."""
     try:
         data = load()
     except PastViewError:
         return None
-    top = None if data is None else best_kept(with_later_calls(data, recorded_path())["rows"])
+    return None if data is None else with_later_calls(data, recorded_path())
+
+
+def recorded_best_kept() -> str | None:
+    """The name of the reference record's best kept rung (`best_kept`, its later calls
+    included), without the later-call mark: the lever benchmarks/reproduce.py 08-past judges
+    when its call names none (review 2026-12-05u item 1). None without a record or a kept rung."""
+    data = recorded_with_later()
+    top = None if data is None else best_kept(data["rows"])
     return None if top is None else _plain(top)
 
 
@@ -619,24 +626,6 @@ def fused_net(data: Mapping | None) -> float | None:
 def fused_calls(data: Mapping | None) -> int:
     """How many calls measured the fused-epilogue rung with a profile (fused_net's)."""
     return len(_fused_pairs(list((data or {}).get("rows") or [])))
-
-
-def recorded_fused_net() -> float | None:
-    """fused_net of the reference's record, its later calls included (None without one)."""
-    try:
-        data = load()
-    except PastViewError:
-        return None
-    return None if data is None else fused_net(with_later_calls(data, recorded_path()))
-
-
-def recorded_fused_calls() -> int:
-    """fused_calls of the reference's record, its later calls included (0 without one)."""
-    try:
-        data = load()
-    except PastViewError:
-        return 0
-    return 0 if data is None else fused_calls(with_later_calls(data, recorded_path()))
 
 
 def fused_vs_top(rows: list) -> str:

@@ -719,9 +719,10 @@ def bound_line(best: object, per_image: float, ceiling_tflops: float | None) -> 
 
 def fused_pointer() -> str:
     """What fusing the elementwise tails away bought, net, in the optional section's record
-    (past_view.recorded_fused_net): ' (fusing it into GEMM epilogues saved 5% net: the
+    (past_view.fused_net of the recorded run): ' (fusing it into GEMM epilogues saved 5% net: the
     optional section, recorded)'; '' without that record."""
-    net, calls = past_view.recorded_fused_net(), past_view.recorded_fused_calls()
+    data = past_view.recorded_with_later()  # read once for both
+    net, calls = (None, 0) if data is None else (past_view.fused_net(data), past_view.fused_calls(data))
     # the lowest over the calls that measured it, not one call's (review 2026-12-05t 08 item 4)
     over = f", the lower of {calls} calls" if calls > 1 else ""
     return ("" if net is None else f" (fusing it into GEMM epilogues saved {100 * net:.0f}% net{over}: "

@@ -44,8 +44,8 @@ def test_the_fused_rung_shows_its_time_per_class_beside_the_top_rungs(tmp_path):
     assert "of 8.05; fused GEMM/conv 6.3, elementwise 0.9 of 7.35" in now and "net 9% less" in now
     assert "call past_defaults_triton_compiled.json, 2026-12-03 22:19" in now and "net 6% less" in now
     # the core page's pointer takes the lower of the two calls, and says so
-    assert past_view.recorded_fused_calls() == 2
-    assert f"{100 * past_view.recorded_fused_net():.0f}" == "6"
+    assert past_view.fused_calls(past_view.recorded_with_later()) == 2
+    assert f"{100 * past_view.fused_net(past_view.recorded_with_later()):.0f}" == "6"
 
 
 def test_a_lever_measured_in_two_calls_is_one_row_kept_in_1_of_2_calls_both_named():

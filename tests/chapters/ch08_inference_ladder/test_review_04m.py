@@ -250,7 +250,7 @@ def test_the_standing_line_points_at_the_fused_rungs_net_gain_not_at_removing_th
     best = run.best
     line = tables.bound_line(best, 8.18e9, 729.0)
     share = 100 * best.kinds[attribution.ELEMENTWISE]
-    net = past_view.recorded_fused_net()
+    net = past_view.fused_net(past_view.recorded_with_later())
     # the lower of the two calls that measured it, each over its own top rung (review 2026-12-05t
     # 08 item 4: the 5% rested on one call, over another call's top rung)
     assert net is not None and f"{100 * net:.0f}%" == "6%"
