@@ -34,6 +34,7 @@ from __future__ import annotations
 import re
 
 from labkit.chapters.ch08_inference_ladder import keep, ladder
+from labkit.core import results
 from labkit.measure import timeline_stats
 from labkit.measure.device_time import BORDER_POINTS, at_border
 
@@ -488,11 +489,8 @@ def batchnorm_kept(machine: str | None = None) -> str:
     stream's time in 09's recorded audit)', read from chapter 09's float16 audit in the reference
     record (results/<machine>.json, labelled recorded); without it (or a record missing a
     field), 'BatchNorm kept float32 (not timed against all-half here)'."""
-    from labkit.core import results
-
     try:
-        payload = ((results.load(machine or results.DEFAULT_REFERENCE) or {}).get("chapters", {})
-                   .get(AUDIT_CHAPTER, {}).get(AUDIT_KEY) or {}).get("payload") or {}
+        payload = results.recorded(AUDIT_CHAPTER, AUDIT_KEY, machine or results.DEFAULT_REFERENCE) or {}
         fix = next(r for r in payload.get("recommendations") or []
                    if str(r.get("title", "")).startswith("keep BatchNorm float32"))
         half, kept = (int(n) for n in fix["launches"])
