@@ -1333,8 +1333,7 @@ def eager_lesson(runs: Sequence[Mapping]) -> str:
                 f"{_wall(run):.2f}x by wall time, {_device(run):.2f}x by device-busy time")
         fresh = run.get(c7_claims.FRESH)
         if fresh and c7_claims.fresh_differs(run):
-            span = "-".join(dict.fromkeys(f"{v:.2f}" for v in fresh["loop_ratio"]))
-            text += f" ({span}x, {c7_claims.fresh_regime(fresh)}, in {fresh['runs']} fresh processes)"
+            text += f" ({c7_claims.fresh_span(fresh)}x, {c7_claims.fresh_regime(fresh)}, in {fresh['runs']} fresh processes)"
         elif fresh:
             text += f" ({fresh['runs']} fresh processes agree)"
         elif fresh_read:
@@ -1343,7 +1342,7 @@ def eager_lesson(runs: Sequence[Mapping]) -> str:
     seed = seed_moved(runs)
     if seed is not None:
         fresh, here = seed[c7_claims.FRESH], float(c7_claims.loop_ratio(seed))  # type: ignore[arg-type]
-        span = "-".join(dict.fromkeys(f"{v:.2f}" for v in fresh["loop_ratio"]))
+        span = c7_claims.fresh_span(fresh)
         # what moved, from the kernels' time here and there (review 2026-12-05u 00-04 item 4:
         # 'is host variance' was asserted, not measured)
         kernels = [float(seed[f"{k}_busy_s"]) / float(fresh[f"{k}_busy_s"]) for k in ("nchw", "nhwc")
@@ -1598,7 +1597,7 @@ def fresh_note(runs: Sequence[Mapping]) -> str:
     parts, slower = [], True
     for r in differ:
         f = r[c7_claims.FRESH]
-        span = "-".join(dict.fromkeys(f"{v:.2f}" for v in f["loop_ratio"]))
+        span = c7_claims.fresh_span(f)
         text = (f"{_name(r)}'s eager loop {c7_claims.loop_ratio(r):.2f}x here "
                 f"({'host' if c7_claims.regime(r)[0] else 'device'}-bound), {span}x there ({c7_claims.fresh_regime(f)})")
         moved = [(float(r[f"{k}_loop_s"]) / f[f"{k}_loop_s"], k) for k in ("nchw", "nhwc")

@@ -347,6 +347,11 @@ def fresh_differs(run: Mapping) -> bool:
     return regime_differs or not low / (1 + FRESH_MARGIN) <= loop <= high * (1 + FRESH_MARGIN)
 
 
+def fresh_span(fresh: Mapping) -> str:
+    """'1.13-1.47' (or '1.44' where both ends round alike): the fresh processes' loop ratios."""
+    return "-".join(dict.fromkeys(f"{v:.2f}" for v in fresh["loop_ratio"]))
+
+
 def fresh_regime(fresh: Mapping) -> str:
     """'device-bound', 'host-bound' or '2 of 3 host-bound' over the fresh processes' runs."""
     bound, total = fresh.get("host_bound", 0), fresh.get("runs", 0)
@@ -373,8 +378,7 @@ def _graph_beside(r: Mapping) -> str:
                                                   if regime(r)[0] and over else ""))
         if fresh_differs(r):  # review 2026-12-05p 03-04 item 1: a fresh process's reading beside it
             f = r[FRESH]
-            span = "-".join(dict.fromkeys(f"{v:.2f}" for v in f["loop_ratio"]))
-            parts.append(f"{span}x, {fresh_regime(f)}, in {f['runs']} fresh processes")
+            parts.append(f"{fresh_span(f)}x, {fresh_regime(f)}, in {f['runs']} fresh processes")
     return " by CUDA Graph replay" + (f" ({'; '.join(parts)})" if parts else "")
 
 
