@@ -235,14 +235,14 @@ def judge_past(lever: str, runs: list[dict], goal: float = PAST_GOAL, spread: fl
                      "images_per_s": speed, "meets_goal": speed is not None and speed >= goal,
                      "note": (row.get("note") or "")[:200] if row else (run.get("failure") or "")[-200:],
                      "exit": run.get("exit"), "wall_s": run.get("wall_s")})
+    # the page reads its line by the same rule (past_view.judge_runs)
+    from labkit.chapters.ch08_inference_ladder import past_view
+
     for e in each:
         e["held"] = e["gated"] and e["meets_goal"]
-    speeds = [e["images_per_s"] for e in each if e["images_per_s"]]
-    measured_spread = ((max(speeds) - min(speeds)) / min(speeds)
-                       if speeds and len(speeds) == len(each) else None)
-    held = sum(e["held"] for e in each)
-    spread_ok = measured_spread is not None and measured_spread <= spread
-    reproduced = bool(each) and held == len(each) and spread_ok and len(each) >= min_runs
+    judged = past_view.judge_runs(each, goal, spread, min_runs)
+    measured_spread, spread_ok, held = judged["spread"], judged["spread_ok"], judged["held"]
+    reproduced = judged["reproduced"]
     why = ("" if reproduced else
            f"{len(each)} run(s); the check needs {min_runs}" if held == len(each) and spread_ok else
            f"held in {held} of {len(each)}" if held < len(each) else

@@ -441,6 +441,26 @@ def step_counts(climbs: Sequence[Sequence[Mapping]]) -> list[str]:
     return said
 
 
+def judge_runs(runs: Sequence[Mapping], goal: float, most: float, min_runs: int) -> dict:
+    """Issue 41's check over one rung's fresh runs, each {'images_per_s', 'gated'}: the spread of
+    its images/s, (max - min) / min, where every run measured it; how many runs the gate passed
+    and reached `goal`; 'speed_held' (every run gated and measured, spread at most `most`) and
+    'reproduced' (that, at least `min_runs` runs, and the goal reached in each). One rule for the
+    page's line (`reproduce_line`) and benchmarks/reproduce.py 08-past (`judge_past`)."""
+    speeds = [float(r["images_per_s"]) for r in runs if r.get("images_per_s")]
+    spread = (max(speeds) - min(speeds)) / min(speeds) if runs and len(speeds) == len(runs) else None
+    gated = sum(bool(r.get("gated")) for r in runs)
+    reached = sum(s >= goal for s in speeds)
+    held = sum(bool(r.get("gated")) and bool(r.get("images_per_s")) and float(r["images_per_s"]) >= goal
+               for r in runs)
+    spread_ok = spread is not None and spread <= most
+    speed_held = bool(runs) and gated == len(runs) and spread_ok
+    enough = len(runs) >= min_runs
+    return {"speeds": speeds, "spread": spread, "spread_ok": spread_ok, "gated": gated, "reached": reached,
+            "held": held, "speed_held": speed_held, "enough": enough,
+            "reproduced": speed_held and enough and held == len(runs)}
+
+
 def reproduce_line(check: Mapping) -> str:
     """The check in one line, from its runs: speeds, gate, spread, the goal held in how many.
     Its speed and the goal are said apart (review 2026-12-05t 08 item 4: a rung gated 3 of 3
@@ -461,16 +481,17 @@ def reproduce_line(check: Mapping) -> str:
     else:
         runs = list(check.get("runs") or [])
         what = f"{check.get('lever')!s} in {len(runs)} fresh processes"
-    speeds = [float(r["images_per_s"]) for r in runs if r.get("images_per_s")]
-    gated = sum(bool(r.get("gated")) for r in runs)
-    span = f"{min(speeds):,.0f}-{max(speeds):,.0f} images/s" if speeds else "no speed"
-    spread = ((max(speeds) - min(speeds)) / min(speeds) if climbs and speeds
-              else float(check.get("spread") or 0))
     goal, most = float(check.get("goal_images_per_s") or 0), float(check.get("max_spread") or 0)
-    reached = sum(s >= goal for s in speeds) if climbs else int(check.get("held", 0))
-    held = bool(runs) and gated == len(runs) and len(speeds) == len(runs) and spread <= most
-    enough = len(runs) >= int(check.get("min_runs") or 0)
-    reproduced = (held and enough and reached == len(runs)) if climbs else bool(check.get("reproduced"))
+    judged_runs = judge_runs(runs, goal, most, int(check.get("min_runs") or 0))
+    speeds, gated = judged_runs["speeds"], judged_runs["gated"]
+    span = f"{min(speeds):,.0f}-{max(speeds):,.0f} images/s" if speeds else "no speed"
+    # a check without climbs (an older record) keeps the verdict its call wrote
+    spread = (judged_runs["spread"] or 0.0) if climbs else float(check.get("spread") or 0)
+    reached = judged_runs["reached"] if climbs else int(check.get("held", 0))
+    enough = judged_runs["enough"]
+    held = (judged_runs["speed_held"] if climbs else
+            bool(runs) and gated == len(runs) and len(speeds) == len(runs) and spread <= most)
+    reproduced = judged_runs["reproduced"] if climbs else bool(check.get("reproduced"))
     verdict = ("reproduced" if reproduced else
                "its speed reproduced, the goal NOT reached" if held and enough else "NOT reproduced")
     shared = ", sharing one Triton kernel cache" if check.get("shared_triton_cache") else ""
