@@ -994,7 +994,10 @@ def sweep_table(sweep: launch_overhead.LaunchSweep, on_gpu: bool) -> Table:
     medians = Table("", ["kernels per call", *sweep.times_s], units=dict.fromkeys(sweep.times_s, "s"))
     for i, count in enumerate(sweep.counts):
         medians.add(count, *(values[i] for values in sweep.times_s.values()))
-    shown.fold(f"the medians per call at {len(sweep.counts)} counts", str(medians))
+    # the harness's flags on single timings, beside the medians they went into (a median over
+    # rounds; the fit weighs each count alike)
+    flags = "".join(f"\nFlagged by the harness: {said}." for said in sweep.flagged)
+    shown.fold(f"the medians per call at {len(sweep.counts)} counts", str(medians) + flags)
     if max(sweep.counts) > launch_overhead.FIT_UP_TO:  # the linear part only (review 2026-12-03h item 10)
         shown.note(f"Fitted up to N = {launch_overhead.FIT_UP_TO} (larger N: drawn only).")
     if not on_gpu:
@@ -1433,9 +1436,14 @@ def reduce_overhead(device: torch.device, layers: int = 6, width: int = 512) -> 
     skipped_before = counters["inductor"]["cudagraph_skips"] if counters is not None else 0
     default_mlp, graph_mlp = torch.compile(mlp), torch.compile(mlp, mode="reduce-overhead")
     with torch.no_grad():
-        for _ in range(3):
-            default_mlp(one)
-            graph_mlp(one)
+        # Inductor's advice to enable TF32 for float32 matmuls (a UserWarning at compile, 25 words
+        # on the GPU page, the H100 smoke run of 2026-12-05 23:20): this section times the
+        # launches of a batch-1 MLP kept in float32 for every variant; the advice is about math
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", message=".*TensorFloat32 tensor cores", category=UserWarning)
+            for _ in range(3):
+                default_mlp(one)
+                graph_mlp(one)
         variants = {"eager": lambda: mlp(one), "compiled": lambda: default_mlp(one),
                     "reduce-overhead": lambda: graph_mlp(one)}
         cmp = bench.compare(variants, baseline="eager", rounds=5, rep_ms=200)

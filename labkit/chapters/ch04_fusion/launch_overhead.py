@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -166,6 +167,11 @@ class LaunchSweep:
     # what the sweep could not time, said under its table, not printed where it ran (review
     # 2026-12-05u 00-04 item 5a: the page's first cell measures it, 30 cells above C18)
     notes: tuple[str, ...] = ()
+    # the harness's TimingWarnings, one line per timing it flagged ('graph replay, N=1: too fast
+    # to time reliably ...'): folded with the medians under C18's table, where the page's first
+    # cell, which measures the sweep, printed them 30 cells above it (the H100 smoke run of
+    # 2026-12-05 23:20: 50 words at the page's top)
+    flagged: tuple[str, ...] = ()
     # handed out by `measured` as the sweep `measure_first` took, before the page's profiler
     # sessions; False for one measured later (a re-run cell: review 2026-12-05u 00-04 item 5b)
     first: bool = False
@@ -274,13 +280,21 @@ def measure(counts: Sequence[int] = DEFAULT_COUNTS, device: torch.device | None 
     on_device = [DEVICE_WAY] if device.type == "cuda" else []  # the same replays, on the device
     per_round.update({(DEVICE_WAY, n): [] for n in counts for _ in on_device})
     notes: list[str] = []
+    harness_flags: dict[str, None] = {}  # each flag once, in the order first met
     for order in round_orders(counts, rounds):
         for name, (mode, _) in ways.items():
             for n in order:
-                timing = bench.time(calls[(name, n)], mode=mode, rep_ms=rep_ms / rounds,
-                                    warmup_ms=10.0 / rounds, min_runs=3, label=f"{name}, N={n}",
-                                    device=device, clock="wall")
+                with warnings.catch_warnings(record=True) as caught:
+                    warnings.simplefilter("always", bench.TimingWarning)
+                    timing = bench.time(calls[(name, n)], mode=mode, rep_ms=rep_ms / rounds,
+                                        warmup_ms=10.0 / rounds, min_runs=3, label=f"{name}, N={n}",
+                                        device=device, clock="wall")
                 per_round[(name, n)].append(timing.median_s)
+                for w in caught:
+                    if issubclass(w.category, bench.TimingWarning):
+                        harness_flags.setdefault(first_sentence(str(w.message)), None)
+                    else:  # not the harness's: shown as it came
+                        warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
         for n in order if on_device else ():
             got = device_or_note(lambda n=n: float(np.median(
                 device_per_call_s(calls[("graph replay", n)], DEVICE_CALLS, device))))
@@ -301,7 +315,13 @@ def measure(counts: Sequence[int] = DEFAULT_COUNTS, device: torch.device | None 
             flagged += bool(q50 > 0 and (q75 - q25) / q50 > NOISY_ROUNDS_IQR)
         times[name], noisy[name] = tuple(medians), flagged
     fits = {name: fit_linear_part(counts, ts) for name, ts in times.items()}
-    return LaunchSweep(counts, times, noisy, fits, str(device), tuple(notes))
+    return LaunchSweep(counts, times, noisy, fits, str(device), tuple(notes), tuple(harness_flags))
+
+
+def first_sentence(message: str) -> str:
+    """A TimingWarning's finding without its advice: 'graph replay, N=1: too fast to time
+    reliably: the median 9920 ns is under 20x the timer resolution (500 ns)' (to its first '. ')."""
+    return message.split(". ", 1)[0].rstrip(".")
 
 
 def device_or_note(time_one: Callable[[], float]) -> float | str:

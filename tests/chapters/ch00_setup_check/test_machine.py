@@ -216,3 +216,12 @@ def test_a_timing_shows_as_a_short_table_with_its_warnings():
     assert shown.columns == ["timing", "median", "IQR", "min", "runs", "of the matmul ceiling"]
     assert shown.rows == [["8192x8192 float32 matmul", "21.5 ms", "26 us", "21.4 ms", 3, "99%"]]
     assert "noisy: IQR is 31% of the median" in str(shown) and "times_s" not in str(shown)
+
+
+def test_the_reference_over_this_machine_ratio_keeps_two_decimals_under_10x():
+    """The H100 smoke run of 2026-12-05 23:20 printed 4,246 against 3,004 GB/s as '1x'."""
+    from labkit.chapters.ch00_setup_check import machine
+
+    assert machine.times(4246 / 3004) == "1.41x"
+    assert machine.times(0.97) == "0.97x"
+    assert machine.times(4246 / 58.3) == "73x"

@@ -1556,3 +1556,32 @@ def test_the_chain_quizs_key_catches_the_recompile_table_above_it():
     lesson = [{"cell_type": "code", "source": "", "outputs": [{"output_type": "stream", "name": "stdout", "text":
                "Here the fused kernel ran 2.0x shorter on the GPU than eager's kernels (the shapes compiled)"}]}]
     assert giveaways(lesson + cells[at:], keys) == {"quiz_chain": ["shorter on the GPU than eager's kernels"]}
+
+
+def test_the_harness_flags_from_c18s_sweep_are_folded_under_its_table_not_printed_at_the_top(monkeypatch):
+    """The H100 smoke run of 2026-12-05 23:20: the sweep, measured in the page's first cell, printed
+    the harness's TimingWarning ('graph replay, N=1: too fast to time reliably ...', 50 words) 30
+    cells above C18. The sweep keeps each flag's finding (`flagged`), folded with the medians."""
+    import warnings
+
+    from labkit.measure import bench
+
+    real = bench.time
+
+    def flagging(*args, **kwargs):
+        timing = real(*args, **kwargs)
+        if kwargs.get("label", "").endswith("N=1"):
+            warnings.warn(f"{kwargs['label']}: too fast to time reliably: the median 9920 ns is under 20x the "
+                          "timer resolution (500 ns), so rounding alone can move it. Time more work per call.",
+                          bench.TimingWarning, stacklevel=2)
+        return timing
+
+    monkeypatch.setattr(bench, "time", flagging)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", bench.TimingWarning)  # one escaping the sweep fails the test
+        sweep = launch_overhead.measure(counts=(1, 2), device=torch.device("cpu"), rep_ms=2, rounds=2)
+    assert sweep.flagged == ("eager (CPU ops), N=1: too fast to time reliably: the median 9920 ns is under "
+                             "20x the timer resolution (500 ns), so rounding alone can move it",)
+    table = cases.sweep_table(sweep, False)
+    assert all("too fast" not in n for n in table.notes)
+    assert any("Flagged by the harness: eager (CPU ops), N=1: too fast" in text for _, text in table.folded)
