@@ -58,7 +58,7 @@
 # same call (the page cites the fresh runs), so re-judge it against the fresh page after taking C / E:
 #   .venv/bin/python -c 'import json; from labkit.chapters.ch05_dataloader import reproduce as r; d=json.load(open("results/reproduce/nvidia-h200-05_dataloader.json")); print(chr(10).join(r.summarise_numbers(d["numbers"])["lines"]))'
 # (ch07_export_traps in place of ch05_dataloader for 07).
-#   usage (repo root on the GPU machine, carry [".whl", ".gpu_cache"]):  bash benchmarks/rerecord_calls.sh A|A1|B|C|C-repro|E|E-lean|B-repro|E-08|L|E2|D1|D2 <lever>|D3|F|S|T
+#   usage (repo root on the GPU machine, carry [".whl", ".gpu_cache"]):  bash benchmarks/rerecord_calls.sh A|A2|A1|B|C|C-repro|E|E-lean|B-repro|E-08|L|E2|D1|D2 <lever>|D3|F|S|T
 #   between calls, here:  bash scripts/take_wave.sh <files_at of the call just returned> A|B (~10 s):
 #   the next call then carries every fresh record and the ceilings, warm machine or fresh; when
 #   seconds count, bash scripts/carry_ceilings.sh <files_at> (0.1 s) takes only the ceilings.
@@ -91,6 +91,12 @@ case "${1:-}" in
       "timeout 60 python3 benchmarks/smoke_chase.py || { touch \$WAVE_OUT/chase_failed; exit 1; }" \
       "$(nb 00)" "$(repro 04)" "$(nb 04)" "$(repro 03)" "$(nb 03)" "$(repro 02)" \
       "LABKIT_SKIP_CHASE=\$(test -e \$WAVE_OUT/chase_failed && echo 1 || echo 0) $(nb 02)" "$(nb 01)" ;;
+  A2) # ~330-370 s of commands (2026-12-05 23:20 H100 smoke: 00 28 s, 04 51, 03 58; each reproduce
+      # ~90-120): A's first half, for a session whose failed calls left 500-700 s: 00, 04 and 03
+      # re-recorded on their final sources, each reproduced before its page; 02 (with the chase) and
+      # 01 wait for a call with the time
+    STEP_TIMEOUT=240 bash benchmarks/gpu_wave.sh \
+      "$(nb 00)" "$(repro 04)" "$(nb 04)" "$(repro 03)" "$(nb 03)" ;;
   A1) # ~200 s of commands (estimate from the 03:50 record: 00 38, reproduce 04 ~90, 04 61), for a session
       # with under ~600 s left: 00 and 04 re-recorded on their final sources, 04 reproduced first;
       # A's 03, 02 (and the chase's smoke run, which only 02 reads) wait for a call that has the time
@@ -218,5 +224,5 @@ case "${1:-}" in
       # test files with CUDA cases (addopts off: no nbval there), 4 workers, one call
     REFERENCE=nvidia-h100 STEP_TIMEOUT=560 bash benchmarks/gpu_wave.sh \
       "timeout 540 python3 -m pytest -q -rfs -n 4 -o addopts= -p no:cacheprovider --continue-on-collection-errors \$(grep -rlE 'cuda.is_available|mark.gpu' tests --include='test_*.py') > \$WAVE_OUT/gpu_pytest.log 2>&1; rc=\$?; grep -E '^(FAILED|ERROR)|passed|failed' \$WAVE_OUT/gpu_pytest.log | tail -20; exit \$rc" ;;
-  *) echo "usage: bash benchmarks/rerecord_calls.sh A|A1|B|C|C-repro|E|E-lean|B-repro|E-08|L|E2|D1|D2 <lever>|D3|F|S|T" >&2; exit 2 ;;
+  *) echo "usage: bash benchmarks/rerecord_calls.sh A|A2|A1|B|C|C-repro|E|E-lean|B-repro|E-08|L|E2|D1|D2 <lever>|D3|F|S|T" >&2; exit 2 ;;
 esac
