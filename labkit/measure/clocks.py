@@ -36,6 +36,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
+import numpy as np
 import torch
 
 DEVICE, WALL, CPU = "device", "wall", "cpu"
@@ -273,6 +274,54 @@ def loop_round(fn: Callable[[], object], calls: int, sync: Callable[[], None]) -
         fn()
     sync()
     return (_clock.perf_counter() - start) / calls
+
+
+LOOP_NOISY_FRACTION = 0.10  # a loop's rounds with an IQR over 10% of their median: flagged, as bench flags a timing
+
+
+def interleaved_loops(variants: dict[str, Callable[[], object]], baseline: str, rounds: int,
+                      rep_ms: float, sync: Callable[[], None]) -> dict:
+    """Each variant's Python loop, `loop_round` rounds interleaved (the order rotated each round),
+    so each round's ratio to `baseline` gives a spread the trust rule reads.
+
+    Why not the harness's hot mode on the wall clock: it brackets every call with two CUDA
+    events, whose recording adds microseconds to each call of a host-paced loop (the H100 smoke
+    run of 2026-12-05 23:20: chapter 04's reduce-overhead loop read 105 us a call against 86.7 in
+    a plain loop of the same calls, review 2026-12-05w item 2). Here nothing but the calls runs
+    between the two syncs of a round.
+
+    Returns {'rows': per variant {'variant', 'median_s' (over rounds), 'ratio' (the median of
+    its per-round ratios to the baseline), 'ratio_q25', 'ratio_q75', 'round_medians_s' (each
+    round's seconds per call), 'calls' (per round)}, 'baseline', 'rounds', 'flags': a variant
+    whose rounds' IQR exceeds LOOP_NOISY_FRACTION of their median, as `Timing.flag` gives it}."""
+    if baseline not in variants:
+        raise ValueError(f"baseline {baseline!r} is not one of the variants {list(variants)}")
+    if rounds < 1 or rep_ms <= 0:
+        raise ValueError(f"rounds must be at least 1 and rep_ms above 0, got {rounds}, {rep_ms}")
+    names = list(variants)
+    calls = {}
+    for name, fn in variants.items():  # warm, then size a round to rep_ms / rounds
+        fn()
+        estimate = max(loop_round(fn, 3, sync), 1e-7)
+        calls[name] = max(5, min(10_000, int(rep_ms / 1e3 / rounds / estimate)))
+    per_round: dict[str, list[float]] = {name: [] for name in names}
+    for r in range(rounds):
+        for name in names[r % len(names):] + names[:r % len(names)]:
+            per_round[name].append(loop_round(variants[name], calls[name], sync))
+    base = np.asarray(per_round[baseline])
+    rows, flags = [], []
+    for name in names:
+        own = np.asarray(per_round[name])
+        ratios = own / base
+        q25, q50, q75 = np.percentile(ratios, [25, 50, 75])
+        low, mid, high = np.percentile(own, [25, 50, 75])
+        rows.append({"variant": name, "median_s": float(mid), "ratio": float(q50), "ratio_q25": float(q25),
+                     "ratio_q75": float(q75), "round_medians_s": [float(v) for v in own], "calls": calls[name]})
+        if mid > 0 and (high - low) / mid > LOOP_NOISY_FRACTION:
+            share = float((high - low) / mid)
+            flags.append({"timing": name, "why": f"noisy: rounds' IQR {100 * share:.0f}% of the median",
+                          "spread": share})
+    return {"rows": rows, "baseline": baseline, "rounds": rounds, "flags": flags}
 
 
 # One rule for a disturbed loop, chapters 03 and 04 alike (review 2026-12-05o 03-04 item 3). A

@@ -207,21 +207,23 @@ LOOP_ROUNDS = 5
 
 def timed_loop(variants: Mapping[str, Callable[[], object]], baseline: str, rounds: int = LOOP_ROUNDS,
                rep_ms: float = 200.0) -> dict:
-    """A Python loop of each variant's calls, timed rather than computed: bench's hot mode
-    (calls back to back, nothing flushed, as a loop over the same tensors) on the wall clock
-    (clock='wall': nothing holds the GPU while the host launches, so a call that launches
-    slower than its kernels run is timed at the host's pace), interleaved in `rounds` rounds
-    so each round's ratio to `baseline` gives a spread the trust rule reads.
+    """A Python loop of each variant's calls, timed rather than computed: `clocks.interleaved_loops`
+    (perf_counter around a round of back-to-back calls, synchronised before and after, nothing
+    else between them), interleaved in `rounds` rounds so each round's ratio to `baseline` gives
+    a spread the trust rule reads. Review 2026-12-05w item 2: the harness's hot mode on the wall
+    clock, used before, recorded two CUDA events around every call, and read reduce-overhead's
+    loop 21% slower than a plain loop of the same calls.
 
-    Returns {'rows': bench's rows (median per call, ratio to baseline, its per-round spread, and
-    'round_medians_s', the variant's median in each round: what tells a disturbed host,
-    `disturbed_by`), 'baseline', 'flags': the harness's flags, 'rounds', 'clock': LOOP_TIMED}. On a
-    CPU the clock is the CPU's: a loop there is what the harness times anyway."""
-    cmp = bench.compare(dict(variants), baseline=baseline, rounds=rounds, rep_ms=rep_ms, mode="hot",
-                        clock="wall", progress=False)
-    rows_ = [{**r, "round_medians_s": list(cmp[r["variant"]].round_medians_s)} for r in cmp.table()]
-    return {"rows": rows_, "baseline": baseline, "flags": cmp.flags(), "rounds": cmp.rounds,
-            "clock": LOOP_TIMED}
+    Returns {'rows': per variant its median per call, ratio to baseline, its per-round spread and
+    'round_medians_s' (what tells a disturbed host, `disturbed_by`), 'baseline', 'flags' (a
+    variant whose rounds spread), 'rounds', 'clock': LOOP_TIMED}."""
+    sync = torch.cuda.synchronize if torch.cuda.is_available() else _no_sync
+    loop = clocks.interleaved_loops(dict(variants), baseline, rounds, rep_ms, sync)
+    return {**loop, "clock": LOOP_TIMED}
+
+
+def _no_sync() -> None:
+    """A CPU's loop has no queue to drain."""
 
 
 DISTURBED_LOOP_FACTOR = fused_kernels.DISTURBED_LOOP_FACTOR

@@ -253,24 +253,24 @@ disturbed_by = clocks.disturbed_by
 
 
 def timed_loop_row(adds: dict[str, Callable[[], object]], rounds: int, rep_ms: float) -> dict:
-    """A loop of each add, timed rather than computed from device time and host launch: the
-    calls back to back (bench's hot mode, as a loop over the same tensors) on the wall clock
-    (clock='wall': the GPU waits while the host launches), interleaved in rounds. Keys:
-    loop_speedup (PyTorch's loop time / Triton's, > 1 when Triton's loop is faster), its
-    per-round spread loop_speedup_iqr, loop_flags (the trust rule's evidence), each loop's time
-    per add (triton_loop_us, torch_loop_us) and per round (triton_loop_rounds_us,
-    torch_loop_rounds_us: what tells a disturbed host, `disturbed_by`)."""
-    from labkit.measure import bench
+    """A loop of each add, timed rather than computed from device time and host launch: rounds of
+    back-to-back calls between two syncs (`clocks.interleaved_loops`: no per-call CUDA event adds
+    its own microseconds, review 2026-12-05w item 2), interleaved. Keys: loop_speedup (PyTorch's
+    loop time / Triton's, > 1 when Triton's loop is faster), its per-round spread
+    loop_speedup_iqr, loop_flags (the trust rule's evidence), each loop's time per add
+    (triton_loop_us, torch_loop_us) and per round (triton_loop_rounds_us, torch_loop_rounds_us:
+    what tells a disturbed host, `disturbed_by`)."""
+    from labkit.measure import clocks
 
-    loop = bench.compare(adds, baseline="PyTorch add", rounds=rounds, rep_ms=rep_ms, mode="hot",
-                         clock="wall", progress=False)
-    ratio = loop["Triton add"]
-    return {"loop_speedup": 1 / ratio.ratio, "loop_speedup_iqr": [1 / ratio.ratio_q75, 1 / ratio.ratio_q25],
-            "loop_flags": loop.flags(), "loop_rounds": loop.rounds,
-            "triton_loop_us": ratio.timing.median_s * 1e6,
-            "torch_loop_us": loop["PyTorch add"].timing.median_s * 1e6,
-            "triton_loop_rounds_us": [t * 1e6 for t in ratio.round_medians_s],
-            "torch_loop_rounds_us": [t * 1e6 for t in loop["PyTorch add"].round_medians_s]}
+    sync = torch.cuda.synchronize if torch.cuda.is_available() else (lambda: None)
+    loop = clocks.interleaved_loops(adds, "PyTorch add", rounds, rep_ms, sync)
+    rows = {r["variant"]: r for r in loop["rows"]}
+    triton, torch_ = rows["Triton add"], rows["PyTorch add"]
+    return {"loop_speedup": 1 / triton["ratio"], "loop_speedup_iqr": [1 / triton["ratio_q75"], 1 / triton["ratio_q25"]],
+            "loop_flags": loop["flags"], "loop_rounds": loop["rounds"],
+            "triton_loop_us": triton["median_s"] * 1e6, "torch_loop_us": torch_["median_s"] * 1e6,
+            "triton_loop_rounds_us": [t * 1e6 for t in triton["round_medians_s"]],
+            "torch_loop_rounds_us": [t * 1e6 for t in torch_["round_medians_s"]]}
 
 
 def _us(seconds: float | None) -> float | None:
