@@ -324,6 +324,25 @@ def interleaved_loops(variants: dict[str, Callable[[], object]], baseline: str, 
     return {"rows": rows, "baseline": baseline, "rounds": rounds, "flags": flags}
 
 
+def loop_round_with_host(fn: Callable[[], object], calls: int, sync: Callable[[], None]) -> tuple[float, float]:
+    """(wall, host) seconds per call of one `loop_round`: the wall time with the queue drained,
+    and the host's time until the last call returned, before the final sync. Where the host's
+    time is near the wall time, the host was busy the whole loop: it paced the loop, or blocked
+    on a full launch queue (then the GPU never idles, which its busy time tells apart). Review
+    2026-12-05w item 1: chapter 03's probe could not read NCHW's launch at fp16 (the host
+    blocked on three queued forwards), and its host-bound label went unchecked on that side."""
+    if isinstance(calls, bool) or not isinstance(calls, int) or calls < 1:
+        raise ValueError(f"calls must be a whole number >= 1, got {calls!r}")
+    sync()
+    start = _clock.perf_counter()
+    for _ in range(calls):
+        fn()
+    returned = _clock.perf_counter()
+    sync()
+    end = _clock.perf_counter()
+    return (end - start) / calls, (returned - start) / calls
+
+
 # One rule for a disturbed loop, chapters 03 and 04 alike (review 2026-12-05o 03-04 item 3). A
 # loop of asynchronous calls overlaps the host's launches with the device's work, so it costs
 # about the larger of the two a call (its pace), not their sum: a loop over DISTURBED_LOOP_FACTOR

@@ -27,12 +27,18 @@ from labkit.measure import clocks, device_time
 def loop_seconds(fn: Callable[[], object], calls: int, warmup: int = 2) -> float:
     """Wall seconds per call of `calls` back-to-back calls of fn, one synchronize at the end
     (on a GPU), no profiler: the pace a Python loop of such calls runs at."""
+    return loop_and_host_seconds(fn, calls, warmup)[0]
+
+
+def loop_and_host_seconds(fn: Callable[[], object], calls: int, warmup: int = 2) -> tuple[float, float]:
+    """(wall, host) seconds per call of one such loop (`clocks.loop_round_with_host`): the host's
+    time until its last call returned, beside the wall time, from the same loop."""
     if isinstance(calls, bool) or not isinstance(calls, int) or calls < 1:
         raise ValueError(f"calls must be a whole number >= 1, got {calls!r}")
     sync = torch.cuda.synchronize if torch.cuda.is_available() else (lambda: None)
     for _ in range(warmup):
         fn()
-    return clocks.loop_round(fn, calls, sync)
+    return clocks.loop_round_with_host(fn, calls, sync)
 
 
 def _median(values: list[float]) -> float:
@@ -49,7 +55,9 @@ def evidence(nchw: Callable[[], object], nhwc: Callable[[], object], rounds: int
     threshold, kept for older readers; C7's regime reads the loop), busy_speedup_rounds
     (NCHW busy / NHWC busy, one per round), nchw_loop_s / nhwc_loop_s
     (median round of an unprofiled back-to-back loop of `calls` calls, per call) and
-    nchw_loop_rounds / nhwc_loop_rounds (every round's). On a CPU the device figures are
+    nchw_loop_rounds / nhwc_loop_rounds (every round's), nchw_loop_host_s / nhwc_loop_host_s
+    (the same loops' host time until their calls returned: `launch_bound`'s host figure where the
+    probe could not read one). On a CPU the device figures are
     None and host_bound False: there is no device clock to read.
 
     The trace's idle-share threshold is not carried (review 2026-12-03h item 11: the evidence
@@ -58,13 +66,18 @@ def evidence(nchw: Callable[[], object], nhwc: Callable[[], object], rounds: int
     """
     found = device_time.interleaved({"NCHW": nchw, "NHWC": nhwc}, rounds=rounds, calls=calls)
     loops: dict[str, list[float]] = {"nchw": [], "nhwc": []}
+    hosts: dict[str, list[float]] = {"nchw": [], "nhwc": []}
     for _ in range(rounds):  # interleaved too: NCHW, NHWC, NCHW, ...
         for name, fn in (("nchw", nchw), ("nhwc", nhwc)):
-            loops[name].append(loop_seconds(fn, calls))
+            wall, host = loop_and_host_seconds(fn, calls)
+            loops[name].append(wall)
+            hosts[name].append(host)
     a, b = device_time.summary(found["NCHW"]), device_time.summary(found["NHWC"])
     return {"nchw_busy_s": a["device_busy_s"], "nhwc_busy_s": b["device_busy_s"],
             "nchw_idle_share": a["idle_share"], "nhwc_idle_share": b["idle_share"],
             "host_bound": bool(a["host_bound"] or b["host_bound"]),
             "busy_speedup_rounds": device_time.busy_ratios(found["NCHW"], found["NHWC"]),
             "nchw_loop_s": _median(loops["nchw"]), "nhwc_loop_s": _median(loops["nhwc"]),
-            "nchw_loop_rounds": loops["nchw"], "nhwc_loop_rounds": loops["nhwc"]}
+            "nchw_loop_rounds": loops["nchw"], "nhwc_loop_rounds": loops["nhwc"],
+            # the host's time until the loop's calls returned (median round, per call)
+            "nchw_loop_host_s": _median(hosts["nchw"]), "nhwc_loop_host_s": _median(hosts["nhwc"])}
