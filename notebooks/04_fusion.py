@@ -556,19 +556,17 @@ cases.payback_table(chapter.here_or_recorded("compile_payback", lambda: cases.co
 # ### Optional: recompiles, and the cliff
 #
 # Dynamo specialises a graph to the shapes it saw. With `dynamic=False`, every new input shape
-# is a new compile, until Dynamo's recompile limit; after that it stops compiling this code
-# and runs it eagerly. Predict what a call costs then.
+# is a new compile, until Dynamo's recompile limit. Predict what a call costs past it.
 
 # %% jupyter={"source_hidden": true}
 quiz_recompile = chapter.lab.widgets.Quiz(
-    "torch.compile(fn, dynamic=False), called on one new shape after another: past Dynamo's "
-    "recompile limit, a call of the compiled fn costs (wall time per call) ...",
-    choices=list(cases.RECOMPILE_COST_CLASSES),  # graded on the sweep below, past its limit
+    cases.recompile_question(cases.recompile_elements(chapter.sizes, chapter.on_gpu, fusion.recompile_limit())),
+    choices=list(cases.RECOMPILE_COST_CLASSES),  # graded on the sweep below: past its limit over before it
     answer=lambda: cases.recompile_cost_key(globals().get("recompiles")),
     explanation="Past the limit Dynamo compiles nothing more: each call runs fn's eager kernels, "
-                "through the compiled wrapper. What a fused kernel saved (Inductor, on a GPU) is gone, and the "
-                "wrapper's host work is added; it shows on the wall clock only where the host, "
-                "not the kernels, sets the pace. The table shows both clocks.",
+                "through the compiled wrapper. What a fused kernel saved (Inductor, on a GPU) is gone; "
+                "with the eager backend (a CPU here) nothing was fused, so nothing is lost. "
+                "The table shows both clocks.",
     holds=2,  # the sweep measured here and the reference GPU's; not section 5
 )
 quiz_recompile

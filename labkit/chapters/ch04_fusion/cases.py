@@ -830,43 +830,60 @@ def swept_line(payload: Mapping) -> str:
 
 # The recompile quiz's choices (review 2026-12-05p 03-04 item 10: it asked the limit, a config
 # value; it asks a measurement): the compiled fn's wall time per call over eager's, past the limit.
-RECOMPILE_COST_CLASSES = ("less than eager", "about the same as eager (within 10%)", "more than eager")
-RECOMPILE_COST_EDGES = (1 / 1.1, 1.1)
+# Review 2026-12-05w item 3: the quiz asked a call's cost past the limit against eager, with no
+# size named, and its two sizes answered it two ways (the large sweep about eager's, the small
+# shapes 1.6x); it asks for the cliff at the sweep's own size: a call past the limit against the
+# same compiled fn's calls before it
+RECOMPILE_COST_CLASSES = ("about the same or less (under 1.1x)", "somewhat more (1.1x to 1.5x)",
+                          "much more (over 1.5x)")
+RECOMPILE_COST_EDGES = (1.1, 1.5)
 
 
 def recompile_cost_class(ratio: float) -> str:
-    """A compiled call's wall time over eager's as a RECOMPILE_COST_CLASSES choice (an edge itself
-    counts as 'about the same')."""
+    """A call's wall time past the limit over the calls' before it, as a RECOMPILE_COST_CLASSES
+    choice (an edge itself counts with the class below it)."""
     low, high = RECOMPILE_COST_EDGES
-    return RECOMPILE_COST_CLASSES[0] if ratio < low else RECOMPILE_COST_CLASSES[2] if ratio > high \
-        else RECOMPILE_COST_CLASSES[1]
+    return RECOMPILE_COST_CLASSES[0] if ratio < low else RECOMPILE_COST_CLASSES[1] if ratio <= high \
+        else RECOMPILE_COST_CLASSES[2]
 
 
 def past_limit(record: object) -> list[float]:
-    """The compiled step's wall time per call over eager's (`recompile_sweep`'s 'step per call'
-    over 'eager per call') at each shape past the recompile limit; [] where none was timed."""
+    """The compiled step's wall time per call at each shape past the recompile limit over its
+    median before the limit (the shapes it compiled), from `recompile_sweep`'s 'step per call';
+    [] where either side was not timed."""
     payload = _payload(record) or {}
-    return [r["step_s"] / r["eager_s"] for r in list(payload.get("rows") or ())[int(payload.get("limit") or 0):]
-            if r.get("eager_s")]
+    rows, limit = list(payload.get("rows") or ()), int(payload.get("limit") or 0)
+    before = [float(r["step_s"]) for r in rows[:limit] if r.get("step_s")]
+    if not before:
+        return []
+    compiled = float(np.median(before))
+    return [float(r["step_s"]) / compiled for r in rows[limit:] if r.get("step_s")]
+
+
+def recompile_question(elements: int) -> str:
+    """The recompile quiz's question, at the size the sweep below runs (`recompile_elements`)."""
+    return (f"torch.compile(fn, dynamic=False) at about {elements:,} elements, called on one new shape "
+            "after another: past Dynamo's recompile limit, a call's wall time against the calls "
+            "before the limit is ...")
 
 
 def recompile_cost_key(record: object) -> Key | str:
     """The recompile quiz's key, from the sweep measured here (`recompile_sweep`): the median of
-    the shapes past the limit, the shapes' lowest and highest as its spread, through the trust
-    rule's quiz keys (`quiz_keys.choice_key`: where the shapes straddle an edge, both choices
-    count). Run the sweep cell first."""
+    the shapes past the limit over the compiled calls before it (`past_limit`), the shapes'
+    lowest and highest as its spread, through the trust rule's quiz keys (`quiz_keys.choice_key`:
+    where the shapes straddle an edge, both choices count). Run the sweep cell first."""
     if record is None:
         raise quiz_keys.NotYetMeasured("run the sweep cell below first, then submit again")
     ratios = past_limit(record)
     if not ratios:
-        raise ValueError("the sweep timed no shape past the recompile limit")
+        raise ValueError("the sweep timed no shape past the recompile limit, or none before it")
     median = float(np.median(ratios))
     key = quiz_keys.choice_key(median, [min(ratios), max(ratios)], None,
                                choices=RECOMPILE_COST_CLASSES, edges=RECOMPILE_COST_EDGES,
-                               pick=recompile_cost_class, what="compiled step past the limit")
+                               pick=recompile_cost_class, what="a call past the limit")
     # the figure the class came from, read after grading (review 2026-12-05q browser item 2)
-    measured = (f"a compiled call took {median:.1f}x eager's wall time, {_span(ratios)} over the "
-                f"{len(ratios)} shapes past the limit")
+    measured = (f"a call past the limit took {median:.1f}x the compiled calls' wall time, {_span(ratios)} "
+                f"over the {len(ratios)} shapes past it")
     if isinstance(key, Key):
         return dataclasses.replace(key, why=f"{measured}; {key.why}")
     return Key(key, (key,), why=measured)
