@@ -1207,7 +1207,10 @@ def c18_table(evidence: Mapping | None, where: str, verdict: claims.Verdict | No
         # steady-excess clause on the 1,500-word core ("the seed's contrast" is the card's)
         ["  kernel run (timeline busy / kernels)", ev["graph_kernel_us"], ""],
         ["  slope minus kernel", ev["graph_per_node_us"] - ev["graph_kernel_us"], ""],
-        ["  launch gap (timeline median)", ev["graph_launch_gap_us"], uses],
+        # review 2026-12-05w item 4: the unprofiled device's room for a gap beside the profiled one
+        *([["  device slope minus kernel", ev["graph_device_per_node_us"] - ev["graph_kernel_us"], ""]]
+          if ev.get("graph_device_per_node_us") is not None else []),
+        ["  launch gap (timeline median, profiler on)", ev["graph_launch_gap_us"], uses],
         ["eager, per launch (fitted slope)", ev["eager_per_launch_us"], ""],
         ["  slope minus kernel: eager's gap", eager_gap if by_slope else None, uses if by_slope else ""],
         ["  eager gap (timeline median, profiler on)", ev["eager_launch_gap_us"], "" if by_slope else uses],
@@ -1221,7 +1224,14 @@ def c18_table(evidence: Mapping | None, where: str, verdict: claims.Verdict | No
     fresh = fresh_process_note(eager_gap, ev.get("device") or None, graph_slope=float(ev["graph_per_node_us"]),
                                kernel=None if where else float(ev["graph_kernel_us"]),
                                after_profiling=ev.get("sweep_measured") != SWEEP_FIRST)
-    shown.note(f"eager gap {eager_gap:.2f} us (the seed's 5-8 us, not judged)" + (f"; {fresh}" if fresh else "."))
+    # the profiled gap against the device's room for one (review 2026-12-05w item 4: kernel 1.09 +
+    # gap 0.256 us exceeded the device's 1.15 us per node): an upper bound, said so
+    device = ev.get("graph_device_per_node_us")
+    bound = ("; the profiled graph gap is an upper bound (the device left "
+             f"{max(0.0, float(device) - float(ev['graph_kernel_us'])):.2f} us)"
+             if device is not None and float(device) - float(ev["graph_kernel_us"]) < float(ev["graph_launch_gap_us"])
+             else "")
+    shown.note(f"eager gap {eager_gap:.2f} us (the seed's 5-8 us){bound}" + (f"; {fresh}" if fresh else "."))
     if TAX_SAID in fresh:  # review 2026-12-05t 03-04 item 3: the project's probe of the drift, cited
         shown.fold(TAX_FOLD, f"The graph replay's wall slope: {profiler_tax()}.")
     if verdict is None:
@@ -1972,8 +1982,12 @@ def launch_line(on_gpu: bool, c18: Mapping | None, sweep: launch_overhead.Launch
     here = f"{eager_gap:.2f} us (eager) to {c18['graph_launch_gap_us']:.2f} us, {ratio:.0f}x"
     fresh = fresh_launch_range(gpu_name, record)
     if fresh is None:
+        # the device's per-node time where timed (review 2026-12-05w item 4: the wall slope holds
+        # the host's replay work too)
+        node, clock = ((c18["graph_device_per_node_us"], "on the device")
+                       if c18.get("graph_device_per_node_us") is not None else (c18["graph_per_node_us"], "wall"))
         return (f"a CUDA Graph cut the GPU's wait between kernels from {here} "
-                f"({c18['graph_per_node_us']:.2f} us per node with the kernel's run), in this process")
+                f"({node:.2f} us per node {clock}, with the kernel's run), in this process")
     runs, eager, graph, contrast, _ = fresh
     # review 2026-12-04n 03-04 item 1: this process's contrast alone, for the GPU page's 1,500-word
     # core; its gaps, per-node slope and where its eager gap lies against the fresh range (no cause
