@@ -285,8 +285,8 @@ chapter.table([c22])
 
 # %% jupyter={"source_hidden": true}
 quiz_c7 = chapter.lab.widgets.Quiz(
-    f"On this machine ({chapter.device.type}, {str(conv_dtype).replace('torch.', '')}), how much less "
-    "time per call does one 3x3 convolution take in channels_last? (NCHW / NHWC "
+    f"On this machine ({chapter.device.type}, {str(conv_dtype).replace('torch.', '')}), how many times "
+    "faster is one 3x3 convolution in channels_last? (NCHW / NHWC "
     f"{'GPU' if chapter.on_gpu else 'CPU'} time; one convolution, not the network C7 judges)",
     answer=lambda: cases.conv_quiz_key(globals().get("conv_cmp")), rel_tol=0.2, unit="x",
     holds=7,  # C7's card, timings and verdict, and the verdicts table; not the exercises
