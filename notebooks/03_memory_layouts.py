@@ -298,7 +298,8 @@ quiz_c7
 # judges fp16 at the seed's batch 64 and at 128, each layout's forward captured once as a CUDA
 # Graph and replayed in a loop, by wall time: a replay launches the whole network at once, so
 # the device, not Python's launches, sets the pace. The eager loops are shown beside it: one
-# taking over 15% longer than its kernels is host-bound, timing Python and the launches. On a
+# taking over 15% longer than its kernels is host-bound, timing Python and the launches; the
+# eager lesson is fp16 at batch 16, where the host's launches are longest against the kernels. On a
 # CPU, float32 at the sizes this machine runs (the CPU form of the seed's ARM row): smaller
 # than the seed's batch 64 at 224x224, they are shown and not judged. FLOPs are counted by PyTorch's
 # `FlopCounterMode` on this very model, so each rate is a share of the matmul ceiling of
@@ -430,6 +431,9 @@ takeaways = [
     f"{cases.speed_lead(c7)}: NHWC/NCHW img/s {ratios} "
     f"({cases.verdict_tag(c7)}){cases.recorded_c7(chapter.only_on('cpu', lambda: chapter.reference('verdict:C7')))}.",
 ]
+eager_lesson = cases.eager_takeaway(runs, judged)  # a GPU's: fp16 b16, the host-paced loop (C7's sweep)
+if eager_lesson:
+    takeaways.append(eager_lesson)
 if kept_runs:
     c7_same_allocator = chapter.lab.claims.allocator_took(runs, kept_runs) is False
     faults = runs[-1]["nchw_faults_per_call"] or 0

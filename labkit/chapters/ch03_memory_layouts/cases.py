@@ -1257,12 +1257,12 @@ def ratios_span(runs: Sequence[Mapping], judged: Sequence[Mapping] = ()) -> str:
         # it is not said again (review 2026-12-05p 03-04 item 6: paying for the eager lesson)
         parts.append(each + (f" (judged, {words})" if graph else
                              f" (judged, {words}; the seed: {c7_claims.SEED_RATIO:.2f}x)"))
-        if graph:  # why NCHW is slower
+        if graph:  # why NCHW is slower, without the times the note under C7's table prints
             # review 2026-12-04n 03-04 item 1: the eager sweep's span is said once, in the note
-            # under C7's judged table (`c7_tables`), not again here (the GPU page's 1,500-word core)
-            why = next((w for j in lead if (w := slower_because(j))), "")
-            eager = eager_lesson(runs)  # the sweep's fp16 b16 (review 2026-12-05t 03-04 item 1)
-            return "; ".join([*parts, *([why] if why else []), *([eager] if eager else [])])
+            # under C7's judged table (`c7_tables`), not again here (the GPU page's 1,500-word core);
+            # review 2026-12-05w item 6: the eager lesson is a takeaway of its own (`eager_takeaway`)
+            why = next((w for j in lead if (w := slower_because(j, timed=False))), "")
+            return "; ".join([*parts, *([why] if why else [])])
     if bound[False]:
         parts.append(f"{_span(_wall, bound[False])} over {len(bound[False])} device-bound run(s)")
     if bound[None]:
@@ -1391,6 +1391,21 @@ def seed_moved(runs: Sequence[Mapping]) -> Mapping | None:
     return seed if high > low * (1 + c7_claims.FRESH_MARGIN) else None
 
 
+def eager_takeaway(runs: Sequence[Mapping], judged: Sequence[Mapping] = ()) -> str:
+    """The eager lesson as a takeaway of its own (review 2026-12-05w item 6: it closed C7's
+    52-word takeaway, never announced): on a GPU whose C7 was judged by CUDA Graph replay, what
+    the host's loop did to the layout's gain (`eager_lesson`), led by what to remember where the
+    page's rules call the loop host-bound; '' elsewhere (a CPU, an eager-judged GPU)."""
+    lead = [j for j in judged if c7_claims.deciding(j)[2] == c7_claims.GRAPH_TIME]
+    lesson = eager_lesson(runs) if lead and len(judged) < len(runs) else ""
+    if not lesson:
+        return ""
+    run = next((r for r in runs if r.get("dtype") == c7_claims.SEED_DTYPE and r.get("batch") == LESSON_BATCH), None)
+    paced = run is not None and launch_bound(run)[0] is True
+    return ("Where Python's launches pace the loop, the wall clock hides the layout's gain: " if paced
+            else "The eager loop, beside the graph replays: ") + lesson + "."
+
+
 def loop_over_pace(loop_s: float | None, host_s: float | None, busy_s: float | None) -> float | None:
     """How many times its pace (the larger of its host launch and its kernels' time) a
     back-to-back loop's call took, where that is above `clocks.DISTURBED_LOOP_FACTOR`; None where
@@ -1445,7 +1460,7 @@ def card_ratio(run: Mapping) -> float:
     return c7_claims.deciding({k: v for k, v in run.items() if k != c7_claims.BY_GRAPH})[0]
 
 
-def slower_because(run: Mapping) -> str:
+def slower_because(run: Mapping, timed: bool = True) -> str:
     """What the NCHW forward paid that the NHWC one did not, from its profile (`conversion_profile`):
     its conversion kernels and their time, and the 'other' family that makes most of the rest
     (`other_family`) with its kernel time in each layout; '' where the run was not profiled.
@@ -1453,11 +1468,12 @@ def slower_because(run: Mapping) -> str:
     kinds = run.get("nchw_conversion_kernels") or {}
     if not run.get("nchw_kernel_s") or not kinds:
         return ""
-    text = (f"NCHW paid {sum(kinds.values())} conversion kernels "
-            f"({1e3 * float(run['nchw_conversion_s']):.2f} ms)")
+    text = (f"NCHW paid {sum(kinds.values())} conversion kernels"
+            + (f" ({1e3 * float(run['nchw_conversion_s']):.2f} ms)" if timed else ""))
     named = other_family(run)
     if named:
-        text += f" and a slower {named[0]} ({1e3 * named[1]:.2f} against {1e3 * named[2]:.2f} ms)"
+        text += f" and a slower {named[0]}" + (f" ({1e3 * named[1]:.2f} against {1e3 * named[2]:.2f} ms)"
+                                               if timed else "")
     return text
 
 
