@@ -706,15 +706,14 @@ chapter.table(pending=[c.id for c in chapter.claims() if c.id not in {v.claim_id
 # Each line below is built from what this run measured.
 
 # %%
-new_graphs = sum(row["new_graph"] for row in recompiles["rows"])
 chapter.remember([
     f"Fold a frozen model: folded, ResNet-50 matched its original to float32 rounding "
     f"({folded_error['max_rel_error']:.0e} relative); one training step later the stale folded "
     f"copy was off by {stale['folded copy']['max_rel_error']:.0e}; "
     f"{cases.fold_speed(folding_stated, folding_gain, folding_spread)}{' by device time' if chapter.on_gpu else ''}.",
     f"A value branch breaks the graph: the seed's function made {report.graph_count} graphs "
-    f"({report.graph_break_count} break(s)); torch.cond, {cond_report.graph_count}. With dynamic=False, "
-    f"recompiles stopped at the limit: {new_graphs} of {len(recompiles['rows'])} shapes compiled.",
+    f"({report.graph_break_count} break(s)); torch.cond, {cond_report.graph_count}. "
+    + cases.recompile_takeaway(recompiles),  # the cliff the sweep measured ('' without one)
     f"Launches cost time of their own: {cases.launch_line(chapter.on_gpu, c18_ev, sweep, gpu_name)}.",
     cases.add_line(*cases.c19_evidence(c19, chapter.reference("verdict:C19"))),  # this run's, else recorded
     cases.chain_line(chain_bytes, chain_cmp, chain_spread, chain_stated),

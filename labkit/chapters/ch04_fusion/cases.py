@@ -776,10 +776,13 @@ def recompile_table(record: object) -> Table | None:
                      for r in payload["rows"]] if gpu else []
     # one bound for every row is said once, under the table, not on each row
     same_bound = gpu and len(set(bounds_by_row)) == 1
-    columns += ["step device", "step host", "eager device", "eager host"] if gpu else []
+    # the device columns come from cold calls (a flushed L2, `fusion.device_and_host_per_call`), the
+    # wall columns from a hot loop, so a wall time may read under its device time: the header says
+    # which (review 2026-12-05w item 10: 176 us a step beside 181 us of device time, unexplained)
+    columns += ["step device (cold)", "step host", "eager device (cold)", "eager host"] if gpu else []
     columns += ["bound by (step, eager)"] if gpu and not same_bound else []
     shown = Table(f"backend={payload['backend']}, recompile limit {payload['limit']}", columns,
-                  units={c: "s" for c in columns if c.endswith(("call", "device", "host"))},
+                  units={c: "s" for c in columns if c.endswith(("call", "device (cold)", "host"))},
                   recorded=_where(record))
     for i, r in enumerate(payload["rows"]):
         values = [r["elements"], r["new_graph"]] + ([r["dynamic_none_new_graph"]] if dyn else []) + [
@@ -858,6 +861,25 @@ def past_limit(record: object) -> list[float]:
         return []
     compiled = float(np.median(before))
     return [float(r["step_s"]) / compiled for r in rows[limit:] if r.get("step_s")]
+
+
+def recompile_takeaway(record: object) -> str:
+    """The recompile takeaway from the cliff the sweep measured (review 2026-12-05w item 7: it
+    said '8 of 11 shapes compiled', the limit, a config value): 'With dynamic=False, Dynamo
+    stopped compiling after 8 shapes: a call past the limit took 2.1x the compiled calls' wall
+    time (365 us against 176 us).'; '' where the sweep has no shape on either side."""
+    from labkit.measure.timing import format_seconds
+
+    payload = _payload(record) or {}
+    rows, limit = list(payload.get("rows") or ()), int(payload.get("limit") or 0)
+    ratios = past_limit(record)
+    if not ratios:
+        return ""
+    before = float(np.median([float(r["step_s"]) for r in rows[:limit] if r.get("step_s")]))
+    after = float(np.median([float(r["step_s"]) for r in rows[limit:] if r.get("step_s")]))
+    return (f"With dynamic=False, Dynamo stopped compiling after {limit} shapes: a call past the limit took "
+            f"{float(np.median(ratios)):.1f}x the compiled calls' wall time ({format_seconds(after)} against "
+            f"{format_seconds(before)}).")
 
 
 def recompile_question(elements: int) -> str:

@@ -1604,3 +1604,13 @@ def test_c18s_profiled_graph_gap_is_labelled_and_bounded_by_the_device_slope():
     assert any("the profiled graph gap is an upper bound (the device left 0.06 us)" in n for n in shown.notes)
     line = cases.launch_line(True, ev, None, gpu_name="nobody's GPU", record={})
     assert "1.15 us per node on the device" in line
+
+
+def test_the_recompile_takeaway_states_the_measured_cliff_not_the_limit():
+    """Review 2026-12-05w item 7: '8 of 11 shapes compiled' was the limit, a config value."""
+    def row(step):
+        return {"elements": 1024, "new_graph": False, "first_call_s": 0.1, "step_s": step, "eager_s": 364e-6}
+    said = cases.recompile_takeaway({"limit": 2, "rows": [row(176e-6), row(176e-6), row(365e-6)]})
+    assert said == ("With dynamic=False, Dynamo stopped compiling after 2 shapes: a call past the limit took 2.1x "
+                    "the compiled calls' wall time (365 us against 176 us).")
+    assert cases.recompile_takeaway(None) == "" and cases.recompile_takeaway({"limit": 3, "rows": [row(1e-6)] * 3}) == ""
