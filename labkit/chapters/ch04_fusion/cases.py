@@ -424,7 +424,7 @@ def fold_kernel_line(profiles: Mapping[str, Mapping], host: bool = True) -> str:
     line += f", module calls {a['module_calls']} -> {b['module_calls']}" + _fewer_calls(a, b)
     host_a, host_b = a.get("host_s"), b.get("host_s")
     if host and host_a is not None and host_b is not None:
-        line += f"; host launch {1e3 * (host_b - host_a):+.2f} ms"
+        line += f"; host launch (probe) {1e3 * (host_b - host_a):+.2f} ms"
     return line + "."
 
 

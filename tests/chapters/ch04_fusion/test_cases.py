@@ -1084,7 +1084,7 @@ def test_the_folding_line_counts_each_forwards_kernels_and_module_calls():
     # review 2026-12-05o 03-04 item 5: '(53 BatchNorms)' read as 106 including 53 BatchNorms
     assert line == ("One forward, profiled: 155 kernels -> 155 (out: 53 batch_norm_transform_input_kernel; "
                     "in: 53 elementwise add), module calls 183 -> 106 (77 fewer: 53 BatchNorms, 24 containers); "
-                    "host launch -2.19 ms.")
+                    "host launch (probe) -2.19 ms.")
     older = {**gpu, "original": {k: v for k, v in gpu["original"].items() if k != "container_calls"}}
     assert "module calls 183 -> 106 (77 fewer: 53 BatchNorms);" in cases.fold_kernel_line(older)
     odd = {**gpu, "folded": {**gpu["folded"], "module_calls": 100}}
@@ -1097,7 +1097,7 @@ def test_the_folding_line_counts_each_forwards_kernels_and_module_calls():
                                        "stable": False}}):
         assert cases.fold_kernel_line(shaky) == (
             "One forward, profiled: kernel counts incomplete (profiler dropped records), "
-            "module calls 183 -> 106 (77 fewer: 53 BatchNorms, 24 containers); host launch -2.19 ms.")
+            "module calls 183 -> 106 (77 fewer: 53 BatchNorms, 24 containers); host launch (probe) -2.19 ms.")
     # a CPU launches no kernels: its aten ops, and no host launch
     cpu = {"on_gpu": False, "original": {"ran": {"aten::conv2d": 2, "aten::batch_norm": 2}, "module_calls": 5,
                                          "host_s": None},
