@@ -712,8 +712,9 @@ chapter.remember([
     f"copy was off by {stale['folded copy']['max_rel_error']:.0e}; "
     f"{cases.fold_speed(folding_stated, folding_gain, folding_spread)}{' by device time' if chapter.on_gpu else ''}.",
     f"A value branch breaks the graph: the seed's function made {report.graph_count} graphs "
-    f"({report.graph_break_count} break(s)); torch.cond, {cond_report.graph_count}. "
-    + cases.recompile_takeaway(recompiles),  # the cliff the sweep measured ('' without one)
+    f"({report.graph_break_count} break(s)); torch.cond, {cond_report.graph_count}.",
+    # the recompile cliff is said under its own table (`recompile_lesson`, the optional section),
+    # not here (review 2026-12-05w item 7: the clause stated the limit, a config value)
     f"Launches cost time of their own: {cases.launch_line(chapter.on_gpu, c18_ev, sweep, gpu_name)}.",
     cases.add_line(*cases.c19_evidence(c19, chapter.reference("verdict:C19"))),  # this run's, else recorded
     cases.chain_line(chain_bytes, chain_cmp, chain_spread, chain_stated),

@@ -863,30 +863,10 @@ def past_limit(record: object) -> list[float]:
     return [float(r["step_s"]) / compiled for r in rows[limit:] if r.get("step_s")]
 
 
-def recompile_takeaway(record: object) -> str:
-    """The recompile takeaway from the cliff the sweep measured (review 2026-12-05w item 7: it
-    said '8 of 11 shapes compiled', the limit, a config value): 'With dynamic=False, Dynamo
-    stopped compiling after 8 shapes: a call past the limit took 2.1x the compiled calls' wall
-    time (365 us against 176 us).'; '' where the sweep has no shape on either side."""
-    from labkit.measure.timing import format_seconds
-
-    payload = _payload(record) or {}
-    rows, limit = list(payload.get("rows") or ()), int(payload.get("limit") or 0)
-    ratios = past_limit(record)
-    if not ratios:
-        return ""
-    before = float(np.median([float(r["step_s"]) for r in rows[:limit] if r.get("step_s")]))
-    after = float(np.median([float(r["step_s"]) for r in rows[limit:] if r.get("step_s")]))
-    return (f"With dynamic=False, Dynamo stopped compiling after {limit} shapes: a call past the limit took "
-            f"{float(np.median(ratios)):.1f}x the compiled calls' wall time ({format_seconds(after)} against "
-            f"{format_seconds(before)}).")
-
-
 def recompile_question(elements: int) -> str:
     """The recompile quiz's question, at the size the sweep below runs (`recompile_elements`)."""
-    return (f"torch.compile(fn, dynamic=False) at about {elements:,} elements, called on one new shape "
-            "after another: past Dynamo's recompile limit, a call's wall time against the calls "
-            "before the limit is ...")
+    return (f"torch.compile(fn, dynamic=False) at about {elements:,} elements, a new shape each call: "
+            "past the recompile limit, a call's wall time against the calls before it is ...")
 
 
 def recompile_cost_key(record: object) -> Key | str:
@@ -1770,9 +1750,10 @@ def small_add_line(row: Mapping) -> str:
     if None in (host_t, host_p, dev_t, dev_p):
         return ""
     seed = c19_claims.SEED_LATENCY_US
-    head = (f"Seed's small-add latencies: PyTorch {seed['PyTorch']}, Triton {seed['Triton']} us. At "
-            f"{elements(row['elements'])} (device Triton {dev_t:.3g}, PyTorch {dev_p:.3g} us; launch {host_t:.3g}, "
-            f"{host_p:.3g} us)")
+    # review 2026-12-05w item 8: eight timings in one sentence on the core path; the seed's pair
+    # follows the measured one instead of opening the line
+    head = (f"At {elements(row['elements'])}, device Triton {dev_t:.3g}, PyTorch {dev_p:.3g} us; launch {host_t:.3g}, "
+            f"{host_p:.3g} us (the seed's small-add latencies: Triton {seed['Triton']}, PyTorch {seed['PyTorch']} us)")
     if row.get("loop_speedup") is None:
         return f"{head}: this record timed no loop of adds, so no loop direction is read from these."
     disturbed = {name: times for name, k, host, dev in (("Triton", "triton", host_t, dev_t), ("PyTorch", "torch", host_p, dev_p))
@@ -1804,8 +1785,7 @@ def small_add_excess(row: Mapping) -> str:
                                               rounds=row.get(f"{k}_loop_rounds_us")))]
     # the note says what its pace is: the chapter's table label (LOOP_PACE) is in another section
     # (review 2026-12-05q browser item 4)
-    return (f"; {', '.join(over)} (pace: max of host launch and device time; excess: per-call "
-            "work neither sees)") if over else ""
+    return f"; {', '.join(over)} (pace: the larger of launch and device time)" if over else ""
 
 
 def judge_c19(chapter: object, add_sweep: object, copy_gbps: float,

@@ -706,10 +706,11 @@ def test_the_sweep_says_what_a_loop_of_small_adds_pays_beside_the_seeds_latencie
     row = {"elements": 1 << 20, "aligned": True, "triton_gbps": 1890.0, "torch_gbps": 1771.0, "speedup": 1.07,
            "triton_us": 3.33, "torch_us": 3.55, "triton_host_us": 32.5, "torch_host_us": 12.9}
     line = cases.small_add_line(row)
-    assert "Seed's small-add latencies: PyTorch 8.7, Triton 3.2 us" in line
+    assert "(the seed's small-add latencies: Triton 3.2, PyTorch 8.7 us)" in line
     # review 2026-12-03h item 4: a row without a timed loop reads no direction from the four times
-    assert line.endswith("At 2^20 (device Triton 3.33, PyTorch 3.55 us; launch 32.5, 12.9 us): this record "
-                         "timed no loop of adds, so no loop direction is read from these.")
+    assert line == ("At 2^20, device Triton 3.33, PyTorch 3.55 us; launch 32.5, 12.9 us (the seed's small-add "
+                    "latencies: Triton 3.2, PyTorch 8.7 us): this record timed no loop of adds, so no loop "
+                    "direction is read from these.")
     timed = {**row, "loop_speedup": 0.4, "loop_speedup_iqr": [0.38, 0.42], "loop_flags": [],
              "triton_loop_us": 33.0, "torch_loop_us": 13.2}
     assert cases.small_add_line(timed).endswith(
@@ -720,8 +721,8 @@ def test_the_sweep_says_what_a_loop_of_small_adds_pays_beside_the_seeds_latencie
     assert cases.small_add_line({**row, "triton_host_us": None}) == ""  # no launch measured: nothing said
     big = {**row, "elements": 1 << 27, "triton_host_us": 25.0}
     shown = cases.add_table({"rows": [row, big, big]})
-    assert any(n.startswith("Seed's small-add latencies") for n in shown.notes)
-    assert not any(n.startswith("Seed's small-add") for n in cases.add_table({"rows": [row, big]}).notes)
+    assert any("the seed's small-add latencies" in n for n in shown.notes)
+    assert not any("the seed's small-add" in n for n in cases.add_table({"rows": [row, big]}).notes)
 
 
 def test_the_small_add_note_says_a_steady_loop_over_its_pace_by_the_one_rule():
@@ -737,8 +738,8 @@ def test_the_small_add_note_says_a_steady_loop_over_its_pace_by_the_one_rule():
     expected = clocks.steady_excess(30.848, 17.811, 3.392, rounds=[31.616, 30.624, 30.24])
     assert expected == pytest.approx(30.848 / 17.811)
     line = cases.small_add_line(row)
-    assert line.endswith(f"slower; PyTorch's loop {expected:.2f}x its pace (pace: max of host launch and "
-                         "device time; excess: per-call work neither sees).")
+    assert line.endswith(f"slower; PyTorch's loop {expected:.2f}x its pace (pace: the larger of launch and "
+                         "device time).")
     assert "Triton's loop" not in line
     shaken = {**row, "torch_loop_rounds_us": [40.0, 30.624, 30.24]}  # 1.32x apart: not steady
     assert "per-call work" not in cases.small_add_line(shaken)
@@ -950,7 +951,7 @@ def test_a_loop_over_its_pace_with_rounds_that_disagree_is_flagged_not_read():
     # review 2026-12-05p 03-04 item 9: a steady loop over its pace is read by the one rule and said
     assert "not read" not in steady and steady.endswith(
         f"slower; Triton's loop {142.0 / 89.6:.2f}x its pace, PyTorch's loop {86.0 / 47.0:.2f}x its pace "
-        "(pace: max of host launch and device time; excess: per-call work neither sees).")
+        "(pace: the larger of launch and device time).")
 
 
 def test_the_add_table_names_its_flagged_rows_and_an_events_clock_below_kernel_records():
@@ -1605,12 +1606,3 @@ def test_c18s_profiled_graph_gap_is_labelled_and_bounded_by_the_device_slope():
     line = cases.launch_line(True, ev, None, gpu_name="nobody's GPU", record={})
     assert "1.15 us per node on the device" in line
 
-
-def test_the_recompile_takeaway_states_the_measured_cliff_not_the_limit():
-    """Review 2026-12-05w item 7: '8 of 11 shapes compiled' was the limit, a config value."""
-    def row(step):
-        return {"elements": 1024, "new_graph": False, "first_call_s": 0.1, "step_s": step, "eager_s": 364e-6}
-    said = cases.recompile_takeaway({"limit": 2, "rows": [row(176e-6), row(176e-6), row(365e-6)]})
-    assert said == ("With dynamic=False, Dynamo stopped compiling after 2 shapes: a call past the limit took 2.1x "
-                    "the compiled calls' wall time (365 us against 176 us).")
-    assert cases.recompile_takeaway(None) == "" and cases.recompile_takeaway({"limit": 3, "rows": [row(1e-6)] * 3}) == ""
