@@ -876,8 +876,10 @@ def judged_table(runs: Sequence[Mapping]) -> Table | None:
     if not graphs:
         return None
     shown = Table(f"C7 judged: CUDA Graph replays, wall time, {graphs[0]['math']} ceiling",
-                  ["run", "NCHW", "NHWC", "NHWC/NCHW", "rounds", "NCHW of ceiling", "NHWC of ceiling",
-                   "over kernels"],
+                  # 'rounds' named as the sweep's loop column names it (review 2026-12-05w item 11:
+                  # three meanings of one word on one page)
+                  ["run", "NCHW", "NHWC", "NHWC/NCHW", "rounds, lowest-highest", "NCHW of ceiling",
+                   "NHWC of ceiling", "over kernels"],
                   units={"NCHW": "img/s", "NHWC": "img/s", "NHWC/NCHW": "x", "NCHW of ceiling": "%",
                          "NHWC of ceiling": "%"})
     for r in graphs:

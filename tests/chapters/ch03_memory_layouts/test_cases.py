@@ -686,7 +686,7 @@ def test_the_judged_graph_replays_are_shown_with_their_spread_ceiling_share_and_
     b64 = runs[0]
     get = dict(zip(shown.columns, shown.rows[0], strict=True))
     assert get["NCHW"] == pytest.approx(64 / b64["nchw_graph_s"]) and get["NHWC"] == pytest.approx(64 / b64["nhwc_graph_s"])
-    assert get["rounds"] == "1.590-1.592" and get["over kernels"] == "+0% / +2%"
+    assert get["rounds, lowest-highest"] == "1.590-1.592" and get["over kernels"] == "+0% / +2%"
     # the share on the replay's clock: the batch's time at the ceiling over the replay's time
     at_ceiling = b64["nchw_pct_of_matmul_ceiling"] / 100 * b64["nchw_harness_s"]
     assert get["NHWC of ceiling"] == pytest.approx(100 * at_ceiling / b64["nhwc_graph_s"])
