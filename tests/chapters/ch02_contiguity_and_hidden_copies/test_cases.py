@@ -214,9 +214,13 @@ def test_the_profile_table_shows_the_copy_and_leaves_the_profiler_s_bookkeeping_
     """Review 2026-12-03g item 7: on the H200 'Activity Buffer Request' was 90% (1.99 ms) of a
     profile of an 8.4 us copy. The table warms the profiler with a discarded profile, shows each
     op's own time, and names the profiler's rows in a note instead of among the ops."""
-    big = torch.randn(256, 256)
+    # the order of the ops comes from their measured times: on a loaded CI host aten::empty once
+    # outran a 256x256 copy (fresh-clone CI, 2026-12-06 00:30), so the copy is looked for among
+    # the rows, and a copy large enough to lead on any quiet host is used (the synthetic H200
+    # profile below checks the order itself)
+    big = torch.randn(1024, 1024)
     here = cases.profile_table(lambda: big.t().contiguous(), torch.device("cpu"))
-    assert here.column("name")[0] == "aten::copy_" and here.columns == ["name", "self host", "calls"]
+    assert "aten::copy_" in here.column("name") and here.columns == ["name", "self host", "calls"]
     assert not any(cases.PROFILER_OWN.match(n) for n in here.column("name"))
 
     from types import SimpleNamespace
