@@ -266,14 +266,7 @@ def loop_round(fn: Callable[[], object], calls: int, sync: Callable[[], None]) -
     back-to-back calls of fn, synchronized (`sync`, e.g. torch.cuda.synchronize, or a no-op on a
     CPU) before and once after, so the GPU's queue drains inside the window and no per-call CUDA
     event adds its own microseconds (the pace chapters 00, 02 and 03 set beside device time)."""
-    if isinstance(calls, bool) or not isinstance(calls, int) or calls < 1:
-        raise ValueError(f"calls must be a whole number >= 1, got {calls!r}")
-    sync()
-    start = _clock.perf_counter()
-    for _ in range(calls):
-        fn()
-    sync()
-    return (_clock.perf_counter() - start) / calls
+    return loop_round_with_host(fn, calls, sync)[0]
 
 
 LOOP_NOISY_FRACTION = 0.10  # a loop's rounds with an IQR over 10% of their median: flagged, as bench flags a timing
