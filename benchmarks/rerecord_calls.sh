@@ -54,11 +54,11 @@
 # takeaway; 08/09's BatchNorm trade and the audit's clocks), none yet run on a GPU. Next session, in
 # order: A (now with 01: its page changed), B-repro, E-08 (without 06: unchanged since 17:38),
 # C-repro (reproduce 05 alone: its page is current), L (99 reading them all), then D3 and T.
-# 2026-12-05 22:35-00:25 (session w): ten H200 calls, nine found no machine (91 s each, 15 s a
+# 2026-12-05 22:35-00:35 (session w): twelve H200 calls, eleven found no machine (91 s each, 15 s a
 # refusal in the back-off), one was served an H100 ("wrong card"): S ran on it warm (294 s;
 # results/h100_smoke/2026-12-05_2320/), and its review (docs/reviews/2026-12-05w-h100-smoke-03-04.md)
 # changed 03 and 04 again (04's loops by clocks.interleaved_loops, 03's lesson on both launches
-# read); an S2 (03, 04 on an H100) was refused in the back-off. Next session, as before: A (A2 if
+# read); four S2 calls (03, 04 on an H100) found none. Next session, as before: A (A2 if
 # failed calls leave 500-700 s), B-repro, E-08, C-repro, L, then D3 and T.
 # 05 and 07's reproduce compare their runs with the recorded page; each runs before its page in the
 # same call (the page cites the fresh runs), so re-judge it against the fresh page after taking C / E:
