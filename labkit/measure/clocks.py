@@ -269,6 +269,35 @@ def loop_round(fn: Callable[[], object], calls: int, sync: Callable[[], None]) -
     return loop_round_with_host(fn, calls, sync)[0]
 
 
+def loop_round_with_host(fn: Callable[[], object], calls: int, sync: Callable[[], None]) -> tuple[float, float]:
+    """(wall, host) seconds per call of one `loop_round`: the wall time with the queue drained,
+    and the host's time until the last call returned, before the final sync. Where the host's
+    time is near the wall time, the host was busy the whole loop: it paced the loop, or blocked
+    on a full launch queue (then the GPU never idles, which its busy time tells apart). Review
+    2026-12-05w item 1: chapter 03's probe could not read NCHW's launch at fp16 (the host
+    blocked on three queued forwards), and its host-bound label went unchecked on that side."""
+    if isinstance(calls, bool) or not isinstance(calls, int) or calls < 1:
+        raise ValueError(f"calls must be a whole number >= 1, got {calls!r}")
+    sync()
+    start = _clock.perf_counter()
+    for _ in range(calls):
+        fn()
+    returned = _clock.perf_counter()
+    sync()
+    end = _clock.perf_counter()
+    return (end - start) / calls, (returned - start) / calls
+
+
+def loop_sync() -> Callable[[], None]:
+    """What a loop's rounds synchronise with: the GPU's queue where there is one (a CPU machine's
+    tensors are on the CPU, and a GPU machine's sync is harmless for CPU work), else nothing."""
+    return torch.cuda.synchronize if torch.cuda.is_available() else _no_sync
+
+
+def _no_sync() -> None:
+    """A CPU's loop has no queue to drain."""
+
+
 LOOP_NOISY_FRACTION = 0.10  # a loop's rounds with an IQR over 10% of their median: flagged, as bench flags a timing
 
 
@@ -315,25 +344,6 @@ def interleaved_loops(variants: dict[str, Callable[[], object]], baseline: str, 
             flags.append({"timing": name, "why": f"noisy: rounds' IQR {100 * share:.0f}% of the median",
                           "spread": share})
     return {"rows": rows, "baseline": baseline, "rounds": rounds, "flags": flags}
-
-
-def loop_round_with_host(fn: Callable[[], object], calls: int, sync: Callable[[], None]) -> tuple[float, float]:
-    """(wall, host) seconds per call of one `loop_round`: the wall time with the queue drained,
-    and the host's time until the last call returned, before the final sync. Where the host's
-    time is near the wall time, the host was busy the whole loop: it paced the loop, or blocked
-    on a full launch queue (then the GPU never idles, which its busy time tells apart). Review
-    2026-12-05w item 1: chapter 03's probe could not read NCHW's launch at fp16 (the host
-    blocked on three queued forwards), and its host-bound label went unchecked on that side."""
-    if isinstance(calls, bool) or not isinstance(calls, int) or calls < 1:
-        raise ValueError(f"calls must be a whole number >= 1, got {calls!r}")
-    sync()
-    start = _clock.perf_counter()
-    for _ in range(calls):
-        fn()
-    returned = _clock.perf_counter()
-    sync()
-    end = _clock.perf_counter()
-    return (end - start) / calls, (returned - start) / calls
 
 
 # One rule for a disturbed loop, chapters 03 and 04 alike (review 2026-12-05o 03-04 item 3). A

@@ -19,26 +19,18 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-import torch
-
 from labkit.measure import clocks, device_time
 
 
-def loop_seconds(fn: Callable[[], object], calls: int, warmup: int = 2) -> float:
-    """Wall seconds per call of `calls` back-to-back calls of fn, one synchronize at the end
-    (on a GPU), no profiler: the pace a Python loop of such calls runs at."""
-    return loop_and_host_seconds(fn, calls, warmup)[0]
-
-
 def loop_and_host_seconds(fn: Callable[[], object], calls: int, warmup: int = 2) -> tuple[float, float]:
-    """(wall, host) seconds per call of one such loop (`clocks.loop_round_with_host`): the host's
-    time until its last call returned, beside the wall time, from the same loop."""
+    """(wall, host) seconds per call of `calls` back-to-back calls of fn after `warmup` untimed ones,
+    one synchronize at the end (on a GPU), no profiler (`clocks.loop_round_with_host`): the pace
+    a Python loop of such calls runs at, and the host's time until its last call returned."""
     if isinstance(calls, bool) or not isinstance(calls, int) or calls < 1:
         raise ValueError(f"calls must be a whole number >= 1, got {calls!r}")
-    sync = torch.cuda.synchronize if torch.cuda.is_available() else (lambda: None)
     for _ in range(warmup):
         fn()
-    return clocks.loop_round_with_host(fn, calls, sync)
+    return clocks.loop_round_with_host(fn, calls, clocks.loop_sync())
 
 
 def _median(values: list[float]) -> float:

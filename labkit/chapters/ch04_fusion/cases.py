@@ -217,13 +217,8 @@ def timed_loop(variants: Mapping[str, Callable[[], object]], baseline: str, roun
     Returns {'rows': per variant its median per call, ratio to baseline, its per-round spread and
     'round_medians_s' (what tells a disturbed host, `disturbed_by`), 'baseline', 'flags' (a
     variant whose rounds spread), 'rounds', 'clock': LOOP_TIMED}."""
-    sync = torch.cuda.synchronize if torch.cuda.is_available() else _no_sync
-    loop = clocks.interleaved_loops(dict(variants), baseline, rounds, rep_ms, sync)
+    loop = clocks.interleaved_loops(dict(variants), baseline, rounds, rep_ms, clocks.loop_sync())
     return {**loop, "clock": LOOP_TIMED}
-
-
-def _no_sync() -> None:
-    """A CPU's loop has no queue to drain."""
 
 
 DISTURBED_LOOP_FACTOR = fused_kernels.DISTURBED_LOOP_FACTOR

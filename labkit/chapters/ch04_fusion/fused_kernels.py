@@ -262,8 +262,7 @@ def timed_loop_row(adds: dict[str, Callable[[], object]], rounds: int, rep_ms: f
     what tells a disturbed host, `disturbed_by`)."""
     from labkit.measure import clocks
 
-    sync = torch.cuda.synchronize if torch.cuda.is_available() else (lambda: None)
-    loop = clocks.interleaved_loops(adds, "PyTorch add", rounds, rep_ms, sync)
+    loop = clocks.interleaved_loops(adds, "PyTorch add", rounds, rep_ms, clocks.loop_sync())
     rows = {r["variant"]: r for r in loop["rows"]}
     triton, torch_ = rows["Triton add"], rows["PyTorch add"]
     return {"loop_speedup": 1 / triton["ratio"], "loop_speedup_iqr": [1 / triton["ratio_q75"], 1 / triton["ratio_q25"]],

@@ -25,6 +25,8 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
+from labkit.claims.tables import first_sentence
+
 DEFAULT_COUNTS = (1, 8, 16, 32, 64, 128, 256)  # kernels per call: spans fixed-cost- to launch-bound
 # The line is fitted up to this many kernels per call; larger counts are drawn, not fitted (review
 # 2026-12-03h item 10): the recorded H200 eager sweep bent at 256 (12.2 us per kernel against 8.6
@@ -292,7 +294,8 @@ def measure(counts: Sequence[int] = DEFAULT_COUNTS, device: torch.device | None 
                 per_round[(name, n)].append(timing.median_s)
                 for w in caught:
                     if issubclass(w.category, bench.TimingWarning):
-                        harness_flags.setdefault(first_sentence(str(w.message)), None)
+                        # its finding without its advice (to its first full stop)
+                        harness_flags.setdefault(first_sentence(str(w.message)).rstrip("."), None)
                     else:  # not the harness's: shown as it came
                         warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
         for n in order if on_device else ():
@@ -316,12 +319,6 @@ def measure(counts: Sequence[int] = DEFAULT_COUNTS, device: torch.device | None 
         times[name], noisy[name] = tuple(medians), flagged
     fits = {name: fit_linear_part(counts, ts) for name, ts in times.items()}
     return LaunchSweep(counts, times, noisy, fits, str(device), tuple(notes), tuple(harness_flags))
-
-
-def first_sentence(message: str) -> str:
-    """A TimingWarning's finding without its advice: 'graph replay, N=1: too fast to time
-    reliably: the median 9920 ns is under 20x the timer resolution (500 ns)' (to its first '. ')."""
-    return message.split(". ", 1)[0].rstrip(".")
 
 
 def device_or_note(time_one: Callable[[], float]) -> float | str:

@@ -343,7 +343,7 @@ def test_the_device_split_times_a_plain_loop_of_each_layout_interleaved():
     assert found["nchw_loop_s"] == sorted(found["nchw_loop_rounds"])[1] and found["nchw_busy_s"] is None
     assert called.count("nchw") == called.count("nhwc")
     with pytest.raises(ValueError, match="calls must be a whole number"):
-        device_split.loop_seconds(lambda: None, 0)
+        device_split.loop_and_host_seconds(lambda: None, 0)
     row = _run(64, 10.0, 12.0, nchw_busy_s=2.0, nhwc_busy_s=1.0, nchw_idle_share=0.5, nhwc_idle_share=0.6,
                nchw_loop_s=2.1, nhwc_loop_s=1.5)
     assert cases.sweep_detail([row]).column("loop over kernels") == ["+5% / +50%"]
