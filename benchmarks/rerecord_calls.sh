@@ -64,7 +64,7 @@
 # same call (the page cites the fresh runs), so re-judge it against the fresh page after taking C / E:
 #   .venv/bin/python -c 'import json; from labkit.chapters.ch05_dataloader import reproduce as r; d=json.load(open("results/reproduce/nvidia-h200-05_dataloader.json")); print(chr(10).join(r.summarise_numbers(d["numbers"])["lines"]))'
 # (ch07_export_traps in place of ch05_dataloader for 07).
-#   usage (repo root on the GPU machine, carry [".whl", ".gpu_cache"]):  bash benchmarks/rerecord_calls.sh A|A2|A1|B|C|C-repro|E|E-lean|B-repro|E-08|L|E2|D1|D2 <lever>|D3|F|S|S2|T
+#   usage (repo root on the GPU machine, carry [".whl", ".gpu_cache"]):  bash benchmarks/rerecord_calls.sh A|A0|A34|A2|A1|B|C|C-repro|E|E-lean|B-repro|E-08|L|E2|D1|D2 <lever>|D3|F|S|S2|T
 #   between calls, here:  bash scripts/take_wave.sh <files_at of the call just returned> A|B (~10 s):
 #   the next call then carries every fresh record and the ceilings, warm machine or fresh; when
 #   seconds count, bash scripts/carry_ceilings.sh <files_at> (0.1 s) takes only the ceilings.
@@ -97,6 +97,16 @@ case "${1:-}" in
       "timeout 60 python3 benchmarks/smoke_chase.py || { touch \$WAVE_OUT/chase_failed; exit 1; }" \
       "$(nb 00)" "$(repro 04)" "$(nb 04)" "$(repro 03)" "$(nb 03)" "$(repro 02)" \
       "LABKIT_SKIP_CHASE=\$(test -e \$WAVE_OUT/chase_failed && echo 1 || echo 0) $(nb 02)" "$(nb 01)" ;;
+  A0) # ~200-250 s of commands (estimate: 00 28-38 s, reproduce 02 ~90-120, 02 37, 01 ~20; the chase
+      # ~10): A's chapters that review 2026-12-06 did not change (00, 02 with its chase, 01), for a
+      # machine that comes while 03 and 04's fixes are being made; those two follow in A34
+    STEP_TIMEOUT=240 bash benchmarks/gpu_wave.sh \
+      "timeout 60 python3 benchmarks/smoke_chase.py || { touch \$WAVE_OUT/chase_failed; exit 1; }" \
+      "$(nb 00)" "$(repro 02)" \
+      "LABKIT_SKIP_CHASE=\$(test -e \$WAVE_OUT/chase_failed && echo 1 || echo 0) $(nb 02)" "$(nb 01)" ;;
+  A34) # ~300-340 s of commands (H100 2026-12-06: 04 75 s, 03 68; each reproduce ~90-120): 04 and 03
+      # re-recorded on review 2026-12-06's fixes, each reproduced before its page (after A0)
+    STEP_TIMEOUT=240 bash benchmarks/gpu_wave.sh "$(repro 04)" "$(nb 04)" "$(repro 03)" "$(nb 03)" ;;
   A2) # ~330-370 s of commands (2026-12-05 23:20 H100 smoke: 00 28 s, 04 51, 03 58; each reproduce
       # ~90-120): A's first half, for a session whose failed calls left 500-700 s: 00, 04 and 03
       # re-recorded on their final sources, each reproduced before its page; 02 (with the chase) and
@@ -233,5 +243,5 @@ case "${1:-}" in
       # test files with CUDA cases (addopts off: no nbval there), 4 workers, one call
     REFERENCE=nvidia-h100 STEP_TIMEOUT=560 bash benchmarks/gpu_wave.sh \
       "timeout 540 python3 -m pytest -q -rfs -n 4 -o addopts= -p no:cacheprovider --continue-on-collection-errors \$(grep -rlE 'cuda.is_available|mark.gpu' tests --include='test_*.py') > \$WAVE_OUT/gpu_pytest.log 2>&1; rc=\$?; grep -E '^(FAILED|ERROR)|passed|failed' \$WAVE_OUT/gpu_pytest.log | tail -20; exit \$rc" ;;
-  *) echo "usage: bash benchmarks/rerecord_calls.sh A|A2|A1|B|C|C-repro|E|E-lean|B-repro|E-08|L|E2|D1|D2 <lever>|D3|F|S|S2|T" >&2; exit 2 ;;
+  *) echo "usage: bash benchmarks/rerecord_calls.sh A|A0|A34|A2|A1|B|C|C-repro|E|E-lean|B-repro|E-08|L|E2|D1|D2 <lever>|D3|F|S|S2|T" >&2; exit 2 ;;
 esac
