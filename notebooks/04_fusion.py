@@ -297,12 +297,13 @@ def chain(x: torch.Tensor, y: torch.Tensor, z: torch.Tensor) -> torch.Tensor:
 #
 # - **eager (CPU-bound)**: a tiny kernel finishes before the CPU has launched the next one, so
 #   the GPU waits and the slope is the CPU's cost per launch;
-# - **graph replay**: one replay of a graph holding N kernels: the slope is the cost per node.
+# - **graph replay**: one replay of a graph holding N kernels: the slope is the cost per node;
+# - **graph replay (device)**: the same replays timed on the GPU's side alone (CUDA events).
 
 # %% jupyter={"source_hidden": true}
 quiz_c18 = chapter.lab.widgets.Quiz(
-    "A CUDA Graph of tiny kernels replayed on this machine's GPU (without one, the reference "
-    "H200's): how long is the launch gap, the GPU's wait from one kernel's end to the next's start?",
+    f"A CUDA Graph of tiny kernels replayed on {cases.which_gpu(chapter.on_gpu)}: how long is the "
+    "launch gap, the GPU's wait from one kernel's end to the next's start?",
     choices=list(cases.GAP_CLASSES),  # graded on the gap measured below, or the recorded one
     answer=lambda: cases.graph_gap_class(globals().get("c18_ev"), chapter.on_gpu,
                                          chapter.reference("timeline_launch_gaps")),
@@ -330,8 +331,8 @@ cases.sweep_table(sweep, chapter.on_gpu)
 # ### The launch gaps on a timeline
 #
 # The same 64 tiny kernels, eager and as one graph replay, profiled and drawn as lanes: on the
-# GPU lane, eager leaves a gap between kernels while the CPU launches the next one; the graph
-# replays them back to back. On a CPU there is no GPU lane: the trace shows the CPU's ops and
+# GPU lane, eager leaves a gap between kernels while the CPU launches the next one; compare the
+# graph replay's lane with it. On a CPU there is no GPU lane: the trace shows the CPU's ops and
 # the time between them.
 
 # %%
@@ -419,8 +420,8 @@ cases.comparison_table(chapter.here_or_recorded("reduce_overhead", lambda: cases
 
 # %% jupyter={"source_hidden": true}
 quiz_c19 = chapter.lab.widgets.Quiz(
-    "A large fp16 add (a power-of-two size) on this machine's GPU (without one, the reference "
-    "H200's): is the seed's Triton kernel faster than PyTorch's?",
+    f"A large fp16 add (a power-of-two size) on {cases.which_gpu(chapter.on_gpu)}: is the seed's "
+    "Triton kernel faster than PyTorch's?",
     choices=list(chapter.lab.fused_kernels.ADD_SPEED_CLASSES),  # graded on the sweep below, or the recorded one
     answer=lambda: cases.triton_add_class(globals().get("add_sweep"), has_triton,
                                           chapter.reference("triton_add_sweep")),
@@ -440,11 +441,11 @@ chapter.claim("C19")
 # vector-add tutorial does: from
 # 2^20 elements (a few microseconds of device time) up to the largest power of two that fits
 # this machine's copy size (far beyond any cache). Each add's device time (the GPU's own
-# clock) and its host launch (the CPU's time to start it, through Triton's Python launcher or
-# PyTorch's dispatcher) are measured apart (folded under the table; the smallest size's in the
-# note): where the launch is longer than the kernel, a loop of such calls runs at the launch's
-# pace, not the kernel's. The verdict reads the largest
-# size, by device time; the smaller ones show where each add reaches its plateau.
+# clock) and its host launch as the harness's probe reads it (the CPU's time to start it, through
+# Triton's Python launcher or PyTorch's dispatcher) are folded under the table. Where starting a
+# call takes longer than its kernel, a loop of such calls runs at the host's pace, not the
+# kernel's: the note times a loop of the smallest adds against their device time. The verdict
+# reads the largest size, by device time; the smaller ones show where each add reaches its plateau.
 
 # %%
 fused_kernels = chapter.lab.fused_kernels
@@ -492,9 +493,10 @@ quiz_chain = chapter.lab.widgets.Quiz(
     f"silu((x + y) * z) on {n_fused * 4 >> 20} MiB float32 arrays: '{fast_label}' runs at how "
     f"many times the speed of '{slow_label}'? (below 1: slower)",
     answer=lambda: cases.chain_speedup(globals().get("chain_cmp"), fast_label), rel_tol=0.25, unit="x",
-    explanation="Bytes decide where both paths run at the same bandwidth: half the bytes, about "
-                "2x (the table shows each path's share of the copy ceiling). A CPU's blocked "
-                "loop pays Python per block and SiLU's exp in compute, so it may keep less.",
+    explanation="Eager moves 8 arrays' worth of bytes (each intermediate is written and read back); "
+                "fused, the chain moves 4. Bytes decide where both paths run at the same bandwidth: "
+                "half the bytes, about 2x (the table shows each path's share of the copy ceiling). "
+                "A CPU's blocked loop pays Python per block and SiLU's exp in compute, so it may keep less.",
     holds=4,  # the chain's table, the reference GPU's, the code and the payback; not 04.3
 )
 quiz_chain
@@ -513,12 +515,11 @@ chapter.here_or_recorded(cases.key_here("fused_chain", chapter.on_gpu), can=True
 cases.chain_table(chain_cmp, chain_bytes, chain_stated)
 
 # %% [markdown]
-# Eager moves 8 arrays' worth of bytes (each intermediate is written and read back); fused,
-# the chain moves 4. When both paths run at about the same bandwidth, the one that moves half the bytes takes
-# half the time: that is what fusion buys an elementwise chain, and all it can buy, since a
-# kernel at the copy ceiling only gets faster by moving fewer bytes. A GPU's fused kernel
-# keeps the bandwidth of the unfused ones; a CPU's blocked loop pays Python for every block and
-# SiLU's `exp` in compute, so it may keep less of it.
+# The table gives the bytes each path moves and its share of the copy ceiling. Fewer bytes are
+# what fusion buys an elementwise chain, and all it can buy: a kernel at the copy ceiling only
+# gets faster by moving fewer bytes. They pay in full only where the fused path keeps the
+# unfused one's bandwidth; a CPU's blocked loop pays Python for every block and SiLU's `exp` in
+# compute, so it may keep less of it.
 
 # %%
 # Without a GPU: the reference GPU's (eager PyTorch against the fused Triton kernel), recorded.
@@ -584,9 +585,8 @@ recompiles = chapter.here_or_recorded("recompile_sweep", can=True, measure=lambd
 cases.recompile_table(recompiles)
 
 # %% [markdown]
-# Up to the limit, each new shape pays a compile on its first call; past it, nothing is
-# compiled and the step runs fn's eager kernels, still through the compiled wrapper. A device
-# time below eager's is the fused kernel's win, and past the limit the device column says
+# Up to the limit, each new shape pays a compile on its first call (the first-call column). A
+# device time below eager's is the fused kernel's win, and past the limit the device column says
 # whether it is gone; a host time per call above the device time hides either in a loop. The
 # first line under a GPU's table says which shapes it swept. On a CPU the backend is `eager`:
 # nothing is fused, so the table shows the wrapper's cost alone. The lines under each table read

@@ -144,3 +144,55 @@ def test_the_answering_outputs_are_held(chapter, marker):
 def test_the_outputs_that_answer_no_quiz_are_not_held(chapter, marker):
     cell = _cell(_cells(chapter), marker)
     assert cell.get("outputs") and not _held(cell)
+
+
+# Review 2026-12-06 item 2: a quiz holds outputs, never markdown, and the markdown under it is
+# read while the quiz waits. Per chapter and quiz, the phrases that state its answer, which no
+# markdown cell in the quiz's section may carry (its explanation, shown once answered, may).
+UNHELD_GIVEAWAYS: dict[str, dict[str, list[str]]] = {
+    "04_fusion": {
+        # the chain's 2.03x: 'the one that moves half the bytes takes half the time'
+        "quiz_chain": ["half the bytes takes", "takes half the time", "8 arrays' worth", "moves 4"],
+        # past the limit the step runs eager's kernels: the payback row above then gives ~2x
+        "quiz_recompile": ["runs fn's eager kernels", "nothing is compiled and the step runs"],
+        # the graph replay's gap: 'the graph replays them back to back'
+        "quiz_c18": ["replays them back to back"],
+    },
+}
+
+
+def _section(cells: list[dict], quiz: str) -> range:
+    """The cells after a quiz, up to the next quiz or the conclusions (never held)."""
+    at = quizzes_in(cells)
+    after = sorted(i for i in at.values() if i > at[quiz]) + [
+        i for i, c in enumerate(cells) if i > at[quiz] and c.get("cell_type") == "code"
+        and CONCLUSIONS.search("".join(c.get("source", "")))]
+    return range(at[quiz] + 1, min(after, default=len(cells)))
+
+
+def unheld_giveaways(cells: list[dict], phrases: dict[str, list[str]]) -> dict[str, list[str]]:
+    """Per quiz, the phrases of its answer that a markdown cell in its section states."""
+    found = {}
+    for quiz, said in phrases.items():
+        prose = _normal("\n".join(cell_text(cells[i]) for i in _section(cells, quiz)
+                                  if cells[i].get("cell_type") == "markdown"))
+        shown = [p for p in said if _normal(p) in prose]
+        if shown:
+            found[quiz] = shown
+    return found
+
+
+@pytest.mark.parametrize("chapter", sorted(UNHELD_GIVEAWAYS))
+def test_no_markdown_under_a_quiz_states_its_answer(chapter):
+    shown = unheld_giveaways(_cells(chapter), UNHELD_GIVEAWAYS[chapter])
+    assert not shown, f"{chapter}: markdown under the quiz, read before it is answered, states: {shown}"
+
+
+def test_the_markdown_check_bites_the_old_chain_sentence():
+    quiz = {"cell_type": "code", "source": 'quiz_chain = chapter.lab.widgets.Quiz("?")', "outputs": []}
+    old = {"cell_type": "markdown", "source": "the one that moves half the bytes takes\nhalf the time"}
+    later = {"cell_type": "code", "source": 'quiz_next = chapter.lab.widgets.Quiz("?")', "outputs": []}
+    phrases = {"quiz_chain": UNHELD_GIVEAWAYS["04_fusion"]["quiz_chain"]}
+    assert unheld_giveaways([quiz, old, later], phrases) == {"quiz_chain": ["half the bytes takes",
+                                                                            "takes half the time"]}
+    assert unheld_giveaways([quiz, later, old], phrases) == {}  # another quiz's section

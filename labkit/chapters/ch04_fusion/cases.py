@@ -30,6 +30,7 @@ import torch
 import torch.fx.experimental.optimization as fx_optimization
 
 from labkit import claims
+from labkit.audit.module_layouts import human_bytes
 from labkit.chapters.ch04_fusion import claims as c19_claims
 from labkit.chapters.ch04_fusion import fused_kernels, fusion, launch_overhead
 from labkit.chapters.ch04_fusion.claims import seed_contrast
@@ -68,6 +69,13 @@ def _payload(record: object) -> Mapping | None:
     """A measured dict, or a Recorded's payload (None when nothing is recorded)."""
     value = getattr(record, "value", record)
     return value if isinstance(value, Mapping) else None
+
+
+def which_gpu(on_gpu: bool) -> str:
+    """Whose GPU C18's and C19's quizzes ask about: this machine's; without one, the reference
+    H200's, whose recorded answer grades them. Review 2026-12-06 item 11: the clause for a CPU
+    cost a GPU page's 1,500-word core five words in each question, so a GPU page leaves it out."""
+    return "this machine's GPU" if on_gpu else "this machine's GPU (without one, the reference H200's)"
 
 
 # ---------------------------------------------------------------------------- C20: folding
@@ -111,12 +119,19 @@ def full_float32() -> Iterator[None]:
         torch.backends.cudnn.allow_tf32, torch.backends.cuda.matmul.allow_tf32 = kept
 
 
+# The relative error chapter 04's tables show (`folding.max_error`): max |Δ| over the largest
+# |output| of the reference, not an elementwise ratio (review 2026-12-06 item 10: a learner's
+# elementwise relative error near zero outputs reads far larger)
+REL_ERROR_COLUMN = "max |Δ| / max |out|"
+
+
 def folding_table(nets: Mapping[str, torch.nn.Module], pair_check: folding.FoldCheck,
                   errors: Mapping[str, Mapping[str, float]]) -> Table:
     """BatchNorm2d modules left in each network, and each folded output's error against the
     original's; the formula's pair-by-pair check against PyTorch's utility as a note."""
+    # review 2026-12-06 item 10: the column says which relative error (not elementwise)
     shown = Table("Conv-BN folding, checked", ["network", "BatchNorm2d modules",
-                                               "max abs error", "max relative error"])
+                                               "max abs error", REL_ERROR_COLUMN])
     for name, net in nets.items():
         error = errors.get(name, {})
         shown.add(name, sum(isinstance(m, torch.nn.BatchNorm2d) for m in net.modules()),
@@ -382,18 +397,6 @@ def kernel_short(name: str) -> str:
     return base
 
 
-def _changed(counts: Mapping[str, int], than: Mapping[str, int]) -> str:
-    """'53 batch_norm_transform_input_kernel' and the like: what `counts` ran more often than
-    `than`, by short name, largest first (two at most), or 'none'."""
-    more: Counter[str] = Counter()
-    for name, n in counts.items():
-        if n > than.get(name, 0):
-            more[kernel_short(name)] += n - than.get(name, 0)
-    shown = [f"{n} {name}" for name, n in more.most_common(2)]
-    rest = sum(more.values()) - sum(n for _, n in more.most_common(2))
-    return ", ".join(shown + ([f"{rest} other"] if rest else [])) or "none"
-
-
 def fold_kernel_line(profiles: Mapping[str, Mapping], host: bool = True) -> str:
     """What one forward of the original and of the folded network ran (`forward_profile` of
     each, with the host launch per call the timing measured, `host_s`, None on a CPU), in one
@@ -411,9 +414,10 @@ def fold_kernel_line(profiles: Mapping[str, Mapping], host: bool = True) -> str:
     unit = "kernels" if profiles.get("on_gpu") else "aten ops"
     ran_a, ran_b = a["ran"], b["ran"]
     if all(p.get("complete", p.get("stable", True)) for p in (a, b)):
-        came = _changed(ran_b, ran_a)  # review 2026-12-05p 03-04 item 2: '; in: none' left out (the 1,500 words)
+        # review 2026-12-06 item 11: in brief, as the recorded clause gives them ('53 BatchNorm out,
+        # 53 add in', not cuDNN's 'bn_fw_inf_1C11_kernel_NCHW'), for the 1,500-word core
         line = (f"One forward, profiled: {sum(ran_a.values())} {unit} -> {sum(ran_b.values())} "
-                f"(out: {_changed(ran_a, ran_b)}" + ("" if came == "none" else f"; in: {came}") + ")")
+                f"({_went_and_came(ran_a, ran_b)})")
     else:
         line = f"One forward, profiled: {unit.removesuffix('s')} {kernel_records.INCOMPLETE}"
     line += f", module calls {a['module_calls']} -> {b['module_calls']}" + _fewer_calls(a, b)
@@ -465,18 +469,27 @@ def _recorded_kernels(profiles: Mapping[str, Mapping]) -> str:
     if not all(p.get("complete", p.get("stable", True)) for p in (a, b)):
         return f"kernel {kernel_records.INCOMPLETE}"
     ran_a, ran_b = a["ran"], b["ran"]
-    return (f"{sum(ran_a.values())} -> {sum(ran_b.values())} kernels "
-            f"({_changed_briefly(ran_a, ran_b, 'out')}, {_changed_briefly(ran_b, ran_a, 'in')})")
+    return f"{sum(ran_a.values())} -> {sum(ran_b.values())} kernels ({_went_and_came(ran_a, ran_b)})"
+
+
+def _went_and_came(before: Mapping[str, int], after: Mapping[str, int]) -> str:
+    """'53 BatchNorm out, 53 add in': what ran fewer times after folding and what ran more
+    (`_changed_briefly`), the second left out where nothing came in (review 2026-12-05p 03-04
+    item 2: '; in: none' cost the 1,500-word core words)."""
+    went, came = _changed_briefly(before, after, "out"), _changed_briefly(after, before, "in")
+    return went if came == "none in" else f"{went}, {came}"
 
 
 def _changed_briefly(counts: Mapping[str, int], than: Mapping[str, int], way: str) -> str:
-    """`_changed` in a few words: a BatchNorm kernel (cuDNN's bn_*, ATen's batch_norm_*) named
-    'BatchNorm', an elementwise kernel by its op ('53 add out'), others by short name; 'none out'."""
+    """What `counts` ran more often than `than`, in a few words, largest first (two at most, then
+    the rest counted): a BatchNorm kernel (cuDNN's bn_*, ATen's batch_norm_*, a CPU's
+    aten::batch_norm) named 'BatchNorm', an elementwise kernel by its op ('53 add out'), others by
+    short name; 'none out'."""
     more: Counter[str] = Counter()
     for name, n in counts.items():
         if n > than.get(name, 0):
             short = kernel_short(name)
-            if re.search(r"(^|_)(bn|batch_norm)_", short):
+            if re.search(r"(^|_)(bn|batch_norm)(_|$)", short):  # aten's batch_norm (a CPU's op) too
                 short = "BatchNorm"
             more[short.removeprefix("elementwise ").strip() or short] += n - than.get(name, 0)
     if not more:
@@ -560,13 +573,16 @@ def follow_tolerance(on_gpu: bool) -> tuple[float, str]:
 
 
 def stale_table(stale: Mapping[str, Mapping[str, float]], tolerance: float, why: str) -> Table:
-    """Each model's error against the trained block, and whether it follows the update."""
+    """Each model's error against the trained block, and whether it follows the update. Its
+    tolerance is printed as what it bounds, max |Δ| <= tolerance x max |out| (review 2026-12-06
+    item 10: said once, where a tolerance is printed; C20's card keeps '(relative)', since its
+    text is part of the rule's fingerprint, and the folding table under it heads the column)."""
     shown = Table("after one training step, against the trained block",
-                  ["model", "max relative error", "follows the update?"])
+                  ["model", REL_ERROR_COLUMN, "follows the update?"])
     for name, error in stale.items():
         shown.add(name, error["max_rel_error"],
                   "follows" if error["max_rel_error"] <= tolerance else "is stale")
-    return shown.note(f"'follows' if within {tolerance:g} (relative): {why}")
+    return shown.note(f"'follows' if max |Δ| <= {tolerance:g} x max |out|: {why}")
 
 
 # ---------------------------------------------------------------------------- C17: graphs
@@ -831,7 +847,8 @@ def swept_line(payload: Mapping) -> str:
 # Review 2026-12-05w item 3: the quiz asked a call's cost past the limit against eager, with no
 # size named, and its two sizes answered it two ways (the large sweep about eager's, the small
 # shapes 1.6x); it asks for the cliff at the sweep's own size: a call past the limit against the
-# same compiled fn's calls before it
+# same compiled fn's calls before it. Review 2026-12-06 item 3: both sides are repeated calls of a
+# shape (the sweep's 'step per call'), and the question says so (`recompile_question`)
 RECOMPILE_COST_CLASSES = ("about the same or less (under 1.1x)", "somewhat more (1.1x to 1.5x)",
                           "much more (over 1.5x)")
 RECOMPILE_COST_EDGES = (1.1, 1.5)
@@ -858,10 +875,24 @@ def past_limit(record: object) -> list[float]:
     return [float(r["step_s"]) / compiled for r in rows[limit:] if r.get("step_s")]
 
 
+def array_size(elements: int, itemsize: int = 4) -> str:
+    """An array's size said aloud: '~33.6 M-element (128 MiB)' from a million elements up, else
+    '1,024-element (4 KiB)'; float32 unless `itemsize` says otherwise. Review 2026-12-06 item 3:
+    'about 33,555,456 elements' is hard to read aloud."""
+    count = f"~{elements / 1e6:.3g} M" if elements >= 1_000_000 else f"{elements:,}"
+    return f"{count}-element ({human_bytes(elements * itemsize)})"
+
+
 def recompile_question(elements: int) -> str:
-    """The recompile quiz's question, at the size the sweep below runs (`recompile_elements`)."""
-    return (f"torch.compile(fn, dynamic=False) at about {elements:,} elements, a new shape each call: "
-            "past the recompile limit, a call's wall time against the calls before it is ...")
+    """The recompile quiz's question, at the size the sweep below runs (`recompile_elements`).
+
+    Review 2026-12-06 item 3: 'a new shape each call ... against the calls before it' read
+    literally compares first calls, each paying a compile before the limit, so a call past it is
+    far cheaper; the key (`recompile_cost_key`, `past_limit`) grades repeated calls of each shape
+    (the sweep's 'step per call'). The question says so."""
+    return (f"torch.compile(fn, dynamic=False) on {array_size(elements)} float32 arrays, each new shape "
+            "called many times: past the recompile limit, a repeated call's wall time against a repeated "
+            "call of a shape that compiled is ...")
 
 
 def recompile_cost_key(record: object) -> Key | str:
@@ -1184,6 +1215,20 @@ def c18_case(on_gpu: bool, sweep_data: Mapping, gaps: Mapping, recorded_sweep: o
     return c18_evidence(_payload(recorded_sweep), _payload(recorded_gaps)), _where(recorded_sweep)
 
 
+def device_room(evidence: Mapping) -> float | None:
+    """The room the unprofiled device left for a graph's launch gap (its per-node slope on CUDA
+    events minus the kernel's run, at least 0), where that is below the profiled gap: the
+    profiled gap is then an upper bound, and the contrast of gaps a lower one. None where the
+    device's slope was not timed (an older record) or leaves room for the profiled gap. Review
+    2026-12-05w item 4 (C18's table) and 2026-12-06 item 8 (the takeaway, which stated the
+    bound as a measured value)."""
+    device = evidence.get("graph_device_per_node_us")
+    if device is None:
+        return None
+    room = float(device) - float(evidence["graph_kernel_us"])
+    return max(0.0, room) if room < float(evidence["graph_launch_gap_us"]) else None
+
+
 def c18_table(evidence: Mapping | None, where: str, verdict: claims.Verdict | None = None) -> Table:
     """Both graph-replay numbers side by side, the eager ones, and which the verdict uses; the
     verdict's line under them."""
@@ -1223,11 +1268,8 @@ def c18_table(evidence: Mapping | None, where: str, verdict: claims.Verdict | No
                                after_profiling=ev.get("sweep_measured") != SWEEP_FIRST)
     # the profiled gap against the device's room for one (review 2026-12-05w item 4: kernel 1.09 +
     # gap 0.256 us exceeded the device's 1.15 us per node): an upper bound, said so
-    device = ev.get("graph_device_per_node_us")
-    bound = ("; the profiled graph gap is an upper bound (the device left "
-             f"{max(0.0, float(device) - float(ev['graph_kernel_us'])):.2f} us)"
-             if device is not None and float(device) - float(ev["graph_kernel_us"]) < float(ev["graph_launch_gap_us"])
-             else "")
+    room = device_room(ev)
+    bound = f"; the profiled graph gap is an upper bound (the device left {room:.2f} us)" if room is not None else ""
     shown.note(f"eager gap {eager_gap:.2f} us (the seed's 5-8 us){bound}" + (f"; {fresh}" if fresh else "."))
     if TAX_SAID in fresh:  # review 2026-12-05t 03-04 item 3: the project's probe of the drift, cited
         shown.fold(TAX_FOLD, f"The graph replay's wall slope: {profiler_tax()}.")
@@ -1674,11 +1716,16 @@ def triton_add_class(measured: object, has_triton: bool, recorded: object) -> Ke
                                 pick=fused_kernels.add_speed_class, what="Triton/PyTorch")
 
 
+# review 2026-12-06 item 1: the folded launch figures are the harness's probe, which over-read a
+# loop of the same adds on the H100 (67.7 us against 18.1 us per add): labelled as the probe's
+ADD_TIMES_FOLD = "device time and host launch (probe) per add"
+
+
 def add_table(record: object, title: str = "Triton's add against PyTorch's, fp16") -> Table | str:
     """One row per size: each add's GB/s and the speed-up; labelled recorded when it was not
-    measured here. Each add's device time and host launch, measured apart, are folded under
-    it (32 numbers, some 50 words of a page limited to 1,500), the smallest row's in the note
-    that reads a loop of small adds from them (`small_add_line`)."""
+    measured here. Each add's device time and host launch (the harness's probe), measured apart,
+    are folded under it (32 numbers, some 50 words of a page limited to 1,500); the note reads a
+    loop of the smallest adds against their device time (`small_add_line`)."""
     payload = _payload(record)
     if payload is None:
         return str(record)
@@ -1705,7 +1752,7 @@ def add_table(record: object, title: str = "Triton's add against PyTorch's, fp16
     if marked:
         shown.note(marked)
     if any(v is not None for row in times.rows for v in row[1:]):
-        shown.fold("device time and host launch per add", str(times))
+        shown.fold(ADD_TIMES_FOLD, str(times))
     return shown
 
 
@@ -1735,52 +1782,63 @@ elements = c19_claims.elements  # '2^20' for a power of two, as the sweep names 
 def small_add_line(row: Mapping) -> str:
     """The seed's latency column (8.7 us PyTorch, 3.2 us Triton: a small add) beside the
     sweep's smallest row, in one line: what a loop of such adds pays. Where the row holds a
-    timed loop (`fused_kernels.timed_loop_row`), that is the reading, through the trust rule;
-    the four times (each add's device time and host launch, measured apart) explain it. An
-    older row without one says its loop was not timed and reads no direction from the four
-    times (computed, such a figure read 1.88x on one H200 record and 2.5x on another).
-    '' where no host launch was measured."""
+    timed loop (`fused_kernels.timed_loop_row`), that is the reading, through the trust rule:
+    each loop's time per add against its own device time, then the seed's pair and the loop's
+    ratio. An older row without one gives the four times (each add's device time and host launch,
+    measured apart), says its loop was not timed and reads no direction from them (computed, such
+    a figure read 1.88x on one H200 record and 2.5x on another). '' where no host launch was
+    measured.
+
+    Review 2026-12-06 item 1: the line printed the probe's launch pair ('launch 67.7, 9.7 us')
+    beside a loop of the same adds that ran faster (18.1 and 7.29 us per add), which no launch
+    can allow: the probe over-read. With a timed loop the probe's pair is left to the folded
+    table ('host launch (probe)'), and the loop is set against the device time it ran over."""
     host_t, host_p = row.get("triton_host_us"), row.get("torch_host_us")
     dev_t, dev_p = row.get("triton_us"), row.get("torch_us")
     if None in (host_t, host_p, dev_t, dev_p):
         return ""
     seed = c19_claims.SEED_LATENCY_US
-    # review 2026-12-05w item 8: eight timings in one sentence on the core path; the seed's pair
-    # follows the measured one instead of opening the line
-    head = (f"At {elements(row['elements'])}, device Triton {dev_t:.3g}, PyTorch {dev_p:.3g} us; launch {host_t:.3g}, "
-            f"{host_p:.3g} us (the seed's small-add latencies: Triton {seed['Triton']}, PyTorch {seed['PyTorch']} us)")
+    size = elements(row["elements"])
     if row.get("loop_speedup") is None:
-        return f"{head}: this record timed no loop of adds, so no loop direction is read from these."
+        # review 2026-12-05w item 8: the seed's pair follows the measured one instead of opening the line
+        return (f"At {size}, device Triton {dev_t:.3g}, PyTorch {dev_p:.3g} us; launch {host_t:.3g}, "
+                f"{host_p:.3g} us (the seed's small-add latencies: Triton {seed['Triton']}, PyTorch "
+                f"{seed['PyTorch']} us): this record timed no loop of adds, so no loop direction is read from these.")
+    seeds = f"(the seed's small-add latencies: {seed['Triton']}, {seed['PyTorch']} us)"
     disturbed = {name: times for name, k, host, dev in (("Triton", "triton", host_t, dev_t), ("PyTorch", "torch", host_p, dev_p))
                  if (times := disturbed_by(row.get(f"{k}_loop_us"), host, dev, rounds=row.get(f"{k}_loop_rounds_us")))}
     if disturbed:  # the loop's figures are the host's disturbance, not the adds': not read
         said = ", ".join(f"{name}'s {times:.1f}x" for name, times in disturbed.items())
-        return f"{head}; the loop of adds is not read: host disturbed ({said} its pace, rounds disagreeing)."
+        return (f"At {size}, device Triton {dev_t:.3g}, PyTorch {dev_p:.3g} us {seeds}; the loop of adds "
+                f"is not read: host disturbed ({said} its pace, rounds disagreeing).")
     speed, (low, high) = float(row["loop_speedup"]), row["loop_speedup_iqr"]
     faster = speed >= 1
     value, spread = (speed, (low, high)) if faster else (1 / speed, (1 / high, 1 / low))
     stated = claims.trust.stated_ratio(value, spread, flags=row.get("loop_flags"), what="Triton add")
     reading = (f"Triton {stated} {'faster' if faster else 'slower'}" if claims.trust.is_plain_ratio(stated)
                else f"Triton: {brief(stated)}")
+    loop_t, loop_p = float(row["triton_loop_us"]), float(row["torch_loop_us"])
     # no clock named: a loop of adds is back-to-back calls on the wall clock already (review
     # 2026-12-04m: a noisy CPU run of 04 read 1,503 core words; this line is on it, recorded)
-    return (f"{head}, a loop of adds (Triton {row['triton_loop_us']:.3g}, PyTorch "
-            f"{row['torch_loop_us']:.3g} us per add): {reading}{small_add_excess(row)}.")
+    return (f"At {size} a loop of adds takes Triton {loop_t:.3g}, PyTorch {loop_p:.3g} us per add, "
+            f"{loop_t / dev_t:.1f}x and {loop_p / dev_p:.1f}x their device time {seeds}: "
+            f"{reading}{small_add_excess(row)}.")
 
 
 def small_add_excess(row: Mapping) -> str:
-    """"; PyTorch's loop 1.73x its pace (pace: max of host launch and device time; excess: per-call
-    work neither sees)": each add's loop that the
-    course's one rule (`clocks.steady_excess`) calls
-    a steady excess over its pace (the larger of its host launch and its device time); '' where
-    none is. Review 2026-12-05p 03-04 item 9: PyTorch's loop of small adds ran 30.8 us against a
-    17.8 us probe with steady rounds, and the note said only 'Triton 1.68x slower'."""
+    """"; PyTorch's loop 1.73x its pace (pace: the larger of probed launch and device time)": each
+    add's loop that the course's one rule (`clocks.steady_excess`) calls a steady excess over its
+    pace (the larger of its host launch, as the probe read it, and its device time); '' where none
+    is. Review 2026-12-05p 03-04 item 9: PyTorch's loop of small adds ran 30.8 us against a 17.8 us
+    probe with steady rounds, and the note said only 'Triton 1.68x slower'. Review 2026-12-06
+    item 1: the line no longer prints the probe's launch, so the pace names it ('probed launch',
+    the folded table's 'host launch (probe)'); a probe that over-reads only hides an excess here."""
     over = [f"{name}'s loop {times:.2f}x its pace" for name, k in (("Triton", "triton"), ("PyTorch", "torch"))
             if (times := clocks.steady_excess(row.get(f"{k}_loop_us"), row.get(f"{k}_host_us"), row.get(f"{k}_us"),
                                               rounds=row.get(f"{k}_loop_rounds_us")))]
     # the note says what its pace is: the chapter's table label (LOOP_PACE) is in another section
     # (review 2026-12-05q browser item 4)
-    return f"; {', '.join(over)} (pace: the larger of launch and device time)" if over else ""
+    return f"; {', '.join(over)} (pace: the larger of probed launch and device time)" if over else ""
 
 
 def judge_c19(chapter: object, add_sweep: object, copy_gbps: float,
@@ -1976,21 +2034,26 @@ def launch_line(on_gpu: bool, c18: Mapping | None, sweep: launch_overhead.Launch
         return (f"{sweep.fits['eager (CPU ops)'].per_item_us:.1f} us of Python and dispatcher per tiny op "
                 "here; a CUDA Graph removes it on a GPU")
     ratio, _, eager_gap, _ = seed_contrast(c18)
-    here = f"{eager_gap:.2f} us (eager) to {c18['graph_launch_gap_us']:.2f} us, {ratio:.0f}x"
+    # review 2026-12-06 item 8: where the device left less room than the profiled gap, that gap is
+    # an upper bound and the contrast a lower one, said so (C18's table says it too)
+    room = device_room(c18)
+    at_most, more = ("", "") if room is None else ("at most ", " or more")
+    here = f"{eager_gap:.2f} us (eager) to {at_most}{c18['graph_launch_gap_us']:.2f} us, {ratio:.0f}x{more}"
     fresh = fresh_launch_range(gpu_name, record)
     if fresh is None:
         # the device's per-node time where timed (review 2026-12-05w item 4: the wall slope holds
         # the host's replay work too)
         node, clock = ((c18["graph_device_per_node_us"], "on the device")
                        if c18.get("graph_device_per_node_us") is not None else (c18["graph_per_node_us"], "wall"))
-        return (f"a CUDA Graph cut the GPU's wait between kernels from {here} "
-                f"({node:.2f} us per node {clock}, with the kernel's run), in this process")
+        per_node = (f"{node:.2f} us per node {clock}, with the kernel's run" if room is None else
+                    f"profiler on; on the device {node:.2f} us per node, {room:.2f} us beyond the kernel's run")
+        return f"a CUDA Graph cut the GPU's wait between kernels from {here} ({per_node}), in this process"
     runs, eager, graph, contrast, _ = fresh
     # review 2026-12-04n 03-04 item 1: this process's contrast alone, for the GPU page's 1,500-word
     # core; its gaps, per-node slope and where its eager gap lies against the fresh range (no cause
     # named unmeasured, review 2026-12-04l item 1) are C18's table note above (`fresh_process_note`)
     return (f"a CUDA Graph cut the GPU's wait between kernels from {eager} us (eager) to {graph} us, "
-            f"{contrast}x, in {runs}; {ratio:.0f}x in this process")
+            f"{contrast}x, in {runs}; {ratio:.0f}x{more} in this process")
 
 
 def fresh_launch_range(gpu_name: str | None, record: Mapping | None = None) -> tuple[object, ...] | None:

@@ -140,6 +140,24 @@ def test_stale_weights_are_told_by_the_tolerance():
     assert cases.compile_backend(True) == "inductor" and cases.compile_backend(False) == "eager"
 
 
+def test_the_relative_error_is_named_for_what_it_divides():
+    """Review 2026-12-06 item 10: 'relative error' is max |diff| / max |reference| (one figure
+    per tensor, `folding.max_error`), not elementwise: the tables' column says so, and the stale
+    table's note says it where its tolerance is printed. C20's card is left as it is: its text
+    is the rule's fingerprint, and a new one would re-judge the recorded H200 verdict."""
+    reference, off = torch.tensor([100.0, 0.001]), torch.tensor([100.0, 0.002])
+    error = cases.folding.max_error(off, reference)
+    assert error["max_rel_error"] == pytest.approx(0.001 / 100)  # elementwise, the second would read 1.0
+    stale = cases.stale_table({"folded copy": error}, *cases.follow_tolerance(False))
+    assert stale.columns[1] == cases.REL_ERROR_COLUMN == "max |Δ| / max |out|"
+    net = torch.nn.Conv2d(1, 1, 1)
+    fold = cases.folding_table({"original": net, "folded": net}, cases.folding.FoldCheck(1, 0.0, 0.0, 1.0),
+                               {"folded": error})
+    assert cases.REL_ERROR_COLUMN in fold.columns and "max relative error" not in fold.columns
+    assert fold.column(cases.REL_ERROR_COLUMN) == [None, error["max_rel_error"]]
+    assert stale.notes == ["'follows' if max |Δ| <= 0.0001 x max |out|: float32 rounding"]
+
+
 def test_the_graph_table_counts_dynamo_graphs():
     def seed(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
         return x + y if x.sum() > 0 else x * y
@@ -194,7 +212,9 @@ def test_the_add_tables_show_device_time_and_host_launch_apart():
     assert "recorded on nvidia-h200" in shown.caption() and "Triton/PyTorch" in shown.columns
     # each add's device time and host launch are folded under the table, every size's
     (summary, times), = shown.folded
-    assert summary == "device time and host launch per add" and "host launch T (us)" in times
+    # review 2026-12-06 item 1: the launch figures are the probe's, and the fold says so
+    assert summary == cases.ADD_TIMES_FOLD == "device time and host launch (probe) per add"
+    assert "host launch T (us)" in times
     assert len(times.splitlines()) == 1 + len(sweep.value["rows"])
     assert cases.triton_add_class(None, False, sweep) in fused_kernels.ADD_SPEED_CLASSES
     with pytest.raises(ValueError, match="run the sweep"):
@@ -400,7 +420,14 @@ def test_the_recompile_quiz_is_graded_on_the_cliff_past_the_limit():
     straddles = cases.recompile_cost_key({"limit": 1, "rows": [row(10e-6), row(10.5e-6), row(12e-6), row(11.6e-6)]})
     assert set(straddles.accepted) == {"about the same or less (under 1.1x)", "somewhat more (1.1x to 1.5x)"}
     assert "within the noise" in straddles.why
-    assert "at about 33,554,432 elements" in cases.recompile_question(2 ** 25)
+    # review 2026-12-06 item 3: repeated calls of each shape, as the key grades them, at a size
+    # read aloud (computed from the sweep's, never typed)
+    question = cases.recompile_question(2 ** 25 + 1024)
+    assert "on ~33.6 M-element (128 MiB) float32 arrays, each new shape called many times" in question
+    assert "a repeated call's wall time against a repeated call of a shape that compiled" in question
+    assert "33,555,456" not in question and "a new shape each call" not in question
+    assert cases.array_size(1024) == "1,024-element (4 KiB)" and cases.array_size(999_999).startswith("999,999-")
+    assert cases.array_size(1 << 20, itemsize=2) == "~1.05 M-element (2 MiB)"
     with pytest.raises(ValueError, match="run the sweep cell"):
         cases.recompile_cost_key(None)
     with pytest.raises(ValueError, match="no shape past"):
@@ -571,6 +598,7 @@ def test_the_launch_takeaway_and_the_cpu_trace():
                                     "graph_per_node_us": 1.2, "graph_kernel_us": 1.0}, sweep)
     assert "wait between kernels from 6.00 us" in line and "0.30 us, 20x" in line
     assert line.endswith("in this process")  # no fresh-process record of this GPU named
+    assert "at most" not in line and "or more" not in line  # no device slope: no bound read
     shown = cases.sweep_table(sweep, False)
     assert shown.column("way") == list(sweep.fits) and "No GPU here" in shown.notes[0]
     assert shown.column("per kernel") == [fit.per_item_s for fit in sweep.fits.values()]
@@ -603,6 +631,43 @@ def test_the_launch_takeaway_leads_with_the_fresh_processes():
         gpu = json.loads(on_file.read_text())["fingerprint"]["gpu_name"]
         span = f"{low:.2f}-{high:.2f}" if f"{low:.2f}" != f"{high:.2f}" else f"{low:.2f}"
         assert f"from {span} us (eager)" in cases.launch_line(True, ev, None, gpu)
+
+
+def test_the_launch_takeaway_says_a_profiled_gap_above_the_devices_room_is_an_upper_bound():
+    """Review 2026-12-06 item 8: the H100 page's takeaway stated 0.26 us and 20x as measured,
+    where C18's table called the profiled gap an upper bound (the device's slope, 1.16 us a node,
+    left 0.04 us beside the kernel's 1.12 us): 'at most' and 'or more', from the same figures."""
+    ev = {"eager_per_launch_us": 6.21, "graph_launch_gap_us": 0.256, "graph_per_node_us": 1.33,
+          "graph_device_per_node_us": 1.16, "graph_kernel_us": 1.118, "eager_launch_gap_us": 9.18}
+    room = cases.device_room(ev)
+    assert room == pytest.approx(1.16 - 1.118)
+    ratio = cases.seed_contrast(ev)[0]
+    line = cases.launch_line(True, ev, None, "nobody's GPU", record={})
+    assert line == (f"a CUDA Graph cut the GPU's wait between kernels from {6.21 - 1.118:.2f} us (eager) to at "
+                    f"most 0.26 us, {ratio:.0f}x or more (profiler on; on the device 1.16 us per node, "
+                    f"{room:.2f} us beyond the kernel's run), in this process")
+    # C18's table reads the same bound from the same helper
+    assert f"the profiled graph gap is an upper bound (the device left {room:.2f} us)" in " ".join(
+        cases.c18_table(ev, "").notes)
+    # room for the whole gap, or no device slope (an older record): no bound, as before
+    roomy = {**ev, "graph_device_per_node_us": 1.5}
+    assert cases.device_room(roomy) is None and "at most" not in cases.launch_line(True, roomy, None, "x", {})
+    older = {k: v for k, v in ev.items() if k != "graph_device_per_node_us"}
+    assert cases.device_room(older) is None
+    # a slope under the kernel's run leaves no room at all, not a negative one
+    assert cases.device_room({**ev, "graph_device_per_node_us": 1.0}) == 0.0
+    # with the fresh processes' range, this process's contrast is the bounded one
+    record = {"runs": 3, "fingerprint": {"gpu_name": "NVIDIA H200"}, "claims": {"C18": {"spread": {
+        "eager gap, slope minus kernel (us)": {"min": 5.867, "max": 5.933},
+        "graph launch gap (us)": {"min": 0.25605, "max": 0.25620},
+        "eager gap / graph gap": {"min": 22.913, "max": 23.171}}}}}
+    assert cases.launch_line(True, ev, None, "NVIDIA H200", record).endswith(f"; {ratio:.0f}x or more in this process")
+
+
+def test_the_gpu_questions_name_the_reference_h200_only_without_a_gpu():
+    """Review 2026-12-06 item 11: '(without one, the reference H200's)' cost a GPU page ten core words."""
+    assert cases.which_gpu(True) == "this machine's GPU"
+    assert cases.which_gpu(False) == "this machine's GPU (without one, the reference H200's)"
 
 
 def test_the_fresh_range_holds_only_the_runs_whose_fit_was_accepted():
@@ -713,9 +778,13 @@ def test_the_sweep_says_what_a_loop_of_small_adds_pays_beside_the_seeds_latencie
                     "direction is read from these.")
     timed = {**row, "loop_speedup": 0.4, "loop_speedup_iqr": [0.38, 0.42], "loop_flags": [],
              "triton_loop_us": 33.0, "torch_loop_us": 13.2}
-    assert cases.small_add_line(timed).endswith(
-        "a loop of adds (Triton 33, PyTorch 13.2 us per add): Triton 2.50x "
+    # review 2026-12-06 item 1: with a timed loop, each loop against its own device time; the
+    # probe's launch pair is the folded table's only
+    assert cases.small_add_line(timed) == (
+        f"At 2^20 a loop of adds takes Triton 33, PyTorch 13.2 us per add, {33.0 / 3.33:.1f}x and "
+        f"{13.2 / 3.55:.1f}x their device time (the seed's small-add latencies: 3.2, 8.7 us): Triton 2.50x "
         "(IQR 2.38-2.63) slower.")
+    assert "launch 32.5" not in cases.small_add_line(timed)
     flagged = {**timed, "loop_flags": [{"timing": "Triton add", "why": "noisy", "spread": 2.0}]}
     assert "Triton: no ratio to state" in cases.small_add_line(flagged)
     assert cases.small_add_line({**row, "triton_host_us": None}) == ""  # no launch measured: nothing said
@@ -738,8 +807,8 @@ def test_the_small_add_note_says_a_steady_loop_over_its_pace_by_the_one_rule():
     expected = clocks.steady_excess(30.848, 17.811, 3.392, rounds=[31.616, 30.624, 30.24])
     assert expected == pytest.approx(30.848 / 17.811)
     line = cases.small_add_line(row)
-    assert line.endswith(f"slower; PyTorch's loop {expected:.2f}x its pace (pace: the larger of launch and "
-                         "device time).")
+    assert line.endswith(f"slower; PyTorch's loop {expected:.2f}x its pace (pace: the larger of probed launch "
+                         "and device time).")
     assert "Triton's loop" not in line
     shaken = {**row, "torch_loop_rounds_us": [40.0, 30.624, 30.24]}  # 1.32x apart: not steady
     assert "per-call work" not in cases.small_add_line(shaken)
@@ -944,14 +1013,14 @@ def test_a_loop_over_its_pace_with_rounds_that_disagree_is_flagged_not_read():
            "triton_loop_us": 142.0, "torch_loop_us": 86.0,
            "triton_loop_rounds_us": [140.0, 142.0, 143.0], "torch_loop_rounds_us": [86.0, 40.0, 90.0]}
     line = cases.small_add_line(add)
-    assert line.endswith("; the loop of adds is not read: host disturbed (PyTorch's 1.8x its pace, rounds "
-                         "disagreeing).")
+    assert line == ("At 2^20, device Triton 89.6, PyTorch 3.36 us (the seed's small-add latencies: 3.2, 8.7 us); "
+                    "the loop of adds is not read: host disturbed (PyTorch's 1.8x its pace, rounds disagreeing).")
     assert "slower." not in line
     steady = cases.small_add_line({**add, "torch_loop_rounds_us": [85.0, 86.0, 87.0]})
     # review 2026-12-05p 03-04 item 9: a steady loop over its pace is read by the one rule and said
     assert "not read" not in steady and steady.endswith(
         f"slower; Triton's loop {142.0 / 89.6:.2f}x its pace, PyTorch's loop {86.0 / 47.0:.2f}x its pace "
-        "(pace: the larger of launch and device time).")
+        "(pace: the larger of probed launch and device time).")
 
 
 def test_the_add_table_names_its_flagged_rows_and_an_events_clock_below_kernel_records():
@@ -1083,9 +1152,9 @@ def test_the_folding_line_counts_each_forwards_kernels_and_module_calls():
     # review 2026-12-04n 03-04 item 2: the host's saving is not divided by the module calls
     # fewer (77, of which 53 BatchNorms and 24 containers the flat folded graph does not call)
     # review 2026-12-05o 03-04 item 5: '(53 BatchNorms)' read as 106 including 53 BatchNorms
-    assert line == ("One forward, profiled: 155 kernels -> 155 (out: 53 batch_norm_transform_input_kernel; "
-                    "in: 53 elementwise add), module calls 183 -> 106 (77 fewer: 53 BatchNorms, 24 containers); "
-                    "host launch (probe) -2.19 ms.")
+    # review 2026-12-06 item 11: what went and came in brief, counted ('53 BatchNorm out, 53 add in')
+    assert line == ("One forward, profiled: 155 kernels -> 155 (53 BatchNorm out, 53 add in), module calls "
+                    "183 -> 106 (77 fewer: 53 BatchNorms, 24 containers); host launch (probe) -2.19 ms.")
     older = {**gpu, "original": {k: v for k, v in gpu["original"].items() if k != "container_calls"}}
     assert "module calls 183 -> 106 (77 fewer: 53 BatchNorms);" in cases.fold_kernel_line(older)
     odd = {**gpu, "folded": {**gpu["folded"], "module_calls": 100}}
@@ -1104,7 +1173,7 @@ def test_the_folding_line_counts_each_forwards_kernels_and_module_calls():
                                          "host_s": None},
            "folded": {"ran": {"aten::conv2d": 2}, "module_calls": 3, "host_s": None}}
     line = cases.fold_kernel_line(cpu)
-    assert line == "One forward, profiled: 4 aten ops -> 2 (out: 2 batch_norm), module calls 5 -> 3 (2 fewer)."
+    assert line == "One forward, profiled: 4 aten ops -> 2 (2 BatchNorm out), module calls 5 -> 3 (2 fewer)."
     recorded = Recorded("04_fusion", "fold_kernels", "nvidia-h200", gpu, "2026-12-05")
     both = cases.fold_kernel_lines(cpu, recorded)
     # review 2026-12-05p 03-04 item 2: the recorded clause in brief (the CPU page was over 1,500 words)
@@ -1112,6 +1181,11 @@ def test_the_folding_line_counts_each_forwards_kernels_and_module_calls():
     cudnn = {**gpu, "original": {**gpu["original"], "ran": {conv: 53, "bn_fw_inf_1C11_kernel_NCHW(...)": 53, "relu": 49}}}
     assert cases.fold_kernel_lines(cpu, Recorded("04_fusion", "fold_kernels", "nvidia-h200", cudnn, "2026-12-05")).endswith(
         ": 155 -> 155 kernels (53 BatchNorm out, 53 add in).")
+    # cuDNN's kernel name is not printed on this machine's line either (the H100 page's
+    # '(out: 53 bn_fw_inf_1C11_kernel_NCHW; in: 53 elementwise add)')
+    assert "(53 BatchNorm out, 53 add in)" in cases.fold_kernel_line(cudnn) and "bn_fw" not in cases.fold_kernel_line(cudnn)
+    many = {**gpu, "folded": {**gpu["folded"], "ran": {conv: 53, "relu": 49}}}  # nothing came in
+    assert "(53 BatchNorm out)," in cases.fold_kernel_line(many)
     shaky = {**gpu, "folded": {**gpu["folded"], "complete": False}}
     assert cases.fold_kernel_lines(cpu, Recorded("04_fusion", "fold_kernels", "nvidia-h200", shaky, "2026-12-05")).endswith(
         "nvidia-h200 (recorded 2026-12-05): kernel counts incomplete (profiler dropped records).")
@@ -1604,5 +1678,8 @@ def test_c18s_profiled_graph_gap_is_labelled_and_bounded_by_the_device_slope():
     assert abs(rows["device slope minus kernel"] - 0.06) < 1e-9
     assert any("the profiled graph gap is an upper bound (the device left 0.06 us)" in n for n in shown.notes)
     line = cases.launch_line(True, ev, None, gpu_name="nobody's GPU", record={})
-    assert "1.15 us per node on the device" in line
+    # review 2026-12-06 item 8: with the gap an upper bound, the takeaway says so beside it
+    assert "on the device 1.15 us per node" in line and "to at most 0.26 us" in line
+    roomy = cases.launch_line(True, {**ev, "graph_device_per_node_us": 1.5}, None, gpu_name="nobody's GPU", record={})
+    assert "1.50 us per node on the device" in roomy and "at most" not in roomy
 
