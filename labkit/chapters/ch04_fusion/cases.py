@@ -1533,8 +1533,41 @@ def reduce_overhead(device: torch.device, layers: int = 6, width: int = 512) -> 
     # went from 2.68x faster at 13:22 to 1.05x slower at 18:27, its host launch equal to plain
     # compile's, as if no graph ran); Inductor counts each skip (torch/_inductor/cudagraph_utils.py)
     skips = None if counters is None else int(counters["inductor"]["cudagraph_skips"] - skipped_before)
+    # the kernels of one compiled call, the graph reduce-overhead replays (review 2026-12-06 item 9:
+    # with C18's fit they bound what a raw replay of them costs, `replay_bound_line`); profiled last,
+    # after every timing, and None where the profile lost kernel records
+    kernels = None
+    if device.type == "cuda":  # no module hook (forward_profile's): nothing Dynamo could guard on
+        with torch.no_grad():
+            ran = kernel_records.profile_after_marks(lambda: default_mlp(one), device)
+        kernels = None if ran is None else len(ran)
     return {"comparison": cmp.table(), "loop": loop, "layers": layers, "width": width, "batch": 1,
-            "cudagraph_skips": skips, "loop_host": loop_host, "host_from": HOST_FROM_LOOP}
+            "cudagraph_skips": skips, "loop_host": loop_host, "host_from": HOST_FROM_LOOP,
+            "graph_kernels": kernels}
+
+
+def replay_bound_line(record: object, c18: Mapping | None) -> str:
+    """What of reduce-overhead's host time per call a raw graph replay can explain, from C18's
+    fit of graph replay on the wall clock (fixed + per node x kernels, the device included, so
+    an upper bound on a replay's host part) and the kernels of one compiled call (the graph it
+    replays, `reduce_overhead`'s 'graph_kernels'): the rest, at least, is torch.compile's own work
+    around the replay (guards, the graph tree's bookkeeping). Review 2026-12-06 item 9 (and
+    2026-12-05w item 9): the page said a replay call's host time was 'not measured here' while
+    C18 had measured what a replay costs. '' where either figure is missing (an older record)."""
+    payload = _payload(record)
+    kernels = (payload or {}).get("graph_kernels")
+    host = loop_hosts(payload or {}).get("reduce-overhead")
+    if not kernels or host is None or not c18 or c18.get("graph_fixed_us") is None:
+        return ""
+    replay_us = float(c18["graph_fixed_us"]) + float(c18["graph_per_node_us"]) * int(kernels)
+    host_us = host * 1e6
+    if host_us <= replay_us:
+        return (f"A raw replay of its {kernels} kernels costs up to {replay_us:.0f} us by C18's fit; "
+                f"reduce-overhead's host took {host_us:.0f} us a call: within it.")
+    return (f"A raw replay of its {kernels} kernels costs up to {replay_us:.0f} us by C18's fit "
+            f"({float(c18['graph_fixed_us']):.2f} + {float(c18['graph_per_node_us']):.2f} us a node, wall clock); "
+            f"reduce-overhead's host took {host_us:.0f} us a call, so at least {host_us - replay_us:.0f} us "
+            "is torch.compile's work around the replay (guards, graph bookkeeping).")
 
 
 def _inductor_counters() -> object | None:
@@ -1548,7 +1581,8 @@ def _inductor_counters() -> object | None:
     return counters
 
 
-def comparison_table(record: object, title: str, faster: bool = False) -> Table | str | None:
+def comparison_table(record: object, title: str, faster: bool = False,
+                     c18: Mapping | None = None) -> Table | str | None:
     """A kept comparison (a payload's 'comparison': bench's rows) as a table: each variant's
     median (device time where a host launch was measured), ratio, host launch and whether it
     was launch-bound; labelled recorded if so. None for None (nothing to show on this machine:
@@ -1566,7 +1600,10 @@ def comparison_table(record: object, title: str, faster: bool = False) -> Table 
     variant's: review 2026-12-04i item 10, 'times faster 0.56x' read wrong on a CPU), for a
     table read under a quiz that asks for the speed against the first (review
     2026-12-03g item 8: 04's CPU page showed its own chain as 'times faster 0.56x' and the
-    recorded H200 chain under the same quiz as 'ratio 0.49x', a time ratio)."""
+    recorded H200 chain under the same quiz as 'ratio 0.49x', a time ratio).
+
+    `c18`: C18's evidence (its graph-replay fit), for reduce-overhead's replay bound
+    (`replay_bound_line`), a note where the record counted the compiled graph's kernels."""
     if record is None:
         return None
     payload = _payload(record)
@@ -1577,6 +1614,8 @@ def comparison_table(record: object, title: str, faster: bool = False) -> Table 
     if skips and hasattr(shown, "note"):
         shown.note(f"Inductor skipped CUDA graph capture {skips} time(s) in this run (its "
                    "cudagraph_skips counter): the reduce-overhead row timed compiled code without a graph.")
+    elif (bound := replay_bound_line(record, c18)) and hasattr(shown, "note"):
+        shown.note(bound)
     return shown
 
 

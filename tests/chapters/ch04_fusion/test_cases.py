@@ -1683,3 +1683,32 @@ def test_c18s_profiled_graph_gap_is_labelled_and_bounded_by_the_device_slope():
     roomy = cases.launch_line(True, {**ev, "graph_device_per_node_us": 1.5}, None, gpu_name="nobody's GPU", record={})
     assert "1.50 us per node on the device" in roomy and "at most" not in roomy
 
+
+
+def test_the_replay_bound_says_what_of_reduce_overheads_host_time_a_raw_replay_leaves():
+    """Review 2026-12-06 item 9: the page said a replay call's host time was 'not measured here'
+    while C18 had fitted what a graph replay costs. With the compiled graph's kernels counted,
+    the fit bounds a raw replay (fixed + per node x kernels, wall clock); the rest of the host's
+    time per call is, at least, torch.compile's own work. No count (an older record, or a CPU's),
+    no line; a host time within the bound claims nothing."""
+    comparison = [_comparison_row("eager", 31.5e-6, 199e-6, 1.0), _comparison_row("compiled", 28.3e-6, 207e-6, 0.9),
+                  _comparison_row("reduce-overhead", 29.3e-6, 86.7e-6, 0.93)]
+    loop = {"rows": _loop_rows({"eager": 204e-6, "compiled": 214e-6, "reduce-overhead": 92.1e-6},
+                               {"compiled": (1.04, 1.06), "reduce-overhead": (0.45, 0.48)}),
+            "baseline": "eager", "flags": [], "rounds": 5, "clock": cases.LOOP_TIMED}
+    hosts = {"eager": 199e-6, "compiled": 207e-6, "reduce-overhead": 86.7e-6}
+    payload = {"comparison": comparison, "loop": loop, "host_from": cases.HOST_FROM_LOOP,
+               "loop_host": {k: {"wall_s": v, "host_s": v} for k, v in hosts.items()}, "graph_kernels": 12}
+    c18 = {"graph_fixed_us": 6.53, "graph_per_node_us": 1.33}
+    line = cases.replay_bound_line(payload, c18)
+    assert line == ("A raw replay of its 12 kernels costs up to 22 us by C18's fit (6.53 + 1.33 us a node, "
+                    "wall clock); reduce-overhead's host took 87 us a call, so at least 64 us is "
+                    "torch.compile's work around the replay (guards, graph bookkeeping).")
+    assert line in cases.comparison_table(payload, "reduce-overhead", c18=c18).notes
+    assert cases.replay_bound_line({**payload, "graph_kernels": None}, c18) == ""  # the profile lost records
+    assert cases.replay_bound_line({k: v for k, v in payload.items() if k != "graph_kernels"}, c18) == ""
+    assert cases.replay_bound_line(payload, None) == ""  # no C18 evidence
+    assert cases.replay_bound_line(payload, {"graph_fixed_us": 80.0, "graph_per_node_us": 1.0}).endswith("within it.")
+    assert not any("raw replay" in n for n in cases.comparison_table(payload, "reduce-overhead").notes)
+    # the recorded H200 reduce-overhead predates the count: nothing is claimed from it
+    assert cases.replay_bound_line(_recorded("reduce_overhead"), c18) == ""
