@@ -192,7 +192,7 @@ quiz_c22
 # %% [markdown]
 # The claim, and the rule. What really runs is read two ways: the copy detector for
 # aten-level copies, and the profiler for what the backend launched (on a GPU the CUDA
-# kernels, where cuDNN's own layout-conversion kernels would show, e.g. `nchwToNhwcKernel`).
+# kernels, where cuDNN's own layout-transform kernels would show).
 
 # %%
 chapter.claim("C22")

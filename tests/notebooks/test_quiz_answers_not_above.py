@@ -93,9 +93,10 @@ KEYS: dict[str, dict[str, list[str]]] = {
                      "cuDNN computes in NHWC", "cuDNN's kernel works in NHWC", "the NHWC conv, neither",
                      "the NHWC one's, neither"],
         # graded on the conv line under the interleaved table (review 2026-12-04j item 6: neither
-        # token above named it): "The quiz's ratio, NCHW / NHWC GPU (CPU) time per call: 2.377x"
+        # token above named it): "The quiz's ratio, NCHW / NHWC GPU (CPU) time per call: 2.377x",
+        # since review 2026-12-06 item 11 "Quiz answer: 2.43x (NCHW / NHWC GPU time)."
         "quiz_c7": ["NHWC/NCHW", "ResNet-50 (eager), img/s", "The quiz's ratio", "GPU time per call",
-                    "CPU time per call"],
+                    "CPU time per call", "Quiz answer:", "NCHW / NHWC GPU time", "NCHW / NHWC CPU time"],
     },
     "04_fusion": {
         "quiz_fold": ["folded by hand", "torch.fx fuse"],
@@ -305,7 +306,7 @@ def test_the_check_bites_an_answer_printed_above_its_quiz():
 
 
 # Review 2026-12-04j item 6: (chapter, quiz, the token that names the output grading it).
-GRADED_BY = [("03_memory_layouts", "quiz_c7", "The quiz's ratio"),
+GRADED_BY = [("03_memory_layouts", "quiz_c7", "Quiz answer:"),
              ("04_fusion", "quiz_c18", "median launch gap"),
              ("04_fusion", "quiz_chain", "the speed of eager PyTorch")]
 

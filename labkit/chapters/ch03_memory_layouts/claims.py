@@ -359,9 +359,12 @@ def fresh_regime(fresh: Mapping) -> str:
 
 
 def _graph_beside(r: Mapping) -> str:
-    """' by CUDA Graph replay (replay +1% / +2% over its kernels; eager loop 1.14x, host-bound)':
-    the replay's own distance from its kernels (traced, `device_split`) shows the device bounded
-    it, and the eager loop's ratio beside it is the host-bound lesson."""
+    """' by CUDA Graph replay (replay +1% / +2% over its kernels; eager loop 1.10x, rounds
+    1.00-1.36, +53% over kernels)': the replay's own distance from its kernels (traced,
+    `device_split`) shows the device bounded it, and the eager loop's ratio beside it, with its
+    rounds' lowest-highest (`rate_spread`, where recorded), is the host-bound lesson. Review
+    2026-12-06 item 6: the reason quoted fp16 b64's 'eager loop 1.10x' without the 1.00-1.36 its
+    rounds spread over, the setting a learner sets beside the seed's 1.20x."""
     parts = []
     if all(r.get(f"{k}_busy_s") for k in ("nchw", "nhwc")):
         parts.append("replay " + " / ".join(
@@ -374,8 +377,10 @@ def _graph_beside(r: Mapping) -> str:
         # 2026-12-05u 00-04 item 4: one page, two meanings)
         over = [float(r[f"{k}_loop_s"]) / float(r[f"{k}_busy_s"]) - 1 for k in ("nchw", "nhwc")
                 if r.get(f"{k}_loop_s") and r.get(f"{k}_busy_s")]
-        parts.append(f"eager loop {loop:.2f}x" + (f", +{100 * max(over):.0f}% over kernels"
-                                                  if regime(r)[0] and over else ""))
+        spread = rate_spread(r) if (found := rates(r)) and found[2] == LOOP_CLOCK else None
+        parts.append(f"eager loop {loop:.2f}x"
+                     + (f", rounds {min(spread):.2f}-{max(spread):.2f}" if spread else "")
+                     + (f", +{100 * max(over):.0f}% over kernels" if regime(r)[0] and over else ""))
         if fresh_differs(r):  # review 2026-12-05p 03-04 item 1: a fresh process's reading beside it
             f = r[FRESH]
             parts.append(f"{fresh_span(f)}x, {fresh_regime(f)}, in {f['runs']} fresh processes")

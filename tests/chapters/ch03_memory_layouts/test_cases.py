@@ -11,6 +11,7 @@ from labkit import claims, session
 from labkit.chapters.ch03_memory_layouts import cases
 from labkit.chapters.ch03_memory_layouts import claims as claims_c7
 from labkit.session import Recorded
+from tests.paths import RESULTS
 
 
 def test_channels_last_restrides_only_4d_parameters():
@@ -99,7 +100,9 @@ def test_sweep_table_shows_the_device_split_only_where_traced():
     assert "how 'bound by' is read" in summary and "unprofiled clocks" in rest and "GPU idle NCHW" in rest
     full = cases.sweep_detail([_run(64, 10.0, 12.0, nchw_busy_s=2.0, nhwc_busy_s=1.0, nchw_idle_share=0.5,
                                     nhwc_idle_share=0.6, host_bound=True)])
-    assert full.column("GPU idle NCHW") == [50.0] and any("unprofiled clocks" in n for n in full.notes)
+    # the idle columns are the unprofiled loops' (review 2026-12-06 item 4): a record with no loop
+    # timed shows none, never the profiled trace's 50% under the same heading
+    assert full.column("GPU idle NCHW") == [None] and any("unprofiled clocks" in n for n in full.notes)
     assert not plain.folded  # a CPU's sweep (nothing traced) shows every column
 
 
@@ -233,8 +236,8 @@ def test_the_conv_line_says_noise_where_the_key_and_the_medians_disagree():
     cpu = _cpu_conv(nchw, nhwc, {nchw: _variant(nchw, 1.16e-3, 1.0, (1.0,) * 5),
                                nhwc: _variant(nhwc, 1.13e-3, 1.017, (0.99, 1.01, 1.017, 1.03, 1.06))})
     assert cases.conv_clocks_line(cpu) == (
-        "The quiz's ratio, NCHW / NHWC CPU time per call: about 1x (noise): 0.983x (the median of 5 rounds' "
-        "ratios, 1 / 1.017); the medians' 1.16 / 1.13 ms give 1.027x, the other way.")
+        "Quiz answer: about 1x (noise): 0.98x (NCHW / NHWC CPU time, the median of 5 rounds' ratios; "
+        "the medians' 1.16 / 1.13 ms give 1.03x, the other way).")
 
 
 def test_kept_table_and_half_note():
@@ -262,9 +265,9 @@ def test_the_c7_quiz_reads_the_chapter_s_own_comparison():
         cases.conv_quiz_key(None)
     with pytest.raises(ValueError, match="run the convolution's measurement cell"):
         cases.conv_speedup(None)
-    # the medians give the same ratio: said once (review 2026-12-05w item 5)
-    assert cases.conv_clocks_line(shown) == (
-        "The quiz's ratio, NCHW / NHWC CPU time per call: 1.250x (the median of 1 rounds' ratios, 1 / 0.800).")
+    # the medians give the same ratio: said once (review 2026-12-05w item 5), with no word of which
+    # ratio it is (review 2026-12-06 item 11)
+    assert cases.conv_clocks_line(shown) == "Quiz answer: 1.25x (NCHW / NHWC CPU time)."
 
 
 def test_the_conv_line_says_which_ratio_the_quiz_key_is():
@@ -275,8 +278,8 @@ def test_the_conv_line_says_which_ratio_the_quiz_key_is():
     cpu = _cpu_conv(nchw, nhwc, {nchw: _variant(nchw, 1.39e-3, 1.0, (1.0,) * 5),
                                nhwc: _variant(nhwc, 1.10e-3, 1 / 1.23, (0.7, 0.78, 1 / 1.23, 0.85, 0.9))})
     line = cases.conv_clocks_line(cpu)
-    assert line == ("The quiz's ratio, NCHW / NHWC CPU time per call: 1.230x (the median of 5 rounds' ratios, "
-                    "1 / 0.813); the medians' 1.39 / 1.10 ms give 1.264x.")
+    assert line == ("Quiz answer: 1.23x (NCHW / NHWC CPU time, the median of 5 rounds' ratios; the medians' "
+                    "1.39 / 1.10 ms give 1.26x).")
     assert cases.conv_quiz_key(cpu).answer == pytest.approx(1.23)  # the key is the rounds' ratio named
 
 
@@ -295,8 +298,9 @@ def test_the_conv_line_prints_the_quiz_s_ratio_and_no_computed_loop_pace():
     h200 = Comparison(nchw, 5, {nchw: variant(nchw, 90.5e-6, 83.3e-6, 1.0),
                                 nhwc: variant(nhwc, 38.2e-6, 82.6e-6, 38.2 / 90.5)}, (nchw, nhwc))
     line = cases.conv_clocks_line(h200)
-    assert line.startswith("The quiz's ratio, NCHW / NHWC GPU time per call: 2.369x (the median of 1 rounds'")
-    assert line.endswith("(the median of 1 rounds' ratios, 1 / 0.422).")  # the medians agree: said once
+    # review 2026-12-06 item 11: 'The quiz's ratio, NCHW / NHWC GPU time per call: 2.429x (the median
+    # of 5 rounds' ratios, 1 / 0.412)' cut to the answer and its quantity; the medians agree
+    assert line == "Quiz answer: 2.37x (NCHW / NHWC GPU time)."
     assert "Loop pace" not in line and "computed, not timed" not in line and "1.10x" not in line
 
 
@@ -675,6 +679,66 @@ def _graphed_h200_run(**extra):
     return [dict(judged[0], **extra), *judged[1:], *others]
 
 
+# the H100 page's NHWC b64 profile (review 2026-12-06 item 5), seconds as recorded
+H100_NHWC_B64 = {"nhwc_kernel_s": 4.8238e-3, "matmul_ceiling_s": 0.69172e-3,
+                 "nhwc_kernel_split": {"GEMM/conv": 1.5036e-3, "conversion": 0.0, "elementwise": 1.4142e-3,
+                                       "other": 1.9060e-3},
+                 "nhwc_other_kernels": {"batch_norm_transform_input_channels_last_kernel": 1.4149e-3,
+                                        "": 0.2224e-3, "unrolled_elementwise_kernel": 0.1305e-3}}
+
+
+def test_the_judged_table_says_what_holds_nhwc_at_its_share_of_the_ceiling():
+    """Review 2026-12-06 item 5: 'NHWC of ceiling 14%' with nothing saying what holds it there,
+    though the profile did: GEMM/conv 1.50 of 4.82 ms, at 46% of the fp16 ceiling (the counted
+    FLOPs over their time), and BatchNorm and elementwise passes, no matmul FLOPs, 2.8 ms. One
+    line under the judged table, computed from the run; none where the record lacks the split."""
+    runs = _graphed_h200_run(**H100_NHWC_B64)
+    b64 = runs[0]
+    shown = cases.judged_table(runs)
+    get = dict(zip(shown.columns, shown.rows[0], strict=True))
+    line = cases.ceiling_line(b64)
+    gemm = H100_NHWC_B64["nhwc_kernel_split"]["GEMM/conv"]
+    assert line == (f"NHWC b64 at {get['NHWC of ceiling']:.0f}%: of 4.82 ms of kernels, GEMM/conv 1.50 ms "
+                    f"({100 * H100_NHWC_B64['matmul_ceiling_s'] / gemm:.0f}% of the ceiling); BatchNorm 1.41 "
+                    "and elementwise 1.41 ms, no matmul FLOPs.")
+    assert "(46% of the ceiling)" in line and shown.notes[-1] == line
+    # nothing where the evidence is missing: no split, no FLOPs, an older record (the pinned one)
+    assert cases.ceiling_line({k: v for k, v in b64.items() if k != "nhwc_kernel_split"}) == ""
+    flopless = {k: v for k, v in b64.items() if "ceiling" not in k}
+    assert cases.ceiling_line(flopless) == ""
+    assert cases.ceiling_line(_h200_c7_runs()[0][0]) == "" and not any(
+        n.startswith("NHWC b64 at") for n in cases.judged_table(_graphed_h200_run()).notes)
+    # no BatchNorm among the longest 'other' kernels: the elementwise time alone
+    plain = dict(b64, nhwc_other_kernels={"max_pool_forward_nhwc": 1e-4})
+    assert cases.ceiling_line(plain).endswith("; elementwise 1.41 ms, no matmul FLOPs.")
+    # the committed H200 record, as a CPU page would read it: the line from its own fields
+    page = json.loads((RESULTS / "nvidia-h200.json").read_text())
+    recorded = page["chapters"]["03_memory_layouts"]["verdict:C7"]["payload"]["evidence"]["runs"][0]
+    there = cases.ceiling_line(recorded)
+    if recorded.get("nhwc_kernel_split") and recorded.get("nhwc_kernel_s"):
+        assert there.startswith("NHWC b64 at ") and f"of {1e3 * recorded['nhwc_kernel_s']:.2f} ms of kernels" in there
+    else:
+        assert there == ""
+
+
+def test_the_sweep_s_idle_columns_are_the_unprofiled_loops():
+    """Review 2026-12-06 item 4: the takeaway's 'GPU idle 62-72%' was 1 - kernels / loop,
+    unprofiled, and the sweep's idle columns the profiled trace's (72% / 79%): a learner read 72
+    as NCHW's in one place and NHWC's in the other. The columns are now the loops', the figure
+    the takeaway quotes, and the note says so."""
+    traced = _run(16, 10.0, 11.0, nchw_busy_s=2.244e-3, nhwc_busy_s=1.531e-3, nchw_loop_s=5.932e-3,
+                  nhwc_loop_s=5.551e-3, nchw_idle_share=0.72, nhwc_idle_share=0.79, host_bound=True)
+    full = cases.sweep_detail([traced])
+    assert full.column("GPU idle NCHW") == [pytest.approx(100 * (1 - 2.244 / 5.932))]
+    assert full.column("GPU idle NHWC") == [pytest.approx(100 * (1 - 1.531 / 5.551))]
+    assert [f"{v:.0f}" for v in (*full.column("GPU idle NCHW"), *full.column("GPU idle NHWC"))] == ["62", "72"]
+    assert any(n.startswith("GPU idle: 1 - kernels' time / loop's, unprofiled.") for n in full.notes)
+    assert not any("under the profiler" in n for n in full.notes)
+    assert cases.idle_clock(traced) == "unprofiled"
+    assert cases.idle_clock({k: v for k, v in traced.items() if k != "nchw_loop_s"}) == "partly profiled"
+    assert cases.idle_clock({k: v for k, v in traced.items() if not k.endswith("_loop_s")}) == "profiled"
+
+
 def test_the_judged_graph_replays_are_shown_with_their_spread_ceiling_share_and_the_seeds_row():
     """Review 2026-12-04j item 1: C7 is judged on CUDA Graph replays, and the page showed only
     the eager sweep: the judged img/s, their spread and share of the fp16 ceiling appeared
@@ -850,10 +914,11 @@ def test_the_gpu_takeaway_leaves_the_eager_runs_names_to_the_sweep_above():
     assert claims_c7.regime(fp16_b64)[0] and f"{claims_c7.rate_ratio(fp16_b64):.2f}x" not in span
 
 
-def test_a_disturbed_loop_is_marked_and_a_steady_excess_is_said_as_work_the_probe_misses():
+def test_a_disturbed_loop_is_marked_and_a_steady_excess_is_said_with_no_cause():
     """Review 2026-12-05o 03-04 item 3: one rule with chapter 04 (`clocks.disturbed_by`): a loop
     over 1.5x its pace whose rounds disagree (past 1.3x) is disturbed, marked in the sweep and its
-    note; one over its pace with steady rounds is per-call work the probe misses, said so."""
+    note; one over its pace with steady rounds is marked too. Review 2026-12-06 item 6: its note
+    named a cause nothing measured ('per-call work the probe misses'); it says none was."""
     _, others = _h200_c7_runs()
     calm = next(r for r in others if not claims_c7.regime(r)[0] and r.get("nhwc_host_s"))
     loop = 3 * max(calm["nhwc_host_s"], calm["nhwc_busy_s"])
@@ -865,7 +930,8 @@ def test_a_disturbed_loop_is_marked_and_a_steady_excess_is_said_as_work_the_prob
     assert "(loop disturbed)" in str(cases.sweep_detail([shaken]))
     assert "its rounds spread over 1.3x (timed twice)" in cases.loop_rule_note([shaken])
     assert "(loop over pace)" in str(cases.sweep_detail([steady]))
-    assert "per-call work the probe misses" in cases.loop_rule_note([steady])
+    assert "with steady rounds, cause not measured" in cases.loop_rule_note([steady])
+    assert "probe misses" not in cases.loop_rule_note([steady])
     plain = str(cases.sweep_detail([calm]))
     assert "(loop disturbed)" not in plain and "(loop over pace)" not in plain
 

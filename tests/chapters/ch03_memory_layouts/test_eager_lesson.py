@@ -56,9 +56,11 @@ def test_the_lesson_is_fp16_b16_wall_against_device_busy_with_its_idle_share():
     # idle from the unprofiled loops, 1 - kernels / loop (review 2026-12-05w item 1: the trace's
     # 70-78% was measured under the profiler); NCHW's launch from its loop's host time, the
     # probe having read none
-    assert c7.regime(b16)[0] is True and cases.launch_bound(b16) == (True, "GPU idle 60-72%")
+    # (review 2026-12-06 item 4: the figure names its clock, beside a sweep that showed the trace's)
+    assert c7.regime(b16)[0] is True and cases.launch_bound(b16) == (True, "GPU idle 60-72%, unprofiled")
     lesson = cases.eager_lesson(runs)
-    assert lesson == f"eager float16 b16, host-bound (GPU idle 60-72%): {wall:.2f}x by wall time, {device:.2f}x by device-busy time"
+    assert lesson == (f"eager float16 b16, host-bound (GPU idle 60-72%, unprofiled): {wall:.2f}x by wall time, "
+                      f"{device:.2f}x by device-busy time")
     # with no NCHW launch read at all (the probe blocked, an older record without the loop's
     # host time), host-bound is not established
     unread = {k: v for k, v in b16.items() if k != "nchw_loop_host_s"}
@@ -72,6 +74,36 @@ def test_the_lesson_is_fp16_b16_wall_against_device_busy_with_its_idle_share():
         "Where Python's launches pace the loop, the wall clock hides the layout's gain: " + lesson + ".")
 
 
+def test_the_lesson_says_what_the_wall_ratio_is_made_of():
+    """Review 2026-12-06 item 4: the H100 takeaway gave fp16 b16's 1.07x by wall time and left it
+    unexplained, while its evidence held the cause: each loop's host time per forward until its
+    calls returned, NCHW 5.92 against NHWC 5.54 ms, 1.07x, the wall's ratio. The clause is
+    computed from `*_loop_host_s`, said only where the loop is host-bound, and absent where the
+    record predates the fields (the H200's)."""
+    b16 = _gpu_run(16, 5.932, 5.551, 2.244, 1.531, 0.720, 0.791, nhwc_host=5.927, nchw_loop_host=5.923)
+    b16["nhwc_loop_host_s"] = 5.542e-3
+    runs = [b16, *_h200_page()[1:]]
+    assert cases.launch_bound(b16) == (True, "GPU idle 62-72%, unprofiled")
+    lesson = cases.eager_lesson(runs)
+    assert lesson == ("eager float16 b16, host-bound (GPU idle 62-72%, unprofiled): 1.07x by wall time, "
+                      "1.47x by device-busy time; per forward the host took 5.92 ms in NCHW, 5.54 in NHWC: "
+                      "the wall's 1.07x")
+    # a host ratio that is not the wall's is given beside it, not named as it
+    apart = dict(b16, nhwc_loop_host_s=5.0e-3)
+    assert cases.host_line(apart) == ("per forward the host took 5.92 ms in NCHW, 5.00 in NHWC "
+                                      f"(1.18x; wall {5.932 / 5.551:.2f}x)")
+    # a record without the fields (the H200's of 2026-12-05) says nothing extra, never raises
+    older = {k: v for k, v in b16.items() if k != "nhwc_loop_host_s"}
+    assert cases.host_line(older) == "" and "per forward" not in cases.eager_lesson([older, *runs[1:]])
+    # not host-bound: the host's time is not what the wall ratio is made of
+    device = _h200_page()[2] | {"batch": 16, "nchw_loop_host_s": 5e-3, "nhwc_loop_host_s": 4e-3}
+    assert "per forward" not in cases.eager_lesson([device])
+    page = json.loads((RESULTS / "nvidia-h200.json").read_text())["chapters"]["03_memory_layouts"]["verdict:C7"]
+    recorded = page["payload"]["evidence"]["runs"] + page["payload"]["evidence"]["other_runs"]
+    if not any(r.get("nhwc_loop_host_s") for r in recorded):
+        assert "per forward" not in cases.eager_lesson(copy.deepcopy(recorded))
+
+
 def test_host_bound_is_said_only_where_the_pages_rules_establish_it():
     """Review 2026-12-05t 03-04 item 1: fp16 b64's NHWC loop in fresh runs took 7.29 ms against
     3.75 ms of launch and 4.06 ms of kernels, 1.8x its pace: neither launch- nor device-bound,
@@ -83,7 +115,7 @@ def test_host_bound_is_said_only_where_the_pages_rules_establish_it():
     assert paced is False and why == "host-bound not established: NHWC loop 1.8x its pace"
     assert "host-bound (" not in cases.eager_lesson([over]) and why in cases.eager_lesson([over])
     trace = _h200_page()[1] | {"batch": 16}   # the page's b64: NCHW idled 10% under the profiler
-    assert cases.launch_bound(trace) == (False, "host-bound not established: GPU idle 6%")  # its loop's idle
+    assert cases.launch_bound(trace) == (False, "host-bound not established: GPU idle 6%, unprofiled")  # its loop's
     short = _gpu_run(16, 5.0, 4.8, 2.0, 4.0, 0.7, 0.4, nhwc_host=3.0, nchw_host=4.9)  # launches under the kernels
     assert cases.launch_bound(short)[0] is False  # its loop idled 17%: the idle rule says so first
     device = _h200_page()[2] | {"batch": 16}
