@@ -244,7 +244,10 @@ quiz_c17 = chapter.lab.widgets.Quiz(
     answer=lambda: str(chapter.lab.fusion.explain(seed_function, -torch.ones(8), torch.ones(8)).graph_count),
     explanation="Which branch runs depends on a tensor's value, which Dynamo does not know "
                 "while tracing: it ends the graph at the comparison, lets Python decide, and "
-                "starts a new graph for the branch taken.",
+                "starts a new graph for the branch taken. Control flow stays in one graph in two "
+                "cases: a plain Python value (Dynamo traces the branch taken and adds a guard: "
+                "another value means a recompile) and `torch.cond`, which puts both branches in "
+                "the graph.",
 )
 quiz_c17
 
@@ -274,12 +277,6 @@ c17 = chapter.judge("C17", {
     "torch": torch.__version__,
 }, form=chapter.seed_form)
 print(c17)
-
-# %% [markdown]
-# Dynamo keeps control flow in one graph only in two cases: when the condition is a plain
-# Python value (it then traces the branch taken and adds a *guard*: a different value means a
-# recompile, not a second branch in the graph), and when you write the branch as `torch.cond`,
-# which puts both branches into the graph. A condition on a tensor's value breaks the graph.
 
 # %%
 def chain(x: torch.Tensor, y: torch.Tensor, z: torch.Tensor) -> torch.Tensor:
@@ -350,7 +347,7 @@ chapter.lab.widgets.Timeline(traces["graph replay"]) if "graph replay" in traces
     cases.gaps_table(chapter.reference("timeline_launch_gaps"))
 
 # %% [markdown]
-# ### The verdict: launch latency, not time per node
+# ### The verdict: which wait is judged
 #
 # The seed's numbers are *launch latency*: how long the GPU waits between one kernel and the
 # next. The fitted slope of the graph replay is not that: each node's time includes the tiny

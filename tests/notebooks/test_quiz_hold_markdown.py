@@ -26,7 +26,17 @@ PENDING = {
                             "('multiply by the itemsize', 'only splits the last dim')",
     "02_contiguity_and_hidden_copies": "not yet judged: the prose after quiz_c10's and quiz_c2's held "
                                        "outputs ('as a flag', 'batched matmul')",
-    "04_fusion": "review 2026-12-06 item 2: the chain and recompile quizzes' markdown, fixed in 04's change",
+}
+
+
+# Key tokens that the markdown inside a quiz's hold may state, because there they are the
+# section's premise, not the quiz's answer; each with why (a token listed here is still checked
+# in every other quiz's hold).
+PREMISES = {
+    ("04_fusion", "quiz_chain"): {
+        "pays back after": "the optional payback section's method (compile time / time saved a "
+                           "call), held with the chain quiz; the quiz asks the fused chain's speed-up",
+    },
 }
 
 
@@ -61,7 +71,8 @@ def test_no_quiz_answer_is_in_the_markdown_of_its_hold(chapter):
     shown = {}
     for quiz, at in quizzes_in(cells).items():
         prose = _normal(hold_markdown(cells, at))
-        found = [t for t in KEYS[chapter].get(quiz, []) if _normal(t) in prose]
+        premises = PREMISES.get((chapter, quiz), {})
+        found = [t for t in KEYS[chapter].get(quiz, []) if _normal(t) in prose and t not in premises]
         if found:
             shown[quiz] = found
     assert not shown, f"{chapter}: in the markdown below the quiz, read while it waits: {shown}"
