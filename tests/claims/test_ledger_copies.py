@@ -82,13 +82,15 @@ CHANGED_SINCE_H200_RECORD: dict[str, str] = {
     "C7": "03's C7 check changed after 99's record (review 2026-12-05t 03-04 item 5: its CPU form quotes the "
           "seed's ARM row): the recorded evidence is re-judged by today's rule, so its finding reads "
           "'(judged by today's rule from evidence recorded ...)'",
-    "C22": "as C7: 03's claims module changed (C22's card split into sentences, item 10)",
     "C8a": "the ledger's finding no longer ends at a full stop inside C8a's quoted error "
            "(tables.first_sentence, review 2026-12-05t 99 item 5): 99's H200 copy shows the cut row",
     "C5b": "02's claims module changed after 99's record (86c17c3, review 2026-12-05u 00-04 item 2: the "
            "buffer's place in C5b/C5c's reasons): the recorded evidence is re-judged by today's rule, so its "
            "finding reads '(judged by today's rule from evidence recorded ...)'",
     "C5c": "as C5b: chapter 02's other claim on the same evidence",
+    **{claim: "00-04 were re-recorded on the H200 after 99's record (2026-12-06 02:58-03:05, review "
+                 "2026-12-06's fixes) with fresh reproduce runs: 99's H200 copy shows the 2026-12-05 records "
+                 "until 99 is re-recorded (call L)" for claim in ("C2", "C6", "C9", "C10", "C18", "C19", "C20")},
     "C24": "its fresh runs are said 'run 1: ...; runs 2-3: as the verdict', and run 1 names the CUDA Graphs "
            "step the keep rule before 981ef6e left not decidable (review 2026-12-05u 08-09-99 item 3): "
            "99's H200 copy reads 'runs: ..., the same, the same'",

@@ -24,12 +24,11 @@ SOURCES_FILE = COPIES / "SOURCES.json"
 # (scripts/execute_notebook.py --output-dir results/h200_notebooks) with its issue.
 NOT_YET_RERECORDED: set[str] = set()  # filled below, chapter by chapter
 # Every chapter re-recorded on the H200 on 2026-12-05 17:38-18:05 (calls A, B-repro, E-08 and 05
-# alone, on c131800; 01 is unchanged since its 2026-12-04 13:37 record). Changed since:
+# alone, on c131800; 01 is unchanged since its 2026-12-04 13:37 record); 00-04 again on 2026-12-06
+# 02:58-03:05 (calls A34, then 00 and 01, then reproduce 02 and 02, on review 2026-12-06's fixes). Changed since:
 NOT_YET_RERECORDED |= {"07_export_traps"}  # reproduce.py's across-run compare reads a call as the page does; tables' NOT_YET_RECORDED gone (the page does not import reproduce.py: its output is unchanged)
 NOT_YET_RERECORDED |= {"08_inference_ladder"}  # keep.over_moved_base reads a step over its base's own step from the rung's images/s (review 2026-12-05t 08 item 1); timings carry iqr_share
-NOT_YET_RERECORDED |= {"00_setup_check", "02_contiguity_and_hidden_copies"}  # review 2026-12-05t 00-02 items 1, 2, 4, 6, 9: C9's section before C2's copy row, the kept ceiling named, the 1 GiB point from the probe, DTLB count, allocator and chase wording
-NOT_YET_RERECORDED |= {"03_memory_layouts", "04_fusion"}  # review 2026-12-05t 03-04 items 5, 6, 7, 9, 10: C7's CPU form quotes the ARM row, quiz wording, kernels-not-bytes clause, labels
-NOT_YET_RERECORDED |= {"01_strides_and_views"}  # review 2026-12-05t 00-02 item 11: C8c's takeaway built from its verdict, not typed
+NOT_YET_RERECORDED |= {"03_memory_layouts"}  # its 2026-12-06 03:01 page read 1,507 core words (limit 1,500): the takeaway's fp16 b64 clause (the host's variance between processes) moved into the eager sweep's fold (cases.seed_variance); claims._graph_beside skips a run without graph replays
 NOT_YET_RERECORDED |= {"09_audit_your_model"}  # review 2026-12-05t 09 item 8: the export note names the images it checks; the ViT quiz says its answer is this machine's
 
 

@@ -1399,9 +1399,9 @@ def eager_lesson(runs: Sequence[Mapping]) -> str:
     processes beside it (`claims.FRESH`: the same where they agree, their range where not; 'not
     yet in reproduce's fresh processes' where this GPU's record lacks the run), and where host-bound
     what the wall ratio is made of (`host_line`: each layout's host time per forward, review
-    2026-12-06 item 4; nothing where the record predates it). Then the seed's b64,
-    only where its eager loop moved past FRESH_MARGIN between this process and the fresh ones:
-    its range, as the host's variance, not as a lesson. '' where no run has a regime read (a CPU).
+    2026-12-06 item 4; nothing where the record predates it). The seed's b64, where its eager
+    loop moved between processes, is the fold's (`seed_variance`). '' where no run has a regime
+    read (a CPU).
 
     Review 2026-12-05t 03-04 item 1: the lesson was b64's eager loop, called host-bound while it ran
     1.8-2.0x its pace in fresh processes, and dropped altogether where a fresh process read
@@ -1425,19 +1425,26 @@ def eager_lesson(runs: Sequence[Mapping]) -> str:
             text += " (not yet in reproduce's fresh processes)"
         host = host_line(run) if paced else ""
         parts = [text, *([host] if host else [])]
-    seed = seed_moved(runs)
-    if seed is not None:
-        fresh, here = seed[c7_claims.FRESH], float(c7_claims.loop_ratio(seed))  # type: ignore[arg-type]
-        span = c7_claims.fresh_span(fresh)
-        # what moved, from the kernels' time here and there (review 2026-12-05u 00-04 item 4:
-        # 'is host variance' was asserted, not measured)
-        kernels = [float(seed[f"{k}_busy_s"]) / float(fresh[f"{k}_busy_s"]) for k in ("nchw", "nhwc")
-                   if seed.get(f"{k}_busy_s") and fresh.get(f"{k}_busy_s")]
-        same = bool(kernels) and all(abs(v - 1) <= c7_claims.FRESH_MARGIN for v in kernels)
-        parts.append(f"{_name(seed)}'s eager loop, {here:.2f}x here and {span}x in {fresh['runs']} "
-                     "fresh processes: " + ("kernels unchanged, the host's loop moved" if same
-                                             else "why is not measured"))
     return "; ".join(parts)
+
+
+def seed_variance(runs: Sequence[Mapping]) -> str:
+    """The seed's b64 where its eager loop moved past FRESH_MARGIN between this process and
+    reproduce's fresh processes (`seed_moved`): its range, as the host's variance, with what moved
+    measured from the kernels' time here and there (review 2026-12-05u 00-04 item 4: 'is host
+    variance' was asserted). '' where it held. Review 2026-12-06 re-read: it closed the takeaway,
+    which is what to remember, and the H200 page read 1,507 core words; it is in the eager
+    sweep's fold now (`c7_gpu_tables`), said once."""
+    seed = seed_moved(runs)
+    if seed is None:
+        return ""
+    fresh, here = seed[c7_claims.FRESH], float(c7_claims.loop_ratio(seed))  # type: ignore[arg-type]
+    span = c7_claims.fresh_span(fresh)
+    kernels = [float(seed[f"{k}_busy_s"]) / float(fresh[f"{k}_busy_s"]) for k in ("nchw", "nhwc")
+               if seed.get(f"{k}_busy_s") and fresh.get(f"{k}_busy_s")]
+    same = bool(kernels) and all(abs(v - 1) <= c7_claims.FRESH_MARGIN for v in kernels)
+    return (f"{_name(seed)}'s eager loop, {here:.2f}x here and {span}x in {fresh['runs']} "
+            "fresh processes: " + ("kernels unchanged, the host's loop moved" if same else "why is not measured"))
 
 
 def host_line(run: Mapping) -> str:
@@ -1461,8 +1468,8 @@ def host_line(run: Mapping) -> str:
 
 def seed_moved(runs: Sequence[Mapping]) -> Mapping | None:
     """The seed's run (fp16 b64) where its eager loop here and in reproduce's fresh processes
-    span over FRESH_MARGIN: the takeaway states its range (`eager_lesson`), so the note under C7's
-    table (`fresh_note`) leaves it out; None where it held or has no fresh reading."""
+    span over FRESH_MARGIN: the eager sweep's fold states its range (`seed_variance`), so the note
+    under C7's table (`fresh_note`) leaves it out; None where it held or has no fresh reading."""
     seed = next((r for r in runs if r.get("dtype") == c7_claims.SEED_DTYPE and r.get("batch") == c7_claims.SEED_BATCH
                  and (r.get(c7_claims.FRESH) or {}).get("loop_ratio") and c7_claims.loop_ratio(r)), None)
     if seed is None:
@@ -1708,9 +1715,9 @@ def fresh_note(runs: Sequence[Mapping]) -> str:
     and the layout whose loop moved most against theirs with its kernels beside it. 'only its
     host-paced time moved, its kernels the same' only where that loop took over FRESH_MARGIN
     longer while its kernels' time stayed within it; the cause is not measured either way."""
-    # the lesson's batch, and the seed's b64 where its range moved, are left to the takeaway,
-    # which sets them beside the fresh processes (`eager_lesson`): said once, not twice (03's
-    # page is at its 1,500 words; review 2026-12-05u re-read)
+    # the lesson's batch is left to the takeaway (`eager_lesson`), and the seed's b64 where its
+    # range moved to the eager sweep's fold (`seed_variance`): said once, not twice (03's page is
+    # at its 1,500 words; review 2026-12-05u re-read)
     moved = seed_moved(runs)
     differ = [r for r in runs if c7_claims.fresh_differs(r) and r.get("batch") != LESSON_BATCH and r is not moved]
     if not differ:
@@ -1766,9 +1773,10 @@ def c7_tables(runs: Sequence[Mapping]) -> Table | Stack:
         f"Eager loops ({len(runs)} runs, folded): layout effect {_span(card_ratio, runs)}, "
         f"device-busy where host-bound ({len(host)} runs).")
     fresh = fresh_note(runs)  # review 2026-12-05p 03-04 item 1: where reproduce's fresh processes read otherwise
+    variance = seed_variance(runs)
     return (judged.note(fresh) if fresh else judged).fold("the eager sweep, every column",
            f"{sweep_detail(runs)}\nBy wall time {walls[0]:.2f}x to {walls[-1]:.2f}x: the host-bound loops "
-           "time Python's launches.")
+           "time Python's launches." + (f"\n{variance[0].upper()}{variance[1:]}." if variance else ""))
 
 
 def c7_gpu_form(device: torch.device, image: int, judged: Sequence[Mapping] = ()) -> str:

@@ -366,7 +366,9 @@ def _graph_beside(r: Mapping) -> str:
     2026-12-06 item 6: the reason quoted fp16 b64's 'eager loop 1.10x' without the 1.00-1.36 its
     rounds spread over, the setting a learner sets beside the seed's 1.20x."""
     parts = []
-    if all(r.get(f"{k}_busy_s") for k in ("nchw", "nhwc")):
+    # a run without graph replays (fp16 b16, the eager lesson's, which reproduce also times since
+    # review 2026-12-05t item 1) has no replay to set beside its kernels
+    if all(r.get(f"{k}_busy_s") and r.get(f"{k}_graph_s") for k in ("nchw", "nhwc")):
         parts.append("replay " + " / ".join(
             f"{100 * (float(r[f'{k}_graph_s']) / float(r[f'{k}_busy_s']) - 1):+.0f}%" for k in ("nchw", "nhwc"))
             + " over its kernels")
