@@ -60,11 +60,17 @@
 # changed 03 and 04 again (04's loops by clocks.interleaved_loops, 03's lesson on both launches
 # read); four S2 calls (03, 04 on an H100) found none. Next session, as before: A (A2 if
 # failed calls leave 500-700 s), B-repro, E-08, C-repro, L, then D3 and T.
+# 2026-12-06 01:28-03:05 (session x): thirteen H200 calls, ten found no machine or were refused,
+# two were served an H100 (S2 and T ran on it: results/h100_smoke/2026-12-06_0203/, 529 CUDA
+# tests passed); the thirteenth found an H200: A34 (250 s), then 00 and 01 (51 s), then the chase,
+# reproduce 02 and 02 (129 s) on the warm machine, 62 s left. 03's page read 1,507 core words and
+# was cut after; next session, in order: 03 alone (reproduce 03, 03: ~140 s), B-repro, E-08 (with
+# 99), C-repro, then D3; L (99) at the end if E-08 did not run it.
 # 05 and 07's reproduce compare their runs with the recorded page; each runs before its page in the
 # same call (the page cites the fresh runs), so re-judge it against the fresh page after taking C / E:
 #   .venv/bin/python -c 'import json; from labkit.chapters.ch05_dataloader import reproduce as r; d=json.load(open("results/reproduce/nvidia-h200-05_dataloader.json")); print(chr(10).join(r.summarise_numbers(d["numbers"])["lines"]))'
 # (ch07_export_traps in place of ch05_dataloader for 07).
-#   usage (repo root on the GPU machine, carry [".whl", ".gpu_cache"]):  bash benchmarks/rerecord_calls.sh A|A0|A34|A2|A1|B|C|C-repro|E|E-lean|B-repro|E-08|L|E2|D1|D2 <lever>|D3|F|S|S2|T
+#   usage (repo root on the GPU machine, carry [".whl", ".gpu_cache"]):  bash benchmarks/rerecord_calls.sh A|A0|A34|A3|A2|A1|B|C|C-repro|E|E-lean|B-repro|E-08|L|E2|D1|D2 <lever>|D3|F|S|S2|T
 #   between calls, here:  bash scripts/take_wave.sh <files_at of the call just returned> A|B (~10 s):
 #   the next call then carries every fresh record and the ceilings, warm machine or fresh; when
 #   seconds count, bash scripts/carry_ceilings.sh <files_at> (0.1 s) takes only the ceilings.
@@ -107,6 +113,8 @@ case "${1:-}" in
   A34) # ~300-340 s of commands (H100 2026-12-06: 04 75 s, 03 68; each reproduce ~90-120): 04 and 03
       # re-recorded on review 2026-12-06's fixes, each reproduced before its page (after A0)
     STEP_TIMEOUT=240 bash benchmarks/gpu_wave.sh "$(repro 04)" "$(nb 04)" "$(repro 03)" "$(nb 03)" ;;
+  A3) # ~140 s of commands (2026-12-06: reproduce 03 78 s, 03 62 s): 03 alone, reproduced before its page
+    STEP_TIMEOUT=240 bash benchmarks/gpu_wave.sh "$(repro 03)" "$(nb 03)" ;;
   A2) # ~330-370 s of commands (2026-12-05 23:20 H100 smoke: 00 28 s, 04 51, 03 58; each reproduce
       # ~90-120): A's first half, for a session whose failed calls left 500-700 s: 00, 04 and 03
       # re-recorded on their final sources, each reproduced before its page; 02 (with the chase) and
@@ -243,5 +251,5 @@ case "${1:-}" in
       # test files with CUDA cases (addopts off: no nbval there), 4 workers, one call
     REFERENCE=nvidia-h100 STEP_TIMEOUT=560 bash benchmarks/gpu_wave.sh \
       "timeout 540 python3 -m pytest -q -rfs -n 4 -o addopts= -p no:cacheprovider --continue-on-collection-errors \$(grep -rlE 'cuda.is_available|mark.gpu' tests --include='test_*.py') > \$WAVE_OUT/gpu_pytest.log 2>&1; rc=\$?; grep -E '^(FAILED|ERROR)|passed|failed' \$WAVE_OUT/gpu_pytest.log | tail -20; exit \$rc" ;;
-  *) echo "usage: bash benchmarks/rerecord_calls.sh A|A0|A34|A2|A1|B|C|C-repro|E|E-lean|B-repro|E-08|L|E2|D1|D2 <lever>|D3|F|S|S2|T" >&2; exit 2 ;;
+  *) echo "usage: bash benchmarks/rerecord_calls.sh A|A0|A34|A3|A2|A1|B|C|C-repro|E|E-lean|B-repro|E-08|L|E2|D1|D2 <lever>|D3|F|S|S2|T" >&2; exit 2 ;;
 esac
