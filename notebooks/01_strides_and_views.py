@@ -260,7 +260,9 @@ quiz_c8a = chapter.lab.widgets.Quiz(
     answer=lambda: "yes" if layout.can_view(torch.randn(2, 3, 4).transpose(0, 1), (3, 2, 2, 2)).ok
     else "no, it raises",
     explanation="view needs the dims it merges to be stride-compatible, not the whole tensor "
-                "contiguous: (3, 2, 2, 2) only splits the last dim.",
+                "contiguous: (3, 2, 2, 2) only splits the last dim, which works on a non-contiguous "
+                "tensor too; one view of a non-contiguous tensor that works is enough to refute the "
+                "seed's rule that view() needs contiguous memory, so C8a is judged refuted.",
 )
 quiz_c8a
 
@@ -294,9 +296,8 @@ print(c8a)
 # %% [markdown]
 # The seed's (16, 48, 4) are y's strides in bytes (x 4 for float32), not what `stride()`
 # reports. `view(-1, 4)` would have to merge dims 0 and 1, whose strides (4, 12) are not
-# compatible; `view(3, 2, 2, 2)` only splits the last dim, which works on a non-contiguous
-# tensor too: one view of a non-contiguous tensor that works is enough to refute the seed's
-# rule that view() needs contiguous memory, so C8a is judged refuted.
+# compatible; what the other views did, and why, is in the table above and the quiz's
+# explanation.
 
 # %% [markdown]
 # ### Optional exercise 01.3: can `view` merge two dims?

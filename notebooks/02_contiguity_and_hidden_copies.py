@@ -321,6 +321,9 @@ quiz_c10 = chapter.lab.widgets.Quiz(
     chapter.lab.cases.c10_quiz_text(first_n, first_dtype, chapter.on_gpu, baseline),
     choices=list(chapter.lab.cases.c10_choices(baseline)),  # the third names the baseline
     answer=lambda: chapter.lab.cases.c10_faster(globals().get("c10_comparisons"), baseline),
+    explanation="BLAS (MKL or OpenBLAS on a CPU, cuBLAS on a GPU) takes a transposed 2-D matrix "
+                "as a flag, so torch.matmul does not copy the view; the table below shows what "
+                "each way cost here.",
 )
 quiz_c10
 
@@ -381,9 +384,8 @@ chapter.table([c10])
 
 # %% [markdown]
 # On a CPU the verdict judges the claim's premise: does `torch.matmul` copy the transposed
-# 2-D operand? BLAS (the matrix-multiply library: MKL or OpenBLAS on a CPU, cuBLAS on a GPU)
-# takes a transposed matrix as a flag, so it does not (a 3-D batch is C2's
-# question, below); the seed's GPU form,
+# 2-D operand, or does BLAS (the matrix-multiply library: MKL or OpenBLAS on a CPU, cuBLAS on
+# a GPU) read it as it is? A 3-D batch is C2's question, below; the seed's GPU form,
 # recorded on the H200, is in the table at the end. (The seed's "8 MB": copying one 1024x1024
 # float32 operand reads 4 MiB and writes 4 MiB.)
 
@@ -401,6 +403,9 @@ quiz_c2 = chapter.lab.widgets.Quiz(
     "3-D batch: what does x.transpose(0, 1).matmul(w) run, and does it copy x?",
     choices=list(chapter.lab.cases.C2_CHOICES),
     answer=lambda: chapter.lab.cases.c2_what_ran(globals().get("c2_cases")),
+    explanation="BLAS takes a 2-D transposed operand as a 'transposed' flag, and a 3-D batch that "
+                "cannot be folded into one matrix without a copy goes to a batched matmul (bmm) "
+                "that reads it through its strides.",
     holds=3,  # C2's card, table and verdict; not the C12 section, which answers no quiz
 )
 quiz_c2
@@ -444,11 +449,9 @@ c2 = chapter.judge("C2", {"cases": c2_cases, "flags": c2_flagged, "device": str(
 chapter.table([c2])
 
 # %% [markdown]
-# Why the view needs no copy when the detector shows none: BLAS
-# takes a 2-D transposed operand as a "transposed" flag, and a 3-D batch that cannot be
-# folded into one matrix without a copy goes to a batched matmul (`bmm`) that reads it
-# through its strides. Calling `.contiguous()` first adds a copy (timed alone, the table's third
-# row) and may fold x into one large GEMM; the note under C2's table prices both from this run.
+# Why the view needs no copy where the detector shows none is in the quiz's explanation.
+# Calling `.contiguous()` first adds a copy (timed alone, the table's third row) and may fold
+# x into one large GEMM; the note under C2's table prices both from this run.
 
 # %% [markdown]
 # ## Optional: C12, do stride changes split a `torch.compile` graph?

@@ -29,6 +29,8 @@ NOT_YET_RERECORDED: set[str] = set()  # filled below, chapter by chapter
 NOT_YET_RERECORDED |= {"07_export_traps"}  # reproduce.py's across-run compare reads a call as the page does; tables' NOT_YET_RECORDED gone (the page does not import reproduce.py: its output is unchanged)
 NOT_YET_RERECORDED |= {"08_inference_ladder"}  # keep.over_moved_base reads a step over its base's own step from the rung's images/s (review 2026-12-05t 08 item 1); timings carry iqr_share
 NOT_YET_RERECORDED |= {"03_memory_layouts"}  # its 2026-12-06 03:01 page read 1,507 core words (limit 1,500): the takeaway's fp16 b64 clause (the host's variance between processes) moved into the eager sweep's fold (cases.seed_variance); claims._graph_beside skips a run without graph replays
+NOT_YET_RERECORDED |= {"01_strides_and_views", "02_contiguity_and_hidden_copies"}  # review 2026-12-06b item 1: the markdown that answered quiz_c8a, quiz_c2 and quiz_c10 while they waited moved into their explanations
+NOT_YET_RERECORDED |= {"04_fusion"}  # review 2026-12-06b item 2: the replay bound reads the timed loop the table decides on (at least ~62 us on the H200 record, not 70)
 NOT_YET_RERECORDED |= {"09_audit_your_model"}  # review 2026-12-05t 09 item 8: the export note names the images it checks; the ViT quiz says its answer is this machine's
 
 

@@ -20,19 +20,20 @@ from tests.notebooks.test_quiz_answers_not_above import KEYS, _cells, _normal, _
 HOLDS = re.compile(r"\bholds\s*=\s*(\d+)")
 # Chapters whose markdown inside a hold shows a key token, each with why it waits; the fix, or
 # the judgement that the token is a premise there, is that chapter's own change (remove the
-# entry with it). Found by this file's first run (2026-12-06), 03's change judges 03 only.
-PENDING = {
-    "01_strides_and_views": "not yet judged: the prose after quiz_c3's and quiz_c8a's held outputs "
-                            "('multiply by the itemsize', 'only splits the last dim')",
-    "02_contiguity_and_hidden_copies": "not yet judged: the prose after quiz_c10's and quiz_c2's held "
-                                       "outputs ('as a flag', 'batched matmul')",
-}
+# entry with it). Empty since review 2026-12-06b judged 01 and 02 (their sentences moved into the
+# quizzes' explanations, 01's byte formula a premise).
+PENDING: dict[str, str] = {}
 
 
 # Key tokens that the markdown inside a quiz's hold may state, because there they are the
 # section's premise, not the quiz's answer; each with why (a token listed here is still checked
 # in every other quiz's hold).
 PREMISES = {
+    ("01_strides_and_views", "quiz_c3"): {
+        "multiply by the itemsize": "the byte formula is the chapter's subject, printed from its first "
+                                    "cell; the quiz's choices (5, 20, 23, 92) test units and offset "
+                                    "(review 2026-12-06b item 1)",
+    },
     ("04_fusion", "quiz_chain"): {
         "pays back after": "the optional payback section's method (compile time / time saved a "
                            "call), held with the chain quiz; the quiz asks the fused chain's speed-up",

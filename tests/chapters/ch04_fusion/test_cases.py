@@ -1728,14 +1728,17 @@ def test_the_replay_bound_says_what_of_reduce_overheads_host_time_a_raw_replay_l
                "loop_host": {k: {"wall_s": v, "host_s": v} for k, v in hosts.items()}, "graph_kernels": 12}
     c18 = {"graph_fixed_us": 6.53, "graph_per_node_us": 1.33}
     line = cases.replay_bound_line(payload, c18)
+    # read from the timed loop the table decides on (92.1 us), not the host column's batch (86.7):
+    # review 2026-12-06b item 2
     assert line == ("A raw replay of its 12 kernels costs up to 22 us by C18's fit (6.53 + 1.33 us a node, "
-                    "wall clock); reduce-overhead's host took 87 us a call, so at least 64 us is "
+                    "wall clock); reduce-overhead's timed loop took 92 us a call, so at least 70 us is "
                     "torch.compile's work around the replay (guards, graph bookkeeping).")
     assert line in cases.comparison_table(payload, "reduce-overhead", c18=c18).notes
     assert cases.replay_bound_line({**payload, "graph_kernels": None}, c18) == ""  # the profile lost records
     assert cases.replay_bound_line({k: v for k, v in payload.items() if k != "graph_kernels"}, c18) == ""
     assert cases.replay_bound_line(payload, None) == ""  # no C18 evidence
-    assert cases.replay_bound_line(payload, {"graph_fixed_us": 80.0, "graph_per_node_us": 1.0}).endswith("within it.")
+    assert cases.replay_bound_line(payload, {"graph_fixed_us": 85.0, "graph_per_node_us": 1.0}).endswith("within it.")
+    assert cases.replay_bound_line({**payload, "loop": {**loop, "rows": []}}, c18) == ""  # no timed loop
     assert not any("raw replay" in n for n in cases.comparison_table(payload, "reduce-overhead").notes)
     # the H200's record of 2026-12-06 holds the count; one without it (the 2026-12-05 shape) claims nothing
     recorded = _recorded("reduce_overhead")
