@@ -64,8 +64,10 @@
 # two were served an H100 (S2 and T ran on it: results/h100_smoke/2026-12-06_0203/, 529 CUDA
 # tests passed); the thirteenth found an H200: A34 (250 s), then 00 and 01 (51 s), then the chase,
 # reproduce 02 and 02 (129 s) on the warm machine, 62 s left. 03's page read 1,507 core words and
-# was cut after; next session, in order: 03 alone (reproduce 03, 03: ~140 s), B-repro, E-08 (with
-# 99), C-repro, then D3; L (99) at the end if E-08 did not run it.
+# was cut after, and review 2026-12-06b changed 01, 02 (quiz text) and 04 (the replay bound); next
+# session, in order: A (00-04 with reproduce 02-04, ~450 s; 00 is current, but A's order has it
+# first for the ceilings), B-repro, E-08 (with 99), C-repro, then D3; L (99) at the end if E-08
+# did not run it.
 # 05 and 07's reproduce compare their runs with the recorded page; each runs before its page in the
 # same call (the page cites the fresh runs), so re-judge it against the fresh page after taking C / E:
 #   .venv/bin/python -c 'import json; from labkit.chapters.ch05_dataloader import reproduce as r; d=json.load(open("results/reproduce/nvidia-h200-05_dataloader.json")); print(chr(10).join(r.summarise_numbers(d["numbers"])["lines"]))'
