@@ -408,7 +408,7 @@ cases.comparison_table(chapter.here_or_recorded("reduce_overhead", lambda: cases
 # whether its record took that host time from a loop of calls, and which rows it reads as
 # launch-bound. One graph replay removes the launches but not the rest: where the record counted
 # the compiled graph's kernels, the last line bounds a raw replay's cost by C18's fit, and what
-# is left of the host's time is torch.compile's own work around the replay.
+# is left of a call's time in the timed loop is torch.compile's own work around the replay.
 
 # %% [markdown]
 # ## 4. Triton: an add, and a fused chain (C19)

@@ -1434,7 +1434,7 @@ def seed_variance(runs: Sequence[Mapping]) -> str:
     measured from the kernels' time here and there (review 2026-12-05u 00-04 item 4: 'is host
     variance' was asserted). '' where it held. Review 2026-12-06 re-read: it closed the takeaway,
     which is what to remember, and the H200 page read 1,507 core words; it is in the eager
-    sweep's fold now (`c7_gpu_tables`), said once."""
+    sweep's fold now (`c7_tables`), said once."""
     seed = seed_moved(runs)
     if seed is None:
         return ""

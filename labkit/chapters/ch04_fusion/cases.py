@@ -1551,8 +1551,7 @@ def replay_bound_line(record: object, c18: Mapping | None) -> str:
     from C18's fit of graph replay on the wall clock (fixed + per node x kernels, the device
     included: what a loop of raw replays would take a call at most) and the kernels of one
     compiled call (the graph it replays, `reduce_overhead`'s 'graph_kernels'): the rest, at
-    least, is torch.compile's own work
-    around the replay (guards, the graph tree's bookkeeping). Review 2026-12-06 item 9 (and
+    least, is torch.compile's own work around the replay (guards, the graph tree's bookkeeping). Review 2026-12-06 item 9 (and
     2026-12-05w item 9): the page said a replay call's host time was 'not measured here' while
     C18 had measured what a replay costs. '' where either figure is missing (an older record)."""
     payload = _payload(record)
@@ -1568,7 +1567,7 @@ def replay_bound_line(record: object, c18: Mapping | None) -> str:
     loop_us = float(loop) * 1e6
     if loop_us <= replay_us:
         return (f"A raw replay of its {kernels} kernels costs up to {replay_us:.0f} us by C18's fit; "
-                f"reduce-overhead's loop took {loop_us:.0f} us a call: within it.")
+                f"reduce-overhead's timed loop took {loop_us:.0f} us a call: within it.")
     return (f"A raw replay of its {kernels} kernels costs up to {replay_us:.0f} us by C18's fit "
             f"({float(c18['graph_fixed_us']):.2f} + {float(c18['graph_per_node_us']):.2f} us a node, wall clock); "
             f"reduce-overhead's timed loop took {loop_us:.0f} us a call, so at least {loop_us - replay_us:.0f} us "
