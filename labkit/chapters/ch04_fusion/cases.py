@@ -2067,12 +2067,13 @@ def launch_line(on_gpu: bool, c18: Mapping | None, sweep: launch_overhead.Launch
                 gpu_name: str | None = None, record: Mapping | None = None) -> str:
     """The launch takeaway: the graph's cut on a GPU; the CPU's own cost per tiny op elsewhere.
 
-    On a GPU it leads with the fresh processes' range (reproduce.py's C18 spread, read from
-    results/reproduce/FRESH_RECORD, never typed; `record` replaces the file in tests) where
-    that record is of this GPU (`gpu_name`), then this process's figures (review 2026-12-04i item 13: the takeaway led with
-    7.34 us and 29x where three fresh processes read 5.87-5.93 us and 22.9-23.2x), and whether
-    its eager gap lies inside, above or below their range (review 2026-12-04j item 5: it said
-    'late in this process' as if that read high, where 7.00 us sat inside 5.98-8.17 us)."""
+    On a GPU it states this process's gaps and contrast, the measurement the page shows (review
+    2026-12-06b item 8: the takeaway paired the fresh processes' eager range with this page's
+    graph gap), then the fresh processes' range beside them (reproduce.py's C18 spread, read from
+    results/reproduce/FRESH_RECORD, never typed; `record` replaces the file in tests) where that
+    record is of this GPU (`gpu_name`): review 2026-12-04i item 13 found a late process's 7.34 us
+    and 29x alone where three fresh processes read 5.87-5.93 us and 22.9-23.2x. Where its eager
+    gap lies against that range is C18's table note (review 2026-12-04j item 5)."""
     if not (on_gpu and c18 is not None):
         return (f"{sweep.fits['eager (CPU ops)'].per_item_us:.1f} us of Python and dispatcher per tiny op "
                 "here; a CUDA Graph removes it on a GPU")
@@ -2081,7 +2082,9 @@ def launch_line(on_gpu: bool, c18: Mapping | None, sweep: launch_overhead.Launch
     # an upper bound and the contrast a lower one, said so (C18's table says it too)
     room = device_room(c18)
     at_most, more = ("", "") if room is None else ("at most ", " or more")
-    here = f"{eager_gap:.2f} us (eager) to {at_most}{c18['graph_launch_gap_us']:.2f} us, {ratio:.0f}x{more}"
+    # review 2026-12-06b item 8: this page's own contrast to three figures (20.9x was rounded up
+    # into '21x or more'), led by this page's gaps; the fresh processes' range follows it
+    here = f"{eager_gap:.2f} us (eager) to {at_most}{c18['graph_launch_gap_us']:.2f} us, {ratio:.3g}x{more}"
     fresh = fresh_launch_range(gpu_name, record)
     if fresh is None:
         # the device's per-node time where timed (review 2026-12-05w item 4: the wall slope holds
@@ -2095,8 +2098,8 @@ def launch_line(on_gpu: bool, c18: Mapping | None, sweep: launch_overhead.Launch
     # review 2026-12-04n 03-04 item 1: this process's contrast alone, for the GPU page's 1,500-word
     # core; its gaps, per-node slope and where its eager gap lies against the fresh range (no cause
     # named unmeasured, review 2026-12-04l item 1) are C18's table note above (`fresh_process_note`)
-    return (f"a CUDA Graph cut the GPU's wait between kernels from {eager} us (eager) to {graph} us, "
-            f"{contrast}x, in {runs}; {ratio:.0f}x{more} in this process")
+    return (f"a CUDA Graph cut the GPU's wait between kernels from {here} in this process "
+            f"({runs}: {eager} us to {graph} us, {contrast}x)")
 
 
 def fresh_launch_range(gpu_name: str | None, record: Mapping | None = None) -> tuple[object, ...] | None:

@@ -601,7 +601,7 @@ def test_the_launch_takeaway_and_the_cpu_trace():
     assert "us of Python and dispatcher per tiny op here" in cases.launch_line(False, None, sweep)
     line = cases.launch_line(True, {"eager_per_launch_us": 7.0, "graph_launch_gap_us": 0.3,
                                     "graph_per_node_us": 1.2, "graph_kernel_us": 1.0}, sweep)
-    assert "wait between kernels from 6.00 us" in line and "0.30 us, 20x" in line
+    assert "wait between kernels from 6.00 us" in line and "0.30 us, 20x" in line  # 3 figures: 20, 20.9
     assert line.endswith("in this process")  # no fresh-process record of this GPU named
     assert "at most" not in line and "or more" not in line  # no device slope: no bound read
     shown = cases.sweep_table(sweep, False)
@@ -623,10 +623,11 @@ def test_the_launch_takeaway_leads_with_the_fresh_processes():
         "graph launch gap (us)": {"min": 0.25605, "max": 0.25620},
         "eager gap / graph gap": {"min": 22.913, "max": 23.171}}}}}
     line = cases.launch_line(True, ev, None, "NVIDIA H200", record)
-    assert line.startswith("a CUDA Graph cut the GPU's wait between kernels from 5.87-5.93 us (eager) "
-                           "to 0.26 us, 22.9-23.2x, in 3 fresh processes (reproduce.py); 29x in this process")
-    # review 2026-12-04n 03-04 item 1: in fewer words (the per-node slope is in C18's table)
-    assert line.endswith("; 29x in this process")  # where its gap lies: C18's table note
+    # review 2026-12-06b item 8: this process's gaps and contrast lead (the page's measurement),
+    # the fresh processes' range beside them, never one side's eager gap with the other's graph gap
+    assert line == ("a CUDA Graph cut the GPU's wait between kernels from 7.33 us (eager) to 0.26 us, "
+                    "28.6x in this process (3 fresh processes (reproduce.py): 5.87-5.93 us to 0.26 us, "
+                    "22.9-23.2x)")
     assert "compiled work" not in line  # review 2026-12-04l item 1: a cause nobody measured
     other = cases.launch_line(True, ev, None, "NVIDIA A100", record)  # another GPU's range says nothing here
     assert "fresh processes" not in other and other.startswith("a CUDA Graph cut the GPU's wait between kernels from 7.33 us")
@@ -635,7 +636,7 @@ def test_the_launch_takeaway_leads_with_the_fresh_processes():
         low, high = cases.fresh_spread(json.loads(on_file.read_text()))[2]["eager gap, slope minus kernel (us)"]
         gpu = json.loads(on_file.read_text())["fingerprint"]["gpu_name"]
         span = f"{low:.2f}-{high:.2f}" if f"{low:.2f}" != f"{high:.2f}" else f"{low:.2f}"
-        assert f"from {span} us (eager)" in cases.launch_line(True, ev, None, gpu)
+        assert f": {span} us to " in cases.launch_line(True, ev, None, gpu)
 
 
 def test_the_launch_takeaway_says_a_profiled_gap_above_the_devices_room_is_an_upper_bound():
@@ -649,7 +650,7 @@ def test_the_launch_takeaway_says_a_profiled_gap_above_the_devices_room_is_an_up
     ratio = cases.seed_contrast(ev)[0]
     line = cases.launch_line(True, ev, None, "nobody's GPU", record={})
     assert line == (f"a CUDA Graph cut the GPU's wait between kernels from {6.21 - 1.118:.2f} us (eager) to at "
-                    f"most 0.26 us, {ratio:.0f}x or more (profiler on; on the device 1.16 us per node, "
+                    f"most 0.26 us, {ratio:.3g}x or more (profiler on; on the device 1.16 us per node, "
                     f"{room:.2f} us beyond the kernel's run), in this process")
     # C18's table reads the same bound from the same helper
     assert f"the profiled graph gap is an upper bound (the device left {room:.2f} us)" in " ".join(
@@ -666,7 +667,9 @@ def test_the_launch_takeaway_says_a_profiled_gap_above_the_devices_room_is_an_up
         "eager gap, slope minus kernel (us)": {"min": 5.867, "max": 5.933},
         "graph launch gap (us)": {"min": 0.25605, "max": 0.25620},
         "eager gap / graph gap": {"min": 22.913, "max": 23.171}}}}}
-    assert cases.launch_line(True, ev, None, "NVIDIA H200", record).endswith(f"; {ratio:.0f}x or more in this process")
+    bounded = cases.launch_line(True, ev, None, "NVIDIA H200", record)
+    assert f"to at most 0.26 us, {ratio:.3g}x or more in this process (3 fresh processes" in bounded
+    assert f"{ratio:.3g}" == "19.9"  # three figures, never rounded up into a round '20x or more'
 
 
 def test_the_gpu_questions_name_the_reference_h200_only_without_a_gpu():
@@ -691,15 +694,14 @@ def test_the_fresh_range_holds_only_the_runs_whose_fit_was_accepted():
                   "graph launch gap (us)": figure(0.2563, 0.2562, 0.2561),
                   "eager gap / graph gap": figure(33.77, 24.80, 15.75)}}}}
     line = cases.launch_line(True, ev, None, "NVIDIA H200", record)
-    assert line.startswith("a CUDA Graph cut the GPU's wait between kernels from 8.65 us (eager) to 0.26 us, "
-                           "33.8x, in 1 of 3 fresh processes (reproduce.py; 2 fits refused); 29x in "
-                           "this process")
+    assert line.endswith("in this process (1 of 3 fresh processes (reproduce.py; 2 fits refused): "
+                         "8.65 us to 0.26 us, 33.8x)")
     assert "4.03" not in line and "15.7" not in line
     note = cases.fresh_process_note(7.33, "NVIDIA H200", record)
     assert note == ("below the 8.65 us of 1 of 3 fresh processes (reproduce.py; 2 fits refused); "
                     "why the notebook's process reads lower is not measured.")
     accepted = {**record, "evidence": [{"C18": {"fit_r_squared": 0.99}}] * 3}
-    assert "from 4.03-8.65 us (eager)" in cases.launch_line(True, ev, None, "NVIDIA H200", accepted)
+    assert ": 4.03-8.65 us to 0.26 us, 15.8-33.8x)" in cases.launch_line(True, ev, None, "NVIDIA H200", accepted)
 
 
 def _kernels_at(starts, durations):
