@@ -162,9 +162,10 @@ c6 = chapter.judge("C6", {
 chapter.table([c6])
 
 # %% [markdown]
-# `narrow` changes only the storage offset and one size, whatever the strides: the two
-# timings (folded above) are the host's cost of making a tensor header (Python and the dispatcher),
-# not of moving data. On a GPU the profiler lists no kernel for it at all.
+# `narrow` changes only the storage offset and one size: the two timings (folded above) are
+# the host's cost of making a tensor header (Python and the dispatcher), not of moving data; why
+# the transposed view's header costs a little more is not measured. On a GPU the profiler lists
+# no kernel for it at all.
 
 # %% [markdown]
 # ## C9: what `contiguous()` costs
