@@ -251,7 +251,8 @@ machine.first_call_table(parity_calls, note=machine.parity_first_calls_note(pari
 # working set from a few KiB up looks for the cache levels as steps in bandwidth. One small
 # copy a call would time the call, not the cache, so each point repeats its work inside one
 # call (on a CPU one sum reading the buffer up to thousands of times, on a GPU a CUDA Graph
-# replaying up to 1,024 copies a launch); the grey line is each point's share of call cost,
+# replaying up to 1,024 copies a launch, and from 256 MiB, where one copy hides the next launch,
+# one plain copy a call); the grey line is each point's share of call cost,
 # the text under the curve says which steps showed.
 
 # %% jupyter={"source_hidden": true}

@@ -64,6 +64,25 @@ def test_gpu_point_is_one_graph_of_k_copies_with_the_floor_share(monkeypatch):
     assert point["overhead_share"] == pytest.approx(copies * 5e-8 / 1e-4)
 
 
+def test_a_gpu_point_of_one_copy_a_graph_is_timed_as_a_plain_copy(monkeypatch):
+    """Review 2026-12-06b item 3: the 1 GiB copy replayed in a graph drew a DRAM cliff (2,750
+    GB/s) the same copy without one does not have (4,157): a point whose one copy moves the
+    graph's bytes is timed as one plain copy a call, and the recorded probe of the graph replay
+    no longer explains it."""
+    asked: list = []
+    monkeypatch.setattr(bench, "time", _fake_time(False, asked))
+    src = torch.ones(1)
+    src = src.expand(pitfalls.GPU_BYTES_PER_GRAPH // 2 // 4)  # a 256 MiB working set, no memory
+    point = pitfalls._gpu_point(src, src, floor_s=5e-8, rep_ms=1)
+    assert [a["mode"] for a in asked] == ["hot"]
+    assert point["repeats"] == 1 and not point["graph"]
+    assert point["overhead_share"] == pytest.approx(5e-8 / 1e-4)
+    top = {"working_set_bytes": 1 << 30, "gbps": 2750.0, "graph": False, "overhead_share": 0.0}
+    other = {"working_set_bytes": 256 << 20, "gbps": 4200.0, "graph": False, "overhead_share": 0.0}
+    line = pitfalls._largest_point_anomaly([other, top], {"L2": 60 << 20}, top, probe=None)
+    assert line.endswith("its own anomaly, not memory's rate")
+
+
 def test_gpu_point_falls_back_to_one_copy_a_call(monkeypatch):
     asked: list = []
     monkeypatch.setattr(bench, "time", _fake_time(True, asked))
