@@ -417,7 +417,7 @@ def fold_kernel_line(profiles: Mapping[str, Mapping], host: bool = True) -> str:
         # review 2026-12-06 item 11: in brief, as the recorded clause gives them ('53 BatchNorm out,
         # 53 add in', not cuDNN's 'bn_fw_inf_1C11_kernel_NCHW'), for the 1,500-word core
         line = (f"One forward, profiled: {sum(ran_a.values())} {unit} -> {sum(ran_b.values())} "
-                f"({_went_and_came(ran_a, ran_b)})")
+                f"({_went_and_came(ran_a, ran_b)}{_conversions(ran_a)})")
     else:
         line = f"One forward, profiled: {unit.removesuffix('s')} {kernel_records.INCOMPLETE}"
     line += f", module calls {a['module_calls']} -> {b['module_calls']}" + _fewer_calls(a, b)
@@ -425,6 +425,18 @@ def fold_kernel_line(profiles: Mapping[str, Mapping], host: bool = True) -> str:
     if host and host_a is not None and host_b is not None:
         line += f"; host launch (probe) {1e3 * (host_b - host_a):+.2f} ms"
     return line + "."
+
+
+LAYOUT_CONVERSION = re.compile(r"nchwToNhwc|nhwcToNchw")  # cuDNN's own layout-conversion kernels
+
+
+def _conversions(ran: Mapping[str, int]) -> str:
+    """'; the original's include 67 cuDNN layout conversions (NCHW: chapter 03)' where the original's forward ran
+    any, else '': review 2026-12-06b item 5 found the page's '14% of the tfloat32 matmul
+    ceiling' unexplained while its own profile held 43 nchwToNhwc and 24 nhwcToNchw kernels of
+    280, cuDNN converting an NCHW network around its convolutions (chapter 03's lesson)."""
+    n = sum(count for name, count in ran.items() if LAYOUT_CONVERSION.search(name))
+    return f"; the original's include {n} cuDNN layout conversions (NCHW: chapter 03)" if n else ""
 
 
 def _fewer_calls(a: Mapping, b: Mapping) -> str:

@@ -1191,6 +1191,14 @@ def test_the_folding_line_counts_each_forwards_kernels_and_module_calls():
     # cuDNN's kernel name is not printed on this machine's line either (the H100 page's
     # '(out: 53 bn_fw_inf_1C11_kernel_NCHW; in: 53 elementwise add)')
     assert "(53 BatchNorm out, 53 add in)" in cases.fold_kernel_line(cudnn) and "bn_fw" not in cases.fold_kernel_line(cudnn)
+    # review 2026-12-06b item 5: the original's cuDNN layout conversions counted, from its profile
+    to = "void cudnn::engines_precompiled::nchwToNhwcKernel<float, float, float, false, true>(...)"
+    back = "void cudnn::engines_precompiled::nhwcToNchwKernel<float, float, float, true, false>(...)"
+    converting = {side: {**gpu[side], "ran": {**gpu[side]["ran"], to: 43, back: 24}} for side in ("original", "folded")}
+    converting["on_gpu"] = True
+    assert "(53 BatchNorm out, 53 add in; the original's include 67 cuDNN layout conversions (NCHW: chapter 03))" in (
+        cases.fold_kernel_line(converting))
+    assert "conversions" not in line  # none in the profile: nothing said
     many = {**gpu, "folded": {**gpu["folded"], "ran": {conv: 53, "relu": 49}}}  # nothing came in
     assert "(53 BatchNorm out)," in cases.fold_kernel_line(many)
     shaky = {**gpu, "folded": {**gpu["folded"], "complete": False}}
