@@ -728,7 +728,10 @@ def fault_account(found: Mapping) -> dict | None:
 def _what_differs(found: Mapping) -> str:
     """Where the faults do not explain the gap, what else differs between the two set-ups."""
     if found.get("interleaved"):
-        return "only malloc's settings differ (both timed in child processes, interleaved)"
+        # review 2026-12-06b item 4: the H200 host's kept set-up ran 1.31x slower with no more
+        # faults, and the page named no cause; none is measured (THP or dTLB would be the probe)
+        return ("only malloc's settings differ (both timed in child processes, interleaved); "
+                "how they slow it without faults is not measured")
     return "what else differs: the kept run alone was timed in a child process"
 
 

@@ -67,6 +67,7 @@ def test_mistake_4_blames_the_allocator_only_where_the_priced_faults_cover_half_
     assert "changes the result" not in text and "under half: not the allocator's" in text
     assert "0.9 fewer faults per call with the defaults at 2 us each cost 1.83 us, under 1% of the 5.9 ms gap, under half" in text
     assert "not the allocator's; only malloc's settings differ (both timed in child processes, interleaved)" in text
+    assert "; how they slow it without faults is not measured." in text  # review 2026-12-06b item 4
     # the same numbers from a record of the old set-up: what else differed is named
     old = pitfalls.allocator_conclusion({**h200, "interleaved": False})
     assert "what else differs: the kept run alone was timed in a child process" in old
