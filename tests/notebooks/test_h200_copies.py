@@ -32,6 +32,7 @@ NOT_YET_RERECORDED |= {"03_memory_layouts"}  # its 2026-12-06 03:01 page read 1,
 NOT_YET_RERECORDED |= {"01_strides_and_views", "02_contiguity_and_hidden_copies"}  # review 2026-12-06b item 1: the markdown that answered quiz_c8a, quiz_c2 and quiz_c10 while they waited moved into their explanations
 NOT_YET_RERECORDED |= {"04_fusion"}  # review 2026-12-06b item 2: the replay bound reads the timed loop the table decides on (at least ~62 us on the H200 record, not 70)
 NOT_YET_RERECORDED |= {"09_audit_your_model"}  # review 2026-12-05t 09 item 8: the export note names the images it checks; the ViT quiz says its answer is this machine's
+NOT_YET_RERECORDED |= {"00_setup_check"}  # review 2026-12-06b item 3: a cache-curve point of one copy a graph is timed as a plain copy (the markdown says so)
 
 
 def _chapter(source):
