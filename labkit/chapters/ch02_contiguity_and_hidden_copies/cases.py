@@ -46,38 +46,50 @@ def copy_table(operations: Mapping[str, Callable[[], torch.Tensor]], title: str 
 PROFILER_OWN = re.compile(r"^(Activity Buffer Request|Buffer Flush|ProfilerStep#?\d*)$")
 
 
-def profile_table(fn: Callable[[], object], device: torch.device, rows: int = 6) -> Table:
+PROFILED_CALLS = 20  # calls in the kept profile: each row is their mean per call
+
+
+def profile_table(fn: Callable[[], object], device: torch.device, rows: int = 6,
+                  calls: int = PROFILED_CALLS) -> Table:
     """What `fn` ran under torch.profiler: each op (and on a GPU each kernel) with its own
-    ("self") host time and device time, the largest first. The profiler is warmed with one
-    discarded profile (its first start sets up its tracing), and rows that are the profiler's
-    own bookkeeping (PROFILER_OWN) are left out, said in a note with their host time. Only
-    self times are shown: torch's totals and percentages count a bookkeeping row inside the
-    op it ran under (aten::copy_ read 2.10 ms total on the H200, 1.99 ms of it the profiler's)."""
+    ("self") host time and device time per call, the mean of `calls` calls, the largest first.
+    The profiler is warmed with one discarded profile (its first start sets up its tracing), and
+    rows that are the profiler's own bookkeeping (PROFILER_OWN) are left out, said in a note with
+    their host time. Only self times are shown: torch's totals and percentages count a
+    bookkeeping row inside the op it ran under (aten::copy_ read 2.10 ms total on the H200, 1.99
+    ms of it the profiler's). Review 2026-12-06b item 12: one profiled call read cudaLaunchKernel
+    at 338 us of host time beside an 8.29 us kernel, the wrong order of magnitude for a launch;
+    the mean of `calls` calls does not rest on one."""
+    if calls < 1:
+        raise ValueError(f"calls must be >= 1, got {calls}")
     on_gpu = device.type == "cuda"
-    for _ in range(2):  # the first profile is discarded: the profiler's own start-up
+    for kept in (False, True):  # the first profile is discarded: the profiler's own start-up
         with torch.profiler.profile(activities=torch.profiler.supported_activities()) as profile:
-            fn()  # the profiler waits for the GPU's work when it stops
+            for _ in range(calls if kept else 1):
+                fn()  # the profiler waits for the GPU's work when it stops
     events = list(profile.key_averages())
     own = [e for e in events if PROFILER_OWN.match(e.key)]
     work = sorted((e for e in events if not PROFILER_OWN.match(e.key)), reverse=True,
                   key=lambda e: (e.self_device_time_total if on_gpu else 0.0, e.self_cpu_time_total))
-    columns = ["name", "self host"] + (["self device"] if on_gpu else []) + ["calls"]
-    shown = Table(f"torch.profiler on {device.type}: each op's own time, without what it called",
-                  columns, units={c: "s" for c in columns if c.startswith("self")})
+    host, dev = "self host, per call", "self device, per call"
+    columns = ["name", host] + ([dev] if on_gpu else []) + ["runs per call"]
+    shown = Table(f"torch.profiler on {device.type}: each op's own time, without what it called, "
+                  f"the mean of {calls} calls", columns, units={c: "s" for c in (host, dev) if c in columns})
     counted_twice = False
     for e in work[:rows]:
         name = e.key if len(e.key) <= 60 else e.key[:57] + "..."
         # an op's "self device" time is its kernels', which have rows of their own: shown once, on
         # the kernel's row (review 2026-12-04k item 10: aten::copy_ and its kernel both read 8.29 us)
         kernel = str(getattr(e, "device_type", "")).endswith(("CUDA", "PrivateUse1"))
-        device = e.self_device_time_total * 1e-6 if kernel else None
+        device_s = e.self_device_time_total * 1e-6 / calls if kernel else None
         counted_twice = counted_twice or (not kernel and e.self_device_time_total > 0)
-        shown.add(name, e.self_cpu_time_total * 1e-6, *([device] if on_gpu else []), e.count)
+        shown.add(name, e.self_cpu_time_total * 1e-6 / calls, *([device_s] if on_gpu else []),
+                  round(e.count / calls, 2))
     if on_gpu and counted_twice:
         shown.note("an op's device time is its kernels', shown on the kernels' rows.")
     if own:
         shown.note("left out, the profiler's own bookkeeping: " + ", ".join(
-            f"{e.key} ({e.self_cpu_time_total:,.0f} us of host time)" for e in own) + ".")
+            f"{e.key} ({e.self_cpu_time_total / calls:,.0f} us of host time per call)" for e in own) + ".")
     if on_gpu:  # review 2026-12-04m item 10: 'cudaLaunchKernel 28.2 us' beside an 8.26 us kernel, uncaveated
         shown.note(PROFILED_HOST)
     return shown

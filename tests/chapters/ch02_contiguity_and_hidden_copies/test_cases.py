@@ -220,14 +220,18 @@ def test_the_profile_table_shows_the_copy_and_leaves_the_profiler_s_bookkeeping_
     # profile below checks the order itself)
     big = torch.randn(1024, 1024)
     here = cases.profile_table(lambda: big.t().contiguous(), torch.device("cpu"))
-    assert "aten::copy_" in here.column("name") and here.columns == ["name", "self host", "calls"]
+    assert "aten::copy_" in here.column("name") and here.columns == ["name", "self host, per call", "runs per call"]
+    # review 2026-12-06b item 12: the mean of PROFILED_CALLS calls, each op's runs per call
+    assert here.column("runs per call")[here.column("name").index("aten::copy_")] == 1
+    with pytest.raises(ValueError, match="calls must be >= 1"):
+        cases.profile_table(lambda: None, torch.device("cpu"), calls=0)
     assert not any(cases.PROFILER_OWN.match(n) for n in here.column("name"))
 
     from types import SimpleNamespace
 
-    def event(key, host_us, device_us, device_type="DeviceType.CPU"):
-        return SimpleNamespace(key=key, self_cpu_time_total=host_us, self_device_time_total=device_us, count=1,
-                               device_type=device_type)
+    def event(key, host_us, device_us, device_type="DeviceType.CPU"):  # one call's rows, as 2 calls total them
+        return SimpleNamespace(key=key, self_cpu_time_total=2 * host_us, self_device_time_total=2 * device_us,
+                               count=2, device_type=device_type)
 
     entered = []
 
@@ -248,14 +252,16 @@ def test_the_profile_table_shows_the_copy_and_leaves_the_profiler_s_bookkeeping_
                           "DeviceType.CUDA")]
 
     monkeypatch.setattr(torch.profiler, "profile", Profile)
-    gpu = cases.profile_table(lambda: None, torch.device("cuda"))
+    gpu = cases.profile_table(lambda: None, torch.device("cuda"), calls=2)
     assert len(entered) == 2  # one discarded profile first
-    assert "Activity Buffer Request" not in gpu.column("name") and gpu.columns[2] == "self device"
+    assert "Activity Buffer Request" not in gpu.column("name") and gpu.columns[2] == "self device, per call"
     assert gpu.column("name")[0] == "aten::copy_" and gpu.column("name")[1].endswith("...")
     # review 2026-12-04k item 10: the copy's 8.35 us once, on its kernel's row, not on aten::copy_'s too
-    assert gpu.column("self device") == [None, pytest.approx(8.352e-6), None]
+    assert gpu.column("self device, per call") == [None, pytest.approx(8.352e-6), None]
+    assert gpu.column("self host, per call")[0] == pytest.approx(62.3e-6) and gpu.column("runs per call") == [1, 1, 1]
     assert gpu.notes == ["an op's device time is its kernels', shown on the kernels' rows.",
-                         "left out, the profiler's own bookkeeping: Activity Buffer Request (1,992 us of host time).",
+                         "left out, the profiler's own bookkeeping: Activity Buffer Request (1,992 us of host "
+                         "time per call).",
                          cases.PROFILED_HOST]  # review 2026-12-04m item 10: profiled host times caveated
 
 
