@@ -216,9 +216,30 @@ def sweep_table(source: object) -> Table | Said:
     by_math: dict[str, dict[int, str]] = {}
     for m, n, rate, share in points:  # one row per math (the GPU page's 1,500 words: 12 rows were 4)
         by_math.setdefault(m, {})[n] = f"{rate:,.1f} ({100 * share:.0f}%)"
-    return Table(f"sweep from {where}: TFLOP/s (share of that math's best in this sweep)",
-                 ["math", *[f"n = {n:,}" for n in sizes]],
-                 [[MATH_NAMES.get(m, m), *[cells.get(n, "") for n in sizes]] for m, cells in by_math.items()])
+    shown = Table(f"sweep from {where}: TFLOP/s (share of that math's best in this sweep)",
+                  ["math", *[f"n = {n:,}" for n in sizes]],
+                  [[MATH_NAMES.get(m, m), *[cells.get(n, "") for n in sizes]] for m, cells in by_math.items()])
+    copy = copy_sweep_line(sweep)
+    return shown.note(copy) if copy else shown
+
+
+def copy_sweep_line(sweep: object) -> str:
+    """'Copy, GB/s (share of the best): 64 MiB 4,101 (97%), 256 MiB ..., 1 GiB ...': the copy
+    ceiling is the best of its sweep's sizes, and review 2026-12-06b item 11 found the page
+    showed one size ('The copy's buffers, 1024 MiB each') with the sweep never shown. '' where
+    the sweep records fewer than two copy sizes."""
+    points = (sweep or {}).get("copy") if isinstance(sweep, Mapping) else None
+    if not isinstance(points, Mapping) or len(points) < 2:
+        return ""
+    rates = sorted((int(k), float(v)) for k, v in points.items())
+    best = max(v for _, v in rates)
+    if best <= 0:
+        return ""
+
+    def size(nbytes: int) -> str:
+        return f"{nbytes >> 30} GiB" if nbytes >= 1 << 30 and nbytes % (1 << 30) == 0 else f"{nbytes >> 20} MiB"
+    return "Copy, GB/s (share of the best): " + ", ".join(
+        f"{size(n)} {v:,.0f} ({100 * v / best:.0f}%)" for n, v in rates) + "."
 
 
 def probe_table(path: Path) -> Table | Said:

@@ -40,6 +40,13 @@ def test_first_calls_and_the_sweep_render_as_tables():
     assert shown.rows == [["float32", "1.0 (50%)", "2.0 (100%)"]] and "share of that math's best" in shown.title
     assert "the reference GPU (recorded on nvidia-h200" in shown.title
     assert "No matmul sweep" in machine.sweep_table(Recorded("00_setup_check", "ceilings", "nvidia-h200"))
+    assert shown.notes == []  # no copy sweep recorded: no line
+    # review 2026-12-06b item 11: the copy ceiling's sweep shown, each size's share of the best
+    copies = {**sweep, "copy": {str(64 << 20): 4100.0, str(256 << 20): 4200.0, str(1 << 30): 4246.0}}
+    with_copy = machine.sweep_table(Recorded("00_setup_check", "ceilings", "nvidia-h200", {"sweep": copies}, "x"))
+    assert with_copy.notes == ["Copy, GB/s (share of the best): 64 MiB 4,100 (97%), 256 MiB 4,200 (99%), "
+                               "1 GiB 4,246 (100%)."]
+    assert machine.copy_sweep_line({"copy": {"1024": 1.0}}) == "" and machine.copy_sweep_line(None) == ""
 
 
 def test_where_and_sharing_lines_follow_the_device():
