@@ -183,8 +183,10 @@ def short_label(verdict: Verdict) -> str:
     return f"{verdict.outcome} (on {verdict.depends_on.split(':')[0].strip()})"
 
 
-NUMBERS_CHARACTERS = 220  # a card's visible reason; the whole reason is folded under it
+NUMBERS_CHARACTERS = 200  # a card's visible reason; the whole reason is folded under it (220 until
+# 2026-12-06: 02's H100 page read 1,514 core words, its eight cards ~3 words each over)
 _TRUST_NOTES = ("; flagged, but too small", "; the harness flagged")
+CUT_MARK = "... (more below)"  # the end of a cut reason; the whole reason is the card's fold
 
 
 def deciding(reason: str) -> str:
@@ -194,7 +196,10 @@ def deciding(reason: str) -> str:
     head = reason[:cut].strip()
     if cut < len(reason):
         head += " (flags folded below)"
-    return head if len(head) <= NUMBERS_CHARACTERS else head[:NUMBERS_CHARACTERS - 30] + "... (the rest folded below)"
+    if len(head) <= NUMBERS_CHARACTERS:
+        return head
+    # cut at a word boundary, never inside a number ('1.8' of '1.80x')
+    return head[:NUMBERS_CHARACTERS - len(CUT_MARK)].rsplit(" ", 1)[0].rstrip(",;:") + CUT_MARK
 
 
 def _evidence_text(row: dict, verdict: Verdict | None, ref: Verdict | None) -> str:

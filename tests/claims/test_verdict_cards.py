@@ -50,6 +50,8 @@ def test_deciding_numbers_leave_the_trust_notes_to_the_folded_reason():
     assert tables.deciding(reason) == ("transposed: 3.77x slower than a plain copy "
                                        "(flags folded below)")
     long = "x " * 400
-    assert tables.deciding(long).endswith("(the rest folded below)")
+    assert tables.deciding(long).endswith("x... (more below)")  # cut at a word's end
     assert len(tables.deciding(long)) <= tables.NUMBERS_CHARACTERS
+    numbers = "ratio 1.80x against 1.00x; " * 20
+    assert not re.search(r"\d\.\.\.", tables.deciding(numbers))  # never inside a number
     assert RULE_WORDS > 100  # what each card no longer repeats

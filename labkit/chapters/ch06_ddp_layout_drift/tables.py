@@ -20,6 +20,7 @@ import numpy
 import torch
 
 from labkit.chapters.ch06_ddp_layout_drift import ddp_launch, layout_contract
+from labkit.claims import tables as claims_tables
 from labkit.claims import trust
 from labkit.claims.core import Claim, Verdict
 from labkit.claims.tables import deciding
@@ -1098,7 +1099,7 @@ def verdicts(card: object, nearest: Verdict) -> Stack:
     return Stack(one_form(shown) if isinstance(shown, tables.Table) else shown, again)
 
 
-FOLDED_REST = "... (the rest folded below)"  # labkit.claims.tables.deciding's mark of a cut reason
+FOLDED_REST = claims_tables.CUT_MARK  # labkit.claims.tables.deciding's mark of a cut reason
 SHORT_NUMBERS = 150  # characters of a reason the card shows (the shared card's 220 less the form's room)
 
 
