@@ -68,6 +68,10 @@
 # session, in order: A (00-04 with reproduce 02-04, ~450 s; 00 is current, but A's order has it
 # first for the ceilings), B-repro, E-08 (with 99), C-repro, then D3; L (99) at the end if E-08
 # did not run it.
+# 2026-12-06 04:19-05:10 (session y): two H200 calls found no machine (91 and 180 s), three were
+# served an H100 ("wrong card"); on the first, 00, 02 and 04 ran as a smoke (160 s;
+# results/h100_smoke/2026-12-06_0447/), the others were given back at once. The plan is unchanged:
+# A first (00-04 all changed again after review 2026-12-06b items 3-12), then B-repro, E-08, C-repro.
 # 05 and 07's reproduce compare their runs with the recorded page; each runs before its page in the
 # same call (the page cites the fresh runs), so re-judge it against the fresh page after taking C / E:
 #   .venv/bin/python -c 'import json; from labkit.chapters.ch05_dataloader import reproduce as r; d=json.load(open("results/reproduce/nvidia-h200-05_dataloader.json")); print(chr(10).join(r.summarise_numbers(d["numbers"])["lines"]))'
