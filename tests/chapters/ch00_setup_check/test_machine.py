@@ -1,5 +1,7 @@
 """Chapter 00's tables: measured here or recorded, and each says which."""
 
+from types import SimpleNamespace
+
 import pytest
 import torch
 
@@ -43,9 +45,11 @@ def test_first_calls_and_the_sweep_render_as_tables():
     assert shown.notes == []  # no copy sweep recorded: no line
     # review 2026-12-06b item 11: the copy ceiling's sweep shown, each size's share of the best
     copies = {**sweep, "copy": {str(64 << 20): 4100.0, str(256 << 20): 4200.0, str(1 << 30): 4246.0}}
-    with_copy = machine.sweep_table(Recorded("00_setup_check", "ceilings", "nvidia-h200", {"sweep": copies}, "x"))
+    with_copy = machine.sweep_table(SimpleNamespace(sweep=copies))  # this run's ceilings
     assert with_copy.notes == ["Copy, GB/s (share of the best): 64 MiB 4,100 (97%), 256 MiB 4,200 (99%), "
                                "1 GiB 4,246 (100%)."]
+    # a recorded reference's (the CPU page's): the matmul rows only, for its 1,500 words
+    assert machine.sweep_table(Recorded("00_setup_check", "ceilings", "nvidia-h200", {"sweep": copies}, "x")).notes == []
     assert machine.copy_sweep_line({"copy": {"1024": 1.0}}) == "" and machine.copy_sweep_line(None) == ""
 
 
