@@ -379,8 +379,8 @@ print(c8c)
 # %% [markdown]
 # ## C11a: `as_strided`
 #
-# `as_strided` builds a tensor from any sizes and strides you give it over an existing
-# storage. Sliding windows of width 3 over 10 numbers need 24 elements.
+# `as_strided` builds a tensor from any sizes and strides you give it. Sliding windows of
+# width 3 over 10 numbers need 24 elements.
 
 # %% jupyter={"source_hidden": true}
 quiz_c11a = chapter.lab.widgets.Quiz(

@@ -406,7 +406,9 @@ quiz_c2 = chapter.lab.widgets.Quiz(
     answer=lambda: chapter.lab.cases.c2_what_ran(globals().get("c2_cases")),
     explanation="BLAS takes a 2-D transposed operand as a 'transposed' flag, and a 3-D batch that "
                 "cannot be folded into one matrix without a copy goes to a batched matmul (bmm) "
-                "that reads it through its strides.",
+                "that reads it through its strides. Calling .contiguous() first adds a copy (timed "
+                "alone, the table's third row) and lets matmul fold x into one large GEMM; the note "
+                "under C2's table prices both from this run.",
     holds=3,  # C2's card, table and verdict; not the C12 section, which answers no quiz
 )
 quiz_c2
@@ -448,11 +450,6 @@ chapter.show(chapter.lab.cases.c2_table(c2_comparisons["3-D batch"], "3-D batch"
 c2 = chapter.judge("C2", {"cases": c2_cases, "flags": c2_flagged, "device": str(chapter.device)},
                    form=chapter.lab.cases.c2_form(chapter, matmul_dtype, matmul_cases))  # dtype and shapes
 chapter.table([c2])
-
-# %% [markdown]
-# Why the view needs no copy where the detector shows none is in the quiz's explanation.
-# Calling `.contiguous()` first adds a copy (timed alone, the table's third row) and may fold
-# x into one large GEMM; the note under C2's table prices both from this run.
 
 # %% [markdown]
 # ## Optional: C12, do stride changes split a `torch.compile` graph?
@@ -621,7 +618,9 @@ quiz_c5c = chapter.lab.widgets.Quiz(
     "Contiguous, 4 bytes off a line, summed over the big buffer: time per element against aligned?",
     choices=list(chapter.lab.cases.C5C_CHOICES),
     answer=lambda: chapter.lab.cases.c5c_alignment_alone(globals().get("alignment_cmp")),
-    holds=7,  # the table, the verdicts, the sweep, the chase and the chapter's verdicts (C5c's among them)
+    # the table, the verdicts, the sweep, the chase, the chapter's verdicts (C5c's among them) and
+    # the fresh processes' ranges (C5c's alignment-alone ratio among them: review 2026-12-06y item 1)
+    holds=8,
 )
 quiz_c5c
 

@@ -224,7 +224,7 @@ print(f"[pixels, channels] @ weight from NHWC: {nhwc_mm_log.total_bytes} B copie
       f"(by {', '.join(sorted({e.op for e in nchw_mm_log.copies})) or 'nothing'})")
 
 # %% [markdown]
-# What cuDNN converts around each convolution, profiled on a GPU (on a CPU: the reference GPU's
+# The layout kernels each convolution ran, profiled on a GPU (on a CPU: the reference GPU's
 # record, labelled as recorded):
 
 # %%
@@ -232,8 +232,8 @@ print(cases.conversion_note(chapter.only_on("gpu", lambda: nchw_ops), c22_refere
                             chapter.only_on("gpu", lambda: nhwc_ops)))
 
 # %% [markdown]
-# Why a `[pixels, channels]` matrix needs NHWC: the bytes copied from NCHW above come from
-# our own `permute(0, 2, 3, 1).reshape(-1, C)`, and from the batch dim. Flattening to `[pixels, channels]` folds N into the pixel dim: after the
+# Where the bytes copied from NCHW above come from: our own `permute(0, 2, 3, 1).reshape(-1, C)`,
+# and from the batch dim. Flattening to `[pixels, channels]` folds N into the pixel dim: after the
 # permute, N's stride is C*H*W while H*W pixels of one image span only H*W, so N and the
 # pixels cannot merge into one stride and `reshape` copies. For one image (N = 1) the same
 # view *is* a matrix, with strides (1, H*W), and nothing is copied:

@@ -434,8 +434,7 @@ chapter.claim("C19")
 
 # %% [markdown]
 # An add does one floating-point operation per element and moves three elements (two reads,
-# one write): it is bound by memory bandwidth, so it is judged in GB/s and as a share of this
-# machine's copy ceiling. The sweep times both adds at powers of two, as Triton's own
+# one write): it is judged in GB/s and as a share of this machine's copy ceiling. The sweep times both adds at powers of two, as Triton's own
 # vector-add tutorial does: from
 # 2^20 elements (a few microseconds of device time) up to the largest power of two that fits
 # this machine's copy size (far beyond any cache). Each add's device time (the GPU's own

@@ -50,7 +50,7 @@ KEYS: dict[str, dict[str, list[str]]] = {
         "quiz_c8c": ["permute(0, 0, 1) ->", "permute(0, 0, 1) raised"],
         # review 2026-12-03e item 9: the optional tour of views above it printed its
         # as_strided row (0 B, shares storage) and "0 bytes copied in all"; it now sits below
-        "quiz_c11a": ["as_strided copies nothing", "after signal[4] = -1", "bytes copied in all",
+        "quiz_c11a": ["as_strided copies nothing", "over an existing storage", "after signal[4] = -1", "bytes copied in all",
                       "as_strided((5, 4), (4, 1))"],
         "quiz_c11b": ["capture tools here captured"],
     },
@@ -60,7 +60,9 @@ KEYS: dict[str, dict[str, list[str]]] = {
         # the big buffer as the seed says: the table's ratio column and the sum's label below it
         # are the key, both named for the buffer's place (review 2026-12-05u 00-04 item 2: DRAM,
         # or L3 where the reported L3 holds it, as on the course's CPU)
-        "quiz_c5c": ["DRAM-sized sum", "DRAM ratio", "L3-sized sum", "L3 ratio"],
+        "quiz_c5c": ["DRAM-sized sum", "DRAM ratio", "L3-sized sum", "L3 ratio",
+                     # the fresh processes' ranges (review 2026-12-06y item 1)
+                     "DRAM-sized: misaligned, contiguous", "L3-sized: misaligned, contiguous"],
         # C10 asks the time of torch.matmul on the view against the verdict's baseline: its
         # table's label, C2's 2-D comparison (the same question on a CPU) and the explanation
         # that BLAS reads a transposed operand as a flag. It is graded on the seed's case, 1024
@@ -73,7 +75,9 @@ KEYS: dict[str, dict[str, list[str]]] = {
         # C10's answer for a 2-D matrix ("BLAS takes a transposed matrix as a flag") is the
         # premise above it, not a key: it says nothing of a 3-D view.
         "quiz_c2": ["aten::bmm", "what the implicit path ran", "batched matmul", "(bmm)",
-                    "B for the 3-D batch"],
+                    "B for the 3-D batch",
+                    # review 2026-12-06y item 2: markdown below the verdict paraphrased choice 3
+                    "the view needs no copy", "fold x into one large GEMM"],
         # C9 asks the transposed copy's penalty: the comparison's labels and the seed's rows.
         # Review 2026-12-05t 00-02 item 2: C2's table, then above C9's quiz, printed its copy
         # alone's rate and share of the copy ceiling (x.transpose(0,1).contiguous(), "The copy
@@ -110,7 +114,8 @@ KEYS: dict[str, dict[str, list[str]]] = {
         # the graph's launch gap: the timeline summary (GPU page) and the recorded gaps table (CPU page)
         "quiz_c18": ["launch latency, not time per node", "slope minus kernel", "launch gap (mean / median)",
                      "median launch gap"],
-        "quiz_c19": ["Triton/PyTorch", "Triton GB/s"],
+        # review 2026-12-06y item 3: the markdown under the card said the add is bandwidth-bound
+        "quiz_c19": ["Triton/PyTorch", "Triton GB/s", "bound by memory bandwidth"],
         # the chain quiz asks the fused path's speed against eager's (neutral wording, review
         # 2026-12-04i item 10): the bytes each path moves make it about 2x at the same bandwidth
         # (the explanation's "half the bytes"), and the payback table prints eager and compiled

@@ -15,7 +15,14 @@ import re
 import pytest
 
 from labkit.show.widgets.holdback import CONCLUSIONS
-from tests.notebooks.test_quiz_answers_not_above import KEYS, _cells, _normal, _text, quizzes_in
+from tests.notebooks.test_quiz_answers_not_above import (
+    KEYS,
+    _cells,
+    _normal,
+    _text,
+    cell_text,
+    quizzes_in,
+)
 
 HOLDS = re.compile(r"\bholds\s*=\s*(\d+)")
 # Chapters whose markdown inside a hold shows a key token, each with why it waits; the fix, or
@@ -33,6 +40,11 @@ PREMISES = {
         "multiply by the itemsize": "the byte formula is the chapter's subject, printed from its first "
                                     "cell; the quiz's choices (5, 20, 23, 92) test units and offset "
                                     "(review 2026-12-06b item 1)",
+    },
+    ("06_ddp_layout_drift", "quiz_1x1"): {
+        "straight memcpy": "Exercise 1's task, printed past the hold, defines a straight memcpy against "
+                           "a permuting copy for any strides; it names no tensor, so it does not say "
+                           "which the 1x1 weight's copy is",
     },
     ("04_fusion", "quiz_chain"): {
         "pays back after": "the optional payback section's method (compile time / time saved a "
@@ -133,3 +145,40 @@ def test_the_phrase_check_bites_04s_old_chain_sentence():
     phrases = {"quiz_chain": GIVEAWAYS["04_fusion"]["quiz_chain"]}
     assert giveaways([quiz, old, later], phrases) == {"quiz_chain": ["half the bytes takes", "takes half the time"]}
     assert giveaways([quiz, later, old], phrases) == {}  # another quiz's hold
+
+
+def outputs_past_hold(cells: list[dict], at: int) -> str:
+    """What code cells print on screen while the quiz in cell `at` waits, past its ``holds=N``
+    hold: the outputs of every code cell after the N-th, up to the next quiz or the chapter's
+    conclusions cell ('' for a quiz that holds everything up to those)."""
+    source = _text(cells[at].get("source", ""))
+    found = HOLDS.search(source)
+    if not found:
+        return ""
+    limit, code, read = int(found.group(1)), 0, []
+    quizzes = set(quizzes_in(cells).values())
+    for index in range(at + 1, len(cells)):
+        cell = cells[index]
+        if cell.get("cell_type") != "code":
+            continue
+        if index in quizzes or CONCLUSIONS.search(_text(cell.get("source", ""))):
+            break
+        code += 1
+        if code > limit:
+            read.append(cell_text(cell))
+    return "\n".join(read)
+
+
+@pytest.mark.parametrize("chapter", sorted(KEYS))
+def test_no_quiz_answer_prints_just_past_its_hold(chapter):
+    """Review 2026-12-06y item 1: 02's quiz_c5c held 7 cells, and the 8th, the fresh processes'
+    ranges, printed 'misaligned, contiguous 1.00-1.00x' unheld while the quiz waited."""
+    cells = _cells(chapter)
+    shown = {}
+    for quiz, at in quizzes_in(cells).items():
+        printed = _normal(outputs_past_hold(cells, at))
+        premises = PREMISES.get((chapter, quiz), {})
+        found = [t for t in KEYS[chapter].get(quiz, []) if _normal(t) in printed and t not in premises]
+        if found:
+            shown[quiz] = found
+    assert not shown, f"{chapter}: printed past the quiz's hold, read while it waits: {shown}"

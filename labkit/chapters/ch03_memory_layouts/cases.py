@@ -428,8 +428,9 @@ def gemm_paths(chapter: Chapter, act: torch.Tensor, act_cl: torch.Tensor,
                   t.pct_of_copy_ceiling, None if k == COPY_ALONE else t.pct_of_matmul_ceiling,
                   "; ".join(kernel_name(op)[:48] for op in ran[k]))
     shown.note(f"vs one GEMM: the median of the per-round ratios; rounds: lowest-highest; {clock}: "
-               "each path's median over all rounds. The same numbers "
-               f"from all three: {same_product(paths, act.shape[1])}")
+               "each path's median over all rounds. "
+               + ("The three paths give the same numbers." if same_product(paths, act.shape[1]) else
+                  "The three paths do NOT give the same numbers."))
     line = split_note(evidence)
     return (shown.note(line) if line else shown), evidence, flagged
 

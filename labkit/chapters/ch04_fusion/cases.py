@@ -423,7 +423,9 @@ def fold_kernel_line(profiles: Mapping[str, Mapping], host: bool = True) -> str:
     line += f", module calls {a['module_calls']} -> {b['module_calls']}" + _fewer_calls(a, b)
     host_a, host_b = a.get("host_s"), b.get("host_s")
     if host and host_a is not None and host_b is not None:
-        line += f"; host launch (probe) {1e3 * (host_b - host_a):+.2f} ms"
+        # review 2026-12-06y item 8: '-3.72 ms' read as a negative launch
+        change = 1e3 * (host_b - host_a)
+        line += f"; host launch (probe) {abs(change):.2f} ms {'shorter' if change < 0 else 'longer'} folded"
     return line + "."
 
 

@@ -90,7 +90,7 @@ def test_mistake_4_blames_the_allocator_only_where_the_priced_faults_cover_half_
     # faults pointing the other way, a gap within the spread, no fault cost recorded
     assert "the slower one faulted no more pages: not the allocator's" in pitfalls.allocator_conclusion(
         allocator(0, 8, 1.17))
-    assert "within the two timings' spread" in pitfalls.allocator_text(allocator(16385, 3, 1.4, decides=False))
+    assert "within the noise (the rounds straddle 1)" in pitfalls.allocator_text(allocator(16385, 3, 1.4, decides=False))
     assert "no conclusion" in pitfalls.allocator_conclusion({**allocator(16385, 3, 1.4), "fault_cost_s": None})
     # review 2026-12-03c item 5: the takeaway carries the cell's own verdict, word for word, and the
     # priced faults in short
@@ -439,7 +439,8 @@ def test_the_hot_copy_is_called_launch_bound_only_on_a_timed_loop_beyond_the_spr
     assert bound == ("a loop of the hot copy by wall clock, one sync: 16.6 us per call against 5.15 us on the device, "
                      "3.22x (rounds 3.22-3.22x): launch-bound. The quiz grades device time.")
     assert pitfalls.hot_cold_takeaway(H200_HOT, H200_COLD, "15 MiB", False, H200_HOT_LOOP).endswith(
-        "(1.8x by device time; a loop of it 3.22x, launch-bound).")
+        "(1.8x by device time; a Python loop of the hot copy ran 16.6 us a call, 3.22x its device time: "
+        "launch-bound).")  # review 2026-12-06y item 7: never read as a hot/cold ratio
     cpu = _copy_timing("1 MiB copy, cold", 148e-6, 14.17, 53.0, threads=1)
     assert "host launch" not in pitfalls.hot_cold_rows(cpu, cpu)[0]
     assert not any("launch" in n for n in pitfalls.hot_cold_notes(cpu, cpu, "1 MiB", False))
@@ -459,7 +460,7 @@ def test_the_hot_loop_is_read_by_chapter_02s_rule_on_its_rounds():
     assert pitfalls.hot_loop_line(hot, near).endswith("1.21x (rounds 1.19-1.23x): near launch-bound. "
                                                       "The quiz grades device time.")
     assert pitfalls.hot_cold_takeaway(hot, H200_COLD, "15 MiB", False, near).endswith(
-        "a loop of it 1.21x, near launch-bound).")
+        "a Python loop of the hot copy ran 6.2 us a call, 1.21x its device time: near launch-bound).")
     # a round within 5% does not make the loop 'at the GPU's pace'; one under 1.5x not 'launch-bound'
     assert pitfalls.hot_loop_reading(hot, _loop(5.3e-6, 0.3e-6, times=(5.2e-6, 5.3e-6, 5.9e-6))) == "near launch-bound"
     assert pitfalls.hot_loop_reading(hot, _loop(9e-6, 2e-6, times=(7.5e-6, 9e-6, 12e-6))) == "near launch-bound"

@@ -1161,7 +1161,7 @@ def test_the_folding_line_counts_each_forwards_kernels_and_module_calls():
     # review 2026-12-05o 03-04 item 5: '(53 BatchNorms)' read as 106 including 53 BatchNorms
     # review 2026-12-06 item 11: what went and came in brief, counted ('53 BatchNorm out, 53 add in')
     assert line == ("One forward, profiled: 155 kernels -> 155 (53 BatchNorm out, 53 add in), module calls "
-                    "183 -> 106 (77 fewer: 53 BatchNorms, 24 containers); host launch (probe) -2.19 ms.")
+                    "183 -> 106 (77 fewer: 53 BatchNorms, 24 containers); host launch (probe) 2.19 ms shorter folded.")
     older = {**gpu, "original": {k: v for k, v in gpu["original"].items() if k != "container_calls"}}
     assert "module calls 183 -> 106 (77 fewer: 53 BatchNorms);" in cases.fold_kernel_line(older)
     odd = {**gpu, "folded": {**gpu["folded"], "module_calls": 100}}
@@ -1174,7 +1174,7 @@ def test_the_folding_line_counts_each_forwards_kernels_and_module_calls():
                                        "stable": False}}):
         assert cases.fold_kernel_line(shaky) == (
             "One forward, profiled: kernel counts incomplete (profiler dropped records), "
-            "module calls 183 -> 106 (77 fewer: 53 BatchNorms, 24 containers); host launch (probe) -2.19 ms.")
+            "module calls 183 -> 106 (77 fewer: 53 BatchNorms, 24 containers); host launch (probe) 2.19 ms shorter folded.")
     # a CPU launches no kernels: its aten ops, and no host launch
     cpu = {"on_gpu": False, "original": {"ran": {"aten::conv2d": 2, "aten::batch_norm": 2}, "module_calls": 5,
                                          "host_s": None},
