@@ -596,7 +596,7 @@ cases.recompile_table(recompiles)
 cases.recompile_table(chapter.only_on("cpu", lambda: chapter.reference("recompile_sweep")))
 
 # %% [markdown]
-# ### Exercise 04.3: a fused chain without full-size intermediates
+# ### Optional: Exercise 04.3 (level 3, 10-15 minutes), a fused chain without full-size intermediates
 #
 # Write `chain_fused(x, y, z)`: the value of `silu((x + y) * z)`, but making no new memory beyond
 # the output (plus at most 1 MiB). The check runs your function under the copy detector.

@@ -25,7 +25,7 @@
 # from `Dataset.__getitem__`".
 #
 # **Time: under 40 minutes** for the main part (`scripts/chapter_minutes.py` counts its
-# reading, quizzes, three exercises and the run on a CPU, and the optional part's minutes
+# reading, quizzes, two exercises (a third, harder, is optional) and the run on a CPU, and the optional part's minutes
 # apart). The sections after *What to remember* are **optional depth** (start-up, what
 # pinning costs, the seed's host-to-device claims C13 and C23, a device-to-host trap, the
 # profiler's timeline), for after the workshop.
@@ -206,7 +206,7 @@ c26 = chapter.judge("C26", c26_evidence, form=chapter.seed_form)  # shown in the
 # %% [markdown]
 # channels_last is a layout of four dimensions; a sample has three. It belongs on the 4-D
 # batch after collation, in the training step (as `train_step` does, after the copy to the
-# device) or in a custom `collate_fn`. Two exercises on the strides involved:
+# device) or in a custom `collate_fn`. An exercise on the strides involved:
 
 # %%
 chapter.exercise("05.collated_stride")
@@ -219,6 +219,9 @@ def collated_stride(batch_size: int, sample_shape: tuple[int, ...]) -> tuple[int
 
 # %% tags=["nbval-check-output"]
 chapter.exercise("05.collated_stride").check(collated_stride)
+
+# %% [markdown]
+# ### Optional: a harder one (level 3, 10-15 minutes), the batch's strides in channels_last
 
 # %%
 chapter.exercise("05.channels_last_stride")

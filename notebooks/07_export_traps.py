@@ -344,7 +344,7 @@ def engine_sees(x: torch.Tensor) -> torch.Tensor:
 chapter.exercise("07.what_the_engine_sees").check(engine_sees)
 
 # %% [markdown]
-# ### Exercise 07.3: an NHWC buffer as an NCHW tensor, without a copy
+# ### Optional: Exercise 07.3 (level 3, 10-15 minutes), an NHWC buffer as an NCHW tensor, without a copy
 
 # %%
 chapter.exercise("07.nhwc_buffer_as_nchw")

@@ -240,9 +240,10 @@ lab.tables.verdict_table(chapter, c24, plan)
 # %% [markdown]
 # ## Exercises
 #
-# Replace each `raise NotImplementedError` and run the check: the first two are graded against
-# an answer computed with torch's own norms (not the chapter's gate), the third against eager
-# PyTorch (on a CPU, with no graph to capture, it is the static-buffer contract only). Three more, on the ladder's arithmetic (a speed-up across batch sizes, compile
+# Replace each `raise NotImplementedError` and run the check: the two below are graded against
+# an answer computed with torch's own norms (not the chapter's gate); the optional third
+# against eager PyTorch (on a CPU, with no graph to capture, it is the static-buffer contract
+# only). Three more, on the ladder's arithmetic (a speed-up across batch sizes, compile
 # payback, a step's share of the climb), wait in the optional section at the end.
 
 # %%
@@ -264,6 +265,9 @@ def first_broken(ref: torch.Tensor, rungs: list) -> str | None:
 
 
 chapter.exercise("08.first_broken_rung").check(first_broken)
+
+# %% [markdown]
+# ### Optional: Exercise 08.3 (level 3, 10-15 minutes), a CUDA Graph replayed on new inputs
 
 # %%
 chapter.exercise("08.graph_replay")

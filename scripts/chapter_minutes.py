@@ -7,7 +7,10 @@ The estimate, stated so it can be argued with:
 - code: CODE_CELL_MINUTES for each code cell whose source is shown (read the code, read
   what it printed or drew); a quiz's hidden cell is counted as the quiz;
 - quizzes: QUIZ_MINUTES for each `widgets.Quiz(` (read, think, predict, read the answer);
-- exercises: EXERCISE_MINUTES for each exercise checked (`exercises.get("NN.x").check(`);
+- exercises: for each exercise checked (`exercises.get("NN.x").check(`), the minutes of its
+  level, EXERCISE_MINUTES_BY_LEVEL (level 1 4, level 2 7, level 3 12: a level-3 exercise takes
+  a room 10-15 minutes, review 2026-12-06b item 10, where one price of 5 minutes counted it as
+  a level-1's); EXERCISE_MINUTES where the registry does not know the exercise;
 - run time: the chapter's recorded CPU run (results/chapter_run_seconds.json, written from
   `scripts/execute_notebook.py`'s "executed in" figure), in minutes.
 
@@ -44,7 +47,8 @@ READING_WPM = 200
 OUTPUT_WPM = 200
 CODE_CELL_MINUTES = 0.25
 QUIZ_MINUTES = 1.5
-EXERCISE_MINUTES = 5.0
+EXERCISE_MINUTES = 5.0  # an exercise the registry does not know (a test's notebook)
+EXERCISE_MINUTES_BY_LEVEL = {1: 4.0, 2: 7.0, 3: 12.0}
 MAX_MINUTES = 40
 MAX_OUTPUT_WORDS = 1500
 RUN_SECONDS = ROOT / "results" / "chapter_run_seconds.json"
@@ -83,6 +87,12 @@ class Minutes:
     run: float
     optional: float
     output_words: int = 0  # core output words read, a quiz's own words left out
+    exercise_minutes: float | None = None  # by level (`exercise_minutes`); None: EXERCISE_MINUTES each
+
+    @property
+    def exercise_time(self) -> float:
+        """Minutes of the core's exercises, priced by level where known."""
+        return self.exercises * EXERCISE_MINUTES if self.exercise_minutes is None else self.exercise_minutes
 
     @property
     def output(self) -> float:
@@ -93,12 +103,32 @@ class Minutes:
     def core(self) -> float:
         """Minutes of the chapter's core: reading, output, quizzes, exercises and run time."""
         return (self.reading + self.output + self.code_cells * CODE_CELL_MINUTES
-                + self.quizzes * QUIZ_MINUTES + self.exercises * EXERCISE_MINUTES + self.run)
+                + self.quizzes * QUIZ_MINUTES + self.exercise_time + self.run)
 
     def row(self) -> str:
         """The README column's text: '35 min (+10 optional)'."""
         extra = f" (+{round(self.optional)} optional)" if self.optional >= 0.5 else ""
         return f"{round(self.core)} min{extra}"
+
+
+def exercise_minutes(ids: Iterable[str]) -> float:
+    """The minutes of these exercises, each by its level in labkit's registry
+    (EXERCISE_MINUTES_BY_LEVEL), EXERCISE_MINUTES for one the registry does not know."""
+    try:
+        if str(ROOT) not in sys.path:
+            sys.path.insert(0, str(ROOT))
+        from labkit.exercises import registry
+    except ImportError:  # labkit not importable: one price each
+        return len(list(ids)) * EXERCISE_MINUTES
+    total = 0.0
+    for exercise_id in ids:
+        try:
+            level = registry.get(exercise_id).level
+        except Exception:  # not registered (a test's notebook): the one price
+            total += EXERCISE_MINUTES
+            continue
+        total += EXERCISE_MINUTES_BY_LEVEL.get(level, EXERCISE_MINUTES)
+    return total
 
 
 def _words(text: str) -> int:
@@ -286,7 +316,7 @@ def estimate(path: Path, run_seconds: float | None = None,
         read, shown, quiz, ids = _cell_minutes(kind, source, hidden)
         if is_optional:
             optional += (read + shown * CODE_CELL_MINUTES + quiz * QUIZ_MINUTES
-                         + len(ids) * EXERCISE_MINUTES)
+                         + exercise_minutes(ids))
             continue
         reading += read
         code_cells += shown
@@ -294,7 +324,7 @@ def estimate(path: Path, run_seconds: float | None = None,
         exercise_ids |= ids
     optional += words.optional / OUTPUT_WPM
     return Minutes(path.stem, reading, code_cells, quizzes, len(exercise_ids), run_seconds / 60,
-                   optional, words.read_beside_quizzes)
+                   optional, words.read_beside_quizzes, exercise_minutes(sorted(exercise_ids)))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -319,7 +349,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"| {path.stem[:2]} | {words.core} | {words.held} | {words.quiz} | "
                   f"{words.optional} | {m.reading:.1f} | {m.output:.1f} | "
                   f"{m.code_cells * CODE_CELL_MINUTES:.1f} | {m.quizzes * QUIZ_MINUTES:.1f} | "
-                  f"{m.exercises * EXERCISE_MINUTES:.1f} | {m.run:.1f} | {m.core:.1f} |")
+                  f"{m.exercise_time:.1f} | {m.run:.1f} | {m.core:.1f} |")
         else:
             print(f"| {path.stem[:2]} | {m.row()} |")
     return 0

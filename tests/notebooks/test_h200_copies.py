@@ -34,6 +34,7 @@ NOT_YET_RERECORDED |= {"04_fusion"}  # review 2026-12-06b item 2: the replay bou
 NOT_YET_RERECORDED |= {"09_audit_your_model"}  # review 2026-12-05t 09 item 8: the export note names the images it checks; the ViT quiz says its answer is this machine's
 NOT_YET_RERECORDED |= {"00_setup_check"}  # review 2026-12-06b item 3: a cache-curve point of one copy a graph is timed as a plain copy (the markdown says so)
 NOT_YET_RERECORDED |= {"06_ddp_layout_drift"}  # 2026-12-06 session y: its short card numbers end in the shared cut mark, now "... (more below)" (labkit.claims.tables.CUT_MARK)
+NOT_YET_RERECORDED |= {"05_dataloader"}  # review 2026-12-06b item 10: its level-3 exercise is optional (exercises priced by level)
 
 
 def _chapter(source):

@@ -62,11 +62,16 @@ def test_the_estimate_counts_reading_quizzes_exercises_and_optional_apart(tmp_pa
     got = minutes.estimate(path, run_seconds=120, words=words)
     assert got.quizzes == 1 and got.exercises == 1 and got.code_cells == 2
     assert got.output_words == 600 and got.output == pytest.approx(600 / minutes.OUTPUT_WPM)
+    # each exercise priced by its level (review 2026-12-06b item 10): 04.fit_launch_overhead is
+    # level 1, 04.fused_chain level 3
+    level = minutes.EXERCISE_MINUTES_BY_LEVEL
+    assert minutes.exercise_minutes(["04.fit_launch_overhead", "04.fused_chain"]) == level[1] + level[3]
+    assert minutes.exercise_minutes(["99.not_registered"]) == minutes.EXERCISE_MINUTES
     expected_core = (2 + 4 / 200 + 3 + 2 * minutes.CODE_CELL_MINUTES + minutes.QUIZ_MINUTES
-                     + minutes.EXERCISE_MINUTES + 2)
+                     + level[1] + 2)
     assert got.core == pytest.approx(expected_core, abs=0.1)
     assert got.optional == pytest.approx(2 + 2 / 200 + 2 + minutes.CODE_CELL_MINUTES
-                                         + minutes.EXERCISE_MINUTES, abs=0.1)
+                                         + level[3], abs=0.1)
     assert got.row().endswith("optional)")
 
 

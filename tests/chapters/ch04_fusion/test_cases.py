@@ -954,7 +954,7 @@ def _minutes_before_sections(source, executed):
         read, shown, quiz, ids = cm._cell_minutes(kind, text, hidden)
         words = sum(cm.output_text_words(o)[0] - cm.output_text_words(o)[1] for o in cell.get("outputs", []))
         total += (read + shown * cm.CODE_CELL_MINUTES + quiz * cm.QUIZ_MINUTES
-                  + len(ids - seen) * cm.EXERCISE_MINUTES + words / cm.OUTPUT_WPM)
+                  + cm.exercise_minutes(sorted(ids - seen)) + words / cm.OUTPUT_WPM)
         seen |= ids
     return before
 
