@@ -866,7 +866,10 @@ def gap_split(run: Mapping) -> str:
     named = other_family(run)
     label = {"other": named[0]} if named else {}
 
-    parts = ", ".join(f"{label.get(k, k)} {1e3 * d:.2f} ms ({100 * d / gap:.0f}%)" for k, d in shares)
+    # review 2026-12-06y item 14: '-0.01 ms (-0%)' could not be read aloud
+    parts = ", ".join(f"{label.get(k, k)} {1e3 * d:.2f} ms ("
+                      + (f"{100 * d / gap:.0f}%" if abs(100 * d / gap) >= 0.5 else "under 1%") + ")"
+                      for k, d in shares)
     tied = [label.get(k, k) for k, d in shares if shares[0][1] - d <= TIE_SHARE * gap]
     if len(tied) > 1:
         verdict = f"{' and '.join(tied)} tie"  # review 2026-12-04n 03-04 item 1: the shares beside say of what

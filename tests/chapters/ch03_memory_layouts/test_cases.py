@@ -1083,6 +1083,11 @@ def test_the_kernel_split_calls_a_tie_a_tie_and_names_other_by_its_kernels():
     # no record of 'other's kernels: the kind keeps its name
     bare = {k: v for k, v in H200_B64_PROFILE.items() if not k.endswith("other_kernels")}
     assert ": other and conversion tie." in cases.gap_split(bare)
+    # review 2026-12-06y item 14: a share under half a percent reads 'under 1%', never '-0%'
+    small = dict(H200_B64_PROFILE, nchw_kernel_split=dict(H200_B64_PROFILE["nchw_kernel_split"],
+                 elementwise=H200_B64_PROFILE["nhwc_kernel_split"]["elementwise"] - 0.01e-3))
+    line = cases.gap_split(small)
+    assert "elementwise -0.01 ms (under 1%)" in line and "-0%" not in line
 
 
 def test_the_gpu_takeaway_says_what_the_nchw_forward_paid():
