@@ -567,6 +567,11 @@ def _guarded(label: str, phase: str, action: Callable[[], object]) -> object:
 # From samples to a Timing
 
 
+# How the probe's warning starts: a chapter whose own timed loop refutes it leaves it out
+# (chapter 02's C10, `cases.without_refuted_launch_warnings`).
+PROBE_LAUNCH_WARNING = "may be launch-bound"
+
+
 def _make_timing(samples: list[float], label: str, where: torch.device, mode: str,
                  threads: int | None, bytes_moved: float | None, flops: float | None,
                  flops_dtype: str, faults: float | None = None,
@@ -603,7 +608,7 @@ def _make_timing(samples: list[float], label: str, where: torch.device, mode: st
         # The probe's figure is not printed (review 2026-12-04l item 2): a few calls behind a spin
         # read 92.9 us on an H200 for a GEMM a loop of calls repeated every 82.9 us, and a note
         # beside that loop must not give a launch longer than the loop's whole call.
-        notes.append(f"may be launch-bound: a short host-launch probe ({clocks.PROBE_CALLS} calls behind a "
+        notes.append(f"{PROBE_LAUNCH_WARNING}: a short host-launch probe ({clocks.PROBE_CALLS} calls behind a "
                      f"spin, an upper bound) ran over the GPU's {stats.median_s * 1e6:.1f} us per call; "
                      "the median is device time, and only a timed loop of calls (clock='wall') gives a "
                      "Python loop's pace")

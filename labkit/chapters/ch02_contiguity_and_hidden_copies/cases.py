@@ -12,13 +12,14 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable, Mapping
+from dataclasses import replace
 
 import torch
 
 from labkit.chapters.ch02_contiguity_and_hidden_copies import claims as ch02
 from labkit.claims import quiz_keys, reproduced
 from labkit.core import env, results
-from labkit.measure import bench, ceiling_store, clocks, conditions, copies
+from labkit.measure import bench, ceiling_store, clocks, conditions, copies, pace
 from labkit.measure.timing import Comparison, Timing, format_seconds
 from labkit.show.table import Table
 from labkit.show.table import comparison as table_comparison
@@ -401,7 +402,7 @@ def c10_table(comparison: Comparison, case: Mapping, title: str = "") -> Table:
     matmul ceiling (review 2026-12-04k item 9: the 48% against 25% that says what bound 1024 fp16
     sat only in the evidence); the host launch leaves the table for a fold beside the loop's per-call
     time (item 1: the 3-call probe read 141 us for a call a loop repeated every 63.3 us)."""
-    shown = table_comparison(comparison, title)
+    shown = table_comparison(without_refuted_launch_warnings(comparison, loop_paced(comparison, case)), title)
     keep = [i for i, name in enumerate(shown.columns) if name != "host launch"]
     columns = [shown.columns[i] for i in keep] + [MATMUL_SHARE]
     out = Table(shown.title, columns, units={**{k: u for k, u in shown.units.items() if k in columns},
@@ -409,8 +410,7 @@ def c10_table(comparison: Comparison, case: Mapping, title: str = "") -> Table:
     shares = [v.timing.pct_of_matmul_ceiling for v in comparison.variants.values()]
     for row, share in zip(shown.rows, shares, strict=True):
         out.add(*(row[i] for i in keep), share)
-    out.notes = list(shown.notes)
-    out.folded = without_refuted_launch_warnings(shown.folded, loop_paced(comparison, case))
+    out.notes, out.folded = list(shown.notes), list(shown.folded)
     if any(share is not None and share > ch02.OVER_CEILING_PCT for share in shares):
         out.note(OVER_MATMUL_CEILING)
     if len(keep) < len(shown.columns):
@@ -418,41 +418,29 @@ def c10_table(comparison: Comparison, case: Mapping, title: str = "") -> Table:
     return out
 
 
-LAUNCH_WARNING = "may be launch-bound"  # the harness's probe warning (labkit.measure.bench)
-AT_DEVICE_PACE = 1.15  # a timed loop per call within this of its device time runs at the GPU's pace
-
-
 def loop_paced(comparison: Comparison, case: Mapping) -> set[str]:
-    """The timing labels of C10's sides whose timed loop ran within AT_DEVICE_PACE of their device
-    time: there the probe's 'may be launch-bound' is refuted by the page's own loop (review
-    2026-12-06b item 6: 1024 float32's fold read 'device 52.5 us, loop 52.5 us per call' under a
-    warning that the launch may bind it)."""
+    """The timing labels of C10's sides whose timed loop ran at the GPU's pace by chapter 02's
+    rule (`pace.pace_label`): there the probe's 'may be launch-bound' is refuted by the page's own
+    loop (review 2026-12-06b item 6: 1024 float32's fold read 'device 52.5 us, loop 52.5 us per
+    call' under a warning that the launch may bind it)."""
     sides = ((comparison.baseline, "stride_aware_median_s", "loop_baseline_s"),
              (VIEW_MATMUL, "matmul_view_median_s", "loop_view_s"))
-    found = set()
-    for name, device, loop in sides:
-        if name in comparison.variants and case.get(device) and case.get(loop) is not None \
-                and case[loop] <= AT_DEVICE_PACE * case[device]:
-            found.add(comparison.variants[name].timing.label)
-    return found
+    return {comparison.variants[name].timing.label for name, device, loop in sides
+            if name in comparison.variants and case.get(device) and case.get(loop)
+            and pace.pace_label(case[loop] / case[device]) == pace.AT_GPU_PACE}
 
 
-def without_refuted_launch_warnings(folded: list[tuple[str, str]], paced: set[str]) -> list[tuple[str, str]]:
-    """The table's folds with the harness's 'may be launch-bound' warnings of the `paced` timings
-    left out (their loop ran at the GPU's pace), its count of warnings recomputed, and the fold
-    gone where nothing is left in it."""
-    out = []
-    for summary, text in folded:
-        if not summary.startswith("the harness's notes") or not paced:
-            out.append((summary, text))
-            continue
-        lines = [line for line in text.split("\n") if not (
-            LAUNCH_WARNING in line and any(line.startswith(f"warning: {label}: ") for label in paced))]
-        if lines:
-            flagged = sum(line.startswith("flagged: ") for line in lines)
-            warned = sum(line.startswith("warning: ") for line in lines)
-            out.append((f"the harness's notes ({flagged} flagged, {warned} warnings)", "\n".join(lines)))
-    return out
+def without_refuted_launch_warnings(comparison: Comparison, paced: set[str]) -> Comparison:
+    """`comparison` with the harness's probe warning (`bench.PROBE_LAUNCH_WARNING`) left out of
+    the timings labelled in `paced`, whose own loop ran at the GPU's pace; the table built from it
+    counts and folds what is left."""
+    def kept(timing: Timing) -> Timing:
+        if timing.label not in paced:
+            return timing
+        return replace(timing, warnings=tuple(w for w in timing.warnings
+                                              if not w.startswith(bench.PROBE_LAUNCH_WARNING)))
+    return replace(comparison, variants={name: replace(v, timing=kept(v.timing))
+                                         for name, v in comparison.variants.items()})
 
 
 def c10_every_case(shown: Table, cases: list[Mapping]) -> Table:
