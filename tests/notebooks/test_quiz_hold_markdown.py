@@ -11,6 +11,7 @@ its hold, against the same key tokens.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 import pytest
 
@@ -78,16 +79,23 @@ def _chapter(chapter: str) -> object:
     return pytest.param(chapter, marks=marks)
 
 
-@pytest.mark.parametrize("chapter", [_chapter(c) for c in sorted(KEYS)])
-def test_no_quiz_answer_is_in_the_markdown_of_its_hold(chapter):
+def keys_read(chapter: str, read: Callable[[list[dict], int], str]) -> dict[str, list[str]]:
+    """For each quiz of `chapter`, the key tokens (not its premises) in what `read` gives of the
+    page while that quiz waits (`hold_markdown`, `outputs_past_hold`)."""
     cells = _cells(chapter)
     shown = {}
     for quiz, at in quizzes_in(cells).items():
-        prose = _normal(hold_markdown(cells, at))
+        text = _normal(read(cells, at))
         premises = PREMISES.get((chapter, quiz), {})
-        found = [t for t in KEYS[chapter].get(quiz, []) if _normal(t) in prose and t not in premises]
+        found = [t for t in KEYS[chapter].get(quiz, []) if _normal(t) in text and t not in premises]
         if found:
             shown[quiz] = found
+    return shown
+
+
+@pytest.mark.parametrize("chapter", [_chapter(c) for c in sorted(KEYS)])
+def test_no_quiz_answer_is_in_the_markdown_of_its_hold(chapter):
+    shown = keys_read(chapter, hold_markdown)
     assert not shown, f"{chapter}: in the markdown below the quiz, read while it waits: {shown}"
 
 
@@ -173,12 +181,26 @@ def outputs_past_hold(cells: list[dict], at: int) -> str:
 def test_no_quiz_answer_prints_just_past_its_hold(chapter):
     """Review 2026-12-06y item 1: 02's quiz_c5c held 7 cells, and the 8th, the fresh processes'
     ranges, printed 'misaligned, contiguous 1.00-1.00x' unheld while the quiz waited."""
-    cells = _cells(chapter)
-    shown = {}
-    for quiz, at in quizzes_in(cells).items():
-        printed = _normal(outputs_past_hold(cells, at))
-        premises = PREMISES.get((chapter, quiz), {})
-        found = [t for t in KEYS[chapter].get(quiz, []) if _normal(t) in printed and t not in premises]
-        if found:
-            shown[quiz] = found
+    shown = keys_read(chapter, outputs_past_hold)
     assert not shown, f"{chapter}: printed past the quiz's hold, read while it waits: {shown}"
+
+
+def test_the_past_hold_check_bites_02s_old_c5c_ranges():
+    """What 02's quiz_c5c let through at holds=7: a code cell's output past the last held cell is
+    read; a held one, a markdown cell, or one past the next quiz is not."""
+    quiz = {"cell_type": "code", "source": 'quiz_c5c = chapter.lab.widgets.Quiz("?", choices=["a"], holds=1)',
+            "outputs": []}
+
+    def printed(text: str) -> dict:
+        return {"cell_type": "code", "source": "print(ranges)",
+                "outputs": [{"output_type": "stream", "name": "stdout", "text": text}]}
+
+    ranges = printed("C5c DRAM-sized: misaligned, contiguous 1.00-1.00x")
+    held = printed("held table")
+    nxt = {"cell_type": "code", "source": 'quiz_c9 = chapter.lab.widgets.Quiz("?", answer=1)', "outputs": []}
+    assert "misaligned, contiguous" in _normal(outputs_past_hold([quiz, held, ranges], 0))
+    assert "held table" not in _normal(outputs_past_hold([quiz, held, ranges], 0))
+    assert outputs_past_hold([quiz, ranges], 0) == ""  # the one cell it holds
+    assert outputs_past_hold([quiz, held, nxt, ranges], 0) == ""  # past the next quiz
+    unheld = {**quiz, "source": 'quiz_c5c = chapter.lab.widgets.Quiz("?", choices=["a"])'}
+    assert outputs_past_hold([unheld, held, ranges], 0) == ""  # no holds=N: held to the next quiz
