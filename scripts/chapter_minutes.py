@@ -87,12 +87,7 @@ class Minutes:
     run: float
     optional: float
     output_words: int = 0  # core output words read, a quiz's own words left out
-    exercise_minutes: float | None = None  # by level (`exercise_minutes`); None: EXERCISE_MINUTES each
-
-    @property
-    def exercise_time(self) -> float:
-        """Minutes of the core's exercises, priced by level where known."""
-        return self.exercises * EXERCISE_MINUTES if self.exercise_minutes is None else self.exercise_minutes
+    exercise_time: float = 0.0  # minutes of the core's exercises, each by its level (`exercise_minutes`)
 
     @property
     def output(self) -> float:
@@ -114,17 +109,16 @@ class Minutes:
 def exercise_minutes(ids: Iterable[str]) -> float:
     """The minutes of these exercises, each by its level in labkit's registry
     (EXERCISE_MINUTES_BY_LEVEL), EXERCISE_MINUTES for one the registry does not know."""
-    try:
-        if str(ROOT) not in sys.path:
-            sys.path.insert(0, str(ROOT))
-        from labkit.exercises import registry
-    except ImportError:  # labkit not importable: one price each
-        return len(list(ids)) * EXERCISE_MINUTES
+    if str(ROOT) not in sys.path:  # run as a script from anywhere
+        sys.path.insert(0, str(ROOT))
+    # imported here, not at the top: counting words needs no labkit (labkit.exercises needs no torch)
+    from labkit.exercises import ExerciseError, registry
+
     total = 0.0
     for exercise_id in ids:
         try:
             level = registry.get(exercise_id).level
-        except Exception:  # not registered (a test's notebook): the one price
+        except ExerciseError:  # not registered (a test's notebook): the one price
             total += EXERCISE_MINUTES
             continue
         total += EXERCISE_MINUTES_BY_LEVEL.get(level, EXERCISE_MINUTES)

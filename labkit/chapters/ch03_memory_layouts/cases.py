@@ -421,7 +421,7 @@ def gemm_paths(chapter: Chapter, act: torch.Tensor, act_cl: torch.Tensor,
         rounds = cmp[k].round_ratios or (cmp[k].ratio,)
         ratio, spread = cmp[k].ratio, (min(rounds), max(rounds))
         evidence[role] = {"path": k, "copied_bytes": copied[k], "median_s": t.median_s,
-                          "ratio": ratio, "ratio_spread": list(spread),
+                          "ratio": ratio, "ratio_spread": list(spread), "ratio_spread_kind": "rounds",
                           "pct_of_copy_ceiling": t.pct_of_copy_ceiling,
                           "ran": [op.split("<")[0] for op in ran[k]]}
         shown.add(k, copied[k], t.median_s, ratio, f"{spread[0]:.2f}-{spread[1]:.2f}",

@@ -734,8 +734,11 @@ def table_direction(paths: Mapping, flags: object = None) -> tuple[str, str]:
         return "", ""
     spread = seeds.get("ratio_spread")
     own = ratio_flags(paths, flags)
+    # the spread's own name: the rounds' lowest-highest since review 2026-12-06b item 7 ('rounds'),
+    # the per-round ratios' quartiles in a record from before it ('IQR')
     stated = stated_ratio(float(seeds["ratio"]), spread if spread else None, flags=own,
-                          what=str(seeds.get("path", "the seed's path")))
+                          what=str(seeds.get("path", "the seed's path")),
+                          spread_name=str(seeds.get("ratio_spread_kind", "IQR")))
     if not is_plain_ratio(stated):
         head = stated.removeprefix("no ratio to state: ").removeprefix("no stable ratio: ")
         head = re.split(r", but |: no measurable| lies outside|, timed on", head)[0]

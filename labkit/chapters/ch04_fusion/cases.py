@@ -30,7 +30,6 @@ import torch
 import torch.fx.experimental.optimization as fx_optimization
 
 from labkit import claims
-from labkit.audit.module_layouts import human_bytes
 from labkit.chapters.ch04_fusion import claims as c19_claims
 from labkit.chapters.ch04_fusion import fused_kernels, fusion, launch_overhead
 from labkit.chapters.ch04_fusion.claims import seed_contrast
@@ -38,7 +37,7 @@ from labkit.claims import quiz_keys
 from labkit.core import results
 from labkit.measure import bench, clocks, kernel_records, timeline
 from labkit.models import folding, resnet
-from labkit.show.table import Table, rows
+from labkit.show.table import Table, format_value, rows
 from labkit.show.widgets.quiz import Key
 
 __all__ = ["folding", "resnet"]  # re-exported for the notebook, with the functions below
@@ -894,7 +893,7 @@ def array_size(elements: int, itemsize: int = 4) -> str:
     '1,024-element (4 KiB)'; float32 unless `itemsize` says otherwise. Review 2026-12-06 item 3:
     'about 33,555,456 elements' is hard to read aloud."""
     count = f"~{elements / 1e6:.3g} M" if elements >= 1_000_000 else f"{elements:,}"
-    return f"{count}-element ({human_bytes(elements * itemsize)})"
+    return f"{count}-element ({format_value(elements * itemsize, 'B')})"
 
 
 def recompile_question(elements: int) -> str:
@@ -2109,9 +2108,8 @@ def launch_line(on_gpu: bool, c18: Mapping | None, sweep: launch_overhead.Launch
                     f"profiler on; on the device {node:.2f} us per node, {room:.2f} us beyond the kernel's run")
         return f"a CUDA Graph cut the GPU's wait between kernels from {here} ({per_node}), in this process"
     runs, eager, graph, contrast, _ = fresh
-    # review 2026-12-04n 03-04 item 1: this process's contrast alone, for the GPU page's 1,500-word
-    # core; its gaps, per-node slope and where its eager gap lies against the fresh range (no cause
-    # named unmeasured, review 2026-12-04l item 1) are C18's table note above (`fresh_process_note`)
+    # the per-node slope and where this eager gap lies against the fresh range (no cause named
+    # unmeasured, review 2026-12-04l item 1) are C18's table note above (`fresh_process_note`)
     return (f"a CUDA Graph cut the GPU's wait between kernels from {here} in this process "
             f"({runs}: {eager} us to {graph} us, {contrast}x)")
 

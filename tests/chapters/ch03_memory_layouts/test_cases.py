@@ -387,6 +387,7 @@ def test_the_gemm_table_leads_with_the_median_of_the_round_ratios_inside_its_rou
     shown, evidence, _ = cases.gemm_paths(chapter, act, act_cl, torch.randn(act.shape[1], act.shape[1]))
     assert shown.column("vs one GEMM")[1] == pytest.approx(1.05)
     assert shown.column("rounds")[1] == "1.00-1.12" and evidence["nchw_batched"]["ratio_spread"] == [1.0, 1.12]
+    assert evidence["nchw_batched"]["ratio_spread_kind"] == "rounds"  # what the verdict names it
     for ratio, rounds in zip(shown.column("vs one GEMM"), shown.column("rounds"), strict=True):
         low, high = (float(v) for v in rounds.split("-"))
         assert low <= ratio <= high  # never outside its own rounds

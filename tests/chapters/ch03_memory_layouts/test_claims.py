@@ -200,6 +200,9 @@ def test_c22_names_nchws_batched_gemm_and_judges_the_direction_of_the_seeds_tabl
     straddles = {**paths, "nhwc_to_nchw": {**paths["nhwc_to_nchw"], "ratio": 1.01, "ratio_spread": [0.97, 1.04]}}
     assert c7.table_direction(straddles) == ("not decided (noise: its rounds straddle 1x)", "1.01x (IQR 0.97-1.04)")
     assert c7.table_direction({"nhwc_direct": paths["nhwc_direct"]}) == ("", "")
+    # review 2026-12-06b item 7: a spread recorded as the rounds' lowest-highest is named so
+    rounds = {**paths, "nhwc_to_nchw": {**paths["nhwc_to_nchw"], "ratio_spread_kind": "rounds"}}
+    assert c7.table_direction(rounds) == ("refuted", "1.70x (rounds 1.65-1.72)")
     card = claims.get("C22").refute_if
     assert "Its direction (converting first faster) is judged in the reason, not the outcome" in card
     assert "name no shape, GPU or dtype" in card and "12.7 ms" in card and "cannot be judged" not in card
