@@ -180,8 +180,9 @@ case "${1:-}" in
   E-08)  # ~420 s (estimate): 08's page (142 s on 2026-12-05, limit 150) after its reproduce in B-repro,
       # then E-lean: 09 reads 08's keep rule, 99 reads every record
       # 2026-12-05u: 06 left out (its page and sources unchanged since its 17:38 record; ~28 s saved)
+      # 2026-12-06z: 06 back in (session y changed its quiz and card cut), before 99
     CHAIN=1 STEP_TIMEOUT=200 bash benchmarks/gpu_wave.sh "$(nb 08)" "$(nb 09)" "$(repro 07)" \
-      "$(nb 07)" "$(nb 99)" ;;
+      "$(nb 07)" "$(nb 06)" "$(nb 99)" ;;
   C-repro)  # ~270-360 s: reproduce 05 alone, where 05's page is current (recorded 2026-12-05 18:05 on the
       # same sources: its record is then after the verdict, so the runs count); after it, L (99)
     CHAIN=1 STEP_TIMEOUT=420 bash benchmarks/gpu_wave.sh "$(repro 05)" ;;

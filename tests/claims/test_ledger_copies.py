@@ -74,26 +74,8 @@ def shown_unreproduced(copy: Path) -> set[str]:
 # each required to differ there (so the list cannot go stale), and the copy's headline unchecked
 # while any is listed. Emptied by the next re-record of 99.
 CHANGED_SINCE_H200_RECORD: dict[str, str] = {
-    # emptied by the re-record of 99 on 2026-12-05 17:59 (call E-08, sources c131800); since then:
-    "C23": "05's page was re-recorded after 99, in the next call (18:03, '05 alone'): its reproduce record "
-           "(2026-12-04 18:55) is now older than its verdicts by more than one call, so the ledger reads "
-           "'reproduced on earlier sources' where 99's H200 copy reads 'reproduced 3 of 3'",
-    "C25": "as C23: chapter 05's other timing-based claim",
-    "C7": "03's C7 check changed after 99's record (review 2026-12-05t 03-04 item 5: its CPU form quotes the "
-          "seed's ARM row): the recorded evidence is re-judged by today's rule, so its finding reads "
-          "'(judged by today's rule from evidence recorded ...)'",
-    "C8a": "the ledger's finding no longer ends at a full stop inside C8a's quoted error "
-           "(tables.first_sentence, review 2026-12-05t 99 item 5): 99's H200 copy shows the cut row",
-    "C5b": "02's claims module changed after 99's record (86c17c3, review 2026-12-05u 00-04 item 2: the "
-           "buffer's place in C5b/C5c's reasons): the recorded evidence is re-judged by today's rule, so its "
-           "finding reads '(judged by today's rule from evidence recorded ...)'",
-    "C5c": "as C5b: chapter 02's other claim on the same evidence",
-    **{claim: "00-04 were re-recorded on the H200 after 99's record (2026-12-06 02:58-03:05, review "
-                 "2026-12-06's fixes) with fresh reproduce runs: 99's H200 copy shows the 2026-12-05 records "
-                 "until 99 is re-recorded (call L)" for claim in ("C2", "C6", "C9", "C10", "C18", "C19", "C20")},
-    "C24": "its fresh runs are said 'run 1: ...; runs 2-3: as the verdict', and run 1 names the CUDA Graphs "
-           "step the keep rule before 981ef6e left not decidable (review 2026-12-05u 08-09-99 item 3): "
-           "99's H200 copy reads 'runs: ..., the same, the same'",
+    # emptied by the re-record of 99 on 2026-12-06 07:05 (session z, the last step of the last call,
+    # after every chapter's page and reproduce run, sources 0a3720e); since then:
 }
 
 

@@ -23,18 +23,8 @@ SOURCES_FILE = COPIES / "SOURCES.json"
 # Chapters whose H200 copy predates their current sources: each is re-recorded on the H200
 # (scripts/execute_notebook.py --output-dir results/h200_notebooks) with its issue.
 NOT_YET_RERECORDED: set[str] = set()  # filled below, chapter by chapter
-# Every chapter re-recorded on the H200 on 2026-12-05 17:38-18:05 (calls A, B-repro, E-08 and 05
-# alone, on c131800; 01 is unchanged since its 2026-12-04 13:37 record); 00-04 again on 2026-12-06
-# 02:58-03:05 (calls A34, then 00 and 01, then reproduce 02 and 02, on review 2026-12-06's fixes). Changed since:
-NOT_YET_RERECORDED |= {"07_export_traps"}  # reproduce.py's across-run compare reads a call as the page does; tables' NOT_YET_RECORDED gone (the page does not import reproduce.py: its output is unchanged)
-NOT_YET_RERECORDED |= {"08_inference_ladder"}  # keep.over_moved_base reads a step over its base's own step from the rung's images/s (review 2026-12-05t 08 item 1); timings carry iqr_share
-NOT_YET_RERECORDED |= {"03_memory_layouts"}  # its 2026-12-06 03:01 page read 1,507 core words (limit 1,500): the takeaway's fp16 b64 clause (the host's variance between processes) moved into the eager sweep's fold (cases.seed_variance); claims._graph_beside skips a run without graph replays
-NOT_YET_RERECORDED |= {"01_strides_and_views", "02_contiguity_and_hidden_copies"}  # review 2026-12-06b item 1: the markdown that answered quiz_c8a, quiz_c2 and quiz_c10 while they waited moved into their explanations
-NOT_YET_RERECORDED |= {"04_fusion"}  # review 2026-12-06b item 2: the replay bound reads the timed loop the table decides on (at least ~62 us on the H200 record, not 70)
-NOT_YET_RERECORDED |= {"09_audit_your_model"}  # review 2026-12-05t 09 item 8: the export note names the images it checks; the ViT quiz says its answer is this machine's
-NOT_YET_RERECORDED |= {"00_setup_check"}  # review 2026-12-06b item 3: a cache-curve point of one copy a graph is timed as a plain copy (the markdown says so)
-NOT_YET_RERECORDED |= {"06_ddp_layout_drift"}  # 2026-12-06 session y: its short card numbers end in the shared cut mark, now "... (more below)" (labkit.claims.tables.CUT_MARK)
-NOT_YET_RERECORDED |= {"05_dataloader"}  # review 2026-12-06b item 10: its level-3 exercise is optional (exercises priced by level)
+# Every chapter re-recorded on the H200 on 2026-12-06 06:41-07:05 (session z: calls A, B-repro,
+# E-08 with 06, then reproduce 05, 05 and 99, all on 0a3720e). Changed since:
 
 
 def _chapter(source):
