@@ -141,7 +141,11 @@ def measure_numbers(quick: bool = False, knobs: bool | None = None) -> dict:
                                                   # review 2026-12-05o 05-07 item 6: the restart's
                                                   # median and the dropped count reach the record
                                                   "handover_restart_s", "handover_dropped",
-                                                  "handover_workers")}
+                                                  "handover_workers",
+                                                  # session z: the step's rounds, so a drift is
+                                                  # re-judged by arm (which drifted, re-timed or not)
+                                                  "loaded_times_s", "loaded_alone_times_s",
+                                                  "loaded_rounds", "loaded_first_drift")}
     for key in ("step_as_swept_faults", "private_step_s", "private_step_faults"):
         out[key] = knee.get(key)  # the fresh batch's step against a private one (item 1)
     out["warmup_rule"] = knee.get("warmup_rule")  # cost_model reads the warm-ups' rule
@@ -642,6 +646,13 @@ def _plateau_band(plateau: dict) -> str:
     """'1.16x, outside the 15% band: MISSES': the ratio the check reads, and its band; 'the
     step drifted (63 ms, then 38 ms): no prediction' where it did (review 2026-12-04k item 1)."""
     if plateau.get("drift"):
+        if plateau.get("loaded_times_s"):  # the rounds recorded: which arm drifted, in its words
+            try:
+                said = loader_sweep.Plateau.from_record(plateau).drift_text()
+            except (TypeError, ValueError):  # a record's keys not enough to rebuild it: as below
+                said = ""
+            if said:
+                return said
         first, then = plateau["drift"]
         return f"the step drifted ({first * 1e3:.0f} ms, then {then * 1e3:.0f} ms): no prediction"
     ratio = plateau["measured"] / plateau["predicted"]

@@ -219,3 +219,34 @@ def test_the_bound_s_idle_share_is_the_unprofiled_step_s_with_the_profiler_s_bes
     # a record without the busy time keeps the profiled share, labelled as the profiled steps'
     old = _h200(gpu_busy_step_s=None)
     assert old.idle_share == 0.62 and "62% of the profiled steps" in old.bound
+
+
+def test_a_reproduce_record_that_keeps_the_rounds_says_which_arm_drifted():
+    """Session z: the H200 reproduce of 2026-12-06 vetoed two runs' plateau for a drift
+    (26.5 then 32.7 ms) that its record could not place, because the reproduce record kept the
+    drift but not the step's rounds. With the rounds kept, the summary names the arm, its
+    halves and that the rounds were timed again after a settle."""
+    beside = tuple(t / 1e3 for t in [27.0] * 25 + [33.0] * 25)
+    plateau = _h200(loaded_times_s=beside, loaded_alone_times_s=_steady(30.0),
+                    loaded_first_drift=(0.034, 0.040))
+    record = dict(plateau.as_dict())
+    assert record["drift"] is not None
+    said = reproduce._plateau_band(record)
+    assert said.startswith("the step beside 8 decoding worker(s) drifted within its own rounds, timed "
+                           "again after a settle: 27.0 ms over its first 2 rounds, 33.0 ms over its last 2")
+    # a record from before (the drift, no rounds): the numbers only, as before
+    slim = {k: v for k, v in record.items() if k not in ("loaded_times_s", "loaded_alone_times_s")}
+    assert reproduce._plateau_band(slim) == "the step drifted (27 ms, then 33 ms): no prediction"
+
+
+def test_the_reproduce_record_keeps_the_step_rounds(monkeypatch):
+    """What measure_numbers copies from a run's plateau includes the rounds the drift is read from."""
+    plateau = _h200(loaded_first_drift=(0.034, 0.040)).as_dict()
+    knee = {k: None for k in ("worker_counts", "measured_counts", "knee_workers", "arithmetic_workers",
+                              "agrees", "workers_needed", "sample_cost_s", "compute_s", "batch_load_s",
+                              "noise", "rounds", "budget_s", "budget_note", "phases", "plan")}
+    knee.update(plateau=plateau, rows=[], knee={"explanation": ""})
+    monkeypatch.setattr(reproduce, "measure_knee", lambda *a, **k: knee)
+    kept = reproduce.measure_numbers(quick=True, knobs=False)["plateau"]
+    for key in ("loaded_times_s", "loaded_alone_times_s", "loaded_rounds", "loaded_first_drift"):
+        assert kept[key] == plateau[key], key
