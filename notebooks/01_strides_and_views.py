@@ -105,7 +105,8 @@ quiz_c1 = chapter.lab.widgets.Quiz(
     "x is arange(12).reshape(3, 4), strides (4, 1). What are the strides of x.t()?",
     choices=["(4, 1)", "(1, 4)", "(3, 1)", "(1, 3)"],
     answer=lambda: str(x.t().stride()),
-    explanation="t() swaps shape and strides together; no element moves.",
+    explanation="t() swaps shape and strides together; no element moves: xt[1, 2] is x[2, 1], the "
+                "same storage cell, reached with the swapped strides (the grid below shows it).",
 )
 quiz_c1
 
@@ -125,8 +126,7 @@ c1 = chapter.judge("C1", {"shape": list(xt.shape), "stride": list(xt.stride()),
 print(c1)
 
 # %% [markdown]
-# `xt[1, 2]` is `x[2, 1]`, selected above: the same storage cell, reached with the swapped
-# strides.
+# Where does `xt[1, 2]` sit in the storage? The grid answers, beside `x`'s selection above.
 
 # %%
 views.grid_and_strip(xt, highlight=(1, 2))
@@ -389,6 +389,9 @@ quiz_c11a = chapter.lab.widgets.Quiz(
     choices=["0", "96 (24 x 4)", "40 (10 x 4)"],
     answer=lambda: {0: "0", 96: "96 (24 x 4)", 40: "40 (10 x 4)"}.get(copies.bytes_copied(
         lambda: torch.arange(10.0).as_strided((8, 3), (1, 1))), "something else"),
+    explanation="as_strided makes a new header over the same storage: torch refuses a view that "
+                "runs past the storage's end, but allows overlap, as here: a write through one window "
+                "changes the others.",
 )
 quiz_c11a
 
@@ -406,10 +409,6 @@ print("after signal[4] = -1:", windows[2:5].tolist())
 c11a = chapter.judge("C11a", {"shares_storage": copies.shares_storage(windows, signal),
                                  "copy_bytes": log.total_bytes})
 print(c11a)
-
-# %% [markdown]
-# torch's `as_strided` refuses a view that runs past the end of the storage, but allows
-# overlap, as here: a write through one window changes the others.
 
 # %% [markdown]
 # ## Optional: a tour of views

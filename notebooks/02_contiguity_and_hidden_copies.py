@@ -122,6 +122,10 @@ quiz_c6 = chapter.lab.widgets.Quiz(
     choices=["0", "2 MiB (the 512 rows)", "4 MiB (all of y)"],
     answer=lambda: {0: "0", 2 << 20: "2 MiB (the 512 rows)", 4 << 20: "4 MiB (all of y)"}.get(
         chapter.lab.copies.bytes_copied(lambda: y1024.narrow(0, 0, 512)), "something else"),
+    explanation="narrow changes only the storage offset and one size: its timings (folded below the "
+                "verdict) are the host's cost of making a tensor header (Python and the dispatcher), not "
+                "of moving data; why the transposed view's header costs a little more is not measured. "
+                "On a GPU the profiler lists no kernel for it at all.",
 )
 quiz_c6
 
@@ -160,12 +164,6 @@ c6 = chapter.judge("C6", {
     "clock": chapter.lab.claims.c6_clock(chapter.on_gpu),
 }, form=chapter.lab.cases.c6_form(chapter))
 chapter.table([c6])
-
-# %% [markdown]
-# `narrow` changes only the storage offset and one size: the two timings (folded above) are
-# the host's cost of making a tensor header (Python and the dispatcher), not of moving data; why
-# the transposed view's header costs a little more is not measured. On a GPU the profiler lists
-# no kernel for it at all.
 
 # %% [markdown]
 # ## C9: what `contiguous()` costs
@@ -555,8 +553,8 @@ quiz_c5
 
 # %% [markdown]
 # The seed says three things here. **C5a**: contiguous tensors are aligned to 64-byte cache
-# lines. That is an address, read off `data_ptr()`: of fresh tensors, and of contiguous views
-# such as `x[1:]`.
+# lines. That is an address, read off `data_ptr()`: of fresh tensors, and of views such as
+# `x[1:]`.
 
 # %% tags=["nbval-check-output"]
 chapter.claim("C5a")

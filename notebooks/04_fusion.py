@@ -18,10 +18,10 @@
 # Fusion saves two things: **launches** (each kernel costs the CPU a few microseconds to start,
 # whatever it does) and **memory traffic** (each unfused op writes its result to memory and the
 # next one reads it back). This chapter measures both, shows how to see that fusion happened,
-# and where it does not pay. Five claims of the seed article B (seed 004, the
-# "industrial tensor pipeline" handbook) are put to the test: C20 (Conv-BN folding), C17
-# (Dynamo and Python control flow), C18 (CUDA Graphs), C19 (a Triton add) and C21 (GradScaler:
-# its defaults, C21a, and its bounds, C21b).
+# and where it does not pay. Five claims of article B (the "industrial tensor pipeline"
+# handbook) are put to the test, in six verdicts: C20 (Conv-BN folding), C17 (Dynamo and
+# Python control flow), C18 (CUDA Graphs), C19 (a Triton add) and C21 (GradScaler, judged in
+# two parts: its defaults, C21a, and its bounds, C21b).
 #
 # On a CPU every section runs except the GPU-only ones (CUDA Graphs, Triton, Inductor's
 # generated GPU code), which show the result recorded on the reference H200, labelled recorded.

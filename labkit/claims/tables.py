@@ -207,8 +207,11 @@ def _evidence_text(row: dict, verdict: Verdict | None, ref: Verdict | None) -> s
     # 2026-12-03e item 8: chapter 08's CPU fold read "form judged: "); the reference's is below
     form = row["form judged"] or "none on this machine (not judged here)"
     lines = [f"{row['claim']}: {row['statement']}", f"source: {row['source']}",
-             f"form judged: {form}", f"this machine: {row['this machine']}",
-             f"reason: {row['reason']}"]
+             f"form judged: {form}", f"this machine: {row['this machine']}"]
+    # a claim not judged here has no reason of its own: the recorded reference's is printed once,
+    # labelled, below (review 2026-12-06z 03-04 item 7: 04's CPU fold printed the H200's C18
+    # reason under "this machine", then again as the reference's)
+    lines.append(f"reason: {row['reason']}" if verdict is not None else "reason: not judged here")
     if verdict is not None:
         lines.append(_evidence_shown(verdict))
         if verdict.thresholds:

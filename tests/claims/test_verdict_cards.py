@@ -55,3 +55,14 @@ def test_deciding_numbers_leave_the_trust_notes_to_the_folded_reason():
     numbers = "ratio 1.80x against 1.00x; " * 20
     assert not re.search(r"\d\.\.\.", tables.deciding(numbers))  # never inside a number
     assert RULE_WORDS > 100  # what each card no longer repeats
+
+
+def test_a_claim_not_judged_here_prints_the_reference_reason_once_and_labelled():
+    """Review 2026-12-06z 03-04 item 7: 04's CPU fold printed the H200's C18 reason under 'this
+    machine' ('reason: graph replay: launch gap ...'), then again under the recorded reference."""
+    shown = tables.table([], pending=["C18"])  # C18's recorded H200 verdict, read from results/
+    ref = shown.recorded["C18"]
+    folded = "\n".join(text for _, text in shown.card().folded)
+    assert "this machine: needs a GPU: not measured here\nreason: not judged here" in folded
+    assert folded.count(ref.reason) == 1
+    assert "recorded reference (nvidia-h200" in folded

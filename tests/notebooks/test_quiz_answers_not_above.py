@@ -41,7 +41,8 @@ KEYS: dict[str, dict[str, list[str]]] = {
         "quiz_busy": ["was busy", "was idle", "GPU idle"],
     },
     "01_strides_and_views": {
-        "quiz_c1": ["x.t(): shape", "swaps shape and strides"],
+        # review 2026-12-06z 00-02 item 2: the markdown under C1's verdict said "the swapped strides"
+        "quiz_c1": ["x.t(): shape", "swaps shape and strides", "swapped strides"],
         # the intro states the byte formula (the premise); the answer is its numbers filled in
         "quiz_c3": ["multiply by the itemsize", "4 x 23"],
         "quiz_c4": ["-> permute(0,2,1)", "(12, 1, 4)"],
@@ -51,11 +52,13 @@ KEYS: dict[str, dict[str, list[str]]] = {
         # review 2026-12-03e item 9: the optional tour of views above it printed its
         # as_strided row (0 B, shares storage) and "0 bytes copied in all"; it now sits below
         "quiz_c11a": ["as_strided copies nothing", "over an existing storage", "after signal[4] = -1", "bytes copied in all",
-                      "as_strided((5, 4), (4, 1))"],
+                      "as_strided((5, 4), (4, 1))", "a write through one window changes"],
         "quiz_c11b": ["capture tools here captured"],
     },
     "02_contiguity_and_hidden_copies": {
-        "quiz_c6": ["narrow on the transposed view:", "narrow on transposed y"],
+        # review 2026-12-06z 00-02 item 2: the markdown under C6's verdict answered it in words
+        "quiz_c6": ["narrow on the transposed view:", "narrow on transposed y", "not of moving data",
+                    "changes only the storage offset"],
         # C5c asks whether misalignment alone (stride 1, offset by one element) slows a sum over
         # the big buffer as the seed says: the table's ratio column and the sum's label below it
         # are the key, both named for the buffer's place (review 2026-12-05u 00-04 item 2: DRAM,
@@ -85,7 +88,8 @@ KEYS: dict[str, dict[str, list[str]]] = {
         "quiz_c9": ["transposed copy: dst.copy_", "the seed's rows, measured",
                     "A copy's cost is its access pattern", "x.transpose(0,1).contiguous()",
                     "The copy alone took"],
-        "quiz_c5": ["data_ptr % 64", "start off a 64-byte line", "Contiguous is not aligned"],
+        "quiz_c5": ["data_ptr % 64", "start off a 64-byte line", "Contiguous is not aligned",
+                    "contiguous views such as"],  # review 2026-12-06z 00-02 item 2: half its answer
     },
     "03_memory_layouts": {
         "quiz_propagation": ["the first that does not:", "return channels_last (counting"],

@@ -409,9 +409,9 @@ def test_the_recompile_quiz_is_graded_on_the_cliff_past_the_limit():
     recorded = _recorded("recompile_sweep")
     ratios = cases.past_limit(recorded)
     payload = recorded.value
-    before = float(np.median([r["step_s"] for r in payload["rows"][:payload["limit"]]]))
+    before = float(np.median([r["step_s"] / r["eager_s"] for r in payload["rows"][:payload["limit"]]]))
     assert len(ratios) == len(payload["rows"]) - payload["limit"] == 3
-    assert ratios == [r["step_s"] / before for r in payload["rows"][payload["limit"]:]]
+    assert ratios == [r["step_s"] / r["eager_s"] / before for r in payload["rows"][payload["limit"]:]]
     key = cases.recompile_cost_key(recorded)
     assert cases.recompile_cost_class(float(np.median(ratios))) in key.accepted
     # the figure it came from is read after grading (review 2026-12-05q browser item 2)
@@ -428,11 +428,26 @@ def test_the_recompile_quiz_is_graded_on_the_cliff_past_the_limit():
     # review 2026-12-06 item 3: repeated calls of each shape, as the key grades them, at a size
     # read aloud (computed from the sweep's, never typed)
     question = cases.recompile_question(2 ** 25 + 1024)
-    assert "on ~33.6 M-element (128 MiB) float32 arrays, each new shape called many times" in question
-    assert "a repeated call's wall time against a repeated call of a shape that compiled" in question
+    assert ("on float32 arrays from ~33.6 M-element (128 MiB) up, 1,024 elements more for each new shape, "
+            "each called many times") in question
+    assert "a repeated call's wall time against a repeated call of a shape that compiled (each over eager's" in question
     assert "33,555,456" not in question and "a new shape each call" not in question
     assert cases.array_size(1024) == "1,024-element (4 KiB)" and cases.array_size(999_999).startswith("999,999-")
     assert cases.array_size(1 << 20, itemsize=2) == "~1.05 M-element (2 MiB)"
+    # review 2026-12-06z 03-04 item 4: the CPU's shapes grow 11x (1,024-11,264 elements); read
+    # against eager at each shape, the arrays' growth cancels (the CPU record: compiled 2.9-5.5x
+    # eager before the limit, 2.8-3.1x past it, the wall times 1.22x from the growth alone)
+    growing = {"limit": 2, "rows": [
+        {"elements": 1024, "new_graph": True, "step_s": 22e-6, "eager_s": 5.5e-6},
+        {"elements": 2048, "new_graph": True, "step_s": 23e-6, "eager_s": 5.8e-6},
+        {"elements": 10240, "new_graph": False, "step_s": 27.6e-6, "eager_s": 9.5e-6},
+        {"elements": 11264, "new_graph": False, "step_s": 27.8e-6, "eager_s": 9.8e-6}]}
+    grown = cases.recompile_cost_key(growing)
+    assert grown.answer == "about the same or less (under 1.1x)", grown.why
+    assert cases.SAME_SIZE in grown.why
+    raw = {"limit": 2, "rows": [{k: v for k, v in r.items() if k != "eager_s"} for r in growing["rows"]]}
+    assert cases.recompile_cost_key(raw).answer == "somewhat more (1.1x to 1.5x)"  # as before: the growth
+    assert cases.SAME_SIZE not in cases.recompile_cost_key(raw).why
     with pytest.raises(ValueError, match="run the sweep cell"):
         cases.recompile_cost_key(None)
     with pytest.raises(ValueError, match="no shape past"):
@@ -1714,6 +1729,11 @@ def test_c18s_profiled_graph_gap_is_labelled_and_bounded_by_the_device_slope():
     assert "launch gap (timeline median, profiler on)" in rows
     assert abs(rows["device slope minus kernel"] - 0.06) < 1e-9
     assert any("the profiled graph gap is an upper bound (the device left 0.06 us)" in n for n in shown.notes)
+    # review 2026-12-06z 03-04 item 8: the H200 page showed -0.0326 and "the device left 0.00 us"
+    tight = cases.c18_table({**ev, "graph_device_per_node_us": 1.0574}, "")
+    row = next(r for r in tight.rows if str(r[0]).strip() == "device slope minus kernel")
+    assert row[1] is None and row[2] == "none measurable: the kernel (profiler on) outlasts it"
+    assert any("upper bound (the device left no measurable room for one)" in n for n in tight.notes)
     line = cases.launch_line(True, ev, None, gpu_name="nobody's GPU", record={})
     # review 2026-12-06 item 8: with the gap an upper bound, the takeaway says so beside it
     assert "on the device 1.15 us per node" in line and "to at most 0.26 us" in line
