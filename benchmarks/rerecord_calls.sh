@@ -72,11 +72,18 @@
 # served an H100 ("wrong card"); on the first, 00, 02 and 04 ran as a smoke (160 s;
 # results/h100_smoke/2026-12-06_0447/), the others were given back at once. The plan is unchanged:
 # A first (00-04 all changed again after review 2026-12-06b items 3-12), then B-repro, E-08, C-repro.
+# 2026-12-06 06:41-07:05 (session z): an H200 at once: A (414 s), B-repro (318), E-08 with 06 (351),
+# then reproduce 05, 05 and 99 (316): every chapter re-recorded on 0a3720e; 02-04, 07 and 08
+# reproduced 3 of 3, 05 NOT (the plateau's arithmetic held in 1 of 3: the step drifted upward
+# within its rounds in two runs). Review 2026-12-06z then changed 01, 02 and 04; the call to
+# re-record them was served an H100 (smoke only: results/h100_smoke/2026-12-06_0835/). Next
+# session, in order: Az (~250 s: reproduce 04, 04, 01, reproduce 02, 02, 99), then C-repro once
+# 05's plateau is measured round by round (review 2026-12-06z 05-07 item 2), then D3.
 # 05 and 07's reproduce compare their runs with the recorded page; each runs before its page in the
 # same call (the page cites the fresh runs), so re-judge it against the fresh page after taking C / E:
 #   .venv/bin/python -c 'import json; from labkit.chapters.ch05_dataloader import reproduce as r; d=json.load(open("results/reproduce/nvidia-h200-05_dataloader.json")); print(chr(10).join(r.summarise_numbers(d["numbers"])["lines"]))'
 # (ch07_export_traps in place of ch05_dataloader for 07).
-#   usage (repo root on the GPU machine, carry [".whl", ".gpu_cache"]):  bash benchmarks/rerecord_calls.sh A|A0|A34|A3|A2|A1|B|C|C-repro|E|E-lean|B-repro|E-08|L|E2|D1|D2 <lever>|D3|F|S|S2|T
+#   usage (repo root on the GPU machine, carry [".whl", ".gpu_cache"]):  bash benchmarks/rerecord_calls.sh A|Az|A0|A34|A3|A2|A1|B|C|C-repro|E|E-lean|B-repro|E-08|L|E2|D1|D2 <lever>|D3|F|S|S2|T
 #   between calls, here:  bash scripts/take_wave.sh <files_at of the call just returned> A|B (~10 s):
 #   the next call then carries every fresh record and the ceilings, warm machine or fresh; when
 #   seconds count, bash scripts/carry_ceilings.sh <files_at> (0.1 s) takes only the ceilings.
@@ -109,6 +116,10 @@ case "${1:-}" in
       "timeout 60 python3 benchmarks/smoke_chase.py || { touch \$WAVE_OUT/chase_failed; exit 1; }" \
       "$(nb 00)" "$(repro 04)" "$(nb 04)" "$(repro 03)" "$(nb 03)" "$(repro 02)" \
       "LABKIT_SKIP_CHASE=\$(test -e \$WAVE_OUT/chase_failed && echo 1 || echo 0) $(nb 02)" "$(nb 01)" ;;
+  Az) # ~250 s (session z's timings: reproduce 04 51 s, 04 55, 01 16, reproduce 02 81, 02 35, 99 8):
+      # the pages review 2026-12-06z changed (01, 02, 04), each reproduced before its page, then 99
+    STEP_TIMEOUT=200 bash benchmarks/gpu_wave.sh "$(repro 04)" "$(nb 04)" "$(nb 01)" "$(repro 02)" \
+      "$(nb 02)" "$(nb 99)" ;;
   A0) # ~200-250 s of commands (estimate: 00 28-38 s, reproduce 02 ~90-120, 02 37, 01 ~20; the chase
       # ~10): A's chapters that review 2026-12-06 did not change (00, 02 with its chase, 01), for a
       # machine that comes while 03 and 04's fixes are being made; those two follow in A34
@@ -258,5 +269,5 @@ case "${1:-}" in
       # test files with CUDA cases (addopts off: no nbval there), 4 workers, one call
     REFERENCE=nvidia-h100 STEP_TIMEOUT=560 bash benchmarks/gpu_wave.sh \
       "timeout 540 python3 -m pytest -q -rfs -n 4 -o addopts= -p no:cacheprovider --continue-on-collection-errors \$(grep -rlE 'cuda.is_available|mark.gpu' tests --include='test_*.py') > \$WAVE_OUT/gpu_pytest.log 2>&1; rc=\$?; grep -E '^(FAILED|ERROR)|passed|failed' \$WAVE_OUT/gpu_pytest.log | tail -20; exit \$rc" ;;
-  *) echo "usage: bash benchmarks/rerecord_calls.sh A|A0|A34|A3|A2|A1|B|C|C-repro|E|E-lean|B-repro|E-08|L|E2|D1|D2 <lever>|D3|F|S|S2|T" >&2; exit 2 ;;
+  *) echo "usage: bash benchmarks/rerecord_calls.sh A|Az|A0|A34|A3|A2|A1|B|C|C-repro|E|E-lean|B-repro|E-08|L|E2|D1|D2 <lever>|D3|F|S|S2|T" >&2; exit 2 ;;
 esac
