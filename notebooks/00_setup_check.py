@@ -91,8 +91,7 @@ machine.sizes_table(chapter.sizes.as_dict())
 # A refresh never lowers a ceiling this machine reached before: a loaded run reads low.
 measured = chapter.here_or_recorded("ceilings", lambda: chapter.lab.ceilings.measure(refresh=True), can=True)
 assert measured.copy_gbps > 0 and all(rate > 0 for rate in measured.matmul_tflops.values())
-if chapter.lab.ceilings.kept_note(measured):
-    print(chapter.lab.ceilings.kept_note(measured))
+# the line names each ceiling kept from an earlier run with its own date (review 2026-12-06z 00-02 item 4)
 machine.ceilings_line(measured, chapter.lab.conditions.reported_caches(chapter.device))  # every field: measured.as_dict()
 
 # %% [markdown]

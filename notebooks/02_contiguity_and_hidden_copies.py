@@ -48,9 +48,9 @@ chapter = session.open("02_contiguity_and_hidden_copies")
 chapter.rules()
 
 # %%
-ceiling = chapter.lab.ceilings.measure()
-print(f"this machine's ceilings: copy {ceiling.copy_gbps:.1f} GB/s (read + write); matmul TFLOP/s: "
-      + ", ".join(f"{math} {rate:.3g}" for math, rate in ceiling.matmul_tflops.items()))
+cached_ceiling = chapter.lab.ceilings.cached()  # chapter 00's, where it ran on this machine
+ceiling = cached_ceiling or chapter.lab.ceilings.measure()
+print(chapter.lab.cases.ceilings_line(ceiling, from_cache=cached_ceiling is not None))  # with its dates
 
 # %% [markdown]
 # ## Contiguous, in which format?
@@ -707,9 +707,11 @@ chapter.table()
 # stand beside each range, inside or outside it.
 
 # %%
-# on a GPU, this page's own deciding figures beside each range: inside or outside
-print(cases.fresh_ranges(chapter.key, here=chapter.lab.reproduce.page_figures([c6, c2, c9, c10, c5b, c5c])
-                         if chapter.on_gpu else None))
+# on a GPU, this page's own deciding figures beside each range (off it by more than the processes
+# moved: outside), and whether this page's verdicts are theirs
+page_verdicts = [c6, c2, c9, c10, c5b, c5c]
+print(cases.fresh_ranges(chapter.key, here=chapter.lab.reproduce.page_figures(page_verdicts) if chapter.on_gpu else None,
+                         here_outcomes={v.claim_id: v.outcome for v in page_verdicts}))
 
 # %% [markdown]
 # ## Exercises
@@ -745,6 +747,9 @@ chapter.exercise("02.is_contiguous_in").check(is_contiguous_in)
 # Each line below is computed from this run's measurements.
 
 # %%
+# Core cells only (review 2026-12-06z 00-02 item 7: these lines read the optional C2 and chase,
+# so a room that skipped them got a NameError): C2's copy count is in its own section; the chase's
+# line is added, labelled, only where that section ran.
 strided = ch02_claims.ALIGNED_STRIDED
 fetched = c5b_ev["fetched_per_useful_dram"]
 alignment_ratio = ns[ch02_claims.MISALIGNED_CONTIGUOUS] / ns[ch02_claims.ALIGNED_CONTIGUOUS]
@@ -752,14 +757,14 @@ stride_ratio = ns[ch02_claims.ALIGNED_STRIDED] / ns[ch02_claims.ALIGNED_CONTIGUO
 first_gemm = c10_cases[0]
 takeaways = [
     f"Copied: {c6.evidence['copy_bytes']} B by narrow on a transposed view (C6), "
-    f"{first_gemm['matmul_view_copy_bytes']} B by matmul on A.t() (C10), "
-    f"{c2_cases[-1]['implicit_copy_bytes']} B on the 3-D batch (C2).",
+    f"{first_gemm['matmul_view_copy_bytes']} B by matmul on A.t() (C10).",
     f"A copy's cost is its access pattern: {ch02_claims.c9_shares(c9.evidence)} (C9).",
     f"Contiguous is not aligned: {views_misaligned} of {len(contiguous_views)} contiguous views start "
     f"off a cache line (C5a). Summed {ch02_claims.at_place(c5b_ev)}: misaligned {alignment_ratio:.2f}x aligned, "
     f"stride 2 {stride_ratio:.2f}x for {fetched[strided]:.2f}x the bytes (C5b: {ch02_claims.short_label(c5b)}; C5c: {ch02_claims.short_label(c5c)}).",
 ]
-takeaways[-1] += chase.latency_takeaway(chase_record)  # on a GPU: the seed's pair per dependent access
+# on a GPU, where the optional chase ran: the seed's pair per dependent access, labelled
+takeaways[-1] += chapter.lab.chase.latency_takeaway(globals().get("chase_record"))
 allocator_line = chapter.lab.cases.allocator_takeaway(whole, transposed, nbytes)  # the faults, priced
 if allocator_line:  # '' where .contiguous() faulted nothing
     takeaways.append(allocator_line)

@@ -19,8 +19,8 @@
 # logical order but stores the data N, H, W, C: the channels of one pixel sit next to each
 # other. It is a stride pattern, not a new shape. This chapter follows the layout through a
 # real ResNet-50 and measures what it is worth, testing two claims: C22 from "An industrial
-# tensor pipeline optimisation handbook" (seed 004, §4.1) and C7 from "A 300% latency spike
-# from broken shape alignment" (seed 000, §2.4). Both are GPU claims (cuBLAS; an A100 in
+# tensor pipeline optimisation handbook" (article B, §4.1) and C7 from "A 300% latency spike
+# from broken shape alignment" (article A, §2.4). Both are GPU claims (cuBLAS; an A100 in
 # fp16), though C7's table also has an ARM CPU row: on a CPU each gets a CPU form, labelled.
 
 # %%
@@ -186,6 +186,7 @@ quiz_c22 = chapter.lab.widgets.Quiz(
     choices=list(cases.CONVERSION_CHOICES),
     answer=lambda: cases.conversion_quiz_key(globals().get("nchw_ops"), globals().get("nhwc_ops"),
                                              chapter.on_gpu, c22_reference),
+    explanation=cases.CONVERSION_EXPLANATION,  # review 2026-12-06z 03-04 item 9: was prose in the hold
 )
 quiz_c22
 
@@ -249,8 +250,8 @@ print(f"N = {act.shape[0]}: after permute, strides (N, H, W, C) = {many.stride()
 # %% [markdown]
 # But NCHW does not need that matrix. Per image, `x.view(N, C, H*W)[n]` is a `[C, H*W]`
 # matrix, and `W^T @ x.view(N, C, H*W)` multiplies all N of them in one strided-batched GEMM
-# (aten's `bmm`), on the tensor as it lies. So neither layout has to be converted (the
-# `copied` column below measures it); what differs is the GEMM's shape: one tall
+# (aten's `bmm`), on the tensor as it lies (the `copied` column below measures what each path
+# copies); the two layouts give the GEMM different shapes: one tall
 # `[N*H*W, C] @ [C, C]` from NHWC, N short-and-wide ones from NCHW.
 # The seed's table (card above) times NHWC straight into cuBLAS against NHWC converted to NCHW
 # first. Below, its two paths and NCHW's own, timed interleaved at this chapter's shape; the

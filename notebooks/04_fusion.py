@@ -712,7 +712,7 @@ chapter.remember([
     f"({report.graph_break_count} break(s)); torch.cond, {cond_report.graph_count}.",
     # the recompile cliff is said under its own table (`recompile_lesson`, the optional section),
     # not here (review 2026-12-05w item 7: the clause stated the limit, a config value)
-    f"Launches cost time of their own: {cases.launch_line(chapter.on_gpu, c18_ev, sweep, gpu_name)}.",
+    f"Launches cost time of their own: {cases.launch_line(chapter.on_gpu, c18_ev, sweep, gpu_name, where=c18_source)}.",
     cases.add_line(*cases.c19_evidence(c19, chapter.reference("verdict:C19"))),  # this run's, else recorded
     cases.chain_line(chain_bytes, chain_cmp, chain_spread, chain_stated),
 ])

@@ -127,8 +127,12 @@ lesson.worker_sweep()  # the sweep's table and plot, then the knee; kept under s
 # interleaved rounds: a block alone and a block while the plateau's workers decode without
 # pause (what they decode is dropped), each step on two clocks, wall time and the main
 # thread's CPU time (`time.thread_time()`): wall time the CPU clock does not count is time
-# off its core (on a GPU also waiting for it). The wait is the sweep's, so batch / (step +
-# wait) is a consistency check; the prediction uses the *hand-over* instead, timed apart in
+# off its core (on a GPU also waiting for it). Each round also runs one window of the
+# plateau's loader, back to back with the block beside the decoders, and batch / (that step +
+# the window's own wait) is read against that window, round by round: a drift of the machine
+# that slows both cancels. Its 95% interval over the rounds makes the call (holds, misses or
+# not resolved). The wait is the loader's own, so this is a consistency check; the
+# prediction uses the *hand-over* instead, timed apart in
 # `prepare`: `next()` on batches already queued, once the workers have filled their queue. On
 # a CPU the cores' arithmetic is set beside it: cores x batch / (decode + step) caps the
 # throughput. A shared core is named only when the rounds' interval clears the band.

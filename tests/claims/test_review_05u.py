@@ -47,11 +47,18 @@ def test_a_step_not_decidable_under_the_earlier_reading_is_found_per_run():
     assert reproduced.earlier_rule("C10", data) == {}     # chapter 02 has no such hook
 
 
+# The 2026-12-05 17:52 record these tests were written on, kept where a replaced record goes
+# (results/reproduce/superseded/, read by ch08's last_reproduced); the 2026-12-06 06:52 record
+# that replaced it reproduced C24 3 of 3, with no run decided by the earlier keep rule.
+SUPERSEDED_1752 = (reproduced.record_path("nvidia-h200", "08_inference_ladder").parent / "superseded"
+                   / "nvidia-h200-08_inference_ladder-2026-12-05T17-52.json")
+
+
 def test_the_committed_c24_record_marks_run_1_and_says_runs_2_3_as_the_verdict():
     from labkit.claims import tables
     from labkit.core import results
 
-    data = reproduced.load_record(reproduced.record_path("nvidia-h200", "08_inference_ladder"))
+    data = reproduced.load_record(SUPERSEDED_1752)
 
     reference = results.load(results.DEFAULT_REFERENCE) or {}
     theirs, _ = tables.current_verdicts(reference, recorded=True)
@@ -72,5 +79,11 @@ def test_the_committed_c24_record_marks_run_1_and_says_runs_2_3_as_the_verdict()
 
 
 def test_08s_reference_note_says_which_rule_left_graphs_undecided():
+    import json
+
+    old = ch08_reproduce.c24_runs(json.loads(SUPERSEDED_1752.read_text()))
+    assert not old["agree"]
+    assert "CUDA Graphs not decidable in 1 of 3 (under the keep rule before 981ef6e)" in ch08_reproduce.why_differs(old)
+    # today's record agrees: the note says so, with no why
     note = ch08_reproduce.reference_note("nvidia-h200")
-    assert "why: CUDA Graphs not decidable in 1 of 3 (under the keep rule before 981ef6e)" in note
+    assert note.startswith("Recorded reference (nvidia-h200): reproduced by 3 fresh runs") and "why:" not in note

@@ -99,7 +99,10 @@ KEYS: dict[str, dict[str, list[str]]] = {
         # out: cuDNN computes in NHWC; the NHWC conv, neither")
         "quiz_c22": ["nchwToNhwcKernel", "nhwcToNchwKernel", "NCHW-to-NHWC conversion",
                      "cuDNN computes in NHWC", "cuDNN's kernel works in NHWC", "the NHWC conv, neither",
-                     "the NHWC one's, neither"],
+                     "the NHWC one's, neither",
+                     # review 2026-12-06z 03-04 item 9: the GEMM's premise stood in the markdown under
+                     # the quiz and steered it to 'neither'; it is the quiz's explanation now
+                     "neither layout has to be converted"],
         # graded on the conv line under the interleaved table (review 2026-12-04j item 6: neither
         # token above named it): "The quiz's ratio, NCHW / NHWC GPU (CPU) time per call: 2.377x",
         # since review 2026-12-06 item 11 "Quiz answer: 2.43x (NCHW / NHWC GPU time)."

@@ -168,3 +168,25 @@ def capture_table(tools: Mapping[str, dict]) -> Table:
     if warned:
         shown.fold(f"warnings the tools raised ({len(warned)})", "\n".join(warned))
     return shown
+
+
+def tour_aside(tour_table: Table | None) -> str:
+    """The optional tour's result for the first takeaway, labelled as optional, or '' where the
+    tour did not run (review 2026-12-06z 00-02 item 7: the takeaway read the tour's variables, so
+    a room that skipped that optional section got a NameError; the core line stands on C1 alone)."""
+    if tour_table is None:
+        return ""
+    copied, shared = tour_table.column("copied"), tour_table.column("shares storage")
+    return (f" (the optional tour: {sum(shared)} of {len(copied)} views share the storage, "
+            f"{sum(copied)} bytes copied)")
+
+
+def c8c_takeaway(c8c: object) -> str:
+    """The optional C8c's line for the takeaways, labelled as optional, from its verdict's evidence
+    (review 2026-12-06z 00-02 item 7: it was read from that section's variables, a NameError where
+    the section was skipped; the notebook adds it only where `c8c` exists)."""
+    ev = c8c.evidence
+    raised = (f"raised {ev['error_type']} ('{ev['error_message']}')" if ev.get("raised")
+              else "raised nothing")
+    return (f"Read the real error (an optional section): permute(0, 0, 1) {raised}; the seed says "
+            f"IndexError: repeated dim (C8c {c8c.outcome}).")

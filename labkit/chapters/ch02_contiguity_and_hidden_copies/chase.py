@@ -425,8 +425,9 @@ AGREE = 1.05  # the two cold readings of a pattern agree within this, or their r
 
 def latency_takeaway(rec: Mapping | None) -> str:
     """The seed's pair as a latency for the page's last lines (review 2026-12-05p 00-02 item 2: the
-    takeaway named the sums alone, beside a chase that measured the seed's quantity): ' As a
-    latency (the chase): 1.59x cold, 1.00x in L1.' from a GPU's rows; '' where no GPU chase ran
+    takeaway named the sums alone, beside a chase that measured the seed's quantity): ' The optional
+    chase, per dependent access, misaligned every 2nd element against aligned contiguous: 1.59x
+    cold, 1.00x in L1.' from a GPU's rows; '' where no GPU chase ran
     (a CPU's chase follows random lines, not C5b's patterns)."""
     if not rec or not rec.get("on_gpu"):
         return ""
@@ -434,7 +435,11 @@ def latency_takeaway(rec: Mapping | None) -> str:
     pair = (ch02.MISALIGNED_STRIDED, ch02.ALIGNED_CONTIGUOUS)
     if not all(k in cold for k in pair):
         return ""
-    text = f" As a latency (the chase): {cold[pair[0]]['ns_per_step'] / cold[pair[1]]['ns_per_step']:.2f}x cold"
+    # review 2026-12-06z 00-02 items 1 and 7: say which pair, and that the chase is optional (the
+    # notebook passes globals().get("chase_record"), None where that section was skipped)
+    text = (f" The optional chase, per dependent access, {pair[0].replace(', ', ' ')} against "
+            f"{pair[1].replace(', ', ' ')}: "
+            f"{cold[pair[0]]['ns_per_step'] / cold[pair[1]]['ns_per_step']:.2f}x cold")
     w = [window.get(f"{k}, 16 KiB window") for k in pair]
     return text + (f", {w[0]['ns_per_step'] / w[1]['ns_per_step']:.2f}x in L1." if all(w) else ".")
 

@@ -133,6 +133,16 @@ def conv_case(device: torch.device, on_gpu: bool, batch: int, image: int,
 CONVERSION_CHOICES = ("the NCHW convolution", "the NHWC (channels_last) convolution", "both", "neither")
 
 
+# quiz_c22's explanation, read once the quiz is answered. Review 2026-12-06z 03-04 item 9: "So
+# neither layout has to be converted" stood in the markdown under the quiz, visible while it waits,
+# and steered it to 'neither'; it is about the GEMM, not the convolution the quiz asks about.
+CONVERSION_EXPLANATION = (
+    "For the channel GEMM itself neither layout has to be converted: NHWC is a [pixels, channels] "
+    "matrix as it lies, and NCHW runs as one strided-batched GEMM over x.view(N, C, H*W) (the GEMM "
+    "table below measures the bytes each copies). Whether a convolution converts is the backend's "
+    "choice: read it in the kernels profiled below.")
+
+
 def conversion_question(on_gpu: bool, recorded: Recorded) -> str:
     """C22's quiz question: on a GPU, about the kernels this GPU runs; on a CPU (oneDNN reorders
     inside its own kernels, where no profiler sees them) about the reference GPU's recorded
@@ -293,6 +303,31 @@ def _cudnn_clause(kernels: Sequence[str]) -> str:
     return f"cuDNN converted NCHW {' and '.join(parts)}"
 
 
+def backwards_line(evidence: Mapping) -> str:
+    """C22's takeaway where the profile shows the seed's direction reversed: the NCHW convolution
+    ran layout-conversion kernels and the NHWC one none, and the channel GEMM took both layouts
+    ('The seed has it backwards: cuDNN converted NCHW (nchwToNhwcKernel in, nhwcToNchwKernel out),
+    not NHWC; cuBLAS took either layout, 0 B copied (15.7 us NHWC, 16.3 us NCHW)'); the kernels
+    are named as profiled (`_short`), both directions (review 2026-12-04l item 4: the back-out
+    kernel is the seed's own direction, so a line naming only the way in misled). '' where the
+    evidence shows anything else: no NCHW conversion, an NHWC one, or no GEMM table.
+
+    Review 2026-12-06z 03-04 item 9: the takeaway said 'cuDNN converted NCHW in and back out, NHWC
+    neither' after the cuBLAS times, leaving the point implicit: the seed has the direction
+    backwards, NCHW is the layout converted."""
+    into, out = _directions(conversion_kernels(list(evidence.get("nchw_conversion_kernels") or ())))
+    paths = evidence.get("gemm_paths") or {}
+    direct, batched = paths.get("nhwc_direct"), paths.get("nchw_batched")
+    if not (into or out) or evidence.get("conversion_kernels") or not direct or not batched:
+        return ""
+    named = ", ".join([f"{_short(into[0])} in"] * bool(into) + [f"{_short(out[0])} out"] * bool(out))
+    copied = {int(direct.get("copied_bytes") or 0), int(batched.get("copied_bytes") or 0)}
+    library = "cuBLAS" if str(evidence.get("device", "")).startswith("cuda") else "the GEMM"
+    return (f"The seed has it backwards: cuDNN converted NCHW ({named}), not NHWC; {library} took either "
+            f"layout, {'0 B copied' if copied == {0} else 'bytes copied'} "
+            f"({format_seconds(float(direct['median_s']))} NHWC, {format_seconds(float(batched['median_s']))} NCHW)")
+
+
 def c22_takeaway(verdict: object, recorded: Recorded) -> str:
     """The takeaway's C22 line, built from the verdict this run gave (review 2026-12-04j item 3:
     the CPU page said 'No conversion for the GEMM: ... copied 0 bytes' under its own verdict
@@ -317,10 +352,15 @@ def c22_takeaway(verdict: object, recorded: Recorded) -> str:
             "conversion_kernels") else "")) if x)
         # review 2026-12-05p 03-04 item 3: '(C22: depends)' after the reference GPU's kernels read
         # as that GPU's conclusion, which was refuted: each verdict is tagged with where it was given
+        backwards = backwards_line(found)  # type: ignore[arg-type]
+        there = backwards[0].lower() + backwards[1:] if backwards else there
         if there and recorded.get("outcome"):
             tag = f"C22: {outcome} here, {recorded.get('outcome')} there"
         there = f"; {recorded.label}: {there}" if there else ""
         return f"Whether NHWC is converted is not observable on this CPU (oneDNN reorders inside){there} ({tag})."
+    backwards = backwards_line(ev)
+    if backwards:
+        return f"{backwards} ({tag})."
     lead = gemm_lead(ev)
     cudnn = _cudnn_clause(list(ev.get("nchw_conversion_kernels") or ()))
     nhwc = (", NHWC neither" if not nhwc_kernels else
@@ -359,10 +399,26 @@ def channel_gemms(act: torch.Tensor, act_cl: torch.Tensor,
 def same_product(paths: Mapping[str, Callable[[], torch.Tensor]], channels: int) -> bool:
     """Whether the paths compute the same numbers (NHWC's [pixels, C] result against the
     batched [N, C, H*W] ones, put in one order), to the dtype's tolerance."""
+    return product_agreement(paths, channels)[0]
+
+
+def product_agreement(paths: Mapping[str, Callable[[], torch.Tensor]], channels: int) -> tuple[bool, float]:
+    """(whether the paths' outputs agree to the dtype's tolerance, the largest absolute difference
+    of any path's output from the first's), the outputs put in one order (NHWC's [pixels, C]
+    against the batched [N, C, H*W] ones)."""
     outs = [f() for f in paths.values()]
     flat = [outs[0]] + [o.transpose(1, 2).reshape(-1, channels) for o in outs[1:]]
     tol = 1e-2 if flat[0].dtype in (torch.float16, torch.bfloat16) else 1e-3
-    return all(torch.allclose(flat[0].float(), o.float(), rtol=tol, atol=tol) for o in flat[1:])
+    agree = all(torch.allclose(flat[0].float(), o.float(), rtol=tol, atol=tol) for o in flat[1:])
+    error = max((float((flat[0].float() - o.float()).abs().max()) for o in flat[1:]), default=0.0)
+    return agree, error
+
+
+def agreement_said(agree: bool, error: float) -> str:
+    """The GEMM table's line on the paths' outputs. Review 2026-12-06z 03-04 item 12: 'The three
+    paths give the same numbers.' sat under a timing table, readable as the same times."""
+    return (f"The three paths' outputs agree (max difference {error:.2g})." if agree else
+            f"The three paths' outputs do NOT agree (max difference {error:.2g}).")
 
 
 # The seed's path split (review 2026-12-04j item 2): its copy timed alone beside the three paths.
@@ -427,10 +483,8 @@ def gemm_paths(chapter: Chapter, act: torch.Tensor, act_cl: torch.Tensor,
         shown.add(k, copied[k], t.median_s, ratio, f"{spread[0]:.2f}-{spread[1]:.2f}",
                   t.pct_of_copy_ceiling, None if k == COPY_ALONE else t.pct_of_matmul_ceiling,
                   "; ".join(kernel_name(op)[:48] for op in ran[k]))
-    shown.note(f"vs one GEMM: the median of the per-round ratios; rounds: lowest-highest; {clock}: "
-               "each path's median over all rounds. "
-               + ("The three paths give the same numbers." if same_product(paths, act.shape[1]) else
-                  "The three paths do NOT give the same numbers."))
+    shown.note(f"vs one GEMM: the median of the per-round ratios; rounds: {c7_claims.LOWEST_HIGHEST}; {clock}: "
+               "each path's median over all rounds. " + agreement_said(*product_agreement(paths, act.shape[1])))
     line = split_note(evidence)
     return (shown.note(line) if line else shown), evidence, flagged
 
@@ -537,19 +591,40 @@ def conv_table(shown: Table, conv_cmp: Comparison) -> Table:
     ceiling of the math it ran in (bench's, from FlopCounterMode's count), on the clock the
     table reads (a TFLOP/s column beside it would cost a page near its 1,500 words more). Review 2026-12-04k item 5: the table that grades C7's quiz gave no
     share of a ceiling (DESIGN: every timing as a share of the ceiling), and the two shares are
-    the 2.34x answer (on the H200 NHWC near half the fp16 ceiling, NCHW under a quarter). The
-    table unchanged where no rate was counted."""
+    the 2.34x answer (on the H200 NHWC near half the fp16 ceiling, NCHW under a quarter).
+
+    Review 2026-12-06z 03-04 item 12: the table read 'ratio 0.42x' (NHWC time / NCHW time) while
+    its quiz and C7's table read NCHW / NHWC (2.36x, 1.59x): it shows the speed-up over NCHW
+    (NCHW's time / each layout's, the per-round median), as chapter 04's chain table does.
+    Item 5: its spread is named by its statistic, the per-round quartiles ('IQR'). Item 3: its
+    host launch is the harness's probe (3 calls queued behind a spin), which reads above a loop's
+    host time where both were read, so it is headed 'probe, upper bound'."""
     timings = {label: conv_cmp[label].timing for label in LAYOUTS}
-    if all(t.pct_of_matmul_ceiling is None for t in timings.values()):
-        return shown
     math = {t.math for t in timings.values() if t.math}
-    share = f"of {math.pop()} ceiling" if len(math) == 1 else "of matmul ceiling"
-    out = Table(shown.title, [*shown.columns, share], units={**shown.units, share: "%"},
-                notes=list(shown.notes), folded=list(shown.folded), recorded=shown.recorded, marks=shown.marks)
+    counted = any(t.pct_of_matmul_ceiling is not None for t in timings.values())
+    share = (f"of {math.pop()} ceiling" if len(math) == 1 else "of matmul ceiling") if counted else ""
+    renamed = {"ratio": CONV_SPEEDUP, "ratio spread": "IQR", "host launch": CONV_PROBE}
+    columns = [renamed.get(c, c) for c in shown.columns] + ([share] if share else [])
+    units = {renamed.get(c, c): u for c, u in shown.units.items()} | ({share: "%"} if share else {})
+    title = shown.title.replace(f"ratio to {LAYOUTS[0]}", f"speed-up over {LAYOUTS[0]}")
+    out = Table(title, columns, units=units, notes=list(shown.notes), folded=list(shown.folded),
+                recorded=shown.recorded, marks=shown.marks)
     for row in shown.rows:
+        variant = conv_cmp[str(row[0])] if str(row[0]) in LAYOUTS else None
+        values = list(row)
+        if variant is not None:
+            values[shown.columns.index("ratio")] = 1 / variant.ratio
+            if "ratio spread" in shown.columns:
+                noise = " (within noise)" if "(within noise)" in str(row[shown.columns.index("ratio spread")]) else ""
+                values[shown.columns.index("ratio spread")] = (
+                    f"{1 / variant.ratio_q75:.2f}-{1 / variant.ratio_q25:.2f}{noise}")
         t = timings.get(str(row[0]))
-        out.add(*row, None if t is None else t.pct_of_matmul_ceiling)
+        out.add(*values, *([None if t is None else t.pct_of_matmul_ceiling] if share else []))
     return out
+
+
+CONV_SPEEDUP = "speed-up"  # the convolution table's NCHW time / each layout's (review 2026-12-06z 03-04 item 12)
+CONV_PROBE = "host launch (probe, upper bound)"  # review 2026-12-06z 03-04 item 3
 
 
 def clock_name(clock: str) -> str:
@@ -560,8 +635,8 @@ def clock_name(clock: str) -> str:
 
 
 def conv_clocks_line(conv_cmp: Comparison) -> str:
-    """The quiz's answer, NCHW time / NHWC time per call (the table above shows its inverse,
-    NHWC against NCHW), on the clock the table read. Review 2026-12-04i item 7: a loop's pace
+    """The quiz's answer, NCHW time / NHWC time per call (the table above shows it too, as NHWC's
+    speed-up since review 2026-12-06z 03-04 item 12), on the clock the table read. Review 2026-12-04i item 7: a loop's pace
     was added here as max(host launch, GPU time), computed, not timed; what a loop of calls
     gains is timed, for the whole network, in C7's sweep (its eager loops) instead.
 
@@ -893,7 +968,9 @@ def judged_table(runs: Sequence[Mapping]) -> Table | None:
     shown = Table(f"C7 judged: CUDA Graph replays, wall time, {graphs[0]['math']} ceiling",
                   # 'rounds' named as the sweep's loop column names it (review 2026-12-05w item 11:
                   # three meanings of one word on one page)
-                  ["run", "NCHW", "NHWC", "NHWC/NCHW", "rounds, lowest-highest", "NCHW of ceiling",
+                  # review 2026-12-06z 03-04 item 5: it held quartiles (`graph_speedup_spread`,
+                  # bench's ratio_q25/q75 of 5 rounds) under 'lowest-highest': named as it holds
+                  ["run", "NCHW", "NHWC", "NHWC/NCHW", JUDGED_SPREAD, "NCHW of ceiling",
                    "NHWC of ceiling", "over kernels"],
                   units={"NCHW": "img/s", "NHWC": "img/s", "NHWC/NCHW": "x", "NCHW of ceiling": "%",
                          "NHWC of ceiling": "%"})
@@ -912,6 +989,9 @@ def judged_table(runs: Sequence[Mapping]) -> Table | None:
         if note:
             shown.note(note)
     return shown
+
+
+JUDGED_SPREAD = f"rounds' {c7_claims.QUARTILES}"  # C7's judged column: the replays' per-round quartiles
 
 
 def ceiling_line(run: Mapping) -> str:
@@ -1002,10 +1082,12 @@ def graph_evidence(rows: Sequence[Mapping], flags: Sequence[Mapping] = ()) -> di
             "graph_clock": clocks.WALL, "graph_flags": list(flags)}
 
 
-def rounds_note(ratio_column: str, spread: str = "middle half") -> str:
+def rounds_note(ratio_column: str, spread: str = c7_claims.QUARTILES) -> str:
     """The one line under a table whose ratio is of the medians beside its rounds' spread:
     why a ratio may lie outside its own 'rounds' (review 2026-12-03f item 12: C7's sweep read
-    '1.15x | 1.01-1.14' with only the GEMM table saying so)."""
+    '1.15x | 1.01-1.14' with only the GEMM table saying so). The spread is named by the one word
+    each statistic has on both pages (review 2026-12-06z 03-04 item 5: 'middle half' on the CPU
+    page, 'lowest-highest' on the H200's): `claims.QUARTILES` or `claims.LOWEST_HIGHEST`."""
     return f"{ratio_column}: of the medians; rounds: per-round ratios' {spread}."
 
 
@@ -1084,7 +1166,7 @@ def sweep_detail(runs: Sequence[Mapping]) -> Table:
                      + (" (loop disturbed)" if disturbed(r) else " (loop over pace)" if over_pace(r) else ""),
                      r["nchw_busy_s"] / r["nhwc_busy_s"]] if busy else [None] * 5)
         shown.add(*row)
-    shown.note(rounds_note(rate[2], "lowest-highest" if rate[0] == LOOP_COLUMNS[0] else "middle half"))
+    shown.note(rounds_note(rate[2], c7_claims.LOWEST_HIGHEST if rate[0] == LOOP_COLUMNS[0] else c7_claims.QUARTILES))
     if traced:
         shown.note("GPU idle: 1 - kernels' time / loop's, unprofiled. 'bound by' is read from the "
                    "unprofiled clocks: a back-to-back loop's wall time per batch against its kernels' "
@@ -1109,14 +1191,40 @@ def loop_rule_note(runs: Sequence[Mapping]) -> str:
         # measured (the H100's NHWC b64 host loop took 5.54 ms at b16, 7.36 ms at b64)
         parts.append(f"loop over pace: over {clocks.OVER_PACE_FACTOR:g}x it with steady rounds, "
                      "cause not measured")
-    unread = launch_unread(runs)
+    unread = probe_unread_line(runs)
     if unread:
-        # review 2026-12-05p 03-04 item 7: 'the call waits for the GPU' named a synchronisation
-        # that is probably not there: the probe's queued forwards (NCHW half: ~1,050 launches)
-        # may fill the GPU's launch queue, and the host blocks on it; which, is not measured
-        parts.append(f"{', '.join(unread)}: host launch not readable, the host blocked ({clocks.PROBE_CALLS} "
-                     "queued forwards may fill the GPU's launch queue, or the call synchronises)")
+        parts.append(unread)
     return "; ".join(parts) + "." if parts else ""
+
+
+def probe_unread_line(runs: Sequence[Mapping]) -> str:
+    """The sweep fold's line on the layouts whose probe read no host launch (`launch_unread`):
+    the probe is not the page's host figure (the timed loop's `*_loop_host_s` is, in the eager
+    takeaway's `host_line`), why the probe may block where the loop does not, and what would
+    name the block; '' where every probe read.
+
+    Review 2026-12-05p 03-04 item 7: the probe's queued forwards (NCHW half: ~1,050 launches) may
+    fill the GPU's launch queue, or a call synchronises; which, is not measured. Review 2026-12-06z
+    03-04 item 3: 'host launch not readable' sat beside a takeaway quoting NCHW's host time per
+    forward, read as two instruments disagreeing; and the review took the loop's idle GPU (56% at
+    fp16 b16) to rule the full queue out. It does not: the probe queues its forwards behind a spin
+    that keeps the GPU busy (`clocks._probe_once`), so they pile up there, while the unheld loop
+    drains them. The line names both instruments and says the loop's idle share is the loop's:
+    which of queue and synchronisation blocked the probe takes a CUDA runtime API trace of one
+    probe (count cudaStreamSynchronize, cudaMemcpy*, cudaMalloc), not run yet."""
+    unread = launch_unread(runs)
+    if not unread:
+        return ""
+    names = {name.split()[0] for name in unread}
+    idle = sorted(100 * v for r in runs for k in ("nchw", "nhwc") if k.upper() in names
+                  and r.get(f"{k}_host_s") is None and (v := unprofiled_idle(r, k)) is not None
+                  and v > c7_claims.HOST_BOUND_IDLE_SHARE)
+    span = (f"{idle[0]:.0f}%" if round(idle[0]) == round(idle[-1]) else f"{idle[0]:.0f}-{idle[-1]:.0f}%") if idle else ""
+    drained = (f"; the timed loops, unheld, left the GPU idle ({span} where host-bound), and the host time "
+               "per forward is theirs" if idle else "; the host time per forward is the timed loops'")
+    return (f"{', '.join(unread)}: the probe read no host launch (its {clocks.PROBE_CALLS} forwards, queued "
+            "behind a spin that holds the GPU, may overfill its launch queue, or a call synchronises: "
+            f"a CUDA API trace would tell){drained}")
 
 
 def ceiling_seconds(run: Mapping) -> float | None:
@@ -1199,7 +1307,7 @@ def direction_said(run: Mapping) -> str:
     low, high = round(min(spread), 2), round(max(spread), 2)  # as the table prints them
     # named as `rate_spread` took it: the loops' lowest-highest round, else the harness's IQR
     found = c7_claims.rates(run)
-    name = "rounds" if found is not None and found[2] == c7_claims.LOOP_CLOCK else "IQR"
+    name = "rounds" if found is not None and found[2] == c7_claims.LOOP_CLOCK else c7_claims.QUARTILES
     marks = []
     if not low <= round(ratio, 2) <= high:
         # the ratio of the medians fell outside the rounds' spread: the takeaway states the

@@ -1275,16 +1275,13 @@ def _room_row(difference: float) -> list:
     return ["  device slope minus kernel", None, "none measurable: the kernel (profiler on) outlasts it"]
 
 
-def c18_table(evidence: Mapping | None, where: str, verdict: claims.Verdict | None = None) -> Table:
-    """Both graph-replay numbers side by side, the eager ones, and which the verdict uses; the
-    verdict's line under them."""
-    if evidence is None:
-        return Table(f"C18: no GPU here, and {where}", ["quantity", "us"])
-    ev = evidence
+def c18_rows(ev: Mapping, where: str) -> Table:
+    """Every row of C18's table, each marked where the verdict uses it (`c18_table` shows the
+    judged ones and folds the rest)."""
     uses = "<- judged"
     ratio, _, eager_gap, eager_how = seed_contrast(ev)
     by_slope = eager_how.startswith("the fitted")
-    shown = Table("C18: launch latency, not time per node", ["quantity", "us", ""], [
+    return Table("C18: launch latency, not time per node", ["quantity", "us", ""], [
         # review 2026-12-05p 03-04 item 4: the slope is timed on the wall clock, so it holds the
         # host's replay work (it moved 1.15 -> 1.72 us with the host; the kernel and gap held)
         ["graph replay, per node (fitted slope, wall clock)", ev["graph_per_node_us"], ""],
@@ -1306,6 +1303,17 @@ def c18_table(evidence: Mapping | None, where: str, verdict: claims.Verdict | No
         ["  eager gap (timeline median, profiler on)", ev["eager_launch_gap_us"], "" if by_slope else uses],
         ["eager gap / graph gap (x)", ratio, uses],
     ], recorded=where and f"{where}; not this machine's verdict")
+
+
+def c18_table(evidence: Mapping | None, where: str, verdict: claims.Verdict | None = None) -> Table:
+    """Both graph-replay numbers side by side, the eager ones, and which the verdict uses; the
+    verdict's line under them. The judged rows are shown, the rest folded (`judged_rows`)."""
+    if evidence is None:
+        return Table(f"C18: no GPU here, and {where}", ["quantity", "us"])
+    ev = evidence
+    ratio, _, eager_gap, eager_how = seed_contrast(ev)
+    by_slope = eager_how.startswith("the fitted")
+    shown = judged_rows(c18_rows(ev, where), by_slope)
     # the graph gap's trace step is under the gaps table (`step_note`), not repeated here
     # the fresh processes' range only where their record is of the GPU this evidence came from
     # (review 2026-12-04j item 5): this run's GPU, or the reference machine's recorded evidence
@@ -1326,6 +1334,30 @@ def c18_table(evidence: Mapping | None, where: str, verdict: claims.Verdict | No
         return shown
     # The outcome under the table; its reason, which restates the table's numbers, folded.
     return shown.note(f"{verdict.claim_id} {verdict.label}").fold("the verdict's reason", verdict.reason)
+
+
+C18_FOLD = "the graph's per-node times and the gaps not judged"
+
+
+def judged_rows(every: Table, by_slope: bool) -> Table:
+    """C18's table cut to the rows a room reads: the graph's gap, eager's slope, eager's gap and
+    their ratio (the rows marked judged, and the eager slope the eager gap is read from); the rest
+    (the graph's per-node slopes, the kernel's run and the differences, the eager gap not judged)
+    folded under it (C18_FOLD), each row as it was. Review 2026-12-06z 03-04 item 8: ten rows,
+    one of them a negative difference, then a 120-word reason, unreadable for a room."""
+    kept = {"  launch gap (timeline median, profiler on)": "graph replay: launch gap (timeline median, profiler on)",
+            "eager, per launch (fitted slope)": "eager: per launch (fitted slope)",
+            **({"  slope minus kernel: eager's gap": "eager: gap (slope minus kernel)"} if by_slope else
+               {"  eager gap (timeline median, profiler on)": "eager: gap (timeline median, profiler on)"}),
+            "eager gap / graph gap (x)": "eager gap / graph gap (x)"}
+    shown = Table(every.title, every.columns, units=every.units, recorded=every.recorded)
+    rest = Table("", every.columns, units=every.units)
+    for row in every.rows:
+        if row[0] in kept:
+            shown.add(kept[row[0]], *row[1:])
+        else:
+            rest.add(*row)
+    return shown.fold(C18_FOLD, str(rest)) if rest.rows else shown
 
 
 FRESH_RECORD = "nvidia-h200-04_fusion.json"  # reproduce.py's C18 runs, each a fresh process
@@ -1810,7 +1842,9 @@ def triton_add_class(measured: object, has_triton: bool, recorded: object) -> Ke
 
 # review 2026-12-06 item 1: the folded launch figures are the harness's probe, which over-read a
 # loop of the same adds on the H100 (67.7 us against 18.1 us per add): labelled as the probe's
-ADD_TIMES_FOLD = "device time and host launch (probe) per add"
+# Review 2026-12-06z 03-04 item 3: the probe's launch read above the whole call in a loop (Triton
+# 24.2 us against 18.9 at 2^20), which no launch can: it is headed an upper bound.
+ADD_TIMES_FOLD = "device time and host launch (probe, upper bound) per add"
 
 
 def add_table(record: object, title: str = "Triton's add against PyTorch's, fp16") -> Table | str:
@@ -1844,8 +1878,22 @@ def add_table(record: object, title: str = "Triton's add against PyTorch's, fp16
     if marked:
         shown.note(marked)
     if any(v is not None for row in times.rows for v in row[1:]):
-        shown.fold(ADD_TIMES_FOLD, str(times))
+        over = probe_over_loop(rows_[0])
+        shown.fold(ADD_TIMES_FOLD, str(times) + (f"\n{over}" if over else ""))
     return shown
+
+
+def probe_over_loop(row: Mapping) -> str:
+    """Where the probe's host launch of an add reads above that add's whole call in a timed loop
+    (`fused_kernels.timed_loop_row`), which no launch can: 'At 2^20 the probe reads above a loop's
+    whole call (Triton 24.2 against 18.9 us): an upper bound.' '' where it does not or no loop was
+    timed. Review 2026-12-06z 03-04 item 3."""
+    said = [f"{name} {float(row[f'{k}_host_us']):.3g} against {float(row[f'{k}_loop_us']):.3g} us"
+            for name, k in (("Triton", "triton"), ("PyTorch", "torch"))
+            if row.get(f"{k}_host_us") is not None and row.get(f"{k}_loop_us") is not None
+            and float(row[f"{k}_host_us"]) > float(row[f"{k}_loop_us"])]
+    return (f"At {elements(row['elements'])} the probe reads above a loop's whole call ({'; '.join(said)}): "
+            "an upper bound, not a launch time.") if said else ""
 
 
 def flagged_rows(rows_: Sequence[Mapping]) -> str:
@@ -1999,7 +2047,8 @@ def fold_speed(stated: str, gain: float, spread: Sequence[float]) -> str:
         return f"it ran at {stated} the original's speed"
     if "drifted" in stated:  # review 2026-12-04n 03-04 item 6: neither figure read
         return f"its speed: {stated.removeprefix('no ratio to state: ')}"
-    return f"its speed: noise ({gain:.2f}x, rounds {min(spread):.2f}-{max(spread):.2f})"
+    # review 2026-12-06z 03-04 item 5: `stated_gain`'s spread is the quartiles, not the rounds' range
+    return f"its speed: noise ({gain:.2f}x, IQR {min(spread):.2f}-{max(spread):.2f})"
 
 
 def chain_operands(sizes: object, device: torch.device) -> tuple[torch.Tensor, ...]:
@@ -2029,15 +2078,28 @@ def chain_bytes(elements: int, slow: str, fast: str) -> dict[str, int]:
             fast: fused_kernels.bytes_moved(elements, 4, fused_kernels.CHAIN_FUSED_TENSORS)}
 
 
+def time_column(comparison: bench.Comparison) -> str:
+    """A timing table's time column named by its clock ('device time', 'wall time', 'CPU time'),
+    read from the baseline's timing. Review 2026-12-06z 03-04 item 12: the chain table headed it
+    'median', the CPU page's recorded copy of the same run 'device time'."""
+    clock = str(comparison[comparison.baseline].timing.clock or "")
+    if clock.startswith("device") or "kernel records" in clock:
+        return "device time"
+    return "wall time" if clock == "wall" else "CPU time"
+
+
 def chain_table(comparison: bench.Comparison, moved: Mapping[str, int], stated: str) -> Table:
     """Per path: median time, speed-up over the baseline (its time / the path's, per round) and
     its spread, bytes moved, GB/s and share of the copy ceiling; the stated speed-up under it,
     the harness's notes folded. The quiz above asks for the speed against eager's, so the table gives
     that direction (review 2026-12-03e item 12: a CPU's blocked path showed 'ratio 1.62x', a
     time ratio, where the quiz's key was 0.62x faster)."""
+    clock = time_column(comparison)
     shown = Table(f"silu((x + y) * z), {comparison.rounds} interleaved rounds",
-                  ["path", "median", "speed-up", "spread", "moves", "GB/s", "of the copy ceiling"],
-                  units={"median": "s", "speed-up": "x", "moves": "B", "of the copy ceiling": "%"})
+                  # review 2026-12-06z 03-04 item 5: 'spread' held the quartiles, beside a takeaway
+                  # giving the rounds' lowest-highest; item 12: 'median' named no clock
+                  ["path", clock, "speed-up", "IQR", "moves", "GB/s", "of the copy ceiling"],
+                  units={clock: "s", "speed-up": "x", "moves": "B", "of the copy ceiling": "%"})
     for label, variant in comparison.variants.items():
         shown.add(label, variant.timing.median_s, 1 / variant.ratio,
                   f"{1 / variant.ratio_q75:.2f}-{1 / variant.ratio_q25:.2f}", moved[label],
@@ -2113,7 +2175,7 @@ def scaler_form(chapter: object) -> str:
 
 
 def launch_line(on_gpu: bool, c18: Mapping | None, sweep: launch_overhead.LaunchSweep,
-                gpu_name: str | None = None, record: Mapping | None = None) -> str:
+                gpu_name: str | None = None, record: Mapping | None = None, where: str = "") -> str:
     """The launch takeaway: the graph's cut on a GPU; the CPU's own cost per tiny op elsewhere.
 
     On a GPU it states this process's gaps and contrast, the measurement the page shows (review
@@ -2122,10 +2184,20 @@ def launch_line(on_gpu: bool, c18: Mapping | None, sweep: launch_overhead.Launch
     results/reproduce/FRESH_RECORD, never typed; `record` replaces the file in tests) where that
     record is of this GPU (`gpu_name`): review 2026-12-04i item 13 found a late process's 7.34 us
     and 29x alone where three fresh processes read 5.87-5.93 us and 22.9-23.2x. Where its eager
-    gap lies against that range is C18's table note (review 2026-12-04j item 5)."""
+    gap lies against that range is C18's table note (review 2026-12-04j item 5).
+
+    Review 2026-12-06z 03-04 item 12: off a GPU the line ended 'a CUDA Graph removes it on a GPU',
+    measured nowhere on the page and too strong (a node still takes 1.18 us): where C18's evidence
+    was recorded (`c18`, labelled by `where`, C18's table's own label), it quotes the recorded gaps;
+    with none recorded it claims nothing of a GPU."""
     if not (on_gpu and c18 is not None):
-        return (f"{sweep.fits['eager (CPU ops)'].per_item_us:.1f} us of Python and dispatcher per tiny op "
-                "here; a CUDA Graph removes it on a GPU")
+        here = f"{sweep.fits['eager (CPU ops)'].per_item_us:.1f} us of Python and dispatcher per tiny op here"
+        if c18 is None or not where:
+            return here
+        _, _, eager_gap, _ = seed_contrast(c18)
+        at_most = "" if device_room(c18) is None else "at most "
+        return (f"{here}; {where}, a CUDA Graph cut the GPU's wait between kernels from {eager_gap:.2f} to "
+                f"{at_most}{float(c18['graph_launch_gap_us']):.2f} us")
     ratio, _, eager_gap, _ = seed_contrast(c18)
     # review 2026-12-06 item 8: where the device left less room than the profiled gap, that gap is
     # an upper bound and the contrast a lower one, said so (C18's table says it too)
@@ -2195,7 +2267,8 @@ def chain_line(moved: Mapping[str, int], comparison: bench.Comparison, spread: S
     rounds = [1 / r for r in comparison[fast].round_ratios if r > 0]  # each round's speed-up
     slower = sum(r < 1 for r in rounds)
     if rounds and slower == len(rounds):
-        outcome = f"slower than '{slow}' in every round ({min(rounds):.2f}-{max(rounds):.2f}x)"
+        # review 2026-12-06z 03-04 item 5: named by its statistic, beside the table's IQR
+        outcome = f"slower than '{slow}' in every round (lowest-highest {min(rounds):.2f}-{max(rounds):.2f}x)"
     elif max(spread) < 1:  # the count only where the rounds were kept (an older record has none)
         counted = f" in {slower} of {len(rounds)} rounds" if rounds else ""
         outcome = f"slower than '{slow}'{counted} (IQR {min(spread):.2f}-{max(spread):.2f}x)"

@@ -413,6 +413,21 @@ def plateau_step_seconds(record: Mapping, steps: int = fresh_step.LOADED_STEPS,
     return (1 + rounds * (alone_steps + steps)) * step + decode
 
 
+def plateau_window_seconds(record: Mapping, rounds: int = fresh_step.LOADED_ROUNDS) -> float:
+    """Seconds of the plateau's round windows (review 2026-12-06z 05-07 item 2: one plateau
+    window a round, back to back with the step beside the decoders), which no recorded run
+    spent: per round a warm-up of a batch per worker and a window of a queue (2 x workers
+    steps), each at the record's step as swept, plus the workers' first batch (one batch's
+    decode on one core: they decode in parallel), at the record's knee (the plateau's first
+    count). The H200 record: about 5.4 s."""
+    runs = _record_runs(record)
+    step = float(np.mean([float(r.get("step_as_swept_s") or r["compute_s"]) for r in runs]))
+    decode = float(np.mean([float(r["sample_cost_s"]) * int(r["plan"]["batch_size"]) for r in runs]))
+    workers = float(np.mean([max(int(r.get("knee_workers") or 1), 1) for r in runs]))
+    steps = workers + max(2 * workers, float(runs[0]["plan"].get("steps") or 1))
+    return rounds * (steps * step + decode)
+
+
 def _loader_record() -> dict:
     return json.loads((_ROOT / LOADER_RECORD).read_text())
 
@@ -428,6 +443,7 @@ class Estimate:
     prepare_step: tuple[float, float] | None = None  # prepare's step timing: (recorded, this one)
     plateau_step_s: float | None = None  # the plateau cell's step beside decoders (not recorded)
     measured_s: float | None = None  # measured_seconds: the 07:09 run plus this plan's change
+    plateau_windows_s: float | None = None  # the plateau's round windows (review 2026-12-06z 05-07 item 2)
 
     @property
     def total_s(self) -> float:
@@ -447,6 +463,9 @@ class Estimate:
                 f"{part} {was:.1f} -> {now:.1f}" for part, (was, now) in self.copies.items()))
         if self.plateau_step_s is not None:
             out.append(f"  other cells, the plateau's step beside decoders (new): {self.plateau_step_s:.1f}")
+        if self.plateau_windows_s is not None:
+            out.append(f"  other cells, the plateau's round windows (new, not in the measured run's "
+                       f"line below): {self.plateau_windows_s:.1f}")
         if self.measured_s is not None:
             out.append(f"from the {MEASURED_AT} run: {MEASURED_TOTAL_S:.1f} s, its knob cell "
                        f"{MEASURED_KNOB_CELL_S:.1f} s scaled to this plan, = {self.measured_s:.1f} s "
@@ -502,10 +521,11 @@ def chapter_seconds(record: Mapping, designs: Mapping[str, Design],
     now = copy_cells_seconds(current_copy_cells() if copies is None else copies, rates)
     other = total_s - sum(cell_s.values())
     beside = plateau_step_seconds(record)
-    out["other cells"] = other + sum(now.values()) - sum(was.values()) + beside
+    windows = plateau_window_seconds(record)
+    out["other cells"] = other + sum(now.values()) - sum(was.values()) + beside + windows
     return Estimate(out, sweeps, recorded, {part: (was[part], now[part]) for part in was},
                     (step_was, step_now) if prepare_s is None else None, beside,
-                    measured_seconds(record, designs))
+                    measured_seconds(record, designs), windows)
 
 
 def measured_designs() -> dict[str, Design]:
@@ -532,7 +552,10 @@ def measured_seconds(record: Mapping, designs: Mapping[str, Design]) -> float:
     conservative cells: MEASURED_TOTAL_S, its knob cell (MEASURED_KNOB_CELL_S) replaced by
     that cell x the model's seconds of `designs`' knob sweep over the measured run's
     (measured_designs; the model fit on `record`), the worker sweep's modelled change, and the
-    plateau's private step timed before and after its rounds (private_again_seconds)."""
+    plateau's private step timed before and after its rounds (private_again_seconds). Not the
+    plateau's round windows (plateau_window_seconds, about 5.4 s: review 2026-12-06z 05-07 item
+    2): the 16:01 anchor is stale (the 2026-12-06 06:41 H200 page ran 87.1 s, this line says
+    ~112 s), and adding them here reads ~118 s against TARGET_S; re-anchor on that run first."""
     costs = fit(record)
     was = measured_designs()
 

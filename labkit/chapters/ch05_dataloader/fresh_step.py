@@ -367,6 +367,9 @@ class LoadedStep:
     beside_s: tuple[float, ...]
     beside_cpu_s: tuple[float, ...]
     rounds: int = 1  # the interleaved rounds the steps came from, in equal blocks, round by round
+    # review 2026-12-06z 05-07 item 2: what the window callback returned in each round (a
+    # plateau window, loader_sweep.Run), timed back to back with that round's beside block
+    windows: tuple[object, ...] = ()
 
     def __post_init__(self) -> None:
         if not self.alone_s or not self.beside_s or len(self.alone_s) != len(self.alone_cpu_s) \
@@ -411,6 +414,15 @@ class LoadedStep:
         a, b = len(self.alone_s) // self.rounds, len(self.beside_s) // self.rounds
         return [self._median(self.beside_s[r * b:(r + 1) * b]) / self._median(self.alone_s[r * a:(r + 1) * a])
                 for r in range(self.rounds)]
+
+    def round_beside_s(self) -> list[float]:
+        """Each round's median step beside the decoders (its block); [] where the steps do not
+        split into `rounds` equal blocks. Review 2026-12-06z 05-07 item 2: the step each round's
+        plateau window is read against."""
+        if self.rounds < 1 or len(self.beside_s) % self.rounds:
+            return []
+        b = len(self.beside_s) // self.rounds
+        return [self._median(self.beside_s[r * b:(r + 1) * b]) for r in range(self.rounds)]
 
     def slowdown_interval(self) -> tuple[float, float, float] | None:
         """(geometric mean, low, high) of the rounds' beside / alone, a Student-t 95% interval
@@ -470,13 +482,19 @@ def _clocked_steps(step: Callable[..., object], batch: object, count: int) -> tu
 def ready_beside_decoders(dataset: torch.utils.data.Dataset, step: Callable[..., object], batch: object,
                           workers: int, batch_size: int, steps: int = LOADED_STEPS,
                           main_threads: int | None = 1, alone_steps: int = LOADED_ALONE_STEPS,
-                          rounds: int = LOADED_ROUNDS) -> LoadedStep:
+                          rounds: int = LOADED_ROUNDS,
+                          window: Callable[[], object] | None = None) -> LoadedStep:
     """The ready step on `batch`, after one untimed, in `rounds` interleaved rounds: each a
     block of `alone_steps` with the decoders parked and a block of `steps` while `workers`
     forked processes decode batches of `batch_size` without pause (timed once each has
     decoded its first), alone first in even rounds and beside first in odd ones; each step on
     the wall clock and the main thread's CPU clock (LoadedStep, its steps round by round).
-    main_threads as loader_sweep.measure (one, as the sweep runs the step)."""
+    main_threads as loader_sweep.measure (one, as the sweep runs the step).
+    window: called once a round with the decoders parked, right before the beside block in even
+    rounds and right after it in odd ones (window, beside, alone; then alone, beside, window),
+    so each round's window and step are timed back to back and neither always runs first; what
+    it returns is kept in LoadedStep.windows. Review 2026-12-06z 05-07 item 2: the plateau's
+    check is read round by round from them, so a drift of the machine's pace cancels."""
     if steps < 1 or alone_steps < 1 or workers < 0 or batch_size < 1 or rounds < 1:
         raise ValueError(f"need steps >= 1, alone_steps >= 1, workers >= 0, batch_size >= 1, "
                          f"rounds >= 1; got {steps}, {alone_steps}, {workers}, {batch_size}, {rounds}")
@@ -493,6 +511,7 @@ def ready_beside_decoders(dataset: torch.utils.data.Dataset, step: Callable[...,
     alone_cpu: list[float] = []
     beside: list[float] = []
     beside_cpu: list[float] = []
+    windows: list[object] = []
 
     def park() -> None:  # the decoders stop at their next sample
         go.clear()
@@ -518,7 +537,16 @@ def ready_beside_decoders(dataset: torch.utils.data.Dataset, step: Callable[...,
             firsts.append(first)
             parks.append(parked)
         for r in range(rounds):
-            for beside_now in ((False, True) if r % 2 == 0 else (True, False)):
+            if window is None:
+                order = ("alone", "beside") if r % 2 == 0 else ("beside", "alone")
+            else:
+                order = ("window", "beside", "alone") if r % 2 == 0 else ("alone", "beside", "window")
+            for part in order:
+                if part == "window":
+                    park()
+                    windows.append(window())  # type: ignore[misc]
+                    continue
+                beside_now = part == "beside"
                 (decode if beside_now else park)()
                 wall, cpu = _clocked_steps(step, batch, steps if beside_now else alone_steps)
                 (beside if beside_now else alone).extend(wall)
@@ -531,4 +559,5 @@ def ready_beside_decoders(dataset: torch.utils.data.Dataset, step: Callable[...,
         for proc in procs:
             proc.join(timeout=5)
         torch.set_num_threads(previous)
-    return LoadedStep(workers, tuple(alone), tuple(alone_cpu), tuple(beside), tuple(beside_cpu), rounds)
+    return LoadedStep(workers, tuple(alone), tuple(alone_cpu), tuple(beside), tuple(beside_cpu), rounds,
+                      tuple(windows))

@@ -305,7 +305,7 @@ def plateau(bench: Bench, found: Found, gpu_idle_share: float | None = None,
             launch_gap_us: float | None = None, loaded: bool = True,
             kernels_per_step: float | None = None,
             gpu_busy_step_s: float | None = None,
-            settle_s: float | None = DRIFT_SETTLE_S) -> loader_sweep.Plateau:
+            settle_s: float | None = DRIFT_SETTLE_S, paired: bool = True) -> loader_sweep.Plateau:
     """The worker sweep's plateau against the arithmetic: batch / (step + wait). With loaded
     (and a ready batch), the step is timed here on one batch while the plateau's first count
     of workers decodes beside it (fresh_step.ready_beside_decoders: wall and main-thread CPU
@@ -314,8 +314,14 @@ def plateau(bench: Bench, found: Found, gpu_idle_share: float | None = None,
     batches is split into its measured parts where they agree within their IQRs
     (gpu_idle_share, launch_gap_us, kernels_per_step and gpu_busy_step_s: a timeline's of the
     step at the knee; workers_needed: the knee's arithmetic, which names the cores the bound
-    where it asks for more workers than there are spare cores). Where the loaded step drifts
-    (Plateau.drift), its rounds are timed once more after settle_s (None: not again)."""
+    where it asks for more workers than there are spare cores).
+    paired (review 2026-12-06z 05-07 item 2): each of the step's rounds also times a plateau
+    window (round_window: the plateau's first count, as the sweep runs it) back to back with its
+    block beside the decoders, and the check is read round by round (loader_sweep.round_call),
+    so a drift of the machine's pace common to both cancels; no settle and no second timing (a
+    retry selects the run that passes). Unpaired (paired=False, or a timing without windows):
+    where the loaded step drifts (Plateau.drift), its rounds are timed once more after settle_s
+    (None: not again), as before."""
     copy, fresh, private = bench.copy_alone, bench.step_as_swept, bench.private_step
     found_plateau = loader_sweep.plateau_of(found.sweep, found.knee, bench.step_s, bench.compute.median_s,
                                             gpu_idle_share, copy_alone_s=copy.median_s if copy else None,
@@ -350,9 +356,16 @@ def plateau(bench: Bench, found: Found, gpu_idle_share: float | None = None,
                     if bench.private_step is not None else None)
 
         again = private()
-        beside = fresh_step.ready_beside_decoders(bench.data, bench.step, bench.ready, workers,
-                                                  bench.plan.batch_size)
-        return replace(found_plateau, loaded_workers=workers, loaded_step_s=beside.median_s,
+        beside = fresh_step.ready_beside_decoders(
+            bench.data, bench.step, bench.ready, workers, bench.plan.batch_size,
+            **({"window": lambda: round_window(bench, workers)} if paired else {}))
+        windows = [w for w in beside.windows if isinstance(w, loader_sweep.Run)]
+        steps = beside.round_beside_s()
+        rounds = ({"round_rates": tuple(w.samples_per_s for w in windows),
+                   "round_waits_s": tuple(float(np.mean(w.wait_s)) for w in windows),
+                   "round_steps_s": tuple(steps)}
+                  if windows and len(windows) == len(steps) == beside.rounds else {})
+        return replace(found_plateau, loaded_workers=workers, loaded_step_s=beside.median_s, **rounds,
                        loaded_cpu_s=beside.cpu_s, loaded_alone_s=beside.alone_median_s,
                        loaded_alone_cpu_s=beside.alone_cpu_median_s, batch_load_s=bench.batch_load_s,
                        loaded_times_s=tuple(beside.beside_s), loaded_alone_times_s=tuple(beside.alone_s),
@@ -362,12 +375,22 @@ def plateau(bench: Bench, found: Found, gpu_idle_share: float | None = None,
                            beside.slowdown_interval() or (None, None, None), strict=True)))
 
     first = timed()
-    if first.drift is None or settle_s is None:
+    if first.paired or first.drift is None or settle_s is None:  # paired: the rounds judge it, no retry
         return first
     # review 2026-12-04k item 1: the step disagreed with itself beyond the band (a transient):
     # once more after a settle; if it still drifts, Plateau says so and predicts nothing
     settle(bench, settle_s)
     return replace(timed(), loaded_first_drift=first.drift)
+
+
+def round_window(bench: Bench, workers: int) -> loader_sweep.Run:
+    """One plateau window at `workers` workers, as the worker sweep runs one of its rounds
+    (loader_sweep.measure: its own warm-up of a batch per worker, one window of at least a
+    queue, the plan's steps). Review 2026-12-06z 05-07 item 2: the plateau's measured side of
+    one round of the check, timed back to back with the step beside as many decoders."""
+    plan = bench.plan
+    return loader_sweep.measure(bench.data, loader_sweep.Setting(num_workers=workers, batch_size=plan.batch_size),
+                                bench.step, steps=plan.steps, warmup_steps=plan.warmup_steps, windows=1)
 
 
 def settle(bench: Bench, seconds: float) -> None:

@@ -237,6 +237,12 @@ class Lesson:
         self.plateau = knee_experiment.profiled_plateau(self.bench, self.found)
         self.chapter.record("plateau", self.plateau.as_dict())
         out = FoldedLines([self.plateau.explanation()])
+        if self.plateau.paired:  # review 2026-12-06z 05-07 item 2: the rule whole, folded (words)
+            check = self.plateau.round_check() or {}
+            rounds = ", ".join(f"{r:.2f}x" for r in check.get("ratios", []))
+            out.folds.append(("the round-by-round rule, and each round's ratio",
+                              loader_sweep.round_rule(len(self.plateau.round_rates), self.plateau.tolerance)
+                              + f" Each round's measured / predicted here: {rounds}."))
         spread = self.step_spread()
         if spread:
             out.append(spread)
@@ -1132,6 +1138,8 @@ def plateau_takeaway(plateau: loader_sweep.Plateau, pin_row: Mapping | None = No
     failed). Neither arithmetic within its band: 'not predicted this run'."""
     if not plateau.loaded_step_s:
         return _old_plateau_takeaway(plateau)
+    if plateau.paired:  # review 2026-12-06z 05-07 item 2: the call round by round
+        return _paired_takeaway(plateau)
     if plateau.drift is not None:  # review 2026-12-04k item 1: no prediction, not 'not predicted'
         # the numbers of the drift are in the plateau's cell; here only that it drifted (words)
         return (f"The plateau, {plateau.measured:.0f} samples/s: no check this run (its step "
@@ -1158,6 +1166,27 @@ def plateau_takeaway(plateau: loader_sweep.Plateau, pin_row: Mapping | None = No
     # recorded) was never tested: no row changes pin_memory alone, and the tuned row changes
     # three things; a takeaway states what was measured
     return f"{head} and is bound by {plateau.bound_name}."
+
+
+def _paired_takeaway(plateau: loader_sweep.Plateau) -> str:
+    """The plateau's takeaway from its round-by-round call (review 2026-12-06z 05-07 item 2):
+    'holds', 'misses' or 'not resolved' with its interval, the cores' arithmetic where that is
+    the prediction that holds, and the bound."""
+    check = plateau.round_check() or {}
+    decision = check.get("call")
+    said = loader_sweep.round_text(check, why=False)  # the ratio's drift, if any, is in the cell above
+    if decision == loader_sweep.HOLDS:
+        head = (f"The plateau, {plateau.measured:.0f} samples/s, is consistent with batch / (the step "
+                f"{plateau.step_used} + the wait), read round by round against windows at "
+                f"{plateau.loaded_workers} worker(s): {said}")
+    elif plateau.cores_agrees:
+        head = (f"The plateau, {plateau.measured:.0f} samples/s, is predicted by the cores' arithmetic "
+                f"({plateau.measured / plateau.cores_ceiling:.2f}x of it); step + wait round by "  # type: ignore[operator]
+                f"round: {said}")
+    else:
+        head = (f"The plateau, {plateau.measured:.0f} samples/s: batch / (step + wait), round by round "
+                f"against windows at {plateau.loaded_workers} worker(s), {said} this run")
+    return f"{head}; it is bound by {plateau.bound_name}."
 
 
 def split_takeaway(line: str) -> list[str]:
@@ -1202,8 +1231,12 @@ def recorded_plateau(old: dict) -> str:
         bound = (f"bound: {plateau.bound_name}"
                  if plateau.loaded_step_s and idle is not None else
                  f"GPU idle {100 * idle:.0f}%" if idle is not None else plateau.bound)
-        # review 2026-12-04k item 1: a drifted step (today's rule on the record) predicts nothing
-        arithmetic = (plateau.drift_text() if plateau.drift is not None else
+        # review 2026-12-04k item 1: a drifted step (today's rule on the record) predicts nothing;
+        # review 2026-12-06z 05-07 item 2: a record timed round by round, by its call
+        arithmetic = (f"batch / (step + wait) round by round against windows at {plateau.loaded_workers} "
+                      f"worker(s): {loader_sweep.round_text(plateau.round_check() or {})}"
+                      if plateau.paired else
+                      plateau.drift_text() if plateau.drift is not None else
                       f"{plateau.batch_size} / ({plateau.step_used_s * 1e3:.1f} ms, the step "
                       f"{plateau.step_used}, + {plateau.wait_s * 1e3:.1f} ms, its runs' own wait) = "
                       f"{plateau.predicted:.0f} ({plateau.measured / plateau.predicted:.2f}x, a "

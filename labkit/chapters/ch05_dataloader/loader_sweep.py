@@ -44,7 +44,7 @@ import torch
 from torch.utils.data import DataLoader
 
 from labkit.chapters.ch05_dataloader import shm, train_step
-from labkit.measure import conditions
+from labkit.measure import conditions, intervals
 from labkit.measure.device_time import HOST_BOUND_IDLE_SHARE
 
 NOISY_IQR_FRACTION = 0.10  # as labkit.measure.bench: IQR over 10% of the median is not to be trusted
@@ -814,6 +814,101 @@ def handover_beside(handover_workers: int | None, loaded_workers: int | None) ->
     return f"its {handover_workers} decoding worker(s){plateau}"
 
 
+# --- the plateau's check, round by round (review 2026-12-06z 05-07 item 2) ------------------
+# Why: the check compared the plateau, measured in the sweep, with a step timed 10-20 s later;
+# on the H200 the host's pace moved within the process (the private step, no worker alive, rose
+# 12-26% across the rounds in 3 of 3 reproduce runs), so the absolute step drifted past the band
+# and vetoed the check in 2 of 3 runs whose measured / predicted read 0.98x and 0.96x. The fix
+# changes the measurement, not the rule: each round times a plateau window (the plateau's first
+# worker count, samples over wall time, as the sweep runs it) back to back with the step beside
+# as many decoding workers, and measured / predicted is read round by round, so a drift common
+# to both cancels within a round. The band stays 15%; the call is an interval's, as the knobs'.
+HOLDS, MISSES, ROUND_NOT_RESOLVED = "holds", "misses", "not resolved"
+
+
+def round_ratios(batch_size: int, rates: Sequence[float], waits_s: Sequence[float],
+                 steps_s: Sequence[float]) -> list[float]:
+    """Each round's measured / predicted: the window's samples/s over batch / (the step timed
+    beside the decoders in that round + the window's own mean wait a step). Review 2026-12-06z
+    05-07 item 2: both halves of the ratio come from one round, so a drift of the machine's
+    pace that slows both alike cancels in it."""
+    if not len(rates) == len(waits_s) == len(steps_s):
+        raise ValueError(f"one window rate, wait and step a round, got {len(rates)}, {len(waits_s)}, "
+                         f"{len(steps_s)}")
+    if batch_size < 1 or any(not r > 0 or not s > 0 or w < 0
+                             for r, w, s in zip(rates, waits_s, steps_s, strict=True)):
+        raise ValueError("need batch_size >= 1, rates and steps > 0, waits >= 0")
+    return [float(r) * (float(s) + float(w)) / batch_size
+            for r, w, s in zip(rates, waits_s, steps_s, strict=True)]
+
+
+def _ratio_halves(ratios: Sequence[float]) -> tuple[float, float] | None:
+    """The geometric mean of the first half of rounds and of the last half (the middle round
+    left out where they are odd); None below two rounds."""
+    half = len(ratios) // 2
+    if half < 1:
+        return None
+    logs = np.log(np.asarray(ratios, dtype=float))
+    return float(np.exp(logs[:half].mean())), float(np.exp(logs[-half:].mean()))
+
+
+def round_call(ratios: Sequence[float], tolerance: float = PLATEAU_TOLERANCE) -> dict:
+    """The plateau's call from its per-round measured / predicted (review 2026-12-06z 05-07 item
+    2): the geometric mean with a 95% Student-t interval on the logs (the knob rule's interval,
+    intervals.geometric_interval); 'holds' when the interval lies inside the band (1 -
+    tolerance to 1 + tolerance, the band the check always had), 'misses' when it lies wholly
+    outside it, else 'not resolved'. The veto stays, on the ratio, not on the absolute step:
+    where the ratio's first and last half of rounds differ past the band, a drift did not cancel
+    within the rounds, so 'not resolved' too ('drift' says by how much). Below two rounds: no
+    interval, not resolved. Never a wider band, never a retry."""
+    values = [float(v) for v in ratios]
+    if any(not np.isfinite(v) or v <= 0 for v in values):
+        raise ValueError(f"ratios must be finite and > 0, got {values}")
+    out: dict = {"ratios": values, "rounds": len(values), "tolerance": tolerance, "ratio": None,
+                 "low": None, "high": None, "drift": None, "call": ROUND_NOT_RESOLVED}
+    if len(values) < 2:
+        return out
+    mean, low, high = intervals.geometric_interval(values)
+    out.update(ratio=mean, low=low, high=high)
+    halves = _ratio_halves(values)
+    if halves is not None and max(halves) > (1 + tolerance) * min(halves):
+        out["drift"] = halves
+        return out
+    if 1 - tolerance <= low and high <= 1 + tolerance:
+        out["call"] = HOLDS
+    elif high < 1 - tolerance or low > 1 + tolerance:
+        out["call"] = MISSES
+    return out
+
+
+def round_rule(rounds: int, tolerance: float = PLATEAU_TOLERANCE) -> str:
+    """The round-by-round rule in words, as the page's fold and reproduce print it."""
+    df = max(rounds - 1, 1)
+    return (f"The plateau's check, round by round: each of {rounds} rounds times a window of the "
+            "plateau's first worker count (samples over wall time, as the sweep runs it) back to "
+            "back with the step beside as many decoding workers; its ratio is the window's "
+            "samples/s over batch / (that step + the window's own wait). The call is the "
+            f"geometric mean of the ratios with a 95% interval (Student t, {df} df: "
+            f"{intervals.t_quantile(df):.2f}): it holds when the interval lies inside the "
+            f"{tolerance:.0%} band ({1 - tolerance:.2f}-{1 + tolerance:.2f}x), misses when it lies "
+            "outside it, else not resolved; not resolved too where the ratio's first and last "
+            "half of rounds differ past the band (a drift that did not cancel). A drift common "
+            "to the window and the step cancels within its round (review 2026-12-06z 05-07 item 2).")
+
+
+def round_text(call: Mapping, why: bool = True) -> str:
+    """'0.98x [0.93, 1.04]: holds' from round_call's dict; why: with the ratio's drift where
+    that made it not resolved (False: the call alone, as a takeaway says it)."""
+    if call.get("low") is None:
+        return f"{call.get('rounds', 0)} round(s): no interval, {ROUND_NOT_RESOLVED}"
+    said = f"{call['ratio']:.2f}x [{call['low']:.2f}, {call['high']:.2f}]: {call['call']}"
+    if call.get("drift") and why:
+        first, last = call["drift"]
+        said += (f" (the ratio moved {first:.2f}x over the first rounds, {last:.2f}x over the last: "
+                 "past the band, a drift that did not cancel)")
+    return said
+
+
 @dataclass(frozen=True)
 class Plateau:
     """What the throughput levels off at, what the arithmetic gives for it, and what bounds it.
@@ -922,6 +1017,12 @@ class Plateau:
     # loader, fresh_step.workers_for: at most FRESH_WORKERS, 4, where the plateau ran 8 on the
     # H200); None: not recorded
     handover_workers: int | None = None
+    # review 2026-12-06z 05-07 item 2: the check round by round. Each round's plateau window
+    # (samples/s, and its own mean wait a step) and the median step beside the decoders timed
+    # back to back with it; () in a record from before, which is judged as before (drift, agrees)
+    round_rates: tuple[float, ...] = ()
+    round_waits_s: tuple[float, ...] = ()
+    round_steps_s: tuple[float, ...] = ()
 
     @classmethod
     def from_record(cls, record: Mapping) -> Plateau:
@@ -929,11 +1030,40 @@ class Plateau:
         known = {f.name for f in dataclass_fields(cls)}
         values = {k: v for k, v in record.items() if k in known}
         values["counts"] = tuple(values.get("counts") or ())
-        for key in ("loaded_times_s", "loaded_alone_times_s"):
+        for key in ("loaded_times_s", "loaded_alone_times_s", "round_rates", "round_waits_s", "round_steps_s"):
             values[key] = tuple(values.get(key) or ())
         if values.get("loaded_first_drift") is not None:
             values["loaded_first_drift"] = tuple(values["loaded_first_drift"])
         return cls(**values)
+
+    @property
+    def paired(self) -> bool:
+        """Whether the check was timed round by round (review 2026-12-06z 05-07 item 2): a
+        window rate, its wait and the step beside for each round. False in a record from before."""
+        return bool(self.round_rates) and len(self.round_rates) == len(self.round_waits_s) \
+            == len(self.round_steps_s)
+
+    def round_check(self) -> dict | None:
+        """round_call on this plateau's per-round measured / predicted (round_ratios); None
+        where it was not timed round by round (a record from before: drift and agrees judge it)."""
+        if not self.paired:
+            return None
+        return round_call(round_ratios(self.batch_size, self.round_rates, self.round_waits_s,
+                                       self.round_steps_s), self.tolerance)
+
+    @property
+    def round_decision(self) -> str | None:
+        """'holds', 'misses' or 'not resolved' by the round-by-round rule; None without rounds."""
+        check = self.round_check()
+        return None if check is None else check["call"]
+
+    @property
+    def rounds_rate(self) -> float | None:
+        """The rounds' windows together: samples over wall time (their rates' harmonic mean:
+        each window runs as many steps)."""
+        if not self.round_rates:
+            return None
+        return len(self.round_rates) / sum(1 / r for r in self.round_rates)
 
     @property
     def step_used_s(self) -> float:
@@ -1000,7 +1130,11 @@ class Plateau:
     @property
     def predicted_this_run(self) -> bool:
         """Either prediction (batch / (step + wait), or the cores' ceiling) within its band, from
-        a step that did not drift (review 2026-12-04k item 1: then there is no prediction)."""
+        a step that did not drift (review 2026-12-04k item 1: then there is no prediction).
+        Timed round by round (review 2026-12-06z 05-07 item 2): the round-by-round call holds
+        (its interval inside the band), or the cores' ceiling within its band."""
+        if self.paired:
+            return self.round_decision == HOLDS or self.cores_agrees
         return self.drift is None and (self.agrees or self.cores_agrees)
 
     @staticmethod
@@ -1080,7 +1214,13 @@ class Plateau:
         between decode blocks with the plateau's workers alive, the private step before any
         worker ran. Their gap was steady on the H200 (1.25-1.39x in 3 of 4 runs) while the
         prediction held within its band in all four, and vetoing on it withheld a prediction
-        that held. It is printed as a finding (private_gap), not a veto."""
+        that held. It is printed as a finding (private_gap), not a veto.
+        Timed round by round (paired): None. Review 2026-12-06z 05-07 item 2: the absolute step
+        moved with the machine's pace (no worker alive, too); each round's ratio pairs it with
+        its own window, and round_call vetoes a drift of that ratio instead (moved_text prints
+        the step's move as a finding)."""
+        if self.paired:
+            return None
         found = self._drifted_arm()
         return None if found is None else found[1]
 
@@ -1127,10 +1267,21 @@ class Plateau:
         batches, the copy inside). Review 2026-12-04k item 2: the profiled share (62% on the
         H200) is inflated by the profiler, whose steps took longer (893 kernels x 47 us of gaps
         = 42 ms, more than the 37.7 ms step unprofiled); 1 - 22.9 / 37.7 is 39%. Without the
-        busy time (a record from before, or a CPU) the profiled share, or None."""
-        if self.gpu_busy_step_s is not None and self.step_s > 0:
-            return max(0.0, 1 - self.gpu_busy_step_s / self.step_s)
+        busy time (a record from before, or a CPU) the profiled share, or None.
+        Review 2026-12-06z 05-07 item 3: against the plateau's own step (the step inside the
+        sweep, swept_step_s) where measured, not the step timed apart in prepare(): on the H200
+        page the apart step (30.0 ms, 4 workers) gave 24% idle, "the GPU's compute", where the
+        plateau's steps took 36.3 ms (37% idle: the host's side, as the timeline said)."""
+        step = self.idle_step_s
+        if self.gpu_busy_step_s is not None and step > 0:
+            return max(0.0, 1 - self.gpu_busy_step_s / step)
         return self.gpu_idle_share
+
+    @property
+    def idle_step_s(self) -> float:
+        """The step the GPU's idle share is read against: the plateau's own step inside the sweep
+        where measured, else the step timed apart (step_s)."""
+        return self.swept_step_s or self.step_s
 
     @property
     def host_bound(self) -> bool:
@@ -1150,8 +1301,9 @@ class Plateau:
             return f"the GPU idles {100 * self.idle_share:.0f}% of the profiled steps"
         profiled = (f"; {100 * self.gpu_idle_share:.0f}% under the profiler"
                     if self.gpu_idle_share is not None else "")
-        return (f"the GPU idles {100 * self.idle_share:.0f}% of the unprofiled step (busy "
-                f"{self.gpu_busy_step_s * 1e3:.1f} of {self.step_s * 1e3:.1f} ms{profiled})")
+        which = "the plateau's unprofiled step" if self.swept_step_s else "the unprofiled step"
+        return (f"the GPU idles {100 * self.idle_share:.0f}% of {which} (busy "
+                f"{self.gpu_busy_step_s * 1e3:.1f} of {self.idle_step_s * 1e3:.1f} ms{profiled})")
 
     def loaded_text(self) -> str:
         """'the ready step alone 8.8 ms (CPU 8.1); beside 2 decoding workers 34.3 ms (CPU 11.7)'."""
@@ -1329,12 +1481,17 @@ class Plateau:
     @property
     def bound(self) -> str:
         """What sets the plateau's pace, in a phrase read from the numbers (and the timeline)."""
+        # review 2026-12-06z 05-07 item 7: the cause (too few spare cores for the decode) before
+        # its symptom (the wait): on the CPU page a noisy 51% against 45% waiting flipped the
+        # label between two runs while the cores were short in both
+        if self.cores_short:
+            waits = (f"; the step waits {100 * self.wait_share:.0f}% of the time for data"
+                     if self.wait_share > 0.5 else "")
+            return (f"the cores (the decode): the arithmetic asks for {self.workers_needed:.1f} "
+                    f"workers, {max((self.cores or 1) - 1, 1)} core(s) are spare{waits}")
         if self.wait_share > 0.5:
             return (f"the loader: waiting is {100 * self.wait_share:.0f}% of the plateau's wait + "
                     "step")
-        if self.cores_short:
-            return (f"the cores (the decode): the arithmetic asks for {self.workers_needed:.1f} "
-                    f"workers, {max((self.cores or 1) - 1, 1)} core(s) are spare")
         if self.cores_bound:
             return f"the cores: the decode and the step use them up ({self.cores_text()})"
         beside = self._beside_bound()
@@ -1355,7 +1512,8 @@ class Plateau:
             synced = ("; each step ends in a synchronize, so the host's work and the GPU's run "
                       "in series" if self.on_gpu else "")
             return f"the host's side: {self.idle_text()}{kernels}{added}{synced}"
-        where = "unprofiled step" if self.gpu_busy_step_s is not None else "profiled steps"
+        where = ("profiled steps" if self.gpu_busy_step_s is None else
+                 "plateau's unprofiled step" if self.swept_step_s else "unprofiled step")
         return f"the GPU's compute: it is busy {100 * (1 - self.idle_share):.0f}% of the {where}"
 
     def _beside_bound(self) -> str:
@@ -1467,6 +1625,8 @@ class Plateau:
         text = (f"The plateau ({', '.join(str(c) for c in self.counts)} worker(s)): "
                 f"{self.measured:.0f} samples/s. {self.loaded_text()}. Each batch waits "
                 f"{self.wait_s * 1e3:.1f} ms (waiting {100 * self.wait_share:.0f}%). ")
+        if self.paired:  # review 2026-12-06z 05-07 item 2: the check round by round
+            return text + self._paired_text()
         drift = self.drift_text()
         if drift:  # review 2026-12-04k item 1: an instrument failure, not a plateau 'not predicted'
             text += drift[0].upper() + drift[1:]
@@ -1496,6 +1656,42 @@ class Plateau:
                 "neither arithmetic within its band" if self.cores_ceiling else
                 "the arithmetic outside its band")
         return text + f". What bounds it: {self.bound}."
+
+    def moved_text(self) -> str:
+        """Where the step (an arm's halves of rounds, or the private step before against after
+        the rounds, no worker alive) moved past the band: a finding, not a veto, in a check
+        timed round by round ('' where nothing moved). Review 2026-12-06z 05-07 item 2."""
+        if not self.paired:
+            return ""
+        found = self._drifted_arm()
+        if found is None and self._private_moved():  # a finding whatever the direct check says
+            found = ("private", (self.private_again_s, self.private_after_s))  # type: ignore[assignment]
+        if found is None:
+            return ""
+        arm, (earlier, later) = found
+        what = {"alone": "alone", "private": "on its private batch, no worker alive, before -> after the rounds"}.get(
+            arm, f"beside {self.loaded_workers} decoding worker(s)")
+        shared = ("; the rounds' ratios did not move past the band: their windows moved with it"
+                  if not (self.round_check() or {}).get("drift") else "")
+        return f"The step {what} moved {earlier * 1e3:.1f} -> {later * 1e3:.1f} ms over the rounds{shared}"
+
+    def _paired_text(self) -> str:
+        """The round-by-round check in the page's words (review 2026-12-06z 05-07 item 2): what
+        each round paired, the interval, the call and its rule in short; the hand-over, the step
+        inside the sweep, the cores and the bound as before."""
+        check = self.round_check() or {}
+        said = [f"Round by round ({len(self.round_rates)} rounds, each a window of {self.loaded_workers} "
+                f"worker(s) as the sweep runs it, {self.rounds_rate:.0f} samples/s in all, back to back "
+                f"with the step beside {self.loaded_workers} decoding worker(s)): the window's samples/s "
+                f"over {self.batch_size} / (that step + the window's own wait) = {round_text(check)}. "
+                f"The rule: the 95% interval holds inside the {self.tolerance:.0%} band, misses outside "
+                "it, else is not resolved", self.moved_text(), self.wait_text().removeprefix(". ")]
+        if self.swept_step_s:
+            said.append(f"Inside the sweep a step took {self.swept_step_s * 1e3:.1f} ms")
+        if self.cores_text() and not self.cores_bound:
+            said.append(f"The cores allow {self.cores_text()}")
+        said.append(f"What bounds it: {self.bound}.")
+        return self.gap_text() + ". ".join(s for s in said if s)
 
     @property
     def supply(self) -> float | None:
@@ -1537,7 +1733,8 @@ class Plateau:
                 "predicted_handover": self.predicted_handover, "idle_share": self.idle_share, "host_bound": self.host_bound,
                 "predicted_apart": self.predicted_apart, "bound": self.bound,
                 "parts_s": self.parts(), "within_noise_s": self.within_noise(),
-                "refused_s": self.refused(), "explanation": self.explanation()}
+                "refused_s": self.refused(), "paired": self.paired, "round_check": self.round_check(),
+                "round_decision": self.round_decision, "explanation": self.explanation()}
 
 
 def plateau_of(sweep_result: Sweep, knee: Knee, step_s: float, ready_step_s: float,

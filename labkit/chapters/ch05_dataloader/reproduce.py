@@ -145,7 +145,11 @@ def measure_numbers(quick: bool = False, knobs: bool | None = None) -> dict:
                                                   # session z: the step's rounds, so a drift is
                                                   # re-judged by arm (which drifted, re-timed or not)
                                                   "loaded_times_s", "loaded_alone_times_s",
-                                                  "loaded_rounds", "loaded_first_drift")}
+                                                  "loaded_rounds", "loaded_first_drift",
+                                                  # review 2026-12-06z 05-07 item 2: each round's
+                                                  # window and step, so plateau_now re-judges it
+                                                  "round_rates", "round_waits_s", "round_steps_s",
+                                                  "round_check", "round_decision", "paired")}
     for key in ("step_as_swept_faults", "private_step_s", "private_step_faults"):
         out[key] = knee.get(key)  # the fresh batch's step against a private one (item 1)
     out["warmup_rule"] = knee.get("warmup_rule")  # cost_model reads the warm-ups' rule
@@ -199,23 +203,50 @@ def sources_fingerprint() -> str:
 # "gain, not resolved, not resolved" and a plateau that missed in 3 of 3). Issue 39 asks for
 # 3 of 3: every statement the chapter makes from a run must come out the same in every run.
 REPRODUCED_RULE = ("the rule for 'reproduced': every run's knee within one step of the sweep of "
-                   "every other's; the plateau's arithmetic within its band in every run; each "
+                   "every other's; the plateau's round-by-round call holds in every run (the 95% "
+                   "interval of its rounds' measured / predicted inside the "
+                   f"{loader_sweep.PLATEAU_TOLERANCE:.0%} band, loader_sweep.round_call; a run "
+                   "recorded without rounds: its arithmetic within its band, as before); each "
                    "knob's gain / no gain the same in every run (a loss counts apart from no gain; "
                    "a run that did not measure a knob fails it; the A/A by the control's own "
                    f"{100 * knee_experiment.CONTROL_LEVEL:.2f}% interval, knee_experiment.control_rule); "
                    "and each of those calls the recorded reference page's own in every run")
 
 
+def round_figures(plateau: Mapping, batch: object) -> tuple[list, list, list] | None:
+    """A plateau record's per-round (window rates, waits, steps beside), or None where it has
+    none (a record from before review 2026-12-06z 05-07 item 2) or they do not pair."""
+    figures = [list(plateau.get(k) or []) for k in ("round_rates", "round_waits_s", "round_steps_s")]
+    if not batch or not figures[0] or len({len(f) for f in figures}) != 1:
+        return None
+    return figures[0], figures[1], figures[2]
+
+
 def plateau_now(run: dict) -> dict | None:
-    """One run's plateau check by today's rule (loader_sweep.Plateau: batch / (the step inside
-    the sweep + wait) where the run recorded that step, else as recorded): {'measured',
-    'predicted', 'agrees', 'step_used', 'tolerance'}; None when the run recorded no plateau.
-    Why: records made before review 2026-12-03g item 2 predicted from the step timed apart."""
+    """One run's plateau check by today's rule: {'measured', 'predicted', 'agrees', 'step_used',
+    'tolerance', 'drift', 'round'}; None when the run recorded no plateau.
+    Timed round by round (review 2026-12-06z 05-07 item 2): the call from its per-round figures
+    (loader_sweep.round_ratios, round_call; 'round' holds the call's dict): agrees True where it
+    holds, False where it misses, None where not resolved. A record without them is judged as
+    before (loader_sweep.Plateau: batch / (the step beside the decoders, or inside the sweep, +
+    wait), vetoed by drift): records made before review 2026-12-03g item 2 predicted from the
+    step timed apart."""
     plateau = run.get("plateau") or {}
     if not plateau.get("predicted") or not plateau.get("measured"):
         return None
     tolerance = _tolerance(plateau)
     batch = plateau.get("batch_size") or (run.get("plan") or {}).get("batch_size")
+    figures = round_figures(plateau, batch)
+    if figures is not None:
+        try:
+            check = loader_sweep.round_call(loader_sweep.round_ratios(int(batch), *figures), tolerance)  # type: ignore[call-overload]
+        except (TypeError, ValueError):  # figures a round-by-round call cannot read: as before
+            check = None
+        if check is not None:
+            agrees = {loader_sweep.HOLDS: True, loader_sweep.MISSES: False}.get(check["call"])
+            return {"measured": float(plateau["measured"]), "predicted": float(plateau["predicted"]),
+                    "step_used": f"beside {plateau.get('loaded_workers')} decoding worker(s), round by round",
+                    "agrees": agrees, "tolerance": tolerance, "drift": None, "round": check}
     swept, wait = plateau.get("swept_step_s"), plateau.get("wait_s")
     loaded = plateau.get("loaded_step_s")  # the step beside decoding workers (review 2026-12-03h item 1)
     if batch and loaded and wait is not None:
@@ -493,7 +524,15 @@ def summarise_numbers(runs: Sequence[dict], reference: dict | str | None = RECOR
         most = max(set(bounds), key=bounds.count)
         lines.append(f"  the plateau's bound: '{most}' in {bounds.count(most)} of {len(bounds)} runs"
                      + ("" if len(set(bounds)) == 1 else f" (also {', '.join(sorted(set(bounds) - {most}))})"))
-    if checked:
+    rounds = [p for p in checked if p.get("round")]
+    if rounds:  # review 2026-12-06z 05-07 item 2: the call round by round, where the runs carry rounds
+        lines.append(f"  {loader_sweep.round_rule(rounds[0]['round']['rounds'], rounds[0]['tolerance'])}")
+        lines.append(f"  the plateau's round-by-round call holds in {held} of {len(checked)} runs ("
+                     + ", ".join(f"{loader_sweep.round_text(p['round'])}" if p.get("round") else
+                                 f"{p['measured'] / p['predicted']:.2f}x, no rounds: as before"
+                                 for p in checked)
+                     + ") -> " + ("the same" if plateau_agree else "NOT the same"))
+    elif checked:
         lines.append(f"  the plateau's arithmetic held in {held} of {len(checked)} runs "
                      f"(measured / predicted: "
                      + ", ".join(f"{p['measured'] / p['predicted']:.2f}x" for p in checked)
@@ -644,7 +683,14 @@ def _tolerance(plateau: dict) -> float:
 
 def _plateau_band(plateau: dict) -> str:
     """'1.16x, outside the 15% band: MISSES': the ratio the check reads, and its band; 'the
-    step drifted (63 ms, then 38 ms): no prediction' where it did (review 2026-12-04k item 1)."""
+    step drifted (63 ms, then 38 ms): no prediction' where it did (review 2026-12-04k item 1);
+    'round by round 0.98x [0.93, 1.04]: holds' where the record was timed round by round (review
+    2026-12-06z 05-07 item 2)."""
+    check = plateau.get("round")  # plateau_now's dict; else a record's figures
+    if not check and round_figures(plateau, plateau.get("batch_size")):
+        check = (plateau_now({"plateau": plateau}) or {}).get("round")
+    if check:
+        return f"round by round {loader_sweep.round_text(check)}"
     if plateau.get("drift"):
         if plateau.get("loaded_times_s"):  # the rounds recorded: which arm drifted, in its words
             try:

@@ -236,3 +236,34 @@ def test_the_reference_over_this_machine_ratio_keeps_two_decimals_under_10x():
     assert machine.times(4246 / 3004) == "1.41x"
     assert machine.times(0.97) == "0.97x"
     assert machine.times(4246 / 58.3) == "73x"
+
+
+def test_a_ceiling_kept_from_an_earlier_run_is_dated_as_kept_not_as_measured_now():
+    """Review 2026-12-06z 00-02 item 4: the H200 page (2026-12-06) printed 'Ceilings of this machine
+    (measured 2026-12-06 06:40 UTC): copy 4,246 GB/s' where 4,246 was kept from 2026-12-05 17:39
+    (this run read 4,223); chapter 02 printed the cached ceilings with no date. The kept readings of
+    that record (results/nvidia-h200.json, 00_setup_check/ceilings)."""
+    from labkit.chapters.ch02_contiguity_and_hidden_copies import cases
+    from labkit.measure.ceiling_store import Ceilings
+
+    kept = {"copy_gbps": {"kept": 4246.3, "measured_at": "2026-12-05T17:39:41+00:00", "this_run": 4223.1},
+            "matmul_tflops.float32": {"kept": 51.41, "measured_at": "2026-12-05T17:39:41+00:00", "this_run": 51.24},
+            "matmul_tflops.float16": {"kept": 742.3, "measured_at": "2026-12-05T17:39:41+00:00", "this_run": 737.2}}
+    found = Ceilings(device_key="NVIDIA_H200", device="cuda:0", copy_gbps=4246.3, copy_bytes=2**30,
+                     matmul_tflops={"float32": 51.41, "bfloat16": 782.0, "float16": 742.3}, matmul_n=8192,
+                     measured_at="2026-12-06T06:40:55+00:00", details={"kept_higher": kept})
+    line = machine.ceilings_line(found)
+    assert "(measured 2026-12-06 06:40 UTC)" not in line
+    assert line.startswith("Ceilings of this machine: copy 4,246 GB/s (read + write); matmul TFLOP/s: float32 51.4, "
+                           "bfloat16 782, float16 742. Measured 2026-12-06 06:40 UTC, except copy, float32 and float16, "
+                           "kept from 2026-12-05 17:39 UTC (this run 4,223, 51.2 and 737)")
+    # chapter 02 reads them from the cache: said so, with the same dates ('that run' measured them)
+    cached = cases.ceilings_line(found, from_cache=True)
+    assert cached.startswith("Ceilings of this machine (read from the cache): copy 4,246 GB/s")
+    assert cached.endswith("Measured 2026-12-06 06:40 UTC, except copy, float32 and float16, kept from 2026-12-05 17:39 UTC.")
+    plain = Ceilings(device_key="cpu", device="cpu", copy_gbps=44.0, copy_bytes=2**27, matmul_tflops={"float32": 0.348},
+                     matmul_n=1024, measured_at="2026-12-06T03:20:00+00:00")
+    assert cases.ceilings_line(plain, from_cache=True).startswith(
+        "Ceilings of this machine (read from the cache; measured 2026-12-06 03:20 UTC): copy 44 GB/s")
+    source = (ROOT / "notebooks" / "02_contiguity_and_hidden_copies.py").read_text(encoding="utf-8")
+    assert "chapter.lab.cases.ceilings_line(ceiling, from_cache=" in source

@@ -198,7 +198,9 @@ def test_the_recorded_h200_chase_agrees_within_its_largest_gap():
     assert "the largest gap 3.8% (aligned, every 2nd element, 76.6 against 79.6 ns): they agree, so row " \
            "differences under 7.6% (the gap on either of two rows) are not read. " in text
     # review 2026-12-05p 00-02 item 2: the page's last lines give the seed's pair as a latency
-    assert chase.latency_takeaway(rec) == " As a latency (the chase): 1.59x cold, 1.00x in L1."
+    # review 2026-12-06z 00-02 items 1 and 7: the pair named, the chase labelled optional
+    assert chase.latency_takeaway(rec) == (" The optional chase, per dependent access, misaligned every 2nd element "
+                                           "against aligned contiguous: 1.59x cold, 1.00x in L1.")
     assert chase.latency_takeaway(None) == "" == chase.latency_takeaway(dict(rec, on_gpu=False))
 
 

@@ -112,11 +112,12 @@ def test_the_sweep_says_why_a_ratio_may_lie_outside_its_rounds():
     table did not. The same line under both (a GPU's sweep keeps it with the folded rounds)."""
     plain = cases.sweep_table([_run(2, 21.0, 24.0, nhwc_time_ratio_iqr=[0.88, 0.99])])
     assert plain.column("NHWC/NCHW")[0] > float(plain.column("rounds")[0].split("-")[1])
-    assert plain.notes == ["NHWC/NCHW: of the medians; rounds: per-round ratios' middle half."]
+    # review 2026-12-06z 03-04 item 5: named 'IQR', the one word each page gives the quartiles
+    assert plain.notes == ["NHWC/NCHW: of the medians; rounds: per-round ratios' IQR."]
     traced = cases.sweep_table([_run(64, 10.0, 12.0, nchw_busy_s=2.0, nhwc_busy_s=1.0, nchw_idle_share=0.5,
                                      nhwc_idle_share=0.6, host_bound=True)])
     assert cases.rounds_note("NHWC/NCHW") in traced.folded[0][1]
-    assert cases.rounds_note("vs one GEMM") == "vs one GEMM: of the medians; rounds: per-round ratios' middle half."
+    assert cases.rounds_note("vs one GEMM") == "vs one GEMM: of the medians; rounds: per-round ratios' IQR."
 
 
 def test_the_ran_column_keeps_hopper_gemm_kernels():
@@ -757,7 +758,9 @@ def test_the_judged_graph_replays_are_shown_with_their_spread_ceiling_share_and_
     b64 = runs[0]
     get = dict(zip(shown.columns, shown.rows[0], strict=True))
     assert get["NCHW"] == pytest.approx(64 / b64["nchw_graph_s"]) and get["NHWC"] == pytest.approx(64 / b64["nhwc_graph_s"])
-    assert get["rounds, lowest-highest"] == "1.590-1.592" and get["over kernels"] == "+0% / +2%"
+    # review 2026-12-06z 03-04 item 5: the column holds quartiles (bench's ratio_q25/q75), named so
+    assert get["rounds' IQR"] == "1.590-1.592" and get["over kernels"] == "+0% / +2%"
+    assert "rounds, lowest-highest" not in shown.columns
     # the share on the replay's clock: the batch's time at the ceiling over the replay's time
     at_ceiling = b64["nchw_pct_of_matmul_ceiling"] / 100 * b64["nchw_harness_s"]
     assert get["NHWC of ceiling"] == pytest.approx(100 * at_ceiling / b64["nhwc_graph_s"])
@@ -845,20 +848,27 @@ def test_the_c22_takeaway_is_built_from_the_verdict():
                                        "void cudnn::engines_precompiled::nhwcToNchwKernel<__half>(y)"]}
     recorded = Recorded("03_memory_layouts", "verdict:C22", "nvidia-h200", {"evidence": gpu}, "2026-12-04")
     refuted = cases.c22_takeaway(SimpleNamespace(evidence=gpu, outcome="refuted"), recorded)
-    assert refuted == ("cuBLAS took either layout with 0 B copied: 16 us from NHWC, 16.1 us from NCHW (batched); "
-                       "cuDNN converted NCHW in and back out, NHWC neither (C22: refuted).")
-    assert "backwards" not in refuted
+    # review 2026-12-06z 03-04 item 9: the plain point, both kernels named as profiled (review
+    # 2026-12-04l item 4: the back-out kernel is the seed's own direction, so both are named)
+    assert refuted == ("The seed has it backwards: cuDNN converted NCHW (nchwToNhwcKernel in, nhwcToNchwKernel "
+                       "out), not NHWC; cuBLAS took either layout, 0 B copied (16 us NHWC, 16.1 us NCHW) "
+                       "(C22: refuted).")
+    # an NHWC conversion profiled, or no NCHW one: no 'backwards'
+    assert "backwards" not in cases.c22_takeaway(
+        SimpleNamespace(evidence={**gpu, "nchw_conversion_kernels": []}, outcome="refuted"), recorded)
+    assert cases.backwards_line({**gpu, "conversion_kernels": ["nhwcToNchwKernel"]}) == ""
     cpu = cases.c22_takeaway(SimpleNamespace(evidence={"conversion_kernels": [], "conv_conversion_bytes": 0},
                                              outcome="depends"), recorded)
     assert "not observable" in cpu and "No conversion" not in cpu and "not NHWC to NCHW" not in cpu
-    assert ("; recorded on nvidia-h200, 2026-12-04: cuBLAS took either layout with 0 B "
-            "copied") in cpu and cpu.endswith("cuDNN converted NCHW in and back out, NHWC neither (C22: depends).")
+    assert ("; recorded on nvidia-h200, 2026-12-04: the seed has it backwards: cuDNN converted NCHW "
+            "(nchwToNhwcKernel in, nhwcToNchwKernel out), not NHWC; cuBLAS took either layout, 0 B "
+            "copied") in cpu and cpu.endswith("(16 us NHWC, 16.1 us NCHW) (C22: depends).")
     # review 2026-12-05p 03-04 item 3: the recorded GPU's kernels tagged with its own verdict, not this CPU's
     refuted_there = Recorded("03_memory_layouts", "verdict:C22", "nvidia-h200", {"evidence": gpu, "outcome": "refuted"},
                              "2026-12-05")
     assert cases.c22_takeaway(SimpleNamespace(evidence={"conversion_kernels": [], "conv_conversion_bytes": 0},
                                               outcome="depends"), refuted_there).endswith(
-        "NHWC neither (C22: depends here, refuted there).")
+        "16.1 us NCHW) (C22: depends here, refuted there).")
     empty = Recorded("03_memory_layouts", "verdict:C22", "nvidia-h200")
     assert "recorded" not in cases.c22_takeaway(SimpleNamespace(evidence={}, outcome="depends"), empty)
     assert cases.c22_takeaway(SimpleNamespace(evidence={"conversion_kernels": ["nhwcToNchwKernel"]},
@@ -965,8 +975,9 @@ def test_the_disturbed_rule_fires_on_the_loop_that_motivated_it():
     assert cases.loop_over_pace(8.471e-3, None, 6.576e-3) is None
     assert cases.launch_unread([fp16_b64, fp32_b64, dict(fp16_b64, dtype="bfloat16")]) == ["NCHW float16/bfloat16"]
     assert cases.loop_rule_note([fp16_b64]).endswith(
-        "; NCHW float16: host launch not readable, the host blocked (3 queued forwards may fill the GPU's "
-        "launch queue, or the call synchronises).")
+        "; NCHW float16: the probe read no host launch (its 3 forwards, queued behind a spin that holds "
+        "the GPU, may overfill its launch queue, or a call synchronises: a CUDA API trace would tell); "
+        "the host time per forward is the timed loops'.")
     assert cases.loop_rule_note([fp32_b64]) == ""
 
 
@@ -1045,10 +1056,82 @@ def test_the_conv_quiz_table_shows_each_layouts_share_of_the_ceiling():
                                nhwc: variant(nhwc, 38.2e-6, 387.0, 52.9, 0.427)}, (nchw, nhwc))
     shown = cases.conv_table(shown_comparison(cmp, ""), cmp)
     assert shown.columns[-1] == "of float16 ceiling" and shown.column("of float16 ceiling") == [22.6, 52.9]
-    # no ceiling known (or no FLOPs counted): the table as it was
+    # no ceiling known (or no FLOPs counted): no share column, the rest as below
     plain = Comparison(nchw, 5, {nchw: variant(nchw, 1.0, 1.0, None, 1.0), nhwc: variant(nhwc, 1.0, 1.0, None, 1.0)},
                        (nchw, nhwc))
-    assert cases.conv_table(shown_comparison(plain, ""), plain).columns == shown_comparison(plain, "").columns
+    assert cases.conv_table(shown_comparison(plain, ""), plain).columns == [
+        "variant", "median", cases.CONV_SPEEDUP, "IQR"]
+
+
+def test_the_conv_table_reads_in_the_quizs_direction_and_heads_its_probe():
+    """Review 2026-12-06z 03-04 item 12: the conv table read 'ratio 0.42x' (NHWC time / NCHW time)
+    where its quiz and C7's table read NCHW / NHWC (2.36x, 1.59x): it shows NHWC's speed-up over
+    NCHW, its spread inverted with it and named by its statistic (item 5: 'IQR', the quartiles).
+    Item 3: its host launch is the probe's, headed 'probe, upper bound'. The H200 page's numbers:
+    NHWC's time ratio 0.424 (rounds' quartiles 0.42-0.43)."""
+    from labkit.measure.timing import Comparison, Timing, VariantResult
+    from labkit.show.table import comparison as shown_comparison
+
+    nchw, nhwc = cases.LAYOUTS
+
+    def variant(label, median, ratio, q25, q75):
+        timing = Timing(label=label, device="cuda", mode="cold", times_s=(median,), median_s=median, iqr_s=0.0,
+                        min_s=median, count=1, host_s=median * 0.8)
+        return VariantResult(timing, ratio, q25, q75, (ratio,))
+
+    cmp = Comparison(nchw, 5, {nchw: variant(nchw, 90.3e-6, 1.0, 1.0, 1.0),
+                               nhwc: variant(nhwc, 38.3e-6, 0.424, 0.420, 0.430)}, (nchw, nhwc))
+    raw = shown_comparison(cmp, "")
+    assert "host launch" in raw.columns  # the harness's probe column the chapter renames
+    shown = cases.conv_table(raw, cmp)
+    get = dict(zip(shown.columns, shown.rows[1], strict=True))
+    assert get[cases.CONV_SPEEDUP] == pytest.approx(1 / 0.424) and get[cases.CONV_SPEEDUP] > 1
+    assert get["IQR"] == f"{1 / 0.430:.2f}-{1 / 0.420:.2f}" == "2.33-2.38"
+    assert cases.CONV_PROBE == "host launch (probe, upper bound)" and cases.CONV_PROBE in shown.columns
+    assert "ratio" not in shown.columns and "host launch" not in shown.columns
+    assert shown.title.startswith("speed-up over NCHW")
+    # the table's value is the quiz's key, one direction on the page
+    assert get[cases.CONV_SPEEDUP] == pytest.approx(cases.conv_speedup(cmp))
+
+
+def test_the_probe_line_names_both_instruments_on_the_recorded_h200_sweep():
+    """Review 2026-12-06z 03-04 item 3: the sweep's note said 'host launch not readable, the host
+    blocked' while the takeaway quoted NCHW's host time per forward: two instruments, unnamed. On
+    the recorded H200 evidence (results/nvidia-h200.json) the line says the probe read none, that
+    the page's host time per forward is the timed loops', with the loops' own idle share (fp16/bf16
+    b16: 55-56%); the queue stays a hypothesis for the probe alone (its forwards wait behind a spin
+    that holds the GPU, `clocks._probe_once`), with the trace that would decide it."""
+    record = json.loads((RESULTS / "nvidia-h200.json").read_text()) if (RESULTS / "nvidia-h200.json").exists() else {}
+    found = (record.get("chapters", {}).get("03_memory_layouts", {}).get("verdict:C7") or {}).get("payload")
+    if not found:
+        pytest.skip("no recorded H200 C7 evidence")
+    runs = [*found["evidence"]["other_runs"], *found["evidence"]["runs"]]
+    line = cases.probe_unread_line(runs)
+    assert cases.launch_unread(runs) and line.startswith(f"{', '.join(cases.launch_unread(runs))}: the probe read no")
+    idle = sorted(round(100 * cases.unprofiled_idle(r, "nchw")) for r in runs
+                  if r.get("nchw_host_s") is None and r.get("nchw_loop_s") and cases.unprofiled_idle(r, "nchw") > 0.3)
+    assert idle and f"left the GPU idle ({idle[0]}-{idle[-1]}% where host-bound)" in line
+    assert "behind a spin" in line and "CUDA API trace" in line and "not readable" not in line
+    assert line.endswith("the host time per forward is theirs")
+    # every run host-bound in the eager lesson has its loop's host time, the figure the takeaway quotes
+    b16 = next(r for r in runs if r["dtype"] == "float16" and r["batch"] == cases.LESSON_BATCH)
+    assert b16["nchw_host_s"] is None and cases.host_line(b16).startswith("per forward the host took")
+    assert cases.probe_unread_line([dict(r, nchw_host_s=1e-3) for r in runs]) == ""
+
+
+def test_the_gemm_note_says_the_outputs_agree_with_their_difference():
+    """Review 2026-12-06z 03-04 item 12: 'The three paths give the same numbers.' sat under a
+    timing table; it says the outputs agree, with their largest difference."""
+    act = torch.randn(2, 8, 4, 4)
+    weight = torch.randn(8, 8)
+    paths = cases.channel_gemms(act, act.to(memory_format=torch.channels_last), weight)
+    agree, error = cases.product_agreement(paths, 8)
+    assert agree and 0 <= error < 1e-4
+    said = cases.agreement_said(agree, error)
+    assert said.startswith("The three paths' outputs agree (max difference") and "same numbers" not in said
+    wrong = {**paths, "off": lambda: paths[next(iter(paths))]().reshape(2, 4, 4, 8).permute(0, 3, 1, 2)
+             .reshape(2, 8, 16) + 1}
+    assert cases.agreement_said(*cases.product_agreement(wrong, 8)).startswith("The three paths' outputs do NOT")
 
 
 # The 18:57 H200 record's profiled fp16 b64 forward (results/nvidia-h200.json, C7's judged run).

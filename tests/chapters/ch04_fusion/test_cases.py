@@ -186,7 +186,8 @@ def test_c18_on_a_cpu_judges_the_recorded_run_without_keeping_it():
     assert where.startswith("recorded on nvidia-h200")
     assert evidence["graph_launch_gap_us"] == gaps["graph replay"]["launch_gap_median_us"]
     shown = cases.c18_table(evidence, where)
-    marks = dict(zip((q.strip() for q in shown.column("quantity")), shown.column(""), strict=True))
+    every = cases.c18_rows(evidence, where)  # the table's rows before the unjudged ones are folded
+    marks = dict(zip((q.strip() for q in every.column("quantity")), every.column(""), strict=True))
     assert "recorded on nvidia-h200" in shown.caption()
     # the contrast's two gaps and its ratio are the verdict's; eager's slope, the slopes minus the
     # kernel and the eager timeline's gap are not (rows found by label: the 2026-12-06 record
@@ -218,9 +219,11 @@ def test_the_add_tables_show_device_time_and_host_launch_apart():
     # each add's device time and host launch are folded under the table, every size's
     (summary, times), = shown.folded
     # review 2026-12-06 item 1: the launch figures are the probe's, and the fold says so
-    assert summary == cases.ADD_TIMES_FOLD == "device time and host launch (probe) per add"
+    # review 2026-12-06z 03-04 item 3: the probe read above the loop's whole call: an upper bound
+    assert summary == cases.ADD_TIMES_FOLD == "device time and host launch (probe, upper bound) per add"
     assert "host launch T (us)" in times
-    assert len(times.splitlines()) == 1 + len(sweep.value["rows"])
+    over = cases.probe_over_loop(sweep.value["rows"][0])
+    assert len(times.splitlines()) == 1 + len(sweep.value["rows"]) + bool(over)
     assert cases.triton_add_class(None, False, sweep) in fused_kernels.ADD_SPEED_CLASSES
     with pytest.raises(ValueError, match="run the sweep"):
         cases.triton_add_class(None, True, sweep)
@@ -532,7 +535,8 @@ def test_the_chain_quiz_the_bytes_and_the_takeaways():
             tuple(cmp.variants))
 
     every = cases.chain_line(moved, rounds_at(0.55, 0.6, 0.64, 0.66, 0.7), (0.59, 0.65), "0.64x")
-    assert "slower than" in every and "in every round (0.55-0.70x)" in every and "reliably" not in every
+    # review 2026-12-06z 03-04 item 5: the rounds' range named by its statistic, beside the table's IQR
+    assert "slower than" in every and "in every round (lowest-highest 0.55-0.70x)" in every and "reliably" not in every
     most = cases.chain_line(moved, rounds_at(0.55, 0.6, 0.64, 0.66, 1.2), (0.59, 0.65), "0.64x")
     assert "in 4 of 5 rounds (IQR 0.59-0.65x)" in most and "every round" not in most
     # no rounds kept: the IQR alone, no 'in 0 of 0 rounds'
@@ -884,7 +888,11 @@ def test_the_chain_table_gives_the_quizs_direction_times_faster():
     found = _chain_comparison(1.62, 1.5, 1.8)
     shown = cases.chain_table(found, {"eager": 8, "fused": 4}, "0.62x")
     assert shown.column("speed-up") == [pytest.approx(1.0), pytest.approx(1 / 1.62)]
-    assert shown.column("spread")[1] == f"{1 / 1.8:.2f}-{1 / 1.5:.2f}" and "ratio" not in shown.columns
+    # review 2026-12-06z 03-04 item 5: the column holds the quartiles, and is named so
+    assert shown.column("IQR")[1] == f"{1 / 1.8:.2f}-{1 / 1.5:.2f}" and "ratio" not in shown.columns
+    assert "spread" not in shown.columns
+    # item 12: the time column names its clock (the comparison's baseline timing's)
+    assert cases.time_column(found) in shown.columns and "median" not in shown.columns
 
 
 def test_reduce_overhead_says_when_inductor_captured_no_graph():
@@ -1138,8 +1146,9 @@ def test_what_to_remember_has_the_triton_add_and_folding_s_speed():
     assert cases.add_line(None, "") == ""
     assert cases.fold_speed("1.03x (rounds 1.03-1.03)", 1.03, (1.03, 1.03)) == (
         "it ran at 1.03x (rounds 1.03-1.03) the original's speed")
+    # review 2026-12-06z 03-04 item 5: `stated_gain`'s spread is the quartiles, named so
     assert cases.fold_speed("no ratio to state: 1.19x, but ...", 1.19, (1.16, 1.49)) == (
-        "its speed: noise (1.19x, rounds 1.16-1.49)")
+        "its speed: noise (1.19x, IQR 1.16-1.49)")
 
 
 def test_the_seed_rate_line_names_the_ceiling_of_the_table_below_it():
@@ -1501,8 +1510,8 @@ def test_c18_shows_the_device_slope_and_cites_the_profiler_tax_probe():
     ev_first = {**cases.c18_evidence(first, gaps), "device": ev["device"]}
     assert ev_first["graph_device_per_node_us"] == pytest.approx(1.15)
     shown = cases.c18_table(ev_first, "")
-    assert shown.column("us")[1] == pytest.approx(1.15)
-    assert "on the device (events, fitted slope)" in str(shown)
+    assert cases.c18_rows(ev_first, "").column("us")[1] == pytest.approx(1.15)
+    assert "on the device (events, fitted slope)" in shown.folded[0][1]
     assert "profiler sessions" not in str(shown)  # no tax cited for a sweep that ran before them
     assert "why is not measured" in str(shown)    # its wall slope still above theirs: the cause unmeasured
     assert cases.profiler_tax({"before": {"sweep": {}}}) == ""
@@ -1725,13 +1734,14 @@ def test_c18s_profiled_graph_gap_is_labelled_and_bounded_by_the_device_slope():
           "graph_launch_gap_us": 0.256, "eager_per_launch_us": 5.89, "eager_launch_gap_us": 8.77,
           "eager_kernel_us": 1.09, "device": "cuda:0", "sweep_measured": cases.SWEEP_FIRST}
     shown = cases.c18_table(ev, "")
-    rows = {str(q).strip(): v for q, v, _ in shown.rows}
+    rows = {str(q).strip(): v for q, v, _ in cases.c18_rows(ev, "").rows}
     assert "launch gap (timeline median, profiler on)" in rows
     assert abs(rows["device slope minus kernel"] - 0.06) < 1e-9
     assert any("the profiled graph gap is an upper bound (the device left 0.06 us)" in n for n in shown.notes)
     # review 2026-12-06z 03-04 item 8: the H200 page showed -0.0326 and "the device left 0.00 us"
     tight = cases.c18_table({**ev, "graph_device_per_node_us": 1.0574}, "")
-    row = next(r for r in tight.rows if str(r[0]).strip() == "device slope minus kernel")
+    row = next(r for r in cases.c18_rows({**ev, "graph_device_per_node_us": 1.0574}, "").rows
+               if str(r[0]).strip() == "device slope minus kernel")
     assert row[1] is None and row[2] == "none measurable: the kernel (profiler on) outlasts it"
     assert any("upper bound (the device left no measurable room for one)" in n for n in tight.notes)
     line = cases.launch_line(True, ev, None, gpu_name="nobody's GPU", record={})
@@ -1776,3 +1786,60 @@ def test_the_replay_bound_says_what_of_reduce_overheads_host_time_a_raw_replay_l
         f"A raw replay of its {recorded['graph_kernels']} kernels costs up to ")
     older = {k: v for k, v in recorded.value.items() if k != "graph_kernels"}
     assert cases.replay_bound_line(older, c18) == ""
+
+
+def test_c18s_table_shows_only_the_judged_rows_and_folds_the_rest():
+    """Review 2026-12-06z 03-04 item 8: C18's table had ten rows (one a negative difference) before
+    a 120-word reason. On the recorded H200 evidence it shows the graph's gap, eager's slope, eager's
+    gap and their ratio; every other row is in one fold, as it was."""
+    sweep, gaps = _recorded("launch_overhead"), _recorded("timeline_launch_gaps")
+    evidence, where = cases.c18_case(False, {}, {}, sweep, gaps, "cpu")
+    shown, every = cases.c18_table(evidence, where), cases.c18_rows(evidence, where)
+    assert shown.column("quantity") == ["graph replay: launch gap (timeline median, profiler on)",
+                                        "eager: per launch (fitted slope)", "eager: gap (slope minus kernel)",
+                                        "eager gap / graph gap (x)"]
+    assert shown.column("us") == [evidence["graph_launch_gap_us"], evidence["eager_per_launch_us"],
+                                  *(v for q, v, _ in every.rows if q.strip() in ("slope minus kernel: eager's gap",
+                                                                                "eager gap / graph gap (x)"))]
+    (summary, folded), = [(k, v) for k, v in shown.folded if k == cases.C18_FOLD]
+    assert len(folded.splitlines()) == 1 + len(every.rows) - len(shown.rows)  # header + every other row
+    assert "graph replay, per node (fitted slope, wall clock)" in folded and "device slope minus kernel" in folded
+    # a timeline-judged eager gap (no slope fit) keeps that row instead
+    timeline = cases.judged_rows(every, by_slope=False)
+    assert "eager: gap (timeline median, profiler on)" in timeline.column("quantity")
+
+
+def test_the_add_fold_says_where_the_probe_reads_above_the_loop():
+    """Review 2026-12-06z 03-04 item 3: at 2^20 the probe read Triton's launch at 24.2 us, above the
+    18.9 us a whole call took in a loop: the fold says so, an upper bound. On the recorded sweep."""
+    sweep = _recorded("triton_add_sweep")
+    first = sweep.value["rows"][0]
+    line = cases.probe_over_loop(first)
+    if first.get("triton_loop_us") is None:
+        pytest.skip("this record timed no loop of adds")
+    assert (line != "") == (float(first["triton_host_us"]) > float(first["triton_loop_us"]))
+    if line:
+        assert line.startswith(f"At {cases.elements(first['elements'])} the probe reads above a loop's whole call")
+        assert line.endswith("an upper bound, not a launch time.")
+        assert line in dict(cases.add_table(sweep).folded)[cases.ADD_TIMES_FOLD]
+    below = {**first, "triton_host_us": 1.0, "torch_host_us": 1.0}
+    assert cases.probe_over_loop(below) == ""
+
+
+def test_the_cpu_launch_takeaway_quotes_the_recorded_graph_gap():
+    """Review 2026-12-06z 03-04 item 12: the CPU takeaway said 'a CUDA Graph removes it on a GPU',
+    measured nowhere on the page and too strong: it quotes the recorded gaps, labelled recorded;
+    with nothing recorded it says nothing of a GPU."""
+    sweep, gaps = _recorded("launch_overhead"), _recorded("timeline_launch_gaps")
+    evidence, where = cases.c18_case(False, {}, {}, sweep, gaps, "cpu")
+
+    class Fit:
+        per_item_us = 2.0
+
+    cpu_sweep = type("S", (), {"fits": {"eager (CPU ops)": Fit()}})()
+    line = cases.launch_line(False, evidence, cpu_sweep, "cpu", where=where)
+    _, _, eager_gap, _ = cases.seed_contrast(evidence)
+    assert line.startswith("2.0 us of Python and dispatcher per tiny op here; recorded on nvidia-h200")
+    assert f"from {eager_gap:.2f} to " in line and f"{evidence['graph_launch_gap_us']:.2f} us" in line
+    assert "removes" not in line
+    assert cases.launch_line(False, None, cpu_sweep) == "2.0 us of Python and dispatcher per tiny op here"

@@ -246,7 +246,21 @@ def test_the_recorded_h200_c25_is_priced_back_and_this_source_s_copy_parts_cost_
     assert estimate.copies == {part: (priced[part], now[part]) for part in priced}
     other = cost_model.RECORDED_TOTAL_S - sum(cost_model.RECORDED_CELLS_S.values())
     assert estimate.cells["other cells"] == pytest.approx(other + sum(now.values()) - sum(priced.values())
-                                                          + estimate.plateau_step_s)
+                                                          + estimate.plateau_step_s
+                                                          + estimate.plateau_windows_s)
+
+
+def test_the_plateau_s_round_windows_are_priced_in_the_model():
+    """Review 2026-12-06z 05-07 item 2: five plateau windows at the knee's 8 workers (a batch
+    per worker of warm-up, a queue of 16 steps, the workers' first decode), about 5.4 s on the
+    H200 record, counted in the model's other cells and said in its lines."""
+    record = json.loads((ROOT / cost_model.RECORD).read_text())
+    run = record["numbers"][0]
+    one = cost_model.plateau_window_seconds({**record, "numbers": [run]}, rounds=1)
+    assert one == pytest.approx(24 * run["step_as_swept_s"] + 64 * run["sample_cost_s"])
+    estimate = cost_model.chapter_seconds(record, cost_model.current_designs())
+    assert 4 < estimate.plateau_windows_s < 7
+    assert any("the plateau's round windows (new" in line for line in estimate.lines())
 
 
 def test_the_plateau_s_step_beside_decoders_is_priced_and_counted():

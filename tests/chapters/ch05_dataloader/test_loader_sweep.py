@@ -1188,11 +1188,13 @@ def test_the_shared_core_is_named_only_when_the_rounds_interval_clears_the_band(
                   on_gpu=True, cores=16, loaded_rounds=5, kernels_per_step=320.0, gpu_busy_step_s=0.0140)
     noisy = _loaded_plateau(1501.0, **values, loaded_slowdown=1.20, loaded_slowdown_low=0.98,
                             loaded_slowdown_high=1.45)
-    gpu_noisy = dataclasses.replace(noisy, gpu_idle_share=0.50 + 0.003, step_s=0.0287)
+    # the plateau's own step (inside the sweep) is what the idle share is read against (review
+    # 2026-12-06z 05-07 item 3)
+    gpu_noisy = dataclasses.replace(noisy, gpu_idle_share=0.50 + 0.003, step_s=0.0287, swept_step_s=0.0287)
     assert not gpu_noisy.bound.startswith("the main thread's core")
     # review 2026-12-04k item 2: the share of the unprofiled step, the profiler's beside it
-    assert gpu_noisy.bound.startswith("the host's side: the GPU idles 51% of the unprofiled step (busy 14.0 "
-                                      "of 28.7 ms; 50% under the profiler); 320 kernels a step")
+    assert gpu_noisy.bound.startswith("the host's side: the GPU idles 51% of the plateau's unprofiled step "
+                                      "(busy 14.0 of 28.7 ms; 50% under the profiler); 320 kernels a step")
     assert gpu_noisy.bound.endswith("each step ends in a synchronize, so the host's work and the GPU's run in series")
     assert "beside / alone over 5 interleaved rounds 1.20x [0.98, 1.45]" in gpu_noisy.explanation()
     clear = dataclasses.replace(gpu_noisy, loaded_slowdown=1.30, loaded_slowdown_low=1.18, loaded_slowdown_high=1.43)

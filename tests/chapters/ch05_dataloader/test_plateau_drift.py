@@ -207,15 +207,17 @@ def test_a_steady_step_is_timed_once_and_before_the_knee_s_profile(monkeypatch):
 def test_the_bound_s_idle_share_is_the_unprofiled_step_s_with_the_profiler_s_beside_it():
     """Cell 13 printed 'the GPU idles 62% of the profiled steps (47 us between launches)': 893
     gaps of 47 us are 42 ms, more than the 37.7 ms step. GPU busy 22.9 of 37.7 ms is 39% idle."""
+    # read against the plateau's own step inside the sweep, 41.1 ms (review 2026-12-06z 05-07
+    # item 3; the 13:51 record's step apart was 37.7 ms: 39%)
     plateau = _h200()
-    assert plateau.idle_share == pytest.approx(1 - 22.9 / 37.7)
-    assert plateau.host_bound  # 39% > HOST_BOUND_IDLE_SHARE, chapter 08's 30%
-    assert plateau.bound.startswith("the host's side: the GPU idles 39% of the unprofiled step (busy 22.9 of "
-                                    "37.7 ms; 62% under the profiler); 893 kernels a step")
+    assert plateau.idle_share == pytest.approx(1 - 22.9 / 41.1)
+    assert plateau.host_bound  # 44% > HOST_BOUND_IDLE_SHARE, chapter 08's 30%
+    assert plateau.bound.startswith("the host's side: the GPU idles 44% of the plateau's unprofiled step (busy "
+                                    "22.9 of 41.1 ms; 62% under the profiler); 893 kernels a step")
     assert "between launches" not in plateau.bound
     # busier than the threshold allows idle: the GPU's compute, whatever the profiler said
-    busy = _h200(gpu_busy_step_s=0.0377 * (1 - HOST_BOUND_IDLE_SHARE) + 0.001)
-    assert not busy.host_bound and busy.bound.startswith("the GPU's compute: it is busy 73% of the unprofiled step")
+    busy = _h200(gpu_busy_step_s=0.0411 * (1 - HOST_BOUND_IDLE_SHARE) + 0.001)
+    assert not busy.host_bound and busy.bound.startswith("the GPU's compute: it is busy 72% of the plateau's unprofiled step")
     # a record without the busy time keeps the profiled share, labelled as the profiled steps'
     old = _h200(gpu_busy_step_s=None)
     assert old.idle_share == 0.62 and "62% of the profiled steps" in old.bound
@@ -250,3 +252,31 @@ def test_the_reproduce_record_keeps_the_step_rounds(monkeypatch):
     kept = reproduce.measure_numbers(quick=True, knobs=False)["plateau"]
     for key in ("loaded_times_s", "loaded_alone_times_s", "loaded_rounds", "loaded_first_drift"):
         assert kept[key] == plateau[key], key
+
+
+def test_the_gpu_idle_share_is_read_against_the_plateaus_own_step():
+    """Review 2026-12-06z 05-07 item 3: the H200 page read 'the GPU's compute: busy 76% of the
+    unprofiled step' from 1 - 22.7 / 30.0 ms, the step timed apart with 4 workers, while the
+    plateau's own steps took 36.3 ms inside the sweep: 37% idle, the host's side."""
+    plateau = dataclasses.replace(_h200(swept_step_s=0.0363, gpu_busy_step_s=0.0227), step_s=0.030)
+    assert plateau.idle_step_s == 0.0363
+    assert plateau.idle_share == pytest.approx(1 - 0.0227 / 0.0363)
+    assert plateau.host_bound and plateau.bound.startswith("the host's side")
+    assert "of the plateau's unprofiled step (busy 22.7 of 36.3 ms" in plateau.idle_text()
+    # without the sweep's step, the step timed apart, as before
+    apart = dataclasses.replace(_h200(swept_step_s=None, gpu_busy_step_s=0.0227), step_s=0.030)
+    assert apart.idle_share == pytest.approx(1 - 0.0227 / 0.030)
+    assert "of the unprofiled step (busy 22.7 of 30.0 ms" in apart.idle_text()
+
+
+def test_short_cores_bound_the_plateau_before_its_wait_share_does():
+    """Review 2026-12-06z 05-07 item 7: on the 2-core CPU page the bound flipped between 'the
+    loader' (waiting 51%) and 'the cores' (45%) while the arithmetic asked for more workers than
+    the one spare core in both runs: the cause is named first, the wait as its symptom."""
+    short = _h200(on_gpu=False, cores=2, workers_needed=2.2, wait_share=0.51)
+    assert short.cores_short
+    assert short.bound.startswith("the cores (the decode): the arithmetic asks for 2.2 workers, 1 core(s) are spare")
+    assert short.bound.endswith("; the step waits 51% of the time for data")
+    assert _h200(on_gpu=False, cores=2, workers_needed=2.2, wait_share=0.45).bound.startswith("the cores (the decode)")
+    # enough cores: a wait over half the time is the loader's, as before
+    assert _h200(on_gpu=False, cores=16, workers_needed=2.2, wait_share=0.51).bound.startswith("the loader")

@@ -97,9 +97,25 @@ def test_the_fp16_reading_says_what_batchnorm_float32_is_set_against_from_09s_re
     from labkit.chapters.ch08_inference_ladder import explain
 
     said = explain.batchnorm_kept()
+    # read from 09's recorded float16 audit (the 2026-12-05 record: 1.12x the stream's time; the
+    # 2026-12-06 re-record judged its fixes by device-busy time, the run host-bound: 1.16x)
+    from labkit.core import results
+    fix = next(r for r in results.recorded(explain.AUDIT_CHAPTER, explain.AUDIT_KEY, "nvidia-h200")["recommendations"]
+               if r["title"].startswith("keep BatchNorm float32"))
+    clock = "the stream's time" if "CUDA events" in fix["clock"] else "the time"
     assert said == ("BatchNorm kept float32 (against all-half: 176 against 282 launches a batch, "
-                    "1.12x the stream's time in 09's recorded audit)")
+                    f"{fix['ratio']:.2f}x {clock} in 09's recorded audit)")
     assert "more device time" not in said
+    # the stream's clock named where the record used it (the 2026-12-05 record's)
+    (tmp_path / "nvidia-h200.json").write_text(json.dumps({"chapters": {"09_audit_your_model": {
+        "audit_resnet50_fp16": {"payload": {"recommendations": [
+            {"title": "keep BatchNorm float32 (53 of them half)", "ratio": 1.12, "launches": [282, 176],
+             "clock": "the stream's time per batch (CUDA events: idle gaps included)"}]}}}}}))
+    monkeypatch.setenv("LABKIT_RESULTS_DIR", str(tmp_path))
+    assert explain.batchnorm_kept("nvidia-h200") == (
+        "BatchNorm kept float32 (against all-half: 176 against 282 launches a batch, 1.12x the stream's "
+        "time in 09's recorded audit)")
+    monkeypatch.delenv("LABKIT_RESULTS_DIR")
     # a record without 09's float16 audit, or one missing its launches: said, no error
     (tmp_path / "nvidia-h200.json").write_text(json.dumps({"chapters": {"09_audit_your_model": {
         "audit_resnet50_fp16": {"payload": {"recommendations": [
