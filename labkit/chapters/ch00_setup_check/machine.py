@@ -17,6 +17,10 @@ from labkit.chapters.ch00_setup_check import power_cap
 from labkit.core import results
 from labkit.measure import conditions
 from labkit.session import Recorded
+from labkit.show import ceilings_text
+from labkit.show.ceilings_text import MATH_NAMES
+from labkit.show.ceilings_text import minute as _minute
+from labkit.show.ceilings_text import rate as _rate
 from labkit.show.table import Table
 
 FINGERPRINT_NAMES = {
@@ -34,8 +38,6 @@ SIZE_NAMES = {
     "cnn_batch": ("CNN batch size (chapter 03)", ""), "cnn_image": ("CNN image side (chapter 03)", ""),
     "memory_budget_bytes": ("memory budget the sizes are chosen within", "bytes"),
 }
-MATH_NAMES = {"float32": "float32", "tfloat32": "TF32 (float32 data)", "bfloat16": "bfloat16",
-              "float16": "float16"}
 
 
 class Said(str):
@@ -83,56 +85,13 @@ def sizes_table(sizes: Mapping[str, object]) -> Table:
     return table
 
 
-def _rate(value: float | None) -> str:
-    return "-" if not value else (f"{value:,.0f}" if value >= 100 else f"{value:.3g}")
-
-
 def ceilings_line(measured: object, caches: Mapping[str, int] | None = None, from_cache: bool = False) -> Said:
-    """This machine's ceilings in one line, with when they were measured (review 2026-12-05p 00-02
-    item 6: the page printed the `Ceilings` dataclass's repr, ~1,900 characters, every sweep point
-    and the fingerprint in it; the sweep has its own table below). With `caches` (the sizes this
-    machine reports past L1, `conditions.reported_caches`), where the copy's buffers sit against them
-    (`copy_buffer_text`).
-
-    Review 2026-12-06z 00-02 item 4: the H200 page said 'measured 2026-12-06 06:40' over a copy
-    ceiling kept from 2026-12-05 17:39 (a refresh keeps the higher reading), and chapter 02 printed
-    the cached ceilings with no date at all. Each ceiling kept from an earlier run is now named with
-    its own date and this run's reading (`details["kept_higher"]`), and `from_cache` says the line was
-    read from the cache, not measured by the page that prints it."""
-    rates = ", ".join(f"{MATH_NAMES.get(math, math)} {_rate(rate)}"
-                      for math, rate in measured.matmul_tflops.items())  # type: ignore[attr-defined]
-    when = _minute(getattr(measured, "measured_at", "")) or "time not recorded"
+    """This machine's ceilings in one line, with when each was measured (`show.ceilings_text`,
+    which chapter 02 prints too: review 2026-12-06z 00-02 item 4). With `caches` (the sizes this
+    machine reports past L1, `conditions.reported_caches`), where the copy's buffers sit against
+    them (`copy_buffer_text`)."""
     where = copy_buffer_text(getattr(measured, "copy_bytes", 0), caches) if caches is not None else ""
-    kept = _kept_by_date(measured)
-    read = "read from the cache; " if from_cache else ""
-    head = (f"Ceilings of this machine ({read}measured {when} UTC)" if not kept else
-            f"Ceilings of this machine ({read.removesuffix('; ')})" if from_cache else "Ceilings of this machine")
-    # read from the cache (chapter 02): the dates alone, in fewer words (chapter 00 says why a ceiling is kept)
-    tail = "" if not kept else (f" Measured {when} UTC, except " + "; ".join(
-        f"{_and(names)}, kept from {date} UTC" + ("" if from_cache else f" (this run {_and(values)})")
-        for date, names, values in kept)
-        + ("." if from_cache else ": a ceiling is the best reading, and a loaded run reads low."))
-    return Said(f"{head}: copy {_rate(measured.copy_gbps)} GB/s "  # type: ignore[attr-defined]
-                f"(read + write); matmul TFLOP/s: {rates}." + tail + (f" {where}" if where else ""))
-
-
-def _and(items: list[str]) -> str:
-    return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} and {items[-1]}"
-
-
-def _kept_by_date(measured: object) -> list[tuple[str, list[str], list[str]]]:
-    """The ceilings a refresh kept from earlier runs (`ceilings.higher_of`), grouped by the date each
-    was measured: (date, names, this run's readings), oldest first; [] where none was kept."""
-    details = measured.get("details") if isinstance(measured, Mapping) else getattr(measured, "details", None)
-    kept = dict(dict(details or {}).get("kept_higher") or {})
-    names = {"copy_gbps": "copy", **{f"matmul_tflops.{m}": n for m, n in MATH_NAMES.items()}}
-    by_date: dict[str, tuple[list[str], list[str]]] = {}
-    for key, found in kept.items():
-        if isinstance(found, Mapping) and found.get("measured_at"):
-            group = by_date.setdefault(_minute(found["measured_at"]), ([], []))
-            group[0].append(names.get(key, key))
-            group[1].append(_rate(found.get("this_run")))
-    return [(date, *by_date[date]) for date in sorted(by_date)]
+    return Said(ceilings_text.ceilings_line(measured, from_cache=from_cache) + (f" {where}" if where else ""))
 
 
 def copy_buffer_text(copy_bytes: int | None, caches: Mapping[str, int]) -> str:
@@ -196,10 +155,6 @@ def times(ratio: float) -> str:
     reference H200's copy ceiling as '1x' this H100's (4,246 against 3,004 GB/s, 1.41x) where the
     ratio was rounded to a whole number for a CPU's 50-100x."""
     return f"{ratio:.2f}x" if ratio < 10 else f"{ratio:,.0f}x"
-
-
-def _minute(stamp: object) -> str:
-    return str(stamp)[:16].replace("T", " ")
 
 
 def ceilings_dates(ceilings: Mapping) -> str:

@@ -21,6 +21,7 @@ from labkit.claims import quiz_keys, reproduced
 from labkit.core import env, results
 from labkit.measure import bench, ceiling_store, clocks, conditions, copies, pace
 from labkit.measure.timing import Comparison, Timing, format_seconds
+from labkit.show import ceilings_text
 from labkit.show.table import Table
 from labkit.show.table import comparison as table_comparison
 from labkit.show.table import rows as table_rows
@@ -211,10 +212,8 @@ def ceilings_line(ceiling: object, from_cache: bool) -> str:
     """The ceilings every share below is taken of, with when each was measured and whether they
     were read from the cache (review 2026-12-06z 00-02 item 4: the page printed 'copy 44.0 GB/s'
     with no date, read from a cache measured at 03:20, while chapter 00's page, run at 07:05, read
-    31.1 GB/s): chapter 00's line (`machine.ceilings_line`), one format for both pages."""
-    from labkit.chapters.ch00_setup_check.machine import ceilings_line as line
-
-    return str(line(ceiling, from_cache=from_cache))
+    31.1 GB/s): chapter 00's line (`show.ceilings_text`), one format for both pages."""
+    return ceilings_text.ceilings_line(ceiling, from_cache=from_cache)
 
 
 def c2_copy_first_note(cases: list[Mapping], case: str = "3-D batch") -> str:
