@@ -368,6 +368,8 @@ cases.kept_table(runs, kept_runs)
 
 # %%
 judged, shown = cases.c7_split(runs, chapter.on_gpu)  # a GPU: fp16 where the device bounds img/s
+# the optional section's, where it ran (a room that skips it still judges C7)
+kept_runs, half_note = globals().get("kept_runs"), globals().get("half_note")
 c7 = chapter.judge("C7", {
     "channels_last_stride1": img_cl.stride()[1], "runs": judged, "other_runs": shown,
     "kept": {"runs": kept_runs} if kept_runs else None, "flags": c7_flagged,

@@ -705,9 +705,11 @@ chapter.table(pending=[c.id for c in chapter.claims() if c.id not in {v.claim_id
 # %%
 chapter.remember([
     f"Fold a frozen model: folded, ResNet-50 matched its original to float32 rounding "
-    f"({folded_error['max_rel_error']:.0e} relative); one training step later the stale folded "
-    f"copy was off by {stale['folded copy']['max_rel_error']:.0e}; "
-    f"{cases.fold_speed(folding_stated, folding_gain, folding_spread)}{' by device time' if chapter.on_gpu else ''}.",
+    f"({folded_error['max_rel_error']:.0e} relative); "
+    # the optional 'two traps' section's, where it ran (a room that skips it still gets the rest)
+    + (f"one training step later the stale folded copy was off by "
+       f"{globals()['stale']['folded copy']['max_rel_error']:.0e}; " if "stale" in globals() else "")
+    + f"{cases.fold_speed(folding_stated, folding_gain, folding_spread)}{' by device time' if chapter.on_gpu else ''}.",
     f"A value branch breaks the graph: the seed's function made {report.graph_count} graphs "
     f"({report.graph_break_count} break(s)); torch.cond, {cond_report.graph_count}.",
     # the recompile cliff is said under its own table (`recompile_lesson`, the optional section),

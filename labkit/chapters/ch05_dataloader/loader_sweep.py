@@ -828,18 +828,23 @@ HOLDS, MISSES, ROUND_NOT_RESOLVED = "holds", "misses", "not resolved"
 
 def round_ratios(batch_size: int, rates: Sequence[float], waits_s: Sequence[float],
                  steps_s: Sequence[float]) -> list[float]:
-    """Each round's measured / predicted: the window's samples/s over batch / (the step timed
-    beside the decoders in that round + the window's own mean wait a step). Review 2026-12-06z
-    05-07 item 2: both halves of the ratio come from one round, so a drift of the machine's
-    pace that slows both alike cancels in it."""
+    """Each round's step beside the decoders over the step its plateau window ran: the window's
+    own step is its wall time a step less its mean wait (batch / samples/s - wait; the sweep's
+    windows are steps and waits back to back). Review 2026-12-06z 05-07 item 2: both from one
+    round, so a drift of the machine's pace that slows both alike cancels in it. The session-z
+    code review: the plateau's measured / predicted, (step + wait) / (window's step + wait),
+    reads this ratio diluted by the wait (a step 30% off read 1.10x at 67% waiting), and tends to
+    1 as the wait grows; the step ratio is what the arithmetic rests on, undiluted."""
     if not len(rates) == len(waits_s) == len(steps_s):
         raise ValueError(f"one window rate, wait and step a round, got {len(rates)}, {len(waits_s)}, "
                          f"{len(steps_s)}")
     if batch_size < 1 or any(not r > 0 or not s > 0 or w < 0
                              for r, w, s in zip(rates, waits_s, steps_s, strict=True)):
         raise ValueError("need batch_size >= 1, rates and steps > 0, waits >= 0")
-    return [float(r) * (float(s) + float(w)) / batch_size
-            for r, w, s in zip(rates, waits_s, steps_s, strict=True)]
+    own = [batch_size / float(r) - float(w) for r, w in zip(rates, waits_s, strict=True)]
+    if any(not o > 0 for o in own):
+        raise ValueError(f"a window's step (batch / rate - wait) must be > 0, got {own}")
+    return [float(s) / o for s, o in zip(steps_s, own, strict=True)]
 
 
 def _ratio_halves(ratios: Sequence[float]) -> tuple[float, float] | None:
@@ -870,14 +875,33 @@ def round_call(ratios: Sequence[float], tolerance: float = PLATEAU_TOLERANCE) ->
         return out
     mean, low, high = intervals.geometric_interval(values)
     out.update(ratio=mean, low=low, high=high)
+    # a miss first (the session-z code review: ratios 0.60-0.70, every round far outside the
+    # band, read 'not resolved' behind the drift veto); the veto then guards a 'holds' only
+    if high < 1 - tolerance or low > 1 + tolerance:
+        out["call"] = MISSES
+        return out
     halves = _ratio_halves(values)
     if halves is not None and max(halves) > (1 + tolerance) * min(halves):
         out["drift"] = halves
         return out
     if 1 - tolerance <= low and high <= 1 + tolerance:
         out["call"] = HOLDS
-    elif high < 1 - tolerance or low > 1 + tolerance:
-        out["call"] = MISSES
+    return out
+
+
+def windows_call(call: dict, windows_rate: float | None, measured: float | None,
+                 tolerance: float = PLATEAU_TOLERANCE) -> dict:
+    """round_call's dict, with the rounds' windows set against the sweep's plateau: where their
+    samples/s differ past the band, the windows were not the plateau the arithmetic explains,
+    so a 'holds' is not resolved ('windows_off' says by how much). The session-z code review:
+    the round call never looked at the plateau it vouched for (windows 1,580 against the
+    sweep's 1,495 predicted at 1,753 read 'holds')."""
+    out = dict(call)
+    if windows_rate and measured:
+        off = float(windows_rate) / float(measured)
+        out["windows_off"] = off
+        if out["call"] == HOLDS and abs(off - 1) > tolerance:
+            out["call"] = ROUND_NOT_RESOLVED
     return out
 
 
@@ -886,14 +910,17 @@ def round_rule(rounds: int, tolerance: float = PLATEAU_TOLERANCE) -> str:
     df = max(rounds - 1, 1)
     return (f"The plateau's check, round by round: each of {rounds} rounds times a window of the "
             "plateau's first worker count (samples over wall time, as the sweep runs it) back to "
-            "back with the step beside as many decoding workers; its ratio is the window's "
-            "samples/s over batch / (that step + the window's own wait). The call is the "
+            "back with the step beside as many decoding workers; its ratio is that step over the "
+            "window's own step (batch / its samples/s, less its wait a step): the arithmetic "
+            "batch / (step + wait) rests on the two being one step. The call is the "
             f"geometric mean of the ratios with a 95% interval (Student t, {df} df: "
-            f"{intervals.t_quantile(df):.2f}): it holds when the interval lies inside the "
-            f"{tolerance:.0%} band ({1 - tolerance:.2f}-{1 + tolerance:.2f}x), misses when it lies "
-            "outside it, else not resolved; not resolved too where the ratio's first and last "
-            "half of rounds differ past the band (a drift that did not cancel). A drift common "
-            "to the window and the step cancels within its round (review 2026-12-06z 05-07 item 2).")
+            f"{intervals.t_quantile(df):.2f}): it misses when the interval lies outside the "
+            f"{tolerance:.0%} band ({1 - tolerance:.2f}-{1 + tolerance:.2f}x), holds when it lies "
+            "inside it, else not resolved; not resolved too where the ratio's first and last "
+            "half of rounds differ past the band (a drift that did not cancel), or where the "
+            "windows' samples/s differ from the sweep's plateau past the band (they were not "
+            "the plateau). A drift common to the window and the step cancels within its round "
+            "(review 2026-12-06z 05-07 item 2).")
 
 
 def round_text(call: Mapping, why: bool = True) -> str:
@@ -902,10 +929,13 @@ def round_text(call: Mapping, why: bool = True) -> str:
     if call.get("low") is None:
         return f"{call.get('rounds', 0)} round(s): no interval, {ROUND_NOT_RESOLVED}"
     said = f"{call['ratio']:.2f}x [{call['low']:.2f}, {call['high']:.2f}]: {call['call']}"
-    if call.get("drift") and why:
+    if call.get("drift") and why and call["call"] != MISSES:
         first, last = call["drift"]
         said += (f" (the ratio moved {first:.2f}x over the first rounds, {last:.2f}x over the last: "
                  "past the band, a drift that did not cancel)")
+    off = call.get("windows_off")
+    if off is not None and why and abs(off - 1) > float(call.get("tolerance") or PLATEAU_TOLERANCE):
+        said += f" (the windows ran {off:.2f}x the sweep's plateau: past the band, not the plateau)"
     return said
 
 
@@ -1048,8 +1078,9 @@ class Plateau:
         where it was not timed round by round (a record from before: drift and agrees judge it)."""
         if not self.paired:
             return None
-        return round_call(round_ratios(self.batch_size, self.round_rates, self.round_waits_s,
-                                       self.round_steps_s), self.tolerance)
+        return windows_call(round_call(round_ratios(self.batch_size, self.round_rates, self.round_waits_s,
+                                                    self.round_steps_s), self.tolerance),
+                            self.rounds_rate, self.measured, self.tolerance)
 
     @property
     def round_decision(self) -> str | None:
@@ -1671,8 +1702,11 @@ class Plateau:
         arm, (earlier, later) = found
         what = {"alone": "alone", "private": "on its private batch, no worker alive, before -> after the rounds"}.get(
             arm, f"beside {self.loaded_workers} decoding worker(s)")
+        # said only where the call held (the session-z code review: beside a not-resolved call,
+        # or an arm no window was paired with, 'their windows moved with it' claimed too much)
+        check = self.round_check() or {}
         shared = ("; the rounds' ratios did not move past the band: their windows moved with it"
-                  if not (self.round_check() or {}).get("drift") else "")
+                  if check.get("call") == HOLDS and arm == "beside" else "")
         return f"The step {what} moved {earlier * 1e3:.1f} -> {later * 1e3:.1f} ms over the rounds{shared}"
 
     def _paired_text(self) -> str:
@@ -1682,10 +1716,10 @@ class Plateau:
         check = self.round_check() or {}
         said = [f"Round by round ({len(self.round_rates)} rounds, each a window of {self.loaded_workers} "
                 f"worker(s) as the sweep runs it, {self.rounds_rate:.0f} samples/s in all, back to back "
-                f"with the step beside {self.loaded_workers} decoding worker(s)): the window's samples/s "
-                f"over {self.batch_size} / (that step + the window's own wait) = {round_text(check)}. "
-                f"The rule: the 95% interval holds inside the {self.tolerance:.0%} band, misses outside "
-                "it, else is not resolved", self.moved_text(), self.wait_text().removeprefix(". ")]
+                f"with the step beside {self.loaded_workers} decoding worker(s)): that step over the "
+                f"window's own step = {round_text(check)}. The rule: the 95% interval misses outside "
+                f"the {self.tolerance:.0%} band, holds inside it, else is not resolved",
+                self.moved_text(), self.wait_text().removeprefix(". ")]
         if self.swept_step_s:
             said.append(f"Inside the sweep a step took {self.swept_step_s * 1e3:.1f} ms")
         if self.cores_text() and not self.cores_bound:

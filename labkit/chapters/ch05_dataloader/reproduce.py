@@ -239,7 +239,11 @@ def plateau_now(run: dict) -> dict | None:
     figures = round_figures(plateau, batch)
     if figures is not None:
         try:
-            check = loader_sweep.round_call(loader_sweep.round_ratios(int(batch), *figures), tolerance)  # type: ignore[call-overload]
+            rates = [float(r) for r in figures[0]]
+            windows = len(rates) / sum(1 / r for r in rates)  # their samples over their wall time
+            check = loader_sweep.windows_call(
+                loader_sweep.round_call(loader_sweep.round_ratios(int(batch), *figures), tolerance),  # type: ignore[call-overload]
+                windows, plateau.get("measured"), tolerance)
         except (TypeError, ValueError):  # figures a round-by-round call cannot read: as before
             check = None
         if check is not None:
@@ -486,7 +490,9 @@ def summarise_numbers(runs: Sequence[dict], reference: dict | str | None = RECOR
         if plateau:
             lines.append(f"      plateau {plateau['measured']:.0f} samples/s against "
                          f"{plateau['predicted']:.0f} from the step {plateau['step_used']} "
-                         f"({_plateau_band(plateau)}); bound: {r['plateau']['bound']}")
+                         # the record's rounds beside today's reading, so a drift names its arm
+                         # (the session-z code review: plateau_now's dict alone has no rounds)
+                         f"({_plateau_band({**r['plateau'], **plateau})}); bound: {r['plateau']['bound']}")
             handed = r["plateau"].get("predicted_handover")
             if handed:  # review 2026-12-04m item 3: the step beside + the hand-over, both timed apart
                 restart = r["plateau"].get("handover_restart_s")

@@ -68,7 +68,11 @@ def test_a_drift_common_to_window_and_step_cancels_and_the_call_holds():
     assert old.drift == pytest.approx((0.0265, 0.0327)) and not old.predicted_this_run
     paired = _plateau(**_rounds())
     ratios = loader_sweep.round_ratios(BATCH, paired.round_rates, paired.round_waits_s, paired.round_steps_s)
-    assert ratios == pytest.approx(NOISE)
+    # each round's step beside over the window's own step (batch / rate - wait): the common pace
+    # cancels; the windows' noise shows, undiluted by the wait (the session-z code review)
+    assert ratios == pytest.approx([s / (BATCH / r - WAIT_S) for r, s in zip(paired.round_rates,
+                                                                                paired.round_steps_s, strict=True)])
+    assert max(abs(r - 1) for r in ratios) < 0.03
     check = paired.round_check()
     assert check["call"] == loader_sweep.HOLDS and 0.85 <= check["low"] <= check["high"] <= 1.15
     assert paired.drift is None and paired.predicted_this_run
@@ -123,7 +127,8 @@ def test_the_interval_is_the_knob_rule_s_student_t_on_logs():
     assert check["low"] == pytest.approx(np.exp(logs.mean() - half), rel=1e-3)
     assert check["high"] == pytest.approx(np.exp(logs.mean() + half), rel=1e-3)
     rule = loader_sweep.round_rule(5)
-    assert "Student t, 4 df: 2.78" in rule and "holds when the interval lies inside the 15% band" in rule
+    assert "Student t, 4 df: 2.78" in rule and "misses when the interval lies outside the 15% band" in rule
+    assert "holds when it lies inside it" in rule and "not the plateau" in rule
     with pytest.raises(ValueError):
         loader_sweep.round_ratios(BATCH, [1000.0], [0.0], [])
 
@@ -172,7 +177,8 @@ def test_reproduce_judges_runs_with_rounds_by_the_round_call():
 
 def test_an_older_record_without_rounds_is_judged_as_before():
     """The H200's reproduce record of 2026-12-06 (no per-round figures): 1 of 3, as it read."""
-    record = json.loads((ROOT / "results/reproduce/nvidia-h200-05_dataloader.json").read_text())
+    # the 2026-12-06 07:02 record, kept beside the test: the next reproduce of 05 replaces the live one
+    record = json.loads(Path(__file__).with_name("h200_reproduce_2026-12-06.json").read_text())
     runs = record["numbers"]
     checked = [reproduce.plateau_now(r) for r in runs]
     assert all("round" not in c for c in checked)
@@ -267,3 +273,64 @@ def test_plateau_reads_the_rounds_and_does_not_settle_and_retry(monkeypatch):
     assert plateau.round_decision == loader_sweep.HOLDS and plateau.drift is None
     unpaired = dataclasses.replace(plateau, round_rates=(), round_waits_s=(), round_steps_s=())
     assert unpaired.drift is not None  # the same steps under the old rule: vetoed
+
+
+def test_the_check_reads_the_step_not_the_plateau_diluted_by_its_wait():
+    """The session-z code review: measured / predicted, (step + wait) / (window's step + wait),
+    read a step 30% off as 1.10x at 67% waiting, inside the band; the step ratio reads 1.30x."""
+    wait, own, beside = 0.020, 0.010, 0.013  # the window's step 10 ms, waiting 20 ms a step (67%)
+    rate = BATCH / (own + wait)
+    diluted = rate * (beside + wait) / BATCH
+    assert diluted == pytest.approx(1.10)
+    ratios = loader_sweep.round_ratios(BATCH, [rate] * 5, [wait] * 5, [beside * k for k in NOISE])
+    assert loader_sweep.round_call(ratios)["call"] == loader_sweep.MISSES
+
+
+def test_a_clear_miss_is_not_hidden_by_the_drift_veto():
+    """The session-z code review: ratios 0.60-0.70, every round far outside the band, read 'not
+    resolved' because their halves differ by 1.17x."""
+    check = loader_sweep.round_call([0.60, 0.60, 0.65, 0.70, 0.70])
+    assert check["call"] == loader_sweep.MISSES and check["drift"] is None
+
+
+def test_windows_that_are_not_the_plateau_resolve_nothing():
+    """The session-z code review: the windows ran 1,580 samples/s against the sweep's 1,495 (a
+    1,753 prediction) and the call said 'holds' without looking at the plateau: windows past the
+    band from the sweep's plateau are not it."""
+    held = loader_sweep.round_call([1.01, 0.99, 1.02, 0.98, 1.00])
+    assert held["call"] == loader_sweep.HOLDS
+    assert loader_sweep.windows_call(held, 1580.0, 1495.0)["call"] == loader_sweep.HOLDS  # 1.06x
+    off = loader_sweep.windows_call(held, 1753.0, 1495.0)
+    assert off["call"] == loader_sweep.ROUND_NOT_RESOLVED and off["windows_off"] == pytest.approx(1753 / 1495)
+    assert "the windows ran 1.17x the sweep's plateau" in loader_sweep.round_text(off)
+    missed = loader_sweep.windows_call(loader_sweep.round_call([0.6] * 4 + [0.62]), 1753.0, 1495.0)
+    assert missed["call"] == loader_sweep.MISSES  # a miss stays a miss
+
+
+def test_a_window_that_fails_falls_back_to_the_unpaired_step(monkeypatch):
+    """The session-z code review: a window's loader forks as many workers again beside the parked
+    decoders; where it fails (a WorkerFailure, or memory), the step is timed unpaired, with a
+    warning that says why, and the cell does not crash."""
+    calls: list[str] = []
+    base = _plateau(loaded_workers=None, loaded_step_s=None, loaded_times_s=(), loaded_alone_times_s=(),
+                    loaded_rounds=None, private_again_s=None, private_after_s=None)
+    monkeypatch.setattr(knee_experiment.loader_sweep, "plateau_of", lambda *a, **k: base)
+
+    def timed(*args, **kwargs):
+        calls.append("paired" if "window" in kwargs else "unpaired")
+        if "window" in kwargs:
+            raise loader_sweep.WorkerFailure("with w8 b64: a worker was killed (out of memory)")
+        times = (0.030,) * 50
+        return fresh_step.LoadedStep(8, times, times, times, times, 5)
+
+    monkeypatch.setattr(knee_experiment.fresh_step, "ready_beside_decoders", timed)
+    monkeypatch.setattr(knee_experiment, "settle", lambda bench, seconds: calls.append("settle"))
+    bench = SimpleNamespace(copy_alone=None, step_as_swept=None, private_step=None, step_s=0.0355,
+                            compute=SimpleNamespace(median_s=0.0243, iqr_s=0.002),
+                            step=SimpleNamespace(device=SimpleNamespace(type="cuda")),
+                            plan=SimpleNamespace(cores=16, batch_size=BATCH), ready=["a batch"], data=None,
+                            batch_load_s=0.12)
+    found = SimpleNamespace(sweep=None, knee=SimpleNamespace(workers_needed=3.5))
+    with pytest.warns(UserWarning, match="round-by-round windows failed .*out of memory"):
+        plateau = knee_experiment.plateau(bench, found)
+    assert calls == ["paired", "unpaired"] and not plateau.paired and plateau.loaded_step_s == 0.030
