@@ -79,8 +79,9 @@
 # re-record them was served an H100 (smoke only: results/h100_smoke/2026-12-06_0835/). Review
 # 2026-12-06z's fixes then changed 00 and 03 too, and 05's plateau is now timed round by round
 # (its item 2). Next session, in order: A (~450 s: 00-04, reproduce 02-04), then C (~300 s:
-# reproduce 05, then 05's page: the reproduce must run the round-by-round check), then L (99,
-# ~10 s, reading both), then D3 (issue 41). 06-09 are current on 0a3720e.
+# reproduce 05, then 05's page: the reproduce must run the round-by-round check), then 06's page
+# (~26 s: review 2026-12-06z 05-07 item 12 changed its text) and L (99, ~10 s, reading them all),
+# then D3 (issue 41). 07-09 are current on 0a3720e.
 # 05 and 07's reproduce compare their runs with the recorded page; each runs before its page in the
 # same call (the page cites the fresh runs), so re-judge it against the fresh page after taking C / E:
 #   .venv/bin/python -c 'import json; from labkit.chapters.ch05_dataloader import reproduce as r; d=json.load(open("results/reproduce/nvidia-h200-05_dataloader.json")); print(chr(10).join(r.summarise_numbers(d["numbers"])["lines"]))'

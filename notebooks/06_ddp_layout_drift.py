@@ -91,7 +91,7 @@ tables.parameters_table(model, model_cl)
 # above). cuDNN often returns such a weight's gradient in channels_last. Here a tiny autograd
 # function hands a *contiguous*
 # parameter a gradient with channels_last strides, and `AccumulateGrad` decides what to keep.
-# Predict: which of the two is kept as it came?
+# The table shows which of the two it keeps as it came.
 
 # %% tags=["nbval-check-output"]
 tables.size_one_table([(32, 16, 1, 1), (16, 3, 3, 3)])  # layout_contract.kept_grad_stride asks AccumulateGrad
@@ -100,8 +100,8 @@ tables.size_one_table([(32, 16, 1, 1), (16, 3, 3, 3)])  # layout_contract.kept_g
 # The 1x1 gradient is kept with channels_last strides, and DDP, whose check compares every
 # stride with the bucket view's, warns
 # about a model nobody converted. So a run whose kernels hand back such gradients warns for 1x1
-# convolutions before any `channels_last` (on GPUs: pytorch/pytorch#47163, #70222; this
-# machine's run shows its own count, in the table below). Whether such a warning costs anything is a
+# convolutions before any `channels_last` (seen on GPUs: pytorch/pytorch#47163, #70222; CPU
+# kernels can do it too: this machine's run shows its own count, in the table below). Whether such a warning costs anything is a
 # question below; Exercise 2 models it.
 
 # %% [markdown]
