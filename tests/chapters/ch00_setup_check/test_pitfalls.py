@@ -569,10 +569,25 @@ def test_mistake_4_on_the_h200_record_of_2026_12_06_shows_one_ratio_and_conclude
     line = pitfalls.allocator_takeaway({**found, "default": SimpleNamespace(**found["default"]),
                                         "kept": SimpleNamespace(**found["kept"])}, pitfalls.format_seconds)
     assert "rerun" not in line and "no conclusion" not in line
-    assert line.endswith("the allocator cost under 1% of the time here, and the gap between the times is within "
-                         "their noise; glibc's raised mmap threshold already kept the memory.")
+    assert line.endswith("the allocator cost under 1% of the time here, and the times, flagged noisy, decide "
+                         "nothing about the gap; glibc's raised mmap threshold already kept the memory.")
     # the rule's edges: 10 extra faults a call at 1.41 us on a 14.8 ms median is priced (10 is not
     # under 10) but under 1% of it; 200 extra faults (282 us, 1.9%) count as more
     assert pitfalls.faulted_no_more({**found, "default_faults_per_call": 11.06})
     assert not pitfalls.faulted_no_more({**found, "default_faults_per_call": 201.06})
     assert pitfalls.why_defaults({**found, "default_faults_per_call": 201.06}) == ""
+
+
+def test_a_vetoed_gap_beside_alike_faults_is_said_to_decide_nothing():
+    """The session-z code review, item 11: the H200 record's rounds read 1.01-1.03x while a noisy
+    timing vetoed them, and the reading called the gap 'within their noise'."""
+    import json
+    from pathlib import Path
+
+    record = json.loads(Path(__file__).with_name("h200_allocator_2026-12-06.json").read_text())
+    found = record.get("payload", record)
+    if not pitfalls.faults_alike(found) or not pitfalls.allocator_trust(found).veto:
+        pytest.skip("the kept record is not a vetoed, faults-alike one")
+    _, verdict = pitfalls.allocator_reading(found)
+    assert "the times, flagged noisy, decide nothing about the gap" in verdict
+    assert "within their noise" not in verdict
