@@ -890,14 +890,11 @@ def past_limit(record: object) -> list[float]:
     span more than SIZE_SPAN_FIT, their step times are fitted against size (least squares, a
     line) and each shape past the limit is read against the fit at its size; where they do not
     (the GPU's 2^25 + k x 1,024, 0.03% apart), against their median, as the question says."""
-    payload = _payload(record) or {}
-    rows, limit = list(payload.get("rows") or ()), int(payload.get("limit") or 0)
-    before = [r for r in rows[:limit] if r.get("step_s")]
+    rows, before = _compiled_rows(record)
     if not before:
         return []
-    sizes = [float(r.get("elements") or 0) for r in before]
-    if len(before) >= 2 and min(sizes) > 0 and max(sizes) > SIZE_SPAN_FIT * min(sizes):
-        slope, intercept = np.polyfit(sizes, [float(r["step_s"]) for r in before], 1)
+    if _sizes_fitted(record):
+        slope, intercept = np.polyfit([float(r["elements"]) for r in before], [float(r["step_s"]) for r in before], 1)
 
         def expected(r: Mapping) -> float:
             return float(slope * float(r.get("elements") or 0) + intercept)
@@ -906,7 +903,22 @@ def past_limit(record: object) -> list[float]:
 
         def expected(r: Mapping) -> float:
             return compiled
+    limit = int((_payload(record) or {}).get("limit") or 0)
     return [float(r["step_s"]) / expected(r) for r in rows[limit:] if r.get("step_s") and expected(r) > 0]
+
+
+def _compiled_rows(record: object) -> tuple[list[Mapping], list[Mapping]]:
+    """The sweep's rows, and those before the recompile limit that timed a step (the compiled shapes)."""
+    payload = _payload(record) or {}
+    rows, limit = list(payload.get("rows") or ()), int(payload.get("limit") or 0)
+    return rows, [r for r in rows[:limit] if r.get("step_s")]
+
+
+def _sizes_fitted(record: object) -> bool:
+    """Whether `past_limit` reads each call against a fit of the compiled shapes' time on size: two
+    or more compiled shapes whose sizes span more than SIZE_SPAN_FIT."""
+    sizes = [float(r.get("elements") or 0) for r in _compiled_rows(record)[1]]
+    return len(sizes) >= 2 and min(sizes) > 0 and max(sizes) > SIZE_SPAN_FIT * min(sizes)
 
 
 def array_size(elements: int, itemsize: int = 4) -> str:
@@ -955,14 +967,6 @@ def recompile_cost_key(record: object) -> Key | str:
 
 
 SAME_SIZE = " (each against the compiled shapes' time fitted at its size: the arrays grow with the shapes)"
-
-
-def _sizes_fitted(record: object) -> bool:
-    """Whether `past_limit` read each call against a fit of the compiled shapes' time on size."""
-    payload = _payload(record) or {}
-    before = [r for r in list(payload.get("rows") or ())[:int(payload.get("limit") or 0)] if r.get("step_s")]
-    sizes = [float(r.get("elements") or 0) for r in before]
-    return len(before) >= 2 and min(sizes) > 0 and max(sizes) > SIZE_SPAN_FIT * min(sizes)
 
 
 def _span(values: Sequence[float]) -> str:

@@ -889,7 +889,13 @@ def round_call(ratios: Sequence[float], tolerance: float = PLATEAU_TOLERANCE) ->
     return out
 
 
-def windows_call(call: dict, windows_rate: float | None, measured: float | None,
+def windows_rate(rates: Sequence[float]) -> float | None:
+    """Windows of as many steps each, together: samples over wall time, their rates' harmonic
+    mean; None without windows."""
+    return len(rates) / sum(1 / float(r) for r in rates) if rates else None
+
+
+def windows_call(call: dict, rounds_rate: float | None, measured: float | None,
                  tolerance: float = PLATEAU_TOLERANCE) -> dict:
     """round_call's dict, with the rounds' windows set against the sweep's plateau: where their
     samples/s differ past the band, the windows were not the plateau the arithmetic explains,
@@ -897,8 +903,8 @@ def windows_call(call: dict, windows_rate: float | None, measured: float | None,
     the round call never looked at the plateau it vouched for (windows 1,580 against the
     sweep's 1,495 predicted at 1,753 read 'holds')."""
     out = dict(call)
-    if windows_rate and measured:
-        off = float(windows_rate) / float(measured)
+    if rounds_rate and measured:
+        off = float(rounds_rate) / float(measured)
         out["windows_off"] = off
         if out["call"] == HOLDS and abs(off - 1) > tolerance:
             out["call"] = ROUND_NOT_RESOLVED
@@ -1092,9 +1098,7 @@ class Plateau:
     def rounds_rate(self) -> float | None:
         """The rounds' windows together: samples over wall time (their rates' harmonic mean:
         each window runs as many steps)."""
-        if not self.round_rates:
-            return None
-        return len(self.round_rates) / sum(1 / r for r in self.round_rates)
+        return windows_rate(self.round_rates)
 
     @property
     def step_used_s(self) -> float:

@@ -239,11 +239,9 @@ def plateau_now(run: dict) -> dict | None:
     figures = round_figures(plateau, batch)
     if figures is not None:
         try:
-            rates = [float(r) for r in figures[0]]
-            windows = len(rates) / sum(1 / r for r in rates)  # their samples over their wall time
             check = loader_sweep.windows_call(
                 loader_sweep.round_call(loader_sweep.round_ratios(int(batch), *figures), tolerance),  # type: ignore[call-overload]
-                windows, plateau.get("measured"), tolerance)
+                loader_sweep.windows_rate(figures[0]), plateau.get("measured"), tolerance)
         except (TypeError, ValueError):  # figures a round-by-round call cannot read: as before
             check = None
         if check is not None:

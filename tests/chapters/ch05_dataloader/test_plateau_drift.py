@@ -241,15 +241,21 @@ def test_a_reproduce_record_that_keeps_the_rounds_says_which_arm_drifted():
     assert reproduce._plateau_band(slim) == "the step drifted (27 ms, then 33 ms): no prediction"
 
 
-def test_the_reproduce_record_keeps_the_step_rounds(monkeypatch):
-    """What measure_numbers copies from a run's plateau includes the rounds the drift is read from."""
-    plateau = _h200(loaded_first_drift=(0.034, 0.040)).as_dict()
+def numbers_kept(plateau: dict, monkeypatch) -> dict:
+    """The plateau keys reproduce.measure_numbers records of a run whose knee measured `plateau`
+    (measure_knee stubbed with only the keys measure_numbers reads)."""
     knee = {k: None for k in ("worker_counts", "measured_counts", "knee_workers", "arithmetic_workers",
                               "agrees", "workers_needed", "sample_cost_s", "compute_s", "batch_load_s",
                               "noise", "rounds", "budget_s", "budget_note", "phases", "plan")}
     knee.update(plateau=plateau, rows=[], knee={"explanation": ""})
     monkeypatch.setattr(reproduce, "measure_knee", lambda *a, **k: knee)
-    kept = reproduce.measure_numbers(quick=True, knobs=False)["plateau"]
+    return reproduce.measure_numbers(quick=True, knobs=False)["plateau"]
+
+
+def test_the_reproduce_record_keeps_the_step_rounds(monkeypatch):
+    """What measure_numbers copies from a run's plateau includes the rounds the drift is read from."""
+    plateau = _h200(loaded_first_drift=(0.034, 0.040)).as_dict()
+    kept = numbers_kept(plateau, monkeypatch)
     for key in ("loaded_times_s", "loaded_alone_times_s", "loaded_rounds", "loaded_first_drift"):
         assert kept[key] == plateau[key], key
 

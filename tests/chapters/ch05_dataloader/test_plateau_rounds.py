@@ -18,7 +18,6 @@ from types import SimpleNamespace
 
 import numpy as np
 import pytest
-import torch
 
 from labkit.chapters.ch05_dataloader import (
     fresh_step,
@@ -27,6 +26,8 @@ from labkit.chapters.ch05_dataloader import (
     loader_sweep,
     reproduce,
 )
+from tests.chapters.ch05_dataloader.test_fresh_step import _Burn  # samples that cost CPU to make
+from tests.chapters.ch05_dataloader.test_plateau_drift import numbers_kept
 
 ROOT = Path(__file__).resolve().parents[3]
 BATCH = 64
@@ -191,29 +192,13 @@ def test_an_older_record_without_rounds_is_judged_as_before():
 
 def test_measure_numbers_keeps_each_round_s_figures(monkeypatch):
     plateau = _plateau(**_rounds()).as_dict()
-    knee = {k: None for k in ("worker_counts", "measured_counts", "knee_workers", "arithmetic_workers",
-                              "agrees", "workers_needed", "sample_cost_s", "compute_s", "batch_load_s",
-                              "noise", "rounds", "budget_s", "budget_note", "phases", "plan")}
-    knee.update(plateau=plateau, rows=[], knee={"explanation": ""})
-    monkeypatch.setattr(reproduce, "measure_knee", lambda *a, **k: knee)
-    kept = reproduce.measure_numbers(quick=True, knobs=False)["plateau"]
+    kept = numbers_kept(plateau, monkeypatch)
     for key in ("round_rates", "round_waits_s", "round_steps_s", "round_decision"):
         assert kept[key] == plateau[key], key
     assert reproduce.plateau_now({"plateau": kept})["round"]["call"] == loader_sweep.HOLDS
 
 
 # --- the measurement ------------------------------------------------------------------------
-
-class _Burn(torch.utils.data.Dataset):
-    def __len__(self) -> int:
-        return 64
-
-    def __getitem__(self, i: int) -> tuple[torch.Tensor, int]:
-        x = torch.zeros(1)
-        for _ in range(2000):
-            x = x + 1
-        return x, i
-
 
 def test_each_round_times_its_window_back_to_back_with_the_step_beside():
     """window, beside, alone in even rounds; alone, beside, window in odd ones: the window sits
@@ -239,6 +224,16 @@ def test_each_round_times_its_window_back_to_back_with_the_step_beside():
     assert len(multiprocessing.active_children()) == before
 
 
+def _fake_bench() -> tuple[SimpleNamespace, SimpleNamespace]:
+    """A Bench and a Found with only what knee_experiment.plateau reads, in the H200 page's numbers."""
+    bench = SimpleNamespace(copy_alone=None, step_as_swept=None, private_step=None, step_s=0.0355,
+                            compute=SimpleNamespace(median_s=0.0243, iqr_s=0.002),
+                            step=SimpleNamespace(device=SimpleNamespace(type="cuda")),
+                            plan=SimpleNamespace(cores=16, batch_size=BATCH), ready=["a batch"], data=None,
+                            batch_load_s=0.12)
+    return bench, SimpleNamespace(sweep=None, knee=SimpleNamespace(workers_needed=3.5))
+
+
 def test_plateau_reads_the_rounds_and_does_not_settle_and_retry(monkeypatch):
     """knee_experiment.plateau on fakes: a timing whose arms drift but which carries its
     windows is judged round by round, once: no settle, no second timing (a retry selects)."""
@@ -260,12 +255,7 @@ def test_plateau_reads_the_rounds_and_does_not_settle_and_retry(monkeypatch):
 
     monkeypatch.setattr(knee_experiment.fresh_step, "ready_beside_decoders", timed)
     monkeypatch.setattr(knee_experiment, "settle", lambda bench, seconds: calls.append("settle"))
-    bench = SimpleNamespace(copy_alone=None, step_as_swept=None, private_step=None, step_s=0.0355,
-                            compute=SimpleNamespace(median_s=0.0243, iqr_s=0.002),
-                            step=SimpleNamespace(device=SimpleNamespace(type="cuda")),
-                            plan=SimpleNamespace(cores=16, batch_size=BATCH), ready=["a batch"], data=None,
-                            batch_load_s=0.12)
-    found = SimpleNamespace(sweep=None, knee=SimpleNamespace(workers_needed=3.5))
+    bench, found = _fake_bench()
     plateau = knee_experiment.plateau(bench, found)
     assert calls == ["step"]
     assert plateau.paired and plateau.round_rates == pytest.approx(figures["round_rates"])
@@ -325,12 +315,7 @@ def test_a_window_that_fails_falls_back_to_the_unpaired_step(monkeypatch):
 
     monkeypatch.setattr(knee_experiment.fresh_step, "ready_beside_decoders", timed)
     monkeypatch.setattr(knee_experiment, "settle", lambda bench, seconds: calls.append("settle"))
-    bench = SimpleNamespace(copy_alone=None, step_as_swept=None, private_step=None, step_s=0.0355,
-                            compute=SimpleNamespace(median_s=0.0243, iqr_s=0.002),
-                            step=SimpleNamespace(device=SimpleNamespace(type="cuda")),
-                            plan=SimpleNamespace(cores=16, batch_size=BATCH), ready=["a batch"], data=None,
-                            batch_load_s=0.12)
-    found = SimpleNamespace(sweep=None, knee=SimpleNamespace(workers_needed=3.5))
+    bench, found = _fake_bench()
     with pytest.warns(UserWarning, match="round-by-round windows failed .*out of memory"):
         plateau = knee_experiment.plateau(bench, found)
     assert calls == ["paired", "unpaired"] and not plateau.paired and plateau.loaded_step_s == 0.030

@@ -60,12 +60,14 @@ minutes = load_script(ROOT / "scripts" / "chapter_minutes.py", "chapter_minutes"
 # sentences to one line, fold the not-held line where most steps are loose, and add the
 # verdict's fresh-runs line (37 words, in the rest); exercise tasks shortened (about -10): on
 # that record these tables give 798 here, about 817 on the page, so the page about 1,499.
-# 2026-12-06z: the H200 copy of 06:50 (sources 0a3720e) read 1,391 core words with these tables
-# at 812 here on its record (the not-held line naming fp16 weights' unstable gain and CUDA
-# Graphs' page-high 1.10x, +63 over the 2026-12-05 record's 152-word ladder), so the rest of the
-# page is about 579 (the exercise moved behind an Optional heading, session y): 890 keeps the
-# page under 1,500 with about 30 words to spare.
-TABLES_BUDGET = 890
+TABLES_BUDGET = 800
+# 2026-12-06z: the H200 copy of 06:50 (sources 0a3720e) read 1,391 core words (the page's own
+# limit holds: test_output_words), with these tables at 812 here on its record: the not-held
+# line names fp16 weights' unstable gain and CUDA Graphs' page-high 1.10x (+63 words over the
+# 2026-12-05 record's 152-word ladder). The budget is not raised to fit: the tables are to be
+# cut back under it in chapter 08's next pass (a strict xfail: it fails once they fit again).
+OVER_ON_RECORD = ("2026-12-06 06:50 record: these tables 812 words against 800 (the page 1,391 of 1,500); "
+                  "to be cut in chapter 08's next pass")
 
 
 def _rung(d: dict) -> ladder.Rung:
@@ -106,13 +108,14 @@ def _words(shown: object) -> int:
     return minutes._words("\n".join(shown) if isinstance(shown, list) else str(shown))
 
 
-def test_the_gpu_pages_tables_from_the_h200_record_fit_their_share_of_1500_words():
+def _h200_tables() -> tuple[object, dict]:
+    """The run from the H200 record and the six tables its GPU page shows, built by today's code."""
     run = _h200_run()
     verdict = SimpleNamespace(form=experiment.COURSE_FORM, label="depends (on the baseline: past "
                               "4.8x only over strict float32; PyTorch's default float32 already "
                               "runs convolutions in TF32)")
     ceilings = {"float32": 51.4, "tf32": 375.0, "bfloat16": 761.0, "float16": 729.0}
-    shown = {
+    return run, {
         # with the fresh runs' line a GPU page shows beside its step gains (this machine's
         # reproduce record on the H200; none where there is no record)
         "ladder": report.table(run.rungs, run.strict, run.defaults,
@@ -123,9 +126,18 @@ def test_the_gpu_pages_tables_from_the_h200_record_fit_their_share_of_1500_words
         "standing": tables.standing_table(run.best, 224, ceilings, "NVIDIA H200", 4243.9),
         "takeaways": tables.takeaways(run, verdict, fresh=reproduce.fresh_runs("nvidia-h200")),
     }
+
+
+@pytest.mark.xfail(strict=True, raises=AssertionError, reason=OVER_ON_RECORD)
+def test_the_gpu_pages_tables_from_the_h200_record_fit_their_share_of_1500_words():
+    _, shown = _h200_tables()
     counted = {name: _words(s) for name, s in shown.items()}
     assert sum(counted.values()) <= TABLES_BUDGET, counted
-    # what was folded is still there, one click away: every rung's keep reason and range
+
+
+def test_what_the_gpu_pages_tables_fold_is_still_there():
+    """What was folded is one click away: every rung's keep reason and range."""
+    run, shown = _h200_tables()
     ladder_html = shown["ladder"]._repr_html_()
     assert all(html.escape(r.why) in ladder_html.split("<details>")[1] for r in run.rungs[1:] if r.why)
     assert shown["attribution"].folded and shown["explanations"].folded
