@@ -23,11 +23,8 @@ SOURCES_FILE = COPIES / "SOURCES.json"
 # Chapters whose H200 copy predates their current sources: each is re-recorded on the H200
 # (scripts/execute_notebook.py --output-dir results/h200_notebooks) with its issue.
 NOT_YET_RERECORDED: set[str] = set()  # filled below, chapter by chapter
-# Every chapter re-recorded on the H200 on 2026-12-06 06:41-07:05 (session z: calls A, B-repro,
-# E-08 with 06, then reproduce 05, 05 and 99, all on 0a3720e). Changed since:
-NOT_YET_RERECORDED |= {"00_setup_check", "01_strides_and_views", "02_contiguity_and_hidden_copies", "03_memory_layouts", "04_fusion"}  # review 2026-12-06z 00-02 and 03-04: quiz answers out of markdown, core takeaways reading no optional name, 00's allocator ratio and faults rule, ceilings' dates, 03's host lines and spread labels, C22's takeaway, 04's recompile key and C18 table
-NOT_YET_RERECORDED |= {"06_ddp_layout_drift"}  # review 2026-12-06z 05-07 item 12: no "Predict" prompt whose answer prints right below; the 1x1 warning seen on CPUs too
-NOT_YET_RERECORDED |= {"05_dataloader"}  # session z: its reproduce record keeps the step's rounds (which arm drifted); the page prints the same, but its reproduce line now reads 'older sources' until 05 is reproduced again (it was NOT reproduced on 0a3720e: the plateau held in 1 of 3)
+# Every chapter re-recorded on the H200 on 2026-12-06 (session z on 0a3720e; then, on b5f96c8, session
+# aa's calls A (00-04, reproduce 02-04), C (reproduce 05, 05) and 06 with 99). Changed since: none.
 
 
 def _chapter(source):
