@@ -294,8 +294,9 @@ evidence = {
     "seed_example_as_written": chapter.lab.export_traps.seed_trace_example(traced_model, example),
     "trace_noncontiguous_example": noncontiguous,  # C15a's other case: the seed's kind of example
     "pointer_binding": tables.pointer_binding(audit),  # C15b's analogue: bound by address and shape
-    "ort_placement": placement,
-    "ort_cpu_over_cuda_ratio": tables.ratio_and_spread(fallback, "CPU provider (and copies)")[0],
+    # the optional ONNX Runtime sections' (None where a room skipped them; no verdict reads them)
+    "ort_placement": globals().get("placement"),
+    "ort_cpu_over_cuda_ratio": tables.ratio_and_spread(globals().get("fallback"), "CPU provider (and copies)")[0],
     "tensorrt_status": trt.status,
     "ort_tensorrt": repr(trt.ort_tensorrt),
     "device": str(chapter.device), "torch": torch.__version__,
@@ -303,8 +304,9 @@ evidence = {
 c15 = {claim_id: chapter.judge(claim_id, evidence, form=ch07.form_of(claim_id, evidence))
        for claim_id in ("C15a", "C15b", "C15c", "C15d")}
 chapter.save()
-for key, payload in tables.recorded_payloads(audit, dropped, conv_strides, ort_layout, trt, declared,
-                                             speed=speed, loop=loop, device=chapter.device).items():
+for key, payload in tables.recorded_payloads(audit, dropped, conv_strides, globals().get("ort_layout"), trt, declared,
+                                             speed=globals().get("speed"), loop=globals().get("loop"),
+                                             device=chapter.device).items():
     chapter.record(key, payload)  # the keys the reference run was recorded under
 chapter.table(list(c15.values()))  # the seed's own trace example, as written, is in C15a's reason
 
@@ -365,7 +367,7 @@ chapter.exercise("07.nhwc_buffer_as_nchw").check(nhwc_as_nchw)
 
 # %%
 export_refusal = dropped.audit.row("torch.export").outcomes[tables.CHANNELS_LAST]
-layout_on = [s for s in ort_layout.sessions if s.declared == "NCHW" and s.preference == "on"][0]
+ort_layout_run = globals().get("ort_layout")  # optional Trap 3: None where a room skipped it
 binding = evidence["pointer_binding"]  # C15b's measured analogue
 misread = [lay for lay, kind in (binding or {}).get("outcomes", {}).items() if kind != tables.CORRECT] or ["no layout"]
 takeaways = [
@@ -375,8 +377,10 @@ takeaways = [
     "on channels_last input; "
     f"torch.jit.trace {'kept' if dropped.kept_by_trace else 'dropped'} aten::contiguous.",
     f"Layout choices do not survive into ONNX: the channels_last model's graph is "
-    f"{'the same as' if declared.onnx_same_graph else 'different from'} the NCHW model's, and ONNX Runtime "
-    f"chose its own layout (layout nodes with its preference on: {layout_on.layout_nodes()}).",
+    f"{'the same as' if declared.onnx_same_graph else 'different from'} the NCHW model's"
+    + (f", and ONNX Runtime chose its own layout (layout nodes with its preference on: "
+       f"{tables.preference_on(ort_layout_run).layout_nodes()})." if ort_layout_run is not None
+       else " (ONNX Runtime's own layout choice is optional Trap 3, not run here)."),
     f"C15a {c15['C15a'].label}: both traces (a contiguous example, {noncontiguous['expression']}) matched eager "
     f"on {sum(o.kind == tables.CORRECT for o in trace_row.outcomes.values())} and "
     f"{list(noncontiguous['outcomes'].values()).count(tables.CORRECT)} of 3 layouts. "

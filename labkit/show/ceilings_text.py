@@ -14,7 +14,7 @@ cache, not measured by the page that prints it.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 MATH_NAMES = {"float32": "float32", "tfloat32": "TF32 (float32 data)", "bfloat16": "bfloat16",
               "float16": "float16"}
@@ -51,14 +51,21 @@ def kept_by_date(measured: object) -> list[tuple[str, list[str], list[str]]]:
     return [(date, *by_date[date]) for date in sorted(by_date)]
 
 
-def ceilings_line(measured: object, from_cache: bool = False) -> str:
+def ceilings_line(measured: object, from_cache: bool = False, maths: Sequence[str] | None = None) -> str:
     """'Ceilings of this machine (measured ... UTC): copy ... GB/s (read + write); matmul TFLOP/s:
     ...', each ceiling kept from an earlier run named with its date (and, where measured by the
-    page that prints it, this run's reading); from_cache: read from the cache, said so."""
-    rates = ", ".join(f"{MATH_NAMES.get(math, math)} {rate(value)}"
-                      for math, value in measured.matmul_tflops.items())  # type: ignore[attr-defined]
+    page that prints it, this run's reading); from_cache: read from the cache, said so, its dates
+    as the span they were measured over (chapter 00's page names each). maths: the matmul
+    ceilings the reading page takes shares of (None: all), for a line that prints no others."""
+    shown = {math: value for math, value in measured.matmul_tflops.items()  # type: ignore[attr-defined]
+             if maths is None or math in maths}
+    rates = ", ".join(f"{MATH_NAMES.get(math, math)} {rate(value)}" for math, value in shown.items())
     when = minute(getattr(measured, "measured_at", "")) or "time not recorded"
     kept = kept_by_date(measured)
+    if from_cache and kept:  # the span its ceilings were measured over, in a few words (session aa:
+        # chapter 02's H200 page read 1,515 core words, the dated list 33 of them)
+        return (f"Ceilings of this machine (read from the cache, measured {kept[0][0]} to {when} UTC): "
+                f"copy {rate(measured.copy_gbps)} GB/s (read + write); matmul TFLOP/s: {rates}.")  # type: ignore[attr-defined]
     read = "read from the cache; " if from_cache else ""
     head = (f"Ceilings of this machine ({read}measured {when} UTC)" if not kept else
             f"Ceilings of this machine ({read.removesuffix('; ')})" if from_cache else "Ceilings of this machine")

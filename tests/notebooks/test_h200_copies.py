@@ -24,7 +24,9 @@ SOURCES_FILE = COPIES / "SOURCES.json"
 # (scripts/execute_notebook.py --output-dir results/h200_notebooks) with its issue.
 NOT_YET_RERECORDED: set[str] = set()  # filled below, chapter by chapter
 # Every chapter re-recorded on the H200 on 2026-12-06 (session z on 0a3720e; then, on b5f96c8, session
-# aa's calls A (00-04, reproduce 02-04), C (reproduce 05, 05) and 06 with 99). Changed since: none.
+# aa's calls A (00-04, reproduce 02-04), C (reproduce 05, 05) and 06 with 99). Changed since:
+NOT_YET_RERECORDED |= {"05_dataloader"}  # session aa: the plateau's check in 8 rounds, not 5 (fresh_step.LOADED_ROUNDS)
+NOT_YET_RERECORDED |= {"07_export_traps"}  # session aa: C15's evidence and the takeaways read no optional-only name
 
 
 def _chapter(source):

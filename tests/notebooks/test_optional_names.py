@@ -13,10 +13,7 @@ from tests.paths import NOTEBOOKS, ROOT
 CHAPTERS = sorted(p.stem for p in NOTEBOOKS.glob("[0-9][0-9]_*.py"))
 # Known, for their chapter's next pass (issue 39): 07's C15 verdict reads its optional sections'
 # ONNX Runtime placement, CPU fallback and speed; the evidence must first stand without them.
-KNOWN: dict[str, str] = {
-    "07_export_traps": "C15's evidence reads the optional ONNX Runtime sections (placement, fallback, "
-                       "ort_layout, speed, loop)",
-}
+KNOWN: dict[str, str] = {}  # 07's C15 evidence read the optional ONNX Runtime sections until session aa
 BEFORE_THE_FIX = "9f2b15c"  # the commit whose 01 and 02 takeaways read optional-only names
 
 

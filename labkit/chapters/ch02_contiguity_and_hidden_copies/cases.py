@@ -212,8 +212,9 @@ def ceilings_line(ceiling: object, from_cache: bool) -> str:
     """The ceilings every share below is taken of, with when each was measured and whether they
     were read from the cache (review 2026-12-06z 00-02 item 4: the page printed 'copy 44.0 GB/s'
     with no date, read from a cache measured at 03:20, while chapter 00's page, run at 07:05, read
-    31.1 GB/s): chapter 00's line (`show.ceilings_text`), one format for both pages."""
-    return ceilings_text.ceilings_line(ceiling, from_cache=from_cache)
+    31.1 GB/s): chapter 00's line (`show.ceilings_text`), one format for both pages. Only the
+    matmul ceilings this chapter takes shares of (C10's dtypes, `gemm_plan`): session aa."""
+    return ceilings_text.ceilings_line(ceiling, from_cache=from_cache, maths=C10_MATHS)
 
 
 def c2_copy_first_note(cases: list[Mapping], case: str = "3-D batch") -> str:
@@ -504,6 +505,7 @@ def c9_penalty(comparison: Comparison | None) -> Key | str:
 
 
 C10_SEED_CASE = (1024, torch.float32)  # the seed's sgemm: a transposed 1024x1024 float32 operand
+C10_MATHS = ("float32", "float16")  # the matmul ceilings C10's tables take shares of (gemm_plan's dtypes)
 
 
 def gemm_plan(on_gpu: bool) -> tuple[list[tuple[int, torch.dtype]], str, int]:

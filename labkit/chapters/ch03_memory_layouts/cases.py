@@ -1888,11 +1888,15 @@ def c7_tables(runs: Sequence[Mapping]) -> Table | Stack:
     judged = judged.note(
         f"Eager loops ({len(runs)} runs, folded): layout effect {_span(card_ratio, runs)}, "
         f"device-busy where host-bound ({len(host)} runs).")
-    fresh = fresh_note(runs)  # review 2026-12-05p 03-04 item 1: where reproduce's fresh processes read otherwise
+    # review 2026-12-05p 03-04 item 1: where reproduce's fresh processes read otherwise; in the fold
+    # since session aa (the 2026-12-06 09:35 GPU page read 1,532 core words, this note 45 of them:
+    # it qualifies the eager loops, which are not judged, and the fold holds them)
+    fresh = fresh_note(runs)
     variance = seed_variance(runs)
-    return (judged.note(fresh) if fresh else judged).fold("the eager sweep, every column",
+    return judged.fold("the eager sweep, every column",
            f"{sweep_detail(runs)}\nBy wall time {walls[0]:.2f}x to {walls[-1]:.2f}x: the host-bound loops "
-           "time Python's launches." + (f"\n{variance[0].upper()}{variance[1:]}." if variance else ""))
+           "time Python's launches." + (f"\n{variance[0].upper()}{variance[1:]}." if variance else "")
+           + (f"\n{fresh}" if fresh else ""))
 
 
 def c7_gpu_form(device: torch.device, image: int, judged: Sequence[Mapping] = ()) -> str:

@@ -340,10 +340,17 @@ def on_one_batch(step: Callable[..., object], batch: Sequence[torch.Tensor], cal
 # sources: the bound it named was noise). Each round times a block alone (the decoders parked)
 # and a block beside them, the order alternating round by round (ABBA: drift hits both alike);
 # the slowdown is the geometric mean of the rounds' ratios with a 95% interval. cost_model
-# prices it on the H200 (plateau_step_seconds: about 4 s there).
+# prices it on the H200 (plateau_step_seconds: about 4 s there with 5 rounds).
+# 8 rounds since session aa: on the H200 (2026-12-06 09:41, reproduce 05 on b5f96c8) the plateau's
+# round-by-round ratios (loader_sweep.round_call) spread 0.10-0.22 (sd of their logs) round to round,
+# so 5 rounds (Student t 2.78, 4 df) could not hold the 15% band even at a mean of exactly 1x unless
+# that sd was under 0.113: "not resolved" in 3 of 3 runs (0.95x [0.72, 1.26], 1.02x [0.89, 1.18],
+# 1.05x [0.92, 1.20]), and halves of 2 rounds each tripped the drift veto by chance. 8 rounds (t
+# 2.36, 7 df, halves of 4) resolve a mean within about 5% of 1x at sd 0.11; the band and the rule
+# are the same.
 LOADED_STEPS = 10
 LOADED_ALONE_STEPS = 10
-LOADED_ROUNDS = 5
+LOADED_ROUNDS = 8
 DECODER_START_S = 20.0  # how long the decoders may take to decode their first batch
 
 

@@ -1564,8 +1564,13 @@ def ratio_and_spread(comparison: object | None, name: str) -> tuple[float | None
     return variant.ratio, [variant.ratio_q25, variant.ratio_q75]
 
 
+def preference_on(ort_layout: export_traps.OrtLayout) -> export_traps.LayoutSession:
+    """Trap 3's session that the takeaway quotes: the NCHW-declared model, preference on."""
+    return next(s for s in ort_layout.sessions if s.declared == "NCHW" and s.preference == "on")
+
+
 def recorded_payloads(audit: export_audit.Audit, dropped: export_traps.DroppedContiguous,
-                      conv_strides: export_traps.ConvStrides, ort_layout: export_traps.OrtLayout,
+                      conv_strides: export_traps.ConvStrides, ort_layout: export_traps.OrtLayout | None,
                       trt: TensorRT, declared: export_traps.DeclaredNCHW | None = None,
                       speed: export_audit.Speed | None = None, loop: object | None = None,
                       device: object = None) -> dict[str, object]:
@@ -1573,10 +1578,12 @@ def recorded_payloads(audit: export_audit.Audit, dropped: export_traps.DroppedCo
     shapes the reference run was recorded with, Trap 2's declared layouts ('declared_nchw',
     which the CPU page reads back for the reference GPU's first convolution) and the speed
     table's calls with the timings they are taken on ('speed_call', `speed_record`: what
-    reproduce.py 07 compares its runs' calls with, review 2026-12-04m item 1)."""
+    reproduce.py 07 compares its runs' calls with, review 2026-12-04m item 1). The optional
+    sections' payloads (Trap 3's `ort_layout`, the speed table's) are kept only where a room ran them."""
     kept = {"audit": audit.as_dict(), "dropped_contiguous": dropped.lines(),
-            "conv_strides": conv_strides.lines(), "ort_layout": ort_layout.lines(),
-            "tensorrt": trt.as_dict()}
+            "conv_strides": conv_strides.lines(), "tensorrt": trt.as_dict()}
+    if ort_layout is not None:
+        kept["ort_layout"] = ort_layout.lines()
     if declared is not None:
         kept["declared_nchw"] = declared.lines()
     if speed is not None:

@@ -257,10 +257,12 @@ def test_a_ceiling_kept_from_an_earlier_run_is_dated_as_kept_not_as_measured_now
     assert line.startswith("Ceilings of this machine: copy 4,246 GB/s (read + write); matmul TFLOP/s: float32 51.4, "
                            "bfloat16 782, float16 742. Measured 2026-12-06 06:40 UTC, except copy, float32 and float16, "
                            "kept from 2026-12-05 17:39 UTC (this run 4,223, 51.2 and 737)")
-    # chapter 02 reads them from the cache: said so, with the same dates ('that run' measured them)
+    # chapter 02 reads them from the cache: said so, with the span of their dates, and only the
+    # matmul ceilings its tables take shares of (C10's float32 and float16: session aa)
     cached = cases.ceilings_line(found, from_cache=True)
-    assert cached.startswith("Ceilings of this machine (read from the cache): copy 4,246 GB/s")
-    assert cached.endswith("Measured 2026-12-06 06:40 UTC, except copy, float32 and float16, kept from 2026-12-05 17:39 UTC.")
+    assert cached == ("Ceilings of this machine (read from the cache, measured 2026-12-05 17:39 to 2026-12-06 06:40 UTC): "
+                      "copy 4,246 GB/s (read + write); matmul TFLOP/s: float32 51.4, float16 742.")
+    assert set(cases.C10_MATHS) == {str(dt).removeprefix("torch.") for _, dt in cases.gemm_plan(True)[0]}
     plain = Ceilings(device_key="cpu", device="cpu", copy_gbps=44.0, copy_bytes=2**27, matmul_tflops={"float32": 0.348},
                      matmul_n=1024, measured_at="2026-12-06T03:20:00+00:00")
     assert cases.ceilings_line(plain, from_cache=True).startswith(
