@@ -82,11 +82,20 @@
 # reproduce 05, then 05's page: the reproduce must run the round-by-round check), then 06's page
 # (~26 s: review 2026-12-06z 05-07 item 12 changed its text) and L (99, ~10 s, reading them all),
 # then D3 (issue 41). 07-09 are current on 0a3720e.
+# 2026-12-06 09:26-10:05 (session aa): two calls were served an H100 (on the second, 05 and 00 ran as a
+# smoke: results/h100_smoke/2026-12-06_0930/), then an H200: A (440 s), C (318 s: 05 NOT reproduced,
+# the plateau's round-by-round call "not resolved" in 3 of 3), 06 and 99 (41 s), D3 (357 s: the wide
+# tuning rung 35,099-35,203 images/s gated in 3 of 3, but not kept: 1.006-1.016x over its base, under
+# the 2% rule). The fresh 02 and 03 GPU pages read 1,515 and 1,532 core words; cut since (labkit),
+# with 05's plateau in 8 rounds and 07's optional names; a last call got an H100 (smoke of 03, 02, 07:
+# 1,498, 1,497 and 1,372 core words, before 03's C7 split). Next session, in order: A23 (~280 s:
+# reproduce 03, 03, reproduce 02, 02), C (~330 s: reproduce 05, 05, now 8 rounds), E7 (~120 s:
+# reproduce 07, 07, 99). 00, 01, 04, 06 are current on b5f96c8; 08, 09 on 0a3720e.
 # 05 and 07's reproduce compare their runs with the recorded page; each runs before its page in the
 # same call (the page cites the fresh runs), so re-judge it against the fresh page after taking C / E:
 #   .venv/bin/python -c 'import json; from labkit.chapters.ch05_dataloader import reproduce as r; d=json.load(open("results/reproduce/nvidia-h200-05_dataloader.json")); print(chr(10).join(r.summarise_numbers(d["numbers"])["lines"]))'
 # (ch07_export_traps in place of ch05_dataloader for 07).
-#   usage (repo root on the GPU machine, carry [".whl", ".gpu_cache"]):  bash benchmarks/rerecord_calls.sh A|Az|A0|A34|A3|A2|A1|B|C|C-repro|E|E-lean|B-repro|E-08|L|E2|D1|D2 <lever>|D3|F|S|S2|T
+#   usage (repo root on the GPU machine, carry [".whl", ".gpu_cache"]):  bash benchmarks/rerecord_calls.sh A|A23|E7|Az|A0|A34|A3|A2|A1|B|C|C-repro|E|E-lean|B-repro|E-08|L|E2|D1|D2 <lever>|D3|F|S|S2|T
 #   between calls, here:  bash scripts/take_wave.sh <files_at of the call just returned> A|B (~10 s):
 #   the next call then carries every fresh record and the ceilings, warm machine or fresh; when
 #   seconds count, bash scripts/carry_ceilings.sh <files_at> (0.1 s) takes only the ceilings.
@@ -123,6 +132,14 @@ case "${1:-}" in
       # the pages review 2026-12-06z changed (01, 02, 04), each reproduced before its page, then 99
     STEP_TIMEOUT=200 bash benchmarks/gpu_wave.sh "$(repro 04)" "$(nb 04)" "$(nb 01)" "$(repro 02)" \
       "$(nb 02)" "$(nb 99)" ;;
+  A23) # ~280 s (session aa's timings: reproduce 03 86 s, 03 61, reproduce 02 86, 02 41; 99 8): 03 and 02
+      # re-recorded after session aa's cuts (their GPU pages' words) and 03's C7 split, each
+      # reproduced before its page, then 99 reading them
+    STEP_TIMEOUT=200 bash benchmarks/gpu_wave.sh "$(repro 03)" "$(nb 03)" "$(repro 02)" \
+      "LABKIT_SKIP_CHASE=0 $(nb 02)" "$(nb 99)" ;;
+  E7) # ~120 s (session z: reproduce 07 ~75 s, 07 28 s, 99 7 s): 07 re-recorded on session aa's optional-
+      # names fix, reproduced before its page; then 99. CHAIN=1 after A23/C on a warm machine
+    CHAIN=1 STEP_TIMEOUT=200 bash benchmarks/gpu_wave.sh "$(repro 07)" "$(nb 07)" "$(nb 99)" ;;
   A0) # ~200-250 s of commands (estimate: 00 28-38 s, reproduce 02 ~90-120, 02 37, 01 ~20; the chase
       # ~10): A's chapters that review 2026-12-06 did not change (00, 02 with its chase, 01), for a
       # machine that comes while 03 and 04's fixes are being made; those two follow in A34
@@ -272,5 +289,5 @@ case "${1:-}" in
       # test files with CUDA cases (addopts off: no nbval there), 4 workers, one call
     REFERENCE=nvidia-h100 STEP_TIMEOUT=560 bash benchmarks/gpu_wave.sh \
       "timeout 540 python3 -m pytest -q -rfs -n 4 -o addopts= -p no:cacheprovider --continue-on-collection-errors \$(grep -rlE 'cuda.is_available|mark.gpu' tests --include='test_*.py') > \$WAVE_OUT/gpu_pytest.log 2>&1; rc=\$?; grep -E '^(FAILED|ERROR)|passed|failed' \$WAVE_OUT/gpu_pytest.log | tail -20; exit \$rc" ;;
-  *) echo "usage: bash benchmarks/rerecord_calls.sh A|Az|A0|A34|A3|A2|A1|B|C|C-repro|E|E-lean|B-repro|E-08|L|E2|D1|D2 <lever>|D3|F|S|S2|T" >&2; exit 2 ;;
+  *) echo "usage: bash benchmarks/rerecord_calls.sh A|A23|E7|Az|A0|A34|A3|A2|A1|B|C|C-repro|E|E-lean|B-repro|E-08|L|E2|D1|D2 <lever>|D3|F|S|S2|T" >&2; exit 2 ;;
 esac

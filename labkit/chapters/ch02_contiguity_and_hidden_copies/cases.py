@@ -1249,8 +1249,12 @@ def allocator_takeaway(whole: Timing, copied: Timing, nbytes: int, cost_s: float
     # the two medians are C9's table's, just above (review 2026-12-05o 00-02 item 5: the page's words)
     between = f"the {format_seconds(gap)} between their medians"
     if share > 1:  # priced above the gap: a bound, no share (review 2026-12-04k item 8, 2026-12-04m item 3)
-        return (f"{lead}, at most {priced_text}: the extra faults can account for "
-                f"the whole of {between}: {verdict}.")
+        # review 2026-12-06aa 00-02 item 7: the conclusion read off an assumption marked 'not measured';
+        # the in-parallel price is the lower one, so where even it passes the gap, the assumption
+        # decides nothing: both prices said, the conclusion what the bound shows
+        prices = (f"{format_seconds(faults * cost)} on one thread, {format_seconds(priced)} on {threads} "
+                  "in parallel, either way" if threads > 1 else f"{format_seconds(priced)},")
+        return f"{lead}: {prices} over {between}: the faults alone can pay for it."
     return f"{lead}, {priced_text}: {100 * share:.0f}% of {between}: {verdict}."
 
 
