@@ -503,8 +503,9 @@ takeaways = [
     f"Warm up: the first conv2d on a new shape took {fmt(conv_first['first_call_s'])}, "
     f"{machine.ratio_text(conv_steady[1])} its steady median of {fmt(conv_steady[0])}"
     + (" (both wall-clock)." if conv_steady[2] else " (GPU time: read the ratio as an order of magnitude)."),
-    pitfalls.hot_cold_takeaway(hot, cold, size_text, hot_cold_too_fast, hot_loop),  # the clock, the loop's reading
-    pitfalls.allocator_takeaway(allocator, fmt),  # both fault counts, and why where the defaults did not fault
+    # Mistakes 3 and 4 in one line, what a timed call's state includes (the curriculum's three to five)
+    pitfalls.hot_cold_takeaway(hot, cold, size_text, hot_cold_too_fast, hot_loop)  # the clock, the loop's reading
+    + " " + pitfalls.allocator_takeaway(allocator, fmt),  # both fault counts, and why where the defaults did not fault
     f"See time, not only totals: in three profiled training steps GEMM/conv took "
     f"{100 * gemm_share:.0f}% of the {step_summary.kind_shares_of}"
     + (f", and the GPU was idle {100 * step_summary.gpu_idle_share:.0f}% of its span (the timeline above)."

@@ -432,7 +432,7 @@ trained = [r for r in rows.values() if not r.get("error")]  # (b) raised before 
 hook_error = rows["b_seed_fix"].get("error")
 takeaways = [
     f"Converting after wrapping warned {tables.warned_steps(ddp_run)} (DDP rebuilds its buckets at the "
-    f"second iteration); converting after that rebuild (e) warned {e['warnings_last_step']} times on its last step.",
+    f"second iteration); converting after that rebuild (e) warned {e['warnings_last_step']} times on its last step. "
     f"Differing strides are not always moved bytes: {len(free)} of {len(warned)} warned parameters "
     "differ only on size-1 dims.",
     f"The seed's hook as written {'raised ' + hook_error.split(':')[0] if hook_error else 'ran'}; fitted to "

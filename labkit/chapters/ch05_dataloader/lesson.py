@@ -517,14 +517,15 @@ class Lesson:
         # uint8 alone: the row whose only change from the baseline is uint8 (the pinned,
         # prefetched uint8 row is another knob's gain too), or none when the budget left it out.
         uint8_row = next((r for r in knob_rows if r["label"] == f"{knob_rows[0]['label']} uint8"), None)
+        # the wait and the knee in one line: the curriculum's three to five takeaways (session aa: six)
         lines = [
-            wait_takeaway(w0, best, sweep.runs),
-            f"The knee sits at {knee.workers} worker(s); the arithmetic asks for {knee.workers_needed:.1f} of "
+            wait_takeaway(w0, best, sweep.runs)
+            + f" The knee sits at {knee.workers} worker(s); the arithmetic asks for {knee.workers_needed:.1f} of "
             f"{plan.cores - 1} spare cores"
             + ("; this grid cannot test whether the two agree." if knee.agrees is None else
                f"; the two {'agree (coarsely: within one step of the sweep)' if knee.agrees else 'disagree'}."),
-            # review 2026-12-04j item 10: the plateau and pin_memory's prediction, one line each
-            *split_takeaway(plateau_takeaway(plateau, self._pin_row(), not control_failed(knob_rows))),
+            # review 2026-12-04j item 10: the plateau and pin_memory's prediction, each its own sentence
+            " ".join(split_takeaway(plateau_takeaway(plateau, self._pin_row(), not control_failed(knob_rows)))),
             self._knob_takeaway(uint8_row),
             f"channels_last is a 4-D layout: from __getitem__ it raises "
             f"({self.c26_evidence['error_message']}); put it on the collated batch or in the step (C26).",
@@ -1234,7 +1235,7 @@ def recorded_plateau(old: dict) -> str:
         # review 2026-12-04k item 1: a drifted step (today's rule on the record) predicts nothing;
         # review 2026-12-06z 05-07 item 2: a record timed round by round, by its call
         arithmetic = (f"batch / (step + wait) round by round against windows at {plateau.loaded_workers} "
-                      f"worker(s): {loader_sweep.round_text(plateau.round_check() or {})}"
+                      f"worker(s): {loader_sweep.round_text(plateau.round_check() or {}, why=False)}"  # why: the H200 page
                       if plateau.paired else
                       plateau.drift_text() if plateau.drift is not None else
                       f"{plateau.batch_size} / ({plateau.step_used_s * 1e3:.1f} ms, the step "
