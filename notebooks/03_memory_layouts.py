@@ -18,10 +18,11 @@
 # An image batch is indexed `[N, C, H, W]` whatever its layout. `channels_last` keeps that
 # logical order but stores the data N, H, W, C: the channels of one pixel sit next to each
 # other. It is a stride pattern, not a new shape. This chapter follows the layout through a
-# real ResNet-50 and measures what it is worth, testing two claims: C22 from "An industrial
-# tensor pipeline optimisation handbook" (article B, §4.1) and C7 from "A 300% latency spike
-# from broken shape alignment" (article A, §2.4). Both are GPU claims (cuBLAS; an A100 in
-# fp16), though C7's table also has an ARM CPU row: on a CPU each gets a CPU form, labelled.
+# real ResNet-50 and measures what it is worth, testing three claims: C22 from "An industrial
+# tensor pipeline optimisation handbook" (article B, §4.1), and C7b (must the input be converted
+# too?) and C7a (is it faster?) from "A 300% latency spike from broken shape alignment" (article
+# A, §2.4; C7 bundled the two). They are GPU claims (cuBLAS; an A100 in fp16), though C7a's table
+# also has an ARM CPU row: on a CPU each gets a CPU form, labelled.
 
 # %%
 import os  # in Google Colab only: fetch the course and install labkit (elsewhere this does nothing)
@@ -45,7 +46,7 @@ pace_start = chapter.only_on("gpu", lambda: chapter.record("host_pace_start", ca
 # Every timing below is shown as a share of this machine's ceilings (measured once, then
 # cached). A timing the harness flags is measured again; if it is still flagged, it holds a
 # verdict back only when it could carry the deciding ratio across the threshold. That is the
-# trust rule, printed here once; C7's card links back to it.
+# trust rule, printed here once; C7a's card links back to it.
 
 # %%
 chapter.rules()
@@ -111,6 +112,7 @@ quiz_propagation = chapter.lab.widgets.Quiz(
     explanation="A 1x1 map (avgpool's output) is channels_last and NCHW at once ('both': the two "
                 "formats give the same strides), so it has not dropped channels_last. fc returns "
                 "a 2-D tensor: no channel dim left to order.",
+    holds=3,  # the propagation table, the mixed cases and the single operations; not C7b's card
 )
 quiz_propagation
 
@@ -166,6 +168,27 @@ if outcomes["a + b (b NCHW)"][0] != outcomes["b + a"][0]:
     ops_table.note(f"a + b gives {outcomes['a + b (b NCHW)'][0]}, b + a {outcomes['b + a'][0]}: with "
                    "mixed layouts the output follows the first operand.")
 ops_table
+
+# %% [markdown]
+# ### C7b: must the input be converted too?
+#
+# The seed converts its input beside the model (`x = x.to(memory_format=torch.channels_last)  #
+# 输入需同步转换`, "the input must be converted too") and says the model requires stride[1] == 1.
+# The mixed cases above show what conv1 gets and returns. Here the whole network: the
+# channels_last model fed one batch as NCHW and the same values converted, outputs compared
+# (on a GPU fp16 at the seed's batch 64; on a CPU this machine's float32 sizes).
+
+# %%
+chapter.claim("C7b")
+
+# %%
+c7b_net, c7b_x = cases.input_case(model_cl, chapter.device, chapter.on_gpu, chapter.sizes.cnn_batch,
+                                  chapter.sizes.cnn_image)
+c7b = chapter.judge("C7b", cases.input_evidence(c7b_net, c7b_x, chapter.on_gpu),
+                    form=chapter.form(cases.c7b_form(chapter.sizes.cnn_batch, chapter.sizes.cnn_image),
+                                      seed=cases.C7B_SEED))
+del c7b_net, c7b_x  # a GPU's fp16 copy of the network; a CPU's is model_cl itself
+print(c7b)
 
 # %% [markdown]
 # ## C22: must NHWC be converted before the GEMM?
@@ -278,7 +301,7 @@ gemm_table
 chapter.table([c22])
 
 # %% [markdown]
-# ## C7: is channels_last faster?
+# ## C7a: is channels_last faster?
 #
 # First one convolution, then the whole network, each NCHW against NHWC with the same
 # weights, timed interleaved, with PyTorch's defaults (on a GPU: cuDNN's heuristics pick
@@ -288,9 +311,9 @@ chapter.table([c22])
 quiz_c7 = chapter.lab.widgets.Quiz(
     f"On this machine ({chapter.device.type}, {str(conv_dtype).replace('torch.', '')}), how many times "
     "faster is one 3x3 convolution in channels_last? (NCHW / NHWC "
-    f"{'GPU' if chapter.on_gpu else 'CPU'} time; one convolution, not the network C7 judges)",
+    f"{'GPU' if chapter.on_gpu else 'CPU'} time; one convolution, not the network C7a judges)",
     answer=lambda: cases.conv_quiz_key(globals().get("conv_cmp")), rel_tol=0.2, unit="x",
-    holds=7,  # C7's card, timings and verdict, and the verdicts table; not the exercises
+    holds=7,  # C7a's card, timings and verdict, and the verdicts table; not the exercises
 )
 quiz_c7
 
@@ -308,7 +331,7 @@ quiz_c7
 # (`torch.backends.cudnn.allow_tf32`), so they are shown against the TF32 ceiling.
 
 # %%
-chapter.claim("C7")
+chapter.claim("C7a")
 
 # %%
 # One convolution first (`cases.nchw_vs_nhwc`: both layouts timed interleaved through
@@ -330,7 +353,7 @@ for dtype in plan.dtypes:
         c7_flagged += flagged
         runs.append(cases.resnet_run(cmp, dtype, batch, image))
         # on a GPU, device-busy time beside wall time: is the run bound by the host's launches?
-        # (and for fp16 at batch 64 and 128, each layout's CUDA Graph replay loop: C7's judged runs)
+        # (and for fp16 at batch 64 and 128, each layout's CUDA Graph replay loop: C7a's judged runs)
         runs[-1].update(chapter.only_on("gpu", lambda pair=nets[dtype], x=x: cases.device_busy(*pair, x, runs[-1])) or {})
         c7_flagged += runs[-1].pop("graph_flags", [])
     chapter.only_on("gpu", lambda dtype=dtype: nets.pop(dtype))  # a GPU frees each dtype's pair; a CPU keeps float32's
@@ -343,7 +366,7 @@ cases.c7_tables(runs)  # on a GPU the judged CUDA Graph replays first, then the 
 # On a GPU the cells of this section print nothing: its sweep above ran bfloat16 and float16,
 # and PyTorch's CUDA allocator keeps freed memory for the next call.
 #
-# Half precision is the seed's ARM setting (its table: fp16, batch 64), yet C7's CPU form runs
+# Half precision is the seed's ARM setting (its table: fp16, batch 64), yet C7a's CPU form runs
 # float32. Is half precision an option on this CPU? One 3x3 convolution in each dtype, measured
 # (whether bfloat16 or float16 is fast depends on the CPU's matrix units: AVX-512 BF16, AMX, or none).
 
@@ -364,26 +387,26 @@ kept_runs = chapter.only_on("cpu", lambda: cases.kept_runs(chapter, nets[torch.f
 cases.kept_table(runs, kept_runs)
 
 # %% [markdown]
-# ### C7's verdict
+# ### C7a's verdict
 
 # %%
 judged, shown = cases.c7_split(runs, chapter.on_gpu)  # a GPU: fp16 where the device bounds img/s
-# the optional section's, where it ran (a room that skips it still judges C7)
+# the optional section's, where it ran (a room that skips it still judges C7a)
 kept_runs, half_note = globals().get("kept_runs"), globals().get("half_note")
-c7 = chapter.judge("C7", {
-    "channels_last_stride1": img_cl.stride()[1], "runs": judged, "other_runs": shown,
+c7a = chapter.judge("C7a", {
+    "runs": judged, "other_runs": shown,
     "kept": {"runs": kept_runs} if kept_runs else None, "flags": c7_flagged,
     "device": str(chapter.device), "half_precision_conv_on_cpu": chapter.only_on("cpu", lambda: half_note),
     "cudnn_allow_tf32": chapter.only_on("gpu", lambda: bool(torch.backends.cudnn.allow_tf32)),
     "conv_nhwc_time_ratio": conv_cmp["NHWC (channels_last)"].ratio,
 }, form=chapter.form(cases.c7_cpu_form(plan.batches, image), there=cases.c7_gpu_form(chapter.device, image, judged),
                      seed=cases.C7_CPU_SEED))
-chapter.table([c7])
+chapter.table([c7a])
 
 # %% [markdown]
 # ## Verdicts of this chapter
 #
-# C7 is stated for an A100 in fp16 (with an ARM CPU row) and C22 for cuBLAS: each verdict
+# C7a and C7b are stated for an A100 in fp16 (C7a with an ARM CPU row) and C22 for cuBLAS: each verdict
 # says which form it judged, and the reference GPU run's recorded verdict is beside it.
 
 # %%
@@ -431,10 +454,11 @@ takeaways = [
     f"It survives a whole ResNet-50: {len(records) - len(dropped)} of {len(records)} module calls keep it. "
     f"Of the single ops tried, {', '.join(lost) or 'none'} do not return it.",
     cases.c22_takeaway(c22, c22_reference),  # built from C22's verdict: a GPU's kernels, a CPU's blind spot
-    f"{cases.speed_lead(c7)}: NHWC/NCHW img/s {ratios} "
-    f"({cases.verdict_tag(c7)}){cases.recorded_c7(chapter.only_on('cpu', lambda: chapter.reference('verdict:C7')))}.",
+    f"{cases.speed_lead(c7a)}: NHWC/NCHW img/s {ratios} "
+    f"({cases.verdict_tag(c7a)}){cases.recorded_c7(chapter.only_on('cpu', lambda: cases.c7a_reference(chapter)))}. "
+    f"{cases.input_takeaway(c7b)}".strip(),  # C7b's clause: what an NCHW input costs, from its verdict
 ]
-eager_lesson = cases.eager_takeaway(runs, judged)  # a GPU's: fp16 b16, the host-paced loop (C7's sweep)
+eager_lesson = cases.eager_takeaway(runs, judged)  # a GPU's: fp16 b16, the host-paced loop (C7a's sweep)
 if eager_lesson:
     takeaways.append(eager_lesson)
 if kept_runs:

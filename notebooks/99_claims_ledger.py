@@ -81,7 +81,7 @@ ledger.show(unreproduced, headline) if unreproduced else headline
 
 # %% [markdown]
 # One row opened, from the same saved verdicts: both verdicts side by side with the numbers
-# that decided them. C1 is the course's first claim; change the id to read another (C9 or C7
+# that decided them. C1 is the course's first claim; change the id to read another (C9 or C7a
 # for a timing claim with its fresh runs on the reference GPU).
 
 # %%

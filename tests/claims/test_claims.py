@@ -19,7 +19,7 @@ CASES = {**CH01, **CH02, **CH03}
 CHAPTER_IDS = {
     "01_strides_and_views": ["C1", "C3", "C4", "C8a", "C8b", "C8c", "C11a", "C11b"],
     "02_contiguity_and_hidden_copies": ["C2", "C5a", "C5b", "C5c", "C6", "C9", "C10", "C12"],
-    "03_memory_layouts": ["C7", "C22"],
+    "03_memory_layouts": ["C7a", "C7b", "C22"],
 }
 
 

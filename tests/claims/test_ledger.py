@@ -32,7 +32,7 @@ def test_a_gpu_only_chapter_that_ran_here_says_ran_here_needs_a_gpu(tmp_path, mo
     rows = {r["claim"]: r for r in claims.ledger().rows()}
     assert rows["C13"]["this machine"] == "ran here (cpu-box), needs a GPU: no verdict on this machine"
     assert rows["C23"]["this machine"].startswith("ran here")
-    assert rows["C7"]["this machine"].startswith("not run here yet")  # chapter 03 did not run
+    assert rows["C7a"]["this machine"].startswith("not run here yet")  # chapter 03 did not run
 
 
 def test_tallies_count_seed_form_analogue_and_documentation_apart(tmp_path, monkeypatch, private_cache):

@@ -13,7 +13,10 @@ from tests.paths import ROOT
 
 REFERENCE = ROOT / "results" / "nvidia-h200.json"
 SPLIT = {"C5": ("C5a", "C5b", "C5c"), "C14": ("C14a", "C14b", "C14c"), "C15": ("C15a", "C15b", "C15c", "C15d"),
-         "C21": ("C21a", "C21b")}
+         "C21": ("C21a", "C21b"), "C7": ("C7a", "C7b")}
+# A retired id the reference still holds because its chapter waits for its H200 re-record (strict:
+# once the chapter leaves test_h200_copies.NOT_YET_RERECORDED, its old id must be gone)
+AWAITING_RERECORD = {"C7": "03_memory_layouts"}  # split in session aa
 
 
 def test_the_split_ids_are_registered_and_the_old_ones_are_not():
@@ -29,7 +32,10 @@ def test_the_recorded_reference_holds_no_retired_id():
     saved = [key.split(":", 1)[1] for entries in data["chapters"].values() for key in entries
              if key.startswith("verdict:")]
     assert saved, "the reference records no verdict at all"
-    retired = sorted(set(saved) - set(claims.REGISTRY))
+    from tests.notebooks.test_h200_copies import NOT_YET_RERECORDED
+
+    retired = sorted(set(saved) - set(claims.REGISTRY)
+                     - {old for old, chapter in AWAITING_RERECORD.items() if chapter in NOT_YET_RERECORDED})
     assert not retired, f"verdicts under retired ids in {REFERENCE.name}: {retired}"
 
 

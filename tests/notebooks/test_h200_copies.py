@@ -29,6 +29,8 @@ NOT_YET_RERECORDED |= {"05_dataloader"}  # session aa: the plateau's check in 8 
 NOT_YET_RERECORDED |= {"07_export_traps"}  # session aa: C15's evidence and the takeaways read no optional-only name
 NOT_YET_RERECORDED |= {"02_contiguity_and_hidden_copies", "03_memory_layouts"}  # session aa: their fresh H200 pages read 1,515 and 1,532 core words; 02's cached ceilings in a date span, its allocator takeaway; 03's fresh-processes note folded, C7 split into C7a and C7b
 NOT_YET_RERECORDED |= {"00_setup_check", "06_ddp_layout_drift"}  # session aa: five takeaways, not six (Mistakes 3 and 4 in one line; 06's warnings and size-1 strides in one)
+NOT_YET_RERECORDED |= {"99_claims_ledger"}  # session aa: C7 split into C7a and C7b (its markdown names C7a)
+NOT_YET_RERECORDED |= {"09_audit_your_model"}  # session aa: the CPU page folds the reference's two clocks (audits.show); its GPU branch unchanged, re-recorded to hold the package the copy ran on
 
 
 def _chapter(source):

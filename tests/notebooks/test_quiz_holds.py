@@ -32,7 +32,7 @@ HELD: dict[str, list[str]] = {
         'chapter.save()',
     ],
     "03_memory_layouts": [
-        'chapter.claim("C7")',
+        'chapter.claim("C7a")',
         'judged, shown = cases.c7_split',
         'pace_end = chapter.only_on',
     ],

@@ -17,6 +17,7 @@ import re
 import statistics
 import time
 import warnings
+from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -509,6 +510,129 @@ def split_note(evidence: Mapping[str, Mapping]) -> str:
             f"{float(seeds['ratio']):.2f}x.")
 
 
+# ---------------------------------------------------------------------- C7b
+
+
+def input_case(model_cl: torch.nn.Module, device: torch.device, on_gpu: bool, batch: int,
+               image: int) -> tuple[torch.nn.Module, torch.Tensor]:
+    """C7b's model and images: the chapter's channels_last ResNet-50 in the chapter's dtype on
+    its device (fp16 on a GPU, the seed's setting, as a copy; float32 on a CPU, the model itself,
+    no copy: Binder has 2 GB) and one batch of random images in NCHW, the chapter's sizes (batch
+    64 at 224x224 on a GPU; a CPU's small ones)."""
+    dtype = torch.float16 if on_gpu else torch.float32
+    net = copy.deepcopy(model_cl).to(device, dtype) if on_gpu else model_cl
+    return net, torch.randn(batch, 3, image, image, device=device, dtype=dtype)
+
+
+# what a conversion runs, by name: a copy (aten::copy_, a CUDA copy kernel) or cuDNN's transform
+CONVERSION_OP = re.compile(r"(?i)copy|" + CONVERSION_KERNEL.pattern.removeprefix("(?i)"))
+
+
+def _ran(fn: Callable[[], object], on_gpu: bool) -> Counter | None:
+    """How many times each kernel (GPU, after the profile's head marks) or aten op (CPU) ran in
+    `fn()`; None where a GPU profile lost its head marks (`kernel_records`)."""
+    if on_gpu:
+        with torch.no_grad():
+            after = kernel_records.profile_after_marks(fn, torch.device("cuda", torch.cuda.current_device()))
+        return None if after is None else Counter(e.name for e in after)
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=".*Profiler clears events.*")
+        with torch.no_grad(), torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CPU]) as prof:
+            fn()
+    return Counter(e.name for e in prof.events() if e.device_type == torch.autograd.DeviceType.CPU)
+
+
+def _first_conv_and_last_map(net: torch.nn.Module, x: torch.Tensor) -> tuple[torch.Tensor, list[str], str]:
+    """(the output of `net(x)`, [the first convolution's input format, its output format], the
+    format of the last 4-D map a module returned, a 1x1 one left out): forward hooks, as
+    `trace_layouts`."""
+    convs = [m for m in net.modules() if isinstance(m, torch.nn.Conv2d)]
+    seen: dict[str, object] = {}
+
+    def first(module: torch.nn.Module, inputs: tuple, output: torch.Tensor) -> None:
+        seen.setdefault("conv1", [memory_format_of(inputs[0]), memory_format_of(output)])
+
+    def last(module: torch.nn.Module, inputs: tuple, output: object) -> None:
+        # a 1x1 map (avgpool's) is 'both' (`propagation.STILL_CHANNELS_LAST`): it tells nothing
+        if isinstance(output, torch.Tensor) and output.dim() == 4 and memory_format_of(output) != "both":
+            seen["last"] = memory_format_of(output)
+
+    handles = [convs[0].register_forward_hook(first)] if convs else []
+    handles += [m.register_forward_hook(last) for m in net.modules() if m is not net]
+    try:
+        with torch.no_grad():
+            out = net(x)
+    finally:
+        for handle in handles:
+            handle.remove()
+    return out, list(seen.get("conv1") or []), str(seen.get("last") or "")  # type: ignore[arg-type]
+
+
+def output_scale(out: torch.Tensor) -> float:
+    """How far the output moves from image to image: max |out - its mean over the batch|, the
+    part of a random-weight ResNet-50's logits that depends on its input (DESIGN: they barely
+    do, so a tolerance on their size would let a wrong input pass); for one image, max |out|."""
+    out = out.float()
+    return float((out - out.mean(0, keepdim=True)).abs().max() if out.shape[0] > 1 else out.abs().max())
+
+
+def input_evidence(net_cl: torch.nn.Module, x: torch.Tensor, on_gpu: bool) -> dict:
+    """C7b's evidence: the channels_last model fed `x` as NCHW (stride[1] != 1) and the same
+    values converted to channels_last, compared in their own dtype. Whether the NCHW input
+    raised; the largest absolute difference of the two outputs against `output_scale`; what the
+    first convolution got and returned and the format of the last 4-D map (the network's
+    output is 2-D logits); the ops (CPU) or kernels (GPU) that ran only for the NCHW input, and
+    how many of them copy (`CONVERSION_OP`): the conversion's cost, with the input's bytes. And
+    the check's bite: the NCHW storage misread as channels_last (`as_strided` with
+    channels_last's strides: what a kernel that ignored stride[1] would compute) must differ by
+    more than the tolerance, or a match proves nothing. No timing: errors and outputs decide."""
+    if x.dim() != 4 or x.stride()[1] == 1:
+        raise ValueError(f"C7b needs an NCHW image batch (stride[1] != 1), got shape {tuple(x.shape)} "
+                         f"stride {x.stride()}: pass x.contiguous()")
+    x_cl = x.to(memory_format=torch.channels_last)
+    with torch.no_grad():
+        reference = net_cl(x_cl)
+        misread = net_cl(x.as_strided(x.shape, x_cl.stride()))
+    evidence: dict = {"input_stride1": int(x.stride()[1]), "dtype": str(x.dtype).replace("torch.", ""),
+                      "shape": list(x.shape), "input_bytes": x.numel() * x.element_size(),
+                      "device": str(x.device), "output_scale": output_scale(reference),
+                      "misread_max_abs_diff": float((misread.float() - reference.float()).abs().max())}
+    try:
+        out, conv1, last = _first_conv_and_last_map(net_cl, x)
+    except RuntimeError as error:  # the seed's claim: the model refuses an NCHW input
+        return {**evidence, "raised": f"{type(error).__name__}: {str(error).splitlines()[0]}",
+                "max_abs_diff": None}
+    nchw_ran, cl_ran = _ran(lambda: net_cl(x), on_gpu), _ran(lambda: net_cl(x_cl), on_gpu)
+    extra = None if nchw_ran is None or cl_ran is None else sorted((nchw_ran - cl_ran).elements())
+    return {**evidence, "raised": "", "max_abs_diff": float((out.float() - reference.float()).abs().max()),
+            "conv1_formats": conv1, "output_format": last, "extra_ops": extra,
+            "extra_copies": None if extra is None else sum(bool(CONVERSION_OP.search(k)) for k in extra)}
+
+
+def input_takeaway(verdict: object) -> str:
+    """The takeaway's C7b clause, from its verdict: refuted, that an NCHW input costs the model
+    one conversion, at conv1 (its output the same: the verdict's reason); confirmed, that the
+    input must be converted and why (raised, or another output); '' without a verdict."""
+    outcome = getattr(verdict, "outcome", "")
+    ev = getattr(verdict, "evidence", {}) or {}
+    if outcome == "refuted":
+        return "An NCHW input costs one conversion, at conv1 (C7b: refuted)."
+    if outcome == "confirmed":
+        why = "it raised" if ev.get("raised") else "its output differed"
+        return f"An NCHW input must be converted first: {why} (C7b: confirmed)."
+    if outcome == "depends":
+        return "Whether an NCHW input must be converted is not settled here: the comparison did not bite (C7b: depends)."
+    return ""
+
+
+C7B_SEED = "a CUDA GPU, fp16"  # C7b's form on a CPU names the seed's setting (`Claim.seed_setting`)
+
+
+def c7b_form(batch: int, image: int) -> str:
+    """What C7b judges on a CPU, after the analogue's head (`chapter.form(..., seed=C7B_SEED)`)."""
+    return f"float32, batch {batch}, {image}x{image}"
+
+
 # ---------------------------------------------------------------------- C7
 
 
@@ -959,13 +1083,13 @@ def judged_table(runs: Sequence[Mapping]) -> Table | None:
     the page showed only the eager sweep): each graphed run's CUDA Graph replay img/s per
     layout (`graph_replays`, both by wall time), the ratio and its rounds' spread, each
     layout's share of the matmul ceiling of its math (`ceiling_seconds`), how far each replay
-    sat over its kernels, and the seed's A100 row beside it; under it, what the NCHW forward
-    spent converting (`conversion_line`) and what holds NHWC at its share of the ceiling
-    (`ceiling_line`). None where no run was graphed (a CPU)."""
+    sat over its kernels, and the seed's A100 row beside it; folded under it (`profile_fold`),
+    what the NCHW forward spent converting (`conversion_line`) and what holds NHWC at its share of
+    the ceiling (`ceiling_line`). None where no run was graphed (a CPU)."""
     graphs = [r for r in runs if c7_claims.graphed(r)]
     if not graphs:
         return None
-    shown = Table(f"C7 judged: CUDA Graph replays, wall time, {graphs[0]['math']} ceiling",
+    shown = Table(f"C7a judged: CUDA Graph replays, wall time, {graphs[0]['math']} ceiling",
                   # 'rounds' named as the sweep's loop column names it (review 2026-12-05w item 11:
                   # three meanings of one word on one page)
                   # review 2026-12-06z 03-04 item 5: it held quartiles (`graph_speedup_spread`,
@@ -984,11 +1108,26 @@ def judged_table(runs: Sequence[Mapping]) -> Table | None:
                   _share(r, "nchw", nchw), _share(r, "nhwc", nhwc), over)
     shown.add(f"the seed (A100, b{c7_claims.SEED_BATCH})", c7_claims.SEED_NCHW_IMG_S,
               c7_claims.SEED_NHWC_IMG_S, c7_claims.SEED_RATIO, "", None, None, "")
-    for note in (next((found for r in graphs if (found := conversion_line(r))), ""),
-                 next((found for r in graphs if (found := ceiling_line(r))), "")):
-        if note:
-            shown.note(note)
-    return shown
+    folded = profile_fold(graphs)
+    return shown.fold(*folded) if folded else shown
+
+
+def profile_fold(graphs: Sequence[Mapping]) -> tuple[str, str] | None:
+    """(summary, text) of the judged table's profile, folded (review 2026-12-06aa 03-04 item 1:
+    the GPU page read 1,532 core words, these two lines some 70 of them; the takeaway says what
+    NCHW paid, `slower_because`): what the NCHW forward spent converting (`conversion_line`) and
+    what holds NHWC at its share of the ceiling (`ceiling_line`), the conversion kernels counted
+    in the summary. None where the runs were not profiled."""
+    lines = []
+    for line_of in (conversion_line, ceiling_line):
+        found = next((text for r in graphs if (text := line_of(r))), "")
+        if found:
+            lines.append(found)
+    if not lines:
+        return None
+    counted = next((sum(kinds.values()) for r in graphs if (kinds := r.get("nchw_conversion_kernels"))), None)
+    return (f"NCHW's {counted} conversion kernels, profiled" if counted
+            else "the profile: kernel time by kind"), "\n".join(lines)
 
 
 JUDGED_SPREAD = f"rounds' {c7_claims.QUARTILES}"  # C7's judged column: the replays' per-round quartiles
@@ -1729,7 +1868,7 @@ def half_note(half_cmp: Comparison | None) -> str:
     text = ", ".join(f"{k} {v.ratio:.1f}x" for k, v in half_cmp.variants.items())
     fp16 = half_cmp.variants.get("float16")
     if fp16 is not None and fp16.ratio > 1:
-        text += f" (the seed's ARM row is fp16; {fp16.ratio:.1f}x slower here, so C7's CPU form runs float32)"
+        text += f" (the seed's ARM row is fp16; {fp16.ratio:.1f}x slower here, so C7a's CPU form runs float32)"
     return text
 
 
@@ -1774,7 +1913,22 @@ def c7_cpu_form(batches: Sequence[int], image: int) -> str:
     return f"float32, batch {', '.join(map(str, batches))}, {image}x{image}"
 
 
-FRESH_RECORD = "nvidia-h200-03_memory_layouts.json"  # reproduce.py's C7 runs, each a fresh process
+FRESH_RECORD = "nvidia-h200-03_memory_layouts.json"  # reproduce.py's C7a runs, each a fresh process
+# where a record keeps C7a's evidence: its own id, else (a record from before the split) the
+# retired C7's, which C7a is judged from (`Claim.evidence_from`)
+C7A_KEYS = ("C7a", c7_claims.C7a.evidence_from)
+
+
+def c7a_evidence(run: Mapping | None) -> Mapping:
+    """One reproduce run's C7a evidence (`C7A_KEYS`: 'C7a', else the retired 'C7'), {} where none."""
+    return next((found for key in C7A_KEYS if (found := (run or {}).get(key))), {})
+
+
+def c7a_reference(chapter: Chapter) -> Recorded:
+    """The reference GPU's recorded C7a verdict, or in a record from before the split the retired
+    C7's, whose evidence C7a is judged from (`C7A_KEYS`); labelled as recorded either way."""
+    found = chapter.reference("verdict:C7a")
+    return found if found else chapter.reference(f"verdict:{C7A_KEYS[1]}")
 
 
 def fresh_record(gpu_name: str | None, record: Mapping | None = None) -> Mapping | None:
@@ -1804,7 +1958,7 @@ def attach_fresh(runs: Sequence[Mapping], record: Mapping | None = None, gpu_nam
         return 0
     same: dict[str, list[Mapping]] = {}
     for run in found.get("evidence") or []:
-        c7 = (run or {}).get("C7") or {}
+        c7 = c7a_evidence(run)
         for r in list(c7.get("runs") or ()) + list(c7.get("other_runs") or ()):
             if c7_claims.loop_ratio(r) is not None:
                 same.setdefault(_name(r), []).append(r)
@@ -1867,7 +2021,7 @@ def fresh_note(runs: Sequence[Mapping]) -> str:
 
 
 def c7_tables(runs: Sequence[Mapping]) -> Table | Stack:
-    """C7's measurements in one cell: on a GPU the judged CUDA Graph replays (`judged_table`)
+    """C7a's measurements in one cell: on a GPU the judged CUDA Graph replays (`judged_table`)
     with the eager sweep, the host-bound lesson, in one line and folded (`sweep_detail`); on a
     CPU the sweep alone (`sweep_table`)."""
     judged = judged_table(runs)
@@ -1885,15 +2039,16 @@ def c7_tables(runs: Sequence[Mapping]) -> Table | Stack:
     # review 2026-12-05p 03-04 item 5: the span mixes clocks (a host-bound run's device-busy
     # ratio, a device-bound one's wall ratio), and says so: it is the layout's effect. Not 'not
     # judged': the table's title names what is (review 2026-12-05p 03-04 item 6 paid in words)
-    judged = judged.note(
-        f"Eager loops ({len(runs)} runs, folded): layout effect {_span(card_ratio, runs)}, "
-        f"device-busy where host-bound ({len(host)} runs).")
+    # review 2026-12-06aa 03-04 item 1 (the GPU page at 1,532 core words): that line is the fold's
+    # summary now, the same figures, visible; 'every column' went with the note
+    eager = (f"the eager sweep, {len(runs)} runs: layout effect {_span(card_ratio, runs)}, "
+             f"device-busy where host-bound ({len(host)})")
     # review 2026-12-05p 03-04 item 1: where reproduce's fresh processes read otherwise; in the fold
     # since session aa (the 2026-12-06 09:35 GPU page read 1,532 core words, this note 45 of them:
     # it qualifies the eager loops, which are not judged, and the fold holds them)
     fresh = fresh_note(runs)
     variance = seed_variance(runs)
-    return judged.fold("the eager sweep, every column",
+    return judged.fold(eager,
            f"{sweep_detail(runs)}\nBy wall time {walls[0]:.2f}x to {walls[-1]:.2f}x: the host-bound loops "
            "time Python's launches." + (f"\n{variance[0].upper()}{variance[1:]}." if variance else "")
            + (f"\n{fresh}" if fresh else ""))

@@ -1,4 +1,12 @@
-"""Chapter 03, memory layouts (NCHW against channels_last): C7, C22."""
+"""Chapter 03, memory layouts (NCHW against channels_last): C7a, C7b, C22.
+
+C7 was split (review 2026-12-06aa 03-04 item 2: it bundled two statements of the seed's 2.4):
+C7a, the speed (1820 to 2190 img/s), judged as C7 was, and C7b, that a channels_last model needs
+its input converted too (stride[1] == 1), judged from what the model does with an NCHW input
+(errors raised and outputs compared, no timing). The id C7 is retired: the ledger leaves a
+recorded verdict:C7 out, and judges C7a from its evidence where a results file or reproduce
+record holds no C7a of its own (`Claim.evidence_from`).
+"""
 
 from __future__ import annotations
 
@@ -29,6 +37,7 @@ from labkit.core import discovery
 from labkit.measure import clocks
 from labkit.measure.conditions import kept_took
 from labkit.measure.device_time import HOST_BOUND_IDLE_SHARE
+from labkit.show.table import format_value
 
 CHAPTER = discovery.chapter_key(__name__)
 
@@ -44,7 +53,7 @@ SEED_IMAGE = 224  # the seed's ResNet-50 input side (ImageNet's), for the GPU an
 SEED_NCHW_IMG_S, SEED_NHWC_IMG_S = 1820, 2190  # the seed's A100 fp16 row
 SEED_RATIO = SEED_NHWC_IMG_S / SEED_NCHW_IMG_S  # 1.20x: printed beside each deciding ratio, never a threshold
 SPEED = "NHWC/NCHW speed: "  # how `_speedups` opens a list of ratios
-# The seed's ARM A78 CPU row (same table: fp16, batch 64, 224x224), the row C7's CPU form is set
+# The seed's ARM A78 CPU row (same table: fp16, batch 64, 224x224), the row C7a's CPU form is set
 # against (review 2026-12-05t 03-04 item 5: the CPU reason printed the A100's 1.20x beside it)
 SEED_ARM_NCHW_IMG_S, SEED_ARM_NHWC_IMG_S = 142, 198
 SEED_ARM_RATIO = SEED_ARM_NHWC_IMG_S / SEED_ARM_NCHW_IMG_S  # 1.39x
@@ -69,7 +78,7 @@ def smaller_than_seed(runs: Sequence[Mapping]) -> str:
     Review 2026-12-03h item 8: a 2-core CPU ran batch 1 and 2 at 112x112, 1/32 of the seed's
     batch and 1/4 of its pixels, and called the throughput claim 'refuted'; with one batch
     left out as noise, the verdict rested on the other, and which batch that was changed from
-    run to run. Runs that small do not judge a throughput claim made at another size: C7 is
+    run to run. Runs that small do not judge a throughput claim made at another size: C7a is
     then 'depends (on size)', its ratios shown. A run without a recorded image side (a
     hand-built one) is not read as smaller."""
     if not runs or any(r.get("image") is None for r in runs):
@@ -191,7 +200,7 @@ STAND_IN = "a stand-in for a loop's pace"  # an older GPU record, clocks mixed, 
 
 
 def rates(run: Mapping) -> tuple[float, float, str] | None:
-    """(NCHW img/s, NHWC img/s, the one clock both were read from) for one run of C7's sweep.
+    """(NCHW img/s, NHWC img/s, the one clock both were read from) for one run of C7a's sweep.
 
     Review 2026-12-03h item 1: the harness times each layout on the clock that suits it, and
     on an H200 that read NCHW by wall time and NHWC by device time in every bf16/fp16 run, so
@@ -398,7 +407,7 @@ def _graph_beside(r: Mapping) -> str:
 
 
 def on_cpu(ev: Mapping) -> bool:
-    """Whether C7's evidence is a CPU's: its recorded device, else (a hand-built record) every
+    """Whether C7a's evidence is a CPU's: its recorded device, else (a hand-built record) every
     run timed on the CPU clock."""
     device = ev.get("device")
     if device is not None:
@@ -408,7 +417,7 @@ def on_cpu(ev: Mapping) -> bool:
 
 
 def seed_row(ev: Mapping) -> tuple[str, float]:
-    """(how the seed's row is named, its NHWC/NCHW ratio) for the form C7 judges: on a CPU the
+    """(how the seed's row is named, its NHWC/NCHW ratio) for the form C7a judges: on a CPU the
     seed's ARM row (198/142 img/s), elsewhere its A100 row (2190/1820)."""
     return ("the seed's ARM row", SEED_ARM_RATIO) if on_cpu(ev) else ("the seed", SEED_RATIO)
 
@@ -420,7 +429,7 @@ def seed_speed(ev: Mapping) -> str:
 
 
 def seed_reached(runs: Sequence[Mapping], seed_ratio: float = SEED_RATIO) -> str:
-    """What a confirmed C7 says of the seed's own figure (review 2026-12-04i item 3: the rule
+    """What a confirmed C7a says of the seed's own figure (review 2026-12-04i item 3: the rule
     judges the direction, NHWC faster by over 5%, and the seed claims 1820 -> 2190 img/s, 1.20x;
     a 1.16x was 'confirmed' with nothing saying it fell short): the form judged, named.
     seed_ratio: the row the form is set against (`seed_row`: a CPU's is the ARM row's)."""
@@ -465,7 +474,7 @@ def _speedups(runs: list, th: Mapping) -> tuple[str, str, str]:
 def _flag_causes(ev: Mapping, th: Mapping) -> list[str]:
     """Each flagged timing that could carry a judged ratio across the threshold, with its size
     (the trust rule's veto, `labkit.claims.trust.judge`, in a few words)."""
-    decided = decisions_c7(ev, th)
+    decided = decisions_c7a(ev, th)
     cases = [d.name for d in decided.decisions]
     ignored = [n for n in decided.not_judged if n not in cases]  # as the trust rule leaves them out
     hits = []
@@ -481,7 +490,7 @@ def _flag_causes(ev: Mapping, th: Mapping) -> list[str]:
 
 
 def noise_lead(ev: Mapping, th: Mapping, depends_on: str) -> str:
-    """What decided C7 when noise did, to lead its reason (review 2026-12-03f item 4: the
+    """What decided C7a when noise did, to lead its reason (review 2026-12-03f item 4: the
     card's visible reason listed ratios that all cleared 1.05 and cut the cause away): a
     flagged timing that could carry a judged ratio across the threshold, else the runs whose
     rounds straddle it, else two runs that disagree; then the rerun's ratios where there is
@@ -505,11 +514,9 @@ def noise_lead(ev: Mapping, th: Mapping, depends_on: str) -> str:
     return "noise decided: " + "; ".join(causes) + (f"; the rerun read {rerun}" if rerun else "") + ". "
 
 
-def check_c7(ev: Mapping, th: Mapping) -> tuple[str, str, str]:
-    """C7's check (`_check_c7`), its reason led by what decided it where noise did."""
-    outcome, text, depends_on = _check_c7(ev, th)
-    if int(ev["channels_last_stride1"]) != 1:
-        return outcome, text, depends_on
+def check_c7a(ev: Mapping, th: Mapping) -> tuple[str, str, str]:
+    """C7a's check (`_check_c7a`), its reason led by what decided it where noise did."""
+    outcome, text, depends_on = _check_c7a(ev, th)
     measured = smaller_than_seed(ev["runs"])
     if measured:  # the ratios are shown; at these sizes they judge nothing (`smaller_than_seed`)
         shown = text.replace("within noise, left out", "within noise")  # nothing is judged to leave out
@@ -519,7 +526,7 @@ def check_c7(ev: Mapping, th: Mapping) -> tuple[str, str, str]:
     return outcome, noise_lead(ev, th, depends_on) + text, depends_on
 
 
-def _check_c7(ev: Mapping, th: Mapping) -> tuple[str, str, str]:
+def _check_c7a(ev: Mapping, th: Mapping) -> tuple[str, str, str]:
     """runs: the runs in the form judged (on a GPU the fp16 runs `gpu_judged` picks, stated in
     advance: b64 and b128 by CUDA Graph replay, or under the eager rule b128 by an eager loop;
     on a CPU this CPU's runs). other_runs (optional) are shown, not judged (the seed's fp16 b64
@@ -530,9 +537,7 @@ def _check_c7(ev: Mapping, th: Mapping) -> tuple[str, str, str]:
     they hold the verdict back)."""
     runs = list(ev["runs"])
     if not runs:
-        raise ClaimError("C7: no ResNet-50 run was measured")
-    if int(ev["channels_last_stride1"]) != 1:
-        return REFUTED, f"a channels_last tensor has stride[1] = {ev['channels_last_stride1']}", ""
+        raise ClaimError("C7a: no ResNet-50 run was measured; pass the sweep's runs (cases.resnet_run)")
     outcome, text, depends_on = _speedups(runs, th)
     reached = seed_reached(runs, seed_row(ev)[1]) if outcome == CONFIRMED else ""  # taken out where the outcome turns
     text = seed_speed(ev) + text.removeprefix(SPEED) + reached
@@ -588,14 +593,15 @@ def allocator_took(runs: Sequence[Mapping], kept_runs: Sequence[Mapping]) -> boo
     return any(found)
 
 
-def decisions_c7(ev: Mapping, th: Mapping) -> Decisions:
+def decisions_c7a(ev: Mapping, th: Mapping) -> Decisions:
     """Each judged run's NHWC/NCHW speed ratio. The harness's flags are on wall timings: a
     flag naming a run ('float16 b64: NCHW') bears on it only where wall time judges it; a
     run judged by device-busy time (host-bound) is its own decision, named apart, so those
     flags leave it alone, and the other settings (shown, not judged) leave their flags out.
-    A wrong stride decides on its own."""
-    if int(ev["channels_last_stride1"]) != 1 or smaller_than_seed(ev["runs"]):
-        return Decisions()  # the stride, or the runs' size (`smaller_than_seed`), decides alone
+    Runs smaller than the seed's decide nothing (`smaller_than_seed`). A recorded C7's
+    `channels_last_stride1` is not read: it was C7's stride half, which always came out 1."""
+    if smaller_than_seed(ev["runs"]):
+        return Decisions()  # the runs' size decides alone
     decided = [(r, deciding(r)) for r in ev["runs"]]
     limit = th["channels_last_faster_ratio"]
 
@@ -608,25 +614,118 @@ def decisions_c7(ev: Mapping, th: Mapping) -> Decisions:
               + [f"{r['dtype']} b{r['batch']}" for r, (_, _, basis) in decided if basis != WALL_TIME]))
 
 
-C7 = Claim(
-    "C7", CHAPTER, SEED_STRIDES, "2.4 Memory layout types compared (ResNet-50, batch 64, FP16)",
-    "channels_last raises ResNet-50 inference from 1820 to 2190 img/s (A100 fp16; the same table "
-    "gives an ARM A78 CPU 142 to 198 img/s) and needs stride[1] == 1.",
+# C7a and C7b: the seed's 2.4, two statements (C7, retired, bundled them).
+_C7 = dict(section_zh="2.4 memory layout类型对比 (ResNet-50, batch64, FP16)")
+
+C7a = Claim(
+    "C7a", CHAPTER, SEED_STRIDES, "2.4 Memory layout types compared (ResNet-50, batch 64, FP16)",
+    "channels_last raises ResNet-50 inference from 1820 to 2190 img/s (A100 fp16; ARM A78 CPU: 142 "
+    "to 198).",
+    # the card's visible rule; the rest of it (capture failing, the eager loops' regime) is folded
+    # under 'refuted if', and the markdown above the card states all of it (review 2026-12-06aa
+    # 03-04 item 1: the GPU page read 1,532 core words, this card some 130 of them)
     f"NHWC/NCHW img/s > {CHANNELS_LAST_FASTER_RATIO} in every run judged, on one clock: the direction "
-    f"(the seed's {SEED_RATIO:.2f}x printed beside; a CPU's, its ARM row's {SEED_ARM_RATIO:.2f}x). GPU: fp16 b64 (the seed's) and b128, each layout's "
-    "forward replayed as a CUDA Graph in a loop, by wall time (the device bounds it); if capture "
-    "fails, fp16 b128 by an eager loop, said so. Eager loops shown beside: over "
-    f"{100 * LOOP_MARGIN:.0f}% slower than their kernels is host-bound, then read by device-busy time. "
-    "stride[1] == 1 can only come out one way (PyTorch defines channels_last so)",
+    f"(the seed's {SEED_RATIO:.2f}x printed beside). GPU: fp16 b64 and b128 by CUDA Graph replay",
     f"NHWC/NCHW <= {CHANNELS_LAST_FASTER_RATIO} in every run; 'depends' if mixed, on noise, when "
     f"the allocator decides it (CPU), or on size where every run is smaller than the seed's batch "
-    f"{SEED_BATCH} at {SEED_IMAGE}x{SEED_IMAGE} (a CPU's, its ratios shown)",
-    ("channels_last_stride1", "runs"),
-    thresholds={"channels_last_faster_ratio": CHANNELS_LAST_FASTER_RATIO}, check=check_c7, timing_based=True,
-    decisions=decisions_c7,
-    section_zh="2.4 memory layout类型对比 (ResNet-50, batch64, FP16)",
+    f"{SEED_BATCH} at {SEED_IMAGE}x{SEED_IMAGE} (a CPU's, its ratios shown, beside its ARM row's "
+    f"{SEED_ARM_RATIO:.2f}x). GPU: each layout's forward replayed as a CUDA Graph in a loop, by wall "
+    "time (the device bounds it); if capture fails, fp16 b128 by an eager loop, said so. Eager loops "
+    f"shown beside: over {100 * LOOP_MARGIN:.0f}% slower than their kernels is host-bound, then read by "
+    "device-busy time",
+    ("runs",),
+    thresholds={"channels_last_faster_ratio": CHANNELS_LAST_FASTER_RATIO}, check=check_c7a, timing_based=True,
+    decisions=decisions_c7a, evidence_from="C7",  # the retired C7's records: one measurement, this statement
     seed_setting="A100 GPU, fp16, batch 64 (and an ARM CPU table)",
-    seed_text='NCHW1820 img/s142 img/sNHWC2190 img/s198 img/s')
+    seed_text='NCHW1820 img/s142 img/sNHWC2190 img/s198 img/s', **_C7)
+
+
+# C7b: what a channels_last model does with an NCHW input, read off its output (no timing).
+# The tolerance is a share of how far the output moves from image to image (`cases.input_evidence`):
+# a random-weight ResNet-50's logits barely depend on its input (DESIGN's gotcha), so a share of
+# their size would let a wrong input pass.
+INPUT_MATCH_TOLERANCE = 1e-2
+
+
+def _measured(ev: Mapping, key: str, positive: bool = False) -> float:
+    """A number C7b's evidence must hold: finite, not negative (positive where it scales the
+    tolerance); a clear error naming the key otherwise."""
+    value = ev.get(key)
+    try:
+        number = float(value)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        raise ClaimError(f"C7b: {key} must be a number (measured by cases.input_evidence), got {value!r}") from None
+    if number != number or number in (float("inf"), float("-inf")) or number < 0 or (positive and number == 0):
+        raise ClaimError(f"C7b: {key} must be finite and {'above' if positive else 'at least'} 0, got {value!r}: "
+                         "a NaN or empty output compares nothing; measure again")
+    return number
+
+
+def conversion_said(ev: Mapping) -> str:
+    """What the first convolution did with the NCHW input and what it cost, from C7b's evidence:
+    'conv1 converted it to channels_last: 1 extra copy of the 294 KiB input', the copies counted
+    among what ran only for the NCHW input (`extra_copies`: aten ops on a CPU, kernels on a GPU;
+    'one conversion' where none were profiled), the input's bytes where recorded; conv1's formats
+    where traced, else the cost alone."""
+    size = ev.get("input_bytes")
+    of = f"of the {format_value(int(size), 'B')} input" if size else "of the input"
+    formats = list(ev.get("conv1_formats") or ())
+    if len(formats) == 2 and formats[0] == formats[1]:
+        return f"conv1 kept it {formats[0]}"
+    copies = ev.get("extra_copies")
+    cost = (f"one conversion {of}" if copies is None else
+            f"{int(copies)} extra cop{'y' if int(copies) == 1 else 'ies'} {of}" if copies else
+            f"one conversion {of}, inside the convolution (no extra copy)")
+    return f"conv1 converted it to {formats[1]}: {cost}" if len(formats) == 2 else cost
+
+
+def check_c7b(ev: Mapping, th: Mapping) -> tuple[str, str, str]:
+    """The channels_last model fed one batch as NCHW (stride[1] != 1) and the same values
+    converted to channels_last. Confirmed where the NCHW input raised, or its output differs
+    from the converted input's by more than the tolerance (a share of the output's spread
+    over the images, `output_scale`); refuted where it ran and matched: PyTorch converts the
+    input at the first convolution, one conversion of the input (`conversion_said`). 'depends'
+    where the comparison was shown not to bite: the input's storage misread as channels_last
+    (what a kernel that ignored stride[1] would compute, `misread_max_abs_diff`) matched too."""
+    stride1 = ev["input_stride1"]
+    if not isinstance(stride1, int) or isinstance(stride1, bool) or int(stride1) == 1:
+        raise ClaimError(f"C7b: input_stride1 must be the NCHW input's stride[1], an int other than 1, got "
+                         f"{stride1!r}: an input with stride[1] == 1 is channels_last already and tests nothing")
+    head = f"NCHW input (stride[1] {stride1})"
+    raised = ev["raised"]
+    if not isinstance(raised, str):
+        raise ClaimError(f"C7b: raised must be '' or the error's text, got {raised!r}")
+    if raised:
+        return CONFIRMED, f"{head} raised {raised}: the input must be converted", ""
+    diff, scale = _measured(ev, "max_abs_diff"), _measured(ev, "output_scale", positive=True)
+    limit = th["input_match_tolerance"] * scale
+    dtype = ev.get("dtype") or "its dtype"
+    misread = ev.get("misread_max_abs_diff")
+    bite = "" if misread is None else f"; misread input: {_measured(ev, 'misread_max_abs_diff'):.3g}"
+    compared = f"max |diff| {diff:.3g} <= {limit:.3g}, {dtype}{bite}"
+    if diff > limit:
+        return (CONFIRMED, f"{head} ran, but its output is off the converted input's ("
+                + compared.replace("<=", ">") + "): the input must be converted", "")
+    if misread is not None and float(misread) <= limit:
+        return (DEPENDS, f"{head} ran and matched ({compared}), but so did the misread input",
+                "the comparison: an input misread as channels_last matched too, so a match proves nothing here")
+    return REFUTED, f"{head} ran; outputs equal ({compared}); {conversion_said(ev)}", ""
+
+
+C7b = Claim(
+    "C7b", CHAPTER, SEED_STRIDES, "2.4 Memory layout types compared (the input's layout)",
+    "A channels_last model needs its input converted to channels_last too (stride[1] == 1).",
+    "an NCHW input raises, or changes the output beyond the tolerance",
+    "the NCHW input runs and its output matches the converted input's within the tolerance (a "
+    "share of how far the output moves between images): PyTorch converts it at the first "
+    "convolution, one conversion of the input. 'depends' where an input misread as channels_last "
+    "matches too (the comparison would not bite). Errors and outputs decide: no timing",
+    ("input_stride1", "raised", "max_abs_diff", "output_scale"),
+    thresholds={"input_match_tolerance": INPUT_MATCH_TOLERANCE}, check=check_c7b, deterministic=True,
+    seed_setting="PyTorch with a CUDA GPU (cuDNN), fp16: the seed's A100",
+    # the seed file as stored has lost its '=' signs: 'x = x.to(memory_format=...)', 'stride[1]==1'
+    seed_text="x x.to(memory_formattorch.channels_last) # 输入需同步转换 … 但要求输入张量stride满足stride[1] 1约束",
+    **_C7)
 
 
 # The seed's performance table for C22 (seed 004, 4.1), quoted on the card; never a result.
@@ -802,4 +901,5 @@ C22 = Claim(
     section_zh="4.1 Tensor内存布局重构 (cuBLAS兼容性适配)", seed_setting="a GPU with cuBLAS",
     seed_text='cuBLAS要求输入为NCHW（channel-first），而TensorRT默认推理流常为NHWC')
 
-CLAIMS = [C7, C22]
+CLAIMS = [C7a, C7b, C22]
+RETIRED = {"C7": ("C7a", "C7b")}  # saved verdicts under C7 are left out by the ledger (C7a reads their evidence)

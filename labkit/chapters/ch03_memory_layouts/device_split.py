@@ -1,4 +1,4 @@
-"""Where a GPU's ResNet-50 time goes, per layout: device-busy time beside a loop's wall time (C7).
+"""Where a GPU's ResNet-50 time goes, per layout: device-busy time beside a loop's wall time (C7a).
 
 fp16 eager ResNet-50 at batch 64 leaves an H200 idle much of the time: the host launches
 kernels more slowly than the GPU runs them. Then the wall clock times the launches, and a

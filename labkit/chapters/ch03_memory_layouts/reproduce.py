@@ -1,4 +1,4 @@
-"""Chapter 03's verdict-deciding measurement (C7), runnable outside the notebook.
+"""Chapter 03's verdict-deciding measurement (C7a), runnable outside the notebook.
 
 `benchmarks/reproduce.py 03_memory_layouts --runs 3` calls `measure_verdicts` in fresh
 processes. Like the notebook: ResNet-50 (random weights) in NCHW and channels_last, timed
@@ -8,7 +8,9 @@ batch 16, 64 and 128, 224x224, judged where the device bounds images per second
 the eager loops shown beside them); b16 is shown, never judged: the page's eager lesson
 (`cases.eager_lesson`, `cases.LESSON_BATCH`) read beside these fresh processes (review
 2026-12-05t 03-04 item 1); the form judged is part of what the runs must
-agree on (benchmarks/reproduce.py compares outcome, what it depends on, and form); on a CPU float32 at env.sizes()'s batch and image. C22 decides by bytes copied and kernel names, not by timings, so it is not repeated.
+agree on (benchmarks/reproduce.py compares outcome, what it depends on, and form); on a CPU float32 at env.sizes()'s batch and image. C22 decides by bytes copied and kernel names and C7b by
+errors raised and outputs compared, not by timings, so neither is repeated. A record written
+before C7 was split keeps these runs under 'C7': C7a is judged from them (`Claim.evidence_from`).
 quick=True: a 64x64 image, batch 1, two rounds (a smoke test, not a measurement).
 """
 
@@ -25,11 +27,11 @@ from labkit.chapters.ch03_memory_layouts.claims import deciding as c7_deciding
 from labkit.models import resnet
 
 KEY = "03_memory_layouts"
-CLAIM_IDS = ("C7",)
+CLAIM_IDS = ("C7a",)
 
 
 def measure_verdicts(quick: bool = False) -> list[claims.Verdict]:
-    """C7 measured and judged here, in the form the notebook judges on this machine."""
+    """C7a measured and judged here, in the form the notebook judges on this machine."""
     chapter = session.open(KEY, announce=False)
     device, on_gpu = chapter.device, chapter.on_gpu
     dtype = torch.float16 if on_gpu else torch.float32
@@ -51,14 +53,13 @@ def measure_verdicts(quick: bool = False) -> list[claims.Verdict]:
             runs[-1].update(cases.device_busy(net, net_cl, x))
             flagged_all += runs[-1].pop("graph_flags", [])
     judged, shown = cases.c7_split(runs, on_gpu and not quick)
-    stride1 = torch.empty(1, 3, 4, 4).to(memory_format=torch.channels_last).stride()[1]
     if on_gpu and not quick:  # the notebook's label, naming the batch and quantity judged
         form = cases.c7_gpu_form(device, image, judged)
     else:
         form = chapter.analogue_form(cases.C7_GPU_SEED if on_gpu else cases.C7_CPU_SEED, f"{str(dtype).replace('torch.', '')}, batch "
                                      f"{', '.join(map(str, batches))}, {image}x{image}")
-    return [chapter.judge("C7", {"channels_last_stride1": stride1, "runs": judged, "other_runs": shown,
-                                 "flags": flagged_all, "device": str(device)}, form=form)]
+    return [chapter.judge("C7a", {"runs": judged, "other_runs": shown, "flags": flagged_all,
+                                  "device": str(device)}, form=form)]
 
 
 def deciding_ratios(verdict: claims.Verdict) -> dict[str, float]:

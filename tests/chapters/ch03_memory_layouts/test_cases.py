@@ -14,6 +14,14 @@ from labkit.session import Recorded
 from tests.paths import RESULTS
 
 
+def recorded_c7a(page: dict) -> dict:
+    """The reference's recorded C7a entry in a loaded results file (`verdict:C7a`), or, in a
+    record from before C7 was split, the retired C7's, whose evidence C7a is judged from
+    (`cases.C7A_KEYS`); {} where neither is recorded."""
+    entries = page.get("chapters", {}).get("03_memory_layouts", {})
+    return next((entries[f"verdict:{key}"] for key in cases.C7A_KEYS if f"verdict:{key}" in entries), {})
+
+
 def test_channels_last_restrides_only_4d_parameters():
     model = torch.nn.Sequential(torch.nn.Conv2d(3, 4, 3), torch.nn.BatchNorm2d(4))
     changed, count, all_4d = cases.restrided(model, cases.channels_last(model))
@@ -412,9 +420,12 @@ def test_the_gpu_rules_are_stated_once_on_the_card_not_in_a_cell():
     import jupytext
 
     from tests.paths import ROOT
-    card = claims.get("C7").confirm_if
-    assert "CUDA Graph" in card and "15% slower than their kernels is host-bound" in card
-    assert "the seed's 1.20x printed beside" in card
+    claim = claims.get("C7a")
+    # the rule judged is on the card's face, the rest folded on it (review 2026-12-06aa 03-04 item
+    # 1: the GPU page read 1,532 core words of a 1,500 limit, this card some 130 of them)
+    assert "CUDA Graph" in claim.confirm_if and "the seed's 1.20x printed beside" in claim.confirm_if
+    assert "15% slower than their kernels is host-bound" in claim.refute_if
+    assert "if capture fails, fp16 b128 by an eager loop" in claim.refute_if
     cells = jupytext.read(ROOT / "notebooks" / "03_memory_layouts.py").cells
     assert not hasattr(cases, "host_bound_rules")
     assert not any("host_bound_rules" in c.source for c in cells)
@@ -464,7 +475,7 @@ def test_no_displayed_ratio_mixes_the_two_layouts_clocks():
     assert hidden, "every mixed ratio equals some loop's: this replay tests nothing"
     shown = str(cases.sweep_table(runs))
     line = cases.takeaway_ratios(runs, judged=judged)
-    verdict = claims.get("C7").judge({"channels_last_stride1": 1, "runs": judged, "other_runs": others})
+    verdict = claims.get("C7a").judge({"runs": judged, "other_runs": others})
     for text in (shown, line, verdict.reason):
         assert not [m for m in hidden if m in text], text
     # the record's judged runs are CUDA Graph replays, both by wall time; the line and the form say so
@@ -709,19 +720,22 @@ def test_the_judged_table_says_what_holds_nhwc_at_its_share_of_the_ceiling():
     assert line == (f"NHWC b64 at {get['NHWC of ceiling']:.0f}%: of 4.82 ms of kernels, GEMM/conv 1.50 ms "
                     f"({100 * H100_NHWC_B64['matmul_ceiling_s'] / gemm:.0f}% of the ceiling); BatchNorm 1.41 "
                     "and elementwise 1.41 ms, no matmul FLOPs.")
-    assert "(46% of the ceiling)" in line and shown.notes[-1] == line
+    # folded since review 2026-12-06aa 03-04 item 1 (the GPU page's 1,500 words), with the profile
+    (summary, folded), = shown.folded
+    assert "(46% of the ceiling)" in line and folded.splitlines()[-1] == line and not shown.notes
+    assert summary.startswith("the profile: ")
     # nothing where the evidence is missing: no split, no FLOPs, an older record (the pinned one)
     assert cases.ceiling_line({k: v for k, v in b64.items() if k != "nhwc_kernel_split"}) == ""
     flopless = {k: v for k, v in b64.items() if "ceiling" not in k}
     assert cases.ceiling_line(flopless) == ""
     assert cases.ceiling_line(_h200_c7_runs()[0][0]) == "" and not any(
-        n.startswith("NHWC b64 at") for n in cases.judged_table(_graphed_h200_run()).notes)
+        "NHWC b64 at" in text for _, text in cases.judged_table(_graphed_h200_run()).folded)
     # no BatchNorm among the longest 'other' kernels: the elementwise time alone
     plain = dict(b64, nhwc_other_kernels={"max_pool_forward_nhwc": 1e-4})
     assert cases.ceiling_line(plain).endswith("; elementwise 1.41 ms, no matmul FLOPs.")
     # the committed H200 record, as a CPU page would read it: the line from its own fields
     page = json.loads((RESULTS / "nvidia-h200.json").read_text())
-    recorded = page["chapters"]["03_memory_layouts"]["verdict:C7"]["payload"]["evidence"]["runs"][0]
+    recorded = recorded_c7a(page)["payload"]["evidence"]["runs"][0]
     there = cases.ceiling_line(recorded)
     if recorded.get("nhwc_kernel_split") and recorded.get("nhwc_kernel_s"):
         assert there.startswith("NHWC b64 at ") and f"of {1e3 * recorded['nhwc_kernel_s']:.2f} ms of kernels" in there
@@ -766,17 +780,22 @@ def test_the_judged_graph_replays_are_shown_with_their_spread_ceiling_share_and_
     assert get["NHWC of ceiling"] == pytest.approx(100 * at_ceiling / b64["nhwc_graph_s"])
     assert shown.rows[-1][:4] == ["the seed (A100, b64)", 1820, 2190, pytest.approx(2190 / 1820)]
     assert "float16 ceiling" in shown.title
-    assert shown.notes[-1] == ("NCHW b64 forward, profiled: 67 conversion kernels (43 nchwToNhwcKernel, "
-                               "24 nhwcToNchwKernel), 17% of its 6.60 ms kernel time; NHWC: 0.")
+    # the profile folded under the table, its conversion kernels counted in the fold's summary
+    # (review 2026-12-06aa 03-04 item 1: the GPU page read 1,532 core words, these lines ~70)
+    (profile, lines), = shown.folded
+    assert profile == "NCHW's 67 conversion kernels, profiled" and not shown.notes
+    assert lines == ("NCHW b64 forward, profiled: 67 conversion kernels (43 nchwToNhwcKernel, "
+                     "24 nhwcToNchwKernel), 17% of its 6.60 ms kernel time; NHWC: 0.")
     both = cases.c7_tables(runs)
-    assert str(both).startswith("C7 judged")
+    assert str(both).startswith("C7a judged")
     # review 2026-12-04k (03's GPU page at 1,512 words): the eager sweep in one line, its table folded
-    (summary, folded), = both.folded
-    assert summary == "the eager sweep, every column" and folded.startswith("ResNet-50 (eager)")
-    assert both.notes[-1].startswith(f"Eager loops ({len(runs)} runs, folded): layout effect ")
-    assert both.notes[-1].endswith(" runs).") and "device-busy where host-bound (" in both.notes[-1]
-    # review 2026-12-04n 03-04 item 1: the wall span (Python's launches) is in the fold, not the note
-    assert "by wall time" not in both.notes[-1] and "host-bound loops time Python's launches." in folded
+    assert both.folded[0] == (profile, lines)
+    (summary, folded), = both.folded[1:]
+    # review 2026-12-06aa 03-04 item 1: the one line is the fold's summary (it was a note over it)
+    assert summary.startswith(f"the eager sweep, {len(runs)} runs: layout effect ") and not both.notes
+    assert "device-busy where host-bound (" in summary and folded.startswith("ResNet-50 (eager)")
+    # review 2026-12-04n 03-04 item 1: the wall span (Python's launches) is in the fold, not the line
+    assert "by wall time" not in summary and "host-bound loops time Python's launches." in folded
     # a CPU's runs have no replay: the sweep alone
     assert cases.judged_table([_run(1, 10.0, 12.0)]) is None
     assert str(cases.c7_tables([_run(1, 10.0, 12.0)])) == str(cases.sweep_table([_run(1, 10.0, 12.0)]))
@@ -907,7 +926,7 @@ def test_the_half_precision_note_says_why_the_cpu_form_runs_float32():
     from types import SimpleNamespace
     slow = SimpleNamespace(variants={"float32": SimpleNamespace(ratio=1.0), "bfloat16": SimpleNamespace(ratio=28.7),
                                      "float16": SimpleNamespace(ratio=20.6)})
-    assert cases.half_note(slow).endswith("(the seed's ARM row is fp16; 20.6x slower here, so C7's CPU form "
+    assert cases.half_note(slow).endswith("(the seed's ARM row is fp16; 20.6x slower here, so C7a's CPU form "
                                           "runs float32)")
     fast = SimpleNamespace(variants={"float32": SimpleNamespace(ratio=1.0), "float16": SimpleNamespace(ratio=0.6)})
     assert cases.half_note(fast) == "float32 1.0x, float16 0.6x"
@@ -925,7 +944,7 @@ def test_the_gpu_takeaway_leaves_the_eager_runs_names_to_the_sweep_above():
     # review 2026-12-04n 03-04 item 1: the span is said once, under C7's judged table (each run by
     # its card's clock), not again in the takeaway (the GPU page's 1,500-word core)
     assert "eager loops" not in line and "(judged, CUDA Graph replay)" in line
-    span = cases.c7_tables(judged + others).notes[-1]
+    span = cases.c7_tables(judged + others).folded[-1][0]  # the eager sweep's fold, its summary
     assert f"layout effect {read[0]:.2f}x (" in span and f"to {read[-1]:.2f}x (" in span
     fp16_b64 = next(r for r in eager if (r["dtype"], r["batch"]) == ("float16", 64))
     assert claims_c7.regime(fp16_b64)[0] and f"{claims_c7.rate_ratio(fp16_b64):.2f}x" not in span
@@ -1102,9 +1121,9 @@ def test_the_probe_line_names_both_instruments_on_the_recorded_h200_sweep():
     b16: 55-56%); the queue stays a hypothesis for the probe alone (its forwards wait behind a spin
     that holds the GPU, `clocks._probe_once`), with the trace that would decide it."""
     record = json.loads((RESULTS / "nvidia-h200.json").read_text()) if (RESULTS / "nvidia-h200.json").exists() else {}
-    found = (record.get("chapters", {}).get("03_memory_layouts", {}).get("verdict:C7") or {}).get("payload")
+    found = recorded_c7a(record).get("payload")
     if not found:
-        pytest.skip("no recorded H200 C7 evidence")
+        pytest.skip("no recorded H200 C7a (or C7) evidence")
     runs = [*found["evidence"]["other_runs"], *found["evidence"]["runs"]]
     line = cases.probe_unread_line(runs)
     assert cases.launch_unread(runs) and line.startswith(f"{', '.join(cases.launch_unread(runs))}: the probe read no")
@@ -1214,7 +1233,7 @@ def test_the_takeaway_marks_noise_as_c7s_reason_does_and_gives_rounds_a_ratio_li
     against 1.05), and a ratio of medians outside its rounds gives them."""
     b1 = _run(1, 16.6, 16.6, faults=0.0, nhwc_time_ratio_iqr=[1 / 1.02, 1.0])  # rounds 1.00-1.02
     b2 = _run(2, 21.3, 23.6, faults=0.0, nhwc_time_ratio_iqr=[1 / 1.10, 1 / 1.02])  # rounds 1.02-1.10
-    verdict = claims.get("C7").judge({"channels_last_stride1": 1, "runs": [b1, b2]})
+    verdict = claims.get("C7a").judge({"runs": [b1, b2]})
     assert "(float32 b2 within noise" in verdict.reason
     assert cases.direction_said(b2) == "1.11x (IQR 1.02-1.10, within noise of 1.05x)"
     # review 2026-12-05u 00-04 item 3: where the run kept its per-round ratios' median, the
@@ -1274,9 +1293,9 @@ def test_the_cpu_c7_takeaway_quotes_the_recorded_gpu_judged_runs():
     """Review 2026-12-05p 03-04 item 3: the CPU's C7 line quoted no recorded H200 figure; it
     gives the recorded verdict's judged runs, from the record (never typed), tagged as there."""
     from labkit.session import Recorded
-    payload = json.loads((Path(__file__).resolve().parents[3] / "results" / "nvidia-h200.json").read_text())[
-        "chapters"]["03_memory_layouts"]["verdict:C7"]["payload"]
-    recorded = Recorded("03_memory_layouts", "verdict:C7", "nvidia-h200", payload, "2026-12-05")
+    payload = recorded_c7a(json.loads((Path(__file__).resolve().parents[3] / "results" / "nvidia-h200.json").read_text()))[
+        "payload"]
+    recorded = Recorded("03_memory_layouts", "verdict:C7a", "nvidia-h200", payload, "2026-12-05")
     runs = payload["evidence"]["runs"]
     ratio = {f"{float(r['nchw_graph_s']) / float(r['nhwc_graph_s']):.2f}" for r in runs}
     line = cases.recorded_c7(recorded)
@@ -1284,7 +1303,7 @@ def test_the_cpu_c7_takeaway_quotes_the_recorded_gpu_judged_runs():
         f"CUDA Graph replay ({payload['outcome']} there)")
     assert len(ratio) != 1 or f"{ratio.pop()}x at float16 b64 and b128" in line
     assert cases.recorded_c7(None) == ""
-    assert cases.recorded_c7(Recorded("03_memory_layouts", "verdict:C7", "nvidia-h200")) == ""
+    assert cases.recorded_c7(Recorded("03_memory_layouts", "verdict:C7a", "nvidia-h200")) == ""
 
 
 def test_the_eager_loops_are_read_beside_reproduces_fresh_processes():
@@ -1299,14 +1318,15 @@ def test_the_eager_loops_are_read_beside_reproduces_fresh_processes():
     from labkit.chapters.ch03_memory_layouts import claims as c7_claims
     root = Path(__file__).resolve().parents[3] / "results"
     record = json.loads((root / "reproduce" / cases.FRESH_RECORD).read_text())
-    page = json.loads((root / "nvidia-h200.json").read_text())["chapters"]["03_memory_layouts"]["verdict:C7"]
+    page = recorded_c7a(json.loads((root / "nvidia-h200.json").read_text()))
     evidence = page["payload"]["evidence"]
     runs = copy.deepcopy(evidence["runs"] + evidence["other_runs"])
     for r in runs:                      # the page's own attachment dropped: attached again here
         r.pop(c7_claims.FRESH, None)
     gpu = record["fingerprint"]["gpu_name"]
     assert cases.attach_fresh(runs, record, "another GPU") == 0 and cases.fresh_note(runs) == ""
-    timed = {cases._name(r) for e in record["evidence"] for r in e["C7"]["runs"] + e["C7"]["other_runs"]}
+    timed = {cases._name(r) for e in record["evidence"]
+             for r in cases.c7a_evidence(e)["runs"] + cases.c7a_evidence(e)["other_runs"]}
     # reproduce times the two judged runs (and, from review 2026-12-05t 03-04 item 1, fp16 b16)
     assert cases.attach_fresh(runs, record, gpu) == len(timed & {cases._name(r) for r in runs}) >= 2
     note = cases.fresh_note(runs)
@@ -1358,8 +1378,8 @@ def test_a_device_bound_loop_near_the_margin_is_named_near_host_bound():
     15% margin) and was called device-bound, 'so wall time times the layout'; between +10% and
     +15% it is now 'near host-bound', from the run's own loops (the recorded H200 page's)."""
     from labkit.chapters.ch03_memory_layouts import claims as c7_claims
-    evidence = json.loads((Path(__file__).resolve().parents[3] / "results" / "nvidia-h200.json").read_text())[
-        "chapters"]["03_memory_layouts"]["verdict:C7"]["payload"]["evidence"]
+    evidence = recorded_c7a(json.loads((Path(__file__).resolve().parents[3] / "results" / "nvidia-h200.json").read_text()))[
+        "payload"]["evidence"]
     for r in evidence["other_runs"]:
         if c7_claims.regime(r)[0] is not False:
             continue
@@ -1371,3 +1391,23 @@ def test_a_device_bound_loop_near_the_margin_is_named_near_host_bound():
     assert c7_claims.near_host_bound(run) == "NCHW +12%"
     assert c7_claims.near_host_bound({**run, "nchw_loop_s": 1.05}) == ""
     assert c7_claims.near_host_bound({}) == ""
+
+
+def test_c7as_evidence_is_read_under_its_own_id_else_under_the_retired_c7():
+    """A reproduce record (or a reference verdict) written before C7 was split keeps C7a's runs
+    under 'C7': the page's fresh-process reading and the CPU takeaway's recorded GPU figure read
+    them there, and a record of today's C7a under its own id first."""
+    old, new = {"runs": [{"batch": 64}]}, {"runs": [{"batch": 128}]}
+    assert cases.C7A_KEYS == ("C7a", "C7")
+    assert cases.c7a_evidence({"C7": old}) is old and cases.c7a_evidence({"C7a": new, "C7": old}) is new
+    assert cases.c7a_evidence({"C22": old}) == {} and cases.c7a_evidence(None) == {}
+
+    class Page:
+        def __init__(self, recorded: dict) -> None:
+            self.recorded = recorded
+
+        def reference(self, key: str) -> Recorded:
+            return Recorded("03_memory_layouts", key, "nvidia-h200", self.recorded.get(key), "2026-12-06")
+    assert cases.c7a_reference(Page({"verdict:C7": old})).key == "verdict:C7"
+    assert cases.c7a_reference(Page({"verdict:C7": old, "verdict:C7a": new})).value is new
+    assert not cases.c7a_reference(Page({}))

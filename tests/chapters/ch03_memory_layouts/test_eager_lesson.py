@@ -1,4 +1,4 @@
-"""C7's eager lesson from fp16 b16, and reproduce's shown b16 run (review 2026-12-05t 03-04 item 1).
+"""C7a's eager lesson from fp16 b16, and reproduce's shown b16 run (review 2026-12-05t 03-04 item 1).
 
 Synthetic runs shaped like the recorded H200 evidence (results/nvidia-h200.json's C7 runs and
 results/reproduce/nvidia-h200-03_memory_layouts.json's fresh processes), so each rule is tested
@@ -13,6 +13,7 @@ from pathlib import Path
 
 from labkit.chapters.ch03_memory_layouts import cases, reproduce
 from labkit.chapters.ch03_memory_layouts import claims as c7
+from tests.chapters.ch03_memory_layouts.test_cases import recorded_c7a
 
 RESULTS = Path(__file__).resolve().parents[3] / "results"
 
@@ -98,7 +99,7 @@ def test_the_lesson_says_what_the_wall_ratio_is_made_of():
     # not host-bound: the host's time is not what the wall ratio is made of
     device = _h200_page()[2] | {"batch": 16, "nchw_loop_host_s": 5e-3, "nhwc_loop_host_s": 4e-3}
     assert "per forward" not in cases.eager_lesson([device])
-    page = json.loads((RESULTS / "nvidia-h200.json").read_text())["chapters"]["03_memory_layouts"]["verdict:C7"]
+    page = recorded_c7a(json.loads((RESULTS / "nvidia-h200.json").read_text()))
     recorded = page["payload"]["evidence"]["runs"] + page["payload"]["evidence"]["other_runs"]
     if not any(r.get("nhwc_loop_host_s") for r in recorded):
         assert "per forward" not in cases.eager_lesson(copy.deepcopy(recorded))
@@ -169,13 +170,13 @@ def test_an_old_record_without_b16_is_read_without_error():
     assert cases.eager_lesson([{"dtype": "float32", "batch": 1, "nchw_img_s": 1.0, "nhwc_img_s": 1.1}]) == ""
     assert cases.eager_lesson([]) == ""
     # the committed records, read as the page reads them: nothing raises, b64 is attached
-    page = json.loads((RESULTS / "nvidia-h200.json").read_text())["chapters"]["03_memory_layouts"]["verdict:C7"]
+    page = recorded_c7a(json.loads((RESULTS / "nvidia-h200.json").read_text()))
     record = json.loads((RESULTS / "reproduce" / cases.FRESH_RECORD).read_text())
     recorded = copy.deepcopy(page["payload"]["evidence"]["runs"] + page["payload"]["evidence"]["other_runs"])
     for r in recorded:
         r.pop(c7.FRESH, None)
     names = {f"{r['dtype']} b{r['batch']}" for e in record["evidence"]
-             for r in e["C7"]["runs"] + e["C7"]["other_runs"]}
+             for r in cases.c7a_evidence(e)["runs"] + cases.c7a_evidence(e)["other_runs"]}
     assert cases.attach_fresh(recorded, record, record["fingerprint"]["gpu_name"]) == len(
         names & {cases._name(r) for r in recorded})
     lesson = cases.eager_lesson(recorded)
@@ -197,13 +198,13 @@ def test_reproduce_shows_b16_and_it_decides_nothing():
                  graph_speedup_spread=[1.58, 1.59]) for r in _h200_page()]
     judged, shown = cases.c7_split(runs, True)
     assert [r["batch"] for r in judged] == [64, 128] and [r["batch"] for r in shown] == [16]
-    with_b16 = c7.C7.judge({"channels_last_stride1": 1, "runs": judged, "other_runs": shown, "flags": [],
+    with_b16 = c7.C7a.judge({"runs": judged, "other_runs": shown, "flags": [],
                             "device": "cuda:0"})
-    without = c7.C7.judge({"channels_last_stride1": 1, "runs": judged, "other_runs": [], "flags": [],
+    without = c7.C7a.judge({"runs": judged, "other_runs": [], "flags": [],
                            "device": "cuda:0"})
     assert (with_b16.outcome, with_b16.depends_on) == (without.outcome, without.depends_on)
     # a flag on the shown b16 run holds nothing back
-    flagged = c7.C7.judge({"channels_last_stride1": 1, "runs": judged, "other_runs": shown, "device": "cuda:0",
+    flagged = c7.C7a.judge({"runs": judged, "other_runs": shown, "device": "cuda:0",
                            "flags": [{"timing": "float16 b16: NCHW", "spread": 0.9, "reason": "noisy"}]})
     assert (flagged.outcome, flagged.depends_on) == (without.outcome, without.depends_on)
     ratios = reproduce.deciding_ratios(with_b16)
