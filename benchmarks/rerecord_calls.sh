@@ -88,9 +88,10 @@
 # tuning rung 35,099-35,203 images/s gated in 3 of 3, but not kept: 1.006-1.016x over its base, under
 # the 2% rule). The fresh 02 and 03 GPU pages read 1,515 and 1,532 core words; cut since (labkit),
 # with 05's plateau in 8 rounds and 07's optional names; a last call got an H100 (smoke of 03, 02, 07:
-# 1,498, 1,497 and 1,372 core words, before 03's C7 split). Next session, in order: A23 (~280 s:
-# reproduce 03, 03, reproduce 02, 02), C (~330 s: reproduce 05, 05, now 8 rounds), E7 (~120 s:
-# reproduce 07, 07, 99). 00, 01, 04, 06 are current on b5f96c8; 08, 09 on 0a3720e.
+# 1,498, 1,497 and 1,372 core words, before 03's C7 split). Later that session 00, 05, 06 got five
+# takeaways (they had six), 03 its C7 split, 09 a CPU fold. Next session, in order: A23 (~320 s: 00,
+# reproduce 03, 03, reproduce 02, 02, 99), C (~330 s: reproduce 05, 05, now 8 rounds), E7 (~215 s:
+# reproduce 07, 07, 06, 09, 99): ~870 s of commands. 01 and 04 are current on b5f96c8, 08 on 0a3720e.
 # 05 and 07's reproduce compare their runs with the recorded page; each runs before its page in the
 # same call (the page cites the fresh runs), so re-judge it against the fresh page after taking C / E:
 #   .venv/bin/python -c 'import json; from labkit.chapters.ch05_dataloader import reproduce as r; d=json.load(open("results/reproduce/nvidia-h200-05_dataloader.json")); print(chr(10).join(r.summarise_numbers(d["numbers"])["lines"]))'
@@ -132,14 +133,16 @@ case "${1:-}" in
       # the pages review 2026-12-06z changed (01, 02, 04), each reproduced before its page, then 99
     STEP_TIMEOUT=200 bash benchmarks/gpu_wave.sh "$(repro 04)" "$(nb 04)" "$(nb 01)" "$(repro 02)" \
       "$(nb 02)" "$(nb 99)" ;;
-  A23) # ~280 s (session aa's timings: reproduce 03 86 s, 03 61, reproduce 02 86, 02 41; 99 8): 03 and 02
-      # re-recorded after session aa's cuts (their GPU pages' words) and 03's C7 split, each
-      # reproduced before its page, then 99 reading them
-    STEP_TIMEOUT=200 bash benchmarks/gpu_wave.sh "$(repro 03)" "$(nb 03)" "$(repro 02)" \
+  A23) # ~320 s (session aa's timings: 00 31 s, reproduce 03 86, 03 61, reproduce 02 86, 02 41; 99 8): 00
+      # first (its five takeaways; the ceilings every later page reads), then 03 and 02 after session
+      # aa's cuts (their GPU pages' words) and 03's C7 split (C7b's GPU path has never run on a GPU),
+      # each reproduced before its page, then 99 reading them
+    STEP_TIMEOUT=200 bash benchmarks/gpu_wave.sh "$(nb 00)" "$(repro 03)" "$(nb 03)" "$(repro 02)" \
       "LABKIT_SKIP_CHASE=0 $(nb 02)" "$(nb 99)" ;;
-  E7) # ~120 s (session z: reproduce 07 ~75 s, 07 28 s, 99 7 s): 07 re-recorded on session aa's optional-
-      # names fix, reproduced before its page; then 99. CHAIN=1 after A23/C on a warm machine
-    CHAIN=1 STEP_TIMEOUT=200 bash benchmarks/gpu_wave.sh "$(repro 07)" "$(nb 07)" "$(nb 99)" ;;
+  E7) # ~215 s (session z: reproduce 07 ~75 s, 07 28 s, 06 25, 09 72, 99 7): 07 on session aa's optional-
+      # names fix, reproduced before its page; 06 (five takeaways) and 09 (its CPU branch folded); then 99.
+      # CHAIN=1 after A23/C on a warm machine
+    CHAIN=1 STEP_TIMEOUT=200 bash benchmarks/gpu_wave.sh "$(repro 07)" "$(nb 07)" "$(nb 06)" "$(nb 09)" "$(nb 99)" ;;
   A0) # ~200-250 s of commands (estimate: 00 28-38 s, reproduce 02 ~90-120, 02 37, 01 ~20; the chase
       # ~10): A's chapters that review 2026-12-06 did not change (00, 02 with its chase, 01), for a
       # machine that comes while 03 and 04's fixes are being made; those two follow in A34
