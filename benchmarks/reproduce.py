@@ -25,7 +25,7 @@ benchmarks/gpu_past_defaults.py for that lever (its base and the top rung, no sh
 in N fresh processes, one after another, and judges the lever's row in each: gated (the numerics
 gate passed), measured at PAST_GOAL images/s or more, and the spread of its images/s over the runs
 ((max - min) / min) at most PAST_SPREAD. Reproduced when every run holds and the spread does,
-in at least PAST_MIN_RUNS runs; written to OUT/<machine>-08_past_defaults.json.
+in at least PAST_MIN_RUNS runs; written to OUT/<machine>-08_past_defaults-<lever>.json, one file a lever.
 
 Optionally also `measure_numbers(quick) -> dict` (plain values a run records beside its
 verdicts, e.g. chapter 05's knee; a 'phases' key of {name: seconds} is printed) and
@@ -42,6 +42,7 @@ import argparse
 import json
 import logging
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -189,7 +190,14 @@ def report(chapter: str, summary: dict[str, dict], runs: int) -> list[str]:
 
 # ------------------------------------------------------------- 08-past (issue 41)
 PAST = "08-past"
-PAST_RECORD = "08_past_defaults"      # OUT/<machine>-08_past_defaults.json
+PAST_RECORD = "08_past_defaults"      # OUT/<machine>-08_past_defaults-<lever>.json
+
+
+def past_record_name(machine: str, lever: str) -> str:
+    """One file a lever (session aa: D3's check of one lever overwrote the batch-2048 lever's
+    record, the only one, and chapter 08's page then called that lever 'not yet timed')."""
+    slug = re.sub(r"[^a-z0-9]+", "-", lever.lower()).strip("-") or "lever"
+    return f"{machine}-{PAST_RECORD}-{slug}.json"
 PAST_GOAL = 35_000                    # issue 41: images/s of a gated rung on the H200
 PAST_SPREAD = 0.05                    # issue 41: a spread of at most 5% over the runs
 PAST_MIN_RUNS = 3                     # issue 41: 'reproduced 3 of 3'
@@ -306,7 +314,7 @@ def past_main(args: argparse.Namespace, gpu: bool | None = None,
         return 2
     lever = names[0]
     args.out.mkdir(parents=True, exist_ok=True)
-    path = args.out / f"{machine_name()}-{PAST_RECORD}.json"
+    path = args.out / past_record_name(machine_name(), lever)
     runs: list[dict] = []
     for i in range(args.runs):
         print(f"run {i + 1} of {args.runs} ...", flush=True)

@@ -91,7 +91,9 @@
 # 1,498, 1,497 and 1,372 core words, before 03's C7 split). Later that session 00, 05, 06 got five
 # takeaways (they had six), 03 its C7 split, 09 a CPU fold. Next session, in order: A23 (~320 s: 00,
 # reproduce 03, 03, reproduce 02, 02, 99), C (~330 s: reproduce 05, 05, now 8 rounds), E7 (~215 s:
-# reproduce 07, 07, 06, 09, 99): ~870 s of commands. 01 and 04 are current on b5f96c8, 08 on 0a3720e.
+# reproduce 07, 07, 06, 09, 99): ~870 s of commands; then B-repro and 08's page (~450 s) if the budget
+# allows (08's past_view changed: every lever's 08-past check, one file a lever; its page re-recorded
+# without its reproduce would read C24 "reproduced on earlier sources"). 01 and 04 are current on b5f96c8.
 # 05 and 07's reproduce compare their runs with the recorded page; each runs before its page in the
 # same call (the page cites the fresh runs), so re-judge it against the fresh page after taking C / E:
 #   .venv/bin/python -c 'import json; from labkit.chapters.ch05_dataloader import reproduce as r; d=json.load(open("results/reproduce/nvidia-h200-05_dataloader.json")); print(chr(10).join(r.summarise_numbers(d["numbers"])["lines"]))'
@@ -137,8 +139,10 @@ case "${1:-}" in
       # first (its five takeaways; the ceilings every later page reads), then 03 and 02 after session
       # aa's cuts (their GPU pages' words) and 03's C7 split (C7b's GPU path has never run on a GPU),
       # each reproduced before its page, then 99 reading them
-    STEP_TIMEOUT=200 bash benchmarks/gpu_wave.sh "$(nb 00)" "$(repro 03)" "$(nb 03)" "$(repro 02)" \
-      "LABKIT_SKIP_CHASE=0 $(nb 02)" "$(nb 99)" ;;
+    STEP_TIMEOUT=200 bash benchmarks/gpu_wave.sh \
+      "timeout 60 python3 benchmarks/smoke_chase.py || { touch \$WAVE_OUT/chase_failed; exit 1; }" \
+      "$(nb 00)" "$(repro 03)" "$(nb 03)" "$(repro 02)" \
+      "LABKIT_SKIP_CHASE=\$(test -e \$WAVE_OUT/chase_failed && echo 1 || echo 0) $(nb 02)" "$(nb 99)" ;;
   E7) # ~215 s (session z: reproduce 07 ~75 s, 07 28 s, 06 25, 09 72, 99 7): 07 on session aa's optional-
       # names fix, reproduced before its page; 06 (five takeaways) and 09 (its CPU branch folded); then 99.
       # CHAIN=1 after A23/C on a warm machine

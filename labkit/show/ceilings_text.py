@@ -57,14 +57,20 @@ def ceilings_line(measured: object, from_cache: bool = False, maths: Sequence[st
     page that prints it, this run's reading); from_cache: read from the cache, said so, its dates
     as the span they were measured over (chapter 00's page names each). maths: the matmul
     ceilings the reading page takes shares of (None: all), for a line that prints no others."""
+    if isinstance(maths, str) or (maths is not None and not set(maths) <= set(MATH_NAMES)):
+        raise ValueError(f"maths: a sequence of {', '.join(MATH_NAMES)} (not one string), got {maths!r}")
     shown = {math: value for math, value in measured.matmul_tflops.items()  # type: ignore[attr-defined]
              if maths is None or math in maths}
-    rates = ", ".join(f"{MATH_NAMES.get(math, math)} {rate(value)}" for math, value in shown.items())
+    rates = ", ".join(f"{MATH_NAMES.get(math, math)} {rate(value)}" for math, value in shown.items()) or "none measured"
     when = minute(getattr(measured, "measured_at", "")) or "time not recorded"
     kept = kept_by_date(measured)
-    if from_cache and kept:  # the span its ceilings were measured over, in a few words (session aa:
-        # chapter 02's H200 page read 1,515 core words, the dated list 33 of them)
-        return (f"Ceilings of this machine (read from the cache, measured {kept[0][0]} to {when} UTC): "
+    if from_cache and kept:  # the span the ceilings shown were measured over, in a few words (session
+        # aa: chapter 02's H200 page read 1,515 core words, the dated list 33 of them); each shown
+        # ceiling by its own date: kept ones by theirs, the rest by the refresh's (code review aa item 4)
+        dated = {name: date for date, names, _ in kept for name in names}
+        dates = sorted({dated.get(name, when) for name in ["copy", *(MATH_NAMES.get(m, m) for m in shown)]})
+        span = dates[0] if len(dates) == 1 else f"{dates[0]} to {dates[-1]}"
+        return (f"Ceilings of this machine (read from the cache, measured {span} UTC): "
                 f"copy {rate(measured.copy_gbps)} GB/s (read + write); matmul TFLOP/s: {rates}.")  # type: ignore[attr-defined]
     read = "read from the cache; " if from_cache else ""
     head = (f"Ceilings of this machine ({read}measured {when} UTC)" if not kept else

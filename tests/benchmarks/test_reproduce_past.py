@@ -86,7 +86,7 @@ def test_the_path_runs_fresh_processes_writes_each_and_exits_by_the_verdict(tmp_
 
     assert tool.past_main(args(tmp_path), gpu=True, run_once_fn=once) == 0
     assert calls == [(LEVER, 130.0, 300.0)] * 3
-    (path,) = tmp_path.glob("*-08_past_defaults.json")
+    (path,) = tmp_path.glob("*-08_past_defaults-*.json")
     written = json.loads(path.read_text())
     assert written["chapter"] == "08-past" and written["complete"] and written["all_agree"]
     assert written["judged"]["reproduced"] and len(written["records"]) == 3
@@ -124,5 +124,5 @@ def test_without_levers_it_judges_the_reference_records_best_kept_rung(tmp_path,
     assert tool.past_main(args(tmp_path, levers=""), gpu=True, run_once_fn=once) == 0
     assert calls == ["Triton prologue at batch 1024"] * 3
     assert "judging the reference record's best kept rung, Triton prologue at batch 1024" in capsys.readouterr().out
-    (path,) = tmp_path.glob("*-08_past_defaults.json")
+    (path,) = tmp_path.glob("*-08_past_defaults-*.json")
     assert json.loads(path.read_text())["argv"][:2] == ["--levers", "Triton prologue at batch 1024"]

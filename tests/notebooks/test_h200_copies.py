@@ -31,6 +31,7 @@ NOT_YET_RERECORDED |= {"02_contiguity_and_hidden_copies", "03_memory_layouts"}  
 NOT_YET_RERECORDED |= {"00_setup_check", "06_ddp_layout_drift"}  # session aa: five takeaways, not six (Mistakes 3 and 4 in one line; 06's warnings and size-1 strides in one)
 NOT_YET_RERECORDED |= {"99_claims_ledger"}  # session aa: C7 split into C7a and C7b (its markdown names C7a)
 NOT_YET_RERECORDED |= {"09_audit_your_model"}  # session aa: the CPU page folds the reference's two clocks (audits.show); its GPU branch unchanged, re-recorded to hold the package the copy ran on
+NOT_YET_RERECORDED |= {"08_inference_ladder"}  # session aa: past_view says every lever's 08-past check (one file a lever; D3's had overwritten the batch-2048 one); the copy of 0a3720e shows the checks of its day
 
 
 def _chapter(source):

@@ -11,8 +11,7 @@ from tests.notebooks.optional_names import cells_of, optional_only_reads
 from tests.paths import NOTEBOOKS, ROOT
 
 CHAPTERS = sorted(p.stem for p in NOTEBOOKS.glob("[0-9][0-9]_*.py"))
-# Known, for their chapter's next pass (issue 39): 07's C15 verdict reads its optional sections'
-# ONNX Runtime placement, CPU fallback and speed; the evidence must first stand without them.
+# Known failures, each for its chapter's next pass (a strict xfail): none since session aa.
 KNOWN: dict[str, str] = {}  # 07's C15 evidence read the optional ONNX Runtime sections until session aa
 BEFORE_THE_FIX = "9f2b15c"  # the commit whose 01 and 02 takeaways read optional-only names
 

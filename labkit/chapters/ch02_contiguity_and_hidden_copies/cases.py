@@ -1242,9 +1242,13 @@ def allocator_takeaway(whole: Timing, copied: Timing, nbytes: int, cost_s: float
              "page faults a call that copy_ into a kept buffer did not pay")
     if gap <= 0:
         return f"{shown}, yet it took no longer here."
-    share = priced / gap
-    if share < FAULTS_EXPLAIN_SHARE:
+    share, serial = priced / gap, faults * cost / gap  # the in-parallel price is the lower one
+    if serial < FAULTS_EXPLAIN_SHARE:
         return f"{shown}; priced, they are under half of the {format_seconds(gap)} between their medians."
+    if share < FAULTS_EXPLAIN_SHARE:  # code review aa item 6: under half only if the threads fault in parallel
+        return (f"{shown}; priced, {100 * share:.0f}-{100 * serial:.0f}% of the {format_seconds(gap)} between "
+                f"their medians as its {threads} threads fault in parallel or not (not measured): whether "
+                "they explain it is not decided here.")
     verdict = "the allocator's cost"
     # the two medians are C9's table's, just above (review 2026-12-05o 00-02 item 5: the page's words)
     between = f"the {format_seconds(gap)} between their medians"

@@ -419,7 +419,7 @@ def plateau_window_seconds(record: Mapping, rounds: int = fresh_step.LOADED_ROUN
     spent: per round a warm-up of a batch per worker and a window of a queue (2 x workers
     steps), each at the record's step as swept, plus the workers' first batch (one batch's
     decode on one core: they decode in parallel), at the record's knee (the plateau's first
-    count). The H200 record: about 5.4 s."""
+    count). The H200 record: about 5.4 s at 5 rounds, 8.6 s at 8 (session aa)."""
     runs = _record_runs(record)
     step = float(np.mean([float(r.get("step_as_swept_s") or r["compute_s"]) for r in runs]))
     decode = float(np.mean([float(r["sample_cost_s"]) * int(r["plan"]["batch_size"]) for r in runs]))
@@ -553,7 +553,7 @@ def measured_seconds(record: Mapping, designs: Mapping[str, Design]) -> float:
     that cell x the model's seconds of `designs`' knob sweep over the measured run's
     (measured_designs; the model fit on `record`), the worker sweep's modelled change, and the
     plateau's private step timed before and after its rounds (private_again_seconds). Not the
-    plateau's round windows (plateau_window_seconds, about 5.4 s: review 2026-12-06z 05-07 item
+    plateau's round windows (plateau_window_seconds, about 8.6 s at 8 rounds: review 2026-12-06z 05-07 item
     2): the 16:01 anchor is stale (the 2026-12-06 06:41 H200 page ran 87.1 s, this line says
     ~112 s), and adding them here reads ~118 s against TARGET_S; re-anchor on that run first."""
     costs = fit(record)

@@ -347,7 +347,9 @@ def on_one_batch(step: Callable[..., object], batch: Sequence[torch.Tensor], cal
 # that sd was under 0.113: "not resolved" in 3 of 3 runs (0.95x [0.72, 1.26], 1.02x [0.89, 1.18],
 # 1.05x [0.92, 1.20]), and halves of 2 rounds each tripped the drift veto by chance. 8 rounds (t
 # 2.36, 7 df, halves of 4) resolve a mean within about 5% of 1x at sd 0.11; the band and the rule
-# are the same.
+# are the same. Not enough for that host's worst runs: the rounds' step medians moved 3-7x more
+# than their steps' own noise predicts (a round-level state), so a run at sd 0.22 holds about 6% of
+# the time even at 8 (session aa's code review); about 20 rounds would be needed there.
 LOADED_STEPS = 10
 LOADED_ALONE_STEPS = 10
 LOADED_ROUNDS = 8

@@ -525,6 +525,7 @@ class Lesson:
             + ("; this grid cannot test whether the two agree." if knee.agrees is None else
                f"; the two {'agree (coarsely: within one step of the sweep)' if knee.agrees else 'disagree'}."),
             # review 2026-12-04j item 10: the plateau and pin_memory's prediction, each its own sentence
+            # (split_takeaway ends the first with a full stop; both in one list item since session aa)
             " ".join(split_takeaway(plateau_takeaway(plateau, self._pin_row(), not control_failed(knob_rows)))),
             self._knob_takeaway(uint8_row),
             f"channels_last is a 4-D layout: from __getitem__ it raises "

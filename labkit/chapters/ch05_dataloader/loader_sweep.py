@@ -1721,8 +1721,8 @@ class Plateau:
         said = [f"Round by round ({len(self.round_rates)} rounds, each a window of {self.loaded_workers} "
                 f"worker(s) as the sweep runs it, {self.rounds_rate:.0f} samples/s in all, back to back "
                 f"with the step beside {self.loaded_workers} decoding worker(s)): that step over the "
-                f"window's own step = {round_text(check)} (within the {self.tolerance:.0%} band or not: "
-                "the rule is folded below)",
+                f"window's own step = {round_text(check)} (against a {self.tolerance:.0%} band: the rule "
+                "in the fold below)",
                 self.moved_text(), self.wait_text().removeprefix(". ")]
         if self.swept_step_s:
             said.append(f"Inside the sweep a step took {self.swept_step_s * 1e3:.1f} ms")

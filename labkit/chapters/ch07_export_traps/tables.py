@@ -1579,7 +1579,9 @@ def recorded_payloads(audit: export_audit.Audit, dropped: export_traps.DroppedCo
     which the CPU page reads back for the reference GPU's first convolution) and the speed
     table's calls with the timings they are taken on ('speed_call', `speed_record`: what
     reproduce.py 07 compares its runs' calls with, review 2026-12-04m item 1). The optional
-    sections' payloads (Trap 3's `ort_layout`, the speed table's) are kept only where a room ran them."""
+    sections' payloads (Trap 3's `ort_layout`, the speed table's) are written only where a room ran
+    them; results are kept key by key, so an earlier run's stay in the file (nothing reads them but
+    the reference's record, whose run has every section)."""
     kept = {"audit": audit.as_dict(), "dropped_contiguous": dropped.lines(),
             "conv_strides": conv_strides.lines(), "tensorrt": trt.as_dict()}
     if ort_layout is not None:

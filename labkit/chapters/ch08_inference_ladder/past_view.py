@@ -274,10 +274,11 @@ def rows_table(data: Mapping, shown_as: str = "", ladder_top: object | None = No
                    + "; ".join(data["later_calls"]))
     if skipped:  # said, not folded: a lever the budget skipped is not a lever measured
         shown.note(f"Not run or failed ({len(skipped)}): " + "; ".join(skipped))
-    check = data.get("reproduced")
-    if check:
+    checks = data.get("reproduced_all") or ([data["reproduced"]] if data.get("reproduced") else [])
+    for check in checks:  # each lever's check, oldest first
         shown.note(reproduce_line(check))
-    for line in untimed_lines(data["rows"], reproduce_steps(check)):
+    timed_elsewhere = sorted({step for check in checks for step in reproduce_steps(check)})
+    for line in untimed_lines(data["rows"], timed_elsewhere):
         shown.note(line)
     note = top_note(data, ladder_top, on_gpu)
     if note:
@@ -365,26 +366,34 @@ def untimed_lines(rows: Sequence[Mapping], timed_elsewhere: Sequence[str] = ()) 
             for lever in untimed(rows, timed_elsewhere)]
 
 
-REPRODUCED = "*-08_past_defaults.json"   # benchmarks/reproduce.py 08-past's record, in results/reproduce/
+# benchmarks/reproduce.py 08-past's records in results/reproduce/, one a lever (session aa: the
+# name had no lever, and D3's check overwrote the batch-2048 lever's, then read "not yet timed")
+REPRODUCED = "*-08_past_defaults*.json"
+
+
+def reproduce_checks(main: Path) -> list[dict]:
+    """Issue 41's checks beside the reference record, oldest first: each reproduce.py 08-past
+    record's judged runs of one lever (results/reproduce/<machine>-08_past_defaults-<lever>.json);
+    [] where there is none or `main` is not the reference's record (a learner's own file has no
+    such check). Each run's whole climb comes with it ('climbs': its measured rows), so a line
+    can judge each run's best kept rung and count each step's keeps (review 2026-12-05u item 1)."""
+    if main != recorded_path():
+        return []
+    checks = []
+    for found in sorted((main.parent.parent / "reproduce").glob(REPRODUCED)):
+        record = json.loads(found.read_text(encoding="utf-8"))
+        climbs = [[r for r in (run or {}).get("rows") or [] if isinstance(r, Mapping)]
+                  for run in record.get("records") or []]
+        checks.append({**record.get("judged", {}), "file": f"results/reproduce/{found.name}",
+                       "recorded_at": str(record.get("recorded_at", ""))[:16].replace("T", " "),
+                       "shared_triton_cache": bool(record.get("shared_triton_cache")), "climbs": climbs})
+    return sorted(checks, key=lambda c: c["recorded_at"])
 
 
 def reproduce_check(main: Path) -> dict | None:
-    """Issue 41's check beside the reference record: reproduce.py 08-past's judged runs of one
-    lever (results/reproduce/<machine>-08_past_defaults.json), None where there is none or
-    `main` is not the reference's record (a learner's own file has no such check). Each run's
-    whole climb comes with it ('climbs': its measured rows), so the line can judge each run's
-    best kept rung and count each step's keeps (review 2026-12-05u item 1)."""
-    if main != recorded_path():
-        return None
-    found = sorted((main.parent.parent / "reproduce").glob(REPRODUCED))
-    if not found:
-        return None
-    record = json.loads(found[-1].read_text(encoding="utf-8"))
-    climbs = [[r for r in (run or {}).get("rows") or [] if isinstance(r, Mapping)]
-              for run in record.get("records") or []]
-    return {**record.get("judged", {}), "file": f"results/reproduce/{found[-1].name}",
-            "recorded_at": str(record.get("recorded_at", ""))[:16].replace("T", " "),
-            "shared_triton_cache": bool(record.get("shared_triton_cache")), "climbs": climbs}
+    """The latest of `reproduce_checks` (the lever checked last), None where there is none."""
+    checks = reproduce_checks(main)
+    return checks[-1] if checks else None
 
 
 def _plain(row: Mapping) -> str:
@@ -788,7 +797,9 @@ def with_later_calls(data: Mapping, main: Path) -> dict:
     it (a call run with --levers, say) adds its rows but its own top rung, marked LATER, each
     gain over that call's own top rung timed in the same rounds. Their files are named in
     'later_calls'."""
-    merged = {**data, "rows": list(data["rows"]), "later_calls": [], "reproduced": reproduce_check(main)}
+    checks = reproduce_checks(main)
+    merged = {**data, "rows": list(data["rows"]), "later_calls": [], "reproduced": checks[-1] if checks else None,
+              "reproduced_all": checks}
     for extra in sorted(main.parent.glob(f"{main.stem}_*.json")):
         later = load(extra)
         own_top = next((r for r in later["rows"] if r.get("name") == "top rung"), {})

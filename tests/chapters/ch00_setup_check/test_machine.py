@@ -260,8 +260,12 @@ def test_a_ceiling_kept_from_an_earlier_run_is_dated_as_kept_not_as_measured_now
     # chapter 02 reads them from the cache: said so, with the span of their dates, and only the
     # matmul ceilings its tables take shares of (C10's float32 and float16: session aa)
     cached = cases.ceilings_line(found, from_cache=True)
-    assert cached == ("Ceilings of this machine (read from the cache, measured 2026-12-05 17:39 to 2026-12-06 06:40 UTC): "
+    # the three shown were all kept from 17:39: one date, not the refresh's span (code review aa item 4)
+    assert cached == ("Ceilings of this machine (read from the cache, measured 2026-12-05 17:39 UTC): "
                       "copy 4,246 GB/s (read + write); matmul TFLOP/s: float32 51.4, float16 742.")
+    mixed = Ceilings(**{**found.__dict__, "details": {"kept_higher": {k: v for k, v in kept.items() if k != "copy_gbps"}}})
+    assert cases.ceilings_line(mixed, from_cache=True).startswith(
+        "Ceilings of this machine (read from the cache, measured 2026-12-05 17:39 to 2026-12-06 06:40 UTC): copy")
     assert set(cases.C10_MATHS) == {str(dt).removeprefix("torch.") for _, dt in cases.gemm_plan(True)[0]}
     plain = Ceilings(device_key="cpu", device="cpu", copy_gbps=44.0, copy_bytes=2**27, matmul_tflops={"float32": 0.348},
                      matmul_n=1024, measured_at="2026-12-06T03:20:00+00:00")
@@ -269,3 +273,16 @@ def test_a_ceiling_kept_from_an_earlier_run_is_dated_as_kept_not_as_measured_now
         "Ceilings of this machine (read from the cache; measured 2026-12-06 03:20 UTC): copy 44 GB/s")
     source = (ROOT / "notebooks" / "02_contiguity_and_hidden_copies.py").read_text(encoding="utf-8")
     assert "chapter.lab.cases.ceilings_line(ceiling, from_cache=" in source
+
+
+def test_the_ceilings_line_refuses_a_maths_filter_it_cannot_read():
+    """Code review aa item 12: one string matched by substring, an unknown name printed an empty list."""
+    from labkit.measure.ceiling_store import Ceilings
+    from labkit.show import ceilings_text
+
+    found = Ceilings(device_key="cpu", device="cpu", copy_gbps=44.0, copy_bytes=2**27,
+                     matmul_tflops={"float32": 0.348}, matmul_n=1024, measured_at="2026-12-06T03:20:00+00:00")
+    for bad in ("float32", ("float64",)):
+        with pytest.raises(ValueError, match="maths: a sequence of"):
+            ceilings_text.ceilings_line(found, maths=bad)
+    assert ceilings_text.ceilings_line(found, maths=("float16",)).endswith("matmul TFLOP/s: none measured.")

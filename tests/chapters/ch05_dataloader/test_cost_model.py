@@ -252,7 +252,7 @@ def test_the_recorded_h200_c25_is_priced_back_and_this_source_s_copy_parts_cost_
 
 def test_the_plateau_s_round_windows_are_priced_in_the_model():
     """Review 2026-12-06z 05-07 item 2: five plateau windows at the knee's 8 workers (a batch
-    per worker of warm-up, a queue of 16 steps, the workers' first decode), about 5.4 s on the
+    per worker of warm-up, a queue of 16 steps, the workers' first decode), about 1.1 s each on the
     H200 record, counted in the model's other cells and said in its lines."""
     record = json.loads((ROOT / cost_model.RECORD).read_text())
     run = record["numbers"][0]

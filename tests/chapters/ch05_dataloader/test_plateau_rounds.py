@@ -79,7 +79,7 @@ def test_a_drift_common_to_window_and_step_cancels_and_the_call_holds():
     assert paired.drift is None and paired.predicted_this_run
     text = paired.explanation()
     assert "Round by round (5 rounds, each a window of 8 worker(s) as the sweep runs it" in text
-    assert f"= {check['ratio']:.2f}x [{check['low']:.2f}, {check['high']:.2f}]: holds (within the 15% band or not: the rule is folded below)" in text
+    assert f"= {check['ratio']:.2f}x [{check['low']:.2f}, {check['high']:.2f}]: holds (against a 15% band: the rule in the fold below)" in text
     # the step's move is still said, as a finding against what each window shared
     assert ("The step beside 8 decoding worker(s) moved 26.5 -> 32.7 ms over the rounds; the rounds' ratios "
             "did not move past the band" in text)

@@ -8,6 +8,7 @@ import types
 from pathlib import Path
 
 from labkit.chapters.ch08_inference_ladder import past_view
+from tests.paths import ROOT
 
 # the call of 2026-12-05 (issue 41's D1), whose prologue rung became the best gated rung
 PROLOGUE_CALL = "past_defaults_prologue.json"
@@ -163,3 +164,24 @@ def test_a_check_whose_runs_shared_a_triton_cache_says_so():
     assert "in 3 fresh processes (benchmarks" in past_view.reproduce_line(check)
     shared = past_view.reproduce_line({**check, "shared_triton_cache": True})
     assert "in 3 fresh processes, sharing one Triton kernel cache (benchmarks" in shared
+
+
+def test_every_levers_check_is_said_and_one_check_cannot_overwrite_another():
+    """Session aa: reproduce.py 08-past wrote one file whatever the lever, so D3's check of the wide
+    tuning overwrote the batch-2048 lever's, and the page called that lever 'not yet timed'. Each
+    lever's record has its own file; the page says every check, oldest first."""
+    import importlib.util
+
+    data = past_view.with_later_calls(past_view.load(), past_view.recorded_path())
+    levers = [c["lever"] for c in data["reproduced_all"]]
+    assert levers == ["Triton prologue at batch 2048", "Triton prologue b1024, wide tuning"]
+    rows = str(past_view.rows_table(data))
+    assert rows.count("Reproduced? ") == 2
+    assert "(the call itself judged Triton prologue b1024, wide tuning)" in rows
+    assert "Triton prologue b1024, wide tuning: not kept in 3 of 3 (1.016x, 1.006x, 1.008x" in rows
+    spec = importlib.util.spec_from_file_location("reproduce_script", ROOT / "benchmarks" / "reproduce.py")
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    assert script.past_record_name("nvidia-h200", "Triton prologue b1024, wide tuning") == (
+        "nvidia-h200-08_past_defaults-triton-prologue-b1024-wide-tuning.json")
+    assert script.past_record_name("m", "Triton prologue at batch 2048") != script.past_record_name("m", "batch 1024")
