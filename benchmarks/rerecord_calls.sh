@@ -235,7 +235,7 @@ case "${1:-}" in
       # rung it changes, gated, profiled. Ran 2026-12-05 in 155 s on a fresh machine (the record:
       # results/h200_past_defaults/past_defaults_prologue.*, copied there from wave/pd_prologue/):
       # the prologue at batch 1024 34,634 images/s, the best gated rung; D2 then reproduced the batch
-      # 2048 lever built on it (results/reproduce/nvidia-h200-08_past_defaults.json: NOT reproduced
+      # 2048 lever built on it (results/reproduce/nvidia-h200-08_past_defaults-triton-prologue-at-batch-2048.json: NOT reproduced
       # at 35,000, 0 of 3; the prologue at 1024 34,499-34,670 in the same runs). Run it again only
       # after a change to those rungs.
     SKIP_INSTALL=1 STEP_TIMEOUT=480 bash benchmarks/gpu_wave.sh \
