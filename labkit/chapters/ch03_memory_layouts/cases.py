@@ -542,30 +542,13 @@ def _ran(fn: Callable[[], object], on_gpu: bool) -> Counter | None:
     return Counter(e.name for e in prof.events() if e.device_type == torch.autograd.DeviceType.CPU)
 
 
-def _first_conv_and_last_map(net: torch.nn.Module, x: torch.Tensor) -> tuple[torch.Tensor, list[str], str]:
-    """(the output of `net(x)`, [the first convolution's input format, its output format], the
-    format of the last 4-D map a module returned, a 1x1 one left out): forward hooks, as
-    `trace_layouts`."""
-    convs = [m for m in net.modules() if isinstance(m, torch.nn.Conv2d)]
-    seen: dict[str, object] = {}
-
-    def first(module: torch.nn.Module, inputs: tuple, output: torch.Tensor) -> None:
-        seen.setdefault("conv1", [memory_format_of(inputs[0]), memory_format_of(output)])
-
-    def last(module: torch.nn.Module, inputs: tuple, output: object) -> None:
-        # a 1x1 map (avgpool's) is 'both' (`propagation.STILL_CHANNELS_LAST`): it tells nothing
-        if isinstance(output, torch.Tensor) and output.dim() == 4 and memory_format_of(output) != "both":
-            seen["last"] = memory_format_of(output)
-
-    handles = [convs[0].register_forward_hook(first)] if convs else []
-    handles += [m.register_forward_hook(last) for m in net.modules() if m is not net]
-    try:
-        with torch.no_grad():
-            out = net(x)
-    finally:
-        for handle in handles:
-            handle.remove()
-    return out, list(seen.get("conv1") or []), str(seen.get("last") or "")  # type: ignore[arg-type]
+def _first_conv_and_last_map(records: Sequence[LayerLayout]) -> tuple[list[str], str]:
+    """([the first convolution's input format, its output format], the format of the last 4-D map
+    a module returned, a 1x1 one left out), from `trace_layouts`'s records. A 1x1 map (avgpool's)
+    is 'both' (`propagation.STILL_CHANNELS_LAST`): it tells nothing."""
+    conv1 = next(([r.input_format, r.output_format] for r in records if r.kind == "Conv2d"), [])
+    last = [r.output_format for r in records if len(r.output_shape) == 4 and r.output_format != "both"]
+    return conv1, last[-1] if last else ""
 
 
 def output_scale(out: torch.Tensor) -> float:
@@ -598,7 +581,9 @@ def input_evidence(net_cl: torch.nn.Module, x: torch.Tensor, on_gpu: bool) -> di
                       "device": str(x.device), "output_scale": output_scale(reference),
                       "misread_max_abs_diff": float((misread.float() - reference.float()).abs().max())}
     try:
-        out, conv1, last = _first_conv_and_last_map(net_cl, x)
+        with torch.no_grad():
+            out = net_cl(x)
+        conv1, last = _first_conv_and_last_map(trace_layouts(net_cl, x))
     except RuntimeError as error:  # the seed's claim: the model refuses an NCHW input
         return {**evidence, "raised": f"{type(error).__name__}: {str(error).splitlines()[0]}",
                 "max_abs_diff": None}

@@ -10,6 +10,7 @@ record holds no C7a of its own (`Claim.evidence_from`).
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Mapping, Sequence
 
@@ -655,7 +656,7 @@ def _measured(ev: Mapping, key: str, positive: bool = False) -> float:
         number = float(value)  # type: ignore[arg-type]
     except (TypeError, ValueError):
         raise ClaimError(f"C7b: {key} must be a number (measured by cases.input_evidence), got {value!r}") from None
-    if number != number or number in (float("inf"), float("-inf")) or number < 0 or (positive and number == 0):
+    if not math.isfinite(number) or number < 0 or (positive and number == 0):
         raise ClaimError(f"C7b: {key} must be finite and {'above' if positive else 'at least'} 0, got {value!r}: "
                          "a NaN or empty output compares nothing; measure again")
     return number

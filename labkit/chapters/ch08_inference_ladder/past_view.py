@@ -274,7 +274,7 @@ def rows_table(data: Mapping, shown_as: str = "", ladder_top: object | None = No
                    + "; ".join(data["later_calls"]))
     if skipped:  # said, not folded: a lever the budget skipped is not a lever measured
         shown.note(f"Not run or failed ({len(skipped)}): " + "; ".join(skipped))
-    checks = data.get("reproduced_all") or ([data["reproduced"]] if data.get("reproduced") else [])
+    checks = data.get("reproduced") or []
     for check in checks:  # each lever's check, oldest first
         shown.note(reproduce_line(check))
     timed_elsewhere = sorted({step for check in checks for step in reproduce_steps(check)})
@@ -388,12 +388,6 @@ def reproduce_checks(main: Path) -> list[dict]:
                        "recorded_at": str(record.get("recorded_at", ""))[:16].replace("T", " "),
                        "shared_triton_cache": bool(record.get("shared_triton_cache")), "climbs": climbs})
     return sorted(checks, key=lambda c: c["recorded_at"])
-
-
-def reproduce_check(main: Path) -> dict | None:
-    """The latest of `reproduce_checks` (the lever checked last), None where there is none."""
-    checks = reproduce_checks(main)
-    return checks[-1] if checks else None
 
 
 def _plain(row: Mapping) -> str:
@@ -796,10 +790,8 @@ def with_later_calls(data: Mapping, main: Path) -> dict:
     """The record with the levers of later calls appended: each past_defaults_<what>.json beside
     it (a call run with --levers, say) adds its rows but its own top rung, marked LATER, each
     gain over that call's own top rung timed in the same rounds. Their files are named in
-    'later_calls'."""
-    checks = reproduce_checks(main)
-    merged = {**data, "rows": list(data["rows"]), "later_calls": [], "reproduced": checks[-1] if checks else None,
-              "reproduced_all": checks}
+    'later_calls'; the reproduce checks of its levers in 'reproduced' (`reproduce_checks`)."""
+    merged = {**data, "rows": list(data["rows"]), "later_calls": [], "reproduced": reproduce_checks(main)}
     for extra in sorted(main.parent.glob(f"{main.stem}_*.json")):
         later = load(extra)
         own_top = next((r for r in later["rows"] if r.get("name") == "top rung"), {})

@@ -119,7 +119,7 @@ def test_issue_41s_reproduce_check_is_said_from_its_record_and_its_lever_not_cal
     # a learner's own record beside no such check: nothing said, the lever untimed as before
     folder = _records_before_the_prologue_call(tmp_path)
     own = past_view.with_later_calls(past_view.load(folder / "past_defaults.json"), folder / "past_defaults.json")
-    assert own["reproduced"] is None and "Reproduced?" not in str(past_view.rows_table(own))
+    assert own["reproduced"] == [] and "Reproduced?" not in str(past_view.rows_table(own))
     check = {"lever": "x", "runs": [{"images_per_s": 36_000.0, "gated": True}] * 3, "reproduced": True,
              "spread": 0.0, "max_spread": 0.05, "goal_images_per_s": 35_000, "held": 3,
              "recorded_at": "2027-01-01 00:00", "file": "f.json"}
@@ -173,7 +173,7 @@ def test_every_levers_check_is_said_and_one_check_cannot_overwrite_another():
     import importlib.util
 
     data = past_view.with_later_calls(past_view.load(), past_view.recorded_path())
-    levers = [c["lever"] for c in data["reproduced_all"]]
+    levers = [c["lever"] for c in data["reproduced"]]
     assert levers == ["Triton prologue at batch 2048", "Triton prologue b1024, wide tuning"]
     rows = str(past_view.rows_table(data))
     assert rows.count("Reproduced? ") == 2
