@@ -525,8 +525,7 @@ class Lesson:
             + ("; this grid cannot test whether the two agree." if knee.agrees is None else
                f"; the two {'agree (coarsely: within one step of the sweep)' if knee.agrees else 'disagree'}."),
             # review 2026-12-04j item 10: the plateau and pin_memory's prediction, each its own sentence
-            # (split_takeaway ends the first with a full stop; both in one list item since session aa)
-            " ".join(split_takeaway(plateau_takeaway(plateau, self._pin_row(), not control_failed(knob_rows)))),
+            as_sentences(plateau_takeaway(plateau, self._pin_row(), not control_failed(knob_rows))),
             self._knob_takeaway(uint8_row),
             f"channels_last is a 4-D layout: from __getitem__ it raises "
             f"({self.c26_evidence['error_message']}); put it on the collated batch or in the step (C26).",
@@ -1191,11 +1190,12 @@ def _paired_takeaway(plateau: loader_sweep.Plateau) -> str:
     return f"{head}; it is bound by {plateau.bound_name}."
 
 
-def split_takeaway(line: str) -> list[str]:
-    """The plateau's takeaway as two lines where it carries pin_memory's prediction (review
-    2026-12-04j item 10: some 70 words in one line): the plateau and its bound, then pinning."""
+def as_sentences(line: str) -> str:
+    """The plateau's takeaway as two sentences where it carries pin_memory's prediction (review
+    2026-12-04j item 10: some 70 words in one run-on line): the plateau and its bound, then
+    pinning; one list item since session aa (the curriculum's three to five takeaways)."""
     head, sep, pin = line.partition("; pin_memory takes ")
-    return [f"{head}.", f"pin_memory takes {pin}"] if sep else [line]
+    return f"{head}. pin_memory takes {pin}" if sep else line
 
 
 def _old_plateau_takeaway(plateau: loader_sweep.Plateau) -> str:

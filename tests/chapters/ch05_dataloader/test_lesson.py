@@ -505,7 +505,7 @@ def test_the_plateau_takeaway_is_a_consistency_check_and_names_the_wait_it_leave
     plateau = loader_sweep.Plateau(64, (8, 12), 1192.0, 0.0413, 0.028, 0.0083, 0.69, swept_step_s=0.0454,
                                    loaded_workers=8, loaded_step_s=0.0455, on_gpu=True, copy_alone_s=0.0040,
                                    wait_share=0.16, workers_needed=4.9)
-    (line,) = lesson.split_takeaway(lesson.plateau_takeaway(plateau, None))
+    line = lesson.as_sentences(lesson.plateau_takeaway(plateau, None))
     assert line == ("The plateau, 1192 samples/s, is consistent with batch / (the step beside 8 decoding "
                     "worker(s) + its runs' own wait) = 1190 (1.00x); the 8.3 ms wait a batch (16%) is not "
                     "explained, and is bound by the host's side.")
